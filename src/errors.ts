@@ -1,0 +1,48 @@
+/**
+ * toolwire's error hierarchy, by fault. A tool failure is never one of these: it becomes a
+ * {@link ToolCallResult} with a non-`ok` status. These are thrown for usage, protocol and network faults.
+ *
+ * Every error has a stable string `code` (listed in docs/PROTOCOL.md, "Error codes") and keeps the original
+ * failure in the standard `cause`.
+ *
+ * @module
+ */
+
+/** Options accepted by every toolwire error constructor. */
+export interface ToolwireErrorOptions {
+  /** The underlying failure, kept in the standard `Error.cause`. */
+  cause?: unknown;
+}
+
+/** Base class of every error toolwire throws. `name` is the subclass name; `code` is a stable string. */
+export class ToolwireError extends Error {
+  /** Stable machine-readable code, e.g. `'invalid_name'` or `'unauthorized'`. */
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: ToolwireErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/**
+ * The developer's configuration is wrong: a tool definition (`tool()`), client or agent options.
+ * Thrown synchronously where the configuration is given, never later mid-call.
+ */
+export class ToolDefinitionError extends ToolwireError {}
+
+/** The peer sent something that breaks protocol v1 (see docs/PROTOCOL.md). */
+export class ProtocolError extends ToolwireError {}
+
+/** The network failed, the service refused the connection, or the client is closed. */
+export class ConnectionError extends ToolwireError {}
+
+/** Something took longer than its `timeoutMs`. */
+export class TimeoutError extends ToolwireError {}
+
+/** An operation was aborted through an `AbortSignal` or a `cancel` from the service. */
+export class AbortError extends ToolwireError {}
+
+/** A run started with `client.run()` failed or was cancelled on the service. */
+export class RunError extends ToolwireError {}

@@ -1,0 +1,400 @@
+/**
+ * Wire protocol v1: every frame exchanged between a toolwire client and the service, as TypeScript types and
+ * as runtime schemas. Both the client (`src/`) and the stand-in service (`server-stub/`) import this module;
+ * no frame is declared anywhere else. docs/PROTOCOL.md is the prose contract for the same frames.
+ *
+ * Frames are JSON text messages with a string `type`. Every inbound frame is decoded with {@link decodeFrame}
+ * before use; a frame that fails is answered with an `error` frame and the connection stays open.
+ *
+ * @module
+ */
+import { z } from 'zod/mini';
+
+/** Protocol version carried in `hello.protocol`. */
+export const PROTOCOL_VERSION = 1;
+/** WebSocket subprotocol negotiated on upgrade (RFC 6455 §1.9, `Sec-WebSocket-Protocol`). */
+export const SUBPROTOCOL = 'toolwire.v1';
+
+/** Protocol defaults: both sides assume these unless `welcome` says otherwise. */
+export const PROTOCOL_DEFAULTS = {
+  /** Largest frame either side accepts, in UTF-8 bytes. @default 1_048_576 (1 MiB) */
+  maxPayloadBytes: 1_048_576,
+  /** Interval between application pings, in milliseconds. @default 15_000 */
+  heartbeatIntervalMs: 15_000,
+  /** How long the service keeps a dropped session resumable, in milliseconds. @default 60_000 */
+  sessionGraceMs: 60_000,
+  /** How long the service waits for a tool result before cancelling the call, in milliseconds. @default 120_000 */
+  callDeadlineMs: 120_000,
+} as const;
+
+/**
+ * WebSocket close codes used by protocol v1 (RFC 6455 §7.4.2 reserves 4000–4999 for applications).
+ * 1000 (normal) and 1009 (frame too big, sent by `ws` itself) are used as RFC 6455 defines them.
+ */
+export const CLOSE_CODES = {
+  /** Normal close, e.g. after `client.close()`. */
+  normal: 1000,
+  /** A frame exceeded `maxPayloadBytes`. */
+  tooBig: 1009,
+  /** The API key is missing or wrong. Do not reconnect with the same key. */
+  unauthorized: 4001,
+  /** `hello.protocol` or the subprotocol is not supported. Do not reconnect. */
+  unsupportedProtocol: 4002,
+  /** The first frame was not a valid `hello`, or it did not arrive within the hello timeout. */
+  helloExpected: 4003,
+  /** No ping or pong from the peer within two heartbeat intervals. */
+  heartbeatTimeout: 4008,
+  /** Another connection resumed this session; this one is superseded. */
+  sessionReplaced: 4009,
+  /** The peer sent frames faster than the allowed rate. */
+  flood: 4029,
+  /** The service is shutting down; reconnect later. */
+  goingAway: 4050,
+} as const;
+
+/** Status of one tool call, as the model and the service see it. */
+export const TOOL_CALL_STATUSES = [
+  'ok',
+  'error',
+  'invalid_arguments',
+  'unknown_tool',
+  'rejected',
+  'timeout',
+  'cancelled',
+] as const;
+/** One of {@link TOOL_CALL_STATUSES}. */
+export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
+
+const id = z.string().check(z.minLength(1), z.maxLength(256));
+const nonNegativeInt = z.number().check(z.int(), z.minimum(0));
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** JSON-serialisable definition of a tool, as announced to the service. */
+export const toolDefinitionSchema = z.object({
+  name: z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/)),
+  description: z.string().check(z.minLength(1)),
+  parameters: jsonObject,
+  needsApproval: z.boolean(),
+});
+/** `{ name, description, parameters, needsApproval }`: `parameters` is a JSON Schema object (input side). */
+export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
+
+/** JSON-serialisable definition of an agent, sent with `run_start`. Its tools' `execute` never leaves. */
+export const agentDefinitionSchema = z.object({
+  name: z.string().check(z.minLength(1), z.maxLength(128)),
+  instructions: z.string(),
+  model: z.optional(z.string()),
+  /** Names of the tools the agent may call; each one is announced by some connected client. */
+  tools: z.array(z.string()),
+  /** JSON Schema the final output must match, when the agent has an `outputType`. */
+  outputSchema: z.optional(jsonObject),
+});
+/** Wire shape of an agent. */
+export type AgentDefinition = z.infer<typeof agentDefinitionSchema>;
+
+/** A tool call as recorded in a run's transcript and returned in `run_result`. */
+export const runToolCallSchema = z.object({
+  callId: id,
+  toolName: z.string(),
+  arguments: z.unknown(),
+  status: z.enum(TOOL_CALL_STATUSES),
+  output: z.string(),
+  widget: z.optional(z.unknown()),
+  durationMs: z.number().check(z.minimum(0)),
+});
+/** One tool call of a finished run. */
+export type RunToolCall = z.infer<typeof runToolCallSchema>;
+
+// ---------------------------------------------------------------- client → service
+
+const hello = z.object({
+  type: z.literal('hello'),
+  protocol: z.number(),
+  sdk: z.object({ name: z.string(), version: z.string() }),
+  tools: z.array(toolDefinitionSchema),
+  /** Present when resuming a session after a reconnect. */
+  sessionId: z.optional(id),
+  /** Only where the runtime cannot set an `Authorization` header (browsers). */
+  apiKey: z.optional(z.string()),
+  /** `true` when the client decides approvals itself (`onApproval`): calls are sent undecided. */
+  localApprovals: z.optional(z.boolean()),
+  /** The client's `maxConcurrency`, a hint for load spreading. */
+  maxConcurrency: z.optional(nonNegativeInt),
+});
+
+const toolResult = z.object({
+  type: z.literal('tool_result'),
+  callId: id,
+  status: z.enum(TOOL_CALL_STATUSES),
+  output: z.string(),
+  widget: z.optional(z.unknown()),
+  /** `true` when the client did not run the call (busy) and the service may send it again later. */
+  retryable: z.optional(z.boolean()),
+  durationMs: z.optional(z.number().check(z.minimum(0))),
+});
+
+const approvalRequest = z.object({
+  type: z.literal('approval_request'),
+  callId: id,
+  reason: z.optional(z.string()),
+});
+
+const approval = z.object({
+  type: z.literal('approval'),
+  callId: id,
+  approved: z.boolean(),
+  reason: z.optional(z.string()),
+});
+
+const toolsUpdate = z.object({
+  type: z.literal('tools_update'),
+  tools: z.array(toolDefinitionSchema),
+});
+
+const runStart = z.object({
+  type: z.literal('run_start'),
+  /** Chosen by the client; echoed in `run_started` and `error`. */
+  requestId: id,
+  agent: agentDefinitionSchema,
+  input: z.string(),
+  maxTurns: z.optional(z.number().check(z.int(), z.minimum(1))),
+  /** Set for a nested run (an agent used as a tool): the run and call it belongs to. */
+  parentRunId: z.optional(id),
+  parentCallId: z.optional(id),
+});
+
+const runCancel = z.object({
+  type: z.literal('run_cancel'),
+  runId: id,
+  reason: z.optional(z.string()),
+});
+
+// ---------------------------------------------------------------- service → client
+
+const welcome = z.object({
+  type: z.literal('welcome'),
+  sessionId: id,
+  /** `true` when `hello.sessionId` was accepted and the session resumed. */
+  resumed: z.boolean(),
+  heartbeatIntervalMs: z.number().check(z.int(), z.minimum(1)),
+  maxPayloadBytes: z.number().check(z.int(), z.minimum(1024)),
+  sessionGraceMs: z.optional(nonNegativeInt),
+});
+
+const toolCall = z.object({
+  type: z.literal('tool_call'),
+  callId: id,
+  runId: id,
+  toolName: z.string(),
+  /** As the model produced them: an object, a JSON string (possibly double-encoded), `''` or `null`. */
+  arguments: z.optional(z.unknown()),
+  /** `true`: a human approved; `false`: a human rejected (see `reason`); absent: no decision needed yet. */
+  approved: z.optional(z.boolean()),
+  reason: z.optional(z.string()),
+  /** How long the service waits for the result, in milliseconds from receipt. */
+  deadlineMs: z.optional(nonNegativeInt),
+  /** Nesting depth of the run: 0 for a top-level run. */
+  depth: z.optional(nonNegativeInt),
+});
+
+const cancel = z.object({
+  type: z.literal('cancel'),
+  callId: id,
+  reason: z.optional(z.enum(['deadline', 'run_cancelled', 'rejected', 'redispatched', 'service'])),
+});
+
+const ack = z.object({ type: z.literal('ack'), callId: id });
+
+const runStarted = z.object({ type: z.literal('run_started'), requestId: id, runId: id });
+
+const runEvent = z.object({
+  type: z.literal('run_event'),
+  runId: id,
+  event: z.object({
+    kind: z.enum(['turn', 'message', 'tool_call', 'tool_result', 'approval_requested', 'approval_decided']),
+    data: z.optional(z.unknown()),
+  }),
+});
+
+const runResult = z.object({
+  type: z.literal('run_result'),
+  runId: id,
+  status: z.enum(['completed', 'failed', 'cancelled']),
+  finalOutput: z.optional(z.unknown()),
+  error: z.optional(z.string()),
+  toolCalls: z.array(runToolCallSchema),
+  turns: nonNegativeInt,
+});
+
+// ---------------------------------------------------------------- both directions
+
+const ping = z.object({ type: z.literal('ping'), id: z.optional(z.string()) });
+const pong = z.object({ type: z.literal('pong'), id: z.optional(z.string()) });
+
+/** Codes carried by `error` frames. */
+export const ERROR_CODES = [
+  'invalid_json',
+  'invalid_frame',
+  'unknown_type',
+  'frame_too_large',
+  'unknown_call',
+  'duplicate_result',
+  'unknown_run',
+  'unknown_tool',
+  'not_allowed',
+  'busy',
+  'internal',
+] as const;
+
+const errorFrame = z.object({
+  type: z.literal('error'),
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+  callId: z.optional(z.string()),
+  requestId: z.optional(z.string()),
+  runId: z.optional(z.string()),
+});
+
+/** Runtime schema of every frame a client may send. */
+export const clientFrameSchema = z.discriminatedUnion('type', [
+  hello,
+  toolResult,
+  approvalRequest,
+  approval,
+  toolsUpdate,
+  runStart,
+  runCancel,
+  ping,
+  pong,
+  errorFrame,
+]);
+/** Runtime schema of every frame the service may send. */
+export const serviceFrameSchema = z.discriminatedUnion('type', [
+  welcome,
+  toolCall,
+  cancel,
+  ack,
+  runStarted,
+  runEvent,
+  runResult,
+  ping,
+  pong,
+  errorFrame,
+]);
+
+/** A frame sent by a client. */
+export type ClientFrame = z.infer<typeof clientFrameSchema>;
+/** A frame sent by the service. */
+export type ServiceFrame = z.infer<typeof serviceFrameSchema>;
+/** Selects one frame type by its `type`. */
+export type FrameOf<F extends { type: string }, T extends F['type']> = Extract<F, { type: T }>;
+
+/** Result of {@link decodeFrame}: the frame, or an error code and a message that names what was wrong. */
+export type DecodeResult<F> =
+  | { ok: true; frame: F }
+  | {
+      ok: false;
+      code: 'invalid_json' | 'invalid_frame' | 'unknown_type' | 'frame_too_large';
+      message: string;
+    };
+
+type FrameSchema = typeof clientFrameSchema | typeof serviceFrameSchema;
+
+function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number): DecodeResult<F> {
+  // A JS string's UTF-8 size is at most 3 bytes per UTF-16 unit; count only when it might be over.
+  if (raw.length * 3 > maxPayloadBytes && utf8Length(raw) > maxPayloadBytes) {
+    return { ok: false, code: 'frame_too_large', message: `frame exceeds ${maxPayloadBytes} bytes` };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return { ok: false, code: 'invalid_json', message: `frame is not JSON: ${(error as Error).message}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, code: 'invalid_frame', message: 'frame must be a JSON object' };
+  }
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string') {
+    return { ok: false, code: 'invalid_frame', message: 'frame has no string "type"' };
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return { ok: true, frame: parsed.data as F };
+  const issues = parsed.error.issues;
+  if (issues.length === 1 && issues[0]?.code === 'invalid_union' && issues[0].path.join('.') === 'type') {
+    return {
+      ok: false,
+      code: 'unknown_type',
+      message: `unknown frame type ${JSON.stringify(type.slice(0, 64))}`,
+    };
+  }
+  const detail = issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${describeIssue(issue)}`)
+    .join('; ');
+  return { ok: false, code: 'invalid_frame', message: `invalid ${type.slice(0, 64)} frame: ${detail}` };
+}
+
+// zod/mini ships no message locale (and installing one globally would change the user's zod), so say it here.
+function describeIssue(issue: {
+  code: string;
+  expected?: unknown;
+  values?: unknown;
+  minimum?: unknown;
+}): string {
+  if (issue.code === 'invalid_type') return `expected ${String(issue.expected)}`;
+  if (issue.code === 'invalid_value') return `expected one of ${JSON.stringify(issue.values)}`;
+  if (issue.code === 'too_small') return `must be at least ${String(issue.minimum)}`;
+  return issue.code.replaceAll('_', ' ');
+}
+
+/**
+ * Decodes one text frame sent by the service. Never throws.
+ *
+ * @param raw - the WebSocket text message.
+ * @param maxPayloadBytes - frames longer than this many UTF-8 bytes are refused. @default 1_048_576
+ * @returns `{ ok: true, frame }` or `{ ok: false, code, message }`.
+ */
+export function decodeServiceFrame(
+  raw: string,
+  maxPayloadBytes: number = PROTOCOL_DEFAULTS.maxPayloadBytes,
+): DecodeResult<ServiceFrame> {
+  return decodeWith<ServiceFrame>(serviceFrameSchema, raw, maxPayloadBytes);
+}
+
+/**
+ * Decodes one text frame sent by a client. Never throws.
+ *
+ * @param raw - the WebSocket text message.
+ * @param maxPayloadBytes - frames longer than this many UTF-8 bytes are refused. @default 1_048_576
+ * @returns `{ ok: true, frame }` or `{ ok: false, code, message }`.
+ */
+export function decodeClientFrame(
+  raw: string,
+  maxPayloadBytes: number = PROTOCOL_DEFAULTS.maxPayloadBytes,
+): DecodeResult<ClientFrame> {
+  return decodeWith<ClientFrame>(clientFrameSchema, raw, maxPayloadBytes);
+}
+
+/** Serialises a frame. Frames are plain JSON values by construction, so this never throws for a valid frame. */
+export function encodeFrame(frame: ClientFrame | ServiceFrame): string {
+  return JSON.stringify(frame);
+}
+
+/** UTF-8 length of a string in bytes, without allocating (lone surrogates count as U+FFFD, 3 bytes). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
