@@ -3,6 +3,9 @@
  *
  * @packageDocumentation
  */
+
+// ---------------------------------------------------------------- core: tools and one call
+export { type DecodedArguments, decodeArguments } from './arguments';
 export {
   AbortError,
   ConnectionError,
@@ -14,6 +17,15 @@ export {
   type ToolwireErrorOptions,
 } from './errors';
 export {
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type InvokeOptions,
+  invokeTool,
+  type ToolCallResult,
+  type WidgetInvalidInfo,
+} from './invoke';
+export { serializeOutput, thrownMessage, truncateUtf8 } from './output';
+export {
   type AgentDefinition,
   CLOSE_CODES,
   PROTOCOL_DEFAULTS,
@@ -22,3 +34,35 @@ export {
   type ToolCallStatus,
   type ToolDefinition,
 } from './protocol';
+export { ToolRegistry } from './registry';
+export type { SchemaKind, ValidationIssue } from './schema/index';
+export {
+  type EmptyInput,
+  type InferParameters,
+  type JsonSchemaObject,
+  type Tool,
+  type ToolContext,
+  type ToolInput,
+  type ToolOptions,
+  type ToolOutput,
+  type ToolParameters,
+  tool,
+} from './tool';
+export {
+  BADGE_COLORS,
+  type BadgeWidget,
+  type CardWidget,
+  CHART_KINDS,
+  type ChartDatum,
+  type ChartWidget,
+  type ImageWidget,
+  type ListWidget,
+  type TableCell,
+  type TableWidget,
+  type TextWidget,
+  validateWidget,
+  WIDGET_TYPES,
+  type Widget,
+  type WidgetValidation,
+  widgetSchema,
+} from './widget';

@@ -1,0 +1,230 @@
+/**
+ * `invokeTool()`: one call, from the model's raw arguments to the exact text the model reads. No network: the
+ * client calls it for every `tool_call`, and tool authors call it to unit-test their tools.
+ *
+ * A tool failure is a result, never an exception: `invokeTool` resolves for anything the model or the tool
+ * did. It rejects only for a usage error (see {@link invokeTool}).
+ *
+ * @module
+ */
+import { decodeArguments } from './arguments';
+import { AbortError, TimeoutError, ToolDefinitionError } from './errors';
+import { cancelledText, errorText, invalidArgumentsText, notJsonText, notObjectText } from './model-text';
+import { truncateUtf8 } from './output';
+import type { ToolCallStatus } from './protocol';
+import { type CallOutcome, runValidated } from './run-call';
+import { settle } from './settle';
+import { MAX_TIMEOUT_MS, type Tool, type ToolContext, toolInternals } from './tool';
+import type { Widget } from './widget';
+
+/** What {@link InvokeOptions.approve} is asked: the call and its validated input. */
+export interface ApprovalRequest {
+  callId: string;
+  runId: string;
+  toolName: string;
+  /** The validated input `execute` would receive. */
+  input: unknown;
+}
+
+/** An approver's answer: `true`/`false`, or an object with an optional reason the model reads on rejection. */
+export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+
+/** Details of a widget dropped because it failed validation. */
+export interface WidgetInvalidInfo {
+  toolName: string;
+  callId: string;
+  /** Path inside the widget, e.g. `children[0].color` or `(root)`. */
+  path: string;
+  message: string;
+}
+
+/** Options of one call. Every field is optional. */
+export interface InvokeOptions<C = unknown> {
+  /** Id of the call, given to `ctx.callId` and `ctx.idempotencyKey()`. @default a random UUID */
+  callId?: string;
+  /** Id of the run. @default a random UUID */
+  runId?: string;
+  /** Nesting depth of the run (`ctx.depth`). @default 0 */
+  depth?: number;
+  /** `ctx.context`. */
+  context?: C;
+  /**
+   * Cancels the call: status `cancelled`, `ctx.signal` aborts, and nothing more runs (no `execute` after an
+   * approval that arrives late, no `errorFunction`).
+   */
+  signal?: AbortSignal;
+  /** `true`: a human already approved this call; `false`: a human already rejected it (`rejectionReason`). */
+  approved?: boolean;
+  /** Reason of an earlier rejection (`approved: false`), appended to the text the model reads. */
+  rejectionReason?: string;
+  /**
+   * Asked when the tool needs approval and `approved` is undefined. May take minutes; an abort of `signal`
+   * while waiting ends the call as `cancelled` and `execute` never runs. A throw gives a `rejected` result.
+   */
+  approve?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+  /** Overrides the tool's `timeoutMs` (milliseconds, a positive integer). The limit applies to `execute`. */
+  timeoutMs?: number;
+  /**
+   * Cap on `output` in UTF-8 bytes (a positive integer): longer text is cut at a character boundary and ends
+   * with `\n[truncated: the full output was <n> bytes]`, the whole within the cap. @default no cap
+   */
+  maxOutputBytes?: number;
+  /** Told about a widget that failed validation and was dropped. @default a `console.warn` naming the path */
+  onWidgetInvalid?: (info: WidgetInvalidInfo) => void;
+  /**
+   * Extra properties for `ctx` (string or symbol keys), for hosts that hand their own hooks to their tools;
+   * they never replace a standard `ctx` field and are not enumerable.
+   */
+  extend?: Readonly<Record<PropertyKey, unknown>>;
+}
+
+/** The outcome of one call. */
+export interface ToolCallResult {
+  /** One of `ok`, `error`, `invalid_arguments`, `unknown_tool`, `rejected`, `timeout`, `cancelled`. */
+  status: ToolCallStatus;
+  /** Exactly what the model reads; always a string. */
+  output: string;
+  /** The validated widget for the UI, when the result had a valid `widget`. The model never sees it. */
+  widget?: Widget;
+  /**
+   * `execute`'s full return value (parsed by `outputSchema` when given), before `toModelOutput` and with its
+   * widget; only when `status` is `ok`.
+   */
+  value?: unknown;
+  /** Time from the start of the call to its result, in whole milliseconds (approval waits included). */
+  durationMs: number;
+}
+
+type Outcome = CallOutcome;
+
+function checkOptions(options: InvokeOptions<unknown>): void {
+  const { timeoutMs, maxOutputBytes } = options;
+  if (
+    timeoutMs !== undefined &&
+    !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)
+  ) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `invokeTool(): timeoutMs must be a positive integer of milliseconds, got ${String(timeoutMs)}`,
+    );
+  }
+  if (maxOutputBytes !== undefined && !(Number.isInteger(maxOutputBytes) && maxOutputBytes > 0)) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `invokeTool(): maxOutputBytes must be a positive integer of bytes, got ${String(maxOutputBytes)}`,
+    );
+  }
+}
+
+function idempotencyKeyFor(callId: string): (scope?: string) => string {
+  const base = `toolwire:${encodeURIComponent(callId)}`;
+  return (scope) => (scope === undefined ? base : `${base}:${encodeURIComponent(scope)}`);
+}
+
+function makeContext<C>(tool: Tool, options: InvokeOptions<C>, signal: AbortSignal): ToolContext<C> {
+  const ctx: ToolContext<C> = {
+    context: options.context as C,
+    signal,
+    callId: options.callId ?? crypto.randomUUID(),
+    runId: options.runId ?? crypto.randomUUID(),
+    toolName: tool.name,
+    approved: false,
+    depth: options.depth ?? 0,
+    idempotencyKey: () => '',
+  };
+  ctx.idempotencyKey = idempotencyKeyFor(ctx.callId);
+  if (options.extend !== undefined) {
+    for (const key of Reflect.ownKeys(options.extend)) {
+      if (key in ctx) continue;
+      Object.defineProperty(ctx, key, {
+        value: options.extend[key as keyof typeof options.extend],
+        writable: true,
+      });
+    }
+  }
+  return ctx;
+}
+
+async function run<C>(tool: Tool, rawArguments: unknown, options: InvokeOptions<C>): Promise<Outcome> {
+  const internals = toolInternals(tool)!;
+  const outer = options.signal;
+  const cancelled = (): Outcome => ({ status: 'cancelled', output: cancelledText(tool.name) });
+  if (outer?.aborted) return cancelled();
+
+  const decoded = decodeArguments(rawArguments);
+  if (!decoded.ok) {
+    const output =
+      decoded.reason === 'not_json'
+        ? notJsonText(tool.name, decoded.detail)
+        : notObjectText(tool.name, decoded.type);
+    return { status: 'invalid_arguments', output };
+  }
+  const validated = await settle(() => internals.parameters.validate(decoded.value), { signal: outer });
+  if (validated.kind === 'aborted') return cancelled();
+  if (validated.kind !== 'value')
+    throw validated.kind === 'error' ? validated.error : new Error('validation timed out');
+  if (!validated.value.ok) {
+    return { status: 'invalid_arguments', output: invalidArgumentsText(tool.name, validated.value.issues) };
+  }
+
+  const controller = new AbortController();
+  const forward = () =>
+    controller.abort(outer?.reason ?? new AbortError('cancelled', `${tool.name} was cancelled`));
+  outer?.addEventListener('abort', forward, { once: true });
+  const timeoutMs = options.timeoutMs ?? internals.timeoutMs;
+  try {
+    const ctx = makeContext(tool, options, controller.signal);
+    return await runValidated({
+      tool,
+      internals,
+      input: validated.value.value,
+      ctx: ctx as ToolContext,
+      options: options as InvokeOptions,
+      timeoutMs,
+      abortWithTimeout: () =>
+        controller.abort(new TimeoutError('timeout', `${tool.name} timed out after ${timeoutMs}ms`)),
+    });
+  } finally {
+    outer?.removeEventListener('abort', forward);
+  }
+}
+
+/**
+ * Runs one call of `tool` with the model's raw arguments and resolves with what the model reads.
+ *
+ * Steps: decode the arguments (`''`, `null` and absent mean `{}`; a JSON string is parsed, double-encoded
+ * once unwrapped) → validate → approval (`needsApproval`, `approved`, `approve`) → `execute` under
+ * `timeoutMs` and `signal` → `outputSchema` → widget split → `toModelOutput` → text → `maxOutputBytes`.
+ * The model-facing texts are listed in src/model-text.ts.
+ *
+ * @returns a {@link ToolCallResult}; never rejects for anything the model or the tool did.
+ * @throws ToolDefinitionError (as a rejection) only for a usage error: `not_a_tool` when `tool` was not made
+ *   by `tool()`, `invalid_option` for a bad `timeoutMs` or `maxOutputBytes`.
+ * @example
+ * ```ts
+ * const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'hi' });
+ * const result = await invokeTool(echo, '{}'); // { status: 'ok', output: 'hi', value: 'hi', durationMs: 0 }
+ * ```
+ */
+export async function invokeTool<C = unknown>(
+  tool: Tool<unknown, unknown, C> | Tool,
+  rawArguments: unknown,
+  options: InvokeOptions<C> = {},
+): Promise<ToolCallResult> {
+  const started = performance.now();
+  if (toolInternals(tool) === undefined) {
+    throw new ToolDefinitionError('not_a_tool', 'invokeTool(): the tool must be made with tool()');
+  }
+  checkOptions(options);
+  let outcome: Outcome;
+  try {
+    outcome = await run(tool as Tool, rawArguments, options);
+  } catch (error) {
+    // A bug in toolwire or a schema library must still give the model an answer.
+    const message = error instanceof Error ? error.message : String(error);
+    outcome = { status: 'error', output: errorText(tool.name, message) };
+  }
+  if (options.maxOutputBytes !== undefined)
+    outcome.output = truncateUtf8(outcome.output, options.maxOutputBytes);
+  return { ...outcome, durationMs: Math.max(0, Math.round(performance.now() - started)) };
+}

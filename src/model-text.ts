@@ -1,0 +1,76 @@
+/**
+ * Every text toolwire itself writes for the model, in one place. These strings are part of the contract
+ * (tests pin them): change them only with a CHANGELOG entry.
+ *
+ * @module
+ */
+import type { ValidationIssue } from './schema/index';
+
+/** At most this many validation issues are listed; the rest are counted (`; and 3 more`). */
+export const MAX_LISTED_ISSUES = 10;
+
+function listIssues(issues: readonly ValidationIssue[]): string {
+  const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `${issue.path}: ${issue.message}`);
+  const rest = issues.length - listed.length;
+  return rest > 0 ? `${listed.join('; ')}; and ${rest} more` : listed.join('; ');
+}
+
+/** `Invalid arguments for <name>: <path>: <message>; <path>: <message>` (paths like `items[0].sku`, `(root)`). */
+export function invalidArgumentsText(toolName: string, issues: readonly ValidationIssue[]): string {
+  return `Invalid arguments for ${toolName}: ${listIssues(issues)}`;
+}
+
+/** `Invalid arguments for <name>: the arguments are not valid JSON (<parser message>)`. */
+export function notJsonText(toolName: string, parserMessage: string): string {
+  return `Invalid arguments for ${toolName}: the arguments are not valid JSON (${parserMessage})`;
+}
+
+/** `Invalid arguments for <name>: expected a JSON object, got <array|number|string|boolean>`. */
+export function notObjectText(toolName: string, type: string): string {
+  return `Invalid arguments for ${toolName}: expected a JSON object, got ${type}`;
+}
+
+/** `Error running <name>: <message>`, the default text when `execute` throws. */
+export function errorText(toolName: string, message: string): string {
+  return `Error running ${toolName}: ${message}`;
+}
+
+/** `Error running <name>: timed out after <n>ms`. */
+export function timeoutText(toolName: string, timeoutMs: number): string {
+  return `Error running ${toolName}: timed out after ${timeoutMs}ms`;
+}
+
+/** `Error running <name>: the call was cancelled`. */
+export function cancelledText(toolName: string): string {
+  return `Error running ${toolName}: the call was cancelled`;
+}
+
+/** `<name> was not run: the user declined.`, plus ` Reason: <reason>` when one was given. */
+export function declinedText(toolName: string, reason?: string): string {
+  const text = `${toolName} was not run: the user declined.`;
+  return reason === undefined || reason.trim() === '' ? text : `${text} Reason: ${reason}`;
+}
+
+/** `<name> was not run: it needs a human's approval, and no approver is available.` */
+export function noApproverText(toolName: string): string {
+  return `${toolName} was not run: it needs a human's approval, and no approver is available.`;
+}
+
+/** `<name> was not run: approval could not be obtained (<message>).` when asking for approval failed. */
+export function approvalFailedText(toolName: string, message: string): string {
+  return `${toolName} was not run: approval could not be obtained (${message}).`;
+}
+
+/** `Error running <name>: the result does not match the output schema: <path>: <message>; …`. */
+export function outputMismatchText(toolName: string, issues: readonly ValidationIssue[]): string {
+  return `Error running ${toolName}: the result does not match the output schema: ${listIssues(issues)}`;
+}
+
+/** `Tool "<name>" not found. Available tools: a, b` (or `No tools are available.`). */
+export function unknownToolText(toolName: string, available: readonly string[]): string {
+  // A model-controlled name: keep the text short, and never cut a surrogate pair in half.
+  const cut = /[\uD800-\uDBFF]/.test(toolName.charAt(99)) ? 99 : 100;
+  const shown = toolName.length > 100 ? `${toolName.slice(0, cut)}…` : toolName;
+  const tail = available.length > 0 ? `Available tools: ${available.join(', ')}` : 'No tools are available.';
+  return `Tool "${shown}" not found. ${tail}`;
+}

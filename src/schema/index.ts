@@ -1,0 +1,101 @@
+/**
+ * Turns whatever was passed as `parameters` or `outputSchema` into a {@link SchemaAdapter}, at definition time:
+ * detection of the kind, conversion to JSON Schema, and every failure as a {@link ToolDefinitionError}.
+ *
+ * @module
+ */
+import { ToolDefinitionError } from '../errors';
+import { arkTypeAdapter, isArkTypeSchema } from './arktype';
+import { isPlainObject, jsonSchemaAdapter } from './json-schema';
+import { noneAdapter } from './none';
+import {
+  hasStandardJsonSchema,
+  isStandardSchema,
+  standardAdapter,
+  standardInputJsonSchema,
+} from './standard';
+import type { JsonObject, SchemaAdapter } from './types';
+import { isValibotSchema, valibotAdapter } from './valibot';
+import { isZod3Schema, zod3Adapter } from './zod3';
+
+export type { JsonObject, SchemaAdapter, SchemaKind, ValidationIssue, ValidationResult } from './types';
+
+/** Where a schema comes from, for error messages: `tool "search_orders"` and `parameters`. */
+export interface SchemaOrigin {
+  /** Names the tool, e.g. `tool "search_orders"`. */
+  owner: string;
+  /** The option holding the schema: `parameters` or `outputSchema`. */
+  field: 'parameters' | 'outputSchema';
+  /** `true` when the schema must describe a JSON object (tool parameters). */
+  requireObject: boolean;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return `an instance of ${value.constructor?.name || 'an unknown class'}`;
+  return `a ${typeof value}`;
+}
+
+function libraryAdapter(schema: Parameters<typeof isArkTypeSchema>[0]): SchemaAdapter {
+  if (isArkTypeSchema(schema)) return arkTypeAdapter(schema);
+  if (hasStandardJsonSchema(schema)) {
+    const kind = schema['~standard'].vendor === 'zod' ? 'zod4' : 'standard';
+    return standardAdapter(kind, schema, standardInputJsonSchema(schema));
+  }
+  if (isZod3Schema(schema)) return zod3Adapter(schema);
+  if (isValibotSchema(schema)) return valibotAdapter(schema);
+  throw new Error(
+    `the ${JSON.stringify(schema['~standard'].vendor)} Standard Schema does not implement Standard JSON Schema ` +
+      '(`~standard.jsonSchema`); pass a JSON Schema object instead, or a zod, valibot or arktype schema',
+  );
+}
+
+/** Removes `$schema` and makes the schema plain JSON, detached from the library's objects. */
+function finish(schema: JsonObject, origin: SchemaOrigin): JsonObject {
+  const { $schema: _dialect, ...rest } = JSON.parse(JSON.stringify(schema)) as JsonObject;
+  if (origin.requireObject && rest.type !== 'object') {
+    const got = 'type' in rest ? `"type": ${JSON.stringify(rest.type)}` : `no "type"`;
+    throw new ToolDefinitionError(
+      'invalid_parameters',
+      `${origin.owner}: ${origin.field} must describe a JSON object (JSON Schema "type": "object"), got ${got}`,
+    );
+  }
+  return rest;
+}
+
+/**
+ * Resolves `parameters` (or `outputSchema`) to an adapter. `undefined` means no parameters.
+ *
+ * @throws ToolDefinitionError `invalid_parameters` / `invalid_output_schema` when the value is none of the
+ *   accepted kinds (or parameters do not describe an object); `unsupported_schema` when it cannot be expressed
+ *   as JSON Schema (e.g. `z.date()`), with the library's reason in the message and the original in `cause`.
+ */
+export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapter {
+  if (value === undefined) return noneAdapter();
+  const kindCode = origin.field === 'parameters' ? 'invalid_parameters' : 'invalid_output_schema';
+  let adapter: SchemaAdapter;
+  try {
+    if (isStandardSchema(value)) adapter = libraryAdapter(value);
+    else if (isPlainObject(value)) adapter = jsonSchemaAdapter(value);
+    else {
+      throw new ToolDefinitionError(
+        kindCode,
+        `${origin.owner}: ${origin.field} must be a Standard Schema (zod, valibot, arktype, …), a JSON Schema ` +
+          `object or undefined, got ${describeValue(value)}`,
+      );
+    }
+  } catch (error) {
+    if (error instanceof ToolDefinitionError) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    const code = isStandardSchema(value) ? 'unsupported_schema' : kindCode;
+    const what = isStandardSchema(value)
+      ? 'cannot be expressed as JSON Schema'
+      : 'is not a valid JSON Schema';
+    throw new ToolDefinitionError(code, `${origin.owner}: ${origin.field} ${what}: ${reason}`, {
+      cause: error,
+    });
+  }
+  const jsonSchema = finish(adapter.jsonSchema, origin);
+  return { kind: adapter.kind, jsonSchema, validate: adapter.validate };
+}

@@ -1,0 +1,39 @@
+/**
+ * valibot adapter: validation through Standard Schema, JSON Schema of the input side through
+ * `@valibot/to-json-schema` (which has no runtime dependency on valibot itself).
+ *
+ * @see https://valibot.dev/guides/json-schema/
+ * @module
+ */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { toJsonSchema } from '@valibot/to-json-schema';
+import { standardAdapter } from './standard';
+import type { JsonObject, SchemaAdapter } from './types';
+
+/** `true` for a valibot schema (Standard Schema vendor `valibot`). */
+export function isValibotSchema(schema: StandardSchemaV1): boolean {
+  return schema['~standard'].vendor === 'valibot';
+}
+
+/**
+ * JSON Schema (input side) of a valibot schema. Validation actions JSON Schema cannot express (`check`,
+ * custom predicates) are left out, so the announced schema is the closest superset and the failure is
+ * reported to the model by validation; everything structural is exact.
+ *
+ * @throws Error from `@valibot/to-json-schema` for a schema JSON cannot carry, e.g.
+ *   `The "date" schema cannot be converted to JSON Schema.`
+ */
+export function valibotInputJsonSchema(schema: StandardSchemaV1): JsonObject {
+  return toJsonSchema(schema as Parameters<typeof toJsonSchema>[0], {
+    target: 'draft-2020-12',
+    typeMode: 'input',
+    errorMode: 'throw',
+    overrideAction: ({ valibotAction, jsonSchema, errors }) =>
+      valibotAction.kind === 'validation' && errors !== undefined ? jsonSchema : undefined,
+  }) as JsonObject;
+}
+
+/** Adapter for a valibot schema. @throws Error when the input side cannot be expressed as JSON Schema. */
+export function valibotAdapter(schema: StandardSchemaV1): SchemaAdapter {
+  return standardAdapter('valibot', schema, valibotInputJsonSchema(schema));
+}

@@ -1,0 +1,76 @@
+/**
+ * zod v3 (3.25) adapter. zod 3 implements Standard Schema for validation but cannot describe itself as JSON
+ * Schema, so the input side is converted with `zod-to-json-schema`, refusing the types JSON cannot carry.
+ *
+ * @see https://github.com/StefanTerdell/zod-to-json-schema for the options used here.
+ * @module
+ */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { ignoreOverride, zodToJsonSchema } from 'zod-to-json-schema';
+import { standardAdapter } from './standard';
+import type { JsonObject, SchemaAdapter } from './types';
+
+/** zod 3 type names whose values JSON cannot carry; `zod-to-json-schema` would map some of them silently. */
+const UNREPRESENTABLE: Readonly<Record<string, string>> = {
+  ZodDate: 'z.date()',
+  ZodBigInt: 'z.bigint()',
+  ZodMap: 'z.map()',
+  ZodSet: 'z.set()',
+  ZodFunction: 'z.function()',
+  ZodPromise: 'z.promise()',
+  ZodSymbol: 'z.symbol()',
+  ZodNaN: 'z.nan()',
+  ZodUndefined: 'z.undefined()',
+  ZodVoid: 'z.void()',
+};
+
+interface Zod3Def {
+  typeName?: unknown;
+  effect?: { type?: unknown };
+}
+
+/** `true` for a zod 3 schema: vendor `zod` and a `_def.typeName` (zod 4 keeps its definition in `_zod`). */
+export function isZod3Schema(schema: StandardSchemaV1): boolean {
+  if (schema['~standard'].vendor !== 'zod') return false;
+  const def = (schema as unknown as { _def?: Zod3Def })._def;
+  return typeof def?.typeName === 'string' && !('_zod' in schema);
+}
+
+/**
+ * JSON Schema (input side) of a zod 3 schema. Objects that strip unknown keys (zod's default) announce no
+ * `additionalProperties`, so the announced schema accepts what zod accepts; `.strict()` announces `false`.
+ * Recursive schemas become `$ref`s to their first occurrence; shared ones are inlined.
+ *
+ * @throws Error naming the zod type when a part of the input cannot be expressed (e.g. `z.date()`,
+ *   `z.preprocess()` whose input is unknown).
+ */
+export function zod3InputJsonSchema(schema: StandardSchemaV1): JsonObject {
+  const result = zodToJsonSchema(schema as never, {
+    target: 'jsonSchema2019-09',
+    $refStrategy: 'none',
+    effectStrategy: 'input',
+    pipeStrategy: 'input',
+    removeAdditionalStrategy: 'strict',
+    allowedAdditionalProperties: undefined,
+    override: (def, refs, seen) => {
+      const { typeName, effect } = def as Zod3Def;
+      const what = typeof typeName === 'string' ? UNREPRESENTABLE[typeName] : undefined;
+      if (what !== undefined) throw new Error(`${what} cannot be represented in JSON Schema`);
+      if (typeName === 'ZodEffects' && effect?.type === 'preprocess') {
+        throw new Error('z.preprocess() accepts any input, which cannot be announced as JSON Schema');
+      }
+      // A definition seen on the current path is a cycle: point back to it instead of degrading to `{}`.
+      if (seen !== undefined && seen.path.length < refs.currentPath.length) {
+        const isAncestor = seen.path.every((segment, index) => refs.currentPath[index] === segment);
+        if (isAncestor) return { $ref: seen.path.join('/') };
+      }
+      return ignoreOverride;
+    },
+  });
+  return result as JsonObject;
+}
+
+/** Adapter for a zod 3 schema. @throws Error when the input side cannot be expressed as JSON Schema. */
+export function zod3Adapter(schema: StandardSchemaV1): SchemaAdapter {
+  return standardAdapter('zod3', schema, zod3InputJsonSchema(schema));
+}

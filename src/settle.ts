@@ -1,0 +1,72 @@
+/**
+ * Runs a callback that may be slow, async, throw, or never finish, and settles on whichever comes first: its
+ * result, an abort, or a time limit. A result (or rejection) arriving after that is dropped, and a late
+ * rejection is handled so it never becomes an unhandled rejection.
+ *
+ * @module
+ */
+
+/** How a {@link settle} ended. */
+export type Settled<T> =
+  | { kind: 'value'; value: T }
+  | { kind: 'error'; error: unknown }
+  | { kind: 'aborted' }
+  | { kind: 'timeout' };
+
+/** Options of {@link settle}. */
+export interface SettleOptions {
+  /** Ends the wait with `aborted` (immediately when already aborted: the callback is not called). */
+  signal?: AbortSignal | undefined;
+  /** Ends the wait with `timeout` after this many milliseconds. @default none */
+  timeoutMs?: number | undefined;
+  /** Called once, synchronously, when the time limit passes (before the promise settles). */
+  onTimeout?: () => void;
+}
+
+/**
+ * Calls `fn` and resolves with how it ended. Never rejects: a synchronous throw is an `error` outcome.
+ *
+ * @example
+ * ```ts
+ * const outcome = await settle(() => fetchSlowly(), { signal, timeoutMs: 5_000 });
+ * if (outcome.kind === 'value') use(outcome.value);
+ * ```
+ */
+export function settle<T>(
+  fn: () => T | PromiseLike<T>,
+  options: SettleOptions = {},
+): Promise<Settled<Awaited<T>>> {
+  const { signal, timeoutMs, onTimeout } = options;
+  if (signal?.aborted) return Promise.resolve({ kind: 'aborted' });
+  return new Promise((resolve) => {
+    let done = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const finish = (outcome: Settled<Awaited<T>>) => {
+      if (done) return;
+      done = true;
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(outcome);
+    };
+    const onAbort = () => finish({ kind: 'aborted' });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        if (done) return;
+        onTimeout?.();
+        finish({ kind: 'timeout' });
+      }, timeoutMs);
+    }
+    let pending: PromiseLike<T> | T;
+    try {
+      pending = fn();
+    } catch (error) {
+      finish({ kind: 'error', error });
+      return;
+    }
+    Promise.resolve(pending).then(
+      (value) => finish({ kind: 'value', value: value as Awaited<T> }),
+      (error: unknown) => finish({ kind: 'error', error }),
+    );
+  });
+}
