@@ -1,0 +1,109 @@
+/**
+ * Human approval of tool calls: a client asks (`approval_request`), or the tool's definition says
+ * `needsApproval`; a human decides over the socket (`approval`) or over HTTP. A call is decided once.
+ *
+ * @module
+ */
+import type { ClientFrame, FrameOf } from '../src/protocol';
+import type { Dispatcher } from './dispatcher';
+import type { Run, RunEventKind } from './run';
+import type { Session } from './session';
+
+/** A decision as given by a human. */
+export interface ApprovalDecisionInput {
+  approved: boolean;
+  reason?: string;
+  /** Where the decision came from. */
+  by: 'socket' | 'http';
+}
+
+/** Why a decision was refused: `unknown_call` (HTTP 404) or `not_allowed` (HTTP 409), with a message. */
+export type ApprovalRefusal = { code: 'unknown_call' | 'not_allowed'; message: string };
+
+/** What approvals need from the service. */
+export interface ApprovalsDeps {
+  dispatcher: Dispatcher;
+  emit(run: Run, kind: RunEventKind, data: unknown): void;
+}
+
+/** Approval handling of one stub server. */
+export class Approvals {
+  readonly #deps: ApprovalsDeps;
+
+  constructor(deps: ApprovalsDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Applies a human decision to a call held for approval. The call is then sent (again) with `approved` set; a
+   * rejected call is sent with `approved: false` and the reason, and the client answers with its `rejected` text.
+   *
+   * @param runId - when given, the call must belong to this run (HTTP route).
+   * @returns `undefined` when applied, else why not.
+   */
+  decide(callId: string, decision: ApprovalDecisionInput, runId?: string): ApprovalRefusal | undefined {
+    const call = this.#deps.dispatcher.get(callId);
+    if (!call || (runId !== undefined && call.run.id !== runId)) {
+      const where = runId === undefined ? '' : ` in run ${runId}`;
+      return { code: 'unknown_call', message: `no tool call ${JSON.stringify(callId)}${where}` };
+    }
+    const previous = call.decision;
+    if (previous) {
+      return {
+        code: 'not_allowed',
+        message: `tool call ${callId} was already ${previous.approved ? 'approved' : 'rejected'}`,
+      };
+    }
+    if (call.state === 'done') {
+      const status = call.result?.status;
+      return {
+        code: 'not_allowed',
+        message:
+          status === 'cancelled'
+            ? `tool call ${callId} was cancelled; nothing will run`
+            : `tool call ${callId} already finished (status ${status})`,
+      };
+    }
+    if (call.state !== 'awaiting_approval' || !call.approval) {
+      return { code: 'not_allowed', message: `tool call ${callId} is not awaiting approval` };
+    }
+    call.approval.decision = { approved: decision.approved, by: decision.by, at: new Date().toISOString() };
+    if (decision.reason !== undefined) call.approval.decision.reason = decision.reason;
+    this.#deps.emit(call.run, 'approval_decided', {
+      callId,
+      toolName: call.toolName,
+      approved: decision.approved,
+      by: decision.by,
+      ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    });
+    this.#deps.dispatcher.release(call);
+    return undefined;
+  }
+
+  /**
+   * Handles `approval_request` from the client a call was sent to: the call is held (nothing runs) until a
+   * decision. A repeated request (after a reconnect) changes nothing; one for a call already decided gets the
+   * decision again.
+   */
+  request(session: Session, frame: FrameOf<ClientFrame, 'approval_request'>): ApprovalRefusal | undefined {
+    const { dispatcher } = this.#deps;
+    const call = dispatcher.get(frame.callId);
+    if (!call) return { code: 'unknown_call', message: `no tool call ${JSON.stringify(frame.callId)}` };
+    if (call.sessionId !== session.id) {
+      return { code: 'not_allowed', message: `tool call ${call.callId} is not assigned to this session` };
+    }
+    if (call.state === 'awaiting_approval') return undefined;
+    if (call.decision) {
+      dispatcher.resend(call);
+      return undefined;
+    }
+    if (call.state !== 'dispatched') {
+      return {
+        code: 'not_allowed',
+        message: `tool call ${call.callId} cannot be held (state ${call.state})`,
+      };
+    }
+    dispatcher.hold(call, 'client', frame.reason);
+    return undefined;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Command-line arguments of `toolwire-stub`, parsed with `node:util` `parseArgs`.
+ *
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { AgentDefinition } from '../src/protocol';
+import type { Model } from './model';
+import { openAIChatModel } from './openai-model';
+import type { StubServerOptions } from './options';
+import { type Script, scriptedModel } from './scripted-model';
+
+/** Usage text printed by `--help` and after a bad argument. */
+export const USAGE = `Usage: toolwire-stub [options]
+
+Starts the toolwire service stand-in and prints its ws:// URL on stdout (logs go to stderr).
+
+Options:
+  --port <n>                   TCP port (default 0: a free port)
+  --host <address>             interface to bind (default 127.0.0.1)
+  --api-key <key>              accepted API key; repeat for several (default: any key is accepted)
+  --script <file.json>         scripted model: an array of turns, or { "<agent>": [turns] }
+  --agents <file.json>         agent definitions that POST /v1/runs may start by name
+  --openai-base-url <url>      use an OpenAI-compatible chat-completions endpoint (key from OPENAI_API_KEY)
+  --openai-model <name>        model name for --openai-base-url (default gpt-4o-mini)
+  --call-deadline-ms <n>       per-call deadline (default 120000)
+  --heartbeat-interval-ms <n>  heartbeat interval announced in welcome (default 15000)
+  --session-grace-ms <n>       how long a dropped session stays resumable (default 60000)
+  --max-payload-bytes <n>      largest frame accepted (default 1048576)
+  --debug                      log debug lines too
+  -h, --help                   print this text
+`;
+
+/** What the CLI should do. */
+export type CliCommand =
+  | { kind: 'help' }
+  | { kind: 'start'; options: Omit<StubServerOptions, 'logger'>; debug: boolean };
+
+/**
+ * Turns argv (without `node` and the script) into a command.
+ * @throws Error with a message naming the argument, for an unknown option, a bad number or an unreadable file.
+ */
+export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): CliCommand {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'api-key': { type: 'string', multiple: true },
+      script: { type: 'string' },
+      agents: { type: 'string' },
+      'openai-base-url': { type: 'string' },
+      'openai-model': { type: 'string' },
+      'call-deadline-ms': { type: 'string' },
+      'heartbeat-interval-ms': { type: 'string' },
+      'session-grace-ms': { type: 'string' },
+      'max-payload-bytes': { type: 'string' },
+      debug: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return { kind: 'help' };
+  const options: Omit<StubServerOptions, 'logger'> = {};
+  const integer = (name: string, raw: string | undefined): number | undefined => {
+    if (raw === undefined) return undefined;
+    if (!/^\d+$/.test(raw))
+      throw new Error(`--${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+    return Number(raw);
+  };
+  const port = integer('port', values.port);
+  if (port !== undefined) options.port = port;
+  if (values.host !== undefined) options.host = values.host;
+  if (values['api-key'] !== undefined) options.apiKeys = values['api-key'];
+  const numeric: Array<[keyof StubServerOptions & string, string]> = [
+    ['callDeadlineMs', 'call-deadline-ms'],
+    ['heartbeatIntervalMs', 'heartbeat-interval-ms'],
+    ['sessionGraceMs', 'session-grace-ms'],
+    ['maxPayloadBytes', 'max-payload-bytes'],
+  ];
+  for (const [key, flag] of numeric) {
+    const value = integer(flag, values[flag as keyof typeof values] as string | undefined);
+    if (value !== undefined) (options as Record<string, unknown>)[key] = value;
+  }
+  if (values.script !== undefined && values['openai-base-url'] !== undefined) {
+    throw new Error('--script and --openai-base-url cannot be used together');
+  }
+  let model: Model | undefined;
+  if (values.script !== undefined) model = scriptedModel(readJson('script', values.script) as Script);
+  if (values['openai-base-url'] !== undefined) {
+    const apiKey = env.OPENAI_API_KEY;
+    model = openAIChatModel({
+      baseURL: values['openai-base-url'],
+      model: values['openai-model'] ?? 'gpt-4o-mini',
+      ...(apiKey === undefined ? {} : { apiKey }),
+    });
+  }
+  if (model) options.model = model;
+  if (values.agents !== undefined) options.agents = readJson('agents', values.agents) as AgentDefinition[];
+  return { kind: 'start', options, debug: values.debug === true };
+}
+
+function readJson(flag: string, path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`--${flag}: cannot read ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`--${flag}: ${path} is not JSON: ${(error as Error).message}`);
+  }
+}

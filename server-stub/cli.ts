@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+/**
+ * `toolwire-stub`: starts the service stand-in, prints its `ws://` URL on stdout, and closes cleanly on SIGINT
+ * or SIGTERM. Run `toolwire-stub --help` for the options.
+ *
+ * @module
+ */
+import { parseCliArgs, USAGE } from './cli-args';
+import { consoleLogger } from './logger';
+import { startStubServer } from './server';
+
+async function main(): Promise<void> {
+  let command: ReturnType<typeof parseCliArgs>;
+  try {
+    command = parseCliArgs(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`toolwire-stub: ${(error as Error).message}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (command.kind === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const stub = await startStubServer({ ...command.options, logger: consoleLogger({ debug: command.debug }) });
+  process.stdout.write(`${stub.url}\n`);
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write(`toolwire-stub: ${signal} again, exiting now\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    process.stderr.write(`toolwire-stub: ${signal}, closing\n`);
+    stub.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`toolwire-stub: close failed: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`toolwire-stub: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,358 @@
+/**
+ * Sends tool calls to clients and collects their results: client choice (the run's own client first, else the
+ * client with the fewest calls in flight), deadlines, busy retries, re-delivery on resume, re-dispatch when a
+ * session expires, and the answers to `tool_result` (`ack` or `error`).
+ *
+ * @module
+ */
+import type { ClientFrame, FrameOf, ServiceFrame } from '../src/protocol';
+import { type Call, type CallOutcome, cancelledOutput, timeoutOutput, unknownToolOutput } from './call';
+import type { ResolvedStubOptions } from './options';
+import type { Run, RunEventKind } from './run';
+import type { Session } from './session';
+
+/** What the dispatcher needs from the service. */
+export interface DispatcherDeps {
+  options: Pick<ResolvedStubOptions, 'callDeadlineMs' | 'busyRetryMs' | 'logger'>;
+  sessions: ReadonlyMap<string, Session>;
+  emit(run: Run, kind: RunEventKind, data: unknown): void;
+}
+
+/** Why the service cancels a call. */
+export type CancelReason = FrameOf<ServiceFrame, 'cancel'>['reason'] & string;
+
+/** The dispatcher of one stub server. */
+export class Dispatcher {
+  readonly #deps: DispatcherDeps;
+  readonly #calls = new Map<string, Call>();
+  /** Calls in state `waiting`, in arrival order. */
+  readonly #waiting = new Set<Call>();
+
+  constructor(deps: DispatcherDeps) {
+    this.#deps = deps;
+  }
+
+  /** The call with this id, finished or not. */
+  get(callId: string): Call | undefined {
+    return this.#calls.get(callId);
+  }
+
+  /**
+   * Starts a call the model asked for and returns its outcome when it has one. Never rejects: every way a call
+   * can end (result, deadline, cancel, unknown tool) is an outcome.
+   */
+  submit(call: Call): Promise<CallOutcome> {
+    this.#calls.set(call.callId, call);
+    call.run.calls.push(call);
+    this.#deps.emit(call.run, 'tool_call', {
+      callId: call.callId,
+      toolName: call.toolName,
+      arguments: call.arguments,
+      depth: call.depth,
+    });
+    if (!call.run.agent.tools.includes(call.toolName)) {
+      this.#finish(call, {
+        status: 'unknown_tool',
+        output: unknownToolOutput(call.toolName, this.#available(call.run)),
+      });
+    } else {
+      this.#armDeadline(call);
+      this.#evaluate(call);
+    }
+    return call.done;
+  }
+
+  /** Calls in flight on a session: dispatched there, result pending. */
+  inFlight(session: Session): number {
+    let count = 0;
+    for (const callId of session.calls) if (this.#calls.get(callId)?.state === 'dispatched') count += 1;
+    return count;
+  }
+
+  /** Holds a call until a human decides. `requestedBy` says why. The deadline stops until the decision. */
+  hold(call: Call, requestedBy: 'definition' | 'client', reason: string | undefined): void {
+    this.#waiting.delete(call);
+    this.#clearTimers(call);
+    call.deadlineAt = undefined;
+    call.state = 'awaiting_approval';
+    call.approval = { requestedBy, requestedAt: new Date().toISOString() };
+    if (reason !== undefined) call.approval.reason = reason;
+    this.#deps.emit(call.run, 'approval_requested', {
+      callId: call.callId,
+      toolName: call.toolName,
+      arguments: call.arguments,
+      requestedBy,
+      ...(reason === undefined ? {} : { reason }),
+    });
+  }
+
+  /** Releases a held call after its decision: its deadline restarts in full and it is sent with the decision. */
+  release(call: Call): void {
+    call.state = 'waiting';
+    this.#armDeadline(call);
+    this.#evaluate(call);
+  }
+
+  /** Re-sends the call's current `tool_call` to the session it is assigned to (if connected). */
+  resend(call: Call): void {
+    const session = call.sessionId === undefined ? undefined : this.#deps.sessions.get(call.sessionId);
+    if (session?.state === 'connected') session.send(call.frame());
+  }
+
+  /**
+   * Handles a `tool_result`: records it and answers `ack`, or answers `error` (`unknown_call`,
+   * `duplicate_result`). A `retryable` result is acknowledged but not recorded: the call is offered again.
+   */
+  onResult(session: Session, frame: FrameOf<ClientFrame, 'tool_result'>): void {
+    const call = this.#calls.get(frame.callId);
+    const { logger } = this.#deps.options;
+    if (!call) {
+      this.#error(
+        session,
+        'unknown_call',
+        `no tool call has the id ${JSON.stringify(frame.callId)}`,
+        frame.callId,
+      );
+      return;
+    }
+    if (call.state === 'done') {
+      // A re-send from the session that answered (its outbox after a reconnect), or a late result from a session
+      // the call was sent to before the service ended it (deadline, cancel): received, nothing recorded again.
+      if (
+        call.answeredBy === session.id ||
+        (call.answeredBy === undefined && call.sentTo.includes(session.id))
+      ) {
+        session.send({ type: 'ack', callId: call.callId });
+        return;
+      }
+      this.#error(
+        session,
+        'duplicate_result',
+        `tool call ${call.callId} already has a result (status ${call.result?.status})`,
+        call.callId,
+      );
+      return;
+    }
+    session.send({ type: 'ack', callId: call.callId });
+    if (frame.retryable === true) {
+      if (call.state !== 'dispatched' || call.sessionId !== session.id) return;
+      logger.debug(
+        { callId: call.callId, sessionId: session.id },
+        'client busy; the call will be offered again',
+      );
+      session.calls.delete(call.callId);
+      call.sessionId = undefined;
+      call.state = 'waiting';
+      call.busyFrom.add(session.id);
+      this.#evaluate(call);
+      return;
+    }
+    const previous = call.sessionId;
+    this.#finish(call, frameOutcome(frame), session.id);
+    if (previous !== undefined && previous !== session.id) {
+      // The result came from elsewhere (a restarted process re-sending its outbox): the copy is not needed.
+      this.#deps.sessions
+        .get(previous)
+        ?.send({ type: 'cancel', callId: call.callId, reason: 'redispatched' });
+    }
+  }
+
+  /** Ends a call early: `cancel` to the client running it, and a `cancelled` outcome for the model. */
+  cancel(call: Call, reason: CancelReason): void {
+    if (call.state === 'done') return;
+    // A client holds a call it asked approval for, so it hears of the cancel as well.
+    if (call.sessionId !== undefined) this.#sendCancel(call, reason);
+    this.#finish(call, { status: 'cancelled', output: cancelledOutput(call.toolName) });
+  }
+
+  /** A session has said `welcome`: re-send what it owes results for, then offer it the waiting calls. */
+  onSessionReady(session: Session, resumed: boolean): void {
+    if (resumed) {
+      for (const callId of session.calls) {
+        const call = this.#calls.get(callId);
+        if (call?.state === 'dispatched') session.send(call.frame());
+      }
+    }
+    this.retryWaiting();
+  }
+
+  /** A session expired: its calls go back to the pool (at-least-once: the old process may have run them). */
+  onSessionExpired(session: Session): void {
+    for (const callId of session.calls) {
+      const call = this.#calls.get(callId);
+      if (!call || call.state === 'done') continue;
+      call.sessionId = undefined;
+      call.busyFrom.delete(session.id);
+      if (call.state === 'dispatched') {
+        call.state = 'waiting';
+        this.#deps.options.logger.info(
+          { callId, sessionId: session.id },
+          'session expired with a call in flight; offering it to another client',
+        );
+      }
+    }
+    session.calls.clear();
+    this.retryWaiting();
+  }
+
+  /** Offers every waiting call again (a client connected, resumed, or changed its tools). */
+  retryWaiting(): void {
+    for (const call of [...this.#waiting]) this.#evaluate(call);
+  }
+
+  /** Clears every timer (server shutdown). */
+  dispose(): void {
+    for (const call of this.#calls.values()) this.#clearTimers(call);
+  }
+
+  #evaluate(call: Call): void {
+    if (call.state !== 'waiting') return;
+    const target = this.#pick(call);
+    if (!target) {
+      this.#waiting.add(call);
+      if (call.sentTo.length === 0 && call.decision === undefined && !this.#mayServe(call)) {
+        this.#finish(call, {
+          status: 'unknown_tool',
+          output: unknownToolOutput(call.toolName, this.#available(call.run)),
+        });
+        return;
+      }
+      if (call.busyFrom.size > 0 && call.retryTimer === undefined) {
+        call.retryTimer = setTimeout(() => {
+          call.retryTimer = undefined;
+          call.busyFrom.clear();
+          this.#evaluate(call);
+        }, this.#deps.options.busyRetryMs);
+      }
+      return;
+    }
+    this.#waiting.delete(call);
+    const definition = target.tools.get(call.toolName);
+    if (call.decision === undefined && definition?.needsApproval === true && !target.localApprovals) {
+      this.hold(call, 'definition', undefined);
+      return;
+    }
+    call.state = 'dispatched';
+    call.sessionId = target.id;
+    if (call.sentTo.at(-1) !== target.id) call.sentTo.push(target.id);
+    target.calls.add(call.callId);
+    target.send(call.frame());
+  }
+
+  /**
+   * Where the call goes: the session it is assigned to (after its approval request) if that one is still
+   * around; else the session that started the run, if it offers the tool (the run's context lives there);
+   * else the connected session offering the tool with the fewest calls in flight (ties: oldest session), those
+   * under their `maxConcurrency` first. `undefined`: wait.
+   */
+  #pick(call: Call): Session | undefined {
+    const { sessions } = this.#deps;
+    const usable = (session: Session | undefined) =>
+      session?.state === 'connected' && session.tools.has(call.toolName) && !call.busyFrom.has(session.id);
+    if (call.sessionId !== undefined) {
+      const assigned = sessions.get(call.sessionId);
+      if (assigned && assigned.state !== 'expired') return usable(assigned) ? assigned : undefined;
+    }
+    const ownerId = call.run.ownerSessionId;
+    const owner = ownerId === undefined ? undefined : sessions.get(ownerId);
+    if (owner && owner.state !== 'expired' && owner.tools.has(call.toolName)) {
+      return usable(owner) ? owner : undefined;
+    }
+    let best: Session | undefined;
+    let bestKey: [number, number, number] | undefined;
+    for (const session of sessions.values()) {
+      if (!usable(session)) continue;
+      const inFlight = this.inFlight(session);
+      const full =
+        session.maxConcurrency !== undefined &&
+        session.maxConcurrency > 0 &&
+        inFlight >= session.maxConcurrency;
+      const key: [number, number, number] = [full ? 1 : 0, inFlight, session.seq];
+      if (!bestKey || compareKeys(key, bestKey) < 0) {
+        best = session;
+        bestKey = key;
+      }
+    }
+    return best;
+  }
+
+  /** Some session, connected or within its grace period, offers the call's tool. */
+  #mayServe(call: Call): boolean {
+    for (const session of this.#deps.sessions.values()) {
+      if (session.state !== 'expired' && session.tools.has(call.toolName)) return true;
+    }
+    return false;
+  }
+
+  /** The agent's tools that some session offers, in the agent's order. */
+  #available(run: Run): string[] {
+    const offered = new Set<string>();
+    for (const session of this.#deps.sessions.values()) {
+      if (session.state !== 'expired') for (const name of session.tools.keys()) offered.add(name);
+    }
+    return run.agent.tools.filter((name) => offered.has(name));
+  }
+
+  #armDeadline(call: Call): void {
+    const deadlineMs = this.#deps.options.callDeadlineMs;
+    if (call.deadlineTimer !== undefined) clearTimeout(call.deadlineTimer);
+    call.deadlineAt = Date.now() + deadlineMs;
+    call.deadlineTimer = setTimeout(() => {
+      call.deadlineTimer = undefined;
+      if (call.state === 'done') return;
+      if (call.state === 'dispatched') this.#sendCancel(call, 'deadline');
+      this.#finish(call, { status: 'timeout', output: timeoutOutput(call.toolName, deadlineMs) });
+    }, deadlineMs);
+  }
+
+  #sendCancel(call: Call, reason: CancelReason): void {
+    const session = call.sessionId === undefined ? undefined : this.#deps.sessions.get(call.sessionId);
+    session?.send({ type: 'cancel', callId: call.callId, reason });
+  }
+
+  #finish(call: Call, outcome: CallOutcome & { clientDurationMs?: number }, answeredBy?: string): void {
+    if (call.state === 'done') return;
+    this.#waiting.delete(call);
+    this.#clearTimers(call);
+    if (call.sessionId !== undefined) this.#deps.sessions.get(call.sessionId)?.calls.delete(call.callId);
+    call.settle(outcome, answeredBy);
+    const data: Record<string, unknown> = {
+      callId: call.callId,
+      toolName: call.toolName,
+      status: outcome.status,
+      output: outcome.output,
+      durationMs: (call.finishedAt ?? call.createdAt) - call.createdAt,
+    };
+    if (outcome.widget !== undefined) data.widget = outcome.widget;
+    this.#deps.emit(call.run, 'tool_result', data);
+  }
+
+  #clearTimers(call: Call): void {
+    if (call.deadlineTimer !== undefined) clearTimeout(call.deadlineTimer);
+    if (call.retryTimer !== undefined) clearTimeout(call.retryTimer);
+    call.deadlineTimer = undefined;
+    call.retryTimer = undefined;
+  }
+
+  #error(session: Session, code: 'unknown_call' | 'duplicate_result', message: string, callId: string): void {
+    this.#deps.options.logger.warn({ sessionId: session.id, code, callId }, message);
+    session.send({ type: 'error', code, message, callId });
+  }
+}
+
+function frameOutcome(
+  frame: FrameOf<ClientFrame, 'tool_result'>,
+): CallOutcome & { clientDurationMs?: number } {
+  const outcome: CallOutcome & { clientDurationMs?: number } = { status: frame.status, output: frame.output };
+  if (frame.widget !== undefined) outcome.widget = frame.widget;
+  if (frame.durationMs !== undefined) outcome.clientDurationMs = frame.durationMs;
+  return outcome;
+}
+
+function compareKeys(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const diff = (a[i] ?? 0) - (b[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}

@@ -1,0 +1,25 @@
+/**
+ * Events a stub server emits (`server.events`), for tests, dashboards and the CLI. Listeners run synchronously;
+ * one that throws is a bug in the listener and propagates to the code that emitted.
+ *
+ * @module
+ */
+import type { RunEventKind, RunTranscript } from './run';
+
+/** Event map of `server.events` (eventemitter3). */
+export interface StubEvents {
+  /** A client said `hello` and got `welcome`. */
+  session_open: (info: { sessionId: string; resumed: boolean; tools: string[] }) => void;
+  /** A session's socket closed; the session stays resumable for `sessionGraceMs`. */
+  session_detached: (info: { sessionId: string; code: number; reason: string }) => void;
+  /** A detached session's grace period ended: its calls go to other clients. */
+  session_expired: (info: { sessionId: string }) => void;
+  /** A run started. */
+  run_started: (info: { runId: string; agent: string; depth: number; parentRunId?: string }) => void;
+  /** Something happened in a run (the same events a `run_event` frame carries). */
+  run_event: (info: { runId: string; kind: RunEventKind; data: unknown }) => void;
+  /** A run ended; the transcript is a copy. */
+  run_finished: (transcript: RunTranscript) => void;
+  /** A connection sent something the stub refused (answered with an `error` frame or a close code). */
+  protocol_error: (info: { sessionId?: string; code: string | number; message: string }) => void;
+}

@@ -1,0 +1,81 @@
+/**
+ * The model seam: what the stub's turn loop asks of a model, and what a model answers. Implementations:
+ * {@link scriptedModel} (deterministic, for tests and demos) and {@link openAIChatModel} (any
+ * OpenAI-compatible chat-completions endpoint).
+ *
+ * @module
+ */
+import { ToolwireError } from '../src/errors';
+import type { AgentDefinition, ToolDefinition } from '../src/protocol';
+
+/** One tool call requested by the model, as it appears in an assistant message. */
+export interface ChatToolCall {
+  /** The model's id for the call, referenced by the tool message that answers it. */
+  id: string;
+  /** Tool name, as the model wrote it (it may name a tool that does not exist). */
+  name: string;
+  /** Arguments as the model produced them: usually a JSON string, sometimes an object, `''` or `null`. */
+  arguments: unknown;
+}
+
+/**
+ * A chat-style message of a run. Tool messages carry the result's `output` string only: widgets never reach the
+ * model (they stay in the transcript).
+ */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  /** Assistant messages only: the tool calls of that turn. */
+  toolCalls?: ChatToolCall[];
+  /** Tool messages only: the {@link ChatToolCall.id} this message answers. */
+  toolCallId?: string;
+}
+
+/** What a model gets for one turn. */
+export interface ModelRequest {
+  /** The conversation so far: system instructions, user input, then assistant and tool messages. */
+  messages: readonly ChatMessage[];
+  /** Definitions of the agent's tools that some client currently announces. */
+  tools: readonly ToolDefinition[];
+  agent: AgentDefinition;
+  runId: string;
+  /** Nesting depth of the run: 0 for a top-level run. */
+  depth: number;
+  /** Model turns already taken in this run (0 for the first turn). */
+  turn: number;
+  /** Aborts when the run is cancelled or the server closes. */
+  signal: AbortSignal;
+}
+
+/** A tool call in a {@link ModelTurn}. `id` is generated when absent. */
+export interface ModelToolCall {
+  name: string;
+  arguments?: unknown;
+  id?: string;
+}
+
+/**
+ * One model turn: a final text answer (the run ends), or tool calls (dispatched in parallel; the run continues
+ * when every result is in) with optional text alongside.
+ */
+export type ModelTurn =
+  | { text: string; toolCalls?: undefined }
+  | { toolCalls: ModelToolCall[]; text?: string };
+
+/**
+ * A model the stub can run agents with. `nextTurn` may reject: the run then fails with the error's message.
+ *
+ * @example
+ * ```ts
+ * const echo: Model = { nextTurn: async ({ messages }) => ({ text: messages.at(-1)?.content ?? '' }) };
+ * ```
+ */
+export interface Model {
+  nextTurn(request: ModelRequest): Promise<ModelTurn>;
+}
+
+/**
+ * A model could not answer: the request failed, or the answer was not understood. The run that asked fails with
+ * this error's message. Codes: `model_unreachable`, `model_http_error`, `model_malformed_response`.
+ */
+export class ModelError extends ToolwireError {}

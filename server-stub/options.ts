@@ -1,0 +1,149 @@
+/**
+ * Options of {@link startStubServer}: one object, one defaults literal, each value checked when the server
+ * starts, with a message naming the field and the value.
+ *
+ * @module
+ */
+import { ToolDefinitionError } from '../src/errors';
+import { type AgentDefinition, agentDefinitionSchema, PROTOCOL_DEFAULTS } from '../src/protocol';
+import { consoleLogger, type StubLogger } from './logger';
+import type { Model } from './model';
+import { scriptedModel } from './scripted-model';
+
+/** Options of {@link startStubServer}. Durations are in milliseconds, sizes in bytes. */
+export interface StubServerOptions {
+  /** TCP port; `0` picks a free one (read it from `url`). @default 0 */
+  port?: number;
+  /** Interface to bind. @default '127.0.0.1' */
+  host?: string;
+  /**
+   * Accepted API keys, for both the WebSocket and the HTTP API. When absent or empty, any key (or none) is
+   * accepted and the server says so through the logger.
+   */
+  apiKeys?: readonly string[];
+  /** The model that plays every run. @default scriptedModel([]) (answers that it has no script) */
+  model?: Model;
+  /** Agents that `POST /v1/runs` may start by name. */
+  agents?: readonly AgentDefinition[];
+  /** Announced in `welcome`; a connection silent for two intervals is closed with 4008. @default 15_000 */
+  heartbeatIntervalMs?: number;
+  /** How long a call may go without a result before it is cancelled with status `timeout`. @default 120_000 */
+  callDeadlineMs?: number;
+  /** How long a dropped session stays resumable. @default 60_000 */
+  sessionGraceMs?: number;
+  /** Largest frame accepted (a larger one closes the socket with 1009). Minimum 1024. @default 1_048_576 */
+  maxPayloadBytes?: number;
+  /** How long a new connection may take to send `hello` before it is closed with 4003. @default 10_000 */
+  helloTimeoutMs?: number;
+  /** Sustained frames per second one connection may send before it is closed with 4029. @default 2_000 */
+  maxFramesPerSecond?: number;
+  /** Frames a connection may send in a burst above the sustained rate. @default 4_000 */
+  maxFrameBurst?: number;
+  /** Model turns a run may take when `run_start` / `POST /v1/runs` does not say. @default 10 */
+  maxTurns?: number;
+  /** Deepest nesting of runs (a top-level run has depth 0). @default 8 */
+  maxRunDepth?: number;
+  /** Runs one session may have in progress at once. @default 64 */
+  maxRunsPerSession?: number;
+  /** Delay before a call answered "busy" (`retryable`) is offered again when no other client can take it. @default 250 */
+  busyRetryMs?: number;
+  /** Largest HTTP request body accepted (a larger one gets 413). @default 1_048_576 */
+  maxHttpBodyBytes?: number;
+  /** Where the stub logs. @default consoleLogger() (stderr, no debug) */
+  logger?: StubLogger;
+}
+
+/** Default values of {@link StubServerOptions}. */
+export const STUB_DEFAULTS = {
+  port: 0,
+  host: '127.0.0.1',
+  heartbeatIntervalMs: PROTOCOL_DEFAULTS.heartbeatIntervalMs,
+  callDeadlineMs: PROTOCOL_DEFAULTS.callDeadlineMs,
+  sessionGraceMs: PROTOCOL_DEFAULTS.sessionGraceMs,
+  maxPayloadBytes: PROTOCOL_DEFAULTS.maxPayloadBytes,
+  helloTimeoutMs: 10_000,
+  maxFramesPerSecond: 2_000,
+  maxFrameBurst: 4_000,
+  maxTurns: 10,
+  maxRunDepth: 8,
+  maxRunsPerSession: 64,
+  busyRetryMs: 250,
+  maxHttpBodyBytes: 1_048_576,
+} as const;
+
+/** Options after defaults and checks. */
+export interface ResolvedStubOptions
+  extends Required<Omit<StubServerOptions, 'apiKeys' | 'agents' | 'model' | 'logger'>> {
+  /** `undefined`: any key is accepted. */
+  apiKeys: ReadonlySet<string> | undefined;
+  agents: ReadonlyMap<string, AgentDefinition>;
+  model: Model;
+  logger: StubLogger;
+}
+
+const KNOWN_KEYS = new Set<string>([...Object.keys(STUB_DEFAULTS), 'apiKeys', 'agents', 'model', 'logger']);
+
+/**
+ * Applies defaults and checks every option.
+ * @throws ToolDefinitionError `invalid_option` naming the field and the value.
+ */
+export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStubOptions {
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_KEYS.has(key)) fail(`unknown option "${key}"`);
+  }
+  const numbers = {} as Record<keyof typeof STUB_DEFAULTS, number>;
+  for (const key of Object.keys(STUB_DEFAULTS) as Array<keyof typeof STUB_DEFAULTS>) {
+    if (key === 'host') continue;
+    const value = (options as Record<string, unknown>)[key] ?? STUB_DEFAULTS[key];
+    const min = MINIMUMS[key] ?? 1;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+      fail(`${key} must be an integer ≥ ${min}, got ${describe(value)}`);
+    }
+    numbers[key] = value;
+  }
+  if (numbers.port > 65_535) fail(`port must be ≤ 65535, got ${numbers.port}`);
+  const host = options.host ?? STUB_DEFAULTS.host;
+  if (typeof host !== 'string' || host.length === 0)
+    fail(`host must be a non-empty string, got ${describe(host)}`);
+  let apiKeys: Set<string> | undefined;
+  if (options.apiKeys !== undefined) {
+    if (!Array.isArray(options.apiKeys))
+      fail(`apiKeys must be an array of strings, got ${describe(options.apiKeys)}`);
+    for (const key of options.apiKeys) {
+      if (typeof key !== 'string' || key.length === 0) fail('apiKeys must hold non-empty strings');
+    }
+    apiKeys = options.apiKeys.length > 0 ? new Set(options.apiKeys) : undefined;
+  }
+  const agents = new Map<string, AgentDefinition>();
+  for (const [index, agent] of (options.agents ?? []).entries()) {
+    const parsed = agentDefinitionSchema.safeParse(agent);
+    if (!parsed.success) fail(`agents[${index}] is not a valid agent definition`);
+    if (agents.has(parsed.data.name)) fail(`agents[${index}]: the name "${parsed.data.name}" is used twice`);
+    agents.set(parsed.data.name, parsed.data);
+  }
+  const model = options.model ?? scriptedModel([]);
+  if (typeof model?.nextTurn !== 'function') fail('model must have a nextTurn(request) method');
+  return {
+    ...numbers,
+    host,
+    apiKeys,
+    agents,
+    model,
+    logger: options.logger ?? consoleLogger(),
+  };
+}
+
+const MINIMUMS: Partial<Record<keyof typeof STUB_DEFAULTS, number>> = {
+  port: 0,
+  sessionGraceMs: 0,
+  busyRetryMs: 0,
+  maxPayloadBytes: 1024,
+};
+
+function describe(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+function fail(message: string): never {
+  throw new ToolDefinitionError('invalid_option', `startStubServer: ${message}`);
+}

@@ -1,0 +1,247 @@
+/**
+ * A run's record: what the turn loop builds as it goes, and the transcript read through the HTTP API and
+ * `server.runs`.
+ *
+ * @module
+ */
+import type { AgentDefinition, FrameOf, RunToolCall, ServiceFrame, ToolCallStatus } from '../src/protocol';
+import type { Call, CallState } from './call';
+import type { ChatMessage } from './model';
+
+/** `running` until the run ends one of the three other ways. */
+export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+/** Kinds of `run_event`. */
+export type RunEventKind = FrameOf<ServiceFrame, 'run_event'>['event']['kind'];
+/** Who started a run: a client over its socket, `POST /v1/runs`, or `server.runs.start()`. */
+export type RunOrigin = 'socket' | 'http' | 'api';
+
+/** One event of a run, as kept in its transcript (and sent as `run_event` to the client that started it). */
+export interface RunEventRecord {
+  /** ISO 8601 time the event happened. */
+  at: string;
+  kind: RunEventKind;
+  data: unknown;
+}
+
+/** Approval state of a call, when it needed one. */
+export interface CallApproval {
+  /** `definition`: the tool's definition says `needsApproval`; `client`: a client sent `approval_request`. */
+  requestedBy: 'definition' | 'client';
+  reason?: string;
+  /** ISO 8601. */
+  requestedAt: string;
+  decision?: { approved: boolean; reason?: string; by: 'socket' | 'http'; at: string };
+}
+
+/** One tool call in a transcript. Times are ISO 8601; durations in milliseconds. */
+export interface TranscriptToolCall {
+  callId: string;
+  /** The id the model gave the call (what the tool message refers to). */
+  modelCallId: string;
+  /** Model turn (1-based) that asked for the call. */
+  turn: number;
+  toolName: string;
+  arguments: unknown;
+  depth: number;
+  state: CallState;
+  /** Set once the call is done. */
+  status?: ToolCallStatus;
+  /** What the model read. */
+  output?: string;
+  /** Widget for the UI; never shown to the model. */
+  widget?: unknown;
+  approval?: CallApproval;
+  /** Sessions the call was sent to, in order (more than one after a re-dispatch). */
+  dispatchedTo: string[];
+  /** Session whose `tool_result` was recorded; absent for timeouts, cancellations and unknown tools. */
+  answeredBy?: string;
+  startedAt: string;
+  finishedAt?: string;
+  /** From the call's creation to its result, measured by the service. */
+  durationMs?: number;
+  /** `tool_result.durationMs`: execution time reported by the client. */
+  clientDurationMs?: number;
+}
+
+/** Everything the service knows about a run. */
+export interface RunTranscript {
+  runId: string;
+  agent: AgentDefinition;
+  input: string;
+  status: RunStatus;
+  depth: number;
+  parentRunId?: string;
+  parentCallId?: string;
+  startedBy: RunOrigin;
+  /** Session that started the run over its socket. */
+  ownerSessionId?: string;
+  maxTurns: number;
+  /** Model turns taken. */
+  turns: number;
+  messages: ChatMessage[];
+  toolCalls: TranscriptToolCall[];
+  events: RunEventRecord[];
+  finalOutput?: unknown;
+  error?: string;
+  startedAt: string;
+  finishedAt?: string;
+  durationMs?: number;
+}
+
+/** A line of `GET /v1/runs`. */
+export interface RunSummary {
+  runId: string;
+  agent: string;
+  status: RunStatus;
+  depth: number;
+  parentRunId?: string;
+  turns: number;
+  toolCalls: number;
+  startedAt: string;
+  finishedAt?: string;
+}
+
+/** Most events kept per run; the oldest are dropped first. */
+export const MAX_EVENTS_PER_RUN = 10_000;
+
+/** How a run starts. */
+export interface RunInit {
+  id: string;
+  agent: AgentDefinition;
+  input: string;
+  maxTurns: number;
+  depth: number;
+  startedBy: RunOrigin;
+  ownerSessionId?: string;
+  requestId?: string;
+  parentRunId?: string;
+  parentCallId?: string;
+}
+
+/** The live record of one run. */
+export class Run {
+  readonly id: string;
+  readonly agent: AgentDefinition;
+  readonly input: string;
+  readonly maxTurns: number;
+  readonly depth: number;
+  readonly startedBy: RunOrigin;
+  readonly ownerSessionId: string | undefined;
+  readonly requestId: string | undefined;
+  readonly parentRunId: string | undefined;
+  readonly parentCallId: string | undefined;
+  readonly startedAt = Date.now();
+  readonly messages: ChatMessage[] = [];
+  readonly calls: Call[] = [];
+  readonly events: RunEventRecord[] = [];
+  /** Aborted when the run ends early (cancel, shutdown): stops a model request in flight. */
+  readonly abort = new AbortController();
+  /** Resolves with the transcript when the run ends. */
+  readonly ended: Promise<RunTranscript>;
+  status: RunStatus = 'running';
+  turns = 0;
+  finalOutput: unknown;
+  error: string | undefined;
+  finishedAt: number | undefined;
+  #resolveEnded!: (transcript: RunTranscript) => void;
+
+  constructor(init: RunInit) {
+    this.id = init.id;
+    this.agent = init.agent;
+    this.input = init.input;
+    this.maxTurns = init.maxTurns;
+    this.depth = init.depth;
+    this.startedBy = init.startedBy;
+    this.ownerSessionId = init.ownerSessionId;
+    this.requestId = init.requestId;
+    this.parentRunId = init.parentRunId;
+    this.parentCallId = init.parentCallId;
+    this.ended = new Promise((resolve) => {
+      this.#resolveEnded = resolve;
+    });
+  }
+
+  /** Records an event (bounded by {@link MAX_EVENTS_PER_RUN}). */
+  record(kind: RunEventKind, data: unknown): RunEventRecord {
+    const event = { at: new Date().toISOString(), kind, data };
+    this.events.push(event);
+    if (this.events.length > MAX_EVENTS_PER_RUN) this.events.shift();
+    return event;
+  }
+
+  /** Ends the run once; later calls return `false` and change nothing. */
+  end(status: Exclude<RunStatus, 'running'>, outcome: { finalOutput?: unknown; error?: string }): boolean {
+    if (this.status !== 'running') return false;
+    this.status = status;
+    this.finishedAt = Date.now();
+    if (outcome.finalOutput !== undefined) this.finalOutput = outcome.finalOutput;
+    if (outcome.error !== undefined) this.error = outcome.error;
+    this.abort.abort();
+    this.#resolveEnded(this.transcript());
+    return true;
+  }
+
+  /** Finished calls in `run_result` shape. */
+  resultToolCalls(): RunToolCall[] {
+    const out: RunToolCall[] = [];
+    for (const call of this.calls) {
+      const result = call.result;
+      if (!result) continue;
+      const entry: RunToolCall = {
+        callId: call.callId,
+        toolName: call.toolName,
+        arguments: call.arguments,
+        status: result.status,
+        output: result.output,
+        durationMs: (call.finishedAt ?? call.createdAt) - call.createdAt,
+      };
+      if (result.widget !== undefined) entry.widget = result.widget;
+      out.push(entry);
+    }
+    return out;
+  }
+
+  /** A deep copy of everything known about the run. */
+  transcript(): RunTranscript {
+    const transcript: RunTranscript = {
+      runId: this.id,
+      agent: this.agent,
+      input: this.input,
+      status: this.status,
+      depth: this.depth,
+      startedBy: this.startedBy,
+      maxTurns: this.maxTurns,
+      turns: this.turns,
+      messages: this.messages,
+      toolCalls: this.calls.map((call) => call.toTranscript()),
+      events: this.events,
+      startedAt: new Date(this.startedAt).toISOString(),
+    };
+    if (this.parentRunId !== undefined) transcript.parentRunId = this.parentRunId;
+    if (this.parentCallId !== undefined) transcript.parentCallId = this.parentCallId;
+    if (this.ownerSessionId !== undefined) transcript.ownerSessionId = this.ownerSessionId;
+    if (this.finalOutput !== undefined) transcript.finalOutput = this.finalOutput;
+    if (this.error !== undefined) transcript.error = this.error;
+    if (this.finishedAt !== undefined) {
+      transcript.finishedAt = new Date(this.finishedAt).toISOString();
+      transcript.durationMs = this.finishedAt - this.startedAt;
+    }
+    return structuredClone(transcript);
+  }
+
+  /** One line for `GET /v1/runs`. */
+  summary(): RunSummary {
+    const summary: RunSummary = {
+      runId: this.id,
+      agent: this.agent.name,
+      status: this.status,
+      depth: this.depth,
+      turns: this.turns,
+      toolCalls: this.calls.length,
+      startedAt: new Date(this.startedAt).toISOString(),
+    };
+    if (this.parentRunId !== undefined) summary.parentRunId = this.parentRunId;
+    if (this.finishedAt !== undefined) summary.finishedAt = new Date(this.finishedAt).toISOString();
+    return summary;
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * `startStubServer`: one `http.Server` carrying the WebSocket endpoint (`/` and `/v1/ws`) and the HTTP API.
+ *
+ * @module
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { EventEmitter } from 'eventemitter3';
+import { WebSocketServer } from 'ws';
+import { type AgentDefinition, CLOSE_CODES, SUBPROTOCOL } from '../src/protocol';
+import { closeSocket } from './close-socket';
+import type { StubEvents } from './events';
+import { createHttpHandler } from './http-api';
+import { resolveStubOptions, type StubServerOptions } from './options';
+import type { RunSummary, RunTranscript } from './run';
+import { type SessionInfo, StubService } from './service';
+import { acceptSocket } from './socket-handler';
+
+/** Paths that accept the WebSocket upgrade. */
+export const WEBSOCKET_PATHS = ['/', '/v1/ws'] as const;
+
+/** Read access to the runs of a stub server (and a way to start one from code). */
+export interface StubRuns {
+  /** A copy of the run's transcript, or `undefined` for an unknown id. */
+  get(runId: string): RunTranscript | undefined;
+  /** Every run, newest first. */
+  list(): RunSummary[];
+  /**
+   * Resolves with the transcript once the run has ended.
+   * @throws Error when no run has this id.
+   */
+  waitFor(runId: string): Promise<RunTranscript>;
+  /**
+   * Starts a run as `POST /v1/runs` does, with no client owning it.
+   * @param agent - an agent definition, or the name of one given in `options.agents`.
+   * @returns the run id.
+   * @throws Error when `agent` names no known agent.
+   */
+  start(agent: AgentDefinition | string, input: string, options?: { maxTurns?: number }): string;
+  /**
+   * Cancels a run in progress, as `POST /v1/runs/:runId/cancel` does.
+   * @returns `false` when the run is unknown or already ended.
+   */
+  cancel(runId: string, reason?: string): boolean;
+}
+
+/** A running stub server. */
+export interface StubServer {
+  /** WebSocket URL for clients, e.g. `ws://127.0.0.1:49152` (the path `/v1/ws` works too). */
+  readonly url: string;
+  /** Base URL of the HTTP API, e.g. `http://127.0.0.1:49152`. */
+  readonly httpUrl: string;
+  /** The bound TCP port. */
+  readonly port: number;
+  readonly runs: StubRuns;
+  /** Sessions, runs and refused frames as they happen. */
+  readonly events: EventEmitter<StubEvents>;
+  /** The live sessions (connected, or detached within their grace period), oldest first. */
+  sessions(): SessionInfo[];
+  /**
+   * Cancels every run, closes every socket with 4050 and stops listening. Idempotent; resolves when the port is
+   * free.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a stand-in for the hosted model service: protocol v1 over WebSocket plus the HTTP API, bound to
+ * 127.0.0.1 on a free port by default.
+ *
+ * @throws ToolDefinitionError `invalid_option` for a bad option (checked before anything is bound).
+ * @throws Error from `listen` (e.g. `EADDRINUSE`), as the promise's rejection.
+ * @example
+ * ```ts
+ * const stub = await startStubServer({ apiKeys: ['test-key'], model: scriptedModel([{ text: 'hi' }]) });
+ * console.log(stub.url); // ws://127.0.0.1:49152
+ * await stub.close();
+ * ```
+ */
+export async function startStubServer(options: StubServerOptions = {}): Promise<StubServer> {
+  const resolved = resolveStubOptions(options);
+  const service = new StubService(resolved);
+  const { logger } = resolved;
+  const http = createServer(createHttpHandler(service));
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: resolved.maxPayloadBytes,
+    handleProtocols: (protocols) => (protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+  });
+  http.on('upgrade', (request, socket, head) => {
+    socket.on('error', (error) => logger.debug({ error: error.message }, 'socket error during upgrade'));
+    const path = new URL(request.url ?? '/', 'http://stub.invalid').pathname;
+    if (!(WEBSOCKET_PATHS as readonly string[]).includes(path) || service.closed) {
+      const status = service.closed ? '503 Service Unavailable' : '404 Not Found';
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => acceptSocket(service, ws, request));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(resolved.port, resolved.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  http.on('error', (error) => logger.error({ error: error.message }, 'HTTP server error'));
+  const port = (http.address() as AddressInfo).port;
+  const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
+  if (resolved.apiKeys === undefined) {
+    logger.warn({}, 'no apiKeys configured: accepting any API key (or none)');
+  }
+  logger.info({ url: `ws://${host}:${port}` }, 'toolwire stub listening');
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      service.shutdown();
+      const sockets = [...wss.clients];
+      await Promise.all(
+        sockets.map(
+          (ws) =>
+            new Promise<void>((resolve) => {
+              if (ws.readyState === ws.CLOSED) return resolve();
+              ws.once('close', () => resolve());
+              closeSocket(ws, CLOSE_CODES.goingAway, 'service shutting down');
+            }),
+        ),
+      );
+      wss.close();
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+    })();
+    return closing;
+  };
+
+  const runs: StubRuns = {
+    get: (runId) => service.runs.get(runId)?.transcript(),
+    list: () => service.runs.list(),
+    waitFor: (runId) => service.runs.waitFor(runId),
+    start(agent, input, startOptions = {}) {
+      const definition = typeof agent === 'string' ? resolved.agents.get(agent) : agent;
+      if (!definition) throw new Error(`no agent named ${JSON.stringify(agent)}`);
+      const started = service.runs.start({
+        agent: definition,
+        input,
+        startedBy: 'api',
+        ...(startOptions.maxTurns === undefined ? {} : { maxTurns: startOptions.maxTurns }),
+      });
+      if ('code' in started) throw new Error(started.message);
+      return started.id;
+    },
+    cancel: (runId, reason) => service.runs.cancel(runId, reason) === undefined,
+  };
+
+  return {
+    url: `ws://${host}:${port}`,
+    httpUrl: `http://${host}:${port}`,
+    port,
+    runs,
+    events: service.events,
+    sessions: () => service.sessionInfo(),
+    close,
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * The stub's state and the operations both transports (WebSocket and HTTP) use: sessions (open, resume,
+ * detach, expire), tools, and the dispatcher, approvals and runs wired together.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'eventemitter3';
+import type { WebSocket } from 'ws';
+import { CLOSE_CODES, type ClientFrame, type FrameOf, type ToolDefinition } from '../src/protocol';
+import { Approvals } from './approvals';
+import { closeSocket } from './close-socket';
+import { Dispatcher } from './dispatcher';
+import type { StubEvents } from './events';
+import type { ResolvedStubOptions } from './options';
+import type { Run, RunEventKind } from './run';
+import { RunManager } from './runs';
+import { Session } from './session';
+
+/** Public view of a session, for `server.sessions()`. */
+export interface SessionInfo {
+  sessionId: string;
+  state: 'connected' | 'detached';
+  tools: string[];
+  /** Calls sent to the session whose result is pending. */
+  inFlight: number;
+  localApprovals: boolean;
+}
+
+/** Everything one stub server holds. */
+export class StubService {
+  readonly options: ResolvedStubOptions;
+  readonly events = new EventEmitter<StubEvents>();
+  readonly sessions = new Map<string, Session>();
+  readonly dispatcher: Dispatcher;
+  readonly approvals: Approvals;
+  readonly runs: RunManager;
+  #seq = 0;
+  #closed = false;
+
+  constructor(options: ResolvedStubOptions) {
+    this.options = options;
+    const emit = (run: Run, kind: RunEventKind, data: unknown) => this.runs.emit(run, kind, data);
+    this.dispatcher = new Dispatcher({ options, sessions: this.sessions, emit });
+    this.approvals = new Approvals({ dispatcher: this.dispatcher, emit });
+    this.runs = new RunManager({
+      options,
+      sessions: this.sessions,
+      dispatcher: this.dispatcher,
+      events: this.events,
+      toolsFor: (run) => this.toolsFor(run),
+    });
+  }
+
+  /** `true` once {@link shutdown} ran. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Attaches a socket that sent a valid `hello` to a session: the one named by `hello.sessionId` when it is still
+   * resumable and was opened with the same key (a socket still attached to it is closed with 4009), else a new one.
+   */
+  openSession(
+    ws: WebSocket,
+    hello: FrameOf<ClientFrame, 'hello'>,
+    apiKey: string | undefined,
+  ): {
+    session: Session;
+    resumed: boolean;
+    duplicates: string[];
+  } {
+    let session = hello.sessionId === undefined ? undefined : this.sessions.get(hello.sessionId);
+    let resumed = false;
+    if (session && session.state !== 'expired' && session.apiKey === apiKey) {
+      resumed = true;
+      if (session.graceTimer !== undefined) clearTimeout(session.graceTimer);
+      session.graceTimer = undefined;
+      const previous = session.socket;
+      session.socket = undefined;
+      if (previous && previous !== ws) {
+        closeSocket(previous, CLOSE_CODES.sessionReplaced, 'session resumed by another connection');
+      }
+    } else {
+      session = new Session(`sess_${randomUUID()}`, ++this.#seq, apiKey);
+      this.sessions.set(session.id, session);
+    }
+    session.socket = ws;
+    session.state = 'connected';
+    session.localApprovals = hello.localApprovals === true;
+    session.maxConcurrency = hello.maxConcurrency;
+    const duplicates = session.setTools(hello.tools);
+    return { session, resumed, duplicates };
+  }
+
+  /** Called once `welcome` is on the wire: re-deliveries, kept frames, waiting calls. */
+  ready(session: Session, resumed: boolean): void {
+    this.events.emit('session_open', { sessionId: session.id, resumed, tools: [...session.tools.keys()] });
+    session.flushKept();
+    this.dispatcher.onSessionReady(session, resumed);
+  }
+
+  /** A socket closed. If it was the session's current socket, the session waits `sessionGraceMs` for a resume. */
+  detach(session: Session, ws: WebSocket, code: number, reason: string): void {
+    if (session.socket !== ws) return;
+    session.socket = undefined;
+    if (session.state !== 'connected') return;
+    session.state = 'detached';
+    this.events.emit('session_detached', { sessionId: session.id, code, reason });
+    if (this.#closed) return;
+    session.graceTimer = setTimeout(() => this.expire(session), this.options.sessionGraceMs);
+  }
+
+  /** Ends a detached session for good: its calls are offered to other clients, its runs are cancelled. */
+  expire(session: Session): void {
+    if (session.state !== 'detached') return;
+    session.graceTimer = undefined;
+    session.state = 'expired';
+    this.sessions.delete(session.id);
+    this.options.logger.info({ sessionId: session.id }, 'session expired');
+    this.events.emit('session_expired', { sessionId: session.id });
+    this.runs.onSessionExpired(session);
+    this.dispatcher.onSessionExpired(session);
+  }
+
+  /** `tools_update`: replaces what the session offers, then offers it the waiting calls. */
+  updateTools(session: Session, tools: readonly ToolDefinition[]): string[] {
+    const duplicates = session.setTools(tools);
+    this.dispatcher.retryWaiting();
+    return duplicates;
+  }
+
+  /** Definitions of the run's agent's tools that a live session offers (first offer wins), in the agent's order. */
+  toolsFor(run: Run): ToolDefinition[] {
+    const out: ToolDefinition[] = [];
+    for (const name of run.agent.tools) {
+      for (const session of this.sessions.values()) {
+        const definition = session.tools.get(name);
+        if (definition) {
+          out.push(definition);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Public view of the live sessions, oldest first. */
+  sessionInfo(): SessionInfo[] {
+    return [...this.sessions.values()].map((session) => ({
+      sessionId: session.id,
+      state: session.state === 'connected' ? 'connected' : 'detached',
+      tools: [...session.tools.keys()],
+      inFlight: this.dispatcher.inFlight(session),
+      localApprovals: session.localApprovals,
+    }));
+  }
+
+  /** Cancels every run, clears every timer. Sockets are closed by the server. */
+  shutdown(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.runs.shutdown();
+    this.dispatcher.dispose();
+    for (const session of this.sessions.values()) {
+      if (session.graceTimer !== undefined) clearTimeout(session.graceTimer);
+      session.graceTimer = undefined;
+    }
+  }
+}

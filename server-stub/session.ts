@@ -1,0 +1,76 @@
+/**
+ * A client session: survives its socket for `sessionGraceMs`, so a client that reconnects with the same
+ * `sessionId` keeps its calls.
+ *
+ * @module
+ */
+import type { WebSocket } from 'ws';
+import { encodeFrame, type ServiceFrame, type ToolDefinition } from '../src/protocol';
+
+/** `connected`: a socket is attached; `detached`: within the grace period; `expired`: gone for good. */
+export type SessionState = 'connected' | 'detached' | 'expired';
+
+/** Frames kept for a detached session and delivered when it resumes. Run events are not kept, only these. */
+const KEPT_WHILE_DETACHED = new Set<ServiceFrame['type']>(['run_started', 'run_result']);
+/** Most frames kept for a detached session; older ones are dropped first. */
+export const MAX_KEPT_FRAMES = 256;
+
+/** What the stub knows about one client session. */
+export class Session {
+  readonly id: string;
+  /** Order of creation, used to break ties when spreading calls. */
+  readonly seq: number;
+  /** The key the session was opened with (`undefined` when the server accepts any key and none was sent). */
+  readonly apiKey: string | undefined;
+  state: SessionState = 'connected';
+  socket: WebSocket | undefined;
+  tools = new Map<string, ToolDefinition>();
+  localApprovals = false;
+  maxConcurrency: number | undefined;
+  /** Call ids assigned to this session and not finished (dispatched, or held after its `approval_request`). */
+  readonly calls = new Set<string>();
+  /** Runs started by this session that are still in progress. */
+  runsInProgress = 0;
+  graceTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #kept: ServiceFrame[] = [];
+
+  constructor(id: string, seq: number, apiKey: string | undefined) {
+    this.id = id;
+    this.seq = seq;
+    this.apiKey = apiKey;
+  }
+
+  /** Replaces the announced tools (from `hello` or `tools_update`). The first definition of a name wins. */
+  setTools(tools: readonly ToolDefinition[]): string[] {
+    const duplicates: string[] = [];
+    this.tools = new Map();
+    for (const tool of tools) {
+      if (this.tools.has(tool.name)) duplicates.push(tool.name);
+      else this.tools.set(tool.name, tool);
+    }
+    return duplicates;
+  }
+
+  /**
+   * Sends a frame on the attached socket. When detached, `run_started` and `run_result` are kept for
+   * {@link flushKept}; anything else is dropped. Returns `true` when the frame was written.
+   */
+  send(frame: ServiceFrame): boolean {
+    const socket = this.socket;
+    if (socket && socket.readyState === socket.OPEN) {
+      socket.send(encodeFrame(frame));
+      return true;
+    }
+    if (this.state !== 'expired' && KEPT_WHILE_DETACHED.has(frame.type)) {
+      this.#kept.push(frame);
+      if (this.#kept.length > MAX_KEPT_FRAMES) this.#kept.shift();
+    }
+    return false;
+  }
+
+  /** Sends the frames kept while detached, oldest first. */
+  flushKept(): void {
+    const kept = this.#kept.splice(0);
+    for (const frame of kept) this.send(frame);
+  }
+}

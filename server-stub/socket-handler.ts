@@ -1,0 +1,320 @@
+/**
+ * One WebSocket connection: subprotocol and key checks, the `hello` deadline, heartbeat, flood control, frame
+ * decoding, and routing of each frame to the service. A misbehaving connection is answered (an `error` frame)
+ * or closed (a close code); it never affects another connection.
+ *
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+import type { RawData, WebSocket } from 'ws';
+import {
+  CLOSE_CODES,
+  type ClientFrame,
+  decodeClientFrame,
+  type ERROR_CODES,
+  type FrameOf,
+  PROTOCOL_VERSION,
+  SUBPROTOCOL,
+} from '../src/protocol';
+import { bearerKey, keyAccepted } from './auth';
+import { closeSocket } from './close-socket';
+import { RateLimiter } from './rate-limiter';
+import type { StubService } from './service';
+import type { Session } from './session';
+
+type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Takes charge of a freshly upgraded socket. */
+export function acceptSocket(service: StubService, ws: WebSocket, request: IncomingMessage): void {
+  new SocketHandler(service, ws, request);
+}
+
+class SocketHandler {
+  readonly #service: StubService;
+  readonly #ws: WebSocket;
+  readonly #headerKey: string | undefined;
+  readonly #limiter: RateLimiter;
+  readonly #remote: string;
+  #session: Session | undefined;
+  #closing = false;
+  #lastSeen = Date.now();
+  #helloTimer: ReturnType<typeof setTimeout> | undefined;
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
+
+  constructor(service: StubService, ws: WebSocket, request: IncomingMessage) {
+    this.#service = service;
+    this.#ws = ws;
+    const { options } = service;
+    this.#limiter = new RateLimiter(options.maxFramesPerSecond, options.maxFrameBurst);
+    this.#remote = `${request.socket.remoteAddress ?? '?'}:${request.socket.remotePort ?? '?'}`;
+    ws.on('error', (error: Error & { code?: string }) => {
+      // `ws` closes the socket itself after these (1009 for a frame over maxPayload, 1002/1007 for bad framing).
+      options.logger.warn(
+        { sessionId: this.#session?.id, remote: this.#remote, code: error.code },
+        error.message,
+      );
+      this.#report(
+        error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? CLOSE_CODES.tooBig : 'socket_error',
+        error.message,
+      );
+    });
+    ws.on('close', (code, reason) => this.#onClose(code, reason.toString()));
+    ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
+    ws.on('ping', () => {
+      this.#lastSeen = Date.now();
+    });
+    ws.on('pong', () => {
+      this.#lastSeen = Date.now();
+    });
+
+    const header = request.headers.authorization;
+    const parsed = header === undefined ? undefined : bearerKey(header);
+    this.#headerKey = parsed ?? undefined;
+    if (ws.protocol !== SUBPROTOCOL) {
+      this.#close(CLOSE_CODES.unsupportedProtocol, `subprotocol ${SUBPROTOCOL} required`);
+      return;
+    }
+    if (header !== undefined && parsed === undefined) {
+      this.#close(CLOSE_CODES.unauthorized, 'malformed Authorization header: expected "Bearer <key>"');
+      return;
+    }
+    if (this.#headerKey !== undefined && !keyAccepted(options.apiKeys, this.#headerKey)) {
+      this.#close(CLOSE_CODES.unauthorized, 'invalid API key');
+      return;
+    }
+    this.#helloTimer = setTimeout(() => {
+      this.#close(CLOSE_CODES.helloExpected, `no hello within ${options.helloTimeoutMs}ms`);
+    }, options.helloTimeoutMs);
+  }
+
+  #onMessage(data: RawData, isBinary: boolean): void {
+    if (this.#closing) return;
+    this.#lastSeen = Date.now();
+    const { options } = this.#service;
+    if (!this.#limiter.take()) {
+      this.#close(
+        CLOSE_CODES.flood,
+        `more than ${options.maxFramesPerSecond} frames per second (burst ${options.maxFrameBurst})`,
+      );
+      return;
+    }
+    const text = rawText(data);
+    if (isBinary) {
+      if (!this.#session)
+        this.#close(CLOSE_CODES.helloExpected, 'expected a hello text frame, got a binary frame');
+      else this.#error('invalid_frame', 'binary frames are not part of the protocol; send JSON text frames');
+      return;
+    }
+    const decoded = decodeClientFrame(text, options.maxPayloadBytes);
+    if (!this.#session) {
+      if (!decoded.ok) this.#close(CLOSE_CODES.helloExpected, `expected hello: ${decoded.message}`);
+      else if (decoded.frame.type !== 'hello') {
+        this.#close(CLOSE_CODES.helloExpected, `expected hello, got ${decoded.frame.type}`);
+      } else this.#onHello(decoded.frame);
+      return;
+    }
+    if (!decoded.ok) {
+      this.#error(decoded.code, decoded.message);
+      return;
+    }
+    try {
+      this.#route(this.#session, decoded.frame);
+    } catch (error) {
+      // A bug in the stub must not take the connection (or the process) down.
+      options.logger.error(
+        { sessionId: this.#session.id, type: decoded.frame.type, error },
+        'frame handler threw',
+      );
+      this.#error('internal', `the service failed to handle a ${decoded.frame.type} frame`);
+    }
+  }
+
+  #onHello(hello: FrameOf<ClientFrame, 'hello'>): void {
+    clearTimeout(this.#helloTimer);
+    const service = this.#service;
+    const { options } = service;
+    if (hello.protocol !== PROTOCOL_VERSION) {
+      this.#close(
+        CLOSE_CODES.unsupportedProtocol,
+        `protocol ${hello.protocol} is not supported; this service speaks protocol ${PROTOCOL_VERSION}`,
+      );
+      return;
+    }
+    const key = this.#headerKey ?? hello.apiKey;
+    if (options.apiKeys !== undefined) {
+      if (key === undefined) {
+        this.#close(
+          CLOSE_CODES.unauthorized,
+          'missing API key: send "Authorization: Bearer <key>" or hello.apiKey',
+        );
+        return;
+      }
+      if (!keyAccepted(options.apiKeys, key)) {
+        this.#close(CLOSE_CODES.unauthorized, 'invalid API key');
+        return;
+      }
+    }
+    if (service.closed) {
+      this.#close(CLOSE_CODES.goingAway, 'service shutting down');
+      return;
+    }
+    const { session, resumed, duplicates } = service.openSession(this.#ws, hello, key);
+    this.#session = session;
+    if (duplicates.length > 0) this.#warnDuplicates(duplicates);
+    session.send({
+      type: 'welcome',
+      sessionId: session.id,
+      resumed,
+      heartbeatIntervalMs: options.heartbeatIntervalMs,
+      maxPayloadBytes: options.maxPayloadBytes,
+      sessionGraceMs: options.sessionGraceMs,
+    });
+    options.logger.info(
+      { sessionId: session.id, resumed, remote: this.#remote, tools: [...session.tools.keys()] },
+      resumed ? 'session resumed' : 'session opened',
+    );
+    this.#startHeartbeat();
+    service.ready(session, resumed);
+  }
+
+  #route(session: Session, frame: ClientFrame): void {
+    const service = this.#service;
+    switch (frame.type) {
+      case 'hello':
+        this.#error('not_allowed', 'hello was already received on this connection');
+        return;
+      case 'ping':
+        session.send({ type: 'pong', ...(frame.id === undefined ? {} : { id: frame.id }) });
+        return;
+      case 'pong':
+        return;
+      case 'tool_result':
+        service.dispatcher.onResult(session, frame);
+        return;
+      case 'approval_request': {
+        const refusal = service.approvals.request(session, frame);
+        if (refusal) this.#error(refusal.code, refusal.message, { callId: frame.callId });
+        return;
+      }
+      case 'approval': {
+        const refusal = service.approvals.decide(frame.callId, {
+          approved: frame.approved,
+          by: 'socket',
+          ...(frame.reason === undefined ? {} : { reason: frame.reason }),
+        });
+        if (refusal) this.#error(refusal.code, refusal.message, { callId: frame.callId });
+        return;
+      }
+      case 'tools_update': {
+        const duplicates = service.updateTools(session, frame.tools);
+        if (duplicates.length > 0) this.#warnDuplicates(duplicates);
+        return;
+      }
+      case 'run_start':
+        this.#runStart(session, frame);
+        return;
+      case 'run_cancel': {
+        const run = service.runs.get(frame.runId);
+        if (run && run.ownerSessionId !== session.id) {
+          this.#error('not_allowed', `run ${frame.runId} was not started by this session`, {
+            runId: frame.runId,
+          });
+          return;
+        }
+        const refusal = service.runs.cancel(frame.runId, frame.reason);
+        if (refusal) this.#error(refusal.code, refusal.message, { runId: frame.runId });
+        return;
+      }
+      case 'error':
+        service.options.logger.warn(
+          { sessionId: session.id, code: frame.code, callId: frame.callId },
+          `client reported an error: ${frame.message}`,
+        );
+        return;
+    }
+  }
+
+  #runStart(session: Session, frame: FrameOf<ClientFrame, 'run_start'>): void {
+    const started = this.#service.runs.start({
+      agent: frame.agent,
+      input: frame.input,
+      startedBy: 'socket',
+      owner: session,
+      requestId: frame.requestId,
+      ...(frame.maxTurns === undefined ? {} : { maxTurns: frame.maxTurns }),
+      ...(frame.parentRunId === undefined ? {} : { parentRunId: frame.parentRunId }),
+      ...(frame.parentCallId === undefined ? {} : { parentCallId: frame.parentCallId }),
+    });
+    if ('code' in started) {
+      this.#error(started.code, started.message, { requestId: frame.requestId });
+      return;
+    }
+    session.send({ type: 'run_started', requestId: frame.requestId, runId: started.id });
+  }
+
+  #startHeartbeat(): void {
+    const intervalMs = this.#service.options.heartbeatIntervalMs;
+    this.#heartbeat = setInterval(() => {
+      const silentMs = Date.now() - this.#lastSeen;
+      if (silentMs > 2 * intervalMs) {
+        this.#close(CLOSE_CODES.heartbeatTimeout, `no frame for ${silentMs}ms (2 heartbeat intervals)`);
+      }
+    }, intervalMs);
+  }
+
+  #warnDuplicates(names: string[]): void {
+    this.#error(
+      'invalid_frame',
+      `tool names announced more than once (the first definition is used): ${names.join(', ')}`,
+    );
+  }
+
+  #error(
+    code: ErrorCode,
+    message: string,
+    ids: { callId?: string; runId?: string; requestId?: string } = {},
+  ): void {
+    const sessionId = this.#session?.id;
+    this.#service.options.logger.warn(
+      { sessionId, remote: this.#remote, code, ...ids },
+      `refused frame: ${message}`,
+    );
+    this.#report(code, message);
+    if (this.#ws.readyState === this.#ws.OPEN) {
+      this.#session?.send({ type: 'error', code, message, ...ids });
+    }
+  }
+
+  #report(code: string | number, message: string): void {
+    const sessionId = this.#session?.id;
+    this.#service.events.emit('protocol_error', {
+      ...(sessionId === undefined ? {} : { sessionId }),
+      code,
+      message,
+    });
+  }
+
+  #close(code: number, reason: string): void {
+    if (this.#closing) return;
+    this.#closing = true;
+    this.#service.options.logger.warn(
+      { sessionId: this.#session?.id, remote: this.#remote, code },
+      `closing connection: ${reason}`,
+    );
+    if (code !== CLOSE_CODES.normal && code !== CLOSE_CODES.goingAway) this.#report(code, reason);
+    closeSocket(this.#ws, code, reason);
+  }
+
+  #onClose(code: number, reason: string): void {
+    this.#closing = true;
+    clearTimeout(this.#helloTimer);
+    clearInterval(this.#heartbeat);
+    if (this.#session) this.#service.detach(this.#session, this.#ws, code, reason);
+  }
+}
+
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
+  return data.toString('utf8');
+}

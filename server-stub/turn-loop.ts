@@ -1,0 +1,130 @@
+/**
+ * The agent loop of one run: ask the model for a turn; a text answer ends the run, tool calls are dispatched
+ * in parallel and the next turn starts when every result is in.
+ *
+ * @module
+ */
+import { Validator } from '@cfworker/json-schema';
+import type { ToolDefinition } from '../src/protocol';
+import { Call } from './call';
+import type { Dispatcher } from './dispatcher';
+import type { ChatMessage, ChatToolCall, Model } from './model';
+import type { Run, RunEventKind, RunStatus } from './run';
+
+/** What the loop needs from the service. */
+export interface TurnLoopDeps {
+  model: Model;
+  dispatcher: Dispatcher;
+  /** Definitions of the agent's tools that some client offers now. */
+  toolsFor(run: Run): ToolDefinition[];
+  emit(run: Run, kind: RunEventKind, data: unknown): void;
+  /** Ends the run (idempotent: a cancel may have ended it already). */
+  end(
+    run: Run,
+    status: Exclude<RunStatus, 'running'>,
+    outcome: { finalOutput?: unknown; error?: string },
+  ): void;
+  newCallId(): string;
+}
+
+/** Plays a run to its end. Never rejects: a model failure fails the run with the error's message. */
+export async function driveRun(run: Run, deps: TurnLoopDeps): Promise<void> {
+  try {
+    await loop(run, deps);
+  } catch (error) {
+    deps.end(run, 'failed', { error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
+  if (run.messages.length === 0) {
+    run.messages.push(
+      { role: 'system', content: run.agent.instructions },
+      { role: 'user', content: run.input },
+    );
+  }
+  for (;;) {
+    if (run.status !== 'running') return;
+    if (run.turns >= run.maxTurns) {
+      deps.end(run, 'failed', {
+        error: `Max turns (${run.maxTurns}) exceeded: the model was still calling tools after ${run.maxTurns} turns`,
+      });
+      return;
+    }
+    deps.emit(run, 'turn', { turn: run.turns + 1 });
+    const turn = await deps.model.nextTurn({
+      messages: run.messages.map((message) => ({ ...message })),
+      tools: deps.toolsFor(run),
+      agent: run.agent,
+      runId: run.id,
+      depth: run.depth,
+      turn: run.turns,
+      signal: run.abort.signal,
+    });
+    if (run.status !== 'running') return;
+    run.turns += 1;
+    const requested = turn.toolCalls ?? [];
+    if (requested.length === 0) {
+      const text = turn.text ?? '';
+      addMessage(run, deps, { role: 'assistant', content: text });
+      const final = finalOutput(run, text);
+      if ('error' in final) deps.end(run, 'failed', { error: final.error });
+      else deps.end(run, 'completed', { finalOutput: final.value });
+      return;
+    }
+    const toolCalls: ChatToolCall[] = requested.map((call, index) => ({
+      id: call.id ?? `call_${run.turns}_${index + 1}`,
+      name: call.name,
+      arguments: call.arguments ?? null,
+    }));
+    addMessage(run, deps, { role: 'assistant', content: turn.text ?? '', toolCalls });
+    const outcomes = await Promise.all(
+      toolCalls.map((toolCall) =>
+        deps.dispatcher.submit(
+          new Call({
+            callId: deps.newCallId(),
+            modelCallId: toolCall.id,
+            run,
+            toolName: toolCall.name,
+            arguments: toolCall.arguments,
+            turn: run.turns,
+          }),
+        ),
+      ),
+    );
+    if (run.status !== 'running') return;
+    outcomes.forEach((outcome, index) => {
+      run.messages.push({ role: 'tool', content: outcome.output, toolCallId: toolCalls[index]!.id });
+    });
+  }
+}
+
+function addMessage(run: Run, deps: TurnLoopDeps, message: ChatMessage): void {
+  run.messages.push(message);
+  deps.emit(run, 'message', message);
+}
+
+/** The final text, or the JSON value it holds when the agent has an `outputSchema` (checked against it). */
+function finalOutput(run: Run, text: string): { value: unknown } | { error: string } {
+  const schema = run.agent.outputSchema;
+  if (schema === undefined) return { value: text };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return {
+      error: `the final output is not JSON, but the agent has an outputSchema: ${(error as Error).message}`,
+    };
+  }
+  const result = new Validator(
+    schema as ConstructorParameters<typeof Validator>[0],
+    '2020-12',
+    false,
+  ).validate(value);
+  if (result.valid) return { value };
+  const detail = result.errors
+    .slice(0, 3)
+    .map((error) => `${error.instanceLocation}: ${error.error}`)
+    .join('; ');
+  return { error: `the final output does not match the agent's outputSchema: ${detail}` };
+}
