@@ -6,7 +6,7 @@
  */
 import { ToolDefinitionError } from '../errors';
 import { arkTypeAdapter, isArkTypeSchema } from './arktype';
-import { isPlainObject, jsonSchemaAdapter } from './json-schema';
+import { guardWithAnnounced, isPlainObject, jsonSchemaAdapter } from './json-schema';
 import { noneAdapter } from './none';
 import {
   hasStandardJsonSchema,
@@ -96,6 +96,9 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
       cause: error,
     });
   }
-  const jsonSchema = finish(adapter.jsonSchema, origin);
-  return { kind: adapter.kind, jsonSchema, validate: adapter.validate };
+  const finished: SchemaAdapter = { ...adapter, jsonSchema: finish(adapter.jsonSchema, origin) };
+  // Parameters are announced: validation must refuse what the announcement refuses (see guardWithAnnounced).
+  return origin.requireObject && finished.kind !== 'json-schema' && finished.kind !== 'none'
+    ? guardWithAnnounced(finished)
+    : finished;
 }

@@ -31,19 +31,24 @@ export function draftOf(schema: JsonObject): SchemaDraft {
  * @throws Error when the schema is not JSON-serialisable (a cycle, a BigInt, a function value).
  */
 function jsonCopy(schema: JsonObject): JsonObject {
-  const seen = new Set<unknown>();
-  const text = JSON.stringify(schema, (_key, value: unknown) => {
-    if (typeof value === 'function' || typeof value === 'symbol') {
-      throw new Error(`it holds a ${typeof value}, which is not JSON`);
-    }
-    if (typeof value === 'object' && value !== null) {
-      if (seen.has(value)) throw new Error('it is not JSON (it refers to itself)');
-      seen.add(value);
-    }
-    return value;
-  });
+  let text: string;
+  try {
+    text = JSON.stringify(schema, (_key, value: unknown) => {
+      if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') {
+        throw new Error(`it holds a ${typeof value}, which is not JSON`);
+      }
+      return value;
+    });
+  } catch (error) {
+    // JSON.stringify throws a TypeError for a cycle (a shared, non-cyclic subschema is fine).
+    if (error instanceof TypeError) throw new Error('it is not JSON (it refers to itself)');
+    throw error;
+  }
   return JSON.parse(text) as JsonObject;
 }
+
+// Keywords whose value is data, not a schema.
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
 
 const ARRAY_OF_STRINGS = (value: unknown) =>
   Array.isArray(value) && value.every((v) => typeof v === 'string');
@@ -61,9 +66,41 @@ export function checkJsonSchema(schema: JsonObject): JsonObject {
   if ('required' in copy && !ARRAY_OF_STRINGS(copy.required)) {
     throw new Error('"required" must be an array of strings');
   }
-  // Building a validator resolves every `$ref`; an unresolvable one throws here, not mid-call.
-  new Validator(structuredClone(copy), draftOf(copy), false).validate({});
+  checkRefs(copy, copy);
   return copy;
+}
+
+/** The value a local JSON Pointer (`#/$defs/item`) points to in `root`, or `undefined`. */
+function resolvePointer(root: unknown, ref: string): unknown {
+  let current: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    } catch {
+      return undefined;
+    }
+    if (!Object.hasOwn(current, key)) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+/** Every `$ref` must point inside the schema (`#`, `#/…`): nothing is fetched, so nothing fails mid-call. */
+function checkRefs(node: unknown, root: JsonObject): void {
+  if (Array.isArray(node)) {
+    for (const child of node) checkRefs(child, root);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  for (const [key, value] of Object.entries(node)) {
+    if (DATA_KEYWORDS.has(key)) continue;
+    if (key === '$ref' && typeof value === 'string') {
+      const local = value === '#' || (value.startsWith('#/') && resolvePointer(root, value) !== undefined);
+      if (!local) throw new Error(`"$ref": ${JSON.stringify(value)} does not point inside the schema`);
+    } else checkRefs(value, root);
+  }
 }
 
 // Errors that only summarise the errors of their subschemas, which are reported instead.
@@ -90,25 +127,45 @@ const SUMMARY_KEYWORDS = new Set([
 // Errors whose subschema errors are alternatives; the summary is clearer than every branch's complaint.
 const ALTERNATIVE_KEYWORDS = new Set(['anyOf', 'oneOf', 'not']);
 
-/** Turns `@cfworker/json-schema` output units into issues with rendered paths, the clearest error per place. */
+function isBelow(location: string, other: string): boolean {
+  return other.startsWith(location === '#' ? '#/' : `${location}/`);
+}
+
+/** A cfworker message in toolwire's style: the missing property in the path, no trailing period. */
+function describe(error: OutputUnit, instance: unknown): ValidationIssue {
+  const segments = pointerToSegments(error.instanceLocation, instance);
+  let message = error.error.replace(/\.$/, '');
+  const missing = error.keyword === 'required' ? /required property "(.*)"$/.exec(message) : null;
+  if (missing?.[1] !== undefined) {
+    segments.push(missing[1]);
+    message = 'missing required property';
+  } else if (error.keyword === 'false') {
+    message = 'is not allowed';
+  } else if (error.keywordLocation.includes('/propertyNames/')) {
+    message = `invalid property name: ${message}`;
+  }
+  return { path: formatPath(segments), message };
+}
+
+/**
+ * Turns `@cfworker/json-schema` output units into issues with rendered paths: summaries whose details are
+ * reported are left out, alternatives (`anyOf`, `oneOf`, `not`) are reported once, duplicates are merged.
+ */
 export function issuesFromOutput(errors: readonly OutputUnit[], instance: unknown): ValidationIssue[] {
   const alternatives = errors
     .filter((e) => ALTERNATIVE_KEYWORDS.has(e.keyword))
-    .map((e) => `${e.keywordLocation}/`);
+    .map((e) => e.keywordLocation);
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
-    if (alternatives.some((prefix) => error.keywordLocation.startsWith(prefix))) continue;
-    const hasDeeper = errors.some((other) => other.keywordLocation.startsWith(`${error.keywordLocation}/`));
-    if (SUMMARY_KEYWORDS.has(error.keyword) && hasDeeper) continue;
-    const segments = pointerToSegments(error.instanceLocation, instance);
-    let message = error.error;
-    const missing = error.keyword === 'required' ? /required property "(.*)"\.?$/.exec(error.error) : null;
-    if (missing?.[1] !== undefined) {
-      segments.push(missing[1]);
-      message = 'missing required property';
-    }
-    const issue = { path: formatPath(segments), message };
+    if (alternatives.some((location) => isBelow(location, error.keywordLocation))) continue;
+    const summarised = errors.some(
+      (other) =>
+        isBelow(error.keywordLocation, other.keywordLocation) ||
+        isBelow(error.instanceLocation, other.instanceLocation),
+    );
+    if (SUMMARY_KEYWORDS.has(error.keyword) && summarised) continue;
+    const issue = describe(error, instance);
     const key = `${issue.path}\u0000${issue.message}`;
     if (!seen.has(key)) {
       seen.add(key);
@@ -136,6 +193,52 @@ export function jsonSchemaAdapter(schema: JsonObject): SchemaAdapter {
       return result.valid
         ? { ok: true, value }
         : { ok: false, issues: issuesFromOutput(result.errors, value) };
+    },
+  };
+}
+
+// Keywords whose value maps names to subschemas.
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+/** Removes every `format` keyword (in place): a library that announced a format validates it its own way. */
+function withoutFormats(node: unknown): unknown {
+  if (Array.isArray(node)) {
+    for (const child of node) withoutFormats(child);
+    return node;
+  }
+  if (typeof node !== 'object' || node === null) return node;
+  const schema = node as Record<string, unknown>;
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'format' && typeof value === 'string') delete schema[key];
+    else if (SCHEMA_MAPS.has(key) && isPlainObject(value))
+      for (const child of Object.values(value)) withoutFormats(child);
+    else if (!DATA_KEYWORDS.has(key)) withoutFormats(value);
+  }
+  return node;
+}
+
+/**
+ * Makes a library adapter refuse whatever its announced JSON Schema refuses, so that `execute` never gets a
+ * value the model was told is invalid (e.g. valibot and arktype accept an array for a record; the announced
+ * `"type": "object"` does not). The library validates first and its messages win; the announced schema
+ * (without `format`, which the library checks itself) is then checked on the raw arguments.
+ */
+export function guardWithAnnounced(adapter: SchemaAdapter): SchemaAdapter {
+  const schema = withoutFormats(structuredClone(adapter.jsonSchema)) as JsonObject;
+  const validator = new Validator(schema, '2020-12', false);
+  return {
+    kind: adapter.kind,
+    jsonSchema: adapter.jsonSchema,
+    validate: async (value) => {
+      const result = await adapter.validate(value);
+      if (!result.ok) return result;
+      let announced: ReturnType<Validator['validate']>;
+      try {
+        announced = validator.validate(value);
+      } catch {
+        return result; // e.g. a library pattern this validator cannot compile: the library's verdict stands
+      }
+      return announced.valid ? result : { ok: false, issues: issuesFromOutput(announced.errors, value) };
     },
   };
 }

@@ -46,7 +46,7 @@ export function isZod3Schema(schema: StandardSchemaV1): boolean {
  */
 export function zod3InputJsonSchema(schema: StandardSchemaV1): JsonObject {
   const result = zodToJsonSchema(schema as never, {
-    target: 'jsonSchema2019-09',
+    target: 'jsonSchema7', // numeric exclusiveMinimum; tuples are upgraded below
     $refStrategy: 'none',
     effectStrategy: 'input',
     pipeStrategy: 'input',
@@ -67,7 +67,29 @@ export function zod3InputJsonSchema(schema: StandardSchemaV1): JsonObject {
       return ignoreOverride;
     },
   });
-  return result as JsonObject;
+  return upgradeTuples(result) as JsonObject;
+}
+
+/**
+ * Rewrites draft-07 tuples (`items: [...]`, `additionalItems`) in the 2020-12 vocabulary toolwire
+ * announces (`prefixItems`, `items`), in place.
+ */
+function upgradeTuples(node: unknown): unknown {
+  if (Array.isArray(node)) {
+    for (const child of node) upgradeTuples(child);
+  } else if (typeof node === 'object' && node !== null) {
+    const schema = node as Record<string, unknown>;
+    if (Array.isArray(schema.items)) {
+      schema.prefixItems = schema.items;
+      delete schema.items;
+      if ('additionalItems' in schema) {
+        schema.items = schema.additionalItems;
+        delete schema.additionalItems;
+      }
+    }
+    for (const child of Object.values(schema)) upgradeTuples(child);
+  }
+  return node;
 }
 
 /** Adapter for a zod 3 schema. @throws Error when the input side cannot be expressed as JSON Schema. */

@@ -1,0 +1,107 @@
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import { describe, expect, it } from 'vitest';
+import { invokeTool, tool } from '../../src/index';
+import { expectDefinitionError } from '../fixtures/schema/definition-error';
+
+const echo = (input: unknown) => input;
+
+/** A minimal Standard Schema of `{ n: number }` from a made-up library, optionally with Standard JSON Schema. */
+function acme(options: { jsonSchema?: boolean; validate?: StandardSchemaV1.Props['validate'] } = {}) {
+  const props: StandardSchemaV1.Props<{ n: number }> & Partial<StandardJSONSchemaV1.Props<{ n: number }>> = {
+    version: 1,
+    vendor: 'acme',
+    validate:
+      options.validate ??
+      (async (value) => {
+        const n = (value as { n?: unknown }).n;
+        return typeof n === 'number'
+          ? { value: { n } }
+          : { issues: [{ message: 'must be a number', path: [{ key: 'n' }] }] };
+      }),
+  };
+  if (options.jsonSchema !== false) {
+    props.jsonSchema = {
+      input: () => ({
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        properties: { n: { type: 'number' } },
+        required: ['n'],
+      }),
+      output: () => ({}),
+    };
+  }
+  return { '~standard': props } as StandardSchemaV1<{ n: number }>;
+}
+
+describe('any other Standard Schema', () => {
+  it('is announced through Standard JSON Schema, without $schema', () => {
+    const t = tool({ name: 'acme', description: 'd', parameters: acme(), execute: echo });
+    expect(t.definition.parameters).toEqual({
+      type: 'object',
+      properties: { n: { type: 'number' } },
+      required: ['n'],
+    });
+  });
+
+  it('is validated through ~standard.validate, awaited', async () => {
+    const t = tool({ name: 'acme', description: 'd', parameters: acme(), execute: ({ n }) => n + 1 });
+    expect(await invokeTool(t, { n: 1 })).toMatchObject({ status: 'ok', output: '2' });
+    expect((await invokeTool(t, { n: 'x' })).output).toBe('Invalid arguments for acme: n: must be a number');
+  });
+
+  it('reports a validator that throws as an issue at the root', async () => {
+    const t = tool({
+      name: 'acme',
+      description: 'd',
+      parameters: acme({
+        validate: () => {
+          throw new Error('boom');
+        },
+      }),
+      execute: echo,
+    });
+    expect(await invokeTool(t, {})).toMatchObject({
+      status: 'invalid_arguments',
+      output: 'Invalid arguments for acme: (root): validation failed: boom',
+    });
+  });
+
+  it('says "is invalid" for an issue without a message', async () => {
+    const t = tool({
+      name: 'acme',
+      description: 'd',
+      parameters: acme({ validate: () => ({ issues: [{ message: '', path: ['a', 0, Symbol.for('s')] }] }) }),
+      execute: echo,
+    });
+    expect((await invokeTool(t, {})).output).toBe('Invalid arguments for acme: a[0][Symbol(s)]: is invalid');
+  });
+
+  it('is refused at definition time when it cannot describe itself as JSON Schema', () => {
+    expectDefinitionError(
+      () => tool({ name: 'acme', description: 'd', parameters: acme({ jsonSchema: false }), execute: echo }),
+      'unsupported_schema',
+      'tool "acme": parameters cannot be expressed as JSON Schema: the "acme" Standard Schema does not implement ' +
+        'Standard JSON Schema (`~standard.jsonSchema`); pass a JSON Schema object instead, or a zod, valibot or arktype schema',
+    );
+  });
+});
+
+describe('parameters of no accepted kind', () => {
+  const expected = (name: string, got: string) =>
+    `tool "${name}": parameters must be a Standard Schema (zod, valibot, arktype, …), a JSON Schema object or undefined, got ${got}`;
+
+  it.each([
+    ['a string', 'object'],
+    ['a number', 42],
+    ['null', null],
+    ['an array', [{ type: 'object' }]],
+    ['an instance of Date', new Date(0)],
+    ['a function', () => ({})],
+  ])('refuses %s', (got, parameters) => {
+    expectDefinitionError(
+      () => tool({ name: 'bad', description: 'd', parameters: parameters as never, execute: echo }),
+      'invalid_parameters',
+      expected('bad', got),
+    );
+  });
+});
