@@ -137,25 +137,3 @@ export class Call {
     return entry;
   }
 }
-
-// The texts below are the SDK's own wording (src/model-text.ts), so that a model reads the same thing whether the
-// SDK or the service wrote it. Kept in step by test/stub/model-texts.test.ts.
-
-/** `Tool "<name>" not found. Available tools: a, b` (or `No tools are available.`), for a tool nobody offers. */
-export function unknownToolOutput(toolName: string, available: readonly string[]): string {
-  // A model-controlled name: keep the text short, and never cut a surrogate pair in half.
-  const cut = /[\uD800-\uDBFF]/.test(toolName.charAt(99)) ? 99 : 100;
-  const shown = toolName.length > 100 ? `${toolName.slice(0, cut)}…` : toolName;
-  const tail = available.length > 0 ? `Available tools: ${available.join(', ')}` : 'No tools are available.';
-  return `Tool "${shown}" not found. ${tail}`;
-}
-
-/** `Error running <name>: timed out after <n>ms`, for a call past its deadline. */
-export function timeoutOutput(toolName: string, deadlineMs: number): string {
-  return `Error running ${toolName}: timed out after ${deadlineMs}ms`;
-}
-
-/** `Error running <name>: the call was cancelled`, for a call cancelled by the service. */
-export function cancelledOutput(toolName: string): string {
-  return `Error running ${toolName}: the call was cancelled`;
-}

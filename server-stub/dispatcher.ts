@@ -5,8 +5,11 @@
  *
  * @module
  */
+
+// The model reads the same words whether the SDK or the service wrote them.
+import { cancelledText, timeoutText, unknownToolText } from '../src/model-text';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../src/protocol';
-import { type Call, type CallOutcome, cancelledOutput, timeoutOutput, unknownToolOutput } from './call';
+import type { Call, CallOutcome } from './call';
 import type { ResolvedStubOptions } from './options';
 import type { Run, RunEventKind } from './run';
 import type { Session } from './session';
@@ -53,7 +56,7 @@ export class Dispatcher {
     if (!call.run.agent.tools.includes(call.toolName)) {
       this.#finish(call, {
         status: 'unknown_tool',
-        output: unknownToolOutput(call.toolName, this.#available(call.run)),
+        output: unknownToolText(call.toolName, this.#available(call.run)),
       });
     } else {
       this.#armDeadline(call);
@@ -162,7 +165,7 @@ export class Dispatcher {
     if (call.state === 'done') return;
     // A client holds a call it asked approval for, so it hears of the cancel as well.
     if (call.sessionId !== undefined) this.#sendCancel(call, reason);
-    this.#finish(call, { status: 'cancelled', output: cancelledOutput(call.toolName) });
+    this.#finish(call, { status: 'cancelled', output: cancelledText(call.toolName) });
   }
 
   /** A session has said `welcome`: re-send what it owes results for, then offer it the waiting calls. */
@@ -178,13 +181,14 @@ export class Dispatcher {
 
   /** A session expired: its calls go back to the pool (at-least-once: the old process may have run them). */
   onSessionExpired(session: Session): void {
+    const orphans: Call[] = [];
     for (const callId of session.calls) {
       const call = this.#calls.get(callId);
       if (!call || call.state === 'done') continue;
       call.sessionId = undefined;
-      call.busyFrom.delete(session.id);
       if (call.state === 'dispatched') {
         call.state = 'waiting';
+        orphans.push(call);
         this.#deps.options.logger.info(
           { callId, sessionId: session.id },
           'session expired with a call in flight; offering it to another client',
@@ -192,6 +196,8 @@ export class Dispatcher {
       }
     }
     session.calls.clear();
+    for (const call of this.#calls.values()) call.busyFrom.delete(session.id);
+    for (const call of orphans) this.#waiting.add(call);
     this.retryWaiting();
   }
 
@@ -213,7 +219,7 @@ export class Dispatcher {
       if (call.sentTo.length === 0 && call.decision === undefined && !this.#mayServe(call)) {
         this.#finish(call, {
           status: 'unknown_tool',
-          output: unknownToolOutput(call.toolName, this.#available(call.run)),
+          output: unknownToolText(call.toolName, this.#available(call.run)),
         });
         return;
       }
@@ -301,7 +307,7 @@ export class Dispatcher {
       call.deadlineTimer = undefined;
       if (call.state === 'done') return;
       if (call.state === 'dispatched') this.#sendCancel(call, 'deadline');
-      this.#finish(call, { status: 'timeout', output: timeoutOutput(call.toolName, deadlineMs) });
+      this.#finish(call, { status: 'timeout', output: timeoutText(call.toolName, deadlineMs) });
     }, deadlineMs);
   }
 

@@ -93,10 +93,10 @@ export class StubService {
     return { session, resumed, duplicates };
   }
 
-  /** Called once `welcome` is on the wire: re-deliveries, kept frames, waiting calls. */
+  /** Called once `welcome` is on the wire: run frames that may have been lost, owed calls, waiting calls. */
   ready(session: Session, resumed: boolean): void {
     this.events.emit('session_open', { sessionId: session.id, resumed, tools: [...session.tools.keys()] });
-    session.flushKept();
+    if (resumed) session.replayOnResume(3 * this.options.heartbeatIntervalMs);
     this.dispatcher.onSessionReady(session, resumed);
   }
 
@@ -106,6 +106,7 @@ export class StubService {
     session.socket = undefined;
     if (session.state !== 'connected') return;
     session.state = 'detached';
+    session.detachedAt = Date.now();
     this.events.emit('session_detached', { sessionId: session.id, code, reason });
     if (this.#closed) return;
     session.graceTimer = setTimeout(() => this.expire(session), this.options.sessionGraceMs);

@@ -10,7 +10,10 @@ import { encodeFrame, type ServiceFrame, type ToolDefinition } from '../src/prot
 /** `connected`: a socket is attached; `detached`: within the grace period; `expired`: gone for good. */
 export type SessionState = 'connected' | 'detached' | 'expired';
 
-/** Frames kept for a detached session and delivered when it resumes. Run events are not kept, only these. */
+/**
+ * Frames kept for a detached session and delivered when it resumes, and replayed on resume when they were sent
+ * shortly before the drop (they may have died with the socket). Run events are not kept, only these.
+ */
 const KEPT_WHILE_DETACHED = new Set<ServiceFrame['type']>(['run_started', 'run_result']);
 /** Most frames kept for a detached session; older ones are dropped first. */
 export const MAX_KEPT_FRAMES = 256;
@@ -32,7 +35,10 @@ export class Session {
   /** Runs started by this session that are still in progress. */
   runsInProgress = 0;
   graceTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the last socket was found closed (epoch ms). */
+  detachedAt: number | undefined;
   readonly #kept: ServiceFrame[] = [];
+  readonly #recent: Array<{ frame: ServiceFrame; at: number }> = [];
 
   constructor(id: string, seq: number, apiKey: string | undefined) {
     this.id = id;
@@ -59,6 +65,10 @@ export class Session {
     const socket = this.socket;
     if (socket && socket.readyState === socket.OPEN) {
       socket.send(encodeFrame(frame));
+      if (KEPT_WHILE_DETACHED.has(frame.type)) {
+        this.#recent.push({ frame, at: Date.now() });
+        if (this.#recent.length > MAX_KEPT_FRAMES) this.#recent.shift();
+      }
       return true;
     }
     if (this.state !== 'expired' && KEPT_WHILE_DETACHED.has(frame.type)) {
@@ -68,9 +78,16 @@ export class Session {
     return false;
   }
 
-  /** Sends the frames kept while detached, oldest first. */
-  flushKept(): void {
+  /**
+   * On resume: sends again the `run_started`/`run_result` frames written within `windowMs` before the drop was
+   * noticed (a dead peer is noticed up to three heartbeat intervals late, and those frames may be lost), then
+   * the frames kept while detached, oldest first.
+   */
+  replayOnResume(windowMs: number): void {
+    const since = (this.detachedAt ?? Date.now()) - windowMs;
+    const recent = this.#recent.filter((entry) => entry.at >= since).map((entry) => entry.frame);
+    this.#recent.length = 0;
     const kept = this.#kept.splice(0);
-    for (const frame of kept) this.send(frame);
+    for (const frame of [...recent, ...kept]) this.send(frame);
   }
 }

@@ -92,3 +92,11 @@ export async function http(
 export function agent(name: string, tools: string[], extra: Partial<AgentDefinition> = {}): AgentDefinition {
   return { name, instructions: `You are ${name}.`, tools, ...extra };
 }
+
+/** Drops the client's socket and resolves once the stub has noticed (its session is detached). */
+export async function dropAndWait(server: StubServer, client: TestClient): Promise<void> {
+  const sessionId = client.sessionId;
+  const detached = once(server, 'session_detached', (info) => info.sessionId === sessionId);
+  await client.drop();
+  await detached;
+}

@@ -58,16 +58,19 @@ export function toolDef(name: string, needsApproval = false): ToolDefinition {
 }
 
 export class TestClient {
-  readonly ws: WebSocket;
-  /** Every decoded frame received, in order. */
+  /** The current socket (a new one after {@link reconnect}). */
+  ws!: WebSocket;
+  /** Every decoded frame received, on every socket, in order. */
   readonly received: ServiceFrame[] = [];
   /** Raw texts that did not decode. */
   readonly undecodable: string[] = [];
-  /** Resolves with the close code and reason. */
-  readonly closed: Promise<{ code: number; reason: string }>;
   /** Tool calls executed by {@link serve}, by callId, with how many times each ran. */
   readonly executions = new Map<string, number>();
   welcome: FrameOf<ServiceFrame, 'welcome'> | undefined;
+  /** Resolves with the close code and reason of the current socket. */
+  closed!: Promise<{ code: number; reason: string }>;
+  readonly #url: string;
+  readonly #options: TestClientOptions;
   #consumed = new Set<number>();
   #waiters: Array<() => void> = [];
   #outbox = new Map<string, FrameOf<ClientFrame, 'tool_result'>>();
@@ -75,20 +78,30 @@ export class TestClient {
   #isClosed = false;
 
   private constructor(url: string, options: TestClientOptions) {
+    this.#url = url;
+    this.#options = options;
+    this.#attach(options.sessionId);
+  }
+
+  #attach(sessionId: string | undefined): void {
+    const options = this.#options;
     const headers: Record<string, string> = { ...options.headers };
     if (options.apiKey !== undefined && (options.keyIn ?? 'header') === 'header') {
       headers.authorization = `Bearer ${options.apiKey}`;
     }
-    this.ws = new WebSocket(url, options.subprotocols ?? [SUBPROTOCOL], { headers });
-    this.ws.on('error', () => {});
+    const ws = new WebSocket(this.#url, options.subprotocols ?? [SUBPROTOCOL], { headers });
+    this.ws = ws;
+    this.#isClosed = false;
+    ws.on('error', () => {});
     this.closed = new Promise((resolve) => {
-      this.ws.on('close', (code, reason) => {
-        this.#isClosed = true;
+      ws.on('close', (code, reason) => {
+        if (this.ws === ws) this.#isClosed = true;
         resolve({ code, reason: reason.toString() });
         this.#wake();
       });
     });
-    this.ws.on('message', (data) => {
+    ws.on('message', (data) => {
+      if (this.ws !== ws) return;
       const text = data.toString();
       const decoded = decodeServiceFrame(text);
       if (!decoded.ok) {
@@ -105,20 +118,33 @@ export class TestClient {
       this.#wake();
     });
     if (options.hello !== false) {
-      this.ws.on('open', () => {
+      ws.on('open', () => {
         const hello: FrameOf<ClientFrame, 'hello'> = {
           type: 'hello',
           protocol: options.protocol ?? PROTOCOL_VERSION,
           sdk: { name: 'test-client', version: '0.0.0' },
           tools: options.tools ?? [],
         };
-        if (options.sessionId !== undefined) hello.sessionId = options.sessionId;
+        if (sessionId !== undefined) hello.sessionId = sessionId;
         if (options.apiKey !== undefined && options.keyIn === 'hello') hello.apiKey = options.apiKey;
         if (options.localApprovals !== undefined) hello.localApprovals = options.localApprovals;
         if (options.maxConcurrency !== undefined) hello.maxConcurrency = options.maxConcurrency;
         this.send(hello);
       });
     }
+  }
+
+  /**
+   * What a client does after losing its socket: a new socket, `hello` with the session id, and, once `welcome`
+   * arrives, every result still in the outbox sent again. Frames, executions and the outbox carry over.
+   */
+  async reconnect(): Promise<FrameOf<ServiceFrame, 'welcome'>> {
+    const sessionId = this.welcome?.sessionId;
+    if (!this.#isClosed) this.ws.terminate();
+    this.#attach(sessionId);
+    const welcome = await this.next('welcome');
+    this.resendOutbox();
+    return welcome;
   }
 
   /** Opens a socket and sends `hello`; does not wait for anything. */

@@ -1,0 +1,249 @@
+import { describe, expect, it } from 'vitest';
+import { scriptedModel } from '../../server-stub/index';
+import { agent, http, once, stub, track } from './helpers';
+import { TestClient, toolDef } from './test-client';
+
+const lastToolMessage = ({ messages }: { messages: readonly { role: string; content: string }[] }) => ({
+  text: messages.filter((message) => message.role === 'tool').at(-1)?.content ?? '(none)',
+});
+
+const refundModel = () =>
+  scriptedModel([{ toolCalls: [{ name: 'refund', arguments: { amount: 42 } }] }, lastToolMessage]);
+
+async function heldCall(server: Awaited<ReturnType<typeof stub>>, runId: string) {
+  const event = await once(
+    server,
+    'run_event',
+    (info) => info.runId === runId && info.kind === 'approval_requested',
+  );
+  return (event.data as { callId: string }).callId;
+}
+
+describe('approvals', () => {
+  it('holds a needsApproval call until the run owner approves it over the socket', async () => {
+    const server = await stub({ model: refundModel() });
+    const client = track(await TestClient.connect(server.url, { tools: [toolDef('refund', true)] }));
+    client.send({ type: 'run_start', requestId: 'q', agent: agent('a', ['refund']), input: 'refund it' });
+    const { runId } = await client.next('run_started');
+    const requested = await client.next('run_event', (frame) => frame.event.kind === 'approval_requested');
+    const { callId } = requested.event.data as { callId: string };
+    expect(requested).toEqual({
+      type: 'run_event',
+      runId,
+      event: {
+        kind: 'approval_requested',
+        data: { callId, toolName: 'refund', arguments: { amount: 42 }, requestedBy: 'definition' },
+      },
+    });
+    expect(client.all('tool_call')).toEqual([]);
+    client.send({ type: 'approval', callId, approved: true });
+    const call = await client.next('tool_call');
+    expect(call).toMatchObject({ callId, toolName: 'refund', approved: true, arguments: { amount: 42 } });
+    client.result(callId, 'refunded 42');
+    const result = await client.next('run_result');
+    expect(result.finalOutput).toBe('refunded 42');
+    expect(client.all('run_event').map((frame) => frame.event.kind)).toContain('approval_decided');
+    expect(server.runs.get(runId)?.toolCalls[0]?.approval).toEqual({
+      requestedBy: 'definition',
+      requestedAt: expect.any(String),
+      decision: { approved: true, by: 'socket', at: expect.any(String) },
+    });
+  });
+
+  it('runs a call approved over HTTP', async () => {
+    const server = await stub({ model: refundModel() });
+    const client = track(await TestClient.connect(server.url, { tools: [toolDef('refund', true)] }));
+    const runId = server.runs.start(agent('a', ['refund']), 'go');
+    const callId = await heldCall(server, runId);
+    expect(
+      await http(server, 'POST', `/v1/runs/${runId}/approvals/${callId}`, { approved: true }),
+    ).toMatchObject({
+      status: 200,
+      body: { runId, callId, approved: true },
+    });
+    const call = await client.next('tool_call');
+    expect(call.approved).toBe(true);
+    client.result(callId, 'refunded');
+    expect((await server.runs.waitFor(runId)).finalOutput).toBe('refunded');
+  });
+
+  it('sends a rejection with its reason, and the model reads the client rejected text', async () => {
+    const server = await stub({ model: refundModel() });
+    const client = track(await TestClient.connect(server.url, { tools: [toolDef('refund', true)] })).serve({
+      refund: () => 'refunded',
+    });
+    const runId = server.runs.start(agent('a', ['refund']), 'go');
+    const callId = await heldCall(server, runId);
+    const decided = await http(server, 'POST', `/v1/runs/${runId}/approvals/${callId}`, {
+      approved: false,
+      reason: 'too much',
+    });
+    expect(decided).toMatchObject({
+      status: 200,
+      body: { runId, callId, approved: false, reason: 'too much' },
+    });
+    const transcript = await server.runs.waitFor(runId);
+    expect(client.all('tool_call')[0]).toMatchObject({ callId, approved: false, reason: 'too much' });
+    expect(client.executions.size).toBe(0);
+    expect(transcript.toolCalls[0]).toMatchObject({
+      status: 'rejected',
+      output: 'refund was not run: the user declined. Reason: too much',
+    });
+  });
+
+  it('refuses a second decision with 409 or not_allowed, and runs the call once', async () => {
+    const server = await stub({ model: refundModel() });
+    const client = track(await TestClient.connect(server.url, { tools: [toolDef('refund', true)] })).serve({
+      refund: () => 'refunded',
+    });
+    const runId = server.runs.start(agent('a', ['refund']), 'go');
+    const callId = await heldCall(server, runId);
+    expect(
+      (await http(server, 'POST', `/v1/runs/${runId}/approvals/${callId}`, { approved: true })).status,
+    ).toBe(200);
+    expect(
+      await http(server, 'POST', `/v1/runs/${runId}/approvals/${callId}`, { approved: false }),
+    ).toMatchObject({
+      status: 409,
+      body: { error: { code: 'not_allowed', message: `tool call ${callId} was already approved` } },
+    });
+    client.send({ type: 'approval', callId, approved: true });
+    expect(await client.next('error')).toEqual({
+      type: 'error',
+      code: 'not_allowed',
+      message: `tool call ${callId} was already approved`,
+      callId,
+    });
+    await server.runs.waitFor(runId);
+    expect(client.executions.get(callId)).toBe(1);
+    expect(client.all('tool_call').length).toBe(1);
+  });
+
+  it('refuses a decision after the run was cancelled, and dispatches nothing', async () => {
+    const server = await stub({ model: refundModel() });
+    const client = track(await TestClient.connect(server.url, { tools: [toolDef('refund', true)] }));
+    const runId = server.runs.start(agent('a', ['refund']), 'go');
+    const callId = await heldCall(server, runId);
+    expect(await http(server, 'POST', `/v1/runs/${runId}/cancel`, { reason: 'changed my mind' })).toEqual({
+      status: 200,
+      body: { runId, status: 'cancelled' },
+      headers: expect.anything(),
+    });
+    expect(
+      await http(server, 'POST', `/v1/runs/${runId}/approvals/${callId}`, { approved: true }),
+    ).toMatchObject({
+      status: 409,
+      body: {
+        error: { code: 'not_allowed', message: `tool call ${callId} was cancelled; nothing will run` },
+      },
+    });
+    client.send({ type: 'approval', callId, approved: true });
+    expect((await client.next('error')).message).toBe(`tool call ${callId} was cancelled; nothing will run`);
+    expect(client.all('tool_call')).toEqual([]);
+    expect(server.runs.get(runId)).toMatchObject({
+      status: 'cancelled',
+      error: 'the run was cancelled: changed my mind',
+      toolCalls: [{ status: 'cancelled', output: 'Error running refund: the call was cancelled' }],
+    });
+  });
+
+  it('holds a call the client asks approval for, with the deadline stopped, and sends the decision to that client', async () => {
+    const server = await stub({ callDeadlineMs: 60, model: refundModel() });
+    const asker = track(await TestClient.connect(server.url, { tools: [toolDef('refund')] }));
+    const approver = track(await TestClient.connect(server.url, { tools: [toolDef('refund')] }));
+    const runId = server.runs.start(agent('a', ['refund']), 'go');
+    const call = await asker.next('tool_call');
+    expect(call.approved).toBeUndefined();
+    asker.send({ type: 'approval_request', callId: call.callId, reason: 'over 10' });
+    const event = await once(server, 'run_event', (info) => info.kind === 'approval_requested');
+    expect(event.data).toEqual({
+      callId: call.callId,
+      toolName: 'refund',
+      arguments: { amount: 42 },
+      requestedBy: 'client',
+      reason: 'over 10',
+    });
+    // A repeated request (what a client re-sends after a reconnect) changes nothing.
+    asker.send({ type: 'approval_request', callId: call.callId, reason: 'over 10' });
+    // Longer than the deadline: a held call has none.
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(server.runs.get(runId)?.toolCalls[0]?.state).toBe('awaiting_approval');
+    approver.send({ type: 'approval', callId: call.callId, approved: true, reason: 'fine' });
+    const decided = await asker.next('tool_call');
+    expect(decided).toMatchObject({ callId: call.callId, approved: true, reason: 'fine' });
+    expect(decided.deadlineMs).toBeGreaterThan(40);
+    asker.result(call.callId, 'refunded');
+    expect((await server.runs.waitFor(runId)).finalOutput).toBe('refunded');
+    expect(approver.all('tool_call')).toEqual([]);
+    expect(approver.all('error')).toEqual([]);
+  });
+
+  it('cancels a call held after the client asked approval when its run is cancelled', async () => {
+    const server = await stub({ model: refundModel() });
+    const client = track(await TestClient.connect(server.url, { tools: [toolDef('refund')] }));
+    const runId = server.runs.start(agent('a', ['refund']), 'go');
+    const call = await client.next('tool_call');
+    client.send({ type: 'approval_request', callId: call.callId });
+    await once(server, 'run_event', (info) => info.kind === 'approval_requested');
+    expect(server.runs.cancel(runId)).toBe(true);
+    expect(await client.next('cancel')).toEqual({
+      type: 'cancel',
+      callId: call.callId,
+      reason: 'run_cancelled',
+    });
+    client.send({ type: 'approval', callId: call.callId, approved: true });
+    expect((await client.next('error')).message).toBe(
+      `tool call ${call.callId} was cancelled; nothing will run`,
+    );
+  });
+
+  it('sends needsApproval calls undecided to a client that decides approvals locally', async () => {
+    const server = await stub({ model: refundModel() });
+    const client = track(
+      await TestClient.connect(server.url, { tools: [toolDef('refund', true)], localApprovals: true }),
+    );
+    const runId = server.runs.start(agent('a', ['refund']), 'go');
+    const call = await client.next('tool_call');
+    expect(call.approved).toBeUndefined();
+    client.result(call.callId, 'refund was not run: the user declined.', { status: 'rejected' });
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.events.map((event) => event.kind)).not.toContain('approval_requested');
+    expect(transcript.toolCalls[0]?.status).toBe('rejected');
+  });
+
+  it('answers 404 for an unknown call and 409 for a call that is not held', async () => {
+    const server = await stub({ model: refundModel() });
+    const client = track(await TestClient.connect(server.url, { tools: [toolDef('refund')] }));
+    const runId = server.runs.start(agent('a', ['refund']), 'go');
+    const call = await client.next('tool_call');
+    expect(await http(server, 'POST', `/v1/runs/${runId}/approvals/nope`, { approved: true })).toMatchObject({
+      status: 404,
+      body: { error: { code: 'unknown_call', message: `no tool call "nope" in run ${runId}` } },
+    });
+    expect(
+      await http(server, 'POST', `/v1/runs/${runId}/approvals/${call.callId}`, { approved: true }),
+    ).toMatchObject({
+      status: 409,
+      body: { error: { code: 'not_allowed', message: `tool call ${call.callId} is not awaiting approval` } },
+    });
+    expect(
+      await http(server, 'POST', `/v1/runs/nope/approvals/${call.callId}`, { approved: true }),
+    ).toMatchObject({
+      status: 404,
+      body: { error: { code: 'unknown_run', message: 'no run "nope"' } },
+    });
+    expect(
+      await http(server, 'POST', `/v1/runs/${runId}/approvals/${call.callId}`, { approved: 'yes' }),
+    ).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_request', message: 'approved must be a boolean' } },
+    });
+    client.send({ type: 'approval', callId: 'nope', approved: true });
+    expect(await client.next('error')).toEqual({
+      type: 'error',
+      code: 'unknown_call',
+      message: 'no tool call "nope"',
+      callId: 'nope',
+    });
+  });
+});
