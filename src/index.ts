@@ -66,3 +66,19 @@ export {
   type WidgetValidation,
   widgetSchema,
 } from './widget';
+
+// ---------------------------------------------------------------- client, agents and runs
+export { Agent, type AgentOptions, type AsToolOptions, DEFAULT_MAX_DEPTH } from './agent';
+export {
+  Client,
+  type ClientEvents,
+  type ClientState,
+  type CloseOptions,
+  type RunOptions,
+  type ToolCallEvent,
+} from './client';
+export { CLIENT_DEFAULTS, type CallInfo, type ClientOptions } from './client-options';
+export type { ReconnectOptions } from './connection';
+export type { Logger, RedactRule } from './logger';
+export type { RunEvent, RunResult } from './runs';
+export type { WebSocketConstructor, WebSocketLike } from './transport';

@@ -148,6 +148,9 @@ function describeIssue(issue: MiniIssue): { path: PropertyKey[]; message: string
       message: `expected one of ${WIDGET_TYPES.map((t) => JSON.stringify(t)).join(', ')}`,
     };
   }
+  // The only other union is a table cell.
+  if (issue.code === 'invalid_union')
+    return { path: issue.path, message: 'expected a string, number, boolean or null' };
   if (issue.code === 'invalid_type')
     return { path: issue.path, message: `expected ${String(issue.expected)}` };
   if (issue.code === 'invalid_value') {

@@ -65,8 +65,8 @@ export function arkTypeInputJsonSchema(schema: StandardSchemaV1): JsonObject {
   });
 }
 
-// arktype puts the path in front of its message (`items[0].sku must be…`); `problem` is the same text without it.
-function arkTypeMessage(issue: StandardSchemaV1.Issue): string {
+/** arktype puts the path in front of its message (`items[0].sku must be…`); `problem` is the text without it. */
+export function arkTypeMessage(issue: StandardSchemaV1.Issue): string {
   const problem = (issue as { problem?: unknown }).problem;
   return typeof problem === 'string' && problem !== '' ? problem : issue.message;
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { ToolDefinitionError } from '../errors';
-import { arkTypeAdapter, isArkTypeSchema } from './arktype';
+import { arkTypeAdapter, arkTypeMessage, isArkTypeSchema } from './arktype';
 import { guardWithAnnounced, isPlainObject, jsonSchemaAdapter } from './json-schema';
 import { noneAdapter } from './none';
 import {
@@ -65,7 +65,8 @@ function finish(schema: JsonObject, origin: SchemaOrigin): JsonObject {
 }
 
 /**
- * Resolves `parameters` (or `outputSchema`) to an adapter. `undefined` means no parameters.
+ * Resolves `parameters` (or `outputSchema`) to an adapter. `undefined` means no parameters. An `outputSchema`
+ * given as a Standard Schema is used for validation only (its `jsonSchema` is `{}`): it is never announced.
  *
  * @throws ToolDefinitionError `invalid_parameters` / `invalid_output_schema` when the value is none of the
  *   accepted kinds (or parameters do not describe an object); `unsupported_schema` when it cannot be expressed
@@ -74,6 +75,10 @@ function finish(schema: JsonObject, origin: SchemaOrigin): JsonObject {
 export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapter {
   if (value === undefined) return noneAdapter();
   const kindCode = origin.field === 'parameters' ? 'invalid_parameters' : 'invalid_output_schema';
+  // An output schema is only validated, never announced: any Standard Schema will do (z.date() included).
+  if (origin.field === 'outputSchema' && isStandardSchema(value)) {
+    return standardAdapter('standard', value, {}, isArkTypeSchema(value) ? arkTypeMessage : undefined);
+  }
   let adapter: SchemaAdapter;
   try {
     if (isStandardSchema(value)) adapter = libraryAdapter(value);

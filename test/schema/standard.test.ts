@@ -5,9 +5,11 @@ import { expectDefinitionError } from '../fixtures/schema/definition-error';
 
 const echo = (input: unknown) => input;
 
+type AcmeProps = StandardSchemaV1.Props & Partial<StandardJSONSchemaV1.Props>;
+
 /** A minimal Standard Schema of `{ n: number }` from a made-up library, optionally with Standard JSON Schema. */
 function acme(options: { jsonSchema?: boolean; validate?: StandardSchemaV1.Props['validate'] } = {}) {
-  const props: StandardSchemaV1.Props<{ n: number }> & Partial<StandardJSONSchemaV1.Props<{ n: number }>> = {
+  const props: { -readonly [K in keyof AcmeProps]: AcmeProps[K] } = {
     version: 1,
     vendor: 'acme',
     validate:

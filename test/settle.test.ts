@@ -1,0 +1,40 @@
+import { describe, expect, it, vi } from 'vitest';
+import { settle } from '../src/settle';
+
+describe('settle', () => {
+  it('resolves with the value of a sync or async callback', async () => {
+    expect(await settle(() => 1)).toEqual({ kind: 'value', value: 1 });
+    expect(await settle(async () => 2)).toEqual({ kind: 'value', value: 2 });
+  });
+
+  it('turns a synchronous throw and a rejection into an error outcome', async () => {
+    const error = new Error('x');
+    expect(
+      await settle(() => {
+        throw error;
+      }),
+    ).toEqual({ kind: 'error', error });
+    expect(await settle(() => Promise.reject(error))).toEqual({ kind: 'error', error });
+  });
+
+  it('does not call the callback when the signal is already aborted', async () => {
+    const fn = vi.fn(() => 1);
+    expect(await settle(fn, { signal: AbortSignal.abort() })).toEqual({ kind: 'aborted' });
+    expect(fn).not.toHaveBeenCalled();
+  });
+
+  it('ends with timeout after timeoutMs, calling onTimeout once', async () => {
+    const onTimeout = vi.fn();
+    expect(await settle(() => new Promise(() => {}), { timeoutMs: 5, onTimeout })).toEqual({
+      kind: 'timeout',
+    });
+    expect(onTimeout).toHaveBeenCalledTimes(1);
+  });
+
+  it('ends with aborted when the signal aborts first', async () => {
+    const controller = new AbortController();
+    const pending = settle(() => new Promise(() => {}), { signal: controller.signal, timeoutMs: 10_000 });
+    controller.abort();
+    expect(await pending).toEqual({ kind: 'aborted' });
+  });
+});
