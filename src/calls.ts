@@ -1,0 +1,325 @@
+/**
+ * Tool calls received from the service: concurrency limit, bounded queue, de-duplication by call id,
+ * cancellation, approvals and the outbox of results waiting for an `ack`.
+ *
+ * Guarantee: within one process a call id is executed at most once. A re-delivered `tool_call` joins the
+ * execution in flight, or is answered from the outbox.
+ *
+ * @module
+ */
+import type { ApprovalDecision, ApprovalRequest, ToolCallResult } from './invoke';
+import type { Logger, Redactor } from './logger';
+import { type ClientFrame, type FrameOf, type ServiceFrame, utf8Length } from './protocol';
+import type { ToolRegistry } from './registry';
+
+type ToolCallFrame = FrameOf<ServiceFrame, 'tool_call'>;
+type ToolResultFrame = FrameOf<ClientFrame, 'tool_result'>;
+
+/** What an approver gets: the request plus the raw frame it came from. */
+export type Approver = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+
+/** Events the call runner reports to the client. */
+export interface CallEvents {
+  toolCall(info: { callId: string; runId: string; toolName: string }): void;
+  toolResult(info: {
+    callId: string;
+    runId: string;
+    toolName: string;
+    status: string;
+    durationMs: number;
+  }): void;
+  approvalRequested(request: ApprovalRequest): void;
+  widgetInvalid(info: { toolName: string; callId: string; path: string; message: string }): void;
+}
+
+/** Dependencies of a {@link CallRunner}. */
+export interface CallRunnerOptions {
+  registry: ToolRegistry;
+  maxConcurrency: number;
+  maxQueue: number;
+  /** Results are held (not written) while the socket buffers more than this many bytes. */
+  highWaterMarkBytes: number;
+  send(frame: ClientFrame): boolean;
+  writable(): boolean;
+  bufferedAmount(): number;
+  maxPayloadBytes(): number;
+  contextFor(call: ToolCallFrame): unknown;
+  /** Local approver (`onApproval`); when absent, approval is asked of the service. */
+  onApproval: Approver | undefined;
+  /** Extra fields for `ctx` (e.g. the nested-run capability). */
+  extend(call: ToolCallFrame): Record<PropertyKey, unknown>;
+  redactor: Redactor;
+  logger: Logger;
+  events: CallEvents;
+}
+
+interface Execution {
+  frame: ToolCallFrame;
+  controller: AbortController;
+  state: 'queued' | 'running';
+  approval: ((decision: ApprovalDecision) => void) | undefined;
+  approvalFrame: FrameOf<ClientFrame, 'approval_request'> | undefined;
+}
+
+/** How many finished call ids are remembered to refuse a re-delivery after the `ack`. */
+const REMEMBERED_CALL_IDS = 10_000;
+/** Room kept for the `tool_result` envelope when capping `output`, in bytes. */
+const ENVELOPE_BYTES = 512;
+
+/** Runs tool calls for one client. Owned by `Client`; not exported from the package. */
+export class CallRunner {
+  readonly #options: CallRunnerOptions;
+  readonly #executions = new Map<string, Execution>();
+  readonly #queue: Execution[] = [];
+  readonly #outbox = new Map<string, { frame: ToolResultFrame; sentOn: number }>();
+  readonly #finished = new Set<string>();
+  #running = 0;
+  #generation = 0;
+  #accepting = true;
+  #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  #idleWaiters: Array<() => void> = [];
+
+  constructor(options: CallRunnerOptions) {
+    this.#options = options;
+  }
+
+  /** Calls executing now. */
+  get running(): number {
+    return this.#running;
+  }
+
+  /** Calls waiting for a free slot. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** Results not yet acknowledged by the service. */
+  get unacked(): number {
+    return this.#outbox.size;
+  }
+
+  /** Handles a `tool_call` frame (new, re-delivered, or carrying an approval decision). */
+  receive(frame: ToolCallFrame): void {
+    const { callId } = frame;
+    const held = this.#outbox.get(callId);
+    if (held) {
+      held.sentOn = -1;
+      this.flush();
+      return;
+    }
+    const execution = this.#executions.get(callId);
+    if (execution) {
+      if (frame.approved !== undefined && execution.approval) {
+        execution.approval(frame.approved ? true : { approved: false, reason: frame.reason ?? '' });
+        execution.approval = undefined;
+      } else if (execution.approvalFrame) {
+        this.#options.send(execution.approvalFrame);
+      }
+      return;
+    }
+    if (this.#finished.has(callId)) {
+      this.#options.logger.debug({ callId }, 'tool_call for a finished call ignored');
+      return;
+    }
+    if (
+      !this.#accepting ||
+      (this.#running >= this.#options.maxConcurrency && this.#queue.length >= this.#options.maxQueue)
+    ) {
+      this.#options.send({
+        type: 'tool_result',
+        callId,
+        status: 'error',
+        output: this.#accepting
+          ? `Error running ${frame.toolName}: the client is busy; try again later`
+          : `Error running ${frame.toolName}: the client is shutting down; try again later`,
+        retryable: true,
+      });
+      return;
+    }
+    const created: Execution = {
+      frame,
+      controller: new AbortController(),
+      state: 'queued',
+      approval: undefined,
+      approvalFrame: undefined,
+    };
+    this.#executions.set(callId, created);
+    if (this.#running < this.#options.maxConcurrency) this.#start(created);
+    else this.#queue.push(created);
+  }
+
+  /** Handles a `cancel` frame: aborts `ctx.signal` of the call, or drops it from the queue. */
+  cancel(callId: string, reason: string): void {
+    const execution = this.#executions.get(callId);
+    if (!execution) return;
+    execution.controller.abort(reason);
+    if (execution.state === 'queued') {
+      this.#queue.splice(this.#queue.indexOf(execution), 1);
+      this.#start(execution);
+    }
+  }
+
+  /** Handles an `ack`: the service has the result, forget it. */
+  ack(callId: string): void {
+    this.#outbox.delete(callId);
+    this.#checkIdle();
+  }
+
+  /** A new socket is open: everything in the outbox and every pending approval request is sent again, once. */
+  reconnected(): void {
+    this.#generation += 1;
+    for (const execution of this.#executions.values()) {
+      if (execution.approvalFrame) this.#options.send(execution.approvalFrame);
+    }
+    this.flush();
+  }
+
+  /** Writes outbox entries not yet written on the current socket, while the socket's buffer has room. */
+  flush(): void {
+    if (this.#flushTimer !== undefined) return;
+    for (const entry of this.#outbox.values()) {
+      if (entry.sentOn === this.#generation) continue;
+      if (!this.#options.writable()) return;
+      if (this.#options.bufferedAmount() > this.#options.highWaterMarkBytes) {
+        this.#flushTimer = setTimeout(() => {
+          this.#flushTimer = undefined;
+          this.flush();
+        }, 5);
+        return;
+      }
+      if (this.#options.send(entry.frame)) entry.sentOn = this.#generation;
+    }
+  }
+
+  /** Stops taking new calls; they are answered with a retryable busy result. */
+  stopAccepting(): void {
+    this.#accepting = false;
+  }
+
+  /** Resolves when no call is queued or running and the outbox is empty. */
+  idle(): Promise<void> {
+    if (this.#isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /** Aborts every call still queued or running (their results say `cancelled`). */
+  abortAll(reason: string): void {
+    for (const execution of [...this.#executions.values()]) this.cancel(execution.frame.callId, reason);
+  }
+
+  /** Stops timers. */
+  dispose(): void {
+    if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+  }
+
+  #start(execution: Execution): void {
+    execution.state = 'running';
+    this.#running += 1;
+    const { frame } = execution;
+    const started = Date.now();
+    this.#options.events.toolCall({ callId: frame.callId, runId: frame.runId, toolName: frame.toolName });
+    const maxOutputBytes = Math.max(1024, this.#options.maxPayloadBytes() - ENVELOPE_BYTES);
+    this.#options.registry
+      .invoke(frame.toolName, frame.arguments, {
+        callId: frame.callId,
+        runId: frame.runId,
+        depth: frame.depth ?? 0,
+        context: this.#options.contextFor(frame),
+        signal: execution.controller.signal,
+        ...(frame.approved === undefined ? {} : { approved: frame.approved }),
+        ...(frame.reason === undefined ? {} : { rejectionReason: frame.reason }),
+        approve: (request) => this.#approve(execution, request),
+        maxOutputBytes,
+        onWidgetInvalid: (info) => this.#options.events.widgetInvalid(info),
+        extend: this.#options.extend(frame),
+      })
+      .then(
+        (result) => this.#finish(execution, result, started),
+        (error: unknown) => {
+          // invokeTool never rejects by contract; if it ever does, the call still gets an answer.
+          this.#options.logger.error({ callId: frame.callId, error }, 'invokeTool rejected');
+          this.#finish(
+            execution,
+            { status: 'error', output: `Error running ${frame.toolName}`, durationMs: 0 },
+            started,
+          );
+        },
+      );
+  }
+
+  #approve(execution: Execution, request: ApprovalRequest): ApprovalDecision | Promise<ApprovalDecision> {
+    this.#options.events.approvalRequested(request);
+    if (this.#options.onApproval) return this.#options.onApproval(request);
+    return new Promise<ApprovalDecision>((resolve) => {
+      execution.approval = resolve;
+      execution.approvalFrame = { type: 'approval_request', callId: request.callId };
+      this.#options.send(execution.approvalFrame);
+    });
+  }
+
+  #finish(execution: Execution, result: ToolCallResult, started: number): void {
+    const { frame } = execution;
+    this.#running -= 1;
+    this.#executions.delete(frame.callId);
+    this.#remember(frame.callId);
+    const durationMs = Math.max(0, Date.now() - started);
+    const resultFrame = this.#resultFrame(frame, result, durationMs);
+    this.#outbox.set(frame.callId, { frame: resultFrame, sentOn: -1 });
+    this.#options.events.toolResult({
+      callId: frame.callId,
+      runId: frame.runId,
+      toolName: frame.toolName,
+      status: result.status,
+      durationMs,
+    });
+    this.flush();
+    const next = this.#queue.shift();
+    if (next) this.#start(next);
+    this.#checkIdle();
+  }
+
+  #resultFrame(frame: ToolCallFrame, result: ToolCallResult, durationMs: number): ToolResultFrame {
+    const { redactor } = this.#options;
+    const out: ToolResultFrame = {
+      type: 'tool_result',
+      callId: frame.callId,
+      status: result.status,
+      output: redactor.text(result.output),
+      durationMs,
+    };
+    if (result.widget !== undefined) {
+      out.widget = redactor.value(result.widget);
+      const size = utf8Length(JSON.stringify(out));
+      if (size > this.#options.maxPayloadBytes()) {
+        delete out.widget;
+        this.#options.events.widgetInvalid({
+          toolName: frame.toolName,
+          callId: frame.callId,
+          path: 'widget',
+          message: `the result with its widget is ${size} bytes, over the service's limit of ${this.#options.maxPayloadBytes()}; the widget was dropped`,
+        });
+      }
+    }
+    return out;
+  }
+
+  #remember(callId: string): void {
+    this.#finished.add(callId);
+    if (this.#finished.size > REMEMBERED_CALL_IDS) {
+      const oldest = this.#finished.values().next().value;
+      if (oldest !== undefined) this.#finished.delete(oldest);
+    }
+  }
+
+  #isIdle(): boolean {
+    return this.#running === 0 && this.#queue.length === 0 && this.#outbox.size === 0;
+  }
+
+  #checkIdle(): void {
+    if (!this.#isIdle()) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}

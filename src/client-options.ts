@@ -1,0 +1,198 @@
+/**
+ * `Client` options: their defaults and the checks made when a client is built.
+ *
+ * @module
+ */
+import { z } from 'zod/mini';
+import type { Approver } from './calls';
+import type { ReconnectOptions } from './connection';
+import { ToolDefinitionError } from './errors';
+import type { Logger, RedactRule } from './logger';
+import type { Tool } from './tool';
+import type { WebSocketConstructor } from './transport';
+
+/** Information about a call, given to a `context` function. */
+export interface CallInfo {
+  callId: string;
+  runId: string;
+  toolName: string;
+}
+
+/** Options of `new Client(...)`. Every duration is in milliseconds. */
+export interface ClientOptions<C = unknown> {
+  /** WebSocket URL of the service (`ws://` or `wss://`). @default process.env.TOOLWIRE_URL */
+  url?: string;
+  /** API key; sent as `Authorization: Bearer` where the runtime allows, else in `hello`. @default process.env.TOOLWIRE_API_KEY */
+  apiKey?: string;
+  /** The tools this process runs. Names must be unique. */
+  // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of tools; each keeps its own types.
+  tools: ReadonlyArray<Tool<any, any, any>>;
+  /**
+   * `ctx.context` for calls of runs this client did not start (for example runs started over HTTP), or a function
+   * of the call returning it. Runs started with `client.run()` use the context given there. Never sent.
+   */
+  context?: C | ((call: CallInfo) => C);
+  /** Calls executing at once. @default 16 */
+  maxConcurrency?: number;
+  /** Calls waiting for a slot; past this the service is told the client is busy (a retryable result). @default 1000 */
+  maxQueue?: number;
+  /** Overrides the heartbeat interval the service announces. @default the service's (15_000 with the stub) */
+  heartbeatIntervalMs?: number;
+  /** Reconnect policy, or `false` to never reconnect. @default { initialDelayMs: 100, maxDelayMs: 10_000, maxAttempts: Infinity } */
+  reconnect?: Partial<ReconnectOptions> | false;
+  /** `connect()` rejects if no `welcome` arrived within this time. @default 30_000 */
+  connectTimeoutMs?: number;
+  /** Results wait while the socket buffers more than this many bytes. @default 1_048_576 */
+  highWaterMarkBytes?: number;
+  /** WebSocket constructor. @default the global `WebSocket`, else the `ws` package */
+  WebSocket?: WebSocketConstructor;
+  /** A pino-compatible logger. @default a logger that discards everything */
+  logger?: Logger;
+  /** Strings and patterns scrubbed from every output, widget and log line (the API key always is). @default [] */
+  redact?: RedactRule[];
+  /**
+   * Decide approvals in this process (a CLI prompt, a policy) instead of asking the service's human.
+   * Returns `true`/`false` or `{ approved, reason }`.
+   */
+  onApproval?: Approver;
+}
+
+/** Default values of {@link ClientOptions}. */
+export const CLIENT_DEFAULTS = {
+  maxConcurrency: 16,
+  maxQueue: 1_000,
+  connectTimeoutMs: 30_000,
+  highWaterMarkBytes: 1_048_576,
+  reconnect: { initialDelayMs: 100, maxDelayMs: 10_000, maxAttempts: Number.POSITIVE_INFINITY },
+} as const;
+
+const positiveInt = z.number().check(z.int(), z.minimum(1));
+const fn = z.custom<(...args: unknown[]) => unknown>((value) => typeof value === 'function');
+
+const optionsSchema = z.strictObject({
+  url: z.string().check(z.regex(/^wss?:\/\/./, 'must start with ws:// or wss://')),
+  apiKey: z.string().check(z.minLength(1, 'must not be empty')),
+  tools: z.array(
+    z.custom(
+      (value) => typeof value === 'object' && value !== null && 'definition' in value,
+      'must be made with tool()',
+    ),
+  ),
+  context: z.optional(z.unknown()),
+  maxConcurrency: z.optional(positiveInt),
+  maxQueue: z.optional(z.number().check(z.int(), z.minimum(0))),
+  heartbeatIntervalMs: z.optional(positiveInt),
+  reconnect: z.optional(
+    z.union([
+      z.literal(false),
+      z.strictObject({
+        initialDelayMs: z.optional(z.number().check(z.minimum(0))),
+        maxDelayMs: z.optional(z.number().check(z.minimum(0))),
+        maxAttempts: z.optional(z.number().check(z.minimum(0))),
+      }),
+    ]),
+  ),
+  connectTimeoutMs: z.optional(positiveInt),
+  highWaterMarkBytes: z.optional(positiveInt),
+  WebSocket: z.optional(fn),
+  logger: z.optional(
+    z.custom(
+      (value) =>
+        ['debug', 'info', 'warn', 'error'].every(
+          (level) => typeof (value as Record<string, unknown> | null)?.[level] === 'function',
+        ),
+      'must have debug, info, warn and error methods',
+    ),
+  ),
+  redact: z.optional(z.array(z.union([z.string(), z.instanceof(RegExp)]))),
+  onApproval: z.optional(fn),
+});
+
+/** Options with every default applied. */
+export interface ResolvedClientOptions
+  extends Required<
+    Pick<
+      ClientOptions,
+      'url' | 'apiKey' | 'maxConcurrency' | 'maxQueue' | 'connectTimeoutMs' | 'highWaterMarkBytes' | 'redact'
+    >
+  > {
+  reconnect: ReconnectOptions | false;
+}
+
+function env(name: string): string | undefined {
+  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+}
+
+/**
+ * Checks options and applies defaults.
+ * @throws ToolDefinitionError `invalid_option` naming the field and the value, or `duplicate_tool`.
+ */
+export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
+  const withEnv = {
+    ...options,
+    url: options.url ?? env('TOOLWIRE_URL'),
+    apiKey: options.apiKey ?? env('TOOLWIRE_API_KEY'),
+  };
+  if (withEnv.url === undefined)
+    throw new ToolDefinitionError('invalid_option', 'Client option "url" is required (or set TOOLWIRE_URL)');
+  if (withEnv.apiKey === undefined) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      'Client option "apiKey" is required (or set TOOLWIRE_API_KEY)',
+    );
+  }
+  const parsed = optionsSchema.safeParse(withEnv);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join('.') || '(options)';
+    const value = issue?.path.reduce<unknown>(
+      (at, key) => (at as Record<PropertyKey, unknown>)?.[key],
+      withEnv,
+    );
+    const shown = field === 'apiKey' ? '[redacted]' : describe(value);
+    const detail =
+      issue?.code === 'unrecognized_keys'
+        ? `unknown option(s) ${JSON.stringify((issue as { keys?: string[] }).keys)}`
+        : `${field} ${issueText(issue)} (got ${shown})`;
+    throw new ToolDefinitionError('invalid_option', `Invalid Client option: ${detail}`);
+  }
+  const seen = new Set<string>();
+  for (const item of options.tools) {
+    if (seen.has(item.name))
+      throw new ToolDefinitionError(
+        'duplicate_tool',
+        `Client option "tools": two tools are named "${item.name}"`,
+      );
+    seen.add(item.name);
+  }
+  return {
+    url: withEnv.url,
+    apiKey: withEnv.apiKey,
+    maxConcurrency: options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency,
+    maxQueue: options.maxQueue ?? CLIENT_DEFAULTS.maxQueue,
+    connectTimeoutMs: options.connectTimeoutMs ?? CLIENT_DEFAULTS.connectTimeoutMs,
+    highWaterMarkBytes: options.highWaterMarkBytes ?? CLIENT_DEFAULTS.highWaterMarkBytes,
+    redact: options.redact ?? [],
+    reconnect: options.reconnect === false ? false : { ...CLIENT_DEFAULTS.reconnect, ...options.reconnect },
+  };
+}
+
+function issueText(
+  issue: { code: string; message: string; expected?: unknown; minimum?: unknown } | undefined,
+): string {
+  if (!issue) return 'is invalid';
+  if (issue.message && issue.message !== 'Invalid input') return issue.message;
+  if (issue.code === 'invalid_type') return `must be ${String(issue.expected)}`;
+  if (issue.code === 'too_small') return `must be at least ${String(issue.minimum)}`;
+  return 'is invalid';
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

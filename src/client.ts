@@ -1,0 +1,330 @@
+/**
+ * The public `Client`: keeps one socket open to the service, runs every incoming tool call through
+ * `invokeTool`, and starts agent runs.
+ *
+ * @module
+ */
+import { EventEmitter } from 'eventemitter3';
+import { type Agent, agentDefinition, NESTED_RUN } from './agent';
+import { CallRunner } from './calls';
+import { type CallInfo, type ClientOptions, resolveClientOptions } from './client-options';
+import { Connection, type ConnectionState } from './connection';
+import { ConnectionError } from './errors';
+import type { ApprovalRequest } from './invoke';
+import { Redactor, redactingLogger, silentLogger } from './logger';
+import { type FrameOf, PROTOCOL_VERSION, type ServiceFrame } from './protocol';
+import { ToolRegistry } from './registry';
+import { type RunEvent, type RunResult, Runs } from './runs';
+import type { Tool } from './tool';
+import { VERSION } from './version';
+
+/** Payload of `tool_call` and the base of `tool_result` events. */
+export interface ToolCallEvent {
+  callId: string;
+  runId: string;
+  toolName: string;
+}
+
+/** Events a {@link Client} emits (eventemitter3; `client.on(name, listener)`). */
+export interface ClientEvents {
+  /** A `welcome` arrived: the first connection, or a reconnect (`resumed` says whether the session survived). */
+  connected: [info: { sessionId: string; resumed: boolean }];
+  /** The socket closed; the client reconnects unless it was closed or refused. */
+  disconnected: [info: { code: number; reason: string }];
+  /** A reconnect attempt is scheduled in `delayMs` milliseconds. */
+  reconnecting: [info: { attempt: number; delayMs: number }];
+  /** A call started executing. */
+  tool_call: [info: ToolCallEvent];
+  /** A call finished; its result is in the outbox until the service acks it. */
+  tool_result: [info: ToolCallEvent & { status: string; durationMs: number }];
+  /** A call needs a human decision; nothing runs until it arrives. */
+  approval_requested: [request: ApprovalRequest];
+  /** A widget failed validation or was too large, and was dropped (the model still got the data). */
+  widget_invalid: [info: { toolName: string; callId: string; path: string; message: string }];
+  /** Progress of a run this client started. */
+  run_event: [event: RunEvent];
+  /** Something went wrong that did not end the client: a protocol error from the service, for example. */
+  error: [error: Error];
+  /** The client closed for good; `error` says why when it was not `close()`. */
+  closed: [error: ConnectionError | undefined];
+}
+
+/** Options of {@link Client.run}. */
+export interface RunOptions<C = unknown> {
+  /** `ctx.context` for every tool call of this run and of its nested runs. Never sent. */
+  context?: C;
+  /** Aborting cancels the run on the service; `run()` then rejects with `AbortError`. */
+  signal?: AbortSignal;
+  /** Model turns before the run fails. @default the service's (10 with the stub) */
+  maxTurns?: number;
+}
+
+/** Options of {@link Client.close}. */
+export interface CloseOptions {
+  /** Finish running calls and flush results before closing. @default true */
+  drain?: boolean;
+  /** Longest wait for draining, in milliseconds; then running calls are aborted with `cancelled` results. @default 30_000 */
+  timeoutMs?: number;
+}
+
+/** Client state, as an explicit union. */
+export type ClientState = ConnectionState;
+
+/**
+ * A connection from this process to the service, running the process's tools.
+ *
+ * @example
+ * ```ts
+ * import { Client, tool } from 'toolwire';
+ *
+ * const ping = tool({ name: 'ping', description: 'Answers pong.', execute: () => 'pong' });
+ * const client = new Client({ url: 'ws://127.0.0.1:8787', apiKey: 'dev', tools: [ping] });
+ * await client.connect();
+ * // … tool calls now run in this process …
+ * await client.close();
+ * ```
+ * @throws ToolDefinitionError from the constructor when an option is invalid (the message names the field).
+ */
+export class Client<C = unknown> extends EventEmitter<ClientEvents> {
+  readonly #registry: ToolRegistry;
+  readonly #connection: Connection;
+  readonly #calls: CallRunner;
+  readonly #runs: Runs;
+  readonly #options: ClientOptions<C>;
+
+  constructor(options: ClientOptions<C>) {
+    super();
+    const resolved = resolveClientOptions(options as ClientOptions);
+    this.#options = options;
+    this.#registry = new ToolRegistry(options.tools);
+    const redactor = new Redactor([resolved.apiKey, ...resolved.redact]);
+    const logger = redactingLogger(options.logger ?? silentLogger, redactor);
+    this.#connection = new Connection({
+      url: resolved.url,
+      apiKey: resolved.apiKey,
+      WebSocket: options.WebSocket,
+      reconnect: resolved.reconnect,
+      heartbeatIntervalMs: options.heartbeatIntervalMs,
+      connectTimeoutMs: resolved.connectTimeoutMs,
+      logger,
+      hello: () => ({
+        protocol: PROTOCOL_VERSION,
+        sdk: { name: 'toolwire', version: VERSION },
+        tools: this.#registry.definitions(),
+        localApprovals: options.onApproval !== undefined,
+        maxConcurrency: resolved.maxConcurrency,
+      }),
+      onWelcome: (welcome) => {
+        this.#calls.reconnected();
+        this.#runs.reconnected();
+        this.#emit('connected', { sessionId: welcome.sessionId, resumed: welcome.resumed });
+      },
+      onFrame: (frame) => this.#onFrame(frame),
+      onDisconnected: (code, reason) => this.#emit('disconnected', { code, reason }),
+      onReconnecting: (attempt, delayMs) => this.#emit('reconnecting', { attempt, delayMs }),
+      onClosed: (error) => {
+        this.#calls.abortAll('client closed');
+        this.#calls.dispose();
+        this.#runs.failAll(error ?? new ConnectionError('closed', 'the client was closed'));
+        this.#emit('closed', error);
+      },
+    });
+    const send = (frame: Parameters<Connection['send']>[0]) => this.#connection.send(frame);
+    this.#runs = new Runs(send, (event) => this.#emit('run_event', event));
+    this.#calls = new CallRunner({
+      registry: this.#registry,
+      maxConcurrency: resolved.maxConcurrency,
+      maxQueue: resolved.maxQueue,
+      highWaterMarkBytes: resolved.highWaterMarkBytes,
+      send,
+      writable: () => this.#connection.writable,
+      bufferedAmount: () => this.#connection.bufferedAmount,
+      maxPayloadBytes: () => this.#connection.maxPayloadBytes,
+      contextFor: (call) => this.#contextFor(call),
+      onApproval: options.onApproval,
+      extend: (call) => ({
+        [NESTED_RUN]: (agent: Agent, input: string, maxTurns: number | undefined, signal: AbortSignal) =>
+          this.#runs.start(agentDefinition(agent), input, {
+            context: this.#contextFor(call),
+            signal,
+            maxTurns,
+            parentRunId: call.runId,
+            parentCallId: call.callId,
+          }),
+      }),
+      redactor,
+      logger,
+      events: {
+        toolCall: (info) => this.#emit('tool_call', info),
+        toolResult: (info) => this.#emit('tool_result', info),
+        approvalRequested: (request) => this.#emit('approval_requested', request),
+        widgetInvalid: (info) => this.#emit('widget_invalid', info),
+      },
+    });
+  }
+
+  /** Current state: `idle` until `connect()`, then `connecting`, `open`, `reconnecting`, `draining`, `closed`. */
+  get state(): ClientState {
+    return this.#connection.state;
+  }
+
+  /** Session id given by the service; survives reconnects. `undefined` before the first `welcome`. */
+  get sessionId(): string | undefined {
+    return this.#connection.sessionId;
+  }
+
+  /** Calls executing, queued and results not yet acknowledged. */
+  get stats(): { running: number; queued: number; unacked: number } {
+    return { running: this.#calls.running, queued: this.#calls.queued, unacked: this.#calls.unacked };
+  }
+
+  /**
+   * Opens the connection and announces the tools. Resolves once the service says `welcome`.
+   * @throws ConnectionError `unauthorized` (wrong key), `unsupported_protocol`, `connect_timeout`, `unreachable`
+   *   (after `reconnect.maxAttempts`), `invalid_url`, or `already_connecting` when called twice.
+   */
+  async connect(): Promise<void> {
+    await this.#connection.connect();
+  }
+
+  /**
+   * Starts a run of `agent` on the service. The agent's definition is sent; its tools' `execute` functions and
+   * `context` stay here, and its tools run in this client.
+   * @returns the run's result once the agent answers.
+   * @throws RunError `run_failed` / `run_cancelled` / a service error code; AbortError when `signal` aborted;
+   *   ConnectionError when the client closed first.
+   */
+  async run(agent: Agent, input: string, options: RunOptions<C> = {}): Promise<RunResult> {
+    for (const item of agent.tools) if (!this.#registry.has(item.name)) this.addTool(item);
+    return this.#runs.start(agentDefinition(agent), input, {
+      context: options.context,
+      signal: options.signal,
+      maxTurns: options.maxTurns,
+      parentRunId: undefined,
+      parentCallId: undefined,
+    });
+  }
+
+  /**
+   * Adds a tool while connected; the service is told with `tools_update`.
+   * @throws ToolDefinitionError `duplicate_tool` when a different tool has that name.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: any tool, whatever its input type.
+  addTool(item: Tool<any, any, any>): void {
+    this.#registry.add(item);
+    this.#announce();
+  }
+
+  /** Removes a tool by name; the service is told. Calls already running finish. Returns `false` if absent. */
+  removeTool(name: string): boolean {
+    const removed = this.#registry.remove(name);
+    if (removed) this.#announce();
+    return removed;
+  }
+
+  /**
+   * Closes the client. With `drain` (the default) it stops taking calls, lets running ones finish (up to
+   * `timeoutMs`, then aborts them with `cancelled` results), waits for the service to ack every result, then
+   * closes with code 1000. Never rejects.
+   */
+  async close(options: CloseOptions = {}): Promise<void> {
+    const { drain = true, timeoutMs = 30_000 } = options;
+    if (this.#connection.state === 'closed') return;
+    this.#calls.stopAccepting();
+    if (drain && this.#connection.writable) {
+      this.#connection.drain();
+      const finished = await withTimeout(this.#calls.idle(), timeoutMs);
+      if (!finished) {
+        this.#calls.abortAll('client closing');
+        await withTimeout(this.#calls.idle(), Math.min(2_000, timeoutMs));
+      }
+    } else {
+      this.#calls.abortAll('client closing');
+    }
+    this.#connection.close();
+  }
+
+  /** `await using client = new Client(...)` closes it (with drain) at the end of the scope. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #announce(): void {
+    if (this.#connection.writable)
+      this.#connection.send({ type: 'tools_update', tools: this.#registry.definitions() });
+  }
+
+  #contextFor(call: ToolCallEvent): unknown {
+    const run = this.#runs.contextOf(call.runId);
+    if (run.found) return run.context;
+    const context = this.#options.context;
+    if (typeof context !== 'function') return context;
+    try {
+      return (context as (info: CallInfo) => C)({
+        callId: call.callId,
+        runId: call.runId,
+        toolName: call.toolName,
+      });
+    } catch (error) {
+      this.#emit(
+        'error',
+        new ConnectionError('context_failed', 'the context function threw', { cause: error }),
+      );
+      return undefined;
+    }
+  }
+
+  #onFrame(frame: Exclude<ServiceFrame, FrameOf<ServiceFrame, 'welcome'>>): void {
+    switch (frame.type) {
+      case 'tool_call':
+        this.#calls.receive(frame);
+        return;
+      case 'cancel':
+        this.#calls.cancel(frame.callId, frame.reason ?? 'service');
+        return;
+      case 'ack':
+        this.#calls.ack(frame.callId);
+        return;
+      case 'error':
+        if (this.#runs.handle(frame)) return;
+        if (
+          frame.callId !== undefined &&
+          (frame.code === 'unknown_call' || frame.code === 'duplicate_result')
+        ) {
+          this.#calls.ack(frame.callId);
+        }
+        this.#emit(
+          'error',
+          new ConnectionError(`service_${frame.code}`, `the service reported: ${frame.message}`),
+        );
+        return;
+      default:
+        this.#runs.handle(frame);
+    }
+  }
+
+  // Listeners are user code: one that throws must not break the socket handler that emitted.
+  #emit<E extends keyof ClientEvents>(event: E, ...args: ClientEvents[E]): void {
+    try {
+      (this.emit as (event: E, ...args: ClientEvents[E]) => boolean)(event, ...args);
+    } catch (error) {
+      if (event !== 'error')
+        this.#emit(
+          'error',
+          new ConnectionError('listener_failed', `a "${event}" listener threw`, { cause: error }),
+        );
+    }
+  }
+}
+
+async function withTimeout(promise: Promise<void>, timeoutMs: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,242 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Client, ConnectionError, ToolDefinitionError, tool } from '../../src/index';
+import { FAKE_URL, fakeService, welcome } from './fake-service';
+
+const service = fakeService();
+beforeAll(() => service.server.listen({ onUnhandledRequest: 'error' }));
+afterAll(() => service.server.close());
+
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close({ drain: false })));
+});
+
+const echo = tool({
+  name: 'echo',
+  description: 'Echoes its text.',
+  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const,
+  execute: ({ text }) => text,
+});
+
+function makeClient(extra: Partial<ConstructorParameters<typeof Client>[0]> = {}) {
+  const client = new Client({
+    url: FAKE_URL,
+    apiKey: 'key-123456',
+    tools: [echo],
+    reconnect: { initialDelayMs: 1, maxDelayMs: 5 },
+    ...extra,
+  });
+  clients.push(client);
+  return client;
+}
+
+describe('Client connection states', () => {
+  it('sends hello with the tools, and the key where headers are impossible, and resolves on welcome', async () => {
+    // A WHATWG WebSocket (as in browsers) has no `terminate` and cannot send an Authorization header.
+    class BrowserWebSocket extends (globalThis.WebSocket as unknown as new (
+      url: string,
+      protocols?: string[],
+    ) => object) {}
+    Object.defineProperty(BrowserWebSocket.prototype, 'terminate', { value: undefined });
+    const client = makeClient({ WebSocket: BrowserWebSocket as never });
+    const states: string[] = [client.state];
+    const connected: unknown[] = [];
+    client.on('connected', (info) => connected.push(info));
+    const opened = service.nextConnection();
+    const connecting = client.connect();
+    states.push(client.state);
+    const connection = await opened;
+    const hello = await connection.next('hello');
+    expect(hello).toMatchObject({
+      type: 'hello',
+      protocol: 1,
+      sdk: { name: 'toolwire' },
+      apiKey: 'key-123456',
+      localApprovals: false,
+      maxConcurrency: 16,
+    });
+    expect(hello.tools.map((definition) => definition.name)).toEqual(['echo']);
+    expect(hello.sessionId).toBeUndefined();
+    expect(connection.frames.filter((frame) => JSON.stringify(frame).includes('key-123456'))).toHaveLength(1);
+    connection.send(welcome('s1'));
+    await connecting;
+    states.push(client.state);
+    expect(states).toEqual(['idle', 'connecting', 'open']);
+    expect(connected).toEqual([{ sessionId: 's1', resumed: false }]);
+    expect(client.sessionId).toBe('s1');
+  });
+
+  it('rejects connect() with ConnectionError unauthorized when the key is refused, and does not retry', async () => {
+    const client = makeClient();
+    const opened = service.nextConnection();
+    const connecting = client.connect();
+    const connection = await opened;
+    await connection.next('hello');
+    const before = service.connections.length;
+    connection.close(4001, 'invalid API key');
+    const error = await connecting.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).toMatchObject({
+      code: 'unauthorized',
+      message: 'the service refused the connection (4001: invalid API key)',
+    });
+    expect(client.state).toBe('closed');
+    expect(service.connections.length).toBe(before);
+  });
+
+  it('reconnects after a drop and resumes the session by id', async () => {
+    const client = makeClient();
+    const events: string[] = [];
+    client.on('disconnected', ({ code }) => events.push(`disconnected ${code}`));
+    client.on('reconnecting', ({ attempt }) => events.push(`reconnecting ${attempt}`));
+    client.on('connected', ({ resumed }) => events.push(`connected ${resumed}`));
+    const first = service.nextConnection();
+    const connecting = client.connect();
+    const one = await first;
+    await one.next('hello');
+    one.send(welcome('s-resume'));
+    await connecting;
+    const second = service.nextConnection();
+    one.close(4500, 'service restarting');
+    const two = await second;
+    const hello = await two.next('hello');
+    expect(hello.sessionId).toBe('s-resume');
+    const resumed = new Promise((resolve) => client.once('connected', resolve));
+    two.send(welcome('s-resume', { resumed: true }));
+    await resumed;
+    expect(events).toEqual(['connected false', 'disconnected 4500', 'reconnecting 1', 'connected true']);
+    expect(client.state).toBe('open');
+  });
+
+  it('answers an invalid frame with an error frame and stays connected', async () => {
+    const client = makeClient();
+    const opened = service.nextConnection();
+    const connecting = client.connect();
+    const connection = await opened;
+    await connection.next('hello');
+    connection.send(welcome());
+    await connecting;
+    const answer = connection.next('error');
+    connection.sendRaw('{"type":"tool_call","callId":""}');
+    expect(await answer).toMatchObject({ type: 'error', code: 'invalid_frame' });
+    const unknown = connection.next('error');
+    connection.sendRaw('{"type":"surprise"}');
+    expect(await unknown).toEqual({
+      type: 'error',
+      code: 'unknown_type',
+      message: 'unknown frame type "surprise"',
+    });
+    expect(client.state).toBe('open');
+  });
+
+  it('terminates and reconnects when the service goes silent for two heartbeat intervals', async () => {
+    const client = makeClient({ heartbeatIntervalMs: 20 });
+    const first = service.nextConnection();
+    const connecting = client.connect();
+    const one = await first;
+    await one.next('hello');
+    one.send(welcome('s-hb'));
+    await connecting;
+    await one.next('ping');
+    const second = service.nextConnection();
+    const disconnected = new Promise<{ code: number }>((resolve) => client.once('disconnected', resolve));
+    expect(await disconnected).toEqual({ code: 4008, reason: 'heartbeat timeout' });
+    const two = await second;
+    expect((await two.next('hello')).sessionId).toBe('s-hb');
+  });
+});
+
+describe('Client tool calls (msw)', () => {
+  async function connected() {
+    const client = makeClient();
+    const opened = service.nextConnection();
+    const connecting = client.connect();
+    const connection = await opened;
+    await connection.next('hello');
+    connection.send(welcome());
+    await connecting;
+    return { client, connection };
+  }
+
+  it('runs a call, holds the result until ack, and answers a re-delivery from the outbox without re-running', async () => {
+    const { client, connection } = await connected();
+    const events: string[] = [];
+    client.on('tool_call', ({ callId }) => events.push(`call ${callId}`));
+    client.on('tool_result', ({ callId, status }) => events.push(`result ${callId} ${status}`));
+    const result = connection.next('tool_result');
+    connection.send({
+      type: 'tool_call',
+      callId: 'c1',
+      runId: 'r1',
+      toolName: 'echo',
+      arguments: '{"text":"hi"}',
+    });
+    expect(await result).toMatchObject({ type: 'tool_result', callId: 'c1', status: 'ok', output: 'hi' });
+    expect(client.stats.unacked).toBe(1);
+    const again = connection.next('tool_result');
+    connection.send({
+      type: 'tool_call',
+      callId: 'c1',
+      runId: 'r1',
+      toolName: 'echo',
+      arguments: '{"text":"hi"}',
+    });
+    expect(await again).toMatchObject({ callId: 'c1', output: 'hi' });
+    expect(events).toEqual(['call c1', 'result c1 ok']);
+    connection.send({ type: 'ack', callId: 'c1' });
+    await expect.poll(() => client.stats.unacked).toBe(0);
+  });
+
+  it('tells the model about bad arguments without running the tool', async () => {
+    const { connection } = await connected();
+    const result = connection.next('tool_result');
+    connection.send({
+      type: 'tool_call',
+      callId: 'c2',
+      runId: 'r1',
+      toolName: 'echo',
+      arguments: '{"text":5}',
+    });
+    expect(await result).toMatchObject({ callId: 'c2', status: 'invalid_arguments' });
+  });
+
+  it('answers an unknown tool with unknown_tool listing the tools', async () => {
+    const { connection } = await connected();
+    const result = connection.next('tool_result');
+    connection.send({ type: 'tool_call', callId: 'c3', runId: 'r1', toolName: 'nope', arguments: {} });
+    expect(await result).toMatchObject({
+      callId: 'c3',
+      status: 'unknown_tool',
+      output: 'Tool "nope" not found. Available tools: echo',
+    });
+  });
+});
+
+describe('Client options', () => {
+  it('names the field and value of an invalid option', () => {
+    expect(() => new Client({ url: FAKE_URL, apiKey: 'k', tools: [echo], maxConcurrency: 0 })).toThrowError(
+      new ToolDefinitionError(
+        'invalid_option',
+        'Invalid Client option: maxConcurrency must be at least 1 (got 0)',
+      ),
+    );
+  });
+
+  it('refuses an unknown option', () => {
+    expect(
+      () => new Client({ url: FAKE_URL, apiKey: 'k', tools: [echo], maxConcurency: 4 } as never),
+    ).toThrowError('Invalid Client option: unknown option(s) ["maxConcurency"]');
+  });
+
+  it('refuses two tools with one name', () => {
+    expect(() => new Client({ url: FAKE_URL, apiKey: 'k', tools: [echo, echo] })).toThrowError(
+      'Client option "tools": two tools are named "echo"',
+    );
+  });
+
+  it('refuses a url that is not ws:// or wss://', () => {
+    expect(() => new Client({ url: 'http://x', apiKey: 'k', tools: [] })).toThrowError(
+      'Invalid Client option: url must start with ws:// or wss:// (got "http://x")',
+    );
+  });
+});

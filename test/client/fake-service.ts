@@ -1,0 +1,72 @@
+/**
+ * A scripted service on msw's WebSocket mocking, for unit tests of the client's state machine. Each connection
+ * is recorded with the frames it received; the test decides what the service answers.
+ */
+import { ws } from 'msw';
+import { setupServer } from 'msw/node';
+import type { ClientFrame, ServiceFrame } from '../../src/protocol';
+
+export const FAKE_URL = 'ws://toolwire.test/v1/ws';
+
+export interface FakeConnection {
+  frames: ClientFrame[];
+  send(frame: ServiceFrame | Record<string, unknown>): void;
+  sendRaw(text: string): void;
+  close(code: number, reason: string): void;
+  /** Resolves with the next frame of `type` received on this connection. */
+  next<T extends ClientFrame['type']>(type: T): Promise<Extract<ClientFrame, { type: T }>>;
+}
+
+export function fakeService() {
+  const link = ws.link(FAKE_URL);
+  const server = setupServer();
+  const connections: FakeConnection[] = [];
+  const waiting: Array<(connection: FakeConnection) => void> = [];
+  server.use(
+    link.addEventListener('connection', ({ client }) => {
+      const listeners: Array<(frame: ClientFrame) => boolean> = [];
+      const connection: FakeConnection = {
+        frames: [],
+        send: (frame) => client.send(JSON.stringify(frame)),
+        sendRaw: (text) => client.send(text),
+        close: (code, reason) => client.close(code, reason),
+        next(type) {
+          return new Promise((resolve) => {
+            listeners.push((frame) => {
+              if (frame.type !== type) return false;
+              resolve(frame as never);
+              return true;
+            });
+          });
+        },
+      };
+      client.addEventListener('message', (event) => {
+        const frame = JSON.parse(String(event.data)) as ClientFrame;
+        connection.frames.push(frame);
+        const index = listeners.findIndex((listener) => listener(frame));
+        if (index >= 0) listeners.splice(index, 1);
+      });
+      connections.push(connection);
+      waiting.shift()?.(connection);
+    }),
+  );
+  return {
+    server,
+    connections,
+    /** Resolves with the next connection the client opens (or the latest, if one is already waiting unclaimed). */
+    nextConnection(): Promise<FakeConnection> {
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+  };
+}
+
+export function welcome(sessionId = 's1', extra: Record<string, unknown> = {}) {
+  return {
+    type: 'welcome',
+    sessionId,
+    resumed: false,
+    heartbeatIntervalMs: 60_000,
+    maxPayloadBytes: 65_536,
+    ...extra,
+  };
+}

@@ -1,0 +1,367 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket as WsWebSocket } from 'ws';
+import { z } from 'zod';
+import {
+  type ScriptedTurn,
+  type StubServer,
+  scriptedModel,
+  silentLogger,
+  startStubServer,
+} from '../../server-stub/index';
+import { Agent, Client, ConnectionError, tool } from '../../src/index';
+import type { WebSocketConstructor } from '../../src/transport';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function stub(options: Parameters<typeof startStubServer>[0] = {}): Promise<StubServer> {
+  const server = await startStubServer({ apiKeys: ['test-key'], logger: silentLogger, ...options });
+  cleanups.push(() => server.close());
+  return server;
+}
+
+async function proxyTo(server: StubServer): Promise<TcpProxy> {
+  const proxy = await startTcpProxy({ targetPort: server.port });
+  cleanups.push(() => proxy.close());
+  return proxy;
+}
+
+function client(url: string, options: Partial<ConstructorParameters<typeof Client>[0]> = {}): Client {
+  const created = new Client({
+    url,
+    apiKey: 'test-key',
+    tools: [],
+    reconnect: { initialDelayMs: 5, maxDelayMs: 50 },
+    ...options,
+  });
+  cleanups.push(() => created.close({ drain: false }));
+  return created;
+}
+
+/** A deferred promise, for tools that wait for the test. */
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+const counted = () => {
+  const runs = new Map<string, number>();
+  const add = tool({
+    name: 'add',
+    description: 'Adds two numbers.',
+    parameters: z.object({ a: z.number(), b: z.number() }),
+    execute: ({ a, b }, ctx) => {
+      runs.set(ctx.callId, (runs.get(ctx.callId) ?? 0) + 1);
+      return String(a + b);
+    },
+  });
+  return { add, runs };
+};
+
+describe('Client against the stub', () => {
+  it('runs 1,000 calls of one run with concurrency, each exactly once', async () => {
+    const turns: ScriptedTurn[] = Array.from({ length: 10 }, (_, turn) => ({
+      toolCalls: Array.from({ length: 100 }, (_, index) => ({
+        name: 'add',
+        arguments: JSON.stringify({ a: turn, b: index }),
+      })),
+    }));
+    turns.push(({ messages }) => ({
+      text: String(messages.filter((m) => m.role === 'tool').reduce((sum, m) => sum + Number(m.content), 0)),
+    }));
+    const server = await stub({ model: scriptedModel(turns), maxTurns: 20 });
+    const { add, runs } = counted();
+    const worker = client(server.url, { tools: [add], maxConcurrency: 8 });
+    await worker.connect();
+    const result = await worker.run(new Agent({ name: 'Summer', instructions: 'Add.', tools: [add] }), 'go', {
+      maxTurns: 20,
+    });
+    // Σ over turns 0..9 and indexes 0..99 of (turn + index) = 100·45 + 10·4950
+    expect(result.finalOutput).toBe(String(100 * 45 + 10 * 4950));
+    expect(result.toolCalls).toHaveLength(1_000);
+    expect(result.toolCalls.every((call) => call.status === 'ok')).toBe(true);
+    expect(runs.size).toBe(1_000);
+    expect([...runs.values()].every((count) => count === 1)).toBe(true);
+    await expect.poll(() => worker.stats).toEqual({ running: 0, queued: 0, unacked: 0 });
+  });
+
+  it('refuses a wrong key with ConnectionError unauthorized', async () => {
+    const server = await stub();
+    const refused = client(server.url, { apiKey: 'wrong-key' });
+    const error = await refused.connect().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).code).toBe('unauthorized');
+    expect(refused.state).toBe('closed');
+  });
+
+  it('aborts ctx.signal when the service cancels a call past its deadline, and reports timeout to the model', async () => {
+    const aborted = deferred<string>();
+    const slow = tool({
+      name: 'slow',
+      description: 'Never finishes on its own.',
+      execute: (_input, ctx) =>
+        new Promise<string>((_resolve, reject) => {
+          ctx.signal.addEventListener('abort', () => {
+            aborted.resolve(String(ctx.signal.reason));
+            reject(new Error('stopped'));
+          });
+        }),
+    });
+    const server = await stub({
+      callDeadlineMs: 50,
+      model: scriptedModel([
+        { toolCalls: [{ name: 'slow', arguments: {} }] },
+        ({ messages }) => ({ text: messages.at(-1)?.content ?? '' }),
+      ]),
+    });
+    const worker = client(server.url, { tools: [slow] });
+    await worker.connect();
+    const result = await worker.run(new Agent({ name: 'A', instructions: '', tools: [slow] }), 'go');
+    expect(await aborted.promise).toBe('deadline');
+    expect(result.toolCalls[0]).toMatchObject({
+      status: 'timeout',
+      output: 'Error running slow: timed out after 50ms',
+    });
+    expect(result.finalOutput).toBe('Error running slow: timed out after 50ms');
+  });
+
+  it('reports a tool timeout (timeoutMs) as status timeout through the tool', async () => {
+    const hang = tool({
+      name: 'hang',
+      description: 'Hangs.',
+      timeoutMs: 20,
+      execute: () => new Promise<string>(() => {}),
+    });
+    const server = await stub({
+      model: scriptedModel([{ toolCalls: [{ name: 'hang' }] }, { text: 'done' }]),
+    });
+    const worker = client(server.url, { tools: [hang] });
+    await worker.connect();
+    const result = await worker.run(new Agent({ name: 'A', instructions: '', tools: [hang] }), 'go');
+    expect(result.toolCalls[0]).toMatchObject({
+      status: 'timeout',
+      output: 'Error running hang: timed out after 20ms',
+    });
+  });
+
+  it('cancels the run on the service when the run signal aborts', async () => {
+    const started = deferred();
+    const aborted = deferred();
+    const wait = tool({
+      name: 'wait',
+      description: 'Waits until cancelled.',
+      execute: (_input, ctx) => {
+        started.resolve();
+        return new Promise<string>((_resolve, reject) => {
+          ctx.signal.addEventListener('abort', () => {
+            aborted.resolve();
+            reject(new Error('cancelled'));
+          });
+        });
+      },
+    });
+    const server = await stub({
+      model: scriptedModel([{ toolCalls: [{ name: 'wait' }] }, { text: 'never' }]),
+    });
+    const worker = client(server.url, { tools: [wait] });
+    await worker.connect();
+    const controller = new AbortController();
+    const running = worker.run(new Agent({ name: 'A', instructions: '', tools: [wait] }), 'go', {
+      signal: controller.signal,
+    });
+    await started.promise;
+    controller.abort();
+    const error = await running.catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'AbortError', code: 'aborted' });
+    await aborted.promise;
+    const [summary] = server.runs.list();
+    expect(summary?.status).toBe('cancelled');
+  });
+
+  it('delivers the result of a call once after the socket drops mid-call, without running it twice', async () => {
+    const release = deferred();
+    const started = deferred();
+    let executions = 0;
+    const job = tool({
+      name: 'job',
+      description: 'Slow job.',
+      execute: async () => {
+        executions += 1;
+        started.resolve();
+        await release.promise;
+        return 'done';
+      },
+    });
+    const server = await stub({
+      model: scriptedModel([
+        { toolCalls: [{ name: 'job' }] },
+        ({ messages }) => ({ text: messages.at(-1)?.content ?? '' }),
+      ]),
+    });
+    const proxy = await proxyTo(server);
+    const worker = client(proxy.url, { tools: [job] });
+    await worker.connect();
+    const running = worker.run(new Agent({ name: 'A', instructions: '', tools: [job] }), 'go');
+    await started.promise;
+    const reconnected = new Promise((resolve) => worker.once('connected', resolve));
+    proxy.dropAll();
+    expect(await reconnected).toMatchObject({ resumed: true });
+    release.resolve();
+    const result = await running;
+    expect(result.finalOutput).toBe('done');
+    expect(result.toolCalls).toHaveLength(1);
+    expect(executions).toBe(1);
+    await expect.poll(() => worker.stats.unacked).toBe(0);
+  });
+
+  it('answers a call re-delivered after it finished from the outbox when the ack was lost', async () => {
+    let executions = 0;
+    const once = tool({
+      name: 'once',
+      description: 'Counts executions.',
+      execute: () => {
+        executions += 1;
+        return 'ran';
+      },
+    });
+    const server = await stub({ model: scriptedModel([{ toolCalls: [{ name: 'once' }] }, { text: 'ok' }]) });
+    const proxy = await proxyTo(server);
+    const worker = client(proxy.url, { tools: [once] });
+    await worker.connect();
+    // Blackhole before the call: the result is written into the void and never acked.
+    const called = new Promise((resolve) => worker.once('tool_result', resolve));
+    const running = worker.run(new Agent({ name: 'A', instructions: '', tools: [once] }), 'go');
+    await called;
+    proxy.blackhole(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    proxy.dropAll();
+    proxy.blackhole(false);
+    const result = await running;
+    expect(result.finalOutput).toBe('ok');
+    expect(executions).toBe(1);
+  });
+
+  it('detects a dead peer through the heartbeat and reconnects', async () => {
+    const server = await stub({ heartbeatIntervalMs: 40 });
+    const proxy = await proxyTo(server);
+    const worker = client(proxy.url);
+    await worker.connect();
+    const disconnected = new Promise<{ code: number }>((resolve) => worker.once('disconnected', resolve));
+    const reconnected = new Promise<{ resumed: boolean }>((resolve) =>
+      worker.on('connected', (info) => info.resumed && resolve(info)),
+    );
+    const silentSince = Date.now();
+    proxy.blackhole(true);
+    expect((await disconnected).code).toBe(4008);
+    const detectedAfterMs = Date.now() - silentSince;
+    expect(detectedAfterMs).toBeGreaterThanOrEqual(80);
+    proxy.blackhole(false);
+    proxy.dropAll();
+    expect(await reconnected).toMatchObject({ resumed: true });
+  });
+
+  it('drains on close: calls in flight finish and their results are acked before the socket closes', async () => {
+    const started = deferred();
+    const finished: string[] = [];
+    const work = tool({
+      name: 'work',
+      description: 'Takes a little while.',
+      execute: async (_input, ctx) => {
+        started.resolve();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        finished.push(ctx.callId);
+        return 'finished';
+      },
+    });
+    const server = await stub({ model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'ok' }]) });
+    const worker = client(server.url, { tools: [work] });
+    await worker.connect();
+    const runId = deferred<string>();
+    worker.on('tool_call', (info) => runId.resolve(info.runId));
+    void worker.run(new Agent({ name: 'A', instructions: '', tools: [work] }), 'go').catch(() => {});
+    await started.promise;
+    await worker.close({ timeoutMs: 5_000 });
+    expect(finished).toHaveLength(1);
+    expect(worker.state).toBe('closed');
+    const transcript = server.runs.get(await runId.promise);
+    expect(transcript?.toolCalls[0]).toMatchObject({ status: 'ok', output: 'finished' });
+  });
+
+  it('never lets the API key, the run context or a redact pattern cross the wire or reach a log line', async () => {
+    const apiKey = 'sk-live-PLANTED-KEY-0001';
+    const secret = 'PLANTED-DB-PASSWORD-42';
+    const frames: string[] = [];
+    class RecordingWebSocket extends WsWebSocket {
+      constructor(...args: ConstructorParameters<typeof WsWebSocket>) {
+        super(...args);
+        this.on('message', (data) => frames.push(String(data)));
+      }
+      override send(data: unknown, ...rest: unknown[]): void {
+        frames.push(String(data));
+        (super.send as (...args: unknown[]) => void)(data, ...rest);
+      }
+    }
+    const lines: string[] = [];
+    const logger = {
+      debug: (object: object, message: string) => lines.push(JSON.stringify(object) + message),
+      info: (object: object, message: string) => lines.push(JSON.stringify(object) + message),
+      warn: (object: object, message: string) => lines.push(JSON.stringify(object) + message),
+      error: (object: object, message: string) => lines.push(JSON.stringify(object) + message),
+    };
+    const leaky = tool({
+      name: 'leaky',
+      description: 'Tries to leak.',
+      execute: (_input, ctx) => {
+        const context = ctx.context as { dbPassword: string };
+        throw new Error(`connect failed for key ${apiKey} with password ${context.dbPassword}`);
+      },
+    });
+    const chatty = tool({
+      name: 'chatty',
+      description: 'Returns a secret in its data and its widget.',
+      execute: (_input, ctx) => ({
+        note: `password is ${(ctx.context as { dbPassword: string }).dbPassword}`,
+        widget: { type: 'Text', value: `key ${apiKey}` },
+      }),
+    });
+    const server = await stub({
+      apiKeys: [apiKey],
+      model: scriptedModel([{ toolCalls: [{ name: 'leaky' }, { name: 'chatty' }] }, { text: 'done' }]),
+    });
+    const worker = new Client({
+      url: server.url,
+      apiKey,
+      tools: [leaky, chatty],
+      WebSocket: RecordingWebSocket as unknown as WebSocketConstructor,
+      logger,
+      redact: [secret],
+    });
+    cleanups.push(() => worker.close({ drain: false }));
+    await worker.connect();
+    const result = await worker.run(
+      new Agent({ name: 'A', instructions: '', tools: [leaky, chatty] }),
+      'go',
+      {
+        context: { dbPassword: secret },
+      },
+    );
+    await worker.close();
+    expect(result.toolCalls.map((call) => call.output).sort()).toEqual([
+      'Error running leaky: connect failed for key [redacted] with password [redacted]',
+      '{"note":"password is [redacted]"}',
+    ]);
+    const transcript = JSON.stringify(server.runs.get(result.runId));
+    expect(frames.length).toBeGreaterThan(4);
+    for (const text of [...frames, ...lines, transcript]) {
+      expect(text).not.toContain(apiKey);
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain('dbPassword');
+    }
+  });
+});
