@@ -4,8 +4,18 @@
  * @packageDocumentation
  */
 
-// ---------------------------------------------------------------- core: tools and one call
+export { Agent, type AgentOptions, type AsToolOptions, DEFAULT_MAX_DEPTH } from './agent';
 export { type DecodedArguments, decodeArguments } from './arguments';
+export {
+  Client,
+  type ClientEvents,
+  type ClientState,
+  type CloseOptions,
+  type RunOptions,
+  type ToolCallEvent,
+} from './client';
+export { type CallInfo, CLIENT_DEFAULTS, type ClientOptions } from './client-options';
+export type { ReconnectOptions } from './connection';
 export {
   AbortError,
   ConnectionError,
@@ -24,6 +34,7 @@ export {
   type ToolCallResult,
   type WidgetInvalidInfo,
 } from './invoke';
+export type { Logger, RedactRule } from './logger';
 export { serializeOutput, thrownMessage, truncateUtf8 } from './output';
 export {
   type AgentDefinition,
@@ -35,6 +46,7 @@ export {
   type ToolDefinition,
 } from './protocol';
 export { ToolRegistry } from './registry';
+export type { RunEvent, RunResult } from './runs';
 export type { SchemaKind, ValidationIssue } from './schema/index';
 export {
   type EmptyInput,
@@ -48,6 +60,7 @@ export {
   type ToolParameters,
   tool,
 } from './tool';
+export type { WebSocketConstructor, WebSocketLike } from './transport';
 export {
   BADGE_COLORS,
   type BadgeWidget,
@@ -66,19 +79,3 @@ export {
   type WidgetValidation,
   widgetSchema,
 } from './widget';
-
-// ---------------------------------------------------------------- client, agents and runs
-export { Agent, type AgentOptions, type AsToolOptions, DEFAULT_MAX_DEPTH } from './agent';
-export {
-  Client,
-  type ClientEvents,
-  type ClientState,
-  type CloseOptions,
-  type RunOptions,
-  type ToolCallEvent,
-} from './client';
-export { CLIENT_DEFAULTS, type CallInfo, type ClientOptions } from './client-options';
-export type { ReconnectOptions } from './connection';
-export type { Logger, RedactRule } from './logger';
-export type { RunEvent, RunResult } from './runs';
-export type { WebSocketConstructor, WebSocketLike } from './transport';
