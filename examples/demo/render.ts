@@ -1,0 +1,110 @@
+/**
+ * Draws the live transcript in the terminal: model text, each tool call with its arguments, status, duration
+ * and the model-facing output, and widgets as boxes, tables and coloured badges.
+ */
+import Table from 'cli-table3';
+import pc from 'picocolors';
+import type { RunEvent, Widget } from 'toolwire';
+
+const indent = (depth: number) => '  '.repeat(depth + 1);
+const clip = (text: string, max = 160) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+const BADGE: Record<string, (text: string) => string> = {
+  success: (text) => pc.bgGreen(pc.black(text)),
+  warning: (text) => pc.bgYellow(pc.black(text)),
+  danger: (text) => pc.bgRed(pc.white(text)),
+  info: (text) => pc.bgBlue(pc.white(text)),
+  neutral: (text) => pc.inverse(text),
+};
+
+/** Renders a widget as terminal lines (no trailing newline). */
+export function renderWidget(widget: Widget): string[] {
+  switch (widget.type) {
+    case 'Card': {
+      const body = (widget.children ?? []).flatMap(renderWidget);
+      const width =
+        Math.max((widget.title ?? '').length + 2, ...body.map((line) => visible(line).length)) + 2;
+      const top = `╭─ ${pc.bold(widget.title ?? '')} ${'─'.repeat(Math.max(0, width - visible(widget.title ?? '').length - 3))}╮`;
+      const lines = body.map(
+        (line) => `│ ${line}${' '.repeat(Math.max(0, width - visible(line).length - 1))}│`,
+      );
+      return [top, ...lines, `╰${'─'.repeat(width)}╯`];
+    }
+    case 'Text':
+      return [widget.value];
+    case 'Badge':
+      return [(BADGE[widget.color ?? 'neutral'] ?? BADGE.neutral!)(` ${widget.label} `)];
+    case 'Table': {
+      const style = pc.isColorSupported ? { head: ['cyan'], border: ['grey'] } : { head: [], border: [] };
+      const table = new Table({ head: widget.columns, style });
+      for (const row of widget.rows) table.push(row.map((cell) => (cell === null ? '' : String(cell))));
+      return table.toString().split('\n');
+    }
+    case 'List':
+      return widget.items.map((item, index) => (widget.ordered ? `${index + 1}. ${item}` : `• ${item}`));
+    case 'Chart': {
+      const max = Math.max(1, ...widget.data.map((datum) => datum.value));
+      return [
+        ...(widget.title ? [pc.bold(widget.title)] : []),
+        ...widget.data.map(
+          (datum) =>
+            `${datum.label.padEnd(12)} ${'█'.repeat(Math.round((datum.value / max) * 30))} ${datum.value}`,
+        ),
+      ];
+    }
+    case 'Image':
+      return [pc.dim(`[image: ${widget.alt}] ${widget.url}`)];
+  }
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colour codes to measure width.
+const visible = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
+
+const STATUS: Record<string, (text: string) => string> = {
+  ok: pc.green,
+  rejected: pc.yellow,
+  cancelled: pc.yellow,
+};
+
+/** Prints one run event; `depths` maps run ids to nesting depth (nested runs are indented). */
+export function renderEvent(
+  event: RunEvent,
+  depths: Map<string, number>,
+  write: (line: string) => void,
+): void {
+  const depth = depths.get(event.runId) ?? 0;
+  const pad = indent(depth);
+  const data = (event.event.data ?? {}) as Record<string, unknown>;
+  switch (event.event.kind) {
+    case 'message': {
+      // A root message without tool calls is the final answer, which the caller prints itself.
+      const final = depth === 0 && !Array.isArray(data.toolCalls);
+      if (data.role === 'assistant' && typeof data.content === 'string' && data.content !== '' && !final) {
+        write(`${pad}${pc.magenta('model')}  ${data.content}`);
+      }
+      return;
+    }
+    case 'tool_call': {
+      const args = typeof data.arguments === 'string' ? data.arguments : JSON.stringify(data.arguments ?? {});
+      write(`${pad}${pc.cyan('call')}   ${pc.bold(String(data.toolName))} ${pc.dim(clip(args, 100))}`);
+      return;
+    }
+    case 'tool_result': {
+      const status = String(data.status);
+      const colour = STATUS[status] ?? pc.red;
+      write(
+        `${pad}  ${colour(`${status === 'ok' ? '✓' : '✗'} ${status}`)} ${pc.dim(`${String(data.durationMs)}ms`)} → ${clip(String(data.output))}`,
+      );
+      if (data.widget) for (const line of renderWidget(data.widget as Widget)) write(`${pad}  ${line}`);
+      return;
+    }
+    case 'approval_requested':
+      write(`${pad}${pc.yellow('approval')} ${String(data.toolName)} needs a human decision`);
+      return;
+    case 'approval_decided':
+      write(`${pad}${pc.yellow('approval')} ${data.approved ? 'granted' : 'rejected'}`);
+      return;
+    default:
+      return;
+  }
+}
