@@ -19,8 +19,11 @@ import type { Widget } from './widget';
 
 /** What {@link InvokeOptions.approve} is asked: the call and its validated input. */
 export interface ApprovalRequest {
+  /** Id of the call awaiting approval. */
   callId: string;
+  /** Id of its run. */
   runId: string;
+  /** Name of the tool. */
   toolName: string;
   /** The validated input `execute` would receive. */
   input: unknown;
@@ -31,10 +34,13 @@ export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
 
 /** Details of a widget dropped because it failed validation. */
 export interface WidgetInvalidInfo {
+  /** Name of the tool that returned the widget. */
   toolName: string;
+  /** Id of the call. */
   callId: string;
   /** Path inside the widget, e.g. `children[0].color` or `(root)`. */
   path: string;
+  /** What is wrong there, e.g. `expected string`. */
   message: string;
 }
 
@@ -207,7 +213,7 @@ async function run<C>(tool: Tool, rawArguments: unknown, options: InvokeOptions<
  * ```
  */
 export async function invokeTool<C = unknown>(
-  tool: Tool<unknown, unknown, C> | Tool,
+  tool: Tool<unknown, unknown, C>,
   rawArguments: unknown,
   options: InvokeOptions<C> = {},
 ): Promise<ToolCallResult> {

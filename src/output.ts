@@ -2,7 +2,7 @@
  * What the model reads: a tool's return value and a thrown value, turned into text by fixed rules, and the
  * byte cap that keeps that text inside a frame.
  *
- * @see ../../docs/PROTOCOL.md and DESIGN.md "Semantics the tests must pin down" for the rules.
+ * @see DESIGN.md, "Semantics the tests must pin down", for the rules; test/output.test.ts pins each one.
  * @module
  */
 import { utf8Length } from './protocol';
@@ -151,7 +151,7 @@ export function truncationMarker(originalBytes: number): string {
  * @param maxBytes - cap in UTF-8 bytes, a positive integer.
  * @example
  * ```ts
- * truncateUtf8('a'.repeat(100), 60); // 'aaaaaaaaaaaaaaaaaaaaaaa\n[truncated: the full output was 100 bytes]'
+ * truncateUtf8('a'.repeat(100), 60); // 'aaaaaaaaaaaaaaaaa\n[truncated: the full output was 100 bytes]' (60 bytes)
  * ```
  */
 export function truncateUtf8(text: string, maxBytes: number): string {

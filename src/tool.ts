@@ -71,7 +71,7 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
   parameters?: P;
   /**
    * Does the work. Gets the validated input (the schema's output, e.g. with defaults applied). A string result
-   * reaches the model unchanged; anything else as JSON (see {@link serializeOutput}). Throwing is fine: the
+   * reaches the model unchanged; anything else as JSON (see `serializeOutput`). Throwing is fine: the
    * model reads `Error running <name>: <message>` (or `errorFunction`'s text).
    */
   execute(input: InferParameters<P>, ctx: ToolContext<C>): Out | Promise<Out>;
@@ -89,7 +89,11 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
   timeoutMs?: number;
   /** Schema the result must match (any kind `parameters` accepts); a mismatch is an `error` result. */
   outputSchema?: ToolParameters;
-  /** What the model sees instead of the full result; the caller still gets the full value. */
+  /**
+   * What the model reads instead of the full result: it receives `execute`'s full return value (parsed by
+   * `outputSchema`, widget included) and its return value is serialised like a result. The caller still gets
+   * the full value in `ToolCallResult.value`. A throw is handled like a throw from `execute`.
+   */
   toModelOutput?(output: Out): unknown;
 }
 
