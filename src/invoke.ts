@@ -122,6 +122,12 @@ function checkOptions(options: InvokeOptions<unknown>): void {
   }
 }
 
+/** A random id: `crypto.randomUUID()` where available (it is missing on insecure browser origins). */
+function randomId(): string {
+  if (typeof globalThis.crypto?.randomUUID === 'function') return globalThis.crypto.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
+}
+
 function idempotencyKeyFor(callId: string): (scope?: string) => string {
   const base = `toolwire:${encodeURIComponent(callId)}`;
   return (scope) => (scope === undefined ? base : `${base}:${encodeURIComponent(scope)}`);
@@ -131,8 +137,8 @@ function makeContext<C>(tool: Tool, options: InvokeOptions<C>, signal: AbortSign
   const ctx: ToolContext<C> = {
     context: options.context as C,
     signal,
-    callId: options.callId ?? crypto.randomUUID(),
-    runId: options.runId ?? crypto.randomUUID(),
+    callId: options.callId ?? randomId(),
+    runId: options.runId ?? randomId(),
     toolName: tool.name,
     approved: false,
     depth: options.depth ?? 0,
