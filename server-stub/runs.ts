@@ -135,6 +135,13 @@ export class RunManager {
     const owner = run.ownerSessionId === undefined ? undefined : this.#deps.sessions.get(run.ownerSessionId);
     owner?.send({ type: 'run_event', runId: run.id, event: { kind, data } });
     this.#deps.events.emit('run_event', { runId: run.id, kind, data });
+    // A human deciding for a nested run looks at the outer run: approvals surface on every ancestor too,
+    // with `runId` naming the run the call belongs to (where the decision is posted).
+    if ((kind === 'approval_requested' || kind === 'approval_decided') && run.parentRunId !== undefined) {
+      const parent = this.#runs.get(run.parentRunId);
+      const origin = (data as { runId?: string }).runId ?? run.id;
+      if (parent) this.emit(parent, kind, { ...(data as object), runId: origin });
+    }
   }
 
   /**

@@ -144,7 +144,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       onApproval: options.onApproval,
       extend: (call) => ({
         [NESTED_RUN]: (agent: Agent, input: string, maxTurns: number | undefined, signal: AbortSignal) =>
-          this.#runs.start(agentDefinition(agent), input, {
+          this.#startRun(agent, input, {
             context: this.#contextFor(call),
             signal,
             maxTurns,
@@ -195,8 +195,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    *   ConnectionError when the client closed first.
    */
   async run(agent: Agent, input: string, options: RunOptions<C> = {}): Promise<RunResult> {
-    for (const item of agent.tools) if (!this.#registry.has(item.name)) this.addTool(item);
-    return this.#runs.start(agentDefinition(agent), input, {
+    return this.#startRun(agent, input, {
       context: options.context,
       signal: options.signal,
       maxTurns: options.maxTurns,
@@ -247,6 +246,14 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   /** `await using client = new Client(...)` closes it (with drain) at the end of the scope. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /** Starts a run after making sure this client runs the agent's tools (announced before `run_start`). */
+  #startRun(agent: Agent, input: string, options: Parameters<Runs['start']>[2]): Promise<RunResult> {
+    const missing = agent.tools.filter((item) => !this.#registry.has(item.name));
+    for (const item of missing) this.#registry.add(item);
+    if (missing.length > 0) this.#announce();
+    return this.#runs.start(agentDefinition(agent), input, options);
   }
 
   #announce(): void {

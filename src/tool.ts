@@ -236,7 +236,8 @@ function checkOptions(
  * Defines a tool. Checks the whole configuration now, so nothing fails later mid-call.
  *
  * `definition.parameters` is the JSON Schema of the input side of `parameters` (without `$schema`);
- * `definition.needsApproval` is `true` when approval is always or possibly (a predicate) needed.
+ * `definition.needsApproval` is `true` only for `needsApproval: true`: the service holds those calls until a
+ * human decides. A predicate is announced as `false` and evaluated by the client when a call arrives.
  *
  * @throws ToolDefinitionError with `code` and a message naming the tool and the field:
  *   `invalid_name` (outside `^[a-zA-Z0-9_-]{1,64}$`), `invalid_description` (empty), `invalid_execute`,
@@ -285,7 +286,9 @@ export function tool<P extends ToolParameters | undefined = undefined, Out = unk
     name: loose.name,
     description: loose.description,
     parameters: parameters.jsonSchema,
-    needsApproval: internals.needsApproval !== false,
+    // Only an unconditional `true` is announced: the service then holds every call until a human decides. A
+    // predicate is evaluated here on receipt; when it says yes, the client sends `approval_request`.
+    needsApproval: internals.needsApproval === true,
   });
   const made = { name: loose.name, description: loose.description, definition };
   Object.defineProperty(made, INTERNALS, { value: Object.freeze(internals) });

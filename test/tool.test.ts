@@ -46,12 +46,15 @@ describe('tool()', () => {
   it.each([
     [true, true],
     [false, false],
-    [() => true, true],
-  ])('announces needsApproval %s as %s (a predicate: approval may be needed)', (needsApproval, announced) => {
-    expect(tool({ name: 't', description: 'd', needsApproval, execute }).definition.needsApproval).toBe(
-      announced,
-    );
-  });
+    [() => true, false],
+  ])(
+    'announces needsApproval %s as %s (a predicate is evaluated by the client, not the service)',
+    (needsApproval, announced) => {
+      expect(tool({ name: 't', description: 'd', needsApproval, execute }).definition.needsApproval).toBe(
+        announced,
+      );
+    },
+  );
 
   it('accepts any Standard Schema as outputSchema, even one JSON Schema cannot express', () => {
     expect(() =>

@@ -1,0 +1,372 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  type Script,
+  type StubServer,
+  scriptedModel,
+  silentLogger,
+  startStubServer,
+} from '../../server-stub/index';
+import { Agent, Client, type RunEvent, type Tool, tool } from '../../src/index';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setup(
+  script: Script,
+  tools: Tool<never, unknown, never>[],
+  extra: Partial<ConstructorParameters<typeof Client>[0]> = {},
+) {
+  const server = await startStubServer({
+    apiKeys: ['k'],
+    logger: silentLogger,
+    model: scriptedModel(script),
+    callDeadlineMs: 10_000,
+  });
+  cleanups.push(() => server.close());
+  const client = new Client({ url: server.url, apiKey: 'k', tools, ...extra });
+  cleanups.push(() => client.close({ drain: false }));
+  await client.connect();
+  return { server, client };
+}
+
+const lastTool = ({ messages }: { messages: readonly { role: string; content: string }[] }) => ({
+  text: [...messages].reverse().find((message) => message.role === 'tool')?.content ?? '(none)',
+});
+
+async function decide(
+  server: StubServer,
+  runId: string,
+  callId: string,
+  body: unknown,
+): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${server.httpUrl}/v1/runs/${runId}/approvals/${callId}`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** Resolves with the first approval_requested run event (of any run of the client, or of `onRun` when given). */
+function nextApproval(
+  client: Client,
+  onRun?: Promise<string>,
+): Promise<{ runId: string; callId: string; eventRunId: string }> {
+  return new Promise((resolve) => {
+    let wanted: string | undefined;
+    void onRun?.then((runId) => {
+      wanted = runId;
+    });
+    const listener = (event: RunEvent) => {
+      if (event.event.kind !== 'approval_requested') return;
+      if (onRun && event.runId !== wanted) return;
+      const data = event.event.data as { callId: string; runId?: string };
+      client.off('run_event', listener);
+      resolve({ runId: data.runId ?? event.runId, callId: data.callId, eventRunId: event.runId });
+    };
+    client.on('run_event', listener);
+  });
+}
+
+describe('runs with tools', () => {
+  it('returns every tool call of a run with two tools and a widget; the widget never reaches the model', async () => {
+    const lookup = tool({
+      name: 'lookup',
+      description: 'Looks an order up.',
+      parameters: z.object({ id: z.string() }),
+      execute: ({ id }) => ({
+        id,
+        status: 'shipped',
+        widget: { type: 'Badge', label: 'shipped', color: 'success' },
+      }),
+    });
+    const count = tool({ name: 'count', description: 'Counts.', execute: () => 3 });
+    const { client, server } = await setup(
+      [{ toolCalls: [{ name: 'lookup', arguments: { id: 'o1' } }, { name: 'count' }] }, { text: 'done' }],
+      [lookup, count] as never,
+    );
+    const result = await client.run(new Agent({ name: 'A', instructions: '', tools: [lookup, count] }), 'go');
+    expect(result.finalOutput).toBe('done');
+    expect(
+      result.toolCalls.map(({ toolName, status, output, widget }) => ({ toolName, status, output, widget })),
+    ).toEqual(
+      expect.arrayContaining([
+        {
+          toolName: 'lookup',
+          status: 'ok',
+          output: '{"id":"o1","status":"shipped"}',
+          widget: { type: 'Badge', label: 'shipped', color: 'success' },
+        },
+        { toolName: 'count', status: 'ok', output: '3', widget: undefined },
+      ]),
+    );
+    const messages = JSON.stringify(server.runs.get(result.runId)?.messages);
+    expect(messages).not.toContain('Badge');
+  });
+
+  it('gives each concurrent run its own context, which never crosses the wire', async () => {
+    let arrived = 0;
+    let release!: () => void;
+    const bothIn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const whoami = tool({
+      name: 'whoami',
+      description: 'Says the tenant.',
+      execute: async (_input, ctx) => {
+        arrived += 1;
+        if (arrived === 2) release();
+        await bothIn;
+        return (ctx.context as { tenant: string }).tenant;
+      },
+    });
+    const { client, server } = await setup([{ toolCalls: [{ name: 'whoami' }] }, lastTool], [
+      whoami,
+    ] as never);
+    const agent = new Agent({ name: 'A', instructions: '', tools: [whoami] });
+    const [a, b] = await Promise.all([
+      client.run(agent, 'x', { context: { tenant: 'tenant-a', secret: 'ctx-secret-a' } }),
+      client.run(agent, 'y', { context: { tenant: 'tenant-b', secret: 'ctx-secret-b' } }),
+    ]);
+    expect([a.finalOutput, b.finalOutput]).toEqual(['tenant-a', 'tenant-b']);
+    const everything = JSON.stringify([server.runs.get(a.runId), server.runs.get(b.runId)]);
+    expect(everything).not.toContain('ctx-secret');
+  });
+
+  it('uses the client context option (a function of the call) for runs started over HTTP', async () => {
+    const whoami = tool({
+      name: 'whoami',
+      description: 'Says the tenant.',
+      execute: (_i, ctx) => String(ctx.context),
+    });
+    const { server } = await setup([{ toolCalls: [{ name: 'whoami' }] }, lastTool], [whoami] as never, {
+      context: (call) => `tenant-for-${call.toolName}`,
+    });
+    const started = await fetch(`${server.httpUrl}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: { name: 'H', instructions: '', tools: ['whoami'] }, input: 'hi' }),
+    });
+    const { runId } = (await started.json()) as { runId: string };
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.finalOutput).toBe('tenant-for-whoami');
+  });
+});
+
+describe('agents as tools', () => {
+  it('runs an agent two levels deep and returns its answer to the outer model', async () => {
+    const fact = tool({ name: 'fact', description: 'A fact.', execute: () => 'the sky is blue' });
+    const inner = new Agent({ name: 'Inner', instructions: '', tools: [fact] });
+    const middle = new Agent({
+      name: 'Middle',
+      instructions: '',
+      tools: [inner.asTool({ toolName: 'ask_inner', toolDescription: 'Ask Inner.' })],
+    });
+    const askMiddle = middle.asTool({ toolName: 'ask_middle', toolDescription: 'Ask Middle.' });
+    const outer = new Agent({ name: 'Outer', instructions: '', tools: [askMiddle] });
+    const { client, server } = await setup(
+      {
+        Outer: [
+          { toolCalls: [{ name: 'ask_middle', arguments: { input: 'sky?' } }] },
+          (input) => ({ text: `outer: ${lastTool(input).text}` }),
+        ],
+        Middle: [
+          { toolCalls: [{ name: 'ask_inner', arguments: { input: 'sky?' } }] },
+          (input) => ({ text: `middle: ${lastTool(input).text}` }),
+        ],
+        Inner: [{ toolCalls: [{ name: 'fact' }] }, (input) => ({ text: `inner: ${lastTool(input).text}` })],
+      },
+      [],
+    );
+    const result = await client.run(outer, 'what colour is the sky?');
+    expect(result.finalOutput).toBe('outer: middle: inner: the sky is blue');
+    const runs = server.runs.list();
+    expect(runs.map((run) => [run.agent, run.depth]).sort()).toEqual([
+      ['Inner', 2],
+      ['Middle', 1],
+      ['Outer', 0],
+    ]);
+    const innerRun = runs.find((run) => run.agent === 'Inner');
+    const middleRun = runs.find((run) => run.agent === 'Middle');
+    expect(innerRun?.parentRunId).toBe(middleRun?.runId);
+  });
+
+  it('stops an agent that calls itself at the nesting bound, with an error text the model reads', async () => {
+    const tools: Tool<never, unknown, never>[] = [];
+    const loop = new Agent({ name: 'Loop', instructions: '', tools });
+    tools.push(loop.asTool({ toolName: 'loop', toolDescription: 'Ask yourself.', maxDepth: 3 }) as never);
+    const { client, server } = await setup(
+      { Loop: [{ toolCalls: [{ name: 'loop', arguments: { input: 'again' } }] }, lastTool] },
+      [],
+    );
+    const result = await client.run(loop, 'go');
+    expect(result.finalOutput).toBe(
+      'Error running loop: agents are nested 3 deep, at the limit of 3; not starting Loop',
+    );
+    expect(server.runs.list()).toHaveLength(4);
+  });
+
+  it('reports a failed nested run to the outer model as the tool error text', async () => {
+    const inner = new Agent({ name: 'Inner', instructions: '', tools: [] });
+    const outer = new Agent({
+      name: 'Outer',
+      instructions: '',
+      tools: [inner.asTool({ toolName: 'ask', toolDescription: 'Ask.', maxTurns: 1 })],
+    });
+    const { client } = await setup(
+      {
+        Outer: [{ toolCalls: [{ name: 'ask', arguments: { input: 'x' } }] }, lastTool],
+        Inner: [{ toolCalls: [{ name: 'missing' }] }, { toolCalls: [{ name: 'missing' }] }],
+      },
+      [],
+    );
+    const result = await client.run(outer, 'go');
+    expect(String(result.finalOutput)).toMatch(/^Error running ask: .*turn/);
+  });
+});
+
+describe('approvals', () => {
+  const refundTool = (runs: string[]) =>
+    tool({
+      name: 'refund',
+      description: 'Refunds an order.',
+      parameters: z.object({ orderId: z.string() }),
+      needsApproval: true,
+      execute: ({ orderId }, ctx) => {
+        runs.push(ctx.callId);
+        return `refunded ${orderId} (approved=${ctx.approved})`;
+      },
+    });
+  const script: Script = [{ toolCalls: [{ name: 'refund', arguments: { orderId: 'o1' } }] }, lastTool];
+
+  it('runs an approved call once, and refuses a second decision with 409', async () => {
+    const runs: string[] = [];
+    const refund = refundTool(runs);
+    const { client, server } = await setup(script, [refund] as never);
+    const approval = nextApproval(client);
+    const running = client.run(new Agent({ name: 'A', instructions: '', tools: [refund] }), 'go');
+    const { runId, callId } = await approval;
+    expect(runs).toEqual([]);
+    expect((await decide(server, runId, callId, { approved: true })).status).toBe(200);
+    const result = await running;
+    expect(result.finalOutput).toBe('refunded o1 (approved=true)');
+    expect((await decide(server, runId, callId, { approved: true })).status).toBe(409);
+    expect(runs).toEqual([callId]);
+  });
+
+  it('gives status rejected with the reason when a human rejects, and runs nothing', async () => {
+    const runs: string[] = [];
+    const refund = refundTool(runs);
+    const { client, server } = await setup(script, [refund] as never);
+    const approval = nextApproval(client);
+    const running = client.run(new Agent({ name: 'A', instructions: '', tools: [refund] }), 'go');
+    const { runId, callId } = await approval;
+    await decide(server, runId, callId, { approved: false, reason: 'order already refunded' });
+    const result = await running;
+    expect(result.toolCalls[0]).toMatchObject({
+      status: 'rejected',
+      output: 'refund was not run: the user declined. Reason: order already refunded',
+    });
+    expect(runs).toEqual([]);
+  });
+
+  it('runs nothing for an approval that arrives after the run was cancelled', async () => {
+    const runs: string[] = [];
+    const refund = refundTool(runs);
+    const { client, server } = await setup(script, [refund] as never);
+    const approval = nextApproval(client);
+    const controller = new AbortController();
+    const running = client.run(new Agent({ name: 'A', instructions: '', tools: [refund] }), 'go', {
+      signal: controller.signal,
+    });
+    const { runId, callId } = await approval;
+    controller.abort();
+    await expect(running).rejects.toMatchObject({ name: 'AbortError' });
+    expect((await decide(server, runId, callId, { approved: true })).status).toBe(409);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(runs).toEqual([]);
+  });
+
+  it('asks the service when a predicate says so, and runs without asking when it says no', async () => {
+    const runs: string[] = [];
+    const pay = tool({
+      name: 'pay',
+      description: 'Pays.',
+      parameters: z.object({ cents: z.number() }),
+      needsApproval: (_ctx, { cents }) => cents > 10_000,
+      execute: ({ cents }) => {
+        runs.push(String(cents));
+        return `paid ${cents}`;
+      },
+    });
+    const { client, server } = await setup(
+      [
+        {
+          toolCalls: [
+            { name: 'pay', arguments: { cents: 500 } },
+            { name: 'pay', arguments: { cents: 50_000 } },
+          ],
+        },
+        { text: 'ok' },
+      ],
+      [pay] as never,
+    );
+    const approval = nextApproval(client);
+    const running = client.run(new Agent({ name: 'A', instructions: '', tools: [pay] }), 'go');
+    const { runId, callId } = await approval;
+    await expect.poll(() => runs).toEqual(['500']);
+    await decide(server, runId, callId, { approved: true });
+    await running;
+    expect(runs.sort()).toEqual(['500', '50000']);
+  });
+
+  it('lets a local onApproval decide, with a reason on rejection', async () => {
+    const runs: string[] = [];
+    const refund = refundTool(runs);
+    const asked: unknown[] = [];
+    const { client } = await setup(script, [refund] as never, {
+      onApproval: (request) => {
+        asked.push(request.input);
+        return { approved: false, reason: 'not today' };
+      },
+    });
+    const result = await client.run(new Agent({ name: 'A', instructions: '', tools: [refund] }), 'go');
+    expect(asked).toEqual([{ orderId: 'o1' }]);
+    expect(result.finalOutput).toBe('refund was not run: the user declined. Reason: not today');
+    expect(runs).toEqual([]);
+  });
+
+  it('surfaces an approval inside a nested agent on the outer run, and resumes after the decision', async () => {
+    const runs: string[] = [];
+    const refund = refundTool(runs);
+    const clerk = new Agent({ name: 'Clerk', instructions: '', tools: [refund] });
+    const boss = new Agent({
+      name: 'Boss',
+      instructions: '',
+      tools: [clerk.asTool({ toolName: 'ask_clerk', toolDescription: 'Ask the clerk.' })],
+    });
+    const { client, server } = await setup(
+      {
+        Boss: [
+          { toolCalls: [{ name: 'ask_clerk', arguments: { input: 'refund o1' } }] },
+          (input) => ({ text: `boss: ${lastTool(input).text}` }),
+        ],
+        Clerk: script as never,
+      },
+      [],
+    );
+    const outerRunId = new Promise<string>((resolve) =>
+      client.once('tool_call', (info) => resolve(info.runId)),
+    );
+    const approval = nextApproval(client, outerRunId);
+    const running = client.run(boss, 'go');
+    const { runId, callId, eventRunId } = await approval;
+    expect(eventRunId).toBe(await outerRunId);
+    await decide(server, runId, callId, { approved: true });
+    expect((await running).finalOutput).toBe('boss: refunded o1 (approved=true)');
+    expect(runs).toEqual([callId]);
+  });
+});
