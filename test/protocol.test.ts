@@ -1,5 +1,15 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { decodeClientFrame, decodeServiceFrame, encodeFrame, utf8Length } from '../src/protocol';
+import {
+  clientFrameSchema,
+  decodeClientFrame,
+  decodeServiceFrame,
+  encodeFrame,
+  serviceFrameSchema,
+  utf8Length,
+} from '../src/protocol';
 
 describe('decodeServiceFrame', () => {
   it('decodes a tool_call whose arguments are a JSON string', () => {
@@ -61,5 +71,63 @@ describe('utf8Length', () => {
   it('counts UTF-8 bytes, with a lone surrogate as three', () => {
     expect(utf8Length('aé€😀')).toBe(1 + 2 + 3 + 4);
     expect(utf8Length('\ud800x')).toBe(4);
+  });
+});
+
+describe('frame fixtures (test/fixtures/frames)', () => {
+  const root = fileURLToPath(new URL('./fixtures/frames/', import.meta.url));
+  const read = (dir: string) =>
+    readdirSync(join(root, dir))
+      .filter((file) => file.endsWith('.json'))
+      .sort()
+      .map((file) => [file, JSON.parse(readFileSync(join(root, dir, file), 'utf8')) as unknown] as const);
+  const typesOf = (schema: typeof clientFrameSchema | typeof serviceFrameSchema): string[] =>
+    (
+      schema._zod.def.options as Array<{
+        _zod: { def: { shape: { type: { _zod: { def: { values: string[] } } } } } };
+      }>
+    ).map((option) => option._zod.def.shape.type._zod.def.values[0] ?? '');
+  const clientTypes = new Set(typesOf(clientFrameSchema));
+  const serviceTypes = new Set(typesOf(serviceFrameSchema));
+  const valid = read('valid');
+  const invalid = read('invalid') as ReadonlyArray<
+    readonly [
+      string,
+      {
+        direction: 'client' | 'service';
+        maxPayloadBytes?: number;
+        expect: { code: string; message: string };
+        raw?: string;
+        frame?: unknown;
+      },
+    ]
+  >;
+
+  it.each(valid)('decodes valid/%s in every direction its type travels, unchanged', (_file, frame) => {
+    const type = (frame as { type: string }).type;
+    const directions = [
+      ...(clientTypes.has(type) ? [decodeClientFrame] : []),
+      ...(serviceTypes.has(type) ? [decodeServiceFrame] : []),
+    ];
+    expect(directions.length).toBeGreaterThan(0);
+    for (const decode of directions) {
+      expect(decode(JSON.stringify(frame))).toEqual({ ok: true, frame });
+      expect(decode(encodeFrame(frame as Parameters<typeof encodeFrame>[0]))).toEqual({ ok: true, frame });
+    }
+  });
+
+  it.each(invalid)('refuses invalid/%s with its code and message', (_file, spec) => {
+    const decode = spec.direction === 'client' ? decodeClientFrame : decodeServiceFrame;
+    const raw = spec.raw ?? JSON.stringify(spec.frame);
+    expect(decode(raw, spec.maxPayloadBytes)).toEqual({ ok: false, ...spec.expect });
+  });
+
+  it('has a valid and an invalid fixture for every frame type', () => {
+    const all = [...new Set([...clientTypes, ...serviceTypes])].sort();
+    expect(all).toHaveLength(17);
+    const validTypes = new Set(valid.map(([, frame]) => (frame as { type: string }).type));
+    const invalidTypes = new Set(invalid.map(([file]) => file.split('-')[0]?.replace(/\.json$/, '')));
+    expect(all.filter((type) => !validTypes.has(type))).toEqual([]);
+    expect(all.filter((type) => !invalidTypes.has(type))).toEqual([]);
   });
 });

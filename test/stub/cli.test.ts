@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseCliArgs } from '../../server-stub/cli-args';
+import { TestClient } from './test-client';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('toolwire-stub arguments', () => {
+  it('parses ports, keys and durations', () => {
+    const command = parseCliArgs([
+      '--port',
+      '8787',
+      '--api-key',
+      'a',
+      '--api-key',
+      'b',
+      '--call-deadline-ms',
+      '500',
+    ]);
+    expect(command).toEqual({
+      kind: 'start',
+      debug: false,
+      options: { port: 8787, apiKeys: ['a', 'b'], callDeadlineMs: 500 },
+    });
+  });
+
+  it('loads a script and agents from JSON files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolwire-stub-'));
+    writeFileSync(join(dir, 'script.json'), JSON.stringify([{ text: 'hello' }]));
+    writeFileSync(join(dir, 'agents.json'), JSON.stringify([{ name: 'a', instructions: '', tools: [] }]));
+    const command = parseCliArgs([
+      '--script',
+      join(dir, 'script.json'),
+      '--agents',
+      join(dir, 'agents.json'),
+    ]);
+    expect(command.kind === 'start' && command.options.agents).toEqual([
+      { name: 'a', instructions: '', tools: [] },
+    ]);
+    expect(command.kind === 'start' && typeof command.options.model?.nextTurn).toBe('function');
+  });
+
+  it('refuses unknown options and bad numbers with a message naming them', () => {
+    expect(() => parseCliArgs(['--port', 'eighty'])).toThrow(
+      '--port must be a non-negative integer, got "eighty"',
+    );
+    expect(() => parseCliArgs(['--nope'])).toThrow("Unknown option '--nope'");
+    expect(() => parseCliArgs(['--script', '/does/not/exist.json'])).toThrow(
+      /^--script: cannot read \/does\/not\/exist\.json: ENOENT/,
+    );
+    expect(parseCliArgs(['-h'])).toEqual({ kind: 'help' });
+  });
+});
+
+describe('toolwire-stub', () => {
+  it('prints its ws:// URL, says it accepts any key, serves clients and exits 0 on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server-stub/cli.ts', '--port', '0'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const line = stdout.split('\n')[0];
+        if (stdout.includes('\n') && line) resolve(line);
+      });
+      child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+    });
+    expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
+    const client = await TestClient.connect(url, { apiKey: 'anything' });
+    expect(client.welcome?.resumed).toBe(false);
+    const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect((await client.closed).code).toBe(4050);
+    expect(stderr).toContain('no apiKeys configured: accepting any API key (or none)');
+  });
+});

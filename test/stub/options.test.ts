@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { STUB_DEFAULTS, startStubServer } from '../../server-stub/index';
+import { resolveStubOptions } from '../../server-stub/options';
+import { PROTOCOL_DEFAULTS } from '../../src/protocol';
+import { agent } from './helpers';
+
+describe('stub options', () => {
+  it('defaults to loopback, a free port and the protocol defaults', () => {
+    const resolved = resolveStubOptions({});
+    expect(resolved).toMatchObject({
+      ...STUB_DEFAULTS,
+      host: '127.0.0.1',
+      port: 0,
+      apiKeys: undefined,
+      maxPayloadBytes: PROTOCOL_DEFAULTS.maxPayloadBytes,
+    });
+    expect(STUB_DEFAULTS).toEqual({
+      port: 0,
+      host: '127.0.0.1',
+      heartbeatIntervalMs: 15_000,
+      callDeadlineMs: 120_000,
+      sessionGraceMs: 60_000,
+      maxPayloadBytes: 1_048_576,
+      helloTimeoutMs: 10_000,
+      maxFramesPerSecond: 2_000,
+      maxFrameBurst: 4_000,
+      maxTurns: 10,
+      maxRunDepth: 8,
+      maxRunsPerSession: 64,
+      busyRetryMs: 250,
+      maxHttpBodyBytes: 1_048_576,
+    });
+  });
+
+  it.each([
+    [{ port: 70_000 }, 'startStubServer: port must be ≤ 65535, got 70000'],
+    [{ callDeadlineMs: 0 }, 'startStubServer: callDeadlineMs must be an integer ≥ 1, got 0'],
+    [{ heartbeatIntervalMs: 1.5 }, 'startStubServer: heartbeatIntervalMs must be an integer ≥ 1, got 1.5'],
+    [{ maxPayloadBytes: 100 }, 'startStubServer: maxPayloadBytes must be an integer ≥ 1024, got 100'],
+    [{ apiKeys: [''] }, 'startStubServer: apiKeys must hold non-empty strings'],
+    [{ host: '' }, 'startStubServer: host must be a non-empty string, got ""'],
+    [{ agents: [agent('a', []), agent('a', [])] }, 'startStubServer: agents[1]: the name "a" is used twice'],
+    [{ model: {} }, 'startStubServer: model must have a nextTurn(request) method'],
+    [{ timeoutMs: 5 }, 'startStubServer: unknown option "timeoutMs"'],
+  ])('refuses %j', async (options, message) => {
+    await expect(startStubServer(options as never)).rejects.toMatchObject({
+      name: 'ToolDefinitionError',
+      code: 'invalid_option',
+      message,
+    });
+  });
+
+  it('treats an empty apiKeys list as "any key"', () => {
+    expect(resolveStubOptions({ apiKeys: [] }).apiKeys).toBeUndefined();
+  });
+});

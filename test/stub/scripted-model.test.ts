@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { type ModelRequest, scriptedModel } from '../../server-stub/index';
+import { ToolDefinitionError } from '../../src/errors';
+import { agent } from './helpers';
+
+function request(turn: number, overrides: Partial<ModelRequest> = {}): ModelRequest {
+  return {
+    messages: [{ role: 'user', content: 'hi' }],
+    tools: [],
+    agent: agent('a', []),
+    runId: 'run_1',
+    depth: 0,
+    turn,
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+describe('scriptedModel', () => {
+  it('plays turn n of the script for the n-th turn of each run, so runs do not interfere', async () => {
+    const model = scriptedModel([{ toolCalls: [{ name: 'x' }] }, { text: 'second' }]);
+    expect(await model.nextTurn(request(1, { runId: 'run_a' }))).toEqual({ text: 'second' });
+    expect(await model.nextTurn(request(0, { runId: 'run_b' }))).toEqual({ toolCalls: [{ name: 'x' }] });
+    expect(await model.nextTurn(request(1, { runId: 'run_b' }))).toEqual({ text: 'second' });
+  });
+
+  it('calls a function turn with the conversation, without the abort signal', async () => {
+    const seen: unknown[] = [];
+    const model = scriptedModel([
+      (input) => {
+        seen.push(input);
+        return { text: `depth ${input.depth}` };
+      },
+    ]);
+    expect(await model.nextTurn(request(0, { depth: 2 }))).toEqual({ text: 'depth 2' });
+    expect(seen).toEqual([
+      {
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [],
+        agent: agent('a', []),
+        runId: 'run_1',
+        depth: 2,
+        turn: 0,
+      },
+    ]);
+  });
+
+  it('picks the turns of the agent by name', async () => {
+    const model = scriptedModel({ a: [{ text: 'from a' }], b: [{ text: 'from b' }] });
+    expect(await model.nextTurn(request(0, { agent: agent('b', []) }))).toEqual({ text: 'from b' });
+  });
+
+  it('refuses a malformed script when it is built, naming the entry', () => {
+    expect(() => scriptedModel([{ text: 'ok' }, { nope: true } as never])).toThrow(
+      new ToolDefinitionError(
+        'invalid_script',
+        'scriptedModel: turn 1 of agent "(all agents)": text must be a string',
+      ),
+    );
+    expect(() => scriptedModel({ a: [{ toolCalls: [{ name: '' }] }] })).toThrow(
+      'scriptedModel: turn 0 of agent "a": toolCalls[0].name must be a non-empty string',
+    );
+    expect(() => scriptedModel({ a: 'nope' as never })).toThrow(
+      'scriptedModel: the turns of agent "a" must be an array',
+    );
+  });
+
+  it('rejects when a function turn returns something that is not a turn', async () => {
+    const model = scriptedModel([() => ({ toolCalls: 'x' }) as never]);
+    await expect(model.nextTurn(request(0))).rejects.toMatchObject({
+      name: 'ToolDefinitionError',
+      code: 'invalid_script',
+      message: 'scriptedModel: turn 0 of agent "a" returned: toolCalls must be an array',
+    });
+  });
+});
