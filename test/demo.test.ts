@@ -1,0 +1,114 @@
+import { HttpResponse, http } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../examples/demo/main';
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colours from the transcript.
+const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
+
+async function demo(args: string[]): Promise<{ code: number; out: string }> {
+  const lines: string[] = [];
+  const code = await main(['--db', ':memory:', '--yes', ...args], (line) => lines.push(plain(line)));
+  return { code, out: lines.join('\n') };
+}
+
+describe('the demo (npm start)', () => {
+  it('runs the whole conversation against the embedded stub and exits 0', async () => {
+    const { code, out } = await demo([]);
+    expect(code).toBe(0);
+    const expected = [
+      'call   search_orders {"email":"ada@example.com"}',
+      '✓ ok',
+      '{"count":2,"truncated":false,"orders":[{"id":"ord_7002","status":"open"',
+      '✗ invalid_arguments',
+      'Invalid arguments for show_order: id: must look like ord_1234',
+      'call   show_order {"id":"ord_7001"}',
+      '╭─ Order ord_7001',
+      ' shipped ',
+      'Mechanical keyboard',
+      '✗ error',
+      'The charge failed. Ask the user to update their card.',
+      'approval issue_refund {"orderId":"ord_7001","reason":"Wrong keyboard delivered"} → approved (--yes)',
+      '{"refundId":"re_ord_7001","amount":"$427.00","status":"refunded"}',
+      'call   customer_stats {"email":"ada@example.com"}',
+      'Ada has placed 2 orders totalling $486.00; her most bought product is 27" monitor.',
+      'answer You have 2 orders with us; order ord_7001 is shipped ($427.00).',
+      '7 model turns · 6 tool calls (2 not ok)',
+    ];
+    let from = 0;
+    for (const piece of expected) {
+      const at = out.indexOf(piece, from);
+      expect(at, `missing (in order): ${piece}`).toBeGreaterThanOrEqual(0);
+      from = at;
+    }
+  });
+
+  it('prints the transcript as JSON with --json', async () => {
+    const { code, out } = await demo(['--json']);
+    expect(code).toBe(0);
+    const parsed = JSON.parse(out) as {
+      run: { status: string; toolCalls: { toolName: string; status: string }[] };
+      nested: unknown[];
+    };
+    expect(parsed.run.status).toBe('completed');
+    expect(parsed.run.toolCalls.map((call) => `${call.toolName}:${call.status}`)).toEqual([
+      'search_orders:ok',
+      'show_order:invalid_arguments',
+      'show_order:ok',
+      'charge_card:error',
+      'issue_refund:ok',
+      'ask_researcher:ok',
+    ]);
+    expect(parsed.nested).toHaveLength(1);
+  });
+});
+
+describe('the demo with --model openai', () => {
+  const requests: unknown[] = [];
+  const server = setupServer(
+    http.post('https://llm.test/v1/chat/completions', async ({ request }) => {
+      const body = (await request.json()) as { messages: { role: string }[] };
+      requests.push(body);
+      const answered = body.messages.some((message) => message.role === 'tool');
+      return HttpResponse.json({
+        choices: [
+          {
+            message: answered
+              ? { role: 'assistant', content: 'Ada has two orders.' }
+              : {
+                  role: 'assistant',
+                  content: null,
+                  tool_calls: [
+                    {
+                      id: 'c1',
+                      type: 'function',
+                      function: { name: 'search_orders', arguments: '{"email":"ada@example.com"}' },
+                    },
+                  ],
+                },
+          },
+        ],
+      });
+    }),
+  );
+  beforeAll(() => {
+    server.listen({ onUnhandledRequest: 'bypass' });
+    process.env.OPENAI_BASE_URL = 'https://llm.test/v1';
+    process.env.OPENAI_API_KEY = 'sk-test';
+    process.env.OPENAI_MODEL = 'test-model';
+  });
+  afterAll(() => {
+    server.close();
+    delete process.env.OPENAI_BASE_URL;
+    delete process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_MODEL;
+  });
+
+  it('drives the stub with an OpenAI-compatible model', async () => {
+    const { code, out } = await demo(['--model', 'openai']);
+    expect(code).toBe(0);
+    expect(out).toContain('call   search_orders {"email":"ada@example.com"}');
+    expect(out).toContain('answer Ada has two orders.');
+    expect(requests).toHaveLength(2);
+  });
+});

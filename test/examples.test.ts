@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Runs an example the way the README says (`npx tsx examples/<name>.ts`) and returns its stdout. */
+async function example(name: string): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', `examples/${name}.ts`], {
+    cwd: root,
+    timeout: 60_000,
+    env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+  });
+  return stdout;
+}
+
+describe.concurrent('examples', () => {
+  it('zod4: refuses a string for a number, then converts', async () => {
+    expect(await example('zod4')).toBe(
+      [
+        'convert_temperature({"value":"21","to":"fahrenheit"}) → invalid_arguments: Invalid arguments for convert_temperature: value: Invalid input: expected number, received string',
+        'convert_temperature({"value":21,"to":"fahrenheit"}) → ok: 69.8°F',
+        'answer: 69.8°F',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('zod3: applies the default and decodes string arguments', async () => {
+    expect(await example('zod3')).toContain(
+      'shipping_quote("{\\"weightKg\\":2.5}") → ok: {"priceEur":10,"express":false}',
+    );
+  });
+
+  it('valibot: refuses a malformed email with its path', async () => {
+    const out = await example('valibot');
+    expect(out).toContain(
+      '→ invalid_arguments: Invalid arguments for create_account: email: Invalid email: Received "grace at example.com"',
+    );
+    expect(out).toContain('answer: Created free account for grace@example.com');
+  });
+
+  it('arktype: refuses an out-of-range integer', async () => {
+    const out = await example('arktype');
+    expect(out).toContain(
+      '→ invalid_arguments: Invalid arguments for book_room: people: must be at most 12 (was 20)',
+    );
+    expect(out).toContain('answer: Booked atlas for 12');
+  });
+
+  it('json-schema: validates and returns JSON', async () => {
+    expect(await example('json-schema')).toContain('search_docs({"query":"approv"}) → ok: ["Approvals"]');
+  });
+
+  it('no-parameters: treats empty arguments as {}', async () => {
+    expect(await example('no-parameters')).toContain('server_time("") → ok: 2026-11-29');
+  });
+
+  it('widgets: the model gets the data, the UI gets the widget', async () => {
+    const out = await example('widgets');
+    expect(out).toContain('sales_report({"quarter":"Q3"}) → ok: {"total":390}');
+    expect(out).toContain('widget for the UI: {"type":"Card","title":"Sales Q3"');
+  });
+
+  it('approval: runs approved calls, skips the predicate when it says no, rejects with a reason', async () => {
+    const out = await example('approval');
+    expect(out).toContain('delete_user({"userId":"u_42"}) → ok: deleted u_42');
+    expect(out).toContain('transfer({"amountEur":50}) → ok: transferred €50');
+    expect(out).toContain(
+      'transfer({"amountEur":5000}) → rejected: transfer was not run: the user declined. Reason: over the daily limit',
+    );
+    expect(out).not.toContain('asked about transfer {"amountEur":50}');
+  });
+
+  it('agents-as-tools: the nested agent answers the outer one', async () => {
+    expect(await example('agents-as-tools')).toContain(
+      'answer: According to the researcher: Oslo has about 0.71 million people.',
+    );
+  });
+});
