@@ -7,7 +7,7 @@ import {
   silentLogger,
   startStubServer,
 } from '../../server-stub/index';
-import { Agent, Client, type RunEvent, type Tool, tool } from '../../src/index';
+import { Agent, type CallInfo, Client, type RunEvent, type Tool, tool } from '../../src/index';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -143,7 +143,7 @@ describe('runs with tools', () => {
       execute: (_i, ctx) => String(ctx.context),
     });
     const { server } = await setup([{ toolCalls: [{ name: 'whoami' }] }, lastTool], [whoami] as never, {
-      context: (call) => `tenant-for-${call.toolName}`,
+      context: (call: CallInfo) => `tenant-for-${call.toolName}`,
     });
     const started = await fetch(`${server.httpUrl}/v1/runs`, {
       method: 'POST',
