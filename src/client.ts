@@ -192,9 +192,17 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    * `context` stay here, and its tools run in this client.
    * @returns the run's result once the agent answers.
    * @throws RunError `run_failed` / `run_cancelled` / a service error code; AbortError when `signal` aborted;
-   *   ConnectionError when the client closed first.
+   *   ConnectionError `not_connected` before `connect()`, `closed` when the client closed first. While the client
+   *   is reconnecting the run waits and starts on the next connection.
    */
   async run(agent: Agent, input: string, options: RunOptions<C> = {}): Promise<RunResult> {
+    const { state } = this.#connection;
+    if (state === 'idle' || state === 'closed') {
+      throw new ConnectionError(
+        state === 'idle' ? 'not_connected' : 'closed',
+        state === 'idle' ? 'call connect() before run()' : 'the client is closed',
+      );
+    }
     return this.#startRun(agent, input, {
       context: options.context,
       signal: options.signal,

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Client, ConnectionError, ToolDefinitionError, tool } from '../../src/index';
+import { Agent, Client, ConnectionError, ToolDefinitionError, tool } from '../../src/index';
 import { FAKE_URL, fakeService, welcome } from './fake-service';
 
 const service = fakeService();
@@ -208,6 +208,17 @@ describe('Client tool calls (msw)', () => {
       callId: 'c3',
       status: 'unknown_tool',
       output: 'Tool "nope" not found. Available tools: echo',
+    });
+  });
+});
+
+describe('Client usage errors', () => {
+  it('rejects run() before connect() instead of waiting forever', async () => {
+    const client = makeClient();
+    await expect(client.run(new Agent({ name: 'A', instructions: '' }), 'hi')).rejects.toMatchObject({
+      name: 'ConnectionError',
+      code: 'not_connected',
+      message: 'call connect() before run()',
     });
   });
 });
