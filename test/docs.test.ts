@@ -1,0 +1,65 @@
+/**
+ * Code in the docs must compile: every ```ts block of README.md and docs/*.md is type-checked against the
+ * sources, as a user would write it (imports from 'toolwire' and 'toolwire/server-stub').
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { afterAll, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const scratch = `${root}test/.doc-snippets/`;
+
+/** Names the snippets use without defining: the reader's own database. */
+const PRELUDE = 'declare const db: { orders: { search(query: object): Promise<object[]> } };\n';
+
+function snippets(): Array<{ name: string; code: string }> {
+  const files = [
+    'README.md',
+    ...readdirSync(`${root}docs`)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
+  return files.flatMap((file) =>
+    [...readFileSync(`${root}${file}`, 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match, index) => ({
+      name: `${file.replace(/[/.]/g, '_')}_${index}`,
+      code: match[1] ?? '',
+    })),
+  );
+}
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+it('type-checks every TypeScript block in README.md and docs/', () => {
+  const found = snippets();
+  expect(found.length).toBeGreaterThan(0);
+  mkdirSync(scratch, { recursive: true });
+  const paths = found.map(({ name, code }) => {
+    const path = `${scratch}${name}.ts`;
+    // Each snippet is its own module, so top-level await and repeated names are fine.
+    writeFileSync(path, `${PRELUDE}${code}\nexport {};\n`);
+    return path;
+  });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    `${root}tsconfig.json`,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: () => {},
+    },
+  );
+  const program = ts.createProgram(paths, {
+    ...config?.options,
+    noEmit: true,
+    module: ts.ModuleKind.ESNext,
+    target: ts.ScriptTarget.ES2022,
+  });
+  const problems = ts
+    .getPreEmitDiagnostics(program)
+    .filter((d) => d.file && paths.includes(d.file.fileName))
+    .map(
+      (d) =>
+        `${d.file?.fileName.replace(scratch, '')}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+    );
+  expect(problems).toEqual([]);
+});
