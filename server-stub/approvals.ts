@@ -23,6 +23,8 @@ export type ApprovalRefusal = { code: 'unknown_call' | 'not_allowed'; message: s
 /** What approvals need from the service. */
 export interface ApprovalsDeps {
   dispatcher: Dispatcher;
+  /** The run with this id (to accept a nested run's call under an ancestor's id). */
+  runOf(runId: string): Run | undefined;
   emit(run: Run, kind: RunEventKind, data: unknown): void;
 }
 
@@ -38,12 +40,13 @@ export class Approvals {
    * Applies a human decision to a call held for approval. The call is then sent (again) with `approved` set; a
    * rejected call is sent with `approved: false` and the reason, and the client answers with its `rejected` text.
    *
-   * @param runId - when given, the call must belong to this run (HTTP route).
+   * @param runId - when given, the call must belong to this run or to a run nested in it (HTTP route): a UI
+   *   that follows the outer run can decide a call of an agent used as a tool.
    * @returns `undefined` when applied, else why not.
    */
   decide(callId: string, decision: ApprovalDecisionInput, runId?: string): ApprovalRefusal | undefined {
     const call = this.#deps.dispatcher.get(callId);
-    if (!call || (runId !== undefined && call.run.id !== runId)) {
+    if (!call || (runId !== undefined && !this.#within(call.run, runId))) {
       const where = runId === undefined ? '' : ` in run ${runId}`;
       return { code: 'unknown_call', message: `no tool call ${JSON.stringify(callId)}${where}` };
     }
@@ -78,6 +81,15 @@ export class Approvals {
     });
     this.#deps.dispatcher.release(call);
     return undefined;
+  }
+
+  /** `true` when `run` is the run `runId` or nested (at any depth) in it. */
+  #within(run: Run, runId: string): boolean {
+    for (let current: Run | undefined = run; current; ) {
+      if (current.id === runId) return true;
+      current = current.parentRunId === undefined ? undefined : this.#deps.runOf(current.parentRunId);
+    }
+    return false;
   }
 
   /**

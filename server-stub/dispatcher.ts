@@ -104,7 +104,8 @@ export class Dispatcher {
 
   /**
    * Handles a `tool_result`: records it and answers `ack`, or answers `error` (`unknown_call`,
-   * `duplicate_result`). A `retryable` result is acknowledged but not recorded: the call is offered again.
+   * `duplicate_result`, or `not_allowed` for a call held for approval or never sent to a client). A
+   * `retryable` result is acknowledged but not recorded: the call is offered again.
    */
   onResult(session: Session, frame: FrameOf<ClientFrame, 'tool_result'>): void {
     const call = this.#calls.get(frame.callId);
@@ -134,6 +135,14 @@ export class Dispatcher {
         `tool call ${call.callId} already has a result (status ${call.result?.status})`,
         call.callId,
       );
+      return;
+    }
+    if (call.state === 'awaiting_approval' && call.sessionId !== session.id) {
+      this.#refuse(session, call.callId, `tool call ${call.callId} is awaiting approval`);
+      return;
+    }
+    if (call.sentTo.length === 0) {
+      this.#refuse(session, call.callId, `tool call ${call.callId} has not been sent to any client`);
       return;
     }
     session.send({ type: 'ack', callId: call.callId });
@@ -338,6 +347,11 @@ export class Dispatcher {
     if (call.retryTimer !== undefined) clearTimeout(call.retryTimer);
     call.deadlineTimer = undefined;
     call.retryTimer = undefined;
+  }
+
+  #refuse(session: Session, callId: string, message: string): void {
+    this.#deps.options.logger.warn({ sessionId: session.id, code: 'not_allowed', callId }, message);
+    session.send({ type: 'error', code: 'not_allowed', message, callId });
   }
 
   #error(session: Session, code: 'unknown_call' | 'duplicate_result', message: string, callId: string): void {

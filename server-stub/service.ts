@@ -42,7 +42,11 @@ export class StubService {
     this.options = options;
     const emit = (run: Run, kind: RunEventKind, data: unknown) => this.runs.emit(run, kind, data);
     this.dispatcher = new Dispatcher({ options, sessions: this.sessions, emit });
-    this.approvals = new Approvals({ dispatcher: this.dispatcher, emit });
+    this.approvals = new Approvals({
+      dispatcher: this.dispatcher,
+      emit,
+      runOf: (runId) => this.runs.get(runId),
+    });
     this.runs = new RunManager({
       options,
       sessions: this.sessions,

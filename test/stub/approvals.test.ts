@@ -246,4 +246,59 @@ describe('approvals', () => {
       callId: 'nope',
     });
   });
+
+  it('refuses a result for a held call from a client, so nothing bypasses the decision', async () => {
+    const server = await stub({ model: refundModel() });
+    const client = track(await TestClient.connect(server.url, { tools: [toolDef('refund', true)] }));
+    const runId = server.runs.start(agent('a', ['refund']), 'go');
+    const callId = await heldCall(server, runId);
+    client.result(callId, 'refunded anyway');
+    expect(await client.next('error')).toEqual({
+      type: 'error',
+      code: 'not_allowed',
+      message: `tool call ${callId} is awaiting approval`,
+      callId,
+    });
+    expect(server.runs.get(runId)?.toolCalls[0]?.state).toBe('awaiting_approval');
+  });
+
+  it('decides a call of a nested run through the outer run id', async () => {
+    const server = await stub({
+      model: scriptedModel({
+        outer: [{ toolCalls: [{ name: 'ask_clerk' }] }, lastToolMessage],
+        clerk: [{ toolCalls: [{ name: 'refund', arguments: { amount: 42 } }] }, lastToolMessage],
+      }),
+    });
+    const client = track(
+      await TestClient.connect(server.url, { tools: [toolDef('ask_clerk'), toolDef('refund', true)] }),
+    );
+    client.send({ type: 'run_start', requestId: 'outer', agent: agent('outer', ['ask_clerk']), input: 'go' });
+    const { runId: outerId } = await client.next('run_started');
+    const ask = await client.next('tool_call');
+    client.send({
+      type: 'run_start',
+      requestId: 'inner',
+      agent: agent('clerk', ['refund']),
+      input: 'refund',
+      parentRunId: outerId,
+      parentCallId: ask.callId,
+    });
+    const { runId: innerId } = await client.next('run_started', (frame) => frame.requestId === 'inner');
+    const requested = await client.next(
+      'run_event',
+      (frame) => frame.runId === innerId && frame.event.kind === 'approval_requested',
+    );
+    const { callId } = requested.event.data as { callId: string };
+    expect(
+      await http(server, 'POST', `/v1/runs/${outerId}/approvals/${callId}`, { approved: true }),
+    ).toMatchObject({
+      status: 200,
+      body: { runId: outerId, callId, approved: true },
+    });
+    expect(await client.next('tool_call', (frame) => frame.callId === callId)).toMatchObject({
+      runId: innerId,
+      approved: true,
+      depth: 1,
+    });
+  });
 });
