@@ -11,6 +11,7 @@ import { cancelledText, timeoutText, unknownToolText } from '../src/model-text';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../src/protocol';
 import type { Call, CallOutcome } from './call';
 import type { ResolvedStubOptions } from './options';
+import { mayServe, offeredTools, pickSession } from './routing';
 import type { Run, RunEventKind } from './run';
 import type { Session } from './session';
 
@@ -56,7 +57,7 @@ export class Dispatcher {
     if (!call.run.agent.tools.includes(call.toolName)) {
       this.#finish(call, {
         status: 'unknown_tool',
-        output: unknownToolText(call.toolName, this.#available(call.run)),
+        output: unknownToolText(call.toolName, offeredTools(call.run, this.#deps.sessions)),
       });
     } else {
       this.#armDeadline(call);
@@ -222,13 +223,17 @@ export class Dispatcher {
 
   #evaluate(call: Call): void {
     if (call.state !== 'waiting') return;
-    const target = this.#pick(call);
+    const target = pickSession(call, this.#deps.sessions, (session) => this.inFlight(session));
     if (!target) {
       this.#waiting.add(call);
-      if (call.sentTo.length === 0 && call.decision === undefined && !this.#mayServe(call)) {
+      if (
+        call.sentTo.length === 0 &&
+        call.decision === undefined &&
+        !mayServe(call.toolName, this.#deps.sessions)
+      ) {
         this.#finish(call, {
           status: 'unknown_tool',
-          output: unknownToolText(call.toolName, this.#available(call.run)),
+          output: unknownToolText(call.toolName, offeredTools(call.run, this.#deps.sessions)),
         });
         return;
       }
@@ -252,60 +257,6 @@ export class Dispatcher {
     if (call.sentTo.at(-1) !== target.id) call.sentTo.push(target.id);
     target.calls.add(call.callId);
     target.send(call.frame());
-  }
-
-  /**
-   * Where the call goes: the session it is assigned to (after its approval request) if that one is still
-   * around; else the session that started the run, if it offers the tool (the run's context lives there);
-   * else the connected session offering the tool with the fewest calls in flight (ties: oldest session), those
-   * under their `maxConcurrency` first. `undefined`: wait.
-   */
-  #pick(call: Call): Session | undefined {
-    const { sessions } = this.#deps;
-    const usable = (session: Session | undefined) =>
-      session?.state === 'connected' && session.tools.has(call.toolName) && !call.busyFrom.has(session.id);
-    if (call.sessionId !== undefined) {
-      const assigned = sessions.get(call.sessionId);
-      if (assigned && assigned.state !== 'expired') return usable(assigned) ? assigned : undefined;
-    }
-    const ownerId = call.run.ownerSessionId;
-    const owner = ownerId === undefined ? undefined : sessions.get(ownerId);
-    if (owner && owner.state !== 'expired' && owner.tools.has(call.toolName)) {
-      return usable(owner) ? owner : undefined;
-    }
-    let best: Session | undefined;
-    let bestKey: [number, number, number] | undefined;
-    for (const session of sessions.values()) {
-      if (!usable(session)) continue;
-      const inFlight = this.inFlight(session);
-      const full =
-        session.maxConcurrency !== undefined &&
-        session.maxConcurrency > 0 &&
-        inFlight >= session.maxConcurrency;
-      const key: [number, number, number] = [full ? 1 : 0, inFlight, session.seq];
-      if (!bestKey || compareKeys(key, bestKey) < 0) {
-        best = session;
-        bestKey = key;
-      }
-    }
-    return best;
-  }
-
-  /** Some session, connected or within its grace period, offers the call's tool. */
-  #mayServe(call: Call): boolean {
-    for (const session of this.#deps.sessions.values()) {
-      if (session.state !== 'expired' && session.tools.has(call.toolName)) return true;
-    }
-    return false;
-  }
-
-  /** The agent's tools that some session offers, in the agent's order. */
-  #available(run: Run): string[] {
-    const offered = new Set<string>();
-    for (const session of this.#deps.sessions.values()) {
-      if (session.state !== 'expired') for (const name of session.tools.keys()) offered.add(name);
-    }
-    return run.agent.tools.filter((name) => offered.has(name));
   }
 
   #armDeadline(call: Call): void {
@@ -367,12 +318,4 @@ function frameOutcome(
   if (frame.widget !== undefined) outcome.widget = frame.widget;
   if (frame.durationMs !== undefined) outcome.clientDurationMs = frame.durationMs;
   return outcome;
-}
-
-function compareKeys(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < a.length; i++) {
-    const diff = (a[i] ?? 0) - (b[i] ?? 0);
-    if (diff !== 0) return diff;
-  }
-  return 0;
 }

@@ -49,6 +49,11 @@ export interface StubServerOptions {
   busyRetryMs?: number;
   /** Largest HTTP request body accepted (a larger one gets 413). @default 1_048_576 */
   maxHttpBodyBytes?: number;
+  /**
+   * Unsent bytes a socket may hold before the stub closes it with 1008: a client that stops reading cannot make
+   * the stub buffer without bound. @default 16_777_216 (16 MiB)
+   */
+  maxBufferedBytes?: number;
   /** Where the stub logs. @default consoleLogger() (stderr, no debug) */
   logger?: StubLogger;
 }
@@ -69,6 +74,7 @@ export const STUB_DEFAULTS = {
   maxRunsPerSession: 64,
   busyRetryMs: 250,
   maxHttpBodyBytes: 1_048_576,
+  maxBufferedBytes: 16_777_216,
 } as const;
 
 /** Options after defaults and checks. */
@@ -138,6 +144,7 @@ const MINIMUMS: Partial<Record<keyof typeof STUB_DEFAULTS, number>> = {
   sessionGraceMs: 0,
   busyRetryMs: 0,
   maxPayloadBytes: 1024,
+  maxBufferedBytes: 1024,
 };
 
 function describe(value: unknown): string {

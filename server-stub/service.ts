@@ -15,7 +15,7 @@ import type { StubEvents } from './events';
 import type { ResolvedStubOptions } from './options';
 import type { Run, RunEventKind } from './run';
 import { RunManager } from './runs';
-import { Session } from './session';
+import { Session, SLOW_READER_CLOSE_CODE } from './session';
 
 /** Public view of a session, for `server.sessions()`. */
 export interface SessionInfo {
@@ -86,7 +86,23 @@ export class StubService {
         closeSocket(previous, CLOSE_CODES.sessionReplaced, 'session resumed by another connection');
       }
     } else {
-      session = new Session(`sess_${randomUUID()}`, ++this.#seq, apiKey);
+      session = new Session(
+        `sess_${randomUUID()}`,
+        ++this.#seq,
+        apiKey,
+        this.options.maxBufferedBytes,
+        (slow, reason) => {
+          this.options.logger.warn(
+            { sessionId: slow.id, code: SLOW_READER_CLOSE_CODE },
+            `closing connection: ${reason}`,
+          );
+          this.events.emit('protocol_error', {
+            sessionId: slow.id,
+            code: SLOW_READER_CLOSE_CODE,
+            message: reason,
+          });
+        },
+      );
       this.sessions.set(session.id, session);
     }
     session.socket = ws;

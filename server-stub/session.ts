@@ -6,6 +6,7 @@
  */
 import type { WebSocket } from 'ws';
 import { encodeFrame, type ServiceFrame, type ToolDefinition } from '../src/protocol';
+import { closeSocket } from './close-socket';
 
 /** `connected`: a socket is attached; `detached`: within the grace period; `expired`: gone for good. */
 export type SessionState = 'connected' | 'detached' | 'expired';
@@ -15,6 +16,9 @@ export type SessionState = 'connected' | 'detached' | 'expired';
  * shortly before the drop (they may have died with the socket). Run events are not kept, only these.
  */
 const KEPT_WHILE_DETACHED = new Set<ServiceFrame['type']>(['run_started', 'run_result']);
+/** RFC 6455 1008 (policy violation): the close code for a client that stopped reading. */
+export const SLOW_READER_CLOSE_CODE = 1008;
+
 /** Most frames kept for a detached session; older ones are dropped first. */
 export const MAX_KEPT_FRAMES = 256;
 
@@ -40,10 +44,25 @@ export class Session {
   readonly #kept: ServiceFrame[] = [];
   readonly #recent: Array<{ frame: ServiceFrame; at: number }> = [];
 
-  constructor(id: string, seq: number, apiKey: string | undefined) {
+  readonly #maxBufferedBytes: number;
+  readonly #onOverflow: (session: Session, reason: string) => void;
+
+  /**
+   * @param maxBufferedBytes - a socket with more unsent bytes than this is closed with 1008 (slow reader).
+   * @param onOverflow - told when that happens, with the close reason.
+   */
+  constructor(
+    id: string,
+    seq: number,
+    apiKey: string | undefined,
+    maxBufferedBytes: number,
+    onOverflow: (session: Session, reason: string) => void,
+  ) {
     this.id = id;
     this.seq = seq;
     this.apiKey = apiKey;
+    this.#maxBufferedBytes = maxBufferedBytes;
+    this.#onOverflow = onOverflow;
   }
 
   /** Replaces the announced tools (from `hello` or `tools_update`). The first definition of a name wins. */
@@ -65,6 +84,12 @@ export class Session {
     const socket = this.socket;
     if (socket && socket.readyState === socket.OPEN) {
       socket.send(encodeFrame(frame));
+      if (socket.bufferedAmount > this.#maxBufferedBytes && socket.readyState === socket.OPEN) {
+        // A client that does not read would make the service buffer without bound.
+        const reason = `the client is not reading: over ${this.#maxBufferedBytes} bytes waiting`;
+        this.#onOverflow(this, reason);
+        closeSocket(socket, SLOW_READER_CLOSE_CODE, reason);
+      }
       if (KEPT_WHILE_DETACHED.has(frame.type)) {
         this.#recent.push({ frame, at: Date.now() });
         if (this.#recent.length > MAX_KEPT_FRAMES) this.#recent.shift();

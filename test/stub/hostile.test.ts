@@ -1,7 +1,8 @@
+import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { type StubServer, scriptedModel } from '../../server-stub/index';
 import { CLOSE_CODES } from '../../src/protocol';
-import { agent, stub, track } from './helpers';
+import { agent, once, stub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 
 /** Every run calls `echo` once and returns what it said. */
@@ -196,5 +197,23 @@ describe('hostile and broken clients', () => {
     expect(server.log.some((line) => line.message === 'client reported an error: your frame was odd')).toBe(
       true,
     );
+  });
+
+  it('closes a connection that stops reading once maxBufferedBytes are waiting, and keeps serving the others', async () => {
+    const { server, hostile } = await setup({ maxBufferedBytes: 1024, maxFramesPerSecond: 10_000 });
+    const sessionId = hostile.sessionId;
+    const refused = once(server, 'protocol_error', (info) => info.sessionId === sessionId);
+    const detached = once(server, 'session_detached', (info) => info.sessionId === sessionId);
+    // Stop reading: the kernel buffers fill, then the stub's own buffer grows.
+    (hostile.ws as unknown as { _socket: Socket })._socket.pause();
+    const big = 'x'.repeat(100_000);
+    for (let i = 0; i < 200; i++) hostile.send({ type: 'ping', id: big });
+    expect(await refused).toEqual({
+      sessionId,
+      code: 1008,
+      message: 'the client is not reading: over 1024 bytes waiting',
+    });
+    await detached;
+    expect(await stillServed(server)).toMatch(/^echo run_/);
   });
 });

@@ -29,6 +29,7 @@ describe('stub options', () => {
       maxRunsPerSession: 64,
       busyRetryMs: 250,
       maxHttpBodyBytes: 1_048_576,
+      maxBufferedBytes: 16_777_216,
     });
   });
 

@@ -1,0 +1,71 @@
+/**
+ * Which client gets a call (docs/PROTOCOL.md §5.3), and which tools the clients offer.
+ *
+ * @module
+ */
+import type { Call } from './call';
+import type { Run } from './run';
+import type { Session } from './session';
+
+/**
+ * Where the call goes: the session it is assigned to (after its approval request) if that one is still around;
+ * else the session that started the run, if it offers the tool (the run's context lives there); else the
+ * connected session offering the tool with the fewest calls in flight (ties: oldest session), those under their
+ * `maxConcurrency` first. Sessions that just answered "busy" for this call are skipped. `undefined`: wait.
+ */
+export function pickSession(
+  call: Call,
+  sessions: ReadonlyMap<string, Session>,
+  inFlight: (session: Session) => number,
+): Session | undefined {
+  const usable = (session: Session) =>
+    session.state === 'connected' && session.tools.has(call.toolName) && !call.busyFrom.has(session.id);
+  if (call.sessionId !== undefined) {
+    const assigned = sessions.get(call.sessionId);
+    if (assigned && assigned.state !== 'expired') return usable(assigned) ? assigned : undefined;
+  }
+  const ownerId = call.run.ownerSessionId;
+  const owner = ownerId === undefined ? undefined : sessions.get(ownerId);
+  if (owner && owner.state !== 'expired' && owner.tools.has(call.toolName)) {
+    return usable(owner) ? owner : undefined;
+  }
+  let best: Session | undefined;
+  let bestKey: [number, number, number] | undefined;
+  for (const session of sessions.values()) {
+    if (!usable(session)) continue;
+    const count = inFlight(session);
+    const max = session.maxConcurrency;
+    const full = max !== undefined && max > 0 && count >= max;
+    const key: [number, number, number] = [full ? 1 : 0, count, session.seq];
+    if (!bestKey || compareKeys(key, bestKey) < 0) {
+      best = session;
+      bestKey = key;
+    }
+  }
+  return best;
+}
+
+/** `true` when some session, connected or within its grace period, offers the tool. */
+export function mayServe(toolName: string, sessions: ReadonlyMap<string, Session>): boolean {
+  for (const session of sessions.values()) {
+    if (session.state !== 'expired' && session.tools.has(toolName)) return true;
+  }
+  return false;
+}
+
+/** The run's agent's tools that some live session offers, in the agent's order. */
+export function offeredTools(run: Run, sessions: ReadonlyMap<string, Session>): string[] {
+  const offered = new Set<string>();
+  for (const session of sessions.values()) {
+    if (session.state !== 'expired') for (const name of session.tools.keys()) offered.add(name);
+  }
+  return run.agent.tools.filter((name) => offered.has(name));
+}
+
+function compareKeys(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const diff = (a[i] ?? 0) - (b[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
