@@ -9,7 +9,8 @@
  */
 import type { ApprovalDecision, ApprovalRequest, ToolCallResult } from './invoke';
 import type { Logger, Redactor } from './logger';
-import { type ClientFrame, type FrameOf, type ServiceFrame, utf8Length } from './protocol';
+import { toWellFormed, truncateJsonString } from './output';
+import { type ClientFrame, encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from './protocol';
 import type { ToolRegistry } from './registry';
 
 type ToolCallFrame = FrameOf<ServiceFrame, 'tool_call'>;
@@ -63,8 +64,11 @@ interface Execution {
 
 /** How many finished call ids are remembered to refuse a re-delivery after the `ack`. */
 const REMEMBERED_CALL_IDS = 10_000;
-/** Room kept for the `tool_result` envelope when capping `output`, in bytes. */
-const ENVELOPE_BYTES = 512;
+/**
+ * Room kept for the rest of a `tool_result` frame when capping `output`, in bytes: the output's JSON takes at
+ * most `maxPayloadBytes` minus this (or minus the actual envelope, when a long call id makes it larger).
+ */
+export const ENVELOPE_BYTES = 512;
 
 /** Runs tool calls for one client. Owned by `Client`; not exported from the package. */
 export class CallRunner {
@@ -219,7 +223,6 @@ export class CallRunner {
     const { frame } = execution;
     const started = Date.now();
     this.#options.events.toolCall({ callId: frame.callId, runId: frame.runId, toolName: frame.toolName });
-    const maxOutputBytes = Math.max(1024, this.#options.maxPayloadBytes() - ENVELOPE_BYTES);
     this.#options.registry
       .invoke(frame.toolName, frame.arguments, {
         callId: frame.callId,
@@ -230,7 +233,6 @@ export class CallRunner {
         ...(frame.approved === undefined ? {} : { approved: frame.approved }),
         ...(frame.reason === undefined ? {} : { rejectionReason: frame.reason }),
         approve: (request) => this.#approve(execution, request),
-        maxOutputBytes,
         onWidgetInvalid: (info) => this.#options.events.widgetInvalid(info),
         extend: this.#options.extend(frame),
       })
@@ -285,9 +287,14 @@ export class CallRunner {
       type: 'tool_result',
       callId: frame.callId,
       status: result.status,
-      output: redactor.text(result.output),
+      output: '',
       durationMs,
     };
+    // Redact first, then cut: a cut through a secret would leave a piece of it that no rule matches. The cut
+    // counts JSON escapes, so the frame fits the service's limit whatever the text holds.
+    const envelope = utf8Length(encodeFrame(out)) - 2;
+    const budget = Math.max(2, this.#options.maxPayloadBytes() - Math.max(ENVELOPE_BYTES, envelope));
+    out.output = truncateJsonString(toWellFormed(redactor.text(result.output)), budget);
     if (result.widget !== undefined) {
       out.widget = redactor.value(result.widget);
       const size = utf8Length(JSON.stringify(out));

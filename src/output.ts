@@ -180,3 +180,82 @@ function prefixWithin(text: string, maxBytes: number): string {
   }
   return text.slice(0, end);
 }
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * `text` with every lone surrogate (half of an emoji cut by `slice`, for example) replaced by U+FFFD, as a
+ * UTF-8 encoder would. Well-formed text is returned as is. Model APIs refuse ill-formed text, so every output
+ * leaves the SDK well-formed.
+ *
+ * @example
+ * ```ts
+ * toWellFormed('x😀'.slice(0, 2)); // 'x\uFFFD'
+ * ```
+ */
+export function toWellFormed(text: string): string {
+  const native = (text as { toWellFormed?: () => string }).toWellFormed;
+  if (typeof native === 'function') return native.call(text);
+  return text.replace(LONE_SURROGATE, '\uFFFD');
+}
+
+/** UTF-8 bytes one UTF-16 unit (with the next, for a pair) takes inside a JSON string, and the units it spans. */
+function jsonUnit(text: string, index: number): [bytes: number, units: number] {
+  const unit = text.charCodeAt(index);
+  if (unit < 0x20) return [unit === 8 || unit === 9 || unit === 10 || unit === 12 || unit === 13 ? 2 : 6, 1];
+  if (unit === 0x22 || unit === 0x5c) return [2, 1]; // \" and \\
+  if (unit < 0x80) return [1, 1];
+  if (unit < 0x800) return [2, 1];
+  if (unit >= 0xd800 && unit <= 0xdfff) {
+    const next = text.charCodeAt(index + 1);
+    if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) return [4, 2];
+    return [6, 1]; // JSON.stringify writes a lone surrogate as \udXXX
+  }
+  return [3, 1];
+}
+
+/** UTF-8 size of `JSON.stringify(text)`, quotes included, without building it. */
+export function jsonStringBytes(text: string): number {
+  let bytes = 2;
+  for (let i = 0; i < text.length; ) {
+    const [size, units] = jsonUnit(text, i);
+    bytes += size;
+    i += units;
+  }
+  return bytes;
+}
+
+/**
+ * Caps the size `text` takes once written as a JSON string (quotes and escapes included, in UTF-8 bytes): the
+ * longest prefix that fits, cut on a character boundary, then {@link truncationMarker} with the text's full
+ * UTF-8 size. Text that fits is returned unchanged. This is what keeps a `tool_result` frame within the
+ * service's limit: a quote or a newline takes two bytes there, a control character six.
+ *
+ * @param maxJsonBytes - cap on `JSON.stringify(result)` in UTF-8 bytes, at least 2.
+ * @example
+ * ```ts
+ * truncateJsonString('"'.repeat(100), 80); // 15 quotes, then '\n[truncated: the full output was 100 bytes]'
+ * ```
+ */
+export function truncateJsonString(text: string, maxJsonBytes: number): string {
+  // A UTF-16 unit takes at most 6 bytes in a JSON string; count only when the text might be over.
+  if (text.length * 6 + 2 <= maxJsonBytes) return text;
+  if (jsonStringBytes(text) <= maxJsonBytes) return text;
+  const marker = truncationMarker(utf8Length(text));
+  const room = maxJsonBytes - jsonStringBytes(marker);
+  if (room < 0) return jsonPrefix(marker, maxJsonBytes - 2);
+  return jsonPrefix(text, room) + marker;
+}
+
+/** Longest prefix of `text` whose JSON-escaped content (without quotes) takes at most `maxBytes`. */
+function jsonPrefix(text: string, maxBytes: number): string {
+  let bytes = 0;
+  let end = 0;
+  while (end < text.length) {
+    const [size, units] = jsonUnit(text, end);
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += units;
+  }
+  return text.slice(0, end);
+}
