@@ -10,7 +10,7 @@
 import { decodeArguments } from './arguments';
 import { AbortError, TimeoutError, ToolDefinitionError } from './errors';
 import { cancelledText, errorText, invalidArgumentsText, notJsonText, notObjectText } from './model-text';
-import { truncateUtf8 } from './output';
+import { toWellFormed, truncateUtf8 } from './output';
 import type { ToolCallStatus } from './protocol';
 import { type CallOutcome, runValidated } from './run-call';
 import { settle } from './settle';
@@ -206,7 +206,8 @@ async function run<C>(tool: Tool, rawArguments: unknown, options: InvokeOptions<
  *
  * Steps: decode the arguments (`''`, `null` and absent mean `{}`; a JSON string is parsed, double-encoded
  * once unwrapped) → validate → approval (`needsApproval`, `approved`, `approve`) → `execute` under
- * `timeoutMs` and `signal` → `outputSchema` → widget split → `toModelOutput` → text → `maxOutputBytes`.
+ * `timeoutMs` and `signal` → `outputSchema` → widget split → `toModelOutput` → text (lone surrogates become
+ * U+FFFD) → `maxOutputBytes`.
  * The model-facing texts are listed in src/model-text.ts.
  *
  * @returns a {@link ToolCallResult}; never rejects for anything the model or the tool did.
@@ -236,6 +237,8 @@ export async function invokeTool<C = unknown>(
     const message = error instanceof Error ? error.message : String(error);
     outcome = { status: 'error', output: errorText(tool.name, message) };
   }
+  // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
+  outcome.output = toWellFormed(outcome.output);
   if (options.maxOutputBytes !== undefined)
     outcome.output = truncateUtf8(outcome.output, options.maxOutputBytes);
   return { ...outcome, durationMs: Math.max(0, Math.round(performance.now() - started)) };

@@ -7,7 +7,7 @@
 import { ToolDefinitionError } from './errors';
 import { type InvokeOptions, invokeTool, type ToolCallResult } from './invoke';
 import { unknownToolText } from './model-text';
-import { truncateUtf8 } from './output';
+import { toWellFormed, truncateUtf8 } from './output';
 import type { ToolDefinition } from './protocol';
 import { type Tool, toolInternals } from './tool';
 
@@ -88,7 +88,7 @@ export class ToolRegistry {
   ): Promise<ToolCallResult> {
     const found = this.#tools.get(toolName);
     if (found !== undefined) return invokeTool(found as Tool, rawArguments, options);
-    const output = unknownToolText(String(toolName), this.names());
+    const output = toWellFormed(unknownToolText(String(toolName), this.names()));
     const capped =
       options.maxOutputBytes === undefined ? output : truncateUtf8(output, options.maxOutputBytes);
     return { status: 'unknown_tool', output: capped, durationMs: 0 };
