@@ -1,0 +1,343 @@
+/**
+ * The load driver: plays the service and sends `add` calls to one subject, keeping a fixed number in flight on
+ * one connection and timing each call until its result. One process per session, pinned to its own core.
+ *
+ * - `protocol`: a minimal protocol v1 service on `ws` and src/protocol.ts (hello → welcome, `tool_call` →
+ *   `tool_result` → `ack`, ping → pong). Frames are trusted on the hot path; `validate` decodes every one
+ *   with `decodeClientFrame` (the tests use it to prove the subjects speak the protocol).
+ * - `socketio`: a Socket.IO server calling `socket.emitWithAck('tool_call', …)`.
+ * - `mcp`: an MCP `Client` calling `callTool` on the subject's MCP server over Streamable HTTP.
+ *
+ * @module
+ */
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Server as SocketIoServer, type Socket as SocketIoSocket } from 'socket.io';
+import { type WebSocket, WebSocketServer } from 'ws';
+import {
+  type ClientFrame,
+  decodeClientFrame,
+  encodeFrame,
+  PROTOCOL_DEFAULTS,
+  PROTOCOL_VERSION,
+  SUBPROTOCOL,
+} from '../src/protocol';
+import { serve } from './lib/ipc';
+import { type LatencySummary, summarize } from './lib/stats';
+
+/** Which tool a call is for: `add` answers at once, `hold` waits until the subject is told to release. */
+export type ToolName = 'add' | 'hold';
+/** The kinds of service the driver can play. */
+export type DriverKind = 'protocol' | 'socketio' | 'mcp';
+
+/** One way of sending calls to a subject. `done(ok)` is called once per call, `ok` when the output is right. */
+interface Link {
+  readonly ready: Promise<void>;
+  call(tool: ToolName, seq: number, done: (ok: boolean) => void): void;
+  /** Frames the subject got wrong (protocol `error`s, unknown call ids, invalid frames). */
+  readonly faults: string[];
+  close(): Promise<void>;
+}
+
+const expected = (tool: ToolName, seq: number) => (tool === 'add' ? String(seq + 1) : 'released');
+
+/** A minimal protocol v1 service for one client. */
+class ProtocolLink implements Link {
+  readonly ready: Promise<void>;
+  readonly faults: string[] = [];
+  readonly url: Promise<string>;
+  readonly #server: WebSocketServer;
+  readonly #pending = new Map<string, { tool: ToolName; seq: number; done: (ok: boolean) => void }>();
+  readonly #validate: boolean;
+  #socket: WebSocket | undefined;
+
+  constructor(validate: boolean) {
+    this.#validate = validate;
+    this.#server = new WebSocketServer({
+      host: '127.0.0.1',
+      port: 0,
+      handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+    });
+    this.url = new Promise((resolve) =>
+      this.#server.once('listening', () =>
+        resolve(`ws://127.0.0.1:${(this.#server.address() as AddressInfo).port}`),
+      ),
+    );
+    this.ready = new Promise((resolve) => {
+      this.#server.on('connection', (socket) => {
+        this.#socket = socket;
+        socket.on('message', (data: Buffer) => this.#onMessage(socket, data.toString(), resolve));
+      });
+    });
+  }
+
+  #onMessage(socket: WebSocket, text: string, welcomed: () => void): void {
+    let frame: ClientFrame;
+    if (this.#validate) {
+      const decoded = decodeClientFrame(text);
+      if (!decoded.ok) {
+        this.faults.push(`${decoded.code}: ${decoded.message}`);
+        return;
+      }
+      frame = decoded.frame;
+    } else frame = JSON.parse(text) as ClientFrame;
+    switch (frame.type) {
+      case 'tool_result': {
+        const call = this.#pending.get(frame.callId);
+        if (!call) {
+          this.faults.push(`tool_result for unknown call ${frame.callId}`);
+          return;
+        }
+        this.#pending.delete(frame.callId);
+        socket.send(encodeFrame({ type: 'ack', callId: frame.callId }));
+        call.done(frame.status === 'ok' && frame.output === expected(call.tool, call.seq));
+        return;
+      }
+      case 'hello': {
+        const decoded = decodeClientFrame(text);
+        if (!decoded.ok || frame.protocol !== PROTOCOL_VERSION) {
+          this.faults.push(`bad hello: ${text.slice(0, 200)}`);
+          return;
+        }
+        socket.send(
+          encodeFrame({
+            type: 'welcome',
+            sessionId: 'bench-session',
+            resumed: false,
+            heartbeatIntervalMs: PROTOCOL_DEFAULTS.heartbeatIntervalMs,
+            maxPayloadBytes: PROTOCOL_DEFAULTS.maxPayloadBytes,
+            sessionGraceMs: PROTOCOL_DEFAULTS.sessionGraceMs,
+          }),
+        );
+        welcomed();
+        return;
+      }
+      case 'ping':
+        socket.send(encodeFrame({ type: 'pong', ...(frame.id === undefined ? {} : { id: frame.id }) }));
+        return;
+      case 'pong':
+        return;
+      case 'error':
+        this.faults.push(`error frame: ${frame.code} ${frame.message}`);
+        return;
+      default:
+        this.faults.push(`unexpected ${frame.type} frame`);
+    }
+  }
+
+  call(tool: ToolName, seq: number, done: (ok: boolean) => void): void {
+    const callId = `c${seq}`;
+    this.#pending.set(callId, { tool, seq, done });
+    this.#socket!.send(
+      encodeFrame({
+        type: 'tool_call',
+        callId,
+        runId: 'bench-run',
+        toolName: tool,
+        arguments: tool === 'add' ? { a: seq, b: 1 } : {},
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    for (const client of this.#server.clients) client.terminate();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+/** A Socket.IO server: each call is `emitWithAck('tool_call', …)`. */
+class SocketIoLink implements Link {
+  readonly ready: Promise<void>;
+  readonly faults: string[] = [];
+  readonly url: Promise<string>;
+  readonly #http: HttpServer;
+  readonly #io: SocketIoServer;
+  #socket: SocketIoSocket | undefined;
+
+  constructor() {
+    this.#http = createServer();
+    this.#io = new SocketIoServer(this.#http, { transports: ['websocket'], serveClient: false });
+    this.ready = new Promise((resolve) =>
+      this.#io.once('connection', (socket) => {
+        this.#socket = socket;
+        resolve();
+      }),
+    );
+    this.url = new Promise((resolve) =>
+      this.#http.listen(0, '127.0.0.1', () =>
+        resolve(`http://127.0.0.1:${(this.#http.address() as AddressInfo).port}`),
+      ),
+    );
+  }
+
+  call(tool: ToolName, seq: number, done: (ok: boolean) => void): void {
+    const args = tool === 'add' ? { a: seq, b: 1 } : {};
+    this.#socket!.emitWithAck('tool_call', { callId: `c${seq}`, toolName: tool, arguments: args }).then(
+      (result: { status: string; output: string }) =>
+        done(result.status === 'ok' && result.output === expected(tool, seq)),
+      (error: unknown) => {
+        this.faults.push(String(error));
+        done(false);
+      },
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.#io.close();
+  }
+}
+
+/** An MCP client over Streamable HTTP: each call is `callTool`. */
+class McpLink implements Link {
+  readonly ready: Promise<void>;
+  readonly faults: string[] = [];
+  readonly #client = new McpClient({ name: 'toolwire-bench', version: '0.0.0' });
+
+  constructor(url: string) {
+    this.ready = this.#client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  }
+
+  call(tool: ToolName, seq: number, done: (ok: boolean) => void): void {
+    const args = tool === 'add' ? { a: seq, b: 1 } : {};
+    this.#client.callTool({ name: tool, arguments: args }, undefined, { timeout: 600_000 }).then(
+      (result) => {
+        const content = result.content as Array<{ type: string; text?: string }> | undefined;
+        done(result.isError !== true && content?.[0]?.text === expected(tool, seq));
+      },
+      (error: unknown) => {
+        this.faults.push(String(error));
+        done(false);
+      },
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.#client.close();
+  }
+}
+
+/** What `run` measures. */
+export interface LoadResult {
+  completed: number;
+  errors: number;
+  elapsedMs: number;
+  callsPerSecond: number;
+  latency: LatencySummary;
+  /** CPU time the driver itself spent per call, in µs (a driver near saturation would cap every subject). */
+  driverCpuUs: number;
+}
+
+/** Options of {@link runLoad}: stop after `durationMs` or after `calls` calls, whichever is given. */
+export interface LoadOptions {
+  tool: ToolName;
+  inFlight: number;
+  durationMs?: number;
+  calls?: number;
+}
+
+const MAX_SAMPLES = 2_000_000;
+let sequence = 0;
+
+/** Keeps `inFlight` calls outstanding until the time or the call budget is spent, then waits for the rest. */
+export function runLoad(link: Link, options: LoadOptions): Promise<LoadResult> {
+  const { tool, inFlight } = options;
+  const budget = options.calls ?? Number.POSITIVE_INFINITY;
+  const samples = new Float64Array(Math.min(MAX_SAMPLES, Number.isFinite(budget) ? budget : MAX_SAMPLES));
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const deadline = options.durationMs === undefined ? Number.POSITIVE_INFINITY : started + options.durationMs;
+  let launched = 0;
+  let completed = 0;
+  let errors = 0;
+  let last = started;
+  return new Promise((resolve) => {
+    const finish = () => {
+      const cpu = process.cpuUsage(cpuBefore);
+      const elapsedMs = last - started;
+      resolve({
+        completed,
+        errors,
+        elapsedMs,
+        callsPerSecond: (completed / elapsedMs) * 1000,
+        latency: summarize(samples.subarray(0, Math.min(completed, samples.length))),
+        driverCpuUs: (cpu.user + cpu.system) / Math.max(1, completed),
+      });
+    };
+    const launch = () => {
+      launched += 1;
+      const sent = performance.now();
+      link.call(tool, ++sequence, (ok) => {
+        last = performance.now();
+        if (completed < samples.length) samples[completed] = last - sent;
+        completed += 1;
+        if (!ok) errors += 1;
+        if (launched < budget && last < deadline) launch();
+        else if (completed === launched) finish();
+      });
+    };
+    for (let i = 0; i < inFlight && i < budget; i++) launch();
+  });
+}
+
+/** Starts a link of the given kind; `url` is the subject's (MCP) or ignored (the driver listens). */
+export async function startLink(
+  kind: DriverKind,
+  options: { url?: string; validate?: boolean } = {},
+): Promise<{ link: Link; url: string | undefined }> {
+  if (kind === 'protocol') {
+    const link = new ProtocolLink(options.validate === true);
+    return { link, url: await link.url };
+  }
+  if (kind === 'socketio') {
+    const link = new SocketIoLink();
+    return { link, url: await link.url };
+  }
+  if (options.url === undefined) throw new Error('the mcp driver needs the subject url');
+  return { link: new McpLink(options.url), url: undefined };
+}
+
+/** The driver as a child process, commanded over IPC by the orchestrator. */
+function main(): void {
+  process.on('disconnect', () => process.exit(0));
+  let link: Link | undefined;
+  let held: Promise<{ completed: number; errors: number }> | undefined;
+  serve(async (request) => {
+    switch (request.cmd) {
+      case 'start': {
+        const started = await startLink(request.kind as DriverKind, {
+          url: request.url as string | undefined,
+          validate: request.validate === true,
+        });
+        link = started.link;
+        return { url: started.url };
+      }
+      case 'wait-client':
+        await link!.ready;
+        return {};
+      case 'run': {
+        const result = await runLoad(link!, request.options as LoadOptions);
+        return { result, faults: link!.faults.splice(0, 20) };
+      }
+      case 'hold': {
+        const count = Number(request.count);
+        held = runLoad(link!, { tool: 'hold', inFlight: count, calls: count });
+        return {};
+      }
+      case 'collect': {
+        const result = await held!;
+        return { result, faults: link!.faults.splice(0, 20) };
+      }
+      case 'exit':
+        setTimeout(() => process.exit(0), 20);
+        await link?.close();
+        return {};
+      default:
+        throw new Error(`unknown command ${request.cmd}`);
+    }
+  });
+  process.send?.({ id: 0, ready: true });
+}
+
+if (process.send !== undefined && process.argv.includes('--driver')) main();

@@ -1,0 +1,183 @@
+/**
+ * A benchmark session: one driver process and one subject process, each pinned to its own core where
+ * `taskset` allows, linked over loopback and commanded over IPC.
+ *
+ * @module
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import type { LoadOptions, LoadResult } from '../driver';
+import type { Mark } from '../subjects/harness';
+import type { EntryName } from './build';
+import { announced, Channel, type Reply } from './ipc';
+
+/** The subjects, in table order. */
+export const SUBJECTS = ['floor', 'toolwire', 'socketio', 'mcp'] as const;
+/** One of {@link SUBJECTS}. */
+export type SubjectName = (typeof SUBJECTS)[number];
+
+/** Display names. */
+export const SUBJECT_LABELS: Record<SubjectName, string> = {
+  floor: 'floor (bare ws)',
+  toolwire: 'toolwire Client',
+  socketio: 'Socket.IO emitWithAck',
+  mcp: 'MCP SDK (Streamable HTTP)',
+};
+
+const DRIVER_KIND = { floor: 'protocol', toolwire: 'protocol', socketio: 'socketio', mcp: 'mcp' } as const;
+
+/** Cores for the driver and the subject, or `undefined` when pinning is not possible here. */
+export function pinningCores(): [number, number] | undefined {
+  if (process.platform !== 'linux' || availableParallelism() < 2) return undefined;
+  const probe = spawnSync('taskset', ['-c', '1', 'true'], { stdio: 'ignore' });
+  return probe.status === 0 ? [0, 1] : undefined;
+}
+
+/** How to start child processes. */
+export interface SpawnOptions {
+  /** Bundled entry points by name (see build.ts). */
+  entries: Record<EntryName, string>;
+  /** Cores for [driver, subject], or none. */
+  cores: [number, number] | undefined;
+}
+
+/** Starts a bundled entry point as a child with an IPC channel, pinned to `core` when given. */
+export function spawnEntry(
+  file: string,
+  args: string[],
+  core: number | undefined,
+  nodeFlags: string[] = [],
+): ChildProcess {
+  const argv = [...nodeFlags, file, ...args];
+  const stdio: ['ignore', 'ignore', 'inherit', 'ipc'] = ['ignore', 'ignore', 'inherit', 'ipc'];
+  return core === undefined
+    ? spawn(process.execPath, argv, { stdio })
+    : spawn('taskset', ['-c', String(core), process.execPath, ...argv], { stdio });
+}
+
+/** Asks a child to exit, and kills it if it has not within `graceMs`. */
+export function stop(child: ChildProcess, graceMs = 3_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    if (child.connected) child.send({ id: -1, cmd: 'exit' });
+    else child.kill('SIGTERM');
+  });
+}
+
+/** Options of a {@link Pair}. */
+export interface PairOptions {
+  /** Extra arguments for the subject (e.g. `--max-concurrency 10000`). */
+  subjectArgs?: string[];
+  /** Node flags for the subject (e.g. `--expose-gc`, `--cpu-prof`). */
+  subjectNodeFlags?: string[];
+  /** Decode every frame the subject sends with `decodeClientFrame` (protocol subjects). */
+  validate?: boolean;
+}
+
+/** A driver and a subject, connected. */
+export class Pair {
+  private constructor(
+    readonly name: SubjectName,
+    readonly driver: Channel,
+    readonly subject: Channel,
+    readonly processes: ChildProcess[],
+  ) {}
+
+  /** Starts both processes and waits until the subject is connected and ready. */
+  static async start(
+    name: SubjectName,
+    spawnOptions: SpawnOptions,
+    options: PairOptions = {},
+  ): Promise<Pair> {
+    const { entries, cores } = spawnOptions;
+    const processes: ChildProcess[] = [];
+    try {
+      const startSubject = async (url: string | undefined) => {
+        const child = spawnEntry(
+          entries[name],
+          [...(url === undefined ? [] : ['--url', url]), ...(options.subjectArgs ?? [])],
+          cores?.[1],
+          options.subjectNodeFlags,
+        );
+        processes.push(child);
+        const ready = await announced<Reply & { url?: string }>(child, `subject ${name}`);
+        return { channel: new Channel(child, `subject ${name}`), url: ready.url };
+      };
+      const startDriver = async () => {
+        const child = spawnEntry(entries.driver, ['--driver'], cores?.[0]);
+        processes.push(child);
+        await announced(child, 'driver');
+        return new Channel(child, 'driver');
+      };
+      const kind = DRIVER_KIND[name];
+      let driver: Channel;
+      let subject: Channel;
+      if (kind === 'mcp') {
+        const started = await startSubject(undefined);
+        subject = started.channel;
+        driver = await startDriver();
+        await driver.request('start', { kind, url: started.url });
+      } else {
+        driver = await startDriver();
+        const { url } = await driver.request<Reply & { url: string }>('start', {
+          kind,
+          validate: options.validate === true,
+        });
+        subject = (await startSubject(url)).channel;
+      }
+      await driver.request('wait-client', {}, 30_000);
+      return new Pair(name, driver, subject, processes);
+    } catch (error) {
+      await Promise.all(processes.map((child) => stop(child, 500)));
+      throw error;
+    }
+  }
+
+  /** The subject's CPU and memory now (after a full GC when `gc` and the subject runs with `--expose-gc`). */
+  async mark(gc = false): Promise<Mark> {
+    return (await this.subject.request<Reply & { mark: Mark }>('mark', { gc })).mark;
+  }
+
+  /** Runs load and returns the driver's measurements, the subject's CPU per call, and any protocol faults. */
+  async load(options: LoadOptions): Promise<LoadResult & { cpuUsPerCall: number; faults: string[] }> {
+    const before = await this.mark();
+    const { result, faults } = await this.driver.request<Reply & { result: LoadResult; faults: string[] }>(
+      'run',
+      { options },
+      600_000,
+    );
+    const after = await this.mark();
+    return { ...result, cpuUsPerCall: (after.cpuUs - before.cpuUs) / Math.max(1, result.completed), faults };
+  }
+
+  /**
+   * Sends `count` calls of the `hold` tool and waits until the subject holds them all; `measure` runs then;
+   * finally releases them and waits for every result.
+   */
+  async hold<T>(
+    count: number,
+    measure: () => Promise<T>,
+  ): Promise<{ measured: T; completed: number; errors: number; faults: string[] }> {
+    const held = this.subject.request('expect-held', { count }, 120_000);
+    await this.driver.request('hold', { count });
+    await held;
+    const measured = await measure();
+    await this.subject.request('release');
+    const { result, faults } = await this.driver.request<Reply & { result: LoadResult; faults: string[] }>(
+      'collect',
+      {},
+      120_000,
+    );
+    return { measured, completed: result.completed, errors: result.errors, faults };
+  }
+
+  /** Stops both processes. */
+  async close(): Promise<void> {
+    await Promise.all(this.processes.map((child) => stop(child)));
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * Renders the benchmark's figures as Markdown: the comparison table with ratios to the floor, the issue's
+ * targets (met or missed), the `invokeTool` micro-benchmark and the browser bundle size.
+ *
+ * @module
+ */
+import { SCHEMA_KINDS } from './invoke-tool';
+import type { BundleSize } from './lib/bundle-size';
+import { SUBJECT_LABELS, type SubjectName } from './lib/session';
+
+/** Medians (and spreads) of every figure, by id `<subject or kind>:<figure>`. */
+export interface Figures {
+  value(id: string): number;
+  /** (max − min) / median over the repetitions. */
+  spread(id: string): number;
+  subjects: readonly SubjectName[];
+  memorySubjects: readonly SubjectName[];
+  concurrencies: readonly number[];
+  bundles: BundleSize[];
+  heldCalls: number;
+  memoryCalls: number;
+}
+
+/** Where and how the run was made. */
+export interface RunInfo {
+  date: string;
+  node: string;
+  cpu: string;
+  pinning: string;
+  load: string;
+  commit: string;
+  reps: number;
+  runMs: number;
+  durationS: number;
+  quick: boolean;
+}
+
+const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '—');
+const us = (n: number) => (!Number.isFinite(n) ? '—' : n < 100 ? n.toFixed(1) : int(n));
+const mb = (n: number) => (Number.isFinite(n) ? (n / 1_048_576).toFixed(1) : '—');
+const ratio = (n: number) => (Number.isFinite(n) ? `${n < 10 ? n.toFixed(2) : n.toFixed(0)}×` : '—');
+const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+
+interface Row {
+  label: string;
+  key: string;
+  format: (n: number) => string;
+  memory?: boolean;
+}
+
+function rows(figures: Figures): Row[] {
+  const { concurrencies } = figures;
+  const out: Row[] = [];
+  for (const c of concurrencies)
+    out.push({ label: `calls/s, ${c} in flight`, key: `calls/s@${c}`, format: int });
+  for (const c of concurrencies)
+    out.push({ label: `p50 latency µs, ${c} in flight`, key: `p50@${c}`, format: us });
+  for (const c of concurrencies)
+    out.push({ label: `p99 latency µs, ${c} in flight`, key: `p99@${c}`, format: us });
+  for (const c of concurrencies)
+    out.push({ label: `client CPU µs/call, ${c} in flight`, key: `cpu@${c}`, format: us });
+  out.push({ label: 'driver CPU µs/call, 64 in flight (context)', key: 'driver@64', format: us });
+  out.push({
+    label: `client RSS after ${int(figures.memoryCalls)} calls, MB`,
+    key: 'rss-after',
+    format: mb,
+    memory: true,
+  });
+  out.push({ label: `RSS growth over those calls, MB`, key: 'rss-growth', format: mb, memory: true });
+  out.push({
+    label: `RSS per call held in flight (${int(figures.heldCalls)} held), bytes`,
+    key: 'held-rss',
+    format: int,
+    memory: true,
+  });
+  out.push({ label: 'heap + external per held call, bytes', key: 'held-heap', format: int, memory: true });
+  return out;
+}
+
+function comparisonTable(figures: Figures): string {
+  const others = figures.subjects.filter((name) => name !== 'floor');
+  const hasFloor = figures.subjects.includes('floor');
+  const header = ['figure', ...(hasFloor ? [SUBJECT_LABELS.floor] : [])];
+  for (const name of others) header.push(SUBJECT_LABELS[name], hasFloor ? '×floor' : '');
+  const lines = [
+    `| ${header.join(' | ')} |`,
+    `|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+  ];
+  for (const row of rows(figures)) {
+    const floor = figures.value(`floor:${row.key}`);
+    const cells = [row.label];
+    if (hasFloor) cells.push(row.format(floor));
+    for (const name of others) {
+      const measured = row.memory && !figures.memorySubjects.includes(name);
+      const value = measured ? Number.NaN : figures.value(`${name}:${row.key}`);
+      cells.push(row.format(value), hasFloor ? ratio(value / floor) : '');
+    }
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+interface Target {
+  label: string;
+  measured: string;
+  met: boolean | undefined;
+}
+
+function targets(figures: Figures): Target[] {
+  const v = (id: string) => figures.value(id);
+  const out: Target[] = [];
+  const check = (label: string, value: number, limit: number, atLeast: boolean, format = ratio) => {
+    out.push({
+      label,
+      measured: format(value),
+      met: Number.isFinite(value) ? (atLeast ? value >= limit : value <= limit) : undefined,
+    });
+  };
+  const tp = (name: string, c: number) => v(`${name}:calls/s@${c}`);
+  check('toolwire ≥ 0.85× floor calls/s at 1 in flight', tp('toolwire', 1) / tp('floor', 1), 0.85, true);
+  check('toolwire ≥ 0.75× floor calls/s at 64 in flight', tp('toolwire', 64) / tp('floor', 64), 0.75, true);
+  check(
+    'toolwire ≥ 0.75× floor calls/s at 512 in flight',
+    tp('toolwire', 512) / tp('floor', 512),
+    0.75,
+    true,
+  );
+  check('client CPU per call at 64 ≤ 1.3× floor', v('toolwire:cpu@64') / v('floor:cpu@64'), 1.3, false);
+  check('p99 at 1 in flight ≤ 1.5× floor', v('toolwire:p99@1') / v('floor:p99@1'), 1.5, false);
+  for (const c of figures.concurrencies)
+    check(`≥ 10× MCP calls/s at ${c}`, tp('toolwire', c) / tp('mcp', c), 10, true);
+  for (const c of figures.concurrencies)
+    check(`≥ 1.2× Socket.IO calls/s at ${c}`, tp('toolwire', c) / tp('socketio', c), 1.2, true);
+  check('≤ 2 KB per call held in flight (RSS)', v('toolwire:held-rss'), 2048, false, (n) => `${int(n)} B`);
+  check(
+    `RSS growth after ${int(figures.memoryCalls)} calls ≤ 10 MB`,
+    v('toolwire:rss-growth'),
+    10 * 1_048_576,
+    false,
+    (n) => `${mb(n)} MB`,
+  );
+  const bundle = figures.bundles[0]?.gzipBytes ?? Number.NaN;
+  check('browser bundle ≤ 20 KB min+gzip (own dependencies included)', bundle, 20 * 1024, false, kb);
+  return out;
+}
+
+function microTable(figures: Figures): string {
+  const lines = [
+    '| parameters | invokeTool µs/call | CPU µs/call | library validation alone, µs | added by toolwire, µs |',
+    '|---|---:|---:|---:|---:|',
+  ];
+  for (const kind of SCHEMA_KINDS) {
+    const invoke = figures.value(`${kind}:invoke`);
+    const library = figures.value(`${kind}:library`);
+    const label = kind === 'none' ? 'none (no parameters; reference)' : kind;
+    const added = Number.isFinite(library) ? invoke - library : invoke;
+    lines.push(
+      `| ${label} | ${us(invoke)} | ${us(figures.value(`${kind}:invoke-cpu`))} | ${us(library)} | ${us(added)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function bundleTable(bundles: BundleSize[]): string {
+  const lines = [
+    '| client bundle (src/index.ts, browser, esbuild) | minified | min+gzip | largest parts (minified) |',
+    '|---|---:|---:|---|',
+  ];
+  for (const bundle of bundles) {
+    const parts = bundle.largest.map((part) => `${part.input} ${kb(part.bytes)}`).join(', ');
+    lines.push(`| ${bundle.label} | ${kb(bundle.minBytes)} | ${kb(bundle.gzipBytes)} | ${parts} |`);
+  }
+  return lines.join('\n');
+}
+
+/** The whole report. */
+export function renderReport(figures: Figures, info: RunInfo): string {
+  const spreadLine = figures.subjects
+    .map((name) => {
+      const worst = Math.max(...figures.concurrencies.map((c) => figures.spread(`${name}:calls/s@${c}`)));
+      return `${name} ${(worst * 100).toFixed(0)}%`;
+    })
+    .join(', ');
+  const targetLines = targets(figures).map(
+    (t) => `| ${t.label} | ${t.measured} | ${t.met === undefined ? 'n/a' : t.met ? 'met' : '**missed**'} |`,
+  );
+  return `# toolwire benchmark${info.quick ? ' (quick smoke run: not for comparison)' : ''}
+
+${info.date}, Node ${info.node}, ${info.cpu}, commit ${info.commit}. Pinning: ${info.pinning}.
+Load average: ${info.load}. The machine is shared: absolute numbers move between runs; ratios within one run
+are what count, and CPU per call is the steadiest figure. Medians of ${info.reps} interleaved repetitions,
+${info.runMs} ms per throughput run after a warm-up; the whole run took ${info.durationS.toFixed(0)} s.
+
+Each subject is a separate process answering the same \`add\` call ({ a, b } → a + b) from the same driver
+process over loopback, one connection. The floor is a bare \`ws\` client (JSON.parse, add, JSON.stringify).
+toolwire is \`Client\` with default options (maxConcurrency 16: at 64 and 512 in flight the rest wait in its
+queue) and zod 4 parameters. Socket.IO validates with the same zod schema and answers through the
+\`emitWithAck\` callback. MCP: the tool lives in the MCP server (the measured process) and the driver is an MCP
+\`Client\` over Streamable HTTP (JSON responses; HTTP/1.1 opens a socket per concurrent request, so "one
+connection" does not hold there). Memory: after 10,000 warm-up calls and a GC, ${int(figures.memoryCalls)} calls at 64 in flight,
+GC, then ${int(figures.heldCalls)} calls of a tool that awaits a promise (toolwire with maxConcurrency ${int(figures.heldCalls)}), GC;
+per-call bytes are the RSS (and heap) difference divided by the calls held. MCP is left out of the memory
+scenarios (—).
+
+## Client against the floor and the peers
+
+${comparisonTable(figures)}
+
+Largest spread between repetitions (calls/s, (max − min)/median): ${spreadLine}.
+
+## Targets (issue 7)
+
+| target | measured | |
+|---|---:|---|
+${targetLines.join('\n')}
+
+## invokeTool per call, by kind of parameters
+
+Sequential \`await invokeTool(add, { a, b })\`, one process per kind and repetition; "library validation
+alone" is \`schema['~standard'].validate(value)\` (JSON Schema: \`@cfworker/json-schema\`'s \`validate\`).
+
+${microTable(figures)}
+
+## Browser bundle
+
+${bundleTable(figures.bundles)}
+
+\`ws\`, zod 3, valibot and arktype are never bundled (peers; browsers use the global WebSocket).
+`;
+}

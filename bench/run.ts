@@ -1,0 +1,225 @@
+/**
+ * `npm run bench`: toolwire's client against the raw `ws` floor and against its peers, in one run.
+ *
+ * Every scenario is repeated (`--reps`, default 3) and the repetitions are interleaved (each repetition runs
+ * every subject, in a rotated order), so that a noisy moment hits all subjects alike; the table shows medians.
+ * Driver and subject run in separate processes pinned to separate cores where `taskset` allows.
+ *
+ * Flags: `--reps N`, `--quick` (1 repetition, short runs: a smoke test), `--only floor,toolwire`,
+ * `--no-write` (do not write bench/results/latest.md), `--profile <subject>` (one CPU-profiled session of
+ * that subject at 64 in flight; prints the hottest functions and keeps the .cpuprofile in bench/.profiles).
+ *
+ * @module
+ */
+import { execSync } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { SCHEMA_KINDS, type SchemaKindName } from './invoke-tool';
+import { buildEntries, ROOT } from './lib/build';
+import { bundleSizes } from './lib/bundle-size';
+import { announced, Channel, type Reply } from './lib/ipc';
+import { hottest } from './lib/profile';
+import {
+  Pair,
+  pinningCores,
+  type SpawnOptions,
+  SUBJECTS,
+  type SubjectName,
+  spawnEntry,
+  stop,
+} from './lib/session';
+import { median } from './lib/stats';
+import { type Figures, renderReport } from './report';
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.includes(`--${name}`);
+const option = (name: string) => {
+  const index = argv.indexOf(`--${name}`);
+  return index === -1 ? undefined : argv[index + 1];
+};
+
+const quick = flag('quick');
+const reps = Number(option('reps') ?? (quick ? 1 : 3));
+const only = option('only')?.split(',') as SubjectName[] | undefined;
+const subjects = SUBJECTS.filter((name) => !only || only.includes(name));
+const CONCURRENCIES = [1, 64, 512] as const;
+const WARMUP_MS = quick ? 300 : 700;
+const RUN_MS = quick ? 500 : 1_500;
+const MEMORY_CALLS = quick ? 20_000 : 100_000;
+const HELD_CALLS = quick ? 2_000 : 10_000;
+const MICRO_BUDGET_MS = quick ? 200 : 500;
+/** MCP opens an HTTP request per call: 100,000 calls would take minutes, 10,000 held ones as many sockets. */
+const MEMORY_SUBJECTS = subjects.filter((name) => name !== 'mcp');
+
+const log = (message: string) => process.stderr.write(`${message}\n`);
+const rotate = <T>(items: readonly T[], by: number) => items.map((_, i) => items[(i + by) % items.length]!);
+
+async function throughputSession(pair: Pair, record: (key: string, value: number) => void): Promise<void> {
+  await pair.load({ tool: 'add', inFlight: 64, durationMs: WARMUP_MS });
+  await pair.load({ tool: 'add', inFlight: 1, durationMs: WARMUP_MS / 2 });
+  for (const inFlight of CONCURRENCIES) {
+    const run = await pair.load({ tool: 'add', inFlight, durationMs: RUN_MS });
+    if (run.errors > 0 || run.faults.length > 0) {
+      throw new Error(`${pair.name} @${inFlight}: ${run.errors} wrong results; ${run.faults.join('; ')}`);
+    }
+    record(`calls/s@${inFlight}`, run.callsPerSecond);
+    record(`p50@${inFlight}`, run.latency.p50Us);
+    record(`p99@${inFlight}`, run.latency.p99Us);
+    record(`cpu@${inFlight}`, run.cpuUsPerCall);
+    record(`driver@${inFlight}`, run.driverCpuUs);
+  }
+}
+
+async function memorySession(pair: Pair, record: (key: string, value: number) => void): Promise<void> {
+  await pair.load({ tool: 'add', inFlight: 64, calls: 10_000 });
+  const base = await pair.mark(true);
+  const run = await pair.load({ tool: 'add', inFlight: 64, calls: MEMORY_CALLS });
+  if (run.errors > 0) throw new Error(`${pair.name}: ${run.errors} wrong results`);
+  const after = await pair.mark(true);
+  const held = await pair.hold(HELD_CALLS, () => pair.mark(true));
+  if (held.errors > 0 || held.completed !== HELD_CALLS) {
+    throw new Error(
+      `${pair.name}: ${held.completed}/${HELD_CALLS} held calls came back, ${held.errors} wrong`,
+    );
+  }
+  record('rss-after', after.rss);
+  record('rss-growth', after.rss - base.rss);
+  record('held-rss', (held.measured.rss - after.rss) / HELD_CALLS);
+  record(
+    'held-heap',
+    (held.measured.heapUsed + held.measured.external - after.heapUsed - after.external) / HELD_CALLS,
+  );
+}
+
+async function microSession(
+  spawnOptions: SpawnOptions,
+  kind: SchemaKindName,
+  record: (key: string, value: number) => void,
+): Promise<void> {
+  const child = spawnEntry(spawnOptions.entries['invoke-tool'], ['--micro'], spawnOptions.cores?.[1]);
+  try {
+    await announced(child, 'invoke-tool');
+    const channel = new Channel(child, 'invoke-tool');
+    const result = await channel.request<
+      Reply & { invokeUs: number; invokeCpuUs: number; libraryUs?: number }
+    >('measure', { kind, budgetMs: MICRO_BUDGET_MS });
+    record('invoke', result.invokeUs);
+    record('invoke-cpu', result.invokeCpuUs);
+    if (result.libraryUs !== undefined) record('library', result.libraryUs);
+  } finally {
+    await stop(child);
+  }
+}
+
+async function profile(spawnOptions: SpawnOptions, name: SubjectName): Promise<void> {
+  const dir = `${ROOT}bench/.profiles`;
+  mkdirSync(dir, { recursive: true });
+  const before = new Set(readdirSync(dir));
+  const pair = await Pair.start(name, spawnOptions, {
+    subjectNodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=100'],
+  });
+  try {
+    await pair.load({ tool: 'add', inFlight: 64, durationMs: 1_000 });
+    const run = await pair.load({ tool: 'add', inFlight: 64, durationMs: 4_000 });
+    log(`${name} @64: ${Math.round(run.callsPerSecond)} calls/s, ${run.cpuUsPerCall.toFixed(1)} µs CPU/call`);
+  } finally {
+    await pair.close();
+  }
+  const file = readdirSync(dir).find((entry) => !before.has(entry) && entry.endsWith('.cpuprofile'));
+  if (!file) throw new Error('no .cpuprofile was written');
+  process.stdout.write(`${hottest(`${dir}/${file}`, 30)}\nprofile: bench/.profiles/${file}\n`);
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const entries = await buildEntries();
+  const cores = pinningCores();
+  const spawnOptions: SpawnOptions = { entries, cores };
+  const profiled = option('profile') as SubjectName | undefined;
+  if (profiled) {
+    await profile(spawnOptions, profiled);
+    return;
+  }
+  const loadBefore = loadavg();
+  const samples = new Map<string, number[]>();
+  const recorder = (prefix: string) => (key: string, value: number) => {
+    const id = `${prefix}:${key}`;
+    samples.set(id, [...(samples.get(id) ?? []), value]);
+  };
+
+  for (let rep = 0; rep < reps; rep++) {
+    log(`repetition ${rep + 1}/${reps}`);
+    for (const name of rotate(subjects, rep)) {
+      log(`  throughput: ${name}`);
+      const pair = await Pair.start(name, spawnOptions);
+      try {
+        await throughputSession(pair, recorder(name));
+      } finally {
+        await pair.close();
+      }
+    }
+    for (const name of rotate(MEMORY_SUBJECTS, rep)) {
+      log(`  memory: ${name}`);
+      const pair = await Pair.start(name, spawnOptions, {
+        subjectNodeFlags: ['--expose-gc'],
+        subjectArgs: name === 'toolwire' ? ['--max-concurrency', String(HELD_CALLS)] : [],
+      });
+      try {
+        await memorySession(pair, recorder(name));
+      } finally {
+        await pair.close();
+      }
+    }
+    log('  invokeTool');
+    for (const kind of rotate(SCHEMA_KINDS, rep)) await microSession(spawnOptions, kind, recorder(kind));
+  }
+  const bundles = await bundleSizes();
+
+  const figures: Figures = {
+    value: (id) => median(samples.get(id) ?? []),
+    spread: (id) => {
+      const values = samples.get(id) ?? [];
+      return values.length < 2 ? 0 : (Math.max(...values) - Math.min(...values)) / median(values);
+    },
+    subjects,
+    memorySubjects: MEMORY_SUBJECTS,
+    concurrencies: [...CONCURRENCIES],
+    bundles,
+    heldCalls: HELD_CALLS,
+    memoryCalls: MEMORY_CALLS,
+  };
+  const report = renderReport(figures, {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpu: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
+    pinning: cores
+      ? `driver on core ${cores[0]}, subject on core ${cores[1]} (taskset)`
+      : 'none (taskset unavailable)',
+    load: `${loadBefore.map((x) => x.toFixed(2)).join(' ')} at start, ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} at end (1/5/15 min)`,
+    commit: gitDescribe(),
+    reps,
+    runMs: RUN_MS,
+    durationS: (Date.now() - started) / 1000,
+    quick,
+  });
+  process.stdout.write(report);
+  if (!flag('no-write') && !quick && !only) {
+    mkdirSync(`${ROOT}bench/results`, { recursive: true });
+    writeFileSync(`${ROOT}bench/results/latest.md`, report);
+    log('written to bench/results/latest.md');
+  }
+}
+
+function gitDescribe(): string {
+  try {
+    const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execSync('git status --porcelain -- src', { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${commit} (src/ modified)` : commit;
+  } catch {
+    return 'unknown';
+  }
+}
+
+await main();

@@ -1,0 +1,105 @@
+/**
+ * What every subject process shares: the `hold` tool's pending promises, and the IPC commands the orchestrator
+ * sends (`mark` for CPU and memory, `expect-held`, `release`, `exit`).
+ *
+ * @module
+ */
+import { announce, serve } from '../lib/ipc';
+
+/** A subject's resource snapshot: cumulative CPU time (µs) and memory (bytes). */
+export interface Mark {
+  cpuUs: number;
+  rss: number;
+  heapUsed: number;
+  external: number;
+}
+
+/** Calls of the `hold` tool, waiting until the orchestrator says `release`. */
+export class Holds {
+  #waiting: Array<() => void> = [];
+  #target = Number.POSITIVE_INFINITY;
+  #reached: (() => void) | undefined;
+
+  /** Called by the `hold` tool: resolves on `release`. */
+  wait(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#waiting.push(resolve);
+      if (this.#waiting.length >= this.#target) this.#reached?.();
+    });
+  }
+
+  /** Resolves once `count` calls are held. */
+  expect(count: number): Promise<void> {
+    if (this.#waiting.length >= count) return Promise.resolve();
+    this.#target = count;
+    return new Promise<void>((resolve) => {
+      this.#reached = () => {
+        this.#reached = undefined;
+        this.#target = Number.POSITIVE_INFINITY;
+        resolve();
+      };
+    });
+  }
+
+  /** Lets every held call finish. */
+  release(): number {
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const resolve of waiting) resolve();
+    return waiting.length;
+  }
+}
+
+/** Reads CPU and memory; with `gc`, collects garbage first (needs `--expose-gc`). */
+export function mark(gc: boolean): Mark {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  if (gc && collect) {
+    collect();
+    collect();
+  }
+  const cpu = process.cpuUsage();
+  const memory = process.memoryUsage();
+  return {
+    cpuUs: cpu.user + cpu.system,
+    rss: memory.rss,
+    heapUsed: memory.heapUsed,
+    external: memory.external,
+  };
+}
+
+/** Answers the orchestrator's commands, then announces the subject as ready with `fields`. */
+export function runHarness(
+  holds: Holds,
+  close: () => Promise<void> | void,
+  fields: Record<string, unknown> = {},
+): void {
+  serve(async (request) => {
+    switch (request.cmd) {
+      case 'mark':
+        return { mark: mark(request.gc === true) };
+      case 'expect-held':
+        await holds.expect(Number(request.count));
+        return {};
+      case 'release':
+        return { released: holds.release() };
+      case 'exit':
+        setTimeout(() => process.exit(0), 20);
+        await close();
+        return {};
+      default:
+        throw new Error(`unknown command ${request.cmd}`);
+    }
+  });
+  announce({ ready: true, ...fields });
+}
+
+/** The argument the subject was started with, e.g. `--url ws://…`. */
+export function argument(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? undefined : process.argv[index + 1];
+}
+
+/** Ends the process when the orchestrator goes away, so no subject outlives a failed run. */
+export function exitWithParent(): void {
+  process.on('disconnect', () => process.exit(0));
+}
