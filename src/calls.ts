@@ -276,8 +276,12 @@ export class CallRunner {
       durationMs,
     });
     this.flush();
-    const next = this.#queue.shift();
-    if (next) this.#start(next);
+    // A cancelled queued call finishes without having had a slot of its own: start another only when one is free.
+    while (this.#running < this.#options.maxConcurrency) {
+      const next = this.#queue.shift();
+      if (!next) break;
+      this.#start(next);
+    }
     this.#checkIdle();
   }
 
