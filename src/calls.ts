@@ -125,10 +125,10 @@ export class CallRunner {
       this.#options.logger.debug({ callId }, 'tool_call for a finished call ignored');
       return;
     }
-    if (
-      !this.#accepting ||
-      (this.#running >= this.#options.maxConcurrency && this.#queue.length >= this.#options.maxQueue)
-    ) {
+    // Calls running, queued, and results waiting for their ack all hold memory: together they stay within
+    // maxConcurrency + maxQueue, so a service that floods calls, or never acks, cannot grow this process.
+    const holding = this.#executions.size + this.#outbox.size;
+    if (!this.#accepting || holding >= this.#options.maxConcurrency + this.#options.maxQueue) {
       this.#options.send({
         type: 'tool_result',
         callId,

@@ -34,7 +34,11 @@ export interface ClientOptions<C = unknown> {
   context?: C | ((call: CallInfo) => C);
   /** Calls executing at once. @default 16 */
   maxConcurrency?: number;
-  /** Calls waiting for a slot; past this the service is told the client is busy (a retryable result). @default 1000 */
+  /**
+   * Calls waiting for a slot. Calls running, waiting, and results not yet acknowledged together stay within
+   * `maxConcurrency + maxQueue`; past that the service is told the client is busy (a retryable result).
+   * @default 1000
+   */
   maxQueue?: number;
   /** Overrides the heartbeat interval the service announces. @default the service's (15_000 with the stub) */
   heartbeatIntervalMs?: number;
