@@ -212,6 +212,119 @@ describe('Client tool calls (msw)', () => {
   });
 });
 
+describe('Client tools and events (msw)', () => {
+  async function connected(extra: Partial<ConstructorParameters<typeof Client>[0]> = {}) {
+    const client = makeClient(extra);
+    const opened = service.nextConnection();
+    const connecting = client.connect();
+    const connection = await opened;
+    await connection.next('hello');
+    connection.send(welcome());
+    await connecting;
+    return { client, connection };
+  }
+
+  it('announces a tool added or removed while connected with tools_update', async () => {
+    const { client, connection } = await connected();
+    const added = connection.next('tools_update');
+    client.addTool(tool({ name: 'ping', description: 'Pong.', execute: () => 'pong' }));
+    expect((await added).tools.map((definition) => definition.name)).toEqual(['echo', 'ping']);
+    const removed = connection.next('tools_update');
+    expect(client.removeTool('echo')).toBe(true);
+    expect((await removed).tools.map((definition) => definition.name)).toEqual(['ping']);
+    expect(client.removeTool('echo')).toBe(false);
+  });
+
+  it('asks the service for approval, runs nothing until the decision, then runs once', async () => {
+    let runs = 0;
+    const guarded = tool({
+      name: 'guarded',
+      description: 'Needs a yes.',
+      needsApproval: () => true,
+      execute: () => {
+        runs += 1;
+        return 'done';
+      },
+    });
+    const { client, connection } = await connected({ tools: [guarded] });
+    const requested: unknown[] = [];
+    client.on('approval_requested', (request) => requested.push(request));
+    const asked = connection.next('approval_request');
+    connection.send({ type: 'tool_call', callId: 'a1', runId: 'r1', toolName: 'guarded', arguments: {} });
+    expect(await asked).toEqual({ type: 'approval_request', callId: 'a1' });
+    expect(requested).toEqual([{ callId: 'a1', runId: 'r1', toolName: 'guarded', input: {} }]);
+    expect(runs).toBe(0);
+    const result = connection.next('tool_result');
+    connection.send({
+      type: 'tool_call',
+      callId: 'a1',
+      runId: 'r1',
+      toolName: 'guarded',
+      arguments: {},
+      approved: true,
+    });
+    expect(await result).toMatchObject({ callId: 'a1', status: 'ok', output: 'done' });
+    expect(runs).toBe(1);
+  });
+
+  it('emits widget_invalid and still sends the data when a widget is invalid', async () => {
+    const card = tool({
+      name: 'card',
+      description: 'A broken card.',
+      execute: () => ({ total: 3, widget: { type: 'Badge' } }),
+    });
+    const { client, connection } = await connected({ tools: [card] });
+    const invalid: unknown[] = [];
+    client.on('widget_invalid', (info) => invalid.push(info));
+    const result = connection.next('tool_result');
+    connection.send({ type: 'tool_call', callId: 'w1', runId: 'r1', toolName: 'card', arguments: {} });
+    const frame = await result;
+    expect(frame).toMatchObject({ callId: 'w1', status: 'ok', output: '{"total":3}' });
+    expect(frame.widget).toBeUndefined();
+    expect(invalid).toEqual([{ toolName: 'card', callId: 'w1', path: 'label', message: expect.any(String) }]);
+  });
+
+  it('aborts ctx.signal on cancel and answers cancelled', async () => {
+    let reason: unknown;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const wait = tool({
+      name: 'wait',
+      description: 'Waits.',
+      execute: (_input, ctx) =>
+        new Promise<string>((_resolve, reject) => {
+          started();
+          ctx.signal.addEventListener('abort', () => {
+            reason = ctx.signal.reason;
+            reject(new Error('aborted'));
+          });
+        }),
+    });
+    const { connection } = await connected({ tools: [wait] });
+    connection.send({ type: 'tool_call', callId: 'x1', runId: 'r1', toolName: 'wait', arguments: {} });
+    await running;
+    const result = connection.next('tool_result');
+    connection.send({ type: 'cancel', callId: 'x1', reason: 'run_cancelled' });
+    expect(await result).toMatchObject({
+      callId: 'x1',
+      status: 'cancelled',
+      output: 'Error running wait: the call was cancelled',
+    });
+    expect(reason).toBe('run_cancelled');
+  });
+
+  it('closes on `await using` with a normal close after draining', async () => {
+    const { client } = await connected();
+    {
+      await using scoped = client;
+      expect(scoped.state).toBe('open');
+    }
+    expect(client.state).toBe('closed');
+  });
+});
+
 describe('Client usage errors', () => {
   it('rejects run() before connect() instead of waiting forever', async () => {
     const client = makeClient();
