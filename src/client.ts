@@ -113,6 +113,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         tools: this.#registry.definitions(),
         localApprovals: options.onApproval !== undefined,
         maxConcurrency: resolved.maxConcurrency,
+        maxQueue: resolved.maxQueue,
       }),
       onWelcome: (welcome) => {
         this.#calls.reconnected();

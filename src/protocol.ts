@@ -120,6 +120,11 @@ const hello = z.object({
   localApprovals: z.optional(z.boolean()),
   /** The client's `maxConcurrency`, a hint for load spreading. */
   maxConcurrency: z.optional(nonNegativeInt),
+  /**
+   * How many more calls the client queues once `maxConcurrency` run: with `maxConcurrency`, the most calls the
+   * client can hold before it answers "busy". The service keeps calls beyond it waiting on its side.
+   */
+  maxQueue: z.optional(nonNegativeInt),
 });
 
 const toolResult = z.object({
