@@ -11,7 +11,7 @@ import { cancelledText, timeoutText, unknownToolText } from '../src/model-text';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../src/protocol';
 import type { Call, CallOutcome } from './call';
 import type { ResolvedStubOptions } from './options';
-import { mayServe, offeredTools, pickSession } from './routing';
+import { atCapacity, mayServe, offeredTools, pickSession } from './routing';
 import type { Run, RunEventKind } from './run';
 import type { Session } from './session';
 
@@ -280,7 +280,9 @@ export class Dispatcher {
     if (call.state === 'done') return;
     this.#waiting.delete(call);
     this.#clearTimers(call);
-    if (call.sessionId !== undefined) this.#deps.sessions.get(call.sessionId)?.calls.delete(call.callId);
+    const freed = call.state === 'dispatched' && call.sessionId !== undefined;
+    const session = call.sessionId === undefined ? undefined : this.#deps.sessions.get(call.sessionId);
+    session?.calls.delete(call.callId);
     call.settle(outcome, answeredBy);
     const data: Record<string, unknown> = {
       callId: call.callId,
@@ -291,6 +293,16 @@ export class Dispatcher {
     };
     if (outcome.widget !== undefined) data.widget = outcome.widget;
     this.#deps.emit(call.run, 'tool_result', data);
+    if (freed && session) this.#offerWaiting(session);
+  }
+
+  /** A call of `session` ended: offer it waiting calls while it has room (it may have been at capacity). */
+  #offerWaiting(session: Session): void {
+    const inFlight = (target: Session) => this.inFlight(target);
+    for (const call of [...this.#waiting]) {
+      if (session.state !== 'connected' || atCapacity(session, inFlight)) return;
+      this.#evaluate(call);
+    }
   }
 
   #clearTimers(call: Call): void {

@@ -11,7 +11,9 @@ import type { Session } from './session';
  * Where the call goes: the session it is assigned to (after its approval request) if that one is still around;
  * else the session that started the run, if it offers the tool (the run's context lives there); else the
  * connected session offering the tool with the fewest calls in flight (ties: oldest session), those under their
- * `maxConcurrency` first. Sessions that just answered "busy" for this call are skipped. `undefined`: wait.
+ * `maxConcurrency` first. Sessions that just answered "busy" for this call are skipped, and so are sessions
+ * holding as many calls as they can take (`maxConcurrency + maxQueue`, when the client announced both): sending
+ * more would only bring "busy" answers back, as fast as they can be written. `undefined`: wait.
  */
 export function pickSession(
   call: Call,
@@ -19,7 +21,10 @@ export function pickSession(
   inFlight: (session: Session) => number,
 ): Session | undefined {
   const usable = (session: Session) =>
-    session.state === 'connected' && session.tools.has(call.toolName) && !call.busyFrom.has(session.id);
+    session.state === 'connected' &&
+    session.tools.has(call.toolName) &&
+    !call.busyFrom.has(session.id) &&
+    !atCapacity(session, inFlight);
   if (call.sessionId !== undefined) {
     const assigned = sessions.get(call.sessionId);
     if (assigned && assigned.state !== 'expired') return usable(assigned) ? assigned : undefined;
@@ -43,6 +48,13 @@ export function pickSession(
     }
   }
   return best;
+}
+
+/** `true` when the session holds as many calls as it said it can take (`maxConcurrency + maxQueue`). */
+export function atCapacity(session: Session, inFlight: (session: Session) => number): boolean {
+  const { maxConcurrency, maxQueue } = session;
+  if (maxConcurrency === undefined || maxConcurrency === 0 || maxQueue === undefined) return false;
+  return inFlight(session) >= maxConcurrency + maxQueue;
 }
 
 /** `true` when some session, connected or within its grace period, offers the tool. */

@@ -109,6 +109,7 @@ export class StubService {
     session.state = 'connected';
     session.localApprovals = hello.localApprovals === true;
     session.maxConcurrency = hello.maxConcurrency;
+    session.maxQueue = hello.maxQueue;
     const duplicates = session.setTools(hello.tools);
     return { session, resumed, duplicates };
   }

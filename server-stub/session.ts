@@ -34,6 +34,8 @@ export class Session {
   tools = new Map<string, ToolDefinition>();
   localApprovals = false;
   maxConcurrency: number | undefined;
+  /** `hello.maxQueue`: with `maxConcurrency`, the most calls the session takes before it answers busy. */
+  maxQueue: number | undefined;
   /** Call ids assigned to this session and not finished (dispatched, or held after its `approval_request`). */
   readonly calls = new Set<string>();
   /** Runs started by this session that are still in progress. */

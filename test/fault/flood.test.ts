@@ -1,0 +1,204 @@
+/**
+ * A service that sends calls faster than the tools finish: the queue limit holds, each call past it gets one
+ * retryable busy result (nothing is dropped silently), memory stays bounded, and the concurrency limit holds
+ * when queued calls are cancelled.
+ *
+ * `TOOLWIRE_FLOOD_CALLS` sets the size of the raw flood (default 5,000; `npm run test:soak` sends 100,000).
+ */
+import { describe, expect, it } from 'vitest';
+import { scriptedModel } from '../../server-stub/index';
+import { tool } from '../../src/index';
+import type { ServiceFrame } from '../../src/protocol';
+import { client, deferred, onCleanup, stub, until } from './harness';
+import { startRawService } from './raw-service';
+
+const FLOOD_CALLS = Number(process.env.TOOLWIRE_FLOOD_CALLS ?? 5_000);
+
+const call = (callId: string, toolName = 'hold'): Extract<ServiceFrame, { type: 'tool_call' }> => ({
+  type: 'tool_call',
+  callId,
+  runId: 'run_flood',
+  toolName,
+  arguments: {},
+});
+
+async function rawService(options: Parameters<typeof startRawService>[0] = {}) {
+  const service = await startRawService(options);
+  onCleanup(() => service.close());
+  return service;
+}
+
+/** Samples the process's resident set size until stopped; resolves with the peak, in MiB. */
+function sampleRss(): { stop(): { baseMiB: number; peakMiB: number } } {
+  const base = process.memoryUsage().rss;
+  let peak = base;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 5);
+  return {
+    stop() {
+      clearInterval(timer);
+      peak = Math.max(peak, process.memoryUsage().rss);
+      return { baseMiB: Math.round(base / 2 ** 20), peakMiB: Math.round(peak / 2 ** 20) };
+    },
+  };
+}
+
+describe('a flood of calls', () => {
+  it(`holds maxQueue under ${FLOOD_CALLS.toLocaleString('en')} calls sent at once: one busy result per call past the limit, nothing dropped`, async () => {
+    const service = await rawService();
+    const release = deferred();
+    let concurrent = 0;
+    let peakConcurrent = 0;
+    const executed = new Map<string, number>();
+    const hold = tool({
+      name: 'hold',
+      description: 'Waits until the test releases it.',
+      execute: async (_input, ctx) => {
+        executed.set(ctx.callId, (executed.get(ctx.callId) ?? 0) + 1);
+        concurrent += 1;
+        peakConcurrent = Math.max(peakConcurrent, concurrent);
+        await release.promise;
+        concurrent -= 1;
+        return `done ${ctx.callId}`;
+      },
+    });
+    const worker = client(service.url, { tools: [hold], maxConcurrency: 4, maxQueue: 100 });
+    await worker.connect();
+    const rss = sampleRss();
+    service.sendAll(Array.from({ length: FLOOD_CALLS }, (_, index) => call(`c${index}`)));
+    await until(() => service.results().length, FLOOD_CALLS - 104, 60_000);
+    expect(worker.stats).toEqual({ running: 4, queued: 100, unacked: 0 });
+    const busy = service.results();
+    expect(new Set(busy.map((result) => result.callId)).size).toBe(FLOOD_CALLS - 104);
+    expect(busy.every((result) => result.retryable === true && result.status === 'error')).toBe(true);
+    expect(busy[0]?.output).toBe('Error running hold: the client is busy; try again later');
+    // The first 104 calls were taken (4 running, 100 queued); every later one was answered busy.
+    expect(busy.map((result) => result.callId)).toEqual(
+      Array.from({ length: FLOOD_CALLS - 104 }, (_, index) => `c${index + 104}`),
+    );
+    release.resolve();
+    await until(() => service.results().length, FLOOD_CALLS, 60_000);
+    const memory = rss.stop();
+    const done = service.results().slice(FLOOD_CALLS - 104);
+    expect(done.map((result) => result.output).sort()).toEqual(
+      Array.from({ length: 104 }, (_, index) => `done c${index}`).sort(),
+    );
+    expect(new Set(service.results().map((result) => result.callId)).size).toBe(FLOOD_CALLS);
+    expect(executed.size).toBe(104);
+    expect([...executed.values()].every((count) => count === 1)).toBe(true);
+    expect(peakConcurrent).toBe(4);
+    await until(() => worker.stats, { running: 0, queued: 0, unacked: 0 });
+    console.info(
+      `[flood] ${FLOOD_CALLS} calls at once, maxConcurrency 4, maxQueue 100: ${FLOOD_CALLS - 104} busy, 104 run; RSS ${memory.baseMiB} → peak ${memory.peakMiB} MiB`,
+    );
+  });
+
+  it('counts results waiting for their ack against the limit, so a service that never acks cannot grow the outbox', async () => {
+    const service = await rawService({ ack: false });
+    const instant = tool({
+      name: 'hold',
+      description: 'Answers at once.',
+      execute: (_input, ctx) => ctx.callId,
+    });
+    const worker = client(service.url, { tools: [instant], maxConcurrency: 2, maxQueue: 3 });
+    await worker.connect();
+    service.sendAll(Array.from({ length: 50 }, (_, index) => call(`c${index}`)));
+    await until(() => service.results().length, 50);
+    const results = service.results();
+    expect(results.filter((result) => result.retryable !== true).map((result) => result.output)).toHaveLength(
+      5,
+    );
+    expect(results.filter((result) => result.retryable === true)).toHaveLength(45);
+    expect(worker.stats).toEqual({ running: 0, queued: 0, unacked: 5 });
+    // Once the service acks, the client takes calls again.
+    for (const result of results.filter((item) => item.retryable !== true)) {
+      service.send({ type: 'ack', callId: result.callId });
+    }
+    await until(() => worker.stats.unacked, 0);
+    service.send(call('after'));
+    await until(() => service.results().at(-1), {
+      type: 'tool_result',
+      callId: 'after',
+      status: 'ok',
+      output: 'after',
+      durationMs: expect.any(Number),
+    });
+  });
+
+  it('keeps maxConcurrency when a queued call is cancelled', async () => {
+    const service = await rawService();
+    const releases = new Map<string, () => void>();
+    let concurrent = 0;
+    let peakConcurrent = 0;
+    const hold = tool({
+      name: 'hold',
+      description: 'Waits until the test releases it.',
+      execute: (_input, ctx) =>
+        new Promise<string>((resolve) => {
+          concurrent += 1;
+          peakConcurrent = Math.max(peakConcurrent, concurrent);
+          releases.set(ctx.callId, () => {
+            concurrent -= 1;
+            resolve(ctx.callId);
+          });
+        }),
+    });
+    const worker = client(service.url, { tools: [hold], maxConcurrency: 1 });
+    await worker.connect();
+    service.sendAll([call('c1'), call('c2'), call('c3')]);
+    await until(() => worker.stats, { running: 1, queued: 2, unacked: 0 });
+    service.send({ type: 'cancel', callId: 'c2', reason: 'run_cancelled' });
+    await until(
+      () => service.results().map((result) => [result.callId, result.status]),
+      [['c2', 'cancelled']],
+    );
+    expect(worker.stats).toEqual({ running: 1, queued: 1, unacked: 0 });
+    expect([...releases.keys()]).toEqual(['c1']);
+    releases.get('c1')?.();
+    await until(() => [...releases.keys()], ['c1', 'c3']);
+    releases.get('c3')?.();
+    await until(() => service.results().length, 3);
+    expect(service.results().map((result) => [result.callId, result.status])).toEqual([
+      ['c2', 'cancelled'],
+      ['c1', 'ok'],
+      ['c3', 'ok'],
+    ]);
+    expect(peakConcurrent).toBe(1);
+  });
+
+  it('runs every call of a 2,000-call turn exactly once through the stub, busy answers and all', async () => {
+    const calls = 2_000;
+    const server = await stub({
+      busyRetryMs: 20,
+      model: scriptedModel([
+        {
+          toolCalls: Array.from({ length: calls }, (_, index) => ({ name: 'work', arguments: { n: index } })),
+        },
+        ({ messages }) => ({ text: String(messages.filter((message) => message.role === 'tool').length) }),
+      ]),
+    });
+    const executed = new Map<string, number>();
+    const work = tool({
+      name: 'work',
+      description: 'Takes a moment.',
+      execute: async (_input, ctx) => {
+        executed.set(ctx.callId, (executed.get(ctx.callId) ?? 0) + 1);
+        await new Promise((resolve) => setImmediate(resolve));
+        return 'ok';
+      },
+    });
+    const worker = client(server.url, { tools: [work], maxConcurrency: 4, maxQueue: 16 });
+    const disconnects: number[] = [];
+    worker.on('disconnected', ({ code }) => disconnects.push(code));
+    await worker.connect();
+    const runId = server.runs.start({ name: 'flood', instructions: '', tools: ['work'] }, 'go');
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.status).toBe('completed');
+    expect(transcript.finalOutput).toBe(String(calls));
+    expect(transcript.toolCalls.filter((entry) => entry.status === 'ok')).toHaveLength(calls);
+    expect(executed.size).toBe(calls);
+    expect([...executed.values()].every((count) => count === 1)).toBe(true);
+    expect(disconnects).toEqual([]);
+  });
+});

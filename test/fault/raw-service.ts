@@ -1,0 +1,91 @@
+/**
+ * A bare protocol v1 service on `ws` over 127.0.0.1, for tests that need to send frames the stub never would
+ * (a flood of calls, a cancel at an exact moment, no acks at all). It answers `hello` with `welcome` and `ping`
+ * with `pong`, keeps every frame it receives, and leaves everything else to the test.
+ */
+import { type WebSocket, WebSocketServer } from 'ws';
+import { type ClientFrame, decodeClientFrame, encodeFrame, type ServiceFrame } from '../../src/protocol';
+
+export interface RawService {
+  readonly url: string;
+  /** Every frame received, in order, on every connection. */
+  readonly frames: ClientFrame[];
+  /** The socket of the latest connection that said hello. */
+  socket(): WebSocket;
+  /** Sends one frame on the latest connection. */
+  send(frame: ServiceFrame): void;
+  /** Sends many frames at once, as fast as the socket takes them (one write each). */
+  sendAll(frames: readonly ServiceFrame[]): void;
+  /** `tool_result` frames received, in order. */
+  results(): Array<Extract<ClientFrame, { type: 'tool_result' }>>;
+  close(): Promise<void>;
+}
+
+export interface RawServiceOptions {
+  /** @default 60_000 */
+  heartbeatIntervalMs?: number;
+  /** @default 1_048_576 */
+  maxPayloadBytes?: number;
+  /** Answer every non-retryable `tool_result` with `ack`. @default true */
+  ack?: boolean;
+}
+
+export async function startRawService(options: RawServiceOptions = {}): Promise<RawService> {
+  const wss = new WebSocketServer({
+    port: 0,
+    host: '127.0.0.1',
+    handleProtocols: (protocols) => (protocols.has('toolwire.v1') ? 'toolwire.v1' : false),
+  });
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+  const frames: ClientFrame[] = [];
+  let current: WebSocket | undefined;
+  wss.on('connection', (ws) => {
+    ws.on('error', () => {});
+    ws.on('message', (data) => {
+      const decoded = decodeClientFrame(String(data));
+      if (!decoded.ok) throw new Error(`the client sent an invalid frame: ${decoded.message}`);
+      const frame = decoded.frame;
+      frames.push(frame);
+      if (frame.type === 'hello') {
+        current = ws;
+        ws.send(
+          encodeFrame({
+            type: 'welcome',
+            sessionId: 'raw-session',
+            resumed: frame.sessionId !== undefined,
+            heartbeatIntervalMs: options.heartbeatIntervalMs ?? 60_000,
+            maxPayloadBytes: options.maxPayloadBytes ?? 1_048_576,
+          }),
+        );
+      } else if (frame.type === 'ping') {
+        ws.send(encodeFrame({ type: 'pong', ...(frame.id === undefined ? {} : { id: frame.id }) }));
+      } else if (frame.type === 'tool_result' && frame.retryable !== true && options.ack !== false) {
+        ws.send(encodeFrame({ type: 'ack', callId: frame.callId }));
+      }
+    });
+  });
+  const port = (wss.address() as { port: number }).port;
+  const socket = () => {
+    if (!current) throw new Error('no client has said hello yet');
+    return current;
+  };
+  return {
+    url: `ws://127.0.0.1:${port}`,
+    frames,
+    socket,
+    send: (frame) => socket().send(encodeFrame(frame)),
+    sendAll(list) {
+      const ws = socket();
+      for (const frame of list) ws.send(encodeFrame(frame));
+    },
+    results: () =>
+      frames.filter(
+        (frame): frame is Extract<ClientFrame, { type: 'tool_result' }> => frame.type === 'tool_result',
+      ),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close(() => resolve());
+      }),
+  };
+}
