@@ -60,6 +60,8 @@ interface Execution {
   state: 'queued' | 'running';
   approval: ((decision: ApprovalDecision) => void) | undefined;
   approvalFrame: FrameOf<ClientFrame, 'approval_request'> | undefined;
+  /** Aborts the call when the service's `deadlineMs` passes, in case its `cancel` is lost with a socket. */
+  deadline: ReturnType<typeof setTimeout> | undefined;
 }
 
 /** How many finished call ids are remembered to refuse a re-delivery after the `ack`. */
@@ -114,6 +116,8 @@ export class CallRunner {
     const execution = this.#executions.get(callId);
     if (execution) {
       if (frame.approved !== undefined && execution.approval) {
+        // The service restarts the deadline in full after a decision (PROTOCOL.md §6).
+        this.#armDeadline(execution, frame.deadlineMs);
         execution.approval(frame.approved ? true : { approved: false, reason: frame.reason ?? '' });
         execution.approval = undefined;
       } else if (execution.approvalFrame) {
@@ -146,7 +150,9 @@ export class CallRunner {
       state: 'queued',
       approval: undefined,
       approvalFrame: undefined,
+      deadline: undefined,
     };
+    this.#armDeadline(created, frame.deadlineMs);
     this.#executions.set(callId, created);
     if (this.#running < this.#options.maxConcurrency) this.#start(created);
     else this.#queue.push(created);
@@ -254,14 +260,29 @@ export class CallRunner {
     this.#options.events.approvalRequested(request);
     if (this.#options.onApproval) return this.#options.onApproval(request);
     return new Promise<ApprovalDecision>((resolve) => {
+      // The service's deadline clock pauses while a call waits for a human (PROTOCOL.md §6).
+      this.#armDeadline(execution, undefined);
       execution.approval = resolve;
       execution.approvalFrame = { type: 'approval_request', callId: request.callId };
       this.#options.send(execution.approvalFrame);
     });
   }
 
+  #armDeadline(execution: Execution, deadlineMs: number | undefined): void {
+    if (execution.deadline !== undefined) clearTimeout(execution.deadline);
+    execution.deadline = undefined;
+    if (deadlineMs === undefined) return;
+    execution.deadline = setTimeout(() => {
+      execution.deadline = undefined;
+      this.#options.logger.warn({ callId: execution.frame.callId, deadlineMs }, 'call passed its deadline');
+      this.cancel(execution.frame.callId, 'deadline');
+    }, deadlineMs);
+    (execution.deadline as { unref?: () => void }).unref?.();
+  }
+
   #finish(execution: Execution, result: ToolCallResult, started: number): void {
     const { frame } = execution;
+    this.#armDeadline(execution, undefined);
     this.#running -= 1;
     this.#executions.delete(frame.callId);
     this.#remember(frame.callId);

@@ -315,6 +315,33 @@ describe('Client tools and events (msw)', () => {
     expect(reason).toBe('run_cancelled');
   });
 
+  it('aborts a call on its own when deadlineMs passes (a cancel may be lost with a socket)', async () => {
+    let reason: unknown;
+    const wait = tool({
+      name: 'wait',
+      description: 'Waits.',
+      execute: (_input, ctx) =>
+        new Promise<string>((_resolve, reject) => {
+          ctx.signal.addEventListener('abort', () => {
+            reason = ctx.signal.reason;
+            reject(new Error('aborted'));
+          });
+        }),
+    });
+    const { connection } = await connected({ tools: [wait] });
+    const result = connection.next('tool_result');
+    connection.send({
+      type: 'tool_call',
+      callId: 'd1',
+      runId: 'r1',
+      toolName: 'wait',
+      arguments: {},
+      deadlineMs: 30,
+    });
+    expect(await result).toMatchObject({ callId: 'd1', status: 'cancelled' });
+    expect(reason).toBe('deadline');
+  });
+
   it('closes on `await using` with a normal close after draining', async () => {
     const { client } = await connected();
     {
