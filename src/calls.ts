@@ -115,11 +115,16 @@ export class CallRunner {
     }
     const execution = this.#executions.get(callId);
     if (execution) {
-      if (frame.approved !== undefined && execution.approval) {
-        // The service restarts the deadline in full after a decision (PROTOCOL.md §6).
-        this.#armDeadline(execution, frame.deadlineMs);
-        execution.approval(frame.approved ? true : { approved: false, reason: frame.reason ?? '' });
+      if (frame.approved !== undefined) {
+        // A decision: apply it once. A re-delivery of a decided call (after a reconnect) changes nothing, and
+        // must not ask again: the service would answer with the decided call, and so on without end.
+        if (execution.approval) {
+          // The service restarts the deadline in full after a decision (PROTOCOL.md §6).
+          this.#armDeadline(execution, frame.deadlineMs);
+          execution.approval(frame.approved ? true : { approved: false, reason: frame.reason ?? '' });
+        }
         execution.approval = undefined;
+        execution.approvalFrame = undefined;
       } else if (execution.approvalFrame) {
         this.#options.send(execution.approvalFrame);
       }
