@@ -115,6 +115,20 @@ describe('TCP proxy', () => {
     expect(client.socket.destroyed).toBe(false);
   });
 
+  it('blackholes one direction only when asked', async () => {
+    const echo = await echoServer();
+    const proxy = await proxyTo(echo.port);
+    const client = await rawClient(proxy);
+    proxy.blackhole(true, 'down');
+    client.socket.write('up only');
+    await until(echo.received, 'up only');
+    await until(() => proxy.stats.swallowed, 'up only'.length);
+    expect(client.text()).toBe('');
+    proxy.blackhole(false, 'down');
+    client.socket.write('|both');
+    await until(client.text, '|both');
+  });
+
   it('keeps the order of chunks while delaying them', async () => {
     const echo = await echoServer();
     const proxy = await proxyTo(echo.port);

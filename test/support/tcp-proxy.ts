@@ -66,8 +66,11 @@ export interface TcpProxy {
    * that connection is destroyed. Resolves with the number of bytes forwarded of that chunk.
    */
   cutMidFrame(direction?: Direction): Promise<number>;
-  /** While on, bytes are swallowed in both directions and connections stay open. New connections are blackholed too. */
-  blackhole(on: boolean): void;
+  /**
+   * While on, bytes are swallowed (in `direction` only, when given) and connections stay open. New connections
+   * are blackholed too.
+   */
+  blackhole(on: boolean, direction?: Direction): void;
   /** Adds this many milliseconds before forwarding each chunk. */
   delay(ms: number): void;
   /** Forwards at most this many bytes per second in each direction of each connection; `0` lifts the limit. */
@@ -177,7 +180,7 @@ export async function startTcpProxy(options: ProxyOptions): Promise<TcpProxy> {
     bytesPerSecond: 0,
     stats: { accepted: 0, dropped: 0, cut: 0, bytes: { up: 0, down: 0 }, swallowed: 0, throttledWrites: 0 },
   };
-  let holed = false;
+  const holed: Record<Direction, boolean> = { up: false, down: false };
   const cuts: Array<{ direction: Direction | undefined; done: (bytes: number) => void }> = [];
   const chaosTimers = new Set<ReturnType<typeof setTimeout>>();
 
@@ -192,7 +195,7 @@ export async function startTcpProxy(options: ProxyOptions): Promise<TcpProxy> {
   const forward = (pair: Pair, direction: Direction, from: Socket, pipe: Pipe) => {
     from.on('data', (chunk: Buffer) => {
       if (!pairs.has(pair)) return;
-      if (holed) {
+      if (holed[direction]) {
         state.stats.swallowed += chunk.length;
         return;
       }
@@ -263,8 +266,9 @@ export async function startTcpProxy(options: ProxyOptions): Promise<TcpProxy> {
     },
     dropAll,
     cutMidFrame,
-    blackhole(on) {
-      holed = on;
+    blackhole(on, direction) {
+      if (direction !== 'down') holed.up = on;
+      if (direction !== 'up') holed.down = on;
     },
     delay(ms) {
       state.delayMs = ms;
