@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'eventemitter3';
-import type { AgentDefinition, ToolDefinition } from '../src/protocol';
+import type { AgentDefinition, FrameOf, ServiceFrame, ToolDefinition } from '../src/protocol';
 import type { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
 import type { ResolvedStubOptions } from './options';
@@ -53,6 +53,8 @@ export interface RunManagerDeps {
 export class RunManager {
   readonly #deps: RunManagerDeps;
   readonly #runs = new Map<string, Run>();
+  /** Runs started over a socket, by session id and `run_start.requestId`. */
+  readonly #byRequest = new Map<string, Run>();
 
   constructor(deps: RunManagerDeps) {
     this.#deps = deps;
@@ -61,6 +63,14 @@ export class RunManager {
   /** The run with this id. */
   get(runId: string): Run | undefined {
     return this.#runs.get(runId);
+  }
+
+  /**
+   * The run this session already started for `requestId`: a client sends `run_start` again after a reconnect
+   * when its `run_started` did not arrive, and must get the same run, not a second one.
+   */
+  byRequest(session: Session, requestId: string): Run | undefined {
+    return this.#byRequest.get(requestKey(session.id, requestId));
   }
 
   /** Summaries of every run, newest first. */
@@ -109,6 +119,8 @@ export class RunManager {
       ...(request.parentCallId === undefined ? {} : { parentCallId: request.parentCallId }),
     });
     this.#runs.set(run.id, run);
+    if (owner && request.requestId !== undefined)
+      this.#byRequest.set(requestKey(owner.id, request.requestId), run);
     if (owner) owner.runsInProgress += 1;
     this.#deps.events.emit('run_started', {
       runId: run.id,
@@ -174,15 +186,7 @@ export class RunManager {
     const owner = run.ownerSessionId === undefined ? undefined : this.#deps.sessions.get(run.ownerSessionId);
     if (owner) {
       owner.runsInProgress = Math.max(0, owner.runsInProgress - 1);
-      owner.send({
-        type: 'run_result',
-        runId: run.id,
-        status,
-        ...(run.finalOutput === undefined ? {} : { finalOutput: run.finalOutput }),
-        ...(run.error === undefined ? {} : { error: run.error }),
-        toolCalls: run.resultToolCalls(),
-        turns: run.turns,
-      });
+      owner.send(this.resultFrame(run));
     }
     this.#deps.options.logger.debug({ runId: run.id, status }, 'run ended');
     this.#deps.events.emit('run_finished', run.transcript());
@@ -193,6 +197,20 @@ export class RunManager {
         });
       }
     }
+  }
+
+  /** The `run_result` frame of a run that has ended. */
+  resultFrame(run: Run): FrameOf<ServiceFrame, 'run_result'> {
+    return {
+      type: 'run_result',
+      runId: run.id,
+      // Called once the run has ended; 'running' cannot occur.
+      status: run.status === 'running' ? 'cancelled' : run.status,
+      ...(run.finalOutput === undefined ? {} : { finalOutput: run.finalOutput }),
+      ...(run.error === undefined ? {} : { error: run.error }),
+      toolCalls: run.resultToolCalls(),
+      turns: run.turns,
+    };
   }
 
   /** The session that started these runs is gone for good: nobody can receive their results. */
@@ -220,3 +238,7 @@ export class RunManager {
 }
 
 const SHUTDOWN_MESSAGE = 'the run was cancelled: the service shut down';
+
+function requestKey(sessionId: string, requestId: string): string {
+  return `${sessionId}\u0000${requestId}`;
+}

@@ -235,6 +235,13 @@ class SocketHandler {
   }
 
   #runStart(session: Session, frame: FrameOf<ClientFrame, 'run_start'>): void {
+    const existing = this.#service.runs.byRequest(session, frame.requestId);
+    if (existing) {
+      // Sent again after a reconnect (its run_started may have died with the socket): the same run, once.
+      session.send({ type: 'run_started', requestId: frame.requestId, runId: existing.id });
+      if (existing.status !== 'running') session.send(this.#service.runs.resultFrame(existing));
+      return;
+    }
     const started = this.#service.runs.start({
       agent: frame.agent,
       input: frame.input,

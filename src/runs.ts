@@ -91,12 +91,15 @@ export class Runs {
     });
   }
 
-  /** A socket (re)opened: send every `run_start` not yet sent, and repeat cancellations. */
+  /**
+   * A socket (re)opened: send again every `run_start` not yet answered by `run_started` (written is not
+   * received: it may have died with the old socket; the service starts one run per `requestId`), and repeat
+   * cancellations.
+   */
   reconnected(): void {
     for (const run of this.#byRequest.values()) {
-      if (!run.sent) run.sent = this.#send(run.frame);
-      if (run.cancelRequested && run.runId !== undefined)
-        this.#send({ type: 'run_cancel', runId: run.runId });
+      if (run.runId === undefined) run.sent = this.#send(run.frame) || run.sent;
+      else if (run.cancelRequested) this.#send({ type: 'run_cancel', runId: run.runId });
     }
   }
 

@@ -1,0 +1,53 @@
+/** Runs started by the client across dropped connections: each starts once, and its result arrives. */
+import { describe, expect, it } from 'vitest';
+import { scriptedModel } from '../../server-stub/index';
+import { Agent, tool } from '../../src/index';
+import { client, nextEvent, proxyTo, recordingWebSocket, stub, until } from './harness';
+
+const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'echoed' });
+const agent = new Agent({ name: 'A', instructions: '', tools: [echo] });
+const model = () =>
+  scriptedModel([
+    { toolCalls: [{ name: 'echo' }] },
+    ({ messages }) => ({ text: messages.at(-1)?.content ?? '' }),
+  ]);
+
+describe('client.run() over a flaky connection', () => {
+  it('starts a run whose run_start was lost with the socket', async () => {
+    const server = await stub({ model: model() });
+    const proxy = await proxyTo(server);
+    const recording = recordingWebSocket();
+    const worker = client(proxy.url, { tools: [echo], WebSocket: recording.WebSocket });
+    await worker.connect();
+    proxy.blackhole(true, 'up');
+    const running = worker.run(agent, 'go');
+    await until(() => recording.sent.filter((frame) => frame.type === 'run_start').length, 1);
+    await until(() => proxy.stats.swallowed > 0, true);
+    const resumed = nextEvent<{ resumed: boolean }>(worker, 'connected');
+    proxy.dropAll();
+    proxy.blackhole(false, 'up');
+    expect(await resumed).toMatchObject({ resumed: true });
+    const result = await running;
+    expect(result.finalOutput).toBe('echoed');
+    expect(server.runs.list()).toHaveLength(1);
+  });
+
+  it('starts the run once when its run_started was lost, though run_start is sent again', async () => {
+    const server = await stub({ model: model() });
+    const proxy = await proxyTo(server);
+    const recording = recordingWebSocket();
+    const worker = client(proxy.url, { tools: [echo], WebSocket: recording.WebSocket });
+    await worker.connect();
+    proxy.blackhole(true, 'down');
+    const running = worker.run(agent, 'go');
+    await until(() => server.runs.list().length, 1);
+    const resumed = nextEvent<{ resumed: boolean }>(worker, 'connected');
+    proxy.dropAll();
+    proxy.blackhole(false, 'down');
+    expect(await resumed).toMatchObject({ resumed: true });
+    const result = await running;
+    expect(result.finalOutput).toBe('echoed');
+    expect(server.runs.list()).toHaveLength(1);
+    expect(server.runs.get(result.runId)?.toolCalls).toHaveLength(1);
+  });
+});
