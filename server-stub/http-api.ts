@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { agentDefinitionSchema, PROTOCOL_VERSION } from '../src/protocol';
 import { bearerKey, keyAccepted } from './auth';
 import type { StubService } from './service';
+import { serveUi, UI_PATHS } from './ui/serve';
 
 type Handler = (request: IncomingMessage, response: ServerResponse, params: string[]) => Promise<void> | void;
 
@@ -43,6 +44,15 @@ export function createHttpHandler(
       auth: false,
       handler: (_req, res) => json(res, 200, { ok: true, protocol: PROTOCOL_VERSION }),
     },
+    ...UI_PATHS.map(
+      (path): Route => ({
+        method: 'GET',
+        pattern: new RegExp(`^${path.replaceAll('.', '\\.')}$`),
+        auth: false,
+        handler: (_req, res) => serveUi(path, res),
+      }),
+    ),
+    { method: 'GET', pattern: /^\/v1\/agents$/, auth: true, handler: listAgents },
     { method: 'POST', pattern: /^\/v1\/runs$/, auth: true, handler: startRun },
     {
       method: 'GET',
@@ -55,6 +65,22 @@ export function createHttpHandler(
     { method: 'POST', pattern: /^\/v1\/runs\/([^/]+)\/cancel$/, auth: true, handler: cancelRun },
     { method: 'POST', pattern: /^\/v1\/runs\/([^/]+)\/approvals\/([^/]+)$/, auth: true, handler: decide },
   ];
+
+  /** The agents `POST /v1/runs` may start by name, each with the tools no connected client offers. */
+  function listAgents(_req: IncomingMessage, res: ServerResponse): void {
+    const offered = new Set<string>();
+    let clients = 0;
+    for (const session of service.sessions.values()) {
+      if (session.state !== 'connected') continue;
+      clients += 1;
+      for (const name of session.tools.keys()) offered.add(name);
+    }
+    const agents = [...options.agents.values()].map((agent) => ({
+      ...agent,
+      missingTools: agent.tools.filter((name) => !offered.has(name)),
+    }));
+    json(res, 200, { agents, clients });
+  }
 
   async function startRun(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = asObject(await readJson(req, options.maxHttpBodyBytes));

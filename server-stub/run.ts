@@ -92,6 +92,8 @@ export interface RunTranscript {
 export interface RunSummary {
   runId: string;
   agent: string;
+  /** The first {@link INPUT_PREVIEW_CHARS} characters of the run's input (followed by `…` when cut). */
+  inputPreview: string;
   status: RunStatus;
   depth: number;
   parentRunId?: string;
@@ -100,6 +102,9 @@ export interface RunSummary {
   startedAt: string;
   finishedAt?: string;
 }
+
+/** Characters of the input shown in {@link RunSummary.inputPreview}. */
+export const INPUT_PREVIEW_CHARS = 120;
 
 /** Most events kept per run; the oldest are dropped first. */
 export const MAX_EVENTS_PER_RUN = 10_000;
@@ -234,6 +239,7 @@ export class Run {
     const summary: RunSummary = {
       runId: this.id,
       agent: this.agent.name,
+      inputPreview: preview(this.input),
       status: this.status,
       depth: this.depth,
       turns: this.turns,
@@ -244,4 +250,12 @@ export class Run {
     if (this.finishedAt !== undefined) summary.finishedAt = new Date(this.finishedAt).toISOString();
     return summary;
   }
+}
+
+/** The start of `input`, cut at a code point boundary. */
+function preview(input: string): string {
+  // A code point is at most two UTF-16 units, so a longer input surely has more code points than the limit.
+  const chars = Array.from(input.slice(0, INPUT_PREVIEW_CHARS * 2));
+  const cut = chars.length > INPUT_PREVIEW_CHARS || input.length > INPUT_PREVIEW_CHARS * 2;
+  return cut ? `${chars.slice(0, INPUT_PREVIEW_CHARS).join('')}…` : input;
 }

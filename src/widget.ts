@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { formatPath } from './schema/path';
 
 /** Colours a {@link BadgeWidget} may use. */

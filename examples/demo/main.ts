@@ -5,7 +5,7 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import pc from 'picocolors';
-import { type ApprovalRequest, Client, type RunEvent } from 'toolwire';
+import { type Agent, type ApprovalRequest, Client, type RunEvent, type Tool } from 'toolwire';
 import {
   type Model,
   openAIChatModel,
@@ -17,6 +17,7 @@ import { openDatabase } from './db';
 import { renderEvent } from './render';
 import { DEMO_INPUT, demoScript } from './script';
 import { demoTools } from './tools';
+import { type DemoUi, startDemoUi } from './ui';
 
 const HELP = `Usage: npm start -- [options]
 
@@ -26,11 +27,27 @@ const HELP = `Usage: npm start -- [options]
   --db PATH        SQLite file, created from examples/demo/seed.sql on first use (default examples/demo/demo.db;
                    ':memory:' for a throwaway one)
   --input TEXT     what the user says (default: Ada's keyboard problem)
+  --ui             serve the agent UI instead: prints its URL and keeps the tools connected until Ctrl-C;
+                   chat with the agent, watch its tools and widgets, and approve refunds in the browser
+  --port N         port of the embedded stub (default: 8787 with --ui, else a free one; 0: a free one)
   -h, --help       this text
 
 Environment: TOOLWIRE_URL and TOOLWIRE_API_KEY connect to that service instead of the embedded stub.`;
 
-export async function main(argv: string[], write: (line: string) => void = console.log): Promise<number> {
+/** Default port of the agent UI, so a restarted demo comes back at the URL an open page already has. */
+const UI_PORT = 8787;
+
+/** How {@link main} is stopped in `--ui` mode besides SIGINT / SIGTERM (tests use this). */
+export interface MainOptions {
+  /** Aborting it stops the UI; when given, SIGINT and SIGTERM are not listened to. */
+  signal?: AbortSignal;
+}
+
+export async function main(
+  argv: string[],
+  write: (line: string) => void = console.log,
+  options: MainOptions = {},
+): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -39,6 +56,8 @@ export async function main(argv: string[], write: (line: string) => void = conso
       model: { type: 'string', default: 'scripted' },
       db: { type: 'string', default: new URL('./demo.db', import.meta.url).pathname },
       input: { type: 'string', default: DEMO_INPUT },
+      ui: { type: 'boolean', default: false },
+      port: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -46,12 +65,28 @@ export async function main(argv: string[], write: (line: string) => void = conso
     write(HELP);
     return 0;
   }
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65_535)) {
+    throw new Error(`--port must be an integer from 0 to 65535, got ${JSON.stringify(values.port)}`);
+  }
   const model = pickModel(values.model);
-  const db = openDatabase(values.db);
-  const { support, tools } = demoTools(db);
   const remote = process.env.TOOLWIRE_URL;
+  if (values.ui && remote) {
+    throw new Error('--ui serves the page from the embedded stub: unset TOOLWIRE_URL to use it');
+  }
+  const db = openDatabase(values.db);
+  const { support, researcher, tools } = demoTools(db);
+  if (values.ui) {
+    try {
+      return await serveUi({ model, port: port ?? UI_PORT, support, researcher, tools, write, ...options });
+    } finally {
+      db.close();
+    }
+  }
   let stub: StubServer | undefined;
-  if (!remote) stub = await startStubServer({ apiKeys: ['demo-key'], model, logger: quietLogger });
+  if (!remote) {
+    stub = await startStubServer({ apiKeys: ['demo-key'], model, port: port ?? 0, logger: quietLogger });
+  }
   const url = remote ?? stub!.url;
   const apiKey = remote ? process.env.TOOLWIRE_API_KEY : 'demo-key';
   const live = !values.json;
@@ -103,6 +138,64 @@ export async function main(argv: string[], write: (line: string) => void = conso
     await stub?.close();
     db.close();
   }
+}
+
+/** `--ui`: serves the page until SIGINT / SIGTERM (or `signal`), then closes the client and the stub. */
+async function serveUi(options: {
+  model: Model;
+  port: number;
+  support: Agent;
+  researcher: Agent;
+  tools: ReturnType<typeof demoTools>['tools'];
+  write: (line: string) => void;
+  signal?: AbortSignal;
+}): Promise<number> {
+  const { write } = options;
+  let ui: DemoUi;
+  try {
+    ui = await startDemoUi({
+      model: options.model,
+      agents: [options.support, options.researcher],
+      tools: Object.values(options.tools) as Tool<never, unknown, never>[],
+      port: options.port,
+      context: { tenant: 'acme' },
+      write,
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`port ${options.port} is in use: pass --port 0 for a free one, or --port N`);
+    }
+    throw error;
+  }
+  write(`${pc.bold('agent UI')} ${ui.url}`);
+  write(
+    pc.dim(
+      'open it in a browser: talk to Support, watch the tools run here, approve refunds in the page · Ctrl-C stops',
+    ),
+  );
+  const why = await stopped(options.signal);
+  write(pc.dim(`${why}: closing`));
+  await ui.close();
+  return 0;
+}
+
+/** Resolves with what stopped the UI: the signal's abort, or SIGINT / SIGTERM when there is no signal. */
+function stopped(signal: AbortSignal | undefined): Promise<string> {
+  if (signal) {
+    return new Promise((resolve) => {
+      if (signal.aborted) resolve('stopped');
+      else signal.addEventListener('abort', () => resolve('stopped'), { once: true });
+    });
+  }
+  return new Promise((resolve) => {
+    const on = (name: NodeJS.Signals) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(name);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
 }
 
 function pickModel(name: string): Model {

@@ -103,6 +103,7 @@ describe('runs over HTTP', () => {
       {
         runId: ids[1],
         agent: 'two',
+        inputPreview: 'b',
         status: 'completed',
         depth: 0,
         turns: 1,
@@ -113,6 +114,7 @@ describe('runs over HTTP', () => {
       {
         runId: ids[0],
         agent: 'one',
+        inputPreview: 'a',
         status: 'completed',
         depth: 0,
         turns: 1,

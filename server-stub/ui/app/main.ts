@@ -1,0 +1,340 @@
+/**
+ * The agent UI: a chat page served by the stub at `/`. A message starts a run of the chosen agent
+ * (`POST /v1/runs`); the run's transcript streams in live; the runs list and the agents (with the tools no
+ * connected client offers) are polled, which is also how the page notices the stub went away and came back.
+ *
+ * @module
+ */
+import { type AgentInfo, Api, ApiError, type RunSummary, takeKeyFromFragment } from './api';
+import { append, clear, el, formatTime } from './dom';
+import { pill, RunView } from './run-view';
+
+/** How often the runs list and the agents are refreshed. */
+const POLL_MS = 1500;
+
+type Connection = 'connecting' | 'online' | 'offline' | 'unauthorized';
+
+const api = new Api();
+let connection: Connection = 'connecting';
+let runs: RunSummary[] = [];
+let agents: AgentInfo[] = [];
+let clients = 0;
+let view: RunView | undefined;
+let pollTimer: number | undefined;
+
+// ---- the shell -------------------------------------------------------------------------------------------
+
+const status = el('span', { class: 'connection', dataset: { state: 'connecting' }, text: 'connecting…' });
+const notices = el('div', { class: 'notices' });
+const runList = el('ul', { class: 'runs', attrs: { 'aria-label': 'Runs' } });
+const scroller = el('div', { class: 'scroller' });
+const agentSelect = el('select', { class: 'agent', attrs: { 'aria-label': 'Agent' } });
+const input = el('textarea', {
+  class: 'input',
+  attrs: { rows: '2', placeholder: 'Message the agent…', 'aria-label': 'Message' },
+});
+const send = el('button', { class: 'send', text: 'Send', attrs: { type: 'submit' } });
+const composerError = el('p', { class: 'composer-error', attrs: { role: 'alert' } });
+composerError.hidden = true;
+const composer = el(
+  'form',
+  { class: 'composer', on: { submit: (event) => void onSend(event) } },
+  agentSelect,
+  input,
+  send,
+  composerError,
+);
+input.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    composer.requestSubmit();
+  }
+});
+
+document.body.append(
+  el(
+    'div',
+    { class: 'app' },
+    el(
+      'header',
+      { class: 'top' },
+      el('span', { class: 'brand', text: 'toolwire' }),
+      el('span', { class: 'subtitle', text: 'agent UI' }),
+      status,
+    ),
+    el(
+      'aside',
+      { class: 'sidebar' },
+      el('button', {
+        class: 'new-chat',
+        text: '+ New message',
+        attrs: { type: 'button' },
+        on: { click: () => select(undefined) },
+      }),
+      el('h2', { text: 'Runs' }),
+      runList,
+    ),
+    el('main', { class: 'main' }, notices, scroller, composer),
+  ),
+);
+
+// ---- behaviour -------------------------------------------------------------------------------------------
+
+async function onSend(event: SubmitEvent): Promise<void> {
+  event.preventDefault();
+  const text = input.value.trim();
+  const agent = agentSelect.value;
+  if (text === '' || agent === '') return;
+  send.disabled = true;
+  composerError.hidden = true;
+  try {
+    const started = await api.json<{ runId: string }>('POST', '/v1/runs', { agent, input: text });
+    input.value = '';
+    select(started.runId);
+    void refresh();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) showKeyForm();
+    composerError.textContent = `Could not start the run: ${error instanceof Error ? error.message : String(error)}`;
+    composerError.hidden = false;
+  } finally {
+    send.disabled = false;
+  }
+}
+
+/** Shows a run (or the empty state) and remembers it in the fragment. */
+function select(runId: string | undefined): void {
+  if (view?.runId === runId && runId !== undefined) return;
+  view?.dispose();
+  view = undefined;
+  clear(scroller);
+  history.replaceState(
+    null,
+    '',
+    runId === undefined ? location.pathname : `#run=${encodeURIComponent(runId)}`,
+  );
+  if (runId === undefined) {
+    scroller.append(emptyState());
+    input.focus();
+  } else {
+    view = new RunView(runId, {
+      api,
+      scroller,
+      onStatus: () => void refresh(),
+      onUnauthorized: showKeyForm,
+    });
+    scroller.append(view.element);
+    view.start();
+  }
+  renderRuns();
+}
+
+function emptyState(): HTMLElement {
+  const agent = agentSelect.value || 'the agent';
+  return el(
+    'div',
+    { class: 'empty' },
+    el('h2', { text: 'Talk to an agent' }),
+    el('p', {
+      text: `Send a message to start a run of ${agent}. The stub plays the model; the tools run in the connected client's process, and their widgets and approvals show up here.`,
+    }),
+  );
+}
+
+/** Polls the runs and the agents; sets the connection state from the outcome. */
+async function refresh(): Promise<void> {
+  window.clearTimeout(pollTimer);
+  try {
+    const [listed, known] = await Promise.all([
+      api.json<{ runs: RunSummary[] }>('GET', '/v1/runs'),
+      api.json<{ agents: AgentInfo[]; clients: number }>('GET', '/v1/agents'),
+    ]);
+    runs = listed.runs;
+    agents = known.agents;
+    clients = known.clients;
+    setConnection('online');
+  } catch (error) {
+    setConnection(error instanceof ApiError && error.status === 401 ? 'unauthorized' : 'offline');
+  }
+  renderAgents();
+  renderRuns();
+  renderNotices();
+  if (connection !== 'unauthorized') pollTimer = window.setTimeout(() => void refresh(), POLL_MS);
+}
+
+function setConnection(next: Connection): void {
+  connection = next;
+  status.dataset.state = next;
+  status.textContent =
+    next === 'online'
+      ? `connected · ${clients} client${clients === 1 ? '' : 's'}`
+      : next === 'offline'
+        ? 'stub unreachable · retrying'
+        : next === 'unauthorized'
+          ? 'API key needed'
+          : 'connecting…';
+}
+
+function renderAgents(): void {
+  const names = agents.map((agent) => agent.name);
+  const current = Array.from(agentSelect.options).map((option) => option.value);
+  if (names.join('\n') === current.join('\n')) return;
+  const chosen = agentSelect.value;
+  clear(agentSelect);
+  for (const name of names) agentSelect.append(el('option', { text: name, attrs: { value: name } }));
+  if (names.includes(chosen)) agentSelect.value = chosen;
+  send.disabled = names.length === 0;
+}
+
+function renderNotices(): void {
+  clear(notices);
+  if (connection === 'offline') {
+    notices.append(
+      notice(
+        'warn',
+        `The stub at ${location.host} is not answering. Retrying every ${POLL_MS / 1000} s; live runs resume when it is back.`,
+      ),
+    );
+    return;
+  }
+  if (connection === 'unauthorized') {
+    notices.append(keyForm());
+    return;
+  }
+  if (connection !== 'online') return;
+  if (agents.length === 0) {
+    notices.append(
+      notice(
+        'warn',
+        'The stub knows no agents, so there is nothing to talk to. Start it with agents (startStubServer({ agents }) or toolwire-stub --agents agents.json), or run the demo: npm start -- --ui.',
+      ),
+    );
+    return;
+  }
+  const agent = agents.find((candidate) => candidate.name === agentSelect.value);
+  if (clients === 0) {
+    notices.append(
+      notice(
+        'bad',
+        'No client is connected to the stub, so no tool can run. Connect the process that has the tools (for the demo: npm start -- --ui).',
+        'no-client',
+      ),
+    );
+  } else if (agent && agent.missingTools.length > 0) {
+    notices.append(
+      notice(
+        'bad',
+        `No connected client offers ${agent.missingTools.join(', ')}, which ${agent.name} needs; calls to ${agent.missingTools.length === 1 ? 'it' : 'them'} would fail with unknown_tool. Connect a client with ${agent.missingTools.length === 1 ? 'that tool' : 'those tools'}.`,
+        'missing-tools',
+      ),
+    );
+  }
+}
+
+function notice(tone: 'warn' | 'bad', text: string, kind = ''): HTMLElement {
+  return el('div', { class: `notice ${tone} ${kind}`.trim(), attrs: { role: 'status' }, text });
+}
+
+function keyForm(): HTMLElement {
+  const field = el('input', {
+    attrs: { type: 'password', autocomplete: 'off', 'aria-label': 'API key', placeholder: 'API key' },
+  });
+  return el(
+    'form',
+    {
+      class: 'notice warn key-form',
+      on: {
+        submit: (event) => {
+          event.preventDefault();
+          api.key = field.value.trim();
+          const runId = view?.runId;
+          view?.dispose();
+          view = undefined;
+          select(runId);
+          void refresh();
+        },
+      },
+    },
+    el('span', {
+      text: 'The stub wants an API key. Open the URL the demo printed (it carries the key after #key=), or enter it here: ',
+    }),
+    field,
+    el('button', { text: 'Use key', attrs: { type: 'submit' } }),
+  );
+}
+
+function showKeyForm(): void {
+  if (connection === 'unauthorized') return;
+  setConnection('unauthorized');
+  renderNotices();
+}
+
+/** Rows of the runs list by run id, with what they show, so a refresh only touches what changed. */
+const rows = new Map<string, { item: HTMLElement; shown: string }>();
+
+/** The runs list: newest first, nested runs under the run that started them. */
+function renderRuns(): void {
+  if (runs.length === 0) {
+    rows.clear();
+    if (runList.querySelector('.runs-empty')) return;
+    clear(runList);
+    runList.append(el('li', { class: 'runs-empty', text: 'No runs yet.' }));
+    return;
+  }
+  const ids = new Set(runs.map((run) => run.runId));
+  const children = new Map<string, RunSummary[]>();
+  for (const run of runs) {
+    if (run.parentRunId === undefined || !ids.has(run.parentRunId)) continue;
+    const list = children.get(run.parentRunId) ?? [];
+    list.unshift(run);
+    children.set(run.parentRunId, list);
+  }
+  const wanted: HTMLElement[] = [];
+  const add = (run: RunSummary, level: number) => {
+    const shown = JSON.stringify([run, level, view?.runId === run.runId]);
+    let row = rows.get(run.runId);
+    if (row?.shown !== shown) {
+      const item = runItem(run, level);
+      row?.item.replaceWith(item);
+      row = { item, shown };
+      rows.set(run.runId, row);
+    }
+    wanted.push(row.item);
+    for (const child of children.get(run.runId) ?? []) add(child, level + 1);
+  };
+  for (const run of runs) if (run.parentRunId === undefined || !ids.has(run.parentRunId)) add(run, 0);
+  for (const id of rows.keys()) if (!ids.has(id)) rows.delete(id);
+  const current = Array.from(runList.children);
+  if (current.length !== wanted.length || current.some((node, index) => node !== wanted[index])) {
+    clear(runList);
+    append(runList, ...wanted);
+  }
+}
+
+function runItem(run: RunSummary, level: number): HTMLElement {
+  const button = el(
+    'button',
+    { class: 'run-item', attrs: { type: 'button' }, on: { click: () => select(run.runId) } },
+    el('span', { class: 'run-line' }, el('strong', { text: run.agent }), pill(run.status)),
+    el('span', { class: 'run-preview', text: run.inputPreview ?? run.runId }),
+    el('span', {
+      class: 'run-meta',
+      text: `${formatTime(run.startedAt)} · ${run.toolCalls} call${run.toolCalls === 1 ? '' : 's'}`,
+    }),
+  );
+  if (view?.runId === run.runId) button.setAttribute('aria-current', 'true');
+  const item = el('li', { dataset: { runId: run.runId, status: run.status } }, button);
+  item.style.paddingLeft = `${level * 14}px`;
+  return item;
+}
+
+agentSelect.addEventListener('change', () => {
+  renderNotices();
+  if (view === undefined) select(undefined);
+});
+
+// ---- start -----------------------------------------------------------------------------------------------
+
+takeKeyFromFragment();
+const initial = new URLSearchParams(location.hash.slice(1)).get('run');
+select(initial ?? undefined);
+void refresh();

@@ -1,0 +1,434 @@
+/**
+ * One run's transcript, live: the user's message, the model's text, each tool call (arguments, status,
+ * duration, the output the model read, the widget), approvals with Approve / Reject, and how the run ended.
+ * Built from the run's event stream; when the stream drops (the stub restarted, the network blinked) the view
+ * reconnects and replays, since the stream starts with every event so far.
+ *
+ * @module
+ */
+import { type Api, ApiError, type RunStatus, type Transcript } from './api';
+import { append, clear, el, formatDuration, formatTime, pretty } from './dom';
+import { renderWidget } from './widgets';
+
+/** What a run view needs from the page. */
+export interface RunViewDeps {
+  api: Api;
+  /** The element that scrolls; the view keeps it at the bottom while the user is there. */
+  scroller: HTMLElement;
+  /** The run's status changed (the runs list may want to refresh). */
+  onStatus(runId: string, status: RunStatus): void;
+  /** The stub answered 401. */
+  onUnauthorized(): void;
+}
+
+interface CallCard {
+  root: HTMLElement;
+  status: HTMLElement;
+  duration: HTMLElement;
+  approval: HTMLElement;
+  result: HTMLElement;
+}
+
+type Data = Record<string, unknown>;
+
+const RETRY_MS = [250, 500, 1000, 2000, 4000] as const;
+
+/** Statuses of a tool call, mapped to the pill's colour. */
+const STATUS_TONE: Record<string, string> = {
+  ok: 'good',
+  error: 'bad',
+  invalid_arguments: 'bad',
+  unknown_tool: 'bad',
+  timeout: 'bad',
+  rejected: 'warn',
+  cancelled: 'warn',
+  running: 'info',
+  'awaiting approval': 'warn',
+  completed: 'good',
+  failed: 'bad',
+};
+
+/** A pill showing a status in its colour. */
+export function pill(status: string): HTMLElement {
+  return el('span', {
+    class: `pill tone-${STATUS_TONE[status] ?? 'neutral'}`,
+    text: status.replace('_', ' '),
+  });
+}
+
+/** The live transcript of one run. */
+export class RunView {
+  readonly element: HTMLElement;
+  readonly runId: string;
+  readonly #deps: RunViewDeps;
+  readonly #abort = new AbortController();
+  readonly #head: HTMLElement;
+  readonly #thread: HTMLElement;
+  readonly #calls = new Map<string, CallCard>();
+  readonly #charts = new Set<{ destroy(): void }>();
+  #status: RunStatus | undefined;
+
+  constructor(runId: string, deps: RunViewDeps) {
+    this.runId = runId;
+    this.#deps = deps;
+    this.#head = el('header', { class: 'run-head' });
+    this.#thread = el('div', { class: 'thread', attrs: { 'aria-live': 'polite' } });
+    this.element = el('div', { class: 'run', dataset: { runId } }, this.#head, this.#thread);
+  }
+
+  /** Starts following the run (until it ends or {@link dispose}). */
+  start(): void {
+    this.#follow().catch((error: unknown) => this.#problem(`The page failed: ${String(error)}`));
+  }
+
+  /** Stops following and frees the charts. */
+  dispose(): void {
+    this.#abort.abort();
+    this.#destroyCharts();
+  }
+
+  async #follow(): Promise<void> {
+    const { api } = this.#deps;
+    const signal = this.#abort.signal;
+    for (let attempt = 0; !signal.aborted; attempt++) {
+      try {
+        const transcript = await api.json<Transcript>(
+          'GET',
+          `/v1/runs/${encodeURIComponent(this.runId)}`,
+          undefined,
+          signal,
+        );
+        this.#reset(transcript);
+        for await (const { event, data } of api.events(this.runId, signal)) {
+          attempt = 0;
+          if (event === 'end') {
+            await this.#ended();
+            return;
+          }
+          this.#apply(event, (typeof data === 'object' && data !== null ? data : {}) as Data);
+        }
+      } catch (error) {
+        if (signal.aborted) return;
+        if (error instanceof ApiError && error.status === 404) {
+          this.#gone();
+          return;
+        }
+        if (error instanceof ApiError && error.status === 401) this.#deps.onUnauthorized();
+      }
+      if (signal.aborted) return;
+      this.#setLive('reconnecting', 'connection lost · reconnecting…');
+      await sleep(RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)] ?? 4000, signal);
+    }
+  }
+
+  /** Starts the view over from a transcript (a first connection, or a replay after a reconnect). */
+  #reset(transcript: Transcript): void {
+    this.#destroyCharts();
+    this.#calls.clear();
+    clear(this.#thread);
+    clear(this.#head);
+    const cancel = el('button', {
+      class: 'ghost cancel-run',
+      text: 'Cancel run',
+      attrs: { type: 'button' },
+      on: { click: () => this.#cancel(cancel) },
+    });
+    append(
+      this.#head,
+      el('h2', { text: transcript.agent.name }),
+      el('span', { class: 'run-status' }),
+      el('span', {
+        class: 'run-meta',
+        text: `${transcript.runId} · ${formatTime(transcript.startedAt)}${transcript.parentRunId ? ` · nested in ${transcript.parentRunId}` : ''}`,
+      }),
+      el('span', { class: 'live' }),
+      cancel,
+    );
+    this.#setStatus(transcript.status);
+    this.#setLive('live', transcript.status === 'running' ? 'live' : '');
+    this.#add(
+      el(
+        'div',
+        { class: 'msg user' },
+        el('div', { class: 'who', text: transcript.depth > 0 ? 'Calling agent' : 'You' }),
+        el('div', { class: 'bubble', text: transcript.input }),
+      ),
+    );
+  }
+
+  #apply(kind: string, data: Data): void {
+    switch (kind) {
+      case 'message': {
+        const content = typeof data.content === 'string' ? data.content : '';
+        if (data.role !== 'assistant' || content === '') return;
+        const final = !Array.isArray(data.toolCalls) || data.toolCalls.length === 0;
+        this.#add(
+          el(
+            'div',
+            { class: final ? 'msg assistant final' : 'msg assistant' },
+            el('div', { class: 'who', text: final ? 'Answer' : 'Model' }),
+            el('div', { class: 'bubble', text: content }),
+          ),
+        );
+        return;
+      }
+      case 'tool_call':
+        this.#card(String(data.callId), String(data.toolName), data.arguments);
+        return;
+      case 'approval_requested': {
+        const nested = typeof data.runId === 'string' && data.runId !== this.runId ? data.runId : undefined;
+        const card = this.#card(String(data.callId), String(data.toolName), data.arguments, nested);
+        this.#setCallStatus(card, 'awaiting approval');
+        clear(card.approval);
+        card.approval.append(this.#approvalBox(String(data.callId), data));
+        return;
+      }
+      case 'approval_decided': {
+        const card = this.#calls.get(String(data.callId));
+        if (!card) return;
+        clear(card.approval);
+        const approved = data.approved === true;
+        const by = data.by === 'socket' ? 'by a client' : 'over HTTP';
+        const reason = typeof data.reason === 'string' && data.reason !== '' ? `: ${data.reason}` : '';
+        card.approval.append(
+          el('p', {
+            class: `decision ${approved ? 'approved' : 'rejected'}`,
+            text: `${approved ? 'Approved' : 'Rejected'} ${by}${reason}`,
+          }),
+        );
+        if (approved) this.#setCallStatus(card, 'running');
+        return;
+      }
+      case 'tool_result': {
+        const card = this.#card(String(data.callId), String(data.toolName), undefined);
+        const status = String(data.status);
+        this.#setCallStatus(card, status);
+        card.duration.textContent = formatDuration(data.durationMs);
+        const stick = this.#atBottom();
+        clear(card.result);
+        card.result.append(
+          el(
+            'div',
+            { class: 'call-output' },
+            el('div', { class: 'label', text: 'output (what the model read)' }),
+            el('pre', { text: typeof data.output === 'string' ? data.output : pretty(data.output) }),
+          ),
+        );
+        if (data.widget !== undefined) {
+          card.result.append(renderWidget(data.widget, { onChart: (chart) => this.#charts.add(chart) }));
+        }
+        // A call that ended without a decision (cancelled, timed out) leaves no buttons behind.
+        card.approval
+          .querySelector('.approval')
+          ?.replaceWith(el('p', { class: 'decision', text: 'No decision' }));
+        if (stick) this.#toBottom();
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** The card of a call, made on first sight. */
+  #card(callId: string, toolName: string, args: unknown, nestedRunId?: string): CallCard {
+    const known = this.#calls.get(callId);
+    if (known) return known;
+    const status = pill('running');
+    const duration = el('span', { class: 'duration' });
+    const approval = el('div', { class: 'approval-slot' });
+    const result = el('div', { class: 'call-result' });
+    const root = el(
+      'article',
+      { class: 'call', dataset: { callId, tool: toolName } },
+      el(
+        'header',
+        { class: 'call-head' },
+        el('span', { class: 'call-icon', text: 'ƒ' }),
+        el('span', { class: 'call-name', text: toolName }),
+        status,
+        duration,
+        nestedRunId === undefined
+          ? null
+          : el('span', { class: 'run-meta', text: `nested run ${nestedRunId}` }),
+      ),
+      args === undefined
+        ? null
+        : el(
+            'div',
+            { class: 'call-args' },
+            el('div', { class: 'label', text: 'arguments' }),
+            el('pre', { text: pretty(args) }),
+          ),
+      approval,
+      result,
+    );
+    const card = { root, status, duration, approval, result };
+    this.#calls.set(callId, card);
+    this.#add(root);
+    return card;
+  }
+
+  #approvalBox(callId: string, data: Data): HTMLElement {
+    const reason = el('input', {
+      class: 'approval-reason',
+      attrs: { type: 'text', placeholder: 'Reason (optional)', 'aria-label': 'Reason', maxlength: '500' },
+    });
+    const error = el('p', { class: 'approval-error', attrs: { role: 'alert' } });
+    error.hidden = true;
+    const decide = async (approved: boolean) => {
+      for (const button of buttons) button.disabled = true;
+      error.hidden = true;
+      const text = reason.value.trim();
+      try {
+        await this.#deps.api.json(
+          'POST',
+          `/v1/runs/${encodeURIComponent(this.runId)}/approvals/${encodeURIComponent(callId)}`,
+          { approved, ...(text === '' ? {} : { reason: text }) },
+        );
+      } catch (caught) {
+        error.textContent = caught instanceof Error ? caught.message : String(caught);
+        error.hidden = false;
+        for (const button of buttons) button.disabled = false;
+      }
+    };
+    const buttons = [
+      el('button', {
+        class: 'approve',
+        text: 'Approve',
+        attrs: { type: 'button' },
+        on: { click: () => void decide(true) },
+      }),
+      el('button', {
+        class: 'reject',
+        text: 'Reject',
+        attrs: { type: 'button' },
+        on: { click: () => void decide(false) },
+      }),
+    ];
+    const why =
+      data.requestedBy === 'client'
+        ? `the client asks for a human decision${typeof data.reason === 'string' ? `: ${data.reason}` : ''}`
+        : 'the tool needs a human decision before it runs';
+    return el(
+      'div',
+      { class: 'approval', attrs: { role: 'group', 'aria-label': `Approval for ${String(data.toolName)}` } },
+      el('p', { class: 'approval-why', text: `Approve ${String(data.toolName)}? ${why}.` }),
+      el('div', { class: 'approval-actions' }, reason, ...buttons),
+      error,
+    );
+  }
+
+  async #ended(): Promise<void> {
+    let transcript: Transcript | undefined;
+    try {
+      transcript = await this.#deps.api.json<Transcript>(
+        'GET',
+        `/v1/runs/${encodeURIComponent(this.runId)}`,
+        undefined,
+        this.#abort.signal,
+      );
+    } catch {
+      // The end is known from the stream; the details are a bonus.
+    }
+    const status = transcript?.status ?? 'completed';
+    this.#setStatus(status);
+    this.#setLive('ended', '');
+    for (const box of Array.from(this.#thread.querySelectorAll('.approval'))) {
+      box.replaceWith(el('p', { class: 'decision', text: 'No decision: the run ended' }));
+    }
+    const took = transcript?.durationMs === undefined ? '' : ` in ${formatDuration(transcript.durationMs)}`;
+    this.#add(
+      el(
+        'div',
+        { class: `run-end tone-${STATUS_TONE[status] ?? 'neutral'}` },
+        el('strong', { text: `Run ${status}${took}` }),
+        transcript?.error === undefined ? null : el('span', { text: ` — ${transcript.error}` }),
+      ),
+    );
+  }
+
+  #gone(): void {
+    this.#setLive('ended', '');
+    this.#problem(
+      'This run is not on the stub any more: it keeps runs in memory only, so a restart forgets them. Pick another run or send a new message.',
+    );
+  }
+
+  #problem(text: string): void {
+    this.#add(el('div', { class: 'notice warn', attrs: { role: 'alert' }, text }));
+  }
+
+  async #cancel(button: HTMLButtonElement): Promise<void> {
+    button.disabled = true;
+    try {
+      await this.#deps.api.json('POST', `/v1/runs/${encodeURIComponent(this.runId)}/cancel`, {});
+    } catch (error) {
+      button.disabled = false;
+      this.#problem(`Could not cancel: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  #setStatus(status: RunStatus): void {
+    const slot = this.#head.querySelector('.run-status');
+    if (slot) {
+      clear(slot);
+      slot.append(pill(status));
+    }
+    this.element.dataset.status = status;
+    const cancel = this.#head.querySelector<HTMLButtonElement>('.cancel-run');
+    if (cancel) cancel.hidden = status !== 'running';
+    if (status !== this.#status) {
+      this.#status = status;
+      this.#deps.onStatus(this.runId, status);
+    }
+  }
+
+  #setLive(state: 'live' | 'reconnecting' | 'ended', text: string): void {
+    const live = this.#head.querySelector<HTMLElement>('.live');
+    if (!live) return;
+    live.dataset.state = state;
+    live.textContent = text;
+  }
+
+  #setCallStatus(card: CallCard, status: string): void {
+    const next = pill(status);
+    card.status.replaceWith(next);
+    card.status = next;
+    card.root.dataset.status = status;
+  }
+
+  /** Appends to the thread, keeping the view at the bottom if the user was there. */
+  #add(node: HTMLElement): void {
+    const stick = this.#atBottom();
+    this.#thread.append(node);
+    if (stick) this.#toBottom();
+  }
+
+  #atBottom(): boolean {
+    const { scroller } = this.#deps;
+    return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 120;
+  }
+
+  #toBottom(): void {
+    this.#deps.scroller.scrollTop = this.#deps.scroller.scrollHeight;
+  }
+
+  #destroyCharts(): void {
+    for (const chart of this.#charts) chart.destroy();
+    this.#charts.clear();
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = window.setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        window.clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
