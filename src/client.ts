@@ -305,8 +305,9 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         if (this.#runs.handle(frame)) return;
         if (
           frame.callId !== undefined &&
-          (frame.code === 'unknown_call' || frame.code === 'duplicate_result')
+          (frame.code === 'unknown_call' || frame.code === 'duplicate_result' || frame.code === 'not_allowed')
         ) {
+          // The service will never record this result (PROTOCOL.md §5.2): drop it from the outbox.
           this.#calls.ack(frame.callId);
         }
         this.#emit(

@@ -187,6 +187,28 @@ describe('Client tool calls (msw)', () => {
     await expect.poll(() => client.stats.unacked).toBe(0);
   });
 
+  it.each(['unknown_call', 'duplicate_result', 'not_allowed'])(
+    'drops a result from the outbox when the service answers %s, and reports it',
+    async (code) => {
+      const { client, connection } = await connected();
+      const errors: string[] = [];
+      client.on('error', (error) => errors.push(error.message));
+      const result = connection.next('tool_result');
+      connection.send({
+        type: 'tool_call',
+        callId: 'e1',
+        runId: 'r1',
+        toolName: 'echo',
+        arguments: { text: 'x' },
+      });
+      await result;
+      expect(client.stats.unacked).toBe(1);
+      connection.send({ type: 'error', code, callId: 'e1', message: 'not recorded' });
+      await expect.poll(() => client.stats.unacked).toBe(0);
+      expect(errors).toEqual(['the service reported: not recorded']);
+    },
+  );
+
   it('tells the model about bad arguments without running the tool', async () => {
     const { connection } = await connected();
     const result = connection.next('tool_result');
