@@ -88,21 +88,25 @@ export async function until(read: () => unknown, expected: unknown, timeoutMs = 
   await expect.poll(read, { timeout: timeoutMs, interval: 5 }).toEqual(expected);
 }
 
+/** Anything with eventemitter-style `on` and `off` (a `Client`, `server.events`). */
+interface Listenable {
+  on(event: never, listener: never): unknown;
+  off(event: never, listener: never): unknown;
+}
+
 /** Resolves on the next `event` of `emitter` whose payload matches `where`. */
 export function nextEvent<T>(
-  emitter: {
-    on(event: string, fn: (value: T) => void): unknown;
-    off(event: string, fn: (value: T) => void): unknown;
-  },
+  emitter: Listenable,
   event: string,
   where: (value: T) => boolean = () => true,
 ): Promise<T> {
+  type Subscribe = (event: string, listener: (value: T) => void) => unknown;
   return new Promise((resolve) => {
     const listener = (value: T) => {
       if (!where(value)) return;
-      emitter.off(event, listener);
+      (emitter.off as Subscribe).call(emitter, event, listener);
       resolve(value);
     };
-    emitter.on(event, listener);
+    (emitter.on as Subscribe).call(emitter, event, listener);
   });
 }
