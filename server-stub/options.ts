@@ -6,6 +6,7 @@
  */
 import { ToolDefinitionError } from '../src/errors';
 import { type AgentDefinition, agentDefinitionSchema, PROTOCOL_DEFAULTS } from '../src/protocol';
+import { MAX_TIMEOUT_MS } from '../src/tool';
 import { consoleLogger, type StubLogger } from './logger';
 import type { Model } from './model';
 import { scriptedModel } from './scripted-model';
@@ -104,6 +105,10 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
     const min = MINIMUMS[key] ?? 1;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
       fail(`${key} must be an integer ≥ ${min}, got ${describe(value)}`);
+    }
+    // Past the longest timer, setTimeout fires after 1 ms: a 30-day deadline would end every call at once.
+    if (key.endsWith('Ms') && value > MAX_TIMEOUT_MS) {
+      fail(`${key} must be at most ${MAX_TIMEOUT_MS} (the longest timer), got ${describe(value)}`);
     }
     numbers[key] = value;
   }

@@ -12,6 +12,7 @@ import type { Logger, Redactor } from './logger';
 import { toWellFormed, truncateJsonString } from './output';
 import { type ClientFrame, encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from './protocol';
 import type { ToolRegistry } from './registry';
+import { MAX_TIMEOUT_MS } from './tool';
 
 type ToolCallFrame = FrameOf<ServiceFrame, 'tool_call'>;
 type ToolResultFrame = FrameOf<ClientFrame, 'tool_result'>;
@@ -277,11 +278,15 @@ export class CallRunner {
     if (execution.deadline !== undefined) clearTimeout(execution.deadline);
     execution.deadline = undefined;
     if (deadlineMs === undefined) return;
-    execution.deadline = setTimeout(() => {
-      execution.deadline = undefined;
-      this.#options.logger.warn({ callId: execution.frame.callId, deadlineMs }, 'call passed its deadline');
-      this.cancel(execution.frame.callId, 'deadline');
-    }, deadlineMs);
+    execution.deadline = setTimeout(
+      () => {
+        execution.deadline = undefined;
+        this.#options.logger.warn({ callId: execution.frame.callId, deadlineMs }, 'call passed its deadline');
+        this.cancel(execution.frame.callId, 'deadline');
+      },
+      // The service's number: past the longest timer, setTimeout would fire after 1 ms.
+      Math.min(deadlineMs, MAX_TIMEOUT_MS),
+    );
     (execution.deadline as { unref?: () => void }).unref?.();
   }
 

@@ -8,7 +8,7 @@ import type { Approver } from './calls';
 import type { ReconnectOptions } from './connection';
 import { ToolDefinitionError } from './errors';
 import type { Logger, RedactRule } from './logger';
-import type { Tool } from './tool';
+import { MAX_TIMEOUT_MS, type Tool } from './tool';
 import type { WebSocketConstructor } from './transport';
 
 /** Information about a call, given to a `context` function. */
@@ -71,6 +71,17 @@ export const CLIENT_DEFAULTS = {
 } as const;
 
 const positiveInt = z.number().check(z.int(), z.minimum(1));
+/** A duration that a timer can hold: past 2,147,483,647 ms, `setTimeout` fires after 1 ms instead. */
+const timerMs = z
+  .number()
+  .check(z.maximum(MAX_TIMEOUT_MS, `must be at most ${MAX_TIMEOUT_MS} ms, the longest timer`));
+const positiveTimerMs = z
+  .number()
+  .check(
+    z.int(),
+    z.minimum(1),
+    z.maximum(MAX_TIMEOUT_MS, `must be at most ${MAX_TIMEOUT_MS} ms, the longest timer`),
+  );
 const fn = z.custom<(...args: unknown[]) => unknown>((value) => typeof value === 'function');
 
 const optionsSchema = z.strictObject({
@@ -85,18 +96,18 @@ const optionsSchema = z.strictObject({
   context: z.optional(z.unknown()),
   maxConcurrency: z.optional(positiveInt),
   maxQueue: z.optional(z.number().check(z.int(), z.minimum(0))),
-  heartbeatIntervalMs: z.optional(positiveInt),
+  heartbeatIntervalMs: z.optional(positiveTimerMs),
   reconnect: z.optional(
     z.union([
       z.literal(false),
       z.strictObject({
-        initialDelayMs: z.optional(z.number().check(z.minimum(0))),
-        maxDelayMs: z.optional(z.number().check(z.minimum(0))),
+        initialDelayMs: z.optional(timerMs.check(z.minimum(0))),
+        maxDelayMs: z.optional(timerMs.check(z.minimum(0))),
         maxAttempts: z.optional(z.number().check(z.minimum(0))),
       }),
     ]),
   ),
-  connectTimeoutMs: z.optional(positiveInt),
+  connectTimeoutMs: z.optional(positiveTimerMs),
   highWaterMarkBytes: z.optional(positiveInt),
   WebSocket: z.optional(fn),
   logger: z.optional(

@@ -17,6 +17,7 @@ import {
   type ServiceFrame,
   utf8Length,
 } from './protocol';
+import { MAX_TIMEOUT_MS } from './tool';
 import { openTransport, resolveWebSocket, type Transport, type WebSocketConstructor } from './transport';
 
 /** The connection's state. Leaving a state cleans up what it owned (timers, sockets). */
@@ -241,8 +242,10 @@ export class Connection {
     pending?.resolve(welcome);
   }
 
-  #startHeartbeat(intervalMs: number): void {
+  #startHeartbeat(announcedMs: number): void {
     this.#stopHeartbeat();
+    // The service's number: past the longest timer, setInterval would tick every millisecond.
+    const intervalMs = Math.min(announcedMs, MAX_TIMEOUT_MS);
     // Check four times per interval, so a dead peer is noticed between 2 and 2.25 intervals of silence.
     const tickMs = Math.max(1, Math.floor(intervalMs / 4));
     let sincePing = 0;
