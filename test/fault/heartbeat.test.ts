@@ -1,0 +1,150 @@
+/**
+ * Dead-peer detection: how long after the service's last frame the client gives up on a silent socket, with the
+ * default heartbeat (15 s) and a short one, and how long the reconnect takes.
+ *
+ * The exact figures come from fake timers over an in-memory socket (no network, no waiting). The measured ones
+ * come from a real blackhole in the TCP proxy, printed, not asserted (speed is not a test result here); with
+ * `TOOLWIRE_LONG=1` (`npm run test:soak`) the default heartbeat is measured for real too (about 30–34 s).
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Client } from '../../src/index';
+import type { WebSocketConstructor, WebSocketLike } from '../../src/transport';
+import { client, nextEvent, proxyTo, stub } from './harness';
+
+/** An in-memory service socket: answers hello with welcome and ping with pong, until told to go silent. */
+function silentPeer(heartbeatIntervalMs: number) {
+  const peer = { silent: false, terminatedAt: [] as number[], sockets: 0, pings: 0 };
+  class FakeSocket implements WebSocketLike {
+    readyState = 0;
+    bufferedAmount = 0;
+    protocol = 'toolwire.v1';
+    onopen: ((event: unknown) => void) | null = null;
+    onmessage: ((event: { data: unknown }) => void) | null = null;
+    onclose: ((event: { code: number; reason: string }) => void) | null = null;
+    onerror: ((event: unknown) => void) | null = null;
+    constructor() {
+      peer.sockets += 1;
+      queueMicrotask(() => {
+        this.readyState = 1;
+        this.onopen?.({});
+      });
+    }
+    send(data: string): void {
+      const frame = JSON.parse(data) as { type: string; id?: string };
+      if (peer.silent) return;
+      const reply =
+        frame.type === 'hello'
+          ? {
+              type: 'welcome',
+              sessionId: 's1',
+              resumed: false,
+              heartbeatIntervalMs,
+              maxPayloadBytes: 1_048_576,
+            }
+          : frame.type === 'ping'
+            ? { type: 'pong', id: frame.id }
+            : undefined;
+      if (frame.type === 'ping') peer.pings += 1;
+      if (reply) queueMicrotask(() => this.onmessage?.({ data: JSON.stringify(reply) }));
+    }
+    close(): void {
+      this.readyState = 3;
+    }
+    terminate(): void {
+      this.readyState = 3;
+      peer.terminatedAt.push(Date.now());
+    }
+  }
+  return { peer, WebSocket: FakeSocket as unknown as WebSocketConstructor };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+async function detectionAfterSilence(options: {
+  announcedMs: number;
+  clientMs?: number;
+  pongsBeforeSilence: number;
+}): Promise<number> {
+  vi.useFakeTimers({ now: 0 });
+  const { peer, WebSocket } = silentPeer(options.announcedMs);
+  const worker = new Client({
+    url: 'ws://in-memory.test',
+    apiKey: 'k',
+    tools: [],
+    WebSocket,
+    reconnect: false,
+    ...(options.clientMs === undefined ? {} : { heartbeatIntervalMs: options.clientMs }),
+  });
+  worker.on('error', () => {});
+  await worker.connect();
+  const interval = options.clientMs ?? options.announcedMs;
+  // Let the peer answer some pings, then go silent right after its last pong.
+  for (let i = 0; i < options.pongsBeforeSilence; i++) await vi.advanceTimersByTimeAsync(interval);
+  expect(peer.pings).toBe(options.pongsBeforeSilence);
+  const lastFrameAt = Date.now();
+  peer.silent = true;
+  while (peer.terminatedAt.length === 0) await vi.advanceTimersByTimeAsync(interval / 4);
+  await worker.close({ drain: false });
+  return (peer.terminatedAt[0] ?? Number.NaN) - lastFrameAt;
+}
+
+describe('dead-peer detection, exact (fake timers)', () => {
+  it('gives up 33,750 ms after the last frame with the default 15 s heartbeat (2.25 intervals)', async () => {
+    expect(await detectionAfterSilence({ announcedMs: 15_000, pongsBeforeSilence: 0 })).toBe(33_750);
+    expect(await detectionAfterSilence({ announcedMs: 15_000, pongsBeforeSilence: 2 })).toBe(33_750);
+  });
+
+  it('gives up 225 ms after the last frame with a 100 ms heartbeat set on the client', async () => {
+    expect(await detectionAfterSilence({ announcedMs: 15_000, clientMs: 100, pongsBeforeSilence: 3 })).toBe(
+      225,
+    );
+  });
+});
+
+describe('dead-peer detection over a real blackhole', () => {
+  it('detects a blackholed service with a 100 ms heartbeat (close 4008) and resumes once traffic flows', async () => {
+    const server = await stub({ heartbeatIntervalMs: 100 });
+    const proxy = await proxyTo(server);
+    const worker = client(proxy.url);
+    await worker.connect();
+    const disconnected = nextEvent<{ code: number }>(worker, 'disconnected');
+    const resumed = nextEvent<{ resumed: boolean }>(worker, 'connected');
+    const silentFrom = Date.now();
+    proxy.blackhole(true);
+    const { code } = await disconnected;
+    const detectedMs = Date.now() - silentFrom;
+    proxy.blackhole(false);
+    expect(code).toBe(4008);
+    expect(await resumed).toMatchObject({ resumed: true });
+    const reconnectMs = Date.now() - silentFrom - detectedMs;
+    console.info(
+      `[heartbeat] 100 ms interval: silent peer detected after ${detectedMs} ms, resumed ${reconnectMs} ms later`,
+    );
+  });
+
+  it.runIf(process.env.TOOLWIRE_LONG === '1')(
+    'detects a blackholed service with the default 15 s heartbeat (measured for real)',
+    async () => {
+      const server = await stub();
+      const proxy = await proxyTo(server);
+      const worker = client(proxy.url);
+      await worker.connect();
+      const disconnected = nextEvent<{ code: number }>(worker, 'disconnected');
+      const resumed = nextEvent<{ resumed: boolean }>(worker, 'connected');
+      const silentFrom = Date.now();
+      proxy.blackhole(true);
+      const { code } = await disconnected;
+      const detectedMs = Date.now() - silentFrom;
+      proxy.blackhole(false);
+      expect(code).toBe(4008);
+      expect(await resumed).toMatchObject({ resumed: true });
+      const reconnectMs = Date.now() - silentFrom - detectedMs;
+      console.info(
+        `[heartbeat] default 15 s interval: detected after ${detectedMs} ms, resumed ${reconnectMs} ms later`,
+      );
+    },
+    60_000,
+  );
+});
