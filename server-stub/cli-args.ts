@@ -14,7 +14,8 @@ import { type Script, scriptedModel } from './scripted-model';
 /** Usage text printed by `--help` and after a bad argument. */
 export const USAGE = `Usage: toolwire-stub [options]
 
-Starts the toolwire service stand-in and prints its ws:// URL on stdout (logs go to stderr).
+Starts the toolwire service stand-in and prints its ws:// URL on stdout (logs go to stderr). The agent UI
+(a chat page for the agents given with --agents) is at http://<host>:<port>/#key=<api key>.
 
 Options:
   --port <n>                   TCP port (default 0: a free port)

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * `toolwire-stub`: starts the service stand-in, prints its `ws://` URL on stdout, and closes cleanly on SIGINT
- * or SIGTERM. Run `toolwire-stub --help` for the options.
+ * `toolwire-stub`: starts the service stand-in, prints its `ws://` URL on stdout (and the agent UI's address on
+ * stderr), and closes cleanly on SIGINT or SIGTERM. Run `toolwire-stub --help` for the options.
  *
  * @module
  */
@@ -24,6 +24,9 @@ async function main(): Promise<void> {
   }
   const stub = await startStubServer({ ...command.options, logger: consoleLogger({ debug: command.debug }) });
   process.stdout.write(`${stub.url}\n`);
+  process.stderr.write(
+    `toolwire-stub: agent UI at ${stub.httpUrl}/ (the API key goes after #key= in its URL)\n`,
+  );
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {

@@ -83,5 +83,6 @@ describe('toolwire-stub', () => {
     expect(await exit).toBe(0);
     expect((await client.closed).code).toBe(4050);
     expect(stderr).toContain('no apiKeys configured: accepting any API key (or none)');
+    expect(stderr).toContain(`toolwire-stub: agent UI at ${url.replace('ws://', 'http://')}/`);
   });
 });

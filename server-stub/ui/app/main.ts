@@ -186,6 +186,19 @@ function renderAgents(): void {
 }
 
 function renderNotices(): void {
+  if (connection === 'unauthorized') {
+    // One form, kept across refreshes so that typing is never lost; its text says whether a key was refused.
+    keyMessage.textContent =
+      api.key === undefined
+        ? 'The stub wants an API key. Open the URL the demo printed (it carries the key after #key=), or enter it here: '
+        : 'The stub refused that API key. Enter the right one: ';
+    if (keyForm.parentNode !== notices) {
+      clear(notices);
+      keyField.value = '';
+      notices.append(keyForm);
+    }
+    return;
+  }
   clear(notices);
   if (connection === 'offline') {
     notices.append(
@@ -194,10 +207,6 @@ function renderNotices(): void {
         `The stub at ${location.host} is not answering. Retrying every ${POLL_MS / 1000} s; live runs resume when it is back.`,
       ),
     );
-    return;
-  }
-  if (connection === 'unauthorized') {
-    notices.append(keyForm());
     return;
   }
   if (connection !== 'online') return;
@@ -234,33 +243,31 @@ function notice(tone: 'warn' | 'bad', text: string, kind = ''): HTMLElement {
   return el('div', { class: `notice ${tone} ${kind}`.trim(), attrs: { role: 'status' }, text });
 }
 
-function keyForm(): HTMLElement {
-  const field = el('input', {
-    attrs: { type: 'password', autocomplete: 'off', 'aria-label': 'API key', placeholder: 'API key' },
-  });
-  return el(
-    'form',
-    {
-      class: 'notice warn key-form',
-      on: {
-        submit: (event) => {
-          event.preventDefault();
-          api.key = field.value.trim();
-          const runId = view?.runId;
-          view?.dispose();
-          view = undefined;
-          select(runId);
-          void refresh();
-        },
+const keyField = el('input', {
+  attrs: { type: 'password', autocomplete: 'off', 'aria-label': 'API key', placeholder: 'API key' },
+});
+const keyMessage = el('span');
+const keyForm = el(
+  'form',
+  {
+    class: 'notice warn key-form',
+    on: {
+      submit: (event) => {
+        event.preventDefault();
+        api.key = keyField.value.trim();
+        keyField.value = '';
+        const runId = view?.runId;
+        view?.dispose();
+        view = undefined;
+        select(runId);
+        void refresh();
       },
     },
-    el('span', {
-      text: 'The stub wants an API key. Open the URL the demo printed (it carries the key after #key=), or enter it here: ',
-    }),
-    field,
-    el('button', { text: 'Use key', attrs: { type: 'submit' } }),
-  );
-}
+  },
+  keyMessage,
+  keyField,
+  el('button', { text: 'Use key', attrs: { type: 'submit' } }),
+);
 
 function showKeyForm(): void {
   if (connection === 'unauthorized') return;

@@ -102,7 +102,7 @@ export class RunView {
         for await (const { event, data } of api.events(this.runId, signal)) {
           attempt = 0;
           if (event === 'end') {
-            await this.#ended();
+            await this.#ended((data as { status?: RunStatus } | null)?.status);
             return;
           }
           this.#apply(event, (typeof data === 'object' && data !== null ? data : {}) as Data);
@@ -173,11 +173,11 @@ export class RunView {
         return;
       }
       case 'tool_call':
-        this.#card(String(data.callId), String(data.toolName), data.arguments);
+        this.#card(String(data.callId), String(data.toolName), data.arguments ?? {});
         return;
       case 'approval_requested': {
         const nested = typeof data.runId === 'string' && data.runId !== this.runId ? data.runId : undefined;
-        const card = this.#card(String(data.callId), String(data.toolName), data.arguments, nested);
+        const card = this.#card(String(data.callId), String(data.toolName), data.arguments ?? {}, nested);
         this.#setCallStatus(card, 'awaiting approval');
         clear(card.approval);
         card.approval.append(this.#approvalBox(String(data.callId), data));
@@ -318,7 +318,8 @@ export class RunView {
     );
   }
 
-  async #ended(): Promise<void> {
+  /** The stream said `end`, with the run's final status; the transcript adds the error and the duration. */
+  async #ended(ending: RunStatus | undefined): Promise<void> {
     let transcript: Transcript | undefined;
     try {
       transcript = await this.#deps.api.json<Transcript>(
@@ -330,7 +331,7 @@ export class RunView {
     } catch {
       // The end is known from the stream; the details are a bonus.
     }
-    const status = transcript?.status ?? 'completed';
+    const status = transcript?.status ?? ending ?? 'completed';
     this.#setStatus(status);
     this.#setLive('ended', '');
     for (const box of Array.from(this.#thread.querySelectorAll('.approval'))) {

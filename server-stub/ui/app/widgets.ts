@@ -34,12 +34,8 @@ export interface WidgetHost {
 
 /** Renders a widget payload from a tool result: the component, or an error box. Never throws. */
 export function renderWidget(payload: unknown, host: WidgetHost): HTMLElement {
-  const depth = nesting(payload);
-  if (depth > WIDGET_LIMITS.maxDepth) {
-    return errorBox(
-      `cards nested ${depth} deep; the page draws at most ${WIDGET_LIMITS.maxDepth} levels`,
-      payload,
-    );
+  if (nesting(payload) > WIDGET_LIMITS.maxDepth) {
+    return errorBox(`cards are nested more than ${WIDGET_LIMITS.maxDepth} levels deep`, payload);
   }
   const checked = validateWidget(payload);
   if (!checked.ok) return errorBox(`${checked.path}: ${checked.message}`, payload);
@@ -202,7 +198,10 @@ function cut(text: string, max: number = WIDGET_LIMITS.maxTextChars): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
-/** How deep cards nest in a payload, measured without recursion (a hostile payload may be very deep). */
+/**
+ * How deep cards nest in a payload, measured without recursion (a hostile payload may be very deep); the count
+ * stops just past the limit.
+ */
 function nesting(payload: unknown): number {
   let deepest = 0;
   const stack: Array<{ node: unknown; depth: number }> = [{ node: payload, depth: 1 }];

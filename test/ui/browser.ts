@@ -1,0 +1,69 @@
+/**
+ * Headless Chromium for the UI tests: Debian's `chromium` (installed by `.ci/run` with apt-get) driven by
+ * playwright-core, with a fresh profile per launch and every background service off, so that the only traffic
+ * is to the stub on 127.0.0.1.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+
+/** Where Debian's package puts the browser. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** The flags every launch uses (playwright adds the profile as `--user-data-dir`). */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+];
+
+/** A browser with its own throwaway profile directory. */
+export interface TestBrowser {
+  context: BrowserContext;
+  /** A new tab that fails the test on uncaught page errors (collected in `errors`) and requests off loopback. */
+  page(): Promise<Page & { errors: string[] }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Launches Chromium with a fresh `--user-data-dir`.
+ * @throws Error naming the install command when the browser is missing.
+ */
+export async function launchBrowser(): Promise<TestBrowser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `${CHROMIUM} is missing: apt-get update && apt-get install -y chromium (.ci/run does this)`,
+    );
+  }
+  const profile = await mkdtemp(join(tmpdir(), 'toolwire-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 900 },
+  });
+  // Loopback only: anything else is aborted (and would show up as a failed resource in the page).
+  await context.route(
+    (url) => !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) && url.protocol !== 'data:',
+    (route) => route.abort('blockedbyclient'),
+  );
+  return {
+    context,
+    async page() {
+      const page = Object.assign(await context.newPage(), { errors: [] as string[] });
+      page.setDefaultTimeout(15_000);
+      page.on('pageerror', (error) => page.errors.push(error.message));
+      return page;
+    },
+    async close() {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
