@@ -5,11 +5,13 @@
  *
  * `TOOLWIRE_FLOOD_CALLS` sets the size of the raw flood (default 5,000; `npm run test:soak` sends 100,000).
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
 import { tool } from '../../src/index';
 import type { ServiceFrame } from '../../src/protocol';
-import { client, deferred, onCleanup, stub, until } from './harness';
+import { client, onCleanup, stub, until } from './harness';
 import { startRawService } from './raw-service';
 
 const FLOOD_CALLS = Number(process.env.TOOLWIRE_FLOOD_CALLS ?? 5_000);
@@ -28,69 +30,92 @@ async function rawService(options: Parameters<typeof startRawService>[0] = {}) {
   return service;
 }
 
-/** Samples the process's resident set size until stopped; resolves with the peak, in MiB. */
-function sampleRss(): { stop(): { baseMiB: number; peakMiB: number } } {
-  const base = process.memoryUsage().rss;
-  let peak = base;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 5);
+const FLOOD_CLIENT = fileURLToPath(new URL('./fixtures/flood-client.ts', import.meta.url));
+
+/** The flood client (test/fault/fixtures/flood-client.ts) in its own process, with line-based stdio. */
+function spawnFloodClient(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', FLOOD_CLIENT], {
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  onCleanup(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  const lines: string[] = [];
+  let stderr = '';
+  let buffer = '';
+  const waiters: Array<() => void> = [];
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    const parts = buffer.split('\n');
+    buffer = parts.pop() ?? '';
+    lines.push(...parts);
+    for (const wake of waiters.splice(0)) wake();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  child.on('exit', () => {
+    for (const wake of waiters.splice(0)) wake();
+  });
   return {
-    stop() {
-      clearInterval(timer);
-      peak = Math.max(peak, process.memoryUsage().rss);
-      return { baseMiB: Math.round(base / 2 ** 20), peakMiB: Math.round(peak / 2 ** 20) };
+    write: (line: string) => child.stdin.write(`${line}\n`),
+    /** The first stdout line starting with `prefix`. */
+    async line(prefix: string): Promise<string> {
+      for (;;) {
+        const found = lines.find((line) => line.startsWith(prefix));
+        if (found !== undefined) return found;
+        if (child.exitCode !== null) throw new Error(`the flood client exited: ${stderr}`);
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
     },
   };
 }
 
 describe('a flood of calls', () => {
-  it(`holds maxQueue under ${FLOOD_CALLS.toLocaleString('en')} calls sent at once: one busy result per call past the limit, nothing dropped`, async () => {
+  it(`holds maxQueue under ${FLOOD_CALLS.toLocaleString('en')} calls sent at once: one busy result per call past the limit, nothing dropped, memory bounded`, async () => {
     const service = await rawService();
-    const release = deferred();
-    let concurrent = 0;
-    let peakConcurrent = 0;
-    const executed = new Map<string, number>();
-    const hold = tool({
-      name: 'hold',
-      description: 'Waits until the test releases it.',
-      execute: async (_input, ctx) => {
-        executed.set(ctx.callId, (executed.get(ctx.callId) ?? 0) + 1);
-        concurrent += 1;
-        peakConcurrent = Math.max(peakConcurrent, concurrent);
-        await release.promise;
-        concurrent -= 1;
-        return `done ${ctx.callId}`;
-      },
-    });
-    const worker = client(service.url, { tools: [hold], maxConcurrency: 4, maxQueue: 100 });
-    await worker.connect();
-    const rss = sampleRss();
+    // The client runs in its own process, so that its memory is measured alone.
+    const flooded = spawnFloodClient({ TOOLWIRE_URL: service.url, MAX_CONCURRENCY: '4', MAX_QUEUE: '100' });
+    await flooded.line('ready');
     service.sendAll(Array.from({ length: FLOOD_CALLS }, (_, index) => call(`c${index}`)));
     await until(() => service.results().length, FLOOD_CALLS - 104, 60_000);
-    expect(worker.stats).toEqual({ running: 4, queued: 100, unacked: 0 });
     const busy = service.results();
-    expect(new Set(busy.map((result) => result.callId)).size).toBe(FLOOD_CALLS - 104);
     expect(busy.every((result) => result.retryable === true && result.status === 'error')).toBe(true);
     expect(busy[0]?.output).toBe('Error running hold: the client is busy; try again later');
-    // The first 104 calls were taken (4 running, 100 queued); every later one was answered busy.
+    // The first 104 calls were taken (4 running, 100 queued); every later one was answered busy, once.
     expect(busy.map((result) => result.callId)).toEqual(
       Array.from({ length: FLOOD_CALLS - 104 }, (_, index) => `c${index + 104}`),
     );
-    release.resolve();
+    flooded.write('release');
     await until(() => service.results().length, FLOOD_CALLS, 60_000);
-    const memory = rss.stop();
     const done = service.results().slice(FLOOD_CALLS - 104);
     expect(done.map((result) => result.output).sort()).toEqual(
       Array.from({ length: 104 }, (_, index) => `done c${index}`).sort(),
     );
     expect(new Set(service.results().map((result) => result.callId)).size).toBe(FLOOD_CALLS);
-    expect(executed.size).toBe(104);
-    expect([...executed.values()].every((count) => count === 1)).toBe(true);
-    expect(peakConcurrent).toBe(4);
-    await until(() => worker.stats, { running: 0, queued: 0, unacked: 0 });
+    await until(() => service.frames.filter((frame) => frame.type === 'tool_result').length, FLOOD_CALLS);
+    flooded.write('report');
+    const report = JSON.parse(await flooded.line('{')) as {
+      baseRssMiB: number;
+      peakRssMiB: number;
+      baseHeapMiB: number;
+      heapAfterGcMiB: number;
+      peakStats: { running: number; queued: number; unacked: number };
+      stats: { running: number; queued: number; unacked: number };
+      peakConcurrent: number;
+      executed: number;
+      executedTwice: number;
+    };
+    expect(report).toMatchObject({
+      peakStats: { running: 4, queued: 100, unacked: 0 },
+      stats: { running: 0, queued: 0, unacked: 0 },
+      peakConcurrent: 4,
+      executed: 104,
+      executedTwice: 0,
+    });
     console.info(
-      `[flood] ${FLOOD_CALLS} calls at once, maxConcurrency 4, maxQueue 100: ${FLOOD_CALLS - 104} busy, 104 run; RSS ${memory.baseMiB} → peak ${memory.peakMiB} MiB`,
+      `[flood] ${FLOOD_CALLS} calls at once, maxConcurrency 4, maxQueue 100: ${FLOOD_CALLS - 104} busy, 104 run; client process RSS ${report.baseRssMiB} → peak ${report.peakRssMiB} MiB, heap ${report.baseHeapMiB} MiB before → ${report.heapAfterGcMiB} MiB after (GC)`,
     );
   });
 
