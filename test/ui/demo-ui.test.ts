@@ -31,7 +31,7 @@ describe('npm start -- --ui', () => {
         const match = /agent UI (http:\/\/\S+)/.exec(stdout);
         if (match?.[1]) resolve(match[1]);
       });
-      exit.then((code) =>
+      void exit.then((code) =>
         reject(new Error(`exited with ${code} before printing the URL: ${stdout}${stderr}`)),
       );
     });
