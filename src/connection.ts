@@ -57,10 +57,15 @@ export interface ConnectionOptions {
 /** An attempt that has not received `welcome` within this many milliseconds is dropped and retried. */
 export const HANDSHAKE_TIMEOUT_MS = 10_000;
 
+/** A connection open this long (milliseconds) resets the backoff; a shorter one counts as a failed attempt. */
+export const STABLE_CONNECTION_MS = 5_000;
+
 /** Close codes after which reconnecting cannot help. */
 const FATAL_CLOSE_CODES = new Map<number, string>([
   [CLOSE_CODES.unauthorized, 'unauthorized'],
   [CLOSE_CODES.unsupportedProtocol, 'unsupported_protocol'],
+  // Another connection resumed this session: this process must not fight it for the session.
+  [CLOSE_CODES.sessionReplaced, 'session_replaced'],
 ]);
 
 /** One logical connection to the service, which may span many sockets. */
@@ -70,6 +75,8 @@ export class Connection {
   #welcome: Welcome | undefined;
   #sessionId: string | undefined;
   #attempt = 0;
+  #lastFailure = '';
+  #welcomedAt = 0;
   #timers = new Set<ReturnType<typeof setTimeout>>();
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   #lastHeard = 0;
@@ -125,7 +132,7 @@ export class Connection {
         this.#fail(
           new ConnectionError(
             'connect_timeout',
-            `no welcome from ${this.#options.url} within ${this.#options.connectTimeoutMs}ms`,
+            `no welcome from ${this.#options.url} within ${this.#options.connectTimeoutMs}ms${this.#lastFailure ? ` (last attempt: ${this.#lastFailure})` : ''}`,
           ),
         );
       }
@@ -204,7 +211,19 @@ export class Connection {
     if (typeof (ctor.prototype as { terminate?: unknown }).terminate !== 'function')
       hello.apiKey = this.#options.apiKey;
     this.#lastHeard = Date.now();
-    transport.send(encodeFrame(hello));
+    const text = encodeFrame(hello);
+    const size = utf8Length(text);
+    if (size > this.maxPayloadBytes) {
+      // Retrying cannot help: the service would close with 1009 every time.
+      this.#fail(
+        new ConnectionError(
+          'hello_too_large',
+          `the tool definitions make a hello of ${size} bytes, over the service's limit of ${this.maxPayloadBytes}`,
+        ),
+      );
+      return;
+    }
+    transport.send(text);
   }
 
   #onMessage(transport: Transport, text: string): void {
@@ -232,7 +251,9 @@ export class Connection {
   #onWelcome(welcome: Welcome): void {
     this.#welcome = welcome;
     this.#sessionId = welcome.sessionId;
-    this.#attempt = 0;
+    // The attempt count is reset only once the connection proved stable (see #onClose), so a service that
+    // welcomes and then drops at once still meets a growing backoff instead of a reconnect storm.
+    this.#welcomedAt = Date.now();
     if (this.#state === 'connecting' || this.#state === 'reconnecting') this.#state = 'open';
     this.#startHeartbeat(this.#options.heartbeatIntervalMs ?? welcome.heartbeatIntervalMs);
     const pending = this.#pending;
@@ -278,6 +299,8 @@ export class Connection {
     const wasOpen = this.#state === 'open' || this.#state === 'draining';
     this.#options.logger.info({ code, reason }, 'socket closed');
     if (wasOpen) this.#options.onDisconnected(code, reason);
+    if (wasOpen && Date.now() - this.#welcomedAt >= STABLE_CONNECTION_MS) this.#attempt = 0;
+    this.#lastFailure = `${code}${reason ? ` ${reason}` : ''}`;
     const fatal = FATAL_CLOSE_CODES.get(code);
     if (fatal) {
       this.#fail(
@@ -332,7 +355,8 @@ export class Connection {
       this.#timers.delete(timer);
       fn();
     }, ms);
-    unref(timer);
+    // Not unref'd: while connecting or reconnecting, the client keeps the process alive (as an open socket
+    // would), so a tool server does not exit during an outage. `close()` clears every timer.
     this.#timers.add(timer);
   }
 

@@ -81,7 +81,10 @@ export function openTransport(
   const finish = (code: number, reason: string) => {
     if (done) return;
     done = true;
-    socket.onopen = socket.onmessage = socket.onerror = socket.onclose = null;
+    socket.onopen = socket.onmessage = socket.onclose = null;
+    // Keep swallowing errors: `ws` emits one on the next tick when a socket is terminated mid-handshake, and an
+    // EventEmitter 'error' with no listener would crash the process.
+    socket.onerror = () => {};
     handlers.onClose(code, reason);
   };
   socket.onopen = () => handlers.onOpen();
@@ -93,9 +96,14 @@ export function openTransport(
       handlers.onMessage(new TextDecoder().decode(data as ArrayBuffer));
     } else handlers.onMessage(String(data));
   };
-  // An error is always followed by a close in both `ws` and browsers; the close carries the code.
-  socket.onerror = () => {};
-  socket.onclose = (event) => finish(event.code, event.reason);
+  // An error is always followed by a close in both `ws` and browsers; the close carries the code, and the
+  // error's message (e.g. `connect ECONNREFUSED`, where the runtime gives one) stands in for an empty reason.
+  let lastError = '';
+  socket.onerror = (event) => {
+    const message = (event as { message?: unknown } | null)?.message;
+    if (typeof message === 'string') lastError = message;
+  };
+  socket.onclose = (event) => finish(event.code, event.reason || lastError);
   return {
     get bufferedAmount() {
       return socket.bufferedAmount;

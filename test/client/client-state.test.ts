@@ -187,7 +187,7 @@ describe('Client tool calls (msw)', () => {
     await expect.poll(() => client.stats.unacked).toBe(0);
   });
 
-  it.each(['unknown_call', 'duplicate_result', 'not_allowed'])(
+  it.each(['unknown_call', 'duplicate_result', 'not_allowed'] as const)(
     'drops a result from the outbox when the service answers %s, and reports it',
     async (code) => {
       const { client, connection } = await connected();

@@ -91,6 +91,23 @@ describe('Client against the stub', () => {
     await expect.poll(() => worker.stats).toEqual({ running: 0, queued: 0, unacked: 0 });
   });
 
+  it('rejects connect() cleanly, without crashing, when the handshake never completes', async () => {
+    const { createServer } = await import('node:net');
+    const sockets = new Set<import('node:net').Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => silent.close(() => resolve()));
+    });
+    const { port } = silent.address() as { port: number };
+    const stuck = client(`ws://127.0.0.1:${port}`, { connectTimeoutMs: 200 });
+    await expect(stuck.connect()).rejects.toMatchObject({ name: 'ConnectionError', code: 'connect_timeout' });
+    // `ws` reports the aborted handshake on the next tick; it must not surface as an uncaught error.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stuck.state).toBe('closed');
+  });
+
   it('refuses a wrong key with ConnectionError unauthorized', async () => {
     const server = await stub();
     const refused = client(server.url, { apiKey: 'wrong-key' });
