@@ -63,6 +63,8 @@ interface Execution {
   approvalFrame: FrameOf<ClientFrame, 'approval_request'> | undefined;
   /** Aborts the call when the service's `deadlineMs` passes, in case its `cancel` is lost with a socket. */
   deadline: ReturnType<typeof setTimeout> | undefined;
+  /** Waiting on a nested run (an agent used as a tool): it no longer holds a concurrency slot. */
+  parked: boolean;
 }
 
 /** How many finished call ids are remembered to refuse a re-delivery after the `ack`. */
@@ -157,6 +159,7 @@ export class CallRunner {
       approval: undefined,
       approvalFrame: undefined,
       deadline: undefined,
+      parked: false,
     };
     this.#armDeadline(created, frame.deadlineMs);
     this.#executions.set(callId, created);
@@ -173,6 +176,20 @@ export class CallRunner {
       this.#queue.splice(this.#queue.indexOf(execution), 1);
       this.#start(execution);
     }
+  }
+
+  /**
+   * Gives up the concurrency slot of a running call that now only waits for a nested run: the nested run's own
+   * calls come to this client too, and would otherwise queue behind the calls waiting for them (a deadlock once
+   * `maxConcurrency` calls are agents-as-tools).
+   */
+  park(callId: string): void {
+    const execution = this.#executions.get(callId);
+    if (!execution || execution.state !== 'running' || execution.parked) return;
+    execution.parked = true;
+    this.#running -= 1;
+    const next = this.#queue.shift();
+    if (next) this.#start(next);
   }
 
   /** Handles an `ack`: the service has the result, forget it. */
@@ -293,7 +310,7 @@ export class CallRunner {
   #finish(execution: Execution, result: ToolCallResult, started: number): void {
     const { frame } = execution;
     this.#armDeadline(execution, undefined);
-    this.#running -= 1;
+    if (!execution.parked) this.#running -= 1;
     this.#executions.delete(frame.callId);
     this.#remember(frame.callId);
     const durationMs = Math.max(0, Date.now() - started);

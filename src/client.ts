@@ -144,14 +144,16 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       contextFor: (call) => this.#contextFor(call),
       onApproval: options.onApproval,
       extend: (call) => ({
-        [NESTED_RUN]: (agent: Agent, input: string, maxTurns: number | undefined, signal: AbortSignal) =>
-          this.#startRun(agent, input, {
+        [NESTED_RUN]: (agent: Agent, input: string, maxTurns: number | undefined, signal: AbortSignal) => {
+          this.#calls.park(call.callId);
+          return this.#startRun(agent, input, {
             context: this.#contextFor(call),
             signal,
             maxTurns,
             parentRunId: call.runId,
             parentCallId: call.callId,
-          }),
+          });
+        },
       }),
       redactor,
       logger,

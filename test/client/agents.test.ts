@@ -194,6 +194,34 @@ describe('agents as tools', () => {
     expect(innerRun?.parentRunId).toBe(middleRun?.runId);
   });
 
+  it('does not deadlock when every concurrency slot holds an agent waiting for its nested run', async () => {
+    const fact = tool({ name: 'fact', description: 'A fact.', execute: () => 'blue' });
+    const inner = new Agent({ name: 'Inner', instructions: '', tools: [fact] });
+    const outer = new Agent({
+      name: 'Outer',
+      instructions: '',
+      tools: [inner.asTool({ toolName: 'ask', toolDescription: 'Ask.' })],
+    });
+    const { client } = await setup(
+      {
+        Outer: [
+          {
+            toolCalls: [
+              { name: 'ask', arguments: { input: 'a' } },
+              { name: 'ask', arguments: { input: 'b' } },
+            ],
+          },
+          lastTool,
+        ],
+        Inner: [{ toolCalls: [{ name: 'fact' }] }, lastTool],
+      },
+      [],
+      { maxConcurrency: 1 },
+    );
+    const results = await Promise.all([client.run(outer, 'one'), client.run(outer, 'two')]);
+    expect(results.map((result) => result.finalOutput)).toEqual(['blue', 'blue']);
+  });
+
   it('stops an agent that calls itself at the nesting bound, with an error text the model reads', async () => {
     const tools: Tool<never, unknown, never>[] = [];
     const loop = new Agent({ name: 'Loop', instructions: '', tools });
