@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { setKey } from './output';
 
 /** A pino-compatible logger: each method takes a structured object and a message. */
 export interface Logger {
@@ -70,7 +71,7 @@ export class Redactor {
     if (Array.isArray(value)) return value.map((item) => this.#walk(item, depth + 1));
     if (value instanceof Error) return { name: value.name, message: this.text(value.message) };
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = this.#walk(item, depth + 1);
+    for (const [key, item] of Object.entries(value)) setKey(out, key, this.#walk(item, depth + 1));
     return out;
   }
 }

@@ -69,7 +69,7 @@ function objectToJson(value: object, key: string, ancestors: object[]): Json | u
     for (const [k, v] of value) {
       const name = mapKey(k);
       const json = toJson(v, name, ancestors);
-      if (json !== undefined) out[name] = json;
+      if (json !== undefined) setKey(out, name, json);
     }
     return out;
   }
@@ -79,9 +79,19 @@ function objectToJson(value: object, key: string, ancestors: object[]): Json | u
   if (keys.length === 0 && !isPlain(value)) return `[${className(value)}]`;
   for (const name of keys) {
     const json = toJson((value as Record<string, unknown>)[name], name, ancestors);
-    if (json !== undefined) out[name] = json;
+    if (json !== undefined) setKey(out, name, json);
   }
   return out;
+}
+
+/**
+ * `target[key] = value`, except that a `__proto__` key becomes an own property, as `JSON.parse` makes it,
+ * instead of replacing the target's prototype (and vanishing from the output).
+ */
+export function setKey<T>(target: Record<string, T>, key: string, value: T): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else target[key] = value;
 }
 
 /**
