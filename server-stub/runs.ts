@@ -4,11 +4,13 @@
  *
  * @module
  */
+
 import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'eventemitter3';
 import type { AgentDefinition, FrameOf, ServiceFrame, ToolDefinition } from '../src/protocol';
 import type { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
+import { fitRunResult } from './fit-frame';
 import type { ResolvedStubOptions } from './options';
 import {
   Run,
@@ -201,6 +203,10 @@ export class RunManager {
 
   /** The `run_result` frame of a run that has ended. */
   resultFrame(run: Run): FrameOf<ServiceFrame, 'run_result'> {
+    return fitRunResult(this.#fullResultFrame(run), this.#deps.options.maxPayloadBytes);
+  }
+
+  #fullResultFrame(run: Run): FrameOf<ServiceFrame, 'run_result'> {
     return {
       type: 'run_result',
       runId: run.id,

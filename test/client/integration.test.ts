@@ -108,6 +108,24 @@ describe('Client against the stub', () => {
     expect(stuck.state).toBe('closed');
   });
 
+  it('settles run() when the outputs of a run add up to more than the frame limit', async () => {
+    const big = tool({ name: 'big', description: 'Big output.', execute: () => 'x'.repeat(3_000) });
+    const server = await stub({
+      maxPayloadBytes: 4_096,
+      model: scriptedModel([
+        { toolCalls: [{ name: 'big' }] },
+        ({ messages }) => ({ text: messages.at(-1)?.content ?? '' }),
+      ]),
+    });
+    const worker = client(server.url, { tools: [big] });
+    await worker.connect();
+    const result = await worker.run(new Agent({ name: 'A', instructions: '', tools: [big] }), 'go');
+    // Tool outputs are cut first, so the final answer arrives whole.
+    expect(result.finalOutput).toBe('x'.repeat(3_000));
+    expect(result.toolCalls[0]?.output).toMatch(/\[truncated: the full output was 3000 bytes\]$/);
+    expect(server.runs.get(result.runId)?.finalOutput).toBe('x'.repeat(3_000));
+  });
+
   it('refuses a wrong key with ConnectionError unauthorized', async () => {
     const server = await stub();
     const refused = client(server.url, { apiKey: 'wrong-key' });

@@ -1,0 +1,45 @@
+/**
+ * Keeps a `run_result` within the protocol's frame limit: a run's tool outputs and final answer may add up to
+ * more than `maxPayloadBytes`, and a frame over the limit would be refused by the client, leaving its `run()`
+ * waiting forever. The full transcript stays available at `GET /v1/runs/:runId`.
+ *
+ * @module
+ */
+import { truncateUtf8 } from '../src/output';
+import { encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from '../src/protocol';
+
+type RunResultFrame = FrameOf<ServiceFrame, 'run_result'>;
+
+const size = (frame: RunResultFrame) => utf8Length(encodeFrame(frame));
+
+/**
+ * Returns `frame` unchanged when it fits; otherwise a copy with widgets dropped, then tool outputs and finally a
+ * string `finalOutput` cut (at character boundaries, with the truncation marker) until it fits.
+ */
+export function fitRunResult(frame: RunResultFrame, maxPayloadBytes: number): RunResultFrame {
+  if (size(frame) <= maxPayloadBytes) return frame;
+  let fitted: RunResultFrame = {
+    ...frame,
+    toolCalls: frame.toolCalls.map(({ widget: _widget, ...call }) => call),
+  };
+  let cap = Math.max(0, ...frame.toolCalls.map((call) => utf8Length(call.output)));
+  while (size(fitted) > maxPayloadBytes && cap > 64) {
+    cap = Math.floor(cap / 2);
+    fitted = {
+      ...fitted,
+      toolCalls: fitted.toolCalls.map((call) => ({ ...call, output: truncateUtf8(call.output, cap) })),
+    };
+  }
+  if (typeof frame.finalOutput === 'string') {
+    let finalCap = utf8Length(frame.finalOutput);
+    while (size(fitted) > maxPayloadBytes && finalCap > 64) {
+      finalCap = Math.floor(finalCap / 2);
+      fitted = { ...fitted, finalOutput: truncateUtf8(frame.finalOutput, finalCap) };
+    }
+  }
+  // Calls beyond what fits are left out: the transcript over HTTP has them all.
+  while (size(fitted) > maxPayloadBytes && fitted.toolCalls.length > 0) {
+    fitted = { ...fitted, toolCalls: fitted.toolCalls.slice(0, Math.floor(fitted.toolCalls.length / 2)) };
+  }
+  return fitted;
+}
