@@ -25,9 +25,14 @@ export function fitRunResult(frame: RunResultFrame, maxPayloadBytes: number): Ru
   let cap = Math.max(0, ...frame.toolCalls.map((call) => utf8Length(call.output)));
   while (size(fitted) > maxPayloadBytes && cap > 64) {
     cap = Math.floor(cap / 2);
+    const outputCap = cap;
     fitted = {
       ...fitted,
-      toolCalls: fitted.toolCalls.map((call) => ({ ...call, output: truncateUtf8(call.output, cap) })),
+      // Cut from the original each time, so the marker states the real size.
+      toolCalls: fitted.toolCalls.map((call, index) => ({
+        ...call,
+        output: truncateUtf8(frame.toolCalls[index]?.output ?? call.output, outputCap),
+      })),
     };
   }
   if (typeof frame.finalOutput === 'string') {
