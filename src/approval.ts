@@ -5,7 +5,7 @@
  */
 import type { ApprovalDecision, InvokeOptions } from './invoke';
 import { approvalFailedText, cancelledText, declinedText, errorText, noApproverText } from './model-text';
-import { thrownMessage } from './output';
+import { serializeOutput, thrownMessage } from './output';
 import { settle } from './settle';
 import type { ToolContext, ToolInternals } from './tool';
 
@@ -14,21 +14,35 @@ export type ApprovalOutcome =
   | { go: true; approved: boolean }
   | { go: false; status: 'rejected' | 'cancelled' | 'error'; output: string };
 
-function normalise(decision: unknown): { approved: boolean; reason?: string } {
+/** At most this many characters of an approver's unusable answer are quoted in the model's text. */
+const MAX_SHOWN_ANSWER = 100;
+
+/** An approver's answer, or `undefined` when it is neither a boolean nor `{ approved: boolean }`. */
+function normalise(decision: unknown): { approved: boolean; reason?: string } | undefined {
   if (typeof decision === 'boolean') return { approved: decision };
-  if (typeof decision === 'object' && decision !== null) {
-    const { approved, reason } = decision as { approved?: unknown; reason?: unknown };
-    return typeof reason === 'string'
-      ? { approved: approved === true, reason }
-      : { approved: approved === true };
-  }
-  return { approved: false };
+  if (typeof decision !== 'object' || decision === null) return undefined;
+  const { approved, reason } = decision as { approved?: unknown; reason?: unknown };
+  if (typeof approved !== 'boolean') return undefined;
+  return typeof reason === 'string' ? { approved, reason } : { approved };
+}
+
+/** An approver's unusable answer as the model reads it: `undefined`, `"yes"`, `{"approved":"true"}`. */
+function showAnswer(answer: unknown): string {
+  if (answer === undefined) return 'undefined';
+  if (typeof answer === 'function') return 'a function';
+  if (typeof answer === 'symbol') return 'a symbol';
+  const json = serializeOutput(typeof answer === 'string' ? JSON.stringify(answer) : answer);
+  return json.length > MAX_SHOWN_ANSWER ? `${json.slice(0, MAX_SHOWN_ANSWER - 1)}…` : json;
 }
 
 /**
  * Decides whether the call may run. An earlier decision (`options.approved`) wins; otherwise `needsApproval`
  * is evaluated (a predicate that throws ends the call with `Error running <name>: <message>`), and
- * `options.approve` is asked. Anything but an explicit approval (`true` or `{ approved: true }`) rejects.
+ * `options.approve` is asked. `true` or `{ approved: true }` approves; `false` or `{ approved: false, reason? }`
+ * is the user declining. Any other answer (`undefined`, `'yes'`, `{ approved: 'true' }`) is not a decision: like
+ * an approver that throws, it ends the call `rejected` with `<name> was not run: approval could not be obtained
+ * (the approver returned <answer> instead of true, false or { approved: boolean }).`, the answer quoted as JSON
+ * and cut to 100 characters.
  */
 export async function decideApproval(
   internals: ToolInternals,
@@ -61,9 +75,15 @@ export async function decideApproval(
   const outcome = await settle<ApprovalDecision>(() => approve(request), { signal });
   if (outcome.kind === 'aborted' || signal?.aborted) return cancelled;
   if (outcome.kind === 'error') {
-    return { go: false, status: 'rejected', output: approvalFailedText(name, thrownMessage(outcome.error)) };
+    const message = thrownMessage(outcome.error, 'the approver');
+    return { go: false, status: 'rejected', output: approvalFailedText(name, message) };
   }
-  const decision = normalise(outcome.kind === 'value' ? outcome.value : false);
+  const answer = outcome.kind === 'value' ? outcome.value : undefined;
+  const decision = normalise(answer);
+  if (decision === undefined) {
+    const message = `the approver returned ${showAnswer(answer)} instead of true, false or { approved: boolean }`;
+    return { go: false, status: 'rejected', output: approvalFailedText(name, message) };
+  }
   if (decision.approved) return { go: true, approved: true };
   return { go: false, status: 'rejected', output: declinedText(name, decision.reason) };
 }

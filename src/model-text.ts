@@ -30,7 +30,11 @@ export function notObjectText(toolName: string, type: string): string {
   return `Invalid arguments for ${toolName}: expected a JSON object, got ${type}`;
 }
 
-/** `Error running <name>: <message>`, the default text when `execute` throws. */
+/**
+ * `Error running <name>: <message>`, the default text when `execute` throws; `<message>` is the thrown value's
+ * message by `thrownMessage` (`the tool threw undefined`, `… null`, `… a symbol`, `… an empty string` for
+ * values without one).
+ */
 export function errorText(toolName: string, message: string): string {
   return `Error running ${toolName}: ${message}`;
 }
@@ -56,7 +60,11 @@ export function noApproverText(toolName: string): string {
   return `${toolName} was not run: it needs a human's approval, and no approver is available.`;
 }
 
-/** `<name> was not run: approval could not be obtained (<message>).` when asking for approval failed. */
+/**
+ * `<name> was not run: approval could not be obtained (<message>).` when asking for approval failed: the
+ * approver threw (`<message>` is what it threw, e.g. `the approver threw undefined`) or gave an answer that is
+ * not a decision (`the approver returned "yes" instead of true, false or { approved: boolean }`).
+ */
 export function approvalFailedText(toolName: string, message: string): string {
   return `${toolName} was not run: approval could not be obtained (${message}).`;
 }

@@ -50,7 +50,7 @@ function toJson(value: unknown, key: string, ancestors: object[]): Json | undefi
   try {
     return objectToJson(value, key, ancestors);
   } catch (error) {
-    return `[Unserializable ${className(value)}: ${thrownMessage(error)}]`;
+    return `[Unserializable ${className(value)}: ${thrownMessage(error, 'reading it')}]`;
   } finally {
     ancestors.pop();
   }
@@ -104,7 +104,8 @@ export function setKey<T>(target: Record<string, T>, key: string, value: T): voi
  *   `null`; a `toJSON()` method is honoured; an object that refers to one of its ancestors is `"[Circular]"`
  *   while the same object reached twice without a cycle is written twice; a class instance with no own
  *   enumerable keys is `"[ClassName]"` (e.g. `"[Promise]"`) rather than a silent `{}`; a getter or `toJSON`
- *   that throws gives `"[Unserializable ClassName: message]"`. Never throws.
+ *   that throws gives `"[Unserializable ClassName: message]"` (see {@link thrownMessage}; `reading it threw
+ *   undefined` for a bare `throw undefined`). Never throws.
  *
  * @example
  * ```ts
@@ -116,7 +117,7 @@ export function serializeOutput(value: unknown): string {
   try {
     return JSON.stringify(toJson(value, '', []) ?? null);
   } catch (error) {
-    return JSON.stringify(`[Unserializable: ${thrownMessage(error)}]`);
+    return JSON.stringify(`[Unserializable: ${thrownMessage(error, 'reading it')}]`);
   }
 }
 
@@ -129,14 +130,32 @@ function errorName(error: { name?: unknown; constructor?: unknown }): string {
  * The message of a thrown value, as the model reads it after `Error running <name>: `.
  *
  * - an `Error` (or any object with a string `message`): its message; an empty message gives its name;
- * - a string: itself (an empty string gives `Error`);
- * - anything else: its JSON by {@link serializeOutput} (`throw 42` → `42`, `throw undefined` → `null`).
+ * - a string: itself; an empty string gives `<thrower> threw an empty string`;
+ * - `undefined`, `null`, a symbol or a function, which carry no message and whose JSON says nothing:
+ *   `<thrower> threw undefined`, `… threw null`, `… threw a symbol` (`… threw a symbol: <description>` when it
+ *   has one), `… threw a function`;
+ * - anything else: its JSON by {@link serializeOutput} (`throw 42` → `42`, `throw { code: 'E1' }` →
+ *   `{"code":"E1"}`).
  *
- * Never `undefined`, `[object Object]` or a stack trace.
+ * Never `undefined`, `null`, `[object Object]` or a stack trace.
+ *
+ * @param thrower - who threw, for the texts above. @default 'the tool'
+ * @example
+ * ```ts
+ * thrownMessage(new Error('Card declined')); // 'Card declined'
+ * thrownMessage(undefined); // 'the tool threw undefined'
+ * thrownMessage('', 'the approver'); // 'the approver threw an empty string'
+ * ```
  */
-export function thrownMessage(thrown: unknown): string {
-  if (typeof thrown === 'string') return thrown === '' ? 'Error' : thrown;
-  if (typeof thrown === 'object' && thrown !== null) {
+export function thrownMessage(thrown: unknown, thrower = 'the tool'): string {
+  if (typeof thrown === 'string') return thrown === '' ? `${thrower} threw an empty string` : thrown;
+  if (thrown === undefined || thrown === null) return `${thrower} threw ${String(thrown)}`;
+  if (typeof thrown === 'symbol') {
+    const { description } = thrown;
+    return description ? `${thrower} threw a symbol: ${description}` : `${thrower} threw a symbol`;
+  }
+  if (typeof thrown === 'function') return `${thrower} threw a function`;
+  if (typeof thrown === 'object') {
     let message: unknown;
     try {
       message = (thrown as { message?: unknown }).message;

@@ -28,7 +28,10 @@ export interface ValidatedCall {
   abortWithTimeout: () => void;
 }
 
-/** The model's text for a failure: `errorFunction`'s, verbatim, or `fallback` when absent or when it fails. */
+/**
+ * The model's text for a failure: `errorFunction`'s, verbatim, or `fallback` when it is absent, throws or
+ * returns something other than a string.
+ */
 async function failure(
   call: ValidatedCall,
   status: 'error' | 'timeout',
@@ -41,8 +44,8 @@ async function failure(
   const outcome = await settle(() => errorFunction(call.ctx, error), { signal, timeoutMs: call.timeoutMs });
   if (outcome.kind === 'aborted') return { status: 'cancelled', output: cancelledText(call.tool.name) };
   if (outcome.kind !== 'value') return { status, output: fallback };
-  const text = outcome.value;
-  return { status, output: typeof text === 'string' ? text : serializeOutput(text) };
+  // A non-string (e.g. `undefined` from a function that forgot to return) would read `null`: use the default.
+  return { status, output: typeof outcome.value === 'string' ? outcome.value : fallback };
 }
 
 function reportInvalidWidget(call: ValidatedCall, path: string, message: string): void {

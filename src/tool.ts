@@ -77,7 +77,8 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
   execute(input: InferParameters<P>, ctx: ToolContext<C>): Out | Promise<Out>;
   /**
    * The text the model reads when `execute` throws or times out, instead of the default. Its return value is
-   * used verbatim; if it throws, the default text is used. Argument order as in the OpenAI Agents SDK.
+   * used verbatim when it is a string; if it throws, or returns anything else (e.g. `undefined`), the default
+   * text is used. Argument order as in the OpenAI Agents SDK.
    */
   errorFunction?(ctx: ToolContext<C>, error: unknown): string | Promise<string>;
   /**

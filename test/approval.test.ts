@@ -90,10 +90,41 @@ describe('approval', () => {
     expect(execute).not.toHaveBeenCalled();
   });
 
-  it('treats anything but an explicit approval as a rejection', async () => {
+  it.each([
+    ['undefined', undefined, 'undefined'],
+    ['a string', 'yes', '"yes"'],
+    ['null', null, 'null'],
+    ['a number', 1, '1'],
+    ['an object whose approved is not a boolean', { approved: 'true' }, '{"approved":"true"}'],
+    ['an object without approved', { ok: true }, '{"ok":true}'],
+  ])(
+    'does not run, and says approval could not be obtained, when the approver returns %s',
+    async (_, returned, shown) => {
+      const { refund, execute } = refundTool(true);
+      const approve = () => returned as never;
+      expect(await invokeTool(refund, { amount: 5 }, { approve })).toMatchObject({
+        status: 'rejected',
+        output: `issue_refund was not run: approval could not be obtained (the approver returned ${shown} instead of true, false or { approved: boolean }).`,
+      });
+      expect(execute).not.toHaveBeenCalled();
+    },
+  );
+
+  it('shortens a long invalid answer from the approver', async () => {
     const { refund } = refundTool(true);
-    const approve = () => 'yes' as never;
-    expect((await invokeTool(refund, { amount: 5 }, { approve })).status).toBe('rejected');
+    const approve = () => ({ note: 'x'.repeat(500) }) as never;
+    const result = await invokeTool(refund, { amount: 5 }, { approve });
+    expect(result.output).toBe(
+      `issue_refund was not run: approval could not be obtained (the approver returned {"note":"${'x'.repeat(90)}… instead of true, false or { approved: boolean }).`,
+    );
+  });
+
+  it('names the approver when it throws something without a message', async () => {
+    const { refund } = refundTool(true);
+    const approve = () => Promise.reject(undefined);
+    expect((await invokeTool(refund, { amount: 5 }, { approve })).output).toBe(
+      'issue_refund was not run: approval could not be obtained (the approver threw undefined).',
+    );
   });
 
   it('runs without asking when options.approved is true (already approved by a human)', async () => {

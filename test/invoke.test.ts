@@ -238,7 +238,10 @@ describe('when execute throws', () => {
     ['an object with a message', { code: 'E1', message: 'Quota exceeded' }, 'Quota exceeded'],
     ['an object without one', { code: 'E1' }, '{"code":"E1"}'],
     ['an Error with an empty message', new RangeError(''), 'RangeError'],
-    ['undefined', undefined, 'null'],
+    ['undefined', undefined, 'the tool threw undefined'],
+    ['null', null, 'the tool threw null'],
+    ['a symbol', Symbol('card'), 'the tool threw a symbol: card'],
+    ['an empty string', '', 'the tool threw an empty string'],
   ])('gives "Error running <name>: <message>" for %s', async (_, thrown, message) => {
     expect(await invokeTool(throwing(thrown), {})).toEqual({
       status: 'error',
@@ -278,6 +281,29 @@ describe('when execute throws', () => {
     });
     expect(errorFunction.mock.calls[0]?.[0]).toMatchObject({ callId: 'c9', toolName: 'charge_card' });
   });
+
+  it.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 42],
+    ['an object', { text: 'x' }],
+  ])(
+    'falls back to the default text when errorFunction returns %s instead of a string',
+    async (_, returned) => {
+      const charge = tool({
+        name: 'charge_card',
+        description: 'd',
+        execute: () => {
+          throw new Error('declined');
+        },
+        errorFunction: () => returned as never,
+      });
+      expect(await invokeTool(charge, {})).toMatchObject({
+        status: 'error',
+        output: 'Error running charge_card: declined',
+      });
+    },
+  );
 
   it('falls back to the default text when errorFunction throws', async () => {
     const charge = tool({

@@ -98,6 +98,17 @@ describe('serializeOutput', () => {
     expect(serializeOutput({ tricky })).toBe('{"tricky":"[Unserializable Object: no access]"}');
   });
 
+  it('says what a getter threw when it threw something without a message', () => {
+    const tricky = {
+      get secret() {
+        throw undefined;
+      },
+    };
+    expect(serializeOutput({ tricky })).toBe(
+      '{"tricky":"[Unserializable Object: reading it threw undefined]"}',
+    );
+  });
+
   it('stops at a nesting depth of 200', () => {
     let deep: unknown = 'leaf';
     for (let i = 0; i < 250; i++) deep = [deep];
@@ -129,9 +140,9 @@ describe('thrownMessage', () => {
     expect(thrownMessage({ message: '' })).toBe('Error');
   });
 
-  it('uses a thrown string as the message (Error for an empty one)', () => {
+  it('uses a thrown string as the message, and says so for an empty one', () => {
     expect(thrownMessage('out of stock')).toBe('out of stock');
-    expect(thrownMessage('')).toBe('Error');
+    expect(thrownMessage('')).toBe('the tool threw an empty string');
   });
 
   it('uses the message of an object that has one', () => {
@@ -141,8 +152,20 @@ describe('thrownMessage', () => {
   it('uses the JSON of anything else, never undefined or [object Object]', () => {
     expect(thrownMessage({ code: 'E1' })).toBe('{"code":"E1"}');
     expect(thrownMessage(42)).toBe('42');
-    expect(thrownMessage(undefined)).toBe('null');
-    expect(thrownMessage(null)).toBe('null');
+  });
+
+  it('says what was thrown when it has no message and no useful JSON', () => {
+    expect(thrownMessage(undefined)).toBe('the tool threw undefined');
+    expect(thrownMessage(null)).toBe('the tool threw null');
+    expect(thrownMessage(Symbol())).toBe('the tool threw a symbol');
+    expect(thrownMessage(Symbol('payment'))).toBe('the tool threw a symbol: payment');
+    expect(thrownMessage(() => {})).toBe('the tool threw a function');
+  });
+
+  it('names who threw when told', () => {
+    expect(thrownMessage(undefined, 'the approver')).toBe('the approver threw undefined');
+    expect(thrownMessage('', 'the approver')).toBe('the approver threw an empty string');
+    expect(thrownMessage(new Error('down'), 'the approver')).toBe('down');
   });
 });
 
