@@ -103,7 +103,48 @@ export interface ToolCallResult {
 
 type Outcome = CallOutcome;
 
+/** Every key {@link InvokeOptions} has: any other is a usage error (`unknown_option`). */
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof InvokeOptions>([
+  'callId',
+  'runId',
+  'depth',
+  'context',
+  'signal',
+  'approved',
+  'rejectionReason',
+  'approve',
+  'timeoutMs',
+  'maxOutputBytes',
+  'onWidgetInvalid',
+  'extend',
+]);
+/** Names from neighbouring APIs, and what they are called here. */
+const HINTS: Readonly<Record<string, keyof InvokeOptions>> = {
+  timeout: 'timeoutMs',
+  onApproval: 'approve',
+  abortSignal: 'signal',
+  maxOutput: 'maxOutputBytes',
+};
+
+function hintFor(key: string): string | undefined {
+  if (Object.hasOwn(HINTS, key)) return HINTS[key];
+  const lower = key.toLowerCase();
+  return [...KNOWN_OPTIONS].find((known) => known.toLowerCase() === lower);
+}
+
 function checkOptions(options: InvokeOptions<unknown>): void {
+  if (typeof options !== 'object' || options === null) {
+    const got = options === null ? 'null' : typeof options;
+    throw new ToolDefinitionError('invalid_options', `invokeTool(): options must be an object, got ${got}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (KNOWN_OPTIONS.has(key)) continue;
+    const hint = hintFor(key);
+    throw new ToolDefinitionError(
+      'unknown_option',
+      `invokeTool(): unknown option ${JSON.stringify(key)}${hint === undefined ? '' : ` (did you mean "${hint}"?)`}`,
+    );
+  }
   const { timeoutMs, maxOutputBytes } = options;
   if (
     timeoutMs !== undefined &&
@@ -211,8 +252,10 @@ async function run<C>(tool: Tool, rawArguments: unknown, options: InvokeOptions<
  * The model-facing texts are listed in src/model-text.ts.
  *
  * @returns a {@link ToolCallResult}; never rejects for anything the model or the tool did.
- * @throws ToolDefinitionError (as a rejection) only for a usage error: `not_a_tool` when `tool` was not made
- *   by `tool()`, `invalid_option` for a bad `timeoutMs` or `maxOutputBytes`.
+ * @throws ToolDefinitionError (as a rejection) only for a usage error, before anything runs: `not_a_tool` when
+ *   `tool` was not made by `tool()`, `invalid_options` when `options` is not an object, `unknown_option` for a
+ *   key {@link InvokeOptions} does not have (e.g. `timeout` for `timeoutMs`: a misspelt limit would otherwise be
+ *   silently ignored), `invalid_option` for a bad `timeoutMs` or `maxOutputBytes`.
  * @example
  * ```ts
  * const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'hi' });

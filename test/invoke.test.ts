@@ -633,6 +633,33 @@ describe('usage errors', () => {
     expect(error).toBeInstanceOf(ToolDefinitionError);
     expect(error).toMatchObject({ code: 'invalid_option', message });
   });
+
+  it.each([
+    [{ timeout: 50 }, 'invokeTool(): unknown option "timeout" (did you mean "timeoutMs"?)'],
+    [{ onApproval: () => true }, 'invokeTool(): unknown option "onApproval" (did you mean "approve"?)'],
+    [
+      { abortSignal: AbortSignal.timeout(10) },
+      'invokeTool(): unknown option "abortSignal" (did you mean "signal"?)',
+    ],
+    [{ callID: 'c1' }, 'invokeTool(): unknown option "callID" (did you mean "callId"?)'],
+    [{ retries: 3 }, 'invokeTool(): unknown option "retries"'],
+  ])('rejects with unknown_option for %j, running nothing', async (options, message) => {
+    const execute = vi.fn(() => 'ran');
+    const t = tool({ name: 't', description: 'd', execute });
+    const error = await invokeTool(t, {}, options as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolDefinitionError);
+    expect(error).toMatchObject({ name: 'ToolDefinitionError', code: 'unknown_option', message });
+    expect(execute).not.toHaveBeenCalled();
+  });
+
+  it('rejects with invalid_options when the options are not an object', async () => {
+    const error = await invokeTool(echo, {}, null as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolDefinitionError);
+    expect(error).toMatchObject({
+      code: 'invalid_options',
+      message: 'invokeTool(): options must be an object, got null',
+    });
+  });
 });
 
 describe('invokeTool', () => {
