@@ -182,15 +182,25 @@ describe('the agent UI with the demo (npm start -- --ui)', { timeout: BROWSER_TI
     expect(await badge.evaluate((node) => node.className)).toBe('w-badge w-badge-neutral');
 
     // The runs list: newest first, each nested Researcher run under the Support run that asked it.
-    await page.locator('.runs li[data-status="running"]').first().waitFor({ state: 'detached' });
-    const listed = await page
-      .locator('.runs li')
-      .evaluateAll((items) =>
-        items.map(
-          (item) => `${(item as HTMLElement).style.paddingLeft} ${item.querySelector('strong')?.textContent}`,
-        ),
-      );
-    expect(listed).toEqual(['0px Support', '14px Researcher', '0px Support', '14px Researcher']);
+    await expect
+      .poll(
+        () =>
+          page
+            .locator('.runs li')
+            .evaluateAll((items) =>
+              items.map(
+                (item) =>
+                  `${(item as HTMLElement).style.paddingLeft} ${item.querySelector('strong')?.textContent} ${(item as HTMLElement).dataset.status}`,
+              ),
+            ),
+        { timeout: 10_000 },
+      )
+      .toEqual([
+        '0px Support completed',
+        '14px Researcher completed',
+        '0px Support completed',
+        '14px Researcher completed',
+      ]);
     expect(await page.locator('.runs li').first().locator('.run-preview').textContent()).toBe(
       'Please refund my keyboard order.',
     );

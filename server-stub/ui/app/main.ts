@@ -183,6 +183,10 @@ function renderAgents(): void {
   for (const name of names) agentSelect.append(el('option', { text: name, attrs: { value: name } }));
   if (names.includes(chosen)) agentSelect.value = chosen;
   send.disabled = names.length === 0;
+  if (view === undefined) {
+    clear(scroller);
+    scroller.append(emptyState());
+  }
 }
 
 function renderNotices(): void {

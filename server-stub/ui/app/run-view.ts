@@ -156,7 +156,14 @@ export class RunView {
     );
   }
 
+  /** Applies one event, keeping the view at the bottom if the user was there. */
   #apply(kind: string, data: Data): void {
+    const stick = this.#atBottom();
+    this.#applyEvent(kind, data);
+    if (stick) this.#toBottom();
+  }
+
+  #applyEvent(kind: string, data: Data): void {
     switch (kind) {
       case 'message': {
         const content = typeof data.content === 'string' ? data.content : '';
@@ -204,7 +211,6 @@ export class RunView {
         const status = String(data.status);
         this.#setCallStatus(card, status);
         card.duration.textContent = formatDuration(data.durationMs);
-        const stick = this.#atBottom();
         clear(card.result);
         card.result.append(
           el(
@@ -221,7 +227,6 @@ export class RunView {
         card.approval
           .querySelector('.approval')
           ?.replaceWith(el('p', { class: 'decision', text: 'No decision' }));
-        if (stick) this.#toBottom();
         return;
       }
       default:
@@ -307,8 +312,8 @@ export class RunView {
     ];
     const why =
       data.requestedBy === 'client'
-        ? `the client asks for a human decision${typeof data.reason === 'string' ? `: ${data.reason}` : ''}`
-        : 'the tool needs a human decision before it runs';
+        ? `The client asks for a human decision${typeof data.reason === 'string' ? `: ${data.reason}` : ''}`
+        : 'The tool needs a human decision before it runs';
     return el(
       'div',
       { class: 'approval', attrs: { role: 'group', 'aria-label': `Approval for ${String(data.toolName)}` } },
