@@ -47,6 +47,7 @@ type NestedRun = (
   input: string,
   maxTurns: number | undefined,
   signal: AbortSignal,
+  context: unknown,
 ) => Promise<RunResult>;
 
 /**
@@ -114,7 +115,7 @@ export class Agent {
             `agents are nested ${ctx.depth} deep, at the limit of ${maxDepth}; not starting ${agent.name}`,
           );
         }
-        const result = await run(agent, input, options.maxTurns, ctx.signal);
+        const result = await run(agent, input, options.maxTurns, ctx.signal, ctx.context);
         if (options.outputExtractor) return options.outputExtractor(result);
         return typeof result.finalOutput === 'string'
           ? result.finalOutput

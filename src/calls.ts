@@ -9,7 +9,7 @@
  */
 import type { ApprovalDecision, ApprovalRequest, ToolCallResult } from './invoke';
 import type { Logger, Redactor } from './logger';
-import { toWellFormed, truncateJsonString } from './output';
+import { thrownMessage, toWellFormed, truncateJsonString } from './output';
 import { type ClientFrame, encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from './protocol';
 import type { ToolRegistry } from './registry';
 import { MAX_TIMEOUT_MS } from './tool';
@@ -45,6 +45,7 @@ export interface CallRunnerOptions {
   writable(): boolean;
   bufferedAmount(): number;
   maxPayloadBytes(): number;
+  /** `ctx.context` for a call; may return a promise, and may throw (the call then fails without running). */
   contextFor(call: ToolCallFrame): unknown;
   /** Local approver (`onApproval`); when absent, approval is asked of the service. */
   onApproval: Approver | undefined;
@@ -185,7 +186,7 @@ export class CallRunner {
    */
   park(callId: string): void {
     const execution = this.#executions.get(callId);
-    if (!execution || execution.state !== 'running' || execution.parked) return;
+    if (execution?.state !== 'running' || execution.parked) return;
     execution.parked = true;
     this.#running -= 1;
     const next = this.#queue.shift();
@@ -252,12 +253,37 @@ export class CallRunner {
     const { frame } = execution;
     const started = Date.now();
     this.#options.events.toolCall({ callId: frame.callId, runId: frame.runId, toolName: frame.toolName });
+    // Without its context a tool could run unscoped (a query for every tenant): a failing context fails the call.
+    const failed = (error: unknown) =>
+      this.#finish(
+        execution,
+        {
+          status: 'error',
+          output: `Error running ${frame.toolName}: the client could not provide its context (${thrownMessage(error)})`,
+          durationMs: 0,
+        },
+        started,
+      );
+    let context: unknown;
+    try {
+      context = this.#options.contextFor(frame);
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    if (typeof (context as PromiseLike<unknown> | null)?.then === 'function') {
+      (context as PromiseLike<unknown>).then((value) => this.#invoke(execution, value, started), failed);
+    } else this.#invoke(execution, context, started);
+  }
+
+  #invoke(execution: Execution, context: unknown, started: number): void {
+    const { frame } = execution;
     this.#options.registry
       .invoke(frame.toolName, frame.arguments, {
         callId: frame.callId,
         runId: frame.runId,
         depth: frame.depth ?? 0,
-        context: this.#options.contextFor(frame),
+        context,
         signal: execution.controller.signal,
         ...(frame.approved === undefined ? {} : { approved: frame.approved }),
         ...(frame.reason === undefined ? {} : { rejectionReason: frame.reason }),

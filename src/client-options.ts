@@ -29,9 +29,10 @@ export interface ClientOptions<C = unknown> {
   tools: ReadonlyArray<Tool<any, any, any>>;
   /**
    * `ctx.context` for calls of runs this client did not start (for example runs started over HTTP), or a function
-   * of the call returning it. Runs started with `client.run()` use the context given there. Never sent.
+   * of the call returning it (or a promise of it). Runs started with `client.run()` use the context given there.
+   * A function that throws or rejects fails the call (status `error`) without running the tool. Never sent.
    */
-  context?: C | ((call: CallInfo) => C);
+  context?: C | ((call: CallInfo) => C | Promise<C>);
   /** Calls executing at once. @default 16 */
   maxConcurrency?: number;
   /**

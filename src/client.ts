@@ -5,11 +5,11 @@
  * @module
  */
 import { EventEmitter } from 'eventemitter3';
-import { type Agent, agentDefinition, NESTED_RUN } from './agent';
+import { Agent, agentDefinition, NESTED_RUN } from './agent';
 import { CallRunner } from './calls';
 import { type CallInfo, type ClientOptions, resolveClientOptions } from './client-options';
 import { Connection, type ConnectionState } from './connection';
-import { ConnectionError } from './errors';
+import { ConnectionError, ToolDefinitionError } from './errors';
 import type { ApprovalRequest } from './invoke';
 import { Redactor, redactingLogger, silentLogger } from './logger';
 import { type FrameOf, PROTOCOL_VERSION, type ServiceFrame } from './protocol';
@@ -131,7 +131,11 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       },
     });
     const send = (frame: Parameters<Connection['send']>[0]) => this.#connection.send(frame);
-    this.#runs = new Runs(send, (event) => this.#emit('run_event', event));
+    this.#runs = new Runs(
+      send,
+      (event) => this.#onRunEvent(event),
+      () => this.#connection.maxPayloadBytes,
+    );
     this.#calls = new CallRunner({
       registry: this.#registry,
       maxConcurrency: resolved.maxConcurrency,
@@ -144,10 +148,17 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       contextFor: (call) => this.#contextFor(call),
       onApproval: options.onApproval,
       extend: (call) => ({
-        [NESTED_RUN]: (agent: Agent, input: string, maxTurns: number | undefined, signal: AbortSignal) => {
+        [NESTED_RUN]: (
+          agent: Agent,
+          input: string,
+          maxTurns: number | undefined,
+          signal: AbortSignal,
+          context: unknown,
+        ) => {
           this.#calls.park(call.callId);
+          // The nested run shares the calling run's context (what the calling tool got as ctx.context).
           return this.#startRun(agent, input, {
-            context: this.#contextFor(call),
+            context,
             signal,
             maxTurns,
             parentRunId: call.runId,
@@ -199,6 +210,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    *   is reconnecting the run waits and starts on the next connection.
    */
   async run(agent: Agent, input: string, options: RunOptions<C> = {}): Promise<RunResult> {
+    checkRunArguments(agent, input, options);
     const { state } = this.#connection;
     if (state === 'idle' || state === 'closed') {
       throw new ConnectionError(
@@ -261,10 +273,46 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
 
   /** Starts a run after making sure this client runs the agent's tools (announced before `run_start`). */
   #startRun(agent: Agent, input: string, options: Parameters<Runs['start']>[2]): Promise<RunResult> {
+    for (const item of agent.tools) {
+      const registered = this.#registry.get(item.name);
+      if (registered !== undefined && registered !== item) {
+        return Promise.reject(
+          new ToolDefinitionError(
+            'duplicate_tool',
+            `agent "${agent.name}" has a tool "${item.name}", but this client already runs a different tool with that name`,
+          ),
+        );
+      }
+    }
     const missing = agent.tools.filter((item) => !this.#registry.has(item.name));
     for (const item of missing) this.#registry.add(item);
     if (missing.length > 0) this.#announce();
     return this.#runs.start(agentDefinition(agent), input, options);
+  }
+
+  #onRunEvent(event: RunEvent): void {
+    this.#emit('run_event', event);
+    // Calls held by the service for a human (`needsApproval: true`) never reach this client before the decision:
+    // surface them as `approval_requested` too. Predicate approvals were already reported when asked.
+    const data = event.event.data as {
+      callId?: unknown;
+      toolName?: unknown;
+      arguments?: unknown;
+      requestedBy?: unknown;
+      runId?: unknown;
+    };
+    if (
+      event.event.kind === 'approval_requested' &&
+      data?.requestedBy === 'definition' &&
+      data.runId === undefined
+    ) {
+      this.#emit('approval_requested', {
+        callId: String(data.callId),
+        runId: event.runId,
+        toolName: String(data.toolName),
+        input: data.arguments,
+      });
+    }
   }
 
   #announce(): void {
@@ -277,18 +325,27 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
     if (run.found) return run.context;
     const context = this.#options.context;
     if (typeof context !== 'function') return context;
+    const report = (error: unknown) => {
+      this.#emit(
+        'error',
+        new ToolDefinitionError('context_failed', `the context function failed for ${call.toolName}`, {
+          cause: error,
+        }),
+      );
+      throw error;
+    };
     try {
-      return (context as (info: CallInfo) => C)({
+      const value = (context as (info: CallInfo) => C | Promise<C>)({
         callId: call.callId,
         runId: call.runId,
         toolName: call.toolName,
       });
+      // An async context function is awaited by the call runner; a rejection is reported the same way.
+      return typeof (value as PromiseLike<C> | null)?.then === 'function'
+        ? (value as Promise<C>).catch(report)
+        : value;
     } catch (error) {
-      this.#emit(
-        'error',
-        new ConnectionError('context_failed', 'the context function threw', { cause: error }),
-      );
-      return undefined;
+      return report(error);
     }
   }
 
@@ -345,5 +402,22 @@ async function withTimeout(promise: Promise<void>, timeoutMs: number): Promise<b
     return await Promise.race([promise.then(() => true as const), timeout]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** Checks `run()`'s arguments before anything is sent, so a mistake is an immediate, named error. */
+function checkRunArguments(agent: unknown, input: unknown, options: RunOptions<unknown>): void {
+  if (!(agent instanceof Agent)) {
+    throw new ToolDefinitionError('invalid_agent', 'run(): agent must be made with new Agent(...)');
+  }
+  if (typeof input !== 'string') {
+    throw new ToolDefinitionError('invalid_input', `run(): input must be a string, got ${typeof input}`);
+  }
+  const { maxTurns } = options;
+  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns >= 1)) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `run(): maxTurns must be a positive integer, got ${String(maxTurns)}`,
+    );
   }
 }

@@ -5,7 +5,15 @@
  * @module
  */
 import { AbortError, type ConnectionError, RunError } from './errors';
-import type { AgentDefinition, ClientFrame, FrameOf, RunToolCall, ServiceFrame } from './protocol';
+import {
+  type AgentDefinition,
+  type ClientFrame,
+  encodeFrame,
+  type FrameOf,
+  type RunToolCall,
+  type ServiceFrame,
+  utf8Length,
+} from './protocol';
 
 /** The outcome of a completed run. */
 export interface RunResult<Output = unknown> {
@@ -50,9 +58,16 @@ export class Runs {
   readonly #onEvent: (event: RunEvent) => void;
   #sequence = 0;
 
-  constructor(send: (frame: ClientFrame) => boolean, onEvent: (event: RunEvent) => void) {
+  readonly #maxPayloadBytes: () => number;
+
+  constructor(
+    send: (frame: ClientFrame) => boolean,
+    onEvent: (event: RunEvent) => void,
+    maxPayloadBytes: () => number,
+  ) {
     this.#send = send;
     this.#onEvent = onEvent;
+    this.#maxPayloadBytes = maxPayloadBytes;
   }
 
   /** `true` when `runId` is a live run of this client; `context` is then its run context. */
@@ -83,6 +98,17 @@ export class Runs {
       };
       if (signal?.aborted) {
         reject(new AbortError('aborted', 'the run was aborted before it started', { cause: signal.reason }));
+        return;
+      }
+      const size = utf8Length(encodeFrame(frame));
+      if (size > this.#maxPayloadBytes()) {
+        // It could never be sent: waiting for a connection would wait forever.
+        reject(
+          new RunError(
+            'frame_too_large',
+            `the run's input and agent definition make a run_start of ${size} bytes, over the service's limit of ${this.#maxPayloadBytes()}`,
+          ),
+        );
         return;
       }
       signal?.addEventListener('abort', onAbort, { once: true });

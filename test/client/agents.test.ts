@@ -156,6 +156,73 @@ describe('runs with tools', () => {
   });
 });
 
+describe('run() and context mistakes', () => {
+  it('fails the call without running the tool when the context function throws, and awaits an async one', async () => {
+    const seen: unknown[] = [];
+    const whoami = tool({
+      name: 'whoami',
+      description: 'Says the tenant.',
+      execute: (_i, ctx) => {
+        seen.push(ctx.context);
+        return String(ctx.context);
+      },
+    });
+    const start = (server: StubServer) =>
+      fetch(`${server.httpUrl}/v1/runs`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+        body: JSON.stringify({ agent: { name: 'H', instructions: '', tools: ['whoami'] }, input: 'hi' }),
+      }).then((response) => response.json() as Promise<{ runId: string }>);
+    const failing = await setup([{ toolCalls: [{ name: 'whoami' }] }, lastTool], [whoami] as never, {
+      context: () => {
+        throw new Error('no tenant header');
+      },
+    });
+    const errors: string[] = [];
+    failing.client.on('error', (error) => errors.push(error.message));
+    const failed = await failing.server.runs.waitFor((await start(failing.server)).runId);
+    expect(failed.finalOutput).toBe(
+      'Error running whoami: the client could not provide its context (no tenant header)',
+    );
+    expect(errors).toEqual(['the context function failed for whoami']);
+    expect(seen).toEqual([]);
+    const asynchronous = await setup([{ toolCalls: [{ name: 'whoami' }] }, lastTool], [whoami] as never, {
+      context: async (call: CallInfo) => `async-${call.toolName}`,
+    });
+    const done = await asynchronous.server.runs.waitFor((await start(asynchronous.server)).runId);
+    expect(done.finalOutput).toBe('async-whoami');
+  });
+
+  it('rejects run() arguments that could never work, before sending anything', async () => {
+    const { client } = await setup([], []);
+    const agent = new Agent({ name: 'A', instructions: '' });
+    await expect(client.run(agent, 42 as never)).rejects.toThrowError(
+      'run(): input must be a string, got number',
+    );
+    await expect(client.run({ name: 'x' } as never, 'hi')).rejects.toThrowError(
+      'run(): agent must be made with new Agent(...)',
+    );
+    await expect(client.run(agent, 'hi', { maxTurns: 0 })).rejects.toThrowError(
+      'run(): maxTurns must be a positive integer, got 0',
+    );
+    await expect(client.run(agent, 'x'.repeat(2_000_000))).rejects.toMatchObject({
+      name: 'RunError',
+      code: 'frame_too_large',
+    });
+  });
+
+  it('refuses an agent whose tool has the name of a different tool of the client', async () => {
+    const mine = tool({ name: 'a', description: 'Client A.', execute: () => 'CLIENT A' });
+    const theirs = tool({ name: 'a', description: 'Agent A.', execute: () => 'AGENT A' });
+    const { client } = await setup([], [mine] as never);
+    await expect(
+      client.run(new Agent({ name: 'A', instructions: '', tools: [theirs] }), 'x'),
+    ).rejects.toThrowError(
+      'agent "A" has a tool "a", but this client already runs a different tool with that name',
+    );
+  });
+});
+
 describe('agents as tools', () => {
   it('runs an agent two levels deep and returns its answer to the outer model', async () => {
     const fact = tool({ name: 'fact', description: 'A fact.', execute: () => 'the sky is blue' });
@@ -274,10 +341,13 @@ describe('approvals', () => {
     const runs: string[] = [];
     const refund = refundTool(runs);
     const { client, server } = await setup(script, [refund] as never);
+    const requested: unknown[] = [];
+    client.on('approval_requested', (request) => requested.push(request));
     const approval = nextApproval(client);
     const running = client.run(new Agent({ name: 'A', instructions: '', tools: [refund] }), 'go');
     const { runId, callId } = await approval;
     expect(runs).toEqual([]);
+    expect(requested).toEqual([{ callId, runId, toolName: 'refund', input: { orderId: 'o1' } }]);
     expect((await decide(server, runId, callId, { approved: true })).status).toBe(200);
     const result = await running;
     expect(result.finalOutput).toBe('refunded o1 (approved=true)');
