@@ -83,11 +83,19 @@ const positiveTimerMs = z
     z.minimum(1),
     z.maximum(MAX_TIMEOUT_MS, `must be at most ${MAX_TIMEOUT_MS} ms, the longest timer`),
   );
-const fn = z.custom<(...args: unknown[]) => unknown>((value) => typeof value === 'function');
+const fn = z.custom<(...args: unknown[]) => unknown>(
+  (value) => typeof value === 'function',
+  'must be a function',
+);
 
 const optionsSchema = z.strictObject({
   url: z.string().check(z.regex(/^wss?:\/\/./, 'must start with ws:// or wss://')),
-  apiKey: z.string().check(z.minLength(1, 'must not be empty')),
+  apiKey: z
+    .string()
+    .check(
+      z.minLength(1, 'must not be empty'),
+      z.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (it travels in an HTTP header)'),
+    ),
   tools: z.array(
     z.custom(
       (value) => typeof value === 'object' && value !== null && 'definition' in value,
@@ -99,14 +107,25 @@ const optionsSchema = z.strictObject({
   maxQueue: z.optional(z.number().check(z.int(), z.minimum(0))),
   heartbeatIntervalMs: z.optional(positiveTimerMs),
   reconnect: z.optional(
-    z.union([
-      z.literal(false),
-      z.strictObject({
-        initialDelayMs: z.optional(timerMs.check(z.minimum(0))),
-        maxDelayMs: z.optional(timerMs.check(z.minimum(0))),
-        maxAttempts: z.optional(z.number().check(z.minimum(0))),
-      }),
-    ]),
+    z.union(
+      [
+        z.literal(false),
+        z.strictObject({
+          initialDelayMs: z.optional(timerMs.check(z.minimum(0))),
+          maxDelayMs: z.optional(timerMs.check(z.minimum(0))),
+          maxAttempts: z.optional(
+            z.number().check(
+              z.minimum(0),
+              z.refine(
+                (value) => Number.isInteger(value) || value === Number.POSITIVE_INFINITY,
+                'must be a whole number or Infinity',
+              ),
+            ),
+          ),
+        }),
+      ],
+      { error: 'must be false or { initialDelayMs?, maxDelayMs?, maxAttempts? }' },
+    ),
   ),
   connectTimeoutMs: z.optional(positiveTimerMs),
   highWaterMarkBytes: z.optional(positiveInt),
@@ -120,7 +139,31 @@ const optionsSchema = z.strictObject({
       'must have debug, info, warn and error methods',
     ),
   ),
-  redact: z.optional(z.array(z.union([z.string(), z.instanceof(RegExp)]))),
+  redact: z.optional(
+    z.array(
+      z.union(
+        [
+          z
+            .string()
+            .check(
+              z.minLength(
+                4,
+                'strings must have at least 4 characters (shorter ones would scrub ordinary words)',
+              ),
+            ),
+          z
+            .instanceof(RegExp)
+            .check(
+              z.refine(
+                (rule) => !new RegExp(rule.source, rule.flags.replace('y', '')).test(''),
+                'a RegExp must not match the empty string',
+              ),
+            ),
+        ],
+        { error: 'items must be strings or RegExps' },
+      ),
+    ),
+  ),
   onApproval: z.optional(fn),
 });
 
@@ -144,6 +187,12 @@ function env(name: string): string | undefined {
  * @throws ToolDefinitionError `invalid_option` naming the field and the value, or `duplicate_tool`.
  */
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `new Client(options): options must be an object, got ${describe(options)}`,
+    );
+  }
   const withEnv = {
     ...options,
     url: options.url ?? env('TOOLWIRE_URL'),
@@ -160,7 +209,12 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   const parsed = optionsSchema.safeParse(withEnv);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const field = issue?.path.join('.') || '(options)';
+    const field =
+      issue?.path
+        .map((key, index) =>
+          typeof key === 'number' ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`,
+        )
+        .join('') || '(options)';
     const value = issue?.path.reduce<unknown>(
       (at, key) => (at as Record<PropertyKey, unknown>)?.[key],
       withEnv,
@@ -171,6 +225,14 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
         ? `unknown option(s) ${JSON.stringify((issue as { keys?: string[] }).keys)}`
         : `${field} ${issueText(issue)} (got ${shown})`;
     throw new ToolDefinitionError('invalid_option', `Invalid Client option: ${detail}`);
+  }
+  const reconnect =
+    options.reconnect === false ? false : { ...CLIENT_DEFAULTS.reconnect, ...options.reconnect };
+  if (reconnect !== false && reconnect.initialDelayMs > reconnect.maxDelayMs) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `Invalid Client option: reconnect.initialDelayMs (${reconnect.initialDelayMs}) must not exceed reconnect.maxDelayMs (${reconnect.maxDelayMs})`,
+    );
   }
   const seen = new Set<string>();
   for (const item of options.tools) {
@@ -189,7 +251,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     connectTimeoutMs: options.connectTimeoutMs ?? CLIENT_DEFAULTS.connectTimeoutMs,
     highWaterMarkBytes: options.highWaterMarkBytes ?? CLIENT_DEFAULTS.highWaterMarkBytes,
     redact: options.redact ?? [],
-    reconnect: options.reconnect === false ? false : { ...CLIENT_DEFAULTS.reconnect, ...options.reconnect },
+    reconnect,
   };
 }
 
@@ -198,12 +260,22 @@ function issueText(
 ): string {
   if (!issue) return 'is invalid';
   if (issue.message && issue.message !== 'Invalid input') return issue.message;
-  if (issue.code === 'invalid_type') return `must be ${String(issue.expected)}`;
+  if (issue.code === 'invalid_type') {
+    return issue.expected === 'number' ? 'must be a finite number' : `must be ${String(issue.expected)}`;
+  }
   if (issue.code === 'too_small') return `must be at least ${String(issue.minimum)}`;
   return 'is invalid';
 }
 
 function describe(value: unknown): string {
+  if (
+    typeof value === 'number' ||
+    typeof value === 'bigint' ||
+    value === undefined ||
+    value instanceof RegExp
+  ) {
+    return String(value);
+  }
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   try {

@@ -395,6 +395,42 @@ describe('Client options', () => {
     );
   });
 
+  it.each([
+    [null, 'new Client(options): options must be an object, got null'],
+    [
+      { maxConcurrency: Number.POSITIVE_INFINITY },
+      'Invalid Client option: maxConcurrency must be a finite number (got Infinity)',
+    ],
+    [
+      { reconnect: true },
+      'Invalid Client option: reconnect must be false or { initialDelayMs?, maxDelayMs?, maxAttempts? } (got true)',
+    ],
+    [{ onApproval: 'yes' }, 'Invalid Client option: onApproval must be a function (got "yes")'],
+    [
+      { reconnect: { maxAttempts: 1.5 } },
+      'Invalid Client option: reconnect.maxAttempts must be a whole number or Infinity (got 1.5)',
+    ],
+    [
+      { reconnect: { initialDelayMs: 5000, maxDelayMs: 100 } },
+      'Invalid Client option: reconnect.initialDelayMs (5000) must not exceed reconnect.maxDelayMs (100)',
+    ],
+    [
+      { redact: [''] },
+      'Invalid Client option: redact[0] strings must have at least 4 characters (shorter ones would scrub ordinary words) (got "")',
+    ],
+    [
+      { redact: [/(?:)/g] },
+      'Invalid Client option: redact[0] a RegExp must not match the empty string (got /(?:)/g)',
+    ],
+    [
+      { apiKey: 'a\nb' },
+      'Invalid Client option: apiKey must be printable ASCII without spaces (it travels in an HTTP header) (got [redacted])',
+    ],
+  ])('explains why %j is refused', (extra, message) => {
+    const options = extra === null ? null : { url: FAKE_URL, apiKey: 'k', tools: [], ...extra };
+    expect(() => new Client(options as never)).toThrowError(message);
+  });
+
   it('refuses an unknown option', () => {
     expect(
       () => new Client({ url: FAKE_URL, apiKey: 'k', tools: [echo], maxConcurency: 4 } as never),
