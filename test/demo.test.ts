@@ -43,6 +43,23 @@ describe('the demo (npm start)', () => {
     }
   });
 
+  it('keeps its database between runs and never reports a second refund of the same order as new', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const db = `${mkdtempSync(`${tmpdir()}/toolwire-demo-`)}/demo.db`;
+    const lines: string[] = [];
+    const write = (line: string) => lines.push(plain(line));
+    expect(await main(['--db', db, '--yes'], write)).toBe(0);
+    expect(lines.join('\n')).toContain('I refunded $427.00 (refund re_ord_7001).');
+    lines.length = 0;
+    expect(await main(['--db', db, '--yes'], write)).toBe(0);
+    const second = lines.join('\n');
+    expect(second).toContain('order ord_7001 is refunded ($427.00)');
+    expect(second).toContain(
+      'That order was already refunded earlier (refund re_ord_7001), so nothing was charged back twice.',
+    );
+  });
+
   it('prints the transcript as JSON with --json', async () => {
     const { code, out } = await demo(['--json']);
     expect(code).toBe(0);

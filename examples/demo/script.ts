@@ -60,7 +60,9 @@ export const demoScript: Script = {
       const refundLine =
         refunded.status === 'refunded'
           ? `I refunded ${String(refunded.amount)} (refund ${String(refunded.refundId)}).`
-          : `The refund was not made: ${refund}`;
+          : refunded.status === 'already_refunded'
+            ? `That order was already refunded earlier (refund ${String(refunded.refundId)}), so nothing was charged back twice.`
+            : `The refund was not made: ${refund}`;
       return {
         text: [
           `You have ${String(orders.count)} orders with us; order ${String(order.id)} is ${String(order.status)} (${String(order.total)}).`,

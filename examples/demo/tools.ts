@@ -128,8 +128,15 @@ export function demoTools(db: Database.Database) {
         .prepare('SELECT total_cents FROM orders WHERE id = ? AND tenant = ?')
         .get(orderId, context.tenant) as { total_cents: number } | undefined;
       if (!order) throw new Error(`no order ${orderId}`);
-      // The idempotency key makes a re-delivered call (at-least-once across processes) refund only once.
+      // The idempotency key makes a re-delivered call (at-least-once across processes) refund only once, while
+      // a refund made earlier by another call is reported as such, never as a new one.
       const key = ctx.idempotencyKey('refund');
+      const earlier = db.prepare('SELECT id, idempotency_key FROM refunds WHERE order_id = ?').get(orderId) as
+        | { id: string; idempotency_key: string }
+        | undefined;
+      if (earlier && earlier.idempotency_key !== key) {
+        return { refundId: earlier.id, amount: dollars(order.total_cents), status: 'already_refunded' };
+      }
       db.prepare('INSERT OR IGNORE INTO refunds VALUES (?, ?, ?, ?, ?)').run(
         `re_${orderId}`,
         orderId,
