@@ -5,7 +5,9 @@
  * @see DESIGN.md, "Semantics the tests must pin down", for the rules; test/output.test.ts pins each one.
  * @module
  */
-import { utf8Length } from './protocol';
+import { jsonStringBytes, jsonUnit, utf8Length } from './utf8';
+
+export { jsonStringBytes } from './utf8';
 
 /** Nesting deeper than this is written as `"[Too deep]"` instead of overflowing the stack. */
 export const MAX_OUTPUT_DEPTH = 200;
@@ -226,32 +228,6 @@ export function toWellFormed(text: string): string {
   const native = (text as { toWellFormed?: () => string }).toWellFormed;
   if (typeof native === 'function') return native.call(text);
   return text.replace(LONE_SURROGATE, '\uFFFD');
-}
-
-/** UTF-8 bytes one UTF-16 unit (with the next, for a pair) takes inside a JSON string, and the units it spans. */
-function jsonUnit(text: string, index: number): [bytes: number, units: number] {
-  const unit = text.charCodeAt(index);
-  if (unit < 0x20) return [unit === 8 || unit === 9 || unit === 10 || unit === 12 || unit === 13 ? 2 : 6, 1];
-  if (unit === 0x22 || unit === 0x5c) return [2, 1]; // \" and \\
-  if (unit < 0x80) return [1, 1];
-  if (unit < 0x800) return [2, 1];
-  if (unit >= 0xd800 && unit <= 0xdfff) {
-    const next = text.charCodeAt(index + 1);
-    if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) return [4, 2];
-    return [6, 1]; // JSON.stringify writes a lone surrogate as \udXXX
-  }
-  return [3, 1];
-}
-
-/** UTF-8 size of `JSON.stringify(text)`, quotes included, without building it. */
-export function jsonStringBytes(text: string): number {
-  let bytes = 2;
-  for (let i = 0; i < text.length; ) {
-    const [size, units] = jsonUnit(text, i);
-    bytes += size;
-    i += units;
-  }
-  return bytes;
 }
 
 /**

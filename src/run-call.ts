@@ -9,6 +9,7 @@ import type { InvokeOptions, ToolCallResult } from './invoke';
 import { cancelledText, errorText, outputMismatchText, timeoutText } from './model-text';
 import { serializeOutput, thrownMessage } from './output';
 import { isPlainObject } from './schema/json-schema';
+import { formatPath } from './schema/path';
 import { settle } from './settle';
 import type { Tool, ToolContext, ToolInternals } from './tool';
 import { validateWidget, type Widget } from './widget';
@@ -61,10 +62,28 @@ function reportInvalidWidget(call: ValidatedCall, path: string, message: string)
   }
 }
 
-/** Splits `{ ...data, widget }` into the data the model reads and a validated widget (or none). */
+/**
+ * Splits `{ ...data, widget }` into the data the model reads and a validated widget (or none). Never throws: a
+ * `widget` getter that throws is an invalid widget at `(root)`. The data keeps the result's other properties
+ * as they are (getters included), so `serializeOutput` writes them by its usual rules.
+ */
 function splitWidget(call: ValidatedCall, value: unknown): { data: unknown; widget?: Widget } {
-  if (!isPlainObject(value) || !Object.hasOwn(value, 'widget')) return { data: value };
-  const { widget, ...data } = value;
+  let descriptors: PropertyDescriptorMap;
+  try {
+    if (!isPlainObject(value) || !Object.hasOwn(value, 'widget')) return { data: value };
+    descriptors = Object.getOwnPropertyDescriptors(value);
+    delete descriptors.widget;
+  } catch {
+    return { data: value }; // a hostile proxy: serializeOutput copes with it
+  }
+  const data: unknown = Object.create(Object.getPrototypeOf(value), descriptors);
+  let widget: unknown;
+  try {
+    widget = value.widget;
+  } catch (error) {
+    reportInvalidWidget(call, formatPath([]), `could not be read: ${thrownMessage(error, 'its getter')}`);
+    return { data };
+  }
   if (widget === undefined) return { data };
   const checked = validateWidget(widget);
   if (checked.ok) return { data, widget: checked.widget };

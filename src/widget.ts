@@ -1,13 +1,17 @@
 /**
  * Widgets: small UI descriptions a tool returns next to its data (`{ ..., widget }`). The UI renders them;
- * the model never sees them. Every widget is validated before it leaves the process.
+ * the model never sees them. Every widget is validated before it leaves the process, within limits: at most
+ * {@link MAX_WIDGET_DEPTH} (32) widgets deep, at most {@link MAX_WIDGET_BYTES} (262,144) bytes of JSON, no
+ * cycles, and image URLs restricted to `https:`, `http:` and base64 PNG, JPEG, GIF or WebP `data:` URLs.
  *
  * Runtime schemas use `zod/mini` (as src/protocol.ts does) to keep browser bundles small.
  *
  * @module
  */
 import * as z from 'zod/mini';
+import { thrownMessage } from './output';
 import { formatPath } from './schema/path';
+import { jsonStringBytes } from './utf8';
 
 /** Colours a {@link BadgeWidget} may use. */
 export const BADGE_COLORS = ['neutral', 'success', 'warning', 'danger', 'info'] as const;
@@ -59,7 +63,12 @@ export interface ListWidget {
   items: string[];
   ordered?: boolean;
 }
-/** An image. `url` is `https:`, `http:` or a `data:image/…` URL (never `javascript:`); `alt` is required. */
+/**
+ * An image; `alt` is required. `url` is an absolute `https:` or `http:` URL with a host, or a base64 `data:` URL
+ * of a PNG, JPEG, GIF or WebP image (`data:image/(png|jpeg|gif|webp);base64,…`): never `javascript:`, never SVG
+ * (which can hold script), and never with whitespace or control characters anywhere in it. Parsed with
+ * `new URL()`. Large images belong at an `https:` URL: the whole widget is limited to 262,144 bytes.
+ */
 export interface ImageWidget {
   type: 'Image';
   url: string;
@@ -77,9 +86,40 @@ export type Widget =
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+/** Cards nested in Cards: the root widget is level 1, a Card's children are one level below it. */
+export const MAX_WIDGET_DEPTH = 32;
+/** Largest widget, in UTF-8 bytes of its JSON (`JSON.stringify` of the keys widgets define). */
+export const MAX_WIDGET_BYTES = 262_144;
+// Objects and arrays on one path: a widget at level 32 holds at most a Table row (level × 2 + 1 containers).
+const MAX_CONTAINER_DEPTH = MAX_WIDGET_DEPTH * 2 + 1;
+
+const NOT_AN_IMAGE_URL = 'must be an https: or http: URL, or a data:image/(png|jpeg|gif|webp);base64, URL';
+// Whitespace (Unicode's included) and controls (C0, DEL, C1): browsers strip some of them, which hides a scheme.
+const SPACE_OR_CONTROL = /[\s\p{Cc}]/u;
+const HTTP_URL = /^https?:\/\//i;
+const DATA_IMAGE_URL = /^data:image\/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]*={0,2}$/i;
+
+/** What is wrong with an image URL, or `undefined` when it is allowed. */
+function imageUrlProblem(url: string): string | undefined {
+  if (SPACE_OR_CONTROL.test(url)) return 'must not contain spaces or control characters';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return NOT_AN_IMAGE_URL;
+  }
+  if (parsed.protocol === 'https:' || parsed.protocol === 'http:') {
+    return HTTP_URL.test(url) && parsed.hostname !== '' ? undefined : NOT_AN_IMAGE_URL;
+  }
+  if (parsed.protocol === 'data:' && DATA_IMAGE_URL.test(url)) return undefined;
+  return NOT_AN_IMAGE_URL;
+}
+
 const imageUrl = z.string().check(
-  z.refine((url) => /^(https?:\/\/|data:image\/)/i.test(url), {
-    message: 'must be an https:, http: or data:image/ URL',
+  z.superRefine((url, ctx) => {
+    const problem = imageUrlProblem(url);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, input: url });
   }),
 );
 
@@ -161,9 +201,143 @@ function describeIssue(issue: MiniIssue): { path: PropertyKey[]; message: string
   return { path: issue.path, message: issue.code.replaceAll('_', ' ') };
 }
 
+/** Every key a widget (or a chart datum) defines; nothing else is read. */
+const WIDGET_KEYS = [
+  'type',
+  'title',
+  'children',
+  'value',
+  'label',
+  'color',
+  'columns',
+  'rows',
+  'kind',
+  'data',
+  'items',
+  'ordered',
+  'url',
+  'alt',
+] as const;
+
+/** Why a widget could not be copied: where, and what. Thrown inside {@link snapshot} only. */
+class Refusal {
+  constructor(
+    readonly path: PropertyKey[],
+    readonly message: string,
+  ) {}
+}
+
+const isEnumerableOwn = (value: object, key: PropertyKey) =>
+  Object.prototype.propertyIsEnumerable.call(value, key);
+
 /**
- * Validates a widget. Never throws. On failure, reports the first problem: its path inside the widget
- * (`children[0].color`, `(root)`) and a message.
+ * A plain-data copy of a widget, read the way `JSON.stringify` reads it (own enumerable properties, each read
+ * once; only the keys widgets define), within {@link MAX_WIDGET_DEPTH}, {@link MAX_WIDGET_BYTES} and without
+ * cycles. Validation then runs on the copy, so a getter can neither throw inside the validator nor answer
+ * differently afterwards, and nothing a tool returns can make validation recurse without bound.
+ */
+function snapshot(root: unknown): { ok: true; value: unknown } | Refusal {
+  let budget = MAX_WIDGET_BYTES;
+  const path: PropertyKey[] = [];
+  const ancestors: object[] = [];
+  const spend = (bytes: number) => {
+    budget -= bytes;
+    if (budget < 0) {
+      throw new Refusal([], `is over the widget size limit of ${MAX_WIDGET_BYTES} bytes (as JSON)`);
+    }
+  };
+
+  /** Reads `container[key]` once and copies it; `itemLevel` is the level of its items when it is an array. */
+  const child = (container: object, key: PropertyKey, level: number, itemLevel = level): unknown => {
+    path.push(key);
+    try {
+      let value: unknown;
+      try {
+        value = (container as Record<PropertyKey, unknown>)[key];
+      } catch (error) {
+        throw new Refusal([...path], `could not be read: ${thrownMessage(error, 'its getter')}`);
+      }
+      return copy(value, level, itemLevel);
+    } finally {
+      path.pop();
+    }
+  };
+
+  const copyArray = (array: unknown[], itemLevel: number): unknown[] => {
+    const length = array.length;
+    spend(length === 0 ? 2 : length + 1); // brackets and commas
+    const out: unknown[] = [];
+    for (let index = 0; index < length; index++) {
+      const item = child(array, index, itemLevel);
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') spend(4); // null
+      out.push(item);
+    }
+    return out;
+  };
+
+  const copyObject = (object: object, level: number): Record<string, unknown> => {
+    spend(2); // braces
+    const out: Record<string, unknown> = {};
+    for (const key of WIDGET_KEYS) {
+      if (!isEnumerableOwn(object, key)) continue;
+      // A Card's children are widgets one level below it.
+      const value = child(object, key, level, key === 'children' ? level + 1 : level);
+      if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
+      spend(jsonStringBytes(key) + 1 + (Object.keys(out).length > 0 ? 1 : 0)); // "key": and a comma
+      out[key] = value;
+    }
+    return out;
+  };
+
+  const copy = (value: unknown, level: number, itemLevel = level): unknown => {
+    if (typeof value === 'string') {
+      if (value.length + 2 > budget) spend(value.length + 2); // at least a byte each: refuse without counting
+      spend(jsonStringBytes(value));
+      return value;
+    }
+    if (typeof value === 'number') spend(Number.isFinite(value) ? String(value).length : 4);
+    else if (typeof value === 'boolean') spend(value ? 4 : 5);
+    else if (value === null) spend(4);
+    if (typeof value !== 'object' || value === null) return value; // other types are refused by the schema
+    if (ancestors.includes(value))
+      throw new Refusal([...path], 'refers back to an enclosing object (a cycle)');
+    if (level > MAX_WIDGET_DEPTH) {
+      throw new Refusal([...path], `is nested more than ${MAX_WIDGET_DEPTH} levels deep`);
+    }
+    if (ancestors.length >= MAX_CONTAINER_DEPTH) throw new Refusal([...path], 'is nested too deeply');
+    ancestors.push(value);
+    try {
+      return Array.isArray(value) ? copyArray(value, itemLevel) : copyObject(value, level);
+    } catch (error) {
+      if (error instanceof Refusal) throw error;
+      // A proxy's trap, `Array.isArray` of a revoked proxy, a `length` that throws.
+      throw new Refusal([...path], `could not be read: ${thrownMessage(error, 'reading it')}`);
+    } finally {
+      ancestors.pop();
+    }
+  };
+
+  try {
+    return { ok: true, value: copy(root, 1) };
+  } catch (error) {
+    if (error instanceof Refusal) return error;
+    return new Refusal([], `could not be read: ${thrownMessage(error, 'reading it')}`);
+  }
+}
+
+/**
+ * Validates a widget. Never throws, and never recurses or copies without bound: the widget is first read the
+ * way `JSON.stringify` would read it (own enumerable properties, each read once, only the keys widgets define),
+ * then checked against the widget types. On failure, reports the first problem: its path inside the widget
+ * (`children[0].color`, `(root)`) and a message. Besides type errors, the messages are:
+ *
+ * - `refers back to an enclosing object (a cycle)`: a widget (or array) that contains itself;
+ * - `is nested more than 32 levels deep`: a widget past {@link MAX_WIDGET_DEPTH} (`is nested too deeply` for
+ *   other data nested past where any widget can hold it);
+ * - `is over the widget size limit of 262144 bytes (as JSON)`, at `(root)`: past {@link MAX_WIDGET_BYTES};
+ * - `could not be read: <message>`: a getter (or a proxy) threw;
+ * - `must be an https: or http: URL, or a data:image/(png|jpeg|gif|webp);base64, URL` and
+ *   `must not contain spaces or control characters`: an {@link ImageWidget} URL.
  *
  * @example
  * ```ts
@@ -172,7 +346,14 @@ function describeIssue(issue: MiniIssue): { path: PropertyKey[]; message: string
  * ```
  */
 export function validateWidget(value: unknown): WidgetValidation {
-  const parsed = widgetSchema.safeParse(value);
+  const copied = snapshot(value);
+  if (copied instanceof Refusal) return { ok: false, path: formatPath(copied.path), message: copied.message };
+  let parsed: ReturnType<typeof widgetSchema.safeParse>;
+  try {
+    parsed = widgetSchema.safeParse(copied.value);
+  } catch (error) {
+    return { ok: false, path: formatPath([]), message: `could not be validated: ${thrownMessage(error)}` };
+  }
   if (parsed.success) return { ok: true, widget: parsed.data };
   const first = parsed.error.issues[0] as MiniIssue | undefined;
   if (first === undefined) return { ok: false, path: formatPath([]), message: 'is not a widget' };

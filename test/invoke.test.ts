@@ -220,6 +220,77 @@ describe('widgets', () => {
     expect(result).toMatchObject({ status: 'ok', output: '{"n":1}' });
   });
 
+  it('drops a Card that contains itself, reporting the path, and still gives the model its data', async () => {
+    const onWidgetInvalid = vi.fn();
+    const card: Record<string, unknown> = { type: 'Card' };
+    card.children = [card];
+    const result = await invokeTool(
+      returning({ orderId: 42, widget: card }),
+      {},
+      { callId: 'c', onWidgetInvalid },
+    );
+    expect(result).toMatchObject({ status: 'ok', output: '{"orderId":42}' });
+    expect(result).not.toHaveProperty('widget');
+    expect(onWidgetInvalid).toHaveBeenCalledWith({
+      toolName: 'result',
+      callId: 'c',
+      path: 'children[0]',
+      message: 'refers back to an enclosing object (a cycle)',
+    });
+  });
+
+  it('drops a Card nested 5,000 deep and still gives the model its data', async () => {
+    let widget: unknown = { type: 'Text', value: 'x' };
+    for (let i = 0; i < 5_000; i++) widget = { type: 'Card', children: [widget] };
+    const onWidgetInvalid = vi.fn();
+    const result = await invokeTool(returning({ orderId: 42, widget }), {}, { onWidgetInvalid });
+    expect(result).toMatchObject({ status: 'ok', output: '{"orderId":42}' });
+    expect(onWidgetInvalid).toHaveBeenCalledWith(
+      expect.objectContaining({ message: 'is nested more than 32 levels deep' }),
+    );
+  });
+
+  it('drops a widget whose getter throws and still gives the model its data', async () => {
+    const widget = {
+      type: 'Badge',
+      get label(): string {
+        throw new Error('gone');
+      },
+    };
+    const onWidgetInvalid = vi.fn();
+    const result = await invokeTool(returning({ orderId: 42, widget }), {}, { onWidgetInvalid });
+    expect(result).toMatchObject({ status: 'ok', output: '{"orderId":42}' });
+    expect(onWidgetInvalid).toHaveBeenCalledWith(
+      expect.objectContaining({ path: 'label', message: 'could not be read: gone' }),
+    );
+  });
+
+  it('drops a widget whose own getter throws, keeping the data and its getters as they serialise', async () => {
+    const value = {
+      orderId: 42,
+      get total(): number {
+        return this.orderId * 2;
+      },
+      audit: {
+        get trail(): string {
+          throw new Error('no access');
+        },
+      },
+      get widget(): unknown {
+        throw new Error('widget store down');
+      },
+    };
+    const onWidgetInvalid = vi.fn();
+    const result = await invokeTool(returning(value), {}, { onWidgetInvalid });
+    expect(result).toMatchObject({
+      status: 'ok',
+      output: '{"orderId":42,"total":84,"audit":"[Unserializable Object: no access]"}',
+    });
+    expect(onWidgetInvalid).toHaveBeenCalledWith(
+      expect.objectContaining({ path: '(root)', message: 'could not be read: widget store down' }),
+    );
+  });
+
   it('only splits a plain object: an array or a class instance with a widget field is data', async () => {
     class Row {
       widget = 'not a widget';

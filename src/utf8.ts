@@ -1,0 +1,50 @@
+/**
+ * Sizes of text in UTF-8, plain and inside a JSON string. No imports, so that the widget validation bundled into
+ * a browser page stays small.
+ *
+ * @module
+ */
+
+/** UTF-8 size of `text` in bytes; a lone surrogate counts 3 bytes (U+FFFD, as an encoder writes it). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** UTF-8 bytes one UTF-16 unit (with the next, for a pair) takes inside a JSON string, and the units it spans. */
+export function jsonUnit(text: string, index: number): [bytes: number, units: number] {
+  const unit = text.charCodeAt(index);
+  if (unit < 0x20) return [unit === 8 || unit === 9 || unit === 10 || unit === 12 || unit === 13 ? 2 : 6, 1];
+  if (unit === 0x22 || unit === 0x5c) return [2, 1]; // \" and \\
+  if (unit < 0x80) return [1, 1];
+  if (unit < 0x800) return [2, 1];
+  if (unit >= 0xd800 && unit <= 0xdfff) {
+    const next = text.charCodeAt(index + 1);
+    if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) return [4, 2];
+    return [6, 1]; // JSON.stringify writes a lone surrogate as \udXXX
+  }
+  return [3, 1];
+}
+
+/** UTF-8 size of `JSON.stringify(text)`, quotes included, without building it. */
+export function jsonStringBytes(text: string): number {
+  let bytes = 2;
+  for (let i = 0; i < text.length; ) {
+    const [size, units] = jsonUnit(text, i);
+    bytes += size;
+    i += units;
+  }
+  return bytes;
+}
