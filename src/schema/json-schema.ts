@@ -176,6 +176,51 @@ export function issuesFromOutput(errors: readonly OutputUnit[], instance: unknow
 }
 
 /**
+ * The first value JSON cannot hold, with its path; an object property set to `undefined` counts as absent.
+ * `undefined` when there is none (or nesting is too deep to look: the validator then judges).
+ */
+function nonJsonValue(
+  value: unknown,
+  path: Array<string | number>,
+  depth: number,
+): { path: Array<string | number>; type: string } | undefined {
+  const type = typeof value;
+  if (type === 'undefined' || type === 'bigint' || type === 'function' || type === 'symbol')
+    return { path, type };
+  if (value === null || type !== 'object' || depth > 100) return undefined;
+  const array = Array.isArray(value);
+  for (const [key, item] of array ? value.entries() : Object.entries(value as object)) {
+    if (item === undefined && !array) continue; // an absent property, as JSON.stringify sees it
+    const found = nonJsonValue(item, [...path, key], depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** `value` without the object properties set to `undefined` (copied only where there are some). */
+function withoutUnset(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object' || depth > 100) return value;
+  if (Array.isArray(value)) {
+    const items = value.map((item) => withoutUnset(item, depth + 1));
+    return items.every((item, index) => item === value[index]) ? value : items;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
+    return value;
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (item === undefined) {
+      changed = true;
+      continue;
+    }
+    const copy = withoutUnset(item, depth + 1);
+    if (copy !== item) changed = true;
+    Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+  }
+  return changed ? out : value;
+}
+
+/**
  * Adapter for a plain JSON Schema object. The announced schema is a JSON copy without `$schema`; the
  * validator works on its own copy (it annotates the schema it is given).
  *
@@ -189,7 +234,15 @@ export function jsonSchemaAdapter(schema: JsonObject): SchemaAdapter {
     kind: 'json-schema',
     jsonSchema,
     validate: async (value) => {
-      const result = validator.validate(value);
+      // The validator throws on values JSON cannot hold (undefined, a BigInt, a function) where the schema
+      // looks, which a caller of invokeTool can pass. A property set to undefined is an absent one, as in JSON;
+      // anything else JSON cannot hold makes the arguments invalid, not the tool fail.
+      const foreign = nonJsonValue(value, [], 0);
+      if (foreign) {
+        const message = `expected a JSON value, got ${foreign.type}`;
+        return { ok: false, issues: [{ path: formatPath(foreign.path), message }] };
+      }
+      const result = validator.validate(withoutUnset(value, 0));
       return result.valid
         ? { ok: true, value }
         : { ok: false, issues: issuesFromOutput(result.errors, value) };

@@ -176,6 +176,24 @@ describe('invokeTool with hostile arguments', () => {
     );
   });
 
+  it('calls values JSON cannot hold invalid arguments, not a tool error, under a JSON Schema', async () => {
+    const schema = tools[2]!;
+    expect(await invokeTool(schema, { n: 10n })).toMatchObject({
+      status: 'invalid_arguments',
+      output: 'Invalid arguments for schema: n: expected a JSON value, got bigint',
+    });
+    expect(await invokeTool(schema, { list: [1, () => 2] })).toMatchObject({
+      status: 'invalid_arguments',
+      output: 'Invalid arguments for schema: list[1]: expected a JSON value, got function',
+    });
+    // A property set to undefined is an absent one, as in JSON.
+    expect(await invokeTool(schema, { n: undefined })).toMatchObject({ status: 'ok', output: '{}' });
+    expect(await invokeTool(schema, { n: 1, extra: undefined })).toMatchObject({
+      status: 'ok',
+      output: '{"n":1}',
+    });
+  });
+
   it('handles arguments nested 10,000 deep, and 1 MB strings', async () => {
     for (const target of tools) {
       checkResult(await invokeTool(target, deeply(10_000)));
