@@ -7,10 +7,11 @@
 import { ToolDefinitionError } from './errors';
 import type { AgentDefinition } from './protocol';
 import type { RunResult } from './runs';
-import { type Tool, type ToolContext, tool } from './tool';
+import { resolveSchema, type SchemaAdapter } from './schema/index';
+import { type InferParameters, type Tool, type ToolContext, type ToolParameters, tool } from './tool';
 
 /** Options of `new Agent(...)`. */
-export interface AgentOptions {
+export interface AgentOptions<O extends ToolParameters | undefined = undefined> {
   /** Shown in transcripts and used for scripted models' per-agent scripts. 1–128 characters. */
   name: string;
   /** The system prompt. */
@@ -20,6 +21,32 @@ export interface AgentOptions {
   tools?: ReadonlyArray<Tool<any, any, any>>;
   /** Model name passed to the service. @default the service's default model */
   model?: string;
+  /**
+   * Shape of the final answer: any schema `tool()` accepts as parameters (zod, valibot, arktype, Standard Schema,
+   * JSON Schema). It is announced as `outputSchema`, the model must answer with JSON matching it, and `run()`
+   * validates and parses the answer (a mismatch rejects with `RunError` `invalid_output`). @default a string answer
+   */
+  outputType?: O;
+}
+
+/** The final output type of an agent: a string, or what its `outputType` parses to. */
+export type AgentOutput<O> = 0 extends 1 & O
+  ? unknown // `Agent<any>`: stop here instead of expanding every schema type
+  : [O] extends [undefined]
+    ? string
+    : InferParameters<O>;
+
+const AGENT_OPTIONS = new Set(['name', 'instructions', 'tools', 'model', 'outputType']);
+const AS_TOOL_OPTIONS = new Set(['toolName', 'toolDescription', 'outputExtractor', 'maxTurns', 'maxDepth']);
+
+function checkKeys(options: object, known: Set<string>, where: string): void {
+  const unknown = Object.keys(options).filter((key) => !known.has(key));
+  if (unknown.length > 0) {
+    throw new ToolDefinitionError(
+      'unknown_option',
+      `${where}: unknown option(s) ${JSON.stringify(unknown)}; known: ${[...known].join(', ')}`,
+    );
+  }
 }
 
 /** Options of {@link Agent.asTool}. */
@@ -43,7 +70,8 @@ export const DEFAULT_MAX_DEPTH = 5;
 export const NESTED_RUN: unique symbol = Symbol('toolwire.nestedRun');
 
 type NestedRun = (
-  agent: Agent,
+  // biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output type.
+  agent: Agent<any>,
   input: string,
   maxTurns: number | undefined,
   signal: AbortSignal,
@@ -63,15 +91,22 @@ type NestedRun = (
  * ```
  * @throws ToolDefinitionError `invalid_agent` when the name is empty or longer than 128 characters.
  */
-export class Agent {
+export class Agent<O extends ToolParameters | undefined = undefined> {
+  /** Type-only: the final output type (`AgentOutput<O>`). */
+  declare readonly '~output'?: AgentOutput<O>;
   readonly name: string;
   readonly instructions: string;
   // biome-ignore lint/suspicious/noExplicitAny: see AgentOptions.tools.
   readonly tools: ReadonlyArray<Tool<any, any, any>>;
   readonly model: string | undefined;
+  /** The validator and JSON Schema of `outputType`, when given. */
+  readonly #output: SchemaAdapter | undefined;
 
-  constructor(options: AgentOptions) {
-    if (typeof options?.name !== 'string' || options.name.length === 0 || options.name.length > 128) {
+  constructor(options: AgentOptions<O>) {
+    if (typeof options !== 'object' || options === null) {
+      throw new ToolDefinitionError('invalid_agent', 'new Agent(options): options must be an object');
+    }
+    if (typeof options.name !== 'string' || options.name.length === 0 || options.name.length > 128) {
       throw new ToolDefinitionError(
         'invalid_agent',
         'Agent option "name" must be a string of 1–128 characters',
@@ -83,10 +118,59 @@ export class Agent {
         `Agent "${options.name}": option "instructions" must be a string`,
       );
     }
+    checkKeys(options, AGENT_OPTIONS, `Agent "${options.name}"`);
+    if (options.tools !== undefined && !Array.isArray(options.tools)) {
+      throw new ToolDefinitionError(
+        'invalid_agent',
+        `Agent "${options.name}": option "tools" must be an array of tools`,
+      );
+    }
+    const names = new Set<string>();
+    for (const item of options.tools ?? []) {
+      if (names.has(item.name)) {
+        throw new ToolDefinitionError(
+          'duplicate_tool',
+          `Agent "${options.name}": two tools are named "${item.name}"`,
+        );
+      }
+      names.add(item.name);
+    }
+    if (options.model !== undefined && typeof options.model !== 'string') {
+      throw new ToolDefinitionError(
+        'invalid_agent',
+        `Agent "${options.name}": option "model" must be a string`,
+      );
+    }
     this.name = options.name;
     this.instructions = options.instructions;
     this.tools = options.tools ?? [];
     this.model = options.model;
+    this.#output =
+      options.outputType === undefined
+        ? undefined
+        : resolveSchema(options.outputType, {
+            owner: `Agent "${options.name}"`,
+            field: 'outputType',
+            requireObject: false,
+          });
+  }
+
+  /** JSON Schema of the final output (`outputType`), or `undefined` for a string answer. */
+  get outputSchema(): Record<string, unknown> | undefined {
+    return this.#output?.jsonSchema;
+  }
+
+  /**
+   * Validates a final output against `outputType`: the parsed value, or the issues as one message.
+   * Without `outputType` the output is returned as it is.
+   */
+  async parseOutput(
+    value: unknown,
+  ): Promise<{ ok: true; value: AgentOutput<O> } | { ok: false; message: string }> {
+    if (!this.#output) return { ok: true, value: value as AgentOutput<O> };
+    const result = await this.#output.validate(value);
+    if (result.ok) return { ok: true, value: result.value as AgentOutput<O> };
+    return { ok: false, message: result.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ') };
   }
 
   /**
@@ -96,10 +180,41 @@ export class Agent {
    * @throws ToolDefinitionError when `toolDescription` is missing or the tool name is invalid.
    */
   asTool(options: AsToolOptions): Tool<{ input: string }, string> {
-    const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-    const agent = this;
+    const where = `Agent "${this.name}".asTool()`;
+    if (typeof options !== 'object' || options === null) {
+      throw new ToolDefinitionError(
+        'invalid_option',
+        `${where}: options must be an object with a toolDescription`,
+      );
+    }
+    checkKeys(options, AS_TOOL_OPTIONS, where);
+    if (typeof options.toolDescription !== 'string' || options.toolDescription.trim() === '') {
+      throw new ToolDefinitionError('invalid_option', `${where}: toolDescription must be a non-empty string`);
+    }
+    const { maxTurns, maxDepth = DEFAULT_MAX_DEPTH } = options;
+    if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns >= 1)) {
+      throw new ToolDefinitionError(
+        'invalid_option',
+        `${where}: maxTurns must be a positive integer, got ${String(maxTurns)}`,
+      );
+    }
+    if (!(Number.isInteger(maxDepth) && maxDepth >= 1)) {
+      throw new ToolDefinitionError(
+        'invalid_option',
+        `${where}: maxDepth must be a positive integer, got ${String(maxDepth)}`,
+      );
+    }
+    const derived = this.name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+    if (options.toolName === undefined && !/[a-zA-Z0-9]/.test(derived)) {
+      throw new ToolDefinitionError(
+        'invalid_name',
+        `${where}: cannot derive a tool name from the agent's name (tool names are [a-zA-Z0-9_-]); pass toolName`,
+      );
+    }
+    // biome-ignore lint/suspicious/noExplicitAny: erases O, which the nested run does not need.
+    const agent = this as unknown as Agent<any>;
     return tool({
-      name: options.toolName ?? this.name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64),
+      name: options.toolName ?? derived,
       description: options.toolDescription,
       parameters: {
         type: 'object',
@@ -126,12 +241,14 @@ export class Agent {
 }
 
 /** The wire definition of an agent: its tools by name; nothing executable. */
-export function agentDefinition(agent: Agent): AgentDefinition {
+// biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output type.
+export function agentDefinition(agent: Agent<any>): AgentDefinition {
   const definition: AgentDefinition = {
     name: agent.name,
     instructions: agent.instructions,
     tools: agent.tools.map((item) => item.name),
   };
   if (agent.model !== undefined) definition.model = agent.model;
+  if (agent.outputSchema !== undefined) definition.outputSchema = agent.outputSchema;
   return definition;
 }

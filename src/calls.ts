@@ -68,6 +68,9 @@ interface Execution {
   parked: boolean;
 }
 
+/** Extra time after `deadlineMs` before a call aborts itself, in milliseconds. */
+export const DEADLINE_GRACE_MS = 1_000;
+
 /** How many finished call ids are remembered to refuse a re-delivery after the `ack`. */
 const REMEMBERED_CALL_IDS = 10_000;
 /**
@@ -327,8 +330,9 @@ export class CallRunner {
         this.#options.logger.warn({ callId: execution.frame.callId, deadlineMs }, 'call passed its deadline');
         this.cancel(execution.frame.callId, 'deadline');
       },
-      // The service's number: past the longest timer, setTimeout would fire after 1 ms.
-      Math.min(deadlineMs, MAX_TIMEOUT_MS),
+      // The grace lets the service's own cancel (and timeout result) come first whenever it can. The service's
+      // number may be huge: past the longest timer, setTimeout would fire after 1 ms.
+      Math.min(deadlineMs + DEADLINE_GRACE_MS, MAX_TIMEOUT_MS),
     );
     (execution.deadline as { unref?: () => void }).unref?.();
   }

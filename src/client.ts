@@ -9,7 +9,7 @@ import { Agent, agentDefinition, NESTED_RUN } from './agent';
 import { CallRunner } from './calls';
 import { type CallInfo, type ClientOptions, resolveClientOptions } from './client-options';
 import { Connection, type ConnectionState } from './connection';
-import { ConnectionError, ToolDefinitionError } from './errors';
+import { ConnectionError, RunError, ToolDefinitionError } from './errors';
 import type { ApprovalRequest } from './invoke';
 import { Redactor, redactingLogger, silentLogger } from './logger';
 import { type FrameOf, PROTOCOL_VERSION, type ServiceFrame } from './protocol';
@@ -58,6 +58,9 @@ export interface RunOptions<C = unknown> {
   /** Model turns before the run fails. @default the service's (10 with the stub) */
   maxTurns?: number;
 }
+
+/** The final output type of a run of agent `A`: a string, or what the agent's `outputType` parses to. */
+export type RunOutput<A> = A extends { readonly '~output'?: infer T } ? Exclude<T, undefined> : unknown;
 
 /** Options of {@link Client.close}. */
 export interface CloseOptions {
@@ -149,7 +152,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       onApproval: options.onApproval,
       extend: (call) => ({
         [NESTED_RUN]: (
-          agent: Agent,
+          // biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output type.
+          agent: Agent<any>,
           input: string,
           maxTurns: number | undefined,
           signal: AbortSignal,
@@ -209,7 +213,12 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    *   ConnectionError `not_connected` before `connect()`, `closed` when the client closed first. While the client
    *   is reconnecting the run waits and starts on the next connection.
    */
-  async run(agent: Agent, input: string, options: RunOptions<C> = {}): Promise<RunResult> {
+  // biome-ignore lint/suspicious/noExplicitAny: any agent; its output type flows into the result.
+  async run<A extends Agent<any>>(
+    agent: A,
+    input: string,
+    options: RunOptions<C> = {},
+  ): Promise<RunResult<RunOutput<A>>> {
     checkRunArguments(agent, input, options);
     const { state } = this.#connection;
     if (state === 'idle' || state === 'closed') {
@@ -218,13 +227,21 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         state === 'idle' ? 'call connect() before run()' : 'the client is closed',
       );
     }
-    return this.#startRun(agent, input, {
+    const result = await this.#startRun(agent, input, {
       context: options.context,
       signal: options.signal,
       maxTurns: options.maxTurns,
       parentRunId: undefined,
       parentCallId: undefined,
     });
+    const parsed = await agent.parseOutput(result.finalOutput);
+    if (!parsed.ok) {
+      throw new RunError(
+        'invalid_output',
+        `the final output of ${agent.name} does not match its outputType: ${parsed.message}`,
+      );
+    }
+    return { ...result, finalOutput: parsed.value } as RunResult<RunOutput<A>>;
   }
 
   /**
@@ -272,7 +289,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   }
 
   /** Starts a run after making sure this client runs the agent's tools (announced before `run_start`). */
-  #startRun(agent: Agent, input: string, options: Parameters<Runs['start']>[2]): Promise<RunResult> {
+  // biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output type.
+  #startRun(agent: Agent<any>, input: string, options: Parameters<Runs['start']>[2]): Promise<RunResult> {
     for (const item of agent.tools) {
       const registered = this.#registry.get(item.name);
       if (registered !== undefined && registered !== item) {

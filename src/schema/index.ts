@@ -25,7 +25,7 @@ export interface SchemaOrigin {
   /** Names the tool, e.g. `tool "search_orders"`. */
   owner: string;
   /** The option holding the schema: `parameters` or `outputSchema`. */
-  field: 'parameters' | 'outputSchema';
+  field: 'parameters' | 'outputSchema' | 'outputType';
   /** `true` when the schema must describe a JSON object (tool parameters). */
   requireObject: boolean;
 }

@@ -223,6 +223,33 @@ describe('run() and context mistakes', () => {
   });
 });
 
+describe('outputType', () => {
+  it('parses the final answer with the agent outputType and types it', async () => {
+    const agent = new Agent({
+      name: 'Scorer',
+      instructions: 'Answer as JSON.',
+      outputType: z.object({ label: z.string(), score: z.string().transform(Number) }),
+    });
+    const { client } = await setup([{ text: '{"label":"good","score":"0.9"}' }], []);
+    const result = await client.run(agent, 'rate it');
+    const output: { label: string; score: number } = result.finalOutput;
+    expect(output).toEqual({ label: 'good', score: 0.9 });
+  });
+
+  it('fails the run when the answer does not match outputType', async () => {
+    const agent = new Agent({
+      name: 'Scorer',
+      instructions: '',
+      outputType: z.object({ score: z.number() }),
+    });
+    const { client } = await setup([{ text: 'not json' }], []);
+    await expect(client.run(agent, 'rate it')).rejects.toMatchObject({
+      name: 'RunError',
+      code: 'run_failed',
+    });
+  });
+});
+
 describe('agents as tools', () => {
   it('runs an agent two levels deep and returns its answer to the outer model', async () => {
     const fact = tool({ name: 'fact', description: 'A fact.', execute: () => 'the sky is blue' });

@@ -1,0 +1,2 @@
+export { agentDefinition as agentDefinitionForTests } from '../src/agent';
+export { Agent, tool } from '../src/index';
