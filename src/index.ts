@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 
-export { Agent, type AgentOptions, type AsToolOptions, DEFAULT_MAX_DEPTH } from './agent';
+export { Agent, type AgentOptions, type AgentOutput, type AsToolOptions, DEFAULT_MAX_DEPTH } from './agent';
 export { type DecodedArguments, decodeArguments } from './arguments';
 export {
   Client,
@@ -12,6 +12,7 @@ export {
   type ClientState,
   type CloseOptions,
   type RunOptions,
+  type RunOutput,
   type ToolCallEvent,
 } from './client';
 export { type CallInfo, CLIENT_DEFAULTS, type ClientOptions } from './client-options';
