@@ -25,7 +25,11 @@ export type ConnectionState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 
 
 /** Reconnect policy. Durations in milliseconds. */
 export interface ReconnectOptions extends BackoffOptions {
-  /** Consecutive failed attempts before giving up (the client then closes). @default Infinity */
+  /**
+   * Consecutive attempts that do not reach the service (no `welcome`) before giving up; the client then closes.
+   * A connection that was welcomed, however short, proves the service reachable and starts the count again.
+   * @default Infinity
+   */
   maxAttempts: number;
 }
 
@@ -75,6 +79,8 @@ export class Connection {
   #welcome: Welcome | undefined;
   #sessionId: string | undefined;
   #attempt = 0;
+  /** Attempts since the last `welcome`: what `reconnect.maxAttempts` bounds (a welcomed service was reachable). */
+  #unreached = 0;
   #lastFailure = '';
   #welcomedAt = 0;
   #timers = new Set<ReturnType<typeof setTimeout>>();
@@ -254,6 +260,7 @@ export class Connection {
     // The attempt count is reset only once the connection proved stable (see #onClose), so a service that
     // welcomes and then drops at once still meets a growing backoff instead of a reconnect storm.
     this.#welcomedAt = Date.now();
+    this.#unreached = 0;
     if (this.#state === 'connecting' || this.#state === 'reconnecting') this.#state = 'open';
     this.#startHeartbeat(this.#options.heartbeatIntervalMs ?? welcome.heartbeatIntervalMs);
     const pending = this.#pending;
@@ -321,7 +328,8 @@ export class Connection {
   #scheduleReconnect(code: number, reason: string): void {
     const policy = this.#options.reconnect;
     this.#attempt += 1;
-    if (policy === false || this.#attempt > policy.maxAttempts) {
+    this.#unreached += 1;
+    if (policy === false || this.#unreached > policy.maxAttempts) {
       const why = policy === false ? 'reconnect is disabled' : `gave up after ${policy.maxAttempts} attempts`;
       this.#fail(
         new ConnectionError('unreachable', `cannot reach ${this.#options.url} (${code} ${reason}): ${why}`),
