@@ -36,6 +36,8 @@ export interface SoakOptions {
   faultEveryMs?: readonly [number, number];
   /** Share of faults that cut mid-frame rather than drop cleanly. @default 0.3 */
   cutRatio?: number;
+  /** Ceiling of the clients' reconnect backoff, in milliseconds. @default 500 */
+  maxReconnectDelayMs?: number;
   /** How long runs may take to end after `durationMs` before they count as lost. @default 20_000 */
   settleMs?: number;
 }
@@ -211,6 +213,10 @@ export async function runSoak(
         url: proxy.url,
         apiKey,
         tools: records.tools,
+        // A connection shorter than 5 s does not reset the backoff (STABLE_CONNECTION_MS), so on this link,
+        // dropped every few hundred ms, the default ceiling (10 s) would keep clients offline for seconds at a
+        // time: calls would wait, not be lost, but the soak would run few of them.
+        reconnect: { maxDelayMs: options.maxReconnectDelayMs ?? 500 },
         // The first client decides approvals itself; the others leave them to the service's human.
         ...(index === 0
           ? {
