@@ -12,7 +12,7 @@ import { Connection, type ConnectionState } from './connection';
 import { ConnectionError, RunError, ToolDefinitionError } from './errors';
 import type { ApprovalRequest } from './invoke';
 import { Redactor, redactingLogger, silentLogger } from './logger';
-import { type FrameOf, PROTOCOL_VERSION, type ServiceFrame } from './protocol';
+import { type FrameOf, PROTOCOL_VERSION, type ServiceFrame, utf8Length } from './protocol';
 import { ToolRegistry } from './registry';
 import { type RunEvent, type RunResult, Runs } from './runs';
 import type { Tool } from './tool';
@@ -246,11 +246,20 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
 
   /**
    * Adds a tool while connected; the service is told with `tools_update`.
-   * @throws ToolDefinitionError `duplicate_tool` when a different tool has that name.
+   * @throws ToolDefinitionError `duplicate_tool` when a different tool has that name; `too_large` when the
+   *   tool definitions would no longer fit in one frame of the service's `maxPayloadBytes` (the tool is not added).
    */
   // biome-ignore lint/suspicious/noExplicitAny: any tool, whatever its input type.
   addTool(item: Tool<any, any, any>): void {
     this.#registry.add(item);
+    const size = utf8Length(JSON.stringify({ type: 'tools_update', tools: this.#registry.definitions() }));
+    if (size > this.#connection.maxPayloadBytes) {
+      this.#registry.remove(item.name);
+      throw new ToolDefinitionError(
+        'too_large',
+        `adding tool "${item.name}" makes the tool definitions ${size} bytes, over the service's limit of ${this.#connection.maxPayloadBytes}`,
+      );
+    }
     this.#announce();
   }
 

@@ -45,6 +45,8 @@ interface PendingRun {
   sent: boolean;
   context: unknown;
   cancelRequested: boolean;
+  /** `signal.reason` of the abort that cancelled the run, kept as the AbortError's `cause`. */
+  abortReason?: unknown;
   resolve(result: RunResult): void;
   reject(error: Error): void;
   cleanup(): void;
@@ -155,7 +157,9 @@ export class Runs {
             turns: frame.turns,
           });
         } else if (frame.status === 'cancelled' && run.cancelRequested) {
-          run.reject(new AbortError('aborted', `run ${frame.runId} was cancelled`));
+          run.reject(
+            new AbortError('aborted', `run ${frame.runId} was cancelled`, { cause: run.abortReason }),
+          );
         } else {
           const message = frame.error ?? `run ${frame.runId} ${frame.status}`;
           run.reject(new RunError(frame.status === 'cancelled' ? 'run_cancelled' : 'run_failed', message));
@@ -186,6 +190,7 @@ export class Runs {
 
   #abort(run: PendingRun, reason: unknown): void {
     run.cancelRequested = true;
+    run.abortReason = reason;
     if (run.runId !== undefined) this.#send({ type: 'run_cancel', runId: run.runId });
     else if (!run.sent) {
       this.#settle(run);

@@ -257,6 +257,15 @@ describe('Client tools and events (msw)', () => {
     expect(client.removeTool('echo')).toBe(false);
   });
 
+  it('refuses a tool whose definition would not fit in one frame, and keeps the others announced', async () => {
+    const { client } = await connected();
+    const huge = tool({ name: 'huge', description: 'x'.repeat(70_000), execute: () => '' });
+    expect(() => client.addTool(huge)).toThrowError(
+      /^adding tool "huge" makes the tool definitions \d+ bytes, over the service's limit of 65536$/,
+    );
+    expect(client.removeTool('huge')).toBe(false);
+  });
+
   it('asks the service for approval, runs nothing until the decision, then runs once', async () => {
     let runs = 0;
     const guarded = tool({

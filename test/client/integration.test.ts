@@ -214,6 +214,7 @@ describe('Client against the stub', () => {
     controller.abort();
     const error = await running.catch((caught: unknown) => caught);
     expect(error).toMatchObject({ name: 'AbortError', code: 'aborted' });
+    expect((error as Error).cause).toBe(controller.signal.reason);
     await aborted.promise;
     const [summary] = server.runs.list();
     expect(summary?.status).toBe('cancelled');
