@@ -6,13 +6,17 @@
 import type { ApprovalDecision, InvokeOptions } from './invoke';
 import { approvalFailedText, cancelledText, declinedText, errorText, noApproverText } from './model-text';
 import { serializeOutput, thrownMessage } from './output';
-import { settle } from './settle';
+import { type Settled, settle } from './settle';
 import type { ToolContext, ToolInternals } from './tool';
 
 /** How the approval step ended: go ahead, or a result that ends the call. */
 export type ApprovalOutcome =
   | { go: true; approved: boolean }
-  | { go: false; status: 'rejected' | 'cancelled' | 'error'; output: string };
+  | { go: false; status: 'rejected' | 'cancelled' | 'error'; output: string }
+  | { go: false; status: 'timeout' };
+
+/** Runs a callback of the tool's under the call's time budget and signal (see src/run-call.ts). */
+export type TimedRunner = <T>(fn: () => T | PromiseLike<T>) => Promise<Settled<Awaited<T>>>;
 
 /** At most this many characters of an approver's unusable answer are quoted in the model's text. */
 const MAX_SHOWN_ANSWER = 100;
@@ -37,8 +41,10 @@ function showAnswer(answer: unknown): string {
 
 /**
  * Decides whether the call may run. An earlier decision (`options.approved`) wins; otherwise `needsApproval`
- * is evaluated (a predicate that throws ends the call with `Error running <name>: <message>`), and
- * `options.approve` is asked. `true` or `{ approved: true }` approves; `false` or `{ approved: false, reason? }`
+ * is evaluated under the call's time budget (`timed`; a predicate that throws ends the call with `Error running
+ * <name>: <message>`, one that runs out of time ends it `timeout`), and
+ * `options.approve` is asked, without a time limit (a human may take minutes; `options.signal` ends the
+ * wait). `true` or `{ approved: true }` approves; `false` or `{ approved: false, reason? }`
  * is the user declining. Any other answer (`undefined`, `'yes'`, `{ approved: 'true' }`) is not a decision: like
  * an approver that throws, it ends the call `rejected` with `<name> was not run: approval could not be obtained
  * (the approver returned <answer> instead of true, false or { approved: boolean }).`, the answer quoted as JSON
@@ -49,6 +55,7 @@ export async function decideApproval(
   ctx: ToolContext,
   input: unknown,
   options: InvokeOptions,
+  timed: TimedRunner,
 ): Promise<ApprovalOutcome> {
   const name = ctx.toolName;
   const signal = options.signal;
@@ -60,8 +67,9 @@ export async function decideApproval(
   const { needsApproval } = internals;
   let needed = needsApproval === true;
   if (typeof needsApproval === 'function') {
-    const outcome = await settle(() => needsApproval(ctx, input), { signal });
+    const outcome = await timed(() => needsApproval(ctx, input));
     if (outcome.kind === 'aborted') return cancelled;
+    if (outcome.kind === 'timeout') return { go: false, status: 'timeout' };
     if (outcome.kind === 'error')
       return { go: false, status: 'error', output: errorText(name, thrownMessage(outcome.error)) };
     // Fail safe: anything truthy asks for approval.

@@ -9,11 +9,10 @@
  */
 import { decodeArguments } from './arguments';
 import { AbortError, TimeoutError, ToolDefinitionError } from './errors';
-import { cancelledText, errorText, invalidArgumentsText, notJsonText, notObjectText } from './model-text';
+import { cancelledText, errorText, notJsonText, notObjectText } from './model-text';
 import { toWellFormed, truncateUtf8 } from './output';
 import type { ToolCallStatus } from './protocol';
-import { type CallOutcome, runValidated } from './run-call';
-import { settle } from './settle';
+import { type CallOutcome, runCall } from './run-call';
 import { MAX_TIMEOUT_MS, type Tool, type ToolContext, toolInternals } from './tool';
 import type { Widget } from './widget';
 
@@ -68,7 +67,11 @@ export interface InvokeOptions<C = unknown> {
    * while waiting ends the call as `cancelled` and `execute` never runs. A throw gives a `rejected` result.
    */
   approve?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
-  /** Overrides the tool's `timeoutMs` (milliseconds, a positive integer). The limit applies to `execute`. */
+  /**
+   * Overrides the tool's `timeoutMs` (milliseconds, a positive integer): one budget for argument validation, the
+   * `needsApproval` predicate, `execute`, `outputSchema` and `toModelOutput`, not counting the wait for
+   * `approve`. See {@link ToolOptions.timeoutMs}.
+   */
   timeoutMs?: number;
   /**
    * Cap on `output` in UTF-8 bytes (a positive integer): longer text is cut at a character boundary and ends
@@ -201,8 +204,7 @@ function makeContext<C>(tool: Tool, options: InvokeOptions<C>, signal: AbortSign
 async function run<C>(tool: Tool, rawArguments: unknown, options: InvokeOptions<C>): Promise<Outcome> {
   const internals = toolInternals(tool)!;
   const outer = options.signal;
-  const cancelled = (): Outcome => ({ status: 'cancelled', output: cancelledText(tool.name) });
-  if (outer?.aborted) return cancelled();
+  if (outer?.aborted) return { status: 'cancelled', output: cancelledText(tool.name) };
 
   const decoded = decodeArguments(rawArguments);
   if (!decoded.ok) {
@@ -212,13 +214,6 @@ async function run<C>(tool: Tool, rawArguments: unknown, options: InvokeOptions<
         : notObjectText(tool.name, decoded.type);
     return { status: 'invalid_arguments', output };
   }
-  const validated = await settle(() => internals.parameters.validate(decoded.value), { signal: outer });
-  if (validated.kind === 'aborted') return cancelled();
-  if (validated.kind !== 'value')
-    throw validated.kind === 'error' ? validated.error : new Error('validation timed out');
-  if (!validated.value.ok) {
-    return { status: 'invalid_arguments', output: invalidArgumentsText(tool.name, validated.value.issues) };
-  }
 
   const controller = new AbortController();
   const forward = () =>
@@ -227,16 +222,19 @@ async function run<C>(tool: Tool, rawArguments: unknown, options: InvokeOptions<
   const timeoutMs = options.timeoutMs ?? internals.timeoutMs;
   try {
     const ctx = makeContext(tool, options, controller.signal);
-    return await runValidated({
-      tool,
-      internals,
-      input: validated.value.value,
-      ctx: ctx as ToolContext,
-      options: options as InvokeOptions,
-      timeoutMs,
-      abortWithTimeout: () =>
-        controller.abort(new TimeoutError('timeout', `${tool.name} timed out after ${timeoutMs}ms`)),
-    });
+    return await runCall(
+      {
+        tool,
+        internals,
+        ctx: ctx as ToolContext,
+        options: options as InvokeOptions,
+        timeoutMs,
+        remainingMs: timeoutMs,
+        abortWithTimeout: () =>
+          controller.abort(new TimeoutError('timeout', `${tool.name} timed out after ${timeoutMs}ms`)),
+      },
+      decoded.value,
+    );
   } finally {
     outer?.removeEventListener('abort', forward);
   }
@@ -246,9 +244,15 @@ async function run<C>(tool: Tool, rawArguments: unknown, options: InvokeOptions<
  * Runs one call of `tool` with the model's raw arguments and resolves with what the model reads.
  *
  * Steps: decode the arguments (`''`, `null` and absent mean `{}`; a JSON string is parsed, double-encoded
- * once unwrapped) → validate → approval (`needsApproval`, `approved`, `approve`) → `execute` under
- * `timeoutMs` and `signal` → `outputSchema` → widget split → `toModelOutput` → text (lone surrogates become
- * U+FFFD) → `maxOutputBytes`.
+ * once unwrapped) → validate → approval (`needsApproval`, `approved`, `approve`) → `execute` → `outputSchema`
+ * → widget split → `toModelOutput` → text (lone surrogates become U+FFFD) → `maxOutputBytes`.
+ *
+ * Time: `timeoutMs` bounds the tool's own work, all of it from one budget: validation, the `needsApproval`
+ * predicate, `execute`, `outputSchema` and `toModelOutput` (the wait for `approve` is not counted: a human may
+ * take minutes). Past it, `ctx.signal` aborts with a `TimeoutError` and the status is `timeout`, whichever
+ * phase was running. `errorFunction` then gets at most `timeoutMs`, and never more than 5,000 ms
+ * (`ERROR_FUNCTION_TIMEOUT_MS`, also its bound when there is no `timeoutMs`) before the default text is used.
+ * `signal` ends the call as `cancelled` in every phase, `approve` and `errorFunction` included.
  * The model-facing texts are listed in src/model-text.ts.
  *
  * @returns a {@link ToolCallResult}; never rejects for anything the model or the tool did.

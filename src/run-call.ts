@@ -1,55 +1,101 @@
 /**
- * The part of a call after its arguments are valid: approval, `execute` under its time limit and signal,
- * `errorFunction`, `outputSchema`, the widget split and `toModelOutput`.
+ * One call once its arguments are decoded: validation, approval, `execute`, `errorFunction`, `outputSchema`, the
+ * widget split and `toModelOutput`, each under the call's time budget and signal.
+ *
+ * Time: `timeoutMs` is one budget for the tool's own work in the call: argument validation, the `needsApproval`
+ * predicate, `execute`, `outputSchema` validation and `toModelOutput` (the time a human takes to approve is not
+ * counted). When it runs out in any of them, `ctx.signal` aborts with a `TimeoutError` and the call ends
+ * `timeout`. `errorFunction` then has its own bound ({@link errorFunctionTimeoutMs}). `options.signal` ends the
+ * call in every phase, with or without `timeoutMs`.
  *
  * @module
  */
 import { decideApproval } from './approval';
 import type { InvokeOptions, ToolCallResult } from './invoke';
-import { cancelledText, errorText, outputMismatchText, timeoutText } from './model-text';
+import {
+  cancelledText,
+  errorText,
+  invalidArgumentsText,
+  outputMismatchText,
+  timeoutText,
+} from './model-text';
 import { serializeOutput, thrownMessage } from './output';
 import { isPlainObject } from './schema/json-schema';
 import { formatPath } from './schema/path';
-import { settle } from './settle';
-import type { Tool, ToolContext, ToolInternals } from './tool';
+import { type Settled, settle } from './settle';
+import { ERROR_FUNCTION_TIMEOUT_MS, type Tool, type ToolContext, type ToolInternals } from './tool';
 import { validateWidget, type Widget } from './widget';
 
 /** A result without its duration. */
 export type CallOutcome = Omit<ToolCallResult, 'durationMs'>;
 
-/** What {@link runValidated} needs. */
-export interface ValidatedCall {
+/** One call in progress: what {@link runCall} needs, and the time left of its budget. */
+export interface CallState {
   tool: Tool;
   internals: ToolInternals;
-  input: unknown;
   ctx: ToolContext;
   options: InvokeOptions;
+  /** The call's time limit in milliseconds (`options.timeoutMs`, else the tool's), or none. */
   timeoutMs: number | undefined;
+  /** Milliseconds left of `timeoutMs`; each timed phase spends what it takes. */
+  remainingMs: number | undefined;
   /** Aborts `ctx.signal` with a `TimeoutError`. */
   abortWithTimeout: () => void;
 }
 
+/** `errorFunction`'s own time limit: `timeoutMs` when the call has one, at most 5,000 ms. */
+export function errorFunctionTimeoutMs(timeoutMs: number | undefined): number {
+  return Math.min(timeoutMs ?? ERROR_FUNCTION_TIMEOUT_MS, ERROR_FUNCTION_TIMEOUT_MS);
+}
+
+/** Runs one phase of the tool's own work under what is left of the budget, and spends the time it took. */
+async function timed<T>(call: CallState, fn: () => T | PromiseLike<T>): Promise<Settled<Awaited<T>>> {
+  const started = performance.now();
+  const outcome = await settle(fn, {
+    signal: call.options.signal,
+    timeoutMs: call.remainingMs,
+    onTimeout: call.abortWithTimeout,
+  });
+  if (call.remainingMs !== undefined) {
+    call.remainingMs = Math.max(0, call.remainingMs - (performance.now() - started));
+  }
+  return outcome;
+}
+
+const cancelled = (call: CallState): CallOutcome => ({
+  status: 'cancelled',
+  output: cancelledText(call.tool.name),
+});
+
+/** The outcome of a call whose budget ran out: `timeout`, with the timeout text (through `errorFunction`). */
+function timedOut(call: CallState): Promise<CallOutcome> {
+  const { tool, ctx, timeoutMs } = call;
+  return failure(call, 'timeout', ctx.signal.reason, timeoutText(tool.name, timeoutMs ?? 0));
+}
+
 /**
- * The model's text for a failure: `errorFunction`'s, verbatim, or `fallback` when it is absent, throws or
- * returns something other than a string.
+ * The model's text for a failure: `errorFunction`'s, verbatim, or `fallback` when it is absent, throws, returns
+ * something other than a string, or does not answer within {@link errorFunctionTimeoutMs}.
  */
 async function failure(
-  call: ValidatedCall,
+  call: CallState,
   status: 'error' | 'timeout',
   error: unknown,
   fallback: string,
 ): Promise<CallOutcome> {
   const { errorFunction } = call.internals;
   if (errorFunction === undefined) return { status, output: fallback };
-  const { signal } = call.options;
-  const outcome = await settle(() => errorFunction(call.ctx, error), { signal, timeoutMs: call.timeoutMs });
-  if (outcome.kind === 'aborted') return { status: 'cancelled', output: cancelledText(call.tool.name) };
+  const outcome = await settle(() => errorFunction(call.ctx, error), {
+    signal: call.options.signal,
+    timeoutMs: errorFunctionTimeoutMs(call.timeoutMs),
+  });
+  if (outcome.kind === 'aborted') return cancelled(call);
   if (outcome.kind !== 'value') return { status, output: fallback };
   // A non-string (e.g. `undefined` from a function that forgot to return) would read `null`: use the default.
   return { status, output: typeof outcome.value === 'string' ? outcome.value : fallback };
 }
 
-function reportInvalidWidget(call: ValidatedCall, path: string, message: string): void {
+function reportInvalidWidget(call: CallState, path: string, message: string): void {
   const info = { toolName: call.tool.name, callId: call.ctx.callId, path, message };
   try {
     if (call.options.onWidgetInvalid) call.options.onWidgetInvalid(info);
@@ -67,7 +113,7 @@ function reportInvalidWidget(call: ValidatedCall, path: string, message: string)
  * `widget` getter that throws is an invalid widget at `(root)`. The data keeps the result's other properties
  * as they are (getters included), so `serializeOutput` writes them by its usual rules.
  */
-function splitWidget(call: ValidatedCall, value: unknown): { data: unknown; widget?: Widget } {
+function splitWidget(call: CallState, value: unknown): { data: unknown; widget?: Widget } {
   let descriptors: PropertyDescriptorMap;
   try {
     if (!isPlainObject(value) || !Object.hasOwn(value, 'widget')) return { data: value };
@@ -91,18 +137,17 @@ function splitWidget(call: ValidatedCall, value: unknown): { data: unknown; widg
   return { data };
 }
 
-async function succeed(call: ValidatedCall, returned: unknown): Promise<CallOutcome> {
-  const { internals, tool, options } = call;
+async function succeed(call: CallState, returned: unknown): Promise<CallOutcome> {
+  const { internals, tool } = call;
   let value = returned;
   if (internals.outputSchema !== undefined) {
     const schema = internals.outputSchema;
-    const checked = await settle(() => schema.validate(returned), { signal: options.signal });
-    if (checked.kind === 'aborted') return { status: 'cancelled', output: cancelledText(tool.name) };
+    const checked = await timed(call, () => schema.validate(returned));
+    if (checked.kind === 'aborted') return cancelled(call);
+    if (checked.kind === 'timeout') return timedOut(call);
     if (checked.kind === 'error') {
       return failure(call, 'error', checked.error, errorText(tool.name, thrownMessage(checked.error)));
     }
-    if (checked.kind !== 'value')
-      return { status: 'error', output: errorText(tool.name, 'output validation failed') };
     if (!checked.value.ok)
       return { status: 'error', output: outputMismatchText(tool.name, checked.value.issues) };
     value = checked.value.value;
@@ -111,34 +156,45 @@ async function succeed(call: ValidatedCall, returned: unknown): Promise<CallOutc
   let forModel = data;
   const project = internals.toModelOutput;
   if (project !== undefined) {
-    const projected = await settle(() => project(value), { signal: options.signal });
-    if (projected.kind === 'aborted') return { status: 'cancelled', output: cancelledText(tool.name) };
+    const projected = await timed(call, () => project(value));
+    if (projected.kind === 'aborted') return cancelled(call);
+    if (projected.kind === 'timeout') return timedOut(call);
     if (projected.kind === 'error') {
       return failure(call, 'error', projected.error, errorText(tool.name, thrownMessage(projected.error)));
     }
-    forModel = projected.kind === 'value' ? projected.value : undefined;
+    forModel = projected.value;
   }
   const outcome: CallOutcome = { status: 'ok', output: serializeOutput(forModel), value };
   if (widget !== undefined) outcome.widget = widget;
   return outcome;
 }
 
-/** Runs a call whose input is valid. Never rejects for anything the tool does. */
-export async function runValidated(call: ValidatedCall): Promise<CallOutcome> {
-  const { tool, internals, input, ctx, options, timeoutMs } = call;
-  const approval = await decideApproval(internals, ctx, input, options);
-  if (!approval.go) return { status: approval.status, output: approval.output };
+/**
+ * Runs a call from its decoded arguments. Never rejects for anything the model or the tool does (a schema
+ * library that throws while validating is a bug, rejected for `invokeTool` to report).
+ */
+export async function runCall(call: CallState, args: object): Promise<CallOutcome> {
+  const { tool, internals, ctx } = call;
+  const validated = await timed(call, () => internals.parameters.validate(args));
+  if (validated.kind === 'aborted') return cancelled(call);
+  if (validated.kind === 'timeout') return timedOut(call);
+  if (validated.kind === 'error') throw validated.error;
+  if (!validated.value.ok) {
+    return { status: 'invalid_arguments', output: invalidArgumentsText(tool.name, validated.value.issues) };
+  }
+  const input = validated.value.value;
+
+  const approval = await decideApproval(internals, ctx, input, call.options, (fn) => timed(call, fn));
+  if (!approval.go) {
+    return approval.status === 'timeout'
+      ? timedOut(call)
+      : { status: approval.status, output: approval.output };
+  }
   ctx.approved = approval.approved;
 
-  const executed = await settle(() => internals.execute(input, ctx), {
-    signal: options.signal,
-    timeoutMs,
-    onTimeout: call.abortWithTimeout,
-  });
-  if (executed.kind === 'aborted') return { status: 'cancelled', output: cancelledText(tool.name) };
-  if (executed.kind === 'timeout') {
-    return failure(call, 'timeout', ctx.signal.reason, timeoutText(tool.name, timeoutMs ?? 0));
-  }
+  const executed = await timed(call, () => internals.execute(input, ctx));
+  if (executed.kind === 'aborted') return cancelled(call);
+  if (executed.kind === 'timeout') return timedOut(call);
   if (executed.kind === 'error') {
     return failure(call, 'error', executed.error, errorText(tool.name, thrownMessage(executed.error)));
   }

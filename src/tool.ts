@@ -77,8 +77,9 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
   execute(input: InferParameters<P>, ctx: ToolContext<C>): Out | Promise<Out>;
   /**
    * The text the model reads when `execute` throws or times out, instead of the default. Its return value is
-   * used verbatim when it is a string; if it throws, or returns anything else (e.g. `undefined`), the default
-   * text is used. Argument order as in the OpenAI Agents SDK.
+   * used verbatim when it is a string; if it throws, returns anything else (e.g. `undefined`), or does not
+   * answer within `timeoutMs` (at most {@link ERROR_FUNCTION_TIMEOUT_MS}, 5,000 ms, which is also its limit
+   * when there is no `timeoutMs`), the default text is used. Argument order as in the OpenAI Agents SDK.
    */
   errorFunction?(ctx: ToolContext<C>, error: unknown): string | Promise<string>;
   /**
@@ -86,7 +87,15 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
    * input (it runs after validation, before `execute`). @default false
    */
   needsApproval?: boolean | ((ctx: ToolContext<C>, input: InferParameters<P>) => boolean | Promise<boolean>);
-  /** Time limit of one `execute`, in milliseconds (a positive integer up to 2_147_483_647). @default none */
+  /**
+   * Time limit of a call, in milliseconds (a positive integer up to 2_147_483_647): one budget, counted from
+   * the start of the call, for everything the tool itself runs: argument validation (async refinements
+   * included), the `needsApproval` predicate, `execute`, `outputSchema` validation and `toModelOutput`. The
+   * time a human takes to approve is not counted. When it runs out, in whichever phase, `ctx.signal` aborts
+   * with a `TimeoutError`, the call ends with status `timeout` and the model reads `Error running <name>: timed
+   * out after <n>ms` (or `errorFunction`'s text). Without it, a call ends when it finishes or is cancelled.
+   * @default none
+   */
   timeoutMs?: number;
   /** Schema the result must match (any kind `parameters` accepts); a mismatch is an `error` result. */
   outputSchema?: ToolParameters;
@@ -144,6 +153,12 @@ export function toolInternals(value: unknown): ToolInternals | undefined {
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 /** Largest `timeoutMs` (the largest delay `setTimeout` honours). */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
+/**
+ * Longest time `errorFunction` may take, in milliseconds: past `min(timeoutMs, 5_000)` (5,000 ms when the tool
+ * has no `timeoutMs`) the model reads the default text instead, so a formatter that never answers cannot hold a
+ * call forever.
+ */
+export const ERROR_FUNCTION_TIMEOUT_MS = 5_000;
 
 const KNOWN_OPTIONS = new Set([
   'name',
