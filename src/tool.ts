@@ -259,8 +259,11 @@ function checkOptions(
  *   `invalid_name` (outside `^[a-zA-Z0-9_-]{1,64}$`), `invalid_description` (empty), `invalid_execute`,
  *   `invalid_timeout` (not a positive integer ≤ 2_147_483_647), `invalid_option` (a callback that is not a
  *   function), `unknown_option` (a misspelt option), `invalid_parameters` / `invalid_output_schema` (none of
- *   the accepted kinds; parameters not describing an object), `unsupported_schema` (not expressible as JSON
- *   Schema, e.g. `z.date()`).
+ *   the accepted kinds; parameters not describing an object; a JSON Schema that every call would fail on: an
+ *   unknown `type`, a `pattern` or `patternProperties` key that is not a valid regular expression, a
+ *   non-array `required`, a property schema that is not a schema, a `$ref` pointing outside it, …, named by
+ *   its JSON Pointer, e.g. `#/properties/kind/type`), `unsupported_schema` (not expressible as JSON Schema,
+ *   e.g. `z.date()`).
  * @example
  * ```ts
  * import { z } from 'zod';

@@ -6,6 +6,7 @@
  * @module
  */
 import { type OutputUnit, type SchemaDraft, Validator } from '@cfworker/json-schema';
+import { checkJsonSchema } from './json-schema-check';
 import { formatPath, pointerToSegments } from './path';
 import type { JsonObject, SchemaAdapter, ValidationIssue } from './types';
 
@@ -25,83 +26,8 @@ export function draftOf(schema: JsonObject): SchemaDraft {
   return '2020-12';
 }
 
-/**
- * A deep copy that is plain JSON, or an error describing why the schema is not one.
- *
- * @throws Error when the schema is not JSON-serialisable (a cycle, a BigInt, a function value).
- */
-function jsonCopy(schema: JsonObject): JsonObject {
-  let text: string;
-  try {
-    text = JSON.stringify(schema, (_key, value: unknown) => {
-      if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') {
-        throw new Error(`it holds a ${typeof value}, which is not JSON`);
-      }
-      return value;
-    });
-  } catch (error) {
-    // JSON.stringify throws a TypeError for a cycle (a shared, non-cyclic subschema is fine).
-    if (error instanceof TypeError) throw new Error('it is not JSON (it refers to itself)');
-    throw error;
-  }
-  return JSON.parse(text) as JsonObject;
-}
-
 // Keywords whose value is data, not a schema.
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
-
-const ARRAY_OF_STRINGS = (value: unknown) =>
-  Array.isArray(value) && value.every((v) => typeof v === 'string');
-
-/**
- * Checks that a JSON Schema is plausible before any call: plain JSON, known draft, well-formed `properties`,
- * `required` and `$ref`s. Returns the copy that will be announced.
- *
- * @throws Error describing the first problem found.
- */
-export function checkJsonSchema(schema: JsonObject): JsonObject {
-  const copy = jsonCopy(schema);
-  if ('properties' in copy && !isPlainObject(copy.properties))
-    throw new Error('"properties" must be an object');
-  if ('required' in copy && !ARRAY_OF_STRINGS(copy.required)) {
-    throw new Error('"required" must be an array of strings');
-  }
-  checkRefs(copy, copy);
-  return copy;
-}
-
-/** The value a local JSON Pointer (`#/$defs/item`) points to in `root`, or `undefined`. */
-function resolvePointer(root: unknown, ref: string): unknown {
-  let current: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    if (typeof current !== 'object' || current === null) return undefined;
-    let key: string;
-    try {
-      key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    } catch {
-      return undefined;
-    }
-    if (!Object.hasOwn(current, key)) return undefined;
-    current = (current as Record<string, unknown>)[key];
-  }
-  return current;
-}
-
-/** Every `$ref` must point inside the schema (`#`, `#/…`): nothing is fetched, so nothing fails mid-call. */
-function checkRefs(node: unknown, root: JsonObject): void {
-  if (Array.isArray(node)) {
-    for (const child of node) checkRefs(child, root);
-    return;
-  }
-  if (typeof node !== 'object' || node === null) return;
-  for (const [key, value] of Object.entries(node)) {
-    if (DATA_KEYWORDS.has(key)) continue;
-    if (key === '$ref' && typeof value === 'string') {
-      const local = value === '#' || (value.startsWith('#/') && resolvePointer(root, value) !== undefined);
-      if (!local) throw new Error(`"$ref": ${JSON.stringify(value)} does not point inside the schema`);
-    } else checkRefs(value, root);
-  }
-}
 
 // Errors that only summarise the errors of their subschemas, which are reported instead.
 const SUMMARY_KEYWORDS = new Set([
@@ -224,7 +150,7 @@ function withoutUnset(value: unknown, depth: number): unknown {
  * Adapter for a plain JSON Schema object. The announced schema is a JSON copy without `$schema`; the
  * validator works on its own copy (it annotates the schema it is given).
  *
- * @throws Error when the schema is not plausible (see {@link checkJsonSchema}).
+ * @throws Error naming the JSON Pointer of the first problem (see {@link checkJsonSchema}).
  */
 export function jsonSchemaAdapter(schema: JsonObject): SchemaAdapter {
   const copy = checkJsonSchema(schema);
