@@ -263,7 +263,9 @@ function checkOptions(
  *   unknown `type`, a `pattern` or `patternProperties` key that is not a valid regular expression, a
  *   non-array `required`, a property schema that is not a schema, a `$ref` pointing outside it, …, named by
  *   its JSON Pointer, e.g. `#/properties/kind/type`), `unsupported_schema` (not expressible as JSON Schema,
- *   e.g. `z.date()`).
+ *   e.g. `z.date()`; or a `z.preprocess()` / a pipe from `z.unknown()` into a narrower schema, zod 3 and 4
+ *   alike, whose accepted input JSON Schema cannot describe; `z.unknown()`, `z.any()` and their transforms are
+ *   fine inside an object, announced as `{}`).
  * @example
  * ```ts
  * import { z } from 'zod';

@@ -17,6 +17,7 @@ import {
 import type { JsonObject, SchemaAdapter } from './types';
 import { isValibotSchema, valibotAdapter } from './valibot';
 import { isZod3Schema, zod3Adapter } from './zod3';
+import { isZod4Schema, zod4Adapter } from './zod4';
 
 export type { JsonObject, SchemaAdapter, SchemaKind, ValidationIssue, ValidationResult } from './types';
 
@@ -40,8 +41,8 @@ function describeValue(value: unknown): string {
 function libraryAdapter(schema: Parameters<typeof isArkTypeSchema>[0]): SchemaAdapter {
   if (isArkTypeSchema(schema)) return arkTypeAdapter(schema);
   if (hasStandardJsonSchema(schema)) {
-    const kind = schema['~standard'].vendor === 'zod' ? 'zod4' : 'standard';
-    return standardAdapter(kind, schema, standardInputJsonSchema(schema));
+    if (isZod4Schema(schema)) return zod4Adapter(schema);
+    return standardAdapter('standard', schema, standardInputJsonSchema(schema));
   }
   if (isZod3Schema(schema)) return zod3Adapter(schema);
   if (isValibotSchema(schema)) return valibotAdapter(schema);

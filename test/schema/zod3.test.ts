@@ -134,7 +134,7 @@ describe('zod 3 parameters', () => {
     );
   });
 
-  it('refuses z.preprocess(), whose input is unknown', () => {
+  it('refuses z.preprocess(), whose accepted input JSON Schema cannot describe', () => {
     expectDefinitionError(
       () =>
         tool({
@@ -144,7 +144,7 @@ describe('zod 3 parameters', () => {
           execute: echo,
         }),
       'unsupported_schema',
-      'tool "pre": parameters cannot be expressed as JSON Schema: z.preprocess() accepts any input, which cannot be announced as JSON Schema',
+      'tool "pre": parameters cannot be expressed as JSON Schema: z.preprocess() accepts whatever its function turns into a valid value, which JSON Schema cannot describe; describe what the model sends and use .transform() instead',
     );
   });
 
