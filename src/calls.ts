@@ -86,6 +86,9 @@ export class CallRunner {
   readonly #queue: Execution[] = [];
   readonly #outbox = new Map<string, { frame: ToolResultFrame; sentOn: number }>();
   readonly #finished = new Set<string>();
+  /** The ids of `#finished` in the order they finished, as a ring: the oldest is forgotten without a scan. */
+  readonly #finishedOrder: Array<string | undefined> = new Array(REMEMBERED_CALL_IDS);
+  #finishedNext = 0;
   #running = 0;
   #generation = 0;
   #accepting = true;
@@ -394,11 +397,13 @@ export class CallRunner {
   }
 
   #remember(callId: string): void {
+    if (this.#finished.has(callId)) return;
+    // Not `values().next()` on the set: after many deletions from its front that walks every deleted slot.
+    const oldest = this.#finishedOrder[this.#finishedNext];
+    if (oldest !== undefined) this.#finished.delete(oldest);
+    this.#finishedOrder[this.#finishedNext] = callId;
+    this.#finishedNext = (this.#finishedNext + 1) % REMEMBERED_CALL_IDS;
     this.#finished.add(callId);
-    if (this.#finished.size > REMEMBERED_CALL_IDS) {
-      const oldest = this.#finished.values().next().value;
-      if (oldest !== undefined) this.#finished.delete(oldest);
-    }
   }
 
   #isIdle(): boolean {

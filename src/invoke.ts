@@ -8,6 +8,7 @@
  * @module
  */
 import { decodeArguments } from './arguments';
+import { CallSignal, defineSignal } from './call-signal';
 import { AbortError, TimeoutError, ToolDefinitionError } from './errors';
 import { cancelledText, errorText, notJsonText, notObjectText } from './model-text';
 import { toWellFormed, truncateUtf8 } from './output';
@@ -173,21 +174,21 @@ function randomId(): string {
 }
 
 function idempotencyKeyFor(callId: string): (scope?: string) => string {
-  const base = `toolwire:${encodeURIComponent(callId)}`;
-  return (scope) => (scope === undefined ? base : `${base}:${encodeURIComponent(scope)}`);
+  // Built when asked for (rarely), not for every call.
+  return (scope) => {
+    const base = `toolwire:${encodeURIComponent(callId)}`;
+    return scope === undefined ? base : `${base}:${encodeURIComponent(scope)}`;
+  };
 }
 
-function makeContext<C>(tool: Tool, options: InvokeOptions<C>, signal: AbortSignal): ToolContext<C> {
-  const ctx: ToolContext<C> = {
-    context: options.context as C,
-    signal,
-    callId: options.callId ?? randomId(),
-    runId: options.runId ?? randomId(),
-    toolName: tool.name,
-    approved: false,
-    depth: options.depth ?? 0,
-    idempotencyKey: () => '',
-  };
+function makeContext<C>(tool: Tool, options: InvokeOptions<C>, signal: CallSignal): ToolContext<C> {
+  const ctx = { context: options.context as C } as ToolContext<C>;
+  defineSignal(ctx, signal);
+  ctx.callId = options.callId ?? randomId();
+  ctx.runId = options.runId ?? randomId();
+  ctx.toolName = tool.name;
+  ctx.approved = false;
+  ctx.depth = options.depth ?? 0;
   ctx.idempotencyKey = idempotencyKeyFor(ctx.callId);
   if (options.extend !== undefined) {
     for (const key of Reflect.ownKeys(options.extend)) {
@@ -215,13 +216,13 @@ async function run<C>(tool: Tool, rawArguments: unknown, options: InvokeOptions<
     return { status: 'invalid_arguments', output };
   }
 
-  const controller = new AbortController();
-  const forward = () =>
-    controller.abort(outer?.reason ?? new AbortError('cancelled', `${tool.name} was cancelled`));
-  outer?.addEventListener('abort', forward, { once: true });
+  const signal = new CallSignal(
+    outer,
+    () => outer?.reason ?? new AbortError('cancelled', `${tool.name} was cancelled`),
+  );
   const timeoutMs = options.timeoutMs ?? internals.timeoutMs;
   try {
-    const ctx = makeContext(tool, options, controller.signal);
+    const ctx = makeContext(tool, options, signal);
     return await runCall(
       {
         tool,
@@ -231,12 +232,12 @@ async function run<C>(tool: Tool, rawArguments: unknown, options: InvokeOptions<
         timeoutMs,
         remainingMs: timeoutMs,
         abortWithTimeout: () =>
-          controller.abort(new TimeoutError('timeout', `${tool.name} timed out after ${timeoutMs}ms`)),
+          signal.abort(new TimeoutError('timeout', `${tool.name} timed out after ${timeoutMs}ms`)),
       },
       decoded.value,
     );
   } finally {
-    outer?.removeEventListener('abort', forward);
+    signal.end();
   }
 }
 

@@ -38,6 +38,25 @@ export function settle<T>(
 ): Promise<Settled<Awaited<T>>> {
   const { signal, timeoutMs, onTimeout } = options;
   if (signal?.aborted) return Promise.resolve({ kind: 'aborted' });
+  let pending: PromiseLike<T> | T;
+  try {
+    pending = fn();
+  } catch (error) {
+    return Promise.resolve(signal?.aborted ? { kind: 'aborted' } : { kind: 'error', error });
+  }
+  // A synchronous result needs no listener and no timer (the common case: a validator or a plain function):
+  // nothing else can run before it, so only an abort made by `fn` itself can come first.
+  let thenable: boolean;
+  try {
+    thenable = isThenable(pending);
+  } catch (error) {
+    return Promise.resolve({ kind: 'error', error }); // a `then` getter that throws, as Promise.resolve says
+  }
+  if (!thenable) {
+    return Promise.resolve(
+      signal?.aborted ? { kind: 'aborted' } : { kind: 'value', value: pending as Awaited<T> },
+    );
+  }
   return new Promise((resolve) => {
     let done = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -49,6 +68,10 @@ export function settle<T>(
       resolve(outcome);
     };
     const onAbort = () => finish({ kind: 'aborted' });
+    if (signal?.aborted) {
+      onAbort();
+      return;
+    }
     signal?.addEventListener('abort', onAbort, { once: true });
     if (timeoutMs !== undefined) {
       timer = setTimeout(() => {
@@ -57,16 +80,17 @@ export function settle<T>(
         finish({ kind: 'timeout' });
       }, timeoutMs);
     }
-    let pending: PromiseLike<T> | T;
-    try {
-      pending = fn();
-    } catch (error) {
-      finish({ kind: 'error', error });
-      return;
-    }
     Promise.resolve(pending).then(
       (value) => finish({ kind: 'value', value: value as Awaited<T> }),
       (error: unknown) => finish({ kind: 'error', error }),
     );
   });
+}
+
+function isThenable<T>(value: PromiseLike<T> | T): value is PromiseLike<T> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }

@@ -37,4 +37,56 @@ describe('settle', () => {
     controller.abort();
     expect(await pending).toEqual({ kind: 'aborted' });
   });
+
+  it('adds no abort listener and starts no timer for a synchronous result', async () => {
+    vi.useFakeTimers();
+    try {
+      const controller = new AbortController();
+      const add = vi.spyOn(controller.signal, 'addEventListener');
+      const outcome = settle(() => 3, { signal: controller.signal, timeoutMs: 1_000 });
+      expect(vi.getTimerCount()).toBe(0);
+      expect(add).not.toHaveBeenCalled();
+      expect(await outcome).toEqual({ kind: 'value', value: 3 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('ends with aborted when a synchronous callback aborts the signal itself, then returns or throws', async () => {
+    const first = new AbortController();
+    const returned = settle(
+      () => {
+        first.abort();
+        return 1;
+      },
+      { signal: first.signal },
+    );
+    const second = new AbortController();
+    const thrown = settle(
+      () => {
+        second.abort();
+        throw new Error('x');
+      },
+      { signal: second.signal },
+    );
+    expect(await returned).toEqual({ kind: 'aborted' });
+    expect(await thrown).toEqual({ kind: 'aborted' });
+  });
+
+  it('turns a thenable whose then throws into an error outcome', async () => {
+    const error = new Error('bad then');
+    const throwing = {
+      // biome-ignore lint/suspicious/noThenProperty: a broken thenable is the point of this test.
+      then() {
+        throw error;
+      },
+    };
+    const getter = Object.defineProperty({}, 'then', {
+      get() {
+        throw error;
+      },
+    });
+    expect(await settle(() => throwing)).toEqual({ kind: 'error', error });
+    expect(await settle(() => getter)).toEqual({ kind: 'error', error });
+  });
 });

@@ -1,0 +1,77 @@
+/**
+ * `ctx.signal`, made when a tool first reads it. Most tools never do, and in Node an `AbortController` (an
+ * `EventTarget` with its own listener map) costs microseconds and hundreds of bytes per call; an abort that
+ * comes first is remembered and shows on the signal when it is made.
+ *
+ * @module
+ */
+
+/** The abort state of one call, and its `ctx.signal` on demand. */
+export class CallSignal {
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+  /** The caller's signal, forwarded while the call runs (see {@link CallSignal.end}). */
+  #outer: AbortSignal | undefined;
+  readonly #outerReason: () => unknown;
+  readonly #forward = () => this.abort(this.#outerReason());
+
+  /**
+   * @param outer - the caller's signal: its abort aborts this one while the call runs.
+   * @param outerReason - the reason to abort with when `outer` aborts.
+   */
+  constructor(outer: AbortSignal | undefined, outerReason: () => unknown) {
+    this.#outer = outer;
+    this.#outerReason = outerReason;
+  }
+
+  /** The signal, made on first read; already aborted if the call was. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      if (!this.#aborted && this.#outer?.aborted) this.abort(this.#outerReason());
+      if (this.#aborted) controller.abort(this.#reason);
+      else this.#outer?.addEventListener('abort', this.#forward, { once: true });
+    }
+    return this.#controller.signal;
+  }
+
+  /** Aborts with `reason` (the first abort wins). */
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+
+  /** The call is over: an abort of the caller's signal until now counts, later ones no longer do. */
+  end(): void {
+    const outer = this.#outer;
+    if (outer === undefined) return;
+    this.#outer = undefined;
+    if (outer.aborted) this.abort(this.#outerReason());
+    if (this.#controller !== undefined) outer.removeEventListener('abort', this.#forward);
+  }
+}
+
+const SLOT = Symbol('toolwire.callSignal');
+
+// One getter for every call: a getter written in an object literal is a new closure per call, which gives each
+// `ctx` a shape of its own (a slow, dictionary-mode object).
+const SIGNAL_PROPERTY: PropertyDescriptor = {
+  get(this: { [SLOT]: CallSignal }): AbortSignal {
+    return this[SLOT].signal;
+  },
+  set(this: object, value: unknown) {
+    Object.defineProperty(this, 'signal', { value, writable: true, enumerable: true, configurable: true });
+  },
+  enumerable: true,
+  configurable: true,
+};
+
+/** Gives `target` an enumerable `signal` property that reads `callSignal.signal` (made on first read). */
+export function defineSignal(target: object, callSignal: CallSignal): void {
+  Object.defineProperty(target, SLOT, { value: callSignal });
+  Object.defineProperty(target, 'signal', SIGNAL_PROPERTY);
+}

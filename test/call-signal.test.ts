@@ -1,0 +1,100 @@
+import { describe, expect, it, vi } from 'vitest';
+import { CallSignal, defineSignal } from '../src/call-signal';
+import { invokeTool, tool } from '../src/index';
+
+describe('CallSignal', () => {
+  it('makes no AbortController until the signal is read', () => {
+    let made = 0;
+    vi.stubGlobal(
+      'AbortController',
+      class extends AbortController {
+        constructor() {
+          super();
+          made += 1;
+        }
+      },
+    );
+    try {
+      const signal = new CallSignal(undefined, () => 'outer');
+      signal.abort('timeout');
+      signal.end();
+      expect(made).toBe(0);
+      expect(signal.signal.aborted).toBe(true);
+      expect(made).toBe(1);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('shows an abort made before the first read, with its reason; the first abort wins', () => {
+    const signal = new CallSignal(undefined, () => 'outer');
+    signal.abort('first');
+    signal.abort('second');
+    expect(signal.signal.aborted).toBe(true);
+    expect(signal.signal.reason).toBe('first');
+  });
+
+  it('fires abort on a signal already read when the caller aborts while the call runs', () => {
+    const outer = new AbortController();
+    const signal = new CallSignal(outer.signal, () => outer.signal.reason);
+    const seen: unknown[] = [];
+    signal.signal.addEventListener('abort', () => seen.push(signal.signal.reason));
+    outer.abort('cancelled by the service');
+    expect(seen).toEqual(['cancelled by the service']);
+  });
+
+  it('counts a caller abort during the call even when the signal is read only afterwards', () => {
+    const outer = new AbortController();
+    const signal = new CallSignal(outer.signal, () => outer.signal.reason);
+    outer.abort('cancelled');
+    signal.end();
+    expect(signal.signal.reason).toBe('cancelled');
+  });
+
+  it('ignores a caller abort after the call ended, read or not', () => {
+    const read = new AbortController();
+    const readSignal = new CallSignal(read.signal, () => 'cancelled');
+    expect(readSignal.signal.aborted).toBe(false);
+    readSignal.end();
+    read.abort();
+    expect(readSignal.signal.aborted).toBe(false);
+
+    const unread = new AbortController();
+    const unreadSignal = new CallSignal(unread.signal, () => 'cancelled');
+    unreadSignal.end();
+    unread.abort();
+    expect(unreadSignal.signal.aborted).toBe(false);
+  });
+
+  it('gives ctx an enumerable signal that spreads, can be reassigned, and aborts on a timeout', async () => {
+    const seen: Array<{ keys: string[]; copied: unknown; aborted: () => boolean }> = [];
+    const slow = tool({
+      name: 'slow',
+      description: 'Waits.',
+      timeoutMs: 5,
+      execute: (_input, ctx) => {
+        seen.push({ keys: Object.keys(ctx), copied: { ...ctx }.signal, aborted: () => ctx.signal.aborted });
+        return new Promise(() => {});
+      },
+    });
+    expect((await invokeTool(slow, {})).status).toBe('timeout');
+    const [call] = seen;
+    expect(call?.keys).toEqual([
+      'context',
+      'signal',
+      'callId',
+      'runId',
+      'toolName',
+      'approved',
+      'depth',
+      'idempotencyKey',
+    ]);
+    expect(call?.copied).toBeInstanceOf(AbortSignal);
+    expect(call?.aborted()).toBe(true);
+
+    const target: { signal?: unknown } = {};
+    defineSignal(target, new CallSignal(undefined, () => 'x'));
+    target.signal = 'replaced';
+    expect(target.signal).toBe('replaced');
+  });
+});
