@@ -137,6 +137,9 @@ class ProtocolLink implements Link {
         runId: 'bench-run',
         toolName: tool,
         arguments: tool === 'add' ? { a: seq, b: 1 } : {},
+        // As the stub sends them: the service's deadline (the client arms a timer for it) and the run depth.
+        deadlineMs: PROTOCOL_DEFAULTS.callDeadlineMs,
+        depth: 0,
       }),
     );
   }

@@ -7,7 +7,8 @@
  *
  * Flags: `--reps N`, `--quick` (1 repetition, short runs: a smoke test), `--only floor,toolwire`,
  * `--no-write` (do not write bench/results/latest.md), `--profile <subject>` (one CPU-profiled session of
- * that subject at 64 in flight; prints the hottest functions and keeps the .cpuprofile in bench/.profiles).
+ * that subject, 4 s at `--in-flight N`, default 64; prints the hottest functions and keeps the .cpuprofile
+ * in bench/.profiles).
  *
  * @module
  */
@@ -111,7 +112,7 @@ async function microSession(
   }
 }
 
-async function profile(spawnOptions: SpawnOptions, name: SubjectName): Promise<void> {
+async function profile(spawnOptions: SpawnOptions, name: SubjectName, inFlight: number): Promise<void> {
   const dir = `${ROOT}bench/.profiles`;
   mkdirSync(dir, { recursive: true });
   const before = new Set(readdirSync(dir));
@@ -120,8 +121,10 @@ async function profile(spawnOptions: SpawnOptions, name: SubjectName): Promise<v
   });
   try {
     await pair.load({ tool: 'add', inFlight: 64, durationMs: 1_000 });
-    const run = await pair.load({ tool: 'add', inFlight: 64, durationMs: 4_000 });
-    log(`${name} @64: ${Math.round(run.callsPerSecond)} calls/s, ${run.cpuUsPerCall.toFixed(1)} µs CPU/call`);
+    const run = await pair.load({ tool: 'add', inFlight, durationMs: 4_000 });
+    log(
+      `${name} @${inFlight}: ${Math.round(run.callsPerSecond)} calls/s, ${run.cpuUsPerCall.toFixed(1)} µs CPU/call`,
+    );
   } finally {
     await pair.close();
   }
@@ -137,7 +140,7 @@ async function main(): Promise<void> {
   const spawnOptions: SpawnOptions = { entries, cores };
   const profiled = option('profile') as SubjectName | undefined;
   if (profiled) {
-    await profile(spawnOptions, profiled);
+    await profile(spawnOptions, profiled, Number(option('in-flight') ?? 64));
     return;
   }
   const loadBefore = loadavg();
