@@ -44,7 +44,7 @@ export async function buildEntries(outDir: string = OUT_DIR): Promise<Record<Ent
     sourcemap: true,
     logLevel: 'warning',
   });
-  return Object.fromEntries(Object.keys(ENTRIES).map((name) => [name, `${OUT_DIR}/${name}.mjs`])) as Record<
+  return Object.fromEntries(Object.keys(ENTRIES).map((name) => [name, `${outDir}/${name}.mjs`])) as Record<
     EntryName,
     string
   >;
