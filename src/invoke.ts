@@ -107,21 +107,23 @@ export interface ToolCallResult {
 
 type Outcome = CallOutcome;
 
-/** Every key {@link InvokeOptions} has: any other is a usage error (`unknown_option`). */
-const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof InvokeOptions>([
-  'callId',
-  'runId',
-  'depth',
-  'context',
-  'signal',
-  'approved',
-  'rejectionReason',
-  'approve',
-  'timeoutMs',
-  'maxOutputBytes',
-  'onWidgetInvalid',
-  'extend',
-]);
+/** Every key {@link InvokeOptions} has (a `Record`, so that a new option cannot be forgotten here). */
+const OPTION_KEYS: Readonly<Record<keyof InvokeOptions, true>> = {
+  callId: true,
+  runId: true,
+  depth: true,
+  context: true,
+  signal: true,
+  approved: true,
+  rejectionReason: true,
+  approve: true,
+  timeoutMs: true,
+  maxOutputBytes: true,
+  onWidgetInvalid: true,
+  extend: true,
+};
+/** Any other key is a usage error (`unknown_option`). */
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set(Object.keys(OPTION_KEYS));
 /** Names from neighbouring APIs, and what they are called here. */
 const HINTS: Readonly<Record<string, keyof InvokeOptions>> = {
   timeout: 'timeoutMs',
