@@ -218,6 +218,10 @@ const SVG_WITH_SCRIPT = `data:image/svg+xml,${encodeURIComponent(
   '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20" onload="window.__pwned=1"><rect width="40" height="20" fill="#2563eb"/></svg>',
 )}`;
 
+// A 1×1 PNG: images are shown from https:, http: and base64 PNG/JPEG/GIF/WebP data: URLs only.
+const PNG_PIXEL =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
 function deepCard(levels: number): unknown {
   let widget: unknown = { type: 'Text', value: 'bottom' };
   for (let level = 0; level < levels; level++) widget = { type: 'Card', children: [widget] };
@@ -234,6 +238,7 @@ const BROKEN: Record<string, unknown> = {
   },
   too_deep: deepCard(40),
   not_an_object: 'just a string',
+  svg_image: { type: 'Image', url: SVG_WITH_SCRIPT, alt: 'svg' },
 };
 
 describe('widgets from any client', { timeout: BROWSER_TIMEOUT_MS }, () => {
@@ -292,7 +297,7 @@ describe('widgets from any client', { timeout: BROWSER_TIMEOUT_MS }, () => {
                 { label: 'b', value: 2 },
               ],
             },
-            { type: 'Image', url: SVG_WITH_SCRIPT, alt: HOSTILE },
+            { type: 'Image', url: PNG_PIXEL, alt: HOSTILE },
           ],
         },
       }),
@@ -328,10 +333,13 @@ describe('widgets from any client', { timeout: BROWSER_TIMEOUT_MS }, () => {
     expect(
       await page.locator('.thread img[src="x"], .thread script, .thread b, .thread i, .runs img').count(),
     ).toBe(0);
-    // The image is an <img> (an SVG's scripts never run there), with the hostile alt text as an attribute.
+    // The image is an <img>, with the hostile alt text as an attribute (an SVG image is refused: see below).
     const image = probe.locator('.w-image img');
     expect(await image.getAttribute('alt')).toBe(HOSTILE);
+    // Images load lazily: bring it into view, then wait for it to be decoded.
+    await image.scrollIntoViewIfNeeded();
     await page.waitForFunction(() => (document.querySelector('.w-image img') as HTMLImageElement).complete);
+    expect(await image.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1);
     expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
 
     // Charts are drawn by Chart.js on canvases of the box's size.
@@ -371,6 +379,7 @@ describe('widgets from any client', { timeout: BROWSER_TIMEOUT_MS }, () => {
       'none',
       'Card widget not shown — cards are nested more than 8 levels deep',
       'Widget not shown — (root): expected object',
+      'Image widget not shown — url: must be an https: or http: URL, or a data:image/(png|jpeg|gif|webp);base64, URL',
     ]);
     // A huge table is cut, under a notice saying so.
     const huge = broken.nth(2);
