@@ -364,7 +364,11 @@ describe('widgets from any client', { timeout: BROWSER_TIMEOUT_MS }, () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await page.locator('.run[data-status="completed"]').waitFor();
     const broken = page.locator('.call[data-tool="broken"]');
-    expect(await broken.count()).toBe(Object.keys(BROKEN).length);
+    // Every broken call, each with its result drawn (a completed run of an earlier test may be on screen first).
+    await expect.poll(() => broken.count(), { timeout: 10_000 }).toBe(Object.keys(BROKEN).length);
+    await expect
+      .poll(() => page.locator('.call[data-tool="broken"] .widget-error').count(), { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(Object.keys(BROKEN).length - 1);
     const boxes = await broken.evaluateAll((cards) =>
       cards.map((card) => {
         const box = card.querySelector('.widget-error:not(.widget-notice)');
