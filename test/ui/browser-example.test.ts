@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserExample } from '../../examples/browser/main';
+import { launchBrowser, type TestBrowser } from './browser';
+
+describe('examples/browser: the Client in a web page', { timeout: 60_000 }, () => {
+  let browser: TestBrowser;
+  let example: Awaited<ReturnType<typeof startBrowserExample>>;
+  beforeAll(async () => {
+    example = await startBrowserExample();
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await example?.close();
+  });
+
+  it('connects with the browser WebSocket, runs the page tools and shows the answer', async () => {
+    const page = await browser.page();
+    await page.goto(example.pageUrl);
+    await page.waitForSelector('body[data-done]');
+    expect(await page.getAttribute('body', 'data-done')).toBe('true');
+    const log = await page.locator('#log li').allTextContents();
+    expect(log[0]).toMatch(/^connected, session /);
+    expect(log.some((line) => /^page_title → ok \(\d+ ms\)$/.test(line))).toBe(true);
+    expect(log.some((line) => /^count_elements → ok \(\d+ ms\)$/.test(line))).toBe(true);
+    expect(log.at(-1)).toBe('answer: The page is titled "toolwire in a browser" and has 2 list items.');
+    expect(page.errors).toEqual([]);
+  });
+});
