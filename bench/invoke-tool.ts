@@ -108,6 +108,12 @@ export async function measureKind(kind: SchemaKindName, budgetMs: number) {
 
 if (process.send !== undefined && process.argv.includes('--micro')) {
   process.on('disconnect', () => process.exit(0));
-  serve(async (request) => measureKind(request.kind as SchemaKindName, Number(request.budgetMs)));
+  serve(async (request) => {
+    if (request.cmd === 'exit') {
+      setTimeout(() => process.exit(0), 10);
+      return {};
+    }
+    return measureKind(request.kind as SchemaKindName, Number(request.budgetMs));
+  });
   process.send({ id: 0, ready: true });
 }

@@ -19,6 +19,7 @@ export interface Figures {
   bundles: BundleSize[];
   heldCalls: number;
   memoryCalls: number;
+  memoryWarmupCalls: number;
 }
 
 /** Where and how the run was made. */
@@ -66,7 +67,13 @@ function rows(figures: Figures): Row[] {
     format: mb,
     memory: true,
   });
-  out.push({ label: `RSS growth over those calls, MB`, key: 'rss-growth', format: mb, memory: true });
+  out.push({ label: 'RSS growth over those calls, MB', key: 'rss-growth', format: mb, memory: true });
+  out.push({
+    label: 'heap + external growth over those calls, MB',
+    key: 'heap-growth',
+    format: mb,
+    memory: true,
+  });
   out.push({
     label: `RSS per call held in flight (${int(figures.heldCalls)} held), bytes`,
     key: 'held-rss',
@@ -197,10 +204,12 @@ toolwire is \`Client\` with default options (maxConcurrency 16: at 64 and 512 in
 queue) and zod 4 parameters. Socket.IO validates with the same zod schema and answers through the
 \`emitWithAck\` callback. MCP: the tool lives in the MCP server (the measured process) and the driver is an MCP
 \`Client\` over Streamable HTTP (JSON responses; HTTP/1.1 opens a socket per concurrent request, so "one
-connection" does not hold there). Memory: after 10,000 warm-up calls and a GC, ${int(figures.memoryCalls)} calls at 64 in flight,
+connection" does not hold there). Memory: after ${int(figures.memoryWarmupCalls)} warm-up calls (V8's young generation grows
+to its steady size under load) and a GC, ${int(figures.memoryCalls)} calls at 64 in flight,
 GC, then ${int(figures.heldCalls)} calls of a tool that awaits a promise (toolwire with maxConcurrency ${int(figures.heldCalls)}), GC;
 per-call bytes are the RSS (and heap) difference divided by the calls held. MCP is left out of the memory
-scenarios (—).
+scenarios (—). RSS after a GC still moves in steps of up to ~20 MB from run to run (V8 keeps pages it has
+committed until the process is idle); heap + external growth is the leak indicator.
 
 ## Client against the floor and the peers
 

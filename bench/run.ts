@@ -45,14 +45,18 @@ const only = option('only')?.split(',') as SubjectName[] | undefined;
 const subjects = SUBJECTS.filter((name) => !only || only.includes(name));
 const CONCURRENCIES = [1, 64, 512] as const;
 const WARMUP_MS = quick ? 300 : 700;
-const RUN_MS = quick ? 500 : 1_500;
+const RUN_MS = quick ? 500 : 1_200;
 const MEMORY_CALLS = quick ? 20_000 : 100_000;
 const HELD_CALLS = quick ? 2_000 : 10_000;
-const MICRO_BUDGET_MS = quick ? 200 : 500;
+/** Calls before the memory baseline: enough for V8's young generation to reach its steady size. */
+const MEMORY_WARMUP_CALLS = quick ? 10_000 : 30_000;
+const MICRO_BUDGET_MS = quick ? 200 : 400;
 /** MCP opens an HTTP request per call: 100,000 calls would take minutes, 10,000 held ones as many sockets. */
 const MEMORY_SUBJECTS = subjects.filter((name) => name !== 'mcp');
 
-const log = (message: string) => process.stderr.write(`${message}\n`);
+const began = performance.now();
+const log = (message: string) =>
+  process.stderr.write(`[${((performance.now() - began) / 1000).toFixed(1).padStart(5)} s] ${message}\n`);
 const rotate = <T>(items: readonly T[], by: number) => items.map((_, i) => items[(i + by) % items.length]!);
 
 async function throughputSession(pair: Pair, record: (key: string, value: number) => void): Promise<void> {
@@ -72,7 +76,7 @@ async function throughputSession(pair: Pair, record: (key: string, value: number
 }
 
 async function memorySession(pair: Pair, record: (key: string, value: number) => void): Promise<void> {
-  await pair.load({ tool: 'add', inFlight: 64, calls: 10_000 });
+  await pair.load({ tool: 'add', inFlight: 64, calls: MEMORY_WARMUP_CALLS });
   const base = await pair.mark(true);
   const run = await pair.load({ tool: 'add', inFlight: 64, calls: MEMORY_CALLS });
   if (run.errors > 0) throw new Error(`${pair.name}: ${run.errors} wrong results`);
@@ -85,6 +89,7 @@ async function memorySession(pair: Pair, record: (key: string, value: number) =>
   }
   record('rss-after', after.rss);
   record('rss-growth', after.rss - base.rss);
+  record('heap-growth', after.heapUsed + after.external - base.heapUsed - base.external);
   record('held-rss', (held.measured.rss - after.rss) / HELD_CALLS);
   record(
     'held-heap',
@@ -189,6 +194,7 @@ async function main(): Promise<void> {
     concurrencies: [...CONCURRENCIES],
     bundles,
     heldCalls: HELD_CALLS,
+    memoryWarmupCalls: MEMORY_WARMUP_CALLS,
     memoryCalls: MEMORY_CALLS,
   };
   const report = renderReport(figures, {
