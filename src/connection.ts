@@ -124,6 +124,11 @@ export class Connection {
    * @throws ConnectionError `unauthorized`, `unsupported_protocol`, `connect_timeout`, `unreachable` or `closed`.
    */
   connect(): Promise<Welcome> {
+    if (this.#state === 'closed') {
+      return Promise.reject(
+        new ConnectionError('closed', 'this client is closed; create a new Client to connect again'),
+      );
+    }
     if (this.#state !== 'idle') {
       return Promise.reject(
         new ConnectionError('already_connecting', `connect() called in state ${this.#state}`),
@@ -277,10 +282,17 @@ export class Connection {
     // Check four times per interval, so a dead peer is noticed between 2 and 2.25 intervals of silence.
     const tickMs = Math.max(1, Math.floor(intervalMs / 4));
     let sincePing = 0;
+    let lastTick = Date.now();
     this.#heartbeat = setInterval(() => {
       const transport = this.#transport;
       if (!transport) return;
-      if (Date.now() - this.#lastHeard > 2 * intervalMs) {
+      const now = Date.now();
+      const late = now - lastTick > 2 * tickMs;
+      lastTick = now;
+      // A late tick means this process was blocked (a synchronous tool, a long GC): frames from the service may
+      // be waiting unread in the socket. Node reads them after the timers, so judge silence on the next tick.
+      if (late) return;
+      if (now - this.#lastHeard > 2 * intervalMs) {
         this.#options.logger.warn({ intervalMs }, 'no frame from the service within two heartbeat intervals');
         transport.terminate();
         return;

@@ -302,6 +302,33 @@ describe('Client against the stub', () => {
     expect(await reconnected).toMatchObject({ resumed: true });
   });
 
+  it('does not take a blocked event loop (a synchronous tool) for a dead peer', async () => {
+    const spin = tool({
+      name: 'spin',
+      description: 'Blocks the event loop.',
+      execute: () => {
+        const until = Date.now() + 400;
+        while (Date.now() < until) {
+          // busy: no I/O is read meanwhile, not even the service's pongs
+        }
+        return 'spun';
+      },
+    });
+    const server = await stub({
+      heartbeatIntervalMs: 60_000,
+      model: scriptedModel([{ toolCalls: [{ name: 'spin' }] }, { text: 'done' }]),
+    });
+    const worker = client(server.url, { tools: [spin], heartbeatIntervalMs: 100 });
+    const drops: number[] = [];
+    worker.on('disconnected', ({ code }) => drops.push(code));
+    await worker.connect();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const result = await worker.run(new Agent({ name: 'A', instructions: '', tools: [spin] }), 'go');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(result.toolCalls[0]?.output).toBe('spun');
+    expect(drops).toEqual([]);
+  });
+
   it('drains on close: calls in flight finish and their results are acked before the socket closes', async () => {
     const started = deferred();
     const finished: string[] = [];
