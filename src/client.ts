@@ -273,7 +273,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   /**
    * Closes the client. With `drain` (the default) it stops taking calls, lets running ones finish (up to
    * `timeoutMs`, then aborts them with `cancelled` results), waits for the service to ack every result, then
-   * closes with code 1000. Never rejects.
+   * cancels on the service the runs this client started that are still going (their `run()` promises reject
+   * with `ConnectionError` `closed`) and closes with code 1000. Never rejects.
    */
   async close(options: CloseOptions = {}): Promise<void> {
     const { drain = true, timeoutMs = 30_000 } = options;
@@ -289,6 +290,9 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
     } else {
       this.#calls.abortAll('client closing');
     }
+    // Runs started here cannot go on without this client (their context lives here): cancel them on the service
+    // rather than leave them waiting for a session that will not come back.
+    this.#runs.cancelAll('the client that started the run closed');
     this.#connection.close();
   }
 

@@ -180,6 +180,13 @@ export class Runs {
     }
   }
 
+  /** Asks the service to cancel every run this client started that is still going (the client is closing). */
+  cancelAll(reason: string): void {
+    for (const run of this.#byRequest.values()) {
+      if (run.runId !== undefined) this.#send({ type: 'run_cancel', runId: run.runId, reason });
+    }
+  }
+
   /** Rejects every run (the client closed for good). */
   failAll(error: ConnectionError): void {
     for (const run of [...this.#byRequest.values()]) {

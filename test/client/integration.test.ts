@@ -342,7 +342,13 @@ describe('Client against the stub', () => {
         return 'finished';
       },
     });
-    const server = await stub({ model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'ok' }]) });
+    const server = await stub({
+      model: scriptedModel([
+        { toolCalls: [{ name: 'work' }] },
+        { toolCalls: [{ name: 'work' }] },
+        { text: 'ok' },
+      ]),
+    });
     const worker = client(server.url, { tools: [work] });
     await worker.connect();
     const runId = deferred<string>();
@@ -352,8 +358,10 @@ describe('Client against the stub', () => {
     await worker.close({ timeoutMs: 5_000 });
     expect(finished).toHaveLength(1);
     expect(worker.state).toBe('closed');
-    const transcript = server.runs.get(await runId.promise);
-    expect(transcript?.toolCalls[0]).toMatchObject({ status: 'ok', output: 'finished' });
+    const transcript = await server.runs.waitFor(await runId.promise);
+    expect(transcript.toolCalls[0]).toMatchObject({ status: 'ok', output: 'finished' });
+    // The run could not go on without its client: it was cancelled, not left waiting for the session.
+    expect(transcript.status).toBe('cancelled');
   });
 
   it('never lets the API key, the run context or a redact pattern cross the wire or reach a log line', async () => {
