@@ -29,6 +29,8 @@ export interface CallEvents {
     toolName: string;
     status: string;
     durationMs: number;
+    /** What the model reads (redacted). */
+    output: string;
   }): void;
   approvalRequested(request: ApprovalRequest): void;
   widgetInvalid(info: { toolName: string; callId: string; path: string; message: string }): void;
@@ -355,7 +357,15 @@ export class CallRunner {
       toolName: frame.toolName,
       status: result.status,
       durationMs,
+      output: resultFrame.output,
     });
+    if (result.status !== 'ok') {
+      // The model reads this text; the operator should see it too (already redacted).
+      this.#options.logger.warn(
+        { callId: frame.callId, runId: frame.runId, toolName: frame.toolName, status: result.status },
+        resultFrame.output,
+      );
+    }
     this.flush();
     // A cancelled queued call finishes without having had a slot of its own: start another only when one is free.
     while (this.#running < this.#options.maxConcurrency) {

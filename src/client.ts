@@ -35,8 +35,11 @@ export interface ClientEvents {
   reconnecting: [info: { attempt: number; delayMs: number }];
   /** A call started executing. */
   tool_call: [info: ToolCallEvent];
-  /** A call finished; its result is in the outbox until the service acks it. */
-  tool_result: [info: ToolCallEvent & { status: string; durationMs: number }];
+  /**
+   * A call finished; its result is in the outbox until the service acks it. `output` is what the model reads
+   * (redacted); a result that is not `ok` is also logged at `warn`.
+   */
+  tool_result: [info: ToolCallEvent & { status: string; durationMs: number; output: string }];
   /** A call needs a human decision; nothing runs until it arrives. */
   approval_requested: [request: ApprovalRequest];
   /** A widget failed validation or was too large, and was dropped (the model still got the data). */

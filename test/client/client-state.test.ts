@@ -224,6 +224,37 @@ describe('Client tool calls (msw)', () => {
     expect(await result).toMatchObject({ callId: 'c2', status: 'invalid_arguments' });
   });
 
+  it('tells the operator about a failed call: the tool_result event carries the output, and it is logged', async () => {
+    const warnings: string[] = [];
+    const logger = {
+      debug() {},
+      info() {},
+      warn: (_: object, message: string) => warnings.push(message),
+      error() {},
+    };
+    const boom = tool({
+      name: 'boom',
+      description: 'Fails.',
+      execute: () => {
+        throw new Error('kaboom at db layer');
+      },
+    });
+    const client = makeClient({ tools: [boom], logger });
+    const opened = service.nextConnection();
+    const connecting = client.connect();
+    const connection = await opened;
+    await connection.next('hello');
+    connection.send(welcome());
+    await connecting;
+    const events: unknown[] = [];
+    client.on('tool_result', ({ status, output }) => events.push({ status, output }));
+    const result = connection.next('tool_result');
+    connection.send({ type: 'tool_call', callId: 'b1', runId: 'r1', toolName: 'boom', arguments: {} });
+    await result;
+    expect(events).toEqual([{ status: 'error', output: 'Error running boom: kaboom at db layer' }]);
+    expect(warnings).toContain('Error running boom: kaboom at db layer');
+  });
+
   it('answers an unknown tool with unknown_tool listing the tools', async () => {
     const { connection } = await connected();
     const result = connection.next('tool_result');
