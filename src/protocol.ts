@@ -9,6 +9,7 @@
  * @module
  */
 import { z } from 'zod/mini';
+import { utf8Length } from './utf8';
 
 /** Protocol version carried in `hello.protocol`. */
 export const PROTOCOL_VERSION = 1;
@@ -387,19 +388,4 @@ export function encodeFrame(frame: ClientFrame | ServiceFrame): string {
 }
 
 /** UTF-8 length of a string in bytes, without allocating (lone surrogates count as U+FFFD, 3 bytes). */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
-}
+export { utf8Length } from './utf8';

@@ -30,6 +30,18 @@ function makeClient(extra: Partial<ConstructorParameters<typeof Client>[0]> = {}
   return client;
 }
 
+/** A client connected to the fake service, and the service's side of its connection. */
+async function connected(extra: Partial<ConstructorParameters<typeof Client>[0]> = {}) {
+  const client = makeClient(extra);
+  const opened = service.nextConnection();
+  const connecting = client.connect();
+  const connection = await opened;
+  await connection.next('hello');
+  connection.send(welcome());
+  await connecting;
+  return { client, connection };
+}
+
 describe('Client connection states', () => {
   it('sends hello with the tools, and the key where headers are impossible, and resolves on welcome', async () => {
     // A WHATWG WebSocket (as in browsers) has no `terminate` and cannot send an Authorization header.
@@ -149,17 +161,6 @@ describe('Client connection states', () => {
 });
 
 describe('Client tool calls (msw)', () => {
-  async function connected() {
-    const client = makeClient();
-    const opened = service.nextConnection();
-    const connecting = client.connect();
-    const connection = await opened;
-    await connection.next('hello');
-    connection.send(welcome());
-    await connecting;
-    return { client, connection };
-  }
-
   it('runs a call, holds the result until ack, and answers a re-delivery from the outbox without re-running', async () => {
     const { client, connection } = await connected();
     const events: string[] = [];
@@ -239,13 +240,7 @@ describe('Client tool calls (msw)', () => {
         throw new Error('kaboom at db layer');
       },
     });
-    const client = makeClient({ tools: [boom], logger });
-    const opened = service.nextConnection();
-    const connecting = client.connect();
-    const connection = await opened;
-    await connection.next('hello');
-    connection.send(welcome());
-    await connecting;
+    const { client, connection } = await connected({ tools: [boom], logger });
     const events: unknown[] = [];
     client.on('tool_result', ({ status, output }) => events.push({ status, output }));
     const result = connection.next('tool_result');
@@ -268,17 +263,6 @@ describe('Client tool calls (msw)', () => {
 });
 
 describe('Client tools and events (msw)', () => {
-  async function connected(extra: Partial<ConstructorParameters<typeof Client>[0]> = {}) {
-    const client = makeClient(extra);
-    const opened = service.nextConnection();
-    const connecting = client.connect();
-    const connection = await opened;
-    await connection.next('hello');
-    connection.send(welcome());
-    await connecting;
-    return { client, connection };
-  }
-
   it('announces a tool added or removed while connected with tools_update', async () => {
     const { client, connection } = await connected();
     const added = connection.next('tools_update');
