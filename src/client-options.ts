@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import type { Approver } from './calls';
 import type { ReconnectOptions } from './connection';
 import { ToolDefinitionError } from './errors';

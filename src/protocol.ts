@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { utf8Length } from './utf8';
 
 /** Protocol version carried in `hello.protocol`. */
