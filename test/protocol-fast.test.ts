@@ -1,0 +1,69 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { fastServiceFrame, serviceFrameSchema } from '../src/protocol';
+
+const anyValue = fc.oneof(
+  fc.string({ maxLength: 300 }),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constant(-1),
+  fc.constant(2 ** 53),
+  fc.constant(''),
+  fc.jsonValue({ maxDepth: 2 }),
+);
+const candidate = fc.record(
+  {
+    type: fc.constantFrom('tool_call', 'ack'),
+    callId: anyValue,
+    runId: anyValue,
+    toolName: anyValue,
+    arguments: fc.jsonValue({ maxDepth: 3 }),
+    approved: anyValue,
+    reason: anyValue,
+    deadlineMs: anyValue,
+    depth: anyValue,
+    extra: anyValue,
+  },
+  { requiredKeys: ['type'] },
+);
+
+describe('fastServiceFrame', () => {
+  it('accepts only frames the schema accepts, and returns exactly what the schema returns', () => {
+    fc.assert(
+      fc.property(candidate, (value) => {
+        const fast = fastServiceFrame(value.type, value as Record<string, unknown>);
+        const parsed = serviceFrameSchema.safeParse(value);
+        if (fast !== undefined) {
+          expect(parsed.success).toBe(true);
+          expect(fast).toEqual(parsed.data);
+        }
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('takes the common frames of a call', () => {
+    expect(fastServiceFrame('ack', { type: 'ack', callId: 'c1' })).toEqual({ type: 'ack', callId: 'c1' });
+    expect(
+      fastServiceFrame('tool_call', {
+        type: 'tool_call',
+        callId: 'c1',
+        runId: 'r1',
+        toolName: 'add',
+        arguments: '{"a":1}',
+        deadlineMs: 120_000,
+        depth: 0,
+      }),
+    ).toEqual({
+      type: 'tool_call',
+      callId: 'c1',
+      runId: 'r1',
+      toolName: 'add',
+      arguments: '{"a":1}',
+      deadlineMs: 120_000,
+      depth: 0,
+    });
+  });
+});
