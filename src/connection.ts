@@ -18,7 +18,13 @@ import {
   utf8Length,
 } from './protocol';
 import { MAX_TIMEOUT_MS } from './tool';
-import { openTransport, resolveWebSocket, type Transport, type WebSocketConstructor } from './transport';
+import {
+  canSendHeaders,
+  openTransport,
+  resolveWebSocket,
+  type Transport,
+  type WebSocketConstructor,
+} from './transport';
 
 /** The connection's state. Leaving a state cleans up what it owned (timers, sockets). */
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'draining' | 'closed';
@@ -219,8 +225,7 @@ export class Connection {
     const hello: FrameOf<ClientFrame, 'hello'> = { type: 'hello', ...this.#options.hello() };
     if (this.#sessionId !== undefined) hello.sessionId = this.#sessionId;
     // Browsers cannot set headers on the upgrade request: the key travels in `hello` there.
-    if (typeof (ctor.prototype as { terminate?: unknown }).terminate !== 'function')
-      hello.apiKey = this.#options.apiKey;
+    if (!canSendHeaders(ctor)) hello.apiKey = this.#options.apiKey;
     this.#lastHeard = Date.now();
     const text = encodeFrame(hello);
     const size = utf8Length(text);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, agentDefinitionForTests, tool } from './agent-helpers';
+import { agentDefinition } from '../src/agent';
+import { Agent, tool } from '../src/index';
 
 describe('Agent options', () => {
   it('refuses an unknown option, naming it', () => {
@@ -18,7 +19,7 @@ describe('Agent options', () => {
 
   it('announces outputType as the JSON Schema of its input side', () => {
     const agent = new Agent({ name: 'A', instructions: '', outputType: z.object({ score: z.number() }) });
-    expect(agentDefinitionForTests(agent).outputSchema).toEqual({
+    expect(agentDefinition(agent).outputSchema).toEqual({
       type: 'object',
       properties: { score: { type: 'number' } },
       required: ['score'],

@@ -11,6 +11,7 @@ import {
   openAIChatModel,
   type StubServer,
   scriptedModel,
+  silentLogger,
   startStubServer,
 } from 'toolwire/server-stub';
 import { openDatabase } from './db';
@@ -85,7 +86,7 @@ export async function main(
   }
   let stub: StubServer | undefined;
   if (!remote) {
-    stub = await startStubServer({ apiKeys: ['demo-key'], model, port: port ?? 0, logger: quietLogger });
+    stub = await startStubServer({ apiKeys: ['demo-key'], model, port: port ?? 0, logger: silentLogger });
   }
   const url = remote ?? stub!.url;
   const apiKey = remote ? process.env.TOOLWIRE_API_KEY : 'demo-key';
@@ -236,8 +237,6 @@ async function decide(
     prompt.close();
   }
 }
-
-const quietLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   main(process.argv.slice(2)).then(

@@ -5,7 +5,7 @@
  */
 import pc from 'picocolors';
 import { type Agent, type AgentDefinition, Client, type Tool } from 'toolwire';
-import { type Model, type StubServer, startStubServer } from 'toolwire/server-stub';
+import { type Model, type StubServer, silentLogger, startStubServer } from 'toolwire/server-stub';
 import type { DemoContext } from './tools';
 
 /** What {@link startDemoUi} needs. */
@@ -44,7 +44,7 @@ export async function startDemoUi(options: DemoUiOptions): Promise<DemoUi> {
     model: options.model,
     port: options.port,
     agents: options.agents.map(definitionOf),
-    logger: quietLogger,
+    logger: silentLogger,
   });
   const client = new Client({
     url: stub.url,
@@ -89,5 +89,3 @@ function definitionOf(agent: Agent): AgentDefinition {
     ...(agent.model === undefined ? {} : { model: agent.model }),
   };
 }
-
-const quietLogger = { debug() {}, info() {}, warn() {}, error() {} };

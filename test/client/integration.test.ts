@@ -256,30 +256,33 @@ describe('Client against the stub', () => {
     await expect.poll(() => worker.stats.unacked).toBe(0);
   });
 
-  it('answers a call re-delivered after it finished from the outbox when the ack was lost', async () => {
+  it('answers a call re-delivered after it finished from the outbox, without running it again', async () => {
     let executions = 0;
+    let proxy!: TcpProxy;
     const once = tool({
       name: 'once',
       description: 'Counts executions.',
       execute: () => {
         executions += 1;
+        // From now on nothing this client writes reaches the service: the result stays in the outbox, and
+        // after the reconnect the service re-delivers the call it never got an answer for.
+        proxy.blackhole(true, 'up');
         return 'ran';
       },
     });
     const server = await stub({ model: scriptedModel([{ toolCalls: [{ name: 'once' }] }, { text: 'ok' }]) });
-    const proxy = await proxyTo(server);
+    proxy = await proxyTo(server);
     const worker = client(proxy.url, { tools: [once] });
     await worker.connect();
-    // Blackhole before the call: the result is written into the void and never acked.
-    const called = new Promise((resolve) => worker.once('tool_result', resolve));
+    const answered = new Promise((resolve) => worker.once('tool_result', resolve));
     const running = worker.run(new Agent({ name: 'A', instructions: '', tools: [once] }), 'go');
-    await called;
-    proxy.blackhole(true);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await answered;
+    expect(worker.stats.unacked).toBe(1);
     proxy.dropAll();
-    proxy.blackhole(false);
+    proxy.blackhole(false, 'up');
     const result = await running;
     expect(result.finalOutput).toBe('ok');
+    expect(result.toolCalls).toMatchObject([{ toolName: 'once', status: 'ok', output: 'ran' }]);
     expect(executions).toBe(1);
   });
 
@@ -292,11 +295,9 @@ describe('Client against the stub', () => {
     const reconnected = new Promise<{ resumed: boolean }>((resolve) =>
       worker.on('connected', (info) => info.resumed && resolve(info)),
     );
-    const silentSince = Date.now();
     proxy.blackhole(true);
+    // How long detection takes is measured in test/fault/heartbeat.test.ts (fake timers), not asserted here.
     expect((await disconnected).code).toBe(4008);
-    const detectedAfterMs = Date.now() - silentSince;
-    expect(detectedAfterMs).toBeGreaterThanOrEqual(80);
     proxy.blackhole(false);
     proxy.dropAll();
     expect(await reconnected).toMatchObject({ resumed: true });

@@ -1,2 +1,0 @@
-export { agentDefinition as agentDefinitionForTests } from '../src/agent';
-export { Agent, tool } from '../src/index';
