@@ -69,13 +69,13 @@ export const DEFAULT_MAX_DEPTH = 5;
 /** @internal Key under which the client gives a tool call the ability to start a nested run. */
 export const NESTED_RUN: unique symbol = Symbol('toolwire.nestedRun');
 
-type NestedRun = (
+/** Starts `agent` as a nested run of the call `ctx` belongs to (sharing its context, ended by its signal). */
+export type NestedRun = (
   // biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output type.
   agent: Agent<any>,
   input: string,
   maxTurns: number | undefined,
-  signal: AbortSignal,
-  context: unknown,
+  ctx: ToolContext,
 ) => Promise<RunResult>;
 
 /**
@@ -230,7 +230,7 @@ export class Agent<O extends ToolParameters | undefined = undefined> {
             `agents are nested ${ctx.depth} deep, at the limit of ${maxDepth}; not starting ${agent.name}`,
           );
         }
-        const result = await run(agent, input, options.maxTurns, ctx.signal, ctx.context);
+        const result = await run(agent, input, options.maxTurns, ctx);
         if (options.outputExtractor) return options.outputExtractor(result);
         return typeof result.finalOutput === 'string'
           ? result.finalOutput

@@ -3,9 +3,11 @@
  *
  * @module
  */
-import type { ApprovalDecision, InvokeOptions } from './invoke';
+import type { ApprovalDecision } from './invoke';
+import { andThen, type MaybePromise } from './maybe';
 import { approvalFailedText, cancelledText, declinedText, errorText, noApproverText } from './model-text';
 import { serializeOutput, thrownMessage } from './output';
+import type { CallOptions } from './run-call';
 import { type Settled, settle } from './settle';
 import type { ToolContext, ToolInternals } from './tool';
 
@@ -16,7 +18,7 @@ export type ApprovalOutcome =
   | { go: false; status: 'timeout' };
 
 /** Runs a callback of the tool's under the call's time budget and signal (see src/run-call.ts). */
-export type TimedRunner = <T>(fn: () => T | PromiseLike<T>) => Promise<Settled<Awaited<T>>>;
+export type TimedRunner = <T>(fn: () => T | PromiseLike<T>) => MaybePromise<Settled<Awaited<T>>>;
 
 /** At most this many characters of an approver's unusable answer are quoted in the model's text. */
 const MAX_SHOWN_ANSWER = 100;
@@ -50,48 +52,59 @@ function showAnswer(answer: unknown): string {
  * (the approver returned <answer> instead of true, false or { approved: boolean }).`, the answer quoted as JSON
  * and cut to 100 characters.
  */
-export async function decideApproval(
+export function decideApproval(
   internals: ToolInternals,
   ctx: ToolContext,
   input: unknown,
-  options: InvokeOptions,
+  options: CallOptions,
   timed: TimedRunner,
-): Promise<ApprovalOutcome> {
+): MaybePromise<ApprovalOutcome> {
   const name = ctx.toolName;
-  const signal = options.signal;
-  const cancelled = { go: false, status: 'cancelled', output: cancelledText(name) } as const;
   if (options.approved === true) return { go: true, approved: true };
   if (options.approved === false)
     return { go: false, status: 'rejected', output: declinedText(name, options.rejectionReason) };
 
   const { needsApproval } = internals;
-  let needed = needsApproval === true;
-  if (typeof needsApproval === 'function') {
-    const outcome = await timed(() => needsApproval(ctx, input));
-    if (outcome.kind === 'aborted') return cancelled;
-    if (outcome.kind === 'timeout') return { go: false, status: 'timeout' };
-    if (outcome.kind === 'error')
-      return { go: false, status: 'error', output: errorText(name, thrownMessage(outcome.error)) };
-    // Fail safe: anything truthy asks for approval.
-    needed = outcome.kind === 'value' && Boolean(outcome.value);
+  if (typeof needsApproval !== 'function') {
+    return needsApproval === true ? ask(ctx, input, options) : { go: true, approved: false };
   }
-  if (!needed) return { go: true, approved: false };
+  return andThen(
+    timed(() => needsApproval(ctx, input)),
+    (outcome): MaybePromise<ApprovalOutcome> => {
+      if (outcome.kind === 'aborted') return { go: false, status: 'cancelled', output: cancelledText(name) };
+      if (outcome.kind === 'timeout') return { go: false, status: 'timeout' };
+      if (outcome.kind === 'error')
+        return { go: false, status: 'error', output: errorText(name, thrownMessage(outcome.error)) };
+      // Fail safe: anything truthy asks for approval.
+      return outcome.value ? ask(ctx, input, options) : { go: true, approved: false };
+    },
+  );
+}
+
+/** Asks `options.approve`, without a time limit; `options.signal` ends the wait. */
+function ask(ctx: ToolContext, input: unknown, options: CallOptions): MaybePromise<ApprovalOutcome> {
+  const name = ctx.toolName;
   const approve = options.approve;
   if (approve === undefined) return { go: false, status: 'rejected', output: noApproverText(name) };
-
+  const { signal } = options;
   const request = { callId: ctx.callId, runId: ctx.runId, toolName: name, input };
-  const outcome = await settle<ApprovalDecision>(() => approve(request), { signal });
-  if (outcome.kind === 'aborted' || signal?.aborted) return cancelled;
-  if (outcome.kind === 'error') {
-    const message = thrownMessage(outcome.error, 'the approver');
-    return { go: false, status: 'rejected', output: approvalFailedText(name, message) };
-  }
-  const answer = outcome.kind === 'value' ? outcome.value : undefined;
-  const decision = normalise(answer);
-  if (decision === undefined) {
-    const message = `the approver returned ${showAnswer(answer)} instead of true, false or { approved: boolean }`;
-    return { go: false, status: 'rejected', output: approvalFailedText(name, message) };
-  }
-  if (decision.approved) return { go: true, approved: true };
-  return { go: false, status: 'rejected', output: declinedText(name, decision.reason) };
+  return andThen(
+    settle<ApprovalDecision>(() => approve(request), { signal }),
+    (outcome): ApprovalOutcome => {
+      if (outcome.kind === 'aborted' || signal?.aborted)
+        return { go: false, status: 'cancelled', output: cancelledText(name) };
+      if (outcome.kind === 'error') {
+        const message = thrownMessage(outcome.error, 'the approver');
+        return { go: false, status: 'rejected', output: approvalFailedText(name, message) };
+      }
+      const answer = outcome.kind === 'value' ? outcome.value : undefined;
+      const decision = normalise(answer);
+      if (decision === undefined) {
+        const message = `the approver returned ${showAnswer(answer)} instead of true, false or { approved: boolean }`;
+        return { go: false, status: 'rejected', output: approvalFailedText(name, message) };
+      }
+      if (decision.approved) return { go: true, approved: true };
+      return { go: false, status: 'rejected', output: declinedText(name, decision.reason) };
+    },
+  );
 }

@@ -7,11 +7,12 @@
  *
  * @module
  */
+import { Cancellation } from './call-signal';
 import type { ApprovalDecision, ApprovalRequest, ToolCallResult } from './invoke';
 import type { Logger, Redactor } from './logger';
 import { thrownMessage, toWellFormed, truncateJsonString } from './output';
 import { type ClientFrame, encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from './protocol';
-import type { ToolRegistry } from './registry';
+import { startByName, type ToolRegistry } from './registry';
 import { MAX_TIMEOUT_MS } from './tool';
 
 type ToolCallFrame = FrameOf<ServiceFrame, 'tool_call'>;
@@ -51,8 +52,8 @@ export interface CallRunnerOptions {
   contextFor(call: ToolCallFrame): unknown;
   /** Local approver (`onApproval`); when absent, approval is asked of the service. */
   onApproval: Approver | undefined;
-  /** Extra fields for `ctx` (e.g. the nested-run capability). */
-  extend(call: ToolCallFrame): Record<PropertyKey, unknown>;
+  /** Extra fields for every call's `ctx` (e.g. the nested-run capability). */
+  extend: Readonly<Record<PropertyKey, unknown>>;
   redactor: Redactor;
   logger: Logger;
   events: CallEvents;
@@ -60,7 +61,8 @@ export interface CallRunnerOptions {
 
 interface Execution {
   frame: ToolCallFrame;
-  controller: AbortController;
+  /** Aborts `ctx.signal` (a `cancel` from the service, the deadline, `close()`). */
+  cancellation: Cancellation;
   state: 'queued' | 'running';
   approval: ((decision: ApprovalDecision) => void) | undefined;
   approvalFrame: FrameOf<ClientFrame, 'approval_request'> | undefined;
@@ -95,6 +97,8 @@ export class CallRunner {
   #generation = 0;
   #accepting = true;
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Some outbox entry may not be written on the current socket yet (a flush stopped early). */
+  #backlog = false;
   #idleWaiters: Array<() => void> = [];
 
   constructor(options: CallRunnerOptions) {
@@ -163,7 +167,7 @@ export class CallRunner {
     }
     const created: Execution = {
       frame,
-      controller: new AbortController(),
+      cancellation: new Cancellation(),
       state: 'queued',
       approval: undefined,
       approvalFrame: undefined,
@@ -180,7 +184,7 @@ export class CallRunner {
   cancel(callId: string, reason: string): void {
     const execution = this.#executions.get(callId);
     if (!execution) return;
-    execution.controller.abort(reason);
+    execution.cancellation.abort(reason);
     if (execution.state === 'queued') {
       this.#queue.splice(this.#queue.indexOf(execution), 1);
       this.#start(execution);
@@ -219,18 +223,26 @@ export class CallRunner {
   /** Writes outbox entries not yet written on the current socket, while the socket's buffer has room. */
   flush(): void {
     if (this.#flushTimer !== undefined) return;
+    this.#backlog = true;
     for (const entry of this.#outbox.values()) {
       if (entry.sentOn === this.#generation) continue;
-      if (!this.#options.writable()) return;
-      if (this.#options.bufferedAmount() > this.#options.highWaterMarkBytes) {
-        this.#flushTimer = setTimeout(() => {
-          this.#flushTimer = undefined;
-          this.flush();
-        }, 5);
-        return;
-      }
-      if (this.#options.send(entry.frame)) entry.sentOn = this.#generation;
+      if (!this.#write(entry)) return;
     }
+    this.#backlog = false;
+  }
+
+  /** Writes one outbox entry if the socket can take it now; `false` when it cannot (a flush retries later). */
+  #write(entry: { frame: ToolResultFrame; sentOn: number }): boolean {
+    if (!this.#options.writable()) return false;
+    if (this.#options.bufferedAmount() > this.#options.highWaterMarkBytes) {
+      this.#flushTimer ??= setTimeout(() => {
+        this.#flushTimer = undefined;
+        this.flush();
+      }, 5);
+      return false;
+    }
+    if (this.#options.send(entry.frame)) entry.sentOn = this.#generation;
+    return true;
   }
 
   /** Stops taking new calls; they are answered with a retryable busy result. */
@@ -286,32 +298,43 @@ export class CallRunner {
 
   #invoke(execution: Execution, context: unknown, started: number): void {
     const { frame } = execution;
-    this.#options.registry
-      .invoke(frame.toolName, frame.arguments, {
-        callId: frame.callId,
-        runId: frame.runId,
-        depth: frame.depth ?? 0,
-        context,
-        signal: execution.controller.signal,
-        ...(frame.approved === undefined ? {} : { approved: frame.approved }),
-        ...(frame.reason === undefined ? {} : { rejectionReason: frame.reason }),
-        approve: (request) => this.#approve(execution, request),
-        onWidgetInvalid: (info) => this.#options.events.widgetInvalid(info),
-        extend: this.#options.extend(frame),
-      })
-      .then(
-        (result) => this.#finish(execution, result, started),
-        (error: unknown) => {
-          // invokeTool never rejects by contract; if it ever does, the call still gets an answer.
-          this.#options.logger.error({ callId: frame.callId, error }, 'invokeTool rejected');
-          this.#finish(
-            execution,
-            { status: 'error', output: `Error running ${frame.toolName}`, durationMs: 0 },
-            started,
-          );
-        },
-      );
+    // A call whose steps are all synchronous (zod validation, a plain `execute`) ends here, in this turn.
+    const result = startByName(this.#options.registry, frame.toolName, frame.arguments, {
+      callId: frame.callId,
+      runId: frame.runId,
+      depth: frame.depth ?? 0,
+      context,
+      signal: execution.cancellation,
+      approved: frame.approved,
+      rejectionReason: frame.reason,
+      approve: (request) => this.#approve(execution, request),
+      onWidgetInvalid: this.#onWidgetInvalid,
+      extend: this.#options.extend,
+    });
+    if (!(result instanceof Promise)) {
+      this.#finish(execution, result, started);
+      return;
+    }
+    result.then(
+      (settled) => this.#finish(execution, settled, started),
+      (error: unknown) => {
+        // startByName never rejects by contract; if it ever does, the call still gets an answer.
+        this.#options.logger.error({ callId: frame.callId, error }, 'invokeTool rejected');
+        this.#finish(
+          execution,
+          { status: 'error', output: `Error running ${frame.toolName}`, durationMs: 0 },
+          started,
+        );
+      },
+    );
   }
+
+  readonly #onWidgetInvalid = (info: {
+    toolName: string;
+    callId: string;
+    path: string;
+    message: string;
+  }): void => this.#options.events.widgetInvalid(info);
 
   #approve(execution: Execution, request: ApprovalRequest): ApprovalDecision | Promise<ApprovalDecision> {
     this.#options.events.approvalRequested(request);
@@ -350,7 +373,8 @@ export class CallRunner {
     this.#remember(frame.callId);
     const durationMs = Math.max(0, Date.now() - started);
     const resultFrame = this.#resultFrame(frame, result, durationMs);
-    this.#outbox.set(frame.callId, { frame: resultFrame, sentOn: -1 });
+    const entry = { frame: resultFrame, sentOn: -1 };
+    this.#outbox.set(frame.callId, entry);
     this.#options.events.toolResult({
       callId: frame.callId,
       runId: frame.runId,
@@ -366,7 +390,8 @@ export class CallRunner {
         resultFrame.output,
       );
     }
-    this.flush();
+    // Nothing older waits to be written: write this one alone rather than walk the outbox.
+    if (this.#backlog || this.#flushTimer !== undefined || !this.#write(entry)) this.flush();
     // A cancelled queued call finishes without having had a slot of its own: start another only when one is free.
     while (this.#running < this.#options.maxConcurrency) {
       const next = this.#queue.shift();

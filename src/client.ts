@@ -5,7 +5,7 @@
  * @module
  */
 import { EventEmitter } from 'eventemitter3';
-import { Agent, agentDefinition, NESTED_RUN } from './agent';
+import { Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
 import { CallRunner } from './calls';
 import { type CallInfo, type ClientOptions, resolveClientOptions } from './client-options';
 import { Connection, type ConnectionState } from './connection';
@@ -142,6 +142,18 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       (event) => this.#onRunEvent(event),
       () => this.#connection.maxPayloadBytes,
     );
+    // One function for every call (the call is read from its ctx), not a closure per call.
+    const nestedRun: NestedRun = (agent, input, maxTurns, ctx) => {
+      this.#calls.park(ctx.callId);
+      // The nested run shares the calling run's context (what the calling tool got as ctx.context).
+      return this.#startRun(agent, input, {
+        context: ctx.context,
+        signal: ctx.signal,
+        maxTurns,
+        parentRunId: ctx.runId,
+        parentCallId: ctx.callId,
+      });
+    };
     this.#calls = new CallRunner({
       registry: this.#registry,
       maxConcurrency: resolved.maxConcurrency,
@@ -153,26 +165,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       maxPayloadBytes: () => this.#connection.maxPayloadBytes,
       contextFor: (call) => this.#contextFor(call),
       onApproval: options.onApproval,
-      extend: (call) => ({
-        [NESTED_RUN]: (
-          // biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output type.
-          agent: Agent<any>,
-          input: string,
-          maxTurns: number | undefined,
-          signal: AbortSignal,
-          context: unknown,
-        ) => {
-          this.#calls.park(call.callId);
-          // The nested run shares the calling run's context (what the calling tool got as ctx.context).
-          return this.#startRun(agent, input, {
-            context,
-            signal,
-            maxTurns,
-            parentRunId: call.runId,
-            parentCallId: call.callId,
-          });
-        },
-      }),
+      extend: { [NESTED_RUN]: nestedRun },
       redactor,
       logger,
       events: {

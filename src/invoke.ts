@@ -10,10 +10,11 @@
 import { decodeArguments } from './arguments';
 import { CallSignal, defineSignal } from './call-signal';
 import { AbortError, TimeoutError, ToolDefinitionError } from './errors';
+import type { MaybePromise } from './maybe';
 import { cancelledText, errorText, notJsonText, notObjectText } from './model-text';
 import { toWellFormed, truncateUtf8 } from './output';
 import type { ToolCallStatus } from './protocol';
-import { type CallOutcome, runCall } from './run-call';
+import { type CallOptions, type CallOutcome, runCall } from './run-call';
 import { MAX_TIMEOUT_MS, type Tool, type ToolContext, toolInternals } from './tool';
 import type { Widget } from './widget';
 
@@ -183,7 +184,7 @@ function idempotencyKeyFor(callId: string): (scope?: string) => string {
   };
 }
 
-function makeContext<C>(tool: Tool, options: InvokeOptions<C>, signal: CallSignal): ToolContext<C> {
+function makeContext<C>(tool: Tool, options: CallOptions, signal: CallSignal): ToolContext<C> {
   const ctx = { context: options.context as C } as ToolContext<C>;
   defineSignal(ctx, signal);
   ctx.callId = options.callId ?? randomId();
@@ -204,7 +205,7 @@ function makeContext<C>(tool: Tool, options: InvokeOptions<C>, signal: CallSigna
   return ctx;
 }
 
-async function run<C>(tool: Tool, rawArguments: unknown, options: InvokeOptions<C>): Promise<Outcome> {
+function run(tool: Tool, rawArguments: unknown, options: CallOptions): MaybePromise<Outcome> {
   const internals = toolInternals(tool)!;
   const outer = options.signal;
   if (outer?.aborted) return { status: 'cancelled', output: cancelledText(tool.name) };
@@ -223,14 +224,14 @@ async function run<C>(tool: Tool, rawArguments: unknown, options: InvokeOptions<
     () => outer?.reason ?? new AbortError('cancelled', `${tool.name} was cancelled`),
   );
   const timeoutMs = options.timeoutMs ?? internals.timeoutMs;
+  let outcome: MaybePromise<Outcome>;
   try {
-    const ctx = makeContext(tool, options, signal);
-    return await runCall(
+    outcome = runCall(
       {
         tool,
         internals,
-        ctx: ctx as ToolContext,
-        options: options as InvokeOptions,
+        ctx: makeContext(tool, options, signal) as ToolContext,
+        options,
         timeoutMs,
         remainingMs: timeoutMs,
         abortWithTimeout: () =>
@@ -238,9 +239,48 @@ async function run<C>(tool: Tool, rawArguments: unknown, options: InvokeOptions<
       },
       decoded.value,
     );
-  } finally {
+  } catch (error) {
     signal.end();
+    throw error;
   }
+  if (!(outcome instanceof Promise)) {
+    signal.end();
+    return outcome;
+  }
+  return outcome.finally(() => signal.end());
+}
+
+/** A bug in toolwire or a schema library must still give the model an answer. */
+function bugOutcome(tool: Tool, error: unknown): Outcome {
+  const message = error instanceof Error ? error.message : String(error);
+  return { status: 'error', output: errorText(tool.name, message) };
+}
+
+/**
+ * {@link invokeTool} without its checks of `tool` and `options`, for the client: the result comes at once when
+ * every step of the call is synchronous, else as a promise. Never throws or rejects.
+ */
+export function startCall(
+  tool: Tool,
+  rawArguments: unknown,
+  options: CallOptions,
+): MaybePromise<ToolCallResult> {
+  const started = performance.now();
+  const finish = (outcome: Outcome): ToolCallResult => {
+    // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
+    outcome.output = toWellFormed(outcome.output);
+    if (options.maxOutputBytes !== undefined)
+      outcome.output = truncateUtf8(outcome.output, options.maxOutputBytes);
+    return { ...outcome, durationMs: Math.max(0, Math.round(performance.now() - started)) };
+  };
+  let outcome: MaybePromise<Outcome>;
+  try {
+    outcome = run(tool, rawArguments, options);
+  } catch (error) {
+    return finish(bugOutcome(tool, error));
+  }
+  if (!(outcome instanceof Promise)) return finish(outcome);
+  return outcome.then(finish, (error: unknown) => finish(bugOutcome(tool, error)));
 }
 
 /**
@@ -274,22 +314,9 @@ export async function invokeTool<C = unknown>(
   rawArguments: unknown,
   options: InvokeOptions<C> = {},
 ): Promise<ToolCallResult> {
-  const started = performance.now();
   if (toolInternals(tool) === undefined) {
     throw new ToolDefinitionError('not_a_tool', 'invokeTool(): the tool must be made with tool()');
   }
   checkOptions(options);
-  let outcome: Outcome;
-  try {
-    outcome = await run(tool as Tool, rawArguments, options);
-  } catch (error) {
-    // A bug in toolwire or a schema library must still give the model an answer.
-    const message = error instanceof Error ? error.message : String(error);
-    outcome = { status: 'error', output: errorText(tool.name, message) };
-  }
-  // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
-  outcome.output = toWellFormed(outcome.output);
-  if (options.maxOutputBytes !== undefined)
-    outcome.output = truncateUtf8(outcome.output, options.maxOutputBytes);
-  return { ...outcome, durationMs: Math.max(0, Math.round(performance.now() - started)) };
+  return startCall(tool as Tool, rawArguments, options as CallOptions);
 }

@@ -5,10 +5,12 @@
  * @module
  */
 import { ToolDefinitionError } from './errors';
-import { type InvokeOptions, invokeTool, type ToolCallResult } from './invoke';
+import { type InvokeOptions, invokeTool, startCall, type ToolCallResult } from './invoke';
+import type { MaybePromise } from './maybe';
 import { unknownToolText } from './model-text';
 import { toWellFormed, truncateUtf8 } from './output';
 import type { ToolDefinition } from './protocol';
+import type { CallOptions } from './run-call';
 import { type Tool, toolInternals } from './tool';
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of any input, output and context type.
@@ -88,9 +90,27 @@ export class ToolRegistry {
   ): Promise<ToolCallResult> {
     const found = this.#tools.get(toolName);
     if (found !== undefined) return invokeTool(found as Tool, rawArguments, options);
-    const output = toWellFormed(unknownToolText(String(toolName), this.names()));
-    const capped =
-      options.maxOutputBytes === undefined ? output : truncateUtf8(output, options.maxOutputBytes);
-    return { status: 'unknown_tool', output: capped, durationMs: 0 };
+    return unknownTool(this, toolName, options);
   }
+}
+
+function unknownTool(registry: ToolRegistry, toolName: string, options: CallOptions): ToolCallResult {
+  const output = toWellFormed(unknownToolText(String(toolName), registry.names()));
+  const capped = options.maxOutputBytes === undefined ? output : truncateUtf8(output, options.maxOutputBytes);
+  return { status: 'unknown_tool', output: capped, durationMs: 0 };
+}
+
+/**
+ * {@link ToolRegistry.invoke} for the client, whose options are built by toolwire (no checks): the result comes
+ * at once when every step of the call is synchronous, else as a promise. Never throws or rejects.
+ */
+export function startByName(
+  registry: ToolRegistry,
+  toolName: string,
+  rawArguments: unknown,
+  options: CallOptions,
+): MaybePromise<ToolCallResult> {
+  const found = registry.get(toolName);
+  if (found !== undefined) return startCall(found as Tool, rawArguments, options);
+  return unknownTool(registry, toolName, options);
 }

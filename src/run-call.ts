@@ -11,7 +11,9 @@
  * @module
  */
 import { decideApproval } from './approval';
+import type { AbortLike } from './call-signal';
 import type { InvokeOptions, ToolCallResult } from './invoke';
+import { andThen, type MaybePromise } from './maybe';
 import {
   cancelledText,
   errorText,
@@ -29,12 +31,15 @@ import { validateWidget, type Widget } from './widget';
 /** A result without its duration. */
 export type CallOutcome = Omit<ToolCallResult, 'durationMs'>;
 
+/** The options a call runs with; the client's cancellation is a {@link Cancellation}, not an `AbortSignal`. */
+export type CallOptions = Omit<InvokeOptions, 'signal'> & { signal?: AbortLike | undefined };
+
 /** One call in progress: what {@link runCall} needs, and the time left of its budget. */
 export interface CallState {
   tool: Tool;
   internals: ToolInternals;
   ctx: ToolContext;
-  options: InvokeOptions;
+  options: CallOptions;
   /** The call's time limit in milliseconds (`options.timeoutMs`, else the tool's), or none. */
   timeoutMs: number | undefined;
   /** Milliseconds left of `timeoutMs`; each timed phase spends what it takes. */
@@ -48,18 +53,23 @@ export function errorFunctionTimeoutMs(timeoutMs: number | undefined): number {
   return Math.min(timeoutMs ?? ERROR_FUNCTION_TIMEOUT_MS, ERROR_FUNCTION_TIMEOUT_MS);
 }
 
-/** Runs one phase of the tool's own work under what is left of the budget, and spends the time it took. */
-async function timed<T>(call: CallState, fn: () => T | PromiseLike<T>): Promise<Settled<Awaited<T>>> {
+/**
+ * Runs one phase of the tool's own work under what is left of the budget, and spends the time it took. A phase
+ * that answers synchronously is settled at once (see src/settle.ts).
+ */
+function timed<T>(call: CallState, fn: () => T | PromiseLike<T>): MaybePromise<Settled<Awaited<T>>> {
+  const budget = call.remainingMs;
+  if (budget === undefined) return settle(fn, { signal: call.options.signal });
   const started = performance.now();
-  const outcome = await settle(fn, {
+  const outcome = settle(fn, {
     signal: call.options.signal,
-    timeoutMs: call.remainingMs,
+    timeoutMs: budget,
     onTimeout: call.abortWithTimeout,
   });
-  if (call.remainingMs !== undefined) {
-    call.remainingMs = Math.max(0, call.remainingMs - (performance.now() - started));
-  }
-  return outcome;
+  return andThen(outcome, (settled) => {
+    call.remainingMs = Math.max(0, (call.remainingMs ?? budget) - (performance.now() - started));
+    return settled;
+  });
 }
 
 const cancelled = (call: CallState): CallOutcome => ({
@@ -68,31 +78,43 @@ const cancelled = (call: CallState): CallOutcome => ({
 });
 
 /** The outcome of a call whose budget ran out: `timeout`, with the timeout text (through `errorFunction`). */
-function timedOut(call: CallState): Promise<CallOutcome> {
+function timedOut(call: CallState): MaybePromise<CallOutcome> {
   const { tool, ctx, timeoutMs } = call;
   return failure(call, 'timeout', ctx.signal.reason, timeoutText(tool.name, timeoutMs ?? 0));
+}
+
+/** How a phase of the tool's own work ends the call when it gave no value: cancelled, timed out or failed. */
+function stopped(
+  call: CallState,
+  outcome: Exclude<Settled<unknown>, { kind: 'value' }>,
+): MaybePromise<CallOutcome> {
+  if (outcome.kind === 'aborted') return cancelled(call);
+  if (outcome.kind === 'timeout') return timedOut(call);
+  return failure(call, 'error', outcome.error, errorText(call.tool.name, thrownMessage(outcome.error)));
 }
 
 /**
  * The model's text for a failure: `errorFunction`'s, verbatim, or `fallback` when it is absent, throws, returns
  * something other than a string, or does not answer within {@link errorFunctionTimeoutMs}.
  */
-async function failure(
+function failure(
   call: CallState,
   status: 'error' | 'timeout',
   error: unknown,
   fallback: string,
-): Promise<CallOutcome> {
+): MaybePromise<CallOutcome> {
   const { errorFunction } = call.internals;
   if (errorFunction === undefined) return { status, output: fallback };
-  const outcome = await settle(() => errorFunction(call.ctx, error), {
+  const outcome = settle(() => errorFunction(call.ctx, error), {
     signal: call.options.signal,
     timeoutMs: errorFunctionTimeoutMs(call.timeoutMs),
   });
-  if (outcome.kind === 'aborted') return cancelled(call);
-  if (outcome.kind !== 'value') return { status, output: fallback };
-  // A non-string (e.g. `undefined` from a function that forgot to return) would read `null`: use the default.
-  return { status, output: typeof outcome.value === 'string' ? outcome.value : fallback };
+  return andThen(outcome, (settled): CallOutcome => {
+    if (settled.kind === 'aborted') return cancelled(call);
+    if (settled.kind !== 'value') return { status, output: fallback };
+    // A non-string (e.g. `undefined` from a function that forgot to return) would read `null`: use the default.
+    return { status, output: typeof settled.value === 'string' ? settled.value : fallback };
+  });
 }
 
 function reportInvalidWidget(call: CallState, path: string, message: string): void {
@@ -137,66 +159,71 @@ function splitWidget(call: CallState, value: unknown): { data: unknown; widget?:
   return { data };
 }
 
-async function succeed(call: CallState, returned: unknown): Promise<CallOutcome> {
-  const { internals, tool } = call;
-  let value = returned;
-  if (internals.outputSchema !== undefined) {
-    const schema = internals.outputSchema;
-    const checked = await timed(call, () => schema.validate(returned));
-    if (checked.kind === 'aborted') return cancelled(call);
-    if (checked.kind === 'timeout') return timedOut(call);
-    if (checked.kind === 'error') {
-      return failure(call, 'error', checked.error, errorText(tool.name, thrownMessage(checked.error)));
-    }
-    if (!checked.value.ok)
-      return { status: 'error', output: outputMismatchText(tool.name, checked.value.issues) };
-    value = checked.value.value;
-  }
+/** `execute` returned: `outputSchema`, then the widget split and `toModelOutput`. */
+function succeed(call: CallState, returned: unknown): MaybePromise<CallOutcome> {
+  const schema = call.internals.outputSchema;
+  if (schema === undefined) return project(call, returned);
+  return andThen(
+    timed(call, () => schema.validate(returned)),
+    (checked) => {
+      if (checked.kind !== 'value') return stopped(call, checked);
+      if (!checked.value.ok) {
+        return { status: 'error', output: outputMismatchText(call.tool.name, checked.value.issues) };
+      }
+      return project(call, checked.value.value);
+    },
+  );
+}
+
+/** The result's widget split off, and the rest turned into the model's text (through `toModelOutput`). */
+function project(call: CallState, value: unknown): MaybePromise<CallOutcome> {
   const { data, widget } = splitWidget(call, value);
-  let forModel = data;
-  const project = internals.toModelOutput;
-  if (project !== undefined) {
-    const projected = await timed(call, () => project(value));
-    if (projected.kind === 'aborted') return cancelled(call);
-    if (projected.kind === 'timeout') return timedOut(call);
-    if (projected.kind === 'error') {
-      return failure(call, 'error', projected.error, errorText(tool.name, thrownMessage(projected.error)));
-    }
-    forModel = projected.value;
-  }
-  const outcome: CallOutcome = { status: 'ok', output: serializeOutput(forModel), value };
-  if (widget !== undefined) outcome.widget = widget;
-  return outcome;
+  const done = (forModel: unknown): CallOutcome => {
+    const outcome: CallOutcome = { status: 'ok', output: serializeOutput(forModel), value };
+    if (widget !== undefined) outcome.widget = widget;
+    return outcome;
+  };
+  const toModelOutput = call.internals.toModelOutput;
+  if (toModelOutput === undefined) return done(data);
+  return andThen(
+    timed(call, () => toModelOutput(value)),
+    (projected) => (projected.kind === 'value' ? done(projected.value) : stopped(call, projected)),
+  );
 }
 
 /**
- * Runs a call from its decoded arguments. Never rejects for anything the model or the tool does (a schema
- * library that throws while validating is a bug, rejected for `invokeTool` to report).
+ * Runs a call from its decoded arguments, synchronously as far as every step answers synchronously. Never fails
+ * for anything the model or the tool does; a schema library that throws while validating is a bug, thrown (or
+ * rejected) for `invokeTool` to report.
  */
-export async function runCall(call: CallState, args: object): Promise<CallOutcome> {
+export function runCall(call: CallState, args: object): MaybePromise<CallOutcome> {
   const { tool, internals, ctx } = call;
-  const validated = await timed(call, () => internals.parameters.validate(args));
-  if (validated.kind === 'aborted') return cancelled(call);
-  if (validated.kind === 'timeout') return timedOut(call);
-  if (validated.kind === 'error') throw validated.error;
-  if (!validated.value.ok) {
-    return { status: 'invalid_arguments', output: invalidArgumentsText(tool.name, validated.value.issues) };
-  }
-  const input = validated.value.value;
-
-  const approval = await decideApproval(internals, ctx, input, call.options, (fn) => timed(call, fn));
-  if (!approval.go) {
-    return approval.status === 'timeout'
-      ? timedOut(call)
-      : { status: approval.status, output: approval.output };
-  }
-  ctx.approved = approval.approved;
-
-  const executed = await timed(call, () => internals.execute(input, ctx));
-  if (executed.kind === 'aborted') return cancelled(call);
-  if (executed.kind === 'timeout') return timedOut(call);
-  if (executed.kind === 'error') {
-    return failure(call, 'error', executed.error, errorText(tool.name, thrownMessage(executed.error)));
-  }
-  return succeed(call, executed.value);
+  return andThen(
+    timed(call, () => internals.parameters.validate(args)),
+    (validated) => {
+      if (validated.kind === 'aborted') return cancelled(call);
+      if (validated.kind === 'timeout') return timedOut(call);
+      if (validated.kind === 'error') throw validated.error;
+      if (!validated.value.ok) {
+        return {
+          status: 'invalid_arguments',
+          output: invalidArgumentsText(tool.name, validated.value.issues),
+        };
+      }
+      const input = validated.value.value;
+      const approval = decideApproval(internals, ctx, input, call.options, (fn) => timed(call, fn));
+      return andThen(approval, (decided) => {
+        if (!decided.go) {
+          return decided.status === 'timeout'
+            ? timedOut(call)
+            : { status: decided.status, output: decided.output };
+        }
+        ctx.approved = decided.approved;
+        return andThen(
+          timed(call, () => internals.execute(input, ctx)),
+          (executed) => (executed.kind === 'value' ? succeed(call, executed.value) : stopped(call, executed)),
+        );
+      });
+    },
+  );
 }

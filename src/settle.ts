@@ -5,6 +5,8 @@
  *
  * @module
  */
+import type { AbortLike } from './call-signal';
+import type { MaybePromise } from './maybe';
 
 /** How a {@link settle} ended. */
 export type Settled<T> =
@@ -16,15 +18,16 @@ export type Settled<T> =
 /** Options of {@link settle}. */
 export interface SettleOptions {
   /** Ends the wait with `aborted` (immediately when already aborted: the callback is not called). */
-  signal?: AbortSignal | undefined;
+  signal?: AbortLike | undefined;
   /** Ends the wait with `timeout` after this many milliseconds. @default none */
   timeoutMs?: number | undefined;
-  /** Called once, synchronously, when the time limit passes (before the promise settles). */
+  /** Called once, synchronously, when the time limit passes (before anyone awaiting the outcome resumes). */
   onTimeout?: () => void;
 }
 
 /**
- * Calls `fn` and resolves with how it ended. Never rejects: a synchronous throw is an `error` outcome.
+ * Calls `fn` and tells how it ended: at once when `fn` returns a plain value or throws (no promise, no timer,
+ * no listener), else through a promise. Never throws or rejects: a synchronous throw is an `error` outcome.
  *
  * @example
  * ```ts
@@ -35,14 +38,14 @@ export interface SettleOptions {
 export function settle<T>(
   fn: () => T | PromiseLike<T>,
   options: SettleOptions = {},
-): Promise<Settled<Awaited<T>>> {
+): MaybePromise<Settled<Awaited<T>>> {
   const { signal, timeoutMs, onTimeout } = options;
-  if (signal?.aborted) return Promise.resolve({ kind: 'aborted' });
+  if (signal?.aborted) return { kind: 'aborted' };
   let pending: PromiseLike<T> | T;
   try {
     pending = fn();
   } catch (error) {
-    return Promise.resolve(signal?.aborted ? { kind: 'aborted' } : { kind: 'error', error });
+    return signal?.aborted ? { kind: 'aborted' } : { kind: 'error', error };
   }
   // A synchronous result needs no listener and no timer (the common case: a validator or a plain function):
   // nothing else can run before it, so only an abort made by `fn` itself can come first.
@@ -50,12 +53,10 @@ export function settle<T>(
   try {
     thenable = isThenable(pending);
   } catch (error) {
-    return Promise.resolve({ kind: 'error', error }); // a `then` getter that throws, as Promise.resolve says
+    return { kind: 'error', error }; // a `then` getter that throws, as Promise.resolve says
   }
   if (!thenable) {
-    return Promise.resolve(
-      signal?.aborted ? { kind: 'aborted' } : { kind: 'value', value: pending as Awaited<T> },
-    );
+    return signal?.aborted ? { kind: 'aborted' } : { kind: 'value', value: pending as Awaited<T> };
   }
   return new Promise((resolve) => {
     let done = false;
@@ -76,8 +77,9 @@ export function settle<T>(
     if (timeoutMs !== undefined) {
       timer = setTimeout(() => {
         if (done) return;
-        onTimeout?.();
+        // Settle first: `onTimeout` may abort the very signal listened to here, and the outcome is `timeout`.
         finish({ kind: 'timeout' });
+        onTimeout?.();
       }, timeoutMs);
     }
     Promise.resolve(pending).then(

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { CallSignal, defineSignal } from '../src/call-signal';
+import { CallSignal, Cancellation, defineSignal } from '../src/call-signal';
 import { invokeTool, tool } from '../src/index';
 
 describe('CallSignal', () => {
@@ -96,5 +96,48 @@ describe('CallSignal', () => {
     defineSignal(target, new CallSignal(undefined, () => 'x'));
     target.signal = 'replaced';
     expect(target.signal).toBe('replaced');
+  });
+});
+
+describe('Cancellation', () => {
+  it('aborts once, with the first reason, calling each listener once in order', () => {
+    const cancellation = new Cancellation();
+    const heard: string[] = [];
+    const second = () => heard.push('second');
+    cancellation.addEventListener('abort', () => heard.push('first'));
+    cancellation.addEventListener('abort', second);
+    cancellation.addEventListener('abort', () => heard.push('third'));
+    cancellation.removeEventListener('abort', second);
+    expect(cancellation.aborted).toBe(false);
+    cancellation.abort('stop');
+    cancellation.abort('again');
+    expect(heard).toEqual(['first', 'third']);
+    expect(cancellation.aborted).toBe(true);
+    expect(cancellation.reason).toBe('stop');
+  });
+
+  it('calls the other listeners when one throws, and adds none after the abort', () => {
+    const cancellation = new Cancellation();
+    const heard: string[] = [];
+    cancellation.addEventListener('abort', () => {
+      throw new Error('listener bug');
+    });
+    cancellation.addEventListener('abort', () => heard.push('after'));
+    expect(() => cancellation.abort('stop')).not.toThrow();
+    cancellation.addEventListener('abort', () => heard.push('late'));
+    expect(heard).toEqual(['after']);
+  });
+
+  it('forwards to ctx.signal when read before or after the abort', () => {
+    const before = new Cancellation();
+    const early = new CallSignal(before, () => before.reason);
+    const signal = early.signal;
+    before.abort('service');
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBe('service');
+    const after = new Cancellation();
+    const late = new CallSignal(after, () => after.reason);
+    after.abort('deadline');
+    expect(late.signal.reason).toBe('deadline');
   });
 });

@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CallRunner } from '../src/calls';
 import { Redactor, silentLogger } from '../src/logger';
 import type { ClientFrame } from '../src/protocol';
 import { ToolRegistry } from '../src/registry';
 import { tool } from '../src/tool';
 
-function runner() {
+function runner(options: { writable?: () => boolean } = {}) {
   const executed: string[] = [];
   const sent: ClientFrame[] = [];
   const echo = tool({
@@ -25,12 +25,12 @@ function runner() {
       sent.push(frame);
       return true;
     },
-    writable: () => true,
+    writable: options.writable ?? (() => true),
     bufferedAmount: () => 0,
     maxPayloadBytes: () => 1_048_576,
     contextFor: () => undefined,
     onApproval: undefined,
-    extend: () => ({}),
+    extend: {},
     redactor: new Redactor([]),
     logger: silentLogger,
     events: { toolCall() {}, toolResult() {}, approvalRequested() {}, widgetInvalid() {} },
@@ -56,4 +56,88 @@ describe('CallRunner', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(executed.slice(10_001)).toEqual(['c0']);
   });
+
+  it('answers a call whose steps are all synchronous within receive(), without an AbortController', () => {
+    let made = 0;
+    vi.stubGlobal(
+      'AbortController',
+      class extends AbortController {
+        constructor() {
+          super();
+          made += 1;
+        }
+      },
+    );
+    try {
+      const { call, sent } = runner();
+      call('c1');
+      expect(sent).toEqual([expect.objectContaining({ type: 'tool_result', callId: 'c1', output: 'c1' })]);
+      expect(made).toBe(0);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('keeps results for a socket that is not writable and writes them all, in order, once it is', () => {
+    let open = false;
+    const { calls, call, sent } = runner({ writable: () => open });
+    call('c1');
+    call('c2');
+    expect(sent).toEqual([]);
+    expect(calls.unacked).toBe(2);
+    open = true;
+    call('c3'); // written after the two older ones, not before them
+    expect(sent.map((frame) => (frame as { callId: string }).callId)).toEqual(['c1', 'c2', 'c3']);
+    call('c4');
+    expect(sent).toHaveLength(4);
+  });
+
+  it('aborts ctx.signal of a running call on cancel, with the cancel reason', async () => {
+    const reasons: unknown[] = [];
+    const waiting = tool({
+      name: 'wait',
+      description: 'Waits for its signal.',
+      execute: (_input, ctx) =>
+        new Promise<string>((resolve) =>
+          ctx.signal.addEventListener('abort', () => {
+            reasons.push(ctx.signal.reason);
+            resolve('stopped');
+          }),
+        ),
+    });
+    const sent: ClientFrame[] = [];
+    const calls = new CallRunner({
+      ...runnerOptions(),
+      registry: new ToolRegistry([waiting]),
+      send: (frame) => {
+        sent.push(frame);
+        return true;
+      },
+    });
+    calls.receive({ type: 'tool_call', callId: 'w1', runId: 'r1', toolName: 'wait', arguments: {} });
+    await new Promise((resolve) => setImmediate(resolve));
+    calls.cancel('w1', 'user pressed stop');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(reasons).toEqual(['user pressed stop']);
+    expect(sent).toEqual([expect.objectContaining({ callId: 'w1', status: 'cancelled' })]);
+  });
 });
+
+function runnerOptions(): ConstructorParameters<typeof CallRunner>[0] {
+  return {
+    registry: new ToolRegistry(),
+    maxConcurrency: 16,
+    maxQueue: 1_000,
+    highWaterMarkBytes: 1_048_576,
+    send: () => true,
+    writable: () => true,
+    bufferedAmount: () => 0,
+    maxPayloadBytes: () => 1_048_576,
+    contextFor: () => undefined,
+    onApproval: undefined,
+    extend: {},
+    redactor: new Redactor([]),
+    logger: silentLogger,
+    events: { toolCall() {}, toolResult() {}, approvalRequested() {}, widgetInvalid() {} },
+  };
+}

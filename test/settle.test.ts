@@ -2,6 +2,17 @@ import { describe, expect, it, vi } from 'vitest';
 import { settle } from '../src/settle';
 
 describe('settle', () => {
+  it('answers at once, without a promise, for a plain value, a throw or an aborted signal', () => {
+    expect(settle(() => 1)).toEqual({ kind: 'value', value: 1 });
+    expect(
+      settle(() => {
+        throw new Error('x');
+      }),
+    ).toMatchObject({ kind: 'error' });
+    expect(settle(() => 1, { signal: AbortSignal.abort() })).toEqual({ kind: 'aborted' });
+    expect(settle(async () => 1)).toBeInstanceOf(Promise);
+  });
+
   it('resolves with the value of a sync or async callback', async () => {
     expect(await settle(() => 1)).toEqual({ kind: 'value', value: 1 });
     expect(await settle(async () => 2)).toEqual({ kind: 'value', value: 2 });

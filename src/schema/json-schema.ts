@@ -6,9 +6,10 @@
  * @module
  */
 import { type OutputUnit, type SchemaDraft, Validator } from '@cfworker/json-schema';
+import { andThen } from '../maybe';
 import { checkJsonSchema } from './json-schema-check';
 import { formatPath, pointerToSegments } from './path';
-import type { JsonObject, SchemaAdapter, ValidationIssue } from './types';
+import type { JsonObject, SchemaAdapter, ValidationIssue, ValidationResult } from './types';
 
 /** `true` for a plain object (`{}` literal or `Object.create(null)`), the only shape a JSON Schema can have here. */
 export function isPlainObject(value: unknown): value is JsonObject {
@@ -159,7 +160,7 @@ export function jsonSchemaAdapter(schema: JsonObject): SchemaAdapter {
   return {
     kind: 'json-schema',
     jsonSchema,
-    validate: async (value) => {
+    validate: (value) => {
       // The validator throws on values JSON cannot hold (undefined, a BigInt, a function) where the schema
       // looks, which a caller of invokeTool can pass. A property set to undefined is an absent one, as in JSON;
       // anything else JSON cannot hold makes the arguments invalid, not the tool fail.
@@ -208,16 +209,16 @@ export function guardWithAnnounced(adapter: SchemaAdapter): SchemaAdapter {
   return {
     kind: adapter.kind,
     jsonSchema: adapter.jsonSchema,
-    validate: async (value) => {
-      const result = await adapter.validate(value);
-      if (!result.ok) return result;
-      let announced: ReturnType<Validator['validate']>;
-      try {
-        announced = validator.validate(value);
-      } catch {
-        return result; // e.g. a library pattern this validator cannot compile: the library's verdict stands
-      }
-      return announced.valid ? result : { ok: false, issues: issuesFromOutput(announced.errors, value) };
-    },
+    validate: (value) =>
+      andThen(adapter.validate(value), (result): ValidationResult => {
+        if (!result.ok) return result;
+        let announced: ReturnType<Validator['validate']>;
+        try {
+          announced = validator.validate(value);
+        } catch {
+          return result; // e.g. a library pattern this validator cannot compile: the library's verdict stands
+        }
+        return announced.valid ? result : { ok: false, issues: issuesFromOutput(announced.errors, value) };
+      }),
   };
 }

@@ -14,6 +14,6 @@ export function noneAdapter(): SchemaAdapter {
   return {
     kind: 'none',
     jsonSchema: { type: 'object', properties: {} },
-    validate: async () => ({ ok: true, value: {} }),
+    validate: () => ({ ok: true, value: {} }),
   };
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import type { MaybePromise } from '../maybe';
 import { formatPath } from './path';
 import type { JsonObject, SchemaAdapter, SchemaKind, ValidationIssue, ValidationResult } from './types';
 
@@ -29,22 +30,37 @@ export function hasStandardJsonSchema(
 /** Rewrites a library's issue message, e.g. to remove a path the library already put in front of it. */
 export type IssueMessageFormatter = (issue: StandardSchemaV1.Issue) => string;
 
+const failedValidation = (error: unknown): ValidationResult => {
+  const message = error instanceof Error ? error.message : String(error);
+  return { ok: false, issues: [{ path: formatPath([]), message: `validation failed: ${message}` }] };
+};
+
 /**
- * Validates with `~standard.validate`, always awaiting it (the spec allows a promise), and renders the issues.
- * A validator that throws is reported as one issue at the root, never as an exception.
+ * Validates with `~standard.validate` and renders the issues: at once when the library answers synchronously,
+ * else when its promise settles (the spec allows both). A validator that throws or rejects is reported as one
+ * issue at the root, never as an exception.
  */
-export async function validateStandard(
+export function validateStandard(
   schema: StandardSchemaV1,
   value: unknown,
   formatMessage: IssueMessageFormatter = (issue) => issue.message,
-): Promise<ValidationResult> {
-  let result: StandardSchemaV1.Result<unknown>;
+): MaybePromise<ValidationResult> {
+  let result: MaybePromise<StandardSchemaV1.Result<unknown>>;
   try {
-    result = await schema['~standard'].validate(value);
+    result = schema['~standard'].validate(value);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, issues: [{ path: formatPath([]), message: `validation failed: ${message}` }] };
+    return failedValidation(error);
   }
+  if (result instanceof Promise) {
+    return result.then((settled) => renderResult(settled, formatMessage), failedValidation);
+  }
+  return renderResult(result, formatMessage);
+}
+
+function renderResult(
+  result: StandardSchemaV1.Result<unknown>,
+  formatMessage: IssueMessageFormatter,
+): ValidationResult {
   if (result.issues === undefined) return { ok: true, value: result.value };
   const issues: ValidationIssue[] = result.issues.map((issue) => ({
     path: formatPath(issue.path),

@@ -1,6 +1,6 @@
 /**
  * The common shape every kind of `parameters` (and `outputSchema`) is turned into: a JSON Schema to announce
- * and an async validator that reports issues with readable paths.
+ * and a validator that reports issues with readable paths.
  *
  * @module
  */
@@ -28,6 +28,9 @@ export interface SchemaAdapter {
   readonly kind: SchemaKind;
   /** JSON Schema (2020-12 vocabulary, no `$schema` key) describing the accepted input. */
   readonly jsonSchema: JsonObject;
-  /** Validates (and, for schema libraries, parses) a value. Never throws for invalid data. */
-  validate(value: unknown): Promise<ValidationResult>;
+  /**
+   * Validates (and, for schema libraries, parses) a value: at once when the library validates synchronously (zod,
+   * valibot, arktype, JSON Schema), else through a promise. Never throws for invalid data.
+   */
+  validate(value: unknown): ValidationResult | Promise<ValidationResult>;
 }

@@ -68,6 +68,19 @@ describe('any other Standard Schema', () => {
     });
   });
 
+  it('reports a validator whose promise rejects the same way as one that throws', async () => {
+    const t = tool({
+      name: 'acme',
+      description: 'd',
+      parameters: acme({ validate: () => Promise.reject(new Error('boom later')) }),
+      execute: echo,
+    });
+    expect(await invokeTool(t, {})).toMatchObject({
+      status: 'invalid_arguments',
+      output: 'Invalid arguments for acme: (root): validation failed: boom later',
+    });
+  });
+
   it('says "is invalid" for an issue without a message', async () => {
     const t = tool({
       name: 'acme',
