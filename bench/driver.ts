@@ -3,7 +3,8 @@
  * one connection and timing each call until its result. One process per session, pinned to its own core.
  *
  * - `protocol`: a minimal protocol v1 service on `ws` and src/protocol.ts (hello → welcome, `tool_call` →
- *   `tool_result` → `ack`, ping → pong). Frames are trusted on the hot path; `validate` decodes every one
+ *   `tool_result` → `ack`, ping → pong). Acks are coalesced as the stub's are (server-stub/session.ts): they ride
+ *   on the next `tool_call`, or go out together in one `ack` frame after the current task. Frames are trusted on the hot path; `validate` decodes every one
  *   with `decodeClientFrame` (the tests use it to prove the subjects speak the protocol).
  * - `socketio`: a Socket.IO server calling `socket.emitWithAck('tool_call', …)`.
  * - `mcp`: an MCP `Client` calling `callTool` on the subject's MCP server over Streamable HTTP.
@@ -52,6 +53,7 @@ class ProtocolLink implements Link {
   readonly #pending = new Map<string, { tool: ToolName; seq: number; done: (ok: boolean) => void }>();
   readonly #validate: boolean;
   #socket: WebSocket | undefined;
+  #acks: string[] = [];
 
   constructor(validate: boolean) {
     this.#validate = validate;
@@ -91,7 +93,8 @@ class ProtocolLink implements Link {
           return;
         }
         this.#pending.delete(frame.callId);
-        socket.send(encodeFrame({ type: 'ack', callId: frame.callId }));
+        this.#acks.push(frame.callId);
+        if (this.#acks.length === 1) queueMicrotask(() => this.#flushAcks(socket));
         call.done(frame.status === 'ok' && frame.output === expected(call.tool, call.seq));
         return;
       }
@@ -127,9 +130,20 @@ class ProtocolLink implements Link {
     }
   }
 
+  #flushAcks(socket: WebSocket): void {
+    if (this.#acks.length === 0) return;
+    const callIds = this.#acks;
+    this.#acks = [];
+    socket.send(
+      encodeFrame(callIds.length === 1 ? { type: 'ack', callId: callIds[0]! } : { type: 'ack', callIds }),
+    );
+  }
+
   call(tool: ToolName, seq: number, done: (ok: boolean) => void): void {
     const callId = `c${seq}`;
     this.#pending.set(callId, { tool, seq, done });
+    const acks = this.#acks.length > 0 ? this.#acks : undefined;
+    if (acks) this.#acks = [];
     this.#socket!.send(
       encodeFrame({
         type: 'tool_call',
@@ -140,6 +154,7 @@ class ProtocolLink implements Link {
         // As the stub sends them: the service's deadline (the client arms a timer for it) and the run depth.
         deadlineMs: PROTOCOL_DEFAULTS.callDeadlineMs,
         depth: 0,
+        ...(acks ? { acks } : {}),
       }),
     );
   }

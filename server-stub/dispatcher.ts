@@ -127,7 +127,7 @@ export class Dispatcher {
         call.answeredBy === session.id ||
         (call.answeredBy === undefined && call.sentTo.includes(session.id))
       ) {
-        session.send({ type: 'ack', callId: call.callId });
+        session.ack(call.callId);
         return;
       }
       this.#error(
@@ -146,7 +146,7 @@ export class Dispatcher {
       this.#refuse(session, call.callId, `tool call ${call.callId} has not been sent to any client`);
       return;
     }
-    session.send({ type: 'ack', callId: call.callId });
+    session.ack(call.callId);
     if (frame.retryable === true) {
       if (call.state !== 'dispatched' || call.sessionId !== session.id) return;
       logger.debug(

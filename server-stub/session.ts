@@ -5,7 +5,7 @@
  * @module
  */
 import type { WebSocket } from 'ws';
-import { encodeFrame, type ServiceFrame, type ToolDefinition } from '../src/protocol';
+import { encodeFrame, PROTOCOL_DEFAULTS, type ServiceFrame, type ToolDefinition } from '../src/protocol';
 import { closeSocket } from './close-socket';
 
 /** `connected`: a socket is attached; `detached`: within the grace period; `expired`: gone for good. */
@@ -44,6 +44,8 @@ export class Session {
   /** When the last socket was found closed (epoch ms). */
   detachedAt: number | undefined;
   readonly #kept: ServiceFrame[] = [];
+  /** Results acknowledged and not yet told (see {@link Session.ack}). */
+  #acks: string[] = [];
   readonly #recent: Array<{ frame: ServiceFrame; at: number }> = [];
 
   readonly #maxBufferedBytes: number;
@@ -79,10 +81,42 @@ export class Session {
   }
 
   /**
+   * Acknowledges a result (PROTOCOL.md §5.1). Acks are coalesced: they ride on the next `tool_call` sent to this
+   * session (`acks`), or go out together as one `ack` frame once the current task is done (a microtask), so a
+   * burst of results costs one frame, and a steady flow of calls none.
+   */
+  ack(callId: string): void {
+    this.#acks.push(callId);
+    if (this.#acks.length === 1) queueMicrotask(() => this.#flushAcks());
+  }
+
+  #takeAcks(): string[] {
+    const taken = this.#acks.slice(0, PROTOCOL_DEFAULTS.maxAcksPerFrame);
+    this.#acks = this.#acks.slice(taken.length);
+    return taken;
+  }
+
+  #flushAcks(): void {
+    while (this.#acks.length > 0) {
+      const ids = this.#takeAcks();
+      this.#write(ids.length === 1 ? { type: 'ack', callId: ids[0]! } : { type: 'ack', callIds: ids });
+    }
+  }
+
+  /**
    * Sends a frame on the attached socket. When detached, `run_started` and `run_result` are kept for
-   * {@link flushKept}; anything else is dropped. Returns `true` when the frame was written.
+   * {@link flushKept}; anything else is dropped. Returns `true` when the frame was written. Pending acks ride
+   * on a `tool_call`, and go out before any other frame (so frames keep the order they were sent in).
    */
   send(frame: ServiceFrame): boolean {
+    if (this.#acks.length > 0) {
+      if (frame.type === 'tool_call') return this.#write({ ...frame, acks: this.#takeAcks() });
+      this.#flushAcks();
+    }
+    return this.#write(frame);
+  }
+
+  #write(frame: ServiceFrame): boolean {
     const socket = this.socket;
     if (socket && socket.readyState === socket.OPEN) {
       socket.send(encodeFrame(frame));

@@ -379,13 +379,16 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   #onFrame(frame: Exclude<ServiceFrame, FrameOf<ServiceFrame, 'welcome'>>): void {
     switch (frame.type) {
       case 'tool_call':
+        // Acks the service sent along with this call (PROTOCOL.md §5.1) come first: they free outbox room.
+        if (frame.acks !== undefined) for (const callId of frame.acks) this.#calls.ack(callId);
         this.#calls.receive(frame);
         return;
       case 'cancel':
         this.#calls.cancel(frame.callId, frame.reason ?? 'service');
         return;
       case 'ack':
-        this.#calls.ack(frame.callId);
+        if (frame.callId !== undefined) this.#calls.ack(frame.callId);
+        if (frame.callIds !== undefined) for (const callId of frame.callIds) this.#calls.ack(callId);
         return;
       case 'error':
         if (this.#runs.handle(frame)) return;

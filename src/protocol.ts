@@ -26,6 +26,8 @@ export const PROTOCOL_DEFAULTS = {
   sessionGraceMs: 60_000,
   /** How long the service waits for a tool result before cancelling the call, in milliseconds. @default 120_000 */
   callDeadlineMs: 120_000,
+  /** Most call ids one `ack` frame (`callIds`) or one `tool_call` (`acks`) may carry. @default 1_000 */
+  maxAcksPerFrame: 1_000,
 } as const;
 
 /**
@@ -201,6 +203,8 @@ const toolCall = z.object({
   deadlineMs: z.optional(nonNegativeInt),
   /** Nesting depth of the run: 0 for a top-level run. */
   depth: z.optional(nonNegativeInt),
+  /** Results the service has recorded, acknowledged on the way (as an `ack` frame would; PROTOCOL.md §5.1). */
+  acks: z.optional(z.array(id).check(z.maxLength(PROTOCOL_DEFAULTS.maxAcksPerFrame))),
 });
 
 const cancel = z.object({
@@ -209,7 +213,19 @@ const cancel = z.object({
   reason: z.optional(z.enum(['deadline', 'run_cancelled', 'rejected', 'redispatched', 'service'])),
 });
 
-const ack = z.object({ type: z.literal('ack'), callId: id });
+/** One result acknowledged (`callId`), or several at once (`callIds`), or both; never neither. */
+const ack = z
+  .object({
+    type: z.literal('ack'),
+    callId: z.optional(id),
+    callIds: z.optional(z.array(id).check(z.minLength(1), z.maxLength(PROTOCOL_DEFAULTS.maxAcksPerFrame))),
+  })
+  .check(
+    z.refine((frame) => frame.callId !== undefined || frame.callIds !== undefined, {
+      message: 'an ack names callId or callIds',
+      path: ['callId'],
+    }),
+  );
 
 const runStarted = z.object({ type: z.literal('run_started'), requestId: id, runId: id });
 
@@ -349,6 +365,11 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
 
 const isId = (value: unknown): value is string =>
   typeof value === 'string' && value.length >= 1 && value.length <= 256;
+const isIdList = (value: unknown, min: number): value is string[] =>
+  Array.isArray(value) &&
+  value.length >= min &&
+  value.length <= PROTOCOL_DEFAULTS.maxAcksPerFrame &&
+  value.every(isId);
 const isCount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
@@ -358,20 +379,27 @@ const isCount = (value: unknown): value is number =>
  * schema drops them.
  */
 export function fastServiceFrame(type: string, value: Record<string, unknown>): ServiceFrame | undefined {
-  if (type === 'ack') return isId(value.callId) ? { type: 'ack', callId: value.callId } : undefined;
+  if (type === 'ack') {
+    const { callId, callIds } = value;
+    if (callIds === undefined) return isId(callId) ? { type: 'ack', callId } : undefined;
+    if (!isIdList(callIds, 1) || (callId !== undefined && !isId(callId))) return undefined;
+    return callId === undefined ? { type: 'ack', callIds } : { type: 'ack', callId, callIds };
+  }
   if (type !== 'tool_call') return undefined;
-  const { callId, runId, toolName, approved, reason, deadlineMs, depth } = value;
+  const { callId, runId, toolName, approved, reason, deadlineMs, depth, acks } = value;
   if (!isId(callId) || !isId(runId) || typeof toolName !== 'string') return undefined;
   if (approved !== undefined && typeof approved !== 'boolean') return undefined;
   if (reason !== undefined && typeof reason !== 'string') return undefined;
   if (deadlineMs !== undefined && !isCount(deadlineMs)) return undefined;
   if (depth !== undefined && !isCount(depth)) return undefined;
+  if (acks !== undefined && !isIdList(acks, 0)) return undefined;
   const frame: FrameOf<ServiceFrame, 'tool_call'> = { type: 'tool_call', callId, runId, toolName };
   if ('arguments' in value) frame.arguments = value.arguments;
   if (approved !== undefined) frame.approved = approved;
   if (reason !== undefined) frame.reason = reason;
   if (deadlineMs !== undefined) frame.deadlineMs = deadlineMs;
   if (depth !== undefined) frame.depth = depth;
+  if (acks !== undefined) frame.acks = acks;
   return frame;
 }
 
@@ -381,7 +409,9 @@ function describeIssue(issue: {
   expected?: unknown;
   values?: unknown;
   minimum?: unknown;
+  message?: string;
 }): string {
+  if (issue.code === 'custom' && issue.message) return issue.message;
   if (issue.code === 'invalid_type') return `expected ${String(issue.expected)}`;
   if (issue.code === 'invalid_value') return `expected one of ${JSON.stringify(issue.values)}`;
   if (issue.code === 'too_small') return `must be at least ${String(issue.minimum)}`;

@@ -24,6 +24,8 @@ const candidate = fc.record(
     reason: anyValue,
     deadlineMs: anyValue,
     depth: anyValue,
+    callIds: fc.oneof(anyValue, fc.array(anyValue, { maxLength: 3 }), fc.array(fc.string({ maxLength: 3 }))),
+    acks: fc.oneof(anyValue, fc.array(anyValue, { maxLength: 3 }), fc.array(fc.string({ maxLength: 3 }))),
     extra: anyValue,
   },
   { requiredKeys: ['type'] },
@@ -46,6 +48,10 @@ describe('fastServiceFrame', () => {
 
   it('takes the common frames of a call', () => {
     expect(fastServiceFrame('ack', { type: 'ack', callId: 'c1' })).toEqual({ type: 'ack', callId: 'c1' });
+    expect(fastServiceFrame('ack', { type: 'ack', callIds: ['c1', 'c2'] })).toEqual({
+      type: 'ack',
+      callIds: ['c1', 'c2'],
+    });
     expect(
       fastServiceFrame('tool_call', {
         type: 'tool_call',

@@ -190,6 +190,31 @@ describe('Client tool calls (msw)', () => {
     await expect.poll(() => client.stats.unacked).toBe(0);
   });
 
+  it('drops results acked several at once (callIds) and acked on a later tool_call (acks)', async () => {
+    const { client, connection } = await connected();
+    const call = (callId: string, acks?: string[]) =>
+      connection.send({
+        type: 'tool_call',
+        callId,
+        runId: 'r1',
+        toolName: 'echo',
+        arguments: { text: callId },
+        ...(acks ? { acks } : {}),
+      });
+    for (const callId of ['c1', 'c2', 'c3']) {
+      const result = connection.next('tool_result');
+      call(callId);
+      await result;
+    }
+    expect(client.stats.unacked).toBe(3);
+    connection.send({ type: 'ack', callIds: ['c1', 'c2'] });
+    await expect.poll(() => client.stats.unacked).toBe(1);
+    const fourth = connection.next('tool_result');
+    call('c4', ['c3']);
+    await fourth;
+    expect(client.stats.unacked).toBe(1); // only c4 waits now
+  });
+
   it.each(['unknown_call', 'duplicate_result', 'not_allowed'] as const)(
     'drops a result from the outbox when the service answers %s, and reports it',
     async (code) => {

@@ -113,7 +113,12 @@ export class TestClient {
       if (frame.type === 'welcome') this.welcome = frame;
       if (frame.type === 'ping')
         this.send({ type: 'pong', ...(frame.id === undefined ? {} : { id: frame.id }) });
-      if (frame.type === 'ack') this.#outbox.delete(frame.callId);
+      if (frame.type === 'ack') {
+        for (const callId of [frame.callId, ...(frame.callIds ?? [])]) {
+          if (callId !== undefined) this.#outbox.delete(callId);
+        }
+      }
+      if (frame.type === 'tool_call') for (const callId of frame.acks ?? []) this.#outbox.delete(callId);
       if (frame.type === 'tool_call' && this.#handlers) void this.#serveCall(frame);
       this.#wake();
     });
