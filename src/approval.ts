@@ -4,11 +4,10 @@
  * @module
  */
 import type { ApprovalDecision } from './invoke';
-import { andThen, type MaybePromise } from './maybe';
 import { approvalFailedText, cancelledText, declinedText, errorText, noApproverText } from './model-text';
 import { serializeOutput, thrownMessage } from './output';
 import type { CallOptions } from './run-call';
-import { type Settled, settle } from './settle';
+import { type Settled, settleThen } from './settle';
 import type { ToolContext, ToolInternals } from './tool';
 
 /** How the approval step ended: go ahead, or a result that ends the call. */
@@ -18,7 +17,10 @@ export type ApprovalOutcome =
   | { go: false; status: 'timeout' };
 
 /** Runs a callback of the tool's under the call's time budget and signal (see src/run-call.ts). */
-export type TimedRunner = <T>(fn: () => T | PromiseLike<T>) => MaybePromise<Settled<Awaited<T>>>;
+export type TimedRunner = <T>(
+  fn: () => T | PromiseLike<T>,
+  next: (outcome: Settled<Awaited<T>>) => void,
+) => void;
 
 /** At most this many characters of an approver's unusable answer are quoted in the model's text. */
 const MAX_SHOWN_ANSWER = 100;
@@ -58,53 +60,63 @@ export function decideApproval(
   input: unknown,
   options: CallOptions,
   timed: TimedRunner,
-): MaybePromise<ApprovalOutcome> {
+  done: (outcome: ApprovalOutcome) => void,
+): void {
   const name = ctx.toolName;
-  if (options.approved === true) return { go: true, approved: true };
+  if (options.approved === true) return done({ go: true, approved: true });
   if (options.approved === false)
-    return { go: false, status: 'rejected', output: declinedText(name, options.rejectionReason) };
+    return done({ go: false, status: 'rejected', output: declinedText(name, options.rejectionReason) });
 
   const { needsApproval } = internals;
   if (typeof needsApproval !== 'function') {
-    return needsApproval === true ? ask(ctx, input, options) : { go: true, approved: false };
+    if (needsApproval === true) ask(ctx, input, options, done);
+    else done({ go: true, approved: false });
+    return;
   }
-  return andThen(
-    timed(() => needsApproval(ctx, input)),
-    (outcome): MaybePromise<ApprovalOutcome> => {
-      if (outcome.kind === 'aborted') return { go: false, status: 'cancelled', output: cancelledText(name) };
-      if (outcome.kind === 'timeout') return { go: false, status: 'timeout' };
-      if (outcome.kind === 'error')
-        return { go: false, status: 'error', output: errorText(name, thrownMessage(outcome.error)) };
+  timed(
+    () => needsApproval(ctx, input),
+    (outcome) => {
+      if (outcome.kind === 'aborted') done({ go: false, status: 'cancelled', output: cancelledText(name) });
+      else if (outcome.kind === 'timeout') done({ go: false, status: 'timeout' });
+      else if (outcome.kind === 'error')
+        done({ go: false, status: 'error', output: errorText(name, thrownMessage(outcome.error)) });
       // Fail safe: anything truthy asks for approval.
-      return outcome.value ? ask(ctx, input, options) : { go: true, approved: false };
+      else if (outcome.value) ask(ctx, input, options, done);
+      else done({ go: true, approved: false });
     },
   );
 }
 
 /** Asks `options.approve`, without a time limit; `options.signal` ends the wait. */
-function ask(ctx: ToolContext, input: unknown, options: CallOptions): MaybePromise<ApprovalOutcome> {
+function ask(
+  ctx: ToolContext,
+  input: unknown,
+  options: CallOptions,
+  done: (outcome: ApprovalOutcome) => void,
+): void {
   const name = ctx.toolName;
   const approve = options.approve;
-  if (approve === undefined) return { go: false, status: 'rejected', output: noApproverText(name) };
+  if (approve === undefined) return done({ go: false, status: 'rejected', output: noApproverText(name) });
   const { signal } = options;
   const request = { callId: ctx.callId, runId: ctx.runId, toolName: name, input };
-  return andThen(
-    settle<ApprovalDecision>(() => approve(request), { signal }),
-    (outcome): ApprovalOutcome => {
+  settleThen<ApprovalDecision>(
+    () => approve(request),
+    { signal },
+    (outcome) => {
       if (outcome.kind === 'aborted' || signal?.aborted)
-        return { go: false, status: 'cancelled', output: cancelledText(name) };
+        return done({ go: false, status: 'cancelled', output: cancelledText(name) });
       if (outcome.kind === 'error') {
         const message = thrownMessage(outcome.error, 'the approver');
-        return { go: false, status: 'rejected', output: approvalFailedText(name, message) };
+        return done({ go: false, status: 'rejected', output: approvalFailedText(name, message) });
       }
       const answer = outcome.kind === 'value' ? outcome.value : undefined;
       const decision = normalise(answer);
       if (decision === undefined) {
         const message = `the approver returned ${showAnswer(answer)} instead of true, false or { approved: boolean }`;
-        return { go: false, status: 'rejected', output: approvalFailedText(name, message) };
+        return done({ go: false, status: 'rejected', output: approvalFailedText(name, message) });
       }
-      if (decision.approved) return { go: true, approved: true };
-      return { go: false, status: 'rejected', output: declinedText(name, decision.reason) };
+      if (decision.approved) return done({ go: true, approved: true });
+      done({ go: false, status: 'rejected', output: declinedText(name, decision.reason) });
     },
   );
 }

@@ -1,3 +1,5 @@
+import { AbortError } from './errors';
+
 /**
  * `ctx.signal`, made when a tool first reads it. Most tools never do, and in Node an `AbortController` (an
  * `EventTarget` with its own listener map) costs microseconds and hundreds of bytes per call; an abort that
@@ -71,18 +73,23 @@ export class CallSignal {
   #controller: AbortController | undefined;
   #aborted = false;
   #reason: unknown;
-  /** The caller's signal, forwarded while the call runs (see {@link CallSignal.end}). */
+  /** The caller's cancellation, forwarded while the call runs (see {@link CallSignal.end}). */
   #outer: AbortLike | undefined;
-  readonly #outerReason: () => unknown;
-  readonly #forward = () => this.abort(this.#outerReason());
+  readonly #toolName: string;
+  #forward: (() => void) | undefined;
 
   /**
-   * @param outer - the caller's signal: its abort aborts this one while the call runs.
-   * @param outerReason - the reason to abort with when `outer` aborts.
+   * @param outer - the caller's signal (or the client's {@link Cancellation}): its abort aborts this one while
+   *   the call runs, with its reason, or an `AbortError` naming the tool when it gave none.
+   * @param toolName - names the tool in that `AbortError`.
    */
-  constructor(outer: AbortLike | undefined, outerReason: () => unknown) {
+  constructor(outer: AbortLike | undefined, toolName: string) {
     this.#outer = outer;
-    this.#outerReason = outerReason;
+    this.#toolName = toolName;
+  }
+
+  #outerReason(): unknown {
+    return this.#outer?.reason ?? new AbortError('cancelled', `${this.#toolName} was cancelled`);
   }
 
   /** The signal, made on first read; already aborted if the call was. */
@@ -92,7 +99,10 @@ export class CallSignal {
       this.#controller = controller;
       if (!this.#aborted && this.#outer?.aborted) this.abort(this.#outerReason());
       if (this.#aborted) controller.abort(this.#reason);
-      else this.#outer?.addEventListener('abort', this.#forward, { once: true });
+      else if (this.#outer !== undefined) {
+        this.#forward = () => this.abort(this.#outerReason());
+        this.#outer.addEventListener('abort', this.#forward, { once: true });
+      }
     }
     return this.#controller.signal;
   }
@@ -109,9 +119,9 @@ export class CallSignal {
   end(): void {
     const outer = this.#outer;
     if (outer === undefined) return;
-    this.#outer = undefined;
     if (outer.aborted) this.abort(this.#outerReason());
-    if (this.#controller !== undefined) outer.removeEventListener('abort', this.#forward);
+    this.#outer = undefined;
+    if (this.#forward !== undefined) outer.removeEventListener('abort', this.#forward);
   }
 }
 

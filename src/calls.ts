@@ -66,8 +66,11 @@ interface Execution {
   state: 'queued' | 'running';
   approval: ((decision: ApprovalDecision) => void) | undefined;
   approvalFrame: FrameOf<ClientFrame, 'approval_request'> | undefined;
-  /** Aborts the call when the service's `deadlineMs` passes, in case its `cancel` is lost with a socket. */
-  deadline: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * When the call aborts itself (`performance.now()` time): the service's `deadlineMs` passed, and its `cancel` may have been
+   * lost with a socket. `undefined` while no deadline runs (none given, or waiting for a human).
+   */
+  deadlineAt: number | undefined;
   /** Waiting on a nested run (an agent used as a tool): it no longer holds a concurrency slot. */
   parked: boolean;
 }
@@ -97,8 +100,13 @@ export class CallRunner {
   #generation = 0;
   #accepting = true;
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The one timer for every call's deadline, and when it fires (`performance.now()` time). */
+  #sweepTimer: ReturnType<typeof setTimeout> | undefined;
+  #sweepAt = Number.POSITIVE_INFINITY;
   /** Some outbox entry may not be written on the current socket yet (a flush stopped early). */
   #backlog = false;
+  /** {@link CallRunner.#drainQueue} is running (a synchronous call finishing inside it must not start another). */
+  #draining = false;
   #idleWaiters: Array<() => void> = [];
 
   constructor(options: CallRunnerOptions) {
@@ -171,7 +179,7 @@ export class CallRunner {
       state: 'queued',
       approval: undefined,
       approvalFrame: undefined,
-      deadline: undefined,
+      deadlineAt: undefined,
       parked: false,
     };
     this.#armDeadline(created, frame.deadlineMs);
@@ -201,8 +209,7 @@ export class CallRunner {
     if (execution?.state !== 'running' || execution.parked) return;
     execution.parked = true;
     this.#running -= 1;
-    const next = this.#queue.shift();
-    if (next) this.#start(next);
+    this.#drainQueue();
   }
 
   /** Handles an `ack`: the service has the result, forget it. */
@@ -265,6 +272,9 @@ export class CallRunner {
   dispose(): void {
     if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
+    if (this.#sweepTimer !== undefined) clearTimeout(this.#sweepTimer);
+    this.#sweepTimer = undefined;
+    this.#sweepAt = Number.POSITIVE_INFINITY;
   }
 
   #start(execution: Execution): void {
@@ -299,35 +309,32 @@ export class CallRunner {
   #invoke(execution: Execution, context: unknown, started: number): void {
     const { frame } = execution;
     // A call whose steps are all synchronous (zod validation, a plain `execute`) ends here, in this turn.
-    const result = startByName(this.#options.registry, frame.toolName, frame.arguments, {
-      callId: frame.callId,
-      runId: frame.runId,
-      depth: frame.depth ?? 0,
-      context,
-      signal: execution.cancellation,
-      approved: frame.approved,
-      rejectionReason: frame.reason,
-      approve: (request) => this.#approve(execution, request),
-      onWidgetInvalid: this.#onWidgetInvalid,
-      extend: this.#options.extend,
-    });
-    if (!(result instanceof Promise)) {
-      this.#finish(execution, result, started);
-      return;
-    }
-    result.then(
-      (settled) => this.#finish(execution, settled, started),
-      (error: unknown) => {
-        // startByName never rejects by contract; if it ever does, the call still gets an answer.
-        this.#options.logger.error({ callId: frame.callId, error }, 'invokeTool rejected');
-        this.#finish(
-          execution,
-          { status: 'error', output: `Error running ${frame.toolName}`, durationMs: 0 },
-          started,
-        );
+    startByName(
+      this.#options.registry,
+      frame.toolName,
+      frame.arguments,
+      {
+        callId: frame.callId,
+        runId: frame.runId,
+        depth: frame.depth ?? 0,
+        context,
+        signal: execution.cancellation,
+        approved: frame.approved,
+        rejectionReason: frame.reason,
+        approve: this.#approveRequest,
+        onWidgetInvalid: this.#onWidgetInvalid,
+        extend: this.#options.extend,
       },
+      (result) => this.#finish(execution, result, started),
     );
   }
+
+  /** `approve` for every call (one function, not a closure per call): the request names its call. */
+  readonly #approveRequest = (request: ApprovalRequest): ApprovalDecision | Promise<ApprovalDecision> => {
+    const execution = this.#executions.get(request.callId);
+    if (execution === undefined) return false; // cannot happen: a call asks while it runs
+    return this.#approve(execution, request);
+  };
 
   readonly #onWidgetInvalid = (info: {
     toolName: string;
@@ -348,21 +355,49 @@ export class CallRunner {
     });
   }
 
+  /**
+   * Sets (or, with `undefined`, clears) when a call aborts itself: `deadlineMs` plus {@link DEADLINE_GRACE_MS}
+   * from now. One timer serves every call, set for the earliest deadline (a timer per call would cost a
+   * `Timeout` object and two timer-list operations per call); calls that end first just leave it nothing to do.
+   */
   #armDeadline(execution: Execution, deadlineMs: number | undefined): void {
-    if (execution.deadline !== undefined) clearTimeout(execution.deadline);
-    execution.deadline = undefined;
-    if (deadlineMs === undefined) return;
-    execution.deadline = setTimeout(
-      () => {
-        execution.deadline = undefined;
-        this.#options.logger.warn({ callId: execution.frame.callId, deadlineMs }, 'call passed its deadline');
-        this.cancel(execution.frame.callId, 'deadline');
-      },
-      // The grace lets the service's own cancel (and timeout result) come first whenever it can. The service's
-      // number may be huge: past the longest timer, setTimeout would fire after 1 ms.
-      Math.min(deadlineMs + DEADLINE_GRACE_MS, MAX_TIMEOUT_MS),
-    );
-    (execution.deadline as { unref?: () => void }).unref?.();
+    if (deadlineMs === undefined) {
+      execution.deadlineAt = undefined;
+      return;
+    }
+    // The grace lets the service's own cancel (and timeout result) come first whenever it can. The service's
+    // number may be huge: past the longest timer, it is as good as none.
+    const at = performance.now() + Math.min(deadlineMs + DEADLINE_GRACE_MS, MAX_TIMEOUT_MS);
+    execution.deadlineAt = at;
+    if (at < this.#sweepAt) this.#scheduleSweep(at);
+  }
+
+  #scheduleSweep(at: number): void {
+    if (this.#sweepTimer !== undefined) clearTimeout(this.#sweepTimer);
+    this.#sweepAt = at;
+    this.#sweepTimer = setTimeout(() => this.#sweepDeadlines(), Math.max(0, at - performance.now()));
+    (this.#sweepTimer as { unref?: () => void }).unref?.();
+  }
+
+  /** Cancels every call past its deadline, and sets the timer for the next deadline. */
+  #sweepDeadlines(): void {
+    this.#sweepTimer = undefined;
+    this.#sweepAt = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const execution of [...this.#executions.values()]) {
+      const at = execution.deadlineAt;
+      if (at === undefined) continue;
+      if (at > now) {
+        next = Math.min(next, at);
+        continue;
+      }
+      execution.deadlineAt = undefined;
+      const { callId } = execution.frame;
+      this.#options.logger.warn({ callId }, 'call passed its deadline');
+      this.cancel(callId, 'deadline');
+    }
+    if (next < this.#sweepAt) this.#scheduleSweep(next);
   }
 
   #finish(execution: Execution, result: ToolCallResult, started: number): void {
@@ -392,13 +427,28 @@ export class CallRunner {
     }
     // Nothing older waits to be written: write this one alone rather than walk the outbox.
     if (this.#backlog || this.#flushTimer !== undefined || !this.#write(entry)) this.flush();
-    // A cancelled queued call finishes without having had a slot of its own: start another only when one is free.
-    while (this.#running < this.#options.maxConcurrency) {
-      const next = this.#queue.shift();
-      if (!next) break;
-      this.#start(next);
-    }
+    this.#drainQueue();
     this.#checkIdle();
+  }
+
+  /**
+   * Starts queued calls while a slot is free. A call that finishes synchronously inside this loop frees its slot
+   * before the loop looks again; the loop does not recurse (a queue of thousands of synchronous calls would
+   * otherwise overflow the stack).
+   */
+  #drainQueue(): void {
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      // A cancelled queued call finishes without having had a slot of its own: start another only when one is free.
+      while (this.#running < this.#options.maxConcurrency) {
+        const next = this.#queue.shift();
+        if (!next) break;
+        this.#start(next);
+      }
+    } finally {
+      this.#draining = false;
+    }
   }
 
   #resultFrame(frame: ToolCallFrame, result: ToolCallResult, durationMs: number): ToolResultFrame {

@@ -9,8 +9,7 @@
  */
 import { decodeArguments } from './arguments';
 import { CallSignal, defineSignal } from './call-signal';
-import { AbortError, TimeoutError, ToolDefinitionError } from './errors';
-import type { MaybePromise } from './maybe';
+import { TimeoutError, ToolDefinitionError } from './errors';
 import { cancelledText, errorText, notJsonText, notObjectText } from './model-text';
 import { toWellFormed, truncateUtf8 } from './output';
 import type { ToolCallStatus } from './protocol';
@@ -205,51 +204,6 @@ function makeContext<C>(tool: Tool, options: CallOptions, signal: CallSignal): T
   return ctx;
 }
 
-function run(tool: Tool, rawArguments: unknown, options: CallOptions): MaybePromise<Outcome> {
-  const internals = toolInternals(tool)!;
-  const outer = options.signal;
-  if (outer?.aborted) return { status: 'cancelled', output: cancelledText(tool.name) };
-
-  const decoded = decodeArguments(rawArguments);
-  if (!decoded.ok) {
-    const output =
-      decoded.reason === 'not_json'
-        ? notJsonText(tool.name, decoded.detail)
-        : notObjectText(tool.name, decoded.type);
-    return { status: 'invalid_arguments', output };
-  }
-
-  const signal = new CallSignal(
-    outer,
-    () => outer?.reason ?? new AbortError('cancelled', `${tool.name} was cancelled`),
-  );
-  const timeoutMs = options.timeoutMs ?? internals.timeoutMs;
-  let outcome: MaybePromise<Outcome>;
-  try {
-    outcome = runCall(
-      {
-        tool,
-        internals,
-        ctx: makeContext(tool, options, signal) as ToolContext,
-        options,
-        timeoutMs,
-        remainingMs: timeoutMs,
-        abortWithTimeout: () =>
-          signal.abort(new TimeoutError('timeout', `${tool.name} timed out after ${timeoutMs}ms`)),
-      },
-      decoded.value,
-    );
-  } catch (error) {
-    signal.end();
-    throw error;
-  }
-  if (!(outcome instanceof Promise)) {
-    signal.end();
-    return outcome;
-  }
-  return outcome.finally(() => signal.end());
-}
-
 /** A bug in toolwire or a schema library must still give the model an answer. */
 function bugOutcome(tool: Tool, error: unknown): Outcome {
   const message = error instanceof Error ? error.message : String(error);
@@ -257,30 +211,66 @@ function bugOutcome(tool: Tool, error: unknown): Outcome {
 }
 
 /**
- * {@link invokeTool} without its checks of `tool` and `options`, for the client: the result comes at once when
- * every step of the call is synchronous, else as a promise. Never throws or rejects.
+ * {@link invokeTool} without its checks of `tool` and `options`, for the client: `done` gets the result exactly
+ * once, synchronously when every step of the call is synchronous. Never throws.
  */
 export function startCall(
   tool: Tool,
   rawArguments: unknown,
   options: CallOptions,
-): MaybePromise<ToolCallResult> {
+  done: (result: ToolCallResult) => void,
+): void {
   const started = performance.now();
-  const finish = (outcome: Outcome): ToolCallResult => {
+  let finished = false;
+  let signal: CallSignal | undefined;
+  const end = (outcome: Outcome) => {
+    if (finished) return;
+    finished = true;
+    signal?.end();
     // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
     outcome.output = toWellFormed(outcome.output);
     if (options.maxOutputBytes !== undefined)
       outcome.output = truncateUtf8(outcome.output, options.maxOutputBytes);
-    return { ...outcome, durationMs: Math.max(0, Math.round(performance.now() - started)) };
+    done({ ...outcome, durationMs: Math.max(0, Math.round(performance.now() - started)) });
   };
-  let outcome: MaybePromise<Outcome>;
-  try {
-    outcome = run(tool, rawArguments, options);
-  } catch (error) {
-    return finish(bugOutcome(tool, error));
+  const fail = (error: unknown) => end(bugOutcome(tool, error));
+
+  const internals = toolInternals(tool)!;
+  const outer = options.signal;
+  if (outer?.aborted) return end({ status: 'cancelled', output: cancelledText(tool.name) });
+  const decoded = decodeArguments(rawArguments);
+  if (!decoded.ok) {
+    const output =
+      decoded.reason === 'not_json'
+        ? notJsonText(tool.name, decoded.detail)
+        : notObjectText(tool.name, decoded.type);
+    return end({ status: 'invalid_arguments', output });
   }
-  if (!(outcome instanceof Promise)) return finish(outcome);
-  return outcome.then(finish, (error: unknown) => finish(bugOutcome(tool, error)));
+  const callSignal = new CallSignal(outer, tool.name);
+  signal = callSignal;
+  const timeoutMs = options.timeoutMs ?? internals.timeoutMs;
+  try {
+    runCall(
+      {
+        tool,
+        internals,
+        ctx: makeContext(tool, options, callSignal) as ToolContext,
+        options,
+        timeoutMs,
+        remainingMs: timeoutMs,
+        abortWithTimeout:
+          timeoutMs === undefined
+            ? undefined
+            : () =>
+                callSignal.abort(new TimeoutError('timeout', `${tool.name} timed out after ${timeoutMs}ms`)),
+        done: end,
+        fail,
+      },
+      decoded.value,
+    );
+  } catch (error) {
+    fail(error);
+  }
 }
 
 /**
@@ -318,5 +308,5 @@ export async function invokeTool<C = unknown>(
     throw new ToolDefinitionError('not_a_tool', 'invokeTool(): the tool must be made with tool()');
   }
   checkOptions(options);
-  return startCall(tool as Tool, rawArguments, options as CallOptions);
+  return new Promise((resolve) => startCall(tool as Tool, rawArguments, options as CallOptions, resolve));
 }

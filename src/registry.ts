@@ -6,7 +6,6 @@
  */
 import { ToolDefinitionError } from './errors';
 import { type InvokeOptions, invokeTool, startCall, type ToolCallResult } from './invoke';
-import type { MaybePromise } from './maybe';
 import { unknownToolText } from './model-text';
 import { toWellFormed, truncateUtf8 } from './output';
 import type { ToolDefinition } from './protocol';
@@ -101,16 +100,17 @@ function unknownTool(registry: ToolRegistry, toolName: string, options: CallOpti
 }
 
 /**
- * {@link ToolRegistry.invoke} for the client, whose options are built by toolwire (no checks): the result comes
- * at once when every step of the call is synchronous, else as a promise. Never throws or rejects.
+ * {@link ToolRegistry.invoke} for the client, whose options are built by toolwire (no checks): `done` gets the
+ * result exactly once, synchronously when every step of the call is synchronous. Never throws.
  */
 export function startByName(
   registry: ToolRegistry,
   toolName: string,
   rawArguments: unknown,
   options: CallOptions,
-): MaybePromise<ToolCallResult> {
+  done: (result: ToolCallResult) => void,
+): void {
   const found = registry.get(toolName);
-  if (found !== undefined) return startCall(found as Tool, rawArguments, options);
-  return unknownTool(registry, toolName, options);
+  if (found !== undefined) startCall(found as Tool, rawArguments, options, done);
+  else done(unknownTool(registry, toolName, options));
 }

@@ -10,10 +10,9 @@
  *
  * @module
  */
-import { decideApproval } from './approval';
+import { decideApproval, type TimedRunner } from './approval';
 import type { AbortLike } from './call-signal';
 import type { InvokeOptions, ToolCallResult } from './invoke';
-import { andThen, type MaybePromise } from './maybe';
 import {
   cancelledText,
   errorText,
@@ -24,7 +23,7 @@ import {
 import { serializeOutput, thrownMessage } from './output';
 import { isPlainObject } from './schema/json-schema';
 import { formatPath } from './schema/path';
-import { type Settled, settle } from './settle';
+import { type Settled, settleThen } from './settle';
 import { ERROR_FUNCTION_TIMEOUT_MS, type Tool, type ToolContext, type ToolInternals } from './tool';
 import { validateWidget, type Widget } from './widget';
 
@@ -44,32 +43,55 @@ export interface CallState {
   timeoutMs: number | undefined;
   /** Milliseconds left of `timeoutMs`; each timed phase spends what it takes. */
   remainingMs: number | undefined;
-  /** Aborts `ctx.signal` with a `TimeoutError`. */
-  abortWithTimeout: () => void;
+  /** Aborts `ctx.signal` with a `TimeoutError`; absent without a time limit. */
+  abortWithTimeout: (() => void) | undefined;
+  /** Ends the call with the outcome (once; later outcomes are ignored). */
+  done: (outcome: CallOutcome) => void;
+  /** Ends the call after a bug in toolwire or a schema library (a step threw): it still gets an answer. */
+  fail: (error: unknown) => void;
 }
+
+/** Never called: the timed runner given for a tool whose `needsApproval` is not a predicate. */
+const untimed: TimedRunner = () => {
+  throw new Error('toolwire: no phase to time');
+};
+
+/** Where a step of a call goes on: called exactly once, maybe synchronously. */
+type Next<T> = (value: T) => void;
 
 /** `errorFunction`'s own time limit: `timeoutMs` when the call has one, at most 5,000 ms. */
 export function errorFunctionTimeoutMs(timeoutMs: number | undefined): number {
   return Math.min(timeoutMs ?? ERROR_FUNCTION_TIMEOUT_MS, ERROR_FUNCTION_TIMEOUT_MS);
 }
 
+/** Runs `step`, and ends the call as a bug when it throws (a continuation may run from a promise reaction). */
+function guarded(call: CallState, step: () => void): void {
+  try {
+    step();
+  } catch (error) {
+    call.fail(error);
+  }
+}
+
 /**
- * Runs one phase of the tool's own work under what is left of the budget, and spends the time it took. A phase
- * that answers synchronously is settled at once (see src/settle.ts).
+ * Runs one phase of the tool's own work under what is left of the budget, spends the time it took, and goes on
+ * with how it ended (at once when the phase answers synchronously; see src/settle.ts).
  */
-function timed<T>(call: CallState, fn: () => T | PromiseLike<T>): MaybePromise<Settled<Awaited<T>>> {
+function timed<T>(call: CallState, fn: () => T | PromiseLike<T>, next: Next<Settled<Awaited<T>>>): void {
   const budget = call.remainingMs;
-  if (budget === undefined) return settle(fn, { signal: call.options.signal });
+  if (budget === undefined) {
+    settleThen(fn, { signal: call.options.signal }, (settled) => guarded(call, () => next(settled)));
+    return;
+  }
   const started = performance.now();
-  const outcome = settle(fn, {
-    signal: call.options.signal,
-    timeoutMs: budget,
-    onTimeout: call.abortWithTimeout,
-  });
-  return andThen(outcome, (settled) => {
-    call.remainingMs = Math.max(0, (call.remainingMs ?? budget) - (performance.now() - started));
-    return settled;
-  });
+  settleThen(
+    fn,
+    { signal: call.options.signal, timeoutMs: budget, onTimeout: call.abortWithTimeout },
+    (settled) => {
+      call.remainingMs = Math.max(0, budget - (performance.now() - started));
+      guarded(call, () => next(settled));
+    },
+  );
 }
 
 const cancelled = (call: CallState): CallOutcome => ({
@@ -77,44 +99,40 @@ const cancelled = (call: CallState): CallOutcome => ({
   output: cancelledText(call.tool.name),
 });
 
-/** The outcome of a call whose budget ran out: `timeout`, with the timeout text (through `errorFunction`). */
-function timedOut(call: CallState): MaybePromise<CallOutcome> {
+/** Ends a call whose budget ran out: `timeout`, with the timeout text (through `errorFunction`). */
+function timedOut(call: CallState): void {
   const { tool, ctx, timeoutMs } = call;
-  return failure(call, 'timeout', ctx.signal.reason, timeoutText(tool.name, timeoutMs ?? 0));
+  failure(call, 'timeout', ctx.signal.reason, timeoutText(tool.name, timeoutMs ?? 0));
 }
 
-/** How a phase of the tool's own work ends the call when it gave no value: cancelled, timed out or failed. */
-function stopped(
-  call: CallState,
-  outcome: Exclude<Settled<unknown>, { kind: 'value' }>,
-): MaybePromise<CallOutcome> {
-  if (outcome.kind === 'aborted') return cancelled(call);
-  if (outcome.kind === 'timeout') return timedOut(call);
-  return failure(call, 'error', outcome.error, errorText(call.tool.name, thrownMessage(outcome.error)));
+/** Ends the call for a phase of the tool's own work that gave no value: cancelled, timed out or failed. */
+function stopped(call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'value' }>): void {
+  if (outcome.kind === 'aborted') call.done(cancelled(call));
+  else if (outcome.kind === 'timeout') timedOut(call);
+  else failure(call, 'error', outcome.error, errorText(call.tool.name, thrownMessage(outcome.error)));
 }
 
 /**
- * The model's text for a failure: `errorFunction`'s, verbatim, or `fallback` when it is absent, throws, returns
- * something other than a string, or does not answer within {@link errorFunctionTimeoutMs}.
+ * Ends the call with the model's text for a failure: `errorFunction`'s, verbatim, or `fallback` when it is absent,
+ * throws, returns something other than a string, or does not answer within {@link errorFunctionTimeoutMs}.
  */
-function failure(
-  call: CallState,
-  status: 'error' | 'timeout',
-  error: unknown,
-  fallback: string,
-): MaybePromise<CallOutcome> {
+function failure(call: CallState, status: 'error' | 'timeout', error: unknown, fallback: string): void {
   const { errorFunction } = call.internals;
-  if (errorFunction === undefined) return { status, output: fallback };
-  const outcome = settle(() => errorFunction(call.ctx, error), {
-    signal: call.options.signal,
-    timeoutMs: errorFunctionTimeoutMs(call.timeoutMs),
-  });
-  return andThen(outcome, (settled): CallOutcome => {
-    if (settled.kind === 'aborted') return cancelled(call);
-    if (settled.kind !== 'value') return { status, output: fallback };
-    // A non-string (e.g. `undefined` from a function that forgot to return) would read `null`: use the default.
-    return { status, output: typeof settled.value === 'string' ? settled.value : fallback };
-  });
+  if (errorFunction === undefined) {
+    call.done({ status, output: fallback });
+    return;
+  }
+  const options = { signal: call.options.signal, timeoutMs: errorFunctionTimeoutMs(call.timeoutMs) };
+  settleThen(
+    () => errorFunction(call.ctx, error),
+    options,
+    (settled) => {
+      if (settled.kind === 'aborted') call.done(cancelled(call));
+      else if (settled.kind !== 'value') call.done({ status, output: fallback });
+      // A non-string (e.g. `undefined` from a function that forgot to return) would read `null`: use the default.
+      else call.done({ status, output: typeof settled.value === 'string' ? settled.value : fallback });
+    },
+  );
 }
 
 function reportInvalidWidget(call: CallState, path: string, message: string): void {
@@ -160,70 +178,82 @@ function splitWidget(call: CallState, value: unknown): { data: unknown; widget?:
 }
 
 /** `execute` returned: `outputSchema`, then the widget split and `toModelOutput`. */
-function succeed(call: CallState, returned: unknown): MaybePromise<CallOutcome> {
+function succeed(call: CallState, returned: unknown): void {
   const schema = call.internals.outputSchema;
-  if (schema === undefined) return project(call, returned);
-  return andThen(
-    timed(call, () => schema.validate(returned)),
+  if (schema === undefined) {
+    project(call, returned);
+    return;
+  }
+  timed(
+    call,
+    () => schema.validate(returned),
     (checked) => {
-      if (checked.kind !== 'value') return stopped(call, checked);
-      if (!checked.value.ok) {
-        return { status: 'error', output: outputMismatchText(call.tool.name, checked.value.issues) };
-      }
-      return project(call, checked.value.value);
+      if (checked.kind !== 'value') stopped(call, checked);
+      else if (!checked.value.ok)
+        call.done({ status: 'error', output: outputMismatchText(call.tool.name, checked.value.issues) });
+      else project(call, checked.value.value);
     },
   );
 }
 
 /** The result's widget split off, and the rest turned into the model's text (through `toModelOutput`). */
-function project(call: CallState, value: unknown): MaybePromise<CallOutcome> {
+function project(call: CallState, value: unknown): void {
   const { data, widget } = splitWidget(call, value);
-  const done = (forModel: unknown): CallOutcome => {
+  const done = (forModel: unknown) => {
     const outcome: CallOutcome = { status: 'ok', output: serializeOutput(forModel), value };
     if (widget !== undefined) outcome.widget = widget;
-    return outcome;
+    call.done(outcome);
   };
   const toModelOutput = call.internals.toModelOutput;
-  if (toModelOutput === undefined) return done(data);
-  return andThen(
-    timed(call, () => toModelOutput(value)),
+  if (toModelOutput === undefined) {
+    done(data);
+    return;
+  }
+  timed(
+    call,
+    () => toModelOutput(value),
     (projected) => (projected.kind === 'value' ? done(projected.value) : stopped(call, projected)),
   );
 }
 
 /**
- * Runs a call from its decoded arguments, synchronously as far as every step answers synchronously. Never fails
- * for anything the model or the tool does; a schema library that throws while validating is a bug, thrown (or
- * rejected) for `invokeTool` to report.
+ * Runs a call from its decoded arguments and ends it through `call.done`, synchronously as far as every step
+ * answers synchronously. Never fails for anything the model or the tool does; a schema library that throws
+ * while validating is a bug, given to `call.fail`.
  */
-export function runCall(call: CallState, args: object): MaybePromise<CallOutcome> {
+export function runCall(call: CallState, args: object): void {
   const { tool, internals, ctx } = call;
-  return andThen(
-    timed(call, () => internals.parameters.validate(args)),
+  timed(
+    call,
+    () => internals.parameters.validate(args),
     (validated) => {
-      if (validated.kind === 'aborted') return cancelled(call);
+      if (validated.kind === 'aborted') return call.done(cancelled(call));
       if (validated.kind === 'timeout') return timedOut(call);
-      if (validated.kind === 'error') throw validated.error;
+      if (validated.kind === 'error') return call.fail(validated.error);
       if (!validated.value.ok) {
-        return {
-          status: 'invalid_arguments',
-          output: invalidArgumentsText(tool.name, validated.value.issues),
-        };
+        const output = invalidArgumentsText(tool.name, validated.value.issues);
+        return call.done({ status: 'invalid_arguments', output });
       }
       const input = validated.value.value;
-      const approval = decideApproval(internals, ctx, input, call.options, (fn) => timed(call, fn));
-      return andThen(approval, (decided) => {
-        if (!decided.go) {
-          return decided.status === 'timeout'
-            ? timedOut(call)
-            : { status: decided.status, output: decided.output };
-        }
-        ctx.approved = decided.approved;
-        return andThen(
-          timed(call, () => internals.execute(input, ctx)),
-          (executed) => (executed.kind === 'value' ? succeed(call, executed.value) : stopped(call, executed)),
-        );
-      });
+      // The predicate's phase is timed like the others; a tool without one needs no closure for it.
+      const timedStep: TimedRunner =
+        typeof internals.needsApproval === 'function' ? (fn, next) => timed(call, fn, next) : untimed;
+      decideApproval(internals, ctx, input, call.options, timedStep, (decided) =>
+        guarded(call, () => {
+          if (!decided.go) {
+            if (decided.status === 'timeout') timedOut(call);
+            else call.done({ status: decided.status, output: decided.output });
+            return;
+          }
+          ctx.approved = decided.approved;
+          timed(
+            call,
+            () => internals.execute(input, ctx),
+            (executed) =>
+              executed.kind === 'value' ? succeed(call, executed.value) : stopped(call, executed),
+          );
+        }),
+      );
     },
   );
 }

@@ -21,7 +21,7 @@ export interface SettleOptions {
   signal?: AbortLike | undefined;
   /** Ends the wait with `timeout` after this many milliseconds. @default none */
   timeoutMs?: number | undefined;
-  /** Called once, synchronously, when the time limit passes (before anyone awaiting the outcome resumes). */
+  /** Called once, synchronously, when the time limit passes, before the outcome is given. */
   onTimeout?: () => void;
 }
 
@@ -39,13 +39,37 @@ export function settle<T>(
   fn: () => T | PromiseLike<T>,
   options: SettleOptions = {},
 ): MaybePromise<Settled<Awaited<T>>> {
+  let now: Settled<Awaited<T>> | undefined;
+  let later: ((outcome: Settled<Awaited<T>>) => void) | undefined;
+  settleThen(fn, options, (outcome) => {
+    if (later) later(outcome);
+    else now = outcome;
+  });
+  if (now !== undefined) return now;
+  return new Promise((resolve) => {
+    later = resolve;
+  });
+}
+
+const ABORTED = { kind: 'aborted' } as const;
+
+/**
+ * {@link settle} with a callback instead of a promise: `done` is called exactly once, synchronously when `fn`
+ * answers synchronously. The client's calls run on this, so that a held call keeps one reaction on the
+ * tool's own promise rather than a chain of promises. `done` must not throw.
+ */
+export function settleThen<T>(
+  fn: () => T | PromiseLike<T>,
+  options: SettleOptions,
+  done: (outcome: Settled<Awaited<T>>) => void,
+): void {
   const { signal, timeoutMs, onTimeout } = options;
-  if (signal?.aborted) return { kind: 'aborted' };
+  if (signal?.aborted) return done(ABORTED);
   let pending: PromiseLike<T> | T;
   try {
     pending = fn();
   } catch (error) {
-    return signal?.aborted ? { kind: 'aborted' } : { kind: 'error', error };
+    return done(signal?.aborted ? ABORTED : { kind: 'error', error });
   }
   // A synchronous result needs no listener and no timer (the common case: a validator or a plain function):
   // nothing else can run before it, so only an abort made by `fn` itself can come first.
@@ -53,40 +77,39 @@ export function settle<T>(
   try {
     thenable = isThenable(pending);
   } catch (error) {
-    return { kind: 'error', error }; // a `then` getter that throws, as Promise.resolve says
+    return done({ kind: 'error', error }); // a `then` getter that throws, as Promise.resolve says
   }
   if (!thenable) {
-    return signal?.aborted ? { kind: 'aborted' } : { kind: 'value', value: pending as Awaited<T> };
+    return done(signal?.aborted ? ABORTED : { kind: 'value', value: pending as Awaited<T> });
   }
-  return new Promise((resolve) => {
-    let done = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const finish = (outcome: Settled<Awaited<T>>) => {
-      if (done) return;
-      done = true;
-      if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      resolve(outcome);
-    };
-    const onAbort = () => finish({ kind: 'aborted' });
-    if (signal?.aborted) {
-      onAbort();
-      return;
-    }
-    signal?.addEventListener('abort', onAbort, { once: true });
-    if (timeoutMs !== undefined) {
-      timer = setTimeout(() => {
-        if (done) return;
-        // Settle first: `onTimeout` may abort the very signal listened to here, and the outcome is `timeout`.
-        finish({ kind: 'timeout' });
-        onTimeout?.();
-      }, timeoutMs);
-    }
-    Promise.resolve(pending).then(
-      (value) => finish({ kind: 'value', value: value as Awaited<T> }),
-      (error: unknown) => finish({ kind: 'error', error }),
-    );
-  });
+  if (signal?.aborted) return done(ABORTED); // aborted by `fn` itself
+  let finished = false;
+  let expired = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const finish = (outcome: Settled<Awaited<T>>) => {
+    if (finished) return;
+    finished = true;
+    if (timer !== undefined) clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+    done(outcome);
+  };
+  // An abort that `onTimeout` itself causes (it may abort this very signal) does not make the outcome `aborted`.
+  const onAbort = () => {
+    if (!expired) finish(ABORTED);
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (timeoutMs !== undefined) {
+    timer = setTimeout(() => {
+      if (finished) return;
+      expired = true;
+      onTimeout?.();
+      finish({ kind: 'timeout' });
+    }, timeoutMs);
+  }
+  Promise.resolve(pending).then(
+    (value) => finish({ kind: 'value', value: value as Awaited<T> }),
+    (error: unknown) => finish({ kind: 'error', error }),
+  );
 }
 
 function isThenable<T>(value: PromiseLike<T> | T): value is PromiseLike<T> {

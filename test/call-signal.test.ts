@@ -15,7 +15,7 @@ describe('CallSignal', () => {
       },
     );
     try {
-      const signal = new CallSignal(undefined, () => 'outer');
+      const signal = new CallSignal(undefined, 'echo');
       signal.abort('timeout');
       signal.end();
       expect(made).toBe(0);
@@ -27,7 +27,7 @@ describe('CallSignal', () => {
   });
 
   it('shows an abort made before the first read, with its reason; the first abort wins', () => {
-    const signal = new CallSignal(undefined, () => 'outer');
+    const signal = new CallSignal(undefined, 'echo');
     signal.abort('first');
     signal.abort('second');
     expect(signal.signal.aborted).toBe(true);
@@ -36,7 +36,7 @@ describe('CallSignal', () => {
 
   it('fires abort on a signal already read when the caller aborts while the call runs', () => {
     const outer = new AbortController();
-    const signal = new CallSignal(outer.signal, () => outer.signal.reason);
+    const signal = new CallSignal(outer.signal, 'echo');
     const seen: unknown[] = [];
     signal.signal.addEventListener('abort', () => seen.push(signal.signal.reason));
     outer.abort('cancelled by the service');
@@ -45,7 +45,7 @@ describe('CallSignal', () => {
 
   it('counts a caller abort during the call even when the signal is read only afterwards', () => {
     const outer = new AbortController();
-    const signal = new CallSignal(outer.signal, () => outer.signal.reason);
+    const signal = new CallSignal(outer.signal, 'echo');
     outer.abort('cancelled');
     signal.end();
     expect(signal.signal.reason).toBe('cancelled');
@@ -53,14 +53,14 @@ describe('CallSignal', () => {
 
   it('ignores a caller abort after the call ended, read or not', () => {
     const read = new AbortController();
-    const readSignal = new CallSignal(read.signal, () => 'cancelled');
+    const readSignal = new CallSignal(read.signal, 'echo');
     expect(readSignal.signal.aborted).toBe(false);
     readSignal.end();
     read.abort();
     expect(readSignal.signal.aborted).toBe(false);
 
     const unread = new AbortController();
-    const unreadSignal = new CallSignal(unread.signal, () => 'cancelled');
+    const unreadSignal = new CallSignal(unread.signal, 'echo');
     unreadSignal.end();
     unread.abort();
     expect(unreadSignal.signal.aborted).toBe(false);
@@ -93,7 +93,7 @@ describe('CallSignal', () => {
     expect(call?.aborted()).toBe(true);
 
     const target: { signal?: unknown } = {};
-    defineSignal(target, new CallSignal(undefined, () => 'x'));
+    defineSignal(target, new CallSignal(undefined, 'echo'));
     target.signal = 'replaced';
     expect(target.signal).toBe('replaced');
   });
@@ -130,13 +130,13 @@ describe('Cancellation', () => {
 
   it('forwards to ctx.signal when read before or after the abort', () => {
     const before = new Cancellation();
-    const early = new CallSignal(before, () => before.reason);
+    const early = new CallSignal(before, 'echo');
     const signal = early.signal;
     before.abort('service');
     expect(signal.aborted).toBe(true);
     expect(signal.reason).toBe('service');
     const after = new Cancellation();
-    const late = new CallSignal(after, () => after.reason);
+    const late = new CallSignal(after, 'echo');
     after.abort('deadline');
     expect(late.signal.reason).toBe('deadline');
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { CallRunner } from '../src/calls';
+import { CallRunner, DEADLINE_GRACE_MS } from '../src/calls';
 import { Redactor, silentLogger } from '../src/logger';
 import type { ClientFrame } from '../src/protocol';
 import { ToolRegistry } from '../src/registry';
@@ -120,6 +120,70 @@ describe('CallRunner', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(reasons).toEqual(['user pressed stop']);
     expect(sent).toEqual([expect.objectContaining({ callId: 'w1', status: 'cancelled' })]);
+  });
+});
+
+describe('CallRunner deadlines', () => {
+  it('aborts each call at its own deadline (plus the grace), with one timer for all', async () => {
+    const aborted: string[] = [];
+    const wait = tool({
+      name: 'wait',
+      description: 'Waits for its signal.',
+      execute: (_input, ctx) =>
+        new Promise<string>((resolve) =>
+          ctx.signal.addEventListener('abort', () => {
+            aborted.push(`${ctx.callId}:${String(ctx.signal.reason)}`);
+            resolve('stopped');
+          }),
+        ),
+    });
+    const calls = new CallRunner({ ...runnerOptions(), registry: new ToolRegistry([wait]) });
+    const call = (callId: string, deadlineMs: number) =>
+      calls.receive({ type: 'tool_call', callId, runId: 'r1', toolName: 'wait', arguments: {}, deadlineMs });
+    const started = performance.now();
+    call('late', 5_000);
+    call('never', 60_000);
+    call('soon', 0); // earlier than the timer already set: it is brought forward
+    await expect.poll(() => aborted, { timeout: 3_000, interval: 20 }).toEqual(['soon:deadline']);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(DEADLINE_GRACE_MS - 5);
+    expect(calls.running).toBe(2);
+    calls.abortAll('test over');
+    calls.dispose();
+  });
+});
+
+describe('CallRunner queue', () => {
+  it('runs thousands of queued synchronous calls after slow ones without growing the stack', async () => {
+    const release: Array<() => void> = [];
+    const slow = tool({
+      name: 'slow',
+      description: 'Waits.',
+      execute: () => new Promise<string>((resolve) => release.push(() => resolve('slow'))),
+    });
+    const fast = tool({ name: 'fast', description: 'Answers at once.', execute: () => 'fast' });
+    const sent: ClientFrame[] = [];
+    const calls = new CallRunner({
+      ...runnerOptions(),
+      registry: new ToolRegistry([slow, fast]),
+      maxConcurrency: 2,
+      maxQueue: 20_000,
+      send: (frame) => {
+        sent.push(frame);
+        return true;
+      },
+    });
+    const call = (callId: string, toolName: string) =>
+      calls.receive({ type: 'tool_call', callId, runId: 'r1', toolName, arguments: {} });
+    call('s1', 'slow');
+    call('s2', 'slow');
+    for (let i = 0; i < 15_000; i++) call(`f${i}`, 'fast');
+    expect(calls.queued).toBe(15_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const resolve of release) resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls.queued).toBe(0);
+    expect(calls.running).toBe(0);
+    expect(sent).toHaveLength(15_002);
   });
 });
 
