@@ -57,6 +57,22 @@ export async function resolveWebSocket(explicit?: WebSocketConstructor): Promise
   return module.WebSocket;
 }
 
+/** The part of Node's `net.Socket` used to gather several frames into one write. */
+interface Corkable {
+  cork(): void;
+  uncork(): void;
+}
+
+/**
+ * The TCP socket under a `ws` WebSocket (`_socket`), when there is one that can be corked; `undefined` for
+ * browsers' WebSockets and anything else. Corking is counted in Node, so `ws` corking around each frame
+ * inside ours is harmless.
+ */
+function corkable(socket: WebSocketLike): Corkable | undefined {
+  const raw = (socket as { _socket?: Partial<Corkable> | null })._socket;
+  return typeof raw?.cork === 'function' && typeof raw.uncork === 'function' ? (raw as Corkable) : undefined;
+}
+
 /** `ws` can send headers on the upgrade request; the WHATWG WebSocket cannot. `ws` instances have `terminate`. */
 export function canSendHeaders(ctor: WebSocketConstructor): boolean {
   return typeof (ctor.prototype as { terminate?: unknown } | undefined)?.terminate === 'function';
@@ -104,12 +120,28 @@ export function openTransport(
     if (typeof message === 'string') lastError = message;
   };
   socket.onclose = (event) => finish(event.code, event.reason || lastError);
+  let corked: Corkable | undefined;
+  const uncork = () => {
+    corked?.uncork();
+    corked = undefined;
+  };
   return {
     get bufferedAmount() {
       return socket.bufferedAmount;
     },
     send(text) {
-      if (!done && socket.readyState === 1) socket.send(text);
+      if (done || socket.readyState !== 1) return;
+      // Frames sent in one task (the results of the calls one read brought in) leave in one write: the TCP
+      // socket is corked at the first and uncorked when the task's synchronous work is done.
+      if (corked === undefined) {
+        // Looked up here: `ws` attaches its TCP socket only once the upgrade is done.
+        corked = corkable(socket);
+        if (corked !== undefined) {
+          corked.cork();
+          queueMicrotask(uncork);
+        }
+      }
+      socket.send(text);
     },
     close(code, reason) {
       try {

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { openTransport, type WebSocketConstructor } from '../src/transport';
+
+/** A WebSocket double that records sends and, like `ws`, has a TCP socket (`_socket`) once open. */
+function fakeSocketClass(log: string[], withTcp: boolean) {
+  return class FakeSocket {
+    readyState = 1;
+    bufferedAmount = 0;
+    protocol = 'toolwire.v1';
+    onopen = null;
+    onmessage = null;
+    onclose = null;
+    onerror = null;
+    _socket = withTcp ? { cork: () => log.push('cork'), uncork: () => log.push('uncork') } : null;
+    send(text: string) {
+      log.push(`send ${text}`);
+    }
+    close() {}
+  } as unknown as WebSocketConstructor;
+}
+
+const handlers = { onOpen() {}, onMessage() {}, onClose() {} };
+
+describe('openTransport', () => {
+  it('gathers the frames sent in one task into one corked write', async () => {
+    const log: string[] = [];
+    const transport = openTransport(fakeSocketClass(log, true), 'ws://127.0.0.1:1', undefined, handlers);
+    transport.send('a');
+    transport.send('b');
+    expect(log).toEqual(['cork', 'send a', 'send b']);
+    await Promise.resolve();
+    expect(log).toEqual(['cork', 'send a', 'send b', 'uncork']);
+    transport.send('c');
+    await Promise.resolve();
+    expect(log.slice(4)).toEqual(['cork', 'send c', 'uncork']);
+  });
+
+  it('sends directly on a WebSocket without a TCP socket of its own (browsers)', async () => {
+    const log: string[] = [];
+    const transport = openTransport(fakeSocketClass(log, false), 'ws://127.0.0.1:1', undefined, handlers);
+    transport.send('a');
+    transport.send('b');
+    await Promise.resolve();
+    expect(log).toEqual(['send a', 'send b']);
+  });
+});
