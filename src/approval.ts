@@ -63,9 +63,14 @@ export function decideApproval(
   done: (outcome: ApprovalOutcome) => void,
 ): void {
   const name = ctx.toolName;
-  if (options.approved === true) return done({ go: true, approved: true });
-  if (options.approved === false)
-    return done({ go: false, status: 'rejected', output: declinedText(name, options.rejectionReason) });
+  if (options.approved === true) {
+    done({ go: true, approved: true });
+    return;
+  }
+  if (options.approved === false) {
+    done({ go: false, status: 'rejected', output: declinedText(name, options.rejectionReason) });
+    return;
+  }
 
   const { needsApproval } = internals;
   if (typeof needsApproval !== 'function') {
@@ -96,26 +101,36 @@ function ask(
 ): void {
   const name = ctx.toolName;
   const approve = options.approve;
-  if (approve === undefined) return done({ go: false, status: 'rejected', output: noApproverText(name) });
+  if (approve === undefined) {
+    done({ go: false, status: 'rejected', output: noApproverText(name) });
+    return;
+  }
   const { signal } = options;
   const request = { callId: ctx.callId, runId: ctx.runId, toolName: name, input };
   settleThen<ApprovalDecision>(
     () => approve(request),
     { signal },
     (outcome) => {
-      if (outcome.kind === 'aborted' || signal?.aborted)
-        return done({ go: false, status: 'cancelled', output: cancelledText(name) });
+      if (outcome.kind === 'aborted' || signal?.aborted) {
+        done({ go: false, status: 'cancelled', output: cancelledText(name) });
+        return;
+      }
       if (outcome.kind === 'error') {
         const message = thrownMessage(outcome.error, 'the approver');
-        return done({ go: false, status: 'rejected', output: approvalFailedText(name, message) });
+        done({ go: false, status: 'rejected', output: approvalFailedText(name, message) });
+        return;
       }
       const answer = outcome.kind === 'value' ? outcome.value : undefined;
       const decision = normalise(answer);
       if (decision === undefined) {
         const message = `the approver returned ${showAnswer(answer)} instead of true, false or { approved: boolean }`;
-        return done({ go: false, status: 'rejected', output: approvalFailedText(name, message) });
+        done({ go: false, status: 'rejected', output: approvalFailedText(name, message) });
+        return;
       }
-      if (decision.approved) return done({ go: true, approved: true });
+      if (decision.approved) {
+        done({ go: true, approved: true });
+        return;
+      }
       done({ go: false, status: 'rejected', output: declinedText(name, decision.reason) });
     },
   );

@@ -462,7 +462,9 @@ export class CallRunner {
     };
     // Redact first, then cut: a cut through a secret would leave a piece of it that no rule matches. The cut
     // counts JSON escapes, so the frame fits the service's limit whatever the text holds.
-    const envelope = utf8Length(encodeFrame(out)) - 2;
+    // The frame without its output is at most 105 bytes plus 6 per unit of the call id: with an id of up to 64
+    // units it is within ENVELOPE_BYTES, and need not be measured.
+    const envelope = frame.callId.length <= 64 ? 0 : utf8Length(encodeFrame(out)) - 2;
     const budget = Math.max(2, this.#options.maxPayloadBytes() - Math.max(ENVELOPE_BYTES, envelope));
     out.output = truncateJsonString(toWellFormed(redactor.text(result.output)), budget);
     if (result.widget !== undefined) {

@@ -183,8 +183,28 @@ function idempotencyKeyFor(callId: string): (scope?: string) => string {
   };
 }
 
+/** A prototype per `extend` object (the client passes the same one for every call): extras are looked up there. */
+const EXTENDED = new WeakMap<object, object>();
+
+function prototypeFor(extend: Readonly<Record<PropertyKey, unknown>>): object {
+  let proto = EXTENDED.get(extend);
+  if (proto === undefined) {
+    const descriptors: PropertyDescriptorMap = {};
+    for (const key of Reflect.ownKeys(extend)) {
+      descriptors[key as string] = { value: extend[key as keyof typeof extend], writable: true };
+    }
+    proto = Object.create(Object.prototype, descriptors) as object;
+    EXTENDED.set(extend, proto);
+  }
+  return proto;
+}
+
 function makeContext<C>(tool: Tool, options: CallOptions, signal: CallSignal): ToolContext<C> {
-  const ctx = { context: options.context as C } as ToolContext<C>;
+  // Extras live on the prototype: not enumerable, and a standard field (an own property) always wins.
+  const ctx = (
+    options.extend === undefined ? {} : Object.create(prototypeFor(options.extend))
+  ) as ToolContext<C>;
+  ctx.context = options.context as C;
   defineSignal(ctx, signal);
   ctx.callId = options.callId ?? randomId();
   ctx.runId = options.runId ?? randomId();
@@ -192,15 +212,6 @@ function makeContext<C>(tool: Tool, options: CallOptions, signal: CallSignal): T
   ctx.approved = false;
   ctx.depth = options.depth ?? 0;
   ctx.idempotencyKey = idempotencyKeyFor(ctx.callId);
-  if (options.extend !== undefined) {
-    for (const key of Reflect.ownKeys(options.extend)) {
-      if (key in ctx) continue;
-      Object.defineProperty(ctx, key, {
-        value: options.extend[key as keyof typeof options.extend],
-        writable: true,
-      });
-    }
-  }
   return ctx;
 }
 
@@ -237,14 +248,18 @@ export function startCall(
 
   const internals = toolInternals(tool)!;
   const outer = options.signal;
-  if (outer?.aborted) return end({ status: 'cancelled', output: cancelledText(tool.name) });
+  if (outer?.aborted) {
+    end({ status: 'cancelled', output: cancelledText(tool.name) });
+    return;
+  }
   const decoded = decodeArguments(rawArguments);
   if (!decoded.ok) {
     const output =
       decoded.reason === 'not_json'
         ? notJsonText(tool.name, decoded.detail)
         : notObjectText(tool.name, decoded.type);
-    return end({ status: 'invalid_arguments', output });
+    end({ status: 'invalid_arguments', output });
+    return;
   }
   const callSignal = new CallSignal(outer, tool.name);
   signal = callSignal;

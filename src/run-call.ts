@@ -227,12 +227,19 @@ export function runCall(call: CallState, args: object): void {
     call,
     () => internals.parameters.validate(args),
     (validated) => {
-      if (validated.kind === 'aborted') return call.done(cancelled(call));
+      if (validated.kind === 'aborted') {
+        call.done(cancelled(call));
+        return;
+      }
       if (validated.kind === 'timeout') return timedOut(call);
-      if (validated.kind === 'error') return call.fail(validated.error);
+      if (validated.kind === 'error') {
+        call.fail(validated.error);
+        return;
+      }
       if (!validated.value.ok) {
         const output = invalidArgumentsText(tool.name, validated.value.issues);
-        return call.done({ status: 'invalid_arguments', output });
+        call.done({ status: 'invalid_arguments', output });
+        return;
       }
       const input = validated.value.value;
       // The predicate's phase is timed like the others; a tool without one needs no closure for it.

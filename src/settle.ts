@@ -64,12 +64,16 @@ export function settleThen<T>(
   done: (outcome: Settled<Awaited<T>>) => void,
 ): void {
   const { signal, timeoutMs, onTimeout } = options;
-  if (signal?.aborted) return done(ABORTED);
+  if (signal?.aborted) {
+    done(ABORTED);
+    return;
+  }
   let pending: PromiseLike<T> | T;
   try {
     pending = fn();
   } catch (error) {
-    return done(signal?.aborted ? ABORTED : { kind: 'error', error });
+    done(signal?.aborted ? ABORTED : { kind: 'error', error });
+    return;
   }
   // A synchronous result needs no listener and no timer (the common case: a validator or a plain function):
   // nothing else can run before it, so only an abort made by `fn` itself can come first.
@@ -77,12 +81,18 @@ export function settleThen<T>(
   try {
     thenable = isThenable(pending);
   } catch (error) {
-    return done({ kind: 'error', error }); // a `then` getter that throws, as Promise.resolve says
+    done({ kind: 'error', error });
+    return;
   }
   if (!thenable) {
-    return done(signal?.aborted ? ABORTED : { kind: 'value', value: pending as Awaited<T> });
+    done(signal?.aborted ? ABORTED : { kind: 'value', value: pending as Awaited<T> });
+    return;
   }
-  if (signal?.aborted) return done(ABORTED); // aborted by `fn` itself
+  if (signal?.aborted) {
+    // aborted by `fn` itself
+    done(ABORTED);
+    return;
+  }
   let finished = false;
   let expired = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
