@@ -81,7 +81,7 @@ export function settleThen<T>(
   try {
     thenable = isThenable(pending);
   } catch (error) {
-    done({ kind: 'error', error });
+    done({ kind: 'error', error }); // a `then` getter that throws, as Promise.resolve says
     return;
   }
   if (!thenable) {
