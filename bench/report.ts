@@ -146,8 +146,16 @@ function targets(figures: Figures): Target[] {
     false,
     (n) => `${mb(n)} MB`,
   );
-  const bundle = figures.bundles[0]?.gzipBytes ?? Number.NaN;
-  check('browser bundle ≤ 20 KB min+gzip (own dependencies included)', bundle, 20 * 1024, false, kb);
+  // The issue's figure: "schema libraries excluded" (zod, valibot, arktype); the converters, the JSON Schema
+  // validator and eventemitter3 count. The figure with zod/mini included is in the bundle table below.
+  const bundle = figures.bundles[1]?.gzipBytes ?? Number.NaN;
+  check(
+    'browser bundle ≤ 20 KB min+gzip (schema libraries excluded; converters and validator included)',
+    bundle,
+    20 * 1024,
+    false,
+    kb,
+  );
   return out;
 }
 
