@@ -94,7 +94,7 @@ class ProtocolLink implements Link {
         }
         this.#pending.delete(frame.callId);
         this.#acks.push(frame.callId);
-        if (this.#acks.length === 1) queueMicrotask(() => this.#flushAcks(socket));
+        if (this.#acks.length === 1) void Promise.resolve().then(() => this.#flushAcks(socket));
         call.done(frame.status === 'ok' && frame.output === expected(call.tool, call.seq));
         return;
       }

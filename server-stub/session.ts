@@ -87,7 +87,8 @@ export class Session {
    */
   ack(callId: string): void {
     this.#acks.push(callId);
-    if (this.#acks.length === 1) queueMicrotask(() => this.#flushAcks());
+    // A resolved promise rather than queueMicrotask, which makes an AsyncResource per call in Node.
+    if (this.#acks.length === 1) void Promise.resolve().then(() => this.#flushAcks());
   }
 
   #takeAcks(): string[] {
