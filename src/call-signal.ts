@@ -27,7 +27,8 @@ export interface AbortLike {
 export class Cancellation implements AbortLike {
   #aborted = false;
   #reason: unknown;
-  #listeners: Array<() => void> | undefined;
+  /** One listener (the usual case: the step waiting on the tool) or several. */
+  #listeners: (() => void) | Array<() => void> | undefined;
 
   get aborted(): boolean {
     return this.#aborted;
@@ -45,7 +46,7 @@ export class Cancellation implements AbortLike {
     const listeners = this.#listeners;
     this.#listeners = undefined;
     if (listeners === undefined) return;
-    for (const listener of listeners) {
+    for (const listener of typeof listeners === 'function' ? [listeners] : listeners) {
       try {
         listener();
       } catch {
@@ -56,15 +57,19 @@ export class Cancellation implements AbortLike {
 
   addEventListener(_type: 'abort', listener: () => void): void {
     if (this.#aborted) return;
-    if (this.#listeners === undefined) this.#listeners = [listener];
-    else this.#listeners.push(listener);
+    const listeners = this.#listeners;
+    if (listeners === undefined) this.#listeners = listener;
+    else if (typeof listeners === 'function') this.#listeners = [listeners, listener];
+    else listeners.push(listener);
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {
     const listeners = this.#listeners;
-    if (listeners === undefined) return;
-    const index = listeners.indexOf(listener);
-    if (index !== -1) listeners.splice(index, 1);
+    if (listeners === listener) this.#listeners = undefined;
+    else if (Array.isArray(listeners)) {
+      const index = listeners.indexOf(listener);
+      if (index !== -1) listeners.splice(index, 1);
+    }
   }
 }
 

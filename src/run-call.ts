@@ -80,18 +80,17 @@ function guarded(call: CallState, step: () => void): void {
 function timed<T>(call: CallState, fn: () => T | PromiseLike<T>, next: Next<Settled<Awaited<T>>>): void {
   const budget = call.remainingMs;
   if (budget === undefined) {
-    settleThen(fn, { signal: call.options.signal }, (settled) => guarded(call, () => next(settled)));
+    // `next` runs inside settleThen: a synchronous throw reaches the caller's guard, a later one `call.fail`.
+    settleThen(fn, { signal: call.options.signal }, next, call.fail);
     return;
   }
   const started = performance.now();
-  settleThen(
-    fn,
-    { signal: call.options.signal, timeoutMs: budget, onTimeout: call.abortWithTimeout },
-    (settled) => {
-      call.remainingMs = Math.max(0, budget - (performance.now() - started));
-      guarded(call, () => next(settled));
-    },
-  );
+  const options = { signal: call.options.signal, timeoutMs: budget, onTimeout: call.abortWithTimeout };
+  const spend = (settled: Settled<Awaited<T>>) => {
+    call.remainingMs = Math.max(0, budget - (performance.now() - started));
+    next(settled);
+  };
+  settleThen(fn, options, spend, call.fail);
 }
 
 const cancelled = (call: CallState): CallOutcome => ({
@@ -132,6 +131,7 @@ function failure(call: CallState, status: 'error' | 'timeout', error: unknown, f
       // A non-string (e.g. `undefined` from a function that forgot to return) would read `null`: use the default.
       else call.done({ status, output: typeof settled.value === 'string' ? settled.value : fallback });
     },
+    call.fail,
   );
 }
 

@@ -56,12 +56,14 @@ const ABORTED = { kind: 'aborted' } as const;
 /**
  * {@link settle} with a callback instead of a promise: `done` is called exactly once, synchronously when `fn`
  * answers synchronously. The client's calls run on this, so that a held call keeps one reaction on the
- * tool's own promise rather than a chain of promises. `done` must not throw.
+ * tool's own promise rather than a chain of promises. When `done` throws after an asynchronous answer (where
+ * nobody could catch it), the error goes to `onThrow`; without `onThrow`, `done` must not throw.
  */
 export function settleThen<T>(
   fn: () => T | PromiseLike<T>,
   options: SettleOptions,
   done: (outcome: Settled<Awaited<T>>) => void,
+  onThrow?: (error: unknown) => void,
 ): void {
   const { signal, timeoutMs, onTimeout } = options;
   if (signal?.aborted) {
@@ -101,7 +103,13 @@ export function settleThen<T>(
     finished = true;
     if (timer !== undefined) clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
-    done(outcome);
+    if (onThrow === undefined) done(outcome);
+    else
+      try {
+        done(outcome);
+      } catch (error) {
+        onThrow(error);
+      }
   };
   // An abort that `onTimeout` itself causes (it may abort this very signal) does not make the outcome `aborted`.
   const onAbort = () => {
