@@ -107,6 +107,8 @@ export class CallRunner {
   #backlog = false;
   /** {@link CallRunner.#drainQueue} is running (a synchronous call finishing inside it must not start another). */
   #draining = false;
+  /** A drain is scheduled (see {@link CallRunner.#scheduleDrain}). */
+  #drainDue = false;
   #idleWaiters: Array<() => void> = [];
 
   constructor(options: CallRunnerOptions) {
@@ -145,6 +147,11 @@ export class CallRunner {
         if (execution.approval) {
           // The service restarts the deadline in full after a decision (PROTOCOL.md §6).
           this.#armDeadline(execution, frame.deadlineMs);
+          // Back to work: the call takes a slot again (for a moment this may be one over maxConcurrency).
+          if (execution.parked) {
+            execution.parked = false;
+            this.#running += 1;
+          }
           execution.approval(frame.approved ? true : { approved: false, reason: frame.reason ?? '' });
         }
         execution.approval = undefined;
@@ -184,7 +191,8 @@ export class CallRunner {
     };
     this.#armDeadline(created, frame.deadlineMs);
     this.#executions.set(callId, created);
-    if (this.#running < this.#options.maxConcurrency) this.#start(created);
+    // Calls start in the order they came: while older ones wait (a drain is due), a new one waits behind them.
+    if (this.#running < this.#options.maxConcurrency && this.#queue.length === 0) this.#start(created);
     else this.#queue.push(created);
   }
 
@@ -209,7 +217,7 @@ export class CallRunner {
     if (execution?.state !== 'running' || execution.parked) return;
     execution.parked = true;
     this.#running -= 1;
-    this.#drainQueue();
+    this.#scheduleDrain();
   }
 
   /** Handles an `ack`: the service has the result, forget it. */
@@ -347,8 +355,10 @@ export class CallRunner {
     this.#options.events.approvalRequested(request);
     if (this.#options.onApproval) return this.#options.onApproval(request);
     return new Promise<ApprovalDecision>((resolve) => {
-      // The service's deadline clock pauses while a call waits for a human (PROTOCOL.md §6).
+      // The service's deadline clock pauses while a call waits for a human (PROTOCOL.md §6), and the call gives
+      // up its slot meanwhile: a human may take minutes, and the calls queued behind it must not wait for them.
       this.#armDeadline(execution, undefined);
+      this.park(request.callId);
       execution.approval = resolve;
       execution.approvalFrame = { type: 'approval_request', callId: request.callId };
       this.#options.send(execution.approvalFrame);
@@ -427,8 +437,22 @@ export class CallRunner {
     }
     // Nothing older waits to be written: write this one alone rather than walk the outbox.
     if (this.#backlog || this.#flushTimer !== undefined || !this.#write(entry)) this.flush();
-    this.#drainQueue();
+    this.#scheduleDrain();
     this.#checkIdle();
+  }
+
+  /**
+   * Starts queued calls once the current task is done (a microtask), not at once: the frames that came with
+   * the one that freed the slot (a burst of `cancel`s, `close()` aborting every call) are handled first, so a
+   * call cancelled while queued never starts.
+   */
+  #scheduleDrain(): void {
+    if (this.#drainDue || this.#queue.length === 0) return;
+    this.#drainDue = true;
+    void Promise.resolve().then(() => {
+      this.#drainDue = false;
+      this.#drainQueue();
+    });
   }
 
   /**

@@ -10,11 +10,11 @@
 export type MaybePromise<T> = T | Promise<T>;
 
 /**
- * (Not named `then`: a module exporting `then` makes its namespace a thenable, which `await import()` would call.)
- *
- * Applies `fn` to `value` now when it is ready, or when its promise fulfils. `value` must not itself be a
- * promise-like that is not a native `Promise` (toolwire's steps only ever return plain values or promises).
+ * Applies `fn` to `value` now when it is ready, or when it fulfils if it is a promise (any thenable). Not named
+ * `then`: a module exporting `then` makes its namespace a thenable, which `await import()` would call.
  */
 export function andThen<T, U>(value: MaybePromise<T>, fn: (value: T) => MaybePromise<U>): MaybePromise<U> {
-  return value instanceof Promise ? value.then(fn) : fn(value);
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
+    ? Promise.resolve(value).then(fn)
+    : fn(value as T);
 }

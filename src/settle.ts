@@ -91,7 +91,8 @@ export function settleThen<T>(
     return;
   }
   if (signal?.aborted) {
-    // aborted by `fn` itself
+    // Aborted while `fn` ran: its promise is not waited for, but a rejection of it must not go unhandled.
+    Promise.resolve(pending).then(undefined, () => {});
     done(ABORTED);
     return;
   }

@@ -152,6 +152,113 @@ describe('CallRunner deadlines', () => {
   });
 });
 
+describe('CallRunner cancelling queued calls', () => {
+  /** One call that never ends running, three synchronous ones queued behind it (maxConcurrency 1). */
+  function queuedBehindOne() {
+    const ran: string[] = [];
+    const stuck = tool({
+      name: 'stuck',
+      description: 'Never ends unless aborted.',
+      execute: (_input, ctx) =>
+        new Promise<string>((resolve) => ctx.signal.addEventListener('abort', () => resolve('aborted'))),
+    });
+    const charge = tool({
+      name: 'charge',
+      description: 'A side effect.',
+      execute: (_input, ctx) => {
+        ran.push(ctx.callId);
+        return 'charged';
+      },
+    });
+    const sent: ClientFrame[] = [];
+    const calls = new CallRunner({
+      ...runnerOptions(),
+      registry: new ToolRegistry([stuck, charge]),
+      maxConcurrency: 1,
+      send: (frame) => {
+        sent.push(frame);
+        return true;
+      },
+    });
+    const call = (callId: string, toolName: string, deadlineMs?: number) =>
+      calls.receive({
+        type: 'tool_call',
+        callId,
+        runId: 'r1',
+        toolName,
+        arguments: {},
+        ...(deadlineMs === undefined ? {} : { deadlineMs }),
+      });
+    return { calls, call, ran, sent };
+  }
+  const statuses = (sent: ClientFrame[]) =>
+    sent.map((frame) => `${(frame as { callId: string }).callId}:${(frame as { status: string }).status}`);
+
+  it('aborts every call on abortAll (close) without running the queued ones', async () => {
+    const { calls, call, ran, sent } = queuedBehindOne();
+    call('run', 'stuck');
+    for (const id of ['q1', 'q2', 'q3']) call(id, 'charge');
+    await new Promise((resolve) => setImmediate(resolve));
+    calls.abortAll('closing');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ran).toEqual([]);
+    expect(statuses(sent).sort()).toEqual(['q1:cancelled', 'q2:cancelled', 'q3:cancelled', 'run:cancelled']);
+  });
+
+  it('does not start a queued call whose cancel came in the same task as the one that freed its slot', async () => {
+    const { calls, call, ran, sent } = queuedBehindOne();
+    call('run', 'stuck');
+    for (const id of ['q1', 'q2', 'q3']) call(id, 'charge');
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const id of ['run', 'q1', 'q2', 'q3']) calls.cancel(id, 'run_cancelled'); // one burst of frames
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ran).toEqual([]);
+    expect(statuses(sent)).toHaveLength(4);
+    expect(statuses(sent).every((entry) => entry.endsWith(':cancelled'))).toBe(true);
+  });
+
+  it('does not run a queued call that passed its deadline while it waited', async () => {
+    const { calls, call, ran, sent } = queuedBehindOne();
+    call('run', 'stuck', 0);
+    call('late', 'charge', 0);
+    await expect.poll(() => sent.length, { timeout: 3_000, interval: 20 }).toBe(2);
+    expect(ran).toEqual([]);
+    expect(statuses(sent).sort()).toEqual(['late:cancelled', 'run:cancelled']);
+    calls.dispose();
+  });
+
+  it('frees the slot of a call waiting for a human, and takes it back on the decision', async () => {
+    const gated = tool({
+      name: 'gated',
+      description: 'Needs approval.',
+      needsApproval: true,
+      execute: () => 'done',
+    });
+    const other = tool({ name: 'other', description: 'Runs meanwhile.', execute: () => 'other' });
+    const sent: ClientFrame[] = [];
+    const calls = new CallRunner({
+      ...runnerOptions(),
+      registry: new ToolRegistry([gated, other]),
+      maxConcurrency: 1,
+      send: (frame) => {
+        sent.push(frame);
+        return true;
+      },
+    });
+    const frame = { type: 'tool_call', runId: 'r1', arguments: {} } as const;
+    calls.receive({ ...frame, callId: 'g1', toolName: 'gated' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toEqual([{ type: 'approval_request', callId: 'g1' }]);
+    calls.receive({ ...frame, callId: 'o1', toolName: 'other' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent.at(-1)).toMatchObject({ type: 'tool_result', callId: 'o1', status: 'ok' });
+    calls.receive({ ...frame, callId: 'g1', toolName: 'gated', approved: true });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent.at(-1)).toMatchObject({ type: 'tool_result', callId: 'g1', status: 'ok', output: 'done' });
+    expect(calls.running).toBe(0);
+  });
+});
+
 describe('CallRunner queue', () => {
   it('runs thousands of queued synchronous calls after slow ones without growing the stack', async () => {
     const release: Array<() => void> = [];

@@ -2,6 +2,19 @@ import { describe, expect, it, vi } from 'vitest';
 import { settle } from '../src/settle';
 
 describe('settle', () => {
+  it('handles the rejection of a promise it stopped waiting for because fn aborted the signal', async () => {
+    const controller = new AbortController();
+    const outcome = await settle(
+      () => {
+        controller.abort('stop');
+        return new Promise((_resolve, reject) => setTimeout(() => reject(new Error('late')), 5));
+      },
+      { signal: controller.signal },
+    );
+    expect(outcome).toEqual({ kind: 'aborted' });
+    await new Promise((resolve) => setTimeout(resolve, 20)); // an unhandled rejection would fail the run here
+  });
+
   it('answers at once, without a promise, for a plain value, a throw or an aborted signal', () => {
     expect(settle(() => 1)).toEqual({ kind: 'value', value: 1 });
     expect(

@@ -51,10 +51,11 @@ export function validateStandard(
   } catch (error) {
     return failedValidation(error);
   }
-  if (result instanceof Promise) {
-    return result.then((settled) => renderResult(settled, formatMessage), failedValidation);
+  // Any promise the spec allows (one from another realm, a library's own thenable), not only a native Promise.
+  if (typeof (result as { then?: unknown } | null)?.then === 'function') {
+    return Promise.resolve(result).then((settled) => renderResult(settled, formatMessage), failedValidation);
   }
-  return renderResult(result, formatMessage);
+  return renderResult(result as StandardSchemaV1.Result<unknown>, formatMessage);
 }
 
 function renderResult(

@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import { describe, expect, it } from 'vitest';
 import { invokeTool, tool } from '../../src/index';
@@ -78,6 +79,40 @@ describe('any other Standard Schema', () => {
     expect(await invokeTool(t, {})).toMatchObject({
       status: 'invalid_arguments',
       output: 'Invalid arguments for acme: (root): validation failed: boom later',
+    });
+  });
+
+  it('waits for a promise from another realm (any thenable the spec allows), resolved or rejected', async () => {
+    const OtherPromise = runInNewContext('Promise') as PromiseConstructor;
+    const run = async (answer: () => Promise<unknown>) => {
+      let got: unknown = 'not called';
+      const t = tool({
+        name: 'acme',
+        description: 'd',
+        parameters: acme({ validate: answer as never }),
+        execute: (input) => {
+          got = input;
+          return 'ran';
+        },
+      });
+      return { result: await invokeTool(t, { n: 1 }), got };
+    };
+    expect(await run(() => OtherPromise.resolve({ value: { n: 2 } }))).toMatchObject({
+      result: { status: 'ok' },
+      got: { n: 2 },
+    });
+    expect(
+      await run(() => OtherPromise.resolve({ issues: [{ message: 'too big', path: [{ key: 'n' }] }] })),
+    ).toMatchObject({
+      result: { status: 'invalid_arguments', output: 'Invalid arguments for acme: n: too big' },
+      got: 'not called',
+    });
+    expect(await run(() => OtherPromise.reject(new Error('exploded')))).toMatchObject({
+      result: {
+        status: 'invalid_arguments',
+        output: 'Invalid arguments for acme: (root): validation failed: exploded',
+      },
+      got: 'not called',
     });
   });
 
