@@ -13,8 +13,8 @@ import { TimeoutError, ToolDefinitionError } from './errors';
 import { cancelledText, errorText, notJsonText, notObjectText } from './model-text';
 import { toWellFormed, truncateUtf8 } from './output';
 import type { ToolCallStatus } from './protocol';
-import { type CallOptions, type CallOutcome, runCall } from './run-call';
-import { MAX_TIMEOUT_MS, type Tool, type ToolContext, toolInternals } from './tool';
+import { type CallOptions, type CallOutcome, type CallState, runCall } from './run-call';
+import { MAX_TIMEOUT_MS, type Tool, type ToolContext, type ToolInternals, toolInternals } from './tool';
 import type { Widget } from './widget';
 
 /** What {@link InvokeOptions.approve} is asked: the call and its validated input. */
@@ -222,6 +222,48 @@ function bugOutcome(tool: Tool, error: unknown): Outcome {
 }
 
 /**
+ * One call from its start to its result: the {@link CallState} the steps share, and the one place a call ends
+ * (a class rather than closures: a call held in flight keeps one object, not a context and two functions).
+ */
+class CallRun implements CallState {
+  readonly tool: Tool;
+  readonly internals: ToolInternals;
+  readonly options: CallOptions;
+  readonly timeoutMs: number | undefined;
+  remainingMs: number | undefined;
+  ctx!: ToolContext;
+  abortWithTimeout: (() => void) | undefined;
+  signal: CallSignal | undefined;
+  readonly #started = performance.now();
+  #finished = false;
+  readonly #onResult: (result: ToolCallResult) => void;
+
+  constructor(tool: Tool, options: CallOptions, onResult: (result: ToolCallResult) => void) {
+    this.tool = tool;
+    this.internals = toolInternals(tool)!;
+    this.options = options;
+    this.timeoutMs = options.timeoutMs ?? this.internals.timeoutMs;
+    this.remainingMs = this.timeoutMs;
+    this.#onResult = onResult;
+  }
+
+  done(outcome: Outcome): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.signal?.end();
+    // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
+    outcome.output = toWellFormed(outcome.output);
+    const { maxOutputBytes } = this.options;
+    if (maxOutputBytes !== undefined) outcome.output = truncateUtf8(outcome.output, maxOutputBytes);
+    this.#onResult({ ...outcome, durationMs: Math.max(0, Math.round(performance.now() - this.#started)) });
+  }
+
+  fail(error: unknown): void {
+    this.done(bugOutcome(this.tool, error));
+  }
+}
+
+/**
  * {@link invokeTool} without its checks of `tool` and `options`, for the client: `done` gets the result exactly
  * once, synchronously when every step of the call is synchronous. Never throws.
  */
@@ -231,25 +273,10 @@ export function startCall(
   options: CallOptions,
   done: (result: ToolCallResult) => void,
 ): void {
-  const started = performance.now();
-  let finished = false;
-  let signal: CallSignal | undefined;
-  const end = (outcome: Outcome) => {
-    if (finished) return;
-    finished = true;
-    signal?.end();
-    // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
-    outcome.output = toWellFormed(outcome.output);
-    if (options.maxOutputBytes !== undefined)
-      outcome.output = truncateUtf8(outcome.output, options.maxOutputBytes);
-    done({ ...outcome, durationMs: Math.max(0, Math.round(performance.now() - started)) });
-  };
-  const fail = (error: unknown) => end(bugOutcome(tool, error));
-
-  const internals = toolInternals(tool)!;
+  const call = new CallRun(tool, options, done);
   const outer = options.signal;
   if (outer?.aborted) {
-    end({ status: 'cancelled', output: cancelledText(tool.name) });
+    call.done({ status: 'cancelled', output: cancelledText(tool.name) });
     return;
   }
   const decoded = decodeArguments(rawArguments);
@@ -258,33 +285,21 @@ export function startCall(
       decoded.reason === 'not_json'
         ? notJsonText(tool.name, decoded.detail)
         : notObjectText(tool.name, decoded.type);
-    end({ status: 'invalid_arguments', output });
+    call.done({ status: 'invalid_arguments', output });
     return;
   }
-  const callSignal = new CallSignal(outer, tool.name);
-  signal = callSignal;
-  const timeoutMs = options.timeoutMs ?? internals.timeoutMs;
+  const signal = new CallSignal(outer, tool.name);
+  call.signal = signal;
+  const { timeoutMs } = call;
+  if (timeoutMs !== undefined) {
+    call.abortWithTimeout = () =>
+      signal.abort(new TimeoutError('timeout', `${tool.name} timed out after ${timeoutMs}ms`));
+  }
   try {
-    runCall(
-      {
-        tool,
-        internals,
-        ctx: makeContext(tool, options, callSignal) as ToolContext,
-        options,
-        timeoutMs,
-        remainingMs: timeoutMs,
-        abortWithTimeout:
-          timeoutMs === undefined
-            ? undefined
-            : () =>
-                callSignal.abort(new TimeoutError('timeout', `${tool.name} timed out after ${timeoutMs}ms`)),
-        done: end,
-        fail,
-      },
-      decoded.value,
-    );
+    call.ctx = makeContext(tool, options, signal) as ToolContext;
+    runCall(call, decoded.value);
   } catch (error) {
-    fail(error);
+    call.fail(error);
   }
 }
 

@@ -46,9 +46,9 @@ export interface CallState {
   /** Aborts `ctx.signal` with a `TimeoutError`; absent without a time limit. */
   abortWithTimeout: (() => void) | undefined;
   /** Ends the call with the outcome (once; later outcomes are ignored). */
-  done: (outcome: CallOutcome) => void;
+  done(outcome: CallOutcome): void;
   /** Ends the call after a bug in toolwire or a schema library (a step threw): it still gets an answer. */
-  fail: (error: unknown) => void;
+  fail(error: unknown): void;
 }
 
 /** Never called: the timed runner given for a tool whose `needsApproval` is not a predicate. */
@@ -80,8 +80,8 @@ function guarded(call: CallState, step: () => void): void {
 function timed<T>(call: CallState, fn: () => T | PromiseLike<T>, next: Next<Settled<Awaited<T>>>): void {
   const budget = call.remainingMs;
   if (budget === undefined) {
-    // `next` runs inside settleThen: a synchronous throw reaches the caller's guard, a later one `call.fail`.
-    settleThen(fn, { signal: call.options.signal }, next, call.fail);
+    // `next` runs inside settleThen: a synchronous throw reaches the caller's guard, a later one `call.fail()`.
+    settleThen(fn, { signal: call.options.signal }, next, call);
     return;
   }
   const started = performance.now();
@@ -90,7 +90,7 @@ function timed<T>(call: CallState, fn: () => T | PromiseLike<T>, next: Next<Sett
     call.remainingMs = Math.max(0, budget - (performance.now() - started));
     next(settled);
   };
-  settleThen(fn, options, spend, call.fail);
+  settleThen(fn, options, spend, call);
 }
 
 const cancelled = (call: CallState): CallOutcome => ({
@@ -131,7 +131,7 @@ function failure(call: CallState, status: 'error' | 'timeout', error: unknown, f
       // A non-string (e.g. `undefined` from a function that forgot to return) would read `null`: use the default.
       else call.done({ status, output: typeof settled.value === 'string' ? settled.value : fallback });
     },
-    call.fail,
+    call,
   );
 }
 

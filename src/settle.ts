@@ -57,13 +57,13 @@ const ABORTED = { kind: 'aborted' } as const;
  * {@link settle} with a callback instead of a promise: `done` is called exactly once, synchronously when `fn`
  * answers synchronously. The client's calls run on this, so that a held call keeps one reaction on the
  * tool's own promise rather than a chain of promises. When `done` throws after an asynchronous answer (where
- * nobody could catch it), the error goes to `onThrow`; without `onThrow`, `done` must not throw.
+ * nobody could catch it), the error goes to `owner.fail`; without an owner, `done` must not throw.
  */
 export function settleThen<T>(
   fn: () => T | PromiseLike<T>,
   options: SettleOptions,
   done: (outcome: Settled<Awaited<T>>) => void,
-  onThrow?: (error: unknown) => void,
+  owner?: { fail(error: unknown): void },
 ): void {
   const { signal, timeoutMs, onTimeout } = options;
   if (signal?.aborted) {
@@ -104,12 +104,12 @@ export function settleThen<T>(
     finished = true;
     if (timer !== undefined) clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
-    if (onThrow === undefined) done(outcome);
+    if (owner === undefined) done(outcome);
     else
       try {
         done(outcome);
       } catch (error) {
-        onThrow(error);
+        owner.fail(error);
       }
   };
   // An abort that `onTimeout` itself causes (it may abort this very signal) does not make the outcome `aborted`.
