@@ -33,7 +33,10 @@ export interface ClientOptions<C = unknown> {
    * A function that throws or rejects fails the call (status `error`) without running the tool. Never sent.
    */
   context?: C | ((call: CallInfo) => C | Promise<C>);
-  /** Calls executing at once. @default 16 */
+  /**
+   * Calls executing at once; the rest wait in order. A call waiting for a human's approval over the socket, or
+   * for a nested agent run, does not count (it holds no slot until it goes on). @default 16
+   */
   maxConcurrency?: number;
   /**
    * Calls waiting for a slot. Calls running, waiting, and results not yet acknowledged together stay within
