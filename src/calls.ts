@@ -8,7 +8,7 @@
  * @module
  */
 import { Cancellation } from './call-signal';
-import type { ApprovalDecision, ApprovalRequest, ToolCallResult } from './invoke';
+import type { ApprovalDecision, ApprovalRequest, ResultSink, ToolCallResult } from './invoke';
 import type { Logger, Redactor } from './logger';
 import { thrownMessage, toWellFormed, truncateJsonString } from './output';
 import { type ClientFrame, encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from './protocol';
@@ -59,20 +59,36 @@ export interface CallRunnerOptions {
   events: CallEvents;
 }
 
-interface Execution {
-  frame: ToolCallFrame;
-  /** Aborts `ctx.signal` (a `cancel` from the service, the deadline, `close()`). */
-  cancellation: Cancellation;
-  state: 'queued' | 'running';
+/**
+ * One call received and not yet finished. It is its own {@link Cancellation} (aborting it aborts `ctx.signal`:
+ * a `cancel` from the service, the deadline, `close()`) and its own result sink: a held call is one object.
+ */
+class Execution extends Cancellation implements ResultSink {
+  readonly frame: ToolCallFrame;
+  readonly #runner: CallRunner;
+  state: 'queued' | 'running' = 'queued';
   approval: ((decision: ApprovalDecision) => void) | undefined;
   approvalFrame: FrameOf<ClientFrame, 'approval_request'> | undefined;
   /**
-   * When the call aborts itself (`performance.now()` time): the service's `deadlineMs` passed, and its `cancel` may have been
-   * lost with a socket. `undefined` while no deadline runs (none given, or waiting for a human).
+   * When the call aborts itself (`performance.now()` time, whole ms): the service's `deadlineMs` passed, and
+   * its `cancel` may have been lost with a socket. `undefined` while no deadline runs (none given, or waiting
+   * for a human).
    */
   deadlineAt: number | undefined;
-  /** Waiting on a nested run (an agent used as a tool): it no longer holds a concurrency slot. */
-  parked: boolean;
+  /** Waiting on a nested run or a human's approval: it holds no concurrency slot. */
+  parked = false;
+  /** When it started running (`performance.now()`, whole ms: a small integer, not a heap number). */
+  started = 0;
+
+  constructor(frame: ToolCallFrame, runner: CallRunner) {
+    super();
+    this.frame = frame;
+    this.#runner = runner;
+  }
+
+  result(result: ToolCallResult): void {
+    this.#runner.finished(this, result);
+  }
 }
 
 /** Extra time after `deadlineMs` before a call aborts itself, in milliseconds. */
@@ -180,15 +196,7 @@ export class CallRunner {
       });
       return;
     }
-    const created: Execution = {
-      frame,
-      cancellation: new Cancellation(),
-      state: 'queued',
-      approval: undefined,
-      approvalFrame: undefined,
-      deadlineAt: undefined,
-      parked: false,
-    };
+    const created = new Execution(frame, this);
     this.#armDeadline(created, frame.deadlineMs);
     this.#executions.set(callId, created);
     // Calls start in the order they came: while older ones wait (a drain is due), a new one waits behind them.
@@ -200,7 +208,7 @@ export class CallRunner {
   cancel(callId: string, reason: string): void {
     const execution = this.#executions.get(callId);
     if (!execution) return;
-    execution.cancellation.abort(reason);
+    execution.abort(reason);
     if (execution.state === 'queued') {
       this.#queue.splice(this.#queue.indexOf(execution), 1);
       this.#start(execution);
@@ -289,32 +297,33 @@ export class CallRunner {
     execution.state = 'running';
     this.#running += 1;
     const { frame } = execution;
-    const started = Date.now();
+    execution.started = Math.round(performance.now());
     this.#options.events.toolCall({ callId: frame.callId, runId: frame.runId, toolName: frame.toolName });
-    // Without its context a tool could run unscoped (a query for every tenant): a failing context fails the call.
-    const failed = (error: unknown) =>
-      this.#finish(
-        execution,
-        {
-          status: 'error',
-          output: `Error running ${frame.toolName}: the client could not provide its context (${thrownMessage(error)})`,
-          durationMs: 0,
-        },
-        started,
-      );
     let context: unknown;
     try {
       context = this.#options.contextFor(frame);
     } catch (error) {
-      failed(error);
+      this.#contextFailed(execution, error);
       return;
     }
     if (typeof (context as PromiseLike<unknown> | null)?.then === 'function') {
-      (context as PromiseLike<unknown>).then((value) => this.#invoke(execution, value, started), failed);
-    } else this.#invoke(execution, context, started);
+      (context as PromiseLike<unknown>).then(
+        (value) => this.#invoke(execution, value),
+        (error: unknown) => this.#contextFailed(execution, error),
+      );
+    } else this.#invoke(execution, context);
   }
 
-  #invoke(execution: Execution, context: unknown, started: number): void {
+  /** Without its context a tool could run unscoped (a query for every tenant): a failing context fails the call. */
+  #contextFailed(execution: Execution, error: unknown): void {
+    this.finished(execution, {
+      status: 'error',
+      output: `Error running ${execution.frame.toolName}: the client could not provide its context (${thrownMessage(error)})`,
+      durationMs: 0,
+    });
+  }
+
+  #invoke(execution: Execution, context: unknown): void {
     const { frame } = execution;
     // A call whose steps are all synchronous (zod validation, a plain `execute`) ends here, in this turn.
     startByName(
@@ -326,14 +335,14 @@ export class CallRunner {
         runId: frame.runId,
         depth: frame.depth ?? 0,
         context,
-        signal: execution.cancellation,
+        signal: execution,
         approved: frame.approved,
         rejectionReason: frame.reason,
         approve: this.#approveRequest,
         onWidgetInvalid: this.#onWidgetInvalid,
         extend: this.#options.extend,
       },
-      (result) => this.#finish(execution, result, started),
+      execution,
     );
   }
 
@@ -377,7 +386,8 @@ export class CallRunner {
     }
     // The grace lets the service's own cancel (and timeout result) come first whenever it can. The service's
     // number may be huge: past the longest timer, it is as good as none.
-    const at = performance.now() + Math.min(deadlineMs + DEADLINE_GRACE_MS, MAX_TIMEOUT_MS);
+    // Whole milliseconds: a small integer is stored in the call itself, a fraction in a heap number of its own.
+    const at = Math.ceil(performance.now() + Math.min(deadlineMs + DEADLINE_GRACE_MS, MAX_TIMEOUT_MS));
     execution.deadlineAt = at;
     if (at < this.#sweepAt) this.#scheduleSweep(at);
   }
@@ -410,13 +420,14 @@ export class CallRunner {
     if (next < this.#sweepAt) this.#scheduleSweep(next);
   }
 
-  #finish(execution: Execution, result: ToolCallResult, started: number): void {
+  /** A call has its result (from its {@link Execution}). Not for use outside the client. */
+  finished(execution: Execution, result: ToolCallResult): void {
     const { frame } = execution;
     this.#armDeadline(execution, undefined);
     if (!execution.parked) this.#running -= 1;
     this.#executions.delete(frame.callId);
     this.#remember(frame.callId);
-    const durationMs = Math.max(0, Date.now() - started);
+    const durationMs = Math.max(0, Math.round(performance.now()) - execution.started);
     const resultFrame = this.#resultFrame(frame, result, durationMs);
     const entry = { frame: resultFrame, sentOn: -1 };
     this.#outbox.set(frame.callId, entry);

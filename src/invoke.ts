@@ -44,6 +44,11 @@ export interface WidgetInvalidInfo {
   message: string;
 }
 
+/** Where a call started by the client delivers its result (once). */
+export interface ResultSink {
+  result(result: ToolCallResult): void;
+}
+
 /** Options of one call. Every field is optional. */
 export interface InvokeOptions<C = unknown> {
   /** Id of the call, given to `ctx.callId` and `ctx.idempotencyKey()`. @default a random UUID */
@@ -236,15 +241,15 @@ class CallRun implements CallState {
   signal: CallSignal | undefined;
   readonly #started = performance.now();
   #finished = false;
-  readonly #onResult: (result: ToolCallResult) => void;
+  readonly #sink: ResultSink;
 
-  constructor(tool: Tool, options: CallOptions, onResult: (result: ToolCallResult) => void) {
+  constructor(tool: Tool, options: CallOptions, sink: ResultSink) {
     this.tool = tool;
     this.internals = toolInternals(tool)!;
     this.options = options;
     this.timeoutMs = options.timeoutMs ?? this.internals.timeoutMs;
     this.remainingMs = this.timeoutMs;
-    this.#onResult = onResult;
+    this.#sink = sink;
   }
 
   done(outcome: Outcome): void {
@@ -255,7 +260,7 @@ class CallRun implements CallState {
     outcome.output = toWellFormed(outcome.output);
     const { maxOutputBytes } = this.options;
     if (maxOutputBytes !== undefined) outcome.output = truncateUtf8(outcome.output, maxOutputBytes);
-    this.#onResult({ ...outcome, durationMs: Math.max(0, Math.round(performance.now() - this.#started)) });
+    this.#sink.result({ ...outcome, durationMs: Math.max(0, Math.round(performance.now() - this.#started)) });
   }
 
   fail(error: unknown): void {
@@ -264,16 +269,11 @@ class CallRun implements CallState {
 }
 
 /**
- * {@link invokeTool} without its checks of `tool` and `options`, for the client: `done` gets the result exactly
+ * {@link invokeTool} without its checks of `tool` and `options`, for the client: `sink` gets the result exactly
  * once, synchronously when every step of the call is synchronous. Never throws.
  */
-export function startCall(
-  tool: Tool,
-  rawArguments: unknown,
-  options: CallOptions,
-  done: (result: ToolCallResult) => void,
-): void {
-  const call = new CallRun(tool, options, done);
+export function startCall(tool: Tool, rawArguments: unknown, options: CallOptions, sink: ResultSink): void {
+  const call = new CallRun(tool, options, sink);
   const outer = options.signal;
   if (outer?.aborted) {
     call.done({ status: 'cancelled', output: cancelledText(tool.name) });
@@ -338,5 +338,7 @@ export async function invokeTool<C = unknown>(
     throw new ToolDefinitionError('not_a_tool', 'invokeTool(): the tool must be made with tool()');
   }
   checkOptions(options);
-  return new Promise((resolve) => startCall(tool as Tool, rawArguments, options as CallOptions, resolve));
+  return new Promise((resolve) =>
+    startCall(tool as Tool, rawArguments, options as CallOptions, { result: resolve }),
+  );
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { ToolDefinitionError } from './errors';
-import { type InvokeOptions, invokeTool, startCall, type ToolCallResult } from './invoke';
+import { type InvokeOptions, invokeTool, type ResultSink, startCall, type ToolCallResult } from './invoke';
 import { unknownToolText } from './model-text';
 import { toWellFormed, truncateUtf8 } from './output';
 import type { ToolDefinition } from './protocol';
@@ -100,7 +100,7 @@ function unknownTool(registry: ToolRegistry, toolName: string, options: CallOpti
 }
 
 /**
- * {@link ToolRegistry.invoke} for the client, whose options are built by toolwire (no checks): `done` gets the
+ * {@link ToolRegistry.invoke} for the client, whose options are built by toolwire (no checks): `sink` gets the
  * result exactly once, synchronously when every step of the call is synchronous. Never throws.
  */
 export function startByName(
@@ -108,9 +108,9 @@ export function startByName(
   toolName: string,
   rawArguments: unknown,
   options: CallOptions,
-  done: (result: ToolCallResult) => void,
+  sink: ResultSink,
 ): void {
   const found = registry.get(toolName);
-  if (found !== undefined) startCall(found as Tool, rawArguments, options, done);
-  else done(unknownTool(registry, toolName, options));
+  if (found !== undefined) startCall(found as Tool, rawArguments, options, sink);
+  else sink.result(unknownTool(registry, toolName, options));
 }
