@@ -1,29 +1,18 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CallSignal, Cancellation, defineSignal } from '../src/call-signal';
 import { invokeTool, tool } from '../src/index';
+import { withCountedAbortControllers } from './support/abort-controllers';
 
 describe('CallSignal', () => {
   it('makes no AbortController until the signal is read', () => {
-    let made = 0;
-    vi.stubGlobal(
-      'AbortController',
-      class extends AbortController {
-        constructor() {
-          super();
-          made += 1;
-        }
-      },
-    );
-    try {
+    withCountedAbortControllers((made) => {
       const signal = new CallSignal(undefined, 'echo');
       signal.abort('timeout');
       signal.end();
-      expect(made).toBe(0);
+      expect(made()).toBe(0);
       expect(signal.signal.aborted).toBe(true);
-      expect(made).toBe(1);
-    } finally {
-      vi.unstubAllGlobals();
-    }
+      expect(made()).toBe(1);
+    });
   });
 
   it('shows an abort made before the first read, with its reason; the first abort wins', () => {

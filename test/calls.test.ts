@@ -1,23 +1,21 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CallRunner, DEADLINE_GRACE_MS } from '../src/calls';
 import { Redactor, silentLogger } from '../src/logger';
 import type { ClientFrame } from '../src/protocol';
 import { ToolRegistry } from '../src/registry';
 import { tool } from '../src/tool';
+import { withCountedAbortControllers } from './support/abort-controllers';
 
-function runner(options: { writable?: () => boolean } = {}) {
-  const executed: string[] = [];
+type RunnerOptions = ConstructorParameters<typeof CallRunner>[0];
+
+/** A CallRunner over `tools` that records every frame it sends; `call` delivers a `tool_call`. */
+function recording(
+  tools: ConstructorParameters<typeof ToolRegistry>[0],
+  overrides: Partial<RunnerOptions> = {},
+) {
   const sent: ClientFrame[] = [];
-  const echo = tool({
-    name: 'echo',
-    description: 'Echoes the call id.',
-    execute: (_input, ctx) => {
-      executed.push(ctx.callId);
-      return ctx.callId;
-    },
-  });
   const calls = new CallRunner({
-    registry: new ToolRegistry([echo]),
+    registry: new ToolRegistry(tools),
     maxConcurrency: 16,
     maxQueue: 1_000,
     highWaterMarkBytes: 1_048_576,
@@ -25,7 +23,7 @@ function runner(options: { writable?: () => boolean } = {}) {
       sent.push(frame);
       return true;
     },
-    writable: options.writable ?? (() => true),
+    writable: () => true,
     bufferedAmount: () => 0,
     maxPayloadBytes: () => 1_048_576,
     contextFor: () => undefined,
@@ -34,90 +32,94 @@ function runner(options: { writable?: () => boolean } = {}) {
     redactor: new Redactor([]),
     logger: silentLogger,
     events: { toolCall() {}, toolResult() {}, approvalRequested() {}, widgetInvalid() {} },
+    ...overrides,
   });
-  const call = (callId: string) =>
-    calls.receive({ type: 'tool_call', callId, runId: 'r1', toolName: 'echo', arguments: {} });
-  return { calls, call, executed, sent };
+  const call = (callId: string, toolName: string, extra: { deadlineMs?: number; approved?: boolean } = {}) =>
+    calls.receive({ type: 'tool_call', callId, runId: 'r1', toolName, arguments: {}, ...extra });
+  return { calls, call, sent };
 }
+
+/** A tool that runs until its `ctx.signal` aborts, telling `onAbort` the call id and the reason. */
+const waitsForAbort = (name: string, onAbort: (callId: string, reason: unknown) => void = () => {}) =>
+  tool({
+    name,
+    description: 'Runs until aborted.',
+    execute: (_input, ctx) =>
+      new Promise<string>((resolve) =>
+        ctx.signal.addEventListener('abort', () => {
+          onAbort(ctx.callId, ctx.signal.reason);
+          resolve('stopped');
+        }),
+      ),
+  });
+
+/** A synchronous tool that records the calls it ran. */
+function recordsCalls(name: string) {
+  const ran: string[] = [];
+  const made = tool({
+    name,
+    description: 'Records the call.',
+    execute: (_input, ctx) => {
+      ran.push(ctx.callId);
+      return ctx.callId;
+    },
+  });
+  return { tool: made, ran };
+}
+
+const nextTask = () => new Promise((resolve) => setImmediate(resolve));
+const callIds = (sent: ClientFrame[]) => sent.map((frame) => (frame as { callId: string }).callId);
+const statuses = (sent: ClientFrame[]) =>
+  sent.map((frame) => `${(frame as { callId: string }).callId}:${(frame as { status: string }).status}`);
 
 describe('CallRunner', () => {
   it('refuses a re-delivery of any of the last 10,000 finished and acked calls, and forgets older ones', async () => {
-    const { calls, call, executed } = runner();
+    const echo = recordsCalls('echo');
+    const { calls, call } = recording([echo.tool]);
     for (let i = 0; i < 10_001; i++) {
-      call(`c${i}`);
-      await new Promise((resolve) => setImmediate(resolve));
+      call(`c${i}`, 'echo');
+      await nextTask();
       calls.ack(`c${i}`);
     }
-    expect(executed).toHaveLength(10_001);
+    expect(echo.ran).toHaveLength(10_001);
     expect(calls.unacked).toBe(0);
-    call('c1'); // among the last 10,000: ignored
-    call('c10000');
-    call('c0'); // the oldest, forgotten: runs again
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(executed.slice(10_001)).toEqual(['c0']);
+    call('c1', 'echo'); // among the last 10,000: ignored
+    call('c10000', 'echo');
+    call('c0', 'echo'); // the oldest, forgotten: runs again
+    await nextTask();
+    expect(echo.ran.slice(10_001)).toEqual(['c0']);
   });
 
   it('answers a call whose steps are all synchronous within receive(), without an AbortController', () => {
-    let made = 0;
-    vi.stubGlobal(
-      'AbortController',
-      class extends AbortController {
-        constructor() {
-          super();
-          made += 1;
-        }
-      },
-    );
-    try {
-      const { call, sent } = runner();
-      call('c1');
+    withCountedAbortControllers((made) => {
+      const { call, sent } = recording([recordsCalls('echo').tool]);
+      call('c1', 'echo');
       expect(sent).toEqual([expect.objectContaining({ type: 'tool_result', callId: 'c1', output: 'c1' })]);
-      expect(made).toBe(0);
-    } finally {
-      vi.unstubAllGlobals();
-    }
+      expect(made()).toBe(0);
+    });
   });
 
   it('keeps results for a socket that is not writable and writes them all, in order, once it is', () => {
     let open = false;
-    const { calls, call, sent } = runner({ writable: () => open });
-    call('c1');
-    call('c2');
+    const { calls, call, sent } = recording([recordsCalls('echo').tool], { writable: () => open });
+    call('c1', 'echo');
+    call('c2', 'echo');
     expect(sent).toEqual([]);
     expect(calls.unacked).toBe(2);
     open = true;
-    call('c3'); // written after the two older ones, not before them
-    expect(sent.map((frame) => (frame as { callId: string }).callId)).toEqual(['c1', 'c2', 'c3']);
-    call('c4');
+    call('c3', 'echo'); // written after the two older ones, not before them
+    expect(callIds(sent)).toEqual(['c1', 'c2', 'c3']);
+    call('c4', 'echo');
     expect(sent).toHaveLength(4);
   });
 
   it('aborts ctx.signal of a running call on cancel, with the cancel reason', async () => {
     const reasons: unknown[] = [];
-    const waiting = tool({
-      name: 'wait',
-      description: 'Waits for its signal.',
-      execute: (_input, ctx) =>
-        new Promise<string>((resolve) =>
-          ctx.signal.addEventListener('abort', () => {
-            reasons.push(ctx.signal.reason);
-            resolve('stopped');
-          }),
-        ),
-    });
-    const sent: ClientFrame[] = [];
-    const calls = new CallRunner({
-      ...runnerOptions(),
-      registry: new ToolRegistry([waiting]),
-      send: (frame) => {
-        sent.push(frame);
-        return true;
-      },
-    });
-    calls.receive({ type: 'tool_call', callId: 'w1', runId: 'r1', toolName: 'wait', arguments: {} });
-    await new Promise((resolve) => setImmediate(resolve));
+    const { calls, call, sent } = recording([waitsForAbort('wait', (_id, reason) => reasons.push(reason))]);
+    call('w1', 'wait');
+    await nextTask();
     calls.cancel('w1', 'user pressed stop');
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTask();
     expect(reasons).toEqual(['user pressed stop']);
     expect(sent).toEqual([expect.objectContaining({ callId: 'w1', status: 'cancelled' })]);
   });
@@ -126,24 +128,12 @@ describe('CallRunner', () => {
 describe('CallRunner deadlines', () => {
   it('aborts each call at its own deadline (plus the grace), with one timer for all', async () => {
     const aborted: string[] = [];
-    const wait = tool({
-      name: 'wait',
-      description: 'Waits for its signal.',
-      execute: (_input, ctx) =>
-        new Promise<string>((resolve) =>
-          ctx.signal.addEventListener('abort', () => {
-            aborted.push(`${ctx.callId}:${String(ctx.signal.reason)}`);
-            resolve('stopped');
-          }),
-        ),
-    });
-    const calls = new CallRunner({ ...runnerOptions(), registry: new ToolRegistry([wait]) });
-    const call = (callId: string, deadlineMs: number) =>
-      calls.receive({ type: 'tool_call', callId, runId: 'r1', toolName: 'wait', arguments: {}, deadlineMs });
+    const wait = waitsForAbort('wait', (callId, reason) => aborted.push(`${callId}:${String(reason)}`));
+    const { calls, call } = recording([wait]);
     const started = performance.now();
-    call('late', 5_000);
-    call('never', 60_000);
-    call('soon', 0); // earlier than the timer already set: it is brought forward
+    call('late', 'wait', { deadlineMs: 5_000 });
+    call('never', 'wait', { deadlineMs: 60_000 });
+    call('soon', 'wait', { deadlineMs: 0 }); // earlier than the timer already set: it is brought forward
     await expect.poll(() => aborted, { timeout: 3_000, interval: 20 }).toEqual(['soon:deadline']);
     expect(performance.now() - started).toBeGreaterThanOrEqual(DEADLINE_GRACE_MS - 5);
     expect(calls.running).toBe(2);
@@ -153,54 +143,20 @@ describe('CallRunner deadlines', () => {
 });
 
 describe('CallRunner cancelling queued calls', () => {
-  /** One call that never ends running, three synchronous ones queued behind it (maxConcurrency 1). */
+  /** One call that never ends running, synchronous `charge` calls queued behind it (maxConcurrency 1). */
   function queuedBehindOne() {
-    const ran: string[] = [];
-    const stuck = tool({
-      name: 'stuck',
-      description: 'Never ends unless aborted.',
-      execute: (_input, ctx) =>
-        new Promise<string>((resolve) => ctx.signal.addEventListener('abort', () => resolve('aborted'))),
-    });
-    const charge = tool({
-      name: 'charge',
-      description: 'A side effect.',
-      execute: (_input, ctx) => {
-        ran.push(ctx.callId);
-        return 'charged';
-      },
-    });
-    const sent: ClientFrame[] = [];
-    const calls = new CallRunner({
-      ...runnerOptions(),
-      registry: new ToolRegistry([stuck, charge]),
-      maxConcurrency: 1,
-      send: (frame) => {
-        sent.push(frame);
-        return true;
-      },
-    });
-    const call = (callId: string, toolName: string, deadlineMs?: number) =>
-      calls.receive({
-        type: 'tool_call',
-        callId,
-        runId: 'r1',
-        toolName,
-        arguments: {},
-        ...(deadlineMs === undefined ? {} : { deadlineMs }),
-      });
-    return { calls, call, ran, sent };
+    const charge = recordsCalls('charge');
+    const runner = recording([waitsForAbort('stuck'), charge.tool], { maxConcurrency: 1 });
+    return { ...runner, ran: charge.ran };
   }
-  const statuses = (sent: ClientFrame[]) =>
-    sent.map((frame) => `${(frame as { callId: string }).callId}:${(frame as { status: string }).status}`);
 
   it('aborts every call on abortAll (close) without running the queued ones', async () => {
     const { calls, call, ran, sent } = queuedBehindOne();
     call('run', 'stuck');
     for (const id of ['q1', 'q2', 'q3']) call(id, 'charge');
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTask();
     calls.abortAll('closing');
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTask();
     expect(ran).toEqual([]);
     expect(statuses(sent).sort()).toEqual(['q1:cancelled', 'q2:cancelled', 'q3:cancelled', 'run:cancelled']);
   });
@@ -209,18 +165,17 @@ describe('CallRunner cancelling queued calls', () => {
     const { calls, call, ran, sent } = queuedBehindOne();
     call('run', 'stuck');
     for (const id of ['q1', 'q2', 'q3']) call(id, 'charge');
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTask();
     for (const id of ['run', 'q1', 'q2', 'q3']) calls.cancel(id, 'run_cancelled'); // one burst of frames
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTask();
     expect(ran).toEqual([]);
-    expect(statuses(sent)).toHaveLength(4);
-    expect(statuses(sent).every((entry) => entry.endsWith(':cancelled'))).toBe(true);
+    expect(statuses(sent).sort()).toEqual(['q1:cancelled', 'q2:cancelled', 'q3:cancelled', 'run:cancelled']);
   });
 
   it('does not run a queued call that passed its deadline while it waited', async () => {
     const { calls, call, ran, sent } = queuedBehindOne();
-    call('run', 'stuck', 0);
-    call('late', 'charge', 0);
+    call('run', 'stuck', { deadlineMs: 0 });
+    call('late', 'charge', { deadlineMs: 0 });
     await expect.poll(() => sent.length, { timeout: 3_000, interval: 20 }).toBe(2);
     expect(ran).toEqual([]);
     expect(statuses(sent).sort()).toEqual(['late:cancelled', 'run:cancelled']);
@@ -234,26 +189,15 @@ describe('CallRunner cancelling queued calls', () => {
       needsApproval: true,
       execute: () => 'done',
     });
-    const other = tool({ name: 'other', description: 'Runs meanwhile.', execute: () => 'other' });
-    const sent: ClientFrame[] = [];
-    const calls = new CallRunner({
-      ...runnerOptions(),
-      registry: new ToolRegistry([gated, other]),
-      maxConcurrency: 1,
-      send: (frame) => {
-        sent.push(frame);
-        return true;
-      },
-    });
-    const frame = { type: 'tool_call', runId: 'r1', arguments: {} } as const;
-    calls.receive({ ...frame, callId: 'g1', toolName: 'gated' });
-    await new Promise((resolve) => setImmediate(resolve));
+    const { calls, call, sent } = recording([gated, recordsCalls('other').tool], { maxConcurrency: 1 });
+    call('g1', 'gated');
+    await nextTask();
     expect(sent).toEqual([{ type: 'approval_request', callId: 'g1' }]);
-    calls.receive({ ...frame, callId: 'o1', toolName: 'other' });
-    await new Promise((resolve) => setImmediate(resolve));
+    call('o1', 'other');
+    await nextTask();
     expect(sent.at(-1)).toMatchObject({ type: 'tool_result', callId: 'o1', status: 'ok' });
-    calls.receive({ ...frame, callId: 'g1', toolName: 'gated', approved: true });
-    await new Promise((resolve) => setImmediate(resolve));
+    call('g1', 'gated', { approved: true });
+    await nextTask();
     expect(sent.at(-1)).toMatchObject({ type: 'tool_result', callId: 'g1', status: 'ok', output: 'done' });
     expect(calls.running).toBe(0);
   });
@@ -267,48 +211,19 @@ describe('CallRunner queue', () => {
       description: 'Waits.',
       execute: () => new Promise<string>((resolve) => release.push(() => resolve('slow'))),
     });
-    const fast = tool({ name: 'fast', description: 'Answers at once.', execute: () => 'fast' });
-    const sent: ClientFrame[] = [];
-    const calls = new CallRunner({
-      ...runnerOptions(),
-      registry: new ToolRegistry([slow, fast]),
+    const { calls, call, sent } = recording([slow, recordsCalls('fast').tool], {
       maxConcurrency: 2,
       maxQueue: 20_000,
-      send: (frame) => {
-        sent.push(frame);
-        return true;
-      },
     });
-    const call = (callId: string, toolName: string) =>
-      calls.receive({ type: 'tool_call', callId, runId: 'r1', toolName, arguments: {} });
     call('s1', 'slow');
     call('s2', 'slow');
     for (let i = 0; i < 15_000; i++) call(`f${i}`, 'fast');
     expect(calls.queued).toBe(15_000);
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTask();
     for (const resolve of release) resolve();
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTask();
     expect(calls.queued).toBe(0);
     expect(calls.running).toBe(0);
     expect(sent).toHaveLength(15_002);
   });
 });
-
-function runnerOptions(): ConstructorParameters<typeof CallRunner>[0] {
-  return {
-    registry: new ToolRegistry(),
-    maxConcurrency: 16,
-    maxQueue: 1_000,
-    highWaterMarkBytes: 1_048_576,
-    send: () => true,
-    writable: () => true,
-    bufferedAmount: () => 0,
-    maxPayloadBytes: () => 1_048_576,
-    contextFor: () => undefined,
-    onApproval: undefined,
-    extend: {},
-    redactor: new Redactor([]),
-    logger: silentLogger,
-    events: { toolCall() {}, toolResult() {}, approvalRequested() {}, widgetInvalid() {} },
-  };
-}
