@@ -129,24 +129,3 @@ export class CallSignal {
     if (this.#forward !== undefined) outer.removeEventListener('abort', this.#forward);
   }
 }
-
-const SLOT = Symbol('toolwire.callSignal');
-
-// One getter for every call: a getter written in an object literal is a new closure per call, which gives each
-// `ctx` a shape of its own (a slow, dictionary-mode object).
-const SIGNAL_PROPERTY: PropertyDescriptor = {
-  get(this: { [SLOT]: CallSignal }): AbortSignal {
-    return this[SLOT].signal;
-  },
-  set(this: object, value: unknown) {
-    Object.defineProperty(this, 'signal', { value, writable: true, enumerable: true, configurable: true });
-  },
-  enumerable: true,
-  configurable: true,
-};
-
-/** Gives `target` an enumerable `signal` property that reads `callSignal.signal` (made on first read). */
-export function defineSignal(target: object, callSignal: CallSignal): void {
-  Object.defineProperty(target, SLOT, { value: callSignal });
-  Object.defineProperty(target, 'signal', SIGNAL_PROPERTY);
-}

@@ -8,7 +8,8 @@
  * @module
  */
 import { decodeArguments } from './arguments';
-import { CallSignal, defineSignal } from './call-signal';
+import { contextClassFor } from './call-context';
+import { CallSignal } from './call-signal';
 import { TimeoutError, ToolDefinitionError } from './errors';
 import { cancelledText, errorText, notJsonText, notObjectText } from './model-text';
 import { toWellFormed, truncateUtf8 } from './output';
@@ -180,46 +181,6 @@ function randomId(): string {
   return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
 }
 
-function idempotencyKeyFor(callId: string): (scope?: string) => string {
-  // Built when asked for (rarely), not for every call.
-  return (scope) => {
-    const base = `toolwire:${encodeURIComponent(callId)}`;
-    return scope === undefined ? base : `${base}:${encodeURIComponent(scope)}`;
-  };
-}
-
-/** A prototype per `extend` object (the client passes the same one for every call): extras are looked up there. */
-const EXTENDED = new WeakMap<object, object>();
-
-function prototypeFor(extend: Readonly<Record<PropertyKey, unknown>>): object {
-  let proto = EXTENDED.get(extend);
-  if (proto === undefined) {
-    const descriptors: PropertyDescriptorMap = {};
-    for (const key of Reflect.ownKeys(extend)) {
-      descriptors[key as string] = { value: extend[key as keyof typeof extend], writable: true };
-    }
-    proto = Object.create(Object.prototype, descriptors) as object;
-    EXTENDED.set(extend, proto);
-  }
-  return proto;
-}
-
-function makeContext<C>(tool: Tool, options: CallOptions, signal: CallSignal): ToolContext<C> {
-  // Extras live on the prototype: not enumerable, and a standard field (an own property) always wins.
-  const ctx = (
-    options.extend === undefined ? {} : Object.create(prototypeFor(options.extend))
-  ) as ToolContext<C>;
-  ctx.context = options.context as C;
-  defineSignal(ctx, signal);
-  ctx.callId = options.callId ?? randomId();
-  ctx.runId = options.runId ?? randomId();
-  ctx.toolName = tool.name;
-  ctx.approved = false;
-  ctx.depth = options.depth ?? 0;
-  ctx.idempotencyKey = idempotencyKeyFor(ctx.callId);
-  return ctx;
-}
-
 /** A bug in toolwire or a schema library must still give the model an answer. */
 function bugOutcome(tool: Tool, error: unknown): Outcome {
   const message = error instanceof Error ? error.message : String(error);
@@ -230,7 +191,7 @@ function bugOutcome(tool: Tool, error: unknown): Outcome {
  * One call from its start to its result: the {@link CallState} the steps share, and the one place a call ends
  * (a class rather than closures: a call held in flight keeps one object, not a context and two functions).
  */
-class CallRun implements CallState {
+class CallRun extends CallSignal implements CallState {
   readonly tool: Tool;
   readonly internals: ToolInternals;
   readonly options: CallOptions;
@@ -238,12 +199,12 @@ class CallRun implements CallState {
   remainingMs: number | undefined;
   ctx!: ToolContext;
   abortWithTimeout: (() => void) | undefined;
-  signal: CallSignal | undefined;
   readonly #started = performance.now();
   #finished = false;
   readonly #sink: ResultSink;
 
   constructor(tool: Tool, options: CallOptions, sink: ResultSink) {
+    super(options.signal, tool.name);
     this.tool = tool;
     this.internals = toolInternals(tool)!;
     this.options = options;
@@ -255,7 +216,7 @@ class CallRun implements CallState {
   done(outcome: Outcome): void {
     if (this.#finished) return;
     this.#finished = true;
-    this.signal?.end();
+    this.end();
     // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
     outcome.output = toWellFormed(outcome.output);
     const { maxOutputBytes } = this.options;
@@ -288,15 +249,21 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
     call.done({ status: 'invalid_arguments', output });
     return;
   }
-  const signal = new CallSignal(outer, tool.name);
-  call.signal = signal;
   const { timeoutMs } = call;
   if (timeoutMs !== undefined) {
     call.abortWithTimeout = () =>
-      signal.abort(new TimeoutError('timeout', `${tool.name} timed out after ${timeoutMs}ms`));
+      call.abort(new TimeoutError('timeout', `${tool.name} timed out after ${timeoutMs}ms`));
   }
   try {
-    call.ctx = makeContext(tool, options, signal) as ToolContext;
+    const Context = contextClassFor(options.extend);
+    call.ctx = new Context(
+      call,
+      options.context,
+      options.callId ?? randomId(),
+      options.runId ?? randomId(),
+      tool.name,
+      options.depth ?? 0,
+    ) as unknown as ToolContext;
     runCall(call, decoded.value);
   } catch (error) {
     call.fail(error);

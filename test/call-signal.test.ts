@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CallSignal, Cancellation, defineSignal } from '../src/call-signal';
+import { CallContext } from '../src/call-context';
+import { CallSignal, Cancellation } from '../src/call-signal';
 import { invokeTool, tool } from '../src/index';
 import { withCountedAbortControllers } from './support/abort-controllers';
 
@@ -81,10 +82,13 @@ describe('CallSignal', () => {
     expect(call?.copied).toBeInstanceOf(AbortSignal);
     expect(call?.aborted()).toBe(true);
 
-    const target: { signal?: unknown } = {};
-    defineSignal(target, new CallSignal(undefined, 'echo'));
+    const target = new CallContext(new CallSignal(undefined, 'echo'), undefined, 'c1', 'r1', 'echo', 0) as {
+      signal: unknown;
+      idempotencyKey: unknown;
+    };
     target.signal = 'replaced';
-    expect(target.signal).toBe('replaced');
+    target.idempotencyKey = 'mine';
+    expect(target).toMatchObject({ signal: 'replaced', idempotencyKey: 'mine' });
   });
 });
 

@@ -625,6 +625,20 @@ describe('ctx', () => {
     expect(seen[0]?.signal.aborted).toBe(false);
   });
 
+  it('gives signal and idempotencyKey to a tool that destructures ctx in its parameters', async () => {
+    const seen: Array<{ key: string; aborted: boolean }> = [];
+    const t = tool({
+      name: 'destructures',
+      description: 'd',
+      execute: (_input, { signal, idempotencyKey }) => {
+        seen.push({ key: idempotencyKey('charge'), aborted: signal.aborted });
+        return 'ok';
+      },
+    });
+    await invokeTool(t, {}, { callId: 'c 1' });
+    expect(seen).toEqual([{ key: 'toolwire:c%201:charge', aborted: false }]);
+  });
+
   it('defaults callId and runId to UUIDs and depth to 0', async () => {
     const { t, seen } = capture();
     await invokeTool(t, {});

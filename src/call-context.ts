@@ -1,0 +1,100 @@
+/**
+ * `ctx`, the second argument of `execute` and the other callbacks of a tool: one small object per call. Its
+ * `signal` and `idempotencyKey` are made when first read (most tools read neither), yet are own enumerable
+ * properties, so `{ ...ctx }` and `const { signal } = ctx` work as with plain fields.
+ *
+ * @module
+ */
+import type { CallSignal } from './call-signal';
+
+/** `ctx.idempotencyKey`: `toolwire:<callId>` or `toolwire:<callId>:<scope>`, each part URI-encoded. */
+export function idempotencyKeyFor(callId: string): (scope?: string) => string {
+  return (scope) => {
+    const base = `toolwire:${encodeURIComponent(callId)}`;
+    return scope === undefined ? base : `${base}:${encodeURIComponent(scope)}`;
+  };
+}
+
+/** An accessor that an assignment replaces with a plain value (a tool may set `ctx.signal` for its helpers). */
+function lazyProperty(name: string, get: (this: CallContext) => unknown): PropertyDescriptor {
+  return {
+    get,
+    set(this: object, value: unknown) {
+      Object.defineProperty(this, name, { value, writable: true, enumerable: true, configurable: true });
+    },
+    enumerable: true,
+    configurable: true,
+  };
+}
+
+// One descriptor, with one getter, for every call: a getter made per call would give each `ctx` a shape of its
+// own (a slow, dictionary-mode object).
+let SIGNAL: PropertyDescriptor;
+let IDEMPOTENCY_KEY: PropertyDescriptor;
+
+/** The `ctx` of one call (typed for tools as `ToolContext`). */
+export class CallContext {
+  readonly #call: CallSignal;
+  // Assigned in the constructor, in this order (the order `Object.keys(ctx)` shows).
+  declare context: unknown;
+  declare readonly signal: AbortSignal;
+  declare callId: string;
+  declare runId: string;
+  declare toolName: string;
+  declare approved: boolean;
+  declare depth: number;
+  declare readonly idempotencyKey: (scope?: string) => string;
+
+  static {
+    SIGNAL = lazyProperty('signal', function (this: CallContext) {
+      return this.#call.signal;
+    });
+    IDEMPOTENCY_KEY = lazyProperty('idempotencyKey', function (this: CallContext) {
+      return idempotencyKeyFor(this.callId);
+    });
+  }
+
+  constructor(
+    call: CallSignal,
+    context: unknown,
+    callId: string,
+    runId: string,
+    toolName: string,
+    depth: number,
+  ) {
+    this.#call = call;
+    this.context = context;
+    Object.defineProperty(this, 'signal', SIGNAL);
+    this.callId = callId;
+    this.runId = runId;
+    this.toolName = toolName;
+    this.approved = false;
+    this.depth = depth;
+    Object.defineProperty(this, 'idempotencyKey', IDEMPOTENCY_KEY);
+  }
+}
+
+/** A subclass per `extend` object (the client passes the same one for every call), its extras on the prototype. */
+const EXTENDED = new WeakMap<object, typeof CallContext>();
+
+/**
+ * The `ctx` class for calls given `extend`: its keys are found on the prototype, not enumerable, and a standard
+ * field (an own property) always wins over one of them.
+ */
+export function contextClassFor(
+  extend: Readonly<Record<PropertyKey, unknown>> | undefined,
+): typeof CallContext {
+  if (extend === undefined) return CallContext;
+  let made = EXTENDED.get(extend);
+  if (made === undefined) {
+    made = class extends CallContext {};
+    for (const key of Reflect.ownKeys(extend)) {
+      Object.defineProperty(made.prototype, key, {
+        value: extend[key as keyof typeof extend],
+        writable: true,
+      });
+    }
+    EXTENDED.set(extend, made);
+  }
+  return made;
+}
