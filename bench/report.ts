@@ -138,14 +138,20 @@ function targets(figures: Figures): Target[] {
     check(`≥ 10× MCP calls/s at ${c}`, tp('toolwire', c) / tp('mcp', c), 10, true);
   for (const c of figures.concurrencies)
     check(`≥ 1.2× Socket.IO calls/s at ${c}`, tp('toolwire', c) / tp('socketio', c), 1.2, true);
-  check('≤ 2 KB per call held in flight (RSS)', v('toolwire:held-rss'), 2048, false, (n) => `${int(n)} B`);
-  check(
-    `RSS growth after ${int(figures.memoryCalls)} calls ≤ 10 MB`,
-    v('toolwire:rss-growth'),
-    10 * 1_048_576,
-    false,
-    (n) => `${mb(n)} MB`,
-  );
+  // Judged on heap + external: RSS after a GC moves in steps of up to ~20 MB between runs (it can even come out
+  // negative per call); it is shown beside the verdict for context.
+  const held = v('toolwire:held-heap');
+  out.push({
+    label: '≤ 2 KB per call held in flight (heap + external; RSS in brackets)',
+    measured: `${int(held)} B (${int(v('toolwire:held-rss'))} B)`,
+    met: Number.isFinite(held) ? held <= 2048 : undefined,
+  });
+  const growth = v('toolwire:heap-growth');
+  out.push({
+    label: `no leak: growth after ${int(figures.memoryCalls)} calls ≤ 10 MB (heap + external; RSS in brackets)`,
+    measured: `${mb(growth)} MB (${mb(v('toolwire:rss-growth'))} MB)`,
+    met: Number.isFinite(growth) ? growth <= 10 * 1_048_576 : undefined,
+  });
   // The issue's figure: "schema libraries excluded" (zod, valibot, arktype); the converters, the JSON Schema
   // validator and eventemitter3 count. The figure with zod/mini included is in the bundle table below.
   const bundle = figures.bundles[1]?.gzipBytes ?? Number.NaN;
