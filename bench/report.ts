@@ -11,6 +11,11 @@ import { SUBJECT_LABELS, type SubjectName } from './lib/session';
 /** Medians (and spreads) of every figure, by id `<subject or kind>:<figure>`. */
 export interface Figures {
   value(id: string): number;
+  /**
+   * Median over the repetitions of `numerator / denominator` measured in the same repetition: subjects of one
+   * repetition run minutes apart at most, so a slow spell of the shared machine weighs on both sides.
+   */
+  ratio(numerator: string, denominator: string): number;
   /** (max − min) / median over the repetitions. */
   spread(id: string): number;
   subjects: readonly SubjectName[];
@@ -100,7 +105,8 @@ function comparisonTable(figures: Figures): string {
     for (const name of others) {
       const measured = row.memory && !figures.memorySubjects.includes(name);
       const value = measured ? Number.NaN : figures.value(`${name}:${row.key}`);
-      cells.push(row.format(value), hasFloor ? ratio(value / floor) : '');
+      const paired = figures.ratio(`${name}:${row.key}`, `floor:${row.key}`);
+      cells.push(row.format(value), hasFloor ? ratio(paired) : '');
     }
     lines.push(`| ${cells.join(' | ')} |`);
   }
@@ -123,21 +129,22 @@ function targets(figures: Figures): Target[] {
       met: Number.isFinite(value) ? (atLeast ? value >= limit : value <= limit) : undefined,
     });
   };
-  const tp = (name: string, c: number) => v(`${name}:calls/s@${c}`);
-  check('toolwire ≥ 0.85× floor calls/s at 1 in flight', tp('toolwire', 1) / tp('floor', 1), 0.85, true);
-  check('toolwire ≥ 0.75× floor calls/s at 64 in flight', tp('toolwire', 64) / tp('floor', 64), 0.75, true);
+  const tp = (name: string, other: string, c: number) =>
+    figures.ratio(`${name}:calls/s@${c}`, `${other}:calls/s@${c}`);
+  check('toolwire ≥ 0.85× floor calls/s at 1 in flight', tp('toolwire', 'floor', 1), 0.85, true);
+  check('toolwire ≥ 0.75× floor calls/s at 64 in flight', tp('toolwire', 'floor', 64), 0.75, true);
+  check('toolwire ≥ 0.75× floor calls/s at 512 in flight', tp('toolwire', 'floor', 512), 0.75, true);
   check(
-    'toolwire ≥ 0.75× floor calls/s at 512 in flight',
-    tp('toolwire', 512) / tp('floor', 512),
-    0.75,
-    true,
+    'client CPU per call at 64 ≤ 1.3× floor',
+    figures.ratio('toolwire:cpu@64', 'floor:cpu@64'),
+    1.3,
+    false,
   );
-  check('client CPU per call at 64 ≤ 1.3× floor', v('toolwire:cpu@64') / v('floor:cpu@64'), 1.3, false);
-  check('p99 at 1 in flight ≤ 1.5× floor', v('toolwire:p99@1') / v('floor:p99@1'), 1.5, false);
+  check('p99 at 1 in flight ≤ 1.5× floor', figures.ratio('toolwire:p99@1', 'floor:p99@1'), 1.5, false);
   for (const c of figures.concurrencies)
-    check(`≥ 10× MCP calls/s at ${c}`, tp('toolwire', c) / tp('mcp', c), 10, true);
+    check(`≥ 10× MCP calls/s at ${c}`, tp('toolwire', 'mcp', c), 10, true);
   for (const c of figures.concurrencies)
-    check(`≥ 1.2× Socket.IO calls/s at ${c}`, tp('toolwire', c) / tp('socketio', c), 1.2, true);
+    check(`≥ 1.2× Socket.IO calls/s at ${c}`, tp('toolwire', 'socketio', c), 1.2, true);
   // Judged on heap + external: RSS after a GC moves in steps of up to ~20 MB between runs (it can even come out
   // negative per call); it is shown beside the verdict for context.
   const held = v('toolwire:held-heap');
@@ -210,7 +217,8 @@ export function renderReport(figures: Figures, info: RunInfo): string {
 ${info.date}, Node ${info.node}, ${info.cpu}, commit ${info.commit}. Pinning: ${info.pinning}.
 Load average: ${info.load}. The machine is shared: absolute numbers move between runs; ratios within one run
 are what count, and CPU per call is the steadiest figure. Medians of ${info.reps} interleaved repetitions,
-${info.runMs} ms per throughput run after a warm-up; the whole run took ${info.durationS.toFixed(0)} s.
+${info.runMs} ms per throughput run after a warm-up; the whole run took ${info.durationS.toFixed(0)} s. Every ratio
+(×floor, and the targets) is the median of the ratios measured within each repetition, not a ratio of medians.
 
 Each subject is a separate process answering the same \`add\` call ({ a, b } → a + b) from the same driver
 process over loopback, one connection. The floor is a bare \`ws\` client (JSON.parse, add, JSON.stringify).

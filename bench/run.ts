@@ -185,6 +185,11 @@ async function main(): Promise<void> {
 
   const figures: Figures = {
     value: (id) => median(samples.get(id) ?? []),
+    ratio: (numerator, denominator) => {
+      const top = samples.get(numerator) ?? [];
+      const bottom = samples.get(denominator) ?? [];
+      return median(top.slice(0, bottom.length).map((value, rep) => value / bottom[rep]!));
+    },
     spread: (id) => {
       const values = samples.get(id) ?? [];
       return values.length < 2 ? 0 : (Math.max(...values) - Math.min(...values)) / median(values);
