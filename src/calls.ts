@@ -79,6 +79,8 @@ class Execution extends Cancellation implements ResultSink {
   parked = false;
   /** When it started running (`performance.now()`, whole ms: a small integer, not a heap number). */
   started = 0;
+  /** Approved or rejected while parked, and queued for a slot: goes on when it gets one. */
+  resume: (() => void) | undefined;
 
   constructor(frame: ToolCallFrame, runner: CallRunner) {
     super();
@@ -163,12 +165,16 @@ export class CallRunner {
         if (execution.approval) {
           // The service restarts the deadline in full after a decision (PROTOCOL.md §6).
           this.#armDeadline(execution, frame.deadlineMs);
-          // Back to work: the call takes a slot again (for a moment this may be one over maxConcurrency).
-          if (execution.parked) {
-            execution.parked = false;
-            this.#running += 1;
+          const decide = execution.approval;
+          const decision: ApprovalDecision = frame.approved ? true : { approved: false, reason: frame.reason ?? '' };
+          // Back to work, in a slot of its own: now if one is free, else first in line for the next.
+          if (!execution.parked || this.#running < this.#options.maxConcurrency) {
+            this.#unpark(execution);
+            decide(decision);
+          } else {
+            execution.resume = () => decide(decision);
+            this.#queue.unshift(execution);
           }
-          execution.approval(frame.approved ? true : { approved: false, reason: frame.reason ?? '' });
         }
         execution.approval = undefined;
         execution.approvalFrame = undefined;
@@ -208,6 +214,11 @@ export class CallRunner {
   cancel(callId: string, reason: string): void {
     const execution = this.#executions.get(callId);
     if (!execution) return;
+    if (execution.resume !== undefined) {
+      // Decided, waiting for a slot: it ends cancelled where it waits (for the approval), without one.
+      execution.resume = undefined;
+      this.#queue.splice(this.#queue.indexOf(execution), 1);
+    }
     execution.abort(reason);
     if (execution.state === 'queued') {
       this.#queue.splice(this.#queue.indexOf(execution), 1);
@@ -226,6 +237,13 @@ export class CallRunner {
     execution.parked = true;
     this.#running -= 1;
     this.#scheduleDrain();
+  }
+
+  /** A parked call takes a slot again. */
+  #unpark(execution: Execution): void {
+    if (!execution.parked) return;
+    execution.parked = false;
+    this.#running += 1;
   }
 
   /** Handles an `ack`: the service has the result, forget it. */
@@ -479,7 +497,13 @@ export class CallRunner {
       while (this.#running < this.#options.maxConcurrency) {
         const next = this.#queue.shift();
         if (!next) break;
-        this.#start(next);
+        const resume = next.resume;
+        if (resume === undefined) this.#start(next);
+        else {
+          next.resume = undefined;
+          this.#unpark(next);
+          resume();
+        }
       }
     } finally {
       this.#draining = false;

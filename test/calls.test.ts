@@ -203,6 +203,60 @@ describe('CallRunner cancelling queued calls', () => {
   });
 });
 
+describe('CallRunner approvals and concurrency', () => {
+  /** `gated` needs a human; `stuck` runs until aborted; one slot. */
+  function oneSlotWithApproval() {
+    const ran: string[] = [];
+    const gated = tool({
+      name: 'gated',
+      description: 'Needs approval.',
+      needsApproval: true,
+      execute: (_input, ctx) => {
+        ran.push(ctx.callId);
+        return 'done';
+      },
+    });
+    return { ran, ...recording([gated, waitsForAbort('stuck')], { maxConcurrency: 1 }) };
+  }
+
+  it('runs a call decided while every slot is busy only once a slot is free, never over maxConcurrency', async () => {
+    const { calls, call, ran, sent } = oneSlotWithApproval();
+    call('g1', 'gated');
+    await nextTask();
+    call('s1', 'stuck'); // takes the slot the waiting call gave up
+    await nextTask();
+    call('g1', 'gated', { approved: true });
+    await nextTask();
+    expect(ran).toEqual([]);
+    expect(calls.running).toBe(1);
+    calls.cancel('s1', 'done with it');
+    await nextTask();
+    expect(ran).toEqual(['g1']);
+    expect(statuses(sent.filter((frame) => frame.type === 'tool_result')).sort()).toEqual([
+      'g1:ok',
+      's1:cancelled',
+    ]);
+    expect(calls.running).toBe(0);
+  });
+
+  it('cancels a decided call still waiting for a slot without running it or losing the slot', async () => {
+    const { calls, call, ran, sent } = oneSlotWithApproval();
+    call('g1', 'gated');
+    await nextTask();
+    call('s1', 'stuck');
+    await nextTask();
+    call('g1', 'gated', { approved: true });
+    calls.cancel('g1', 'run_cancelled');
+    await nextTask();
+    expect(sent.at(-1)).toMatchObject({ callId: 'g1', status: 'cancelled' });
+    calls.cancel('s1', 'done with it');
+    await nextTask();
+    expect(ran).toEqual([]);
+    expect(calls.running).toBe(0);
+    expect(calls.queued).toBe(0);
+  });
+});
+
 describe('CallRunner queue', () => {
   it('runs thousands of queued synchronous calls after slow ones without growing the stack', async () => {
     const release: Array<() => void> = [];
