@@ -166,7 +166,9 @@ export class CallRunner {
           // The service restarts the deadline in full after a decision (PROTOCOL.md §6).
           this.#armDeadline(execution, frame.deadlineMs);
           const decide = execution.approval;
-          const decision: ApprovalDecision = frame.approved ? true : { approved: false, reason: frame.reason ?? '' };
+          const decision: ApprovalDecision = frame.approved
+            ? true
+            : { approved: false, reason: frame.reason ?? '' };
           // Back to work, in a slot of its own: now if one is free, else first in line for the next.
           if (!execution.parked || this.#running < this.#options.maxConcurrency) {
             this.#unpark(execution);
