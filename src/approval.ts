@@ -6,9 +6,9 @@
 import type { ApprovalDecision } from './invoke';
 import { approvalFailedText, cancelledText, declinedText, errorText, noApproverText } from './model-text';
 import { serializeOutput, thrownMessage } from './output';
-import type { CallOptions } from './run-call';
+import type { CallOptions, CallState } from './run-call';
 import { type Settled, settleThen } from './settle';
-import type { ToolContext, ToolInternals } from './tool';
+import type { ToolContext } from './tool';
 
 /** How the approval step ended: go ahead, or a result that ends the call. */
 export type ApprovalOutcome =
@@ -16,8 +16,9 @@ export type ApprovalOutcome =
   | { go: false; status: 'rejected' | 'cancelled' | 'error'; output: string }
   | { go: false; status: 'timeout' };
 
-/** Runs a callback of the tool's under the call's time budget and signal (see src/run-call.ts). */
+/** Runs a callback of the tool's under the call's time budget and signal (`timed` in src/run-call.ts). */
 export type TimedRunner = <T>(
+  call: CallState,
   fn: () => T | PromiseLike<T>,
   next: (outcome: Settled<Awaited<T>>) => void,
 ) => void;
@@ -55,13 +56,12 @@ function showAnswer(answer: unknown): string {
  * and cut to 100 characters.
  */
 export function decideApproval(
-  internals: ToolInternals,
-  ctx: ToolContext,
+  call: CallState,
   input: unknown,
-  options: CallOptions,
   timed: TimedRunner,
   done: (outcome: ApprovalOutcome) => void,
 ): void {
+  const { internals, ctx, options } = call;
   const name = ctx.toolName;
   if (options.approved === true) {
     done({ go: true, approved: true });
@@ -79,6 +79,7 @@ export function decideApproval(
     return;
   }
   timed(
+    call,
     () => needsApproval(ctx, input),
     (outcome) => {
       if (outcome.kind === 'aborted') done({ go: false, status: 'cancelled', output: cancelledText(name) });

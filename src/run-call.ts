@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { decideApproval, type TimedRunner } from './approval';
+import { decideApproval } from './approval';
 import type { AbortLike } from './call-signal';
 import type { InvokeOptions, ToolCallResult } from './invoke';
 import {
@@ -50,11 +50,6 @@ export interface CallState {
   /** Ends the call after a bug in toolwire or a schema library (a step threw): it still gets an answer. */
   fail(error: unknown): void;
 }
-
-/** Never called: the timed runner given for a tool whose `needsApproval` is not a predicate. */
-const untimed: TimedRunner = () => {
-  throw new Error('toolwire: no phase to time');
-};
 
 /** Where a step of a call goes on: called exactly once, maybe synchronously. */
 type Next<T> = (value: T) => void;
@@ -242,10 +237,7 @@ export function runCall(call: CallState, args: object): void {
         return;
       }
       const input = validated.value.value;
-      // The predicate's phase is timed like the others; a tool without one needs no closure for it.
-      const timedStep: TimedRunner =
-        typeof internals.needsApproval === 'function' ? (fn, next) => timed(call, fn, next) : untimed;
-      decideApproval(internals, ctx, input, call.options, timedStep, (decided) =>
+      decideApproval(call, input, timed, (decided) =>
         guarded(call, () => {
           if (!decided.go) {
             if (decided.status === 'timeout') timedOut(call);

@@ -6,16 +6,15 @@
  * @module
  */
 import type { AbortLike } from './call-signal';
-import type { MaybePromise } from './maybe';
 
-/** How a {@link settle} ended. */
+/** How a {@link settleThen} ended. */
 export type Settled<T> =
   | { kind: 'value'; value: T }
   | { kind: 'error'; error: unknown }
   | { kind: 'aborted' }
   | { kind: 'timeout' };
 
-/** Options of {@link settle}. */
+/** Options of {@link settleThen}. */
 export interface SettleOptions {
   /** Ends the wait with `aborted` (immediately when already aborted: the callback is not called). */
   signal?: AbortLike | undefined;
@@ -25,39 +24,15 @@ export interface SettleOptions {
   onTimeout?: () => void;
 }
 
-/**
- * Calls `fn` and tells how it ended: at once when `fn` returns a plain value or throws (no promise, no timer,
- * no listener), else through a promise. Never throws or rejects: a synchronous throw is an `error` outcome.
- *
- * @example
- * ```ts
- * const outcome = await settle(() => fetchSlowly(), { signal, timeoutMs: 5_000 });
- * if (outcome.kind === 'value') use(outcome.value);
- * ```
- */
-export function settle<T>(
-  fn: () => T | PromiseLike<T>,
-  options: SettleOptions = {},
-): MaybePromise<Settled<Awaited<T>>> {
-  let now: Settled<Awaited<T>> | undefined;
-  let later: ((outcome: Settled<Awaited<T>>) => void) | undefined;
-  settleThen(fn, options, (outcome) => {
-    if (later) later(outcome);
-    else now = outcome;
-  });
-  if (now !== undefined) return now;
-  return new Promise((resolve) => {
-    later = resolve;
-  });
-}
-
 const ABORTED = { kind: 'aborted' } as const;
 
 /**
- * {@link settle} with a callback instead of a promise: `done` is called exactly once, synchronously when `fn`
- * answers synchronously. The client's calls run on this, so that a held call keeps one reaction on the
- * tool's own promise rather than a chain of promises. When `done` throws after an asynchronous answer (where
- * nobody could catch it), the error goes to `owner.fail`; without an owner, `done` must not throw.
+ * Calls `fn` and tells `done` how it ended, exactly once: synchronously when `fn` returns a plain value or throws
+ * (no promise, no timer, no listener), else when its promise settles, the signal aborts or the time limit
+ * passes, whichever comes first. A synchronous throw is an `error` outcome. Calls run on this, so that a held
+ * call keeps one reaction on the tool's own promise rather than a chain of promises. When `done` throws after an
+ * asynchronous answer (where nobody could catch it), the error goes to `owner.fail`; without an owner, `done`
+ * must not throw.
  */
 export function settleThen<T>(
   fn: () => T | PromiseLike<T>,

@@ -1,7 +1,18 @@
 import { describe, expect, it, vi } from 'vitest';
-import { settle } from '../src/settle';
+import { type Settled, type SettleOptions, settleThen } from '../src/settle';
 
-describe('settle', () => {
+/** settleThen's outcome as a value when it comes at once, else as a promise of it. */
+function settle<T>(fn: () => T | PromiseLike<T>, options: SettleOptions = {}) {
+  let now: Settled<Awaited<T>> | undefined;
+  let later: ((outcome: Settled<Awaited<T>>) => void) | undefined;
+  settleThen(fn, options, (outcome) => {
+    if (later) later(outcome);
+    else now = outcome;
+  });
+  return now ?? new Promise<Settled<Awaited<T>>>((resolve) => (later = resolve));
+}
+
+describe('settleThen', () => {
   it('handles the rejection of a promise it stopped waiting for because fn aborted the signal', async () => {
     const controller = new AbortController();
     const outcome = await settle(

@@ -121,13 +121,7 @@ describe('Client connection states', () => {
   });
 
   it('answers an invalid frame with an error frame and stays connected', async () => {
-    const client = makeClient();
-    const opened = service.nextConnection();
-    const connecting = client.connect();
-    const connection = await opened;
-    await connection.next('hello');
-    connection.send(welcome());
-    await connecting;
+    const { client, connection } = await connected();
     const answer = connection.next('error');
     connection.sendRaw('{"type":"tool_call","callId":""}');
     expect(await answer).toMatchObject({ type: 'error', code: 'invalid_frame' });

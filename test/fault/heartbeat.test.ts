@@ -103,22 +103,30 @@ describe('dead-peer detection, exact (fake timers)', () => {
   });
 });
 
+/**
+ * Blackholes the link between a client and a stub (heartbeat from the stub's options) and measures how long the
+ * client takes to notice, and then to resume once traffic flows again.
+ */
+async function blackholeAndResume(stubOptions: Parameters<typeof stub>[0] = undefined) {
+  const server = await stub(stubOptions);
+  const proxy = await proxyTo(server);
+  const worker = client(proxy.url);
+  await worker.connect();
+  const disconnected = nextEvent<{ code: number }>(worker, 'disconnected');
+  const resumed = nextEvent<{ resumed: boolean }>(worker, 'connected');
+  const silentFrom = Date.now();
+  proxy.blackhole(true);
+  const { code } = await disconnected;
+  const detectedMs = Date.now() - silentFrom;
+  proxy.blackhole(false);
+  expect(code).toBe(4008);
+  expect(await resumed).toMatchObject({ resumed: true });
+  return { detectedMs, reconnectMs: Date.now() - silentFrom - detectedMs };
+}
+
 describe('dead-peer detection over a real blackhole', () => {
   it('detects a blackholed service with a 100 ms heartbeat (close 4008) and resumes once traffic flows', async () => {
-    const server = await stub({ heartbeatIntervalMs: 100 });
-    const proxy = await proxyTo(server);
-    const worker = client(proxy.url);
-    await worker.connect();
-    const disconnected = nextEvent<{ code: number }>(worker, 'disconnected');
-    const resumed = nextEvent<{ resumed: boolean }>(worker, 'connected');
-    const silentFrom = Date.now();
-    proxy.blackhole(true);
-    const { code } = await disconnected;
-    const detectedMs = Date.now() - silentFrom;
-    proxy.blackhole(false);
-    expect(code).toBe(4008);
-    expect(await resumed).toMatchObject({ resumed: true });
-    const reconnectMs = Date.now() - silentFrom - detectedMs;
+    const { detectedMs, reconnectMs } = await blackholeAndResume({ heartbeatIntervalMs: 100 });
     console.info(
       `[heartbeat] 100 ms interval: silent peer detected after ${detectedMs} ms, resumed ${reconnectMs} ms later`,
     );
@@ -127,20 +135,7 @@ describe('dead-peer detection over a real blackhole', () => {
   it.runIf(process.env.TOOLWIRE_LONG === '1')(
     'detects a blackholed service with the default 15 s heartbeat (measured for real)',
     async () => {
-      const server = await stub();
-      const proxy = await proxyTo(server);
-      const worker = client(proxy.url);
-      await worker.connect();
-      const disconnected = nextEvent<{ code: number }>(worker, 'disconnected');
-      const resumed = nextEvent<{ resumed: boolean }>(worker, 'connected');
-      const silentFrom = Date.now();
-      proxy.blackhole(true);
-      const { code } = await disconnected;
-      const detectedMs = Date.now() - silentFrom;
-      proxy.blackhole(false);
-      expect(code).toBe(4008);
-      expect(await resumed).toMatchObject({ resumed: true });
-      const reconnectMs = Date.now() - silentFrom - detectedMs;
+      const { detectedMs, reconnectMs } = await blackholeAndResume();
       console.info(
         `[heartbeat] default 15 s interval: detected after ${detectedMs} ms, resumed ${reconnectMs} ms later`,
       );

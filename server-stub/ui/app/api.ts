@@ -8,22 +8,10 @@
  *
  * @module
  */
+import type { RunTranscript } from '../../run';
 
-/** `GET /v1/runs` line. */
-export interface RunSummary {
-  runId: string;
-  agent: string;
-  inputPreview?: string;
-  status: RunStatus;
-  depth: number;
-  parentRunId?: string;
-  turns: number;
-  toolCalls: number;
-  startedAt: string;
-  finishedAt?: string;
-}
-
-export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+// The shapes the service answers with are the service's own types (type-only: nothing of the server is bundled).
+export type { RunStatus, RunSummary } from '../../run';
 
 /** `GET /v1/agents` entry. */
 export interface AgentInfo {
@@ -34,18 +22,18 @@ export interface AgentInfo {
 }
 
 /** The parts of a transcript the page reads (`GET /v1/runs/:runId`). */
-export interface Transcript {
-  runId: string;
-  agent: { name: string };
-  input: string;
-  status: RunStatus;
-  depth: number;
-  parentRunId?: string;
-  finalOutput?: unknown;
-  error?: string;
-  startedAt: string;
-  durationMs?: number;
-}
+export type Transcript = Pick<
+  RunTranscript,
+  | 'runId'
+  | 'input'
+  | 'status'
+  | 'depth'
+  | 'parentRunId'
+  | 'finalOutput'
+  | 'error'
+  | 'startedAt'
+  | 'durationMs'
+> & { agent: Pick<RunTranscript['agent'], 'name'> };
 
 /** One Server-Sent Event. */
 export interface StreamEvent {
