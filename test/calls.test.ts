@@ -174,7 +174,9 @@ describe('CallRunner cancelling queued calls', () => {
 
   it('does not run a queued call that passed its deadline while it waited', async () => {
     const { calls, call, ran, sent } = queuedBehindOne();
-    call('run', 'stuck', { deadlineMs: 0 });
+    // The queued call's deadline passes 50 ms before the running one's: it must be cancelled where it waits,
+    // not started when the running one's deadline frees the slot.
+    call('run', 'stuck', { deadlineMs: 50 });
     call('late', 'charge', { deadlineMs: 0 });
     await expect.poll(() => sent.length, { timeout: 3_000, interval: 20 }).toBe(2);
     expect(ran).toEqual([]);
