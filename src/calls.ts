@@ -96,7 +96,10 @@ class Execution extends Cancellation implements ResultSink {
 /** Extra time after `deadlineMs` before a call aborts itself, in milliseconds. */
 export const DEADLINE_GRACE_MS = 1_000;
 
-/** How many finished call ids are remembered to refuse a re-delivery after the `ack`. */
+/**
+ * Finished call ids are remembered, to refuse a re-delivery after the `ack`, in two generations of this many: at
+ * least the last 10,000 and at most the last 20,000.
+ */
 const REMEMBERED_CALL_IDS = 10_000;
 /**
  * Room kept for the rest of a `tool_result` frame when capping `output`, in bytes: the output's JSON takes at
@@ -110,10 +113,12 @@ export class CallRunner {
   readonly #executions = new Map<string, Execution>();
   readonly #queue: Execution[] = [];
   readonly #outbox = new Map<string, { frame: ToolResultFrame; sentOn: number }>();
-  readonly #finished = new Set<string>();
-  /** The ids of `#finished` in the order they finished, as a ring: the oldest is forgotten without a scan. */
-  readonly #finishedOrder: Array<string | undefined> = new Array(REMEMBERED_CALL_IDS);
-  #finishedNext = 0;
+  /**
+   * Ids of finished calls, newest generation first. When it is full it becomes the older one and the older is
+   * dropped whole: no deletion per call (each one, in a large set, costs a few cache misses).
+   */
+  #finished = new Set<string>();
+  #finishedBefore = new Set<string>();
   #running = 0;
   #generation = 0;
   #accepting = true;
@@ -185,7 +190,7 @@ export class CallRunner {
       }
       return;
     }
-    if (this.#finished.has(callId)) {
+    if (this.#finished.has(callId) || this.#finishedBefore.has(callId)) {
       this.#options.logger.debug({ callId }, 'tool_call for a finished call ignored');
       return;
     }
@@ -545,12 +550,10 @@ export class CallRunner {
   }
 
   #remember(callId: string): void {
-    if (this.#finished.has(callId)) return;
-    // Not `values().next()` on the set: after many deletions from its front that walks every deleted slot.
-    const oldest = this.#finishedOrder[this.#finishedNext];
-    if (oldest !== undefined) this.#finished.delete(oldest);
-    this.#finishedOrder[this.#finishedNext] = callId;
-    this.#finishedNext = (this.#finishedNext + 1) % REMEMBERED_CALL_IDS;
+    if (this.#finished.size >= REMEMBERED_CALL_IDS) {
+      this.#finishedBefore = this.#finished;
+      this.#finished = new Set();
+    }
     this.#finished.add(callId);
   }
 

@@ -221,7 +221,10 @@ class CallRun extends CallSignal implements CallState {
     outcome.output = toWellFormed(outcome.output);
     const { maxOutputBytes } = this.options;
     if (maxOutputBytes !== undefined) outcome.output = truncateUtf8(outcome.output, maxOutputBytes);
-    this.#sink.result({ ...outcome, durationMs: Math.max(0, Math.round(performance.now() - this.#started)) });
+    // The outcome is this call's own object: completed in place rather than copied.
+    const result = outcome as ToolCallResult;
+    result.durationMs = Math.max(0, Math.round(performance.now() - this.#started));
+    this.#sink.result(result);
   }
 
   fail(error: unknown): void {

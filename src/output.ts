@@ -116,6 +116,9 @@ export function setKey<T>(target: Record<string, T>, key: string, value: T): voi
  */
 export function serializeOutput(value: unknown): string {
   if (typeof value === 'string') return value;
+  // What JSON.stringify writes for a number or a boolean, without the walk.
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
   try {
     return JSON.stringify(toJson(value, '', []) ?? null);
   } catch (error) {

@@ -73,21 +73,23 @@ const statuses = (sent: ClientFrame[]) =>
   sent.map((frame) => `${(frame as { callId: string }).callId}:${(frame as { status: string }).status}`);
 
 describe('CallRunner', () => {
-  it('refuses a re-delivery of any of the last 10,000 finished and acked calls, and forgets older ones', async () => {
+  it('refuses a re-delivery of any of the last 10,000 finished and acked calls, and forgets those 20,000 back', async () => {
     const echo = recordsCalls('echo');
     const { calls, call } = recording([echo.tool]);
-    for (let i = 0; i < 10_001; i++) {
+    for (let i = 0; i < 20_001; i++) {
       call(`c${i}`, 'echo');
       await nextTask();
       calls.ack(`c${i}`);
     }
-    expect(echo.ran).toHaveLength(10_001);
+    expect(echo.ran).toHaveLength(20_001);
     expect(calls.unacked).toBe(0);
-    call('c1', 'echo'); // among the last 10,000: ignored
-    call('c10000', 'echo');
-    call('c0', 'echo'); // the oldest, forgotten: runs again
+    call('c10001', 'echo'); // among the last 10,000: ignored
+    call('c20000', 'echo');
+    call('c10000', 'echo'); // 10,001 back: still remembered (ids are forgotten 10,000 at a time)
+    call('c9999', 'echo'); // in the generation forgotten whole: runs again
+    call('c0', 'echo');
     await nextTask();
-    expect(echo.ran.slice(10_001)).toEqual(['c0']);
+    expect(echo.ran.slice(20_001)).toEqual(['c9999', 'c0']);
   });
 
   it('answers a call whose steps are all synchronous within receive(), without an AbortController', () => {

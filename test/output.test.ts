@@ -16,6 +16,27 @@ describe('serializeOutput', () => {
     expect(serializeOutput(null)).toBe('null');
   });
 
+  it('writes every number and boolean exactly as JSON.stringify does (NaN and ±Infinity as null)', () => {
+    for (const special of [
+      0,
+      -0,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      -1e21,
+      1e21,
+      5e-324,
+      0.1 + 0.2,
+      true,
+    ]) {
+      expect(serializeOutput(special)).toBe(JSON.stringify(special) ?? 'null');
+    }
+    fc.assert(
+      fc.property(fc.oneof(fc.double(), fc.integer(), fc.boolean()), (value) => {
+        expect(serializeOutput(value)).toBe(JSON.stringify(value));
+      }),
+    );
+  });
+
   it('writes undefined as null at the top, leaves it out of objects and writes null in arrays', () => {
     expect(serializeOutput(undefined)).toBe('null');
     expect(serializeOutput({ a: undefined, b: 1 })).toBe('{"b":1}');
