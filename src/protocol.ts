@@ -448,7 +448,24 @@ export function decodeClientFrame(
 
 /** Serialises a frame. Frames are plain JSON values by construction, so this never throws for a valid frame. */
 export function encodeFrame(frame: ClientFrame | ServiceFrame): string {
+  if (frame.type === 'tool_result' && frame.widget === undefined && frame.retryable === undefined) {
+    return encodePlainResult(frame);
+  }
   return JSON.stringify(frame);
+}
+
+/**
+ * A `tool_result` without widget or `retryable` (one per call), written by hand: about twice as fast as
+ * `JSON.stringify` on the object, and the same text for a result built in field order (test/protocol-fast.test.ts).
+ */
+function encodePlainResult({
+  callId,
+  status,
+  output,
+  durationMs,
+}: FrameOf<ClientFrame, 'tool_result'>): string {
+  const duration = durationMs === undefined ? '' : `,"durationMs":${JSON.stringify(durationMs)}`;
+  return `{"type":"tool_result","callId":${JSON.stringify(callId)},"status":${JSON.stringify(status)},"output":${JSON.stringify(output)}${duration}}`;
 }
 
 /** UTF-8 length of a string in bytes, without allocating (lone surrogates count as U+FFFD, 3 bytes). */

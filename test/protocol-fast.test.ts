@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fastServiceFrame, serviceFrameSchema } from '../src/protocol';
+import { encodeFrame, fastServiceFrame, serviceFrameSchema, TOOL_CALL_STATUSES } from '../src/protocol';
 
 const anyValue = fc.oneof(
   fc.string({ maxLength: 300 }),
@@ -62,5 +62,28 @@ describe('fastServiceFrame', () => {
       depth: 0,
     } as const;
     expect(fastServiceFrame('tool_call', { ...call, unknownField: true })).toEqual(call);
+  });
+});
+
+describe('encodeFrame', () => {
+  it('writes a tool_result exactly as JSON.stringify does, whatever its text holds', () => {
+    const result = fc.record(
+      {
+        type: fc.constant('tool_result' as const),
+        callId: fc.string({ unit: 'grapheme-composite', minLength: 1, maxLength: 20 }),
+        status: fc.constantFrom(...TOOL_CALL_STATUSES),
+        output: fc.oneof(fc.string({ unit: 'binary' }), fc.string()),
+        durationMs: fc.oneof(fc.nat(), fc.double({ min: 0, noNaN: true }), fc.constant(undefined)),
+        widget: fc.oneof(fc.constant(undefined), fc.jsonValue({ maxDepth: 2 })),
+        retryable: fc.oneof(fc.constant(undefined), fc.boolean()),
+      },
+      { requiredKeys: ['type', 'callId', 'status', 'output'] },
+    );
+    fc.assert(
+      fc.property(result, (frame) => {
+        expect(encodeFrame(frame)).toBe(JSON.stringify(frame));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
