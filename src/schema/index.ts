@@ -103,8 +103,12 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
     });
   }
   const finished: SchemaAdapter = { ...adapter, jsonSchema: finish(adapter.jsonSchema, origin) };
-  // Parameters are announced: validation must refuse what the announcement refuses (see guardWithAnnounced).
-  return origin.requireObject && finished.kind !== 'json-schema' && finished.kind !== 'none'
-    ? guardWithAnnounced(finished)
-    : finished;
+  // Parameters are announced: validation must refuse what the announcement refuses (see guardWithAnnounced),
+  // which a JSON Schema does by itself and a zod 4 schema of trusted constructs was proved to do.
+  const guarded =
+    origin.requireObject &&
+    finished.kind !== 'json-schema' &&
+    finished.kind !== 'none' &&
+    finished.acceptsOnlyAnnounced !== true;
+  return guarded ? guardWithAnnounced(finished) : finished;
 }

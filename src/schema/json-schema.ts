@@ -201,7 +201,8 @@ function withoutFormats(node: unknown): unknown {
  * Makes a library adapter refuse whatever its announced JSON Schema refuses, so that `execute` never gets a
  * value the model was told is invalid (e.g. valibot and arktype accept an array for a record; the announced
  * `"type": "object"` does not). The library validates first and its messages win; the announced schema
- * (without `format`, which the library checks itself) is then checked on the raw arguments.
+ * (without `format`, which the library checks itself) is then checked on the raw arguments. `resolveSchema`
+ * leaves it out for an adapter that proved it unneeded ({@link SchemaAdapter.acceptsOnlyAnnounced}).
  */
 export function guardWithAnnounced(adapter: SchemaAdapter): SchemaAdapter {
   const schema = withoutFormats(structuredClone(adapter.jsonSchema)) as JsonObject;

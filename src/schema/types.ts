@@ -33,4 +33,11 @@ export interface SchemaAdapter {
    * valibot, arktype, JSON Schema), else through a promise. Never throws for invalid data.
    */
   validate(value: unknown): ValidationResult | Promise<ValidationResult>;
+  /**
+   * `true` when it was proved, as the adapter was made, that `validate` accepts nothing `jsonSchema` refuses,
+   * so that parameters need no check against their announcement after validation (see `guardWithAnnounced`).
+   * Set only for zod 4 schemas made of trusted constructs (src/schema/zod4-faithful.ts).
+   * @default false
+   */
+  readonly acceptsOnlyAnnounced?: boolean;
 }

@@ -10,6 +10,8 @@ import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/sp
 import { standardAdapter } from './standard';
 import type { JsonObject, SchemaAdapter } from './types';
 import { PREPROCESS_MESSAGE, UNKNOWN_PIPE_MESSAGE } from './unknown-input';
+import { zod4DefinitionIsFaithful } from './zod4-faithful';
+import { metadataOnlyAnnotates } from './zod4-metadata';
 
 /** The part of a zod 4 schema's internals this adapter reads (`schema._zod.def`). */
 interface Zod4Like {
@@ -74,7 +76,16 @@ export function zod4InputJsonSchema(schema: StandardSchemaV1 & StandardJSONSchem
   }) as JsonObject;
 }
 
-/** Adapter for a zod 4 schema. @throws Error when the input side cannot be expressed as JSON Schema. */
+/**
+ * Adapter for a zod 4 schema, marked {@link SchemaAdapter.acceptsOnlyAnnounced} when every construct in it is
+ * trusted (src/schema/zod4-faithful.ts) and its metadata only annotates (src/schema/zod4-metadata.ts).
+ *
+ * @throws Error when the input side cannot be expressed as JSON Schema.
+ */
 export function zod4Adapter(schema: StandardSchemaV1 & StandardJSONSchemaV1): SchemaAdapter {
-  return standardAdapter('zod4', schema, zod4InputJsonSchema(schema));
+  const jsonSchema = zod4InputJsonSchema(schema);
+  const adapter = standardAdapter('zod4', schema, jsonSchema);
+  return zod4DefinitionIsFaithful(schema) && metadataOnlyAnnotates(schema, jsonSchema)
+    ? { ...adapter, acceptsOnlyAnnounced: true }
+    : adapter;
 }

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { invokeTool, tool } from '../../src/index';
+import { resolveSchema } from '../../src/schema/index';
+import { guardWithAnnounced } from '../../src/schema/json-schema';
+import { zod4Adapter } from '../../src/schema/zod4';
 import { expectDefinitionError } from '../fixtures/schema/definition-error';
 
 const echo = (input: unknown) => input;
@@ -128,5 +131,118 @@ describe('zod 4 parameters', () => {
       'invalid_parameters',
       'tool "str": parameters must describe a JSON object (JSON Schema "type": "object"), got "type": "string"',
     );
+  });
+});
+
+// Schemas zod accepts more of than their announcement: validation must still refuse what the model was told
+// is invalid, with the announcement's message.
+const looser: Array<[string, z.ZodType, unknown, string]> = [
+  [
+    'z.coerce.number() given "3"',
+    z.object({ n: z.coerce.number() }),
+    { n: '3' },
+    'n: Instance type "string" is invalid. Expected "number"',
+  ],
+  ['.catch() given nothing', z.object({ n: z.number().catch(1) }), {}, 'n: missing required property'],
+  [
+    '.regex(/abc/i) given "ABC"',
+    z.object({ s: z.string().regex(/abc/i) }),
+    { s: 'ABC' },
+    's: String does not match pattern',
+  ],
+  [
+    'a record of numbers given a "__proto__" key',
+    z.object({ r: z.record(z.string(), z.number()) }),
+    '{"r":{"__proto__":"x"}}',
+    'r.__proto__: Instance type "string" is invalid. Expected "number"',
+  ],
+  [
+    'z.unknown() named constructor, left out',
+    z.object({ constructor: z.unknown() }),
+    {},
+    'constructor: missing required property',
+  ],
+  [
+    'a minimum length added by .meta()',
+    z.object({ s: z.string().meta({ minLength: 3 }) }),
+    { s: 'a' },
+    's: String is too short (1 < 3)',
+  ],
+  [
+    'a minimum length whose when skips it',
+    z.object({ s: z.string().min(3, { when: () => false } as never) }),
+    { s: 'a' },
+    's: String is too short (1 < 3)',
+  ],
+  [
+    'an empty tuple with a rest whose first item takes undefined',
+    z.object({ t: z.tuple([z.unknown()], z.string()) }),
+    { t: [] },
+    't: Array has too few items (0 < 1)',
+  ],
+];
+
+const search = z.object({
+  query: z.string().min(1).max(5),
+  page: z.int().positive().default(1),
+  sort: z.enum(['newest', 'oldest']).nullable().optional(),
+  tags: z.array(z.string()).max(2).optional(),
+});
+const searchArguments = [
+  '{"query":"😀😀😀😀😀"}',
+  '{"query":"abcdef","page":0,"sort":"up","tags":["a","b","c"],"x":1}',
+  '{"query":"","page":1.5}',
+  '{"page":9007199254740992,"sort":null}',
+  '{"query":"a","tags":[1]}',
+  '{"query":"a","__proto__":{"x":1}}',
+];
+
+describe('zod 4 parameters and their announcement', () => {
+  it.each(looser)(
+    'returns invalid_arguments for %s, which zod accepts and the announcement refuses',
+    async (_, parameters, args, message) => {
+      const made = tool({ name: 'check', description: 'Checks.', parameters, execute: echo });
+      const result = await invokeTool(made, args);
+      expect(result).toMatchObject({
+        status: 'invalid_arguments',
+        output: `Invalid arguments for check: ${message}`,
+      });
+    },
+  );
+
+  it('gives zod’s results for a schema of trusted constructs', async () => {
+    const made = tool({ name: 'search', description: 'Finds.', parameters: search, execute: echo });
+    const outputs = [];
+    for (const args of searchArguments) outputs.push((await invokeTool(made, args)).output);
+    expect(outputs).toEqual([
+      '{"query":"😀😀😀😀😀","page":1}',
+      'Invalid arguments for search: query: Too big: expected string to have <=5 characters; ' +
+        'page: Too small: expected number to be >0; ' +
+        'sort: Invalid option: expected one of "newest"|"oldest"; tags: Too big: expected array to have <=2 items',
+      'Invalid arguments for search: query: Too small: expected string to have >=1 characters; ' +
+        'page: Invalid input: expected int, received number',
+      'Invalid arguments for search: query: Invalid input: expected string, received undefined; ' +
+        'page: Too big: expected int to be <=9007199254740991',
+      'Invalid arguments for search: tags[0]: Invalid input: expected string, received number',
+      '{"query":"a","page":1}',
+    ]);
+  });
+
+  it('validates a schema of trusted constructs as it would with the check against the announcement', () => {
+    const unchecked = zod4Adapter(search);
+    const checked = guardWithAnnounced(unchecked);
+    for (const args of searchArguments) {
+      const value = JSON.parse(args) as unknown;
+      expect(unchecked.validate(value)).toEqual(checked.validate(value));
+    }
+  });
+
+  it('leaves the check against the announcement out only for a schema of trusted constructs', () => {
+    const origin = { owner: 'tool "t"', field: 'parameters', requireObject: true } as const;
+    expect(resolveSchema(search, origin).acceptsOnlyAnnounced).toBe(true);
+    expect(resolveSchema(z.object({ n: z.coerce.number() }), origin).acceptsOnlyAnnounced).toBeUndefined();
+    expect(
+      resolveSchema(z.object({ s: z.string().meta({ minLength: 3 }) }), origin).acceptsOnlyAnnounced,
+    ).toBe(undefined);
   });
 });
