@@ -207,6 +207,23 @@ class SocketIoLink implements Link {
   }
 }
 
+/**
+ * The MCP transport passes one AbortSignal to every request's `fetch`, which adds an abort listener per request
+ * in flight: past 1,500 of them Node prints a MaxListenersExceededWarning per request (hundreds per run), though
+ * each listener goes when its request ends. Only that warning is silenced, in the driver process.
+ */
+let warningsQuieted = false;
+function quietAbortListenerWarnings(): void {
+  if (warningsQuieted) return;
+  warningsQuieted = true;
+  const shown = process.listeners('warning');
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    if (warning.name === 'MaxListenersExceededWarning' && warning.message.includes('abort listeners')) return;
+    for (const listener of shown) listener(warning);
+  });
+}
+
 /** An MCP client over Streamable HTTP: each call is `callTool`. */
 class McpLink implements Link {
   readonly ready: Promise<void>;
@@ -214,6 +231,7 @@ class McpLink implements Link {
   readonly #client = new McpClient({ name: 'toolwire-bench', version: '0.0.0' });
 
   constructor(url: string) {
+    quietAbortListenerWarnings();
     this.ready = this.#client.connect(new StreamableHTTPClientTransport(new URL(url)));
   }
 
