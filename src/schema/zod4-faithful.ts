@@ -31,9 +31,12 @@
  * - `.optional()`, `.exactOptional()`, `.nullable()`, `.nonoptional()`, `.default()`, `.prefault()`,
  *   `.readonly()`: the inner schema, with the optionality announced in `required`.
  * - `.pipe()`, `.transform()` after a schema, `z.codec()`, `z.stringbool()`: the input side (`in`), which is
- *   what is announced; the rest of the pipe only refuses more.
- * - `.refine()`, `.superRefine()`, `.check()` (custom checks): they only refuse, provided no other check
- *   follows them on the same schema (a custom check can rewrite the value a later check reads).
+ *   what is announced; the rest of the pipe only refuses more, as the pipe stops at the input side's first
+ *   issue. Not when the input side may report an extra key (a strict object inside): zod goes on past that
+ *   issue, and a union after it drops it.
+ * - `.refine()`: it only adds an issue, provided no other check follows it on the same schema (it gets the
+ *   value, which it could change for a later check). Not `.superRefine()` or `.check(fn)`, whose function
+ *   gets the parse itself and can remove the issues found before it.
  *
  * Not trusted, among others: `coerce`; `.catch()`; every string format or pattern (`.email()`, `.regex()`,
  * `.startsWith()`, `.lowercase()`, `z.iso.*` …: the validator compiles `pattern` with the `u` flag, zod its
@@ -42,6 +45,10 @@
  * the validator compute float remainders differently); a check given its own `when`; `z.xor()` and
  * `unionFallback`; any other record or catchall; `z.lazy()` and any recursion; `z.intersection()`,
  * `z.templateLiteral()`, `z.custom()`; a schema with its own `_zod.toJSONSchema`.
+ *
+ * A schema must not change after the tool is made (zod reads a union's options, a tuple's items, when it
+ * parses, while the announcement was made at definition): the proof, like the announcement, holds for the
+ * schema as it was then.
  *
  * @module
  */
@@ -80,6 +87,7 @@ interface ZodDef {
   valueType?: ZodNode;
   innerType?: ZodNode;
   in?: ZodNode;
+  out?: ZodNode;
 }
 
 function isZodNode(value: unknown): value is ZodNode {
@@ -141,6 +149,16 @@ function checkIsFaithful(type: string | undefined, def: ZodDef): boolean {
   }
 }
 
+/**
+ * `true` for `.refine(fn)` (and `z.refine`): a check that calls `fn` with the value alone and adds an issue when
+ * it returns false. `.superRefine()` and `.check(fn)` are not: their function gets the parse itself, and can
+ * remove the issues found before it (an extra key of a strict object, a failed `.max()`), `when` or not.
+ */
+function isRefinement(check: ZodNode): boolean {
+  const def = check._zod.def as ZodDef & { fn?: unknown };
+  return def.type === 'custom' && typeof def.fn === 'function';
+}
+
 /** `true` when every check of the schema is trusted; a format schema (`z.int()`) is its own first check. */
 function checksAreFaithful(node: ZodNode): boolean {
   const def = node._zod.def;
@@ -149,6 +167,7 @@ function checksAreFaithful(node: ZodNode): boolean {
   for (const check of checks) {
     if (!isZodNode(check)) return false;
     if (check._zod.def.check === 'custom') {
+      if (!isRefinement(check)) return false;
       customSeen = true;
       continue;
     }
@@ -169,11 +188,12 @@ function mayAcceptUndefined(node: ZodNode): boolean {
     case 'array':
     case 'tuple':
     case 'record':
-    case 'nonoptional':
       return false;
     case 'literal':
     case 'enum':
       return node._zod.values?.has(undefined) !== false;
+    // `.nonoptional()` refuses only a result that is still undefined: a default inside takes undefined.
+    case 'nonoptional':
     case 'nullable':
     case 'readonly':
       return def.innerType === undefined || mayAcceptUndefined(def.innerType);
@@ -184,6 +204,32 @@ function mayAcceptUndefined(node: ZodNode): boolean {
     default:
       return true;
   }
+}
+
+/**
+ * `true` when the schema may report an extra key (a strict object, a `never` catchall, anywhere inside). A pipe
+ * stops at any other issue, but goes on past that one, and a union after it returns its option's own result,
+ * without the issue: `z.strictObject(…).pipe(z.union(…))` accepts an extra key its announcement refuses.
+ */
+function mayReportUnknownKeys(node: ZodNode, seen = new Set<object>()): boolean {
+  if (seen.has(node)) return false;
+  seen.add(node);
+  const def = node._zod.def;
+  if (def.type === 'object' && isZodNode(def.catchall) && def.catchall._zod.def.type === 'never') return true;
+  const children = [
+    ...Object.values(def.type === 'object' && def.shape ? def.shape : {}),
+    def.catchall,
+    def.element,
+    ...(def.items ?? []),
+    def.rest,
+    ...(def.options ?? []),
+    def.keyType,
+    def.valueType,
+    def.innerType,
+    def.in,
+    def.out,
+  ];
+  return children.some((child) => isZodNode(child) && mayReportUnknownKeys(child, seen));
 }
 
 /** The values a discriminated union's option claims, or `undefined` when they are not plain and required. */
@@ -268,7 +314,7 @@ class Walk {
       case 'record':
         return this.#recordIsFaithful(def);
       case 'pipe':
-        return this.faithful(def.in);
+        return isZodNode(def.in) && this.faithful(def.in) && !mayReportUnknownKeys(def.in);
       default:
         return def.type !== undefined && WRAPPERS.has(def.type) && this.faithful(def.innerType);
     }

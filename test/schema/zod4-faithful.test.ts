@@ -65,8 +65,11 @@ const trusted: Array<[string, unknown]> = [
   ['z.codec()', z.codec(z.string(), z.number(), { decode: Number, encode: String })],
   ['z.stringbool()', z.stringbool()],
   ['.refine()', z.string().refine((s) => s !== 'x')],
-  ['.superRefine()', z.number().superRefine(() => {})],
-  ['.check()', z.string().check(() => {})],
+  [
+    '.refine() given its own when (it can only add an issue)',
+    z.string().refine(() => true, { when: () => true }),
+  ],
+  ['.transform() after a loose object', z.looseObject({ a: z.string() }).transform((o) => o.a)],
   [
     'a check after which only refinements come',
     z
@@ -106,6 +109,36 @@ const untrusted: Array<[string, unknown]> = [
       .string()
       .refine(() => true)
       .max(3),
+  ],
+  [
+    '.superRefine() (its function gets the parse, and can remove the issues found before it)',
+    z.number().superRefine(() => {}),
+  ],
+  ['.check(fn)', z.string().check(() => {})],
+  [
+    '.superRefine() after .max()',
+    z
+      .string()
+      .max(3)
+      .superRefine(() => {}),
+  ],
+  [
+    '.check(z.superRefine()) given its own when',
+    z.string().check(z.superRefine(() => {}, { when: () => true } as never)),
+  ],
+  [
+    'a pipe from a strict object into a union (zod goes on past the extra key, the union drops it)',
+    z
+      .strictObject({ a: z.string() })
+      .pipe(z.union([z.object({ a: z.string() }), z.object({ a: z.string(), b: z.number() })])),
+  ],
+  [
+    'a transform of an object holding a strict object',
+    z.object({ inner: z.strictObject({ a: z.string() }) }).transform((o) => o.inner),
+  ],
+  [
+    'z.tuple() with a rest after a nonoptional item that defaults (an absent item gets the default)',
+    z.tuple([z.string().default('x').nonoptional()], z.number()),
   ],
   ['z.lazy()', z.lazy(() => z.string())],
   ['z.templateLiteral()', z.templateLiteral(['a', z.number()])],

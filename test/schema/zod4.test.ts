@@ -175,6 +175,50 @@ const looser: Array<[string, z.ZodType, unknown, string]> = [
     's: String is too short (1 < 3)',
   ],
   [
+    'an extra key of a strict object piped into a union (zod goes on past it; the union drops it)',
+    z.object({
+      o: z
+        .strictObject({ a: z.string() })
+        .pipe(z.union([z.object({ a: z.string() }), z.object({ a: z.string(), b: z.number() })])),
+    }),
+    { o: { a: 'x', extra: 1 } },
+    'o.extra: is not allowed',
+  ],
+  [
+    'an empty tuple with a rest whose nonoptional first item defaults',
+    z.object({ t: z.tuple([z.string().default('x').nonoptional()], z.number()) }),
+    { t: [] },
+    't: Array has too few items (0 < 1)',
+  ],
+  [
+    'a too long string whose .superRefine() removes the issue',
+    z.object({
+      s: z
+        .string()
+        .max(3)
+        .superRefine((_value, ctx) => {
+          (ctx as unknown as { issues: unknown[] }).issues.length = 0;
+        }),
+    }),
+    { s: 'abcdef' },
+    's: String is too long (6 > 3)',
+  ],
+  [
+    'a wrong type whose .check(z.superRefine()), run anyway by its when, removes the issue',
+    z.object({
+      n: z.number().check(
+        z.superRefine(
+          (_value, ctx) => {
+            (ctx as unknown as { issues: unknown[] }).issues.length = 0;
+          },
+          { when: () => true } as never,
+        ),
+      ),
+    }),
+    { n: 'x' },
+    'n: Instance type "string" is invalid. Expected "number"',
+  ],
+  [
     'an empty tuple with a rest whose first item takes undefined',
     z.object({ t: z.tuple([z.unknown()], z.string()) }),
     { t: [] },
