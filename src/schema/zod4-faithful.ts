@@ -74,6 +74,7 @@ interface ZodDef {
   value?: unknown;
   format?: unknown;
   values?: unknown[];
+  entries?: Record<string, unknown>;
   shape?: Record<string, ZodNode>;
   catchall?: ZodNode;
   element?: ZodNode;
@@ -111,6 +112,18 @@ function isPlainValue(value: unknown): boolean {
 
 // zod's own `when` for its length checks (run on anything with a `length`), one per check class.
 const defaultWhens = new WeakMap<object, unknown>();
+
+/**
+ * `true` when the values zod compares with (a set made when the schema was) are plain and all among those the
+ * announcement is made from (the definition's, read now): an array given to `z.literal()` or `z.enum()` and
+ * changed afterwards must not let zod accept a value that is no longer announced.
+ */
+function valuesAreAnnounced(node: ZodNode, announced: readonly unknown[]): boolean {
+  const values = node._zod.values;
+  return (
+    values !== undefined && [...values].every((value) => isPlainValue(value) && announced.includes(value))
+  );
+}
 
 /** `true` when a check runs whenever its schema's type check passed: no `when`, or zod's default one. */
 function runsAlways(check: ZodNode): boolean {
@@ -300,9 +313,13 @@ class Walk {
       case 'unknown':
         return true;
       case 'literal':
-        return Array.isArray(def.values) && def.values.every(isPlainValue);
+        return Array.isArray(def.values) && valuesAreAnnounced(node, def.values);
       case 'enum':
-        return node._zod.values !== undefined && [...node._zod.values].every(isPlainValue);
+        return (
+          typeof def.entries === 'object' &&
+          def.entries !== null &&
+          valuesAreAnnounced(node, Object.values(def.entries))
+        );
       case 'object':
         return this.#objectIsFaithful(def);
       case 'array':

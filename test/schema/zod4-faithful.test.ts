@@ -221,6 +221,18 @@ describe('zod4DefinitionIsFaithful', () => {
     },
   );
 
+  it('does not trust a literal or an enum whose values were changed after it was made', () => {
+    const values = ['a', 'b'];
+    const literal = z.literal(values);
+    values.pop(); // zod still accepts "b"; the announcement, made from the values now, says only "a"
+    expect(zod4DefinitionIsFaithful(z.object({ e: literal }))).toBe(false);
+    const entries: Record<string, string> = { a: 'a', b: 'b' };
+    const choice = z.enum(entries);
+    delete entries.b;
+    expect(zod4DefinitionIsFaithful(z.object({ e: choice }))).toBe(false);
+    expect(zod4DefinitionIsFaithful(z.object({ e: z.literal(['a', 'b']), f: z.enum(['x']) }))).toBe(true);
+  });
+
   it('does not trust a recursive schema', () => {
     const category = z.object({
       name: z.string(),
