@@ -80,8 +80,10 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
   if (origin.field === 'outputSchema' && isStandardSchema(value)) {
     return standardAdapter('standard', value, {}, isArkTypeSchema(value) ? arkTypeMessage : undefined);
   }
-  let adapter: SchemaAdapter;
+  // Everything in here may meet what a library returns (a cycle, a schema too deep for the stack): any
+  // failure is the developer's to see at definition time, as a ToolDefinitionError.
   try {
+    let adapter: SchemaAdapter;
     if (isStandardSchema(value)) adapter = libraryAdapter(value);
     else if (isPlainObject(value)) adapter = jsonSchemaAdapter(value);
     else {
@@ -91,6 +93,15 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
           `object or undefined, got ${describeValue(value)}`,
       );
     }
+    const finished: SchemaAdapter = { ...adapter, jsonSchema: finish(adapter.jsonSchema, origin) };
+    // Parameters are announced: validation must refuse what the announcement refuses (see guardWithAnnounced),
+    // which a JSON Schema does by itself and a zod 4 schema of trusted constructs was proved to do.
+    const guarded =
+      origin.requireObject &&
+      finished.kind !== 'json-schema' &&
+      finished.kind !== 'none' &&
+      finished.acceptsOnlyAnnounced !== true;
+    return guarded ? guardWithAnnounced(finished) : finished;
   } catch (error) {
     if (error instanceof ToolDefinitionError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
@@ -102,13 +113,4 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
       cause: error,
     });
   }
-  const finished: SchemaAdapter = { ...adapter, jsonSchema: finish(adapter.jsonSchema, origin) };
-  // Parameters are announced: validation must refuse what the announcement refuses (see guardWithAnnounced),
-  // which a JSON Schema does by itself and a zod 4 schema of trusted constructs was proved to do.
-  const guarded =
-    origin.requireObject &&
-    finished.kind !== 'json-schema' &&
-    finished.kind !== 'none' &&
-    finished.acceptsOnlyAnnounced !== true;
-  return guarded ? guardWithAnnounced(finished) : finished;
 }

@@ -134,6 +134,23 @@ describe('any other Standard Schema', () => {
         'Standard JSON Schema (`~standard.jsonSchema`); pass a JSON Schema object instead, or a zod, valibot or arktype schema',
     );
   });
+
+  it('is refused at definition time, not with a raw TypeError, when its JSON Schema is cyclic', () => {
+    const schema = acme();
+    const cyclic: Record<string, unknown> = { type: 'object', properties: {} };
+    (cyclic.properties as Record<string, unknown>).self = cyclic;
+    (schema['~standard'] as unknown as { jsonSchema: { input: () => unknown } }).jsonSchema.input = () =>
+      cyclic;
+    expect(() => tool({ name: 'acme', description: 'd', parameters: schema, execute: echo })).toThrow(
+      expect.objectContaining({
+        name: 'ToolDefinitionError',
+        code: 'unsupported_schema',
+        message: expect.stringMatching(
+          /^tool "acme": parameters cannot be expressed as JSON Schema: Converting circular structure to JSON/,
+        ),
+      }),
+    );
+  });
 });
 
 describe('parameters of no accepted kind', () => {
