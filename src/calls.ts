@@ -10,6 +10,7 @@
 import { Cancellation } from './call-signal';
 import type { ApprovalDecision, ApprovalRequest, ResultSink, ToolCallResult } from './invoke';
 import type { Logger, Redactor } from './logger';
+import { isThenable } from './maybe';
 import { thrownMessage, toWellFormed, truncateJsonString } from './output';
 import { type ClientFrame, encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from './protocol';
 import { startByName, type ToolRegistry } from './registry';
@@ -331,8 +332,8 @@ export class CallRunner {
       this.#contextFailed(execution, error);
       return;
     }
-    if (typeof (context as PromiseLike<unknown> | null)?.then === 'function') {
-      (context as PromiseLike<unknown>).then(
+    if (isThenable(context)) {
+      context.then(
         (value) => this.#invoke(execution, value),
         (error: unknown) => this.#contextFailed(execution, error),
       );
@@ -387,7 +388,19 @@ export class CallRunner {
 
   #approve(execution: Execution, request: ApprovalRequest): ApprovalDecision | Promise<ApprovalDecision> {
     this.#options.events.approvalRequested(request);
-    if (this.#options.onApproval) return this.#options.onApproval(request);
+    if (this.#options.onApproval) {
+      // A decision made at once keeps the slot; one that takes a human's time gives it up meanwhile, as over the
+      // socket (the deadline keeps running: the service does not know a local human is deciding).
+      const decided = this.#options.onApproval(request);
+      if (!isThenable(decided)) return decided;
+      this.park(request.callId);
+      // Only an approved call runs on, and needs its slot back; a rejection (or a throw) ends it where it is.
+      return Promise.resolve(decided).then((decision) =>
+        decision === true || (typeof decision === 'object' && decision.approved)
+          ? this.#backInSlot(execution, decision)
+          : decision,
+      );
+    }
     return new Promise<ApprovalDecision>((resolve) => {
       // The service's deadline clock pauses while a call waits for a human (PROTOCOL.md §6), and the call gives
       // up its slot meanwhile: a human may take minutes, and the calls queued behind it must not wait for them.
@@ -396,6 +409,25 @@ export class CallRunner {
       execution.approval = resolve;
       execution.approvalFrame = { type: 'approval_request', callId: request.callId };
       this.#options.send(execution.approvalFrame);
+    });
+  }
+
+  /**
+   * Resolves with `decision` once the parked call holds a slot again: at once if one is free, else first in line
+   * for the next (a cancel there ends it without one, see {@link CallRunner.cancel}).
+   */
+  #backInSlot(execution: Execution, decision: ApprovalDecision): Promise<ApprovalDecision> {
+    return new Promise<ApprovalDecision>((resolve) => {
+      const go = () => resolve(decision);
+      // Ended meanwhile (cancelled, past its deadline): nobody waits for the decision, and it takes no slot.
+      if (this.#executions.get(execution.frame.callId) !== execution) go();
+      else if (!execution.parked || this.#running < this.#options.maxConcurrency) {
+        this.#unpark(execution);
+        go();
+      } else {
+        execution.resume = go;
+        this.#queue.unshift(execution);
+      }
     });
   }
 

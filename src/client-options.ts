@@ -34,8 +34,9 @@ export interface ClientOptions<C = unknown> {
    */
   context?: C | ((call: CallInfo) => C | Promise<C>);
   /**
-   * Calls executing at once; the rest wait in order. A call waiting for a human's approval over the socket, or
-   * for a nested agent run, does not count (it holds no slot until it goes on). @default 16
+   * Calls executing at once; the rest wait in order. A call waiting for a human's approval (over the socket, or
+   * from an `onApproval` that returns a promise) or for a nested agent run does not count: it holds no slot
+   * until it goes on, and once approved it is first in line for one. @default 16
    */
   maxConcurrency?: number;
   /**
@@ -60,7 +61,9 @@ export interface ClientOptions<C = unknown> {
   redact?: RedactRule[];
   /**
    * Decide approvals in this process (a CLI prompt, a policy) instead of asking the service's human.
-   * Returns `true`/`false` or `{ approved, reason }`.
+   * Returns `true`/`false` or `{ approved, reason }`, or a promise of it; while the promise is pending the call
+   * gives up its `maxConcurrency` slot (the service's deadline keeps running: it does not know a human is
+   * deciding). A throw or a rejection rejects the call.
    */
   onApproval?: Approver;
 }

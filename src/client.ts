@@ -12,6 +12,7 @@ import { Connection, type ConnectionState } from './connection';
 import { ConnectionError, RunError, ToolDefinitionError } from './errors';
 import type { ApprovalRequest } from './invoke';
 import { Redactor, redactingLogger, silentLogger } from './logger';
+import { isThenable } from './maybe';
 import { type FrameOf, PROTOCOL_VERSION, type ServiceFrame, utf8Length } from './protocol';
 import { ToolRegistry } from './registry';
 import { type RunEvent, type RunResult, Runs } from './runs';
@@ -368,9 +369,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         toolName: call.toolName,
       });
       // An async context function is awaited by the call runner; a rejection is reported the same way.
-      return typeof (value as PromiseLike<C> | null)?.then === 'function'
-        ? (value as Promise<C>).catch(report)
-        : value;
+      return isThenable(value) ? Promise.resolve(value).catch(report) : value;
     } catch (error) {
       return report(error);
     }

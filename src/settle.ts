@@ -6,6 +6,7 @@
  * @module
  */
 import type { AbortLike } from './call-signal';
+import { isThenable } from './maybe';
 
 /** How a {@link settleThen} ended. */
 export type Settled<T> =
@@ -103,13 +104,5 @@ export function settleThen<T>(
   Promise.resolve(pending).then(
     (value) => finish({ kind: 'value', value: value as Awaited<T> }),
     (error: unknown) => finish({ kind: 'error', error }),
-  );
-}
-
-function isThenable<T>(value: PromiseLike<T> | T): value is PromiseLike<T> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
   );
 }

@@ -261,6 +261,94 @@ describe('CallRunner approvals and concurrency', () => {
   });
 });
 
+describe('CallRunner local approvals and concurrency', () => {
+  /** `gated` needs approval, decided by a local approver the test answers; `stuck` runs until aborted. */
+  function oneSlotWithLocalApprover() {
+    const ran: string[] = [];
+    const answers: Array<(decision: boolean) => void> = [];
+    const gated = tool({
+      name: 'gated',
+      description: 'Needs approval.',
+      needsApproval: true,
+      execute: (_input, ctx) => {
+        ran.push(ctx.callId);
+        return 'done';
+      },
+    });
+    const recorded = recording([gated, waitsForAbort('stuck'), recordsCalls('other').tool], {
+      maxConcurrency: 1,
+      onApproval: () => new Promise<boolean>((resolve) => answers.push(resolve)),
+    });
+    return { ran, answers, ...recorded };
+  }
+
+  it('frees the slot while a local approver decides, and takes it back on the decision', async () => {
+    const { calls, call, answers, ran, sent } = oneSlotWithLocalApprover();
+    call('g1', 'gated');
+    await nextTask();
+    expect(answers).toHaveLength(1);
+    expect(calls.running).toBe(0);
+    call('o1', 'other'); // runs at once in the slot the waiting call gave up
+    await nextTask();
+    expect(statuses(sent)).toEqual(['o1:ok']);
+    answers[0]!(true);
+    await nextTask();
+    expect(ran).toEqual(['g1']);
+    expect(statuses(sent)).toEqual(['o1:ok', 'g1:ok']);
+    expect(calls.running).toBe(0);
+  });
+
+  it('runs a call approved locally while every slot is busy only once a slot is free', async () => {
+    const { calls, call, answers, ran, sent } = oneSlotWithLocalApprover();
+    call('g1', 'gated');
+    await nextTask();
+    call('s1', 'stuck');
+    await nextTask();
+    answers[0]!(true);
+    await nextTask();
+    expect(ran).toEqual([]);
+    expect(calls.running).toBe(1);
+    calls.cancel('s1', 'done with it');
+    await nextTask();
+    expect(ran).toEqual(['g1']);
+    expect(statuses(sent).sort()).toEqual(['g1:ok', 's1:cancelled']);
+    expect(calls.running).toBe(0);
+  });
+
+  it('keeps no slot for a call cancelled while its local approver decides, when the answer comes later', async () => {
+    const { calls, call, answers, ran, sent } = oneSlotWithLocalApprover();
+    call('g1', 'gated');
+    await nextTask();
+    calls.cancel('g1', 'run_cancelled');
+    await nextTask();
+    expect(statuses(sent)).toEqual(['g1:cancelled']);
+    answers[0]!(true);
+    await nextTask();
+    expect(ran).toEqual([]);
+    expect(calls.running).toBe(0);
+    call('o1', 'other'); // the one slot is free
+    await nextTask();
+    expect(statuses(sent)).toEqual(['g1:cancelled', 'o1:ok']);
+  });
+
+  it('ends a call rejected locally at once, without waiting for a busy slot', async () => {
+    const { calls, call, answers, ran, sent } = oneSlotWithLocalApprover();
+    call('g1', 'gated');
+    await nextTask();
+    call('s1', 'stuck');
+    await nextTask();
+    answers[0]!(false);
+    await nextTask();
+    expect(ran).toEqual([]);
+    expect(statuses(sent)).toEqual(['g1:rejected']);
+    expect(calls.running).toBe(1);
+    calls.cancel('s1', 'done with it');
+    await nextTask();
+    expect(calls.running).toBe(0);
+    expect(calls.queued).toBe(0);
+  });
+});
+
 describe('CallRunner queue', () => {
   it('runs thousands of queued synchronous calls after slow ones without growing the stack', async () => {
     const release: Array<() => void> = [];

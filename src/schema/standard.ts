@@ -6,7 +6,7 @@
  * @module
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
-import type { MaybePromise } from '../maybe';
+import { isThenable, type MaybePromise } from '../maybe';
 import { formatPath } from './path';
 import type { JsonObject, SchemaAdapter, SchemaKind, ValidationIssue, ValidationResult } from './types';
 
@@ -52,7 +52,7 @@ export function validateStandard(
     return failedValidation(error);
   }
   // Any promise the spec allows (one from another realm, a library's own thenable), not only a native Promise.
-  if (typeof (result as { then?: unknown } | null)?.then === 'function') {
+  if (isThenable(result)) {
     return Promise.resolve(result).then((settled) => renderResult(settled, formatMessage), failedValidation);
   }
   return renderResult(result as StandardSchemaV1.Result<unknown>, formatMessage);
