@@ -247,6 +247,17 @@ export class CallRunner {
     this.#scheduleDrain();
   }
 
+  /**
+   * A call parked by {@link CallRunner.park} goes on: resolves with `value` once it holds a slot again, at once if
+   * one is free, else first in line for the next, so that calls never run over `maxConcurrency`. A call that has
+   * ended meanwhile gets `value` at once, without a slot.
+   */
+  resumeParked<T>(callId: string, value: T): Promise<T> {
+    const execution = this.#executions.get(callId);
+    if (execution === undefined) return Promise.resolve(value);
+    return this.#backInSlot(execution, value);
+  }
+
   /** A parked call takes a slot again. */
   #unpark(execution: Execution): void {
     if (!execution.parked) return;
@@ -413,13 +424,13 @@ export class CallRunner {
   }
 
   /**
-   * Resolves with `decision` once the parked call holds a slot again: at once if one is free, else first in line
-   * for the next (a cancel there ends it without one, see {@link CallRunner.cancel}).
+   * Resolves with `value` once the parked call holds a slot again: at once if one is free, else first in line
+   * for the next (a cancel there ends it without one, see {@link CallRunner.cancel}, and this never resolves).
    */
-  #backInSlot(execution: Execution, decision: ApprovalDecision): Promise<ApprovalDecision> {
-    return new Promise<ApprovalDecision>((resolve) => {
-      const go = () => resolve(decision);
-      // Ended meanwhile (cancelled, past its deadline): nobody waits for the decision, and it takes no slot.
+  #backInSlot<T>(execution: Execution, value: T): Promise<T> {
+    return new Promise<T>((resolve) => {
+      const go = () => resolve(value);
+      // Ended meanwhile (cancelled, past its deadline): nobody waits for it, and it takes no slot.
       if (this.#executions.get(execution.frame.callId) !== execution) go();
       else if (!execution.parked || this.#running < this.#options.maxConcurrency) {
         this.#unpark(execution);

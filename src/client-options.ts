@@ -36,7 +36,8 @@ export interface ClientOptions<C = unknown> {
   /**
    * Calls executing at once; the rest wait in order. A call waiting for a human's approval (over the socket, or
    * from an `onApproval` that returns a promise) or for a nested agent run does not count: it holds no slot
-   * until it goes on, and once approved it is first in line for one. @default 16
+   * until it goes on, and then (approved, or given its nested run's answer) it is first in line for one, so no
+   * more than this many ever execute. @default 16
    */
   maxConcurrency?: number;
   /**

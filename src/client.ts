@@ -146,14 +146,15 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
     // One function for every call (the call is read from its ctx), not a closure per call.
     const nestedRun: NestedRun = (agent, input, maxTurns, ctx) => {
       this.#calls.park(ctx.callId);
-      // The nested run shares the calling run's context (what the calling tool got as ctx.context).
+      // The nested run shares the calling run's context (what the calling tool got as ctx.context). Once it has
+      // its answer, the calling tool goes on in a slot of its own (a failure just ends it: it needs none).
       return this.#startRun(agent, input, {
         context: ctx.context,
         signal: ctx.signal,
         maxTurns,
         parentRunId: ctx.runId,
         parentCallId: ctx.callId,
-      });
+      }).then((result) => this.#calls.resumeParked(ctx.callId, result));
     };
     this.#calls = new CallRunner({
       registry: this.#registry,

@@ -349,6 +349,81 @@ describe('CallRunner local approvals and concurrency', () => {
   });
 });
 
+describe('CallRunner parked calls', () => {
+  /** `nesting` gives up its slot while it waits for `gate` (as an agent tool does for its nested run). */
+  function oneSlotWithNesting() {
+    const steps: string[] = [];
+    const gates: Array<() => void> = [];
+    let runner: CallRunner | undefined;
+    const nesting = tool({
+      name: 'nesting',
+      description: 'Waits for a nested run.',
+      execute: async (_input, ctx) => {
+        runner!.park(ctx.callId);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        await runner!.resumeParked(ctx.callId, undefined);
+        steps.push(`${ctx.callId} goes on`);
+        return 'nested done';
+      },
+    });
+    const recorded = recording([nesting, waitsForAbort('stuck'), recordsCalls('other').tool], {
+      maxConcurrency: 1,
+    });
+    runner = recorded.calls;
+    return { steps, gates, ...recorded };
+  }
+
+  it('goes on after its nested run only once a slot is free, never over maxConcurrency', async () => {
+    const { calls, call, gates, steps, sent } = oneSlotWithNesting();
+    call('n1', 'nesting');
+    await nextTask();
+    expect(calls.running).toBe(0);
+    call('s1', 'stuck'); // takes the slot the nesting call gave up
+    await nextTask();
+    gates[0]!();
+    await nextTask();
+    expect(steps).toEqual([]);
+    expect(calls.running).toBe(1);
+    calls.cancel('s1', 'done with it');
+    await nextTask();
+    expect(steps).toEqual(['n1 goes on']);
+    expect(statuses(sent).sort()).toEqual(['n1:ok', 's1:cancelled']);
+    expect(calls.running).toBe(0);
+  });
+
+  it('goes on at once when a slot is free, and gives it back at the end', async () => {
+    const { calls, call, gates, steps, sent } = oneSlotWithNesting();
+    call('n1', 'nesting');
+    await nextTask();
+    gates[0]!();
+    await nextTask();
+    expect(steps).toEqual(['n1 goes on']);
+    expect(statuses(sent)).toEqual(['n1:ok']);
+    expect(calls.running).toBe(0);
+    call('o1', 'other');
+    await nextTask();
+    expect(statuses(sent)).toEqual(['n1:ok', 'o1:ok']);
+  });
+
+  it('ends a call cancelled while it waits in line for a slot without taking one', async () => {
+    const { calls, call, gates, steps, sent } = oneSlotWithNesting();
+    call('n1', 'nesting');
+    await nextTask();
+    call('s1', 'stuck');
+    await nextTask();
+    gates[0]!();
+    await nextTask();
+    calls.cancel('n1', 'run_cancelled');
+    await nextTask();
+    expect(statuses(sent)).toEqual(['n1:cancelled']);
+    calls.cancel('s1', 'done with it');
+    await nextTask();
+    expect(steps).toEqual([]);
+    expect(calls.running).toBe(0);
+    expect(calls.queued).toBe(0);
+  });
+});
+
 describe('CallRunner queue', () => {
   it('runs thousands of queued synchronous calls after slow ones without growing the stack', async () => {
     const release: Array<() => void> = [];
