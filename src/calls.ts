@@ -175,8 +175,10 @@ export class CallRunner {
           const decision: ApprovalDecision = frame.approved
             ? true
             : { approved: false, reason: frame.reason ?? '' };
-          // Back to work, in a slot of its own: now if one is free, else first in line for the next.
-          if (!execution.parked || this.#running < this.#options.maxConcurrency) {
+          // Back to work, in a slot of its own: now if one is free, else first in line for the next. A rejection
+          // ends the call where it is, without a slot.
+          if (!frame.approved) decide(decision);
+          else if (!execution.parked || this.#running < this.#options.maxConcurrency) {
             this.#unpark(execution);
             decide(decision);
           } else {

@@ -243,6 +243,23 @@ describe('CallRunner approvals and concurrency', () => {
     expect(calls.running).toBe(0);
   });
 
+  it('ends a call rejected while every slot is busy at once, without a slot', async () => {
+    const { calls, call, ran, sent } = oneSlotWithApproval();
+    call('g1', 'gated');
+    await nextTask();
+    call('s1', 'stuck');
+    await nextTask();
+    call('g1', 'gated', { approved: false });
+    await nextTask();
+    expect(ran).toEqual([]);
+    expect(statuses(sent.filter((frame) => frame.type === 'tool_result'))).toEqual(['g1:rejected']);
+    expect(calls.running).toBe(1);
+    calls.cancel('s1', 'done with it');
+    await nextTask();
+    expect(calls.running).toBe(0);
+    expect(calls.queued).toBe(0);
+  });
+
   it('cancels a decided call still waiting for a slot without running it or losing the slot', async () => {
     const { calls, call, ran, sent } = oneSlotWithApproval();
     call('g1', 'gated');
