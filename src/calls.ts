@@ -11,6 +11,7 @@ import { Cancellation } from './call-signal';
 import type { ApprovalDecision, ApprovalRequest, ResultSink, ToolCallResult } from './invoke';
 import type { Logger, Redactor } from './logger';
 import { isThenable } from './maybe';
+import { cancelledText } from './model-text';
 import { thrownMessage, toWellFormed, truncateJsonString } from './output';
 import { type ClientFrame, encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from './protocol';
 import { startByName, type ToolRegistry } from './registry';
@@ -231,8 +232,13 @@ export class CallRunner {
     }
     execution.abort(reason);
     if (execution.state === 'queued') {
+      // Never started: it ends here, without a slot, a `tool_call` event or its context.
       this.#queue.splice(this.#queue.indexOf(execution), 1);
-      this.#start(execution);
+      this.finished(execution, {
+        status: 'cancelled',
+        output: cancelledText(execution.frame.toolName),
+        durationMs: 0,
+      });
     }
   }
 
@@ -312,7 +318,7 @@ export class CallRunner {
     this.#accepting = false;
   }
 
-  /** Resolves when no call is queued or running and the outbox is empty. */
+  /** Resolves when no call is queued, running or parked (waiting for a human or a nested run) and the outbox is empty. */
   idle(): Promise<void> {
     if (this.#isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
@@ -437,6 +443,13 @@ export class CallRunner {
       else if (!execution.parked || this.#running < this.#options.maxConcurrency) {
         this.#unpark(execution);
         go();
+      } else if (execution.resume !== undefined) {
+        // Already in line (two nested runs of one call ended): one place, both go on with it.
+        const first = execution.resume;
+        execution.resume = () => {
+          first();
+          go();
+        };
       } else {
         execution.resume = go;
         this.#queue.unshift(execution);
@@ -494,10 +507,16 @@ export class CallRunner {
   finished(execution: Execution, result: ToolCallResult): void {
     const { frame } = execution;
     this.#armDeadline(execution, undefined);
-    if (!execution.parked) this.#running -= 1;
+    if (execution.state === 'running' && !execution.parked) this.#running -= 1;
+    if (execution.resume !== undefined) {
+      // Ended while waiting in line for a slot (a tool's own timeout): it must not take one later.
+      execution.resume = undefined;
+      this.#queue.splice(this.#queue.indexOf(execution), 1);
+    }
     this.#executions.delete(frame.callId);
     this.#remember(frame.callId);
-    const durationMs = Math.max(0, Math.round(performance.now()) - execution.started);
+    const durationMs =
+      execution.state === 'running' ? Math.max(0, Math.round(performance.now()) - execution.started) : 0;
     const resultFrame = this.#resultFrame(frame, result, durationMs);
     const entry = { frame: resultFrame, sentOn: -1 };
     this.#outbox.set(frame.callId, entry);
@@ -602,8 +621,9 @@ export class CallRunner {
     this.#finished.add(callId);
   }
 
+  /** No call running, queued or parked (waiting for a human or a nested run), and every result acked. */
   #isIdle(): boolean {
-    return this.#running === 0 && this.#queue.length === 0 && this.#outbox.size === 0;
+    return this.#executions.size === 0 && this.#outbox.size === 0;
   }
 
   #checkIdle(): void {

@@ -441,6 +441,148 @@ describe('CallRunner parked calls', () => {
   });
 });
 
+describe('CallRunner slot accounting', () => {
+  it('ends cancelled queued calls without a slot, a tool_call event or their context', async () => {
+    const started: string[] = [];
+    const contexts: string[] = [];
+    const { calls, call, sent } = recording([waitsForAbort('stuck'), recordsCalls('other').tool], {
+      maxConcurrency: 1,
+      contextFor: (frame) => {
+        contexts.push(frame.callId);
+        return Promise.resolve(undefined);
+      },
+      events: {
+        toolCall: (info) => started.push(info.callId),
+        toolResult() {},
+        approvalRequested() {},
+        widgetInvalid() {},
+      },
+    });
+    call('s1', 'stuck');
+    for (const id of ['q1', 'q2', 'q3']) call(id, 'other');
+    await nextTask();
+    for (const id of ['q1', 'q2', 'q3']) calls.cancel(id, 'run_cancelled');
+    expect(calls.running).toBe(1);
+    await nextTask();
+    expect(statuses(sent)).toEqual(['q1:cancelled', 'q2:cancelled', 'q3:cancelled']);
+    expect(sent[0]).toEqual({
+      type: 'tool_result',
+      callId: 'q1',
+      status: 'cancelled',
+      output: 'Error running other: the call was cancelled',
+      durationMs: 0,
+    });
+    expect(started).toEqual(['s1']);
+    expect(contexts).toEqual(['s1']);
+    calls.cancel('s1', 'done with it');
+    await nextTask();
+    expect(calls.running).toBe(0);
+  });
+
+  it('waits in line once for a call whose two nested runs end while every slot is busy, and runs it once', async () => {
+    let runner: CallRunner | undefined;
+    const gates: Array<() => void> = [];
+    let executions = 0;
+    const fanout = tool({
+      name: 'fanout',
+      description: 'Two nested runs at once.',
+      execute: async (_input, ctx) => {
+        executions += 1;
+        runner!.park(ctx.callId);
+        const nested = () =>
+          new Promise<void>((resolve) => gates.push(resolve)).then(() =>
+            runner!.resumeParked(ctx.callId, 'answer'),
+          );
+        return (await Promise.all([nested(), nested()])).join(' and ');
+      },
+    });
+    const { calls, call, sent } = recording([fanout, waitsForAbort('stuck')], { maxConcurrency: 1 });
+    runner = calls;
+    call('f1', 'fanout');
+    await nextTask();
+    call('s1', 'stuck');
+    await nextTask();
+    for (const open of gates) open();
+    await nextTask();
+    expect(calls.queued).toBe(1);
+    calls.cancel('s1', 'done with it');
+    await nextTask();
+    expect(executions).toBe(1);
+    expect(sent.filter((frame) => frame.type === 'tool_result')).toEqual([
+      expect.objectContaining({ callId: 's1', status: 'cancelled' }),
+      expect.objectContaining({ callId: 'f1', status: 'ok', output: 'answer and answer' }),
+    ]);
+    expect(calls.running).toBe(0);
+    expect(calls.queued).toBe(0);
+  });
+
+  it('gives no slot later to a call that timed out while waiting in line for one', async () => {
+    let runner: CallRunner | undefined;
+    let open: (() => void) | undefined;
+    const nesting = tool({
+      name: 'nesting',
+      description: 'Times out while waiting in line.',
+      timeoutMs: 30,
+      execute: async (_input, ctx) => {
+        runner!.park(ctx.callId);
+        await new Promise<void>((resolve) => {
+          open = resolve;
+        });
+        await runner!.resumeParked(ctx.callId, undefined);
+        return 'too late';
+      },
+    });
+    const { calls, call, sent } = recording([nesting, waitsForAbort('stuck'), recordsCalls('other').tool], {
+      maxConcurrency: 1,
+    });
+    runner = calls;
+    call('n1', 'nesting');
+    await nextTask();
+    call('s1', 'stuck');
+    await nextTask();
+    open!();
+    await nextTask();
+    expect(calls.queued).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(statuses(sent)).toEqual(['n1:timeout']);
+    expect(calls.queued).toBe(0);
+    calls.cancel('s1', 'done with it');
+    await nextTask();
+    expect(calls.running).toBe(0);
+    call('o1', 'other');
+    await nextTask();
+    expect(statuses(sent)).toEqual(['n1:timeout', 's1:cancelled', 'o1:ok']);
+    expect(calls.running).toBe(0);
+  });
+
+  it('is not idle while a call waits for a local approver, though it holds no slot', async () => {
+    const answers: Array<(decision: boolean) => void> = [];
+    const gated = tool({
+      name: 'gated',
+      description: 'Needs approval.',
+      needsApproval: true,
+      execute: () => 'done',
+    });
+    const { calls, call } = recording([gated], {
+      onApproval: () => new Promise<boolean>((resolve) => answers.push(resolve)),
+    });
+    call('g1', 'gated');
+    await nextTask();
+    let idle = false;
+    void calls.idle().then(() => {
+      idle = true;
+    });
+    await nextTask();
+    expect(calls.running).toBe(0);
+    expect(idle).toBe(false);
+    answers[0]!(true);
+    await nextTask();
+    calls.ack('g1');
+    await nextTask();
+    expect(idle).toBe(true);
+  });
+});
+
 describe('CallRunner queue', () => {
   it('runs thousands of queued synchronous calls after slow ones without growing the stack', async () => {
     const release: Array<() => void> = [];
