@@ -185,259 +185,164 @@ describe('CallRunner cancelling queued calls', () => {
     expect(statuses(sent).sort()).toEqual(['late:cancelled', 'run:cancelled']);
     calls.dispose();
   });
-
-  it('frees the slot of a call waiting for a human, and takes it back on the decision', async () => {
-    const gated = tool({
-      name: 'gated',
-      description: 'Needs approval.',
-      needsApproval: true,
-      execute: () => 'done',
-    });
-    const { calls, call, sent } = recording([gated, recordsCalls('other').tool], { maxConcurrency: 1 });
-    call('g1', 'gated');
-    await nextTask();
-    expect(sent).toEqual([{ type: 'approval_request', callId: 'g1' }]);
-    call('o1', 'other');
-    await nextTask();
-    expect(sent.at(-1)).toMatchObject({ type: 'tool_result', callId: 'o1', status: 'ok' });
-    call('g1', 'gated', { approved: true });
-    await nextTask();
-    expect(sent.at(-1)).toMatchObject({ type: 'tool_result', callId: 'g1', status: 'ok', output: 'done' });
-    expect(calls.running).toBe(0);
-  });
 });
 
-describe('CallRunner approvals and concurrency', () => {
-  /** `gated` needs a human; `stuck` runs until aborted; one slot. */
-  function oneSlotWithApproval() {
-    const ran: string[] = [];
-    const gated = tool({
-      name: 'gated',
-      description: 'Needs approval.',
-      needsApproval: true,
-      execute: (_input, ctx) => {
-        ran.push(ctx.callId);
-        return 'done';
-      },
-    });
-    return { ran, ...recording([gated, waitsForAbort('stuck')], { maxConcurrency: 1 }) };
-  }
+/**
+ * One slot; `g1` gives it up while it waits (for a decision over the socket, a local approver or a nested run)
+ * until `release()`; `stuck` runs until cancelled; `other` answers at once. `ran` lists the calls of `g1`'s tool
+ * that went on past the wait.
+ */
+interface ParkedSetup extends ReturnType<typeof recording> {
+  ran: string[];
+  start(): void;
+  release(approved?: boolean): void;
+}
 
-  it('runs a call decided while every slot is busy only once a slot is free, never over maxConcurrency', async () => {
-    const { calls, call, ran, sent } = oneSlotWithApproval();
-    call('g1', 'gated');
+/** `gated` (needs approval, records the calls that ran), `stuck` and `other`, in one slot. */
+function gatedInOneSlot(overrides: Partial<RunnerOptions> = {}) {
+  const ran: string[] = [];
+  const gated = tool({
+    name: 'gated',
+    description: 'Needs approval.',
+    needsApproval: true,
+    execute: (_input, ctx) => {
+      ran.push(ctx.callId);
+      return 'done';
+    },
+  });
+  const recorded = recording([gated, waitsForAbort('stuck'), recordsCalls('other').tool], {
+    maxConcurrency: 1,
+    ...overrides,
+  });
+  return { ...recorded, ran, start: () => recorded.call('g1', 'gated') };
+}
+
+function parkedOnSocketApproval(): ParkedSetup {
+  const setup = gatedInOneSlot();
+  return { ...setup, release: (approved = true) => setup.call('g1', 'gated', { approved }) };
+}
+
+function parkedOnLocalApprover(): ParkedSetup {
+  const answers: Array<(decision: boolean) => void> = [];
+  const setup = gatedInOneSlot({
+    onApproval: () => new Promise<boolean>((resolve) => answers.push(resolve)),
+  });
+  return { ...setup, release: (approved = true) => answers[0]!(approved) };
+}
+
+function parkedOnNestedRun(): ParkedSetup {
+  const ran: string[] = [];
+  const gates: Array<() => void> = [];
+  let runner: CallRunner | undefined;
+  const nesting = tool({
+    name: 'nesting',
+    description: 'Waits for a nested run.',
+    execute: async (_input, ctx) => {
+      runner!.park(ctx.callId);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      await runner!.resumeParked(ctx.callId, undefined);
+      ran.push(ctx.callId);
+      return 'done';
+    },
+  });
+  const recorded = recording([nesting, waitsForAbort('stuck'), recordsCalls('other').tool], {
+    maxConcurrency: 1,
+  });
+  runner = recorded.calls;
+  return { ...recorded, ran, start: () => recorded.call('g1', 'nesting'), release: () => gates[0]!() };
+}
+
+const parkers: Array<[string, () => ParkedSetup]> = [
+  ['waiting for a decision over the socket', parkedOnSocketApproval],
+  ['waiting for a local approver', parkedOnLocalApprover],
+  ['waiting for a nested run', parkedOnNestedRun],
+];
+/** `g1` waits and gives up the slot, `s1` takes it, then `g1` is released (approved or not) while it is busy. */
+async function releasedWhileSlotBusy(setup: ParkedSetup, approved = true): Promise<ParkedSetup> {
+  setup.start();
+  await nextTask();
+  setup.call('s1', 'stuck');
+  await nextTask();
+  setup.release(approved);
+  await nextTask();
+  return setup;
+}
+
+const results = (sent: ClientFrame[]) => statuses(sent.filter((frame) => frame.type === 'tool_result'));
+
+describe('CallRunner parked calls', () => {
+  it.each(parkers)('frees the slot of a call %s, and takes it back when it goes on', async (_, setup) => {
+    const { calls, call, sent, ran, start, release } = setup();
+    start();
     await nextTask();
-    call('s1', 'stuck'); // takes the slot the waiting call gave up
+    expect(calls.running).toBe(0);
+    call('o1', 'other'); // runs at once, in the slot the waiting call gave up
     await nextTask();
-    call('g1', 'gated', { approved: true });
-    await nextTask();
-    expect(ran).toEqual([]);
-    expect(calls.running).toBe(1);
-    calls.cancel('s1', 'done with it');
+    expect(results(sent)).toEqual(['o1:ok']);
+    release();
     await nextTask();
     expect(ran).toEqual(['g1']);
-    expect(statuses(sent.filter((frame) => frame.type === 'tool_result')).sort()).toEqual([
-      'g1:ok',
-      's1:cancelled',
-    ]);
+    expect(results(sent)).toEqual(['o1:ok', 'g1:ok']);
     expect(calls.running).toBe(0);
   });
 
-  it('ends a call rejected while every slot is busy at once, without a slot', async () => {
-    const { calls, call, ran, sent } = oneSlotWithApproval();
-    call('g1', 'gated');
-    await nextTask();
-    call('s1', 'stuck');
-    await nextTask();
-    call('g1', 'gated', { approved: false });
-    await nextTask();
-    expect(ran).toEqual([]);
-    expect(statuses(sent.filter((frame) => frame.type === 'tool_result'))).toEqual(['g1:rejected']);
-    expect(calls.running).toBe(1);
-    calls.cancel('s1', 'done with it');
-    await nextTask();
-    expect(calls.running).toBe(0);
-    expect(calls.queued).toBe(0);
-  });
+  it.each(parkers)(
+    'runs a call %s that goes on while every slot is busy only once a slot is free, never over maxConcurrency',
+    async (_, setup) => {
+      const { calls, sent, ran } = await releasedWhileSlotBusy(setup());
+      expect(ran).toEqual([]);
+      expect(calls.running).toBe(1);
+      calls.cancel('s1', 'done with it');
+      await nextTask();
+      expect(ran).toEqual(['g1']);
+      expect(results(sent).sort()).toEqual(['g1:ok', 's1:cancelled']);
+      expect(calls.running).toBe(0);
+    },
+  );
 
-  it('cancels a decided call still waiting for a slot without running it or losing the slot', async () => {
-    const { calls, call, ran, sent } = oneSlotWithApproval();
-    call('g1', 'gated');
-    await nextTask();
-    call('s1', 'stuck');
-    await nextTask();
-    call('g1', 'gated', { approved: true });
-    calls.cancel('g1', 'run_cancelled');
-    await nextTask();
-    expect(sent.at(-1)).toMatchObject({ callId: 'g1', status: 'cancelled' });
-    calls.cancel('s1', 'done with it');
-    await nextTask();
-    expect(ran).toEqual([]);
-    expect(calls.running).toBe(0);
-    expect(calls.queued).toBe(0);
-  });
-});
+  it.each(parkers)(
+    'ends a call %s cancelled while it waits in line for a slot, without running it or taking the slot',
+    async (_, setup) => {
+      const { calls, sent, ran } = await releasedWhileSlotBusy(setup());
+      calls.cancel('g1', 'run_cancelled');
+      await nextTask();
+      expect(results(sent)).toEqual(['g1:cancelled']);
+      calls.cancel('s1', 'done with it');
+      await nextTask();
+      expect(ran).toEqual([]);
+      expect(calls.running).toBe(0);
+      expect(calls.queued).toBe(0);
+    },
+  );
 
-describe('CallRunner local approvals and concurrency', () => {
-  /** `gated` needs approval, decided by a local approver the test answers; `stuck` runs until aborted. */
-  function oneSlotWithLocalApprover() {
-    const ran: string[] = [];
-    const answers: Array<(decision: boolean) => void> = [];
-    const gated = tool({
-      name: 'gated',
-      description: 'Needs approval.',
-      needsApproval: true,
-      execute: (_input, ctx) => {
-        ran.push(ctx.callId);
-        return 'done';
-      },
-    });
-    const recorded = recording([gated, waitsForAbort('stuck'), recordsCalls('other').tool], {
-      maxConcurrency: 1,
-      onApproval: () => new Promise<boolean>((resolve) => answers.push(resolve)),
-    });
-    return { ran, answers, ...recorded };
-  }
-
-  it('frees the slot while a local approver decides, and takes it back on the decision', async () => {
-    const { calls, call, answers, ran, sent } = oneSlotWithLocalApprover();
-    call('g1', 'gated');
-    await nextTask();
-    expect(answers).toHaveLength(1);
-    expect(calls.running).toBe(0);
-    call('o1', 'other'); // runs at once in the slot the waiting call gave up
-    await nextTask();
-    expect(statuses(sent)).toEqual(['o1:ok']);
-    answers[0]!(true);
-    await nextTask();
-    expect(ran).toEqual(['g1']);
-    expect(statuses(sent)).toEqual(['o1:ok', 'g1:ok']);
-    expect(calls.running).toBe(0);
-  });
-
-  it('runs a call approved locally while every slot is busy only once a slot is free', async () => {
-    const { calls, call, answers, ran, sent } = oneSlotWithLocalApprover();
-    call('g1', 'gated');
-    await nextTask();
-    call('s1', 'stuck');
-    await nextTask();
-    answers[0]!(true);
-    await nextTask();
-    expect(ran).toEqual([]);
-    expect(calls.running).toBe(1);
-    calls.cancel('s1', 'done with it');
-    await nextTask();
-    expect(ran).toEqual(['g1']);
-    expect(statuses(sent).sort()).toEqual(['g1:ok', 's1:cancelled']);
-    expect(calls.running).toBe(0);
-  });
+  it.each(parkers.slice(0, 2))(
+    'ends a call %s that is rejected while every slot is busy at once, without a slot',
+    async (_, setup) => {
+      const { calls, sent, ran } = await releasedWhileSlotBusy(setup(), false);
+      expect(ran).toEqual([]);
+      expect(results(sent)).toEqual(['g1:rejected']);
+      expect(calls.running).toBe(1);
+      calls.cancel('s1', 'done with it');
+      await nextTask();
+      expect(calls.running).toBe(0);
+      expect(calls.queued).toBe(0);
+    },
+  );
 
   it('keeps no slot for a call cancelled while its local approver decides, when the answer comes later', async () => {
-    const { calls, call, answers, ran, sent } = oneSlotWithLocalApprover();
-    call('g1', 'gated');
+    const { calls, call, sent, ran, start, release } = parkedOnLocalApprover();
+    start();
     await nextTask();
     calls.cancel('g1', 'run_cancelled');
     await nextTask();
-    expect(statuses(sent)).toEqual(['g1:cancelled']);
-    answers[0]!(true);
+    expect(results(sent)).toEqual(['g1:cancelled']);
+    release();
     await nextTask();
     expect(ran).toEqual([]);
     expect(calls.running).toBe(0);
     call('o1', 'other'); // the one slot is free
     await nextTask();
-    expect(statuses(sent)).toEqual(['g1:cancelled', 'o1:ok']);
-  });
-
-  it('ends a call rejected locally at once, without waiting for a busy slot', async () => {
-    const { calls, call, answers, ran, sent } = oneSlotWithLocalApprover();
-    call('g1', 'gated');
-    await nextTask();
-    call('s1', 'stuck');
-    await nextTask();
-    answers[0]!(false);
-    await nextTask();
-    expect(ran).toEqual([]);
-    expect(statuses(sent)).toEqual(['g1:rejected']);
-    expect(calls.running).toBe(1);
-    calls.cancel('s1', 'done with it');
-    await nextTask();
-    expect(calls.running).toBe(0);
-    expect(calls.queued).toBe(0);
-  });
-});
-
-describe('CallRunner parked calls', () => {
-  /** `nesting` gives up its slot while it waits for `gate` (as an agent tool does for its nested run). */
-  function oneSlotWithNesting() {
-    const steps: string[] = [];
-    const gates: Array<() => void> = [];
-    let runner: CallRunner | undefined;
-    const nesting = tool({
-      name: 'nesting',
-      description: 'Waits for a nested run.',
-      execute: async (_input, ctx) => {
-        runner!.park(ctx.callId);
-        await new Promise<void>((resolve) => gates.push(resolve));
-        await runner!.resumeParked(ctx.callId, undefined);
-        steps.push(`${ctx.callId} goes on`);
-        return 'nested done';
-      },
-    });
-    const recorded = recording([nesting, waitsForAbort('stuck'), recordsCalls('other').tool], {
-      maxConcurrency: 1,
-    });
-    runner = recorded.calls;
-    return { steps, gates, ...recorded };
-  }
-
-  it('goes on after its nested run only once a slot is free, never over maxConcurrency', async () => {
-    const { calls, call, gates, steps, sent } = oneSlotWithNesting();
-    call('n1', 'nesting');
-    await nextTask();
-    expect(calls.running).toBe(0);
-    call('s1', 'stuck'); // takes the slot the nesting call gave up
-    await nextTask();
-    gates[0]!();
-    await nextTask();
-    expect(steps).toEqual([]);
-    expect(calls.running).toBe(1);
-    calls.cancel('s1', 'done with it');
-    await nextTask();
-    expect(steps).toEqual(['n1 goes on']);
-    expect(statuses(sent).sort()).toEqual(['n1:ok', 's1:cancelled']);
-    expect(calls.running).toBe(0);
-  });
-
-  it('goes on at once when a slot is free, and gives it back at the end', async () => {
-    const { calls, call, gates, steps, sent } = oneSlotWithNesting();
-    call('n1', 'nesting');
-    await nextTask();
-    gates[0]!();
-    await nextTask();
-    expect(steps).toEqual(['n1 goes on']);
-    expect(statuses(sent)).toEqual(['n1:ok']);
-    expect(calls.running).toBe(0);
-    call('o1', 'other');
-    await nextTask();
-    expect(statuses(sent)).toEqual(['n1:ok', 'o1:ok']);
-  });
-
-  it('ends a call cancelled while it waits in line for a slot without taking one', async () => {
-    const { calls, call, gates, steps, sent } = oneSlotWithNesting();
-    call('n1', 'nesting');
-    await nextTask();
-    call('s1', 'stuck');
-    await nextTask();
-    gates[0]!();
-    await nextTask();
-    calls.cancel('n1', 'run_cancelled');
-    await nextTask();
-    expect(statuses(sent)).toEqual(['n1:cancelled']);
-    calls.cancel('s1', 'done with it');
-    await nextTask();
-    expect(steps).toEqual([]);
-    expect(calls.running).toBe(0);
-    expect(calls.queued).toBe(0);
+    expect(results(sent)).toEqual(['g1:cancelled', 'o1:ok']);
   });
 });
 
