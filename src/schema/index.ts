@@ -40,8 +40,9 @@ function describeValue(value: unknown): string {
 
 function libraryAdapter(schema: Parameters<typeof isArkTypeSchema>[0]): SchemaAdapter {
   if (isArkTypeSchema(schema)) return arkTypeAdapter(schema);
+  // zod 4 first: `zod/mini` has no Standard JSON Schema, and zod converts it itself.
+  if (isZod4Schema(schema)) return zod4Adapter(schema);
   if (hasStandardJsonSchema(schema)) {
-    if (isZod4Schema(schema)) return zod4Adapter(schema);
     return standardAdapter('standard', schema, standardInputJsonSchema(schema));
   }
   if (isZod3Schema(schema)) return zod3Adapter(schema);

@@ -57,6 +57,7 @@
 interface ZodNode {
   _zod: {
     def: ZodDef;
+    version?: { major?: unknown; minor?: unknown };
     optin?: string;
     parent?: ZodNode;
     values?: ReadonlySet<unknown>;
@@ -101,6 +102,19 @@ const WRAPPERS = new Set(['optional', 'nullable', 'nonoptional', 'default', 'pre
 // Integer and float formats checked as `Number.isInteger` (for the int ones) and a range, both announced.
 const NUMBER_FORMATS = new Set(['safeint', 'int32', 'uint32', 'float32', 'float64']);
 const ANYTHING = new Set(['any', 'unknown']);
+
+/**
+ * The zod 4 minor whose behaviour the trust below was checked against (test/property/zod4-faithful.test.ts
+ * runs on the installed zod). zod's semantics move between minors (string lengths counted in UTF-16 units, then
+ * in code points): a schema from another minor (a user's own copy of zod, zod 3.25's `zod/v4`) keeps the check
+ * against its announcement until this is checked again and raised.
+ */
+const CHECKED_ZOD_MINOR = 6;
+
+function isCheckedVersion(node: ZodNode): boolean {
+  const version = node._zod.version;
+  return version?.major === 4 && version.minor === CHECKED_ZOD_MINOR;
+}
 
 /** `true` for a string, a finite number, a boolean or null: values zod and the validator compare alike. */
 function isPlainValue(value: unknown): boolean {
@@ -285,6 +299,7 @@ class Walk {
     let result: boolean;
     try {
       result =
+        isCheckedVersion(node) &&
         node._zod.toJSONSchema === undefined &&
         (node._zod.parent === undefined || this.faithful(node._zod.parent)) &&
         checksAreFaithful(node) &&

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import type { StandardJSONSchemaV1 } from '@standard-schema/spec';
 import { isPlainObject } from './json-schema';
 import type { JsonObject } from './types';
 
@@ -41,8 +40,8 @@ const SCHEMA_VALUES = new Set([
   'prefixItems',
 ]);
 
-// A registry with nothing in it: zod reads metadata through `get` (and ids through `get(schema)?.id`).
-const NO_METADATA = { get: () => undefined };
+/** A registry with nothing in it, for zod's `metadata` option: zod reads metadata (and ids) through `get`. */
+export const NO_METADATA = { get: () => undefined };
 
 /** `true` for `{ "type": … }` alone, the branch zod folds into a `type` list. */
 function isBareType(branch: unknown): branch is { type: string | string[] } {
@@ -107,24 +106,23 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /**
- * `true` when `announced`, the JSON Schema zod gave for `schema`, says the same as zod's translation of the
- * schema without metadata, annotations (`description`, `title`, `examples`, `default` …) aside. `false` when
- * metadata adds or changes a constraint (`.meta({ minLength: 3 })`), moves a schema to `$defs` (`.meta({ id })`)
- * or when the second translation throws.
+ * `true` when `announced`, the JSON Schema zod gave for a schema, says the same as `translateBare()`, zod's
+ * translation of that schema with {@link NO_METADATA}, annotations (`description`, `title`, `examples`,
+ * `default` …) aside. `false` when metadata adds or changes a constraint (`.meta({ minLength: 3 })`), moves a
+ * schema to `$defs` (`.meta({ id })`) or when the second translation throws.
  *
  * @example
  * ```ts
  * const schema = z.object({ q: z.string().describe('Query') });
- * metadataOnlyAnnotates(schema, schema['~standard'].jsonSchema.input({ target: 'draft-2020-12' })); // true
+ * const translate = (metadata?: unknown) =>
+ *   schema['~standard'].jsonSchema.input({ target: 'draft-2020-12', libraryOptions: { metadata } });
+ * metadataOnlyAnnotates(translate(), () => translate(NO_METADATA)); // true
  * ```
  */
-export function metadataOnlyAnnotates(schema: StandardJSONSchemaV1, announced: JsonObject): boolean {
+export function metadataOnlyAnnotates(announced: JsonObject, translateBare: () => unknown): boolean {
   let bare: unknown;
   try {
-    bare = schema['~standard'].jsonSchema.input({
-      target: 'draft-2020-12',
-      libraryOptions: { metadata: NO_METADATA },
-    });
+    bare = translateBare();
   } catch {
     return false;
   }

@@ -1,17 +1,20 @@
 /**
  * zod 4 adapter. zod 4 describes its input side itself through Standard JSON Schema
- * (`~standard.jsonSchema.input`); this adapter adds toolwire's rule for unknown inputs, which zod would
- * otherwise announce as the schema after a `z.preprocess()` (see src/schema/unknown-input.ts).
+ * (`~standard.jsonSchema.input`); `zod/mini` schemas (and zod 3.25's `zod/v4` copy), which do not carry it, go
+ * through zod's own converter, `toJSONSchema`, as classic zod does. This adapter adds toolwire's rule for unknown
+ * inputs, which zod would otherwise announce as the schema after a `z.preprocess()` (see
+ * src/schema/unknown-input.ts).
  *
  * @see https://zod.dev/json-schema for `override`, passed through Standard JSON Schema's `libraryOptions`.
  * @module
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import { toJSONSchema, type ZodMiniType } from 'zod/mini';
 import { standardAdapter } from './standard';
 import type { JsonObject, SchemaAdapter } from './types';
 import { PREPROCESS_MESSAGE, UNKNOWN_PIPE_MESSAGE } from './unknown-input';
 import { zod4DefinitionIsFaithful } from './zod4-faithful';
-import { metadataOnlyAnnotates } from './zod4-metadata';
+import { metadataOnlyAnnotates, NO_METADATA } from './zod4-metadata';
 
 /** The part of a zod 4 schema's internals this adapter reads (`schema._zod.def`). */
 interface Zod4Like {
@@ -63,17 +66,27 @@ function refuseUnknownPipes({ zodSchema }: { zodSchema: unknown }): void {
   }
 }
 
+/** zod's translation of the input side, with zod's own options (`override`, `metadata`). */
+function translate(schema: StandardSchemaV1, libraryOptions: Record<string, unknown>): JsonObject {
+  const standard = schema['~standard'] as StandardSchemaV1.Props & Partial<StandardJSONSchemaV1.Props>;
+  if (standard.jsonSchema !== undefined) {
+    return standard.jsonSchema.input({ target: 'draft-2020-12', libraryOptions }) as JsonObject;
+  }
+  return toJSONSchema(schema as unknown as ZodMiniType, {
+    ...libraryOptions,
+    io: 'input',
+    target: 'draft-2020-12',
+  }) as JsonObject;
+}
+
 /**
- * JSON Schema (input side) of a zod 4 schema, through Standard JSON Schema.
+ * JSON Schema (input side) of a zod 4 schema, through Standard JSON Schema or, for `zod/mini`, `toJSONSchema`.
  *
  * @throws Error what zod throws for a type JSON Schema cannot express (`Date cannot be represented in JSON
  *   Schema`), or for a `z.preprocess()` or a pipe from `z.unknown()` into a narrower schema.
  */
-export function zod4InputJsonSchema(schema: StandardSchemaV1 & StandardJSONSchemaV1): JsonObject {
-  return schema['~standard'].jsonSchema.input({
-    target: 'draft-2020-12',
-    libraryOptions: { override: refuseUnknownPipes },
-  }) as JsonObject;
+export function zod4InputJsonSchema(schema: StandardSchemaV1): JsonObject {
+  return translate(schema, { override: refuseUnknownPipes });
 }
 
 /**
@@ -82,10 +95,11 @@ export function zod4InputJsonSchema(schema: StandardSchemaV1 & StandardJSONSchem
  *
  * @throws Error when the input side cannot be expressed as JSON Schema.
  */
-export function zod4Adapter(schema: StandardSchemaV1 & StandardJSONSchemaV1): SchemaAdapter {
+export function zod4Adapter(schema: StandardSchemaV1): SchemaAdapter {
   const jsonSchema = zod4InputJsonSchema(schema);
   const adapter = standardAdapter('zod4', schema, jsonSchema);
-  return zod4DefinitionIsFaithful(schema) && metadataOnlyAnnotates(schema, jsonSchema)
-    ? { ...adapter, acceptsOnlyAnnounced: true }
-    : adapter;
+  const faithful =
+    zod4DefinitionIsFaithful(schema) &&
+    metadataOnlyAnnotates(jsonSchema, () => translate(schema, { metadata: NO_METADATA }));
+  return faithful ? { ...adapter, acceptsOnlyAnnounced: true } : adapter;
 }

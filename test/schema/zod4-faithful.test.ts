@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as zm from 'zod/mini';
 import { z as z3 } from 'zod3';
+import { z as z3v4 } from 'zod3/v4';
 import { zod4DefinitionIsFaithful } from '../../src/schema/zod4-faithful';
 
 enum Color {
@@ -231,6 +232,12 @@ describe('zod4DefinitionIsFaithful', () => {
     delete entries.b;
     expect(zod4DefinitionIsFaithful(z.object({ e: choice }))).toBe(false);
     expect(zod4DefinitionIsFaithful(z.object({ e: z.literal(['a', 'b']), f: z.enum(['x']) }))).toBe(true);
+  });
+
+  it('does not trust a schema from a zod minor its rules were not checked against (zod 3.25’s zod/v4 is 4.0)', () => {
+    expect(zod4DefinitionIsFaithful(z3v4.object({ a: z3v4.string() }))).toBe(false);
+    expect(zod4DefinitionIsFaithful(z.object({ a: z3v4.string() }))).toBe(false);
+    expect(zod4DefinitionIsFaithful(zm.object({ a: zm.string() }))).toBe(true);
   });
 
   it('does not trust a recursive schema', () => {

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { zod4InputJsonSchema } from '../../src/schema/zod4';
-import { metadataOnlyAnnotates } from '../../src/schema/zod4-metadata';
+import { metadataOnlyAnnotates, NO_METADATA } from '../../src/schema/zod4-metadata';
 
-const annotates = (schema: z.ZodType) => metadataOnlyAnnotates(schema, zod4InputJsonSchema(schema));
+const annotates = (schema: z.ZodType) =>
+  metadataOnlyAnnotates(zod4InputJsonSchema(schema), () =>
+    schema['~standard'].jsonSchema.input({
+      target: 'draft-2020-12',
+      libraryOptions: { metadata: NO_METADATA },
+    }),
+  );
 
 describe('metadataOnlyAnnotates', () => {
   it('is true without metadata', () => {

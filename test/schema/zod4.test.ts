@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import * as zm from 'zod/mini';
+import { z as z3v4 } from 'zod3/v4';
 import { invokeTool, tool } from '../../src/index';
 import { resolveSchema } from '../../src/schema/index';
 import { guardWithAnnounced } from '../../src/schema/json-schema';
@@ -240,6 +242,50 @@ const searchArguments = [
   '{"query":"a","tags":[1]}',
   '{"query":"a","__proto__":{"x":1}}',
 ];
+
+describe('zod 4 parameters without Standard JSON Schema', () => {
+  const expected = {
+    type: 'object',
+    properties: { a: { type: 'string', maxLength: 3 }, n: { type: 'number' } },
+    required: ['a'],
+  };
+
+  it('takes zod/mini parameters: announced through zod’s converter, validated by the schema', async () => {
+    const parameters = zm.object({ a: zm.string().check(zm.maxLength(3)), n: zm.optional(zm.number()) });
+    const made = tool({ name: 'mini', description: 'd', parameters, execute: (input) => input.a });
+    expect(made.definition.parameters).toEqual(expected);
+    expect(await invokeTool(made, { a: 'ab', n: 1 })).toMatchObject({ status: 'ok', output: 'ab' });
+    // The words are zod's locale's: English once classic zod is loaded (here), "Invalid input" with zod/mini alone.
+    expect(await invokeTool(made, { a: 'abcd' })).toMatchObject({
+      status: 'invalid_arguments',
+      output: expect.stringMatching(/^Invalid arguments for mini: a: /),
+    });
+    expect(
+      resolveSchema(parameters, { owner: 'tool "mini"', field: 'parameters', requireObject: true }),
+    ).toMatchObject({
+      kind: 'zod4',
+      acceptsOnlyAnnounced: true,
+    });
+  });
+
+  it('takes schemas of zod 3.25’s zod/v4, and keeps the check against their announcement (another zod minor)', async () => {
+    const parameters = z3v4.object({ a: z3v4.string().max(3), n: z3v4.number().optional() });
+    const made = tool({ name: 'copy', description: 'd', parameters, execute: (input) => input.a });
+    expect(made.definition.parameters).toEqual(expected);
+    expect(await invokeTool(made, { a: 'ab' })).toMatchObject({ status: 'ok', output: 'ab' });
+    expect(await invokeTool(made, { a: 'abcd' })).toMatchObject({
+      status: 'invalid_arguments',
+      output: 'Invalid arguments for copy: a: Too big: expected string to have <=3 characters',
+    });
+    const adapter = resolveSchema(parameters, {
+      owner: 'tool "copy"',
+      field: 'parameters',
+      requireObject: true,
+    });
+    expect(adapter.kind).toBe('zod4');
+    expect(adapter.acceptsOnlyAnnounced).toBeUndefined();
+  });
+});
 
 describe('zod 4 parameters and their announcement', () => {
   it.each(looser)(
