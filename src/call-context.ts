@@ -8,7 +8,7 @@
 import type { CallSignal } from './call-signal';
 
 /** `ctx.idempotencyKey`: `toolwire:<callId>` or `toolwire:<callId>:<scope>`, each part URI-encoded. */
-export function idempotencyKeyFor(callId: string): (scope?: string) => string {
+function idempotencyKeyFor(callId: string): (scope?: string) => string {
   return (scope) => {
     const base = `toolwire:${encodeURIComponent(callId)}`;
     return scope === undefined ? base : `${base}:${encodeURIComponent(scope)}`;

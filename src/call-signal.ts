@@ -1,5 +1,3 @@
-import { AbortError } from './errors';
-
 /**
  * `ctx.signal`, made when a tool first reads it. Most tools never do, and in Node an `AbortController` (an
  * `EventTarget` with its own listener map) costs microseconds and hundreds of bytes per call; an abort that
@@ -7,6 +5,7 @@ import { AbortError } from './errors';
  *
  * @module
  */
+import { AbortError } from './errors';
 
 /**
  * The part of `AbortSignal` toolwire's steps listen to: `AbortSignal` itself (a caller's `options.signal`) or a

@@ -179,13 +179,7 @@ export class CallRunner {
           // Back to work, in a slot of its own: now if one is free, else first in line for the next. A rejection
           // ends the call where it is, without a slot.
           if (!frame.approved) decide(decision);
-          else if (!execution.parked || this.#running < this.#options.maxConcurrency) {
-            this.#unpark(execution);
-            decide(decision);
-          } else {
-            execution.resume = () => decide(decision);
-            this.#queue.unshift(execution);
-          }
+          else this.#whenInSlot(execution, () => decide(decision));
         }
         execution.approval = undefined;
         execution.approvalFrame = undefined;
@@ -413,9 +407,10 @@ export class CallRunner {
       const decided = this.#options.onApproval(request);
       if (!isThenable(decided)) return decided;
       this.park(request.callId);
-      // Only an approved call runs on, and needs its slot back; a rejection (or a throw) ends it where it is.
+      // Only an approved call runs on, and needs its slot back; a rejection, a throw or an answer that is no
+      // decision (told apart by src/approval.ts) ends it where it is.
       return Promise.resolve(decided).then((decision) =>
-        decision === true || (typeof decision === 'object' && decision.approved)
+        decision === true || (typeof decision === 'object' && decision !== null && decision.approved === true)
           ? this.#backInSlot(execution, decision)
           : decision,
       );
@@ -432,29 +427,31 @@ export class CallRunner {
   }
 
   /**
-   * Resolves with `value` once the parked call holds a slot again: at once if one is free, else first in line
-   * for the next (a cancel there ends it without one, see {@link CallRunner.cancel}, and this never resolves).
+   * Runs `go` once the parked call holds a slot again: at once if one is free, else first in line for the next
+   * (a cancel there ends the call without one, see {@link CallRunner.cancel}, and `go` never runs).
    */
-  #backInSlot<T>(execution: Execution, value: T): Promise<T> {
-    return new Promise<T>((resolve) => {
-      const go = () => resolve(value);
-      // Ended meanwhile (cancelled, past its deadline): nobody waits for it, and it takes no slot.
-      if (this.#executions.get(execution.frame.callId) !== execution) go();
-      else if (!execution.parked || this.#running < this.#options.maxConcurrency) {
-        this.#unpark(execution);
+  #whenInSlot(execution: Execution, go: () => void): void {
+    // Ended meanwhile (cancelled, past its deadline): nobody waits for it, and it takes no slot.
+    if (this.#executions.get(execution.frame.callId) !== execution) go();
+    else if (!execution.parked || this.#running < this.#options.maxConcurrency) {
+      this.#unpark(execution);
+      go();
+    } else if (execution.resume !== undefined) {
+      // Already in line (two nested runs of one call ended): one place, both go on with it.
+      const first = execution.resume;
+      execution.resume = () => {
+        first();
         go();
-      } else if (execution.resume !== undefined) {
-        // Already in line (two nested runs of one call ended): one place, both go on with it.
-        const first = execution.resume;
-        execution.resume = () => {
-          first();
-          go();
-        };
-      } else {
-        execution.resume = go;
-        this.#queue.unshift(execution);
-      }
-    });
+      };
+    } else {
+      execution.resume = go;
+      this.#queue.unshift(execution);
+    }
+  }
+
+  /** {@link CallRunner.#whenInSlot} as a promise of `value`. */
+  #backInSlot<T>(execution: Execution, value: T): Promise<T> {
+    return new Promise<T>((resolve) => this.#whenInSlot(execution, () => resolve(value)));
   }
 
   /**
@@ -564,7 +561,7 @@ export class CallRunner {
     if (this.#draining) return;
     this.#draining = true;
     try {
-      // A cancelled queued call finishes without having had a slot of its own: start another only when one is free.
+      // One call per free slot: a call that ended while queued (cancelled) has left the queue without one.
       while (this.#running < this.#options.maxConcurrency) {
         const next = this.#queue.shift();
         if (!next) break;

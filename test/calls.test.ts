@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CallRunner, DEADLINE_GRACE_MS } from '../src/calls';
 import { Redactor, silentLogger } from '../src/logger';
 import type { ClientFrame } from '../src/protocol';
@@ -128,19 +128,31 @@ describe('CallRunner', () => {
 });
 
 describe('CallRunner deadlines', () => {
-  it('aborts each call at its own deadline (plus the grace), with one timer for all', async () => {
-    const aborted: string[] = [];
-    const wait = waitsForAbort('wait', (callId, reason) => aborted.push(`${callId}:${String(reason)}`));
-    const { calls, call } = recording([wait]);
-    const started = performance.now();
-    call('late', 'wait', { deadlineMs: 5_000 });
-    call('never', 'wait', { deadlineMs: 60_000 });
-    call('soon', 'wait', { deadlineMs: 0 }); // earlier than the timer already set: it is brought forward
-    await expect.poll(() => aborted, { timeout: 3_000, interval: 20 }).toEqual(['soon:deadline']);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(DEADLINE_GRACE_MS - 5);
-    expect(calls.running).toBe(2);
-    calls.abortAll('test over');
-    calls.dispose();
+  it('aborts each call at its own deadline (plus the grace), with one timer for all', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const aborted: string[] = [];
+      const wait = waitsForAbort('wait', (callId, reason) => aborted.push(`${callId}:${String(reason)}`));
+      const { calls, call } = recording([wait]);
+      call('late', 'wait', { deadlineMs: 5_000 });
+      call('never', 'wait', { deadlineMs: 60_000 });
+      call('soon', 'wait', { deadlineMs: 0 }); // earlier than the timer already set: it is brought forward
+      expect(vi.getTimerCount()).toBe(1);
+      vi.advanceTimersByTime(DEADLINE_GRACE_MS - 1);
+      expect(aborted).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(aborted).toEqual(['soon:deadline']);
+      expect(vi.getTimerCount()).toBe(1); // set again, for the next deadline
+      vi.advanceTimersByTime(5_000);
+      expect(aborted).toEqual(['soon:deadline', 'late:deadline']);
+      expect(calls.running).toBe(1);
+      expect(vi.getTimerCount()).toBe(1);
+      calls.abortAll('test over');
+      calls.dispose();
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
@@ -178,9 +190,15 @@ describe('CallRunner cancelling queued calls', () => {
     const { calls, call, ran, sent } = queuedBehindOne();
     // The queued call's deadline passes 50 ms before the running one's: it must be cancelled where it waits,
     // not started when the running one's deadline frees the slot.
-    call('run', 'stuck', { deadlineMs: 50 });
-    call('late', 'charge', { deadlineMs: 0 });
-    await expect.poll(() => sent.length, { timeout: 3_000, interval: 20 }).toBe(2);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      call('run', 'stuck', { deadlineMs: 50 });
+      call('late', 'charge', { deadlineMs: 0 });
+      vi.advanceTimersByTime(DEADLINE_GRACE_MS + 50);
+    } finally {
+      vi.useRealTimers();
+    }
+    await nextTask(); // the queue drains after the task
     expect(ran).toEqual([]);
     expect(statuses(sent).sort()).toEqual(['late:cancelled', 'run:cancelled']);
     calls.dispose();
@@ -329,6 +347,21 @@ describe('CallRunner parked calls', () => {
     },
   );
 
+  it('rejects a call whose local approver answers a promise of no decision, naming the answer', async () => {
+    const { call, sent, ran } = gatedInOneSlot({ onApproval: async () => null as never });
+    call('g1', 'gated');
+    await nextTask();
+    expect(ran).toEqual([]);
+    expect(sent).toEqual([
+      expect.objectContaining({
+        callId: 'g1',
+        status: 'rejected',
+        output:
+          'gated was not run: approval could not be obtained (the approver returned null instead of true, false or { approved: boolean }).',
+      }),
+    ]);
+  });
+
   it('keeps no slot for a call cancelled while its local approver decides, when the answer comes later', async () => {
     const { calls, call, sent, ran, start, release } = parkedOnLocalApprover();
     start();
@@ -441,14 +474,20 @@ describe('CallRunner slot accounting', () => {
       maxConcurrency: 1,
     });
     runner = calls;
-    call('n1', 'nesting');
-    await nextTask();
-    call('s1', 'stuck');
-    await nextTask();
-    open!();
-    await nextTask();
-    expect(calls.queued).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    // The tool's time limit runs on a fake clock: it passes only when the test says so.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      call('n1', 'nesting');
+      await nextTask();
+      call('s1', 'stuck');
+      await nextTask();
+      open!();
+      await nextTask();
+      expect(calls.queued).toBe(1);
+      vi.advanceTimersByTime(30);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(statuses(sent)).toEqual(['n1:timeout']);
     expect(calls.queued).toBe(0);
     calls.cancel('s1', 'done with it');
