@@ -56,7 +56,7 @@ describe('CallSignal', () => {
     expect(unreadSignal.signal.aborted).toBe(false);
   });
 
-  it('gives ctx an enumerable signal that spreads, can be reassigned, and aborts on a timeout', async () => {
+  it('gives ctx an enumerable signal and idempotencyKey, in a stable key order, and a signal that spreads and aborts on a timeout', async () => {
     const seen: Array<{ keys: string[]; copied: unknown; aborted: () => boolean }> = [];
     const slow = tool({
       name: 'slow',
@@ -81,7 +81,9 @@ describe('CallSignal', () => {
     ]);
     expect(call?.copied).toBeInstanceOf(AbortSignal);
     expect(call?.aborted()).toBe(true);
+  });
 
+  it('lets a tool reassign ctx.signal and ctx.idempotencyKey (for its helpers), as plain fields', () => {
     const target = new CallContext(new CallSignal(undefined, 'echo'), undefined, 'c1', 'r1', 'echo', 0) as {
       signal: unknown;
       idempotencyKey: unknown;

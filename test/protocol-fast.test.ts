@@ -13,19 +13,27 @@ const anyValue = fc.oneof(
   fc.constant(''),
   fc.jsonValue({ maxDepth: 2 }),
 );
+// Mostly valid fields, so that the fast path accepts often; anything else often enough to be refused.
+const validId = fc.string({ minLength: 1, maxLength: 8 });
+const mostly = <T>(valid: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: valid, weight: 4 }, { arbitrary: anyValue, weight: 1 });
+const idList = fc.oneof(anyValue, fc.array(anyValue, { maxLength: 3 }), fc.array(validId, { maxLength: 3 }));
 const candidate = fc.record(
   {
     type: fc.constantFrom('tool_call', 'ack'),
-    callId: anyValue,
-    runId: anyValue,
-    toolName: anyValue,
+    callId: mostly(validId),
+    runId: mostly(validId),
+    toolName: mostly(fc.string({ maxLength: 8 })),
     arguments: fc.jsonValue({ maxDepth: 3 }),
-    approved: anyValue,
-    reason: anyValue,
-    deadlineMs: anyValue,
-    depth: anyValue,
-    callIds: fc.oneof(anyValue, fc.array(anyValue, { maxLength: 3 }), fc.array(fc.string({ maxLength: 3 }))),
-    acks: fc.oneof(anyValue, fc.array(anyValue, { maxLength: 3 }), fc.array(fc.string({ maxLength: 3 }))),
+    approved: mostly(fc.boolean()),
+    reason: mostly(fc.string({ maxLength: 8 })),
+    deadlineMs: mostly(fc.nat()),
+    depth: mostly(fc.nat(5)),
+    callIds: mostly(fc.array(validId, { minLength: 1, maxLength: 3 })),
+    acks: fc.oneof(
+      { arbitrary: fc.array(validId, { maxLength: 3 }), weight: 4 },
+      { arbitrary: idList, weight: 1 },
+    ),
     extra: anyValue,
   },
   { requiredKeys: ['type'] },
@@ -33,17 +41,25 @@ const candidate = fc.record(
 
 describe('fastServiceFrame', () => {
   it('accepts only frames the schema accepts, and returns exactly what the schema returns', () => {
+    const accepted = { tool_call: 0, toolCallWithAcks: 0, ack: 0, ackWithCallIds: 0, refused: 0 };
     fc.assert(
       fc.property(candidate, (value) => {
         const fast = fastServiceFrame(value.type, value as Record<string, unknown>);
         const parsed = serviceFrameSchema.safeParse(value);
-        if (fast !== undefined) {
-          expect(parsed.success).toBe(true);
-          expect(fast).toEqual(parsed.data);
+        if (fast === undefined) {
+          accepted.refused += 1;
+          return;
         }
+        accepted[fast.type as 'tool_call' | 'ack'] += 1;
+        if ('acks' in fast) accepted.toolCallWithAcks += 1;
+        if ('callIds' in fast) accepted.ackWithCallIds += 1;
+        expect(parsed.success).toBe(true);
+        expect(fast).toEqual(parsed.data);
       }),
       { numRuns: 5_000 },
     );
+    // The generator reaches both frames, their lists of acks, and refusals.
+    for (const count of Object.values(accepted)) expect(count).toBeGreaterThan(50);
   });
 
   it('takes the common frames of a call', () => {

@@ -1,4 +1,6 @@
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
 import { openTransport, type WebSocketConstructor } from '../src/transport';
 
 /** A WebSocket double that records sends and, like `ws`, has a TCP socket (`_socket`) once open. */
@@ -42,5 +44,42 @@ describe('openTransport', () => {
     transport.send('b');
     await Promise.resolve();
     expect(log).toEqual(['send a', 'send b']);
+  });
+
+  it('with a real ws socket, frames sent in one task reach the peer in one TCP write', async () => {
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const chunks: number[] = [];
+    const messages: string[] = [];
+    server.on('connection', (peer) => {
+      (peer as unknown as { _socket: NodeJS.EventEmitter })._socket.on('data', (chunk: Buffer) =>
+        chunks.push(chunk.length),
+      );
+      peer.on('message', (data) => messages.push(String(data)));
+    });
+    const { port } = server.address() as AddressInfo;
+    const opened = new Promise<void>((resolve) => {
+      const transport = openTransport(
+        WebSocket as unknown as WebSocketConstructor,
+        `ws://127.0.0.1:${port}`,
+        undefined,
+        {
+          ...handlers,
+          onOpen: () => {
+            transport.send('first');
+            transport.send('second');
+            resolve();
+          },
+        },
+      );
+    });
+    try {
+      await opened;
+      await expect.poll(() => messages).toEqual(['first', 'second']);
+      expect(chunks).toHaveLength(1); // one write (ws's private `_socket` was found and corked)
+    } finally {
+      for (const client of server.clients) client.terminate();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
