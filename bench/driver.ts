@@ -2,7 +2,7 @@
  * The load driver: plays the service and sends `add` calls to one subject, keeping a fixed number in flight on
  * one connection and timing each call until its result. One process per session, pinned to its own core.
  *
- * - `protocol`: a minimal protocol v1 service on `ws` and src/protocol.ts (hello → welcome, `tool_call` →
+ * - `protocol`: a minimal protocol v1 service on `ws` and src/wire/protocol.ts (hello → welcome, `tool_call` →
  *   `tool_result` → `ack`, ping → pong). Acks are coalesced as the stub's are (server-stub/session.ts): they ride
  *   on the next `tool_call`, or go out together in one `ack` frame after the current task. Frames are trusted on the hot path; `validate` decodes every one
  *   with `decodeClientFrame` (the tests use it to prove the subjects speak the protocol).
@@ -24,7 +24,7 @@ import {
   PROTOCOL_DEFAULTS,
   PROTOCOL_VERSION,
   SUBPROTOCOL,
-} from '../src/protocol';
+} from '../src/wire/protocol';
 import { serve } from './lib/ipc';
 import { type LatencySummary, summarize } from './lib/stats';
 

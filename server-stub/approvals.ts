@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ClientFrame, FrameOf } from '../src/protocol';
+import type { ClientFrame, FrameOf } from '../src/wire/protocol';
 import type { Dispatcher } from './dispatcher';
 import type { Run, RunEventKind } from './run';
 import type { Session } from './session';

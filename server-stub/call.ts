@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { FrameOf, ServiceFrame, ToolCallStatus } from '../src/protocol';
+import type { FrameOf, ServiceFrame, ToolCallStatus } from '../src/wire/protocol';
 import type { CallApproval, Run, TranscriptToolCall } from './run';
 
 /**

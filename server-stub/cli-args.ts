@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { AgentDefinition } from '../src/protocol';
+import type { AgentDefinition } from '../src/wire/protocol';
 import type { Model } from './model';
 import { openAIChatModel } from './openai-model';
 import type { StubServerOptions } from './options';

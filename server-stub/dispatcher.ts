@@ -7,8 +7,8 @@
  */
 
 // The model reads the same words whether the SDK or the service wrote them.
-import { cancelledText, timeoutText, unknownToolText } from '../src/model-text';
-import type { ClientFrame, FrameOf, ServiceFrame } from '../src/protocol';
+import { cancelledText, timeoutText, unknownToolText } from '../src/tool/model-text';
+import type { ClientFrame, FrameOf, ServiceFrame } from '../src/wire/protocol';
 import type { Call, CallOutcome } from './call';
 import type { ResolvedStubOptions } from './options';
 import { atCapacity, mayServe, offeredTools, pickSession } from './routing';

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { truncateUtf8 } from '../src/output';
-import { encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from '../src/protocol';
+import { truncateUtf8 } from '../src/tool/output';
+import { encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from '../src/wire/protocol';
 
 type RunResultFrame = FrameOf<ServiceFrame, 'run_result'>;
 

@@ -6,7 +6,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { agentDefinitionSchema, PROTOCOL_VERSION } from '../src/protocol';
+import { agentDefinitionSchema, PROTOCOL_VERSION } from '../src/wire/protocol';
 import { bearerKey, keyAccepted } from './auth';
 import type { StubService } from './service';
 import { serveUi, UI_PATHS } from './ui/serve';

@@ -6,7 +6,7 @@
  * @module
  */
 import { ToolwireError } from '../src/errors';
-import type { AgentDefinition, ToolDefinition } from '../src/protocol';
+import type { AgentDefinition, ToolDefinition } from '../src/wire/protocol';
 
 /** One tool call requested by the model, as it appears in an assistant message. */
 export interface ChatToolCall {

@@ -5,8 +5,8 @@
  * @module
  */
 import { ToolDefinitionError } from '../src/errors';
-import { type AgentDefinition, agentDefinitionSchema, PROTOCOL_DEFAULTS } from '../src/protocol';
-import { MAX_TIMEOUT_MS } from '../src/tool';
+import { MAX_TIMEOUT_MS } from '../src/tool/tool';
+import { type AgentDefinition, agentDefinitionSchema, PROTOCOL_DEFAULTS } from '../src/wire/protocol';
 import { consoleLogger, type StubLogger } from './logger';
 import type { Model } from './model';
 import { scriptedModel } from './scripted-model';

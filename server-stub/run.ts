@@ -4,7 +4,13 @@
  *
  * @module
  */
-import type { AgentDefinition, FrameOf, RunToolCall, ServiceFrame, ToolCallStatus } from '../src/protocol';
+import type {
+  AgentDefinition,
+  FrameOf,
+  RunToolCall,
+  ServiceFrame,
+  ToolCallStatus,
+} from '../src/wire/protocol';
 import type { Call, CallState } from './call';
 import type { ChatMessage } from './model';
 

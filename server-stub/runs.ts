@@ -7,7 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'eventemitter3';
-import type { AgentDefinition, FrameOf, ServiceFrame, ToolDefinition } from '../src/protocol';
+import type { AgentDefinition, FrameOf, ServiceFrame, ToolDefinition } from '../src/wire/protocol';
 import type { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
 import { fitRunResult } from './fit-frame';

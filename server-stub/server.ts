@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EventEmitter } from 'eventemitter3';
 import { WebSocketServer } from 'ws';
-import { type AgentDefinition, CLOSE_CODES, SUBPROTOCOL } from '../src/protocol';
+import { type AgentDefinition, CLOSE_CODES, SUBPROTOCOL } from '../src/wire/protocol';
 import { closeSocket } from './close-socket';
 import type { StubEvents } from './events';
 import { createHttpHandler } from './http-api';

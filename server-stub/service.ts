@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
 import type { WebSocket } from 'ws';
-import { CLOSE_CODES, type ClientFrame, type FrameOf, type ToolDefinition } from '../src/protocol';
+import { CLOSE_CODES, type ClientFrame, type FrameOf, type ToolDefinition } from '../src/wire/protocol';
 import { Approvals } from './approvals';
 import { closeSocket } from './close-socket';
 import { Dispatcher } from './dispatcher';

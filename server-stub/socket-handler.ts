@@ -15,7 +15,7 @@ import {
   type FrameOf,
   PROTOCOL_VERSION,
   SUBPROTOCOL,
-} from '../src/protocol';
+} from '../src/wire/protocol';
 import { bearerKey, keyAccepted } from './auth';
 import { closeSocket } from './close-socket';
 import { RateLimiter } from './rate-limiter';

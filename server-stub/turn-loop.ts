@@ -5,7 +5,7 @@
  * @module
  */
 import { Validator } from '@cfworker/json-schema';
-import type { ToolDefinition } from '../src/protocol';
+import type { ToolDefinition } from '../src/wire/protocol';
 import { Call } from './call';
 import type { Dispatcher } from './dispatcher';
 import type { ChatMessage, ChatToolCall, Model } from './model';

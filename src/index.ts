@@ -4,8 +4,23 @@
  * @packageDocumentation
  */
 
-export { Agent, type AgentOptions, type AgentOutput, type AsToolOptions, DEFAULT_MAX_DEPTH } from './agent';
-export { type DecodedArguments, decodeArguments } from './arguments';
+export { type DecodedArguments, decodeArguments } from './call/arguments';
+export {
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type InvokeOptions,
+  invokeTool,
+  type ToolCallResult,
+  type WidgetInvalidInfo,
+} from './call/invoke';
+export { ToolRegistry } from './call/registry';
+export {
+  Agent,
+  type AgentOptions,
+  type AgentOutput,
+  type AsToolOptions,
+  DEFAULT_MAX_DEPTH,
+} from './client/agent';
 export {
   Client,
   type ClientEvents,
@@ -14,9 +29,9 @@ export {
   type RunOptions,
   type RunOutput,
   type ToolCallEvent,
-} from './client';
-export { type CallInfo, CLIENT_DEFAULTS, type ClientOptions } from './client-options';
-export type { ReconnectOptions } from './connection';
+} from './client/client';
+export { type CallInfo, CLIENT_DEFAULTS, type ClientOptions } from './client/client-options';
+export type { RunEvent, RunResult } from './client/runs';
 export {
   AbortError,
   ConnectionError,
@@ -27,28 +42,9 @@ export {
   ToolwireError,
   type ToolwireErrorOptions,
 } from './errors';
-export {
-  type ApprovalDecision,
-  type ApprovalRequest,
-  type InvokeOptions,
-  invokeTool,
-  type ToolCallResult,
-  type WidgetInvalidInfo,
-} from './invoke';
 export type { Logger, RedactRule } from './logger';
-export { serializeOutput, thrownMessage, truncateUtf8 } from './output';
-export {
-  type AgentDefinition,
-  CLOSE_CODES,
-  PROTOCOL_DEFAULTS,
-  PROTOCOL_VERSION,
-  SUBPROTOCOL,
-  type ToolCallStatus,
-  type ToolDefinition,
-} from './protocol';
-export { ToolRegistry } from './registry';
-export type { RunEvent, RunResult } from './runs';
-export type { SchemaKind, ValidationIssue } from './schema/index';
+export { serializeOutput, thrownMessage, truncateUtf8 } from './tool/output';
+export type { SchemaKind, ValidationIssue } from './tool/schema/index';
 export {
   type EmptyInput,
   type InferParameters,
@@ -60,8 +56,7 @@ export {
   type ToolOutput,
   type ToolParameters,
   tool,
-} from './tool';
-export type { WebSocketConstructor, WebSocketLike } from './transport';
+} from './tool/tool';
 export {
   BADGE_COLORS,
   type BadgeWidget,
@@ -79,4 +74,15 @@ export {
   type Widget,
   type WidgetValidation,
   widgetSchema,
-} from './widget';
+} from './tool/widget';
+export type { ReconnectOptions } from './wire/connection';
+export {
+  type AgentDefinition,
+  CLOSE_CODES,
+  PROTOCOL_DEFAULTS,
+  PROTOCOL_VERSION,
+  SUBPROTOCOL,
+  type ToolCallStatus,
+  type ToolDefinition,
+} from './wire/protocol';
+export type { WebSocketConstructor, WebSocketLike } from './wire/transport';

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { setKey } from './output';
+import { setKey } from './tool/output';
 
 /** A pino-compatible logger: each method takes a structured object and a message. */
 export interface Logger {

@@ -4,7 +4,7 @@
  */
 import { ws } from 'msw';
 import { setupServer } from 'msw/node';
-import type { ClientFrame, ServiceFrame } from '../../src/protocol';
+import type { ClientFrame, ServiceFrame } from '../../src/wire/protocol';
 
 export const FAKE_URL = 'ws://toolwire.test/v1/ws';
 

@@ -9,7 +9,7 @@ import {
   startStubServer,
 } from '../../server-stub/index';
 import { Agent, Client, ConnectionError, tool } from '../../src/index';
-import type { WebSocketConstructor } from '../../src/transport';
+import type { WebSocketConstructor } from '../../src/wire/transport';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
 import { tool } from '../../src/index';
-import type { ServiceFrame } from '../../src/protocol';
+import type { ServiceFrame } from '../../src/wire/protocol';
 import { client, onCleanup, stub, until } from './harness';
 import { startRawService } from './raw-service';
 

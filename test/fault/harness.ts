@@ -11,7 +11,7 @@ import {
   startStubServer,
 } from '../../server-stub/index';
 import { Client, type ClientOptions } from '../../src/index';
-import type { WebSocketConstructor } from '../../src/transport';
+import type { WebSocketConstructor } from '../../src/wire/transport';
 import { type ProxyOptions, startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 export const API_KEY = 'sk-live-Q7ZP-FAULT-9X4W';

@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '../../src/index';
-import type { WebSocketConstructor, WebSocketLike } from '../../src/transport';
+import type { WebSocketConstructor, WebSocketLike } from '../../src/wire/transport';
 import { client, nextEvent, proxyTo, stub } from './harness';
 
 /** An in-memory service socket: answers hello with welcome and ping with pong, until told to go silent. */

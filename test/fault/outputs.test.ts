@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
 import { invokeTool, tool } from '../../src/index';
-import { truncationMarker } from '../../src/output';
-import { utf8Length } from '../../src/protocol';
+import { truncationMarker } from '../../src/tool/output';
+import { utf8Length } from '../../src/wire/protocol';
 import { API_KEY, client, deferred, recordingWebSocket, stub, until } from './harness';
 
 /** Room the client keeps for the rest of a `tool_result` frame: the output's JSON takes at most the limit minus this. */

@@ -13,7 +13,7 @@ import {
   decodeServiceFrame,
   encodeFrame,
   utf8Length,
-} from '../../src/protocol';
+} from '../../src/wire/protocol';
 
 const DECODERS = { client: decodeClientFrame, service: decodeServiceFrame } as const;
 const ERROR_CODES = ['invalid_json', 'invalid_frame', 'unknown_type', 'frame_too_large'];

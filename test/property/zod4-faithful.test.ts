@@ -10,9 +10,9 @@ import { Validator } from '@cfworker/json-schema';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { resolveSchema } from '../../src/schema/index';
-import type { JsonObject, SchemaAdapter, ValidationResult } from '../../src/schema/types';
-import { zod4Adapter } from '../../src/schema/zod4';
+import { resolveSchema } from '../../src/tool/schema/index';
+import type { JsonObject, SchemaAdapter, ValidationResult } from '../../src/tool/schema/types';
+import { zod4Adapter } from '../../src/tool/schema/zod4';
 import { asJson, nearSchema } from '../support/near-schema';
 
 const origin = { owner: 'tool "t"', field: 'parameters', requireObject: true } as const;

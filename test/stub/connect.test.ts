@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { CLOSE_CODES, PROTOCOL_DEFAULTS } from '../../src/protocol';
+import { CLOSE_CODES, PROTOCOL_DEFAULTS } from '../../src/wire/protocol';
 import { http, stub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 

@@ -7,7 +7,7 @@ import {
   type StubServerOptions,
   startStubServer,
 } from '../../server-stub/index';
-import type { AgentDefinition } from '../../src/protocol';
+import type { AgentDefinition } from '../../src/wire/protocol';
 import type { TestClient } from './test-client';
 
 export interface LogLine {

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { type StubServer, scriptedModel } from '../../server-stub/index';
-import { CLOSE_CODES } from '../../src/protocol';
+import { CLOSE_CODES } from '../../src/wire/protocol';
 import { agent, once, stub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { STUB_DEFAULTS, startStubServer } from '../../server-stub/index';
 import { resolveStubOptions } from '../../server-stub/options';
-import { PROTOCOL_DEFAULTS } from '../../src/protocol';
+import { PROTOCOL_DEFAULTS } from '../../src/wire/protocol';
 import { agent } from './helpers';
 
 describe('stub options', () => {

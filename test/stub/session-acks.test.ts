@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WebSocket } from 'ws';
 import { Session } from '../../server-stub/session';
-import { PROTOCOL_DEFAULTS, type ServiceFrame } from '../../src/protocol';
+import { PROTOCOL_DEFAULTS, type ServiceFrame } from '../../src/wire/protocol';
 
 /** A session on a socket that records what is written to it. */
 function attached() {

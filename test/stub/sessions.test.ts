@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
-import { CLOSE_CODES } from '../../src/protocol';
+import { CLOSE_CODES } from '../../src/wire/protocol';
 import { agent, once, stub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 

@@ -1,6 +1,6 @@
 /**
  * A minimal protocol v1 client for the stub's integration tests, written from docs/PROTOCOL.md on top of
- * src/protocol.ts and `ws`: it connects, keeps every frame it receives in order, and lets a test wait for the
+ * src/wire/protocol.ts and `ws`: it connects, keeps every frame it receives in order, and lets a test wait for the
  * next frame of a type. It optionally serves tool calls the way the protocol asks a client to (dedupe by
  * callId, an outbox until `ack`).
  */
@@ -15,7 +15,7 @@ import {
   SUBPROTOCOL,
   type ToolCallStatus,
   type ToolDefinition,
-} from '../../src/protocol';
+} from '../../src/wire/protocol';
 
 /** How long `next()` waits before failing the test with a message (not a sleep: a failure bound). */
 const WAIT_MS = 5_000;

@@ -19,7 +19,7 @@ import {
   Title,
   Tooltip,
 } from 'chart.js';
-import type { ChartWidget } from '../../../src/widget';
+import type { ChartWidget } from '../../../src/tool/widget';
 
 Chart.register(
   ArcElement,

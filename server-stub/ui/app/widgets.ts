@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type ChartWidget, validateWidget, type Widget } from '../../../src/widget';
+import { type ChartWidget, validateWidget, type Widget } from '../../../src/tool/widget';
 import { drawChart } from './chart';
 import { el, pretty } from './dom';
 

@@ -1,0 +1,130 @@
+/**
+ * `ctx.signal`, made when a tool first reads it. Most tools never do, and in Node an `AbortController` (an
+ * `EventTarget` with its own listener map) costs microseconds and hundreds of bytes per call; an abort that
+ * comes first is remembered and shows on the signal when it is made.
+ *
+ * @module
+ */
+import { AbortError } from '../errors';
+
+/**
+ * The part of `AbortSignal` toolwire's steps listen to: `AbortSignal` itself (a caller's `options.signal`) or a
+ * {@link Cancellation}.
+ */
+export interface AbortLike {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/**
+ * A cancellation without an `EventTarget`: what the client keeps per call instead of an `AbortController`
+ * (which costs microseconds and hundreds of bytes in Node, for calls that are almost never cancelled).
+ * Listeners run synchronously, in the order they were added, once.
+ */
+export class Cancellation implements AbortLike {
+  #aborted = false;
+  #reason: unknown;
+  /** One listener (the usual case: the step waiting on the tool) or several. */
+  #listeners: (() => void) | Array<() => void> | undefined;
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  /** Cancels with `reason` (the first cancel wins) and calls the listeners. A listener that throws is skipped. */
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners === undefined) return;
+    for (const listener of typeof listeners === 'function' ? [listeners] : listeners) {
+      try {
+        listener();
+      } catch {
+        // As an EventTarget does: one listener's failure does not stop the others.
+      }
+    }
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.#aborted) return;
+    const listeners = this.#listeners;
+    if (listeners === undefined) this.#listeners = listener;
+    else if (typeof listeners === 'function') this.#listeners = [listeners, listener];
+    else listeners.push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const listeners = this.#listeners;
+    if (listeners === listener) this.#listeners = undefined;
+    else if (Array.isArray(listeners)) {
+      const index = listeners.indexOf(listener);
+      if (index !== -1) listeners.splice(index, 1);
+    }
+  }
+}
+
+/** The abort state of one call, and its `ctx.signal` on demand. */
+export class CallSignal {
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+  /** The caller's cancellation, forwarded while the call runs (see {@link CallSignal.end}). */
+  #outer: AbortLike | undefined;
+  readonly #toolName: string;
+  #forward: (() => void) | undefined;
+
+  /**
+   * @param outer - the caller's signal (or the client's {@link Cancellation}): its abort aborts this one while
+   *   the call runs, with its reason, or an `AbortError` naming the tool when it gave none.
+   * @param toolName - names the tool in that `AbortError`.
+   */
+  constructor(outer: AbortLike | undefined, toolName: string) {
+    this.#outer = outer;
+    this.#toolName = toolName;
+  }
+
+  #outerReason(): unknown {
+    return this.#outer?.reason ?? new AbortError('cancelled', `${this.#toolName} was cancelled`);
+  }
+
+  /** The signal, made on first read; already aborted if the call was. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      if (!this.#aborted && this.#outer?.aborted) this.abort(this.#outerReason());
+      if (this.#aborted) controller.abort(this.#reason);
+      else if (this.#outer !== undefined) {
+        this.#forward = () => this.abort(this.#outerReason());
+        this.#outer.addEventListener('abort', this.#forward, { once: true });
+      }
+    }
+    return this.#controller.signal;
+  }
+
+  /** Aborts with `reason` (the first abort wins). */
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+
+  /** The call is over: an abort of the caller's signal until now counts, later ones no longer do. */
+  end(): void {
+    const outer = this.#outer;
+    if (outer === undefined) return;
+    if (outer.aborted) this.abort(this.#outerReason());
+    this.#outer = undefined;
+    if (this.#forward !== undefined) outer.removeEventListener('abort', this.#forward);
+  }
+}

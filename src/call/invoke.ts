@@ -1,0 +1,315 @@
+/**
+ * `invokeTool()`: one call, from the model's raw arguments to the exact text the model reads. No network: the
+ * client calls it for every `tool_call`, and tool authors call it to unit-test their tools.
+ *
+ * A tool failure is a result, never an exception: `invokeTool` resolves for anything the model or the tool
+ * did. It rejects only for a usage error (see {@link invokeTool}).
+ *
+ * @module
+ */
+
+import { TimeoutError, ToolDefinitionError } from '../errors';
+import { cancelledText, errorText, notJsonText, notObjectText } from '../tool/model-text';
+import { toWellFormed, truncateUtf8 } from '../tool/output';
+import { MAX_TIMEOUT_MS, type Tool, type ToolContext, type ToolInternals, toolInternals } from '../tool/tool';
+import type { Widget } from '../tool/widget';
+import type { ToolCallStatus } from '../wire/protocol';
+import { decodeArguments } from './arguments';
+import { contextClassFor } from './call-context';
+import { CallSignal } from './call-signal';
+import { type CallOptions, type CallOutcome, type CallState, runCall } from './run-call';
+
+/** What {@link InvokeOptions.approve} is asked: the call and its validated input. */
+export interface ApprovalRequest {
+  /** Id of the call awaiting approval. */
+  callId: string;
+  /** Id of its run. */
+  runId: string;
+  /** Name of the tool. */
+  toolName: string;
+  /** The validated input `execute` would receive. */
+  input: unknown;
+}
+
+/** An approver's answer: `true`/`false`, or an object with an optional reason the model reads on rejection. */
+export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+
+/** Details of a widget dropped because it failed validation. */
+export interface WidgetInvalidInfo {
+  /** Name of the tool that returned the widget. */
+  toolName: string;
+  /** Id of the call. */
+  callId: string;
+  /** Path inside the widget, e.g. `children[0].color` or `(root)`. */
+  path: string;
+  /** What is wrong there, e.g. `expected string`. */
+  message: string;
+}
+
+/** Where a call started by the client delivers its result (once). */
+export interface ResultSink {
+  result(result: ToolCallResult): void;
+}
+
+/** Options of one call. Every field is optional. */
+export interface InvokeOptions<C = unknown> {
+  /** Id of the call, given to `ctx.callId` and `ctx.idempotencyKey()`. @default a random UUID */
+  callId?: string;
+  /** Id of the run. @default a random UUID */
+  runId?: string;
+  /** Nesting depth of the run (`ctx.depth`). @default 0 */
+  depth?: number;
+  /** `ctx.context`. */
+  context?: C;
+  /**
+   * Cancels the call: status `cancelled`, `ctx.signal` aborts, and nothing more runs (no `execute` after an
+   * approval that arrives late, no `errorFunction`).
+   */
+  signal?: AbortSignal;
+  /** `true`: a human already approved this call; `false`: a human already rejected it (`rejectionReason`). */
+  approved?: boolean;
+  /** Reason of an earlier rejection (`approved: false`), appended to the text the model reads. */
+  rejectionReason?: string;
+  /**
+   * Asked when the tool needs approval and `approved` is undefined. May take minutes; an abort of `signal`
+   * while waiting ends the call as `cancelled` and `execute` never runs. A throw gives a `rejected` result.
+   */
+  approve?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+  /**
+   * Overrides the tool's `timeoutMs` (milliseconds, a positive integer): one budget for argument validation, the
+   * `needsApproval` predicate, `execute`, `outputSchema` and `toModelOutput`, not counting the wait for
+   * `approve`. See {@link ToolOptions.timeoutMs}.
+   */
+  timeoutMs?: number;
+  /**
+   * Cap on `output` in UTF-8 bytes (a positive integer): longer text is cut at a character boundary and ends
+   * with `\n[truncated: the full output was <n> bytes]`, the whole within the cap. @default no cap
+   */
+  maxOutputBytes?: number;
+  /** Told about a widget that failed validation and was dropped. @default a `console.warn` naming the path */
+  onWidgetInvalid?: (info: WidgetInvalidInfo) => void;
+  /**
+   * Extra properties for `ctx` (string or symbol keys), for hosts that hand their own hooks to their tools;
+   * they never replace a standard `ctx` field and are not enumerable.
+   */
+  extend?: Readonly<Record<PropertyKey, unknown>>;
+}
+
+/** The outcome of one call. */
+export interface ToolCallResult {
+  /** One of `ok`, `error`, `invalid_arguments`, `unknown_tool`, `rejected`, `timeout`, `cancelled`. */
+  status: ToolCallStatus;
+  /** Exactly what the model reads; always a string. */
+  output: string;
+  /** The validated widget for the UI, when the result had a valid `widget`. The model never sees it. */
+  widget?: Widget;
+  /**
+   * `execute`'s full return value (parsed by `outputSchema` when given), before `toModelOutput` and with its
+   * widget; only when `status` is `ok`.
+   */
+  value?: unknown;
+  /** Time from the start of the call to its result, in whole milliseconds (approval waits included). */
+  durationMs: number;
+}
+
+type Outcome = CallOutcome;
+
+/** Every key {@link InvokeOptions} has (a `Record`, so that a new option cannot be forgotten here). */
+const OPTION_KEYS: Readonly<Record<keyof InvokeOptions, true>> = {
+  callId: true,
+  runId: true,
+  depth: true,
+  context: true,
+  signal: true,
+  approved: true,
+  rejectionReason: true,
+  approve: true,
+  timeoutMs: true,
+  maxOutputBytes: true,
+  onWidgetInvalid: true,
+  extend: true,
+};
+/** Any other key is a usage error (`unknown_option`). */
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set(Object.keys(OPTION_KEYS));
+/** Names from neighbouring APIs, and what they are called here. */
+const HINTS: Readonly<Record<string, keyof InvokeOptions>> = {
+  timeout: 'timeoutMs',
+  onApproval: 'approve',
+  abortSignal: 'signal',
+  maxOutput: 'maxOutputBytes',
+};
+
+function hintFor(key: string): string | undefined {
+  if (Object.hasOwn(HINTS, key)) return HINTS[key];
+  const lower = key.toLowerCase();
+  return [...KNOWN_OPTIONS].find((known) => known.toLowerCase() === lower);
+}
+
+function checkOptions(options: InvokeOptions<unknown>): void {
+  if (typeof options !== 'object' || options === null) {
+    const got = options === null ? 'null' : typeof options;
+    throw new ToolDefinitionError('invalid_options', `invokeTool(): options must be an object, got ${got}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (KNOWN_OPTIONS.has(key)) continue;
+    const hint = hintFor(key);
+    throw new ToolDefinitionError(
+      'unknown_option',
+      `invokeTool(): unknown option ${JSON.stringify(key)}${hint === undefined ? '' : ` (did you mean "${hint}"?)`}`,
+    );
+  }
+  const { timeoutMs, maxOutputBytes } = options;
+  if (
+    timeoutMs !== undefined &&
+    !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)
+  ) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `invokeTool(): timeoutMs must be a positive integer of milliseconds, got ${String(timeoutMs)}`,
+    );
+  }
+  if (maxOutputBytes !== undefined && !(Number.isInteger(maxOutputBytes) && maxOutputBytes > 0)) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `invokeTool(): maxOutputBytes must be a positive integer of bytes, got ${String(maxOutputBytes)}`,
+    );
+  }
+}
+
+/** A random id: `crypto.randomUUID()` where available (it is missing on insecure browser origins). */
+function randomId(): string {
+  if (typeof globalThis.crypto?.randomUUID === 'function') return globalThis.crypto.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
+}
+
+/** A bug in toolwire or a schema library must still give the model an answer. */
+function bugOutcome(tool: Tool, error: unknown): Outcome {
+  const message = error instanceof Error ? error.message : String(error);
+  return { status: 'error', output: errorText(tool.name, message) };
+}
+
+/**
+ * One call from its start to its result: the {@link CallState} the steps share, and the one place a call ends
+ * (a class rather than closures: a call held in flight keeps one object, not a context and two functions).
+ */
+class CallRun extends CallSignal implements CallState {
+  readonly tool: Tool;
+  readonly internals: ToolInternals;
+  readonly options: CallOptions;
+  readonly timeoutMs: number | undefined;
+  remainingMs: number | undefined;
+  ctx!: ToolContext;
+  abortWithTimeout: (() => void) | undefined;
+  readonly #started = performance.now();
+  #finished = false;
+  readonly #sink: ResultSink;
+
+  constructor(tool: Tool, options: CallOptions, sink: ResultSink) {
+    super(options.signal, tool.name);
+    this.tool = tool;
+    this.internals = toolInternals(tool)!;
+    this.options = options;
+    this.timeoutMs = options.timeoutMs ?? this.internals.timeoutMs;
+    this.remainingMs = this.timeoutMs;
+    this.#sink = sink;
+  }
+
+  done(outcome: Outcome): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.end();
+    // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
+    outcome.output = toWellFormed(outcome.output);
+    const { maxOutputBytes } = this.options;
+    if (maxOutputBytes !== undefined) outcome.output = truncateUtf8(outcome.output, maxOutputBytes);
+    // The outcome is this call's own object: completed in place rather than copied.
+    const result = outcome as ToolCallResult;
+    result.durationMs = Math.max(0, Math.round(performance.now() - this.#started));
+    this.#sink.result(result);
+  }
+
+  fail(error: unknown): void {
+    this.done(bugOutcome(this.tool, error));
+  }
+}
+
+/**
+ * {@link invokeTool} without its checks of `tool` and `options`, for the client: `sink` gets the result exactly
+ * once, synchronously when every step of the call is synchronous. Never throws.
+ */
+export function startCall(tool: Tool, rawArguments: unknown, options: CallOptions, sink: ResultSink): void {
+  const call = new CallRun(tool, options, sink);
+  const outer = options.signal;
+  if (outer?.aborted) {
+    call.done({ status: 'cancelled', output: cancelledText(tool.name) });
+    return;
+  }
+  const decoded = decodeArguments(rawArguments);
+  if (!decoded.ok) {
+    const output =
+      decoded.reason === 'not_json'
+        ? notJsonText(tool.name, decoded.detail)
+        : notObjectText(tool.name, decoded.type);
+    call.done({ status: 'invalid_arguments', output });
+    return;
+  }
+  const { timeoutMs } = call;
+  if (timeoutMs !== undefined) {
+    call.abortWithTimeout = () =>
+      call.abort(new TimeoutError('timeout', `${tool.name} timed out after ${timeoutMs}ms`));
+  }
+  try {
+    const Context = contextClassFor(options.extend);
+    call.ctx = new Context(
+      call,
+      options.context,
+      options.callId ?? randomId(),
+      options.runId ?? randomId(),
+      tool.name,
+      options.depth ?? 0,
+    ) as unknown as ToolContext;
+    runCall(call, decoded.value);
+  } catch (error) {
+    call.fail(error);
+  }
+}
+
+/**
+ * Runs one call of `tool` with the model's raw arguments and resolves with what the model reads.
+ *
+ * Steps: decode the arguments (`''`, `null` and absent mean `{}`; a JSON string is parsed, double-encoded
+ * once unwrapped) → validate → approval (`needsApproval`, `approved`, `approve`) → `execute` → `outputSchema`
+ * → widget split → `toModelOutput` → text (lone surrogates become U+FFFD) → `maxOutputBytes`.
+ *
+ * Time: `timeoutMs` bounds the tool's own work, all of it from one budget: validation, the `needsApproval`
+ * predicate, `execute`, `outputSchema` and `toModelOutput` (the wait for `approve` is not counted: a human may
+ * take minutes). Past it, `ctx.signal` aborts with a `TimeoutError` and the status is `timeout`, whichever
+ * phase was running. `errorFunction` then gets at most `timeoutMs`, and never more than 5,000 ms
+ * (`ERROR_FUNCTION_TIMEOUT_MS`, also its bound when there is no `timeoutMs`) before the default text is used.
+ * `signal` ends the call as `cancelled` in every phase, `approve` and `errorFunction` included.
+ * The model-facing texts are listed in src/tool/model-text.ts.
+ *
+ * @returns a {@link ToolCallResult}; never rejects for anything the model or the tool did.
+ * @throws ToolDefinitionError (as a rejection) only for a usage error, before anything runs: `not_a_tool` when
+ *   `tool` was not made by `tool()`, `invalid_options` when `options` is not an object, `unknown_option` for a
+ *   key {@link InvokeOptions} does not have (e.g. `timeout` for `timeoutMs`: a misspelt limit would otherwise be
+ *   silently ignored), `invalid_option` for a bad `timeoutMs` or `maxOutputBytes`.
+ * @example
+ * ```ts
+ * const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'hi' });
+ * const result = await invokeTool(echo, '{}'); // { status: 'ok', output: 'hi', value: 'hi', durationMs: 0 }
+ * ```
+ */
+export async function invokeTool<C = unknown>(
+  tool: Tool<unknown, unknown, C>,
+  rawArguments: unknown,
+  options: InvokeOptions<C> = {},
+): Promise<ToolCallResult> {
+  if (toolInternals(tool) === undefined) {
+    throw new ToolDefinitionError('not_a_tool', 'invokeTool(): the tool must be made with tool()');
+  }
+  checkOptions(options);
+  return new Promise((resolve) =>
+    startCall(tool as Tool, rawArguments, options as CallOptions, { result: resolve }),
+  );
+}

@@ -1,0 +1,116 @@
+/**
+ * `ToolRegistry`: the tools of a client by name, and calls by tool name (an unknown name is a result, not an
+ * exception).
+ *
+ * @module
+ */
+import { ToolDefinitionError } from '../errors';
+import { unknownToolText } from '../tool/model-text';
+import { toWellFormed, truncateUtf8 } from '../tool/output';
+import { type Tool, toolInternals } from '../tool/tool';
+import type { ToolDefinition } from '../wire/protocol';
+import { type InvokeOptions, invokeTool, type ResultSink, startCall, type ToolCallResult } from './invoke';
+import type { CallOptions } from './run-call';
+
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of any input, output and context type.
+type AnyTool = Tool<any, any, any>;
+
+/**
+ * Tools by name, in the order they were added.
+ *
+ * @example
+ * ```ts
+ * const registry = new ToolRegistry([ping]);
+ * const result = await registry.invoke('ping', '{}');
+ * ```
+ */
+export class ToolRegistry {
+  readonly #tools = new Map<string, AnyTool>();
+
+  /** @throws ToolDefinitionError `duplicate_tool` when two tools share a name; `not_a_tool` for a non-tool. */
+  constructor(tools: Iterable<AnyTool> = []) {
+    for (const item of tools) this.add(item);
+  }
+
+  /**
+   * Adds a tool.
+   *
+   * @throws ToolDefinitionError `duplicate_tool` when a tool of that name is already registered, `not_a_tool`
+   *   when the value was not made by `tool()`.
+   */
+  add(tool: AnyTool): void {
+    if (toolInternals(tool) === undefined) {
+      throw new ToolDefinitionError('not_a_tool', 'ToolRegistry: a tool must be made with tool()');
+    }
+    if (this.#tools.has(tool.name)) {
+      throw new ToolDefinitionError(
+        'duplicate_tool',
+        `ToolRegistry: a tool named "${tool.name}" is already registered`,
+      );
+    }
+    this.#tools.set(tool.name, tool);
+  }
+
+  /** Removes a tool by name. @returns `true` when it was registered. */
+  remove(name: string): boolean {
+    return this.#tools.delete(name);
+  }
+
+  /** The tool of that name, if any. */
+  get(name: string): AnyTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** `true` when a tool of that name is registered. */
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  /** Names of the registered tools, in the order they were added. */
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  /** The definitions to announce to the service, in the order the tools were added. */
+  definitions(): ToolDefinition[] {
+    return [...this.#tools.values()].map((item) => item.definition);
+  }
+
+  /**
+   * Calls a tool by name (see {@link invokeTool}). An unknown name resolves with status `unknown_tool` and
+   * the text `Tool "<name>" not found. Available tools: a, b` (or `No tools are available.`).
+   *
+   * @throws ToolDefinitionError (as a rejection) only for invalid options, as {@link invokeTool} does.
+   */
+  async invoke(
+    toolName: string,
+    rawArguments: unknown,
+    options: InvokeOptions = {},
+  ): Promise<ToolCallResult> {
+    const found = this.#tools.get(toolName);
+    if (found !== undefined) return invokeTool(found as Tool, rawArguments, options);
+    return unknownTool(this, toolName, options);
+  }
+}
+
+function unknownTool(registry: ToolRegistry, toolName: string, options: CallOptions): ToolCallResult {
+  const output = toWellFormed(unknownToolText(String(toolName), registry.names()));
+  const capped = options.maxOutputBytes === undefined ? output : truncateUtf8(output, options.maxOutputBytes);
+  return { status: 'unknown_tool', output: capped, durationMs: 0 };
+}
+
+/**
+ * {@link ToolRegistry.invoke} for the client, whose options are built by toolwire (no checks): `sink` gets the
+ * result exactly once, synchronously when every step of the call is synchronous. Never throws.
+ */
+export function startByName(
+  registry: ToolRegistry,
+  toolName: string,
+  rawArguments: unknown,
+  options: CallOptions,
+  sink: ResultSink,
+): void {
+  const found = registry.get(toolName);
+  if (found !== undefined) startCall(found as Tool, rawArguments, options, sink);
+  else sink.result(unknownTool(registry, toolName, options));
+}

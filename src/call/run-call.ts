@@ -1,0 +1,259 @@
+/**
+ * One call once its arguments are decoded: validation, approval, `execute`, `errorFunction`, `outputSchema`, the
+ * widget split and `toModelOutput`, each under the call's time budget and signal.
+ *
+ * Time: `timeoutMs` is one budget for the tool's own work in the call: argument validation, the `needsApproval`
+ * predicate, `execute`, `outputSchema` validation and `toModelOutput` (the time a human takes to approve is not
+ * counted). When it runs out in any of them, `ctx.signal` aborts with a `TimeoutError` and the call ends
+ * `timeout`. `errorFunction` then has its own bound ({@link errorFunctionTimeoutMs}). `options.signal` ends the
+ * call in every phase, with or without `timeoutMs`.
+ *
+ * @module
+ */
+
+import {
+  cancelledText,
+  errorText,
+  invalidArgumentsText,
+  outputMismatchText,
+  timeoutText,
+} from '../tool/model-text';
+import { serializeOutput, thrownMessage } from '../tool/output';
+import { isPlainObject } from '../tool/schema/json-schema';
+import { formatPath } from '../tool/schema/path';
+import { ERROR_FUNCTION_TIMEOUT_MS, type Tool, type ToolContext, type ToolInternals } from '../tool/tool';
+import { validateWidget, type Widget } from '../tool/widget';
+import { decideApproval } from './approval';
+import type { AbortLike } from './call-signal';
+import type { InvokeOptions, ToolCallResult } from './invoke';
+import { type Settled, settleThen } from './settle';
+
+/** A result without its duration. */
+export type CallOutcome = Omit<ToolCallResult, 'durationMs'>;
+
+/** The options a call runs with; the client's cancellation is a {@link Cancellation}, not an `AbortSignal`. */
+export type CallOptions = Omit<InvokeOptions, 'signal'> & { signal?: AbortLike | undefined };
+
+/** One call in progress: what {@link runCall} needs, and the time left of its budget. */
+export interface CallState {
+  tool: Tool;
+  internals: ToolInternals;
+  ctx: ToolContext;
+  options: CallOptions;
+  /** The call's time limit in milliseconds (`options.timeoutMs`, else the tool's), or none. */
+  timeoutMs: number | undefined;
+  /** Milliseconds left of `timeoutMs`; each timed phase spends what it takes. */
+  remainingMs: number | undefined;
+  /** Aborts `ctx.signal` with a `TimeoutError`; absent without a time limit. */
+  abortWithTimeout: (() => void) | undefined;
+  /** Ends the call with the outcome (once; later outcomes are ignored). */
+  done(outcome: CallOutcome): void;
+  /** Ends the call after a bug in toolwire or a schema library (a step threw): it still gets an answer. */
+  fail(error: unknown): void;
+}
+
+/** Where a step of a call goes on: called exactly once, maybe synchronously. */
+type Next<T> = (value: T) => void;
+
+/** `errorFunction`'s own time limit: `timeoutMs` when the call has one, at most 5,000 ms. */
+export function errorFunctionTimeoutMs(timeoutMs: number | undefined): number {
+  return Math.min(timeoutMs ?? ERROR_FUNCTION_TIMEOUT_MS, ERROR_FUNCTION_TIMEOUT_MS);
+}
+
+/** Runs `step`, and ends the call as a bug when it throws (a continuation may run from a promise reaction). */
+function guarded(call: CallState, step: () => void): void {
+  try {
+    step();
+  } catch (error) {
+    call.fail(error);
+  }
+}
+
+/**
+ * Runs one phase of the tool's own work under what is left of the budget, spends the time it took, and goes on
+ * with how it ended (at once when the phase answers synchronously; see src/call/settle.ts).
+ */
+function timed<T>(call: CallState, fn: () => T | PromiseLike<T>, next: Next<Settled<Awaited<T>>>): void {
+  const budget = call.remainingMs;
+  if (budget === undefined) {
+    // `next` runs inside settleThen: a synchronous throw reaches the caller's guard, a later one `call.fail()`.
+    settleThen(fn, { signal: call.options.signal }, next, call);
+    return;
+  }
+  const started = performance.now();
+  const options = { signal: call.options.signal, timeoutMs: budget, onTimeout: call.abortWithTimeout };
+  const spend = (settled: Settled<Awaited<T>>) => {
+    call.remainingMs = Math.max(0, budget - (performance.now() - started));
+    next(settled);
+  };
+  settleThen(fn, options, spend, call);
+}
+
+const cancelled = (call: CallState): CallOutcome => ({
+  status: 'cancelled',
+  output: cancelledText(call.tool.name),
+});
+
+/** Ends a call whose budget ran out: `timeout`, with the timeout text (through `errorFunction`). */
+function timedOut(call: CallState): void {
+  const { tool, ctx, timeoutMs } = call;
+  failure(call, 'timeout', ctx.signal.reason, timeoutText(tool.name, timeoutMs ?? 0));
+}
+
+/** Ends the call for a phase of the tool's own work that gave no value: cancelled, timed out or failed. */
+function stopped(call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'value' }>): void {
+  if (outcome.kind === 'aborted') call.done(cancelled(call));
+  else if (outcome.kind === 'timeout') timedOut(call);
+  else failure(call, 'error', outcome.error, errorText(call.tool.name, thrownMessage(outcome.error)));
+}
+
+/**
+ * Ends the call with the model's text for a failure: `errorFunction`'s, verbatim, or `fallback` when it is absent,
+ * throws, returns something other than a string, or does not answer within {@link errorFunctionTimeoutMs}.
+ */
+function failure(call: CallState, status: 'error' | 'timeout', error: unknown, fallback: string): void {
+  const { errorFunction } = call.internals;
+  if (errorFunction === undefined) {
+    call.done({ status, output: fallback });
+    return;
+  }
+  const options = { signal: call.options.signal, timeoutMs: errorFunctionTimeoutMs(call.timeoutMs) };
+  settleThen(
+    () => errorFunction(call.ctx, error),
+    options,
+    (settled) => {
+      if (settled.kind === 'aborted') call.done(cancelled(call));
+      else if (settled.kind !== 'value') call.done({ status, output: fallback });
+      // A non-string (e.g. `undefined` from a function that forgot to return) would read `null`: use the default.
+      else call.done({ status, output: typeof settled.value === 'string' ? settled.value : fallback });
+    },
+    call,
+  );
+}
+
+function reportInvalidWidget(call: CallState, path: string, message: string): void {
+  const info = { toolName: call.tool.name, callId: call.ctx.callId, path, message };
+  try {
+    if (call.options.onWidgetInvalid) call.options.onWidgetInvalid(info);
+    else
+      console.warn(
+        `toolwire: dropped the invalid widget of ${info.toolName} (call ${info.callId}): ${path}: ${message}`,
+      );
+  } catch {
+    // A failing listener must not change the call's result.
+  }
+}
+
+/**
+ * Splits `{ ...data, widget }` into the data the model reads and a validated widget (or none). Never throws: a
+ * `widget` getter that throws is an invalid widget at `(root)`. The data keeps the result's other properties
+ * as they are (getters included), so `serializeOutput` writes them by its usual rules.
+ */
+function splitWidget(call: CallState, value: unknown): { data: unknown; widget?: Widget } {
+  let descriptors: PropertyDescriptorMap;
+  try {
+    if (!isPlainObject(value) || !Object.hasOwn(value, 'widget')) return { data: value };
+    descriptors = Object.getOwnPropertyDescriptors(value);
+    delete descriptors.widget;
+  } catch {
+    return { data: value }; // a hostile proxy: serializeOutput copes with it
+  }
+  const data: unknown = Object.create(Object.getPrototypeOf(value), descriptors);
+  let widget: unknown;
+  try {
+    widget = value.widget;
+  } catch (error) {
+    reportInvalidWidget(call, formatPath([]), `could not be read: ${thrownMessage(error, 'its getter')}`);
+    return { data };
+  }
+  if (widget === undefined) return { data };
+  const checked = validateWidget(widget);
+  if (checked.ok) return { data, widget: checked.widget };
+  reportInvalidWidget(call, checked.path, checked.message);
+  return { data };
+}
+
+/** `execute` returned: `outputSchema`, then the widget split and `toModelOutput`. */
+function succeed(call: CallState, returned: unknown): void {
+  const schema = call.internals.outputSchema;
+  if (schema === undefined) {
+    project(call, returned);
+    return;
+  }
+  timed(
+    call,
+    () => schema.validate(returned),
+    (checked) => {
+      if (checked.kind !== 'value') stopped(call, checked);
+      else if (!checked.value.ok)
+        call.done({ status: 'error', output: outputMismatchText(call.tool.name, checked.value.issues) });
+      else project(call, checked.value.value);
+    },
+  );
+}
+
+/** The result's widget split off, and the rest turned into the model's text (through `toModelOutput`). */
+function project(call: CallState, value: unknown): void {
+  const { data, widget } = splitWidget(call, value);
+  const done = (forModel: unknown) => {
+    const outcome: CallOutcome = { status: 'ok', output: serializeOutput(forModel), value };
+    if (widget !== undefined) outcome.widget = widget;
+    call.done(outcome);
+  };
+  const toModelOutput = call.internals.toModelOutput;
+  if (toModelOutput === undefined) {
+    done(data);
+    return;
+  }
+  timed(
+    call,
+    () => toModelOutput(value),
+    (projected) => (projected.kind === 'value' ? done(projected.value) : stopped(call, projected)),
+  );
+}
+
+/**
+ * Runs a call from its decoded arguments and ends it through `call.done`, synchronously as far as every step
+ * answers synchronously. Never fails for anything the model or the tool does; a schema library that throws
+ * while validating is a bug, given to `call.fail`.
+ */
+export function runCall(call: CallState, args: object): void {
+  const { tool, internals, ctx } = call;
+  timed(
+    call,
+    () => internals.parameters.validate(args),
+    (validated) => {
+      if (validated.kind === 'aborted') {
+        call.done(cancelled(call));
+        return;
+      }
+      if (validated.kind === 'timeout') return timedOut(call);
+      if (validated.kind === 'error') {
+        call.fail(validated.error);
+        return;
+      }
+      if (!validated.value.ok) {
+        const output = invalidArgumentsText(tool.name, validated.value.issues);
+        call.done({ status: 'invalid_arguments', output });
+        return;
+      }
+      const input = validated.value.value;
+      decideApproval(call, input, timed, (decided) =>
+        guarded(call, () => {
+          if (!decided.go) {
+            if (decided.status === 'timeout') timedOut(call);
+            else call.done({ status: decided.status, output: decided.output });
+            return;
+          }
+          ctx.approved = decided.approved;
+          timed(
+            call,
+            () => internals.execute(input, ctx),
+            (executed) =>
+              executed.kind === 'value' ? succeed(call, executed.value) : stopped(call, executed),
+          );
+        }),
+      );
+    },
+  );
+}

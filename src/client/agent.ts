@@ -1,0 +1,254 @@
+/**
+ * Agents: a name, instructions and tools, run by the service's model. `asTool` turns an agent into a tool that
+ * another agent can call: the call becomes a nested run whose final output is the tool's result.
+ *
+ * @module
+ */
+import { ToolDefinitionError } from '../errors';
+import { resolveSchema, type SchemaAdapter } from '../tool/schema/index';
+import { type InferParameters, type Tool, type ToolContext, type ToolParameters, tool } from '../tool/tool';
+import type { AgentDefinition } from '../wire/protocol';
+import type { RunResult } from './runs';
+
+/** Options of `new Agent(...)`. */
+export interface AgentOptions<O extends ToolParameters | undefined = undefined> {
+  /** Shown in transcripts and used for scripted models' per-agent scripts. 1–128 characters. */
+  name: string;
+  /** The system prompt. */
+  instructions: string;
+  /** Tools the agent may call; they run in the client that starts the run. @default [] */
+  // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of tools; each keeps its own types.
+  tools?: ReadonlyArray<Tool<any, any, any>>;
+  /** Model name passed to the service. @default the service's default model */
+  model?: string;
+  /**
+   * Shape of the final answer: any schema `tool()` accepts as parameters (zod, valibot, arktype, Standard Schema,
+   * JSON Schema). It is announced as `outputSchema`, the model must answer with JSON matching it, and `run()`
+   * validates and parses the answer (a mismatch rejects with `RunError` `invalid_output`). @default a string answer
+   */
+  outputType?: O;
+}
+
+/** The final output type of an agent: a string, or what its `outputType` parses to. */
+export type AgentOutput<O> = 0 extends 1 & O
+  ? unknown // `Agent<any>`: stop here instead of expanding every schema type
+  : [O] extends [undefined]
+    ? string
+    : InferParameters<O>;
+
+const AGENT_OPTIONS = new Set(['name', 'instructions', 'tools', 'model', 'outputType']);
+const AS_TOOL_OPTIONS = new Set(['toolName', 'toolDescription', 'outputExtractor', 'maxTurns', 'maxDepth']);
+
+function checkKeys(options: object, known: Set<string>, where: string): void {
+  const unknown = Object.keys(options).filter((key) => !known.has(key));
+  if (unknown.length > 0) {
+    throw new ToolDefinitionError(
+      'unknown_option',
+      `${where}: unknown option(s) ${JSON.stringify(unknown)}; known: ${[...known].join(', ')}`,
+    );
+  }
+}
+
+/** Options of {@link Agent.asTool}. */
+export interface AsToolOptions {
+  /** Tool name. @default the agent's name with characters outside `[a-zA-Z0-9_-]` replaced by `_` */
+  toolName?: string;
+  /** What the calling model reads to decide when to use this agent. Required. */
+  toolDescription: string;
+  /** Turns the nested run's result into what the calling model reads. @default the final output (JSON if not a string) */
+  outputExtractor?: (result: RunResult) => string | Promise<string>;
+  /** Model turns of the nested run. @default the service's default */
+  maxTurns?: number;
+  /** Deepest nesting allowed: a call from a run at this depth or deeper fails cleanly. @default 5 */
+  maxDepth?: number;
+}
+
+/** Default nesting bound of agents used as tools. */
+export const DEFAULT_MAX_DEPTH = 5;
+
+/** @internal Key under which the client gives a tool call the ability to start a nested run. */
+export const NESTED_RUN: unique symbol = Symbol('toolwire.nestedRun');
+
+/** Starts `agent` as a nested run of the call `ctx` belongs to (sharing its context, ended by its signal). */
+export type NestedRun = (
+  // biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output type.
+  agent: Agent<any>,
+  input: string,
+  maxTurns: number | undefined,
+  ctx: ToolContext,
+) => Promise<RunResult>;
+
+/**
+ * An agent: what the model is told to be, and which tools it may call.
+ *
+ * @example
+ * ```ts
+ * import { Agent } from 'toolwire';
+ *
+ * const researcher = new Agent({ name: 'Researcher', instructions: 'Answer from the database.' });
+ * const lookUp = researcher.asTool({ toolDescription: 'Look up facts about customers and orders.' });
+ * const writer = new Agent({ name: 'Writer', instructions: 'Write replies.', tools: [lookUp] });
+ * ```
+ * @throws ToolDefinitionError `invalid_agent` when the name is empty or longer than 128 characters.
+ */
+export class Agent<O extends ToolParameters | undefined = undefined> {
+  /** Type-only: the final output type (`AgentOutput<O>`). */
+  declare readonly '~output'?: AgentOutput<O>;
+  readonly name: string;
+  readonly instructions: string;
+  // biome-ignore lint/suspicious/noExplicitAny: see AgentOptions.tools.
+  readonly tools: ReadonlyArray<Tool<any, any, any>>;
+  readonly model: string | undefined;
+  /** The validator and JSON Schema of `outputType`, when given. */
+  readonly #output: SchemaAdapter | undefined;
+
+  constructor(options: AgentOptions<O>) {
+    if (typeof options !== 'object' || options === null) {
+      throw new ToolDefinitionError('invalid_agent', 'new Agent(options): options must be an object');
+    }
+    if (typeof options.name !== 'string' || options.name.length === 0 || options.name.length > 128) {
+      throw new ToolDefinitionError(
+        'invalid_agent',
+        'Agent option "name" must be a string of 1–128 characters',
+      );
+    }
+    if (typeof options.instructions !== 'string') {
+      throw new ToolDefinitionError(
+        'invalid_agent',
+        `Agent "${options.name}": option "instructions" must be a string`,
+      );
+    }
+    checkKeys(options, AGENT_OPTIONS, `Agent "${options.name}"`);
+    if (options.tools !== undefined && !Array.isArray(options.tools)) {
+      throw new ToolDefinitionError(
+        'invalid_agent',
+        `Agent "${options.name}": option "tools" must be an array of tools`,
+      );
+    }
+    const names = new Set<string>();
+    for (const item of options.tools ?? []) {
+      if (names.has(item.name)) {
+        throw new ToolDefinitionError(
+          'duplicate_tool',
+          `Agent "${options.name}": two tools are named "${item.name}"`,
+        );
+      }
+      names.add(item.name);
+    }
+    if (options.model !== undefined && typeof options.model !== 'string') {
+      throw new ToolDefinitionError(
+        'invalid_agent',
+        `Agent "${options.name}": option "model" must be a string`,
+      );
+    }
+    this.name = options.name;
+    this.instructions = options.instructions;
+    this.tools = options.tools ?? [];
+    this.model = options.model;
+    this.#output =
+      options.outputType === undefined
+        ? undefined
+        : resolveSchema(options.outputType, {
+            owner: `Agent "${options.name}"`,
+            field: 'outputType',
+            requireObject: false,
+          });
+  }
+
+  /** JSON Schema of the final output (`outputType`), or `undefined` for a string answer. */
+  get outputSchema(): Record<string, unknown> | undefined {
+    return this.#output?.jsonSchema;
+  }
+
+  /**
+   * Validates a final output against `outputType`: the parsed value, or the issues as one message.
+   * Without `outputType` the output is returned as it is.
+   */
+  async parseOutput(
+    value: unknown,
+  ): Promise<{ ok: true; value: AgentOutput<O> } | { ok: false; message: string }> {
+    if (!this.#output) return { ok: true, value: value as AgentOutput<O> };
+    const result = await this.#output.validate(value);
+    if (result.ok) return { ok: true, value: result.value as AgentOutput<O> };
+    return { ok: false, message: result.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ') };
+  }
+
+  /**
+   * This agent as a tool with parameters `{ input: string }`. Its `execute` runs the agent as a nested run (the
+   * parent run and call are recorded on the service) and returns the final output. A failed or cancelled nested
+   * run, or one past `maxDepth`, comes back to the calling model as this tool's error text.
+   * @throws ToolDefinitionError when `toolDescription` is missing or the tool name is invalid.
+   */
+  asTool(options: AsToolOptions): Tool<{ input: string }, string> {
+    const where = `Agent "${this.name}".asTool()`;
+    if (typeof options !== 'object' || options === null) {
+      throw new ToolDefinitionError(
+        'invalid_option',
+        `${where}: options must be an object with a toolDescription`,
+      );
+    }
+    checkKeys(options, AS_TOOL_OPTIONS, where);
+    if (typeof options.toolDescription !== 'string' || options.toolDescription.trim() === '') {
+      throw new ToolDefinitionError('invalid_option', `${where}: toolDescription must be a non-empty string`);
+    }
+    const { maxTurns, maxDepth = DEFAULT_MAX_DEPTH } = options;
+    if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns >= 1)) {
+      throw new ToolDefinitionError(
+        'invalid_option',
+        `${where}: maxTurns must be a positive integer, got ${String(maxTurns)}`,
+      );
+    }
+    if (!(Number.isInteger(maxDepth) && maxDepth >= 1)) {
+      throw new ToolDefinitionError(
+        'invalid_option',
+        `${where}: maxDepth must be a positive integer, got ${String(maxDepth)}`,
+      );
+    }
+    const derived = this.name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+    if (options.toolName === undefined && !/[a-zA-Z0-9]/.test(derived)) {
+      throw new ToolDefinitionError(
+        'invalid_name',
+        `${where}: cannot derive a tool name from the agent's name (tool names are [a-zA-Z0-9_-]); pass toolName`,
+      );
+    }
+    // biome-ignore lint/suspicious/noExplicitAny: erases O, which the nested run does not need.
+    const agent = this as unknown as Agent<any>;
+    return tool({
+      name: options.toolName ?? derived,
+      description: options.toolDescription,
+      parameters: {
+        type: 'object',
+        properties: { input: { type: 'string', description: `What to ask ${this.name}` } },
+        required: ['input'],
+        additionalProperties: false,
+      } as const,
+      async execute({ input }, ctx: ToolContext) {
+        const run = (ctx as unknown as Record<symbol, NestedRun | undefined>)[NESTED_RUN];
+        if (!run) throw new Error(`agent ${agent.name} can only run as a tool inside a toolwire Client`);
+        if (ctx.depth >= maxDepth) {
+          throw new Error(
+            `agents are nested ${ctx.depth} deep, at the limit of ${maxDepth}; not starting ${agent.name}`,
+          );
+        }
+        const result = await run(agent, input, options.maxTurns, ctx);
+        if (options.outputExtractor) return options.outputExtractor(result);
+        return typeof result.finalOutput === 'string'
+          ? result.finalOutput
+          : JSON.stringify(result.finalOutput ?? null);
+      },
+    });
+  }
+}
+
+/** The wire definition of an agent: its tools by name; nothing executable. */
+// biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output type.
+export function agentDefinition(agent: Agent<any>): AgentDefinition {
+  const definition: AgentDefinition = {
+    name: agent.name,
+    instructions: agent.instructions,
+    tools: agent.tools.map((item) => item.name),
+  };
+  if (agent.model !== undefined) definition.model = agent.model;
+  if (agent.outputSchema !== undefined) definition.outputSchema = agent.outputSchema;
+  return definition;
+}

@@ -1,0 +1,453 @@
+/**
+ * The public `Client`: keeps one socket open to the service, runs every incoming tool call through
+ * `invokeTool`, and starts agent runs.
+ *
+ * @module
+ */
+import { EventEmitter } from 'eventemitter3';
+import type { ApprovalRequest } from '../call/invoke';
+import { ToolRegistry } from '../call/registry';
+import { ConnectionError, RunError, ToolDefinitionError } from '../errors';
+import { Redactor, redactingLogger, silentLogger } from '../logger';
+import { isThenable } from '../maybe';
+import type { Tool } from '../tool/tool';
+import { VERSION } from '../version';
+import { Connection, type ConnectionState } from '../wire/connection';
+import { type FrameOf, PROTOCOL_VERSION, type ServiceFrame, utf8Length } from '../wire/protocol';
+import { Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
+import { CallRunner } from './calls';
+import { type CallInfo, type ClientOptions, resolveClientOptions } from './client-options';
+import { type RunEvent, type RunResult, Runs } from './runs';
+
+/** Payload of `tool_call` and the base of `tool_result` events. */
+export interface ToolCallEvent {
+  callId: string;
+  runId: string;
+  toolName: string;
+}
+
+/** Events a {@link Client} emits (eventemitter3; `client.on(name, listener)`). */
+export interface ClientEvents {
+  /** A `welcome` arrived: the first connection, or a reconnect (`resumed` says whether the session survived). */
+  connected: [info: { sessionId: string; resumed: boolean }];
+  /** The socket closed; the client reconnects unless it was closed or refused. */
+  disconnected: [info: { code: number; reason: string }];
+  /** A reconnect attempt is scheduled in `delayMs` milliseconds. */
+  reconnecting: [info: { attempt: number; delayMs: number }];
+  /** A call started executing. */
+  tool_call: [info: ToolCallEvent];
+  /**
+   * A call finished; its result is in the outbox until the service acks it. `output` is what the model reads
+   * (redacted); a result that is not `ok` is also logged at `warn`.
+   */
+  tool_result: [info: ToolCallEvent & { status: string; durationMs: number; output: string }];
+  /** A call needs a human decision; nothing runs until it arrives. */
+  approval_requested: [request: ApprovalRequest];
+  /** A widget failed validation or was too large, and was dropped (the model still got the data). */
+  widget_invalid: [info: { toolName: string; callId: string; path: string; message: string }];
+  /** Progress of a run this client started. */
+  run_event: [event: RunEvent];
+  /** Something went wrong that did not end the client: a protocol error from the service, for example. */
+  error: [error: Error];
+  /** The client closed for good; `error` says why when it was not `close()`. */
+  closed: [error: ConnectionError | undefined];
+}
+
+/** Options of {@link Client.run}. */
+export interface RunOptions<C = unknown> {
+  /** `ctx.context` for every tool call of this run and of its nested runs. Never sent. */
+  context?: C;
+  /** Aborting cancels the run on the service; `run()` then rejects with `AbortError`. */
+  signal?: AbortSignal;
+  /** Model turns before the run fails. @default the service's (10 with the stub) */
+  maxTurns?: number;
+}
+
+/** The final output type of a run of agent `A`: a string, or what the agent's `outputType` parses to. */
+export type RunOutput<A> = A extends { readonly '~output'?: infer T } ? Exclude<T, undefined> : unknown;
+
+/** Options of {@link Client.close}. */
+export interface CloseOptions {
+  /** Finish running calls and flush results before closing. @default true */
+  drain?: boolean;
+  /** Longest wait for draining, in milliseconds; then running calls are aborted with `cancelled` results. @default 30_000 */
+  timeoutMs?: number;
+}
+
+/** Client state, as an explicit union. */
+export type ClientState = ConnectionState;
+
+/**
+ * A connection from this process to the service, running the process's tools.
+ *
+ * @example
+ * ```ts
+ * import { Client, tool } from 'toolwire';
+ *
+ * const ping = tool({ name: 'ping', description: 'Answers pong.', execute: () => 'pong' });
+ * const client = new Client({ url: 'ws://127.0.0.1:8787', apiKey: 'dev', tools: [ping] });
+ * await client.connect();
+ * // … tool calls now run in this process …
+ * await client.close();
+ * ```
+ * @throws ToolDefinitionError from the constructor when an option is invalid (the message names the field).
+ */
+export class Client<C = unknown> extends EventEmitter<ClientEvents> {
+  readonly #registry: ToolRegistry;
+  readonly #connection: Connection;
+  readonly #calls: CallRunner;
+  readonly #runs: Runs;
+  readonly #options: ClientOptions<C>;
+
+  constructor(options: ClientOptions<C>) {
+    super();
+    const resolved = resolveClientOptions(options as ClientOptions);
+    this.#options = options;
+    this.#registry = new ToolRegistry(options.tools);
+    const redactor = new Redactor([resolved.apiKey, ...resolved.redact]);
+    const logger = redactingLogger(options.logger ?? silentLogger, redactor);
+    this.#connection = new Connection({
+      url: resolved.url,
+      apiKey: resolved.apiKey,
+      WebSocket: options.WebSocket,
+      reconnect: resolved.reconnect,
+      heartbeatIntervalMs: options.heartbeatIntervalMs,
+      connectTimeoutMs: resolved.connectTimeoutMs,
+      logger,
+      hello: () => ({
+        protocol: PROTOCOL_VERSION,
+        sdk: { name: 'toolwire', version: VERSION },
+        tools: this.#registry.definitions(),
+        localApprovals: options.onApproval !== undefined,
+        maxConcurrency: resolved.maxConcurrency,
+        maxQueue: resolved.maxQueue,
+      }),
+      onWelcome: (welcome) => {
+        this.#calls.reconnected();
+        this.#runs.reconnected();
+        this.#emit('connected', { sessionId: welcome.sessionId, resumed: welcome.resumed });
+      },
+      onFrame: (frame) => this.#onFrame(frame),
+      onDisconnected: (code, reason) => this.#emit('disconnected', { code, reason }),
+      onReconnecting: (attempt, delayMs) => this.#emit('reconnecting', { attempt, delayMs }),
+      onClosed: (error) => {
+        this.#calls.abortAll('client closed');
+        this.#calls.dispose();
+        this.#runs.failAll(error ?? new ConnectionError('closed', 'the client was closed'));
+        this.#emit('closed', error);
+      },
+    });
+    const send = (frame: Parameters<Connection['send']>[0]) => this.#connection.send(frame);
+    this.#runs = new Runs(
+      send,
+      (event) => this.#onRunEvent(event),
+      () => this.#connection.maxPayloadBytes,
+    );
+    // One function for every call (the call is read from its ctx), not a closure per call.
+    const nestedRun: NestedRun = (agent, input, maxTurns, ctx) => {
+      this.#calls.park(ctx.callId);
+      // The nested run shares the calling run's context (what the calling tool got as ctx.context). Once it has
+      // its answer, the calling tool goes on in a slot of its own (a failure just ends it: it needs none).
+      return this.#startRun(agent, input, {
+        context: ctx.context,
+        signal: ctx.signal,
+        maxTurns,
+        parentRunId: ctx.runId,
+        parentCallId: ctx.callId,
+      }).then((result) => this.#calls.resumeParked(ctx.callId, result));
+    };
+    this.#calls = new CallRunner({
+      registry: this.#registry,
+      maxConcurrency: resolved.maxConcurrency,
+      maxQueue: resolved.maxQueue,
+      highWaterMarkBytes: resolved.highWaterMarkBytes,
+      send,
+      writable: () => this.#connection.writable,
+      bufferedAmount: () => this.#connection.bufferedAmount,
+      maxPayloadBytes: () => this.#connection.maxPayloadBytes,
+      contextFor: (call) => this.#contextFor(call),
+      onApproval: options.onApproval,
+      extend: { [NESTED_RUN]: nestedRun },
+      redactor,
+      logger,
+      events: {
+        toolCall: (info) => this.#emit('tool_call', info),
+        toolResult: (info) => this.#emit('tool_result', info),
+        approvalRequested: (request) => this.#emit('approval_requested', request),
+        widgetInvalid: (info) => this.#emit('widget_invalid', info),
+      },
+    });
+  }
+
+  /** Current state: `idle` until `connect()`, then `connecting`, `open`, `reconnecting`, `draining`, `closed`. */
+  get state(): ClientState {
+    return this.#connection.state;
+  }
+
+  /** Session id given by the service; survives reconnects. `undefined` before the first `welcome`. */
+  get sessionId(): string | undefined {
+    return this.#connection.sessionId;
+  }
+
+  /** Calls executing, queued and results not yet acknowledged. */
+  get stats(): { running: number; queued: number; unacked: number } {
+    return { running: this.#calls.running, queued: this.#calls.queued, unacked: this.#calls.unacked };
+  }
+
+  /**
+   * Opens the connection and announces the tools. Resolves once the service says `welcome`.
+   * @throws ConnectionError `unauthorized` (wrong key), `unsupported_protocol`, `connect_timeout`, `unreachable`
+   *   (after `reconnect.maxAttempts`), `invalid_url`, or `already_connecting` when called twice.
+   */
+  async connect(): Promise<void> {
+    await this.#connection.connect();
+  }
+
+  /**
+   * Starts a run of `agent` on the service. The agent's definition is sent; its tools' `execute` functions and
+   * `context` stay here, and its tools run in this client.
+   * @returns the run's result once the agent answers.
+   * @throws RunError `run_failed` / `run_cancelled` / a service error code; AbortError when `signal` aborted;
+   *   ConnectionError `not_connected` before `connect()`, `closed` when the client closed first. While the client
+   *   is reconnecting the run waits and starts on the next connection.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: any agent; its output type flows into the result.
+  async run<A extends Agent<any>>(
+    agent: A,
+    input: string,
+    options: RunOptions<C> = {},
+  ): Promise<RunResult<RunOutput<A>>> {
+    checkRunArguments(agent, input, options);
+    const { state } = this.#connection;
+    if (state === 'idle' || state === 'closed') {
+      throw new ConnectionError(
+        state === 'idle' ? 'not_connected' : 'closed',
+        state === 'idle' ? 'call connect() before run()' : 'the client is closed',
+      );
+    }
+    const result = await this.#startRun(agent, input, {
+      context: options.context,
+      signal: options.signal,
+      maxTurns: options.maxTurns,
+      parentRunId: undefined,
+      parentCallId: undefined,
+    });
+    const parsed = await agent.parseOutput(result.finalOutput);
+    if (!parsed.ok) {
+      throw new RunError(
+        'invalid_output',
+        `the final output of ${agent.name} does not match its outputType: ${parsed.message}`,
+      );
+    }
+    return { ...result, finalOutput: parsed.value } as RunResult<RunOutput<A>>;
+  }
+
+  /**
+   * Adds a tool while connected; the service is told with `tools_update`.
+   * @throws ToolDefinitionError `duplicate_tool` when a different tool has that name; `too_large` when the
+   *   tool definitions would no longer fit in one frame of the service's `maxPayloadBytes` (the tool is not added).
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: any tool, whatever its input type.
+  addTool(item: Tool<any, any, any>): void {
+    this.#registry.add(item);
+    const size = utf8Length(JSON.stringify({ type: 'tools_update', tools: this.#registry.definitions() }));
+    if (size > this.#connection.maxPayloadBytes) {
+      this.#registry.remove(item.name);
+      throw new ToolDefinitionError(
+        'too_large',
+        `adding tool "${item.name}" makes the tool definitions ${size} bytes, over the service's limit of ${this.#connection.maxPayloadBytes}`,
+      );
+    }
+    this.#announce();
+  }
+
+  /** Removes a tool by name; the service is told. Calls already running finish. Returns `false` if absent. */
+  removeTool(name: string): boolean {
+    const removed = this.#registry.remove(name);
+    if (removed) this.#announce();
+    return removed;
+  }
+
+  /**
+   * Closes the client. With `drain` (the default) it stops taking calls, lets running ones finish (up to
+   * `timeoutMs`, then aborts them with `cancelled` results), waits for the service to ack every result, then
+   * cancels on the service the runs this client started that are still going (their `run()` promises reject
+   * with `ConnectionError` `closed`) and closes with code 1000. Never rejects.
+   */
+  async close(options: CloseOptions = {}): Promise<void> {
+    const { drain = true, timeoutMs = 30_000 } = options;
+    if (this.#connection.state === 'closed') return;
+    this.#calls.stopAccepting();
+    if (drain && this.#connection.writable) {
+      this.#connection.drain();
+      const finished = await withTimeout(this.#calls.idle(), timeoutMs);
+      if (!finished) {
+        this.#calls.abortAll('client closing');
+        await withTimeout(this.#calls.idle(), Math.min(2_000, timeoutMs));
+      }
+    } else {
+      this.#calls.abortAll('client closing');
+    }
+    // Runs started here cannot go on without this client (their context lives here): cancel them on the service
+    // rather than leave them waiting for a session that will not come back.
+    this.#runs.cancelAll('the client that started the run closed');
+    this.#connection.close();
+  }
+
+  /** `await using client = new Client(...)` closes it (with drain) at the end of the scope. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** Starts a run after making sure this client runs the agent's tools (announced before `run_start`). */
+  // biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output type.
+  #startRun(agent: Agent<any>, input: string, options: Parameters<Runs['start']>[2]): Promise<RunResult> {
+    for (const item of agent.tools) {
+      const registered = this.#registry.get(item.name);
+      if (registered !== undefined && registered !== item) {
+        return Promise.reject(
+          new ToolDefinitionError(
+            'duplicate_tool',
+            `agent "${agent.name}" has a tool "${item.name}", but this client already runs a different tool with that name`,
+          ),
+        );
+      }
+    }
+    const missing = agent.tools.filter((item) => !this.#registry.has(item.name));
+    for (const item of missing) this.#registry.add(item);
+    if (missing.length > 0) this.#announce();
+    return this.#runs.start(agentDefinition(agent), input, options);
+  }
+
+  #onRunEvent(event: RunEvent): void {
+    this.#emit('run_event', event);
+    // Calls held by the service for a human (`needsApproval: true`) never reach this client before the decision:
+    // surface them as `approval_requested` too. Predicate approvals were already reported when asked.
+    const data = event.event.data as {
+      callId?: unknown;
+      toolName?: unknown;
+      arguments?: unknown;
+      requestedBy?: unknown;
+      runId?: unknown;
+    };
+    if (
+      event.event.kind === 'approval_requested' &&
+      data?.requestedBy === 'definition' &&
+      data.runId === undefined
+    ) {
+      this.#emit('approval_requested', {
+        callId: String(data.callId),
+        runId: event.runId,
+        toolName: String(data.toolName),
+        input: data.arguments,
+      });
+    }
+  }
+
+  #announce(): void {
+    if (this.#connection.writable)
+      this.#connection.send({ type: 'tools_update', tools: this.#registry.definitions() });
+  }
+
+  #contextFor(call: ToolCallEvent): unknown {
+    const run = this.#runs.contextOf(call.runId);
+    if (run.found) return run.context;
+    const context = this.#options.context;
+    if (typeof context !== 'function') return context;
+    const report = (error: unknown) => {
+      this.#emit(
+        'error',
+        new ToolDefinitionError('context_failed', `the context function failed for ${call.toolName}`, {
+          cause: error,
+        }),
+      );
+      throw error;
+    };
+    try {
+      const value = (context as (info: CallInfo) => C | Promise<C>)({
+        callId: call.callId,
+        runId: call.runId,
+        toolName: call.toolName,
+      });
+      // An async context function is awaited by the call runner; a rejection is reported the same way.
+      return isThenable(value) ? Promise.resolve(value).catch(report) : value;
+    } catch (error) {
+      return report(error);
+    }
+  }
+
+  #onFrame(frame: Exclude<ServiceFrame, FrameOf<ServiceFrame, 'welcome'>>): void {
+    switch (frame.type) {
+      case 'tool_call':
+        // Acks the service sent along with this call (PROTOCOL.md §5.1) come first: they free outbox room.
+        if (frame.acks !== undefined) for (const callId of frame.acks) this.#calls.ack(callId);
+        this.#calls.receive(frame);
+        return;
+      case 'cancel':
+        this.#calls.cancel(frame.callId, frame.reason ?? 'service');
+        return;
+      case 'ack':
+        if (frame.callId !== undefined) this.#calls.ack(frame.callId);
+        if (frame.callIds !== undefined) for (const callId of frame.callIds) this.#calls.ack(callId);
+        return;
+      case 'error':
+        if (this.#runs.handle(frame)) return;
+        if (
+          frame.callId !== undefined &&
+          (frame.code === 'unknown_call' || frame.code === 'duplicate_result' || frame.code === 'not_allowed')
+        ) {
+          // The service will never record this result (PROTOCOL.md §5.2): drop it from the outbox.
+          this.#calls.ack(frame.callId);
+        }
+        this.#emit(
+          'error',
+          new ConnectionError(`service_${frame.code}`, `the service reported: ${frame.message}`),
+        );
+        return;
+      default:
+        this.#runs.handle(frame);
+    }
+  }
+
+  // Listeners are user code: one that throws must not break the socket handler that emitted.
+  #emit<E extends keyof ClientEvents>(event: E, ...args: ClientEvents[E]): void {
+    try {
+      (this.emit as (event: E, ...args: ClientEvents[E]) => boolean)(event, ...args);
+    } catch (error) {
+      if (event !== 'error')
+        this.#emit(
+          'error',
+          new ConnectionError('listener_failed', `a "${event}" listener threw`, { cause: error }),
+        );
+    }
+  }
+}
+
+async function withTimeout(promise: Promise<void>, timeoutMs: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Checks `run()`'s arguments before anything is sent, so a mistake is an immediate, named error. */
+function checkRunArguments(agent: unknown, input: unknown, options: RunOptions<unknown>): void {
+  if (!(agent instanceof Agent)) {
+    throw new ToolDefinitionError('invalid_agent', 'run(): agent must be made with new Agent(...)');
+  }
+  if (typeof input !== 'string') {
+    throw new ToolDefinitionError('invalid_input', `run(): input must be a string, got ${typeof input}`);
+  }
+  const { maxTurns } = options;
+  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns >= 1)) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `run(): maxTurns must be a positive integer, got ${String(maxTurns)}`,
+    );
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * Agent runs started by this client: `run_start` out, `run_started` / `run_event` / `run_result` in, and the
+ * run context each run's tool calls see as `ctx.context`.
+ *
+ * @module
+ */
+import { AbortError, type ConnectionError, RunError } from '../errors';
+import {
+  type AgentDefinition,
+  type ClientFrame,
+  encodeFrame,
+  type FrameOf,
+  type RunToolCall,
+  type ServiceFrame,
+  utf8Length,
+} from '../wire/protocol';
+
+/** The outcome of a completed run. */
+export interface RunResult<Output = unknown> {
+  /** Id the service gave the run. */
+  runId: string;
+  /** The agent's final answer: a string, or the parsed object when the agent has an `outputType`. */
+  finalOutput: Output;
+  /** Every tool call of the run, in the order they finished. */
+  toolCalls: RunToolCall[];
+  /** Model turns taken. */
+  turns: number;
+}
+
+/** A `run_event` as delivered to listeners. */
+export type RunEvent = FrameOf<ServiceFrame, 'run_event'>;
+
+/** Options of one run. */
+export interface StartRunOptions {
+  context: unknown;
+  signal: AbortSignal | undefined;
+  maxTurns: number | undefined;
+  parentRunId: string | undefined;
+  parentCallId: string | undefined;
+}
+
+interface PendingRun {
+  frame: FrameOf<ClientFrame, 'run_start'>;
+  runId: string | undefined;
+  sent: boolean;
+  context: unknown;
+  cancelRequested: boolean;
+  /** `signal.reason` of the abort that cancelled the run, kept as the AbortError's `cause`. */
+  abortReason?: unknown;
+  resolve(result: RunResult): void;
+  reject(error: Error): void;
+  cleanup(): void;
+}
+
+/** Tracks this client's runs. Owned by `Client`; not exported from the package. */
+export class Runs {
+  readonly #byRequest = new Map<string, PendingRun>();
+  readonly #byRun = new Map<string, PendingRun>();
+  readonly #send: (frame: ClientFrame) => boolean;
+  readonly #onEvent: (event: RunEvent) => void;
+  #sequence = 0;
+
+  readonly #maxPayloadBytes: () => number;
+
+  constructor(
+    send: (frame: ClientFrame) => boolean,
+    onEvent: (event: RunEvent) => void,
+    maxPayloadBytes: () => number,
+  ) {
+    this.#send = send;
+    this.#onEvent = onEvent;
+    this.#maxPayloadBytes = maxPayloadBytes;
+  }
+
+  /** `true` when `runId` is a live run of this client; `context` is then its run context. */
+  contextOf(runId: string): { found: boolean; context: unknown } {
+    const run = this.#byRun.get(runId);
+    return run ? { found: true, context: run.context } : { found: false, context: undefined };
+  }
+
+  /** Starts a run; resolves with its result, rejects with `RunError`, `AbortError` or `ConnectionError`. */
+  start(agent: AgentDefinition, input: string, options: StartRunOptions): Promise<RunResult> {
+    return new Promise<RunResult>((resolve, reject) => {
+      const requestId = `req_${Date.now().toString(36)}_${(this.#sequence++).toString(36)}`;
+      const frame: FrameOf<ClientFrame, 'run_start'> = { type: 'run_start', requestId, agent, input };
+      if (options.maxTurns !== undefined) frame.maxTurns = options.maxTurns;
+      if (options.parentRunId !== undefined) frame.parentRunId = options.parentRunId;
+      if (options.parentCallId !== undefined) frame.parentCallId = options.parentCallId;
+      const { signal } = options;
+      const onAbort = () => this.#abort(run, signal?.reason);
+      const run: PendingRun = {
+        frame,
+        runId: undefined,
+        sent: false,
+        context: options.context,
+        cancelRequested: false,
+        resolve,
+        reject,
+        cleanup: () => signal?.removeEventListener('abort', onAbort),
+      };
+      if (signal?.aborted) {
+        reject(new AbortError('aborted', 'the run was aborted before it started', { cause: signal.reason }));
+        return;
+      }
+      const size = utf8Length(encodeFrame(frame));
+      if (size > this.#maxPayloadBytes()) {
+        // It could never be sent: waiting for a connection would wait forever.
+        reject(
+          new RunError(
+            'frame_too_large',
+            `the run's input and agent definition make a run_start of ${size} bytes, over the service's limit of ${this.#maxPayloadBytes()}`,
+          ),
+        );
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#byRequest.set(requestId, run);
+      run.sent = this.#send(frame);
+    });
+  }
+
+  /**
+   * A socket (re)opened: send again every `run_start` not yet answered by `run_started` (written is not
+   * received: it may have died with the old socket; the service starts one run per `requestId`), and repeat
+   * cancellations.
+   */
+  reconnected(): void {
+    for (const run of this.#byRequest.values()) {
+      if (run.runId === undefined) run.sent = this.#send(run.frame) || run.sent;
+      else if (run.cancelRequested) this.#send({ type: 'run_cancel', runId: run.runId });
+    }
+  }
+
+  /** Handles run frames and `error` frames that name a request or run. Returns `true` when it used the frame. */
+  handle(frame: ServiceFrame): boolean {
+    switch (frame.type) {
+      case 'run_started': {
+        const run = this.#byRequest.get(frame.requestId);
+        if (!run) return true;
+        run.runId = frame.runId;
+        this.#byRun.set(frame.runId, run);
+        if (run.cancelRequested) this.#send({ type: 'run_cancel', runId: frame.runId });
+        return true;
+      }
+      case 'run_event':
+        this.#onEvent(frame);
+        return true;
+      case 'run_result': {
+        const run = this.#byRun.get(frame.runId);
+        if (!run) return true;
+        this.#settle(run);
+        if (frame.status === 'completed') {
+          run.resolve({
+            runId: frame.runId,
+            finalOutput: frame.finalOutput,
+            toolCalls: frame.toolCalls,
+            turns: frame.turns,
+          });
+        } else if (frame.status === 'cancelled' && run.cancelRequested) {
+          run.reject(
+            new AbortError('aborted', `run ${frame.runId} was cancelled`, { cause: run.abortReason }),
+          );
+        } else {
+          const message = frame.error ?? `run ${frame.runId} ${frame.status}`;
+          run.reject(new RunError(frame.status === 'cancelled' ? 'run_cancelled' : 'run_failed', message));
+        }
+        return true;
+      }
+      case 'error': {
+        const run =
+          (frame.requestId !== undefined ? this.#byRequest.get(frame.requestId) : undefined) ??
+          (frame.runId !== undefined ? this.#byRun.get(frame.runId) : undefined);
+        if (!run) return false;
+        this.#settle(run);
+        run.reject(new RunError(frame.code, frame.message));
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  /** Asks the service to cancel every run this client started that is still going (the client is closing). */
+  cancelAll(reason: string): void {
+    for (const run of this.#byRequest.values()) {
+      if (run.runId !== undefined) this.#send({ type: 'run_cancel', runId: run.runId, reason });
+    }
+  }
+
+  /** Rejects every run (the client closed for good). */
+  failAll(error: ConnectionError): void {
+    for (const run of [...this.#byRequest.values()]) {
+      this.#settle(run);
+      run.reject(error);
+    }
+  }
+
+  #abort(run: PendingRun, reason: unknown): void {
+    run.cancelRequested = true;
+    run.abortReason = reason;
+    if (run.runId !== undefined) this.#send({ type: 'run_cancel', runId: run.runId });
+    else if (!run.sent) {
+      this.#settle(run);
+      run.reject(new AbortError('aborted', 'the run was aborted before it started', { cause: reason }));
+    }
+  }
+
+  #settle(run: PendingRun): void {
+    run.cleanup();
+    this.#byRequest.delete(run.frame.requestId);
+    if (run.runId !== undefined) this.#byRun.delete(run.runId);
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * Plain JSON Schema adapter: the schema is announced as written (minus `$schema`) and validated with
+ * `@cfworker/json-schema`, which needs no code generation, so it runs in browsers and workers too.
+ *
+ * @see https://github.com/cfworker/cfworker/tree/main/packages/json-schema
+ * @module
+ */
+import { type OutputUnit, type SchemaDraft, Validator } from '@cfworker/json-schema';
+import { andThen } from '../../maybe';
+import { checkJsonSchema } from './json-schema-check';
+import { formatPath, pointerToSegments } from './path';
+import type { JsonObject, SchemaAdapter, ValidationIssue, ValidationResult } from './types';
+
+/** `true` for a plain object (`{}` literal or `Object.create(null)`), the only shape a JSON Schema can have here. */
+export function isPlainObject(value: unknown): value is JsonObject {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** The draft named by `$schema`; 2020-12 when absent or unknown. */
+export function draftOf(schema: JsonObject): SchemaDraft {
+  const uri = typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (uri.includes('draft-04')) return '4';
+  if (uri.includes('draft-06') || uri.includes('draft-07')) return '7';
+  if (uri.includes('2019-09')) return '2019-09';
+  return '2020-12';
+}
+
+// Keywords whose value is data, not a schema.
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
+
+// Errors that only summarise the errors of their subschemas, which are reported instead.
+const SUMMARY_KEYWORDS = new Set([
+  'properties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'additionalProperties',
+  'patternProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'allOf',
+  '$ref',
+  '$recursiveRef',
+  '$dynamicRef',
+  'dependentSchemas',
+  'dependencies',
+  'propertyNames',
+  'contains',
+  'then',
+  'else',
+]);
+// Errors whose subschema errors are alternatives; the summary is clearer than every branch's complaint.
+const ALTERNATIVE_KEYWORDS = new Set(['anyOf', 'oneOf', 'not']);
+
+function isBelow(location: string, other: string): boolean {
+  return other.startsWith(location === '#' ? '#/' : `${location}/`);
+}
+
+/** A cfworker message in toolwire's style: the missing property in the path, no trailing period. */
+function describe(error: OutputUnit, instance: unknown): ValidationIssue {
+  const segments = pointerToSegments(error.instanceLocation, instance);
+  let message = error.error.replace(/\.$/, '');
+  const missing = error.keyword === 'required' ? /required property "(.*)"$/.exec(message) : null;
+  if (missing?.[1] !== undefined) {
+    segments.push(missing[1]);
+    message = 'missing required property';
+  } else if (error.keyword === 'false') {
+    message = 'is not allowed';
+  } else if (error.keywordLocation.includes('/propertyNames/')) {
+    message = `invalid property name: ${message}`;
+  }
+  return { path: formatPath(segments), message };
+}
+
+/**
+ * Turns `@cfworker/json-schema` output units into issues with rendered paths: summaries whose details are
+ * reported are left out, alternatives (`anyOf`, `oneOf`, `not`) are reported once, duplicates are merged.
+ */
+export function issuesFromOutput(errors: readonly OutputUnit[], instance: unknown): ValidationIssue[] {
+  const alternatives = errors
+    .filter((e) => ALTERNATIVE_KEYWORDS.has(e.keyword))
+    .map((e) => e.keywordLocation);
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    if (alternatives.some((location) => isBelow(location, error.keywordLocation))) continue;
+    const summarised = errors.some(
+      (other) =>
+        isBelow(error.keywordLocation, other.keywordLocation) ||
+        isBelow(error.instanceLocation, other.instanceLocation),
+    );
+    if (SUMMARY_KEYWORDS.has(error.keyword) && summarised) continue;
+    const issue = describe(error, instance);
+    const key = `${issue.path}\u0000${issue.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      issues.push(issue);
+    }
+  }
+  return issues.length > 0 ? issues : [{ path: formatPath([]), message: 'does not match the schema' }];
+}
+
+/**
+ * The first value JSON cannot hold, with its path; an object property set to `undefined` counts as absent.
+ * `undefined` when there is none (or nesting is too deep to look: the validator then judges).
+ */
+function nonJsonValue(
+  value: unknown,
+  path: Array<string | number>,
+  depth: number,
+): { path: Array<string | number>; type: string } | undefined {
+  const type = typeof value;
+  if (type === 'undefined' || type === 'bigint' || type === 'function' || type === 'symbol')
+    return { path, type };
+  if (value === null || type !== 'object' || depth > 100) return undefined;
+  const array = Array.isArray(value);
+  for (const [key, item] of array ? value.entries() : Object.entries(value as object)) {
+    if (item === undefined && !array) continue; // an absent property, as JSON.stringify sees it
+    const found = nonJsonValue(item, [...path, key], depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** `value` without the object properties set to `undefined` (copied only where there are some). */
+function withoutUnset(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object' || depth > 100) return value;
+  if (Array.isArray(value)) {
+    const items = value.map((item) => withoutUnset(item, depth + 1));
+    return items.every((item, index) => item === value[index]) ? value : items;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
+    return value;
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (item === undefined) {
+      changed = true;
+      continue;
+    }
+    const copy = withoutUnset(item, depth + 1);
+    if (copy !== item) changed = true;
+    Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+  }
+  return changed ? out : value;
+}
+
+/**
+ * Adapter for a plain JSON Schema object. The announced schema is a JSON copy without `$schema`; the
+ * validator works on its own copy (it annotates the schema it is given).
+ *
+ * @throws Error naming the JSON Pointer of the first problem (see {@link checkJsonSchema}).
+ */
+export function jsonSchemaAdapter(schema: JsonObject): SchemaAdapter {
+  const copy = checkJsonSchema(schema);
+  const validator = new Validator(structuredClone(copy), draftOf(copy), false);
+  const { $schema: _dialect, ...jsonSchema } = copy;
+  return {
+    kind: 'json-schema',
+    jsonSchema,
+    validate: (value) => {
+      // The validator throws on values JSON cannot hold (undefined, a BigInt, a function) where the schema
+      // looks, which a caller of invokeTool can pass. A property set to undefined is an absent one, as in JSON;
+      // anything else JSON cannot hold makes the arguments invalid, not the tool fail.
+      const foreign = nonJsonValue(value, [], 0);
+      if (foreign) {
+        const message = `expected a JSON value, got ${foreign.type}`;
+        return { ok: false, issues: [{ path: formatPath(foreign.path), message }] };
+      }
+      const result = validator.validate(withoutUnset(value, 0));
+      return result.valid
+        ? { ok: true, value }
+        : { ok: false, issues: issuesFromOutput(result.errors, value) };
+    },
+  };
+}
+
+// Keywords whose value maps names to subschemas.
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+/** Removes every `format` keyword (in place): a library that announced a format validates it its own way. */
+function withoutFormats(node: unknown): unknown {
+  if (Array.isArray(node)) {
+    for (const child of node) withoutFormats(child);
+    return node;
+  }
+  if (typeof node !== 'object' || node === null) return node;
+  const schema = node as Record<string, unknown>;
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'format' && typeof value === 'string') delete schema[key];
+    else if (SCHEMA_MAPS.has(key) && isPlainObject(value))
+      for (const child of Object.values(value)) withoutFormats(child);
+    else if (!DATA_KEYWORDS.has(key)) withoutFormats(value);
+  }
+  return node;
+}
+
+/**
+ * Makes a library adapter refuse whatever its announced JSON Schema refuses, so that `execute` never gets a
+ * value the model was told is invalid (e.g. valibot and arktype accept an array for a record; the announced
+ * `"type": "object"` does not). The library validates first and its messages win; the announced schema
+ * (without `format`, which the library checks itself) is then checked on the raw arguments. `resolveSchema`
+ * leaves it out for an adapter that proved it unneeded ({@link SchemaAdapter.acceptsOnlyAnnounced}).
+ */
+export function guardWithAnnounced(adapter: SchemaAdapter): SchemaAdapter {
+  const schema = withoutFormats(structuredClone(adapter.jsonSchema)) as JsonObject;
+  const validator = new Validator(schema, '2020-12', false);
+  return {
+    kind: adapter.kind,
+    jsonSchema: adapter.jsonSchema,
+    validate: (value) =>
+      andThen(adapter.validate(value), (result): ValidationResult => {
+        if (!result.ok) return result;
+        let announced: ReturnType<Validator['validate']>;
+        try {
+          announced = validator.validate(value);
+        } catch {
+          return result; // e.g. a library pattern this validator cannot compile: the library's verdict stands
+        }
+        return announced.valid ? result : { ok: false, issues: issuesFromOutput(announced.errors, value) };
+      }),
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * zod v3 (3.25) adapter. zod 3 implements Standard Schema for validation but cannot describe itself as JSON
+ * Schema, so the input side is converted with `zod-to-json-schema`, refusing the types JSON cannot carry.
+ *
+ * @see https://github.com/StefanTerdell/zod-to-json-schema for the options used here.
+ * @module
+ */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { ignoreOverride, zodToJsonSchema } from 'zod-to-json-schema';
+import { standardAdapter } from './standard';
+import type { JsonObject, SchemaAdapter } from './types';
+import { PREPROCESS_MESSAGE, UNKNOWN_PIPE_MESSAGE } from './unknown-input';
+
+/** zod 3 type names whose values JSON cannot carry; `zod-to-json-schema` would map some of them silently. */
+const UNREPRESENTABLE: Readonly<Record<string, string>> = {
+  ZodDate: 'z.date()',
+  ZodBigInt: 'z.bigint()',
+  ZodMap: 'z.map()',
+  ZodSet: 'z.set()',
+  ZodFunction: 'z.function()',
+  ZodPromise: 'z.promise()',
+  ZodSymbol: 'z.symbol()',
+  ZodNaN: 'z.nan()',
+  ZodUndefined: 'z.undefined()',
+  ZodVoid: 'z.void()',
+};
+
+interface Zod3Def {
+  typeName?: unknown;
+  effect?: { type?: unknown };
+  schema?: Zod3Like;
+  in?: Zod3Like;
+  out?: Zod3Like;
+  innerType?: Zod3Like;
+}
+interface Zod3Like {
+  _def: Zod3Def;
+}
+
+// Wrappers whose input side is their inner schema's (plus `undefined` or `null`).
+const WRAPPERS = new Set(['ZodOptional', 'ZodNullable', 'ZodReadonly']);
+
+/** `true` when `schema` takes any input: `z.unknown()`, `z.any()`, a preprocess, or one of these piped on. */
+function takesAnyInput(def: Zod3Def): boolean {
+  if (def.typeName === 'ZodUnknown' || def.typeName === 'ZodAny') return true;
+  if (def.typeName === 'ZodEffects') {
+    return def.effect?.type === 'preprocess' || (def.schema !== undefined && takesAnyInput(def.schema._def));
+  }
+  if (def.typeName === 'ZodPipeline') return def.in !== undefined && takesAnyInput(def.in._def);
+  if (WRAPPERS.has(def.typeName as string))
+    return def.innerType !== undefined && takesAnyInput(def.innerType._def);
+  return false;
+}
+
+/**
+ * `true` when `schema` refuses some value: anything but `z.unknown()` / `z.any()`, their transforms and
+ * refinements (a refinement's condition is never announced: the announced schema is its closest superset).
+ */
+function narrows(def: Zod3Def): boolean {
+  if (def.typeName === 'ZodUnknown' || def.typeName === 'ZodAny') return false;
+  if (def.typeName === 'ZodEffects') return def.schema === undefined || narrows(def.schema._def);
+  if (def.typeName === 'ZodPipeline') {
+    return (def.in !== undefined && narrows(def.in._def)) || (def.out !== undefined && narrows(def.out._def));
+  }
+  if (WRAPPERS.has(def.typeName as string)) return def.innerType === undefined || narrows(def.innerType._def);
+  return true;
+}
+
+/** `true` for a zod 3 schema: vendor `zod` and a `_def.typeName` (zod 4 keeps its definition in `_zod`). */
+export function isZod3Schema(schema: StandardSchemaV1): boolean {
+  if (schema['~standard'].vendor !== 'zod') return false;
+  const def = (schema as unknown as { _def?: Zod3Def })._def;
+  return typeof def?.typeName === 'string' && !('_zod' in schema);
+}
+
+/**
+ * JSON Schema (input side) of a zod 3 schema. Objects that strip unknown keys (zod's default) announce no
+ * `additionalProperties`, so the announced schema accepts what zod accepts; `.strict()` announces `false`.
+ * Recursive schemas become `$ref`s to their first occurrence; shared ones are inlined.
+ *
+ * @throws Error naming the zod type when a part of the input cannot be expressed (e.g. `z.date()`), or for a
+ *   `z.preprocess()` or a pipe from `z.unknown()` into a narrower schema (see src/tool/schema/unknown-input.ts).
+ */
+export function zod3InputJsonSchema(schema: StandardSchemaV1): JsonObject {
+  const result = zodToJsonSchema(schema as never, {
+    target: 'jsonSchema7', // numeric exclusiveMinimum; tuples are upgraded below
+    $refStrategy: 'none',
+    effectStrategy: 'input',
+    pipeStrategy: 'input',
+    removeAdditionalStrategy: 'strict',
+    allowedAdditionalProperties: undefined,
+    override: (def, refs, seen) => {
+      const { typeName, effect } = def as Zod3Def;
+      const what = typeof typeName === 'string' ? UNREPRESENTABLE[typeName] : undefined;
+      if (what !== undefined) throw new Error(`${what} cannot be represented in JSON Schema`);
+      // See src/tool/schema/unknown-input.ts for the rule.
+      const zodDef = def as Zod3Def;
+      if (typeName === 'ZodEffects' && effect?.type === 'preprocess') {
+        if (zodDef.schema === undefined || narrows(zodDef.schema._def)) throw new Error(PREPROCESS_MESSAGE);
+      }
+      if (typeName === 'ZodPipeline' && zodDef.in !== undefined && zodDef.out !== undefined) {
+        if (takesAnyInput(zodDef.in._def) && narrows(zodDef.out._def)) {
+          throw new Error(
+            zodDef.in._def.typeName === 'ZodEffects' && zodDef.in._def.effect?.type === 'preprocess'
+              ? PREPROCESS_MESSAGE
+              : UNKNOWN_PIPE_MESSAGE,
+          );
+        }
+      }
+      // A definition seen on the current path is a cycle: point back to it instead of degrading to `{}`.
+      if (seen !== undefined && seen.path.length < refs.currentPath.length) {
+        const isAncestor = seen.path.every((segment, index) => refs.currentPath[index] === segment);
+        if (isAncestor) return { $ref: seen.path.join('/') };
+      }
+      return ignoreOverride;
+    },
+  });
+  return upgradeTuples(result) as JsonObject;
+}
+
+/**
+ * Rewrites draft-07 tuples (`items: [...]`, `additionalItems`) in the 2020-12 vocabulary toolwire
+ * announces (`prefixItems`, `items`), in place.
+ */
+function upgradeTuples(node: unknown): unknown {
+  if (Array.isArray(node)) {
+    for (const child of node) upgradeTuples(child);
+  } else if (typeof node === 'object' && node !== null) {
+    const schema = node as Record<string, unknown>;
+    if (Array.isArray(schema.items)) {
+      schema.prefixItems = schema.items;
+      delete schema.items;
+      if ('additionalItems' in schema) {
+        schema.items = schema.additionalItems;
+        delete schema.additionalItems;
+      }
+    }
+    for (const child of Object.values(schema)) upgradeTuples(child);
+  }
+  return node;
+}
+
+/** Adapter for a zod 3 schema. @throws Error when the input side cannot be expressed as JSON Schema. */
+export function zod3Adapter(schema: StandardSchemaV1): SchemaAdapter {
+  return standardAdapter('zod3', schema, zod3InputJsonSchema(schema));
+}

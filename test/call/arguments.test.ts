@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { decodeArguments } from '../../src/call/arguments';
+
+describe('decodeArguments', () => {
+  it.each([
+    [undefined, {}],
+    [null, {}],
+    ['', {}],
+    ['  ', {}],
+    ['null', {}],
+    ['""', {}],
+    ['{"a":1}', { a: 1 }],
+    [JSON.stringify('{"a":1}'), { a: 1 }],
+    [{ a: 1 }, { a: 1 }],
+  ])('decodes %j to an object', (raw, value) => {
+    expect(decodeArguments(raw)).toEqual({ ok: true, value });
+  });
+
+  it('passes an object through as the same object', () => {
+    const raw = { a: 1 };
+    expect(decodeArguments(raw)).toEqual({ ok: true, value: raw });
+    expect((decodeArguments(raw) as { value: unknown }).value).toBe(raw);
+  });
+
+  it.each([
+    ['[1]', 'array'],
+    ['1', 'number'],
+    ['false', 'boolean'],
+    ['"text"', 'string'],
+    [JSON.stringify('[1]'), 'array'],
+    [JSON.stringify(JSON.stringify('{"a":1}')), 'string'],
+  ])('refuses %j as not an object (%s)', (raw, type) => {
+    expect(decodeArguments(raw)).toEqual({ ok: false, reason: 'not_object', type });
+  });
+
+  it('refuses a value of another JavaScript type by its type name', () => {
+    expect(decodeArguments(10n)).toEqual({ ok: false, reason: 'not_object', type: 'bigint' });
+  });
+
+  it('refuses text that is not JSON with the parser’s message', () => {
+    const result = decodeArguments('{"a":');
+    expect(result).toMatchObject({ ok: false, reason: 'not_json' });
+    expect((result as { detail: string }).detail.length).toBeGreaterThan(0);
+  });
+});

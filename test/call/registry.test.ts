@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { ToolRegistry } from '../../src/call/registry';
+import { ToolDefinitionError } from '../../src/errors';
+import { tool } from '../../src/tool/tool';
+
+const make = (name: string) => tool({ name, description: `The ${name} tool.`, execute: () => name });
+
+describe('ToolRegistry', () => {
+  it('holds tools by name, in the order they were added', () => {
+    const registry = new ToolRegistry([make('b'), make('a')]);
+    registry.add(make('c'));
+    expect(registry.names()).toEqual(['b', 'a', 'c']);
+    expect(registry.has('a')).toBe(true);
+    expect(registry.get('a')?.name).toBe('a');
+    expect(registry.get('zzz')).toBeUndefined();
+    expect(registry.definitions().map((d) => d.name)).toEqual(['b', 'a', 'c']);
+  });
+
+  it('removes a tool by name', () => {
+    const registry = new ToolRegistry([make('a')]);
+    expect(registry.remove('a')).toBe(true);
+    expect(registry.remove('a')).toBe(false);
+    expect(registry.names()).toEqual([]);
+  });
+
+  it('refuses two tools with the same name', () => {
+    expect(() => new ToolRegistry([make('a'), make('a')])).toThrow(
+      new ToolDefinitionError('duplicate_tool', 'ToolRegistry: a tool named "a" is already registered'),
+    );
+  });
+
+  it('refuses a value not made by tool()', () => {
+    const error = (() => {
+      try {
+        new ToolRegistry([{ name: 'x', description: 'd', definition: {} } as never]);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ToolDefinitionError);
+    expect(error).toMatchObject({
+      code: 'not_a_tool',
+      message: 'ToolRegistry: a tool must be made with tool()',
+    });
+  });
+
+  it('invokes a tool by name', async () => {
+    const registry = new ToolRegistry([make('ping')]);
+    expect(await registry.invoke('ping', '')).toMatchObject({ status: 'ok', output: 'ping' });
+  });
+
+  it('answers an unknown name with unknown_tool, naming it and listing the available tools', async () => {
+    const registry = new ToolRegistry([make('search_orders'), make('issue_refund')]);
+    expect(await registry.invoke('refund', {})).toEqual({
+      status: 'unknown_tool',
+      output: 'Tool "refund" not found. Available tools: search_orders, issue_refund',
+      durationMs: 0,
+    });
+  });
+
+  it('says when no tools are available', async () => {
+    expect((await new ToolRegistry().invoke('x', {})).output).toBe(
+      'Tool "x" not found. No tools are available.',
+    );
+  });
+
+  it('shortens a very long unknown name and applies maxOutputBytes', async () => {
+    const registry = new ToolRegistry([make('a')]);
+    expect((await registry.invoke('n'.repeat(300), {})).output).toBe(
+      `Tool "${'n'.repeat(100)}…" not found. Available tools: a`,
+    );
+    const many = new ToolRegistry(Array.from({ length: 20 }, (_, i) => make(`tool_${i}`)));
+    const full = `Tool "missing" not found. Available tools: ${many.names().join(', ')}`;
+    const marker = `\n[truncated: the full output was ${full.length} bytes]`;
+    expect((await many.invoke('missing', {}, { maxOutputBytes: 80 })).output).toBe(
+      full.slice(0, 80 - marker.length) + marker,
+    );
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * "The announced schema accepts exactly what validation accepts": for every schema kind, the JSON Schema in
+ * `tool.definition.parameters` (checked with an independent JSON Schema validator) and the library's own
+ * validation (through `invokeTool`) agree on every shared fixture and on generated arguments.
+ */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Validator } from '@cfworker/json-schema';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { invokeTool, tool } from '../../../src/index';
+import {
+  invalidOrderSearches,
+  orderSearchSchemas,
+  validOrderSearches,
+} from '../../fixtures/schema/order-search';
+
+const kinds = Object.entries(orderSearchSchemas).map(([kind, parameters]) => {
+  const made = tool({ name: 'search_orders', description: 'Find orders.', parameters, execute: () => 'ok' });
+  const announced = new Validator(structuredClone(made.definition.parameters) as never, '2020-12', false);
+  return {
+    kind,
+    made,
+    announcedAccepts: (args: unknown) => announced.validate(args).valid,
+    libraryAccepts: async (args: unknown) => (await invokeTool(made, args)).status === 'ok',
+  };
+});
+
+// JSON has no `undefined`: a key set to undefined in a fixture means "absent".
+const asJson = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+
+describe.each(kinds)('$kind parameters', ({ made, announcedAccepts, libraryAccepts }) => {
+  it.each(Object.entries(validOrderSearches))(
+    'accepts %s, in the announced schema and in validation',
+    async (_, args) => {
+      expect(announcedAccepts(asJson(args))).toBe(true);
+      expect(await libraryAccepts(asJson(args))).toBe(true);
+    },
+  );
+
+  it.each(Object.entries(invalidOrderSearches))(
+    'refuses %s, in the announced schema and in validation',
+    async (_, args) => {
+      expect(announcedAccepts(asJson(args))).toBe(false);
+      expect(await libraryAccepts(asJson(args))).toBe(false);
+    },
+  );
+
+  it('announces an object schema without $schema', () => {
+    expect(made.definition.parameters.type).toBe('object');
+    expect(made.definition.parameters).not.toHaveProperty('$schema');
+  });
+});
+
+// Per field: values every kind accepts, then values every kind refuses. Mostly valid values, so that most
+// generated objects break zero or one rule and the verdicts are not all "refused".
+const pools: Record<string, [valid: unknown[], invalid: unknown[]]> = {
+  email: [
+    ['ada@example.com', 'b.c@d.io'],
+    [undefined, 'not-an-email', 7, null],
+  ],
+  status: [
+    [undefined, 'open', 'refunded'],
+    ['lost', null],
+  ],
+  limit: [
+    [undefined, 1, 10, 100],
+    [0, 101, 2.5, -3, '10'],
+  ],
+  customer: [
+    [{ id: 'c1' }, { id: 'c1', vip: false }],
+    [undefined, {}, { id: 3 }, { id: 'c1', vip: 'no' }, []],
+  ],
+  items: [
+    [[], [{ sku: 'A', qty: 1 }]],
+    [undefined, [{ sku: 'A', qty: 0 }], [{ sku: 'A' }], [{ sku: 1, qty: 1 }], {}],
+  ],
+  tags: [
+    [{}, { a: 'b' }],
+    [undefined, { a: 1 }, [], 'x'],
+  ],
+  sort: [
+    ['newest', { field: 'f', direction: 'asc' }],
+    [undefined, 'oldest', { field: 'f' }, { direction: 'desc' }, 5],
+  ],
+  extra: [[undefined, 'x', { nested: true }], []],
+};
+const argumentsArbitrary = fc.record(
+  Object.fromEntries(
+    Object.entries(pools).map(([key, [valid, invalid]]) => [
+      key,
+      invalid.length === 0
+        ? fc.constantFrom(...valid)
+        : fc.oneof(
+            { arbitrary: fc.constantFrom(...valid), weight: 6 },
+            { arbitrary: fc.constantFrom(...invalid), weight: 1 },
+          ),
+    ]),
+  ),
+);
+
+describe('generated arguments', () => {
+  it('get the same verdict from the announced schema and from validation, for every kind', async () => {
+    const verdicts = new Set<boolean>();
+    const announcedAccepts0 = kinds[0]!.announcedAccepts;
+    await fc.assert(
+      fc.asyncProperty(argumentsArbitrary, async (generated) => {
+        const args = asJson(generated);
+        verdicts.add(announcedAccepts0(args));
+        for (const { kind, announcedAccepts, libraryAccepts } of kinds) {
+          const announced = announcedAccepts(args);
+          const validated = await libraryAccepts(args);
+          if (announced !== validated) {
+            throw new Error(
+              `${kind}: announced ${announced}, validation ${validated} for ${JSON.stringify(args)}`,
+            );
+          }
+        }
+      }),
+      { numRuns: 300, seed: 20_240_601 },
+    );
+    // Both verdicts occurred, so the property compared something.
+    expect([...verdicts].sort()).toEqual([false, true]);
+  });
+});
+
+function compact(value: unknown): string {
+  return value === undefined ? '—' : `\`${JSON.stringify(value).replaceAll('|', '\\|')}\``;
+}
+
+function announcedMarkdown(): string {
+  const lines = [
+    '# The order-search fixture, announced by each schema kind',
+    '',
+    'Generated by test/tool/schema/agreement.test.ts from test/fixtures/schema/order-search.ts (run',
+    '`npx vitest run test/tool/schema/agreement.test.ts -u` to refresh). Each column is `tool.definition.parameters`',
+    'for the same parameters written with that library; every kind accepts and refuses the same fixtures.',
+    '',
+    `| property | ${kinds.map((k) => k.kind).join(' | ')} |`,
+    `| --- | ${kinds.map(() => '---').join(' | ')} |`,
+  ];
+  const properties = Object.keys(orderSearchSchemas['JSON Schema'].properties);
+  for (const property of properties) {
+    const cells = kinds.map(({ made }) => {
+      const props = made.definition.parameters.properties as Record<string, unknown>;
+      return compact(props[property]);
+    });
+    lines.push(`| \`${property}\` | ${cells.join(' | ')} |`);
+  }
+  for (const key of ['required', 'additionalProperties']) {
+    lines.push(
+      `| *(${key})* | ${kinds.map(({ made }) => compact(made.definition.parameters[key])).join(' | ')} |`,
+    );
+  }
+  lines.push('');
+  for (const { kind, made } of kinds) {
+    lines.push(`## ${kind}`, '', '```json', JSON.stringify(made.definition.parameters, null, 2), '```', '');
+  }
+  return lines.join('\n');
+}
+
+// The repository's formatter (Biome) formats Markdown; store the file the way it would, so `biome check` passes.
+function formatted(markdown: string): string {
+  return execFileSync(biome, ['format', '--stdin-file-path=test/fixtures/schema/announced.md'], {
+    input: markdown,
+    encoding: 'utf8',
+  });
+}
+const biome = fileURLToPath(new URL('../../../node_modules/.bin/biome', import.meta.url));
+
+describe('announced.md', () => {
+  it('lists the announced schema of every kind side by side', async () => {
+    await expect(formatted(announcedMarkdown())).toMatchFileSnapshot('../../fixtures/schema/announced.md');
+  });
+});

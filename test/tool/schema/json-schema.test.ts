@@ -1,0 +1,437 @@
+import { describe, expect, it } from 'vitest';
+import { invokeTool, tool } from '../../../src/index';
+import { expectDefinitionError } from '../../fixtures/schema/definition-error';
+
+const echo = (input: unknown) => input;
+
+/** The engine's message for a pattern the validator (which compiles with the u flag) cannot compile. */
+function regexError(pattern: string): string {
+  try {
+    new RegExp(pattern, 'u');
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error(`${pattern} compiles`);
+}
+
+const TYPES = 'expected one of "array", "boolean", "integer", "null", "number", "object", "string"';
+/** Schemas that every call would fail on, and the problem `tool()` names instead. */
+const MALFORMED: Array<[string, Record<string, unknown>, string]> = [
+  ['an unknown type', { type: 'bogus' }, `#/type: "bogus" is not a JSON Schema type (${TYPES})`],
+  [
+    'an unknown type of a property',
+    { type: 'object', properties: { kind: { type: 'enum' } } },
+    `#/properties/kind/type: "enum" is not a JSON Schema type (${TYPES})`,
+  ],
+  [
+    'an unknown type in a list of types',
+    { type: 'object', properties: { a: { type: ['string', 'nil'] } } },
+    `#/properties/a/type/1: "nil" is not a JSON Schema type (${TYPES})`,
+  ],
+  [
+    'an empty list of types',
+    { type: 'object', properties: { a: { type: [] } } },
+    '#/properties/a/type: expected a type name or a non-empty array of them, got an empty array',
+  ],
+  [
+    'a type that is not a string',
+    { type: 'object', properties: { a: { type: 7 } } },
+    '#/properties/a/type: expected a type name or a non-empty array of them, got 7',
+  ],
+  [
+    'a pattern that is not a string',
+    { type: 'object', properties: { a: { type: 'string', pattern: 5 } } },
+    '#/properties/a/pattern: expected a string (a regular expression), got 5',
+  ],
+  [
+    'required: true on a property (draft 3)',
+    { type: 'object', properties: { a: { type: 'string', required: true } } },
+    '#/properties/a/required: expected an array of property names, got true',
+  ],
+  [
+    'a required entry that is not a string',
+    { type: 'object', required: ['a', 2] },
+    '#/required/1: expected a property name (a string), got 2',
+  ],
+  [
+    'a property schema written as a type name',
+    { type: 'object', properties: { a: 'string' } },
+    '#/properties/a: expected a schema (an object or a boolean), got "string"',
+  ],
+  [
+    'items that is not a schema',
+    { type: 'object', properties: { a: { type: 'array', items: 'string' } } },
+    '#/properties/a/items: expected a schema (an object or a boolean) or an array of schemas, got "string"',
+  ],
+  [
+    'an anyOf that is not an array',
+    { type: 'object', properties: { a: { anyOf: { type: 'string' } } } },
+    '#/properties/a/anyOf: expected a non-empty array of schemas, got an object',
+  ],
+  [
+    'an empty oneOf',
+    { type: 'object', properties: { a: { oneOf: [] } } },
+    '#/properties/a/oneOf: expected a non-empty array of schemas, got an empty array',
+  ],
+  [
+    'a bad schema inside allOf',
+    { type: 'object', allOf: [{ type: 'object' }, { properties: { a: { type: 'str' } } }] },
+    `#/allOf/1/properties/a/type: "str" is not a JSON Schema type (${TYPES})`,
+  ],
+  [
+    'a bad schema inside $defs',
+    { type: 'object', $defs: { a: { type: 'object', properties: { b: { minLength: -1 } } } } },
+    '#/$defs/a/properties/b/minLength: expected a non-negative integer, got -1',
+  ],
+  [
+    'a maxItems that is not an integer',
+    { type: 'object', properties: { a: { type: 'array', maxItems: 2.5 } } },
+    '#/properties/a/maxItems: expected a non-negative integer, got 2.5',
+  ],
+  [
+    'a minimum written as a string',
+    { type: 'object', properties: { a: { type: 'number', minimum: '5' } } },
+    '#/properties/a/minimum: expected a number, got "5"',
+  ],
+  [
+    'a multipleOf of 0',
+    { type: 'object', properties: { a: { type: 'number', multipleOf: 0 } } },
+    '#/properties/a/multipleOf: expected a number greater than 0, got 0',
+  ],
+  [
+    'an exclusiveMinimum that is neither a number nor a boolean',
+    { type: 'object', properties: { a: { type: 'number', exclusiveMinimum: 'no' } } },
+    '#/properties/a/exclusiveMinimum: expected a number (or a boolean, in draft 4), got "no"',
+  ],
+  [
+    'an enum that is not an array',
+    { type: 'object', properties: { a: { enum: 'a' } } },
+    '#/properties/a/enum: expected an array, got "a"',
+  ],
+  [
+    'a uniqueItems that is not a boolean',
+    { type: 'object', properties: { a: { type: 'array', uniqueItems: 'yes' } } },
+    '#/properties/a/uniqueItems: expected a boolean, got "yes"',
+  ],
+  [
+    'a format that is not a string',
+    { type: 'object', properties: { a: { type: 'string', format: 1 } } },
+    '#/properties/a/format: expected a string, got 1',
+  ],
+  [
+    'a $ref that is not a string',
+    { type: 'object', properties: { a: { $ref: 1 } } },
+    '#/properties/a/$ref: expected a string, got 1',
+  ],
+  [
+    'patternProperties that is not an object',
+    { type: 'object', patternProperties: ['^a'] },
+    '#/patternProperties: expected an object of schemas, got an array',
+  ],
+  [
+    'a dependentRequired entry that is not a list of names',
+    { type: 'object', dependentRequired: { a: 'b' } },
+    '#/dependentRequired/a: expected an array of property names, got "b"',
+  ],
+  [
+    'a dependencies entry that is neither a schema nor a list of names',
+    { type: 'object', dependencies: { a: 5 } },
+    '#/dependencies/a: expected a schema or an array of property names, got 5',
+  ],
+  [
+    'a key with a tilde, escaped in the pointer',
+    { type: 'object', properties: { 'a~b': { type: 'strin' } } },
+    `#/properties/a~0b/type: "strin" is not a JSON Schema type (${TYPES})`,
+  ],
+];
+const parameters = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  properties: {
+    q: { type: 'string', minLength: 1, description: 'Query' },
+    page: { type: 'integer', minimum: 1, default: 1 },
+    filters: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { field: { type: 'string', minLength: 1 }, op: { enum: ['eq', 'ne'] } },
+        required: ['field', 'op'],
+      },
+    },
+    tags: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+  required: ['q'],
+} as const;
+const find = tool({ name: 'find', description: 'Finds things.', parameters, execute: echo });
+
+describe('JSON Schema parameters', () => {
+  it('announces the schema as written, without $schema', () => {
+    const { $schema: _dialect, ...rest } = parameters;
+    expect(find.definition.parameters).toEqual(rest);
+  });
+
+  it('does not share objects with the schema it was given', () => {
+    expect(find.definition.parameters.properties).not.toBe(parameters.properties);
+    expect(Object.isFrozen(find.definition.parameters)).toBe(true);
+  });
+
+  it('returns invalid_arguments with JSON pointers rendered as paths', async () => {
+    const result = await invokeTool(find, { q: 5, page: 0, filters: [{ field: '', op: 'eq' }] });
+    expect(result).toMatchObject({
+      status: 'invalid_arguments',
+      output:
+        'Invalid arguments for find: q: Instance type "number" is invalid. Expected "string"; page: 0 is less than 1; ' +
+        'filters[0].field: String is too short (0 < 1)',
+    });
+  });
+
+  it('puts a missing required property in the path', async () => {
+    expect((await invokeTool(find, { filters: [{ field: 'a' }] })).output).toBe(
+      'Invalid arguments for find: q: missing required property; filters[0].op: missing required property',
+    );
+  });
+
+  it('quotes keys that are not identifiers and keeps numeric object keys as keys', async () => {
+    expect((await invokeTool(find, { q: 'x', tags: { 'a b': 1, '0': 2 } })).output).toBe(
+      'Invalid arguments for find: tags["0"]: Instance type "number" is invalid. Expected "string"; ' +
+        'tags["a b"]: Instance type "number" is invalid. Expected "string"',
+    );
+  });
+
+  it('names a property refused by additionalProperties: false', async () => {
+    const closed = tool({
+      name: 'closed',
+      description: 'd',
+      parameters: { type: 'object', properties: { id: { type: 'string' } }, additionalProperties: false },
+      execute: echo,
+    });
+    expect((await invokeTool(closed, { id: 'x', extra: 1 })).output).toBe(
+      'Invalid arguments for closed: extra: is not allowed',
+    );
+  });
+
+  it('reports an anyOf once, not once per branch', async () => {
+    const either = tool({
+      name: 'either',
+      description: 'd',
+      parameters: { type: 'object', properties: { id: { anyOf: [{ type: 'string' }, { type: 'number' }] } } },
+      execute: echo,
+    });
+    expect((await invokeTool(either, { id: true })).output).toBe(
+      'Invalid arguments for either: id: Instance does not match any subschemas',
+    );
+  });
+
+  it('gives execute the arguments as sent (defaults are announced, not applied)', async () => {
+    expect(await invokeTool(find, { q: 'x' })).toMatchObject({ status: 'ok', value: { q: 'x' } });
+  });
+
+  it('honours the draft named by $schema', async () => {
+    const draft4 = tool({
+      name: 'old',
+      description: 'd',
+      parameters: {
+        $schema: 'http://json-schema.org/draft-04/schema#',
+        type: 'object',
+        properties: { n: { type: 'number', minimum: 1, exclusiveMinimum: true } },
+      },
+      execute: echo,
+    });
+    expect((await invokeTool(draft4, { n: 1 })).status).toBe('invalid_arguments');
+    expect((await invokeTool(draft4, { n: 2 })).status).toBe('ok');
+  });
+
+  it('follows local $refs', async () => {
+    const linked = tool({
+      name: 'linked',
+      description: 'd',
+      parameters: {
+        type: 'object',
+        $defs: { sku: { type: 'string', pattern: '^[A-Z]+-[0-9]+$' } },
+        properties: { sku: { $ref: '#/$defs/sku' } },
+      },
+      execute: echo,
+    });
+    expect((await invokeTool(linked, { sku: 'nope' })).output).toBe(
+      'Invalid arguments for linked: sku: String does not match pattern',
+    );
+  });
+
+  it('accepts a subschema object used in two places', async () => {
+    const id = { type: 'string', minLength: 1 };
+    const shared = tool({
+      name: 'shared',
+      description: 'd',
+      parameters: { type: 'object', properties: { from: id, to: id } },
+      execute: echo,
+    });
+    expect(shared.definition.parameters.properties).toEqual({ from: id, to: id });
+    expect((await invokeTool(shared, { from: '', to: 'b' })).output).toBe(
+      'Invalid arguments for shared: from: String is too short (0 < 1)',
+    );
+  });
+
+  it('refuses a $ref that does not point inside the schema', () => {
+    expectDefinitionError(
+      () =>
+        tool({
+          name: 'dangling',
+          description: 'd',
+          parameters: { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } },
+          execute: echo,
+        }),
+      'invalid_parameters',
+      'tool "dangling": parameters is not a valid JSON Schema: #/properties/a/$ref: "#/$defs/missing" does not point inside the schema',
+    );
+  });
+
+  it('refuses a schema that is not an object schema', () => {
+    expectDefinitionError(
+      () => tool({ name: 'str', description: 'd', parameters: { type: 'string' }, execute: echo }),
+      'invalid_parameters',
+      'tool "str": parameters must describe a JSON object (JSON Schema "type": "object"), got "type": "string"',
+    );
+    expectDefinitionError(
+      () => tool({ name: 'untyped', description: 'd', parameters: { properties: {} }, execute: echo }),
+      'invalid_parameters',
+      'tool "untyped": parameters must describe a JSON object (JSON Schema "type": "object"), got no "type"',
+    );
+  });
+
+  it('refuses malformed keywords and values that are not JSON', () => {
+    expectDefinitionError(
+      () =>
+        tool({ name: 'req', description: 'd', parameters: { type: 'object', required: 'a' }, execute: echo }),
+      'invalid_parameters',
+      'tool "req": parameters is not a valid JSON Schema: #/required: expected an array of property names, got "a"',
+    );
+    expectDefinitionError(
+      () =>
+        tool({
+          name: 'props',
+          description: 'd',
+          parameters: { type: 'object', properties: [] },
+          execute: echo,
+        }),
+      'invalid_parameters',
+      'tool "props": parameters is not a valid JSON Schema: #/properties: expected an object of schemas, got an empty array',
+    );
+    expectDefinitionError(
+      () =>
+        tool({
+          name: 'fn',
+          description: 'd',
+          parameters: { type: 'object', default: () => ({}) },
+          execute: echo,
+        }),
+      'invalid_parameters',
+      'tool "fn": parameters is not a valid JSON Schema: it holds a function, which is not JSON',
+    );
+    const cyclic: Record<string, unknown> = { type: 'object' };
+    cyclic.properties = { self: cyclic };
+    expectDefinitionError(
+      () => tool({ name: 'cycle', description: 'd', parameters: cyclic, execute: echo }),
+      'invalid_parameters',
+      'tool "cycle": parameters is not a valid JSON Schema: it is not JSON (it refers to itself)',
+    );
+  });
+
+  it.each(MALFORMED)(
+    'refuses %s at definition time, naming the tool, the field and the JSON pointer',
+    (_, schema, problem) => {
+      expectDefinitionError(
+        () => tool({ name: 'bad', description: 'd', parameters: schema, execute: echo }),
+        'invalid_parameters',
+        `tool "bad": parameters is not a valid JSON Schema: ${problem}`,
+      );
+    },
+  );
+
+  it('refuses a pattern that is not a valid regular expression, with the engine’s reason', () => {
+    const reason = regexError('(');
+    expectDefinitionError(
+      () =>
+        tool({
+          name: 'code',
+          description: 'd',
+          parameters: { type: 'object', properties: { code: { type: 'string', pattern: '(' } } },
+          execute: echo,
+        }),
+      'invalid_parameters',
+      `tool "code": parameters is not a valid JSON Schema: #/properties/code/pattern: "(" is not a valid regular expression (${reason})`,
+    );
+  });
+
+  it('checks patterns as the validator compiles them, in Unicode mode', () => {
+    // Valid without the u flag, a syntax error with it: the validator would throw on every call.
+    const reason = regexError('\\-');
+    expectDefinitionError(
+      () =>
+        tool({
+          name: 'dash',
+          description: 'd',
+          parameters: { type: 'object', properties: { d: { type: 'string', pattern: '\\-' } } },
+          execute: echo,
+        }),
+      'invalid_parameters',
+      `tool "dash": parameters is not a valid JSON Schema: #/properties/d/pattern: "\\\\-" is not a valid regular expression (${reason})`,
+    );
+  });
+
+  it('refuses a patternProperties key that is not a valid regular expression, escaping the pointer', () => {
+    const reason = regexError('a/[');
+    expectDefinitionError(
+      () =>
+        tool({
+          name: 'keys',
+          description: 'd',
+          parameters: { type: 'object', patternProperties: { 'a/[': { type: 'string' } } },
+          execute: echo,
+        }),
+      'invalid_parameters',
+      `tool "keys": parameters is not a valid JSON Schema: #/patternProperties/a~1[: "a/[" is not a valid regular expression (${reason})`,
+    );
+  });
+
+  it('checks an outputSchema given as JSON Schema the same way', () => {
+    expectDefinitionError(
+      () => tool({ name: 'out', description: 'd', outputSchema: { type: 'int' }, execute: echo }),
+      'invalid_output_schema',
+      'tool "out": outputSchema is not a valid JSON Schema: #/type: "int" is not a JSON Schema type (expected one of "array", "boolean", "integer", "null", "number", "object", "string")',
+    );
+  });
+
+  it('accepts every draft’s forms of the keywords it checks, and keywords it does not know', () => {
+    const lenient = {
+      $schema: 'http://json-schema.org/draft-04/schema#',
+      type: 'object',
+      title: 'Everything',
+      'x-vendor': { type: 'bogus', pattern: '(' },
+      definitions: { id: { type: ['string', 'null'], pattern: '^[a-z]+$', minLength: 1, maxLength: 9 } },
+      properties: {
+        id: { $ref: '#/definitions/id' },
+        n: { type: 'number', minimum: 0, exclusiveMaximum: true, maximum: 10, multipleOf: 0.5 },
+        tuple: {
+          type: 'array',
+          items: [{ type: 'string' }, true],
+          additionalItems: false,
+          uniqueItems: true,
+        },
+        list: { type: 'array', items: { type: 'integer' }, minItems: 0, contains: { const: 1 } },
+        pick: { enum: ['a', 1, null], default: 'a', examples: [{ type: 'bogus' }] },
+        either: { anyOf: [{ type: 'string' }, { type: 'integer' }], not: { const: '' } },
+        nullable: { nullable: true, type: 'string', format: 'email' },
+      },
+      patternProperties: { '^x-\\p{L}+$': { type: 'string' } },
+      additionalProperties: false,
+      dependencies: { a: ['b'], b: { required: ['a'] } },
+      dependentRequired: { c: ['d'] },
+      required: ['id'],
+      if: { properties: { n: { const: 1 } } },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keyword
+      then: { required: ['list'] },
+      else: true,
+    };
+    expect(() => tool({ name: 'ok', description: 'd', parameters: lenient, execute: echo })).not.toThrow();
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { zod4InputJsonSchema } from '../../../src/tool/schema/zod4';
+import { metadataOnlyAnnotates, NO_METADATA } from '../../../src/tool/schema/zod4-metadata';
+
+const annotates = (schema: z.ZodType) =>
+  metadataOnlyAnnotates(zod4InputJsonSchema(schema), () =>
+    schema['~standard'].jsonSchema.input({
+      target: 'draft-2020-12',
+      libraryOptions: { metadata: NO_METADATA },
+    }),
+  );
+
+describe('metadataOnlyAnnotates', () => {
+  it('is true without metadata', () => {
+    expect(annotates(z.object({ a: z.string().min(1), b: z.number().nullable() }))).toBe(true);
+  });
+
+  it('is true for descriptions, titles, examples and deprecation, at any depth', () => {
+    const schema = z
+      .object({
+        a: z.string().describe('A'),
+        b: z.array(z.number().meta({ title: 'B', examples: [1, 2], deprecated: true })).describe('Bs'),
+        c: z.object({ d: z.boolean().meta({ description: 'D', $comment: 'internal' }) }),
+      })
+      .describe('Everything');
+    expect(annotates(schema)).toBe(true);
+  });
+
+  it('is true for a described schema made nullable, which zod announces with anyOf instead of a type list', () => {
+    const schema = z.object({ a: z.string().describe('A').nullable() });
+    expect(zod4InputJsonSchema(schema).properties).toEqual({
+      a: { anyOf: [{ type: 'string', description: 'A' }, { type: 'null' }] },
+    });
+    expect(annotates(schema)).toBe(true);
+  });
+
+  it('is true for a property named after an annotation', () => {
+    expect(annotates(z.object({ description: z.string(), default: z.number().describe('n') }))).toBe(true);
+  });
+
+  it.each([
+    ['adds a constraint', z.string().meta({ minLength: 3 })],
+    ['changes the type', z.number().meta({ type: 'integer' })],
+    ['adds a pattern', z.string().meta({ pattern: '^a' })],
+    ['moves the schema to $defs (an id)', z.string().meta({ id: 'zod4-metadata-test-id' })],
+    ['adds a keyword it does not know (x-…)', z.string().meta({ 'x-unit': 'ms' })],
+  ])('is false when metadata %s', (_, field) => {
+    expect(annotates(z.object({ field }))).toBe(false);
+  });
+});

@@ -1,0 +1,346 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import * as zm from 'zod/mini';
+import { z as z3v4 } from 'zod3/v4';
+import { invokeTool, tool } from '../../../src/index';
+import { resolveSchema } from '../../../src/tool/schema/index';
+import { guardWithAnnounced } from '../../../src/tool/schema/json-schema';
+import { zod4Adapter } from '../../../src/tool/schema/zod4';
+import { expectDefinitionError } from '../../fixtures/schema/definition-error';
+
+const echo = (input: unknown) => input;
+const find = tool({
+  name: 'find',
+  description: 'Finds things.',
+  parameters: z.object({
+    q: z.string().min(1).describe('Query'),
+    page: z.number().int().positive().default(1),
+    filters: z.array(z.object({ field: z.string().min(1), op: z.enum(['eq', 'ne']) })).optional(),
+  }),
+  execute: echo,
+});
+
+describe('zod 4 parameters', () => {
+  it('announces the input side with descriptions, defaults (not required), enums and nested arrays', () => {
+    expect(find.definition.parameters).toEqual({
+      type: 'object',
+      properties: {
+        q: { type: 'string', minLength: 1, description: 'Query' },
+        page: { default: 1, type: 'integer', exclusiveMinimum: 0, maximum: 9007199254740991 },
+        filters: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              field: { type: 'string', minLength: 1 },
+              op: { type: 'string', enum: ['eq', 'ne'] },
+            },
+            required: ['field', 'op'],
+          },
+        },
+      },
+      required: ['q'],
+    });
+  });
+
+  it('returns invalid_arguments naming each path with zod’s message', async () => {
+    const result = await invokeTool(find, { q: 5, page: 0, filters: [{ field: '', op: 'eq' }] });
+    expect(result.status).toBe('invalid_arguments');
+    expect(result.output).toBe(
+      'Invalid arguments for find: q: Invalid input: expected string, received number; ' +
+        'page: Too small: expected number to be >0; ' +
+        'filters[0].field: Too small: expected string to have >=1 characters',
+    );
+  });
+
+  it('gives execute the parsed output, defaults applied', async () => {
+    const result = await invokeTool(find, '{"q":"shoes"}');
+    expect(result).toMatchObject({
+      status: 'ok',
+      value: { q: 'shoes', page: 1 },
+      output: '{"q":"shoes","page":1}',
+    });
+  });
+
+  it('announces the input side of a transform and runs execute with its output', async () => {
+    const count = tool({
+      name: 'count',
+      description: 'Counts characters.',
+      parameters: z.object({ text: z.string().transform((s) => s.length) }),
+      execute: ({ text }) => text * 2,
+    });
+    expect(count.definition.parameters).toEqual({
+      type: 'object',
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+    });
+    expect(await invokeTool(count, { text: 'abc' })).toMatchObject({ status: 'ok', output: '6' });
+  });
+
+  it('leaves a refinement out of the announcement and reports it from validation', async () => {
+    const more = tool({
+      name: 'more',
+      description: 'More than one.',
+      parameters: z.object({ n: z.number().refine((n) => n > 1, 'must be more than 1') }),
+      execute: echo,
+    });
+    expect(more.definition.parameters).toEqual({
+      type: 'object',
+      properties: { n: { type: 'number' } },
+      required: ['n'],
+    });
+    expect((await invokeTool(more, { n: 0 })).output).toBe(
+      'Invalid arguments for more: n: must be more than 1',
+    );
+  });
+
+  it('reports a bad discriminator at its path', async () => {
+    const shape = tool({
+      name: 'shape',
+      description: 'Draws a shape.',
+      parameters: z.object({
+        shape: z.discriminatedUnion('kind', [
+          z.object({ kind: z.literal('circle'), r: z.number() }),
+          z.object({ kind: z.literal('square'), side: z.number() }),
+        ]),
+      }),
+      execute: echo,
+    });
+    expect((await invokeTool(shape, { shape: { kind: 'tri' } })).output).toBe(
+      "Invalid arguments for shape: shape.kind: Invalid discriminator value. Expected 'circle' | 'square'",
+    );
+  });
+
+  it('refuses z.date() at definition time', () => {
+    expectDefinitionError(
+      () => tool({ name: 'when', description: 'd', parameters: z.object({ at: z.date() }), execute: echo }),
+      'unsupported_schema',
+      'tool "when": parameters cannot be expressed as JSON Schema: Date cannot be represented in JSON Schema',
+    );
+  });
+
+  it('refuses z.bigint() at definition time', () => {
+    expectDefinitionError(
+      () => tool({ name: 'big', description: 'd', parameters: z.object({ n: z.bigint() }), execute: echo }),
+      'unsupported_schema',
+      'tool "big": parameters cannot be expressed as JSON Schema: BigInt cannot be represented in JSON Schema',
+    );
+  });
+
+  it('refuses parameters that do not describe an object', () => {
+    expectDefinitionError(
+      () => tool({ name: 'str', description: 'd', parameters: z.string(), execute: echo }),
+      'invalid_parameters',
+      'tool "str": parameters must describe a JSON object (JSON Schema "type": "object"), got "type": "string"',
+    );
+  });
+});
+
+// Schemas zod accepts more of than their announcement: validation must still refuse what the model was told
+// is invalid, with the announcement's message.
+const looser: Array<[string, z.ZodType, unknown, string]> = [
+  [
+    'z.coerce.number() given "3"',
+    z.object({ n: z.coerce.number() }),
+    { n: '3' },
+    'n: Instance type "string" is invalid. Expected "number"',
+  ],
+  ['.catch() given nothing', z.object({ n: z.number().catch(1) }), {}, 'n: missing required property'],
+  [
+    '.regex(/abc/i) given "ABC"',
+    z.object({ s: z.string().regex(/abc/i) }),
+    { s: 'ABC' },
+    's: String does not match pattern',
+  ],
+  [
+    'a record of numbers given a "__proto__" key',
+    z.object({ r: z.record(z.string(), z.number()) }),
+    '{"r":{"__proto__":"x"}}',
+    'r.__proto__: Instance type "string" is invalid. Expected "number"',
+  ],
+  [
+    'z.unknown() named constructor, left out',
+    z.object({ constructor: z.unknown() }),
+    {},
+    'constructor: missing required property',
+  ],
+  [
+    'a minimum length added by .meta()',
+    z.object({ s: z.string().meta({ minLength: 3 }) }),
+    { s: 'a' },
+    's: String is too short (1 < 3)',
+  ],
+  [
+    'a minimum length whose when skips it',
+    z.object({ s: z.string().min(3, { when: () => false } as never) }),
+    { s: 'a' },
+    's: String is too short (1 < 3)',
+  ],
+  [
+    'an extra key of a strict object piped into a union (zod goes on past it; the union drops it)',
+    z.object({
+      o: z
+        .strictObject({ a: z.string() })
+        .pipe(z.union([z.object({ a: z.string() }), z.object({ a: z.string(), b: z.number() })])),
+    }),
+    { o: { a: 'x', extra: 1 } },
+    'o.extra: is not allowed',
+  ],
+  [
+    'an empty tuple with a rest whose nonoptional first item defaults',
+    z.object({ t: z.tuple([z.string().default('x').nonoptional()], z.number()) }),
+    { t: [] },
+    't: Array has too few items (0 < 1)',
+  ],
+  [
+    'a too long string whose .superRefine() removes the issue',
+    z.object({
+      s: z
+        .string()
+        .max(3)
+        .superRefine((_value, ctx) => {
+          (ctx as unknown as { issues: unknown[] }).issues.length = 0;
+        }),
+    }),
+    { s: 'abcdef' },
+    's: String is too long (6 > 3)',
+  ],
+  [
+    'a wrong type whose .check(z.superRefine()), run anyway by its when, removes the issue',
+    z.object({
+      n: z.number().check(
+        z.superRefine(
+          (_value, ctx) => {
+            (ctx as unknown as { issues: unknown[] }).issues.length = 0;
+          },
+          { when: () => true } as never,
+        ),
+      ),
+    }),
+    { n: 'x' },
+    'n: Instance type "string" is invalid. Expected "number"',
+  ],
+  [
+    'an empty tuple with a rest whose first item takes undefined',
+    z.object({ t: z.tuple([z.unknown()], z.string()) }),
+    { t: [] },
+    't: Array has too few items (0 < 1)',
+  ],
+];
+
+const search = z.object({
+  query: z.string().min(1).max(5),
+  page: z.int().positive().default(1),
+  sort: z.enum(['newest', 'oldest']).nullable().optional(),
+  tags: z.array(z.string()).max(2).optional(),
+});
+const searchArguments = [
+  '{"query":"😀😀😀😀😀"}',
+  '{"query":"abcdef","page":0,"sort":"up","tags":["a","b","c"],"x":1}',
+  '{"query":"","page":1.5}',
+  '{"page":9007199254740992,"sort":null}',
+  '{"query":"a","tags":[1]}',
+  '{"query":"a","__proto__":{"x":1}}',
+];
+
+describe('zod 4 parameters without Standard JSON Schema', () => {
+  const expected = {
+    type: 'object',
+    properties: { a: { type: 'string', maxLength: 3 }, n: { type: 'number' } },
+    required: ['a'],
+  };
+
+  it('takes zod/mini parameters: announced through zod’s converter, validated by the schema', async () => {
+    const parameters = zm.object({ a: zm.string().check(zm.maxLength(3)), n: zm.optional(zm.number()) });
+    const made = tool({ name: 'mini', description: 'd', parameters, execute: (input) => input.a });
+    expect(made.definition.parameters).toEqual(expected);
+    expect(await invokeTool(made, { a: 'ab', n: 1 })).toMatchObject({ status: 'ok', output: 'ab' });
+    // The words are zod's locale's: English once classic zod is loaded (here), "Invalid input" with zod/mini alone.
+    expect(await invokeTool(made, { a: 'abcd' })).toMatchObject({
+      status: 'invalid_arguments',
+      output: expect.stringMatching(/^Invalid arguments for mini: a: /),
+    });
+    expect(
+      resolveSchema(parameters, { owner: 'tool "mini"', field: 'parameters', requireObject: true }),
+    ).toMatchObject({
+      kind: 'zod4',
+      acceptsOnlyAnnounced: true,
+    });
+  });
+
+  it('takes schemas of zod 3.25’s zod/v4, and keeps the check against their announcement (another zod minor)', async () => {
+    const parameters = z3v4.object({ a: z3v4.string().max(3), n: z3v4.number().optional() });
+    const made = tool({ name: 'copy', description: 'd', parameters, execute: (input) => input.a });
+    expect(made.definition.parameters).toEqual(expected);
+    expect(await invokeTool(made, { a: 'ab' })).toMatchObject({ status: 'ok', output: 'ab' });
+    expect(await invokeTool(made, { a: 'abcd' })).toMatchObject({
+      status: 'invalid_arguments',
+      output: 'Invalid arguments for copy: a: Too big: expected string to have <=3 characters',
+    });
+    const adapter = resolveSchema(parameters, {
+      owner: 'tool "copy"',
+      field: 'parameters',
+      requireObject: true,
+    });
+    expect(adapter.kind).toBe('zod4');
+    expect(adapter.acceptsOnlyAnnounced).toBeUndefined();
+  });
+});
+
+describe('zod 4 parameters and their announcement', () => {
+  it.each(looser)(
+    'returns invalid_arguments for %s, which zod accepts and the announcement refuses',
+    async (_, parameters, args, message) => {
+      const made = tool({ name: 'check', description: 'Checks.', parameters, execute: echo });
+      const result = await invokeTool(made, args);
+      expect(result).toMatchObject({
+        status: 'invalid_arguments',
+        output: `Invalid arguments for check: ${message}`,
+      });
+    },
+  );
+
+  it('gives zod’s results for a schema of trusted constructs', async () => {
+    const made = tool({ name: 'search', description: 'Finds.', parameters: search, execute: echo });
+    const outputs = [];
+    for (const args of searchArguments) outputs.push((await invokeTool(made, args)).output);
+    expect(outputs).toEqual([
+      '{"query":"😀😀😀😀😀","page":1}',
+      'Invalid arguments for search: query: Too big: expected string to have <=5 characters; ' +
+        'page: Too small: expected number to be >0; ' +
+        'sort: Invalid option: expected one of "newest"|"oldest"; tags: Too big: expected array to have <=2 items',
+      'Invalid arguments for search: query: Too small: expected string to have >=1 characters; ' +
+        'page: Invalid input: expected int, received number',
+      'Invalid arguments for search: query: Invalid input: expected string, received undefined; ' +
+        'page: Too big: expected int to be <=9007199254740991',
+      'Invalid arguments for search: tags[0]: Invalid input: expected string, received number',
+      '{"query":"a","page":1}',
+    ]);
+  });
+
+  it('validates a schema of trusted constructs as it would with the check against the announcement', async () => {
+    const unchecked = zod4Adapter(search);
+    const checked = guardWithAnnounced(unchecked);
+    const accepted = [
+      '{"query":"abc","page":3,"sort":null,"tags":["x","y"]}',
+      '{"query":"a","sort":"oldest","tags":[],"extra":true}',
+    ];
+    let ok = 0;
+    for (const args of [...searchArguments, ...accepted]) {
+      const value = JSON.parse(args) as unknown;
+      const alone = await unchecked.validate(value);
+      expect(alone).toEqual(await checked.validate(value));
+      if (alone.ok) ok += 1;
+    }
+    expect(ok).toBe(4); // both verdicts compared, not only zod's refusals
+  });
+
+  it('leaves the check against the announcement out only for a schema of trusted constructs', () => {
+    const origin = { owner: 'tool "t"', field: 'parameters', requireObject: true } as const;
+    expect(resolveSchema(search, origin).acceptsOnlyAnnounced).toBe(true);
+    expect(resolveSchema(z.object({ n: z.coerce.number() }), origin).acceptsOnlyAnnounced).toBeUndefined();
+    expect(
+      resolveSchema(z.object({ s: z.string().meta({ minLength: 3 }) }), origin).acceptsOnlyAnnounced,
+    ).toBe(undefined);
+  });
+});

@@ -1,0 +1,152 @@
+import { type } from 'arktype';
+import * as v from 'valibot';
+import { describe, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+import { z as z3 } from 'zod3';
+import {
+  type EmptyInput,
+  invokeTool,
+  type Tool,
+  type ToolContext,
+  type ToolInput,
+  type ToolOutput,
+  tool,
+} from '../../src/index';
+
+describe('execute’s input is inferred from parameters', () => {
+  it('zod 4: the output type, defaults filled in', () => {
+    tool({
+      name: 't',
+      description: 'd',
+      parameters: z.object({ a: z.string(), n: z.number().default(1), s: z.enum(['x', 'y']).optional() }),
+      execute: (input) => {
+        expectTypeOf(input).toEqualTypeOf<{ a: string; n: number; s?: 'x' | 'y' | undefined }>();
+      },
+    });
+  });
+
+  it('zod 3: the output type, transforms applied', () => {
+    tool({
+      name: 't',
+      description: 'd',
+      parameters: z3.object({ a: z3.string().transform((s) => s.length), n: z3.number().default(1) }),
+      execute: (input) => {
+        expectTypeOf(input).toEqualTypeOf<{ a: number; n: number }>();
+      },
+    });
+  });
+
+  it('valibot: the output type', () => {
+    tool({
+      name: 't',
+      description: 'd',
+      parameters: v.object({ a: v.string(), n: v.optional(v.number(), 1), tags: v.array(v.string()) }),
+      execute: (input) => {
+        expectTypeOf(input).toEqualTypeOf<{ a: string; n: number; tags: string[] }>();
+      },
+    });
+  });
+
+  it('arktype: the output type', () => {
+    tool({
+      name: 't',
+      description: 'd',
+      parameters: type({ a: 'string', 'n?': 'number' }),
+      execute: (input) => {
+        expectTypeOf(input).toEqualTypeOf<{ a: string; n?: number }>();
+      },
+    });
+  });
+
+  it('JSON Schema written as const: FromSchema, defaulted properties optional', () => {
+    tool({
+      name: 't',
+      description: 'd',
+      parameters: {
+        type: 'object',
+        properties: {
+          a: { type: 'string' },
+          n: { type: 'number', default: 1 },
+          kind: { enum: ['x', 'y'] },
+        },
+        required: ['a'],
+        additionalProperties: false,
+      } as const,
+      execute: (input) => {
+        expectTypeOf(input).toEqualTypeOf<{ a: string; n?: number; kind?: 'x' | 'y' }>();
+      },
+    });
+  });
+
+  it('no parameters: an empty object', () => {
+    const ping = tool({
+      name: 'ping',
+      description: 'd',
+      execute: (input) => {
+        expectTypeOf(input).toEqualTypeOf<EmptyInput>();
+        return 'pong';
+      },
+    });
+    expectTypeOf<ToolInput<typeof ping>>().toEqualTypeOf<Record<string, never>>();
+  });
+});
+
+describe('the other option types', () => {
+  it('infers the output type from execute, for toModelOutput and the Tool', () => {
+    const t = tool({
+      name: 't',
+      description: 'd',
+      parameters: z.object({ id: z.string() }),
+      execute: async ({ id }) => ({ id, secret: 1 }),
+      toModelOutput: (output) => {
+        expectTypeOf(output).toEqualTypeOf<{ id: string; secret: number }>();
+        return { id: output.id };
+      },
+    });
+    expectTypeOf(t).toEqualTypeOf<Tool<{ id: string }, { id: string; secret: number }, unknown>>();
+    expectTypeOf<ToolOutput<typeof t>>().toEqualTypeOf<{ id: string; secret: number }>();
+  });
+
+  it('types the needsApproval predicate with ctx and the input', () => {
+    tool({
+      name: 't',
+      description: 'd',
+      parameters: z.object({ amount: z.number() }),
+      needsApproval: (ctx, input) => {
+        expectTypeOf(ctx).toEqualTypeOf<ToolContext<unknown>>();
+        expectTypeOf(input).toEqualTypeOf<{ amount: number }>();
+        return input.amount > 100;
+      },
+      execute: () => 'ok',
+    });
+  });
+
+  it('infers the context type from an annotated ctx', () => {
+    const t = tool({
+      name: 't',
+      description: 'd',
+      execute: (_input, ctx: ToolContext<{ tenant: string }>) => ctx.context.tenant,
+    });
+    expectTypeOf(t).toEqualTypeOf<Tool<EmptyInput, string, { tenant: string }>>();
+    void invokeTool(t, {}, { context: { tenant: 'acme' } });
+    // @ts-expect-error the context must match the tool's
+    void invokeTool(t, {}, { context: { tenant: 42 } });
+  });
+
+  it('assigns any tool to Tool, for registries and clients', () => {
+    const t = tool({
+      name: 't',
+      description: 'd',
+      parameters: z.object({ a: z.string() }),
+      execute: ({ a }) => a,
+    });
+    expectTypeOf(t).toExtend<Tool>();
+    const list: Tool[] = [t];
+    expectTypeOf(list).toEqualTypeOf<Tool[]>();
+  });
+
+  it('refuses a parameters value of no accepted kind at compile time', () => {
+    // @ts-expect-error a string is not a schema
+    tool({ name: 't', description: 'd', parameters: 'string', execute: () => 1 });
+  });
+});

@@ -1,0 +1,110 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  encodeFrame,
+  fastServiceFrame,
+  serviceFrameSchema,
+  TOOL_CALL_STATUSES,
+} from '../../src/wire/protocol';
+
+const anyValue = fc.oneof(
+  fc.string({ maxLength: 300 }),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constant(-1),
+  fc.constant(2 ** 53),
+  fc.constant(''),
+  fc.jsonValue({ maxDepth: 2 }),
+);
+// Mostly valid fields, so that the fast path accepts often; anything else often enough to be refused.
+const validId = fc.string({ minLength: 1, maxLength: 8 });
+const mostly = <T>(valid: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: valid, weight: 4 }, { arbitrary: anyValue, weight: 1 });
+const idList = fc.oneof(anyValue, fc.array(anyValue, { maxLength: 3 }), fc.array(validId, { maxLength: 3 }));
+const candidate = fc.record(
+  {
+    type: fc.constantFrom('tool_call', 'ack'),
+    callId: mostly(validId),
+    runId: mostly(validId),
+    toolName: mostly(fc.string({ maxLength: 8 })),
+    arguments: fc.jsonValue({ maxDepth: 3 }),
+    approved: mostly(fc.boolean()),
+    reason: mostly(fc.string({ maxLength: 8 })),
+    deadlineMs: mostly(fc.nat()),
+    depth: mostly(fc.nat(5)),
+    callIds: mostly(fc.array(validId, { minLength: 1, maxLength: 3 })),
+    acks: fc.oneof(
+      { arbitrary: fc.array(validId, { maxLength: 3 }), weight: 4 },
+      { arbitrary: idList, weight: 1 },
+    ),
+    extra: anyValue,
+  },
+  { requiredKeys: ['type'] },
+);
+
+describe('fastServiceFrame', () => {
+  it('accepts only frames the schema accepts, and returns exactly what the schema returns', () => {
+    const accepted = { tool_call: 0, toolCallWithAcks: 0, ack: 0, ackWithCallIds: 0, refused: 0 };
+    fc.assert(
+      fc.property(candidate, (value) => {
+        const fast = fastServiceFrame(value.type, value as Record<string, unknown>);
+        const parsed = serviceFrameSchema.safeParse(value);
+        if (fast === undefined) {
+          accepted.refused += 1;
+          return;
+        }
+        accepted[fast.type as 'tool_call' | 'ack'] += 1;
+        if ('acks' in fast) accepted.toolCallWithAcks += 1;
+        if ('callIds' in fast) accepted.ackWithCallIds += 1;
+        expect(parsed.success).toBe(true);
+        expect(fast).toEqual(parsed.data);
+      }),
+      { numRuns: 5_000 },
+    );
+    // The generator reaches both frames, their lists of acks, and refusals.
+    for (const count of Object.values(accepted)) expect(count).toBeGreaterThan(50);
+  });
+
+  it('takes the common frames of a call', () => {
+    expect(fastServiceFrame('ack', { type: 'ack', callId: 'c1' })).toEqual({ type: 'ack', callId: 'c1' });
+    expect(fastServiceFrame('ack', { type: 'ack', callIds: ['c1', 'c2'] })).toEqual({
+      type: 'ack',
+      callIds: ['c1', 'c2'],
+    });
+    const call = {
+      type: 'tool_call',
+      callId: 'c1',
+      runId: 'r1',
+      toolName: 'add',
+      arguments: '{"a":1}',
+      deadlineMs: 120_000,
+      depth: 0,
+    } as const;
+    expect(fastServiceFrame('tool_call', { ...call, unknownField: true })).toEqual(call);
+  });
+});
+
+describe('encodeFrame', () => {
+  it('writes a tool_result exactly as JSON.stringify does, whatever its text holds', () => {
+    const result = fc.record(
+      {
+        type: fc.constant('tool_result' as const),
+        callId: fc.string({ unit: 'grapheme-composite', minLength: 1, maxLength: 20 }),
+        status: fc.constantFrom(...TOOL_CALL_STATUSES),
+        output: fc.oneof(fc.string({ unit: 'binary' }), fc.string()),
+        durationMs: fc.oneof(fc.nat(), fc.double({ min: 0, noNaN: true }), fc.constant(undefined)),
+        widget: fc.oneof(fc.constant(undefined), fc.jsonValue({ maxDepth: 2 })),
+        retryable: fc.oneof(fc.constant(undefined), fc.boolean()),
+      },
+      { requiredKeys: ['type', 'callId', 'status', 'output'] },
+    );
+    fc.assert(
+      fc.property(result, (frame) => {
+        expect(encodeFrame(frame)).toBe(JSON.stringify(frame));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
