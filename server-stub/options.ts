@@ -5,7 +5,7 @@
  * @module
  */
 import { ToolDefinitionError } from '../src/errors';
-import { MAX_TIMEOUT_MS } from '../src/tool/tool';
+import { MAX_TIMEOUT_MS } from '../src/limits';
 import { type AgentDefinition, agentDefinitionSchema, PROTOCOL_DEFAULTS } from '../src/wire/protocol';
 import { consoleLogger, type StubLogger } from './logger';
 import type { Model } from './model';

@@ -5,15 +5,15 @@
  */
 
 export { type DecodedArguments, decodeArguments } from './call/arguments';
-export {
-  type ApprovalDecision,
-  type ApprovalRequest,
-  type InvokeOptions,
-  invokeTool,
-  type ToolCallResult,
-  type WidgetInvalidInfo,
-} from './call/invoke';
+export { invokeTool } from './call/invoke';
 export { ToolRegistry } from './call/registry';
+export type {
+  ApprovalDecision,
+  ApprovalRequest,
+  InvokeOptions,
+  ToolCallResult,
+  WidgetInvalidInfo,
+} from './call/types';
 export {
   Agent,
   type AgentOptions,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { setKey } from './tool/output';
+import { setKey } from './json';
 
 /** A pino-compatible logger: each method takes a structured object and a message. */
 export interface Logger {

@@ -13,22 +13,15 @@ import {
 } from '../tool/model-text';
 import { serializeOutput, thrownMessage } from '../tool/output';
 import type { ToolContext } from '../tool/tool';
-import type { ApprovalDecision } from './invoke';
-import type { CallOptions, CallState } from './run-call';
-import { type Settled, settleThen } from './settle';
+import { settleThen } from './settle';
+import { timed } from './timed';
+import type { ApprovalDecision, CallOptions, CallState } from './types';
 
 /** How the approval step ended: go ahead, or a result that ends the call. */
 export type ApprovalOutcome =
   | { go: true; approved: boolean }
   | { go: false; status: 'rejected' | 'cancelled' | 'error'; output: string }
   | { go: false; status: 'timeout' };
-
-/** Runs a callback of the tool's under the call's time budget and signal (`timed` in src/call/run-call.ts). */
-export type TimedRunner = <T>(
-  call: CallState,
-  fn: () => T | PromiseLike<T>,
-  next: (outcome: Settled<Awaited<T>>) => void,
-) => void;
 
 /** At most this many characters of an approver's unusable answer are quoted in the model's text. */
 const MAX_SHOWN_ANSWER = 100;
@@ -65,7 +58,6 @@ function showAnswer(answer: unknown): string {
 export function decideApproval(
   call: CallState,
   input: unknown,
-  timed: TimedRunner,
   done: (outcome: ApprovalOutcome) => void,
 ): void {
   const { internals, ctx, options } = call;

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { jsonTypeName } from '../tool/output';
+import { jsonTypeName } from '../json';
 
 /** Result of {@link decodeArguments}. */
 export type DecodedArguments =

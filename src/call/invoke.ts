@@ -9,108 +9,15 @@
  */
 
 import { TimeoutError, ToolDefinitionError } from '../errors';
+import { MAX_TIMEOUT_MS } from '../limits';
 import { cancelledText, errorText, notJsonText, notObjectText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
-import { MAX_TIMEOUT_MS, type Tool, type ToolContext, type ToolInternals, toolInternals } from '../tool/tool';
-import type { Widget } from '../tool/widget';
-import type { ToolCallStatus } from '../wire/protocol';
+import { type Tool, type ToolContext, type ToolInternals, toolInternals } from '../tool/tool';
 import { decodeArguments } from './arguments';
 import { contextClassFor } from './call-context';
 import { CallSignal } from './call-signal';
-import { type CallOptions, type CallOutcome, type CallState, runCall } from './run-call';
-
-/** What {@link InvokeOptions.approve} is asked: the call and its validated input. */
-export interface ApprovalRequest {
-  /** Id of the call awaiting approval. */
-  callId: string;
-  /** Id of its run. */
-  runId: string;
-  /** Name of the tool. */
-  toolName: string;
-  /** The validated input `execute` would receive. */
-  input: unknown;
-}
-
-/** An approver's answer: `true`/`false`, or an object with an optional reason the model reads on rejection. */
-export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
-
-/** Details of a widget dropped because it failed validation. */
-export interface WidgetInvalidInfo {
-  /** Name of the tool that returned the widget. */
-  toolName: string;
-  /** Id of the call. */
-  callId: string;
-  /** Path inside the widget, e.g. `children[0].color` or `(root)`. */
-  path: string;
-  /** What is wrong there, e.g. `expected string`. */
-  message: string;
-}
-
-/** Where a call started by the client delivers its result (once). */
-export interface ResultSink {
-  result(result: ToolCallResult): void;
-}
-
-/** Options of one call. Every field is optional. */
-export interface InvokeOptions<C = unknown> {
-  /** Id of the call, given to `ctx.callId` and `ctx.idempotencyKey()`. @default a random UUID */
-  callId?: string;
-  /** Id of the run. @default a random UUID */
-  runId?: string;
-  /** Nesting depth of the run (`ctx.depth`). @default 0 */
-  depth?: number;
-  /** `ctx.context`. */
-  context?: C;
-  /**
-   * Cancels the call: status `cancelled`, `ctx.signal` aborts, and nothing more runs (no `execute` after an
-   * approval that arrives late, no `errorFunction`).
-   */
-  signal?: AbortSignal;
-  /** `true`: a human already approved this call; `false`: a human already rejected it (`rejectionReason`). */
-  approved?: boolean;
-  /** Reason of an earlier rejection (`approved: false`), appended to the text the model reads. */
-  rejectionReason?: string;
-  /**
-   * Asked when the tool needs approval and `approved` is undefined. May take minutes; an abort of `signal`
-   * while waiting ends the call as `cancelled` and `execute` never runs. A throw gives a `rejected` result.
-   */
-  approve?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
-  /**
-   * Overrides the tool's `timeoutMs` (milliseconds, a positive integer): one budget for argument validation, the
-   * `needsApproval` predicate, `execute`, `outputSchema` and `toModelOutput`, not counting the wait for
-   * `approve`. See {@link ToolOptions.timeoutMs}.
-   */
-  timeoutMs?: number;
-  /**
-   * Cap on `output` in UTF-8 bytes (a positive integer): longer text is cut at a character boundary and ends
-   * with `\n[truncated: the full output was <n> bytes]`, the whole within the cap. @default no cap
-   */
-  maxOutputBytes?: number;
-  /** Told about a widget that failed validation and was dropped. @default a `console.warn` naming the path */
-  onWidgetInvalid?: (info: WidgetInvalidInfo) => void;
-  /**
-   * Extra properties for `ctx` (string or symbol keys), for hosts that hand their own hooks to their tools;
-   * they never replace a standard `ctx` field and are not enumerable.
-   */
-  extend?: Readonly<Record<PropertyKey, unknown>>;
-}
-
-/** The outcome of one call. */
-export interface ToolCallResult {
-  /** One of `ok`, `error`, `invalid_arguments`, `unknown_tool`, `rejected`, `timeout`, `cancelled`. */
-  status: ToolCallStatus;
-  /** Exactly what the model reads; always a string. */
-  output: string;
-  /** The validated widget for the UI, when the result had a valid `widget`. The model never sees it. */
-  widget?: Widget;
-  /**
-   * `execute`'s full return value (parsed by `outputSchema` when given), before `toModelOutput` and with its
-   * widget; only when `status` is `ok`.
-   */
-  value?: unknown;
-  /** Time from the start of the call to its result, in whole milliseconds (approval waits included). */
-  durationMs: number;
-}
+import { runCall } from './run-call';
+import type { CallOptions, CallOutcome, CallState, InvokeOptions, ResultSink, ToolCallResult } from './types';
 
 type Outcome = CallOutcome;
 

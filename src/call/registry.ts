@@ -9,8 +9,8 @@ import { unknownToolText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
 import { type Tool, toolInternals } from '../tool/tool';
 import type { ToolDefinition } from '../wire/protocol';
-import { type InvokeOptions, invokeTool, type ResultSink, startCall, type ToolCallResult } from './invoke';
-import type { CallOptions } from './run-call';
+import { invokeTool, startCall } from './invoke';
+import type { CallOptions, InvokeOptions, ResultSink, ToolCallResult } from './types';
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of any input, output and context type.
 type AnyTool = Tool<any, any, any>;

@@ -11,6 +11,7 @@
  * @module
  */
 
+import { isPlainObject } from '../json';
 import {
   cancelledText,
   errorText,
@@ -19,46 +20,12 @@ import {
   timeoutText,
 } from '../tool/model-text';
 import { serializeOutput, thrownMessage } from '../tool/output';
-import { isPlainObject } from '../tool/schema/json-schema';
 import { formatPath } from '../tool/schema/path';
-import { ERROR_FUNCTION_TIMEOUT_MS, type Tool, type ToolContext, type ToolInternals } from '../tool/tool';
 import { validateWidget, type Widget } from '../tool/widget';
 import { decideApproval } from './approval';
-import type { AbortLike } from './call-signal';
-import type { InvokeOptions, ToolCallResult } from './invoke';
 import { type Settled, settleThen } from './settle';
-
-/** A result without its duration. */
-export type CallOutcome = Omit<ToolCallResult, 'durationMs'>;
-
-/** The options a call runs with; the client's cancellation is a {@link Cancellation}, not an `AbortSignal`. */
-export type CallOptions = Omit<InvokeOptions, 'signal'> & { signal?: AbortLike | undefined };
-
-/** One call in progress: what {@link runCall} needs, and the time left of its budget. */
-export interface CallState {
-  tool: Tool;
-  internals: ToolInternals;
-  ctx: ToolContext;
-  options: CallOptions;
-  /** The call's time limit in milliseconds (`options.timeoutMs`, else the tool's), or none. */
-  timeoutMs: number | undefined;
-  /** Milliseconds left of `timeoutMs`; each timed phase spends what it takes. */
-  remainingMs: number | undefined;
-  /** Aborts `ctx.signal` with a `TimeoutError`; absent without a time limit. */
-  abortWithTimeout: (() => void) | undefined;
-  /** Ends the call with the outcome (once; later outcomes are ignored). */
-  done(outcome: CallOutcome): void;
-  /** Ends the call after a bug in toolwire or a schema library (a step threw): it still gets an answer. */
-  fail(error: unknown): void;
-}
-
-/** Where a step of a call goes on: called exactly once, maybe synchronously. */
-type Next<T> = (value: T) => void;
-
-/** `errorFunction`'s own time limit: `timeoutMs` when the call has one, at most 5,000 ms. */
-export function errorFunctionTimeoutMs(timeoutMs: number | undefined): number {
-  return Math.min(timeoutMs ?? ERROR_FUNCTION_TIMEOUT_MS, ERROR_FUNCTION_TIMEOUT_MS);
-}
+import { errorFunctionTimeoutMs, timed } from './timed';
+import type { CallOutcome, CallState } from './types';
 
 /** Runs `step`, and ends the call as a bug when it throws (a continuation may run from a promise reaction). */
 function guarded(call: CallState, step: () => void): void {
@@ -67,26 +34,6 @@ function guarded(call: CallState, step: () => void): void {
   } catch (error) {
     call.fail(error);
   }
-}
-
-/**
- * Runs one phase of the tool's own work under what is left of the budget, spends the time it took, and goes on
- * with how it ended (at once when the phase answers synchronously; see src/call/settle.ts).
- */
-function timed<T>(call: CallState, fn: () => T | PromiseLike<T>, next: Next<Settled<Awaited<T>>>): void {
-  const budget = call.remainingMs;
-  if (budget === undefined) {
-    // `next` runs inside settleThen: a synchronous throw reaches the caller's guard, a later one `call.fail()`.
-    settleThen(fn, { signal: call.options.signal }, next, call);
-    return;
-  }
-  const started = performance.now();
-  const options = { signal: call.options.signal, timeoutMs: budget, onTimeout: call.abortWithTimeout };
-  const spend = (settled: Settled<Awaited<T>>) => {
-    call.remainingMs = Math.max(0, budget - (performance.now() - started));
-    next(settled);
-  };
-  settleThen(fn, options, spend, call);
 }
 
 const cancelled = (call: CallState): CallOutcome => ({
@@ -238,7 +185,7 @@ export function runCall(call: CallState, args: object): void {
         return;
       }
       const input = validated.value.value;
-      decideApproval(call, input, timed, (decided) =>
+      decideApproval(call, input, (decided) =>
         guarded(call, () => {
           if (!decided.go) {
             if (decided.status === 'timeout') timedOut(call);

@@ -8,13 +8,13 @@
  * @module
  */
 import { Cancellation } from '../call/call-signal';
-import type { ApprovalDecision, ApprovalRequest, ResultSink, ToolCallResult } from '../call/invoke';
 import { startByName, type ToolRegistry } from '../call/registry';
+import type { ApprovalDecision, ApprovalRequest, ResultSink, ToolCallResult } from '../call/types';
+import { MAX_TIMEOUT_MS } from '../limits';
 import type { Logger, Redactor } from '../logger';
 import { isThenable } from '../maybe';
 import { cancelledText } from '../tool/model-text';
 import { thrownMessage, toWellFormed, truncateJsonString } from '../tool/output';
-import { MAX_TIMEOUT_MS } from '../tool/tool';
 import { type ClientFrame, encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
 
 type ToolCallFrame = FrameOf<ServiceFrame, 'tool_call'>;

@@ -5,8 +5,9 @@
  */
 import * as z from 'zod/mini';
 import { ToolDefinitionError } from '../errors';
+import { MAX_TIMEOUT_MS } from '../limits';
 import type { Logger, RedactRule } from '../logger';
-import { MAX_TIMEOUT_MS, type Tool } from '../tool/tool';
+import type { Tool } from '../tool/tool';
 import type { ReconnectOptions } from '../wire/connection';
 import type { WebSocketConstructor } from '../wire/transport';
 import type { Approver } from './calls';

@@ -5,8 +5,8 @@
  * @module
  */
 import { EventEmitter } from 'eventemitter3';
-import type { ApprovalRequest } from '../call/invoke';
 import { ToolRegistry } from '../call/registry';
+import type { ApprovalRequest } from '../call/types';
 import { ConnectionError, RunError, ToolDefinitionError } from '../errors';
 import { Redactor, redactingLogger, silentLogger } from '../logger';
 import { isThenable } from '../maybe';

@@ -5,6 +5,7 @@
  * @see DESIGN.md, "Semantics the tests must pin down", for the rules; test/output.test.ts pins each one.
  * @module
  */
+import { setKey } from '../json';
 import { jsonStringBytes, jsonUnit, utf8Length } from '../wire/utf8';
 
 export { jsonStringBytes } from '../wire/utf8';
@@ -13,13 +14,6 @@ export { jsonStringBytes } from '../wire/utf8';
 export const MAX_OUTPUT_DEPTH = 200;
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
-
-/** JSON type name of a value as a model would say it: `array`, `null`, `number`, … */
-export function jsonTypeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
 
 function className(value: object): string {
   const ctor = (value as { constructor?: { name?: unknown } }).constructor;
@@ -84,16 +78,6 @@ function objectToJson(value: object, key: string, ancestors: object[]): Json | u
     if (json !== undefined) setKey(out, name, json);
   }
   return out;
-}
-
-/**
- * `target[key] = value`, except that a `__proto__` key becomes an own property, as `JSON.parse` makes it,
- * instead of replacing the target's prototype (and vanishing from the output).
- */
-export function setKey<T>(target: Record<string, T>, key: string, value: T): void {
-  if (key === '__proto__') {
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  } else target[key] = value;
 }
 
 /**

@@ -7,6 +7,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ToolDefinitionError } from '../errors';
+import { MAX_TIMEOUT_MS } from '../limits';
 import type { ToolDefinition } from '../wire/protocol';
 import { resolveSchema, type SchemaAdapter } from './schema/index';
 
@@ -151,8 +152,6 @@ export function toolInternals(value: unknown): ToolInternals | undefined {
 
 /** Pattern a tool name must match. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
-/** Largest `timeoutMs` (the largest delay `setTimeout` honours). */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
 /**
  * Longest time `errorFunction` may take, in milliseconds: past `min(timeoutMs, 5_000)` (5,000 ms when the tool
  * has no `timeoutMs`) the model reads the default text instead, so a formatter that never answers cannot hold a

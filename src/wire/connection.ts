@@ -6,8 +6,8 @@
  */
 
 import { ConnectionError } from '../errors';
+import { MAX_TIMEOUT_MS } from '../limits';
 import type { Logger } from '../logger';
-import { MAX_TIMEOUT_MS } from '../tool/tool';
 import { type BackoffOptions, backoffDelay } from './backoff';
 import {
   CLOSE_CODES,

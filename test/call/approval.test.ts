@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { type ApprovalRequest, invokeTool } from '../../src/call/invoke';
+import { invokeTool } from '../../src/call/invoke';
+import type { ApprovalRequest } from '../../src/call/types';
 import { type ToolContext, tool } from '../../src/tool/tool';
 
 const refundTool = (

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { invokeTool, type ToolCallResult } from '../../src/call/invoke';
+import { invokeTool } from '../../src/call/invoke';
+import type { ToolCallResult } from '../../src/call/types';
 import { TimeoutError, ToolDefinitionError } from '../../src/errors';
 import { type ToolContext, tool } from '../../src/tool/tool';
 import { TOOL_CALL_STATUSES } from '../../src/wire/protocol';

@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { invokeTool, type ToolCallResult } from '../../src/call/invoke';
+import { invokeTool } from '../../src/call/invoke';
+import type { ToolCallResult } from '../../src/call/types';
 import { TimeoutError } from '../../src/errors';
 import { ERROR_FUNCTION_TIMEOUT_MS, type ToolContext, type ToolOptions, tool } from '../../src/tool/tool';
 

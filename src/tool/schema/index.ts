@@ -5,8 +5,9 @@
  * @module
  */
 import { ToolDefinitionError } from '../../errors';
+import { isPlainObject } from '../../json';
 import { arkTypeAdapter, arkTypeMessage, isArkTypeSchema } from './arktype';
-import { guardWithAnnounced, isPlainObject, jsonSchemaAdapter } from './json-schema';
+import { guardWithAnnounced, jsonSchemaAdapter } from './json-schema';
 import { noneAdapter } from './none';
 import {
   hasStandardJsonSchema,

@@ -6,17 +6,11 @@
  * @module
  */
 import { type OutputUnit, type SchemaDraft, Validator } from '@cfworker/json-schema';
+import { isPlainObject } from '../../json';
 import { andThen } from '../../maybe';
 import { checkJsonSchema } from './json-schema-check';
 import { formatPath, pointerToSegments } from './path';
 import type { JsonObject, SchemaAdapter, ValidationIssue, ValidationResult } from './types';
-
-/** `true` for a plain object (`{}` literal or `Object.create(null)`), the only shape a JSON Schema can have here. */
-export function isPlainObject(value: unknown): value is JsonObject {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 /** The draft named by `$schema`; 2020-12 when absent or unknown. */
 export function draftOf(schema: JsonObject): SchemaDraft {

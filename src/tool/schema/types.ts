@@ -6,7 +6,9 @@
  */
 
 /** A JSON object, as announced to the service (JSON-serialisable by construction). */
-export type JsonObject = { [key: string]: unknown };
+import type { JsonObject } from '../../json';
+
+export type { JsonObject };
 
 /** Which adapter handles a schema. `standard` covers zod 4, valibot, arktype and any other Standard Schema. */
 export type SchemaKind = 'zod3' | 'zod4' | 'valibot' | 'arktype' | 'standard' | 'json-schema' | 'none';

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { isPlainObject } from './json-schema';
+import { isPlainObject } from '../../json';
 import type { JsonObject } from './types';
 
 /** Keywords that annotate and never make a validator refuse (JSON Schema 2020-12 meta-data vocabulary). */

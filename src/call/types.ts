@@ -1,0 +1,128 @@
+/**
+ * The shapes of one call: its options (`InvokeOptions`), its result (`ToolCallResult`), the approval request and
+ * decision, and the state the phases of a call share (`CallState`).
+ *
+ * @module
+ */
+
+import type { Tool, ToolContext, ToolInternals } from '../tool/tool';
+import type { Widget } from '../tool/widget';
+import type { ToolCallStatus } from '../wire/protocol';
+import type { AbortLike } from './call-signal';
+
+/** What {@link InvokeOptions.approve} is asked: the call and its validated input. */
+export interface ApprovalRequest {
+  /** Id of the call awaiting approval. */
+  callId: string;
+  /** Id of its run. */
+  runId: string;
+  /** Name of the tool. */
+  toolName: string;
+  /** The validated input `execute` would receive. */
+  input: unknown;
+}
+
+/** An approver's answer: `true`/`false`, or an object with an optional reason the model reads on rejection. */
+export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+
+/** Details of a widget dropped because it failed validation. */
+export interface WidgetInvalidInfo {
+  /** Name of the tool that returned the widget. */
+  toolName: string;
+  /** Id of the call. */
+  callId: string;
+  /** Path inside the widget, e.g. `children[0].color` or `(root)`. */
+  path: string;
+  /** What is wrong there, e.g. `expected string`. */
+  message: string;
+}
+
+/** Where a call started by the client delivers its result (once). */
+export interface ResultSink {
+  result(result: ToolCallResult): void;
+}
+
+/** Options of one call. Every field is optional. */
+export interface InvokeOptions<C = unknown> {
+  /** Id of the call, given to `ctx.callId` and `ctx.idempotencyKey()`. @default a random UUID */
+  callId?: string;
+  /** Id of the run. @default a random UUID */
+  runId?: string;
+  /** Nesting depth of the run (`ctx.depth`). @default 0 */
+  depth?: number;
+  /** `ctx.context`. */
+  context?: C;
+  /**
+   * Cancels the call: status `cancelled`, `ctx.signal` aborts, and nothing more runs (no `execute` after an
+   * approval that arrives late, no `errorFunction`).
+   */
+  signal?: AbortSignal;
+  /** `true`: a human already approved this call; `false`: a human already rejected it (`rejectionReason`). */
+  approved?: boolean;
+  /** Reason of an earlier rejection (`approved: false`), appended to the text the model reads. */
+  rejectionReason?: string;
+  /**
+   * Asked when the tool needs approval and `approved` is undefined. May take minutes; an abort of `signal`
+   * while waiting ends the call as `cancelled` and `execute` never runs. A throw gives a `rejected` result.
+   */
+  approve?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+  /**
+   * Overrides the tool's `timeoutMs` (milliseconds, a positive integer): one budget for argument validation, the
+   * `needsApproval` predicate, `execute`, `outputSchema` and `toModelOutput`, not counting the wait for
+   * `approve`. See {@link ToolOptions.timeoutMs}.
+   */
+  timeoutMs?: number;
+  /**
+   * Cap on `output` in UTF-8 bytes (a positive integer): longer text is cut at a character boundary and ends
+   * with `\n[truncated: the full output was <n> bytes]`, the whole within the cap. @default no cap
+   */
+  maxOutputBytes?: number;
+  /** Told about a widget that failed validation and was dropped. @default a `console.warn` naming the path */
+  onWidgetInvalid?: (info: WidgetInvalidInfo) => void;
+  /**
+   * Extra properties for `ctx` (string or symbol keys), for hosts that hand their own hooks to their tools;
+   * they never replace a standard `ctx` field and are not enumerable.
+   */
+  extend?: Readonly<Record<PropertyKey, unknown>>;
+}
+
+/** The outcome of one call. */
+export interface ToolCallResult {
+  /** One of `ok`, `error`, `invalid_arguments`, `unknown_tool`, `rejected`, `timeout`, `cancelled`. */
+  status: ToolCallStatus;
+  /** Exactly what the model reads; always a string. */
+  output: string;
+  /** The validated widget for the UI, when the result had a valid `widget`. The model never sees it. */
+  widget?: Widget;
+  /**
+   * `execute`'s full return value (parsed by `outputSchema` when given), before `toModelOutput` and with its
+   * widget; only when `status` is `ok`.
+   */
+  value?: unknown;
+  /** Time from the start of the call to its result, in whole milliseconds (approval waits included). */
+  durationMs: number;
+}
+
+/** A result without its duration. */
+export type CallOutcome = Omit<ToolCallResult, 'durationMs'>;
+
+/** The options a call runs with; the client's cancellation is a {@link Cancellation}, not an `AbortSignal`. */
+export type CallOptions = Omit<InvokeOptions, 'signal'> & { signal?: AbortLike | undefined };
+
+/** One call in progress: what {@link runCall} needs, and the time left of its budget. */
+export interface CallState {
+  tool: Tool;
+  internals: ToolInternals;
+  ctx: ToolContext;
+  options: CallOptions;
+  /** The call's time limit in milliseconds (`options.timeoutMs`, else the tool's), or none. */
+  timeoutMs: number | undefined;
+  /** Milliseconds left of `timeoutMs`; each timed phase spends what it takes. */
+  remainingMs: number | undefined;
+  /** Aborts `ctx.signal` with a `TimeoutError`; absent without a time limit. */
+  abortWithTimeout: (() => void) | undefined;
+  /** Ends the call with the outcome (once; later outcomes are ignored). */
+  done(outcome: CallOutcome): void;
+  /** Ends the call after a bug in toolwire or a schema library (a step threw): it still gets an answer. */
+  fail(error: unknown): void;
+}

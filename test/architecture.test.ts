@@ -1,0 +1,96 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, posix, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The layers of src/ (see README's "Repository"): imports run one way, client → call → tool → wire → the shared
+ * files at the top of src/, and no file imports one that imports it back, through any chain.
+ */
+const root = fileURLToPath(new URL('..', import.meta.url));
+const RANK: Record<string, number> = { client: 4, call: 3, tool: 2, wire: 1, shared: 0 };
+const MAX_LINES = 400;
+/** TODO(layers): files being split; this list only shrinks. */
+const STILL_LONG = new Set([
+  'src/client/calls.ts',
+  'src/client/client.ts',
+  'src/tool/schema/zod4-faithful.ts',
+  'src/wire/protocol.ts',
+  'server-stub/ui/app/run-view.ts',
+]);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = posix.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.generated.ts') ? [path] : [];
+  });
+}
+
+/** Relative imports of a file (static, dynamic, type-only and re-exports), resolved to repo paths. */
+function importsOf(file: string, known: Set<string>): string[] {
+  const text = readFileSync(join(root, file), 'utf8');
+  const found: string[] = [];
+  for (const match of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+    const base = posix.normalize(posix.join(posix.dirname(file), match[1] as string));
+    const target = [`${base}.ts`, `${base}/index.ts`, base].find((candidate) => known.has(candidate));
+    if (target !== undefined) found.push(target);
+  }
+  return found;
+}
+
+function layerOf(file: string): string {
+  const [, folder] = file.split('/');
+  return folder !== undefined && folder in RANK && file.split('/').length > 2 ? folder : 'shared';
+}
+
+function cycles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string) => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') found.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of graph.keys()) if (!state.has(node)) visit(node);
+  return found;
+}
+
+const files = [...sourceFiles('src'), ...sourceFiles('server-stub')];
+const known = new Set(files);
+const graph = new Map(files.map((file) => [file, importsOf(file, known)]));
+
+describe('architecture', () => {
+  it('has no import from a lower layer of src/ to a higher one', () => {
+    const upward = [...graph]
+      .filter(([file]) => file.startsWith('src/') && file !== 'src/index.ts')
+      .flatMap(([file, targets]) =>
+        targets
+          .filter((target) => target.startsWith('src/'))
+          .filter((target) => (RANK[layerOf(target)] ?? 0) > (RANK[layerOf(file)] ?? 0))
+          .map((target) => `${file} -> ${target}`),
+      );
+    expect(upward).toEqual([]);
+  });
+
+  it('has no import cycle in src/ or server-stub/', () => {
+    // TODO(layers): server-stub/call.ts and run.ts until their shared types move out.
+    const found = cycles(graph).filter((cycle) => cycle[0]?.startsWith('src/'));
+    expect(found.map((cycle) => cycle.join(' -> '))).toEqual([]);
+  });
+
+  it(`keeps every file in src/ and server-stub/ within ${MAX_LINES} lines`, () => {
+    const long = files
+      .filter((file) => !STILL_LONG.has(file))
+      .map((file) => [file, readFileSync(join(root, file), 'utf8').split('\n').length - 1] as const)
+      .filter(([, lines]) => lines > MAX_LINES)
+      .map(([file, lines]) => `${relative(root, join(root, file))} (${lines})`);
+    expect(long).toEqual([]);
+  });
+});
