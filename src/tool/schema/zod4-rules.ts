@@ -214,10 +214,7 @@ export function mayReportUnknownKeys(node: ZodNode, seen = new Set<object>()): b
 }
 
 /** The values a discriminated union's option claims, or `undefined` when they are not plain and required. */
-function discriminatorValues(
-  option: ZodNode,
-  discriminator: string,
-): ReadonlySet<unknown> | undefined {
+function discriminatorValues(option: ZodNode, discriminator: string): ReadonlySet<unknown> | undefined {
   const def = option._zod.def;
   if (def.type !== 'object' || def.shape === undefined || !Object.hasOwn(def.shape, discriminator)) return;
   const field = def.shape[discriminator];
