@@ -224,8 +224,12 @@ export class Call implements RunCall {
     return true;
   }
 
-  /** (Re)starts the deadline: in `deadlineMs`, `onExpire` runs unless the call is done or held by then. */
+  /**
+   * (Re)starts the deadline: in `deadlineMs`, `onExpire` runs unless the call is done or held by then. A done
+   * call has no deadline (a listener of the decision's event may have cancelled it already).
+   */
   armDeadline(deadlineMs: number, onExpire: () => void): void {
+    if (this.#state === 'done') return;
     if (this.#deadlineTimer !== undefined) clearTimeout(this.#deadlineTimer);
     this.#deadlineAt = Date.now() + deadlineMs;
     this.#deadlineTimer = setTimeout(() => {

@@ -182,7 +182,7 @@ describe('Call state transitions', () => {
     expect(done.sessionId).toBe('s1');
   });
 
-  it('keeps the first outcome, stops its timers and resolves done with what the model reads', async () => {
+  it('keeps the first outcome, stops its timers (arming none after) and resolves done with what the model reads', async () => {
     vi.useFakeTimers({ now: 0 });
     const expired = vi.fn();
     const call = callIn('dispatched');
@@ -192,6 +192,7 @@ describe('Call state transitions', () => {
       call.finish({ status: 'ok', output: '42', widget: { type: 'Text' }, clientDurationMs: 7 }, 's1'),
     ).toBe(true);
     expect(call.finish({ status: 'timeout', output: 'late' }, undefined)).toBe(false);
+    call.armDeadline(1_000, expired);
     vi.advanceTimersByTime(5_000);
     expect(expired).not.toHaveBeenCalled();
     await expect(call.done).resolves.toEqual({ status: 'ok', output: '42', widget: { type: 'Text' } });
