@@ -5,17 +5,11 @@
  * @module
  */
 import type { ClientFrame, FrameOf } from '../src/wire/protocol';
+import type { CallDecision } from './call';
 import type { Dispatcher } from './dispatcher';
-import type { Run, RunEventKind } from './run';
+import type { Run } from './run';
 import type { Session } from './session';
-
-/** A decision as given by a human. */
-export interface ApprovalDecisionInput {
-  approved: boolean;
-  reason?: string;
-  /** Where the decision came from. */
-  by: 'socket' | 'http';
-}
+import type { RunEventKind } from './transcript';
 
 /** Why a decision was refused: `unknown_call` (HTTP 404) or `not_allowed` (HTTP 409), with a message. */
 export type ApprovalRefusal = { code: 'unknown_call' | 'not_allowed'; message: string };
@@ -44,7 +38,7 @@ export class Approvals {
    *   that follows the outer run can decide a call of an agent used as a tool.
    * @returns `undefined` when applied, else why not.
    */
-  decide(callId: string, decision: ApprovalDecisionInput, runId?: string): ApprovalRefusal | undefined {
+  decide(callId: string, decision: CallDecision, runId?: string): ApprovalRefusal | undefined {
     const call = this.#deps.dispatcher.get(callId);
     if (!call || (runId !== undefined && !this.#within(call.run, runId))) {
       const where = runId === undefined ? '' : ` in run ${runId}`;
@@ -67,11 +61,9 @@ export class Approvals {
             : `tool call ${callId} already finished (status ${status})`,
       };
     }
-    if (call.state !== 'awaiting_approval' || !call.approval) {
+    if (!call.decide(decision)) {
       return { code: 'not_allowed', message: `tool call ${callId} is not awaiting approval` };
     }
-    call.approval.decision = { approved: decision.approved, by: decision.by, at: new Date().toISOString() };
-    if (decision.reason !== undefined) call.approval.decision.reason = decision.reason;
     this.#deps.emit(call.run, 'approval_decided', {
       callId,
       toolName: call.toolName,

@@ -1,22 +1,35 @@
 /**
  * One tool call of a run, from the model's request to the result the model reads.
  *
+ * The call owns its state: the dispatcher and approvals change it only through the transition methods below,
+ * and every transition is checked against {@link TRANSITIONS}, so a transition from the wrong state (a result
+ * after a cancel, a decision for a call that is not held) changes nothing and returns `false`. Leaving a state
+ * stops the timers it owned.
+ *
  * @module
  */
 import type { FrameOf, ServiceFrame, ToolCallStatus } from '../src/wire/protocol';
-import type { CallApproval, Run, TranscriptToolCall } from './run';
-
-/**
- * `waiting`: no client has it (none can take it yet, or all were busy); `awaiting_approval`: held until a human
- * decides; `dispatched`: sent to a client, result pending; `done`: has its result.
- */
-export type CallState = 'waiting' | 'awaiting_approval' | 'dispatched' | 'done';
+import type { Run, RunCall } from './run';
+import type { CallApproval, CallState, TranscriptToolCall } from './transcript';
 
 /** What a call ends with: exactly what the model reads, plus the widget for the transcript. */
 export interface CallOutcome {
   status: ToolCallStatus;
   output: string;
   widget?: unknown;
+}
+
+/** The outcome as recorded, with the execution time the client reported when a client answered. */
+export interface CallResult extends CallOutcome {
+  clientDurationMs?: number;
+}
+
+/** A human decision on a held call. */
+export interface CallDecision {
+  approved: boolean;
+  reason?: string;
+  /** Where the decision came from. */
+  by: 'socket' | 'http';
 }
 
 /** How a call is created. */
@@ -29,8 +42,26 @@ export interface CallInit {
   turn: number;
 }
 
-/** The live record of one call. Owned by the dispatcher. */
-export class Call {
+/**
+ * Every transition a call can make, with the states it may start from:
+ * - `dispatch`: sent to a client.
+ * - `hold`: held for a human decision (the tool's definition asks for one, or the client sent `approval_request`).
+ * - `decide`: the decision is in; the call waits to be sent with it.
+ * - `requeue`: the client it was sent to gave it back (answered busy, or its session expired).
+ * - `finish`: it has its outcome (a result, a deadline, a cancel, an unknown tool). `done` is final.
+ */
+export const TRANSITIONS = {
+  dispatch: { from: ['waiting'], to: 'dispatched' },
+  hold: { from: ['waiting', 'dispatched'], to: 'awaiting_approval' },
+  decide: { from: ['awaiting_approval'], to: 'waiting' },
+  requeue: { from: ['dispatched'], to: 'waiting' },
+  finish: { from: ['waiting', 'dispatched', 'awaiting_approval'], to: 'done' },
+} as const satisfies Record<string, { from: readonly CallState[]; to: CallState }>;
+
+type Transition = keyof typeof TRANSITIONS;
+
+/** The live record of one call. Driven by the dispatcher; read by its run for the transcript. */
+export class Call implements RunCall {
   readonly callId: string;
   readonly modelCallId: string;
   readonly run: Run;
@@ -41,21 +72,17 @@ export class Call {
   readonly createdAt = Date.now();
   /** Resolves once, with the outcome the model reads. */
   readonly done: Promise<CallOutcome>;
-  state: CallState = 'waiting';
-  /** Session the call is assigned to: dispatched there, or held after that session's `approval_request`. */
-  sessionId: string | undefined;
-  /** Every session the call was ever sent to, in order. */
-  readonly sentTo: string[] = [];
-  /** Sessions that answered "busy" since the last retry; skipped until then. */
-  readonly busyFrom = new Set<string>();
-  approval: CallApproval | undefined;
-  /** Epoch milliseconds after which the call times out; `undefined` while held for approval. */
-  deadlineAt: number | undefined;
-  deadlineTimer: ReturnType<typeof setTimeout> | undefined;
-  retryTimer: ReturnType<typeof setTimeout> | undefined;
-  result: (CallOutcome & { clientDurationMs?: number }) | undefined;
-  answeredBy: string | undefined;
-  finishedAt: number | undefined;
+  #state: CallState = 'waiting';
+  #sessionId: string | undefined;
+  readonly #sentTo: string[] = [];
+  readonly #busyFrom = new Set<string>();
+  #approval: CallApproval | undefined;
+  #deadlineAt: number | undefined;
+  #deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #result: CallResult | undefined;
+  #answeredBy: string | undefined;
+  #finishedAt: number | undefined;
   #settle!: (outcome: CallOutcome) => void;
 
   constructor(init: CallInit) {
@@ -71,22 +98,165 @@ export class Call {
     });
   }
 
-  /** The decision, when a human gave one. */
-  get decision(): CallApproval['decision'] {
-    return this.approval?.decision;
+  get state(): CallState {
+    return this.#state;
   }
 
-  /** Records the outcome and resolves {@link done}. The caller checks `state` first: this runs once. */
-  settle(outcome: CallOutcome & { clientDurationMs?: number }, answeredBy: string | undefined): void {
-    this.state = 'done';
-    this.result = outcome;
-    this.answeredBy = answeredBy;
-    this.finishedAt = Date.now();
+  /**
+   * Session the call is assigned to: dispatched there, or held after that session's `approval_request` (and
+   * then sent back there with the decision). Kept once the call is done.
+   */
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  /** Every session the call was ever sent to, in order. */
+  get sentTo(): readonly string[] {
+    return this.#sentTo;
+  }
+
+  /** Sessions that answered "busy" since the last retry; skipped until then. */
+  get busyFrom(): ReadonlySet<string> {
+    return this.#busyFrom;
+  }
+
+  /** Approval state, once the call was held. */
+  get approval(): Readonly<CallApproval> | undefined {
+    return this.#approval;
+  }
+
+  /** The decision, when a human gave one. */
+  get decision(): CallApproval['decision'] {
+    return this.#approval?.decision;
+  }
+
+  /** Epoch milliseconds after which the call times out; `undefined` while held for approval. */
+  get deadlineAt(): number | undefined {
+    return this.#deadlineAt;
+  }
+
+  /** The recorded outcome, once done. */
+  get result(): CallResult | undefined {
+    return this.#result;
+  }
+
+  /** Session whose `tool_result` was recorded (none for timeouts, cancels and unknown tools). */
+  get answeredBy(): string | undefined {
+    return this.#answeredBy;
+  }
+
+  /** Epoch milliseconds the call finished at. */
+  get finishedAt(): number | undefined {
+    return this.#finishedAt;
+  }
+
+  /** `waiting` → `dispatched`: sent to `sessionId`, which it is now assigned to. */
+  dispatch(sessionId: string): boolean {
+    if (!this.#apply('dispatch')) return false;
+    this.#sessionId = sessionId;
+    if (this.#sentTo.at(-1) !== sessionId) this.#sentTo.push(sessionId);
+    return true;
+  }
+
+  /**
+   * `waiting` or `dispatched` → `awaiting_approval`, never once decided. The deadline stops until the decision
+   * (a human may take long) and so does a pending busy retry.
+   */
+  hold(requestedBy: CallApproval['requestedBy'], reason: string | undefined): boolean {
+    if (this.decision !== undefined || !this.#apply('hold')) return false;
+    this.stopTimers();
+    this.#deadlineAt = undefined;
+    this.#approval = { requestedBy, requestedAt: new Date().toISOString() };
+    if (reason !== undefined) this.#approval.reason = reason;
+    return true;
+  }
+
+  /** `awaiting_approval` → `waiting`, with the decision recorded. A call is decided once. */
+  decide(decision: CallDecision): boolean {
+    const approval = this.#approval;
+    if (approval === undefined || approval.decision !== undefined || !this.#apply('decide')) return false;
+    approval.decision = { approved: decision.approved, by: decision.by, at: new Date().toISOString() };
+    if (decision.reason !== undefined) approval.decision.reason = decision.reason;
+    return true;
+  }
+
+  /**
+   * `dispatched` → `waiting`: `sessionId`, which the call was sent to, answered busy. The call is no longer
+   * assigned, and that session is skipped for it until the next retry (see {@link retryWhenBusy}).
+   */
+  requeueBusy(sessionId: string): boolean {
+    if (this.#sessionId !== sessionId || !this.#apply('requeue')) return false;
+    this.#sessionId = undefined;
+    this.#busyFrom.add(sessionId);
+    return true;
+  }
+
+  /**
+   * The session the call is assigned to expired. The call is no longer assigned; a dispatched one goes back to
+   * `waiting` (returns `true`: offer it again), a held one stays held.
+   */
+  sessionLost(): boolean {
+    if (this.#state === 'done') return false;
+    this.#sessionId = undefined;
+    return this.#apply('requeue');
+  }
+
+  /** `sessionId` is gone: it is no longer skipped as busy. */
+  forgetBusy(sessionId: string): void {
+    this.#busyFrom.delete(sessionId);
+  }
+
+  /**
+   * → `done`: records the outcome, stops the timers and resolves {@link done}. Returns `false` (and records
+   * nothing) when the call was done already: the first outcome wins.
+   */
+  finish(result: CallResult, answeredBy: string | undefined): boolean {
+    if (!this.#apply('finish')) return false;
+    this.stopTimers();
+    this.#result = result;
+    this.#answeredBy = answeredBy;
+    this.#finishedAt = Date.now();
     this.#settle({
-      status: outcome.status,
-      output: outcome.output,
-      ...(outcome.widget === undefined ? {} : { widget: outcome.widget }),
+      status: result.status,
+      output: result.output,
+      ...(result.widget === undefined ? {} : { widget: result.widget }),
     });
+    return true;
+  }
+
+  /**
+   * (Re)starts the deadline: in `deadlineMs`, `onExpire` runs unless the call is done or held by then. A done
+   * call has no deadline (a listener of the decision's event may have cancelled it already).
+   */
+  armDeadline(deadlineMs: number, onExpire: () => void): void {
+    if (this.#state === 'done') return;
+    if (this.#deadlineTimer !== undefined) clearTimeout(this.#deadlineTimer);
+    this.#deadlineAt = Date.now() + deadlineMs;
+    this.#deadlineTimer = setTimeout(() => {
+      this.#deadlineTimer = undefined;
+      if (this.#state !== 'done') onExpire();
+    }, deadlineMs);
+  }
+
+  /**
+   * When some session answered busy and no retry is pending: in `delayMs`, forgets who was busy and runs
+   * `retry`.
+   */
+  retryWhenBusy(delayMs: number, retry: () => void): void {
+    if (this.#busyFrom.size === 0 || this.#retryTimer !== undefined) return;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#busyFrom.clear();
+      retry();
+    }, delayMs);
+  }
+
+  /** Stops the deadline and the busy retry (also used at server shutdown). */
+  stopTimers(): void {
+    if (this.#deadlineTimer !== undefined) clearTimeout(this.#deadlineTimer);
+    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+    this.#deadlineTimer = undefined;
+    this.#retryTimer = undefined;
   }
 
   /** The `tool_call` frame for the call's current state, with the time left before its deadline. */
@@ -99,7 +269,7 @@ export class Call {
       arguments: this.arguments,
       depth: this.depth,
     };
-    if (this.deadlineAt !== undefined) frame.deadlineMs = Math.max(0, Math.round(this.deadlineAt - now));
+    if (this.#deadlineAt !== undefined) frame.deadlineMs = Math.max(0, Math.round(this.#deadlineAt - now));
     const decision = this.decision;
     if (decision) {
       frame.approved = decision.approved;
@@ -117,23 +287,31 @@ export class Call {
       toolName: this.toolName,
       arguments: this.arguments,
       depth: this.depth,
-      state: this.state,
-      dispatchedTo: [...this.sentTo],
+      state: this.#state,
+      dispatchedTo: [...this.#sentTo],
       startedAt: new Date(this.createdAt).toISOString(),
     };
-    if (this.approval) entry.approval = this.approval;
-    const result = this.result;
+    if (this.#approval) entry.approval = this.#approval;
+    const result = this.#result;
     if (result) {
       entry.status = result.status;
       entry.output = result.output;
       if (result.widget !== undefined) entry.widget = result.widget;
       if (result.clientDurationMs !== undefined) entry.clientDurationMs = result.clientDurationMs;
     }
-    if (this.answeredBy !== undefined) entry.answeredBy = this.answeredBy;
-    if (this.finishedAt !== undefined) {
-      entry.finishedAt = new Date(this.finishedAt).toISOString();
-      entry.durationMs = this.finishedAt - this.createdAt;
+    if (this.#answeredBy !== undefined) entry.answeredBy = this.#answeredBy;
+    if (this.#finishedAt !== undefined) {
+      entry.finishedAt = new Date(this.#finishedAt).toISOString();
+      entry.durationMs = this.#finishedAt - this.createdAt;
     }
     return entry;
+  }
+
+  /** Moves to the transition's target state when the call is in one of its starting states. */
+  #apply(transition: Transition): boolean {
+    const { from, to } = TRANSITIONS[transition];
+    if (!(from as readonly CallState[]).includes(this.#state)) return false;
+    this.#state = to;
+    return true;
   }
 }

@@ -9,11 +9,12 @@
 // The model reads the same words whether the SDK or the service wrote them.
 import { cancelledText, timeoutText, unknownToolText } from '../src/tool/model-text';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../src/wire/protocol';
-import type { Call, CallOutcome } from './call';
+import type { Call, CallOutcome, CallResult } from './call';
 import type { ResolvedStubOptions } from './options';
 import { atCapacity, mayServe, offeredTools, pickSession } from './routing';
-import type { Run, RunEventKind } from './run';
+import type { Run } from './run';
 import type { Session } from './session';
+import type { RunEventKind } from './transcript';
 
 /** What the dispatcher needs from the service. */
 export interface DispatcherDeps {
@@ -75,12 +76,8 @@ export class Dispatcher {
 
   /** Holds a call until a human decides. `requestedBy` says why. The deadline stops until the decision. */
   hold(call: Call, requestedBy: 'definition' | 'client', reason: string | undefined): void {
+    if (!call.hold(requestedBy, reason)) return;
     this.#waiting.delete(call);
-    this.#clearTimers(call);
-    call.deadlineAt = undefined;
-    call.state = 'awaiting_approval';
-    call.approval = { requestedBy, requestedAt: new Date().toISOString() };
-    if (reason !== undefined) call.approval.reason = reason;
     this.#deps.emit(call.run, 'approval_requested', {
       callId: call.callId,
       toolName: call.toolName,
@@ -90,9 +87,8 @@ export class Dispatcher {
     });
   }
 
-  /** Releases a held call after its decision: its deadline restarts in full and it is sent with the decision. */
+  /** Sends a call that was just decided: its deadline restarts in full and it goes out with the decision. */
   release(call: Call): void {
-    call.state = 'waiting';
     this.#armDeadline(call);
     this.#evaluate(call);
   }
@@ -148,15 +144,12 @@ export class Dispatcher {
     }
     session.ack(call.callId);
     if (frame.retryable === true) {
-      if (call.state !== 'dispatched' || call.sessionId !== session.id) return;
+      if (!call.requeueBusy(session.id)) return;
       logger.debug(
         { callId: call.callId, sessionId: session.id },
         'client busy; the call will be offered again',
       );
       session.calls.delete(call.callId);
-      call.sessionId = undefined;
-      call.state = 'waiting';
-      call.busyFrom.add(session.id);
       this.#evaluate(call);
       return;
     }
@@ -178,6 +171,14 @@ export class Dispatcher {
     this.#finish(call, { status: 'cancelled', output: cancelledText(call.toolName) });
   }
 
+  /** Cancels every call of the run that is not done yet (the run ended). */
+  cancelCalls(run: Run, reason: CancelReason): void {
+    for (const { callId } of run.calls) {
+      const call = this.#calls.get(callId);
+      if (call) this.cancel(call, reason);
+    }
+  }
+
   /** A session has said `welcome`: re-send what it owes results for, then offer it the waiting calls. */
   onSessionReady(session: Session, resumed: boolean): void {
     if (resumed) {
@@ -194,19 +195,15 @@ export class Dispatcher {
     const orphans: Call[] = [];
     for (const callId of session.calls) {
       const call = this.#calls.get(callId);
-      if (!call || call.state === 'done') continue;
-      call.sessionId = undefined;
-      if (call.state === 'dispatched') {
-        call.state = 'waiting';
-        orphans.push(call);
-        this.#deps.options.logger.info(
-          { callId, sessionId: session.id },
-          'session expired with a call in flight; offering it to another client',
-        );
-      }
+      if (!call?.sessionLost()) continue;
+      orphans.push(call);
+      this.#deps.options.logger.info(
+        { callId, sessionId: session.id },
+        'session expired with a call in flight; offering it to another client',
+      );
     }
     session.calls.clear();
-    for (const call of this.#calls.values()) call.busyFrom.delete(session.id);
+    for (const call of this.#calls.values()) call.forgetBusy(session.id);
     for (const call of orphans) this.#waiting.add(call);
     this.retryWaiting();
   }
@@ -218,7 +215,7 @@ export class Dispatcher {
 
   /** Clears every timer (server shutdown). */
   dispose(): void {
-    for (const call of this.#calls.values()) this.#clearTimers(call);
+    for (const call of this.#calls.values()) call.stopTimers();
   }
 
   #evaluate(call: Call): void {
@@ -237,13 +234,7 @@ export class Dispatcher {
         });
         return;
       }
-      if (call.busyFrom.size > 0 && call.retryTimer === undefined) {
-        call.retryTimer = setTimeout(() => {
-          call.retryTimer = undefined;
-          call.busyFrom.clear();
-          this.#evaluate(call);
-        }, this.#deps.options.busyRetryMs);
-      }
+      call.retryWhenBusy(this.#deps.options.busyRetryMs, () => this.#evaluate(call));
       return;
     }
     this.#waiting.delete(call);
@@ -252,23 +243,17 @@ export class Dispatcher {
       this.hold(call, 'definition', undefined);
       return;
     }
-    call.state = 'dispatched';
-    call.sessionId = target.id;
-    if (call.sentTo.at(-1) !== target.id) call.sentTo.push(target.id);
+    call.dispatch(target.id);
     target.calls.add(call.callId);
     target.send(call.frame());
   }
 
   #armDeadline(call: Call): void {
     const deadlineMs = this.#deps.options.callDeadlineMs;
-    if (call.deadlineTimer !== undefined) clearTimeout(call.deadlineTimer);
-    call.deadlineAt = Date.now() + deadlineMs;
-    call.deadlineTimer = setTimeout(() => {
-      call.deadlineTimer = undefined;
-      if (call.state === 'done') return;
+    call.armDeadline(deadlineMs, () => {
       if (call.state === 'dispatched') this.#sendCancel(call, 'deadline');
       this.#finish(call, { status: 'timeout', output: timeoutText(call.toolName, deadlineMs) });
-    }, deadlineMs);
+    });
   }
 
   #sendCancel(call: Call, reason: CancelReason): void {
@@ -276,14 +261,12 @@ export class Dispatcher {
     session?.send({ type: 'cancel', callId: call.callId, reason });
   }
 
-  #finish(call: Call, outcome: CallOutcome & { clientDurationMs?: number }, answeredBy?: string): void {
-    if (call.state === 'done') return;
-    this.#waiting.delete(call);
-    this.#clearTimers(call);
+  #finish(call: Call, outcome: CallResult, answeredBy?: string): void {
     const freed = call.state === 'dispatched' && call.sessionId !== undefined;
     const session = call.sessionId === undefined ? undefined : this.#deps.sessions.get(call.sessionId);
+    if (!call.finish(outcome, answeredBy)) return;
+    this.#waiting.delete(call);
     session?.calls.delete(call.callId);
-    call.settle(outcome, answeredBy);
     const data: Record<string, unknown> = {
       callId: call.callId,
       toolName: call.toolName,
@@ -305,13 +288,6 @@ export class Dispatcher {
     }
   }
 
-  #clearTimers(call: Call): void {
-    if (call.deadlineTimer !== undefined) clearTimeout(call.deadlineTimer);
-    if (call.retryTimer !== undefined) clearTimeout(call.retryTimer);
-    call.deadlineTimer = undefined;
-    call.retryTimer = undefined;
-  }
-
   #refuse(session: Session, callId: string, message: string): void {
     this.#deps.options.logger.warn({ sessionId: session.id, code: 'not_allowed', callId }, message);
     session.send({ type: 'error', code: 'not_allowed', message, callId });
@@ -323,10 +299,8 @@ export class Dispatcher {
   }
 }
 
-function frameOutcome(
-  frame: FrameOf<ClientFrame, 'tool_result'>,
-): CallOutcome & { clientDurationMs?: number } {
-  const outcome: CallOutcome & { clientDurationMs?: number } = { status: frame.status, output: frame.output };
+function frameOutcome(frame: FrameOf<ClientFrame, 'tool_result'>): CallResult {
+  const outcome: CallResult = { status: frame.status, output: frame.output };
   if (frame.widget !== undefined) outcome.widget = frame.widget;
   if (frame.durationMs !== undefined) outcome.clientDurationMs = frame.durationMs;
   return outcome;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { RunEventKind, RunTranscript } from './run';
+import type { RunEventKind, RunTranscript } from './transcript';
 
 /** Event map of `server.events` (eventemitter3). */
 export interface StubEvents {

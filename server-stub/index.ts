@@ -15,7 +15,6 @@
  *
  * @packageDocumentation
  */
-export type { CallState } from './call';
 export type { StubEvents } from './events';
 export { consoleLogger, type StubLogger, silentLogger } from './logger';
 export {
@@ -29,8 +28,12 @@ export {
 } from './model';
 export { type OpenAIChatModelOptions, openAIChatModel } from './openai-model';
 export { STUB_DEFAULTS, type StubServerOptions } from './options';
+export { type Script, type ScriptedTurn, type ScriptInput, scriptedModel } from './scripted-model';
+export { type StubRuns, type StubServer, startStubServer, WEBSOCKET_PATHS } from './server';
+export type { SessionInfo } from './service';
 export type {
   CallApproval,
+  CallState,
   RunEventKind,
   RunEventRecord,
   RunOrigin,
@@ -38,7 +41,4 @@ export type {
   RunSummary,
   RunTranscript,
   TranscriptToolCall,
-} from './run';
-export { type Script, type ScriptedTurn, type ScriptInput, scriptedModel } from './scripted-model';
-export { type StubRuns, type StubServer, startStubServer, WEBSOCKET_PATHS } from './server';
-export type { SessionInfo } from './service';
+} from './transcript';

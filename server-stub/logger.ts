@@ -1,31 +1,22 @@
 /**
- * Logging for the stub. The shape is pino's (`logger.warn({ fields }, 'message')`), so a pino logger, the SDK's
- * logger or the console adapter below can be passed as `startStubServer({ logger })`.
+ * Logging for the stub. It takes the SDK's {@link Logger} (pino's shape: `logger.warn({ fields }, 'message')`),
+ * so a pino logger, the logger given to a `Client` or the console adapter below can be passed as
+ * `startStubServer({ logger })`.
  *
  * @module
  */
+import type { Logger } from '../src/logger';
 
-/** A pino-compatible logger: each method takes structured fields and a message. */
-export interface StubLogger {
-  debug(fields: Record<string, unknown>, message: string): void;
-  info(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
-  error(fields: Record<string, unknown>, message: string): void;
-}
+export { silentLogger } from '../src/logger';
 
-/** Discards everything. */
-export const silentLogger: StubLogger = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-};
+/** What `startStubServer({ logger })` takes: another name for the SDK's {@link Logger}. */
+export type StubLogger = Logger;
 
 /**
  * Writes `info`, `warn` and `error` lines to stderr (stdout is kept for the URL the CLI prints); drops `debug`
  * unless `debug` is `true`. This is the stub's default logger.
  */
-export function consoleLogger(options: { debug?: boolean } = {}): StubLogger {
+export function consoleLogger(options: { debug?: boolean } = {}): Logger {
   const write = (level: string, fields: Record<string, unknown>, message: string) => {
     const extra = Object.keys(fields).length > 0 ? ` ${safeJson(fields)}` : '';
     process.stderr.write(`[toolwire-stub] ${level} ${message}${extra}\n`);

@@ -5,9 +5,12 @@
  * @module
  */
 import { ToolDefinitionError } from '../src/errors';
+
 import { MAX_TIMEOUT_MS } from '../src/limits';
+import type { Logger } from '../src/logger';
+
 import { type AgentDefinition, agentDefinitionSchema, PROTOCOL_DEFAULTS } from '../src/wire/protocol';
-import { consoleLogger, type StubLogger } from './logger';
+import { consoleLogger } from './logger';
 import type { Model } from './model';
 import { scriptedModel } from './scripted-model';
 
@@ -56,7 +59,7 @@ export interface StubServerOptions {
    */
   maxBufferedBytes?: number;
   /** Where the stub logs. @default consoleLogger() (stderr, no debug) */
-  logger?: StubLogger;
+  logger?: Logger;
 }
 
 /** Default values of {@link StubServerOptions}. */
@@ -85,7 +88,7 @@ export interface ResolvedStubOptions
   apiKeys: ReadonlySet<string> | undefined;
   agents: ReadonlyMap<string, AgentDefinition>;
   model: Model;
-  logger: StubLogger;
+  logger: Logger;
 }
 
 const KNOWN_KEYS = new Set<string>([...Object.keys(STUB_DEFAULTS), 'apiKeys', 'agents', 'model', 'logger']);

@@ -4,110 +4,51 @@
  *
  * @module
  */
-import type {
-  AgentDefinition,
-  FrameOf,
-  RunToolCall,
-  ServiceFrame,
-  ToolCallStatus,
-} from '../src/wire/protocol';
-import type { Call, CallState } from './call';
+import type { AgentDefinition, RunToolCall, ToolCallStatus } from '../src/wire/protocol';
 import type { ChatMessage } from './model';
+import type {
+  CallState,
+  RunEventKind,
+  RunEventRecord,
+  RunOrigin,
+  RunStatus,
+  RunSummary,
+  RunTranscript,
+  TranscriptToolCall,
+} from './transcript';
 
-/** `running` until the run ends one of the three other ways. */
-export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
-/** Kinds of `run_event`. */
-export type RunEventKind = FrameOf<ServiceFrame, 'run_event'>['event']['kind'];
-/** Who started a run: a client over its socket, `POST /v1/runs`, or `server.runs.start()`. */
-export type RunOrigin = 'socket' | 'http' | 'api';
-
-/** One event of a run, as kept in its transcript (and sent as `run_event` to the client that started it). */
-export interface RunEventRecord {
-  /** ISO 8601 time the event happened. */
-  at: string;
-  kind: RunEventKind;
-  data: unknown;
-}
-
-/** Approval state of a call, when it needed one. */
-export interface CallApproval {
-  /** `definition`: the tool's definition says `needsApproval`; `client`: a client sent `approval_request`. */
-  requestedBy: 'definition' | 'client';
-  reason?: string;
-  /** ISO 8601. */
-  requestedAt: string;
-  decision?: { approved: boolean; reason?: string; by: 'socket' | 'http'; at: string };
-}
-
-/** One tool call in a transcript. Times are ISO 8601; durations in milliseconds. */
-export interface TranscriptToolCall {
-  callId: string;
-  /** The id the model gave the call (what the tool message refers to). */
-  modelCallId: string;
-  /** Model turn (1-based) that asked for the call. */
-  turn: number;
-  toolName: string;
-  arguments: unknown;
-  depth: number;
-  state: CallState;
+/**
+ * What a run reads of its calls: enough for its transcript and its `run_result`. The calls themselves
+ * (`Call`) are driven by the dispatcher.
+ */
+export interface RunCall {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly arguments: unknown;
+  readonly state: CallState;
+  /** Epoch milliseconds. */
+  readonly createdAt: number;
+  /** Epoch milliseconds; set once the call is done. */
+  readonly finishedAt: number | undefined;
   /** Set once the call is done. */
-  status?: ToolCallStatus;
-  /** What the model read. */
-  output?: string;
-  /** Widget for the UI; never shown to the model. */
-  widget?: unknown;
-  approval?: CallApproval;
-  /** Sessions the call was sent to, in order (more than one after a re-dispatch). */
-  dispatchedTo: string[];
-  /** Session whose `tool_result` was recorded; absent for timeouts, cancellations and unknown tools. */
-  answeredBy?: string;
-  startedAt: string;
-  finishedAt?: string;
-  /** From the call's creation to its result, measured by the service. */
-  durationMs?: number;
-  /** `tool_result.durationMs`: execution time reported by the client. */
-  clientDurationMs?: number;
+  readonly result: { status: ToolCallStatus; output: string; widget?: unknown } | undefined;
+  toTranscript(): TranscriptToolCall;
 }
 
-/** Everything the service knows about a run. */
-export interface RunTranscript {
-  runId: string;
-  agent: AgentDefinition;
-  input: string;
-  status: RunStatus;
-  depth: number;
-  parentRunId?: string;
-  parentCallId?: string;
-  startedBy: RunOrigin;
-  /** Session that started the run over its socket. */
-  ownerSessionId?: string;
-  maxTurns: number;
-  /** Model turns taken. */
-  turns: number;
-  messages: ChatMessage[];
-  toolCalls: TranscriptToolCall[];
-  events: RunEventRecord[];
-  finalOutput?: unknown;
-  error?: string;
-  startedAt: string;
-  finishedAt?: string;
-  durationMs?: number;
-}
+/**
+ * Why a run is cancelled: `requested` by a client, `POST /v1/runs/:runId/cancel` or `server.runs.cancel()`;
+ * `parent_ended` (the run it is nested in ended); `owner_expired` (the session that started it is gone for good);
+ * `shutdown` (the server is closing). It decides the run's `error` text, the `cancel` reason its calls in
+ * flight get, and how its nested runs end.
+ */
+export type RunCancelCause = 'requested' | 'parent_ended' | 'owner_expired' | 'shutdown';
 
-/** A line of `GET /v1/runs`. */
-export interface RunSummary {
-  runId: string;
-  agent: string;
-  /** The first {@link INPUT_PREVIEW_CHARS} characters of the run's input (followed by `…` when cut). */
-  inputPreview: string;
-  status: RunStatus;
-  depth: number;
-  parentRunId?: string;
-  turns: number;
-  toolCalls: number;
-  startedAt: string;
-  finishedAt?: string;
-}
+/** How a run ends: with the model's final output, with an error, or cancelled for a cause. */
+export type RunEnd =
+  | { status: 'completed'; finalOutput: unknown }
+  | { status: 'failed'; error: string }
+  | { status: 'cancelled'; cause: 'requested'; reason?: string | undefined }
+  | { status: 'cancelled'; cause: Exclude<RunCancelCause, 'requested'> };
 
 /** Characters of the input shown in {@link RunSummary.inputPreview}. */
 export const INPUT_PREVIEW_CHARS = 120;
@@ -143,7 +84,7 @@ export class Run {
   readonly parentCallId: string | undefined;
   readonly startedAt = Date.now();
   readonly messages: ChatMessage[] = [];
-  readonly calls: Call[] = [];
+  readonly calls: RunCall[] = [];
   readonly events: RunEventRecord[] = [];
   /** Aborted when the run ends early (cancel, shutdown): stops a model request in flight. */
   readonly abort = new AbortController();

@@ -1,26 +1,27 @@
 /**
- * Runs of one stub server: start (from a socket, HTTP or code), events, cancellation, the end of a run and its
- * `run_result`.
+ * Runs of one stub server: start (from a socket, HTTP or code) and the rules on who may start or cancel what
+ * (nesting depth, runs per session, ownership, a repeated `run_start`), events, cancellation, the end of a run
+ * and its `run_result`.
  *
  * @module
  */
 
 import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'eventemitter3';
-import type { AgentDefinition, FrameOf, ServiceFrame, ToolDefinition } from '../src/wire/protocol';
+import type {
+  AgentDefinition,
+  ClientFrame,
+  FrameOf,
+  ServiceFrame,
+  ToolDefinition,
+} from '../src/wire/protocol';
 import type { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
 import { fitRunResult } from './fit-frame';
 import type { ResolvedStubOptions } from './options';
-import {
-  Run,
-  type RunEventKind,
-  type RunOrigin,
-  type RunStatus,
-  type RunSummary,
-  type RunTranscript,
-} from './run';
+import { Run, type RunEnd } from './run';
 import type { Session } from './session';
+import type { RunEventKind, RunOrigin, RunSummary, RunTranscript } from './transcript';
 import { driveRun } from './turn-loop';
 
 /** A request to start a run. */
@@ -65,14 +66,6 @@ export class RunManager {
   /** The run with this id. */
   get(runId: string): Run | undefined {
     return this.#runs.get(runId);
-  }
-
-  /**
-   * The run this session already started for `requestId`: a client sends `run_start` again after a reconnect
-   * when its `run_started` did not arrive, and must get the same run, not a second one.
-   */
-  byRequest(session: Session, requestId: string): Run | undefined {
-    return this.#byRequest.get(requestKey(session.id, requestId));
   }
 
   /** Summaries of every run, newest first. */
@@ -136,7 +129,7 @@ export class RunManager {
         dispatcher: this.#deps.dispatcher,
         toolsFor: this.#deps.toolsFor,
         emit: (r, kind, data) => this.emit(r, kind, data),
-        end: (r, status, outcome) => this.end(r, status, outcome),
+        end: (r, end) => this.end(r, end),
         newCallId: () => `call_${randomUUID()}`,
       });
     });
@@ -159,6 +152,44 @@ export class RunManager {
   }
 
   /**
+   * `run_start` from a client: starts the run, owned by that session, and answers `run_started`. The same
+   * `requestId` again (a client sends `run_start` again after a reconnect when its `run_started` did not arrive)
+   * gets the same run, never a second one, with its `run_result` when it has ended.
+   *
+   * @returns `undefined` when answered, else why the run was not started.
+   */
+  startFor(session: Session, frame: FrameOf<ClientFrame, 'run_start'>): RunRefusal | undefined {
+    const existing = this.#byRequest.get(requestKey(session.id, frame.requestId));
+    if (existing) {
+      session.send({ type: 'run_started', requestId: frame.requestId, runId: existing.id });
+      if (existing.status !== 'running') session.send(this.resultFrame(existing));
+      return undefined;
+    }
+    const started = this.start({
+      agent: frame.agent,
+      input: frame.input,
+      startedBy: 'socket',
+      owner: session,
+      requestId: frame.requestId,
+      ...(frame.maxTurns === undefined ? {} : { maxTurns: frame.maxTurns }),
+      ...(frame.parentRunId === undefined ? {} : { parentRunId: frame.parentRunId }),
+      ...(frame.parentCallId === undefined ? {} : { parentCallId: frame.parentCallId }),
+    });
+    if ('code' in started) return started;
+    session.send({ type: 'run_started', requestId: frame.requestId, runId: started.id });
+    return undefined;
+  }
+
+  /** `run_cancel` from a client: only the session that started a run may cancel it. */
+  cancelFor(session: Session, runId: string, reason: string | undefined): RunRefusal | undefined {
+    const run = this.#runs.get(runId);
+    if (run && run.ownerSessionId !== session.id) {
+      return { code: 'not_allowed', message: `run ${runId} was not started by this session` };
+    }
+    return this.cancel(runId, reason);
+  }
+
+  /**
    * Cancels a running run: its calls in flight get `cancel { reason: 'run_cancelled' }`, its nested runs are
    * cancelled, and the client that started it gets `run_result { status: 'cancelled' }`.
    */
@@ -167,37 +198,48 @@ export class RunManager {
     if (!run) return { code: 'unknown_run', message: `no run ${JSON.stringify(runId)}` };
     if (run.status !== 'running')
       return { code: 'not_allowed', message: `run ${runId} is already ${run.status}` };
-    this.end(run, 'cancelled', { error: `the run was cancelled${reason ? `: ${reason}` : ''}` });
+    this.end(run, { status: 'cancelled', cause: 'requested', reason });
     return undefined;
   }
 
-  /** Ends a run once: pending calls are cancelled, nested runs too, and `run_result` goes to its client. */
-  end(
-    run: Run,
-    status: Exclude<RunStatus, 'running'>,
-    outcome: { finalOutput?: unknown; error?: string },
-  ): void {
+  /**
+   * Ends a run once: calls not done are cancelled (`cancel` reason `service` at shutdown, else `run_cancelled`),
+   * nested runs too (for the same cause at shutdown, else because their parent ended), and `run_result` goes
+   * to its client.
+   */
+  end(run: Run, end: RunEnd): void {
     if (run.status !== 'running') return;
-    const shutdown = outcome.error === SHUTDOWN_MESSAGE;
-    for (const call of run.calls) {
-      if (call.state !== 'done') {
-        this.#deps.dispatcher.cancel(call, shutdown ? 'service' : 'run_cancelled');
-      }
-    }
-    run.end(status, outcome);
+    const shutdown = end.status === 'cancelled' && end.cause === 'shutdown';
+    this.#deps.dispatcher.cancelCalls(run, shutdown ? 'service' : 'run_cancelled');
+    if (end.status === 'completed') run.end(end.status, { finalOutput: end.finalOutput });
+    else run.end(end.status, { error: end.status === 'failed' ? end.error : this.#cancelText(run, end) });
     const owner = run.ownerSessionId === undefined ? undefined : this.#deps.sessions.get(run.ownerSessionId);
     if (owner) {
       owner.runsInProgress = Math.max(0, owner.runsInProgress - 1);
       owner.send(this.resultFrame(run));
     }
-    this.#deps.options.logger.debug({ runId: run.id, status }, 'run ended');
+    this.#deps.options.logger.debug({ runId: run.id, status: run.status }, 'run ended');
     this.#deps.events.emit('run_finished', run.transcript());
     for (const child of this.#runs.values()) {
       if (child.parentRunId === run.id && child.status === 'running') {
-        this.end(child, 'cancelled', {
-          error: shutdown ? SHUTDOWN_MESSAGE : `the run was cancelled: its parent run ${run.id} is ${status}`,
-        });
+        this.end(child, { status: 'cancelled', cause: shutdown ? 'shutdown' : 'parent_ended' });
       }
+    }
+  }
+
+  /** The `error` of a cancelled run: what cancelled it. */
+  #cancelText(run: Run, end: Extract<RunEnd, { status: 'cancelled' }>): string {
+    switch (end.cause) {
+      case 'requested':
+        return `the run was cancelled${end.reason ? `: ${end.reason}` : ''}`;
+      case 'parent_ended': {
+        const parent = run.parentRunId === undefined ? undefined : this.#runs.get(run.parentRunId);
+        return `the run was cancelled: its parent run ${run.parentRunId} is ${parent?.status}`;
+      }
+      case 'owner_expired':
+        return 'the run was cancelled: the session that started it expired';
+      case 'shutdown':
+        return 'the run was cancelled: the service shut down';
     }
   }
 
@@ -223,7 +265,7 @@ export class RunManager {
   onSessionExpired(session: Session): void {
     for (const run of this.#runs.values()) {
       if (run.ownerSessionId === session.id && run.status === 'running') {
-        this.end(run, 'cancelled', { error: 'the run was cancelled: the session that started it expired' });
+        this.end(run, { status: 'cancelled', cause: 'owner_expired' });
       }
     }
   }
@@ -231,7 +273,7 @@ export class RunManager {
   /** Cancels every run still in progress (server shutdown). */
   shutdown(): void {
     for (const run of this.#runs.values()) {
-      if (run.status === 'running') this.end(run, 'cancelled', { error: SHUTDOWN_MESSAGE });
+      if (run.status === 'running') this.end(run, { status: 'cancelled', cause: 'shutdown' });
     }
   }
 
@@ -242,8 +284,6 @@ export class RunManager {
     return run.ended;
   }
 }
-
-const SHUTDOWN_MESSAGE = 'the run was cancelled: the service shut down';
 
 function requestKey(sessionId: string, requestId: string): string {
   return `${sessionId}\u0000${requestId}`;

@@ -12,9 +12,9 @@ import { closeSocket } from './close-socket';
 import type { StubEvents } from './events';
 import { createHttpHandler } from './http-api';
 import { resolveStubOptions, type StubServerOptions } from './options';
-import type { RunSummary, RunTranscript } from './run';
 import { type SessionInfo, StubService } from './service';
 import { acceptSocket } from './socket-handler';
+import type { RunSummary, RunTranscript } from './transcript';
 
 /** Paths that accept the WebSocket upgrade. */
 export const WEBSOCKET_PATHS = ['/', '/v1/ws'] as const;

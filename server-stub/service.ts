@@ -13,9 +13,10 @@ import { closeSocket } from './close-socket';
 import { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
 import type { ResolvedStubOptions } from './options';
-import type { Run, RunEventKind } from './run';
+import type { Run } from './run';
 import { RunManager } from './runs';
 import { Session, SLOW_READER_CLOSE_CODE } from './session';
+import type { RunEventKind } from './transcript';
 
 /** Public view of a session, for `server.sessions()`. */
 export interface SessionInfo {

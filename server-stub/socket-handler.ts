@@ -210,18 +210,13 @@ class SocketHandler {
         if (duplicates.length > 0) this.#warnDuplicates(duplicates);
         return;
       }
-      case 'run_start':
-        this.#runStart(session, frame);
+      case 'run_start': {
+        const refusal = service.runs.startFor(session, frame);
+        if (refusal) this.#error(refusal.code, refusal.message, { requestId: frame.requestId });
         return;
+      }
       case 'run_cancel': {
-        const run = service.runs.get(frame.runId);
-        if (run && run.ownerSessionId !== session.id) {
-          this.#error('not_allowed', `run ${frame.runId} was not started by this session`, {
-            runId: frame.runId,
-          });
-          return;
-        }
-        const refusal = service.runs.cancel(frame.runId, frame.reason);
+        const refusal = service.runs.cancelFor(session, frame.runId, frame.reason);
         if (refusal) this.#error(refusal.code, refusal.message, { runId: frame.runId });
         return;
       }
@@ -232,31 +227,6 @@ class SocketHandler {
         );
         return;
     }
-  }
-
-  #runStart(session: Session, frame: FrameOf<ClientFrame, 'run_start'>): void {
-    const existing = this.#service.runs.byRequest(session, frame.requestId);
-    if (existing) {
-      // Sent again after a reconnect (its run_started may have died with the socket): the same run, once.
-      session.send({ type: 'run_started', requestId: frame.requestId, runId: existing.id });
-      if (existing.status !== 'running') session.send(this.#service.runs.resultFrame(existing));
-      return;
-    }
-    const started = this.#service.runs.start({
-      agent: frame.agent,
-      input: frame.input,
-      startedBy: 'socket',
-      owner: session,
-      requestId: frame.requestId,
-      ...(frame.maxTurns === undefined ? {} : { maxTurns: frame.maxTurns }),
-      ...(frame.parentRunId === undefined ? {} : { parentRunId: frame.parentRunId }),
-      ...(frame.parentCallId === undefined ? {} : { parentCallId: frame.parentCallId }),
-    });
-    if ('code' in started) {
-      this.#error(started.code, started.message, { requestId: frame.requestId });
-      return;
-    }
-    session.send({ type: 'run_started', requestId: frame.requestId, runId: started.id });
   }
 
   #startHeartbeat(): void {

@@ -9,7 +9,8 @@ import type { ToolDefinition } from '../src/wire/protocol';
 import { Call } from './call';
 import type { Dispatcher } from './dispatcher';
 import type { ChatMessage, ChatToolCall, Model } from './model';
-import type { Run, RunEventKind, RunStatus } from './run';
+import type { Run, RunEnd } from './run';
+import type { RunEventKind } from './transcript';
 
 /** What the loop needs from the service. */
 export interface TurnLoopDeps {
@@ -19,11 +20,7 @@ export interface TurnLoopDeps {
   toolsFor(run: Run): ToolDefinition[];
   emit(run: Run, kind: RunEventKind, data: unknown): void;
   /** Ends the run (idempotent: a cancel may have ended it already). */
-  end(
-    run: Run,
-    status: Exclude<RunStatus, 'running'>,
-    outcome: { finalOutput?: unknown; error?: string },
-  ): void;
+  end(run: Run, end: RunEnd): void;
   newCallId(): string;
 }
 
@@ -32,7 +29,7 @@ export async function driveRun(run: Run, deps: TurnLoopDeps): Promise<void> {
   try {
     await loop(run, deps);
   } catch (error) {
-    deps.end(run, 'failed', { error: error instanceof Error ? error.message : String(error) });
+    deps.end(run, { status: 'failed', error: error instanceof Error ? error.message : String(error) });
   }
 }
 
@@ -46,7 +43,8 @@ async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
   for (;;) {
     if (run.status !== 'running') return;
     if (run.turns >= run.maxTurns) {
-      deps.end(run, 'failed', {
+      deps.end(run, {
+        status: 'failed',
         error: `Max turns (${run.maxTurns}) exceeded: the model was still calling tools after ${run.maxTurns} turns`,
       });
       return;
@@ -68,8 +66,8 @@ async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
       const text = turn.text ?? '';
       addMessage(run, deps, { role: 'assistant', content: text });
       const final = finalOutput(run, text);
-      if ('error' in final) deps.end(run, 'failed', { error: final.error });
-      else deps.end(run, 'completed', { finalOutput: final.value });
+      if ('error' in final) deps.end(run, { status: 'failed', error: final.error });
+      else deps.end(run, { status: 'completed', finalOutput: final.value });
       return;
     }
     const toolCalls: ChatToolCall[] = requested.map((call, index) => ({

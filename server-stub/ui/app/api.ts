@@ -8,10 +8,10 @@
  *
  * @module
  */
-import type { RunTranscript } from '../../run';
+import type { RunTranscript } from '../../transcript';
 
 // The shapes the service answers with are the service's own types (type-only: nothing of the server is bundled).
-export type { RunStatus, RunSummary } from '../../run';
+export type { RunStatus, RunSummary } from '../../transcript';
 
 /** `GET /v1/agents` entry. */
 export interface AgentInfo {

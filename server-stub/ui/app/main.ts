@@ -7,7 +7,8 @@
  */
 import { type AgentInfo, Api, ApiError, type RunSummary, takeKeyFromFragment } from './api';
 import { append, clear, el, formatTime } from './dom';
-import { pill, RunView } from './run-view';
+import { RunView } from './run-view';
+import { pill } from './status-pill';
 
 /** How often the runs list and the agents are refreshed. */
 const POLL_MS = 1500;

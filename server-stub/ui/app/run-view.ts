@@ -7,7 +7,9 @@
  * @module
  */
 import { type Api, ApiError, type RunStatus, type Transcript } from './api';
+import { approvalBox, type CallCard, callCard, type EventData, setCallStatus } from './call-card';
 import { append, clear, el, formatDuration, formatTime, pretty } from './dom';
+import { pill, toneOf } from './status-pill';
 import { renderWidget } from './widgets';
 
 /** What a run view needs from the page. */
@@ -21,40 +23,7 @@ export interface RunViewDeps {
   onUnauthorized(): void;
 }
 
-interface CallCard {
-  root: HTMLElement;
-  status: HTMLElement;
-  duration: HTMLElement;
-  approval: HTMLElement;
-  result: HTMLElement;
-}
-
-type Data = Record<string, unknown>;
-
 const RETRY_MS = [250, 500, 1000, 2000, 4000] as const;
-
-/** Statuses of a tool call, mapped to the pill's colour. */
-const STATUS_TONE: Record<string, string> = {
-  ok: 'good',
-  error: 'bad',
-  invalid_arguments: 'bad',
-  unknown_tool: 'bad',
-  timeout: 'bad',
-  rejected: 'warn',
-  cancelled: 'warn',
-  running: 'info',
-  'awaiting approval': 'warn',
-  completed: 'good',
-  failed: 'bad',
-};
-
-/** A pill showing a status in its colour. */
-export function pill(status: string): HTMLElement {
-  return el('span', {
-    class: `pill tone-${STATUS_TONE[status] ?? 'neutral'}`,
-    text: status.replace('_', ' '),
-  });
-}
 
 /** The live transcript of one run. */
 export class RunView {
@@ -105,7 +74,7 @@ export class RunView {
             await this.#ended((data as { status?: RunStatus } | null)?.status);
             return;
           }
-          this.#apply(event, (typeof data === 'object' && data !== null ? data : {}) as Data);
+          this.#apply(event, (typeof data === 'object' && data !== null ? data : {}) as EventData);
         }
       } catch (error) {
         if (signal.aborted) return;
@@ -157,13 +126,13 @@ export class RunView {
   }
 
   /** Applies one event, keeping the view at the bottom if the user was there. */
-  #apply(kind: string, data: Data): void {
+  #apply(kind: string, data: EventData): void {
     const stick = this.#atBottom();
     this.#applyEvent(kind, data);
     if (stick) this.#toBottom();
   }
 
-  #applyEvent(kind: string, data: Data): void {
+  #applyEvent(kind: string, data: EventData): void {
     switch (kind) {
       case 'message': {
         const content = typeof data.content === 'string' ? data.content : '';
@@ -185,9 +154,9 @@ export class RunView {
       case 'approval_requested': {
         const nested = typeof data.runId === 'string' && data.runId !== this.runId ? data.runId : undefined;
         const card = this.#card(String(data.callId), String(data.toolName), data.arguments ?? {}, nested);
-        this.#setCallStatus(card, 'awaiting approval');
+        setCallStatus(card, 'awaiting approval');
         clear(card.approval);
-        card.approval.append(this.#approvalBox(String(data.callId), data));
+        card.approval.append(approvalBox(this.#deps.api, this.runId, String(data.callId), data));
         return;
       }
       case 'approval_decided': {
@@ -203,13 +172,13 @@ export class RunView {
             text: `${approved ? 'Approved' : 'Rejected'} ${by}${reason}`,
           }),
         );
-        if (approved) this.#setCallStatus(card, 'running');
+        if (approved) setCallStatus(card, 'running');
         return;
       }
       case 'tool_result': {
         const card = this.#card(String(data.callId), String(data.toolName), undefined);
         const status = String(data.status);
-        this.#setCallStatus(card, status);
+        setCallStatus(card, status);
         card.duration.textContent = formatDuration(data.durationMs);
         clear(card.result);
         card.result.append(
@@ -238,89 +207,10 @@ export class RunView {
   #card(callId: string, toolName: string, args: unknown, nestedRunId?: string): CallCard {
     const known = this.#calls.get(callId);
     if (known) return known;
-    const status = pill('running');
-    const duration = el('span', { class: 'duration' });
-    const approval = el('div', { class: 'approval-slot' });
-    const result = el('div', { class: 'call-result' });
-    const root = el(
-      'article',
-      { class: 'call', dataset: { callId, tool: toolName } },
-      el(
-        'header',
-        { class: 'call-head' },
-        el('span', { class: 'call-icon', text: 'ƒ' }),
-        el('span', { class: 'call-name', text: toolName }),
-        status,
-        duration,
-        nestedRunId === undefined
-          ? null
-          : el('span', { class: 'run-meta', text: `nested run ${nestedRunId}` }),
-      ),
-      args === undefined
-        ? null
-        : el(
-            'div',
-            { class: 'call-args' },
-            el('div', { class: 'label', text: 'arguments' }),
-            el('pre', { text: pretty(args) }),
-          ),
-      approval,
-      result,
-    );
-    const card = { root, status, duration, approval, result };
+    const card = callCard(callId, toolName, args, nestedRunId);
     this.#calls.set(callId, card);
-    this.#add(root);
+    this.#add(card.root);
     return card;
-  }
-
-  #approvalBox(callId: string, data: Data): HTMLElement {
-    const reason = el('input', {
-      class: 'approval-reason',
-      attrs: { type: 'text', placeholder: 'Reason (optional)', 'aria-label': 'Reason', maxlength: '500' },
-    });
-    const error = el('p', { class: 'approval-error', attrs: { role: 'alert' } });
-    error.hidden = true;
-    const decide = async (approved: boolean) => {
-      for (const button of buttons) button.disabled = true;
-      error.hidden = true;
-      const text = reason.value.trim();
-      try {
-        await this.#deps.api.json(
-          'POST',
-          `/v1/runs/${encodeURIComponent(this.runId)}/approvals/${encodeURIComponent(callId)}`,
-          { approved, ...(text === '' ? {} : { reason: text }) },
-        );
-      } catch (caught) {
-        error.textContent = caught instanceof Error ? caught.message : String(caught);
-        error.hidden = false;
-        for (const button of buttons) button.disabled = false;
-      }
-    };
-    const buttons = [
-      el('button', {
-        class: 'approve',
-        text: 'Approve',
-        attrs: { type: 'button' },
-        on: { click: () => void decide(true) },
-      }),
-      el('button', {
-        class: 'reject',
-        text: 'Reject',
-        attrs: { type: 'button' },
-        on: { click: () => void decide(false) },
-      }),
-    ];
-    const why =
-      data.requestedBy === 'client'
-        ? `The client asks for a human decision${typeof data.reason === 'string' ? `: ${data.reason}` : ''}`
-        : 'The tool needs a human decision before it runs';
-    return el(
-      'div',
-      { class: 'approval', attrs: { role: 'group', 'aria-label': `Approval for ${String(data.toolName)}` } },
-      el('p', { class: 'approval-why', text: `Approve ${String(data.toolName)}? ${why}.` }),
-      el('div', { class: 'approval-actions' }, reason, ...buttons),
-      error,
-    );
   }
 
   /** The stream said `end`, with the run's final status; the transcript adds the error and the duration. */
@@ -346,7 +236,7 @@ export class RunView {
     this.#add(
       el(
         'div',
-        { class: `run-end tone-${STATUS_TONE[status] ?? 'neutral'}` },
+        { class: `run-end tone-${toneOf(status)}` },
         el('strong', { text: `Run ${status}${took}` }),
         transcript?.error === undefined ? null : el('span', { text: ` — ${transcript.error}` }),
       ),
@@ -394,13 +284,6 @@ export class RunView {
     if (!live) return;
     live.dataset.state = state;
     live.textContent = text;
-  }
-
-  #setCallStatus(card: CallCard, status: string): void {
-    const next = pill(status);
-    card.status.replaceWith(next);
-    card.status = next;
-    card.root.dataset.status = status;
   }
 
   /** Appends to the thread, keeping the view at the bottom if the user was there. */

@@ -1,0 +1,90 @@
+/**
+ * Reading requests and writing responses of the HTTP API: JSON bodies within a size limit, JSON responses, and
+ * {@link HttpError}, the refusal every handler throws (answered as `{ "error": { "code", "message" } }`).
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** A refusal with its HTTP status. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Writes a JSON response (a 401 also says `WWW-Authenticate: Bearer`); ends the response if headers are out. */
+export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
+  });
+  response.end(text);
+}
+
+/**
+ * Reads a JSON body of at most `limit` bytes.
+ *
+ * @param optional - when `true`, an empty body is `{}`; else it is refused.
+ * @throws HttpError 413 `payload_too_large` past the limit, 400 `invalid_request` for an empty body, 400
+ *   `invalid_json` for one that does not parse.
+ */
+export async function readJsonBody(
+  request: IncomingMessage,
+  limit: number,
+  optional = false,
+): Promise<unknown> {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    throw new HttpError(413, 'payload_too_large', `request body is ${declared} bytes; the limit is ${limit}`);
+  }
+  const text = await new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      // Stop keeping the body but keep draining it, so the 413 can still be written on this connection.
+      request.off('data', onData);
+      request.resume();
+      reject(new HttpError(413, 'payload_too_large', `request body exceeds ${limit} bytes`));
+    };
+    request.on('data', onData);
+    request.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.once('error', reject);
+  });
+  if (text.trim() === '') {
+    if (optional) return {};
+    throw new HttpError(400, 'invalid_request', 'request body is empty; a JSON object is required');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new HttpError(400, 'invalid_json', `request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * A path segment, percent-decoded.
+ * @throws HttpError 400 `invalid_request` for a malformed escape.
+ */
+export function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, 'invalid_request', `malformed path segment ${JSON.stringify(segment)}`);
+  }
+}
