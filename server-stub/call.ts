@@ -9,6 +9,7 @@
  * @module
  */
 import type { FrameOf, ServiceFrame, ToolCallStatus } from '../src/wire/protocol';
+import { CallActivity } from './call-activity';
 import type { Run, RunCall } from './run';
 import type { CallApproval, CallState, TranscriptToolCall } from './transcript';
 
@@ -72,6 +73,8 @@ export class Call implements RunCall {
   readonly createdAt = Date.now();
   /** Resolves once, with the outcome the model reads. */
   readonly done: Promise<CallOutcome>;
+  /** What the client said while running it: progress and the other updates (PROTOCOL.md §18). */
+  readonly activity = new CallActivity();
   #state: CallState = 'waiting';
   #sessionId: string | undefined;
   readonly #sentTo: string[] = [];
@@ -300,6 +303,7 @@ export class Call implements RunCall {
       if (result.clientDurationMs !== undefined) entry.clientDurationMs = result.clientDurationMs;
     }
     if (this.#answeredBy !== undefined) entry.answeredBy = this.#answeredBy;
+    if (this.activity.progress !== undefined) entry.progress = { ...this.activity.progress };
     if (this.#finishedAt !== undefined) {
       entry.finishedAt = new Date(this.#finishedAt).toISOString();
       entry.durationMs = this.#finishedAt - this.createdAt;

@@ -9,7 +9,13 @@ import { ToolDefinitionError } from '../src/errors';
 import { MAX_TIMEOUT_MS } from '../src/limits';
 import type { Logger } from '../src/logger';
 
-import { type AgentDefinition, agentDefinitionSchema, PROTOCOL_DEFAULTS } from '../src/wire/protocol';
+import {
+  type AgentDefinition,
+  agentDefinitionSchema,
+  FEATURES,
+  type Feature,
+  PROTOCOL_DEFAULTS,
+} from '../src/wire/protocol';
 import { consoleLogger } from './logger';
 import type { Model } from './model';
 import { scriptedModel } from './scripted-model';
@@ -60,6 +66,11 @@ export interface StubServerOptions {
   maxBufferedBytes?: number;
   /** Where the stub logs. @default consoleLogger() (stderr, no debug) */
   logger?: Logger;
+  /**
+   * The protocol features (PROTOCOL.md §2) the stub uses with clients that offer them; `[]` makes it a plain
+   * version-1 service, as an older one would be. @default every one of `FEATURES`
+   */
+  features?: readonly Feature[];
 }
 
 /** Default values of {@link StubServerOptions}. */
@@ -83,15 +94,23 @@ export const STUB_DEFAULTS = {
 
 /** Options after defaults and checks. */
 export interface ResolvedStubOptions
-  extends Required<Omit<StubServerOptions, 'apiKeys' | 'agents' | 'model' | 'logger'>> {
+  extends Required<Omit<StubServerOptions, 'apiKeys' | 'agents' | 'model' | 'logger' | 'features'>> {
   /** `undefined`: any key is accepted. */
   apiKeys: ReadonlySet<string> | undefined;
   agents: ReadonlyMap<string, AgentDefinition>;
   model: Model;
   logger: Logger;
+  features: ReadonlySet<Feature>;
 }
 
-const KNOWN_KEYS = new Set<string>([...Object.keys(STUB_DEFAULTS), 'apiKeys', 'agents', 'model', 'logger']);
+const KNOWN_KEYS = new Set<string>([
+  ...Object.keys(STUB_DEFAULTS),
+  'apiKeys',
+  'agents',
+  'model',
+  'logger',
+  'features',
+]);
 
 /**
  * Applies defaults and checks every option.
@@ -135,6 +154,13 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
     if (agents.has(parsed.data.name)) fail(`agents[${index}]: the name "${parsed.data.name}" is used twice`);
     agents.set(parsed.data.name, parsed.data);
   }
+  if (options.features !== undefined && !Array.isArray(options.features))
+    fail(`features must be an array, got ${describe(options.features)}`);
+  const features = new Set<Feature>(options.features ?? FEATURES);
+  for (const feature of features) {
+    if (!(FEATURES as readonly unknown[]).includes(feature))
+      fail(`features: unknown feature ${describe(feature)} (known: ${FEATURES.join(', ')})`);
+  }
   const model = options.model ?? scriptedModel([]);
   if (typeof model?.nextTurn !== 'function') fail('model must have a nextTurn(request) method');
   return {
@@ -144,6 +170,7 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
     agents,
     model,
     logger: options.logger ?? consoleLogger(),
+    features,
   };
 }
 

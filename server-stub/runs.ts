@@ -15,6 +15,7 @@ import type {
   ServiceFrame,
   ToolDefinition,
 } from '../src/wire/protocol';
+import { RUN_EVENT_FEATURES } from '../src/wire/protocol';
 import type { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
 import { fitRunResult } from './fit-frame';
@@ -140,7 +141,11 @@ export class RunManager {
   emit(run: Run, kind: RunEventKind, data: unknown): void {
     run.record(kind, data);
     const owner = run.ownerSessionId === undefined ? undefined : this.#deps.sessions.get(run.ownerSessionId);
-    owner?.send({ type: 'run_event', runId: run.id, event: { kind, data } });
+    // A kind that belongs to a feature goes only to an owner that negotiated it (older clients refuse it).
+    const feature = RUN_EVENT_FEATURES[kind];
+    if (feature === undefined || owner?.features.has(feature)) {
+      owner?.send({ type: 'run_event', runId: run.id, event: { kind, data } });
+    }
     this.#deps.events.emit('run_event', { runId: run.id, kind, data });
     // A human deciding for a nested run looks at the outer run: approvals surface on every ancestor too,
     // with `runId` naming the run the call belongs to (where the decision is posted).

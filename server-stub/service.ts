@@ -9,6 +9,7 @@ import { EventEmitter } from 'eventemitter3';
 import type { WebSocket } from 'ws';
 import { CLOSE_CODES, type ClientFrame, type FrameOf, type ToolDefinition } from '../src/wire/protocol';
 import { Approvals } from './approvals';
+import { CallUpdates } from './call-updates';
 import { closeSocket } from './close-socket';
 import { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
@@ -36,6 +37,7 @@ export class StubService {
   readonly dispatcher: Dispatcher;
   readonly approvals: Approvals;
   readonly runs: RunManager;
+  readonly updates: CallUpdates;
   #seq = 0;
   #closed = false;
 
@@ -48,6 +50,7 @@ export class StubService {
       emit,
       runOf: (runId) => this.runs.get(runId),
     });
+    this.updates = new CallUpdates({ dispatcher: this.dispatcher, emit });
     this.runs = new RunManager({
       options,
       sessions: this.sessions,
@@ -111,6 +114,8 @@ export class StubService {
     session.localApprovals = hello.localApprovals === true;
     session.maxConcurrency = hello.maxConcurrency;
     session.maxQueue = hello.maxQueue;
+    const offered = new Set(hello.features ?? []);
+    session.features = new Set([...this.options.features].filter((feature) => offered.has(feature)));
     const duplicates = session.setTools(hello.tools);
     return { session, resumed, duplicates };
   }

@@ -5,7 +5,13 @@
  * @module
  */
 import type { WebSocket } from 'ws';
-import { encodeFrame, PROTOCOL_DEFAULTS, type ServiceFrame, type ToolDefinition } from '../src/wire/protocol';
+import {
+  encodeFrame,
+  type Feature,
+  PROTOCOL_DEFAULTS,
+  type ServiceFrame,
+  type ToolDefinition,
+} from '../src/wire/protocol';
 import { closeSocket } from './close-socket';
 
 /** `connected`: a socket is attached; `detached`: within the grace period; `expired`: gone for good. */
@@ -33,6 +39,8 @@ export class Session {
   socket: WebSocket | undefined;
   tools = new Map<string, ToolDefinition>();
   localApprovals = false;
+  /** The features negotiated on the current socket (PROTOCOL.md §2); none until `hello` offers some. */
+  features: ReadonlySet<Feature> = new Set();
   maxConcurrency: number | undefined;
   /** `hello.maxQueue`: with `maxConcurrency`, the most calls the session takes before it answers busy. */
   maxQueue: number | undefined;

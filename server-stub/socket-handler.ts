@@ -168,6 +168,7 @@ class SocketHandler {
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       maxPayloadBytes: options.maxPayloadBytes,
       sessionGraceMs: options.sessionGraceMs,
+      ...(hello.features === undefined ? {} : { features: [...session.features] }),
     });
     options.logger.info(
       { sessionId: session.id, resumed, remote: this.#remote, tools: [...session.tools.keys()] },
@@ -190,6 +191,9 @@ class SocketHandler {
         return;
       case 'tool_result':
         service.dispatcher.onResult(session, frame);
+        return;
+      case 'tool_progress':
+        service.updates.progress(session, frame);
         return;
       case 'approval_request': {
         const refusal = service.approvals.request(session, frame);

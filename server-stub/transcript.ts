@@ -6,6 +6,7 @@
  * @module
  */
 import type { AgentDefinition, FrameOf, ServiceFrame, ToolCallStatus } from '../src/wire/protocol';
+import type { CallProgress } from './call-activity';
 import type { ChatMessage } from './model';
 
 /** `running` until the run ends one of the three other ways. */
@@ -67,6 +68,8 @@ export interface TranscriptToolCall {
   durationMs?: number;
   /** `tool_result.durationMs`: execution time reported by the client. */
   clientDurationMs?: number;
+  /** The latest `tool_progress` of the call (PROTOCOL.md §18.2). */
+  progress?: CallProgress;
 }
 
 /** Everything the service knows about a run. */

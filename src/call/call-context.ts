@@ -5,7 +5,13 @@
  *
  * @module
  */
+import type { ProgressInput } from '../tool/context-methods';
 import type { CallSignal } from './call-signal';
+
+/** What `ctx`'s methods reach: the call behind it (`CallRun`); absent in a bare `CallSignal` (tests). */
+export interface CallChannel {
+  progress(update: ProgressInput): void;
+}
 
 /** `ctx.idempotencyKey`: `toolwire:<callId>` or `toolwire:<callId>:<scope>`, each part URI-encoded. */
 function idempotencyKeyFor(callId: string): (scope?: string) => string {
@@ -34,7 +40,7 @@ let IDEMPOTENCY_KEY: PropertyDescriptor;
 
 /** The `ctx` of one call (typed for tools as `ToolContext`). */
 export class CallContext {
-  readonly #call: CallSignal;
+  readonly #call: CallSignal & Partial<CallChannel>;
   // Assigned in the constructor, in this order (the order `Object.keys(ctx)` shows).
   declare context: unknown;
   declare readonly signal: AbortSignal;
@@ -54,8 +60,14 @@ export class CallContext {
     });
   }
 
+  /** `ctx.progress()`: a function of this call (destructuring works), read from the prototype. */
+  get progress(): (update: ProgressInput) => void {
+    const call = this.#call;
+    return (update) => call.progress?.(update);
+  }
+
   constructor(
-    call: CallSignal,
+    call: CallSignal & Partial<CallChannel>,
     context: unknown,
     callId: string,
     runId: string,

@@ -10,12 +10,14 @@
 
 import { TimeoutError, ToolDefinitionError } from '../errors';
 import { MAX_TIMEOUT_MS } from '../limits';
+import type { ProgressInput } from '../tool/context-methods';
 import { cancelledText, errorText, notJsonText, notObjectText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
 import { type Tool, type ToolContext, type ToolInternals, toolInternals } from '../tool/tool';
 import { decodeArguments } from './arguments';
 import { contextClassFor } from './call-context';
 import { CallSignal } from './call-signal';
+import { checkProgress } from './progress';
 import { runCall } from './run-call';
 import type { CallOptions, CallOutcome, CallState, InvokeOptions, ResultSink, ToolCallResult } from './types';
 
@@ -34,6 +36,7 @@ const OPTION_KEYS: Readonly<Record<keyof InvokeOptions, true>> = {
   timeoutMs: true,
   maxOutputBytes: true,
   onWidgetInvalid: true,
+  onProgress: true,
   extend: true,
 };
 /** Any other key is a usage error (`unknown_option`). */
@@ -137,6 +140,19 @@ class CallRun extends CallSignal implements CallState {
 
   fail(error: unknown): void {
     this.done(bugOutcome(this.tool, error));
+  }
+
+  /** `ctx.progress()`: checked (a bad update throws to the tool), then given to `onProgress` while the call runs. */
+  progress(update: ProgressInput): void {
+    const checked = checkProgress(update);
+    const listener = this.options.onProgress;
+    if (this.#finished || listener === undefined) return;
+    const { callId, runId, toolName } = this.ctx;
+    try {
+      listener({ callId, runId, toolName, ...checked });
+    } catch {
+      // The listener's failure is not the tool's.
+    }
   }
 }
 

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { ProgressInput } from '../tool/context-methods';
 import type { Tool, ToolContext, ToolInternals } from '../tool/tool';
 import type { Widget } from '../tool/widget';
 import type { ToolCallStatus } from '../wire/protocol';
@@ -35,6 +36,16 @@ export interface WidgetInvalidInfo {
   path: string;
   /** What is wrong there, e.g. `expected string`. */
   message: string;
+}
+
+/** One `ctx.progress()` of a call, as given to {@link InvokeOptions.onProgress}. */
+export interface ProgressUpdate extends ProgressInput {
+  /** Id of the call. */
+  callId: string;
+  /** Id of its run. */
+  runId: string;
+  /** Name of the tool. */
+  toolName: string;
 }
 
 /** Where a call started by the client delivers its result (once). */
@@ -79,6 +90,11 @@ export interface InvokeOptions<C = unknown> {
   maxOutputBytes?: number;
   /** Told about a widget that failed validation and was dropped. @default a `console.warn` naming the path */
   onWidgetInvalid?: (info: WidgetInvalidInfo) => void;
+  /**
+   * Told about each `ctx.progress()` of the call while it runs, checked, in order (none after the result). A
+   * listener that throws is ignored. @default progress is dropped
+   */
+  onProgress?: (update: ProgressUpdate) => void;
   /**
    * Extra properties for `ctx` (string or symbol keys), for hosts that hand their own hooks to their tools;
    * they never replace a standard `ctx` field and are not enumerable.

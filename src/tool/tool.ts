@@ -9,6 +9,7 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ToolDefinitionError } from '../errors';
 import { MAX_TIMEOUT_MS } from '../limits';
 import type { ToolDefinition } from '../wire/protocol';
+import type { ContextMethods } from './context-methods';
 import { resolveSchema, type SchemaAdapter } from './schema/index';
 
 /** A plain JSON Schema object given as `parameters` or `outputSchema`. Write it `as const` for typed input. */
@@ -33,8 +34,11 @@ export type InferParameters<P> = [P] extends [undefined]
       ? FromSchema<P, { keepDefaultedPropertiesOptional: true }>
       : Record<string, unknown>;
 
-/** What `execute` and the other callbacks receive besides the input. */
-export interface ToolContext<C = unknown> {
+/**
+ * What `execute` and the other callbacks receive besides the input: the fields below, and the methods of
+ * {@link ContextMethods} (`progress`).
+ */
+export interface ToolContext<C = unknown> extends ContextMethods {
   /** The run context given to the client (or to `invokeTool`); it never leaves the process. */
   context: C;
   /** Aborts when the call is cancelled (by the service or `options.signal`) or times out (`timeoutMs`). */

@@ -9,7 +9,11 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { toolProgress } from './call-frames';
+import { id, jsonObject, nonNegativeInt } from './frame-fields';
 import { utf8Length } from './utf8';
+
+export { FEATURES, type Feature, PROGRESS_INTERVAL_MS, RUN_EVENT_FEATURES } from './call-frames';
 
 /** Protocol version carried in `hello.protocol`. */
 export const PROTOCOL_VERSION = 1;
@@ -68,10 +72,6 @@ export const TOOL_CALL_STATUSES = [
 /** One of {@link TOOL_CALL_STATUSES}. */
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
-const id = z.string().check(z.minLength(1), z.maxLength(256));
-const nonNegativeInt = z.number().check(z.int(), z.minimum(0));
-const jsonObject = z.record(z.string(), z.unknown());
-
 /** JSON-serialisable definition of a tool, as announced to the service. */
 export const toolDefinitionSchema = z.object({
   name: z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/)),
@@ -108,6 +108,9 @@ export const runToolCallSchema = z.object({
 /** One tool call of a finished run. */
 export type RunToolCall = z.infer<typeof runToolCallSchema>;
 
+/** A list of feature names (PROTOCOL.md §2): at most 64 names of at most 64 characters. */
+const featureList = z.array(z.string().check(z.maxLength(64))).check(z.maxLength(64));
+
 // ---------------------------------------------------------------- client → service
 
 const hello = z.object({
@@ -128,6 +131,8 @@ const hello = z.object({
    * client can hold before it answers "busy". The service keeps calls beyond it waiting on its side.
    */
   maxQueue: z.optional(nonNegativeInt),
+  /** The protocol additions the client can use (PROTOCOL.md §2); any strings, unknown ones are ignored. */
+  features: z.optional(featureList),
 });
 
 const toolResult = z.object({
@@ -187,6 +192,8 @@ const welcome = z.object({
   heartbeatIntervalMs: z.number().check(z.int(), z.minimum(1)),
   maxPayloadBytes: z.number().check(z.int(), z.minimum(1024)),
   sessionGraceMs: z.optional(nonNegativeInt),
+  /** The ones of `hello.features` the service uses on this socket; absent: none. */
+  features: z.optional(featureList),
 });
 
 const toolCall = z.object({
@@ -229,11 +236,22 @@ const ack = z
 
 const runStarted = z.object({ type: z.literal('run_started'), requestId: id, runId: id });
 
+/** Kinds of `run_event` (PROTOCOL.md §10.2); those of a feature only where it was negotiated. */
+export const RUN_EVENT_KINDS = [
+  'turn',
+  'message',
+  'tool_call',
+  'tool_result',
+  'approval_requested',
+  'approval_decided',
+  'tool_progress',
+] as const;
+
 const runEvent = z.object({
   type: z.literal('run_event'),
   runId: id,
   event: z.object({
-    kind: z.enum(['turn', 'message', 'tool_call', 'tool_result', 'approval_requested', 'approval_decided']),
+    kind: z.enum(RUN_EVENT_KINDS),
     data: z.optional(z.unknown()),
   }),
 });
@@ -286,6 +304,7 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
   toolsUpdate,
   runStart,
   runCancel,
+  toolProgress,
   ping,
   pong,
   errorFrame,

@@ -35,6 +35,8 @@ export interface TestClientOptions {
   headers?: Record<string, string>;
   /** `false`: do not send hello on open. */
   hello?: boolean;
+  /** `hello.features` (PROTOCOL.md §2); absent: not sent, as an older client would. */
+  features?: string[];
 }
 
 type Handler = (
@@ -134,6 +136,7 @@ export class TestClient {
         if (options.apiKey !== undefined && options.keyIn === 'hello') hello.apiKey = options.apiKey;
         if (options.localApprovals !== undefined) hello.localApprovals = options.localApprovals;
         if (options.maxConcurrency !== undefined) hello.maxConcurrency = options.maxConcurrency;
+        if (options.features !== undefined) hello.features = options.features;
         this.send(hello);
       });
     }

@@ -1,0 +1,40 @@
+/**
+ * What a call said while it ran (PROTOCOL.md §18): the update counters that keep a re-sent update from counting
+ * twice, and the latest progress, kept for the transcript.
+ *
+ * @module
+ */
+
+/** The update frame types that carry a per-call `seq`. */
+export type UpdateKind = 'progress';
+
+/** The latest `tool_progress` of a call, as the transcript shows it. */
+export interface CallProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+  /** ISO 8601. */
+  at: string;
+}
+
+/** The updates of one call. */
+export class CallActivity {
+  /** The session whose counters these are: a call re-dispatched to another session counts again from 1. */
+  #sessionId: string | undefined;
+  readonly #seqs = new Map<UpdateKind, number>();
+  progress: CallProgress | undefined;
+
+  /**
+   * `true` (and the counter moves on) when an update of `kind` numbered `seq` from `sessionId` is new: above the
+   * last one of that kind from that session. A session other than the last one starts every count again.
+   */
+  accept(kind: UpdateKind, sessionId: string, seq: number): boolean {
+    if (sessionId !== this.#sessionId) {
+      this.#sessionId = sessionId;
+      this.#seqs.clear();
+    }
+    if (seq <= (this.#seqs.get(kind) ?? 0)) return false;
+    this.#seqs.set(kind, seq);
+    return true;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The updates a client sends about a call it runs (PROTOCOL.md §18.1): used when the call is assigned to the
+ * sending session, not done, and the update is newer than the last of its kind; otherwise ignored without an
+ * answer. Each one becomes a run event and the latest is kept in the call's transcript entry.
+ *
+ * @module
+ */
+import type { ClientFrame, FrameOf } from '../src/wire/protocol';
+import type { Call } from './call';
+import type { UpdateKind } from './call-activity';
+import type { Dispatcher } from './dispatcher';
+import type { Run } from './run';
+import type { Session } from './session';
+import type { RunEventKind } from './transcript';
+
+/** What the updates need from the service. */
+export interface CallUpdatesDeps {
+  dispatcher: Dispatcher;
+  emit(run: Run, kind: RunEventKind, data: unknown): void;
+}
+
+/** Call updates of one stub server. */
+export class CallUpdates {
+  readonly #deps: CallUpdatesDeps;
+
+  constructor(deps: CallUpdatesDeps) {
+    this.#deps = deps;
+  }
+
+  /** `tool_progress`: the call's latest progress, and a `tool_progress` run event. */
+  progress(session: Session, frame: FrameOf<ClientFrame, 'tool_progress'>): void {
+    const call = this.#accepted(session, frame.callId, 'progress', frame.seq);
+    if (!call) return;
+    const { progress, total, message } = frame;
+    call.activity.progress = {
+      progress,
+      ...(total === undefined ? {} : { total }),
+      ...(message === undefined ? {} : { message }),
+      at: new Date().toISOString(),
+    };
+    this.#deps.emit(call.run, 'tool_progress', {
+      callId: call.callId,
+      toolName: call.toolName,
+      progress,
+      ...(total === undefined ? {} : { total }),
+      ...(message === undefined ? {} : { message }),
+    });
+  }
+
+  /** The call, when an update of `kind` numbered `seq` from `session` is to be used (PROTOCOL.md §18.1). */
+  #accepted(session: Session, callId: string, kind: UpdateKind, seq: number): Call | undefined {
+    const call = this.#deps.dispatcher.get(callId);
+    if (!call || call.state !== 'dispatched' || call.sessionId !== session.id) return undefined;
+    return call.activity.accept(kind, session.id, seq) ? call : undefined;
+  }
+}

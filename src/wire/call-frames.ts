@@ -1,0 +1,42 @@
+/**
+ * Frames and names of the protocol additions for long-running and talking calls (PROTOCOL.md §18), each switched
+ * on per socket by a feature negotiated in `hello`/`welcome` (PROTOCOL.md §2). src/wire/protocol.ts puts these
+ * frames into its unions; nothing else declares them.
+ *
+ * @module
+ */
+import * as z from 'zod/mini';
+import { id, positiveInt } from './frame-fields';
+
+/** Every feature this version of the protocol defines (PROTOCOL.md §2). */
+export const FEATURES = ['progress'] as const;
+/** One of {@link FEATURES}. */
+export type Feature = (typeof FEATURES)[number];
+
+/** The feature a `run_event` kind belongs to: it is sent only to a session that negotiated it. */
+export const RUN_EVENT_FEATURES: Readonly<Record<string, Feature>> = {
+  tool_progress: 'progress',
+};
+
+/** A client sends at most one `tool_progress` per call in this many milliseconds (the last one always). */
+export const PROGRESS_INTERVAL_MS = 250;
+/** Longest `tool_progress.message`, in characters. */
+export const MAX_PROGRESS_MESSAGE_CHARS = 1_000;
+
+const finite = z.number().check(
+  z.refine((n) => Number.isFinite(n), { message: 'must be a finite number' }),
+  z.minimum(0),
+);
+
+/** `tool_progress` (client → service, feature `progress`): how far a running call has got. */
+export const toolProgress = z.object({
+  type: z.literal('tool_progress'),
+  callId: id,
+  /** Counted per call by the client, one up per new progress; the service ignores one not above the last. */
+  seq: positiveInt,
+  progress: finite,
+  total: z.optional(
+    z.number().check(z.refine((n) => Number.isFinite(n) && n > 0, { message: 'must be a number > 0' })),
+  ),
+  message: z.optional(z.string().check(z.maxLength(MAX_PROGRESS_MESSAGE_CHARS))),
+});
