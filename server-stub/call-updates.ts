@@ -50,7 +50,7 @@ export class CallUpdates {
   /** The call, when an update of `kind` numbered `seq` from `session` is to be used (PROTOCOL.md §18.1). */
   #accepted(session: Session, callId: string, kind: UpdateKind, seq: number): Call | undefined {
     const call = this.#deps.dispatcher.get(callId);
-    if (!call || call.state !== 'dispatched' || call.sessionId !== session.id) return undefined;
+    if (call?.state !== 'dispatched' || call.sessionId !== session.id) return undefined;
     return call.activity.accept(kind, session.id, seq) ? call : undefined;
   }
 }
