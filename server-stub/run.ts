@@ -113,8 +113,12 @@ export class Run {
     });
   }
 
+  /** Events recorded so far: the `seq` of the latest (`run_event.seq`, PROTOCOL.md §10.2). */
+  eventCount = 0;
+
   /** Records an event (bounded by {@link MAX_EVENTS_PER_RUN}). */
   record(kind: RunEventKind, data: unknown): RunEventRecord {
+    this.eventCount += 1;
     const event = { at: new Date().toISOString(), kind, data };
     this.events.push(event);
     if (this.events.length > MAX_EVENTS_PER_RUN) this.events.shift();

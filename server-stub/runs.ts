@@ -144,7 +144,7 @@ export class RunManager {
     // A kind that belongs to a feature goes only to an owner that negotiated it (older clients refuse it).
     const feature = RUN_EVENT_FEATURES[kind];
     if (feature === undefined || owner?.features.has(feature)) {
-      owner?.send({ type: 'run_event', runId: run.id, event: { kind, data } });
+      owner?.send({ type: 'run_event', runId: run.id, seq: run.eventCount, event: { kind, data } });
     }
     this.#deps.events.emit('run_event', { runId: run.id, kind, data });
     // A human deciding for a nested run looks at the outer run: approvals surface on every ancestor too,

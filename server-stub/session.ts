@@ -135,17 +135,24 @@ export class Session {
         this.#onOverflow(this, reason);
         closeSocket(socket, SLOW_READER_CLOSE_CODE, reason);
       }
-      if (KEPT_WHILE_DETACHED.has(frame.type)) {
+      if (this.#keeps(frame)) {
         this.#recent.push({ frame, at: Date.now() });
         if (this.#recent.length > MAX_KEPT_FRAMES) this.#recent.shift();
       }
       return true;
     }
-    if (this.state !== 'expired' && KEPT_WHILE_DETACHED.has(frame.type)) {
+    if (this.state !== 'expired' && this.#keeps(frame)) {
       this.#kept.push(frame);
       if (this.#kept.length > MAX_KEPT_FRAMES) this.#kept.shift();
     }
     return false;
+  }
+
+  /** Kept for a resume: `run_started`, `run_result`, and with `event_replay` `run_event` (PROTOCOL.md §9). */
+  #keeps(frame: ServiceFrame): boolean {
+    return (
+      KEPT_WHILE_DETACHED.has(frame.type) || (frame.type === 'run_event' && this.features.has('event_replay'))
+    );
   }
 
   /**

@@ -9,7 +9,13 @@
  */
 import { Cancellation } from '../call/call-signal';
 import { startByName, type ToolRegistry } from '../call/registry';
-import type { ApprovalDecision, ApprovalRequest, ResultSink, ToolCallResult } from '../call/types';
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  ProgressUpdate,
+  ResultSink,
+  ToolCallResult,
+} from '../call/types';
 import { MAX_TIMEOUT_MS } from '../limits';
 import type { Logger, Redactor } from '../logger';
 import { isThenable } from '../maybe';
@@ -59,6 +65,16 @@ export interface CallRunnerOptions {
   redactor: Redactor;
   logger: Logger;
   events: CallEvents;
+  /** Updates of running calls (progress), sent beside the results (see src/client/call-updates.ts). */
+  updates?: CallUpdateHooks;
+}
+
+/** What the runner tells the call updates, and the `onProgress` its calls report to. */
+export interface CallUpdateHooks {
+  progress(update: ProgressUpdate): void;
+  beforeResult(callId: string): void;
+  forget(callId: string): void;
+  reconnected(): void;
 }
 
 /**
@@ -270,6 +286,7 @@ export class CallRunner {
   /** Handles an `ack`: the service has the result, forget it. */
   ack(callId: string): void {
     this.#outbox.delete(callId);
+    this.#options.updates?.forget(callId);
     this.#checkIdle();
   }
 
@@ -279,6 +296,8 @@ export class CallRunner {
     for (const execution of this.#executions.values()) {
       if (execution.approvalFrame) this.#options.send(execution.approvalFrame);
     }
+    // Updates before results: the service ignores those of a call it already has the result of.
+    this.#options.updates?.reconnected();
     this.flush();
   }
 
@@ -379,6 +398,7 @@ export class CallRunner {
         rejectionReason: frame.reason,
         approve: this.#approveRequest,
         onWidgetInvalid: this.#onWidgetInvalid,
+        onProgress: this.#options.updates?.progress,
         extend: this.#options.extend,
       },
       execution,
@@ -532,6 +552,7 @@ export class CallRunner {
         resultFrame.output,
       );
     }
+    this.#options.updates?.beforeResult(frame.callId);
     // Nothing older waits to be written: write this one alone rather than walk the outbox.
     if (this.#backlog || this.#flushTimer !== undefined || !this.#write(entry)) this.flush();
     this.#scheduleDrain();

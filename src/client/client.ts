@@ -13,8 +13,15 @@ import { isThenable } from '../maybe';
 import type { Tool } from '../tool/tool';
 import { VERSION } from '../version';
 import { Connection, type ConnectionState } from '../wire/connection';
-import { type FrameOf, PROTOCOL_VERSION, type ServiceFrame, utf8Length } from '../wire/protocol';
+import {
+  type Feature,
+  type FrameOf,
+  PROTOCOL_VERSION,
+  type ServiceFrame,
+  utf8Length,
+} from '../wire/protocol';
 import { Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
+import { CallUpdates } from './call-updates';
 import { CallRunner } from './calls';
 import { type CallInfo, type ClientOptions, resolveClientOptions } from './client-options';
 import { type RunEvent, type RunResult, Runs } from './runs';
@@ -53,6 +60,9 @@ export interface ClientEvents {
   closed: [error: ConnectionError | undefined];
 }
 
+/** The protocol features this client offers in `hello` (PROTOCOL.md §2). */
+const CLIENT_FEATURES: readonly Feature[] = ['progress', 'event_replay'];
+
 /** Options of {@link Client.run}. */
 export interface RunOptions<C = unknown> {
   /** `ctx.context` for every tool call of this run and of its nested runs. Never sent. */
@@ -61,6 +71,12 @@ export interface RunOptions<C = unknown> {
   signal?: AbortSignal;
   /** Model turns before the run fails. @default the service's (10 with the stub) */
   maxTurns?: number;
+  /**
+   * Told about each event of this run as it happens (the same as the client's `run_event` event, for this run
+   * only): turns, messages, tool calls and results, approvals, and the calls' progress. A listener that throws
+   * is ignored.
+   */
+  onEvent?: (event: RunEvent) => void;
 }
 
 /** The final output type of a run of agent `A`: a string, or what the agent's `outputType` parses to. */
@@ -96,6 +112,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   readonly #registry: ToolRegistry;
   readonly #connection: Connection;
   readonly #calls: CallRunner;
+  readonly #updates: CallUpdates;
   readonly #runs: Runs;
   readonly #options: ClientOptions<C>;
 
@@ -121,8 +138,10 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         localApprovals: options.onApproval !== undefined,
         maxConcurrency: resolved.maxConcurrency,
         maxQueue: resolved.maxQueue,
+        features: [...CLIENT_FEATURES],
       }),
       onWelcome: (welcome) => {
+        this.#updates.setFeatures(welcome.features);
         this.#calls.reconnected();
         this.#runs.reconnected();
         this.#emit('connected', { sessionId: welcome.sessionId, resumed: welcome.resumed });
@@ -133,11 +152,13 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       onClosed: (error) => {
         this.#calls.abortAll('client closed');
         this.#calls.dispose();
+        this.#updates.dispose();
         this.#runs.failAll(error ?? new ConnectionError('closed', 'the client was closed'));
         this.#emit('closed', error);
       },
     });
     const send = (frame: Parameters<Connection['send']>[0]) => this.#connection.send(frame);
+    this.#updates = new CallUpdates({ send, redactor });
     this.#runs = new Runs(
       send,
       (event) => this.#onRunEvent(event),
@@ -168,6 +189,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       contextFor: (call) => this.#contextFor(call),
       onApproval: options.onApproval,
       extend: { [NESTED_RUN]: nestedRun },
+      updates: this.#updates,
       redactor,
       logger,
       events: {
@@ -231,6 +253,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       maxTurns: options.maxTurns,
       parentRunId: undefined,
       parentCallId: undefined,
+      onEvent: options.onEvent,
     });
     const parsed = await agent.parseOutput(result.finalOutput);
     if (!parsed.ok) {

@@ -37,6 +37,8 @@ export interface StartRunOptions {
   maxTurns: number | undefined;
   parentRunId: string | undefined;
   parentCallId: string | undefined;
+  /** Told about each `run_event` of this run. */
+  onEvent?: ((event: RunEvent) => void) | undefined;
 }
 
 interface PendingRun {
@@ -45,6 +47,9 @@ interface PendingRun {
   sent: boolean;
   context: unknown;
   cancelRequested: boolean;
+  /** The highest `run_event.seq` seen: a repeat sent again after a resume is dropped. */
+  eventSeq: number;
+  onEvent: ((event: RunEvent) => void) | undefined;
   /** `signal.reason` of the abort that cancelled the run, kept as the AbortError's `cause`. */
   abortReason?: unknown;
   resolve(result: RunResult): void;
@@ -94,6 +99,8 @@ export class Runs {
         sent: false,
         context: options.context,
         cancelRequested: false,
+        eventSeq: 0,
+        onEvent: options.onEvent,
         resolve,
         reject,
         cleanup: () => signal?.removeEventListener('abort', onAbort),
@@ -142,9 +149,24 @@ export class Runs {
         if (run.cancelRequested) this.#send({ type: 'run_cancel', runId: frame.runId });
         return true;
       }
-      case 'run_event':
+      case 'run_event': {
+        const run = this.#byRun.get(frame.runId);
+        if (run !== undefined && frame.seq !== undefined) {
+          // Sent again after a resume (PROTOCOL.md §10.2): this one already came.
+          if (frame.seq <= run.eventSeq) return true;
+          run.eventSeq = frame.seq;
+        }
+        const listener = run?.onEvent;
+        if (listener !== undefined) {
+          try {
+            listener(frame);
+          } catch {
+            // A listener's failure must not break the socket handler; the client's own event still goes out.
+          }
+        }
         this.#onEvent(frame);
         return true;
+      }
       case 'run_result': {
         const run = this.#byRun.get(frame.runId);
         if (!run) return true;

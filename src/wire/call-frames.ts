@@ -9,7 +9,7 @@ import * as z from 'zod/mini';
 import { id, positiveInt } from './frame-fields';
 
 /** Every feature this version of the protocol defines (PROTOCOL.md §2). */
-export const FEATURES = ['progress'] as const;
+export const FEATURES = ['progress', 'event_replay'] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];
 

@@ -10,7 +10,7 @@
  */
 import * as z from 'zod/mini';
 import { toolProgress } from './call-frames';
-import { id, jsonObject, nonNegativeInt } from './frame-fields';
+import { id, jsonObject, nonNegativeInt, positiveInt } from './frame-fields';
 import { utf8Length } from './utf8';
 
 export { FEATURES, type Feature, PROGRESS_INTERVAL_MS, RUN_EVENT_FEATURES } from './call-frames';
@@ -250,6 +250,8 @@ export const RUN_EVENT_KINDS = [
 const runEvent = z.object({
   type: z.literal('run_event'),
   runId: id,
+  /** Numbers the run's events from 1 (PROTOCOL.md §10.2): a client drops one at or below the highest it has. */
+  seq: z.optional(positiveInt),
   event: z.object({
     kind: z.enum(RUN_EVENT_KINDS),
     data: z.optional(z.unknown()),

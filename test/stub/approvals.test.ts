@@ -30,6 +30,8 @@ describe('approvals', () => {
     expect(requested).toEqual({
       type: 'run_event',
       runId,
+      // turn, message, tool_call, then this one.
+      seq: 4,
       event: {
         kind: 'approval_requested',
         data: { callId, toolName: 'refund', arguments: { amount: 42 }, requestedBy: 'definition' },

@@ -27,7 +27,7 @@ describe('feature negotiation', () => {
 
   it('refuses an unknown feature in its own options', async () => {
     await expect(stub({ features: ['nope' as never] })).rejects.toThrow(
-      'startStubServer: features: unknown feature "nope" (known: progress)',
+      'startStubServer: features: unknown feature "nope" (known: progress, event_replay)',
     );
   });
 });
@@ -140,5 +140,37 @@ describe('tool_progress', () => {
     await client.next('run_result');
     const events = server.runs.get(runId)?.events.filter((event) => event.kind === 'tool_progress') ?? [];
     expect(events.map((event) => (event.data as { progress: number }).progress)).toEqual([1, 2]);
+  });
+});
+
+describe('event_replay', () => {
+  async function detachedRun(features: string[] | undefined) {
+    const server = await stub({ model: exportScript() });
+    const owner = track(await TestClient.connect(server.url, features ? { features } : {}));
+    const worker = track(await TestClient.connect(server.url, { tools: [toolDef('export')] }));
+    owner.send({ type: 'run_start', requestId: 'q1', agent: agent('exporter', ['export']), input: 'go' });
+    const { runId } = await owner.next('run_started');
+    const call = await worker.next('tool_call');
+    await owner.next('run_event', (frame) => frame.event.kind === 'tool_call');
+    await dropAndWait(server, owner);
+    // The call ends while the owner is away: its tool_result event is written to nobody.
+    worker.result(call.callId, 'done');
+    await once(server, 'run_finished');
+    await owner.reconnect();
+    await owner.next('run_result');
+    return { owner, runId };
+  }
+
+  it('sends the events a detached owner missed again on resume, each numbered', async () => {
+    const { owner, runId } = await detachedRun(['event_replay']);
+    const kinds = owner.all('run_event').map((frame) => [frame.seq, frame.event.kind]);
+    // Everything from the window before the drop comes again; the client drops repeats by seq.
+    expect(kinds.filter(([, kind]) => kind === 'tool_result')).toEqual([[4, 'tool_result']]);
+    expect(new Set(owner.all('run_event').map((frame) => frame.runId))).toEqual(new Set([runId]));
+  });
+
+  it('does not keep run events for an owner without the feature', async () => {
+    const { owner } = await detachedRun(undefined);
+    expect(owner.all('run_event').map((frame) => frame.event.kind)).not.toContain('tool_result');
   });
 });

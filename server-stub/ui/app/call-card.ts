@@ -14,6 +14,8 @@ export interface CallCard {
   status: HTMLElement;
   duration: HTMLElement;
   approval: HTMLElement;
+  /** Progress, preliminary results and the call's own events, while it runs (call-activity.ts). */
+  activity: HTMLElement;
   result: HTMLElement;
 }
 
@@ -25,6 +27,7 @@ export function callCard(callId: string, toolName: string, args: unknown, nested
   const status = pill('running');
   const duration = el('span', { class: 'duration' });
   const approval = el('div', { class: 'approval-slot' });
+  const activity = el('div', { class: 'call-activity' });
   const result = el('div', { class: 'call-result' });
   const root = el(
     'article',
@@ -47,9 +50,10 @@ export function callCard(callId: string, toolName: string, args: unknown, nested
           el('pre', { text: pretty(args) }),
         ),
     approval,
+    activity,
     result,
   );
-  return { root, status, duration, approval, result };
+  return { root, status, duration, approval, activity, result };
 }
 
 /** Shows a new status on the card. */

@@ -7,6 +7,7 @@
  * @module
  */
 import { type Api, ApiError, type RunStatus, type Transcript } from './api';
+import { showProgress } from './call-activity';
 import { approvalBox, type CallCard, callCard, type EventData, setCallStatus } from './call-card';
 import { append, clear, el, formatDuration, formatTime, pretty } from './dom';
 import { pill, toneOf } from './status-pill';
@@ -175,6 +176,9 @@ export class RunView {
         if (approved) setCallStatus(card, 'running');
         return;
       }
+      case 'tool_progress':
+        showProgress(this.#card(String(data.callId), String(data.toolName), undefined), data);
+        return;
       case 'tool_result': {
         const card = this.#card(String(data.callId), String(data.toolName), undefined);
         const status = String(data.status);

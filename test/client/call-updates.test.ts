@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CallUpdates } from '../../src/client/call-updates';
+import { Redactor } from '../../src/logger';
+import type { ClientFrame } from '../../src/wire/protocol';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function updates(features: string[] | undefined = ['progress']) {
+  const sent: ClientFrame[] = [];
+  let writable = true;
+  let now = 0;
+  const made = new CallUpdates({
+    send: (frame) => {
+      if (writable) sent.push(frame);
+      return writable;
+    },
+    redactor: new Redactor(['s3cret']),
+    now: () => now,
+  });
+  made.setFeatures(features);
+  const progress = (callId: string, value: number, message?: string) =>
+    made.progress({
+      callId,
+      runId: 'r1',
+      toolName: 'export',
+      progress: value,
+      ...(message ? { message } : {}),
+    });
+  return {
+    made,
+    sent,
+    progress,
+    advance(ms: number) {
+      now += ms;
+      vi.advanceTimersByTime(ms);
+    },
+    setWritable(value: boolean) {
+      writable = value;
+    },
+  };
+}
+
+describe('CallUpdates (progress)', () => {
+  it('sends the first at once, then at most one per 250 ms per call, the newest replacing one that waits', () => {
+    vi.useFakeTimers();
+    const { progress, sent, advance } = updates();
+    for (let i = 1; i <= 100; i++) progress('c1', i);
+    progress('c2', 7);
+    expect(sent).toEqual([
+      { type: 'tool_progress', callId: 'c1', seq: 1, progress: 1 },
+      { type: 'tool_progress', callId: 'c2', seq: 1, progress: 7 },
+    ]);
+    advance(249);
+    expect(sent).toHaveLength(2);
+    advance(1);
+    expect(sent.at(-1)).toEqual({ type: 'tool_progress', callId: 'c1', seq: 100, progress: 100 });
+    advance(1_000);
+    expect(sent).toHaveLength(3);
+    progress('c1', 101);
+    expect(sent.at(-1)).toMatchObject({ seq: 101, progress: 101 });
+  });
+
+  it('sends the waiting one before the result, and redacts the message', () => {
+    vi.useFakeTimers();
+    const { made, progress, sent } = updates();
+    progress('c1', 1);
+    progress('c1', 2, 'token s3cret used');
+    expect(sent).toHaveLength(1);
+    made.beforeResult('c1');
+    expect(sent.at(-1)).toEqual({
+      type: 'tool_progress',
+      callId: 'c1',
+      seq: 2,
+      progress: 2,
+      message: 'token [redacted] used',
+    });
+    made.beforeResult('c1');
+    expect(sent).toHaveLength(2);
+  });
+
+  it('sends the latest of each call again after a reconnect, until the result is acknowledged', () => {
+    vi.useFakeTimers();
+    const { made, progress, sent, setWritable } = updates();
+    progress('c1', 1);
+    setWritable(false);
+    progress('c2', 5);
+    setWritable(true);
+    made.reconnected();
+    expect(sent.slice(1)).toEqual([
+      { type: 'tool_progress', callId: 'c1', seq: 1, progress: 1 },
+      { type: 'tool_progress', callId: 'c2', seq: 1, progress: 5 },
+    ]);
+    made.forget('c1');
+    made.reconnected();
+    expect(sent.slice(3)).toEqual([{ type: 'tool_progress', callId: 'c2', seq: 1, progress: 5 }]);
+  });
+
+  it('sends nothing when the service did not take the feature', () => {
+    vi.useFakeTimers();
+    const { made, progress, sent } = updates([]);
+    progress('c1', 1);
+    made.reconnected();
+    expect(sent).toEqual([]);
+    expect(made.has('progress')).toBe(false);
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * Progress end to end: a tool's `ctx.progress()` through the client and the real stub to `client.run()`'s
+ * events and the transcript, coalesced, across a dropped connection, and against a service without the feature.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { type StubServer, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
+import { Agent, Client, type RunEvent, tool } from '../../src/index';
+import { startTcpProxy } from '../support/tcp-proxy';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function stub(options: Parameters<typeof startStubServer>[0] = {}): Promise<StubServer> {
+  const server = await startStubServer({
+    logger: silentLogger,
+    model: scriptedModel([
+      { toolCalls: [{ name: 'export' }] },
+      ({ messages }) => ({ text: messages.at(-1)?.content ?? '' }),
+    ]),
+    ...options,
+  });
+  cleanups.push(() => server.close());
+  return server;
+}
+
+function client(url: string, tools: ConstructorParameters<typeof Client>[0]['tools']): Client {
+  const made = new Client({ url, apiKey: 'k', tools, reconnect: { initialDelayMs: 5, maxDelayMs: 50 } });
+  cleanups.push(() => made.close({ drain: false }));
+  return made;
+}
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+const progressOf = (events: RunEvent[]) =>
+  events
+    .filter((event) => event.event.kind === 'tool_progress')
+    .map((event) => event.event.data as { progress: number; total?: number; message?: string });
+
+describe('progress over the stub', () => {
+  it('reaches run() events and the transcript coalesced, the first and the last always', async () => {
+    const exporter = tool({
+      name: 'export',
+      description: 'Exports tables.',
+      execute: async (_input, ctx) => {
+        for (let table = 1; table <= 50; table++)
+          ctx.progress({ progress: table, total: 50, message: `table ${table}` });
+        return 'exported 50 tables';
+      },
+    });
+    const server = await stub();
+    const worker = client(server.url, [exporter]);
+    await worker.connect();
+    const events: RunEvent[] = [];
+    const result = await worker.run(new Agent({ name: 'A', instructions: '', tools: [exporter] }), 'go', {
+      onEvent: (event) => events.push(event),
+    });
+    expect(result.finalOutput).toBe('exported 50 tables');
+    expect(progressOf(events)).toEqual([
+      { callId: result.toolCalls[0]?.callId, toolName: 'export', progress: 1, total: 50, message: 'table 1' },
+      {
+        callId: result.toolCalls[0]?.callId,
+        toolName: 'export',
+        progress: 50,
+        total: 50,
+        message: 'table 50',
+      },
+    ]);
+    const transcript = server.runs.get(result.runId);
+    expect(transcript?.toolCalls[0]?.progress).toMatchObject({
+      progress: 50,
+      total: 50,
+      message: 'table 50',
+    });
+    // The run event order: the call, its progress, then its result.
+    expect(events.map((event) => event.event.kind).filter((kind) => kind.startsWith('tool_'))).toEqual([
+      'tool_call',
+      'tool_progress',
+      'tool_progress',
+      'tool_result',
+    ]);
+  });
+
+  it('delivers the last progress once after a dropped connection: nothing lost, nothing twice', async () => {
+    const server = await stub();
+    const proxy = await startTcpProxy({ targetPort: server.port });
+    cleanups.push(() => proxy.close());
+    const steps = [deferred(), deferred(), deferred()];
+    const reached = [deferred(), deferred(), deferred()];
+    const exporter = tool({
+      name: 'export',
+      description: 'Exports tables.',
+      execute: async (_input, ctx) => {
+        for (let table = 1; table <= 3; table++) {
+          ctx.progress({ progress: table, total: 3 });
+          reached[table - 1]?.resolve();
+          await steps[table - 1]?.promise;
+        }
+        return 'done';
+      },
+    });
+    const worker = client(proxy.url, [exporter]);
+    await worker.connect();
+    const events: RunEvent[] = [];
+    worker.on('run_event', (event) => events.push(event));
+    const recorded: number[] = [];
+    const seen = (value: number) =>
+      new Promise<void>((resolve) =>
+        server.events.on('run_event', (info) => {
+          if (info.kind !== 'tool_progress') return;
+          const { progress } = info.data as { progress: number };
+          if (!recorded.includes(progress) || progress !== value) recorded.push(progress);
+          if (progress === value) resolve();
+        }),
+      );
+    const first = seen(1);
+    const running = worker.run(new Agent({ name: 'A', instructions: '', tools: [exporter] }), 'go');
+    await reached[0]?.promise;
+    await first;
+    // From now on what the client writes is lost with the socket: progress 2 and 3 go into the void.
+    proxy.blackhole(true, 'up');
+    steps[0]?.resolve();
+    await reached[1]?.promise;
+    steps[1]?.resolve();
+    await reached[2]?.promise;
+    const third = seen(3);
+    const reconnected = new Promise<{ resumed: boolean }>((resolve) => worker.once('connected', resolve));
+    proxy.dropAll();
+    proxy.blackhole(false, 'up');
+    expect(await reconnected).toMatchObject({ resumed: true });
+    await third;
+    steps[2]?.resolve();
+    const result = await running;
+    expect(result.finalOutput).toBe('done');
+    const stubProgress = server.runs
+      .get(result.runId)
+      ?.events.filter((event) => event.kind === 'tool_progress');
+    expect(stubProgress?.map((event) => (event.data as { progress: number }).progress)).toEqual([1, 3]);
+    expect(progressOf(events).map((p) => p.progress)).toEqual([1, 3]);
+  });
+
+  it('reports nothing to a service without the feature, and the call runs as before', async () => {
+    const server = await stub({ features: [] });
+    const exporter = tool({
+      name: 'export',
+      description: 'Exports tables.',
+      execute: (_input, ctx) => {
+        ctx.progress({ progress: 1 });
+        return 'done';
+      },
+    });
+    const worker = client(server.url, [exporter]);
+    const errors: Error[] = [];
+    worker.on('error', (error) => errors.push(error));
+    await worker.connect();
+    const result = await worker.run(new Agent({ name: 'A', instructions: '', tools: [exporter] }), 'go');
+    expect(result.toolCalls).toMatchObject([{ status: 'ok', output: 'done' }]);
+    expect(server.runs.get(result.runId)?.events.map((event) => event.kind)).not.toContain('tool_progress');
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * The agent UI with long-running and talking calls (PROTOCOL.md §18), in Debian's Chromium: the progress bar
+ * and its message under a running call.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type StubServer, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
+import { Client, tool } from '../../src/index';
+import { launchBrowser, type TestBrowser } from './browser';
+
+const BROWSER_TIMEOUT_MS = 90_000;
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
+  let browser: TestBrowser;
+  let stub: StubServer;
+  let client: Client;
+  const release = deferred();
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    const exportTables = tool({
+      name: 'export_tables',
+      description: 'Exports every table.',
+      execute: async (_input, ctx) => {
+        ctx.progress({ progress: 40, total: 100, message: 'exported orders' });
+        await release.promise;
+        ctx.progress({ progress: 100, total: 100, message: 'all tables exported' });
+        return 'exported 100 tables';
+      },
+    });
+    stub = await startStubServer({
+      apiKeys: ['k'],
+      logger: silentLogger,
+      agents: [{ name: 'Exporter', instructions: 'Export.', tools: ['export_tables'] }],
+      model: scriptedModel({
+        Exporter: [{ toolCalls: [{ name: 'export_tables' }] }, { text: 'Export finished.' }],
+      }),
+    });
+    client = new Client({ url: stub.url, apiKey: 'k', tools: [exportTables] });
+    await client.connect();
+  }, BROWSER_TIMEOUT_MS);
+
+  afterAll(async () => {
+    release.resolve();
+    await client?.close({ drain: false });
+    await stub?.close();
+    await browser?.close();
+  });
+
+  it('draws the progress bar and message under the running call, then the final one', async () => {
+    const page = await browser.page();
+    await page.goto(`${stub.httpUrl}/#key=k`);
+    await page.getByRole('textbox', { name: 'Message' }).fill('Export everything.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const call = page.locator('.call[data-tool="export_tables"]');
+    const line = call.locator('.call-progress[data-progress="40"]');
+    await line.waitFor();
+    expect(await line.locator('.progress-text').textContent()).toBe('40 / 100 · exported orders');
+    expect(
+      await line
+        .locator('progress')
+        .evaluate((bar) => [(bar as HTMLProgressElement).value, (bar as HTMLProgressElement).max]),
+    ).toEqual([40, 100]);
+    expect(await call.getAttribute('data-status')).toBeNull();
+    release.resolve();
+    await page.locator('.run[data-status="completed"]').waitFor();
+    expect(await call.locator('.call-progress .progress-text').textContent()).toBe(
+      '100 / 100 · all tables exported',
+    );
+    expect(await call.locator('.call-progress').count()).toBe(1);
+    expect(page.errors).toEqual([]);
+    await page.close();
+  });
+});
