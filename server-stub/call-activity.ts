@@ -1,12 +1,12 @@
 /**
  * What a call said while it ran (PROTOCOL.md §18): the update counters that keep a re-sent update from counting
- * twice, and the latest progress, kept for the transcript.
+ * twice, and the latest progress and preliminary result, kept for the transcript.
  *
  * @module
  */
 
 /** The update frame types that carry a per-call `seq`. */
-export type UpdateKind = 'progress';
+export type UpdateKind = 'progress' | 'preliminary';
 
 /** The latest `tool_progress` of a call, as the transcript shows it. */
 export interface CallProgress {
@@ -17,12 +17,23 @@ export interface CallProgress {
   at: string;
 }
 
+/** The latest `tool_preliminary` of a call, as the transcript shows it. */
+export interface CallPreliminary {
+  output: string;
+  widget?: unknown;
+  /** How many the service received. */
+  count: number;
+  /** ISO 8601. */
+  at: string;
+}
+
 /** The updates of one call. */
 export class CallActivity {
   /** The session whose counters these are: a call re-dispatched to another session counts again from 1. */
   #sessionId: string | undefined;
   readonly #seqs = new Map<UpdateKind, number>();
   progress: CallProgress | undefined;
+  preliminary: CallPreliminary | undefined;
 
   /**
    * `true` (and the counter moves on) when an update of `kind` numbered `seq` from `sessionId` is new: above the

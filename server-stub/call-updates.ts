@@ -47,6 +47,25 @@ export class CallUpdates {
     });
   }
 
+  /** `tool_preliminary`: the call's latest preliminary result, and a `tool_preliminary` run event. */
+  preliminary(session: Session, frame: FrameOf<ClientFrame, 'tool_preliminary'>): void {
+    const call = this.#accepted(session, frame.callId, 'preliminary', frame.seq);
+    if (!call) return;
+    const { output, widget } = frame;
+    call.activity.preliminary = {
+      output,
+      ...(widget === undefined ? {} : { widget }),
+      count: (call.activity.preliminary?.count ?? 0) + 1,
+      at: new Date().toISOString(),
+    };
+    this.#deps.emit(call.run, 'tool_preliminary', {
+      callId: call.callId,
+      toolName: call.toolName,
+      output,
+      ...(widget === undefined ? {} : { widget }),
+    });
+  }
+
   /** The call, when an update of `kind` numbered `seq` from `session` is to be used (PROTOCOL.md §18.1). */
   #accepted(session: Session, callId: string, kind: UpdateKind, seq: number): Call | undefined {
     const call = this.#deps.dispatcher.get(callId);

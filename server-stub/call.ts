@@ -304,6 +304,7 @@ export class Call implements RunCall {
     }
     if (this.#answeredBy !== undefined) entry.answeredBy = this.#answeredBy;
     if (this.activity.progress !== undefined) entry.progress = { ...this.activity.progress };
+    if (this.activity.preliminary !== undefined) entry.preliminary = { ...this.activity.preliminary };
     if (this.#finishedAt !== undefined) {
       entry.finishedAt = new Date(this.#finishedAt).toISOString();
       entry.durationMs = this.#finishedAt - this.createdAt;

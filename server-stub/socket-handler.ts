@@ -195,6 +195,9 @@ class SocketHandler {
       case 'tool_progress':
         service.updates.progress(session, frame);
         return;
+      case 'tool_preliminary':
+        service.updates.preliminary(session, frame);
+        return;
       case 'approval_request': {
         const refusal = service.approvals.request(session, frame);
         if (refusal) this.#error(refusal.code, refusal.message, { callId: frame.callId });

@@ -6,7 +6,7 @@
  * @module
  */
 import type { AgentDefinition, FrameOf, ServiceFrame, ToolCallStatus } from '../src/wire/protocol';
-import type { CallProgress } from './call-activity';
+import type { CallPreliminary, CallProgress } from './call-activity';
 import type { ChatMessage } from './model';
 
 /** `running` until the run ends one of the three other ways. */
@@ -70,6 +70,8 @@ export interface TranscriptToolCall {
   clientDurationMs?: number;
   /** The latest `tool_progress` of the call (PROTOCOL.md §18.2). */
   progress?: CallProgress;
+  /** The latest `tool_preliminary` of the call, and how many came (PROTOCOL.md §18.3). */
+  preliminary?: CallPreliminary;
 }
 
 /** Everything the service knows about a run. */

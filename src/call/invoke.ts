@@ -19,7 +19,15 @@ import { contextClassFor } from './call-context';
 import { CallSignal } from './call-signal';
 import { checkProgress } from './progress';
 import { runCall } from './run-call';
-import type { CallOptions, CallOutcome, CallState, InvokeOptions, ResultSink, ToolCallResult } from './types';
+import type {
+  CallOptions,
+  CallOutcome,
+  CallState,
+  InvokeOptions,
+  PreliminaryResult,
+  ResultSink,
+  ToolCallResult,
+} from './types';
 
 type Outcome = CallOutcome;
 
@@ -37,6 +45,7 @@ const OPTION_KEYS: Readonly<Record<keyof InvokeOptions, true>> = {
   maxOutputBytes: true,
   onWidgetInvalid: true,
   onProgress: true,
+  onPreliminary: true,
   extend: true,
 };
 /** Any other key is a usage error (`unknown_option`). */
@@ -140,6 +149,21 @@ class CallRun extends CallSignal implements CallState {
 
   fail(error: unknown): void {
     this.done(bugOutcome(this.tool, error));
+  }
+
+  /** A value the tool yielded, while the call runs: as the result's text would be, within `maxOutputBytes`. */
+  preliminary(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void {
+    const listener = this.options.onPreliminary;
+    if (this.#finished || listener === undefined) return;
+    let output = toWellFormed(result.output);
+    const { maxOutputBytes } = this.options;
+    if (maxOutputBytes !== undefined) output = truncateUtf8(output, maxOutputBytes);
+    const { callId, runId, toolName } = this.ctx;
+    try {
+      listener({ callId, runId, toolName, ...result, output });
+    } catch {
+      // The listener's failure is not the tool's.
+    }
   }
 
   /** `ctx.progress()`: checked (a bad update throws to the tool), then given to `onProgress` while the call runs. */

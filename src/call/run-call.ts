@@ -11,7 +11,6 @@
  * @module
  */
 
-import { isPlainObject } from '../json';
 import {
   cancelledText,
   errorText,
@@ -20,12 +19,12 @@ import {
   timeoutText,
 } from '../tool/model-text';
 import { serializeOutput, thrownMessage } from '../tool/output';
-import { formatPath } from '../tool/schema/path';
-import { validateWidget, type Widget } from '../tool/widget';
 import { decideApproval } from './approval';
 import { type Settled, settleThen } from './settle';
 import { errorFunctionTimeoutMs, timed } from './timed';
 import type { CallOutcome, CallState } from './types';
+import { splitWidget } from './widget-split';
+import { closeIterator, drainYields, iteratorOf } from './yields';
 
 /** Runs `step`, and ends the call as a bug when it throws (a continuation may run from a promise reaction). */
 function guarded(call: CallState, step: () => void): void {
@@ -78,46 +77,34 @@ function failure(call: CallState, status: 'error' | 'timeout', error: unknown, f
   );
 }
 
-function reportInvalidWidget(call: CallState, path: string, message: string): void {
-  const info = { toolName: call.tool.name, callId: call.ctx.callId, path, message };
-  try {
-    if (call.options.onWidgetInvalid) call.options.onWidgetInvalid(info);
-    else
-      console.warn(
-        `toolwire: dropped the invalid widget of ${info.toolName} (call ${info.callId}): ${path}: ${message}`,
-      );
-  } catch {
-    // A failing listener must not change the call's result.
+/**
+ * `execute` returned: a value that yields preliminary results is read to its end first (under what is left of the
+ * budget), then the result goes on as any other.
+ */
+function executed(call: CallState, value: unknown): void {
+  const iterator = iteratorOf(value);
+  if (iterator === undefined) {
+    succeed(call, value);
+    return;
   }
+  timed(
+    call,
+    () => drainYields(call, iterator, (yielded) => preliminary(call, yielded)),
+    (drained) => {
+      if (drained.kind === 'value') succeed(call, drained.value);
+      else {
+        closeIterator(iterator);
+        stopped(call, drained);
+      }
+    },
+  );
 }
 
-/**
- * Splits `{ ...data, widget }` into the data the model reads and a validated widget (or none). Never throws: a
- * `widget` getter that throws is an invalid widget at `(root)`. The data keeps the result's other properties
- * as they are (getters included), so `serializeOutput` writes them by its usual rules.
- */
-function splitWidget(call: CallState, value: unknown): { data: unknown; widget?: Widget } {
-  let descriptors: PropertyDescriptorMap;
-  try {
-    if (!isPlainObject(value) || !Object.hasOwn(value, 'widget')) return { data: value };
-    descriptors = Object.getOwnPropertyDescriptors(value);
-    delete descriptors.widget;
-  } catch {
-    return { data: value }; // a hostile proxy: serializeOutput copes with it
-  }
-  const data: unknown = Object.create(Object.getPrototypeOf(value), descriptors);
-  let widget: unknown;
-  try {
-    widget = value.widget;
-  } catch (error) {
-    reportInvalidWidget(call, formatPath([]), `could not be read: ${thrownMessage(error, 'its getter')}`);
-    return { data };
-  }
-  if (widget === undefined) return { data };
-  const checked = validateWidget(widget);
-  if (checked.ok) return { data, widget: checked.widget };
-  reportInvalidWidget(call, checked.path, checked.message);
-  return { data };
+/** A value yielded before the result: its widget split off, the rest written as a result would be. */
+function preliminary(call: CallState, value: unknown): void {
+  if (call.preliminary === undefined || call.options.onPreliminary === undefined) return;
+  const { data, widget } = splitWidget(call, value);
+  call.preliminary({ output: serializeOutput(data), value, ...(widget === undefined ? {} : { widget }) });
 }
 
 /** `execute` returned: `outputSchema`, then the widget split and `toModelOutput`. */
@@ -196,8 +183,7 @@ export function runCall(call: CallState, args: object): void {
           timed(
             call,
             () => internals.execute(input, ctx),
-            (executed) =>
-              executed.kind === 'value' ? succeed(call, executed.value) : stopped(call, executed),
+            (result) => (result.kind === 'value' ? executed(call, result.value) : stopped(call, result)),
           );
         }),
       );

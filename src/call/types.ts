@@ -48,6 +48,22 @@ export interface ProgressUpdate extends ProgressInput {
   toolName: string;
 }
 
+/** A result before the result (a value an `execute` generator yielded), as given to {@link InvokeOptions.onPreliminary}. */
+export interface PreliminaryResult {
+  /** Id of the call. */
+  callId: string;
+  /** Id of its run. */
+  runId: string;
+  /** Name of the tool. */
+  toolName: string;
+  /** The yielded value written as a result would be (its widget split off). The model never reads it. */
+  output: string;
+  /** Its validated widget, when it had a valid one. */
+  widget?: Widget;
+  /** The value as yielded. */
+  value: unknown;
+}
+
 /** Where a call started by the client delivers its result (once). */
 export interface ResultSink {
   result(result: ToolCallResult): void;
@@ -96,6 +112,12 @@ export interface InvokeOptions<C = unknown> {
    */
   onProgress?: (update: ProgressUpdate) => void;
   /**
+   * Told about each preliminary result of the call, in order, while it runs: each value an `execute` that is a
+   * generator (or returns an async iterable) yields. Not after the result; a listener that throws is ignored.
+   * @default preliminary results are dropped
+   */
+  onPreliminary?: (result: PreliminaryResult) => void;
+  /**
    * Extra properties for `ctx` (string or symbol keys), for hosts that hand their own hooks to their tools;
    * they never replace a standard `ctx` field and are not enumerable.
    */
@@ -141,4 +163,6 @@ export interface CallState {
   done(outcome: CallOutcome): void;
   /** Ends the call after a bug in toolwire or a schema library (a step threw): it still gets an answer. */
   fail(error: unknown): void;
+  /** Gives a preliminary result to `options.onPreliminary` while the call runs (absent: nobody listens). */
+  preliminary?(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void;
 }

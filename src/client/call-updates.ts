@@ -1,22 +1,42 @@
 /**
  * The updates this client sends about calls it runs (PROTOCOL.md §18.1): each numbered per call and per type,
- * coalesced (at most one per call every {@link PROGRESS_INTERVAL_MS}, a newer one replacing one still waiting, the
- * last always sent before the call's result), and the latest of each sent again after a reconnect, before the
- * outbox, until the call's result is acknowledged. Only for features the service took in `welcome`.
+ * and the latest of each type sent again after a reconnect, before the outbox, until the call's result is
+ * acknowledged. Progress and preliminary results are snapshots, so they are coalesced: at most one per call and
+ * type every {@link PROGRESS_INTERVAL_MS}, a newer one replacing one still waiting, the last always sent before
+ * the call's result. Only for the features the service took in `welcome`.
  *
  * @module
  */
-import type { ProgressUpdate } from '../call/types';
+import type { PreliminaryResult, ProgressUpdate } from '../call/types';
 import type { Redactor } from '../logger';
-import { type ClientFrame, type Feature, type FrameOf, PROGRESS_INTERVAL_MS } from '../wire/protocol';
+import { toWellFormed, truncateJsonString } from '../tool/output';
+import {
+  type ClientFrame,
+  encodeFrame,
+  type Feature,
+  type FrameOf,
+  PROGRESS_INTERVAL_MS,
+  utf8Length,
+} from '../wire/protocol';
 
-type UpdateFrame = FrameOf<ClientFrame, 'tool_progress'>;
+/** The frames sent as latest-wins snapshots. */
+type SnapshotFrame = FrameOf<ClientFrame, 'tool_progress'> | FrameOf<ClientFrame, 'tool_preliminary'>;
+type SnapshotKind = SnapshotFrame['type'];
+
+/** The feature each snapshot frame needs. */
+const FEATURE_OF: Readonly<Record<SnapshotKind, Feature>> = {
+  tool_progress: 'progress',
+  tool_preliminary: 'preliminary',
+};
+
+/** Room kept for the rest of a `tool_preliminary` frame when its output is cut to fit, in bytes. */
+const ENVELOPE_BYTES = 512;
 
 /** The latest update of one type for one call, and when one was last written. */
 interface Slot {
   seq: number;
   /** The newest update (sent or waiting). */
-  latest: UpdateFrame | undefined;
+  latest: SnapshotFrame | undefined;
   /** A newer update waits for its turn (the interval since the last write has not passed). */
   waiting: boolean;
   /** When the last one was written (`now()` time); `-Infinity` before the first. */
@@ -29,6 +49,10 @@ export interface CallUpdatesOptions {
   /** Writes a frame on the current socket; `false` when it cannot now (it is sent again after a reconnect). */
   send(frame: ClientFrame): boolean;
   redactor: Redactor;
+  /** The largest frame the service accepts, in UTF-8 bytes. */
+  maxPayloadBytes(): number;
+  /** Told when a preliminary result's widget was dropped because the frame would be too large. */
+  onWidgetDropped?(info: { callId: string; message: string }): void;
   /** Monotonic time in milliseconds. @default performance.now */
   now?: () => number;
 }
@@ -38,8 +62,8 @@ export class CallUpdates {
   readonly #options: CallUpdatesOptions;
   readonly #now: () => number;
   #features: ReadonlySet<Feature> = new Set();
-  /** Per call id, the progress slot (only calls that reported progress have one). */
-  readonly #progress = new Map<string, Slot>();
+  /** Per call id, a slot per snapshot type (only for calls that sent one). */
+  readonly #calls = new Map<string, Map<SnapshotKind, Slot>>();
 
   constructor(options: CallUpdatesOptions) {
     this.#options = options;
@@ -59,7 +83,83 @@ export class CallUpdates {
   /** `ctx.progress()` of a running call (one function for every call: it is `onProgress`). */
   readonly progress = (update: ProgressUpdate): void => {
     if (!this.#features.has('progress')) return;
-    let slot = this.#progress.get(update.callId);
+    const slot = this.#slot(update.callId, 'tool_progress');
+    const frame: FrameOf<ClientFrame, 'tool_progress'> = {
+      type: 'tool_progress',
+      callId: update.callId,
+      seq: ++slot.seq,
+      progress: update.progress,
+    };
+    if (update.total !== undefined) frame.total = update.total;
+    if (update.message !== undefined) frame.message = this.#options.redactor.text(update.message);
+    this.#offer(slot, frame);
+  };
+
+  /** A preliminary result of a running call (one function for every call: it is `onPreliminary`). */
+  readonly preliminary = (result: PreliminaryResult): void => {
+    if (!this.#features.has('preliminary')) return;
+    const slot = this.#slot(result.callId, 'tool_preliminary');
+    const { redactor } = this.#options;
+    const frame: FrameOf<ClientFrame, 'tool_preliminary'> = {
+      type: 'tool_preliminary',
+      callId: result.callId,
+      seq: ++slot.seq,
+      output: '',
+    };
+    // As for a result: redact, then cut to what the frame leaves room for; a widget that does not fit is dropped.
+    const budget = Math.max(2, this.#options.maxPayloadBytes() - ENVELOPE_BYTES);
+    frame.output = truncateJsonString(toWellFormed(redactor.text(result.output)), budget);
+    if (result.widget !== undefined) {
+      frame.widget = redactor.value(result.widget);
+      const size = utf8Length(encodeFrame(frame));
+      if (size > this.#options.maxPayloadBytes()) {
+        delete frame.widget;
+        this.#options.onWidgetDropped?.({
+          callId: result.callId,
+          message: `the preliminary result with its widget is ${size} bytes, over the service's limit of ${this.#options.maxPayloadBytes()}; the widget was dropped`,
+        });
+      }
+    }
+    this.#offer(slot, frame);
+  };
+
+  /** The call's result is about to be written: whatever update still waits goes first. */
+  beforeResult(callId: string): void {
+    for (const slot of this.#calls.get(callId)?.values() ?? []) {
+      if (slot.waiting) this.#write(slot);
+    }
+  }
+
+  /** The call's result was acknowledged (or dropped): its updates are no longer needed. */
+  forget(callId: string): void {
+    const slots = this.#calls.get(callId);
+    if (slots === undefined) return;
+    for (const slot of slots.values()) if (slot.timer !== undefined) clearTimeout(slot.timer);
+    this.#calls.delete(callId);
+  }
+
+  /** A socket (re)opened: the latest update of every call still known goes again (the `seq` makes it harmless). */
+  reconnected(): void {
+    for (const slots of this.#calls.values()) {
+      for (const slot of slots.values()) {
+        const latest = slot.latest;
+        if (latest !== undefined && this.#features.has(FEATURE_OF[latest.type])) this.#write(slot);
+      }
+    }
+  }
+
+  /** Stops every timer (the client closed). */
+  dispose(): void {
+    for (const callId of [...this.#calls.keys()]) this.forget(callId);
+  }
+
+  #slot(callId: string, kind: SnapshotKind): Slot {
+    let slots = this.#calls.get(callId);
+    if (slots === undefined) {
+      slots = new Map();
+      this.#calls.set(callId, slots);
+    }
+    let slot = slots.get(kind);
     if (slot === undefined) {
       slot = {
         seq: 0,
@@ -68,48 +168,13 @@ export class CallUpdates {
         writtenAt: Number.NEGATIVE_INFINITY,
         timer: undefined,
       };
-      this.#progress.set(update.callId, slot);
+      slots.set(kind, slot);
     }
-    slot.seq += 1;
-    const frame: UpdateFrame = {
-      type: 'tool_progress',
-      callId: update.callId,
-      seq: slot.seq,
-      progress: update.progress,
-    };
-    if (update.total !== undefined) frame.total = update.total;
-    if (update.message !== undefined) frame.message = this.#options.redactor.text(update.message);
-    this.#offer(slot, frame);
-  };
-
-  /** The call's result is about to be written: whatever update still waits goes first. */
-  beforeResult(callId: string): void {
-    const slot = this.#progress.get(callId);
-    if (slot?.waiting) this.#write(slot);
-  }
-
-  /** The call's result was acknowledged (or dropped): its updates are no longer needed. */
-  forget(callId: string): void {
-    const slot = this.#progress.get(callId);
-    if (slot === undefined) return;
-    if (slot.timer !== undefined) clearTimeout(slot.timer);
-    this.#progress.delete(callId);
-  }
-
-  /** A socket (re)opened: the latest update of every call still known goes again (the `seq` makes it harmless). */
-  reconnected(): void {
-    for (const slot of this.#progress.values()) {
-      if (slot.latest !== undefined && this.#features.has('progress')) this.#write(slot);
-    }
-  }
-
-  /** Stops every timer (the client closed). */
-  dispose(): void {
-    for (const callId of [...this.#progress.keys()]) this.forget(callId);
+    return slot;
   }
 
   /** Writes now if the interval since the last write has passed, else keeps it for when it has. */
-  #offer(slot: Slot, frame: UpdateFrame): void {
+  #offer(slot: Slot, frame: SnapshotFrame): void {
     slot.latest = frame;
     const wait = slot.writtenAt + PROGRESS_INTERVAL_MS - this.#now();
     if (wait <= 0) {

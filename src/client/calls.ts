@@ -12,6 +12,7 @@ import { startByName, type ToolRegistry } from '../call/registry';
 import type {
   ApprovalDecision,
   ApprovalRequest,
+  PreliminaryResult,
   ProgressUpdate,
   ResultSink,
   ToolCallResult,
@@ -65,13 +66,14 @@ export interface CallRunnerOptions {
   redactor: Redactor;
   logger: Logger;
   events: CallEvents;
-  /** Updates of running calls (progress), sent beside the results (see src/client/call-updates.ts). */
+  /** Updates of running calls (progress, preliminary results), sent beside the results (see src/client/call-updates.ts). */
   updates?: CallUpdateHooks;
 }
 
 /** What the runner tells the call updates, and the `onProgress` its calls report to. */
 export interface CallUpdateHooks {
   progress(update: ProgressUpdate): void;
+  preliminary(result: PreliminaryResult): void;
   beforeResult(callId: string): void;
   forget(callId: string): void;
   reconnected(): void;
@@ -154,6 +156,11 @@ export class CallRunner {
 
   constructor(options: CallRunnerOptions) {
     this.#options = options;
+  }
+
+  /** The tool name of a call this runner holds (`''` when it holds none of that id). */
+  toolNameOf(callId: string): string {
+    return this.#executions.get(callId)?.frame.toolName ?? '';
   }
 
   /** Calls executing now. */
@@ -399,6 +406,7 @@ export class CallRunner {
         approve: this.#approveRequest,
         onWidgetInvalid: this.#onWidgetInvalid,
         onProgress: this.#options.updates?.progress,
+        onPreliminary: this.#options.updates?.preliminary,
         extend: this.#options.extend,
       },
       execution,

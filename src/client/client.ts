@@ -61,7 +61,7 @@ export interface ClientEvents {
 }
 
 /** The protocol features this client offers in `hello` (PROTOCOL.md §2). */
-const CLIENT_FEATURES: readonly Feature[] = ['progress', 'event_replay'];
+const CLIENT_FEATURES: readonly Feature[] = ['progress', 'preliminary', 'event_replay'];
 
 /** Options of {@link Client.run}. */
 export interface RunOptions<C = unknown> {
@@ -158,7 +158,18 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       },
     });
     const send = (frame: Parameters<Connection['send']>[0]) => this.#connection.send(frame);
-    this.#updates = new CallUpdates({ send, redactor });
+    this.#updates = new CallUpdates({
+      send,
+      redactor,
+      maxPayloadBytes: () => this.#connection.maxPayloadBytes,
+      onWidgetDropped: ({ callId, message }) =>
+        this.#emit('widget_invalid', {
+          toolName: this.#calls.toolNameOf(callId),
+          callId,
+          path: 'widget',
+          message,
+        }),
+    });
     this.#runs = new Runs(
       send,
       (event) => this.#onRunEvent(event),

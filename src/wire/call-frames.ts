@@ -9,13 +9,14 @@ import * as z from 'zod/mini';
 import { id, positiveInt } from './frame-fields';
 
 /** Every feature this version of the protocol defines (PROTOCOL.md §2). */
-export const FEATURES = ['progress', 'event_replay'] as const;
+export const FEATURES = ['progress', 'preliminary', 'event_replay'] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];
 
 /** The feature a `run_event` kind belongs to: it is sent only to a session that negotiated it. */
 export const RUN_EVENT_FEATURES: Readonly<Record<string, Feature>> = {
   tool_progress: 'progress',
+  tool_preliminary: 'preliminary',
 };
 
 /** A client sends at most one `tool_progress` per call in this many milliseconds (the last one always). */
@@ -39,4 +40,14 @@ export const toolProgress = z.object({
     z.number().check(z.refine((n) => Number.isFinite(n) && n > 0, { message: 'must be a number > 0' })),
   ),
   message: z.optional(z.string().check(z.maxLength(MAX_PROGRESS_MESSAGE_CHARS))),
+});
+
+/** `tool_preliminary` (client → service, feature `preliminary`): a snapshot result for people, not the model. */
+export const toolPreliminary = z.object({
+  type: z.literal('tool_preliminary'),
+  callId: id,
+  /** Counted per call by the client, one up per new preliminary result. */
+  seq: positiveInt,
+  output: z.string(),
+  widget: z.optional(z.unknown()),
 });

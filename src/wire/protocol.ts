@@ -9,7 +9,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { toolProgress } from './call-frames';
+import { toolPreliminary, toolProgress } from './call-frames';
 import { id, jsonObject, nonNegativeInt, positiveInt } from './frame-fields';
 import { utf8Length } from './utf8';
 
@@ -245,6 +245,7 @@ export const RUN_EVENT_KINDS = [
   'approval_requested',
   'approval_decided',
   'tool_progress',
+  'tool_preliminary',
 ] as const;
 
 const runEvent = z.object({
@@ -307,6 +308,7 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
   runStart,
   runCancel,
   toolProgress,
+  toolPreliminary,
   ping,
   pong,
   errorFrame,

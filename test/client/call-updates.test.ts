@@ -7,8 +7,9 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function updates(features: string[] | undefined = ['progress']) {
+function updates(features: string[] | undefined = ['progress', 'preliminary'], maxPayloadBytes = 1_048_576) {
   const sent: ClientFrame[] = [];
+  const dropped: string[] = [];
   let writable = true;
   let now = 0;
   const made = new CallUpdates({
@@ -17,6 +18,8 @@ function updates(features: string[] | undefined = ['progress']) {
       return writable;
     },
     redactor: new Redactor(['s3cret']),
+    maxPayloadBytes: () => maxPayloadBytes,
+    onWidgetDropped: ({ message }) => dropped.push(message),
     now: () => now,
   });
   made.setFeatures(features);
@@ -28,10 +31,21 @@ function updates(features: string[] | undefined = ['progress']) {
       progress: value,
       ...(message ? { message } : {}),
     });
+  const preliminary = (callId: string, output: string, widget?: unknown) =>
+    made.preliminary({
+      callId,
+      runId: 'r1',
+      toolName: 'export',
+      output,
+      value: output,
+      ...(widget === undefined ? {} : { widget: widget as never }),
+    });
   return {
     made,
     sent,
+    dropped,
     progress,
+    preliminary,
     advance(ms: number) {
       now += ms;
       vi.advanceTimersByTime(ms);
@@ -104,5 +118,39 @@ describe('CallUpdates (progress)', () => {
     made.reconnected();
     expect(sent).toEqual([]);
     expect(made.has('progress')).toBe(false);
+  });
+});
+
+describe('CallUpdates (preliminary results)', () => {
+  it('coalesces them apart from progress, and sends the waiting ones before the result', () => {
+    vi.useFakeTimers();
+    const { made, progress, preliminary, sent } = updates();
+    preliminary('c1', 'one');
+    progress('c1', 1);
+    preliminary('c1', 'two');
+    preliminary('c1', 'three');
+    progress('c1', 2);
+    expect(sent.map((f) => f.type)).toEqual(['tool_preliminary', 'tool_progress']);
+    made.beforeResult('c1');
+    expect(sent.slice(2)).toEqual([
+      { type: 'tool_preliminary', callId: 'c1', seq: 3, output: 'three' },
+      { type: 'tool_progress', callId: 'c1', seq: 2, progress: 2 },
+    ]);
+  });
+
+  it('redacts and cuts the output to fit the frame, and drops a widget that does not fit', () => {
+    vi.useFakeTimers();
+    const { preliminary, sent, dropped, advance } = updates(['preliminary'], 2048);
+    preliminary('c1', `s3cret ${'x'.repeat(5000)}`);
+    const first = sent[0] as { output: string };
+    expect(first.output.startsWith('[redacted] xxx')).toBe(true);
+    expect(first.output).toMatch(/\[truncated: the full output was 5011 bytes\]$/);
+    expect(JSON.stringify(sent[0]).length).toBeLessThanOrEqual(2048);
+    advance(250);
+    preliminary('c1', 'small', { type: 'Text', value: 'y'.repeat(4000) });
+    expect(sent[1]).toEqual({ type: 'tool_preliminary', callId: 'c1', seq: 2, output: 'small' });
+    expect(dropped).toEqual([
+      "the preliminary result with its widget is 4102 bytes, over the service's limit of 2048; the widget was dropped",
+    ]);
   });
 });

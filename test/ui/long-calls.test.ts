@@ -1,6 +1,6 @@
 /**
  * The agent UI with long-running and talking calls (PROTOCOL.md §18), in Debian's Chromium: the progress bar
- * and its message under a running call.
+ * and its message under a running call, and its preliminary result.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StubServer, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
@@ -28,8 +28,9 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
     const exportTables = tool({
       name: 'export_tables',
       description: 'Exports every table.',
-      execute: async (_input, ctx) => {
+      async *execute(_input, ctx) {
         ctx.progress({ progress: 40, total: 100, message: 'exported orders' });
+        yield { tables: 40, widget: { type: 'Badge', label: '40 tables so far', color: 'info' } };
         await release.promise;
         ctx.progress({ progress: 100, total: 100, message: 'all tables exported' });
         return 'exported 100 tables';
@@ -54,7 +55,7 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
     await browser?.close();
   });
 
-  it('draws the progress bar and message under the running call, then the final one', async () => {
+  it('draws the progress bar and message, and the preliminary result, under the running call, then the result', async () => {
     const page = await browser.page();
     await page.goto(`${stub.httpUrl}/#key=k`);
     await page.getByRole('textbox', { name: 'Message' }).fill('Export everything.');
@@ -69,12 +70,19 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
         .evaluate((bar) => [(bar as HTMLProgressElement).value, (bar as HTMLProgressElement).max]),
     ).toEqual([40, 100]);
     expect(await call.getAttribute('data-status')).toBeNull();
+    const preliminary = call.locator('.call-preliminary');
+    await preliminary.locator('.w-badge').waitFor();
+    expect(await preliminary.locator('pre').textContent()).toBe('{"tables":40}');
+    expect(await preliminary.locator('.w-badge').textContent()).toBe('40 tables so far');
     release.resolve();
     await page.locator('.run[data-status="completed"]').waitFor();
     expect(await call.locator('.call-progress .progress-text').textContent()).toBe(
       '100 / 100 · all tables exported',
     );
     expect(await call.locator('.call-progress').count()).toBe(1);
+    // The result replaces the preliminary one.
+    expect(await call.locator('.call-preliminary').count()).toBe(0);
+    expect(await call.locator('.call-output pre').textContent()).toBe('exported 100 tables');
     expect(page.errors).toEqual([]);
     await page.close();
   });

@@ -1,11 +1,12 @@
 /**
  * What a running call tells while it runs, drawn in its card's activity slot (PROTOCOL.md §18): a progress bar
- * with its message.
+ * with its message, and the latest preliminary result.
  *
  * @module
  */
 import type { CallCard, EventData } from './call-card';
-import { el } from './dom';
+import { el, pretty } from './dom';
+import { renderWidget } from './widgets';
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
@@ -39,4 +40,30 @@ export function showProgress(card: CallCard, data: EventData): void {
   const known = card.activity.querySelector('.call-progress');
   if (known) known.replaceWith(line);
   else card.activity.prepend(line);
+}
+
+/**
+ * Shows a `tool_preliminary` event: the latest preliminary result (its output and widget), replacing the one
+ * before; the call's result removes it ({@link clearPreliminary}).
+ */
+export function showPreliminary(
+  card: CallCard,
+  data: EventData,
+  onChart: (chart: { destroy(): void }) => void,
+): void {
+  const block = el(
+    'div',
+    { class: 'call-preliminary' },
+    el('div', { class: 'label', text: 'preliminary result (the model does not read it)' }),
+    el('pre', { text: typeof data.output === 'string' ? data.output : pretty(data.output) }),
+  );
+  if (data.widget !== undefined) block.append(renderWidget(data.widget, { onChart }));
+  const known = card.activity.querySelector('.call-preliminary');
+  if (known) known.replaceWith(block);
+  else card.activity.append(block);
+}
+
+/** The call has its result: the preliminary one goes. */
+export function clearPreliminary(card: CallCard): void {
+  card.activity.querySelector('.call-preliminary')?.remove();
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import { type Api, ApiError, type RunStatus, type Transcript } from './api';
-import { showProgress } from './call-activity';
+import { clearPreliminary, showPreliminary, showProgress } from './call-activity';
 import { approvalBox, type CallCard, callCard, type EventData, setCallStatus } from './call-card';
 import { append, clear, el, formatDuration, formatTime, pretty } from './dom';
 import { pill, toneOf } from './status-pill';
@@ -179,10 +179,16 @@ export class RunView {
       case 'tool_progress':
         showProgress(this.#card(String(data.callId), String(data.toolName), undefined), data);
         return;
+      case 'tool_preliminary':
+        showPreliminary(this.#card(String(data.callId), String(data.toolName), undefined), data, (chart) =>
+          this.#charts.add(chart),
+        );
+        return;
       case 'tool_result': {
         const card = this.#card(String(data.callId), String(data.toolName), undefined);
         const status = String(data.status);
         setCallStatus(card, status);
+        clearPreliminary(card);
         card.duration.textContent = formatDuration(data.durationMs);
         clear(card.result);
         card.result.append(
