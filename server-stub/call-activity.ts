@@ -34,6 +34,8 @@ export class CallActivity {
   readonly #seqs = new Map<UpdateKind, number>();
   progress: CallProgress | undefined;
   preliminary: CallPreliminary | undefined;
+  /** Epoch milliseconds the call's lease runs out at (PROTOCOL.md §18.4); 0 when it has none. */
+  leaseUntil = 0;
 
   /**
    * `true` (and the counter moves on) when an update of `kind` numbered `seq` from `sessionId` is new: above the

@@ -9,12 +9,14 @@ import type { ClientFrame, FrameOf } from '../src/wire/protocol';
 import type { Call } from './call';
 import type { UpdateKind } from './call-activity';
 import type { Dispatcher } from './dispatcher';
+import type { ResolvedStubOptions } from './options';
 import type { Run } from './run';
 import type { Session } from './session';
 import type { RunEventKind } from './transcript';
 
 /** What the updates need from the service. */
 export interface CallUpdatesDeps {
+  options: Pick<ResolvedStubOptions, 'leaseMs'>;
   dispatcher: Dispatcher;
   emit(run: Run, kind: RunEventKind, data: unknown): void;
 }
@@ -66,10 +68,25 @@ export class CallUpdates {
     });
   }
 
-  /** The call, when an update of `kind` numbered `seq` from `session` is to be used (PROTOCOL.md §18.1). */
-  #accepted(session: Session, callId: string, kind: UpdateKind, seq: number): Call | undefined {
+  /** `lease`: the named calls still run in `session`; each lease is renewed (PROTOCOL.md §18.4). */
+  lease(session: Session, frame: FrameOf<ClientFrame, 'lease'>): void {
+    for (const callId of frame.callIds) this.#running(session, callId);
+  }
+
+  /**
+   * The call, when `callId` is dispatched to `session` (its lease renewed, with the feature `lease`: any update
+   * is a sign of life, a repeated one too).
+   */
+  #running(session: Session, callId: string): Call | undefined {
     const call = this.#deps.dispatcher.get(callId);
     if (call?.state !== 'dispatched' || call.sessionId !== session.id) return undefined;
-    return call.activity.accept(kind, session.id, seq) ? call : undefined;
+    if (session.features.has('lease')) call.activity.leaseUntil = Date.now() + this.#deps.options.leaseMs;
+    return call;
+  }
+
+  /** The call, when an update of `kind` numbered `seq` from `session` is to be used (PROTOCOL.md §18.1). */
+  #accepted(session: Session, callId: string, kind: UpdateKind, seq: number): Call | undefined {
+    const call = this.#running(session, callId);
+    return call?.activity.accept(kind, session.id, seq) ? call : undefined;
   }
 }

@@ -18,7 +18,10 @@ import type { RunEventKind } from './transcript';
 
 /** What the dispatcher needs from the service. */
 export interface DispatcherDeps {
-  options: Pick<ResolvedStubOptions, 'callDeadlineMs' | 'busyRetryMs' | 'logger'>;
+  options: Pick<
+    ResolvedStubOptions,
+    'callDeadlineMs' | 'busyRetryMs' | 'logger' | 'leaseMs' | 'maxCallDurationMs'
+  >;
   sessions: ReadonlyMap<string, Session>;
   emit(run: Run, kind: RunEventKind, data: unknown): void;
 }
@@ -244,16 +247,39 @@ export class Dispatcher {
       return;
     }
     call.dispatch(target.id);
+    // A leased call's lease starts when it is sent (PROTOCOL.md §18.4).
+    if (target.features.has('lease')) call.activity.leaseUntil = Date.now() + this.#deps.options.leaseMs;
     target.calls.add(call.callId);
     target.send(call.frame());
   }
 
   #armDeadline(call: Call): void {
     const deadlineMs = this.#deps.options.callDeadlineMs;
-    call.armDeadline(deadlineMs, () => {
+    const expire = () => {
+      const keepMs = this.#leaseLeft(call);
+      if (keepMs > 0) {
+        call.armDeadline(keepMs, expire);
+        return;
+      }
       if (call.state === 'dispatched') this.#sendCancel(call, 'deadline');
       this.#finish(call, { status: 'timeout', output: timeoutText(call.toolName, deadlineMs) });
-    });
+    };
+    call.armDeadline(deadlineMs, expire);
+  }
+
+  /**
+   * How long a call past its deadline is kept (PROTOCOL.md §18.4): until its lease runs out, while its session
+   * negotiated `lease`; a detached session's call is kept (its expiry re-dispatches it); 0 past
+   * `maxCallDurationMs`, or without a lease.
+   */
+  #leaseLeft(call: Call): number {
+    if (call.state !== 'dispatched' || call.sessionId === undefined) return 0;
+    const session = this.#deps.sessions.get(call.sessionId);
+    const { leaseMs, maxCallDurationMs } = this.#deps.options;
+    const now = Date.now();
+    if (!session?.features.has('lease') || now - call.createdAt >= maxCallDurationMs) return 0;
+    const left = session.state === 'detached' ? leaseMs : call.activity.leaseUntil - now;
+    return Math.max(0, Math.min(left, call.createdAt + maxCallDurationMs - now));
   }
 
   #sendCancel(call: Call, reason: CancelReason): void {

@@ -41,6 +41,13 @@ export interface StubServerOptions {
   callDeadlineMs?: number;
   /** How long a dropped session stays resumable. @default 60_000 */
   sessionGraceMs?: number;
+  /**
+   * With the feature `lease` (PROTOCOL.md §18.4): how long a call's lease lasts without renewal; a running call
+   * whose client keeps renewing it is not cut at `callDeadlineMs`. At least 1,000. @default 45_000
+   */
+  leaseMs?: number;
+  /** With the feature `lease`: the longest a leased call may run, from the model's request. @default 86_400_000 */
+  maxCallDurationMs?: number;
   /** Largest frame accepted (a larger one closes the socket with 1009). Minimum 1024. @default 1_048_576 */
   maxPayloadBytes?: number;
   /** How long a new connection may take to send `hello` before it is closed with 4003. @default 10_000 */
@@ -80,6 +87,8 @@ export const STUB_DEFAULTS = {
   heartbeatIntervalMs: PROTOCOL_DEFAULTS.heartbeatIntervalMs,
   callDeadlineMs: PROTOCOL_DEFAULTS.callDeadlineMs,
   sessionGraceMs: PROTOCOL_DEFAULTS.sessionGraceMs,
+  leaseMs: 45_000,
+  maxCallDurationMs: 86_400_000,
   maxPayloadBytes: PROTOCOL_DEFAULTS.maxPayloadBytes,
   helloTimeoutMs: 10_000,
   maxFramesPerSecond: 2_000,
@@ -180,6 +189,7 @@ const MINIMUMS: Partial<Record<keyof typeof STUB_DEFAULTS, number>> = {
   busyRetryMs: 0,
   maxPayloadBytes: 1024,
   maxBufferedBytes: 1024,
+  leaseMs: 1000,
 };
 
 function describe(value: unknown): string {

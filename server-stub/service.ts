@@ -50,7 +50,7 @@ export class StubService {
       emit,
       runOf: (runId) => this.runs.get(runId),
     });
-    this.updates = new CallUpdates({ dispatcher: this.dispatcher, emit });
+    this.updates = new CallUpdates({ options, dispatcher: this.dispatcher, emit });
     this.runs = new RunManager({
       options,
       sessions: this.sessions,

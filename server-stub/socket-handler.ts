@@ -169,6 +169,9 @@ class SocketHandler {
       maxPayloadBytes: options.maxPayloadBytes,
       sessionGraceMs: options.sessionGraceMs,
       ...(hello.features === undefined ? {} : { features: [...session.features] }),
+      ...(session.features.has('lease')
+        ? { leaseMs: options.leaseMs, maxCallDurationMs: options.maxCallDurationMs }
+        : {}),
     });
     options.logger.info(
       { sessionId: session.id, resumed, remote: this.#remote, tools: [...session.tools.keys()] },
@@ -197,6 +200,9 @@ class SocketHandler {
         return;
       case 'tool_preliminary':
         service.updates.preliminary(session, frame);
+        return;
+      case 'lease':
+        service.updates.lease(session, frame);
         return;
       case 'approval_request': {
         const refusal = service.approvals.request(session, frame);

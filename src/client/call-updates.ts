@@ -3,7 +3,9 @@
  * and the latest of each type sent again after a reconnect, before the outbox, until the call's result is
  * acknowledged. Progress and preliminary results are snapshots, so they are coalesced: at most one per call and
  * type every {@link PROGRESS_INTERVAL_MS}, a newer one replacing one still waiting, the last always sent before
- * the call's result. Only for the features the service took in `welcome`.
+ * the call's result. With the feature `lease`, every call started here is kept alive on the service (PROTOCOL.md
+ * §18.4): one `lease` frame per interval for the calls that sent nothing else in it. Only for the features the
+ * service took in `welcome`.
  *
  * @module
  */
@@ -15,9 +17,18 @@ import {
   encodeFrame,
   type Feature,
   type FrameOf,
+  MAX_LEASE_IDS,
   PROGRESS_INTERVAL_MS,
+  PROTOCOL_DEFAULTS,
+  type ServiceFrame,
   utf8Length,
 } from '../wire/protocol';
+
+/** What the updates read of `welcome`. */
+export type WelcomeTerms = Pick<
+  FrameOf<ServiceFrame, 'welcome'>,
+  'features' | 'leaseMs' | 'heartbeatIntervalMs' | 'sessionGraceMs'
+>;
 
 /** The frames sent as latest-wins snapshots. */
 type SnapshotFrame = FrameOf<ClientFrame, 'tool_progress'> | FrameOf<ClientFrame, 'tool_preliminary'>;
@@ -64,15 +75,49 @@ export class CallUpdates {
   #features: ReadonlySet<Feature> = new Set();
   /** Per call id, a slot per snapshot type (only for calls that sent one). */
   readonly #calls = new Map<string, Map<SnapshotKind, Slot>>();
+  /** Calls started here and not finished, with when the service last heard of each (`now()` time). */
+  readonly #started = new Map<string, number>();
+  #leaseEveryMs = 0;
+  #graceMs: number = PROTOCOL_DEFAULTS.sessionGraceMs;
+  #leaseTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: CallUpdatesOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => performance.now());
   }
 
-  /** The features the service took on the current socket (from `welcome.features`). */
-  setFeatures(features: readonly string[] | undefined): void {
-    this.#features = new Set((features ?? []) as Feature[]);
+  /** What the service said in `welcome`: the features it took, and the lease's terms. */
+  setWelcome(welcome: WelcomeTerms): void {
+    this.#features = new Set((welcome.features ?? []) as Feature[]);
+    this.#graceMs = welcome.sessionGraceMs ?? PROTOCOL_DEFAULTS.sessionGraceMs;
+    const leaseMs = welcome.leaseMs ?? 0;
+    this.#leaseEveryMs = this.#features.has('lease')
+      ? Math.max(100, Math.floor(Math.min(leaseMs / 3, welcome.heartbeatIntervalMs)))
+      : 0;
+    this.#stopLeasing();
+    this.#leaseIfNeeded();
+  }
+
+  /** `true` when calls started here are leased: the service does not cut them at their deadline. */
+  get leased(): boolean {
+    return this.#leaseEveryMs > 0;
+  }
+
+  /** How long the service keeps a dropped session, in milliseconds (from `welcome`). */
+  get sessionGraceMs(): number {
+    return this.#graceMs;
+  }
+
+  /** A call started running here: leased from now on (with the feature). */
+  started(callId: string): void {
+    this.#started.set(callId, Number.NEGATIVE_INFINITY);
+    this.#leaseIfNeeded();
+  }
+
+  /** A call has its result: no more lease for it. */
+  ended(callId: string): void {
+    this.#started.delete(callId);
+    if (this.#started.size === 0) this.#stopLeasing();
   }
 
   /** `true` when the service took `feature` on the current socket. */
@@ -151,6 +196,33 @@ export class CallUpdates {
   /** Stops every timer (the client closed). */
   dispose(): void {
     for (const callId of [...this.#calls.keys()]) this.forget(callId);
+    this.#started.clear();
+    this.#stopLeasing();
+  }
+
+  #leaseIfNeeded(): void {
+    if (this.#leaseTimer !== undefined || this.#leaseEveryMs === 0 || this.#started.size === 0) return;
+    this.#leaseTimer = setInterval(() => this.#renew(), this.#leaseEveryMs);
+    (this.#leaseTimer as { unref?: () => void }).unref?.();
+  }
+
+  #stopLeasing(): void {
+    if (this.#leaseTimer !== undefined) clearInterval(this.#leaseTimer);
+    this.#leaseTimer = undefined;
+  }
+
+  /** One `lease` frame (or a few, 1,000 ids each) for the started calls the service heard nothing of lately. */
+  #renew(): void {
+    const now = this.#now();
+    const quiet: string[] = [];
+    for (const [callId, heardAt] of this.#started) {
+      if (now - heardAt >= this.#leaseEveryMs - 1) quiet.push(callId);
+    }
+    for (let from = 0; from < quiet.length; from += MAX_LEASE_IDS) {
+      const callIds = quiet.slice(from, from + MAX_LEASE_IDS);
+      if (!this.#options.send({ type: 'lease', callIds })) return;
+      for (const callId of callIds) this.#started.set(callId, now);
+    }
   }
 
   #slot(callId: string, kind: SnapshotKind): Slot {
@@ -193,6 +265,9 @@ export class CallUpdates {
     slot.timer = undefined;
     slot.waiting = false;
     slot.writtenAt = this.#now();
-    if (slot.latest !== undefined) this.#options.send(slot.latest);
+    const latest = slot.latest;
+    if (latest === undefined || !this.#options.send(latest)) return;
+    // An update renews the call's lease as a `lease` frame would.
+    if (this.#started.has(latest.callId)) this.#started.set(latest.callId, slot.writtenAt);
   }
 }

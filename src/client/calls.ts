@@ -74,6 +74,12 @@ export interface CallRunnerOptions {
 export interface CallUpdateHooks {
   progress(update: ProgressUpdate): void;
   preliminary(result: PreliminaryResult): void;
+  /** Calls started here are leased (PROTOCOL.md §18.4): the service does not cut them at their deadline. */
+  readonly leased: boolean;
+  /** How long the service keeps a dropped session, in milliseconds. */
+  readonly sessionGraceMs: number;
+  started(callId: string): void;
+  ended(callId: string): void;
   beforeResult(callId: string): void;
   forget(callId: string): void;
   reconnected(): void;
@@ -297,11 +303,28 @@ export class CallRunner {
     this.#checkIdle();
   }
 
+  /**
+   * The socket dropped. A leased call has no deadline of its own here while connected; now it stops once the
+   * service would re-dispatch it (the session's grace period), unless a new socket resumes first.
+   */
+  disconnected(): void {
+    const updates = this.#options.updates;
+    if (!updates?.leased) return;
+    for (const execution of this.#executions.values()) {
+      if (execution.state === 'running' && execution.approval === undefined) {
+        this.#armDeadline(execution, updates.sessionGraceMs, true);
+      }
+    }
+  }
+
   /** A new socket is open: everything in the outbox and every pending approval request is sent again, once. */
   reconnected(): void {
     this.#generation += 1;
+    const leased = this.#options.updates?.leased === true;
     for (const execution of this.#executions.values()) {
       if (execution.approvalFrame) this.#options.send(execution.approvalFrame);
+      // Kept alive by the lease again (a call the service gave up on meanwhile gets its `cancel`).
+      if (leased && execution.state === 'running') this.#armDeadline(execution, undefined);
     }
     // Updates before results: the service ignores those of a call it already has the result of.
     this.#options.updates?.reconnected();
@@ -362,6 +385,9 @@ export class CallRunner {
     execution.state = 'running';
     this.#running += 1;
     const { frame } = execution;
+    this.#options.updates?.started(frame.callId);
+    // Running and leased: the service does not cut it at its deadline, so neither does this client.
+    if (this.#options.updates?.leased) this.#armDeadline(execution, undefined);
     execution.started = Math.round(performance.now());
     this.#options.events.toolCall({ callId: frame.callId, runId: frame.runId, toolName: frame.toolName });
     let context: unknown;
@@ -487,7 +513,9 @@ export class CallRunner {
    * from now. One timer serves every call, set for the earliest deadline (a timer per call would cost a
    * `Timeout` object and two timer-list operations per call); calls that end first just leave it nothing to do.
    */
-  #armDeadline(execution: Execution, deadlineMs: number | undefined): void {
+  #armDeadline(execution: Execution, deadlineMs: number | undefined, force = false): void {
+    // A running call is leased (PROTOCOL.md §18.4): no deadline while connected (see `disconnected`).
+    if (!force && execution.state === 'running' && this.#options.updates?.leased) deadlineMs = undefined;
     if (deadlineMs === undefined) {
       execution.deadlineAt = undefined;
       return;
@@ -532,6 +560,7 @@ export class CallRunner {
   finished(execution: Execution, result: ToolCallResult): void {
     const { frame } = execution;
     this.#armDeadline(execution, undefined);
+    this.#options.updates?.ended(frame.callId);
     if (execution.state === 'running' && !execution.parked) this.#running -= 1;
     if (execution.resume !== undefined) {
       // Ended while waiting in line for a slot (a tool's own timeout): it must not take one later.

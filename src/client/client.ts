@@ -61,7 +61,7 @@ export interface ClientEvents {
 }
 
 /** The protocol features this client offers in `hello` (PROTOCOL.md §2). */
-const CLIENT_FEATURES: readonly Feature[] = ['progress', 'preliminary', 'event_replay'];
+const CLIENT_FEATURES: readonly Feature[] = ['progress', 'preliminary', 'lease', 'event_replay'];
 
 /** Options of {@link Client.run}. */
 export interface RunOptions<C = unknown> {
@@ -141,13 +141,16 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         features: [...CLIENT_FEATURES],
       }),
       onWelcome: (welcome) => {
-        this.#updates.setFeatures(welcome.features);
+        this.#updates.setWelcome(welcome);
         this.#calls.reconnected();
         this.#runs.reconnected();
         this.#emit('connected', { sessionId: welcome.sessionId, resumed: welcome.resumed });
       },
       onFrame: (frame) => this.#onFrame(frame),
-      onDisconnected: (code, reason) => this.#emit('disconnected', { code, reason }),
+      onDisconnected: (code, reason) => {
+        this.#calls.disconnected();
+        this.#emit('disconnected', { code, reason });
+      },
       onReconnecting: (attempt, delayMs) => this.#emit('reconnecting', { attempt, delayMs }),
       onClosed: (error) => {
         this.#calls.abortAll('client closed');

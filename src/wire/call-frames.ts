@@ -8,8 +8,11 @@
 import * as z from 'zod/mini';
 import { id, positiveInt } from './frame-fields';
 
+/** Most call ids one `lease` frame carries. */
+export const MAX_LEASE_IDS = 1_000;
+
 /** Every feature this version of the protocol defines (PROTOCOL.md §2). */
-export const FEATURES = ['progress', 'preliminary', 'event_replay'] as const;
+export const FEATURES = ['progress', 'preliminary', 'lease', 'event_replay'] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];
 
@@ -50,4 +53,10 @@ export const toolPreliminary = z.object({
   seq: positiveInt,
   output: z.string(),
   widget: z.optional(z.unknown()),
+});
+
+/** `lease` (client → service, feature `lease`): these calls still run here; their leases are renewed. */
+export const lease = z.object({
+  type: z.literal('lease'),
+  callIds: z.array(id).check(z.minLength(1), z.maxLength(MAX_LEASE_IDS)),
 });

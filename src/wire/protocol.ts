@@ -9,11 +9,17 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { toolPreliminary, toolProgress } from './call-frames';
+import { lease, toolPreliminary, toolProgress } from './call-frames';
 import { id, jsonObject, nonNegativeInt, positiveInt } from './frame-fields';
 import { utf8Length } from './utf8';
 
-export { FEATURES, type Feature, PROGRESS_INTERVAL_MS, RUN_EVENT_FEATURES } from './call-frames';
+export {
+  FEATURES,
+  type Feature,
+  MAX_LEASE_IDS,
+  PROGRESS_INTERVAL_MS,
+  RUN_EVENT_FEATURES,
+} from './call-frames';
 
 /** Protocol version carried in `hello.protocol`. */
 export const PROTOCOL_VERSION = 1;
@@ -194,6 +200,10 @@ const welcome = z.object({
   sessionGraceMs: z.optional(nonNegativeInt),
   /** The ones of `hello.features` the service uses on this socket; absent: none. */
   features: z.optional(featureList),
+  /** With the feature `lease`: how long a call's lease lasts without renewal (PROTOCOL.md §18.4). */
+  leaseMs: z.optional(z.number().check(z.int(), z.minimum(1000))),
+  /** With the feature `lease`: the longest a leased call may run, from the model's request. */
+  maxCallDurationMs: z.optional(z.number().check(z.int(), z.minimum(1))),
 });
 
 const toolCall = z.object({
@@ -309,6 +319,7 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
   runCancel,
   toolProgress,
   toolPreliminary,
+  lease,
   ping,
   pong,
   errorFrame,

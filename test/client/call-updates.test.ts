@@ -22,7 +22,7 @@ function updates(features: string[] | undefined = ['progress', 'preliminary'], m
     onWidgetDropped: ({ message }) => dropped.push(message),
     now: () => now,
   });
-  made.setFeatures(features);
+  made.setWelcome({ features, heartbeatIntervalMs: 15_000, leaseMs: 3_000 });
   const progress = (callId: string, value: number, message?: string) =>
     made.progress({
       callId,
@@ -152,5 +152,40 @@ describe('CallUpdates (preliminary results)', () => {
     expect(dropped).toEqual([
       "the preliminary result with its widget is 4102 bytes, over the service's limit of 2048; the widget was dropped",
     ]);
+  });
+});
+
+describe('CallUpdates (lease)', () => {
+  it('sends one lease frame per interval for the started calls that sent nothing else, and none when idle', () => {
+    vi.useFakeTimers();
+    const { made, progress, sent, advance } = updates(['lease', 'progress']);
+    // leaseMs 3,000 and a 15 s heartbeat: every 1,000 ms.
+    expect(made.leased).toBe(true);
+    advance(1_000);
+    expect(sent).toEqual([]);
+    made.started('c1');
+    made.started('c2');
+    advance(1_000);
+    expect(sent).toEqual([{ type: 'lease', callIds: ['c1', 'c2'] }]);
+    advance(500);
+    progress('c2', 1);
+    advance(500);
+    expect(sent.slice(1)).toEqual([
+      { type: 'tool_progress', callId: 'c2', seq: 1, progress: 1 },
+      { type: 'lease', callIds: ['c1'] },
+    ]);
+    made.ended('c1');
+    made.ended('c2');
+    advance(5_000);
+    expect(sent).toHaveLength(3);
+  });
+
+  it('leases nothing when the service did not take the feature', () => {
+    vi.useFakeTimers();
+    const { made, sent, advance } = updates(['progress']);
+    made.started('c1');
+    advance(60_000);
+    expect(made.leased).toBe(false);
+    expect(sent).toEqual([]);
   });
 });

@@ -150,6 +150,8 @@ describe('Client against the stub', () => {
     });
     const server = await stub({
       callDeadlineMs: 50,
+      // A service without the lease (PROTOCOL.md §18.4) cuts a running call at its deadline.
+      features: [],
       model: scriptedModel([
         { toolCalls: [{ name: 'slow', arguments: {} }] },
         ({ messages }) => ({ text: messages.at(-1)?.content ?? '' }),

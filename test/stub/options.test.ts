@@ -20,6 +20,8 @@ describe('stub options', () => {
       heartbeatIntervalMs: 15_000,
       callDeadlineMs: 120_000,
       sessionGraceMs: 60_000,
+      leaseMs: 45_000,
+      maxCallDurationMs: 86_400_000,
       maxPayloadBytes: 1_048_576,
       helloTimeoutMs: 10_000,
       maxFramesPerSecond: 2_000,

@@ -1,0 +1,126 @@
+/**
+ * The lease (PROTOCOL.md §18.4): a call whose client keeps it alive is not cut at the stub's per-call deadline.
+ * Deadlines here are short and the "long" calls several times longer; what is asserted is how each call ended.
+ */
+import { describe, expect, it } from 'vitest';
+import { scriptedModel } from '../../server-stub/index';
+import { agent, dropAndWait, once, stub, track } from './helpers';
+import { TestClient, toolDef } from './test-client';
+
+const script = () => scriptedModel([{ toolCalls: [{ name: 'export' }] }, { text: 'done' }]);
+
+async function leasedCall(options: Parameters<typeof stub>[0], features: string[] | undefined = ['lease']) {
+  const server = await stub({ model: script(), ...options });
+  const client = track(
+    await TestClient.connect(server.url, { tools: [toolDef('export')], ...(features ? { features } : {}) }),
+  );
+  client.send({ type: 'run_start', requestId: 'q1', agent: agent('a', ['export']), input: 'go' });
+  const { runId } = await client.next('run_started');
+  const call = await client.next('tool_call');
+  return { server, client, runId, call };
+}
+
+/** Renews the lease `times` times, `everyMs` apart (what the SDK does on its own). */
+async function renew(client: TestClient, callId: string, times: number, everyMs: number): Promise<void> {
+  for (let i = 0; i < times; i++) {
+    client.send({ type: 'lease', callIds: [callId] });
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+describe('lease', () => {
+  it('announces leaseMs and maxCallDurationMs in welcome only with the feature', async () => {
+    const server = await stub({ leaseMs: 2_000, maxCallDurationMs: 60_000 });
+    const leasing = track(await TestClient.connect(server.url, { features: ['lease'] }));
+    expect(leasing.welcome).toMatchObject({ features: ['lease'], leaseMs: 2_000, maxCallDurationMs: 60_000 });
+    const plain = track(await TestClient.connect(server.url, { features: [] }));
+    expect(plain.welcome && 'leaseMs' in plain.welcome).toBe(false);
+  });
+
+  it('keeps a renewed call past its deadline, and records its result', async () => {
+    // Deadline 50 ms, lease 1 s renewed every 100 ms for 600 ms: twelve deadlines long.
+    const { server, client, runId, call } = await leasedCall({ callDeadlineMs: 50, leaseMs: 1_000 });
+    await renew(client, call.callId, 6, 100);
+    client.result(call.callId, 'exported');
+    const result = await client.next('run_result');
+    expect(result.toolCalls).toMatchObject([{ callId: call.callId, status: 'ok', output: 'exported' }]);
+    expect(client.all('cancel')).toEqual([]);
+    expect(server.runs.get(runId)?.status).toBe('completed');
+  });
+
+  it('cuts a call at its deadline when the client did not negotiate the lease', async () => {
+    const { client, call } = await leasedCall({ callDeadlineMs: 50, leaseMs: 1_000 }, undefined);
+    client.send({ type: 'lease', callIds: [call.callId] });
+    const cancel = await client.next('cancel');
+    expect(cancel).toEqual({ type: 'cancel', callId: call.callId, reason: 'deadline' });
+    const result = await client.next('run_result');
+    expect(result.toolCalls).toMatchObject([
+      { status: 'timeout', output: 'Error running export: timed out after 50ms' },
+    ]);
+  });
+
+  it('cuts a leased call once its lease runs out without renewal', async () => {
+    const { client, call } = await leasedCall({ callDeadlineMs: 50, leaseMs: 1_000 });
+    // No renewal: the lease from the dispatch holds for 1 s, then the deadline check cuts the call.
+    const cancel = await client.next('cancel');
+    expect(cancel.reason).toBe('deadline');
+    expect((await client.next('run_result')).toolCalls).toMatchObject([{ status: 'timeout' }]);
+  });
+
+  it('counts progress as a renewal', async () => {
+    const { client, call } = await leasedCall({ callDeadlineMs: 50, leaseMs: 1_000 }, ['lease', 'progress']);
+    for (let seq = 1; seq <= 6; seq++) {
+      client.send({ type: 'tool_progress', callId: call.callId, seq, progress: seq });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    client.result(call.callId, 'exported');
+    expect((await client.next('run_result')).toolCalls).toMatchObject([{ status: 'ok' }]);
+  });
+
+  it('cuts a leased call past maxCallDurationMs whatever its lease', async () => {
+    const { client, call } = await leasedCall({ callDeadlineMs: 50, leaseMs: 5_000, maxCallDurationMs: 300 });
+    const renewing = renew(client, call.callId, 10, 100);
+    const cancel = await client.next('cancel');
+    expect(cancel.reason).toBe('deadline');
+    await renewing;
+    expect((await client.next('run_result')).toolCalls).toMatchObject([{ status: 'timeout' }]);
+  });
+
+  it('keeps a leased call while its session is detached, and the resumed session finishes it', async () => {
+    const { server, client, call } = await leasedCall({
+      callDeadlineMs: 50,
+      leaseMs: 1_000,
+      sessionGraceMs: 5_000,
+    });
+    await dropAndWait(server, client);
+    // Detached well past the deadline and the lease.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await client.reconnect();
+    const redelivered = await client.next('tool_call', (frame) => frame.callId === call.callId);
+    expect(redelivered.callId).toBe(call.callId);
+    client.result(call.callId, 'exported');
+    expect((await client.next('run_result')).toolCalls).toMatchObject([{ status: 'ok', output: 'exported' }]);
+  });
+
+  it('re-dispatches a leased call whose client vanished once the grace period ends', async () => {
+    const server = await stub({ model: script(), callDeadlineMs: 50, leaseMs: 1_000, sessionGraceMs: 300 });
+    const first = track(
+      await TestClient.connect(server.url, { tools: [toolDef('export')], features: ['lease'] }),
+    );
+    const owner = track(await TestClient.connect(server.url));
+    owner.send({ type: 'run_start', requestId: 'q1', agent: agent('a', ['export']), input: 'go' });
+    const call = await first.next('tool_call');
+    const expired = once(server, 'session_expired');
+    await first.drop();
+    const second = track(
+      await TestClient.connect(server.url, { tools: [toolDef('export')], features: ['lease'] }),
+    );
+    await expired;
+    const again = await second.next('tool_call');
+    expect(again.callId).toBe(call.callId);
+    second.result(call.callId, 'exported by the second');
+    expect((await owner.next('run_result')).toolCalls).toMatchObject([
+      { status: 'ok', output: 'exported by the second' },
+    ]);
+  });
+});
