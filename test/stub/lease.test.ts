@@ -63,7 +63,7 @@ describe('lease', () => {
     const { client, call } = await leasedCall({ callDeadlineMs: 50, leaseMs: 1_000 });
     // No renewal: the lease from the dispatch holds for 1 s, then the deadline check cuts the call.
     const cancel = await client.next('cancel');
-    expect(cancel.reason).toBe('deadline');
+    expect(cancel).toEqual({ type: 'cancel', callId: call.callId, reason: 'deadline' });
     expect((await client.next('run_result')).toolCalls).toMatchObject([{ status: 'timeout' }]);
   });
 
