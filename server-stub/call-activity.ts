@@ -1,6 +1,6 @@
 /**
  * What a call said while it ran (PROTOCOL.md §18): the update counters that keep a re-sent update from counting
- * twice, and the latest progress and preliminary result, kept for the transcript.
+ * twice, the latest progress and preliminary result, the lease, and the call's questions.
  *
  * @module
  */
@@ -27,6 +27,23 @@ export interface CallPreliminary {
   at: string;
 }
 
+/** A question of a call (PROTOCOL.md §18.5), as the transcript shows it. */
+export interface CallQuestion {
+  questionId: string;
+  question: string;
+  choices?: string[];
+  schema?: Record<string, unknown>;
+  /** ISO 8601. */
+  askedAt: string;
+  status: 'open' | 'answered' | 'declined' | 'cancelled';
+  answer?: unknown;
+  reason?: string;
+  /** Who closed it: a person over HTTP, the client (`question_cancel`), or the service (the call ended). */
+  by?: 'http' | 'client' | 'service';
+  /** ISO 8601. */
+  answeredAt?: string;
+}
+
 /** The updates of one call. */
 export class CallActivity {
   /** The session whose counters these are: a call re-dispatched to another session counts again from 1. */
@@ -34,8 +51,17 @@ export class CallActivity {
   readonly #seqs = new Map<UpdateKind, number>();
   progress: CallProgress | undefined;
   preliminary: CallPreliminary | undefined;
+  /** The call's questions, by id, in the order asked. */
+  readonly questions = new Map<string, CallQuestion>();
   /** Epoch milliseconds the call's lease runs out at (PROTOCOL.md §18.4); 0 when it has none. */
   leaseUntil = 0;
+
+  /** How many of the call's questions wait for an answer. */
+  get openQuestions(): number {
+    let open = 0;
+    for (const question of this.questions.values()) if (question.status === 'open') open += 1;
+    return open;
+  }
 
   /**
    * `true` (and the counter moves on) when an update of `kind` numbered `seq` from `sessionId` is new: above the

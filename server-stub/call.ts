@@ -305,6 +305,7 @@ export class Call implements RunCall {
     if (this.#answeredBy !== undefined) entry.answeredBy = this.#answeredBy;
     if (this.activity.progress !== undefined) entry.progress = { ...this.activity.progress };
     if (this.activity.preliminary !== undefined) entry.preliminary = { ...this.activity.preliminary };
+    if (this.activity.questions.size > 0) entry.questions = [...this.activity.questions.values()];
     if (this.#finishedAt !== undefined) {
       entry.finishedAt = new Date(this.#finishedAt).toISOString();
       entry.durationMs = this.#finishedAt - this.createdAt;

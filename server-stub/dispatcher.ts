@@ -24,6 +24,8 @@ export interface DispatcherDeps {
   >;
   sessions: ReadonlyMap<string, Session>;
   emit(run: Run, kind: RunEventKind, data: unknown): void;
+  /** The call ended, or left a session that expired: its open questions close (PROTOCOL.md §18.5). */
+  closeQuestions?(call: Call): void;
 }
 
 /** Why the service cancels a call. */
@@ -94,6 +96,11 @@ export class Dispatcher {
   release(call: Call): void {
     this.#armDeadline(call);
     this.#evaluate(call);
+  }
+
+  /** Starts the call's deadline again in full (its last open question was answered, PROTOCOL.md §18.5). */
+  restartDeadline(call: Call): void {
+    this.#armDeadline(call);
   }
 
   /** Re-sends the call's current `tool_call` to the session it is assigned to (if connected). */
@@ -199,6 +206,7 @@ export class Dispatcher {
     for (const callId of session.calls) {
       const call = this.#calls.get(callId);
       if (!call?.sessionLost()) continue;
+      this.#deps.closeQuestions?.(call);
       orphans.push(call);
       this.#deps.options.logger.info(
         { callId, sessionId: session.id },
@@ -268,12 +276,15 @@ export class Dispatcher {
   }
 
   /**
-   * How long a call past its deadline is kept (PROTOCOL.md §18.4): until its lease runs out, while its session
+   * How long a call past its deadline is kept (PROTOCOL.md §18.4): while it has an open question (§18.5); until
+   * its lease runs out, while its session
    * negotiated `lease`; a detached session's call is kept (its expiry re-dispatches it); 0 past
    * `maxCallDurationMs`, or without a lease.
    */
   #leaseLeft(call: Call): number {
     if (call.state !== 'dispatched' || call.sessionId === undefined) return 0;
+    // A call waiting for a person's answer is not cut (its deadline starts again after the answer).
+    if (call.activity.openQuestions > 0) return this.#deps.options.callDeadlineMs;
     const session = this.#deps.sessions.get(call.sessionId);
     const { leaseMs, maxCallDurationMs } = this.#deps.options;
     const now = Date.now();
@@ -291,6 +302,7 @@ export class Dispatcher {
     const freed = call.state === 'dispatched' && call.sessionId !== undefined;
     const session = call.sessionId === undefined ? undefined : this.#deps.sessions.get(call.sessionId);
     if (!call.finish(outcome, answeredBy)) return;
+    this.#deps.closeQuestions?.(call);
     this.#waiting.delete(call);
     session?.calls.delete(call.callId);
     const data: Record<string, unknown> = {

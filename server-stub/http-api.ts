@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROTOCOL_VERSION } from '../src/wire/protocol';
 import { bearerKey, keyAccepted } from './auth';
-import { cancelBody, decisionBody, parseBody, startRunBody } from './http-bodies';
+import { answerBody, cancelBody, decisionBody, parseBody, startRunBody } from './http-bodies';
 import { decodeSegment, HttpError, readJsonBody, sendJson } from './http-io';
 import type { Run } from './run';
 import type { StubService } from './service';
@@ -123,6 +123,29 @@ async function decide(
   sendJson(res, 200, { runId: run.id, callId, approved, ...(reason === undefined ? {} : { reason }) });
 }
 
+/** `POST /v1/runs/:runId/calls/:callId/questions/:questionId`: a person's answer to a running call's question. */
+async function answerQuestion(
+  service: StubService,
+  req: IncomingMessage,
+  res: ServerResponse,
+  [runId, callId, questionId]: string[],
+): Promise<void> {
+  const body = parseBody(answerBody, await readJsonBody(req, service.options.maxHttpBodyBytes));
+  const run = findRun(service, runId);
+  const reply =
+    body.declined === true
+      ? { declined: true as const, ...(body.reason === undefined ? {} : { reason: body.reason }) }
+      : { answer: body.answer };
+  const refusal = service.questions.answer(run.id, callId ?? '', questionId ?? '', reply);
+  if (refusal) throw new HttpError(refusal.status, refusal.code, refusal.message);
+  sendJson(res, 200, {
+    runId: run.id,
+    callId,
+    questionId,
+    status: 'declined' in reply ? 'declined' : 'answered',
+  });
+}
+
 /** `GET /v1/runs/:runId/events`: every event so far, then live ones, then `end` (Server-Sent Events). */
 function streamEvents(
   service: StubService,
@@ -180,6 +203,12 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: /^\/v1\/runs\/([^/]+)\/events$/, auth: true, handler: streamEvents },
   { method: 'POST', pattern: /^\/v1\/runs\/([^/]+)\/cancel$/, auth: true, handler: cancelRun },
   { method: 'POST', pattern: /^\/v1\/runs\/([^/]+)\/approvals\/([^/]+)$/, auth: true, handler: decide },
+  {
+    method: 'POST',
+    pattern: /^\/v1\/runs\/([^/]+)\/calls\/([^/]+)\/questions\/([^/]+)$/,
+    auth: true,
+    handler: answerQuestion,
+  },
 ];
 
 /** Builds the request listener of the stub's HTTP server. Never throws; an unexpected failure is a 500. */

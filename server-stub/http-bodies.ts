@@ -69,3 +69,20 @@ export function parseBody<T>(schema: z.ZodMiniType<T>, body: unknown): T {
   const message = issue?.message ?? NOT_AN_OBJECT;
   throw new HttpError(400, 'invalid_request', field === '' ? message : `${field} ${message}`);
 }
+
+/** `POST /v1/runs/:runId/calls/:callId/questions/:questionId`: `{ answer }` or `{ declined: true, reason? }`. */
+export const answerBody = z
+  .object(
+    {
+      answer: z.optional(z.unknown()),
+      declined: z.optional(z.literal(true, { error: 'must be true' })),
+      reason: z.optional(z.string({ error: 'must be a string' })),
+    },
+    { error: NOT_AN_OBJECT },
+  )
+  .check(
+    z.refine((body) => body.declined === true || 'answer' in body, {
+      error: 'must have an answer, or declined: true',
+      path: ['answer'],
+    }),
+  );

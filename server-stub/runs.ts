@@ -25,6 +25,14 @@ import type { Session } from './session';
 import type { RunEventKind, RunOrigin, RunSummary, RunTranscript } from './transcript';
 import { driveRun } from './turn-loop';
 
+/** Event kinds a person decides on: shown on every ancestor run too, where the UI may be following. */
+const SURFACES_ON_ANCESTORS = new Set<RunEventKind>([
+  'approval_requested',
+  'approval_decided',
+  'question_asked',
+  'question_answered',
+]);
+
 /** A request to start a run. */
 export interface StartRunRequest {
   agent: AgentDefinition;
@@ -147,9 +155,9 @@ export class RunManager {
       owner?.send({ type: 'run_event', runId: run.id, seq: run.eventCount, event: { kind, data } });
     }
     this.#deps.events.emit('run_event', { runId: run.id, kind, data });
-    // A human deciding for a nested run looks at the outer run: approvals surface on every ancestor too,
+    // A human deciding for a nested run looks at the outer run: approvals and questions surface on every ancestor,
     // with `runId` naming the run the call belongs to (where the decision is posted).
-    if ((kind === 'approval_requested' || kind === 'approval_decided') && run.parentRunId !== undefined) {
+    if (SURFACES_ON_ANCESTORS.has(kind) && run.parentRunId !== undefined) {
       const parent = this.#runs.get(run.parentRunId);
       const origin = (data as { runId?: string }).runId ?? run.id;
       if (parent) this.emit(parent, kind, { ...(data as object), runId: origin });

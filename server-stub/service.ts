@@ -14,6 +14,7 @@ import { closeSocket } from './close-socket';
 import { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
 import type { ResolvedStubOptions } from './options';
+import { Questions } from './questions';
 import type { Run } from './run';
 import { RunManager } from './runs';
 import { Session, SLOW_READER_CLOSE_CODE } from './session';
@@ -38,19 +39,31 @@ export class StubService {
   readonly approvals: Approvals;
   readonly runs: RunManager;
   readonly updates: CallUpdates;
+  readonly questions: Questions;
   #seq = 0;
   #closed = false;
 
   constructor(options: ResolvedStubOptions) {
     this.options = options;
     const emit = (run: Run, kind: RunEventKind, data: unknown) => this.runs.emit(run, kind, data);
-    this.dispatcher = new Dispatcher({ options, sessions: this.sessions, emit });
+    this.dispatcher = new Dispatcher({
+      options,
+      sessions: this.sessions,
+      emit,
+      closeQuestions: (call) => this.questions.closeAll(call),
+    });
     this.approvals = new Approvals({
       dispatcher: this.dispatcher,
       emit,
       runOf: (runId) => this.runs.get(runId),
     });
     this.updates = new CallUpdates({ options, dispatcher: this.dispatcher, emit });
+    this.questions = new Questions({
+      dispatcher: this.dispatcher,
+      sessions: this.sessions,
+      emit,
+      runOf: (runId) => this.runs.get(runId),
+    });
     this.runs = new RunManager({
       options,
       sessions: this.sessions,

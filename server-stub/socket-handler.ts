@@ -204,6 +204,12 @@ class SocketHandler {
       case 'lease':
         service.updates.lease(session, frame);
         return;
+      case 'question':
+        service.questions.ask(session, frame);
+        return;
+      case 'question_cancel':
+        service.questions.withdraw(session, frame);
+        return;
       case 'approval_request': {
         const refusal = service.approvals.request(session, frame);
         if (refusal) this.#error(refusal.code, refusal.message, { callId: frame.callId });

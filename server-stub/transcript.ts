@@ -6,7 +6,7 @@
  * @module
  */
 import type { AgentDefinition, FrameOf, ServiceFrame, ToolCallStatus } from '../src/wire/protocol';
-import type { CallPreliminary, CallProgress } from './call-activity';
+import type { CallPreliminary, CallProgress, CallQuestion } from './call-activity';
 import type { ChatMessage } from './model';
 
 /** `running` until the run ends one of the three other ways. */
@@ -72,6 +72,8 @@ export interface TranscriptToolCall {
   progress?: CallProgress;
   /** The latest `tool_preliminary` of the call, and how many came (PROTOCOL.md §18.3). */
   preliminary?: CallPreliminary;
+  /** The questions the call asked, in order, with their answers (PROTOCOL.md §18.5). */
+  questions?: CallQuestion[];
 }
 
 /** Everything the service knows about a run. */

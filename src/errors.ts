@@ -46,3 +46,24 @@ export class AbortError extends ToolwireError {}
 
 /** A run started with `client.run()` failed or was cancelled on the service. */
 export class RunError extends ToolwireError {}
+
+/**
+ * `ctx.askQuestion()` got no answer the tool can use. `code` says why: `declined` (the user chose not to answer;
+ * `reason` may say why), `cancelled` (the call was cancelled or timed out, or the service closed the question),
+ * `timeout` (the question's own `timeoutMs` passed), `unsupported` (nobody can answer: no `onQuestion`, and the
+ * service does not take questions), `invalid_answer` (the answer does not match the choices or the schema),
+ * `failed` (the local `onQuestion` threw). The tool decides what to do: the call goes on either way.
+ */
+export class QuestionError extends ToolwireError {
+  /** The user's reason, when they declined with one (or the service's, when it closed the question). */
+  readonly reason: string | undefined;
+
+  constructor(
+    code: string,
+    message: string,
+    options?: ToolwireErrorOptions & { reason?: string | undefined },
+  ) {
+    super(code, message, options);
+    this.reason = options?.reason;
+  }
+}

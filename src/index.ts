@@ -11,6 +11,10 @@ export type {
   ApprovalDecision,
   ApprovalRequest,
   InvokeOptions,
+  PreliminaryResult,
+  ProgressUpdate,
+  QuestionReply,
+  QuestionRequest,
   ToolCallResult,
   WidgetInvalidInfo,
 } from './call/types';
@@ -36,6 +40,7 @@ export {
   AbortError,
   ConnectionError,
   ProtocolError,
+  QuestionError,
   RunError,
   TimeoutError,
   ToolDefinitionError,
@@ -43,6 +48,7 @@ export {
   type ToolwireErrorOptions,
 } from './errors';
 export type { Logger, RedactRule } from './logger';
+export type { AskOptions, ContextMethods, ProgressInput } from './tool/context-methods';
 export { serializeOutput, thrownMessage, truncateUtf8 } from './tool/output';
 export type { SchemaKind, ValidationIssue } from './tool/schema/index';
 export {

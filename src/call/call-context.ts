@@ -5,12 +5,13 @@
  *
  * @module
  */
-import type { ProgressInput } from '../tool/context-methods';
+import type { AskOptions, ProgressInput } from '../tool/context-methods';
 import type { CallSignal } from './call-signal';
 
 /** What `ctx`'s methods reach: the call behind it (`CallRun`); absent in a bare `CallSignal` (tests). */
 export interface CallChannel {
   progress(update: ProgressInput): void;
+  askQuestion(question: string, options?: AskOptions<unknown>): Promise<unknown>;
 }
 
 /** `ctx.idempotencyKey`: `toolwire:<callId>` or `toolwire:<callId>:<scope>`, each part URI-encoded. */
@@ -64,6 +65,13 @@ export class CallContext {
   get progress(): (update: ProgressInput) => void {
     const call = this.#call;
     return (update) => call.progress?.(update);
+  }
+
+  /** `ctx.askQuestion()`: a function of this call (destructuring works), read from the prototype. */
+  get askQuestion(): (question: string, options?: AskOptions<unknown>) => Promise<unknown> {
+    const call = this.#call;
+    return (question, options) =>
+      call.askQuestion?.(question, options) ?? Promise.reject(new Error('this ctx belongs to no call'));
   }
 
   constructor(

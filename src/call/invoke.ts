@@ -10,7 +10,7 @@
 
 import { TimeoutError, ToolDefinitionError } from '../errors';
 import { MAX_TIMEOUT_MS } from '../limits';
-import type { ProgressInput } from '../tool/context-methods';
+import type { AskOptions, ProgressInput } from '../tool/context-methods';
 import { cancelledText, errorText, notJsonText, notObjectText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
 import { type Tool, type ToolContext, type ToolInternals, toolInternals } from '../tool/tool';
@@ -18,6 +18,7 @@ import { decodeArguments } from './arguments';
 import { contextClassFor } from './call-context';
 import { CallSignal } from './call-signal';
 import { checkProgress } from './progress';
+import { askQuestion } from './questions';
 import { runCall } from './run-call';
 import type {
   CallOptions,
@@ -46,6 +47,7 @@ const OPTION_KEYS: Readonly<Record<keyof InvokeOptions, true>> = {
   onWidgetInvalid: true,
   onProgress: true,
   onPreliminary: true,
+  onQuestion: true,
   extend: true,
 };
 /** Any other key is a usage error (`unknown_option`). */
@@ -121,6 +123,7 @@ class CallRun extends CallSignal implements CallState {
   abortWithTimeout: (() => void) | undefined;
   readonly #started = performance.now();
   #finished = false;
+  #questions = 0;
   readonly #sink: ResultSink;
 
   constructor(tool: Tool, options: CallOptions, sink: ResultSink) {
@@ -149,6 +152,22 @@ class CallRun extends CallSignal implements CallState {
 
   fail(error: unknown): void {
     this.done(bugOutcome(this.tool, error));
+  }
+
+  /** `true` once the call has its result. */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /** `q1`, `q2`, … */
+  nextQuestionId(): string {
+    this.#questions += 1;
+    return `q${this.#questions}`;
+  }
+
+  /** `ctx.askQuestion()`. */
+  askQuestion(question: string, options?: AskOptions<unknown>): Promise<unknown> {
+    return askQuestion(this, question, options);
   }
 
   /** A value the tool yielded, while the call runs: as the result's text would be, within `maxOutputBytes`. */

@@ -64,6 +64,29 @@ export interface PreliminaryResult {
   value: unknown;
 }
 
+/** A question a call asks (`ctx.askQuestion()`), as given to {@link InvokeOptions.onQuestion}. */
+export interface QuestionRequest {
+  /** Id of the call. */
+  callId: string;
+  /** Id of its run. */
+  runId: string;
+  /** Name of the tool. */
+  toolName: string;
+  /** Unique within the call: `q1`, `q2`, … */
+  questionId: string;
+  /** What the tool asks. */
+  question: string;
+  /** The answer must be one of these, when given. */
+  choices?: string[];
+  /** A JSON Schema the answer must match, when given. */
+  schema?: Record<string, unknown>;
+  /** Aborts when the tool stops waiting (the call ended or was cancelled, or the question timed out). */
+  signal: AbortSignal;
+}
+
+/** The answer to a {@link QuestionRequest}: the answer, or a refusal with an optional reason. */
+export type QuestionReply = { answer: unknown } | { declined: true; reason?: string };
+
 /** Where a call started by the client delivers its result (once). */
 export interface ResultSink {
   result(result: ToolCallResult): void;
@@ -117,6 +140,12 @@ export interface InvokeOptions<C = unknown> {
    * @default preliminary results are dropped
    */
   onPreliminary?: (result: PreliminaryResult) => void;
+  /**
+   * Answers `ctx.askQuestion()`: returns `{ answer }` or `{ declined: true, reason? }`, or a promise of it. The
+   * answer is then checked against the question's choices or schema. A throw or a rejection rejects the
+   * question with `QuestionError` `failed`. @default questions reject with `QuestionError` `unsupported`
+   */
+  onQuestion?: (request: QuestionRequest) => QuestionReply | Promise<QuestionReply>;
   /**
    * Extra properties for `ctx` (string or symbol keys), for hosts that hand their own hooks to their tools;
    * they never replace a standard `ctx` field and are not enumerable.

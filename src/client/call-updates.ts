@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { PreliminaryResult, ProgressUpdate } from '../call/types';
+import type { PreliminaryResult, ProgressUpdate, QuestionReply, QuestionRequest } from '../call/types';
 import type { Redactor } from '../logger';
 import { toWellFormed, truncateJsonString } from '../tool/output';
 import {
@@ -23,6 +23,7 @@ import {
   type ServiceFrame,
   utf8Length,
 } from '../wire/protocol';
+import { SocketQuestions } from './questions';
 
 /** What the updates read of `welcome`. */
 export type WelcomeTerms = Pick<
@@ -80,10 +81,30 @@ export class CallUpdates {
   #leaseEveryMs = 0;
   #graceMs: number = PROTOCOL_DEFAULTS.sessionGraceMs;
   #leaseTimer: ReturnType<typeof setInterval> | undefined;
+  readonly #questions: SocketQuestions;
 
   constructor(options: CallUpdatesOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => performance.now());
+    this.#questions = new SocketQuestions({
+      send: options.send,
+      redactor: options.redactor,
+      maxPayloadBytes: options.maxPayloadBytes,
+      enabled: () => this.#features.has('questions'),
+    });
+  }
+
+  /** Puts a call's question to the service (one function for every call). */
+  readonly ask = (request: QuestionRequest): Promise<QuestionReply> => {
+    const asked = this.#questions.ask(request);
+    // Asking is a sign of life, as an update is.
+    if (this.#started.has(request.callId)) this.#started.set(request.callId, this.#now());
+    return asked;
+  };
+
+  /** `answer` from the service. */
+  answer(frame: FrameOf<ServiceFrame, 'answer'>): void {
+    this.#questions.answer(frame);
   }
 
   /** What the service said in `welcome`: the features it took, and the lease's terms. */
@@ -114,9 +135,10 @@ export class CallUpdates {
     this.#leaseIfNeeded();
   }
 
-  /** A call has its result: no more lease for it. */
+  /** A call has its result: no more lease for it, and its open questions are dropped. */
   ended(callId: string): void {
     this.#started.delete(callId);
+    this.#questions.forget(callId);
     if (this.#started.size === 0) this.#stopLeasing();
   }
 
@@ -185,6 +207,7 @@ export class CallUpdates {
 
   /** A socket (re)opened: the latest update of every call still known goes again (the `seq` makes it harmless). */
   reconnected(): void {
+    this.#questions.reconnected();
     for (const slots of this.#calls.values()) {
       for (const slot of slots.values()) {
         const latest = slot.latest;

@@ -14,9 +14,12 @@ import type {
   ApprovalRequest,
   PreliminaryResult,
   ProgressUpdate,
+  QuestionReply,
+  QuestionRequest,
   ResultSink,
   ToolCallResult,
 } from '../call/types';
+import { QuestionError } from '../errors';
 import { MAX_TIMEOUT_MS } from '../limits';
 import type { Logger, Redactor } from '../logger';
 import { isThenable } from '../maybe';
@@ -29,6 +32,9 @@ type ToolResultFrame = FrameOf<ClientFrame, 'tool_result'>;
 
 /** What an approver gets: the request plus the raw frame it came from. */
 export type Approver = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+
+/** Who answers a call's `ctx.askQuestion()` in this process (the client's `onQuestion`). */
+export type Questioner = (request: QuestionRequest) => QuestionReply | Promise<QuestionReply>;
 
 /** Events the call runner reports to the client. */
 export interface CallEvents {
@@ -61,6 +67,8 @@ export interface CallRunnerOptions {
   contextFor(call: ToolCallFrame): unknown;
   /** Local approver (`onApproval`); when absent, approval is asked of the service. */
   onApproval: Approver | undefined;
+  /** Local answerer of questions (`onQuestion`); when absent, questions go to the service. */
+  onQuestion?: Questioner | undefined;
   /** Extra fields for every call's `ctx` (e.g. the nested-run capability). */
   extend: Readonly<Record<PropertyKey, unknown>>;
   redactor: Redactor;
@@ -80,6 +88,8 @@ export interface CallUpdateHooks {
   readonly sessionGraceMs: number;
   started(callId: string): void;
   ended(callId: string): void;
+  /** Puts a question to the service. */
+  ask: Questioner;
   beforeResult(callId: string): void;
   forget(callId: string): void;
   reconnected(): void;
@@ -433,6 +443,7 @@ export class CallRunner {
         onWidgetInvalid: this.#onWidgetInvalid,
         onProgress: this.#options.updates?.progress,
         onPreliminary: this.#options.updates?.preliminary,
+        onQuestion: this.#questionRequest,
         extend: this.#options.extend,
       },
       execution,
@@ -444,6 +455,31 @@ export class CallRunner {
     const execution = this.#executions.get(request.callId);
     if (execution === undefined) return false; // cannot happen: a call asks while it runs
     return this.#approve(execution, request);
+  };
+
+  /**
+   * `onQuestion` for every call (one function): the client's own answerer, else the service. A question that
+   * takes time parks the call (it holds no slot, as for an approval) and it is back in a slot before it goes on.
+   */
+  readonly #questionRequest = (request: QuestionRequest): QuestionReply | Promise<QuestionReply> => {
+    const answerer = this.#options.onQuestion ?? this.#options.updates?.ask;
+    if (answerer === undefined) {
+      throw new QuestionError(
+        'unsupported',
+        'nobody can answer: the client has no onQuestion and the service does not take questions',
+      );
+    }
+    const reply = answerer(request);
+    const execution = this.#executions.get(request.callId);
+    if (!isThenable(reply) || execution === undefined) return reply;
+    this.park(request.callId);
+    return Promise.resolve(reply).then(
+      (answered) => this.#backInSlot(execution, answered),
+      (error: unknown) =>
+        this.#backInSlot(execution, undefined).then(() => {
+          throw error;
+        }),
+    );
   };
 
   readonly #onWidgetInvalid = (info: {

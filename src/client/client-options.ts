@@ -10,7 +10,7 @@ import type { Logger, RedactRule } from '../logger';
 import type { Tool } from '../tool/tool';
 import type { ReconnectOptions } from '../wire/connection';
 import type { WebSocketConstructor } from '../wire/transport';
-import type { Approver } from './calls';
+import type { Approver, Questioner } from './calls';
 
 /** Information about a call, given to a `context` function. */
 export interface CallInfo {
@@ -68,6 +68,13 @@ export interface ClientOptions<C = unknown> {
    * deciding). A throw or a rejection rejects the call.
    */
   onApproval?: Approver;
+  /**
+   * Answer the tools' `ctx.askQuestion()` in this process (a CLI prompt, a policy) instead of asking a person
+   * through the service. Returns `{ answer }` or `{ declined: true, reason? }`, or a promise of it; while it is
+   * pending the call gives up its `maxConcurrency` slot. A throw or a rejection rejects the question with
+   * `QuestionError` `failed`.
+   */
+  onQuestion?: Questioner;
 }
 
 /** Default values of {@link ClientOptions}. */
@@ -173,6 +180,7 @@ const optionsSchema = z.strictObject({
     ),
   ),
   onApproval: z.optional(fn),
+  onQuestion: z.optional(fn),
 });
 
 /** Options with every default applied. */

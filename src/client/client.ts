@@ -61,7 +61,7 @@ export interface ClientEvents {
 }
 
 /** The protocol features this client offers in `hello` (PROTOCOL.md §2). */
-const CLIENT_FEATURES: readonly Feature[] = ['progress', 'preliminary', 'lease', 'event_replay'];
+const CLIENT_FEATURES: readonly Feature[] = ['progress', 'preliminary', 'lease', 'questions', 'event_replay'];
 
 /** Options of {@link Client.run}. */
 export interface RunOptions<C = unknown> {
@@ -202,6 +202,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       maxPayloadBytes: () => this.#connection.maxPayloadBytes,
       contextFor: (call) => this.#contextFor(call),
       onApproval: options.onApproval,
+      onQuestion: options.onQuestion,
       extend: { [NESTED_RUN]: nestedRun },
       updates: this.#updates,
       redactor,
@@ -422,6 +423,9 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         return;
       case 'cancel':
         this.#calls.cancel(frame.callId, frame.reason ?? 'service');
+        return;
+      case 'answer':
+        this.#updates.answer(frame);
         return;
       case 'ack':
         if (frame.callId !== undefined) this.#calls.ack(frame.callId);

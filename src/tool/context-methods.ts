@@ -1,9 +1,10 @@
 /**
- * The methods `ctx` gives a tool for talking while it runs (PROTOCOL.md §18): how far it got. Declared here, on
- * their own, so that `ToolContext` (src/tool/tool.ts) stays a list of fields.
+ * The methods `ctx` gives a tool for talking while it runs (PROTOCOL.md §18): how far it got, and questions to
+ * the user. Declared here, on their own, so that `ToolContext` (src/tool/tool.ts) stays a list of fields.
  *
  * @module
  */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 
 /** What `ctx.progress()` takes. */
 export interface ProgressInput {
@@ -13,6 +14,19 @@ export interface ProgressInput {
   total?: number;
   /** A line for a human, e.g. `exported 40 of 100 tables` (cut at 1,000 characters). */
   message?: string;
+}
+
+/** What `ctx.askQuestion()` takes besides the question. */
+export interface AskOptions<S = undefined> {
+  /** The answer must be one of these (1 to 50 strings of 1 to 200 characters); the UI shows a button each. */
+  choices?: readonly string[];
+  /**
+   * The answer must match this: any Standard Schema (zod, valibot, arktype, …) or a JSON Schema object. The
+   * promise then resolves with the schema's output. Without `choices` or `schema` the answer is a string.
+   */
+  schema?: S;
+  /** Stop waiting after this many milliseconds (rejects with `QuestionError` `timeout`). @default none */
+  timeoutMs?: number;
 }
 
 /** The methods of `ctx` a tool talks through. Read them from `ctx` (destructuring works); a spread copy lacks them. */
@@ -32,4 +46,25 @@ export interface ContextMethods {
    * ```
    */
   progress(update: ProgressInput): void;
+  /**
+   * Asks the user something and waits for the answer, while the call goes on (it gives up its concurrency slot
+   * meanwhile, as a call waiting for an approval does). Answered by the client's `onQuestion` when it has one,
+   * else by a person through the service (the agent UI shows the question with its choices, or a text box; the
+   * HTTP API answers it), or by `invokeTool`'s `onQuestion`. The wait counts towards the call's `timeoutMs`.
+   *
+   * @returns the answer: a string, one of `choices`, or the output of `schema`.
+   * @throws QuestionError (as a rejection) `declined`, `cancelled`, `timeout`, `unsupported`, `invalid_answer` or
+   *   `failed`: unlike systems whose question ends the call, here the tool decides what to do next.
+   *   ToolDefinitionError `invalid_question` for a malformed question (an empty text, a bad choice or schema).
+   * @example
+   * ```ts
+   * const warehouse = await ctx.askQuestion('Which warehouse?', { choices: ['Berlin', 'Lyon'] });
+   * ```
+   */
+  askQuestion<S = undefined>(
+    question: string,
+    options?: AskOptions<S>,
+  ): Promise<
+    S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : S extends undefined ? string : unknown
+  >;
 }

@@ -9,7 +9,8 @@ import type { ValidationIssue } from './schema/index';
 /** At most this many validation issues are listed; the rest are counted (`; and 3 more`). */
 export const MAX_LISTED_ISSUES = 10;
 
-function listIssues(issues: readonly ValidationIssue[]): string {
+/** `<path>: <message>; …`, at most {@link MAX_LISTED_ISSUES} of them. */
+export function listIssues(issues: readonly ValidationIssue[]): string {
   const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `${issue.path}: ${issue.message}`);
   const rest = issues.length - listed.length;
   return rest > 0 ? `${listed.join('; ')}; and ${rest} more` : listed.join('; ');

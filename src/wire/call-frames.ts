@@ -6,13 +6,13 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { id, positiveInt } from './frame-fields';
+import { id, jsonObject, positiveInt } from './frame-fields';
 
 /** Most call ids one `lease` frame carries. */
 export const MAX_LEASE_IDS = 1_000;
 
 /** Every feature this version of the protocol defines (PROTOCOL.md §2). */
-export const FEATURES = ['progress', 'preliminary', 'lease', 'event_replay'] as const;
+export const FEATURES = ['progress', 'preliminary', 'lease', 'questions', 'event_replay'] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];
 
@@ -20,6 +20,8 @@ export type Feature = (typeof FEATURES)[number];
 export const RUN_EVENT_FEATURES: Readonly<Record<string, Feature>> = {
   tool_progress: 'progress',
   tool_preliminary: 'preliminary',
+  question_asked: 'questions',
+  question_answered: 'questions',
 };
 
 /** A client sends at most one `tool_progress` per call in this many milliseconds (the last one always). */
@@ -59,4 +61,54 @@ export const toolPreliminary = z.object({
 export const lease = z.object({
   type: z.literal('lease'),
   callIds: z.array(id).check(z.minLength(1), z.maxLength(MAX_LEASE_IDS)),
+});
+
+/** Bounds of a `question` (PROTOCOL.md §18.5). */
+export const QUESTION_LIMITS = {
+  /** Longest question, in characters. */
+  maxQuestionChars: 4_000,
+  /** Most choices. */
+  maxChoices: 50,
+  /** Longest choice, in characters. */
+  maxChoiceChars: 200,
+  /** Most questions of one call open at once. */
+  maxOpenPerCall: 8,
+} as const;
+
+/** `question` (client → service, feature `questions`): the running call asks the user. */
+export const question = z.object({
+  type: z.literal('question'),
+  callId: id,
+  /** Chosen by the client, unique within the call. */
+  questionId: id,
+  question: z.string().check(z.minLength(1), z.maxLength(QUESTION_LIMITS.maxQuestionChars)),
+  choices: z.optional(
+    z
+      .array(z.string().check(z.minLength(1), z.maxLength(QUESTION_LIMITS.maxChoiceChars)))
+      .check(z.minLength(1), z.maxLength(QUESTION_LIMITS.maxChoices)),
+  ),
+  /** A JSON Schema the answer must match. */
+  schema: z.optional(jsonObject),
+});
+
+/** `question_cancel` (client → service, feature `questions`): the call no longer waits for that answer. */
+export const questionCancel = z.object({
+  type: z.literal('question_cancel'),
+  callId: id,
+  questionId: id,
+});
+
+/** How a question ended. */
+export const ANSWER_STATUSES = ['answered', 'declined', 'cancelled'] as const;
+
+/** `answer` (service → client, feature `questions`): the user's answer to a `question`. */
+export const answer = z.object({
+  type: z.literal('answer'),
+  callId: id,
+  questionId: id,
+  status: z.enum(ANSWER_STATUSES),
+  /** With `answered`: the answer (a string, one of the choices, or a value matching the schema). */
+  answer: z.optional(z.unknown()),
+  /** With `declined` or `cancelled`: why, when known. */
+  reason: z.optional(z.string()),
 });

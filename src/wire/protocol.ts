@@ -9,15 +9,17 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { lease, toolPreliminary, toolProgress } from './call-frames';
+import { answer, lease, question, questionCancel, toolPreliminary, toolProgress } from './call-frames';
 import { id, jsonObject, nonNegativeInt, positiveInt } from './frame-fields';
 import { utf8Length } from './utf8';
 
 export {
+  ANSWER_STATUSES,
   FEATURES,
   type Feature,
   MAX_LEASE_IDS,
   PROGRESS_INTERVAL_MS,
+  QUESTION_LIMITS,
   RUN_EVENT_FEATURES,
 } from './call-frames';
 
@@ -256,6 +258,8 @@ export const RUN_EVENT_KINDS = [
   'approval_decided',
   'tool_progress',
   'tool_preliminary',
+  'question_asked',
+  'question_answered',
 ] as const;
 
 const runEvent = z.object({
@@ -320,6 +324,8 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
   toolProgress,
   toolPreliminary,
   lease,
+  question,
+  questionCancel,
   ping,
   pong,
   errorFrame,
@@ -333,6 +339,7 @@ export const serviceFrameSchema = z.discriminatedUnion('type', [
   runStarted,
   runEvent,
   runResult,
+  answer,
   ping,
   pong,
   errorFrame,

@@ -121,6 +121,20 @@ describe('the other option types', () => {
     });
   });
 
+  it('types the answers of ctx.askQuestion by their schema: a string without one', () => {
+    tool({
+      name: 't',
+      description: 'd',
+      execute: async (_input, ctx) => {
+        expectTypeOf(await ctx.askQuestion('Which?')).toEqualTypeOf<string>();
+        expectTypeOf(await ctx.askQuestion('Which?', { choices: ['a', 'b'] })).toEqualTypeOf<string>();
+        expectTypeOf(await ctx.askQuestion('How many?', { schema: z.number() })).toEqualTypeOf<number>();
+        ctx.progress({ progress: 1, total: 2, message: 'half' });
+        return 'ok';
+      },
+    });
+  });
+
   it('infers the context type from an annotated ctx', () => {
     const t = tool({
       name: 't',

@@ -36,15 +36,31 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
         return 'exported 100 tables';
       },
     });
+    const shipExport = tool({
+      name: 'ship_export',
+      description: 'Ships the export to a warehouse.',
+      execute: async (_input, ctx) => {
+        const warehouse = await ctx.askQuestion('Which warehouse?', { choices: ['Berlin', 'Lyon'] });
+        const copies = await ctx.askQuestion('How many copies?', { schema: { type: 'integer', minimum: 1 } });
+        return `shipped ${String(copies)} copies to ${warehouse}`;
+      },
+    });
     stub = await startStubServer({
       apiKeys: ['k'],
       logger: silentLogger,
-      agents: [{ name: 'Exporter', instructions: 'Export.', tools: ['export_tables'] }],
+      agents: [
+        { name: 'Exporter', instructions: 'Export.', tools: ['export_tables'] },
+        { name: 'Shipper', instructions: 'Ship.', tools: ['ship_export'] },
+      ],
       model: scriptedModel({
         Exporter: [{ toolCalls: [{ name: 'export_tables' }] }, { text: 'Export finished.' }],
+        Shipper: [
+          { toolCalls: [{ name: 'ship_export' }] },
+          ({ messages }) => ({ text: messages.at(-1)?.content ?? '' }),
+        ],
       }),
     });
-    client = new Client({ url: stub.url, apiKey: 'k', tools: [exportTables] });
+    client = new Client({ url: stub.url, apiKey: 'k', tools: [exportTables, shipExport] });
     await client.connect();
   }, BROWSER_TIMEOUT_MS);
 
@@ -83,6 +99,41 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
     // The result replaces the preliminary one.
     expect(await call.locator('.call-preliminary').count()).toBe(0);
     expect(await call.locator('.call-output pre').textContent()).toBe('exported 100 tables');
+    expect(page.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('asks the questions of a running call, and posts the answers given in the page', async () => {
+    const page = await browser.page();
+    await page.goto(`${stub.httpUrl}/#key=k`);
+    const select = page.getByRole('combobox', { name: 'Agent' });
+    await select.locator('option[value="Shipper"]').waitFor({ state: 'attached' });
+    await select.selectOption('Shipper');
+    await page.getByRole('textbox', { name: 'Message' }).fill('Ship the export.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const call = page.locator('.call[data-tool="ship_export"]');
+    const first = call.locator('.question[data-question-id="q1"]');
+    await first.waitFor();
+    expect(await first.locator('.question-text').textContent()).toBe('Which warehouse?');
+    expect(await first.locator('button.choice').allTextContents()).toEqual(['Berlin', 'Lyon']);
+    await first.getByRole('button', { name: 'Lyon' }).click();
+    const second = call.locator('.question[data-question-id="q2"]');
+    await second.waitFor();
+    expect(await call.locator('.question-outcome[data-question-id="q1"]').textContent()).toBe(
+      'Which warehouse? Answered: Lyon',
+    );
+    // The stub checks the answer against the schema: 0 is refused, and the box says why and works again.
+    await second.getByRole('textbox', { name: 'Answer (JSON)' }).fill('0');
+    await second.getByRole('button', { name: 'Answer' }).click();
+    await second.locator('.question-error:not([hidden])').waitFor();
+    expect(await second.locator('.question-error').textContent()).toContain(
+      'answer does not match the question',
+    );
+    await second.getByRole('textbox', { name: 'Answer (JSON)' }).fill('2');
+    await second.getByRole('button', { name: 'Answer' }).click();
+    await page.locator('.run[data-status="completed"]').waitFor();
+    expect(await call.locator('.call-output pre').textContent()).toBe('shipped 2 copies to Lyon');
+    expect(await page.locator('.msg.final .bubble').textContent()).toBe('shipped 2 copies to Lyon');
     expect(page.errors).toEqual([]);
     await page.close();
   });

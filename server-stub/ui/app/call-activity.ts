@@ -1,9 +1,11 @@
 /**
  * What a running call tells while it runs, drawn in its card's activity slot (PROTOCOL.md §18): a progress bar
- * with its message, and the latest preliminary result.
+ * with its message, the latest preliminary result, and questions to answer (buttons for choices, a text box, or a
+ * JSON box for a schema; posted to the HTTP API).
  *
  * @module
  */
+import type { Api } from './api';
 import type { CallCard, EventData } from './call-card';
 import { el, pretty } from './dom';
 import { renderWidget } from './widgets';
@@ -66,4 +68,117 @@ export function showPreliminary(
 /** The call has its result: the preliminary one goes. */
 export function clearPreliminary(card: CallCard): void {
   card.activity.querySelector('.call-preliminary')?.remove();
+}
+
+/**
+ * Shows a `question_asked` event: the question and a way to answer it, posted to
+ * `POST /v1/runs/:runId/calls/:callId/questions/:questionId`; a refusal (an answer the choices or the schema do
+ * not allow) is shown in the box and it works again.
+ */
+export function showQuestion(api: Api, runId: string, card: CallCard, data: EventData): void {
+  const callId = String(data.callId);
+  const questionId = String(data.questionId);
+  const error = el('p', { class: 'question-error', attrs: { role: 'alert' } });
+  error.hidden = true;
+  const controls: Array<HTMLButtonElement | HTMLInputElement | HTMLTextAreaElement> = [];
+  const send = async (body: unknown) => {
+    for (const control of controls) control.disabled = true;
+    error.hidden = true;
+    try {
+      await api.json(
+        'POST',
+        `/v1/runs/${encodeURIComponent(runId)}/calls/${encodeURIComponent(callId)}/questions/${encodeURIComponent(questionId)}`,
+        body,
+      );
+    } catch (caught) {
+      error.textContent = caught instanceof Error ? caught.message : String(caught);
+      error.hidden = false;
+      for (const control of controls) control.disabled = false;
+    }
+  };
+  const choices = Array.isArray(data.choices) ? data.choices.map(String) : undefined;
+  const actions = el('div', { class: 'question-actions' });
+  if (choices !== undefined) {
+    for (const choice of choices) {
+      const button = el('button', {
+        class: 'choice',
+        text: choice,
+        attrs: { type: 'button' },
+        on: { click: () => void send({ answer: choice }) },
+      });
+      controls.push(button);
+      actions.append(button);
+    }
+  } else {
+    const json = data.schema !== undefined;
+    const input = json
+      ? el('textarea', { class: 'question-input', attrs: { 'aria-label': 'Answer (JSON)', rows: '2' } })
+      : el('input', {
+          class: 'question-input',
+          attrs: { type: 'text', 'aria-label': 'Answer', maxlength: '4000' },
+        });
+    const submit = () => {
+      if (!json) {
+        void send({ answer: input.value });
+        return;
+      }
+      try {
+        void send({ answer: JSON.parse(input.value) as unknown });
+      } catch {
+        error.textContent = 'The answer must be JSON, e.g. 3 or "text" or {"a": 1}';
+        error.hidden = false;
+      }
+    };
+    const button = el('button', {
+      class: 'answer',
+      text: 'Answer',
+      attrs: { type: 'button' },
+      on: { click: submit },
+    });
+    controls.push(input, button);
+    actions.append(input, button);
+  }
+  const decline = el('button', {
+    class: 'ghost decline',
+    text: 'Decline',
+    attrs: { type: 'button' },
+    on: { click: () => void send({ declined: true }) },
+  });
+  controls.push(decline);
+  actions.append(decline);
+  const box = el(
+    'div',
+    {
+      class: 'question',
+      dataset: { questionId },
+      attrs: { role: 'group', 'aria-label': `Question from ${String(data.toolName)}` },
+    },
+    el('p', { class: 'question-text', text: String(data.question) }),
+    actions,
+    error,
+  );
+  card.activity.querySelector(`.question[data-question-id="${CSS.escape(questionId)}"]`)?.remove();
+  card.activity.append(box);
+}
+
+/** Shows a `question_answered` event: the box gives way to what happened. */
+export function showAnswer(card: CallCard, data: EventData): void {
+  const questionId = String(data.questionId);
+  const box = card.activity.querySelector(`.question[data-question-id="${CSS.escape(questionId)}"]`);
+  const question = box?.querySelector('.question-text')?.textContent ?? '';
+  const reason = typeof data.reason === 'string' && data.reason !== '' ? `: ${data.reason}` : '';
+  const text =
+    data.status === 'answered'
+      ? `Answered: ${pretty(data.answer)}`
+      : data.status === 'declined'
+        ? `Declined${reason}`
+        : `Withdrawn${reason}`;
+  const line = el(
+    'div',
+    { class: `question-outcome ${String(data.status)}`, dataset: { questionId } },
+    question === '' ? null : el('span', { class: 'question-asked', text: `${question} ` }),
+    el('strong', { text }),
+  );
+  if (box) box.replaceWith(line);
+  else card.activity.append(line);
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import { type Api, ApiError, type RunStatus, type Transcript } from './api';
-import { clearPreliminary, showPreliminary, showProgress } from './call-activity';
+import { clearPreliminary, showAnswer, showPreliminary, showProgress, showQuestion } from './call-activity';
 import { approvalBox, type CallCard, callCard, type EventData, setCallStatus } from './call-card';
 import { append, clear, el, formatDuration, formatTime, pretty } from './dom';
 import { pill, toneOf } from './status-pill';
@@ -183,6 +183,17 @@ export class RunView {
         showPreliminary(this.#card(String(data.callId), String(data.toolName), undefined), data, (chart) =>
           this.#charts.add(chart),
         );
+        return;
+      case 'question_asked':
+        showQuestion(
+          this.#deps.api,
+          this.runId,
+          this.#card(String(data.callId), String(data.toolName), undefined),
+          data,
+        );
+        return;
+      case 'question_answered':
+        showAnswer(this.#card(String(data.callId), String(data.toolName), undefined), data);
         return;
       case 'tool_result': {
         const card = this.#card(String(data.callId), String(data.toolName), undefined);

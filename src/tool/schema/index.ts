@@ -27,7 +27,7 @@ export interface SchemaOrigin {
   /** Names the tool, e.g. `tool "search_orders"`. */
   owner: string;
   /** The option holding the schema: `parameters` or `outputSchema`. */
-  field: 'parameters' | 'outputSchema' | 'outputType';
+  field: 'parameters' | 'outputSchema' | 'outputType' | 'schema';
   /** `true` when the schema must describe a JSON object (tool parameters). */
   requireObject: boolean;
 }

@@ -1,0 +1,188 @@
+/**
+ * `ctx.askQuestion()`: the question checked, put to whoever answers (`onQuestion`: the client's own handler,
+ * the service through the client, or a test's), and the answer checked against the choices or the schema.
+ * Cancelling the call, or the question's own `timeoutMs`, stops the wait; the tool gets a `QuestionError` and
+ * decides what to do.
+ *
+ * @module
+ */
+import { QuestionError, ToolDefinitionError } from '../errors';
+import { MAX_TIMEOUT_MS } from '../limits';
+import { isThenable } from '../maybe';
+import type { AskOptions } from '../tool/context-methods';
+import { listIssues } from '../tool/model-text';
+import { resolveSchema, type SchemaAdapter } from '../tool/schema/index';
+import type { ToolContext } from '../tool/tool';
+import { QUESTION_LIMITS } from '../wire/call-frames';
+import { settleThen } from './settle';
+import type { CallOptions, QuestionReply, QuestionRequest } from './types';
+
+/** What a question needs of its call. */
+export interface QuestionHost {
+  readonly ctx: ToolContext;
+  readonly options: CallOptions;
+  /** `true` once the call has its result. */
+  readonly finished: boolean;
+  /** `q1`, `q2`, … for this call. */
+  nextQuestionId(): string;
+}
+
+interface Checked {
+  question: string;
+  choices: string[] | undefined;
+  schema: SchemaAdapter | undefined;
+  timeoutMs: number | undefined;
+}
+
+function invalid(message: string): never {
+  throw new ToolDefinitionError('invalid_question', `ctx.askQuestion(): ${message}`);
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
+  return String(value);
+}
+
+/** @throws ToolDefinitionError `invalid_question` naming what is wrong. */
+function checkQuestion(question: unknown, options: AskOptions<unknown>): Checked {
+  const { maxQuestionChars, maxChoices, maxChoiceChars } = QUESTION_LIMITS;
+  if (typeof question !== 'string' || question.trim() === '' || question.length > maxQuestionChars) {
+    invalid(
+      `question must be a non-empty string of at most ${maxQuestionChars} characters, got ${show(question)}`,
+    );
+  }
+  if (typeof options !== 'object' || options === null)
+    invalid(`options must be an object, got ${show(options)}`);
+  const { choices, schema, timeoutMs } = options;
+  if (choices !== undefined) {
+    if (!Array.isArray(choices) || choices.length === 0 || choices.length > maxChoices) {
+      invalid(`choices must be an array of 1 to ${maxChoices} strings, got ${show(choices)}`);
+    }
+    for (const choice of choices) {
+      if (typeof choice !== 'string' || choice === '' || choice.length > maxChoiceChars) {
+        invalid(`each choice must be a string of 1 to ${maxChoiceChars} characters, got ${show(choice)}`);
+      }
+    }
+  }
+  if (
+    timeoutMs !== undefined &&
+    !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)
+  ) {
+    invalid(`timeoutMs must be a positive integer of milliseconds, got ${show(timeoutMs)}`);
+  }
+  let adapter: SchemaAdapter | undefined;
+  if (schema !== undefined) {
+    try {
+      adapter = resolveSchema(schema, { owner: 'ctx.askQuestion()', field: 'schema', requireObject: false });
+    } catch (error) {
+      invalid(error instanceof Error ? error.message.replace(/^ctx\.askQuestion\(\): /, '') : String(error));
+    }
+  }
+  return { question, choices: choices === undefined ? undefined : [...choices], schema: adapter, timeoutMs };
+}
+
+/** The reply, checked: the answer (parsed by the schema), or the `QuestionError` the question rejects with. */
+function accept(
+  checked: Checked,
+  reply: unknown,
+  done: (outcome: { ok: true; value: unknown } | { ok: false; error: QuestionError }) => void,
+): void {
+  const fail = (code: string, message: string, reason?: string) =>
+    done({ ok: false, error: new QuestionError(code, message, { reason }) });
+  if (typeof reply !== 'object' || reply === null || !('answer' in reply || 'declined' in reply)) {
+    fail('failed', `the question got ${show(reply)}, not { answer } or { declined: true, reason? }`);
+    return;
+  }
+  if ((reply as { declined?: unknown }).declined === true) {
+    const reason = (reply as { reason?: unknown }).reason;
+    const text = typeof reason === 'string' && reason !== '' ? reason : undefined;
+    fail('declined', `the user declined to answer${text === undefined ? '' : `: ${text}`}`, text);
+    return;
+  }
+  const answer = (reply as { answer?: unknown }).answer;
+  const { choices, schema } = checked;
+  if (choices !== undefined && !(typeof answer === 'string' && choices.includes(answer))) {
+    fail('invalid_answer', `the answer ${show(answer)} is not one of the choices: ${choices.join(', ')}`);
+    return;
+  }
+  if (schema === undefined) {
+    if (typeof answer === 'string') done({ ok: true, value: answer });
+    else fail('invalid_answer', `the answer must be a string, got ${show(answer)}`);
+    return;
+  }
+  const judge = (result: Awaited<ReturnType<SchemaAdapter['validate']>>) => {
+    if (result.ok) done({ ok: true, value: result.value });
+    else fail('invalid_answer', `the answer does not match the schema: ${listIssues(result.issues)}`);
+  };
+  const validated = schema.validate(answer);
+  if (isThenable(validated)) {
+    Promise.resolve(validated).then(judge, (error: unknown) =>
+      fail('invalid_answer', `the schema could not check the answer: ${String(error)}`),
+    );
+  } else judge(validated);
+}
+
+/** `ctx.askQuestion()` of one call. Rejects as {@link ContextMethods.askQuestion} says; never throws. */
+export function askQuestion(
+  host: QuestionHost,
+  question: string,
+  options: AskOptions<unknown> = {},
+): Promise<unknown> {
+  let checked: Checked;
+  try {
+    checked = checkQuestion(question, options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const handler = host.options.onQuestion;
+  if (host.finished) return Promise.reject(new QuestionError('cancelled', 'the call has already ended'));
+  if (handler === undefined) {
+    return Promise.reject(
+      new QuestionError(
+        'unsupported',
+        'nobody can answer: the client has no onQuestion and the service does not take questions',
+      ),
+    );
+  }
+  const { ctx } = host;
+  const stop = new AbortController();
+  const request: QuestionRequest = {
+    callId: ctx.callId,
+    runId: ctx.runId,
+    toolName: ctx.toolName,
+    questionId: host.nextQuestionId(),
+    question: checked.question,
+    signal: stop.signal,
+  };
+  if (checked.choices !== undefined) request.choices = checked.choices;
+  if (checked.schema !== undefined) request.schema = checked.schema.jsonSchema;
+  return new Promise((resolve, reject) => {
+    const settleOptions = { signal: ctx.signal, timeoutMs: checked.timeoutMs };
+    settleThen<QuestionReply>(
+      () => handler(request),
+      settleOptions,
+      (settled) => {
+        if (settled.kind === 'value') {
+          accept(checked, settled.value, (outcome) =>
+            outcome.ok ? resolve(outcome.value) : reject(outcome.error),
+          );
+          return;
+        }
+        stop.abort();
+        if (settled.kind === 'aborted') reject(new QuestionError('cancelled', 'the call was cancelled'));
+        else if (settled.kind === 'timeout') {
+          reject(new QuestionError('timeout', `no answer within ${checked.timeoutMs}ms`));
+        } else if (settled.error instanceof QuestionError) reject(settled.error);
+        else {
+          const message = settled.error instanceof Error ? settled.error.message : String(settled.error);
+          reject(
+            new QuestionError('failed', `the question could not be answered: ${message}`, {
+              cause: settled.error,
+            }),
+          );
+        }
+      },
+    );
+  });
+}
