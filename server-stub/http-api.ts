@@ -79,7 +79,7 @@ export function createHttpHandler(
       ...agent,
       missingTools: agent.tools.filter((name) => !offered.has(name)),
     }));
-    json(res, 200, { agents, clients });
+    json(res, 200, { agents, clients, ...(options.model.info ? { model: options.model.info } : {}) });
   }
 
   async function startRun(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -181,7 +181,7 @@ export function createHttpHandler(
     });
     const write = (event: string, data: unknown) =>
       res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    for (const event of run.events) write(event.kind, event.data);
+    for (const event of run.replay()) write(event.kind, event.data);
     if (run.status !== 'running') {
       write('end', { status: run.status });
       res.end();
