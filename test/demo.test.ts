@@ -196,7 +196,7 @@ describe('the demo with --model openai against a streaming mock that fails once 
     server.listen({ onUnhandledRequest: 'bypass' });
     process.env.OPENAI_BASE_URL = 'http://127.0.0.1:11434/v1';
     process.env.OPENAI_MODEL = 'llama3.1';
-    process.env.OPENAI_TIMEOUT_MS = '200';
+    process.env.OPENAI_TIMEOUT_MS = '1000';
   });
   afterAll(() => {
     server.close();

@@ -59,7 +59,11 @@ describe('the agent UI with --model openai', { timeout: BROWSER_TIMEOUT_MS }, ()
 
   beforeAll(async () => {
     mock.listen({ onUnhandledRequest: 'bypass' });
-    Object.assign(process.env, { OPENAI_BASE_URL: BASE, OPENAI_MODEL: 'llama3.1', OPENAI_TIMEOUT_MS: '300' });
+    Object.assign(process.env, {
+      OPENAI_BASE_URL: BASE,
+      OPENAI_MODEL: 'llama3.1',
+      OPENAI_TIMEOUT_MS: '2000',
+    });
     mkdirSync(ARTIFACTS, { recursive: true });
     browser = await launchBrowser();
     let ready!: (url: string) => void;
@@ -101,7 +105,8 @@ describe('the agent UI with --model openai', { timeout: BROWSER_TIMEOUT_MS }, ()
     await page.getByRole('textbox', { name: 'Message' }).fill('Say hello.');
     await page.getByRole('button', { name: 'Send' }).click();
 
-    // The first piece is on the page while the model server still holds back the rest.
+    // The first piece is on the page while the model server still holds back the rest (for less than
+    // OPENAI_TIMEOUT_MS, which also bounds the silence between two pieces).
     const streaming = page.locator('.msg.streaming .bubble');
     await streaming.waitFor();
     expect(await streaming.textContent()).toBe('Hello from ');
