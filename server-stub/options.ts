@@ -25,7 +25,10 @@ export interface StubServerOptions {
    * accepted and the server says so through the logger.
    */
   apiKeys?: readonly string[];
-  /** The model that plays every run. @default scriptedModel([]) (answers that it has no script) */
+  /**
+   * The model that plays every run. @default scriptedModel([]): a scripted model with no script, so every run
+   * fails with a `no_script` error saying so (give it a script, or a real model such as `openAIChatModel`).
+   */
   model?: Model;
   /** Agents that `POST /v1/runs` may start by name. */
   agents?: readonly AgentDefinition[];

@@ -8,12 +8,13 @@
 
 import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'eventemitter3';
-import type {
-  AgentDefinition,
-  ClientFrame,
-  FrameOf,
-  ServiceFrame,
-  ToolDefinition,
+import {
+  type AgentDefinition,
+  type ClientFrame,
+  type FrameOf,
+  NEGOTIATED_RUN_EVENT_KINDS,
+  type ServiceFrame,
+  type ToolDefinition,
 } from '../src/wire/protocol';
 import type { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
@@ -136,11 +137,17 @@ export class RunManager {
     return run;
   }
 
-  /** Records a run event and sends it as `run_event` to the client that started the run. */
+  /**
+   * Records a run event and sends it as `run_event` to the client that started the run. A negotiated kind
+   * (`text_delta`) goes only to a client that listed it in `hello.runEventKinds`, and is not recorded.
+   */
   emit(run: Run, kind: RunEventKind, data: unknown): void {
-    run.record(kind, data);
+    const negotiated = NEGOTIATED.has(kind);
+    if (!negotiated) run.record(kind, data);
     const owner = run.ownerSessionId === undefined ? undefined : this.#deps.sessions.get(run.ownerSessionId);
-    owner?.send({ type: 'run_event', runId: run.id, event: { kind, data } });
+    if (!negotiated || owner?.runEventKinds.has(kind)) {
+      owner?.send({ type: 'run_event', runId: run.id, event: { kind, data } });
+    }
     this.#deps.events.emit('run_event', { runId: run.id, kind, data });
     // A human deciding for a nested run looks at the outer run: approvals surface on every ancestor too,
     // with `runId` naming the run the call belongs to (where the decision is posted).
@@ -258,6 +265,7 @@ export class RunManager {
       ...(run.error === undefined ? {} : { error: run.error }),
       toolCalls: run.resultToolCalls(),
       turns: run.turns,
+      ...(this.#deps.options.model.info === undefined ? {} : { model: this.#deps.options.model.info.kind }),
     };
   }
 
@@ -284,6 +292,8 @@ export class RunManager {
     return run.ended;
   }
 }
+
+const NEGOTIATED: ReadonlySet<string> = new Set(NEGOTIATED_RUN_EVENT_KINDS);
 
 function requestKey(sessionId: string, requestId: string): string {
   return `${sessionId}\u0000${requestId}`;

@@ -111,6 +111,7 @@ export class StubService {
     session.localApprovals = hello.localApprovals === true;
     session.maxConcurrency = hello.maxConcurrency;
     session.maxQueue = hello.maxQueue;
+    session.runEventKinds = new Set(hello.runEventKinds);
     const duplicates = session.setTools(hello.tools);
     return { session, resumed, duplicates };
   }

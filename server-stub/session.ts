@@ -36,6 +36,8 @@ export class Session {
   maxConcurrency: number | undefined;
   /** `hello.maxQueue`: with `maxConcurrency`, the most calls the session takes before it answers busy. */
   maxQueue: number | undefined;
+  /** `hello.runEventKinds`: the negotiated `run_event` kinds this session accepts (PROTOCOL.md §10.2). */
+  runEventKinds: ReadonlySet<string> = new Set();
   /** Call ids assigned to this session and not finished (dispatched, or held after its `approval_request`). */
   readonly calls = new Set<string>();
   /** Runs started by this session that are still in progress. */

@@ -13,7 +13,13 @@ import { isThenable } from '../maybe';
 import type { Tool } from '../tool/tool';
 import { VERSION } from '../version';
 import { Connection, type ConnectionState } from '../wire/connection';
-import { type FrameOf, PROTOCOL_VERSION, type ServiceFrame, utf8Length } from '../wire/protocol';
+import {
+  type FrameOf,
+  NEGOTIATED_RUN_EVENT_KINDS,
+  PROTOCOL_VERSION,
+  type ServiceFrame,
+  utf8Length,
+} from '../wire/protocol';
 import { Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
 import { CallRunner } from './calls';
 import { type CallInfo, type ClientOptions, resolveClientOptions } from './client-options';
@@ -45,7 +51,11 @@ export interface ClientEvents {
   approval_requested: [request: ApprovalRequest];
   /** A widget failed validation or was too large, and was dropped (the model still got the data). */
   widget_invalid: [info: { toolName: string; callId: string; path: string; message: string }];
-  /** Progress of a run this client started. */
+  /**
+   * Progress of a run this client started: `turn`, `message`, `tool_call`, `tool_result`, `approval_requested`,
+   * `approval_decided`, and `text_delta` (`{ turn, delta }`: the model's text as it streams, before the turn's
+   * `message`) when the service's model streams (PROTOCOL.md §10.2).
+   */
   run_event: [event: RunEvent];
   /** Something went wrong that did not end the client: a protocol error from the service, for example. */
   error: [error: Error];
@@ -121,6 +131,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         localApprovals: options.onApproval !== undefined,
         maxConcurrency: resolved.maxConcurrency,
         maxQueue: resolved.maxQueue,
+        runEventKinds: [...NEGOTIATED_RUN_EVENT_KINDS],
       }),
       onWelcome: (welcome) => {
         this.#calls.reconnected();

@@ -128,6 +128,11 @@ const hello = z.object({
    * client can hold before it answers "busy". The service keeps calls beyond it waiting on its side.
    */
   maxQueue: z.optional(nonNegativeInt),
+  /**
+   * `run_event` kinds beyond the first six that the client accepts ({@link NEGOTIATED_RUN_EVENT_KINDS}); the
+   * service sends those kinds only to clients that list them. Unknown names are ignored.
+   */
+  runEventKinds: z.optional(z.array(z.string().check(z.maxLength(64))).check(z.maxLength(64))),
 });
 
 const toolResult = z.object({
@@ -229,11 +234,26 @@ const ack = z
 
 const runStarted = z.object({ type: z.literal('run_started'), requestId: id, runId: id });
 
+/**
+ * `run_event` kinds added after the first six of protocol 1. A service sends one of these only to a client that
+ * lists it in `hello.runEventKinds`, so an older client, which refuses kinds it does not know, never gets one
+ * (PROTOCOL.md §10.2). `text_delta`: `{ turn, delta }`, a piece of the model's text as it streams.
+ */
+export const NEGOTIATED_RUN_EVENT_KINDS = ['text_delta'] as const;
+
 const runEvent = z.object({
   type: z.literal('run_event'),
   runId: id,
   event: z.object({
-    kind: z.enum(['turn', 'message', 'tool_call', 'tool_result', 'approval_requested', 'approval_decided']),
+    kind: z.enum([
+      'turn',
+      'message',
+      'tool_call',
+      'tool_result',
+      'approval_requested',
+      'approval_decided',
+      ...NEGOTIATED_RUN_EVENT_KINDS,
+    ]),
     data: z.optional(z.unknown()),
   }),
 });
@@ -246,6 +266,8 @@ const runResult = z.object({
   error: z.optional(z.string()),
   toolCalls: z.array(runToolCallSchema),
   turns: nonNegativeInt,
+  /** The kind of model that played the run, when the service says (the stub: `scripted`, `openai-compatible`). */
+  model: z.optional(z.string()),
 });
 
 // ---------------------------------------------------------------- both directions

@@ -28,6 +28,8 @@ export interface TestClientOptions {
   sessionId?: string;
   localApprovals?: boolean;
   maxConcurrency?: number;
+  /** `hello.runEventKinds`; absent, the client is one that knows only the first six kinds. */
+  runEventKinds?: string[];
   protocol?: number;
   /** Offered subprotocols. @default ['toolwire.v1'] */
   subprotocols?: string[];
@@ -134,6 +136,7 @@ export class TestClient {
         if (options.apiKey !== undefined && options.keyIn === 'hello') hello.apiKey = options.apiKey;
         if (options.localApprovals !== undefined) hello.localApprovals = options.localApprovals;
         if (options.maxConcurrency !== undefined) hello.maxConcurrency = options.maxConcurrency;
+        if (options.runEventKinds !== undefined) hello.runEventKinds = options.runEventKinds;
         this.send(hello);
       });
     }
