@@ -4,7 +4,6 @@
  *
  * @module
  */
-import type { OpenAI } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import { z } from 'zod/mini';
 import { ToolDefinitionError } from '../src/errors';
