@@ -121,14 +121,18 @@ const optionsSchema = z.strictObject({
         z.strictObject({
           initialDelayMs: z.optional(timerMs.check(z.minimum(0))),
           maxDelayMs: z.optional(timerMs.check(z.minimum(0))),
+          // Not `z.number()`: it refuses Infinity, the documented default, before any refinement runs.
           maxAttempts: z.optional(
-            z.number().check(
-              z.minimum(0),
-              z.refine(
-                (value) => Number.isInteger(value) || value === Number.POSITIVE_INFINITY,
-                'must be a whole number or Infinity',
+            z
+              .unknown()
+              .check(
+                z.refine(
+                  (value) =>
+                    value === Number.POSITIVE_INFINITY ||
+                    (Number.isSafeInteger(value) && (value as number) >= 0),
+                  'must be a whole number or Infinity',
+                ),
               ),
-            ),
           ),
         }),
       ],
