@@ -9,7 +9,14 @@
  */
 
 import { TimeoutError, ToolDefinitionError } from '../errors';
-import { MAX_TIMEOUT_MS } from '../limits';
+import {
+  aDuration,
+  anInteger,
+  anything,
+  checkOptions,
+  type OptionsOwner,
+  type OptionsSpec,
+} from '../tool/check-options';
 import { cancelledText, errorText, notJsonText, notObjectText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
 import { type Tool, type ToolContext, type ToolInternals, toolInternals } from '../tool/tool';
@@ -21,66 +28,47 @@ import type { CallOptions, CallOutcome, CallState, InvokeOptions, ResultSink, To
 
 type Outcome = CallOutcome;
 
-/** Every key {@link InvokeOptions} has (a `Record`, so that a new option cannot be forgotten here). */
-const OPTION_KEYS: Readonly<Record<keyof InvokeOptions, true>> = {
-  callId: true,
-  runId: true,
-  depth: true,
-  context: true,
-  signal: true,
-  approved: true,
-  rejectionReason: true,
-  approve: true,
-  timeoutMs: true,
-  maxOutputBytes: true,
-  onWidgetInvalid: true,
-  extend: true,
-};
-/** Any other key is a usage error (`unknown_option`). */
-const KNOWN_OPTIONS: ReadonlySet<string> = new Set(Object.keys(OPTION_KEYS));
-/** Names from neighbouring APIs, and what they are called here. */
-const HINTS: Readonly<Record<string, keyof InvokeOptions>> = {
-  timeout: 'timeoutMs',
-  onApproval: 'approve',
-  abortSignal: 'signal',
-  maxOutput: 'maxOutputBytes',
+/** What `invokeTool()` accepts: one rule per option of {@link InvokeOptions}. */
+const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
+  rules: {
+    callId: anything,
+    runId: anything,
+    depth: anything,
+    context: anything,
+    signal: anything,
+    approved: anything,
+    rejectionReason: anything,
+    approve: anything,
+    timeoutMs: { ...aDuration(1), says: () => 'must be a positive integer of milliseconds', show: String },
+    maxOutputBytes: {
+      ...anInteger({ min: 1, unit: 'bytes' }),
+      says: () => 'must be a positive integer of bytes',
+      show: String,
+    },
+    onWidgetInvalid: anything,
+    extend: anything,
+  },
+  /** Names from neighbouring APIs, and what they are called here. */
+  aliases: {
+    timeout: 'timeoutMs',
+    onApproval: 'approve',
+    abortSignal: 'signal',
+    maxOutput: 'maxOutputBytes',
+  },
 };
 
-function hintFor(key: string): string | undefined {
-  if (Object.hasOwn(HINTS, key)) return HINTS[key];
-  const lower = key.toLowerCase();
-  return [...KNOWN_OPTIONS].find((known) => known.toLowerCase() === lower);
-}
+const INVOKE_OWNER: OptionsOwner = {
+  name: 'invokeTool()',
+  error: ToolDefinitionError,
+  show: (value) => (value === null ? 'null' : typeof value),
+};
 
-function checkOptions(options: InvokeOptions<unknown>): void {
-  if (typeof options !== 'object' || options === null) {
-    const got = options === null ? 'null' : typeof options;
-    throw new ToolDefinitionError('invalid_options', `invokeTool(): options must be an object, got ${got}`);
-  }
-  for (const key of Object.keys(options)) {
-    if (KNOWN_OPTIONS.has(key)) continue;
-    const hint = hintFor(key);
-    throw new ToolDefinitionError(
-      'unknown_option',
-      `invokeTool(): unknown option ${JSON.stringify(key)}${hint === undefined ? '' : ` (did you mean "${hint}"?)`}`,
-    );
-  }
-  const { timeoutMs, maxOutputBytes } = options;
-  if (
-    timeoutMs !== undefined &&
-    !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)
-  ) {
-    throw new ToolDefinitionError(
-      'invalid_option',
-      `invokeTool(): timeoutMs must be a positive integer of milliseconds, got ${String(timeoutMs)}`,
-    );
-  }
-  if (maxOutputBytes !== undefined && !(Number.isInteger(maxOutputBytes) && maxOutputBytes > 0)) {
-    throw new ToolDefinitionError(
-      'invalid_option',
-      `invokeTool(): maxOutputBytes must be a positive integer of bytes, got ${String(maxOutputBytes)}`,
-    );
-  }
+/**
+ * Checks options of {@link invokeTool}.
+ * @throws ToolDefinitionError `invalid_options`, `unknown_option` or `invalid_option`.
+ */
+export function checkInvokeOptions(options: unknown): asserts options is InvokeOptions {
+  checkOptions(options, INVOKE_OPTIONS, INVOKE_OWNER);
 }
 
 /** A random id: `crypto.randomUUID()` where available (it is missing on insecure browser origins). */
@@ -215,7 +203,7 @@ export async function invokeTool<C = unknown>(
   if (toolInternals(tool) === undefined) {
     throw new ToolDefinitionError('not_a_tool', 'invokeTool(): the tool must be made with tool()');
   }
-  checkOptions(options);
+  checkInvokeOptions(options);
   return new Promise((resolve) =>
     startCall(tool as Tool, rawArguments, options as CallOptions, { result: resolve }),
   );

@@ -5,6 +5,7 @@
  * @module
  */
 import { ToolDefinitionError } from '../errors';
+import { anInteger, anything, aString, checkOptions, type OptionsSpec } from '../tool/check-options';
 import { resolveSchema, type SchemaAdapter } from '../tool/schema/index';
 import { type InferParameters, type Tool, type ToolContext, type ToolParameters, tool } from '../tool/tool';
 import type { AgentDefinition } from '../wire/protocol';
@@ -36,19 +37,6 @@ export type AgentOutput<O> = 0 extends 1 & O
     ? string
     : InferParameters<O>;
 
-const AGENT_OPTIONS = new Set(['name', 'instructions', 'tools', 'model', 'outputType']);
-const AS_TOOL_OPTIONS = new Set(['toolName', 'toolDescription', 'outputExtractor', 'maxTurns', 'maxDepth']);
-
-function checkKeys(options: object, known: Set<string>, where: string): void {
-  const unknown = Object.keys(options).filter((key) => !known.has(key));
-  if (unknown.length > 0) {
-    throw new ToolDefinitionError(
-      'unknown_option',
-      `${where}: unknown option(s) ${JSON.stringify(unknown)}; known: ${[...known].join(', ')}`,
-    );
-  }
-}
-
 /** Options of {@link Agent.asTool}. */
 export interface AsToolOptions {
   /** Tool name. @default the agent's name with characters outside `[a-zA-Z0-9_-]` replaced by `_` */
@@ -65,6 +53,37 @@ export interface AsToolOptions {
 
 /** Default nesting bound of agents used as tools. */
 export const DEFAULT_MAX_DEPTH = 5;
+
+/** What `new Agent()` accepts: one rule per option of {@link AgentOptions}. */
+const AGENT_OPTIONS: OptionsSpec<AgentOptions<ToolParameters | undefined>> = {
+  rules: {
+    name: { ...aString('a string of 1–128 characters', { minLength: 1, maxLength: 128 }), required: true },
+    instructions: { ...aString(), required: true },
+    tools: { expected: 'an array of tools', test: Array.isArray },
+    model: aString(),
+    outputType: anything, // resolveSchema checks it
+  },
+};
+
+/** What `agent.asTool()` accepts: one rule per option of {@link AsToolOptions}. */
+const AS_TOOL_OPTIONS: OptionsSpec<AsToolOptions> = {
+  rules: {
+    toolName: anything, // tool() checks it
+    toolDescription: {
+      expected: 'a non-empty string',
+      test: (value) => typeof value === 'string' && value.trim() !== '',
+      required: true,
+      show: () => '',
+    },
+    outputExtractor: anything,
+    maxTurns: { ...anInteger({ min: 1 }), show: String },
+    maxDepth: { ...anInteger({ min: 1 }), show: String },
+  },
+};
+
+/** The texts the hand-written checks gave, kept for now. */
+const unknownListingKnown = (owner: string, keys: ReadonlyArray<{ key: string }>, known: string[]) =>
+  `${owner}: unknown option(s) ${JSON.stringify(keys.map(({ key }) => key))}; known: ${known.join(', ')}`;
 
 /** @internal Key under which the client gives a tool call the ability to start a nested run. */
 export const NESTED_RUN: unique symbol = Symbol('toolwire.nestedRun');
@@ -112,19 +131,15 @@ export class Agent<O extends ToolParameters | undefined = undefined> {
         'Agent option "name" must be a string of 1–128 characters',
       );
     }
-    if (typeof options.instructions !== 'string') {
-      throw new ToolDefinitionError(
-        'invalid_agent',
-        `Agent "${options.name}": option "instructions" must be a string`,
-      );
-    }
-    checkKeys(options, AGENT_OPTIONS, `Agent "${options.name}"`);
-    if (options.tools !== undefined && !Array.isArray(options.tools)) {
-      throw new ToolDefinitionError(
-        'invalid_agent',
-        `Agent "${options.name}": option "tools" must be an array of tools`,
-      );
-    }
+    checkOptions(options, AGENT_OPTIONS, {
+      name: `Agent "${options.name}"`,
+      error: ToolDefinitionError,
+      invalidCode: 'invalid_agent',
+      formats: {
+        unknown: unknownListingKnown,
+        invalid: (owner, path, says) => `${owner}: option "${path}" ${says}`,
+      },
+    });
     const names = new Set<string>();
     for (const item of options.tools ?? []) {
       if (names.has(item.name)) {
@@ -134,12 +149,6 @@ export class Agent<O extends ToolParameters | undefined = undefined> {
         );
       }
       names.add(item.name);
-    }
-    if (options.model !== undefined && typeof options.model !== 'string') {
-      throw new ToolDefinitionError(
-        'invalid_agent',
-        `Agent "${options.name}": option "model" must be a string`,
-      );
     }
     this.name = options.name;
     this.instructions = options.instructions;
@@ -181,29 +190,18 @@ export class Agent<O extends ToolParameters | undefined = undefined> {
    */
   asTool(options: AsToolOptions): Tool<{ input: string }, string> {
     const where = `Agent "${this.name}".asTool()`;
-    if (typeof options !== 'object' || options === null) {
-      throw new ToolDefinitionError(
-        'invalid_option',
-        `${where}: options must be an object with a toolDescription`,
-      );
-    }
-    checkKeys(options, AS_TOOL_OPTIONS, where);
-    if (typeof options.toolDescription !== 'string' || options.toolDescription.trim() === '') {
-      throw new ToolDefinitionError('invalid_option', `${where}: toolDescription must be a non-empty string`);
-    }
-    const { maxTurns, maxDepth = DEFAULT_MAX_DEPTH } = options;
-    if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns >= 1)) {
-      throw new ToolDefinitionError(
-        'invalid_option',
-        `${where}: maxTurns must be a positive integer, got ${String(maxTurns)}`,
-      );
-    }
-    if (!(Number.isInteger(maxDepth) && maxDepth >= 1)) {
-      throw new ToolDefinitionError(
-        'invalid_option',
-        `${where}: maxDepth must be a positive integer, got ${String(maxDepth)}`,
-      );
-    }
+    checkOptions(options, AS_TOOL_OPTIONS, {
+      name: where,
+      error: ToolDefinitionError,
+      notObjectCode: 'invalid_option',
+      formats: {
+        notObject: (owner) => `${owner}: options must be an object with a toolDescription`,
+        unknown: unknownListingKnown,
+        invalid: (owner, path, says, shown) =>
+          `${owner}: ${path} ${says}${shown === '' ? '' : `, got ${shown}`}`,
+      },
+    });
+    const { maxDepth = DEFAULT_MAX_DEPTH } = options;
     const derived = this.name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
     if (options.toolName === undefined && !/[a-zA-Z0-9]/.test(derived)) {
       throw new ToolDefinitionError(

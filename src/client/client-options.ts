@@ -3,10 +3,22 @@
  *
  * @module
  */
-import * as z from 'zod/mini';
 import { ToolDefinitionError } from '../errors';
 import { MAX_TIMEOUT_MS } from '../limits';
 import type { Logger, RedactRule } from '../logger';
+import {
+  aDuration,
+  aFunction,
+  anArrayOf,
+  anInteger,
+  anything,
+  aString,
+  checkOptions,
+  isRecord,
+  type OptionsOwner,
+  type OptionsSpec,
+  type Rule,
+} from '../tool/check-options';
 import type { Tool } from '../tool/tool';
 import type { ReconnectOptions } from '../wire/connection';
 import type { WebSocketConstructor } from '../wire/transport';
@@ -79,105 +91,110 @@ export const CLIENT_DEFAULTS = {
   reconnect: { initialDelayMs: 100, maxDelayMs: 10_000, maxAttempts: Number.POSITIVE_INFINITY },
 } as const;
 
-const positiveInt = z.number().check(z.int(), z.minimum(1));
-/** A duration that a timer can hold: past 2,147,483,647 ms, `setTimeout` fires after 1 ms instead. */
-const timerMs = z
-  .number()
-  .check(z.maximum(MAX_TIMEOUT_MS, `must be at most ${MAX_TIMEOUT_MS} ms, the longest timer`));
-const positiveTimerMs = z
-  .number()
-  .check(
-    z.int(),
-    z.minimum(1),
-    z.maximum(MAX_TIMEOUT_MS, `must be at most ${MAX_TIMEOUT_MS} ms, the longest timer`),
-  );
-const fn = z.custom<(...args: unknown[]) => unknown>(
-  (value) => typeof value === 'function',
-  'must be a function',
-);
+/** The texts the zod-based checker gave, kept for now. */
+function numberSays(min: number, max?: number): (value: unknown) => string {
+  return (value) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return 'must be a finite number';
+    if (!Number.isInteger(value) && min > 0) return 'must be an integer';
+    if (value < min) return `must be at least ${min}`;
+    return `must be at most ${max} ms, the longest timer`;
+  };
+}
 
-const optionsSchema = z.strictObject({
-  url: z.string().check(z.regex(/^wss?:\/\/./, 'must start with ws:// or wss://')),
-  apiKey: z
-    .string()
-    .check(
-      z.minLength(1, 'must not be empty'),
-      z.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (it travels in an HTTP header)'),
-    ),
-  tools: z.array(
-    z.custom(
-      (value) => typeof value === 'object' && value !== null && 'definition' in value,
-      'must be made with tool()',
-    ),
-  ),
-  context: z.optional(z.unknown()),
-  maxConcurrency: z.optional(positiveInt),
-  maxQueue: z.optional(z.number().check(z.int(), z.minimum(0))),
-  heartbeatIntervalMs: z.optional(positiveTimerMs),
-  reconnect: z.optional(
-    z.union(
-      [
-        z.literal(false),
-        z.strictObject({
-          initialDelayMs: z.optional(timerMs.check(z.minimum(0))),
-          maxDelayMs: z.optional(timerMs.check(z.minimum(0))),
-          // Not `z.number()`: it refuses Infinity, the documented default, before any refinement runs.
-          maxAttempts: z.optional(
-            z
-              .unknown()
-              .check(
-                z.refine(
-                  (value) =>
-                    value === Number.POSITIVE_INFINITY ||
-                    (Number.isSafeInteger(value) && (value as number) >= 0),
-                  'must be a whole number or Infinity',
-                ),
-              ),
-          ),
-        }),
-      ],
-      { error: 'must be false or { initialDelayMs?, maxDelayMs?, maxAttempts? }' },
-    ),
-  ),
-  connectTimeoutMs: z.optional(positiveTimerMs),
-  highWaterMarkBytes: z.optional(positiveInt),
-  WebSocket: z.optional(fn),
-  logger: z.optional(
-    z.custom(
-      (value) =>
-        ['debug', 'info', 'warn', 'error'].every(
-          (level) => typeof (value as Record<string, unknown> | null)?.[level] === 'function',
-        ),
-      'must have debug, info, warn and error methods',
-    ),
-  ),
-  redact: z.optional(
-    z.array(
-      z.union(
-        [
-          z
-            .string()
-            .check(
-              z.minLength(
-                4,
-                'strings must have at least 4 characters (shorter ones would scrub ordinary words)',
-              ),
-            ),
-          z
-            .instanceof(RegExp)
-            .check(
-              z.refine(
-                (rule) => !new RegExp(rule.source, rule.flags.replace('y', '')).test(''),
-                'a RegExp must not match the empty string',
-              ),
-            ),
-        ],
-        { error: 'items must be strings or RegExps' },
-      ),
-    ),
-  ),
-  onApproval: z.optional(fn),
-});
+/** A delay of the reconnect policy: any number from 0 to the longest timer. */
+const delayMs: Rule = {
+  expected: 'a delay in milliseconds',
+  test: (value) => typeof value === 'number' && value >= 0 && value <= MAX_TIMEOUT_MS,
+  says: numberSays(0, MAX_TIMEOUT_MS),
+};
+
+const RECONNECT_OPTIONS: OptionsSpec<ReconnectOptions> = {
+  rules: {
+    initialDelayMs: delayMs,
+    maxDelayMs: delayMs,
+    // Infinity, the documented default, is accepted.
+    maxAttempts: {
+      ...anInteger({ min: 0, infinity: true }),
+      says: () => 'must be a whole number or Infinity',
+    },
+  },
+};
+
+const isLogger = (value: unknown) =>
+  ['debug', 'info', 'warn', 'error'].every(
+    (level) => typeof (value as Record<string, unknown> | null)?.[level] === 'function',
+  );
+
+const isRedactRule = (value: unknown) =>
+  (typeof value === 'string' && value.length >= 4) ||
+  (value instanceof RegExp && !new RegExp(value.source, value.flags.replace('y', '')).test(''));
+
+/** What `new Client()` accepts: one rule per option of {@link ClientOptions}. */
+const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
+  rules: {
+    url: {
+      ...aString('a ws:// or wss:// URL', { pattern: /^wss?:\/\/./ }),
+      says: () => 'must start with ws:// or wss://',
+    },
+    apiKey: {
+      ...aString('printable ASCII', { pattern: /^[\x21-\x7e]+$/ }),
+      says: (value) =>
+        value === ''
+          ? 'must not be empty'
+          : 'must be printable ASCII without spaces (it travels in an HTTP header)',
+      show: () => '[redacted]',
+    },
+    tools: {
+      ...anArrayOf({
+        expected: 'a tool',
+        test: (value) => typeof value === 'object' && value !== null && 'definition' in value,
+        says: () => 'must be made with tool()',
+      }),
+      required: true,
+    },
+    context: anything,
+    maxConcurrency: { ...anInteger({ min: 1 }), says: numberSays(1) },
+    maxQueue: { ...anInteger({ min: 0 }), says: numberSays(0) },
+    heartbeatIntervalMs: { ...aDuration(1), says: numberSays(1, MAX_TIMEOUT_MS) },
+    reconnect: {
+      expected: 'false or { initialDelayMs?, maxDelayMs?, maxAttempts? }',
+      test: (value) => value === false || isRecord(value),
+      fields: RECONNECT_OPTIONS,
+    },
+    connectTimeoutMs: { ...aDuration(1), says: numberSays(1, MAX_TIMEOUT_MS) },
+    highWaterMarkBytes: { ...anInteger({ min: 1 }), says: numberSays(1) },
+    WebSocket: aFunction,
+    logger: {
+      expected: 'a logger',
+      test: isLogger,
+      says: () => 'must have debug, info, warn and error methods',
+    },
+    redact: anArrayOf({
+      expected: 'a string or RegExp',
+      test: isRedactRule,
+      says: (value) =>
+        typeof value === 'string'
+          ? 'strings must have at least 4 characters (shorter ones would scrub ordinary words)'
+          : value instanceof RegExp
+            ? 'a RegExp must not match the empty string'
+            : 'items must be strings or RegExps',
+    }),
+    onApproval: aFunction,
+  },
+};
+
+const CLIENT_OWNER: OptionsOwner = {
+  name: 'new Client(options)',
+  error: ToolDefinitionError,
+  notObjectCode: 'invalid_option',
+  unknownCode: 'invalid_option',
+  show: describe,
+  formats: {
+    unknown: (_owner, keys) =>
+      `Invalid Client option: unknown option(s) ${JSON.stringify(keys.map(({ key }) => key))}`,
+    invalid: (_owner, path, says, shown) => `Invalid Client option: ${path} ${says} (got ${shown})`,
+  },
+};
 
 /** Options with every default applied. */
 export interface ResolvedClientOptions
@@ -199,12 +216,7 @@ function env(name: string): string | undefined {
  * @throws ToolDefinitionError `invalid_option` naming the field and the value, or `duplicate_tool`.
  */
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new ToolDefinitionError(
-      'invalid_option',
-      `new Client(options): options must be an object, got ${describe(options)}`,
-    );
-  }
+  if (typeof options !== 'object' || options === null) checkOptions(options, CLIENT_OPTIONS, CLIENT_OWNER);
   const withEnv = {
     ...options,
     url: options.url ?? env('TOOLWIRE_URL'),
@@ -218,26 +230,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
       'Client option "apiKey" is required (or set TOOLWIRE_API_KEY)',
     );
   }
-  const parsed = optionsSchema.safeParse(withEnv);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field =
-      issue?.path
-        .map((key, index) =>
-          typeof key === 'number' ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`,
-        )
-        .join('') || '(options)';
-    const value = issue?.path.reduce<unknown>(
-      (at, key) => (at as Record<PropertyKey, unknown>)?.[key],
-      withEnv,
-    );
-    const shown = field === 'apiKey' ? '[redacted]' : describe(value);
-    const detail =
-      issue?.code === 'unrecognized_keys'
-        ? `unknown option(s) ${JSON.stringify((issue as { keys?: string[] }).keys)}`
-        : `${field} ${issueText(issue)} (got ${shown})`;
-    throw new ToolDefinitionError('invalid_option', `Invalid Client option: ${detail}`);
-  }
+  checkOptions(withEnv, CLIENT_OPTIONS, CLIENT_OWNER);
   const reconnect =
     options.reconnect === false ? false : { ...CLIENT_DEFAULTS.reconnect, ...options.reconnect };
   if (reconnect !== false && reconnect.initialDelayMs > reconnect.maxDelayMs) {
@@ -265,18 +258,6 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     redact: options.redact ?? [],
     reconnect,
   };
-}
-
-function issueText(
-  issue: { code: string; message: string; expected?: unknown; minimum?: unknown } | undefined,
-): string {
-  if (!issue) return 'is invalid';
-  if (issue.message && issue.message !== 'Invalid input') return issue.message;
-  if (issue.code === 'invalid_type') {
-    return issue.expected === 'number' ? 'must be a finite number' : `must be ${String(issue.expected)}`;
-  }
-  if (issue.code === 'too_small') return `must be at least ${String(issue.minimum)}`;
-  return 'is invalid';
 }
 
 function describe(value: unknown): string {

@@ -7,8 +7,18 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ToolDefinitionError } from '../errors';
-import { MAX_TIMEOUT_MS } from '../limits';
 import type { ToolDefinition } from '../wire/protocol';
+import {
+  aBoolean,
+  aDuration,
+  aFunction,
+  anything,
+  aString,
+  checkOptions,
+  isRecord,
+  type OptionsSpec,
+  oneOf,
+} from './check-options';
 import { resolveSchema, type SchemaAdapter } from './schema/index';
 
 /** A plain JSON Schema object given as `parameters` or `outputSchema`. Write it `as const` for typed input. */
@@ -159,33 +169,34 @@ export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
  */
 export const ERROR_FUNCTION_TIMEOUT_MS = 5_000;
 
-const KNOWN_OPTIONS = new Set([
-  'name',
-  'description',
-  'parameters',
-  'execute',
-  'errorFunction',
-  'needsApproval',
-  'timeoutMs',
-  'outputSchema',
-  'toModelOutput',
-]);
-const HINTS: Record<string, string> = {
-  inputSchema: 'parameters',
-  schema: 'parameters',
-  requiresApproval: 'needsApproval',
+/** What `tool()` accepts: one rule per option of {@link ToolOptions}. */
+const TOOL_OPTIONS: OptionsSpec<ToolOptions<ToolParameters | undefined, unknown, unknown>> = {
+  rules: {
+    name: {
+      ...aString('1 to 64 letters, digits, _ or -', { pattern: TOOL_NAME_PATTERN }),
+      code: 'invalid_name',
+      required: true,
+    },
+    description: {
+      expected: 'a non-empty string',
+      test: (value) => typeof value === 'string' && value.trim() !== '',
+      code: 'invalid_description',
+      required: true,
+    },
+    parameters: anything, // resolveSchema checks it
+    execute: { ...aFunction, code: 'invalid_execute', required: true },
+    errorFunction: aFunction,
+    needsApproval: oneOf(aBoolean, aFunction),
+    timeoutMs: {
+      ...aDuration(1),
+      code: 'invalid_timeout',
+      says: () => 'must be a positive integer of milliseconds',
+    },
+    outputSchema: anything, // resolveSchema checks it
+    toModelOutput: aFunction,
+  },
+  aliases: { inputSchema: 'parameters', schema: 'parameters', requiresApproval: 'needsApproval' },
 };
-
-function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
-  return String(value);
-}
-
-function fail(code: string, owner: string, message: string): never {
-  throw new ToolDefinitionError(code, `${owner}: ${message}`);
-}
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
@@ -193,58 +204,6 @@ function deepFreeze<T>(value: T): T {
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
-}
-
-function checkOptions(
-  options: ToolOptions<ToolParameters | undefined, unknown, unknown>,
-  owner: string,
-): void {
-  for (const key of Object.keys(options)) {
-    if (KNOWN_OPTIONS.has(key)) continue;
-    const hint = HINTS[key] === undefined ? '' : ` (did you mean "${HINTS[key]}"?)`;
-    fail('unknown_option', owner, `unknown option "${key}"${hint}`);
-  }
-  if (typeof options.name !== 'string' || !TOOL_NAME_PATTERN.test(options.name)) {
-    fail('invalid_name', owner, `name must be 1 to 64 letters, digits, _ or -, got ${show(options.name)}`);
-  }
-  if (typeof options.description !== 'string' || options.description.trim() === '') {
-    fail(
-      'invalid_description',
-      owner,
-      `description must be a non-empty string, got ${show(options.description)}`,
-    );
-  }
-  if (typeof options.execute !== 'function') {
-    fail('invalid_execute', owner, `execute must be a function, got ${show(options.execute)}`);
-  }
-  const { timeoutMs } = options;
-  if (
-    timeoutMs !== undefined &&
-    !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)
-  ) {
-    fail(
-      'invalid_timeout',
-      owner,
-      `timeoutMs must be a positive integer of milliseconds, got ${show(timeoutMs)}`,
-    );
-  }
-  for (const key of ['errorFunction', 'toModelOutput'] as const) {
-    if (options[key] !== undefined && typeof options[key] !== 'function') {
-      fail('invalid_option', owner, `${key} must be a function, got ${show(options[key])}`);
-    }
-  }
-  const { needsApproval } = options;
-  if (
-    needsApproval !== undefined &&
-    typeof needsApproval !== 'boolean' &&
-    typeof needsApproval !== 'function'
-  ) {
-    fail(
-      'invalid_option',
-      owner,
-      `needsApproval must be a boolean or a function, got ${show(needsApproval)}`,
-    );
-  }
 }
 
 /**
@@ -279,15 +238,16 @@ function checkOptions(
 export function tool<P extends ToolParameters | undefined = undefined, Out = unknown, C = unknown>(
   options: ToolOptions<P, Out, C>,
 ): Tool<InferParameters<P>, Out, C> {
-  if (typeof options !== 'object' || options === null) {
-    throw new ToolDefinitionError(
-      'invalid_options',
-      `tool(): options must be an object, got ${show(options)}`,
-    );
-  }
-  const loose = options as unknown as ToolOptions<ToolParameters | undefined, unknown, unknown>;
-  const owner = typeof loose.name === 'string' ? `tool ${JSON.stringify(loose.name)}` : 'tool (unnamed)';
-  checkOptions(loose, owner);
+  const given: unknown = options;
+  const name = isRecord(given) ? given.name : undefined;
+  const owner =
+    typeof given !== 'object' || given === null
+      ? 'tool()'
+      : typeof name === 'string'
+        ? `tool ${JSON.stringify(name)}`
+        : 'tool (unnamed)';
+  checkOptions(given, TOOL_OPTIONS, { name: owner, error: ToolDefinitionError });
+  const loose = given as ToolOptions<ToolParameters | undefined, unknown, unknown>;
   const parameters = resolveSchema(loose.parameters, { owner, field: 'parameters', requireObject: true });
   const outputSchema =
     loose.outputSchema === undefined
