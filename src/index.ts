@@ -35,6 +35,7 @@ export type { RunEvent, RunResult } from './client/runs';
 export {
   AbortError,
   ConnectionError,
+  OptionsError,
   ProtocolError,
   RunError,
   TimeoutError,

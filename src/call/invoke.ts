@@ -8,7 +8,7 @@
  * @module
  */
 
-import { TimeoutError, ToolDefinitionError } from '../errors';
+import { OptionsError, TimeoutError, ToolDefinitionError } from '../errors';
 import {
   aDuration,
   anInteger,
@@ -59,13 +59,13 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
 
 const INVOKE_OWNER: OptionsOwner = {
   name: 'invokeTool()',
-  error: ToolDefinitionError,
+  error: OptionsError,
   show: (value) => (value === null ? 'null' : typeof value),
 };
 
 /**
  * Checks options of {@link invokeTool}.
- * @throws ToolDefinitionError `invalid_options`, `unknown_option` or `invalid_option`.
+ * @throws OptionsError `invalid_options`, `unknown_option` or `invalid_option`.
  */
 export function checkInvokeOptions(options: unknown): asserts options is InvokeOptions {
   checkOptions(options, INVOKE_OPTIONS, INVOKE_OWNER);
@@ -185,10 +185,10 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
  * The model-facing texts are listed in src/tool/model-text.ts.
  *
  * @returns a {@link ToolCallResult}; never rejects for anything the model or the tool did.
- * @throws ToolDefinitionError (as a rejection) only for a usage error, before anything runs: `not_a_tool` when
- *   `tool` was not made by `tool()`, `invalid_options` when `options` is not an object, `unknown_option` for a
- *   key {@link InvokeOptions} does not have (e.g. `timeout` for `timeoutMs`: a misspelt limit would otherwise be
- *   silently ignored), `invalid_option` for a bad `timeoutMs` or `maxOutputBytes`.
+ * @throws (as a rejection) only for a usage error, before anything runs: ToolDefinitionError `not_a_tool` when
+ *   `tool` was not made by `tool()`; OptionsError `invalid_options` when `options` is not an object,
+ *   `unknown_option` for a key {@link InvokeOptions} does not have (e.g. `timeout` for `timeoutMs`: a misspelt
+ *   limit would otherwise be silently ignored), `invalid_option` for a bad `timeoutMs` or `maxOutputBytes`.
  * @example
  * ```ts
  * const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'hi' });

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { ToolDefinitionError } from '../errors';
+import { OptionsError } from '../errors';
 import { MAX_TIMEOUT_MS } from '../limits';
 import type { Logger, RedactRule } from '../logger';
 import {
@@ -22,6 +22,7 @@ import {
 import type { Tool } from '../tool/tool';
 import type { ReconnectOptions } from '../wire/connection';
 import type { WebSocketConstructor } from '../wire/transport';
+import { Agent } from './agent';
 import type { Approver } from './calls';
 
 /** Information about a call, given to a `context` function. */
@@ -185,7 +186,7 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
 
 const CLIENT_OWNER: OptionsOwner = {
   name: 'new Client(options)',
-  error: ToolDefinitionError,
+  error: OptionsError,
   notObjectCode: 'invalid_option',
   unknownCode: 'invalid_option',
   show: describe,
@@ -213,7 +214,7 @@ function env(name: string): string | undefined {
 
 /**
  * Checks options and applies defaults.
- * @throws ToolDefinitionError `invalid_option` naming the field and the value, or `duplicate_tool`.
+ * @throws OptionsError `invalid_option` naming the field and the value, or `duplicate_tool`.
  */
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
   if (typeof options !== 'object' || options === null) checkOptions(options, CLIENT_OPTIONS, CLIENT_OWNER);
@@ -223,18 +224,15 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     apiKey: options.apiKey ?? env('TOOLWIRE_API_KEY'),
   };
   if (withEnv.url === undefined)
-    throw new ToolDefinitionError('invalid_option', 'Client option "url" is required (or set TOOLWIRE_URL)');
+    throw new OptionsError('invalid_option', 'Client option "url" is required (or set TOOLWIRE_URL)');
   if (withEnv.apiKey === undefined) {
-    throw new ToolDefinitionError(
-      'invalid_option',
-      'Client option "apiKey" is required (or set TOOLWIRE_API_KEY)',
-    );
+    throw new OptionsError('invalid_option', 'Client option "apiKey" is required (or set TOOLWIRE_API_KEY)');
   }
   checkOptions(withEnv, CLIENT_OPTIONS, CLIENT_OWNER);
   const reconnect =
     options.reconnect === false ? false : { ...CLIENT_DEFAULTS.reconnect, ...options.reconnect };
   if (reconnect !== false && reconnect.initialDelayMs > reconnect.maxDelayMs) {
-    throw new ToolDefinitionError(
+    throw new OptionsError(
       'invalid_option',
       `Invalid Client option: reconnect.initialDelayMs (${reconnect.initialDelayMs}) must not exceed reconnect.maxDelayMs (${reconnect.maxDelayMs})`,
     );
@@ -242,10 +240,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   const seen = new Set<string>();
   for (const item of options.tools) {
     if (seen.has(item.name))
-      throw new ToolDefinitionError(
-        'duplicate_tool',
-        `Client option "tools": two tools are named "${item.name}"`,
-      );
+      throw new OptionsError('duplicate_tool', `Client option "tools": two tools are named "${item.name}"`);
     seen.add(item.name);
   }
   return {
@@ -275,5 +270,22 @@ function describe(value: unknown): string {
     return JSON.stringify(value) ?? String(value);
   } catch {
     return String(value);
+  }
+}
+
+/** Checks `run()`'s arguments before anything is sent, so a mistake is an immediate, named error. */
+export function checkRunArguments(agent: unknown, input: unknown, options: { maxTurns?: number }): void {
+  if (!(agent instanceof Agent)) {
+    throw new OptionsError('invalid_agent', 'run(): agent must be made with new Agent(...)');
+  }
+  if (typeof input !== 'string') {
+    throw new OptionsError('invalid_input', `run(): input must be a string, got ${typeof input}`);
+  }
+  const { maxTurns } = options;
+  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns >= 1)) {
+    throw new OptionsError(
+      'invalid_option',
+      `run(): maxTurns must be a positive integer, got ${String(maxTurns)}`,
+    );
   }
 }

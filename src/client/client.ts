@@ -14,9 +14,9 @@ import type { Tool } from '../tool/tool';
 import { VERSION } from '../version';
 import { Connection, type ConnectionState } from '../wire/connection';
 import { type FrameOf, PROTOCOL_VERSION, type ServiceFrame, utf8Length } from '../wire/protocol';
-import { Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
+import { type Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
 import { CallRunner } from './calls';
-import { type CallInfo, type ClientOptions, resolveClientOptions } from './client-options';
+import { type CallInfo, type ClientOptions, checkRunArguments, resolveClientOptions } from './client-options';
 import { type RunEvent, type RunResult, Runs } from './runs';
 
 /** Payload of `tool_call` and the base of `tool_result` events. */
@@ -90,7 +90,7 @@ export type ClientState = ConnectionState;
  * // … tool calls now run in this process …
  * await client.close();
  * ```
- * @throws ToolDefinitionError from the constructor when an option is invalid (the message names the field).
+ * @throws OptionsError from the constructor when an option is invalid (the message names the field).
  */
 export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   readonly #registry: ToolRegistry;
@@ -207,7 +207,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    * Starts a run of `agent` on the service. The agent's definition is sent; its tools' `execute` functions and
    * `context` stay here, and its tools run in this client.
    * @returns the run's result once the agent answers.
-   * @throws RunError `run_failed` / `run_cancelled` / a service error code; AbortError when `signal` aborted;
+   * @throws OptionsError `invalid_agent`, `invalid_input` or `invalid_option` for a wrong argument, before anything
+   *   is sent; RunError `run_failed` / `run_cancelled` / a service error code; AbortError when `signal` aborted;
    *   ConnectionError `not_connected` before `connect()`, `closed` when the client closed first. While the client
    *   is reconnecting the run waits and starts on the next connection.
    */
@@ -432,22 +433,5 @@ async function withTimeout(promise: Promise<void>, timeoutMs: number): Promise<b
     return await Promise.race([promise.then(() => true as const), timeout]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/** Checks `run()`'s arguments before anything is sent, so a mistake is an immediate, named error. */
-function checkRunArguments(agent: unknown, input: unknown, options: RunOptions<unknown>): void {
-  if (!(agent instanceof Agent)) {
-    throw new ToolDefinitionError('invalid_agent', 'run(): agent must be made with new Agent(...)');
-  }
-  if (typeof input !== 'string') {
-    throw new ToolDefinitionError('invalid_input', `run(): input must be a string, got ${typeof input}`);
-  }
-  const { maxTurns } = options;
-  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns >= 1)) {
-    throw new ToolDefinitionError(
-      'invalid_option',
-      `run(): maxTurns must be a positive integer, got ${String(maxTurns)}`,
-    );
   }
 }

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { invokeTool } from '../../src/call/invoke';
 import type { ToolCallResult } from '../../src/call/types';
-import { TimeoutError, ToolDefinitionError } from '../../src/errors';
+import { OptionsError, TimeoutError, ToolDefinitionError } from '../../src/errors';
 import { type ToolContext, tool } from '../../src/tool/tool';
 import { TOOL_CALL_STATUSES } from '../../src/wire/protocol';
 
@@ -716,7 +716,8 @@ describe('usage errors', () => {
     [{ maxOutputBytes: 1.5 }, 'invokeTool(): maxOutputBytes must be a positive integer of bytes, got 1.5'],
   ])('rejects with invalid_option for %j', async (options, message) => {
     const error = await invokeTool(echo, {}, options).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ToolDefinitionError);
+    expect(error).toBeInstanceOf(OptionsError);
+    expect(error).not.toBeInstanceOf(ToolDefinitionError);
     expect(error).toMatchObject({ code: 'invalid_option', message });
   });
 
@@ -733,14 +734,14 @@ describe('usage errors', () => {
     const execute = vi.fn(() => 'ran');
     const t = tool({ name: 't', description: 'd', execute });
     const error = await invokeTool(t, {}, options as never).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ToolDefinitionError);
-    expect(error).toMatchObject({ name: 'ToolDefinitionError', code: 'unknown_option', message });
+    expect(error).toBeInstanceOf(OptionsError);
+    expect(error).toMatchObject({ name: 'OptionsError', code: 'unknown_option', message });
     expect(execute).not.toHaveBeenCalled();
   });
 
   it('rejects with invalid_options when the options are not an object', async () => {
     const error = await invokeTool(echo, {}, null as never).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ToolDefinitionError);
+    expect(error).toBeInstanceOf(OptionsError);
     expect(error).toMatchObject({
       code: 'invalid_options',
       message: 'invokeTool(): options must be an object, got null',

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, Client, ConnectionError, ToolDefinitionError, tool } from '../../src/index';
+import { Agent, Client, ConnectionError, OptionsError, ToolDefinitionError, tool } from '../../src/index';
 import { FAKE_URL, fakeService, welcome } from './fake-service';
 
 const service = fakeService();
@@ -433,11 +433,21 @@ describe('Client usage errors', () => {
 describe('Client options', () => {
   it('names the field and value of an invalid option', () => {
     expect(() => new Client({ url: FAKE_URL, apiKey: 'k', tools: [echo], maxConcurrency: 0 })).toThrowError(
-      new ToolDefinitionError(
-        'invalid_option',
-        'Invalid Client option: maxConcurrency must be at least 1 (got 0)',
-      ),
+      new OptionsError('invalid_option', 'Invalid Client option: maxConcurrency must be at least 1 (got 0)'),
     );
+  });
+
+  it('throws an OptionsError, never a ToolDefinitionError: no tool is at fault', () => {
+    const error = (() => {
+      try {
+        new Client({ url: FAKE_URL, apiKey: 'k', tools: [echo], maxQueue: -1 });
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(OptionsError);
+    expect(error).not.toBeInstanceOf(ToolDefinitionError);
+    expect(error).toMatchObject({ name: 'OptionsError', code: 'invalid_option' });
   });
 
   it.each([
