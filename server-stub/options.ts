@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ToolDefinitionError } from '../src/errors';
+import { OptionsError } from '../src/errors';
 import { MAX_TIMEOUT_MS } from '../src/limits';
 import { type AgentDefinition, agentDefinitionSchema, PROTOCOL_DEFAULTS } from '../src/wire/protocol';
 import { consoleLogger, type StubLogger } from './logger';
@@ -92,7 +92,7 @@ const KNOWN_KEYS = new Set<string>([...Object.keys(STUB_DEFAULTS), 'apiKeys', 'a
 
 /**
  * Applies defaults and checks every option.
- * @throws ToolDefinitionError `invalid_option` naming the field and the value.
+ * @throws OptionsError `invalid_option` naming the field and the value.
  */
 export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStubOptions {
   for (const key of Object.keys(options)) {
@@ -157,5 +157,5 @@ function describe(value: unknown): string {
 }
 
 function fail(message: string): never {
-  throw new ToolDefinitionError('invalid_option', `startStubServer: ${message}`);
+  throw new OptionsError('invalid_option', `startStubServer: ${message}`);
 }
