@@ -39,12 +39,8 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
     approved: anything,
     rejectionReason: anything,
     approve: anything,
-    timeoutMs: { ...aDuration(1), says: () => 'must be a positive integer of milliseconds', show: String },
-    maxOutputBytes: {
-      ...anInteger({ min: 1, unit: 'bytes' }),
-      says: () => 'must be a positive integer of bytes',
-      show: String,
-    },
+    timeoutMs: aDuration(1),
+    maxOutputBytes: anInteger({ min: 1, unit: 'bytes' }),
     onWidgetInvalid: anything,
     extend: anything,
   },
@@ -57,11 +53,7 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
   },
 };
 
-const INVOKE_OWNER: OptionsOwner = {
-  name: 'invokeTool()',
-  error: OptionsError,
-  show: (value) => (value === null ? 'null' : typeof value),
-};
+const INVOKE_OWNER: OptionsOwner = { name: 'invokeTool()', error: OptionsError };
 
 /**
  * Checks options of {@link invokeTool}.

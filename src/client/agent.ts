@@ -5,9 +5,25 @@
  * @module
  */
 import { ToolDefinitionError } from '../errors';
-import { anInteger, anything, aString, checkOptions, type OptionsSpec } from '../tool/check-options';
+import {
+  aFunction,
+  anInteger,
+  anything,
+  aString,
+  checkOptions,
+  describeValue,
+  isRecord,
+  type OptionsSpec,
+} from '../tool/check-options';
 import { resolveSchema, type SchemaAdapter } from '../tool/schema/index';
-import { type InferParameters, type Tool, type ToolContext, type ToolParameters, tool } from '../tool/tool';
+import {
+  type InferParameters,
+  TOOL_NAME_PATTERN,
+  type Tool,
+  type ToolContext,
+  type ToolParameters,
+  tool,
+} from '../tool/tool';
 import type { AgentDefinition } from '../wire/protocol';
 import type { RunResult } from './runs';
 
@@ -57,33 +73,43 @@ export const DEFAULT_MAX_DEPTH = 5;
 /** What `new Agent()` accepts: one rule per option of {@link AgentOptions}. */
 const AGENT_OPTIONS: OptionsSpec<AgentOptions<ToolParameters | undefined>> = {
   rules: {
-    name: { ...aString('a string of 1–128 characters', { minLength: 1, maxLength: 128 }), required: true },
+    name: { ...aString('a string of 1 to 128 characters', { minLength: 1, maxLength: 128 }), required: true },
     instructions: { ...aString(), required: true },
     tools: { expected: 'an array of tools', test: Array.isArray },
     model: aString(),
     outputType: anything, // resolveSchema checks it
+  },
+  aliases: {
+    systemPrompt: 'instructions',
+    system: 'instructions',
+    prompt: 'instructions',
+    outputSchema: 'outputType',
+    output: 'outputType',
   },
 };
 
 /** What `agent.asTool()` accepts: one rule per option of {@link AsToolOptions}. */
 const AS_TOOL_OPTIONS: OptionsSpec<AsToolOptions> = {
   rules: {
-    toolName: anything, // tool() checks it
+    toolName: {
+      ...aString('1 to 64 letters, digits, _ or -', { pattern: TOOL_NAME_PATTERN }),
+      code: 'invalid_name',
+    },
     toolDescription: {
       expected: 'a non-empty string',
       test: (value) => typeof value === 'string' && value.trim() !== '',
       required: true,
-      show: () => '',
     },
-    outputExtractor: anything,
-    maxTurns: { ...anInteger({ min: 1 }), show: String },
-    maxDepth: { ...anInteger({ min: 1 }), show: String },
+    outputExtractor: aFunction,
+    maxTurns: anInteger({ min: 1 }),
+    maxDepth: anInteger({ min: 1 }),
+  },
+  aliases: {
+    name: 'toolName',
+    description: 'toolDescription',
+    customOutputExtractor: 'outputExtractor',
   },
 };
-
-/** The texts the hand-written checks gave, kept for now. */
-const unknownListingKnown = (owner: string, keys: ReadonlyArray<{ key: string }>, known: string[]) =>
-  `${owner}: unknown option(s) ${JSON.stringify(keys.map(({ key }) => key))}; known: ${known.join(', ')}`;
 
 /** @internal Key under which the client gives a tool call the ability to start a nested run. */
 export const NESTED_RUN: unique symbol = Symbol('toolwire.nestedRun');
@@ -108,7 +134,10 @@ export type NestedRun = (
  * const lookUp = researcher.asTool({ toolDescription: 'Look up facts about customers and orders.' });
  * const writer = new Agent({ name: 'Writer', instructions: 'Write replies.', tools: [lookUp] });
  * ```
- * @throws ToolDefinitionError `invalid_agent` when the name is empty or longer than 128 characters.
+ * @throws ToolDefinitionError naming the agent, the option and the value: `invalid_options` (not an object),
+ *   `unknown_option` (with "did you mean": `tool` → `tools`, `systemPrompt` → `instructions`), `invalid_agent` (a
+ *   name not of 1 to 128 characters, instructions or model not a string, tools not an array), `duplicate_tool`;
+ *   `invalid_output_schema` / `unsupported_schema` for an `outputType` of no accepted kind.
  */
 export class Agent<O extends ToolParameters | undefined = undefined> {
   /** Type-only: the final output type (`AgentOutput<O>`). */
@@ -122,23 +151,13 @@ export class Agent<O extends ToolParameters | undefined = undefined> {
   readonly #output: SchemaAdapter | undefined;
 
   constructor(options: AgentOptions<O>) {
-    if (typeof options !== 'object' || options === null) {
-      throw new ToolDefinitionError('invalid_agent', 'new Agent(options): options must be an object');
-    }
-    if (typeof options.name !== 'string' || options.name.length === 0 || options.name.length > 128) {
-      throw new ToolDefinitionError(
-        'invalid_agent',
-        'Agent option "name" must be a string of 1–128 characters',
-      );
-    }
-    checkOptions(options, AGENT_OPTIONS, {
-      name: `Agent "${options.name}"`,
+    const given: unknown = options;
+    const name = isRecord(given) ? given.name : undefined;
+    const valid = typeof name === 'string' && name.length >= 1 && name.length <= 128;
+    checkOptions(given, AGENT_OPTIONS, {
+      name: valid ? `Agent ${describeValue(name)}` : 'new Agent(options)',
       error: ToolDefinitionError,
       invalidCode: 'invalid_agent',
-      formats: {
-        unknown: unknownListingKnown,
-        invalid: (owner, path, says) => `${owner}: option "${path}" ${says}`,
-      },
     });
     const names = new Set<string>();
     for (const item of options.tools ?? []) {
@@ -186,21 +205,14 @@ export class Agent<O extends ToolParameters | undefined = undefined> {
    * This agent as a tool with parameters `{ input: string }`. Its `execute` runs the agent as a nested run (the
    * parent run and call are recorded on the service) and returns the final output. A failed or cancelled nested
    * run, or one past `maxDepth`, comes back to the calling model as this tool's error text.
-   * @throws ToolDefinitionError when `toolDescription` is missing or the tool name is invalid.
+   * @throws ToolDefinitionError `invalid_options`, `unknown_option` (e.g. `description` for `toolDescription`),
+   *   `invalid_option` (`toolDescription` missing or empty, `maxTurns` or `maxDepth` not a positive integer,
+   *   `outputExtractor` not a function), `invalid_name` (a `toolName` outside `^[a-zA-Z0-9_-]{1,64}$`, or none can
+   *   be derived from the agent's name).
    */
   asTool(options: AsToolOptions): Tool<{ input: string }, string> {
     const where = `Agent "${this.name}".asTool()`;
-    checkOptions(options, AS_TOOL_OPTIONS, {
-      name: where,
-      error: ToolDefinitionError,
-      notObjectCode: 'invalid_option',
-      formats: {
-        notObject: (owner) => `${owner}: options must be an object with a toolDescription`,
-        unknown: unknownListingKnown,
-        invalid: (owner, path, says, shown) =>
-          `${owner}: ${path} ${says}${shown === '' ? '' : `, got ${shown}`}`,
-      },
-    });
+    checkOptions(options, AS_TOOL_OPTIONS, { name: where, error: ToolDefinitionError });
     const { maxDepth = DEFAULT_MAX_DEPTH } = options;
     const derived = this.name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
     if (options.toolName === undefined && !/[a-zA-Z0-9]/.test(derived)) {

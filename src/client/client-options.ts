@@ -4,7 +4,6 @@
  * @module
  */
 import { OptionsError } from '../errors';
-import { MAX_TIMEOUT_MS } from '../limits';
 import type { Logger, RedactRule } from '../logger';
 import {
   aDuration,
@@ -17,7 +16,7 @@ import {
   isRecord,
   type OptionsOwner,
   type OptionsSpec,
-  type Rule,
+  optionsFault,
 } from '../tool/check-options';
 import type { Tool } from '../tool/tool';
 import type { ReconnectOptions } from '../wire/connection';
@@ -92,32 +91,21 @@ export const CLIENT_DEFAULTS = {
   reconnect: { initialDelayMs: 100, maxDelayMs: 10_000, maxAttempts: Number.POSITIVE_INFINITY },
 } as const;
 
-/** The texts the zod-based checker gave, kept for now. */
-function numberSays(min: number, max?: number): (value: unknown) => string {
-  return (value) => {
-    if (typeof value !== 'number' || !Number.isFinite(value)) return 'must be a finite number';
-    if (!Number.isInteger(value) && min > 0) return 'must be an integer';
-    if (value < min) return `must be at least ${min}`;
-    return `must be at most ${max} ms, the longest timer`;
-  };
-}
-
-/** A delay of the reconnect policy: any number from 0 to the longest timer. */
-const delayMs: Rule = {
-  expected: 'a delay in milliseconds',
-  test: (value) => typeof value === 'number' && value >= 0 && value <= MAX_TIMEOUT_MS,
-  says: numberSays(0, MAX_TIMEOUT_MS),
-};
-
 const RECONNECT_OPTIONS: OptionsSpec<ReconnectOptions> = {
   rules: {
-    initialDelayMs: delayMs,
-    maxDelayMs: delayMs,
-    // Infinity, the documented default, is accepted.
-    maxAttempts: {
-      ...anInteger({ min: 0, infinity: true }),
-      says: () => 'must be a whole number or Infinity',
-    },
+    initialDelayMs: aDuration(0),
+    maxDelayMs: aDuration(0),
+    maxAttempts: anInteger({ min: 0, infinity: true }),
+  },
+  aliases: {
+    retries: 'maxAttempts',
+    maxRetries: 'maxAttempts',
+    attempts: 'maxAttempts',
+    delayMs: 'initialDelayMs',
+    initialDelay: 'initialDelayMs',
+    minDelay: 'initialDelayMs',
+    minDelayMs: 'initialDelayMs',
+    maxDelay: 'maxDelayMs',
   },
 };
 
@@ -135,67 +123,79 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
   rules: {
     url: {
       ...aString('a ws:// or wss:// URL', { pattern: /^wss?:\/\/./ }),
-      says: () => 'must start with ws:// or wss://',
+      required: true,
+      whenMissing: '(or set TOOLWIRE_URL)',
     },
     apiKey: {
-      ...aString('printable ASCII', { pattern: /^[\x21-\x7e]+$/ }),
-      says: (value) =>
-        value === ''
-          ? 'must not be empty'
-          : 'must be printable ASCII without spaces (it travels in an HTTP header)',
+      ...aString('a non-empty string of printable ASCII without spaces (it travels in an HTTP header)', {
+        pattern: /^[\x21-\x7e]+$/,
+      }),
+      required: true,
+      whenMissing: '(or set TOOLWIRE_API_KEY)',
       show: () => '[redacted]',
     },
     tools: {
       ...anArrayOf({
-        expected: 'a tool',
+        expected: 'a tool made with tool()',
         test: (value) => typeof value === 'object' && value !== null && 'definition' in value,
-        says: () => 'must be made with tool()',
       }),
       required: true,
     },
     context: anything,
-    maxConcurrency: { ...anInteger({ min: 1 }), says: numberSays(1) },
-    maxQueue: { ...anInteger({ min: 0 }), says: numberSays(0) },
-    heartbeatIntervalMs: { ...aDuration(1), says: numberSays(1, MAX_TIMEOUT_MS) },
+    maxConcurrency: anInteger({ min: 1 }),
+    maxQueue: anInteger({ min: 0 }),
+    heartbeatIntervalMs: aDuration(1),
     reconnect: {
-      expected: 'false or { initialDelayMs?, maxDelayMs?, maxAttempts? }',
+      expected: 'false or an object { initialDelayMs?, maxDelayMs?, maxAttempts? }',
       test: (value) => value === false || isRecord(value),
       fields: RECONNECT_OPTIONS,
     },
-    connectTimeoutMs: { ...aDuration(1), says: numberSays(1, MAX_TIMEOUT_MS) },
-    highWaterMarkBytes: { ...anInteger({ min: 1 }), says: numberSays(1) },
+    connectTimeoutMs: aDuration(1),
+    highWaterMarkBytes: anInteger({ min: 1, unit: 'bytes' }),
     WebSocket: aFunction,
-    logger: {
-      expected: 'a logger',
-      test: isLogger,
-      says: () => 'must have debug, info, warn and error methods',
-    },
-    redact: anArrayOf({
-      expected: 'a string or RegExp',
-      test: isRedactRule,
-      says: (value) =>
-        typeof value === 'string'
-          ? 'strings must have at least 4 characters (shorter ones would scrub ordinary words)'
-          : value instanceof RegExp
-            ? 'a RegExp must not match the empty string'
-            : 'items must be strings or RegExps',
-    }),
+    logger: { expected: 'a logger with debug, info, warn and error methods', test: isLogger },
+    redact: anArrayOf(
+      {
+        expected:
+          'a string of 4 characters or more (shorter ones would scrub ordinary words) or a RegExp that does not match the empty string',
+        test: isRedactRule,
+      },
+      'an array of strings and RegExps',
+    ),
     onApproval: aFunction,
+  },
+  aliases: {
+    endpoint: 'url',
+    address: 'url',
+    baseURL: 'url',
+    baseUrl: 'url',
+    key: 'apiKey',
+    token: 'apiKey',
+    authToken: 'apiKey',
+    concurrency: 'maxConcurrency',
+    maxConcurrentCalls: 'maxConcurrency',
+    queueSize: 'maxQueue',
+    maxQueueSize: 'maxQueue',
+    heartbeatInterval: 'heartbeatIntervalMs',
+    pingInterval: 'heartbeatIntervalMs',
+    pingIntervalMs: 'heartbeatIntervalMs',
+    autoReconnect: 'reconnect',
+    retry: 'reconnect',
+    timeout: 'connectTimeoutMs',
+    connectTimeout: 'connectTimeoutMs',
+    timeoutMs: 'connectTimeoutMs',
+    highWaterMark: 'highWaterMarkBytes',
+    webSocketImpl: 'WebSocket',
+    WebSocketImpl: 'WebSocket',
+    ws: 'WebSocket',
+    redactions: 'redact',
+    secrets: 'redact',
+    approve: 'onApproval',
+    approval: 'onApproval',
   },
 };
 
-const CLIENT_OWNER: OptionsOwner = {
-  name: 'new Client(options)',
-  error: OptionsError,
-  notObjectCode: 'invalid_option',
-  unknownCode: 'invalid_option',
-  show: describe,
-  formats: {
-    unknown: (_owner, keys) =>
-      `Invalid Client option: unknown option(s) ${JSON.stringify(keys.map(({ key }) => key))}`,
-    invalid: (_owner, path, says, shown) => `Invalid Client option: ${path} ${says} (got ${shown})`,
-  },
-};
+const CLIENT_OWNER: OptionsOwner = { name: 'new Client(options)', error: OptionsError };
 
 /** Options with every default applied. */
 export interface ResolvedClientOptions
@@ -214,38 +214,36 @@ function env(name: string): string | undefined {
 
 /**
  * Checks options and applies defaults.
- * @throws OptionsError `invalid_option` naming the field and the value, or `duplicate_tool`.
+ * @throws OptionsError `invalid_options` (not an object), `unknown_option` (with "did you mean"),
+ *   `invalid_option` naming the option and the value, or `duplicate_tool`.
  */
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
-  if (typeof options !== 'object' || options === null) checkOptions(options, CLIENT_OPTIONS, CLIENT_OWNER);
+  if (!isRecord(options)) checkOptions(options, CLIENT_OPTIONS, CLIENT_OWNER);
   const withEnv = {
     ...options,
     url: options.url ?? env('TOOLWIRE_URL'),
     apiKey: options.apiKey ?? env('TOOLWIRE_API_KEY'),
   };
-  if (withEnv.url === undefined)
-    throw new OptionsError('invalid_option', 'Client option "url" is required (or set TOOLWIRE_URL)');
-  if (withEnv.apiKey === undefined) {
-    throw new OptionsError('invalid_option', 'Client option "apiKey" is required (or set TOOLWIRE_API_KEY)');
-  }
   checkOptions(withEnv, CLIENT_OPTIONS, CLIENT_OWNER);
   const reconnect =
     options.reconnect === false ? false : { ...CLIENT_DEFAULTS.reconnect, ...options.reconnect };
   if (reconnect !== false && reconnect.initialDelayMs > reconnect.maxDelayMs) {
-    throw new OptionsError(
+    optionsFault(
+      CLIENT_OWNER,
       'invalid_option',
-      `Invalid Client option: reconnect.initialDelayMs (${reconnect.initialDelayMs}) must not exceed reconnect.maxDelayMs (${reconnect.maxDelayMs})`,
+      `reconnect.initialDelayMs (${reconnect.initialDelayMs}) must not exceed reconnect.maxDelayMs (${reconnect.maxDelayMs})`,
     );
   }
   const seen = new Set<string>();
   for (const item of options.tools) {
     if (seen.has(item.name))
-      throw new OptionsError('duplicate_tool', `Client option "tools": two tools are named "${item.name}"`);
+      optionsFault(CLIENT_OWNER, 'duplicate_tool', `two tools are named "${item.name}"`);
     seen.add(item.name);
   }
   return {
-    url: withEnv.url,
-    apiKey: withEnv.apiKey,
+    // Both checked above as required.
+    url: withEnv.url as string,
+    apiKey: withEnv.apiKey as string,
     maxConcurrency: options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency,
     maxQueue: options.maxQueue ?? CLIENT_DEFAULTS.maxQueue,
     connectTimeoutMs: options.connectTimeoutMs ?? CLIENT_DEFAULTS.connectTimeoutMs,
@@ -253,24 +251,6 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     redact: options.redact ?? [],
     reconnect,
   };
-}
-
-function describe(value: unknown): string {
-  if (
-    typeof value === 'number' ||
-    typeof value === 'bigint' ||
-    value === undefined ||
-    value instanceof RegExp
-  ) {
-    return String(value);
-  }
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 /** Checks `run()`'s arguments before anything is sent, so a mistake is an immediate, named error. */

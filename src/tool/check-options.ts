@@ -3,11 +3,11 @@
  * `new Agent()`, `agent.asTool()`) declares a small {@link OptionsSpec}: one {@link Rule} per option, and the names
  * neighbouring SDKs use for them. {@link checkOptions} refuses, with a message naming the owner, the option and the
  * value:
- * - options that are not an object (`invalid_options`);
- * - a key the owner does not have (`unknown_option`), with "did you mean" for a neighbouring SDK's name or a
- *   difference of case;
+ * - options that are not an object (`invalid_options`): `<owner>: options must be an object, got null`;
+ * - a key the owner does not have (`unknown_option`), with "did you mean" for a neighbouring SDK's name, a
+ *   difference of case or separators, or a small typo, and the known options when there is no likely one;
  * - a value its rule refuses (`invalid_option`, or the rule's own code): `<owner>: <option> must be <expected>,
- *   got <value>`.
+ *   got <value>` (the value described briefly by {@link describeValue}).
  *
  * @module
  */
@@ -15,17 +15,6 @@ import { MAX_TIMEOUT_MS } from '../limits';
 
 /** The class of error an owner throws: `new error(code, message)`. */
 export type OptionsErrorClass = new (code: string, message: string) => Error;
-
-/** Message formats an owner may replace. */
-export interface OptionsFormats {
-  notObject(owner: string, shown: string): string;
-  unknown(
-    owner: string,
-    keys: ReadonlyArray<{ key: string; hint: string | undefined }>,
-    known: string[],
-  ): string;
-  invalid(owner: string, path: string, says: string, shown: string): string;
-}
 
 /** Who the options belong to, and how its errors are made. */
 export interface OptionsOwner {
@@ -35,14 +24,6 @@ export interface OptionsOwner {
   readonly error: OptionsErrorClass;
   /** Code of a refused value when its rule names none; `invalid_option` when absent. */
   readonly invalidCode?: string;
-  /** Code when the options are not an object; `invalid_options` when absent. */
-  readonly notObjectCode?: string;
-  /** Code of an unknown key; `unknown_option` when absent. */
-  readonly unknownCode?: string;
-  /** How a refused value is shown; {@link describeValue} when absent. */
-  readonly show?: (value: unknown) => string;
-  /** Replacements for the default message formats. */
-  readonly formats?: Partial<OptionsFormats>;
 }
 
 /** What one option accepts. */
@@ -51,13 +32,13 @@ export interface Rule {
   readonly expected: string;
   /** `true` for a valid value. Never called with `undefined`: an absent option is valid unless `required`. */
   readonly test: (value: unknown) => boolean;
-  /** The whole predicate of the message for this value, when "must be <expected>" does not say it best. */
-  readonly says?: (value: unknown) => string;
   /** Code of the error; the owner's `invalidCode` when absent. */
   readonly code?: string;
   /** `undefined` is refused too. */
   readonly required?: boolean;
-  /** How a refused value is shown; the owner's way when absent. */
+  /** Added to the message when a required option is absent, e.g. `(or set TOOLWIRE_URL)`. */
+  readonly whenMissing?: string;
+  /** How a refused value is shown; {@link describeValue} when absent. */
   readonly show?: (value: unknown) => string;
   /** For an array: the rule of each item, reported as `option[index]`. */
   readonly items?: Rule;
@@ -73,21 +54,42 @@ export interface OptionsSpec<T extends object> {
   readonly aliases?: Readonly<Record<string, keyof T & string>>;
 }
 
-const DEFAULT_FORMATS: OptionsFormats = {
-  notObject: (owner, shown) => `${owner}: options must be an object, got ${shown}`,
-  unknown: (owner, keys) => {
-    const { key, hint } = keys[0] as { key: string; hint: string | undefined };
-    return `${owner}: unknown option ${JSON.stringify(key)}${hint === undefined ? '' : ` (did you mean "${hint}"?)`}`;
-  },
-  invalid: (owner, path, says, shown) => `${owner}: ${path} ${says}, got ${shown}`,
-};
+/** Longest string a message quotes, in characters; a longer one is cut and ends with `…`. */
+const SHOWN_CHARACTERS = 80;
 
-/** A short description of a value for a message: strings quoted, objects by kind, never their contents. */
+function article(noun: string): string {
+  return /^[aeiou]/i.test(noun) ? `an ${noun}` : `a ${noun}`;
+}
+
+/**
+ * A short description of a value for a message: a string quoted (cut past 80 characters), a number, boolean,
+ * `null` or `undefined` as written, a RegExp as its literal; a function, array or object by kind only
+ * (`a function`, `an array of 2 items`, `an object`, `a Map`), never its contents.
+ */
 export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
-  return String(value);
+  switch (typeof value) {
+    case 'string': {
+      const characters = [...value];
+      return JSON.stringify(
+        characters.length > SHOWN_CHARACTERS ? `${characters.slice(0, SHOWN_CHARACTERS).join('')}…` : value,
+      );
+    }
+    case 'number':
+      return Object.is(value, -0) ? '-0' : String(value);
+    case 'bigint':
+      return `${value}n`;
+    case 'function':
+      return 'a function';
+    case 'object': {
+      if (value === null) return 'null';
+      if (Array.isArray(value)) return `an array of ${value.length} item${value.length === 1 ? '' : 's'}`;
+      if (value instanceof RegExp) return String(value);
+      const kind = Object.getPrototypeOf(value)?.constructor?.name;
+      return typeof kind === 'string' && kind !== '' && kind !== 'Object' ? article(kind) : 'an object';
+    }
+    default:
+      return String(value);
+  }
 }
 
 /** `true` for a non-null object that is not an array. */
@@ -102,21 +104,17 @@ export function optionsFault(owner: OptionsOwner, code: string, message: string)
 
 /**
  * Checks `options` against `spec`; throws the owner's error for the first fault (see the module's doc). The
- * options object itself may be anything: what is not an object is refused first.
+ * options object itself may be anything: what is not an object (an array included) is refused first.
  */
 export function checkOptions<T extends object>(
   options: unknown,
   spec: OptionsSpec<T>,
   owner: OptionsOwner,
 ): asserts options is T {
-  const formats = { ...DEFAULT_FORMATS, ...owner.formats };
-  if (typeof options !== 'object' || options === null) {
-    throw new owner.error(
-      owner.notObjectCode ?? 'invalid_options',
-      formats.notObject(owner.name, (owner.show ?? describeValue)(options)),
-    );
+  if (!isRecord(options)) {
+    optionsFault(owner, 'invalid_options', `options must be an object, got ${describeValue(options)}`);
   }
-  checkObject(options as Record<string, unknown>, spec as unknown as LooseSpec, owner, formats, '');
+  checkObject(options, spec as unknown as LooseSpec, owner, '');
 }
 
 /** A spec with its option names erased. */
@@ -129,62 +127,105 @@ function checkObject(
   options: Record<string, unknown>,
   spec: LooseSpec,
   owner: OptionsOwner,
-  formats: OptionsFormats,
   prefix: string,
 ): void {
   const { rules } = spec;
   const known = Object.keys(rules);
   const unknown = Object.keys(options).filter((key) => !Object.hasOwn(rules, key));
   if (unknown.length > 0) {
-    const keys = unknown.map((key) => {
+    let unhinted = false;
+    const listed = unknown.map((key) => {
       const hint = suggest(key, known, spec.aliases ?? {});
-      return { key: prefix + key, hint: hint === undefined ? undefined : prefix + hint };
+      if (hint === undefined) unhinted = true;
+      return `${JSON.stringify(prefix + key)}${hint === undefined ? '' : ` (did you mean "${prefix}${hint}"?)`}`;
     });
-    throw new owner.error(
-      owner.unknownCode ?? 'unknown_option',
-      formats.unknown(
-        owner.name,
-        keys,
-        known.map((key) => prefix + key),
-      ),
+    const names = listed.length === 1 ? listed[0] : `${listed.slice(0, -1).join(', ')} and ${listed.at(-1)}`;
+    const options = unhinted ? `; known options: ${known.map((key) => prefix + key).join(', ')}` : '';
+    optionsFault(
+      owner,
+      'unknown_option',
+      `unknown option${listed.length === 1 ? '' : 's'} ${names}${options}`,
     );
   }
-  for (const key of known) checkValue(options[key], rules[key] as Rule, owner, formats, prefix + key);
+  for (const key of known) checkValue(options[key], rules[key] as Rule, owner, prefix + key);
 }
 
-function checkValue(
-  value: unknown,
-  rule: Rule,
-  owner: OptionsOwner,
-  formats: OptionsFormats,
-  path: string,
-): void {
+function checkValue(value: unknown, rule: Rule, owner: OptionsOwner, path: string): void {
   if (value === undefined && !rule.required) return;
   if (value === undefined || !rule.test(value)) {
-    const says = rule.says?.(value) ?? `must be ${rule.expected}`;
-    const shown = (rule.show ?? owner.show ?? describeValue)(value);
-    throw new owner.error(
+    const missing = value === undefined && rule.whenMissing !== undefined ? ` ${rule.whenMissing}` : '';
+    optionsFault(
+      owner,
       rule.code ?? owner.invalidCode ?? 'invalid_option',
-      formats.invalid(owner.name, path, says, shown),
+      `${path} must be ${rule.expected}${missing}, got ${(rule.show ?? describeValue)(value)}`,
     );
   }
   if (rule.items !== undefined && Array.isArray(value)) {
-    for (const [index, item] of value.entries())
-      checkValue(item, rule.items, owner, formats, `${path}[${index}]`);
+    for (const [index, item] of value.entries()) checkValue(item, rule.items, owner, `${path}[${index}]`);
   }
   if (rule.fields !== undefined && isRecord(value))
-    checkObject(value, rule.fields as LooseSpec, owner, formats, `${path}.`);
+    checkObject(value, rule.fields as LooseSpec, owner, `${path}.`);
 }
 
-/** The option `key` was probably meant as: an alias, or a known option differing only in case. */
+/** An option name folded for comparison: lower case, without `_` and `-` (`max_turns` → `maxturns`). */
+function fold(key: string): string {
+  return key.toLowerCase().replace(/[_-]/g, '');
+}
+
+/** Edits (insertions, deletions, substitutions, swaps of neighbours) from `a` to `b`, counted up to `limit + 1`. */
+function distance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + cost,
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, (before[j - 2] as number) + 1);
+      current.push(d);
+      best = Math.min(best, d);
+    }
+    if (best > limit) return limit + 1;
+    before = previous;
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
+
+/**
+ * The option `key` was probably meant as: a neighbouring SDK's name for it (`aliases`), a known option that
+ * differs only in case or separators (`maxturns`, `max_turns` → `maxTurns`), or the nearest within a typo or two
+ * (one for names up to 5 characters, two beyond: `maxConcurency` → `maxConcurrency`).
+ */
 export function suggest(
   key: string,
   known: readonly string[],
   aliases: Readonly<Record<string, string>>,
 ): string | undefined {
   if (Object.hasOwn(aliases, key)) return aliases[key];
-  const lower = key.toLowerCase();
-  return known.find((option) => option.toLowerCase() === lower);
+  const folded = fold(key);
+  const same = known.find((option) => fold(option) === folded);
+  if (same !== undefined) return same;
+  const alias = Object.keys(aliases).find((name) => fold(name) === folded);
+  if (alias !== undefined) return aliases[alias];
+  const limit = folded.length < 3 ? 0 : folded.length <= 5 ? 1 : 2;
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  for (const option of known) {
+    const d = distance(folded, fold(option), limit);
+    if (d < bestDistance) {
+      best = option;
+      bestDistance = d;
+    }
+  }
+  return best;
 }
 
 // Rules. Each is a plain object: spread one to give it a code, a hint or `required`.

@@ -15,6 +15,7 @@ import {
   anything,
   aString,
   checkOptions,
+  describeValue,
   isRecord,
   type OptionsSpec,
   oneOf,
@@ -187,15 +188,21 @@ const TOOL_OPTIONS: OptionsSpec<ToolOptions<ToolParameters | undefined, unknown,
     execute: { ...aFunction, code: 'invalid_execute', required: true },
     errorFunction: aFunction,
     needsApproval: oneOf(aBoolean, aFunction),
-    timeoutMs: {
-      ...aDuration(1),
-      code: 'invalid_timeout',
-      says: () => 'must be a positive integer of milliseconds',
-    },
+    timeoutMs: { ...aDuration(1), code: 'invalid_timeout' },
     outputSchema: anything, // resolveSchema checks it
     toModelOutput: aFunction,
   },
-  aliases: { inputSchema: 'parameters', schema: 'parameters', requiresApproval: 'needsApproval' },
+  aliases: {
+    inputSchema: 'parameters',
+    schema: 'parameters',
+    argsSchema: 'parameters',
+    requiresApproval: 'needsApproval',
+    handler: 'execute',
+    func: 'execute',
+    onError: 'errorFunction',
+    failureErrorFunction: 'errorFunction',
+    timeout: 'timeoutMs',
+  },
 };
 
 function deepFreeze<T>(value: T): T {
@@ -213,10 +220,11 @@ function deepFreeze<T>(value: T): T {
  * `definition.needsApproval` is `true` only for `needsApproval: true`: the service holds those calls until a
  * human decides. A predicate is announced as `false` and evaluated by the client when a call arrives.
  *
- * @throws ToolDefinitionError with `code` and a message naming the tool and the field:
- *   `invalid_name` (outside `^[a-zA-Z0-9_-]{1,64}$`), `invalid_description` (empty), `invalid_execute`,
- *   `invalid_timeout` (not a positive integer ≤ 2_147_483_647), `invalid_option` (a callback that is not a
- *   function), `unknown_option` (a misspelt option), `invalid_parameters` / `invalid_output_schema` (none of
+ * @throws ToolDefinitionError with `code` and a message naming the tool, the field and the value (`tool "add":
+ *   timeoutMs must be …, got 0`): `invalid_options` (not an object), `invalid_name` (outside
+ *   `^[a-zA-Z0-9_-]{1,64}$`), `invalid_description` (empty), `invalid_execute`, `invalid_timeout` (not a positive
+ *   integer ≤ 2_147_483_647), `invalid_option` (a callback that is not a function), `unknown_option` (a misspelt
+ *   option, with "did you mean" for another SDK's name, a difference of case or a typo), `invalid_parameters` / `invalid_output_schema` (none of
  *   the accepted kinds; parameters not describing an object; a JSON Schema that every call would fail on: an
  *   unknown `type`, a `pattern` or `patternProperties` key that is not a valid regular expression, a
  *   non-array `required`, a property schema that is not a schema, a `$ref` pointing outside it, …, named by
@@ -240,12 +248,11 @@ export function tool<P extends ToolParameters | undefined = undefined, Out = unk
 ): Tool<InferParameters<P>, Out, C> {
   const given: unknown = options;
   const name = isRecord(given) ? given.name : undefined;
-  const owner =
-    typeof given !== 'object' || given === null
-      ? 'tool()'
-      : typeof name === 'string'
-        ? `tool ${JSON.stringify(name)}`
-        : 'tool (unnamed)';
+  const owner = !isRecord(given)
+    ? 'tool()'
+    : typeof name === 'string'
+      ? `tool ${describeValue(name)}`
+      : 'tool (unnamed)';
   checkOptions(given, TOOL_OPTIONS, { name: owner, error: ToolDefinitionError });
   const loose = given as ToolOptions<ToolParameters | undefined, unknown, unknown>;
   const parameters = resolveSchema(loose.parameters, { owner, field: 'parameters', requireObject: true });

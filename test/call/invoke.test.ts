@@ -712,7 +712,10 @@ describe('usage errors', () => {
   });
 
   it.each([
-    [{ timeoutMs: 0 }, 'invokeTool(): timeoutMs must be a positive integer of milliseconds, got 0'],
+    [
+      { timeoutMs: 0 },
+      'invokeTool(): timeoutMs must be a positive integer of milliseconds up to 2147483647 (the longest timer), got 0',
+    ],
     [{ maxOutputBytes: 1.5 }, 'invokeTool(): maxOutputBytes must be a positive integer of bytes, got 1.5'],
   ])('rejects with invalid_option for %j', async (options, message) => {
     const error = await invokeTool(echo, {}, options).catch((e: unknown) => e);
@@ -729,7 +732,12 @@ describe('usage errors', () => {
       'invokeTool(): unknown option "abortSignal" (did you mean "signal"?)',
     ],
     [{ callID: 'c1' }, 'invokeTool(): unknown option "callID" (did you mean "callId"?)'],
-    [{ retries: 3 }, 'invokeTool(): unknown option "retries"'],
+    [{ time_out_ms: 5 }, 'invokeTool(): unknown option "time_out_ms" (did you mean "timeoutMs"?)'],
+    [{ maxOutputByte: 5 }, 'invokeTool(): unknown option "maxOutputByte" (did you mean "maxOutputBytes"?)'],
+    [
+      { retries: 3 },
+      'invokeTool(): unknown option "retries"; known options: callId, runId, depth, context, signal, approved, rejectionReason, approve, timeoutMs, maxOutputBytes, onWidgetInvalid, extend',
+    ],
   ])('rejects with unknown_option for %j, running nothing', async (options, message) => {
     const execute = vi.fn(() => 'ran');
     const t = tool({ name: 't', description: 'd', execute });

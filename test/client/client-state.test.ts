@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Agent, Client, ConnectionError, OptionsError, ToolDefinitionError, tool } from '../../src/index';
 import { FAKE_URL, fakeService, welcome } from './fake-service';
 
@@ -431,16 +431,23 @@ describe('Client usage errors', () => {
 });
 
 describe('Client options', () => {
+  const make = (extra: Record<string, unknown> | null) => () =>
+    new Client((extra === null ? null : { url: FAKE_URL, apiKey: 'k', tools: [echo], ...extra }) as never);
+  const DURATION = 'integer of milliseconds up to 2147483647 (the longest timer)';
+
   it('names the field and value of an invalid option', () => {
-    expect(() => new Client({ url: FAKE_URL, apiKey: 'k', tools: [echo], maxConcurrency: 0 })).toThrowError(
-      new OptionsError('invalid_option', 'Invalid Client option: maxConcurrency must be at least 1 (got 0)'),
+    expect(make({ maxConcurrency: 0 })).toThrowError(
+      new OptionsError(
+        'invalid_option',
+        'new Client(options): maxConcurrency must be a positive integer, got 0',
+      ),
     );
   });
 
   it('throws an OptionsError, never a ToolDefinitionError: no tool is at fault', () => {
     const error = (() => {
       try {
-        new Client({ url: FAKE_URL, apiKey: 'k', tools: [echo], maxQueue: -1 });
+        make({ maxQueue: -1 })();
       } catch (caught) {
         return caught;
       }
@@ -451,56 +458,115 @@ describe('Client options', () => {
   });
 
   it.each([
-    [null, 'new Client(options): options must be an object, got null'],
+    [null, 'invalid_options', 'new Client(options): options must be an object, got null'],
     [
       { maxConcurrency: Number.POSITIVE_INFINITY },
-      'Invalid Client option: maxConcurrency must be a finite number (got Infinity)',
+      'invalid_option',
+      'new Client(options): maxConcurrency must be a positive integer, got Infinity',
+    ],
+    [
+      { maxQueue: 2.5 },
+      'invalid_option',
+      'new Client(options): maxQueue must be a non-negative integer, got 2.5',
+    ],
+    [
+      { highWaterMarkBytes: '1mb' },
+      'invalid_option',
+      'new Client(options): highWaterMarkBytes must be a positive integer of bytes, got "1mb"',
     ],
     [
       { reconnect: true },
-      'Invalid Client option: reconnect must be false or { initialDelayMs?, maxDelayMs?, maxAttempts? } (got true)',
+      'invalid_option',
+      'new Client(options): reconnect must be false or an object { initialDelayMs?, maxDelayMs?, maxAttempts? }, got true',
     ],
-    [{ onApproval: 'yes' }, 'Invalid Client option: onApproval must be a function (got "yes")'],
+    [
+      { onApproval: 'yes' },
+      'invalid_option',
+      'new Client(options): onApproval must be a function, got "yes"',
+    ],
+    [
+      { logger: console.log },
+      'invalid_option',
+      'new Client(options): logger must be a logger with debug, info, warn and error methods, got a function',
+    ],
     [
       { reconnect: { maxAttempts: 1.5 } },
-      'Invalid Client option: reconnect.maxAttempts must be a whole number or Infinity (got 1.5)',
+      'invalid_option',
+      'new Client(options): reconnect.maxAttempts must be a non-negative integer or Infinity, got 1.5',
+    ],
+    [
+      { reconnect: { initialDelayMs: 1.5 } },
+      'invalid_option',
+      `new Client(options): reconnect.initialDelayMs must be a non-negative ${DURATION}, got 1.5`,
     ],
     [
       { reconnect: { initialDelayMs: 5000, maxDelayMs: 100 } },
-      'Invalid Client option: reconnect.initialDelayMs (5000) must not exceed reconnect.maxDelayMs (100)',
-    ],
-    [
-      { redact: [''] },
-      'Invalid Client option: redact[0] strings must have at least 4 characters (shorter ones would scrub ordinary words) (got "")',
+      'invalid_option',
+      'new Client(options): reconnect.initialDelayMs (5000) must not exceed reconnect.maxDelayMs (100)',
     ],
     [
       { redact: [/(?:)/g] },
-      'Invalid Client option: redact[0] a RegExp must not match the empty string (got /(?:)/g)',
+      'invalid_option',
+      'new Client(options): redact[0] must be a string of 4 characters or more (shorter ones would scrub ordinary words) or a RegExp that does not match the empty string, got /(?:)/g',
     ],
     [
       { apiKey: 'a\nb' },
-      'Invalid Client option: apiKey must be printable ASCII without spaces (it travels in an HTTP header) (got [redacted])',
+      'invalid_option',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header), got [redacted]',
     ],
-  ])('explains why %j is refused', (extra, message) => {
-    const options = extra === null ? null : { url: FAKE_URL, apiKey: 'k', tools: [], ...extra };
-    expect(() => new Client(options as never)).toThrowError(message);
+    [
+      { tools: {} },
+      'invalid_option',
+      'new Client(options): tools must be an array of a tool made with tool(), got an object',
+    ],
+    [
+      { maxConcurency: 4 },
+      'unknown_option',
+      'new Client(options): unknown option "maxConcurency" (did you mean "maxConcurrency"?)',
+    ],
+    [
+      { timeout: 5_000 },
+      'unknown_option',
+      'new Client(options): unknown option "timeout" (did you mean "connectTimeoutMs"?)',
+    ],
+    [
+      { reconnect: { maxDelay: 5_000 } },
+      'unknown_option',
+      'new Client(options): unknown option "reconnect.maxDelay" (did you mean "reconnect.maxDelayMs"?)',
+    ],
+    [
+      { tls: true },
+      'unknown_option',
+      'new Client(options): unknown option "tls"; known options: url, apiKey, tools, context, maxConcurrency, maxQueue, heartbeatIntervalMs, reconnect, connectTimeoutMs, highWaterMarkBytes, WebSocket, logger, redact, onApproval',
+    ],
+    [{ tools: [echo, echo] }, 'duplicate_tool', 'new Client(options): two tools are named "echo"'],
+    [
+      { url: 'http://x' },
+      'invalid_option',
+      'new Client(options): url must be a ws:// or wss:// URL, got "http://x"',
+    ],
+  ])('explains why %j is refused', (extra, code, message) => {
+    expect(make(extra)).toThrowError(new OptionsError(code, message));
   });
 
-  it('refuses an unknown option', () => {
-    expect(
-      () => new Client({ url: FAKE_URL, apiKey: 'k', tools: [echo], maxConcurency: 4 } as never),
-    ).toThrowError('Invalid Client option: unknown option(s) ["maxConcurency"]');
-  });
-
-  it('refuses two tools with one name', () => {
-    expect(() => new Client({ url: FAKE_URL, apiKey: 'k', tools: [echo, echo] })).toThrowError(
-      'Client option "tools": two tools are named "echo"',
-    );
-  });
-
-  it('refuses a url that is not ws:// or wss://', () => {
-    expect(() => new Client({ url: 'http://x', apiKey: 'k', tools: [] })).toThrowError(
-      'Invalid Client option: url must start with ws:// or wss:// (got "http://x")',
-    );
+  it('says where a missing url and key may come from', () => {
+    vi.stubEnv('TOOLWIRE_URL', undefined);
+    vi.stubEnv('TOOLWIRE_API_KEY', undefined);
+    try {
+      expect(() => new Client({ apiKey: 'k', tools: [] })).toThrowError(
+        new OptionsError(
+          'invalid_option',
+          'new Client(options): url must be a ws:// or wss:// URL (or set TOOLWIRE_URL), got undefined',
+        ),
+      );
+      expect(() => new Client({ url: FAKE_URL, tools: [] })).toThrowError(
+        new OptionsError(
+          'invalid_option',
+          'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header) (or set TOOLWIRE_API_KEY), got [redacted]',
+        ),
+      );
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
