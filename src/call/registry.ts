@@ -7,7 +7,7 @@
 import { ToolDefinitionError } from '../errors';
 import { unknownToolText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
-import { type Tool, toolInternals } from '../tool/tool';
+import { describeNotATool, type Tool, toolInternals } from '../tool/tool';
 import type { ToolDefinition } from '../wire/protocol';
 import { invokeTool, startCall } from './invoke';
 import type { CallOptions, InvokeOptions, ResultSink, ToolCallResult } from './types';
@@ -40,7 +40,10 @@ export class ToolRegistry {
    */
   add(tool: AnyTool): void {
     if (toolInternals(tool) === undefined) {
-      throw new ToolDefinitionError('not_a_tool', 'ToolRegistry: a tool must be made with tool()');
+      throw new ToolDefinitionError(
+        'not_a_tool',
+        `ToolRegistry: a tool must be made with tool(), got ${describeNotATool(tool)}`,
+      );
     }
     if (this.#tools.has(tool.name)) {
       throw new ToolDefinitionError(

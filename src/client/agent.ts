@@ -17,6 +17,7 @@ import {
 } from '../tool/check-options';
 import { resolveSchema, type SchemaAdapter } from '../tool/schema/index';
 import {
+  aToolList,
   type InferParameters,
   TOOL_NAME_PATTERN,
   type Tool,
@@ -75,7 +76,7 @@ const AGENT_OPTIONS: OptionsSpec<AgentOptions<ToolParameters | undefined>> = {
   rules: {
     name: { ...aString('a string of 1 to 128 characters', { minLength: 1, maxLength: 128 }), required: true },
     instructions: { ...aString(), required: true },
-    tools: { expected: 'an array of tools', test: Array.isArray },
+    tools: aToolList,
     model: aString(),
     outputType: anything, // resolveSchema checks it
   },
@@ -136,7 +137,8 @@ export type NestedRun = (
  * ```
  * @throws ToolDefinitionError naming the agent, the option and the value: `invalid_options` (not an object),
  *   `unknown_option` (with "did you mean": `tool` → `tools`, `systemPrompt` → `instructions`), `invalid_agent` (a
- *   name not of 1 to 128 characters, instructions or model not a string, tools not an array), `duplicate_tool`;
+ *   name not of 1 to 128 characters, instructions or model not a string, tools not an array), `not_a_tool` (an
+ *   entry of `tools` not made by `tool()`, named by its index), `duplicate_tool`;
  *   `invalid_output_schema` / `unsupported_schema` for an `outputType` of no accepted kind.
  */
 export class Agent<O extends ToolParameters | undefined = undefined> {

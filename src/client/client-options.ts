@@ -18,7 +18,7 @@ import {
   type OptionsSpec,
   optionsFault,
 } from '../tool/check-options';
-import type { Tool } from '../tool/tool';
+import { aToolList, type Tool } from '../tool/tool';
 import type { ReconnectOptions } from '../wire/connection';
 import type { WebSocketConstructor } from '../wire/transport';
 import { Agent } from './agent';
@@ -134,13 +134,7 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
       whenMissing: '(or set TOOLWIRE_API_KEY)',
       show: () => '[redacted]',
     },
-    tools: {
-      ...anArrayOf({
-        expected: 'a tool made with tool()',
-        test: (value) => typeof value === 'object' && value !== null && 'definition' in value,
-      }),
-      required: true,
-    },
+    tools: { ...aToolList, required: true },
     context: anything,
     maxConcurrency: anInteger({ min: 1 }),
     maxQueue: anInteger({ min: 0 }),

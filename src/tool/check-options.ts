@@ -291,9 +291,9 @@ export function oneOf(first: Rule, second: Rule): Rule {
   };
 }
 
-/** An array whose items each pass `item`. */
+/** An array whose items each pass `item` (an `undefined` item, a hole included, is refused). */
 export function anArrayOf(item: Rule, expected = `an array of ${item.expected}`): Rule {
-  return { expected, test: Array.isArray, items: item };
+  return { expected, test: Array.isArray, items: { ...item, required: true } };
 }
 
 /** An object whose keys follow `spec`. */

@@ -12,6 +12,7 @@ import {
   aBoolean,
   aDuration,
   aFunction,
+  anArrayOf,
   anything,
   aString,
   checkOptions,
@@ -19,6 +20,7 @@ import {
   isRecord,
   type OptionsSpec,
   oneOf,
+  type Rule,
 } from './check-options';
 import { resolveSchema, type SchemaAdapter } from './schema/index';
 
@@ -160,6 +162,28 @@ export function toolInternals(value: unknown): ToolInternals | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   return (value as { [INTERNALS]?: ToolInternals })[INTERNALS];
 }
+
+/**
+ * The rule of an item of a `tools` option (`new Agent()`, `new Client()`): a tool made by {@link tool}
+ * (`not_a_tool`). A refused object is shown with its `name` when it has one, e.g. `an object named "search"`.
+ */
+export const aTool: Rule = {
+  expected: 'a tool made with tool()',
+  test: (value) => toolInternals(value) !== undefined,
+  code: 'not_a_tool',
+  show: (value) => describeNotATool(value),
+};
+
+/** A value given where a tool was expected, for a message: with its `name` when it has one. */
+export function describeNotATool(value: unknown): string {
+  const name = isRecord(value) ? value.name : undefined;
+  return typeof name === 'string'
+    ? `${describeValue(value)} named ${describeValue(name)}`
+    : describeValue(value);
+}
+
+/** The rule of a `tools` option: an array of {@link aTool}. */
+export const aToolList: Rule = anArrayOf(aTool, 'an array of tools made with tool()');
 
 /** Pattern a tool name must match. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;

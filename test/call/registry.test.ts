@@ -40,7 +40,7 @@ describe('ToolRegistry', () => {
     expect(error).toBeInstanceOf(ToolDefinitionError);
     expect(error).toMatchObject({
       code: 'not_a_tool',
-      message: 'ToolRegistry: a tool must be made with tool()',
+      message: 'ToolRegistry: a tool must be made with tool(), got an object named "x"',
     });
   });
 

@@ -33,11 +33,38 @@ describe('Agent options', () => {
     [
       { name: 'A', instructions: '', tools: {} },
       'invalid_agent',
-      'Agent "A": tools must be an array of tools, got an object',
+      'Agent "A": tools must be an array of tools made with tool(), got an object',
     ],
     [{ name: 'A', instructions: '', model: 4 }, 'invalid_agent', 'Agent "A": model must be a string, got 4'],
   ])('refuses %j, naming the agent, the option and the value', (options, code, message) => {
     expect(() => new Agent(options as never)).toThrowError(new ToolDefinitionError(code, message));
+  });
+
+  it('refuses a tools entry not made by tool() at construction, naming the agent, the index and the value', () => {
+    const search = tool({ name: 'search', description: 'Searches.', execute: () => '' });
+    const plain = { name: 'lookup', description: 'Looks up.', execute: () => '' };
+    expect(
+      () => new Agent({ name: 'Support', instructions: '', tools: [search, plain as never] }),
+    ).toThrowError(
+      new ToolDefinitionError(
+        'not_a_tool',
+        'Agent "Support": tools[1] must be a tool made with tool(), got an object named "lookup"',
+      ),
+    );
+    expect(() => new Agent({ name: 'Support', instructions: '', tools: [undefined as never] })).toThrowError(
+      new ToolDefinitionError(
+        'not_a_tool',
+        'Agent "Support": tools[0] must be a tool made with tool(), got undefined',
+      ),
+    );
+    expect(
+      () => new Agent({ name: 'Support', instructions: '', tools: [Promise.resolve(search) as never] }),
+    ).toThrowError(
+      new ToolDefinitionError(
+        'not_a_tool',
+        'Agent "Support": tools[0] must be a tool made with tool(), got a Promise',
+      ),
+    );
   });
 
   it('refuses two tools with one name', () => {

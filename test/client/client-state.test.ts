@@ -517,7 +517,12 @@ describe('Client options', () => {
     [
       { tools: {} },
       'invalid_option',
-      'new Client(options): tools must be an array of a tool made with tool(), got an object',
+      'new Client(options): tools must be an array of tools made with tool(), got an object',
+    ],
+    [
+      { tools: [echo, { name: 'fake', definition: { name: 'fake' } }] },
+      'not_a_tool',
+      'new Client(options): tools[1] must be a tool made with tool(), got an object named "fake"',
     ],
     [
       { maxConcurency: 4 },

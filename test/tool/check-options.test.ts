@@ -50,6 +50,11 @@ describe('checkOptions', () => {
     ],
     [{ name: 'x', items: ['a', 2] }, 'invalid_option', 'demo(): items[1] must be a string, got 2'],
     [
+      { name: 'x', items: ['a', undefined] },
+      'invalid_option',
+      'demo(): items[1] must be a string, got undefined',
+    ],
+    [
       { name: 'x', nested: { depth: 10 } },
       'invalid_option',
       'demo(): nested.depth must be a non-negative integer up to 9, got 10',
