@@ -10,9 +10,14 @@
 
 import { OptionsError, TimeoutError, ToolDefinitionError } from '../errors';
 import {
+  aBoolean,
   aDuration,
+  aFunction,
+  anAbortSignal,
   anInteger,
   anything,
+  aRecord,
+  aString,
   checkOptions,
   type OptionsOwner,
   type OptionsSpec,
@@ -31,18 +36,18 @@ type Outcome = CallOutcome;
 /** What `invokeTool()` accepts: one rule per option of {@link InvokeOptions}. */
 const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
   rules: {
-    callId: anything,
-    runId: anything,
-    depth: anything,
+    callId: aString(),
+    runId: aString(),
+    depth: anInteger({ min: 0 }),
     context: anything,
-    signal: anything,
-    approved: anything,
-    rejectionReason: anything,
-    approve: anything,
+    signal: anAbortSignal,
+    approved: aBoolean,
+    rejectionReason: aString(),
+    approve: aFunction,
     timeoutMs: aDuration(1),
     maxOutputBytes: anInteger({ min: 1, unit: 'bytes' }),
-    onWidgetInvalid: anything,
-    extend: anything,
+    onWidgetInvalid: aFunction,
+    extend: aRecord,
   },
   /** Names from neighbouring APIs, and what they are called here. */
   aliases: {
@@ -50,17 +55,24 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
     onApproval: 'approve',
     abortSignal: 'signal',
     maxOutput: 'maxOutputBytes',
+    toolCallId: 'callId',
+    abort: 'signal',
+    onWidgetError: 'onWidgetInvalid',
   },
 };
 
 const INVOKE_OWNER: OptionsOwner = { name: 'invokeTool()', error: OptionsError };
 
 /**
- * Checks options of {@link invokeTool}.
+ * Checks options of {@link invokeTool} (or of a function that takes the same, named by `owner` in messages).
  * @throws OptionsError `invalid_options`, `unknown_option` or `invalid_option`.
  */
-export function checkInvokeOptions(options: unknown): asserts options is InvokeOptions {
-  checkOptions(options, INVOKE_OPTIONS, INVOKE_OWNER);
+export function checkInvokeOptions(options: unknown, owner?: string): asserts options is InvokeOptions {
+  checkOptions(
+    options,
+    INVOKE_OPTIONS,
+    owner === undefined ? INVOKE_OWNER : { ...INVOKE_OWNER, name: owner },
+  );
 }
 
 /** A random id: `crypto.randomUUID()` where available (it is missing on insecure browser origins). */
@@ -180,7 +192,8 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
  * @throws (as a rejection) only for a usage error, before anything runs: ToolDefinitionError `not_a_tool` when
  *   `tool` was not made by `tool()`; OptionsError `invalid_options` when `options` is not an object,
  *   `unknown_option` for a key {@link InvokeOptions} does not have (e.g. `timeout` for `timeoutMs`: a misspelt
- *   limit would otherwise be silently ignored), `invalid_option` for a bad `timeoutMs` or `maxOutputBytes`.
+ *   limit would otherwise be silently ignored), `invalid_option` for an option of the wrong kind or out of
+ *   range (`callId: 42`, `timeoutMs: 0`, `signal` not an `AbortSignal`, …).
  * @example
  * ```ts
  * const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'hi' });

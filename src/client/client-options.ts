@@ -6,13 +6,16 @@
 import { OptionsError } from '../errors';
 import type { Logger, RedactRule } from '../logger';
 import {
+  aBoolean,
   aDuration,
   aFunction,
+  anAbortSignal,
   anArrayOf,
   anInteger,
   anything,
   aString,
   checkOptions,
+  describeValue,
   isRecord,
   type OptionsOwner,
   type OptionsSpec,
@@ -247,19 +250,57 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   };
 }
 
-/** Checks `run()`'s arguments before anything is sent, so a mistake is an immediate, named error. */
-export function checkRunArguments(agent: unknown, input: unknown, options: { maxTurns?: number }): void {
+/** Options of {@link Client.run}. */
+export interface RunOptions<C = unknown> {
+  /** `ctx.context` for every tool call of this run and of its nested runs. Never sent. */
+  context?: C;
+  /** Aborting cancels the run on the service; `run()` then rejects with `AbortError`. */
+  signal?: AbortSignal;
+  /** Model turns before the run fails. @default the service's (10 with the stub) */
+  maxTurns?: number;
+}
+
+/** Options of {@link Client.close}. */
+export interface CloseOptions {
+  /** Finish running calls and flush results before closing. @default true */
+  drain?: boolean;
+  /** Longest wait for draining, in milliseconds; then running calls are aborted with `cancelled` results. @default 30_000 */
+  timeoutMs?: number;
+}
+
+/** What `client.run()` accepts: one rule per option of {@link RunOptions}. */
+const RUN_OPTIONS: OptionsSpec<RunOptions> = {
+  rules: { context: anything, signal: anAbortSignal, maxTurns: anInteger({ min: 1 }) },
+  aliases: { abortSignal: 'signal', turns: 'maxTurns', maxSteps: 'maxTurns' },
+};
+const RUN_OWNER: OptionsOwner = { name: 'client.run()', error: OptionsError };
+
+/**
+ * Checks `run()`'s arguments before anything is sent, so a mistake is an immediate, named error.
+ * @throws OptionsError `invalid_agent`, `invalid_input`, `invalid_options`, `unknown_option`, `invalid_option`.
+ */
+export function checkRunArguments(agent: unknown, input: unknown, options: unknown): void {
   if (!(agent instanceof Agent)) {
-    throw new OptionsError('invalid_agent', 'run(): agent must be made with new Agent(...)');
-  }
-  if (typeof input !== 'string') {
-    throw new OptionsError('invalid_input', `run(): input must be a string, got ${typeof input}`);
-  }
-  const { maxTurns } = options;
-  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns >= 1)) {
-    throw new OptionsError(
-      'invalid_option',
-      `run(): maxTurns must be a positive integer, got ${String(maxTurns)}`,
+    optionsFault(
+      RUN_OWNER,
+      'invalid_agent',
+      `agent must be made with new Agent(), got ${describeValue(agent)}`,
     );
   }
+  if (typeof input !== 'string') {
+    optionsFault(RUN_OWNER, 'invalid_input', `input must be a string, got ${describeValue(input)}`);
+  }
+  checkOptions(options, RUN_OPTIONS, RUN_OWNER);
+}
+
+/** What `client.close()` accepts: one rule per option of {@link CloseOptions}. */
+const CLOSE_OPTIONS: OptionsSpec<CloseOptions> = {
+  rules: { drain: aBoolean, timeoutMs: aDuration(0) },
+  aliases: { timeout: 'timeoutMs', graceful: 'drain', drainTimeoutMs: 'timeoutMs' },
+};
+const CLOSE_OWNER: OptionsOwner = { name: 'client.close()', error: OptionsError };
+
+/** Checks `close()`'s options. @throws OptionsError `invalid_options`, `unknown_option`, `invalid_option`. */
+export function checkCloseOptions(options: unknown): void {
+  checkOptions(options, CLOSE_OPTIONS, CLOSE_OWNER);
 }

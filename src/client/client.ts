@@ -16,7 +16,15 @@ import { Connection, type ConnectionState } from '../wire/connection';
 import { type FrameOf, PROTOCOL_VERSION, type ServiceFrame, utf8Length } from '../wire/protocol';
 import { type Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
 import { CallRunner } from './calls';
-import { type CallInfo, type ClientOptions, checkRunArguments, resolveClientOptions } from './client-options';
+import {
+  type CallInfo,
+  type ClientOptions,
+  type CloseOptions,
+  checkCloseOptions,
+  checkRunArguments,
+  type RunOptions,
+  resolveClientOptions,
+} from './client-options';
 import { type RunEvent, type RunResult, Runs } from './runs';
 
 /** Payload of `tool_call` and the base of `tool_result` events. */
@@ -53,26 +61,8 @@ export interface ClientEvents {
   closed: [error: ConnectionError | undefined];
 }
 
-/** Options of {@link Client.run}. */
-export interface RunOptions<C = unknown> {
-  /** `ctx.context` for every tool call of this run and of its nested runs. Never sent. */
-  context?: C;
-  /** Aborting cancels the run on the service; `run()` then rejects with `AbortError`. */
-  signal?: AbortSignal;
-  /** Model turns before the run fails. @default the service's (10 with the stub) */
-  maxTurns?: number;
-}
-
 /** The final output type of a run of agent `A`: a string, or what the agent's `outputType` parses to. */
 export type RunOutput<A> = A extends { readonly '~output'?: infer T } ? Exclude<T, undefined> : unknown;
-
-/** Options of {@link Client.close}. */
-export interface CloseOptions {
-  /** Finish running calls and flush results before closing. @default true */
-  drain?: boolean;
-  /** Longest wait for draining, in milliseconds; then running calls are aborted with `cancelled` results. @default 30_000 */
-  timeoutMs?: number;
-}
 
 /** Client state, as an explicit union. */
 export type ClientState = ConnectionState;
@@ -273,9 +263,11 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    * Closes the client. With `drain` (the default) it stops taking calls, lets running ones finish (up to
    * `timeoutMs`, then aborts them with `cancelled` results), waits for the service to ack every result, then
    * cancels on the service the runs this client started that are still going (their `run()` promises reject
-   * with `ConnectionError` `closed`) and closes with code 1000. Never rejects.
+   * with `ConnectionError` `closed`) and closes with code 1000. Rejects only with an `OptionsError` for invalid
+   * options (e.g. `timeout` for `timeoutMs`), before anything is closed.
    */
   async close(options: CloseOptions = {}): Promise<void> {
+    checkCloseOptions(options);
     const { drain = true, timeoutMs = 30_000 } = options;
     if (this.#connection.state === 'closed') return;
     this.#calls.stopAccepting();

@@ -234,6 +234,20 @@ export function suggest(
 export const anything: Rule = { expected: 'anything', test: () => true };
 /** A function. */
 export const aFunction: Rule = { expected: 'a function', test: (value) => typeof value === 'function' };
+/**
+ * An `AbortSignal`, from this realm or another (a polyfill included): an object with a boolean `aborted` and
+ * `addEventListener` / `removeEventListener`.
+ */
+export const anAbortSignal: Rule = {
+  expected: 'an AbortSignal',
+  test: (value) =>
+    isRecord(value) &&
+    typeof value.aborted === 'boolean' &&
+    typeof value.addEventListener === 'function' &&
+    typeof value.removeEventListener === 'function',
+};
+/** A non-null object that is not an array. */
+export const aRecord: Rule = { expected: 'an object', test: isRecord };
 /** `true` or `false`. */
 export const aBoolean: Rule = { expected: 'a boolean', test: (value) => typeof value === 'boolean' };
 /** A string, with an optional pattern and length bounds (in UTF-16 code units). */

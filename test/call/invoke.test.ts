@@ -717,8 +717,17 @@ describe('usage errors', () => {
       'invokeTool(): timeoutMs must be a positive integer of milliseconds up to 2147483647 (the longest timer), got 0',
     ],
     [{ maxOutputBytes: 1.5 }, 'invokeTool(): maxOutputBytes must be a positive integer of bytes, got 1.5'],
+    [{ callId: 42 }, 'invokeTool(): callId must be a string, got 42'],
+    [{ runId: null }, 'invokeTool(): runId must be a string, got null'],
+    [{ depth: -1 }, 'invokeTool(): depth must be a non-negative integer, got -1'],
+    [{ signal: { aborted: false } }, 'invokeTool(): signal must be an AbortSignal, got an object'],
+    [{ approved: 'yes' }, 'invokeTool(): approved must be a boolean, got "yes"'],
+    [{ rejectionReason: 1 }, 'invokeTool(): rejectionReason must be a string, got 1'],
+    [{ approve: true }, 'invokeTool(): approve must be a function, got true'],
+    [{ onWidgetInvalid: 'log' }, 'invokeTool(): onWidgetInvalid must be a function, got "log"'],
+    [{ extend: 'x' }, 'invokeTool(): extend must be an object, got "x"'],
   ])('rejects with invalid_option for %j', async (options, message) => {
-    const error = await invokeTool(echo, {}, options).catch((e: unknown) => e);
+    const error = await invokeTool(echo, {}, options as never).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OptionsError);
     expect(error).not.toBeInstanceOf(ToolDefinitionError);
     expect(error).toMatchObject({ code: 'invalid_option', message });

@@ -199,17 +199,17 @@ describe('run() and context mistakes', () => {
     await expect(client.run(agent, 42 as never)).rejects.toMatchObject({
       name: 'OptionsError',
       code: 'invalid_input',
-      message: 'run(): input must be a string, got number',
+      message: 'client.run(): input must be a string, got 42',
     });
     await expect(client.run({ name: 'x' } as never, 'hi')).rejects.toMatchObject({
       name: 'OptionsError',
       code: 'invalid_agent',
-      message: 'run(): agent must be made with new Agent(...)',
+      message: 'client.run(): agent must be made with new Agent(), got an object',
     });
     await expect(client.run(agent, 'hi', { maxTurns: 0 })).rejects.toMatchObject({
       name: 'OptionsError',
       code: 'invalid_option',
-      message: 'run(): maxTurns must be a positive integer, got 0',
+      message: 'client.run(): maxTurns must be a positive integer, got 0',
     });
     await expect(client.run(agent, 'x'.repeat(2_000_000))).rejects.toMatchObject({
       name: 'RunError',

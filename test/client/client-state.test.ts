@@ -575,3 +575,64 @@ describe('Client options', () => {
     }
   });
 });
+
+describe('run() and close() options', () => {
+  const idle = () => new Client({ url: FAKE_URL, apiKey: 'k', tools: [echo] });
+  const agent = new Agent({ name: 'A', instructions: '' });
+
+  it.each([
+    [{ maxturns: 1 }, 'unknown_option', 'client.run(): unknown option "maxturns" (did you mean "maxTurns"?)'],
+    [
+      { max_turns: 1 },
+      'unknown_option',
+      'client.run(): unknown option "max_turns" (did you mean "maxTurns"?)',
+    ],
+    [
+      { abortSignal: 1 },
+      'unknown_option',
+      'client.run(): unknown option "abortSignal" (did you mean "signal"?)',
+    ],
+    [
+      { stream: true },
+      'unknown_option',
+      'client.run(): unknown option "stream"; known options: context, signal, maxTurns',
+    ],
+    [{ maxTurns: 0 }, 'invalid_option', 'client.run(): maxTurns must be a positive integer, got 0'],
+    [{ signal: 'stop' }, 'invalid_option', 'client.run(): signal must be an AbortSignal, got "stop"'],
+    [null, 'invalid_options', 'client.run(): options must be an object, got null'],
+  ])('run() refuses %j before anything is sent', async (options, code, message) => {
+    const error = await idle()
+      .run(agent, 'hi', options as never)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OptionsError);
+    expect(error).toMatchObject({ code, message });
+  });
+
+  it('run() still accepts good options (and then says it is not connected)', async () => {
+    await expect(
+      idle().run(agent, 'hi', { maxTurns: 3, signal: new AbortController().signal, context: {} }),
+    ).rejects.toMatchObject({ name: 'ConnectionError', code: 'not_connected' });
+  });
+
+  it.each([
+    [
+      { timeout: 10 },
+      'unknown_option',
+      'client.close(): unknown option "timeout" (did you mean "timeoutMs"?)',
+    ],
+    [
+      { timeoutMs: 3_000_000_000 },
+      'invalid_option',
+      'client.close(): timeoutMs must be a non-negative integer of milliseconds up to 2147483647 (the longest timer), got 3000000000',
+    ],
+    [{ drain: 'yes' }, 'invalid_option', 'client.close(): drain must be a boolean, got "yes"'],
+  ])('close() refuses %j and closes nothing', async (options, code, message) => {
+    const client = idle();
+    const error = await client.close(options as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OptionsError);
+    expect(error).toMatchObject({ code, message });
+    expect(client.state).toBe('idle');
+    await client.close({ drain: false, timeoutMs: 0 });
+    expect(client.state).toBe('closed');
+  });
+});
