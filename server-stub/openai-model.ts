@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from 'zod/mini';
+import { displayUrl } from '../src/logger';
 import type { ChatMessage, Model, ModelRequest, ModelTurn } from './model';
 import { ModelError } from './model';
 
@@ -59,6 +60,8 @@ const BODY_EXCERPT_CHARS = 300;
  */
 export function openAIChatModel(options: OpenAIChatModelOptions): Model {
   const endpoint = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`;
+  // Messages reach the run's transcript and the client: credentials in the URL stay out of them.
+  const shown = displayUrl(endpoint);
   return {
     async nextTurn(request) {
       const doFetch = options.fetch ?? globalThis.fetch;
@@ -73,23 +76,19 @@ export function openAIChatModel(options: OpenAIChatModelOptions): Model {
           signal: request.signal,
         });
       } catch (error) {
-        throw new ModelError(
-          'model_unreachable',
-          `model request to ${endpoint} failed: ${messageOf(error)}`,
-          {
-            cause: error,
-          },
-        );
+        throw new ModelError('model_unreachable', `model request to ${shown} failed: ${messageOf(error)}`, {
+          cause: error,
+        });
       }
       const text = await response.text();
       if (!response.ok) {
         const excerpt = text.length > BODY_EXCERPT_CHARS ? `${text.slice(0, BODY_EXCERPT_CHARS)}…` : text;
         throw new ModelError(
           'model_http_error',
-          `model request to ${endpoint} failed: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${excerpt ? `: ${excerpt}` : ''}`,
+          `model request to ${shown} failed: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${excerpt ? `: ${excerpt}` : ''}`,
         );
       }
-      return parseTurn(text, endpoint);
+      return parseTurn(text, shown);
     },
   };
 }

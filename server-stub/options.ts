@@ -6,6 +6,7 @@
  */
 import { OptionsError } from '../src/errors';
 import { MAX_TIMEOUT_MS } from '../src/limits';
+import { describeSecret } from '../src/tool/check-options';
 import { type AgentDefinition, agentDefinitionSchema, PROTOCOL_DEFAULTS } from '../src/wire/protocol';
 import { consoleLogger, type StubLogger } from './logger';
 import type { Model } from './model';
@@ -119,7 +120,8 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
   let apiKeys: Set<string> | undefined;
   if (options.apiKeys !== undefined) {
     if (!Array.isArray(options.apiKeys))
-      fail(`apiKeys must be an array of strings, got ${describe(options.apiKeys)}`);
+      // The keys are secrets: shown by kind and size only.
+      fail(`apiKeys must be an array of strings, got ${describeSecret(options.apiKeys)}`);
     for (const key of options.apiKeys) {
       if (typeof key !== 'string' || key.length === 0) fail('apiKeys must hold non-empty strings');
     }

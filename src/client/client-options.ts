@@ -4,7 +4,7 @@
  * @module
  */
 import { OptionsError } from '../errors';
-import type { Logger, RedactRule } from '../logger';
+import { displayUrl, type Logger, type RedactRule, secretScrubber } from '../logger';
 import {
   aBoolean,
   aDuration,
@@ -15,6 +15,7 @@ import {
   anything,
   aString,
   checkOptions,
+  describeSecret,
   describeValue,
   isRecord,
   type OptionsOwner,
@@ -128,6 +129,8 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
       ...aString('a ws:// or wss:// URL', { pattern: /^wss?:\/\/./ }),
       required: true,
       whenMissing: '(or set TOOLWIRE_URL)',
+      // A token may travel in the query or the userinfo.
+      show: (value, redact) => describeValue(typeof value === 'string' ? displayUrl(value) : value, redact),
     },
     apiKey: {
       ...aString('a non-empty string of printable ASCII without spaces (it travels in an HTTP header)', {
@@ -151,14 +154,19 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     highWaterMarkBytes: anInteger({ min: 1, unit: 'bytes' }),
     WebSocket: aFunction,
     logger: { expected: 'a logger with debug, info, warn and error methods', test: isLogger },
-    redact: anArrayOf(
-      {
-        expected:
-          'a string of 4 characters or more (shorter ones would scrub ordinary words) or a RegExp that does not match the empty string',
-        test: isRedactRule,
-      },
-      'an array of strings and RegExps',
-    ),
+    // The rules are secrets themselves: shown by kind and size only.
+    redact: {
+      ...anArrayOf(
+        {
+          expected:
+            'a string of 4 characters or more (shorter ones would scrub ordinary words) or a RegExp that does not match the empty string',
+          test: isRedactRule,
+          show: describeSecret,
+        },
+        'an array of strings and RegExps',
+      ),
+      show: describeSecret,
+    },
     onApproval: aFunction,
   },
   aliases: {
@@ -212,29 +220,39 @@ function env(name: string): string | undefined {
 /**
  * Checks options and applies defaults.
  * @throws OptionsError `invalid_options` (not an object), `unknown_option` (with "did you mean"),
- *   `invalid_option` naming the option and the value, or `duplicate_tool`.
+ *   `invalid_option` naming the option and the value, `not_a_tool` or `duplicate_tool`. No message shows a
+ *   secret: values are scrubbed of the API key and the `redact` rules, `url` is shown without its userinfo,
+ *   query and fragment, and the API key and redact rules themselves only by kind and size.
  */
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
-  if (!isRecord(options)) checkOptions(options, CLIENT_OPTIONS, CLIENT_OWNER);
+  // Options that are no object may be the URL, given alone.
+  if (!isRecord(options)) checkOptions(options, CLIENT_OPTIONS, { ...CLIENT_OWNER, redact: displayUrl });
   const withEnv = {
     ...options,
     url: options.url ?? env('TOOLWIRE_URL'),
     apiKey: options.apiKey ?? env('TOOLWIRE_API_KEY'),
   };
-  checkOptions(withEnv, CLIENT_OPTIONS, CLIENT_OWNER);
+  // Every value a message shows is scrubbed of the key and the rules, whatever their length or validity.
+  const rules: unknown = withEnv.redact;
+  const owner: OptionsOwner = {
+    ...CLIENT_OWNER,
+    redact: secretScrubber([withEnv.apiKey, ...(Array.isArray(rules) ? rules : [rules])]),
+  };
+  checkOptions(withEnv, CLIENT_OPTIONS, owner);
   const reconnect =
     options.reconnect === false ? false : { ...CLIENT_DEFAULTS.reconnect, ...options.reconnect };
   if (reconnect !== false && reconnect.initialDelayMs > reconnect.maxDelayMs) {
     optionsFault(
-      CLIENT_OWNER,
+      owner,
       'invalid_option',
-      `reconnect.initialDelayMs (${reconnect.initialDelayMs}) must not exceed reconnect.maxDelayMs (${reconnect.maxDelayMs})`,
+      `reconnect.initialDelayMs (${describeValue(reconnect.initialDelayMs, owner.redact)}) must not exceed reconnect.maxDelayMs (${describeValue(reconnect.maxDelayMs, owner.redact)})`,
     );
   }
   const seen = new Set<string>();
   for (const item of options.tools) {
-    if (seen.has(item.name))
-      optionsFault(CLIENT_OWNER, 'duplicate_tool', `two tools are named "${item.name}"`);
+    if (seen.has(item.name)) {
+      optionsFault(owner, 'duplicate_tool', `two tools are named ${describeValue(item.name, owner.redact)}`);
+    }
     seen.add(item.name);
   }
   return {

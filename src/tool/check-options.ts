@@ -24,7 +24,14 @@ export interface OptionsOwner {
   readonly error: OptionsErrorClass;
   /** Code of a refused value when its rule names none; `invalid_option` when absent. */
   readonly invalidCode?: string;
+  /** Scrubs secrets (an API key, redact rules) from every value a message shows, before it is cut. */
+  readonly redact?: Redact;
 }
+
+/** A scrubber of secrets, applied to the text of a value before a message shows it. */
+export type Redact = (text: string) => string;
+
+const keep: Redact = (text) => text;
 
 /** What one option accepts. */
 export interface Rule {
@@ -38,8 +45,8 @@ export interface Rule {
   readonly required?: boolean;
   /** Added to the message when a required option is absent, e.g. `(or set TOOLWIRE_URL)`. */
   readonly whenMissing?: string;
-  /** How a refused value is shown; {@link describeValue} when absent. */
-  readonly show?: (value: unknown) => string;
+  /** How a refused value is shown, given the owner's scrubber; {@link describeValue} when absent. */
+  readonly show?: (value: unknown, redact: Redact) => string;
   /** For an array: the rule of each item, reported as `option[index]`. */
   readonly items?: Rule;
   /** For an object: the spec of its keys, reported as `option.key`. */
@@ -64,32 +71,47 @@ function article(noun: string): string {
 /**
  * A short description of a value for a message: a string quoted (cut past 80 characters), a number, boolean,
  * `null` or `undefined` as written, a RegExp as its literal; a function, array or object by kind only
- * (`a function`, `an array of 2 items`, `an object`, `a Map`), never its contents.
+ * (`a function`, `an array of 2 items`, `an object`, `a Map`), never its contents. `redact` scrubs the text of
+ * the value first (a string before it is cut, so a cut cannot leave the start of a secret).
  */
-export function describeValue(value: unknown): string {
+export function describeValue(value: unknown, redact: Redact = keep): string {
   switch (typeof value) {
     case 'string': {
-      const characters = [...value];
+      const text = redact(value);
+      const characters = [...text];
       return JSON.stringify(
-        characters.length > SHOWN_CHARACTERS ? `${characters.slice(0, SHOWN_CHARACTERS).join('')}…` : value,
+        characters.length > SHOWN_CHARACTERS ? `${characters.slice(0, SHOWN_CHARACTERS).join('')}…` : text,
       );
     }
     case 'number':
-      return Object.is(value, -0) ? '-0' : String(value);
+      return redact(Object.is(value, -0) ? '-0' : String(value));
     case 'bigint':
-      return `${value}n`;
+      return redact(`${value}n`);
     case 'function':
       return 'a function';
     case 'object': {
       if (value === null) return 'null';
       if (Array.isArray(value)) return `an array of ${value.length} item${value.length === 1 ? '' : 's'}`;
-      if (value instanceof RegExp) return String(value);
+      if (value instanceof RegExp) return redact(String(value));
       const kind = Object.getPrototypeOf(value)?.constructor?.name;
       return typeof kind === 'string' && kind !== '' && kind !== 'Object' ? article(kind) : 'an object';
     }
     default:
-      return String(value);
+      return redact(String(value));
   }
+}
+
+/**
+ * A value that may itself be a secret (an API key, a redact rule), described by its kind and size only:
+ * `a string of 3 characters`, `a RegExp`, `an array of 2 items`.
+ */
+export function describeSecret(value: unknown): string {
+  if (typeof value === 'string')
+    return `a string of ${value.length} character${value.length === 1 ? '' : 's'}`;
+  if (value instanceof RegExp) return 'a RegExp';
+  if (typeof value === 'object' || typeof value === 'function' || value === undefined)
+    return describeValue(value);
+  return `a ${typeof value}`;
 }
 
 /** `true` for a non-null object that is not an array. */
@@ -112,7 +134,11 @@ export function checkOptions<T extends object>(
   owner: OptionsOwner,
 ): asserts options is T {
   if (!isRecord(options)) {
-    optionsFault(owner, 'invalid_options', `options must be an object, got ${describeValue(options)}`);
+    optionsFault(
+      owner,
+      'invalid_options',
+      `options must be an object, got ${describeValue(options, owner.redact)}`,
+    );
   }
   checkObject(options, spec as unknown as LooseSpec, owner, '');
 }
@@ -137,7 +163,8 @@ function checkObject(
     const listed = unknown.map((key) => {
       const hint = suggest(key, known, spec.aliases ?? {});
       if (hint === undefined) unhinted = true;
-      return `${JSON.stringify(prefix + key)}${hint === undefined ? '' : ` (did you mean "${prefix}${hint}"?)`}`;
+      const shown = JSON.stringify(prefix + (owner.redact ?? keep)(key));
+      return `${shown}${hint === undefined ? '' : ` (did you mean "${prefix}${hint}"?)`}`;
     });
     const names = listed.length === 1 ? listed[0] : `${listed.slice(0, -1).join(', ')} and ${listed.at(-1)}`;
     const options = unhinted ? `; known options: ${known.map((key) => prefix + key).join(', ')}` : '';
@@ -157,7 +184,7 @@ function checkValue(value: unknown, rule: Rule, owner: OptionsOwner, path: strin
     optionsFault(
       owner,
       rule.code ?? owner.invalidCode ?? 'invalid_option',
-      `${path} must be ${rule.expected}${missing}, got ${(rule.show ?? describeValue)(value)}`,
+      `${path} must be ${rule.expected}${missing}, got ${(rule.show ?? describeValue)(value, owner.redact ?? keep)}`,
     );
   }
   if (rule.items !== undefined && Array.isArray(value)) {

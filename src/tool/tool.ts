@@ -174,7 +174,10 @@ export const aTool: Rule = {
   show: (value) => describeNotATool(value),
 };
 
-/** A value given where a tool was expected, for a message: with its `name` when it has one. */
+/**
+ * A value given where a tool was expected, for a message: with its `name` when it has one (a tool's name is no
+ * secret: tool names are announced to the service).
+ */
 export function describeNotATool(value: unknown): string {
   const name = isRecord(value) ? value.name : undefined;
   return typeof name === 'string'

@@ -7,7 +7,7 @@
 
 import { ConnectionError } from '../errors';
 import { MAX_TIMEOUT_MS } from '../limits';
-import type { Logger } from '../logger';
+import { displayUrl, type Logger, scrubError } from '../logger';
 import { type BackoffOptions, backoffDelay } from './backoff';
 import {
   CLOSE_CODES,
@@ -89,6 +89,8 @@ export class Connection {
   /** Attempts since the last `welcome`: what `reconnect.maxAttempts` bounds (a welcomed service was reachable). */
   #unreached = 0;
   #lastFailure = '';
+  /** The URL as messages show it: without userinfo, query and fragment, where tokens travel. */
+  readonly #shownUrl: string;
   #welcomedAt = 0;
   #timers = new Set<ReturnType<typeof setTimeout>>();
   #heartbeat: ReturnType<typeof setInterval> | undefined;
@@ -99,6 +101,7 @@ export class Connection {
 
   constructor(options: ConnectionOptions) {
     this.#options = options;
+    this.#shownUrl = displayUrl(options.url);
   }
 
   /** Current state. */
@@ -150,7 +153,7 @@ export class Connection {
         this.#fail(
           new ConnectionError(
             'connect_timeout',
-            `no welcome from ${this.#options.url} within ${this.#options.connectTimeoutMs}ms${this.#lastFailure ? ` (last attempt: ${this.#lastFailure})` : ''}`,
+            `no welcome from ${this.#shownUrl} within ${this.#options.connectTimeoutMs}ms${this.#lastFailure ? ` (last attempt: ${this.#lastFailure})` : ''}`,
           ),
         );
       }
@@ -211,7 +214,9 @@ export class Connection {
       });
     } catch (error) {
       // An invalid URL throws synchronously in every implementation: retrying cannot fix it.
-      this.#fail(new ConnectionError('invalid_url', `cannot open ${this.#options.url}`, { cause: error }));
+      // The implementation's own message quotes the URL: its copy in `cause` is scrubbed the same way.
+      const cause = scrubError(error, (text) => text.split(this.#options.url).join(this.#shownUrl));
+      this.#fail(new ConnectionError('invalid_url', `cannot open ${this.#shownUrl}`, { cause }));
       return;
     }
     this.#transport = transport;
@@ -350,7 +355,7 @@ export class Connection {
     if (policy === false || this.#unreached > policy.maxAttempts) {
       const why = policy === false ? 'reconnect is disabled' : `gave up after ${policy.maxAttempts} attempts`;
       this.#fail(
-        new ConnectionError('unreachable', `cannot reach ${this.#options.url} (${code} ${reason}): ${why}`),
+        new ConnectionError('unreachable', `cannot reach ${this.#shownUrl} (${code} ${reason}): ${why}`),
       );
       return;
     }

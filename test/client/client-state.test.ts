@@ -507,7 +507,7 @@ describe('Client options', () => {
     [
       { redact: [/(?:)/g] },
       'invalid_option',
-      'new Client(options): redact[0] must be a string of 4 characters or more (shorter ones would scrub ordinary words) or a RegExp that does not match the empty string, got /(?:)/g',
+      'new Client(options): redact[0] must be a string of 4 characters or more (shorter ones would scrub ordinary words) or a RegExp that does not match the empty string, got a RegExp',
     ],
     [
       { apiKey: 'a\nb' },

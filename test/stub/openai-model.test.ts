@@ -121,6 +121,20 @@ describe('openAIChatModel', () => {
     expect((error as Error).message).not.toContain('sk-test');
   });
 
+  it('does not print credentials given in baseURL', async () => {
+    const failing = openAIChatModel({
+      baseURL: 'http://user:s3cret-value@model.test/v1',
+      model: 'gpt-test',
+      fetch: async () => {
+        throw new TypeError('fetch failed');
+      },
+    });
+    await expect(failing.nextTurn(request())).rejects.toMatchObject({
+      code: 'model_unreachable',
+      message: 'model request to http://[redacted]@model.test/v1/chat/completions failed: fetch failed',
+    });
+  });
+
   it('throws a ModelError for a body that is not JSON or not a chat completion', async () => {
     answer('<html>oops</html>', { status: 200, headers: { 'content-type': 'text/html' } });
     await expect(model().nextTurn(request())).rejects.toMatchObject({
