@@ -89,8 +89,6 @@ export class Connection {
   /** Attempts since the last `welcome`: what `reconnect.maxAttempts` bounds (a welcomed service was reachable). */
   #unreached = 0;
   #lastFailure = '';
-  /** The URL as messages show it: without userinfo, query and fragment, where tokens travel. */
-  readonly #shownUrl: string;
   #welcomedAt = 0;
   #timers = new Set<ReturnType<typeof setTimeout>>();
   #heartbeat: ReturnType<typeof setInterval> | undefined;
@@ -101,7 +99,6 @@ export class Connection {
 
   constructor(options: ConnectionOptions) {
     this.#options = options;
-    this.#shownUrl = displayUrl(options.url);
   }
 
   /** Current state. */
@@ -153,7 +150,7 @@ export class Connection {
         this.#fail(
           new ConnectionError(
             'connect_timeout',
-            `no welcome from ${this.#shownUrl} within ${this.#options.connectTimeoutMs}ms${this.#lastFailure ? ` (last attempt: ${this.#lastFailure})` : ''}`,
+            `no welcome from ${displayUrl(this.#options.url)} within ${this.#options.connectTimeoutMs}ms${this.#lastFailure ? ` (last attempt: ${this.#lastFailure})` : ''}`,
           ),
         );
       }
@@ -213,10 +210,10 @@ export class Connection {
         onClose: (code, reason) => this.#onClose(transport, code, reason),
       });
     } catch (error) {
-      // An invalid URL throws synchronously in every implementation: retrying cannot fix it.
-      // The implementation's own message quotes the URL: its copy in `cause` is scrubbed the same way.
-      const cause = scrubError(error, (text) => text.split(this.#options.url).join(this.#shownUrl));
-      this.#fail(new ConnectionError('invalid_url', `cannot open ${this.#shownUrl}`, { cause }));
+      // An invalid URL throws at once (retrying cannot fix it), quoting the URL: shown as every message shows it.
+      const shown = displayUrl(this.#options.url);
+      const cause = scrubError(error, (text) => text.replaceAll(this.#options.url, shown));
+      this.#fail(new ConnectionError('invalid_url', `cannot open ${shown}`, { cause }));
       return;
     }
     this.#transport = transport;
@@ -354,9 +351,8 @@ export class Connection {
     this.#unreached += 1;
     if (policy === false || this.#unreached > policy.maxAttempts) {
       const why = policy === false ? 'reconnect is disabled' : `gave up after ${policy.maxAttempts} attempts`;
-      this.#fail(
-        new ConnectionError('unreachable', `cannot reach ${this.#shownUrl} (${code} ${reason}): ${why}`),
-      );
+      const where = displayUrl(this.#options.url);
+      this.#fail(new ConnectionError('unreachable', `cannot reach ${where} (${code} ${reason}): ${why}`));
       return;
     }
     if (this.#state === 'open') this.#state = 'reconnecting';
