@@ -1,13 +1,14 @@
 /**
- * The one checker of the options objects toolwire takes. Each owner (`tool()`, `invokeTool()`, `new Client()`,
- * `new Agent()`, `agent.asTool()`) declares a small {@link OptionsSpec}: one {@link Rule} per option, and the names
- * neighbouring SDKs use for them. {@link checkOptions} refuses, with a message naming the owner, the option and the
- * value:
+ * The one checker of the options objects toolwire takes. Each owner (`tool()`, `new Agent()`, `agent.asTool()`,
+ * `invokeTool()`, `ToolRegistry.invoke()`, `new Client()`, `client.run()`, `client.close()`) declares a small
+ * {@link OptionsSpec}: one {@link Rule} per option, and the names neighbouring SDKs use for them.
+ * {@link checkOptions} refuses, with a message naming the owner, the option and the value:
  * - options that are not an object (`invalid_options`): `<owner>: options must be an object, got null`;
  * - a key the owner does not have (`unknown_option`), with "did you mean" for a neighbouring SDK's name, a
  *   difference of case or separators, or a small typo, and the known options when there is no likely one;
  * - a value its rule refuses (`invalid_option`, or the rule's own code): `<owner>: <option> must be <expected>,
- *   got <value>` (the value described briefly by {@link describeValue}).
+ *   got <value>` (the value described briefly by {@link describeValue}, after the owner's secrets are scrubbed
+ *   from it: see {@link OptionsOwner.redact}).
  *
  * @module
  */
