@@ -6,8 +6,9 @@
  */
 import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import { z } from 'zod/mini';
-import { ToolDefinitionError } from '../src/errors';
+import { OptionsError } from '../src/errors';
 import { MAX_TIMEOUT_MS } from '../src/limits';
+import { displayUrl } from '../src/logger';
 import type { ChatMessage, Model, ModelRequest, ModelTurn } from './model';
 import { ModelError } from './model';
 import { type Attempts, failure, messageOf, type OpenAIConstructor } from './openai-errors';
@@ -79,7 +80,7 @@ const completionSchema = z.object({
  * (the default) hands each piece of text to `request.onText` as it arrives and assembles tool calls from their
  * pieces; a server that answers a streamed request with plain JSON is read as such.
  *
- * @throws ToolDefinitionError `invalid_option` (from this function) for a `baseURL` that is not an http(s) URL, an
+ * @throws OptionsError `invalid_option` (from this function) for a `baseURL` that is not an http(s) URL, an
  *   empty `model`, or a `timeoutMs` / `maxRetries` out of range.
  * @throws (from `nextTurn`, after the retries) ModelError `model_http_error` (the message names the endpoint, the
  *   HTTP status and the start of the body), `model_timeout`, `model_unreachable`, `model_stream_error` (an error
@@ -92,7 +93,8 @@ const completionSchema = z.object({
  */
 export function openAIChatModel(options: OpenAIChatModelOptions): Model {
   const settings = checkOptions(options);
-  const endpoint = `${settings.baseURL}/chat/completions`;
+  // Messages reach the run's transcript and the client: credentials in the URL stay out of them.
+  const endpoint = displayUrl(`${settings.baseURL}/chat/completions`);
   const scrub = (text: string) =>
     options.apiKey === undefined || options.apiKey === ''
       ? text
@@ -181,7 +183,7 @@ function countingFetch(custom: typeof fetch | undefined, attempts: Attempts): ty
 
 function checkOptions(options: OpenAIChatModelOptions) {
   const fail = (message: string): never => {
-    throw new ToolDefinitionError('invalid_option', `openAIChatModel: ${message}`);
+    throw new OptionsError('invalid_option', `openAIChatModel: ${message}`);
   };
   if (typeof options !== 'object' || options === null) fail('options must be an object');
   let url: URL | undefined;
@@ -191,7 +193,7 @@ function checkOptions(options: OpenAIChatModelOptions) {
     // reported below
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    fail(`baseURL must be an http(s) URL, got ${JSON.stringify(options.baseURL)}`);
+    fail(`baseURL must be an http(s) URL, got ${JSON.stringify(displayUrl(String(options.baseURL)))}`);
   }
   if (typeof options.model !== 'string' || options.model === '') {
     fail(`model must be a non-empty string, got ${JSON.stringify(options.model)}`);

@@ -4,11 +4,10 @@
  *
  * @module
  */
-import { ToolDefinitionError } from '../src/errors';
-
+import { OptionsError } from '../src/errors';
 import { MAX_TIMEOUT_MS } from '../src/limits';
 import type { Logger } from '../src/logger';
-
+import { describeSecret } from '../src/tool/check-options';
 import { type AgentDefinition, agentDefinitionSchema, PROTOCOL_DEFAULTS } from '../src/wire/protocol';
 import { consoleLogger } from './logger';
 import type { Model } from './model';
@@ -98,7 +97,7 @@ const KNOWN_KEYS = new Set<string>([...Object.keys(STUB_DEFAULTS), 'apiKeys', 'a
 
 /**
  * Applies defaults and checks every option.
- * @throws ToolDefinitionError `invalid_option` naming the field and the value.
+ * @throws OptionsError `invalid_option` naming the field and the value.
  */
 export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStubOptions {
   for (const key of Object.keys(options)) {
@@ -125,7 +124,8 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
   let apiKeys: Set<string> | undefined;
   if (options.apiKeys !== undefined) {
     if (!Array.isArray(options.apiKeys))
-      fail(`apiKeys must be an array of strings, got ${describe(options.apiKeys)}`);
+      // The keys are secrets: shown by kind and size only.
+      fail(`apiKeys must be an array of strings, got ${describeSecret(options.apiKeys)}`);
     for (const key of options.apiKeys) {
       if (typeof key !== 'string' || key.length === 0) fail('apiKeys must hold non-empty strings');
     }
@@ -163,5 +163,5 @@ function describe(value: unknown): string {
 }
 
 function fail(message: string): never {
-  throw new ToolDefinitionError('invalid_option', `startStubServer: ${message}`);
+  throw new OptionsError('invalid_option', `startStubServer: ${message}`);
 }

@@ -71,7 +71,7 @@ export interface StubServer {
  * Starts a stand-in for the hosted model service: protocol v1 over WebSocket plus the HTTP API, bound to
  * 127.0.0.1 on a free port by default.
  *
- * @throws ToolDefinitionError `invalid_option` for a bad option (checked before anything is bound).
+ * @throws OptionsError `invalid_option` for a bad option (checked before anything is bound).
  * @throws Error from `listen` (e.g. `EADDRINUSE`), as the promise's rejection.
  * @example
  * ```ts

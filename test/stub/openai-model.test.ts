@@ -10,7 +10,7 @@ import {
   type OpenAIChatModelOptions,
   openAIChatModel,
 } from '../../server-stub/index';
-import { ToolDefinitionError } from '../../src/errors';
+import { OptionsError } from '../../src/errors';
 import { Agent, Client, tool } from '../../src/index';
 import { agent, stub, http as stubHttp, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
@@ -246,7 +246,7 @@ describe('openAIChatModel: requests and answers', () => {
 
   it('refuses bad options when it is made, naming the option', () => {
     expect(() => openAIChatModel({ baseURL: 'localhost:11434', model: 'm' })).toThrow(
-      new ToolDefinitionError(
+      new OptionsError(
         'invalid_option',
         'openAIChatModel: baseURL must be an http(s) URL, got "localhost:11434"',
       ),
@@ -288,6 +288,23 @@ describe('openAIChatModel: failures, retries and timeouts', () => {
       message: `model request to ${ENDPOINT} failed: HTTP 429 Too Many Requests: {"error":{"message":"slow down"}} (3 attempts)`,
     });
     expect(seen).toHaveLength(3);
+  });
+
+  it('does not print credentials given in baseURL', async () => {
+    const failing = openAIChatModel({
+      baseURL: 'http://user:s3cret-value@model.test/v1',
+      model: 'gpt-test',
+      maxRetries: 0,
+      fetch: async () => {
+        throw new TypeError('fetch failed');
+      },
+    });
+    const error = await failing.nextTurn(request()).catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: 'model_unreachable' });
+    expect((error as Error).message).toMatch(
+      /^model request to http:\/\/\[redacted\]@model\.test\/v1\/chat\/completions failed: /,
+    );
+    expect((error as Error).message).not.toContain('s3cret-value');
   });
 
   it('does not retry a 4xx that retrying cannot mend, and never puts the key in the message', async () => {
