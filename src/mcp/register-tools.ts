@@ -39,6 +39,26 @@ export interface RegisterMcpToolsOptions<C = unknown> {
 // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output type, sharing the context type.
 type AnyTool<C> = Tool<any, any, C>;
 
+const OPTION_KEYS = new Set(['context', 'approve']);
+
+function checkOptions(options: object): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new ToolDefinitionError('invalid_options', 'registerMcpTools(): options must be an object');
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) {
+      throw new ToolDefinitionError(
+        'unknown_option',
+        `registerMcpTools(): unknown option ${JSON.stringify(key)}`,
+      );
+    }
+  }
+  const { approve } = options as { approve?: unknown };
+  if (approve !== undefined && typeof approve !== 'function') {
+    throw new ToolDefinitionError('invalid_option', 'registerMcpTools(): approve must be a function');
+  }
+}
+
 function checkTools<C>(tools: ReadonlyArray<AnyTool<C>>): void {
   if (!Array.isArray(tools)) {
     throw new ToolDefinitionError('invalid_tools', 'registerMcpTools(): tools must be an array of tools');
@@ -93,7 +113,8 @@ function handlerFor<C>(served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) 
  * connected clients that the list changed.
  *
  * @returns the MCP SDK's handles, one per tool in order (`disable()`, `enable()`, `remove()`).
- * @throws ToolDefinitionError `invalid_tools` when `tools` is not an array, `not_a_tool` for a value not made
+ * @throws ToolDefinitionError `invalid_tools` when `tools` is not an array, `invalid_options` /
+ *   `unknown_option` / `invalid_option` for bad options, `not_a_tool` for a value not made
  *   by `tool()`, `duplicate_tool` for two tools of one name or a name already registered on the server (then
  *   none of `tools` stays registered).
  * @example
@@ -115,6 +136,7 @@ export function registerMcpTools<C = unknown>(
   options: RegisterMcpToolsOptions<C> = {},
 ): RegisteredTool[] {
   checkTools(tools);
+  checkOptions(options);
   const registered: RegisteredTool[] = [];
   for (const served of tools) {
     const { name, description, parameters } = served.definition;

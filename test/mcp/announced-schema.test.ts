@@ -12,18 +12,16 @@ const parameters = {
 
 describe('announcedSchema', () => {
   // The MCP SDK accepts zod ^3.25 || ^4 and converts with whichever copy it resolves, asking for draft-07.
+  type Convert = (schema: unknown, params?: object) => unknown;
   it.each([
-    ['zod 4', zod4.toJSONSchema],
-    ['zod 3.25 (zod/v4)', zod325.toJSONSchema],
-  ] as const)('converts to the announced JSON Schema, as draft 2020-12, with %s', (_name, toJSONSchema) => {
+    ['zod 4', zod4.toJSONSchema as Convert],
+    ['zod 3.25 (zod/v4)', zod325.toJSONSchema as Convert],
+  ])('converts to the announced JSON Schema, as draft 2020-12, with %s', (_name, toJSONSchema) => {
     const schema = announcedSchema(parameters);
-    const converted = (toJSONSchema as (schema: unknown, params: object) => unknown)(schema, {
-      target: 'draft-7',
-      io: 'input',
-    });
+    const converted = toJSONSchema(schema, { target: 'draft-7', io: 'input' });
     expect(converted).toEqual({ $schema: DRAFT_2020_12, ...parameters });
     // Each conversion gets its own copy: nothing the caller does to one reaches the next.
-    expect(toJSONSchema(schema as never)).not.toBe(converted);
+    expect(toJSONSchema(schema)).not.toBe(converted);
   });
 
   it('lets every object through unchanged, for invokeTool to validate', () => {

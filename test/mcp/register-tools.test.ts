@@ -33,8 +33,8 @@ function server(): McpServer {
   return new McpServer({ name: 'toolwire-tools', version: '1.0.0' });
 }
 
-const texts = (result: { content: unknown }) =>
-  (result.content as Array<{ text: string }>).map((p) => p.text);
+const texts = (result: object) =>
+  ((result as { content?: Array<{ text: string }> }).content ?? []).map((part) => part.text);
 
 describe('registerMcpTools', () => {
   it('lists each tool with its name, description and announced JSON Schema', async () => {
@@ -210,5 +210,14 @@ describe('registerMcpTools', () => {
     );
     // All or nothing: find_order, registered before the refusal, was removed again.
     expect(registerMcpTools(mcpServer, [order])).toHaveLength(1);
+  });
+
+  it('checks its options', () => {
+    expect(() => registerMcpTools(server(), [order], { contxt: {} } as never)).toThrow(
+      new ToolDefinitionError('unknown_option', 'registerMcpTools(): unknown option "contxt"'),
+    );
+    expect(() => registerMcpTools(server(), [order], { approve: true } as never)).toThrow(
+      new ToolDefinitionError('invalid_option', 'registerMcpTools(): approve must be a function'),
+    );
   });
 });
