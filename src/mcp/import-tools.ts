@@ -5,11 +5,12 @@
  * @module
  */
 import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as SdkTool } from '@modelcontextprotocol/sdk/types.js';
 import { ProtocolError, type Tool, type ToolContext, ToolDefinitionError, tool } from 'toolwire';
 import { EMPTY_MCP_ERROR, mcpResultText } from './mcp-result';
 
-export type { McpTool };
+/** An MCP tool as `tools/list` describes it: the MCP SDK's `Tool` (name, description, inputSchema, annotations, …). */
+export type McpTool = SdkTool;
 
 /** What {@link importMcpTools} needs of an MCP client: a connected `Client` of `@modelcontextprotocol/sdk`. */
 export type McpToolSource = Pick<McpClient, 'listTools' | 'callTool'>;

@@ -49,3 +49,6 @@ export function deferred<T = void>() {
   });
   return { promise, resolve };
 }
+
+/** For `expect.poll` on another process or a busy machine: it polls until the value comes, for up to 10 s. */
+export const PATIENT = { timeout: 10_000 } as const;

@@ -3,7 +3,7 @@ import { invokeTool, ProtocolError, ToolDefinitionError } from 'toolwire';
 import { importMcpTools, type McpTool, type McpToolSource } from 'toolwire/mcp';
 import { describe, expect, it, vi } from 'vitest';
 import { fixtureMcpServer } from '../fixtures/mcp/server';
-import { linkedClient } from './helpers';
+import { linkedClient, PATIENT } from './helpers';
 
 const byName = async (client: McpClient, options?: Parameters<typeof importMcpTools>[1]) =>
   new Map((await importMcpTools(client, options)).map((imported) => [imported.name, imported]));
@@ -92,13 +92,13 @@ describe('importMcpTools', () => {
     const status = async () => (await invokeTool(tools.get('wait_status')!, {})).output;
     const controller = new AbortController();
     const waiting = invokeTool(tools.get('wait')!, {}, { signal: controller.signal });
-    await expect.poll(status).toBe('{"started":1,"cancelled":0}');
+    await expect.poll(status, PATIENT).toBe('{"started":1,"cancelled":0}');
     controller.abort();
     expect(await waiting).toMatchObject({
       status: 'cancelled',
       output: 'Error running wait: the call was cancelled',
     });
-    await expect.poll(status).toBe('{"started":1,"cancelled":1}');
+    await expect.poll(status, PATIENT).toBe('{"started":1,"cancelled":1}');
   });
 
   it('gives every tool timeoutMs: past it the call times out and the MCP request is cancelled', async () => {
@@ -109,7 +109,7 @@ describe('importMcpTools', () => {
       output: 'Error running wait: timed out after 20ms',
     });
     await expect
-      .poll(async () => (await invokeTool(tools.get('wait_status')!, {})).output)
+      .poll(async () => (await invokeTool(tools.get('wait_status')!, {})).output, PATIENT)
       .toBe('{"started":1,"cancelled":1}');
   });
 

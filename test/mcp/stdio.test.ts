@@ -2,7 +2,7 @@
 import { invokeTool } from 'toolwire';
 import { importMcpTools } from 'toolwire/mcp';
 import { describe, expect, it } from 'vitest';
-import { stdioClient } from './helpers';
+import { PATIENT, stdioClient } from './helpers';
 
 describe('importMcpTools over stdio', () => {
   it('imports, validates, calls, reports errors and cancels across the process boundary', async () => {
@@ -33,9 +33,9 @@ describe('importMcpTools over stdio', () => {
     const status = async () => (await invokeTool(tools.get('wx_wait_status')!, {})).output;
     const controller = new AbortController();
     const waiting = invokeTool(tools.get('wx_wait')!, {}, { signal: controller.signal });
-    await expect.poll(status).toBe('{"started":1,"cancelled":0}');
+    await expect.poll(status, PATIENT).toBe('{"started":1,"cancelled":0}');
     controller.abort();
     expect((await waiting).status).toBe('cancelled');
-    await expect.poll(status).toBe('{"started":1,"cancelled":1}');
+    await expect.poll(status, PATIENT).toBe('{"started":1,"cancelled":1}');
   });
 });

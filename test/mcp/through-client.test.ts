@@ -8,7 +8,7 @@ import { importMcpTools } from 'toolwire/mcp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ScriptedTurn, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import { fixtureMcpServer } from '../fixtures/mcp/server';
-import { linkedClient, stdioClient } from './helpers';
+import { linkedClient, PATIENT, stdioClient } from './helpers';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -85,9 +85,9 @@ describe('imported MCP tools through the Client against the stub', () => {
     const read = async () => (await invokeTool(status, {})).output;
     const controller = new AbortController();
     const run = client.run(agent, 'Wait.', { signal: controller.signal });
-    await expect.poll(read).toBe('{"started":1,"cancelled":0}');
+    await expect.poll(read, PATIENT).toBe('{"started":1,"cancelled":0}');
     controller.abort();
     await expect(run).rejects.toMatchObject({ name: 'AbortError' });
-    await expect.poll(read).toBe('{"started":1,"cancelled":1}');
+    await expect.poll(read, PATIENT).toBe('{"started":1,"cancelled":1}');
   });
 });
