@@ -5,11 +5,14 @@ export default defineConfig({
     index: 'src/index.ts',
     'server-stub/index': 'server-stub/index.ts',
     'server-stub/cli': 'server-stub/cli.ts',
+    'mcp/index': 'src/mcp/index.ts',
+    'ai-sdk/index': 'src/ai-sdk/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,
   sourcemap: true,
   target: 'node20',
-  external: ['ws', 'zod', 'zod3', 'valibot', 'arktype'],
+  // The adapters (toolwire/mcp, toolwire/ai-sdk) import the core as 'toolwire': one copy of it, ESM and CJS alike.
+  external: ['ws', 'zod', 'zod3', 'valibot', 'arktype', 'toolwire'],
 });

@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: {
     alias: {
+      'toolwire/mcp': fileURLToPath(new URL('./src/mcp/index.ts', import.meta.url)),
+      'toolwire/ai-sdk': fileURLToPath(new URL('./src/ai-sdk/index.ts', import.meta.url)),
       'toolwire/server-stub': fileURLToPath(new URL('./server-stub/index.ts', import.meta.url)),
       toolwire: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },

@@ -21,10 +21,17 @@ Options:
   --port <n>                   TCP port (default 0: a free port)
   --host <address>             interface to bind (default 127.0.0.1)
   --api-key <key>              accepted API key; repeat for several (default: any key is accepted)
-  --script <file.json>         scripted model: an array of turns, or { "<agent>": [turns] }
+  --script <file.json>         scripted model: an array of turns, or { "<agent>": [turns] }. It is not a
+                               language model: it plays the same turns whatever is asked. Without --script
+                               and --openai-base-url the script is empty and every run fails saying so
   --agents <file.json>         agent definitions that POST /v1/runs may start by name
-  --openai-base-url <url>      use an OpenAI-compatible chat-completions endpoint (key from OPENAI_API_KEY)
+  --openai-base-url <url>      use an OpenAI-compatible chat-completions endpoint (key from OPENAI_API_KEY),
+                               e.g. Ollama http://localhost:11434/v1, vLLM http://localhost:8000/v1,
+                               LM Studio http://localhost:1234/v1 (needs the openai package, v6)
   --openai-model <name>        model name for --openai-base-url (default gpt-4o-mini)
+  --openai-timeout-ms <n>      per attempt, and per silence in a streamed answer (default 60000)
+  --openai-max-retries <n>     retries after a timeout, 408, 409, 429 or 5xx, with backoff (default 2)
+  --openai-no-stream           ask for whole answers instead of streamed ones
   --call-deadline-ms <n>       per-call deadline (default 120000)
   --heartbeat-interval-ms <n>  heartbeat interval announced in welcome (default 15000)
   --session-grace-ms <n>       how long a dropped session stays resumable (default 60000)
@@ -55,6 +62,9 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
       agents: { type: 'string' },
       'openai-base-url': { type: 'string' },
       'openai-model': { type: 'string' },
+      'openai-timeout-ms': { type: 'string' },
+      'openai-max-retries': { type: 'string' },
+      'openai-no-stream': { type: 'boolean' },
       'call-deadline-ms': { type: 'string' },
       'heartbeat-interval-ms': { type: 'string' },
       'session-grace-ms': { type: 'string' },
@@ -90,13 +100,40 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   }
   let model: Model | undefined;
   if (values.script !== undefined) model = scriptedModel(readJson('script', values.script) as Script);
+  const openAIOnly = (
+    ['openai-model', 'openai-timeout-ms', 'openai-max-retries', 'openai-no-stream'] as const
+  ).find((flag) => values[flag] !== undefined);
+  if (openAIOnly !== undefined && values['openai-base-url'] === undefined) {
+    throw new Error(`--${openAIOnly} needs --openai-base-url`);
+  }
   if (values['openai-base-url'] !== undefined) {
     const apiKey = env.OPENAI_API_KEY;
-    model = openAIChatModel({
-      baseURL: values['openai-base-url'],
-      model: values['openai-model'] ?? 'gpt-4o-mini',
-      ...(apiKey === undefined ? {} : { apiKey }),
-    });
+    const timeoutMs = integer('openai-timeout-ms', values['openai-timeout-ms']);
+    const maxRetries = integer('openai-max-retries', values['openai-max-retries']);
+    try {
+      model = openAIChatModel({
+        baseURL: values['openai-base-url'],
+        model: values['openai-model'] ?? 'gpt-4o-mini',
+        ...(apiKey === undefined || apiKey === '' ? {} : { apiKey }),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(maxRetries === undefined ? {} : { maxRetries }),
+        ...(values['openai-no-stream'] ? { stream: false } : {}),
+      });
+    } catch (error) {
+      // Name the flag, not the option: "openAIChatModel: timeoutMs must be …" → "--openai-timeout-ms must be …".
+      const flags: Record<string, string> = {
+        baseURL: '--openai-base-url',
+        model: '--openai-model',
+        timeoutMs: '--openai-timeout-ms',
+        maxRetries: '--openai-max-retries',
+      };
+      throw new Error(
+        (error as Error).message.replace(
+          /^openAIChatModel: (\w+)/,
+          (_, field: string) => flags[field] ?? field,
+        ),
+      );
+    }
   }
   if (model) options.model = model;
   if (values.agents !== undefined) options.agents = readJson('agents', values.agents) as AgentDefinition[];

@@ -7,6 +7,7 @@
  */
 import { parseCliArgs, USAGE } from './cli-args';
 import { consoleLogger } from './logger';
+import type { ModelInfo } from './model';
 import { startStubServer } from './server';
 
 async function main(): Promise<void> {
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
   }
   const stub = await startStubServer({ ...command.options, logger: consoleLogger({ debug: command.debug }) });
   process.stdout.write(`${stub.url}\n`);
+  process.stderr.write(`toolwire-stub: ${describeModel(stub.model.info)}\n`);
   process.stderr.write(
     `toolwire-stub: agent UI at ${stub.httpUrl}/ (the API key goes after #key= in its URL)\n`,
   );
@@ -45,6 +47,15 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/** The line that says who answers: a scripted model is never mistaken for a language model. */
+function describeModel(info: ModelInfo | undefined): string {
+  if (info === undefined) return 'model: a custom model';
+  if (info.kind !== 'scripted') return `model: ${info.name} (${info.kind})`;
+  return info.name.includes('no script')
+    ? 'model: scripted, with no script: every run fails until you give it one (--script turns.json) or a real model (--openai-base-url URL)'
+    : `model: ${info.name}: a script, not a language model; it plays the same turns whatever is asked`;
 }
 
 main().catch((error: unknown) => {

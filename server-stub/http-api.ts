@@ -50,7 +50,8 @@ function listAgents(service: StubService, _req: IncomingMessage, res: ServerResp
     ...agent,
     missingTools: agent.tools.filter((name) => !offered.has(name)),
   }));
-  sendJson(res, 200, { agents, clients });
+  const { info } = service.options.model;
+  sendJson(res, 200, { agents, clients, ...(info ? { model: info } : {}) });
 }
 
 /** `POST /v1/runs`: starts a run that no client owns. */
@@ -161,7 +162,7 @@ function streamEvents(
   });
   const write = (event: string, data: unknown) =>
     res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  for (const event of run.events) write(event.kind, event.data);
+  for (const event of run.replay()) write(event.kind, event.data);
   if (run.status !== 'running') {
     write('end', { status: run.status });
     res.end();

@@ -22,11 +22,12 @@ export {
   type ChatToolCall,
   type Model,
   ModelError,
+  type ModelInfo,
   type ModelRequest,
   type ModelToolCall,
   type ModelTurn,
 } from './model';
-export { type OpenAIChatModelOptions, openAIChatModel } from './openai-model';
+export { OPENAI_MODEL_DEFAULTS, type OpenAIChatModelOptions, openAIChatModel } from './openai-model';
 export { STUB_DEFAULTS, type StubServerOptions } from './options';
 export { type Script, type ScriptedTurn, type ScriptInput, scriptedModel } from './scripted-model';
 export { type StubRuns, type StubServer, startStubServer, WEBSOCKET_PATHS } from './server';

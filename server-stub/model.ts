@@ -29,6 +29,8 @@ export interface ChatMessage {
   toolCalls?: ChatToolCall[];
   /** Tool messages only: the {@link ChatToolCall.id} this message answers. */
   toolCallId?: string;
+  /** Assistant messages only: the {@link ModelInfo.kind} of the model that wrote it, when it says. */
+  model?: string;
 }
 
 /** What a model gets for one turn. */
@@ -45,6 +47,11 @@ export interface ModelRequest {
   turn: number;
   /** Aborts when the run is cancelled or the server closes. */
   signal: AbortSignal;
+  /**
+   * A model that streams calls this with each piece of the turn's text as it arrives, in order (the pieces
+   * joined are the turn's `text`); the stub sends them on as `text_delta` run events. Optional to call.
+   */
+  onText?: (delta: string) => void;
 }
 
 /** A tool call in a {@link ModelTurn}. `id` is generated when absent. */
@@ -72,10 +79,22 @@ export type ModelTurn =
  */
 export interface Model {
   nextTurn(request: ModelRequest): Promise<ModelTurn>;
+  /** What the model is, for people: the agent UI, the CLI and the `model` of messages and run results show it. */
+  readonly info?: ModelInfo;
+}
+
+/** What a {@link Model} says it is. */
+export interface ModelInfo {
+  /** `'scripted'` ({@link scriptedModel}), `'openai-compatible'` ({@link openAIChatModel}), or your own word. */
+  kind: string;
+  /** One line for people, e.g. `scripted (2 agents)` or `llama3.1 at http://localhost:11434/v1`. */
+  name: string;
 }
 
 /**
- * A model could not answer: the request failed, or the answer was not understood. The run that asked fails with
- * this error's message. Codes: `model_unreachable`, `model_http_error`, `model_malformed_response`.
+ * A model could not answer: the request failed, or the answer was not understood, or a scripted model has no
+ * turn for the run. The run that asked fails with this error's message. Codes: `model_unreachable`,
+ * `model_timeout`, `model_http_error`, `model_malformed_response` ({@link openAIChatModel}); `no_script`,
+ * `script_exhausted` ({@link scriptedModel}).
  */
 export class ModelError extends ToolwireError {}

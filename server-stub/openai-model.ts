@@ -1,25 +1,57 @@
 /**
- * A model backed by any OpenAI-compatible chat-completions endpoint (OpenAI, Azure OpenAI, vLLM, Ollama, …).
+ * A model backed by any OpenAI-compatible chat-completions endpoint (OpenAI, Azure OpenAI, Ollama, vLLM,
+ * LM Studio, …), through the official `openai` package (an optional peer dependency, loaded on first use).
  *
  * @module
  */
+import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import { z } from 'zod/mini';
+import { OptionsError } from '../src/errors';
+import { MAX_TIMEOUT_MS } from '../src/limits';
+import { displayUrl } from '../src/logger';
 import type { ChatMessage, Model, ModelRequest, ModelTurn } from './model';
 import { ModelError } from './model';
+import { type Attempts, failure, messageOf, type OpenAIConstructor } from './openai-errors';
+import { letGo, readStream } from './openai-stream';
 
-/** Options of {@link openAIChatModel}. */
+/** Options of {@link openAIChatModel}. Durations in milliseconds. */
 export interface OpenAIChatModelOptions {
-  /** Base URL up to and excluding `/chat/completions`, e.g. `https://api.openai.com/v1`. */
+  /**
+   * Base URL up to and excluding `/chat/completions`: `https://api.openai.com/v1`, or a local server's, e.g.
+   * Ollama `http://localhost:11434/v1`, vLLM `http://localhost:8000/v1`, LM Studio `http://localhost:1234/v1`.
+   */
   baseURL: string;
-  /** Sent as `Authorization: Bearer <apiKey>` when given. Never logged, never put in an error message. */
+  /**
+   * Sent as `Authorization: Bearer <apiKey>` when given (no `Authorization` header otherwise; the environment is
+   * never read for it). Never logged, and scrubbed from every error message.
+   */
   apiKey?: string;
   /** Model name used when the agent names none (`agent.model` wins). */
   model: string;
-  /** The fetch implementation. @default globalThis.fetch */
+  /**
+   * How long one attempt may wait for the response to start, and then for each next piece of a streamed answer;
+   * a timeout is retried like a 5xx. Local servers load a model on their first request: give them more.
+   * @default 60_000
+   */
+  timeoutMs?: number;
+  /**
+   * Retries after a timeout, a failed connection, or HTTP 408, 409, 429 and 5xx, with the `openai` package's
+   * exponential backoff (about 0.5 s, 1 s, 2 s, … up to 8 s, or what `retry-after` says). @default 2
+   */
+  maxRetries?: number;
+  /** Asks for a streamed answer, whose text reaches `text_delta` run events as it arrives. @default true */
+  stream?: boolean;
+  /** The fetch implementation, looked up at each request. @default globalThis.fetch */
   fetch?: typeof fetch;
 }
 
-const responseSchema = z.object({
+/** Defaults of {@link OpenAIChatModelOptions}. */
+export const OPENAI_MODEL_DEFAULTS = { timeoutMs: 60_000, maxRetries: 2, stream: true } as const;
+
+/** Most retries {@link OpenAIChatModelOptions.maxRetries} may ask for. */
+const MAX_RETRIES = 10;
+
+const completionSchema = z.object({
   choices: z
     .array(
       z.object({
@@ -41,60 +73,152 @@ const responseSchema = z.object({
     .check(z.minLength(1)),
 });
 
-/** Longest excerpt of an error body quoted in a {@link ModelError} message, in characters. */
-const BODY_EXCERPT_CHARS = 300;
-
 /**
  * Builds a {@link Model} that calls `POST {baseURL}/chat/completions` with the conversation and the agent's tools
- * as function tools, and maps `choices[0].message` back: `tool_calls` become tool calls (their `arguments`
- * string is passed on as the model wrote it), otherwise `content` is the final text.
+ * as function tools, through the `openai` package, and maps the answer back: tool calls become tool calls (their
+ * `arguments` string passed on as the model wrote it), otherwise the text is the final answer. A streamed answer
+ * (the default) hands each piece of text to `request.onText` as it arrives and assembles tool calls from their
+ * pieces; a server that answers a streamed request with plain JSON is read as such.
  *
- * @throws (from `nextTurn`) ModelError `model_unreachable` when the request fails, `model_http_error` for a
- * non-2xx status (the message quotes the status and the start of the body), `model_malformed_response` when the
- * body is not JSON or not a chat completion. The run fails with that message.
+ * @throws OptionsError `invalid_option` (from this function) for a `baseURL` that is not an http(s) URL, an
+ *   empty `model`, or a `timeoutMs` / `maxRetries` out of range.
+ * @throws (from `nextTurn`, after the retries) ModelError `model_http_error` (the message names the endpoint, the
+ *   HTTP status and the start of the body), `model_timeout`, `model_unreachable`, `model_stream_error` (an error
+ *   event in the stream), `model_malformed_response`; `model_unavailable` when the `openai` package is not
+ *   installed. Every message names the endpoint and never holds the API key. The run fails with that message.
  * @example
  * ```ts
- * const model = openAIChatModel({ baseURL: 'https://api.openai.com/v1', apiKey: key, model: 'gpt-4o-mini' });
+ * const local = openAIChatModel({ baseURL: 'http://localhost:11434/v1', model: 'llama3.1', timeoutMs: 120_000 });
  * ```
  */
 export function openAIChatModel(options: OpenAIChatModelOptions): Model {
-  const endpoint = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`;
+  const settings = checkOptions(options);
+  // Messages reach the run's transcript and the client: credentials in the URL stay out of them.
+  const endpoint = displayUrl(`${settings.baseURL}/chat/completions`);
+  const scrub = (text: string) =>
+    options.apiKey === undefined || options.apiKey === ''
+      ? text
+      : text.replaceAll(options.apiKey, '[redacted]');
   return {
+    info: { kind: 'openai-compatible', name: `${options.model} at ${settings.baseURL}` },
     async nextTurn(request) {
-      const doFetch = options.fetch ?? globalThis.fetch;
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`;
-      let response: Response;
+      const Client = await loadOpenAI();
+      const attempt: Attempts = { count: 0 };
+      const client = new Client({
+        baseURL: settings.baseURL,
+        // The package insists on a credential; without a key the header is removed below.
+        apiKey: options.apiKey || 'none',
+        adminAPIKey: null,
+        organization: null,
+        project: null,
+        webhookSecret: null,
+        timeout: settings.timeoutMs,
+        maxRetries: settings.maxRetries,
+        logLevel: 'off',
+        fetch: countingFetch(options.fetch, attempt),
+        ...(options.apiKey ? {} : { defaultHeaders: { authorization: null } }),
+      });
+      const controller = new AbortController();
+      const onAbort = () => controller.abort(request.signal.reason);
+      if (request.signal.aborted) onAbort();
+      else request.signal.addEventListener('abort', onAbort, { once: true });
       try {
-        response = await doFetch(endpoint, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify(requestBody(request, options.model)),
-          signal: request.signal,
-        });
+        const response = await client.chat.completions
+          .create(requestBody(request, options.model, settings.stream), { signal: controller.signal })
+          .asResponse();
+        if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+          const { Stream } = await import('openai/core/streaming');
+          const stream = Stream.fromSSEResponse<ChatCompletionChunk>(letGo(response), controller, client);
+          return await readStream(stream, request, { endpoint, timeoutMs: settings.timeoutMs, controller });
+        }
+        return parseCompletion(await response.text(), endpoint);
       } catch (error) {
-        throw new ModelError(
-          'model_unreachable',
-          `model request to ${endpoint} failed: ${messageOf(error)}`,
-          {
-            cause: error,
-          },
-        );
+        throw failure(error, {
+          Client,
+          endpoint,
+          attempts: attempt,
+          timeoutMs: settings.timeoutMs,
+          scrub,
+        });
+      } finally {
+        request.signal.removeEventListener('abort', onAbort);
       }
-      const text = await response.text();
-      if (!response.ok) {
-        const excerpt = text.length > BODY_EXCERPT_CHARS ? `${text.slice(0, BODY_EXCERPT_CHARS)}…` : text;
-        throw new ModelError(
-          'model_http_error',
-          `model request to ${endpoint} failed: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${excerpt ? `: ${excerpt}` : ''}`,
-        );
-      }
-      return parseTurn(text, endpoint);
     },
   };
 }
 
-function requestBody(request: ModelRequest, defaultModel: string): Record<string, unknown> {
+let openAIModule: Promise<OpenAIConstructor> | undefined;
+
+/** The `openai` package's client class, imported once, on first use (it is an optional peer dependency). */
+function loadOpenAI(): Promise<OpenAIConstructor> {
+  openAIModule ??= import('openai').then(
+    (module) => module.OpenAI,
+    (error: unknown) => {
+      openAIModule = undefined;
+      throw new ModelError(
+        'model_unavailable',
+        `openAIChatModel needs the openai package (npm install openai@6): ${messageOf(error)}`,
+        { cause: error },
+      );
+    },
+  );
+  return openAIModule;
+}
+
+/** Counts the attempts the package makes, and keeps the status and body start of the last failed one. */
+function countingFetch(custom: typeof fetch | undefined, attempts: Attempts): typeof fetch {
+  return async (input, init) => {
+    attempts.count += 1;
+    const response = await (custom ?? globalThis.fetch)(input, init);
+    if (!response.ok) {
+      const body = await response
+        .clone()
+        .text()
+        .catch(() => '');
+      attempts.failed = { status: response.status, statusText: response.statusText, body };
+    }
+    return response;
+  };
+}
+
+function checkOptions(options: OpenAIChatModelOptions) {
+  const fail = (message: string): never => {
+    throw new OptionsError('invalid_option', `openAIChatModel: ${message}`);
+  };
+  if (typeof options !== 'object' || options === null) fail('options must be an object');
+  let url: URL | undefined;
+  try {
+    url = new URL(options.baseURL);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    fail(`baseURL must be an http(s) URL, got ${JSON.stringify(displayUrl(String(options.baseURL)))}`);
+  }
+  if (typeof options.model !== 'string' || options.model === '') {
+    fail(`model must be a non-empty string, got ${JSON.stringify(options.model)}`);
+  }
+  const timeoutMs = options.timeoutMs ?? OPENAI_MODEL_DEFAULTS.timeoutMs;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
+    fail(`timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS}, got ${String(timeoutMs)}`);
+  }
+  const maxRetries = options.maxRetries ?? OPENAI_MODEL_DEFAULTS.maxRetries;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES) {
+    fail(`maxRetries must be an integer from 0 to ${MAX_RETRIES}, got ${String(maxRetries)}`);
+  }
+  return {
+    baseURL: options.baseURL.replace(/\/+$/, ''),
+    timeoutMs,
+    maxRetries,
+    stream: options.stream ?? OPENAI_MODEL_DEFAULTS.stream,
+  };
+}
+
+function requestBody(
+  request: ModelRequest,
+  defaultModel: string,
+  stream: boolean,
+): ChatCompletionCreateParams {
   const body: Record<string, unknown> = {
     model: request.agent.model ?? defaultModel,
     messages: request.messages.map(toOpenAIMessage),
@@ -105,7 +229,8 @@ function requestBody(request: ModelRequest, defaultModel: string): Record<string
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
     }));
   }
-  return body;
+  if (stream) body.stream = true;
+  return body as unknown as ChatCompletionCreateParams;
 }
 
 function toOpenAIMessage(message: ChatMessage): Record<string, unknown> {
@@ -130,17 +255,17 @@ function toOpenAIMessage(message: ChatMessage): Record<string, unknown> {
   return { role: message.role, content: message.content };
 }
 
-function parseTurn(text: string, endpoint: string): ModelTurn {
+function parseCompletion(body: string, endpoint: string): ModelTurn {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(body);
   } catch (error) {
     throw new ModelError(
       'model_malformed_response',
       `model response from ${endpoint} is not JSON: ${messageOf(error)}`,
     );
   }
-  const parsed = responseSchema.safeParse(json);
+  const parsed = completionSchema.safeParse(json);
   if (!parsed.success) {
     const where = parsed.error.issues
       .slice(0, 3)
@@ -168,8 +293,4 @@ function parseTurn(text: string, endpoint: string): ModelTurn {
     };
   }
   return { text: message.content ?? '' };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

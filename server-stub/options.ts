@@ -4,11 +4,10 @@
  *
  * @module
  */
-import { ToolDefinitionError } from '../src/errors';
-
+import { OptionsError } from '../src/errors';
 import { MAX_TIMEOUT_MS } from '../src/limits';
 import type { Logger } from '../src/logger';
-
+import { describeSecret } from '../src/tool/check-options';
 import {
   type AgentDefinition,
   agentDefinitionSchema,
@@ -31,7 +30,10 @@ export interface StubServerOptions {
    * accepted and the server says so through the logger.
    */
   apiKeys?: readonly string[];
-  /** The model that plays every run. @default scriptedModel([]) (answers that it has no script) */
+  /**
+   * The model that plays every run. @default scriptedModel([]): a scripted model with no script, so every run
+   * fails with a `no_script` error saying so (give it a script, or a real model such as `openAIChatModel`).
+   */
   model?: Model;
   /** Agents that `POST /v1/runs` may start by name. */
   agents?: readonly AgentDefinition[];
@@ -123,7 +125,7 @@ const KNOWN_KEYS = new Set<string>([
 
 /**
  * Applies defaults and checks every option.
- * @throws ToolDefinitionError `invalid_option` naming the field and the value.
+ * @throws OptionsError `invalid_option` naming the field and the value.
  */
 export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStubOptions {
   for (const key of Object.keys(options)) {
@@ -150,7 +152,8 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
   let apiKeys: Set<string> | undefined;
   if (options.apiKeys !== undefined) {
     if (!Array.isArray(options.apiKeys))
-      fail(`apiKeys must be an array of strings, got ${describe(options.apiKeys)}`);
+      // The keys are secrets: shown by kind and size only.
+      fail(`apiKeys must be an array of strings, got ${describeSecret(options.apiKeys)}`);
     for (const key of options.apiKeys) {
       if (typeof key !== 'string' || key.length === 0) fail('apiKeys must hold non-empty strings');
     }
@@ -197,5 +200,5 @@ function describe(value: unknown): string {
 }
 
 function fail(message: string): never {
-  throw new ToolDefinitionError('invalid_option', `startStubServer: ${message}`);
+  throw new OptionsError('invalid_option', `startStubServer: ${message}`);
 }

@@ -92,6 +92,8 @@ export class Run {
   readonly ended: Promise<RunTranscript>;
   status: RunStatus = 'running';
   turns = 0;
+  /** The text the model has streamed so far in the turn in progress (`''` between turns). */
+  partialText = '';
   finalOutput: unknown;
   error: string | undefined;
   finishedAt: number | undefined;
@@ -115,6 +117,19 @@ export class Run {
 
   /** Events recorded so far: the `seq` of the latest (`run_event.seq`, PROTOCOL.md §10.2). */
   eventCount = 0;
+
+  /**
+   * The recorded events, then (mid-turn) one `text_delta` holding the text streamed so far: what a new follower
+   * of the run needs (`text_delta`s themselves are not recorded).
+   */
+  replay(): RunEventRecord[] {
+    if (this.partialText === '') return this.events;
+    const at = new Date().toISOString();
+    return [
+      ...this.events,
+      { at, kind: 'text_delta', data: { turn: this.turns + 1, delta: this.partialText } },
+    ];
+  }
 
   /** Records an event (bounded by {@link MAX_EVENTS_PER_RUN}). */
   record(kind: RunEventKind, data: unknown): RunEventRecord {

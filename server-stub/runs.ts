@@ -8,14 +8,15 @@
 
 import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'eventemitter3';
-import type {
-  AgentDefinition,
-  ClientFrame,
-  FrameOf,
-  ServiceFrame,
-  ToolDefinition,
+import {
+  type AgentDefinition,
+  type ClientFrame,
+  type FrameOf,
+  NEGOTIATED_RUN_EVENT_KINDS,
+  RUN_EVENT_FEATURES,
+  type ServiceFrame,
+  type ToolDefinition,
 } from '../src/wire/protocol';
-import { RUN_EVENT_FEATURES } from '../src/wire/protocol';
 import type { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
 import { fitRunResult } from './fit-frame';
@@ -145,14 +146,27 @@ export class RunManager {
     return run;
   }
 
-  /** Records a run event and sends it as `run_event` to the client that started the run. */
+  /**
+   * Records a run event and sends it as `run_event` to the client that started the run. A negotiated kind goes
+   * only to a client that listed it in `hello.runEventKinds` or negotiated its feature (older clients refuse
+   * kinds they do not know); `text_delta` is not recorded (nor numbered: the transcript keeps the message).
+   */
   emit(run: Run, kind: RunEventKind, data: unknown): void {
-    run.record(kind, data);
+    const recorded = kind !== 'text_delta';
+    if (recorded) run.record(kind, data);
     const owner = run.ownerSessionId === undefined ? undefined : this.#deps.sessions.get(run.ownerSessionId);
-    // A kind that belongs to a feature goes only to an owner that negotiated it (older clients refuse it).
     const feature = RUN_EVENT_FEATURES[kind];
-    if (feature === undefined || owner?.features.has(feature)) {
-      owner?.send({ type: 'run_event', runId: run.id, seq: run.eventCount, event: { kind, data } });
+    const accepted =
+      !NEGOTIATED.has(kind) ||
+      owner?.runEventKinds.has(kind) === true ||
+      (feature !== undefined && owner?.features.has(feature) === true);
+    if (accepted) {
+      owner?.send({
+        type: 'run_event',
+        runId: run.id,
+        ...(recorded ? { seq: run.eventCount } : {}),
+        event: { kind, data },
+      });
     }
     this.#deps.events.emit('run_event', { runId: run.id, kind, data });
     // A human deciding for a nested run looks at the outer run: approvals and questions surface on every ancestor,
@@ -271,6 +285,7 @@ export class RunManager {
       ...(run.error === undefined ? {} : { error: run.error }),
       toolCalls: run.resultToolCalls(),
       turns: run.turns,
+      ...(this.#deps.options.model.info === undefined ? {} : { model: this.#deps.options.model.info.kind }),
     };
   }
 
@@ -297,6 +312,8 @@ export class RunManager {
     return run.ended;
   }
 }
+
+const NEGOTIATED: ReadonlySet<string> = new Set(NEGOTIATED_RUN_EVENT_KINDS);
 
 function requestKey(sessionId: string, requestId: string): string {
   return `${sessionId}\u0000${requestId}`;

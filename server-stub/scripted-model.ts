@@ -1,13 +1,14 @@
 /**
- * A deterministic model for tests and demos: it plays a script, one entry per model turn.
+ * A deterministic model for tests and demos: it plays a script, one entry per model turn. It is not a language
+ * model, and says so: its `info.kind` is `scripted`, and a run it has no turn for fails instead of completing.
  *
  * @module
  */
 import { ToolDefinitionError } from '../src/errors';
-import type { Model, ModelRequest, ModelTurn } from './model';
+import { type Model, ModelError, type ModelInfo, type ModelRequest, type ModelTurn } from './model';
 
-/** What a scripted turn function receives: the {@link ModelRequest} without its abort signal. */
-export type ScriptInput = Omit<ModelRequest, 'signal'>;
+/** What a scripted turn function receives: the {@link ModelRequest} without its abort signal and text callback. */
+export type ScriptInput = Omit<ModelRequest, 'signal' | 'onText'>;
 
 /** One scripted turn: a fixed answer, or a function of the conversation that computes one. */
 export type ScriptedTurn = ModelTurn | ((input: ScriptInput) => ModelTurn | Promise<ModelTurn>);
@@ -17,8 +18,13 @@ export type Script = readonly ScriptedTurn[] | Readonly<Record<string, readonly 
 
 /**
  * Builds a model that answers turn `n` of a run with entry `n` of the script, where `n` is the number of model
- * turns already taken *in that run*, so concurrent runs stay deterministic. A script that runs out answers a
- * final text saying so (the run completes with that text rather than hanging).
+ * turns already taken *in that run*, so concurrent runs stay deterministic. It answers every input with the same
+ * turns; its `info.kind` is `'scripted'`, which the stub passes on (the `model` of messages and run results, the
+ * agent UI, the CLI), so nobody takes its answers for a real model's.
+ *
+ * A run the script has no turn for fails (never a made-up final answer): `nextTurn` rejects with a
+ * {@link ModelError} `no_script` when the script has no turns for the agent (an empty script: the stub's default
+ * model), or `script_exhausted` when the run asks for more turns than the script has.
  *
  * @param script - an array of turns, or a record from agent name to its turns.
  * @throws ToolDefinitionError `invalid_script` when an entry is neither a function, `{ text }` nor `{ toolCalls }`.
@@ -52,28 +58,50 @@ export function scriptedModel(script: Script): Model {
       if (typeof turn !== 'function') checkTurn(turn, `scriptedModel: turn ${index} of agent "${agent}"`);
     });
   }
+  const total = entries.reduce((sum, [, turns]) => sum + turns.length, 0);
+  const info: ModelInfo = {
+    kind: 'scripted',
+    name:
+      total === 0
+        ? 'scripted, with no script (every run fails)'
+        : perAgent
+          ? `scripted (turns for ${entries.map(([agent]) => agent).join(', ')})`
+          : `scripted (${total} turn${total === 1 ? '' : 's'})`,
+  };
   return {
+    info,
     async nextTurn(request) {
-      const { signal: _signal, ...input } = request;
+      const { signal: _signal, onText: _onText, ...input } = request;
       const name = request.agent.name;
       const turns = perAgent
         ? (script as Record<string, readonly ScriptedTurn[] | undefined>)[name]
         : (script as readonly ScriptedTurn[]);
-      if (turns === undefined) {
-        const known = Object.keys(script).join(', ') || 'none';
-        return { text: `scriptedModel: the script has no turns for agent "${name}" (it has: ${known})` };
+      if (turns === undefined || turns.length === 0) {
+        const known = perAgent ? ` (it has turns for: ${agentsWithTurns(entries) || 'none'})` : '';
+        throw new ModelError(
+          'no_script',
+          `scriptedModel: no script for agent "${name}"${known}, so the run cannot go on. The stub plays a scripted model, not a language model: give it turns (startStubServer({ model: scriptedModel([...]) }), toolwire-stub --script turns.json) or a real model (openAIChatModel, --openai-base-url)`,
+        );
       }
       const entry = turns[request.turn];
       if (entry === undefined) {
-        return {
-          text: `scriptedModel: the script for agent "${name}" has no turn ${request.turn + 1} (it has ${turns.length})`,
-        };
+        throw new ModelError(
+          'script_exhausted',
+          `scriptedModel: the script for agent "${name}" has no turn ${request.turn + 1} (it has ${turns.length}), so the run cannot go on`,
+        );
       }
       const turn = typeof entry === 'function' ? await entry(input) : entry;
       checkTurn(turn, `scriptedModel: turn ${request.turn} of agent "${name}" returned`);
       return turn;
     },
   };
+}
+
+function agentsWithTurns(entries: ReadonlyArray<[string, readonly ScriptedTurn[]]>): string {
+  return entries
+    .filter(([, turns]) => turns.length > 0)
+    .map(([agent]) => agent)
+    .join(', ');
 }
 
 function checkTurn(turn: unknown, where: string): asserts turn is ModelTurn {

@@ -11,6 +11,7 @@ import { type AgentDefinition, CLOSE_CODES, SUBPROTOCOL } from '../src/wire/prot
 import { closeSocket } from './close-socket';
 import type { StubEvents } from './events';
 import { createHttpHandler } from './http-api';
+import type { Model } from './model';
 import { resolveStubOptions, type StubServerOptions } from './options';
 import { type SessionInfo, StubService } from './service';
 import { acceptSocket } from './socket-handler';
@@ -53,6 +54,8 @@ export interface StubServer {
   /** The bound TCP port. */
   readonly port: number;
   readonly runs: StubRuns;
+  /** The model that plays every run: `options.model`, or the default scripted model with no script. */
+  readonly model: Model;
   /** Sessions, runs and refused frames as they happen. */
   readonly events: EventEmitter<StubEvents>;
   /** The live sessions (connected, or detached within their grace period), oldest first. */
@@ -68,7 +71,7 @@ export interface StubServer {
  * Starts a stand-in for the hosted model service: protocol v1 over WebSocket plus the HTTP API, bound to
  * 127.0.0.1 on a free port by default.
  *
- * @throws ToolDefinitionError `invalid_option` for a bad option (checked before anything is bound).
+ * @throws OptionsError `invalid_option` for a bad option (checked before anything is bound).
  * @throws Error from `listen` (e.g. `EADDRINUSE`), as the promise's rejection.
  * @example
  * ```ts
@@ -161,6 +164,7 @@ export async function startStubServer(options: StubServerOptions = {}): Promise<
     httpUrl: `http://${host}:${port}`,
     port,
     runs,
+    model: resolved.model,
     events: service.events,
     sessions: () => service.sessionInfo(),
     close,

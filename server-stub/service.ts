@@ -127,6 +127,7 @@ export class StubService {
     session.localApprovals = hello.localApprovals === true;
     session.maxConcurrency = hello.maxConcurrency;
     session.maxQueue = hello.maxQueue;
+    session.runEventKinds = new Set(hello.runEventKinds);
     const offered = new Set(hello.features ?? []);
     session.features = new Set([...this.options.features].filter((feature) => offered.has(feature)));
     const duplicates = session.setTools(hello.tools);

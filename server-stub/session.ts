@@ -44,6 +44,8 @@ export class Session {
   maxConcurrency: number | undefined;
   /** `hello.maxQueue`: with `maxConcurrency`, the most calls the session takes before it answers busy. */
   maxQueue: number | undefined;
+  /** `hello.runEventKinds`: the negotiated `run_event` kinds this session accepts (PROTOCOL.md §10.2). */
+  runEventKinds: ReadonlySet<string> = new Set();
   /** Call ids assigned to this session and not finished (dispatched, or held after its `approval_request`). */
   readonly calls = new Set<string>();
   /** Runs started by this session that are still in progress. */
@@ -151,7 +153,9 @@ export class Session {
   /** Kept for a resume: `run_started`, `run_result`, and with `event_replay` `run_event` (PROTOCOL.md §9). */
   #keeps(frame: ServiceFrame): boolean {
     return (
-      KEPT_WHILE_DETACHED.has(frame.type) || (frame.type === 'run_event' && this.features.has('event_replay'))
+      KEPT_WHILE_DETACHED.has(frame.type) ||
+      // Only numbered events: the client drops the repeats by their `seq` (a `text_delta` has none).
+      (frame.type === 'run_event' && frame.seq !== undefined && this.features.has('event_replay'))
     );
   }
 

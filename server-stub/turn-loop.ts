@@ -8,7 +8,7 @@ import { Validator } from '@cfworker/json-schema';
 import type { ToolDefinition } from '../src/wire/protocol';
 import { Call } from './call';
 import type { Dispatcher } from './dispatcher';
-import type { ChatMessage, ChatToolCall, Model } from './model';
+import type { ChatMessage, ChatToolCall, Model, ModelTurn } from './model';
 import type { Run, RunEnd } from './run';
 import type { RunEventKind } from './transcript';
 
@@ -49,22 +49,38 @@ async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
       });
       return;
     }
-    deps.emit(run, 'turn', { turn: run.turns + 1 });
-    const turn = await deps.model.nextTurn({
-      messages: run.messages.map((message) => ({ ...message })),
-      tools: deps.toolsFor(run),
-      agent: run.agent,
-      runId: run.id,
-      depth: run.depth,
-      turn: run.turns,
-      signal: run.abort.signal,
-    });
+    const number = run.turns + 1;
+    deps.emit(run, 'turn', { turn: number });
+    let streaming = true;
+    run.partialText = '';
+    let turn: ModelTurn;
+    try {
+      turn = await deps.model.nextTurn({
+        messages: run.messages.map((message) => ({ ...message })),
+        tools: deps.toolsFor(run),
+        agent: run.agent,
+        runId: run.id,
+        depth: run.depth,
+        turn: run.turns,
+        signal: run.abort.signal,
+        onText: (delta) => {
+          if (!streaming || run.status !== 'running' || typeof delta !== 'string' || delta === '') return;
+          run.partialText += delta;
+          deps.emit(run, 'text_delta', { turn: number, delta });
+        },
+      });
+    } finally {
+      streaming = false;
+      run.partialText = '';
+    }
     if (run.status !== 'running') return;
     run.turns += 1;
     const requested = turn.toolCalls ?? [];
+    const model = deps.model.info?.kind;
+    const by = model === undefined ? {} : { model };
     if (requested.length === 0) {
       const text = turn.text ?? '';
-      addMessage(run, deps, { role: 'assistant', content: text });
+      addMessage(run, deps, { role: 'assistant', content: text, ...by });
       const final = finalOutput(run, text);
       if ('error' in final) deps.end(run, { status: 'failed', error: final.error });
       else deps.end(run, { status: 'completed', finalOutput: final.value });
@@ -75,7 +91,7 @@ async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
       name: call.name,
       arguments: call.arguments ?? null,
     }));
-    addMessage(run, deps, { role: 'assistant', content: turn.text ?? '', toolCalls });
+    addMessage(run, deps, { role: 'assistant', content: turn.text ?? '', toolCalls, ...by });
     const outcomes = await Promise.all(
       toolCalls.map((toolCall) =>
         deps.dispatcher.submit(

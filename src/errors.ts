@@ -2,8 +2,8 @@
  * toolwire's error hierarchy, by fault. A tool failure is never one of these: it becomes a
  * {@link ToolCallResult} with a non-`ok` status. These are thrown for usage, protocol and network faults.
  *
- * Every error has a stable string `code` (listed in docs/PROTOCOL.md, "Error codes") and keeps the original
- * failure in the standard `cause`.
+ * Every error has a stable string `code` and keeps the original failure in the standard `cause`. Every class and
+ * code, with what raises it, is listed in docs/ERRORS.md.
  *
  * @module
  */
@@ -27,10 +27,31 @@ export class ToolwireError extends Error {
 }
 
 /**
- * The developer's configuration is wrong: a tool definition (`tool()`), client or agent options.
- * Thrown synchronously where the configuration is given, never later mid-call.
+ * A definition is wrong: a tool (`tool()`, `agent.asTool()`), an agent (`new Agent()`), or a tool that conflicts
+ * with another of the same name. Thrown synchronously where the definition is given, never later mid-call.
  */
 export class ToolDefinitionError extends ToolwireError {}
+
+/**
+ * Options or arguments given to the client or to a call are wrong: a key the function does not have, a value of
+ * the wrong kind or out of range. Thrown by `new Client()`, and as the rejection of `client.run()`,
+ * `client.close()`, `invokeTool()` and `ToolRegistry.invoke()`, before anything runs, is sent or is closed. Not a {@link ToolDefinitionError}: no tool or agent definition
+ * is at fault. The message names the function and the option, e.g.
+ * `new Client(options): maxQueue must be a non-negative integer, got -1`.
+ *
+ * @example
+ * ```ts
+ * import { Client, OptionsError } from 'toolwire';
+ *
+ * try {
+ *   new Client({ url: 'ws://127.0.0.1:8787', apiKey: 'dev-key', tools: [], maxQueue: -1 });
+ * } catch (error) {
+ *   if (error instanceof OptionsError) console.error(error.code, error.message); // invalid_option …
+ * }
+ * ```
+ * @see docs/ERRORS.md for every code.
+ */
+export class OptionsError extends ToolwireError {}
 
 /** The peer sent something that breaks protocol v1 (see docs/PROTOCOL.md). */
 export class ProtocolError extends ToolwireError {}

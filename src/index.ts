@@ -29,16 +29,21 @@ export {
   Client,
   type ClientEvents,
   type ClientState,
-  type CloseOptions,
-  type RunOptions,
   type RunOutput,
   type ToolCallEvent,
 } from './client/client';
-export { type CallInfo, CLIENT_DEFAULTS, type ClientOptions } from './client/client-options';
+export {
+  type CallInfo,
+  CLIENT_DEFAULTS,
+  type ClientOptions,
+  type CloseOptions,
+  type RunOptions,
+} from './client/client-options';
 export type { RunEvent, RunResult } from './client/runs';
 export {
   AbortError,
   ConnectionError,
+  OptionsError,
   ProtocolError,
   QuestionError,
   RunError,

@@ -89,3 +89,76 @@ export function redactingLogger(logger: Logger, redactor: Redactor): Logger {
     };
   return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
 }
+
+/**
+ * A URL as messages may show it: the scheme, host and path, with the userinfo, query and fragment (where tokens
+ * travel) replaced by {@link REDACTED}. Works on text that is not a valid URL too.
+ *
+ * @example
+ * ```ts
+ * displayUrl('wss://svc.example/ws?token=abc'); // 'wss://svc.example/ws?[redacted]'
+ * ```
+ */
+export function displayUrl(url: string): string {
+  const [, scheme = '', userinfo, rest = '', query, fragment] =
+    /^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)?([^/?#]*@)?([^?#]*)(\?[^#]*)?(#.*)?$/s.exec(url) ?? [];
+  return (
+    scheme +
+    (userinfo === undefined ? '' : `${REDACTED}@`) +
+    rest +
+    (query === undefined ? '' : `?${REDACTED}`) +
+    (fragment === undefined ? '' : `#${REDACTED}`)
+  );
+}
+
+/**
+ * Scrubs secrets from the text of a message: every string given (however short: only a value is scrubbed, never
+ * a sentence) and every match of a RegExp given (one that matches the empty string is skipped); anything else is
+ * ignored. Overlapping matches are replaced as one span, so no rule can leave part of another's match behind.
+ */
+export function secretScrubber(secrets: readonly unknown[]): (text: string) => string {
+  const literals = secrets.filter((secret): secret is string => typeof secret === 'string' && secret !== '');
+  const patterns = secrets.flatMap((secret) => {
+    if (!(secret instanceof RegExp)) return [];
+    const flags = secret.flags.replace(/[gy]/g, '');
+    return new RegExp(secret.source, flags).test('') ? [] : [new RegExp(secret.source, `${flags}g`)];
+  });
+  return (text) => {
+    const spans: Array<[number, number]> = [];
+    for (const literal of literals) {
+      for (let at = text.indexOf(literal); at !== -1; at = text.indexOf(literal, at + 1)) {
+        spans.push([at, at + literal.length]);
+      }
+    }
+    for (const pattern of patterns) {
+      for (const match of text.matchAll(pattern)) {
+        if (match[0] !== '') spans.push([match.index, match.index + match[0].length]);
+      }
+    }
+    if (spans.length === 0) return text;
+    spans.sort((a, b) => a[0] - b[0]);
+    let out = '';
+    let copied = 0;
+    let end = -1;
+    for (const [start, stop] of spans) {
+      if (start > end) {
+        out += text.slice(copied, start) + REDACTED;
+        end = stop;
+      } else end = Math.max(end, stop);
+      copied = end;
+    }
+    return out + text.slice(copied);
+  };
+}
+
+/**
+ * `error` with `scrub` applied to its message and stack, as a plain `Error` of the same `name` (its own `cause`
+ * dropped): for keeping a failure as a `cause` when its text quotes a secret. Anything else is returned as it is.
+ */
+export function scrubError(error: unknown, scrub: (text: string) => string): unknown {
+  if (!(error instanceof Error)) return error;
+  const copy = new Error(scrub(error.message));
+  copy.name = error.name;
+  copy.stack = error.stack === undefined ? undefined : scrub(error.stack);
+  return copy;
+}

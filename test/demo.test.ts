@@ -1,4 +1,4 @@
-import { HttpResponse, http } from 'msw';
+import { delay, HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../examples/demo/main';
@@ -17,6 +17,7 @@ describe('the demo (npm start)', () => {
     const { code, out } = await demo([]);
     expect(code).toBe(0);
     const expected = [
+      "model: scripted (the demo's script, not a language model: it plays the same turns whatever is asked)",
       'call   search_orders {"email":"ada@example.com"}',
       '✓ ok',
       '{"count":2,"truncated":false,"orders":[{"id":"ord_7002","status":"open"',
@@ -32,7 +33,7 @@ describe('the demo (npm start)', () => {
       '{"refundId":"re_ord_7001","amount":"$427.00","status":"refunded"}',
       'call   customer_stats {"email":"ada@example.com"}',
       'Ada has placed 2 orders totalling $486.00; her most bought product is 27" monitor.',
-      'answer You have 2 orders with us; order ord_7001 is shipped ($427.00).',
+      'answer [scripted] You have 2 orders with us; order ord_7001 is shipped ($427.00).',
       '7 model turns · 6 tool calls (2 not ok)',
     ];
     let from = 0;
@@ -124,8 +125,109 @@ describe('the demo with --model openai', () => {
   it('drives the stub with an OpenAI-compatible model', async () => {
     const { code, out } = await demo(['--model', 'openai']);
     expect(code).toBe(0);
+    expect(out).toContain('model: test-model at https://llm.test/v1');
     expect(out).toContain('call   search_orders {"email":"ada@example.com"}');
     expect(out).toContain('answer Ada has two orders.');
     expect(requests).toHaveLength(2);
+  });
+
+  it('refuses --model with a remote TOOLWIRE_URL: the model lives in the other process', async () => {
+    process.env.TOOLWIRE_URL = 'ws://127.0.0.1:9';
+    try {
+      await expect(demo(['--model', 'openai'])).rejects.toThrow(
+        '--model openai picks the model of the embedded stub, but with TOOLWIRE_URL the model lives in the other process (the service at ws://127.0.0.1:9), not in this one',
+      );
+      await expect(demo(['--model', 'scripted'])).rejects.toThrow('the model lives in the other process');
+    } finally {
+      delete process.env.TOOLWIRE_URL;
+    }
+  });
+});
+
+describe('the demo with --model openai against a streaming mock that fails once and stalls once', () => {
+  const encoder = new TextEncoder();
+  let attempts = 0;
+  let release!: () => void;
+  const firstPieceShown = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  /** A streamed chat completion: each delta a chunk, the rest held back until `gate` (when given) resolves. */
+  const stream = (deltas: Array<Record<string, unknown>>, gate?: Promise<void>) =>
+    new HttpResponse(
+      new ReadableStream<Uint8Array>({
+        async start(controller) {
+          for (const [index, delta] of deltas.entries()) {
+            if (gate && index === 1) await gate;
+            const chunk = { choices: [{ index: 0, delta, finish_reason: null }] };
+            controller.enqueue(encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`));
+          }
+          controller.enqueue(encoder.encode('data: [DONE]\n\n'));
+          controller.close();
+        },
+      }),
+      { headers: { 'content-type': 'text/event-stream' } },
+    );
+  const server = setupServer(
+    http.post('http://127.0.0.1:11434/v1/chat/completions', async ({ request }) => {
+      const body = (await request.json()) as { messages: { role: string }[]; stream?: boolean };
+      attempts += 1;
+      // The first attempt fails, the second is slower than OPENAI_TIMEOUT_MS: the package retries both.
+      if (attempts === 1) return HttpResponse.json({ error: { message: 'warming up' } }, { status: 500 });
+      if (attempts === 2) await delay('infinite');
+      if (!body.messages.some((message) => message.role === 'tool')) {
+        return stream([
+          {
+            role: 'assistant',
+            tool_calls: [
+              {
+                index: 0,
+                id: 'c1',
+                type: 'function',
+                function: { name: 'search_orders', arguments: '{"email":"ada@example.com"}' },
+              },
+            ],
+          },
+        ]);
+      }
+      return stream([{ content: 'Ada has ' }, { content: 'two ' }, { content: 'orders.' }], firstPieceShown);
+    }),
+  );
+  beforeAll(() => {
+    server.listen({ onUnhandledRequest: 'bypass' });
+    process.env.OPENAI_BASE_URL = 'http://127.0.0.1:11434/v1';
+    process.env.OPENAI_MODEL = 'llama3.1';
+    process.env.OPENAI_TIMEOUT_MS = '1000';
+  });
+  afterAll(() => {
+    server.close();
+    delete process.env.OPENAI_BASE_URL;
+    delete process.env.OPENAI_MODEL;
+    delete process.env.OPENAI_TIMEOUT_MS;
+  });
+
+  it('streams the answer into the terminal as it arrives, after surviving a 500 and a timeout', async () => {
+    let screen = '';
+    const pieces: string[] = [];
+    const code = await main(
+      ['--db', ':memory:', '--yes', '--model', 'openai'],
+      (line) => {
+        screen += `${plain(line)}\n`;
+      },
+      {
+        stream: (chunk) => {
+          pieces.push(plain(chunk));
+          screen += plain(chunk);
+          // The mock holds back the rest of the answer until the first piece is on screen.
+          if (chunk.includes('Ada has')) release();
+        },
+      },
+    );
+    expect(code).toBe(0);
+    expect(attempts).toBe(4);
+    expect(pieces).toEqual(['  model  ', 'Ada has ', 'two ', 'orders.', '\n']);
+    expect(screen).toContain('model: llama3.1 at http://127.0.0.1:11434/v1');
+    const streamed = screen.indexOf('  model  Ada has two orders.\n');
+    expect(streamed).toBeGreaterThan(screen.indexOf('call   search_orders'));
+    expect(screen.indexOf('answer Ada has two orders.')).toBeGreaterThan(streamed);
   });
 });

@@ -74,6 +74,37 @@ describe.concurrent('examples', () => {
     expect(out).not.toContain('asked about transfer {"amountEur":50}');
   });
 
+  it('from-mcp: an MCP server over stdio, its tools run for the hosted agent', async () => {
+    const out = await example('from-mcp');
+    expect(out).toContain(
+      '→ ok: Radar for Oslo: showers moving east.\n[image omitted: image/png, 68 bytes]\n',
+    );
+    // The two calls of the second turn run at once, so their lines may come in either order.
+    expect(out.split('\n').sort()).toEqual(
+      [
+        'from MCP: wx_weather_current, wx_weather_radar',
+        'wx_weather_current({"city":"O"}) → invalid_arguments: Invalid arguments for wx_weather_current: city: String is too short (1 < 2)',
+        'wx_weather_current({"city":"Bergen"}) → error: Error running wx_weather_current: no station in Bergen',
+        'wx_weather_radar({"city":"Oslo"}) → ok: Radar for Oslo: showers moving east.',
+        '[image omitted: image/png, 68 bytes]',
+        'wx_weather_current({"city":"Oslo"}) → ok: 4°C, light snow',
+        'answer: 4°C, light snow',
+        '',
+      ].sort(),
+    );
+  });
+
+  it('to-ai-sdk: the same tool in a local AI SDK loop, the model reading the same texts', async () => {
+    expect(await example('to-ai-sdk')).toBe(
+      [
+        'convert_temperature({"value":"21","to":"fahrenheit"}) → tool-error: Invalid arguments for convert_temperature: value: Invalid input: expected number, received string',
+        'convert_temperature({"value":21,"to":"fahrenheit"}) → tool-result: 69.8°F',
+        'answer: 69.8°F',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('agents-as-tools: the nested agent answers the outer one', async () => {
     expect(await example('agents-as-tools')).toContain(
       'answer: According to the researcher: Oslo has about 0.71 million people.',

@@ -15,7 +15,7 @@ import {
   startStubServer,
 } from 'toolwire/server-stub';
 import { openDatabase } from './db';
-import { renderEvent } from './render';
+import { type LiveView, renderEvent } from './render';
 import { DEMO_INPUT, demoScript } from './script';
 import { demoTools } from './tools';
 import { type DemoUi, startDemoUi } from './ui';
@@ -24,7 +24,11 @@ const HELP = `Usage: npm start -- [options]
 
   --yes            approve the refund without asking (also when stdin is not a terminal)
   --json           print the run's transcript as JSON instead of the live view
-  --model NAME     scripted (default) or openai (reads OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL)
+  --model NAME     scripted (default: the demo's script, not a language model) or openai: an OpenAI-compatible
+                   server from OPENAI_BASE_URL (default https://api.openai.com/v1), OPENAI_MODEL, OPENAI_API_KEY
+                   (not needed by local servers) and OPENAI_TIMEOUT_MS; its text streams in as it comes.
+                   Ollama: OPENAI_BASE_URL=http://localhost:11434/v1, vLLM: http://localhost:8000/v1,
+                   LM Studio: http://localhost:1234/v1. Not with TOOLWIRE_URL: the model lives in that service
   --db PATH        SQLite file, created from examples/demo/seed.sql on first use (default examples/demo/demo.db;
                    ':memory:' for a throwaway one)
   --input TEXT     what the user says (default: Ada's keyboard problem)
@@ -38,10 +42,15 @@ Environment: TOOLWIRE_URL and TOOLWIRE_API_KEY connect to that service instead o
 /** Default port of the agent UI, so a restarted demo comes back at the URL an open page already has. */
 const UI_PORT = 8787;
 
-/** How {@link main} is stopped in `--ui` mode besides SIGINT / SIGTERM (tests use this). */
+/** How {@link main} is stopped in `--ui` mode besides SIGINT / SIGTERM, and where streamed text goes (tests use these). */
 export interface MainOptions {
   /** Aborting it stops the UI; when given, SIGINT and SIGTERM are not listened to. */
   signal?: AbortSignal;
+  /**
+   * Writes a piece of a line: the model's text as it streams. @default process.stdout.write when `write` is the
+   * default and stdout is a terminal; otherwise streamed text shows as whole messages only.
+   */
+  stream?: (chunk: string) => void;
 }
 
 export async function main(
@@ -54,7 +63,7 @@ export async function main(
     options: {
       yes: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
-      model: { type: 'string', default: 'scripted' },
+      model: { type: 'string' },
       db: { type: 'string', default: new URL('./demo.db', import.meta.url).pathname },
       input: { type: 'string', default: DEMO_INPUT },
       ui: { type: 'boolean', default: false },
@@ -70,11 +79,16 @@ export async function main(
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65_535)) {
     throw new Error(`--port must be an integer from 0 to 65535, got ${JSON.stringify(values.port)}`);
   }
-  const model = pickModel(values.model);
   const remote = process.env.TOOLWIRE_URL;
   if (values.ui && remote) {
     throw new Error('--ui serves the page from the embedded stub: unset TOOLWIRE_URL to use it');
   }
+  if (remote && values.model !== undefined) {
+    throw new Error(
+      `--model ${values.model} picks the model of the embedded stub, but with TOOLWIRE_URL the model lives in the other process (the service at ${remote}), not in this one: start that service with the model you want (e.g. \`npm start -- --ui --model ${values.model}\` there, or \`toolwire-stub --openai-base-url URL\`), or unset TOOLWIRE_URL to use the embedded stub`,
+    );
+  }
+  const model = pickModel(values.model ?? 'scripted');
   const db = openDatabase(values.db);
   const { support, researcher, tools } = demoTools(db);
   if (values.ui) {
@@ -97,11 +111,16 @@ export async function main(
     tools: Object.values(tools),
     onApproval: (request) => decide(request, values.yes, live ? write : () => {}),
   });
-  const depths = new Map<string, number>();
+  const view: LiveView = {
+    depths: new Map(),
+    write,
+    streaming: new Set(),
+    ...streamTo(write, options),
+  };
   if (live) {
     client.on('run_event', (event: RunEvent) => {
-      if (!depths.has(event.runId)) depths.set(event.runId, depths.size === 0 ? 0 : 1);
-      renderEvent(event, depths, write);
+      if (!view.depths.has(event.runId)) view.depths.set(event.runId, view.depths.size === 0 ? 0 : 1);
+      renderEvent(event, view);
     });
     client.on('widget_invalid', (info) =>
       write(pc.red(`widget from ${info.toolName} dropped: ${info.path}: ${info.message}`)),
@@ -112,12 +131,16 @@ export async function main(
     if (live) {
       write(
         pc.dim(
-          `connected to ${remote ? url : `the embedded stub at ${url}`} · model: ${values.model} · tenant: acme`,
+          `connected to ${remote ? url : `the embedded stub at ${url}`} · model: ${remote ? `the service's own` : describeModel(model)} · tenant: acme`,
         ),
       );
       write(`${pc.bold('user')}   ${values.input}`);
     }
-    const result = await client.run(support, values.input, { context: { tenant: 'acme' } });
+    const result = await client.run(support, values.input, { context: { tenant: 'acme' } }).finally(() => {
+      // A stream cut short (the model failed mid-answer) leaves its line open.
+      if (view.streaming.size > 0) view.stream?.('\n');
+      view.streaming.clear();
+    });
     if (values.json) {
       const nested = stub?.runs.list().filter((run) => run.parentRunId === result.runId) ?? [];
       const transcript = stub?.runs.get(result.runId) ?? result;
@@ -125,7 +148,8 @@ export async function main(
         JSON.stringify({ run: transcript, nested: nested.map((run) => stub?.runs.get(run.runId)) }, null, 2),
       );
     } else {
-      write(`${pc.bold(pc.green('answer'))} ${String(result.finalOutput)}`);
+      const scripted = result.model === 'scripted' ? `${pc.dim('[scripted]')} ` : '';
+      write(`${pc.bold(pc.green('answer'))} ${scripted}${String(result.finalOutput)}`);
       const failed = result.toolCalls.filter((call) => call.status !== 'ok').length;
       write(
         pc.dim(
@@ -169,6 +193,7 @@ async function serveUi(options: {
     throw error;
   }
   write(`${pc.bold('agent UI')} ${ui.url}`);
+  write(pc.dim(`model: ${describeModel(options.model)}`));
   write(
     pc.dim(
       'open it in a browser: talk to Support, watch the tools run here, approve refunds in the page · Ctrl-C stops',
@@ -202,18 +227,36 @@ function stopped(signal: AbortSignal | undefined): Promise<string> {
 function pickModel(name: string): Model {
   if (name === 'scripted') return scriptedModel(demoScript);
   if (name === 'openai') {
-    const { OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL } = process.env;
-    if (!OPENAI_API_KEY || !OPENAI_MODEL)
+    const { OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL, OPENAI_TIMEOUT_MS } = process.env;
+    if (!OPENAI_MODEL || (!OPENAI_BASE_URL && !OPENAI_API_KEY))
       throw new Error(
-        '--model openai needs OPENAI_API_KEY and OPENAI_MODEL (and OPENAI_BASE_URL for a non-OpenAI endpoint)',
+        '--model openai needs OPENAI_MODEL, and OPENAI_API_KEY for OpenAI or OPENAI_BASE_URL for another server (e.g. Ollama: OPENAI_BASE_URL=http://localhost:11434/v1 OPENAI_MODEL=llama3.1)',
       );
+    const timeoutMs = OPENAI_TIMEOUT_MS === undefined ? undefined : Number(OPENAI_TIMEOUT_MS);
     return openAIChatModel({
-      baseURL: OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
-      apiKey: OPENAI_API_KEY,
+      baseURL: OPENAI_BASE_URL || 'https://api.openai.com/v1',
       model: OPENAI_MODEL,
+      ...(OPENAI_API_KEY ? { apiKey: OPENAI_API_KEY } : {}),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
     });
   }
   throw new Error(`unknown --model ${JSON.stringify(name)}: use scripted or openai`);
+}
+
+/** The model in a few words; a scripted one says it is no language model. */
+function describeModel(model: Model): string {
+  if (model.info?.kind === 'scripted') {
+    return "scripted (the demo's script, not a language model: it plays the same turns whatever is asked)";
+  }
+  return model.info?.name ?? 'a custom model';
+}
+
+/** Streamed text goes to the terminal when the lines do, and only there. */
+function streamTo(write: (line: string) => void, options: MainOptions): { stream?: (chunk: string) => void } {
+  if (options.stream) return { stream: options.stream };
+  if (write === console.log && process.stdout.isTTY)
+    return { stream: (chunk) => process.stdout.write(chunk) };
+  return {};
 }
 
 /** The human in the loop: a terminal prompt, or automatic approval with --yes or without a terminal. */

@@ -66,17 +66,39 @@ const STATUS: Record<string, (text: string) => string> = {
   cancelled: pc.yellow,
 };
 
-/** Prints one run event; `depths` maps run ids to nesting depth (nested runs are indented). */
-export function renderEvent(
-  event: RunEvent,
-  depths: Map<string, number>,
-  write: (line: string) => void,
-): void {
+/** Where the live view goes: whole lines, and (in a terminal) pieces of a line as the model streams them. */
+export interface LiveView {
+  /** Maps run ids to nesting depth (nested runs are indented). */
+  depths: Map<string, number>;
+  write: (line: string) => void;
+  /** Writes without a newline; absent, streamed text is not shown piece by piece (only whole messages). */
+  stream?: (chunk: string) => void;
+  /** Runs whose model text is being streamed on the current line. */
+  streaming: Set<string>;
+}
+
+/** Prints one run event. */
+export function renderEvent(event: RunEvent, view: LiveView): void {
+  const { depths, write, stream, streaming } = view;
   const depth = depths.get(event.runId) ?? 0;
   const pad = indent(depth);
   const data = (event.event.data ?? {}) as Record<string, unknown>;
   switch (event.event.kind) {
+    case 'text_delta': {
+      if (!stream || typeof data.delta !== 'string') return;
+      if (!streaming.has(event.runId)) {
+        streaming.add(event.runId);
+        stream(`${pad}${pc.magenta('model')}  `);
+      }
+      stream(data.delta);
+      return;
+    }
     case 'message': {
+      // Text streamed piece by piece is on screen already: end its line.
+      if (streaming.delete(event.runId)) {
+        stream?.('\n');
+        return;
+      }
       // A root message without tool calls is the final answer, which the caller prints itself.
       const final = depth === 0 && !Array.isArray(data.toolCalls);
       if (data.role === 'assistant' && typeof data.content === 'string' && data.content !== '' && !final) {

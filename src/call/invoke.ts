@@ -8,8 +8,20 @@
  * @module
  */
 
-import { TimeoutError, ToolDefinitionError } from '../errors';
-import { MAX_TIMEOUT_MS } from '../limits';
+import { OptionsError, TimeoutError, ToolDefinitionError } from '../errors';
+import {
+  aBoolean,
+  aDuration,
+  aFunction,
+  anAbortSignal,
+  anInteger,
+  anything,
+  aRecord,
+  aString,
+  checkOptions,
+  type OptionsOwner,
+  type OptionsSpec,
+} from '../tool/check-options';
 import type { AskOptions, ProgressInput } from '../tool/context-methods';
 import { cancelledText, errorText, notJsonText, notObjectText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
@@ -32,69 +44,49 @@ import type {
 
 type Outcome = CallOutcome;
 
-/** Every key {@link InvokeOptions} has (a `Record`, so that a new option cannot be forgotten here). */
-const OPTION_KEYS: Readonly<Record<keyof InvokeOptions, true>> = {
-  callId: true,
-  runId: true,
-  depth: true,
-  context: true,
-  signal: true,
-  approved: true,
-  rejectionReason: true,
-  approve: true,
-  timeoutMs: true,
-  maxOutputBytes: true,
-  onWidgetInvalid: true,
-  onProgress: true,
-  onPreliminary: true,
-  onQuestion: true,
-  extend: true,
-};
-/** Any other key is a usage error (`unknown_option`). */
-const KNOWN_OPTIONS: ReadonlySet<string> = new Set(Object.keys(OPTION_KEYS));
-/** Names from neighbouring APIs, and what they are called here. */
-const HINTS: Readonly<Record<string, keyof InvokeOptions>> = {
-  timeout: 'timeoutMs',
-  onApproval: 'approve',
-  abortSignal: 'signal',
-  maxOutput: 'maxOutputBytes',
+/** What `invokeTool()` accepts: one rule per option of {@link InvokeOptions}. */
+const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
+  rules: {
+    callId: aString(),
+    runId: aString(),
+    depth: anInteger({ min: 0 }),
+    context: anything,
+    signal: anAbortSignal,
+    approved: aBoolean,
+    rejectionReason: aString(),
+    approve: aFunction,
+    timeoutMs: aDuration(1),
+    maxOutputBytes: anInteger({ min: 1, unit: 'bytes' }),
+    onWidgetInvalid: aFunction,
+    onProgress: aFunction,
+    onPreliminary: aFunction,
+    onQuestion: aFunction,
+    extend: aRecord,
+  },
+  /** Names from neighbouring APIs, and what they are called here. */
+  aliases: {
+    timeout: 'timeoutMs',
+    onApproval: 'approve',
+    abortSignal: 'signal',
+    maxOutput: 'maxOutputBytes',
+    toolCallId: 'callId',
+    abort: 'signal',
+    onWidgetError: 'onWidgetInvalid',
+  },
 };
 
-function hintFor(key: string): string | undefined {
-  if (Object.hasOwn(HINTS, key)) return HINTS[key];
-  const lower = key.toLowerCase();
-  return [...KNOWN_OPTIONS].find((known) => known.toLowerCase() === lower);
-}
+const INVOKE_OWNER: OptionsOwner = { name: 'invokeTool()', error: OptionsError };
 
-function checkOptions(options: InvokeOptions<unknown>): void {
-  if (typeof options !== 'object' || options === null) {
-    const got = options === null ? 'null' : typeof options;
-    throw new ToolDefinitionError('invalid_options', `invokeTool(): options must be an object, got ${got}`);
-  }
-  for (const key of Object.keys(options)) {
-    if (KNOWN_OPTIONS.has(key)) continue;
-    const hint = hintFor(key);
-    throw new ToolDefinitionError(
-      'unknown_option',
-      `invokeTool(): unknown option ${JSON.stringify(key)}${hint === undefined ? '' : ` (did you mean "${hint}"?)`}`,
-    );
-  }
-  const { timeoutMs, maxOutputBytes } = options;
-  if (
-    timeoutMs !== undefined &&
-    !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)
-  ) {
-    throw new ToolDefinitionError(
-      'invalid_option',
-      `invokeTool(): timeoutMs must be a positive integer of milliseconds, got ${String(timeoutMs)}`,
-    );
-  }
-  if (maxOutputBytes !== undefined && !(Number.isInteger(maxOutputBytes) && maxOutputBytes > 0)) {
-    throw new ToolDefinitionError(
-      'invalid_option',
-      `invokeTool(): maxOutputBytes must be a positive integer of bytes, got ${String(maxOutputBytes)}`,
-    );
-  }
+/**
+ * Checks options of {@link invokeTool} (or of a function that takes the same, named by `owner` in messages).
+ * @throws OptionsError `invalid_options`, `unknown_option` or `invalid_option`.
+ */
+export function checkInvokeOptions(options: unknown, owner?: string): asserts options is InvokeOptions {
+  checkOptions(
+    options,
+    INVOKE_OPTIONS,
+    owner === undefined ? INVOKE_OWNER : { ...INVOKE_OWNER, name: owner },
+  );
 }
 
 /** A random id: `crypto.randomUUID()` where available (it is missing on insecure browser origins). */
@@ -256,10 +248,11 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
  * The model-facing texts are listed in src/tool/model-text.ts.
  *
  * @returns a {@link ToolCallResult}; never rejects for anything the model or the tool did.
- * @throws ToolDefinitionError (as a rejection) only for a usage error, before anything runs: `not_a_tool` when
- *   `tool` was not made by `tool()`, `invalid_options` when `options` is not an object, `unknown_option` for a
- *   key {@link InvokeOptions} does not have (e.g. `timeout` for `timeoutMs`: a misspelt limit would otherwise be
- *   silently ignored), `invalid_option` for a bad `timeoutMs` or `maxOutputBytes`.
+ * @throws (as a rejection) only for a usage error, before anything runs: ToolDefinitionError `not_a_tool` when
+ *   `tool` was not made by `tool()`; OptionsError `invalid_options` when `options` is not an object,
+ *   `unknown_option` for a key {@link InvokeOptions} does not have (e.g. `timeout` for `timeoutMs`: a misspelt
+ *   limit would otherwise be silently ignored), `invalid_option` for an option of the wrong kind or out of
+ *   range (`callId: 42`, `timeoutMs: 0`, `signal` not an `AbortSignal`, …).
  * @example
  * ```ts
  * const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'hi' });
@@ -274,7 +267,7 @@ export async function invokeTool<C = unknown>(
   if (toolInternals(tool) === undefined) {
     throw new ToolDefinitionError('not_a_tool', 'invokeTool(): the tool must be made with tool()');
   }
-  checkOptions(options);
+  checkInvokeOptions(options);
   return new Promise((resolve) =>
     startCall(tool as Tool, rawArguments, options as CallOptions, { result: resolve }),
   );

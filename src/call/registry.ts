@@ -7,9 +7,9 @@
 import { ToolDefinitionError } from '../errors';
 import { unknownToolText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
-import { type Tool, toolInternals } from '../tool/tool';
+import { describeNotATool, type Tool, toolInternals } from '../tool/tool';
 import type { ToolDefinition } from '../wire/protocol';
-import { invokeTool, startCall } from './invoke';
+import { checkInvokeOptions, startCall } from './invoke';
 import type { CallOptions, InvokeOptions, ResultSink, ToolCallResult } from './types';
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of any input, output and context type.
@@ -40,7 +40,10 @@ export class ToolRegistry {
    */
   add(tool: AnyTool): void {
     if (toolInternals(tool) === undefined) {
-      throw new ToolDefinitionError('not_a_tool', 'ToolRegistry: a tool must be made with tool()');
+      throw new ToolDefinitionError(
+        'not_a_tool',
+        `ToolRegistry: a tool must be made with tool(), got ${describeNotATool(tool)}`,
+      );
     }
     if (this.#tools.has(tool.name)) {
       throw new ToolDefinitionError(
@@ -80,16 +83,20 @@ export class ToolRegistry {
    * Calls a tool by name (see {@link invokeTool}). An unknown name resolves with status `unknown_tool` and
    * the text `Tool "<name>" not found. Available tools: a, b` (or `No tools are available.`).
    *
-   * @throws ToolDefinitionError (as a rejection) only for invalid options, as {@link invokeTool} does.
+   * @throws OptionsError (as a rejection) only for invalid options, as {@link invokeTool} does, whether the tool
+   *   exists or not.
    */
   async invoke(
     toolName: string,
     rawArguments: unknown,
     options: InvokeOptions = {},
   ): Promise<ToolCallResult> {
+    checkInvokeOptions(options, 'ToolRegistry.invoke()');
     const found = this.#tools.get(toolName);
-    if (found !== undefined) return invokeTool(found as Tool, rawArguments, options);
-    return unknownTool(this, toolName, options);
+    if (found === undefined) return unknownTool(this, toolName, options);
+    return new Promise((resolve) =>
+      startCall(found as Tool, rawArguments, options as CallOptions, { result: resolve }),
+    );
   }
 }
 

@@ -5,8 +5,26 @@
  * @module
  */
 import { ToolDefinitionError } from '../errors';
+import {
+  aFunction,
+  anInteger,
+  anything,
+  aString,
+  checkOptions,
+  describeValue,
+  isRecord,
+  type OptionsSpec,
+} from '../tool/check-options';
 import { resolveSchema, type SchemaAdapter } from '../tool/schema/index';
-import { type InferParameters, type Tool, type ToolContext, type ToolParameters, tool } from '../tool/tool';
+import {
+  aToolList,
+  type InferParameters,
+  TOOL_NAME_PATTERN,
+  type Tool,
+  type ToolContext,
+  type ToolParameters,
+  tool,
+} from '../tool/tool';
 import type { AgentDefinition } from '../wire/protocol';
 import type { RunResult } from './runs';
 
@@ -36,19 +54,6 @@ export type AgentOutput<O> = 0 extends 1 & O
     ? string
     : InferParameters<O>;
 
-const AGENT_OPTIONS = new Set(['name', 'instructions', 'tools', 'model', 'outputType']);
-const AS_TOOL_OPTIONS = new Set(['toolName', 'toolDescription', 'outputExtractor', 'maxTurns', 'maxDepth']);
-
-function checkKeys(options: object, known: Set<string>, where: string): void {
-  const unknown = Object.keys(options).filter((key) => !known.has(key));
-  if (unknown.length > 0) {
-    throw new ToolDefinitionError(
-      'unknown_option',
-      `${where}: unknown option(s) ${JSON.stringify(unknown)}; known: ${[...known].join(', ')}`,
-    );
-  }
-}
-
 /** Options of {@link Agent.asTool}. */
 export interface AsToolOptions {
   /** Tool name. @default the agent's name with characters outside `[a-zA-Z0-9_-]` replaced by `_` */
@@ -65,6 +70,47 @@ export interface AsToolOptions {
 
 /** Default nesting bound of agents used as tools. */
 export const DEFAULT_MAX_DEPTH = 5;
+
+/** What `new Agent()` accepts: one rule per option of {@link AgentOptions}. */
+const AGENT_OPTIONS: OptionsSpec<AgentOptions<ToolParameters | undefined>> = {
+  rules: {
+    name: { ...aString('a string of 1 to 128 characters', { minLength: 1, maxLength: 128 }), required: true },
+    instructions: { ...aString(), required: true },
+    tools: aToolList,
+    model: aString(),
+    outputType: anything, // resolveSchema checks it
+  },
+  aliases: {
+    systemPrompt: 'instructions',
+    system: 'instructions',
+    prompt: 'instructions',
+    outputSchema: 'outputType',
+    output: 'outputType',
+  },
+};
+
+/** What `agent.asTool()` accepts: one rule per option of {@link AsToolOptions}. */
+const AS_TOOL_OPTIONS: OptionsSpec<AsToolOptions> = {
+  rules: {
+    toolName: {
+      ...aString('1 to 64 letters, digits, _ or -', { pattern: TOOL_NAME_PATTERN }),
+      code: 'invalid_name',
+    },
+    toolDescription: {
+      expected: 'a non-empty string',
+      test: (value) => typeof value === 'string' && value.trim() !== '',
+      required: true,
+    },
+    outputExtractor: aFunction,
+    maxTurns: anInteger({ min: 1 }),
+    maxDepth: anInteger({ min: 1 }),
+  },
+  aliases: {
+    name: 'toolName',
+    description: 'toolDescription',
+    customOutputExtractor: 'outputExtractor',
+  },
+};
 
 /** @internal Key under which the client gives a tool call the ability to start a nested run. */
 export const NESTED_RUN: unique symbol = Symbol('toolwire.nestedRun');
@@ -89,7 +135,11 @@ export type NestedRun = (
  * const lookUp = researcher.asTool({ toolDescription: 'Look up facts about customers and orders.' });
  * const writer = new Agent({ name: 'Writer', instructions: 'Write replies.', tools: [lookUp] });
  * ```
- * @throws ToolDefinitionError `invalid_agent` when the name is empty or longer than 128 characters.
+ * @throws ToolDefinitionError naming the agent, the option and the value: `invalid_options` (not an object),
+ *   `unknown_option` (with "did you mean": `tool` → `tools`, `systemPrompt` → `instructions`), `invalid_agent` (a
+ *   name not of 1 to 128 characters, instructions or model not a string, tools not an array), `not_a_tool` (an
+ *   entry of `tools` not made by `tool()`, named by its index), `duplicate_tool`;
+ *   `invalid_output_schema` / `unsupported_schema` for an `outputType` of no accepted kind.
  */
 export class Agent<O extends ToolParameters | undefined = undefined> {
   /** Type-only: the final output type (`AgentOutput<O>`). */
@@ -103,28 +153,14 @@ export class Agent<O extends ToolParameters | undefined = undefined> {
   readonly #output: SchemaAdapter | undefined;
 
   constructor(options: AgentOptions<O>) {
-    if (typeof options !== 'object' || options === null) {
-      throw new ToolDefinitionError('invalid_agent', 'new Agent(options): options must be an object');
-    }
-    if (typeof options.name !== 'string' || options.name.length === 0 || options.name.length > 128) {
-      throw new ToolDefinitionError(
-        'invalid_agent',
-        'Agent option "name" must be a string of 1–128 characters',
-      );
-    }
-    if (typeof options.instructions !== 'string') {
-      throw new ToolDefinitionError(
-        'invalid_agent',
-        `Agent "${options.name}": option "instructions" must be a string`,
-      );
-    }
-    checkKeys(options, AGENT_OPTIONS, `Agent "${options.name}"`);
-    if (options.tools !== undefined && !Array.isArray(options.tools)) {
-      throw new ToolDefinitionError(
-        'invalid_agent',
-        `Agent "${options.name}": option "tools" must be an array of tools`,
-      );
-    }
+    const given: unknown = options;
+    const name = isRecord(given) ? given.name : undefined;
+    const valid = typeof name === 'string' && name.length >= 1 && name.length <= 128;
+    checkOptions(given, AGENT_OPTIONS, {
+      name: valid ? `Agent ${describeValue(name)}` : 'new Agent(options)',
+      error: ToolDefinitionError,
+      invalidCode: 'invalid_agent',
+    });
     const names = new Set<string>();
     for (const item of options.tools ?? []) {
       if (names.has(item.name)) {
@@ -134,12 +170,6 @@ export class Agent<O extends ToolParameters | undefined = undefined> {
         );
       }
       names.add(item.name);
-    }
-    if (options.model !== undefined && typeof options.model !== 'string') {
-      throw new ToolDefinitionError(
-        'invalid_agent',
-        `Agent "${options.name}": option "model" must be a string`,
-      );
     }
     this.name = options.name;
     this.instructions = options.instructions;
@@ -177,33 +207,15 @@ export class Agent<O extends ToolParameters | undefined = undefined> {
    * This agent as a tool with parameters `{ input: string }`. Its `execute` runs the agent as a nested run (the
    * parent run and call are recorded on the service) and returns the final output. A failed or cancelled nested
    * run, or one past `maxDepth`, comes back to the calling model as this tool's error text.
-   * @throws ToolDefinitionError when `toolDescription` is missing or the tool name is invalid.
+   * @throws ToolDefinitionError `invalid_options`, `unknown_option` (e.g. `description` for `toolDescription`),
+   *   `invalid_option` (`toolDescription` missing or empty, `maxTurns` or `maxDepth` not a positive integer,
+   *   `outputExtractor` not a function), `invalid_name` (a `toolName` outside `^[a-zA-Z0-9_-]{1,64}$`, or none can
+   *   be derived from the agent's name).
    */
   asTool(options: AsToolOptions): Tool<{ input: string }, string> {
     const where = `Agent "${this.name}".asTool()`;
-    if (typeof options !== 'object' || options === null) {
-      throw new ToolDefinitionError(
-        'invalid_option',
-        `${where}: options must be an object with a toolDescription`,
-      );
-    }
-    checkKeys(options, AS_TOOL_OPTIONS, where);
-    if (typeof options.toolDescription !== 'string' || options.toolDescription.trim() === '') {
-      throw new ToolDefinitionError('invalid_option', `${where}: toolDescription must be a non-empty string`);
-    }
-    const { maxTurns, maxDepth = DEFAULT_MAX_DEPTH } = options;
-    if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns >= 1)) {
-      throw new ToolDefinitionError(
-        'invalid_option',
-        `${where}: maxTurns must be a positive integer, got ${String(maxTurns)}`,
-      );
-    }
-    if (!(Number.isInteger(maxDepth) && maxDepth >= 1)) {
-      throw new ToolDefinitionError(
-        'invalid_option',
-        `${where}: maxDepth must be a positive integer, got ${String(maxDepth)}`,
-      );
-    }
+    checkOptions(options, AS_TOOL_OPTIONS, { name: where, error: ToolDefinitionError });
+    const { maxDepth = DEFAULT_MAX_DEPTH } = options;
     const derived = this.name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
     if (options.toolName === undefined && !/[a-zA-Z0-9]/.test(derived)) {
       throw new ToolDefinitionError(

@@ -3,14 +3,31 @@
  *
  * @module
  */
-import * as z from 'zod/mini';
-import { ToolDefinitionError } from '../errors';
-import { MAX_TIMEOUT_MS } from '../limits';
-import type { Logger, RedactRule } from '../logger';
-import type { Tool } from '../tool/tool';
+import { OptionsError } from '../errors';
+import { displayUrl, type Logger, type RedactRule, secretScrubber } from '../logger';
+import {
+  aBoolean,
+  aDuration,
+  aFunction,
+  anAbortSignal,
+  anArrayOf,
+  anInteger,
+  anything,
+  aString,
+  checkOptions,
+  describeSecret,
+  describeValue,
+  isRecord,
+  type OptionsOwner,
+  type OptionsSpec,
+  optionsFault,
+} from '../tool/check-options';
+import { aToolList, type Tool } from '../tool/tool';
 import type { ReconnectOptions } from '../wire/connection';
 import type { WebSocketConstructor } from '../wire/transport';
+import { Agent } from './agent';
 import type { Approver, Questioner } from './calls';
+import type { RunEvent } from './runs';
 
 /** Information about a call, given to a `context` function. */
 export interface CallInfo {
@@ -86,102 +103,115 @@ export const CLIENT_DEFAULTS = {
   reconnect: { initialDelayMs: 100, maxDelayMs: 10_000, maxAttempts: Number.POSITIVE_INFINITY },
 } as const;
 
-const positiveInt = z.number().check(z.int(), z.minimum(1));
-/** A duration that a timer can hold: past 2,147,483,647 ms, `setTimeout` fires after 1 ms instead. */
-const timerMs = z
-  .number()
-  .check(z.maximum(MAX_TIMEOUT_MS, `must be at most ${MAX_TIMEOUT_MS} ms, the longest timer`));
-const positiveTimerMs = z
-  .number()
-  .check(
-    z.int(),
-    z.minimum(1),
-    z.maximum(MAX_TIMEOUT_MS, `must be at most ${MAX_TIMEOUT_MS} ms, the longest timer`),
-  );
-const fn = z.custom<(...args: unknown[]) => unknown>(
-  (value) => typeof value === 'function',
-  'must be a function',
-);
+const RECONNECT_OPTIONS: OptionsSpec<ReconnectOptions> = {
+  rules: {
+    initialDelayMs: aDuration(0),
+    maxDelayMs: aDuration(0),
+    maxAttempts: anInteger({ min: 0, infinity: true }),
+  },
+  aliases: {
+    retries: 'maxAttempts',
+    maxRetries: 'maxAttempts',
+    attempts: 'maxAttempts',
+    delayMs: 'initialDelayMs',
+    initialDelay: 'initialDelayMs',
+    minDelay: 'initialDelayMs',
+    minDelayMs: 'initialDelayMs',
+    maxDelay: 'maxDelayMs',
+  },
+};
 
-const optionsSchema = z.strictObject({
-  url: z.string().check(z.regex(/^wss?:\/\/./, 'must start with ws:// or wss://')),
-  apiKey: z
-    .string()
-    .check(
-      z.minLength(1, 'must not be empty'),
-      z.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (it travels in an HTTP header)'),
-    ),
-  tools: z.array(
-    z.custom(
-      (value) => typeof value === 'object' && value !== null && 'definition' in value,
-      'must be made with tool()',
-    ),
-  ),
-  context: z.optional(z.unknown()),
-  maxConcurrency: z.optional(positiveInt),
-  maxQueue: z.optional(z.number().check(z.int(), z.minimum(0))),
-  heartbeatIntervalMs: z.optional(positiveTimerMs),
-  reconnect: z.optional(
-    z.union(
-      [
-        z.literal(false),
-        z.strictObject({
-          initialDelayMs: z.optional(timerMs.check(z.minimum(0))),
-          maxDelayMs: z.optional(timerMs.check(z.minimum(0))),
-          maxAttempts: z.optional(
-            z.number().check(
-              z.minimum(0),
-              z.refine(
-                (value) => Number.isInteger(value) || value === Number.POSITIVE_INFINITY,
-                'must be a whole number or Infinity',
-              ),
-            ),
-          ),
-        }),
-      ],
-      { error: 'must be false or { initialDelayMs?, maxDelayMs?, maxAttempts? }' },
-    ),
-  ),
-  connectTimeoutMs: z.optional(positiveTimerMs),
-  highWaterMarkBytes: z.optional(positiveInt),
-  WebSocket: z.optional(fn),
-  logger: z.optional(
-    z.custom(
-      (value) =>
-        ['debug', 'info', 'warn', 'error'].every(
-          (level) => typeof (value as Record<string, unknown> | null)?.[level] === 'function',
-        ),
-      'must have debug, info, warn and error methods',
-    ),
-  ),
-  redact: z.optional(
-    z.array(
-      z.union(
-        [
-          z
-            .string()
-            .check(
-              z.minLength(
-                4,
-                'strings must have at least 4 characters (shorter ones would scrub ordinary words)',
-              ),
-            ),
-          z
-            .instanceof(RegExp)
-            .check(
-              z.refine(
-                (rule) => !new RegExp(rule.source, rule.flags.replace('y', '')).test(''),
-                'a RegExp must not match the empty string',
-              ),
-            ),
-        ],
-        { error: 'items must be strings or RegExps' },
+const isLogger = (value: unknown) =>
+  ['debug', 'info', 'warn', 'error'].every(
+    (level) => typeof (value as Record<string, unknown> | null)?.[level] === 'function',
+  );
+
+const isRedactRule = (value: unknown) =>
+  (typeof value === 'string' && value.length >= 4) ||
+  (value instanceof RegExp && !new RegExp(value.source, value.flags.replace('y', '')).test(''));
+
+/** What `new Client()` accepts: one rule per option of {@link ClientOptions}. */
+const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
+  rules: {
+    url: {
+      ...aString('a ws:// or wss:// URL', { pattern: /^wss?:\/\/./ }),
+      required: true,
+      whenMissing: '(or set TOOLWIRE_URL)',
+      // A token may travel in the query or the userinfo.
+      show: (value, redact) => describeValue(typeof value === 'string' ? displayUrl(value) : value, redact),
+    },
+    apiKey: {
+      ...aString('a non-empty string of printable ASCII without spaces (it travels in an HTTP header)', {
+        pattern: /^[\x21-\x7e]+$/,
+      }),
+      required: true,
+      whenMissing: '(or set TOOLWIRE_API_KEY)',
+      show: () => '[redacted]',
+    },
+    tools: { ...aToolList, required: true },
+    context: anything,
+    maxConcurrency: anInteger({ min: 1 }),
+    maxQueue: anInteger({ min: 0 }),
+    heartbeatIntervalMs: aDuration(1),
+    reconnect: {
+      expected: 'false or an object { initialDelayMs?, maxDelayMs?, maxAttempts? }',
+      test: (value) => value === false || isRecord(value),
+      fields: RECONNECT_OPTIONS,
+    },
+    connectTimeoutMs: aDuration(1),
+    highWaterMarkBytes: anInteger({ min: 1, unit: 'bytes' }),
+    WebSocket: aFunction,
+    logger: { expected: 'a logger with debug, info, warn and error methods', test: isLogger },
+    // The rules are secrets themselves: shown by kind and size only.
+    redact: {
+      ...anArrayOf(
+        {
+          expected:
+            'a string of 4 characters or more (shorter ones would scrub ordinary words) or a RegExp that does not match the empty string',
+          test: isRedactRule,
+          show: describeSecret,
+        },
+        'an array of strings and RegExps',
       ),
-    ),
-  ),
-  onApproval: z.optional(fn),
-  onQuestion: z.optional(fn),
-});
+      show: describeSecret,
+    },
+    onApproval: aFunction,
+    onQuestion: aFunction,
+  },
+  aliases: {
+    endpoint: 'url',
+    address: 'url',
+    baseURL: 'url',
+    baseUrl: 'url',
+    key: 'apiKey',
+    token: 'apiKey',
+    authToken: 'apiKey',
+    concurrency: 'maxConcurrency',
+    maxConcurrentCalls: 'maxConcurrency',
+    queueSize: 'maxQueue',
+    maxQueueSize: 'maxQueue',
+    heartbeatInterval: 'heartbeatIntervalMs',
+    pingInterval: 'heartbeatIntervalMs',
+    pingIntervalMs: 'heartbeatIntervalMs',
+    autoReconnect: 'reconnect',
+    retry: 'reconnect',
+    timeout: 'connectTimeoutMs',
+    connectTimeout: 'connectTimeoutMs',
+    timeoutMs: 'connectTimeoutMs',
+    highWaterMark: 'highWaterMarkBytes',
+    webSocketImpl: 'WebSocket',
+    WebSocketImpl: 'WebSocket',
+    ws: 'WebSocket',
+    redactions: 'redact',
+    secrets: 'redact',
+    approve: 'onApproval',
+    approval: 'onApproval',
+    askQuestion: 'onQuestion',
+    onAsk: 'onQuestion',
+  },
+};
+
+const CLIENT_OWNER: OptionsOwner = { name: 'new Client(options)', error: OptionsError };
 
 /** Options with every default applied. */
 export interface ResolvedClientOptions
@@ -200,68 +230,46 @@ function env(name: string): string | undefined {
 
 /**
  * Checks options and applies defaults.
- * @throws ToolDefinitionError `invalid_option` naming the field and the value, or `duplicate_tool`.
+ * @throws OptionsError `invalid_options` (not an object), `unknown_option` (with "did you mean"),
+ *   `invalid_option` naming the option and the value, `not_a_tool` or `duplicate_tool`. No message shows a
+ *   secret: values are scrubbed of the API key and the `redact` rules, `url` is shown without its userinfo,
+ *   query and fragment, and the API key and redact rules themselves only by kind and size.
  */
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new ToolDefinitionError(
-      'invalid_option',
-      `new Client(options): options must be an object, got ${describe(options)}`,
-    );
-  }
+  // Options that are no object may be the URL, given alone.
+  if (!isRecord(options)) checkOptions(options, CLIENT_OPTIONS, { ...CLIENT_OWNER, redact: displayUrl });
   const withEnv = {
     ...options,
     url: options.url ?? env('TOOLWIRE_URL'),
     apiKey: options.apiKey ?? env('TOOLWIRE_API_KEY'),
   };
-  if (withEnv.url === undefined)
-    throw new ToolDefinitionError('invalid_option', 'Client option "url" is required (or set TOOLWIRE_URL)');
-  if (withEnv.apiKey === undefined) {
-    throw new ToolDefinitionError(
-      'invalid_option',
-      'Client option "apiKey" is required (or set TOOLWIRE_API_KEY)',
-    );
-  }
-  const parsed = optionsSchema.safeParse(withEnv);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field =
-      issue?.path
-        .map((key, index) =>
-          typeof key === 'number' ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`,
-        )
-        .join('') || '(options)';
-    const value = issue?.path.reduce<unknown>(
-      (at, key) => (at as Record<PropertyKey, unknown>)?.[key],
-      withEnv,
-    );
-    const shown = field === 'apiKey' ? '[redacted]' : describe(value);
-    const detail =
-      issue?.code === 'unrecognized_keys'
-        ? `unknown option(s) ${JSON.stringify((issue as { keys?: string[] }).keys)}`
-        : `${field} ${issueText(issue)} (got ${shown})`;
-    throw new ToolDefinitionError('invalid_option', `Invalid Client option: ${detail}`);
-  }
+  // Every value a message shows is scrubbed of the key and the rules, whatever their length or validity.
+  const rules: unknown = withEnv.redact;
+  const owner: OptionsOwner = {
+    ...CLIENT_OWNER,
+    redact: secretScrubber([withEnv.apiKey, ...(Array.isArray(rules) ? rules : [rules])]),
+  };
+  checkOptions(withEnv, CLIENT_OPTIONS, owner);
   const reconnect =
     options.reconnect === false ? false : { ...CLIENT_DEFAULTS.reconnect, ...options.reconnect };
   if (reconnect !== false && reconnect.initialDelayMs > reconnect.maxDelayMs) {
-    throw new ToolDefinitionError(
+    optionsFault(
+      owner,
       'invalid_option',
-      `Invalid Client option: reconnect.initialDelayMs (${reconnect.initialDelayMs}) must not exceed reconnect.maxDelayMs (${reconnect.maxDelayMs})`,
+      `reconnect.initialDelayMs (${describeValue(reconnect.initialDelayMs, owner.redact)}) must not exceed reconnect.maxDelayMs (${describeValue(reconnect.maxDelayMs, owner.redact)})`,
     );
   }
   const seen = new Set<string>();
   for (const item of options.tools) {
-    if (seen.has(item.name))
-      throw new ToolDefinitionError(
-        'duplicate_tool',
-        `Client option "tools": two tools are named "${item.name}"`,
-      );
+    if (seen.has(item.name)) {
+      optionsFault(owner, 'duplicate_tool', `two tools are named ${describeValue(item.name, owner.redact)}`);
+    }
     seen.add(item.name);
   }
   return {
-    url: withEnv.url,
-    apiKey: withEnv.apiKey,
+    // Both checked above as required.
+    url: withEnv.url as string,
+    apiKey: withEnv.apiKey as string,
     maxConcurrency: options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency,
     maxQueue: options.maxQueue ?? CLIENT_DEFAULTS.maxQueue,
     connectTimeoutMs: options.connectTimeoutMs ?? CLIENT_DEFAULTS.connectTimeoutMs,
@@ -271,32 +279,63 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   };
 }
 
-function issueText(
-  issue: { code: string; message: string; expected?: unknown; minimum?: unknown } | undefined,
-): string {
-  if (!issue) return 'is invalid';
-  if (issue.message && issue.message !== 'Invalid input') return issue.message;
-  if (issue.code === 'invalid_type') {
-    return issue.expected === 'number' ? 'must be a finite number' : `must be ${String(issue.expected)}`;
-  }
-  if (issue.code === 'too_small') return `must be at least ${String(issue.minimum)}`;
-  return 'is invalid';
+/** Options of {@link Client.run}. */
+export interface RunOptions<C = unknown> {
+  /** `ctx.context` for every tool call of this run and of its nested runs. Never sent. */
+  context?: C;
+  /** Aborting cancels the run on the service; `run()` then rejects with `AbortError`. */
+  signal?: AbortSignal;
+  /** Model turns before the run fails. @default the service's (10 with the stub) */
+  maxTurns?: number;
+  /**
+   * Told about each event of this run as it happens (the same as the client's `run_event` event, for this run
+   * only): turns, messages, tool calls and results, approvals, and the calls' progress, preliminary results and
+   * questions. A listener that throws is ignored.
+   */
+  onEvent?: (event: RunEvent) => void;
 }
 
-function describe(value: unknown): string {
-  if (
-    typeof value === 'number' ||
-    typeof value === 'bigint' ||
-    value === undefined ||
-    value instanceof RegExp
-  ) {
-    return String(value);
+/** Options of {@link Client.close}. */
+export interface CloseOptions {
+  /** Finish running calls and flush results before closing. @default true */
+  drain?: boolean;
+  /** Longest wait for draining, in milliseconds; then running calls are aborted with `cancelled` results. @default 30_000 */
+  timeoutMs?: number;
+}
+
+/** What `client.run()` accepts: one rule per option of {@link RunOptions}. */
+const RUN_OPTIONS: OptionsSpec<RunOptions> = {
+  rules: { context: anything, signal: anAbortSignal, maxTurns: anInteger({ min: 1 }), onEvent: aFunction },
+  aliases: { abortSignal: 'signal', turns: 'maxTurns', maxSteps: 'maxTurns', onRunEvent: 'onEvent' },
+};
+const RUN_OWNER: OptionsOwner = { name: 'client.run()', error: OptionsError };
+
+/**
+ * Checks `run()`'s arguments before anything is sent, so a mistake is an immediate, named error.
+ * @throws OptionsError `invalid_agent`, `invalid_input`, `invalid_options`, `unknown_option`, `invalid_option`.
+ */
+export function checkRunArguments(agent: unknown, input: unknown, options: unknown): void {
+  if (!(agent instanceof Agent)) {
+    optionsFault(
+      RUN_OWNER,
+      'invalid_agent',
+      `agent must be made with new Agent(), got ${describeValue(agent)}`,
+    );
   }
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
+  if (typeof input !== 'string') {
+    optionsFault(RUN_OWNER, 'invalid_input', `input must be a string, got ${describeValue(input)}`);
   }
+  checkOptions(options, RUN_OPTIONS, RUN_OWNER);
+}
+
+/** What `client.close()` accepts: one rule per option of {@link CloseOptions}. */
+const CLOSE_OPTIONS: OptionsSpec<CloseOptions> = {
+  rules: { drain: aBoolean, timeoutMs: aDuration(0) },
+  aliases: { timeout: 'timeoutMs', graceful: 'drain', drainTimeoutMs: 'timeoutMs' },
+};
+const CLOSE_OWNER: OptionsOwner = { name: 'client.close()', error: OptionsError };
+
+/** Checks `close()`'s options. @throws OptionsError `invalid_options`, `unknown_option`, `invalid_option`. */
+export function checkCloseOptions(options: unknown): void {
+  checkOptions(options, CLOSE_OPTIONS, CLOSE_OWNER);
 }

@@ -16,14 +16,23 @@ import { Connection, type ConnectionState } from '../wire/connection';
 import {
   type Feature,
   type FrameOf,
+  NEGOTIATED_RUN_EVENT_KINDS,
   PROTOCOL_VERSION,
   type ServiceFrame,
   utf8Length,
 } from '../wire/protocol';
-import { Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
+import { type Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
 import { CallUpdates } from './call-updates';
 import { CallRunner } from './calls';
-import { type CallInfo, type ClientOptions, resolveClientOptions } from './client-options';
+import {
+  type CallInfo,
+  type ClientOptions,
+  type CloseOptions,
+  checkCloseOptions,
+  checkRunArguments,
+  type RunOptions,
+  resolveClientOptions,
+} from './client-options';
 import { type RunEvent, type RunResult, Runs } from './runs';
 
 /** Payload of `tool_call` and the base of `tool_result` events. */
@@ -52,7 +61,11 @@ export interface ClientEvents {
   approval_requested: [request: ApprovalRequest];
   /** A widget failed validation or was too large, and was dropped (the model still got the data). */
   widget_invalid: [info: { toolName: string; callId: string; path: string; message: string }];
-  /** Progress of a run this client started. */
+  /**
+   * Progress of a run this client started: `turn`, `message`, `tool_call`, `tool_result`, `approval_requested`,
+   * `approval_decided`, and `text_delta` (`{ turn, delta }`: the model's text as it streams, before the turn's
+   * `message`) when the service's model streams (PROTOCOL.md §10.2).
+   */
   run_event: [event: RunEvent];
   /** Something went wrong that did not end the client: a protocol error from the service, for example. */
   error: [error: Error];
@@ -63,32 +76,8 @@ export interface ClientEvents {
 /** The protocol features this client offers in `hello` (PROTOCOL.md §2). */
 const CLIENT_FEATURES: readonly Feature[] = ['progress', 'preliminary', 'lease', 'questions', 'event_replay'];
 
-/** Options of {@link Client.run}. */
-export interface RunOptions<C = unknown> {
-  /** `ctx.context` for every tool call of this run and of its nested runs. Never sent. */
-  context?: C;
-  /** Aborting cancels the run on the service; `run()` then rejects with `AbortError`. */
-  signal?: AbortSignal;
-  /** Model turns before the run fails. @default the service's (10 with the stub) */
-  maxTurns?: number;
-  /**
-   * Told about each event of this run as it happens (the same as the client's `run_event` event, for this run
-   * only): turns, messages, tool calls and results, approvals, and the calls' progress. A listener that throws
-   * is ignored.
-   */
-  onEvent?: (event: RunEvent) => void;
-}
-
 /** The final output type of a run of agent `A`: a string, or what the agent's `outputType` parses to. */
 export type RunOutput<A> = A extends { readonly '~output'?: infer T } ? Exclude<T, undefined> : unknown;
-
-/** Options of {@link Client.close}. */
-export interface CloseOptions {
-  /** Finish running calls and flush results before closing. @default true */
-  drain?: boolean;
-  /** Longest wait for draining, in milliseconds; then running calls are aborted with `cancelled` results. @default 30_000 */
-  timeoutMs?: number;
-}
 
 /** Client state, as an explicit union. */
 export type ClientState = ConnectionState;
@@ -106,7 +95,7 @@ export type ClientState = ConnectionState;
  * // … tool calls now run in this process …
  * await client.close();
  * ```
- * @throws ToolDefinitionError from the constructor when an option is invalid (the message names the field).
+ * @throws OptionsError from the constructor when an option is invalid (the message names the field).
  */
 export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   readonly #registry: ToolRegistry;
@@ -138,6 +127,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         localApprovals: options.onApproval !== undefined,
         maxConcurrency: resolved.maxConcurrency,
         maxQueue: resolved.maxQueue,
+        runEventKinds: [...NEGOTIATED_RUN_EVENT_KINDS],
         features: [...CLIENT_FEATURES],
       }),
       onWelcome: (welcome) => {
@@ -244,7 +234,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    * Starts a run of `agent` on the service. The agent's definition is sent; its tools' `execute` functions and
    * `context` stay here, and its tools run in this client.
    * @returns the run's result once the agent answers.
-   * @throws RunError `run_failed` / `run_cancelled` / a service error code; AbortError when `signal` aborted;
+   * @throws OptionsError `invalid_agent`, `invalid_input` or `invalid_option` for a wrong argument, before anything
+   *   is sent; RunError `run_failed` / `run_cancelled` / a service error code; AbortError when `signal` aborted;
    *   ConnectionError `not_connected` before `connect()`, `closed` when the client closed first. While the client
    *   is reconnecting the run waits and starts on the next connection.
    */
@@ -310,9 +301,11 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    * Closes the client. With `drain` (the default) it stops taking calls, lets running ones finish (up to
    * `timeoutMs`, then aborts them with `cancelled` results), waits for the service to ack every result, then
    * cancels on the service the runs this client started that are still going (their `run()` promises reject
-   * with `ConnectionError` `closed`) and closes with code 1000. Never rejects.
+   * with `ConnectionError` `closed`) and closes with code 1000. Rejects only with an `OptionsError` for invalid
+   * options (e.g. `timeout` for `timeoutMs`), before anything is closed.
    */
   async close(options: CloseOptions = {}): Promise<void> {
+    checkCloseOptions(options);
     const { drain = true, timeoutMs = 30_000 } = options;
     if (this.#connection.state === 'closed') return;
     this.#calls.stopAccepting();
@@ -473,22 +466,5 @@ async function withTimeout(promise: Promise<void>, timeoutMs: number): Promise<b
     return await Promise.race([promise.then(() => true as const), timeout]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/** Checks `run()`'s arguments before anything is sent, so a mistake is an immediate, named error. */
-function checkRunArguments(agent: unknown, input: unknown, options: RunOptions<unknown>): void {
-  if (!(agent instanceof Agent)) {
-    throw new ToolDefinitionError('invalid_agent', 'run(): agent must be made with new Agent(...)');
-  }
-  if (typeof input !== 'string') {
-    throw new ToolDefinitionError('invalid_input', `run(): input must be a string, got ${typeof input}`);
-  }
-  const { maxTurns } = options;
-  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns >= 1)) {
-    throw new ToolDefinitionError(
-      'invalid_option',
-      `run(): maxTurns must be a positive integer, got ${String(maxTurns)}`,
-    );
   }
 }

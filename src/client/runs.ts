@@ -25,6 +25,11 @@ export interface RunResult<Output = unknown> {
   toolCalls: RunToolCall[];
   /** Model turns taken. */
   turns: number;
+  /**
+   * The kind of model that played the run, when the service says: the stub's scripted model answers `'scripted'`
+   * (its answers come from a script, not a language model), its OpenAI-compatible one `'openai-compatible'`.
+   */
+  model?: string;
 }
 
 /** A `run_event` as delivered to listeners. */
@@ -177,6 +182,7 @@ export class Runs {
             finalOutput: frame.finalOutput,
             toolCalls: frame.toolCalls,
             turns: frame.turns,
+            ...(frame.model === undefined ? {} : { model: frame.model }),
           });
         } else if (frame.status === 'cancelled' && run.cancelRequested) {
           run.reject(

@@ -7,8 +7,21 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ToolDefinitionError } from '../errors';
-import { MAX_TIMEOUT_MS } from '../limits';
 import type { ToolDefinition } from '../wire/protocol';
+import {
+  aBoolean,
+  aDuration,
+  aFunction,
+  anArrayOf,
+  anything,
+  aString,
+  checkOptions,
+  describeValue,
+  isRecord,
+  type OptionsSpec,
+  oneOf,
+  type Rule,
+} from './check-options';
 import type { ContextMethods } from './context-methods';
 import { resolveSchema, type SchemaAdapter } from './schema/index';
 
@@ -154,6 +167,31 @@ export function toolInternals(value: unknown): ToolInternals | undefined {
   return (value as { [INTERNALS]?: ToolInternals })[INTERNALS];
 }
 
+/**
+ * The rule of an item of a `tools` option (`new Agent()`, `new Client()`): a tool made by {@link tool}
+ * (`not_a_tool`). A refused object is shown with its `name` when it has one, e.g. `an object named "search"`.
+ */
+export const aTool: Rule = {
+  expected: 'a tool made with tool()',
+  test: (value) => toolInternals(value) !== undefined,
+  code: 'not_a_tool',
+  show: (value) => describeNotATool(value),
+};
+
+/**
+ * A value given where a tool was expected, for a message: with its `name` when it has one (a tool's name is no
+ * secret: tool names are announced to the service).
+ */
+export function describeNotATool(value: unknown): string {
+  const name = isRecord(value) ? value.name : undefined;
+  return typeof name === 'string'
+    ? `${describeValue(value)} named ${describeValue(name)}`
+    : describeValue(value);
+}
+
+/** The rule of a `tools` option: an array of {@link aTool}. */
+export const aToolList: Rule = anArrayOf(aTool, 'an array of tools made with tool()');
+
 /** Pattern a tool name must match. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 /**
@@ -163,33 +201,40 @@ export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
  */
 export const ERROR_FUNCTION_TIMEOUT_MS = 5_000;
 
-const KNOWN_OPTIONS = new Set([
-  'name',
-  'description',
-  'parameters',
-  'execute',
-  'errorFunction',
-  'needsApproval',
-  'timeoutMs',
-  'outputSchema',
-  'toModelOutput',
-]);
-const HINTS: Record<string, string> = {
-  inputSchema: 'parameters',
-  schema: 'parameters',
-  requiresApproval: 'needsApproval',
+/** What `tool()` accepts: one rule per option of {@link ToolOptions}. */
+const TOOL_OPTIONS: OptionsSpec<ToolOptions<ToolParameters | undefined, unknown, unknown>> = {
+  rules: {
+    name: {
+      ...aString('1 to 64 letters, digits, _ or -', { pattern: TOOL_NAME_PATTERN }),
+      code: 'invalid_name',
+      required: true,
+    },
+    description: {
+      expected: 'a non-empty string',
+      test: (value) => typeof value === 'string' && value.trim() !== '',
+      code: 'invalid_description',
+      required: true,
+    },
+    parameters: anything, // resolveSchema checks it
+    execute: { ...aFunction, code: 'invalid_execute', required: true },
+    errorFunction: aFunction,
+    needsApproval: oneOf(aBoolean, aFunction),
+    timeoutMs: { ...aDuration(1), code: 'invalid_timeout' },
+    outputSchema: anything, // resolveSchema checks it
+    toModelOutput: aFunction,
+  },
+  aliases: {
+    inputSchema: 'parameters',
+    schema: 'parameters',
+    argsSchema: 'parameters',
+    requiresApproval: 'needsApproval',
+    handler: 'execute',
+    func: 'execute',
+    onError: 'errorFunction',
+    failureErrorFunction: 'errorFunction',
+    timeout: 'timeoutMs',
+  },
 };
-
-function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
-  return String(value);
-}
-
-function fail(code: string, owner: string, message: string): never {
-  throw new ToolDefinitionError(code, `${owner}: ${message}`);
-}
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
@@ -199,58 +244,6 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function checkOptions(
-  options: ToolOptions<ToolParameters | undefined, unknown, unknown>,
-  owner: string,
-): void {
-  for (const key of Object.keys(options)) {
-    if (KNOWN_OPTIONS.has(key)) continue;
-    const hint = HINTS[key] === undefined ? '' : ` (did you mean "${HINTS[key]}"?)`;
-    fail('unknown_option', owner, `unknown option "${key}"${hint}`);
-  }
-  if (typeof options.name !== 'string' || !TOOL_NAME_PATTERN.test(options.name)) {
-    fail('invalid_name', owner, `name must be 1 to 64 letters, digits, _ or -, got ${show(options.name)}`);
-  }
-  if (typeof options.description !== 'string' || options.description.trim() === '') {
-    fail(
-      'invalid_description',
-      owner,
-      `description must be a non-empty string, got ${show(options.description)}`,
-    );
-  }
-  if (typeof options.execute !== 'function') {
-    fail('invalid_execute', owner, `execute must be a function, got ${show(options.execute)}`);
-  }
-  const { timeoutMs } = options;
-  if (
-    timeoutMs !== undefined &&
-    !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)
-  ) {
-    fail(
-      'invalid_timeout',
-      owner,
-      `timeoutMs must be a positive integer of milliseconds, got ${show(timeoutMs)}`,
-    );
-  }
-  for (const key of ['errorFunction', 'toModelOutput'] as const) {
-    if (options[key] !== undefined && typeof options[key] !== 'function') {
-      fail('invalid_option', owner, `${key} must be a function, got ${show(options[key])}`);
-    }
-  }
-  const { needsApproval } = options;
-  if (
-    needsApproval !== undefined &&
-    typeof needsApproval !== 'boolean' &&
-    typeof needsApproval !== 'function'
-  ) {
-    fail(
-      'invalid_option',
-      owner,
-      `needsApproval must be a boolean or a function, got ${show(needsApproval)}`,
-    );
-  }
-}
-
 /**
  * Defines a tool. Checks the whole configuration now, so nothing fails later mid-call.
  *
@@ -258,10 +251,11 @@ function checkOptions(
  * `definition.needsApproval` is `true` only for `needsApproval: true`: the service holds those calls until a
  * human decides. A predicate is announced as `false` and evaluated by the client when a call arrives.
  *
- * @throws ToolDefinitionError with `code` and a message naming the tool and the field:
- *   `invalid_name` (outside `^[a-zA-Z0-9_-]{1,64}$`), `invalid_description` (empty), `invalid_execute`,
- *   `invalid_timeout` (not a positive integer ≤ 2_147_483_647), `invalid_option` (a callback that is not a
- *   function), `unknown_option` (a misspelt option), `invalid_parameters` / `invalid_output_schema` (none of
+ * @throws ToolDefinitionError with `code` and a message naming the tool, the field and the value (`tool "add":
+ *   timeoutMs must be …, got 0`): `invalid_options` (not an object), `invalid_name` (outside
+ *   `^[a-zA-Z0-9_-]{1,64}$`), `invalid_description` (empty), `invalid_execute`, `invalid_timeout` (not a positive
+ *   integer ≤ 2_147_483_647), `invalid_option` (a callback that is not a function), `unknown_option` (a misspelt
+ *   option, with "did you mean" for another SDK's name, a difference of case or a typo), `invalid_parameters` / `invalid_output_schema` (none of
  *   the accepted kinds; parameters not describing an object; a JSON Schema that every call would fail on: an
  *   unknown `type`, a `pattern` or `patternProperties` key that is not a valid regular expression, a
  *   non-array `required`, a property schema that is not a schema, a `$ref` pointing outside it, …, named by
@@ -283,15 +277,15 @@ function checkOptions(
 export function tool<P extends ToolParameters | undefined = undefined, Out = unknown, C = unknown>(
   options: ToolOptions<P, Out, C>,
 ): Tool<InferParameters<P>, Out, C> {
-  if (typeof options !== 'object' || options === null) {
-    throw new ToolDefinitionError(
-      'invalid_options',
-      `tool(): options must be an object, got ${show(options)}`,
-    );
-  }
-  const loose = options as unknown as ToolOptions<ToolParameters | undefined, unknown, unknown>;
-  const owner = typeof loose.name === 'string' ? `tool ${JSON.stringify(loose.name)}` : 'tool (unnamed)';
-  checkOptions(loose, owner);
+  const given: unknown = options;
+  const name = isRecord(given) ? given.name : undefined;
+  const owner = !isRecord(given)
+    ? 'tool()'
+    : typeof name === 'string'
+      ? `tool ${describeValue(name)}`
+      : 'tool (unnamed)';
+  checkOptions(given, TOOL_OPTIONS, { name: owner, error: ToolDefinitionError });
+  const loose = given as ToolOptions<ToolParameters | undefined, unknown, unknown>;
   const parameters = resolveSchema(loose.parameters, { owner, field: 'parameters', requireObject: true });
   const outputSchema =
     loose.outputSchema === undefined

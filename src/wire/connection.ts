@@ -7,7 +7,7 @@
 
 import { ConnectionError } from '../errors';
 import { MAX_TIMEOUT_MS } from '../limits';
-import type { Logger } from '../logger';
+import { displayUrl, type Logger, scrubError } from '../logger';
 import { type BackoffOptions, backoffDelay } from './backoff';
 import {
   CLOSE_CODES,
@@ -150,7 +150,7 @@ export class Connection {
         this.#fail(
           new ConnectionError(
             'connect_timeout',
-            `no welcome from ${this.#options.url} within ${this.#options.connectTimeoutMs}ms${this.#lastFailure ? ` (last attempt: ${this.#lastFailure})` : ''}`,
+            `no welcome from ${displayUrl(this.#options.url)} within ${this.#options.connectTimeoutMs}ms${this.#lastFailure ? ` (last attempt: ${this.#lastFailure})` : ''}`,
           ),
         );
       }
@@ -210,8 +210,10 @@ export class Connection {
         onClose: (code, reason) => this.#onClose(transport, code, reason),
       });
     } catch (error) {
-      // An invalid URL throws synchronously in every implementation: retrying cannot fix it.
-      this.#fail(new ConnectionError('invalid_url', `cannot open ${this.#options.url}`, { cause: error }));
+      // An invalid URL throws at once (retrying cannot fix it), quoting the URL: shown as every message shows it.
+      const shown = displayUrl(this.#options.url);
+      const cause = scrubError(error, (text) => text.replaceAll(this.#options.url, shown));
+      this.#fail(new ConnectionError('invalid_url', `cannot open ${shown}`, { cause }));
       return;
     }
     this.#transport = transport;
@@ -349,9 +351,8 @@ export class Connection {
     this.#unreached += 1;
     if (policy === false || this.#unreached > policy.maxAttempts) {
       const why = policy === false ? 'reconnect is disabled' : `gave up after ${policy.maxAttempts} attempts`;
-      this.#fail(
-        new ConnectionError('unreachable', `cannot reach ${this.#options.url} (${code} ${reason}): ${why}`),
-      );
+      const where = displayUrl(this.#options.url);
+      this.#fail(new ConnectionError('unreachable', `cannot reach ${where} (${code} ${reason}): ${why}`));
       return;
     }
     if (this.#state === 'open') this.#state = 'reconnecting';

@@ -139,6 +139,11 @@ const hello = z.object({
    * client can hold before it answers "busy". The service keeps calls beyond it waiting on its side.
    */
   maxQueue: z.optional(nonNegativeInt),
+  /**
+   * `run_event` kinds beyond the first six that the client accepts ({@link NEGOTIATED_RUN_EVENT_KINDS}); the
+   * service sends those kinds only to clients that list them. Unknown names are ignored.
+   */
+  runEventKinds: z.optional(z.array(z.string().check(z.maxLength(64))).check(z.maxLength(64))),
   /** The protocol additions the client can use (PROTOCOL.md §2); any strings, unknown ones are ignored. */
   features: z.optional(featureList),
 });
@@ -248,7 +253,22 @@ const ack = z
 
 const runStarted = z.object({ type: z.literal('run_started'), requestId: id, runId: id });
 
-/** Kinds of `run_event` (PROTOCOL.md §10.2); those of a feature only where it was negotiated. */
+/**
+ * `run_event` kinds added after the first six of protocol 1. A service sends one of these only to a client that
+ * lists it in `hello.runEventKinds`, or whose socket negotiated the feature it belongs to
+ * ({@link RUN_EVENT_FEATURES}), so an older client, which refuses kinds it does not know, never gets one
+ * (PROTOCOL.md §10.2). `text_delta`: `{ turn, delta }`, a piece of the model's text as it streams; the others
+ * are the running calls' (§18).
+ */
+export const NEGOTIATED_RUN_EVENT_KINDS = [
+  'text_delta',
+  'tool_progress',
+  'tool_preliminary',
+  'question_asked',
+  'question_answered',
+] as const;
+
+/** Kinds of `run_event` (PROTOCOL.md §10.2). */
 export const RUN_EVENT_KINDS = [
   'turn',
   'message',
@@ -256,10 +276,7 @@ export const RUN_EVENT_KINDS = [
   'tool_result',
   'approval_requested',
   'approval_decided',
-  'tool_progress',
-  'tool_preliminary',
-  'question_asked',
-  'question_answered',
+  ...NEGOTIATED_RUN_EVENT_KINDS,
 ] as const;
 
 const runEvent = z.object({
@@ -281,6 +298,8 @@ const runResult = z.object({
   error: z.optional(z.string()),
   toolCalls: z.array(runToolCallSchema),
   turns: nonNegativeInt,
+  /** The kind of model that played the run, when the service says (the stub: `scripted`, `openai-compatible`). */
+  model: z.optional(z.string()),
 });
 
 // ---------------------------------------------------------------- both directions

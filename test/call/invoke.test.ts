@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { invokeTool } from '../../src/call/invoke';
 import type { ToolCallResult } from '../../src/call/types';
-import { TimeoutError, ToolDefinitionError } from '../../src/errors';
+import { OptionsError, TimeoutError, ToolDefinitionError } from '../../src/errors';
 import { type ToolContext, tool } from '../../src/tool/tool';
 import { TOOL_CALL_STATUSES } from '../../src/wire/protocol';
 
@@ -712,11 +712,24 @@ describe('usage errors', () => {
   });
 
   it.each([
-    [{ timeoutMs: 0 }, 'invokeTool(): timeoutMs must be a positive integer of milliseconds, got 0'],
+    [
+      { timeoutMs: 0 },
+      'invokeTool(): timeoutMs must be a positive integer of milliseconds up to 2147483647 (the longest timer), got 0',
+    ],
     [{ maxOutputBytes: 1.5 }, 'invokeTool(): maxOutputBytes must be a positive integer of bytes, got 1.5'],
+    [{ callId: 42 }, 'invokeTool(): callId must be a string, got 42'],
+    [{ runId: null }, 'invokeTool(): runId must be a string, got null'],
+    [{ depth: -1 }, 'invokeTool(): depth must be a non-negative integer, got -1'],
+    [{ signal: { aborted: false } }, 'invokeTool(): signal must be an AbortSignal, got an object'],
+    [{ approved: 'yes' }, 'invokeTool(): approved must be a boolean, got "yes"'],
+    [{ rejectionReason: 1 }, 'invokeTool(): rejectionReason must be a string, got 1'],
+    [{ approve: true }, 'invokeTool(): approve must be a function, got true'],
+    [{ onWidgetInvalid: 'log' }, 'invokeTool(): onWidgetInvalid must be a function, got "log"'],
+    [{ extend: 'x' }, 'invokeTool(): extend must be an object, got "x"'],
   ])('rejects with invalid_option for %j', async (options, message) => {
-    const error = await invokeTool(echo, {}, options).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ToolDefinitionError);
+    const error = await invokeTool(echo, {}, options as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OptionsError);
+    expect(error).not.toBeInstanceOf(ToolDefinitionError);
     expect(error).toMatchObject({ code: 'invalid_option', message });
   });
 
@@ -728,19 +741,24 @@ describe('usage errors', () => {
       'invokeTool(): unknown option "abortSignal" (did you mean "signal"?)',
     ],
     [{ callID: 'c1' }, 'invokeTool(): unknown option "callID" (did you mean "callId"?)'],
-    [{ retries: 3 }, 'invokeTool(): unknown option "retries"'],
+    [{ time_out_ms: 5 }, 'invokeTool(): unknown option "time_out_ms" (did you mean "timeoutMs"?)'],
+    [{ maxOutputByte: 5 }, 'invokeTool(): unknown option "maxOutputByte" (did you mean "maxOutputBytes"?)'],
+    [
+      { retries: 3 },
+      'invokeTool(): unknown option "retries"; known options: callId, runId, depth, context, signal, approved, rejectionReason, approve, timeoutMs, maxOutputBytes, onWidgetInvalid, onProgress, onPreliminary, onQuestion, extend',
+    ],
   ])('rejects with unknown_option for %j, running nothing', async (options, message) => {
     const execute = vi.fn(() => 'ran');
     const t = tool({ name: 't', description: 'd', execute });
     const error = await invokeTool(t, {}, options as never).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ToolDefinitionError);
-    expect(error).toMatchObject({ name: 'ToolDefinitionError', code: 'unknown_option', message });
+    expect(error).toBeInstanceOf(OptionsError);
+    expect(error).toMatchObject({ name: 'OptionsError', code: 'unknown_option', message });
     expect(execute).not.toHaveBeenCalled();
   });
 
   it('rejects with invalid_options when the options are not an object', async () => {
     const error = await invokeTool(echo, {}, null as never).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ToolDefinitionError);
+    expect(error).toBeInstanceOf(OptionsError);
     expect(error).toMatchObject({
       code: 'invalid_options',
       message: 'invokeTool(): options must be an object, got null',

@@ -40,7 +40,21 @@ describe('ToolRegistry', () => {
     expect(error).toBeInstanceOf(ToolDefinitionError);
     expect(error).toMatchObject({
       code: 'not_a_tool',
-      message: 'ToolRegistry: a tool must be made with tool()',
+      message: 'ToolRegistry: a tool must be made with tool(), got an object named "x"',
+    });
+  });
+
+  it('checks the options of a call to an unknown tool as invokeTool does', async () => {
+    const registry = new ToolRegistry([make('ping')]);
+    await expect(registry.invoke('nope', '{}', { timeout: 5 } as never)).rejects.toMatchObject({
+      name: 'OptionsError',
+      code: 'unknown_option',
+      message: 'ToolRegistry.invoke(): unknown option "timeout" (did you mean "timeoutMs"?)',
+    });
+    await expect(registry.invoke('nope', '{}', { maxOutputBytes: -1 })).rejects.toMatchObject({
+      name: 'OptionsError',
+      code: 'invalid_option',
+      message: 'ToolRegistry.invoke(): maxOutputBytes must be a positive integer of bytes, got -1',
     });
   });
 

@@ -1,12 +1,69 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { agentDefinition } from '../../src/client/agent';
-import { Agent, tool } from '../../src/index';
+import { Agent, ToolDefinitionError, tool } from '../../src/index';
 
 describe('Agent options', () => {
   it('refuses an unknown option, naming it', () => {
     expect(() => new Agent({ name: 'A', instructions: '', tool: [] } as never)).toThrowError(
-      'Agent "A": unknown option(s) ["tool"]; known: name, instructions, tools, model, outputType',
+      new ToolDefinitionError('unknown_option', 'Agent "A": unknown option "tool" (did you mean "tools"?)'),
+    );
+    expect(() => new Agent({ name: 'A', systemPrompt: 'Be brief.' } as never)).toThrowError(
+      new ToolDefinitionError(
+        'unknown_option',
+        'Agent "A": unknown option "systemPrompt" (did you mean "instructions"?)',
+      ),
+    );
+    expect(() => new Agent({ name: 'A', instructions: '', handoffs: [] } as never)).toThrowError(
+      new ToolDefinitionError(
+        'unknown_option',
+        'Agent "A": unknown option "handoffs"; known options: name, instructions, tools, model, outputType',
+      ),
+    );
+  });
+
+  it.each([
+    [null, 'invalid_options', 'new Agent(options): options must be an object, got null'],
+    [
+      { name: '', instructions: '' },
+      'invalid_agent',
+      'new Agent(options): name must be a string of 1 to 128 characters, got ""',
+    ],
+    [{ name: 'A', instructions: 42 }, 'invalid_agent', 'Agent "A": instructions must be a string, got 42'],
+    [
+      { name: 'A', instructions: '', tools: {} },
+      'invalid_agent',
+      'Agent "A": tools must be an array of tools made with tool(), got an object',
+    ],
+    [{ name: 'A', instructions: '', model: 4 }, 'invalid_agent', 'Agent "A": model must be a string, got 4'],
+  ])('refuses %j, naming the agent, the option and the value', (options, code, message) => {
+    expect(() => new Agent(options as never)).toThrowError(new ToolDefinitionError(code, message));
+  });
+
+  it('refuses a tools entry not made by tool() at construction, naming the agent, the index and the value', () => {
+    const search = tool({ name: 'search', description: 'Searches.', execute: () => '' });
+    const plain = { name: 'lookup', description: 'Looks up.', execute: () => '' };
+    expect(
+      () => new Agent({ name: 'Support', instructions: '', tools: [search, plain as never] }),
+    ).toThrowError(
+      new ToolDefinitionError(
+        'not_a_tool',
+        'Agent "Support": tools[1] must be a tool made with tool(), got an object named "lookup"',
+      ),
+    );
+    expect(() => new Agent({ name: 'Support', instructions: '', tools: [undefined as never] })).toThrowError(
+      new ToolDefinitionError(
+        'not_a_tool',
+        'Agent "Support": tools[0] must be a tool made with tool(), got undefined',
+      ),
+    );
+    expect(
+      () => new Agent({ name: 'Support', instructions: '', tools: [Promise.resolve(search) as never] }),
+    ).toThrowError(
+      new ToolDefinitionError(
+        'not_a_tool',
+        'Agent "Support": tools[0] must be a tool made with tool(), got a Promise',
+      ),
     );
   });
 
@@ -39,9 +96,25 @@ describe('asTool options', () => {
   it.each([
     [
       { description: 'x' },
-      'Agent "Researcher".asTool(): unknown option(s) ["description"]; known: toolName, toolDescription, outputExtractor, maxTurns, maxDepth',
+      'Agent "Researcher".asTool(): unknown option "description" (did you mean "toolDescription"?)',
     ],
-    [{ toolDescription: '' }, 'Agent "Researcher".asTool(): toolDescription must be a non-empty string'],
+    [
+      { toolDescription: 'x', max_turns: 2 },
+      'Agent "Researcher".asTool(): unknown option "max_turns" (did you mean "maxTurns"?)',
+    ],
+    [null, 'Agent "Researcher".asTool(): options must be an object, got null'],
+    [
+      { toolDescription: '' },
+      'Agent "Researcher".asTool(): toolDescription must be a non-empty string, got ""',
+    ],
+    [
+      { toolDescription: 'x', toolName: 'has space' },
+      'Agent "Researcher".asTool(): toolName must be 1 to 64 letters, digits, _ or -, got "has space"',
+    ],
+    [
+      { toolDescription: 'x', outputExtractor: 'finalOutput' },
+      'Agent "Researcher".asTool(): outputExtractor must be a function, got "finalOutput"',
+    ],
     [
       { toolDescription: 'x', maxTurns: 0 },
       'Agent "Researcher".asTool(): maxTurns must be a positive integer, got 0',

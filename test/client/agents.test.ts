@@ -196,15 +196,21 @@ describe('run() and context mistakes', () => {
   it('rejects run() arguments that could never work, before sending anything', async () => {
     const { client } = await setup([], []);
     const agent = new Agent({ name: 'A', instructions: '' });
-    await expect(client.run(agent, 42 as never)).rejects.toThrowError(
-      'run(): input must be a string, got number',
-    );
-    await expect(client.run({ name: 'x' } as never, 'hi')).rejects.toThrowError(
-      'run(): agent must be made with new Agent(...)',
-    );
-    await expect(client.run(agent, 'hi', { maxTurns: 0 })).rejects.toThrowError(
-      'run(): maxTurns must be a positive integer, got 0',
-    );
+    await expect(client.run(agent, 42 as never)).rejects.toMatchObject({
+      name: 'OptionsError',
+      code: 'invalid_input',
+      message: 'client.run(): input must be a string, got 42',
+    });
+    await expect(client.run({ name: 'x' } as never, 'hi')).rejects.toMatchObject({
+      name: 'OptionsError',
+      code: 'invalid_agent',
+      message: 'client.run(): agent must be made with new Agent(), got an object',
+    });
+    await expect(client.run(agent, 'hi', { maxTurns: 0 })).rejects.toMatchObject({
+      name: 'OptionsError',
+      code: 'invalid_option',
+      message: 'client.run(): maxTurns must be a positive integer, got 0',
+    });
     await expect(client.run(agent, 'x'.repeat(2_000_000))).rejects.toMatchObject({
       name: 'RunError',
       code: 'frame_too_large',

@@ -1,5 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, Client, ConnectionError, ToolDefinitionError, tool } from '../../src/index';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Agent, Client, ConnectionError, OptionsError, ToolDefinitionError, tool } from '../../src/index';
 import { FAKE_URL, fakeService, welcome } from './fake-service';
 
 const service = fakeService();
@@ -431,66 +431,208 @@ describe('Client usage errors', () => {
 });
 
 describe('Client options', () => {
+  const make = (extra: Record<string, unknown> | null) => () =>
+    new Client((extra === null ? null : { url: FAKE_URL, apiKey: 'k', tools: [echo], ...extra }) as never);
+  const DURATION = 'integer of milliseconds up to 2147483647 (the longest timer)';
+
   it('names the field and value of an invalid option', () => {
-    expect(() => new Client({ url: FAKE_URL, apiKey: 'k', tools: [echo], maxConcurrency: 0 })).toThrowError(
-      new ToolDefinitionError(
+    expect(make({ maxConcurrency: 0 })).toThrowError(
+      new OptionsError(
         'invalid_option',
-        'Invalid Client option: maxConcurrency must be at least 1 (got 0)',
+        'new Client(options): maxConcurrency must be a positive integer, got 0',
       ),
     );
   });
 
+  it('throws an OptionsError, never a ToolDefinitionError: no tool is at fault', () => {
+    const error = (() => {
+      try {
+        make({ maxQueue: -1 })();
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(OptionsError);
+    expect(error).not.toBeInstanceOf(ToolDefinitionError);
+    expect(error).toMatchObject({ name: 'OptionsError', code: 'invalid_option' });
+  });
+
   it.each([
-    [null, 'new Client(options): options must be an object, got null'],
+    [null, 'invalid_options', 'new Client(options): options must be an object, got null'],
     [
       { maxConcurrency: Number.POSITIVE_INFINITY },
-      'Invalid Client option: maxConcurrency must be a finite number (got Infinity)',
+      'invalid_option',
+      'new Client(options): maxConcurrency must be a positive integer, got Infinity',
+    ],
+    [
+      { maxQueue: 2.5 },
+      'invalid_option',
+      'new Client(options): maxQueue must be a non-negative integer, got 2.5',
+    ],
+    [
+      { highWaterMarkBytes: '1mb' },
+      'invalid_option',
+      'new Client(options): highWaterMarkBytes must be a positive integer of bytes, got "1mb"',
     ],
     [
       { reconnect: true },
-      'Invalid Client option: reconnect must be false or { initialDelayMs?, maxDelayMs?, maxAttempts? } (got true)',
+      'invalid_option',
+      'new Client(options): reconnect must be false or an object { initialDelayMs?, maxDelayMs?, maxAttempts? }, got true',
     ],
-    [{ onApproval: 'yes' }, 'Invalid Client option: onApproval must be a function (got "yes")'],
+    [
+      { onApproval: 'yes' },
+      'invalid_option',
+      'new Client(options): onApproval must be a function, got "yes"',
+    ],
+    [
+      { logger: console.log },
+      'invalid_option',
+      'new Client(options): logger must be a logger with debug, info, warn and error methods, got a function',
+    ],
     [
       { reconnect: { maxAttempts: 1.5 } },
-      'Invalid Client option: reconnect.maxAttempts must be a whole number or Infinity (got 1.5)',
+      'invalid_option',
+      'new Client(options): reconnect.maxAttempts must be a non-negative integer or Infinity, got 1.5',
+    ],
+    [
+      { reconnect: { initialDelayMs: 1.5 } },
+      'invalid_option',
+      `new Client(options): reconnect.initialDelayMs must be a non-negative ${DURATION}, got 1.5`,
     ],
     [
       { reconnect: { initialDelayMs: 5000, maxDelayMs: 100 } },
-      'Invalid Client option: reconnect.initialDelayMs (5000) must not exceed reconnect.maxDelayMs (100)',
-    ],
-    [
-      { redact: [''] },
-      'Invalid Client option: redact[0] strings must have at least 4 characters (shorter ones would scrub ordinary words) (got "")',
+      'invalid_option',
+      'new Client(options): reconnect.initialDelayMs (5000) must not exceed reconnect.maxDelayMs (100)',
     ],
     [
       { redact: [/(?:)/g] },
-      'Invalid Client option: redact[0] a RegExp must not match the empty string (got /(?:)/g)',
+      'invalid_option',
+      'new Client(options): redact[0] must be a string of 4 characters or more (shorter ones would scrub ordinary words) or a RegExp that does not match the empty string, got a RegExp',
     ],
     [
       { apiKey: 'a\nb' },
-      'Invalid Client option: apiKey must be printable ASCII without spaces (it travels in an HTTP header) (got [redacted])',
+      'invalid_option',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header), got [redacted]',
     ],
-  ])('explains why %j is refused', (extra, message) => {
-    const options = extra === null ? null : { url: FAKE_URL, apiKey: 'k', tools: [], ...extra };
-    expect(() => new Client(options as never)).toThrowError(message);
+    [
+      { tools: {} },
+      'invalid_option',
+      'new Client(options): tools must be an array of tools made with tool(), got an object',
+    ],
+    [
+      { tools: [echo, { name: 'fake', definition: { name: 'fake' } }] },
+      'not_a_tool',
+      'new Client(options): tools[1] must be a tool made with tool(), got an object named "fake"',
+    ],
+    [
+      { maxConcurency: 4 },
+      'unknown_option',
+      'new Client(options): unknown option "maxConcurency" (did you mean "maxConcurrency"?)',
+    ],
+    [
+      { timeout: 5_000 },
+      'unknown_option',
+      'new Client(options): unknown option "timeout" (did you mean "connectTimeoutMs"?)',
+    ],
+    [
+      { reconnect: { maxDelay: 5_000 } },
+      'unknown_option',
+      'new Client(options): unknown option "reconnect.maxDelay" (did you mean "reconnect.maxDelayMs"?)',
+    ],
+    [
+      { tls: true },
+      'unknown_option',
+      'new Client(options): unknown option "tls"; known options: url, apiKey, tools, context, maxConcurrency, maxQueue, heartbeatIntervalMs, reconnect, connectTimeoutMs, highWaterMarkBytes, WebSocket, logger, redact, onApproval, onQuestion',
+    ],
+    [{ tools: [echo, echo] }, 'duplicate_tool', 'new Client(options): two tools are named "echo"'],
+    [
+      { url: 'http://x' },
+      'invalid_option',
+      'new Client(options): url must be a ws:// or wss:// URL, got "http://x"',
+    ],
+  ])('explains why %j is refused', (extra, code, message) => {
+    expect(make(extra)).toThrowError(new OptionsError(code, message));
   });
 
-  it('refuses an unknown option', () => {
-    expect(
-      () => new Client({ url: FAKE_URL, apiKey: 'k', tools: [echo], maxConcurency: 4 } as never),
-    ).toThrowError('Invalid Client option: unknown option(s) ["maxConcurency"]');
+  it('says where a missing url and key may come from', () => {
+    vi.stubEnv('TOOLWIRE_URL', undefined);
+    vi.stubEnv('TOOLWIRE_API_KEY', undefined);
+    try {
+      expect(() => new Client({ apiKey: 'k', tools: [] })).toThrowError(
+        new OptionsError(
+          'invalid_option',
+          'new Client(options): url must be a ws:// or wss:// URL (or set TOOLWIRE_URL), got undefined',
+        ),
+      );
+      expect(() => new Client({ url: FAKE_URL, tools: [] })).toThrowError(
+        new OptionsError(
+          'invalid_option',
+          'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header) (or set TOOLWIRE_API_KEY), got [redacted]',
+        ),
+      );
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});
+
+describe('run() and close() options', () => {
+  const idle = () => new Client({ url: FAKE_URL, apiKey: 'k', tools: [echo] });
+  const agent = new Agent({ name: 'A', instructions: '' });
+
+  it.each([
+    [{ maxturns: 1 }, 'unknown_option', 'client.run(): unknown option "maxturns" (did you mean "maxTurns"?)'],
+    [
+      { max_turns: 1 },
+      'unknown_option',
+      'client.run(): unknown option "max_turns" (did you mean "maxTurns"?)',
+    ],
+    [
+      { abortSignal: 1 },
+      'unknown_option',
+      'client.run(): unknown option "abortSignal" (did you mean "signal"?)',
+    ],
+    [
+      { stream: true },
+      'unknown_option',
+      'client.run(): unknown option "stream"; known options: context, signal, maxTurns, onEvent',
+    ],
+    [{ maxTurns: 0 }, 'invalid_option', 'client.run(): maxTurns must be a positive integer, got 0'],
+    [{ signal: 'stop' }, 'invalid_option', 'client.run(): signal must be an AbortSignal, got "stop"'],
+    [null, 'invalid_options', 'client.run(): options must be an object, got null'],
+  ])('run() refuses %j before anything is sent', async (options, code, message) => {
+    const error = await idle()
+      .run(agent, 'hi', options as never)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OptionsError);
+    expect(error).toMatchObject({ code, message });
   });
 
-  it('refuses two tools with one name', () => {
-    expect(() => new Client({ url: FAKE_URL, apiKey: 'k', tools: [echo, echo] })).toThrowError(
-      'Client option "tools": two tools are named "echo"',
-    );
+  it('run() still accepts good options (and then says it is not connected)', async () => {
+    await expect(
+      idle().run(agent, 'hi', { maxTurns: 3, signal: new AbortController().signal, context: {} }),
+    ).rejects.toMatchObject({ name: 'ConnectionError', code: 'not_connected' });
   });
 
-  it('refuses a url that is not ws:// or wss://', () => {
-    expect(() => new Client({ url: 'http://x', apiKey: 'k', tools: [] })).toThrowError(
-      'Invalid Client option: url must start with ws:// or wss:// (got "http://x")',
-    );
+  it.each([
+    [
+      { timeout: 10 },
+      'unknown_option',
+      'client.close(): unknown option "timeout" (did you mean "timeoutMs"?)',
+    ],
+    [
+      { timeoutMs: 3_000_000_000 },
+      'invalid_option',
+      'client.close(): timeoutMs must be a non-negative integer of milliseconds up to 2147483647 (the longest timer), got 3000000000',
+    ],
+    [{ drain: 'yes' }, 'invalid_option', 'client.close(): drain must be a boolean, got "yes"'],
+  ])('close() refuses %j and closes nothing', async (options, code, message) => {
+    const client = idle();
+    const error = await client.close(options as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OptionsError);
+    expect(error).toMatchObject({ code, message });
+    expect(client.state).toBe('idle');
+    await client.close({ drain: false, timeoutMs: 0 });
+    expect(client.state).toBe('closed');
   });
 });

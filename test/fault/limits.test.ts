@@ -52,13 +52,13 @@ describe('durations beyond the timer range', () => {
     const make = (options: Record<string, unknown>) => () =>
       new Client({ url: 'ws://127.0.0.1:1', apiKey: 'k', tools: [], ...options });
     expect(make({ connectTimeoutMs: BEYOND })).toThrowError(
-      'Invalid Client option: connectTimeoutMs must be at most 2147483647 ms, the longest timer (got 3000000000)',
+      'new Client(options): connectTimeoutMs must be a positive integer of milliseconds up to 2147483647 (the longest timer), got 3000000000',
     );
     expect(make({ heartbeatIntervalMs: BEYOND })).toThrowError(
-      'Invalid Client option: heartbeatIntervalMs must be at most 2147483647 ms, the longest timer (got 3000000000)',
+      'new Client(options): heartbeatIntervalMs must be a positive integer of milliseconds up to 2147483647 (the longest timer), got 3000000000',
     );
     expect(make({ reconnect: { maxDelayMs: BEYOND } })).toThrowError(
-      'Invalid Client option: reconnect.maxDelayMs must be at most 2147483647 ms, the longest timer (got 3000000000)',
+      'new Client(options): reconnect.maxDelayMs must be a non-negative integer of milliseconds up to 2147483647 (the longest timer), got 3000000000',
     );
   });
 

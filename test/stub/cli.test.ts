@@ -54,6 +54,36 @@ describe('toolwire-stub arguments', () => {
     );
     expect(parseCliArgs(['-h'])).toEqual({ kind: 'help' });
   });
+
+  it('builds an OpenAI-compatible model from its flags, and refuses its flags without --openai-base-url', () => {
+    const command = parseCliArgs(
+      [
+        '--openai-base-url',
+        'http://localhost:11434/v1',
+        '--openai-model',
+        'llama3.1',
+        '--openai-timeout-ms',
+        '120000',
+        '--openai-max-retries',
+        '0',
+        '--openai-no-stream',
+      ],
+      {},
+    );
+    expect(command.kind === 'start' && command.options.model?.info).toEqual({
+      kind: 'openai-compatible',
+      name: 'llama3.1 at http://localhost:11434/v1',
+    });
+    expect(() => parseCliArgs(['--openai-model', 'llama3.1'])).toThrow(
+      '--openai-model needs --openai-base-url',
+    );
+    expect(() => parseCliArgs(['--openai-base-url', 'localhost:11434'])).toThrow(
+      '--openai-base-url must be an http(s) URL, got "localhost:11434"',
+    );
+    expect(() => parseCliArgs(['--openai-base-url', 'http://x', '--openai-max-retries', '99'])).toThrow(
+      '--openai-max-retries must be an integer from 0 to 10, got 99',
+    );
+  });
 });
 
 describe('toolwire-stub', () => {
@@ -83,6 +113,9 @@ describe('toolwire-stub', () => {
     expect(await exit).toBe(0);
     expect((await client.closed).code).toBe(4050);
     expect(stderr).toContain('no apiKeys configured: accepting any API key (or none)');
+    expect(stderr).toContain(
+      'toolwire-stub: model: scripted, with no script: every run fails until you give it one (--script turns.json) or a real model (--openai-base-url URL)',
+    );
     expect(stderr).toContain(`toolwire-stub: agent UI at ${url.replace('ws://', 'http://')}/`);
   });
 });

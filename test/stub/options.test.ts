@@ -47,7 +47,7 @@ describe('stub options', () => {
     [{ timeoutMs: 5 }, 'startStubServer: unknown option "timeoutMs"'],
   ])('refuses %j', async (options, message) => {
     await expect(startStubServer(options as never)).rejects.toMatchObject({
-      name: 'ToolDefinitionError',
+      name: 'OptionsError',
       code: 'invalid_option',
       message,
     });

@@ -48,9 +48,10 @@ describe('runs over HTTP', () => {
           role: 'assistant',
           content: 'let me look',
           toolCalls: [{ id: 'm1', name: 'lookup', arguments: { id: 7 } }],
+          model: 'scripted',
         },
         { role: 'tool', content: 'order 7', toolCallId: 'm1' },
-        { role: 'assistant', content: 'found order 7' },
+        { role: 'assistant', content: 'found order 7', model: 'scripted' },
       ],
       toolCalls: [
         {
@@ -438,15 +439,52 @@ describe('runs over the socket', () => {
     expect(cancels.sort()).toEqual([outerCall.callId, innerCall.callId].sort());
   });
 
-  it('answers a script that runs out with a final text saying so', async () => {
-    const server = await stub({ model: scriptedModel({ known: [] }) });
-    const first = server.runs.start(agent('known', []), 'x');
-    const second = server.runs.start(agent('other', []), 'x');
-    expect((await server.runs.waitFor(first)).finalOutput).toBe(
-      'scriptedModel: the script for agent "known" has no turn 1 (it has 0)',
-    );
-    expect((await server.runs.waitFor(second)).finalOutput).toBe(
-      'scriptedModel: the script has no turns for agent "other" (it has: known)',
-    );
+  it('fails a run the script has no turn for, saying so, instead of making up an answer', async () => {
+    const server = await stub({ model: scriptedModel({ known: [{ text: 'one' }], empty: [] }) });
+    const ran = server.runs.start(agent('known', []), 'x');
+    const other = server.runs.start(agent('other', []), 'x');
+    const empty = server.runs.start(agent('empty', []), 'x');
+    expect(await server.runs.waitFor(ran)).toMatchObject({ status: 'completed', finalOutput: 'one' });
+    const noScript =
+      'The stub plays a scripted model, not a language model: give it turns (startStubServer({ model: scriptedModel([...]) }), toolwire-stub --script turns.json) or a real model (openAIChatModel, --openai-base-url)';
+    for (const [runId, name] of [
+      [other, 'other'],
+      [empty, 'empty'],
+    ] as const) {
+      const transcript = await server.runs.waitFor(runId);
+      expect(transcript).toMatchObject({
+        status: 'failed',
+        turns: 0,
+        error: `scriptedModel: no script for agent "${name}" (it has turns for: known), so the run cannot go on. ${noScript}`,
+      });
+      expect(transcript).not.toHaveProperty('finalOutput');
+    }
+  });
+
+  it('fails a run of a stub started without a model, and tells the client it was scripted', async () => {
+    const server = await stub();
+    const client = track(await TestClient.connect(server.url));
+    client.send({ type: 'run_start', requestId: 'q1', agent: agent('Support', []), input: 'hello?' });
+    const result = await client.next('run_result');
+    expect(result).toEqual({
+      type: 'run_result',
+      runId: expect.any(String),
+      status: 'failed',
+      error:
+        'scriptedModel: no script for agent "Support", so the run cannot go on. The stub plays a scripted model, not a language model: give it turns (startStubServer({ model: scriptedModel([...]) }), toolwire-stub --script turns.json) or a real model (openAIChatModel, --openai-base-url)',
+      toolCalls: [],
+      turns: 0,
+      model: 'scripted',
+    });
+  });
+
+  it('fails a run that asks for more turns than the script has', async () => {
+    const server = await stub({ model: scriptedModel([{ toolCalls: [{ name: 'nope' }] }]) });
+    const runId = server.runs.start(agent('a', ['nope']), 'x');
+    expect(await server.runs.waitFor(runId)).toMatchObject({
+      status: 'failed',
+      turns: 1,
+      error: 'scriptedModel: the script for agent "a" has no turn 2 (it has 1), so the run cannot go on',
+    });
   });
 });

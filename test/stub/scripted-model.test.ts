@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ModelRequest, scriptedModel } from '../../server-stub/index';
+import { ModelError, type ModelRequest, scriptedModel } from '../../server-stub/index';
 import { ToolDefinitionError } from '../../src/errors';
 import { agent } from './helpers';
 
@@ -62,6 +62,39 @@ describe('scriptedModel', () => {
     );
     expect(() => scriptedModel({ a: 'nope' as never })).toThrow(
       'scriptedModel: the turns of agent "a" must be an array',
+    );
+  });
+
+  it('says it is scripted, and how much script it has', () => {
+    expect(scriptedModel([]).info).toEqual({
+      kind: 'scripted',
+      name: 'scripted, with no script (every run fails)',
+    });
+    expect(scriptedModel([{ text: 'a' }, { text: 'b' }]).info).toEqual({
+      kind: 'scripted',
+      name: 'scripted (2 turns)',
+    });
+    expect(scriptedModel({ a: [{ text: 'a' }], b: [] }).info).toEqual({
+      kind: 'scripted',
+      name: 'scripted (turns for a, b)',
+    });
+  });
+
+  it('rejects with a ModelError instead of answering when it has no turn for the run', async () => {
+    await expect(scriptedModel([]).nextTurn(request(0))).rejects.toMatchObject({
+      name: 'ModelError',
+      code: 'no_script',
+      message: expect.stringMatching(/^scriptedModel: no script for agent "a", so the run cannot go on\. /),
+    });
+    await expect(scriptedModel({ b: [{ text: 'b' }] }).nextTurn(request(0))).rejects.toMatchObject({
+      code: 'no_script',
+      message: expect.stringMatching(/^scriptedModel: no script for agent "a" \(it has turns for: b\), so /),
+    });
+    await expect(scriptedModel([{ text: 'one' }]).nextTurn(request(1))).rejects.toThrow(
+      new ModelError(
+        'script_exhausted',
+        'scriptedModel: the script for agent "a" has no turn 2 (it has 1), so the run cannot go on',
+      ),
     );
   });
 

@@ -28,6 +28,8 @@ export interface TestClientOptions {
   sessionId?: string;
   localApprovals?: boolean;
   maxConcurrency?: number;
+  /** `hello.runEventKinds`; absent, the client is one that knows only the first six kinds. */
+  runEventKinds?: string[];
   protocol?: number;
   /** Offered subprotocols. @default ['toolwire.v1'] */
   subprotocols?: string[];
@@ -137,6 +139,7 @@ export class TestClient {
         if (options.localApprovals !== undefined) hello.localApprovals = options.localApprovals;
         if (options.maxConcurrency !== undefined) hello.maxConcurrency = options.maxConcurrency;
         if (options.features !== undefined) hello.features = options.features;
+        if (options.runEventKinds !== undefined) hello.runEventKinds = options.runEventKinds;
         this.send(hello);
       });
     }

@@ -71,6 +71,7 @@ describe('tool calls', () => {
         },
       ],
       turns: 2,
+      model: 'scripted',
     });
     const transcript = server.runs.get(runId);
     expect(transcript?.messages).toEqual([
@@ -83,11 +84,12 @@ describe('tool calls', () => {
           { id: 'm1', name: 'add', arguments: { a: 1, b: 2 } },
           { id: 'm2', name: 'mul', arguments: '{"a":3,"b":4}' },
         ],
+        model: 'scripted',
       },
       // The widget stays in the transcript; the model reads the output only.
       { role: 'tool', content: '3', toolCallId: 'm1' },
       { role: 'tool', content: '12', toolCallId: 'm2' },
-      { role: 'assistant', content: '3 | 12' },
+      { role: 'assistant', content: '3 | 12', model: 'scripted' },
     ]);
     expect(transcript?.toolCalls.map((call) => [call.toolName, call.widget, call.clientDurationMs])).toEqual([
       ['add', { type: 'card', title: 'sum' }, undefined],

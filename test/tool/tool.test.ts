@@ -112,7 +112,7 @@ describe('tool()', () => {
       expectDefinitionError(
         () => tool({ name: 'slow', description: 'd', timeoutMs: timeoutMs as number, execute }),
         'invalid_timeout',
-        `tool "slow": timeoutMs must be a positive integer of milliseconds, got ${shown}`,
+        `tool "slow": timeoutMs must be a positive integer of milliseconds up to 2147483647 (the longest timer), got ${shown}`,
       );
     });
 
@@ -145,7 +145,12 @@ describe('tool()', () => {
       expectDefinitionError(
         () => tool({ name: 'typo', description: 'd', execute, retries: 3 } as never),
         'unknown_option',
-        'tool "typo": unknown option "retries"',
+        'tool "typo": unknown option "retries"; known options: name, description, parameters, execute, errorFunction, needsApproval, timeoutMs, outputSchema, toModelOutput',
+      );
+      expectDefinitionError(
+        () => tool({ name: 'typo', description: 'd', execute, timeoutMS: 5, need_approval: true } as never),
+        'unknown_option',
+        'tool "typo": unknown options "timeoutMS" (did you mean "timeoutMs"?) and "need_approval" (did you mean "needsApproval"?)',
       );
     });
 
@@ -162,6 +167,11 @@ describe('tool()', () => {
         () => tool(null as never),
         'invalid_options',
         'tool(): options must be an object, got null',
+      );
+      expectDefinitionError(
+        () => tool([] as never),
+        'invalid_options',
+        'tool(): options must be an object, got an array of 0 items',
       );
     });
   });

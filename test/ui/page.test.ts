@@ -88,7 +88,11 @@ describe('the agent UI with the demo (npm start -- --ui)', { timeout: BROWSER_TI
     expect(new URL(page.url()).hash).toBe('');
     await page.locator('.connection[data-state="online"]').waitFor();
     expect(await page.locator('.connection').textContent()).toBe('connected · 1 client');
-    expect(await page.locator('.notices .notice').count()).toBe(0);
+    // The demo's model is a script, and the page says so: in the top bar and above the composer.
+    expect(await page.locator('.model-badge').textContent()).toBe('scripted model');
+    expect(await page.locator('.notices .notice').allTextContents()).toEqual([
+      'This stub plays a scripted model: its answers come from a script, not a language model, and it plays the same turns whatever you type.',
+    ]);
     expect(await page.getByRole('combobox', { name: 'Agent' }).inputValue()).toBe('Support');
 
     await page.getByRole('textbox', { name: 'Message' }).fill(DEMO_INPUT);
@@ -136,6 +140,9 @@ describe('the agent UI with the demo (npm start -- --ui)', { timeout: BROWSER_TI
 
     const answer = page.locator('.msg.final .bubble');
     await answer.waitFor();
+    expect(await page.locator('.msg.final .who').textContent()).toBe(
+      'Answer · scripted, not a language model',
+    );
     expect(await answer.textContent()).toContain('I refunded $427.00 (refund re_ord_7001).');
     expect(await answer.textContent()).toContain('her most bought product is 27" monitor.');
     await page.locator('.run[data-status="completed"]').waitFor();
@@ -430,7 +437,11 @@ describe('connection, clients and keys', { timeout: BROWSER_TIMEOUT_MS }, () => 
     );
     const full = await TestClient.connect(stub.url, { tools: [toolDef('lookup'), toolDef('notes')] });
     open.push({ close: () => full.drop() });
-    await page.locator('.notices .notice').waitFor({ state: 'detached' });
+    await page.locator('.notice.missing-tools').waitFor({ state: 'detached' });
+    // Started without a model, the stub has an empty script: the page says every run would fail.
+    expect(await page.locator('.notices .notice').allTextContents()).toEqual([
+      'This stub plays a scripted model with no script: every run fails. Give it a script (toolwire-stub --script turns.json) or a real model (--openai-base-url).',
+    ]);
     expect(await page.locator('.connection').textContent()).toBe('connected · 2 clients');
     await page.close();
   });

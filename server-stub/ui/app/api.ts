@@ -21,6 +21,12 @@ export interface AgentInfo {
   missingTools: string[];
 }
 
+/** `GET /v1/agents` `model`: what plays the runs (`scripted` is a script, not a language model). */
+export interface ModelInfo {
+  kind: string;
+  name: string;
+}
+
 /** The parts of a transcript the page reads (`GET /v1/runs/:runId`). */
 export type Transcript = Pick<
   RunTranscript,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type AgentInfo, Api, ApiError, type RunSummary, takeKeyFromFragment } from './api';
+import { type AgentInfo, Api, ApiError, type ModelInfo, type RunSummary, takeKeyFromFragment } from './api';
 import { append, clear, el, formatTime } from './dom';
 import { RunView } from './run-view';
 import { pill } from './status-pill';
@@ -20,12 +20,15 @@ let connection: Connection = 'connecting';
 let runs: RunSummary[] = [];
 let agents: AgentInfo[] = [];
 let clients = 0;
+let model: ModelInfo | undefined;
 let view: RunView | undefined;
 let pollTimer: number | undefined;
 
 // ---- the shell -------------------------------------------------------------------------------------------
 
 const status = el('span', { class: 'connection', dataset: { state: 'connecting' }, text: 'connecting…' });
+const modelBadge = el('span', { class: 'model-badge' });
+modelBadge.hidden = true;
 const notices = el('div', { class: 'notices' });
 const runList = el('ul', { class: 'runs', attrs: { 'aria-label': 'Runs' } });
 const scroller = el('div', { class: 'scroller' });
@@ -61,6 +64,7 @@ document.body.append(
       { class: 'top' },
       el('span', { class: 'brand', text: 'toolwire' }),
       el('span', { class: 'subtitle', text: 'agent UI' }),
+      modelBadge,
       status,
     ),
     el(
@@ -147,17 +151,19 @@ async function refresh(): Promise<void> {
   try {
     const [listed, known] = await Promise.all([
       api.json<{ runs: RunSummary[] }>('GET', '/v1/runs'),
-      api.json<{ agents: AgentInfo[]; clients: number }>('GET', '/v1/agents'),
+      api.json<{ agents: AgentInfo[]; clients: number; model?: ModelInfo }>('GET', '/v1/agents'),
     ]);
     runs = listed.runs;
     agents = known.agents;
     clients = known.clients;
+    model = known.model;
     setConnection('online');
   } catch (error) {
     setConnection(error instanceof ApiError && error.status === 401 ? 'unauthorized' : 'offline');
   }
   renderAgents();
   renderRuns();
+  renderModel();
   renderNotices();
   if (connection !== 'unauthorized') pollTimer = window.setTimeout(() => void refresh(), POLL_MS);
 }
@@ -188,6 +194,16 @@ function renderAgents(): void {
     clear(scroller);
     scroller.append(emptyState());
   }
+}
+
+/** Who plays the runs, in the top bar: a scripted model is marked as such. */
+function renderModel(): void {
+  modelBadge.hidden = model === undefined;
+  if (model === undefined) return;
+  const scripted = model.kind === 'scripted';
+  modelBadge.dataset.kind = model.kind;
+  modelBadge.textContent = scripted ? 'scripted model' : `model: ${model.name}`;
+  modelBadge.title = model.name;
 }
 
 function renderNotices(): void {
@@ -223,6 +239,17 @@ function renderNotices(): void {
       ),
     );
     return;
+  }
+  if (model?.kind === 'scripted') {
+    notices.append(
+      notice(
+        'warn',
+        model.name.includes('no script')
+          ? 'This stub plays a scripted model with no script: every run fails. Give it a script (toolwire-stub --script turns.json) or a real model (--openai-base-url).'
+          : 'This stub plays a scripted model: its answers come from a script, not a language model, and it plays the same turns whatever you type.',
+        'scripted-model',
+      ),
+    );
   }
   const agent = agents.find((candidate) => candidate.name === agentSelect.value);
   if (clients === 0) {

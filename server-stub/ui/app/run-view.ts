@@ -37,6 +37,8 @@ export class RunView {
   readonly #calls = new Map<string, CallCard>();
   readonly #charts = new Set<{ destroy(): void }>();
   #status: RunStatus | undefined;
+  /** The bubble the model's text streams into, until the turn's message replaces it. */
+  #streaming: { root: HTMLElement; bubble: HTMLElement } | undefined;
 
   constructor(runId: string, deps: RunViewDeps) {
     this.runId = runId;
@@ -95,6 +97,7 @@ export class RunView {
   #reset(transcript: Transcript): void {
     this.#destroyCharts();
     this.#calls.clear();
+    this.#streaming = undefined;
     clear(this.#thread);
     clear(this.#head);
     const cancel = el('button', {
@@ -135,18 +138,46 @@ export class RunView {
 
   #applyEvent(kind: string, data: EventData): void {
     switch (kind) {
-      case 'message': {
-        const content = typeof data.content === 'string' ? data.content : '';
-        if (data.role !== 'assistant' || content === '') return;
-        const final = !Array.isArray(data.toolCalls) || data.toolCalls.length === 0;
-        this.#add(
-          el(
+      case 'text_delta': {
+        if (typeof data.delta !== 'string') return;
+        if (this.#streaming === undefined) {
+          const bubble = el('div', { class: 'bubble' });
+          const root = el(
             'div',
-            { class: final ? 'msg assistant final' : 'msg assistant' },
-            el('div', { class: 'who', text: final ? 'Answer' : 'Model' }),
-            el('div', { class: 'bubble', text: content }),
-          ),
+            { class: 'msg assistant streaming' },
+            el('div', { class: 'who', text: 'Model · writing…' }),
+            bubble,
+          );
+          this.#streaming = { root, bubble };
+          this.#add(root);
+        }
+        this.#streaming.bubble.textContent += data.delta;
+        return;
+      }
+      case 'message': {
+        const streamed = this.#streaming;
+        this.#streaming = undefined;
+        const content = typeof data.content === 'string' ? data.content : '';
+        if (data.role !== 'assistant' || content === '') {
+          streamed?.root.remove();
+          return;
+        }
+        const final = !Array.isArray(data.toolCalls) || data.toolCalls.length === 0;
+        const scripted = data.model === 'scripted';
+        const message = el(
+          'div',
+          {
+            class: `msg assistant${final ? ' final' : ''}${scripted ? ' scripted' : ''}`,
+            ...(typeof data.model === 'string' ? { dataset: { model: data.model } } : {}),
+          },
+          el('div', {
+            class: 'who',
+            text: `${final ? 'Answer' : 'Model'}${scripted ? ' · scripted, not a language model' : ''}`,
+          }),
+          el('div', { class: 'bubble', text: content }),
         );
+        if (streamed) streamed.root.replaceWith(message);
+        else this.#add(message);
         return;
       }
       case 'tool_call':

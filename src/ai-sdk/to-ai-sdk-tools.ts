@@ -1,0 +1,139 @@
+/**
+ * `toAiSdkTools()`: toolwire tools as AI SDK tools.
+ *
+ * @module
+ */
+import { type Tool as AiTool, jsonSchema, type ToolExecutionOptions } from 'ai';
+import {
+  type ApprovalDecision,
+  type ApprovalRequest,
+  invokeTool,
+  type Tool,
+  ToolDefinitionError,
+  ToolRegistry,
+} from 'toolwire';
+import { ToolResultError } from './tool-result-error';
+
+/** An AI SDK tool made by {@link toAiSdkTools}: its input a JSON object, its output the text the model reads. */
+export type AiSdkTool = AiTool<Record<string, unknown>, string>;
+
+/** Options of {@link toAiSdkTools}. Every field is optional. */
+export interface ToAiSdkToolsOptions<C = unknown> {
+  /**
+   * `ctx.context` when the AI SDK call gives no `experimental_context` (when it does, that is the context).
+   * @default undefined
+   */
+  context?: C;
+  /**
+   * Decides, in this process, every call of a tool that needs approval (`needsApproval`: `true` or a
+   * predicate), as `invokeTool`'s `approve` does. Without it, a tool with `needsApproval: true` is given to the
+   * AI SDK with `needsApproval: true`, so the AI SDK's own approval flow asks (its `tool-approval-request`);
+   * `execute` runs only once approved there. A `needsApproval` predicate cannot be told to the AI SDK (a tool
+   * does not expose it): without `approve`, a call it holds is `rejected`. @default none
+   */
+  approve?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tools of any input and output type, sharing the context type.
+type AnyTool<C> = Tool<any, any, C>;
+
+const OPTION_KEYS = new Set(['context', 'approve']);
+
+function checkOptions(options: object): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new ToolDefinitionError('invalid_options', 'toAiSdkTools(): options must be an object');
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) {
+      throw new ToolDefinitionError(
+        'unknown_option',
+        `toAiSdkTools(): unknown option ${JSON.stringify(key)}`,
+      );
+    }
+  }
+  const { approve } = options as { approve?: unknown };
+  if (approve !== undefined && typeof approve !== 'function') {
+    throw new ToolDefinitionError('invalid_option', 'toAiSdkTools(): approve must be a function');
+  }
+}
+
+function checkTools<C>(tools: ReadonlyArray<AnyTool<C>>): void {
+  if (!Array.isArray(tools)) {
+    throw new ToolDefinitionError('invalid_tools', 'toAiSdkTools(): tools must be an array of tools');
+  }
+  try {
+    new ToolRegistry(tools);
+  } catch (error) {
+    if (!(error instanceof ToolDefinitionError)) throw error;
+    const message = error.message.replace(/^ToolRegistry: /, 'toAiSdkTools(): ');
+    throw new ToolDefinitionError(error.code, message, { cause: error });
+  }
+}
+
+function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): AiSdkTool {
+  const { approve } = options;
+  // The AI SDK's approval flow decides only an unconditional `needsApproval`, and only without `approve`.
+  const approvedByAiSdk = approve === undefined && source.definition.needsApproval;
+  const parameters = structuredClone(source.definition.parameters) as Parameters<typeof jsonSchema>[0];
+  return {
+    description: source.description,
+    // No `validate`: the AI SDK only parses the JSON; invokeTool validates, so the model reads toolwire's text.
+    inputSchema: jsonSchema<Record<string, unknown>>(parameters),
+    ...(approvedByAiSdk ? { needsApproval: true } : {}),
+    execute: async (input: Record<string, unknown>, call: ToolExecutionOptions): Promise<string> => {
+      const context = call.experimental_context === undefined ? options.context : call.experimental_context;
+      const result = await invokeTool(source, input, {
+        callId: call.toolCallId,
+        ...(call.abortSignal === undefined ? {} : { signal: call.abortSignal }),
+        ...(context === undefined ? {} : { context: context as C }),
+        ...(approve === undefined ? {} : { approve }),
+        ...(approvedByAiSdk ? { approved: true } : {}),
+      });
+      if (result.status !== 'ok') throw new ToolResultError(result);
+      return result.output;
+    },
+  };
+}
+
+/**
+ * The same toolwire tools as AI SDK tools, keyed by name, for `generateText({ tools })` and its kin. Each call
+ * runs as `invokeTool` does, with the AI SDK's `toolCallId` as `ctx.callId`, its `abortSignal` as the call's
+ * signal (`ctx.signal` aborts with it) and its `experimental_context` as `ctx.context`; `ctx.runId` is a fresh
+ * id per call (the AI SDK has no run id).
+ *
+ * - The input schema is the tool's announced JSON Schema, through the AI SDK's `jsonSchema()`, without an AI
+ *   SDK-side validator: the AI SDK parses the model's JSON (`''` is `{}`; text that is not JSON it refuses
+ *   itself, with its own `InvalidToolInputError` text), and toolwire validates.
+ * - An `ok` call's output is the text the model reads (a `text` tool output); any other status throws a
+ *   {@link ToolResultError} whose message is that text, which the AI SDK gives the model as a `tool-error`.
+ * - Widgets never reach the model (as with the hosted service); `ToolCallResult.value` is not returned.
+ *
+ * @throws ToolDefinitionError `invalid_tools` when `tools` is not an array, `invalid_options` /
+ *   `unknown_option` / `invalid_option` for bad options, `not_a_tool` for a value not made
+ *   by `tool()`, `duplicate_tool` when two tools share a name.
+ * @example
+ * ```ts
+ * import { generateText, stepCountIs } from 'ai';
+ * import { tool } from 'toolwire';
+ * import { toAiSdkTools } from 'toolwire/ai-sdk';
+ *
+ * declare const model: import('ai').LanguageModel;
+ * const ping = tool({ name: 'ping', description: 'Answers pong.', execute: () => 'pong' });
+ * const { text } = await generateText({
+ *   model,
+ *   tools: toAiSdkTools([ping]),
+ *   stopWhen: stepCountIs(3),
+ *   prompt: 'Ping, please.',
+ * });
+ * ```
+ */
+export function toAiSdkTools<C = unknown>(
+  tools: ReadonlyArray<AnyTool<C>>,
+  options: ToAiSdkToolsOptions<C> = {},
+): Record<string, AiSdkTool> {
+  checkTools(tools);
+  checkOptions(options);
+  const out: Record<string, AiSdkTool> = {};
+  for (const source of tools) out[source.name] = toAiSdkTool(source, options);
+  return out;
+}

@@ -1,0 +1,226 @@
+/**
+ * `importMcpTools()`: the tools of a connected MCP client as toolwire tools, so that the hosted agent reaches an
+ * MCP server through the client's one outbound socket, without the MCP server being exposed.
+ *
+ * @module
+ */
+import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Tool as SdkTool } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, type Tool, type ToolContext, ToolDefinitionError, tool } from 'toolwire';
+import { EMPTY_MCP_ERROR, mcpResultText } from './mcp-result';
+
+/** An MCP tool as `tools/list` describes it: the MCP SDK's `Tool` (name, description, inputSchema, annotations, …). */
+export type McpTool = SdkTool;
+
+/** What {@link importMcpTools} needs of an MCP client: a connected `Client` of `@modelcontextprotocol/sdk`. */
+export type McpToolSource = Pick<McpClient, 'listTools' | 'callTool'>;
+
+/** A tool imported from an MCP server: its input is the JSON object the MCP input schema accepts. */
+export type McpImportedTool = Tool<Record<string, unknown>, string>;
+
+/** Options of {@link importMcpTools}. Every field is optional. */
+export interface ImportMcpToolsOptions {
+  /**
+   * Put before every tool's name, e.g. `'github_'` makes `create_issue` `github_create_issue` (useful when
+   * two servers have tools of the same name). Letters, digits, `_` and `-` only. Not used when `rename` is
+   * given. @default ''
+   */
+  prefix?: string;
+  /**
+   * The toolwire name of an MCP tool, given its MCP name. Without it the name is `prefix` + the MCP name with
+   * every character a toolwire name cannot hold (anything but letters, digits, `_` and `-`, e.g. the `.` of
+   * `files.read`) replaced by `_`. Either way the result must be a valid toolwire name (1 to 64 of those
+   * characters) and unique. @default prefix + the MCP name, mapped as above
+   */
+  rename?: (mcpName: string) => string;
+  /** Keeps only the MCP tools for which it returns `true` (e.g. by name or `annotations.readOnlyHint`). @default every tool */
+  filter?: (mcpTool: McpTool) => boolean;
+  /**
+   * Time limit of each call, in milliseconds (a positive integer): the imported tool's `timeoutMs`. When it
+   * runs out the MCP request is cancelled and the model reads `Error running <name>: timed out after <n>ms`.
+   * Without it the MCP SDK's own request timeout applies (60,000 ms in 1.x), and the model reads its error.
+   * @default none
+   */
+  timeoutMs?: number;
+  /**
+   * Whether a human must approve each call (the tool's `needsApproval`), for all tools or per MCP tool (e.g.
+   * `(t) => t.annotations?.destructiveHint === true`; MCP annotations are hints from the server, not
+   * guarantees). @default false
+   */
+  needsApproval?: boolean | ((mcpTool: McpTool) => boolean);
+}
+
+const OPTION_KEYS = new Set(['prefix', 'rename', 'filter', 'timeoutMs', 'needsApproval']);
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+function fail(code: string, message: string, cause?: unknown): never {
+  throw new ToolDefinitionError(code, `importMcpTools(): ${message}`, cause === undefined ? {} : { cause });
+}
+
+function checkOptions(options: ImportMcpToolsOptions): void {
+  if (typeof options !== 'object' || options === null) fail('invalid_options', 'options must be an object');
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) fail('unknown_option', `unknown option ${JSON.stringify(key)}`);
+  }
+  const { prefix, timeoutMs } = options;
+  if (prefix !== undefined && (typeof prefix !== 'string' || !/^[a-zA-Z0-9_-]*$/.test(prefix))) {
+    fail('invalid_option', `prefix must be letters, digits, _ or -, got ${JSON.stringify(prefix)}`);
+  }
+  for (const key of ['rename', 'filter'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'function') {
+      fail('invalid_option', `${key} must be a function`);
+    }
+  }
+  if (
+    timeoutMs !== undefined &&
+    !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)
+  ) {
+    fail('invalid_option', `timeoutMs must be a positive integer of milliseconds, got ${String(timeoutMs)}`);
+  }
+  const { needsApproval } = options;
+  if (
+    needsApproval !== undefined &&
+    typeof needsApproval !== 'boolean' &&
+    typeof needsApproval !== 'function'
+  ) {
+    fail('invalid_option', 'needsApproval must be a boolean or a function');
+  }
+}
+
+/** Every tool of the server, following `nextCursor` until the last page. */
+async function listAll(client: McpToolSource): Promise<McpTool[]> {
+  const tools: McpTool[] = [];
+  const cursors = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? undefined : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+    if (cursor !== undefined) {
+      if (cursors.has(cursor)) {
+        throw new ProtocolError(
+          'mcp_cursor_loop',
+          `importMcpTools(): the MCP server answered tools/list with the cursor ${JSON.stringify(cursor)} twice`,
+        );
+      }
+      cursors.add(cursor);
+    }
+  } while (cursor !== undefined);
+  return tools;
+}
+
+function nameFor(mcpName: string, options: ImportMcpToolsOptions): string {
+  const name = options.rename
+    ? options.rename(mcpName)
+    : `${options.prefix ?? ''}${mcpName}`.replace(/[^a-zA-Z0-9_-]/g, '_');
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    fail(
+      'invalid_name',
+      `the MCP tool ${JSON.stringify(mcpName)} would be named ${JSON.stringify(name)}, which is not 1 to 64 ` +
+        'letters, digits, _ or -; give a rename option, or leave it out with filter',
+    );
+  }
+  return name;
+}
+
+/** The MCP description, else its title, else a sentence naming it: toolwire needs a non-empty description. */
+function descriptionOf(mcpTool: McpTool): string {
+  for (const candidate of [mcpTool.description, mcpTool.title, mcpTool.annotations?.title]) {
+    if (typeof candidate === 'string' && candidate.trim() !== '') return candidate;
+  }
+  return `The MCP tool ${JSON.stringify(mcpTool.name)}.`;
+}
+
+function importOne(client: McpToolSource, mcpTool: McpTool, name: string, options: ImportMcpToolsOptions) {
+  const { timeoutMs } = options;
+  const needsApproval =
+    typeof options.needsApproval === 'function'
+      ? options.needsApproval(mcpTool) === true
+      : options.needsApproval === true;
+  const execute = async (input: Record<string, unknown>, ctx: ToolContext): Promise<string> => {
+    const result = await client.callTool({ name: mcpTool.name, arguments: input }, undefined, {
+      signal: ctx.signal,
+      ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+    });
+    const text = mcpResultText(result);
+    if (result.isError === true) throw new Error(text === '' ? EMPTY_MCP_ERROR : text);
+    return text;
+  };
+  try {
+    return tool({
+      name,
+      description: descriptionOf(mcpTool),
+      parameters: mcpTool.inputSchema,
+      needsApproval,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      execute: execute as (input: unknown, ctx: ToolContext) => Promise<string>,
+    }) as McpImportedTool;
+  } catch (error) {
+    if (!(error instanceof ToolDefinitionError)) throw error;
+    return fail(error.code, `the MCP tool ${JSON.stringify(mcpTool.name)}: ${error.message}`, error);
+  }
+}
+
+/**
+ * Turns the tools of a connected MCP client into toolwire tools, to give to a `Client` (or an `Agent`, or
+ * `invokeTool`). Each imported tool:
+ *
+ * - is named after the MCP tool (see {@link ImportMcpToolsOptions.rename}), described by its description (else
+ *   its title, else `The MCP tool "<name>".`), and announces the MCP input schema as its parameters;
+ * - validates the arguments against that schema locally, before any MCP request: the model reads toolwire's
+ *   `Invalid arguments for <name>: …` and the MCP server is not called;
+ * - calls `tools/call` with the validated arguments; `ctx.signal` (the call cancelled by the service, or timed
+ *   out) cancels the MCP request (`notifications/cancelled`);
+ * - answers with the text of the result's content (see `mcpResultText`: text parts verbatim, a short note such
+ *   as `[image omitted: image/png, 1234 bytes]` for each part that is not text, `structuredContent` as JSON
+ *   when there is no content); an `isError` result is an `error` result, the model reading
+ *   `Error running <name>: <the result's text>`; an MCP protocol failure (e.g. the connection closed) likewise.
+ *
+ * Tools are listed once, now (every page of `tools/list`); a tool added to the server later needs another call.
+ * Resources, prompts, sampling and elicitation are not bridged; widgets cannot be returned.
+ *
+ * @param mcpClient - a connected `Client` from `@modelcontextprotocol/sdk/client/index.js`.
+ * @returns the tools, in the order the server lists them (after `filter`).
+ * @throws ToolDefinitionError (as a rejection) for bad options (`invalid_options`, `unknown_option`,
+ *   `invalid_option`), a name that cannot be made valid (`invalid_name`), two tools given the same name
+ *   (`duplicate_tool`), or an input schema toolwire cannot use (`invalid_parameters`, naming the MCP tool and
+ *   the JSON Pointer): leave such a tool out with `filter`. ProtocolError `mcp_cursor_loop` when the server
+ *   pages forever; the MCP client's own error when `tools/list` fails.
+ * @example
+ * ```ts
+ * import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+ * import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+ * import { Client } from 'toolwire';
+ * import { importMcpTools } from 'toolwire/mcp';
+ *
+ * const mcp = new McpClient({ name: 'my-worker', version: '1.0.0' });
+ * await mcp.connect(new StdioClientTransport({ command: 'node', args: ['files-server.js'] }));
+ * const tools = await importMcpTools(mcp, { prefix: 'files_', timeoutMs: 30_000 });
+ * const client = new Client({ tools });
+ * ```
+ */
+export async function importMcpTools(
+  mcpClient: McpToolSource,
+  options: ImportMcpToolsOptions = {},
+): Promise<McpImportedTool[]> {
+  checkOptions(options);
+  const listed = await listAll(mcpClient);
+  const names = new Map<string, string>();
+  const tools: McpImportedTool[] = [];
+  for (const mcpTool of listed) {
+    if (options.filter && options.filter(mcpTool) !== true) continue;
+    const name = nameFor(mcpTool.name, options);
+    const other = names.get(name);
+    if (other !== undefined) {
+      fail(
+        'duplicate_tool',
+        `the MCP tools ${JSON.stringify(other)} and ${JSON.stringify(mcpTool.name)} would both be named ` +
+          `${JSON.stringify(name)}; give a rename option, or leave one out with filter`,
+      );
+    }
+    names.set(name, mcpTool.name);
+    tools.push(importOne(mcpClient, mcpTool, name, options));
+  }
+  return tools;
+}

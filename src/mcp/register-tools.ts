@@ -1,0 +1,161 @@
+/**
+ * `registerMcpTools()`: serves toolwire tools from an `McpServer`, so the same tools run in any MCP host.
+ *
+ * @module
+ */
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type ApprovalDecision,
+  type ApprovalRequest,
+  invokeTool,
+  type Tool,
+  ToolDefinitionError,
+  ToolRegistry,
+  thrownMessage,
+} from 'toolwire';
+import { announcedSchema } from './announced-schema';
+
+/** What the MCP SDK gives a tool handler besides the arguments: `signal`, `sessionId`, `authInfo`, … */
+export type McpRequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** Options of {@link registerMcpTools}. Every field is optional. */
+export interface RegisterMcpToolsOptions<C = unknown> {
+  /**
+   * `ctx.context` of every call, or a function of the MCP request giving it (or a promise of it), e.g. from
+   * `extra.authInfo`. If the function throws, the call fails without running: the MCP client reads
+   * `Error running <name>: the MCP server could not provide its context (<message>)`. @default undefined
+   */
+  context?: C | ((extra: McpRequestExtra) => C | Promise<C>);
+  /**
+   * Decides calls of tools that need approval (`needsApproval`), as `invokeTool`'s `approve` does. MCP has no
+   * approval step of its own: without `approve` such a call is `rejected` and the MCP client reads
+   * `<name> was not run: it needs a human's approval, and no approver is available.` @default none
+   */
+  approve?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tools of any input and output type, sharing the context type.
+type AnyTool<C> = Tool<any, any, C>;
+
+const OPTION_KEYS = new Set(['context', 'approve']);
+
+function checkOptions(options: object): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new ToolDefinitionError('invalid_options', 'registerMcpTools(): options must be an object');
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) {
+      throw new ToolDefinitionError(
+        'unknown_option',
+        `registerMcpTools(): unknown option ${JSON.stringify(key)}`,
+      );
+    }
+  }
+  const { approve } = options as { approve?: unknown };
+  if (approve !== undefined && typeof approve !== 'function') {
+    throw new ToolDefinitionError('invalid_option', 'registerMcpTools(): approve must be a function');
+  }
+}
+
+function checkTools<C>(tools: ReadonlyArray<AnyTool<C>>): void {
+  if (!Array.isArray(tools)) {
+    throw new ToolDefinitionError('invalid_tools', 'registerMcpTools(): tools must be an array of tools');
+  }
+  try {
+    new ToolRegistry(tools);
+  } catch (error) {
+    if (!(error instanceof ToolDefinitionError)) throw error;
+    const message = error.message.replace(/^ToolRegistry: /, 'registerMcpTools(): ');
+    throw new ToolDefinitionError(error.code, message, { cause: error });
+  }
+}
+
+function handlerFor<C>(served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) {
+  const { approve } = options;
+  return async (args: Record<string, unknown>, extra: McpRequestExtra): Promise<CallToolResult> => {
+    let context: C | undefined;
+    try {
+      const given = options.context;
+      context =
+        typeof given === 'function'
+          ? await (given as (extra: McpRequestExtra) => C | Promise<C>)(extra)
+          : given;
+    } catch (error) {
+      const text = `Error running ${served.name}: the MCP server could not provide its context (${thrownMessage(error)})`;
+      return { content: [{ type: 'text', text }], isError: true };
+    }
+    // No callId: MCP request ids restart at 0 on every connection, and `ctx.idempotencyKey()` must not repeat.
+    const result = await invokeTool(served, args, {
+      signal: extra.signal,
+      ...(context === undefined ? {} : { context }),
+      ...(approve === undefined ? {} : { approve }),
+    });
+    const content: CallToolResult['content'] = [{ type: 'text', text: result.output }];
+    return result.status === 'ok' ? { content } : { content, isError: true };
+  };
+}
+
+/**
+ * Registers toolwire tools on an `McpServer` (from `@modelcontextprotocol/sdk/server/mcp.js`): each is listed
+ * with its name, description and announced JSON Schema (`tool.definition.parameters`, with the `$schema` of
+ * draft 2020-12), and each `tools/call` runs it as `invokeTool` does:
+ *
+ * - the MCP client reads `ToolCallResult.output`, as one text part, exactly what the hosted model would read;
+ * - any status other than `ok` (invalid arguments, a throw, a timeout, a rejection, a cancel) sets `isError`;
+ * - the MCP request's abort signal (the client's `notifications/cancelled`, or the connection closing) is the
+ *   call's `signal`: `ctx.signal` aborts;
+ * - `ctx.callId` is a fresh UUID per request (MCP request ids repeat across connections), `ctx.runId` too.
+ *
+ * Widgets are not sent (an MCP host has no place for them); `needsApproval` needs {@link
+ * RegisterMcpToolsOptions.approve}. Register before `mcpServer.connect()`, or after it: the MCP SDK tells
+ * connected clients that the list changed.
+ *
+ * @returns the MCP SDK's handles, one per tool in order (`disable()`, `enable()`, `remove()`).
+ * @throws ToolDefinitionError `invalid_tools` when `tools` is not an array, `invalid_options` /
+ *   `unknown_option` / `invalid_option` for bad options, `not_a_tool` for a value not made
+ *   by `tool()`, `duplicate_tool` for two tools of one name or a name already registered on the server (then
+ *   none of `tools` stays registered).
+ * @example
+ * ```ts
+ * import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+ * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+ * import { tool } from 'toolwire';
+ * import { registerMcpTools } from 'toolwire/mcp';
+ *
+ * const ping = tool({ name: 'ping', description: 'Answers pong.', execute: () => 'pong' });
+ * const server = new McpServer({ name: 'my-tools', version: '1.0.0' });
+ * registerMcpTools(server, [ping]);
+ * await server.connect(new StdioServerTransport());
+ * ```
+ */
+export function registerMcpTools<C = unknown>(
+  mcpServer: McpServer,
+  tools: ReadonlyArray<AnyTool<C>>,
+  options: RegisterMcpToolsOptions<C> = {},
+): RegisteredTool[] {
+  checkTools(tools);
+  checkOptions(options);
+  const registered: RegisteredTool[] = [];
+  for (const served of tools) {
+    const { name, description, parameters } = served.definition;
+    try {
+      registered.push(
+        mcpServer.registerTool(
+          name,
+          { description, inputSchema: announcedSchema(parameters) },
+          handlerFor(served, options),
+        ),
+      );
+    } catch (error) {
+      for (const handle of registered) handle.remove();
+      throw new ToolDefinitionError(
+        'duplicate_tool',
+        `registerMcpTools(): the MCP server refused the tool ${JSON.stringify(name)} (${thrownMessage(error)})`,
+        { cause: error },
+      );
+    }
+  }
+  return registered;
+}

@@ -1,0 +1,282 @@
+/** toolwire tools inside a real AI SDK `generateText` loop, driven by the AI SDK's own mock model. */
+import { generateText, type ModelMessage, stepCountIs } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { type Tool, type ToolContext, ToolDefinitionError, tool } from 'toolwire';
+import { ToolResultError, toAiSdkTools } from 'toolwire/ai-sdk';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+
+type GenerateResult = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
+type CallOptions = Parameters<MockLanguageModelV3['doGenerate']>[0];
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+
+function callsTools(...calls: Array<{ id: string; name: string; input: string }>): GenerateResult {
+  return {
+    content: calls.map(({ id, name, input }) => ({
+      type: 'tool-call',
+      toolCallId: id,
+      toolName: name,
+      input,
+    })),
+    finishReason: { unified: 'tool-calls', raw: undefined },
+    usage,
+    warnings: [],
+  };
+}
+
+/** The tool outputs the model was sent in the last prompt, as `toolCallId → output part`. */
+function toolOutputs(options: CallOptions): Record<string, unknown> {
+  const outputs: Record<string, unknown> = {};
+  for (const message of options.prompt) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content)
+      if (part.type === 'tool-result') outputs[part.toolCallId] = part.output;
+  }
+  return outputs;
+}
+
+/** A model that calls the given tools, then answers with the JSON of the tool outputs it was sent. */
+function model(...calls: Array<{ id: string; name: string; input: string }>) {
+  const responses: Array<(options: CallOptions) => GenerateResult> = [
+    () => callsTools(...calls),
+    (options) => ({
+      content: [{ type: 'text', text: JSON.stringify(toolOutputs(options)) }],
+      finishReason: { unified: 'stop', raw: undefined },
+      usage,
+      warnings: [],
+    }),
+  ];
+  let turn = 0;
+  return new MockLanguageModelV3({ doGenerate: async (options) => responses[turn++]!(options) });
+}
+
+const seen: ToolContext[] = [];
+const convert = tool({
+  name: 'convert_temperature',
+  description: 'Converts Celsius to Fahrenheit.',
+  parameters: z.object({ value: z.number() }),
+  execute: ({ value }, ctx) => {
+    seen.push(ctx);
+    return `${(value * 9) / 5 + 32}°F`;
+  },
+});
+const failing = tool({
+  name: 'charge',
+  description: 'Charges a card.',
+  execute: () => {
+    throw new Error('card declined');
+  },
+});
+
+describe('toAiSdkTools', () => {
+  it('gives each tool its description and announced JSON Schema', async () => {
+    const tools = toAiSdkTools([convert, failing]);
+    expect(Object.keys(tools)).toEqual(['convert_temperature', 'charge']);
+    const converted = tools.convert_temperature!;
+    expect(converted.description).toBe('Converts Celsius to Fahrenheit.');
+    const mock = model();
+    await generateText({ model: mock, tools, prompt: 'hi' });
+    expect(mock.doGenerateCalls[0]!.tools).toEqual([
+      {
+        type: 'function',
+        name: 'convert_temperature',
+        description: 'Converts Celsius to Fahrenheit.',
+        inputSchema: convert.definition.parameters,
+      },
+      {
+        type: 'function',
+        name: 'charge',
+        description: 'Charges a card.',
+        inputSchema: failing.definition.parameters,
+      },
+    ]);
+  });
+
+  it('runs a call in generateText and the model reads the same text as from the hosted service', async () => {
+    seen.length = 0;
+    const result = await generateText({
+      model: model({ id: 'call_1', name: 'convert_temperature', input: '{"value":21}' }),
+      tools: toAiSdkTools([convert]),
+      stopWhen: stepCountIs(3),
+      experimental_context: { tenant: 'acme' },
+      prompt: 'What is 21°C in Fahrenheit?',
+    });
+    expect(JSON.parse(result.text)).toEqual({ call_1: { type: 'text', value: '69.8°F' } });
+    expect(result.steps[0]!.toolResults.map(({ toolCallId, output }) => ({ toolCallId, output }))).toEqual([
+      { toolCallId: 'call_1', output: '69.8°F' },
+    ]);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({
+      callId: 'call_1',
+      context: { tenant: 'acme' },
+      toolName: 'convert_temperature',
+    });
+  });
+
+  it('gives the model toolwire’s texts for invalid arguments and throws, as tool errors', async () => {
+    const result = await generateText({
+      model: model(
+        { id: 'a', name: 'convert_temperature', input: '{"value":"21"}' },
+        { id: 'b', name: 'charge', input: '' },
+      ),
+      tools: toAiSdkTools([convert, failing]),
+      stopWhen: stepCountIs(3),
+      prompt: 'Go.',
+    });
+    expect(JSON.parse(result.text)).toEqual({
+      a: {
+        type: 'error-text',
+        value:
+          'Invalid arguments for convert_temperature: value: Invalid input: expected number, received string',
+      },
+      b: { type: 'error-text', value: 'Error running charge: card declined' },
+    });
+    const errors = result.steps[0]!.content.filter((part) => part.type === 'tool-error');
+    expect(errors.map((part) => part.error)).toEqual([
+      expect.any(ToolResultError),
+      expect.any(ToolResultError),
+    ]);
+    expect((errors[1]!.error as ToolResultError).result).toMatchObject({
+      status: 'error',
+      output: 'Error running charge: card declined',
+    });
+    expect(errors[1]!.error).toMatchObject({ name: 'ToolResultError', code: 'error' });
+  });
+
+  it('leaves arguments that are not JSON to the AI SDK, which refuses them with its own text', async () => {
+    seen.length = 0;
+    const result = await generateText({
+      model: model({ id: 'j', name: 'convert_temperature', input: '{value: 21' }),
+      tools: toAiSdkTools([convert]),
+      stopWhen: stepCountIs(3),
+      prompt: 'Go.',
+    });
+    const read = JSON.parse(result.text) as Record<string, { type: string; value: string }>;
+    expect(read.j?.type).toBe('error-text');
+    expect(read.j?.value).toMatch(/^Invalid input for tool convert_temperature: JSON parsing failed/);
+    expect(seen).toEqual([]);
+  });
+
+  it('uses options.context when the AI SDK gives no experimental_context', async () => {
+    seen.length = 0;
+    await generateText({
+      model: model({ id: 'c', name: 'convert_temperature', input: '{"value":0}' }),
+      tools: toAiSdkTools([convert], { context: { tenant: 'default' } }),
+      stopWhen: stepCountIs(3),
+      prompt: 'Go.',
+    });
+    expect(seen[0]?.context).toEqual({ tenant: 'default' });
+  });
+
+  it('aborts ctx.signal when the AI SDK call is aborted', async () => {
+    let signal: AbortSignal | undefined;
+    const controller = new AbortController();
+    const slow = tool({
+      name: 'slow',
+      description: 'Waits for its signal.',
+      execute: (_input, ctx) =>
+        new Promise<string>((_resolve, reject) => {
+          signal = ctx.signal;
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason));
+          controller.abort(new Error('the user left'));
+        }),
+    });
+    const running = generateText({
+      model: model({ id: 's', name: 'slow', input: '{}' }),
+      tools: toAiSdkTools([slow]),
+      stopWhen: stepCountIs(3),
+      abortSignal: controller.signal,
+      prompt: 'Go.',
+    });
+    await expect(running).rejects.toThrow('the user left');
+    expect(signal?.aborted).toBe(true);
+  });
+
+  it('leaves needsApproval: true to the AI SDK’s approval flow, and runs the call once approved there', async () => {
+    const ran: string[] = [];
+    const remove = tool({
+      name: 'delete_user',
+      description: 'Deletes a user.',
+      parameters: z.object({ id: z.string() }),
+      needsApproval: true,
+      execute: ({ id }) => {
+        ran.push(id);
+        return `deleted ${id}`;
+      },
+    });
+    const tools = toAiSdkTools([remove]);
+    expect(tools.delete_user!.needsApproval).toBe(true);
+    const mock = model({ id: 'd', name: 'delete_user', input: '{"id":"u_1"}' });
+    const prompt: ModelMessage[] = [{ role: 'user', content: 'Delete u_1.' }];
+    const first = await generateText({ model: mock, tools, stopWhen: stepCountIs(3), messages: prompt });
+    const request = first.content.find((part) => part.type === 'tool-approval-request');
+    expect(request).toBeDefined();
+    expect(ran).toEqual([]);
+    const second = await generateText({
+      model: mock,
+      tools,
+      stopWhen: stepCountIs(3),
+      messages: [
+        ...prompt,
+        ...first.response.messages,
+        {
+          role: 'tool',
+          content: [{ type: 'tool-approval-response', approvalId: request!.approvalId, approved: true }],
+        },
+      ],
+    });
+    expect(ran).toEqual(['u_1']);
+    expect(JSON.parse(second.text)).toEqual({ d: { type: 'text', value: 'deleted u_1' } });
+  });
+
+  it('decides approvals in this process with approve, predicates included', async () => {
+    const transfer = tool({
+      name: 'transfer',
+      description: 'Transfers money.',
+      parameters: z.object({ amountEur: z.number() }),
+      needsApproval: (_ctx, { amountEur }) => amountEur > 1_000,
+      execute: ({ amountEur }) => `sent €${amountEur}`,
+    });
+    const asked: unknown[] = [];
+    const tools = toAiSdkTools([transfer], {
+      approve: (request) => {
+        asked.push(request.input);
+        return { approved: false, reason: 'over the limit' };
+      },
+    });
+    expect(tools.transfer!.needsApproval).toBeUndefined();
+    const result = await generateText({
+      model: model(
+        { id: 'small', name: 'transfer', input: '{"amountEur":50}' },
+        { id: 'big', name: 'transfer', input: '{"amountEur":5000}' },
+      ),
+      tools,
+      stopWhen: stepCountIs(3),
+      prompt: 'Pay.',
+    });
+    expect(JSON.parse(result.text)).toEqual({
+      small: { type: 'text', value: 'sent €50' },
+      big: { type: 'error-text', value: 'transfer was not run: the user declined. Reason: over the limit' },
+    });
+    expect(asked).toEqual([{ amountEur: 5000 }]);
+  });
+
+  it('refuses what is not a tool and two tools of one name', () => {
+    expect(() => toAiSdkTools([{ name: 'x' } as unknown as Tool])).toThrow(
+      new ToolDefinitionError('not_a_tool', 'toAiSdkTools(): a tool must be made with tool()'),
+    );
+    expect(() => toAiSdkTools([convert, convert])).toThrow(
+      new ToolDefinitionError(
+        'duplicate_tool',
+        'toAiSdkTools(): a tool named "convert_temperature" is already registered',
+      ),
+    );
+    expect(() => toAiSdkTools([convert], { abortSignal: undefined } as never)).toThrow(
+      new ToolDefinitionError('unknown_option', 'toAiSdkTools(): unknown option "abortSignal"'),
+    );
+  });
+});

@@ -1,0 +1,143 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { resolveStubOptions } from '../../server-stub/options';
+import { Client, type ClientOptions, ConnectionError, OptionsError, tool } from '../../src/index';
+import { displayUrl } from '../../src/logger';
+
+/**
+ * Option errors never print a secret: values are scrubbed of the API key and the redact rules given, `url` is shown
+ * without its userinfo, query and fragment, and redact rules (which are secrets themselves) are never shown.
+ */
+const SECRET = 's3cret-value';
+const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'ok' });
+const base: ClientOptions = { url: 'ws://127.0.0.1:1', apiKey: 'k', tools: [echo] };
+
+function refusal(options: Record<string, unknown>): OptionsError {
+  try {
+    new Client({ ...base, ...options } as ClientOptions);
+  } catch (error) {
+    expect(error).toBeInstanceOf(OptionsError);
+    return error as OptionsError;
+  }
+  throw new Error('the options were accepted');
+}
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('option errors never print secrets', () => {
+  it.each([
+    [
+      'a value that is a redact rule',
+      { redact: [SECRET], maxQueue: SECRET },
+      'new Client(options): maxQueue must be a non-negative integer, got "[redacted]"',
+    ],
+    [
+      'a value holding a redact rule',
+      { redact: [SECRET], logger: `logger-${SECRET}-x` },
+      'new Client(options): logger must be a logger with debug, info, warn and error methods, got "logger-[redacted]-x"',
+    ],
+    [
+      'a value matching a redact RegExp',
+      { redact: [/sk-[a-z0-9]+/], heartbeatIntervalMs: 'sk-abc123' },
+      'new Client(options): heartbeatIntervalMs must be a positive integer of milliseconds up to 2147483647 (the longest timer), got "[redacted]"',
+    ],
+    [
+      'the API key, however short',
+      { apiKey: 'dev', maxConcurrency: 'dev' },
+      'new Client(options): maxConcurrency must be a positive integer, got "[redacted]"',
+    ],
+    [
+      'a redact rule that is refused itself',
+      { redact: ['abc'] },
+      'new Client(options): redact[0] must be a string of 4 characters or more (shorter ones would scrub ordinary words) or a RegExp that does not match the empty string, got a string of 3 characters',
+    ],
+    [
+      'a redact RegExp that is refused (its pattern may spell the secret)',
+      { redact: [/(?:s3cret)?/] },
+      'new Client(options): redact[0] must be a string of 4 characters or more (shorter ones would scrub ordinary words) or a RegExp that does not match the empty string, got a RegExp',
+    ],
+    [
+      'redact given as a string',
+      { redact: SECRET },
+      'new Client(options): redact must be an array of strings and RegExps, got a string of 12 characters',
+    ],
+    [
+      'a secret as an unknown key',
+      { redact: [SECRET], [SECRET]: true },
+      'new Client(options): unknown option "[redacted]"; known options: url, apiKey, tools, context, maxConcurrency, maxQueue, heartbeatIntervalMs, reconnect, connectTimeoutMs, highWaterMarkBytes, WebSocket, logger, redact, onApproval, onQuestion',
+    ],
+    [
+      'a url with a token in its query',
+      { url: `https://svc.example/ws?token=${SECRET}` },
+      'new Client(options): url must be a ws:// or wss:// URL, got "https://svc.example/ws?[redacted]"',
+    ],
+    [
+      'a url with userinfo and a fragment',
+      { url: `http://user:${SECRET}@svc.example/ws#${SECRET}` },
+      'new Client(options): url must be a ws:// or wss:// URL, got "http://[redacted]@svc.example/ws#[redacted]"',
+    ],
+    [
+      'a url that is no URL',
+      { url: `svc.example/ws?key=${SECRET}` },
+      'new Client(options): url must be a ws:// or wss:// URL, got "svc.example/ws?[redacted]"',
+    ],
+  ])('%s', (_case, options, message) => {
+    const error = refusal(options);
+    expect(error.message).toBe(message);
+    expect(error.message).not.toContain(SECRET);
+    expect(error.message).not.toContain('s3cret');
+  });
+
+  it('scrubs the API key taken from TOOLWIRE_API_KEY', () => {
+    vi.stubEnv('TOOLWIRE_API_KEY', SECRET);
+    const error = refusal({ apiKey: undefined, maxQueue: SECRET });
+    expect(error.message).toBe(
+      'new Client(options): maxQueue must be a non-negative integer, got "[redacted]"',
+    );
+  });
+
+  it('scrubs before cutting, so a long value cannot show the start of a secret', () => {
+    const error = refusal({ redact: [SECRET], url: `${'x'.repeat(75)}${SECRET}` });
+    expect(error.message).toBe(
+      `new Client(options): url must be a ws:// or wss:// URL, got "${'x'.repeat(75)}[reda…"`,
+    );
+  });
+
+  it('shows a url without userinfo, query or fragment', () => {
+    expect(displayUrl('wss://svc.example:8443/v1/ws')).toBe('wss://svc.example:8443/v1/ws');
+    expect(displayUrl('wss://u:p@svc.example/v1/ws?token=t#f')).toBe(
+      'wss://[redacted]@svc.example/v1/ws?[redacted]#[redacted]',
+    );
+    expect(displayUrl('wss://svc.example/?')).toBe('wss://svc.example/?[redacted]');
+  });
+
+  it('does not print the url query of the service in connection errors', async () => {
+    const client = new Client({ ...base, url: `ws://127.0.0.1:1/ws?token=${SECRET}`, reconnect: false });
+    const error = await client.connect().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).code).toBe('unreachable');
+    expect((error as ConnectionError).message).toMatch(
+      /^cannot reach ws:\/\/127\.0\.0\.1:1\/ws\?\[redacted\] /,
+    );
+    expect((error as ConnectionError).message).not.toContain(SECRET);
+  });
+
+  it('does not print the url query in invalid_url, nor in its cause', async () => {
+    const client = new Client({ ...base, url: `ws://exa mple.com/ws?token=${SECRET}`, reconnect: false });
+    const error = (await client.connect().catch((e: unknown) => e)) as ConnectionError;
+    expect(error).toMatchObject({ name: 'ConnectionError', code: 'invalid_url' });
+    expect(error.message).toBe('cannot open ws://exa mple.com/ws?[redacted]');
+    expect(String((error.cause as Error).message)).not.toContain(SECRET);
+    expect(String((error.cause as Error).stack)).not.toContain(SECRET);
+  });
+
+  it('does not print the stub API keys given in a wrong shape', () => {
+    expect(() => resolveStubOptions({ apiKeys: SECRET as never })).toThrowError(
+      new OptionsError(
+        'invalid_option',
+        'startStubServer: apiKeys must be an array of strings, got a string of 12 characters',
+      ),
+    );
+  });
+});

@@ -1,0 +1,285 @@
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { consoleLogger, openAIChatModel, scriptedModel } from '../server-stub/index';
+import { resolveStubOptions } from '../server-stub/options';
+import {
+  Agent,
+  Client,
+  type ClientOptions,
+  invokeTool,
+  PROTOCOL_DEFAULTS,
+  thrownMessage,
+  tool,
+  validateWidget,
+} from '../src/index';
+
+/**
+ * Every `@default` stated in the TSDoc of src/ and server-stub/, passed explicitly, is accepted. The tags are read
+ * from the sources, so a new one fails this test until it has a case below (or is marked internal).
+ */
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = posix.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'ui' ? [] : sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.generated.ts') ? [path] : [];
+  });
+}
+
+function nameOf(node: ts.Node): string | undefined {
+  const name = (node as { name?: ts.Node }).name;
+  return name !== undefined && (ts.isIdentifier(name) || ts.isStringLiteral(name)) ? name.text : undefined;
+}
+
+/** `Owner.option` (or `function`) → the text after `@default`, for every tag in the sources. */
+function documentedDefaults(): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const file of [...sourceFiles('src'), ...sourceFiles('server-stub')]) {
+    const source = ts.createSourceFile(
+      file,
+      readFileSync(join(root, file), 'utf8'),
+      ts.ScriptTarget.Latest,
+      true,
+    );
+    const visit = (node: ts.Node) => {
+      for (const doc of (node as { jsDoc?: ts.JSDoc[] }).jsDoc ?? []) {
+        for (const tag of doc.tags ?? []) {
+          if (tag.tagName.text !== 'default') continue;
+          let owner = node.parent;
+          while (owner !== undefined && nameOf(owner) === undefined) owner = owner.parent;
+          const own = nameOf(node);
+          const key =
+            ts.isFunctionDeclaration(node) || ts.isInterfaceDeclaration(node) || owner === undefined
+              ? `${own}`
+              : `${nameOf(owner)}.${own}`;
+          found.set(key, ts.getTextOfJSDocComment(tag.comment)?.trim() ?? '');
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return found;
+}
+
+/** The documented text as a value, when it is a literal (`16`, `10_000`, `Infinity`, `[]`, `{ a: 1 }`, `'x'`). */
+function literalOf(text: string): { value: unknown } | undefined {
+  const head = text.replace(/\s*\(.*$/s, '');
+  if (!/^(?:[\d_.]+|Infinity|true|false|\[\]|'[^']*'|\{[\w\s:,_.]*\})$/.test(head)) return undefined;
+  return { value: new Function(`return (${head});`)() };
+}
+
+const execute = () => 'ok';
+const echo = tool({ name: 'echo', description: 'Echoes.', execute });
+const base: ClientOptions = { url: 'ws://127.0.0.1:1', apiKey: 'test-key', tools: [echo] };
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const agent = new Agent({ name: 'Helper', instructions: 'Help.' });
+
+const client = (extra: Record<string, unknown>) => new Client({ ...base, ...extra });
+const reconnect = (key: string) => (value: unknown) => client({ reconnect: { [key]: value } });
+const run = async (value: unknown) => {
+  // Accepted options get as far as the connection check.
+  const error = await client({})
+    .run(agent, 'hi', { maxTurns: value as number })
+    .catch((e: unknown) => e);
+  expect(error).toMatchObject({ name: 'ConnectionError', code: 'not_connected' });
+};
+const invoke = (key: string) => async (value: unknown) =>
+  expect((await invokeTool(echo, {}, { [key]: value })).status).toBe('ok');
+const stub = (key: string) => (value: unknown) => resolveStubOptions({ [key]: value });
+
+type Case =
+  | { value: unknown; accept: (value: unknown) => unknown }
+  /** Not a public option: why it is left out. */
+  | { internal: string };
+
+const CASES: Record<string, Case> = {
+  // new Client(options)
+  // process.env.TOOLWIRE_URL and TOOLWIRE_API_KEY, read when each case runs
+  'ClientOptions.url': { value: undefined, accept: () => client({ url: process.env.TOOLWIRE_URL }) },
+  'ClientOptions.apiKey': {
+    value: undefined,
+    accept: () => client({ apiKey: process.env.TOOLWIRE_API_KEY }),
+  },
+  'ClientOptions.maxConcurrency': { value: 16, accept: (v) => client({ maxConcurrency: v }) },
+  'ClientOptions.maxQueue': { value: 1000, accept: (v) => client({ maxQueue: v }) },
+  'ClientOptions.heartbeatIntervalMs': { value: 15_000, accept: (v) => client({ heartbeatIntervalMs: v }) },
+  'ClientOptions.reconnect': {
+    value: { initialDelayMs: 100, maxDelayMs: 10_000, maxAttempts: Number.POSITIVE_INFINITY },
+    accept: (v) => client({ reconnect: v }),
+  },
+  'ClientOptions.connectTimeoutMs': { value: 30_000, accept: (v) => client({ connectTimeoutMs: v }) },
+  'ClientOptions.highWaterMarkBytes': { value: 1_048_576, accept: (v) => client({ highWaterMarkBytes: v }) },
+  'ClientOptions.WebSocket': { value: globalThis.WebSocket, accept: (v) => client({ WebSocket: v }) },
+  'ClientOptions.logger': { value: silent, accept: (v) => client({ logger: v }) },
+  'ClientOptions.redact': { value: [], accept: (v) => client({ redact: v }) },
+  'BackoffOptions.initialDelayMs': { value: 100, accept: reconnect('initialDelayMs') },
+  'BackoffOptions.maxDelayMs': { value: 10_000, accept: reconnect('maxDelayMs') },
+  'ReconnectOptions.maxAttempts': { value: Number.POSITIVE_INFINITY, accept: reconnect('maxAttempts') },
+  // client.run() and client.close()
+  'RunOptions.maxTurns': { value: 10, accept: run },
+  'CloseOptions.drain': { value: true, accept: (drain) => client({}).close({ drain: drain as boolean }) },
+  'CloseOptions.timeoutMs': {
+    value: 30_000,
+    accept: (timeoutMs) => client({}).close({ timeoutMs: timeoutMs as number }),
+  },
+  // new Agent() and agent.asTool()
+  'AgentOptions.tools': {
+    value: [],
+    accept: (tools) => new Agent({ name: 'A', instructions: '', tools } as never),
+  },
+  'AgentOptions.model': {
+    value: undefined, // the service's default model
+    accept: (model) => new Agent({ name: 'A', instructions: '', model } as never),
+  },
+  'AgentOptions.outputType': {
+    value: undefined, // a string answer
+    accept: (outputType) => new Agent({ name: 'A', instructions: '', outputType } as never),
+  },
+  'AsToolOptions.toolName': {
+    value: 'Research_team',
+    accept: (toolName) =>
+      expect(
+        new Agent({ name: 'Research team', instructions: '' }).asTool({
+          toolName: toolName as string,
+          toolDescription: 'x',
+        }).name,
+      ).toBe('Research_team'),
+  },
+  'AsToolOptions.outputExtractor': {
+    value: (result: { finalOutput: unknown }) =>
+      typeof result.finalOutput === 'string'
+        ? result.finalOutput
+        : JSON.stringify(result.finalOutput ?? null),
+    accept: (outputExtractor) => agent.asTool({ toolDescription: 'x', outputExtractor } as never),
+  },
+  'AsToolOptions.maxTurns': {
+    value: 10,
+    accept: (maxTurns) => agent.asTool({ toolDescription: 'x', maxTurns } as never),
+  },
+  'AsToolOptions.maxDepth': {
+    value: 5,
+    accept: (maxDepth) => agent.asTool({ toolDescription: 'x', maxDepth } as never),
+  },
+  // tool() and invokeTool()
+  'ToolOptions.needsApproval': {
+    value: false,
+    accept: (v) => tool({ name: 't', description: 'd', execute, needsApproval: v as boolean }),
+  },
+  'ToolOptions.timeoutMs': {
+    value: undefined, // none
+    accept: (v) => tool({ name: 't', description: 'd', execute, timeoutMs: v as undefined }),
+  },
+  'InvokeOptions.callId': { value: randomUUID(), accept: invoke('callId') },
+  'InvokeOptions.runId': { value: randomUUID(), accept: invoke('runId') },
+  'InvokeOptions.depth': { value: 0, accept: invoke('depth') },
+  'InvokeOptions.maxOutputBytes': { value: undefined, accept: invoke('maxOutputBytes') }, // no cap
+  'InvokeOptions.onWidgetInvalid': {
+    value: (info: { path: string }) => console.warn(`widget dropped at ${info.path}`),
+    accept: invoke('onWidgetInvalid'),
+  },
+  thrownMessage: {
+    value: 'the tool',
+    accept: (v) => expect(thrownMessage(undefined, v as string)).toBe('the tool threw undefined'),
+  },
+  BadgeWidget: {
+    value: 'neutral',
+    accept: (color) => expect(validateWidget({ type: 'Badge', label: 'open', color }).ok).toBe(true),
+  },
+  // the protocol's defaults, as exported
+  ...Object.fromEntries(
+    Object.entries(PROTOCOL_DEFAULTS).map(([key, held]) => [
+      `PROTOCOL_DEFAULTS.${key}`,
+      { value: held, accept: (v: unknown) => expect(v).toBe(held) },
+    ]),
+  ),
+  // startStubServer(options) and openAIChatModel(options)
+  ...Object.fromEntries(
+    (
+      [
+        ['port', 0],
+        ['host', '127.0.0.1'],
+        ['heartbeatIntervalMs', 15_000],
+        ['callDeadlineMs', 120_000],
+        ['sessionGraceMs', 60_000],
+        ['maxPayloadBytes', 1_048_576],
+        ['helloTimeoutMs', 10_000],
+        ['maxFramesPerSecond', 2_000],
+        ['maxFrameBurst', 4_000],
+        ['maxTurns', 10],
+        ['maxRunDepth', 8],
+        ['maxRunsPerSession', 64],
+        ['busyRetryMs', 250],
+        ['maxHttpBodyBytes', 1_048_576],
+        ['maxBufferedBytes', 16_777_216],
+        ['model', scriptedModel([])],
+        ['logger', consoleLogger()],
+      ] as const
+    ).map(([key, value]) => [`StubServerOptions.${key}`, { value, accept: stub(key) }]),
+  ),
+  'OpenAIChatModelOptions.fetch': {
+    value: globalThis.fetch,
+    accept: (fetch) =>
+      openAIChatModel({
+        baseURL: 'http://127.0.0.1:1/v1',
+        model: 'm',
+        fetch: fetch as typeof globalThis.fetch,
+      }),
+  },
+  // not part of the public API
+  'SchemaAdapter.acceptsOnlyAnnounced': { internal: 'a flag set by the schema adapters themselves' },
+  'SettleOptions.timeoutMs': { internal: 'settleThen is not exported' },
+  backoffDelay: { internal: 'backoffDelay is not exported' },
+  decodeServiceFrame: { internal: 'not exported from the package' },
+  decodeClientFrame: { internal: 'not exported from the package' },
+};
+
+describe('documented defaults', () => {
+  const documented = documentedDefaults();
+
+  beforeEach(() => {
+    vi.stubEnv('TOOLWIRE_URL', 'ws://127.0.0.1:1');
+    vi.stubEnv('TOOLWIRE_API_KEY', 'env-key');
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('has a case for every @default in the sources, and none for a default no longer documented', () => {
+    expect([...documented.keys()].sort()).toEqual(Object.keys(CASES).sort());
+  });
+
+  it.each(
+    [...documented].filter(([key]) => CASES[key] !== undefined && !('internal' in (CASES[key] as Case))),
+  )('accepts %s passed explicitly as its documented default (%s)', async (key, text) => {
+    const test = CASES[key] as Extract<Case, { accept: unknown }>;
+    const literal = literalOf(text);
+    if (literal !== undefined) expect(test.value).toEqual(literal.value);
+    await test.accept(test.value);
+  });
+
+  it('accepts the documented defaults of new Client() all at once, and with the URL and key from the environment', () => {
+    expect(
+      () =>
+        new Client({
+          url: process.env.TOOLWIRE_URL,
+          apiKey: process.env.TOOLWIRE_API_KEY,
+          tools: [echo],
+          maxConcurrency: 16,
+          maxQueue: 1000,
+          heartbeatIntervalMs: 15_000,
+          reconnect: { initialDelayMs: 100, maxDelayMs: 10_000, maxAttempts: Number.POSITIVE_INFINITY },
+          connectTimeoutMs: 30_000,
+          highWaterMarkBytes: 1_048_576,
+          WebSocket: globalThis.WebSocket as never,
+          logger: silent,
+          redact: [],
+        }),
+    ).not.toThrow();
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * Imported MCP tools called by the hosted agent: the real stub (scripted model) → the Client's socket →
+ * importMcpTools → an MCP server, in memory and in a child process over stdio.
+ */
+import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { Agent, Client, invokeTool } from 'toolwire';
+import { importMcpTools } from 'toolwire/mcp';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ScriptedTurn, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
+import { fixtureMcpServer } from '../fixtures/mcp/server';
+import { linkedClient, PATIENT, stdioClient } from './helpers';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function connected(script: ScriptedTurn[], mcp: McpClient) {
+  const stub = await startStubServer({
+    apiKeys: ['test-key'],
+    logger: silentLogger,
+    model: scriptedModel(script),
+  });
+  cleanups.push(() => stub.close());
+  const tools = await importMcpTools(mcp);
+  const client = new Client({ url: stub.url, apiKey: 'test-key', tools });
+  cleanups.push(() => client.close({ drain: false }));
+  await client.connect();
+  const agent = new Agent({ name: 'Forecaster', instructions: 'Answer about the weather.', tools });
+  return { client, agent, tools };
+}
+
+const SCRIPT: ScriptedTurn[] = [
+  {
+    toolCalls: [
+      { name: 'weather_get', arguments: { city: 'O' } },
+      { name: 'weather_get', arguments: { city: 'Oslo' } },
+      { name: 'disk_write', arguments: { path: '/log' } },
+      { name: 'chart', arguments: {} },
+    ],
+  },
+  ({ messages }) => ({ text: `read: ${messages.filter((m) => m.role === 'tool').length} results` }),
+];
+
+const EXPECTED_CALLS = [
+  {
+    toolName: 'weather_get',
+    status: 'invalid_arguments',
+    output: 'Invalid arguments for weather_get: city: String is too short (1 < 2)',
+  },
+  { toolName: 'weather_get', status: 'ok', output: 'Sunny in Oslo, 20°C' },
+  {
+    toolName: 'disk_write',
+    status: 'error',
+    output: 'Error running disk_write: cannot write /log: the disk is full',
+  },
+  {
+    toolName: 'chart',
+    status: 'ok',
+    output: 'Rain on Tuesday.\n[image omitted: image/png, 68 bytes]\nMemo: bring a coat.',
+  },
+];
+
+/** The calls in a fixed order (a run lists them in the order they finished). */
+const sorted = (calls: ReadonlyArray<{ toolName: string; status: string; output: string }>) =>
+  calls
+    .map(({ toolName, status, output }) => ({ toolName, status, output }))
+    .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+describe('imported MCP tools through the Client against the stub', () => {
+  it.each([
+    ['an in-memory MCP server', () => linkedClient(fixtureMcpServer())],
+    ['an MCP server over stdio', stdioClient],
+  ])('run for the hosted agent from %s', async (_name, connect) => {
+    const { client, agent } = await connected(SCRIPT, await connect());
+    const result = await client.run(agent, 'Weather in Oslo?');
+    expect(result.finalOutput).toBe('read: 4 results');
+    expect(sorted(result.toolCalls)).toEqual(sorted(EXPECTED_CALLS));
+  });
+
+  it('cancels the MCP request when the run is cancelled', async () => {
+    const mcp = await linkedClient(fixtureMcpServer());
+    const { client, agent, tools } = await connected([{ toolCalls: [{ name: 'wait' }] }], mcp);
+    const status = tools.find((t) => t.name === 'wait_status')!;
+    const read = async () => (await invokeTool(status, {})).output;
+    const controller = new AbortController();
+    const run = client.run(agent, 'Wait.', { signal: controller.signal });
+    await expect.poll(read, PATIENT).toBe('{"started":1,"cancelled":0}');
+    controller.abort();
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    await expect.poll(read, PATIENT).toBe('{"started":1,"cancelled":1}');
+  });
+});

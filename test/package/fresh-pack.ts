@@ -1,0 +1,169 @@
+/**
+ * What a new user does with the repository, without the network: copy it as a fresh clone would have it (no
+ * `dist/`), `npm pack` it (the `prepare` script builds), and install the tarball into an empty project from the
+ * npm cache. The project gets a lock file made from this repository's (the runtime dependencies of the package,
+ * at the versions `npm ci` installed, and so cached), so `npm ci --offline` needs no registry metadata.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** npm, as the process that runs the tests was given it (npm_execpath under `npm test`), else from PATH. */
+function npm(args: string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
+  const execpath = process.env.npm_execpath;
+  const [file, prefix] =
+    execpath?.endsWith('.js') === true ? [process.execPath, [execpath]] : ['npm', [] as string[]];
+  // Variables npm sets for the script it runs (`npm test`) would tell the nested npm it is inside a lifecycle.
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !/^npm_(lifecycle|package|command|config_(?:global|local)?prefix$)/i.test(name),
+    ),
+  );
+  return run(file, [...prefix, ...args], { cwd, env, maxBuffer: 64 * 1024 * 1024 });
+}
+
+/** The files a fresh clone has: tracked ones, plus new ones not ignored (so uncommitted work is tested too). */
+async function cloneLike(repo: string, into: string): Promise<void> {
+  const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: repo,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  for (const file of stdout.split('\0')) {
+    if (file === '' || !existsSync(join(repo, file))) continue;
+    mkdirSync(dirname(join(into, file)), { recursive: true });
+    cpSync(join(repo, file), join(into, file));
+  }
+  // The build tools come from the repository's own install (a clone would run `npm ci` first).
+  symlinkSync(join(repo, 'node_modules'), join(into, 'node_modules'), 'dir');
+}
+
+/** One entry of a lock file's `packages`. */
+interface LockEntry {
+  version?: string;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  dev?: boolean;
+  devOptional?: boolean;
+  peer?: boolean;
+  [key: string]: unknown;
+}
+
+/**
+ * The lock entries the package's runtime dependencies need (and the peers npm would add), taken from the
+ * repository's lock at the same paths: the repository is the root there, as the empty project is here.
+ */
+function closure(
+  repoLock: Record<string, LockEntry>,
+  roots: Record<string, string>,
+): Record<string, LockEntry> {
+  const out: Record<string, LockEntry> = {};
+  const visit = (name: string, from: string, peer: boolean) => {
+    // Node's lookup: the nearest node_modules up from the dependent.
+    let base = from;
+    for (;;) {
+      const path = `${base === '' ? '' : `${base}/`}node_modules/${name}`;
+      const entry = repoLock[path];
+      if (entry) {
+        if (out[path]) {
+          if (!peer) delete out[path].peer;
+          return;
+        }
+        const { dev: _dev, devOptional: _devOptional, peer: _peer, ...rest } = entry;
+        out[path] = peer ? { ...rest, peer: true } : rest;
+        for (const dep of Object.keys(entry.dependencies ?? {})) visit(dep, path, peer);
+        for (const dep of Object.keys(entry.peerDependencies ?? {})) {
+          if (entry.peerDependenciesMeta?.[dep]?.optional !== true) visit(dep, path, true);
+        }
+        return;
+      }
+      if (base === '')
+        throw new Error(`the repository's lock has no ${name} (needed by ${from || 'the package'})`);
+      const up = base.lastIndexOf('/node_modules/');
+      base = up === -1 ? '' : base.slice(0, up);
+    }
+  };
+  for (const name of Object.keys(roots)) visit(name, '', false);
+  return out;
+}
+
+/** A packed and installed copy of the repository. */
+export interface Installed {
+  /** The tarball `npm pack` made. */
+  tarball: string;
+  /** Paths inside the tarball. */
+  files: string[];
+  /** The project the tarball is installed in (`node_modules/toolwire`, `node_modules/.bin/toolwire-stub`). */
+  app: string;
+}
+
+/**
+ * Packs `repo` as a fresh clone and installs the tarball, offline, into a new project under `work`.
+ * @param extra - more dependencies of the project, by name, at the repository's locked version (e.g. `zod`).
+ */
+export async function packAndInstall(repo: string, work: string, extra: string[] = []): Promise<Installed> {
+  const clone = join(work, 'clone');
+  const app = join(work, 'app');
+  mkdirSync(clone, { recursive: true });
+  mkdirSync(app, { recursive: true });
+  await cloneLike(repo, clone);
+  if (existsSync(join(clone, 'dist'))) throw new Error('a fresh clone has no dist/');
+
+  const { stdout } = await npm(['pack', '--json', '--pack-destination', work], clone);
+  const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  if (!packed) throw new Error(`npm pack printed no package: ${stdout}`);
+  const tarball = join(work, packed.filename);
+
+  const manifest = JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8')) as LockEntry & {
+    name: string;
+  };
+  const repoLock = (
+    JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, LockEntry>;
+    }
+  ).packages;
+  const extras = Object.fromEntries(
+    extra.map((name) => [name, repoLock[`node_modules/${name}`]?.version ?? 'missing']),
+  );
+  const dependencies = { [manifest.name]: `file:${packed.filename}`, ...extras };
+  cpSync(tarball, join(app, packed.filename));
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'app', private: true, dependencies }, null, 2),
+  );
+  const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
+  const own: LockEntry = {
+    version: manifest.version,
+    resolved: `file:${packed.filename}`,
+    integrity,
+    license: manifest.license,
+    ...(manifest.dependencies ? { dependencies: manifest.dependencies } : {}),
+    ...(manifest.bin ? { bin: manifest.bin } : {}),
+    ...(manifest.engines ? { engines: manifest.engines } : {}),
+    ...(manifest.peerDependencies ? { peerDependencies: manifest.peerDependencies } : {}),
+    ...(manifest.peerDependenciesMeta ? { peerDependenciesMeta: manifest.peerDependenciesMeta } : {}),
+  };
+  const lock = {
+    name: 'app',
+    lockfileVersion: 3,
+    requires: true,
+    packages: {
+      '': { name: 'app', dependencies },
+      [`node_modules/${manifest.name}`]: own,
+      ...closure(repoLock, { ...manifest.dependencies, ...extras }),
+    },
+  };
+  writeFileSync(join(app, 'package-lock.json'), JSON.stringify(lock, null, 2));
+  try {
+    await npm(['ci', '--offline', '--no-audit', '--no-fund'], app);
+  } catch (error) {
+    throw new Error(
+      `npm ci --offline in the test project failed; its packages come from the npm cache, which \`npm ci\` in the repository fills: ${(error as Error).message}`,
+    );
+  }
+  return { tarball, files: packed.files.map((file) => file.path), app };
+}
