@@ -7,17 +7,17 @@
  *
  * @module
  */
-import { Cancellation } from '../call/call-signal';
 import { startByName, type ToolRegistry } from '../call/registry';
-import type { ApprovalDecision, ApprovalRequest, ResultSink, ToolCallResult } from '../call/types';
+import type { ApprovalDecision, ApprovalRequest, ToolCallResult } from '../call/types';
 import { MAX_TIMEOUT_MS } from '../limits';
 import type { Logger, Redactor } from '../logger';
 import { isThenable } from '../maybe';
 import { cancelledText } from '../tool/model-text';
 import { thrownMessage, toWellFormed, truncateJsonString } from '../tool/output';
-import { type ClientFrame, encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
+import { type ClientFrame, encodeFrame, type FrameOf, utf8Length } from '../wire/protocol';
+import { Execution, type ToolCallFrame } from './execution';
+import { Slots } from './slots';
 
-type ToolCallFrame = FrameOf<ServiceFrame, 'tool_call'>;
 type ToolResultFrame = FrameOf<ClientFrame, 'tool_result'>;
 
 /** What an approver gets: the request plus the raw frame it came from. */
@@ -61,40 +61,6 @@ export interface CallRunnerOptions {
   events: CallEvents;
 }
 
-/**
- * One call received and not yet finished. It is its own {@link Cancellation} (aborting it aborts `ctx.signal`:
- * a `cancel` from the service, the deadline, `close()`) and its own result sink: a held call is one object.
- */
-class Execution extends Cancellation implements ResultSink {
-  readonly frame: ToolCallFrame;
-  readonly #runner: CallRunner;
-  state: 'queued' | 'running' = 'queued';
-  approval: ((decision: ApprovalDecision) => void) | undefined;
-  approvalFrame: FrameOf<ClientFrame, 'approval_request'> | undefined;
-  /**
-   * When the call aborts itself (`performance.now()` time, whole ms): the service's `deadlineMs` passed, and
-   * its `cancel` may have been lost with a socket. `undefined` while no deadline runs (none given, or waiting
-   * for a human).
-   */
-  deadlineAt: number | undefined;
-  /** Waiting on a nested run or a human's approval: it holds no concurrency slot. */
-  parked = false;
-  /** When it started running (`performance.now()`, whole ms: a small integer, not a heap number). */
-  started = 0;
-  /** Approved or rejected while parked, and queued for a slot: goes on when it gets one. */
-  resume: (() => void) | undefined;
-
-  constructor(frame: ToolCallFrame, runner: CallRunner) {
-    super();
-    this.frame = frame;
-    this.#runner = runner;
-  }
-
-  result(result: ToolCallResult): void {
-    this.#runner.finished(this, result);
-  }
-}
-
 /** Extra time after `deadlineMs` before a call aborts itself, in milliseconds. */
 export const DEADLINE_GRACE_MS = 1_000;
 
@@ -113,7 +79,7 @@ export const ENVELOPE_BYTES = 512;
 export class CallRunner {
   readonly #options: CallRunnerOptions;
   readonly #executions = new Map<string, Execution>();
-  readonly #queue: Execution[] = [];
+  readonly #slots: Slots;
   readonly #outbox = new Map<string, { frame: ToolResultFrame; sentOn: number }>();
   /**
    * Ids of finished calls, newest generation first. When it is full it becomes the older one and the older is
@@ -121,7 +87,6 @@ export class CallRunner {
    */
   #finished = new Set<string>();
   #finishedBefore = new Set<string>();
-  #running = 0;
   #generation = 0;
   #accepting = true;
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
@@ -130,24 +95,24 @@ export class CallRunner {
   #sweepAt = Number.POSITIVE_INFINITY;
   /** Some outbox entry may not be written on the current socket yet (a flush stopped early). */
   #backlog = false;
-  /** {@link CallRunner.#drainQueue} is running (a synchronous call finishing inside it must not start another). */
-  #draining = false;
-  /** A drain is scheduled (see {@link CallRunner.#scheduleDrain}). */
-  #drainDue = false;
   #idleWaiters: Array<() => void> = [];
 
   constructor(options: CallRunnerOptions) {
     this.#options = options;
+    this.#slots = new Slots({
+      maxConcurrency: options.maxConcurrency,
+      start: (execution) => this.#start(execution),
+    });
   }
 
   /** Calls executing now. */
   get running(): number {
-    return this.#running;
+    return this.#slots.running;
   }
 
   /** Calls waiting for a free slot. */
   get queued(): number {
-    return this.#queue.length;
+    return this.#slots.queued;
   }
 
   /** Results not yet acknowledged by the service. */
@@ -169,22 +134,21 @@ export class CallRunner {
       if (frame.approved !== undefined) {
         // A decision: apply it once. A re-delivery of a decided call (after a reconnect) changes nothing, and
         // must not ask again: the service would answer with the decided call, and so on without end.
-        if (execution.approval) {
+        if (execution.decide) {
           // The service restarts the deadline in full after a decision (PROTOCOL.md §6).
           this.#armDeadline(execution, frame.deadlineMs);
-          const decide = execution.approval;
+          const decide = execution.decide;
           const decision: ApprovalDecision = frame.approved
             ? true
             : { approved: false, reason: frame.reason ?? '' };
           // Back to work, in a slot of its own: now if one is free, else first in line for the next. A rejection
           // ends the call where it is, without a slot.
           if (!frame.approved) decide(decision);
-          else this.#whenInSlot(execution, () => decide(decision));
+          else this.#slots.whenInSlot(execution, () => decide(decision));
         }
-        execution.approval = undefined;
-        execution.approvalFrame = undefined;
-      } else if (execution.approvalFrame) {
-        this.#options.send(execution.approvalFrame);
+        execution.decide = undefined;
+      } else if (execution.decide) {
+        this.#options.send(approvalRequest(callId));
       }
       return;
     }
@@ -210,24 +174,18 @@ export class CallRunner {
     const created = new Execution(frame, this);
     this.#armDeadline(created, frame.deadlineMs);
     this.#executions.set(callId, created);
-    // Calls start in the order they came: while older ones wait (a drain is due), a new one waits behind them.
-    if (this.#running < this.#options.maxConcurrency && this.#queue.length === 0) this.#start(created);
-    else this.#queue.push(created);
+    this.#slots.admit(created);
   }
 
   /** Handles a `cancel` frame: aborts `ctx.signal` of the call, or drops it from the queue. */
   cancel(callId: string, reason: string): void {
     const execution = this.#executions.get(callId);
     if (!execution) return;
-    if (execution.resume !== undefined) {
-      // Decided, waiting for a slot: it ends cancelled where it waits (for the approval), without one.
-      execution.resume = undefined;
-      this.#queue.splice(this.#queue.indexOf(execution), 1);
-    }
+    // Decided, waiting for a slot: it ends cancelled where it waits (for the approval), without one.
+    if (execution.state === 'resuming') this.#slots.leaveLine(execution);
     execution.abort(reason);
     if (execution.state === 'queued') {
       // Never started: it ends here, without a slot, a `tool_call` event or its context.
-      this.#queue.splice(this.#queue.indexOf(execution), 1);
       this.finished(execution, {
         status: 'cancelled',
         output: cancelledText(execution.frame.toolName),
@@ -243,10 +201,7 @@ export class CallRunner {
    */
   park(callId: string): void {
     const execution = this.#executions.get(callId);
-    if (execution?.state !== 'running' || execution.parked) return;
-    execution.parked = true;
-    this.#running -= 1;
-    this.#scheduleDrain();
+    if (execution !== undefined) this.#slots.park(execution);
   }
 
   /**
@@ -257,14 +212,7 @@ export class CallRunner {
   resumeParked<T>(callId: string, value: T): Promise<T> {
     const execution = this.#executions.get(callId);
     if (execution === undefined) return Promise.resolve(value);
-    return this.#backInSlot(execution, value);
-  }
-
-  /** A parked call takes a slot again. */
-  #unpark(execution: Execution): void {
-    if (!execution.parked) return;
-    execution.parked = false;
-    this.#running += 1;
+    return this.#slots.backInSlot(execution, value);
   }
 
   /** Handles an `ack`: the service has the result, forget it. */
@@ -277,7 +225,7 @@ export class CallRunner {
   reconnected(): void {
     this.#generation += 1;
     for (const execution of this.#executions.values()) {
-      if (execution.approvalFrame) this.#options.send(execution.approvalFrame);
+      if (execution.decide) this.#options.send(approvalRequest(execution.frame.callId));
     }
     this.flush();
   }
@@ -333,8 +281,6 @@ export class CallRunner {
   }
 
   #start(execution: Execution): void {
-    execution.state = 'running';
-    this.#running += 1;
     const { frame } = execution;
     execution.started = Math.round(performance.now());
     this.#options.events.toolCall({ callId: frame.callId, runId: frame.runId, toolName: frame.toolName });
@@ -406,12 +352,12 @@ export class CallRunner {
       // socket (the deadline keeps running: the service does not know a local human is deciding).
       const decided = this.#options.onApproval(request);
       if (!isThenable(decided)) return decided;
-      this.park(request.callId);
+      this.#slots.park(execution);
       // Only an approved call runs on, and needs its slot back; a rejection, a throw or an answer that is no
       // decision (told apart by src/call/approval.ts) ends it where it is.
       return Promise.resolve(decided).then((decision) =>
         decision === true || (typeof decision === 'object' && decision !== null && decision.approved === true)
-          ? this.#backInSlot(execution, decision)
+          ? this.#slots.backInSlot(execution, decision)
           : decision,
       );
     }
@@ -419,39 +365,10 @@ export class CallRunner {
       // The service's deadline clock pauses while a call waits for a human (PROTOCOL.md §6), and the call gives
       // up its slot meanwhile: a human may take minutes, and the calls queued behind it must not wait for them.
       this.#armDeadline(execution, undefined);
-      this.park(request.callId);
-      execution.approval = resolve;
-      execution.approvalFrame = { type: 'approval_request', callId: request.callId };
-      this.#options.send(execution.approvalFrame);
+      this.#slots.park(execution);
+      execution.decide = resolve;
+      this.#options.send(approvalRequest(request.callId));
     });
-  }
-
-  /**
-   * Runs `go` once the parked call holds a slot again: at once if one is free, else first in line for the next
-   * (a cancel there ends the call without one, see {@link CallRunner.cancel}, and `go` never runs).
-   */
-  #whenInSlot(execution: Execution, go: () => void): void {
-    // Ended meanwhile (cancelled, past its deadline): nobody waits for it, and it takes no slot.
-    if (this.#executions.get(execution.frame.callId) !== execution) go();
-    else if (!execution.parked || this.#running < this.#options.maxConcurrency) {
-      this.#unpark(execution);
-      go();
-    } else if (execution.resume !== undefined) {
-      // Already in line (two nested runs of one call ended): one place, both go on with it.
-      const first = execution.resume;
-      execution.resume = () => {
-        first();
-        go();
-      };
-    } else {
-      execution.resume = go;
-      this.#queue.unshift(execution);
-    }
-  }
-
-  /** {@link CallRunner.#whenInSlot} as a promise of `value`. */
-  #backInSlot<T>(execution: Execution, value: T): Promise<T> {
-    return new Promise<T>((resolve) => this.#whenInSlot(execution, () => resolve(value)));
   }
 
   /**
@@ -503,17 +420,12 @@ export class CallRunner {
   /** A call has its result (from its {@link Execution}). Not for use outside the client. */
   finished(execution: Execution, result: ToolCallResult): void {
     const { frame } = execution;
+    const from = this.#slots.finish(execution);
+    if (from === undefined) return;
     this.#armDeadline(execution, undefined);
-    if (execution.state === 'running' && !execution.parked) this.#running -= 1;
-    if (execution.resume !== undefined) {
-      // Ended while waiting in line for a slot (a tool's own timeout): it must not take one later.
-      execution.resume = undefined;
-      this.#queue.splice(this.#queue.indexOf(execution), 1);
-    }
     this.#executions.delete(frame.callId);
     this.#remember(frame.callId);
-    const durationMs =
-      execution.state === 'running' ? Math.max(0, Math.round(performance.now()) - execution.started) : 0;
+    const durationMs = from !== 'queued' ? Math.max(0, Math.round(performance.now()) - execution.started) : 0;
     const resultFrame = this.#resultFrame(frame, result, durationMs);
     const entry = { frame: resultFrame, sentOn: -1 };
     this.#outbox.set(frame.callId, entry);
@@ -534,48 +446,7 @@ export class CallRunner {
     }
     // Nothing older waits to be written: write this one alone rather than walk the outbox.
     if (this.#backlog || this.#flushTimer !== undefined || !this.#write(entry)) this.flush();
-    this.#scheduleDrain();
     this.#checkIdle();
-  }
-
-  /**
-   * Starts queued calls once the current task is done (a microtask), not at once: the frames that came with
-   * the one that freed the slot (a burst of `cancel`s, `close()` aborting every call) are handled first, so a
-   * call cancelled while queued never starts.
-   */
-  #scheduleDrain(): void {
-    if (this.#drainDue || this.#queue.length === 0) return;
-    this.#drainDue = true;
-    void Promise.resolve().then(() => {
-      this.#drainDue = false;
-      this.#drainQueue();
-    });
-  }
-
-  /**
-   * Starts queued calls while a slot is free. A call that finishes synchronously inside this loop frees its slot
-   * before the loop looks again; the loop does not recurse (a queue of thousands of synchronous calls would
-   * otherwise overflow the stack).
-   */
-  #drainQueue(): void {
-    if (this.#draining) return;
-    this.#draining = true;
-    try {
-      // One call per free slot: a call that ended while queued (cancelled) has left the queue without one.
-      while (this.#running < this.#options.maxConcurrency) {
-        const next = this.#queue.shift();
-        if (!next) break;
-        const resume = next.resume;
-        if (resume === undefined) this.#start(next);
-        else {
-          next.resume = undefined;
-          this.#unpark(next);
-          resume();
-        }
-      }
-    } finally {
-      this.#draining = false;
-    }
   }
 
   #resultFrame(frame: ToolCallFrame, result: ToolCallResult, durationMs: number): ToolResultFrame {
@@ -629,4 +500,9 @@ export class CallRunner {
     this.#idleWaiters = [];
     for (const resolve of waiters) resolve();
   }
+}
+
+/** The frame asking the service for a human's decision on a call (sent again after a reconnect). */
+function approvalRequest(callId: string): FrameOf<ClientFrame, 'approval_request'> {
+  return { type: 'approval_request', callId };
 }
