@@ -10,7 +10,7 @@ import type { Logger, RedactRule } from '../logger';
 import type { Tool } from '../tool/tool';
 import type { ReconnectOptions } from '../wire/connection';
 import type { WebSocketConstructor } from '../wire/transport';
-import type { Approver } from './calls';
+import type { Approver } from './approvals';
 
 /** Information about a call, given to a `context` function. */
 export interface CallInfo {
