@@ -106,7 +106,7 @@ export class Incoming {
     const execution = this.#held.get(callId);
     if (execution === undefined) return;
     // Decided, waiting for a slot: it ends cancelled where it waits (for the approval), without one.
-    if (execution.state === 'resuming') this.#options.slots.leaveLine(execution);
+    this.#options.slots.leaveLine(execution);
     execution.abort(reason);
     if (execution.state === 'queued') {
       // Never started: it ends here, without a slot, a `tool_call` event or its context.

@@ -53,10 +53,13 @@ export class Slots {
   /**
    * A running call gives up its slot while it waits (for a human, or a nested run whose own calls come to this
    * client too, and would otherwise queue behind the calls waiting for them: a deadlock once `maxConcurrency`
-   * calls are agents-as-tools). Nothing happens unless the call is `running`.
+   * calls are agents-as-tools). Only a `running` call has a slot to give up: a `queued` one has not started, and a
+   * `parked` or `resuming` one (a second nested run of the same call) gave its slot up already, and keeps its place.
    */
   park(execution: Execution): void {
-    if (this.#move(execution, 'parked')) this.#scheduleDrain();
+    if (execution.state !== 'running') return;
+    this.#move(execution, 'parked');
+    this.#scheduleDrain();
   }
 
   /**
@@ -92,7 +95,8 @@ export class Slots {
 
   /** A call in line to go on is cancelled: it leaves the line and ends where it waited, without a slot. */
   leaveLine(execution: Execution): void {
-    if (this.#move(execution, 'parked') === undefined) return;
+    if (execution.state !== 'resuming') return;
+    this.#move(execution, 'parked');
     execution.resume = undefined;
     this.#remove(execution);
   }

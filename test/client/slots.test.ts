@@ -290,6 +290,23 @@ describe('Slots', () => {
     expect([a.state, c.state]).toEqual(['running', 'queued']);
   });
 
+  it('keeps a call in line where it is when it is parked again (a second nested run of the same call)', async () => {
+    const { slots, make } = slotsOf(1);
+    const [a, b] = [make('a'), make('b')];
+    slots.admit(a);
+    slots.park(a);
+    slots.admit(b);
+    const order: string[] = [];
+    slots.whenInSlot(a, () => order.push('first'));
+    slots.park(a);
+    expect([a.state, slots.queued, slots.running]).toEqual(['resuming', 1, 1]);
+    slots.whenInSlot(a, () => order.push('second'));
+    slots.finish(b);
+    await Promise.resolve();
+    expect(order).toEqual(['first', 'second']);
+    expect([a.state, slots.queued, slots.running]).toEqual(['running', 0, 1]);
+  });
+
   it('takes a call cancelled in line out of it, so it never goes on and takes no slot', async () => {
     const { slots, make } = slotsOf(1);
     const [a, b] = [make('a'), make('b')];
