@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type CallState, canMove, type Execution } from './execution';
+import type { CallState, canMove, Execution } from './execution';
 
 /** Dependencies of {@link Slots}. */
 export interface SlotsOptions {
