@@ -26,7 +26,7 @@ import { aToolList, type Tool } from '../tool/tool';
 import type { ReconnectOptions } from '../wire/connection';
 import type { WebSocketConstructor } from '../wire/transport';
 import { Agent } from './agent';
-import type { Approver } from './calls';
+import type { Approver } from './approvals';
 
 /** Information about a call, given to a `context` function. */
 export interface CallInfo {
