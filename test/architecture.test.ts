@@ -14,7 +14,7 @@ const RANK: Record<string, number> = { mcp: 5, 'ai-sdk': 5, client: 4, call: 3, 
 const ADAPTERS = new Set(['mcp', 'ai-sdk']);
 const MAX_LINES = 400;
 /** TODO(layers): files being split; this list only shrinks. */
-const STILL_LONG = new Set(['src/client/calls.ts', 'src/client/client.ts', 'src/wire/protocol.ts']);
+const STILL_LONG = new Set(['src/wire/protocol.ts']);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {

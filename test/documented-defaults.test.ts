@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { consoleLogger, openAIChatModel, scriptedModel } from '../server-stub/index';
 import { resolveStubOptions } from '../server-stub/options';
+import { toAiSdkTools } from '../src/ai-sdk/index';
 import {
   Agent,
   Client,
@@ -16,6 +18,7 @@ import {
   tool,
   validateWidget,
 } from '../src/index';
+import { importMcpTools, registerMcpTools } from '../src/mcp/index';
 
 /**
  * Every `@default` stated in the TSDoc of src/ and server-stub/, passed explicitly, is accepted. The tags are read
@@ -231,6 +234,61 @@ const CASES: Record<string, Case> = {
         fetch: fetch as typeof globalThis.fetch,
       }),
   },
+  ...Object.fromEntries(
+    (
+      [
+        ['timeoutMs', 60_000],
+        ['maxRetries', 2],
+        ['stream', true],
+      ] as const
+    ).map(([key, value]) => [
+      `OpenAIChatModelOptions.${key}`,
+      {
+        value,
+        accept: (v: unknown) => openAIChatModel({ baseURL: 'http://127.0.0.1:1/v1', model: 'm', [key]: v }),
+      },
+    ]),
+  ),
+  // toolwire/mcp and toolwire/ai-sdk
+  ...Object.fromEntries(
+    (
+      [
+        ['prefix', ''],
+        ['rename', undefined], // the prefix and the MCP name, mapped
+        ['filter', undefined], // every tool
+        ['timeoutMs', undefined], // none
+        ['needsApproval', false],
+      ] as const
+    ).map(([key, value]) => [
+      `ImportMcpToolsOptions.${key}`,
+      {
+        value,
+        accept: (v: unknown) =>
+          importMcpTools(
+            { listTools: async () => ({ tools: [] }), callTool: async () => ({ content: [] }) } as never,
+            {
+              [key]: v,
+            },
+          ),
+      },
+    ]),
+  ),
+  ...Object.fromEntries(
+    (['context', 'approve'] as const).flatMap((key) => [
+      [
+        `RegisterMcpToolsOptions.${key}`,
+        {
+          value: undefined,
+          accept: (v: unknown) =>
+            registerMcpTools(new McpServer({ name: 'd', version: '1' }), [], { [key]: v }),
+        },
+      ],
+      [
+        `ToAiSdkToolsOptions.${key}`,
+        { value: undefined, accept: (v: unknown) => toAiSdkTools([], { [key]: v }) },
+      ],
+    ]),
+  ),
   // not part of the public API
   'SchemaAdapter.acceptsOnlyAnnounced': { internal: 'a flag set by the schema adapters themselves' },
   'SettleOptions.timeoutMs': { internal: 'settleThen is not exported' },

@@ -9,7 +9,13 @@
  *
  * @module
  */
-import type { PreliminaryResult, ProgressUpdate, QuestionReply, QuestionRequest } from '../call/types';
+import type {
+  PreliminaryResult,
+  ProgressUpdate,
+  QuestionReply,
+  QuestionRequest,
+  WidgetInvalidInfo,
+} from '../call/types';
 import type { Redactor } from '../logger';
 import { toWellFormed, truncateJsonString } from '../tool/output';
 import {
@@ -23,7 +29,7 @@ import {
   type ServiceFrame,
   utf8Length,
 } from '../wire/protocol';
-import { SocketQuestions } from './questions';
+import { type Questioner, SocketQuestions } from './questions';
 
 /** What the updates read of `welcome`. */
 export type WelcomeTerms = Pick<
@@ -56,6 +62,23 @@ interface Slot {
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
+/** What the call runner tells the call updates, and what its calls report to them. */
+export interface CallUpdateHooks {
+  progress(update: ProgressUpdate): void;
+  preliminary(result: PreliminaryResult): void;
+  /** Calls started here are leased (PROTOCOL.md §18.4): the service does not cut them at their deadline. */
+  readonly leased: boolean;
+  /** How long the service keeps a dropped session, in milliseconds. */
+  readonly sessionGraceMs: number;
+  started(callId: string): void;
+  ended(callId: string): void;
+  /** Puts a question to the service. */
+  ask: Questioner;
+  beforeResult(callId: string): void;
+  forget(callId: string): void;
+  reconnected(): void;
+}
+
 /** What the updates need from the client. */
 export interface CallUpdatesOptions {
   /** Writes a frame on the current socket; `false` when it cannot now (it is sent again after a reconnect). */
@@ -64,13 +87,13 @@ export interface CallUpdatesOptions {
   /** The largest frame the service accepts, in UTF-8 bytes. */
   maxPayloadBytes(): number;
   /** Told when a preliminary result's widget was dropped because the frame would be too large. */
-  onWidgetDropped?(info: { callId: string; message: string }): void;
+  widgetInvalid?(info: WidgetInvalidInfo): void;
   /** Monotonic time in milliseconds. @default performance.now */
   now?: () => number;
 }
 
 /** Updates of every call of one client. Owned by `Client`; not exported from the package. */
-export class CallUpdates {
+export class CallUpdates implements CallUpdateHooks {
   readonly #options: CallUpdatesOptions;
   readonly #now: () => number;
   #features: ReadonlySet<Feature> = new Set();
@@ -181,8 +204,10 @@ export class CallUpdates {
       const size = utf8Length(encodeFrame(frame));
       if (size > this.#options.maxPayloadBytes()) {
         delete frame.widget;
-        this.#options.onWidgetDropped?.({
+        this.#options.widgetInvalid?.({
+          toolName: result.toolName,
           callId: result.callId,
+          path: 'widget',
           message: `the preliminary result with its widget is ${size} bytes, over the service's limit of ${this.#options.maxPayloadBytes()}; the widget was dropped`,
         });
       }

@@ -26,7 +26,8 @@ import { aToolList, type Tool } from '../tool/tool';
 import type { ReconnectOptions } from '../wire/connection';
 import type { WebSocketConstructor } from '../wire/transport';
 import { Agent } from './agent';
-import type { Approver, Questioner } from './calls';
+import type { Approver } from './approvals';
+import type { Questioner } from './questions';
 import type { RunEvent } from './runs';
 
 /** Information about a call, given to a `context` function. */

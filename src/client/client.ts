@@ -9,7 +9,6 @@ import { ToolRegistry } from '../call/registry';
 import type { ApprovalRequest } from '../call/types';
 import { ConnectionError, RunError, ToolDefinitionError } from '../errors';
 import { Redactor, redactingLogger, silentLogger } from '../logger';
-import { isThenable } from '../maybe';
 import type { Tool } from '../tool/tool';
 import { VERSION } from '../version';
 import { Connection, type ConnectionState } from '../wire/connection';
@@ -22,10 +21,9 @@ import {
   utf8Length,
 } from '../wire/protocol';
 import { type Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
+import { CallRunner } from './call-runner';
 import { CallUpdates } from './call-updates';
-import { CallRunner } from './calls';
 import {
-  type CallInfo,
   type ClientOptions,
   type CloseOptions,
   checkCloseOptions,
@@ -33,7 +31,8 @@ import {
   type RunOptions,
   resolveClientOptions,
 } from './client-options';
-import { type RunEvent, type RunResult, Runs } from './runs';
+import { contextSource } from './context';
+import { approvalHeldByService, type RunEvent, type RunResult, Runs } from './runs';
 
 /** Payload of `tool_call` and the base of `tool_result` events. */
 export interface ToolCallEvent {
@@ -103,12 +102,10 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   readonly #calls: CallRunner;
   readonly #updates: CallUpdates;
   readonly #runs: Runs;
-  readonly #options: ClientOptions<C>;
 
   constructor(options: ClientOptions<C>) {
     super();
     const resolved = resolveClientOptions(options as ClientOptions);
-    this.#options = options;
     this.#registry = new ToolRegistry(options.tools);
     const redactor = new Redactor([resolved.apiKey, ...resolved.redact]);
     const logger = redactingLogger(options.logger ?? silentLogger, redactor);
@@ -155,13 +152,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       send,
       redactor,
       maxPayloadBytes: () => this.#connection.maxPayloadBytes,
-      onWidgetDropped: ({ callId, message }) =>
-        this.#emit('widget_invalid', {
-          toolName: this.#calls.toolNameOf(callId),
-          callId,
-          path: 'widget',
-          message,
-        }),
+      widgetInvalid: (info) => this.#emit('widget_invalid', info),
     });
     this.#runs = new Runs(
       send,
@@ -186,11 +177,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       maxConcurrency: resolved.maxConcurrency,
       maxQueue: resolved.maxQueue,
       highWaterMarkBytes: resolved.highWaterMarkBytes,
-      send,
-      writable: () => this.#connection.writable,
-      bufferedAmount: () => this.#connection.bufferedAmount,
-      maxPayloadBytes: () => this.#connection.maxPayloadBytes,
-      contextFor: (call) => this.#contextFor(call),
+      socket: this.#connection,
+      contextFor: contextSource(this.#runs, options as ClientOptions, (error) => this.#emit('error', error)),
       onApproval: options.onApproval,
       onQuestion: options.onQuestion,
       extend: { [NESTED_RUN]: nestedRun },
@@ -352,27 +340,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
 
   #onRunEvent(event: RunEvent): void {
     this.#emit('run_event', event);
-    // Calls held by the service for a human (`needsApproval: true`) never reach this client before the decision:
-    // surface them as `approval_requested` too. Predicate approvals were already reported when asked.
-    const data = event.event.data as {
-      callId?: unknown;
-      toolName?: unknown;
-      arguments?: unknown;
-      requestedBy?: unknown;
-      runId?: unknown;
-    };
-    if (
-      event.event.kind === 'approval_requested' &&
-      data?.requestedBy === 'definition' &&
-      data.runId === undefined
-    ) {
-      this.#emit('approval_requested', {
-        callId: String(data.callId),
-        runId: event.runId,
-        toolName: String(data.toolName),
-        input: data.arguments,
-      });
-    }
+    const held = approvalHeldByService(event);
+    if (held !== undefined) this.#emit('approval_requested', held);
   }
 
   #announce(): void {
@@ -380,67 +349,23 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       this.#connection.send({ type: 'tools_update', tools: this.#registry.definitions() });
   }
 
-  #contextFor(call: ToolCallEvent): unknown {
-    const run = this.#runs.contextOf(call.runId);
-    if (run.found) return run.context;
-    const context = this.#options.context;
-    if (typeof context !== 'function') return context;
-    const report = (error: unknown) => {
-      this.#emit(
-        'error',
-        new ToolDefinitionError('context_failed', `the context function failed for ${call.toolName}`, {
-          cause: error,
-        }),
-      );
-      throw error;
-    };
-    try {
-      const value = (context as (info: CallInfo) => C | Promise<C>)({
-        callId: call.callId,
-        runId: call.runId,
-        toolName: call.toolName,
-      });
-      // An async context function is awaited by the call runner; a rejection is reported the same way.
-      return isThenable(value) ? Promise.resolve(value).catch(report) : value;
-    } catch (error) {
-      return report(error);
-    }
-  }
-
   #onFrame(frame: Exclude<ServiceFrame, FrameOf<ServiceFrame, 'welcome'>>): void {
-    switch (frame.type) {
-      case 'tool_call':
-        // Acks the service sent along with this call (PROTOCOL.md §5.1) come first: they free outbox room.
-        if (frame.acks !== undefined) for (const callId of frame.acks) this.#calls.ack(callId);
-        this.#calls.receive(frame);
-        return;
-      case 'cancel':
-        this.#calls.cancel(frame.callId, frame.reason ?? 'service');
-        return;
-      case 'answer':
-        this.#updates.answer(frame);
-        return;
-      case 'ack':
-        if (frame.callId !== undefined) this.#calls.ack(frame.callId);
-        if (frame.callIds !== undefined) for (const callId of frame.callIds) this.#calls.ack(callId);
-        return;
-      case 'error':
-        if (this.#runs.handle(frame)) return;
-        if (
-          frame.callId !== undefined &&
-          (frame.code === 'unknown_call' || frame.code === 'duplicate_result' || frame.code === 'not_allowed')
-        ) {
-          // The service will never record this result (PROTOCOL.md §5.2): drop it from the outbox.
-          this.#calls.ack(frame.callId);
-        }
-        this.#emit(
-          'error',
-          new ConnectionError(`service_${frame.code}`, `the service reported: ${frame.message}`),
-        );
-        return;
-      default:
-        this.#runs.handle(frame);
+    if (frame.type === 'answer') {
+      this.#updates.answer(frame);
+      return;
     }
+    if (this.#calls.handle(frame) || this.#runs.handle(frame) || frame.type !== 'error') return;
+    if (
+      frame.callId !== undefined &&
+      (frame.code === 'unknown_call' || frame.code === 'duplicate_result' || frame.code === 'not_allowed')
+    ) {
+      // The service will never record this result (PROTOCOL.md §5.2): drop it from the outbox.
+      this.#calls.ack(frame.callId);
+    }
+    this.#emit(
+      'error',
+      new ConnectionError(`service_${frame.code}`, `the service reported: ${frame.message}`),
+    );
   }
 
   // Listeners are user code: one that throws must not break the socket handler that emitted.

@@ -8,9 +8,41 @@
 import type { QuestionReply, QuestionRequest } from '../call/types';
 import { QuestionError } from '../errors';
 import type { Redactor } from '../logger';
+import { isThenable } from '../maybe';
 import { type ClientFrame, encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
 
 type QuestionFrame = FrameOf<ClientFrame, 'question'>;
+
+/** Who answers a call's `ctx.askQuestion()` in this process (the client's `onQuestion`). */
+export type Questioner = (request: QuestionRequest) => QuestionReply | Promise<QuestionReply>;
+
+/**
+ * Puts a call's question to `answerer` (the client's `onQuestion`, else the service). One that takes time parks
+ * the call (it holds no concurrency slot, as for an approval), and it is back in a slot before it goes on.
+ * @throws QuestionError `unsupported` when nobody can answer.
+ */
+export function askInPlace(
+  answerer: Questioner | undefined,
+  request: QuestionRequest,
+  slot: { park(): void; backInSlot<T>(value: T): Promise<T> },
+): QuestionReply | Promise<QuestionReply> {
+  if (answerer === undefined) {
+    throw new QuestionError(
+      'unsupported',
+      'nobody can answer: the client has no onQuestion and the service does not take questions',
+    );
+  }
+  const reply = answerer(request);
+  if (!isThenable(reply)) return reply;
+  slot.park();
+  return Promise.resolve(reply).then(
+    (answered) => slot.backInSlot(answered),
+    (error: unknown) =>
+      slot.backInSlot(undefined).then(() => {
+        throw error;
+      }),
+  );
+}
 
 interface Pending {
   frame: QuestionFrame;

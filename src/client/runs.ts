@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ApprovalRequest } from '../call/types';
 import { AbortError, type ConnectionError, RunError } from '../errors';
 import {
   type AgentDefinition,
@@ -238,4 +239,32 @@ export class Runs {
     this.#byRequest.delete(run.frame.requestId);
     if (run.runId !== undefined) this.#byRun.delete(run.runId);
   }
+}
+
+/**
+ * The approval request in a run's event, for a call the service holds for a human because its tool says
+ * `needsApproval: true`: such a call never reaches this client before the decision, so the client reports it from
+ * the event. `undefined` for any other event (predicate approvals were reported when the tool asked).
+ */
+export function approvalHeldByService(event: RunEvent): ApprovalRequest | undefined {
+  const data = event.event.data as {
+    callId?: unknown;
+    toolName?: unknown;
+    arguments?: unknown;
+    requestedBy?: unknown;
+    runId?: unknown;
+  };
+  if (
+    event.event.kind !== 'approval_requested' ||
+    data?.requestedBy !== 'definition' ||
+    data.runId !== undefined
+  ) {
+    return undefined;
+  }
+  return {
+    callId: String(data.callId),
+    runId: event.runId,
+    toolName: String(data.toolName),
+    input: data.arguments,
+  };
 }

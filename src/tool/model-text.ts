@@ -83,3 +83,21 @@ export function unknownToolText(toolName: string, available: readonly string[]):
   const tail = available.length > 0 ? `Available tools: ${available.join(', ')}` : 'No tools are available.';
   return `Tool "${shown}" not found. ${tail}`;
 }
+
+/** `Error running <name>: the client is busy; try again later`: every slot and queue place is taken (retryable). */
+export function busyText(toolName: string): string {
+  return `Error running ${toolName}: the client is busy; try again later`;
+}
+
+/** `Error running <name>: the client is shutting down; try again later`: `close()` was called (retryable). */
+export function shuttingDownText(toolName: string): string {
+  return `Error running ${toolName}: the client is shutting down; try again later`;
+}
+
+/**
+ * `Error running <name>: the client could not provide its context (<message>)`: the client's `context` function
+ * threw or rejected, and the tool did not run.
+ */
+export function contextFailedText(toolName: string, message: string): string {
+  return `Error running ${toolName}: the client could not provide its context (${message})`;
+}

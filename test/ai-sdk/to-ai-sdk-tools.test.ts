@@ -267,7 +267,10 @@ describe('toAiSdkTools', () => {
 
   it('refuses what is not a tool and two tools of one name', () => {
     expect(() => toAiSdkTools([{ name: 'x' } as unknown as Tool])).toThrow(
-      new ToolDefinitionError('not_a_tool', 'toAiSdkTools(): a tool must be made with tool()'),
+      new ToolDefinitionError(
+        'not_a_tool',
+        'toAiSdkTools(): a tool must be made with tool(), got an object named "x"',
+      ),
     );
     expect(() => toAiSdkTools([convert, convert])).toThrow(
       new ToolDefinitionError(

@@ -19,7 +19,7 @@ function updates(features: string[] | undefined = ['progress', 'preliminary'], m
     },
     redactor: new Redactor(['s3cret']),
     maxPayloadBytes: () => maxPayloadBytes,
-    onWidgetDropped: ({ message }) => dropped.push(message),
+    widgetInvalid: ({ message }) => dropped.push(message),
     now: () => now,
   });
   made.setWelcome({ features, heartbeatIntervalMs: 15_000, leaseMs: 3_000 });

@@ -190,7 +190,10 @@ describe('registerMcpTools', () => {
   it('refuses what is not a tool, two tools of one name, and a name the server already has', () => {
     const mcpServer = server();
     expect(() => registerMcpTools(mcpServer, [{ name: 'x' } as unknown as Tool])).toThrow(
-      new ToolDefinitionError('not_a_tool', 'registerMcpTools(): a tool must be made with tool()'),
+      new ToolDefinitionError(
+        'not_a_tool',
+        'registerMcpTools(): a tool must be made with tool(), got an object named "x"',
+      ),
     );
     expect(() => registerMcpTools(mcpServer, [order, order])).toThrow(
       new ToolDefinitionError(

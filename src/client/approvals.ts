@@ -1,0 +1,100 @@
+/**
+ * `Approvals`: who decides whether a call that needs approval runs. The local approver (`onApproval`) when the
+ * client has one; else the service, asked with an `approval_request` frame and answering with the call
+ * re-delivered with `approved` set. A call waiting for a human gives up its concurrency slot meanwhile.
+ *
+ * @module
+ */
+import type { ApprovalDecision, ApprovalRequest } from '../call/types';
+import { isThenable } from '../maybe';
+import type { ClientFrame, FrameOf } from '../wire/protocol';
+import type { Deadlines } from './deadlines';
+import type { Execution, ToolCallFrame } from './execution';
+import type { CallSocket } from './outbox';
+import type { Slots } from './slots';
+
+/** A local approver: gets the request, answers a decision (or a promise of one). */
+export type Approver = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+
+/** Dependencies of {@link Approvals}. */
+export interface ApprovalsOptions {
+  /** Local approver (`onApproval`); when absent, approval is asked of the service. */
+  onApproval: Approver | undefined;
+  socket: Pick<CallSocket, 'send'>;
+  slots: Pick<Slots, 'park' | 'whenInSlot' | 'backInSlot'>;
+  deadlines: Pick<Deadlines, 'arm'>;
+  /** Told of every request, whoever decides it. */
+  requested(request: ApprovalRequest): void;
+}
+
+export class Approvals {
+  readonly #options: ApprovalsOptions;
+
+  constructor(options: ApprovalsOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Asks for a decision on `execution`'s call. An answer the local approver gives at once keeps the slot; a wait
+   * (a promise from the local approver, or the service's human) gives it up, and only an approved call takes
+   * one back: a rejection, a throw or an answer that is no decision (told apart by `decideApproval` in
+   * src/call/approval.ts) ends the call where it is.
+   */
+  ask(execution: Execution, request: ApprovalRequest): ApprovalDecision | Promise<ApprovalDecision> {
+    const { onApproval, slots } = this.#options;
+    this.#options.requested(request);
+    if (onApproval) {
+      // The deadline keeps running: the service does not know a local human is deciding.
+      const decided = onApproval(request);
+      if (!isThenable(decided)) return decided;
+      slots.park(execution);
+      return Promise.resolve(decided).then((decision) =>
+        decision === true || (typeof decision === 'object' && decision !== null && decision.approved === true)
+          ? slots.backInSlot(execution, decision)
+          : decision,
+      );
+    }
+    return new Promise<ApprovalDecision>((resolve) => {
+      // The service's deadline clock pauses while a call waits for a human (PROTOCOL.md §6), and the call gives
+      // up its slot meanwhile: a human may take minutes, and the calls queued behind it must not wait for them.
+      this.#options.deadlines.arm(execution, undefined);
+      slots.park(execution);
+      execution.decide = resolve;
+      this.#options.socket.send(approvalRequest(request.callId));
+    });
+  }
+
+  /**
+   * A `tool_call` for a call still held: the service's decision (`approved` set), or a re-delivery after a
+   * reconnect, which asks again if the call still waits for a decision.
+   */
+  redelivered(execution: Execution, frame: ToolCallFrame): void {
+    const decide = execution.decide;
+    if (frame.approved === undefined) {
+      if (decide !== undefined) this.#options.socket.send(approvalRequest(frame.callId));
+      return;
+    }
+    // A decision is applied once. A re-delivery of a decided call (after a reconnect) changes nothing, and must
+    // not ask again: the service would answer with the decided call, and so on without end.
+    if (decide === undefined) return;
+    execution.decide = undefined;
+    // The service restarts the deadline in full after a decision (PROTOCOL.md §6).
+    this.#options.deadlines.arm(execution, frame.deadlineMs);
+    // An approved call goes back to work in a slot of its own: now if one is free, else first in line for the
+    // next. A rejection ends the call where it is, without a slot.
+    if (frame.approved) this.#options.slots.whenInSlot(execution, () => decide(true));
+    else decide({ approved: false, reason: frame.reason ?? '' });
+  }
+
+  /** A new socket is open: every call still waiting for the service's decision asks again, once. */
+  reconnected(held: Iterable<Execution>): void {
+    for (const execution of held) {
+      if (execution.decide !== undefined) this.#options.socket.send(approvalRequest(execution.frame.callId));
+    }
+  }
+}
+
+/** The frame asking the service for a human's decision on a call. */
+function approvalRequest(callId: string): FrameOf<ClientFrame, 'approval_request'> {
+  return { type: 'approval_request', callId };
+}

@@ -1,0 +1,92 @@
+/**
+ * `Deadlines`: a call whose `deadlineMs` (plus {@link DEADLINE_GRACE_MS}) has passed is cancelled here, in case
+ * the service's own `cancel` was lost with a socket. One timer serves every call.
+ *
+ * @module
+ */
+import { MAX_TIMEOUT_MS } from '../limits';
+import type { Logger } from '../logger';
+import type { Execution } from './execution';
+
+/** Extra time after `deadlineMs` before a call aborts itself, in milliseconds. */
+export const DEADLINE_GRACE_MS = 1_000;
+
+/** Dependencies of {@link Deadlines}. */
+export interface DeadlinesOptions {
+  /** Every call held now (queued, running or parked): the ones the sweep looks at. */
+  held(): Iterable<Execution>;
+  /** Cancels a call past its deadline. */
+  expire(execution: Execution): void;
+  /**
+   * `true` for a call the service keeps alive past its deadline while this client is connected (a started call,
+   * with the feature `lease`, PROTOCOL.md §18.4): it gets no deadline here (see {@link Deadlines.arm}).
+   */
+  leased?(execution: Execution): boolean;
+  logger: Logger;
+}
+
+export class Deadlines {
+  readonly #options: DeadlinesOptions;
+  /** The one timer for every call's deadline, and when it fires (`performance.now()` time). */
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #at = Number.POSITIVE_INFINITY;
+
+  constructor(options: DeadlinesOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Sets (or, with `undefined`, clears) when a call aborts itself: `deadlineMs` plus {@link DEADLINE_GRACE_MS}
+   * from now. The timer is set for the earliest deadline (a timer per call would cost a `Timeout` object and two
+   * timer-list operations per call); calls that end first just leave it nothing to do. A leased call gets none
+   * unless `force` (the socket is down: it stops once the service would re-dispatch it).
+   */
+  arm(execution: Execution, deadlineMs: number | undefined, force = false): void {
+    if (!force && this.#options.leased?.(execution) === true) deadlineMs = undefined;
+    if (deadlineMs === undefined) {
+      execution.deadlineAt = undefined;
+      return;
+    }
+    // The grace lets the service's own cancel (and timeout result) come first whenever it can. The service's
+    // number may be huge: past the longest timer, it is as good as none.
+    // Whole milliseconds: a small integer is stored in the call itself, a fraction in a heap number of its own.
+    const at = Math.ceil(performance.now() + Math.min(deadlineMs + DEADLINE_GRACE_MS, MAX_TIMEOUT_MS));
+    execution.deadlineAt = at;
+    if (at < this.#at) this.#schedule(at);
+  }
+
+  /** Stops the timer. */
+  dispose(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#at = Number.POSITIVE_INFINITY;
+  }
+
+  #schedule(at: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#at = at;
+    this.#timer = setTimeout(() => this.#sweep(), Math.max(0, at - performance.now()));
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  /** Cancels every call past its deadline, and sets the timer for the next deadline. */
+  #sweep(): void {
+    this.#timer = undefined;
+    this.#at = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    // A copy: cancelling a call removes it from the calls held.
+    for (const execution of [...this.#options.held()]) {
+      const at = execution.deadlineAt;
+      if (at === undefined) continue;
+      if (at > now) {
+        next = Math.min(next, at);
+        continue;
+      }
+      execution.deadlineAt = undefined;
+      this.#options.logger.warn({ callId: execution.frame.callId }, 'call passed its deadline');
+      this.#options.expire(execution);
+    }
+    if (next < this.#at) this.#schedule(next);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * `Execution`: one tool call received from the service and not yet finished, and its state as one union with
+ * the legal transitions between its values.
+ *
+ * @module
+ */
+import { Cancellation } from '../call/call-signal';
+import type { ApprovalDecision, ResultSink, ToolCallResult } from '../call/types';
+import type { FrameOf, ServiceFrame } from '../wire/protocol';
+
+/** A `tool_call` frame. */
+export type ToolCallFrame = FrameOf<ServiceFrame, 'tool_call'>;
+
+/**
+ * Where a call is. Only `running` holds a concurrency slot.
+ *
+ * - `queued`: received, waiting for its first slot; nothing of it has run (no `tool_call` event, no context).
+ * - `running`: holds a slot.
+ * - `parked`: started, now waiting for a human's decision or a nested run; it holds no slot meanwhile.
+ * - `resuming`: parked and free to go on, but every slot was busy: first in line for the next one.
+ * - `finished`: has its result; it is in no table any more.
+ */
+export type CallState = 'queued' | 'running' | 'parked' | 'resuming' | 'finished';
+
+/**
+ * Whether a call may go from `from` to `to`:
+ *
+ * | from       | to         | when                                                                      |
+ * | ---------- | ---------- | ------------------------------------------------------------------------- |
+ * | `queued`   | `running`  | a slot is free (on arrival, or when the queue drains)                     |
+ * | `queued`   | `finished` | cancelled, or past its deadline, before it started                        |
+ * | `running`  | `parked`   | it waits for a human's decision or a nested run                           |
+ * | `running`  | `finished` | it has its result                                                         |
+ * | `parked`   | `running`  | it may go on and a slot is free                                           |
+ * | `parked`   | `resuming` | it may go on and every slot is busy                                       |
+ * | `parked`   | `finished` | rejected, cancelled or timed out while it waited                          |
+ * | `resuming` | `running`  | its turn in line came                                                     |
+ * | `resuming` | `parked`   | cancelled in line: it leaves the line and ends where it waited, slotless  |
+ * | `resuming` | `finished` | ended in line (its own timeout)                                           |
+ */
+export function canMove(from: CallState, to: CallState): boolean {
+  switch (from) {
+    case 'queued':
+      return to === 'running' || to === 'finished';
+    case 'running':
+      return to === 'parked' || to === 'finished';
+    case 'parked':
+      return to === 'running' || to === 'resuming' || to === 'finished';
+    case 'resuming':
+      return to === 'running' || to === 'parked' || to === 'finished';
+    case 'finished':
+      return false;
+  }
+}
+
+/** Where an {@link Execution} hands its result (the call runner). */
+export interface ExecutionOwner {
+  finished(execution: Execution, result: ToolCallResult): void;
+}
+
+/**
+ * One call received and not yet finished. It is its own {@link Cancellation} (aborting it aborts `ctx.signal`:
+ * a `cancel` from the service, the deadline, `close()`) and its own result sink: a held call is one object, and
+ * every part of the client keeps what it needs of a call here rather than in a map of its own.
+ */
+export class Execution extends Cancellation implements ResultSink {
+  readonly frame: ToolCallFrame;
+  readonly #owner: ExecutionOwner;
+  #state: CallState = 'queued';
+  /**
+   * When the call aborts itself (`performance.now()` time, whole ms): the service's `deadlineMs` passed, and
+   * its `cancel` may have been lost with a socket. `undefined` while no deadline runs (none given, or waiting
+   * for a human). Kept by `Deadlines`.
+   */
+  deadlineAt: number | undefined;
+  /** When it started running (`performance.now()`, whole ms: a small integer, not a heap number). */
+  started = 0;
+  /** In state `resuming`: what goes on once it holds a slot again. Kept by `Slots`. */
+  resume: (() => void) | undefined;
+  /**
+   * The service is asked for a decision over the socket (an `approval_request` was sent) and this takes it.
+   * Kept by `Approvals`.
+   */
+  decide: ((decision: ApprovalDecision) => void) | undefined;
+
+  constructor(frame: ToolCallFrame, owner: ExecutionOwner) {
+    super();
+    this.frame = frame;
+    this.#owner = owner;
+  }
+
+  get state(): CallState {
+    return this.#state;
+  }
+
+  /**
+   * Moves the call to `to` if {@link canMove} allows it, and returns the state it left; `undefined` (and no
+   * change) when it does not. Only `Slots` calls this: it counts the slots held as the calls move.
+   */
+  moveTo(to: CallState): CallState | undefined {
+    const from = this.#state;
+    if (!canMove(from, to)) return undefined;
+    this.#state = to;
+    return from;
+  }
+
+  result(result: ToolCallResult): void {
+    this.#owner.finished(this, result);
+  }
+}

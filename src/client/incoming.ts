@@ -1,0 +1,141 @@
+/**
+ * `Incoming`: the `tool_call` and `cancel` frames the service sends, and the calls held by id.
+ *
+ * Guarantee: within one process a call id is executed at most once. A re-delivered `tool_call` joins the
+ * execution in flight (it may carry the service's approval decision), or is answered from the outbox; one for a
+ * call finished and acked is ignored, as long as its id is remembered.
+ *
+ * @module
+ */
+import type { Logger } from '../logger';
+import { busyText, cancelledText, shuttingDownText } from '../tool/model-text';
+import type { Approvals } from './approvals';
+import type { Deadlines } from './deadlines';
+import { Execution, type ExecutionOwner, type ToolCallFrame } from './execution';
+import type { CallSocket, Outbox } from './outbox';
+import type { Slots } from './slots';
+
+/** Dependencies of {@link Incoming}. */
+export interface IncomingOptions {
+  /**
+   * Calls held at once, results waiting for their ack included (`maxConcurrency + maxQueue`): more are refused
+   * with a retryable busy result.
+   */
+  capacity: number;
+  /** Where new calls deliver their results. */
+  owner: ExecutionOwner;
+  socket: Pick<CallSocket, 'send'>;
+  outbox: Pick<Outbox, 'resend' | 'size'>;
+  approvals: Pick<Approvals, 'redelivered'>;
+  deadlines: Pick<Deadlines, 'arm'>;
+  slots: Pick<Slots, 'admit' | 'leaveLine'>;
+  logger: Logger;
+}
+
+/**
+ * Finished call ids are remembered, to refuse a re-delivery after the `ack`, in two generations of this many: at
+ * least the last 10,000 and at most the last 20,000.
+ */
+const REMEMBERED_CALL_IDS = 10_000;
+
+export class Incoming {
+  readonly #options: IncomingOptions;
+  /** Calls received and not finished: queued, running or parked. */
+  readonly #held = new Map<string, Execution>();
+  /**
+   * Ids of finished calls, newest generation first. When it is full it becomes the older one and the older is
+   * dropped whole: no deletion per call (each one, in a large set, costs a few cache misses).
+   */
+  #finished = new Set<string>();
+  #finishedBefore = new Set<string>();
+  #accepting = true;
+
+  constructor(options: IncomingOptions) {
+    this.#options = options;
+  }
+
+  /** Calls held: queued, running or parked. */
+  get size(): number {
+    return this.#held.size;
+  }
+
+  /** The call of that id, while it is held. */
+  get(callId: string): Execution | undefined {
+    return this.#held.get(callId);
+  }
+
+  /** Every call held. */
+  values(): IterableIterator<Execution> {
+    return this.#held.values();
+  }
+
+  /** Handles a `tool_call` frame: new, re-delivered, or carrying the service's approval decision. */
+  receive(frame: ToolCallFrame): void {
+    const { callId } = frame;
+    const options = this.#options;
+    if (options.outbox.resend(callId)) return;
+    const held = this.#held.get(callId);
+    if (held !== undefined) {
+      options.approvals.redelivered(held, frame);
+      return;
+    }
+    if (this.#finished.has(callId) || this.#finishedBefore.has(callId)) {
+      options.logger.debug({ callId }, 'tool_call for a finished call ignored');
+      return;
+    }
+    // Calls running, queued, and results waiting for their ack all hold memory: together they stay within
+    // maxConcurrency + maxQueue, so a service that floods calls, or never acks, cannot grow this process.
+    if (!this.#accepting || this.#held.size + options.outbox.size >= options.capacity) {
+      options.socket.send({
+        type: 'tool_result',
+        callId,
+        status: 'error',
+        output: this.#accepting ? busyText(frame.toolName) : shuttingDownText(frame.toolName),
+        retryable: true,
+      });
+      return;
+    }
+    const execution = new Execution(frame, options.owner);
+    options.deadlines.arm(execution, frame.deadlineMs);
+    this.#held.set(callId, execution);
+    options.slots.admit(execution);
+  }
+
+  /** Handles a `cancel` frame (or a deadline, or `close()`): aborts `ctx.signal` of the call, or drops it from the queue. */
+  cancel(callId: string, reason: string): void {
+    const execution = this.#held.get(callId);
+    if (execution === undefined) return;
+    // Decided, waiting for a slot: it ends cancelled where it waits (for the approval), without one.
+    this.#options.slots.leaveLine(execution);
+    execution.abort(reason);
+    if (execution.state === 'queued') {
+      // Never started: it ends here, without a slot, a `tool_call` event or its context.
+      this.#options.owner.finished(execution, {
+        status: 'cancelled',
+        output: cancelledText(execution.frame.toolName),
+        durationMs: 0,
+      });
+    }
+  }
+
+  /** Cancels every call held. */
+  cancelAll(reason: string): void {
+    for (const execution of [...this.#held.values()]) this.cancel(execution.frame.callId, reason);
+  }
+
+  /** Stops taking new calls; they are answered with a retryable shutting-down result. */
+  stopAccepting(): void {
+    this.#accepting = false;
+  }
+
+  /** The call has finished: it is no longer held, and its id is remembered. */
+  ended(execution: Execution): void {
+    const { callId } = execution.frame;
+    this.#held.delete(callId);
+    if (this.#finished.size >= REMEMBERED_CALL_IDS) {
+      this.#finishedBefore = this.#finished;
+      this.#finished = new Set();
+    }
+    this.#finished.add(callId);
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * `Outbox`: the result of every finished call, kept until the service acks it. Results are written at once when
+ * the socket can take them, held while its buffer is over `highWaterMarkBytes`, and written again once on each
+ * new socket. Also builds the `tool_result` frame: redacted, and cut to the service's `maxPayloadBytes`.
+ *
+ * @module
+ */
+import type { ToolCallResult, WidgetInvalidInfo } from '../call/types';
+import type { Redactor } from '../logger';
+import { toWellFormed, truncateJsonString } from '../tool/output';
+import { type ClientFrame, encodeFrame, type FrameOf, utf8Length } from '../wire/protocol';
+import type { ToolCallFrame } from './execution';
+
+export type ToolResultFrame = FrameOf<ClientFrame, 'tool_result'>;
+
+/** The part of the socket the call runner writes to (the client's `Connection`). */
+export interface CallSocket {
+  /** Sends a frame; `false` when it was not sent (the socket is not open, or the frame is too large). */
+  send(frame: ClientFrame): boolean;
+  readonly writable: boolean;
+  /** Bytes queued on the socket and not yet written to the network. */
+  readonly bufferedAmount: number;
+  /** The service's frame limit, in bytes. */
+  readonly maxPayloadBytes: number;
+}
+
+/** Dependencies of an {@link Outbox}. */
+export interface OutboxOptions {
+  socket: CallSocket;
+  /** Results are held (not written) while the socket buffers more than this many bytes. */
+  highWaterMarkBytes: number;
+  redactor: Redactor;
+  /** Told when a widget is dropped because the result with it would be over the service's limit. */
+  widgetInvalid(info: WidgetInvalidInfo): void;
+}
+
+/** One result waiting for its `ack`, and the socket generation it was last written on (`-1`: not yet). */
+interface Entry {
+  frame: ToolResultFrame;
+  sentOn: number;
+}
+
+/** Milliseconds between looks at a socket whose buffer was over `highWaterMarkBytes`. */
+const BACKPRESSURE_RETRY_MS = 5;
+
+/**
+ * Room kept for the rest of a `tool_result` frame when capping `output`, in bytes: the output's JSON takes at
+ * most `maxPayloadBytes` minus this (or minus the actual envelope, when a long call id makes it larger).
+ */
+export const ENVELOPE_BYTES = 512;
+
+export class Outbox {
+  readonly #options: OutboxOptions;
+  readonly #entries = new Map<string, Entry>();
+  /** Counts sockets: an entry is written once per generation. */
+  #generation = 0;
+  #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Some entry may not be written on the current socket yet (a flush stopped early). */
+  #backlog = false;
+
+  constructor(options: OutboxOptions) {
+    this.#options = options;
+  }
+
+  /** Results not yet acknowledged by the service. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * Writes the result of `frame`'s call, and keeps it until {@link Outbox.ack}. Returns the frame (its `output`
+   * is what the model reads).
+   */
+  add(frame: ToolCallFrame, result: ToolCallResult, durationMs: number): ToolResultFrame {
+    const entry: Entry = { frame: this.#resultFrame(frame, result, durationMs), sentOn: -1 };
+    this.#entries.set(frame.callId, entry);
+    // Nothing older waits to be written: write this one alone rather than walk the outbox.
+    if (this.#backlog || this.#flushTimer !== undefined || !this.#write(entry)) this.flush();
+    return entry.frame;
+  }
+
+  /**
+   * The service asked again for a call whose result is held here (a re-delivered `tool_call`): the result is
+   * written again, on this socket too. `false` when no result of that call is held.
+   */
+  resend(callId: string): boolean {
+    const held = this.#entries.get(callId);
+    if (held === undefined) return false;
+    held.sentOn = -1;
+    this.flush();
+    return true;
+  }
+
+  /** The service has the result, or will never take it: forget it. */
+  ack(callId: string): void {
+    this.#entries.delete(callId);
+  }
+
+  /** A new socket is open: every result held is written again, once. */
+  reconnected(): void {
+    this.#generation += 1;
+    this.flush();
+  }
+
+  /** Writes results not yet written on the current socket, in order, while the socket's buffer has room. */
+  flush(): void {
+    if (this.#flushTimer !== undefined) return;
+    this.#backlog = true;
+    for (const entry of this.#entries.values()) {
+      if (entry.sentOn === this.#generation) continue;
+      if (!this.#write(entry)) return;
+    }
+    this.#backlog = false;
+  }
+
+  /** Stops the backpressure timer. */
+  dispose(): void {
+    if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+  }
+
+  /** Writes one entry if the socket can take it now; `false` when it cannot (a flush retries later). */
+  #write(entry: Entry): boolean {
+    const { socket } = this.#options;
+    if (!socket.writable) return false;
+    if (socket.bufferedAmount > this.#options.highWaterMarkBytes) {
+      this.#flushTimer ??= setTimeout(() => {
+        this.#flushTimer = undefined;
+        this.flush();
+      }, BACKPRESSURE_RETRY_MS);
+      return false;
+    }
+    if (socket.send(entry.frame)) entry.sentOn = this.#generation;
+    return true;
+  }
+
+  #resultFrame(frame: ToolCallFrame, result: ToolCallResult, durationMs: number): ToolResultFrame {
+    const { redactor, socket } = this.#options;
+    const out: ToolResultFrame = {
+      type: 'tool_result',
+      callId: frame.callId,
+      status: result.status,
+      output: '',
+      durationMs,
+    };
+    // Redact first, then cut: a cut through a secret would leave a piece of it that no rule matches. The cut
+    // counts JSON escapes, so the frame fits the service's limit whatever the text holds.
+    // The frame without its output is at most 105 bytes plus 6 per unit of the call id: with an id of up to 64
+    // units it is within ENVELOPE_BYTES, and need not be measured.
+    const envelope = frame.callId.length <= 64 ? 0 : utf8Length(encodeFrame(out)) - 2;
+    const budget = Math.max(2, socket.maxPayloadBytes - Math.max(ENVELOPE_BYTES, envelope));
+    out.output = truncateJsonString(toWellFormed(redactor.text(result.output)), budget);
+    if (result.widget !== undefined) {
+      out.widget = redactor.value(result.widget);
+      const size = utf8Length(JSON.stringify(out));
+      if (size > socket.maxPayloadBytes) {
+        delete out.widget;
+        this.#options.widgetInvalid({
+          toolName: frame.toolName,
+          callId: frame.callId,
+          path: 'widget',
+          message: `the result with its widget is ${size} bytes, over the service's limit of ${socket.maxPayloadBytes}; the widget was dropped`,
+        });
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * `Slots`: at most `maxConcurrency` calls run at once. The rest wait in one queue, in the order they came; a call
+ * waiting for a human or a nested run gives its slot up (it is parked), and when it may go on it takes a slot
+ * again, first in line if none is free.
+ *
+ * Every change of a call's state goes through {@link Slots.#move}, which refuses what {@link canMove} does not
+ * allow and counts the slots held as it goes: the count cannot drift from the calls' states.
+ *
+ * @module
+ */
+import type { CallState, canMove, Execution } from './execution';
+
+/** Dependencies of {@link Slots}. */
+export interface SlotsOptions {
+  maxConcurrency: number;
+  /** Begins a call that just took its first slot (it is `running`). */
+  start(execution: Execution): void;
+}
+
+export class Slots {
+  readonly #maxConcurrency: number;
+  readonly #start: (execution: Execution) => void;
+  /** Calls `queued` for their first slot, behind calls `resuming` (those go first in line). */
+  readonly #queue: Execution[] = [];
+  #running = 0;
+  /** {@link Slots.#drainQueue} is running (a synchronous call finishing inside it must not start another). */
+  #draining = false;
+  /** A drain is scheduled (see {@link Slots.#scheduleDrain}). */
+  #drainDue = false;
+
+  constructor(options: SlotsOptions) {
+    this.#maxConcurrency = options.maxConcurrency;
+    this.#start = options.start;
+  }
+
+  /** Calls holding a slot. */
+  get running(): number {
+    return this.#running;
+  }
+
+  /** Calls waiting in line for a slot. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** A new call: it starts now if a slot is free and nobody is in line, else it waits in line. */
+  admit(execution: Execution): void {
+    // Calls start in the order they came: while older ones wait (a drain is due), a new one waits behind them.
+    if (this.#running < this.#maxConcurrency && this.#queue.length === 0) this.#begin(execution);
+    else this.#queue.push(execution);
+  }
+
+  /**
+   * A running call gives up its slot while it waits (for a human, or a nested run whose own calls come to this
+   * client too, and would otherwise queue behind the calls waiting for them: a deadlock once `maxConcurrency`
+   * calls are agents-as-tools). Only a `running` call has a slot to give up: a `queued` one has not started, and a
+   * `parked` or `resuming` one (a second nested run of the same call) gave its slot up already, and keeps its place.
+   */
+  park(execution: Execution): void {
+    if (execution.state !== 'running') return;
+    this.#move(execution, 'parked');
+    this.#scheduleDrain();
+  }
+
+  /**
+   * Runs `go` once the call holds a slot again: at once if one is free, else first in line for the next (a
+   * cancel there ends the call without one, see {@link Slots.leaveLine}, and `go` never runs). A call that ended
+   * meanwhile, or never gave its slot up, goes on at once.
+   */
+  whenInSlot(execution: Execution, go: () => void): void {
+    const { state } = execution;
+    if (state === 'parked') {
+      if (this.#running < this.#maxConcurrency) {
+        this.#move(execution, 'running');
+        go();
+      } else {
+        this.#move(execution, 'resuming');
+        execution.resume = go;
+        this.#queue.unshift(execution);
+      }
+    } else if (state === 'resuming') {
+      // Already in line (two nested runs of one call ended): one place, both go on with it.
+      const first = execution.resume as () => void;
+      execution.resume = () => {
+        first();
+        go();
+      };
+    } else go();
+  }
+
+  /** {@link Slots.whenInSlot} as a promise of `value`. */
+  backInSlot<T>(execution: Execution, value: T): Promise<T> {
+    return new Promise<T>((resolve) => this.whenInSlot(execution, () => resolve(value)));
+  }
+
+  /** A call in line to go on is cancelled: it leaves the line and ends where it waited, without a slot. */
+  leaveLine(execution: Execution): void {
+    if (execution.state !== 'resuming') return;
+    this.#move(execution, 'parked');
+    execution.resume = undefined;
+    this.#remove(execution);
+  }
+
+  /**
+   * The call has its result: its slot, or its place in line, is free. Returns the state it was in, or
+   * `undefined` when it had finished already (a second result is refused).
+   */
+  finish(execution: Execution): CallState | undefined {
+    const from = this.#move(execution, 'finished');
+    if (from === 'queued' || from === 'resuming') {
+      // Ended in line (cancelled while queued, or its own timeout while resuming): it must not take a slot later.
+      execution.resume = undefined;
+      this.#remove(execution);
+    }
+    if (from !== undefined) this.#scheduleDrain();
+    return from;
+  }
+
+  /**
+   * The one place a call changes state: refused (`undefined`) unless {@link canMove} allows it; the slot count
+   * follows the calls entering and leaving `running`. Returns the state the call left.
+   */
+  #move(execution: Execution, to: CallState): CallState | undefined {
+    const from = execution.moveTo(to);
+    if (from === 'running') this.#running -= 1;
+    else if (to === 'running' && from !== undefined) this.#running += 1;
+    return from;
+  }
+
+  #begin(execution: Execution): void {
+    this.#move(execution, 'running');
+    this.#start(execution);
+  }
+
+  #remove(execution: Execution): void {
+    const index = this.#queue.indexOf(execution);
+    if (index !== -1) this.#queue.splice(index, 1);
+  }
+
+  /**
+   * Starts queued calls once the current task is done (a microtask), not at once: the frames that came with
+   * the one that freed the slot (a burst of `cancel`s, `close()` aborting every call) are handled first, so a
+   * call cancelled while queued never starts.
+   */
+  #scheduleDrain(): void {
+    if (this.#drainDue || this.#queue.length === 0) return;
+    this.#drainDue = true;
+    void Promise.resolve().then(() => {
+      this.#drainDue = false;
+      this.#drainQueue();
+    });
+  }
+
+  /**
+   * Starts queued calls while a slot is free. A call that finishes synchronously inside this loop frees its slot
+   * before the loop looks again; the loop does not recurse (a queue of thousands of synchronous calls would
+   * otherwise overflow the stack).
+   */
+  #drainQueue(): void {
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      // One call per free slot: a call that ended while queued (cancelled) has left the queue without one.
+      while (this.#running < this.#maxConcurrency) {
+        const next = this.#queue.shift();
+        if (!next) break;
+        if (next.state === 'queued') this.#begin(next);
+        else {
+          const resume = next.resume as () => void;
+          next.resume = undefined;
+          this.#move(next, 'running');
+          resume();
+        }
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { tool } from '../../src/tool/tool';
+import { withCountedAbortControllers } from '../support/abort-controllers';
+import { nextTask, recording, recordsCalls, statuses } from './call-runner-harness';
+
+describe('CallRunner', () => {
+  it('answers a call whose steps are all synchronous within receive(), without an AbortController', () => {
+    withCountedAbortControllers((made) => {
+      const { call, sent } = recording([recordsCalls('echo').tool]);
+      call('c1', 'echo');
+      expect(sent).toEqual([expect.objectContaining({ type: 'tool_result', callId: 'c1', output: 'c1' })]);
+      expect(made()).toBe(0);
+    });
+  });
+});
+
+describe('CallRunner idle', () => {
+  it('is not idle while a call waits for a local approver, though it holds no slot', async () => {
+    const answers: Array<(decision: boolean) => void> = [];
+    const gated = tool({
+      name: 'gated',
+      description: 'Needs approval.',
+      needsApproval: true,
+      execute: () => 'done',
+    });
+    const { calls, call } = recording([gated], {
+      onApproval: () => new Promise<boolean>((resolve) => answers.push(resolve)),
+    });
+    call('g1', 'gated');
+    await nextTask();
+    let idle = false;
+    void calls.idle().then(() => {
+      idle = true;
+    });
+    await nextTask();
+    expect(calls.running).toBe(0);
+    expect(idle).toBe(false);
+    answers[0]!(true);
+    await nextTask();
+    calls.ack('g1');
+    await nextTask();
+    expect(idle).toBe(true);
+  });
+});
+
+describe('CallRunner frames', () => {
+  it('applies the acks a tool_call carries before the call, so their room is free for it', () => {
+    const echo = recordsCalls('echo');
+    const { calls, sent } = recording([echo.tool], { maxConcurrency: 1, maxQueue: 0 });
+    const frame = (callId: string, acks?: string[]) =>
+      ({ type: 'tool_call', callId, runId: 'r1', toolName: 'echo', arguments: {}, acks }) as const;
+    expect(calls.handle(frame('c1'))).toBe(true);
+    expect(calls.handle(frame('c2', ['c1']))).toBe(true);
+    expect(echo.ran).toEqual(['c1', 'c2']);
+    expect(statuses(sent)).toEqual(['c1:ok', 'c2:ok']);
+    expect(calls.handle({ type: 'ack', callIds: ['c2'] })).toBe(true);
+    expect(calls.unacked).toBe(0);
+  });
+
+  it('leaves frames that are not about calls to the client', () => {
+    const { calls } = recording([]);
+    expect(calls.handle({ type: 'ping' })).toBe(false);
+    expect(calls.handle({ type: 'error', code: 'invalid_frame', message: 'no' })).toBe(false);
+  });
+});

@@ -1,0 +1,89 @@
+import { describe, expect, it, vi } from 'vitest';
+import { DEADLINE_GRACE_MS, Deadlines } from '../../src/client/deadlines';
+import { Execution } from '../../src/client/execution';
+import { silentLogger } from '../../src/logger';
+import { nextTask, queuedBehindOne, recording, statuses, waitsForAbort } from './call-runner-harness';
+
+describe('Deadlines, in a call runner', () => {
+  it('aborts each call at its own deadline (plus the grace), with one timer for all', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const aborted: string[] = [];
+      const wait = waitsForAbort('wait', (callId, reason) => aborted.push(`${callId}:${String(reason)}`));
+      const { calls, call } = recording([wait]);
+      call('late', 'wait', { deadlineMs: 5_000 });
+      call('never', 'wait', { deadlineMs: 60_000 });
+      call('soon', 'wait', { deadlineMs: 0 }); // earlier than the timer already set: it is brought forward
+      expect(vi.getTimerCount()).toBe(1);
+      vi.advanceTimersByTime(DEADLINE_GRACE_MS - 1);
+      expect(aborted).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(aborted).toEqual(['soon:deadline']);
+      expect(vi.getTimerCount()).toBe(1); // set again, for the next deadline
+      vi.advanceTimersByTime(5_000);
+      expect(aborted).toEqual(['soon:deadline', 'late:deadline']);
+      expect(calls.running).toBe(1);
+      expect(vi.getTimerCount()).toBe(1);
+      calls.abortAll('test over');
+      calls.dispose();
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('Deadlines, in a call runner: cancelling queued calls', () => {
+  it('does not run a queued call that passed its deadline while it waited', async () => {
+    const { calls, call, ran, sent } = queuedBehindOne();
+    // The queued call's deadline passes 50 ms before the running one's: it must be cancelled where it waits,
+    // not started when the running one's deadline frees the slot.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      call('run', 'stuck', { deadlineMs: 50 });
+      call('late', 'charge', { deadlineMs: 0 });
+      vi.advanceTimersByTime(DEADLINE_GRACE_MS + 50);
+    } finally {
+      vi.useRealTimers();
+    }
+    await nextTask(); // the queue drains after the task
+    expect(ran).toEqual([]);
+    expect(statuses(sent).sort()).toEqual(['late:cancelled', 'run:cancelled']);
+    calls.dispose();
+  });
+});
+
+describe('Deadlines', () => {
+  it('expires a call past its deadline once, and none whose deadline was cleared', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const owner = { finished() {} };
+      const held = ['a', 'b', 'c'].map(
+        (callId) =>
+          new Execution({ type: 'tool_call', callId, runId: 'r1', toolName: 't', arguments: {} }, owner),
+      );
+      const expired: string[] = [];
+      const deadlines = new Deadlines({
+        held: () => held,
+        expire: (execution) => expired.push(execution.frame.callId),
+        logger: silentLogger,
+      });
+      const [a, b, c] = held as [Execution, Execution, Execution];
+      deadlines.arm(a, 0);
+      deadlines.arm(b, 0);
+      deadlines.arm(c, 10);
+      deadlines.arm(b, undefined); // e.g. waiting for a human
+      vi.advanceTimersByTime(DEADLINE_GRACE_MS);
+      expect(expired).toEqual(['a']);
+      expect(a.deadlineAt).toBeUndefined();
+      vi.advanceTimersByTime(10);
+      expect(expired).toEqual(['a', 'c']);
+      expect(vi.getTimerCount()).toBe(0);
+      deadlines.arm(a, 5_000);
+      deadlines.dispose();
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import {
+  nextTask,
+  queuedBehindOne,
+  recording,
+  recordsCalls,
+  statuses,
+  waitsForAbort,
+} from './call-runner-harness';
+
+describe('Incoming, in a call runner', () => {
+  it('refuses a re-delivery of any of the last 10,000 finished and acked calls, and forgets those 20,000 back', async () => {
+    const echo = recordsCalls('echo');
+    const { calls, call } = recording([echo.tool]);
+    for (let i = 0; i < 20_001; i++) {
+      call(`c${i}`, 'echo');
+      await nextTask();
+      calls.ack(`c${i}`);
+    }
+    expect(echo.ran).toHaveLength(20_001);
+    expect(calls.unacked).toBe(0);
+    call('c10001', 'echo'); // among the last 10,000: ignored
+    call('c20000', 'echo');
+    call('c10000', 'echo'); // 10,001 back: still remembered (ids are forgotten 10,000 at a time)
+    call('c9999', 'echo'); // in the generation forgotten whole: runs again
+    call('c0', 'echo');
+    await nextTask();
+    expect(echo.ran.slice(20_001)).toEqual(['c9999', 'c0']);
+  });
+
+  it('aborts ctx.signal of a running call on cancel, with the cancel reason', async () => {
+    const reasons: unknown[] = [];
+    const { calls, call, sent } = recording([waitsForAbort('wait', (_id, reason) => reasons.push(reason))]);
+    call('w1', 'wait');
+    await nextTask();
+    calls.cancel('w1', 'user pressed stop');
+    await nextTask();
+    expect(reasons).toEqual(['user pressed stop']);
+    expect(sent).toEqual([expect.objectContaining({ callId: 'w1', status: 'cancelled' })]);
+  });
+});
+
+describe('Incoming, in a call runner: cancelling queued calls', () => {
+  it('aborts every call on abortAll (close) without running the queued ones', async () => {
+    const { calls, call, ran, sent } = queuedBehindOne();
+    call('run', 'stuck');
+    for (const id of ['q1', 'q2', 'q3']) call(id, 'charge');
+    await nextTask();
+    calls.abortAll('closing');
+    await nextTask();
+    expect(ran).toEqual([]);
+    expect(statuses(sent).sort()).toEqual(['q1:cancelled', 'q2:cancelled', 'q3:cancelled', 'run:cancelled']);
+  });
+});
+
+describe('Incoming', () => {
+  it('answers a re-delivered call from the outbox, without running it again', () => {
+    const echo = recordsCalls('echo');
+    const { call, sent } = recording([echo.tool]);
+    call('c1', 'echo');
+    call('c1', 'echo');
+    expect(echo.ran).toEqual(['c1']);
+    expect(statuses(sent)).toEqual(['c1:ok', 'c1:ok']);
+  });
+
+  it('joins a re-delivery to the execution in flight instead of starting the call again', async () => {
+    const started: string[] = [];
+    const { calls, call, sent } = recording([waitsForAbort('wait')], {
+      events: {
+        toolCall: (info) => started.push(info.callId),
+        toolResult() {},
+        approvalRequested() {},
+        widgetInvalid() {},
+      },
+    });
+    call('w1', 'wait');
+    call('w1', 'wait');
+    expect(started).toEqual(['w1']);
+    expect(calls.running).toBe(1);
+    calls.cancel('w1', 'done with it');
+    await nextTask();
+    expect(statuses(sent)).toEqual(['w1:cancelled']);
+  });
+
+  it('refuses a call past maxConcurrency + maxQueue, unacked results included, with a retryable busy result', () => {
+    const { calls, call, sent } = recording([waitsForAbort('wait'), recordsCalls('echo').tool], {
+      maxConcurrency: 1,
+      maxQueue: 1,
+    });
+    call('e1', 'echo'); // finished; its result waits for an ack and holds one place
+    call('w1', 'wait'); // runs: both places taken
+    call('w2', 'wait');
+    expect(sent.at(-1)).toEqual({
+      type: 'tool_result',
+      callId: 'w2',
+      status: 'error',
+      output: 'Error running wait: the client is busy; try again later',
+      retryable: true,
+    });
+    calls.ack('e1');
+    call('w3', 'wait'); // a place again: it waits in line
+    expect(calls.queued).toBe(1);
+    calls.abortAll('test over');
+  });
+
+  it('refuses every call once it stops accepting, with a retryable shutting-down result', () => {
+    const echo = recordsCalls('echo');
+    const { calls, call, sent } = recording([echo.tool]);
+    calls.stopAccepting();
+    call('c1', 'echo');
+    expect(echo.ran).toEqual([]);
+    expect(sent).toEqual([
+      {
+        type: 'tool_result',
+        callId: 'c1',
+        status: 'error',
+        output: 'Error running echo: the client is shutting down; try again later',
+        retryable: true,
+      },
+    ]);
+  });
+
+  it('ignores a cancel for a call it does not hold', () => {
+    const { calls, sent } = recording([recordsCalls('echo').tool]);
+    calls.cancel('nobody', 'service');
+    expect(sent).toEqual([]);
+  });
+});

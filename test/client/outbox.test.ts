@@ -1,0 +1,148 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { ToolCallResult, WidgetInvalidInfo } from '../../src/call/types';
+import type { ToolCallFrame } from '../../src/client/execution';
+import { Outbox } from '../../src/client/outbox';
+import { Redactor } from '../../src/logger';
+import type { Widget } from '../../src/tool/widget';
+import { type ClientFrame, encodeFrame, utf8Length } from '../../src/wire/protocol';
+import { callIds, recording, recordsCalls } from './call-runner-harness';
+
+describe('Outbox, in a call runner', () => {
+  it('keeps results for a socket that is not writable and writes them all, in order, once it is', () => {
+    let open = false;
+    const { calls, call, sent } = recording([recordsCalls('echo').tool], { writable: () => open });
+    call('c1', 'echo');
+    call('c2', 'echo');
+    expect(sent).toEqual([]);
+    expect(calls.unacked).toBe(2);
+    open = true;
+    call('c3', 'echo'); // written after the two older ones, not before them
+    expect(callIds(sent)).toEqual(['c1', 'c2', 'c3']);
+    call('c4', 'echo');
+    expect(sent).toHaveLength(4);
+  });
+});
+
+/** A socket whose buffer and state the test sets, recording what is written. */
+function fakeSocket(maxPayloadBytes = 1_048_576) {
+  const sent: ClientFrame[] = [];
+  return {
+    sent,
+    writable: true,
+    bufferedAmount: 0,
+    maxPayloadBytes,
+    send(frame: ClientFrame): boolean {
+      sent.push(frame);
+      return true;
+    },
+  };
+}
+
+function outboxOn(socket: ReturnType<typeof fakeSocket>, redact: string[] = []) {
+  const dropped: WidgetInvalidInfo[] = [];
+  const outbox = new Outbox({
+    socket,
+    highWaterMarkBytes: 1_000,
+    redactor: new Redactor(redact),
+    widgetInvalid: (info) => dropped.push(info),
+  });
+  return { outbox, dropped };
+}
+
+const callFrame = (callId: string): ToolCallFrame => ({
+  type: 'tool_call',
+  callId,
+  runId: 'r1',
+  toolName: 'echo',
+  arguments: {},
+});
+const ok = (output: string, widget?: Widget): ToolCallResult => ({
+  status: 'ok',
+  output,
+  widget,
+  durationMs: 0,
+});
+const ids = (sent: ClientFrame[]) => sent.map((frame) => (frame as { callId: string }).callId);
+
+describe('Outbox', () => {
+  it('holds results while the socket buffers more than highWaterMarkBytes, and writes them in order once it has room', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const socket = fakeSocket();
+      const { outbox } = outboxOn(socket);
+      socket.bufferedAmount = 1_001;
+      outbox.add(callFrame('c1'), ok('one'), 3);
+      outbox.add(callFrame('c2'), ok('two'), 4);
+      expect(socket.sent).toEqual([]);
+      vi.advanceTimersByTime(5);
+      expect(socket.sent).toEqual([]); // still full: it looks again later
+      socket.bufferedAmount = 1_000;
+      vi.advanceTimersByTime(5);
+      expect(socket.sent).toEqual([
+        { type: 'tool_result', callId: 'c1', status: 'ok', output: 'one', durationMs: 3 },
+        { type: 'tool_result', callId: 'c2', status: 'ok', output: 'two', durationMs: 4 },
+      ]);
+      outbox.add(callFrame('c3'), ok('three'), 0);
+      expect(ids(socket.sent)).toEqual(['c1', 'c2', 'c3']);
+      outbox.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('writes every result held again, once, on a new socket, and forgets a result once acked', () => {
+    const socket = fakeSocket();
+    const { outbox } = outboxOn(socket);
+    outbox.add(callFrame('c1'), ok('one'), 0);
+    outbox.add(callFrame('c2'), ok('two'), 0);
+    outbox.ack('c1');
+    expect(outbox.size).toBe(1);
+    outbox.reconnected();
+    outbox.flush();
+    expect(ids(socket.sent)).toEqual(['c1', 'c2', 'c2']);
+  });
+
+  it('writes a result again when its call is re-delivered, and only while it holds the result', () => {
+    const socket = fakeSocket();
+    const { outbox } = outboxOn(socket);
+    outbox.add(callFrame('c1'), ok('one'), 0);
+    expect(outbox.resend('c1')).toBe(true);
+    outbox.ack('c1');
+    expect(outbox.resend('c1')).toBe(false);
+    expect(ids(socket.sent)).toEqual(['c1', 'c1']);
+  });
+
+  it('redacts the output before cutting it to the frame limit, so no piece of a secret is left', () => {
+    const socket = fakeSocket(1_024);
+    const { outbox } = outboxOn(socket, ['secret-key-0123456789']);
+    const output = `${'a'.repeat(490)}secret-key-0123456789${'b'.repeat(2_000)}`;
+    const frame = outbox.add(callFrame('c1'), ok(output), 0);
+    expect(frame.output).not.toContain('secret');
+    expect(frame.output).not.toContain('0123');
+    expect(frame.output).toMatch(/\[truncated: the full output was \d+ bytes\]$/);
+    expect(utf8Length(encodeFrame(frame))).toBeLessThanOrEqual(1_024);
+  });
+
+  it('drops a widget that would take the result over the frame limit, and says why', () => {
+    const socket = fakeSocket(1_024);
+    const { outbox, dropped } = outboxOn(socket);
+    const frame = outbox.add(callFrame('c1'), ok('small', { type: 'Text', value: 'y'.repeat(2_000) }), 0);
+    expect(frame).toEqual({
+      type: 'tool_result',
+      callId: 'c1',
+      status: 'ok',
+      output: 'small',
+      durationMs: 0,
+    });
+    expect(dropped).toEqual([
+      {
+        toolName: 'echo',
+        callId: 'c1',
+        path: 'widget',
+        message: expect.stringMatching(
+          /^the result with its widget is \d+ bytes, over the service's limit of 1024; the widget was dropped$/,
+        ),
+      },
+    ]);
+  });
+});
