@@ -6,7 +6,7 @@
  */
 
 /** The update frame types that carry a per-call `seq`. */
-export type UpdateKind = 'progress' | 'preliminary';
+export type UpdateKind = 'progress' | 'preliminary' | 'event';
 
 /** The latest `tool_progress` of a call, as the transcript shows it. */
 export interface CallProgress {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ClientFrame, FrameOf } from '../src/wire/protocol';
+import { type ClientFrame, EVENT_LIMITS, type FrameOf, utf8Length } from '../src/wire/protocol';
 import type { Call } from './call';
 import type { UpdateKind } from './call-activity';
 import type { Dispatcher } from './dispatcher';
@@ -65,6 +65,23 @@ export class CallUpdates {
       toolName: call.toolName,
       output,
       ...(widget === undefined ? {} : { widget }),
+    });
+  }
+
+  /** `tool_event`: recorded in the run (a `tool_event` run event), each `seq` once; over-large data is replaced. */
+  event(session: Session, frame: FrameOf<ClientFrame, 'tool_event'>): void {
+    const call = this.#accepted(session, frame.callId, 'event', frame.seq);
+    if (!call) return;
+    let data = frame.data;
+    if (data !== undefined) {
+      const bytes = utf8Length(JSON.stringify(data));
+      if (bytes > EVENT_LIMITS.maxDataBytes) data = { truncated: true, bytes };
+    }
+    this.#deps.emit(call.run, 'tool_event', {
+      callId: call.callId,
+      toolName: call.toolName,
+      event: frame.event,
+      ...(data === undefined ? {} : { data }),
     });
   }
 

@@ -204,6 +204,9 @@ class SocketHandler {
       case 'lease':
         service.updates.lease(session, frame);
         return;
+      case 'tool_event':
+        service.updates.event(session, frame);
+        return;
       case 'question':
         service.questions.ask(session, frame);
         return;

@@ -11,6 +11,7 @@ import type { CallSignal } from './call-signal';
 /** What `ctx`'s methods reach: the call behind it (`CallRun`); absent in a bare `CallSignal` (tests). */
 export interface CallChannel {
   progress(update: ProgressInput): void;
+  emit(type: string, data?: unknown): void;
   askQuestion(question: string, options?: AskOptions<unknown>): Promise<unknown>;
 }
 
@@ -65,6 +66,12 @@ export class CallContext {
   get progress(): (update: ProgressInput) => void {
     const call = this.#call;
     return (update) => call.progress?.(update);
+  }
+
+  /** `ctx.emit()`: a function of this call (destructuring works), read from the prototype. */
+  get emit(): (type: string, data?: unknown) => void {
+    const call = this.#call;
+    return (type, data) => call.emit?.(type, data);
   }
 
   /** `ctx.askQuestion()`: a function of this call (destructuring works), read from the prototype. */

@@ -29,6 +29,7 @@ import { type Tool, type ToolContext, type ToolInternals, toolInternals } from '
 import { decodeArguments } from './arguments';
 import { contextClassFor } from './call-context';
 import { CallSignal } from './call-signal';
+import { checkEvent } from './emit';
 import { checkProgress } from './progress';
 import { askQuestion } from './questions';
 import { runCall } from './run-call';
@@ -61,6 +62,7 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
     onProgress: aFunction,
     onPreliminary: aFunction,
     onQuestion: aFunction,
+    onEmit: aFunction,
     extend: aRecord,
   },
   /** Names from neighbouring APIs, and what they are called here. */
@@ -155,6 +157,19 @@ class CallRun extends CallSignal implements CallState {
   nextQuestionId(): string {
     this.#questions += 1;
     return `q${this.#questions}`;
+  }
+
+  /** `ctx.emit()`: checked (a bad name throws to the tool), then given to `onEmit` while the call runs. */
+  emit(type: string, data?: unknown): void {
+    const checked = checkEvent(type, data);
+    const listener = this.options.onEmit;
+    if (this.#finished || listener === undefined) return;
+    const { callId, runId, toolName } = this.ctx;
+    try {
+      listener({ callId, runId, toolName, ...checked });
+    } catch {
+      // The listener's failure is not the tool's.
+    }
   }
 
   /** `ctx.askQuestion()`. */

@@ -64,6 +64,20 @@ export interface PreliminaryResult {
   value: unknown;
 }
 
+/** An event a call records (`ctx.emit()`), as given to {@link InvokeOptions.onEmit}. */
+export interface ToolEvent {
+  /** Id of the call. */
+  callId: string;
+  /** Id of its run. */
+  runId: string;
+  /** Name of the tool. */
+  toolName: string;
+  /** What happened: 1 to 128 letters, digits or `_ . : / -`. */
+  event: string;
+  /** A JSON value (at most 16,384 bytes of JSON, else `{ truncated: true, bytes }`), when given. */
+  data?: unknown;
+}
+
 /** A question a call asks (`ctx.askQuestion()`), as given to {@link InvokeOptions.onQuestion}. */
 export interface QuestionRequest {
   /** Id of the call. */
@@ -140,6 +154,11 @@ export interface InvokeOptions<C = unknown> {
    * @default preliminary results are dropped
    */
   onPreliminary?: (result: PreliminaryResult) => void;
+  /**
+   * Told about each `ctx.emit()` of the call while it runs, in order, checked and written as JSON. A listener
+   * that throws is ignored. @default events are dropped
+   */
+  onEmit?: (event: ToolEvent) => void;
   /**
    * Answers `ctx.askQuestion()`: returns `{ answer }` or `{ declined: true, reason? }`, or a promise of it. The
    * answer is then checked against the question's choices or schema. A throw or a rejection rejects the

@@ -334,6 +334,7 @@ export class CallRunner implements ExecutionOwner {
         onWidgetInvalid: this.#onWidgetInvalid,
         onProgress: this.#options.updates?.progress,
         onPreliminary: this.#options.updates?.preliminary,
+        onEmit: this.#options.updates?.emit,
         onQuestion: this.#question,
         extend: this.#options.extend,
       },

@@ -9,17 +9,21 @@
  *
  * @module
  */
+
+import { boundedData } from '../call/emit';
 import type {
   PreliminaryResult,
   ProgressUpdate,
   QuestionReply,
   QuestionRequest,
+  ToolEvent,
   WidgetInvalidInfo,
 } from '../call/types';
 import type { Redactor } from '../logger';
 import { toWellFormed, truncateJsonString } from '../tool/output';
 import {
   type ClientFrame,
+  EVENT_LIMITS,
   encodeFrame,
   type Feature,
   type FrameOf,
@@ -66,6 +70,7 @@ interface Slot {
 export interface CallUpdateHooks {
   progress(update: ProgressUpdate): void;
   preliminary(result: PreliminaryResult): void;
+  emit(event: ToolEvent): void;
   /** Calls started here are leased (PROTOCOL.md §18.4): the service does not cut them at their deadline. */
   readonly leased: boolean;
   /** How long the service keeps a dropped session, in milliseconds. */
@@ -99,6 +104,8 @@ export class CallUpdates implements CallUpdateHooks {
   #features: ReadonlySet<Feature> = new Set();
   /** Per call id, a slot per snapshot type (only for calls that sent one). */
   readonly #calls = new Map<string, Map<SnapshotKind, Slot>>();
+  /** Per call id, its `tool_event`s (every one counts: all are kept, to be sent again after a reconnect). */
+  readonly #events = new Map<string, FrameOf<ClientFrame, 'tool_event'>[]>();
   /** Calls started here and not finished, with when the service last heard of each (`now()` time). */
   readonly #started = new Map<string, number>();
   #leaseEveryMs = 0;
@@ -215,6 +222,31 @@ export class CallUpdates implements CallUpdateHooks {
     this.#offer(slot, frame);
   };
 
+  /**
+   * `ctx.emit()` of a running call (one function for every call: it is `onEmit`): sent at once, and kept until the
+   * call's result is acked. Past {@link EVENT_LIMITS.maxPerCall} events in one call, the rest are dropped.
+   */
+  readonly emit = (event: ToolEvent): void => {
+    if (!this.#features.has('events')) return;
+    let events = this.#events.get(event.callId);
+    if (events === undefined) {
+      events = [];
+      this.#events.set(event.callId, events);
+    }
+    if (events.length >= EVENT_LIMITS.maxPerCall) return;
+    const frame: FrameOf<ClientFrame, 'tool_event'> = {
+      type: 'tool_event',
+      callId: event.callId,
+      seq: events.length + 1,
+      event: event.event,
+    };
+    // Redacted, then bounded again (a replacement may be longer than what it replaced).
+    if ('data' in event) frame.data = boundedData(JSON.stringify(this.#options.redactor.value(event.data)));
+    events.push(frame);
+    if (this.#options.send(frame) && this.#started.has(event.callId))
+      this.#started.set(event.callId, this.#now());
+  };
+
   /** The call's result is about to be written: whatever update still waits goes first. */
   beforeResult(callId: string): void {
     for (const slot of this.#calls.get(callId)?.values() ?? []) {
@@ -224,6 +256,7 @@ export class CallUpdates implements CallUpdateHooks {
 
   /** The call's result was acknowledged (or dropped): its updates are no longer needed. */
   forget(callId: string): void {
+    this.#events.delete(callId);
     const slots = this.#calls.get(callId);
     if (slots === undefined) return;
     for (const slot of slots.values()) if (slot.timer !== undefined) clearTimeout(slot.timer);
@@ -233,6 +266,9 @@ export class CallUpdates implements CallUpdateHooks {
   /** A socket (re)opened: the latest update of every call still known goes again (the `seq` makes it harmless). */
   reconnected(): void {
     this.#questions.reconnected();
+    if (this.#features.has('events')) {
+      for (const events of this.#events.values()) for (const frame of events) this.#options.send(frame);
+    }
     for (const slots of this.#calls.values()) {
       for (const slot of slots.values()) {
         const latest = slot.latest;

@@ -13,7 +13,7 @@ import type { Tool } from '../tool/tool';
 import { VERSION } from '../version';
 import { Connection, type ConnectionState } from '../wire/connection';
 import {
-  type Feature,
+  FEATURES,
   type FrameOf,
   NEGOTIATED_RUN_EVENT_KINDS,
   PROTOCOL_VERSION,
@@ -72,9 +72,6 @@ export interface ClientEvents {
   closed: [error: ConnectionError | undefined];
 }
 
-/** The protocol features this client offers in `hello` (PROTOCOL.md §2). */
-const CLIENT_FEATURES: readonly Feature[] = ['progress', 'preliminary', 'lease', 'questions', 'event_replay'];
-
 /** The final output type of a run of agent `A`: a string, or what the agent's `outputType` parses to. */
 export type RunOutput<A> = A extends { readonly '~output'?: infer T } ? Exclude<T, undefined> : unknown;
 
@@ -125,7 +122,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         maxConcurrency: resolved.maxConcurrency,
         maxQueue: resolved.maxQueue,
         runEventKinds: [...NEGOTIATED_RUN_EVENT_KINDS],
-        features: [...CLIENT_FEATURES],
+        // Every protocol addition this SDK knows (PROTOCOL.md §2); the service answers with those it uses.
+        features: [...FEATURES],
       }),
       onWelcome: (welcome) => {
         this.#updates.setWelcome(welcome);

@@ -1,6 +1,6 @@
 /**
  * The methods `ctx` gives a tool for talking while it runs (PROTOCOL.md §18): how far it got, and questions to
- * the user. Declared here, on their own, so that `ToolContext` (src/tool/tool.ts) stays a list of fields.
+ * the user, events for the run's record. Declared here, on their own, so that `ToolContext` (src/tool/tool.ts) stays a list of fields.
  *
  * @module
  */
@@ -61,6 +61,18 @@ export interface ContextMethods {
    * const warehouse = await ctx.askQuestion('Which warehouse?', { choices: ['Berlin', 'Lyon'] });
    * ```
    */
+  /**
+   * Records something that happened in the run, e.g. `ctx.emit('rows.exported', { table, rows })`: the service
+   * keeps it in the run's transcript, `client.run()`'s `onEvent` gets it (a `tool_event`), and the agent UI lists
+   * it under the call. Every event counts (none is coalesced) and survives a dropped connection. `data` is written
+   * as JSON by the rules of a result (BigInt as a string, a cycle as `"[Circular]"`) and redacted; over 16,384
+   * bytes it is recorded as `{ truncated: true, bytes }`. Over a service without events, after the call has
+   * ended, and past 256 events in one call, it does nothing. With `invokeTool`, each one goes to
+   * `options.onEmit`.
+   *
+   * @throws ToolDefinitionError `invalid_event` when `type` is not 1 to 128 letters, digits or `_ . : / -`.
+   */
+  emit(type: string, data?: unknown): void;
   askQuestion<S = undefined>(
     question: string,
     options?: AskOptions<S>,

@@ -12,7 +12,7 @@ import { id, jsonObject, positiveInt } from './frame-fields';
 export const MAX_LEASE_IDS = 1_000;
 
 /** Every feature this version of the protocol defines (PROTOCOL.md §2). */
-export const FEATURES = ['progress', 'preliminary', 'lease', 'questions', 'event_replay'] as const;
+export const FEATURES = ['progress', 'preliminary', 'lease', 'questions', 'events', 'event_replay'] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];
 
@@ -22,6 +22,7 @@ export const RUN_EVENT_FEATURES: Readonly<Record<string, Feature>> = {
   tool_preliminary: 'preliminary',
   question_asked: 'questions',
   question_answered: 'questions',
+  tool_event: 'events',
 };
 
 /** A client sends at most one `tool_progress` per call in this many milliseconds (the last one always). */
@@ -111,4 +112,24 @@ export const answer = z.object({
   answer: z.optional(z.unknown()),
   /** With `declined` or `cancelled`: why, when known. */
   reason: z.optional(z.string()),
+});
+
+/** Bounds of `tool_event` (PROTOCOL.md §18.6). */
+export const EVENT_LIMITS = {
+  /** A name of 1 to 128 letters, digits and `_ . : / -`. */
+  namePattern: /^[A-Za-z0-9_.:/-]{1,128}$/,
+  /** Largest `data`, in bytes of JSON. */
+  maxDataBytes: 16_384,
+  /** Most events one call records. */
+  maxPerCall: 256,
+} as const;
+
+/** `tool_event` (client → service, feature `events`): something the running call records in its run. */
+export const toolEvent = z.object({
+  type: z.literal('tool_event'),
+  callId: id,
+  /** Counted per call by the client, one up per event; the service records each once, in order. */
+  seq: positiveInt,
+  event: z.string().check(z.regex(EVENT_LIMITS.namePattern)),
+  data: z.optional(z.unknown()),
 });

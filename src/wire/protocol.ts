@@ -9,12 +9,21 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { answer, lease, question, questionCancel, toolPreliminary, toolProgress } from './call-frames';
+import {
+  answer,
+  lease,
+  question,
+  questionCancel,
+  toolEvent,
+  toolPreliminary,
+  toolProgress,
+} from './call-frames';
 import { id, jsonObject, nonNegativeInt, positiveInt } from './frame-fields';
 import { utf8Length } from './utf8';
 
 export {
   ANSWER_STATUSES,
+  EVENT_LIMITS,
   FEATURES,
   type Feature,
   MAX_LEASE_IDS,
@@ -266,6 +275,7 @@ export const NEGOTIATED_RUN_EVENT_KINDS = [
   'tool_preliminary',
   'question_asked',
   'question_answered',
+  'tool_event',
 ] as const;
 
 /** Kinds of `run_event` (PROTOCOL.md §10.2). */
@@ -345,6 +355,7 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
   lease,
   question,
   questionCancel,
+  toolEvent,
   ping,
   pong,
   errorFrame,

@@ -30,6 +30,7 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
       description: 'Exports every table.',
       async *execute(_input, ctx) {
         ctx.progress({ progress: 40, total: 100, message: 'exported orders' });
+        ctx.emit('table.exported', { table: 'orders', rows: 1200 });
         yield { tables: 40, widget: { type: 'Badge', label: '40 tables so far', color: 'info' } };
         await release.promise;
         ctx.progress({ progress: 100, total: 100, message: 'all tables exported' });
@@ -71,7 +72,7 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
     await browser?.close();
   });
 
-  it('draws the progress bar and message, and the preliminary result, under the running call, then the result', async () => {
+  it('draws the progress bar and message, the events and the preliminary result under the running call, then the result', async () => {
     const page = await browser.page();
     await page.goto(`${stub.httpUrl}/#key=k`);
     await page.getByRole('textbox', { name: 'Message' }).fill('Export everything.');
@@ -90,6 +91,9 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
     await preliminary.locator('.w-badge').waitFor();
     expect(await preliminary.locator('pre').textContent()).toBe('{"tables":40}');
     expect(await preliminary.locator('.w-badge').textContent()).toBe('40 tables so far');
+    expect(await call.locator('.call-events li').allTextContents()).toEqual([
+      'table.exported {"table":"orders","rows":1200}',
+    ]);
     release.resolve();
     await page.locator('.run[data-status="completed"]').waitFor();
     expect(await call.locator('.call-progress .progress-text').textContent()).toBe(

@@ -1,6 +1,6 @@
 /**
  * What a running call tells while it runs, drawn in its card's activity slot (PROTOCOL.md §18): a progress bar
- * with its message, the latest preliminary result, and questions to answer (buttons for choices, a text box, or a
+ * with its message, the latest preliminary result, the events it recorded, and questions to answer (buttons for choices, a text box, or a
  * JSON box for a schema; posted to the HTTP API).
  *
  * @module
@@ -181,4 +181,23 @@ export function showAnswer(card: CallCard, data: EventData): void {
   );
   if (box) box.replaceWith(line);
   else card.activity.append(line);
+}
+
+/** Shows a `tool_event`: one line in the call's list of events, its name and its data as JSON. */
+export function showToolEvent(card: CallCard, data: EventData): void {
+  let list = card.activity.querySelector<HTMLElement>('.call-events');
+  if (!list) {
+    list = el('ul', { class: 'call-events', attrs: { 'aria-label': 'Events' } });
+    card.activity.append(list);
+  }
+  list.append(
+    el(
+      'li',
+      { class: 'call-event', dataset: { event: String(data.event) } },
+      el('code', { class: 'event-name', text: String(data.event) }),
+      data.data === undefined
+        ? null
+        : el('span', { class: 'event-data', text: ` ${JSON.stringify(data.data)}` }),
+    ),
+  );
 }

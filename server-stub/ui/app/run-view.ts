@@ -7,7 +7,14 @@
  * @module
  */
 import { type Api, ApiError, type RunStatus, type Transcript } from './api';
-import { clearPreliminary, showAnswer, showPreliminary, showProgress, showQuestion } from './call-activity';
+import {
+  clearPreliminary,
+  showAnswer,
+  showPreliminary,
+  showProgress,
+  showQuestion,
+  showToolEvent,
+} from './call-activity';
 import { approvalBox, type CallCard, callCard, type EventData, setCallStatus } from './call-card';
 import { append, clear, el, formatDuration, formatTime, pretty } from './dom';
 import { pill, toneOf } from './status-pill';
@@ -214,6 +221,9 @@ export class RunView {
         showPreliminary(this.#card(String(data.callId), String(data.toolName), undefined), data, (chart) =>
           this.#charts.add(chart),
         );
+        return;
+      case 'tool_event':
+        showToolEvent(this.#card(String(data.callId), String(data.toolName), undefined), data);
         return;
       case 'question_asked':
         showQuestion(

@@ -1,0 +1,36 @@
+/**
+ * `ctx.emit()`: an event's name checked, its data written as JSON (by the rules of a result) and bounded.
+ *
+ * @module
+ */
+import { ToolDefinitionError } from '../errors';
+import { serializeOutput } from '../tool/output';
+import { EVENT_LIMITS, utf8Length } from '../wire/protocol';
+
+/**
+ * The event as recorded: its name, and its data as a JSON value (`undefined` when none was given; over
+ * {@link EVENT_LIMITS.maxDataBytes} bytes of JSON, `{ truncated: true, bytes }`).
+ * @throws ToolDefinitionError `invalid_event` naming the bad name.
+ */
+export function checkEvent(type: unknown, data: unknown): { event: string; data?: unknown } {
+  if (typeof type !== 'string' || !EVENT_LIMITS.namePattern.test(type)) {
+    const shown = typeof type === 'string' ? JSON.stringify(type.slice(0, 40)) : String(type);
+    throw new ToolDefinitionError(
+      'invalid_event',
+      `ctx.emit(): the event type must be 1 to 128 letters, digits or _ . : / -, got ${shown}`,
+    );
+  }
+  if (data === undefined) return { event: type };
+  // A result's rules, except that a string is a JSON string here (a result's text is the string itself).
+  return {
+    event: type,
+    data: boundedData(typeof data === 'string' ? JSON.stringify(data) : serializeOutput(data)),
+  };
+}
+
+/** The JSON text as a value, or `{ truncated: true, bytes }` when it is over the limit. */
+export function boundedData(json: string): unknown {
+  const bytes = utf8Length(json);
+  if (bytes > EVENT_LIMITS.maxDataBytes) return { truncated: true, bytes };
+  return JSON.parse(json) as unknown;
+}

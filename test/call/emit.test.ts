@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { ToolEvent } from '../../src/call/types';
+import { ToolDefinitionError } from '../../src/errors';
+import { invokeTool } from '../../src/index';
+import { tool } from '../../src/tool/tool';
+
+describe('ctx.emit()', () => {
+  it('gives each event to onEmit, in order, with its data written as JSON', async () => {
+    const seen: ToolEvent[] = [];
+    const exporter = tool({
+      name: 'export',
+      description: 'Exports.',
+      execute: async (_input, ctx) => {
+        ctx.emit('export.started');
+        const { emit } = ctx;
+        emit('rows.exported', { table: 'orders', rows: 1200n, at: new Map([['x', 1]]) });
+        emit('note', 'a plain string');
+        return 'ok';
+      },
+    });
+    await invokeTool(exporter, {}, { callId: 'c1', runId: 'r1', onEmit: (event) => seen.push(event) });
+    expect(seen).toEqual([
+      { callId: 'c1', runId: 'r1', toolName: 'export', event: 'export.started' },
+      {
+        callId: 'c1',
+        runId: 'r1',
+        toolName: 'export',
+        event: 'rows.exported',
+        data: { table: 'orders', rows: '1200', at: { x: 1 } },
+      },
+      { callId: 'c1', runId: 'r1', toolName: 'export', event: 'note', data: 'a plain string' },
+    ]);
+  });
+
+  it('bounds the data at 16,384 bytes of JSON, and drops events after the call ended', async () => {
+    const seen: ToolEvent[] = [];
+    let late: (() => void) | undefined;
+    const big = tool({
+      name: 'big',
+      description: 'Emits a lot.',
+      execute: (_input, ctx) => {
+        ctx.emit('blob', 'x'.repeat(20_000));
+        late = () => ctx.emit('late');
+        return 'done';
+      },
+    });
+    await invokeTool(big, {}, { onEmit: (event) => seen.push(event) });
+    late?.();
+    expect(seen.map((event) => event.data)).toEqual([{ truncated: true, bytes: 20_002 }]);
+  });
+
+  it('refuses a malformed event name with a usage error the tool can see', async () => {
+    const thrown: unknown[] = [];
+    const bad = tool({
+      name: 'bad',
+      description: 'Emits badly.',
+      execute: (_input, ctx) => {
+        for (const name of ['', 'has space', 'x'.repeat(129), 42]) {
+          try {
+            ctx.emit(name as string);
+          } catch (error) {
+            thrown.push(error);
+          }
+        }
+        return '';
+      },
+    });
+    await invokeTool(bad, {});
+    expect(thrown).toHaveLength(4);
+    expect(thrown.every((e) => e instanceof ToolDefinitionError && e.code === 'invalid_event')).toBe(true);
+    expect((thrown[1] as Error).message).toBe(
+      'ctx.emit(): the event type must be 1 to 128 letters, digits or _ . : / -, got "has space"',
+    );
+  });
+});

@@ -1,0 +1,106 @@
+/** ctx.emit() end to end over the real stub (PROTOCOL.md §18.6): to run() events and the transcript, redacted, across a drop. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { type StubServer, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
+import { Agent, Client, type RunEvent, tool } from '../../src/index';
+import { startTcpProxy } from '../support/tcp-proxy';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function stub(): Promise<StubServer> {
+  const server = await startStubServer({
+    logger: silentLogger,
+    model: scriptedModel([{ toolCalls: [{ name: 'export' }] }, { text: 'done' }]),
+  });
+  cleanups.push(() => server.close());
+  return server;
+}
+
+function client(url: string, tools: ConstructorParameters<typeof Client>[0]['tools']): Client {
+  const made = new Client({
+    url,
+    apiKey: 'k',
+    tools,
+    redact: ['s3cret'],
+    reconnect: { initialDelayMs: 5, maxDelayMs: 50 },
+  });
+  cleanups.push(() => made.close({ drain: false }));
+  return made;
+}
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+const eventsOf = (events: RunEvent[]) =>
+  events
+    .filter((e) => e.event.kind === 'tool_event')
+    .map((e) => e.event.data as { event: string; data?: unknown });
+
+describe('tool events over the stub', () => {
+  it('reach run() events and the transcript, each once, redacted, at most 256 per call', async () => {
+    const exporter = tool({
+      name: 'export',
+      description: 'Exports.',
+      execute: (_input, ctx) => {
+        ctx.emit('export.started', { token: 's3cret' });
+        for (let n = 1; n <= 300; n++) ctx.emit('row', n);
+        return 'ok';
+      },
+    });
+    const server = await stub();
+    const worker = client(server.url, [exporter]);
+    await worker.connect();
+    const events: RunEvent[] = [];
+    const result = await worker.run(new Agent({ name: 'A', instructions: '', tools: [exporter] }), 'go', {
+      onEvent: (event) => events.push(event),
+    });
+    const seen = eventsOf(events);
+    expect(seen[0]).toMatchObject({ event: 'export.started', data: { token: '[redacted]' } });
+    expect(seen).toHaveLength(256);
+    expect(seen.at(-1)).toMatchObject({ event: 'row', data: 255 });
+    const recorded = server.runs.get(result.runId)?.events.filter((e) => e.kind === 'tool_event') ?? [];
+    expect(recorded).toHaveLength(256);
+  });
+
+  it('sends the events lost with a dropped socket again after the reconnect, none twice', async () => {
+    const server = await stub();
+    const proxy = await startTcpProxy({ targetPort: server.port });
+    cleanups.push(() => proxy.close());
+    const emitted = deferred();
+    const release = deferred();
+    const exporter = tool({
+      name: 'export',
+      description: 'Exports.',
+      execute: async (_input, ctx) => {
+        ctx.emit('one');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        proxy.blackhole(true, 'up');
+        ctx.emit('two');
+        ctx.emit('three');
+        emitted.resolve();
+        await release.promise;
+        ctx.emit('four');
+        return 'ok';
+      },
+    });
+    const worker = client(proxy.url, [exporter]);
+    await worker.connect();
+    const running = worker.run(new Agent({ name: 'A', instructions: '', tools: [exporter] }), 'go');
+    await emitted.promise;
+    const resumed = new Promise((resolve) => worker.once('connected', resolve));
+    proxy.dropAll();
+    proxy.blackhole(false, 'up');
+    await resumed;
+    release.resolve();
+    const result = await running;
+    const recorded = server.runs.get(result.runId)?.events.filter((e) => e.kind === 'tool_event') ?? [];
+    expect(recorded.map((e) => (e.data as { event: string }).event)).toEqual(['one', 'two', 'three', 'four']);
+  });
+});
