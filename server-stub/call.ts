@@ -8,16 +8,18 @@
  *
  * @module
  */
-import type { FrameOf, ServiceFrame, ToolCallStatus } from '../src/wire/protocol';
+import type { ContentPart, FrameOf, ServiceFrame, ToolCallStatus } from '../src/wire/protocol';
 import { CallActivity } from './call-activity';
 import type { Run, RunCall } from './run';
-import type { CallApproval, CallState, TranscriptToolCall } from './transcript';
+import type { CallApproval, CallState, TranscriptResult, TranscriptToolCall } from './transcript';
 
 /** What a call ends with: exactly what the model reads, plus the widget for the transcript. */
 export interface CallOutcome {
   status: ToolCallStatus;
   output: string;
   widget?: unknown;
+  /** Content parts beside the output (PROTOCOL.md §18.7): the model gets them where it can. */
+  content?: ContentPart[];
 }
 
 /** The outcome as recorded, with the execution time the client reported when a client answered. */
@@ -223,6 +225,7 @@ export class Call implements RunCall {
       status: result.status,
       output: result.output,
       ...(result.widget === undefined ? {} : { widget: result.widget }),
+      ...(result.content === undefined ? {} : { content: result.content }),
     });
     return true;
   }
@@ -300,6 +303,8 @@ export class Call implements RunCall {
       entry.status = result.status;
       entry.output = result.output;
       if (result.widget !== undefined) entry.widget = result.widget;
+      if (result.content !== undefined) entry.content = result.content;
+      entry.result = resultPart(result);
       if (result.clientDurationMs !== undefined) entry.clientDurationMs = result.clientDurationMs;
     }
     if (this.#answeredBy !== undefined) entry.answeredBy = this.#answeredBy;
@@ -320,4 +325,22 @@ export class Call implements RunCall {
     this.#state = to;
     return true;
   }
+}
+
+/**
+ * The result as a tool-result part (PROTOCOL.md §18.7): `content` for an `ok` result with content parts; `json` /
+ * `error-json` when the output is a JSON object or array; `text` / `error-text` otherwise.
+ */
+function resultPart(result: CallOutcome): TranscriptResult {
+  const ok = result.status === 'ok';
+  if (ok && result.content !== undefined) return { type: 'content', value: result.content };
+  const text = result.output.trimStart();
+  if (text.startsWith('{') || text.startsWith('[')) {
+    try {
+      return { type: ok ? 'json' : 'error-json', value: JSON.parse(result.output) as unknown };
+    } catch {
+      // Not JSON after all: text.
+    }
+  }
+  return { type: ok ? 'text' : 'error-text', value: result.output };
 }

@@ -313,6 +313,7 @@ export class Dispatcher {
       durationMs: (call.finishedAt ?? call.createdAt) - call.createdAt,
     };
     if (outcome.widget !== undefined) data.widget = outcome.widget;
+    if (outcome.content !== undefined) data.content = outcome.content;
     this.#deps.emit(call.run, 'tool_result', data);
     if (freed && session) this.#offerWaiting(session);
   }
@@ -340,6 +341,7 @@ export class Dispatcher {
 function frameOutcome(frame: FrameOf<ClientFrame, 'tool_result'>): CallResult {
   const outcome: CallResult = { status: frame.status, output: frame.output };
   if (frame.widget !== undefined) outcome.widget = frame.widget;
+  if (frame.content !== undefined) outcome.content = frame.content;
   if (frame.durationMs !== undefined) outcome.clientDurationMs = frame.durationMs;
   return outcome;
 }

@@ -9,18 +9,31 @@ import { truncateUtf8 } from '../src/tool/output';
 import { encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from '../src/wire/protocol';
 
 type RunResultFrame = FrameOf<ServiceFrame, 'run_result'>;
+type RunEventFrame = FrameOf<ServiceFrame, 'run_event'>;
+
+/**
+ * A `run_event` whose data carries a widget or content parts (a `tool_result`) and would be over the frame limit
+ * goes without them (the transcript keeps them); any other event is returned as it is.
+ */
+export function fitRunEvent(frame: RunEventFrame, maxPayloadBytes: number): RunEventFrame {
+  const data = frame.event.data;
+  if (typeof data !== 'object' || data === null || !('content' in data || 'widget' in data)) return frame;
+  if (utf8Length(encodeFrame(frame)) <= maxPayloadBytes) return frame;
+  const { content: _content, widget: _widget, ...rest } = data as Record<string, unknown>;
+  return { ...frame, event: { ...frame.event, data: rest } };
+}
 
 const size = (frame: RunResultFrame) => utf8Length(encodeFrame(frame));
 
 /**
- * Returns `frame` unchanged when it fits; otherwise a copy with widgets dropped, then tool outputs and finally a
+ * Returns `frame` unchanged when it fits; otherwise a copy with widgets and content parts dropped, then tool outputs and finally a
  * string `finalOutput` cut (at character boundaries, with the truncation marker) until it fits.
  */
 export function fitRunResult(frame: RunResultFrame, maxPayloadBytes: number): RunResultFrame {
   if (size(frame) <= maxPayloadBytes) return frame;
   let fitted: RunResultFrame = {
     ...frame,
-    toolCalls: frame.toolCalls.map(({ widget: _widget, ...call }) => call),
+    toolCalls: frame.toolCalls.map(({ widget: _widget, content: _content, ...call }) => call),
   };
   let cap = Math.max(0, ...frame.toolCalls.map((call) => utf8Length(call.output)));
   while (size(fitted) > maxPayloadBytes && cap > 64) {

@@ -6,7 +6,7 @@
  * @module
  */
 import { ToolwireError } from '../src/errors';
-import type { AgentDefinition, ToolDefinition } from '../src/wire/protocol';
+import type { AgentDefinition, ContentPart, ToolDefinition } from '../src/wire/protocol';
 
 /** One tool call requested by the model, as it appears in an assistant message. */
 export interface ChatToolCall {
@@ -29,6 +29,11 @@ export interface ChatMessage {
   toolCalls?: ChatToolCall[];
   /** Tool messages only: the {@link ChatToolCall.id} this message answers. */
   toolCallId?: string;
+  /**
+   * Tool messages only: the result's content parts, when it had some (PROTOCOL.md §18.7). `content` is still the
+   * whole text (with a note per image or file); a model that takes images gets them from here.
+   */
+  parts?: ContentPart[];
   /** Assistant messages only: the {@link ModelInfo.kind} of the model that wrote it, when it says. */
   model?: string;
 }

@@ -221,7 +221,7 @@ function requestBody(
 ): ChatCompletionCreateParams {
   const body: Record<string, unknown> = {
     model: request.agent.model ?? defaultModel,
-    messages: request.messages.map(toOpenAIMessage),
+    messages: toOpenAIMessages(request.messages),
   };
   if (request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({
@@ -231,6 +231,34 @@ function requestBody(
   }
   if (stream) body.stream = true;
   return body as unknown as ChatCompletionCreateParams;
+}
+
+/**
+ * The conversation as chat-completions messages. A tool message takes text only, so the images among the content
+ * parts of a turn's tool results follow them as one `user` message of `image_url` parts (PROTOCOL.md §18.7).
+ */
+function toOpenAIMessages(messages: readonly ChatMessage[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  let images: Record<string, unknown>[] = [];
+  const flush = () => {
+    if (images.length === 0) return;
+    out.push({
+      role: 'user',
+      content: [{ type: 'text', text: 'The images the tool results above returned, in order:' }, ...images],
+    });
+    images = [];
+  };
+  for (const message of messages) {
+    if (message.role !== 'tool') flush();
+    out.push(toOpenAIMessage(message));
+    for (const part of message.parts ?? []) {
+      if (part.type === 'image') {
+        images.push({ type: 'image_url', image_url: { url: `data:${part.mediaType};base64,${part.data}` } });
+      }
+    }
+  }
+  flush();
+  return out;
 }
 
 function toOpenAIMessage(message: ChatMessage): Record<string, unknown> {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AgentDefinition, RunToolCall, ToolCallStatus } from '../src/wire/protocol';
+import type { AgentDefinition, ContentPart, RunToolCall, ToolCallStatus } from '../src/wire/protocol';
 import type { ChatMessage } from './model';
 import type {
   CallState,
@@ -31,7 +31,9 @@ export interface RunCall {
   /** Epoch milliseconds; set once the call is done. */
   readonly finishedAt: number | undefined;
   /** Set once the call is done. */
-  readonly result: { status: ToolCallStatus; output: string; widget?: unknown } | undefined;
+  readonly result:
+    | { status: ToolCallStatus; output: string; widget?: unknown; content?: ContentPart[] }
+    | undefined;
   toTranscript(): TranscriptToolCall;
 }
 
@@ -167,6 +169,7 @@ export class Run {
         durationMs: (call.finishedAt ?? call.createdAt) - call.createdAt,
       };
       if (result.widget !== undefined) entry.widget = result.widget;
+      if (result.content !== undefined) entry.content = result.content;
       out.push(entry);
     }
     return out;

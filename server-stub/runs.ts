@@ -19,7 +19,7 @@ import {
 } from '../src/wire/protocol';
 import type { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
-import { fitRunResult } from './fit-frame';
+import { fitRunEvent, fitRunResult } from './fit-frame';
 import type { ResolvedStubOptions } from './options';
 import { Run, type RunEnd } from './run';
 import type { Session } from './session';
@@ -160,13 +160,18 @@ export class RunManager {
       !NEGOTIATED.has(kind) ||
       owner?.runEventKinds.has(kind) === true ||
       (feature !== undefined && owner?.features.has(feature) === true);
-    if (accepted) {
-      owner?.send({
-        type: 'run_event',
-        runId: run.id,
-        ...(recorded ? { seq: run.eventCount } : {}),
-        event: { kind, data },
-      });
+    if (accepted && owner !== undefined) {
+      owner.send(
+        fitRunEvent(
+          {
+            type: 'run_event',
+            runId: run.id,
+            ...(recorded ? { seq: run.eventCount } : {}),
+            event: { kind, data },
+          },
+          this.#deps.options.maxPayloadBytes,
+        ),
+      );
     }
     this.#deps.events.emit('run_event', { runId: run.id, kind, data });
     // A human deciding for a nested run looks at the outer run: approvals and questions surface on every ancestor,

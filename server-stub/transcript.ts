@@ -5,7 +5,13 @@
  *
  * @module
  */
-import type { AgentDefinition, FrameOf, ServiceFrame, ToolCallStatus } from '../src/wire/protocol';
+import type {
+  AgentDefinition,
+  ContentPart,
+  FrameOf,
+  ServiceFrame,
+  ToolCallStatus,
+} from '../src/wire/protocol';
 import type { CallPreliminary, CallProgress, CallQuestion } from './call-activity';
 import type { ChatMessage } from './model';
 
@@ -57,6 +63,10 @@ export interface TranscriptToolCall {
   output?: string;
   /** Widget for the UI; never shown to the model. */
   widget?: unknown;
+  /** Content parts beside the output (PROTOCOL.md §18.7). */
+  content?: ContentPart[];
+  /** The result as a tool-result part: `text`, `json`, `error-text`, `error-json` or `content`. Set once done. */
+  result?: TranscriptResult;
   approval?: CallApproval;
   /** Sessions the call was sent to, in order (more than one after a re-dispatch). */
   dispatchedTo: string[];
@@ -75,6 +85,12 @@ export interface TranscriptToolCall {
   /** The questions the call asked, in order, with their answers (PROTOCOL.md §18.5). */
   questions?: CallQuestion[];
 }
+
+/** A tool result as a typed part (the kinds of the portable message models): what the model was given. */
+export type TranscriptResult =
+  | { type: 'text' | 'error-text'; value: string }
+  | { type: 'json' | 'error-json'; value: unknown }
+  | { type: 'content'; value: ContentPart[] };
 
 /** Everything the service knows about a run. */
 export interface RunTranscript {

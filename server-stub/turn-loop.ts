@@ -108,7 +108,12 @@ async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
     );
     if (run.status !== 'running') return;
     outcomes.forEach((outcome, index) => {
-      run.messages.push({ role: 'tool', content: outcome.output, toolCallId: toolCalls[index]!.id });
+      run.messages.push({
+        role: 'tool',
+        content: outcome.output,
+        toolCallId: toolCalls[index]!.id,
+        ...(outcome.content === undefined ? {} : { parts: outcome.content }),
+      });
     });
   }
 }

@@ -53,6 +53,13 @@ export {
   type ToolwireErrorOptions,
 } from './errors';
 export type { Logger, RedactRule } from './logger';
+export {
+  type BinaryData,
+  type ContentInput,
+  type ContentPart,
+  content,
+  type ToolContent,
+} from './tool/content';
 export type { AskOptions, ContextMethods, ProgressInput } from './tool/context-methods';
 export { serializeOutput, thrownMessage, truncateUtf8 } from './tool/output';
 export type { SchemaKind, ValidationIssue } from './tool/schema/index';

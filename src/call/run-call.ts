@@ -11,6 +11,7 @@
  * @module
  */
 
+import { contentText, isToolContent } from '../tool/content';
 import {
   cancelledText,
   errorText,
@@ -104,7 +105,9 @@ function executed(call: CallState, value: unknown): void {
 function preliminary(call: CallState, value: unknown): void {
   if (call.preliminary === undefined || call.options.onPreliminary === undefined) return;
   const { data, widget } = splitWidget(call, value);
-  call.preliminary({ output: serializeOutput(data), value, ...(widget === undefined ? {} : { widget }) });
+  // Content parts of a preliminary result travel as their text.
+  const output = isToolContent(data) ? contentText(data.parts) : serializeOutput(data);
+  call.preliminary({ output, value, ...(widget === undefined ? {} : { widget }) });
 }
 
 /** `execute` returned: `outputSchema`, then the widget split and `toModelOutput`. */
@@ -130,8 +133,12 @@ function succeed(call: CallState, returned: unknown): void {
 function project(call: CallState, value: unknown): void {
   const { data, widget } = splitWidget(call, value);
   const done = (forModel: unknown) => {
-    const outcome: CallOutcome = { status: 'ok', output: serializeOutput(forModel), value };
+    // Content parts (only from `content()`) go beside the text every model reads.
+    const parts = isToolContent(forModel) ? forModel.parts : undefined;
+    const output = parts === undefined ? serializeOutput(forModel) : contentText(parts);
+    const outcome: CallOutcome = { status: 'ok', output, value };
     if (widget !== undefined) outcome.widget = widget;
+    if (parts !== undefined) outcome.content = [...parts];
     call.done(outcome);
   };
   const toModelOutput = call.internals.toModelOutput;

@@ -8,7 +8,7 @@
 import type { ProgressInput } from '../tool/context-methods';
 import type { Tool, ToolContext, ToolInternals } from '../tool/tool';
 import type { Widget } from '../tool/widget';
-import type { ToolCallStatus } from '../wire/protocol';
+import type { ContentPart, ToolCallStatus } from '../wire/protocol';
 import type { AbortLike } from './call-signal';
 
 /** What {@link InvokeOptions.approve} is asked: the call and its validated input. */
@@ -180,6 +180,11 @@ export interface ToolCallResult {
   output: string;
   /** The validated widget for the UI, when the result had a valid `widget`. The model never sees it. */
   widget?: Widget;
+  /**
+   * The content parts, when the result (or `toModelOutput`'s) was made with `content()`; `output` is then their
+   * text (PROTOCOL.md §18.7).
+   */
+  content?: ContentPart[];
   /**
    * `execute`'s full return value (parsed by `outputSchema` when given), before `toModelOutput` and with its
    * widget; only when `status` is `ok`.

@@ -107,6 +107,7 @@ export class CallRunner implements ExecutionOwner {
       highWaterMarkBytes: options.highWaterMarkBytes,
       redactor: options.redactor,
       widgetInvalid: (info) => events.widgetInvalid(info),
+      takesContent: () => options.updates?.takesContent === true,
     });
     this.#approvals = new Approvals({
       onApproval: options.onApproval,

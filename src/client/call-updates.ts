@@ -75,6 +75,8 @@ export interface CallUpdateHooks {
   readonly leased: boolean;
   /** How long the service keeps a dropped session, in milliseconds. */
   readonly sessionGraceMs: number;
+  /** The service takes content parts beside a result's output (PROTOCOL.md §18.7). */
+  readonly takesContent: boolean;
   started(callId: string): void;
   ended(callId: string): void;
   /** Puts a question to the service. */
@@ -152,6 +154,11 @@ export class CallUpdates implements CallUpdateHooks {
   /** `true` when calls started here are leased: the service does not cut them at their deadline. */
   get leased(): boolean {
     return this.#leaseEveryMs > 0;
+  }
+
+  /** `true` when the service takes content parts beside a result's output (the feature `content`). */
+  get takesContent(): boolean {
+    return this.#features.has('content');
   }
 
   /** How long the service keeps a dropped session, in milliseconds (from `welcome`). */

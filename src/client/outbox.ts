@@ -10,6 +10,7 @@ import type { Redactor } from '../logger';
 import { toWellFormed, truncateJsonString } from '../tool/output';
 import { type ClientFrame, encodeFrame, type FrameOf, utf8Length } from '../wire/protocol';
 import type { ToolCallFrame } from './execution';
+import { fitContent } from './fit-content';
 
 export type ToolResultFrame = FrameOf<ClientFrame, 'tool_result'>;
 
@@ -32,6 +33,8 @@ export interface OutboxOptions {
   redactor: Redactor;
   /** Told when a widget is dropped because the result with it would be over the service's limit. */
   widgetInvalid(info: WidgetInvalidInfo): void;
+  /** `true` while the service takes content parts beside `output` (feature `content`, PROTOCOL.md §18.7). */
+  takesContent?(): boolean;
 }
 
 /** One result waiting for its `ack`, and the socket generation it was last written on (`-1`: not yet). */
@@ -162,6 +165,10 @@ export class Outbox {
           message: `the result with its widget is ${size} bytes, over the service's limit of ${socket.maxPayloadBytes}; the widget was dropped`,
         });
       }
+    }
+    if (result.content !== undefined && this.#options.takesContent?.() === true) {
+      const content = fitContent(out, result.content, socket.maxPayloadBytes, redactor);
+      if (content !== undefined) out.content = content;
     }
     return out;
   }

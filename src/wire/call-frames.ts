@@ -12,7 +12,15 @@ import { id, jsonObject, positiveInt } from './frame-fields';
 export const MAX_LEASE_IDS = 1_000;
 
 /** Every feature this version of the protocol defines (PROTOCOL.md §2). */
-export const FEATURES = ['progress', 'preliminary', 'lease', 'questions', 'events', 'event_replay'] as const;
+export const FEATURES = [
+  'progress',
+  'preliminary',
+  'lease',
+  'questions',
+  'events',
+  'content',
+  'event_replay',
+] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];
 
@@ -133,3 +141,31 @@ export const toolEvent = z.object({
   event: z.string().check(z.regex(EVENT_LIMITS.namePattern)),
   data: z.optional(z.unknown()),
 });
+
+/** Bounds of content parts (PROTOCOL.md §18.7). */
+export const CONTENT_LIMITS = {
+  /** Most parts in one result. */
+  maxParts: 64,
+  /** The media types an image part may have. */
+  imageTypes: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'],
+} as const;
+
+const base64 = z.string().check(z.regex(/^[A-Za-z0-9+/]*={0,2}$/));
+
+/** One content part of a result (PROTOCOL.md §18.7). */
+export const contentPartSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('image'), data: base64, mediaType: z.enum(CONTENT_LIMITS.imageTypes) }),
+  z.object({
+    type: z.literal('file'),
+    data: base64,
+    mediaType: z.string().check(z.minLength(1), z.maxLength(255)),
+    filename: z.optional(z.string().check(z.maxLength(255))),
+  }),
+  z.object({ type: z.literal('json'), value: z.unknown() }),
+]);
+/** A content part: `text`, `image` (base64), `file` (base64) or `json`. */
+export type ContentPart = z.infer<typeof contentPartSchema>;
+
+/** `tool_result.content` and `RunToolCall.content`: at most {@link CONTENT_LIMITS.maxParts} parts. */
+export const contentList = z.array(contentPartSchema).check(z.maxLength(CONTENT_LIMITS.maxParts));

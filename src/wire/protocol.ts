@@ -11,6 +11,7 @@
 import * as z from 'zod/mini';
 import {
   answer,
+  contentList,
   lease,
   question,
   questionCancel,
@@ -23,6 +24,9 @@ import { utf8Length } from './utf8';
 
 export {
   ANSWER_STATUSES,
+  CONTENT_LIMITS,
+  type ContentPart,
+  contentPartSchema,
   EVENT_LIMITS,
   FEATURES,
   type Feature,
@@ -120,6 +124,8 @@ export const runToolCallSchema = z.object({
   status: z.enum(TOOL_CALL_STATUSES),
   output: z.string(),
   widget: z.optional(z.unknown()),
+  /** Content parts beside `output` (feature `content`, PROTOCOL.md §18.7). */
+  content: z.optional(contentList),
   durationMs: z.number().check(z.minimum(0)),
 });
 /** One tool call of a finished run. */
@@ -166,6 +172,8 @@ const toolResult = z.object({
   /** `true` when the client did not run the call (busy) and the service may send it again later. */
   retryable: z.optional(z.boolean()),
   durationMs: z.optional(z.number().check(z.minimum(0))),
+  /** Content parts beside `output` (feature `content`, PROTOCOL.md §18.7). */
+  content: z.optional(contentList),
 });
 
 const approvalRequest = z.object({
@@ -519,7 +527,12 @@ export function decodeClientFrame(
 
 /** Serialises a frame. Frames are plain JSON values by construction, so this never throws for a valid frame. */
 export function encodeFrame(frame: ClientFrame | ServiceFrame): string {
-  if (frame.type === 'tool_result' && frame.widget === undefined && frame.retryable === undefined) {
+  if (
+    frame.type === 'tool_result' &&
+    frame.widget === undefined &&
+    frame.retryable === undefined &&
+    frame.content === undefined
+  ) {
     return encodePlainResult(frame);
   }
   return JSON.stringify(frame);

@@ -64,6 +64,7 @@ describe('runs over HTTP', () => {
           state: 'done',
           status: 'ok',
           output: 'order 7',
+          result: { type: 'text', value: 'order 7' },
           widget: { type: 'order', id: 7 },
           dispatchedTo: [client.sessionId],
           answeredBy: client.sessionId,

@@ -4,10 +4,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StubServer, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
-import { Client, tool } from '../../src/index';
+import { Client, content, tool } from '../../src/index';
 import { launchBrowser, type TestBrowser } from './browser';
 
 const BROWSER_TIMEOUT_MS = 90_000;
+// A 1×1 PNG.
+const PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 function deferred() {
   let resolve!: () => void;
@@ -46,22 +49,35 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
         return `shipped ${String(copies)} copies to ${warehouse}`;
       },
     });
+    const drawChart = tool({
+      name: 'draw_chart',
+      description: 'Draws the Q3 chart.',
+      execute: () =>
+        content([
+          { type: 'text', text: 'The Q3 chart.' },
+          { type: 'image', data: PNG_BASE64, mediaType: 'image/png' },
+          { type: 'json', value: { total: 390 } },
+          { type: 'file', data: 'YSxiCjEsMgo=', mediaType: 'text/csv', filename: 'q3.csv' },
+        ]),
+    });
     stub = await startStubServer({
       apiKeys: ['k'],
       logger: silentLogger,
       agents: [
         { name: 'Exporter', instructions: 'Export.', tools: ['export_tables'] },
         { name: 'Shipper', instructions: 'Ship.', tools: ['ship_export'] },
+        { name: 'Charter', instructions: 'Chart.', tools: ['draw_chart'] },
       ],
       model: scriptedModel({
         Exporter: [{ toolCalls: [{ name: 'export_tables' }] }, { text: 'Export finished.' }],
+        Charter: [{ toolCalls: [{ name: 'draw_chart' }] }, { text: 'Here is the chart.' }],
         Shipper: [
           { toolCalls: [{ name: 'ship_export' }] },
           ({ messages }) => ({ text: messages.at(-1)?.content ?? '' }),
         ],
       }),
     });
-    client = new Client({ url: stub.url, apiKey: 'k', tools: [exportTables, shipExport] });
+    client = new Client({ url: stub.url, apiKey: 'k', tools: [exportTables, shipExport, drawChart] });
     await client.connect();
   }, BROWSER_TIMEOUT_MS);
 
@@ -138,6 +154,30 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
     await page.locator('.run[data-status="completed"]').waitFor();
     expect(await call.locator('.call-output pre').textContent()).toBe('shipped 2 copies to Lyon');
     expect(await page.locator('.msg.final .bubble').textContent()).toBe('shipped 2 copies to Lyon');
+    expect(page.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('draws the content parts of a result: the image, the JSON and the file', async () => {
+    const page = await browser.page();
+    await page.goto(`${stub.httpUrl}/#key=k`);
+    const select = page.getByRole('combobox', { name: 'Agent' });
+    await select.locator('option[value="Charter"]').waitFor({ state: 'attached' });
+    await select.selectOption('Charter');
+    await page.getByRole('textbox', { name: 'Message' }).fill('Chart Q3.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.run[data-status="completed"]').waitFor();
+    const call = page.locator('.call[data-tool="draw_chart"]');
+    expect(await call.locator('.call-output pre').textContent()).toBe(
+      'The Q3 chart.\n[image: image/png, 70 bytes]\n{"total":390}\n[file q3.csv: text/csv, 8 bytes]',
+    );
+    const image = call.locator('.call-content img');
+    await image.scrollIntoViewIfNeeded();
+    await expect.poll(() => image.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1);
+    expect(await call.locator('.call-content .content-json').textContent()).toBe('{\n  "total": 390\n}');
+    expect(await call.locator('.call-content .content-file').textContent()).toBe(
+      'q3.csv (text/csv, 8 bytes)',
+    );
     expect(page.errors).toEqual([]);
     await page.close();
   });

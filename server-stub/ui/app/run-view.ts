@@ -16,6 +16,7 @@ import {
   showToolEvent,
 } from './call-activity';
 import { approvalBox, type CallCard, callCard, type EventData, setCallStatus } from './call-card';
+import { renderContent } from './content-parts';
 import { append, clear, el, formatDuration, formatTime, pretty } from './dom';
 import { pill, toneOf } from './status-pill';
 import { renderWidget } from './widgets';
@@ -251,6 +252,7 @@ export class RunView {
             el('pre', { text: typeof data.output === 'string' ? data.output : pretty(data.output) }),
           ),
         );
+        if (Array.isArray(data.content)) card.result.append(renderContent(data.content));
         if (data.widget !== undefined) {
           card.result.append(renderWidget(data.widget, { onChart: (chart) => this.#charts.add(chart) }));
         }

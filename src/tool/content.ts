@@ -1,0 +1,149 @@
+/**
+ * `content([...])`: a result made of content parts (text, images, files, JSON) for the model, beside the text
+ * every service reads (PROTOCOL.md §18.7). Only a value made by this helper is content: an ordinary result with a
+ * `content` key is an ordinary result.
+ *
+ * @module
+ */
+import { ToolDefinitionError } from '../errors';
+import { CONTENT_LIMITS, type ContentPart } from '../wire/protocol';
+import { serializeOutput } from './output';
+import type { Widget } from './widget';
+
+export type { ContentPart } from '../wire/protocol';
+
+/** Binary data: bytes, or a base64 string. */
+export type BinaryData = Uint8Array | ArrayBuffer | string;
+
+/** What {@link content} takes: a part as written by the tool. */
+export type ContentInput =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: BinaryData; mediaType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' }
+  | { type: 'file'; data: BinaryData; mediaType: string; filename?: string }
+  | { type: 'json'; value: unknown };
+
+// `Symbol.for`, so that content made by one copy of toolwire (ESM and CJS both loaded) is content in the other.
+const CONTENT = Symbol.for('toolwire.content.v1');
+
+/** A result made by {@link content}: its parts (binary data as base64), and the widget for the UI, if any. */
+export interface ToolContent {
+  readonly parts: readonly ContentPart[];
+  readonly widget?: Widget | undefined;
+  readonly [CONTENT]: true;
+}
+
+/** `true` for a value made by {@link content}. */
+export function isToolContent(value: unknown): value is ToolContent {
+  return typeof value === 'object' && value !== null && (value as { [CONTENT]?: unknown })[CONTENT] === true;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function fail(index: number, message: string): never {
+  throw new ToolDefinitionError('invalid_content', `content(): part ${index}: ${message}`);
+}
+
+/** Bytes as base64, in browsers too (no `Buffer` there). */
+function toBase64(bytes: Uint8Array): string {
+  const buffer = (globalThis as { Buffer?: { from(b: Uint8Array): { toString(e: string): string } } }).Buffer;
+  if (buffer !== undefined) return buffer.from(bytes).toString('base64');
+  let binary = '';
+  for (let at = 0; at < bytes.length; at += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+  }
+  return btoa(binary);
+}
+
+function base64Of(data: unknown, index: number): string {
+  if (typeof data === 'string') {
+    if (data.length % 4 !== 0 || !BASE64.test(data)) fail(index, 'data must be bytes or a base64 string');
+    return data;
+  }
+  if (data instanceof Uint8Array) return toBase64(data);
+  if (data instanceof ArrayBuffer) return toBase64(new Uint8Array(data));
+  return fail(index, 'data must be bytes (Uint8Array, ArrayBuffer) or a base64 string');
+}
+
+/** Bytes a base64 string decodes to. */
+export function base64Bytes(data: string): number {
+  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
+  return (data.length / 4) * 3 - padding;
+}
+
+function part(input: ContentInput, index: number): ContentPart {
+  if (typeof input !== 'object' || input === null) return fail(index, 'must be an object with a type');
+  switch (input.type) {
+    case 'text':
+      if (typeof input.text !== 'string') fail(index, 'text must be a string');
+      return { type: 'text', text: input.text };
+    case 'image': {
+      const mediaType = input.mediaType;
+      if (!(CONTENT_LIMITS.imageTypes as readonly string[]).includes(mediaType)) {
+        fail(
+          index,
+          `mediaType must be one of ${CONTENT_LIMITS.imageTypes.join(', ')}, got ${String(mediaType)}`,
+        );
+      }
+      return { type: 'image', data: base64Of(input.data, index), mediaType };
+    }
+    case 'file': {
+      if (typeof input.mediaType !== 'string' || input.mediaType === '' || input.mediaType.length > 255) {
+        fail(index, 'mediaType must be a non-empty string');
+      }
+      const made: ContentPart = {
+        type: 'file',
+        data: base64Of(input.data, index),
+        mediaType: input.mediaType,
+      };
+      if (input.filename !== undefined) {
+        if (typeof input.filename !== 'string' || input.filename.length > 255)
+          fail(index, 'filename must be a string');
+        made.filename = input.filename;
+      }
+      return made;
+    }
+    case 'json':
+      return { type: 'json', value: JSON.parse(serializeOutput(input.value)) as unknown };
+    default:
+      return fail(index, `unknown type ${JSON.stringify((input as { type?: unknown }).type)}`);
+  }
+}
+
+/**
+ * A result made of content parts. The model reads the parts where the service can pass them (images as image
+ * input); everywhere, it reads `output`: the text parts, the JSON parts, and a note for each image or file.
+ *
+ * @param parts - 1 to 64 parts: `{ type: 'text', text }`, `{ type: 'image', data, mediaType }` (PNG, JPEG, GIF or
+ *   WebP), `{ type: 'file', data, mediaType, filename? }`, `{ type: 'json', value }`; `data` as bytes or base64.
+ * @param options - `widget`: a widget for the UI, as with `{ ...data, widget }`.
+ * @throws ToolDefinitionError `invalid_content` naming the part and what is wrong.
+ * @example
+ * ```ts
+ * return content([{ type: 'text', text: 'The Q3 chart.' }, { type: 'image', data: png, mediaType: 'image/png' }]);
+ * ```
+ */
+export function content(parts: readonly ContentInput[], options: { widget?: unknown } = {}): ToolContent {
+  if (!Array.isArray(parts) || parts.length === 0 || parts.length > CONTENT_LIMITS.maxParts) {
+    throw new ToolDefinitionError(
+      'invalid_content',
+      `content(): parts must be an array of 1 to ${CONTENT_LIMITS.maxParts} parts`,
+    );
+  }
+  const made = { parts: Object.freeze(parts.map(part)), [CONTENT]: true as const };
+  if (options.widget !== undefined) Object.assign(made, { widget: options.widget });
+  return Object.freeze(made) as ToolContent;
+}
+
+/** The text of the parts for a model that reads only text: text, JSON, and a note per image or file. */
+export function contentText(parts: readonly ContentPart[]): string {
+  return parts.map(partText).join('\n');
+}
+
+/** One part as text: itself, its JSON, or a note for an image or a file. */
+function partText(item: ContentPart): string {
+  const bytes = (data: string) => `${base64Bytes(data).toLocaleString('en-US')} bytes`;
+  if (item.type === 'text') return item.text;
+  if (item.type === 'json') return JSON.stringify(item.value);
+  if (item.type === 'image') return `[image: ${item.mediaType}, ${bytes(item.data)}]`;
+  return `[file${item.filename === undefined ? '' : ` ${item.filename}`}: ${item.mediaType}, ${bytes(item.data)}]`;
+}
