@@ -19,8 +19,8 @@ import {
   outputMismatchText,
   timeoutText,
 } from '../tool/model-text';
-import { serializeOutput, thrownMessage } from '../tool/output';
 import { formatPath } from '../tool/schema/path';
+import { serializeOutput, thrownMessage } from '../tool/serialize';
 import { validateWidget, type Widget } from '../tool/widget';
 import { decideApproval } from './approval';
 import { type Settled, settleThen } from './settle';
@@ -51,7 +51,10 @@ function timedOut(call: CallState): void {
 function stopped(call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'value' }>): void {
   if (outcome.kind === 'aborted') call.done(cancelled(call));
   else if (outcome.kind === 'timeout') timedOut(call);
-  else failure(call, 'error', outcome.error, errorText(call.tool.name, thrownMessage(outcome.error)));
+  else {
+    const message = thrownMessage(outcome.error, undefined, call.options.redactor);
+    failure(call, 'error', outcome.error, errorText(call.tool.name, message));
+  }
 }
 
 /**
@@ -143,7 +146,11 @@ function succeed(call: CallState, returned: unknown): void {
 function project(call: CallState, value: unknown): void {
   const { data, widget } = splitWidget(call, value);
   const done = (forModel: unknown) => {
-    const outcome: CallOutcome = { status: 'ok', output: serializeOutput(forModel), value };
+    const outcome: CallOutcome = {
+      status: 'ok',
+      output: serializeOutput(forModel, call.options.redactor),
+      value,
+    };
     if (widget !== undefined) outcome.widget = widget;
     call.done(outcome);
   };

@@ -380,6 +380,7 @@ export class CallRunner {
         approve: this.#approveRequest,
         onWidgetInvalid: this.#onWidgetInvalid,
         extend: this.#options.extend,
+        redactor: this.#options.redactor,
       },
       execution,
     );
@@ -397,7 +398,7 @@ export class CallRunner {
     callId: string;
     path: string;
     message: string;
-  }): void => this.#options.events.widgetInvalid(info);
+  }): void => this.#options.events.widgetInvalid(this.#options.redactor.value(info));
 
   #approve(execution: Execution, request: ApprovalRequest): ApprovalDecision | Promise<ApprovalDecision> {
     this.#options.events.approvalRequested(request);
