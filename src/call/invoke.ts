@@ -9,10 +9,11 @@
  */
 
 import { TimeoutError, ToolDefinitionError } from '../errors';
-import { MAX_TIMEOUT_MS } from '../limits';
-import { cancelledText, errorText, notJsonText, notObjectText } from '../tool/model-text';
+import { MAX_ARGUMENT_DEPTH, MAX_TIMEOUT_MS } from '../limits';
+import { cancelledText, errorText, notJsonText, notObjectText, tooDeepText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
 import { type Tool, type ToolContext, type ToolInternals, toolInternals } from '../tool/tool';
+import { checkArguments } from './argument-limits';
 import { decodeArguments } from './arguments';
 import { contextClassFor } from './call-context';
 import { CallSignal } from './call-signal';
@@ -160,6 +161,11 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
     call.done({ status: 'invalid_arguments', output });
     return;
   }
+  const refused = checkArguments(decoded.value, tool.definition.parameters);
+  if (refused?.kind === 'too_deep') {
+    call.done({ status: 'invalid_arguments', output: tooDeepText(tool.name, MAX_ARGUMENT_DEPTH) });
+    return;
+  }
   const { timeoutMs } = call;
   if (timeoutMs !== undefined) {
     call.abortWithTimeout = () =>
@@ -175,7 +181,7 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
       tool.name,
       options.depth ?? 0,
     ) as unknown as ToolContext;
-    runCall(call, decoded.value);
+    runCall(call, decoded.value, refused?.issues);
   } catch (error) {
     call.fail(error);
   }

@@ -19,6 +19,7 @@ import {
   outputMismatchText,
   timeoutText,
 } from '../tool/model-text';
+import type { ValidationIssue } from '../tool/schema/index';
 import { formatPath } from '../tool/schema/path';
 import { serializeOutput, thrownMessage } from '../tool/serialize';
 import { validateWidget, type Widget } from '../tool/widget';
@@ -167,11 +168,28 @@ function project(call: CallState, value: unknown): void {
 }
 
 /**
+ * The schema's issues, with toolwire's own refusals of numbers (see src/call/argument-limits.ts) in place of the
+ * schema's issue at the same path (they say why: the number was rounded), and after them where it had none.
+ */
+function withRefusals(
+  issues: readonly ValidationIssue[],
+  refused: readonly ValidationIssue[],
+): ValidationIssue[] {
+  const rest = [...refused];
+  const merged = issues.map((issue) => {
+    const index = rest.findIndex((item) => item.path === issue.path);
+    return index === -1 ? issue : (rest.splice(index, 1)[0] as ValidationIssue);
+  });
+  return [...merged, ...rest];
+}
+
+/**
  * Runs a call from its decoded arguments and ends it through `call.done`, synchronously as far as every step
- * answers synchronously. Never fails for anything the model or the tool does; a schema library that throws
+ * answers synchronously. `refused` lists numbers of the arguments toolwire refuses itself: the call then ends
+ * `invalid_arguments` with them and the schema's issues, whatever validation says. Never fails for anything the model or the tool does; a schema library that throws
  * while validating is a bug, given to `call.fail`.
  */
-export function runCall(call: CallState, args: object): void {
+export function runCall(call: CallState, args: object, refused?: readonly ValidationIssue[]): void {
   const { tool, internals, ctx } = call;
   timed(
     call,
@@ -186,9 +204,9 @@ export function runCall(call: CallState, args: object): void {
         call.fail(validated.error);
         return;
       }
-      if (!validated.value.ok) {
-        const output = invalidArgumentsText(tool.name, validated.value.issues);
-        call.done({ status: 'invalid_arguments', output });
+      if (!validated.value.ok || refused !== undefined) {
+        const issues = withRefusals(validated.value.ok ? [] : validated.value.issues, refused ?? []);
+        call.done({ status: 'invalid_arguments', output: invalidArgumentsText(tool.name, issues) });
         return;
       }
       const input = validated.value.value;
