@@ -18,6 +18,7 @@ import { decodeArguments } from './arguments';
 import { contextClassFor } from './call-context';
 import { CallSignal } from './call-signal';
 import { runCall } from './run-call';
+import { sharedAbort } from './shared-abort';
 import type { CallOptions, CallOutcome, CallState, InvokeOptions, ResultSink, ToolCallResult } from './types';
 
 type Outcome = CallOutcome;
@@ -222,7 +223,11 @@ export async function invokeTool<C = unknown>(
     throw new ToolDefinitionError('not_a_tool', 'invokeTool(): the tool must be made with tool()');
   }
   checkOptions(options);
-  return new Promise((resolve) =>
-    startCall(tool as Tool, rawArguments, options as CallOptions, { result: resolve }),
-  );
+  // Many calls may share one signal: they listen to it through one listener (src/call/shared-abort.ts).
+  const { signal } = options;
+  const callOptions: CallOptions =
+    signal === undefined
+      ? (options as CallOptions)
+      : { ...(options as CallOptions), signal: sharedAbort(signal) };
+  return new Promise((resolve) => startCall(tool as Tool, rawArguments, callOptions, { result: resolve }));
 }

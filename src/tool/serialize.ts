@@ -8,16 +8,19 @@
  */
 import { setKey } from '../json';
 import type { Redactor } from '../redact';
+import { className, specialReading } from './value-kinds';
 
 /** Nesting deeper than this is written as `"[Too deep]"` instead of overflowing the stack. */
 export const MAX_OUTPUT_DEPTH = 200;
 
-type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+/**
+ * At most this many values are written for one result; past it an array ends with `"[<n> more items: the output
+ * is too large]"` and an object with a `"…"` key saying the same. A sparse array of length 2^32 − 1, or an object
+ * shared at every level (exponential when written out), ends there instead of running out of time or memory.
+ */
+export const MAX_OUTPUT_NODES = 1_000_000;
 
-function className(value: object): string {
-  const ctor = (value as { constructor?: { name?: unknown } }).constructor;
-  return typeof ctor?.name === 'string' && ctor.name !== '' ? ctor.name : 'Object';
-}
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
 function isPlain(value: object): boolean {
   const proto = Object.getPrototypeOf(value);
@@ -25,11 +28,13 @@ function isPlain(value: object): boolean {
 }
 
 /**
- * One serialisation: the objects being written (to tell a cycle), the redactor when there are secrets, and
- * whether each string and key goes through it before it is written (see {@link Redactor.perString}).
+ * One serialisation: the objects being written (to tell a cycle), how many values were written, the redactor
+ * when there are secrets, and whether each string and key goes through it before it is written (see
+ * {@link Redactor.perString}).
  */
 interface Walk {
   ancestors: object[];
+  nodes: number;
   redactor: Redactor | undefined;
   perString: boolean;
 }
@@ -37,10 +42,17 @@ interface Walk {
 const text = (walk: Walk, value: string): string =>
   walk.perString ? (walk.redactor as Redactor).text(value) : value;
 
+const tooLarge = (more: number, what: string): string => `[${more} more ${what}: the output is too large]`;
+
 function mapKey(key: unknown, walk: Walk): string {
   if (typeof key === 'string') return key;
   if (typeof key === 'object' && key !== null) return serializeOutput(key, walk.redactor);
   return String(key);
+}
+
+/** A number as the model reads it: itself, or `"NaN"`, `"Infinity"`, `"-Infinity"` (JSON has no form for them). */
+function numberToJson(value: number): number | string {
+  return Number.isFinite(value) ? value : String(value);
 }
 
 /**
@@ -48,9 +60,10 @@ function mapKey(key: unknown, walk: Walk): string {
  * caller can apply JSON's rules: left out of objects, `null` in arrays.
  */
 function toJson(value: unknown, key: string, walk: Walk): Json | undefined {
+  walk.nodes += 1;
   if (typeof value === 'string') return text(walk, value);
   if (value === null || typeof value === 'boolean') return value;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'number') return numberToJson(value);
   if (typeof value === 'bigint') return value.toString();
   if (typeof value !== 'object') return undefined; // undefined, function, symbol: as JSON.stringify does
   const { ancestors } = walk;
@@ -66,32 +79,87 @@ function toJson(value: unknown, key: string, walk: Walk): Json | undefined {
   }
 }
 
+/** Items `0 … length − 1` (read by `at`), ending with a marker once {@link MAX_OUTPUT_NODES} values are written. */
+function listToJson(length: number, at: (index: number) => unknown, walk: Walk): Json[] {
+  const out: Json[] = [];
+  for (let i = 0; i < length; i++) {
+    if (walk.nodes >= MAX_OUTPUT_NODES) {
+      out.push(tooLarge(length - i, 'items'));
+      break;
+    }
+    out.push(toJson(at(i), String(i), walk) ?? null);
+  }
+  return out;
+}
+
+/** `{ name, message }`, with `code`, `cause` and an `AggregateError`'s `errors` when it has them. */
+function errorToJson(error: Error, walk: Walk): Json {
+  const out: { [key: string]: Json } = {
+    name: text(walk, errorName(error)),
+    message: text(walk, String(error.message)),
+  };
+  const { code } = error as { code?: unknown };
+  if (typeof code === 'string' || typeof code === 'number') out.code = toJson(code, 'code', walk) as Json;
+  if (error.cause !== undefined) {
+    const cause = toJson(error.cause, 'cause', walk);
+    if (cause !== undefined) out.cause = cause;
+  }
+  const { errors } = error as { errors?: unknown };
+  if (error instanceof AggregateError && Array.isArray(errors)) {
+    out.errors = listToJson(errors.length, (index) => errors[index], walk);
+  }
+  return out;
+}
+
 function objectToJson(value: object, key: string, walk: Walk): Json | undefined {
+  const special = specialReading(value, walk.redactor);
+  if (special !== undefined) return toJson(special.reads, key, walk);
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   if (typeof toJSON === 'function') return toJson(toJSON.call(value, key), key, walk);
-  if (value instanceof Error) {
-    return { name: text(walk, errorName(value)), message: text(walk, value.message) };
-  }
+  if (value instanceof Error) return errorToJson(value, walk);
   if (Array.isArray(value) || ArrayBuffer.isView(value)) {
-    return Array.from(value as ArrayLike<unknown>, (item, i) => toJson(item, String(i), walk) ?? null);
+    const list = value as ArrayLike<unknown>;
+    return listToJson(list.length, (index) => list[index], walk);
   }
-  if (value instanceof Set) return Array.from(value, (item, i) => toJson(item, String(i), walk) ?? null);
+  if (value instanceof Set) {
+    const items = [...value];
+    return listToJson(items.length, (index) => items[index], walk);
+  }
   const out: { [key: string]: Json } = {};
+  const add = (name: string, json: Json | undefined) => {
+    if (json !== undefined) setKey(out, text(walk, name), json);
+  };
   if (value instanceof Map) {
+    let left = value.size;
     for (const [k, v] of value) {
+      if (walk.nodes >= MAX_OUTPUT_NODES) {
+        setKey(out, '…', tooLarge(left, 'entries'));
+        break;
+      }
+      left -= 1;
       const name = mapKey(k, walk);
-      const json = toJson(v, name, walk);
-      if (json !== undefined) setKey(out, text(walk, name), json);
+      add(name, toJson(v, name, walk));
     }
     return out;
   }
-  if (value instanceof RegExp) return text(walk, String(value));
   const keys = Object.keys(value);
   // JSON.stringify would write `{}` for these and lose what they are.
   if (keys.length === 0 && !isPlain(value)) return `[${className(value)}]`;
-  for (const name of keys) {
-    const json = toJson((value as Record<string, unknown>)[name], name, walk);
-    if (json !== undefined) setKey(out, text(walk, name), json);
+  for (let i = 0; i < keys.length; i++) {
+    const name = keys[i] as string;
+    if (walk.nodes >= MAX_OUTPUT_NODES) {
+      setKey(out, '…', tooLarge(keys.length - i, 'keys'));
+      break;
+    }
+    let item: unknown;
+    try {
+      item = (value as Record<string, unknown>)[name];
+    } catch (error) {
+      // One property that cannot be read costs that property, not the whole object.
+      add(name, text(walk, `[Unreadable: ${thrownMessage(error, 'reading it')}]`));
+      continue;
+    }
+    add(name, toJson(item, name, walk));
   }
   return out;
 }
@@ -122,10 +190,11 @@ function objectToJson(value: object, key: string, walk: Walk): Json | undefined 
 export function serializeOutput(value: unknown, redactor?: Redactor): string {
   if (typeof value === 'string') return value;
   // What JSON.stringify writes for a number or a boolean, without the walk.
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? String(value) : JSON.stringify(String(value));
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   const active = redactor?.empty === false ? redactor : undefined;
-  const walk: Walk = { ancestors: [], redactor: active, perString: active?.perString === true };
+  const walk: Walk = { ancestors: [], nodes: 0, redactor: active, perString: active?.perString === true };
   try {
     return JSON.stringify(toJson(value, '', walk) ?? null);
   } catch (error) {
@@ -141,7 +210,10 @@ function errorName(error: { name?: unknown; constructor?: unknown }): string {
 /**
  * The message of a thrown value, as the model reads it after `Error running <name>: `.
  *
- * - an `Error` (or any object with a string `message`): its message; an empty message gives its name;
+ * - an `Error` (or any object with a string `message`): its message; an empty message gives its name. Its
+ *   `cause` is not read: the model reads what the tool chose to say (a client's logger gets the cause and the
+ *   stack). An `AggregateError` adds its errors' messages: `All promises were rejected (2 errors: a; b)`, at most
+ *   5 listed (`; and 3 more`);
  * - a string: itself; an empty string gives `<thrower> threw an empty string`;
  * - `undefined`, `null`, a symbol or a function, which carry no message and whose JSON says nothing:
  *   `<thrower> threw undefined`, `… threw null`, `… threw a symbol` (`… threw a symbol: <description>` when it
@@ -162,6 +234,30 @@ function errorName(error: { name?: unknown; constructor?: unknown }): string {
  * ```
  */
 export function thrownMessage(thrown: unknown, thrower = 'the tool', redactor?: Redactor): string {
+  return messageOf(thrown, thrower, redactor, 0);
+}
+
+/** An `AggregateError` lists at most this many of its errors' messages. */
+const LISTED_ERRORS = 5;
+
+/** ` (<n> errors: <message>; …)` for an `AggregateError` (nested ones listed two levels deep). */
+function innerErrors(
+  errors: unknown,
+  thrower: string,
+  redactor: Redactor | undefined,
+  depth: number,
+): string {
+  if (!Array.isArray(errors)) return '';
+  const count = `${errors.length} error${errors.length === 1 ? '' : 's'}`;
+  if (errors.length === 0 || depth >= 2) return ` (${count})`;
+  const listed = errors
+    .slice(0, LISTED_ERRORS)
+    .map((inner) => messageOf(inner, thrower, redactor, depth + 1));
+  const more = errors.length > LISTED_ERRORS ? `; and ${errors.length - LISTED_ERRORS} more` : '';
+  return ` (${count}: ${listed.join('; ')}${more})`;
+}
+
+function messageOf(thrown: unknown, thrower: string, redactor: Redactor | undefined, depth: number): string {
   if (typeof thrown === 'string') return thrown === '' ? `${thrower} threw an empty string` : thrown;
   if (thrown === undefined || thrown === null) return `${thrower} threw ${String(thrown)}`;
   if (typeof thrown === 'symbol') {
@@ -176,7 +272,11 @@ export function thrownMessage(thrown: unknown, thrower = 'the tool', redactor?: 
     } catch {
       message = undefined;
     }
-    if (typeof message === 'string') return message !== '' ? message : errorName(thrown);
+    if (typeof message === 'string') {
+      const head = message !== '' ? message : errorName(thrown);
+      if (!(thrown instanceof AggregateError)) return head;
+      return head + innerErrors((thrown as { errors?: unknown }).errors, thrower, redactor, depth);
+    }
   }
   return serializeOutput(thrown, redactor);
 }

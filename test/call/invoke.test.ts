@@ -285,7 +285,7 @@ describe('widgets', () => {
     const result = await invokeTool(returning(value), {}, { onWidgetInvalid });
     expect(result).toMatchObject({
       status: 'ok',
-      output: '{"orderId":42,"total":84,"audit":"[Unserializable Object: no access]"}',
+      output: '{"orderId":42,"total":84,"audit":{"trail":"[Unreadable: no access]"}}',
     });
     expect(onWidgetInvalid).toHaveBeenCalledWith(
       expect.objectContaining({ path: '(root)', message: 'could not be read: widget store down' }),
