@@ -94,7 +94,7 @@ function randomId(): string {
 /** A bug in toolwire or a schema library must still give the model an answer. */
 function bugOutcome(tool: Tool, error: unknown): Outcome {
   const message = error instanceof Error ? error.message : String(error);
-  return { status: 'error', output: errorText(tool.name, message) };
+  return { status: 'error', output: errorText(tool.name, message), error };
 }
 
 /**

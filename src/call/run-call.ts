@@ -65,7 +65,7 @@ function stopped(call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'va
 function failure(call: CallState, status: 'error' | 'timeout', error: unknown, fallback: string): void {
   const { errorFunction } = call.internals;
   if (errorFunction === undefined) {
-    call.done({ status, output: fallback });
+    call.done({ status, output: fallback, error });
     return;
   }
   const options = { signal: call.options.signal, timeoutMs: errorFunctionTimeoutMs(call.timeoutMs) };
@@ -74,9 +74,9 @@ function failure(call: CallState, status: 'error' | 'timeout', error: unknown, f
     options,
     (settled) => {
       if (settled.kind === 'aborted') call.done(cancelled(call));
-      else if (settled.kind !== 'value') call.done({ status, output: fallback });
+      else if (settled.kind !== 'value') call.done({ status, output: fallback, error });
       // A non-string (e.g. `undefined` from a function that forgot to return) would read `null`: use the default.
-      else call.done({ status, output: typeof settled.value === 'string' ? settled.value : fallback });
+      else call.done({ status, output: typeof settled.value === 'string' ? settled.value : fallback, error });
     },
     call,
   );
@@ -214,7 +214,11 @@ export function runCall(call: CallState, args: object, refused?: readonly Valida
         guarded(call, () => {
           if (!decided.go) {
             if (decided.status === 'timeout') timedOut(call);
-            else call.done({ status: decided.status, output: decided.output });
+            else {
+              const outcome: CallOutcome = { status: decided.status, output: decided.output };
+              if (decided.error !== undefined) outcome.error = decided.error;
+              call.done(outcome);
+            }
             return;
           }
           ctx.approved = decided.approved;

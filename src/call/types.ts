@@ -100,6 +100,13 @@ export interface ToolCallResult {
    * widget; only when `status` is `ok`.
    */
   value?: unknown;
+  /**
+   * What was thrown, for the developer (its stack, its `cause`), when the call failed because something threw:
+   * `execute`, `needsApproval`, `outputSchema`, `toModelOutput` or the approver (`status` `error` or `rejected`),
+   * or the `TimeoutError` of a `timeout`. Never sent and never read by the model, which reads only `output`. A
+   * `Client` logs it (redacted) with the result at `warn`.
+   */
+  error?: unknown;
   /** Time from the start of the call to its result, in whole milliseconds (approval waits included). */
   durationMs: number;
 }

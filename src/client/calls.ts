@@ -359,6 +359,7 @@ export class CallRunner {
       status: 'error',
       output: `Error running ${execution.frame.toolName}: the client could not provide its context (${thrownMessage(error)})`,
       durationMs: 0,
+      error,
     });
   }
 
@@ -527,11 +528,16 @@ export class CallRunner {
       output: resultFrame.output,
     });
     if (result.status !== 'ok') {
-      // The model reads this text; the operator should see it too (already redacted).
-      this.#options.logger.warn(
-        { callId: frame.callId, runId: frame.runId, toolName: frame.toolName, status: result.status },
-        resultFrame.output,
-      );
+      // The model reads this text; the operator should see it too (already redacted), with what was thrown:
+      // its stack and cause chain, which the model never reads (the logger redacts them).
+      const fields: Record<string, unknown> = {
+        callId: frame.callId,
+        runId: frame.runId,
+        toolName: frame.toolName,
+        status: result.status,
+      };
+      if (result.error !== undefined) fields.error = result.error;
+      this.#options.logger.warn(fields, resultFrame.output);
     }
     // Nothing older waits to be written: write this one alone rather than walk the outbox.
     if (this.#backlog || this.#flushTimer !== undefined || !this.#write(entry)) this.flush();
