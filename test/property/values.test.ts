@@ -218,6 +218,33 @@ describe('values out', () => {
   });
 });
 
+describe('values in', () => {
+  it('gives back every JSON object the model sends, as JSON reads it (-0 as 0, lone surrogates escaped)', async () => {
+    const echo = tool({
+      name: 'echo',
+      description: 'd',
+      parameters: { type: 'object' },
+      execute: (input: unknown) => input,
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(
+          fc.string({ unit: 'binary', maxLength: 6 }),
+          fc.jsonValue({ maxDepth: 8, stringUnit: 'binary' }),
+        ),
+        fc.boolean(),
+        async (args, asText) => {
+          const expected = JSON.parse(JSON.stringify(args)) as unknown;
+          const result = await invokeTool(echo, asText ? JSON.stringify(args) : args);
+          expect(result.status).toBe('ok');
+          expect(JSON.parse(result.output)).toEqual(expected);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe('thrown values', () => {
   it('read as their message; a cause stays out, an AggregateError lists its errors', () => {
     expect(
