@@ -212,6 +212,24 @@ export class Redactor {
     return this.#patterns.length > 0;
   }
 
+  /**
+   * A string about to be written as JSON, with the RegExp rules applied (see {@link Redactor.perString}); the
+   * string rules are left to the pass over the JSON text, which finds them escaped.
+   */
+  inString(value: string): string {
+    let out = value;
+    for (let pass = 0; pass < MAX_PASSES; pass++) {
+      let next = out;
+      for (const rule of this.#patterns) {
+        rule.lastIndex = 0;
+        next = next.replace(rule, this.replacement);
+      }
+      if (next === out) return out;
+      out = next;
+    }
+    return this.text(out);
+  }
+
   #pass(text: string): string {
     let out = text;
     const strings = out.includes('\\') || out.includes('%') ? this.#encoded : this.#literal;

@@ -22,11 +22,6 @@ export const MAX_OUTPUT_NODES = 1_000_000;
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
-function isPlain(value: object): boolean {
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
 /**
  * One serialisation: the objects being written (to tell a cycle), how many values were written, the redactor
  * when there are secrets, and whether each string and key goes through it before it is written (see
@@ -40,7 +35,7 @@ interface Walk {
 }
 
 const text = (walk: Walk, value: string): string =>
-  walk.perString ? (walk.redactor as Redactor).text(value) : value;
+  walk.perString ? (walk.redactor as Redactor).inString(value) : value;
 
 const tooLarge = (more: number, what: string): string => `[${more} more ${what}: the output is too large]`;
 
@@ -79,15 +74,16 @@ function toJson(value: unknown, key: string, walk: Walk): Json | undefined {
   }
 }
 
-/** Items `0 … length − 1` (read by `at`), ending with a marker once {@link MAX_OUTPUT_NODES} values are written. */
-function listToJson(length: number, at: (index: number) => unknown, walk: Walk): Json[] {
+/** The items of a list, ending with a marker once {@link MAX_OUTPUT_NODES} values are written. */
+function listToJson(list: ArrayLike<unknown>, walk: Walk): Json[] {
   const out: Json[] = [];
+  const { length } = list;
   for (let i = 0; i < length; i++) {
     if (walk.nodes >= MAX_OUTPUT_NODES) {
       out.push(tooLarge(length - i, 'items'));
       break;
     }
-    out.push(toJson(at(i), String(i), walk) ?? null);
+    out.push(toJson(list[i], String(i), walk) ?? null);
   }
   return out;
 }
@@ -106,60 +102,61 @@ function errorToJson(error: Error, walk: Walk): Json {
   }
   const { errors } = error as { errors?: unknown };
   if (error instanceof AggregateError && Array.isArray(errors)) {
-    out.errors = listToJson(errors.length, (index) => errors[index], walk);
+    out.errors = listToJson(errors, walk);
   }
   return out;
 }
 
 function objectToJson(value: object, key: string, walk: Walk): Json | undefined {
-  const special = specialReading(value, walk.redactor);
-  if (special !== undefined) return toJson(special.reads, key, walk);
+  const proto = Object.getPrototypeOf(value);
+  // Plain objects and arrays (nearly every value) first: none of the kinds below can be one.
+  if (proto !== Object.prototype && proto !== null && !Array.isArray(value)) {
+    const special = specialReading(value, walk.redactor);
+    if (special !== undefined) return toJson(special.reads, key, walk);
+  }
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   if (typeof toJSON === 'function') return toJson(toJSON.call(value, key), key, walk);
-  if (value instanceof Error) return errorToJson(value, walk);
-  if (Array.isArray(value) || ArrayBuffer.isView(value)) {
-    const list = value as ArrayLike<unknown>;
-    return listToJson(list.length, (index) => list[index], walk);
-  }
-  if (value instanceof Set) {
-    const items = [...value];
-    return listToJson(items.length, (index) => items[index], walk);
+  if (Array.isArray(value)) return listToJson(value, walk);
+  if (proto !== Object.prototype && proto !== null) {
+    if (value instanceof Error) return errorToJson(value, walk);
+    if (ArrayBuffer.isView(value)) return listToJson(value as unknown as ArrayLike<unknown>, walk);
+    if (value instanceof Set) return listToJson([...value], walk);
+    if (value instanceof Map) return mapToJson(value, walk);
   }
   const out: { [key: string]: Json } = {};
-  const add = (name: string, json: Json | undefined) => {
-    if (json !== undefined) setKey(out, text(walk, name), json);
-  };
-  if (value instanceof Map) {
-    let left = value.size;
-    for (const [k, v] of value) {
-      if (walk.nodes >= MAX_OUTPUT_NODES) {
-        setKey(out, '…', tooLarge(left, 'entries'));
-        break;
-      }
-      left -= 1;
-      const name = mapKey(k, walk);
-      add(name, toJson(v, name, walk));
-    }
-    return out;
-  }
   const keys = Object.keys(value);
   // JSON.stringify would write `{}` for these and lose what they are.
-  if (keys.length === 0 && !isPlain(value)) return `[${className(value)}]`;
+  if (keys.length === 0 && proto !== Object.prototype && proto !== null) return `[${className(value)}]`;
   for (let i = 0; i < keys.length; i++) {
     const name = keys[i] as string;
     if (walk.nodes >= MAX_OUTPUT_NODES) {
       setKey(out, '…', tooLarge(keys.length - i, 'keys'));
       break;
     }
-    let item: unknown;
+    let json: Json | undefined;
     try {
-      item = (value as Record<string, unknown>)[name];
+      json = toJson((value as Record<string, unknown>)[name], name, walk);
     } catch (error) {
-      // One property that cannot be read costs that property, not the whole object.
-      add(name, text(walk, `[Unreadable: ${thrownMessage(error, 'reading it')}]`));
-      continue;
+      // A getter that throws costs its property, not the whole object.
+      json = text(walk, `[Unreadable: ${thrownMessage(error, 'reading it')}]`);
     }
-    add(name, toJson(item, name, walk));
+    if (json !== undefined) setKey(out, text(walk, name), json);
+  }
+  return out;
+}
+
+function mapToJson(map: Map<unknown, unknown>, walk: Walk): Json {
+  const out: { [key: string]: Json } = {};
+  let left = map.size;
+  for (const [k, v] of map) {
+    if (walk.nodes >= MAX_OUTPUT_NODES) {
+      setKey(out, '…', tooLarge(left, 'entries'));
+      break;
+    }
+    left -= 1;
+    const name = mapKey(k, walk);
+    const json = toJson(v, name, walk);
+    if (json !== undefined) setKey(out, text(walk, name), json);
   }
   return out;
 }
@@ -169,13 +166,18 @@ function objectToJson(value: object, key: string, walk: Walk): Json | undefined 
  *
  * - a string: unchanged (`''` stays `''`);
  * - anything else: compact JSON, where `undefined` (and a function or symbol, as in JSON) is `null` at the top
- *   and left out of objects; a BigInt is its decimal string; a `Map` an object (keys as strings); a `Set` and a
- *   typed array an array; an `Error` `{ name, message }`; a `RegExp` its source text; `NaN` and `±Infinity`
- *   `null`; a `toJSON()` method is honoured; an object that refers to one of its ancestors is `"[Circular]"`
- *   while the same object reached twice without a cycle is written twice; a class instance with no own
- *   enumerable keys is `"[ClassName]"` (e.g. `"[Promise]"`) rather than a silent `{}`; a getter or `toJSON`
- *   that throws gives `"[Unserializable ClassName: message]"` (see {@link thrownMessage}; `reading it threw
- *   undefined` for a bare `throw undefined`). Never throws.
+ *   and left out of objects (symbol keys too); a finite number is itself (`-0` is `0`), `NaN` and `±Infinity`
+ *   are `"NaN"`, `"Infinity"`, `"-Infinity"`; a BigInt is its decimal string; a `Map` an object (keys as
+ *   strings); a `Set` an array; a hole in an array `null`; binary data a base64 `data:` URL and other typed
+ *   arrays arrays of numbers (see {@link specialReading} for these, `Blob`s, dates, boxed primitives,
+ *   `URLSearchParams` and `RegExp`s); an `Error` `{ name, message }` with its `code`, `cause` and inner `errors`
+ *   when it has them; a `toJSON()` method is honoured; an object that refers to one of its ancestors is
+ *   `"[Circular]"` while the same object reached twice without a cycle is written twice; a class instance with
+ *   no own enumerable keys is `"[ClassName]"` (e.g. `"[Promise]"`, `"[Generator]"`) rather than a silent `{}`;
+ *   a getter that throws gives `"[Unreadable: message]"` in place of its property, and a `toJSON` (or anything
+ *   else reading an object) that throws `"[Unserializable ClassName: message]"` (see {@link thrownMessage};
+ *   `reading it threw undefined` for a bare `throw undefined`); past {@link MAX_OUTPUT_DEPTH} levels
+ *   `"[Too deep]"`, past {@link MAX_OUTPUT_NODES} values a marker saying how many more there were. Never throws.
  *
  * With `redactor`, what its text pass over the JSON could not see is redacted before it is written: every string
  * and key when it has RegExp rules (a pattern meets the string, not its escaped JSON), and binary data (whose
