@@ -75,14 +75,14 @@ const FIRST_ESCAPE = AT_RUN_START + ESCAPE;
  * JSON (up to four times), JavaScript escapes or percent-encoding: the unit itself, `\uXXXX` (hex in either
  * case), `\xXX`, `\u{…}`, a short escape (`\n`, `\"`, `\/`), and `%XX` per UTF-8 byte (`+` for a space).
  */
-function unitForms(unit: number, escape: string): string {
+function unitForms(unit: number, lead: string): string {
   const forms = [escapeRegExp(String.fromCharCode(unit))];
   const short = SHORT_ESCAPES[unit];
-  if (short !== undefined) forms.push(`${escape}${escapeRegExp(short)}`);
-  forms.push(`${escape}u${hexPattern(unit, 4)}`);
+  if (short !== undefined) forms.push(`${lead}${escapeRegExp(short)}`);
+  forms.push(`${lead}u${hexPattern(unit, 4)}`);
   if (unit < 0xd800 || unit > 0xdfff) {
-    forms.push(`${escape}u\\{0*${hexPattern(unit, 1)}\\}`, percentForm(String.fromCharCode(unit)));
-    if (unit < 0x100) forms.push(`${escape}x${hexPattern(unit, 2)}`);
+    forms.push(`${lead}u\\{0*${hexPattern(unit, 1)}\\}`, percentForm(String.fromCharCode(unit)));
+    if (unit < 0x100) forms.push(`${lead}x${hexPattern(unit, 2)}`);
     if (unit === 0x20) forms.push('\\+');
   }
   return `(?:${forms.join('|')})`;
@@ -92,10 +92,10 @@ function unitForms(unit: number, escape: string): string {
  * `count` backslashes: as they are or escaped up to four times over (one quantifier for the whole run, so that
  * no run of backslashes in the text is tried in every split), or each as `\u005c`, `\x5c` or `%5C`.
  */
-function backslashRun(count: number, escape: string): string {
+function backslashRun(count: number, lead: string): string {
   const each = `(?:${ESCAPE}u005[cC]|${ESCAPE}x5[cC]|%5[cC])`;
-  const first = `(?:${escape}u005[cC]|${escape}x5[cC]|%5[cC])`;
-  const start = escape === ESCAPE ? '' : AT_RUN_START;
+  const first = `(?:${lead}u005[cC]|${lead}x5[cC]|%5[cC])`;
+  const start = lead === ESCAPE ? '' : AT_RUN_START;
   return `(?:${start}\\\\{${count},${count * 16}}|${first}${each}{${count - 1}})`;
 }
 
@@ -106,23 +106,23 @@ function backslashRun(count: number, escape: string): string {
 function encodedPattern(secret: string): string {
   let out = '';
   let backslashes = 0;
-  const escape = () => (out === '' ? FIRST_ESCAPE : ESCAPE);
+  const lead = () => (out === '' ? FIRST_ESCAPE : ESCAPE);
   for (const char of secret) {
     if (char === '\\') {
       backslashes += 1;
       continue;
     }
-    if (backslashes > 0) out += backslashRun(backslashes, escape());
+    if (backslashes > 0) out += backslashRun(backslashes, lead());
     backslashes = 0;
     const point = char.codePointAt(0) as number;
-    if (char.length === 1) out += unitForms(point, escape());
+    if (char.length === 1) out += unitForms(point, lead());
     else {
-      const first = escape();
+      const first = lead();
       const units = unitForms(char.charCodeAt(0), first) + unitForms(char.charCodeAt(1), ESCAPE);
       out += `(?:${units}|${first}u\\{0*${hexPattern(point, 1)}\\}|${percentForm(char)})`;
     }
   }
-  return backslashes > 0 ? out + backslashRun(backslashes, escape()) : out;
+  return backslashes > 0 ? out + backslashRun(backslashes, lead()) : out;
 }
 
 function matches(rule: RegExp, text: string): boolean {

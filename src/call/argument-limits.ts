@@ -36,16 +36,24 @@ function scan(root: object, maxDepth: number): 'ok' | 'too_deep' | 'numbers' {
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
         if (typeof item === 'object' && item !== null) {
-          (objects ??= []).push(item);
-          (depths ??= []).push(depth + 1);
+          if (objects === undefined) {
+            objects = [];
+            depths = [];
+          }
+          objects.push(item);
+          (depths as number[]).push(depth + 1);
         } else if (typeof item === 'number' && unusual(item)) numbers = true;
       }
     } else {
       for (const key in value) {
         const item: unknown = (value as Record<string, unknown>)[key];
         if (typeof item === 'object' && item !== null) {
-          (objects ??= []).push(item);
-          (depths ??= []).push(depth + 1);
+          if (objects === undefined) {
+            objects = [];
+            depths = [];
+          }
+          objects.push(item);
+          (depths as number[]).push(depth + 1);
         } else if (typeof item === 'number' && unusual(item)) numbers = true;
       }
     }

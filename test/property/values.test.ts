@@ -89,7 +89,15 @@ const KINDS: Kind[] = [
     reads: { a: 1, '2': 'b' },
   },
   { name: 'Set', value: () => new Set(['a', 1]), reads: ['a', 1] },
-  { name: 'sparse array', value: () => [1, , 3], reads: [1, null, 3] },
+  {
+    name: 'sparse array',
+    value: () => {
+      const sparse = [1, 2, 3];
+      delete sparse[1];
+      return sparse;
+    },
+    reads: [1, null, 3],
+  },
   { name: 'symbol keys', value: () => ({ [Symbol('hidden')]: 1, shown: 2 }), reads: { shown: 2 } },
   { name: 'Error', value: () => new TypeError('bad'), reads: { name: 'TypeError', message: 'bad' } },
   {
