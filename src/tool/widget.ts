@@ -10,7 +10,7 @@
  */
 import * as z from 'zod/mini';
 import { jsonStringBytes } from '../wire/utf8';
-import { thrownMessage } from './output';
+import { thrownMessage } from './serialize';
 import { formatPath } from './schema/path';
 
 /** Colours a {@link BadgeWidget} may use. */
