@@ -3,6 +3,8 @@
  * overflow the stack, and zod keeps memory when it does), numbers JSON cannot carry (an overflow that became
  * Infinity), and integers past 2^53 where the schema says integer (the model's number was rounded).
  */
+
+import { type } from 'arktype';
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it, vi } from 'vitest';
@@ -141,6 +143,7 @@ describe('numbers the model sends that JavaScript cannot hold', () => {
       z.object({ id: z.number().int() }),
       z3.object({ id: z3.number().int() }),
       v.object({ id: v.pipe(v.number(), v.integer()) }),
+      type({ id: 'number.integer' }),
       { type: 'object', properties: { id: { type: 'integer' } } },
       { type: 'object', properties: { id: { anyOf: [{ type: 'integer' }, { type: 'null' }] } } },
       { type: 'object', $defs: { Id: { type: 'integer' } }, properties: { id: { $ref: '#/$defs/Id' } } },
