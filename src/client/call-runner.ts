@@ -231,11 +231,16 @@ export class CallRunner implements ExecutionOwner {
       output,
     });
     if (result.status !== 'ok') {
-      // The model reads this text; the operator should see it too (already redacted).
-      this.#options.logger.warn(
-        { callId: frame.callId, runId: frame.runId, toolName: frame.toolName, status: result.status },
-        output,
-      );
+      // The model reads this text; the operator should see it too (already redacted), with what was thrown:
+      // its stack and cause chain, which the model never reads (the logger redacts them).
+      const fields: Record<string, unknown> = {
+        callId: frame.callId,
+        runId: frame.runId,
+        toolName: frame.toolName,
+        status: result.status,
+      };
+      if (result.error !== undefined) fields.error = result.error;
+      this.#options.logger.warn(fields, output);
     }
   }
 
@@ -265,6 +270,7 @@ export class CallRunner implements ExecutionOwner {
       status: 'error',
       output: contextFailedText(execution.frame.toolName, thrownMessage(error)),
       durationMs: 0,
+      error,
     });
   }
 
@@ -286,6 +292,7 @@ export class CallRunner implements ExecutionOwner {
         approve: this.#approve,
         onWidgetInvalid: this.#onWidgetInvalid,
         extend: this.#options.extend,
+        redactor: this.#options.redactor,
       },
       execution,
     );
@@ -298,7 +305,8 @@ export class CallRunner implements ExecutionOwner {
     return this.#approvals.ask(execution, request);
   };
 
-  readonly #onWidgetInvalid = (info: WidgetInvalidInfo): void => this.#options.events.widgetInvalid(info);
+  readonly #onWidgetInvalid = (info: WidgetInvalidInfo): void =>
+    this.#options.events.widgetInvalid(this.#options.redactor.value(info));
 
   /** No call queued, running or parked (waiting for a human or a nested run), and every result acked. */
   #isIdle(): boolean {

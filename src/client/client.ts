@@ -9,6 +9,8 @@ import { ToolRegistry } from '../call/registry';
 import type { ApprovalRequest } from '../call/types';
 import { ConnectionError, RunError, ToolDefinitionError } from '../errors';
 import { Redactor, redactingLogger, silentLogger } from '../logger';
+import { isThenable } from '../maybe';
+import { SHORT_SECRET } from '../redact';
 import type { Tool } from '../tool/tool';
 import { VERSION } from '../version';
 import { Connection, type ConnectionState } from '../wire/connection';
@@ -96,6 +98,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   readonly #connection: Connection;
   readonly #calls: CallRunner;
   readonly #runs: Runs;
+  readonly #redactor: Redactor;
 
   constructor(options: ClientOptions<C>) {
     super();
@@ -103,6 +106,14 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
     this.#registry = new ToolRegistry(options.tools);
     const redactor = new Redactor([resolved.apiKey, ...resolved.redact]);
     const logger = redactingLogger(options.logger ?? silentLogger, redactor);
+    this.#redactor = redactor;
+    if (resolved.apiKey.length < SHORT_SECRET) {
+      // Always redacted whatever its length (docs/RELIABILITY.md, "Secrets"): a short key takes words with it.
+      logger.warn(
+        { length: resolved.apiKey.length },
+        `the API key is shorter than ${SHORT_SECRET} characters: it is redacted wherever it appears in outputs, widgets, events and logs, inside ordinary words too`,
+      );
+    }
     this.#connection = new Connection({
       url: resolved.url,
       apiKey: resolved.apiKey,
@@ -195,7 +206,9 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    *   (after `reconnect.maxAttempts`), `invalid_url`, or `already_connecting` when called twice.
    */
   async connect(): Promise<void> {
-    await this.#connection.connect();
+    await this.#connection.connect().catch((error: unknown) => {
+      throw this.#redactor.error(error);
+    });
   }
 
   /**
@@ -227,6 +240,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       maxTurns: options.maxTurns,
       parentRunId: undefined,
       parentCallId: undefined,
+    }).catch((error: unknown) => {
+      throw this.#redactor.error(error);
     });
     const parsed = await agent.parseOutput(result.finalOutput);
     if (!parsed.ok) {
@@ -345,6 +360,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
 
   // Listeners are user code: one that throws must not break the socket handler that emitted.
   #emit<E extends keyof ClientEvents>(event: E, ...args: ClientEvents[E]): void {
+    // A service's or a socket's words may quote a secret (the key in a URL, an echo of it).
+    if (event === 'error' || event === 'closed') this.#redactor.error(args[0]);
     try {
       (this.emit as (event: E, ...args: ClientEvents[E]) => boolean)(event, ...args);
     } catch (error) {
