@@ -9,7 +9,6 @@ import { ToolRegistry } from '../call/registry';
 import type { ApprovalRequest } from '../call/types';
 import { ConnectionError, RunError, ToolDefinitionError } from '../errors';
 import { Redactor, redactingLogger, silentLogger } from '../logger';
-import { isThenable } from '../maybe';
 import { SHORT_SECRET } from '../redact';
 import type { Tool } from '../tool/tool';
 import { VERSION } from '../version';
