@@ -173,7 +173,8 @@ export class Redactor {
     this.#strings = [...strings].sort((a, b) => b.length - a.length);
     if (this.#strings.length > 0) {
       this.#literal = new RegExp(this.#strings.map(escapeRegExp).join('|'), 'g');
-      this.#encoded = new RegExp(this.#strings.map(encodedPattern).join('|'), 'g');
+      // A lookahead finds every start, overlapping ones too (`abcd` and `cdef` in `abcdef`).
+      this.#encoded = new RegExp(`(?=(${this.#strings.map(encodedPattern).join('|')}))`, 'g');
     }
     this.replacement =
       REPLACEMENTS.find(
@@ -219,29 +220,56 @@ export class Redactor {
   inString(value: string): string {
     let out = value;
     for (let pass = 0; pass < MAX_PASSES; pass++) {
-      let next = out;
-      for (const rule of this.#patterns) {
-        rule.lastIndex = 0;
-        next = next.replace(rule, this.replacement);
-      }
+      const next = this.#replace(out, this.#patterns);
       if (next === out) return out;
       out = next;
     }
     return this.text(out);
   }
 
+  /**
+   * One pass: every rule's matches found on the same text, overlapping ones joined into one span, each span
+   * replaced once (so that a rule replaced first cannot break another's match and leave part of it behind).
+   */
   #pass(text: string): string {
-    let out = text;
-    const strings = out.includes('\\') || out.includes('%') ? this.#encoded : this.#literal;
-    if (strings !== undefined) {
-      strings.lastIndex = 0;
-      out = out.replace(strings, this.replacement);
-    }
-    for (const rule of this.#patterns) {
+    const strings = text.includes('\\') || text.includes('%') ? this.#encoded : this.#literal;
+    return this.#replace(text, strings === undefined ? this.#patterns : [strings, ...this.#patterns]);
+  }
+
+  #replace(text: string, rules: readonly RegExp[]): string {
+    const spans: Array<[number, number]> = [];
+    for (const rule of rules) {
       rule.lastIndex = 0;
-      out = out.replace(rule, this.replacement);
+      if (rule === this.#literal) {
+        // One scan says whether any secret is there; then each one's places, overlapping ones too.
+        if (!rule.test(text)) continue;
+        for (const secret of this.#strings) {
+          for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
+            spans.push([at, at + secret.length]);
+          }
+        }
+        continue;
+      }
+      for (const match of text.matchAll(rule)) {
+        // Rules of ours look ahead and capture the secret; a user's RegExp matches it whole.
+        const found = rule === this.#encoded ? (match[1] ?? '') : match[0];
+        if (found !== '') spans.push([match.index, match.index + found.length]);
+      }
     }
-    return out;
+    if (spans.length === 0) return text;
+    if (spans.length > 1) spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+    let out = '';
+    let copied = 0;
+    let end = -1;
+    for (const [start, stop] of spans) {
+      if (start >= end) {
+        if (end !== -1) out += this.replacement;
+        out += text.slice(copied, start);
+        end = stop;
+      } else end = Math.max(end, stop);
+      copied = end;
+    }
+    return out + this.replacement + text.slice(copied);
   }
 
   /**

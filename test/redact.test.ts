@@ -105,3 +105,16 @@ describe('redactingLogger', () => {
     expect(lines[0]).not.toContain('pa"ss');
   });
 });
+
+describe('Redactor with rules that overlap', () => {
+  it('replaces the whole span two rules cover, whichever matches first', () => {
+    // The key `k` sits inside what the RegExp matches: replacing it first must not leave `-abc123` behind.
+    const redactor = new Redactor(['k', /sk-[a-z0-9]+/]);
+    expect(redactor.text('token sk-abc123 ok')).toBe('to[redacted]en [redacted] o[redacted]');
+    expect(redactor.inString('sk-abc123')).toBe('[redacted]');
+  });
+
+  it('replaces the whole span of two string rules that overlap', () => {
+    expect(new Redactor(['abcd', 'cdef']).text('xabcdefx')).toBe('x[redacted]x');
+  });
+});
