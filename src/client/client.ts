@@ -12,7 +12,7 @@ import { Redactor, redactingLogger, silentLogger } from '../logger';
 import { isThenable } from '../maybe';
 import type { Tool } from '../tool/tool';
 import { VERSION } from '../version';
-import { Connection, type ConnectionState } from '../wire/connection';
+import { Connection, type ConnectionState, type ConnectOptions } from '../wire/connection';
 import { type FrameOf, PROTOCOL_VERSION, type ServiceFrame, utf8Length } from '../wire/protocol';
 import { Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
 import { CallRunner } from './calls';
@@ -130,6 +130,10 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       onFrame: (frame) => this.#onFrame(frame),
       onDisconnected: (code, reason) => this.#emit('disconnected', { code, reason }),
       onReconnecting: (attempt, delayMs) => this.#emit('reconnecting', { attempt, delayMs }),
+      onError: (error) => this.#emit('error', error),
+      // A frame that will never go out as it is (already reported through onError). TODO(calls): a tool_result
+      // here should become that call's error result, once, rather than wait in the outbox for the next socket.
+      onUnsendable: () => {},
       onClosed: (error) => {
         this.#calls.abortAll('client closed');
         this.#calls.dispose();
@@ -195,12 +199,15 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   }
 
   /**
-   * Opens the connection and announces the tools. Resolves once the service says `welcome`.
-   * @throws ConnectionError `unauthorized` (wrong key), `unsupported_protocol`, `connect_timeout`, `unreachable`
-   *   (after `reconnect.maxAttempts`), `invalid_url`, or `already_connecting` when called twice.
+   * Opens the connection and announces the tools. Resolves once the service says `welcome`. Every attempt that
+   * fails meanwhile is reported at once (an `error` event and a `warn` line, with the cause); a refused key or
+   * protocol rejects at once. `connect({ maxAttempts: 1 })` rejects at the first failed attempt.
+   * @throws ConnectionError `unauthorized` (key refused, at the upgrade or by close 4001), `unsupported_protocol`,
+   *   `connect_timeout`, `unreachable` (after `maxAttempts` failed attempts, the last one as `cause`),
+   *   `invalid_url`, `hello_too_large`, or `already_connecting` when called twice.
    */
-  async connect(): Promise<void> {
-    await this.#connection.connect();
+  async connect(options: ConnectOptions = {}): Promise<void> {
+    await this.#connection.connect(options);
   }
 
   /**

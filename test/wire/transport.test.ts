@@ -21,12 +21,13 @@ function fakeSocketClass(log: string[], withTcp: boolean) {
   } as unknown as WebSocketConstructor;
 }
 
-const handlers = { onOpen() {}, onMessage() {}, onClose() {} };
+const handlers = { onOpen() {}, onMessage() {}, onBinary() {}, onClose() {} };
+const LIMITS = { maxPayloadBytes: 1_048_576 };
 
 describe('openTransport', () => {
   it('gathers the frames sent in one task into one corked write', async () => {
     const log: string[] = [];
-    const transport = openTransport(fakeSocketClass(log, true), 'ws://127.0.0.1:1', undefined, handlers);
+    const transport = openTransport(fakeSocketClass(log, true), 'ws://127.0.0.1:1', LIMITS, handlers);
     transport.send('a');
     transport.send('b');
     expect(log).toEqual(['cork', 'send a', 'send b']);
@@ -39,7 +40,7 @@ describe('openTransport', () => {
 
   it('sends directly on a WebSocket without a TCP socket of its own (browsers)', async () => {
     const log: string[] = [];
-    const transport = openTransport(fakeSocketClass(log, false), 'ws://127.0.0.1:1', undefined, handlers);
+    const transport = openTransport(fakeSocketClass(log, false), 'ws://127.0.0.1:1', LIMITS, handlers);
     transport.send('a');
     transport.send('b');
     await Promise.resolve();
@@ -62,7 +63,7 @@ describe('openTransport', () => {
       const transport = openTransport(
         WebSocket as unknown as WebSocketConstructor,
         `ws://127.0.0.1:${port}`,
-        undefined,
+        LIMITS,
         {
           ...handlers,
           onOpen: () => {
