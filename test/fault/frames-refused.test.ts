@@ -58,6 +58,15 @@ describe('frame size on receive', () => {
     );
   });
 
+  it('counts the inflated size of a compressed frame (permessage-deflate): a small frame that inflates past the limit is 1009', async () => {
+    const service = await rawService({ maxPayloadBytes: 2048, deflate: true });
+    const worker = client(service.url, { reconnect: FAST });
+    await worker.connect();
+    const disconnected = nextEvent<{ code: number; reason: string }>(worker, 'disconnected');
+    service.socket().send(JSON.stringify({ type: 'ping', id: 'x'.repeat(100_000) }), { compress: true });
+    expect(await disconnected).toEqual({ code: 1009, reason: 'a frame over 2048 bytes (maxPayloadBytes)' });
+  });
+
   it('where the runtime sets no limit (browsers), checks the size on receipt: error frame_too_large, stays open', async () => {
     const service = await rawService({ maxPayloadBytes: 2048 });
     const worker = client(service.url, { WebSocket: OpaqueWebSocket as unknown as WebSocketConstructor });

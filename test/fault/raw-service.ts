@@ -34,6 +34,8 @@ export interface RawServiceOptions {
   ack?: boolean;
   /** Called for each new connection before anything is read from it (to misbehave before `welcome`). */
   onConnection?: (ws: WebSocket) => void;
+  /** Accept permessage-deflate when the client offers it. @default false */
+  deflate?: boolean;
 }
 
 export async function startRawService(options: RawServiceOptions = {}): Promise<RawService> {
@@ -41,6 +43,7 @@ export async function startRawService(options: RawServiceOptions = {}): Promise<
     port: 0,
     host: '127.0.0.1',
     handleProtocols: (protocols) => (protocols.has('toolwire.v1') ? 'toolwire.v1' : false),
+    perMessageDeflate: options.deflate === true,
   });
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
   const frames: ClientFrame[] = [];
