@@ -379,7 +379,12 @@ export class Connection {
   }
 }
 
+/** What was thrown, as text; never throws itself (a socket may throw anything, even an object with no `toString`). */
 function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : String(error);
+  try {
+    if (error instanceof Error) return String(error.message);
+    return typeof error === 'string' ? error : String(error);
+  } catch {
+    return 'a value that cannot be shown as text';
+  }
 }

@@ -96,12 +96,16 @@ export class Link {
         onMessage: (text) => this.#onMessage(text),
         onBinary: () => this.#onBinary(),
         onClose: (code, reason, failure) => {
-          const facts = { url: options.url, code, reason, failure, opened: this.#opened };
-          this.#onClose(
+          const { url } = options;
+          const facts = {
+            url,
             code,
             reason,
-            this.#verdict ?? attemptFailure({ ...facts, sendsHeaders: this.#sendsHeaders }),
-          );
+            failure,
+            opened: this.#opened,
+            sendsHeaders: this.#sendsHeaders,
+          };
+          this.#onClose(code, reason, this.#verdict ?? attemptFailure(facts));
         },
       },
     );
@@ -164,13 +168,8 @@ export class Link {
       if (!this.#sendsHeaders) hello.apiKey = this.#options.apiKey;
       text = encodeFrame(hello);
     } catch (error) {
-      const failure = new ConnectionError(
-        'invalid_hello',
-        `the hello frame could not be built: ${describe(error)}`,
-        {
-          cause: error,
-        },
-      );
+      const message = `the hello frame could not be built: ${describe(error)}`;
+      const failure = new ConnectionError('invalid_hello', message, { cause: error });
       this.#drop({ error: failure, fatal: true, reported: false }, 'invalid hello');
       return;
     }
@@ -234,6 +233,7 @@ export class Link {
   }
 
   #startHeartbeat(requestedMs: number): void {
+    this.#heartbeat?.stop();
     let intervalMs = requestedMs;
     if (intervalMs < MIN_HEARTBEAT_INTERVAL_MS) {
       this.#options.logger.warn(
@@ -316,7 +316,12 @@ export class Link {
   }
 }
 
+/** What was thrown, as text; never throws itself (a socket may throw anything, even an object with no `toString`). */
 function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : String(error);
+  try {
+    if (error instanceof Error) return String(error.message);
+    return typeof error === 'string' ? error : String(error);
+  } catch {
+    return 'a value that cannot be shown as text';
+  }
 }

@@ -2,16 +2,23 @@
  * The connection's contract with its owner for frames that cannot be sent: `onUnsendable(frame, error)` names the
  * frame, once, after `onError`; a socket that throws is dropped and the connection resumes.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ConnectionError } from '../../src/errors';
 import { silentLogger } from '../../src/logger';
 import { Connection, type ConnectionOptions } from '../../src/wire/connection';
 import type { ClientFrame } from '../../src/wire/protocol';
 import type { WebSocketConstructor, WebSocketLike } from '../../src/wire/transport';
 
-/** An in-memory service: welcomes every hello; the socket's `send` throws for frames `refuse` picks. */
-function memoryService(refuse: (text: string) => boolean) {
-  const state = { sockets: 0, hellos: [] as Array<{ sessionId?: string }> };
+/**
+ * An in-memory service: welcomes every hello (`welcomes` times); the socket's `send` throws `thrown` for the
+ * frames `refuse` picks.
+ */
+function memoryService(
+  refuse: (text: string) => boolean,
+  thrown: unknown = new TypeError('cannot send this'),
+  welcomes = 1,
+) {
+  const state = { sockets: 0, pings: 0, hellos: [] as Array<{ sessionId?: string }> };
   class MemorySocket implements WebSocketLike {
     readyState = 0;
     bufferedAmount = 0;
@@ -28,13 +35,18 @@ function memoryService(refuse: (text: string) => boolean) {
       });
     }
     send(text: string): void {
-      if (refuse(text)) throw new TypeError('cannot send this');
+      if (refuse(text)) throw thrown;
       const frame = JSON.parse(text) as { type: string; sessionId?: string };
+      if (frame.type === 'ping') {
+        state.pings += 1;
+        queueMicrotask(() => this.onmessage?.({ data: JSON.stringify({ type: 'pong' }) }));
+      }
       if (frame.type !== 'hello') return;
       state.hellos.push({ ...(frame.sessionId === undefined ? {} : { sessionId: frame.sessionId }) });
       const welcome = { type: 'welcome', sessionId: 's1', resumed: frame.sessionId !== undefined };
       const full = { ...welcome, heartbeatIntervalMs: 60_000, maxPayloadBytes: 2_048 };
-      queueMicrotask(() => this.onmessage?.({ data: JSON.stringify(full) }));
+      for (let i = 0; i < welcomes; i++)
+        queueMicrotask(() => this.onmessage?.({ data: JSON.stringify(full) }));
     }
     close(): void {
       this.readyState = 3;
@@ -110,6 +122,33 @@ describe('Connection: frames that cannot be sent', () => {
     ]);
     expect(link.state).toBe('open');
     expect(state.sockets).toBe(1);
+    link.close();
+  });
+
+  it('contains a throw of a value that cannot even be shown as text', async () => {
+    const { WebSocket } = memoryService((text) => text.includes('"c1"'), Object.create(null));
+    const { connection: link, unsendable } = connection(WebSocket);
+    await link.connect();
+    expect(link.send(result('c1'))).toBe(false);
+    expect(unsendable.map((entry) => entry.code)).toEqual(['send_failed']);
+    link.close();
+  });
+});
+
+describe('Connection: a second welcome on the same socket', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('keeps one heartbeat (the first one is stopped), so pings do not double', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { state, WebSocket } = memoryService(() => false, undefined, 2);
+    const { connection: link, welcomes } = connection(WebSocket);
+    await link.connect();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(welcomes).toEqual([false, false]);
+    await vi.advanceTimersByTimeAsync(3 * 60_000);
+    expect({ pings: state.pings, sockets: state.sockets }).toEqual({ pings: 3, sockets: 1 });
     link.close();
   });
 });
