@@ -234,14 +234,17 @@ export function openTransport(
   }
   return {
     get bufferedAmount() {
-      return socket.bufferedAmount;
+      const amount = read(() => socket.bufferedAmount);
+      return typeof amount === 'number' ? amount : 0;
     },
     get protocol() {
-      return typeof socket.protocol === 'string' ? socket.protocol : undefined;
+      const protocol = read(() => socket.protocol);
+      return typeof protocol === 'string' ? protocol : undefined;
     },
     send(text) {
-      if (done || socket.readyState !== 1) return undefined;
+      if (done) return undefined;
       try {
+        if (socket.readyState !== 1) return undefined;
         // Frames sent in one task (the results of the calls one read brought in) leave in one write: the TCP
         // socket is corked at the first and uncorked when the task's synchronous work is done.
         if (corked === undefined) {
@@ -285,6 +288,15 @@ export function openTransport(
       finish(code, reason);
     },
   };
+}
+
+/** Reads a property of a socket that might throw from a getter (a polyfill, a proxy). */
+function read<T>(get: () => T): T | undefined {
+  try {
+    return get();
+  } catch {
+    return undefined;
+  }
 }
 
 function byteSize(data: unknown): number {

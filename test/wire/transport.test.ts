@@ -83,4 +83,63 @@ describe('openTransport', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it('never throws: what a socket throws from send or its getters comes back as a value', () => {
+    const boom = new Error('boom');
+    const Hostile = class {
+      onopen = null;
+      onmessage = null;
+      onclose = null;
+      onerror = null;
+      get readyState(): number {
+        throw boom;
+      }
+      get bufferedAmount(): number {
+        throw boom;
+      }
+      get protocol(): string {
+        throw boom;
+      }
+      send() {
+        throw boom;
+      }
+      close() {
+        throw boom;
+      }
+    } as unknown as WebSocketConstructor;
+    const transport = openTransport(Hostile, 'ws://127.0.0.1:1', LIMITS, handlers);
+    expect(transport.send('a')).toEqual({ thrown: boom });
+    expect(transport.bufferedAmount).toBe(0);
+    expect(transport.protocol).toBeUndefined();
+    expect(() => transport.close(1000, 'bye')).not.toThrow();
+    expect(() => transport.terminate(4008, 'heartbeat timeout')).not.toThrow();
+  });
+
+  it('hands binary messages over as binary, never decoded as text', () => {
+    const seen: string[] = [];
+    let socket: { onmessage: ((event: { data: unknown }) => void) | null } | undefined;
+    const Capture = class {
+      readyState = 1;
+      bufferedAmount = 0;
+      protocol = 'toolwire.v1';
+      onopen = null;
+      onmessage = null;
+      onclose = null;
+      onerror = null;
+      constructor() {
+        socket = this;
+      }
+      send() {}
+      close() {}
+    } as unknown as WebSocketConstructor;
+    openTransport(Capture, 'ws://127.0.0.1:1', LIMITS, {
+      ...handlers,
+      onMessage: (text) => seen.push(`text ${text}`),
+      onBinary: (bytes) => seen.push(`binary ${bytes}`),
+    });
+    socket?.onmessage?.({ data: '{"type":"ping"}' });
+    socket?.onmessage?.({ data: new TextEncoder().encode('{"type":"ping"}') });
+    socket?.onmessage?.({ data: new ArrayBuffer(3) });
+    expect(seen).toEqual(['text {"type":"ping"}', 'binary 15', 'binary 3']);
+  });
 });
