@@ -47,7 +47,10 @@ export interface ClientEvents {
   widget_invalid: [info: { toolName: string; callId: string; path: string; message: string }];
   /** Progress of a run this client started. */
   run_event: [event: RunEvent];
-  /** Something went wrong that did not end the client: a protocol error from the service, for example. */
+  /**
+   * Something went wrong that did not end the client by itself: a connection attempt that failed (each one, with
+   * its cause), a protocol error from the service, a frame that could not be sent, a 4009.
+   */
   error: [error: Error];
   /** The client closed for good; `error` says why when it was not `close()`. */
   closed: [error: ConnectionError | undefined];
@@ -205,6 +208,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    * @throws ConnectionError `unauthorized` (key refused, at the upgrade or by close 4001), `unsupported_protocol`,
    *   `connect_timeout`, `unreachable` (after `maxAttempts` failed attempts, the last one as `cause`),
    *   `invalid_url`, `hello_too_large`, or `already_connecting` when called twice.
+   * @throws ToolDefinitionError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
    */
   async connect(options: ConnectOptions = {}): Promise<void> {
     await this.#connection.connect(options);
