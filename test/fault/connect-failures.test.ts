@@ -4,7 +4,7 @@
  * `connect({ maxAttempts })`, `connect()` gives up after that many attempts instead of waiting `connectTimeoutMs`.
  */
 import { describe, expect, it } from 'vitest';
-import { Client, ConnectionError } from '../../src/index';
+import { Client, ConnectionError, ToolDefinitionError } from '../../src/index';
 import type { WebSocketConstructor } from '../../src/wire/transport';
 import {
   type Gateway,
@@ -69,6 +69,18 @@ describe('a failed attempt is reported at once, with its cause', () => {
     expect(error.cause).toBe(errors[0]);
     expect(errors.map((e) => e.code)).toEqual(['connection_refused']);
     expect(worker.state).toBe('closed');
+  });
+
+  it('connect({ maxAttempts }) refuses what is not a whole number ≥ 1 or Infinity, before any attempt', async () => {
+    for (const maxAttempts of [0, 1.5, Number.NaN, -1]) {
+      const worker = new Client({ url: 'ws://127.0.0.1:1', apiKey: 'k', tools: [] });
+      const error = await worker.connect({ maxAttempts }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ToolDefinitionError);
+      expect((error as Error).message).toBe(
+        `connect(): maxAttempts must be a whole number ≥ 1 or Infinity (got ${String(maxAttempts)})`,
+      );
+      expect(worker.state).toBe('idle');
+    }
   });
 
   it('host not found', async () => {
