@@ -8,7 +8,12 @@ import { OptionsError } from '../src/errors';
 import { MAX_TIMEOUT_MS } from '../src/limits';
 import type { Logger } from '../src/logger';
 import { describeSecret } from '../src/tool/check-options';
-import { type AgentDefinition, agentDefinitionSchema, PROTOCOL_DEFAULTS } from '../src/wire/protocol';
+import {
+  type AgentDefinition,
+  agentDefinitionSchema,
+  MIN_HEARTBEAT_INTERVAL_MS,
+  PROTOCOL_DEFAULTS,
+} from '../src/wire/protocol';
 import { consoleLogger } from './logger';
 import type { Model } from './model';
 import { scriptedModel } from './scripted-model';
@@ -31,7 +36,10 @@ export interface StubServerOptions {
   model?: Model;
   /** Agents that `POST /v1/runs` may start by name. */
   agents?: readonly AgentDefinition[];
-  /** Announced in `welcome`; a connection silent for two intervals is closed with 4008. @default 15_000 */
+  /**
+   * Announced in `welcome`; a connection silent for two intervals is closed with 4008. At least 100
+   * (`MIN_HEARTBEAT_INTERVAL_MS`). @default 15_000
+   */
   heartbeatIntervalMs?: number;
   /** How long a call may go without a result before it is cancelled with status `timeout`. @default 120_000 */
   callDeadlineMs?: number;
@@ -152,6 +160,7 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
 
 const MINIMUMS: Partial<Record<keyof typeof STUB_DEFAULTS, number>> = {
   port: 0,
+  heartbeatIntervalMs: MIN_HEARTBEAT_INTERVAL_MS,
   sessionGraceMs: 0,
   busyRetryMs: 0,
   maxPayloadBytes: 1024,

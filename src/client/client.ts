@@ -12,7 +12,7 @@ import { Redactor, redactingLogger, silentLogger } from '../logger';
 import { SHORT_SECRET } from '../redact';
 import type { Tool } from '../tool/tool';
 import { VERSION } from '../version';
-import { Connection, type ConnectionState } from '../wire/connection';
+import { Connection, type ConnectionState, type ConnectOptions } from '../wire/connection';
 import {
   type FrameOf,
   NEGOTIATED_RUN_EVENT_KINDS,
@@ -65,7 +65,10 @@ export interface ClientEvents {
    * `message`) when the service's model streams (PROTOCOL.md §10.2).
    */
   run_event: [event: RunEvent];
-  /** Something went wrong that did not end the client: a protocol error from the service, for example. */
+  /**
+   * Something went wrong that did not end the client by itself: a connection attempt that failed (each one, with
+   * its cause), a protocol error from the service, a frame that could not be sent, a 4009.
+   */
   error: [error: Error];
   /** The client closed for good; `error` says why when it was not `close()`. */
   closed: [error: ConnectionError | undefined];
@@ -138,6 +141,10 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       onFrame: (frame) => this.#onFrame(frame),
       onDisconnected: (code, reason) => this.#emit('disconnected', { code, reason }),
       onReconnecting: (attempt, delayMs) => this.#emit('reconnecting', { attempt, delayMs }),
+      onError: (error) => this.#emit('error', error),
+      // A frame that will never go out as it is (already reported through onError). TODO(calls): a tool_result
+      // here should become that call's error result, once, rather than wait in the outbox for the next socket.
+      onUnsendable: () => {},
       onClosed: (error) => {
         this.#calls.abortAll('client closed');
         this.#calls.dispose();
@@ -200,12 +207,16 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   }
 
   /**
-   * Opens the connection and announces the tools. Resolves once the service says `welcome`.
-   * @throws ConnectionError `unauthorized` (wrong key), `unsupported_protocol`, `connect_timeout`, `unreachable`
-   *   (after `reconnect.maxAttempts`), `invalid_url`, or `already_connecting` when called twice.
+   * Opens the connection and announces the tools. Resolves once the service says `welcome`. Every attempt that
+   * fails meanwhile is reported at once (an `error` event and a `warn` line, with the cause); a refused key or
+   * protocol rejects at once. `connect({ maxAttempts: 1 })` rejects at the first failed attempt.
+   * @throws ConnectionError `unauthorized` (key refused, at the upgrade or by close 4001), `unsupported_protocol`,
+   *   `connect_timeout`, `unreachable` (after `maxAttempts` failed attempts, the last one as `cause`),
+   *   `invalid_url`, `hello_too_large`, or `already_connecting` when called twice.
+   * @throws ToolDefinitionError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
    */
-  async connect(): Promise<void> {
-    await this.#connection.connect().catch((error: unknown) => {
+  async connect(options: ConnectOptions = {}): Promise<void> {
+    await this.#connection.connect(options).catch((error: unknown) => {
       throw this.#redactor.error(error);
     });
   }
