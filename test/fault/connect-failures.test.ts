@@ -73,7 +73,7 @@ describe('a failed attempt is reported at once, with its cause', () => {
 
   it('connect({ maxAttempts }) refuses what is not a whole number ≥ 1 or Infinity, before any attempt', async () => {
     for (const maxAttempts of [0, 1.5, Number.NaN, -1]) {
-      const worker = new Client({ url: 'ws://127.0.0.1:1', apiKey: 'k', tools: [] });
+      const worker = new Client({ url: 'ws://127.0.0.1:1', apiKey: 'test-key', tools: [] });
       const error = await worker.connect({ maxAttempts }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ToolDefinitionError);
       expect((error as Error).message).toBe(
@@ -193,7 +193,7 @@ describe('not a WebSocket server at all', () => {
   it('a URL the runtime refuses outright: invalid_url at once, naming why', async () => {
     const worker = new Client({
       url: 'ws://exa mple.test',
-      apiKey: 'k',
+      apiKey: 'test-key',
       tools: [],
       WebSocket: UnresolvableWebSocket,
     });

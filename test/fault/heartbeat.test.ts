@@ -76,7 +76,7 @@ async function detectionAfterSilence(options: {
   const { peer, WebSocket } = silentPeer(options.announcedMs);
   const worker = new Client({
     url: 'ws://in-memory.test',
-    apiKey: 'k',
+    apiKey: 'test-key',
     tools: [],
     WebSocket,
     reconnect: false,
@@ -111,7 +111,13 @@ describe('dead-peer detection, exact (fake timers)', () => {
     vi.useFakeTimers({ now: 0 });
     const { peer, WebSocket } = silentPeer(1);
     const logger = recordingLogger();
-    const worker = new Client({ url: 'ws://in-memory.test', apiKey: 'k', tools: [], WebSocket, logger });
+    const worker = new Client({
+      url: 'ws://in-memory.test',
+      apiKey: 'test-key',
+      tools: [],
+      WebSocket,
+      logger,
+    });
     await worker.connect();
     await vi.advanceTimersByTimeAsync(1_000);
     expect(peer.pings).toBe(10);
@@ -145,7 +151,7 @@ describe('dead-peer detection on a busy process (fake timers)', () => {
     const { peer, WebSocket } = silentPeer(1_000);
     const worker = new Client({
       url: 'ws://in-memory.test',
-      apiKey: 'k',
+      apiKey: 'test-key',
       tools: [],
       WebSocket,
       reconnect: false,
@@ -172,7 +178,7 @@ describe('dead-peer detection on a busy process (fake timers)', () => {
     const { peer, WebSocket } = silentPeer(1_000);
     const worker = new Client({
       url: 'ws://in-memory.test',
-      apiKey: 'k',
+      apiKey: 'test-key',
       tools: [],
       WebSocket,
       reconnect: false,
@@ -197,7 +203,7 @@ describe('a handshake that never completes (fake timers)', () => {
       ],
     ] as const) {
       const { WebSocket } = silentPeer(1_000, behaviour);
-      const worker = new Client({ url: 'ws://in-memory.test', apiKey: 'k', tools: [], WebSocket });
+      const worker = new Client({ url: 'ws://in-memory.test', apiKey: 'test-key', tools: [], WebSocket });
       const errors: Array<{ code: string; message: string }> = [];
       worker.on('error', (error) => errors.push(error as never));
       const connecting = worker.connect({ maxAttempts: 1 }).catch((error: unknown) => error);

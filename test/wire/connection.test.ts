@@ -61,7 +61,7 @@ function connection(WebSocket: WebSocketConstructor) {
   const welcomes: boolean[] = [];
   const options: ConnectionOptions = {
     url: 'ws://memory.test',
-    apiKey: 'k',
+    apiKey: 'test-key',
     WebSocket,
     reconnect: { initialDelayMs: 0, maxDelayMs: 0, maxAttempts: 3 },
     heartbeatIntervalMs: undefined,
