@@ -49,7 +49,7 @@ function unrepresentable(ctx: FallbackContext): never {
 /**
  * JSON Schema (input side) of an arktype `Type`. Morphs announce their input (`base`); narrowing predicates
  * (`.narrow()`) are left out, so the announced schema is the closest superset and validation reports the
- * failure; a default that is not JSON is not announced.
+ * failure; a default that is not JSON is not announced; `undefined` is `{ "not": {} }`.
  *
  * @throws Error naming the construct, e.g. `a Date cannot be represented in JSON Schema`.
  */
@@ -60,6 +60,8 @@ export function arkTypeInputJsonSchema(schema: StandardSchemaV1): JsonObject {
       morph: (ctx) => ctx.base,
       predicate: (ctx) => ctx.base,
       defaultValue: () => undefined,
+      // `undefined` is no JSON value: a branch of it accepts none (an absent key is announced by `required`).
+      unit: (ctx) => (ctx.unit === undefined ? { not: {} } : unrepresentable(ctx)),
       default: unrepresentable,
     },
   });

@@ -9,6 +9,7 @@ import { isPlainObject } from '../../json';
 import { arkTypeAdapter, arkTypeMessage, isArkTypeSchema } from './arktype';
 import { guardWithAnnounced, jsonSchemaAdapter } from './json-schema';
 import { noneAdapter } from './none';
+import { objectRoot } from './object-root';
 import {
   hasStandardJsonSchema,
   isStandardSchema,
@@ -54,17 +55,22 @@ function libraryAdapter(schema: Parameters<typeof isArkTypeSchema>[0]): SchemaAd
   );
 }
 
-/** Removes `$schema` and makes the schema plain JSON, detached from the library's objects. */
+/**
+ * Removes `$schema` and makes the schema plain JSON, detached from the library's objects; for parameters, the
+ * root as src/tool/schema/object-root.ts announces it.
+ */
 function finish(schema: JsonObject, origin: SchemaOrigin): JsonObject {
   const { $schema: _dialect, ...rest } = JSON.parse(JSON.stringify(schema)) as JsonObject;
-  if (origin.requireObject && rest.type !== 'object') {
+  if (!origin.requireObject) return rest;
+  const root = objectRoot(rest);
+  if (root === undefined) {
     const got = 'type' in rest ? `"type": ${JSON.stringify(rest.type)}` : `no "type"`;
     throw new ToolDefinitionError(
       'invalid_parameters',
       `${origin.owner}: ${origin.field} must describe a JSON object (JSON Schema "type": "object"), got ${got}`,
     );
   }
-  return rest;
+  return root;
 }
 
 /**

@@ -21,9 +21,12 @@ const UNREPRESENTABLE: Readonly<Record<string, string>> = {
   ZodPromise: 'z.promise()',
   ZodSymbol: 'z.symbol()',
   ZodNaN: 'z.nan()',
-  ZodUndefined: 'z.undefined()',
-  ZodVoid: 'z.void()',
 };
+/**
+ * zod 3 types that accept `undefined` alone, which no JSON value is: announced as `{ "not": {} }`; an object
+ * key of one is optional (an absent key is `undefined`), which `zod-to-json-schema` leaves out of `required`.
+ */
+const ONLY_UNDEFINED = new Set(['ZodUndefined', 'ZodVoid']);
 
 interface Zod3Def {
   typeName?: unknown;
@@ -93,6 +96,7 @@ export function zod3InputJsonSchema(schema: StandardSchemaV1): JsonObject {
       const { typeName, effect } = def as Zod3Def;
       const what = typeof typeName === 'string' ? UNREPRESENTABLE[typeName] : undefined;
       if (what !== undefined) throw new Error(`${what} cannot be represented in JSON Schema`);
+      if (ONLY_UNDEFINED.has(typeName as string)) return { not: {} };
       // See src/tool/schema/unknown-input.ts for the rule.
       const zodDef = def as Zod3Def;
       if (typeName === 'ZodEffects' && effect?.type === 'preprocess') {

@@ -66,8 +66,43 @@ function refuseUnknownPipes({ zodSchema }: { zodSchema: unknown }): void {
   }
 }
 
+/**
+ * The zod 4 minor from which `toJSONSchema` takes a function as `unrepresentable` (an older zod would take
+ * the function for "any" and announce a `z.date()` as `{}`): older minors keep refusing `z.undefined()`.
+ */
+const UNREPRESENTABLE_HOOK_MINOR = 6;
+
+/**
+ * What zod cannot represent, as toolwire announces it: `z.undefined()` and `z.void()` accept no JSON value
+ * (JSON has no `undefined`; an absent property is announced by `required`), so they are `{ "not": {} }`, and a
+ * literal's `undefined` is left out of its values (or `{ "not": {} }` when it has no other). A bare
+ * `z.transform()` takes any input (`{}`, as src/tool/schema/unknown-input.ts says); everything else throws
+ * zod's message, naming the construct.
+ */
+function unrepresentable({
+  zodSchema,
+}: {
+  zodSchema: { _zod: { def: { type?: string; values?: unknown[] } } };
+}) {
+  const def = zodSchema._zod.def;
+  if (def.type === 'undefined' || def.type === 'void') return { not: {} };
+  if (def.type === 'transform') return 'any';
+  if (def.type === 'literal' && def.values?.every((value) => typeof value !== 'bigint')) {
+    return def.values.some((value) => value !== undefined) ? 'any' : { not: {} };
+  }
+  return 'throw';
+}
+
+function supportsUnrepresentableHook(schema: StandardSchemaV1): boolean {
+  const version = (schema as { _zod?: { version?: { major?: unknown; minor?: unknown } } })._zod?.version;
+  return (
+    version?.major === 4 && typeof version.minor === 'number' && version.minor >= UNREPRESENTABLE_HOOK_MINOR
+  );
+}
+
 /** zod's translation of the input side, with zod's own options (`override`, `metadata`). */
-function translate(schema: StandardSchemaV1, libraryOptions: Record<string, unknown>): JsonObject {
+function translate(schema: StandardSchemaV1, options: Record<string, unknown>): JsonObject {
+  const libraryOptions = supportsUnrepresentableHook(schema) ? { unrepresentable, ...options } : options;
   const standard = schema['~standard'] as StandardSchemaV1.Props & Partial<StandardJSONSchemaV1.Props>;
   if (standard.jsonSchema !== undefined) {
     return standard.jsonSchema.input({ target: 'draft-2020-12', libraryOptions }) as JsonObject;
