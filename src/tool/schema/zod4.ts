@@ -14,6 +14,13 @@ import { standardAdapter } from './standard';
 import type { JsonObject, SchemaAdapter } from './types';
 import { PREPROCESS_MESSAGE, UNKNOWN_PIPE_MESSAGE } from './unknown-input';
 import { zod4DefinitionIsFaithful } from './zod4-faithful';
+import {
+  announceBeforeOverwrites,
+  dropFlaggedPatterns,
+  refuseNonJson,
+  supportsUnrepresentableHook,
+  unrepresentable,
+} from './zod4-hooks';
 import { metadataOnlyAnnotates, NO_METADATA } from './zod4-metadata';
 
 /** The part of a zod 4 schema's internals this adapter reads (`schema._zod.def`). */
@@ -57,47 +64,13 @@ function narrows(def: Zod4Def): boolean {
 }
 
 /** Refuses a pipe whose input is unknown and whose output is narrower (`z.preprocess()` is one). */
-function refuseUnknownPipes({ zodSchema }: { zodSchema: unknown }): void {
+function refuseUnknownPipes(zodSchema: unknown): void {
   const def = (zodSchema as Partial<Zod4Like>)._zod?.def;
   if (def?.type !== 'pipe' || def.in === undefined || def.out === undefined) return;
   const input = def.in._zod.def;
   if (takesAnyInput(input) && narrows(def.out._zod.def)) {
     throw new Error(input.type === 'transform' ? PREPROCESS_MESSAGE : UNKNOWN_PIPE_MESSAGE);
   }
-}
-
-/**
- * The zod 4 minor from which `toJSONSchema` takes a function as `unrepresentable` (an older zod would take
- * the function for "any" and announce a `z.date()` as `{}`): older minors keep refusing `z.undefined()`.
- */
-const UNREPRESENTABLE_HOOK_MINOR = 6;
-
-/**
- * What zod cannot represent, as toolwire announces it: `z.undefined()` and `z.void()` accept no JSON value
- * (JSON has no `undefined`; an absent property is announced by `required`), so they are `{ "not": {} }`, and a
- * literal's `undefined` is left out of its values (or `{ "not": {} }` when it has no other). A bare
- * `z.transform()` takes any input (`{}`, as src/tool/schema/unknown-input.ts says); everything else throws
- * zod's message, naming the construct.
- */
-function unrepresentable({
-  zodSchema,
-}: {
-  zodSchema: { _zod: { def: { type?: string; values?: unknown[] } } };
-}) {
-  const def = zodSchema._zod.def;
-  if (def.type === 'undefined' || def.type === 'void') return { not: {} };
-  if (def.type === 'transform') return 'any';
-  if (def.type === 'literal' && def.values?.every((value) => typeof value !== 'bigint')) {
-    return def.values.some((value) => value !== undefined) ? 'any' : { not: {} };
-  }
-  return 'throw';
-}
-
-function supportsUnrepresentableHook(schema: StandardSchemaV1): boolean {
-  const version = (schema as { _zod?: { version?: { major?: unknown; minor?: unknown } } })._zod?.version;
-  return (
-    version?.major === 4 && typeof version.minor === 'number' && version.minor >= UNREPRESENTABLE_HOOK_MINOR
-  );
 }
 
 /** zod's translation of the input side, with zod's own options (`override`, `metadata`). */
@@ -121,7 +94,16 @@ function translate(schema: StandardSchemaV1, options: Record<string, unknown>): 
  *   Schema`), or for a `z.preprocess()` or a pipe from `z.unknown()` into a narrower schema.
  */
 export function zod4InputJsonSchema(schema: StandardSchemaV1): JsonObject {
-  return translate(schema, { override: refuseUnknownPipes });
+  const hooked = supportsUnrepresentableHook(schema);
+  return translate(schema, {
+    override: ({ zodSchema, jsonSchema }: { zodSchema: never; jsonSchema: JsonObject }) => {
+      refuseUnknownPipes(zodSchema);
+      if (!hooked) return;
+      refuseNonJson(zodSchema);
+      announceBeforeOverwrites(zodSchema, jsonSchema);
+      dropFlaggedPatterns(zodSchema, jsonSchema);
+    },
+  });
 }
 
 /**
