@@ -13,7 +13,7 @@ type L = typeof v;
 const wrap: Wrappers<L> = {
   object: (lib, shape) => lib.object(shape as never),
   array: (lib, item) => lib.array(item as never),
-  optional: (lib, item) => lib.optional(item as never),
+  optional: (lib, item) => ({ v: lib.optional(item as never) }),
 };
 
 /** Exports that make no schema: parsing, reading a schema, errors, global configuration. */

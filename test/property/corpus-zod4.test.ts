@@ -12,7 +12,7 @@ type Z = typeof zm;
 const wrap: Wrappers<Z> = {
   object: (z, shape) => z.object(shape as never),
   array: (z, item) => z.array(item as never),
-  optional: (z, item) => z.optional(item as never),
+  optional: (z, item) => ({ v: z.optional(item as never) }),
 };
 
 /** Exports that make no schema: parsing, errors, JSON Schema, configuration, registries, type helpers. */
