@@ -1,6 +1,7 @@
 /** The zod 3 corpus: every exported constructor, judged at every position (test/fixtures/schema/corpus/check.ts). */
 import { describe, expect, it } from 'vitest';
 import * as z3 from 'zod3';
+import { z as z323 } from 'zod323';
 import { judge, verdictTable, type Wrappers } from '../fixtures/schema/corpus/check';
 import { ZOD3 } from '../fixtures/schema/corpus/zod3';
 
@@ -46,6 +47,25 @@ describe('the zod 3 corpus', () => {
     expect(judgements.flatMap((j) => j.failures)).toEqual([]);
     await expect(verdictTable("zod 3: each construct's verdict", judgements)).toMatchFileSnapshot(
       '../fixtures/schema/verdicts/zod3.md',
+    );
+  });
+});
+
+describe('the zod 3.23 corpus (no Standard Schema)', () => {
+  it('converts each construct it has faithfully or refuses it naming it', async () => {
+    const lib = z323 as unknown as Z;
+    const present = ZOD3.filter((c) => {
+      try {
+        c.make(lib);
+        return true;
+      } catch {
+        return false; // a method added after 3.23
+      }
+    });
+    const judgements = judge(present, lib, wrap);
+    expect(judgements.flatMap((j) => j.failures)).toEqual([]);
+    await expect(verdictTable("zod 3.23: each construct's verdict", judgements)).toMatchFileSnapshot(
+      '../fixtures/schema/verdicts/zod3-legacy.md',
     );
   });
 });

@@ -173,7 +173,8 @@ function translateNode(schema: unknown, pointer: readonly string[], ctx: Context
     } else if (keyword === 'dependencies' && isPlainObject(value)) {
       for (const [key, dependency] of Object.entries(value)) {
         const target = Array.isArray(dependency) ? 'dependentRequired' : 'dependentSchemas';
-        const holder = (out[target] ??= {}) as JsonObject;
+        if (!isPlainObject(out[target])) out[target] = {};
+        const holder = out[target] as JsonObject;
         holder[key] = Array.isArray(dependency)
           ? dependency
           : translateNode(dependency, [...here, key], ctx, false);
