@@ -256,13 +256,15 @@ function checkRefCycles(root: JsonObject): void {
     for (const keyword of SAME_VALUE_LIST) {
       const list = node[keyword];
       if (Array.isArray(list)) {
-        list.forEach((item, index) => visit(item, [...pointer, keyword, String(index)], via, open));
+        for (const [index, item] of list.entries())
+          visit(item, [...pointer, keyword, String(index)], via, open);
       }
     }
     open.delete(node);
   };
   const walk = (node: unknown, pointer: Pointer): void => {
-    if (Array.isArray(node)) node.forEach((item, index) => walk(item, [...pointer, String(index)]));
+    if (Array.isArray(node))
+      for (const [index, item] of node.entries()) walk(item, [...pointer, String(index)]);
     if (!isObject(node)) return;
     visit(node, pointer, pointer, new Set());
     done.add(node);
