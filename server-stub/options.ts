@@ -13,6 +13,7 @@ import {
   agentDefinitionSchema,
   FEATURES,
   type Feature,
+  MIN_HEARTBEAT_INTERVAL_MS,
   PROTOCOL_DEFAULTS,
 } from '../src/wire/protocol';
 import { consoleLogger } from './logger';
@@ -37,7 +38,10 @@ export interface StubServerOptions {
   model?: Model;
   /** Agents that `POST /v1/runs` may start by name. */
   agents?: readonly AgentDefinition[];
-  /** Announced in `welcome`; a connection silent for two intervals is closed with 4008. @default 15_000 */
+  /**
+   * Announced in `welcome`; a connection silent for two intervals is closed with 4008. At least 100
+   * (`MIN_HEARTBEAT_INTERVAL_MS`). @default 15_000
+   */
   heartbeatIntervalMs?: number;
   /** How long a call may go without a result before it is cancelled with status `timeout`. @default 120_000 */
   callDeadlineMs?: number;
@@ -188,6 +192,7 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
 
 const MINIMUMS: Partial<Record<keyof typeof STUB_DEFAULTS, number>> = {
   port: 0,
+  heartbeatIntervalMs: MIN_HEARTBEAT_INTERVAL_MS,
   sessionGraceMs: 0,
   busyRetryMs: 0,
   maxPayloadBytes: 1024,

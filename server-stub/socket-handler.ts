@@ -13,6 +13,7 @@ import {
   decodeClientFrame,
   type ERROR_CODES,
   type FrameOf,
+  isRefusedErrorFrame,
   PROTOCOL_VERSION,
   SUBPROTOCOL,
 } from '../src/wire/protocol';
@@ -114,7 +115,9 @@ class SocketHandler {
       return;
     }
     if (!decoded.ok) {
-      this.#error(decoded.code, decoded.message);
+      // A peer never answers an error frame with an error frame (PROTOCOL.md §12).
+      if (isRefusedErrorFrame(decoded)) options.logger.warn({ sessionId: this.#session.id }, decoded.message);
+      else this.#error(decoded.code, decoded.message);
       return;
     }
     try {

@@ -93,7 +93,7 @@ export {
   type WidgetValidation,
   widgetSchema,
 } from './tool/widget';
-export type { ReconnectOptions } from './wire/connection';
+export type { ConnectOptions, ReconnectOptions } from './wire/connection';
 export {
   type AgentDefinition,
   CLOSE_CODES,

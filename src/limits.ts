@@ -9,3 +9,10 @@
  * fire `setTimeout` after 1 ms instead. Every duration option is at most this.
  */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * The deepest nesting of a call's arguments (objects and arrays alike: `{}` is 1 level, `{ "a": [] }` 2), checked
+ * before validation; deeper arguments get `invalid_arguments`. A recursive schema would otherwise walk them until
+ * the stack overflows (and zod keeps memory when it does). Models send a few levels.
+ */
+export const MAX_ARGUMENT_DEPTH = 64;

@@ -289,7 +289,17 @@ const CASES: Record<string, Case> = {
       ],
     ]),
   ),
+  'ConnectOptions.maxAttempts': {
+    value: Number.POSITIVE_INFINITY, // reconnect.maxAttempts, Infinity by default
+    accept: (maxAttempts) => {
+      const worker = client({});
+      const connecting = worker.connect({ maxAttempts: maxAttempts as number }).catch(() => {});
+      return worker.close().then(() => connecting);
+    },
+  },
   // not part of the public API
+  'ConnectionOptions.heartbeatClock': { internal: 'Connection is not exported' },
+  'HeartbeatOptions.clock': { internal: 'Heartbeat is not exported' },
   'SchemaAdapter.acceptsOnlyAnnounced': { internal: 'a flag set by the schema adapters themselves' },
   'SettleOptions.timeoutMs': { internal: 'settleThen is not exported' },
   backoffDelay: { internal: 'backoffDelay is not exported' },

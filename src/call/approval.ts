@@ -20,7 +20,7 @@ import type { ApprovalDecision, CallOptions, CallState } from './types';
 /** How the approval step ended: go ahead, or a result that ends the call. */
 export type ApprovalOutcome =
   | { go: true; approved: boolean }
-  | { go: false; status: 'rejected' | 'cancelled' | 'error'; output: string }
+  | { go: false; status: 'rejected' | 'cancelled' | 'error'; output: string; error?: unknown }
   | { go: false; status: 'timeout' };
 
 /** At most this many characters of an approver's unusable answer are quoted in the model's text. */
@@ -84,7 +84,12 @@ export function decideApproval(
       if (outcome.kind === 'aborted') done({ go: false, status: 'cancelled', output: cancelledText(name) });
       else if (outcome.kind === 'timeout') done({ go: false, status: 'timeout' });
       else if (outcome.kind === 'error')
-        done({ go: false, status: 'error', output: errorText(name, thrownMessage(outcome.error)) });
+        done({
+          go: false,
+          status: 'error',
+          output: errorText(name, thrownMessage(outcome.error, undefined, options.redactor)),
+          error: outcome.error,
+        });
       // Fail safe: anything truthy asks for approval.
       else if (outcome.value) ask(ctx, input, options, done);
       else done({ go: true, approved: false });
@@ -116,8 +121,13 @@ function ask(
         return;
       }
       if (outcome.kind === 'error') {
-        const message = thrownMessage(outcome.error, 'the approver');
-        done({ go: false, status: 'rejected', output: approvalFailedText(name, message) });
+        const message = thrownMessage(outcome.error, 'the approver', options.redactor);
+        done({
+          go: false,
+          status: 'rejected',
+          output: approvalFailedText(name, message),
+          error: outcome.error,
+        });
         return;
       }
       const answer = outcome.kind === 'value' ? outcome.value : undefined;

@@ -9,6 +9,7 @@
  */
 
 import { OptionsError, TimeoutError, ToolDefinitionError } from '../errors';
+import { MAX_ARGUMENT_DEPTH } from '../limits';
 import {
   aBoolean,
   aDuration,
@@ -23,9 +24,10 @@ import {
   type OptionsSpec,
 } from '../tool/check-options';
 import type { AskOptions, ProgressInput } from '../tool/context-methods';
-import { cancelledText, errorText, notJsonText, notObjectText } from '../tool/model-text';
+import { cancelledText, errorText, notJsonText, notObjectText, tooDeepText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
 import { type Tool, type ToolContext, type ToolInternals, toolInternals } from '../tool/tool';
+import { checkArguments } from './argument-limits';
 import { decodeArguments } from './arguments';
 import { contextClassFor } from './call-context';
 import { CallSignal } from './call-signal';
@@ -33,6 +35,7 @@ import { checkEvent } from './emit';
 import { checkProgress } from './progress';
 import { askQuestion } from './questions';
 import { runCall } from './run-call';
+import { sharedAbort } from './shared-abort';
 import type {
   CallOptions,
   CallOutcome,
@@ -100,7 +103,7 @@ function randomId(): string {
 /** A bug in toolwire or a schema library must still give the model an answer. */
 function bugOutcome(tool: Tool, error: unknown): Outcome {
   const message = error instanceof Error ? error.message : String(error);
-  return { status: 'error', output: errorText(tool.name, message) };
+  return { status: 'error', output: errorText(tool.name, message), error };
 }
 
 /**
@@ -226,6 +229,11 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
     call.done({ status: 'invalid_arguments', output });
     return;
   }
+  const refused = checkArguments(decoded.value, tool.definition.parameters);
+  if (refused?.kind === 'too_deep') {
+    call.done({ status: 'invalid_arguments', output: tooDeepText(tool.name, MAX_ARGUMENT_DEPTH) });
+    return;
+  }
   const { timeoutMs } = call;
   if (timeoutMs !== undefined) {
     call.abortWithTimeout = () =>
@@ -241,7 +249,7 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
       tool.name,
       options.depth ?? 0,
     ) as unknown as ToolContext;
-    runCall(call, decoded.value);
+    runCall(call, decoded.value, refused?.issues);
   } catch (error) {
     call.fail(error);
   }
@@ -283,7 +291,11 @@ export async function invokeTool<C = unknown>(
     throw new ToolDefinitionError('not_a_tool', 'invokeTool(): the tool must be made with tool()');
   }
   checkInvokeOptions(options);
-  return new Promise((resolve) =>
-    startCall(tool as Tool, rawArguments, options as CallOptions, { result: resolve }),
-  );
+  // Many calls may share one signal: they listen to it through one listener (src/call/shared-abort.ts).
+  const { signal } = options;
+  const callOptions: CallOptions =
+    signal === undefined
+      ? (options as CallOptions)
+      : { ...(options as CallOptions), signal: sharedAbort(signal) };
+  return new Promise((resolve) => startCall(tool as Tool, rawArguments, callOptions, { result: resolve }));
 }

@@ -19,7 +19,8 @@ import {
   outputMismatchText,
   timeoutText,
 } from '../tool/model-text';
-import { serializeOutput, thrownMessage } from '../tool/output';
+import type { ValidationIssue } from '../tool/schema/index';
+import { serializeOutput, thrownMessage } from '../tool/serialize';
 import { decideApproval } from './approval';
 import { type Settled, settleThen } from './settle';
 import { errorFunctionTimeoutMs, timed } from './timed';
@@ -51,7 +52,10 @@ function timedOut(call: CallState): void {
 function stopped(call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'value' }>): void {
   if (outcome.kind === 'aborted') call.done(cancelled(call));
   else if (outcome.kind === 'timeout') timedOut(call);
-  else failure(call, 'error', outcome.error, errorText(call.tool.name, thrownMessage(outcome.error)));
+  else {
+    const message = thrownMessage(outcome.error, undefined, call.options.redactor);
+    failure(call, 'error', outcome.error, errorText(call.tool.name, message));
+  }
 }
 
 /**
@@ -61,7 +65,7 @@ function stopped(call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'va
 function failure(call: CallState, status: 'error' | 'timeout', error: unknown, fallback: string): void {
   const { errorFunction } = call.internals;
   if (errorFunction === undefined) {
-    call.done({ status, output: fallback });
+    call.done({ status, output: fallback, error });
     return;
   }
   const options = { signal: call.options.signal, timeoutMs: errorFunctionTimeoutMs(call.timeoutMs) };
@@ -70,9 +74,9 @@ function failure(call: CallState, status: 'error' | 'timeout', error: unknown, f
     options,
     (settled) => {
       if (settled.kind === 'aborted') call.done(cancelled(call));
-      else if (settled.kind !== 'value') call.done({ status, output: fallback });
+      else if (settled.kind !== 'value') call.done({ status, output: fallback, error });
       // A non-string (e.g. `undefined` from a function that forgot to return) would read `null`: use the default.
-      else call.done({ status, output: typeof settled.value === 'string' ? settled.value : fallback });
+      else call.done({ status, output: typeof settled.value === 'string' ? settled.value : fallback, error });
     },
     call,
   );
@@ -106,7 +110,7 @@ function preliminary(call: CallState, value: unknown): void {
   if (call.preliminary === undefined || call.options.onPreliminary === undefined) return;
   const { data, widget } = splitWidget(call, value);
   // Content parts of a preliminary result travel as their text.
-  const output = isToolContent(data) ? contentText(data.parts) : serializeOutput(data);
+  const output = isToolContent(data) ? contentText(data.parts) : serializeOutput(data, call.options.redactor);
   call.preliminary({ output, value, ...(widget === undefined ? {} : { widget }) });
 }
 
@@ -135,7 +139,8 @@ function project(call: CallState, value: unknown): void {
   const done = (forModel: unknown) => {
     // Content parts (only from `content()`) go beside the text every model reads.
     const parts = isToolContent(forModel) ? forModel.parts : undefined;
-    const output = parts === undefined ? serializeOutput(forModel) : contentText(parts);
+    const output =
+      parts === undefined ? serializeOutput(forModel, call.options.redactor) : contentText(parts);
     const outcome: CallOutcome = { status: 'ok', output, value };
     if (widget !== undefined) outcome.widget = widget;
     if (parts !== undefined) outcome.content = [...parts];
@@ -154,11 +159,28 @@ function project(call: CallState, value: unknown): void {
 }
 
 /**
+ * The schema's issues, with toolwire's own refusals of numbers (see src/call/argument-limits.ts) in place of the
+ * schema's issue at the same path (they say why: the number was rounded), and after them where it had none.
+ */
+function withRefusals(
+  issues: readonly ValidationIssue[],
+  refused: readonly ValidationIssue[],
+): ValidationIssue[] {
+  const rest = [...refused];
+  const merged = issues.map((issue) => {
+    const index = rest.findIndex((item) => item.path === issue.path);
+    return index === -1 ? issue : (rest.splice(index, 1)[0] as ValidationIssue);
+  });
+  return [...merged, ...rest];
+}
+
+/**
  * Runs a call from its decoded arguments and ends it through `call.done`, synchronously as far as every step
- * answers synchronously. Never fails for anything the model or the tool does; a schema library that throws
+ * answers synchronously. `refused` lists numbers of the arguments toolwire refuses itself: the call then ends
+ * `invalid_arguments` with them and the schema's issues, whatever validation says. Never fails for anything the model or the tool does; a schema library that throws
  * while validating is a bug, given to `call.fail`.
  */
-export function runCall(call: CallState, args: object): void {
+export function runCall(call: CallState, args: object, refused?: readonly ValidationIssue[]): void {
   const { tool, internals, ctx } = call;
   timed(
     call,
@@ -173,9 +195,9 @@ export function runCall(call: CallState, args: object): void {
         call.fail(validated.error);
         return;
       }
-      if (!validated.value.ok) {
-        const output = invalidArgumentsText(tool.name, validated.value.issues);
-        call.done({ status: 'invalid_arguments', output });
+      if (!validated.value.ok || refused !== undefined) {
+        const issues = withRefusals(validated.value.ok ? [] : validated.value.issues, refused ?? []);
+        call.done({ status: 'invalid_arguments', output: invalidArgumentsText(tool.name, issues) });
         return;
       }
       const input = validated.value.value;
@@ -183,7 +205,11 @@ export function runCall(call: CallState, args: object): void {
         guarded(call, () => {
           if (!decided.go) {
             if (decided.status === 'timeout') timedOut(call);
-            else call.done({ status: decided.status, output: decided.output });
+            else {
+              const outcome: CallOutcome = { status: decided.status, output: decided.output };
+              if (decided.error !== undefined) outcome.error = decided.error;
+              call.done(outcome);
+            }
             return;
           }
           ctx.approved = decided.approved;

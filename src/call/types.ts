@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { Redactor } from '../redact';
 import type { ProgressInput } from '../tool/context-methods';
 import type { Tool, ToolContext, ToolInternals } from '../tool/tool';
 import type { Widget } from '../tool/widget';
@@ -190,6 +191,13 @@ export interface ToolCallResult {
    * widget; only when `status` is `ok`.
    */
   value?: unknown;
+  /**
+   * What was thrown, for the developer (its stack, its `cause`), when the call failed because something threw:
+   * `execute`, `needsApproval`, `outputSchema`, `toModelOutput` or the approver (`status` `error` or `rejected`),
+   * or the `TimeoutError` of a `timeout`. Never sent and never read by the model, which reads only `output`. A
+   * `Client` logs it (redacted) with the result at `warn`.
+   */
+  error?: unknown;
   /** Time from the start of the call to its result, in whole milliseconds (approval waits included). */
   durationMs: number;
 }
@@ -197,8 +205,14 @@ export interface ToolCallResult {
 /** A result without its duration. */
 export type CallOutcome = Omit<ToolCallResult, 'durationMs'>;
 
-/** The options a call runs with; the client's cancellation is a {@link Cancellation}, not an `AbortSignal`. */
-export type CallOptions = Omit<InvokeOptions, 'signal'> & { signal?: AbortLike | undefined };
+/**
+ * The options a call runs with; the client's cancellation is a {@link Cancellation}, not an `AbortSignal`, and
+ * the client's `redactor` scrubs secrets from values before they are written as the model's text.
+ */
+export type CallOptions = Omit<InvokeOptions, 'signal'> & {
+  signal?: AbortLike | undefined;
+  redactor?: Redactor | undefined;
+};
 
 /** One call in progress: what {@link runCall} needs, and the time left of its budget. */
 export interface CallState {

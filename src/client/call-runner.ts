@@ -28,7 +28,7 @@ import { contextFailedText } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
 import type { ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
-import type { CallUpdateHooks } from './call-updates';
+import { type CallUpdateHooks, CallUpdates, type WelcomeTerms } from './call-updates';
 import { Deadlines } from './deadlines';
 import type { Execution, ExecutionOwner, ToolCallFrame } from './execution';
 import { Incoming } from './incoming';
@@ -69,7 +69,7 @@ export interface CallRunnerOptions {
   extend: Readonly<Record<PropertyKey, unknown>>;
   /** Local answerer of questions (`onQuestion`); when absent, questions go to the service. */
   onQuestion?: Questioner | undefined;
-  /** Updates of running calls (progress, preliminary results, the lease, questions): src/client/call-updates.ts. */
+  /** Updates of running calls (progress, the lease, questions, …). @default a `CallUpdates` on `socket` */
   updates?: CallUpdateHooks;
   redactor: Redactor;
   logger: Logger;
@@ -81,7 +81,7 @@ const STARTED: ReadonlySet<string> = new Set(['running', 'parked', 'resuming']);
 
 /** Runs tool calls for one client. Owned by `Client`; not exported from the package. */
 export class CallRunner implements ExecutionOwner {
-  readonly #options: CallRunnerOptions;
+  readonly #options: CallRunnerOptions & { updates: CallUpdateHooks };
   readonly #slots: Slots;
   readonly #deadlines: Deadlines;
   readonly #outbox: Outbox;
@@ -89,9 +89,18 @@ export class CallRunner implements ExecutionOwner {
   readonly #incoming: Incoming;
   #idleWaiters: Array<() => void> = [];
 
-  constructor(options: CallRunnerOptions) {
+  constructor(runnerOptions: CallRunnerOptions) {
+    const { socket, events, logger } = runnerOptions;
+    const updates =
+      runnerOptions.updates ??
+      new CallUpdates({
+        send: (frame) => socket.send(frame),
+        redactor: runnerOptions.redactor,
+        maxPayloadBytes: () => socket.maxPayloadBytes,
+        widgetInvalid: (info) => events.widgetInvalid(info),
+      });
+    const options = { ...runnerOptions, updates };
     this.#options = options;
-    const { socket, events, logger } = options;
     this.#slots = new Slots({
       maxConcurrency: options.maxConcurrency,
       start: (execution) => this.#start(execution),
@@ -99,7 +108,7 @@ export class CallRunner implements ExecutionOwner {
     this.#deadlines = new Deadlines({
       held: () => this.#incoming.values(),
       expire: (execution) => this.#incoming.cancel(execution.frame.callId, 'deadline'),
-      leased: (execution) => options.updates?.leased === true && STARTED.has(execution.state),
+      leased: (execution) => options.updates.leased && STARTED.has(execution.state),
       logger,
     });
     this.#outbox = new Outbox({
@@ -107,7 +116,7 @@ export class CallRunner implements ExecutionOwner {
       highWaterMarkBytes: options.highWaterMarkBytes,
       redactor: options.redactor,
       widgetInvalid: (info) => events.widgetInvalid(info),
-      takesContent: () => options.updates?.takesContent === true,
+      takesContent: () => options.updates.takesContent,
     });
     this.#approvals = new Approvals({
       onApproval: options.onApproval,
@@ -143,7 +152,7 @@ export class CallRunner implements ExecutionOwner {
     return this.#outbox.size;
   }
 
-  /** Handles the frames about calls (`tool_call`, `cancel`, `ack`); `false` for any other frame. */
+  /** Handles the frames about calls (`tool_call`, `cancel`, `ack`, `answer`); `false` for any other frame. */
   handle(frame: ServiceFrame): boolean {
     switch (frame.type) {
       case 'tool_call':
@@ -157,6 +166,9 @@ export class CallRunner implements ExecutionOwner {
       case 'ack':
         if (frame.callId !== undefined) this.ack(frame.callId);
         if (frame.callIds !== undefined) for (const callId of frame.callIds) this.ack(callId);
+        return true;
+      case 'answer':
+        this.#options.updates.answer(frame);
         return true;
       default:
         return false;
@@ -176,7 +188,7 @@ export class CallRunner implements ExecutionOwner {
   /** The service has the result (an `ack`), or will never record it: forget it. */
   ack(callId: string): void {
     this.#outbox.ack(callId);
-    this.#options.updates?.forget(callId);
+    this.#options.updates.forget(callId);
     // A call that ends puts its result in the outbox: only an ack can leave the runner idle.
     if (this.#idleWaiters.length > 0 && this.#isIdle()) {
       const waiters = this.#idleWaiters;
@@ -219,17 +231,23 @@ export class CallRunner implements ExecutionOwner {
     }
   }
 
+  /** `welcome` arrived: what the service takes on this socket (PROTOCOL.md §2), then {@link reconnected}. */
+  welcomed(welcome: WelcomeTerms): void {
+    this.#options.updates.setWelcome?.(welcome);
+    this.reconnected();
+  }
+
   /**
    * A new socket is open: every pending approval request, the latest updates of the calls (before their results:
    * the service ignores those of a call it has the result of) and everything in the outbox are sent again, once.
    */
   reconnected(): void {
     this.#approvals.reconnected(this.#incoming.values());
-    if (this.#options.updates?.leased) {
+    if (this.#options.updates.leased) {
       // Kept alive by the lease again (a call the service gave up on meanwhile gets its `cancel`).
       for (const execution of this.#incoming.values()) this.#deadlines.arm(execution, undefined);
     }
-    this.#options.updates?.reconnected();
+    this.#options.updates.reconnected();
     this.#outbox.reconnected();
   }
 
@@ -253,6 +271,7 @@ export class CallRunner implements ExecutionOwner {
   dispose(): void {
     this.#outbox.dispose();
     this.#deadlines.dispose();
+    this.#options.updates.dispose?.();
   }
 
   /** A call has its result (from its {@link Execution}). */
@@ -262,10 +281,10 @@ export class CallRunner implements ExecutionOwner {
     const { frame } = execution;
     this.#deadlines.arm(execution, undefined);
     this.#incoming.ended(execution);
-    this.#options.updates?.ended(frame.callId);
+    this.#options.updates.ended(frame.callId);
     const durationMs = from === 'queued' ? 0 : Math.max(0, Math.round(performance.now()) - execution.started);
     // The last progress or preliminary result goes before the result.
-    this.#options.updates?.beforeResult(frame.callId);
+    this.#options.updates.beforeResult(frame.callId);
     const { output } = this.#outbox.add(frame, result, durationMs);
     this.#options.events.toolResult({
       callId: frame.callId,
@@ -276,11 +295,16 @@ export class CallRunner implements ExecutionOwner {
       output,
     });
     if (result.status !== 'ok') {
-      // The model reads this text; the operator should see it too (already redacted).
-      this.#options.logger.warn(
-        { callId: frame.callId, runId: frame.runId, toolName: frame.toolName, status: result.status },
-        output,
-      );
+      // The model reads this text; the operator should see it too (already redacted), with what was thrown:
+      // its stack and cause chain, which the model never reads (the logger redacts them).
+      const fields: Record<string, unknown> = {
+        callId: frame.callId,
+        runId: frame.runId,
+        toolName: frame.toolName,
+        status: result.status,
+      };
+      if (result.error !== undefined) fields.error = result.error;
+      this.#options.logger.warn(fields, output);
     }
   }
 
@@ -289,8 +313,8 @@ export class CallRunner implements ExecutionOwner {
     const { frame } = execution;
     execution.started = Math.round(performance.now());
     // Running, and leased when the service took the feature: then it has no deadline here (see Deadlines.arm).
-    this.#options.updates?.started(frame.callId);
-    if (this.#options.updates?.leased) this.#deadlines.arm(execution, undefined);
+    this.#options.updates.started(frame.callId);
+    if (this.#options.updates.leased) this.#deadlines.arm(execution, undefined);
     this.#options.events.toolCall({ callId: frame.callId, runId: frame.runId, toolName: frame.toolName });
     let context: unknown;
     try {
@@ -313,6 +337,7 @@ export class CallRunner implements ExecutionOwner {
       status: 'error',
       output: contextFailedText(execution.frame.toolName, thrownMessage(error)),
       durationMs: 0,
+      error,
     });
   }
 
@@ -333,11 +358,12 @@ export class CallRunner implements ExecutionOwner {
         rejectionReason: frame.reason,
         approve: this.#approve,
         onWidgetInvalid: this.#onWidgetInvalid,
-        onProgress: this.#options.updates?.progress,
-        onPreliminary: this.#options.updates?.preliminary,
-        onEmit: this.#options.updates?.emit,
+        onProgress: this.#options.updates.progress,
+        onPreliminary: this.#options.updates.preliminary,
+        onEmit: this.#options.updates.emit,
         onQuestion: this.#question,
         extend: this.#options.extend,
+        redactor: this.#options.redactor,
       },
       execution,
     );
@@ -350,7 +376,8 @@ export class CallRunner implements ExecutionOwner {
     return this.#approvals.ask(execution, request);
   };
 
-  readonly #onWidgetInvalid = (info: WidgetInvalidInfo): void => this.#options.events.widgetInvalid(info);
+  readonly #onWidgetInvalid = (info: WidgetInvalidInfo): void =>
+    this.#options.events.widgetInvalid(this.#options.redactor.value(info));
 
   /**
    * `onQuestion` for every call (one function): the client's own answerer, else the service. A question that
@@ -358,7 +385,7 @@ export class CallRunner implements ExecutionOwner {
    */
   readonly #question = (request: QuestionRequest): QuestionReply | Promise<QuestionReply> => {
     const execution = this.#incoming.get(request.callId);
-    return askInPlace(this.#options.onQuestion ?? this.#options.updates?.ask, request, {
+    return askInPlace(this.#options.onQuestion ?? this.#options.updates.ask, request, {
       park: () => execution !== undefined && this.#slots.park(execution),
       backInSlot: (value) =>
         execution === undefined ? Promise.resolve(value) : this.#slots.backInSlot(execution, value),

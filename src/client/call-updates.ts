@@ -84,6 +84,11 @@ export interface CallUpdateHooks {
   beforeResult(callId: string): void;
   forget(callId: string): void;
   reconnected(): void;
+  /** `answer` from the service. */
+  answer(frame: FrameOf<ServiceFrame, 'answer'>): void;
+  /** What the service takes on the current socket (absent in a test double: nothing). */
+  setWelcome?(welcome: WelcomeTerms): void;
+  dispose?(): void;
 }
 
 /** What the updates need from the client. */

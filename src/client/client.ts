@@ -9,9 +9,10 @@ import { ToolRegistry } from '../call/registry';
 import type { ApprovalRequest } from '../call/types';
 import { ConnectionError, RunError, ToolDefinitionError } from '../errors';
 import { Redactor, redactingLogger, silentLogger } from '../logger';
+import { SHORT_SECRET } from '../redact';
 import type { Tool } from '../tool/tool';
 import { VERSION } from '../version';
-import { Connection, type ConnectionState } from '../wire/connection';
+import { Connection, type ConnectionState, type ConnectOptions } from '../wire/connection';
 import {
   FEATURES,
   type FrameOf,
@@ -22,7 +23,6 @@ import {
 } from '../wire/protocol';
 import { type Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
 import { CallRunner } from './call-runner';
-import { CallUpdates } from './call-updates';
 import {
   type ClientOptions,
   type CloseOptions,
@@ -33,6 +33,7 @@ import {
 } from './client-options';
 import { contextSource } from './context';
 import { approvalHeldByService, type RunEvent, type RunResult, Runs } from './runs';
+import { withTimeout } from './with-timeout';
 
 /** Payload of `tool_call` and the base of `tool_result` events. */
 export interface ToolCallEvent {
@@ -66,7 +67,10 @@ export interface ClientEvents {
    * `message`) when the service's model streams (PROTOCOL.md §10.2).
    */
   run_event: [event: RunEvent];
-  /** Something went wrong that did not end the client: a protocol error from the service, for example. */
+  /**
+   * Something went wrong that did not end the client by itself: a connection attempt that failed (each one, with
+   * its cause), a protocol error from the service, a frame that could not be sent, a 4009.
+   */
   error: [error: Error];
   /** The client closed for good; `error` says why when it was not `close()`. */
   closed: [error: ConnectionError | undefined];
@@ -97,8 +101,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   readonly #registry: ToolRegistry;
   readonly #connection: Connection;
   readonly #calls: CallRunner;
-  readonly #updates: CallUpdates;
   readonly #runs: Runs;
+  readonly #redactor: Redactor;
 
   constructor(options: ClientOptions<C>) {
     super();
@@ -106,6 +110,14 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
     this.#registry = new ToolRegistry(options.tools);
     const redactor = new Redactor([resolved.apiKey, ...resolved.redact]);
     const logger = redactingLogger(options.logger ?? silentLogger, redactor);
+    this.#redactor = redactor;
+    if (resolved.apiKey.length < SHORT_SECRET) {
+      // Always redacted whatever its length (docs/RELIABILITY.md, "Secrets"): a short key takes words with it.
+      logger.warn(
+        { length: resolved.apiKey.length },
+        `the API key is shorter than ${SHORT_SECRET} characters: it is redacted wherever it appears in outputs, widgets, events and logs, inside ordinary words too`,
+      );
+    }
     this.#connection = new Connection({
       url: resolved.url,
       apiKey: resolved.apiKey,
@@ -126,8 +138,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         features: [...FEATURES],
       }),
       onWelcome: (welcome) => {
-        this.#updates.setWelcome(welcome);
-        this.#calls.reconnected();
+        this.#calls.welcomed(welcome);
         this.#runs.reconnected();
         this.#emit('connected', { sessionId: welcome.sessionId, resumed: welcome.resumed });
       },
@@ -137,21 +148,18 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         this.#emit('disconnected', { code, reason });
       },
       onReconnecting: (attempt, delayMs) => this.#emit('reconnecting', { attempt, delayMs }),
+      onError: (error) => this.#emit('error', error),
+      // A frame that will never go out as it is (already reported through onError). TODO(calls): a tool_result
+      // here should become that call's error result, once, rather than wait in the outbox for the next socket.
+      onUnsendable: () => {},
       onClosed: (error) => {
         this.#calls.abortAll('client closed');
         this.#calls.dispose();
-        this.#updates.dispose();
         this.#runs.failAll(error ?? new ConnectionError('closed', 'the client was closed'));
         this.#emit('closed', error);
       },
     });
     const send = (frame: Parameters<Connection['send']>[0]) => this.#connection.send(frame);
-    this.#updates = new CallUpdates({
-      send,
-      redactor,
-      maxPayloadBytes: () => this.#connection.maxPayloadBytes,
-      widgetInvalid: (info) => this.#emit('widget_invalid', info),
-    });
     this.#runs = new Runs(
       send,
       (event) => this.#onRunEvent(event),
@@ -180,7 +188,6 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       onApproval: options.onApproval,
       onQuestion: options.onQuestion,
       extend: { [NESTED_RUN]: nestedRun },
-      updates: this.#updates,
       redactor,
       logger,
       events: {
@@ -208,12 +215,18 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   }
 
   /**
-   * Opens the connection and announces the tools. Resolves once the service says `welcome`.
-   * @throws ConnectionError `unauthorized` (wrong key), `unsupported_protocol`, `connect_timeout`, `unreachable`
-   *   (after `reconnect.maxAttempts`), `invalid_url`, or `already_connecting` when called twice.
+   * Opens the connection and announces the tools. Resolves once the service says `welcome`. Every attempt that
+   * fails meanwhile is reported at once (an `error` event and a `warn` line, with the cause); a refused key or
+   * protocol rejects at once. `connect({ maxAttempts: 1 })` rejects at the first failed attempt.
+   * @throws ConnectionError `unauthorized` (key refused, at the upgrade or by close 4001), `unsupported_protocol`,
+   *   `connect_timeout`, `unreachable` (after `maxAttempts` failed attempts, the last one as `cause`),
+   *   `invalid_url`, `hello_too_large`, or `already_connecting` when called twice.
+   * @throws ToolDefinitionError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
    */
-  async connect(): Promise<void> {
-    await this.#connection.connect();
+  async connect(options: ConnectOptions = {}): Promise<void> {
+    await this.#connection.connect(options).catch((error: unknown) => {
+      throw this.#redactor.error(error);
+    });
   }
 
   /**
@@ -246,6 +259,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       parentRunId: undefined,
       parentCallId: undefined,
       onEvent: options.onEvent,
+    }).catch((error: unknown) => {
+      throw this.#redactor.error(error);
     });
     const parsed = await agent.parseOutput(result.finalOutput);
     if (!parsed.ok) {
@@ -348,10 +363,6 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   }
 
   #onFrame(frame: Exclude<ServiceFrame, FrameOf<ServiceFrame, 'welcome'>>): void {
-    if (frame.type === 'answer') {
-      this.#updates.answer(frame);
-      return;
-    }
     if (this.#calls.handle(frame) || this.#runs.handle(frame) || frame.type !== 'error') return;
     if (
       frame.callId !== undefined &&
@@ -368,6 +379,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
 
   // Listeners are user code: one that throws must not break the socket handler that emitted.
   #emit<E extends keyof ClientEvents>(event: E, ...args: ClientEvents[E]): void {
+    // A service's or a socket's words may quote a secret (the key in a URL, an echo of it).
+    if (event === 'error' || event === 'closed') this.#redactor.error(args[0]);
     try {
       (this.emit as (event: E, ...args: ClientEvents[E]) => boolean)(event, ...args);
     } catch (error) {
@@ -377,17 +390,5 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
           new ConnectionError('listener_failed', `a "${event}" listener threw`, { cause: error }),
         );
     }
-  }
-}
-
-async function withTimeout(promise: Promise<void>, timeoutMs: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  try {
-    return await Promise.race([promise.then(() => true as const), timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -4,6 +4,8 @@
  *
  * @module
  */
+
+import { sharedAbort } from '../call/shared-abort';
 import type { ApprovalRequest } from '../call/types';
 import { AbortError, type ConnectionError, RunError } from '../errors';
 import {
@@ -98,6 +100,8 @@ export class Runs {
       if (options.parentRunId !== undefined) frame.parentRunId = options.parentRunId;
       if (options.parentCallId !== undefined) frame.parentCallId = options.parentCallId;
       const { signal } = options;
+      // Many runs may share one signal: one listener on it for all (src/call/shared-abort.ts).
+      const shared = signal === undefined ? undefined : sharedAbort(signal);
       const onAbort = () => this.#abort(run, signal?.reason);
       const run: PendingRun = {
         frame,
@@ -109,7 +113,7 @@ export class Runs {
         onEvent: options.onEvent,
         resolve,
         reject,
-        cleanup: () => signal?.removeEventListener('abort', onAbort),
+        cleanup: () => shared?.removeEventListener('abort', onAbort),
       };
       if (signal?.aborted) {
         reject(new AbortError('aborted', 'the run was aborted before it started', { cause: signal.reason }));
@@ -126,7 +130,7 @@ export class Runs {
         );
         return;
       }
-      signal?.addEventListener('abort', onAbort, { once: true });
+      shared?.addEventListener('abort', onAbort);
       this.#byRequest.set(requestId, run);
       run.sent = this.#send(frame);
     });

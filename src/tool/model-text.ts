@@ -31,6 +31,11 @@ export function notObjectText(toolName: string, type: string): string {
   return `Invalid arguments for ${toolName}: expected a JSON object, got ${type}`;
 }
 
+/** `Invalid arguments for <name>: the arguments nest deeper than <n> levels`. */
+export function tooDeepText(toolName: string, maxDepth: number): string {
+  return `Invalid arguments for ${toolName}: the arguments nest deeper than ${maxDepth} levels`;
+}
+
 /**
  * `Error running <name>: <message>`, the default text when `execute` throws; `<message>` is the thrown value's
  * message by `thrownMessage` (`the tool threw undefined`, `… null`, `… a symbol`, `… an empty string` for

@@ -24,12 +24,16 @@ import {
 } from './check-options';
 import type { ContextMethods } from './context-methods';
 import { resolveSchema, type SchemaAdapter } from './schema/index';
+import type { LegacyZod3Schema } from './schema/zod3-legacy';
 
 /** A plain JSON Schema object given as `parameters` or `outputSchema`. Write it `as const` for typed input. */
 export type JsonSchemaObject = { readonly [keyword: string]: unknown };
 
-/** What `parameters` accepts: any Standard Schema (zod 3/4, valibot, arktype, …) or a JSON Schema object. */
-export type ToolParameters = StandardSchemaV1 | JsonSchemaObject;
+/**
+ * What `parameters` accepts: any Standard Schema (zod 3/4, valibot, arktype, …), a zod 3 schema from before
+ * 3.24 (no Standard Schema), or a JSON Schema object.
+ */
+export type ToolParameters = StandardSchemaV1 | LegacyZod3Schema | JsonSchemaObject;
 
 /** The input of a tool without `parameters`: an object with no keys. */
 export type EmptyInput = Record<string, never>;
@@ -43,9 +47,11 @@ export type InferParameters<P> = [P] extends [undefined]
   ? EmptyInput
   : P extends StandardSchemaV1
     ? StandardSchemaV1.InferOutput<P>
-    : P extends JSONSchema
-      ? FromSchema<P, { keepDefaultedPropertiesOptional: true }>
-      : Record<string, unknown>;
+    : P extends LegacyZod3Schema<infer Output>
+      ? Output
+      : P extends JSONSchema
+        ? FromSchema<P, { keepDefaultedPropertiesOptional: true }>
+        : Record<string, unknown>;
 
 /**
  * What `execute` and the other callbacks receive besides the input: the fields below, and the methods of

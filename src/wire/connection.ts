@@ -1,31 +1,26 @@
 /**
  * Socket lifecycle: open, `hello`/`welcome`, application heartbeat, reconnect with backoff and session resume.
- * The connection knows nothing of tools: it hands decoded service frames to its owner (the `Client`).
+ * The connection knows nothing of tools: it hands decoded service frames to its owner (the `Client`), and tells
+ * it of every failed attempt and of every frame it could not send. Nothing a socket throws escapes it.
  *
  * @module
  */
 
-import { ConnectionError } from '../errors';
-import { MAX_TIMEOUT_MS } from '../limits';
+import { ConnectionError, type ProtocolError, ToolDefinitionError } from '../errors';
 import { displayUrl, type Logger, scrubError } from '../logger';
 import { type BackoffOptions, backoffDelay } from './backoff';
+import type { HeartbeatClock } from './heartbeat';
+import { Link, type LinkClose, type Welcome } from './link';
 import {
   CLOSE_CODES,
   type ClientFrame,
-  decodeServiceFrame,
-  encodeFrame,
   type FrameOf,
   PROTOCOL_DEFAULTS,
   type ServiceFrame,
-  utf8Length,
 } from './protocol';
-import {
-  canSendHeaders,
-  openTransport,
-  resolveWebSocket,
-  type Transport,
-  type WebSocketConstructor,
-} from './transport';
+import { resolveWebSocket, type WebSocketConstructor } from './transport';
+
+export { HANDSHAKE_TIMEOUT_MS, type Welcome } from './link';
 
 /** The connection's state. Leaving a state cleans up what it owned (timers, sockets). */
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'draining' | 'closed';
@@ -40,8 +35,18 @@ export interface ReconnectOptions extends BackoffOptions {
   maxAttempts: number;
 }
 
-/** The `welcome` frame. */
-export type Welcome = FrameOf<ServiceFrame, 'welcome'>;
+/** Options of `connect()`. */
+export interface ConnectOptions {
+  /**
+   * Failed attempts after which `connect()` rejects (`ConnectionError` `unreachable`, the last attempt's failure
+   * as its `cause`) and the client closes. `1` fails at the first attempt that does not reach `welcome`. Every
+   * failed attempt is reported (an `error` event and a `warn` line) whatever this is.
+   * @default reconnect.maxAttempts. With `reconnect: false` there is one attempt whatever this says, and
+   *   `connectTimeoutMs` bounds the wait in any case.
+   */
+  maxAttempts?: number;
+}
+
 /** The `hello` frame, as the client builds it before the connection adds `sessionId` and `apiKey`. */
 export type HelloBody = Omit<FrameOf<ClientFrame, 'hello'>, 'type' | 'sessionId' | 'apiKey'>;
 
@@ -63,37 +68,38 @@ export interface ConnectionOptions {
   onDisconnected(code: number, reason: string): void;
   onReconnecting(attempt: number, delayMs: number): void;
   onClosed(error: ConnectionError | undefined): void;
+  /**
+   * Something went wrong that does not end the connection by itself: a failed attempt (before it is retried or
+   * given up on), a 4009, a frame the service got wrong that cannot be answered, a frame that could not be sent.
+   */
+  onError(error: ConnectionError | ProtocolError): void;
+  /**
+   * `frame` was not sent and never will be as it is: it cannot be encoded (`unencodable_frame`), is over the
+   * service's `maxPayloadBytes` (`frame_too_large`), or the socket threw on it (`send_failed`; the socket is then
+   * dropped and the client reconnects, so a frame re-sent as it was may throw again). Called after `onError`.
+   */
+  onUnsendable(frame: ClientFrame, error: ConnectionError): void;
+  /** The heartbeat's clock and timers. @default the system clock */
+  heartbeatClock?: HeartbeatClock;
 }
-
-/** An attempt that has not received `welcome` within this many milliseconds is dropped and retried. */
-export const HANDSHAKE_TIMEOUT_MS = 10_000;
 
 /** A connection open this long (milliseconds) resets the backoff; a shorter one counts as a failed attempt. */
 export const STABLE_CONNECTION_MS = 5_000;
 
-/** Close codes after which reconnecting cannot help. */
-const FATAL_CLOSE_CODES = new Map<number, string>([
-  [CLOSE_CODES.unauthorized, 'unauthorized'],
-  [CLOSE_CODES.unsupportedProtocol, 'unsupported_protocol'],
-  // Another connection resumed this session: this process must not fight it for the session.
-  [CLOSE_CODES.sessionReplaced, 'session_replaced'],
-]);
-
-/** One logical connection to the service, which may span many sockets. */
+/** One logical connection to the service, which may span many sockets (one {@link Link} each). */
 export class Connection {
   #state: ConnectionState = 'idle';
-  #transport: Transport | undefined;
+  #link: Link | undefined;
   #welcome: Welcome | undefined;
   #sessionId: string | undefined;
+  /** Reconnects since the connection was last stable: drives the backoff. */
   #attempt = 0;
-  /** Attempts since the last `welcome`: what `reconnect.maxAttempts` bounds (a welcomed service was reachable). */
-  #unreached = 0;
-  #lastFailure = '';
+  /** Consecutive attempts that did not reach `welcome`. */
+  #failed = 0;
+  #connectMaxAttempts = Number.POSITIVE_INFINITY;
+  #lastFailure: ConnectionError | undefined;
   #welcomedAt = 0;
   #timers = new Set<ReturnType<typeof setTimeout>>();
-  #heartbeat: ReturnType<typeof setInterval> | undefined;
-  #lastHeard = 0;
-  #pingSeq = 0;
   #pending: { resolve(welcome: Welcome): void; reject(error: ConnectionError): void } | undefined;
   readonly #options: ConnectionOptions;
 
@@ -106,7 +112,7 @@ export class Connection {
     return this.#state;
   }
 
-  /** Session id from the last `welcome`, kept across reconnects. */
+  /** Session id from the last `welcome`, kept across reconnects (forgotten after a 4009). */
   get sessionId(): string | undefined {
     return this.#sessionId;
   }
@@ -118,7 +124,7 @@ export class Connection {
 
   /** Bytes waiting in the current socket's send buffer (0 when there is no socket). */
   get bufferedAmount(): number {
-    return this.#transport?.bufferedAmount ?? 0;
+    return this.#link?.bufferedAmount ?? 0;
   }
 
   /** `true` when frames can be sent now. */
@@ -128,9 +134,11 @@ export class Connection {
 
   /**
    * Opens the connection. Resolves with the first `welcome`.
-   * @throws ConnectionError `unauthorized`, `unsupported_protocol`, `connect_timeout`, `unreachable` or `closed`.
+   * @throws ConnectionError `unauthorized`, `unsupported_protocol`, `connect_timeout`, `unreachable` (after
+   *   `maxAttempts` failed attempts; the last one is the `cause`), `hello_too_large`, `invalid_url` or `closed`.
+   * @throws ToolDefinitionError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
    */
-  connect(): Promise<Welcome> {
+  connect(options: ConnectOptions = {}): Promise<Welcome> {
     if (this.#state === 'closed') {
       return Promise.reject(
         new ConnectionError('closed', 'this client is closed; create a new Client to connect again'),
@@ -141,37 +149,39 @@ export class Connection {
         new ConnectionError('already_connecting', `connect() called in state ${this.#state}`),
       );
     }
+    const { maxAttempts } = options;
+    if (
+      maxAttempts !== undefined &&
+      !(maxAttempts === Number.POSITIVE_INFINITY || (Number.isInteger(maxAttempts) && maxAttempts >= 1))
+    ) {
+      const message = `connect(): maxAttempts must be a whole number ≥ 1 or Infinity (got ${String(maxAttempts)})`;
+      return Promise.reject(new ToolDefinitionError('invalid_option', message));
+    }
+    const policy = this.#options.reconnect;
+    // Without a reconnect policy there is one attempt: retrying the first connection is reconnecting too.
+    this.#connectMaxAttempts = policy === false ? 1 : (maxAttempts ?? policy.maxAttempts);
     this.#state = 'connecting';
     const promise = new Promise<Welcome>((resolve, reject) => {
       this.#pending = { resolve, reject };
     });
     this.#later(this.#options.connectTimeoutMs, () => {
-      if (this.#pending) {
-        this.#fail(
-          new ConnectionError(
-            'connect_timeout',
-            `no welcome from ${displayUrl(this.#options.url)} within ${this.#options.connectTimeoutMs}ms${this.#lastFailure ? ` (last attempt: ${this.#lastFailure})` : ''}`,
-          ),
-        );
-      }
+      if (!this.#pending) return;
+      const last = this.#lastFailure;
+      const { url, connectTimeoutMs } = this.#options;
+      const message = `no welcome from ${displayUrl(url)} within ${connectTimeoutMs}ms${last ? ` (last attempt: ${last.message})` : ''}`;
+      this.#fail(new ConnectionError('connect_timeout', message, last ? { cause: last } : undefined));
     });
     void this.#open();
     return promise;
   }
 
   /**
-   * Sends a frame when the socket is open. Returns `false` (and sends nothing) when it is not, or when the frame
-   * is larger than the service's `maxPayloadBytes`.
+   * Sends a frame when the socket is open. Returns `false` (and sends nothing) when it is not; a frame that
+   * cannot be sent as it is is also reported through `onError` and `onUnsendable`.
    */
   send(frame: ClientFrame): boolean {
-    if (!this.writable || !this.#transport) return false;
-    const text = encodeFrame(frame);
-    if (text.length * 3 > this.maxPayloadBytes && utf8Length(text) > this.maxPayloadBytes) {
-      this.#options.logger.error({ type: frame.type }, 'frame larger than maxPayloadBytes not sent');
-      return false;
-    }
-    this.#transport.send(text);
-    return true;
+    if (!this.writable || !this.#link) return false;
+    return this.#link.send(frame);
   }
 
   /** Marks the connection as draining: still open, but the owner takes no new work. */
@@ -182,9 +192,9 @@ export class Connection {
   /** Closes with a normal close code and stops reconnecting. Idempotent. */
   close(reason = 'client closed'): void {
     if (this.#state === 'closed') return;
-    const transport = this.#transport;
-    this.#transport = undefined;
-    transport?.close(CLOSE_CODES.normal, reason);
+    const link = this.#link;
+    this.#link = undefined;
+    link?.close(CLOSE_CODES.normal, reason);
     this.#fail(undefined);
   }
 
@@ -193,171 +203,135 @@ export class Connection {
     try {
       ctor = await resolveWebSocket(this.#options.WebSocket);
     } catch (error) {
-      this.#fail(
-        new ConnectionError('no_websocket', 'no WebSocket implementation found; pass `WebSocket`', {
-          cause: error,
-        }),
-      );
+      const message = 'no WebSocket implementation found; pass `WebSocket`';
+      this.#fail(new ConnectionError('no_websocket', message, { cause: error }));
       return;
     }
     if (this.#state === 'closed') return;
-    const headers = { Authorization: `Bearer ${this.#options.apiKey}` };
-    let transport: Transport;
+    const options = this.#options;
     try {
-      transport = openTransport(ctor, this.#options.url, headers, {
-        onOpen: () => this.#onOpen(transport, ctor),
-        onMessage: (text) => this.#onMessage(transport, text),
-        onClose: (code, reason) => this.#onClose(transport, code, reason),
+      const link: Link = new Link({
+        WebSocket: ctor,
+        url: options.url,
+        apiKey: options.apiKey,
+        maxPayloadBytes: this.maxPayloadBytes,
+        heartbeatIntervalMs: options.heartbeatIntervalMs,
+        heartbeatClock: options.heartbeatClock,
+        logger: options.logger,
+        hello: () => ({
+          type: 'hello',
+          ...options.hello(),
+          ...(this.#sessionId === undefined ? {} : { sessionId: this.#sessionId }),
+        }),
+        onWelcome: (welcome) => this.#onWelcome(link, welcome),
+        onFrame: (frame) => {
+          if (link === this.#link) this.#guard(() => options.onFrame(frame));
+        },
+        onError: (error) => this.#guard(() => options.onError(error)),
+        onUnsendable: (frame, error) => this.#guard(() => options.onUnsendable(frame, error)),
+        onClose: (close) => {
+          if (link === this.#link) this.#onClose(close);
+        },
       });
+      this.#link = link;
     } catch (error) {
-      // An invalid URL throws at once (retrying cannot fix it), quoting the URL: shown as every message shows it.
-      const shown = displayUrl(this.#options.url);
-      const cause = scrubError(error, (text) => text.replaceAll(this.#options.url, shown));
-      this.#fail(new ConnectionError('invalid_url', `cannot open ${shown}`, { cause }));
-      return;
-    }
-    this.#transport = transport;
-    this.#later(HANDSHAKE_TIMEOUT_MS, () => {
-      if (this.#transport === transport && this.#state !== 'open' && this.#state !== 'draining')
-        transport.terminate();
-    });
-  }
-
-  #onOpen(transport: Transport, ctor: WebSocketConstructor): void {
-    if (transport !== this.#transport) return;
-    const hello: FrameOf<ClientFrame, 'hello'> = { type: 'hello', ...this.#options.hello() };
-    if (this.#sessionId !== undefined) hello.sessionId = this.#sessionId;
-    // Browsers cannot set headers on the upgrade request: the key travels in `hello` there.
-    if (!canSendHeaders(ctor)) hello.apiKey = this.#options.apiKey;
-    this.#lastHeard = Date.now();
-    const text = encodeFrame(hello);
-    const size = utf8Length(text);
-    if (size > this.maxPayloadBytes) {
-      // Retrying cannot help: the service would close with 1009 every time.
+      // An invalid URL throws synchronously in every implementation: retrying cannot fix it. The runtime's
+      // message may quote the URL: shown as every message shows it.
+      const shown = displayUrl(options.url);
+      const scrub = (text: string) => text.replaceAll(options.url, shown);
       this.#fail(
-        new ConnectionError(
-          'hello_too_large',
-          `the tool definitions make a hello of ${size} bytes, over the service's limit of ${this.maxPayloadBytes}`,
-        ),
+        new ConnectionError('invalid_url', `cannot open ${shown}: ${scrub(describe(error))}`, {
+          cause: scrubError(error, scrub),
+        }),
       );
-      return;
     }
-    transport.send(text);
   }
 
-  #onMessage(transport: Transport, text: string): void {
-    if (transport !== this.#transport) return;
-    this.#lastHeard = Date.now();
-    const decoded = decodeServiceFrame(text, this.maxPayloadBytes);
-    if (!decoded.ok) {
-      this.#options.logger.warn({ code: decoded.code }, `invalid frame from the service: ${decoded.message}`);
-      transport.send(encodeFrame({ type: 'error', code: decoded.code, message: decoded.message }));
-      return;
-    }
-    const frame = decoded.frame;
-    if (frame.type === 'welcome') {
-      this.#onWelcome(frame);
-      return;
-    }
-    if (frame.type === 'ping') {
-      transport.send(encodeFrame({ type: 'pong', ...(frame.id === undefined ? {} : { id: frame.id }) }));
-      return;
-    }
-    if (frame.type === 'pong') return;
-    this.#options.onFrame(frame);
-  }
-
-  #onWelcome(welcome: Welcome): void {
+  #onWelcome(link: Link, welcome: Welcome): void {
+    if (link !== this.#link) return;
     this.#welcome = welcome;
     this.#sessionId = welcome.sessionId;
     // The attempt count is reset only once the connection proved stable (see #onClose), so a service that
     // welcomes and then drops at once still meets a growing backoff instead of a reconnect storm.
     this.#welcomedAt = Date.now();
-    this.#unreached = 0;
+    this.#failed = 0;
     if (this.#state === 'connecting' || this.#state === 'reconnecting') this.#state = 'open';
-    this.#startHeartbeat(this.#options.heartbeatIntervalMs ?? welcome.heartbeatIntervalMs);
     const pending = this.#pending;
     this.#pending = undefined;
     this.#clearTimers();
-    this.#options.onWelcome(welcome);
+    this.#guard(() => this.#options.onWelcome(welcome));
     pending?.resolve(welcome);
   }
 
-  #startHeartbeat(announcedMs: number): void {
-    this.#stopHeartbeat();
-    // The service's number: past the longest timer, setInterval would tick every millisecond.
-    const intervalMs = Math.min(announcedMs, MAX_TIMEOUT_MS);
-    // Check four times per interval, so a dead peer is noticed between 2 and 2.25 intervals of silence.
-    const tickMs = Math.max(1, Math.floor(intervalMs / 4));
-    let sincePing = 0;
-    let lastTick = Date.now();
-    this.#heartbeat = setInterval(() => {
-      const transport = this.#transport;
-      if (!transport) return;
-      const now = Date.now();
-      const late = now - lastTick > 2 * tickMs;
-      lastTick = now;
-      // A late tick means this process was blocked (a synchronous tool, a long GC): frames from the service may
-      // be waiting unread in the socket. Node reads them after the timers, so judge silence on the next tick.
-      if (late) return;
-      if (now - this.#lastHeard > 2 * intervalMs) {
-        this.#options.logger.warn({ intervalMs }, 'no frame from the service within two heartbeat intervals');
-        transport.terminate();
-        return;
-      }
-      sincePing += tickMs;
-      if (sincePing >= intervalMs) {
-        sincePing = 0;
-        transport.send(encodeFrame({ type: 'ping', id: String(++this.#pingSeq) }));
-      }
-    }, tickMs);
-    unref(this.#heartbeat);
-  }
-
-  #stopHeartbeat(): void {
-    if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
-    this.#heartbeat = undefined;
-  }
-
-  #onClose(transport: Transport, code: number, reason: string): void {
-    if (transport !== this.#transport) return;
-    this.#transport = undefined;
-    this.#stopHeartbeat();
-    const wasOpen = this.#state === 'open' || this.#state === 'draining';
+  #onClose({ code, reason, welcomed, failure, reported }: LinkClose): void {
+    this.#link = undefined;
     this.#options.logger.info({ code, reason }, 'socket closed');
-    if (wasOpen) this.#options.onDisconnected(code, reason);
-    if (wasOpen && Date.now() - this.#welcomedAt >= STABLE_CONNECTION_MS) this.#attempt = 0;
-    this.#lastFailure = `${code}${reason ? ` ${reason}` : ''}`;
-    const fatal = FATAL_CLOSE_CODES.get(code);
-    if (fatal) {
-      this.#fail(
-        new ConnectionError(
-          fatal,
-          `the service refused the connection (${code}${reason ? `: ${reason}` : ''})`,
-        ),
-      );
+    if (welcomed) {
+      this.#guard(() => this.#options.onDisconnected(code, reason));
+      if (Date.now() - this.#welcomedAt >= STABLE_CONNECTION_MS) this.#attempt = 0;
+      this.#afterDisconnect(code, reason);
+      return;
+    }
+    this.#failed += 1;
+    const { error, fatal } = failure;
+    this.#lastFailure = error;
+    if (!reported) {
+      const message = `connection attempt ${this.#failed} failed: ${error.message}`;
+      this.#options.logger.warn({ attempt: this.#failed, code: error.code }, message);
+      this.#guard(() => this.#options.onError(error));
+    }
+    const policy = this.#options.reconnect;
+    const url = displayUrl(this.#options.url);
+    const attempts = `${this.#failed} attempt${this.#failed === 1 ? '' : 's'}`;
+    if (fatal) this.#fail(error);
+    else if (this.#state === 'connecting') {
+      if (this.#failed >= this.#connectMaxAttempts) {
+        const message = `cannot reach ${url} after ${attempts}: ${error.message}`;
+        this.#fail(new ConnectionError('unreachable', message, { cause: error }));
+      } else this.#scheduleReconnect();
+    } else if (policy === false || this.#failed >= policy.maxAttempts) {
+      const message = `cannot reach ${url}: ${error.message}; gave up after ${attempts}`;
+      this.#fail(new ConnectionError('unreachable', message, { cause: error }));
+    } else this.#scheduleReconnect();
+  }
+
+  /** After a welcomed socket closed: stop, start a new session, or resume. */
+  #afterDisconnect(code: number, reason: string): void {
+    const detail = `${code}${reason ? `: ${reason}` : ''}`;
+    if (code === CLOSE_CODES.unauthorized || code === CLOSE_CODES.unsupportedProtocol) {
+      const errorCode = code === CLOSE_CODES.unauthorized ? 'unauthorized' : 'unsupported_protocol';
+      this.#fail(new ConnectionError(errorCode, `the service refused the connection (${detail})`));
       return;
     }
     if (this.#state === 'draining') {
       this.#fail(new ConnectionError('closed', `socket closed while draining (${code})`));
       return;
     }
-    this.#scheduleReconnect(code, reason);
-  }
-
-  #scheduleReconnect(code: number, reason: string): void {
-    const policy = this.#options.reconnect;
-    this.#attempt += 1;
-    this.#unreached += 1;
-    if (policy === false || this.#unreached > policy.maxAttempts) {
-      const why = policy === false ? 'reconnect is disabled' : `gave up after ${policy.maxAttempts} attempts`;
-      const where = displayUrl(this.#options.url);
-      this.#fail(new ConnectionError('unreachable', `cannot reach ${where} (${code} ${reason}): ${why}`));
+    if (code === CLOSE_CODES.sessionReplaced) {
+      // PROTOCOL.md §9 and §14: never reconnect with that session id; a new session is the way back.
+      const error = new ConnectionError(
+        'session_replaced',
+        `another connection resumed session ${this.#sessionId} (${detail}); starting a new session`,
+      );
+      this.#sessionId = undefined;
+      this.#options.logger.warn({ code }, error.message);
+      this.#guard(() => this.#options.onError(error));
+    }
+    if (this.#options.reconnect === false) {
+      const message = `the connection to ${displayUrl(this.#options.url)} closed (${detail}) and reconnect is disabled`;
+      this.#fail(new ConnectionError('unreachable', message));
       return;
     }
+    this.#scheduleReconnect();
+  }
+
+  #scheduleReconnect(): void {
+    const policy = this.#options.reconnect;
+    if (policy === false) return;
+    this.#attempt += 1;
     if (this.#state === 'open') this.#state = 'reconnecting';
     const delayMs = backoffDelay(this.#attempt, policy);
-    this.#options.onReconnecting(this.#attempt, delayMs);
+    this.#guard(() => this.#options.onReconnecting(this.#attempt, delayMs));
     this.#later(delayMs, () => {
       if (this.#state === 'connecting' || this.#state === 'reconnecting') void this.#open();
     });
@@ -366,15 +340,30 @@ export class Connection {
   #fail(error: ConnectionError | undefined): void {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
-    this.#stopHeartbeat();
     this.#clearTimers();
-    const transport = this.#transport;
-    this.#transport = undefined;
-    transport?.terminate();
+    const link = this.#link;
+    this.#link = undefined;
+    link?.abandon();
     const pending = this.#pending;
     this.#pending = undefined;
     pending?.reject(error ?? new ConnectionError('closed', 'the client was closed before it connected'));
-    this.#options.onClosed(error);
+    this.#guard(() => this.#options.onClosed(error));
+  }
+
+  /** Runs an owner callback; a throw is logged and reported, never left to unwind into a socket's event handler. */
+  #guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      const message = `the client failed while handling the connection: ${describe(error)}`;
+      const failure = new ConnectionError('internal', message, { cause: error });
+      this.#options.logger.error({ code: failure.code }, failure.message);
+      try {
+        this.#options.onError(failure);
+      } catch {
+        // The error reporter itself failed: the log line above is all that can be done.
+      }
+    }
   }
 
   #later(ms: number, fn: () => void): void {
@@ -393,7 +382,12 @@ export class Connection {
   }
 }
 
-/** Lets Node exit while only toolwire timers remain (no-op in browsers). */
-function unref(timer: unknown): void {
-  (timer as { unref?: () => void }).unref?.();
+/** What was thrown, as text; never throws itself (a socket may throw anything, even an object with no `toString`). */
+function describe(error: unknown): string {
+  try {
+    if (error instanceof Error) return String(error.message);
+    return typeof error === 'string' ? error : String(error);
+  } catch {
+    return 'a value that cannot be shown as text';
+  }
 }

@@ -56,6 +56,13 @@ export const PROTOCOL_DEFAULTS = {
 } as const;
 
 /**
+ * The shortest heartbeat interval either side uses, in milliseconds: a service announcing less (even 1 ms) would
+ * have each client ping and check for silence every few milliseconds and take any pause for a dead peer. The
+ * client clamps a shorter interval to this, with a warning; the stub refuses a shorter `heartbeatIntervalMs`.
+ */
+export const MIN_HEARTBEAT_INTERVAL_MS = 100;
+
+/**
  * WebSocket close codes used by protocol v1 (RFC 6455 §7.4.2 reserves 4000–4999 for applications).
  * 1000 (normal) and 1009 (frame too big, sent by `ws` itself) are used as RFC 6455 defines them.
  */
@@ -523,6 +530,15 @@ export function decodeClientFrame(
   maxPayloadBytes: number = PROTOCOL_DEFAULTS.maxPayloadBytes,
 ): DecodeResult<ClientFrame> {
   return decodeWith<ClientFrame>(clientFrameSchema, raw, maxPayloadBytes);
+}
+
+/**
+ * `true` when a frame that failed to decode is an `error` frame with wrong fields: a peer never answers an `error`
+ * frame with an `error` frame (PROTOCOL.md §12), so it is only logged. (An `error` frame with wrong fields is the
+ * one failure whose message starts so: {@link decodeServiceFrame} names the type of a known frame.)
+ */
+export function isRefusedErrorFrame(result: DecodeResult<unknown>): boolean {
+  return !result.ok && result.code === 'invalid_frame' && result.message.startsWith('invalid error frame: ');
 }
 
 /** Serialises a frame. Frames are plain JSON values by construction, so this never throws for a valid frame. */

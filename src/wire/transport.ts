@@ -1,6 +1,7 @@
 /**
  * The transport seam: the few socket operations a {@link Connection} needs, over any WebSocket implementation
- * (`ws` in Node, the global `WebSocket` in browsers, Deno, Bun, or a test double).
+ * (`ws` in Node, the global `WebSocket` in browsers, Deno, Bun, or a test double). Nothing a socket throws
+ * escapes it, and it reports what the runtime says about a failure, so the connection can tell the user.
  *
  * @module
  */
@@ -10,7 +11,7 @@ import { SUBPROTOCOL } from './protocol';
 export type WebSocketConstructor = new (
   url: string,
   protocols?: string | string[],
-  // `ws` takes a third options argument (used for the Authorization header); browsers ignore it.
+  // `ws` takes a third options argument (used for the Authorization header and maxPayload); browsers ignore it.
   ...rest: never[]
 ) => WebSocketLike;
 
@@ -27,22 +28,61 @@ export interface WebSocketLike {
   close(code?: number, reason?: string): void;
 }
 
+/** What the runtime said about a socket that failed; each field only where the runtime gives it. */
+export interface SocketFailure {
+  /** The runtime's error (`ws`: an `Error` whose `code` is e.g. `ECONNREFUSED`, `ENOTFOUND`). Browsers give none. */
+  error?: unknown;
+  /** The HTTP status of an upgrade answered with something other than 101 (`ws` only). */
+  status?: number;
+  /** The `Location` header of that answer, for a redirect. */
+  location?: string;
+  /** The subprotocol the service selected on a completed upgrade, `''` for none (`ws` only). */
+  selectedProtocol?: string;
+}
+
+/** A frame the socket refused by throwing from `send`. */
+export interface SendFailure {
+  thrown: unknown;
+}
+
 /** One open (or opening) socket, as the connection sees it. */
 export interface Transport {
   /** Bytes queued in the socket but not yet sent. */
   readonly bufferedAmount: number;
-  send(text: string): void;
+  /** The subprotocol the service selected once open (`''` for none); `undefined` if the runtime does not say. */
+  readonly protocol: string | undefined;
+  /**
+   * Sends one text frame. Returns `undefined` when the frame was handed to the socket (or the socket is already
+   * closing: its close follows), or what the socket threw. Never throws.
+   */
+  send(text: string): SendFailure | undefined;
+  /**
+   * Sets the largest frame accepted from now on, in bytes. `ws` then closes the socket with 1009 before reading a
+   * larger frame; other runtimes have no such limit (the frame decoder checks the size on receipt).
+   */
+  setMaxPayload(bytes: number): void;
   /** Closes politely (close handshake). */
   close(code: number, reason: string): void;
-  /** Drops the socket at once, without waiting for the peer (dead peer). */
-  terminate(): void;
+  /** Drops the socket at once, without waiting for the peer; `onClose` reports `code` and `reason`. */
+  terminate(code: number, reason: string): void;
 }
 
 /** Callbacks a transport reports to. Each is called at most for the socket it was given to. */
 export interface TransportHandlers {
   onOpen(): void;
   onMessage(text: string): void;
-  onClose(code: number, reason: string): void;
+  /** A binary message arrived (not part of the protocol), of `bytes` bytes. */
+  onBinary(bytes: number): void;
+  /** Called once. `failure` holds what the runtime said when the socket failed rather than closed. */
+  onClose(code: number, reason: string, failure: SocketFailure): void;
+}
+
+/** How to open a socket. */
+export interface TransportOptions {
+  /** Sent on the upgrade request where the runtime can (`ws`): the API key as `Authorization: Bearer`. */
+  headers?: Record<string, string>;
+  /** The largest frame accepted until {@link Transport.setMaxPayload} says otherwise, in bytes. */
+  maxPayloadBytes: number;
 }
 
 /**
@@ -63,6 +103,17 @@ interface Corkable {
   uncork(): void;
 }
 
+/** The `ws` events that say why an upgrade failed (`ws` is an EventEmitter; WHATWG sockets are not). */
+interface WsEvents {
+  on(event: 'unexpected-response', listener: (request: unknown, response: HttpResponse) => void): void;
+  on(event: 'upgrade', listener: (response: HttpResponse) => void): void;
+}
+interface HttpResponse {
+  statusCode?: number;
+  headers: Record<string, string | string[] | undefined>;
+  resume?(): void;
+}
+
 /**
  * The TCP socket under a `ws` WebSocket (`_socket`), when there is one that can be corked; `undefined` for
  * browsers' WebSockets and anything else. Corking is counted in Node, so `ws` corking around each frame
@@ -78,21 +129,45 @@ export function canSendHeaders(ctor: WebSocketConstructor): boolean {
   return typeof (ctor.prototype as { terminate?: unknown } | undefined)?.terminate === 'function';
 }
 
+/** `ws` reads `maxPayload` with `| 0`: past 2^31 − 1 it would wrap around. */
+const MAX_WS_PAYLOAD = 2_147_483_647;
+
 /**
- * Opens a socket with the `toolwire.v1` subprotocol. Where headers can be sent, `headers` go on the upgrade
- * request (the API key as `Authorization: Bearer`).
+ * Local close codes for the errors `ws` fails a connection with (RFC 6455 §7.4.1), with a reason a person can
+ * read; `ws` itself reports 1006 for them, having read no close frame.
+ */
+function wsFailure(error: unknown, limit: number): { code: number; reason: string } | undefined {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+    return { code: 1009, reason: `a frame over ${limit} bytes (maxPayloadBytes)` };
+  }
+  if (code === 'WS_ERR_INVALID_UTF8') return { code: 1007, reason: 'invalid UTF-8 in a text frame' };
+  if (typeof code === 'string' && code.startsWith('WS_ERR_')) {
+    return { code: 1002, reason: `protocol error: ${String(message)}` };
+  }
+  return undefined;
+}
+
+/**
+ * Opens a socket with the `toolwire.v1` subprotocol. Where the runtime allows (`ws`), `headers` go on the upgrade
+ * request and `maxPayloadBytes` bounds every frame read.
  */
 export function openTransport(
   ctor: WebSocketConstructor,
   url: string,
-  headers: Record<string, string> | undefined,
+  options: TransportOptions,
   handlers: TransportHandlers,
 ): Transport {
   const Ctor = ctor as unknown as new (url: string, protocols: string[], options?: unknown) => WebSocketLike;
-  const socket =
-    headers && canSendHeaders(ctor)
-      ? new Ctor(url, [SUBPROTOCOL], { headers })
-      : new Ctor(url, [SUBPROTOCOL]);
+  const isWs = canSendHeaders(ctor);
+  let limit = Math.min(options.maxPayloadBytes, MAX_WS_PAYLOAD);
+  const socket = isWs
+    ? new Ctor(url, [SUBPROTOCOL], {
+        ...(options.headers ? { headers: options.headers } : {}),
+        maxPayload: limit,
+      })
+    : new Ctor(url, [SUBPROTOCOL]);
+  const failure: SocketFailure = {};
   let done = false;
   const finish = (code: number, reason: string) => {
     if (done) return;
@@ -101,48 +176,97 @@ export function openTransport(
     // Keep swallowing errors: `ws` emits one on the next tick when a socket is terminated mid-handshake, and an
     // EventEmitter 'error' with no listener would crash the process.
     socket.onerror = () => {};
-    handlers.onClose(code, reason);
+    handlers.onClose(code, reason, failure);
   };
-  socket.onopen = () => handlers.onOpen();
+  const events = socket as unknown as Partial<WsEvents>;
+  if (isWs && typeof events.on === 'function') {
+    // With a listener here `ws` leaves the failed upgrade to us: keep what it says, then end the attempt.
+    events.on('unexpected-response', (_request, response) => {
+      failure.status = response.statusCode;
+      const location = response.headers.location;
+      if (typeof location === 'string') failure.location = location;
+      response.resume?.();
+      dropSocket();
+    });
+    events.on('upgrade', (response) => {
+      const selected = response.headers['sec-websocket-protocol'];
+      failure.selectedProtocol = typeof selected === 'string' ? selected : '';
+    });
+  }
+  socket.onopen = () => {
+    if (!done) handlers.onOpen();
+  };
   socket.onmessage = (event) => {
     if (done) return;
     const data = event.data;
+    // Text messages arrive as strings in every runtime (`ws` converts them too); anything else is binary.
     if (typeof data === 'string') handlers.onMessage(data);
-    else if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) {
-      handlers.onMessage(new TextDecoder().decode(data as ArrayBuffer));
-    } else handlers.onMessage(String(data));
+    else handlers.onBinary(byteSize(data));
   };
   // An error is always followed by a close in both `ws` and browsers; the close carries the code, and the
-  // error's message (e.g. `connect ECONNREFUSED`, where the runtime gives one) stands in for an empty reason.
-  let lastError = '';
+  // error (e.g. `connect ECONNREFUSED`, where the runtime gives one) says why.
   socket.onerror = (event) => {
-    const message = (event as { message?: unknown } | null)?.message;
-    if (typeof message === 'string') lastError = message;
+    const error = (event as { error?: unknown } | null)?.error;
+    if (error !== undefined) failure.error = error;
   };
-  socket.onclose = (event) => finish(event.code, event.reason || lastError);
+  socket.onclose = (event) => {
+    const local = wsFailure(failure.error, limit);
+    if (local) finish(local.code, local.reason);
+    else finish(event.code, event.reason || errorMessage(failure.error));
+  };
   let corked: Corkable | undefined;
   const uncork = () => {
-    corked?.uncork();
+    try {
+      corked?.uncork();
+    } catch {
+      // The TCP socket is gone; its close is on the way.
+    }
     corked = undefined;
   };
+  function dropSocket(): void {
+    const terminate = (socket as { terminate?: () => void }).terminate;
+    try {
+      if (typeof terminate === 'function') terminate.call(socket);
+      else socket.close();
+    } catch {
+      // Nothing more to do with a socket that is already gone.
+    }
+  }
   return {
     get bufferedAmount() {
-      return socket.bufferedAmount;
+      const amount = read(() => socket.bufferedAmount);
+      return typeof amount === 'number' ? amount : 0;
+    },
+    get protocol() {
+      const protocol = read(() => socket.protocol);
+      return typeof protocol === 'string' ? protocol : undefined;
     },
     send(text) {
-      if (done || socket.readyState !== 1) return;
-      // Frames sent in one task (the results of the calls one read brought in) leave in one write: the TCP
-      // socket is corked at the first and uncorked when the task's synchronous work is done.
-      if (corked === undefined) {
-        // Looked up here: `ws` attaches its TCP socket only once the upgrade is done.
-        corked = corkable(socket);
-        if (corked !== undefined) {
-          corked.cork();
-          // Not queueMicrotask: in Node it makes an AsyncResource per call, which costs more than the write saved.
-          void Promise.resolve().then(uncork);
+      if (done) return undefined;
+      try {
+        if (socket.readyState !== 1) return undefined;
+        // Frames sent in one task (the results of the calls one read brought in) leave in one write: the TCP
+        // socket is corked at the first and uncorked when the task's synchronous work is done.
+        if (corked === undefined) {
+          // Looked up here: `ws` attaches its TCP socket only once the upgrade is done.
+          corked = corkable(socket);
+          if (corked !== undefined) {
+            corked.cork();
+            // Not queueMicrotask: in Node it makes an AsyncResource per call, which costs more than the write saved.
+            void Promise.resolve().then(uncork);
+          }
         }
+        socket.send(text);
+        return undefined;
+      } catch (thrown) {
+        return { thrown };
       }
-      socket.send(text);
+    },
+    setMaxPayload(bytes) {
+      limit = Math.min(bytes, MAX_WS_PAYLOAD);
+      // `ws` fixes maxPayload when the socket is made; its receiver (created on upgrade) holds the live value.
+      const receiver = (socket as { _receiver?: { _maxPayload?: unknown } | null })._receiver;
+      if (receiver && typeof receiver._maxPayload === 'number') receiver._maxPayload = limit;
     },
     close(code, reason) {
       try {
@@ -151,15 +275,37 @@ export function openTransport(
         // Already closing, or a code the implementation refuses: the socket is going away either way.
       }
     },
-    terminate() {
+    terminate(code, reason) {
       const terminate = (socket as { terminate?: () => void }).terminate;
       try {
         if (typeof terminate === 'function') terminate.call(socket);
-        else socket.close(4008, 'heartbeat timeout');
+        // Browsers accept only 1000 and 3000–4999 from the application.
+        else if (code === 1000 || (code >= 3000 && code <= 4999)) socket.close(code, reason);
+        else socket.close();
       } catch {
         // Nothing more to do with a socket that is already gone.
       }
-      finish(4008, 'heartbeat timeout');
+      finish(code, reason);
     },
   };
+}
+
+/** Reads a property of a socket that might throw from a getter (a polyfill, a proxy). */
+function read<T>(get: () => T): T | undefined {
+  try {
+    return get();
+  } catch {
+    return undefined;
+  }
+}
+
+function byteSize(data: unknown): number {
+  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return data.byteLength;
+  const size = (data as { size?: unknown } | null)?.size; // a Blob
+  return typeof size === 'number' ? size : 0;
+}
+
+function errorMessage(error: unknown): string {
+  const message = (error as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' ? message : '';
 }

@@ -285,7 +285,7 @@ describe('widgets', () => {
     const result = await invokeTool(returning(value), {}, { onWidgetInvalid });
     expect(result).toMatchObject({
       status: 'ok',
-      output: '{"orderId":42,"total":84,"audit":"[Unserializable Object: no access]"}',
+      output: '{"orderId":42,"total":84,"audit":{"trail":"[Unreadable: no access]"}}',
     });
     expect(onWidgetInvalid).toHaveBeenCalledWith(
       expect.objectContaining({ path: '(root)', message: 'could not be read: widget store down' }),
@@ -318,6 +318,7 @@ describe('when execute throws', () => {
     expect(await invokeTool(throwing(thrown), {})).toEqual({
       status: 'error',
       output: `Error running charge: ${message}`,
+      error: thrown,
       durationMs: expect.any(Number),
     });
   });
@@ -440,6 +441,7 @@ describe('timeoutMs', () => {
     expect(result).toEqual({
       status: 'timeout',
       output: 'Error running slow: timed out after 10ms',
+      error: expect.any(TimeoutError),
       durationMs: expect.any(Number),
     });
   });
@@ -593,6 +595,7 @@ describe('toModelOutput', () => {
     expect(await invokeTool(lookup, {})).toEqual({
       status: 'error',
       output: 'Error running lookup: projection broke',
+      error: new Error('projection broke'),
       durationMs: expect.any(Number),
     });
   });

@@ -55,6 +55,7 @@ describe('timeoutMs', () => {
     expect(await invokeTool(made, { n: 1 })).toEqual({
       status: 'timeout',
       output: 'timed out (stuck timed out after 30ms)',
+      error: expect.any(TimeoutError),
       durationMs: expect.any(Number),
     });
     expect(signal?.reason).toBeInstanceOf(TimeoutError);

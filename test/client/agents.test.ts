@@ -20,13 +20,13 @@ async function setup(
   extra: Partial<ConstructorParameters<typeof Client>[0]> = {},
 ) {
   const server = await startStubServer({
-    apiKeys: ['k'],
+    apiKeys: ['agents-test-key'],
     logger: silentLogger,
     model: scriptedModel(script),
     callDeadlineMs: 10_000,
   });
   cleanups.push(() => server.close());
-  const client = new Client({ url: server.url, apiKey: 'k', tools, ...extra });
+  const client = new Client({ url: server.url, apiKey: 'agents-test-key', tools, ...extra });
   cleanups.push(() => client.close({ drain: false }));
   await client.connect();
   return { server, client };
@@ -44,7 +44,7 @@ async function decide(
 ): Promise<{ status: number; body: unknown }> {
   const response = await fetch(`${server.httpUrl}/v1/runs/${runId}/approvals/${callId}`, {
     method: 'POST',
-    headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+    headers: { authorization: 'Bearer agents-test-key', 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   return { status: response.status, body: await response.json() };
@@ -147,7 +147,7 @@ describe('runs with tools', () => {
     });
     const started = await fetch(`${server.httpUrl}/v1/runs`, {
       method: 'POST',
-      headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+      headers: { authorization: 'Bearer agents-test-key', 'content-type': 'application/json' },
       body: JSON.stringify({ agent: { name: 'H', instructions: '', tools: ['whoami'] }, input: 'hi' }),
     });
     const { runId } = (await started.json()) as { runId: string };
@@ -170,7 +170,7 @@ describe('run() and context mistakes', () => {
     const start = (server: StubServer) =>
       fetch(`${server.httpUrl}/v1/runs`, {
         method: 'POST',
-        headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+        headers: { authorization: 'Bearer agents-test-key', 'content-type': 'application/json' },
         body: JSON.stringify({ agent: { name: 'H', instructions: '', tools: ['whoami'] }, input: 'hi' }),
       }).then((response) => response.json() as Promise<{ runId: string }>);
     const failing = await setup([{ toolCalls: [{ name: 'whoami' }] }, lastTool], [whoami] as never, {

@@ -90,7 +90,7 @@ describe('Client connection states', () => {
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).toMatchObject({
       code: 'unauthorized',
-      message: 'the service refused the connection (4001: invalid API key)',
+      message: `${FAKE_URL}: the service refused the connection (4001: invalid API key)`,
     });
     expect(client.state).toBe('closed');
     expect(service.connections.length).toBe(before);

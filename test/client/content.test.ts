@@ -25,7 +25,7 @@ async function stub(
 }
 
 async function run(server: StubServer, tools: ConstructorParameters<typeof Client>[0]['tools']) {
-  const client = new Client({ url: server.url, apiKey: 'k', tools, reconnect: false });
+  const client = new Client({ url: server.url, apiKey: 'long-calls-test-key', tools, reconnect: false });
   cleanups.push(() => client.close({ drain: false }));
   const disconnects: unknown[] = [];
   client.on('disconnected', (info) => disconnects.push(info));

@@ -289,7 +289,7 @@ describe('Client against the stub', () => {
   });
 
   it('detects a dead peer through the heartbeat and reconnects', async () => {
-    const server = await stub({ heartbeatIntervalMs: 40 });
+    const server = await stub({ heartbeatIntervalMs: 100 });
     const proxy = await proxyTo(server);
     const worker = client(proxy.url);
     await worker.connect();

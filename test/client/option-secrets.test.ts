@@ -127,7 +127,9 @@ describe('option errors never print secrets', () => {
     const client = new Client({ ...base, url: `ws://exa mple.com/ws?token=${SECRET}`, reconnect: false });
     const error = (await client.connect().catch((e: unknown) => e)) as ConnectionError;
     expect(error).toMatchObject({ name: 'ConnectionError', code: 'invalid_url' });
-    expect(error.message).toBe('cannot open ws://exa mple.com/ws?[redacted]');
+    expect(error.message).toBe(
+      'cannot open ws://exa mple.com/ws?[redacted]: Invalid URL: ws://exa mple.com/ws?[redacted]',
+    );
     expect(String((error.cause as Error).message)).not.toContain(SECRET);
     expect(String((error.cause as Error).stack)).not.toContain(SECRET);
   });

@@ -29,7 +29,7 @@ async function stub(options: Parameters<typeof startStubServer>[0] = {}): Promis
 function client(url: string, options: Partial<ConstructorParameters<typeof Client>[0]>): Client {
   const made = new Client({
     url,
-    apiKey: 'k',
+    apiKey: 'long-calls-test-key',
     tools: [],
     reconnect: { initialDelayMs: 5, maxDelayMs: 50 },
     ...options,

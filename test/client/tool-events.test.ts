@@ -21,7 +21,7 @@ async function stub(): Promise<StubServer> {
 function client(url: string, tools: ConstructorParameters<typeof Client>[0]['tools']): Client {
   const made = new Client({
     url,
-    apiKey: 'k',
+    apiKey: 'long-calls-test-key',
     tools,
     redact: ['s3cret'],
     reconnect: { initialDelayMs: 5, maxDelayMs: 50 },

@@ -4,15 +4,19 @@
  *
  * The exact figures come from fake timers over an in-memory socket (no network, no waiting). The measured ones
  * come from a real blackhole in the TCP proxy, printed, not asserted (speed is not a test result here); with
- * `TOOLWIRE_LONG=1` (`npm run test:soak`) the default heartbeat is measured for real too (about 30–34 s).
+ * `TOOLWIRE_LONG=1` (`npm run test:soak`) the default heartbeat is measured for real too (about 30 s).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '../../src/index';
 import type { WebSocketConstructor, WebSocketLike } from '../../src/wire/transport';
+import { recordingLogger } from './gateway';
 import { client, nextEvent, proxyTo, stub } from './harness';
 
-/** An in-memory service socket: answers hello with welcome and ping with pong, until told to go silent. */
-function silentPeer(heartbeatIntervalMs: number) {
+/**
+ * An in-memory service socket: answers hello with welcome and ping with pong, until told to go silent. With
+ * `opens: false` the upgrade never completes; with `welcomes: false` it opens but never answers hello.
+ */
+function silentPeer(heartbeatIntervalMs: number, behaviour: { opens?: boolean; welcomes?: boolean } = {}) {
   const peer = { silent: false, terminatedAt: [] as number[], sockets: 0, pings: 0 };
   class FakeSocket implements WebSocketLike {
     readyState = 0;
@@ -24,6 +28,7 @@ function silentPeer(heartbeatIntervalMs: number) {
     onerror: ((event: unknown) => void) | null = null;
     constructor() {
       peer.sockets += 1;
+      if (behaviour.opens === false) return;
       queueMicrotask(() => {
         this.readyState = 1;
         this.onopen?.({});
@@ -31,7 +36,7 @@ function silentPeer(heartbeatIntervalMs: number) {
     }
     send(data: string): void {
       const frame = JSON.parse(data) as { type: string; id?: string };
-      if (peer.silent) return;
+      if (peer.silent || (frame.type === 'hello' && behaviour.welcomes === false)) return;
       const reply =
         frame.type === 'hello'
           ? {
@@ -71,7 +76,7 @@ async function detectionAfterSilence(options: {
   const { peer, WebSocket } = silentPeer(options.announcedMs);
   const worker = new Client({
     url: 'ws://in-memory.test',
-    apiKey: 'k',
+    apiKey: 'test-key',
     tools: [],
     WebSocket,
     reconnect: false,
@@ -91,15 +96,124 @@ async function detectionAfterSilence(options: {
 }
 
 describe('dead-peer detection, exact (fake timers)', () => {
-  it('gives up 33,750 ms after the last frame with the default 15 s heartbeat (2.25 intervals)', async () => {
-    expect(await detectionAfterSilence({ announcedMs: 15_000, pongsBeforeSilence: 0 })).toBe(33_750);
-    expect(await detectionAfterSilence({ announcedMs: 15_000, pongsBeforeSilence: 2 })).toBe(33_750);
+  it('gives up exactly 30,000 ms after the last frame with the default 15 s heartbeat (two intervals)', async () => {
+    expect(await detectionAfterSilence({ announcedMs: 15_000, pongsBeforeSilence: 0 })).toBe(30_000);
+    expect(await detectionAfterSilence({ announcedMs: 15_000, pongsBeforeSilence: 2 })).toBe(30_000);
   });
 
-  it('gives up 225 ms after the last frame with a 100 ms heartbeat set on the client', async () => {
+  it('gives up 200 ms after the last frame with a 100 ms heartbeat set on the client', async () => {
     expect(await detectionAfterSilence({ announcedMs: 15_000, clientMs: 100, pongsBeforeSilence: 3 })).toBe(
-      225,
+      200,
     );
+  });
+
+  it('pings no faster than the minimum interval (100 ms) when the service announces 1 ms, and says so', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { peer, WebSocket } = silentPeer(1);
+    const logger = recordingLogger();
+    const worker = new Client({
+      url: 'ws://in-memory.test',
+      apiKey: 'test-key',
+      tools: [],
+      WebSocket,
+      logger,
+    });
+    await worker.connect();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(peer.pings).toBe(10);
+    expect(logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([
+      'the heartbeat interval of 1 ms is below the minimum of 100 ms; using 100 ms',
+    ]);
+    await worker.close({ drain: false });
+  });
+});
+
+/**
+ * The event loop blocked `blockMs` of every `cycleMs` (a synchronous tool, a long GC). `clock.jump` is the fake
+ * clock's model of a blocked loop: time passes, and every timer that fell due meanwhile runs once, late, at the end.
+ */
+async function busyFor(
+  totalMs: number,
+  blockMs: number,
+  cycleMs: number,
+  done: () => boolean,
+): Promise<void> {
+  const clock = (globalThis.setTimeout as unknown as { clock: { jump(ms: number): void } }).clock;
+  for (let elapsed = 0; elapsed < totalMs && !done(); elapsed += cycleMs) {
+    clock.jump(blockMs);
+    await vi.advanceTimersByTimeAsync(cycleMs - blockMs);
+  }
+}
+
+describe('dead-peer detection on a busy process (fake timers)', () => {
+  it('notices a blackholed service within the documented bound with the loop blocked 600 ms of every 700', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { peer, WebSocket } = silentPeer(1_000);
+    const worker = new Client({
+      url: 'ws://in-memory.test',
+      apiKey: 'test-key',
+      tools: [],
+      WebSocket,
+      reconnect: false,
+    });
+    worker.on('error', () => {});
+    await worker.connect();
+    await busyFor(5_000, 600, 700, () => false);
+    const lastFrameAt = Date.now();
+    peer.silent = true;
+    await busyFor(30_000, 600, 700, () => peer.terminatedAt.length > 0);
+    const detectedMs = (peer.terminatedAt[0] ?? Number.POSITIVE_INFINITY) - lastFrameAt;
+    console.info(
+      `[heartbeat] 1 s interval, event loop blocked 600 ms of every 700: detected after ${detectedMs} ms`,
+    );
+    // Two intervals after the last frame, and one after the first ping that went unanswered, each checked at
+    // the first moment the loop is free: here at most two blocks late.
+    expect(detectedMs).toBeGreaterThanOrEqual(2_000);
+    expect(detectedMs).toBeLessThanOrEqual(2_000 + 2 * 600);
+    await worker.close({ drain: false });
+  });
+
+  it('keeps a live service on the same busy process', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { peer, WebSocket } = silentPeer(1_000);
+    const worker = new Client({
+      url: 'ws://in-memory.test',
+      apiKey: 'test-key',
+      tools: [],
+      WebSocket,
+      reconnect: false,
+    });
+    await worker.connect();
+    await busyFor(60_000, 600, 700, () => false);
+    expect(peer.terminatedAt).toEqual([]);
+    // Pings go out by the clock, each at most one block late: at least one per 1,600 ms.
+    expect(peer.pings).toBeGreaterThanOrEqual(Math.floor(60_000 / 1_600));
+    await worker.close({ drain: false });
+  });
+});
+
+describe('a handshake that never completes (fake timers)', () => {
+  it('is reported as what it is, not as a heartbeat timeout', async () => {
+    vi.useFakeTimers({ now: 0 });
+    for (const [behaviour, message] of [
+      [{ opens: false }, 'ws://in-memory.test: the WebSocket upgrade did not complete within 10000 ms'],
+      [
+        { welcomes: false },
+        'ws://in-memory.test: no welcome within 10000 ms (the socket opened, but the service did not answer hello)',
+      ],
+    ] as const) {
+      const { WebSocket } = silentPeer(1_000, behaviour);
+      const worker = new Client({ url: 'ws://in-memory.test', apiKey: 'test-key', tools: [], WebSocket });
+      const errors: Array<{ code: string; message: string }> = [];
+      worker.on('error', (error) => errors.push(error as never));
+      const connecting = worker.connect({ maxAttempts: 1 }).catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(errors.map((error) => [error.code, error.message])).toEqual([['handshake_timeout', message]]);
+      expect(await connecting).toMatchObject({
+        code: 'unreachable',
+        message: `cannot reach ws://in-memory.test after 1 attempt: ${message}`,
+      });
+    }
   });
 });
 

@@ -77,4 +77,12 @@ describe('durations beyond the timer range', () => {
       );
     }
   });
+
+  it('refuses a stub heartbeat below the minimum (100 ms), which the client would not honour', async () => {
+    const started = startStubServer({ heartbeatIntervalMs: 99 });
+    started.then((server) => onCleanup(() => server.close())).catch(() => {});
+    await expect(started).rejects.toThrowError(
+      'startStubServer: heartbeatIntervalMs must be an integer ≥ 100, got 99',
+    );
+  });
 });

@@ -18,6 +18,10 @@ export interface RawService {
   sendAll(frames: readonly ServiceFrame[]): void;
   /** `tool_result` frames received, in order. */
   results(): Array<Extract<ClientFrame, { type: 'tool_result' }>>;
+  /** Close code and reason of every connection that ended, in order. */
+  readonly closes: Array<{ code: number; reason: string }>;
+  /** Connections accepted so far (said hello or not). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -28,6 +32,10 @@ export interface RawServiceOptions {
   maxPayloadBytes?: number;
   /** Answer every non-retryable `tool_result` with `ack`. @default true */
   ack?: boolean;
+  /** Called for each new connection before anything is read from it (to misbehave before `welcome`). */
+  onConnection?: (ws: WebSocket) => void;
+  /** Accept permessage-deflate when the client offers it. @default false */
+  deflate?: boolean;
 }
 
 export async function startRawService(options: RawServiceOptions = {}): Promise<RawService> {
@@ -35,12 +43,18 @@ export async function startRawService(options: RawServiceOptions = {}): Promise<
     port: 0,
     host: '127.0.0.1',
     handleProtocols: (protocols) => (protocols.has('toolwire.v1') ? 'toolwire.v1' : false),
+    perMessageDeflate: options.deflate === true,
   });
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
   const frames: ClientFrame[] = [];
+  const closes: Array<{ code: number; reason: string }> = [];
+  let accepted = 0;
   let current: WebSocket | undefined;
   wss.on('connection', (ws) => {
+    accepted += 1;
     ws.on('error', () => {});
+    ws.on('close', (code, reason) => closes.push({ code, reason: String(reason) }));
+    options.onConnection?.(ws);
     ws.on('message', (data) => {
       const decoded = decodeClientFrame(String(data));
       if (!decoded.ok) throw new Error(`the client sent an invalid frame: ${decoded.message}`);
@@ -72,6 +86,8 @@ export async function startRawService(options: RawServiceOptions = {}): Promise<
   return {
     url: `ws://127.0.0.1:${port}`,
     frames,
+    closes,
+    connections: () => accepted,
     socket,
     send: (frame) => socket().send(encodeFrame(frame)),
     sendAll(list) {

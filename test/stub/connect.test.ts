@@ -138,13 +138,13 @@ describe('connecting', () => {
   });
 
   it('closes with 4008 a connection silent for two heartbeat intervals', async () => {
-    const server = await stub({ heartbeatIntervalMs: 30 });
+    const server = await stub({ heartbeatIntervalMs: 100 });
     const client = track(await TestClient.connect(server.url));
     const started = Date.now();
     const closed = await client.closed;
     expect(closed.code).toBe(CLOSE_CODES.heartbeatTimeout);
     expect(closed.reason).toMatch(/^no frame for \d+ms \(2 heartbeat intervals\)$/);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(60);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
   });
 
   it('keeps a connection that pings at the heartbeat interval', async () => {

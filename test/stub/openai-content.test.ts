@@ -63,7 +63,7 @@ describe('content parts and the OpenAI-compatible model', () => {
           { type: 'image', data: PNG_BASE64, mediaType: 'image/png' },
         ]),
     });
-    const client = new Client({ url: server.url, apiKey: 'k', tools: [chart] });
+    const client = new Client({ url: server.url, apiKey: 'long-calls-test-key', tools: [chart] });
     await client.connect();
     try {
       const result = await client.run(

@@ -38,7 +38,7 @@ describe('stub options', () => {
   it.each([
     [{ port: 70_000 }, 'startStubServer: port must be ≤ 65535, got 70000'],
     [{ callDeadlineMs: 0 }, 'startStubServer: callDeadlineMs must be an integer ≥ 1, got 0'],
-    [{ heartbeatIntervalMs: 1.5 }, 'startStubServer: heartbeatIntervalMs must be an integer ≥ 1, got 1.5'],
+    [{ heartbeatIntervalMs: 1.5 }, 'startStubServer: heartbeatIntervalMs must be an integer ≥ 100, got 1.5'],
     [{ maxPayloadBytes: 100 }, 'startStubServer: maxPayloadBytes must be an integer ≥ 1024, got 100'],
     [{ apiKeys: [''] }, 'startStubServer: apiKeys must hold non-empty strings'],
     [{ host: '' }, 'startStubServer: host must be a non-empty string, got ""'],

@@ -163,7 +163,8 @@ function nearArray(schema: Schema): fc.Arbitrary<unknown> {
 }
 
 function shaped(schema: Schema): fc.Arbitrary<unknown> {
-  if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
+  if (Array.isArray(schema.enum) && schema.enum.length > 0)
+    return fc.constantFrom(...(schema.enum as unknown[]));
   if ('const' in schema) return fc.constant(schema.const);
   const branches = Array.isArray(schema.anyOf)
     ? schema.anyOf

@@ -61,7 +61,7 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
         ]),
     });
     stub = await startStubServer({
-      apiKeys: ['k'],
+      apiKeys: ['long-calls-test-key'],
       logger: silentLogger,
       agents: [
         { name: 'Exporter', instructions: 'Export.', tools: ['export_tables'] },
@@ -77,7 +77,7 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
         ],
       }),
     });
-    client = new Client({ url: stub.url, apiKey: 'k', tools: [exportTables, shipExport, drawChart] });
+    client = new Client({ url: stub.url, apiKey: 'long-calls-test-key', tools: [exportTables, shipExport, drawChart] });
     await client.connect();
   }, BROWSER_TIMEOUT_MS);
 
@@ -90,7 +90,7 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
 
   it('draws the progress bar and message, the events and the preliminary result under the running call, then the result', async () => {
     const page = await browser.page();
-    await page.goto(`${stub.httpUrl}/#key=k`);
+    await page.goto(`${stub.httpUrl}/#key=long-calls-test-key`);
     await page.getByRole('textbox', { name: 'Message' }).fill('Export everything.');
     await page.getByRole('button', { name: 'Send' }).click();
     const call = page.locator('.call[data-tool="export_tables"]');
@@ -125,7 +125,7 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
 
   it('asks the questions of a running call, and posts the answers given in the page', async () => {
     const page = await browser.page();
-    await page.goto(`${stub.httpUrl}/#key=k`);
+    await page.goto(`${stub.httpUrl}/#key=long-calls-test-key`);
     const select = page.getByRole('combobox', { name: 'Agent' });
     await select.locator('option[value="Shipper"]').waitFor({ state: 'attached' });
     await select.selectOption('Shipper');
@@ -160,7 +160,7 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
 
   it('draws the content parts of a result: the image, the JSON and the file', async () => {
     const page = await browser.page();
-    await page.goto(`${stub.httpUrl}/#key=k`);
+    await page.goto(`${stub.httpUrl}/#key=long-calls-test-key`);
     const select = page.getByRole('combobox', { name: 'Agent' });
     await select.locator('option[value="Charter"]').waitFor({ state: 'attached' });
     await select.selectOption('Charter');

@@ -21,12 +21,13 @@ function fakeSocketClass(log: string[], withTcp: boolean) {
   } as unknown as WebSocketConstructor;
 }
 
-const handlers = { onOpen() {}, onMessage() {}, onClose() {} };
+const handlers = { onOpen() {}, onMessage() {}, onBinary() {}, onClose() {} };
+const LIMITS = { maxPayloadBytes: 1_048_576 };
 
 describe('openTransport', () => {
   it('gathers the frames sent in one task into one corked write', async () => {
     const log: string[] = [];
-    const transport = openTransport(fakeSocketClass(log, true), 'ws://127.0.0.1:1', undefined, handlers);
+    const transport = openTransport(fakeSocketClass(log, true), 'ws://127.0.0.1:1', LIMITS, handlers);
     transport.send('a');
     transport.send('b');
     expect(log).toEqual(['cork', 'send a', 'send b']);
@@ -39,7 +40,7 @@ describe('openTransport', () => {
 
   it('sends directly on a WebSocket without a TCP socket of its own (browsers)', async () => {
     const log: string[] = [];
-    const transport = openTransport(fakeSocketClass(log, false), 'ws://127.0.0.1:1', undefined, handlers);
+    const transport = openTransport(fakeSocketClass(log, false), 'ws://127.0.0.1:1', LIMITS, handlers);
     transport.send('a');
     transport.send('b');
     await Promise.resolve();
@@ -62,7 +63,7 @@ describe('openTransport', () => {
       const transport = openTransport(
         WebSocket as unknown as WebSocketConstructor,
         `ws://127.0.0.1:${port}`,
-        undefined,
+        LIMITS,
         {
           ...handlers,
           onOpen: () => {
@@ -81,5 +82,64 @@ describe('openTransport', () => {
       for (const client of server.clients) client.terminate();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('never throws: what a socket throws from send or its getters comes back as a value', () => {
+    const boom = new Error('boom');
+    const Hostile = class {
+      onopen = null;
+      onmessage = null;
+      onclose = null;
+      onerror = null;
+      get readyState(): number {
+        throw boom;
+      }
+      get bufferedAmount(): number {
+        throw boom;
+      }
+      get protocol(): string {
+        throw boom;
+      }
+      send() {
+        throw boom;
+      }
+      close() {
+        throw boom;
+      }
+    } as unknown as WebSocketConstructor;
+    const transport = openTransport(Hostile, 'ws://127.0.0.1:1', LIMITS, handlers);
+    expect(transport.send('a')).toEqual({ thrown: boom });
+    expect(transport.bufferedAmount).toBe(0);
+    expect(transport.protocol).toBeUndefined();
+    expect(() => transport.close(1000, 'bye')).not.toThrow();
+    expect(() => transport.terminate(4008, 'heartbeat timeout')).not.toThrow();
+  });
+
+  it('hands binary messages over as binary, never decoded as text', () => {
+    const seen: string[] = [];
+    let socket: { onmessage: ((event: { data: unknown }) => void) | null } | undefined;
+    const Capture = class {
+      readyState = 1;
+      bufferedAmount = 0;
+      protocol = 'toolwire.v1';
+      onopen = null;
+      onmessage = null;
+      onclose = null;
+      onerror = null;
+      constructor() {
+        socket = this;
+      }
+      send() {}
+      close() {}
+    } as unknown as WebSocketConstructor;
+    openTransport(Capture, 'ws://127.0.0.1:1', LIMITS, {
+      ...handlers,
+      onMessage: (text) => seen.push(`text ${text}`),
+      onBinary: (bytes) => seen.push(`binary ${bytes}`),
+    });
+    socket?.onmessage?.({ data: '{"type":"ping"}' });
+    socket?.onmessage?.({ data: new TextEncoder().encode('{"type":"ping"}') });
+    socket?.onmessage?.({ data: new ArrayBuffer(3) });
+    expect(seen).toEqual(['text {"type":"ping"}', 'binary 15', 'binary 3']);
   });
 });

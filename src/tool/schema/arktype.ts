@@ -46,23 +46,75 @@ function unrepresentable(ctx: FallbackContext): never {
   throw new Error(`${what} cannot be represented in JSON Schema`);
 }
 
+/** The part of arktype's internal nodes read here: every node a type refers to, deeply. */
+interface ArkNode {
+  kind?: string;
+  rule?: unknown;
+  flags?: unknown;
+  undeclared?: unknown;
+}
+
+/**
+ * What arktype's `toJsonSchema` announces that arktype does not check on the input: the rule of a pattern
+ * with a flag (announced without it, so `/^a+$/i` refused `"AA"`) and whether some object deletes its
+ * undeclared keys (announced as `"additionalProperties": false`, which refuses them; arktype accepts them).
+ */
+function overAnnounced(schema: StandardSchemaV1): { flaggedPatterns: Set<string>; deletesKeys: boolean } {
+  const references =
+    (schema as unknown as { internal?: { references?: ArkNode[] } }).internal?.references ?? [];
+  const flaggedPatterns = new Set<string>();
+  let deletesKeys = false;
+  for (const node of references) {
+    if (node.kind === 'pattern' && typeof node.flags === 'string' && /[^duv]/.test(node.flags)) {
+      flaggedPatterns.add(String(node.rule));
+    }
+    if (node.kind === 'structure' && node.undeclared === 'delete') deletesKeys = true;
+  }
+  return { flaggedPatterns, deletesKeys };
+}
+
+/**
+ * Removes (in place) what {@link overAnnounced} found: those patterns, and every `"additionalProperties": false`
+ * when an object deletes undeclared keys (which object announced it is not told apart: the closest superset).
+ */
+function withoutOverAnnounced(node: unknown, found: ReturnType<typeof overAnnounced>): void {
+  if (Array.isArray(node)) {
+    for (const child of node) withoutOverAnnounced(child, found);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as JsonObject;
+  if (typeof schema.pattern === 'string' && found.flaggedPatterns.has(schema.pattern)) delete schema.pattern;
+  if (found.deletesKeys && schema.additionalProperties === false) delete schema.additionalProperties;
+  for (const [key, child] of Object.entries(schema)) {
+    if (key !== 'enum' && key !== 'const' && key !== 'default' && key !== 'examples')
+      withoutOverAnnounced(child, found);
+  }
+}
+
 /**
  * JSON Schema (input side) of an arktype `Type`. Morphs announce their input (`base`); narrowing predicates
  * (`.narrow()`) are left out, so the announced schema is the closest superset and validation reports the
- * failure; a default that is not JSON is not announced.
+ * failure; a default that is not JSON is not announced; `undefined` is `{ "not": {} }`; a pattern with a flag
+ * and the refusal of undeclared keys an object deletes are left out (see {@link overAnnounced}).
  *
  * @throws Error naming the construct, e.g. `a Date cannot be represented in JSON Schema`.
  */
 export function arkTypeInputJsonSchema(schema: StandardSchemaV1): JsonObject {
-  return (schema as unknown as ArkTypeLike).toJsonSchema({
+  const announced = (schema as unknown as ArkTypeLike).toJsonSchema({
     dialect: null,
     fallback: {
       morph: (ctx) => ctx.base,
       predicate: (ctx) => ctx.base,
       defaultValue: () => undefined,
+      // `undefined` is no JSON value: a branch of it accepts none (an absent key is announced by `required`).
+      unit: (ctx) => (ctx.unit === undefined ? { not: {} } : unrepresentable(ctx)),
       default: unrepresentable,
     },
   });
+  const found = overAnnounced(schema);
+  if (found.flaggedPatterns.size > 0 || found.deletesKeys) withoutOverAnnounced(announced, found);
+  return announced;
 }
 
 /** arktype puts the path in front of its message (`items[0].sku must be…`); `problem` is the text without it. */

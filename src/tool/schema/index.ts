@@ -4,11 +4,13 @@
  *
  * @module
  */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ToolDefinitionError } from '../../errors';
 import { isPlainObject } from '../../json';
 import { arkTypeAdapter, arkTypeMessage, isArkTypeSchema } from './arktype';
 import { guardWithAnnounced, jsonSchemaAdapter } from './json-schema';
 import { noneAdapter } from './none';
+import { objectRoot } from './object-root';
 import {
   hasStandardJsonSchema,
   isStandardSchema,
@@ -17,7 +19,8 @@ import {
 } from './standard';
 import type { JsonObject, SchemaAdapter } from './types';
 import { isValibotSchema, valibotAdapter } from './valibot';
-import { isZod3Schema, zod3Adapter } from './zod3';
+import { isZod3Schema, zod3Adapter, zod3InputJsonSchema } from './zod3';
+import { isLegacyZod3Schema, legacyZod3AsStandard, unreadableZodReason } from './zod3-legacy';
 import { isZod4Schema, zod4Adapter } from './zod4';
 
 export type { JsonObject, SchemaAdapter, SchemaKind, ValidationIssue, ValidationResult } from './types';
@@ -54,17 +57,22 @@ function libraryAdapter(schema: Parameters<typeof isArkTypeSchema>[0]): SchemaAd
   );
 }
 
-/** Removes `$schema` and makes the schema plain JSON, detached from the library's objects. */
+/**
+ * Removes `$schema` and makes the schema plain JSON, detached from the library's objects; for parameters, the
+ * root as src/tool/schema/object-root.ts announces it.
+ */
 function finish(schema: JsonObject, origin: SchemaOrigin): JsonObject {
   const { $schema: _dialect, ...rest } = JSON.parse(JSON.stringify(schema)) as JsonObject;
-  if (origin.requireObject && rest.type !== 'object') {
+  if (!origin.requireObject) return rest;
+  const root = objectRoot(rest);
+  if (root === undefined) {
     const got = 'type' in rest ? `"type": ${JSON.stringify(rest.type)}` : `no "type"`;
     throw new ToolDefinitionError(
       'invalid_parameters',
       `${origin.owner}: ${origin.field} must describe a JSON object (JSON Schema "type": "object"), got ${got}`,
     );
   }
-  return rest;
+  return root;
 }
 
 /**
@@ -82,12 +90,25 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
   if (origin.field === 'outputSchema' && isStandardSchema(value)) {
     return standardAdapter('standard', value, {}, isArkTypeSchema(value) ? arkTypeMessage : undefined);
   }
+  if (origin.field === 'outputSchema' && isLegacyZod3Schema(value)) {
+    return standardAdapter('zod3', legacyZod3AsStandard(value), {});
+  }
+  const library = isStandardSchema(value) || isLegacyZod3Schema(value);
   // Everything in here may meet what a library returns (a cycle, a schema too deep for the stack): any
   // failure is the developer's to see at definition time, as a ToolDefinitionError.
   try {
     let adapter: SchemaAdapter;
     if (isStandardSchema(value)) adapter = libraryAdapter(value);
-    else if (isPlainObject(value)) adapter = jsonSchemaAdapter(value);
+    else if (isLegacyZod3Schema(value)) {
+      // zod before 3.24: validated through its own API, converted like any zod 3 (src/tool/schema/zod3-legacy.ts).
+      const jsonSchema = zod3InputJsonSchema(value as unknown as StandardSchemaV1);
+      adapter = standardAdapter('zod3', legacyZod3AsStandard(value), jsonSchema);
+    } else if (unreadableZodReason(value) !== undefined) {
+      throw new ToolDefinitionError(
+        kindCode,
+        `${origin.owner}: ${origin.field} ${unreadableZodReason(value)}`,
+      );
+    } else if (isPlainObject(value)) adapter = jsonSchemaAdapter(value);
     else {
       throw new ToolDefinitionError(
         kindCode,
@@ -107,10 +128,8 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
   } catch (error) {
     if (error instanceof ToolDefinitionError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    const code = isStandardSchema(value) ? 'unsupported_schema' : kindCode;
-    const what = isStandardSchema(value)
-      ? 'cannot be expressed as JSON Schema'
-      : 'is not a valid JSON Schema';
+    const code = library ? 'unsupported_schema' : kindCode;
+    const what = library ? 'cannot be expressed as JSON Schema' : 'is not a valid JSON Schema';
     throw new ToolDefinitionError(code, `${origin.owner}: ${origin.field} ${what}: ${reason}`, {
       cause: error,
     });

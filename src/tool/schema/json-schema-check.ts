@@ -225,6 +225,57 @@ function checkSchema(schema: unknown, pointer: Pointer, root: JsonObject): void 
   }
 }
 
+// Keywords that apply their subschemas to the value itself, not to a part of it.
+const SAME_VALUE_ONE = ['not', 'if', 'then', 'else'];
+const SAME_VALUE_LIST = ['allOf', 'anyOf', 'oneOf'];
+
+/**
+ * Refuses a `$ref` cycle that never moves into a part of the value (`{ "$defs": { "a": { "$ref": "#/$defs/a" } } }`,
+ * or through `allOf` …): every validation of it would recurse until the stack overflows.
+ */
+function checkRefCycles(root: JsonObject): void {
+  const done = new Set<unknown>();
+  // `pointer`: where the node is in the document; `via`: the keyword that led to it, named when it closes a cycle.
+  const visit = (node: unknown, pointer: Pointer, via: Pointer, open: Set<unknown>): void => {
+    if (!isObject(node) || done.has(node)) return;
+    if (open.has(node)) fail(via, 'this $ref leads back to itself without moving into the value');
+    open.add(node);
+    if (typeof node.$ref === 'string') {
+      const ref = node.$ref;
+      const target = ref === '#' ? root : resolvePointer(root, ref);
+      const at =
+        ref === '#'
+          ? []
+          : ref
+              .slice(2)
+              .split('/')
+              .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+      visit(target, at, [...pointer, '$ref'], open);
+    }
+    for (const keyword of SAME_VALUE_ONE) visit(node[keyword], [...pointer, keyword], via, open);
+    for (const keyword of SAME_VALUE_LIST) {
+      const list = node[keyword];
+      if (Array.isArray(list)) {
+        for (const [index, item] of list.entries())
+          visit(item, [...pointer, keyword, String(index)], via, open);
+      }
+    }
+    open.delete(node);
+  };
+  const walk = (node: unknown, pointer: Pointer): void => {
+    if (Array.isArray(node))
+      for (const [index, item] of node.entries()) walk(item, [...pointer, String(index)]);
+    if (!isObject(node)) return;
+    visit(node, pointer, pointer, new Set());
+    done.add(node);
+    for (const [key, child] of Object.entries(node)) {
+      if (key !== 'enum' && key !== 'const' && key !== 'default' && key !== 'examples')
+        walk(child, [...pointer, key]);
+    }
+  };
+  walk(root, []);
+}
+
 /**
  * A deep copy that is plain JSON, or an error describing why the schema is not one.
  *
@@ -252,12 +303,14 @@ function jsonCopy(schema: JsonObject): JsonObject {
  * with. The problem is named with the JSON Pointer of the keyword, e.g.
  * `#/properties/kind/type: "enum" is not a JSON Schema type (expected one of "array", …)`,
  * `#/properties/code/pattern: "(" is not a valid regular expression (…)` or
- * `#/properties/a/$ref: "#/$defs/missing" does not point inside the schema` (nothing is fetched).
+ * `#/properties/a/$ref: "#/$defs/missing" does not point inside the schema` (nothing is fetched), or
+ * `#/$defs/a/$ref: this $ref leads back to itself without moving into the value`.
  *
  * @throws Error describing the first problem found.
  */
 export function checkJsonSchema(schema: JsonObject): JsonObject {
   const copy = jsonCopy(schema);
   checkSchema(copy, [], copy);
+  checkRefCycles(copy);
   return copy;
 }

@@ -1,25 +1,18 @@
 /**
- * Plain JSON Schema adapter: the schema is announced as written (minus `$schema`) and validated with
+ * Plain JSON Schema adapter: the schema is translated to 2020-12 from the draft its `$schema` names (see
+ * src/tool/schema/json-schema-dialect.ts), then announced and validated in that one form, with
  * `@cfworker/json-schema`, which needs no code generation, so it runs in browsers and workers too.
  *
  * @see https://github.com/cfworker/cfworker/tree/main/packages/json-schema
  * @module
  */
-import { type OutputUnit, type SchemaDraft, Validator } from '@cfworker/json-schema';
+import { type OutputUnit, Validator } from '@cfworker/json-schema';
 import { isPlainObject } from '../../json';
 import { andThen } from '../../maybe';
 import { checkJsonSchema } from './json-schema-check';
+import { to202012 } from './json-schema-dialect';
 import { formatPath, pointerToSegments } from './path';
 import type { JsonObject, SchemaAdapter, ValidationIssue, ValidationResult } from './types';
-
-/** The draft named by `$schema`; 2020-12 when absent or unknown. */
-export function draftOf(schema: JsonObject): SchemaDraft {
-  const uri = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (uri.includes('draft-04')) return '4';
-  if (uri.includes('draft-06') || uri.includes('draft-07')) return '7';
-  if (uri.includes('2019-09')) return '2019-09';
-  return '2020-12';
-}
 
 // Keywords whose value is data, not a schema.
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
@@ -142,15 +135,15 @@ function withoutUnset(value: unknown, depth: number): unknown {
 }
 
 /**
- * Adapter for a plain JSON Schema object. The announced schema is a JSON copy without `$schema`; the
- * validator works on its own copy (it annotates the schema it is given).
+ * Adapter for a plain JSON Schema object. The announced schema is its 2020-12 translation, a JSON copy
+ * without `$schema`; the validator works on its own copy of it (it annotates the schema it is given).
  *
- * @throws Error naming the JSON Pointer of the first problem (see {@link checkJsonSchema}).
+ * @throws Error naming the JSON Pointer of the first problem (see {@link checkJsonSchema}), or of a form of
+ *   its draft the translation does not take, or naming a `$schema` it does not read.
  */
 export function jsonSchemaAdapter(schema: JsonObject): SchemaAdapter {
-  const copy = checkJsonSchema(schema);
-  const validator = new Validator(structuredClone(copy), draftOf(copy), false);
-  const { $schema: _dialect, ...jsonSchema } = copy;
+  const jsonSchema = to202012(checkJsonSchema(schema));
+  const validator = new Validator(structuredClone(jsonSchema), '2020-12', false);
   return {
     kind: 'json-schema',
     jsonSchema,

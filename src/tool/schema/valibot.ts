@@ -9,6 +9,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { standardAdapter } from './standard';
 import type { JsonObject, SchemaAdapter } from './types';
+import { overrideAction, overrideSchemaWith } from './valibot-hooks';
 
 /** `true` for a valibot schema (Standard Schema vendor `valibot`). */
 export function isValibotSchema(schema: StandardSchemaV1): boolean {
@@ -18,19 +19,35 @@ export function isValibotSchema(schema: StandardSchemaV1): boolean {
 /**
  * JSON Schema (input side) of a valibot schema. Validation actions JSON Schema cannot express (`check`,
  * custom predicates) are left out, so the announced schema is the closest superset and the failure is
- * reported to the model by validation; everything structural is exact.
+ * reported to the model by validation; everything structural is exact (see src/tool/schema/valibot-hooks.ts
+ * for pipes, `undefined()`, tuples and the non-optional wrappers).
  *
  * @throws Error from `@valibot/to-json-schema` for a schema JSON cannot carry, e.g.
  *   `The "date" schema cannot be converted to JSON Schema.`
  */
 export function valibotInputJsonSchema(schema: StandardSchemaV1): JsonObject {
+  return JSON.parse(JSON.stringify(convert(schema))) as JsonObject;
+}
+
+/** One conversion with toolwire's hooks; a wrapped schema that needs its own is converted the same way. */
+function convert(schema: unknown): JsonObject {
   return toJsonSchema(schema as Parameters<typeof toJsonSchema>[0], {
     target: 'draft-2020-12',
     typeMode: 'input',
     errorMode: 'throw',
-    overrideAction: ({ valibotAction, jsonSchema, errors }) =>
-      valibotAction.kind === 'validation' && errors !== undefined ? jsonSchema : undefined,
+    overrideAction: overrideAction as never,
+    overrideSchema: overrideSchemaWith(convertWrapped) as never,
   }) as JsonObject;
+}
+
+function convertWrapped(schema: unknown): JsonObject {
+  const { $schema: _dialect, ...inner } = convert(schema);
+  if (inner.$defs !== undefined) {
+    throw new Error(
+      'a nonOptional(), nonNullable() or nonNullish() around a lazy() schema cannot be converted',
+    );
+  }
+  return inner;
 }
 
 /** Adapter for a valibot schema. @throws Error when the input side cannot be expressed as JSON Schema. */

@@ -6,7 +6,7 @@
  * @module
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { ignoreOverride, zodToJsonSchema } from 'zod-to-json-schema';
+import { ignoreOverride, parseStringDef, zodToJsonSchema } from 'zod-to-json-schema';
 import { standardAdapter } from './standard';
 import type { JsonObject, SchemaAdapter } from './types';
 import { PREPROCESS_MESSAGE, UNKNOWN_PIPE_MESSAGE } from './unknown-input';
@@ -21,12 +21,16 @@ const UNREPRESENTABLE: Readonly<Record<string, string>> = {
   ZodPromise: 'z.promise()',
   ZodSymbol: 'z.symbol()',
   ZodNaN: 'z.nan()',
-  ZodUndefined: 'z.undefined()',
-  ZodVoid: 'z.void()',
 };
+/**
+ * zod 3 types that accept `undefined` alone, which no JSON value is: announced as `{ "not": {} }`; an object
+ * key of one is optional (an absent key is `undefined`), which `zod-to-json-schema` leaves out of `required`.
+ */
+const ONLY_UNDEFINED = new Set(['ZodUndefined', 'ZodVoid']);
 
 interface Zod3Def {
   typeName?: unknown;
+  checks?: Array<{ kind?: unknown }>;
   effect?: { type?: unknown };
   schema?: Zod3Like;
   in?: Zod3Like;
@@ -73,6 +77,23 @@ export function isZod3Schema(schema: StandardSchemaV1): boolean {
   return typeof def?.typeName === 'string' && !('_zod' in schema);
 }
 
+/** zod 3 string checks that rewrite the value the checks after them read. */
+const OVERWRITES = new Set(['trim', 'toLowerCase', 'toUpperCase']);
+
+/**
+ * A string with a check after `.trim()`, `.toLowerCase()` or `.toUpperCase()`, announced with the checks before
+ * the first of those alone: the later ones judge the rewritten value, not the input (`.trim().max(2)` accepts
+ * `" ab "`). The closest superset; zod's verdict wins. Anything else as `zod-to-json-schema` made it.
+ */
+function announceBeforeOverwrites(jsonSchema: unknown, def: Zod3Def, refs: unknown): unknown {
+  if (def.typeName !== 'ZodString' || def.checks === undefined) return jsonSchema;
+  const first = def.checks.findIndex((check) => OVERWRITES.has(check.kind as string));
+  if (first === -1 || first === def.checks.length - 1) return jsonSchema;
+  const before = parseStringDef({ ...def, checks: def.checks.slice(0, first) } as never, refs as never);
+  const { description } = jsonSchema as { description?: unknown };
+  return description === undefined ? before : { ...before, description };
+}
+
 /**
  * JSON Schema (input side) of a zod 3 schema. Objects that strip unknown keys (zod's default) announce no
  * `additionalProperties`, so the announced schema accepts what zod accepts; `.strict()` announces `false`.
@@ -88,11 +109,15 @@ export function zod3InputJsonSchema(schema: StandardSchemaV1): JsonObject {
     effectStrategy: 'input',
     pipeStrategy: 'input',
     removeAdditionalStrategy: 'strict',
+    applyRegexFlags: true, // a /…/i pattern as the same pattern without flags (zod-to-json-schema drops flags)
     allowedAdditionalProperties: undefined,
+    postProcess: (jsonSchema, def, refs) =>
+      announceBeforeOverwrites(jsonSchema, def as Zod3Def, refs) as never,
     override: (def, refs, seen) => {
       const { typeName, effect } = def as Zod3Def;
       const what = typeof typeName === 'string' ? UNREPRESENTABLE[typeName] : undefined;
       if (what !== undefined) throw new Error(`${what} cannot be represented in JSON Schema`);
+      if (ONLY_UNDEFINED.has(typeName as string)) return { not: {} };
       // See src/tool/schema/unknown-input.ts for the rule.
       const zodDef = def as Zod3Def;
       if (typeName === 'ZodEffects' && effect?.type === 'preprocess') {

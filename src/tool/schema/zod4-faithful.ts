@@ -44,7 +44,8 @@
  * overwrites (`.trim()`, `.toLowerCase()`), which rewrite the value later checks read; `.multipleOf()` (zod and
  * the validator compute float remainders differently); a check given its own `when`; `z.xor()` and
  * `unionFallback`; any other record or catchall; `z.lazy()` and any recursion; `z.intersection()`,
- * `z.templateLiteral()`, `z.custom()`; a schema with its own `_zod.toJSONSchema`.
+ * `z.templateLiteral()`, `z.custom()`; a schema with its own `_zod.toJSONSchema`; a schema parsed by a parser
+ * installed on it (`z.withParser()`, `z.compile()`), which zod cannot check against the definition.
  *
  * A schema must not change after the tool is made (zod reads a union's options, a tuple's items, when it
  * parses, while the announcement was made at definition): the proof, like the announcement, holds for the
@@ -57,6 +58,7 @@ import {
   ANYTHING,
   checksAreFaithful,
   discriminatesApart,
+  hasInstalledParser,
   isCheckedVersion,
   isZodNode,
   mayAcceptUndefined,
@@ -82,6 +84,7 @@ class Walk {
       result =
         isCheckedVersion(node) &&
         node._zod.toJSONSchema === undefined &&
+        !hasInstalledParser(node) &&
         (node._zod.parent === undefined || this.faithful(node._zod.parent)) &&
         checksAreFaithful(node) &&
         this.#typeIsFaithful(node);

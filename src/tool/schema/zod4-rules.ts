@@ -16,6 +16,8 @@ export interface ZodNode {
     parent?: ZodNode;
     values?: ReadonlySet<unknown>;
     toJSONSchema?: unknown;
+    run?: unknown;
+    bag?: { fallbackRun?: unknown; validator?: unknown };
     constr?: new (def: { check: string }) => ZodNode;
   };
 }
@@ -68,6 +70,21 @@ const CHECKED_ZOD_MINOR = 6;
 export function isCheckedVersion(node: ZodNode): boolean {
   const version = node._zod.version;
   return version?.major === 4 && version.minor === CHECKED_ZOD_MINOR;
+}
+
+/**
+ * `true` when zod parses the schema with a parser installed on it (`z.withParser()`, `z.compile()`, zod's global
+ * compile mode) instead of its definition: zod cannot check that such a parser agrees with the definition, and
+ * `z.withParser(z.string(), String)` accepts `0`, so the proof does not hold for it.
+ */
+export function hasInstalledParser(node: ZodNode): boolean {
+  const run = node._zod.run as ({ __originalRun?: unknown } & object) | undefined;
+  const bag = node._zod.bag;
+  return (
+    (typeof run === 'function' && (run as { __originalRun?: unknown }).__originalRun !== undefined) ||
+    bag?.fallbackRun !== undefined ||
+    bag?.validator !== undefined
+  );
 }
 
 /** `true` for a string, a finite number, a boolean or null: values zod and the validator compare alike. */

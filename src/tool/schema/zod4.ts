@@ -14,6 +14,13 @@ import { standardAdapter } from './standard';
 import type { JsonObject, SchemaAdapter } from './types';
 import { PREPROCESS_MESSAGE, UNKNOWN_PIPE_MESSAGE } from './unknown-input';
 import { zod4DefinitionIsFaithful } from './zod4-faithful';
+import {
+  announceBeforeOverwrites,
+  dropFlaggedPatterns,
+  refuseNonJson,
+  supportsUnrepresentableHook,
+  unrepresentable,
+} from './zod4-hooks';
 import { metadataOnlyAnnotates, NO_METADATA } from './zod4-metadata';
 
 /** The part of a zod 4 schema's internals this adapter reads (`schema._zod.def`). */
@@ -57,7 +64,7 @@ function narrows(def: Zod4Def): boolean {
 }
 
 /** Refuses a pipe whose input is unknown and whose output is narrower (`z.preprocess()` is one). */
-function refuseUnknownPipes({ zodSchema }: { zodSchema: unknown }): void {
+function refuseUnknownPipes(zodSchema: unknown): void {
   const def = (zodSchema as Partial<Zod4Like>)._zod?.def;
   if (def?.type !== 'pipe' || def.in === undefined || def.out === undefined) return;
   const input = def.in._zod.def;
@@ -67,7 +74,8 @@ function refuseUnknownPipes({ zodSchema }: { zodSchema: unknown }): void {
 }
 
 /** zod's translation of the input side, with zod's own options (`override`, `metadata`). */
-function translate(schema: StandardSchemaV1, libraryOptions: Record<string, unknown>): JsonObject {
+function translate(schema: StandardSchemaV1, options: Record<string, unknown>): JsonObject {
+  const libraryOptions = supportsUnrepresentableHook(schema) ? { unrepresentable, ...options } : options;
   const standard = schema['~standard'] as StandardSchemaV1.Props & Partial<StandardJSONSchemaV1.Props>;
   if (standard.jsonSchema !== undefined) {
     return standard.jsonSchema.input({ target: 'draft-2020-12', libraryOptions }) as JsonObject;
@@ -86,7 +94,16 @@ function translate(schema: StandardSchemaV1, libraryOptions: Record<string, unkn
  *   Schema`), or for a `z.preprocess()` or a pipe from `z.unknown()` into a narrower schema.
  */
 export function zod4InputJsonSchema(schema: StandardSchemaV1): JsonObject {
-  return translate(schema, { override: refuseUnknownPipes });
+  const hooked = supportsUnrepresentableHook(schema);
+  return translate(schema, {
+    override: ({ zodSchema, jsonSchema }: { zodSchema: never; jsonSchema: JsonObject }) => {
+      refuseUnknownPipes(zodSchema);
+      if (!hooked) return;
+      refuseNonJson(zodSchema);
+      announceBeforeOverwrites(zodSchema, jsonSchema);
+      dropFlaggedPatterns(zodSchema, jsonSchema);
+    },
+  });
 }
 
 /**

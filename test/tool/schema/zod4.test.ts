@@ -147,12 +147,6 @@ const looser: Array<[string, z.ZodType, unknown, string]> = [
   ],
   ['.catch() given nothing', z.object({ n: z.number().catch(1) }), {}, 'n: missing required property'],
   [
-    '.regex(/abc/i) given "ABC"',
-    z.object({ s: z.string().regex(/abc/i) }),
-    { s: 'ABC' },
-    's: String does not match pattern',
-  ],
-  [
     'a record of numbers given a "__proto__" key',
     z.object({ r: z.record(z.string(), z.number()) }),
     '{"r":{"__proto__":"x"}}',
@@ -300,7 +294,7 @@ describe('zod 4 parameters and their announcement', () => {
     },
   );
 
-  it('gives zod’s results for a schema of trusted constructs', async () => {
+  it('gives zod’s results for a schema of trusted constructs (toolwire’s own words for a rounded integer)', async () => {
     const made = tool({ name: 'search', description: 'Finds.', parameters: search, execute: echo });
     const outputs = [];
     for (const args of searchArguments) outputs.push((await invokeTool(made, args)).output);
@@ -312,7 +306,8 @@ describe('zod 4 parameters and their announcement', () => {
       'Invalid arguments for search: query: Too small: expected string to have >=1 characters; ' +
         'page: Invalid input: expected int, received number',
       'Invalid arguments for search: query: Invalid input: expected string, received undefined; ' +
-        'page: Too big: expected int to be <=9007199254740991',
+        'page: 9007199254740992 is past the integers JavaScript holds exactly (±9007199254740991), ' +
+        'so the number sent may have been rounded; send it as a string',
       'Invalid arguments for search: tags[0]: Invalid input: expected string, received number',
       '{"query":"a","page":1}',
     ]);

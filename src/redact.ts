@@ -1,0 +1,369 @@
+/**
+ * Redaction: the API key and user-named secrets replaced in every text and value before it leaves the process
+ * (a frame, a log line, an event, an error message), in the forms the text may hold them: as written, and, for
+ * string rules, JSON-escaped (once or more), `\uXXXX`/`\xXX`/`\u{…}`-escaped or percent-encoded, in any mix.
+ *
+ * @module
+ */
+import { setKey } from './json';
+
+/** What to scrub: exact strings (e.g. secrets) and patterns. */
+export type RedactRule = string | RegExp;
+
+/** Replacement for every redacted span (unless a rule matches inside it: see {@link Redactor}). */
+export const REDACTED = '[redacted]';
+
+/** Replacements tried in order: the first in which no rule can match, or form a match at its edges, is used. */
+const REPLACEMENTS = [REDACTED, '[REDACTED]', '<redacted>', '***', '###', '~~~'];
+
+/**
+ * Secrets shorter than this many characters also match inside ordinary words. The API key is redacted whatever
+ * its length (a `Client` warns once when it is this short); `redact` strings this short are refused by the
+ * `Client`'s options. The {@link Redactor} itself takes any non-empty string.
+ */
+export const SHORT_SECRET = 4;
+
+/** Passes over a text until no rule matches (a replacement next to a match may form a new one). */
+const MAX_PASSES = 4;
+
+/** Nesting deeper than this in {@link Redactor.value} is written as `"[Too deep]"`, never passed on unredacted. */
+export const MAX_REDACT_DEPTH = 64;
+
+const REGEXP_SPECIAL = /[.*+?^${}()|[\]\\/-]/g;
+const escapeRegExp = (text: string): string => text.replace(REGEXP_SPECIAL, '\\$&');
+
+/** `[0-9]`-or-either-case pattern for a hex number of `width` digits (escapes may use either case). */
+function hexPattern(value: number, width: number): string {
+  return [...value.toString(16).padStart(width, '0')]
+    .map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit))
+    .join('');
+}
+
+/** JSON's short escapes (`\n`, `\"`, …; `\/` is JSON too), by UTF-16 unit. */
+const SHORT_ESCAPES: Readonly<Record<number, string>> = {
+  8: 'b',
+  9: 't',
+  10: 'n',
+  12: 'f',
+  13: 'r',
+  34: '"',
+  47: '/',
+};
+
+const UTF8 = new TextEncoder();
+
+/** `%XX` for each UTF-8 byte of `char` (hex in either case). */
+const percentForm = (char: string): string =>
+  [...UTF8.encode(char)].map((byte) => `%${hexPattern(byte, 2)}`).join('');
+
+/**
+ * One escape's backslash, itself escaped up to four times over (1, 3, 7 or 15 backslashes before a quote, 2, 4,
+ * 8 or 16 for a backslash). Bounded, so that a text of many backslashes costs linear time, never quadratic.
+ */
+const ESCAPE = '\\\\{1,16}';
+
+/**
+ * A match starts at the first backslash of a run, never inside it: without this, every position of a long run
+ * of backslashes would be tried (quadratic time on a text of backslashes).
+ */
+const AT_RUN_START = '(?<!\\\\)';
+/** {@link ESCAPE} for the first unit of a secret. */
+const FIRST_ESCAPE = AT_RUN_START + ESCAPE;
+
+/**
+ * Every way one UTF-16 unit (not a backslash: see {@link backslashRun}) may be written in text that went through
+ * JSON (up to four times), JavaScript escapes or percent-encoding: the unit itself, `\uXXXX` (hex in either
+ * case), `\xXX`, `\u{…}`, a short escape (`\n`, `\"`, `\/`), and `%XX` per UTF-8 byte (`+` for a space).
+ */
+function unitForms(unit: number, lead: string): string {
+  const forms = [escapeRegExp(String.fromCharCode(unit))];
+  const short = SHORT_ESCAPES[unit];
+  if (short !== undefined) forms.push(`${lead}${escapeRegExp(short)}`);
+  forms.push(`${lead}u${hexPattern(unit, 4)}`);
+  if (unit < 0xd800 || unit > 0xdfff) {
+    forms.push(`${lead}u\\{0*${hexPattern(unit, 1)}\\}`, percentForm(String.fromCharCode(unit)));
+    if (unit < 0x100) forms.push(`${lead}x${hexPattern(unit, 2)}`);
+    if (unit === 0x20) forms.push('\\+');
+  }
+  return `(?:${forms.join('|')})`;
+}
+
+/**
+ * `count` backslashes: as they are or escaped up to four times over (one quantifier for the whole run, so that
+ * no run of backslashes in the text is tried in every split), or each as `\u005c`, `\x5c` or `%5C`.
+ */
+function backslashRun(count: number, lead: string): string {
+  const each = `(?:${ESCAPE}u005[cC]|${ESCAPE}x5[cC]|%5[cC])`;
+  const first = `(?:${lead}u005[cC]|${lead}x5[cC]|%5[cC])`;
+  const start = lead === ESCAPE ? '' : AT_RUN_START;
+  return `(?:${start}\\\\{${count},${count * 16}}|${first}${each}{${count - 1}})`;
+}
+
+/**
+ * A pattern matching `secret` written in any mix of the forms of {@link unitForms}; a character outside the BMP
+ * also as `\u{…}` or its four `%XX` bytes.
+ */
+function encodedPattern(secret: string): string {
+  let out = '';
+  let backslashes = 0;
+  const lead = () => (out === '' ? FIRST_ESCAPE : ESCAPE);
+  for (const char of secret) {
+    if (char === '\\') {
+      backslashes += 1;
+      continue;
+    }
+    if (backslashes > 0) out += backslashRun(backslashes, lead());
+    backslashes = 0;
+    const point = char.codePointAt(0) as number;
+    if (char.length === 1) out += unitForms(point, lead());
+    else {
+      const first = lead();
+      const units = unitForms(char.charCodeAt(0), first) + unitForms(char.charCodeAt(1), ESCAPE);
+      out += `(?:${units}|${first}u\\{0*${hexPattern(point, 1)}\\}|${percentForm(char)})`;
+    }
+  }
+  return backslashes > 0 ? out + backslashRun(backslashes, lead()) : out;
+}
+
+function matches(rule: RegExp, text: string): boolean {
+  rule.lastIndex = 0;
+  const found = rule.test(text);
+  rule.lastIndex = 0;
+  return found;
+}
+
+/** `replacement` cannot hold `secret`, be held by it, or form it with the text on either side. */
+function safeFor(replacement: string, secret: string): boolean {
+  if (replacement.includes(secret) || secret.includes(replacement)) return false;
+  for (let k = 1; k < replacement.length; k++) {
+    if (secret.startsWith(replacement.slice(k)) || secret.endsWith(replacement.slice(0, k))) return false;
+  }
+  return true;
+}
+
+/**
+ * Replaces every secret in text and values. String rules of any length are matched as written and in every
+ * escaped or encoded form (see the module); RegExp rules are applied (globally, never sticky) to the text as it
+ * is. Empty strings are ignored. Which rules a `Client` accepts is decided by its options: the API key is always
+ * one, whatever its length.
+ *
+ * The replacement is {@link REDACTED}, unless a rule matches in it (a secret `"act"` would survive as
+ * `[red·act·ed]`): then the first of `[REDACTED]`, `<redacted>`, `***`, `###`, `~~~` that no rule touches.
+ */
+export class Redactor {
+  readonly #strings: string[];
+  readonly #patterns: RegExp[];
+  /** Every string rule as written (longest first), or none. */
+  readonly #literal: RegExp | undefined;
+  /** Every string rule in every form, or none; used only on text that holds a `\` or a `%`. */
+  readonly #encoded: RegExp | undefined;
+  /** What a match is replaced with. */
+  readonly replacement: string;
+
+  constructor(rules: readonly RedactRule[]) {
+    const strings = new Set<string>();
+    this.#patterns = [];
+    for (const rule of rules) {
+      if (typeof rule === 'string') {
+        if (rule !== '') strings.add(rule);
+      } else {
+        this.#patterns.push(new RegExp(rule.source, `${rule.flags.replace(/[gy]/g, '')}g`));
+      }
+    }
+    this.#strings = [...strings].sort((a, b) => b.length - a.length);
+    if (this.#strings.length > 0) {
+      this.#literal = new RegExp(this.#strings.map(escapeRegExp).join('|'), 'g');
+      // A lookahead finds every start, overlapping ones too (`abcd` and `cdef` in `abcdef`).
+      this.#encoded = new RegExp(`(?=(${this.#strings.map(encodedPattern).join('|')}))`, 'g');
+    }
+    this.replacement =
+      REPLACEMENTS.find(
+        (candidate) =>
+          this.#strings.every((secret) => safeFor(candidate, secret)) &&
+          this.#patterns.every((rule) => !matches(rule, candidate) && !matches(rule, candidate + candidate)),
+      ) ?? '';
+  }
+
+  /** `true` when there is nothing to redact. */
+  get empty(): boolean {
+    return this.#strings.length === 0 && this.#patterns.length === 0;
+  }
+
+  /**
+   * The text with every match replaced. Passes are repeated until none matches (a replacement next to a piece
+   * of a secret could complete it); a text that still matches after that comes out as the replacement alone.
+   */
+  text(value: string): string {
+    if (this.empty) return value;
+    let out = value;
+    for (let pass = 0; pass < MAX_PASSES; pass++) {
+      const next = this.#pass(out);
+      if (next === out) return out;
+      out = next;
+    }
+    return this.#pass(out) === out ? out : this.replacement;
+  }
+
+  /**
+   * `true` when strings must be redacted one by one before they are written as JSON: the redactor has RegExp
+   * rules, which meet a string, not its JSON. String rules need no such pass: JSON escapes each character on its
+   * own, so a secret inside a string is found in the JSON text in its escaped form by {@link Redactor.text}.
+   */
+  get perString(): boolean {
+    return this.#patterns.length > 0;
+  }
+
+  /**
+   * A string about to be written as JSON, with the RegExp rules applied (see {@link Redactor.perString}); the
+   * string rules are left to the pass over the JSON text, which finds them escaped.
+   */
+  inString(value: string): string {
+    let out = value;
+    for (let pass = 0; pass < MAX_PASSES; pass++) {
+      const next = this.#replace(out, this.#patterns);
+      if (next === out) return out;
+      out = next;
+    }
+    return this.text(out);
+  }
+
+  /**
+   * One pass: every rule's matches found on the same text, overlapping ones joined into one span, each span
+   * replaced once (so that a rule replaced first cannot break another's match and leave part of it behind).
+   */
+  #pass(text: string): string {
+    const strings = text.includes('\\') || text.includes('%') ? this.#encoded : this.#literal;
+    return this.#replace(text, strings === undefined ? this.#patterns : [strings, ...this.#patterns]);
+  }
+
+  #replace(text: string, rules: readonly RegExp[]): string {
+    const spans: Array<[number, number]> = [];
+    for (const rule of rules) {
+      rule.lastIndex = 0;
+      if (rule === this.#literal) {
+        // One scan says whether any secret is there; then each one's places, overlapping ones too.
+        if (!rule.test(text)) continue;
+        for (const secret of this.#strings) {
+          for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
+            spans.push([at, at + secret.length]);
+          }
+        }
+        continue;
+      }
+      for (const match of text.matchAll(rule)) {
+        // Rules of ours look ahead and capture the secret; a user's RegExp matches it whole.
+        const found = rule === this.#encoded ? (match[1] ?? '') : match[0];
+        if (found !== '') spans.push([match.index, match.index + found.length]);
+      }
+    }
+    if (spans.length === 0) return text;
+    if (spans.length > 1) spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+    let out = '';
+    let copied = 0;
+    let end = -1;
+    for (const [start, stop] of spans) {
+      if (start >= end) {
+        if (end !== -1) out += this.replacement;
+        out += text.slice(copied, start);
+        end = stop;
+      } else end = Math.max(end, stop);
+      copied = end;
+    }
+    return out + this.replacement + text.slice(copied);
+  }
+
+  /**
+   * `true` when bytes hold a secret (their UTF-8 reading matches a rule): binary data written as base64 is
+   * checked this way before it is encoded.
+   */
+  bytes(view: ArrayBufferView | ArrayBuffer): boolean {
+    if (this.empty) return false;
+    const bytes = ArrayBuffer.isView(view)
+      ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength)
+      : new Uint8Array(view);
+    const text = new TextDecoder('utf-8').decode(bytes);
+    return this.#pass(text) !== text;
+  }
+
+  /**
+   * Redacts, in place, the `message` and `stack` of an error and of the errors of its `cause` chain (and an
+   * `AggregateError`'s `errors`) where a rule matches; an error without a secret is left as it is. For the errors
+   * toolwire hands to its caller, whose messages may quote a URL or a service's words.
+   */
+  error<T>(error: T): T {
+    if (this.empty) return error;
+    const seen = new Set<unknown>();
+    const visit = (item: unknown): void => {
+      if (!(item instanceof Error) || seen.has(item) || seen.size > 16) return;
+      seen.add(item);
+      for (const key of ['message', 'stack'] as const) {
+        try {
+          const text = item[key];
+          if (typeof text === 'string' && this.text(text) !== text) item[key] = this.text(text);
+        } catch {
+          // a frozen error, or a getter that throws: nothing to do
+        }
+      }
+      visit(item.cause);
+      if (item instanceof AggregateError && Array.isArray(item.errors))
+        for (const inner of item.errors) visit(inner);
+    };
+    visit(error);
+    return error;
+  }
+
+  /**
+   * A deep copy of a JSON-like value (a log line's fields, a widget) with every string and key redacted. A
+   * number or BigInt whose digits hold a secret becomes the replacement; an `Error` becomes `{ name, message,
+   * stack, code?, cause? }`; an object with `toJSON` is copied from what it returns; binary data that holds a
+   * secret becomes the replacement. Cycles are written `"[Circular]"`, nesting past {@link MAX_REDACT_DEPTH}
+   * `"[Too deep]"`: nothing is passed on unread.
+   */
+  value<T>(value: T): T {
+    if (this.empty) return value;
+    return this.#walk(value, []) as T;
+  }
+
+  #walk(value: unknown, ancestors: object[]): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (typeof value === 'number' || typeof value === 'bigint') {
+      const digits = String(value);
+      return this.text(digits) === digits ? value : this.replacement;
+    }
+    if (value === null || typeof value !== 'object') return value;
+    if (ancestors.includes(value)) return '[Circular]';
+    if (ancestors.length >= MAX_REDACT_DEPTH) return '[Too deep]';
+    ancestors.push(value);
+    try {
+      return this.#object(value, ancestors);
+    } catch {
+      return '[Unreadable]';
+    } finally {
+      ancestors.pop();
+    }
+  }
+
+  #object(value: object, ancestors: object[]): unknown {
+    if (Array.isArray(value)) return value.map((item) => this.#walk(item, ancestors));
+    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
+      return this.bytes(value) ? this.replacement : value;
+    }
+    if (value instanceof Error) {
+      const out: Record<string, unknown> = {
+        name: this.text(String(value.name)),
+        message: this.text(String(value.message)),
+      };
+      if (typeof value.stack === 'string') out.stack = this.text(value.stack);
+      const { code } = value as { code?: unknown };
+      if (code !== undefined) out.code = this.#walk(code, ancestors);
+      if (value.cause !== undefined) out.cause = this.#walk(value.cause, ancestors);
+      if (value instanceof AggregateError) out.errors = this.#walk(value.errors, ancestors);
+      return out;
+    }
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') return this.#walk(toJSON.call(value), ancestors);
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) setKey(out, this.text(key), this.#walk(item, ancestors));
+    return out;
+  }
+}

@@ -1,0 +1,329 @@
+/**
+ * One socket of a {@link Connection}, from its upgrade to its close: the subprotocol check, `hello`, `welcome`,
+ * the frame limit on receive, the heartbeat, answers to `ping` and to frames the service got wrong, and every
+ * write. Nothing the socket throws escapes: a socket that throws on `send` is dropped. When the socket closes
+ * before `welcome`, the link says why (see {@link attemptFailure}).
+ *
+ * @module
+ */
+
+import { ConnectionError, ProtocolError } from '../errors';
+import type { Logger } from '../logger';
+import { displayUrl } from '../logger';
+import { type AttemptFailure, attemptFailure, unsupportedProtocol } from './attempt-failure';
+import { Heartbeat, type HeartbeatClock } from './heartbeat';
+import {
+  CLOSE_CODES,
+  type ClientFrame,
+  decodeServiceFrame,
+  encodeFrame,
+  type FrameOf,
+  isRefusedErrorFrame,
+  MIN_HEARTBEAT_INTERVAL_MS,
+  type ServiceFrame,
+  SUBPROTOCOL,
+  utf8Length,
+} from './protocol';
+import { canSendHeaders, openTransport, type Transport, type WebSocketConstructor } from './transport';
+
+/** The `welcome` frame. */
+export type Welcome = FrameOf<ServiceFrame, 'welcome'>;
+
+/** An attempt that has not received `welcome` within this many milliseconds of starting is dropped. */
+export const HANDSHAKE_TIMEOUT_MS = 10_000;
+
+/** Close code reported for a socket this client dropped without a close handshake (RFC 6455 §7.1.5). */
+const ABNORMAL_CLOSURE = 1006;
+
+/** How a link ended. */
+export interface LinkClose {
+  code: number;
+  reason: string;
+  /** The socket had its `welcome`: a disconnection, not a failed attempt. */
+  welcomed: boolean;
+  /** Before `welcome`: why the attempt failed, and whether trying again can help. */
+  failure: AttemptFailure;
+  /** The failure was already logged and reported through `onError`. */
+  reported: boolean;
+}
+
+/** What a link needs from its connection. */
+export interface LinkOptions {
+  WebSocket: WebSocketConstructor;
+  url: string;
+  apiKey: string;
+  /** The frame limit until `welcome` announces one: the last announced, else the protocol default. */
+  maxPayloadBytes: number;
+  /** Overrides the interval announced in `welcome`, in milliseconds. */
+  heartbeatIntervalMs: number | undefined;
+  heartbeatClock: HeartbeatClock | undefined;
+  logger: Logger;
+  /** The `hello` to send (with `sessionId` when resuming); the link adds `apiKey` where headers are impossible. */
+  hello(): FrameOf<ClientFrame, 'hello'>;
+  onWelcome(welcome: Welcome): void;
+  onFrame(frame: Exclude<ServiceFrame, Welcome>): void;
+  onError(error: ConnectionError | ProtocolError): void;
+  onUnsendable(frame: ClientFrame, error: ConnectionError): void;
+  /** Called once, synchronously when the link itself drops the socket. */
+  onClose(close: LinkClose): void;
+}
+
+type Verdict = AttemptFailure & { reported: boolean };
+
+/** One socket. Opening throws only for a URL the runtime refuses outright. */
+export class Link {
+  readonly #options: LinkOptions;
+  readonly #transport: Transport;
+  readonly #sendsHeaders: boolean;
+  readonly #handshakeTimer: ReturnType<typeof setTimeout>;
+  #opened = false;
+  #welcomed = false;
+  #closed = false;
+  #verdict: Verdict | undefined;
+  #heartbeat: Heartbeat | undefined;
+  #maxPayloadBytes: number;
+  #pingSeq = 0;
+
+  constructor(options: LinkOptions) {
+    this.#options = options;
+    this.#maxPayloadBytes = options.maxPayloadBytes;
+    this.#sendsHeaders = canSendHeaders(options.WebSocket);
+    const headers = { Authorization: `Bearer ${options.apiKey}` };
+    this.#transport = openTransport(
+      options.WebSocket,
+      options.url,
+      { headers, maxPayloadBytes: options.maxPayloadBytes },
+      {
+        onOpen: () => this.#onOpen(),
+        onMessage: (text) => this.#onMessage(text),
+        onBinary: () => this.#onBinary(),
+        onClose: (code, reason, failure) => {
+          const { url } = options;
+          const facts = {
+            url,
+            code,
+            reason,
+            failure,
+            opened: this.#opened,
+            sendsHeaders: this.#sendsHeaders,
+          };
+          this.#onClose(code, reason, this.#verdict ?? attemptFailure(facts));
+        },
+      },
+    );
+    this.#handshakeTimer = setTimeout(() => this.#handshakeTimedOut(), HANDSHAKE_TIMEOUT_MS);
+  }
+
+  /** Bytes waiting in the socket's send buffer. */
+  get bufferedAmount(): number {
+    return this.#transport.bufferedAmount;
+  }
+
+  /**
+   * Sends a frame. Returns `false` when it was not sent; a frame that cannot be sent as it is (not JSON, over the
+   * limit, or the socket threw on it) is also reported through `onError` and `onUnsendable`.
+   */
+  send(frame: ClientFrame): boolean {
+    if (this.#closed) return false;
+    let text: string;
+    try {
+      text = encodeFrame(frame);
+    } catch (error) {
+      const message = `a ${frame.type} frame could not be encoded as JSON: ${describe(error)}`;
+      this.#unsendable(frame, new ConnectionError('unencodable_frame', message, { cause: error }));
+      return false;
+    }
+    const limit = this.#maxPayloadBytes;
+    if (text.length * 3 > limit && utf8Length(text) > limit) {
+      const message = `a ${frame.type} frame of ${utf8Length(text)} bytes is over the service's limit of ${limit}; not sent`;
+      this.#unsendable(frame, new ConnectionError('frame_too_large', message));
+      return false;
+    }
+    return this.#write(text, frame.type, frame);
+  }
+
+  /** Closes politely; `onClose` is not called. */
+  close(code: number, reason: string): void {
+    this.#stop();
+    this.#transport.close(code, reason);
+  }
+
+  /** Drops the socket at once; `onClose` is not called. */
+  abandon(): void {
+    this.#stop();
+    this.#transport.terminate(CLOSE_CODES.normal, 'client closed');
+  }
+
+  #onOpen(): void {
+    if (this.#closed) return;
+    this.#opened = true;
+    // Browsers complete an upgrade whose answer selects no subprotocol; `ws` refuses it before this point.
+    const protocol = this.#transport.protocol;
+    if (protocol !== undefined && protocol !== SUBPROTOCOL) {
+      this.#drop({ ...unsupportedProtocol(this.#options.url), reported: false }, 'no subprotocol');
+      return;
+    }
+    let text: string;
+    try {
+      const hello = this.#options.hello();
+      // Browsers cannot set headers on the upgrade request: the key travels in `hello` there.
+      if (!this.#sendsHeaders) hello.apiKey = this.#options.apiKey;
+      text = encodeFrame(hello);
+    } catch (error) {
+      const message = `the hello frame could not be built: ${describe(error)}`;
+      const failure = new ConnectionError('invalid_hello', message, { cause: error });
+      this.#drop({ error: failure, fatal: true, reported: false }, 'invalid hello');
+      return;
+    }
+    const size = utf8Length(text);
+    if (size > this.#maxPayloadBytes) {
+      // Retrying cannot help: the service would close with 1009 every time.
+      const message = `the tool definitions make a hello of ${size} bytes, over the service's limit of ${this.#maxPayloadBytes}`;
+      this.#drop(
+        { error: new ConnectionError('hello_too_large', message), fatal: true, reported: false },
+        'hello too large',
+      );
+      return;
+    }
+    this.#write(text, 'hello');
+  }
+
+  #onMessage(text: string): void {
+    if (this.#closed) return;
+    this.#heartbeat?.heard();
+    const decoded = decodeServiceFrame(text, this.#maxPayloadBytes);
+    if (!decoded.ok) {
+      // A peer never answers an error frame with an error frame (PROTOCOL.md §12): only this process can be told.
+      if (isRefusedErrorFrame(decoded)) {
+        const message = `invalid frame from the service (not answered: it is an error frame): ${decoded.message}`;
+        this.#options.logger.warn({ code: decoded.code }, message);
+        this.#options.onError(new ProtocolError(decoded.code, message));
+        return;
+      }
+      this.#refuse(decoded.code, decoded.message);
+      return;
+    }
+    const frame = decoded.frame;
+    if (frame.type === 'welcome') this.#onWelcome(frame);
+    else if (frame.type === 'ping') {
+      this.#write(encodeFrame({ type: 'pong', ...(frame.id === undefined ? {} : { id: frame.id }) }), 'pong');
+    } else if (frame.type !== 'pong') this.#options.onFrame(frame);
+  }
+
+  #onBinary(): void {
+    if (this.#closed) return;
+    this.#heartbeat?.heard();
+    this.#refuse('invalid_frame', 'binary frames are not part of the protocol; send JSON text frames');
+  }
+
+  /** Answers a frame the service got wrong with an `error` frame (PROTOCOL.md §12); the connection stays up. */
+  #refuse(
+    code: 'invalid_json' | 'invalid_frame' | 'unknown_type' | 'frame_too_large',
+    message: string,
+  ): void {
+    this.#options.logger.warn({ code }, `invalid frame from the service: ${message}`);
+    this.#write(encodeFrame({ type: 'error', code, message }), 'error');
+  }
+
+  #onWelcome(welcome: Welcome): void {
+    this.#welcomed = true;
+    clearTimeout(this.#handshakeTimer);
+    this.#maxPayloadBytes = welcome.maxPayloadBytes;
+    this.#transport.setMaxPayload(welcome.maxPayloadBytes);
+    this.#startHeartbeat(this.#options.heartbeatIntervalMs ?? welcome.heartbeatIntervalMs);
+    this.#options.onWelcome(welcome);
+  }
+
+  #startHeartbeat(requestedMs: number): void {
+    this.#heartbeat?.stop();
+    let intervalMs = requestedMs;
+    if (intervalMs < MIN_HEARTBEAT_INTERVAL_MS) {
+      this.#options.logger.warn(
+        { intervalMs, minimumMs: MIN_HEARTBEAT_INTERVAL_MS },
+        `the heartbeat interval of ${intervalMs} ms is below the minimum of ${MIN_HEARTBEAT_INTERVAL_MS} ms; using ${MIN_HEARTBEAT_INTERVAL_MS} ms`,
+      );
+      intervalMs = MIN_HEARTBEAT_INTERVAL_MS;
+    }
+    const heartbeat = new Heartbeat({
+      intervalMs,
+      ...(this.#options.heartbeatClock ? { clock: this.#options.heartbeatClock } : {}),
+      ping: () => {
+        this.#write(encodeFrame({ type: 'ping', id: String(++this.#pingSeq) }), 'ping');
+      },
+      dead: (silentMs) => {
+        this.#options.logger.warn(
+          { intervalMs: heartbeat.intervalMs, silentMs },
+          `no frame from the service for ${silentMs} ms (two heartbeat intervals of ${heartbeat.intervalMs} ms)`,
+        );
+        this.#drop(undefined, 'heartbeat timeout', CLOSE_CODES.heartbeatTimeout);
+      },
+    });
+    this.#heartbeat = heartbeat;
+  }
+
+  #handshakeTimedOut(): void {
+    if (this.#closed || this.#welcomed) return;
+    const url = displayUrl(this.#options.url);
+    const message = this.#opened
+      ? `${url}: no welcome within ${HANDSHAKE_TIMEOUT_MS} ms (the socket opened, but the service did not answer hello)`
+      : `${url}: the WebSocket upgrade did not complete within ${HANDSHAKE_TIMEOUT_MS} ms`;
+    const error = new ConnectionError('handshake_timeout', message);
+    this.#drop({ error, fatal: false, reported: false }, 'handshake timeout');
+  }
+
+  /** Writes one frame's text. A socket that throws is dropped, after the throw is logged and reported. */
+  #write(text: string, type: string, frame?: ClientFrame): boolean {
+    const failure = this.#transport.send(text);
+    if (failure === undefined) return true;
+    const error = new ConnectionError(
+      'send_failed',
+      `a ${type} frame could not be sent (the socket threw: ${describe(failure.thrown)}); the socket is dropped and the client reconnects`,
+      { cause: failure.thrown },
+    );
+    this.#drop({ error, fatal: false, reported: true }, 'the socket threw on send');
+    if (frame) this.#unsendable(frame, error);
+    else this.#report(error);
+    return false;
+  }
+
+  #unsendable(frame: ClientFrame, error: ConnectionError): void {
+    this.#report(error);
+    this.#options.onUnsendable(frame, error);
+  }
+
+  #report(error: ConnectionError): void {
+    this.#options.logger.error({ code: error.code }, error.message);
+    this.#options.onError(error);
+  }
+
+  /** Drops the socket at once; `onClose` follows synchronously, with `verdict` as the attempt's failure. */
+  #drop(verdict: Verdict | undefined, reason: string, code = ABNORMAL_CLOSURE): void {
+    if (this.#closed) return;
+    this.#verdict = verdict;
+    this.#transport.terminate(code, reason);
+  }
+
+  #onClose(code: number, reason: string, failure: AttemptFailure): void {
+    if (this.#closed) return;
+    const reported = this.#verdict?.reported ?? false;
+    this.#stop();
+    this.#options.onClose({ code, reason, welcomed: this.#welcomed, failure, reported });
+  }
+
+  #stop(): void {
+    this.#closed = true;
+    clearTimeout(this.#handshakeTimer);
+    this.#heartbeat?.stop();
+    this.#heartbeat = undefined;
+  }
+}
+
+/** What was thrown, as text; never throws itself (a socket may throw anything, even an object with no `toString`). */
+function describe(error: unknown): string {
+  try {
+    if (error instanceof Error) return String(error.message);
+    return typeof error === 'string' ? error : String(error);
+  } catch {
+    return 'a value that cannot be shown as text';
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The Client's own paths for secrets: a short API key is redacted (with one warning), and errors the client
+ * hands its caller (events, `connect()` and `run()` rejections) never quote the key.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, Client, tool } from '../../src/index';
+import type { Logger } from '../../src/logger';
+import { FAKE_URL, fakeService, welcome } from './fake-service';
+
+const service = fakeService();
+beforeAll(() => service.server.listen({ onUnhandledRequest: 'error' }));
+afterAll(() => service.server.close());
+
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close({ drain: false })));
+});
+
+function recordingLogger() {
+  const lines: Array<{ level: string; object: Record<string, unknown>; message: string }> = [];
+  const at =
+    (level: string) =>
+    (object: Record<string, unknown>, message: string): void => {
+      lines.push({ level, object, message });
+    };
+  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { logger, lines };
+}
+
+const echoKey = tool({
+  name: 'echo_key',
+  description: 'Says which key it was given.',
+  execute: () => {
+    throw new Error('the dev key dev was refused');
+  },
+});
+
+async function connected(apiKey: string, logger: Logger) {
+  const client = new Client({ url: FAKE_URL, apiKey, tools: [echoKey], logger, reconnect: false });
+  clients.push(client);
+  const opened = service.nextConnection();
+  const connecting = client.connect();
+  const connection = await opened;
+  await connection.next('hello');
+  connection.send(welcome());
+  await connecting;
+  return { client, connection };
+}
+
+describe('a short API key', () => {
+  it('is redacted from the frame, the tool_result event and every log line, and warned about once', async () => {
+    const { logger, lines } = recordingLogger();
+    const { client, connection } = await connected('dev', logger);
+    const events: string[] = [];
+    client.on('tool_result', (info) => events.push(info.output));
+    connection.send({ type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 'echo_key', arguments: {} });
+    const result = await connection.next('tool_result');
+    expect(result.output).toBe('Error running echo_key: the [redacted] key [redacted] was refused');
+    expect(events).toEqual([result.output]);
+    const warnings = lines.filter((line) => line.message.includes('API key is shorter'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.level).toBe('warn');
+    for (const line of lines) expect(JSON.stringify(line)).not.toMatch(/\bdev\b/);
+  });
+});
+
+describe('errors handed to the caller', () => {
+  it('never quote the key: an error event with the service’s words, a run() rejection', async () => {
+    const apiKey = 'sk-"quoted"\\key-123';
+    const { logger } = recordingLogger();
+    const { client, connection } = await connected(apiKey, logger);
+    const errors: Error[] = [];
+    client.on('error', (error) => errors.push(error));
+    connection.send({ type: 'error', code: 'internal', message: `your key ${apiKey} is odd` });
+    const started = connection.next('run_start');
+    const running = client.run(new Agent({ name: 'A', instructions: 'x' }), 'go');
+    const start = await started;
+    connection.send({
+      type: 'error',
+      code: 'not_allowed',
+      message: `key ${JSON.stringify(apiKey)} may not run agents`,
+      requestId: start.requestId,
+    });
+    const refused = await running.then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(refused?.message).toBe('key "[redacted]" may not run agents');
+    expect(errors.map((error) => error.message)).toEqual([
+      'the service reported: your key [redacted] is odd',
+    ]);
+    for (const error of [...errors, refused]) expect(String(error?.stack)).not.toContain('key-123');
+  });
+
+  it('never quote the key when connect() fails for a URL that holds it', async () => {
+    const apiKey = 'url-held-key-0042';
+    const client = new Client({ url: `ws://bad host/${apiKey}`, apiKey, tools: [], reconnect: false });
+    clients.push(client);
+    const failure = await client.connect().then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(failure?.message).toContain('[redacted]');
+    expect(failure?.message).not.toContain(apiKey);
+  });
+});

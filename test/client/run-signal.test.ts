@@ -1,0 +1,37 @@
+/**
+ * One `AbortSignal` passed to many `client.run()` calls: one listener on it however many runs wait, none left
+ * once they end, and each run ends when it aborts.
+ */
+import { getEventListeners } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, Client } from '../../src/index';
+import { FAKE_URL, fakeService, welcome } from './fake-service';
+
+const service = fakeService();
+beforeAll(() => service.server.listen({ onUnhandledRequest: 'error' }));
+afterAll(() => service.server.close());
+
+describe('a signal shared by many runs', () => {
+  it('holds one listener for 30 waiting runs and leaves none once they end', async () => {
+    const client = new Client({ url: FAKE_URL, apiKey: 'run-signal-key', tools: [], reconnect: false });
+    const opened = service.nextConnection();
+    const connecting = client.connect();
+    const connection = await opened;
+    await connection.next('hello');
+    connection.send(welcome());
+    await connecting;
+    const controller = new AbortController();
+    const agent = new Agent({ name: 'A', instructions: 'x' });
+    const runs = Array.from({ length: 30 }, () =>
+      client.run(agent, 'go', { signal: controller.signal }).then(
+        () => 'resolved',
+        (error: Error) => error.name,
+      ),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    await client.close({ drain: false });
+    expect(await Promise.all(runs)).toEqual(Array(30).fill('ConnectionError'));
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * Connection failures of every kind, each reported at once and truthfully: a `warn` log line and an `error`
+ * event with the cause at every failed attempt; a refused key or protocol ends the client at once; with
+ * `connect({ maxAttempts })`, `connect()` gives up after that many attempts instead of waiting `connectTimeoutMs`.
+ */
+import { describe, expect, it } from 'vitest';
+import { Client, ConnectionError, ToolDefinitionError } from '../../src/index';
+import type { WebSocketConstructor } from '../../src/wire/transport';
+import {
+  type Gateway,
+  noSubprotocolServer,
+  notHttpServer,
+  OpaqueWebSocket,
+  recordingLogger,
+  refusedUrl,
+  refusingGateway,
+  UnresolvableWebSocket,
+} from './gateway';
+import { API_KEY, client, nextEvent } from './harness';
+
+const FAST = { initialDelayMs: 1, maxDelayMs: 5 };
+
+/** A client that records its `error` events and log lines. */
+function watched(url: string, options: Partial<ConstructorParameters<typeof Client>[0]> = {}) {
+  const logger = recordingLogger();
+  const worker = client(url, { reconnect: FAST, logger, ...options });
+  const errors: ConnectionError[] = [];
+  worker.on('error', (error) => errors.push(error as ConnectionError));
+  const warnings = () => logger.lines.filter((line) => line.level === 'warn').map((line) => line.message);
+  return { worker, errors, warnings };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ConnectionError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ConnectionError);
+  return error as ConnectionError;
+}
+
+describe('a failed attempt is reported at once, with its cause', () => {
+  it('connection refused: an error event and a warn line at the first attempt, long before connectTimeoutMs', async () => {
+    const url = await refusedUrl();
+    const port = new URL(url).port;
+    const { worker, errors, warnings } = watched(url);
+    const first = nextEvent<ConnectionError>(worker, 'error');
+    const connecting = worker.connect().catch((error: unknown) => error);
+    const error = await first;
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.code).toBe('connection_refused');
+    expect(error.message).toBe(`${url}: connection refused (connect ECONNREFUSED 127.0.0.1:${port})`);
+    expect((error.cause as { code?: string }).code).toBe('ECONNREFUSED');
+    expect(warnings()).toContain(`connection attempt 1 failed: ${error.message}`);
+    // Still retrying (the refusal may be a service restarting); every attempt is reported.
+    await nextEvent(worker, 'error');
+    expect(worker.state).toBe('connecting');
+    expect(errors.length).toBeGreaterThanOrEqual(2);
+    await worker.close();
+    expect(await connecting).toMatchObject({ code: 'closed' });
+  });
+
+  it('connect({ maxAttempts: 1 }) rejects after the first failed attempt, with that failure as the cause', async () => {
+    const url = await refusedUrl();
+    const { worker, errors } = watched(url);
+    const error = await rejection(worker.connect({ maxAttempts: 1 }));
+    expect(error.code).toBe('unreachable');
+    expect(error.message).toBe(`cannot reach ${url} after 1 attempt: ${errors[0]?.message}`);
+    expect(error.cause).toBe(errors[0]);
+    expect(errors.map((e) => e.code)).toEqual(['connection_refused']);
+    expect(worker.state).toBe('closed');
+  });
+
+  it('connect({ maxAttempts }) refuses what is not a whole number ≥ 1 or Infinity, before any attempt', async () => {
+    for (const maxAttempts of [0, 1.5, Number.NaN, -1]) {
+      const worker = new Client({ url: 'ws://127.0.0.1:1', apiKey: 'test-key', tools: [] });
+      const error = await worker.connect({ maxAttempts }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ToolDefinitionError);
+      expect((error as Error).message).toBe(
+        `connect(): maxAttempts must be a whole number ≥ 1 or Infinity (got ${String(maxAttempts)})`,
+      );
+      expect(worker.state).toBe('idle');
+    }
+  });
+
+  it('host not found', async () => {
+    const url = 'ws://nosuch.invalid:8787';
+    const { worker, errors, warnings } = watched(url, { WebSocket: UnresolvableWebSocket });
+    const error = await rejection(worker.connect({ maxAttempts: 2 }));
+    expect(error.code).toBe('unreachable');
+    expect(errors.map((e) => [e.code, e.message])).toEqual([
+      ['host_not_found', `${url}: host not found (getaddrinfo ENOTFOUND nosuch.invalid)`],
+      ['host_not_found', `${url}: host not found (getaddrinfo ENOTFOUND nosuch.invalid)`],
+    ]);
+    expect(warnings().filter((line) => line.includes('host not found'))).toHaveLength(2);
+  });
+});
+
+describe('refused at the HTTP upgrade', () => {
+  for (const status of [401, 403]) {
+    it(`HTTP ${status} is a refused key: connect() rejects with unauthorized at once, with no retry`, async () => {
+      const gateway = await refusingGateway(status);
+      const { worker, errors } = watched(gateway.url);
+      const closed = nextEvent<ConnectionError | undefined>(worker, 'closed');
+      const error = await rejection(worker.connect());
+      expect(error.code).toBe('unauthorized');
+      expect(error.message).toBe(
+        `${gateway.url}: the API key was refused at the WebSocket upgrade (HTTP ${status})`,
+      );
+      expect(errors).toEqual([error]);
+      expect(await closed).toBe(error);
+      expect(gateway.requests).toHaveLength(1);
+      expect(gateway.requests[0]?.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    });
+  }
+
+  it('HTTP 503 is retried, each attempt reported with its status', async () => {
+    const gateway = await refusingGateway(503);
+    const { worker, errors } = watched(gateway.url);
+    const error = await rejection(worker.connect({ maxAttempts: 3 }));
+    expect(error.code).toBe('unreachable');
+    expect(errors.map((e) => e.code)).toEqual(['upgrade_failed', 'upgrade_failed', 'upgrade_failed']);
+    expect(errors[0]?.message).toBe(
+      `${gateway.url}: the WebSocket upgrade was answered with HTTP 503 instead of 101`,
+    );
+    expect(gateway.requests).toHaveLength(3);
+  });
+
+  it('a 3xx redirect names where it points (WebSocket clients do not follow redirects)', async () => {
+    const gateway = await refusingGateway(301, { Location: 'wss://elsewhere.test/v1/ws' });
+    const { worker, errors } = watched(gateway.url);
+    await rejection(worker.connect({ maxAttempts: 1 }));
+    expect(errors.map((e) => [e.code, e.message])).toEqual([
+      [
+        'upgrade_failed',
+        `${gateway.url}: the WebSocket upgrade was answered with HTTP 301 instead of 101 (a redirect to wss://elsewhere.test/v1/ws: use that URL; WebSocket clients do not follow redirects)`,
+      ],
+    ]);
+  });
+
+  it('no subprotocol selected: not a toolwire service; unsupported_protocol at once, no retry', async () => {
+    const server: Gateway = await noSubprotocolServer();
+    const { worker, errors } = watched(server.url);
+    const error = await rejection(worker.connect());
+    expect(error.code).toBe('unsupported_protocol');
+    expect(error.message).toBe(
+      `${server.url}: the service did not select the subprotocol toolwire.v1, so it does not speak this protocol (is the URL right?)`,
+    );
+    expect(errors).toEqual([error]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a runtime WebSocket that cannot send headers and gives no reason: reported as such, and retried', async () => {
+    const gateway = await refusingGateway(401);
+    const { worker, errors } = watched(gateway.url, {
+      WebSocket: OpaqueWebSocket as unknown as WebSocketConstructor,
+    });
+    const error = await rejection(worker.connect({ maxAttempts: 2 }));
+    expect(error.code).toBe('unreachable');
+    expect(errors.map((e) => e.code)).toEqual(['connection_failed', 'connection_failed']);
+    expect(errors[0]?.message).toBe(
+      `${gateway.url}: the connection failed before the WebSocket upgrade completed; this runtime's WebSocket gives no reason (connection refused, host not found, TLS, or an HTTP status such as 401 from a gateway). It cannot send headers either, so the API key travels in hello, not in an Authorization header`,
+    );
+    expect(gateway.requests.map((request) => request.headers.authorization)).toEqual([undefined, undefined]);
+  });
+
+  it('another subprotocol selected: unsupported_protocol at once, no retry', async () => {
+    const server = await noSubprotocolServer('toolwire.v2');
+    const { worker } = watched(server.url);
+    const error = await rejection(worker.connect());
+    expect(error.code).toBe('unsupported_protocol');
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('not a WebSocket server at all', () => {
+  it('a server that does not speak HTTP: network_error naming what the runtime saw, retried', async () => {
+    const url = await notHttpServer('SSH-2.0-OpenSSH_9.6\r\n');
+    const { worker, errors } = watched(url);
+    await rejection(worker.connect({ maxAttempts: 2 }));
+    expect(errors.map((e) => e.code)).toEqual(['network_error', 'network_error']);
+    expect(errors[0]?.message).toMatch(new RegExp(`^${url}: the connection failed \\(.+\\)$`));
+  });
+
+  it('a connection reset during the upgrade: network_error (ECONNRESET), retried', async () => {
+    const url = await notHttpServer('reset');
+    const { worker, errors } = watched(url);
+    await rejection(worker.connect({ maxAttempts: 2 }));
+    expect(errors.map((e) => e.code)).toEqual(['network_error', 'network_error']);
+    expect((errors[0]?.cause as { code?: string } | undefined)?.code).toBe('ECONNRESET');
+  });
+
+  it('a URL the runtime refuses outright: invalid_url at once, naming why', async () => {
+    const worker = new Client({
+      url: 'ws://exa mple.test',
+      apiKey: 'test-key',
+      tools: [],
+      WebSocket: UnresolvableWebSocket,
+    });
+    const error = await rejection(worker.connect());
+    expect(error.code).toBe('invalid_url');
+    expect(error.message).toBe('cannot open ws://exa mple.test: Invalid URL: ws://exa mple.test');
+  });
+});

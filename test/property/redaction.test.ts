@@ -1,0 +1,154 @@
+/**
+ * Property tests of redaction: random secrets (quotes, backslashes, control characters, non-ASCII, emoji, `%`,
+ * spaces) embedded in random results (strings, keys, Maps, Errors with causes, binary data, widgets, thrown
+ * values, text the tool escaped itself) never survive in anything a client lets out (the frame, the
+ * `tool_result` event, log lines), in any form test/support/leaks.ts can decode: as written, JSON-escaped once
+ * or twice, `\uXXXX`, percent-encoded, inside JSON inside JSON, in base64 binary data.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Redactor, type RedactRule } from '../../src/redact';
+import { encodedForms, findLeak, runLeaking } from '../support/leaks';
+
+/** Text the client writes around a result without redacting it (the frame envelope, event fields, log words). */
+const SKELETON = JSON.stringify({
+  type: 'tool_result',
+  callId: 'c1',
+  runId: 'r1',
+  toolName: 'leaky',
+  status: 'ok error',
+  output: '',
+  durationMs: 0,
+  widget: { type: 'Text', value: '' },
+});
+
+const piece = fc.oneof(
+  fc.constantFrom(
+    '"',
+    '\\',
+    '\n',
+    '\t',
+    '\u0001',
+    '\u001f',
+    '/',
+    '%',
+    ' ',
+    '+',
+    'é',
+    'ж',
+    '😀',
+    '\u2028',
+    '<',
+    '&',
+  ),
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 3 }),
+  fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 3 }),
+);
+const secretArb = fc
+  .array(piece, { minLength: 1, maxLength: 8 })
+  .map((pieces) => pieces.join(''))
+  .filter((secret) => secret.length >= 4 && encodedForms(secret).every((form) => !SKELETON.includes(form)));
+
+/** A result that holds `secret` somewhere (or several times). */
+function resultHolding(secret: string): fc.Arbitrary<unknown> {
+  const bearing = fc
+    .tuple(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }))
+    .map(([before, after]) => `${before}${secret}${after}`);
+  const key = fc.oneof(bearing, fc.string({ maxLength: 4 }));
+  return fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      bearing,
+      fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.boolean(), fc.constant(null), fc.bigInt()),
+      fc.array(tie('value'), { maxLength: 3 }),
+      fc.array(fc.tuple(key, tie('value')), { maxLength: 3 }).map((entries) => {
+        const out: Record<string, unknown> = {};
+        for (const [name, item] of entries)
+          Object.defineProperty(out, name, { value: item, enumerable: true, writable: true });
+        return out;
+      }),
+      fc.array(fc.tuple(key, tie('value')), { maxLength: 3 }).map((entries) => new Map(entries)),
+      fc.tuple(bearing, tie('value')).map(([message, cause]) => new Error(message, { cause })),
+      bearing.map((text) => new AggregateError([new Error(text)], text)),
+      bearing.map((text) => new TextEncoder().encode(text)),
+      bearing.map((text) => new Set([text])),
+    ),
+  })).value;
+}
+
+type Mode = 'return' | 'widget' | 'throw' | 'throw-error' | 'escaped-by-tool';
+const modes = fc.constantFrom<Mode>('return', 'widget', 'throw', 'throw-error', 'escaped-by-tool');
+
+function executeFor(mode: Mode, value: unknown, secret: string): () => unknown {
+  switch (mode) {
+    case 'return':
+      return () => value;
+    case 'widget':
+      return () => ({ data: value, widget: { type: 'Text', value: `shown: ${secret}` } });
+    case 'throw':
+      return () => {
+        throw value;
+      };
+    case 'throw-error':
+      return () => {
+        throw new Error(`failed: ${secret}`, { cause: value });
+      };
+    case 'escaped-by-tool':
+      return () => JSON.stringify(JSON.stringify({ value: `${secret}` }));
+  }
+}
+
+describe('redaction', () => {
+  it('lets no secret out of a client, in any form, whatever the result holds', () => {
+    fc.assert(
+      fc.property(
+        secretArb.chain((secret) => fc.tuple(fc.constant(secret), resultHolding(secret), modes)),
+        fc.constantFrom('api key', 'redact string', 'redact pattern'),
+        ([secret, value, mode], as) => {
+          // A pattern meets text as it is: one cannot find a secret the tool escaped itself (documented).
+          fc.pre(as !== 'redact pattern' || mode !== 'escaped-by-tool');
+          // The API key comes first in the client's rules; a user rule may come with others.
+          const rules: RedactRule[] =
+            as === 'api key'
+              ? [secret, 'other-secret']
+              : as === 'redact string'
+                ? ['other-secret', secret]
+                : ['other-secret', new RegExp(secret.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'))];
+          const { texts } = runLeaking(rules, executeFor(mode, value, secret));
+          for (const text of texts) expect(findLeak(text, secret), text).toBeUndefined();
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('redacts every encoded form of a secret in text, and never writes it in its replacement', () => {
+    fc.assert(
+      fc.property(
+        fc.array(piece, { minLength: 1, maxLength: 6 }).map((pieces) => pieces.join('')),
+        fc.string({ maxLength: 6 }),
+        fc.string({ maxLength: 6 }),
+        (secret, before, after) => {
+          const redactor = new Redactor([secret]);
+          expect(redactor.replacement.includes(secret)).toBe(false);
+          for (const form of encodedForms(secret)) {
+            const out = redactor.text(`${before}${form}${after}`);
+            expect(out.includes(secret), out).toBe(false);
+            for (const again of encodedForms(secret)) expect(out.includes(again), out).toBe(false);
+          }
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('leaves text without a secret, a backslash or a % as it is', () => {
+    fc.assert(
+      fc.property(secretArb, fc.string({ maxLength: 40 }), (secret, text) => {
+        fc.pre(!text.includes(secret) && !text.includes('\\') && !text.includes('%'));
+        expect(new Redactor([secret]).text(text)).toBe(text);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+});

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { redactingLogger } from '../src/logger';
+import { MAX_REDACT_DEPTH, REDACTED, Redactor } from '../src/redact';
+
+describe('Redactor', () => {
+  it('takes string rules of any length, and ignores the empty string', () => {
+    expect(new Redactor(['e']).text('key e')).toBe('k[REDACTED]y [REDACTED]');
+    expect(new Redactor(['']).empty).toBe(true);
+    expect(new Redactor(['', 'abcd']).text('xabcdx')).toBe(`x${REDACTED}x`);
+  });
+
+  it('finds a secret written with JSON escapes, once or twice, \\u in either case, \\x, \\u{…} or %XX', () => {
+    const redactor = new Redactor(['a"b\\c\nd é😀']);
+    for (const text of [
+      'a"b\\c\nd é😀',
+      'a\\"b\\\\c\\nd \\u00e9\\uD83D\\uDE00',
+      'a\\\\\\"b\\\\\\\\c\\\\nd é😀',
+      '\\u0061\\u0022\\u0062\\u005C\\u0063\\u000A\\u0064\\u0020\\u00E9\\ud83d\\ude00',
+      'a\\x22b\\x5cc\\x0ad\\x20\\u{e9}\\u{1F600}',
+      'a%22b%5Cc%0Ad+%C3%A9%F0%9F%98%80',
+    ]) {
+      expect(redactor.text(`<${text}>`), text).toBe(`<${REDACTED}>`);
+    }
+  });
+
+  it('applies RegExp rules globally, never sticky, as written', () => {
+    expect(new Redactor([/sk-\d+/y]).text('a sk-1 b sk-22')).toBe(`a ${REDACTED} b ${REDACTED}`);
+  });
+
+  it('picks a replacement no rule matches in, and no rule can form at its edges', () => {
+    expect(new Redactor(['act']).replacement).toBe('[REDACTED]');
+    expect(new Redactor([']x']).replacement).toBe('<redacted>');
+    expect(new Redactor([']x']).text(']xxxx')).not.toContain(']x');
+    expect(new Redactor(['[', '*', '<']).replacement).toBe('###');
+    expect(new Redactor([/[a-z]/]).replacement).toBe('[REDACTED]');
+    expect(new Redactor([/[a-z]/i]).replacement).toBe('***');
+  });
+
+  it('gives the replacement alone for a text a pattern keeps matching in', () => {
+    const redactor = new Redactor([/(?<=\*)\*|\*(?=\*)/]);
+    expect(redactor.text('a**b').includes('**')).toBe(false);
+  });
+
+  it('copies values with every string and key redacted, and nothing passed on unread', () => {
+    const redactor = new Redactor(['s3cret']);
+    let deep: unknown = 's3cret';
+    for (let i = 0; i < MAX_REDACT_DEPTH + 10; i++) deep = { s3cret: deep };
+    const cyclic: Record<string, unknown> = { note: 's3cret' };
+    cyclic.self = cyclic;
+    const copy = redactor.value({ deep, cyclic, n: 1234, pin: 4_100_000 }) as Record<string, unknown>;
+    const text = JSON.stringify(copy);
+    expect(text).not.toContain('s3cret');
+    expect(text).toContain('"[Too deep]"');
+    expect(copy.cyclic).toEqual({ note: REDACTED, self: '[Circular]' });
+    expect(new Redactor(['4100']).value({ pin: 4_100_000, other: 12 })).toEqual({ pin: REDACTED, other: 12 });
+  });
+
+  it('copies an Error with its stack, code, cause chain and inner errors, redacted', () => {
+    const redactor = new Redactor(['s3cret']);
+    const inner = Object.assign(new Error('inner s3cret'), { code: 'E_s3cret' });
+    const outer = new AggregateError([new Error('one s3cret')], 'outer s3cret', { cause: inner });
+    const copy = redactor.value({ error: outer as unknown }) as { error: Record<string, unknown> };
+    expect(copy.error).toMatchObject({
+      name: 'AggregateError',
+      message: `outer ${REDACTED}`,
+      cause: { name: 'Error', message: `inner ${REDACTED}`, code: `E_${REDACTED}` },
+      errors: [{ message: `one ${REDACTED}` }],
+    });
+    expect(String(copy.error.stack)).toContain('AggregateError');
+    expect(JSON.stringify(copy)).not.toContain('s3cret');
+  });
+
+  it('redacts an error and its causes in place, leaving one without a secret untouched', () => {
+    const redactor = new Redactor(['s3cret']);
+    const cause = new Error('cause s3cret');
+    const error = redactor.error(new Error('top s3cret', { cause }));
+    expect([error.message, cause.message]).toEqual([`top ${REDACTED}`, `cause ${REDACTED}`]);
+    expect(error.stack).not.toContain('s3cret');
+    const clean = new Error('nothing here');
+    const stack = clean.stack;
+    expect(redactor.error(clean).stack).toBe(stack);
+  });
+
+  it('finds a secret in bytes by their UTF-8 reading', () => {
+    const redactor = new Redactor(['ключ']);
+    expect(redactor.bytes(new TextEncoder().encode('\u00ff ключ'))).toBe(true);
+    expect(redactor.bytes(new Uint8Array([0xd0, 0xba, 0xff]).buffer)).toBe(false);
+  });
+});
+
+describe('redactingLogger', () => {
+  it('redacts messages, field values and field names, at any depth', () => {
+    const lines: string[] = [];
+    const record = (object: Record<string, unknown>, message: string) =>
+      lines.push(JSON.stringify(object) + message);
+    const logger = redactingLogger(
+      { debug: record, info: record, warn: record, error: record },
+      new Redactor(['pa"ss']),
+    );
+    let deep: Record<string, unknown> = { leaf: 'pa"ss' };
+    for (let i = 0; i < 100; i++) deep = { next: deep };
+    logger.warn({ 'pa"ss': 1, deep, error: new Error('pa"ss failed') }, 'login with pa"ss');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain('pa\\"ss');
+    expect(lines[0]).not.toContain('pa"ss');
+  });
+});
+
+describe('Redactor with rules that overlap', () => {
+  it('replaces the whole span two rules cover, whichever matches first', () => {
+    // The key `k` sits inside what the RegExp matches: replacing it first must not leave `-abc123` behind.
+    const redactor = new Redactor(['k', /sk-[a-z0-9]+/]);
+    expect(redactor.text('token sk-abc123 ok')).toBe('to[redacted]en [redacted] o[redacted]');
+    expect(redactor.inString('sk-abc123')).toBe('[redacted]');
+  });
+
+  it('replaces the whole span of two string rules that overlap', () => {
+    expect(new Redactor(['abcd', 'cdef']).text('xabcdefx')).toBe('x[redacted]x');
+  });
+});

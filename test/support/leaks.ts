@@ -1,0 +1,134 @@
+/**
+ * `findLeak(text, secret)`: where a secret survives in a text, in any form a reader could turn back into it: as
+ * written, JSON-escaped (once or twice), with every non-ASCII (or every) character as `\uXXXX` in either case,
+ * percent-encoded; and inside anything the text decodes to: JSON (every string and key, recursively, strings
+ * that hold JSON included), the text read as the body of a JSON string, its percent-decoding, and the bytes of a
+ * base64 `data:` URL. `runLeaking(rules, execute)`: everything one call lets out of a client. Used by the
+ * redaction tests.
+ */
+import { ToolRegistry } from '../../src/call/registry';
+import { CallRunner } from '../../src/client/call-runner';
+import { type Logger, Redactor, type RedactRule, redactingLogger } from '../../src/logger';
+import { tool } from '../../src/tool/tool';
+import type { ClientFrame } from '../../src/wire/protocol';
+
+const hex = (unit: number, upper: boolean): string => {
+  const digits = unit.toString(16).padStart(4, '0');
+  return `\\u${upper ? digits.toUpperCase() : digits}`;
+};
+
+/** The forms a secret may take in a text without decoding it first. */
+export function encodedForms(secret: string): string[] {
+  const once = JSON.stringify(secret).slice(1, -1);
+  const twice = JSON.stringify(once).slice(1, -1);
+  const forms = new Set([secret, once, twice]);
+  for (const upper of [false, true]) {
+    forms.add(once.replace(/[^\x20-\x7e]/g, (char) => hex(char.charCodeAt(0), upper)));
+    forms.add(Array.from({ length: secret.length }, (_, i) => hex(secret.charCodeAt(i), upper)).join(''));
+  }
+  try {
+    forms.add(encodeURIComponent(secret));
+  } catch {
+    // a lone surrogate cannot be percent-encoded
+  }
+  return [...forms].filter((form) => form !== '');
+}
+
+/** Where `secret` survives in `text` (a description of the path and form), or `undefined`. */
+export function findLeak(text: string, secret: string, depth = 0, at = 'text'): string | undefined {
+  for (const form of encodedForms(secret)) {
+    if (text.includes(form)) return `${at} holds ${JSON.stringify(form)}`;
+  }
+  if (depth > 6) return undefined;
+  const decoded: Array<[string, string]> = [];
+  try {
+    const parsed: unknown = JSON.parse(text);
+    const inner = findInValue(parsed, secret, depth + 1, `${at} as JSON`);
+    if (inner !== undefined) return inner;
+  } catch {
+    // not JSON
+  }
+  try {
+    const body = JSON.parse(`"${text}"`) as string;
+    if (body !== text) decoded.push([body, `${at} as a JSON string body`]);
+  } catch {
+    // not a JSON string body
+  }
+  try {
+    const plain = decodeURIComponent(text);
+    if (plain !== text) decoded.push([plain, `${at} percent-decoded`]);
+  } catch {
+    // not percent-encoded
+  }
+  for (const match of text.matchAll(/data:application\/octet-stream;base64,([A-Za-z0-9+/=]*)/g)) {
+    decoded.push([Buffer.from(match[1] as string, 'base64').toString('utf8'), `${at} base64 data`]);
+  }
+  for (const [inner, where] of decoded) {
+    const found = findLeak(inner, secret, depth + 1, where);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function findInValue(value: unknown, secret: string, depth: number, at: string): string | undefined {
+  if (typeof value === 'string') return findLeak(value, secret, depth, at);
+  if (typeof value === 'number') return String(value).includes(secret) ? `${at} = ${value}` : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found =
+      findLeak(key, secret, depth, `${at} key ${JSON.stringify(key)}`) ??
+      findInValue(item, secret, depth, `${at}.${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+type AnyTool = ConstructorParameters<typeof ToolRegistry>[0] extends Iterable<infer T> | undefined
+  ? T
+  : never;
+
+/** Runs one call of `execute` through a CallRunner with `rules`; everything that left it, as text. */
+export function runLeaking(
+  rules: RedactRule[],
+  execute: () => unknown,
+): { texts: string[]; frame: ClientFrame } {
+  const sent: ClientFrame[] = [];
+  const texts: string[] = [];
+  const record = (object: Record<string, unknown>, message: string) => {
+    texts.push(JSON.stringify(object), message);
+  };
+  const logger: Logger = { debug: record, info: record, warn: record, error: record };
+  const redactor = new Redactor(rules);
+  const leaky = tool({ name: 'leaky', description: 'Returns what it is given.', execute }) as AnyTool;
+  const runner = new CallRunner({
+    registry: new ToolRegistry([leaky]),
+    maxConcurrency: 4,
+    maxQueue: 10,
+    highWaterMarkBytes: 1_048_576,
+    socket: {
+      send: (frame) => {
+        sent.push(frame);
+        return true;
+      },
+      writable: true,
+      bufferedAmount: 0,
+      maxPayloadBytes: 1_048_576,
+    },
+    contextFor: () => undefined,
+    onApproval: undefined,
+    extend: {},
+    redactor,
+    logger: redactingLogger(logger, redactor),
+    events: {
+      toolCall() {},
+      toolResult: (info) => texts.push(JSON.stringify(info)),
+      approvalRequested() {},
+      widgetInvalid: (info) => texts.push(JSON.stringify(info)),
+    },
+  });
+  runner.receive({ type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 'leaky', arguments: {} });
+  const frame = sent.find((item) => item.type === 'tool_result');
+  if (frame === undefined) throw new Error('no result was sent synchronously');
+  texts.push(JSON.stringify(frame));
+  return { texts, frame };
+}

@@ -1,0 +1,95 @@
+/**
+ * What is announced where a library's checks do not judge the input as written: checks after a rewrite, patterns
+ * with flags, parsers installed on a schema, and the zod 4 types no JSON argument can be.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { z as z3 } from 'zod3';
+import { resolveSchema } from '../../../src/tool/schema/index';
+import { expectDefinitionError } from '../../fixtures/schema/definition-error';
+
+const origin = { owner: 'tool "t"', field: 'parameters', requireObject: true } as const;
+const property = (schema: unknown) =>
+  (resolveSchema(schema, origin).jsonSchema.properties as Record<string, unknown>).s;
+
+describe('checks after a rewrite', () => {
+  it.each([
+    ['zod 4 .trim()', z.object({ s: z.string().max(5).trim().max(2) })],
+    ['zod 3 .trim()', z3.object({ s: z3.string().max(5).trim().max(2) })],
+  ])('are not announced, and the untrimmed input passes (%s)', async (_, schema) => {
+    expect(property(schema)).toEqual({ type: 'string', maxLength: 5 });
+    expect(await resolveSchema(schema, origin).validate({ s: ' ab ' })).toEqual({
+      ok: true,
+      value: { s: 'ab' },
+    });
+  });
+
+  it('keep the description of the schema they are on (zod 4)', () => {
+    expect(
+      property(
+        z.object({
+          s: z
+            .string()
+            .toLowerCase()
+            .regex(/^[a-z]+$/)
+            .describe('d'),
+        }),
+      ),
+    ).toEqual({
+      type: 'string',
+      description: 'd',
+    });
+  });
+});
+
+describe('patterns with flags', () => {
+  it('are not announced by zod 4, which announced /abc/i as "abc" and so refused "ABC"', async () => {
+    const schema = z.object({ s: z.string().regex(/abc/i).regex(/^a/) });
+    expect(property(schema)).toEqual({ type: 'string', pattern: '^a' });
+    expect((await resolveSchema(schema, origin).validate({ s: 'aBC' })).ok).toBe(true);
+  });
+
+  it('are announced without their flags by zod 3, which dropped them', async () => {
+    const schema = z3.object({ s: z3.string().regex(/^abc$/i) });
+    expect((await resolveSchema(schema, origin).validate({ s: 'ABC' })).ok).toBe(true);
+    expect((await resolveSchema(schema, origin).validate({ s: 'abd' })).ok).toBe(false);
+  });
+});
+
+describe('a parser installed on a zod 4 schema', () => {
+  it('is not trusted to accept only what the definition says: z.withParser(z.string(), String) accepts 0', async () => {
+    const schema = z.object({ s: z.withParser(z.string(), (input) => String(input) as never) });
+    const adapter = resolveSchema(schema, origin);
+    expect(adapter.acceptsOnlyAnnounced).toBeUndefined();
+    expect(await adapter.validate({ s: 0 })).toEqual({
+      ok: false,
+      issues: [{ path: 's', message: 'Instance type "number" is invalid. Expected "string"' }],
+    });
+  });
+});
+
+describe('zod 4 types no JSON argument can be', () => {
+  it.each([
+    [
+      'z.promise(z.string())',
+      z.promise(z.string()),
+      'z.promise() hands execute a promise of its value, which no JSON argument is; describe the value itself',
+    ],
+    [
+      'z.file()',
+      z.file(),
+      'z.file() accepts File objects, which JSON arguments cannot carry (a string or base64 can)',
+    ],
+    [
+      'z.instanceof(Date)',
+      z.instanceof(Date),
+      'z.custom() and z.instanceof() check their values with a function, which JSON Schema cannot represent',
+    ],
+  ])('refuses %s, naming it', (_, schema, reason) => {
+    expectDefinitionError(
+      () => resolveSchema(z.object({ s: schema }), origin),
+      'unsupported_schema',
+      `tool "t": parameters cannot be expressed as JSON Schema: ${reason}`,
+    );
+  });
+});

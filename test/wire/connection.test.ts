@@ -1,0 +1,154 @@
+/**
+ * The connection's contract with its owner for frames that cannot be sent: `onUnsendable(frame, error)` names the
+ * frame, once, after `onError`; a socket that throws is dropped and the connection resumes.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ConnectionError } from '../../src/errors';
+import { silentLogger } from '../../src/logger';
+import { Connection, type ConnectionOptions } from '../../src/wire/connection';
+import type { ClientFrame } from '../../src/wire/protocol';
+import type { WebSocketConstructor, WebSocketLike } from '../../src/wire/transport';
+
+/**
+ * An in-memory service: welcomes every hello (`welcomes` times); the socket's `send` throws `thrown` for the
+ * frames `refuse` picks.
+ */
+function memoryService(
+  refuse: (text: string) => boolean,
+  thrown: unknown = new TypeError('cannot send this'),
+  welcomes = 1,
+) {
+  const state = { sockets: 0, pings: 0, hellos: [] as Array<{ sessionId?: string }> };
+  class MemorySocket implements WebSocketLike {
+    readyState = 0;
+    bufferedAmount = 0;
+    protocol = 'toolwire.v1';
+    onopen: ((event: unknown) => void) | null = null;
+    onmessage: ((event: { data: unknown }) => void) | null = null;
+    onclose: ((event: { code: number; reason: string }) => void) | null = null;
+    onerror: ((event: unknown) => void) | null = null;
+    constructor() {
+      state.sockets += 1;
+      queueMicrotask(() => {
+        this.readyState = 1;
+        this.onopen?.({});
+      });
+    }
+    send(text: string): void {
+      if (refuse(text)) throw thrown;
+      const frame = JSON.parse(text) as { type: string; sessionId?: string };
+      if (frame.type === 'ping') {
+        state.pings += 1;
+        queueMicrotask(() => this.onmessage?.({ data: JSON.stringify({ type: 'pong' }) }));
+      }
+      if (frame.type !== 'hello') return;
+      state.hellos.push({ ...(frame.sessionId === undefined ? {} : { sessionId: frame.sessionId }) });
+      const welcome = { type: 'welcome', sessionId: 's1', resumed: frame.sessionId !== undefined };
+      const full = { ...welcome, heartbeatIntervalMs: 60_000, maxPayloadBytes: 2_048 };
+      for (let i = 0; i < welcomes; i++)
+        queueMicrotask(() => this.onmessage?.({ data: JSON.stringify(full) }));
+    }
+    close(): void {
+      this.readyState = 3;
+    }
+  }
+  return { state, WebSocket: MemorySocket as unknown as WebSocketConstructor };
+}
+
+function connection(WebSocket: WebSocketConstructor) {
+  const seen: string[] = [];
+  const unsendable: Array<{ frame: ClientFrame; code: string }> = [];
+  const welcomes: boolean[] = [];
+  const options: ConnectionOptions = {
+    url: 'ws://memory.test',
+    apiKey: 'test-key',
+    WebSocket,
+    reconnect: { initialDelayMs: 0, maxDelayMs: 0, maxAttempts: 3 },
+    heartbeatIntervalMs: undefined,
+    connectTimeoutMs: 5_000,
+    logger: silentLogger,
+    hello: () => ({ protocol: 1, sdk: { name: 'test', version: '0' }, tools: [] }),
+    onWelcome: (welcome) => welcomes.push(welcome.resumed),
+    onFrame: () => {},
+    onDisconnected: () => {},
+    onReconnecting: () => {},
+    onClosed: () => {},
+    onError: (error) => seen.push(`error ${error.code}`),
+    onUnsendable: (frame, error: ConnectionError) => {
+      seen.push(`unsendable ${frame.type}`);
+      unsendable.push({ frame, code: error.code });
+    },
+  };
+  return { connection: new Connection(options), seen, unsendable, welcomes };
+}
+
+const result = (callId: string, output = 'ok'): ClientFrame => ({
+  type: 'tool_result',
+  callId,
+  status: 'ok',
+  output,
+});
+
+describe('Connection: frames that cannot be sent', () => {
+  it('a socket that throws on a frame: onError, then onUnsendable with the frame; the socket is dropped and resumed', async () => {
+    const { state, WebSocket } = memoryService((text) => text.includes('"c1"'));
+    const { connection: link, seen, unsendable, welcomes } = connection(WebSocket);
+    await link.connect();
+    expect(link.send(result('c1'))).toBe(false);
+    expect(seen).toEqual(['error send_failed', 'unsendable tool_result']);
+    expect(unsendable).toEqual([{ frame: result('c1'), code: 'send_failed' }]);
+    expect(link.state).toBe('reconnecting');
+    await expect.poll(() => welcomes).toEqual([false, true]);
+    expect(state.hellos).toEqual([{}, { sessionId: 's1' }]);
+    expect(link.send(result('c2'))).toBe(true);
+    link.close();
+  });
+
+  it('a frame over the service maxPayloadBytes, or one JSON cannot hold: reported, the socket kept', async () => {
+    const { state, WebSocket } = memoryService(() => false);
+    const { connection: link, unsendable } = connection(WebSocket);
+    await link.connect();
+    expect(link.send(result('big', 'x'.repeat(4_096)))).toBe(false);
+    const bigint = {
+      type: 'run_start',
+      requestId: 'q',
+      agent: { name: 'a', instructions: '', tools: [], outputSchema: { maximum: 10n } },
+      input: '',
+    };
+    expect(link.send(bigint as unknown as ClientFrame)).toBe(false);
+    expect(unsendable.map((entry) => [entry.frame.type, entry.code])).toEqual([
+      ['tool_result', 'frame_too_large'],
+      ['run_start', 'unencodable_frame'],
+    ]);
+    expect(link.state).toBe('open');
+    expect(state.sockets).toBe(1);
+    link.close();
+  });
+
+  it('contains a throw of a value that cannot even be shown as text', async () => {
+    const { WebSocket } = memoryService((text) => text.includes('"c1"'), Object.create(null));
+    const { connection: link, unsendable } = connection(WebSocket);
+    await link.connect();
+    expect(link.send(result('c1'))).toBe(false);
+    expect(unsendable.map((entry) => entry.code)).toEqual(['send_failed']);
+    link.close();
+  });
+});
+
+describe('Connection: a second welcome on the same socket', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('keeps one heartbeat (the first one is stopped), so pings do not double', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { state, WebSocket } = memoryService(() => false, undefined, 2);
+    const { connection: link, welcomes } = connection(WebSocket);
+    await link.connect();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(welcomes).toEqual([false, false]);
+    await vi.advanceTimersByTimeAsync(3 * 60_000);
+    expect({ pings: state.pings, sockets: state.sockets }).toEqual({ pings: 3, sockets: 1 });
+    link.close();
+  });
+});
