@@ -110,4 +110,39 @@ describe.concurrent('examples', () => {
       'answer: According to the researcher: Oslo has about 0.71 million people.',
     );
   });
+
+  it('progress: reports progress and events, and runs past the stub deadline to ok', async () => {
+    const out = await example('progress');
+    expect(out).toContain('progress 0/4: exporting orders');
+    expect(out).toContain('progress 4/4: exported all tables');
+    for (const table of ['orders', 'customers', 'invoices', 'products']) {
+      expect(out).toContain(`event table.exported {"table":"${table}"}`);
+    }
+    expect(out).toContain(
+      'export_tables({}) → ok: exported 4 tables (orders, customers, invoices, products)',
+    );
+    expect(out).toContain("ran past the stub's 300 ms per-call deadline and completed: true");
+  });
+
+  it('ask-question: answers with a choice and a schema, and the tool goes on after a decline', async () => {
+    expect(await example('ask-question')).toBe(
+      [
+        'question q1: Which warehouse? [Berlin, Lyon, Oslo] → "Lyon"',
+        'question q2: How many copies? → "2"',
+        'question q3: What should the cover letter say? → declined (no time)',
+        'ship_export({}) → ok: shipped 2 copies to Lyon, no cover letter (declined: no time)',
+        'answer: shipped 2 copies to Lyon, no cover letter (declined: no time)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('rich-content: the model reads the text with a note per image or file, the parts go beside it', async () => {
+    const out = await example('rich-content');
+    expect(out).toContain(
+      'sales_chart({}) → ok: Sales of Q3, by week.\n[image: image/png, 70 bytes]\n{"quarter":"Q3","total":390}\n[file q3.csv: text/csv, 16 bytes]',
+    );
+    expect(out).toContain('answer: I got text, image, json, file parts.');
+    expect(out).toContain('part image image/png, 70 bytes');
+  });
 });
