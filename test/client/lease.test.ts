@@ -27,7 +27,12 @@ async function stub(options: Parameters<typeof startStubServer>[0] = {}): Promis
 }
 
 function client(url: string, tools: ConstructorParameters<typeof Client>[0]['tools']): Client {
-  const made = new Client({ url, apiKey: 'long-calls-test-key', tools, reconnect: { initialDelayMs: 5, maxDelayMs: 50 } });
+  const made = new Client({
+    url,
+    apiKey: 'long-calls-test-key',
+    tools,
+    reconnect: { initialDelayMs: 5, maxDelayMs: 50 },
+  });
   cleanups.push(() => made.close({ drain: false }));
   return made;
 }

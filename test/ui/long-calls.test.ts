@@ -77,7 +77,11 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
         ],
       }),
     });
-    client = new Client({ url: stub.url, apiKey: 'long-calls-test-key', tools: [exportTables, shipExport, drawChart] });
+    client = new Client({
+      url: stub.url,
+      apiKey: 'long-calls-test-key',
+      tools: [exportTables, shipExport, drawChart],
+    });
     await client.connect();
   }, BROWSER_TIMEOUT_MS);
 
