@@ -61,6 +61,32 @@ describe('the demo (npm start)', () => {
     );
   });
 
+  it('runs the long export with --export: the question answered here, its progress, past a 500 ms deadline', async () => {
+    const { code, out } = await demo(['--export']);
+    expect(code).toBe(0);
+    const expected = [
+      "user   Export today's orders to the warehouse.",
+      'call   export_orders {}',
+      'question Which warehouse should the export go to? [Berlin, Lyon, Oslo] → Berlin (--yes)',
+      'progress 0/513 batch 1 of 11 to Berlin',
+      'event batch.exported {"batch":1,"orders":50,"lastId":"ord_1059"}',
+      'event batch.exported {"batch":11,"orders":13,"lastId":"ord_7002"}',
+      'progress 513/513 all 513 orders are in Berlin',
+      '✓ ok',
+      '{"warehouse":"Berlin","orders":513,"batches":11}',
+      'answer [scripted] Exported 513 orders to Berlin in 11 batches.',
+    ];
+    let from = 0;
+    for (const piece of expected) {
+      const at = out.indexOf(piece, from);
+      expect(at, `missing (in order): ${piece}`).toBeGreaterThanOrEqual(0);
+      from = at;
+    }
+    // The call took longer than the stub's 500 ms per-call deadline, and still ended ok.
+    const took = Number(/✓ ok (\d+)ms/.exec(out)?.[1]);
+    expect(took).toBeGreaterThan(500);
+  });
+
   it('prints the transcript as JSON with --json', async () => {
     const { code, out } = await demo(['--json']);
     expect(code).toBe(0);

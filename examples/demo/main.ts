@@ -5,7 +5,15 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import pc from 'picocolors';
-import { type Agent, type ApprovalRequest, Client, type RunEvent, type Tool } from 'toolwire';
+import {
+  type Agent,
+  type ApprovalRequest,
+  Client,
+  type QuestionReply,
+  type QuestionRequest,
+  type RunEvent,
+  type Tool,
+} from 'toolwire';
 import {
   type Model,
   openAIChatModel,
@@ -16,7 +24,7 @@ import {
 } from 'toolwire/server-stub';
 import { openDatabase } from './db';
 import { type LiveView, renderEvent } from './render';
-import { DEMO_INPUT, demoScript } from './script';
+import { DEMO_INPUT, demoScript, EXPORT_INPUT } from './script';
 import { demoTools } from './tools';
 import { type DemoUi, startDemoUi } from './ui';
 
@@ -32,6 +40,9 @@ const HELP = `Usage: npm start -- [options]
   --db PATH        SQLite file, created from examples/demo/seed.sql on first use (default examples/demo/demo.db;
                    ':memory:' for a throwaway one)
   --input TEXT     what the user says (default: Ada's keyboard problem)
+  --export         talk to the Operations agent instead: a long export that asks which warehouse (answered
+                   here; the first with --yes or without a terminal), reports its progress batch by batch, and
+                   runs past the embedded stub's per-call deadline (set to 500 ms for it)
   --ui             serve the agent UI instead: prints its URL and keeps the tools connected until Ctrl-C;
                    chat with the agent, watch its tools and widgets, and approve refunds in the browser
   --port N         port of the embedded stub (default: 8787 with --ui, else a free one; 0: a free one)
@@ -65,7 +76,8 @@ export async function main(
       json: { type: 'boolean', default: false },
       model: { type: 'string' },
       db: { type: 'string', default: new URL('./demo.db', import.meta.url).pathname },
-      input: { type: 'string', default: DEMO_INPUT },
+      input: { type: 'string' },
+      export: { type: 'boolean', default: false },
       ui: { type: 'boolean', default: false },
       port: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -90,18 +102,28 @@ export async function main(
   }
   const model = pickModel(values.model ?? 'scripted');
   const db = openDatabase(values.db);
-  const { support, researcher, tools } = demoTools(db);
+  const { support, researcher, operations, tools } = demoTools(db);
+  const agents = [support, researcher, operations];
   if (values.ui) {
     try {
-      return await serveUi({ model, port: port ?? UI_PORT, support, researcher, tools, write, ...options });
+      return await serveUi({ model, port: port ?? UI_PORT, agents, tools, write, ...options });
     } finally {
       db.close();
     }
   }
   let stub: StubServer | undefined;
   if (!remote) {
-    stub = await startStubServer({ apiKeys: ['demo-key'], model, port: port ?? 0, logger: silentLogger });
+    stub = await startStubServer({
+      apiKeys: ['demo-key'],
+      model,
+      port: port ?? 0,
+      logger: silentLogger,
+      // The export outlives a short per-call deadline: the client keeps its lease alive (PROTOCOL.md §18.4).
+      ...(values.export ? { callDeadlineMs: 500 } : {}),
+    });
   }
+  const agent = values.export ? operations : support;
+  const input = values.input ?? (values.export ? EXPORT_INPUT : DEMO_INPUT);
   const url = remote ?? stub!.url;
   const apiKey = remote ? process.env.TOOLWIRE_API_KEY : 'demo-key';
   const live = !values.json;
@@ -110,6 +132,7 @@ export async function main(
     ...(apiKey === undefined ? {} : { apiKey }),
     tools: Object.values(tools),
     onApproval: (request) => decide(request, values.yes, live ? write : () => {}),
+    onQuestion: (request) => answer(request, values.yes, live ? write : () => {}),
   });
   const view: LiveView = {
     depths: new Map(),
@@ -134,9 +157,9 @@ export async function main(
           `connected to ${remote ? url : `the embedded stub at ${url}`} · model: ${remote ? `the service's own` : describeModel(model)} · tenant: acme`,
         ),
       );
-      write(`${pc.bold('user')}   ${values.input}`);
+      write(`${pc.bold('user')}   ${input}`);
     }
-    const result = await client.run(support, values.input, { context: { tenant: 'acme' } }).finally(() => {
+    const result = await client.run(agent, input, { context: { tenant: 'acme' } }).finally(() => {
       // A stream cut short (the model failed mid-answer) leaves its line open.
       if (view.streaming.size > 0) view.stream?.('\n');
       view.streaming.clear();
@@ -169,8 +192,7 @@ export async function main(
 async function serveUi(options: {
   model: Model;
   port: number;
-  support: Agent;
-  researcher: Agent;
+  agents: Agent[];
   tools: ReturnType<typeof demoTools>['tools'];
   write: (line: string) => void;
   signal?: AbortSignal;
@@ -180,7 +202,7 @@ async function serveUi(options: {
   try {
     ui = await startDemoUi({
       model: options.model,
-      agents: [options.support, options.researcher],
+      agents: options.agents,
       tools: Object.values(options.tools) as Tool<never, unknown, never>[],
       port: options.port,
       context: { tenant: 'acme' },
@@ -196,7 +218,7 @@ async function serveUi(options: {
   write(pc.dim(`model: ${describeModel(options.model)}`));
   write(
     pc.dim(
-      'open it in a browser: talk to Support, watch the tools run here, approve refunds in the page · Ctrl-C stops',
+      'open it in a browser: talk to Support (approve refunds in the page) or Operations (its export asks which warehouse and shows its progress) · Ctrl-C stops',
     ),
   );
   const why = await stopped(options.signal);
@@ -276,6 +298,30 @@ async function decide(
   try {
     const answer = await prompt.question(`  ${pc.yellow('approval')} ${summary}: approve? [y/N] `);
     return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    prompt.close();
+  }
+}
+
+/** The user answering a tool's question: a terminal prompt, or the first choice with --yes or without a terminal. */
+async function answer(
+  request: QuestionRequest,
+  yes: boolean,
+  write: (line: string) => void,
+): Promise<QuestionReply> {
+  const choices = request.choices ?? [];
+  const asked = `${request.question}${choices.length > 0 ? ` [${choices.join(', ')}]` : ''}`;
+  if (yes || !process.stdin.isTTY) {
+    const first = choices[0] ?? '';
+    write(
+      `  ${pc.yellow('question')} ${asked} → ${first} ${pc.dim(yes ? '(--yes)' : '(stdin is not a terminal)')}`,
+    );
+    return { answer: first };
+  }
+  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const text = (await prompt.question(`  ${pc.yellow('question')} ${asked}: `)).trim();
+    return text === '' ? { declined: true, reason: 'no answer' } : { answer: text };
   } finally {
     prompt.close();
   }

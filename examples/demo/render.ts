@@ -1,6 +1,6 @@
 /**
  * Draws the live transcript in the terminal: model text, each tool call with its arguments, status, duration
- * and the model-facing output, and widgets as boxes, tables and coloured badges.
+ * and the model-facing output, its progress and events, and widgets as boxes, tables and coloured badges.
  */
 import Table from 'cli-table3';
 import pc from 'picocolors';
@@ -125,6 +125,15 @@ export function renderEvent(event: RunEvent, view: LiveView): void {
       return;
     case 'approval_decided':
       write(`${pad}${pc.yellow('approval')} ${data.approved ? 'granted' : 'rejected'}`);
+      return;
+    case 'tool_progress': {
+      const total = typeof data.total === 'number' ? `/${data.total}` : '';
+      const message = typeof data.message === 'string' ? ` ${data.message}` : '';
+      write(`${pad}  ${pc.blue('progress')} ${String(data.progress)}${total}${message}`);
+      return;
+    }
+    case 'tool_event':
+      write(`${pad}  ${pc.dim(`event ${String(data.event)} ${JSON.stringify(data.data ?? null)}`)}`);
       return;
     default:
       return;

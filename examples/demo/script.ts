@@ -4,6 +4,9 @@
  */
 import type { ChatMessage, Script, ScriptInput } from 'toolwire/server-stub';
 
+/** What the Operations agent is asked (`npm start -- --export`). */
+export const EXPORT_INPUT = "Export today's orders to the warehouse.";
+
 export const DEMO_INPUT =
   'Hi, this is ada@example.com. My keyboard order is wrong — can you check it and sort it out?';
 
@@ -71,6 +74,17 @@ export const demoScript: Script = {
           `Our records: ${research}`,
         ].join(' '),
       };
+    },
+  ],
+  Operations: [
+    { text: 'Starting the export.', toolCalls: [{ name: 'export_orders', arguments: {} }] },
+    ({ messages }) => {
+      const result = parse(lastTool(messages));
+      return result.warehouse === undefined
+        ? { text: `The export did not finish: ${lastTool(messages)}` }
+        : {
+            text: `Exported ${String(result.orders)} orders to ${String(result.warehouse)} in ${String(result.batches)} batches.`,
+          };
     },
   ],
   Researcher: [

@@ -12,6 +12,12 @@ export interface DemoContext {
 
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
+/** The warehouses the export can go to. */
+export const WAREHOUSES = ['Berlin', 'Lyon', 'Oslo'];
+/** How long one batch of the export takes (it stands in for an upload), in milliseconds. */
+const BATCH_MS = 120;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 interface OrderRow {
   id: string;
   status: string;
@@ -172,6 +178,46 @@ export function demoTools(db: Database.Database) {
     },
   });
 
+  // A long call: asks where to export, then reports its progress batch by batch (an event each, and the count so
+  // far as a preliminary result for the UI), however long past the service's per-call deadline it runs.
+  const exportOrders = tool({
+    name: 'export_orders',
+    description: "Export the tenant's orders to a warehouse, in batches. Asks the user which warehouse.",
+    parameters: z.object({ batchSize: z.number().int().min(1).max(500).default(50) }),
+    async *execute({ batchSize }, ctx) {
+      const { tenant } = ctx.context as DemoContext;
+      const warehouse = await ctx.askQuestion('Which warehouse should the export go to?', {
+        choices: WAREHOUSES,
+      });
+      const { count } = db.prepare('SELECT count(*) AS count FROM orders WHERE tenant = ?').get(tenant) as {
+        count: number;
+      };
+      const batches = Math.ceil(count / batchSize);
+      let exported = 0;
+      for (let batch = 1; batch <= batches; batch++) {
+        ctx.progress({
+          progress: exported,
+          total: count,
+          message: `batch ${batch} of ${batches} to ${warehouse}`,
+        });
+        const rows = db
+          .prepare('SELECT id FROM orders WHERE tenant = ? ORDER BY id LIMIT ? OFFSET ?')
+          .all(tenant, batchSize, exported) as Array<{ id: string }>;
+        await sleep(BATCH_MS);
+        if (ctx.signal.aborted) return { warehouse, orders: exported, stopped: true };
+        exported += rows.length;
+        ctx.emit('batch.exported', { batch, orders: rows.length, lastId: rows.at(-1)?.id ?? null });
+        yield {
+          warehouse,
+          exported,
+          widget: { type: 'Badge', label: `${exported} of ${count} orders`, color: 'info' },
+        };
+      }
+      ctx.progress({ progress: count, total: count, message: `all ${count} orders are in ${warehouse}` });
+      return { warehouse, orders: count, batches };
+    },
+  });
+
   const researcher = new Agent({
     name: 'Researcher',
     instructions: 'Answer questions about customers using the database tools. Be brief.',
@@ -187,9 +233,15 @@ export function demoTools(db: Database.Database) {
     instructions: 'You help customers with their orders. Use the tools; never guess.',
     tools: [searchOrders, showOrder, chargeCard, issueRefund, askResearcher] as Tool<never, unknown, never>[],
   });
+  const operations = new Agent({
+    name: 'Operations',
+    instructions: 'You run data jobs for the team. Use the tools.',
+    tools: [exportOrders],
+  });
   return {
     support,
     researcher,
-    tools: { searchOrders, showOrder, chargeCard, issueRefund, customerStats, askResearcher },
+    operations,
+    tools: { searchOrders, showOrder, chargeCard, issueRefund, customerStats, askResearcher, exportOrders },
   };
 }

@@ -48,6 +48,7 @@ describe('npm start -- --ui', () => {
       expect(agents.agents.map((agent) => [agent.name, agent.missingTools])).toEqual([
         ['Support', []],
         ['Researcher', []],
+        ['Operations', []],
       ]);
     } finally {
       child.kill('SIGINT');

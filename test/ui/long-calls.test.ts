@@ -3,6 +3,7 @@
  * and its message under a running call, and its preliminary result.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../examples/demo/main';
 import { type StubServer, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import { Client, content, tool } from '../../src/index';
 import { launchBrowser, type TestBrowser } from './browser';
@@ -181,6 +182,69 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
     expect(await call.locator('.call-content .content-json').textContent()).toBe('{\n  "total": 390\n}');
     expect(await call.locator('.call-content .content-file').textContent()).toBe(
       'q3.csv (text/csv, 8 bytes)',
+    );
+    expect(page.errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('the demo export in the agent UI (npm start -- --ui)', { timeout: BROWSER_TIMEOUT_MS }, () => {
+  let browser: TestBrowser;
+  const stop = new AbortController();
+  let url = '';
+  let exited: Promise<number>;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    let ready!: (url: string) => void;
+    const printed = new Promise<string>((resolve) => {
+      ready = resolve;
+    });
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colours from the demo's lines.
+    const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
+    exited = main(
+      ['--ui', '--port', '0', '--db', ':memory:'],
+      (line) => {
+        const match = /^agent UI (\S+)$/.exec(plain(line));
+        if (match?.[1]) ready(match[1]);
+      },
+      { signal: stop.signal },
+    );
+    url = await printed;
+  }, BROWSER_TIMEOUT_MS);
+
+  afterAll(async () => {
+    stop.abort();
+    expect(await exited).toBe(0);
+    await browser?.close();
+  });
+
+  it('asks which warehouse in the page, then shows the export progress, its events and the result', async () => {
+    const page = await browser.page();
+    await page.goto(url);
+    const select = page.getByRole('combobox', { name: 'Agent' });
+    await select.locator('option[value="Operations"]').waitFor({ state: 'attached' });
+    await select.selectOption('Operations');
+    await page.getByRole('textbox', { name: 'Message' }).fill("Export today's orders to the warehouse.");
+    await page.getByRole('button', { name: 'Send' }).click();
+    const call = page.locator('.call[data-tool="export_orders"]');
+    const question = call.locator('.question');
+    await question.waitFor();
+    expect(await question.locator('.question-text').textContent()).toBe(
+      'Which warehouse should the export go to?',
+    );
+    await question.getByRole('button', { name: 'Lyon' }).click();
+    await call.locator('.call-progress').waitFor();
+    await page.locator('.run[data-status="completed"]').waitFor({ timeout: 30_000 });
+    expect(await call.locator('.call-progress .progress-text').textContent()).toBe(
+      '513 / 513 · all 513 orders are in Lyon',
+    );
+    expect(await call.locator('.call-events li').count()).toBe(11);
+    expect(await call.locator('.call-output pre').textContent()).toBe(
+      '{"warehouse":"Lyon","orders":513,"batches":11}',
+    );
+    expect(await page.locator('.msg.final .bubble').textContent()).toBe(
+      'Exported 513 orders to Lyon in 11 batches.',
     );
     expect(page.errors).toEqual([]);
     await page.close();
