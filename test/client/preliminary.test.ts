@@ -88,7 +88,7 @@ describe('preliminary results over the stub', () => {
     ]);
   });
 
-  it('delivers a preliminary result lost with the socket after the reconnect, once', async () => {
+  it('delivers a preliminary result lost with the socket after the reconnect, once, to the stub and to run() events', async () => {
     const server = await stub();
     const proxy = await startTcpProxy({ targetPort: server.port });
     cleanups.push(() => proxy.close());
@@ -109,6 +109,8 @@ describe('preliminary results over the stub', () => {
     });
     const worker = client(proxy.url, [report]);
     await worker.connect();
+    const seen: RunEvent[] = [];
+    worker.on('run_event', (event) => seen.push(event));
     const recorded = (output: string) =>
       new Promise<void>((resolve) =>
         server.events.on('run_event', (info) => {
@@ -136,5 +138,7 @@ describe('preliminary results over the stub', () => {
       preliminaries(events.map((event) => ({ type: 'run_event', runId: result.runId, event })) as RunEvent[]),
     ).toEqual(['draft 1', 'draft 2']);
     expect(server.runs.get(result.runId)?.toolCalls[0]).toMatchObject({ status: 'ok', output: 'final' });
+    // And the client that started the run got each one once (those of the drop's window came again, deduplicated).
+    expect(preliminaries(seen)).toEqual(['draft 1', 'draft 2']);
   });
 });

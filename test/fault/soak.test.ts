@@ -15,8 +15,9 @@ describe('soak', () => {
     async () => {
       const report = await runSoak(
         { durationMs, seed },
-        // Long enough that no session expires between drops; a lost result shows up as a timeout.
-        { sessionGraceMs: 30_000, callDeadlineMs: 10_000, busyRetryMs: 20 },
+        // Long enough that no session expires between drops; a lost result shows up as a timeout. Long calls
+        // (LONG_CALL_MS and more) outlive the 3 s deadline only through their lease.
+        { sessionGraceMs: 30_000, callDeadlineMs: 3_000, leaseMs: 1_000, busyRetryMs: 20 },
       );
       console.info(`[soak] ${JSON.stringify(report)}`);
       expect(report.resultsLost).toEqual([]);
@@ -27,6 +28,8 @@ describe('soak', () => {
       expect(report.calls.ok).toBeGreaterThan(0);
       expect(report.calls.rejected).toBeGreaterThan(0);
       expect(report.calls.error).toBeGreaterThan(0);
+      expect(report.calls.long).toBeGreaterThan(0);
+      expect(report.calls.questions).toBeGreaterThan(0);
       expect(report.connections.dropped).toBeGreaterThan(0);
       expect(report.connections.cutMidFrame).toBeGreaterThan(0);
     },

@@ -1,14 +1,17 @@
 /**
  * The soak scenario: several clients, each behind its own fault-injecting proxy that drops or cuts its
  * connection every few hundred milliseconds, serve thousands of tool calls with random durations, approvals
- * (held by the service and decided over HTTP, asked by a client predicate, or decided locally), tool errors and
- * run cancellations, for a bounded time. Then everything is checked from the stub's transcripts and the
+ * (held by the service and decided over HTTP, asked by a client predicate, or decided locally), tool errors,
+ * run cancellations, long calls that outlive the service's per-call deadline while reporting progress, and
+ * questions (answered over HTTP, or by the first client's `onQuestion`), for a bounded time. Then everything is checked from the stub's transcripts and the
  * tools' own records:
  *
  * - every call got exactly one result, and it is the one its tool produced (or, for a call of a cancelled run,
  *   `cancelled`); no result was lost (no call ended `timeout`), none changed on the way;
  * - no call id executed twice, in one process or across them;
- * - every run ended, every outbox emptied.
+ * - every run ended, every outbox emptied;
+ * - every long call that ended `ok` has its last progress recorded, and no progress was recorded twice; no
+ *   question was left open.
  *
  * Used by soak.test.ts (short, in `npm test`) and `npm run test:soak` (long).
  */
@@ -20,7 +23,7 @@ import {
   silentLogger,
   startStubServer,
 } from '../../server-stub/index';
-import { Agent, Client, tool } from '../../src/index';
+import { Agent, Client, QuestionError, type ToolContext, tool } from '../../src/index';
 import { seededRandom, startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 export interface SoakOptions {
@@ -54,6 +57,10 @@ export interface SoakReport {
     rejected: number;
     cancelled: number;
     executions: number;
+    /** Long calls (past the per-call deadline) that ended `ok`. */
+    long: number;
+    /** Questions asked (and recorded by the service). */
+    questions: number;
   };
   connections: { accepted: number; dropped: number; cutMidFrame: number };
   reconnects: { count: number; medianMs: number; p95Ms: number; maxMs: number };
@@ -68,7 +75,7 @@ export interface SoakReport {
   peakRssMiB: number;
 }
 
-type ToolKind = 'work' | 'guarded' | 'predicate' | 'flaky';
+type ToolKind = 'work' | 'guarded' | 'predicate' | 'flaky' | 'long' | 'asking';
 const TOOL_KINDS: readonly ToolKind[] = [
   'work',
   'work',
@@ -79,7 +86,17 @@ const TOOL_KINDS: readonly ToolKind[] = [
   'guarded',
   'predicate',
   'flaky',
+  'long',
+  'asking',
 ];
+/** Steps of a long call, each reported as progress (`total`). */
+const LONG_STEPS = 10;
+/** A long call takes this long at least, in milliseconds: longer than the soak's per-call deadline. */
+export const LONG_CALL_MS = 3_500;
+
+/** The answer to call `n`'s question: declined for every fifth n, else twice n. */
+const answerOf = (n: number): { answer: string } | { declined: true; reason: string } =>
+  n % 5 === 0 ? { declined: true, reason: 'soak' } : { answer: String(n * 2) };
 const params = z.object({ n: z.number().int(), ms: z.number().int().min(0) });
 
 /** Whether a human (or the local policy) approves call `n`: three in four. */
@@ -95,6 +112,10 @@ export function expectedResult(kind: ToolKind, n: number): { status: string; out
     };
   }
   if (kind === 'flaky' && n % 3 === 0) return { status: 'error', output: `Error running flaky: flaky ${n}` };
+  if (kind === 'asking') {
+    const reply = answerOf(n);
+    return { status: 'ok', output: `asking:${n}:${'answer' in reply ? reply.answer : 'declined'}` };
+  }
   return { status: 'ok', output: `${kind}:${n}` };
 }
 
@@ -116,19 +137,34 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 function toolsFor() {
   const executions = new Map<string, number>();
   const produced = new Map<string, string>();
-  const body =
-    (kind: ToolKind) =>
-    async (input: { n: number; ms: number }, ctx: { callId: string; signal: AbortSignal }) => {
-      executions.set(ctx.callId, (executions.get(ctx.callId) ?? 0) + 1);
-      await sleep(input.ms, ctx.signal);
-      if (kind === 'flaky' && input.n % 3 === 0) {
-        produced.set(ctx.callId, `Error running flaky: flaky ${input.n}`);
-        throw new Error(`flaky ${input.n}`);
+  const body = (kind: ToolKind) => async (input: { n: number; ms: number }, ctx: ToolContext) => {
+    executions.set(ctx.callId, (executions.get(ctx.callId) ?? 0) + 1);
+    if (kind === 'long') {
+      // Longer than the deadline, kept alive by its lease; progress at every step, the last one included.
+      for (let step = 1; step <= LONG_STEPS && !ctx.signal.aborted; step++) {
+        await sleep(input.ms / LONG_STEPS, ctx.signal);
+        ctx.progress({ progress: step, total: LONG_STEPS });
       }
-      const output = `${kind}:${input.n}`;
+    } else if (kind === 'asking') {
+      let answer = 'declined';
+      try {
+        answer = await ctx.askQuestion(`What is twice ${input.n}?`);
+      } catch (error) {
+        // Declined: the call goes on. Cancelled (the run was): it ends cancelled anyway.
+        if (!(error instanceof QuestionError) || error.code !== 'declined') throw error;
+      }
+      const output = `asking:${input.n}:${answer}`;
       if (!ctx.signal.aborted) produced.set(ctx.callId, output);
       return output;
-    };
+    } else await sleep(input.ms, ctx.signal);
+    if (kind === 'flaky' && input.n % 3 === 0) {
+      produced.set(ctx.callId, `Error running flaky: flaky ${input.n}`);
+      throw new Error(`flaky ${input.n}`);
+    }
+    const output = `${kind}:${input.n}`;
+    if (!ctx.signal.aborted) produced.set(ctx.callId, output);
+    return output;
+  };
   const tools = [
     tool({ name: 'work', description: 'Works a while.', parameters: params, execute: body('work') }),
     tool({
@@ -151,6 +187,8 @@ function toolsFor() {
       parameters: params,
       execute: body('flaky'),
     }),
+    tool({ name: 'long', description: 'Outlives the deadline.', parameters: params, execute: body('long') }),
+    tool({ name: 'asking', description: 'Asks the user.', parameters: params, execute: body('asking') }),
   ];
   return { tools, executions, produced };
 }
@@ -165,7 +203,8 @@ function soakModel(random: () => number): Model {
     Array.from({ length: 4 + Math.floor(random() * 9) }, () => {
       const n = next++;
       const kind = TOOL_KINDS[Math.floor(random() * TOOL_KINDS.length)]!;
-      return { name: kind, arguments: JSON.stringify({ n, ms: Math.floor(random() * 30) }) };
+      const ms = kind === 'long' ? LONG_CALL_MS + Math.floor(random() * 1_500) : Math.floor(random() * 30);
+      return { name: kind, arguments: JSON.stringify({ n, ms }) };
     });
   return {
     async nextTurn({ turn }) {
@@ -217,13 +256,16 @@ export async function runSoak(
         // dropped every few hundred ms, the default ceiling (10 s) would keep clients offline for seconds at a
         // time: calls would wait, not be lost, but the soak would run few of them.
         reconnect: { maxDelayMs: options.maxReconnectDelayMs ?? 500 },
-        // The first client decides approvals itself; the others leave them to the service's human.
+        // The first client decides approvals and answers questions itself; the others leave them to the service's
+        // human.
         ...(index === 0
           ? {
               onApproval: (request: { input: unknown }) => {
                 const { n } = request.input as { n: number };
                 return approves(n) ? true : { approved: false, reason: REJECTION_REASON };
               },
+              onQuestion: async (request: { question: string }) =>
+                answerOf(Number(/twice (\d+)/.exec(request.question)?.[1])),
             }
           : {}),
       });
@@ -243,6 +285,25 @@ export async function runSoak(
     // The service's human: decides every held call over HTTP, after a short random wait.
     const decisions: Array<Promise<unknown>> = [];
     const onEvent = (event: { runId: string; kind: string; data: unknown }) => {
+      if (event.kind === 'question_asked') {
+        const asked = event.data as { callId: string; questionId: string; question: string; runId?: string };
+        if (asked.runId !== undefined && asked.runId !== event.runId) return;
+        const n = Number(/twice (\d+)/.exec(asked.question)?.[1]);
+        const wait = Math.floor(random() * 20);
+        decisions.push(
+          new Promise((resolve) => setTimeout(resolve, wait)).then(() =>
+            fetch(
+              `${server.httpUrl}/v1/runs/${event.runId}/calls/${asked.callId}/questions/${asked.questionId}`,
+              {
+                method: 'POST',
+                headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+                body: JSON.stringify(answerOf(n)),
+              },
+            ).then((response) => response.status),
+          ),
+        );
+        return;
+      }
       if (event.kind !== 'approval_requested') return;
       const data = event.data as { callId: string; arguments: unknown; runId?: string };
       if (data.runId !== undefined && data.runId !== event.runId) return; // the same request, seen on an ancestor
@@ -278,7 +339,7 @@ export async function runSoak(
     const agentDefinition = {
       name: 'soak',
       instructions: 'Call tools.',
-      tools: ['work', 'guarded', 'predicate', 'flaky'],
+      tools: ['work', 'guarded', 'predicate', 'flaky', 'long', 'asking'],
     };
     const startOne = async (): Promise<void> => {
       if (random() < 0.2) {
@@ -337,7 +398,7 @@ export async function runSoak(
       seed: options.seed,
       wallMs: 0,
       runs: { started: 0, completed: 0, cancelled: 0, byClient },
-      calls: { total: 0, ok: 0, error: 0, rejected: 0, cancelled: 0, executions: 0 },
+      calls: { total: 0, ok: 0, error: 0, rejected: 0, cancelled: 0, executions: 0, long: 0, questions: 0 },
       connections: {
         accepted: proxies.reduce((sum, proxy) => sum + proxy.stats.accepted, 0),
         dropped: proxies.reduce((sum, proxy) => sum + proxy.stats.dropped, 0),
@@ -381,8 +442,33 @@ export async function runSoak(
       if (cancelled && !ourCancels.has(transcript.error ?? '')) {
         report.resultsLost.push(`run ${runId} was cancelled by the service: ${transcript.error}`);
       }
+      // Progress recorded for each call: never the same step twice.
+      const steps = new Map<string, number[]>();
+      for (const event of transcript.events) {
+        if (event.kind !== 'tool_progress') continue;
+        const { callId, progress } = event.data as { callId: string; progress: number };
+        steps.set(callId, [...(steps.get(callId) ?? []), progress]);
+      }
+      for (const [callId, recorded] of steps) {
+        if (new Set(recorded).size !== recorded.length) {
+          report.duplicates.push(`${callId}: progress recorded twice (${recorded.join(', ')})`);
+        }
+      }
       for (const call of transcript.toolCalls) {
         report.calls.total += 1;
+        for (const question of call.questions ?? []) {
+          report.calls.questions += 1;
+          if (question.status === 'open')
+            report.resultsLost.push(`${call.callId}: question ${question.questionId} left open`);
+        }
+        if (call.toolName === 'long' && call.status === 'ok') {
+          report.calls.long += 1;
+          if (call.progress?.progress !== LONG_STEPS) {
+            report.resultsLost.push(
+              `${call.callId} (long) ended ok without its last progress (recorded: ${JSON.stringify(call.progress)})`,
+            );
+          }
+        }
         const status = call.status ?? 'none';
         if (status in report.calls) report.calls[status as 'ok' | 'error' | 'rejected' | 'cancelled'] += 1;
         if (call.state !== 'done') {
