@@ -16,6 +16,7 @@ export type {
   QuestionReply,
   QuestionRequest,
   ToolCallResult,
+  ToolEvent,
   WidgetInvalidInfo,
 } from './call/types';
 export {
