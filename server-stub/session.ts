@@ -5,7 +5,8 @@
  * @module
  */
 import type { WebSocket } from 'ws';
-import { encodeFrame, PROTOCOL_DEFAULTS, type ServiceFrame, type ToolDefinition } from '../src/wire/protocol';
+import { encodeFrame } from '../src/wire/codec';
+import { PROTOCOL_DEFAULTS, type ServiceFrame, type ToolDefinition } from '../src/wire/protocol';
 import { closeSocket } from './close-socket';
 
 /** `connected`: a socket is attached; `detached`: within the grace period; `expired`: gone for good. */

@@ -8,7 +8,8 @@
 import type { ToolCallResult, WidgetInvalidInfo } from '../call/types';
 import type { Redactor } from '../logger';
 import { toWellFormed, truncateJsonString } from '../tool/output';
-import { type ClientFrame, encodeFrame, type FrameOf, utf8Length } from '../wire/protocol';
+import { encodeFrame } from '../wire/codec';
+import { type ClientFrame, type FrameOf, utf8Length } from '../wire/protocol';
 import type { ToolCallFrame } from './execution';
 
 export type ToolResultFrame = FrameOf<ClientFrame, 'tool_result'>;

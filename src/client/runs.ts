@@ -8,10 +8,10 @@
 import { sharedAbort } from '../call/shared-abort';
 import type { ApprovalRequest } from '../call/types';
 import { AbortError, type ConnectionError, RunError } from '../errors';
+import { encodeFrame } from '../wire/codec';
 import {
   type AgentDefinition,
   type ClientFrame,
-  encodeFrame,
   type FrameOf,
   type RunToolCall,
   type ServiceFrame,

@@ -11,14 +11,12 @@ import { ConnectionError, ProtocolError } from '../errors';
 import type { Logger } from '../logger';
 import { displayUrl } from '../logger';
 import { type AttemptFailure, attemptFailure, unsupportedProtocol } from './attempt-failure';
+import { decodeServiceFrame, encodeFrame, isRefusedErrorFrame } from './codec';
 import { Heartbeat, type HeartbeatClock } from './heartbeat';
 import {
   CLOSE_CODES,
   type ClientFrame,
-  decodeServiceFrame,
-  encodeFrame,
   type FrameOf,
-  isRefusedErrorFrame,
   MIN_HEARTBEAT_INTERVAL_MS,
   type ServiceFrame,
   SUBPROTOCOL,

@@ -4,7 +4,8 @@
  * with `pong`, keeps every frame it receives, and leaves everything else to the test.
  */
 import { type WebSocket, WebSocketServer } from 'ws';
-import { type ClientFrame, decodeClientFrame, encodeFrame, type ServiceFrame } from '../../src/wire/protocol';
+import { decodeClientFrame, encodeFrame } from '../../src/wire/codec';
+import type { ClientFrame, ServiceFrame } from '../../src/wire/protocol';
 
 export interface RawService {
   readonly url: string;
