@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { DEADLINE_GRACE_MS, Deadlines } from '../../src/client/deadlines';
 import { Execution } from '../../src/client/execution';
+import { MAX_TIMEOUT_MS } from '../../src/limits';
 import { silentLogger } from '../../src/logger';
 import { nextTask, queuedBehindOne, recording, statuses, waitsForAbort } from './call-runner-harness';
 
@@ -84,6 +85,63 @@ describe('Deadlines', () => {
       expect(vi.getTimerCount()).toBe(0);
     } finally {
       vi.useRealTimers();
+    }
+  });
+});
+
+describe('Deadlines past the timer range', () => {
+  const huge = 3_000_000_000;
+
+  it('never hands setTimeout a delay past the longest timer, even at a fractional now', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const spy = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      vi.advanceTimersByTime(0.5); // `performance.now()` is no longer a whole number
+      const owner = { finished() {} };
+      const held = [
+        new Execution({ type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 't', arguments: {} }, owner),
+      ];
+      const expired: string[] = [];
+      const deadlines = new Deadlines({
+        held: () => held,
+        expire: (execution) => expired.push(execution.frame.callId),
+        logger: silentLogger,
+      });
+      deadlines.arm(held[0] as Execution, huge);
+      // A delay past the range would fire after 1 ms and set the timer again, over and over.
+      vi.advanceTimersByTime(100);
+      expect(expired).toEqual([]);
+      expect(spy).toHaveBeenCalledTimes(1);
+      for (const [, delay] of spy.mock.calls) expect(delay).toBeLessThanOrEqual(MAX_TIMEOUT_MS);
+      expect(vi.getTimerCount()).toBe(1);
+      deadlines.dispose();
+    } finally {
+      spy.mockRestore();
+      vi.useRealTimers();
+    }
+  });
+
+  it('emits no TimeoutOverflowWarning for a deadlineMs past the range', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const owner = { finished() {} };
+      const deadlines = new Deadlines({ held: () => [], expire: () => {}, logger: silentLogger });
+      // Several tries: the overflow shows only when `performance.now()` has a fraction, which it nearly always has.
+      for (let i = 0; i < 10; i++)
+        deadlines.arm(
+          new Execution(
+            { type: 'tool_call', callId: `c${i}`, runId: 'r1', toolName: 't', arguments: {} },
+            owner,
+          ),
+          huge,
+        );
+      deadlines.dispose();
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+      expect(warnings.filter((warning) => warning.name === 'TimeoutOverflowWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
     }
   });
 });
