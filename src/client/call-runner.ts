@@ -14,11 +14,12 @@
  */
 import { startByName, type ToolRegistry } from '../call/registry';
 import type { ApprovalDecision, ApprovalRequest, ToolCallResult, WidgetInvalidInfo } from '../call/types';
+import type { ConnectionError } from '../errors';
 import type { Logger, Redactor } from '../logger';
 import { isThenable } from '../maybe';
 import { contextFailedText } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
-import type { ServiceFrame } from '../wire/protocol';
+import type { ClientFrame, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
 import { Deadlines } from './deadlines';
 import type { Execution, ExecutionOwner, ToolCallFrame } from './execution';
@@ -162,6 +163,28 @@ export class CallRunner implements ExecutionOwner {
       const waiters = this.#idleWaiters;
       this.#idleWaiters = [];
       for (const resolve of waiters) resolve();
+    }
+  }
+
+  /**
+   * A frame the socket will never take as it is (`onUnsendable`). A `tool_result` is replaced once by that call's
+   * `error` result; a replacement that cannot be sent either is dropped. Other frames are not the runner's.
+   */
+  unsendable(frame: ClientFrame, error: ConnectionError): void {
+    if (frame.type !== 'tool_result') return;
+    const done = this.#outbox.unsendable(frame, error.code);
+    const fields = { callId: frame.callId, code: error.code };
+    if (done === 'replaced') {
+      this.#options.logger.warn(
+        fields,
+        'a call result could not be delivered; an error result is sent instead',
+      );
+    } else if (done === 'dropped') {
+      this.#options.logger.error(
+        fields,
+        'a call result and its error result could not be delivered; dropped',
+      );
+      this.ack(frame.callId);
     }
   }
 
