@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { abortReason } from '../call/call-signal';
 import { startByName, type ToolRegistry } from '../call/registry';
 import type { ApprovalDecision, ApprovalRequest, ToolCallResult, WidgetInvalidInfo } from '../call/types';
 import type { ConnectionError } from '../errors';
@@ -82,7 +83,11 @@ export class CallRunner implements ExecutionOwner {
     });
     this.#deadlines = new Deadlines({
       held: () => this.#incoming.values(),
-      expire: (execution) => this.#incoming.cancel(execution.frame.callId, 'deadline'),
+      expire: (execution) =>
+        this.#incoming.cancel(
+          execution.frame.callId,
+          abortReason('the call passed its deadline', 'TimeoutError', 'deadline'),
+        ),
       logger,
     });
     this.#outbox = new Outbox({
@@ -134,7 +139,7 @@ export class CallRunner implements ExecutionOwner {
         this.#incoming.receive(frame);
         return true;
       case 'cancel':
-        this.#incoming.cancel(frame.callId, frame.reason ?? 'service');
+        this.cancel(frame.callId, frame.reason ?? 'service');
         return true;
       case 'ack':
         if (frame.callId !== undefined) this.ack(frame.callId);
@@ -152,7 +157,7 @@ export class CallRunner implements ExecutionOwner {
 
   /** Handles a `cancel`: aborts `ctx.signal` of the call, or drops it from the queue. */
   cancel(callId: string, reason: string): void {
-    this.#incoming.cancel(callId, reason);
+    this.#incoming.cancel(callId, abortReason(`cancelled by the service (${reason})`, 'AbortError', reason));
   }
 
   /** The service has the result (an `ack`), or will never record it: forget it. */
@@ -227,7 +232,7 @@ export class CallRunner implements ExecutionOwner {
 
   /** Aborts every call still queued, running or parked (their results say `cancelled`). */
   abortAll(reason: string): void {
-    this.#incoming.cancelAll(reason);
+    this.#incoming.cancelAll(abortReason(`cancelled (${reason})`, 'AbortError', reason));
   }
 
   /** Stops timers. */

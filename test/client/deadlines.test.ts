@@ -10,7 +10,11 @@ describe('Deadlines, in a call runner', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     try {
       const aborted: string[] = [];
-      const wait = waitsForAbort('wait', (callId, reason) => aborted.push(`${callId}:${String(reason)}`));
+      const wait = waitsForAbort('wait', (callId, reason) =>
+        aborted.push(
+          `${callId}:${(reason as DOMException).name}:${String((reason as { cause?: unknown }).cause)}`,
+        ),
+      );
       const { calls, call } = recording([wait]);
       call('late', 'wait', { deadlineMs: 5_000 });
       call('never', 'wait', { deadlineMs: 60_000 });
@@ -19,10 +23,10 @@ describe('Deadlines, in a call runner', () => {
       vi.advanceTimersByTime(DEADLINE_GRACE_MS - 1);
       expect(aborted).toEqual([]);
       vi.advanceTimersByTime(1);
-      expect(aborted).toEqual(['soon:deadline']);
+      expect(aborted).toEqual(['soon:TimeoutError:deadline']);
       expect(vi.getTimerCount()).toBe(1); // set again, for the next deadline
       vi.advanceTimersByTime(5_000);
-      expect(aborted).toEqual(['soon:deadline', 'late:deadline']);
+      expect(aborted).toEqual(['soon:TimeoutError:deadline', 'late:TimeoutError:deadline']);
       expect(calls.running).toBe(1);
       expect(vi.getTimerCount()).toBe(1);
       calls.abortAll('test over');
