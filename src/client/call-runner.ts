@@ -12,13 +12,15 @@
  *
  * @module
  */
+import { abortReason } from '../call/call-signal';
 import { startByName, type ToolRegistry } from '../call/registry';
 import type { ApprovalDecision, ApprovalRequest, ToolCallResult, WidgetInvalidInfo } from '../call/types';
+import type { ConnectionError } from '../errors';
 import type { Logger, Redactor } from '../logger';
 import { isThenable } from '../maybe';
 import { contextFailedText } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
-import type { ServiceFrame } from '../wire/protocol';
+import type { ClientFrame, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
 import { Deadlines } from './deadlines';
 import type { Execution, ExecutionOwner, ToolCallFrame } from './execution';
@@ -81,7 +83,11 @@ export class CallRunner implements ExecutionOwner {
     });
     this.#deadlines = new Deadlines({
       held: () => this.#incoming.values(),
-      expire: (execution) => this.#incoming.cancel(execution.frame.callId, 'deadline'),
+      expire: (execution) =>
+        this.#incoming.cancel(
+          execution.frame.callId,
+          abortReason('the call passed its deadline', 'TimeoutError', 'deadline'),
+        ),
       logger,
     });
     this.#outbox = new Outbox({
@@ -133,7 +139,7 @@ export class CallRunner implements ExecutionOwner {
         this.#incoming.receive(frame);
         return true;
       case 'cancel':
-        this.#incoming.cancel(frame.callId, frame.reason ?? 'service');
+        this.cancel(frame.callId, frame.reason ?? 'service');
         return true;
       case 'ack':
         if (frame.callId !== undefined) this.ack(frame.callId);
@@ -151,7 +157,7 @@ export class CallRunner implements ExecutionOwner {
 
   /** Handles a `cancel`: aborts `ctx.signal` of the call, or drops it from the queue. */
   cancel(callId: string, reason: string): void {
-    this.#incoming.cancel(callId, reason);
+    this.#incoming.cancel(callId, abortReason(`cancelled by the service (${reason})`, 'AbortError', reason));
   }
 
   /** The service has the result (an `ack`), or will never record it: forget it. */
@@ -162,6 +168,28 @@ export class CallRunner implements ExecutionOwner {
       const waiters = this.#idleWaiters;
       this.#idleWaiters = [];
       for (const resolve of waiters) resolve();
+    }
+  }
+
+  /**
+   * A frame the socket will never take as it is (`onUnsendable`). A `tool_result` is replaced once by that call's
+   * `error` result; a replacement that cannot be sent either is dropped. Other frames are not the runner's.
+   */
+  unsendable(frame: ClientFrame, error: ConnectionError): void {
+    if (frame.type !== 'tool_result') return;
+    const done = this.#outbox.unsendable(frame, error.code);
+    const fields = { callId: frame.callId, code: error.code };
+    if (done === 'replaced') {
+      this.#options.logger.warn(
+        fields,
+        'a call result could not be delivered; an error result is sent instead',
+      );
+    } else if (done === 'dropped') {
+      this.#options.logger.error(
+        fields,
+        'a call result and its error result could not be delivered; dropped',
+      );
+      this.ack(frame.callId);
     }
   }
 
@@ -204,7 +232,7 @@ export class CallRunner implements ExecutionOwner {
 
   /** Aborts every call still queued, running or parked (their results say `cancelled`). */
   abortAll(reason: string): void {
-    this.#incoming.cancelAll(reason);
+    this.#incoming.cancelAll(abortReason(`cancelled (${reason})`, 'AbortError', reason));
   }
 
   /** Stops timers. */

@@ -191,6 +191,14 @@ export class Runs {
     }
   }
 
+  /** A `run_start` the socket will never take as it is: its run fails with a `RunError`. */
+  unsendable(frame: FrameOf<ClientFrame, 'run_start'>, error: ConnectionError): void {
+    const run = this.#byRequest.get(frame.requestId);
+    if (run === undefined || run.runId !== undefined) return;
+    this.#settle(run);
+    run.reject(new RunError(error.code, `the run could not be started: ${error.message}`, { cause: error }));
+  }
+
   /** Asks the service to cancel every run this client started that is still going (the client is closing). */
   cancelAll(reason: string): void {
     for (const run of this.#byRequest.values()) {
