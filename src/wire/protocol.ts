@@ -9,7 +9,6 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { utf8Length } from './utf8';
 
 /** Protocol version carried in `hello.protocol`. */
 export const PROTOCOL_VERSION = 1;
