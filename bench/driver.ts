@@ -17,14 +17,8 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server as SocketIoServer, type Socket as SocketIoSocket } from 'socket.io';
 import { type WebSocket, WebSocketServer } from 'ws';
-import {
-  type ClientFrame,
-  decodeClientFrame,
-  encodeFrame,
-  PROTOCOL_DEFAULTS,
-  PROTOCOL_VERSION,
-  SUBPROTOCOL,
-} from '../src/wire/protocol';
+import { decodeClientFrame, encodeFrame } from '../src/wire/codec';
+import { type ClientFrame, PROTOCOL_DEFAULTS, PROTOCOL_VERSION, SUBPROTOCOL } from '../src/wire/protocol';
 import { serve } from './lib/ipc';
 import { type LatencySummary, summarize } from './lib/stats';
 

@@ -6,7 +6,8 @@
  * @module
  */
 import { truncateUtf8 } from '../src/tool/output';
-import { encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from '../src/wire/protocol';
+import { encodeFrame } from '../src/wire/codec';
+import { type FrameOf, type ServiceFrame, utf8Length } from '../src/wire/protocol';
 
 type RunResultFrame = FrameOf<ServiceFrame, 'run_result'>;
 type RunEventFrame = FrameOf<ServiceFrame, 'run_event'>;

@@ -5,8 +5,8 @@
  * @module
  */
 import type { WebSocket } from 'ws';
+import { encodeFrame } from '../src/wire/codec';
 import {
-  encodeFrame,
   type Feature,
   PROTOCOL_DEFAULTS,
   type ServiceFrame,

@@ -7,13 +7,12 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
+import { decodeClientFrame, isRefusedErrorFrame } from '../src/wire/codec';
 import {
   CLOSE_CODES,
   type ClientFrame,
-  decodeClientFrame,
   type ERROR_CODES,
   type FrameOf,
-  isRefusedErrorFrame,
   PROTOCOL_VERSION,
   SUBPROTOCOL,
 } from '../src/wire/protocol';

@@ -128,3 +128,19 @@ export class CallSignal {
     if (this.#forward !== undefined) outer.removeEventListener('abort', this.#forward);
   }
 }
+
+/**
+ * A cancellation's `signal.reason` as the platform makes them: a `DOMException` named `AbortError` (as
+ * `AbortSignal.abort()` gives) or `TimeoutError` (as `AbortSignal.timeout()` gives), with what caused it in
+ * `cause` (e.g. the service's `cancel` reason, `'deadline'`).
+ */
+export function abortReason(
+  message: string,
+  name: 'AbortError' | 'TimeoutError',
+  cause: unknown,
+): DOMException {
+  const reason = new DOMException(message, name);
+  // Set by hand: not every runtime's DOMException takes `{ cause }`.
+  Object.defineProperty(reason, 'cause', { value: cause, writable: true, configurable: true });
+  return reason;
+}

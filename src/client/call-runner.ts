@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { abortReason } from '../call/call-signal';
 import { startByName, type ToolRegistry } from '../call/registry';
 import type {
   ApprovalDecision,
@@ -22,16 +23,18 @@ import type {
   ToolCallResult,
   WidgetInvalidInfo,
 } from '../call/types';
+import type { ConnectionError } from '../errors';
 import type { Logger, Redactor } from '../logger';
 import { isThenable } from '../maybe';
 import { contextFailedText } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
-import type { ServiceFrame } from '../wire/protocol';
+import type { ClientFrame, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
 import { type CallUpdateHooks, CallUpdates, type WelcomeTerms } from './call-updates';
 import { Deadlines } from './deadlines';
 import type { Execution, ExecutionOwner, ToolCallFrame } from './execution';
 import { Incoming } from './incoming';
+import { Leases } from './leases';
 import { type CallSocket, Outbox } from './outbox';
 import { askInPlace, type Questioner } from './questions';
 import { Slots } from './slots';
@@ -76,9 +79,6 @@ export interface CallRunnerOptions {
   events: CallEvents;
 }
 
-/** A call that has started (and not finished) holds a lease when the service took the feature. */
-const STARTED: ReadonlySet<string> = new Set(['running', 'parked', 'resuming']);
-
 /** Runs tool calls for one client. Owned by `Client`; not exported from the package. */
 export class CallRunner implements ExecutionOwner {
   readonly #options: CallRunnerOptions & { updates: CallUpdateHooks };
@@ -87,28 +87,27 @@ export class CallRunner implements ExecutionOwner {
   readonly #outbox: Outbox;
   readonly #approvals: Approvals;
   readonly #incoming: Incoming;
+  readonly #leases: Leases;
   #idleWaiters: Array<() => void> = [];
 
   constructor(runnerOptions: CallRunnerOptions) {
     const { socket, events, logger } = runnerOptions;
-    const updates =
-      runnerOptions.updates ??
-      new CallUpdates({
-        send: (frame) => socket.send(frame),
-        redactor: runnerOptions.redactor,
-        maxPayloadBytes: () => socket.maxPayloadBytes,
-        widgetInvalid: (info) => events.widgetInvalid(info),
-      });
+    const updates = runnerOptions.updates ?? CallUpdates.on(socket, runnerOptions.redactor, events);
     const options = { ...runnerOptions, updates };
     this.#options = options;
+    this.#leases = new Leases(updates, () => this.#deadlines);
     this.#slots = new Slots({
       maxConcurrency: options.maxConcurrency,
       start: (execution) => this.#start(execution),
     });
     this.#deadlines = new Deadlines({
       held: () => this.#incoming.values(),
-      expire: (execution) => this.#incoming.cancel(execution.frame.callId, 'deadline'),
-      leased: (execution) => options.updates.leased && STARTED.has(execution.state),
+      expire: (execution) =>
+        this.#incoming.cancel(
+          execution.frame.callId,
+          abortReason('the call passed its deadline', 'TimeoutError', 'deadline'),
+        ),
+      leased: (execution) => this.#leases.holds(execution),
       logger,
     });
     this.#outbox = new Outbox({
@@ -161,7 +160,7 @@ export class CallRunner implements ExecutionOwner {
         this.#incoming.receive(frame);
         return true;
       case 'cancel':
-        this.#incoming.cancel(frame.callId, frame.reason ?? 'service');
+        this.cancel(frame.callId, frame.reason ?? 'service');
         return true;
       case 'ack':
         if (frame.callId !== undefined) this.ack(frame.callId);
@@ -182,7 +181,7 @@ export class CallRunner implements ExecutionOwner {
 
   /** Handles a `cancel`: aborts `ctx.signal` of the call, or drops it from the queue. */
   cancel(callId: string, reason: string): void {
-    this.#incoming.cancel(callId, reason);
+    this.#incoming.cancel(callId, abortReason(`cancelled by the service (${reason})`, 'AbortError', reason));
   }
 
   /** The service has the result (an `ack`), or will never record it: forget it. */
@@ -194,6 +193,28 @@ export class CallRunner implements ExecutionOwner {
       const waiters = this.#idleWaiters;
       this.#idleWaiters = [];
       for (const resolve of waiters) resolve();
+    }
+  }
+
+  /**
+   * A frame the socket will never take as it is (`onUnsendable`). A `tool_result` is replaced once by that call's
+   * `error` result; a replacement that cannot be sent either is dropped. Other frames are not the runner's.
+   */
+  unsendable(frame: ClientFrame, error: ConnectionError): void {
+    if (frame.type !== 'tool_result') return;
+    const done = this.#outbox.unsendable(frame, error.code);
+    const fields = { callId: frame.callId, code: error.code };
+    if (done === 'replaced') {
+      this.#options.logger.warn(
+        fields,
+        'a call result could not be delivered; an error result is sent instead',
+      );
+    } else if (done === 'dropped') {
+      this.#options.logger.error(
+        fields,
+        'a call result and its error result could not be delivered; dropped',
+      );
+      this.ack(frame.callId);
     }
   }
 
@@ -217,18 +238,9 @@ export class CallRunner implements ExecutionOwner {
     return this.#slots.backInSlot(execution, value);
   }
 
-  /**
-   * The socket dropped. A leased call has no deadline here while connected; now it stops once the service would
-   * re-dispatch it (the session's grace period), unless a new socket resumes first.
-   */
+  /** The socket dropped: a leased call stops once the service would re-dispatch it (see leases.ts). */
   disconnected(): void {
-    const updates = this.#options.updates;
-    if (!updates?.leased) return;
-    for (const execution of this.#incoming.values()) {
-      if (STARTED.has(execution.state) && execution.decide === undefined) {
-        this.#deadlines.arm(execution, updates.sessionGraceMs, true);
-      }
-    }
+    this.#leases.disconnected(this.#incoming.values());
   }
 
   /** `welcome` arrived: what the service takes on this socket (PROTOCOL.md §2), then {@link reconnected}. */
@@ -243,10 +255,7 @@ export class CallRunner implements ExecutionOwner {
    */
   reconnected(): void {
     this.#approvals.reconnected(this.#incoming.values());
-    if (this.#options.updates.leased) {
-      // Kept alive by the lease again (a call the service gave up on meanwhile gets its `cancel`).
-      for (const execution of this.#incoming.values()) this.#deadlines.arm(execution, undefined);
-    }
+    this.#leases.reconnected(this.#incoming.values());
     this.#options.updates.reconnected();
     this.#outbox.reconnected();
   }
@@ -264,7 +273,7 @@ export class CallRunner implements ExecutionOwner {
 
   /** Aborts every call still queued, running or parked (their results say `cancelled`). */
   abortAll(reason: string): void {
-    this.#incoming.cancelAll(reason);
+    this.#incoming.cancelAll(abortReason(`cancelled (${reason})`, 'AbortError', reason));
   }
 
   /** Stops timers. */
@@ -312,9 +321,7 @@ export class CallRunner implements ExecutionOwner {
   #start(execution: Execution): void {
     const { frame } = execution;
     execution.started = Math.round(performance.now());
-    // Running, and leased when the service took the feature: then it has no deadline here (see Deadlines.arm).
-    this.#options.updates.started(frame.callId);
-    if (this.#options.updates.leased) this.#deadlines.arm(execution, undefined);
+    this.#leases.started(execution);
     this.#options.events.toolCall({ callId: frame.callId, runId: frame.runId, toolName: frame.toolName });
     let context: unknown;
     try {
@@ -383,14 +390,8 @@ export class CallRunner implements ExecutionOwner {
    * `onQuestion` for every call (one function): the client's own answerer, else the service. A question that
    * takes time parks the call (it holds no slot, as for an approval), and it is back in a slot before it goes on.
    */
-  readonly #question = (request: QuestionRequest): QuestionReply | Promise<QuestionReply> => {
-    const execution = this.#incoming.get(request.callId);
-    return askInPlace(this.#options.onQuestion ?? this.#options.updates.ask, request, {
-      park: () => execution !== undefined && this.#slots.park(execution),
-      backInSlot: (value) =>
-        execution === undefined ? Promise.resolve(value) : this.#slots.backInSlot(execution, value),
-    });
-  };
+  readonly #question = (request: QuestionRequest): QuestionReply | Promise<QuestionReply> =>
+    askInPlace(this.#options.onQuestion ?? this.#options.updates.ask, request, this.#slots, this.#incoming);
 
   /** No call queued, running or parked (waiting for a human or a nested run), and every result acked. */
   #isIdle(): boolean {

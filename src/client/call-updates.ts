@@ -21,10 +21,10 @@ import type {
 } from '../call/types';
 import type { Redactor } from '../logger';
 import { toWellFormed, truncateJsonString } from '../tool/output';
+import { encodeFrame } from '../wire/codec';
 import {
   type ClientFrame,
   EVENT_LIMITS,
-  encodeFrame,
   type Feature,
   type FrameOf,
   MAX_LEASE_IDS,
@@ -119,6 +119,20 @@ export class CallUpdates implements CallUpdateHooks {
   #graceMs: number = PROTOCOL_DEFAULTS.sessionGraceMs;
   #leaseTimer: ReturnType<typeof setInterval> | undefined;
   readonly #questions: SocketQuestions;
+
+  /** The updates of a client's calls, written on `socket`; a dropped widget is told to `events`. */
+  static on(
+    socket: { send(frame: ClientFrame): boolean; readonly maxPayloadBytes: number },
+    redactor: Redactor,
+    events: { widgetInvalid(info: WidgetInvalidInfo): void },
+  ): CallUpdates {
+    return new CallUpdates({
+      send: (frame) => socket.send(frame),
+      redactor,
+      maxPayloadBytes: () => socket.maxPayloadBytes,
+      widgetInvalid: (info) => events.widgetInvalid(info),
+    });
+  }
 
   constructor(options: CallUpdatesOptions) {
     this.#options = options;

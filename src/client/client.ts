@@ -149,9 +149,11 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       },
       onReconnecting: (attempt, delayMs) => this.#emit('reconnecting', { attempt, delayMs }),
       onError: (error) => this.#emit('error', error),
-      // A frame that will never go out as it is (already reported through onError). TODO(calls): a tool_result
-      // here should become that call's error result, once, rather than wait in the outbox for the next socket.
-      onUnsendable: () => {},
+      // A frame that will never go out as it is (already reported through onError).
+      onUnsendable: (frame, error) => {
+        if (frame.type === 'run_start') this.#runs.unsendable(frame, error);
+        else this.#calls.unsendable(frame, error);
+      },
       onClosed: (error) => {
         this.#calls.abortAll('client closed');
         this.#calls.dispose();

@@ -65,7 +65,10 @@ export class Deadlines {
   #schedule(at: number): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#at = at;
-    this.#timer = setTimeout(() => this.#sweep(), Math.max(0, at - performance.now()));
+    // Capped: `at` is rounded up, so a deadline at the end of the range can be a fraction of a millisecond past
+    // it, and a longer delay would fire after 1 ms instead (and set the timer again, and again).
+    const delay = Math.min(Math.max(0, at - performance.now()), MAX_TIMEOUT_MS);
+    this.#timer = setTimeout(() => this.#sweep(), delay);
     (this.#timer as { unref?: () => void }).unref?.();
   }
 

@@ -7,7 +7,8 @@
  */
 import type { Redactor } from '../logger';
 import { base64Bytes, type ContentPart } from '../tool/content';
-import { type ClientFrame, encodeFrame, type FrameOf, utf8Length } from '../wire/protocol';
+import { encodeFrame } from '../wire/codec';
+import { type ClientFrame, type FrameOf, utf8Length } from '../wire/protocol';
 
 /** What a part left out is called in the text that replaces it. */
 function described(part: ContentPart): string {

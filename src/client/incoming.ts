@@ -102,7 +102,7 @@ export class Incoming {
   }
 
   /** Handles a `cancel` frame (or a deadline, or `close()`): aborts `ctx.signal` of the call, or drops it from the queue. */
-  cancel(callId: string, reason: string): void {
+  cancel(callId: string, reason: unknown): void {
     const execution = this.#held.get(callId);
     if (execution === undefined) return;
     // Decided, waiting for a slot: it ends cancelled where it waits (for the approval), without one.
@@ -119,7 +119,7 @@ export class Incoming {
   }
 
   /** Cancels every call held. */
-  cancelAll(reason: string): void {
+  cancelAll(reason: unknown): void {
     for (const execution of [...this.#held.values()]) this.cancel(execution.frame.callId, reason);
   }
 

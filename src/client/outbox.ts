@@ -7,8 +7,10 @@
  */
 import type { ToolCallResult, WidgetInvalidInfo } from '../call/types';
 import type { Redactor } from '../logger';
+import { undeliverableText } from '../tool/model-text';
 import { toWellFormed, truncateJsonString } from '../tool/output';
-import { type ClientFrame, encodeFrame, type FrameOf, utf8Length } from '../wire/protocol';
+import { encodeFrame } from '../wire/codec';
+import { type ClientFrame, type FrameOf, utf8Length } from '../wire/protocol';
 import type { ToolCallFrame } from './execution';
 import { fitContent } from './fit-content';
 
@@ -40,8 +42,15 @@ export interface OutboxOptions {
 /** One result waiting for its `ack`, and the socket generation it was last written on (`-1`: not yet). */
 interface Entry {
   frame: ToolResultFrame;
+  /** The call's frame: its tool's name, for the texts and events about this result. */
+  call: ToolCallFrame;
   sentOn: number;
+  /** `frame` is already the error result that replaced one that could not be sent. */
+  replaced: boolean;
 }
+
+/** What {@link Outbox.unsendable} did with a result that cannot be sent. */
+export type Unsendable = 'replaced' | 'dropped' | 'not held';
 
 /** Milliseconds between looks at a socket whose buffer was over `highWaterMarkBytes`. */
 const BACKPRESSURE_RETRY_MS = 5;
@@ -60,9 +69,12 @@ export class Outbox {
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
   /** Some entry may not be written on the current socket yet (a flush stopped early). */
   #backlog = false;
+  /** The service's limit the held results were cut to. */
+  #cutTo: number;
 
   constructor(options: OutboxOptions) {
     this.#options = options;
+    this.#cutTo = options.socket.maxPayloadBytes;
   }
 
   /** Results not yet acknowledged by the service. */
@@ -75,7 +87,12 @@ export class Outbox {
    * is what the model reads).
    */
   add(frame: ToolCallFrame, result: ToolCallResult, durationMs: number): ToolResultFrame {
-    const entry: Entry = { frame: this.#resultFrame(frame, result, durationMs), sentOn: -1 };
+    const entry: Entry = {
+      frame: this.#resultFrame(frame, result, durationMs),
+      call: frame,
+      sentOn: -1,
+      replaced: false,
+    };
     this.#entries.set(frame.callId, entry);
     // Nothing older waits to be written: write this one alone rather than walk the outbox.
     if (this.#backlog || this.#flushTimer !== undefined || !this.#write(entry)) this.flush();
@@ -99,10 +116,45 @@ export class Outbox {
     this.#entries.delete(callId);
   }
 
-  /** A new socket is open: every result held is written again, once. */
+  /**
+   * A new socket is open: every result held is written again, once. A service that now takes smaller frames (a
+   * resumed session's `welcome` may say so) gets the held results cut again to its new limit.
+   */
   reconnected(): void {
     this.#generation += 1;
+    const limit = this.#options.socket.maxPayloadBytes;
+    if (limit < this.#cutTo) {
+      for (const entry of this.#entries.values()) {
+        const { widget, content, ...rest } = entry.frame;
+        entry.frame = this.#withContent(this.#fit({ ...rest }, entry.call, widget), content);
+      }
+    }
+    this.#cutTo = limit;
     this.flush();
+  }
+
+  /**
+   * `frame` will never go out as it is (over the service's limit, or the socket threw on it). The first time, the
+   * call's result is replaced by an `error` result saying so (`code`: the failure's `ConnectionError` code); when
+   * that replacement cannot be sent either, it is dropped. Returns what was done.
+   */
+  unsendable(frame: ToolResultFrame, code: string): Unsendable {
+    const entry = this.#entries.get(frame.callId);
+    if (entry === undefined || entry.frame !== frame) return 'not held';
+    if (entry.replaced) {
+      this.#entries.delete(frame.callId);
+      return 'dropped';
+    }
+    entry.frame = {
+      type: 'tool_result',
+      callId: frame.callId,
+      status: 'error',
+      output: undeliverableText(entry.call.toolName, code),
+      durationMs: frame.durationMs,
+    };
+    entry.replaced = true;
+    entry.sentOn = -1;
+    return 'replaced';
   }
 
   /** Writes results not yet written on the current socket, in order, while the socket's buffer has room. */
@@ -133,12 +185,17 @@ export class Outbox {
       }, BACKPRESSURE_RETRY_MS);
       return false;
     }
-    if (socket.send(entry.frame)) entry.sentOn = this.#generation;
+    const { frame } = entry;
+    if (socket.send(frame)) entry.sentOn = this.#generation;
+    // Refused as it was and replaced meanwhile (see unsendable): the replacement goes out now, if it can.
+    else if (entry.frame !== frame && this.#entries.get(frame.callId) === entry && socket.writable) {
+      if (socket.send(entry.frame)) entry.sentOn = this.#generation;
+    }
     return true;
   }
 
   #resultFrame(frame: ToolCallFrame, result: ToolCallResult, durationMs: number): ToolResultFrame {
-    const { redactor, socket } = this.#options;
+    const { redactor } = this.#options;
     const out: ToolResultFrame = {
       type: 'tool_result',
       callId: frame.callId,
@@ -146,15 +203,23 @@ export class Outbox {
       output: '',
       durationMs,
     };
-    // Redact first, then cut: a cut through a secret would leave a piece of it that no rule matches. The cut
-    // counts JSON escapes, so the frame fits the service's limit whatever the text holds.
+    // Redact first, then cut: a cut through a secret would leave a piece of it that no rule matches.
+    out.output = toWellFormed(redactor.text(result.output));
+    const widget = result.widget === undefined ? undefined : redactor.value(result.widget);
+    return this.#withContent(this.#fit(out, frame, widget), result.content);
+  }
+
+  /** Cuts `out`'s output to the service's limit, and adds `widget` (already redacted) if the frame has room. */
+  #fit(out: ToolResultFrame, frame: ToolCallFrame, widget: unknown): ToolResultFrame {
+    const { socket } = this.#options;
+    // The cut counts JSON escapes, so the frame fits the service's limit whatever the text holds.
     // The frame without its output is at most 105 bytes plus 6 per unit of the call id: with an id of up to 64
     // units it is within ENVELOPE_BYTES, and need not be measured.
-    const envelope = frame.callId.length <= 64 ? 0 : utf8Length(encodeFrame(out)) - 2;
+    const envelope = frame.callId.length <= 64 ? 0 : utf8Length(encodeFrame({ ...out, output: '' })) - 2;
     const budget = Math.max(2, socket.maxPayloadBytes - Math.max(ENVELOPE_BYTES, envelope));
-    out.output = truncateJsonString(toWellFormed(redactor.text(result.output)), budget);
-    if (result.widget !== undefined) {
-      out.widget = redactor.value(result.widget);
+    out.output = truncateJsonString(out.output, budget);
+    if (widget !== undefined) {
+      out.widget = widget as ToolResultFrame['widget'];
       const size = utf8Length(JSON.stringify(out));
       if (size > socket.maxPayloadBytes) {
         delete out.widget;
@@ -166,10 +231,14 @@ export class Outbox {
         });
       }
     }
-    if (result.content !== undefined && this.#options.takesContent?.() === true) {
-      const content = fitContent(out, result.content, socket.maxPayloadBytes, redactor);
-      if (content !== undefined) out.content = content;
-    }
+    return out;
+  }
+
+  /** Adds the result's content parts when the service takes them, fitted to what the frame leaves room for. */
+  #withContent(out: ToolResultFrame, parts: ToolCallResult['content']): ToolResultFrame {
+    if (parts === undefined || this.#options.takesContent?.() !== true) return out;
+    const content = fitContent(out, parts, this.#options.socket.maxPayloadBytes, this.#options.redactor);
+    if (content !== undefined) out.content = content;
     return out;
   }
 }

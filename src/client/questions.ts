@@ -9,7 +9,10 @@ import type { QuestionReply, QuestionRequest } from '../call/types';
 import { QuestionError } from '../errors';
 import type { Redactor } from '../logger';
 import { isThenable } from '../maybe';
-import { type ClientFrame, encodeFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
+import { encodeFrame } from '../wire/codec';
+import { type ClientFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
+import type { Execution } from './execution';
+import type { Slots } from './slots';
 
 type QuestionFrame = FrameOf<ClientFrame, 'question'>;
 
@@ -24,7 +27,8 @@ export type Questioner = (request: QuestionRequest) => QuestionReply | Promise<Q
 export function askInPlace(
   answerer: Questioner | undefined,
   request: QuestionRequest,
-  slot: { park(): void; backInSlot<T>(value: T): Promise<T> },
+  slots: Pick<Slots, 'park' | 'backInSlot'>,
+  held: { get(callId: string): Execution | undefined },
 ): QuestionReply | Promise<QuestionReply> {
   if (answerer === undefined) {
     throw new QuestionError(
@@ -33,12 +37,13 @@ export function askInPlace(
     );
   }
   const reply = answerer(request);
-  if (!isThenable(reply)) return reply;
-  slot.park();
+  const execution = held.get(request.callId);
+  if (!isThenable(reply) || execution === undefined) return reply;
+  slots.park(execution);
   return Promise.resolve(reply).then(
-    (answered) => slot.backInSlot(answered),
+    (answered) => slots.backInSlot(execution, answered),
     (error: unknown) =>
-      slot.backInSlot(undefined).then(() => {
+      slots.backInSlot(execution, undefined).then(() => {
         throw error;
       }),
   );

@@ -8,10 +8,10 @@
 import { sharedAbort } from '../call/shared-abort';
 import type { ApprovalRequest } from '../call/types';
 import { AbortError, type ConnectionError, RunError } from '../errors';
+import { encodeFrame } from '../wire/codec';
 import {
   type AgentDefinition,
   type ClientFrame,
-  encodeFrame,
   type FrameOf,
   type RunToolCall,
   type ServiceFrame,
@@ -211,6 +211,14 @@ export class Runs {
       default:
         return false;
     }
+  }
+
+  /** A `run_start` the socket will never take as it is: its run fails with a `RunError`. */
+  unsendable(frame: FrameOf<ClientFrame, 'run_start'>, error: ConnectionError): void {
+    const run = this.#byRequest.get(frame.requestId);
+    if (run === undefined || run.runId !== undefined) return;
+    this.#settle(run);
+    run.reject(new RunError(error.code, `the run could not be started: ${error.message}`, { cause: error }));
   }
 
   /** Asks the service to cancel every run this client started that is still going (the client is closing). */

@@ -106,3 +106,19 @@ export function shuttingDownText(toolName: string): string {
 export function contextFailedText(toolName: string, message: string): string {
   return `Error running ${toolName}: the client could not provide its context (${message})`;
 }
+
+/**
+ * Why a result could not be delivered, by the `ConnectionError` code of the failure: fixed texts, so nothing of
+ * the output (or of what a socket threw) reaches the model.
+ */
+const UNDELIVERABLE_REASONS: Readonly<Record<string, string>> = {
+  frame_too_large: 'it was larger than the service accepts',
+  send_failed: 'the connection failed while sending it',
+  unencodable_frame: 'it could not be encoded as JSON',
+};
+
+/** `The result of <name> could not be delivered: <reason>.` (sent in place of a result that never gets through). */
+export function undeliverableText(toolName: string, code: string): string {
+  const reason = UNDELIVERABLE_REASONS[code] ?? 'it could not be sent';
+  return `The result of ${toolName} could not be delivered: ${reason}.`;
+}

@@ -11,14 +11,12 @@ import { ConnectionError, ProtocolError } from '../errors';
 import type { Logger } from '../logger';
 import { displayUrl } from '../logger';
 import { type AttemptFailure, attemptFailure, unsupportedProtocol } from './attempt-failure';
+import { decodeServiceFrame, encodeFrame, isRefusedErrorFrame } from './codec';
 import { Heartbeat, type HeartbeatClock } from './heartbeat';
 import {
   CLOSE_CODES,
   type ClientFrame,
-  decodeServiceFrame,
-  encodeFrame,
   type FrameOf,
-  isRefusedErrorFrame,
   MIN_HEARTBEAT_INTERVAL_MS,
   type ServiceFrame,
   SUBPROTOCOL,
@@ -82,6 +80,11 @@ export class Link {
   #verdict: Verdict | undefined;
   #heartbeat: Heartbeat | undefined;
   #maxPayloadBytes: number;
+  /**
+   * The largest frame written on this socket (by length): when the service closes with 1009 (frame too big), it is
+   * the one it refused, though it was within the announced limit. Re-sent as is, it would be refused every time.
+   */
+  #largest: { frame: ClientFrame; length: number } | undefined;
   #pingSeq = 0;
 
   constructor(options: LinkOptions) {
@@ -107,6 +110,8 @@ export class Link {
             opened: this.#opened,
             sendsHeaders: this.#sendsHeaders,
           };
+          if (code === CLOSE_CODES.tooBig && failure.error === undefined && this.#verdict === undefined)
+            this.#refusedBySize();
           this.#onClose(code, reason, this.#verdict ?? attemptFailure(facts));
         },
       },
@@ -274,7 +279,11 @@ export class Link {
   /** Writes one frame's text. A socket that throws is dropped, after the throw is logged and reported. */
   #write(text: string, type: string, frame?: ClientFrame): boolean {
     const failure = this.#transport.send(text);
-    if (failure === undefined) return true;
+    if (failure === undefined) {
+      if (frame !== undefined && text.length > (this.#largest?.length ?? 0))
+        this.#largest = { frame, length: text.length };
+      return true;
+    }
     const error = new ConnectionError(
       'send_failed',
       `a ${type} frame could not be sent (the socket threw: ${describe(failure.thrown)}); the socket is dropped and the client reconnects`,
@@ -284,6 +293,16 @@ export class Link {
     if (frame) this.#unsendable(frame, error);
     else this.#report(error);
     return false;
+  }
+
+  /** The service closed with 1009 (not `ws` on our side, which sets `failure.error`): blames the largest frame. */
+  #refusedBySize(): void {
+    const largest = this.#largest;
+    if (largest === undefined || this.#closed) return;
+    this.#largest = undefined;
+    const size = utf8Length(encodeFrame(largest.frame));
+    const message = `the service closed the connection with 1009 (frame too big) after a ${largest.frame.type} frame of ${size} bytes, within its announced limit of ${this.#maxPayloadBytes}; that frame is not sent again`;
+    this.#unsendable(largest.frame, new ConnectionError('frame_too_large', message));
   }
 
   #unsendable(frame: ClientFrame, error: ConnectionError): void {

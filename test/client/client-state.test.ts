@@ -379,7 +379,12 @@ describe('Client tools and events (msw)', () => {
       status: 'cancelled',
       output: 'Error running wait: the call was cancelled',
     });
-    expect(reason).toBe('run_cancelled');
+    expect(reason).toBeInstanceOf(DOMException);
+    expect(reason).toMatchObject({
+      name: 'AbortError',
+      message: 'cancelled by the service (run_cancelled)',
+      cause: 'run_cancelled',
+    });
   });
 
   it('aborts a call on its own when deadlineMs passes (a cancel may be lost with a socket)', async () => {
@@ -406,7 +411,12 @@ describe('Client tools and events (msw)', () => {
       deadlineMs: 30,
     });
     expect(await result).toMatchObject({ callId: 'd1', status: 'cancelled' });
-    expect(reason).toBe('deadline');
+    expect(reason).toBeInstanceOf(DOMException);
+    expect(reason).toMatchObject({
+      name: 'TimeoutError',
+      message: 'the call passed its deadline',
+      cause: 'deadline',
+    });
   });
 
   it('closes on `await using` with a normal close after draining', async () => {

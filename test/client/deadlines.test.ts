@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { DEADLINE_GRACE_MS, Deadlines } from '../../src/client/deadlines';
 import { Execution } from '../../src/client/execution';
+import { MAX_TIMEOUT_MS } from '../../src/limits';
 import { silentLogger } from '../../src/logger';
 import { nextTask, queuedBehindOne, recording, statuses, waitsForAbort } from './call-runner-harness';
 
@@ -9,7 +10,11 @@ describe('Deadlines, in a call runner', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     try {
       const aborted: string[] = [];
-      const wait = waitsForAbort('wait', (callId, reason) => aborted.push(`${callId}:${String(reason)}`));
+      const wait = waitsForAbort('wait', (callId, reason) =>
+        aborted.push(
+          `${callId}:${(reason as DOMException).name}:${String((reason as { cause?: unknown }).cause)}`,
+        ),
+      );
       const { calls, call } = recording([wait]);
       call('late', 'wait', { deadlineMs: 5_000 });
       call('never', 'wait', { deadlineMs: 60_000 });
@@ -18,10 +23,10 @@ describe('Deadlines, in a call runner', () => {
       vi.advanceTimersByTime(DEADLINE_GRACE_MS - 1);
       expect(aborted).toEqual([]);
       vi.advanceTimersByTime(1);
-      expect(aborted).toEqual(['soon:deadline']);
+      expect(aborted).toEqual(['soon:TimeoutError:deadline']);
       expect(vi.getTimerCount()).toBe(1); // set again, for the next deadline
       vi.advanceTimersByTime(5_000);
-      expect(aborted).toEqual(['soon:deadline', 'late:deadline']);
+      expect(aborted).toEqual(['soon:TimeoutError:deadline', 'late:TimeoutError:deadline']);
       expect(calls.running).toBe(1);
       expect(vi.getTimerCount()).toBe(1);
       calls.abortAll('test over');
@@ -84,6 +89,63 @@ describe('Deadlines', () => {
       expect(vi.getTimerCount()).toBe(0);
     } finally {
       vi.useRealTimers();
+    }
+  });
+});
+
+describe('Deadlines past the timer range', () => {
+  const huge = 3_000_000_000;
+
+  it('never hands setTimeout a delay past the longest timer, even at a fractional now', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const spy = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      vi.advanceTimersByTime(0.5); // `performance.now()` is no longer a whole number
+      const owner = { finished() {} };
+      const held = [
+        new Execution({ type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 't', arguments: {} }, owner),
+      ];
+      const expired: string[] = [];
+      const deadlines = new Deadlines({
+        held: () => held,
+        expire: (execution) => expired.push(execution.frame.callId),
+        logger: silentLogger,
+      });
+      deadlines.arm(held[0] as Execution, huge);
+      // A delay past the range would fire after 1 ms and set the timer again, over and over.
+      vi.advanceTimersByTime(100);
+      expect(expired).toEqual([]);
+      expect(spy).toHaveBeenCalledTimes(1);
+      for (const [, delay] of spy.mock.calls) expect(delay).toBeLessThanOrEqual(MAX_TIMEOUT_MS);
+      expect(vi.getTimerCount()).toBe(1);
+      deadlines.dispose();
+    } finally {
+      spy.mockRestore();
+      vi.useRealTimers();
+    }
+  });
+
+  it('emits no TimeoutOverflowWarning for a deadlineMs past the range', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const owner = { finished() {} };
+      const deadlines = new Deadlines({ held: () => [], expire: () => {}, logger: silentLogger });
+      // Several tries: the overflow shows only when `performance.now()` has a fraction, which it nearly always has.
+      for (let i = 0; i < 10; i++)
+        deadlines.arm(
+          new Execution(
+            { type: 'tool_call', callId: `c${i}`, runId: 'r1', toolName: 't', arguments: {} },
+            owner,
+          ),
+          huge,
+        );
+      deadlines.dispose();
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+      expect(warnings.filter((warning) => warning.name === 'TimeoutOverflowWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
     }
   });
 });

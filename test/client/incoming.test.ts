@@ -35,7 +35,32 @@ describe('Incoming, in a call runner', () => {
     await nextTask();
     calls.cancel('w1', 'user pressed stop');
     await nextTask();
-    expect(reasons).toEqual(['user pressed stop']);
+    expect(reasons).toEqual([
+      expect.objectContaining({
+        name: 'AbortError',
+        message: 'cancelled by the service (user pressed stop)',
+        cause: 'user pressed stop',
+      }),
+    ]);
+    expect(reasons[0]).toBeInstanceOf(DOMException);
+    expect(sent).toEqual([expect.objectContaining({ callId: 'w1', status: 'cancelled' })]);
+  });
+
+  it('aborts ctx.signal of every running call when the client closes, with an AbortError', async () => {
+    const reasons: unknown[] = [];
+    const { calls, call, sent } = recording([waitsForAbort('wait', (_id, reason) => reasons.push(reason))]);
+    call('w1', 'wait');
+    await nextTask();
+    calls.abortAll('client closing');
+    await nextTask();
+    expect(reasons).toEqual([
+      expect.objectContaining({
+        name: 'AbortError',
+        message: 'cancelled (client closing)',
+        cause: 'client closing',
+      }),
+    ]);
+    expect(reasons[0]).toBeInstanceOf(DOMException);
     expect(sent).toEqual([expect.objectContaining({ callId: 'w1', status: 'cancelled' })]);
   });
 });

@@ -136,14 +136,14 @@ describe('Client against the stub', () => {
   });
 
   it('aborts ctx.signal when the service cancels a call past its deadline, and reports timeout to the model', async () => {
-    const aborted = deferred<string>();
+    const aborted = deferred<unknown>();
     const slow = tool({
       name: 'slow',
       description: 'Never finishes on its own.',
       execute: (_input, ctx) =>
         new Promise<string>((_resolve, reject) => {
           ctx.signal.addEventListener('abort', () => {
-            aborted.resolve(String(ctx.signal.reason));
+            aborted.resolve(ctx.signal.reason);
             reject(new Error('stopped'));
           });
         }),
@@ -160,7 +160,13 @@ describe('Client against the stub', () => {
     const worker = client(server.url, { tools: [slow] });
     await worker.connect();
     const result = await worker.run(new Agent({ name: 'A', instructions: '', tools: [slow] }), 'go');
-    expect(await aborted.promise).toBe('deadline');
+    const reason = await aborted.promise;
+    expect(reason).toBeInstanceOf(DOMException);
+    expect(reason).toMatchObject({
+      name: 'AbortError',
+      message: 'cancelled by the service (deadline)',
+      cause: 'deadline',
+    });
     expect(result.toolCalls[0]).toMatchObject({
       status: 'timeout',
       output: 'Error running slow: timed out after 50ms',

@@ -4,7 +4,8 @@ import type { ToolCallFrame } from '../../src/client/execution';
 import { Outbox } from '../../src/client/outbox';
 import { Redactor } from '../../src/logger';
 import type { Widget } from '../../src/tool/widget';
-import { type ClientFrame, encodeFrame, utf8Length } from '../../src/wire/protocol';
+import { encodeFrame } from '../../src/wire/codec';
+import { type ClientFrame, utf8Length } from '../../src/wire/protocol';
 import { callIds, recording, recordsCalls } from './call-runner-harness';
 
 describe('Outbox, in a call runner', () => {

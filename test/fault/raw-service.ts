@@ -4,7 +4,8 @@
  * with `pong`, keeps every frame it receives, and leaves everything else to the test.
  */
 import { type WebSocket, WebSocketServer } from 'ws';
-import { type ClientFrame, decodeClientFrame, encodeFrame, type ServiceFrame } from '../../src/wire/protocol';
+import { decodeClientFrame, encodeFrame } from '../../src/wire/codec';
+import type { ClientFrame, ServiceFrame } from '../../src/wire/protocol';
 
 export interface RawService {
   readonly url: string;
@@ -28,8 +29,10 @@ export interface RawService {
 export interface RawServiceOptions {
   /** @default 60_000 */
   heartbeatIntervalMs?: number;
-  /** @default 1_048_576 */
+  /** Announced in each `welcome` (read at each hello: a test may change it). @default 1_048_576 */
   maxPayloadBytes?: number;
+  /** Closes with 1009 on any frame over this many bytes, whatever `maxPayloadBytes` says; the frame is not kept. */
+  refuseOverBytes?: number;
   /** Answer every non-retryable `tool_result` with `ack`. @default true */
   ack?: boolean;
   /** Called for each new connection before anything is read from it (to misbehave before `welcome`). */
@@ -56,6 +59,10 @@ export async function startRawService(options: RawServiceOptions = {}): Promise<
     ws.on('close', (code, reason) => closes.push({ code, reason: String(reason) }));
     options.onConnection?.(ws);
     ws.on('message', (data) => {
+      if (options.refuseOverBytes !== undefined && (data as Buffer).length > options.refuseOverBytes) {
+        ws.close(1009, 'frame too big');
+        return;
+      }
       const decoded = decodeClientFrame(String(data));
       if (!decoded.ok) throw new Error(`the client sent an invalid frame: ${decoded.message}`);
       const frame = decoded.frame;

@@ -7,13 +7,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type DecodeResult,
-  decodeClientFrame,
-  decodeServiceFrame,
-  encodeFrame,
-  utf8Length,
-} from '../../src/wire/protocol';
+import { type DecodeResult, decodeClientFrame, decodeServiceFrame, encodeFrame } from '../../src/wire/codec';
+import { utf8Length } from '../../src/wire/protocol';
 
 const DECODERS = { client: decodeClientFrame, service: decodeServiceFrame } as const;
 const ERROR_CODES = ['invalid_json', 'invalid_frame', 'unknown_type', 'frame_too_large'];

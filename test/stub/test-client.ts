@@ -5,10 +5,9 @@
  * callId, an outbox until `ack`).
  */
 import { WebSocket } from 'ws';
+import { decodeServiceFrame, encodeFrame } from '../../src/wire/codec';
 import {
   type ClientFrame,
-  decodeServiceFrame,
-  encodeFrame,
   type FrameOf,
   PROTOCOL_VERSION,
   type ServiceFrame,

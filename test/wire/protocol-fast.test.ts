@@ -1,11 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  encodeFrame,
-  fastServiceFrame,
-  serviceFrameSchema,
-  TOOL_CALL_STATUSES,
-} from '../../src/wire/protocol';
+import { encodeFrame, fastServiceFrame } from '../../src/wire/codec';
+import { serviceFrameSchema, TOOL_CALL_STATUSES } from '../../src/wire/protocol';
 
 const anyValue = fc.oneof(
   fc.string({ maxLength: 300 }),
