@@ -19,6 +19,7 @@ import {
   validateWidget,
 } from '../src/index';
 import { importMcpTools, registerMcpTools } from '../src/mcp/index';
+import { FEATURES } from '../src/wire/call-frames';
 
 /**
  * Every `@default` stated in the TSDoc of src/ and server-stub/, passed explicitly, is accepted. The tags are read
@@ -220,6 +221,9 @@ const CASES: Record<string, Case> = {
         ['busyRetryMs', 250],
         ['maxHttpBodyBytes', 1_048_576],
         ['maxBufferedBytes', 16_777_216],
+        ['features', [...FEATURES]],
+        ['leaseMs', 45_000],
+        ['maxCallDurationMs', 86_400_000],
         ['model', scriptedModel([])],
         ['logger', consoleLogger()],
       ] as const
@@ -297,7 +301,26 @@ const CASES: Record<string, Case> = {
       return worker.close().then(() => connecting);
     },
   },
+  'InvokeOptions.onProgress': { value: undefined, accept: invoke('onProgress') },
+  'InvokeOptions.onPreliminary': { value: undefined, accept: invoke('onPreliminary') },
+  'InvokeOptions.onEmit': { value: undefined, accept: invoke('onEmit') },
+  'InvokeOptions.onQuestion': { value: undefined, accept: invoke('onQuestion') },
+  'AskOptions.timeoutMs': {
+    value: undefined, // none
+    accept: (timeoutMs) =>
+      invokeTool(
+        tool({
+          name: 'asks',
+          description: 'Asks.',
+          execute: (_input, ctx) => ctx.askQuestion('Which?', { timeoutMs: timeoutMs as undefined }),
+        }),
+        {},
+        { onQuestion: () => ({ answer: 'a' }) },
+      ).then((result) => expect(result.status).toBe('ok')),
+  },
   // not part of the public API
+  'CallRunnerOptions.updates': { internal: 'CallRunner is not exported' },
+  'CallUpdatesOptions.now': { internal: 'CallUpdates is not exported' },
   'ConnectionOptions.heartbeatClock': { internal: 'Connection is not exported' },
   'HeartbeatOptions.clock': { internal: 'Heartbeat is not exported' },
   'SchemaAdapter.acceptsOnlyAnnounced': { internal: 'a flag set by the schema adapters themselves' },
