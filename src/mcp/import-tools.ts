@@ -132,6 +132,9 @@ function descriptionOf(mcpTool: McpTool): string {
   return `The MCP tool ${JSON.stringify(mcpTool.name)}.`;
 }
 
+/** How much later than the tool's `timeoutMs` the MCP SDK's own request timeout is set, in milliseconds. */
+const MCP_TIMEOUT_MARGIN_MS = 1_000;
+
 function importOne(client: McpToolSource, mcpTool: McpTool, name: string, options: ImportMcpToolsOptions) {
   const { timeoutMs } = options;
   const needsApproval =
@@ -141,7 +144,11 @@ function importOne(client: McpToolSource, mcpTool: McpTool, name: string, option
   const execute = async (input: Record<string, unknown>, ctx: ToolContext): Promise<string> => {
     const result = await client.callTool({ name: mcpTool.name, arguments: input }, undefined, {
       signal: ctx.signal,
-      ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+      // The MCP request's own timeout is set past ours, so that ours always ends the call (status `timeout`)
+      // and cancels the request through `ctx.signal`; two equal timers would race.
+      ...(timeoutMs === undefined
+        ? {}
+        : { timeout: Math.min(MAX_TIMEOUT_MS, timeoutMs + MCP_TIMEOUT_MARGIN_MS) }),
     });
     const text = mcpResultText(result);
     if (result.isError === true) throw new Error(text === '' ? EMPTY_MCP_ERROR : text);
