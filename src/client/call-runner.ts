@@ -32,28 +32,12 @@ import type { ClientFrame, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
 import { type CallUpdateHooks, CallUpdates, type WelcomeTerms } from './call-updates';
 import { Deadlines } from './deadlines';
-import type { Execution, ExecutionOwner, ToolCallFrame } from './execution';
+import type { CallEvents, Execution, ExecutionOwner, ToolCallFrame } from './execution';
 import { Incoming } from './incoming';
 import { Leases } from './leases';
 import { type CallSocket, Outbox } from './outbox';
 import { askInPlace, type Questioner } from './questions';
 import { Slots } from './slots';
-
-/** Events the call runner reports to the client. */
-export interface CallEvents {
-  toolCall(info: { callId: string; runId: string; toolName: string }): void;
-  toolResult(info: {
-    callId: string;
-    runId: string;
-    toolName: string;
-    status: string;
-    durationMs: number;
-    /** What the model reads (redacted). */
-    output: string;
-  }): void;
-  approvalRequested(request: ApprovalRequest): void;
-  widgetInvalid(info: WidgetInvalidInfo): void;
-}
 
 /** Dependencies of a {@link CallRunner}. */
 export interface CallRunnerOptions {
@@ -62,6 +46,8 @@ export interface CallRunnerOptions {
   maxQueue: number;
   /** Results are held (not written) while the socket buffers more than this many bytes. */
   highWaterMarkBytes: number;
+  /** Bytes of results waiting for their ack past which no new call is taken. @default Infinity */
+  maxOutboxBytes?: number;
   /** The client's connection. */
   socket: CallSocket;
   /** `ctx.context` for a call; may return a promise, and may throw (the call then fails without running). */
@@ -99,6 +85,7 @@ export class CallRunner implements ExecutionOwner {
     this.#slots = new Slots({
       maxConcurrency: options.maxConcurrency,
       start: (execution) => this.#start(execution),
+      mayStart: () => !this.#outbox.full,
     });
     this.#deadlines = new Deadlines({
       held: () => this.#incoming.values(),
@@ -113,6 +100,7 @@ export class CallRunner implements ExecutionOwner {
     this.#outbox = new Outbox({
       socket,
       highWaterMarkBytes: options.highWaterMarkBytes,
+      maxBytes: options.maxOutboxBytes ?? Number.POSITIVE_INFINITY,
       redactor: options.redactor,
       widgetInvalid: (info) => events.widgetInvalid(info),
       takesContent: () => options.updates.takesContent,
@@ -187,6 +175,7 @@ export class CallRunner implements ExecutionOwner {
   /** The service has the result (an `ack`), or will never record it: forget it. */
   ack(callId: string): void {
     this.#outbox.ack(callId);
+    if (this.#slots.queued > 0) this.#slots.reopen();
     this.#options.updates.forget(callId);
     // A call that ends puts its result in the outbox: only an ack can leave the runner idle.
     if (this.#idleWaiters.length > 0 && this.#isIdle()) {

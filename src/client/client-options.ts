@@ -71,8 +71,26 @@ export interface ClientOptions<C = unknown> {
   reconnect?: Partial<ReconnectOptions> | false;
   /** `connect()` rejects if no `welcome` arrived within this time. @default 30_000 */
   connectTimeoutMs?: number;
-  /** Results wait while the socket buffers more than this many bytes. @default 1_048_576 */
+  /**
+   * The soft limit of what the service has not read yet, in bytes: past it results wait in the outbox, a `pong`
+   * and "busy" answers are held (one pong, one answer per call) and `error` frames are not sent. The socket's
+   * `bufferedAmount` where it is exact (`ws`), else also the bytes written since the service last answered a
+   * ping (docs/RELIABILITY.md, "Stalled peer"). @default 1_048_576
+   */
   highWaterMarkBytes?: number;
+  /**
+   * The hard limit, in bytes: when what the service has not read, plus the answers held or dropped meanwhile,
+   * passes it, the socket is dropped (reported as 1008, as the stub closes a client that stops reading) and the
+   * client reconnects and resumes; results still unacked are sent again. At least `highWaterMarkBytes`.
+   * @default 16_777_216
+   */
+  maxBufferedBytes?: number;
+  /**
+   * Bytes of results waiting for their ack (as sent, UTF-8). Past it new calls are answered "busy" (a retryable
+   * result) and queued calls wait to start, as when `maxConcurrency + maxQueue` is reached; calls already running
+   * still add theirs (each at most the service's `maxPayloadBytes`). @default 16_777_216
+   */
+  maxOutboxBytes?: number;
   /** WebSocket constructor. @default the global `WebSocket`, else the `ws` package */
   WebSocket?: WebSocketConstructor;
   /** A pino-compatible logger. @default a logger that discards everything */
@@ -101,6 +119,8 @@ export const CLIENT_DEFAULTS = {
   maxQueue: 1_000,
   connectTimeoutMs: 30_000,
   highWaterMarkBytes: 1_048_576,
+  maxBufferedBytes: 16_777_216,
+  maxOutboxBytes: 16_777_216,
   reconnect: { initialDelayMs: 100, maxDelayMs: 10_000, maxAttempts: Number.POSITIVE_INFINITY },
 } as const;
 
@@ -161,6 +181,8 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     },
     connectTimeoutMs: aDuration(1),
     highWaterMarkBytes: anInteger({ min: 1, unit: 'bytes' }),
+    maxBufferedBytes: anInteger({ min: 1, unit: 'bytes' }),
+    maxOutboxBytes: anInteger({ min: 1, unit: 'bytes' }),
     WebSocket: aFunction,
     logger: { expected: 'a logger with debug, info, warn and error methods', test: isLogger },
     // The rules are secrets themselves: shown by kind and size only.
@@ -200,6 +222,8 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     connectTimeout: 'connectTimeoutMs',
     timeoutMs: 'connectTimeoutMs',
     highWaterMark: 'highWaterMarkBytes',
+    maxBufferedAmount: 'maxBufferedBytes',
+    maxOutboxSize: 'maxOutboxBytes',
     webSocketImpl: 'WebSocket',
     WebSocketImpl: 'WebSocket',
     ws: 'WebSocket',
@@ -219,7 +243,15 @@ export interface ResolvedClientOptions
   extends Required<
     Pick<
       ClientOptions,
-      'url' | 'apiKey' | 'maxConcurrency' | 'maxQueue' | 'connectTimeoutMs' | 'highWaterMarkBytes' | 'redact'
+      | 'url'
+      | 'apiKey'
+      | 'maxConcurrency'
+      | 'maxQueue'
+      | 'connectTimeoutMs'
+      | 'highWaterMarkBytes'
+      | 'maxBufferedBytes'
+      | 'maxOutboxBytes'
+      | 'redact'
     >
   > {
   reconnect: ReconnectOptions | false;
@@ -260,6 +292,15 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
       `reconnect.initialDelayMs (${describeValue(reconnect.initialDelayMs, owner.redact)}) must not exceed reconnect.maxDelayMs (${describeValue(reconnect.maxDelayMs, owner.redact)})`,
     );
   }
+  const highWaterMarkBytes = options.highWaterMarkBytes ?? CLIENT_DEFAULTS.highWaterMarkBytes;
+  const maxBufferedBytes = options.maxBufferedBytes ?? CLIENT_DEFAULTS.maxBufferedBytes;
+  if (maxBufferedBytes < highWaterMarkBytes) {
+    optionsFault(
+      owner,
+      'invalid_option',
+      `maxBufferedBytes (${describeValue(maxBufferedBytes, owner.redact)}) must not be less than highWaterMarkBytes (${describeValue(highWaterMarkBytes, owner.redact)})`,
+    );
+  }
   const seen = new Set<string>();
   for (const item of options.tools) {
     if (seen.has(item.name)) {
@@ -274,7 +315,9 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     maxConcurrency: options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency,
     maxQueue: options.maxQueue ?? CLIENT_DEFAULTS.maxQueue,
     connectTimeoutMs: options.connectTimeoutMs ?? CLIENT_DEFAULTS.connectTimeoutMs,
-    highWaterMarkBytes: options.highWaterMarkBytes ?? CLIENT_DEFAULTS.highWaterMarkBytes,
+    highWaterMarkBytes,
+    maxBufferedBytes,
+    maxOutboxBytes: options.maxOutboxBytes ?? CLIENT_DEFAULTS.maxOutboxBytes,
     redact: options.redact ?? [],
     reconnect,
   };

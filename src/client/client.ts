@@ -125,6 +125,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       reconnect: resolved.reconnect,
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       connectTimeoutMs: resolved.connectTimeoutMs,
+      highWaterMarkBytes: resolved.highWaterMarkBytes,
+      maxBufferedBytes: resolved.maxBufferedBytes,
       logger,
       hello: () => ({
         protocol: PROTOCOL_VERSION,
@@ -185,6 +187,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       maxConcurrency: resolved.maxConcurrency,
       maxQueue: resolved.maxQueue,
       highWaterMarkBytes: resolved.highWaterMarkBytes,
+      maxOutboxBytes: resolved.maxOutboxBytes,
       socket: this.#connection,
       contextFor: contextSource(this.#runs, options as ClientOptions, (error) => this.#emit('error', error)),
       onApproval: options.onApproval,

@@ -5,8 +5,30 @@
  * @module
  */
 import { Cancellation } from '../call/call-signal';
-import type { ApprovalDecision, ResultSink, ToolCallResult } from '../call/types';
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  ResultSink,
+  ToolCallResult,
+  WidgetInvalidInfo,
+} from '../call/types';
 import type { FrameOf, ServiceFrame } from '../wire/protocol';
+
+/** Events the call runner reports to the client. */
+export interface CallEvents {
+  toolCall(info: { callId: string; runId: string; toolName: string }): void;
+  toolResult(info: {
+    callId: string;
+    runId: string;
+    toolName: string;
+    status: string;
+    durationMs: number;
+    /** What the model reads (redacted). */
+    output: string;
+  }): void;
+  approvalRequested(request: ApprovalRequest): void;
+  widgetInvalid(info: WidgetInvalidInfo): void;
+}
 
 /** A `tool_call` frame. */
 export type ToolCallFrame = FrameOf<ServiceFrame, 'tool_call'>;

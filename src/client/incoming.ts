@@ -25,7 +25,7 @@ export interface IncomingOptions {
   /** Where new calls deliver their results. */
   owner: ExecutionOwner;
   socket: Pick<CallSocket, 'send'>;
-  outbox: Pick<Outbox, 'resend' | 'size'>;
+  outbox: Pick<Outbox, 'resend' | 'size' | 'full'>;
   approvals: Pick<Approvals, 'redelivered'>;
   deadlines: Pick<Deadlines, 'arm'>;
   slots: Pick<Slots, 'admit' | 'leaveLine'>;
@@ -84,8 +84,13 @@ export class Incoming {
       return;
     }
     // Calls running, queued, and results waiting for their ack all hold memory: together they stay within
-    // maxConcurrency + maxQueue, so a service that floods calls, or never acks, cannot grow this process.
-    if (!this.#accepting || this.#held.size + options.outbox.size >= options.capacity) {
+    // maxConcurrency + maxQueue, so a service that floods calls, or never acks, cannot grow this process; results
+    // waiting for their ack also stay within maxOutboxBytes (plus those of the calls already taken).
+    if (
+      !this.#accepting ||
+      this.#held.size + options.outbox.size >= options.capacity ||
+      options.outbox.full
+    ) {
       options.socket.send({
         type: 'tool_result',
         callId,

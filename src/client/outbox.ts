@@ -1,7 +1,8 @@
 /**
  * `Outbox`: the result of every finished call, kept until the service acks it. Results are written at once when
  * the socket can take them, held while its buffer is over `highWaterMarkBytes`, and written again once on each
- * new socket. Also builds the `tool_result` frame: redacted, and cut to the service's `maxPayloadBytes`.
+ * new socket. Also builds the `tool_result` frame: redacted, and cut to the service's `maxPayloadBytes`. It counts
+ * the bytes it holds: past `maxOutboxBytes` it is {@link Outbox.full}, and the client takes no new call.
  *
  * @module
  */
@@ -11,6 +12,7 @@ import { undeliverableText } from '../tool/model-text';
 import { toWellFormed, truncateJsonString } from '../tool/output';
 import { encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, utf8Length } from '../wire/protocol';
+import { jsonStringBytes } from '../wire/utf8';
 import type { ToolCallFrame } from './execution';
 import { fitContent } from './fit-content';
 
@@ -32,6 +34,8 @@ export interface OutboxOptions {
   socket: CallSocket;
   /** Results are held (not written) while the socket buffers more than this many bytes. */
   highWaterMarkBytes: number;
+  /** The outbox is {@link Outbox.full} while its results take this many bytes or more. @default Infinity */
+  maxBytes?: number;
   redactor: Redactor;
   /** Told when a widget is dropped because the result with it would be over the service's limit. */
   widgetInvalid(info: WidgetInvalidInfo): void;
@@ -47,6 +51,19 @@ interface Entry {
   sentOn: number;
   /** `frame` is already the error result that replaced one that could not be sent. */
   replaced: boolean;
+  /** The size of `frame` as sent, in bytes (see {@link frameBytes}). */
+  bytes: number;
+}
+
+/**
+ * The size of a `tool_result` frame as sent, in UTF-8 bytes: its output's JSON exactly, a widget's and content's
+ * JSON when present, and the rest of the frame counted at its largest (106 bytes and 6 per unit of the call id).
+ */
+function frameBytes(frame: ToolResultFrame): number {
+  let bytes = jsonStringBytes(frame.output) + 106 + 6 * frame.callId.length;
+  if (frame.widget !== undefined || frame.content !== undefined)
+    bytes += utf8Length(JSON.stringify([frame.widget, frame.content]));
+  return bytes;
 }
 
 /** What {@link Outbox.unsendable} did with a result that cannot be sent. */
@@ -71,6 +88,8 @@ export class Outbox {
   #backlog = false;
   /** The service's limit the held results were cut to. */
   #cutTo: number;
+  /** Bytes of every result held (the sum of the entries' `bytes`). */
+  #bytes = 0;
 
   constructor(options: OutboxOptions) {
     this.#options = options;
@@ -82,18 +101,28 @@ export class Outbox {
     return this.#entries.size;
   }
 
+  /** Bytes of the results not yet acknowledged, as sent. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** The results held take `maxBytes` or more: no new call is to be taken until acks free room. */
+  get full(): boolean {
+    return this.#bytes >= (this.#options.maxBytes ?? Number.POSITIVE_INFINITY);
+  }
+
   /**
    * Writes the result of `frame`'s call, and keeps it until {@link Outbox.ack}. Returns the frame (its `output`
    * is what the model reads).
    */
   add(frame: ToolCallFrame, result: ToolCallResult, durationMs: number): ToolResultFrame {
-    const entry: Entry = {
-      frame: this.#resultFrame(frame, result, durationMs),
-      call: frame,
-      sentOn: -1,
-      replaced: false,
-    };
+    const resultFrame = this.#resultFrame(frame, result, durationMs);
+    const entry: Entry = { frame: resultFrame, call: frame, sentOn: -1, replaced: false, bytes: 0 };
+    // A second result for one call id replaces the first (the runner never sends two; counted right anyway).
+    const before = this.#entries.get(frame.callId);
+    if (before !== undefined) this.#bytes -= before.bytes;
     this.#entries.set(frame.callId, entry);
+    this.#resize(entry);
     // Nothing older waits to be written: write this one alone rather than walk the outbox.
     if (this.#backlog || this.#flushTimer !== undefined || !this.#write(entry)) this.flush();
     return entry.frame;
@@ -113,7 +142,10 @@ export class Outbox {
 
   /** The service has the result, or will never take it: forget it. */
   ack(callId: string): void {
+    const entry = this.#entries.get(callId);
+    if (entry === undefined) return;
     this.#entries.delete(callId);
+    this.#bytes -= entry.bytes;
   }
 
   /**
@@ -127,6 +159,7 @@ export class Outbox {
       for (const entry of this.#entries.values()) {
         const { widget, content, ...rest } = entry.frame;
         entry.frame = this.#withContent(this.#fit({ ...rest }, entry.call, widget), content);
+        this.#resize(entry);
       }
     }
     this.#cutTo = limit;
@@ -142,7 +175,7 @@ export class Outbox {
     const entry = this.#entries.get(frame.callId);
     if (entry === undefined || entry.frame !== frame) return 'not held';
     if (entry.replaced) {
-      this.#entries.delete(frame.callId);
+      this.ack(frame.callId);
       return 'dropped';
     }
     entry.frame = {
@@ -154,6 +187,7 @@ export class Outbox {
     };
     entry.replaced = true;
     entry.sentOn = -1;
+    this.#resize(entry);
     return 'replaced';
   }
 
@@ -172,6 +206,13 @@ export class Outbox {
   dispose(): void {
     if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
+  }
+
+  /** Counts `entry` again after its frame changed. */
+  #resize(entry: Entry): void {
+    const bytes = frameBytes(entry.frame);
+    this.#bytes += bytes - entry.bytes;
+    entry.bytes = bytes;
   }
 
   /** Writes one entry if the socket can take it now; `false` when it cannot (a flush retries later). */

@@ -15,11 +15,17 @@ export interface SlotsOptions {
   maxConcurrency: number;
   /** Begins a call that just took its first slot (it is `running`). */
   start(execution: Execution): void;
+  /**
+   * `false` while no call may take its first slot (the outbox is full): queued calls wait, calls going on after
+   * a wait do not. Call {@link Slots.reopen} when it may again. @default always `true`
+   */
+  mayStart?(): boolean;
 }
 
 export class Slots {
   readonly #maxConcurrency: number;
   readonly #start: (execution: Execution) => void;
+  readonly #mayStart: () => boolean;
   /** Calls `queued` for their first slot, behind calls `resuming` (those go first in line). */
   readonly #queue: Execution[] = [];
   #running = 0;
@@ -31,6 +37,12 @@ export class Slots {
   constructor(options: SlotsOptions) {
     this.#maxConcurrency = options.maxConcurrency;
     this.#start = options.start;
+    this.#mayStart = options.mayStart ?? (() => true);
+  }
+
+  /** {@link SlotsOptions.mayStart} may have turned `true`: queued calls start if slots are free. */
+  reopen(): void {
+    this.#scheduleDrain();
   }
 
   /** Calls holding a slot. */
@@ -46,7 +58,8 @@ export class Slots {
   /** A new call: it starts now if a slot is free and nobody is in line, else it waits in line. */
   admit(execution: Execution): void {
     // Calls start in the order they came: while older ones wait (a drain is due), a new one waits behind them.
-    if (this.#running < this.#maxConcurrency && this.#queue.length === 0) this.#begin(execution);
+    if (this.#running < this.#maxConcurrency && this.#queue.length === 0 && this.#mayStart())
+      this.#begin(execution);
     else this.#queue.push(execution);
   }
 
@@ -162,8 +175,11 @@ export class Slots {
     try {
       // One call per free slot: a call that ended while queued (cancelled) has left the queue without one.
       while (this.#running < this.#maxConcurrency) {
-        const next = this.#queue.shift();
+        const next = this.#queue[0];
         if (!next) break;
+        // A call waiting for its first slot waits on while none may start (those behind it too: order is kept).
+        if (next.state === 'queued' && !this.#mayStart()) break;
+        this.#queue.shift();
         if (next.state === 'queued') this.#begin(next);
         else {
           const resume = next.resume as () => void;

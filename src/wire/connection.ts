@@ -9,6 +9,7 @@
 import { ConnectionError, type ProtocolError, ToolDefinitionError } from '../errors';
 import { displayUrl, type Logger, scrubError } from '../logger';
 import { type BackoffOptions, backoffDelay } from './backoff';
+import { BACKPRESSURE_DEFAULTS } from './backpressure';
 import type { HeartbeatClock } from './heartbeat';
 import { Link, type LinkClose, type Welcome } from './link';
 import {
@@ -81,6 +82,10 @@ export interface ConnectionOptions {
   onUnsendable(frame: ClientFrame, error: ConnectionError): void;
   /** The heartbeat's clock and timers. @default the system clock */
   heartbeatClock?: HeartbeatClock;
+  /** Answers that can wait are held while more than this many bytes are unread by the service. @default 1 MiB */
+  highWaterMarkBytes?: number;
+  /** Past this many unread bytes the socket is dropped (1008) and the client resumes. @default 16 MiB */
+  maxBufferedBytes?: number;
 }
 
 /** A connection open this long (milliseconds) resets the backoff; a shorter one counts as a failed attempt. */
@@ -217,6 +222,8 @@ export class Connection {
         maxPayloadBytes: this.maxPayloadBytes,
         heartbeatIntervalMs: options.heartbeatIntervalMs,
         heartbeatClock: options.heartbeatClock,
+        highWaterMarkBytes: options.highWaterMarkBytes ?? BACKPRESSURE_DEFAULTS.highWaterMarkBytes,
+        maxBufferedBytes: options.maxBufferedBytes ?? BACKPRESSURE_DEFAULTS.maxBufferedBytes,
         logger: options.logger,
         hello: () => ({
           type: 'hello',

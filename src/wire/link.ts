@@ -11,8 +11,9 @@ import { ConnectionError, ProtocolError } from '../errors';
 import type { Logger } from '../logger';
 import { displayUrl } from '../logger';
 import { type AttemptFailure, attemptFailure, unsupportedProtocol } from './attempt-failure';
+import { Backpressure } from './backpressure';
 import { decodeServiceFrame, encodeFrame, isRefusedErrorFrame } from './codec';
-import { Heartbeat, type HeartbeatClock } from './heartbeat';
+import { Heartbeat, type HeartbeatClock, systemClock } from './heartbeat';
 import {
   CLOSE_CODES,
   type ClientFrame,
@@ -55,6 +56,10 @@ export interface LinkOptions {
   /** Overrides the interval announced in `welcome`, in milliseconds. */
   heartbeatIntervalMs: number | undefined;
   heartbeatClock: HeartbeatClock | undefined;
+  /** Answers that can wait are held while more than this many bytes are unread (see backpressure.ts). */
+  highWaterMarkBytes: number;
+  /** Past this many unread bytes the socket is dropped (1008) and the client resumes. */
+  maxBufferedBytes: number;
   logger: Logger;
   /** The `hello` to send (with `sessionId` when resuming); the link adds `apiKey` where headers are impossible. */
   hello(): FrameOf<ClientFrame, 'hello'>;
@@ -85,7 +90,7 @@ export class Link {
    * the one it refused, though it was within the announced limit. Re-sent as is, it would be refused every time.
    */
   #largest: { frame: ClientFrame; length: number } | undefined;
-  #pingSeq = 0;
+  readonly #budget: Backpressure;
 
   constructor(options: LinkOptions) {
     this.#options = options;
@@ -117,11 +122,25 @@ export class Link {
       },
     );
     this.#handshakeTimer = setTimeout(() => this.#handshakeTimedOut(), HANDSHAKE_TIMEOUT_MS);
+    const clock = options.heartbeatClock ?? systemClock;
+    this.#budget = new Backpressure({
+      softLimitBytes: options.highWaterMarkBytes,
+      hardLimitBytes: options.maxBufferedBytes,
+      reported: () => this.#transport.bufferedAmount,
+      // `ws` reports its unsent bytes exactly and at once; another WebSocket may not (see backpressure.ts).
+      countsOwn: !this.#sendsHeaders,
+      now: () => clock.now(),
+      write: (text, type) => this.#write(text, type),
+      overflow: (message) => {
+        this.#options.logger.warn({ code: CLOSE_CODES.policyViolation }, message);
+        this.#drop(undefined, 'the service is not reading', CLOSE_CODES.policyViolation);
+      },
+    });
   }
 
-  /** Bytes waiting in the socket's send buffer. */
+  /** Bytes written and not yet read by the service, as best known, plus answers held back (backpressure.ts). */
   get bufferedAmount(): number {
-    return this.#transport.bufferedAmount;
+    return this.#budget.pendingBytes;
   }
 
   /**
@@ -143,6 +162,11 @@ export class Link {
       const message = `a ${frame.type} frame of ${utf8Length(text)} bytes is over the service's limit of ${limit}; not sent`;
       this.#unsendable(frame, new ConnectionError('frame_too_large', message));
       return false;
+    }
+    if (frame.type === 'tool_result') {
+      // A retryable answer ("busy") may wait while the service does not read; a real result makes it obsolete.
+      if (frame.retryable === true) return this.#budget.busy(frame.callId, text);
+      this.#budget.answered(frame.callId);
     }
     return this.#write(text, frame.type, frame);
   }
@@ -201,7 +225,8 @@ export class Link {
       // A peer never answers an error frame with an error frame (PROTOCOL.md §12): only this process can be told.
       if (isRefusedErrorFrame(decoded)) {
         const message = `invalid frame from the service (not answered: it is an error frame): ${decoded.message}`;
-        this.#options.logger.warn({ code: decoded.code }, message);
+        if (this.#budget.mayAnswerError(0) !== undefined)
+          this.#options.logger.warn({ code: decoded.code }, message);
         this.#options.onError(new ProtocolError(decoded.code, message));
         return;
       }
@@ -211,8 +236,10 @@ export class Link {
     const frame = decoded.frame;
     if (frame.type === 'welcome') this.#onWelcome(frame);
     else if (frame.type === 'ping') {
-      this.#write(encodeFrame({ type: 'pong', ...(frame.id === undefined ? {} : { id: frame.id }) }), 'pong');
-    } else if (frame.type !== 'pong') this.#options.onFrame(frame);
+      const pong = encodeFrame({ type: 'pong', ...(frame.id === undefined ? {} : { id: frame.id }) });
+      this.#budget.ping(frame.id, pong);
+    } else if (frame.type === 'pong') this.#budget.ponged(frame.id);
+    else this.#options.onFrame(frame);
   }
 
   #onBinary(): void {
@@ -226,8 +253,13 @@ export class Link {
     code: 'invalid_json' | 'invalid_frame' | 'unknown_type' | 'frame_too_large',
     message: string,
   ): void {
-    this.#options.logger.warn({ code }, `invalid frame from the service: ${message}`);
-    this.#write(encodeFrame({ type: 'error', code, message }), 'error');
+    const text = encodeFrame({ type: 'error', code, message });
+    // At most ERROR_FRAMES_PER_INTERVAL answers (and log lines) a second, none while the service does not read.
+    const unanswered = this.#budget.mayAnswerError(utf8Length(text));
+    if (unanswered === undefined || this.#closed) return;
+    const more = unanswered > 0 ? ` (${unanswered} more invalid frames before it were not answered)` : '';
+    this.#options.logger.warn({ code, unanswered }, `invalid frame from the service: ${message}${more}`);
+    this.#write(text, 'error');
   }
 
   #onWelcome(welcome: Welcome): void {
@@ -253,7 +285,8 @@ export class Link {
       intervalMs,
       ...(this.#options.heartbeatClock ? { clock: this.#options.heartbeatClock } : {}),
       ping: () => {
-        this.#write(encodeFrame({ type: 'ping', id: String(++this.#pingSeq) }), 'ping');
+        const id = this.#budget.pingId();
+        if (this.#write(encodeFrame({ type: 'ping', id }), 'ping')) this.#budget.pinged(id);
       },
       dead: (silentMs) => {
         this.#options.logger.warn(
@@ -278,10 +311,13 @@ export class Link {
 
   /** Writes one frame's text. A socket that throws is dropped, after the throw is logged and reported. */
   #write(text: string, type: string, frame?: ClientFrame): boolean {
+    if (this.#closed) return false;
     const failure = this.#transport.send(text);
     if (failure === undefined) {
       if (frame !== undefined && text.length > (this.#largest?.length ?? 0))
         this.#largest = { frame, length: text.length };
+      // May drop the socket (a service that does not read): the frame stays where it came from (the outbox).
+      this.#budget.wrote(text);
       return true;
     }
     const error = new ConnectionError(
@@ -331,6 +367,7 @@ export class Link {
 
   #stop(): void {
     this.#closed = true;
+    this.#budget.stop();
     clearTimeout(this.#handshakeTimer);
     this.#heartbeat?.stop();
     this.#heartbeat = undefined;

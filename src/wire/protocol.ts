@@ -9,16 +9,8 @@
  * @module
  */
 import * as z from 'zod/mini';
-import {
-  answer,
-  contentList,
-  lease,
-  question,
-  questionCancel,
-  toolEvent,
-  toolPreliminary,
-  toolProgress,
-} from './call-frames';
+// biome-ignore format: one line keeps this file within 400 lines.
+import { answer, contentList, lease, question, questionCancel, toolEvent, toolPreliminary, toolProgress } from './call-frames';
 import { id, jsonObject, nonNegativeInt, positiveInt } from './frame-fields';
 
 export {
@@ -68,6 +60,8 @@ export const MIN_HEARTBEAT_INTERVAL_MS = 100;
 export const CLOSE_CODES = {
   /** Normal close, e.g. after `client.close()`. */
   normal: 1000,
+  /** RFC 6455 policy violation: the peer stopped reading (over `maxBufferedBytes` unread), see §14. */
+  policyViolation: 1008,
   /** A frame exceeded `maxPayloadBytes`. */
   tooBig: 1009,
   /** The API key is missing or wrong. Do not reconnect with the same key. */

@@ -1,0 +1,284 @@
+/**
+ * The write budget of one socket, against a service that stops reading. Every frame the client writes counts:
+ * the bytes the socket reports as unsent (`bufferedAmount`) and, for a WebSocket other than `ws`, the bytes written
+ * since the service last proved it had read them (a `pong` to a ping sent after them), whichever is larger, since
+ * such a socket may report nothing, always 0, or late. Answers held back here count too.
+ *
+ * - Over the soft limit (`highWaterMarkBytes`): answers that can wait are held, never queued without bound: one
+ *   `pong` (to the latest `ping`; a pong answers the ping it names, and the newest is enough), the retryable
+ *   "busy" results (one per call id); `error` frames are not sent (only {@link ERROR_FRAMES_PER_INTERVAL} per
+ *   {@link ERROR_FRAME_INTERVAL_MS} are sent in any case). Results wait in the outbox, which reads
+ *   {@link Backpressure.pendingBytes}.
+ * - Over the hard limit (`maxBufferedBytes`): the socket is dropped (reported as 1008, as the stub closes a client
+ *   that stops reading) and the client resumes on a new one. The bytes of answers dropped or replaced while over
+ *   the soft limit count towards it as if written: a service that keeps asking and never reads reaches it too.
+ *
+ * @module
+ */
+import { utf8Length } from './utf8';
+
+/** The limits' defaults, in bytes (the client's `highWaterMarkBytes` and `maxBufferedBytes`). */
+export const BACKPRESSURE_DEFAULTS = { highWaterMarkBytes: 1_048_576, maxBufferedBytes: 16_777_216 } as const;
+
+/** `error` frames sent at most this many times per {@link ERROR_FRAME_INTERVAL_MS}; the rest are only counted. */
+export const ERROR_FRAMES_PER_INTERVAL = 10;
+/** The interval of {@link ERROR_FRAMES_PER_INTERVAL}, in milliseconds. */
+export const ERROR_FRAME_INTERVAL_MS = 1_000;
+/** Milliseconds between looks at a socket over the soft limit while answers are held. */
+const HELD_RETRY_MS = 20;
+/** Unanswered pings remembered (a service that never answers would otherwise grow the list by one an interval). */
+const MAX_PINGS = 64;
+
+/** A retryable `tool_result` (the client is busy or shutting down), held until the socket has room. */
+export interface HeldAnswer {
+  callId: string;
+  text: string;
+}
+
+/** What a {@link Backpressure} needs from its socket. */
+export interface BackpressureOptions {
+  /** Answers that can wait are held while more than this many bytes are pending. */
+  softLimitBytes: number;
+  /** Past this many bytes (pending, plus answers dropped while over the soft limit) the socket is dropped. */
+  hardLimitBytes: number;
+  /** `bufferedAmount` as the socket reports it (0 when it reports nothing). */
+  reported(): number;
+  /** The socket's own figure may be wrong (not `ws`): count the bytes written until a `pong` proves them read. */
+  countsOwn: boolean;
+  /** Milliseconds, for the rate of `error` frames. */
+  now(): number;
+  /** Writes one text frame (a held answer, or a probe ping); `false` when the socket is gone. */
+  write(text: string, type: 'pong' | 'tool_result' | 'ping'): boolean;
+  /** The hard limit was passed: drop the socket. Called once. */
+  overflow(message: string): void;
+}
+
+export class Backpressure {
+  readonly #options: BackpressureOptions;
+  /** Bytes written on this socket (counted only when `countsOwn`). */
+  #written = 0;
+  /** Bytes the service proved it read (a pong to a ping written after them). */
+  #confirmed = 0;
+  /** Pings written and not yet answered: id → bytes written up to and including it. Oldest first. */
+  readonly #pings = new Map<string, number>();
+  #pingSeq = 0;
+  /** The bytes a probe ping confirms once answered; a new probe waits for it. */
+  #probeAt = -1;
+  /** The id of the latest `ping` while its `pong` is held (`null`: a ping without id); `undefined`: none held. */
+  #heldPong: string | null | undefined;
+  #heldPongBytes = 0;
+  readonly #heldBusy = new Map<string, string>();
+  #heldBusyBytes = 0;
+  /** Bytes of answers dropped or replaced since the socket was last under the soft limit. */
+  #withheld = 0;
+  #errorsInInterval = 0;
+  #intervalStart = Number.NEGATIVE_INFINITY;
+  /** Invalid frames not answered (rate limit or backpressure) since the last one answered. */
+  #unanswered = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #overflowed = false;
+
+  constructor(options: BackpressureOptions) {
+    this.#options = options;
+  }
+
+  /** Bytes the socket holds unread by the service, as best known, plus the answers held here. */
+  get pendingBytes(): number {
+    const reported = this.#options.reported();
+    const unsent = this.#options.countsOwn ? Math.max(reported, this.#written - this.#confirmed) : reported;
+    return unsent + this.#heldPongBytes + this.#heldBusyBytes;
+  }
+
+  /** Answers held here (a pong, busy results): for tests and figures. */
+  get held(): number {
+    return (this.#heldPong === undefined ? 0 : 1) + this.#heldBusy.size;
+  }
+
+  /** A frame of `text` was written. May drop the socket (see {@link BackpressureOptions.overflow}). */
+  wrote(text: string): void {
+    const options = this.#options;
+    if (options.countsOwn) {
+      this.#written += utf8Length(text);
+      // Ask for a proof of reading before the soft limit is reached, one at a time.
+      if (this.#written - this.#confirmed >= options.softLimitBytes / 2 && this.#probeAt <= this.#confirmed) {
+        this.#probeAt = Number.POSITIVE_INFINITY; // no probe from inside the probe's own write
+        this.#probeAt = this.#writePing();
+      }
+    }
+    this.#check();
+  }
+
+  /** The id for a heartbeat ping about to be written; its pong proves the bytes before it were read. */
+  pingId(): string {
+    const id = String(++this.#pingSeq);
+    // Recorded once written (see pinged): the ping itself is among the bytes it confirms.
+    this.#remember(id);
+    return id;
+  }
+
+  /** A heartbeat ping was written: what its pong will confirm. */
+  pinged(id: string): void {
+    if (this.#pings.has(id)) this.#pings.set(id, this.#written);
+  }
+
+  /** A `pong` from the service: everything written up to the ping it answers has been read. */
+  ponged(id: string | undefined): void {
+    if (id === undefined) return;
+    const at = this.#pings.get(id);
+    if (at === undefined) return;
+    if (at > this.#confirmed) this.#confirmed = at;
+    // Pings are answered in order: older ones will not be answered any more usefully.
+    for (const [key] of this.#pings) {
+      this.#pings.delete(key);
+      if (key === id) break;
+    }
+    this.#flush();
+  }
+
+  /** A `ping` from the service: answered now if the socket has room, else its pong is held (one, the latest). */
+  ping(id: string | undefined, text: string): void {
+    const bytes = utf8Length(text);
+    if (this.#heldPong === undefined && this.#heldBusy.size === 0 && this.#under()) {
+      this.#options.write(text, 'pong');
+      return;
+    }
+    if (this.#heldPong !== undefined) this.#withheld += this.#heldPongBytes;
+    this.#heldPong = id ?? null;
+    this.#heldPongBytes = bytes;
+    this.#hold();
+  }
+
+  /**
+   * A retryable result ("busy", "shutting down") for `callId`: written now if the socket has room, else held (one
+   * per call). `true` when it was written or held.
+   */
+  busy(callId: string, text: string): boolean {
+    if (this.#heldBusy.size === 0 && this.#under()) return this.#options.write(text, 'tool_result');
+    const before = this.#heldBusy.get(callId);
+    if (before !== undefined) {
+      this.#heldBusyBytes -= utf8Length(before);
+      this.#withheld += utf8Length(before);
+    }
+    this.#heldBusy.set(callId, text);
+    this.#heldBusyBytes += utf8Length(text);
+    this.#hold();
+    return true;
+  }
+
+  /** A result of `callId` that is not retryable goes out: a busy answer held for that call is obsolete. */
+  answered(callId: string): void {
+    const before = this.#heldBusy.get(callId);
+    if (before === undefined) return;
+    this.#heldBusy.delete(callId);
+    this.#heldBusyBytes -= utf8Length(before);
+  }
+
+  /**
+   * An invalid frame from the service is to be answered with an `error` frame of `bytes` bytes. Returns how
+   * many invalid frames went unanswered before this one (to log with it), or `undefined` when this one is not
+   * to be answered (nor logged): over the rate, or while the socket is over the soft limit.
+   */
+  mayAnswerError(bytes: number): number | undefined {
+    const now = this.#options.now();
+    if (now - this.#intervalStart >= ERROR_FRAME_INTERVAL_MS) {
+      this.#intervalStart = now;
+      this.#errorsInInterval = 0;
+    }
+    if (!this.#under()) {
+      this.#unanswered += 1;
+      this.#withheld += bytes;
+      this.#check();
+      return undefined;
+    }
+    if (this.#errorsInInterval >= ERROR_FRAMES_PER_INTERVAL) {
+      this.#unanswered += 1;
+      return undefined;
+    }
+    this.#errorsInInterval += 1;
+    const before = this.#unanswered;
+    this.#unanswered = 0;
+    return before;
+  }
+
+  /** The socket is gone: stop looking. */
+  stop(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#overflowed = true;
+  }
+
+  #under(): boolean {
+    const under = this.pendingBytes <= this.#options.softLimitBytes;
+    if (under) this.#withheld = 0;
+    return under;
+  }
+
+  #hold(): void {
+    this.#check();
+    if (this.#timer === undefined && !this.#overflowed) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.#flush();
+      }, HELD_RETRY_MS);
+      // Held answers alone do not keep the process alive (no-op in browsers).
+      (this.#timer as { unref?: () => void }).unref?.();
+    }
+  }
+
+  /** Writes the held answers (the pong first) while the socket has room; looks again later if some remain. */
+  #flush(): void {
+    if (this.#overflowed) return;
+    // The pong's own bytes are part of pendingBytes: room is judged without the answer about to go.
+    if (
+      this.#heldPong !== undefined &&
+      this.pendingBytes - this.#heldPongBytes <= this.#options.softLimitBytes
+    ) {
+      const id = this.#heldPong;
+      this.#heldPong = undefined;
+      this.#heldPongBytes = 0;
+      if (!this.#options.write(JSON.stringify(id === null ? { type: 'pong' } : { type: 'pong', id }), 'pong'))
+        return;
+    }
+    for (const [callId, text] of this.#heldBusy) {
+      if (this.#heldPong !== undefined || this.#overflowed) break;
+      const bytes = utf8Length(text);
+      if (this.pendingBytes - bytes > this.#options.softLimitBytes) break;
+      this.#heldBusy.delete(callId);
+      this.#heldBusyBytes -= bytes;
+      if (!this.#options.write(text, 'tool_result')) return;
+    }
+    if (this.held > 0) this.#hold();
+    else this.#under();
+  }
+
+  /** Drops the socket once pending bytes, plus answers dropped while over the soft limit, pass the hard limit. */
+  #check(): void {
+    if (this.#overflowed) return;
+    const pending = this.pendingBytes;
+    const hard = this.#options.hardLimitBytes;
+    if (pending + this.#withheld <= hard) return;
+    this.stop();
+    const withheld = this.#withheld > 0 ? ` and ${this.#withheld} bytes of answers it was owed` : '';
+    this.#options.overflow(
+      `the service is not reading: ${pending} bytes unread${withheld}, over maxBufferedBytes (${hard})`,
+    );
+  }
+
+  #writePing(): number {
+    const id = String(++this.#pingSeq);
+    this.#remember(id);
+    const text = JSON.stringify({ type: 'ping', id });
+    if (!this.#options.write(text, 'ping')) return -1;
+    // `write` came back through `wrote`, which counted the ping.
+    this.#pings.set(id, this.#written);
+    return this.#written;
+  }
+
+  #remember(id: string): void {
+    this.#pings.set(id, -1);
+    if (this.#pings.size > MAX_PINGS) {
+      const oldest = this.#pings.keys().next().value;
+      if (oldest !== undefined) this.#pings.delete(oldest);
+    }
+  }
+}
