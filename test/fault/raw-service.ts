@@ -39,6 +39,11 @@ export interface RawServiceOptions {
   onConnection?: (ws: WebSocket) => void;
   /** Accept permessage-deflate when the client offers it. @default false */
   deflate?: boolean;
+  /**
+   * Stop reading a connection once its `welcome` is sent (`ws.pause()`), when this returns `true` for it (`n`:
+   * 1 for the first connection). The client's frames then wait in its socket. @default never
+   */
+  stallAfterWelcome?: (n: number) => boolean;
 }
 
 export async function startRawService(options: RawServiceOptions = {}): Promise<RawService> {
@@ -55,6 +60,7 @@ export async function startRawService(options: RawServiceOptions = {}): Promise<
   let current: WebSocket | undefined;
   wss.on('connection', (ws) => {
     accepted += 1;
+    const n = accepted;
     ws.on('error', () => {});
     ws.on('close', (code, reason) => closes.push({ code, reason: String(reason) }));
     options.onConnection?.(ws);
@@ -78,6 +84,7 @@ export async function startRawService(options: RawServiceOptions = {}): Promise<
             maxPayloadBytes: options.maxPayloadBytes ?? 1_048_576,
           }),
         );
+        if (options.stallAfterWelcome?.(n) === true) ws.pause();
       } else if (frame.type === 'ping') {
         ws.send(encodeFrame({ type: 'pong', ...(frame.id === undefined ? {} : { id: frame.id }) }));
       } else if (frame.type === 'tool_result' && frame.retryable !== true && options.ack !== false) {
