@@ -1,0 +1,211 @@
+/**
+ * The write budget of a socket (src/wire/backpressure.ts), over WebSockets that report `bufferedAmount` in every
+ * way a runtime may: not at all, always 0, late (the value of the previous task), or truthfully. Whatever the
+ * socket says, what the client writes to a service that stopped reading stays within `maxBufferedBytes`, then
+ * the socket is dropped (1008) and the session resumed; against a service that reads, nothing is dropped.
+ */
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/logger';
+import { ERROR_FRAMES_PER_INTERVAL } from '../../src/wire/backpressure';
+import { Connection, type ConnectionOptions } from '../../src/wire/connection';
+import { type HeartbeatClock, systemClock } from '../../src/wire/heartbeat';
+import type { ClientFrame } from '../../src/wire/protocol';
+import type { WebSocketConstructor } from '../../src/wire/transport';
+
+type Shape = 'no bufferedAmount' | 'always 0' | 'late' | 'truthful';
+const SHAPES: Shape[] = ['no bufferedAmount', 'always 0', 'late', 'truthful'];
+
+const SOFT = 1_024;
+const HARD = 16_384;
+
+/**
+ * An in-memory service whose sockets have the `shape` given. It stops reading after `welcome` on the sockets
+ * `stalls` picks (by number, from 1): what the client sends then waits unread (`unreadBytes`).
+ */
+function memoryService(shape: Shape, stalls: (n: number) => boolean) {
+  const sockets: FakeSocket[] = [];
+  const hellos: Array<string | undefined> = [];
+  class FakeSocket {
+    readyState = 0;
+    protocol = 'toolwire.v1';
+    onopen: ((event: unknown) => void) | null = null;
+    onmessage: ((event: { data: unknown }) => void) | null = null;
+    onclose: ((event: { code: number; reason: string }) => void) | null = null;
+    onerror: ((event: unknown) => void) | null = null;
+    readonly n = sockets.push(this);
+    stalled = false;
+    unreadBytes = 0;
+    /** Every frame the service read. */
+    read: Array<{ type: string; [key: string]: unknown }> = [];
+    #lateReport = 0;
+    constructor() {
+      queueMicrotask(() => {
+        this.readyState = 1;
+        this.onopen?.({});
+      });
+    }
+    send(text: string): void {
+      if (this.readyState !== 1) return;
+      if (this.stalled) {
+        this.unreadBytes += Buffer.byteLength(text);
+        const now = this.unreadBytes;
+        setTimeout(() => {
+          this.#lateReport = now;
+        }, 0);
+        return;
+      }
+      const frame = JSON.parse(text) as { type: string; id?: string; sessionId?: string };
+      this.read.push(frame);
+      if (frame.type === 'ping') queueMicrotask(() => this.serve({ type: 'pong', id: frame.id }));
+      if (frame.type !== 'hello') return;
+      hellos.push(frame.sessionId);
+      this.serve({
+        type: 'welcome',
+        sessionId: 's1',
+        resumed: frame.sessionId !== undefined,
+        heartbeatIntervalMs: 60_000,
+        maxPayloadBytes: 65_536,
+      });
+      this.stalled = stalls(this.n);
+    }
+    /** The service sends one frame (a string is sent as it is). */
+    serve(frame: unknown): void {
+      if (this.readyState === 1)
+        this.onmessage?.({ data: typeof frame === 'string' ? frame : JSON.stringify(frame) });
+    }
+    close(): void {
+      if (this.readyState === 3) return;
+      this.readyState = 3;
+      queueMicrotask(() => this.onclose?.({ code: 1006, reason: '' }));
+    }
+    reported(): number {
+      return shape === 'always 0' ? 0 : shape === 'late' ? this.#lateReport : this.unreadBytes;
+    }
+  }
+  if (shape !== 'no bufferedAmount') {
+    Object.defineProperty(FakeSocket.prototype, 'bufferedAmount', {
+      get(this: FakeSocket) {
+        return this.reported();
+      },
+    });
+  }
+  return { sockets, hellos, WebSocket: FakeSocket as unknown as WebSocketConstructor };
+}
+
+function connection(WebSocket: WebSocketConstructor, clock: HeartbeatClock = systemClock, soft = SOFT) {
+  const disconnects: Array<{ code: number; reason: string }> = [];
+  const warnings: string[] = [];
+  const options: ConnectionOptions = {
+    url: 'ws://memory.test',
+    apiKey: 'test-key',
+    WebSocket,
+    reconnect: { initialDelayMs: 0, maxDelayMs: 0, maxAttempts: 3 },
+    heartbeatIntervalMs: undefined,
+    connectTimeoutMs: 5_000,
+    highWaterMarkBytes: soft,
+    maxBufferedBytes: HARD,
+    heartbeatClock: clock,
+    logger: { ...silentLogger, warn: (_fields: unknown, message?: string) => warnings.push(String(message)) },
+    hello: () => ({ protocol: 1, sdk: { name: 'test', version: '0' }, tools: [] }),
+    onWelcome: () => {},
+    onFrame: () => {},
+    onDisconnected: (code, reason) => disconnects.push({ code, reason }),
+    onReconnecting: () => {},
+    onClosed: () => {},
+    onError: () => {},
+    onUnsendable: () => {},
+  };
+  return { connection: new Connection(options), disconnects, warnings };
+}
+
+const result = (callId: string, output: string): ClientFrame => ({
+  type: 'tool_result',
+  callId,
+  status: 'ok',
+  output,
+});
+
+describe.each(SHAPES)('a WebSocket whose bufferedAmount is %s', (shape) => {
+  it.each([
+    ['pings', (n: number) => ({ type: 'ping', id: String(n) })],
+    ['invalid frames', () => '{"type":"nope"}'],
+    ['pings without id', () => ({ type: 'ping' })],
+  ])(
+    'a stalled service flooding %s: writes stay within maxBufferedBytes, then 1008 and a resume',
+    async (_kind, frame) => {
+      const service = memoryService(shape, (n) => n === 1);
+      // 10 ms pass per frame: the rate of error frames is counted by this clock, not by how fast the loop runs.
+      let now = 0;
+      const clock = { ...systemClock, now: () => now };
+      const { connection: link, disconnects } = connection(service.WebSocket, clock);
+      await link.connect();
+      const stalled = service.sockets[0]!;
+      let n = 0;
+      for (; n < 200_000 && disconnects.length === 0; n++) {
+        now += 10;
+        stalled.serve(frame(n));
+      }
+      // Each answer withheld counts its bytes: the hard limit is reached within 16,384 / 13 (`{"type":"pong"}`,
+      // the smallest) frames past the soft limit, whatever the socket reports.
+      expect(n).toBeLessThan(2_000);
+      expect(disconnects).toEqual([{ code: 1008, reason: 'the service is not reading' }]);
+      // Everything written to the stalled socket: within the hard limit (held answers are never written).
+      expect(stalled.unreadBytes).toBeLessThanOrEqual(HARD);
+      await expect.poll(() => service.hellos).toEqual([undefined, 's1']);
+      expect(link.state).toBe('open');
+      link.close();
+    },
+  );
+
+  it('against a service that reads, 200 results of 1 kB go out within the soft limit, none dropped', async () => {
+    const service = memoryService(shape, () => false);
+    const { connection: link, disconnects } = connection(service.WebSocket);
+    await link.connect();
+    let peak = 0;
+    for (let index = 0; index < 200; ) {
+      // What the outbox does: write while the socket has room, else wait for it.
+      if (link.bufferedAmount > SOFT) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        continue;
+      }
+      expect(link.send(result(`c${index}`, 'x'.repeat(1_000)))).toBe(true);
+      peak = Math.max(peak, link.bufferedAmount);
+      index += 1;
+    }
+    const socket = service.sockets[0]!;
+    expect(socket.read.filter((frame) => frame.type === 'tool_result')).toHaveLength(200);
+    expect(disconnects).toEqual([]);
+    expect(service.sockets).toHaveLength(1);
+    // One result over the soft limit at most (the check is made before each write).
+    expect(peak).toBeLessThanOrEqual(SOFT + 1_100);
+    link.close();
+  });
+});
+
+describe('error frames', () => {
+  it(`answers at most ${ERROR_FRAMES_PER_INTERVAL} invalid frames per second, and logs how many went unanswered`, async () => {
+    let now = 0;
+    const clock: HeartbeatClock = { ...systemClock, now: () => now };
+    const service = memoryService('truthful', () => false);
+    const { connection: link, warnings } = connection(service.WebSocket, clock, HARD);
+    await link.connect();
+    const socket = service.sockets[0]!;
+    for (let n = 0; n < 1_000; n++) socket.serve('{"type":"nope"}');
+    const errors = () => socket.read.filter((frame) => frame.type === 'error').length;
+    expect(errors()).toBe(ERROR_FRAMES_PER_INTERVAL);
+    now += 999;
+    socket.serve('not json');
+    expect(errors()).toBe(ERROR_FRAMES_PER_INTERVAL);
+    now += 1;
+    // The service answers the client's probe ping: what was written is proven read.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    for (let n = 0; n < 1_000; n++) socket.serve('{"type":"nope"}');
+    expect(errors()).toBe(2 * ERROR_FRAMES_PER_INTERVAL);
+    expect(warnings).toHaveLength(2 * ERROR_FRAMES_PER_INTERVAL);
+    expect(warnings[ERROR_FRAMES_PER_INTERVAL]).toBe(
+      'invalid frame from the service: unknown frame type "nope" (991 more invalid frames before it were not answered)',
+    );
+    expect(link.state).toBe('open');
+    link.close();
+  });
+});
