@@ -147,3 +147,46 @@ describe('Outbox', () => {
     ]);
   });
 });
+
+describe('Outbox: bytes held', () => {
+  /** The size the outbox counts for a frame, and the frame's real size: the count is never below it. */
+  const real = (frame: ClientFrame) => utf8Length(encodeFrame(frame));
+
+  it('counts the bytes of every result held, through each path that adds, changes or removes one', () => {
+    const socket = fakeSocket(4_096);
+    const outbox = new Outbox({
+      socket,
+      highWaterMarkBytes: 1_000,
+      maxBytes: 5_000,
+      redactor: new Redactor([]),
+      widgetInvalid: () => {},
+    });
+    // Added: counted at least at its real size, and within 106 + 6 per unit of the call id above it.
+    const first = outbox.add(callFrame('c1'), ok('é'.repeat(1_000)), 1);
+    expect(outbox.bytes).toBeGreaterThanOrEqual(real(first));
+    expect(outbox.bytes - real(first)).toBeLessThanOrEqual(106 + 6 * 2);
+    expect(outbox.full).toBe(false);
+    const second = outbox.add(callFrame('c2'), ok('"'.repeat(1_500)), 1);
+    expect(outbox.bytes).toBeGreaterThanOrEqual(real(first) + real(second));
+    expect(outbox.full).toBe(true);
+    // Replaced by its error result (unsendable): counted at the replacement's size.
+    expect(outbox.unsendable(second, 'send_failed')).toBe('replaced');
+    expect(outbox.full).toBe(false);
+    const afterReplace = outbox.bytes;
+    expect(afterReplace).toBeLessThan(real(first) + 1_000);
+    // Cut again to a smaller limit after a reconnect: counted at the new size (both are written again).
+    socket.maxPayloadBytes = 1_024;
+    outbox.reconnected();
+    const [cut, replacement] = socket.sent.slice(-2) as [ClientFrame, ClientFrame];
+    expect(replacement).toMatchObject({ callId: 'c2', status: 'error' });
+    expect(outbox.bytes).toBeLessThan(afterReplace);
+    expect(outbox.bytes).toBeGreaterThanOrEqual(real(cut) + real(replacement));
+    expect(outbox.bytes - real(cut) - real(replacement)).toBeLessThanOrEqual(2 * (106 + 6 * 2));
+    // Acked (or dropped): nothing left.
+    outbox.ack('c1');
+    outbox.ack('c1');
+    outbox.ack('c2');
+    expect(outbox.bytes).toBe(0);
+    expect(outbox.size).toBe(0);
+  });
+});
