@@ -1,8 +1,10 @@
 /**
  * Memory of a client (default options, in a process of its own, run with --expose-gc) facing a service that
  * misbehaves without end: it stops reading after `welcome` and floods pings, invalid frames or calls past
- * capacity; or it reads but never acks 1 MB results. Each scenario asserts bounds on counts and bytes (never on
- * time) and prints its figures as `[stalled-memory] …` (docs/RELIABILITY.md, "Stalled peer").
+ * capacity; or it reads but never acks 1 MB results. Each scenario asserts bounds on counts and on the bytes kept
+ * (heap after a full GC; never on time) and prints its figures, RSS too, as `[stalled-memory] …`
+ * (docs/RELIABILITY.md, "Stalled peer"). RSS is printed, not asserted: it also holds what the allocator has not
+ * given back yet.
  *
  * `TOOLWIRE_STALLED_FRAMES` sets the size of the floods (default 1,000,000 pings and invalid frames, a fifth of
  * that in calls); `TOOLWIRE_STALLED_RESULTS` the number of 1 MB results (default 300).
@@ -116,17 +118,20 @@ async function stalledService() {
   return service;
 }
 
-/** After the flood: the marker call proves every frame before it was read (on the first socket, or the next). */
+/** An `error` frame the client reports as an event (a call could be refused as busy). */
+const MARKER: ServiceFrame = { type: 'error', code: 'internal', message: 'marker' };
+
+/** After the flood: the marker proves every frame before it was read (on the first socket, or the next). */
 async function afterFlood(
   service: Awaited<ReturnType<typeof stalledService>>,
   client: ReturnType<typeof spawnClient>,
   first: WebSocket,
 ) {
-  if (first.readyState === first.OPEN) first.send(encodeFrame(call('marker-1', 'marker')));
+  if (first.readyState === first.OPEN) first.send(encodeFrame(MARKER));
   await until(() => client.lines.includes('marker') || client.disconnects().length > 0, true, 120_000);
   if (!client.lines.includes('marker')) {
     await client.line('connected true');
-    service.send(call('marker-2', 'marker'));
+    service.send(MARKER);
     await client.line('marker');
   }
 }
@@ -153,7 +158,6 @@ describe('a client facing a stalled service: memory, in a process of its own', {
     if (client.disconnects().length === 1) expect(client.disconnects()).toEqual(['disconnected 1008']);
     expect(report.state).toBe('open');
     expect(report.heapAfterGcMiB - report.baseHeapMiB).toBeLessThan(MAX_BUFFERED_BYTES / MiB);
-    expect(report.rssMiB - report.baseRssMiB).toBeLessThan((3 * MAX_BUFFERED_BYTES) / MiB);
   });
 
   it(`${FRAMES.toLocaleString('en')} invalid frames to a client whose service stopped reading`, async () => {
@@ -168,7 +172,6 @@ describe('a client facing a stalled service: memory, in a process of its own', {
     expect(client.disconnects().filter((line) => line !== 'disconnected 1008')).toEqual([]);
     expect(report.state).toBe('open');
     expect(report.heapAfterGcMiB - report.baseHeapMiB).toBeLessThan(MAX_BUFFERED_BYTES / MiB);
-    expect(report.rssMiB - report.baseRssMiB).toBeLessThan((3 * MAX_BUFFERED_BYTES) / MiB);
   });
 
   it(`${(FRAMES / 5).toLocaleString('en')} calls past capacity to a client whose service stopped reading`, async () => {
@@ -184,7 +187,6 @@ describe('a client facing a stalled service: memory, in a process of its own', {
     // The calls taken (maxConcurrency + maxQueue) are still held; everything else was answered or dropped.
     expect(report.stats.running + report.stats.queued).toBeLessThanOrEqual(CAPACITY);
     expect(report.heapAfterGcMiB - report.baseHeapMiB).toBeLessThan(MAX_BUFFERED_BYTES / MiB);
-    expect(report.rssMiB - report.baseRssMiB).toBeLessThan((3 * MAX_BUFFERED_BYTES) / MiB);
   });
 
   it(`${RESULTS} results of 1 MB to a service that reads them and never acks`, async () => {
@@ -209,9 +211,6 @@ describe('a client facing a stalled service: memory, in a process of its own', {
     expect(report.stats.unacked + report.stats.queued).toBe(Math.min(RESULTS, CAPACITY));
     expect(report.heapAfterGcMiB - report.baseHeapMiB).toBeLessThan(
       (report.stats.unacked * resultBytes) / MiB + 8,
-    );
-    expect(report.rssMiB - report.baseRssMiB).toBeLessThan(
-      (3 * (MAX_OUTBOX_BYTES + MAX_CONCURRENCY * resultBytes)) / MiB,
     );
   });
 });
