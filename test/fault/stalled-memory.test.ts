@@ -6,7 +6,7 @@
  * (docs/RELIABILITY.md, "Stalled peer"). RSS is printed, not asserted: it also holds what the allocator has not
  * given back yet.
  *
- * `TOOLWIRE_STALLED_FRAMES` sets the size of the floods (default 1,000,000 pings and invalid frames, a fifth of
+ * `TOOLWIRE_STALLED_FRAMES` sets the size of the floods (default 200,000 pings and invalid frames, a fifth of
  * that in calls); `TOOLWIRE_STALLED_RESULTS` the number of 1 MB results (default 300).
  */
 import { spawn } from 'node:child_process';
@@ -18,7 +18,7 @@ import type { ServiceFrame } from '../../src/wire/protocol';
 import { onCleanup, until } from './harness';
 import { startRawService } from './raw-service';
 
-const FRAMES = Number(process.env.TOOLWIRE_STALLED_FRAMES ?? 1_000_000);
+const FRAMES = Number(process.env.TOOLWIRE_STALLED_FRAMES ?? 200_000);
 const RESULTS = Number(process.env.TOOLWIRE_STALLED_RESULTS ?? 300);
 const MiB = 2 ** 20;
 /** The client's defaults (README, "Options"). */
