@@ -130,11 +130,12 @@ describe('a service that stops reading', () => {
 describe('the outbox, bounded in bytes', () => {
   it('answers new calls busy and keeps queued calls waiting while unacked results take maxOutboxBytes', async () => {
     const service = await rawService({ ack: false });
+    const gate = deferred();
     const big = tool({
       name: 'work',
-      description: 'A 10 kB result, a moment later.',
+      description: 'A 10 kB result, once the test opens the gate.',
       execute: async (_i, ctx) => {
-        await new Promise((resolve) => setImmediate(resolve));
+        await gate.promise;
         return `${ctx.callId}:${'x'.repeat(10_000)}`;
       },
     });
@@ -146,6 +147,8 @@ describe('the outbox, bounded in bytes', () => {
     });
     await worker.connect();
     service.sendAll(Array.from({ length: 10 }, (_, index) => call(`c${index}`)));
+    await until(() => worker.stats, { running: 1, queued: 9, unacked: 0 });
+    gate.resolve();
     // Five results of ~10,1 kB pass 50,000 bytes: the five calls still queued wait, none is refused.
     await until(() => worker.stats, { running: 0, queued: 5, unacked: 5 });
     service.send(call('late'));
