@@ -29,6 +29,7 @@ import { Agent } from './agent';
 import type { Approver } from './approvals';
 import type { Questioner } from './questions';
 import type { RunEvent } from './runs';
+import type { ToolTracing } from './tracing';
 
 /** Information about a call, given to a `context` function. */
 export interface CallInfo {
@@ -93,6 +94,12 @@ export interface ClientOptions<C = unknown> {
    * `QuestionError` `failed`.
    */
   onQuestion?: Questioner;
+  /**
+   * Traces every tool call: `otelTracing()` from `toolwire/otel` makes each call an OpenTelemetry span
+   * (`execute_tool <name>`, a child of the service's span of the call), or any {@link ToolTracing}. With it the
+   * client offers the protocol feature `trace_context` (PROTOCOL.md §18.8). @default no tracing
+   */
+  tracing?: ToolTracing;
 }
 
 /** Default values of {@link ClientOptions}. */
@@ -178,6 +185,10 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     },
     onApproval: aFunction,
     onQuestion: aFunction,
+    tracing: {
+      expected: 'an object with a startCall method, such as otelTracing() from toolwire/otel',
+      test: (value) => typeof (value as Partial<ToolTracing> | null)?.startCall === 'function',
+    },
   },
   aliases: {
     endpoint: 'url',
@@ -209,6 +220,9 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     approval: 'onApproval',
     askQuestion: 'onQuestion',
     onAsk: 'onQuestion',
+    tracer: 'tracing',
+    telemetry: 'tracing',
+    otel: 'tracing',
   },
 };
 

@@ -134,8 +134,9 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         maxConcurrency: resolved.maxConcurrency,
         maxQueue: resolved.maxQueue,
         runEventKinds: [...NEGOTIATED_RUN_EVENT_KINDS],
-        // Every protocol addition this SDK knows (PROTOCOL.md §2); the service answers with those it uses.
-        features: [...FEATURES],
+        // Every protocol addition this SDK knows (PROTOCOL.md §2); the service answers with those it uses. The
+        // trace context only when there is a tracer to read it.
+        features: options.tracing ? [...FEATURES] : FEATURES.filter((name) => name !== 'trace_context'),
       }),
       onWelcome: (welcome) => {
         this.#calls.welcomed(welcome);
@@ -192,6 +193,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       extend: { [NESTED_RUN]: nestedRun },
       redactor,
       logger,
+      tracing: options.tracing,
       events: {
         toolCall: (info) => this.#emit('tool_call', info),
         toolResult: (info) => this.#emit('tool_result', info),
