@@ -100,6 +100,14 @@ export interface ClientOptions<C = unknown> {
    * client offers the protocol feature `trace_context` (PROTOCOL.md §18.8). @default no tracing
    */
   tracing?: ToolTracing;
+  /**
+   * Drain on SIGTERM and SIGINT (Node): from `connect()` until the client is closed, the first signal closes the
+   * client with `close({ drain: true, timeoutMs })` (`timeoutMs` from here, else `close()`'s default 30_000), then
+   * raises the signal again so the process ends as Node would (exit status 128 + the signal's number), unless the
+   * application listens for that signal itself. A second signal while draining ends the process at once. Ignored
+   * where there is no `process` (browsers). @default false
+   */
+  handleSignals?: boolean | { timeoutMs?: number };
 }
 
 /** Default values of {@link ClientOptions}. */
@@ -127,6 +135,11 @@ const RECONNECT_OPTIONS: OptionsSpec<ReconnectOptions> = {
     minDelayMs: 'initialDelayMs',
     maxDelay: 'maxDelayMs',
   },
+};
+
+const SIGNAL_OPTIONS: OptionsSpec<{ timeoutMs?: number }> = {
+  rules: { timeoutMs: aDuration(0) },
+  aliases: { timeout: 'timeoutMs', drainTimeoutMs: 'timeoutMs' },
 };
 
 const isLogger = (value: unknown) =>
@@ -185,6 +198,11 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     },
     onApproval: aFunction,
     onQuestion: aFunction,
+    handleSignals: {
+      expected: 'true, false or an object { timeoutMs? }',
+      test: (value) => typeof value === 'boolean' || isRecord(value),
+      fields: SIGNAL_OPTIONS,
+    },
     tracing: {
       expected: 'an object with a startCall method, such as otelTracing() from toolwire/otel',
       test: (value) => typeof (value as Partial<ToolTracing> | null)?.startCall === 'function',
@@ -223,6 +241,9 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     tracer: 'tracing',
     telemetry: 'tracing',
     otel: 'tracing',
+    signals: 'handleSignals',
+    drainOnSignals: 'handleSignals',
+    handleSignal: 'handleSignals',
   },
 };
 
@@ -237,6 +258,8 @@ export interface ResolvedClientOptions
     >
   > {
   reconnect: ReconnectOptions | false;
+  /** How long a drain on a signal may take, in milliseconds; `undefined` without `handleSignals`. */
+  signalDrainMs: number | undefined;
 }
 
 function env(name: string): string | undefined {
@@ -291,6 +314,10 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     highWaterMarkBytes: options.highWaterMarkBytes ?? CLIENT_DEFAULTS.highWaterMarkBytes,
     redact: options.redact ?? [],
     reconnect,
+    signalDrainMs: !options.handleSignals
+      ? undefined
+      : ((options.handleSignals === true ? undefined : options.handleSignals.timeoutMs) ??
+        CLOSE_DEFAULTS.timeoutMs),
   };
 }
 
@@ -309,6 +336,9 @@ export interface RunOptions<C = unknown> {
    */
   onEvent?: (event: RunEvent) => void;
 }
+
+/** Default values of {@link CloseOptions}. */
+export const CLOSE_DEFAULTS = { drain: true, timeoutMs: 30_000 } as const;
 
 /** Options of {@link Client.close}. */
 export interface CloseOptions {

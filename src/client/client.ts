@@ -24,6 +24,7 @@ import {
 import { type Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
 import { CallRunner } from './call-runner';
 import {
+  CLOSE_DEFAULTS,
   type ClientOptions,
   type CloseOptions,
   checkCloseOptions,
@@ -33,6 +34,7 @@ import {
 } from './client-options';
 import { contextSource } from './context';
 import { approvalHeldByService, type RunEvent, type RunResult, Runs } from './runs';
+import { SignalDrain } from './signals';
 import { withTimeout } from './with-timeout';
 
 /** Payload of `tool_call` and the base of `tool_result` events. */
@@ -111,6 +113,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
     const redactor = new Redactor([resolved.apiKey, ...resolved.redact]);
     const logger = redactingLogger(options.logger ?? silentLogger, redactor);
     this.#redactor = redactor;
+    SignalDrain.when(resolved.signalDrainMs, this, logger);
     if (resolved.apiKey.length < SHORT_SECRET) {
       // Always redacted whatever its length (docs/RELIABILITY.md, "Secrets"): a short key takes words with it.
       logger.warn(
@@ -134,8 +137,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         maxConcurrency: resolved.maxConcurrency,
         maxQueue: resolved.maxQueue,
         runEventKinds: [...NEGOTIATED_RUN_EVENT_KINDS],
-        // Every protocol addition this SDK knows (PROTOCOL.md §2); the service answers with those it uses. The
-        // trace context only when there is a tracer to read it.
+        // Every addition this SDK knows (PROTOCOL.md §2), the trace context with a tracer; the service picks.
         features: options.tracing ? [...FEATURES] : FEATURES.filter((name) => name !== 'trace_context'),
       }),
       onWelcome: (welcome) => {
@@ -162,9 +164,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         this.#emit('closed', error);
       },
     });
-    const send = (frame: Parameters<Connection['send']>[0]) => this.#connection.send(frame);
     this.#runs = new Runs(
-      send,
+      (frame) => this.#connection.send(frame),
       (event) => this.#onRunEvent(event),
       () => this.#connection.maxPayloadBytes,
     );
@@ -311,7 +312,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    */
   async close(options: CloseOptions = {}): Promise<void> {
     checkCloseOptions(options);
-    const { drain = true, timeoutMs = 30_000 } = options;
+    const { drain = CLOSE_DEFAULTS.drain, timeoutMs = CLOSE_DEFAULTS.timeoutMs } = options;
     if (this.#connection.state === 'closed') return;
     this.#calls.stopAccepting();
     if (drain && this.#connection.writable) {
