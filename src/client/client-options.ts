@@ -198,14 +198,14 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     },
     onApproval: aFunction,
     onQuestion: aFunction,
+    tracing: {
+      expected: 'an object with a startCall method, such as otelTracing() from toolwire/otel',
+      test: (value) => typeof (value as Partial<ToolTracing> | null)?.startCall === 'function',
+    },
     handleSignals: {
       expected: 'true, false or an object { timeoutMs? }',
       test: (value) => typeof value === 'boolean' || isRecord(value),
       fields: SIGNAL_OPTIONS,
-    },
-    tracing: {
-      expected: 'an object with a startCall method, such as otelTracing() from toolwire/otel',
-      test: (value) => typeof (value as Partial<ToolTracing> | null)?.startCall === 'function',
     },
   },
   aliases: {
