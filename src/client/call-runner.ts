@@ -39,7 +39,7 @@ import { Leases } from './leases';
 import { type CallSocket, Outbox } from './outbox';
 import { askInPlace, type Questioner } from './questions';
 import { Slots } from './slots';
-import { CallTraces, type ToolTracing } from './tracing';
+import { type CallTraces, callTraces, type ToolTracing } from './tracing';
 
 /** Events the call runner reports to the client. */
 export interface CallEvents {
@@ -100,7 +100,7 @@ export class CallRunner implements ExecutionOwner {
     const updates = runnerOptions.updates ?? CallUpdates.on(socket, runnerOptions.redactor, events);
     const options = { ...runnerOptions, updates };
     this.#options = options;
-    this.#traces = options.tracing && new CallTraces(options.tracing, options.redactor, options);
+    this.#traces = options.tracing && callTraces(options.tracing, options.redactor, options);
     this.#leases = new Leases(updates, () => this.#deadlines);
     this.#slots = new Slots({
       maxConcurrency: options.maxConcurrency,

@@ -34,7 +34,7 @@ import {
 } from './client-options';
 import { contextSource } from './context';
 import { approvalHeldByService, type RunEvent, type RunResult, Runs } from './runs';
-import { SignalDrain } from './signals';
+import { drainOnSignals } from './signals';
 import { withTimeout } from './with-timeout';
 
 /** Payload of `tool_call` and the base of `tool_result` events. */
@@ -113,7 +113,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
     const redactor = new Redactor([resolved.apiKey, ...resolved.redact]);
     const logger = redactingLogger(options.logger ?? silentLogger, redactor);
     this.#redactor = redactor;
-    SignalDrain.when(resolved.signalDrainMs, this, logger);
+    drainOnSignals(this, resolved.signalDrainMs, logger);
     if (resolved.apiKey.length < SHORT_SECRET) {
       // Always redacted whatever its length (docs/RELIABILITY.md, "Secrets"): a short key takes words with it.
       logger.warn(

@@ -19,8 +19,8 @@ export interface DrainedClient {
 /** The bits of Node's `process` used here; absent in browsers, where `handleSignals` does nothing. */
 interface SignalProcess {
   pid: number;
-  on(signal: DrainSignal, listener: () => void): unknown;
-  removeListener(signal: DrainSignal, listener: () => void): unknown;
+  on(signal: DrainSignal, listener: (signal: DrainSignal) => void): unknown;
+  removeListener(signal: DrainSignal, listener: (signal: DrainSignal) => void): unknown;
   listenerCount(signal: DrainSignal): number;
   kill(pid: number, signal: DrainSignal): unknown;
 }
@@ -33,7 +33,8 @@ function nodeProcess(): SignalProcess | undefined {
 }
 
 /**
- * Listens for SIGTERM and SIGINT from its client's first connection until the client is closed.
+ * Makes `client` drain on SIGTERM and SIGINT (`handleSignals`), listening from its first connection until it is
+ * closed. Nothing when `timeoutMs` is `undefined` (no `handleSignals`) or where there is no `process`.
  *
  * - The first signal drains the client once: `close({ drain: true, timeoutMs })`, so calls in flight finish
  *   and their results are acknowledged (or, past `timeoutMs`, are aborted and answered `cancelled`).
@@ -44,74 +45,41 @@ function nodeProcess(): SignalProcess | undefined {
  *   application listens for it too, Node would not exit by itself, and neither does this: the application's
  *   listener, which got the signal as well, decides.
  */
-export class SignalDrain {
-  readonly #client: DrainedClient;
-  readonly #timeoutMs: number;
-  readonly #logger: Logger;
-  /** The process listened on, while listening. */
-  #process: SignalProcess | undefined;
-  #draining = false;
-
-  constructor(client: DrainedClient, timeoutMs: number, logger: Logger) {
-    this.#client = client;
-    this.#timeoutMs = timeoutMs;
-    this.#logger = logger;
+export function drainOnSignals(client: DrainedClient, timeoutMs: number | undefined, logger: Logger): void {
+  if (timeoutMs === undefined) return;
+  const process = nodeProcess();
+  if (process === undefined) {
+    logger.warn({}, 'handleSignals: no process signals in this runtime; ignored');
+    return;
   }
-
-  /**
-   * Makes `client` drain on signals when `timeoutMs` is set (`handleSignals`): it listens from the client's first
-   * connection until it is closed.
-   */
-  static when(timeoutMs: number | undefined, client: DrainedClient, logger: Logger): SignalDrain | undefined {
-    if (timeoutMs === undefined) return undefined;
-    const drain = new SignalDrain(client, timeoutMs, logger);
-    client.once('connected', () => drain.install());
-    return drain;
-  }
-
-  /** Starts listening (once; again after nothing). Does nothing where there is no `process`. */
-  install(): void {
-    if (this.#process !== undefined || this.#draining) return;
-    const process = nodeProcess();
-    if (process === undefined) {
-      this.#logger.warn({}, 'handleSignals: this runtime has no process signals; ignored');
-      return;
-    }
-    this.#process = process;
-    for (const signal of DRAIN_SIGNALS) process.on(signal, this.#listeners[signal]);
-    this.#client.once('closed', () => this.#uninstall());
-  }
-
-  readonly #listeners: Record<DrainSignal, () => void> = {
-    SIGTERM: () => this.#received('SIGTERM'),
-    SIGINT: () => this.#received('SIGINT'),
+  let draining = false;
+  let listening = false;
+  const stop = () => {
+    if (!listening) return;
+    listening = false;
+    for (const signal of DRAIN_SIGNALS) process.removeListener(signal, received);
   };
-
-  #received(signal: DrainSignal): void {
-    if (this.#draining) {
-      this.#logger.warn({ signal }, `received ${signal} again while draining: exiting now`);
-      this.#exit(signal);
-      return;
+  // Removes the listeners (if `closed` has not), then raises the signal again unless the application listens too.
+  const exit = (signal: DrainSignal) => {
+    stop();
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  const received = (signal: DrainSignal) => {
+    if (draining) {
+      logger.warn({ signal }, `received ${signal} again while draining: exiting now`);
+      return exit(signal);
     }
-    this.#draining = true;
-    this.#logger.info(
-      { signal, timeoutMs: this.#timeoutMs },
-      `received ${signal}: draining (calls in flight finish, at most ${this.#timeoutMs} ms), then exiting`,
+    draining = true;
+    logger.info(
+      { signal, timeoutMs },
+      `received ${signal}: draining (calls in flight finish, at most ${timeoutMs} ms), then exiting`,
     );
-    void this.#client.close({ drain: true, timeoutMs: this.#timeoutMs }).finally(() => this.#exit(signal));
-  }
-
-  /** Removes the listeners (if `closed` has not), then raises `signal` again unless the application listens for it. */
-  #exit(signal: DrainSignal): void {
-    this.#uninstall();
-    const process = nodeProcess();
-    if (process !== undefined && process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-  }
-
-  #uninstall(): void {
-    const process = this.#process;
-    if (process === undefined) return;
-    this.#process = undefined;
-    for (const signal of DRAIN_SIGNALS) process.removeListener(signal, this.#listeners[signal]);
-  }
+    void client.close({ drain: true, timeoutMs }).finally(() => exit(signal));
+  };
+  client.once('connected', () => {
+    if (listening || draining) return;
+    listening = true;
+    for (const signal of DRAIN_SIGNALS) process.on(signal, received);
+    client.once('closed', stop);
+  });
 }

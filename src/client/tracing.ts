@@ -91,104 +91,100 @@ export interface ToolTracing {
 }
 
 /** Tells the client's {@link ToolTracing} what each call does. Owned by the call runner; one per client. */
-export class CallTraces {
-  readonly #tracing: ToolTracing;
-  readonly #redactor: Redactor;
-  readonly #client: { registry: Pick<ToolRegistry, 'get'>; onApproval: unknown };
-  readonly #traces = new Map<Execution, { trace: CallTrace; arrived: number }>();
-
-  /** `client`: the tools (for their descriptions) and whether approvals are decided here (`onApproval`). */
-  constructor(
-    tracing: ToolTracing,
-    redactor: Redactor,
-    client: { registry: Pick<ToolRegistry, 'get'>; onApproval: unknown },
-  ) {
-    this.#tracing = tracing;
-    this.#redactor = redactor;
-    this.#client = client;
-  }
-
+export interface CallTraces {
   /** A call was accepted: its trace starts (before it may start running). */
-  received(execution: Execution): void {
-    const frame: ToolCallFrame = execution.frame;
-    const redactor = this.#redactor;
-    const trace = this.#tracing.startCall({
-      callId: frame.callId,
-      runId: frame.runId,
-      toolName: frame.toolName,
-      description: this.#client.registry.get(frame.toolName)?.description,
-      traceparent: frame.traceparent,
-      tracestate: frame.traceparent === undefined ? undefined : frame.tracestate,
-      arguments: () => redactor.value(frame.arguments),
-    });
-    if (trace !== undefined) this.#traces.set(execution, { trace, arrived: performance.now() });
-  }
-
+  received(execution: Execution): void;
   /** The call was admitted: it waits in line when every slot is busy. */
-  admitted(execution: Execution): void {
-    if (execution.state === 'queued') this.#traces.get(execution)?.trace.event(TRACE_EVENTS.queued);
-  }
-
+  admitted(execution: Execution): void;
   /**
    * The call took its first slot: records {@link TRACE_EVENTS.started} and runs `start` (its context, then the
    * tool) within the call's trace.
    */
-  start(execution: Execution, start: (execution: Execution) => void): void {
-    const traced = this.#traces.get(execution);
-    if (traced === undefined) {
-      start(execution);
-      return;
-    }
-    traced.trace.event(TRACE_EVENTS.started, {
-      'toolwire.queue.duration_ms': Math.max(0, Math.round(performance.now() - traced.arrived)),
-    });
-    traced.trace.run(() => start(execution));
-  }
-
-  /** A decision was asked for: records the request now and the decision when it comes. */
+  start(execution: Execution, start: (execution: Execution) => void): void;
+  /** A decision was asked for: records the request now and the decision when it comes; returns `decision`. */
   approval(
     execution: Execution,
     decision: ApprovalDecision | Promise<ApprovalDecision>,
-  ): ApprovalDecision | Promise<ApprovalDecision> {
-    const trace = this.#traces.get(execution)?.trace;
-    if (trace === undefined) return decision;
-    const by = this.#client.onApproval === undefined ? 'service' : 'local';
-    trace.event(TRACE_EVENTS.approvalRequested, { 'toolwire.approval.by': by });
-    const decided = (value: ApprovalDecision): ApprovalDecision => {
-      const approved =
-        value === true || (typeof value === 'object' && value !== null && value.approved === true);
-      const attributes: TraceAttributes = { 'toolwire.approval.approved': approved };
-      const reason = typeof value === 'object' && value !== null ? value.reason : undefined;
-      if (typeof reason === 'string' && reason !== '')
-        attributes['toolwire.approval.reason'] = this.#redactor.text(reason);
-      trace.event(TRACE_EVENTS.approvalDecided, attributes);
-      return value;
-    };
-    // A throw or a rejection is no decision: the call ends `rejected`, and its span says so.
-    return isThenable(decision) ? Promise.resolve(decision).then(decided) : decided(decision);
-  }
-
+  ): ApprovalDecision | Promise<ApprovalDecision>;
   /**
    * An attempt of the call failed and another follows in `delayMs` (a tool's retries): records
    * {@link TRACE_EVENTS.retry}. `attempt` counts from 1; `error` is what the attempt threw, when anything did.
    */
-  retried(execution: Execution, info: { attempt: number; delayMs: number; error?: unknown }): void {
-    const trace = this.#traces.get(execution)?.trace;
-    if (trace === undefined) return;
-    const attributes: TraceAttributes = {
-      'toolwire.retry.attempt': info.attempt,
-      'toolwire.retry.delay_ms': Math.max(0, Math.round(info.delayMs)),
-    };
-    if (info.error instanceof Error) attributes['error.type'] = info.error.name;
-    trace.event(TRACE_EVENTS.retry, attributes);
-  }
-
+  retried(execution: Execution, info: { attempt: number; delayMs: number; error?: unknown }): void;
   /** The call has its result: its trace ends. `output` is what was sent (redacted). */
-  finished(execution: Execution, result: ToolCallResult, output: string, durationMs: number): void {
-    const traced = this.#traces.get(execution);
-    if (traced === undefined) return;
-    this.#traces.delete(execution);
-    const error = result.error === undefined ? undefined : this.#redactor.error(result.error);
-    traced.trace.end({ status: result.status, output, durationMs, error });
-  }
+  finished(execution: Execution, result: ToolCallResult, output: string, durationMs: number): void;
+}
+
+/**
+ * The {@link CallTraces} of a client with `tracing`. `client`: its tools (for their descriptions) and whether
+ * approvals are decided here (`onApproval`).
+ */
+export function callTraces(
+  tracing: ToolTracing,
+  redactor: Redactor,
+  client: { registry: Pick<ToolRegistry, 'get'>; onApproval: unknown },
+): CallTraces {
+  const traces = new Map<Execution, { trace: CallTrace; arrived: number }>();
+  const traceOf = (execution: Execution) => traces.get(execution)?.trace;
+  return {
+    received(execution) {
+      const frame: ToolCallFrame = execution.frame;
+      const trace = tracing.startCall({
+        callId: frame.callId,
+        runId: frame.runId,
+        toolName: frame.toolName,
+        description: client.registry.get(frame.toolName)?.description,
+        traceparent: frame.traceparent,
+        tracestate: frame.traceparent === undefined ? undefined : frame.tracestate,
+        arguments: () => redactor.value(frame.arguments),
+      });
+      if (trace !== undefined) traces.set(execution, { trace, arrived: performance.now() });
+    },
+    admitted(execution) {
+      if (execution.state === 'queued') traceOf(execution)?.event(TRACE_EVENTS.queued);
+    },
+    start(execution, start) {
+      const traced = traces.get(execution);
+      if (traced === undefined) return start(execution);
+      traced.trace.event(TRACE_EVENTS.started, {
+        'toolwire.queue.duration_ms': Math.max(0, Math.round(performance.now() - traced.arrived)),
+      });
+      traced.trace.run(() => start(execution));
+    },
+    approval(execution, decision) {
+      const trace = traceOf(execution);
+      if (trace === undefined) return decision;
+      trace.event(TRACE_EVENTS.approvalRequested, {
+        'toolwire.approval.by': client.onApproval === undefined ? 'service' : 'local',
+      });
+      const decided = (value: ApprovalDecision): ApprovalDecision => {
+        const detailed = typeof value === 'object' && value !== null;
+        const attributes: TraceAttributes = {
+          'toolwire.approval.approved': value === true || (detailed && value.approved === true),
+        };
+        const reason = detailed ? value.reason : undefined;
+        if (typeof reason === 'string' && reason !== '')
+          attributes['toolwire.approval.reason'] = redactor.text(reason);
+        trace.event(TRACE_EVENTS.approvalDecided, attributes);
+        return value;
+      };
+      // A throw or a rejection is no decision: the call ends `rejected`, and its span says so.
+      return isThenable(decision) ? Promise.resolve(decision).then(decided) : decided(decision);
+    },
+    retried(execution, info) {
+      const attributes: TraceAttributes = {
+        'toolwire.retry.attempt': info.attempt,
+        'toolwire.retry.delay_ms': Math.max(0, Math.round(info.delayMs)),
+      };
+      if (info.error instanceof Error) attributes['error.type'] = info.error.name;
+      traceOf(execution)?.event(TRACE_EVENTS.retry, attributes);
+    },
+    finished(execution, result, output, durationMs) {
+      const traced = traces.get(execution);
+      if (traced === undefined) return;
+      traces.delete(execution);
+      const error = result.error === undefined ? undefined : redactor.error(result.error);
+      traced.trace.end({ status: result.status, output, durationMs, error });
+    },
+  };
 }
