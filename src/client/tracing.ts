@@ -23,7 +23,8 @@ export type TraceAttributes = Record<string, string | number | boolean>;
  * - `toolwire.approval.requested`: the call waits for a human's decision; `toolwire.approval.by` is `local`
  *   (the client's `onApproval`) or `service`.
  * - `toolwire.approval.decided`: the decision; `toolwire.approval.approved` (boolean), and
- *   `toolwire.approval.reason` when the decision gave one (redacted).
+ *   `toolwire.approval.reason` when the decision gave one (redacted). A call the service held for a human
+ *   before sending it (its tool's definition needs approval) arrives decided: this event alone, at its start.
  * - `toolwire.retry`: an attempt of the call failed and another follows; `toolwire.retry.attempt` (the attempt
  *   that failed, from 1), `toolwire.retry.delay_ms`, and `error.type` when known.
  */
@@ -126,6 +127,19 @@ export function callTraces(
 ): CallTraces {
   const traces = new Map<Execution, { trace: CallTrace; arrived: number }>();
   const traceOf = (execution: Execution) => traces.get(execution)?.trace;
+  const decidedEvent = (
+    trace: CallTrace,
+    value: ApprovalDecision | { approved: boolean; reason?: string | undefined },
+  ) => {
+    const detailed = typeof value === 'object' && value !== null;
+    const attributes: TraceAttributes = {
+      'toolwire.approval.approved': value === true || (detailed && value.approved === true),
+    };
+    const reason = detailed ? value.reason : undefined;
+    if (typeof reason === 'string' && reason !== '')
+      attributes['toolwire.approval.reason'] = redactor.text(reason);
+    trace.event(TRACE_EVENTS.approvalDecided, attributes);
+  };
   return {
     received(execution) {
       const frame: ToolCallFrame = execution.frame;
@@ -138,7 +152,11 @@ export function callTraces(
         tracestate: frame.traceparent === undefined ? undefined : frame.tracestate,
         arguments: () => redactor.value(frame.arguments),
       });
-      if (trace !== undefined) traces.set(execution, { trace, arrived: performance.now() });
+      if (trace === undefined) return;
+      traces.set(execution, { trace, arrived: performance.now() });
+      // Held by the service for a human before it was sent (a tool whose definition needs approval).
+      if (frame.approved !== undefined)
+        decidedEvent(trace, { approved: frame.approved, reason: frame.reason });
     },
     admitted(execution) {
       if (execution.state === 'queued') traceOf(execution)?.event(TRACE_EVENTS.queued);
@@ -158,14 +176,7 @@ export function callTraces(
         'toolwire.approval.by': client.onApproval === undefined ? 'service' : 'local',
       });
       const decided = (value: ApprovalDecision): ApprovalDecision => {
-        const detailed = typeof value === 'object' && value !== null;
-        const attributes: TraceAttributes = {
-          'toolwire.approval.approved': value === true || (detailed && value.approved === true),
-        };
-        const reason = detailed ? value.reason : undefined;
-        if (typeof reason === 'string' && reason !== '')
-          attributes['toolwire.approval.reason'] = redactor.text(reason);
-        trace.event(TRACE_EVENTS.approvalDecided, attributes);
+        decidedEvent(trace, value);
         return value;
       };
       // A throw or a rejection is no decision: the call ends `rejected`, and its span says so.

@@ -231,6 +231,36 @@ describe('otelTracing() over the stub', () => {
     expect(span?.attributes['toolwire.call.status']).toBe('ok');
   });
 
+  it('records the decision of a call the service held for a human before sending it', async () => {
+    const refund = tool({
+      name: 'refund',
+      description: 'Refunds an order.',
+      needsApproval: true,
+      execute: () => 'refunded',
+    });
+    const {
+      server,
+      run,
+      client: traced,
+    } = await setup([{ toolCalls: [{ name: 'refund', arguments: {} }] }, { text: 'done' }], {
+      tools: [refund],
+      tracing: otelTracing({ tracer }),
+    });
+    traced.on('approval_requested', (request) => {
+      void fetch(`${server.httpUrl}/v1/runs/${request.runId}/approvals/${request.callId}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ approved: true }),
+      });
+    });
+    await run();
+    const [span] = toolSpans();
+    expect(span?.events.map(({ name, attributes }) => ({ name, attributes }))).toEqual([
+      { name: TRACE_EVENTS.approvalDecided, attributes: { 'toolwire.approval.approved': true } },
+      { name: TRACE_EVENTS.started, attributes: { 'toolwire.queue.duration_ms': expect.any(Number) } },
+    ]);
+  });
+
   it('records the wait of a call queued behind maxConcurrency', async () => {
     let received: ReadonlyArray<{ type: string }> = [];
     const twoCalls = async () => {
