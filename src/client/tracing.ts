@@ -143,15 +143,21 @@ export function callTraces(
   return {
     received(execution) {
       const frame: ToolCallFrame = execution.frame;
-      const trace = tracing.startCall({
-        callId: frame.callId,
-        runId: frame.runId,
-        toolName: frame.toolName,
-        description: client.registry.get(frame.toolName)?.description,
-        traceparent: frame.traceparent,
-        tracestate: frame.traceparent === undefined ? undefined : frame.tracestate,
-        arguments: () => redactor.value(frame.arguments),
-      });
+      let trace: CallTrace | undefined;
+      // A tracer that throws leaves the call untraced; it never fails the call or the socket's handler.
+      try {
+        trace = tracing.startCall({
+          callId: frame.callId,
+          runId: frame.runId,
+          toolName: frame.toolName,
+          description: client.registry.get(frame.toolName)?.description,
+          traceparent: frame.traceparent,
+          tracestate: frame.traceparent === undefined ? undefined : frame.tracestate,
+          arguments: () => redactor.value(frame.arguments),
+        });
+      } catch {
+        return;
+      }
       if (trace === undefined) return;
       traces.set(execution, { trace, arrived: performance.now() });
       // Held by the service for a human before it was sent (a tool whose definition needs approval).

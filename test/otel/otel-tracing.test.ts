@@ -336,6 +336,23 @@ describe('otelTracing() over the stub', () => {
     }
   });
 
+  it('runs the calls untraced when a tracing of your own throws', async () => {
+    const { run } = await setup(
+      [{ toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }] }, { text: 'ok' }],
+      {
+        tracing: {
+          startCall() {
+            throw new Error('tracer down');
+          },
+        },
+      },
+    );
+    const result = await run();
+    expect(result.toolCalls.map(({ status, output }) => ({ status, output }))).toEqual([
+      { status: 'ok', output: 'order A1: shipped' },
+    ]);
+  });
+
   it('sends no trace context and makes no span without the tracing option', async () => {
     const { socket, run } = await setup([
       { toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }] },
