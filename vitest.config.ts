@@ -6,6 +6,7 @@ export default defineConfig({
     alias: {
       'toolwire/mcp': fileURLToPath(new URL('./src/mcp/index.ts', import.meta.url)),
       'toolwire/ai-sdk': fileURLToPath(new URL('./src/ai-sdk/index.ts', import.meta.url)),
+      'toolwire/otel': fileURLToPath(new URL('./src/otel/index.ts', import.meta.url)),
       'toolwire/server-stub': fileURLToPath(new URL('./server-stub/index.ts', import.meta.url)),
       toolwire: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },

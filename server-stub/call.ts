@@ -11,6 +11,7 @@
 import type { ContentPart, FrameOf, ServiceFrame, ToolCallStatus } from '../src/wire/protocol';
 import { CallActivity } from './call-activity';
 import type { Run, RunCall } from './run';
+import { newSpanId, traceparent } from './trace-context';
 import type { CallApproval, CallState, TranscriptResult, TranscriptToolCall } from './transcript';
 
 /** What a call ends with: exactly what the model reads, plus the widget for the transcript. */
@@ -73,6 +74,8 @@ export class Call implements RunCall {
   readonly depth: number;
   readonly turn: number;
   readonly createdAt = Date.now();
+  /** The W3C Trace Context parent the call's `tool_call` names (PROTOCOL.md §18.8): the run's trace, a span of its own. */
+  readonly traceparent: string;
   /** Resolves once, with the outcome the model reads. */
   readonly done: Promise<CallOutcome>;
   /** What the client said while running it: progress and the other updates (PROTOCOL.md §18). */
@@ -98,6 +101,7 @@ export class Call implements RunCall {
     this.arguments = init.arguments;
     this.depth = init.run.depth;
     this.turn = init.turn;
+    this.traceparent = traceparent(init.run.traceId, newSpanId());
     this.done = new Promise((resolve) => {
       this.#settle = resolve;
     });
@@ -274,6 +278,7 @@ export class Call implements RunCall {
       toolName: this.toolName,
       arguments: this.arguments,
       depth: this.depth,
+      traceparent: this.traceparent,
     };
     if (this.#deadlineAt !== undefined) frame.deadlineMs = Math.max(0, Math.round(this.#deadlineAt - now));
     const decision = this.decision;

@@ -6,6 +6,7 @@
  */
 import type { AgentDefinition, ContentPart, RunToolCall, ToolCallStatus } from '../src/wire/protocol';
 import type { ChatMessage } from './model';
+import { newTraceId } from './trace-context';
 import type {
   CallState,
   RunEventKind,
@@ -65,6 +66,8 @@ export interface RunInit {
   input: string;
   maxTurns: number;
   depth: number;
+  /** The W3C trace id of the run (PROTOCOL.md §18.8). @default a new random one */
+  traceId?: string | undefined;
   startedBy: RunOrigin;
   ownerSessionId?: string;
   requestId?: string;
@@ -79,6 +82,7 @@ export class Run {
   readonly input: string;
   readonly maxTurns: number;
   readonly depth: number;
+  readonly traceId: string;
   readonly startedBy: RunOrigin;
   readonly ownerSessionId: string | undefined;
   readonly requestId: string | undefined;
@@ -107,6 +111,7 @@ export class Run {
     this.input = init.input;
     this.maxTurns = init.maxTurns;
     this.depth = init.depth;
+    this.traceId = init.traceId ?? newTraceId();
     this.startedBy = init.startedBy;
     this.ownerSessionId = init.ownerSessionId;
     this.requestId = init.requestId;

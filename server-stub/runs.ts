@@ -90,6 +90,8 @@ export class RunManager {
   start(request: StartRunRequest): Run | RunRefusal {
     const { options } = this.#deps;
     let depth = 0;
+    // A nested run continues the trace of the run it is nested in (PROTOCOL.md §18.8).
+    let traceId: string | undefined;
     if (request.parentRunId !== undefined) {
       const parent = this.#runs.get(request.parentRunId);
       if (!parent) return { code: 'unknown_run', message: `no run ${JSON.stringify(request.parentRunId)}` };
@@ -97,6 +99,7 @@ export class RunManager {
         return { code: 'not_allowed', message: `parent run ${parent.id} is ${parent.status}` };
       }
       depth = parent.depth + 1;
+      traceId = parent.traceId;
       if (depth > options.maxRunDepth) {
         return {
           code: 'not_allowed',
@@ -117,6 +120,7 @@ export class RunManager {
       input: request.input,
       maxTurns: request.maxTurns ?? options.maxTurns,
       depth,
+      traceId,
       startedBy: request.startedBy,
       ...(owner ? { ownerSessionId: owner.id } : {}),
       ...(request.requestId === undefined ? {} : { requestId: request.requestId }),

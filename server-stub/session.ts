@@ -120,6 +120,15 @@ export class Session {
    * on a `tool_call`, and go out before any other frame (so frames keep the order they were sent in).
    */
   send(frame: ServiceFrame): boolean {
+    if (
+      frame.type === 'tool_call' &&
+      !this.features.has('trace_context') &&
+      frame.traceparent !== undefined
+    ) {
+      // Sent only with the feature (PROTOCOL.md §18.8): an older client gets the frame it knows.
+      const { traceparent: _traceparent, tracestate: _tracestate, ...plain } = frame;
+      frame = plain;
+    }
     if (this.#acks.length > 0) {
       if (frame.type === 'tool_call') return this.#write({ ...frame, acks: this.#takeAcks() });
       this.#flushAcks();

@@ -42,6 +42,14 @@ export {
 } from './client/client-options';
 export type { RunEvent, RunResult } from './client/runs';
 export {
+  type CallTrace,
+  type ToolTracing,
+  TRACE_EVENTS,
+  type TraceAttributes,
+  type TracedCall,
+  type TracedResult,
+} from './client/tracing';
+export {
   AbortError,
   ConnectionError,
   OptionsError,

@@ -6,12 +6,21 @@ import { describe, expect, it } from 'vitest';
 /**
  * The layers of src/ (see README's "Repository"): imports run one way, client → call → tool → wire → the shared
  * files at the top of src/, and no file imports one that imports it back, through any chain. The adapters
- * (src/mcp, src/ai-sdk: the `toolwire/mcp` and `toolwire/ai-sdk` subpaths) rank above the client, and reach
+ * (src/mcp, src/ai-sdk, src/otel: the `toolwire/mcp`, `toolwire/ai-sdk` and `toolwire/otel` subpaths) rank above the client, and reach
  * the core only as `'toolwire'`, its public entry: one copy of the core when both are loaded, ESM or CJS.
  */
 const root = fileURLToPath(new URL('..', import.meta.url));
-const RANK: Record<string, number> = { mcp: 5, 'ai-sdk': 5, client: 4, call: 3, tool: 2, wire: 1, shared: 0 };
-const ADAPTERS = new Set(['mcp', 'ai-sdk']);
+const RANK: Record<string, number> = {
+  mcp: 5,
+  'ai-sdk': 5,
+  otel: 5,
+  client: 4,
+  call: 3,
+  tool: 2,
+  wire: 1,
+  shared: 0,
+};
+const ADAPTERS = new Set(['mcp', 'ai-sdk', 'otel']);
 const MAX_LINES = 400;
 
 function sourceFiles(dir: string): string[] {

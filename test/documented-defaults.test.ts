@@ -19,6 +19,7 @@ import {
   validateWidget,
 } from '../src/index';
 import { importMcpTools, registerMcpTools } from '../src/mcp/index';
+import { otelTracing } from '../src/otel/index';
 import { FEATURES } from '../src/wire/call-frames';
 
 /**
@@ -124,6 +125,8 @@ const CASES: Record<string, Case> = {
   'ClientOptions.WebSocket': { value: globalThis.WebSocket, accept: (v) => client({ WebSocket: v }) },
   'ClientOptions.logger': { value: silent, accept: (v) => client({ logger: v }) },
   'ClientOptions.redact': { value: [], accept: (v) => client({ redact: v }) },
+  'ClientOptions.tracing': { value: undefined, accept: (v) => client({ tracing: v }) }, // no tracing
+  'ClientOptions.handleSignals': { value: false, accept: (v) => client({ handleSignals: v }) },
   'BackoffOptions.initialDelayMs': { value: 100, accept: reconnect('initialDelayMs') },
   'BackoffOptions.maxDelayMs': { value: 10_000, accept: reconnect('maxDelayMs') },
   'ReconnectOptions.maxAttempts': { value: Number.POSITIVE_INFINITY, accept: reconnect('maxAttempts') },
@@ -255,6 +258,17 @@ const CASES: Record<string, Case> = {
       },
     ]),
   ),
+  // toolwire/otel
+  'OtelTracingOptions.tracer': { value: undefined, accept: (v) => otelTracing({ tracer: v as undefined }) },
+  'OtelTracingOptions.recordArguments': {
+    value: false,
+    accept: (v) => otelTracing({ recordArguments: v as boolean }),
+  },
+  'OtelTracingOptions.recordOutputs': {
+    value: false,
+    accept: (v) => otelTracing({ recordOutputs: v as boolean }),
+  },
+  'RunInit.traceId': { internal: 'Run is not exported: a new random trace id per top-level run' },
   // toolwire/mcp and toolwire/ai-sdk
   ...Object.fromEntries(
     (

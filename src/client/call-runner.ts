@@ -33,11 +33,13 @@ import { Approvals, type Approver } from './approvals';
 import { type CallUpdateHooks, CallUpdates, type WelcomeTerms } from './call-updates';
 import { Deadlines } from './deadlines';
 import type { CallEvents, Execution, ExecutionOwner, ToolCallFrame } from './execution';
+import { logFailure } from './failure-log';
 import { Incoming } from './incoming';
 import { Leases } from './leases';
 import { type CallSocket, Outbox } from './outbox';
 import { askInPlace, type Questioner } from './questions';
 import { Slots } from './slots';
+import { type CallTraces, callTraces, type ToolTracing } from './tracing';
 
 /** Dependencies of a {@link CallRunner}. */
 export interface CallRunnerOptions {
@@ -63,6 +65,8 @@ export interface CallRunnerOptions {
   redactor: Redactor;
   logger: Logger;
   events: CallEvents;
+  /** The client's tracer (`tracing`), if any. */
+  tracing?: ToolTracing | undefined;
 }
 
 /** Runs tool calls for one client. Owned by `Client`; not exported from the package. */
@@ -74,6 +78,7 @@ export class CallRunner implements ExecutionOwner {
   readonly #approvals: Approvals;
   readonly #incoming: Incoming;
   readonly #leases: Leases;
+  readonly #traces: CallTraces | undefined;
   #idleWaiters: Array<() => void> = [];
 
   constructor(runnerOptions: CallRunnerOptions) {
@@ -81,10 +86,13 @@ export class CallRunner implements ExecutionOwner {
     const updates = runnerOptions.updates ?? CallUpdates.on(socket, runnerOptions.redactor, events);
     const options = { ...runnerOptions, updates };
     this.#options = options;
+    this.#traces = options.tracing && callTraces(options.tracing, options.redactor, options);
     this.#leases = new Leases(updates, () => this.#deadlines);
     this.#slots = new Slots({
       maxConcurrency: options.maxConcurrency,
-      start: (execution) => this.#start(execution),
+      // In the call's trace, if any: spans its context function and its tool start are children of its span.
+      start: (execution) =>
+        this.#traces ? this.#traces.start(execution, this.#start) : this.#start(execution),
       mayStart: () => !this.#outbox.full,
     });
     this.#deadlines = new Deadlines({
@@ -120,6 +128,7 @@ export class CallRunner implements ExecutionOwner {
       approvals: this.#approvals,
       deadlines: this.#deadlines,
       slots: this.#slots,
+      traces: this.#traces,
       logger,
     });
   }
@@ -292,22 +301,12 @@ export class CallRunner implements ExecutionOwner {
       durationMs,
       output,
     });
-    if (result.status !== 'ok') {
-      // The model reads this text; the operator should see it too (already redacted), with what was thrown:
-      // its stack and cause chain, which the model never reads (the logger redacts them).
-      const fields: Record<string, unknown> = {
-        callId: frame.callId,
-        runId: frame.runId,
-        toolName: frame.toolName,
-        status: result.status,
-      };
-      if (result.error !== undefined) fields.error = result.error;
-      this.#options.logger.warn(fields, output);
-    }
+    this.#traces?.finished(execution, result, output, durationMs);
+    if (result.status !== 'ok') logFailure(this.#options.logger, frame, result, output);
   }
 
   /** Runs a call that took its first slot: its context first, then the tool. */
-  #start(execution: Execution): void {
+  readonly #start = (execution: Execution): void => {
     const { frame } = execution;
     execution.started = Math.round(performance.now());
     this.#leases.started(execution);
@@ -325,7 +324,7 @@ export class CallRunner implements ExecutionOwner {
         (error: unknown) => this.#contextFailed(execution, error),
       );
     } else this.#invoke(execution, context);
-  }
+  };
 
   /** Without its context a tool could run unscoped (a query for every tenant): a failing context fails the call. */
   #contextFailed(execution: Execution, error: unknown): void {
@@ -369,7 +368,8 @@ export class CallRunner implements ExecutionOwner {
   readonly #approve = (request: ApprovalRequest): ApprovalDecision | Promise<ApprovalDecision> => {
     const execution = this.#incoming.get(request.callId);
     if (execution === undefined) return false; // cannot happen: a call asks while it runs
-    return this.#approvals.ask(execution, request);
+    const decision = this.#approvals.ask(execution, request);
+    return this.#traces ? this.#traces.approval(execution, decision) : decision;
   };
 
   readonly #onWidgetInvalid = (info: WidgetInvalidInfo): void =>

@@ -29,6 +29,7 @@ import { Agent } from './agent';
 import type { Approver } from './approvals';
 import type { Questioner } from './questions';
 import type { RunEvent } from './runs';
+import type { ToolTracing } from './tracing';
 
 /** Information about a call, given to a `context` function. */
 export interface CallInfo {
@@ -111,6 +112,20 @@ export interface ClientOptions<C = unknown> {
    * `QuestionError` `failed`.
    */
   onQuestion?: Questioner;
+  /**
+   * Traces every tool call: `otelTracing()` from `toolwire/otel` makes each call an OpenTelemetry span
+   * (`execute_tool <name>`, a child of the service's span of the call), or any {@link ToolTracing}. With it the
+   * client offers the protocol feature `trace_context` (PROTOCOL.md §18.8). @default no tracing
+   */
+  tracing?: ToolTracing;
+  /**
+   * Drain on SIGTERM and SIGINT (Node): from `connect()` until the client is closed, the first signal closes the
+   * client with `close({ drain: true, timeoutMs })` (`timeoutMs` from here, else `close()`'s default 30_000), then
+   * raises the signal again so the process ends as Node would (exit status 128 + the signal's number), unless the
+   * application listens for that signal itself. A second signal while draining ends the process at once. Ignored
+   * where there is no `process` (browsers). @default false
+   */
+  handleSignals?: boolean | { timeoutMs?: number };
 }
 
 /** Default values of {@link ClientOptions}. */
@@ -140,6 +155,11 @@ const RECONNECT_OPTIONS: OptionsSpec<ReconnectOptions> = {
     minDelayMs: 'initialDelayMs',
     maxDelay: 'maxDelayMs',
   },
+};
+
+const SIGNAL_OPTIONS: OptionsSpec<{ timeoutMs?: number }> = {
+  rules: { timeoutMs: aDuration(0) },
+  aliases: { timeout: 'timeoutMs', drainTimeoutMs: 'timeoutMs' },
 };
 
 const isLogger = (value: unknown) =>
@@ -200,6 +220,15 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     },
     onApproval: aFunction,
     onQuestion: aFunction,
+    tracing: {
+      expected: 'an object with a startCall method, such as otelTracing() from toolwire/otel',
+      test: (value) => typeof (value as Partial<ToolTracing> | null)?.startCall === 'function',
+    },
+    handleSignals: {
+      expected: 'true, false or an object { timeoutMs? }',
+      test: (value) => typeof value === 'boolean' || isRecord(value),
+      fields: SIGNAL_OPTIONS,
+    },
   },
   aliases: {
     endpoint: 'url',
@@ -233,6 +262,12 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     approval: 'onApproval',
     askQuestion: 'onQuestion',
     onAsk: 'onQuestion',
+    tracer: 'tracing',
+    telemetry: 'tracing',
+    otel: 'tracing',
+    signals: 'handleSignals',
+    drainOnSignals: 'handleSignals',
+    handleSignal: 'handleSignals',
   },
 };
 
@@ -255,6 +290,8 @@ export interface ResolvedClientOptions
     >
   > {
   reconnect: ReconnectOptions | false;
+  /** How long a drain on a signal may take, in milliseconds; `undefined` without `handleSignals`. */
+  signalDrainMs: number | undefined;
 }
 
 function env(name: string): string | undefined {
@@ -320,6 +357,10 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     maxOutboxBytes: options.maxOutboxBytes ?? CLIENT_DEFAULTS.maxOutboxBytes,
     redact: options.redact ?? [],
     reconnect,
+    signalDrainMs: !options.handleSignals
+      ? undefined
+      : ((options.handleSignals === true ? undefined : options.handleSignals.timeoutMs) ??
+        CLOSE_DEFAULTS.timeoutMs),
   };
 }
 
@@ -338,6 +379,9 @@ export interface RunOptions<C = unknown> {
    */
   onEvent?: (event: RunEvent) => void;
 }
+
+/** Default values of {@link CloseOptions}. */
+export const CLOSE_DEFAULTS = { drain: true, timeoutMs: 30_000 } as const;
 
 /** Options of {@link Client.close}. */
 export interface CloseOptions {

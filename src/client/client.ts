@@ -24,6 +24,7 @@ import {
 import { type Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
 import { CallRunner } from './call-runner';
 import {
+  CLOSE_DEFAULTS,
   type ClientOptions,
   type CloseOptions,
   checkCloseOptions,
@@ -33,6 +34,7 @@ import {
 } from './client-options';
 import { contextSource } from './context';
 import { approvalHeldByService, type RunEvent, type RunResult, Runs } from './runs';
+import { drainOnSignals } from './signals';
 import { withTimeout } from './with-timeout';
 
 /** Payload of `tool_call` and the base of `tool_result` events. */
@@ -111,6 +113,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
     const redactor = new Redactor([resolved.apiKey, ...resolved.redact]);
     const logger = redactingLogger(options.logger ?? silentLogger, redactor);
     this.#redactor = redactor;
+    drainOnSignals(this, resolved.signalDrainMs, logger);
     if (resolved.apiKey.length < SHORT_SECRET) {
       // Always redacted whatever its length (docs/RELIABILITY.md, "Secrets"): a short key takes words with it.
       logger.warn(
@@ -136,8 +139,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         maxConcurrency: resolved.maxConcurrency,
         maxQueue: resolved.maxQueue,
         runEventKinds: [...NEGOTIATED_RUN_EVENT_KINDS],
-        // Every protocol addition this SDK knows (PROTOCOL.md §2); the service answers with those it uses.
-        features: [...FEATURES],
+        // Every addition this SDK knows (PROTOCOL.md §2), the trace context with a tracer; the service picks.
+        features: options.tracing ? [...FEATURES] : FEATURES.filter((name) => name !== 'trace_context'),
       }),
       onWelcome: (welcome) => {
         this.#calls.welcomed(welcome);
@@ -163,9 +166,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         this.#emit('closed', error);
       },
     });
-    const send = (frame: Parameters<Connection['send']>[0]) => this.#connection.send(frame);
     this.#runs = new Runs(
-      send,
+      (frame) => this.#connection.send(frame),
       (event) => this.#onRunEvent(event),
       () => this.#connection.maxPayloadBytes,
     );
@@ -195,6 +197,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       extend: { [NESTED_RUN]: nestedRun },
       redactor,
       logger,
+      tracing: options.tracing,
       events: {
         toolCall: (info) => this.#emit('tool_call', info),
         toolResult: (info) => this.#emit('tool_result', info),
@@ -312,7 +315,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    */
   async close(options: CloseOptions = {}): Promise<void> {
     checkCloseOptions(options);
-    const { drain = true, timeoutMs = 30_000 } = options;
+    const { drain = CLOSE_DEFAULTS.drain, timeoutMs = CLOSE_DEFAULTS.timeoutMs } = options;
     if (this.#connection.state === 'closed') return;
     this.#calls.stopAccepting();
     if (drain && this.#connection.writable) {

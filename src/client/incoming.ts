@@ -14,6 +14,7 @@ import type { Deadlines } from './deadlines';
 import { Execution, type ExecutionOwner, type ToolCallFrame } from './execution';
 import type { CallSocket, Outbox } from './outbox';
 import type { Slots } from './slots';
+import type { CallTraces } from './tracing';
 
 /** Dependencies of {@link Incoming}. */
 export interface IncomingOptions {
@@ -29,6 +30,8 @@ export interface IncomingOptions {
   approvals: Pick<Approvals, 'redelivered'>;
   deadlines: Pick<Deadlines, 'arm'>;
   slots: Pick<Slots, 'admit' | 'leaveLine'>;
+  /** The client's tracing, if any: a call's trace starts when it is accepted. */
+  traces?: Pick<CallTraces, 'received' | 'admitted'> | undefined;
   logger: Logger;
 }
 
@@ -103,7 +106,9 @@ export class Incoming {
     const execution = new Execution(frame, options.owner);
     options.deadlines.arm(execution, frame.deadlineMs);
     this.#held.set(callId, execution);
+    options.traces?.received(execution);
     options.slots.admit(execution);
+    options.traces?.admitted(execution);
   }
 
   /** Handles a `cancel` frame (or a deadline, or `close()`): aborts `ctx.signal` of the call, or drops it from the queue. */

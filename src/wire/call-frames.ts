@@ -20,9 +20,21 @@ export const FEATURES = [
   'events',
   'content',
   'event_replay',
+  'trace_context',
 ] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];
+
+/** Longest `tool_call.traceparent` and `tool_call.tracestate`, in characters (PROTOCOL.md §18.8). */
+export const MAX_TRACE_FIELD_CHARS = 512;
+
+const traceField = z.optional(z.string().check(z.maxLength(MAX_TRACE_FIELD_CHARS)));
+
+/**
+ * `tool_call.traceparent` and `tool_call.tracestate` (feature `trace_context`): the W3C Trace Context of the
+ * service's span of the call. Informative: a client ignores a value it cannot parse (PROTOCOL.md §18.8).
+ */
+export const traceFields = { traceparent: traceField, tracestate: traceField };
 
 /** The feature a `run_event` kind belongs to: it is sent only to a session that negotiated it. */
 export const RUN_EVENT_FEATURES: Readonly<Record<string, Feature>> = {

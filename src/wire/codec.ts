@@ -4,6 +4,8 @@
  *
  * @module
  */
+
+import { MAX_TRACE_FIELD_CHARS } from './call-frames';
 import {
   type ClientFrame,
   clientFrameSchema,
@@ -75,6 +77,8 @@ const isIdList = (value: unknown, min: number): value is string[] =>
   value.every(isId);
 const isCount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isTraceField = (value: unknown): value is string | undefined =>
+  value === undefined || (typeof value === 'string' && value.length <= MAX_TRACE_FIELD_CHARS);
 
 /**
  * Accepts the two frames of every tool call (`tool_call`, `ack`) without the schema, when they are certainly
@@ -89,13 +93,15 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
     return callId === undefined ? { type: 'ack', callIds } : { type: 'ack', callId, callIds };
   }
   if (type !== 'tool_call') return undefined;
-  const { callId, runId, toolName, approved, reason, deadlineMs, depth, acks } = value;
+  const { callId, runId, toolName, approved, reason, deadlineMs, depth, acks, traceparent, tracestate } =
+    value;
   if (!isId(callId) || !isId(runId) || typeof toolName !== 'string') return undefined;
   if (approved !== undefined && typeof approved !== 'boolean') return undefined;
   if (reason !== undefined && typeof reason !== 'string') return undefined;
   if (deadlineMs !== undefined && !isCount(deadlineMs)) return undefined;
   if (depth !== undefined && !isCount(depth)) return undefined;
   if (acks !== undefined && !isIdList(acks, 0)) return undefined;
+  if (!isTraceField(traceparent) || !isTraceField(tracestate)) return undefined;
   const frame: FrameOf<ServiceFrame, 'tool_call'> = { type: 'tool_call', callId, runId, toolName };
   if ('arguments' in value) frame.arguments = value.arguments;
   if (approved !== undefined) frame.approved = approved;
@@ -103,6 +109,8 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
   if (deadlineMs !== undefined) frame.deadlineMs = deadlineMs;
   if (depth !== undefined) frame.depth = depth;
   if (acks !== undefined) frame.acks = acks;
+  if (traceparent !== undefined) frame.traceparent = traceparent;
+  if (tracestate !== undefined) frame.tracestate = tracestate;
   return frame;
 }
 

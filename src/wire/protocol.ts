@@ -10,7 +10,7 @@
  */
 import * as z from 'zod/mini';
 // biome-ignore format: one line keeps this file within 400 lines.
-import { answer, contentList, lease, question, questionCancel, toolEvent, toolPreliminary, toolProgress } from './call-frames';
+import { answer, contentList, lease, question, questionCancel, toolEvent, toolPreliminary, toolProgress, traceFields } from './call-frames';
 import { id, jsonObject, nonNegativeInt, positiveInt } from './frame-fields';
 
 export {
@@ -246,6 +246,7 @@ const toolCall = z.object({
   depth: z.optional(nonNegativeInt),
   /** Results the service has recorded, acknowledged on the way (as an `ack` frame would; PROTOCOL.md §5.1). */
   acks: z.optional(z.array(id).check(z.maxLength(PROTOCOL_DEFAULTS.maxAcksPerFrame))),
+  ...traceFields,
 });
 
 const cancel = z.object({
@@ -302,10 +303,7 @@ const runEvent = z.object({
   runId: id,
   /** Numbers the run's events from 1 (PROTOCOL.md §10.2): a client drops one at or below the highest it has. */
   seq: z.optional(positiveInt),
-  event: z.object({
-    kind: z.enum(RUN_EVENT_KINDS),
-    data: z.optional(z.unknown()),
-  }),
+  event: z.object({ kind: z.enum(RUN_EVENT_KINDS), data: z.optional(z.unknown()) }),
 });
 
 const runResult = z.object({

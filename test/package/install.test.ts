@@ -4,7 +4,7 @@
  * CommonJS, and the README's Quick Start run against the `toolwire-stub` binary of that install.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,7 @@ let installed: Installed;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'toolwire-package-'));
-  installed = await packAndInstall(repo, work, ['zod']);
+  installed = await packAndInstall(repo, work, ['zod', '@opentelemetry/api']);
 }, SETUP_TIMEOUT_MS);
 
 afterAll(() => {
@@ -57,10 +57,22 @@ describe('npm pack in a fresh clone', () => {
       'dist/server-stub/index.d.ts',
       'dist/server-stub/index.d.cts',
       'dist/server-stub/cli.js',
+      'dist/otel/index.js',
+      'dist/otel/index.cjs',
+      'dist/otel/index.d.ts',
+      'dist/otel/index.d.cts',
     ]) {
       expect(files, file).toContain(file);
     }
     expect(files.filter((file) => /^(src|server-stub|test|examples|bench)\//.test(file))).toEqual([]);
+  });
+
+  it('keeps OpenTelemetry out of the core: only toolwire/otel loads @opentelemetry/api', () => {
+    const dist = join(installed.app, 'node_modules/toolwire/dist');
+    for (const file of ['index.js', 'index.cjs']) {
+      expect(readFileSync(join(dist, file), 'utf8'), file).not.toContain('@opentelemetry');
+    }
+    expect(readFileSync(join(dist, 'otel/index.js'), 'utf8')).toContain('@opentelemetry/api');
   });
 });
 
@@ -73,6 +85,7 @@ describe('the installed tarball', () => {
     startStubServer: typeof stub.startStubServer,
     scriptedModel: typeof stub.scriptedModel,
     openAIChatModel: typeof stub.openAIChatModel,
+    otelTracing: typeof otel.otelTracing,
   }`;
   const EXPECTED = {
     tool: 'function',
@@ -82,6 +95,7 @@ describe('the installed tarball', () => {
     startStubServer: 'function',
     scriptedModel: 'function',
     openAIChatModel: 'function',
+    otelTracing: 'function',
   };
   // openai is an optional peer dependency, not installed here: the model says what to install when it is used.
   const WITHOUT_OPENAI = `stub
@@ -94,22 +108,24 @@ describe('the installed tarball', () => {
     message: 'openAIChatModel needs the openai package (npm install openai@6)',
   };
 
-  it('imports both entry points from ESM', async () => {
+  it('imports the entry points from ESM', async () => {
     const printed = await node(
       'esm.mjs',
       `import * as toolwire from 'toolwire';
 import * as stub from 'toolwire/server-stub';
+import * as otel from 'toolwire/otel';
 console.log(JSON.stringify({ exports: ${EXPORTS}, openai: await ${WITHOUT_OPENAI} }));
 `,
     );
     expect(printed).toEqual({ exports: EXPECTED, openai: MISSING_OPENAI });
   });
 
-  it('requires both entry points from CommonJS', async () => {
+  it('requires the entry points from CommonJS', async () => {
     const printed = await node(
       'cjs.cjs',
       `const toolwire = require('toolwire');
 const stub = require('toolwire/server-stub');
+const otel = require('toolwire/otel');
 (async () => console.log(JSON.stringify({ exports: ${EXPORTS}, openai: await ${WITHOUT_OPENAI} })))();
 `,
     );

@@ -117,6 +117,7 @@ describe('Call state transitions', () => {
       arguments: { amount: 42 },
       depth: 0,
       deadlineMs: 3_800,
+      traceparent: expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/),
     });
     call.hold('definition', undefined);
     call.decide({ approved: true, reason: 'fine', by: 'http' });
@@ -129,6 +130,7 @@ describe('Call state transitions', () => {
       depth: 0,
       approved: true,
       reason: 'fine',
+      traceparent: call.traceparent,
     });
   });
 

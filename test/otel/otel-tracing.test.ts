@@ -1,0 +1,423 @@
+/**
+ * `toolwire/otel` over the real stub: every call an `execute_tool <name>` span with the GenAI attributes, the
+ * stub's `traceparent` as its parent (end to end), error spans, approval and queue events, redacted arguments
+ * and outputs only when asked, spans of the tool's own work as children, and nothing without `tracing`.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { Agent, OptionsError, TRACE_EVENTS, tool } from 'toolwire';
+import { otelTracing, parseTraceparent } from 'toolwire/otel';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { scriptedModel } from '../../server-stub/index';
+import { API_KEY, client, recordingWebSocket, stub } from '../fault/harness';
+
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const tracer = provider.getTracer('test');
+const contextManager = new AsyncLocalStorageContextManager();
+
+beforeAll(() => {
+  context.setGlobalContextManager(contextManager.enable());
+});
+afterAll(() => {
+  context.disable();
+});
+afterEach(() => {
+  exporter.reset();
+});
+
+const lookup = tool({
+  name: 'lookup',
+  description: 'Looks an order up.',
+  parameters: z.object({ id: z.string() }),
+  execute: ({ id }) => `order ${id}: shipped`,
+});
+
+const toolSpans = () => exporter.getFinishedSpans().filter((span) => span.name.startsWith('execute_tool '));
+const eventNames = (span: ReadableSpan) => span.events.map((event) => event.name);
+const eventOf = (span: ReadableSpan, name: string) => span.events.find((event) => event.name === name);
+
+async function setup(
+  turns: Parameters<typeof scriptedModel>[0],
+  options: Partial<Parameters<typeof client>[1]> = {},
+) {
+  const server = await stub({ model: scriptedModel(turns) });
+  const socket = recordingWebSocket();
+  const tools = options.tools ?? [lookup];
+  const traced = client(server.url, { tools, WebSocket: socket.WebSocket, ...options });
+  await traced.connect();
+  const agent = new Agent({ name: 'Support', instructions: 'help', tools });
+  return { server, socket, client: traced, run: (input = 'go') => traced.run(agent, input) };
+}
+
+describe('otelTracing() over the stub', () => {
+  it('makes each call an execute_tool span, the child of the stub’s span named by tool_call.traceparent', async () => {
+    const { socket, run } = await setup(
+      [
+        {
+          toolCalls: [
+            { name: 'lookup', arguments: { id: 'A1' } },
+            { name: 'lookup', arguments: { id: 'B2' } },
+          ],
+        },
+        { text: 'both shipped' },
+      ],
+      { tracing: otelTracing({ tracer }) },
+    );
+    await run();
+    const welcome = socket.received.find((frame) => frame.type === 'welcome');
+    expect(welcome?.features).toContain('trace_context');
+    const calls = socket.received.filter((frame) => frame.type === 'tool_call');
+    expect(calls).toHaveLength(2);
+    const spans = toolSpans();
+    expect(spans).toHaveLength(2);
+    for (const call of calls) {
+      const span = spans.find((item) => item.attributes['gen_ai.tool.call.id'] === call.callId);
+      const parent = parseTraceparent(call.traceparent);
+      expect(parent).toBeDefined();
+      expect(span?.name).toBe('execute_tool lookup');
+      expect(span?.kind).toBe(SpanKind.INTERNAL);
+      expect(span?.spanContext().traceId).toBe(parent?.traceId);
+      expect(span?.parentSpanContext?.spanId).toBe(parent?.spanId);
+      expect(span?.parentSpanContext?.isRemote).toBe(true);
+      expect(span?.attributes).toEqual({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'lookup',
+        'gen_ai.tool.call.id': call.callId,
+        'gen_ai.tool.type': 'function',
+        'gen_ai.tool.description': 'Looks an order up.',
+        'toolwire.run.id': call.runId,
+        'toolwire.call.status': 'ok',
+      });
+      expect(span?.status.code).toBe(SpanStatusCode.UNSET);
+      expect(eventNames(span as ReadableSpan)).toEqual([TRACE_EVENTS.started]);
+    }
+    // One run, one trace.
+    expect(spans[0]?.spanContext().traceId).toBe(spans[1]?.spanContext().traceId);
+  });
+
+  it('makes the spans the tool starts children of the call’s span', async () => {
+    const traced = tool({
+      name: 'lookup',
+      description: 'Looks an order up.',
+      execute: async () => {
+        await Promise.resolve();
+        return tracer.startActiveSpan('db.query', (span) => {
+          span.end();
+          return 'found';
+        });
+      },
+    });
+    const { run } = await setup([{ toolCalls: [{ name: 'lookup', arguments: {} }] }, { text: 'ok' }], {
+      tools: [traced],
+      tracing: otelTracing({ tracer }),
+    });
+    await run();
+    const [span] = toolSpans();
+    const child = exporter.getFinishedSpans().find((item) => item.name === 'db.query');
+    expect(child?.parentSpanContext?.spanId).toBe(span?.spanContext().spanId);
+    expect(child?.spanContext().traceId).toBe(span?.spanContext().traceId);
+  });
+
+  it('ends a failed call’s span with status ERROR, error.type and the exception (redacted)', async () => {
+    const failing = tool({
+      name: 'lookup',
+      description: 'Looks an order up.',
+      parameters: z.object({ id: z.string() }),
+      execute: () => {
+        throw new TypeError('database password hunter2-secret rejected');
+      },
+    });
+    const { run } = await setup(
+      [
+        {
+          toolCalls: [
+            { name: 'lookup', arguments: { id: 'A1' } },
+            { name: 'lookup', arguments: { id: 42 } },
+          ],
+        },
+        { text: 'sorry' },
+      ],
+      { tools: [failing], tracing: otelTracing({ tracer }), redact: ['hunter2-secret'] },
+    );
+    await run();
+    const spans = toolSpans();
+    const thrown = spans.find((span) => span.attributes['toolwire.call.status'] === 'error');
+    const invalid = spans.find((span) => span.attributes['toolwire.call.status'] === 'invalid_arguments');
+    expect(thrown?.attributes['error.type']).toBe('TypeError');
+    expect(thrown?.status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: 'database password [redacted] rejected',
+    });
+    const exception = eventOf(thrown as ReadableSpan, 'exception');
+    expect(exception?.attributes?.['exception.type']).toBe('TypeError');
+    expect(exception?.attributes?.['exception.message']).toBe('database password [redacted] rejected');
+    const recorded = { attributes: thrown?.attributes, status: thrown?.status, events: thrown?.events };
+    expect(JSON.stringify(recorded)).not.toContain('hunter2-secret');
+    expect(invalid?.attributes['error.type']).toBe('invalid_arguments');
+    expect(invalid?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(invalid?.status.message).toMatch(/^Invalid arguments for lookup: id: /);
+  });
+
+  it('records the approval asked of the local approver and its decision as events', async () => {
+    const refund = tool({
+      name: 'refund',
+      description: 'Refunds an order.',
+      needsApproval: true,
+      execute: () => 'refunded',
+    });
+    const { run } = await setup([{ toolCalls: [{ name: 'refund', arguments: {} }] }, { text: 'no' }], {
+      tools: [refund],
+      tracing: otelTracing({ tracer }),
+      onApproval: async () => ({ approved: false, reason: 'over the limit' }),
+    });
+    await run();
+    const [span] = toolSpans();
+    expect(eventNames(span as ReadableSpan)).toEqual([
+      TRACE_EVENTS.started,
+      TRACE_EVENTS.approvalRequested,
+      TRACE_EVENTS.approvalDecided,
+    ]);
+    expect(eventOf(span as ReadableSpan, TRACE_EVENTS.approvalRequested)?.attributes).toEqual({
+      'toolwire.approval.by': 'local',
+    });
+    expect(eventOf(span as ReadableSpan, TRACE_EVENTS.approvalDecided)?.attributes).toEqual({
+      'toolwire.approval.approved': false,
+      'toolwire.approval.reason': 'over the limit',
+    });
+    expect(span?.attributes['error.type']).toBe('rejected');
+  });
+
+  it('records an approval the service’s human decides', async () => {
+    const refund = tool({
+      name: 'refund',
+      description: 'Refunds an order.',
+      needsApproval: () => true,
+      execute: () => 'refunded',
+    });
+    const {
+      server,
+      run,
+      client: traced,
+    } = await setup([{ toolCalls: [{ name: 'refund', arguments: {} }] }, { text: 'done' }], {
+      tools: [refund],
+      tracing: otelTracing({ tracer }),
+    });
+    traced.on('approval_requested', (request) => {
+      void fetch(`${server.httpUrl}/v1/runs/${request.runId}/approvals/${request.callId}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ approved: true }),
+      });
+    });
+    await run();
+    const [span] = toolSpans();
+    expect(eventOf(span as ReadableSpan, TRACE_EVENTS.approvalRequested)?.attributes).toEqual({
+      'toolwire.approval.by': 'service',
+    });
+    expect(eventOf(span as ReadableSpan, TRACE_EVENTS.approvalDecided)?.attributes).toEqual({
+      'toolwire.approval.approved': true,
+    });
+    expect(span?.attributes['toolwire.call.status']).toBe('ok');
+  });
+
+  it('records the decision of a call the service held for a human before sending it', async () => {
+    const refund = tool({
+      name: 'refund',
+      description: 'Refunds an order.',
+      needsApproval: true,
+      execute: () => 'refunded',
+    });
+    const {
+      server,
+      run,
+      client: traced,
+    } = await setup([{ toolCalls: [{ name: 'refund', arguments: {} }] }, { text: 'done' }], {
+      tools: [refund],
+      tracing: otelTracing({ tracer }),
+    });
+    traced.on('approval_requested', (request) => {
+      void fetch(`${server.httpUrl}/v1/runs/${request.runId}/approvals/${request.callId}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ approved: true }),
+      });
+    });
+    await run();
+    const [span] = toolSpans();
+    expect(span?.events.map(({ name, attributes }) => ({ name, attributes }))).toEqual([
+      { name: TRACE_EVENTS.approvalDecided, attributes: { 'toolwire.approval.approved': true } },
+      { name: TRACE_EVENTS.started, attributes: { 'toolwire.queue.duration_ms': expect.any(Number) } },
+    ]);
+  });
+
+  it('records the wait of a call queued behind maxConcurrency', async () => {
+    let received: ReadonlyArray<{ type: string }> = [];
+    const twoCalls = async () => {
+      while (received.filter((frame) => frame.type === 'tool_call').length < 2) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    // The first call keeps the only slot until the second has arrived (and queued).
+    const slow = tool({
+      name: 'lookup',
+      description: 'Looks an order up.',
+      execute: async () => {
+        await twoCalls();
+        return 'ok';
+      },
+    });
+    const { socket, run } = await setup(
+      [
+        {
+          toolCalls: [
+            { name: 'lookup', arguments: { id: 'A1' } },
+            { name: 'lookup', arguments: { id: 'B2' } },
+          ],
+        },
+        { text: 'ok' },
+      ],
+      { tools: [slow], tracing: otelTracing({ tracer }), maxConcurrency: 1 },
+    );
+    received = socket.received;
+    await run();
+    const [first, second] = socket.received
+      .filter((frame) => frame.type === 'tool_call')
+      .map((call) => toolSpans().find((span) => span.attributes['gen_ai.tool.call.id'] === call.callId));
+    expect(eventNames(first as ReadableSpan)).toEqual([TRACE_EVENTS.started]);
+    expect(eventOf(first as ReadableSpan, TRACE_EVENTS.started)?.attributes).toEqual({
+      'toolwire.queue.duration_ms': expect.any(Number),
+    });
+    expect(eventNames(second as ReadableSpan)).toEqual([TRACE_EVENTS.queued, TRACE_EVENTS.started]);
+  });
+
+  it('records arguments and outputs only when asked, redacted', async () => {
+    const turns = [{ toolCalls: [{ name: 'lookup', arguments: { id: 'tok-12345678' } }] }, { text: 'ok' }];
+    const plain = await setup(turns, { tracing: otelTracing({ tracer }), redact: ['tok-12345678'] });
+    await plain.run();
+    const [quiet] = toolSpans();
+    expect(quiet?.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
+    expect(quiet?.attributes['gen_ai.tool.call.result']).toBeUndefined();
+    exporter.reset();
+    const asked = await setup(turns, {
+      tracing: otelTracing({ tracer, recordArguments: true, recordOutputs: true }),
+      redact: ['tok-12345678'],
+    });
+    await asked.run();
+    const [span] = toolSpans();
+    expect(span?.attributes['gen_ai.tool.call.arguments']).toBe('{"id":"[redacted]"}');
+    expect(span?.attributes['gen_ai.tool.call.result']).toBe('order [redacted]: shipped');
+  });
+
+  it('uses the global tracer provider by default', async () => {
+    trace.setGlobalTracerProvider(provider);
+    try {
+      const { run } = await setup(
+        [{ toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }] }, { text: 'ok' }],
+        {
+          tracing: otelTracing(),
+        },
+      );
+      await run();
+      expect(toolSpans().map((span) => span.instrumentationScope.name)).toEqual(['toolwire']);
+    } finally {
+      trace.disable();
+    }
+  });
+
+  it('runs the calls untraced when a tracing of your own throws', async () => {
+    const { run } = await setup(
+      [{ toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }] }, { text: 'ok' }],
+      {
+        tracing: {
+          startCall() {
+            throw new Error('tracer down');
+          },
+        },
+      },
+    );
+    const result = await run();
+    expect(result.toolCalls.map(({ status, output }) => ({ status, output }))).toEqual([
+      { status: 'ok', output: 'order A1: shipped' },
+    ]);
+  });
+
+  it('sends no trace context and makes no span without the tracing option', async () => {
+    const { socket, run } = await setup([
+      { toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }] },
+      { text: 'ok' },
+    ]);
+    await run();
+    const hello = socket.sent.find((frame) => frame.type === 'hello');
+    expect(hello?.features).not.toContain('trace_context');
+    const call = socket.received.find((frame) => frame.type === 'tool_call');
+    expect(call && 'traceparent' in call).toBe(false);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+});
+
+describe('otelTracing() options', () => {
+  it('refuses options it cannot use', () => {
+    expect(() => otelTracing({ recordInputs: true } as never)).toThrow(
+      new OptionsError(
+        'unknown_option',
+        'otelTracing(): unknown option "recordInputs" (known: tracer, recordArguments, recordOutputs)',
+      ),
+    );
+    expect(() => otelTracing({ tracer: {} as never })).toThrow(
+      'otelTracing(): tracer must be an OpenTelemetry Tracer',
+    );
+    expect(() => otelTracing({ recordOutputs: 'yes' as never })).toThrow(
+      'otelTracing(): recordOutputs must be a boolean',
+    );
+  });
+});
+
+describe('parseTraceparent', () => {
+  it('reads a version 00 traceparent', () => {
+    expect(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toEqual({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: '00f067aa0ba902b7',
+      traceFlags: 1,
+    });
+  });
+
+  it('reads a later version as far as it looks like 00', () => {
+    expect(parseTraceparent('01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00-more')?.traceFlags).toBe(
+      0,
+    );
+  });
+
+  it.each([
+    ['not a string', 42],
+    ['upper case', '00-4BF92F3577B34DA6A3CE929D0E0E4736-00F067AA0BA902B7-01'],
+    ['version ff', 'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'],
+    ['a zero trace id', '00-00000000000000000000000000000000-00f067aa0ba902b7-01'],
+    ['a zero span id', '00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01'],
+    ['00 with more after the flags', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-x'],
+    ['a short trace id', '00-4bf92f3577b34da6a3ce929d0e0e47-00f067aa0ba902b7-01'],
+  ])('ignores %s', (_name, value) => {
+    expect(parseTraceparent(value)).toBeUndefined();
+  });
+});
+
+describe('the core without OpenTelemetry', () => {
+  it('imports @opentelemetry/api only in src/otel', () => {
+    const root = fileURLToPath(new URL('../../src', import.meta.url));
+    const offenders = readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && !file.startsWith('otel'))
+      .filter((file) => readFileSync(join(root, file), 'utf8').includes('@opentelemetry'));
+    expect(offenders).toEqual([]);
+  });
+});
