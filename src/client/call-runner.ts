@@ -18,6 +18,7 @@ import { startByName, type ToolRegistry } from '../call/registry';
 import type {
   ApprovalDecision,
   ApprovalRequest,
+  CallWaits,
   QuestionReply,
   QuestionRequest,
   ToolCallResult,
@@ -369,6 +370,7 @@ export class CallRunner implements ExecutionOwner {
         onPreliminary: this.#options.updates.preliminary,
         onEmit: this.#options.updates.emit,
         onQuestion: this.#question,
+        waits: this.#waits,
         extend: this.#options.extend,
         redactor: this.#options.redactor,
       },
@@ -391,7 +393,16 @@ export class CallRunner implements ExecutionOwner {
    * takes time parks the call (it holds no slot, as for an approval), and it is back in a slot before it goes on.
    */
   readonly #question = (request: QuestionRequest): QuestionReply | Promise<QuestionReply> =>
-    askInPlace(this.#options.onQuestion ?? this.#options.updates.ask, request, this.#slots, this.#incoming);
+    askInPlace(this.#options.onQuestion ?? this.#options.updates.ask, request);
+
+  /**
+   * A call waiting for an answer holds no slot; however the wait ends (its own time limit included), it takes
+   * one back before the tool goes on.
+   */
+  readonly #waits: CallWaits = {
+    park: (callId) => this.park(callId),
+    unpark: (callId) => this.resumeParked(callId, undefined),
+  };
 
   /** No call queued, running or parked (waiting for a human or a nested run), and every result acked. */
   #isIdle(): boolean {

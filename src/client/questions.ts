@@ -8,11 +8,8 @@
 import type { QuestionReply, QuestionRequest } from '../call/types';
 import { QuestionError } from '../errors';
 import type { Redactor } from '../logger';
-import { isThenable } from '../maybe';
 import { encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
-import type { Execution } from './execution';
-import type { Slots } from './slots';
 
 type QuestionFrame = FrameOf<ClientFrame, 'question'>;
 
@@ -20,15 +17,13 @@ type QuestionFrame = FrameOf<ClientFrame, 'question'>;
 export type Questioner = (request: QuestionRequest) => QuestionReply | Promise<QuestionReply>;
 
 /**
- * Puts a call's question to `answerer` (the client's `onQuestion`, else the service). One that takes time parks
- * the call (it holds no concurrency slot, as for an approval), and it is back in a slot before it goes on.
+ * Puts a call's question to `answerer` (the client's `onQuestion`, else the service). The call gives its slot
+ * up while the answer takes time, and takes one back however the wait ends: see `CallWaits` (the call runner).
  * @throws QuestionError `unsupported` when nobody can answer.
  */
 export function askInPlace(
   answerer: Questioner | undefined,
   request: QuestionRequest,
-  slots: Pick<Slots, 'park' | 'backInSlot'>,
-  held: { get(callId: string): Execution | undefined },
 ): QuestionReply | Promise<QuestionReply> {
   if (answerer === undefined) {
     throw new QuestionError(
@@ -36,17 +31,7 @@ export function askInPlace(
       'nobody can answer: the client has no onQuestion and the service does not take questions',
     );
   }
-  const reply = answerer(request);
-  const execution = held.get(request.callId);
-  if (!isThenable(reply) || execution === undefined) return reply;
-  slots.park(execution);
-  return Promise.resolve(reply).then(
-    (answered) => slots.backInSlot(execution, answered),
-    (error: unknown) =>
-      slots.backInSlot(execution, undefined).then(() => {
-        throw error;
-      }),
-  );
+  return answerer(request);
 }
 
 interface Pending {
