@@ -15,15 +15,7 @@
  */
 import { abortReason } from '../call/call-signal';
 import { startByName, type ToolRegistry } from '../call/registry';
-import type {
-  ApprovalDecision,
-  ApprovalRequest,
-  CallWaits,
-  QuestionReply,
-  QuestionRequest,
-  ToolCallResult,
-  WidgetInvalidInfo,
-} from '../call/types';
+import type { ApprovalDecision, ApprovalRequest, ToolCallResult, WidgetInvalidInfo } from '../call/types';
 import type { ConnectionError } from '../errors';
 import type { Logger, Redactor } from '../logger';
 import { isThenable } from '../maybe';
@@ -37,7 +29,7 @@ import type { Execution, ExecutionOwner, ToolCallFrame } from './execution';
 import { Incoming } from './incoming';
 import { Leases } from './leases';
 import { type CallSocket, Outbox } from './outbox';
-import { askInPlace, type Questioner } from './questions';
+import { type Questioner, questionHooks } from './questions';
 import { Slots } from './slots';
 
 /** Events the call runner reports to the client. */
@@ -89,6 +81,7 @@ export class CallRunner implements ExecutionOwner {
   readonly #approvals: Approvals;
   readonly #incoming: Incoming;
   readonly #leases: Leases;
+  readonly #questions: ReturnType<typeof questionHooks>;
   #idleWaiters: Array<() => void> = [];
 
   constructor(runnerOptions: CallRunnerOptions) {
@@ -97,6 +90,7 @@ export class CallRunner implements ExecutionOwner {
     const options = { ...runnerOptions, updates };
     this.#options = options;
     this.#leases = new Leases(updates, () => this.#deadlines);
+    this.#questions = questionHooks(options.onQuestion ?? updates.ask, this);
     this.#slots = new Slots({
       maxConcurrency: options.maxConcurrency,
       start: (execution) => this.#start(execution),
@@ -369,8 +363,7 @@ export class CallRunner implements ExecutionOwner {
         onProgress: this.#options.updates.progress,
         onPreliminary: this.#options.updates.preliminary,
         onEmit: this.#options.updates.emit,
-        onQuestion: this.#question,
-        waits: this.#waits,
+        ...this.#questions,
         extend: this.#options.extend,
         redactor: this.#options.redactor,
       },
@@ -387,22 +380,6 @@ export class CallRunner implements ExecutionOwner {
 
   readonly #onWidgetInvalid = (info: WidgetInvalidInfo): void =>
     this.#options.events.widgetInvalid(this.#options.redactor.value(info));
-
-  /**
-   * `onQuestion` for every call (one function): the client's own answerer, else the service. A question that
-   * takes time parks the call (it holds no slot, as for an approval), and it is back in a slot before it goes on.
-   */
-  readonly #question = (request: QuestionRequest): QuestionReply | Promise<QuestionReply> =>
-    askInPlace(this.#options.onQuestion ?? this.#options.updates.ask, request);
-
-  /**
-   * A call waiting for an answer holds no slot; however the wait ends (its own time limit included), it takes
-   * one back before the tool goes on.
-   */
-  readonly #waits: CallWaits = {
-    park: (callId) => this.park(callId),
-    unpark: (callId) => this.resumeParked(callId, undefined),
-  };
 
   /** No call queued, running or parked (waiting for a human or a nested run), and every result acked. */
   #isIdle(): boolean {

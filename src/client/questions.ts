@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { QuestionReply, QuestionRequest } from '../call/types';
+import type { CallWaits, QuestionReply, QuestionRequest } from '../call/types';
 import { QuestionError } from '../errors';
 import type { Redactor } from '../logger';
 import { encodeFrame } from '../wire/codec';
@@ -17,11 +17,10 @@ type QuestionFrame = FrameOf<ClientFrame, 'question'>;
 export type Questioner = (request: QuestionRequest) => QuestionReply | Promise<QuestionReply>;
 
 /**
- * Puts a call's question to `answerer` (the client's `onQuestion`, else the service). The call gives its slot
- * up while the answer takes time, and takes one back however the wait ends: see `CallWaits` (the call runner).
+ * Puts a call's question to `answerer` (the client's `onQuestion`, else the service).
  * @throws QuestionError `unsupported` when nobody can answer.
  */
-export function askInPlace(
+function askInPlace(
   answerer: Questioner | undefined,
   request: QuestionRequest,
 ): QuestionReply | Promise<QuestionReply> {
@@ -32,6 +31,24 @@ export function askInPlace(
     );
   }
   return answerer(request);
+}
+
+/**
+ * `onQuestion` and `waits` for every call of a runner (one pair of functions, not a closure per call): `answerer`
+ * answers; a call waiting for an answer gives its concurrency slot up, and however the wait ends (the question's
+ * own time limit too, while `answerer` still runs) it takes one back before the tool goes on.
+ */
+export function questionHooks(
+  answerer: Questioner | undefined,
+  calls: { park(callId: string): void; resumeParked<T>(callId: string, value: T): Promise<T> },
+): { onQuestion: Questioner; waits: CallWaits } {
+  return {
+    onQuestion: (request) => askInPlace(answerer, request),
+    waits: {
+      park: (callId) => calls.park(callId),
+      unpark: (callId) => calls.resumeParked(callId, undefined),
+    },
+  };
 }
 
 interface Pending {

@@ -5,6 +5,7 @@
  * @module
  */
 import { nestsDeeperThan } from '../json';
+import { MAX_FRAME_DEPTH } from '../limits';
 import {
   type ClientFrame,
   clientFrameSchema,
@@ -49,7 +50,7 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
     return {
       ok: false,
       code: 'invalid_frame',
-      message: `frame nests deeper than ${PROTOCOL_DEFAULTS.maxFrameDepth} levels`,
+      message: `frame nests deeper than ${MAX_FRAME_DEPTH} levels`,
     };
   }
   if (schema === serviceFrameSchema) {
@@ -76,11 +77,11 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
 }
 
 /**
- * Whether a frame nests deeper than `PROTOCOL_DEFAULTS.maxFrameDepth`. A `tool_call`'s arguments are not walked
+ * Whether a frame nests deeper than `MAX_FRAME_DEPTH`. A `tool_call`'s arguments are not walked
  * here: the client walks them anyway, and answers arguments past its own limit with `invalid_arguments`.
  */
 function nestsTooDeep(type: string, value: Record<string, unknown>): boolean {
-  const max = PROTOCOL_DEFAULTS.maxFrameDepth;
+  const max = MAX_FRAME_DEPTH;
   if (type !== 'tool_call') return nestsDeeperThan(value, max);
   for (const key in value) {
     if (key !== 'arguments' && nestsDeeperThan(value[key], max - 1)) return true;

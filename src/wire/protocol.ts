@@ -52,12 +52,6 @@ export const PROTOCOL_DEFAULTS = {
   callDeadlineMs: 120_000,
   /** Most call ids one `ack` frame (`callIds`) or one `tool_call` (`acks`) may carry. @default 1_000 */
   maxAcksPerFrame: 1_000,
-  /**
-   * Deepest nesting of objects and arrays in a frame either side accepts (the frame object is level 1); a
-   * `tool_call`'s `arguments` do not count (the client answers them `invalid_arguments` past 64 levels).
-   * @default 128
-   */
-  maxFrameDepth: 128,
 } as const;
 
 /**

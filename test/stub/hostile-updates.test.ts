@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
-import { agent, stub, track } from './helpers';
+import { agent, http, stub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 
 const ALL = ['events', 'progress', 'preliminary', 'lease', 'questions', 'content'];
@@ -59,5 +59,38 @@ describe('hostile call updates', () => {
     expect(client.all('error')).toEqual([]);
     expect(server.runs.get(runId)?.toolCalls[0]?.questions).toBeUndefined();
     expect(server.log.filter((line) => line.level === 'error')).toEqual([]);
+  });
+});
+
+describe('hostile HTTP answers', () => {
+  it('refuses a request body nested past the frame limit, and the question stays open', async () => {
+    const server = await stub({
+      model: scriptedModel([{ toolCalls: [{ name: 'export' }] }, { text: 'done' }]),
+    });
+    const client = track(
+      await TestClient.connect(server.url, { tools: [toolDef('export')], features: ['questions'] }),
+    );
+    client.send({ type: 'run_start', requestId: 'q1', agent: agent('a', ['export']), input: 'go' });
+    const { runId } = await client.next('run_started');
+    const call = await client.next('tool_call');
+    // A recursive schema: every level of the answer is checked again.
+    client.send({
+      type: 'question',
+      callId: call.callId,
+      questionId: 'q1',
+      question: 'Which tree?',
+      schema: { type: 'array', items: { $ref: '#' } },
+    });
+    await client.next('run_event', (frame) => frame.event.kind === 'question_asked');
+    const path = `/v1/runs/${runId}/calls/${call.callId}/questions/q1`;
+    expect(await http(server, 'POST', path, `{"answer":${deep(100_000)}}`)).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_request', message: 'request body nests deeper than 128 levels' } },
+    });
+    expect(await http(server, 'POST', path, { answer: [[], [[]]] })).toMatchObject({ status: 200 });
+    expect(await client.next('answer')).toMatchObject({ status: 'answered', answer: [[], [[]]] });
+    client.result(call.callId, 'ok');
+    await client.next('run_result');
+    expect(server.runs.get(runId)?.toolCalls[0]?.questions).toMatchObject([{ status: 'answered' }]);
   });
 });

@@ -1,26 +1,36 @@
 /**
- * Frames nested deeper than `PROTOCOL_DEFAULTS.maxFrameDepth` are refused when decoded (`invalid_frame`), on both
+ * Frames nested deeper than `MAX_FRAME_DEPTH` are refused when decoded (`invalid_frame`), on both
  * sides: whatever reads them later (a JSON Schema check, `JSON.stringify`, `structuredClone`) recurses and would
  * overflow the stack. A `tool_call`'s arguments are the exception: the client answers them `invalid_arguments`.
  */
 import { describe, expect, it } from 'vitest';
+import { MAX_FRAME_DEPTH } from '../../src/limits';
 import { decodeClientFrame, decodeServiceFrame } from '../../src/wire/codec';
-import { PROTOCOL_DEFAULTS } from '../../src/wire/protocol';
 
 /** A JSON text of `levels` nested arrays (`[[…]]`); `levels` 1 is `[]`. */
 const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
 
 describe('frame nesting', () => {
-  const max = PROTOCOL_DEFAULTS.maxFrameDepth;
+  const max = MAX_FRAME_DEPTH;
 
   it('is at most 128 levels, the frame object included', () => {
     expect(max).toBe(128);
   });
 
   it.each([
-    ['tool_event data', (data: string) => `{"type":"tool_event","callId":"c1","seq":1,"event":"e","data":${data}}`],
-    ['tool_preliminary widget', (data: string) => `{"type":"tool_preliminary","callId":"c1","seq":1,"output":"","widget":${data}}`],
-    ['question schema', (data: string) => `{"type":"question","callId":"c1","questionId":"q1","question":"?","schema":{"a":${data}}}`],
+    [
+      'tool_event data',
+      (data: string) => `{"type":"tool_event","callId":"c1","seq":1,"event":"e","data":${data}}`,
+    ],
+    [
+      'tool_preliminary widget',
+      (data: string) => `{"type":"tool_preliminary","callId":"c1","seq":1,"output":"","widget":${data}}`,
+    ],
+    [
+      'question schema',
+      (data: string) =>
+        `{"type":"question","callId":"c1","questionId":"q1","question":"?","schema":{"a":${data}}}`,
+    ],
   ])('a client frame: %s one level too deep is refused, at the limit accepted', (_, frame) => {
     // The frame object is level 1 and the field's value starts at level 2 (the schema's value at 3).
     const extra = frame('[]').includes('"schema"') ? 2 : 1;
