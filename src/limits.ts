@@ -24,3 +24,10 @@ export const MAX_ARGUMENT_DEPTH = 64;
  * {@link MAX_ARGUMENT_DEPTH}.
  */
 export const MAX_FRAME_DEPTH = 128;
+
+/**
+ * Deepest nesting of a JSON value a tool puts in a frame beside its result's text: `ctx.emit()` data (deeper is
+ * recorded as `{ truncated: true, bytes }`), a `content()` JSON part and a `ctx.askQuestion()` schema (deeper is
+ * refused); well within {@link MAX_FRAME_DEPTH}, so the frame is never refused for its nesting.
+ */
+export const MAX_VALUE_DEPTH = 64;

@@ -7,7 +7,8 @@
  * @module
  */
 import { QuestionError, ToolDefinitionError } from '../errors';
-import { MAX_TIMEOUT_MS } from '../limits';
+import { nestsDeeperThan } from '../json';
+import { MAX_TIMEOUT_MS, MAX_VALUE_DEPTH } from '../limits';
 import { isThenable } from '../maybe';
 import type { AskOptions } from '../tool/context-methods';
 import { listIssues } from '../tool/model-text';
@@ -78,6 +79,10 @@ function checkQuestion(question: unknown, options: AskOptions<unknown>): Checked
     } catch (error) {
       invalid(error instanceof Error ? error.message.replace(/^ctx\.askQuestion\(\): /, '') : String(error));
     }
+  }
+  // The schema travels in the `question` frame, which the service refuses past its nesting limit.
+  if (adapter !== undefined && nestsDeeperThan(adapter.jsonSchema, MAX_VALUE_DEPTH)) {
+    invalid(`the schema nests deeper than ${MAX_VALUE_DEPTH} levels`);
   }
   return { question, choices: choices === undefined ? undefined : [...choices], schema: adapter, timeoutMs };
 }

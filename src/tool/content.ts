@@ -6,6 +6,8 @@
  * @module
  */
 import { ToolDefinitionError } from '../errors';
+import { nestsDeeperThan } from '../json';
+import { MAX_VALUE_DEPTH } from '../limits';
 import { CONTENT_LIMITS, type ContentPart } from '../wire/protocol';
 import { serializeOutput } from './output';
 import type { Widget } from './widget';
@@ -102,8 +104,13 @@ function part(input: ContentInput, index: number): ContentPart {
       }
       return made;
     }
-    case 'json':
-      return { type: 'json', value: JSON.parse(serializeOutput(input.value)) as unknown };
+    case 'json': {
+      const value = JSON.parse(serializeOutput(input.value)) as unknown;
+      if (nestsDeeperThan(value, MAX_VALUE_DEPTH)) {
+        fail(index, `the JSON value nests deeper than ${MAX_VALUE_DEPTH} levels`);
+      }
+      return { type: 'json', value };
+    }
     default:
       return fail(index, `unknown type ${JSON.stringify((input as { type?: unknown }).type)}`);
   }
@@ -114,7 +121,8 @@ function part(input: ContentInput, index: number): ContentPart {
  * input); everywhere, it reads `output`: the text parts, the JSON parts, and a note for each image or file.
  *
  * @param parts - 1 to 64 parts: `{ type: 'text', text }`, `{ type: 'image', data, mediaType }` (PNG, JPEG, GIF or
- *   WebP), `{ type: 'file', data, mediaType, filename? }`, `{ type: 'json', value }`; `data` as bytes or base64.
+ *   WebP), `{ type: 'file', data, mediaType, filename? }`, `{ type: 'json', value }` (at most 64 levels deep);
+ *   `data` as bytes or base64.
  * @param options - `widget`: a widget for the UI, as with `{ ...data, widget }`.
  * @throws ToolDefinitionError `invalid_content` naming the part and what is wrong.
  * @example
@@ -129,7 +137,8 @@ export function content(parts: readonly ContentInput[], options: { widget?: unkn
       `content(): parts must be an array of 1 to ${CONTENT_LIMITS.maxParts} parts`,
     );
   }
-  const made = { parts: Object.freeze(parts.map(part)), [CONTENT]: true as const };
+  // Every index, holes included (`map` skips them, and a hole would be written as `null`).
+  const made = { parts: Object.freeze(Array.from(parts, part)), [CONTENT]: true as const };
   if (options.widget !== undefined) Object.assign(made, { widget: options.widget });
   return Object.freeze(made) as ToolContent;
 }

@@ -94,3 +94,37 @@ describe('hostile HTTP answers', () => {
     expect(server.runs.get(runId)?.toolCalls[0]?.questions).toMatchObject([{ status: 'answered' }]);
   });
 });
+
+describe('per-call bounds the stub keeps', () => {
+  it('records at most 256 tool events of one call; the rest are ignored', async () => {
+    const { server, client, call, runId } = await running();
+    for (let seq = 1; seq <= 300; seq++) {
+      client.send({ type: 'tool_event', callId: call.callId, seq, event: 'tick', data: seq });
+    }
+    client.result(call.callId, 'ok');
+    await client.next('run_result');
+    const events = (server.runs.get(runId)?.events ?? []).filter((event) => event.kind === 'tool_event');
+    expect(events).toHaveLength(256);
+    expect(events.at(-1)?.data).toMatchObject({ data: 256 });
+  });
+
+  it('keeps at most 64 questions of one call, asked and withdrawn in turn; a later one is answered cancelled', async () => {
+    const { server, client, call, runId } = await running();
+    for (let n = 1; n <= 70; n++) {
+      const questionId = `q${n}`;
+      client.send({ type: 'question', callId: call.callId, questionId, question: 'Which?' });
+      client.send({ type: 'question_cancel', callId: call.callId, questionId });
+    }
+    const refused = await client.next('answer');
+    expect(refused).toEqual({
+      type: 'answer',
+      callId: call.callId,
+      questionId: 'q65',
+      status: 'cancelled',
+      reason: 'too many questions: a call may ask 64',
+    });
+    client.result(call.callId, 'ok');
+    await client.next('run_result');
+    expect(server.runs.get(runId)?.toolCalls[0]?.questions).toHaveLength(64);
+  });
+});
