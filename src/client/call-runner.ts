@@ -118,6 +118,7 @@ export class CallRunner implements ExecutionOwner {
       slots: this.#slots,
       deadlines: this.#deadlines,
       requested: (request) => events.approvalRequested(request),
+      held: { get: (callId) => this.#incoming.get(callId) },
     });
     this.#incoming = new Incoming({
       capacity: options.maxConcurrency + options.maxQueue,
