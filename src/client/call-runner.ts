@@ -15,10 +15,10 @@
  */
 import { abortReason } from '../call/call-signal';
 import { startByName, type ToolRegistry } from '../call/registry';
+import { settleThen } from '../call/settle';
 import type { ApprovalDecision, ApprovalRequest, ToolCallResult, WidgetInvalidInfo } from '../call/types';
 import type { ConnectionError } from '../errors';
 import type { Logger, Redactor } from '../logger';
-import { isThenable } from '../maybe';
 import { contextFailedText } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
 import type { ClientFrame, ServiceFrame } from '../wire/protocol';
@@ -317,21 +317,18 @@ export class CallRunner implements ExecutionOwner {
   #start(execution: Execution): void {
     const { frame } = execution;
     execution.started = Math.round(performance.now());
-    this.#leases.started(execution);
     this.#options.events.toolCall({ callId: frame.callId, runId: frame.runId, toolName: frame.toolName });
-    let context: unknown;
-    try {
-      context = this.#options.contextFor(frame);
-    } catch (error) {
-      this.#contextFailed(execution, error);
-      return;
-    }
-    if (isThenable(context)) {
-      context.then(
-        (value) => this.#invoke(execution, value),
-        (error: unknown) => this.#contextFailed(execution, error),
-      );
-    } else this.#invoke(execution, context);
+    // A cancel, the deadline or close() while the context is awaited ends the wait: the call layer then ends the
+    // call as it would any aborted call (cancelled or timeout), running nothing. A context that never comes
+    // cannot hold the call, or its slot, forever.
+    settleThen(
+      () => this.#options.contextFor(frame),
+      { signal: execution },
+      (outcome) => {
+        if (outcome.kind === 'error') this.#contextFailed(execution, outcome.error);
+        else this.#invoke(execution, outcome.kind === 'value' ? outcome.value : undefined);
+      },
+    );
   }
 
   /** Without its context a tool could run unscoped (a query for every tenant): a failing context fails the call. */
@@ -345,6 +342,8 @@ export class CallRunner implements ExecutionOwner {
   }
 
   #invoke(execution: Execution, context: unknown): void {
+    // Cancelled while its context came: the call layer ends it at once, and there is nothing to lease.
+    if (execution.state !== 'finished') this.#leases.started(execution);
     const { frame } = execution;
     // A call whose steps are all synchronous (zod validation, a plain `execute`) ends here, in this turn.
     startByName(
