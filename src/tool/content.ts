@@ -40,6 +40,11 @@ export function isToolContent(value: unknown): value is ToolContent {
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** `type/subtype` (RFC 6838 names), with optional `; name=value` parameters. */
+const MEDIA_TYPE =
+  /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|"[^"\\\r\n]*"))*$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function fail(index: number, message: string): never {
   throw new ToolDefinitionError('invalid_content', `content(): part ${index}: ${message}`);
@@ -89,8 +94,16 @@ function part(input: ContentInput, index: number): ContentPart {
       return { type: 'image', data: base64Of(input.data, index), mediaType };
     }
     case 'file': {
-      if (typeof input.mediaType !== 'string' || input.mediaType === '' || input.mediaType.length > 255) {
-        fail(index, 'mediaType must be a non-empty string');
+      // Both are written into the text the model reads (`[file <name>: <type>, …]`): no line breaks, no brackets.
+      if (
+        typeof input.mediaType !== 'string' ||
+        input.mediaType.length > 255 ||
+        !MEDIA_TYPE.test(input.mediaType)
+      ) {
+        fail(
+          index,
+          `mediaType must be a media type such as text/csv, got ${JSON.stringify(String(input.mediaType).slice(0, 80))}`,
+        );
       }
       const made: ContentPart = {
         type: 'file',
@@ -98,8 +111,8 @@ function part(input: ContentInput, index: number): ContentPart {
         mediaType: input.mediaType,
       };
       if (input.filename !== undefined) {
-        if (typeof input.filename !== 'string' || input.filename.length > 255)
-          fail(index, 'filename must be a string');
+        if (typeof input.filename !== 'string' || input.filename.length > 255 || CONTROL.test(input.filename))
+          fail(index, 'filename must be a string of at most 255 characters without control characters');
         made.filename = input.filename;
       }
       return made;
