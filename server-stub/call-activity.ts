@@ -55,6 +55,8 @@ export class CallActivity {
   readonly questions = new Map<string, CallQuestion>();
   /** Epoch milliseconds the call's lease runs out at (PROTOCOL.md §18.4); 0 when it has none. */
   leaseUntil = 0;
+  /** `tool_event`s recorded (at most `EVENT_LIMITS.maxPerCall`, whichever session sent them). */
+  events = 0;
 
   /** How many of the call's questions wait for an answer. */
   get openQuestions(): number {

@@ -68,10 +68,15 @@ export class CallUpdates {
     });
   }
 
-  /** `tool_event`: recorded in the run (a `tool_event` run event), each `seq` once; over-large data is replaced. */
+  /**
+   * `tool_event`: recorded in the run (a `tool_event` run event), each `seq` once, at most
+   * `EVENT_LIMITS.maxPerCall` per call (a flood would push the run's other events out of its transcript);
+   * over-large data is replaced.
+   */
   event(session: Session, frame: FrameOf<ClientFrame, 'tool_event'>): void {
     const call = this.#accepted(session, frame.callId, 'event', frame.seq);
-    if (!call) return;
+    if (!call || call.activity.events >= EVENT_LIMITS.maxPerCall) return;
+    call.activity.events += 1;
     let data = frame.data;
     if (data !== undefined) {
       const bytes = utf8Length(JSON.stringify(data));

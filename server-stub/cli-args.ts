@@ -5,10 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { FEATURES, type Feature } from '../src/wire/call-frames';
 import type { AgentDefinition } from '../src/wire/protocol';
+import { silentLogger } from './logger';
 import type { Model } from './model';
 import { openAIChatModel } from './openai-model';
-import type { StubServerOptions } from './options';
+import { resolveStubOptions, type StubServerOptions } from './options';
 import { type Script, scriptedModel } from './scripted-model';
 
 /** Usage text printed by `--help` and after a bad argument. */
@@ -36,6 +38,12 @@ Options:
   --heartbeat-interval-ms <n>  heartbeat interval announced in welcome (default 15000)
   --session-grace-ms <n>       how long a dropped session stays resumable (default 60000)
   --max-payload-bytes <n>      largest frame accepted (default 1048576)
+  --lease-ms <n>               with the feature lease: how long a running call's lease lasts without renewal;
+                               a call whose client keeps renewing it is not cut at --call-deadline-ms
+                               (default 45000, at least 1000)
+  --max-call-duration-ms <n>   with the feature lease: the longest a leased call may run (default 86400000)
+  --features <list>            protocol features the stub uses, comma-separated, or none for a plain version-1
+                               service (default all: ${FEATURES.join(',')})
   --debug                      log debug lines too
   -h, --help                   print this text
 `;
@@ -69,6 +77,9 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
       'heartbeat-interval-ms': { type: 'string' },
       'session-grace-ms': { type: 'string' },
       'max-payload-bytes': { type: 'string' },
+      'lease-ms': { type: 'string' },
+      'max-call-duration-ms': { type: 'string' },
+      features: { type: 'string' },
       debug: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -90,11 +101,15 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
     ['heartbeatIntervalMs', 'heartbeat-interval-ms'],
     ['sessionGraceMs', 'session-grace-ms'],
     ['maxPayloadBytes', 'max-payload-bytes'],
+    ['leaseMs', 'lease-ms'],
+    ['maxCallDurationMs', 'max-call-duration-ms'],
   ];
   for (const [key, flag] of numeric) {
     const value = integer(flag, values[flag as keyof typeof values] as string | undefined);
     if (value !== undefined) (options as Record<string, unknown>)[key] = value;
   }
+  if (values.features !== undefined) options.features = parseFeatures(values.features);
+  checkAsFlags(options);
   if (values.script !== undefined && values['openai-base-url'] !== undefined) {
     throw new Error('--script and --openai-base-url cannot be used together');
   }
@@ -138,6 +153,38 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   if (model) options.model = model;
   if (values.agents !== undefined) options.agents = readJson('agents', values.agents) as AgentDefinition[];
   return { kind: 'start', options, debug: values.debug === true };
+}
+
+/** `--features a,b` (spaces allowed around the commas), or `none`. */
+function parseFeatures(raw: string): Feature[] {
+  if (raw.trim() === 'none') return [];
+  return raw.split(',').map((part) => {
+    const name = part.trim();
+    if (!(FEATURES as readonly string[]).includes(name)) {
+      throw new Error(
+        `--features: unknown feature ${JSON.stringify(name)} (known: ${FEATURES.join(', ')}; or none)`,
+      );
+    }
+    return name as Feature;
+  });
+}
+
+/**
+ * Checks the numbers as `startStubServer` will (minimums, the longest timer), before anything starts, and says
+ * what is wrong in terms of the flag: `leaseMs must be …` → `--lease-ms must be …`.
+ */
+function checkAsFlags(options: Omit<StubServerOptions, 'logger'>): void {
+  try {
+    resolveStubOptions({ ...options, logger: silentLogger });
+  } catch (error) {
+    const message = (error as Error).message.replace(/^startStubServer: /, '');
+    throw new Error(
+      message.replace(
+        /^(\w+)/,
+        (field: string) => `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+      ),
+    );
+  }
 }
 
 function readJson(flag: string, path: string): unknown {

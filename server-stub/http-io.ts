@@ -5,6 +5,8 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { nestsDeeperThan } from '../src/json';
+import { MAX_FRAME_DEPTH } from '../src/limits';
 
 /** A refusal with its HTTP status. */
 export class HttpError extends Error {
@@ -70,11 +72,18 @@ export async function readJsonBody(
     if (optional) return {};
     throw new HttpError(400, 'invalid_request', 'request body is empty; a JSON object is required');
   }
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (error) {
     throw new HttpError(400, 'invalid_json', `request body is not valid JSON: ${(error as Error).message}`);
   }
+  // As for frames (PROTOCOL.md §15): what reads the body later (a schema check, the transcript's copies) recurses.
+  const max = MAX_FRAME_DEPTH;
+  if (nestsDeeperThan(body, max)) {
+    throw new HttpError(400, 'invalid_request', `request body nests deeper than ${max} levels`);
+  }
+  return body;
 }
 
 /**

@@ -51,6 +51,19 @@ export class Questions {
       if (known.status !== 'open') this.#sendAnswer(call, known);
       return;
     }
+    if (questions.size >= QUESTION_LIMITS.maxPerCall) {
+      // Not recorded: a client asking and withdrawing in turn must not grow the call without bound.
+      const reason = `too many questions: a call may ask ${QUESTION_LIMITS.maxPerCall}`;
+      const refused: CallQuestion = {
+        questionId: frame.questionId,
+        question: frame.question,
+        askedAt: new Date().toISOString(),
+        status: 'cancelled',
+        reason,
+      };
+      this.#sendAnswer(call, refused);
+      return;
+    }
     const entry: CallQuestion = {
       questionId: frame.questionId,
       question: frame.question,

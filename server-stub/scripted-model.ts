@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ToolDefinitionError } from '../src/errors';
+import { OptionsError } from '../src/errors';
 import { type Model, ModelError, type ModelInfo, type ModelRequest, type ModelTurn } from './model';
 
 /** What a scripted turn function receives: the {@link ModelRequest} without its abort signal and text callback. */
@@ -27,7 +27,7 @@ export type Script = readonly ScriptedTurn[] | Readonly<Record<string, readonly 
  * model), or `script_exhausted` when the run asks for more turns than the script has.
  *
  * @param script - an array of turns, or a record from agent name to its turns.
- * @throws ToolDefinitionError `invalid_script` when an entry is neither a function, `{ text }` nor `{ toolCalls }`.
+ * @throws OptionsError `invalid_script` when an entry is neither a function, `{ text }` nor `{ toolCalls }`.
  * @example
  * ```ts
  * const model = scriptedModel([
@@ -39,7 +39,7 @@ export type Script = readonly ScriptedTurn[] | Readonly<Record<string, readonly 
 export function scriptedModel(script: Script): Model {
   const perAgent = !Array.isArray(script);
   if (typeof script !== 'object' || script === null) {
-    throw new ToolDefinitionError(
+    throw new OptionsError(
       'invalid_script',
       'scriptedModel: the script must be an array or a record of arrays',
     );
@@ -49,7 +49,7 @@ export function scriptedModel(script: Script): Model {
     : [['(all agents)', script as readonly ScriptedTurn[]]];
   for (const [agent, turns] of entries) {
     if (!Array.isArray(turns)) {
-      throw new ToolDefinitionError(
+      throw new OptionsError(
         'invalid_script',
         `scriptedModel: the turns of agent "${agent}" must be an array`,
       );
@@ -106,36 +106,32 @@ function agentsWithTurns(entries: ReadonlyArray<[string, readonly ScriptedTurn[]
 
 function checkTurn(turn: unknown, where: string): asserts turn is ModelTurn {
   if (typeof turn !== 'object' || turn === null) {
-    throw new ToolDefinitionError(
+    throw new OptionsError(
       'invalid_script',
       `${where} must be { text } or { toolCalls }, got ${typeof turn}`,
     );
   }
   const { text, toolCalls } = turn as { text?: unknown; toolCalls?: unknown };
   if (toolCalls === undefined) {
-    if (typeof text !== 'string')
-      throw new ToolDefinitionError('invalid_script', `${where}: text must be a string`);
+    if (typeof text !== 'string') throw new OptionsError('invalid_script', `${where}: text must be a string`);
     return;
   }
   if (!Array.isArray(toolCalls)) {
-    throw new ToolDefinitionError('invalid_script', `${where}: toolCalls must be an array`);
+    throw new OptionsError('invalid_script', `${where}: toolCalls must be an array`);
   }
   if (text !== undefined && typeof text !== 'string') {
-    throw new ToolDefinitionError('invalid_script', `${where}: text must be a string when given`);
+    throw new OptionsError('invalid_script', `${where}: text must be a string when given`);
   }
   toolCalls.forEach((call: unknown, index) => {
     const { name, id } = (call ?? {}) as { name?: unknown; id?: unknown };
     if (typeof name !== 'string' || name.length === 0) {
-      throw new ToolDefinitionError(
+      throw new OptionsError(
         'invalid_script',
         `${where}: toolCalls[${index}].name must be a non-empty string`,
       );
     }
     if (id !== undefined && (typeof id !== 'string' || id.length === 0)) {
-      throw new ToolDefinitionError(
-        'invalid_script',
-        `${where}: toolCalls[${index}].id must be a non-empty string`,
-      );
+      throw new OptionsError('invalid_script', `${where}: toolCalls[${index}].id must be a non-empty string`);
     }
   });
 }

@@ -35,7 +35,9 @@ export class ToolDefinitionError extends ToolwireError {}
 /**
  * Options or arguments given to the client or to a call are wrong: a key the function does not have, a value of
  * the wrong kind or out of range. Thrown by `new Client()`, and as the rejection of `client.run()`,
- * `client.close()`, `invokeTool()` and `ToolRegistry.invoke()`, before anything runs, is sent or is closed. Not a {@link ToolDefinitionError}: no tool or agent definition
+ * `client.close()`, `invokeTool()` and `ToolRegistry.invoke()`, before anything runs, is sent or is closed; and
+ * emitted as the client's `error` event with the code `context_failed` when its `context` function throws for a
+ * call (the original in `cause`). Not a {@link ToolDefinitionError}: no tool or agent definition
  * is at fault. The message names the function and the option, e.g.
  * `new Client(options): maxQueue must be a non-negative integer, got -1`.
  *

@@ -30,3 +30,27 @@ export function setKey<T>(target: Record<string, T>, key: string, value: T): voi
     Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   } else target[key] = value;
 }
+
+/**
+ * `true` when `value` nests objects and arrays more than `max` levels deep (`value` itself, when it is one, is
+ * level 1). Iterative, so any depth costs no call stack; for parsed JSON (a cycle would not end). Used where a
+ * peer's value meets code that recurses (`JSON.stringify`, `structuredClone`, a JSON Schema check).
+ */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const objects: object[] = [value];
+  const depths: number[] = [1];
+  for (let current = objects.pop(); current !== undefined; current = objects.pop()) {
+    const depth = depths.pop() as number;
+    if (depth > max) return true;
+    // `for…in` over an array gives its indices: one loop for both, and no array of keys per object.
+    for (const key in current) {
+      const item: unknown = (current as Record<string, unknown>)[key];
+      if (typeof item === 'object' && item !== null) {
+        objects.push(item);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}

@@ -16,3 +16,18 @@ export const MAX_TIMEOUT_MS = 2_147_483_647;
  * the stack overflows (and zod keeps memory when it does). Models send a few levels.
  */
 export const MAX_ARGUMENT_DEPTH = 64;
+
+/**
+ * Deepest nesting of objects and arrays in a frame either side accepts (the frame object is level 1), and in a
+ * stub HTTP request body; deeper is refused (`invalid_frame`, HTTP 400) before anything recursive reads it. A
+ * `tool_call`'s `arguments` do not count: the client answers them `invalid_arguments` past
+ * {@link MAX_ARGUMENT_DEPTH}.
+ */
+export const MAX_FRAME_DEPTH = 128;
+
+/**
+ * Deepest nesting of a JSON value a tool puts in a frame beside its result's text: `ctx.emit()` data (deeper is
+ * recorded as `{ truncated: true, bytes }`), a `content()` JSON part and a `ctx.askQuestion()` schema (deeper is
+ * refused); well within {@link MAX_FRAME_DEPTH}, so the frame is never refused for its nesting.
+ */
+export const MAX_VALUE_DEPTH = 64;

@@ -4,12 +4,14 @@
  * @module
  */
 import { ToolDefinitionError } from '../errors';
+import { nestsDeeperThan } from '../json';
+import { MAX_VALUE_DEPTH } from '../limits';
 import { serializeOutput } from '../tool/output';
 import { EVENT_LIMITS, utf8Length } from '../wire/protocol';
 
 /**
  * The event as recorded: its name, and its data as a JSON value (`undefined` when none was given; over
- * {@link EVENT_LIMITS.maxDataBytes} bytes of JSON, `{ truncated: true, bytes }`).
+ * {@link EVENT_LIMITS.maxDataBytes} bytes of JSON or deeper than {@link MAX_VALUE_DEPTH}, `{ truncated: true, bytes }`).
  * @throws ToolDefinitionError `invalid_event` naming the bad name.
  */
 export function checkEvent(type: unknown, data: unknown): { event: string; data?: unknown } {
@@ -28,9 +30,13 @@ export function checkEvent(type: unknown, data: unknown): { event: string; data?
   };
 }
 
-/** The JSON text as a value, or `{ truncated: true, bytes }` when it is over the limit. */
+/**
+ * The JSON text as a value, or `{ truncated: true, bytes }` when it is over the size limit or nests deeper than
+ * {@link MAX_VALUE_DEPTH} levels (the service would refuse the frame).
+ */
 export function boundedData(json: string): unknown {
   const bytes = utf8Length(json);
   if (bytes > EVENT_LIMITS.maxDataBytes) return { truncated: true, bytes };
-  return JSON.parse(json) as unknown;
+  const value = JSON.parse(json) as unknown;
+  return nestsDeeperThan(value, MAX_VALUE_DEPTH) ? { truncated: true, bytes } : value;
 }

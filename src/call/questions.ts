@@ -7,7 +7,8 @@
  * @module
  */
 import { QuestionError, ToolDefinitionError } from '../errors';
-import { MAX_TIMEOUT_MS } from '../limits';
+import { nestsDeeperThan } from '../json';
+import { MAX_TIMEOUT_MS, MAX_VALUE_DEPTH } from '../limits';
 import { isThenable } from '../maybe';
 import type { AskOptions } from '../tool/context-methods';
 import { listIssues } from '../tool/model-text';
@@ -78,6 +79,10 @@ function checkQuestion(question: unknown, options: AskOptions<unknown>): Checked
     } catch (error) {
       invalid(error instanceof Error ? error.message.replace(/^ctx\.askQuestion\(\): /, '') : String(error));
     }
+  }
+  // The schema travels in the `question` frame, which the service refuses past its nesting limit.
+  if (adapter !== undefined && nestsDeeperThan(adapter.jsonSchema, MAX_VALUE_DEPTH)) {
+    invalid(`the schema nests deeper than ${MAX_VALUE_DEPTH} levels`);
   }
   return { question, choices: choices === undefined ? undefined : [...choices], schema: adapter, timeoutMs };
 }
@@ -157,20 +162,28 @@ export function askQuestion(
   };
   if (checked.choices !== undefined) request.choices = checked.choices;
   if (checked.schema !== undefined) request.schema = checked.schema.jsonSchema;
+  const { waits } = host.options;
+  let parked = false;
+  const ask = (): QuestionReply | Promise<QuestionReply> => {
+    const reply = handler(request);
+    // An answer that takes time: the call waits without its host's resources (the client's slot) meanwhile.
+    if (waits !== undefined && isThenable(reply)) {
+      waits.park(ctx.callId);
+      parked = true;
+    }
+    return reply;
+  };
   return new Promise((resolve, reject) => {
     const settleOptions = { signal: ctx.signal, timeoutMs: checked.timeoutMs };
-    settleThen<QuestionReply>(
-      () => handler(request),
-      settleOptions,
-      (settled) => {
+    settleThen<QuestionReply>(ask, settleOptions, (settled) => {
+      if (settled.kind !== 'value') stop.abort();
+      const goOn = () => {
         if (settled.kind === 'value') {
           accept(checked, settled.value, (outcome) =>
             outcome.ok ? resolve(outcome.value) : reject(outcome.error),
           );
-          return;
-        }
-        stop.abort();
-        if (settled.kind === 'aborted') reject(new QuestionError('cancelled', 'the call was cancelled'));
+        } else if (settled.kind === 'aborted')
+          reject(new QuestionError('cancelled', 'the call was cancelled'));
         else if (settled.kind === 'timeout') {
           reject(new QuestionError('timeout', `no answer within ${checked.timeoutMs}ms`));
         } else if (settled.error instanceof QuestionError) reject(settled.error);
@@ -182,7 +195,11 @@ export function askQuestion(
             }),
           );
         }
-      },
-    );
+      };
+      // However the wait ended, even by the question's own time limit while `onQuestion` still runs, the tool
+      // goes on only once its host lets it (back in a slot). A cancelled call has ended: nothing to take back.
+      if (parked && settled.kind !== 'aborted') void waits?.unpark(ctx.callId).then(goOn);
+      else goOn();
+    });
   });
 }

@@ -76,9 +76,11 @@ export function settleThen<T>(
   let finished = false;
   let expired = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const relay: Relay<Awaited<T>> = {};
   const finish = (outcome: Settled<Awaited<T>>) => {
     if (finished) return;
     finished = true;
+    relay.to = undefined;
     if (timer !== undefined) clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
     if (owner === undefined) done(outcome);
@@ -102,8 +104,23 @@ export function settleThen<T>(
       finish({ kind: 'timeout' });
     }, timeoutMs);
   }
+  relay.to = finish;
+  relayTo(pending as PromiseLike<Awaited<T>>, relay);
+}
+
+/** Where {@link relayTo} hands an outcome; `to` is cleared once the wait is over. */
+interface Relay<T> {
+  to?: ((outcome: Settled<T>) => void) | undefined;
+}
+
+/**
+ * Hands the outcome of `pending` to `relay.to` while it is set. In a scope of its own: the reactions on
+ * `pending` hold only the relay, so a promise that never settles, and that its maker keeps forever (a local
+ * `onQuestion` whose UI never answers), keeps nothing of the abandoned wait once `to` is cleared.
+ */
+function relayTo<T>(pending: PromiseLike<T>, relay: Relay<T>): void {
   Promise.resolve(pending).then(
-    (value) => finish({ kind: 'value', value: value as Awaited<T> }),
-    (error: unknown) => finish({ kind: 'error', error }),
+    (value) => relay.to?.({ kind: 'value', value }),
+    (error: unknown) => relay.to?.({ kind: 'error', error }),
   );
 }

@@ -212,7 +212,23 @@ export type CallOutcome = Omit<ToolCallResult, 'durationMs'>;
 export type CallOptions = Omit<InvokeOptions, 'signal'> & {
   signal?: AbortLike | undefined;
   redactor?: Redactor | undefined;
+  /** The host's part in a call's waits for a person that the call goes on after (questions). */
+  waits?: CallWaits | undefined;
 };
+
+/**
+ * What a host does while one of its calls waits for a person and then goes on (`ctx.askQuestion()` answered
+ * later): the client gives the call's concurrency slot up meanwhile, and takes one back before the tool goes on.
+ */
+export interface CallWaits {
+  /** The wait began (the answer is a promise). */
+  park(callId: string): void;
+  /**
+   * The wait ended, however it ended (an answer, a refusal, a throw, the question's own time limit): resolves
+   * once the call may go on (the client: once it holds a slot again; at once for a call that has ended).
+   */
+  unpark(callId: string): Promise<void>;
+}
 
 /** One call in progress: what {@link runCall} needs, and the time left of its budget. */
 export interface CallState {

@@ -25,6 +25,8 @@ export interface ApprovalsOptions {
   deadlines: Pick<Deadlines, 'arm'>;
   /** Told of every request, whoever decides it. */
   requested(request: ApprovalRequest): void;
+  /** The calls held now, by id. */
+  held: { get(callId: string): Execution | undefined };
 }
 
 export class Approvals {
@@ -48,11 +50,7 @@ export class Approvals {
       const decided = onApproval(request);
       if (!isThenable(decided)) return decided;
       slots.park(execution);
-      return Promise.resolve(decided).then((decision) =>
-        decision === true || (typeof decision === 'object' && decision !== null && decision.approved === true)
-          ? slots.backInSlot(execution, decision)
-          : decision,
-      );
+      return inSlotIfApproved(decided, request.callId, this.#options);
     }
     return new Promise<ApprovalDecision>((resolve) => {
       // The service's deadline clock pauses while a call waits for a human (PROTOCOL.md §6), and the call gives
@@ -92,6 +90,24 @@ export class Approvals {
       if (execution.decide !== undefined) this.#options.socket.send(approvalRequest(execution.frame.callId));
     }
   }
+}
+
+/**
+ * A local approver's later decision; an approved call takes a slot back first. Made outside any function that
+ * holds the call: the reaction keeps the call's id only, so an approver whose promise never settles (and that
+ * keeps it) keeps nothing of a call that ended meanwhile. A call no longer held goes on at once, without a slot.
+ */
+function inSlotIfApproved(
+  decided: PromiseLike<ApprovalDecision>,
+  callId: string,
+  options: Pick<ApprovalsOptions, 'held' | 'slots'>,
+): Promise<ApprovalDecision> {
+  return Promise.resolve(decided).then((decision) => {
+    const waiting = options.held.get(callId);
+    const approved =
+      decision === true || (typeof decision === 'object' && decision !== null && decision.approved === true);
+    return approved && waiting !== undefined ? options.slots.backInSlot(waiting, decision) : decision;
+  });
 }
 
 /** The frame asking the service for a human's decision on a call. */

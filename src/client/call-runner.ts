@@ -15,17 +15,10 @@
  */
 import { abortReason } from '../call/call-signal';
 import { startByName, type ToolRegistry } from '../call/registry';
-import type {
-  ApprovalDecision,
-  ApprovalRequest,
-  QuestionReply,
-  QuestionRequest,
-  ToolCallResult,
-  WidgetInvalidInfo,
-} from '../call/types';
+import { settleThen } from '../call/settle';
+import type { ApprovalDecision, ApprovalRequest, ToolCallResult, WidgetInvalidInfo } from '../call/types';
 import type { ConnectionError } from '../errors';
 import type { Logger, Redactor } from '../logger';
-import { isThenable } from '../maybe';
 import { contextFailedText } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
 import type { ClientFrame, ServiceFrame } from '../wire/protocol';
@@ -37,7 +30,7 @@ import { logFailure } from './failure-log';
 import { Incoming } from './incoming';
 import { Leases } from './leases';
 import { type CallSocket, Outbox } from './outbox';
-import { askInPlace, type Questioner } from './questions';
+import { type Questioner, questionHooks } from './questions';
 import { Slots } from './slots';
 import { type CallTraces, callTraces, type ToolTracing } from './tracing';
 
@@ -79,6 +72,7 @@ export class CallRunner implements ExecutionOwner {
   readonly #incoming: Incoming;
   readonly #leases: Leases;
   readonly #traces: CallTraces | undefined;
+  readonly #questions: ReturnType<typeof questionHooks>;
   #idleWaiters: Array<() => void> = [];
 
   constructor(runnerOptions: CallRunnerOptions) {
@@ -88,6 +82,7 @@ export class CallRunner implements ExecutionOwner {
     this.#options = options;
     this.#traces = options.tracing && callTraces(options.tracing, options.redactor, options);
     this.#leases = new Leases(updates, () => this.#deadlines);
+    this.#questions = questionHooks(options.onQuestion ?? updates.ask, this);
     this.#slots = new Slots({
       maxConcurrency: options.maxConcurrency,
       // In the call's trace, if any: spans its context function and its tool start are children of its span.
@@ -119,6 +114,7 @@ export class CallRunner implements ExecutionOwner {
       slots: this.#slots,
       deadlines: this.#deadlines,
       requested: (request) => events.approvalRequested(request),
+      held: { get: (callId) => this.#incoming.get(callId) },
     });
     this.#incoming = new Incoming({
       capacity: options.maxConcurrency + options.maxQueue,
@@ -309,21 +305,18 @@ export class CallRunner implements ExecutionOwner {
   readonly #start = (execution: Execution): void => {
     const { frame } = execution;
     execution.started = Math.round(performance.now());
-    this.#leases.started(execution);
     this.#options.events.toolCall({ callId: frame.callId, runId: frame.runId, toolName: frame.toolName });
-    let context: unknown;
-    try {
-      context = this.#options.contextFor(frame);
-    } catch (error) {
-      this.#contextFailed(execution, error);
-      return;
-    }
-    if (isThenable(context)) {
-      context.then(
-        (value) => this.#invoke(execution, value),
-        (error: unknown) => this.#contextFailed(execution, error),
-      );
-    } else this.#invoke(execution, context);
+    // A cancel, the deadline or close() while the context is awaited ends the wait: the call layer then ends the
+    // call as it would any aborted call (cancelled or timeout), running nothing. A context that never comes
+    // cannot hold the call, or its slot, forever.
+    settleThen(
+      () => this.#options.contextFor(frame),
+      { signal: execution },
+      (outcome) => {
+        if (outcome.kind === 'error') this.#contextFailed(execution, outcome.error);
+        else this.#invoke(execution, outcome.kind === 'value' ? outcome.value : undefined);
+      },
+    );
   };
 
   /** Without its context a tool could run unscoped (a query for every tenant): a failing context fails the call. */
@@ -337,6 +330,8 @@ export class CallRunner implements ExecutionOwner {
   }
 
   #invoke(execution: Execution, context: unknown): void {
+    // Cancelled while its context came: the call layer ends it at once, and there is nothing to lease.
+    if (execution.state !== 'finished') this.#leases.started(execution);
     const { frame } = execution;
     // A call whose steps are all synchronous (zod validation, a plain `execute`) ends here, in this turn.
     startByName(
@@ -356,7 +351,7 @@ export class CallRunner implements ExecutionOwner {
         onProgress: this.#options.updates.progress,
         onPreliminary: this.#options.updates.preliminary,
         onEmit: this.#options.updates.emit,
-        onQuestion: this.#question,
+        ...this.#questions,
         extend: this.#options.extend,
         redactor: this.#options.redactor,
       },
@@ -374,13 +369,6 @@ export class CallRunner implements ExecutionOwner {
 
   readonly #onWidgetInvalid = (info: WidgetInvalidInfo): void =>
     this.#options.events.widgetInvalid(this.#options.redactor.value(info));
-
-  /**
-   * `onQuestion` for every call (one function): the client's own answerer, else the service. A question that
-   * takes time parks the call (it holds no slot, as for an approval), and it is back in a slot before it goes on.
-   */
-  readonly #question = (request: QuestionRequest): QuestionReply | Promise<QuestionReply> =>
-    askInPlace(this.#options.onQuestion ?? this.#options.updates.ask, request, this.#slots, this.#incoming);
 
   /** No call queued, running or parked (waiting for a human or a nested run), and every result acked. */
   #isIdle(): boolean {

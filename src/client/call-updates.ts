@@ -162,10 +162,13 @@ export class CallUpdates implements CallUpdateHooks {
   setWelcome(welcome: WelcomeTerms): void {
     this.#features = new Set((welcome.features ?? []) as Feature[]);
     this.#graceMs = welcome.sessionGraceMs ?? PROTOCOL_DEFAULTS.sessionGraceMs;
-    const leaseMs = welcome.leaseMs ?? 0;
-    this.#leaseEveryMs = this.#features.has('lease')
-      ? Math.max(100, Math.floor(Math.min(leaseMs / 3, welcome.heartbeatIntervalMs)))
-      : 0;
+    // The lease goes with its terms (PROTOCOL.md §18.4): a welcome that names the feature without `leaseMs` has
+    // not given one, and calls keep their deadline (rather than a lease renewed every 100 ms for nothing).
+    const { leaseMs } = welcome;
+    this.#leaseEveryMs =
+      this.#features.has('lease') && leaseMs !== undefined
+        ? Math.max(100, Math.floor(Math.min(leaseMs / 3, welcome.heartbeatIntervalMs)))
+        : 0;
     this.#stopLeasing();
     this.#leaseIfNeeded();
   }

@@ -229,7 +229,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    * @throws ConnectionError `unauthorized` (key refused, at the upgrade or by close 4001), `unsupported_protocol`,
    *   `connect_timeout`, `unreachable` (after `maxAttempts` failed attempts, the last one as `cause`),
    *   `invalid_url`, `hello_too_large`, or `already_connecting` when called twice.
-   * @throws ToolDefinitionError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
+   * @throws OptionsError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
    */
   async connect(options: ConnectOptions = {}): Promise<void> {
     await this.#connection.connect(options).catch((error: unknown) => {

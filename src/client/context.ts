@@ -5,20 +5,20 @@
  *
  * @module
  */
-import { ToolDefinitionError } from '../errors';
+import { OptionsError } from '../errors';
 import { isThenable } from '../maybe';
 import type { CallInfo, ClientOptions } from './client-options';
 import type { Runs } from './runs';
 
 /**
  * The `contextFor` of a client's call runner. A `context` function that throws or rejects is reported with
- * `report` (a `ToolDefinitionError` `context_failed` naming the tool, the original as its `cause`), and its error
+ * `report` (a `OptionsError` `context_failed` naming the tool, the original as its `cause`), and its error
  * goes on to the call runner, which fails the call without running the tool.
  */
 export function contextSource(
   runs: Pick<Runs, 'contextOf'>,
   options: Pick<ClientOptions, 'context'>,
-  report: (error: ToolDefinitionError) => void,
+  report: (error: OptionsError) => void,
 ): (call: CallInfo) => unknown {
   return (call) => {
     const run = runs.contextOf(call.runId);
@@ -27,7 +27,7 @@ export function contextSource(
     if (typeof context !== 'function') return context;
     const failed = (error: unknown) => {
       report(
-        new ToolDefinitionError('context_failed', `the context function failed for ${call.toolName}`, {
+        new OptionsError('context_failed', `the context function failed for ${call.toolName}`, {
           cause: error,
         }),
       );

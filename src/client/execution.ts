@@ -38,7 +38,7 @@ export type ToolCallFrame = FrameOf<ServiceFrame, 'tool_call'>;
  *
  * - `queued`: received, waiting for its first slot; nothing of it has run (no `tool_call` event, no context).
  * - `running`: holds a slot.
- * - `parked`: started, now waiting for a human's decision or a nested run; it holds no slot meanwhile.
+ * - `parked`: started, now waiting for a human (a decision, an answer) or a nested run; it holds no slot meanwhile.
  * - `resuming`: parked and free to go on, but every slot was busy: first in line for the next one.
  * - `finished`: has its result; it is in no table any more.
  */
@@ -51,9 +51,9 @@ export type CallState = 'queued' | 'running' | 'parked' | 'resuming' | 'finished
  * | ---------- | ---------- | ------------------------------------------------------------------------- |
  * | `queued`   | `running`  | a slot is free (on arrival, or when the queue drains)                     |
  * | `queued`   | `finished` | cancelled, or past its deadline, before it started                        |
- * | `running`  | `parked`   | it waits for a human's decision or a nested run                           |
+ * | `running`  | `parked`   | it waits for a human (decision, answer) or a nested run                   |
  * | `running`  | `finished` | it has its result                                                         |
- * | `parked`   | `running`  | it may go on and a slot is free                                           |
+ * | `parked`   | `running`  | it may go on (an answer, or its question timed out) and a slot is free    |
  * | `parked`   | `resuming` | it may go on and every slot is busy                                       |
  * | `parked`   | `finished` | rejected, cancelled or timed out while it waited                          |
  * | `resuming` | `running`  | its turn in line came                                                     |

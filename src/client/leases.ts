@@ -26,13 +26,20 @@ export class Leases {
     this.#deadlines = deadlines;
   }
 
-  /** `true` for a call the lease keeps alive: started here, with the feature `lease` on this socket. */
+  /**
+   * The calls whose tool has begun. Not before: a call waiting for its context (a `context` function that never
+   * settles) or for a slot keeps its deadline, and cannot hold its slot forever under a lease renewed for it.
+   */
+  readonly #begun = new WeakSet<Execution>();
+
+  /** `true` for a call the lease keeps alive: its tool began here, with the feature `lease` on this socket. */
   holds(execution: Execution): boolean {
-    return this.#updates.leased && STARTED.has(execution.state);
+    return this.#updates.leased && STARTED.has(execution.state) && this.#begun.has(execution);
   }
 
-  /** A call started running: leased from now on, so its deadline here goes. */
+  /** A call's tool began (its context in hand): leased from now on, so its deadline here goes. */
   started(execution: Execution): void {
+    this.#begun.add(execution);
     this.#updates.started(execution.frame.callId);
     if (this.#updates.leased) this.#deadlines().arm(execution, undefined);
   }
@@ -41,7 +48,7 @@ export class Leases {
   disconnected(held: Iterable<Execution>): void {
     if (!this.#updates.leased) return;
     for (const execution of held) {
-      if (STARTED.has(execution.state) && execution.decide === undefined) {
+      if (this.holds(execution) && execution.decide === undefined) {
         this.#deadlines().arm(execution, this.#updates.sessionGraceMs, true);
       }
     }
@@ -50,6 +57,6 @@ export class Leases {
   /** A new socket is open: the lease keeps the calls alive again (one the service gave up on gets its `cancel`). */
   reconnected(held: Iterable<Execution>): void {
     if (!this.#updates.leased) return;
-    for (const execution of held) this.#deadlines().arm(execution, undefined);
+    for (const execution of held) if (this.holds(execution)) this.#deadlines().arm(execution, undefined);
   }
 }

@@ -5,14 +5,11 @@
  *
  * @module
  */
-import type { QuestionReply, QuestionRequest } from '../call/types';
+import type { CallWaits, QuestionReply, QuestionRequest } from '../call/types';
 import { QuestionError } from '../errors';
 import type { Redactor } from '../logger';
-import { isThenable } from '../maybe';
 import { encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
-import type { Execution } from './execution';
-import type { Slots } from './slots';
 
 type QuestionFrame = FrameOf<ClientFrame, 'question'>;
 
@@ -20,15 +17,12 @@ type QuestionFrame = FrameOf<ClientFrame, 'question'>;
 export type Questioner = (request: QuestionRequest) => QuestionReply | Promise<QuestionReply>;
 
 /**
- * Puts a call's question to `answerer` (the client's `onQuestion`, else the service). One that takes time parks
- * the call (it holds no concurrency slot, as for an approval), and it is back in a slot before it goes on.
+ * Puts a call's question to `answerer` (the client's `onQuestion`, else the service).
  * @throws QuestionError `unsupported` when nobody can answer.
  */
-export function askInPlace(
+function askInPlace(
   answerer: Questioner | undefined,
   request: QuestionRequest,
-  slots: Pick<Slots, 'park' | 'backInSlot'>,
-  held: { get(callId: string): Execution | undefined },
 ): QuestionReply | Promise<QuestionReply> {
   if (answerer === undefined) {
     throw new QuestionError(
@@ -36,17 +30,25 @@ export function askInPlace(
       'nobody can answer: the client has no onQuestion and the service does not take questions',
     );
   }
-  const reply = answerer(request);
-  const execution = held.get(request.callId);
-  if (!isThenable(reply) || execution === undefined) return reply;
-  slots.park(execution);
-  return Promise.resolve(reply).then(
-    (answered) => slots.backInSlot(execution, answered),
-    (error: unknown) =>
-      slots.backInSlot(execution, undefined).then(() => {
-        throw error;
-      }),
-  );
+  return answerer(request);
+}
+
+/**
+ * `onQuestion` and `waits` for every call of a runner (one pair of functions, not a closure per call): `answerer`
+ * answers; a call waiting for an answer gives its concurrency slot up, and however the wait ends (the question's
+ * own time limit too, while `answerer` still runs) it takes one back before the tool goes on.
+ */
+export function questionHooks(
+  answerer: Questioner | undefined,
+  calls: { park(callId: string): void; resumeParked<T>(callId: string, value: T): Promise<T> },
+): { onQuestion: Questioner; waits: CallWaits } {
+  return {
+    onQuestion: (request) => askInPlace(answerer, request),
+    waits: {
+      park: (callId) => calls.park(callId),
+      unpark: (callId) => calls.resumeParked(callId, undefined),
+    },
+  };
 }
 
 interface Pending {

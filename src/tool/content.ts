@@ -6,6 +6,8 @@
  * @module
  */
 import { ToolDefinitionError } from '../errors';
+import { nestsDeeperThan } from '../json';
+import { MAX_VALUE_DEPTH } from '../limits';
 import { CONTENT_LIMITS, type ContentPart } from '../wire/protocol';
 import { serializeOutput } from './output';
 import type { Widget } from './widget';
@@ -38,6 +40,11 @@ export function isToolContent(value: unknown): value is ToolContent {
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** `type/subtype` (RFC 6838 names), with optional `; name=value` parameters. */
+const MEDIA_TYPE =
+  /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|"[^"\\\r\n]*"))*$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function fail(index: number, message: string): never {
   throw new ToolDefinitionError('invalid_content', `content(): part ${index}: ${message}`);
@@ -87,8 +94,16 @@ function part(input: ContentInput, index: number): ContentPart {
       return { type: 'image', data: base64Of(input.data, index), mediaType };
     }
     case 'file': {
-      if (typeof input.mediaType !== 'string' || input.mediaType === '' || input.mediaType.length > 255) {
-        fail(index, 'mediaType must be a non-empty string');
+      // Both are written into the text the model reads (`[file <name>: <type>, …]`): no line breaks, no brackets.
+      if (
+        typeof input.mediaType !== 'string' ||
+        input.mediaType.length > 255 ||
+        !MEDIA_TYPE.test(input.mediaType)
+      ) {
+        fail(
+          index,
+          `mediaType must be a media type such as text/csv, got ${JSON.stringify(String(input.mediaType).slice(0, 80))}`,
+        );
       }
       const made: ContentPart = {
         type: 'file',
@@ -96,14 +111,19 @@ function part(input: ContentInput, index: number): ContentPart {
         mediaType: input.mediaType,
       };
       if (input.filename !== undefined) {
-        if (typeof input.filename !== 'string' || input.filename.length > 255)
-          fail(index, 'filename must be a string');
+        if (typeof input.filename !== 'string' || input.filename.length > 255 || CONTROL.test(input.filename))
+          fail(index, 'filename must be a string of at most 255 characters without control characters');
         made.filename = input.filename;
       }
       return made;
     }
-    case 'json':
-      return { type: 'json', value: JSON.parse(serializeOutput(input.value)) as unknown };
+    case 'json': {
+      const value = JSON.parse(serializeOutput(input.value)) as unknown;
+      if (nestsDeeperThan(value, MAX_VALUE_DEPTH)) {
+        fail(index, `the JSON value nests deeper than ${MAX_VALUE_DEPTH} levels`);
+      }
+      return { type: 'json', value };
+    }
     default:
       return fail(index, `unknown type ${JSON.stringify((input as { type?: unknown }).type)}`);
   }
@@ -114,7 +134,8 @@ function part(input: ContentInput, index: number): ContentPart {
  * input); everywhere, it reads `output`: the text parts, the JSON parts, and a note for each image or file.
  *
  * @param parts - 1 to 64 parts: `{ type: 'text', text }`, `{ type: 'image', data, mediaType }` (PNG, JPEG, GIF or
- *   WebP), `{ type: 'file', data, mediaType, filename? }`, `{ type: 'json', value }`; `data` as bytes or base64.
+ *   WebP), `{ type: 'file', data, mediaType, filename? }`, `{ type: 'json', value }` (at most 64 levels deep);
+ *   `data` as bytes or base64.
  * @param options - `widget`: a widget for the UI, as with `{ ...data, widget }`.
  * @throws ToolDefinitionError `invalid_content` naming the part and what is wrong.
  * @example
@@ -129,7 +150,8 @@ export function content(parts: readonly ContentInput[], options: { widget?: unkn
       `content(): parts must be an array of 1 to ${CONTENT_LIMITS.maxParts} parts`,
     );
   }
-  const made = { parts: Object.freeze(parts.map(part)), [CONTENT]: true as const };
+  // Every index, holes included (`map` skips them, and a hole would be written as `null`).
+  const made = { parts: Object.freeze(Array.from(parts, part)), [CONTENT]: true as const };
   if (options.widget !== undefined) Object.assign(made, { widget: options.widget });
   return Object.freeze(made) as ToolContent;
 }

@@ -94,6 +94,8 @@ export const QUESTION_LIMITS = {
   maxChoiceChars: 200,
   /** Most questions of one call open at once. */
   maxOpenPerCall: 8,
+  /** Most questions one call asks in all. */
+  maxPerCall: 64,
 } as const;
 
 /** `question` (client → service, feature `questions`): the running call asks the user. */

@@ -4,7 +4,8 @@
  *
  * @module
  */
-
+import { nestsDeeperThan } from '../json';
+import { MAX_FRAME_DEPTH } from '../limits';
 import { MAX_TRACE_FIELD_CHARS } from './call-frames';
 import {
   type ClientFrame,
@@ -45,6 +46,14 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
   if (typeof type !== 'string') {
     return { ok: false, code: 'invalid_frame', message: 'frame has no string "type"' };
   }
+  // Whatever reads a frame's values later may recurse (a JSON Schema check, JSON.stringify, structuredClone).
+  if (nestsTooDeep(type, value as Record<string, unknown>)) {
+    return {
+      ok: false,
+      code: 'invalid_frame',
+      message: `frame nests deeper than ${MAX_FRAME_DEPTH} levels`,
+    };
+  }
   if (schema === serviceFrameSchema) {
     // The frames of every call take a hand-written path; anything it does not accept goes on to the schema,
     // which has the last word (and the error messages). Same output as the schema: test/protocol-fast.test.ts.
@@ -66,6 +75,19 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
     .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${describeIssue(issue)}`)
     .join('; ');
   return { ok: false, code: 'invalid_frame', message: `invalid ${type.slice(0, 64)} frame: ${detail}` };
+}
+
+/**
+ * Whether a frame nests deeper than `MAX_FRAME_DEPTH`. A `tool_call`'s arguments are not walked
+ * here: the client walks them anyway, and answers arguments past its own limit with `invalid_arguments`.
+ */
+function nestsTooDeep(type: string, value: Record<string, unknown>): boolean {
+  const max = MAX_FRAME_DEPTH;
+  if (type !== 'tool_call') return nestsDeeperThan(value, max);
+  for (const key in value) {
+    if (key !== 'arguments' && nestsDeeperThan(value[key], max - 1)) return true;
+  }
+  return false;
 }
 
 const isId = (value: unknown): value is string =>

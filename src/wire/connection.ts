@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ConnectionError, type ProtocolError, ToolDefinitionError } from '../errors';
+import { ConnectionError, OptionsError, type ProtocolError } from '../errors';
 import { displayUrl, type Logger, scrubError } from '../logger';
 import { type BackoffOptions, backoffDelay } from './backoff';
 import { BACKPRESSURE_DEFAULTS } from './backpressure';
@@ -141,7 +141,7 @@ export class Connection {
    * Opens the connection. Resolves with the first `welcome`.
    * @throws ConnectionError `unauthorized`, `unsupported_protocol`, `connect_timeout`, `unreachable` (after
    *   `maxAttempts` failed attempts; the last one is the `cause`), `hello_too_large`, `invalid_url` or `closed`.
-   * @throws ToolDefinitionError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
+   * @throws OptionsError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
    */
   connect(options: ConnectOptions = {}): Promise<Welcome> {
     if (this.#state === 'closed') {
@@ -159,8 +159,8 @@ export class Connection {
       maxAttempts !== undefined &&
       !(maxAttempts === Number.POSITIVE_INFINITY || (Number.isInteger(maxAttempts) && maxAttempts >= 1))
     ) {
-      const message = `connect(): maxAttempts must be a whole number ≥ 1 or Infinity (got ${String(maxAttempts)})`;
-      return Promise.reject(new ToolDefinitionError('invalid_option', message));
+      const message = `client.connect(): maxAttempts must be a whole number ≥ 1 or Infinity, got ${String(maxAttempts)}`;
+      return Promise.reject(new OptionsError('invalid_option', message));
     }
     const policy = this.#options.reconnect;
     // Without a reconnect policy there is one attempt: retrying the first connection is reconnecting too.

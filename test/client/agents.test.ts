@@ -7,7 +7,7 @@ import {
   silentLogger,
   startStubServer,
 } from '../../server-stub/index';
-import { Agent, type CallInfo, Client, type RunEvent, type Tool, tool } from '../../src/index';
+import { Agent, type CallInfo, Client, OptionsError, type RunEvent, type Tool, tool } from '../../src/index';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -179,7 +179,13 @@ describe('run() and context mistakes', () => {
       },
     });
     const errors: string[] = [];
-    failing.client.on('error', (error) => errors.push(error.message));
+    failing.client.on('error', (error) => {
+      // The client's own option failed, not a tool definition (ToolDefinitionError is thrown only where one is
+      // given, never mid-call).
+      expect(error).toBeInstanceOf(OptionsError);
+      expect(error).toMatchObject({ code: 'context_failed', cause: new Error('no tenant header') });
+      errors.push(error.message);
+    });
     const failed = await failing.server.runs.waitFor((await start(failing.server)).runId);
     expect(failed.finalOutput).toBe(
       'Error running whoami: the client could not provide its context (no tenant header)',

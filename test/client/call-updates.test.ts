@@ -188,4 +188,14 @@ describe('CallUpdates (lease)', () => {
     expect(made.leased).toBe(false);
     expect(sent).toEqual([]);
   });
+
+  it('leases nothing when the service announces the feature without its leaseMs (a welcome that lies)', () => {
+    vi.useFakeTimers();
+    const { made, sent, advance } = updates(['lease']);
+    made.setWelcome({ features: ['lease'], heartbeatIntervalMs: 15_000 });
+    made.started('c1');
+    advance(60_000);
+    expect(made.leased).toBe(false);
+    expect(sent).toEqual([]);
+  });
 });

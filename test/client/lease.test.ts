@@ -3,39 +3,9 @@
  * deadline completes `ok` because the client keeps its lease alive; without the feature it times out as before;
  * a leased call whose client lost the service for good stops by itself after the session's grace period.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { type StubServer, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
-import { Agent, Client, tool } from '../../src/index';
-import { startTcpProxy } from '../support/tcp-proxy';
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function stub(options: Parameters<typeof startStubServer>[0] = {}): Promise<StubServer> {
-  const server = await startStubServer({
-    logger: silentLogger,
-    model: scriptedModel([
-      { toolCalls: [{ name: 'export' }] },
-      ({ messages }) => ({ text: messages.at(-1)?.content ?? '' }),
-    ]),
-    ...options,
-  });
-  cleanups.push(() => server.close());
-  return server;
-}
-
-function client(url: string, tools: ConstructorParameters<typeof Client>[0]['tools']): Client {
-  const made = new Client({
-    url,
-    apiKey: 'long-calls-test-key',
-    tools,
-    reconnect: { initialDelayMs: 5, maxDelayMs: 50 },
-  });
-  cleanups.push(() => made.close({ drain: false }));
-  return made;
-}
+import { describe, expect, it } from 'vitest';
+import { Agent, tool } from '../../src/index';
+import { client, proxyTo, stub } from '../support/long-calls';
 
 /** A tool that works for `ms` (or until its signal aborts), telling how it ended. */
 function slowExport(ms: number, ended: string[] = []) {
@@ -88,8 +58,7 @@ describe('long calls', () => {
 
   it('keeps a leased call across a dropped connection, and stops it once the grace period passes unreconnected', async () => {
     const server = await stub({ callDeadlineMs: 100, leaseMs: 1_000, sessionGraceMs: 300 });
-    const proxy = await startTcpProxy({ targetPort: server.port });
-    cleanups.push(() => proxy.close());
+    const proxy = await proxyTo(server);
     const ended: string[] = [];
     const exporter = slowExport(60_000, ended);
     const worker = client(proxy.url, [exporter]);

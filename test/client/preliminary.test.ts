@@ -2,51 +2,22 @@
  * Preliminary results end to end: an async generator tool through the client and the real stub to `run()`'s
  * events and the transcript, never to the model, and across a dropped connection.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { type StubServer, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
-import { Agent, Client, type RunEvent, tool } from '../../src/index';
-import { startTcpProxy } from '../support/tcp-proxy';
+import { describe, expect, it } from 'vitest';
+import { scriptedModel } from '../../server-stub/index';
+import { Agent, type RunEvent, tool } from '../../src/index';
+import { client, dataOf, deferred, proxyTo, stub } from '../support/long-calls';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function stub(): Promise<StubServer> {
-  const server = await startStubServer({
-    logger: silentLogger,
+/** A stub whose model calls `report`, then says what it read. */
+const reportStub = () =>
+  stub({
     model: scriptedModel([
       { toolCalls: [{ name: 'report' }] },
       ({ messages }) => ({ text: `the model read: ${messages.at(-1)?.content ?? ''}` }),
     ]),
   });
-  cleanups.push(() => server.close());
-  return server;
-}
-
-function client(url: string, tools: ConstructorParameters<typeof Client>[0]['tools']): Client {
-  const made = new Client({
-    url,
-    apiKey: 'long-calls-test-key',
-    tools,
-    reconnect: { initialDelayMs: 5, maxDelayMs: 50 },
-  });
-  cleanups.push(() => made.close({ drain: false }));
-  return made;
-}
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
 
 const preliminaries = (events: RunEvent[]) =>
-  events
-    .filter((event) => event.event.kind === 'tool_preliminary')
-    .map((event) => (event.event.data as { output: string }).output);
+  dataOf<{ output: string }>(events, 'tool_preliminary').map((data) => data.output);
 
 describe('preliminary results over the stub', () => {
   it('reach run() events and the transcript, the first and the last of a burst, and never the model', async () => {
@@ -60,7 +31,7 @@ describe('preliminary results over the stub', () => {
         return 'final report';
       },
     });
-    const server = await stub();
+    const server = await reportStub();
     const worker = client(server.url, [report]);
     await worker.connect();
     const events: RunEvent[] = [];
@@ -89,9 +60,8 @@ describe('preliminary results over the stub', () => {
   });
 
   it('delivers a preliminary result lost with the socket after the reconnect, once, to the stub and to run() events', async () => {
-    const server = await stub();
-    const proxy = await startTcpProxy({ targetPort: server.port });
-    cleanups.push(() => proxy.close());
+    const server = await reportStub();
+    const proxy = await proxyTo(server);
     const gates = [deferred(), deferred()];
     const yielded = [deferred(), deferred()];
     const report = tool({

@@ -2,52 +2,12 @@
  * Progress end to end: a tool's `ctx.progress()` through the client and the real stub to `client.run()`'s
  * events and the transcript, coalesced, across a dropped connection, and against a service without the feature.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { type StubServer, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
-import { Agent, Client, type RunEvent, tool } from '../../src/index';
-import { startTcpProxy } from '../support/tcp-proxy';
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function stub(options: Parameters<typeof startStubServer>[0] = {}): Promise<StubServer> {
-  const server = await startStubServer({
-    logger: silentLogger,
-    model: scriptedModel([
-      { toolCalls: [{ name: 'export' }] },
-      ({ messages }) => ({ text: messages.at(-1)?.content ?? '' }),
-    ]),
-    ...options,
-  });
-  cleanups.push(() => server.close());
-  return server;
-}
-
-function client(url: string, tools: ConstructorParameters<typeof Client>[0]['tools']): Client {
-  const made = new Client({
-    url,
-    apiKey: 'long-calls-test-key',
-    tools,
-    reconnect: { initialDelayMs: 5, maxDelayMs: 50 },
-  });
-  cleanups.push(() => made.close({ drain: false }));
-  return made;
-}
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
+import { describe, expect, it } from 'vitest';
+import { Agent, type RunEvent, tool } from '../../src/index';
+import { client, dataOf, deferred, proxyTo, stub } from '../support/long-calls';
 
 const progressOf = (events: RunEvent[]) =>
-  events
-    .filter((event) => event.event.kind === 'tool_progress')
-    .map((event) => event.event.data as { progress: number; total?: number; message?: string });
+  dataOf<{ progress: number; total?: number; message?: string }>(events, 'tool_progress');
 
 describe('progress over the stub', () => {
   it('reaches run() events and the transcript coalesced, the first and the last always', async () => {
@@ -95,8 +55,7 @@ describe('progress over the stub', () => {
 
   it('delivers the last progress once after a dropped connection: nothing lost, nothing twice', async () => {
     const server = await stub();
-    const proxy = await startTcpProxy({ targetPort: server.port });
-    cleanups.push(() => proxy.close());
+    const proxy = await proxyTo(server);
     const steps = [deferred(), deferred(), deferred()];
     const reached = [deferred(), deferred(), deferred()];
     const exporter = tool({

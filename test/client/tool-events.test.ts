@@ -1,47 +1,14 @@
 /** ctx.emit() end to end over the real stub (PROTOCOL.md §18.6): to run() events and the transcript, redacted, across a drop. */
-import { afterEach, describe, expect, it } from 'vitest';
-import { type StubServer, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
-import { Agent, Client, type RunEvent, tool } from '../../src/index';
-import { startTcpProxy } from '../support/tcp-proxy';
+import { describe, expect, it } from 'vitest';
+import { scriptedModel } from '../../server-stub/index';
+import { Agent, type RunEvent, tool } from '../../src/index';
+import { client, dataOf, deferred, proxyTo, stub } from '../support/long-calls';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+/** A stub whose model calls `export`, then says `done`. */
+const exportStub = () =>
+  stub({ model: scriptedModel([{ toolCalls: [{ name: 'export' }] }, { text: 'done' }]) });
 
-async function stub(): Promise<StubServer> {
-  const server = await startStubServer({
-    logger: silentLogger,
-    model: scriptedModel([{ toolCalls: [{ name: 'export' }] }, { text: 'done' }]),
-  });
-  cleanups.push(() => server.close());
-  return server;
-}
-
-function client(url: string, tools: ConstructorParameters<typeof Client>[0]['tools']): Client {
-  const made = new Client({
-    url,
-    apiKey: 'long-calls-test-key',
-    tools,
-    redact: ['s3cret'],
-    reconnect: { initialDelayMs: 5, maxDelayMs: 50 },
-  });
-  cleanups.push(() => made.close({ drain: false }));
-  return made;
-}
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
-
-const eventsOf = (events: RunEvent[]) =>
-  events
-    .filter((e) => e.event.kind === 'tool_event')
-    .map((e) => e.event.data as { event: string; data?: unknown });
+const eventsOf = (events: RunEvent[]) => dataOf<{ event: string; data?: unknown }>(events, 'tool_event');
 
 describe('tool events over the stub', () => {
   it('reach run() events and the transcript, each once, redacted, at most 256 per call', async () => {
@@ -54,8 +21,8 @@ describe('tool events over the stub', () => {
         return 'ok';
       },
     });
-    const server = await stub();
-    const worker = client(server.url, [exporter]);
+    const server = await exportStub();
+    const worker = client(server.url, [exporter], { redact: ['s3cret'] });
     await worker.connect();
     const events: RunEvent[] = [];
     const result = await worker.run(new Agent({ name: 'A', instructions: '', tools: [exporter] }), 'go', {
@@ -70,9 +37,8 @@ describe('tool events over the stub', () => {
   });
 
   it('sends the events lost with a dropped socket again after the reconnect, none twice', async () => {
-    const server = await stub();
-    const proxy = await startTcpProxy({ targetPort: server.port });
-    cleanups.push(() => proxy.close());
+    const server = await exportStub();
+    const proxy = await proxyTo(server);
     const emitted = deferred();
     const release = deferred();
     const exporter = tool({
@@ -90,7 +56,7 @@ describe('tool events over the stub', () => {
         return 'ok';
       },
     });
-    const worker = client(proxy.url, [exporter]);
+    const worker = client(proxy.url, [exporter], { redact: ['s3cret'] });
     await worker.connect();
     const running = worker.run(new Agent({ name: 'A', instructions: '', tools: [exporter] }), 'go');
     await emitted.promise;

@@ -4,7 +4,7 @@
  * `connect({ maxAttempts })`, `connect()` gives up after that many attempts instead of waiting `connectTimeoutMs`.
  */
 import { describe, expect, it } from 'vitest';
-import { Client, ConnectionError, ToolDefinitionError } from '../../src/index';
+import { Client, ConnectionError, OptionsError, ToolDefinitionError } from '../../src/index';
 import type { WebSocketConstructor } from '../../src/wire/transport';
 import {
   type Gateway,
@@ -75,9 +75,11 @@ describe('a failed attempt is reported at once, with its cause', () => {
     for (const maxAttempts of [0, 1.5, Number.NaN, -1]) {
       const worker = new Client({ url: 'ws://127.0.0.1:1', apiKey: 'test-key', tools: [] });
       const error = await worker.connect({ maxAttempts }).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(ToolDefinitionError);
+      // An option of a client method: an OptionsError (no tool definition is at fault).
+      expect(error).toBeInstanceOf(OptionsError);
+      expect(error).not.toBeInstanceOf(ToolDefinitionError);
       expect((error as Error).message).toBe(
-        `connect(): maxAttempts must be a whole number ≥ 1 or Infinity (got ${String(maxAttempts)})`,
+        `client.connect(): maxAttempts must be a whole number ≥ 1 or Infinity, got ${String(maxAttempts)}`,
       );
       expect(worker.state).toBe('idle');
     }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseCliArgs } from '../../server-stub/cli-args';
+import { FEATURES } from '../../src/wire/call-frames';
 import { TestClient } from './test-client';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -53,6 +54,47 @@ describe('toolwire-stub arguments', () => {
       /^--script: cannot read \/does\/not\/exist\.json: ENOENT/,
     );
     expect(parseCliArgs(['-h'])).toEqual({ kind: 'help' });
+  });
+
+  it('parses the lease, the longest call and the features', () => {
+    expect(
+      parseCliArgs([
+        '--lease-ms',
+        '5000',
+        '--max-call-duration-ms',
+        '600000',
+        '--features',
+        'progress, lease,questions',
+      ]),
+    ).toEqual({
+      kind: 'start',
+      debug: false,
+      options: { leaseMs: 5000, maxCallDurationMs: 600_000, features: ['progress', 'lease', 'questions'] },
+    });
+    expect(parseCliArgs(['--features', 'none'])).toEqual({
+      kind: 'start',
+      debug: false,
+      options: { features: [] },
+    });
+  });
+
+  it.each([
+    [['--lease-ms', '999'], '--lease-ms must be an integer ≥ 1000, got 999'],
+    [['--lease-ms', '1.5'], '--lease-ms must be a non-negative integer, got "1.5"'],
+    [['--max-call-duration-ms', '0'], '--max-call-duration-ms must be an integer ≥ 1, got 0'],
+    [
+      ['--max-call-duration-ms', '9999999999'],
+      '--max-call-duration-ms must be at most 2147483647 (the longest timer), got 9999999999',
+    ],
+    [['--heartbeat-interval-ms', '5'], '--heartbeat-interval-ms must be an integer ≥ 100, got 5'],
+    [['--port', '70000'], '--port must be ≤ 65535, got 70000'],
+    [
+      ['--features', 'progress,telepathy'],
+      `--features: unknown feature "telepathy" (known: ${FEATURES.join(', ')}; or none)`,
+    ],
+    [['--features', ''], `--features: unknown feature "" (known: ${FEATURES.join(', ')}; or none)`],
+  ])('refuses %j with a message naming the flag', (argv, message) => {
+    expect(() => parseCliArgs(argv)).toThrow(message);
   });
 
   it('builds an OpenAI-compatible model from its flags, and refuses its flags without --openai-base-url', () => {
@@ -117,5 +159,21 @@ describe('toolwire-stub', () => {
       'toolwire-stub: model: scripted, with no script: every run fails until you give it one (--script turns.json) or a real model (--openai-base-url URL)',
     );
     expect(stderr).toContain(`toolwire-stub: agent UI at ${url.replace('ws://', 'http://')}/`);
+  });
+
+  it('exits with code 2 and says why for an invalid value', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server-stub/cli.ts', '--lease-ms', '10'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      'toolwire-stub: --lease-ms must be an integer ≥ 1000, got 10\n\nUsage: toolwire-stub',
+    );
   });
 });

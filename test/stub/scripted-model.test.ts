@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ModelError, type ModelRequest, scriptedModel } from '../../server-stub/index';
-import { ToolDefinitionError } from '../../src/errors';
+import { OptionsError, ToolDefinitionError } from '../../src/errors';
 import { agent } from './helpers';
 
 function request(turn: number, overrides: Partial<ModelRequest> = {}): ModelRequest {
@@ -50,9 +50,12 @@ describe('scriptedModel', () => {
     expect(await model.nextTurn(request(0, { agent: agent('b', []) }))).toEqual({ text: 'from b' });
   });
 
-  it('refuses a malformed script when it is built, naming the entry', () => {
-    expect(() => scriptedModel([{ text: 'ok' }, { nope: true } as never])).toThrow(
-      new ToolDefinitionError(
+  it('refuses a malformed script when it is built with an OptionsError (no tool is at fault), naming the entry', () => {
+    const malformed = () => scriptedModel([{ text: 'ok' }, { nope: true } as never]);
+    expect(malformed).toThrow(OptionsError);
+    expect(malformed).not.toThrow(ToolDefinitionError);
+    expect(malformed).toThrow(
+      new OptionsError(
         'invalid_script',
         'scriptedModel: turn 1 of agent "(all agents)": text must be a string',
       ),
@@ -101,7 +104,7 @@ describe('scriptedModel', () => {
   it('rejects when a function turn returns something that is not a turn', async () => {
     const model = scriptedModel([() => ({ toolCalls: 'x' }) as never]);
     await expect(model.nextTurn(request(0))).rejects.toMatchObject({
-      name: 'ToolDefinitionError',
+      name: 'OptionsError',
       code: 'invalid_script',
       message: 'scriptedModel: turn 0 of agent "a" returned: toolCalls must be an array',
     });

@@ -1,0 +1,59 @@
+/**
+ * Frames nested deeper than `MAX_FRAME_DEPTH` are refused when decoded (`invalid_frame`), on both
+ * sides: whatever reads them later (a JSON Schema check, `JSON.stringify`, `structuredClone`) recurses and would
+ * overflow the stack. A `tool_call`'s arguments are the exception: the client answers them `invalid_arguments`.
+ */
+import { describe, expect, it } from 'vitest';
+import { MAX_FRAME_DEPTH } from '../../src/limits';
+import { decodeClientFrame, decodeServiceFrame } from '../../src/wire/codec';
+
+/** A JSON text of `levels` nested arrays (`[[…]]`); `levels` 1 is `[]`. */
+const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+
+describe('frame nesting', () => {
+  const max = MAX_FRAME_DEPTH;
+
+  it('is at most 128 levels, the frame object included', () => {
+    expect(max).toBe(128);
+  });
+
+  it.each([
+    [
+      'tool_event data',
+      (data: string) => `{"type":"tool_event","callId":"c1","seq":1,"event":"e","data":${data}}`,
+    ],
+    [
+      'tool_preliminary widget',
+      (data: string) => `{"type":"tool_preliminary","callId":"c1","seq":1,"output":"","widget":${data}}`,
+    ],
+    [
+      'question schema',
+      (data: string) =>
+        `{"type":"question","callId":"c1","questionId":"q1","question":"?","schema":{"a":${data}}}`,
+    ],
+  ])('a client frame: %s one level too deep is refused, at the limit accepted', (_, frame) => {
+    // The frame object is level 1 and the field's value starts at level 2 (the schema's value at 3).
+    const extra = frame('[]').includes('"schema"') ? 2 : 1;
+    expect(decodeClientFrame(frame(nested(max - extra))).ok).toBe(true);
+    expect(decodeClientFrame(frame(nested(max - extra + 1)))).toEqual({
+      ok: false,
+      code: 'invalid_frame',
+      message: `frame nests deeper than ${max} levels`,
+    });
+  });
+
+  it('refuses a service frame nested too deep: an answer a schema would recurse into', () => {
+    const raw = `{"type":"answer","callId":"c1","questionId":"q1","status":"answered","answer":${nested(300_000)}}`;
+    expect(decodeServiceFrame(raw, 10_000_000)).toEqual({
+      ok: false,
+      code: 'invalid_frame',
+      message: `frame nests deeper than ${max} levels`,
+    });
+  });
+
+  it('lets a tool_call through whatever its arguments nest (the client answers invalid_arguments)', () => {
+    const raw = `{"type":"tool_call","callId":"c1","runId":"r1","toolName":"t","arguments":${nested(10_000)}}`;
+    const decoded = decodeServiceFrame(raw);
+    expect(decoded.ok).toBe(true);
+  });
+});
