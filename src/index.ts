@@ -10,11 +10,15 @@ export { ToolRegistry } from './call/registry';
 export type {
   ApprovalDecision,
   ApprovalRequest,
+  CallPolicy,
   InvokeOptions,
+  PolicyCall,
+  PolicyDecision,
   PreliminaryResult,
   ProgressUpdate,
   QuestionReply,
   QuestionRequest,
+  RejectionReason,
   ToolCallResult,
   ToolEvent,
   WidgetInvalidInfo,
@@ -61,9 +65,15 @@ export {
   content,
   type ToolContent,
 } from './tool/content';
+export {
+  type ApprovalAnswer,
+  type ApprovalPolicy,
+  approvalRequired,
+} from './tool/approval-policy';
 export type { AskOptions, ContextMethods, ProgressInput } from './tool/context-methods';
 export { serializeOutput, thrownMessage, truncateUtf8 } from './tool/output';
 export type { SchemaKind, ValidationIssue } from './tool/schema/index';
+export type { SideEffect } from './tool/side-effect';
 export {
   type EmptyInput,
   type InferParameters,

@@ -20,6 +20,8 @@ export const FEATURES = [
   'events',
   'content',
   'event_replay',
+  'decisions',
+  'agent_name',
 ] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];

@@ -145,7 +145,7 @@ describe('tool()', () => {
       expectDefinitionError(
         () => tool({ name: 'typo', description: 'd', execute, retries: 3 } as never),
         'unknown_option',
-        'tool "typo": unknown option "retries"; known options: name, description, parameters, execute, errorFunction, needsApproval, timeoutMs, outputSchema, toModelOutput',
+        'tool "typo": unknown option "retries"; known options: name, description, parameters, execute, errorFunction, needsApproval, allowedAgentNames, timeoutMs, outputSchema, toModelOutput',
       );
       expectDefinitionError(
         () => tool({ name: 'typo', description: 'd', execute, timeoutMS: 5, need_approval: true } as never),
