@@ -47,6 +47,7 @@ export {
 export type { RunEvent, RunResult } from './client/runs';
 export {
   AbortError,
+  ApprovalError,
   ConnectionError,
   OptionsError,
   ProtocolError,

@@ -18,6 +18,7 @@ import { startByName, type ToolRegistry } from '../call/registry';
 import type {
   ApprovalDecision,
   ApprovalRequest,
+  CallPolicy,
   QuestionReply,
   QuestionRequest,
   ToolCallResult,
@@ -68,6 +69,8 @@ export interface CallRunnerOptions {
   contextFor(call: ToolCallFrame): unknown;
   /** Local approver (`onApproval`); when absent, approval is asked of the service. */
   onApproval: Approver | undefined;
+  /** Run on each validated call before approval (`Client({ policies })`). */
+  policies?: readonly CallPolicy[] | undefined;
   /** Extra fields for every call's `ctx` (e.g. the nested-run capability). */
   extend: Readonly<Record<PropertyKey, unknown>>;
   /** Local answerer of questions (`onQuestion`); when absent, questions go to the service. */
@@ -363,6 +366,9 @@ export class CallRunner implements ExecutionOwner {
         signal: execution,
         approved: frame.approved,
         rejectionReason: frame.reason,
+        argumentsEdited: frame.argumentsEdited,
+        agentName: frame.agentName,
+        policies: this.#options.policies,
         approve: this.#approve,
         onWidgetInvalid: this.#onWidgetInvalid,
         onProgress: this.#options.updates.progress,

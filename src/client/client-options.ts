@@ -23,6 +23,7 @@ import {
   optionsFault,
 } from '../tool/check-options';
 import { aToolList, type Tool } from '../tool/tool';
+import type { CallPolicy } from '../call/types';
 import type { ReconnectOptions } from '../wire/connection';
 import type { WebSocketConstructor } from '../wire/transport';
 import { Agent } from './agent';
@@ -93,6 +94,13 @@ export interface ClientOptions<C = unknown> {
    * `QuestionError` `failed`.
    */
   onQuestion?: Questioner;
+  /**
+   * Run on each validated call, in order, after the tool's `allowedAgentNames` and before approval and `execute`
+   * (Assemble's workflow policies): each may let the call through (`undefined`), block it (`{ block: text }`),
+   * send it to approval (`{ requireApproval: reason }`) or scrub input fields (`{ redact: [fieldNames] }`).
+   * See {@link CallPolicy}. @default no policies
+   */
+  policies?: ReadonlyArray<CallPolicy<C>>;
 }
 
 /** Default values of {@link ClientOptions}. */
@@ -178,6 +186,7 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     },
     onApproval: aFunction,
     onQuestion: aFunction,
+    policies: anArrayOf(aFunction, 'an array of functions'),
   },
   aliases: {
     endpoint: 'url',

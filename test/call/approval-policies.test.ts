@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { approvalRequired, invokeTool, tool } from '../../src/index';
 
-const refund = (extra: Partial<Parameters<typeof tool>[0]> = {}) =>
+const refund = (extra: Record<string, unknown> = {}) =>
   tool({
     name: 'refund',
     description: 'Refunds an order.',
     parameters: z.object({ orderId: z.string(), amount: z.number().max(100) }),
-    execute: ({ orderId, amount }) => `refunded ${amount} on ${orderId}`,
+    execute: ({ orderId, amount }: { orderId: string; amount: number }) => `refunded ${amount} on ${orderId}`,
     ...extra,
-  } as Parameters<typeof tool>[0]);
+  } as never);
 
 describe('approval policies', () => {
   it('announces approvalRequired as needsApproval with its reason', () => {
