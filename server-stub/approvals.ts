@@ -83,11 +83,10 @@ export class Approvals {
     return undefined;
   }
 
-  /** A call just held: decided at once when its run has an `always` decision for its tool. */
-  applyAlways(call: Call): void {
+  /** A call just held: decided at once (`true`) when its run has an `always` decision for its tool. */
+  applyAlways(call: Call): boolean {
     const kept = this.#always.get(call.run.id)?.get(call.toolName);
-    if (kept === undefined) return;
-    this.decide(call.callId, { ...kept, by: 'always' });
+    return kept !== undefined && this.decide(call.callId, { ...kept, by: 'always' }) === undefined;
   }
 
   #keepAlways(runId: string, toolName: string, decision: CallDecision): void {

@@ -26,8 +26,8 @@ export interface DispatcherDeps {
   emit(run: Run, kind: RunEventKind, data: unknown): void;
   /** The call ended, or left a session that expired: its open questions close (PROTOCOL.md §18.5). */
   closeQuestions?(call: Call): void;
-  /** A call was just held: an earlier `always` decision for its tool in its run decides it at once. */
-  decidedAlways?(call: Call): void;
+  /** A call was just held: an earlier `always` decision for its tool in its run decides it at once (`true`). */
+  decidedAlways?(call: Call): boolean;
 }
 
 /** Why the service cancels a call. */
@@ -85,6 +85,8 @@ export class Dispatcher {
   hold(call: Call, requestedBy: 'definition' | 'client', reason: string | undefined): void {
     if (!call.hold(requestedBy, reason)) return;
     this.#waiting.delete(call);
+    // An earlier `always` for this tool in this run decides at once, asking nobody (PROTOCOL.md §18.8).
+    if (this.#deps.decidedAlways?.(call) === true) return;
     this.#deps.emit(call.run, 'approval_requested', {
       callId: call.callId,
       toolName: call.toolName,
@@ -92,8 +94,6 @@ export class Dispatcher {
       requestedBy,
       ...(reason === undefined ? {} : { reason }),
     });
-    // An earlier `always` for this tool in this run decides at once (PROTOCOL.md §18.8).
-    this.#deps.decidedAlways?.(call);
   }
 
   /** Sends a call that was just decided: its deadline restarts in full and it goes out with the decision. */

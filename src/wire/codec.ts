@@ -89,13 +89,15 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
     return callId === undefined ? { type: 'ack', callIds } : { type: 'ack', callId, callIds };
   }
   if (type !== 'tool_call') return undefined;
-  const { callId, runId, toolName, approved, reason, deadlineMs, depth, acks } = value;
+  const { callId, runId, toolName, approved, reason, deadlineMs, depth, acks, argumentsEdited, agentName } = value;
   if (!isId(callId) || !isId(runId) || typeof toolName !== 'string') return undefined;
   if (approved !== undefined && typeof approved !== 'boolean') return undefined;
   if (reason !== undefined && typeof reason !== 'string') return undefined;
   if (deadlineMs !== undefined && !isCount(deadlineMs)) return undefined;
   if (depth !== undefined && !isCount(depth)) return undefined;
   if (acks !== undefined && !isIdList(acks, 0)) return undefined;
+  if (argumentsEdited !== undefined && argumentsEdited !== true) return undefined;
+  if (agentName !== undefined && typeof agentName !== 'string') return undefined;
   const frame: FrameOf<ServiceFrame, 'tool_call'> = { type: 'tool_call', callId, runId, toolName };
   if ('arguments' in value) frame.arguments = value.arguments;
   if (approved !== undefined) frame.approved = approved;
@@ -103,6 +105,8 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
   if (deadlineMs !== undefined) frame.deadlineMs = deadlineMs;
   if (depth !== undefined) frame.depth = depth;
   if (acks !== undefined) frame.acks = acks;
+  if (argumentsEdited === true) frame.argumentsEdited = true;
+  if (agentName !== undefined) frame.agentName = agentName;
   return frame;
 }
 
