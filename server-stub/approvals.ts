@@ -94,7 +94,8 @@ export class Approvals {
     if (tools === undefined) {
       tools = new Map();
       this.#always.set(runId, tools);
-      if (this.#always.size > MAX_ALWAYS_RUNS) this.#always.delete(this.#always.keys().next().value as string);
+      if (this.#always.size > MAX_ALWAYS_RUNS)
+        this.#always.delete(this.#always.keys().next().value as string);
     }
     tools.set(toolName, {
       approved: decision.approved,

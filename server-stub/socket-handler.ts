@@ -16,8 +16,8 @@ import {
   PROTOCOL_VERSION,
   SUBPROTOCOL,
 } from '../src/wire/protocol';
-import { bearerKey, keyAccepted } from './auth';
 import { socketDecision } from './approvals';
+import { bearerKey, keyAccepted } from './auth';
 import { closeSocket } from './close-socket';
 import { RateLimiter } from './rate-limiter';
 import type { StubService } from './service';
@@ -225,8 +225,10 @@ class SocketHandler {
         const refusal = service.approvals.decide(frame.callId, socketDecision(frame, session.features));
         const { callId, requestId } = frame;
         const answered = requestId !== undefined && session.features.has('decisions');
-        if (refusal) this.#error(refusal.code, refusal.message, answered ? { callId, requestId } : { callId });
-        else if (answered) session.send({ type: 'approval_applied', requestId, callId, approved: frame.approved });
+        if (refusal)
+          this.#error(refusal.code, refusal.message, answered ? { callId, requestId } : { callId });
+        else if (answered)
+          session.send({ type: 'approval_applied', requestId, callId, approved: frame.approved });
         return;
       }
       case 'tools_update': {

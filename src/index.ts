@@ -60,17 +60,17 @@ export {
 } from './errors';
 export type { Logger, RedactRule } from './logger';
 export {
+  type ApprovalAnswer,
+  type ApprovalPolicy,
+  approvalRequired,
+} from './tool/approval-policy';
+export {
   type BinaryData,
   type ContentInput,
   type ContentPart,
   content,
   type ToolContent,
 } from './tool/content';
-export {
-  type ApprovalAnswer,
-  type ApprovalPolicy,
-  approvalRequired,
-} from './tool/approval-policy';
 export type { AskOptions, ContextMethods, ProgressInput } from './tool/context-methods';
 export { serializeOutput, thrownMessage, truncateUtf8 } from './tool/output';
 export type { SchemaKind, ValidationIssue } from './tool/schema/index';

@@ -21,12 +21,21 @@ type Approver = (...args: never[]) => unknown;
 const kept = new WeakMap<Approver, Map<string, Map<string, AlwaysDecision>>>();
 
 /** The `always` decision `approver` gave for `toolName` in `runId`, if any. */
-export function alwaysDecision(approver: Approver, runId: string, toolName: string): AlwaysDecision | undefined {
+export function alwaysDecision(
+  approver: Approver,
+  runId: string,
+  toolName: string,
+): AlwaysDecision | undefined {
   return kept.get(approver)?.get(runId)?.get(toolName);
 }
 
 /** Remembers `decision` for `toolName`'s later calls in `runId`. */
-export function keepAlways(approver: Approver, runId: string, toolName: string, decision: AlwaysDecision): void {
+export function keepAlways(
+  approver: Approver,
+  runId: string,
+  toolName: string,
+  decision: AlwaysDecision,
+): void {
   let runs = kept.get(approver);
   if (runs === undefined) {
     runs = new Map();

@@ -30,7 +30,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export function readDecision(answer: unknown): Decision | string {
   const expected = 'instead of true, false or { approved: boolean }';
   if (typeof answer === 'boolean') return { approved: answer };
-  if (typeof answer !== 'object' || answer === null) return `the approver returned ${showAnswer(answer)} ${expected}`;
+  if (typeof answer !== 'object' || answer === null)
+    return `the approver returned ${showAnswer(answer)} ${expected}`;
   const given = answer as Record<string, unknown>;
   if (typeof given.approved !== 'boolean') return `the approver returned ${showAnswer(answer)} ${expected}`;
   const decision: Decision = { approved: given.approved };

@@ -5,11 +5,7 @@
  * @module
  */
 
-import {
-  type ApprovalNeed,
-  isApprovalPolicy,
-  readApprovalAnswer,
-} from '../tool/approval-policy';
+import { type ApprovalNeed, isApprovalPolicy, readApprovalAnswer } from '../tool/approval-policy';
 import {
   approvalFailedText,
   cancelledText,
@@ -118,7 +114,8 @@ function ask(
   const earlier = alwaysDecision(approve, ctx.runId, name);
   if (earlier !== undefined) {
     if (earlier.approved) done({ go: true, approved: true });
-    else done({ go: false, status: 'rejected', output: declinedText(name, earlier.reason), reason: 'declined' });
+    else
+      done({ go: false, status: 'rejected', output: declinedText(name, earlier.reason), reason: 'declined' });
     return;
   }
   const { signal } = options;
@@ -155,7 +152,12 @@ function ask(
         keepAlways(approve, ctx.runId, name, { approved: decision.approved, ...kept });
       }
       if (!decision.approved) {
-        done({ go: false, status: 'rejected', output: declinedText(name, decision.reason), reason: 'declined' });
+        done({
+          go: false,
+          status: 'rejected',
+          output: declinedText(name, decision.reason),
+          reason: 'declined',
+        });
       } else if (decision.arguments === undefined) done({ go: true, approved: true });
       else done({ go: true, approved: true, edited: decision.arguments });
     },

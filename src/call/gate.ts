@@ -27,7 +27,8 @@ function readPolicy(answer: unknown): { decision: PolicyDecision } | undefined {
   if (typeof answer !== 'object') return undefined;
   const given = answer as Record<string, unknown>;
   if (typeof given.block === 'string') return { decision: { block: given.block } };
-  if (typeof given.requireApproval === 'string') return { decision: { requireApproval: given.requireApproval } };
+  if (typeof given.requireApproval === 'string')
+    return { decision: { requireApproval: given.requireApproval } };
   if (Array.isArray(given.redact) && given.redact.every((field) => typeof field === 'string')) {
     return { decision: { redact: given.redact as string[] } };
   }
@@ -39,7 +40,10 @@ export function passGate(call: CallState, input: unknown, done: (outcome: GateOu
   const name = call.tool.name;
   const { allowedAgentNames } = call.internals;
   const { agentName } = call.options;
-  if (allowedAgentNames !== undefined && (agentName === undefined || !allowedAgentNames.includes(agentName))) {
+  if (
+    allowedAgentNames !== undefined &&
+    (agentName === undefined || !allowedAgentNames.includes(agentName))
+  ) {
     done({ go: false, status: 'rejected', output: notAllowedText(name, agentName), reason: 'not_allowed' });
     return;
   }

@@ -143,7 +143,8 @@ class CallRun extends CallSignal implements CallState {
     if (this.#finished) return;
     this.#finished = true;
     this.end();
-    if (this.note !== undefined && outcome.status !== 'cancelled') outcome.output = `${this.note}\n${outcome.output}`;
+    if (this.note !== undefined && outcome.status !== 'cancelled')
+      outcome.output = `${this.note}\n${outcome.output}`;
     if (this.fieldRedactor !== undefined) {
       outcome.output = this.fieldRedactor.text(outcome.output);
       if (outcome.error !== undefined) outcome.error = this.fieldRedactor.error(outcome.error);

@@ -91,8 +91,8 @@ export type PolicyDecision =
  */
 export type CallPolicy<C = unknown> = (
   call: PolicyCall<C>,
-) => PolicyDecision | undefined | Promise<PolicyDecision | undefined>;
-
+  // biome-ignore lint/suspicious/noConfusingVoidType: a policy with no `return` lets the call through.
+) => PolicyDecision | void | Promise<PolicyDecision | void>;
 
 /** Details of a widget dropped because it failed validation. */
 export interface WidgetInvalidInfo {

@@ -69,8 +69,7 @@ export interface CallRunnerOptions {
   contextFor(call: ToolCallFrame): unknown;
   /** Local approver (`onApproval`); when absent, approval is asked of the service. */
   onApproval: Approver | undefined;
-  /** Run on each validated call before approval (`Client({ policies })`). */
-  policies?: readonly CallPolicy[] | undefined;
+  policies?: readonly CallPolicy[] | undefined; // `Client({ policies })`, run before approval
   /** Extra fields for every call's `ctx` (e.g. the nested-run capability). */
   extend: Readonly<Record<PropertyKey, unknown>>;
   /** Local answerer of questions (`onQuestion`); when absent, questions go to the service. */
@@ -207,16 +206,11 @@ export class CallRunner implements ExecutionOwner {
     if (frame.type !== 'tool_result') return;
     const done = this.#outbox.unsendable(frame, error.code);
     const fields = { callId: frame.callId, code: error.code };
+    const { logger } = this.#options;
     if (done === 'replaced') {
-      this.#options.logger.warn(
-        fields,
-        'a call result could not be delivered; an error result is sent instead',
-      );
+      logger.warn(fields, 'a call result could not be delivered; an error result is sent instead');
     } else if (done === 'dropped') {
-      this.#options.logger.error(
-        fields,
-        'a call result and its error result could not be delivered; dropped',
-      );
+      logger.error(fields, 'a call result and its error result could not be delivered; dropped');
       this.ack(frame.callId);
     }
   }

@@ -3,6 +3,8 @@
  *
  * @module
  */
+
+import type { CallPolicy } from '../call/types';
 import { OptionsError } from '../errors';
 import { displayUrl, type Logger, type RedactRule, secretScrubber } from '../logger';
 import {
@@ -23,7 +25,6 @@ import {
   optionsFault,
 } from '../tool/check-options';
 import { aToolList, type Tool } from '../tool/tool';
-import type { CallPolicy } from '../call/types';
 import type { ReconnectOptions } from '../wire/connection';
 import type { WebSocketConstructor } from '../wire/transport';
 import { Agent } from './agent';

@@ -9,7 +9,12 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ToolDefinitionError } from '../errors';
 import type { ToolDefinition } from '../wire/protocol';
 import {
-  aBoolean,
+  type ApprovalAnswer,
+  type ApprovalPolicy,
+  aNeedsApproval,
+  isApprovalPolicy,
+} from './approval-policy';
+import {
   aDuration,
   aFunction,
   anArrayOf,
@@ -19,15 +24,8 @@ import {
   describeValue,
   isRecord,
   type OptionsSpec,
-  oneOf,
   type Rule,
 } from './check-options';
-import {
-  type ApprovalAnswer,
-  type ApprovalPolicy,
-  aNeedsApproval,
-  isApprovalPolicy,
-} from './approval-policy';
 import type { ContextMethods } from './context-methods';
 import { resolveSchema, type SchemaAdapter } from './schema/index';
 import type { LegacyZod3Schema } from './schema/zod3-legacy';

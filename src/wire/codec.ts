@@ -89,7 +89,8 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
     return callId === undefined ? { type: 'ack', callIds } : { type: 'ack', callId, callIds };
   }
   if (type !== 'tool_call') return undefined;
-  const { callId, runId, toolName, approved, reason, deadlineMs, depth, acks, argumentsEdited, agentName } = value;
+  const { callId, runId, toolName, approved, reason, deadlineMs, depth, acks, argumentsEdited, agentName } =
+    value;
   if (!isId(callId) || !isId(runId) || typeof toolName !== 'string') return undefined;
   if (approved !== undefined && typeof approved !== 'boolean') return undefined;
   if (reason !== undefined && typeof reason !== 'string') return undefined;

@@ -9,6 +9,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { approval, approvalApplied, approvalRequest, MAX_APPROVAL_REASON_CHARS } from './approval-frames';
 import {
   answer,
   contentList,
@@ -19,7 +20,6 @@ import {
   toolPreliminary,
   toolProgress,
 } from './call-frames';
-import { approval, approvalApplied, approvalRequest, MAX_APPROVAL_REASON_CHARS } from './approval-frames';
 import { id, jsonObject, nonNegativeInt, positiveInt } from './frame-fields';
 
 export { MAX_APPROVAL_REASON_CHARS } from './approval-frames';

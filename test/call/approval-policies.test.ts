@@ -23,9 +23,18 @@ describe('approval policies', () => {
       reasons.push(request.reason);
       return true;
     };
-    await invokeTool(refund({ needsApproval: approvalRequired('Refunds move money.') }), { orderId: 'o1', amount: 5 }, { approve });
     await invokeTool(
-      refund({ needsApproval: (_ctx: unknown, input: { amount: number }) => ({ required: input.amount > 10, reason: 'over 10' }) }),
+      refund({ needsApproval: approvalRequired('Refunds move money.') }),
+      { orderId: 'o1', amount: 5 },
+      { approve },
+    );
+    await invokeTool(
+      refund({
+        needsApproval: (_ctx: unknown, input: { amount: number }) => ({
+          required: input.amount > 10,
+          reason: 'over 10',
+        }),
+      }),
       { orderId: 'o1', amount: 50 },
       { approve },
     );
@@ -44,18 +53,29 @@ describe('approval policies', () => {
 
   it('runs edited arguments, validated again, and tells the model', async () => {
     const t = refund({ needsApproval: true });
-    const edited = await invokeTool(t, { orderId: 'o1', amount: 90 }, {
-      approve: () => ({ approved: true, arguments: { orderId: 'o1', amount: 40 } }),
-    });
+    const edited = await invokeTool(
+      t,
+      { orderId: 'o1', amount: 90 },
+      {
+        approve: () => ({ approved: true, arguments: { orderId: 'o1', amount: 40 } }),
+      },
+    );
     expect(edited).toMatchObject({
       status: 'ok',
-      output: 'The approver edited the arguments of refund to {"orderId":"o1","amount":40}.\nrefunded 40 on o1',
+      output:
+        'The approver edited the arguments of refund to {"orderId":"o1","amount":40}.\nrefunded 40 on o1',
     });
-    const invalid = await invokeTool(t, { orderId: 'o1', amount: 90 }, {
-      approve: () => ({ approved: true, arguments: { orderId: 'o1', amount: 400 } }),
-    });
+    const invalid = await invokeTool(
+      t,
+      { orderId: 'o1', amount: 90 },
+      {
+        approve: () => ({ approved: true, arguments: { orderId: 'o1', amount: 400 } }),
+      },
+    );
     expect(invalid.status).toBe('invalid_arguments');
-    expect(invalid.output).toMatch(/^refund was not run: the arguments the approver edited are invalid: amount: /);
+    expect(invalid.output).toMatch(
+      /^refund was not run: the arguments the approver edited are invalid: amount: /,
+    );
   });
 
   it('remembers always for the rest of the run, per tool, and accepts alwaysReject', async () => {
@@ -77,39 +97,63 @@ describe('approval policies', () => {
 describe('allowlist and policies', () => {
   it('refuses a call from an agent outside allowedAgentNames before anything else', async () => {
     const t = refund({ allowedAgentNames: ['refund-specialist'], needsApproval: true });
-    const refused = await invokeTool(t, { orderId: 'o1', amount: 1 }, { agentName: 'chat', approve: () => true });
+    const refused = await invokeTool(
+      t,
+      { orderId: 'o1', amount: 1 },
+      { agentName: 'chat', approve: () => true },
+    );
     expect(refused).toMatchObject({
       status: 'rejected',
       reason: 'not_allowed',
       output: 'refund was not run: the agent "chat" is not allowed to call it.',
     });
     const unknown = await invokeTool(t, { orderId: 'o1', amount: 1 }, { approve: () => true });
-    expect(unknown.output).toBe('refund was not run: the calling agent is unknown, and only some agents may call it.');
-    const ok = await invokeTool(t, { orderId: 'o1', amount: 1 }, { agentName: 'refund-specialist', approve: () => true });
+    expect(unknown.output).toBe(
+      'refund was not run: the calling agent is unknown, and only some agents may call it.',
+    );
+    const ok = await invokeTool(
+      t,
+      { orderId: 'o1', amount: 1 },
+      { agentName: 'refund-specialist', approve: () => true },
+    );
     expect(ok.status).toBe('ok');
   });
 
   it('blocks, requires approval, redacts, and blocks when a policy throws', async () => {
     const t = refund();
-    const blocked = await invokeTool(t, { orderId: 'o1', amount: 1 }, { policies: [() => ({ block: 'Refunds are frozen.' })] });
+    const blocked = await invokeTool(
+      t,
+      { orderId: 'o1', amount: 1 },
+      { policies: [() => ({ block: 'Refunds are frozen.' })] },
+    );
     expect(blocked).toMatchObject({ status: 'rejected', reason: 'blocked', output: 'Refunds are frozen.' });
     const requests: unknown[] = [];
-    const required = await invokeTool(t, { orderId: 'order-secret', amount: 1 }, {
-      policies: [() => ({ redact: ['orderId'] }), async () => ({ requireApproval: 'policy says so' })],
-      approve: (request) => {
-        requests.push(request);
-        return true;
-      },
-    });
-    expect(requests).toMatchObject([{ reason: 'policy says so', input: { orderId: '[redacted]', amount: 1 } }]);
-    expect(required).toMatchObject({ status: 'ok', output: 'refunded 1 on [redacted]' });
-    const failing = await invokeTool(t, { orderId: 'o1', amount: 1 }, {
-      policies: [
-        () => {
-          throw new Error('db down');
+    const required = await invokeTool(
+      t,
+      { orderId: 'order-secret', amount: 1 },
+      {
+        policies: [() => ({ redact: ['orderId'] }), async () => ({ requireApproval: 'policy says so' })],
+        approve: (request) => {
+          requests.push(request);
+          return true;
         },
-      ],
-    });
+      },
+    );
+    expect(requests).toMatchObject([
+      { reason: 'policy says so', input: { orderId: '[redacted]', amount: 1 } },
+    ]);
+    expect(required).toMatchObject({ status: 'ok', output: 'refunded 1 on [redacted]' });
+    const failing = await invokeTool(
+      t,
+      { orderId: 'o1', amount: 1 },
+      {
+        policies: [
+          () => {
+            throw new Error('db down');
+          },
+        ],
+      },
+    );
     expect(failing).toMatchObject({
       status: 'rejected',
       reason: 'blocked',

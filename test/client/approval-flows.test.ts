@@ -9,8 +9,8 @@ import {
 } from '../../server-stub/index';
 import {
   Agent,
-  type ApprovalRequest,
   ApprovalError,
+  type ApprovalRequest,
   approvalRequired,
   Client,
   type ClientOptions,
@@ -69,7 +69,11 @@ describe('approvals with a reason, edited arguments and always, over the stub', 
     client.on('approval_requested', (request) => {
       requests.push(request);
       decided.push(
-        client.decide(request.callId, { approved: true, arguments: { orderId: 'o1', amount: 50 }, always: true }),
+        client.decide(request.callId, {
+          approved: true,
+          arguments: { orderId: 'o1', amount: 50 },
+          always: true,
+        }),
       );
     });
     const agent = new Agent({ name: 'support', instructions: 'Refund.', tools: [gated] });
@@ -92,7 +96,10 @@ describe('approvals with a reason, edited arguments and always, over the stub', 
   it('gives onApproval the reason of a predicate, and keeps its always decision for the run', async () => {
     const server = await stub({ model: scriptedModel(twoRefunds()) });
     const asked: ApprovalRequest[] = [];
-    const gated = refund((_ctx: unknown, input: { amount: number }) => ({ required: true, reason: `amount ${input.amount}` }));
+    const gated = refund((_ctx: unknown, input: { amount: number }) => ({
+      required: true,
+      reason: `amount ${input.amount}`,
+    }));
     const client = await connected(server.url, {
       tools: [gated],
       onApproval: (request) => {
@@ -100,8 +107,13 @@ describe('approvals with a reason, edited arguments and always, over the stub', 
         return { approved: false, reason: 'no refunds today', alwaysReject: true };
       },
     });
-    const result = await client.run(new Agent({ name: 'support', instructions: 'Refund.', tools: [gated] }), 'go');
-    expect(asked).toMatchObject([{ toolName: 'refund', reason: 'amount 90', input: { orderId: 'o1', amount: 90 } }]);
+    const result = await client.run(
+      new Agent({ name: 'support', instructions: 'Refund.', tools: [gated] }),
+      'go',
+    );
+    expect(asked).toMatchObject([
+      { toolName: 'refund', reason: 'amount 90', input: { orderId: 'o1', amount: 90 } },
+    ]);
     expect(result.toolCalls.map((call) => [call.status, call.output])).toEqual([
       ['rejected', 'refund was not run: the user declined. Reason: no refunds today'],
       ['rejected', 'refund was not run: the user declined. Reason: no refunds today'],
@@ -123,10 +135,15 @@ describe('approvals with a reason, edited arguments and always, over the stub', 
       expect(data.reason).toBe('over the limit');
       void client.decide(data.callId, { approved: true, arguments: { orderId: 'o1', amount: 500 } });
     });
-    const result = await client.run(new Agent({ name: 'support', instructions: 'Refund.', tools: [gated] }), 'go');
+    const result = await client.run(
+      new Agent({ name: 'support', instructions: 'Refund.', tools: [gated] }),
+      'go',
+    );
     expect(result.toolCalls[0]).toMatchObject({
       status: 'invalid_arguments',
-      output: expect.stringMatching(/^refund was not run: the arguments the approver edited are invalid: amount: /),
+      output: expect.stringMatching(
+        /^refund was not run: the arguments the approver edited are invalid: amount: /,
+      ),
     });
   });
 

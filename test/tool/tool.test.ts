@@ -127,7 +127,11 @@ describe('tool()', () => {
     it.each([
       ['errorFunction', 'text', 'errorFunction must be a function, got "text"'],
       ['toModelOutput', 1, 'toModelOutput must be a function, got 1'],
-      ['needsApproval', 'yes', 'needsApproval must be a boolean, a function or approvalRequired(reason, sideEffect?) (a reason of 1 to 1000 characters; none, idempotent or external), got "yes"'],
+      [
+        'needsApproval',
+        'yes',
+        'needsApproval must be a boolean, a function or approvalRequired(reason, sideEffect?) (a reason of 1 to 1000 characters; none, idempotent or external), got "yes"',
+      ],
     ])('invalid_option for %s', (key, value, message) => {
       expectDefinitionError(
         () => tool({ name: 'opt', description: 'd', execute, [key]: value } as never),
