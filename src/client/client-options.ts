@@ -218,6 +218,8 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     approve: 'onApproval',
     approval: 'onApproval',
     askQuestion: 'onQuestion',
+    policy: 'policies',
+    toolPolicies: 'policies',
     onAsk: 'onQuestion',
   },
 };
