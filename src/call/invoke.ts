@@ -272,7 +272,8 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
  * Runs one call of `tool` with the model's raw arguments and resolves with what the model reads.
  *
  * Steps: decode the arguments (`''`, `null` and absent mean `{}`; a JSON string is parsed, double-encoded
- * once unwrapped) → validate → approval (`needsApproval`, `approved`, `approve`) → `execute` → `outputSchema`
+ * once unwrapped) → validate → `allowedAgentNames` (`agentName`) → `policies` → approval (`needsApproval`,
+ * `approved`, `approve`; edited arguments validated again) → `execute` → `outputSchema`
  * → widget split → `toModelOutput` → text (lone surrogates become U+FFFD) → `maxOutputBytes`.
  *
  * Time: `timeoutMs` bounds the tool's own work, all of it from one budget: validation, the `needsApproval`

@@ -1,9 +1,10 @@
 /**
- * One call once its arguments are decoded: validation, approval, `execute`, `errorFunction`, `outputSchema`, the
- * widget split and `toModelOutput`, each under the call's time budget and signal.
+ * One call once its arguments are decoded: validation, the gate (`allowedAgentNames`, then the policies:
+ * src/call/gate.ts), approval, `execute`, `errorFunction`, `outputSchema`, the widget split and `toModelOutput`,
+ * each under the call's time budget and signal (Assemble's sequence).
  *
- * Time: `timeoutMs` is one budget for the tool's own work in the call: argument validation, the `needsApproval`
- * predicate, `execute`, `outputSchema` validation and `toModelOutput` (the time a human takes to approve is not
+ * Time: `timeoutMs` is one budget for the tool's own work in the call: argument validation, the policies, the
+ * `needsApproval` predicate, `execute`, `outputSchema` validation and `toModelOutput` (the time a human takes to approve is not
  * counted). When it runs out in any of them, `ctx.signal` aborts with a `TimeoutError` and the call ends
  * `timeout`. `errorFunction` then has its own bound ({@link errorFunctionTimeoutMs}). `options.signal` ends the
  * call in every phase, with or without `timeoutMs`.
@@ -228,9 +229,13 @@ function refuse(call: CallState, refusal: Exclude<GateOutcome | ApprovalOutcome,
   call.done(outcome);
 }
 
-/** A validated call: the allowlist and the policies (src/call/gate.ts), then approval, then `execute`. */
+/**
+ * A validated call: the allowlist and the policies (src/call/gate.ts), then approval, then `execute`. A call a
+ * human already rejected (the service held it) skips the gate: it ends `rejected` either way.
+ */
 function gated(call: CallState, input: unknown): void {
-  passGate(call, input, (gate) =>
+  const pass = call.options.approved === false ? skipGate : passGate;
+  pass(call, input, (gate) =>
     guarded(call, () => {
       if (!gate.go) return refuse(call, gate);
       if (gate.redact.length > 0) call.fieldRedactor = fieldRedaction(input, gate.redact);
@@ -243,6 +248,11 @@ function gated(call: CallState, input: unknown): void {
       );
     }),
   );
+}
+
+/** The gate of a call already rejected: nothing to check. */
+function skipGate(_call: CallState, _input: unknown, done: (outcome: GateOutcome) => void): void {
+  done({ go: true, approvalReason: undefined, redact: [] });
 }
 
 /** Arguments an approver edited: validated again against the schema, then run (the model is told). */
