@@ -105,7 +105,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   readonly #calls: CallRunner;
   readonly #runs: Runs;
   readonly #redactor: Redactor;
-  readonly #decisions: Decisions;
+  readonly #decisions = new Decisions((frame) => this.#connection.send(frame));
 
   constructor(options: ClientOptions<C>) {
     super();
@@ -160,6 +160,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         else this.#calls.unsendable(frame, error);
       },
       onClosed: (error) => {
+        this.#decisions.disconnected();
         this.#calls.abortAll('client closed');
         this.#calls.dispose();
         this.#runs.failAll(error ?? new ConnectionError('closed', 'the client was closed'));
@@ -167,7 +168,6 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       },
     });
     const send = (frame: Parameters<Connection['send']>[0]) => this.#connection.send(frame);
-    this.#decisions = new Decisions(send);
     this.#runs = new Runs(
       send,
       (event) => this.#onRunEvent(event),

@@ -199,6 +199,16 @@ describe('approvals with a reason, edited arguments and always, over the stub', 
     });
   });
 
+  it('rejects client.decide with ConnectionError once the client is closed', async () => {
+    const server = await stub({ model: scriptedModel(twoRefunds()) });
+    const client = await connected(server.url, { tools: [refund(true)] });
+    await client.close();
+    await expect(client.decide('call_1', true)).rejects.toMatchObject({
+      name: 'ConnectionError',
+      code: 'not_connected',
+    });
+  });
+
   it('still decides with an older service (no features): plain decisions go through, edits are refused', async () => {
     const server = await stub({ model: scriptedModel(twoRefunds()), features: [] });
     const gated = refund(true);
