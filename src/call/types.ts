@@ -75,7 +75,8 @@ export interface PolicyCall<C = unknown> {
  * model reads `text`, status `rejected`, no later policy runs); `{ requireApproval: reason }` sends it to
  * approval with `reason` even when the tool does not need approval; `{ redact: [fieldNames] }` scrubs the values
  * of those input fields (at any depth) from what leaves the call: the text the model reads, the approval
- * request, events, preliminary results and logs (`execute` still gets them).
+ * request, `ctx.emit()` events, preliminary results and the error logged with a failed result (`execute` still
+ * gets them; `ctx.progress()` messages are not scrubbed).
  */
 export type PolicyDecision =
   | undefined
