@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { ClientFrame, FrameOf } from '../src/wire/protocol';
-import type { CallDecision } from './call';
+import type { ClientFrame, Feature, FrameOf } from '../src/wire/protocol';
+import type { Call, CallDecision } from './call';
 import type { Dispatcher } from './dispatcher';
 import type { Run } from './run';
 import type { Session } from './session';
@@ -22,9 +22,14 @@ export interface ApprovalsDeps {
   emit(run: Run, kind: RunEventKind, data: unknown): void;
 }
 
+/** Runs (in the order their first `always` came, oldest forgotten first) → tool name → decision. */
+const MAX_ALWAYS_RUNS = 1_000;
+
 /** Approval handling of one stub server. */
 export class Approvals {
   readonly #deps: ApprovalsDeps;
+  /** `always` decisions (PROTOCOL.md §18.8), per run id and tool name. */
+  readonly #always = new Map<string, Map<string, { approved: boolean; reason?: string }>>();
 
   constructor(deps: ApprovalsDeps) {
     this.#deps = deps;
@@ -70,9 +75,32 @@ export class Approvals {
       approved: decision.approved,
       by: decision.by,
       ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+      ...(decision.arguments === undefined ? {} : { arguments: decision.arguments }),
+      ...(decision.always === true ? { always: true } : {}),
     });
+    if (decision.always === true) this.#keepAlways(call.run.id, call.toolName, decision);
     this.#deps.dispatcher.release(call);
     return undefined;
+  }
+
+  /** A call just held: decided at once (`true`) when its run has an `always` decision for its tool. */
+  applyAlways(call: Call): boolean {
+    const kept = this.#always.get(call.run.id)?.get(call.toolName);
+    return kept !== undefined && this.decide(call.callId, { ...kept, by: 'always' }) === undefined;
+  }
+
+  #keepAlways(runId: string, toolName: string, decision: CallDecision): void {
+    let tools = this.#always.get(runId);
+    if (tools === undefined) {
+      tools = new Map();
+      this.#always.set(runId, tools);
+      if (this.#always.size > MAX_ALWAYS_RUNS)
+        this.#always.delete(this.#always.keys().next().value as string);
+    }
+    tools.set(toolName, {
+      approved: decision.approved,
+      ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    });
   }
 
   /** `true` when `run` is the run `runId` or nested (at any depth) in it. */
@@ -110,4 +138,21 @@ export class Approvals {
     dispatcher.hold(call, 'client', frame.reason);
     return undefined;
   }
+}
+
+/**
+ * The decision an `approval` frame carries: with the feature `decisions` on its socket, the edited `arguments`
+ * and `always` too (PROTOCOL.md §18.8); without it those fields are ignored.
+ */
+export function socketDecision(
+  frame: FrameOf<ClientFrame, 'approval'>,
+  features: ReadonlySet<Feature>,
+): CallDecision {
+  const decision: CallDecision = { approved: frame.approved, by: 'socket' };
+  if (frame.reason !== undefined) decision.reason = frame.reason;
+  if (features.has('decisions')) {
+    if (frame.arguments !== undefined) decision.arguments = frame.arguments;
+    if (frame.always === true) decision.always = true;
+  }
+  return decision;
 }

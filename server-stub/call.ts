@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { ContentPart, FrameOf, ServiceFrame, ToolCallStatus } from '../src/wire/protocol';
+import type { ContentPart, Feature, FrameOf, ServiceFrame, ToolCallStatus } from '../src/wire/protocol';
 import { CallActivity } from './call-activity';
 import type { Run, RunCall } from './run';
 import { newSpanId, traceparent } from './trace-context';
@@ -32,8 +32,12 @@ export interface CallResult extends CallOutcome {
 export interface CallDecision {
   approved: boolean;
   reason?: string;
-  /** Where the decision came from. */
-  by: 'socket' | 'http';
+  /** Where the decision came from (`always`: an earlier decision for the tool in the run). */
+  by: 'socket' | 'http' | 'always';
+  /** The arguments the approver edited (only when approved; PROTOCOL.md §18.8). */
+  arguments?: Record<string, unknown>;
+  /** The decision holds for the tool's later calls in the run. */
+  always?: boolean;
 }
 
 /** How a call is created. */
@@ -74,7 +78,7 @@ export class Call implements RunCall {
   readonly depth: number;
   readonly turn: number;
   readonly createdAt = Date.now();
-  /** The W3C Trace Context parent the call's `tool_call` names (PROTOCOL.md §18.8): the run's trace, a span of its own. */
+  /** The W3C Trace Context parent the call's `tool_call` names (PROTOCOL.md §18.10): the run's trace, a span of its own. */
   readonly traceparent: string;
   /** Resolves once, with the outcome the model reads. */
   readonly done: Promise<CallOutcome>;
@@ -186,6 +190,8 @@ export class Call implements RunCall {
     if (approval === undefined || approval.decision !== undefined || !this.#apply('decide')) return false;
     approval.decision = { approved: decision.approved, by: decision.by, at: new Date().toISOString() };
     if (decision.reason !== undefined) approval.decision.reason = decision.reason;
+    if (decision.arguments !== undefined) approval.decision.arguments = decision.arguments;
+    if (decision.always === true) approval.decision.always = true;
     return true;
   }
 
@@ -269,8 +275,11 @@ export class Call implements RunCall {
     this.#retryTimer = undefined;
   }
 
-  /** The `tool_call` frame for the call's current state, with the time left before its deadline. */
-  frame(now: number = Date.now()): FrameOf<ServiceFrame, 'tool_call'> {
+  /**
+   * The `tool_call` frame for the call's current state, with the time left before its deadline, and the fields
+   * of the features the receiving socket negotiated (PROTOCOL.md §18.8, §18.9).
+   */
+  frame(features: ReadonlySet<Feature>, now: number = Date.now()): FrameOf<ServiceFrame, 'tool_call'> {
     const frame: FrameOf<ServiceFrame, 'tool_call'> = {
       type: 'tool_call',
       callId: this.callId,
@@ -285,7 +294,12 @@ export class Call implements RunCall {
     if (decision) {
       frame.approved = decision.approved;
       if (decision.reason !== undefined) frame.reason = decision.reason;
+      if (decision.arguments !== undefined) {
+        frame.arguments = decision.arguments;
+        if (features.has('decisions')) frame.argumentsEdited = true;
+      }
     }
+    if (features.has('agent_name')) frame.agentName = this.run.agent.name;
     return frame;
   }
 

@@ -26,6 +26,8 @@ export interface DispatcherDeps {
   emit(run: Run, kind: RunEventKind, data: unknown): void;
   /** The call ended, or left a session that expired: its open questions close (PROTOCOL.md §18.5). */
   closeQuestions?(call: Call): void;
+  /** A call was just held: an earlier `always` decision for its tool in its run decides it at once (`true`). */
+  decidedAlways?(call: Call): boolean;
 }
 
 /** Why the service cancels a call. */
@@ -83,6 +85,8 @@ export class Dispatcher {
   hold(call: Call, requestedBy: 'definition' | 'client', reason: string | undefined): void {
     if (!call.hold(requestedBy, reason)) return;
     this.#waiting.delete(call);
+    // An earlier `always` for this tool in this run decides at once, asking nobody (PROTOCOL.md §18.8).
+    if (this.#deps.decidedAlways?.(call) === true) return;
     this.#deps.emit(call.run, 'approval_requested', {
       callId: call.callId,
       toolName: call.toolName,
@@ -106,7 +110,7 @@ export class Dispatcher {
   /** Re-sends the call's current `tool_call` to the session it is assigned to (if connected). */
   resend(call: Call): void {
     const session = call.sessionId === undefined ? undefined : this.#deps.sessions.get(call.sessionId);
-    if (session?.state === 'connected') session.send(call.frame());
+    if (session?.state === 'connected') session.send(call.frame(session.features));
   }
 
   /**
@@ -194,7 +198,7 @@ export class Dispatcher {
     if (resumed) {
       for (const callId of session.calls) {
         const call = this.#calls.get(callId);
-        if (call?.state === 'dispatched') session.send(call.frame());
+        if (call?.state === 'dispatched') session.send(call.frame(session.features));
       }
     }
     this.retryWaiting();
@@ -251,14 +255,14 @@ export class Dispatcher {
     this.#waiting.delete(call);
     const definition = target.tools.get(call.toolName);
     if (call.decision === undefined && definition?.needsApproval === true && !target.localApprovals) {
-      this.hold(call, 'definition', undefined);
+      this.hold(call, 'definition', definition.approvalReason);
       return;
     }
     call.dispatch(target.id);
     // A leased call's lease starts when it is sent (PROTOCOL.md §18.4).
     if (target.features.has('lease')) call.activity.leaseUntil = Date.now() + this.#deps.options.leaseMs;
     target.calls.add(call.callId);
-    target.send(call.frame());
+    target.send(call.frame(target.features));
   }
 
   #armDeadline(call: Call): void {

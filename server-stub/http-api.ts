@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROTOCOL_VERSION } from '../src/wire/protocol';
 import { bearerKey, keyAccepted } from './auth';
+import type { CallDecision } from './call';
 import { answerBody, cancelBody, decisionBody, parseBody, startRunBody } from './http-bodies';
 import { decodeSegment, HttpError, readJsonBody, sendJson } from './http-io';
 import type { Run } from './run';
@@ -109,19 +110,16 @@ async function decide(
   res: ServerResponse,
   [runId, callId]: string[],
 ): Promise<void> {
-  const { approved, reason } = parseBody(
-    decisionBody,
-    await readJsonBody(req, service.options.maxHttpBodyBytes),
-  );
+  const body = parseBody(decisionBody, await readJsonBody(req, service.options.maxHttpBodyBytes));
   const run = findRun(service, runId);
-  const refusal = service.approvals.decide(
-    callId ?? '',
-    { approved, by: 'http', ...(reason === undefined ? {} : { reason }) },
-    run.id,
-  );
+  const decision: CallDecision = { approved: body.approved, by: 'http' };
+  if (body.reason !== undefined) decision.reason = body.reason;
+  if (body.arguments !== undefined) decision.arguments = body.arguments;
+  if (body.always === true) decision.always = true;
+  const refusal = service.approvals.decide(callId ?? '', decision, run.id);
   if (refusal)
     throw new HttpError(refusal.code === 'unknown_call' ? 404 : 409, refusal.code, refusal.message);
-  sendJson(res, 200, { runId: run.id, callId, approved, ...(reason === undefined ? {} : { reason }) });
+  sendJson(res, 200, { runId: run.id, callId, ...body });
 }
 
 /** `POST /v1/runs/:runId/calls/:callId/questions/:questionId`: a person's answer to a running call's question. */

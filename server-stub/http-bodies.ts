@@ -42,14 +42,26 @@ export const startRunBody = z.object(
   { error: NOT_AN_OBJECT },
 );
 
-/** `POST /v1/runs/:runId/approvals/:callId`: `{ approved: boolean, reason?: string }`. */
-export const decisionBody = z.object(
-  {
-    approved: z.boolean({ error: 'must be a boolean' }),
-    reason: z.optional(z.string({ error: 'must be a string' })),
-  },
-  { error: NOT_AN_OBJECT },
-);
+/**
+ * `POST /v1/runs/:runId/approvals/:callId`: `{ approved: boolean, reason?: string, arguments?: object, always?:
+ * boolean }` (`arguments` only when approving, PROTOCOL.md §18.8).
+ */
+export const decisionBody = z
+  .object(
+    {
+      approved: z.boolean({ error: 'must be a boolean' }),
+      reason: z.optional(z.string({ error: 'must be a string' })),
+      arguments: z.optional(z.record(z.string(), z.unknown(), { error: 'must be an object' })),
+      always: z.optional(z.boolean({ error: 'must be a boolean' })),
+    },
+    { error: NOT_AN_OBJECT },
+  )
+  .check(
+    z.refine((body) => body.approved || body.arguments === undefined, {
+      message: 'may only be edited when approving',
+      path: ['arguments'],
+    }),
+  );
 
 /** `POST /v1/runs/:runId/cancel`: `{ reason?: string }` (an empty body reads as `{}`). */
 export const cancelBody = z.object(

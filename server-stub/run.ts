@@ -66,7 +66,7 @@ export interface RunInit {
   input: string;
   maxTurns: number;
   depth: number;
-  /** The W3C trace id of the run (PROTOCOL.md §18.8). @default a new random one */
+  /** The W3C trace id of the run (PROTOCOL.md §18.10). @default a new random one */
   traceId?: string | undefined;
   startedBy: RunOrigin;
   ownerSessionId?: string;

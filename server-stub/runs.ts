@@ -90,7 +90,7 @@ export class RunManager {
   start(request: StartRunRequest): Run | RunRefusal {
     const { options } = this.#deps;
     let depth = 0;
-    // A nested run continues the trace of the run it is nested in (PROTOCOL.md §18.8).
+    // A nested run continues the trace of the run it is nested in (PROTOCOL.md §18.10).
     let traceId: string | undefined;
     if (request.parentRunId !== undefined) {
       const parent = this.#runs.get(request.parentRunId);

@@ -51,6 +51,7 @@ export class StubService {
       sessions: this.sessions,
       emit,
       closeQuestions: (call) => this.questions.closeAll(call),
+      decidedAlways: (call) => this.approvals.applyAlways(call),
     });
     this.approvals = new Approvals({
       dispatcher: this.dispatcher,

@@ -125,7 +125,7 @@ export class Session {
       !this.features.has('trace_context') &&
       frame.traceparent !== undefined
     ) {
-      // Sent only with the feature (PROTOCOL.md §18.8): an older client gets the frame it knows.
+      // Sent only with the feature (PROTOCOL.md §18.10): an older client gets the frame it knows.
       const { traceparent: _traceparent, tracestate: _tracestate, ...plain } = frame;
       frame = plain;
     }

@@ -16,6 +16,7 @@ import {
   PROTOCOL_VERSION,
   SUBPROTOCOL,
 } from '../src/wire/protocol';
+import { socketDecision } from './approvals';
 import { bearerKey, keyAccepted } from './auth';
 import { closeSocket } from './close-socket';
 import { RateLimiter } from './rate-limiter';
@@ -221,12 +222,13 @@ class SocketHandler {
         return;
       }
       case 'approval': {
-        const refusal = service.approvals.decide(frame.callId, {
-          approved: frame.approved,
-          by: 'socket',
-          ...(frame.reason === undefined ? {} : { reason: frame.reason }),
-        });
-        if (refusal) this.#error(refusal.code, refusal.message, { callId: frame.callId });
+        const refusal = service.approvals.decide(frame.callId, socketDecision(frame, session.features));
+        const { callId, requestId } = frame;
+        const answered = requestId !== undefined && session.features.has('decisions');
+        if (refusal)
+          this.#error(refusal.code, refusal.message, answered ? { callId, requestId } : { callId });
+        else if (answered)
+          session.send({ type: 'approval_applied', requestId, callId, approved: frame.approved });
         return;
       }
       case 'tools_update': {

@@ -43,7 +43,18 @@ export interface CallApproval {
   reason?: string;
   /** ISO 8601. */
   requestedAt: string;
-  decision?: { approved: boolean; reason?: string; by: 'socket' | 'http'; at: string };
+  /**
+   * `by: 'always'`: an earlier decision with `always` for this tool in this run (PROTOCOL.md §18.8). `arguments`:
+   * the arguments the approver edited; `always`: the decision holds for the tool's later calls in the run.
+   */
+  decision?: {
+    approved: boolean;
+    reason?: string;
+    by: 'socket' | 'http' | 'always';
+    at: string;
+    arguments?: Record<string, unknown>;
+    always?: boolean;
+  };
 }
 
 /** One tool call in a transcript. Times are ISO 8601; durations in milliseconds. */

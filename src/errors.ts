@@ -90,3 +90,11 @@ export class QuestionError extends ToolwireError {
     this.reason = options?.reason;
   }
 }
+
+/**
+ * `client.decide()` could not apply a decision. `code`: `unknown_call` (the service has no such call, or it is not
+ * in a run this decision may reach), `not_pending` (the call is not waiting for a decision: already decided,
+ * cancelled or finished), `invalid_decision` (not `true`, `false` or `{ approved: boolean, … }`), `unsupported`
+ * (edited `arguments` or `always` while the service did not take the feature `decisions`, PROTOCOL.md §18.8).
+ */
+export class ApprovalError extends ToolwireError {}

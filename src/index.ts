@@ -10,11 +10,15 @@ export { ToolRegistry } from './call/registry';
 export type {
   ApprovalDecision,
   ApprovalRequest,
+  CallPolicy,
   InvokeOptions,
+  PolicyCall,
+  PolicyDecision,
   PreliminaryResult,
   ProgressUpdate,
   QuestionReply,
   QuestionRequest,
+  RejectionReason,
   ToolCallResult,
   ToolEvent,
   WidgetInvalidInfo,
@@ -51,6 +55,7 @@ export {
 } from './client/tracing';
 export {
   AbortError,
+  ApprovalError,
   ConnectionError,
   OptionsError,
   ProtocolError,
@@ -63,6 +68,11 @@ export {
 } from './errors';
 export type { Logger, RedactRule } from './logger';
 export {
+  type ApprovalAnswer,
+  type ApprovalPolicy,
+  approvalRequired,
+} from './tool/approval-policy';
+export {
   type BinaryData,
   type ContentInput,
   type ContentPart,
@@ -72,6 +82,7 @@ export {
 export type { AskOptions, ContextMethods, ProgressInput } from './tool/context-methods';
 export { serializeOutput, thrownMessage, truncateUtf8 } from './tool/output';
 export type { SchemaKind, ValidationIssue } from './tool/schema/index';
+export type { SideEffect } from './tool/side-effect';
 export {
   type EmptyInput,
   type InferParameters,

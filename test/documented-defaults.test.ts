@@ -10,6 +10,7 @@ import { resolveStubOptions } from '../server-stub/options';
 import { toAiSdkTools } from '../src/ai-sdk/index';
 import {
   Agent,
+  approvalRequired,
   Client,
   type ClientOptions,
   invokeTool,
@@ -184,6 +185,18 @@ const CASES: Record<string, Case> = {
     value: undefined, // none
     accept: (v) => tool({ name: 't', description: 'd', execute, timeoutMs: v as undefined }),
   },
+  'ToolOptions.allowedAgentNames': {
+    value: undefined, // every agent may call it
+    accept: (v) => tool({ name: 't', description: 'd', execute, allowedAgentNames: v as undefined }),
+  },
+  'ApprovalPolicy.sideEffect': {
+    value: 'external',
+    accept: (v) =>
+      tool({ name: 't', description: 'd', execute, needsApproval: approvalRequired('why', v as 'external') }),
+  },
+  'InvokeOptions.agentName': { value: undefined, accept: invoke('agentName') }, // unknown
+  'InvokeOptions.policies': { value: [], accept: invoke('policies') },
+  'ClientOptions.policies': { value: [], accept: (v) => client({ policies: v }) },
   'InvokeOptions.callId': { value: randomUUID(), accept: invoke('callId') },
   'InvokeOptions.runId': { value: randomUUID(), accept: invoke('runId') },
   'InvokeOptions.depth': { value: 0, accept: invoke('depth') },

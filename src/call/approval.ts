@@ -1,9 +1,11 @@
 /**
- * The approval step of a call: whether a human must approve it, and asking.
+ * The approval step of a call: whether a human must approve it (and why), and asking. The answer is read by
+ * src/call/approval-decision.ts; `always` decisions are kept by src/call/always.ts.
  *
  * @module
  */
 
+import { type ApprovalNeed, isApprovalPolicy, readApprovalAnswer } from '../tool/approval-policy';
 import {
   approvalFailedText,
   cancelledText,
@@ -11,53 +13,48 @@ import {
   errorText,
   noApproverText,
 } from '../tool/model-text';
-import { serializeOutput, thrownMessage } from '../tool/output';
-import type { ToolContext } from '../tool/tool';
+import { thrownMessage } from '../tool/output';
+import { alwaysDecision, keepAlways } from './always';
+import { readDecision } from './approval-decision';
 import { settleThen } from './settle';
 import { timed } from './timed';
-import type { ApprovalDecision, CallOptions, CallState } from './types';
+import type { ApprovalDecision, ApprovalRequest, CallState, RejectionReason } from './types';
 
-/** How the approval step ended: go ahead, or a result that ends the call. */
+/** How the approval step ended: go ahead (with the approver's edited arguments, if any), or a result. */
 export type ApprovalOutcome =
-  | { go: true; approved: boolean }
-  | { go: false; status: 'rejected' | 'cancelled' | 'error'; output: string; error?: unknown }
+  | { go: true; approved: boolean; edited?: Record<string, unknown> }
+  | {
+      go: false;
+      status: 'rejected' | 'cancelled' | 'error';
+      output: string;
+      reason?: RejectionReason;
+      error?: unknown;
+    }
   | { go: false; status: 'timeout' };
 
-/** At most this many characters of an approver's unusable answer are quoted in the model's text. */
-const MAX_SHOWN_ANSWER = 100;
-
-/** An approver's answer, or `undefined` when it is neither a boolean nor `{ approved: boolean }`. */
-function normalise(decision: unknown): { approved: boolean; reason?: string } | undefined {
-  if (typeof decision === 'boolean') return { approved: decision };
-  if (typeof decision !== 'object' || decision === null) return undefined;
-  const { approved, reason } = decision as { approved?: unknown; reason?: unknown };
-  if (typeof approved !== 'boolean') return undefined;
-  return typeof reason === 'string' ? { approved, reason } : { approved };
-}
-
-/** An approver's unusable answer as the model reads it: `undefined`, `"yes"`, `{"approved":"true"}`. */
-function showAnswer(answer: unknown): string {
-  if (answer === undefined) return 'undefined';
-  if (typeof answer === 'function') return 'a function';
-  if (typeof answer === 'symbol') return 'a symbol';
-  const json = serializeOutput(typeof answer === 'string' ? JSON.stringify(answer) : answer);
-  return json.length > MAX_SHOWN_ANSWER ? `${json.slice(0, MAX_SHOWN_ANSWER - 1)}…` : json;
+/** Two reasons for one approval (the tool's and a policy's), as one. */
+function joinReasons(first: string | undefined, second: string | undefined): string | undefined {
+  if (first === undefined) return second;
+  return second === undefined ? first : `${first}; ${second}`;
 }
 
 /**
  * Decides whether the call may run. An earlier decision (`options.approved`) wins; otherwise `needsApproval`
- * is evaluated under the call's time budget (`timed`; a predicate that throws ends the call with `Error running
- * <name>: <message>`, one that runs out of time ends it `timeout`), and
- * `options.approve` is asked, without a time limit (a human may take minutes; `options.signal` ends the
- * wait). `true` or `{ approved: true }` approves; `false` or `{ approved: false, reason? }`
- * is the user declining. Any other answer (`undefined`, `'yes'`, `{ approved: 'true' }`) is not a decision: like
- * an approver that throws, it ends the call `rejected` with `<name> was not run: approval could not be obtained
- * (the approver returned <answer> instead of true, false or { approved: boolean }).`, the answer quoted as JSON
- * and cut to 100 characters.
+ * is evaluated (`true`, `approvalRequired(reason)`, or a predicate answering a boolean or `{ required, reason }`)
+ * under the call's time budget (`timed`; a predicate that throws ends the call with `Error running <name>:
+ * <message>`, one that runs out of time ends it `timeout`). `policyReason` (a client policy's
+ * `requireApproval`) asks for approval whatever the tool says. Then `options.approve` is asked, without a time
+ * limit (a human may take minutes; `options.signal` ends the wait), unless it answered `always` for this tool
+ * in this run before. `true` or `{ approved: true, arguments? }` approves; `false` or `{ approved: false,
+ * reason? }` is the user declining. Any other answer (`undefined`, `'yes'`, `{ approved: 'true' }`) is not a
+ * decision: like an approver that throws, it ends the call `rejected` with `<name> was not run: approval could
+ * not be obtained (the approver returned <answer> instead of true, false or { approved: boolean }).`, the answer
+ * quoted as JSON and cut to 100 characters.
  */
 export function decideApproval(
   call: CallState,
   input: unknown,
+  policyReason: string | undefined,
   done: (outcome: ApprovalOutcome) => void,
 ): void {
   const { internals, ctx, options } = call;
@@ -67,14 +64,19 @@ export function decideApproval(
     return;
   }
   if (options.approved === false) {
-    done({ go: false, status: 'rejected', output: declinedText(name, options.rejectionReason) });
+    const output = declinedText(name, options.rejectionReason);
+    done({ go: false, status: 'rejected', output, reason: 'declined' });
     return;
   }
-
+  const decided = (need: ApprovalNeed) => {
+    const reason = joinReasons(need.required ? need.reason : undefined, policyReason);
+    if (need.required || policyReason !== undefined) ask(call, input, reason, done);
+    else done({ go: true, approved: false });
+  };
   const { needsApproval } = internals;
   if (typeof needsApproval !== 'function') {
-    if (needsApproval === true) ask(ctx, input, options, done);
-    else done({ go: true, approved: false });
+    if (isApprovalPolicy(needsApproval)) decided({ required: true, reason: needsApproval.reason });
+    else decided({ required: needsApproval === true });
     return;
   }
   timed(
@@ -90,28 +92,41 @@ export function decideApproval(
           output: errorText(name, thrownMessage(outcome.error, undefined, options.redactor)),
           error: outcome.error,
         });
-      // Fail safe: anything truthy asks for approval.
-      else if (outcome.value) ask(ctx, input, options, done);
-      else done({ go: true, approved: false });
+      else decided(readApprovalAnswer(outcome.value));
     },
   );
 }
 
-/** Asks `options.approve`, without a time limit; `options.signal` ends the wait. */
+/** Asks `options.approve` (or applies its earlier `always`), without a time limit; `options.signal` ends the wait. */
 function ask(
-  ctx: ToolContext,
+  call: CallState,
   input: unknown,
-  options: CallOptions,
+  reason: string | undefined,
   done: (outcome: ApprovalOutcome) => void,
 ): void {
+  const { ctx, options } = call;
   const name = ctx.toolName;
   const approve = options.approve;
   if (approve === undefined) {
-    done({ go: false, status: 'rejected', output: noApproverText(name) });
+    done({ go: false, status: 'rejected', output: noApproverText(name), reason: 'approval_failed' });
+    return;
+  }
+  const earlier = alwaysDecision(approve, ctx.runId, name);
+  if (earlier !== undefined) {
+    if (earlier.approved) done({ go: true, approved: true });
+    else
+      done({ go: false, status: 'rejected', output: declinedText(name, earlier.reason), reason: 'declined' });
     return;
   }
   const { signal } = options;
-  const request = { callId: ctx.callId, runId: ctx.runId, toolName: name, input };
+  const request: ApprovalRequest = {
+    callId: ctx.callId,
+    runId: ctx.runId,
+    toolName: name,
+    input: call.fieldRedactor === undefined ? input : call.fieldRedactor.value(input),
+  };
+  if (reason !== undefined) request.reason = reason;
+  if (options.agentName !== undefined) request.agentName = options.agentName;
   settleThen<ApprovalDecision>(
     () => approve(request),
     { signal },
@@ -122,26 +137,29 @@ function ask(
       }
       if (outcome.kind === 'error') {
         const message = thrownMessage(outcome.error, 'the approver', options.redactor);
+        const output = approvalFailedText(name, message);
+        done({ go: false, status: 'rejected', output, reason: 'approval_failed', error: outcome.error });
+        return;
+      }
+      const decision = readDecision(outcome.kind === 'value' ? outcome.value : undefined);
+      if (typeof decision === 'string') {
+        const output = approvalFailedText(name, decision);
+        done({ go: false, status: 'rejected', output, reason: 'approval_failed' });
+        return;
+      }
+      if (decision.always === true) {
+        const kept = decision.reason === undefined ? {} : { reason: decision.reason };
+        keepAlways(approve, ctx.runId, name, { approved: decision.approved, ...kept });
+      }
+      if (!decision.approved) {
         done({
           go: false,
           status: 'rejected',
-          output: approvalFailedText(name, message),
-          error: outcome.error,
+          output: declinedText(name, decision.reason),
+          reason: 'declined',
         });
-        return;
-      }
-      const answer = outcome.kind === 'value' ? outcome.value : undefined;
-      const decision = normalise(answer);
-      if (decision === undefined) {
-        const message = `the approver returned ${showAnswer(answer)} instead of true, false or { approved: boolean }`;
-        done({ go: false, status: 'rejected', output: approvalFailedText(name, message) });
-        return;
-      }
-      if (decision.approved) {
-        done({ go: true, approved: true });
-        return;
-      }
-      done({ go: false, status: 'rejected', output: declinedText(name, decision.reason) });
+      } else if (decision.arguments === undefined) done({ go: true, approved: true });
+      else done({ go: true, approved: true, edited: decision.arguments });
     },
   );
 }

@@ -15,6 +15,7 @@ import {
   aDuration,
   aFunction,
   anAbortSignal,
+  anArrayOf,
   anInteger,
   anything,
   aRecord,
@@ -32,6 +33,7 @@ import { decodeArguments } from './arguments';
 import { contextClassFor } from './call-context';
 import { CallSignal } from './call-signal';
 import { checkEvent } from './emit';
+import type { FieldRedaction } from './field-redaction';
 import { checkProgress } from './progress';
 import { askQuestion } from './questions';
 import { runCall } from './run-call';
@@ -58,6 +60,8 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
     signal: anAbortSignal,
     approved: aBoolean,
     rejectionReason: aString(),
+    agentName: aString(),
+    policies: anArrayOf(aFunction, 'an array of functions'),
     approve: aFunction,
     timeoutMs: aDuration(1),
     maxOutputBytes: anInteger({ min: 1, unit: 'bytes' }),
@@ -118,6 +122,8 @@ class CallRun extends CallSignal implements CallState {
   remainingMs: number | undefined;
   ctx!: ToolContext;
   abortWithTimeout: (() => void) | undefined;
+  note: string | undefined;
+  fieldRedactor: FieldRedaction | undefined;
   readonly #started = performance.now();
   #finished = false;
   #questions = 0;
@@ -137,6 +143,12 @@ class CallRun extends CallSignal implements CallState {
     if (this.#finished) return;
     this.#finished = true;
     this.end();
+    if (this.note !== undefined && outcome.status !== 'cancelled')
+      outcome.output = `${this.note}\n${outcome.output}`;
+    if (this.fieldRedactor !== undefined) {
+      outcome.output = this.fieldRedactor.text(outcome.output);
+      if (outcome.error !== undefined) outcome.error = this.fieldRedactor.error(outcome.error);
+    }
     // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
     outcome.output = toWellFormed(outcome.output);
     const { maxOutputBytes } = this.options;
@@ -168,8 +180,9 @@ class CallRun extends CallSignal implements CallState {
     const listener = this.options.onEmit;
     if (this.#finished || listener === undefined) return;
     const { callId, runId, toolName } = this.ctx;
+    const event = this.fieldRedactor === undefined ? checked : this.fieldRedactor.value(checked);
     try {
-      listener({ callId, runId, toolName, ...checked });
+      listener({ callId, runId, toolName, ...event });
     } catch {
       // The listener's failure is not the tool's.
     }
@@ -184,7 +197,7 @@ class CallRun extends CallSignal implements CallState {
   preliminary(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void {
     const listener = this.options.onPreliminary;
     if (this.#finished || listener === undefined) return;
-    let output = toWellFormed(result.output);
+    let output = toWellFormed(this.fieldRedactor?.text(result.output) ?? result.output);
     const { maxOutputBytes } = this.options;
     if (maxOutputBytes !== undefined) output = truncateUtf8(output, maxOutputBytes);
     const { callId, runId, toolName } = this.ctx;
@@ -259,7 +272,8 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
  * Runs one call of `tool` with the model's raw arguments and resolves with what the model reads.
  *
  * Steps: decode the arguments (`''`, `null` and absent mean `{}`; a JSON string is parsed, double-encoded
- * once unwrapped) → validate → approval (`needsApproval`, `approved`, `approve`) → `execute` → `outputSchema`
+ * once unwrapped) → validate → `allowedAgentNames` (`agentName`) → `policies` → approval (`needsApproval`,
+ * `approved`, `approve`; edited arguments validated again) → `execute` → `outputSchema`
  * → widget split → `toModelOutput` → text (lone surrogates become U+FFFD) → `maxOutputBytes`.
  *
  * Time: `timeoutMs` bounds the tool's own work, all of it from one budget: validation, the `needsApproval`

@@ -1,9 +1,10 @@
 /**
- * One call once its arguments are decoded: validation, approval, `execute`, `errorFunction`, `outputSchema`, the
- * widget split and `toModelOutput`, each under the call's time budget and signal.
+ * One call once its arguments are decoded: validation, the gate (`allowedAgentNames`, then the policies:
+ * src/call/gate.ts), approval, `execute`, `errorFunction`, `outputSchema`, the widget split and `toModelOutput`,
+ * each under the call's time budget and signal (Assemble's sequence).
  *
- * Time: `timeoutMs` is one budget for the tool's own work in the call: argument validation, the `needsApproval`
- * predicate, `execute`, `outputSchema` validation and `toModelOutput` (the time a human takes to approve is not
+ * Time: `timeoutMs` is one budget for the tool's own work in the call: argument validation, the policies, the
+ * `needsApproval` predicate, `execute`, `outputSchema` validation and `toModelOutput` (the time a human takes to approve is not
  * counted). When it runs out in any of them, `ctx.signal` aborts with a `TimeoutError` and the call ends
  * `timeout`. `errorFunction` then has its own bound ({@link errorFunctionTimeoutMs}). `options.signal` ends the
  * call in every phase, with or without `timeoutMs`.
@@ -14,6 +15,8 @@
 import { contentText, isToolContent } from '../tool/content';
 import {
   cancelledText,
+  editedInvalidText,
+  editedNoteText,
   errorText,
   invalidArgumentsText,
   outputMismatchText,
@@ -21,7 +24,9 @@ import {
 } from '../tool/model-text';
 import type { ValidationIssue } from '../tool/schema/index';
 import { serializeOutput, thrownMessage } from '../tool/serialize';
-import { decideApproval } from './approval';
+import { type ApprovalOutcome, decideApproval } from './approval';
+import { fieldRedaction } from './field-redaction';
+import { type GateOutcome, passGate } from './gate';
 import { type Settled, settleThen } from './settle';
 import { errorFunctionTimeoutMs, timed } from './timed';
 import type { CallOutcome, CallState } from './types';
@@ -181,7 +186,7 @@ function withRefusals(
  * while validating is a bug, given to `call.fail`.
  */
 export function runCall(call: CallState, args: object, refused?: readonly ValidationIssue[]): void {
-  const { tool, internals, ctx } = call;
+  const { tool, internals } = call;
   timed(
     call,
     () => internals.parameters.validate(args),
@@ -197,29 +202,86 @@ export function runCall(call: CallState, args: object, refused?: readonly Valida
       }
       if (!validated.value.ok || refused !== undefined) {
         const issues = withRefusals(validated.value.ok ? [] : validated.value.issues, refused ?? []);
-        call.done({ status: 'invalid_arguments', output: invalidArgumentsText(tool.name, issues) });
+        const text = call.options.argumentsEdited ? editedInvalidText : invalidArgumentsText;
+        call.done({ status: 'invalid_arguments', output: text(tool.name, issues) });
         return;
       }
-      const input = validated.value.value;
-      decideApproval(call, input, (decided) =>
+      if (call.options.argumentsEdited) call.note = editedNote(call, args);
+      gated(call, validated.value.value);
+    },
+  );
+}
+
+/** `The approver edited the arguments of <name> to <JSON>.` */
+function editedNote(call: CallState, args: object): string {
+  return editedNoteText(call.tool.name, serializeOutput(args, call.options.redactor));
+}
+
+/** Ends the call with a gate's or an approval's refusal. */
+function refuse(call: CallState, refusal: Exclude<GateOutcome | ApprovalOutcome, { go: true }>): void {
+  if (refusal.status === 'timeout') {
+    timedOut(call);
+    return;
+  }
+  const outcome: CallOutcome = { status: refusal.status, output: refusal.output };
+  if (refusal.reason !== undefined) outcome.reason = refusal.reason;
+  if (refusal.error !== undefined) outcome.error = refusal.error;
+  call.done(outcome);
+}
+
+/**
+ * A validated call: the allowlist and the policies (src/call/gate.ts), then approval, then `execute`. A call a
+ * human already rejected (the service held it) skips the gate: it ends `rejected` either way.
+ */
+function gated(call: CallState, input: unknown): void {
+  const pass = call.options.approved === false ? skipGate : passGate;
+  pass(call, input, (gate) =>
+    guarded(call, () => {
+      if (!gate.go) return refuse(call, gate);
+      if (gate.redact.length > 0) call.fieldRedactor = fieldRedaction(input, gate.redact);
+      decideApproval(call, input, gate.approvalReason, (decided) =>
         guarded(call, () => {
-          if (!decided.go) {
-            if (decided.status === 'timeout') timedOut(call);
-            else {
-              const outcome: CallOutcome = { status: decided.status, output: decided.output };
-              if (decided.error !== undefined) outcome.error = decided.error;
-              call.done(outcome);
-            }
-            return;
-          }
-          ctx.approved = decided.approved;
-          timed(
-            call,
-            () => internals.execute(input, ctx),
-            (result) => (result.kind === 'value' ? executed(call, result.value) : stopped(call, result)),
-          );
+          if (!decided.go) refuse(call, decided);
+          else if (decided.edited === undefined) execute(call, input, decided.approved);
+          else revalidate(call, decided.edited);
         }),
       );
+    }),
+  );
+}
+
+/** The gate of a call already rejected: nothing to check. */
+function skipGate(_call: CallState, _input: unknown, done: (outcome: GateOutcome) => void): void {
+  done({ go: true, approvalReason: undefined, redact: [] });
+}
+
+/** Arguments an approver edited: validated again against the schema, then run (the model is told). */
+function revalidate(call: CallState, edited: Record<string, unknown>): void {
+  timed(
+    call,
+    () => call.internals.parameters.validate(edited),
+    (validated) => {
+      if (validated.kind === 'error') call.fail(validated.error);
+      else if (validated.kind !== 'value') stopped(call, validated);
+      else if (!validated.value.ok) {
+        call.done({
+          status: 'invalid_arguments',
+          output: editedInvalidText(call.tool.name, validated.value.issues),
+        });
+      } else {
+        call.note = editedNote(call, edited);
+        execute(call, validated.value.value, true);
+      }
     },
+  );
+}
+
+/** Runs `execute` with the input it may have. */
+function execute(call: CallState, input: unknown, approved: boolean): void {
+  call.ctx.approved = approved;
+  timed(
+    call,
+    () => call.internals.execute(input, call.ctx),
+    (result) => (result.kind === 'value' ? executed(call, result.value) : stopped(call, result)),
   );
 }

@@ -11,6 +11,7 @@ import type { Tool, ToolContext, ToolInternals } from '../tool/tool';
 import type { Widget } from '../tool/widget';
 import type { ContentPart, ToolCallStatus } from '../wire/protocol';
 import type { AbortLike } from './call-signal';
+import type { FieldRedaction } from './field-redaction';
 
 /** What {@link InvokeOptions.approve} is asked: the call and its validated input. */
 export interface ApprovalRequest {
@@ -20,12 +21,79 @@ export interface ApprovalRequest {
   runId: string;
   /** Name of the tool. */
   toolName: string;
-  /** The validated input `execute` would receive. */
+  /** The validated input `execute` would receive (fields a policy asked to redact scrubbed). */
   input: unknown;
+  /** Why approval is needed, when the tool's policy or a client policy said (PROTOCOL.md §18.8). */
+  reason?: string;
+  /** Name of the agent whose run made the call, when the service said. */
+  agentName?: string;
 }
 
-/** An approver's answer: `true`/`false`, or an object with an optional reason the model reads on rejection. */
-export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+/**
+ * An approver's answer: `true`/`false`, or an object: `reason` (the model reads it on rejection), `arguments`
+ * (with `approved: true`: the call runs with these instead, validated again against the tool's schema, and the
+ * model is told they were edited), `always` (the same decision, without asking, for the tool's later calls in
+ * the run; OpenAI Agents' `alwaysApprove` / `alwaysReject` are read as `always`).
+ */
+export type ApprovalDecision =
+  | boolean
+  | {
+      approved: boolean;
+      reason?: string;
+      arguments?: Record<string, unknown>;
+      always?: boolean;
+      /** OpenAI Agents' name for `always` with `approved: true`. */
+      alwaysApprove?: boolean;
+      /** OpenAI Agents' name for `always` with `approved: false`. */
+      alwaysReject?: boolean;
+    };
+
+/**
+ * Why a call ended `rejected`: `declined` (a human said no), `not_allowed` (the tool's `allowedAgentNames`),
+ * `blocked` (a policy), `approval_failed` (the approver threw or gave no decision, or none was available).
+ */
+export type RejectionReason = 'declined' | 'not_allowed' | 'blocked' | 'approval_failed';
+
+/** What a policy is given: the validated call. */
+export interface PolicyCall<C = unknown> {
+  /** Name of the tool called. */
+  toolName: string;
+  /** The validated input `execute` would receive. */
+  arguments: unknown;
+  /** Id of the call. */
+  callId: string;
+  /** Id of its run. */
+  runId: string;
+  /** Name of the agent whose run made the call, when the service said (PROTOCOL.md §18.9). */
+  agentName: string | undefined;
+  /** The run context (`ctx.context`). */
+  context: C;
+}
+
+/**
+ * A policy's decision: `undefined` lets the call through (to the next policy); `{ block: text }` refuses it (the
+ * model reads `text`, status `rejected`, no later policy runs); `{ requireApproval: reason }` sends it to
+ * approval with `reason` even when the tool does not need approval; `{ redact: [fieldNames] }` scrubs the values
+ * of those input fields (at any depth) from what leaves the call: the text the model reads, the approval
+ * request, `ctx.emit()` events, preliminary results and the error logged with a failed result (`execute` still
+ * gets them; `ctx.progress()` messages are not scrubbed).
+ */
+export type PolicyDecision =
+  | undefined
+  | { block: string }
+  | { requireApproval: string }
+  | { redact: readonly string[] };
+
+/**
+ * A policy: runs on each validated call, in the order given, before approval and `execute`, under the call's
+ * `timeoutMs`. A policy that throws, rejects or answers something that is no {@link PolicyDecision} blocks the
+ * call with `<name> was not run: a policy failed while checking the call.` (what it threw is the result's
+ * `error`, which a `Client` logs at `warn`).
+ */
+export type CallPolicy<C = unknown> = (
+  call: PolicyCall<C>,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a policy with no `return` lets the call through.
+) => PolicyDecision | void | Promise<PolicyDecision | void>;
 
 /** Details of a widget dropped because it failed validation. */
 export interface WidgetInvalidInfo {
@@ -126,6 +194,13 @@ export interface InvokeOptions<C = unknown> {
   approved?: boolean;
   /** Reason of an earlier rejection (`approved: false`), appended to the text the model reads. */
   rejectionReason?: string;
+  /** Name of the agent whose run made the call, for `allowedAgentNames` and policies. @default unknown */
+  agentName?: string;
+  /**
+   * Run on the validated call, in order, before approval and `execute` (see {@link CallPolicy}).
+   * @default no policies
+   */
+  policies?: readonly CallPolicy<C>[];
   /**
    * Asked when the tool needs approval and `approved` is undefined. May take minutes; an abort of `signal`
    * while waiting ends the call as `cancelled` and `execute` never runs. A throw gives a `rejected` result.
@@ -179,6 +254,8 @@ export interface ToolCallResult {
   status: ToolCallStatus;
   /** Exactly what the model reads; always a string. */
   output: string;
+  /** With `status: 'rejected'`: why (see {@link RejectionReason}). */
+  reason?: RejectionReason;
   /** The validated widget for the UI, when the result had a valid `widget`. The model never sees it. */
   widget?: Widget;
   /**
@@ -214,6 +291,8 @@ export type CallOptions = Omit<InvokeOptions, 'signal'> & {
   redactor?: Redactor | undefined;
   /** The host's part in a call's waits for a person that the call goes on after (questions). */
   waits?: CallWaits | undefined;
+  /** The arguments are the ones an approver edited (a decided `tool_call` said so, PROTOCOL.md §18.8). */
+  argumentsEdited?: boolean | undefined;
 };
 
 /**
@@ -242,6 +321,10 @@ export interface CallState {
   remainingMs: number | undefined;
   /** Aborts `ctx.signal` with a `TimeoutError`; absent without a time limit. */
   abortWithTimeout: (() => void) | undefined;
+  /** A line put before the text the model reads (the approver edited the arguments). */
+  note?: string;
+  /** Scrubs the values of input fields a policy asked to redact, when it did. */
+  fieldRedactor?: FieldRedaction | undefined;
   /** Ends the call with the outcome (once; later outcomes are ignored). */
   done(outcome: CallOutcome): void;
   /** Ends the call after a bug in toolwire or a schema library (a step threw): it still gets an answer. */

@@ -58,7 +58,8 @@ export class Approvals {
       this.#options.deadlines.arm(execution, undefined);
       slots.park(execution);
       execution.decide = resolve;
-      this.#options.socket.send(approvalRequest(request.callId));
+      execution.approvalReason = request.reason;
+      this.#options.socket.send(approvalRequest(request.callId, request.reason));
     });
   }
 
@@ -69,7 +70,8 @@ export class Approvals {
   redelivered(execution: Execution, frame: ToolCallFrame): void {
     const decide = execution.decide;
     if (frame.approved === undefined) {
-      if (decide !== undefined) this.#options.socket.send(approvalRequest(frame.callId));
+      if (decide !== undefined)
+        this.#options.socket.send(approvalRequest(frame.callId, execution.approvalReason));
       return;
     }
     // A decision is applied once. A re-delivery of a decided call (after a reconnect) changes nothing, and must
@@ -80,14 +82,21 @@ export class Approvals {
     this.#options.deadlines.arm(execution, frame.deadlineMs);
     // An approved call goes back to work in a slot of its own: now if one is free, else first in line for the
     // next. A rejection ends the call where it is, without a slot.
-    if (frame.approved) this.#options.slots.whenInSlot(execution, () => decide(true));
+    // Arguments the approver edited (PROTOCOL.md §18.8) are validated again by the call, and the model told.
+    const decision: ApprovalDecision =
+      frame.argumentsEdited === true && typeof frame.arguments === 'object' && frame.arguments !== null
+        ? { approved: true, arguments: frame.arguments as Record<string, unknown> }
+        : true;
+    if (frame.approved) this.#options.slots.whenInSlot(execution, () => decide(decision));
     else decide({ approved: false, reason: frame.reason ?? '' });
   }
 
   /** A new socket is open: every call still waiting for the service's decision asks again, once. */
   reconnected(held: Iterable<Execution>): void {
     for (const execution of held) {
-      if (execution.decide !== undefined) this.#options.socket.send(approvalRequest(execution.frame.callId));
+      if (execution.decide !== undefined) {
+        this.#options.socket.send(approvalRequest(execution.frame.callId, execution.approvalReason));
+      }
     }
   }
 }
@@ -111,6 +120,11 @@ function inSlotIfApproved(
 }
 
 /** The frame asking the service for a human's decision on a call. */
-function approvalRequest(callId: string): FrameOf<ClientFrame, 'approval_request'> {
-  return { type: 'approval_request', callId };
+function approvalRequest(
+  callId: string,
+  reason: string | undefined,
+): FrameOf<ClientFrame, 'approval_request'> {
+  return reason === undefined
+    ? { type: 'approval_request', callId }
+    : { type: 'approval_request', callId, reason };
 }

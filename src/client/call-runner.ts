@@ -16,7 +16,13 @@
 import { abortReason } from '../call/call-signal';
 import { startByName, type ToolRegistry } from '../call/registry';
 import { settleThen } from '../call/settle';
-import type { ApprovalDecision, ApprovalRequest, ToolCallResult, WidgetInvalidInfo } from '../call/types';
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  CallPolicy,
+  ToolCallResult,
+  WidgetInvalidInfo,
+} from '../call/types';
 import type { ConnectionError } from '../errors';
 import type { Logger, Redactor } from '../logger';
 import { contextFailedText } from '../tool/model-text';
@@ -49,6 +55,7 @@ export interface CallRunnerOptions {
   contextFor(call: ToolCallFrame): unknown;
   /** Local approver (`onApproval`); when absent, approval is asked of the service. */
   onApproval: Approver | undefined;
+  policies?: readonly CallPolicy[] | undefined; // `Client({ policies })`, run before approval
   /** Extra fields for every call's `ctx` (e.g. the nested-run capability). */
   extend: Readonly<Record<PropertyKey, unknown>>;
   /** Local answerer of questions (`onQuestion`); when absent, questions go to the service. */
@@ -198,16 +205,11 @@ export class CallRunner implements ExecutionOwner {
     if (frame.type !== 'tool_result') return;
     const done = this.#outbox.unsendable(frame, error.code);
     const fields = { callId: frame.callId, code: error.code };
+    const { logger } = this.#options;
     if (done === 'replaced') {
-      this.#options.logger.warn(
-        fields,
-        'a call result could not be delivered; an error result is sent instead',
-      );
+      logger.warn(fields, 'a call result could not be delivered; an error result is sent instead');
     } else if (done === 'dropped') {
-      this.#options.logger.error(
-        fields,
-        'a call result and its error result could not be delivered; dropped',
-      );
+      logger.error(fields, 'a call result and its error result could not be delivered; dropped');
       this.ack(frame.callId);
     }
   }
@@ -346,6 +348,9 @@ export class CallRunner implements ExecutionOwner {
         signal: execution,
         approved: frame.approved,
         rejectionReason: frame.reason,
+        argumentsEdited: frame.argumentsEdited,
+        agentName: frame.agentName,
+        policies: this.#options.policies,
         approve: this.#approve,
         onWidgetInvalid: this.#onWidgetInvalid,
         onProgress: this.#options.updates.progress,

@@ -3,6 +3,8 @@
  *
  * @module
  */
+
+import type { CallPolicy } from '../call/types';
 import { OptionsError } from '../errors';
 import { displayUrl, type Logger, type RedactRule, secretScrubber } from '../logger';
 import {
@@ -115,7 +117,7 @@ export interface ClientOptions<C = unknown> {
   /**
    * Traces every tool call: `otelTracing()` from `toolwire/otel` makes each call an OpenTelemetry span
    * (`execute_tool <name>`, a child of the service's span of the call), or any {@link ToolTracing}. With it the
-   * client offers the protocol feature `trace_context` (PROTOCOL.md §18.8). @default no tracing
+   * client offers the protocol feature `trace_context` (PROTOCOL.md §18.10). @default no tracing
    */
   tracing?: ToolTracing;
   /**
@@ -126,6 +128,13 @@ export interface ClientOptions<C = unknown> {
    * where there is no `process` (browsers). @default false
    */
   handleSignals?: boolean | { timeoutMs?: number };
+  /**
+   * Run on each validated call, in order, after the tool's `allowedAgentNames` and before approval and `execute`
+   * (Assemble's workflow policies): each may let the call through (`undefined`), block it (`{ block: text }`),
+   * send it to approval (`{ requireApproval: reason }`) or scrub input fields (`{ redact: [fieldNames] }`).
+   * See {@link CallPolicy}. @default no policies
+   */
+  policies?: ReadonlyArray<CallPolicy<C>>;
 }
 
 /** Default values of {@link ClientOptions}. */
@@ -229,6 +238,7 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
       test: (value) => typeof value === 'boolean' || isRecord(value),
       fields: SIGNAL_OPTIONS,
     },
+    policies: anArrayOf(aFunction, 'an array of functions'),
   },
   aliases: {
     endpoint: 'url',
@@ -261,6 +271,8 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     approve: 'onApproval',
     approval: 'onApproval',
     askQuestion: 'onQuestion',
+    policy: 'policies',
+    toolPolicies: 'policies',
     onAsk: 'onQuestion',
     tracer: 'tracing',
     telemetry: 'tracing',

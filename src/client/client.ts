@@ -6,7 +6,7 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import { ToolRegistry } from '../call/registry';
-import type { ApprovalRequest } from '../call/types';
+import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
 import { ConnectionError, RunError, ToolDefinitionError } from '../errors';
 import { Redactor, redactingLogger, silentLogger } from '../logger';
 import { SHORT_SECRET } from '../redact';
@@ -22,6 +22,7 @@ import {
   utf8Length,
 } from '../wire/protocol';
 import { type Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
+import { addAgentTools } from './agent-tools';
 import { CallRunner } from './call-runner';
 import {
   CLOSE_DEFAULTS,
@@ -33,6 +34,7 @@ import {
   resolveClientOptions,
 } from './client-options';
 import { contextSource } from './context';
+import { Decisions } from './decisions';
 import { approvalHeldByService, type RunEvent, type RunResult, Runs } from './runs';
 import { drainOnSignals } from './signals';
 import { withTimeout } from './with-timeout';
@@ -105,6 +107,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   readonly #calls: CallRunner;
   readonly #runs: Runs;
   readonly #redactor: Redactor;
+  readonly #decisions = new Decisions((frame) => this.#connection.send(frame));
 
   constructor(options: ClientOptions<C>) {
     super();
@@ -143,12 +146,14 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         features: options.tracing ? [...FEATURES] : FEATURES.filter((name) => name !== 'trace_context'),
       }),
       onWelcome: (welcome) => {
+        this.#decisions.welcomed(welcome.features);
         this.#calls.welcomed(welcome);
         this.#runs.reconnected();
         this.#emit('connected', { sessionId: welcome.sessionId, resumed: welcome.resumed });
       },
       onFrame: (frame) => this.#onFrame(frame),
       onDisconnected: (code, reason) => {
+        this.#decisions.disconnected();
         this.#calls.disconnected();
         this.#emit('disconnected', { code, reason });
       },
@@ -160,6 +165,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         else this.#calls.unsendable(frame, error);
       },
       onClosed: (error) => {
+        this.#decisions.disconnected();
         this.#calls.abortAll('client closed');
         this.#calls.dispose();
         this.#runs.failAll(error ?? new ConnectionError('closed', 'the client was closed'));
@@ -194,6 +200,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       contextFor: contextSource(this.#runs, options as ClientOptions, (error) => this.#emit('error', error)),
       onApproval: options.onApproval,
       onQuestion: options.onQuestion,
+      policies: options.policies as readonly CallPolicy[] | undefined,
       extend: { [NESTED_RUN]: nestedRun },
       redactor,
       logger,
@@ -307,6 +314,15 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   }
 
   /**
+   * Answers an `approval_requested` event over the socket: `true`/`false` or `{ approved, reason?, arguments?,
+   * always? }` (PROTOCOL.md §18.8). Resolves once the service applied it (once sent, without feature `decisions`).
+   * @throws ApprovalError `unknown_call`, `not_pending`, `invalid_decision`, `unsupported`; ConnectionError.
+   */
+  decide(callId: string, decision: ApprovalDecision): Promise<void> {
+    return this.#decisions.decide(callId, decision);
+  }
+
+  /**
    * Closes the client. With `drain` (the default) it stops taking calls, lets running ones finish (up to
    * `timeoutMs`, then aborts them with `cancelled` results), waits for the service to ack every result, then
    * cancels on the service the runs this client started that are still going (their `run()` promises reject
@@ -342,20 +358,9 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   /** Starts a run after making sure this client runs the agent's tools (announced before `run_start`). */
   // biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output type.
   #startRun(agent: Agent<any>, input: string, options: Parameters<Runs['start']>[2]): Promise<RunResult> {
-    for (const item of agent.tools) {
-      const registered = this.#registry.get(item.name);
-      if (registered !== undefined && registered !== item) {
-        return Promise.reject(
-          new ToolDefinitionError(
-            'duplicate_tool',
-            `agent "${agent.name}" has a tool "${item.name}", but this client already runs a different tool with that name`,
-          ),
-        );
-      }
-    }
-    const missing = agent.tools.filter((item) => !this.#registry.has(item.name));
-    for (const item of missing) this.#registry.add(item);
-    if (missing.length > 0) this.#announce();
+    const added = addAgentTools(this.#registry, agent);
+    if (added instanceof Error) return Promise.reject(added);
+    if (added) this.#announce();
     return this.#runs.start(agentDefinition(agent), input, options);
   }
 
@@ -371,7 +376,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   }
 
   #onFrame(frame: Exclude<ServiceFrame, FrameOf<ServiceFrame, 'welcome'>>): void {
-    if (this.#calls.handle(frame) || this.#runs.handle(frame) || frame.type !== 'error') return;
+    if (this.#decisions.handle(frame) || this.#calls.handle(frame) || this.#runs.handle(frame)) return;
+    if (frame.type !== 'error') return;
     if (
       frame.callId !== undefined &&
       (frame.code === 'unknown_call' || frame.code === 'duplicate_result' || frame.code === 'not_allowed')
@@ -379,10 +385,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       // The service will never record this result (PROTOCOL.md §5.2): drop it from the outbox.
       this.#calls.ack(frame.callId);
     }
-    this.#emit(
-      'error',
-      new ConnectionError(`service_${frame.code}`, `the service reported: ${frame.message}`),
-    );
+    const error = new ConnectionError(`service_${frame.code}`, `the service reported: ${frame.message}`);
+    this.#emit('error', error);
   }
 
   // Listeners are user code: one that throws must not break the socket handler that emitted.

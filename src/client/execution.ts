@@ -104,6 +104,8 @@ export class Execution extends Cancellation implements ResultSink {
    * Kept by `Approvals`.
    */
   decide: ((decision: ApprovalDecision) => void) | undefined;
+  /** The reason sent with its `approval_request` (sent again after a reconnect). */
+  approvalReason: string | undefined;
 
   constructor(frame: ToolCallFrame, owner: ExecutionOwner) {
     super();

@@ -265,6 +265,7 @@ export function approvalHeldByService(event: RunEvent): ApprovalRequest | undefi
     arguments?: unknown;
     requestedBy?: unknown;
     runId?: unknown;
+    reason?: unknown;
   };
   if (
     event.event.kind !== 'approval_requested' ||
@@ -273,10 +274,12 @@ export function approvalHeldByService(event: RunEvent): ApprovalRequest | undefi
   ) {
     return undefined;
   }
-  return {
+  const request: ApprovalRequest = {
     callId: String(data.callId),
     runId: event.runId,
     toolName: String(data.toolName),
     input: data.arguments,
   };
+  if (typeof data.reason === 'string') request.reason = data.reason;
+  return request;
 }

@@ -43,7 +43,7 @@ export interface TracedCall {
   toolName: string;
   /** The tool's description, `undefined` for a tool this client does not run. */
   description: string | undefined;
-  /** The service's W3C `traceparent` for the call (PROTOCOL.md §18.8), as sent: parse it, it may be invalid. */
+  /** The service's W3C `traceparent` for the call (PROTOCOL.md §18.10), as sent: parse it, it may be invalid. */
   traceparent: string | undefined;
   /** The service's W3C `tracestate`, with a `traceparent` only. */
   tracestate: string | undefined;

@@ -5,7 +5,7 @@
  * attributes (`gen_ai.operation.name` `execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.call.id`,
  * `gen_ai.tool.type` `function`, `gen_ai.tool.description`; `error.type` and status `ERROR` when the call did
  * not end `ok`), as the OpenAI Agents SDK and the AI SDK emit a span per tool call. Its parent is the service's
- * span named by `tool_call.traceparent` (PROTOCOL.md §18.8), else the active context. What happens to the
+ * span named by `tool_call.traceparent` (PROTOCOL.md §18.10), else the active context. What happens to the
  * call (queued, started, approval asked and decided, retries) is recorded as span events.
  *
  * @see https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#execute-tool-span

@@ -1,5 +1,5 @@
 /**
- * Reading a W3C `traceparent` (https://www.w3.org/TR/trace-context/#traceparent-header), as PROTOCOL.md §18.8
+ * Reading a W3C `traceparent` (https://www.w3.org/TR/trace-context/#traceparent-header), as PROTOCOL.md §18.10
  * asks: a value that cannot be parsed is ignored, never an error.
  *
  * @module

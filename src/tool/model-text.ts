@@ -122,3 +122,29 @@ export function undeliverableText(toolName: string, code: string): string {
   const reason = UNDELIVERABLE_REASONS[code] ?? 'it could not be sent';
   return `The result of ${toolName} could not be delivered: ${reason}.`;
 }
+
+/**
+ * `<name> was not run: the agent "<agent>" is not allowed to call it.` (the tool's `allowedAgentNames` does not
+ * list it), or `<name> was not run: the calling agent is unknown, and only some agents may call it.` when the
+ * service did not say (PROTOCOL.md §18.9).
+ */
+export function notAllowedText(toolName: string, agentName: string | undefined): string {
+  return agentName === undefined
+    ? `${toolName} was not run: the calling agent is unknown, and only some agents may call it.`
+    : `${toolName} was not run: the agent ${JSON.stringify(agentName)} is not allowed to call it.`;
+}
+
+/** `<name> was not run: a policy failed while checking the call.` (a client policy threw). */
+export function policyFailedText(toolName: string): string {
+  return `${toolName} was not run: a policy failed while checking the call.`;
+}
+
+/** `<name> was not run: the arguments the approver edited are invalid: <path>: <message>; …`. */
+export function editedInvalidText(toolName: string, issues: readonly ValidationIssue[]): string {
+  return `${toolName} was not run: the arguments the approver edited are invalid: ${listIssues(issues)}`;
+}
+
+/** `The approver edited the arguments of <name> to <JSON>.`, on a line before the result the model reads. */
+export function editedNoteText(toolName: string, argumentsJson: string): string {
+  return `The approver edited the arguments of ${toolName} to ${argumentsJson}.`;
+}

@@ -9,7 +9,12 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ToolDefinitionError } from '../errors';
 import type { ToolDefinition } from '../wire/protocol';
 import {
-  aBoolean,
+  type ApprovalAnswer,
+  type ApprovalPolicy,
+  aNeedsApproval,
+  isApprovalPolicy,
+} from './approval-policy';
+import {
   aDuration,
   aFunction,
   anArrayOf,
@@ -19,7 +24,6 @@ import {
   describeValue,
   isRecord,
   type OptionsSpec,
-  oneOf,
   type Rule,
 } from './check-options';
 import type { ContextMethods } from './context-methods';
@@ -107,10 +111,22 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
    */
   errorFunction?(ctx: ToolContext<C>, error: unknown): string | Promise<string>;
   /**
-   * Whether a human must approve a call before `execute` runs: a boolean, or a predicate of the validated
-   * input (it runs after validation, before `execute`). @default false
+   * Whether a human must approve a call before `execute` runs: a boolean, {@link approvalRequired}`(reason)`, or
+   * a predicate of the validated input answering a boolean or `{ required, reason? }` (it runs after
+   * validation, the allowlist and the client's policies, before `execute`). The reason is shown to the approver.
+   * @default false
    */
-  needsApproval?: boolean | ((ctx: ToolContext<C>, input: InferParameters<P>) => boolean | Promise<boolean>);
+  needsApproval?:
+    | boolean
+    | ApprovalPolicy
+    | ((ctx: ToolContext<C>, input: InferParameters<P>) => ApprovalAnswer | Promise<ApprovalAnswer>);
+  /**
+   * The agents whose runs may call the tool (Assemble's `allowedAgentNames`), by `name`. A call from any other
+   * agent's run, or whose agent is unknown (a service without the feature `agent_name`), is refused before
+   * approval and `execute`: status `rejected`, the model reading `<name> was not run: the agent "<agent>" is not
+   * allowed to call it.`. @default every agent may call it
+   */
+  allowedAgentNames?: readonly string[];
   /**
    * Time limit of a call, in milliseconds (a positive integer up to 2_147_483_647): one budget, counted from
    * the start of the call, for everything the tool itself runs: argument validation (async refinements
@@ -159,7 +175,8 @@ export interface ToolInternals {
   readonly outputSchema: SchemaAdapter | undefined;
   readonly execute: (input: unknown, ctx: ToolContext) => unknown;
   readonly errorFunction: ((ctx: ToolContext, error: unknown) => unknown) | undefined;
-  readonly needsApproval: boolean | ((ctx: ToolContext, input: unknown) => unknown);
+  readonly needsApproval: boolean | ApprovalPolicy | ((ctx: ToolContext, input: unknown) => unknown);
+  readonly allowedAgentNames: readonly string[] | undefined;
   readonly timeoutMs: number | undefined;
   readonly toModelOutput: ((output: unknown) => unknown) | undefined;
 }
@@ -224,7 +241,8 @@ const TOOL_OPTIONS: OptionsSpec<ToolOptions<ToolParameters | undefined, unknown,
     parameters: anything, // resolveSchema checks it
     execute: { ...aFunction, code: 'invalid_execute', required: true },
     errorFunction: aFunction,
-    needsApproval: oneOf(aBoolean, aFunction),
+    needsApproval: aNeedsApproval,
+    allowedAgentNames: anArrayOf(aString('a non-empty string', { minLength: 1 })),
     timeoutMs: { ...aDuration(1), code: 'invalid_timeout' },
     outputSchema: anything, // resolveSchema checks it
     toModelOutput: aFunction,
@@ -234,6 +252,8 @@ const TOOL_OPTIONS: OptionsSpec<ToolOptions<ToolParameters | undefined, unknown,
     schema: 'parameters',
     argsSchema: 'parameters',
     requiresApproval: 'needsApproval',
+    allowedAgents: 'allowedAgentNames',
+    agents: 'allowedAgentNames',
     handler: 'execute',
     func: 'execute',
     onError: 'errorFunction',
@@ -303,16 +323,19 @@ export function tool<P extends ToolParameters | undefined = undefined, Out = unk
     execute: loose.execute as ToolInternals['execute'],
     errorFunction: loose.errorFunction as ToolInternals['errorFunction'],
     needsApproval: (loose.needsApproval ?? false) as ToolInternals['needsApproval'],
+    allowedAgentNames: loose.allowedAgentNames === undefined ? undefined : [...loose.allowedAgentNames],
     timeoutMs: loose.timeoutMs,
     toModelOutput: loose.toModelOutput,
   };
+  const policy = isApprovalPolicy(internals.needsApproval) ? internals.needsApproval : undefined;
   const definition: ToolDefinition = deepFreeze({
     name: loose.name,
     description: loose.description,
     parameters: parameters.jsonSchema,
     // Only an unconditional `true` is announced: the service then holds every call until a human decides. A
     // predicate is evaluated here on receipt; when it says yes, the client sends `approval_request`.
-    needsApproval: internals.needsApproval === true,
+    needsApproval: internals.needsApproval === true || policy !== undefined,
+    ...(policy === undefined ? {} : { approvalReason: policy.reason }),
   });
   const made = { name: loose.name, description: loose.description, definition };
   Object.defineProperty(made, INTERNALS, { value: Object.freeze(internals) });

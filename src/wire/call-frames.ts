@@ -21,11 +21,13 @@ export const FEATURES = [
   'content',
   'event_replay',
   'trace_context',
+  'decisions',
+  'agent_name',
 ] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];
 
-/** Longest `tool_call.traceparent` and `tool_call.tracestate`, in characters (PROTOCOL.md §18.8). */
+/** Longest `tool_call.traceparent` and `tool_call.tracestate`, in characters (PROTOCOL.md §18.10). */
 export const MAX_TRACE_FIELD_CHARS = 512;
 
 const traceField = z.optional(z.string().check(z.maxLength(MAX_TRACE_FIELD_CHARS)));

@@ -115,8 +115,20 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
     return callId === undefined ? { type: 'ack', callIds } : { type: 'ack', callId, callIds };
   }
   if (type !== 'tool_call') return undefined;
-  const { callId, runId, toolName, approved, reason, deadlineMs, depth, acks, traceparent, tracestate } =
-    value;
+  const {
+    callId,
+    runId,
+    toolName,
+    approved,
+    reason,
+    deadlineMs,
+    depth,
+    acks,
+    traceparent,
+    tracestate,
+    argumentsEdited,
+    agentName,
+  } = value;
   if (!isId(callId) || !isId(runId) || typeof toolName !== 'string') return undefined;
   if (approved !== undefined && typeof approved !== 'boolean') return undefined;
   if (reason !== undefined && typeof reason !== 'string') return undefined;
@@ -124,6 +136,8 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
   if (depth !== undefined && !isCount(depth)) return undefined;
   if (acks !== undefined && !isIdList(acks, 0)) return undefined;
   if (!isTraceField(traceparent) || !isTraceField(tracestate)) return undefined;
+  if (argumentsEdited !== undefined && argumentsEdited !== true) return undefined;
+  if (agentName !== undefined && typeof agentName !== 'string') return undefined;
   const frame: FrameOf<ServiceFrame, 'tool_call'> = { type: 'tool_call', callId, runId, toolName };
   if ('arguments' in value) frame.arguments = value.arguments;
   if (approved !== undefined) frame.approved = approved;
@@ -133,6 +147,8 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
   if (acks !== undefined) frame.acks = acks;
   if (traceparent !== undefined) frame.traceparent = traceparent;
   if (tracestate !== undefined) frame.tracestate = tracestate;
+  if (argumentsEdited === true) frame.argumentsEdited = true;
+  if (agentName !== undefined) frame.agentName = agentName;
   return frame;
 }
 

@@ -9,9 +9,12 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { approval, approvalApplied, approvalRequest, MAX_APPROVAL_REASON_CHARS } from './approval-frames';
 // biome-ignore format: one line keeps this file within 400 lines.
 import { answer, contentList, lease, question, questionCancel, toolEvent, toolPreliminary, toolProgress, traceFields } from './call-frames';
 import { id, jsonObject, nonNegativeInt, positiveInt } from './frame-fields';
+
+export { MAX_APPROVAL_REASON_CHARS } from './approval-frames';
 
 export {
   ANSWER_STATUSES,
@@ -99,8 +102,10 @@ export const toolDefinitionSchema = z.object({
   description: z.string().check(z.minLength(1)),
   parameters: jsonObject,
   needsApproval: z.boolean(),
+  /** Why every call needs approval, for the approver (PROTOCOL.md §18.8); an older service ignores it. */
+  approvalReason: z.optional(z.string().check(z.maxLength(MAX_APPROVAL_REASON_CHARS))),
 });
-/** `{ name, description, parameters, needsApproval }`: `parameters` is a JSON Schema object (input side). */
+/** `{ name, description, parameters, needsApproval, approvalReason? }`: `parameters` is a JSON Schema object (input side). */
 export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
 
 /** JSON-serialisable definition of an agent, sent with `run_start`. Its tools' `execute` never leaves. */
@@ -176,19 +181,6 @@ const toolResult = z.object({
   content: z.optional(contentList),
 });
 
-const approvalRequest = z.object({
-  type: z.literal('approval_request'),
-  callId: id,
-  reason: z.optional(z.string()),
-});
-
-const approval = z.object({
-  type: z.literal('approval'),
-  callId: id,
-  approved: z.boolean(),
-  reason: z.optional(z.string()),
-});
-
 const toolsUpdate = z.object({
   type: z.literal('tools_update'),
   tools: z.array(toolDefinitionSchema),
@@ -247,6 +239,10 @@ const toolCall = z.object({
   /** Results the service has recorded, acknowledged on the way (as an `ack` frame would; PROTOCOL.md §5.1). */
   acks: z.optional(z.array(id).check(z.maxLength(PROTOCOL_DEFAULTS.maxAcksPerFrame))),
   ...traceFields,
+  /** Feature `decisions`: `arguments` are the ones the approver edited (PROTOCOL.md §18.8). */
+  argumentsEdited: z.optional(z.literal(true)),
+  /** Feature `agent_name`: the agent whose run made the call (PROTOCOL.md §18.9). */
+  agentName: z.optional(z.string()),
 });
 
 const cancel = z.object({
@@ -376,6 +372,7 @@ export const serviceFrameSchema = z.discriminatedUnion('type', [
   runEvent,
   runResult,
   answer,
+  approvalApplied,
   ping,
   pong,
   errorFrame,

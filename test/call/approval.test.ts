@@ -54,6 +54,7 @@ describe('approval', () => {
     const { refund, execute } = refundTool(true);
     expect(await invokeTool(refund, { amount: 5 }, { approve: () => false })).toEqual({
       status: 'rejected',
+      reason: 'declined',
       output: 'issue_refund was not run: the user declined.',
       durationMs: expect.any(Number),
     });

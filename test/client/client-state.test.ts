@@ -552,7 +552,7 @@ describe('Client options', () => {
     [
       { tls: true },
       'unknown_option',
-      'new Client(options): unknown option "tls"; known options: url, apiKey, tools, context, maxConcurrency, maxQueue, heartbeatIntervalMs, reconnect, connectTimeoutMs, highWaterMarkBytes, maxBufferedBytes, maxOutboxBytes, WebSocket, logger, redact, onApproval, onQuestion, tracing, handleSignals',
+      'new Client(options): unknown option "tls"; known options: url, apiKey, tools, context, maxConcurrency, maxQueue, heartbeatIntervalMs, reconnect, connectTimeoutMs, highWaterMarkBytes, maxBufferedBytes, maxOutboxBytes, WebSocket, logger, redact, onApproval, onQuestion, tracing, handleSignals, policies',
     ],
     [{ tools: [echo, echo] }, 'duplicate_tool', 'new Client(options): two tools are named "echo"'],
     [

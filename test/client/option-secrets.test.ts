@@ -65,7 +65,7 @@ describe('option errors never print secrets', () => {
     [
       'a secret as an unknown key',
       { redact: [SECRET], [SECRET]: true },
-      'new Client(options): unknown option "[redacted]"; known options: url, apiKey, tools, context, maxConcurrency, maxQueue, heartbeatIntervalMs, reconnect, connectTimeoutMs, highWaterMarkBytes, maxBufferedBytes, maxOutboxBytes, WebSocket, logger, redact, onApproval, onQuestion, tracing, handleSignals',
+      'new Client(options): unknown option "[redacted]"; known options: url, apiKey, tools, context, maxConcurrency, maxQueue, heartbeatIntervalMs, reconnect, connectTimeoutMs, highWaterMarkBytes, maxBufferedBytes, maxOutboxBytes, WebSocket, logger, redact, onApproval, onQuestion, tracing, handleSignals, policies',
     ],
     [
       'a url with a token in its query',

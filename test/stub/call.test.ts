@@ -109,7 +109,7 @@ describe('Call state transitions', () => {
     const call = newCall();
     call.armDeadline(5_000, () => {});
     vi.advanceTimersByTime(1_200);
-    expect(call.frame()).toEqual({
+    expect(call.frame(new Set())).toEqual({
       type: 'tool_call',
       callId: 'call_1',
       runId: 'run_1',
@@ -121,7 +121,7 @@ describe('Call state transitions', () => {
     });
     call.hold('definition', undefined);
     call.decide({ approved: true, reason: 'fine', by: 'http' });
-    expect(call.frame()).toEqual({
+    expect(call.frame(new Set())).toEqual({
       type: 'tool_call',
       callId: 'call_1',
       runId: 'run_1',

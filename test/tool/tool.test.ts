@@ -127,7 +127,11 @@ describe('tool()', () => {
     it.each([
       ['errorFunction', 'text', 'errorFunction must be a function, got "text"'],
       ['toModelOutput', 1, 'toModelOutput must be a function, got 1'],
-      ['needsApproval', 'yes', 'needsApproval must be a boolean or a function, got "yes"'],
+      [
+        'needsApproval',
+        'yes',
+        'needsApproval must be a boolean, a function or approvalRequired(reason, sideEffect?) (a reason of 1 to 1000 characters; none, idempotent or external), got "yes"',
+      ],
     ])('invalid_option for %s', (key, value, message) => {
       expectDefinitionError(
         () => tool({ name: 'opt', description: 'd', execute, [key]: value } as never),
@@ -145,7 +149,7 @@ describe('tool()', () => {
       expectDefinitionError(
         () => tool({ name: 'typo', description: 'd', execute, retries: 3 } as never),
         'unknown_option',
-        'tool "typo": unknown option "retries"; known options: name, description, parameters, execute, errorFunction, needsApproval, timeoutMs, outputSchema, toModelOutput',
+        'tool "typo": unknown option "retries"; known options: name, description, parameters, execute, errorFunction, needsApproval, allowedAgentNames, timeoutMs, outputSchema, toModelOutput',
       );
       expectDefinitionError(
         () => tool({ name: 'typo', description: 'd', execute, timeoutMS: 5, need_approval: true } as never),

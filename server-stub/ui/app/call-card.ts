@@ -65,30 +65,60 @@ export function setCallStatus(card: CallCard, status: string): void {
 }
 
 /**
- * The Approve / Reject box of a held call (from its `approval_requested` data). A decision is posted to
- * `POST /v1/runs/:runId/approvals/:callId`; a refusal is shown in the box and the buttons work again.
+ * The Approve / Reject box of a held call (from its `approval_requested` data): why it needs approval (the
+ * reason, when the tool or the client gave one), the arguments (editable: approving with changed arguments runs
+ * the call with them), a reason, and "for the rest of the run" (`always`). A decision is posted to
+ * `POST /v1/runs/:runId/approvals/:callId` (PROTOCOL.md §18.8); a refusal is shown and the buttons work again.
  */
 export function approvalBox(api: Api, runId: string, callId: string, data: EventData): HTMLElement {
   const reason = el('input', {
     class: 'approval-reason',
     attrs: { type: 'text', placeholder: 'Reason (optional)', 'aria-label': 'Reason', maxlength: '500' },
   });
+  const original = JSON.stringify(data.arguments ?? {}, null, 2);
+  const args = el('textarea', {
+    class: 'approval-arguments',
+    attrs: {
+      'aria-label': 'Arguments',
+      rows: String(Math.min(8, original.split('\n').length)),
+      spellcheck: 'false',
+    },
+  });
+  args.value = original;
+  const always = el('input', {
+    class: 'approval-always',
+    attrs: { type: 'checkbox', 'aria-label': 'Always' },
+  });
   const error = el('p', { class: 'approval-error', attrs: { role: 'alert' } });
   error.hidden = true;
+  const fail = (message: string) => {
+    error.textContent = message;
+    error.hidden = false;
+    for (const button of buttons) button.disabled = false;
+  };
   const decide = async (approved: boolean) => {
     for (const button of buttons) button.disabled = true;
     error.hidden = true;
     const text = reason.value.trim();
+    const body: Record<string, unknown> = { approved };
+    if (text !== '') body.reason = text;
+    if (always.checked) body.always = true;
+    if (approved && args.value.trim() !== original.trim()) {
+      try {
+        body.arguments = JSON.parse(args.value) as unknown;
+      } catch {
+        fail('The arguments are not valid JSON.');
+        return;
+      }
+    }
     try {
       await api.json(
         'POST',
         `/v1/runs/${encodeURIComponent(runId)}/approvals/${encodeURIComponent(callId)}`,
-        { approved, ...(text === '' ? {} : { reason: text }) },
+        body,
       );
     } catch (caught) {
-      error.textContent = caught instanceof Error ? caught.message : String(caught);
-      error.hidden = false;
-      for (const button of buttons) button.disabled = false;
+      fail(caught instanceof Error ? caught.message : String(caught));
     }
   };
   const buttons = [
@@ -105,15 +135,25 @@ export function approvalBox(api: Api, runId: string, callId: string, data: Event
       on: { click: () => void decide(false) },
     }),
   ];
+  const given = typeof data.reason === 'string' && data.reason !== '' ? `: ${data.reason}` : '';
   const why =
     data.requestedBy === 'client'
-      ? `The client asks for a human decision${typeof data.reason === 'string' ? `: ${data.reason}` : ''}`
-      : 'The tool needs a human decision before it runs';
+      ? `The client asks for a human decision${given}`
+      : `The tool needs a human decision before it runs${given}`;
   return el(
     'div',
     { class: 'approval', attrs: { role: 'group', 'aria-label': `Approval for ${String(data.toolName)}` } },
-    el('p', { class: 'approval-why', text: `Approve ${String(data.toolName)}? ${why}.` }),
+    el('p', {
+      class: 'approval-why',
+      text: `Approve ${String(data.toolName)}? ${why}${/[.!?]$/.test(why) ? '' : '.'}`,
+    }),
+    el(
+      'label',
+      { class: 'approval-arguments-label', text: 'Arguments (edit to approve with changes)' },
+      args,
+    ),
     el('div', { class: 'approval-actions' }, reason, ...buttons),
+    el('label', { class: 'approval-always-label' }, always, ' For every call of this tool in this run'),
     error,
   );
 }

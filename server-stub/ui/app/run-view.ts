@@ -204,12 +204,20 @@ export class RunView {
         if (!card) return;
         clear(card.approval);
         const approved = data.approved === true;
-        const by = data.by === 'socket' ? 'by a client' : 'over HTTP';
+        const by =
+          data.by === 'socket'
+            ? 'by a client'
+            : data.by === 'always'
+              ? 'for the whole run earlier'
+              : 'over HTTP';
         const reason = typeof data.reason === 'string' && data.reason !== '' ? `: ${data.reason}` : '';
+        const edited =
+          data.arguments === undefined ? '' : ` with edited arguments ${JSON.stringify(data.arguments)}`;
+        const always = data.always === true ? ' (for every call of this tool in this run)' : '';
         card.approval.append(
           el('p', {
             class: `decision ${approved ? 'approved' : 'rejected'}`,
-            text: `${approved ? 'Approved' : 'Rejected'} ${by}${reason}`,
+            text: `${approved ? 'Approved' : 'Rejected'} ${by}${edited}${always}${reason}`,
           }),
         );
         if (approved) setCallStatus(card, 'running');

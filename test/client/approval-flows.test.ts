@@ -1,0 +1,230 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  type ScriptedTurn,
+  type StubServer,
+  scriptedModel,
+  silentLogger,
+  startStubServer,
+} from '../../server-stub/index';
+import {
+  Agent,
+  ApprovalError,
+  type ApprovalRequest,
+  approvalRequired,
+  Client,
+  type ClientOptions,
+  tool,
+} from '../../src/index';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function stub(options: Parameters<typeof startStubServer>[0] = {}): Promise<StubServer> {
+  const server = await startStubServer({ apiKeys: ['test-key'], logger: silentLogger, ...options });
+  cleanups.push(() => server.close());
+  return server;
+}
+
+async function connected(url: string, options: Partial<ClientOptions> = {}): Promise<Client> {
+  const created = new Client({ url, apiKey: 'test-key', tools: [], reconnect: false, ...options });
+  cleanups.push(() => created.close({ drain: false }));
+  await created.connect();
+  return created;
+}
+
+/** Two turns of one refund call each, then the tool messages joined. */
+const twoRefunds = (): ScriptedTurn[] => [
+  { toolCalls: [{ name: 'refund', arguments: { orderId: 'o1', amount: 90 } }] },
+  { toolCalls: [{ name: 'refund', arguments: { orderId: 'o2', amount: 20 } }] },
+  ({ messages }) => ({
+    text: messages
+      .filter((message) => message.role === 'tool')
+      .map((message) => message.content)
+      .join(' | '),
+  }),
+];
+
+const refund = (needsApproval: unknown) =>
+  tool({
+    name: 'refund',
+    description: 'Refunds an order.',
+    parameters: z.object({ orderId: z.string(), amount: z.number().max(100) }),
+    needsApproval: needsApproval as never,
+    execute: ({ orderId, amount }) => `refunded ${amount} on ${orderId}`,
+  });
+
+const agentWith = (gated: ReturnType<typeof refund>, name = 'support') =>
+  new Agent({ name, instructions: 'Refund when asked.', tools: [gated] });
+
+describe('approvals with a reason, edited arguments and always, over the stub', () => {
+  it('shows the reason of approvalRequired, runs edited arguments decided with client.decide, and applies always', async () => {
+    const server = await stub({ model: scriptedModel(twoRefunds()) });
+    const gated = refund(approvalRequired('Refunds move money.'));
+    const client = await connected(server.url, { tools: [gated] });
+    const requests: ApprovalRequest[] = [];
+    const decided: Promise<void>[] = [];
+    client.on('approval_requested', (request) => {
+      requests.push(request);
+      decided.push(
+        client.decide(request.callId, {
+          approved: true,
+          arguments: { orderId: 'o1', amount: 50 },
+          always: true,
+        }),
+      );
+    });
+    const agent = new Agent({ name: 'support', instructions: 'Refund.', tools: [gated] });
+    const result = await client.run(agent, 'refund both');
+    await Promise.all(decided);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({ toolName: 'refund', reason: 'Refunds move money.' });
+    expect(result.finalOutput).toBe(
+      'The approver edited the arguments of refund to {"orderId":"o1","amount":50}.\nrefunded 50 on o1 | refunded 20 on o2',
+    );
+    const calls = server.runs.get(result.runId)?.toolCalls ?? [];
+    expect(calls[0]?.approval).toMatchObject({
+      requestedBy: 'definition',
+      reason: 'Refunds move money.',
+      decision: { approved: true, by: 'socket', arguments: { orderId: 'o1', amount: 50 }, always: true },
+    });
+    expect(calls[1]?.approval?.decision).toMatchObject({ approved: true, by: 'always' });
+  });
+
+  it('gives onApproval the reason of a predicate, and keeps its always decision for the run', async () => {
+    const server = await stub({ model: scriptedModel(twoRefunds()) });
+    const asked: ApprovalRequest[] = [];
+    const gated = refund((_ctx: unknown, input: { amount: number }) => ({
+      required: true,
+      reason: `amount ${input.amount}`,
+    }));
+    const client = await connected(server.url, {
+      tools: [gated],
+      onApproval: (request) => {
+        asked.push(request);
+        return { approved: false, reason: 'no refunds today', alwaysReject: true };
+      },
+    });
+    const result = await client.run(
+      new Agent({ name: 'support', instructions: 'Refund.', tools: [gated] }),
+      'go',
+    );
+    expect(asked).toMatchObject([
+      { toolName: 'refund', reason: 'amount 90', input: { orderId: 'o1', amount: 90 } },
+    ]);
+    expect(result.toolCalls.map((call) => [call.status, call.output])).toEqual([
+      ['rejected', 'refund was not run: the user declined. Reason: no refunds today'],
+      ['rejected', 'refund was not run: the user declined. Reason: no refunds today'],
+    ]);
+  });
+
+  it('sends the predicate reason in approval_request to the service, and the edited arguments come back to run', async () => {
+    const server = await stub({
+      model: scriptedModel([
+        { toolCalls: [{ name: 'refund', arguments: { orderId: 'o1', amount: 90 } }] },
+        { text: 'done' },
+      ]),
+    });
+    const gated = refund(() => ({ required: true, reason: 'over the limit' }));
+    const client = await connected(server.url, { tools: [gated] });
+    client.on('run_event', (event) => {
+      const data = event.event.data as { callId: string; reason?: string };
+      if (event.event.kind !== 'approval_requested') return;
+      expect(data.reason).toBe('over the limit');
+      void client.decide(data.callId, { approved: true, arguments: { orderId: 'o1', amount: 500 } });
+    });
+    const result = await client.run(
+      new Agent({ name: 'support', instructions: 'Refund.', tools: [gated] }),
+      'go',
+    );
+    expect(result.toolCalls[0]).toMatchObject({
+      status: 'invalid_arguments',
+      output: expect.stringMatching(
+        /^refund was not run: the arguments the approver edited are invalid: amount: /,
+      ),
+    });
+  });
+
+  it('takes edited arguments and always over HTTP, echoing them', async () => {
+    const server = await stub({ model: scriptedModel(twoRefunds()) });
+    const gated = refund(true);
+    const client = await connected(server.url, { tools: [gated] });
+    const answers: unknown[] = [];
+    client.on('approval_requested', (request) => {
+      void fetch(`${server.httpUrl}/v1/runs/${request.runId}/approvals/${request.callId}`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer test-key', 'content-type': 'application/json' },
+        body: JSON.stringify({ approved: true, arguments: { orderId: 'o9', amount: 1 }, always: true }),
+      }).then(async (response) => answers.push(await response.json()));
+    });
+    const result = await client.run(agentWith(gated), 'go');
+    expect(answers).toEqual([
+      {
+        runId: result.runId,
+        callId: expect.any(String),
+        approved: true,
+        arguments: { orderId: 'o9', amount: 1 },
+        always: true,
+      },
+    ]);
+    expect(result.finalOutput).toBe(
+      'The approver edited the arguments of refund to {"orderId":"o9","amount":1}.\nrefunded 1 on o9 | refunded 20 on o2',
+    );
+  });
+
+  it('refuses client.decide for an unknown call and for a call already decided, with typed errors', async () => {
+    const server = await stub({ model: scriptedModel(twoRefunds()) });
+    const gated = refund(true);
+    const client = await connected(server.url, { tools: [gated] });
+    await expect(client.decide('nope', true)).rejects.toMatchObject({
+      name: 'ApprovalError',
+      code: 'unknown_call',
+    });
+    await expect(client.decide('nope', 'yes' as never)).rejects.toBeInstanceOf(ApprovalError);
+    const errors: unknown[] = [];
+    client.on('approval_requested', (request) => {
+      void client
+        .decide(request.callId, true)
+        .then(() => client.decide(request.callId, false))
+        .catch((error: unknown) => errors.push(error));
+    });
+    await client.run(agentWith(gated), 'go');
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toMatchObject({
+      name: 'ApprovalError',
+      code: 'not_pending',
+      message: expect.stringContaining('was already approved'),
+    });
+  });
+
+  it('rejects client.decide with ConnectionError once the client is closed', async () => {
+    const server = await stub({ model: scriptedModel(twoRefunds()) });
+    const client = await connected(server.url, { tools: [refund(true)] });
+    await client.close();
+    await expect(client.decide('call_1', true)).rejects.toMatchObject({
+      name: 'ConnectionError',
+      code: 'not_connected',
+    });
+  });
+
+  it('still decides with an older service (no features): plain decisions go through, edits are refused', async () => {
+    const server = await stub({ model: scriptedModel(twoRefunds()), features: [] });
+    const gated = refund(true);
+    const client = await connected(server.url, { tools: [gated] });
+    const refused: unknown[] = [];
+    client.on('approval_requested', (request) => {
+      void client
+        .decide(request.callId, { approved: true, always: true })
+        .catch((error: unknown) => refused.push(error))
+        .then(() => client.decide(request.callId, true));
+    });
+    const result = await client.run(agentWith(gated), 'go');
+    expect(result.finalOutput).toBe('refunded 90 on o1 | refunded 20 on o2');
+    expect(refused).toEqual([
+      expect.objectContaining({ code: 'unsupported' }),
+      expect.objectContaining({ code: 'unsupported' }),
+    ]);
+  });
+});

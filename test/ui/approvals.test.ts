@@ -1,0 +1,76 @@
+/**
+ * Approvals in the agent UI, in a real browser (Debian's Chromium through playwright-core): the reason the tool
+ * gives, arguments edited before approving, and "for every call of this tool in this run" (PROTOCOL.md §18.8).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { scriptedModel, startStubServer } from '../../server-stub/index';
+import { approvalRequired, Client, tool } from '../../src/index';
+import { launchBrowser, type TestBrowser } from './browser';
+
+const BROWSER_TIMEOUT_MS = 90_000;
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+let browser: TestBrowser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, BROWSER_TIMEOUT_MS);
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('approvals in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
+  it('shows the reason, approves with edited arguments for the whole run, and shows both decisions', async () => {
+    const stub = await startStubServer({
+      apiKeys: ['key-for-ui'],
+      logger: quiet,
+      agents: [{ name: 'Refunder', instructions: '', tools: ['refund'] }],
+      model: scriptedModel([
+        { toolCalls: [{ name: 'refund', arguments: { amount: 90 } }] },
+        { toolCalls: [{ name: 'refund', arguments: { amount: 20 } }] },
+        ({ messages }) => ({
+          text: messages
+            .filter((message) => message.role === 'tool')
+            .map((message) => message.content)
+            .join(' | '),
+        }),
+      ]),
+    });
+    const refund = tool({
+      name: 'refund',
+      description: 'Refunds an amount.',
+      parameters: z.object({ amount: z.number() }),
+      needsApproval: approvalRequired('Refunds move money.'),
+      execute: ({ amount }) => `refunded ${amount}`,
+    });
+    const client = new Client({ url: stub.url, apiKey: 'key-for-ui', tools: [refund], reconnect: false });
+    await client.connect();
+    const page = await browser.page();
+    try {
+      await page.goto(`${stub.httpUrl}/#key=key-for-ui`);
+      await page.getByRole('textbox', { name: 'Message' }).fill('refund please');
+      await page.getByRole('button', { name: 'Send' }).click();
+      const box = page.locator('.approval');
+      await box.waitFor();
+      expect(await box.locator('.approval-why').textContent()).toBe(
+        'Approve refund? The tool needs a human decision before it runs: Refunds move money.',
+      );
+      await page.getByRole('textbox', { name: 'Arguments' }).fill('{ "amount": 50 }');
+      await page.getByRole('checkbox', { name: 'Always' }).check();
+      await page.getByRole('button', { name: 'Approve' }).click();
+      const final = page.locator('.msg.final .bubble');
+      await final.waitFor();
+      expect(await final.textContent()).toContain('refunded 50 | refunded 20');
+      const decisions = await page.locator('.call .decision').allTextContents();
+      expect(decisions).toEqual([
+        'Approved over HTTP with edited arguments {"amount":50} (for every call of this tool in this run)',
+        'Approved for the whole run earlier',
+      ]);
+      expect(page.errors).toEqual([]);
+    } finally {
+      await page.close();
+      await client.close({ drain: false });
+      await stub.close();
+    }
+  });
+});
