@@ -8,7 +8,6 @@
  * - `Approvals` (approvals.ts): who decides an approval;
  * - `Outbox` (outbox.ts): result frames, kept until acked, backpressure;
  * - the call updates (call-updates.ts, given by the client): progress, preliminary results, the lease, questions.
- *
  * A call is one {@link Execution} object that all of them share.
  *
  * @module
@@ -140,7 +139,6 @@ export class CallRunner implements ExecutionOwner {
   get running(): number {
     return this.#slots.running;
   }
-
   /** Calls waiting for a slot. */
   get queued(): number {
     return this.#slots.queued;
@@ -204,16 +202,11 @@ export class CallRunner implements ExecutionOwner {
     if (frame.type !== 'tool_result') return;
     const done = this.#outbox.unsendable(frame, error.code);
     const fields = { callId: frame.callId, code: error.code };
-    if (done === 'replaced') {
-      this.#options.logger.warn(
-        fields,
-        'a call result could not be delivered; an error result is sent instead',
-      );
-    } else if (done === 'dropped') {
-      this.#options.logger.error(
-        fields,
-        'a call result and its error result could not be delivered; dropped',
-      );
+    const { logger } = this.#options;
+    if (done === 'replaced')
+      logger.warn(fields, 'a call result could not be delivered; an error result is sent instead');
+    else if (done === 'dropped') {
+      logger.error(fields, 'a call result and its error result could not be delivered; dropped');
       this.ack(frame.callId);
     }
   }
@@ -244,18 +237,18 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /** `welcome` arrived: what the service takes on this socket (PROTOCOL.md §2), then {@link reconnected}. */
-  welcomed(welcome: WelcomeTerms): void {
+  welcomed(welcome: WelcomeTerms & { resumed?: boolean }): void {
     this.#options.updates.setWelcome?.(welcome);
-    this.reconnected();
+    this.reconnected(welcome.resumed !== false);
   }
 
   /**
    * A new socket is open: every pending approval request, the latest updates of the calls (before their results:
    * the service ignores those of a call it has the result of) and everything in the outbox are sent again, once.
    */
-  reconnected(): void {
+  reconnected(resumed = true): void {
     this.#approvals.reconnected(this.#incoming.values());
-    this.#leases.reconnected(this.#incoming.values());
+    this.#leases.reconnected(this.#incoming.values(), resumed);
     this.#options.updates.reconnected();
     this.#outbox.reconnected();
   }
@@ -269,6 +262,12 @@ export class CallRunner implements ExecutionOwner {
   idle(): Promise<void> {
     if (this.#isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /** Aborts every call of run `runId` held here (its caller aborted it, `cause`); later ones abort on arrival. */
+  cancelRun(runId: string, cause: unknown): void {
+    const reason = abortReason(`run ${runId} was aborted by its caller`, 'AbortError', cause);
+    this.#incoming.cancelRun(runId, reason);
   }
 
   /** Aborts every call still queued, running or parked (their results say `cancelled`). */

@@ -166,6 +166,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       send,
       (event) => this.#onRunEvent(event),
       () => this.#connection.maxPayloadBytes,
+      (runId, reason) => this.#calls.cancelRun(runId, reason),
     );
     // One function for every call (the call is read from its ctx), not a closure per call.
     const nestedRun: NestedRun = (agent, input, maxTurns, ctx) => {
