@@ -257,7 +257,7 @@ const toolCall = z.object({
 const cancel = z.object({
   type: z.literal('cancel'),
   callId: id,
-  reason: z.optional(z.enum(['deadline', 'run_cancelled', 'rejected', 'redispatched', 'service'])),
+  reason: z.optional(z.string()), // `deadline`, `run_cancelled`, … or any text: a plain cancel (PROTOCOL.md §6)
 });
 
 /** One result acknowledged (`callId`), or several at once (`callIds`), or both; never neither. */

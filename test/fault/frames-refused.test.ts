@@ -3,7 +3,7 @@
  * way §1, §12 and §14 say, and the client goes on (or resumes) afterwards.
  */
 import { describe, expect, it } from 'vitest';
-import { ProtocolError } from '../../src/index';
+import { ProtocolError, tool } from '../../src/index';
 import type { WebSocketConstructor } from '../../src/wire/transport';
 import { TestClient } from '../stub/test-client';
 import { OpaqueWebSocket, recordingLogger } from './gateway';
@@ -161,5 +161,38 @@ describe('close 4009 (§9, §14): another socket resumed this session', () => {
       true,
     );
     expect(worker.state).toBe('open');
+  });
+});
+
+describe('a cancel with a reason the client does not know (§6)', () => {
+  it('is accepted as a plain cancel: the call aborts with the text as the cause, and no error frame goes back', async () => {
+    const service = await rawService();
+    const reasons: unknown[] = [];
+    const wait = tool({
+      name: 'wait',
+      description: 'Waits until aborted.',
+      execute: (_input, ctx) =>
+        new Promise<string>((resolve) =>
+          ctx.signal.addEventListener('abort', () => {
+            reasons.push(ctx.signal.reason);
+            resolve('stopped');
+          }),
+        ),
+    });
+    const worker = client(service.url, { tools: [wait], reconnect: FAST });
+    await worker.connect();
+    const started = nextEvent(worker, 'tool_call');
+    service.send({ type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 'wait', arguments: {} });
+    await started;
+    service.send({ type: 'cancel', callId: 'c1', reason: 'maintenance window' });
+    await until(() => service.results().map((result) => [result.callId, result.status]), [['c1', 'cancelled']]);
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toBeInstanceOf(DOMException);
+    expect(reasons[0]).toMatchObject({
+      name: 'AbortError',
+      message: 'cancelled by the service (maintenance window)',
+      cause: 'maintenance window',
+    });
+    expect(types(service)).not.toContain('error');
   });
 });
