@@ -317,7 +317,7 @@ const runEvent = z.object({
 const runResult = z.object({
   type: z.literal('run_result'),
   runId: id,
-  status: z.enum(['completed', 'failed', 'cancelled']),
+  status: z.string(), // `completed`, `failed`, `cancelled`; any other: the run failed (PROTOCOL.md §10.1)
   finalOutput: z.optional(z.unknown()),
   error: z.optional(z.string()),
   toolCalls: z.array(runToolCallSchema),
@@ -348,7 +348,7 @@ export const ERROR_CODES = [
 
 const errorFrame = z.object({
   type: z.literal('error'),
-  code: z.enum(ERROR_CODES),
+  code: z.string(), // one of ERROR_CODES; a receiver takes any other as a plain error (PROTOCOL.md §13)
   message: z.string(),
   callId: z.optional(z.string()),
   requestId: z.optional(z.string()),
