@@ -198,6 +198,12 @@ export class Runs {
             // A listener's failure must not break the socket handler; the client's own event still goes out.
           }
         }
+        // An approval or a question of a nested run surfaces on each ancestor run too (PROTOCOL.md §10.3), with
+        // `data.runId` naming the nested run. When that run is this client's as well, the client has the event
+        // already: the copy goes to the ancestor's `onEvent` only, so `run_event` and `approval_requested`
+        // carry each event once.
+        const origin = (frame.event.data as { runId?: unknown } | undefined)?.runId;
+        if (typeof origin === 'string' && origin !== frame.runId && this.#byRun.has(origin)) return true;
         this.#onEvent(frame);
         return true;
       }
