@@ -67,6 +67,8 @@ export interface RunInit {
   depth: number;
   startedBy: RunOrigin;
   ownerSessionId?: string;
+  /** The tenant (API key) the run belongs to; see server-stub/tenants.ts. */
+  tenant?: string | undefined;
   requestId?: string;
   parentRunId?: string;
   parentCallId?: string;
@@ -81,6 +83,8 @@ export class Run {
   readonly depth: number;
   readonly startedBy: RunOrigin;
   readonly ownerSessionId: string | undefined;
+  /** The tenant (API key) the run belongs to: only its sessions and HTTP requests see and serve it. */
+  readonly tenant: string | undefined;
   readonly requestId: string | undefined;
   readonly parentRunId: string | undefined;
   readonly parentCallId: string | undefined;
@@ -109,6 +113,7 @@ export class Run {
     this.depth = init.depth;
     this.startedBy = init.startedBy;
     this.ownerSessionId = init.ownerSessionId;
+    this.tenant = init.tenant;
     this.requestId = init.requestId;
     this.parentRunId = init.parentRunId;
     this.parentCallId = init.parentCallId;

@@ -221,11 +221,12 @@ class SocketHandler {
         return;
       }
       case 'approval': {
-        const refusal = service.approvals.decide(frame.callId, {
+        const decision = {
           approved: frame.approved,
-          by: 'socket',
+          by: 'socket' as const,
           ...(frame.reason === undefined ? {} : { reason: frame.reason }),
-        });
+        };
+        const refusal = service.approvals.decide(frame.callId, decision, undefined, session);
         if (refusal) this.#error(refusal.code, refusal.message, { callId: frame.callId });
         return;
       }
