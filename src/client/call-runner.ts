@@ -135,11 +135,10 @@ export class CallRunner implements ExecutionOwner {
     });
   }
 
-  /** Calls executing now. */
+  /** Calls executing now, and calls waiting for a slot. */
   get running(): number {
     return this.#slots.running;
   }
-  /** Calls waiting for a slot. */
   get queued(): number {
     return this.#slots.queued;
   }
@@ -182,8 +181,9 @@ export class CallRunner implements ExecutionOwner {
     this.#incoming.cancel(callId, abortReason(`cancelled by the service (${reason})`, 'AbortError', reason));
   }
 
-  /** The service has the result (an `ack`), or will never record it: forget it. */
-  ack(callId: string): void {
+  /** The service has the result (an `ack`), or will never record it (`refused`: the error code): forget it. */
+  ack(callId: string, refused?: string): void {
+    if (refused !== undefined) this.#incoming.refused(callId, refused);
     this.#outbox.ack(callId);
     this.#options.updates.forget(callId);
     // A call that ends puts its result in the outbox: only an ack can leave the runner idle.

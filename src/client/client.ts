@@ -372,7 +372,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       (frame.code === 'unknown_call' || frame.code === 'duplicate_result' || frame.code === 'not_allowed')
     ) {
       // The service will never record this result (PROTOCOL.md §5.2): drop it from the outbox.
-      this.#calls.ack(frame.callId);
+      this.#calls.ack(frame.callId, frame.code);
     }
     this.#emit(
       'error',

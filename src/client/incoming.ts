@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { abortReason } from '../call/call-signal';
 import type { Logger } from '../logger';
 import { busyText, cancelledText, shuttingDownText } from '../tool/model-text';
 import type { Approvals } from './approvals';
@@ -162,6 +163,16 @@ export class Incoming {
         durationMs: 0,
       });
     }
+  }
+
+  /**
+   * The service answered `error code` about the call (PROTOCOL.md §5.2, §7): one still waiting for the service's
+   * decision will never get it (its session is gone, e.g. after a new session): it ends `cancelled` rather than
+   * hold its place for ever.
+   */
+  refused(callId: string, code: string): void {
+    if (this.#held.get(callId)?.decide === undefined) return;
+    this.cancel(callId, abortReason(`the service refused the call (${code})`, 'AbortError', code));
   }
 
   /** Cancels every call held. */
