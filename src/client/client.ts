@@ -237,7 +237,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    * `context` stay here, and its tools run in this client.
    * @returns the run's result once the agent answers.
    * @throws OptionsError `invalid_agent`, `invalid_input` or `invalid_option` for a wrong argument, before anything
-   *   is sent; RunError `run_failed` / `run_cancelled` / a service error code; AbortError when `signal` aborted;
+   *   is sent; RunError `run_failed` / `run_cancelled` / a service error code; AbortError at once when `signal` aborts;
    *   ConnectionError `not_connected` before `connect()`, `closed` when the client closed first. While the client
    *   is reconnecting the run waits and starts on the next connection.
    */
