@@ -139,8 +139,9 @@ describe('connecting', () => {
 
   it('closes with 4008 a connection silent for two heartbeat intervals', async () => {
     const server = await stub({ heartbeatIntervalMs: 100 });
-    const client = track(await TestClient.connect(server.url));
+    // Before the hello: the stub counts the silence from the client's last frame, and closes exactly at 200 ms.
     const started = Date.now();
+    const client = track(await TestClient.connect(server.url));
     const closed = await client.closed;
     expect(closed.code).toBe(CLOSE_CODES.heartbeatTimeout);
     expect(closed.reason).toMatch(/^no frame for \d+ms \(2 heartbeat intervals\)$/);
