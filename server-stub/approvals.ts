@@ -43,9 +43,15 @@ export class Approvals {
    *   that follows the outer run can decide a call of an agent used as a tool.
    * @returns `undefined` when applied, else why not.
    */
-  decide(callId: string, decision: CallDecision, runId?: string): ApprovalRefusal | undefined {
+  decide(
+    callId: string,
+    decision: CallDecision,
+    runId?: string,
+    tenant?: { tenant: string | undefined },
+  ): ApprovalRefusal | undefined {
     const call = this.#deps.dispatcher.get(callId);
-    if (!call || (runId !== undefined && !this.#within(call.run, runId))) {
+    const foreign = tenant !== undefined && call?.run.tenant !== tenant.tenant;
+    if (!call || foreign || (runId !== undefined && !this.#within(call.run, runId))) {
       const where = runId === undefined ? '' : ` in run ${runId}`;
       return { code: 'unknown_call', message: `no tool call ${JSON.stringify(callId)}${where}` };
     }
@@ -120,7 +126,8 @@ export class Approvals {
   request(session: Session, frame: FrameOf<ClientFrame, 'approval_request'>): ApprovalRefusal | undefined {
     const { dispatcher } = this.#deps;
     const call = dispatcher.get(frame.callId);
-    if (!call) return { code: 'unknown_call', message: `no tool call ${JSON.stringify(frame.callId)}` };
+    if (!call || call.run.tenant !== session.tenant)
+      return { code: 'unknown_call', message: `no tool call ${JSON.stringify(frame.callId)}` };
     if (call.sessionId !== session.id) {
       return { code: 'not_allowed', message: `tool call ${call.callId} is not assigned to this session` };
     }

@@ -119,7 +119,9 @@ export class Dispatcher {
    * `retryable` result is acknowledged but not recorded: the call is offered again.
    */
   onResult(session: Session, frame: FrameOf<ClientFrame, 'tool_result'>): void {
-    const call = this.#calls.get(frame.callId);
+    const found = this.#calls.get(frame.callId);
+    // Another tenant's call reads as unknown (server-stub/tenants.ts).
+    const call = found?.run.tenant === session.tenant ? found : undefined;
     const { logger } = this.#deps.options;
     if (!call) {
       this.#error(
@@ -238,11 +240,7 @@ export class Dispatcher {
     const target = pickSession(call, this.#deps.sessions, (session) => this.inFlight(session));
     if (!target) {
       this.#waiting.add(call);
-      if (
-        call.sentTo.length === 0 &&
-        call.decision === undefined &&
-        !mayServe(call.toolName, this.#deps.sessions)
-      ) {
+      if (call.sentTo.length === 0 && call.decision === undefined && !mayServe(call, this.#deps.sessions)) {
         this.#finish(call, {
           status: 'unknown_tool',
           output: unknownToolText(call.toolName, offeredTools(call.run, this.#deps.sessions)),

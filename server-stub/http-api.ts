@@ -14,15 +14,20 @@ import { answerBody, cancelBody, decisionBody, parseBody, startRunBody } from '.
 import { decodeSegment, HttpError, readJsonBody, sendJson } from './http-io';
 import type { Run } from './run';
 import type { StubService } from './service';
+import { tenantOf } from './tenants';
 import type { RunStatus } from './transcript';
 import { serveUi, UI_PATHS } from './ui/serve';
 
-/** Answers one request; `params` are the route's path captures, percent-decoded. */
+/**
+ * Answers one request; `params` are the route's path captures, percent-decoded; `tenant` is the request's
+ * (server-stub/tenants.ts): a handler sees and acts on that tenant's runs only.
+ */
 type Handler = (
   service: StubService,
   request: IncomingMessage,
   response: ServerResponse,
   params: string[],
+  tenant: string | undefined,
 ) => Promise<void> | void;
 
 interface Route {
@@ -38,12 +43,21 @@ function health(_service: StubService, _req: IncomingMessage, res: ServerRespons
   sendJson(res, 200, { ok: true, protocol: PROTOCOL_VERSION });
 }
 
-/** `GET /v1/agents`: the agents `POST /v1/runs` may start by name, each with the tools no connected client offers. */
-function listAgents(service: StubService, _req: IncomingMessage, res: ServerResponse): void {
+/**
+ * `GET /v1/agents`: the agents `POST /v1/runs` may start by name, each with the tools no connected client of the
+ * tenant offers, and how many of its clients are connected.
+ */
+function listAgents(
+  service: StubService,
+  _req: IncomingMessage,
+  res: ServerResponse,
+  _params: string[],
+  tenant: string | undefined,
+): void {
   const offered = new Set<string>();
   let clients = 0;
   for (const session of service.sessions.values()) {
-    if (session.state !== 'connected') continue;
+    if (session.state !== 'connected' || session.tenant !== tenant) continue;
     clients += 1;
     for (const name of session.tools.keys()) offered.add(name);
   }
@@ -56,7 +70,13 @@ function listAgents(service: StubService, _req: IncomingMessage, res: ServerResp
 }
 
 /** `POST /v1/runs`: starts a run that no client owns. */
-async function startRun(service: StubService, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function startRun(
+  service: StubService,
+  req: IncomingMessage,
+  res: ServerResponse,
+  _params: string[],
+  tenant: string | undefined,
+): Promise<void> {
   const { options } = service;
   const body = parseBody(startRunBody, await readJsonBody(req, options.maxHttpBodyBytes));
   let agent = body.agent;
@@ -72,6 +92,7 @@ async function startRun(service: StubService, req: IncomingMessage, res: ServerR
     agent,
     input: body.input,
     startedBy: 'http',
+    tenant,
     ...(body.maxTurns === undefined ? {} : { maxTurns: body.maxTurns }),
   });
   if ('code' in started) throw new HttpError(409, started.code, started.message);
@@ -79,14 +100,26 @@ async function startRun(service: StubService, req: IncomingMessage, res: ServerR
   sendJson(res, 201, { runId: started.id, status: started.status });
 }
 
-/** `GET /v1/runs`: a summary of every run, newest first. */
-function listRuns(service: StubService, _req: IncomingMessage, res: ServerResponse): void {
-  sendJson(res, 200, { runs: service.runs.list() });
+/** `GET /v1/runs`: a summary of every run of the tenant, newest first. */
+function listRuns(
+  service: StubService,
+  _req: IncomingMessage,
+  res: ServerResponse,
+  _params: string[],
+  tenant: string | undefined,
+): void {
+  sendJson(res, 200, { runs: service.runs.list({ tenant }) });
 }
 
 /** `GET /v1/runs/:runId`: the run's transcript. */
-function getRun(service: StubService, _req: IncomingMessage, res: ServerResponse, [runId]: string[]): void {
-  sendJson(res, 200, findRun(service, runId).transcript());
+function getRun(
+  service: StubService,
+  _req: IncomingMessage,
+  res: ServerResponse,
+  [runId]: string[],
+  tenant: string | undefined,
+): void {
+  sendJson(res, 200, findRun(service, runId, tenant).transcript());
 }
 
 /** `POST /v1/runs/:runId/cancel`: cancels a run in progress. */
@@ -95,9 +128,10 @@ async function cancelRun(
   req: IncomingMessage,
   res: ServerResponse,
   [runId]: string[],
+  tenant: string | undefined,
 ): Promise<void> {
   const body = parseBody(cancelBody, await readJsonBody(req, service.options.maxHttpBodyBytes, true));
-  const run = findRun(service, runId);
+  const run = findRun(service, runId, tenant);
   const refusal = service.runs.cancel(run.id, body.reason);
   if (refusal) throw new HttpError(409, refusal.code, refusal.message);
   sendJson(res, 200, { runId: run.id, status: run.status });
@@ -109,9 +143,10 @@ async function decide(
   req: IncomingMessage,
   res: ServerResponse,
   [runId, callId]: string[],
+  tenant: string | undefined,
 ): Promise<void> {
   const body = parseBody(decisionBody, await readJsonBody(req, service.options.maxHttpBodyBytes));
-  const run = findRun(service, runId);
+  const run = findRun(service, runId, tenant);
   const decision: CallDecision = { approved: body.approved, by: 'http' };
   if (body.reason !== undefined) decision.reason = body.reason;
   if (body.arguments !== undefined) decision.arguments = body.arguments;
@@ -128,9 +163,10 @@ async function answerQuestion(
   req: IncomingMessage,
   res: ServerResponse,
   [runId, callId, questionId]: string[],
+  tenant: string | undefined,
 ): Promise<void> {
   const body = parseBody(answerBody, await readJsonBody(req, service.options.maxHttpBodyBytes));
-  const run = findRun(service, runId);
+  const run = findRun(service, runId, tenant);
   const reply =
     body.declined === true
       ? { declined: true as const, ...(body.reason === undefined ? {} : { reason: body.reason }) }
@@ -151,8 +187,9 @@ function streamEvents(
   req: IncomingMessage,
   res: ServerResponse,
   [runId]: string[],
+  tenant: string | undefined,
 ): void {
-  const run = findRun(service, runId);
+  const run = findRun(service, runId, tenant);
   res.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
@@ -255,33 +292,35 @@ async function route(
     response.setHeader('allow', matching.map((candidate) => candidate.method).join(', '));
     throw new HttpError(405, 'method_not_allowed', `${request.method} is not allowed on ${path}`);
   }
-  if (found.auth) authorize(service, request);
+  const tenant = found.auth ? authorize(service, request) : undefined;
   const params = (found.pattern.exec(path) ?? []).slice(1).map(decodeSegment);
-  await found.handler(service, request, response, params);
+  await found.handler(service, request, response, params, tenant);
 }
 
 /**
  * Checks the request's `Authorization: Bearer <key>` against the server's keys (any key passes when none are
- * configured).
+ * configured), and returns the request's tenant (server-stub/tenants.ts).
  * @throws HttpError 401 `unauthorized` when the key is missing or unknown.
  */
-function authorize(service: StubService, request: IncomingMessage): void {
+function authorize(service: StubService, request: IncomingMessage): string | undefined {
   const { apiKeys } = service.options;
-  if (apiKeys === undefined) return;
+  if (apiKeys === undefined) return undefined;
   const header = request.headers.authorization;
   const key = header === undefined ? undefined : bearerKey(header);
   if (key === undefined) {
     throw new HttpError(401, 'unauthorized', 'missing API key: send "Authorization: Bearer <key>"');
   }
   if (!keyAccepted(apiKeys, key)) throw new HttpError(401, 'unauthorized', 'invalid API key');
+  return tenantOf(apiKeys, key);
 }
 
 /**
- * The run with this id.
+ * The run with this id, if it is the tenant's (another tenant's run reads as unknown).
  * @throws HttpError 404 `unknown_run`.
  */
-function findRun(service: StubService, runId: string | undefined): Run {
-  const run = runId === undefined ? undefined : service.runs.get(runId);
+function findRun(service: StubService, runId: string | undefined, tenant: string | undefined): Run {
+  const found = runId === undefined ? undefined : service.runs.get(runId);
+  const run = found?.tenant === tenant ? found : undefined;
   if (!run) throw new HttpError(404, 'unknown_run', `no run ${JSON.stringify(runId)}`);
   return run;
 }

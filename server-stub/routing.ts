@@ -22,6 +22,7 @@ export function pickSession(
 ): Session | undefined {
   const usable = (session: Session) =>
     session.state === 'connected' &&
+    session.tenant === call.run.tenant &&
     session.tools.has(call.toolName) &&
     !call.busyFrom.has(session.id) &&
     !atCapacity(session, inFlight);
@@ -57,19 +58,21 @@ export function atCapacity(session: Session, inFlight: (session: Session) => num
   return inFlight(session) >= maxConcurrency + maxQueue;
 }
 
-/** `true` when some session, connected or within its grace period, offers the tool. */
-export function mayServe(toolName: string, sessions: ReadonlyMap<string, Session>): boolean {
+/** `true` when some session of the run's tenant, connected or within its grace period, offers the tool. */
+export function mayServe(call: Call, sessions: ReadonlyMap<string, Session>): boolean {
   for (const session of sessions.values()) {
-    if (session.state !== 'expired' && session.tools.has(toolName)) return true;
+    if (session.state !== 'expired' && session.tenant === call.run.tenant && session.tools.has(call.toolName))
+      return true;
   }
   return false;
 }
 
-/** The run's agent's tools that some live session offers, in the agent's order. */
+/** The run's agent's tools that some live session of the run's tenant offers, in the agent's order. */
 export function offeredTools(run: Run, sessions: ReadonlyMap<string, Session>): string[] {
   const offered = new Set<string>();
   for (const session of sessions.values()) {
-    if (session.state !== 'expired') for (const name of session.tools.keys()) offered.add(name);
+    if (session.state !== 'expired' && session.tenant === run.tenant)
+      for (const name of session.tools.keys()) offered.add(name);
   }
   return run.agent.tools.filter((name) => offered.has(name));
 }

@@ -70,6 +70,8 @@ export interface RunInit {
   traceId?: string | undefined;
   startedBy: RunOrigin;
   ownerSessionId?: string;
+  /** The tenant (API key) the run belongs to; see server-stub/tenants.ts. */
+  tenant?: string | undefined;
   requestId?: string;
   parentRunId?: string;
   parentCallId?: string;
@@ -85,6 +87,8 @@ export class Run {
   readonly traceId: string;
   readonly startedBy: RunOrigin;
   readonly ownerSessionId: string | undefined;
+  /** The tenant (API key) the run belongs to: only its sessions and HTTP requests see and serve it. */
+  readonly tenant: string | undefined;
   readonly requestId: string | undefined;
   readonly parentRunId: string | undefined;
   readonly parentCallId: string | undefined;
@@ -114,6 +118,7 @@ export class Run {
     this.traceId = init.traceId ?? newTraceId();
     this.startedBy = init.startedBy;
     this.ownerSessionId = init.ownerSessionId;
+    this.tenant = init.tenant;
     this.requestId = init.requestId;
     this.parentRunId = init.parentRunId;
     this.parentCallId = init.parentCallId;

@@ -42,6 +42,8 @@ export interface StartRunRequest {
   startedBy: RunOrigin;
   /** The session that sent `run_start`: it receives `run_event` and `run_result`, and runs the run's calls. */
   owner?: Session;
+  /** The tenant starting it (server-stub/tenants.ts): a nested run must be in its parent's tenant. */
+  tenant: string | undefined;
   requestId?: string;
   parentRunId?: string;
   parentCallId?: string;
@@ -78,9 +80,11 @@ export class RunManager {
     return this.#runs.get(runId);
   }
 
-  /** Summaries of every run, newest first. */
-  list(): RunSummary[] {
-    return [...this.#runs.values()].reverse().map((run) => run.summary());
+  /** Summaries of every run, newest first; with `tenant`, only that tenant's (server-stub/tenants.ts). */
+  list(tenant?: { tenant: string | undefined }): RunSummary[] {
+    const runs = [...this.#runs.values()].reverse();
+    const seen = tenant === undefined ? runs : runs.filter((run) => run.tenant === tenant.tenant);
+    return seen.map((run) => run.summary());
   }
 
   /**
@@ -94,7 +98,8 @@ export class RunManager {
     let traceId: string | undefined;
     if (request.parentRunId !== undefined) {
       const parent = this.#runs.get(request.parentRunId);
-      if (!parent) return { code: 'unknown_run', message: `no run ${JSON.stringify(request.parentRunId)}` };
+      if (!parent || parent.tenant !== request.tenant)
+        return { code: 'unknown_run', message: `no run ${JSON.stringify(request.parentRunId)}` };
       if (parent.status !== 'running') {
         return { code: 'not_allowed', message: `parent run ${parent.id} is ${parent.status}` };
       }
@@ -123,6 +128,7 @@ export class RunManager {
       traceId,
       startedBy: request.startedBy,
       ...(owner ? { ownerSessionId: owner.id } : {}),
+      tenant: request.tenant,
       ...(request.requestId === undefined ? {} : { requestId: request.requestId }),
       ...(request.parentRunId === undefined ? {} : { parentRunId: request.parentRunId }),
       ...(request.parentCallId === undefined ? {} : { parentCallId: request.parentCallId }),
@@ -206,6 +212,7 @@ export class RunManager {
       input: frame.input,
       startedBy: 'socket',
       owner: session,
+      tenant: session.tenant,
       requestId: frame.requestId,
       ...(frame.maxTurns === undefined ? {} : { maxTurns: frame.maxTurns }),
       ...(frame.parentRunId === undefined ? {} : { parentRunId: frame.parentRunId }),
@@ -219,6 +226,8 @@ export class RunManager {
   /** `run_cancel` from a client: only the session that started a run may cancel it. */
   cancelFor(session: Session, runId: string, reason: string | undefined): RunRefusal | undefined {
     const run = this.#runs.get(runId);
+    if (run && run.tenant !== session.tenant)
+      return { code: 'unknown_run', message: `no run ${JSON.stringify(runId)}` };
     if (run && run.ownerSessionId !== session.id) {
       return { code: 'not_allowed', message: `run ${runId} was not started by this session` };
     }

@@ -15,6 +15,7 @@ import type { Model } from './model';
 import { resolveStubOptions, type StubServerOptions } from './options';
 import { type SessionInfo, StubService } from './service';
 import { acceptSocket } from './socket-handler';
+import { tenantOf } from './tenants';
 import type { RunSummary, RunTranscript } from './transcript';
 
 /** Paths that accept the WebSocket upgrade. */
@@ -32,12 +33,18 @@ export interface StubRuns {
    */
   waitFor(runId: string): Promise<RunTranscript>;
   /**
-   * Starts a run as `POST /v1/runs` does, with no client owning it.
+   * Starts a run as `POST /v1/runs` does, with no client owning it, for the tenant of `options.apiKey`
+   * (server-stub/tenants.ts: its calls go only to sessions opened with that key).
    * @param agent - an agent definition, or the name of one given in `options.agents`.
+   * @param options - `apiKey`: @default the first of the server's `apiKeys` (none needed without them).
    * @returns the run id.
    * @throws Error when `agent` names no known agent.
    */
-  start(agent: AgentDefinition | string, input: string, options?: { maxTurns?: number }): string;
+  start(
+    agent: AgentDefinition | string,
+    input: string,
+    options?: { maxTurns?: number; apiKey?: string },
+  ): string;
   /**
    * Cancels a run in progress, as `POST /v1/runs/:runId/cancel` does.
    * @returns `false` when the run is unknown or already ended.
@@ -151,6 +158,7 @@ export async function startStubServer(options: StubServerOptions = {}): Promise<
         agent: definition,
         input,
         startedBy: 'api',
+        tenant: tenantOf(resolved.apiKeys, startOptions.apiKey ?? resolved.apiKeys?.values().next().value),
         ...(startOptions.maxTurns === undefined ? {} : { maxTurns: startOptions.maxTurns }),
       });
       if ('code' in started) throw new Error(started.message);

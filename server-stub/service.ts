@@ -18,6 +18,7 @@ import { Questions } from './questions';
 import type { Run } from './run';
 import { RunManager } from './runs';
 import { Session, SLOW_READER_CLOSE_CODE } from './session';
+import { tenantOf } from './tenants';
 import type { RunEventKind } from './transcript';
 
 /** Public view of a session, for `server.sessions()`. */
@@ -121,6 +122,7 @@ export class StubService {
           });
         },
       );
+      session.tenant = tenantOf(this.options.apiKeys, apiKey);
       this.sessions.set(session.id, session);
     }
     session.socket = ws;
@@ -173,12 +175,15 @@ export class StubService {
     return duplicates;
   }
 
-  /** Definitions of the run's agent's tools that a live session offers (first offer wins), in the agent's order. */
+  /**
+   * Definitions of the run's agent's tools that a live session of the run's tenant offers (first offer wins), in
+   * the agent's order.
+   */
   toolsFor(run: Run): ToolDefinition[] {
     const out: ToolDefinition[] = [];
     for (const name of run.agent.tools) {
       for (const session of this.sessions.values()) {
-        const definition = session.tools.get(name);
+        const definition = session.tenant === run.tenant ? session.tools.get(name) : undefined;
         if (definition) {
           out.push(definition);
           break;

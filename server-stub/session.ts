@@ -35,6 +35,8 @@ export class Session {
   readonly seq: number;
   /** The key the session was opened with (`undefined` when the server accepts any key and none was sent). */
   readonly apiKey: string | undefined;
+  /** The tenant the session belongs to (see server-stub/tenants.ts): it is given only that tenant's calls. */
+  tenant: string | undefined;
   state: SessionState = 'connected';
   socket: WebSocket | undefined;
   tools = new Map<string, ToolDefinition>();

@@ -22,6 +22,7 @@ import { closeSocket } from './close-socket';
 import { RateLimiter } from './rate-limiter';
 import type { StubService } from './service';
 import type { Session } from './session';
+import { type SilenceWatch, watchSilence } from './silence-watch';
 
 type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -40,7 +41,7 @@ class SocketHandler {
   #closing = false;
   #lastSeen = Date.now();
   #helloTimer: ReturnType<typeof setTimeout> | undefined;
-  #heartbeat: ReturnType<typeof setInterval> | undefined;
+  #heartbeat: SilenceWatch | undefined;
 
   constructor(service: StubService, ws: WebSocket, request: IncomingMessage) {
     this.#service = service;
@@ -222,7 +223,12 @@ class SocketHandler {
         return;
       }
       case 'approval': {
-        const refusal = service.approvals.decide(frame.callId, socketDecision(frame, session.features));
+        const refusal = service.approvals.decide(
+          frame.callId,
+          socketDecision(frame, session.features),
+          undefined,
+          session,
+        );
         const { callId, requestId } = frame;
         const answered = requestId !== undefined && session.features.has('decisions');
         if (refusal)
@@ -257,12 +263,12 @@ class SocketHandler {
 
   #startHeartbeat(): void {
     const intervalMs = this.#service.options.heartbeatIntervalMs;
-    this.#heartbeat = setInterval(() => {
-      const silentMs = Date.now() - this.#lastSeen;
-      if (silentMs > 2 * intervalMs) {
-        this.#close(CLOSE_CODES.heartbeatTimeout, `no frame for ${silentMs}ms (2 heartbeat intervals)`);
-      }
-    }, intervalMs);
+    this.#heartbeat = watchSilence(
+      intervalMs,
+      () => this.#lastSeen,
+      (silentMs) =>
+        this.#close(CLOSE_CODES.heartbeatTimeout, `no frame for ${silentMs}ms (2 heartbeat intervals)`),
+    );
   }
 
   #warnDuplicates(names: string[]): void {
@@ -311,7 +317,7 @@ class SocketHandler {
   #onClose(code: number, reason: string): void {
     this.#closing = true;
     clearTimeout(this.#helloTimer);
-    clearInterval(this.#heartbeat);
+    this.#heartbeat?.stop();
     if (this.#session) this.#service.detach(this.#session, this.#ws, code, reason);
   }
 }

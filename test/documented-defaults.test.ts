@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { consoleLogger, openAIChatModel, scriptedModel } from '../server-stub/index';
+import { consoleLogger, openAIChatModel, scriptedModel, startStubServer } from '../server-stub/index';
 import { resolveStubOptions } from '../server-stub/options';
 import { toAiSdkTools } from '../src/ai-sdk/index';
 import {
@@ -362,6 +362,21 @@ const CASES: Record<string, Case> = {
   backoffDelay: { internal: 'backoffDelay is not exported' },
   decodeServiceFrame: { internal: 'not exported from the package' },
   decodeClientFrame: { internal: 'not exported from the package' },
+  // stub.runs.start(agent, input, { apiKey }): the first of the server's apiKeys
+  'StubRuns.start': {
+    value: 'first-tenant-key',
+    accept: async (apiKey) => {
+      const server = await startStubServer({ apiKeys: ['first-tenant-key', 'second-key'], logger: silent });
+      try {
+        const runId = server.runs.start({ name: 'A', instructions: '', tools: [] }, 'hi', {
+          apiKey: apiKey as string,
+        });
+        expect(server.runs.get(runId)).toBeDefined();
+      } finally {
+        await server.close();
+      }
+    },
+  },
 };
 
 describe('documented defaults', () => {

@@ -8,7 +8,6 @@
  * - `Approvals` (approvals.ts): who decides an approval;
  * - `Outbox` (outbox.ts): result frames, kept until acked, backpressure;
  * - the call updates (call-updates.ts, given by the client): progress, preliminary results, the lease, questions.
- *
  * A call is one {@link Execution} object that all of them share.
  *
  * @module
@@ -136,12 +135,10 @@ export class CallRunner implements ExecutionOwner {
     });
   }
 
-  /** Calls executing now. */
+  /** Calls executing now, and calls waiting for a slot. */
   get running(): number {
     return this.#slots.running;
   }
-
-  /** Calls waiting for a slot. */
   get queued(): number {
     return this.#slots.queued;
   }
@@ -184,8 +181,9 @@ export class CallRunner implements ExecutionOwner {
     this.#incoming.cancel(callId, abortReason(`cancelled by the service (${reason})`, 'AbortError', reason));
   }
 
-  /** The service has the result (an `ack`), or will never record it: forget it. */
-  ack(callId: string): void {
+  /** The service has the result (an `ack`), or will never record it (`refused`: the error code): forget it. */
+  ack(callId: string, refused?: string): void {
+    if (refused !== undefined) this.#incoming.refused(callId, refused);
     this.#outbox.ack(callId);
     if (this.#slots.queued > 0) this.#slots.reopen();
     this.#options.updates.forget(callId);
@@ -240,18 +238,18 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /** `welcome` arrived: what the service takes on this socket (PROTOCOL.md §2), then {@link reconnected}. */
-  welcomed(welcome: WelcomeTerms): void {
+  welcomed(welcome: WelcomeTerms & { resumed?: boolean }): void {
     this.#options.updates.setWelcome?.(welcome);
-    this.reconnected();
+    this.reconnected(welcome.resumed !== false);
   }
 
   /**
    * A new socket is open: every pending approval request, the latest updates of the calls (before their results:
    * the service ignores those of a call it has the result of) and everything in the outbox are sent again, once.
    */
-  reconnected(): void {
+  reconnected(resumed = true): void {
     this.#approvals.reconnected(this.#incoming.values());
-    this.#leases.reconnected(this.#incoming.values());
+    this.#leases.reconnected(this.#incoming.values(), resumed);
     this.#options.updates.reconnected();
     this.#outbox.reconnected();
   }
@@ -265,6 +263,12 @@ export class CallRunner implements ExecutionOwner {
   idle(): Promise<void> {
     if (this.#isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /** Aborts every call of run `runId` held here (its caller aborted it, `cause`); later ones abort on arrival. */
+  cancelRun(runId: string, cause: unknown): void {
+    const reason = abortReason(`run ${runId} was aborted by its caller`, 'AbortError', cause);
+    this.#incoming.cancelRun(runId, reason);
   }
 
   /** Aborts every call still queued, running or parked (their results say `cancelled`). */

@@ -380,7 +380,11 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
 export interface RunOptions<C = unknown> {
   /** `ctx.context` for every tool call of this run and of its nested runs. Never sent. */
   context?: C;
-  /** Aborting cancels the run on the service; `run()` then rejects with `AbortError`. */
+  /**
+   * Aborting rejects `run()` at once with `AbortError` (`cause`: `signal.reason`), connected or not, aborts the
+   * run's tool calls in this process at once, and cancels the run on the service (`run_cancel`, re-sent after a
+   * reconnect until the service ends the run; PROTOCOL.md §6).
+   */
   signal?: AbortSignal;
   /** Model turns before the run fails. @default the service's (10 with the stub) */
   maxTurns?: number;

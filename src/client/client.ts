@@ -176,6 +176,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       (frame) => this.#connection.send(frame),
       (event) => this.#onRunEvent(event),
       () => this.#connection.maxPayloadBytes,
+      (runId, reason) => this.#calls.cancelRun(runId, reason),
     );
     // One function for every call (the call is read from its ctx), not a closure per call.
     const nestedRun: NestedRun = (agent, input, maxTurns, ctx) => {
@@ -249,7 +250,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    * `context` stay here, and its tools run in this client.
    * @returns the run's result once the agent answers.
    * @throws OptionsError `invalid_agent`, `invalid_input` or `invalid_option` for a wrong argument, before anything
-   *   is sent; RunError `run_failed` / `run_cancelled` / a service error code; AbortError when `signal` aborted;
+   *   is sent; RunError `run_failed` / `run_cancelled` / a service error code; AbortError at once when `signal` aborts;
    *   ConnectionError `not_connected` before `connect()`, `closed` when the client closed first. While the client
    *   is reconnecting the run waits and starts on the next connection.
    */
@@ -383,7 +384,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       (frame.code === 'unknown_call' || frame.code === 'duplicate_result' || frame.code === 'not_allowed')
     ) {
       // The service will never record this result (PROTOCOL.md §5.2): drop it from the outbox.
-      this.#calls.ack(frame.callId);
+      this.#calls.ack(frame.callId, frame.code);
     }
     const error = new ConnectionError(`service_${frame.code}`, `the service reported: ${frame.message}`);
     this.#emit('error', error);

@@ -2,11 +2,14 @@
  * `Incoming`: the `tool_call` and `cancel` frames the service sends, and the calls held by id.
  *
  * Guarantee: within one process a call id is executed at most once. A re-delivered `tool_call` joins the
- * execution in flight (it may carry the service's approval decision), or is answered from the outbox; one for a
- * call finished and acked is ignored, as long as its id is remembered.
+ * execution in flight (it may carry the service's approval decision), or is answered from the outbox while its
+ * result waits for the `ack` (with a `warn` when its arguments differ); a service never sends a call again once
+ * it acked its result (PROTOCOL.md §11), and one that does anyway is ignored while the id is remembered (the
+ * last 10,000 to 20,000 finished calls).
  *
  * @module
  */
+import { abortReason } from '../call/call-signal';
 import type { Logger } from '../logger';
 import { busyText, cancelledText, shuttingDownText } from '../tool/model-text';
 import type { Approvals } from './approvals';
@@ -26,7 +29,7 @@ export interface IncomingOptions {
   /** Where new calls deliver their results. */
   owner: ExecutionOwner;
   socket: Pick<CallSocket, 'send'>;
-  outbox: Pick<Outbox, 'resend' | 'size' | 'full'>;
+  outbox: Pick<Outbox, 'resend' | 'size' | 'full' | 'callOf'>;
   approvals: Pick<Approvals, 'redelivered'>;
   deadlines: Pick<Deadlines, 'arm'>;
   slots: Pick<Slots, 'admit' | 'leaveLine'>;
@@ -41,6 +44,9 @@ export interface IncomingOptions {
  */
 const REMEMBERED_CALL_IDS = 10_000;
 
+/** Runs whose caller aborted them, remembered so that their calls still on the way abort on arrival. */
+const REMEMBERED_ABORTED_RUNS = 256;
+
 export class Incoming {
   readonly #options: IncomingOptions;
   /** Calls received and not finished: queued, running or parked. */
@@ -51,6 +57,8 @@ export class Incoming {
    */
   #finished = new Set<string>();
   #finishedBefore = new Set<string>();
+  /** Runs aborted by their caller (`client.run({ signal })`), oldest first, with the abort reason. */
+  readonly #abortedRuns = new Map<string, unknown>();
   #accepting = true;
 
   constructor(options: IncomingOptions) {
@@ -76,9 +84,15 @@ export class Incoming {
   receive(frame: ToolCallFrame): void {
     const { callId } = frame;
     const options = this.#options;
-    if (options.outbox.resend(callId)) return;
+    const answered = options.outbox.callOf(callId);
+    if (answered !== undefined) {
+      this.#joined(answered, frame);
+      options.outbox.resend(callId);
+      return;
+    }
     const held = this.#held.get(callId);
     if (held !== undefined) {
+      this.#joined(held.frame, frame);
       options.approvals.redelivered(held, frame);
       return;
     }
@@ -107,8 +121,43 @@ export class Incoming {
     options.deadlines.arm(execution, frame.deadlineMs);
     this.#held.set(callId, execution);
     options.traces?.received(execution);
-    options.slots.admit(execution);
-    options.traces?.admitted(execution);
+    // A call of a run its caller aborted (the service has not heard yet): it ends cancelled, never started.
+    if (this.#abortedRuns.has(frame.runId)) this.cancel(callId, this.#abortedRuns.get(frame.runId));
+    else {
+      options.slots.admit(execution);
+      options.traces?.admitted(execution);
+    }
+  }
+
+  /**
+   * The caller of run `runId` aborted it: every call of that run held here aborts now, whether or not the socket
+   * is up (the service's `cancel` may be far off), and so does each call of it that arrives later.
+   */
+  cancelRun(runId: string, reason: unknown): void {
+    this.#abortedRuns.delete(runId);
+    this.#abortedRuns.set(runId, reason);
+    if (this.#abortedRuns.size > REMEMBERED_ABORTED_RUNS) {
+      for (const oldest of this.#abortedRuns.keys()) {
+        this.#abortedRuns.delete(oldest);
+        break;
+      }
+    }
+    for (const execution of [...this.#held.values()]) {
+      if (execution.frame.runId === runId) this.cancel(execution.frame.callId, reason);
+    }
+  }
+
+  /**
+   * A re-delivered `tool_call` joins the call of its id, whatever its arguments: a call id is executed at most
+   * once. Different arguments mean a confused service; the operator is told which call (never the arguments,
+   * which may hold secrets).
+   */
+  #joined(first: ToolCallFrame, again: ToolCallFrame): void {
+    if (sameArguments(first.arguments, again.arguments)) return;
+    this.#options.logger.warn(
+      { callId: first.callId, toolName: first.toolName },
+      'a re-delivered tool_call has arguments different from the call of that id; it joins the call as first received, and its arguments are ignored',
+    );
   }
 
   /** Handles a `cancel` frame (or a deadline, or `close()`): aborts `ctx.signal` of the call, or drops it from the queue. */
@@ -126,6 +175,16 @@ export class Incoming {
         durationMs: 0,
       });
     }
+  }
+
+  /**
+   * The service answered `error code` about the call (PROTOCOL.md §5.2, §7): one still waiting for the service's
+   * decision will never get it (its session is gone, e.g. after a new session): it ends `cancelled` rather than
+   * hold its place for ever.
+   */
+  refused(callId: string, code: string): void {
+    if (this.#held.get(callId)?.decide === undefined) return;
+    this.cancel(callId, abortReason(`the service refused the call (${code})`, 'AbortError', code));
   }
 
   /** Cancels every call held. */
@@ -147,5 +206,15 @@ export class Incoming {
       this.#finished = new Set();
     }
     this.#finished.add(callId);
+  }
+}
+
+/** Whether two `tool_call.arguments` are the same JSON (arguments too deep to compare count as different). */
+function sameArguments(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
   }
 }

@@ -2,7 +2,9 @@
  * The lease of long calls as the call runner keeps it (PROTOCOL.md §18.4): a call that has started here is kept
  * alive on the service while this client is connected (the call updates send the `lease` frames), so it has no
  * deadline of its own then; when the socket drops, it stops once the service would re-dispatch it (the session's
- * grace period), unless a new socket resumes first.
+ * grace period, counted from the drop), unless a new socket resumes the session first. A call that starts while
+ * the socket is down gets what is left of that grace period; one held when a new socket starts a new session
+ * (`resumed: false`: nobody leases it any more) keeps it.
  *
  * @module
  */
@@ -16,6 +18,8 @@ const STARTED: ReadonlySet<string> = new Set(['running', 'parked', 'resuming']);
 export class Leases {
   readonly #updates: Pick<CallUpdateHooks, 'leased' | 'sessionGraceMs' | 'started'>;
   readonly #deadlines: () => Pick<Deadlines, 'arm'>;
+  /** When the socket dropped (`performance.now()` time); `undefined` while connected. */
+  #downSince: number | undefined;
 
   /** @param deadlines - read when needed (the deadlines ask this object which calls it holds). */
   constructor(
@@ -37,26 +41,42 @@ export class Leases {
     return this.#updates.leased && STARTED.has(execution.state) && this.#begun.has(execution);
   }
 
-  /** A call's tool began (its context in hand): leased from now on, so its deadline here goes. */
+  /**
+   * A call's tool began (its context in hand): leased from now on, so its deadline here goes; while the socket is
+   * down, it stops when the grace period that began at the drop ends.
+   */
   started(execution: Execution): void {
     this.#begun.add(execution);
     this.#updates.started(execution.frame.callId);
-    if (this.#updates.leased) this.#deadlines().arm(execution, undefined);
+    if (!this.#updates.leased) return;
+    if (this.#downSince === undefined) this.#deadlines().arm(execution, undefined);
+    else this.#deadlines().arm(execution, this.#graceLeft(), true);
   }
 
   /** The socket dropped: each leased call stops once the session's grace period has passed. */
   disconnected(held: Iterable<Execution>): void {
+    this.#downSince ??= performance.now();
     if (!this.#updates.leased) return;
     for (const execution of held) {
       if (this.holds(execution) && execution.decide === undefined) {
-        this.#deadlines().arm(execution, this.#updates.sessionGraceMs, true);
+        this.#deadlines().arm(execution, this.#graceLeft(), true);
       }
     }
   }
 
-  /** A new socket is open: the lease keeps the calls alive again (one the service gave up on gets its `cancel`). */
-  reconnected(held: Iterable<Execution>): void {
-    if (!this.#updates.leased) return;
+  /**
+   * A new socket is open. When it resumed the session, the lease keeps the calls alive again (one the service gave
+   * up on gets its `cancel`); a new session knows none of them, so they keep the deadline the drop gave them.
+   */
+  reconnected(held: Iterable<Execution>, resumed = true): void {
+    this.#downSince = undefined;
+    if (!this.#updates.leased || !resumed) return;
     for (const execution of held) if (this.holds(execution)) this.#deadlines().arm(execution, undefined);
+  }
+
+  /** What is left of the session's grace period since the drop, in milliseconds. */
+  #graceLeft(): number {
+    const since = this.#downSince ?? performance.now();
+    return Math.max(0, this.#updates.sessionGraceMs - Math.round(performance.now() - since));
   }
 }

@@ -140,6 +140,11 @@ export class Outbox {
     return true;
   }
 
+  /** The `tool_call` frame of the call whose result is held here, if one is. */
+  callOf(callId: string): ToolCallFrame | undefined {
+    return this.#entries.get(callId)?.call;
+  }
+
   /** The service has the result, or will never take it: forget it. */
   ack(callId: string): void {
     const entry = this.#entries.get(callId);

@@ -60,29 +60,49 @@ interface PendingRun {
   onEvent: ((event: RunEvent) => void) | undefined;
   /** `signal.reason` of the abort that cancelled the run, kept as the AbortError's `cause`. */
   abortReason?: unknown;
+  /**
+   * Its caller aborted it and `run()` has rejected already; the record stays only to cancel the run on the
+   * service (until its `run_result`, or until {@link MAX_ABANDONED_RUNS} newer ones push it out).
+   */
+  abandoned: boolean;
   resolve(result: RunResult): void;
   reject(error: Error): void;
   cleanup(): void;
 }
 
+/**
+ * Runs aborted by their caller and not yet answered by the service, kept to send `run_cancel` again after a
+ * reconnect: past this many the oldest is forgotten (a service that never answers cannot grow the client).
+ */
+export const MAX_ABANDONED_RUNS = 256;
+
 /** Tracks this client's runs. Owned by `Client`; not exported from the package. */
 export class Runs {
   readonly #byRequest = new Map<string, PendingRun>();
   readonly #byRun = new Map<string, PendingRun>();
+  /** Runs whose caller aborted them, waiting for the service to end them, oldest first. */
+  readonly #abandoned = new Set<PendingRun>();
   readonly #send: (frame: ClientFrame) => boolean;
   readonly #onEvent: (event: RunEvent) => void;
+  readonly #aborted: (runId: string, reason: unknown) => void;
   #sequence = 0;
 
   readonly #maxPayloadBytes: () => number;
 
+  /**
+   * @param aborted - told, once its id is known, of each run its caller aborted: its tool calls in this process
+   *   are aborted at once, without waiting for the service's `cancel` (the socket may be down).
+   */
   constructor(
     send: (frame: ClientFrame) => boolean,
     onEvent: (event: RunEvent) => void,
     maxPayloadBytes: () => number,
+    aborted: (runId: string, reason: unknown) => void = () => {},
   ) {
     this.#send = send;
     this.#onEvent = onEvent;
     this.#maxPayloadBytes = maxPayloadBytes;
+    this.#aborted = aborted;
   }
 
   /** `true` when `runId` is a live run of this client; `context` is then its run context. */
@@ -109,6 +129,7 @@ export class Runs {
         sent: false,
         context: options.context,
         cancelRequested: false,
+        abandoned: false,
         eventSeq: 0,
         onEvent: options.onEvent,
         resolve,
@@ -156,7 +177,10 @@ export class Runs {
         if (!run) return true;
         run.runId = frame.runId;
         this.#byRun.set(frame.runId, run);
-        if (run.cancelRequested) this.#send({ type: 'run_cancel', runId: frame.runId });
+        if (run.cancelRequested) {
+          this.#send({ type: 'run_cancel', runId: frame.runId });
+          this.#aborted(frame.runId, run.abortReason);
+        }
         return true;
       }
       case 'run_event': {
@@ -166,7 +190,7 @@ export class Runs {
           if (frame.seq <= run.eventSeq) return true;
           run.eventSeq = frame.seq;
         }
-        const listener = run?.onEvent;
+        const listener = run?.abandoned === true ? undefined : run?.onEvent;
         if (listener !== undefined) {
           try {
             listener(frame);
@@ -174,6 +198,12 @@ export class Runs {
             // A listener's failure must not break the socket handler; the client's own event still goes out.
           }
         }
+        // An approval or a question of a nested run surfaces on each ancestor run too (PROTOCOL.md §10.3), with
+        // `data.runId` naming the nested run. When that run is this client's as well, the client has the event
+        // already: the copy goes to the ancestor's `onEvent` only, so `run_event` and `approval_requested`
+        // carry each event once.
+        const origin = (frame.event.data as { runId?: unknown } | undefined)?.runId;
+        if (typeof origin === 'string' && origin !== frame.runId && this.#byRun.has(origin)) return true;
         this.#onEvent(frame);
         return true;
       }
@@ -236,18 +266,40 @@ export class Runs {
     }
   }
 
+  /**
+   * The caller aborted the run: `run()` rejects now with an `AbortError`, whether or not the service answers
+   * (PROTOCOL.md §10.1), and the run's tool calls here abort. The service is asked to cancel it (now, or once its
+   * `run_started` comes, and again after each reconnect) until it ends the run.
+   */
   #abort(run: PendingRun, reason: unknown): void {
+    if (run.abandoned) return;
     run.cancelRequested = true;
     run.abortReason = reason;
-    if (run.runId !== undefined) this.#send({ type: 'run_cancel', runId: run.runId });
-    else if (!run.sent) {
-      this.#settle(run);
-      run.reject(new AbortError('aborted', 'the run was aborted before it started', { cause: reason }));
+    const { runId } = run;
+    const message =
+      runId === undefined ? 'the run was aborted before it started' : `run ${runId} was aborted`;
+    if (runId === undefined && !run.sent) this.#settle(run);
+    else {
+      run.cleanup();
+      run.abandoned = true;
+      this.#abandoned.add(run);
+      if (this.#abandoned.size > MAX_ABANDONED_RUNS) {
+        for (const oldest of this.#abandoned) {
+          this.#settle(oldest);
+          break;
+        }
+      }
+      if (runId !== undefined) {
+        this.#send({ type: 'run_cancel', runId });
+        this.#aborted(runId, reason);
+      }
     }
+    run.reject(new AbortError('aborted', message, { cause: reason }));
   }
 
   #settle(run: PendingRun): void {
     run.cleanup();
+    this.#abandoned.delete(run);
     this.#byRequest.delete(run.frame.requestId);
     if (run.runId !== undefined) this.#byRun.delete(run.runId);
   }

@@ -131,7 +131,8 @@ export const answer = z.object({
   type: z.literal('answer'),
   callId: id,
   questionId: id,
-  status: z.enum(ANSWER_STATUSES),
+  /** One of {@link ANSWER_STATUSES}; any other is taken as `cancelled` (PROTOCOL.md §18.5), never refused. */
+  status: z.string(),
   /** With `answered`: the answer (a string, one of the choices, or a value matching the schema). */
   answer: z.optional(z.unknown()),
   /** With `declined` or `cancelled`: why, when known. */

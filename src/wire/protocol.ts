@@ -248,7 +248,7 @@ const toolCall = z.object({
 const cancel = z.object({
   type: z.literal('cancel'),
   callId: id,
-  reason: z.optional(z.enum(['deadline', 'run_cancelled', 'rejected', 'redispatched', 'service'])),
+  reason: z.optional(z.string()), // `deadline`, `run_cancelled`, … or any text: a plain cancel (PROTOCOL.md §6)
 });
 
 /** One result acknowledged (`callId`), or several at once (`callIds`), or both; never neither. */
@@ -305,7 +305,7 @@ const runEvent = z.object({
 const runResult = z.object({
   type: z.literal('run_result'),
   runId: id,
-  status: z.enum(['completed', 'failed', 'cancelled']),
+  status: z.string(), // `completed`, `failed`, `cancelled`; any other: the run failed (PROTOCOL.md §10.1)
   finalOutput: z.optional(z.unknown()),
   error: z.optional(z.string()),
   toolCalls: z.array(runToolCallSchema),
@@ -336,7 +336,7 @@ export const ERROR_CODES = [
 
 const errorFrame = z.object({
   type: z.literal('error'),
-  code: z.enum(ERROR_CODES),
+  code: z.string(), // one of ERROR_CODES; a receiver takes any other as a plain error (PROTOCOL.md §13)
   message: z.string(),
   callId: z.optional(z.string()),
   requestId: z.optional(z.string()),

@@ -498,10 +498,22 @@ describe('approvals', () => {
     const outerRunId = new Promise<string>((resolve) =>
       client.once('tool_call', (info) => resolve(info.runId)),
     );
-    const approval = nextApproval(client, outerRunId);
-    const running = client.run(boss, 'go');
+    // The outer run's listener gets the copy (data.runId names the nested run); the client's own `run_event`
+    // carries the nested run's event once, and no copy.
+    let seen!: (value: { runId: string; callId: string; eventRunId: string }) => void;
+    const approval = new Promise<{ runId: string; callId: string; eventRunId: string }>((resolve) => {
+      seen = resolve;
+    });
+    const running = client.run(boss, 'go', {
+      onEvent: (event) => {
+        if (event.event.kind !== 'approval_requested') return;
+        const data = event.event.data as { callId: string; runId: string };
+        seen({ runId: data.runId, callId: data.callId, eventRunId: event.runId });
+      },
+    });
     const { runId, callId, eventRunId } = await approval;
     expect(eventRunId).toBe(await outerRunId);
+    expect(runId).not.toBe(eventRunId);
     await decide(server, runId, callId, { approved: true });
     expect((await running).finalOutput).toBe('boss: refunded o1 (approved=true)');
     expect(runs).toEqual([callId]);

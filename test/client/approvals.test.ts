@@ -103,3 +103,20 @@ describe('Approvals', () => {
     expect(calls.running).toBe(0);
   });
 });
+
+describe('Approvals: a request the service refuses', () => {
+  it.each(['not_allowed', 'unknown_call'])(
+    'ends a call waiting for the service decision cancelled when the service answers %s (its session is gone)',
+    async (code) => {
+      const { calls, sent, ran, start } = parkedOnSocketApproval();
+      start();
+      await nextTask();
+      expect(sent.filter((frame) => frame.type === 'approval_request')).toHaveLength(1);
+      calls.ack('g1', code);
+      await nextTask();
+      expect(ran).toEqual([]);
+      expect(results(sent)).toEqual(['g1:cancelled']);
+      expect(calls.running + calls.queued).toBe(0);
+    },
+  );
+});

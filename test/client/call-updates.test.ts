@@ -199,3 +199,30 @@ describe('CallUpdates (lease)', () => {
     expect(sent).toEqual([]);
   });
 });
+
+describe('CallUpdates (questions)', () => {
+  it('takes an answer whose status this version does not list as the question closed (cancelled), with its reason', async () => {
+    const { made, sent } = updates(['questions']);
+    const asked = made.ask({
+      callId: 'c1',
+      runId: 'r1',
+      toolName: 'export',
+      questionId: 'q1',
+      question: 'Which warehouse?',
+      signal: new AbortController().signal,
+    });
+    expect(sent).toMatchObject([{ type: 'question', callId: 'c1', questionId: 'q1' }]);
+    made.answer({
+      type: 'answer',
+      callId: 'c1',
+      questionId: 'q1',
+      status: 'expired',
+      reason: 'nobody answered',
+    });
+    await expect(asked).rejects.toMatchObject({
+      name: 'QuestionError',
+      code: 'cancelled',
+      message: 'the service closed the question: nobody answered',
+    });
+  });
+});

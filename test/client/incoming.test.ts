@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { tool } from '../../src/index';
+import { recordingLogger } from '../fault/gateway';
 import {
   nextTask,
   queuedBehindOne,
@@ -149,5 +151,47 @@ describe('Incoming', () => {
     const { calls, sent } = recording([recordsCalls('echo').tool]);
     calls.cancel('nobody', 'service');
     expect(sent).toEqual([]);
+  });
+});
+
+describe('Incoming: a re-delivered call id with different arguments', () => {
+  const secretArgs = { card: '4111-1111-1111-1111' };
+
+  it('joins the call as first received, logs a warn naming the call id (never the arguments), runs once', async () => {
+    const logger = recordingLogger();
+    const ran: unknown[] = [];
+    const release: Array<() => void> = [];
+    const charge = tool({
+      name: 'charge',
+      description: 'Charges.',
+      parameters: { type: 'object', properties: { amount: { type: 'number' } } } as const,
+      execute: (input) =>
+        new Promise<string>((resolve) => {
+          ran.push(input);
+          release.push(() => resolve('charged'));
+        }),
+    });
+    const { calls, sent } = recording([charge], { logger });
+    const frame = { type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 'charge' } as const;
+    calls.receive({ ...frame, arguments: { amount: 1 } });
+    calls.receive({ ...frame, arguments: { amount: 1 } }); // the same: nothing to say
+    calls.receive({ ...frame, arguments: { amount: 999, ...secretArgs } }); // in flight: joins
+    await nextTask();
+    release[0]?.();
+    await nextTask();
+    calls.receive({ ...frame, arguments: { amount: 5 } }); // answered from the outbox
+    expect(ran).toEqual([{ amount: 1 }]);
+    expect(statuses(sent)).toEqual(['c1:ok', 'c1:ok']);
+    const warns = logger.lines.filter((line) => line.level === 'warn');
+    expect(warns).toEqual([
+      {
+        level: 'warn',
+        object: { callId: 'c1', toolName: 'charge' },
+        message:
+          'a re-delivered tool_call has arguments different from the call of that id; it joins the call as first received, and its arguments are ignored',
+      },
+      expect.objectContaining({ object: { callId: 'c1', toolName: 'charge' } }),
+    ]);
+    expect(JSON.stringify(logger.lines)).not.toContain('4111');
   });
 });

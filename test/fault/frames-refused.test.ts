@@ -3,7 +3,7 @@
  * way §1, §12 and §14 say, and the client goes on (or resumes) afterwards.
  */
 import { describe, expect, it } from 'vitest';
-import { ProtocolError } from '../../src/index';
+import { Agent, ProtocolError, tool } from '../../src/index';
 import type { WebSocketConstructor } from '../../src/wire/transport';
 import { TestClient } from '../stub/test-client';
 import { OpaqueWebSocket, recordingLogger } from './gateway';
@@ -104,7 +104,7 @@ describe('frames a peer cannot parse (§12)', () => {
     const reported: Error[] = [];
     worker.on('error', (error) => reported.push(error));
     await worker.connect();
-    service.socket().send(JSON.stringify({ type: 'error', code: 'no_such_code', message: 'hm' }));
+    service.socket().send(JSON.stringify({ type: 'error', code: 42, message: 'hm' }));
     await roundTrip(service, 'after');
     expect(types(service)).toEqual(['hello', 'pong']);
     expect(reported).toHaveLength(1);
@@ -118,7 +118,7 @@ describe('frames a peer cannot parse (§12)', () => {
     const server = await stub();
     const peer = await TestClient.connect(server.url, { apiKey: API_KEY });
     onCleanup(() => peer.close());
-    peer.sendRaw(JSON.stringify({ type: 'error', code: 'no_such_code', message: 'hm' }));
+    peer.sendRaw(JSON.stringify({ type: 'error', code: 42, message: 'hm' }));
     peer.send({ type: 'ping', id: 'after' });
     await peer.next('pong');
     expect(peer.all('error')).toEqual([]);
@@ -161,5 +161,74 @@ describe('close 4009 (§9, §14): another socket resumed this session', () => {
       true,
     );
     expect(worker.state).toBe('open');
+  });
+});
+
+describe('a cancel with a reason the client does not know (§6)', () => {
+  it('is accepted as a plain cancel: the call aborts with the text as the cause, and no error frame goes back', async () => {
+    const service = await rawService();
+    const reasons: unknown[] = [];
+    const wait = tool({
+      name: 'wait',
+      description: 'Waits until aborted.',
+      execute: (_input, ctx) =>
+        new Promise<string>((resolve) =>
+          ctx.signal.addEventListener('abort', () => {
+            reasons.push(ctx.signal.reason);
+            resolve('stopped');
+          }),
+        ),
+    });
+    const worker = client(service.url, { tools: [wait], reconnect: FAST });
+    await worker.connect();
+    const started = nextEvent(worker, 'tool_call');
+    service.send({ type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 'wait', arguments: {} });
+    await started;
+    service.send({ type: 'cancel', callId: 'c1', reason: 'maintenance window' });
+    await until(
+      () => service.results().map((result) => [result.callId, result.status]),
+      [['c1', 'cancelled']],
+    );
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toBeInstanceOf(DOMException);
+    expect(reasons[0]).toMatchObject({
+      name: 'AbortError',
+      message: 'cancelled by the service (maintenance window)',
+      cause: 'maintenance window',
+    });
+    expect(types(service)).not.toContain('error');
+  });
+});
+
+describe('values this protocol version does not list (§10.1, §13)', () => {
+  it('a run_result with an unknown status ends run() as failed, with the service text; an unknown error code is reported', async () => {
+    const service = await rawService();
+    const worker = client(service.url, { reconnect: FAST });
+    const errors: Error[] = [];
+    worker.on('error', (error) => errors.push(error));
+    await worker.connect();
+    const running = worker.run(new Agent({ name: 'A', instructions: '' }), 'go');
+    await until(() => service.frames.filter((frame) => frame.type === 'run_start').length, 1);
+    const start = service.frames.find((frame) => frame.type === 'run_start') as { requestId: string };
+    service.send({ type: 'run_started', requestId: start.requestId, runId: 'r1' });
+    service.send({
+      type: 'run_result',
+      runId: 'r1',
+      status: 'expired',
+      error: 'the run expired',
+      toolCalls: [],
+      turns: 0,
+    });
+    await expect(running).rejects.toMatchObject({
+      name: 'RunError',
+      code: 'run_failed',
+      message: 'the run expired',
+    });
+    service.send({ type: 'error', code: 'quota_exceeded', message: 'too many runs today' });
+    await until(
+      () => errors.map((error) => [(error as { code?: string }).code, error.message]),
+      [['service_quota_exceeded', 'the service reported: too many runs today']],
+    );
+    expect(types(service)).not.toContain('error');
   });
 });
