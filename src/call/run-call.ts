@@ -22,6 +22,7 @@ import {
 import type { ValidationIssue } from '../tool/schema/index';
 import { serializeOutput, thrownMessage } from '../tool/serialize';
 import { decideApproval } from './approval';
+import { executeAttempts } from './retry';
 import { type Settled, settleThen } from './settle';
 import { errorFunctionTimeoutMs, timed } from './timed';
 import type { CallOutcome, CallState } from './types';
@@ -201,6 +202,7 @@ export function runCall(call: CallState, args: object, refused?: readonly Valida
         return;
       }
       const input = validated.value.value;
+      call.validated?.(input);
       decideApproval(call, input, (decided) =>
         guarded(call, () => {
           if (!decided.go) {
@@ -213,10 +215,8 @@ export function runCall(call: CallState, args: object, refused?: readonly Valida
             return;
           }
           ctx.approved = decided.approved;
-          timed(
-            call,
-            () => internals.execute(input, ctx),
-            (result) => (result.kind === 'value' ? executed(call, result.value) : stopped(call, result)),
+          executeAttempts(call, input, (result) =>
+            result.kind === 'value' ? executed(call, result.value) : stopped(call, result),
           );
         }),
       );

@@ -20,6 +20,8 @@ export const FEATURES = [
   'events',
   'content',
   'event_replay',
+  'steps',
+  'call_context',
 ] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];

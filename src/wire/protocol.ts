@@ -20,6 +20,7 @@ import {
   toolProgress,
 } from './call-frames';
 import { id, jsonObject, nonNegativeInt, positiveInt } from './frame-fields';
+import { SIDE_EFFECTS, stepResult, toolCallScope } from './step-frames';
 
 export {
   ANSWER_STATUSES,
@@ -34,6 +35,7 @@ export {
   QUESTION_LIMITS,
   RUN_EVENT_FEATURES,
 } from './call-frames';
+export { SIDE_EFFECTS, STEP_LIMITS } from './step-frames';
 
 /** Protocol version carried in `hello.protocol`. */
 export const PROTOCOL_VERSION = 1;
@@ -61,30 +63,7 @@ export const PROTOCOL_DEFAULTS = {
  */
 export const MIN_HEARTBEAT_INTERVAL_MS = 100;
 
-/**
- * WebSocket close codes used by protocol v1 (RFC 6455 §7.4.2 reserves 4000–4999 for applications).
- * 1000 (normal) and 1009 (frame too big, sent by `ws` itself) are used as RFC 6455 defines them.
- */
-export const CLOSE_CODES = {
-  /** Normal close, e.g. after `client.close()`. */
-  normal: 1000,
-  /** A frame exceeded `maxPayloadBytes`. */
-  tooBig: 1009,
-  /** The API key is missing or wrong. Do not reconnect with the same key. */
-  unauthorized: 4001,
-  /** `hello.protocol` or the subprotocol is not supported. Do not reconnect. */
-  unsupportedProtocol: 4002,
-  /** The first frame was not a valid `hello`, or it did not arrive within the hello timeout. */
-  helloExpected: 4003,
-  /** No ping or pong from the peer within two heartbeat intervals. */
-  heartbeatTimeout: 4008,
-  /** Another connection resumed this session; this one is superseded. */
-  sessionReplaced: 4009,
-  /** The peer sent frames faster than the allowed rate. */
-  flood: 4029,
-  /** The service is shutting down; reconnect later. */
-  goingAway: 4050,
-} as const;
+export { CLOSE_CODES } from './close-codes';
 
 /** Status of one tool call, as the model and the service see it. */
 export const TOOL_CALL_STATUSES = [
@@ -105,8 +84,10 @@ export const toolDefinitionSchema = z.object({
   description: z.string().check(z.minLength(1)),
   parameters: jsonObject,
   needsApproval: z.boolean(),
+  /** How the tool touches the world (PROTOCOL.md §4.1); absent: not said, treat as `external`. */
+  sideEffect: z.optional(z.enum(SIDE_EFFECTS)),
 });
-/** `{ name, description, parameters, needsApproval }`: `parameters` is a JSON Schema object (input side). */
+/** `{ name, description, parameters, needsApproval, sideEffect? }`: `parameters` is a JSON Schema (input side). */
 export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
 
 /** JSON-serialisable definition of an agent, sent with `run_start`. Its tools' `execute` never leaves. */
@@ -252,6 +233,7 @@ const toolCall = z.object({
   depth: z.optional(nonNegativeInt),
   /** Results the service has recorded, acknowledged on the way (as an `ack` frame would; PROTOCOL.md §5.1). */
   acks: z.optional(z.array(id).check(z.maxLength(PROTOCOL_DEFAULTS.maxAcksPerFrame))),
+  ...toolCallScope,
 });
 
 const cancel = z.object({
@@ -370,6 +352,7 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
   question,
   questionCancel,
   toolEvent,
+  stepResult,
   ping,
   pong,
   errorFrame,
