@@ -55,6 +55,8 @@ export class CallActivity {
   readonly questions = new Map<string, CallQuestion>();
   /** Epoch milliseconds the call's lease runs out at (PROTOCOL.md §18.4); 0 when it has none. */
   leaseUntil = 0;
+  /** The call's completed steps, by key: the first result of each key, kept for a re-dispatch (§18.8). */
+  readonly steps = new Map<string, unknown>();
 
   /** How many of the call's questions wait for an answer. */
   get openQuestions(): number {

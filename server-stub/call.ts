@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { ContentPart, FrameOf, ServiceFrame, ToolCallStatus } from '../src/wire/protocol';
+import type { ContentPart, Feature, FrameOf, ServiceFrame, ToolCallStatus } from '../src/wire/protocol';
 import { CallActivity } from './call-activity';
 import type { Run, RunCall } from './run';
 import type { CallApproval, CallState, TranscriptResult, TranscriptToolCall } from './transcript';
@@ -265,8 +265,11 @@ export class Call implements RunCall {
     this.#retryTimer = undefined;
   }
 
-  /** The `tool_call` frame for the call's current state, with the time left before its deadline. */
-  frame(now: number = Date.now()): FrameOf<ServiceFrame, 'tool_call'> {
+  /**
+   * The `tool_call` frame for the call's current state, with the time left before its deadline, and the fields of
+   * the `features` of the session it goes to (PROTOCOL.md §18.8, §18.9).
+   */
+  frame(features: ReadonlySet<Feature> = new Set(), now: number = Date.now()): FrameOf<ServiceFrame, 'tool_call'> {
     const frame: FrameOf<ServiceFrame, 'tool_call'> = {
       type: 'tool_call',
       callId: this.callId,
@@ -281,6 +284,12 @@ export class Call implements RunCall {
       frame.approved = decision.approved;
       if (decision.reason !== undefined) frame.reason = decision.reason;
     }
+    if (features.has('call_context')) {
+      if (this.run.ownerSessionId !== undefined) frame.sessionId = this.run.ownerSessionId;
+      frame.agentName = this.run.agent.name;
+    }
+    if (features.has('steps') && this.activity.steps.size > 0)
+      frame.steps = Object.fromEntries(this.activity.steps);
     return frame;
   }
 
@@ -311,6 +320,7 @@ export class Call implements RunCall {
     if (this.activity.progress !== undefined) entry.progress = { ...this.activity.progress };
     if (this.activity.preliminary !== undefined) entry.preliminary = { ...this.activity.preliminary };
     if (this.activity.questions.size > 0) entry.questions = [...this.activity.questions.values()];
+    if (this.activity.steps.size > 0) entry.steps = Object.fromEntries(this.activity.steps);
     if (this.#finishedAt !== undefined) {
       entry.finishedAt = new Date(this.#finishedAt).toISOString();
       entry.durationMs = this.#finishedAt - this.createdAt;

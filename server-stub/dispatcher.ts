@@ -106,7 +106,7 @@ export class Dispatcher {
   /** Re-sends the call's current `tool_call` to the session it is assigned to (if connected). */
   resend(call: Call): void {
     const session = call.sessionId === undefined ? undefined : this.#deps.sessions.get(call.sessionId);
-    if (session?.state === 'connected') session.send(call.frame());
+    if (session?.state === 'connected') session.send(call.frame(session.features));
   }
 
   /**
@@ -194,7 +194,7 @@ export class Dispatcher {
     if (resumed) {
       for (const callId of session.calls) {
         const call = this.#calls.get(callId);
-        if (call?.state === 'dispatched') session.send(call.frame());
+        if (call?.state === 'dispatched') session.send(call.frame(session.features));
       }
     }
     this.retryWaiting();
@@ -258,7 +258,7 @@ export class Dispatcher {
     // A leased call's lease starts when it is sent (PROTOCOL.md §18.4).
     if (target.features.has('lease')) call.activity.leaseUntil = Date.now() + this.#deps.options.leaseMs;
     target.calls.add(call.callId);
-    target.send(call.frame());
+    target.send(call.frame(target.features));
   }
 
   #armDeadline(call: Call): void {

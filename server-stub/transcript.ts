@@ -84,6 +84,8 @@ export interface TranscriptToolCall {
   preliminary?: CallPreliminary;
   /** The questions the call asked, in order, with their answers (PROTOCOL.md §18.5). */
   questions?: CallQuestion[];
+  /** The call's completed steps the service keeps, by key (PROTOCOL.md §18.8). */
+  steps?: Record<string, unknown>;
 }
 
 /** A tool result as a typed part (the kinds of the portable message models): what the model was given. */

@@ -7,9 +7,8 @@
  * - `Deadlines` (deadlines.ts): the service's `deadlineMs`, one timer for all;
  * - `Approvals` (approvals.ts): who decides an approval;
  * - `Outbox` (outbox.ts): result frames, kept until acked, backpressure;
- * - the call updates (call-updates.ts, given by the client): progress, preliminary results, the lease, questions.
- *
- * A call is one {@link Execution} object that all of them share.
+ * - the call updates (call-updates.ts, given by the client): progress, preliminary results, the lease, questions,
+ *   steps. A call is one {@link Execution} object that all of them share.
  *
  * @module
  */
@@ -32,7 +31,7 @@ import type { ClientFrame, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
 import { type CallUpdateHooks, CallUpdates, type WelcomeTerms } from './call-updates';
 import { Deadlines } from './deadlines';
-import type { Execution, ExecutionOwner, ToolCallFrame } from './execution';
+import { callScope, type Execution, type ExecutionOwner, type ToolCallFrame } from './execution';
 import { Incoming } from './incoming';
 import { Leases } from './leases';
 import { type CallSocket, Outbox } from './outbox';
@@ -306,18 +305,14 @@ export class CallRunner implements ExecutionOwner {
     if (result.status !== 'ok') {
       // The model reads this text; the operator should see it too (already redacted), with what was thrown:
       // its stack and cause chain, which the model never reads (the logger redacts them).
-      const fields: Record<string, unknown> = {
-        callId: frame.callId,
-        runId: frame.runId,
-        toolName: frame.toolName,
-        status: result.status,
-      };
+      const { callId, runId, toolName } = frame;
+      const fields: Record<string, unknown> = { callId, runId, toolName, status: result.status };
       if (result.error !== undefined) fields.error = result.error;
       this.#options.logger.warn(fields, output);
     }
   }
 
-  /** Runs a call that took its first slot: its context first, then the tool. */
+  /** Runs a call that took its first slot: its context, then the tool. */
   #start(execution: Execution): void {
     const { frame } = execution;
     execution.started = Math.round(performance.now());
@@ -368,6 +363,9 @@ export class CallRunner implements ExecutionOwner {
         onProgress: this.#options.updates.progress,
         onPreliminary: this.#options.updates.preliminary,
         onEmit: this.#options.updates.emit,
+        onStep: this.#options.updates.step,
+        ...callScope(frame),
+        logger: this.#options.logger,
         onQuestion: this.#question,
         extend: this.#options.extend,
         redactor: this.#options.redactor,

@@ -96,6 +96,11 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
   if (deadlineMs !== undefined && !isCount(deadlineMs)) return undefined;
   if (depth !== undefined && !isCount(depth)) return undefined;
   if (acks !== undefined && !isIdList(acks, 0)) return undefined;
+  // The call's scope (PROTOCOL.md §18.9) is checked here; kept steps (rare) are left to the schema.
+  const { sessionId, agentName } = value;
+  if (sessionId !== undefined && !isId(sessionId)) return undefined;
+  if (agentName !== undefined && (typeof agentName !== 'string' || agentName.length > 128)) return undefined;
+  if (value.steps !== undefined) return undefined;
   const frame: FrameOf<ServiceFrame, 'tool_call'> = { type: 'tool_call', callId, runId, toolName };
   if ('arguments' in value) frame.arguments = value.arguments;
   if (approved !== undefined) frame.approved = approved;
@@ -103,6 +108,8 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
   if (deadlineMs !== undefined) frame.deadlineMs = deadlineMs;
   if (depth !== undefined) frame.depth = depth;
   if (acks !== undefined) frame.acks = acks;
+  if (sessionId !== undefined) frame.sessionId = sessionId;
+  if (agentName !== undefined) frame.agentName = agentName;
   return frame;
 }
 
