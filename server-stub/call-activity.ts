@@ -55,6 +55,8 @@ export class CallActivity {
   readonly questions = new Map<string, CallQuestion>();
   /** Epoch milliseconds the call's lease runs out at (PROTOCOL.md §18.4); 0 when it has none. */
   leaseUntil = 0;
+  /** The side-effect class the tool's definition announced, where the call was last sent (PROTOCOL.md §4.1). */
+  sideEffect: string | undefined;
   /** The call's completed steps, by key: the first result of each key, kept for a re-dispatch (§18.8). */
   readonly steps = new Map<string, unknown>();
 

@@ -46,13 +46,10 @@ export const RETRY_DEFAULTS = { initialDelayMs: 100, maxDelayMs: 2_000 } as cons
 
 const RETRY_SPEC: OptionsSpec<RetryOptions> = {
   rules: {
-    maxAttempts: {
-      ...anInteger({ min: 1, max: MAX_RETRY_ATTEMPTS }),
-      required: true,
-    },
-    initialDelayMs: aDuration(0),
-    maxDelayMs: aDuration(0),
-    when: aFunction,
+    maxAttempts: { ...anInteger({ min: 1, max: MAX_RETRY_ATTEMPTS }), code: 'invalid_retry', required: true },
+    initialDelayMs: { ...aDuration(0), code: 'invalid_retry' },
+    maxDelayMs: { ...aDuration(0), code: 'invalid_retry' },
+    when: { ...aFunction, code: 'invalid_retry' },
   },
   aliases: {
     attempts: 'maxAttempts',
