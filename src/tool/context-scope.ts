@@ -62,5 +62,14 @@ export interface ContextScope {
    * const profile = await ctx.step('load-profile', () => loadProfile(input.customerId));
    * ```
    */
-  step<T>(key: string, fn: () => T | Promise<T>): Promise<T>;
+  step<T>(key: string, fn: () => T | Promise<T>, options?: StepOptions): Promise<T>;
+}
+
+/**
+ * The third argument of `ctx.step()`, as Assembly Line writes it. Accepted so that its tools move over unchanged;
+ * toolwire keeps and sends only the result, so `metadata` is not used.
+ */
+export interface StepOptions {
+  /** Accepted and ignored. */
+  metadata?: Record<string, unknown>;
 }
