@@ -269,7 +269,10 @@ export class Call implements RunCall {
    * The `tool_call` frame for the call's current state, with the time left before its deadline, and the fields of
    * the `features` of the session it goes to (PROTOCOL.md §18.8, §18.9).
    */
-  frame(features: ReadonlySet<Feature> = new Set(), now: number = Date.now()): FrameOf<ServiceFrame, 'tool_call'> {
+  frame(
+    features: ReadonlySet<Feature> = new Set(),
+    now: number = Date.now(),
+  ): FrameOf<ServiceFrame, 'tool_call'> {
     const frame: FrameOf<ServiceFrame, 'tool_call'> = {
       type: 'tool_call',
       callId: this.callId,

@@ -335,7 +335,13 @@ const CASES: Record<string, Case> = {
       {
         value,
         accept: (v: unknown) =>
-          tool({ name: 't', description: 'd', execute, sideEffect: 'none', retry: { maxAttempts: 2, [key]: v } }),
+          tool({
+            name: 't',
+            description: 'd',
+            execute,
+            sideEffect: 'none',
+            retry: { maxAttempts: 2, [key]: v },
+          }),
       },
     ]),
   ),
@@ -346,7 +352,8 @@ const CASES: Record<string, Case> = {
         tool({
           name: 'keys',
           description: 'd',
-          execute: (_input, ctx) => ctx.idempotencyKey('s', { per: per as 'call' }) === ctx.idempotencyKey('s'),
+          execute: (_input, ctx) =>
+            ctx.idempotencyKey('s', { per: per as 'call' }) === ctx.idempotencyKey('s'),
         }),
         {},
       ).then((result) => expect(result.output).toBe('true')),

@@ -99,8 +99,7 @@ export class CallContext {
   /** `ctx.step()`: a function of this call (destructuring works), read from the prototype. */
   get step(): (key: string, fn: () => unknown) => Promise<unknown> {
     const call = this.#call;
-    return (key, fn) =>
-      call.step?.(key, fn) ?? Promise.reject(new Error('this ctx belongs to no call'));
+    return (key, fn) => call.step?.(key, fn) ?? Promise.reject(new Error('this ctx belongs to no call'));
   }
 
   /** `ctx.progress()`: a function of this call (destructuring works), read from the prototype. */

@@ -26,7 +26,10 @@ function worthRetrying(retry: RetryOptions, error: unknown): boolean {
 
 /** Waits `delayMs`, or until `signal` aborts (then `false`). */
 function pause(delayMs: number, signal: AbortLike | undefined, then: (goOn: boolean) => void): void {
-  if (signal?.aborted) return then(false);
+  if (signal?.aborted) {
+    then(false);
+    return;
+  }
   const onAbort = () => {
     clearTimeout(timer);
     then(false);
@@ -64,16 +67,25 @@ export function executeAttempts(
     const budget = number === 1 ? call.remainingMs : timeoutMs;
     const started = performance.now();
     const onTimeout = () =>
-      attempt.abort(new TimeoutError('timeout', `${name} timed out after ${timeoutMs}ms (attempt ${number})`));
+      attempt.abort(
+        new TimeoutError('timeout', `${name} timed out after ${timeoutMs}ms (attempt ${number})`),
+      );
     settleThen(
       () => internals.execute(input, attempt.ctx),
       { signal, timeoutMs: budget, onTimeout },
       (settled) => {
         attempt.end();
         if (budget !== undefined) call.remainingMs = Math.max(0, budget - (performance.now() - started));
-        if (settled.kind === 'value' || settled.kind === 'aborted') return next(settled);
-        const error = settled.kind === 'error' ? settled.error : attempt.ctx.signal.reason;
-        if (number >= retry.maxAttempts || !worthRetrying(retry, error)) return next(settled);
+        const error =
+          settled.kind === 'error'
+            ? settled.error
+            : settled.kind === 'timeout'
+              ? attempt.ctx.signal.reason
+              : null;
+        if (error === null || number >= retry.maxAttempts || !worthRetrying(retry, error)) {
+          next(settled);
+          return;
+        }
         const delayMs = backoffDelay(number, {
           initialDelayMs: retry.initialDelayMs ?? RETRY_DEFAULTS.initialDelayMs,
           maxDelayMs: retry.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs,

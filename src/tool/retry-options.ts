@@ -67,7 +67,10 @@ const RETRY_SPEC: OptionsSpec<RetryOptions> = {
 };
 
 /** The rule of `tool({ retry })`. */
-export const aRetry: Rule = { ...anObject(RETRY_SPEC, 'an object { maxAttempts, … }'), code: 'invalid_retry' };
+export const aRetry: Rule = {
+  ...anObject(RETRY_SPEC, 'an object { maxAttempts, … }'),
+  code: 'invalid_retry',
+};
 
 /** The rule of `tool({ sideEffect })`. */
 export const aSideEffect: Rule = {
@@ -92,6 +95,9 @@ export function retryRefusal(
 ): string | undefined {
   if (retry === undefined || retry.maxAttempts === 1 || (sideEffect ?? DEFAULT_SIDE_EFFECT) !== 'external')
     return undefined;
-  const given = sideEffect === undefined ? `no sideEffect (which means '${DEFAULT_SIDE_EFFECT}')` : `sideEffect 'external'`;
+  const given =
+    sideEffect === undefined
+      ? `no sideEffect (which means '${DEFAULT_SIDE_EFFECT}')`
+      : `sideEffect 'external'`;
   return `retry is allowed only for sideEffect 'none' or 'idempotent', since a retry runs execute again; got ${given}`;
 }

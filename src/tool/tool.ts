@@ -297,11 +297,14 @@ function deepFreeze<T>(value: T): T {
  * `definition.parameters` is the JSON Schema of the input side of `parameters` (without `$schema`);
  * `definition.needsApproval` is `true` only for `needsApproval: true`: the service holds those calls until a
  * human decides. A predicate is announced as `false` and evaluated by the client when a call arrives.
+ * `definition.sideEffect` is the tool's `sideEffect` (`'external'` when not given).
  *
  * @throws ToolDefinitionError with `code` and a message naming the tool, the field and the value (`tool "add":
  *   timeoutMs must be …, got 0`): `invalid_options` (not an object), `invalid_name` (outside
  *   `^[a-zA-Z0-9_-]{1,64}$`), `invalid_description` (empty), `invalid_execute`, `invalid_timeout` (not a positive
- *   integer ≤ 2_147_483_647), `invalid_option` (a callback that is not a function), `unknown_option` (a misspelt
+ *   integer ≤ 2_147_483_647), `invalid_side_effect`, `invalid_retry` (see {@link RetryOptions}),
+ *   `retry_not_allowed` (`retry` on an `external` tool, given or by default: a retry runs `execute` again),
+ *   `invalid_option` (a callback that is not a function; `sensitiveFieldNames` not property names), `unknown_option` (a misspelt
  *   option, with "did you mean" for another SDK's name, a difference of case or a typo), `invalid_parameters` / `invalid_output_schema` (none of
  *   the accepted kinds; parameters not describing an object; a JSON Schema that every call would fail on: an
  *   unknown `type`, a `pattern` or `patternProperties` key that is not a valid regular expression, a

@@ -31,7 +31,14 @@ describe('tool({ sideEffect })', () => {
 describe('tool({ retry })', () => {
   it('is refused for an external tool, saying why, and for a tool that does not say', () => {
     expectDefinitionError(
-      () => tool({ name: 'charge', description: 'd', execute, sideEffect: 'external', retry: { maxAttempts: 3 } }),
+      () =>
+        tool({
+          name: 'charge',
+          description: 'd',
+          execute,
+          sideEffect: 'external',
+          retry: { maxAttempts: 3 },
+        }),
       'retry_not_allowed',
       `tool "charge": retry is allowed only for sideEffect 'none' or 'idempotent', since a retry runs execute again; got sideEffect 'external'`,
     );
@@ -49,7 +56,8 @@ describe('tool({ retry })', () => {
       'tool "r": retry.maxAttempts must be a positive integer up to 100, got 0',
     );
     expectDefinitionError(
-      () => tool({ name: 'r', description: 'd', execute, sideEffect: 'none', retry: { maxRetries: 2 } as never }),
+      () =>
+        tool({ name: 'r', description: 'd', execute, sideEffect: 'none', retry: { maxRetries: 2 } as never }),
       'unknown_option',
       'tool "r": unknown option "retry.maxRetries" (did you mean "retry.maxAttempts"?)',
     );
@@ -108,7 +116,7 @@ describe('tool({ retry })', () => {
     expect(await invokeTool(slowFirst, {})).toMatchObject({ status: 'ok', output: 'second' });
     expect(signals.map((signal) => signal.aborted)).toEqual([true, false]);
     expect(signals[0]?.reason).toBeInstanceOf(TimeoutError);
-    expect((signals[0]?.reason as Error).message).toBe('slow timed out after 20ms (attempt 1)');
+    expect((signals[0]!.reason as Error).message).toBe('slow timed out after 20ms (attempt 1)');
   });
 
   it('ends with status timeout and the timeout text when the last attempt times out', async () => {

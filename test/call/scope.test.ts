@@ -40,7 +40,9 @@ describe('ctx.step()', () => {
     const result = await invokeTool(twoSteps, {}, { callId: 'c1', onStep: (step) => steps.push(step) });
     expect(result).toMatchObject({ status: 'ok', output: 'acct_1' });
     expect(bodies).toEqual(['reserve 1']);
-    expect(steps).toEqual([{ callId: 'c1', key: 'reserve', result: { id: 'acct_1', token: 'secret-token-1' } }]);
+    expect(steps).toEqual([
+      { callId: 'c1', key: 'reserve', result: { id: 'acct_1', token: 'secret-token-1' } },
+    ]);
   });
 
   it('returns the result a step had in an earlier run of the call (options.steps) without running it', async () => {
@@ -129,7 +131,11 @@ describe('ctx scope', () => {
     });
     await invokeTool(logging, {}, { callId: 'c3', logger });
     expect(lines).toEqual([
-      { level: 'info', fields: { callId: 'c3', toolName: 'logging', attempt: 1, rows: 3 }, message: 'exported' },
+      {
+        level: 'info',
+        fields: { callId: 'c3', toolName: 'logging', attempt: 1, rows: 3 },
+        message: 'exported',
+      },
     ]);
     expect((await invokeTool(logging, {})).status).toBe('ok');
   });
@@ -159,13 +165,20 @@ describe('sensitiveFieldNames', () => {
         ctx.emit('login.tried', { user, password });
         ctx.progress({ progress: 1, message: `trying ${password}` });
         ctx.logger.info({ password }, `logging in with ${password}`);
-        return { greeting: `hello ${user}, your password is ${password}`, widget: { type: 'Text', text: password } };
+        return {
+          greeting: `hello ${user}, your password is ${password}`,
+          widget: { type: 'Text', text: password },
+        };
       },
     });
     const result = await invokeTool(
       login,
       { user: 'ada', password: 'hunter2' },
-      { logger, onEmit: (event) => events.push(event.data), onProgress: (update) => progress.push(update.message) },
+      {
+        logger,
+        onEmit: (event) => events.push(event.data),
+        onProgress: (update) => progress.push(update.message),
+      },
     );
     expect(JSON.stringify([result.output, result.widget, events, progress, lines])).not.toContain('hunter2');
     expect(result.output).toBe('{"greeting":"hello ada, your password is [redacted]"}');

@@ -27,7 +27,7 @@ describe('feature negotiation', () => {
 
   it('refuses an unknown feature in its own options', async () => {
     await expect(stub({ features: ['nope' as never] })).rejects.toThrow(
-      'startStubServer: features: unknown feature "nope" (known: progress, preliminary, lease, questions, events, content, event_replay)',
+      'startStubServer: features: unknown feature "nope" (known: progress, preliminary, lease, questions, events, content, event_replay, steps, call_context)',
     );
   });
 });
