@@ -57,6 +57,10 @@ export class CallActivity {
   leaseUntil = 0;
   /** `tool_event`s recorded (at most `EVENT_LIMITS.maxPerCall`, whichever session sent them). */
   events = 0;
+  /** The side-effect class the tool's definition announced, where the call was last sent (PROTOCOL.md §4.1). */
+  sideEffect: string | undefined;
+  /** The call's completed steps, by key: the first result of each key, kept for a re-dispatch (§18.11). */
+  readonly steps = new Map<string, unknown>();
 
   /** How many of the call's questions wait for an answer. */
   get openQuestions(): number {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type ClientFrame, EVENT_LIMITS, type FrameOf, utf8Length } from '../src/wire/protocol';
+import { type ClientFrame, EVENT_LIMITS, type FrameOf, STEP_LIMITS, utf8Length } from '../src/wire/protocol';
 import type { Call } from './call';
 import type { UpdateKind } from './call-activity';
 import type { Dispatcher } from './dispatcher';
@@ -88,6 +88,19 @@ export class CallUpdates {
       event: frame.event,
       ...(data === undefined ? {} : { data }),
     });
+  }
+
+  /**
+   * `step_result`: the call's step `key` completed; the first result of each key is kept with the call (at most
+   * {@link STEP_LIMITS.maxPerCall} keys, each at most {@link STEP_LIMITS.maxResultBytes} bytes of JSON; others are
+   * ignored) and sent with the call when it is dispatched again (PROTOCOL.md §18.11).
+   */
+  step(session: Session, frame: FrameOf<ClientFrame, 'step_result'>): void {
+    const call = this.#running(session, frame.callId);
+    const steps = call?.activity.steps;
+    if (steps === undefined || steps.has(frame.key) || steps.size >= STEP_LIMITS.maxPerCall) return;
+    if (utf8Length(JSON.stringify(frame.result ?? null)) > STEP_LIMITS.maxResultBytes) return;
+    steps.set(frame.key, frame.result ?? null);
   }
 
   /** `lease`: the named calls still run in `session`; each lease is renewed (PROTOCOL.md §18.4). */

@@ -276,10 +276,13 @@ export class Call implements RunCall {
   }
 
   /**
-   * The `tool_call` frame for the call's current state, with the time left before its deadline, and the fields
-   * of the features the receiving socket negotiated (PROTOCOL.md §18.8, §18.9).
+   * The `tool_call` frame for the call's current state, with the time left before its deadline, and the fields of
+   * the `features` of the session it goes to (PROTOCOL.md §18.8, §18.9).
    */
-  frame(features: ReadonlySet<Feature>, now: number = Date.now()): FrameOf<ServiceFrame, 'tool_call'> {
+  frame(
+    features: ReadonlySet<Feature> = new Set(),
+    now: number = Date.now(),
+  ): FrameOf<ServiceFrame, 'tool_call'> {
     const frame: FrameOf<ServiceFrame, 'tool_call'> = {
       type: 'tool_call',
       callId: this.callId,
@@ -299,7 +302,11 @@ export class Call implements RunCall {
         if (features.has('decisions')) frame.argumentsEdited = true;
       }
     }
-    if (features.has('agent_name')) frame.agentName = this.run.agent.name;
+    if (features.has('agent_name') || features.has('call_context')) frame.agentName = this.run.agent.name;
+    if (features.has('call_context') && this.run.ownerSessionId !== undefined)
+      frame.sessionId = this.run.ownerSessionId;
+    if (features.has('steps') && this.activity.steps.size > 0)
+      frame.steps = Object.fromEntries(this.activity.steps);
     return frame;
   }
 
@@ -330,6 +337,8 @@ export class Call implements RunCall {
     if (this.activity.progress !== undefined) entry.progress = { ...this.activity.progress };
     if (this.activity.preliminary !== undefined) entry.preliminary = { ...this.activity.preliminary };
     if (this.activity.questions.size > 0) entry.questions = [...this.activity.questions.values()];
+    if (this.activity.steps.size > 0) entry.steps = Object.fromEntries(this.activity.steps);
+    if (this.activity.sideEffect !== undefined) entry.sideEffect = this.activity.sideEffect;
     if (this.#finishedAt !== undefined) {
       entry.finishedAt = new Date(this.#finishedAt).toISOString();
       entry.durationMs = this.#finishedAt - this.createdAt;

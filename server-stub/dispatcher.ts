@@ -257,6 +257,7 @@ export class Dispatcher {
       return;
     }
     call.dispatch(target.id);
+    call.activity.sideEffect = definition?.sideEffect;
     // A leased call's lease starts when it is sent (PROTOCOL.md §18.4).
     if (target.features.has('lease')) call.activity.leaseUntil = Date.now() + this.#deps.options.leaseMs;
     target.calls.add(call.callId);

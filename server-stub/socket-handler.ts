@@ -211,6 +211,9 @@ class SocketHandler {
       case 'tool_event':
         service.updates.event(session, frame);
         return;
+      case 'step_result':
+        service.updates.step(session, frame);
+        return;
       case 'question':
         service.questions.ask(session, frame);
         return;

@@ -95,6 +95,10 @@ export interface TranscriptToolCall {
   preliminary?: CallPreliminary;
   /** The questions the call asked, in order, with their answers (PROTOCOL.md §18.5). */
   questions?: CallQuestion[];
+  /** The call's completed steps the service keeps, by key (PROTOCOL.md §18.11). */
+  steps?: Record<string, unknown>;
+  /** The side-effect class the tool announced (`none`, `idempotent`, `external`), when it did (PROTOCOL.md §4.1). */
+  sideEffect?: string;
 }
 
 /** A tool result as a typed part (the kinds of the portable message models): what the model was given. */

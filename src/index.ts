@@ -7,6 +7,8 @@
 export { type DecodedArguments, decodeArguments } from './call/arguments';
 export { invokeTool } from './call/invoke';
 export { ToolRegistry } from './call/registry';
+export { sensitiveValues } from './call/sensitive-fields';
+export type { StepRecord } from './call/steps';
 export type {
   ApprovalDecision,
   ApprovalRequest,
@@ -80,7 +82,9 @@ export {
   type ToolContent,
 } from './tool/content';
 export type { AskOptions, ContextMethods, ProgressInput } from './tool/context-methods';
+export type { ContextScope, IdempotencyKeyOptions } from './tool/context-scope';
 export { serializeOutput, thrownMessage, truncateUtf8 } from './tool/output';
+export { DEFAULT_SIDE_EFFECT, RETRY_DEFAULTS, type RetryOptions } from './tool/retry-options';
 export type { SchemaKind, ValidationIssue } from './tool/schema/index';
 export type { SideEffect } from './tool/side-effect';
 export {
@@ -119,6 +123,7 @@ export {
   CLOSE_CODES,
   PROTOCOL_DEFAULTS,
   PROTOCOL_VERSION,
+  STEP_LIMITS,
   SUBPROTOCOL,
   type ToolCallStatus,
   type ToolDefinition,

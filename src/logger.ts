@@ -85,3 +85,26 @@ export function scrubError(error: unknown, scrub: (text: string) => string): unk
   copy.stack = error.stack === undefined ? undefined : scrub(error.stack);
   return copy;
 }
+
+/**
+ * `logger` for one scope (a call): `fields` added to every line (a line's own fields win), and every message and
+ * field passed through `redactor` first when given. A logger that throws is ignored.
+ */
+export function scopedLogger(
+  logger: Logger,
+  fields: Record<string, unknown>,
+  redactor?: Redactor | undefined,
+): Logger {
+  const wrap =
+    (level: keyof Logger) =>
+    (object: Record<string, unknown>, message: string): void => {
+      try {
+        const line = { ...fields, ...object };
+        if (redactor === undefined) logger[level](line, message);
+        else logger[level](redactor.value(line), redactor.text(message));
+      } catch {
+        // A broken logger must not break the tool.
+      }
+    };
+  return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
+}

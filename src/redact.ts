@@ -151,6 +151,7 @@ function safeFor(replacement: string, secret: string): boolean {
  * `[red·act·ed]`): then the first of `[REDACTED]`, `<redacted>`, `***`, `###`, `~~~` that no rule touches.
  */
 export class Redactor {
+  readonly #rules: readonly RedactRule[];
   readonly #strings: string[];
   readonly #patterns: RegExp[];
   /** Every string rule as written (longest first), or none. */
@@ -161,6 +162,7 @@ export class Redactor {
   readonly replacement: string;
 
   constructor(rules: readonly RedactRule[]) {
+    this.#rules = [...rules];
     const strings = new Set<string>();
     this.#patterns = [];
     for (const rule of rules) {
@@ -182,6 +184,11 @@ export class Redactor {
           this.#strings.every((secret) => safeFor(candidate, secret)) &&
           this.#patterns.every((rule) => !matches(rule, candidate) && !matches(rule, candidate + candidate)),
       ) ?? '';
+  }
+
+  /** A redactor with these rules and `extra` (e.g. one call's sensitive values); this one is unchanged. */
+  with(extra: readonly RedactRule[]): Redactor {
+    return extra.length === 0 ? this : new Redactor([...this.#rules, ...extra]);
   }
 
   /** `true` when there is nothing to redact. */

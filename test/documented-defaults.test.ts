@@ -334,6 +334,59 @@ const CASES: Record<string, Case> = {
   'InvokeOptions.onPreliminary': { value: undefined, accept: invoke('onPreliminary') },
   'InvokeOptions.onEmit': { value: undefined, accept: invoke('onEmit') },
   'InvokeOptions.onQuestion': { value: undefined, accept: invoke('onQuestion') },
+  'InvokeOptions.steps': { value: undefined, accept: invoke('steps') }, // none
+  'InvokeOptions.onStep': { value: undefined, accept: invoke('onStep') },
+  'InvokeOptions.logger': { value: undefined, accept: invoke('logger') }, // nothing is logged
+  'ToolOptions.sideEffect': {
+    value: 'external',
+    accept: (v) =>
+      expect(tool({ name: 't', description: 'd', execute, sideEffect: v as 'external' }).definition).toEqual(
+        tool({ name: 't', description: 'd', execute }).definition,
+      ),
+  },
+  'ToolOptions.retry': {
+    value: undefined, // one attempt
+    accept: (v) => tool({ name: 't', description: 'd', execute, retry: v as undefined }),
+  },
+  'ToolOptions.sensitiveFieldNames': {
+    value: [],
+    accept: (v) => tool({ name: 't', description: 'd', execute, sensitiveFieldNames: v as string[] }),
+  },
+  ...Object.fromEntries(
+    (
+      [
+        ['initialDelayMs', 100],
+        ['maxDelayMs', 2_000],
+        ['when', () => true],
+      ] as const
+    ).map(([key, value]) => [
+      `RetryOptions.${key}`,
+      {
+        value,
+        accept: (v: unknown) =>
+          tool({
+            name: 't',
+            description: 'd',
+            execute,
+            sideEffect: 'none',
+            retry: { maxAttempts: 2, [key]: v },
+          }),
+      },
+    ]),
+  ),
+  'IdempotencyKeyOptions.per': {
+    value: 'call',
+    accept: (per) =>
+      invokeTool(
+        tool({
+          name: 'keys',
+          description: 'd',
+          execute: (_input, ctx) =>
+            ctx.idempotencyKey('s', { per: per as 'call' }) === ctx.idempotencyKey('s'),
+        }),
+        {},
+      ).then((result) => expect(result.output).toBe('true')),
+  },
   'AskOptions.timeoutMs': {
     value: undefined, // none
     accept: (timeoutMs) =>

@@ -5,20 +5,46 @@
  *
  * @module
  */
+import { type Logger, silentLogger } from '../logger';
 import type { AskOptions, ProgressInput } from '../tool/context-methods';
-import type { CallSignal } from './call-signal';
+import type { IdempotencyKeyOptions } from '../tool/context-scope';
 
 /** What `ctx`'s methods reach: the call behind it (`CallRun`); absent in a bare `CallSignal` (tests). */
 export interface CallChannel {
   progress(update: ProgressInput): void;
   emit(type: string, data?: unknown): void;
   askQuestion(question: string, options?: AskOptions<unknown>): Promise<unknown>;
+  step(key: string, fn: () => unknown): Promise<unknown>;
+  /** The logger of one attempt of the call. */
+  loggerFor(attempt: number): Logger;
 }
 
-/** `ctx.idempotencyKey`: `toolwire:<callId>` or `toolwire:<callId>:<scope>`, each part URI-encoded. */
-function idempotencyKeyFor(callId: string): (scope?: string) => string {
-  return (scope) => {
-    const base = `toolwire:${encodeURIComponent(callId)}`;
+/** The call behind a `ctx`: its signal (made on first read) and, for a real call, its {@link CallChannel}. */
+export type ContextCall = { readonly signal: AbortSignal } & Partial<CallChannel>;
+
+/** Where the call runs, as the service (or `invokeTool`'s options) says. */
+export interface CallPlace {
+  attempt: number;
+  sessionId: string | undefined;
+  agentName: string | undefined;
+}
+
+/** No attempt beyond the first, no session, no agent: a call of `invokeTool` given none. */
+export const FIRST_ATTEMPT: CallPlace = { attempt: 1, sessionId: undefined, agentName: undefined };
+
+/**
+ * `ctx.idempotencyKey`: per call `toolwire:<callId>[:<scope>]`, per run `toolwire-run:<runId>[:<scope>]`, each
+ * part URI-encoded.
+ */
+function idempotencyKeyFor(
+  callId: string,
+  runId: string,
+): (scope?: string, options?: IdempotencyKeyOptions) => string {
+  return (scope, options) => {
+    const base =
+      options?.per === 'run'
+        ? `toolwire-run:${encodeURIComponent(runId)}`
+        : `toolwire:${encodeURIComponent(callId)}`;
     return scope === undefined ? base : `${base}:${encodeURIComponent(scope)}`;
   };
 }
@@ -39,10 +65,11 @@ function lazyProperty(name: string, get: (this: CallContext) => unknown): Proper
 // own (a slow, dictionary-mode object).
 let SIGNAL: PropertyDescriptor;
 let IDEMPOTENCY_KEY: PropertyDescriptor;
+let LOGGER: PropertyDescriptor;
 
 /** The `ctx` of one call (typed for tools as `ToolContext`). */
 export class CallContext {
-  readonly #call: CallSignal & Partial<CallChannel>;
+  readonly #call: ContextCall;
   // Assigned in the constructor, in this order (the order `Object.keys(ctx)` shows).
   declare context: unknown;
   declare readonly signal: AbortSignal;
@@ -51,15 +78,28 @@ export class CallContext {
   declare toolName: string;
   declare approved: boolean;
   declare depth: number;
-  declare readonly idempotencyKey: (scope?: string) => string;
+  declare readonly idempotencyKey: (scope?: string, options?: IdempotencyKeyOptions) => string;
+  declare attempt: number;
+  declare sessionId: string | undefined;
+  declare agentName: string | undefined;
+  declare readonly logger: Logger;
 
   static {
     SIGNAL = lazyProperty('signal', function (this: CallContext) {
       return this.#call.signal;
     });
     IDEMPOTENCY_KEY = lazyProperty('idempotencyKey', function (this: CallContext) {
-      return idempotencyKeyFor(this.callId);
+      return idempotencyKeyFor(this.callId, this.runId);
     });
+    LOGGER = lazyProperty('logger', function (this: CallContext) {
+      return this.#call.loggerFor?.(this.attempt) ?? silentLogger;
+    });
+  }
+
+  /** `ctx.step()`: a function of this call (destructuring works), read from the prototype. */
+  get step(): (key: string, fn: () => unknown) => Promise<unknown> {
+    const call = this.#call;
+    return (key, fn) => call.step?.(key, fn) ?? Promise.reject(new Error('this ctx belongs to no call'));
   }
 
   /** `ctx.progress()`: a function of this call (destructuring works), read from the prototype. */
@@ -82,12 +122,13 @@ export class CallContext {
   }
 
   constructor(
-    call: CallSignal & Partial<CallChannel>,
+    call: ContextCall,
     context: unknown,
     callId: string,
     runId: string,
     toolName: string,
     depth: number,
+    place: CallPlace = FIRST_ATTEMPT,
   ) {
     this.#call = call;
     this.context = context;
@@ -98,6 +139,10 @@ export class CallContext {
     this.approved = false;
     this.depth = depth;
     Object.defineProperty(this, 'idempotencyKey', IDEMPOTENCY_KEY);
+    this.attempt = place.attempt;
+    this.sessionId = place.sessionId;
+    this.agentName = place.agentName;
+    Object.defineProperty(this, 'logger', LOGGER);
   }
 }
 

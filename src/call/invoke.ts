@@ -10,6 +10,7 @@
 
 import { OptionsError, TimeoutError, ToolDefinitionError } from '../errors';
 import { MAX_ARGUMENT_DEPTH } from '../limits';
+import { type Logger, scopedLogger, silentLogger } from '../logger';
 import {
   aBoolean,
   aDuration,
@@ -30,6 +31,7 @@ import { toWellFormed, truncateUtf8 } from '../tool/output';
 import { type Tool, type ToolContext, type ToolInternals, toolInternals } from '../tool/tool';
 import { checkArguments } from './argument-limits';
 import { decodeArguments } from './arguments';
+import { newAttempt } from './attempt';
 import { contextClassFor } from './call-context';
 import { CallSignal } from './call-signal';
 import { checkEvent } from './emit';
@@ -37,8 +39,11 @@ import type { FieldRedaction } from './field-redaction';
 import { checkProgress } from './progress';
 import { askQuestion } from './questions';
 import { runCall } from './run-call';
+import { withSensitiveValues } from './sensitive-fields';
 import { sharedAbort } from './shared-abort';
+import { CallSteps } from './steps';
 import type {
+  Attempt,
   CallOptions,
   CallOutcome,
   CallState,
@@ -70,6 +75,10 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
     onPreliminary: aFunction,
     onQuestion: aFunction,
     onEmit: aFunction,
+    sessionId: aString(),
+    steps: aRecord,
+    onStep: aFunction,
+    logger: aRecord,
     extend: aRecord,
   },
   /** Names from neighbouring APIs, and what they are called here. */
@@ -81,6 +90,7 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
     toolCallId: 'callId',
     abort: 'signal',
     onWidgetError: 'onWidgetInvalid',
+    completedSteps: 'steps',
   },
 };
 
@@ -117,7 +127,7 @@ function bugOutcome(tool: Tool, error: unknown): Outcome {
 class CallRun extends CallSignal implements CallState {
   readonly tool: Tool;
   readonly internals: ToolInternals;
-  readonly options: CallOptions;
+  options: CallOptions;
   readonly timeoutMs: number | undefined;
   remainingMs: number | undefined;
   ctx!: ToolContext;
@@ -128,6 +138,9 @@ class CallRun extends CallSignal implements CallState {
   #finished = false;
   #questions = 0;
   readonly #sink: ResultSink;
+  #steps: CallSteps | undefined;
+  /** Set when the call has sensitive values of its own: what it gives out is redacted with it here. */
+  #ownRedactor = false;
 
   constructor(tool: Tool, options: CallOptions, sink: ResultSink) {
     super(options.signal, tool.name);
@@ -149,6 +162,7 @@ class CallRun extends CallSignal implements CallState {
       outcome.output = this.fieldRedactor.text(outcome.output);
       if (outcome.error !== undefined) outcome.error = this.fieldRedactor.error(outcome.error);
     }
+    if (this.#ownRedactor) this.#redactOutcome(outcome);
     // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
     outcome.output = toWellFormed(outcome.output);
     const { maxOutputBytes } = this.options;
@@ -161,6 +175,73 @@ class CallRun extends CallSignal implements CallState {
 
   fail(error: unknown): void {
     this.done(bugOutcome(this.tool, error));
+  }
+
+  /** Adds the values of `inputs` under the tool's `sensitiveFieldNames` to what the call redacts. */
+  redactFieldsOf(...inputs: unknown[]): void {
+    const names = this.internals.sensitiveFieldNames;
+    if (names.length === 0) return;
+    const redactor = withSensitiveValues(this.options.redactor, names, inputs);
+    if (redactor === undefined || redactor === this.options.redactor) return;
+    this.options = { ...this.options, redactor };
+    this.#ownRedactor = true;
+  }
+
+  validated(input: unknown): void {
+    this.redactFieldsOf(input);
+  }
+
+  #redactOutcome(outcome: Outcome): void {
+    const redactor = this.options.redactor!;
+    outcome.output = redactor.text(outcome.output);
+    if (outcome.widget !== undefined) outcome.widget = redactor.value(outcome.widget);
+    if (outcome.content !== undefined)
+      outcome.content = outcome.content.map((part) =>
+        part.type === 'text'
+          ? { ...part, text: redactor.text(part.text) }
+          : part.type === 'json'
+            ? { ...part, value: redactor.value(part.value) }
+            : part,
+      );
+    if (outcome.error !== undefined) redactor.error(outcome.error);
+  }
+
+  /** A text or value the call gives out, redacted with the call's own redactor when it has one. */
+  #scrub<T>(value: T): T {
+    if (!this.#ownRedactor) return value;
+    const redactor = this.options.redactor!;
+    return (typeof value === 'string' ? redactor.text(value) : redactor.value(value)) as T;
+  }
+
+  /** `ctx.logger` of attempt `attempt`. */
+  loggerFor(attempt: number): Logger {
+    const { logger, redactor } = this.options;
+    if (logger === undefined) return silentLogger;
+    const fields = { callId: this.ctx.callId, toolName: this.tool.name, attempt };
+    return scopedLogger(logger, fields, this.#ownRedactor ? redactor : undefined);
+  }
+
+  /** `ctx.step()`. */
+  step(key: string, fn: () => unknown): Promise<unknown> {
+    this.#steps ??= new CallSteps(this.options.steps);
+    return this.#steps.run(this.ctx.callId, key, fn, this.options.redactor, {
+      kept: (record) => {
+        const listener = this.options.onStep;
+        if (this.#finished || listener === undefined) return;
+        try {
+          listener(record);
+        } catch {
+          // The listener's failure is not the tool's.
+        }
+      },
+      notKept: ({ key: shown, reason }) =>
+        this.ctx.logger.warn({ step: shown }, `step ${JSON.stringify(shown)} is not kept: ${reason}`),
+    });
+  }
+
+  /** A `ctx` (and a signal) for attempt `number` of a tool with `retry`. */
+  newAttempt(number: number): Attempt {
+    return newAttempt(this, number);
   }
 
   /** `true` once the call has its result. */
@@ -182,7 +263,7 @@ class CallRun extends CallSignal implements CallState {
     const { callId, runId, toolName } = this.ctx;
     const event = this.fieldRedactor === undefined ? checked : this.fieldRedactor.value(checked);
     try {
-      listener({ callId, runId, toolName, ...event });
+      listener({ callId, runId, toolName, ...this.#scrub(event) });
     } catch {
       // The listener's failure is not the tool's.
     }
@@ -190,19 +271,20 @@ class CallRun extends CallSignal implements CallState {
 
   /** `ctx.askQuestion()`. */
   askQuestion(question: string, options?: AskOptions<unknown>): Promise<unknown> {
-    return askQuestion(this, question, options);
+    return askQuestion(this, typeof question === 'string' ? this.#scrub(question) : question, options);
   }
 
   /** A value the tool yielded, while the call runs: as the result's text would be, within `maxOutputBytes`. */
   preliminary(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void {
     const listener = this.options.onPreliminary;
     if (this.#finished || listener === undefined) return;
-    let output = toWellFormed(this.fieldRedactor?.text(result.output) ?? result.output);
+    let output = toWellFormed(this.#scrub(this.fieldRedactor?.text(result.output) ?? result.output));
     const { maxOutputBytes } = this.options;
     if (maxOutputBytes !== undefined) output = truncateUtf8(output, maxOutputBytes);
     const { callId, runId, toolName } = this.ctx;
     try {
-      listener({ callId, runId, toolName, ...result, output });
+      const widget = this.#scrub(result.widget);
+      listener({ callId, runId, toolName, ...result, output, ...(widget === undefined ? {} : { widget }) });
     } catch {
       // The listener's failure is not the tool's.
     }
@@ -215,7 +297,7 @@ class CallRun extends CallSignal implements CallState {
     if (this.#finished || listener === undefined) return;
     const { callId, runId, toolName } = this.ctx;
     try {
-      listener({ callId, runId, toolName, ...checked });
+      listener({ callId, runId, toolName, ...this.#scrub(checked) });
     } catch {
       // The listener's failure is not the tool's.
     }
@@ -242,6 +324,7 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
     call.done({ status: 'invalid_arguments', output });
     return;
   }
+  call.redactFieldsOf(decoded.value);
   const refused = checkArguments(decoded.value, tool.definition.parameters);
   if (refused?.kind === 'too_deep') {
     call.done({ status: 'invalid_arguments', output: tooDeepText(tool.name, MAX_ARGUMENT_DEPTH) });
@@ -261,6 +344,7 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
       options.runId ?? randomId(),
       tool.name,
       options.depth ?? 0,
+      { attempt: 1, sessionId: options.sessionId, agentName: options.agentName },
     ) as unknown as ToolContext;
     runCall(call, decoded.value, refused?.issues);
   } catch (error) {

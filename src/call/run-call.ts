@@ -27,6 +27,7 @@ import { serializeOutput, thrownMessage } from '../tool/serialize';
 import { type ApprovalOutcome, decideApproval } from './approval';
 import { fieldRedaction } from './field-redaction';
 import { type GateOutcome, passGate } from './gate';
+import { executeAttempts } from './retry';
 import { type Settled, settleThen } from './settle';
 import { errorFunctionTimeoutMs, timed } from './timed';
 import type { CallOutcome, CallState } from './types';
@@ -206,8 +207,10 @@ export function runCall(call: CallState, args: object, refused?: readonly Valida
         call.done({ status: 'invalid_arguments', output: text(tool.name, issues) });
         return;
       }
+      const input = validated.value.value;
+      call.validated?.(input);
       if (call.options.argumentsEdited) call.note = editedNote(call, args);
-      gated(call, validated.value.value);
+      gated(call, input);
     },
   );
 }
@@ -276,12 +279,10 @@ function revalidate(call: CallState, edited: Record<string, unknown>): void {
   );
 }
 
-/** Runs `execute` with the input it may have. */
+/** Runs `execute` with the input it may have: once, or in attempts under the tool's `retry` (./retry.ts). */
 function execute(call: CallState, input: unknown, approved: boolean): void {
   call.ctx.approved = approved;
-  timed(
-    call,
-    () => call.internals.execute(input, call.ctx),
-    (result) => (result.kind === 'value' ? executed(call, result.value) : stopped(call, result)),
+  executeAttempts(call, input, (result) =>
+    result.kind === 'value' ? executed(call, result.value) : stopped(call, result),
   );
 }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { Logger } from '../logger';
 import type { Redactor } from '../redact';
 import type { ProgressInput } from '../tool/context-methods';
 import type { Tool, ToolContext, ToolInternals } from '../tool/tool';
@@ -12,6 +13,7 @@ import type { Widget } from '../tool/widget';
 import type { ContentPart, ToolCallStatus } from '../wire/protocol';
 import type { AbortLike } from './call-signal';
 import type { FieldRedaction } from './field-redaction';
+import type { StepRecord } from './steps';
 
 /** What {@link InvokeOptions.approve} is asked: the call and its validated input. */
 export interface ApprovalRequest {
@@ -194,7 +196,7 @@ export interface InvokeOptions<C = unknown> {
   approved?: boolean;
   /** Reason of an earlier rejection (`approved: false`), appended to the text the model reads. */
   rejectionReason?: string;
-  /** Name of the agent whose run made the call, for `allowedAgentNames` and policies. @default unknown */
+  /** Name of the agent whose run made the call: `ctx.agentName`, for `allowedAgentNames` and policies. @default unknown */
   agentName?: string;
   /**
    * Run on the validated call, in order, before approval and `execute` (see {@link CallPolicy}).
@@ -241,6 +243,21 @@ export interface InvokeOptions<C = unknown> {
    * question with `QuestionError` `failed`. @default questions reject with `QuestionError` `unsupported`
    */
   onQuestion?: (request: QuestionRequest) => QuestionReply | Promise<QuestionReply>;
+  /** `ctx.sessionId`: the session that started the run, when there is one. */
+  sessionId?: string;
+  /**
+   * Results of `ctx.step()`s this call already completed (elsewhere), by key: a step with one of these keys
+   * returns it instead of running. @default none
+   */
+  steps?: Readonly<Record<string, unknown>>;
+  /**
+   * Told about each step the call completes, with its result as redacted JSON (to be kept, e.g. by the service,
+   * and given back as `steps` when the call runs again). A listener that throws is ignored.
+   * @default steps are kept for the call's retries only
+   */
+  onStep?: (step: StepRecord) => void;
+  /** What `ctx.logger` writes to (each line with the call's id, tool and attempt). @default nothing is logged */
+  logger?: Logger;
   /**
    * Extra properties for `ctx` (string or symbol keys), for hosts that hand their own hooks to their tools;
    * they never replace a standard `ctx` field and are not enumerable.
@@ -331,4 +348,17 @@ export interface CallState {
   fail(error: unknown): void;
   /** Gives a preliminary result to `options.onPreliminary` while the call runs (absent: nobody listens). */
   preliminary?(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void;
+  /** The arguments passed validation as `input`: the values under `sensitiveFieldNames` it holds are redacted too. */
+  validated?(input: unknown): void;
+  /** A `ctx` (with a signal of its own) for attempt `number` of a tool with `retry` (absent: no retries). */
+  newAttempt?(number: number): Attempt;
+}
+
+/** One attempt's `ctx`, and the control of its signal (src/call/retry.ts). */
+export interface Attempt {
+  readonly ctx: ToolContext;
+  /** Aborts this attempt's `ctx.signal` only (its time ran out). */
+  abort(reason: unknown): void;
+  /** The attempt is over: a later cancel of the call no longer reaches its signal. */
+  end(): void;
 }

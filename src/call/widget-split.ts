@@ -11,7 +11,14 @@ import { validateWidget, type Widget } from '../tool/widget';
 import type { CallState } from './types';
 
 function reportInvalidWidget(call: CallState, path: string, message: string): void {
-  const info = { toolName: call.tool.name, callId: call.ctx.callId, path, message };
+  // The message may quote the widget's values: redacted as the call's output is (sensitive fields included).
+  const redactor = call.options.redactor;
+  const info = {
+    toolName: call.tool.name,
+    callId: call.ctx.callId,
+    path: redactor === undefined ? path : redactor.text(path),
+    message: redactor === undefined ? message : redactor.text(message),
+  };
   try {
     if (call.options.onWidgetInvalid) call.options.onWidgetInvalid(info);
     else

@@ -7,8 +7,8 @@
  * - `Deadlines` (deadlines.ts): the service's `deadlineMs`, one timer for all;
  * - `Approvals` (approvals.ts): who decides an approval;
  * - `Outbox` (outbox.ts): result frames, kept until acked, backpressure;
- * - the call updates (call-updates.ts, given by the client): progress, preliminary results, the lease, questions.
- * A call is one {@link Execution} object that all of them share.
+ * - the call updates (call-updates.ts, given by the client): progress, preliminary results, the lease, questions,
+ *   steps. A call is one {@link Execution} object that all of them share.
  *
  * @module
  */
@@ -30,7 +30,13 @@ import type { ClientFrame, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
 import { type CallUpdateHooks, CallUpdates, type WelcomeTerms } from './call-updates';
 import { Deadlines } from './deadlines';
-import type { CallEvents, Execution, ExecutionOwner, ToolCallFrame } from './execution';
+import {
+  type CallEvents,
+  callScope,
+  type Execution,
+  type ExecutionOwner,
+  type ToolCallFrame,
+} from './execution';
 import { logFailure } from './failure-log';
 import { Incoming } from './incoming';
 import { Leases } from './leases';
@@ -361,6 +367,9 @@ export class CallRunner implements ExecutionOwner {
         onPreliminary: this.#options.updates.preliminary,
         onEmit: this.#options.updates.emit,
         ...this.#questions,
+        onStep: this.#options.updates.step,
+        ...callScope(frame),
+        logger: this.#options.logger,
         extend: this.#options.extend,
         redactor: this.#options.redactor,
       },

@@ -11,6 +11,7 @@
  */
 
 import { boundedData } from '../call/emit';
+import type { StepRecord } from '../call/steps';
 import type {
   PreliminaryResult,
   ProgressUpdate,
@@ -34,6 +35,7 @@ import {
   utf8Length,
 } from '../wire/protocol';
 import { type Questioner, SocketQuestions } from './questions';
+import { StepResults } from './step-results';
 
 /** What the updates read of `welcome`. */
 export type WelcomeTerms = Pick<
@@ -71,6 +73,8 @@ export interface CallUpdateHooks {
   progress(update: ProgressUpdate): void;
   preliminary(result: PreliminaryResult): void;
   emit(event: ToolEvent): void;
+  /** A step a call completed, for the service to keep (absent in a test double: steps stay local). */
+  step?(record: StepRecord): void;
   /** Calls started here are leased (PROTOCOL.md §18.4): the service does not cut them at their deadline. */
   readonly leased: boolean;
   /** How long the service keeps a dropped session, in milliseconds. */
@@ -119,6 +123,7 @@ export class CallUpdates implements CallUpdateHooks {
   #graceMs: number = PROTOCOL_DEFAULTS.sessionGraceMs;
   #leaseTimer: ReturnType<typeof setInterval> | undefined;
   readonly #questions: SocketQuestions;
+  readonly #steps: StepResults;
 
   /** The updates of a client's calls, written on `socket`; a dropped widget is told to `events`. */
   static on(
@@ -143,7 +148,11 @@ export class CallUpdates implements CallUpdateHooks {
       maxPayloadBytes: options.maxPayloadBytes,
       enabled: () => this.#features.has('questions'),
     });
+    this.#steps = new StepResults(options.send, () => this.#features.has('steps'));
   }
+
+  /** A step a running call completed (one function for every call: it is `onStep`). */
+  readonly step = (record: StepRecord): void => this.#steps.step(record);
 
   /** Puts a call's question to the service (one function for every call). */
   readonly ask = (request: QuestionRequest): Promise<QuestionReply> => {
@@ -286,6 +295,7 @@ export class CallUpdates implements CallUpdateHooks {
   /** The call's result was acknowledged (or dropped): its updates are no longer needed. */
   forget(callId: string): void {
     this.#events.delete(callId);
+    this.#steps.forget(callId);
     const slots = this.#calls.get(callId);
     if (slots === undefined) return;
     for (const slot of slots.values()) if (slot.timer !== undefined) clearTimeout(slot.timer);
@@ -295,6 +305,7 @@ export class CallUpdates implements CallUpdateHooks {
   /** A socket (re)opened: the latest update of every call still known goes again (the `seq` makes it harmless). */
   reconnected(): void {
     this.#questions.reconnected();
+    this.#steps.reconnected();
     if (this.#features.has('events')) {
       for (const events of this.#events.values()) for (const frame of events) this.#options.send(frame);
     }

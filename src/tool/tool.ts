@@ -27,8 +27,18 @@ import {
   type Rule,
 } from './check-options';
 import type { ContextMethods } from './context-methods';
+import type { ContextScope, IdempotencyKeyOptions } from './context-scope';
+import {
+  aFieldNameList,
+  aRetry,
+  aSideEffect,
+  DEFAULT_SIDE_EFFECT,
+  type RetryOptions,
+  retryRefusal,
+} from './retry-options';
 import { resolveSchema, type SchemaAdapter } from './schema/index';
 import type { LegacyZod3Schema } from './schema/zod3-legacy';
+import type { SideEffect } from './side-effect';
 
 /** A plain JSON Schema object given as `parameters` or `outputSchema`. Write it `as const` for typed input. */
 export type JsonSchemaObject = { readonly [keyword: string]: unknown };
@@ -58,10 +68,10 @@ export type InferParameters<P> = [P] extends [undefined]
         : Record<string, unknown>;
 
 /**
- * What `execute` and the other callbacks receive besides the input: the fields below, and the methods of
- * {@link ContextMethods} (`progress`).
+ * What `execute` and the other callbacks receive besides the input: the fields below, the methods of
+ * {@link ContextMethods} (`progress`, …) and the members of {@link ContextScope} (`attempt`, `step`, …).
  */
-export interface ToolContext<C = unknown> extends ContextMethods {
+export interface ToolContext<C = unknown> extends ContextMethods, ContextScope {
   /** The run context given to the client (or to `invokeTool`); it never leaves the process. */
   context: C;
   /** Aborts when the call is cancelled (by the service or `options.signal`) or times out (`timeoutMs`). */
@@ -77,16 +87,18 @@ export interface ToolContext<C = unknown> extends ContextMethods {
   /** Nesting depth of the run: 0 for a top-level run, 1 inside an agent used as a tool, and so on. */
   depth: number;
   /**
-   * A key for deduplicating a side effect of this call (e.g. an `Idempotency-Key` header): the same for the
-   * same call id and scope, so a re-delivered call reuses it; different across calls and across scopes.
-   * Format: `toolwire:<callId>` or `toolwire:<callId>:<scope>`, each part URI-encoded.
+   * A key for deduplicating a side effect (e.g. an `Idempotency-Key` header). Per call (the default): the same
+   * for the same call id and scope, so a retry and a re-delivered call reuse it; different across calls and
+   * scopes; `toolwire:<callId>[:<scope>]`. Per run (`{ per: 'run' }`): the same for every call of the run with
+   * that scope; `toolwire-run:<runId>[:<scope>]`. Each part URI-encoded.
    *
    * @example
    * ```ts
    * await fetch(url, { method: 'POST', headers: { 'Idempotency-Key': ctx.idempotencyKey('charge') } });
+   * const perRun = ctx.idempotencyKey('welcome-email', { per: 'run' });
    * ```
    */
-  idempotencyKey(scope?: string): string;
+  idempotencyKey(scope?: string, options?: IdempotencyKeyOptions): string;
 }
 
 /** Options of {@link tool}. `P` is the type of `parameters`, `Out` what `execute` returns, `C` the context. */
@@ -145,6 +157,24 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
    * the full value in `ToolCallResult.value`. A throw is handled like a throw from `execute`.
    */
   toModelOutput?(output: Out): unknown;
+  /**
+   * How the tool touches the world, announced to the service (approval and audit surfaces may show it): `'none'`
+   * (reads only), `'idempotent'` (a write that may run twice with the same effect) or `'external'` (anything
+   * else: a charge, an email). Only `none` and `idempotent` tools may have `retry`. @default 'external'
+   */
+  sideEffect?: SideEffect;
+  /**
+   * Run `execute` again when it throws or an attempt runs out of `timeoutMs` (see {@link RetryOptions}); the
+   * model reads the last attempt's failure when none succeeds. Needs `sideEffect` `'none'` or `'idempotent'`.
+   * @default none (one attempt)
+   */
+  retry?: RetryOptions;
+  /**
+   * Names of input properties (at any depth) whose values are secrets: every string or number found under one
+   * of these names in the call's arguments is redacted, like the client's `redact` rules, from the result, the
+   * widget, events, progress, questions, step results, errors and `ctx.logger` lines. @default []
+   */
+  sensitiveFieldNames?: readonly string[];
 }
 
 /**
@@ -179,6 +209,8 @@ export interface ToolInternals {
   readonly allowedAgentNames: readonly string[] | undefined;
   readonly timeoutMs: number | undefined;
   readonly toModelOutput: ((output: unknown) => unknown) | undefined;
+  readonly retry: RetryOptions | undefined;
+  readonly sensitiveFieldNames: readonly string[];
 }
 
 // `Symbol.for`, so that a tool made by one copy of toolwire (ESM and CJS both loaded) runs in the other.
@@ -246,6 +278,9 @@ const TOOL_OPTIONS: OptionsSpec<ToolOptions<ToolParameters | undefined, unknown,
     timeoutMs: { ...aDuration(1), code: 'invalid_timeout' },
     outputSchema: anything, // resolveSchema checks it
     toModelOutput: aFunction,
+    sideEffect: aSideEffect,
+    retry: aRetry,
+    sensitiveFieldNames: aFieldNameList,
   },
   aliases: {
     inputSchema: 'parameters',
@@ -259,6 +294,12 @@ const TOOL_OPTIONS: OptionsSpec<ToolOptions<ToolParameters | undefined, unknown,
     onError: 'errorFunction',
     failureErrorFunction: 'errorFunction',
     timeout: 'timeoutMs',
+    sideEffects: 'sideEffect',
+    side_effect: 'sideEffect',
+    retries: 'retry',
+    retryPolicy: 'retry',
+    sensitiveFields: 'sensitiveFieldNames',
+    redactFields: 'sensitiveFieldNames',
   },
 };
 
@@ -276,11 +317,14 @@ function deepFreeze<T>(value: T): T {
  * `definition.parameters` is the JSON Schema of the input side of `parameters` (without `$schema`);
  * `definition.needsApproval` is `true` only for `needsApproval: true`: the service holds those calls until a
  * human decides. A predicate is announced as `false` and evaluated by the client when a call arrives.
+ * `definition.sideEffect` is the tool's `sideEffect` (`'external'` when not given).
  *
  * @throws ToolDefinitionError with `code` and a message naming the tool, the field and the value (`tool "add":
  *   timeoutMs must be …, got 0`): `invalid_options` (not an object), `invalid_name` (outside
  *   `^[a-zA-Z0-9_-]{1,64}$`), `invalid_description` (empty), `invalid_execute`, `invalid_timeout` (not a positive
- *   integer ≤ 2_147_483_647), `invalid_option` (a callback that is not a function), `unknown_option` (a misspelt
+ *   integer ≤ 2_147_483_647), `invalid_side_effect`, `invalid_retry` (see {@link RetryOptions}),
+ *   `retry_not_allowed` (`retry` on an `external` tool, given or by default: a retry runs `execute` again),
+ *   `invalid_option` (a callback that is not a function; `sensitiveFieldNames` not property names), `unknown_option` (a misspelt
  *   option, with "did you mean" for another SDK's name, a difference of case or a typo), `invalid_parameters` / `invalid_output_schema` (none of
  *   the accepted kinds; parameters not describing an object; a JSON Schema that every call would fail on: an
  *   unknown `type`, a `pattern` or `patternProperties` key that is not a valid regular expression, a
@@ -312,6 +356,8 @@ export function tool<P extends ToolParameters | undefined = undefined, Out = unk
       : 'tool (unnamed)';
   checkOptions(given, TOOL_OPTIONS, { name: owner, error: ToolDefinitionError });
   const loose = given as ToolOptions<ToolParameters | undefined, unknown, unknown>;
+  const refusal = retryRefusal(loose.sideEffect, loose.retry);
+  if (refusal !== undefined) throw new ToolDefinitionError('retry_not_allowed', `${owner}: ${refusal}`);
   const parameters = resolveSchema(loose.parameters, { owner, field: 'parameters', requireObject: true });
   const outputSchema =
     loose.outputSchema === undefined
@@ -326,6 +372,8 @@ export function tool<P extends ToolParameters | undefined = undefined, Out = unk
     allowedAgentNames: loose.allowedAgentNames === undefined ? undefined : [...loose.allowedAgentNames],
     timeoutMs: loose.timeoutMs,
     toModelOutput: loose.toModelOutput,
+    retry: loose.retry === undefined ? undefined : { ...loose.retry },
+    sensitiveFieldNames: [...(loose.sensitiveFieldNames ?? [])],
   };
   const policy = isApprovalPolicy(internals.needsApproval) ? internals.needsApproval : undefined;
   const definition: ToolDefinition = deepFreeze({
@@ -336,6 +384,7 @@ export function tool<P extends ToolParameters | undefined = undefined, Out = unk
     // predicate is evaluated here on receipt; when it says yes, the client sends `approval_request`.
     needsApproval: internals.needsApproval === true || policy !== undefined,
     ...(policy === undefined ? {} : { approvalReason: policy.reason }),
+    sideEffect: loose.sideEffect ?? DEFAULT_SIDE_EFFECT,
   });
   const made = { name: loose.name, description: loose.description, definition };
   Object.defineProperty(made, INTERNALS, { value: Object.freeze(internals) });

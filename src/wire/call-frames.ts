@@ -23,6 +23,8 @@ export const FEATURES = [
   'trace_context',
   'decisions',
   'agent_name',
+  'steps',
+  'call_context',
 ] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];
@@ -34,7 +36,7 @@ const traceField = z.optional(z.string().check(z.maxLength(MAX_TRACE_FIELD_CHARS
 
 /**
  * `tool_call.traceparent` and `tool_call.tracestate` (feature `trace_context`): the W3C Trace Context of the
- * service's span of the call. Informative: a client ignores a value it cannot parse (PROTOCOL.md §18.8).
+ * service's span of the call. Informative: a client ignores a value it cannot parse (PROTOCOL.md §18.10).
  */
 export const traceFields = { traceparent: traceField, tracestate: traceField };
 

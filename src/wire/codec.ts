@@ -137,7 +137,11 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
   if (acks !== undefined && !isIdList(acks, 0)) return undefined;
   if (!isTraceField(traceparent) || !isTraceField(tracestate)) return undefined;
   if (argumentsEdited !== undefined && argumentsEdited !== true) return undefined;
-  if (agentName !== undefined && typeof agentName !== 'string') return undefined;
+  // The call's scope (PROTOCOL.md §18.12) is checked here; kept steps (rare) are left to the schema.
+  const { sessionId } = value;
+  if (sessionId !== undefined && !isId(sessionId)) return undefined;
+  if (agentName !== undefined && (typeof agentName !== 'string' || agentName.length > 128)) return undefined;
+  if (value.steps !== undefined) return undefined;
   const frame: FrameOf<ServiceFrame, 'tool_call'> = { type: 'tool_call', callId, runId, toolName };
   if ('arguments' in value) frame.arguments = value.arguments;
   if (approved !== undefined) frame.approved = approved;
@@ -148,6 +152,7 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
   if (traceparent !== undefined) frame.traceparent = traceparent;
   if (tracestate !== undefined) frame.tracestate = tracestate;
   if (argumentsEdited === true) frame.argumentsEdited = true;
+  if (sessionId !== undefined) frame.sessionId = sessionId;
   if (agentName !== undefined) frame.agentName = agentName;
   return frame;
 }

@@ -13,6 +13,7 @@ import { approval, approvalApplied, approvalRequest, MAX_APPROVAL_REASON_CHARS }
 // biome-ignore format: one line keeps this file within 400 lines.
 import { answer, contentList, lease, question, questionCancel, toolEvent, toolPreliminary, toolProgress, traceFields } from './call-frames';
 import { id, jsonObject, nonNegativeInt, positiveInt } from './frame-fields';
+import { SIDE_EFFECTS, stepResult, toolCallScope } from './step-frames';
 
 export { MAX_APPROVAL_REASON_CHARS } from './approval-frames';
 
@@ -29,6 +30,7 @@ export {
   QUESTION_LIMITS,
   RUN_EVENT_FEATURES,
 } from './call-frames';
+export { SIDE_EFFECTS, STEP_LIMITS } from './step-frames';
 
 /** Protocol version carried in `hello.protocol`. */
 export const PROTOCOL_VERSION = 1;
@@ -56,32 +58,7 @@ export const PROTOCOL_DEFAULTS = {
  */
 export const MIN_HEARTBEAT_INTERVAL_MS = 100;
 
-/**
- * WebSocket close codes used by protocol v1 (RFC 6455 §7.4.2 reserves 4000–4999 for applications).
- * 1000 (normal) and 1009 (frame too big, sent by `ws` itself) are used as RFC 6455 defines them.
- */
-export const CLOSE_CODES = {
-  /** Normal close, e.g. after `client.close()`. */
-  normal: 1000,
-  /** RFC 6455 policy violation: the peer stopped reading (over `maxBufferedBytes` unread), see §14. */
-  policyViolation: 1008,
-  /** A frame exceeded `maxPayloadBytes`. */
-  tooBig: 1009,
-  /** The API key is missing or wrong. Do not reconnect with the same key. */
-  unauthorized: 4001,
-  /** `hello.protocol` or the subprotocol is not supported. Do not reconnect. */
-  unsupportedProtocol: 4002,
-  /** The first frame was not a valid `hello`, or it did not arrive within the hello timeout. */
-  helloExpected: 4003,
-  /** No ping or pong from the peer within two heartbeat intervals. */
-  heartbeatTimeout: 4008,
-  /** Another connection resumed this session; this one is superseded. */
-  sessionReplaced: 4009,
-  /** The peer sent frames faster than the allowed rate. */
-  flood: 4029,
-  /** The service is shutting down; reconnect later. */
-  goingAway: 4050,
-} as const;
+export { CLOSE_CODES } from './close-codes';
 
 /** Status of one tool call, as the model and the service see it. */
 export const TOOL_CALL_STATUSES = [
@@ -104,8 +81,10 @@ export const toolDefinitionSchema = z.object({
   needsApproval: z.boolean(),
   /** Why every call needs approval, for the approver (PROTOCOL.md §18.8); an older service ignores it. */
   approvalReason: z.optional(z.string().check(z.maxLength(MAX_APPROVAL_REASON_CHARS))),
+  /** How the tool touches the world (PROTOCOL.md §4.1); absent: not said, treat as `external`. */
+  sideEffect: z.optional(z.enum(SIDE_EFFECTS)),
 });
-/** `{ name, description, parameters, needsApproval, approvalReason? }`: `parameters` is a JSON Schema object (input side). */
+/** `{ name, description, parameters, needsApproval, approvalReason?, sideEffect? }`: `parameters` is a JSON Schema object (input side). */
 export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
 
 /** JSON-serialisable definition of an agent, sent with `run_start`. Its tools' `execute` never leaves. */
@@ -241,8 +220,7 @@ const toolCall = z.object({
   ...traceFields,
   /** Feature `decisions`: `arguments` are the ones the approver edited (PROTOCOL.md §18.8). */
   argumentsEdited: z.optional(z.literal(true)),
-  /** Feature `agent_name`: the agent whose run made the call (PROTOCOL.md §18.9). */
-  agentName: z.optional(z.string()),
+  ...toolCallScope,
 });
 
 const cancel = z.object({
@@ -358,6 +336,7 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
   question,
   questionCancel,
   toolEvent,
+  stepResult,
   ping,
   pong,
   errorFrame,

@@ -78,6 +78,10 @@ describe('CallSignal', () => {
       'approved',
       'depth',
       'idempotencyKey',
+      'attempt',
+      'sessionId',
+      'agentName',
+      'logger',
     ]);
     expect(call?.copied).toBeInstanceOf(AbortSignal);
     expect(call?.aborted()).toBe(true);

@@ -748,7 +748,7 @@ describe('usage errors', () => {
     [{ maxOutputByte: 5 }, 'invokeTool(): unknown option "maxOutputByte" (did you mean "maxOutputBytes"?)'],
     [
       { retries: 3 },
-      'invokeTool(): unknown option "retries"; known options: callId, runId, depth, context, signal, approved, rejectionReason, agentName, policies, approve, timeoutMs, maxOutputBytes, onWidgetInvalid, onProgress, onPreliminary, onQuestion, onEmit, extend',
+      'invokeTool(): unknown option "retries"; known options: callId, runId, depth, context, signal, approved, rejectionReason, agentName, policies, approve, timeoutMs, maxOutputBytes, onWidgetInvalid, onProgress, onPreliminary, onQuestion, onEmit, sessionId, steps, onStep, logger, extend',
     ],
   ])('rejects with unknown_option for %j, running nothing', async (options, message) => {
     const execute = vi.fn(() => 'ran');

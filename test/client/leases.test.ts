@@ -42,11 +42,16 @@ describe('Leases', () => {
     const { armed, leases, call } = setup();
     const running = call('c1');
     running.moveTo('running');
+    leases.started(running);
     leases.disconnected([running]);
     leases.reconnected([running], false);
-    expect(armed).toEqual([['c1', 10_000, true]]);
+    expect(armed).toEqual([
+      ['c1', undefined, false],
+      ['c1', 10_000, true],
+    ]);
     leases.reconnected([running], true);
     expect(armed).toEqual([
+      ['c1', undefined, false],
       ['c1', 10_000, true],
       ['c1', undefined, false],
     ]);

@@ -3,7 +3,6 @@
  * `sessionGraceMs`, then re-dispatches the calls, with the same call ids, to a surviving client: delivery across
  * processes is at least once. The tool makes its side effect idempotent with `ctx.idempotencyKey()`.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,46 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
 import { chargeTool } from './fixtures/charge-tool';
 import { API_KEY, client, nextEvent, onCleanup, stub } from './harness';
+import { spawnClient } from './spawn-client';
 
 const DOOMED = fileURLToPath(new URL('./fixtures/doomed-client.ts', import.meta.url));
-
-/** Spawns the doomed client; resolves with the process and a way to wait for its stdout lines. */
-function spawnDoomed(env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', DOOMED], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  onCleanup(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  const lines: string[] = [];
-  let stderr = '';
-  const waiters: Array<() => void> = [];
-  let buffer = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString();
-    const parts = buffer.split('\n');
-    buffer = parts.pop() ?? '';
-    lines.push(...parts);
-    for (const wake of waiters.splice(0)) wake();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<string | null>((resolve) =>
-    child.on('exit', (_code, signal) => resolve(signal)),
-  );
-  /** Resolves once `count` stdout lines start with `prefix`; rejects if the process exits first. */
-  const waitFor = async (prefix: string, count = 1): Promise<string[]> => {
-    for (;;) {
-      const matching = lines.filter((line) => line.startsWith(prefix));
-      if (matching.length >= count) return matching;
-      if (child.exitCode !== null) throw new Error(`the doomed client exited early: ${stderr}`);
-      await new Promise<void>((resolve) => waiters.push(resolve));
-    }
-  };
-  return { child, exited, waitFor };
-}
+const spawnDoomed = (env: Record<string, string>) => spawnClient(DOOMED, env);
 
 describe('a client process killed mid-call', () => {
   it('has its calls re-dispatched to a surviving client after the grace period; the idempotency key dedupes the side effect', async () => {

@@ -45,6 +45,8 @@ describe('importMcpTools', () => {
       description: 'Current weather for a city.',
       parameters: announced,
       needsApproval: false,
+      // MCP's readOnlyHint / idempotentHint are the server's hints, not a promise: an imported tool stays external.
+      sideEffect: 'external',
     });
     // No description: the title; neither: a sentence naming the tool.
     expect(tools[2]!.description).toBe('Chart of the week');

@@ -14,6 +14,7 @@ describe('tool()', () => {
       description: 'Answers pong.',
       parameters: { type: 'object', properties: {} },
       needsApproval: false,
+      sideEffect: 'external',
     });
   });
 
@@ -147,9 +148,9 @@ describe('tool()', () => {
         'tool "typo": unknown option "inputSchema" (did you mean "parameters"?)',
       );
       expectDefinitionError(
-        () => tool({ name: 'typo', description: 'd', execute, retries: 3 } as never),
+        () => tool({ name: 'typo', description: 'd', execute, attempts: 3 } as never),
         'unknown_option',
-        'tool "typo": unknown option "retries"; known options: name, description, parameters, execute, errorFunction, needsApproval, allowedAgentNames, timeoutMs, outputSchema, toModelOutput',
+        'tool "typo": unknown option "attempts"; known options: name, description, parameters, execute, errorFunction, needsApproval, allowedAgentNames, timeoutMs, outputSchema, toModelOutput, sideEffect, retry, sensitiveFieldNames',
       );
       expectDefinitionError(
         () => tool({ name: 'typo', description: 'd', execute, timeoutMS: 5, need_approval: true } as never),

@@ -1,0 +1,103 @@
+/**
+ * The execute phase of a call: one attempt under what is left of the budget, or, for a tool with `retry`,
+ * attempts until one succeeds, the call is cancelled, `retry.when` says no, or `retry.maxAttempts` ran. Each
+ * attempt has a `ctx` and a signal of its own (`ctx.attempt` tells them apart; everything else is the same) and
+ * `timeoutMs` of its own; between attempts the call waits a backoff delay with full jitter, which a cancel ends.
+ *
+ * @module
+ */
+import { TimeoutError } from '../errors';
+import { RETRY_DEFAULTS, type RetryOptions } from '../tool/retry-options';
+import { backoffDelay } from '../wire/backoff';
+import type { AbortLike } from './call-signal';
+import { type Settled, settleThen } from './settle';
+import { timed } from './timed';
+import type { CallState } from './types';
+
+/** `retry.when(error)`, where a `when` that throws (or returns anything but `true`-ish) says no. */
+function worthRetrying(retry: RetryOptions, error: unknown): boolean {
+  if (retry.when === undefined) return true;
+  try {
+    return retry.when(error) === true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits `delayMs`, or until `signal` aborts (then `false`). */
+function pause(delayMs: number, signal: AbortLike | undefined, then: (goOn: boolean) => void): void {
+  if (signal?.aborted) {
+    then(false);
+    return;
+  }
+  const onAbort = () => {
+    clearTimeout(timer);
+    then(false);
+  };
+  const timer = setTimeout(() => {
+    signal?.removeEventListener('abort', onAbort);
+    then(true);
+  }, delayMs);
+  signal?.addEventListener('abort', onAbort, { once: true });
+}
+
+/**
+ * Runs `execute` (with retries when the tool has them) and goes on with how the last attempt ended. A tool
+ * without `retry` (or with `maxAttempts: 1`) runs exactly as before: one attempt, on the call's own `ctx`.
+ */
+export function executeAttempts(
+  call: CallState,
+  input: unknown,
+  next: (outcome: Settled<unknown>) => void,
+): void {
+  const { internals } = call;
+  const retry = internals.retry;
+  const newAttempt = call.newAttempt;
+  if (retry === undefined || retry.maxAttempts <= 1 || newAttempt === undefined) {
+    timed(call, () => internals.execute(input, call.ctx), next);
+    return;
+  }
+  const name = call.tool.name;
+  const { timeoutMs } = call;
+  const signal = call.options.signal;
+  const run = (number: number): void => {
+    const attempt = newAttempt.call(call, number);
+    // `errorFunction` and the timeout text get the last attempt's `ctx` (its `signal.reason`, its `attempt`).
+    call.ctx = attempt.ctx;
+    const budget = number === 1 ? call.remainingMs : timeoutMs;
+    const started = performance.now();
+    const onTimeout = () =>
+      attempt.abort(
+        new TimeoutError('timeout', `${name} timed out after ${timeoutMs}ms (attempt ${number})`),
+      );
+    settleThen(
+      () => internals.execute(input, attempt.ctx),
+      { signal, timeoutMs: budget, onTimeout },
+      (settled) => {
+        attempt.end();
+        if (budget !== undefined) call.remainingMs = Math.max(0, budget - (performance.now() - started));
+        const error =
+          settled.kind === 'error'
+            ? settled.error
+            : settled.kind === 'timeout'
+              ? attempt.ctx.signal.reason
+              : null;
+        if (error === null || number >= retry.maxAttempts || !worthRetrying(retry, error)) {
+          next(settled);
+          return;
+        }
+        const delayMs = backoffDelay(number, {
+          initialDelayMs: retry.initialDelayMs ?? RETRY_DEFAULTS.initialDelayMs,
+          maxDelayMs: retry.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs,
+        });
+        attempt.ctx.logger.info(
+          { delayMs, error },
+          `attempt ${number} of ${retry.maxAttempts} failed; retrying in ${delayMs}ms`,
+        );
+        pause(delayMs, signal, (goOn) => (goOn ? run(number + 1) : next({ kind: 'aborted' })));
+      },
+      call,
+    );
+  };
+  run(1);
+}

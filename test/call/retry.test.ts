@@ -1,0 +1,202 @@
+/**
+ * `tool({ sideEffect, retry })` and `ctx.attempt`: checked when the tool is made, attempts told apart, each with
+ * its own `timeoutMs`, the last failure read by the model, `retry.when` choosing, a cancel ending the backoff.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { invokeTool } from '../../src/call/invoke';
+import { TimeoutError } from '../../src/errors';
+import { type ToolContext, tool } from '../../src/tool/tool';
+import { expectDefinitionError } from '../fixtures/schema/definition-error';
+
+const execute = () => 'ok';
+
+describe('tool({ sideEffect })', () => {
+  it('announces the side-effect class, external when none is given', () => {
+    expect(tool({ name: 'read', description: 'd', execute, sideEffect: 'none' }).definition.sideEffect).toBe(
+      'none',
+    );
+    expect(tool({ name: 'write', description: 'd', execute }).definition.sideEffect).toBe('external');
+  });
+
+  it('refuses an unknown class, naming the tool and the field', () => {
+    expectDefinitionError(
+      () => tool({ name: 'w', description: 'd', execute, sideEffect: 'read-only' as never }),
+      'invalid_side_effect',
+      `tool "w": sideEffect must be 'none', 'idempotent' or 'external', got "read-only"`,
+    );
+  });
+});
+
+describe('tool({ retry })', () => {
+  it('is refused for an external tool, saying why, and for a tool that does not say', () => {
+    expectDefinitionError(
+      () =>
+        tool({
+          name: 'charge',
+          description: 'd',
+          execute,
+          sideEffect: 'external',
+          retry: { maxAttempts: 3 },
+        }),
+      'retry_not_allowed',
+      `tool "charge": retry is allowed only for sideEffect 'none' or 'idempotent', since a retry runs execute again; got sideEffect 'external'`,
+    );
+    expectDefinitionError(
+      () => tool({ name: 'charge', description: 'd', execute, retry: { maxAttempts: 3 } }),
+      'retry_not_allowed',
+      `tool "charge": retry is allowed only for sideEffect 'none' or 'idempotent', since a retry runs execute again; got no sideEffect (which means 'external')`,
+    );
+  });
+
+  it('checks its fields, with "did you mean" for the names other SDKs use', () => {
+    expectDefinitionError(
+      () => tool({ name: 'r', description: 'd', execute, sideEffect: 'none', retry: { maxAttempts: 0 } }),
+      'invalid_retry',
+      'tool "r": retry.maxAttempts must be a positive integer up to 100, got 0',
+    );
+    expectDefinitionError(
+      () =>
+        tool({ name: 'r', description: 'd', execute, sideEffect: 'none', retry: { maxRetries: 2 } as never }),
+      'unknown_option',
+      'tool "r": unknown option "retry.maxRetries" (did you mean "retry.maxAttempts"?)',
+    );
+  });
+
+  it('runs execute again until it succeeds, with ctx.attempt from 1 and the same idempotency key', async () => {
+    const seen: Array<{ attempt: number; key: string; callId: string }> = [];
+    const flaky = tool({
+      name: 'lookup',
+      description: 'd',
+      sideEffect: 'none',
+      retry: { maxAttempts: 3, initialDelayMs: 0 },
+      execute: (_input, ctx) => {
+        seen.push({ attempt: ctx.attempt, key: ctx.idempotencyKey('q'), callId: ctx.callId });
+        if (ctx.attempt < 3) throw new Error(`flake ${ctx.attempt}`);
+        return 'found';
+      },
+    });
+    const result = await invokeTool(flaky, {}, { callId: 'c1' });
+    expect(result).toMatchObject({ status: 'ok', output: 'found' });
+    expect(seen).toEqual([1, 2, 3].map((attempt) => ({ attempt, key: 'toolwire:c1:q', callId: 'c1' })));
+  });
+
+  it('gives the model the last error when every attempt fails', async () => {
+    let attempts = 0;
+    const failing = tool({
+      name: 'lookup',
+      description: 'd',
+      sideEffect: 'idempotent',
+      retry: { maxAttempts: 2, initialDelayMs: 0 },
+      execute: (_input, ctx) => {
+        attempts += 1;
+        throw new Error(`failure ${ctx.attempt}`);
+      },
+    });
+    expect(await invokeTool(failing, {})).toMatchObject({
+      status: 'error',
+      output: 'Error running lookup: failure 2',
+    });
+    expect(attempts).toBe(2);
+  });
+
+  it('bounds each attempt by timeoutMs: a timed-out attempt is aborted alone and retried', async () => {
+    const signals: AbortSignal[] = [];
+    const slowFirst = tool({
+      name: 'slow',
+      description: 'd',
+      sideEffect: 'none',
+      timeoutMs: 20,
+      retry: { maxAttempts: 2, initialDelayMs: 0 },
+      execute: (_input, ctx) => {
+        signals.push(ctx.signal);
+        return ctx.attempt === 1 ? new Promise(() => {}) : 'second';
+      },
+    });
+    expect(await invokeTool(slowFirst, {})).toMatchObject({ status: 'ok', output: 'second' });
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, false]);
+    expect(signals[0]?.reason).toBeInstanceOf(TimeoutError);
+    expect((signals[0]!.reason as Error).message).toBe('slow timed out after 20ms (attempt 1)');
+  });
+
+  it('ends with status timeout and the timeout text when the last attempt times out', async () => {
+    const never = tool({
+      name: 'slow',
+      description: 'd',
+      sideEffect: 'none',
+      timeoutMs: 10,
+      retry: { maxAttempts: 2, initialDelayMs: 0 },
+      execute: () => new Promise(() => {}),
+    });
+    expect(await invokeTool(never, {})).toMatchObject({
+      status: 'timeout',
+      output: 'Error running slow: timed out after 10ms',
+    });
+  });
+
+  it('retries only what retry.when accepts (a when that throws says no)', async () => {
+    const runs: number[] = [];
+    const picky = (when: (error: unknown) => boolean) =>
+      tool({
+        name: 'picky',
+        description: 'd',
+        sideEffect: 'none',
+        retry: { maxAttempts: 3, initialDelayMs: 0, when },
+        execute: (_input: unknown, ctx: ToolContext) => {
+          runs.push(ctx.attempt);
+          throw new Error(ctx.attempt === 1 ? 'busy' : 'bad request');
+        },
+      });
+    const result = await invokeTool(
+      picky((error) => (error as Error).message === 'busy'),
+      {},
+    );
+    expect(result.output).toBe('Error running picky: bad request');
+    expect(runs).toEqual([1, 2]);
+    runs.length = 0;
+    await invokeTool(
+      picky(() => {
+        throw new Error('oops');
+      }),
+      {},
+    );
+    expect(runs).toEqual([1]);
+  });
+
+  it('ends the backoff at once when the call is cancelled, running no further attempt', async () => {
+    const controller = new AbortController();
+    const runs: number[] = [];
+    const slowRetry = tool({
+      name: 'r',
+      description: 'd',
+      sideEffect: 'none',
+      retry: { maxAttempts: 5, initialDelayMs: 2_147_483_647, maxDelayMs: 2_147_483_647 },
+      execute: (_input, ctx) => {
+        runs.push(ctx.attempt);
+        queueMicrotask(() => controller.abort());
+        throw new Error('flake');
+      },
+    });
+    expect(await invokeTool(slowRetry, {}, { signal: controller.signal })).toMatchObject({
+      status: 'cancelled',
+    });
+    expect(runs).toEqual([1]);
+  });
+
+  it('validates the arguments once, before the first attempt', async () => {
+    let validations = 0;
+    const counted = tool({
+      name: 'c',
+      description: 'd',
+      sideEffect: 'none',
+      parameters: z.object({ n: z.number().refine(() => ++validations > 0) }),
+      retry: { maxAttempts: 2, initialDelayMs: 0 },
+      execute: (_input, ctx) => {
+        if (ctx.attempt === 1) throw new Error('once');
+        return 'done';
+      },
+    });
+    expect((await invokeTool(counted, { n: 1 })).output).toBe('done');
+    expect(validations).toBe(1);
+  });
+});

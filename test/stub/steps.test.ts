@@ -1,0 +1,71 @@
+/**
+ * Durable steps (PROTOCOL.md §18.11) and the call's scope (§18.12) on the stub, with the protocol-level test client:
+ * which `step_result`s it keeps, the steps and scope it sends with a `tool_call`, and nothing of either to a
+ * session without the features.
+ */
+import { describe, expect, it } from 'vitest';
+import { scriptedModel } from '../../server-stub/index';
+import { STEP_LIMITS } from '../../src/wire/protocol';
+import { agent, stub, track } from './helpers';
+import { TestClient, toolDef } from './test-client';
+
+async function started(features: string[]) {
+  const server = await stub({
+    model: scriptedModel([{ toolCalls: [{ name: 'provision', arguments: {} }] }, { text: 'done' }]),
+  });
+  const client = track(await TestClient.connect(server.url, { tools: [toolDef('provision')], features }));
+  client.send({ type: 'run_start', requestId: 'q1', agent: agent('Onboarding', ['provision']), input: 'go' });
+  const { runId } = await client.next('run_started');
+  const call = await client.next('tool_call');
+  return { server, client, runId, call };
+}
+
+/** Resolves once the stub has handled every frame `client` sent before. */
+async function settled(client: TestClient): Promise<void> {
+  client.send({ type: 'ping', id: 'sync' });
+  await client.next('pong', (frame) => frame.id === 'sync');
+}
+
+describe('steps and the call scope on the stub', () => {
+  it('sends the session that started the run and its agent with the call (feature call_context)', async () => {
+    const { client, call } = await started(['call_context', 'steps']);
+    expect(call).toMatchObject({ sessionId: client.welcome?.sessionId, agentName: 'Onboarding' });
+    expect(call.steps).toBeUndefined();
+  });
+
+  it('sends neither scope nor steps to a session without the features', async () => {
+    const { call } = await started([]);
+    expect(Object.keys(call)).not.toContain('sessionId');
+    expect(Object.keys(call)).not.toContain('agentName');
+    expect(Object.keys(call)).not.toContain('steps');
+  });
+
+  it('keeps the first result of each key within the limits, and sends the steps with the call again', async () => {
+    const { server, client, runId, call } = await started(['steps']);
+    const step = (key: string, result: unknown) =>
+      client.send({ type: 'step_result', callId: call.callId, key, result });
+    step('reserve', { accountId: 'acct_1' });
+    step('reserve', { accountId: 'acct_2' }); // a repeat: the first result stays
+    step('huge', 'x'.repeat(STEP_LIMITS.maxResultBytes)); // over the limit once written as JSON: ignored
+    step('welcome', 'sent');
+    client.send({ type: 'step_result', callId: 'call_unknown', key: 'reserve', result: 1 });
+    await settled(client);
+    const kept = { reserve: { accountId: 'acct_1' }, welcome: 'sent' };
+    expect(server.runs.get(runId)?.toolCalls[0]?.steps).toEqual(kept);
+    // A resumed session gets the calls it owes results for again, now with their steps.
+    await client.reconnect();
+    const again = await client.next('tool_call', (frame) => frame.steps !== undefined);
+    expect(again).toMatchObject({ callId: call.callId, steps: kept });
+  });
+
+  it('ignores a step_result from a session the call is not dispatched to', async () => {
+    const { server, client, runId, call } = await started(['steps']);
+    const other = track(
+      await TestClient.connect(server.url, { tools: [toolDef('provision')], features: ['steps'] }),
+    );
+    other.send({ type: 'step_result', callId: call.callId, key: 'reserve', result: 'not mine' });
+    await settled(other);
+    await settled(client);
+    expect(server.runs.get(runId)?.toolCalls[0]?.steps).toBeUndefined();
+  });
+});
