@@ -122,3 +122,8 @@ export function undeliverableText(toolName: string, code: string): string {
   const reason = UNDELIVERABLE_REASONS[code] ?? 'it could not be sent';
   return `The result of ${toolName} could not be delivered: ${reason}.`;
 }
+
+/** `Calls <name>.`: the description announced for a bare function given in a `tools` record. */
+export function bareFunctionDescription(name: string): string {
+  return `Calls ${name}.`;
+}

@@ -1,168 +1,50 @@
 /**
  * `tool()`: a tool's definition, checked when it is made. The returned {@link Tool} carries the JSON-serialisable
- * {@link ToolDefinition} announced to the service; {@link invokeTool} runs it.
+ * {@link ToolDefinition} announced to the service; {@link invokeTool} runs it. The same checks make a tool of
+ * any other accepted shape (src/tool/structural.ts).
  *
  * @module
  */
-import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ToolDefinitionError } from '../errors';
 import type { ToolDefinition } from '../wire/protocol';
 import {
   aBoolean,
   aDuration,
   aFunction,
-  anArrayOf,
   anything,
   aString,
   checkOptions,
   describeValue,
   isRecord,
+  type OptionsOwner,
   type OptionsSpec,
   oneOf,
+  optionsFault,
   type Rule,
 } from './check-options';
-import type { ContextMethods } from './context-methods';
 import { resolveSchema, type SchemaAdapter } from './schema/index';
-import type { LegacyZod3Schema } from './schema/zod3-legacy';
+import { NotStrict, strictSchema } from './strict';
+import {
+  aiSdkApproval,
+  aiSdkModelOutput,
+  IGNORED_TOOL_KEYS,
+  type IgnoredToolKeys,
+  unwrapSchema,
+} from './tool-shapes';
+import type { InferParameters, Tool, ToolInternals, ToolOptions, ToolParameters } from './tool-types';
 
-/** A plain JSON Schema object given as `parameters` or `outputSchema`. Write it `as const` for typed input. */
-export type JsonSchemaObject = { readonly [keyword: string]: unknown };
-
-/**
- * What `parameters` accepts: any Standard Schema (zod 3/4, valibot, arktype, …), a zod 3 schema from before
- * 3.24 (no Standard Schema), or a JSON Schema object.
- */
-export type ToolParameters = StandardSchemaV1 | LegacyZod3Schema | JsonSchemaObject;
-
-/** The input of a tool without `parameters`: an object with no keys. */
-export type EmptyInput = Record<string, never>;
-
-/**
- * The type `execute` receives for given `parameters`: the schema's output type for a Standard Schema,
- * `json-schema-to-ts`'s `FromSchema` for an `as const` JSON Schema (defaulted properties stay optional:
- * toolwire does not fill in JSON Schema defaults), {@link EmptyInput} when omitted.
- */
-export type InferParameters<P> = [P] extends [undefined]
-  ? EmptyInput
-  : P extends StandardSchemaV1
-    ? StandardSchemaV1.InferOutput<P>
-    : P extends LegacyZod3Schema<infer Output>
-      ? Output
-      : P extends JSONSchema
-        ? FromSchema<P, { keepDefaultedPropertiesOptional: true }>
-        : Record<string, unknown>;
-
-/**
- * What `execute` and the other callbacks receive besides the input: the fields below, and the methods of
- * {@link ContextMethods} (`progress`).
- */
-export interface ToolContext<C = unknown> extends ContextMethods {
-  /** The run context given to the client (or to `invokeTool`); it never leaves the process. */
-  context: C;
-  /** Aborts when the call is cancelled (by the service or `options.signal`) or times out (`timeoutMs`). */
-  signal: AbortSignal;
-  /** Id of this call, unique per call; the same when the service re-delivers the call. */
-  callId: string;
-  /** Id of the run this call belongs to. */
-  runId: string;
-  /** The tool's name. */
-  toolName: string;
-  /** `true` when a human approved this call; `false` when no approval was asked for. */
-  approved: boolean;
-  /** Nesting depth of the run: 0 for a top-level run, 1 inside an agent used as a tool, and so on. */
-  depth: number;
-  /**
-   * A key for deduplicating a side effect of this call (e.g. an `Idempotency-Key` header): the same for the
-   * same call id and scope, so a re-delivered call reuses it; different across calls and across scopes.
-   * Format: `toolwire:<callId>` or `toolwire:<callId>:<scope>`, each part URI-encoded.
-   *
-   * @example
-   * ```ts
-   * await fetch(url, { method: 'POST', headers: { 'Idempotency-Key': ctx.idempotencyKey('charge') } });
-   * ```
-   */
-  idempotencyKey(scope?: string): string;
-}
-
-/** Options of {@link tool}. `P` is the type of `parameters`, `Out` what `execute` returns, `C` the context. */
-export interface ToolOptions<P extends ToolParameters | undefined = undefined, Out = unknown, C = unknown> {
-  /** Name the model calls the tool by: 1 to 64 letters, digits, `_` or `-`. */
-  name: string;
-  /** What the tool does and when to use it; the model reads it. Must not be empty. */
-  description: string;
-  /** Schema of the arguments: a Standard Schema, a JSON Schema object with `type: 'object'`, or omitted. */
-  parameters?: P;
-  /**
-   * Does the work. Gets the validated input (the schema's output, e.g. with defaults applied). A string result
-   * reaches the model unchanged; anything else as JSON (see `serializeOutput`). Throwing is fine: the
-   * model reads `Error running <name>: <message>` (or `errorFunction`'s text).
-   */
-  execute(input: InferParameters<P>, ctx: ToolContext<C>): Out | Promise<Out>;
-  /**
-   * The text the model reads when `execute` throws or times out, instead of the default. Its return value is
-   * used verbatim when it is a string; if it throws, returns anything else (e.g. `undefined`), or does not
-   * answer within `timeoutMs` (at most {@link ERROR_FUNCTION_TIMEOUT_MS}, 5,000 ms, which is also its limit
-   * when there is no `timeoutMs`), the default text is used. Argument order as in the OpenAI Agents SDK.
-   */
-  errorFunction?(ctx: ToolContext<C>, error: unknown): string | Promise<string>;
-  /**
-   * Whether a human must approve a call before `execute` runs: a boolean, or a predicate of the validated
-   * input (it runs after validation, before `execute`). @default false
-   */
-  needsApproval?: boolean | ((ctx: ToolContext<C>, input: InferParameters<P>) => boolean | Promise<boolean>);
-  /**
-   * Time limit of a call, in milliseconds (a positive integer up to 2_147_483_647): one budget, counted from
-   * the start of the call, for everything the tool itself runs: argument validation (async refinements
-   * included), the `needsApproval` predicate, `execute`, `outputSchema` validation and `toModelOutput`. The
-   * time a human takes to approve is not counted. When it runs out, in whichever phase, `ctx.signal` aborts
-   * with a `TimeoutError`, the call ends with status `timeout` and the model reads `Error running <name>: timed
-   * out after <n>ms` (or `errorFunction`'s text). Without it, a call ends when it finishes or is cancelled.
-   * @default none
-   */
-  timeoutMs?: number;
-  /** Schema the result must match (any kind `parameters` accepts); a mismatch is an `error` result. */
-  outputSchema?: ToolParameters;
-  /**
-   * What the model reads instead of the full result: it receives `execute`'s full return value (parsed by
-   * `outputSchema`, widget included) and its return value is serialised like a result. The caller still gets
-   * the full value in `ToolCallResult.value`. A throw is handled like a throw from `execute`.
-   */
-  toModelOutput?(output: Out): unknown;
-}
-
-/**
- * A tool made by {@link tool}: its name, description and announced definition. Everything needed to run it is
- * held privately; run it with {@link invokeTool} or a client.
- *
- * `Input`, `Output` and `C` are the validated input, `execute`'s result and the context type.
- */
-export interface Tool<Input = unknown, Output = unknown, C = unknown> {
-  /** The tool's name. */
-  readonly name: string;
-  /** The tool's description. */
-  readonly description: string;
-  /** The JSON-serialisable entry announced to the service (frozen). */
-  readonly definition: ToolDefinition;
-  /** Type-level only (never present at runtime): carries `Input`, `Output` and `C` for inference. */
-  readonly '~types'?: { readonly input: Input; readonly output: Output; readonly context: C } | undefined;
-}
-
-/** The validated input type of a tool. */
-export type ToolInput<T> = T extends Tool<infer I, unknown, unknown> ? I : never;
-/** The `execute` result type of a tool (before `toModelOutput`). */
-export type ToolOutput<T> = T extends Tool<unknown, infer O, unknown> ? O : never;
-
-/** What {@link invokeTool} needs; kept off the public surface. */
-export interface ToolInternals {
-  readonly parameters: SchemaAdapter;
-  readonly outputSchema: SchemaAdapter | undefined;
-  readonly execute: (input: unknown, ctx: ToolContext) => unknown;
-  readonly errorFunction: ((ctx: ToolContext, error: unknown) => unknown) | undefined;
-  readonly needsApproval: boolean | ((ctx: ToolContext, input: unknown) => unknown);
-  readonly timeoutMs: number | undefined;
-  readonly toModelOutput: ((output: unknown) => unknown) | undefined;
-}
+export type {
+  EmptyInput,
+  InferParameters,
+  JsonSchemaObject,
+  Tool,
+  ToolContext,
+  ToolInput,
+  ToolInternals,
+  ToolOptions,
+  ToolOutput,
+  ToolParameters,
+} from './tool-types';
 
 // `Symbol.for`, so that a tool made by one copy of toolwire (ESM and CJS both loaded) runs in the other.
 const INTERNALS = Symbol.for('toolwire.tool.internals.v1');
@@ -172,17 +54,6 @@ export function toolInternals(value: unknown): ToolInternals | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   return (value as { [INTERNALS]?: ToolInternals })[INTERNALS];
 }
-
-/**
- * The rule of an item of a `tools` option (`new Agent()`, `new Client()`): a tool made by {@link tool}
- * (`not_a_tool`). A refused object is shown with its `name` when it has one, e.g. `an object named "search"`.
- */
-export const aTool: Rule = {
-  expected: 'a tool made with tool()',
-  test: (value) => toolInternals(value) !== undefined,
-  code: 'not_a_tool',
-  show: (value) => describeNotATool(value),
-};
 
 /**
  * A value given where a tool was expected, for a message: with its `name` when it has one (a tool's name is no
@@ -195,9 +66,6 @@ export function describeNotATool(value: unknown): string {
     : describeValue(value);
 }
 
-/** The rule of a `tools` option: an array of {@link aTool}. */
-export const aToolList: Rule = anArrayOf(aTool, 'an array of tools made with tool()');
-
 /** Pattern a tool name must match. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 /**
@@ -207,8 +75,14 @@ export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
  */
 export const ERROR_FUNCTION_TIMEOUT_MS = 5_000;
 
-/** What `tool()` accepts: one rule per option of {@link ToolOptions}. */
-const TOOL_OPTIONS: OptionsSpec<ToolOptions<ToolParameters | undefined, unknown, unknown>> = {
+type AnyOptions = ToolOptions<ToolParameters | undefined, unknown, unknown> & IgnoredToolKeys;
+
+/** `null`, which the OpenAI Agents SDK allows for `errorFunction`. */
+const aNull: Rule = { expected: 'null', test: (value) => value === null };
+const anApproval = oneOf(aBoolean, aFunction);
+
+/** What `tool()` accepts: one rule per option of {@link ToolOptions}, and the keys of other SDKs it ignores. */
+const TOOL_OPTIONS: OptionsSpec<AnyOptions> = {
   rules: {
     name: {
       ...aString('1 to 64 letters, digits, _ or -', { pattern: TOOL_NAME_PATTERN }),
@@ -222,18 +96,20 @@ const TOOL_OPTIONS: OptionsSpec<ToolOptions<ToolParameters | undefined, unknown,
       required: true,
     },
     parameters: anything, // resolveSchema checks it
+    inputSchema: anything,
     execute: { ...aFunction, code: 'invalid_execute', required: true },
-    errorFunction: aFunction,
-    needsApproval: oneOf(aBoolean, aFunction),
+    errorFunction: oneOf(aFunction, aNull),
+    needsApproval: anApproval,
+    requiresApproval: anApproval,
+    strict: aBoolean,
     timeoutMs: { ...aDuration(1), code: 'invalid_timeout' },
     outputSchema: anything, // resolveSchema checks it
     toModelOutput: aFunction,
+    ...IGNORED_TOOL_KEYS,
   },
   aliases: {
-    inputSchema: 'parameters',
     schema: 'parameters',
     argsSchema: 'parameters',
-    requiresApproval: 'needsApproval',
     handler: 'execute',
     func: 'execute',
     onError: 'errorFunction',
@@ -261,14 +137,17 @@ function deepFreeze<T>(value: T): T {
  *   timeoutMs must be …, got 0`): `invalid_options` (not an object), `invalid_name` (outside
  *   `^[a-zA-Z0-9_-]{1,64}$`), `invalid_description` (empty), `invalid_execute`, `invalid_timeout` (not a positive
  *   integer ≤ 2_147_483_647), `invalid_option` (a callback that is not a function), `unknown_option` (a misspelt
- *   option, with "did you mean" for another SDK's name, a difference of case or a typo), `invalid_parameters` / `invalid_output_schema` (none of
+ *   option, with "did you mean" for another SDK's name, a difference of case or a typo), `conflicting_options`
+ *   (`parameters` and `inputSchema`, or `needsApproval` and `requiresApproval`, both given),
+ *   `invalid_parameters` / `invalid_output_schema` (none of
  *   the accepted kinds; parameters not describing an object; a JSON Schema that every call would fail on: an
  *   unknown `type`, a `pattern` or `patternProperties` key that is not a valid regular expression, a
  *   non-array `required`, a property schema that is not a schema, a `$ref` pointing outside it, …, named by
  *   its JSON Pointer, e.g. `#/properties/kind/type`), `unsupported_schema` (not expressible as JSON Schema,
  *   e.g. `z.date()`; or a `z.preprocess()` / a pipe from `z.unknown()` into a narrower schema, zod 3 and 4
  *   alike, whose accepted input JSON Schema cannot describe; `z.unknown()`, `z.any()` and their transforms are
- *   fine inside an object, announced as `{}`).
+ *   fine inside an object, announced as `{}`; with `strict: true`, a schema strict mode cannot express, named
+ *   by its JSON Pointer).
  * @example
  * ```ts
  * import { z } from 'zod';
@@ -283,28 +162,94 @@ function deepFreeze<T>(value: T): T {
 export function tool<P extends ToolParameters | undefined = undefined, Out = unknown, C = unknown>(
   options: ToolOptions<P, Out, C>,
 ): Tool<InferParameters<P>, Out, C> {
-  const given: unknown = options;
-  const name = isRecord(given) ? given.name : undefined;
-  const owner = !isRecord(given)
-    ? 'tool()'
-    : typeof name === 'string'
-      ? `tool ${describeValue(name)}`
-      : 'tool (unnamed)';
-  checkOptions(given, TOOL_OPTIONS, { name: owner, error: ToolDefinitionError });
-  const loose = given as ToolOptions<ToolParameters | undefined, unknown, unknown>;
-  const parameters = resolveSchema(loose.parameters, { owner, field: 'parameters', requireObject: true });
+  return makeTool(options, {}) as Tool<InferParameters<P>, Out, C>;
+}
+
+/** How {@link makeTool} reads an object given in a `tools` option rather than to `tool()`. */
+export interface MakeToolFrom {
+  /** The key of a `tools` record: the tool's name. */
+  readonly key?: string;
+  /** Read `needsApproval` and `toModelOutput` with the AI SDK's argument conventions (src/tool/tool-shapes.ts). */
+  readonly aiSdk?: boolean;
+}
+
+/** Of two keys meaning the same option, the one given (refusing both). */
+function oneKey(options: Record<string, unknown>, keys: readonly [string, string], owner: OptionsOwner) {
+  const [first, second] = keys;
+  if (options[first] !== undefined && options[second] !== undefined) {
+    optionsFault(owner, 'conflicting_options', `give ${first} or ${second}, not both`);
+  }
+  return options[first] === undefined && options[second] !== undefined ? second : first;
+}
+
+/** The parameters' adapter, in strict form when asked (see src/tool/strict.ts). */
+function parametersOf(options: Record<string, unknown>, owner: OptionsOwner): SchemaAdapter {
+  const field = oneKey(options, ['parameters', 'inputSchema'], owner) as 'parameters' | 'inputSchema';
+  const value = unwrapSchema(options[field], owner.name, field);
+  const adapter = resolveSchema(value, { owner: owner.name, field, requireObject: true });
+  if (options.strict !== true) return adapter;
+  let strict: ReturnType<typeof strictSchema>;
+  try {
+    strict = strictSchema(adapter.jsonSchema);
+  } catch (error) {
+    if (!(error instanceof NotStrict)) throw error;
+    return optionsFault(
+      { ...owner, error: ToolDefinitionError },
+      'unsupported_schema',
+      `${field} cannot be made strict at ${error.pointer}: ${error.reason}`,
+    );
+  }
+  const { restore } = strict;
+  return { ...adapter, jsonSchema: strict.schema, validate: (args) => adapter.validate(restore(args)) };
+}
+
+/**
+ * `tool()` for any accepted object: the options checked (see {@link tool}), the other SDKs' names read, and
+ * the callbacks adapted. `from.key` names a tool from a `tools` record (an own `name` must then equal it).
+ * @throws ToolDefinitionError as {@link tool} does; `name_mismatch` when `name` and the record key differ.
+ */
+export function makeTool(given: unknown, from: MakeToolFrom): Tool {
+  const ownName = isRecord(given) ? given.name : undefined;
+  const name = from.key ?? ownName;
+  const owner: OptionsOwner = {
+    name: !isRecord(given)
+      ? 'tool()'
+      : typeof name === 'string'
+        ? `tool ${describeValue(name)}`
+        : 'tool (unnamed)',
+    error: ToolDefinitionError,
+  };
+  if (from.key !== undefined && ownName !== undefined && ownName !== from.key) {
+    optionsFault(
+      owner,
+      'name_mismatch',
+      `its name is ${describeValue(ownName)}, but its key in tools is ${describeValue(from.key)}`,
+    );
+  }
+  const options = isRecord(given) && from.key !== undefined ? { ...given, name: from.key } : given;
+  checkOptions(options, TOOL_OPTIONS, owner);
+  const loose = options as AnyOptions & Record<string, unknown>;
+  const parameters = parametersOf(loose, owner);
   const outputSchema =
     loose.outputSchema === undefined
       ? undefined
-      : resolveSchema(loose.outputSchema, { owner, field: 'outputSchema', requireObject: false });
+      : resolveSchema(unwrapSchema(loose.outputSchema, owner.name, 'outputSchema'), {
+          owner: owner.name,
+          field: 'outputSchema',
+          requireObject: false,
+        });
+  const approval = loose[oneKey(loose, ['needsApproval', 'requiresApproval'], owner)] ?? false;
+  const adapted = from.aiSdk
+    ? aiSdkModelOutput(loose.execute as never, loose.toModelOutput)
+    : { execute: loose.execute, toModelOutput: loose.toModelOutput };
   const internals: ToolInternals = {
     parameters,
     outputSchema,
-    execute: loose.execute as ToolInternals['execute'],
-    errorFunction: loose.errorFunction as ToolInternals['errorFunction'],
-    needsApproval: (loose.needsApproval ?? false) as ToolInternals['needsApproval'],
+    execute: adapted.execute as ToolInternals['execute'],
+    errorFunction: (loose.errorFunction ?? undefined) as ToolInternals['errorFunction'],
+    needsApproval: (from.aiSdk ? aiSdkApproval(approval) : approval) as ToolInternals['needsApproval'],
     timeoutMs: loose.timeoutMs,
-    toModelOutput: loose.toModelOutput,
+    toModelOutput: adapted.toModelOutput as ToolInternals['toModelOutput'],
   };
   const definition: ToolDefinition = deepFreeze({
     name: loose.name,
@@ -316,5 +261,5 @@ export function tool<P extends ToolParameters | undefined = undefined, Out = unk
   });
   const made = { name: loose.name, description: loose.description, definition };
   Object.defineProperty(made, INTERNALS, { value: Object.freeze(internals) });
-  return Object.freeze(made) as Tool<InferParameters<P>, Out, C>;
+  return Object.freeze(made) as Tool;
 }
