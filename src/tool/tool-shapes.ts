@@ -10,7 +10,7 @@ import { isThenable, type MaybePromise } from '../maybe';
 import { aFunction, anything, isRecord, type Rule } from './check-options';
 import { type ContentInput, content } from './content';
 import { isStandardSchema } from './schema/standard';
-import type { ToolContext } from './tool';
+import type { ToolContext } from './tool-types';
 
 /**
  * Keys of an AI SDK tool (`ai` 6) that toolwire accepts and ignores: `type` (`'function'` or `'dynamic'`; a
