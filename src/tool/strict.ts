@@ -299,9 +299,7 @@ function restoreWith(
     case 'anyOf': {
       if (value === null || typeof value !== 'object') return value;
       if (plan.branches.every((branch) => branch.plan.kind === 'leaf')) return value;
-      const branch = plan.branches.find(({ schema }) =>
-        matches({ ...schema, ...definitionsOf(root) }, value),
-      );
+      const branch = plan.branches.find(({ schema }) => matches(schema, root, value));
       return branch === undefined ? value : restoreWith(branch.plan, value, plans, root, depth + 1);
     }
     case 'object': {
@@ -331,11 +329,13 @@ function definitionsOf(root: JsonObject): JsonObject {
 
 const validators = new WeakMap<object, Validator>();
 
-function matches(schema: JsonObject, value: unknown): boolean {
-  let validator = validators.get(schema);
+/** `true` when `value` matches a branch (the validator is made once per branch, from a copy: it annotates its schema). */
+function matches(branch: JsonObject, root: JsonObject, value: unknown): boolean {
+  let validator = validators.get(branch);
   if (validator === undefined) {
+    const schema = JSON.parse(JSON.stringify({ ...branch, ...definitionsOf(root) })) as JsonObject;
     validator = new Validator(schema as never, '2020-12', false);
-    validators.set(schema, validator);
+    validators.set(branch, validator);
   }
   return validator.validate(value).valid;
 }
