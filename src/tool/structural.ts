@@ -85,7 +85,7 @@ function notATool(where: string, value: unknown): never {
   );
 }
 
-const made = new WeakMap<object, AnyTool>();
+const made = new WeakMap<object, Map<string | undefined, AnyTool>>();
 /** The parameters of a bare function: any object, passed on as the model sent it. */
 const ANY_OBJECT = { type: 'object' } as const;
 
@@ -93,7 +93,9 @@ const ANY_OBJECT = { type: 'object' } as const;
  * One tool from any accepted shape. With `key` (the value's key in a `tools` record) the key is the name, and
  * a bare function is a tool whose description is `Calls <key>.` and whose parameters are `{ type: 'object' }`
  * (any object: the model is told no properties, and `execute` gets the arguments as the model sent them, `{}`
- * when it sent none). Give an object with a description and a schema to tell the model more. An object made into a tool is remembered, so `invokeTool(object, …)` checks it once.
+ * when it sent none). Give an object with a description and a schema to tell the model more. A value made
+ * into a tool is remembered (per key): the same object given to a client and to an agent is the same tool,
+ * and `invokeTool(object, …)` checks it once.
  *
  * @param where - how a refusal names the value, e.g. `tools.search` or `invokeTool()`.
  * @throws ToolDefinitionError as `tool()` does (naming the tool and the field); `not_a_tool` for a value of no
@@ -110,21 +112,23 @@ export function toTool(value: unknown, where: string, key?: string): AnyTool {
     }
     return existing;
   }
-  if (typeof value === 'function' && key !== undefined) {
-    return makeTool(
-      { description: bareFunctionDescription(key), parameters: ANY_OBJECT, execute: value },
-      { key },
-    );
-  }
-  if (!isToolLike(value)) return notATool(where, value);
-  const object = value as Record<string, unknown>;
-  const cached = key === undefined ? made.get(object) : undefined;
+  if (typeof value === 'function' ? key === undefined : !isToolLike(value)) return notATool(where, value);
+  const source = value as object;
+  const byKey = made.get(source) ?? new Map<string | undefined, AnyTool>();
+  const cached = byKey.get(key);
   if (cached !== undefined) return cached;
-  const tool = makeTool(object, {
-    ...(key === undefined ? {} : { key }),
-    aiSdk: usesAiSdkConventions(object),
-  });
-  if (key === undefined) made.set(object, tool);
+  const tool =
+    typeof value === 'function'
+      ? makeTool(
+          { description: bareFunctionDescription(key as string), parameters: ANY_OBJECT, execute: value },
+          { key },
+        )
+      : makeTool(value, {
+          ...(key === undefined ? {} : { key }),
+          aiSdk: usesAiSdkConventions(value as Record<string, unknown>),
+        });
+  byKey.set(key, tool);
+  made.set(source, byKey);
   return tool;
 }
 
