@@ -64,6 +64,7 @@ export {
 export type { AskOptions, ContextMethods, ProgressInput } from './tool/context-methods';
 export { serializeOutput, thrownMessage, truncateUtf8 } from './tool/output';
 export type { SchemaKind, ValidationIssue } from './tool/schema/index';
+export type { ToolFunction, ToolObject, ToolSet, ToolSource } from './tool/structural';
 export {
   type EmptyInput,
   type InferParameters,
