@@ -54,6 +54,23 @@ export {
   type ToolwireErrorOptions,
 } from './errors';
 export type { Logger, RedactRule } from './logger';
+/**
+ * The options checker toolwire's own entry points use, for adapters and extensions that take options the same
+ * way (unknown option → "did you mean", each value checked by its rule, the owner's error class): see
+ * src/tool/check-options.ts. `toolwire/mcp` and `toolwire/ai-sdk` use it with `OptionsError`.
+ */
+export {
+  aBoolean,
+  aDuration,
+  aFunction,
+  anything,
+  aString,
+  checkOptions,
+  type OptionsOwner,
+  type OptionsSpec,
+  oneOf,
+  type Rule,
+} from './tool/check-options';
 export {
   type BinaryData,
   type ContentInput,

@@ -43,7 +43,10 @@ const CORPUS: Array<[string, ToolParameters]> = [
     'JSON Schema: $defs and $ref',
     {
       type: 'object',
-      properties: { node: { $ref: '#/$defs/node' }, list: { type: 'array', items: { $ref: '#/$defs/node' } } },
+      properties: {
+        node: { $ref: '#/$defs/node' },
+        list: { type: 'array', items: { $ref: '#/$defs/node' } },
+      },
       $defs: {
         node: {
           type: 'object',
@@ -83,7 +86,8 @@ function shaped(node: Json, root: Json, depth = 0): fc.Arbitrary<unknown> {
   const schema = resolve(node, root);
   if (depth > 4) return OTHER;
   let made: fc.Arbitrary<unknown>;
-  if (Array.isArray(schema.anyOf)) made = fc.oneof(...schema.anyOf.map((b) => shaped(b as Json, root, depth + 1)));
+  if (Array.isArray(schema.anyOf))
+    made = fc.oneof(...schema.anyOf.map((b) => shaped(b as Json, root, depth + 1)));
   else if ('const' in schema) made = fc.constant(schema.const);
   else if (Array.isArray(schema.enum)) made = fc.constantFrom(...schema.enum);
   else {
@@ -94,7 +98,8 @@ function shaped(node: Json, root: Json, depth = 0): fc.Arbitrary<unknown> {
           case 'object': {
             const properties = (schema.properties ?? {}) as Record<string, Json>;
             const model: Record<string, fc.Arbitrary<unknown>> = {};
-            for (const [key, value] of Object.entries(properties)) model[key] = shaped(value, root, depth + 1);
+            for (const [key, value] of Object.entries(properties))
+              model[key] = shaped(value, root, depth + 1);
             return fc.record(model);
           }
           case 'array':
@@ -118,24 +123,33 @@ function shaped(node: Json, root: Json, depth = 0): fc.Arbitrary<unknown> {
 }
 
 describe('strict: true', () => {
-  it.each(CORPUS)('%s: the strict announcement accepts exactly what the tool validates', async (_, parameters) => {
-    const strict = tool({ name: 'strict', description: 'd', parameters, strict: true, execute: (input) => input });
-    const announced = strict.definition.parameters as Json;
-    const validator = new Validator(JSON.parse(JSON.stringify(announced)), '2020-12', false);
-    let accepted = 0;
-    await fc.assert(
-      fc.asyncProperty(shaped(announced, announced), async (value) => {
-        const result = await invokeTool(strict, value);
-        const announcedAccepts = validator.validate(value).valid;
-        if (announcedAccepts) accepted += 1;
-        expect({ value, ok: result.status === 'ok' }).toEqual({ value, ok: announcedAccepts });
-      }),
-      { numRuns: 300, seed: 17 },
-    );
-    // The draw reaches both sides of the line.
-    expect(accepted).toBeGreaterThan(10);
-    expect(accepted).toBeLessThan(300);
-  });
+  it.each(CORPUS)(
+    '%s: the strict announcement accepts exactly what the tool validates',
+    async (_, parameters) => {
+      const strict = tool({
+        name: 'strict',
+        description: 'd',
+        parameters,
+        strict: true,
+        execute: (input) => input,
+      });
+      const announced = strict.definition.parameters as Json;
+      const validator = new Validator(JSON.parse(JSON.stringify(announced)), '2020-12', false);
+      let accepted = 0;
+      await fc.assert(
+        fc.asyncProperty(shaped(announced, announced), async (value) => {
+          const result = await invokeTool(strict, value);
+          const announcedAccepts = validator.validate(value).valid;
+          if (announcedAccepts) accepted += 1;
+          expect({ value, ok: result.status === 'ok' }).toEqual({ value, ok: announcedAccepts });
+        }),
+        { numRuns: 300, seed: 17 },
+      );
+      // The draw reaches both sides of the line.
+      expect(accepted).toBeGreaterThan(10);
+      expect(accepted).toBeLessThan(300);
+    },
+  );
 
   it.each(CORPUS)('%s: execute sees the same input as without strict', async (_, parameters) => {
     const strict = tool({ name: 's', description: 'd', parameters, strict: true, execute: (input) => input });

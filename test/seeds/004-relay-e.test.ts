@@ -36,11 +36,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type ToolOptions, type ToolParameters, tool } from '../../src/index';
+import { tool } from '../../src/index';
 import { runSeed } from './through-stub';
 
-const defineTool = <P extends ToolParameters | undefined, Out>(definition: ToolOptions<P, Out>) =>
-  tool(definition);
+const defineTool = tool;
 
 describe('seed 004: Relay-E', () => {
   it('runs get_balance, tells the model about bad input, and holds transfer_funds for approval', async () => {
