@@ -35,9 +35,27 @@ export interface ToolObject {
   readonly description?: string;
   readonly parameters?: unknown;
   readonly inputSchema?: unknown;
-  // biome-ignore lint/suspicious/noExplicitAny: the input and second argument of another SDK's `execute`.
-  readonly execute?: (input: any, ctx: any, ...rest: any[]) => unknown;
+  readonly execute?: AnyFunction;
+  readonly errorFunction?: AnyFunction | null;
+  readonly needsApproval?: boolean | AnyFunction;
+  readonly requiresApproval?: boolean | AnyFunction;
+  readonly strict?: boolean;
+  readonly timeoutMs?: number;
+  readonly outputSchema?: unknown;
+  readonly toModelOutput?: AnyFunction;
+  /** Keys of an AI SDK tool that toolwire accepts and ignores (see src/tool/tool-shapes.ts). */
+  readonly type?: string;
+  readonly providerOptions?: unknown;
+  readonly metadata?: unknown;
+  readonly inputExamples?: unknown;
+  readonly title?: string;
+  readonly onInputStart?: AnyFunction;
+  readonly onInputDelta?: AnyFunction;
+  readonly onInputAvailable?: AnyFunction;
 }
+
+// biome-ignore lint/suspicious/noExplicitAny: the arguments of another SDK's callbacks.
+type AnyFunction = (...args: any[]) => unknown;
 
 /** A bare function in a `tools` record: shorthand for `{ execute }` (see {@link toTool} for what the model is told). */
 // biome-ignore lint/suspicious/noExplicitAny: any input; the tool takes no schema.

@@ -15,12 +15,13 @@ import type { ToolContext } from './tool-types';
 /**
  * Keys of an AI SDK tool (`ai` 6) that toolwire accepts and ignores: `type` (`'function'` or `'dynamic'`; a
  * provider tool has no `execute` to run here), `providerOptions` and `inputExamples` (for a model provider),
- * `title`, and the streaming hooks `onInputStart`, `onInputDelta`, `onInputAvailable` (a `tool_call` arrives
+ * `metadata`, `title`, and the streaming hooks `onInputStart`, `onInputDelta`, `onInputAvailable` (a `tool_call` arrives
  * whole: there is no input stream to report).
  */
 export interface IgnoredToolKeys {
   type?: 'function' | 'dynamic';
   providerOptions?: unknown;
+  metadata?: unknown;
   inputExamples?: unknown;
   title?: string;
   onInputStart?: unknown;
@@ -35,6 +36,7 @@ export const IGNORED_TOOL_KEYS: { readonly [K in keyof IgnoredToolKeys]-?: Rule 
     test: (value) => value === 'function' || value === 'dynamic',
   },
   providerOptions: anything,
+  metadata: anything,
   inputExamples: anything,
   title: anything,
   onInputStart: aFunction,

@@ -206,7 +206,7 @@ describe('AI SDK tools (ai@6 tool())', () => {
   it('refuses a provider-executed tool, naming the field', () => {
     const provider = { type: 'provider', id: 'openai.web_search', args: {}, inputSchema: z.object({}) };
     expect(refusal(() => toTools({ web_search: provider as never }, 'test')).message).toBe(
-      'tool "web_search": unknown options "id" and "args"; known options: name, description, parameters, inputSchema, execute, errorFunction, needsApproval, requiresApproval, strict, timeoutMs, outputSchema, toModelOutput, type, providerOptions, inputExamples, title, onInputStart, onInputDelta, onInputAvailable',
+      'tool "web_search": unknown options "id" and "args"; known options: name, description, parameters, inputSchema, execute, errorFunction, needsApproval, requiresApproval, strict, timeoutMs, outputSchema, toModelOutput, type, providerOptions, metadata, inputExamples, title, onInputStart, onInputDelta, onInputAvailable',
     );
   });
 });

@@ -145,7 +145,7 @@ describe('tool()', () => {
       expectDefinitionError(
         () => tool({ name: 'typo', description: 'd', execute, retries: 3 } as never),
         'unknown_option',
-        'tool "typo": unknown option "retries"; known options: name, description, parameters, inputSchema, execute, errorFunction, needsApproval, requiresApproval, strict, timeoutMs, outputSchema, toModelOutput, type, providerOptions, inputExamples, title, onInputStart, onInputDelta, onInputAvailable',
+        'tool "typo": unknown option "retries"; known options: name, description, parameters, inputSchema, execute, errorFunction, needsApproval, requiresApproval, strict, timeoutMs, outputSchema, toModelOutput, type, providerOptions, metadata, inputExamples, title, onInputStart, onInputDelta, onInputAvailable',
       );
       expectDefinitionError(
         () => tool({ name: 'typo', description: 'd', execute, timeoutMS: 5, need_approval: true } as never),
