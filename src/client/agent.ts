@@ -24,6 +24,7 @@ import {
   type ToolContext,
   type ToolParameters,
   tool,
+  toolInternals,
 } from '../tool/tool';
 import type { AgentDefinition } from '../wire/protocol';
 import type { RunResult } from './runs';
@@ -164,7 +165,12 @@ export class Agent<O extends ToolParameters | undefined = undefined> {
       error: ToolDefinitionError,
       invalidCode: 'invalid_agent',
     });
-    const tools = toTools(options.tools ?? [], `Agent ${describeValue(options.name)}`);
+    const listed = options.tools ?? [];
+    // An array of tool() results is kept as it is (an agent may add itself to it later, as a tool that recurses).
+    const tools =
+      Array.isArray(listed) && listed.every((item) => toolInternals(item) !== undefined)
+        ? (listed as Agent['tools'])
+        : toTools(listed, `Agent ${describeValue(options.name)}`);
     const names = new Set<string>();
     for (const item of tools) {
       if (names.has(item.name)) {
