@@ -30,6 +30,8 @@ export interface ExampleOptions {
   onEvent?: (event: RunEvent) => void;
   /** Options of the embedded stub (e.g. a short `callDeadlineMs`). */
   stub?: StubServerOptions;
+  /** `ctx.context` of the run's tool calls (never sent). */
+  context?: unknown;
 }
 
 export async function runExample(options: ExampleOptions): Promise<RunResult> {
@@ -50,6 +52,7 @@ export async function runExample(options: ExampleOptions): Promise<RunResult> {
     await client.connect();
     const result = await client.run(options.agent, options.input, {
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      ...(options.context === undefined ? {} : { context: options.context }),
     });
     for (const call of result.toolCalls) {
       console.log(`${call.toolName}(${JSON.stringify(call.arguments)}) → ${call.status}: ${call.output}`);

@@ -74,6 +74,23 @@ export {
   type ApprovalPolicy,
   approvalRequired,
 } from './tool/approval-policy';
+/**
+ * The options checker toolwire's own entry points use, for adapters and extensions that take options the same
+ * way (unknown option → "did you mean", each value checked by its rule, the owner's error class): see
+ * src/tool/check-options.ts. `toolwire/mcp` and `toolwire/ai-sdk` use it with `OptionsError`.
+ */
+export {
+  aBoolean,
+  aDuration,
+  aFunction,
+  anything,
+  aString,
+  checkOptions,
+  type OptionsOwner,
+  type OptionsSpec,
+  oneOf,
+  type Rule,
+} from './tool/check-options';
 export {
   type BinaryData,
   type ContentInput,
@@ -87,6 +104,7 @@ export { serializeOutput, thrownMessage, truncateUtf8 } from './tool/output';
 export { DEFAULT_SIDE_EFFECT, RETRY_DEFAULTS, type RetryOptions } from './tool/retry-options';
 export type { SchemaKind, ValidationIssue } from './tool/schema/index';
 export type { SideEffect } from './tool/side-effect';
+export type { ToolFunction, ToolObject, ToolSet, ToolSource } from './tool/structural';
 export {
   type EmptyInput,
   type InferParameters,

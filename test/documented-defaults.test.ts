@@ -181,6 +181,10 @@ const CASES: Record<string, Case> = {
     value: false,
     accept: (v) => tool({ name: 't', description: 'd', execute, needsApproval: v as boolean }),
   },
+  'ToolOptions.strict': {
+    value: false,
+    accept: (v) => tool({ name: 't', description: 'd', execute, strict: v as boolean }),
+  },
   'ToolOptions.timeoutMs': {
     value: undefined, // none
     accept: (v) => tool({ name: 't', description: 'd', execute, timeoutMs: v as undefined }),

@@ -74,6 +74,32 @@ describe.concurrent('examples', () => {
     expect(out).not.toContain('asked about transfer {"amountEur":50}');
   });
 
+  it('from-ai-sdk: ai tool() objects run unchanged, with the AI SDK options and toModelOutput', async () => {
+    const out = await example('from-ai-sdk');
+    expect(out.replace(/call_[0-9a-f-]{36}/, 'call_<id>')).toBe(
+      [
+        'execute call_<id>: acc_1 for bank-eu',
+        'get_balance({"accountId":"acc_1"}) → ok: Ada: €1200',
+        'convert({"eur":1200,"to":"USD"}) → ok: {"amount":1320,"currency":"USD"}',
+        'answer: {"amount":1320,"currency":"USD"}',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('from-openai-agents: the mirrored shape with strict: true, errorFunction and needsApproval', async () => {
+    expect(await example('from-openai-agents')).toBe(
+      [
+        'announced: {"type":"object","properties":{"orderId":{"type":"string"},"note":{"type":["string","null"]}},"required":["orderId","note"],"additionalProperties":false}',
+        'refund_order({"orderId":"o_1","note":null}) → ok: acme refunded o_1',
+        'refund_order({"orderId":"o_0","note":"late"}) → error: Could not refund: order o_0 was never paid. Tell the customer.',
+        'refund_order({"orderId":"o_big","note":null}) → rejected: refund_order was not run: the user declined.',
+        'answer: refund_order was not run: the user declined.',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('from-mcp: an MCP server over stdio, its tools run for the hosted agent', async () => {
     const out = await example('from-mcp');
     expect(out).toContain(

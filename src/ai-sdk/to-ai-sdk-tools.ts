@@ -7,7 +7,12 @@ import { type Tool as AiTool, jsonSchema, type ToolExecutionOptions } from 'ai';
 import {
   type ApprovalDecision,
   type ApprovalRequest,
+  aFunction,
+  anything,
+  checkOptions,
   invokeTool,
+  OptionsError,
+  type OptionsSpec,
   type Tool,
   ToolDefinitionError,
   ToolRegistry,
@@ -37,25 +42,11 @@ export interface ToAiSdkToolsOptions<C = unknown> {
 // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output type, sharing the context type.
 type AnyTool<C> = Tool<any, any, C>;
 
-const OPTION_KEYS = new Set(['context', 'approve']);
-
-function checkOptions(options: object): void {
-  if (typeof options !== 'object' || options === null) {
-    throw new ToolDefinitionError('invalid_options', 'toAiSdkTools(): options must be an object');
-  }
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) {
-      throw new ToolDefinitionError(
-        'unknown_option',
-        `toAiSdkTools(): unknown option ${JSON.stringify(key)}`,
-      );
-    }
-  }
-  const { approve } = options as { approve?: unknown };
-  if (approve !== undefined && typeof approve !== 'function') {
-    throw new ToolDefinitionError('invalid_option', 'toAiSdkTools(): approve must be a function');
-  }
-}
+/** What {@link toAiSdkTools} accepts: one rule per option, checked by toolwire's shared checker. */
+const OPTIONS: OptionsSpec<ToAiSdkToolsOptions> = {
+  rules: { context: anything, approve: aFunction },
+  aliases: { experimental_context: 'context', onApproval: 'approve' },
+};
 
 function checkTools<C>(tools: ReadonlyArray<AnyTool<C>>): void {
   if (!Array.isArray(tools)) {
@@ -108,9 +99,9 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
  *   {@link ToolResultError} whose message is that text, which the AI SDK gives the model as a `tool-error`.
  * - Widgets never reach the model (as with the hosted service); `ToolCallResult.value` is not returned.
  *
- * @throws ToolDefinitionError `invalid_tools` when `tools` is not an array, `invalid_options` /
- *   `unknown_option` / `invalid_option` for bad options, `not_a_tool` for a value not made
- *   by `tool()`, `duplicate_tool` when two tools share a name.
+ * @throws ToolDefinitionError `invalid_tools` when `tools` is not an array, `not_a_tool` for a value not made
+ *   by `tool()`, `duplicate_tool` when two tools share a name; OptionsError `invalid_options` / `unknown_option`
+ *   (with "did you mean") / `invalid_option` for bad options, from toolwire's shared options checker.
  * @example
  * ```ts
  * import { generateText, stepCountIs } from 'ai';
@@ -132,7 +123,7 @@ export function toAiSdkTools<C = unknown>(
   options: ToAiSdkToolsOptions<C> = {},
 ): Record<string, AiSdkTool> {
   checkTools(tools);
-  checkOptions(options);
+  checkOptions(options, OPTIONS, { name: 'toAiSdkTools()', error: OptionsError });
   const out: Record<string, AiSdkTool> = {};
   for (const source of tools) out[source.name] = toAiSdkTool(source, options);
   return out;

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { OptionsError, TimeoutError, ToolDefinitionError } from '../errors';
+import { OptionsError, TimeoutError } from '../errors';
 import { MAX_ARGUMENT_DEPTH } from '../limits';
 import { type Logger, scopedLogger, silentLogger } from '../logger';
 import {
@@ -28,6 +28,7 @@ import {
 import type { AskOptions, ProgressInput } from '../tool/context-methods';
 import { cancelledText, errorText, notJsonText, notObjectText, tooDeepText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
+import { type ToolObject, toTool } from '../tool/structural';
 import { type Tool, type ToolContext, type ToolInternals, toolInternals } from '../tool/tool';
 import { checkArguments } from './argument-limits';
 import { decodeArguments } from './arguments';
@@ -369,8 +370,11 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
  * The model-facing texts are listed in src/tool/model-text.ts.
  *
  * @returns a {@link ToolCallResult}; never rejects for anything the model or the tool did.
+ * `source` may be any single tool a client accepts: a `tool()` result, or an object with `tool()`'s options
+ * or an AI SDK tool's keys and a `name` (made into a tool once, then remembered; see src/tool/structural.ts).
+ *
  * @throws (as a rejection) only for a usage error, before anything runs: ToolDefinitionError `not_a_tool` when
- *   `tool` was not made by `tool()`; OptionsError `invalid_options` when `options` is not an object,
+ *   `source` is of no accepted shape, or what `tool()` throws for an object it refuses; OptionsError `invalid_options` when `options` is not an object,
  *   `unknown_option` for a key {@link InvokeOptions} does not have (e.g. `timeout` for `timeoutMs`: a misspelt
  *   limit would otherwise be silently ignored), `invalid_option` for an option of the wrong kind or out of
  *   range (`callId: 42`, `timeoutMs: 0`, `signal` not an `AbortSignal`, …).
@@ -381,13 +385,11 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
  * ```
  */
 export async function invokeTool<C = unknown>(
-  tool: Tool<unknown, unknown, C>,
+  source: Tool<unknown, unknown, C> | ToolObject,
   rawArguments: unknown,
   options: InvokeOptions<C> = {},
 ): Promise<ToolCallResult> {
-  if (toolInternals(tool) === undefined) {
-    throw new ToolDefinitionError('not_a_tool', 'invokeTool(): the tool must be made with tool()');
-  }
+  const tool = toTool(source, 'invokeTool(): the tool');
   checkInvokeOptions(options);
   // Many calls may share one signal: they listen to it through one listener (src/call/shared-abort.ts).
   const { signal } = options;

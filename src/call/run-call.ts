@@ -159,7 +159,7 @@ function project(call: CallState, value: unknown): void {
   }
   timed(
     call,
-    () => toModelOutput(value),
+    () => toModelOutput(value, call.ctx),
     (projected) => (projected.kind === 'value' ? done(projected.value) : stopped(call, projected)),
   );
 }

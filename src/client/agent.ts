@@ -16,14 +16,15 @@ import {
   type OptionsSpec,
 } from '../tool/check-options';
 import { resolveSchema, type SchemaAdapter } from '../tool/schema/index';
+import { aToolSet, type ToolSet, toTools } from '../tool/structural';
 import {
-  aToolList,
   type InferParameters,
   TOOL_NAME_PATTERN,
   type Tool,
   type ToolContext,
   type ToolParameters,
   tool,
+  toolInternals,
 } from '../tool/tool';
 import type { AgentDefinition } from '../wire/protocol';
 import type { RunResult } from './runs';
@@ -34,9 +35,11 @@ export interface AgentOptions<O extends ToolParameters | undefined = undefined> 
   name: string;
   /** The system prompt. */
   instructions: string;
-  /** Tools the agent may call; they run in the client that starts the run. @default [] */
-  // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of tools; each keeps its own types.
-  tools?: ReadonlyArray<Tool<any, any, any>>;
+  /**
+   * Tools the agent may call; they run in the client that starts the run. An array or a record keyed by name,
+   * of any shape a client's `tools` accepts (`ToolSet`). @default []
+   */
+  tools?: ToolSet;
   /** Model name passed to the service. @default the service's default model */
   model?: string;
   /**
@@ -76,7 +79,7 @@ const AGENT_OPTIONS: OptionsSpec<AgentOptions<ToolParameters | undefined>> = {
   rules: {
     name: { ...aString('a string of 1 to 128 characters', { minLength: 1, maxLength: 128 }), required: true },
     instructions: { ...aString(), required: true },
-    tools: aToolList,
+    tools: aToolSet,
     model: aString(),
     outputType: anything, // resolveSchema checks it
   },
@@ -137,8 +140,9 @@ export type NestedRun = (
  * ```
  * @throws ToolDefinitionError naming the agent, the option and the value: `invalid_options` (not an object),
  *   `unknown_option` (with "did you mean": `tool` → `tools`, `systemPrompt` → `instructions`), `invalid_agent` (a
- *   name not of 1 to 128 characters, instructions or model not a string, tools not an array), `not_a_tool` (an
- *   entry of `tools` not made by `tool()`, named by its index), `duplicate_tool`;
+ *   name not of 1 to 128 characters, instructions or model not a string, tools not an array or record),
+ *   `not_a_tool` (an entry of `tools` of no accepted shape, named by its index or key), `duplicate_tool`; what
+ *   `tool()` throws for an object of `tools` it refuses;
  *   `invalid_output_schema` / `unsupported_schema` for an `outputType` of no accepted kind.
  */
 export class Agent<O extends ToolParameters | undefined = undefined> {
@@ -161,8 +165,14 @@ export class Agent<O extends ToolParameters | undefined = undefined> {
       error: ToolDefinitionError,
       invalidCode: 'invalid_agent',
     });
+    const listed = options.tools ?? [];
+    // An array of tool() results is kept as it is (an agent may add itself to it later, as a tool that recurses).
+    const tools =
+      Array.isArray(listed) && listed.every((item) => toolInternals(item) !== undefined)
+        ? (listed as Agent['tools'])
+        : toTools(listed, `Agent ${describeValue(options.name)}`);
     const names = new Set<string>();
-    for (const item of options.tools ?? []) {
+    for (const item of tools) {
       if (names.has(item.name)) {
         throw new ToolDefinitionError(
           'duplicate_tool',
@@ -173,7 +183,7 @@ export class Agent<O extends ToolParameters | undefined = undefined> {
     }
     this.name = options.name;
     this.instructions = options.instructions;
-    this.tools = options.tools ?? [];
+    this.tools = tools;
     this.model = options.model;
     this.#output =
       options.outputType === undefined

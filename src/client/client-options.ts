@@ -24,7 +24,8 @@ import {
   type OptionsSpec,
   optionsFault,
 } from '../tool/check-options';
-import { aToolList, type Tool } from '../tool/tool';
+import { aToolSet, type ToolSet, toTools } from '../tool/structural';
+import type { Tool } from '../tool/tool';
 import type { ReconnectOptions } from '../wire/connection';
 import type { WebSocketConstructor } from '../wire/transport';
 import { Agent } from './agent';
@@ -46,9 +47,12 @@ export interface ClientOptions<C = unknown> {
   url?: string;
   /** API key; sent as `Authorization: Bearer` where the runtime allows, else in `hello`. @default process.env.TOOLWIRE_API_KEY */
   apiKey?: string;
-  /** The tools this process runs. Names must be unique. */
-  // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of tools; each keeps its own types.
-  tools: ReadonlyArray<Tool<any, any, any>>;
+  /**
+   * The tools this process runs: an array, or a record keyed by tool name. Each may be a `tool()` result, an
+   * object with `tool()`'s options (`inputSchema` and `requiresApproval` accepted for `parameters` and
+   * `needsApproval`), an AI SDK tool, or (in a record) a bare function; see `ToolSet`. Names must be unique.
+   */
+  tools: ToolSet;
   /**
    * `ctx.context` for calls of runs this client did not start (for example runs started over HTTP), or a function
    * of the call returning it (or a promise of it). Runs started with `client.run()` use the context given there.
@@ -198,7 +202,7 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
       whenMissing: '(or set TOOLWIRE_API_KEY)',
       show: () => '[redacted]',
     },
-    tools: { ...aToolList, required: true },
+    tools: { ...aToolSet, required: true },
     context: anything,
     maxConcurrency: anInteger({ min: 1 }),
     maxQueue: anInteger({ min: 0 }),
@@ -304,6 +308,9 @@ export interface ResolvedClientOptions
   reconnect: ReconnectOptions | false;
   /** How long a drain on a signal may take, in milliseconds; `undefined` without `handleSignals`. */
   signalDrainMs: number | undefined;
+  /** `tools` made into tools (src/tool/structural.ts). */
+  // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of tools; each keeps its own types.
+  tools: Tool<any, any, any>[];
 }
 
 function env(name: string): string | undefined {
@@ -313,7 +320,8 @@ function env(name: string): string | undefined {
 /**
  * Checks options and applies defaults.
  * @throws OptionsError `invalid_options` (not an object), `unknown_option` (with "did you mean"),
- *   `invalid_option` naming the option and the value, `not_a_tool` or `duplicate_tool`. No message shows a
+ *   `invalid_option` naming the option and the value, `not_a_tool` or `duplicate_tool`; ToolDefinitionError for
+ *   a tool of `tools` that is refused (as `tool()` refuses it, naming the tool and the field). No message shows a
  *   secret: values are scrubbed of the API key and the `redact` rules, `url` is shown without its userinfo,
  *   query and fragment, and the API key and redact rules themselves only by kind and size.
  */
@@ -350,8 +358,9 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
       `maxBufferedBytes (${describeValue(maxBufferedBytes, owner.redact)}) must not be less than highWaterMarkBytes (${describeValue(highWaterMarkBytes, owner.redact)})`,
     );
   }
+  const tools = toTools(options.tools, CLIENT_OWNER.name);
   const seen = new Set<string>();
-  for (const item of options.tools) {
+  for (const item of tools) {
     if (seen.has(item.name)) {
       optionsFault(owner, 'duplicate_tool', `two tools are named ${describeValue(item.name, owner.redact)}`);
     }
@@ -373,6 +382,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
       ? undefined
       : ((options.handleSignals === true ? undefined : options.handleSignals.timeoutMs) ??
         CLOSE_DEFAULTS.timeoutMs),
+    tools,
   };
 }
 

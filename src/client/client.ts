@@ -10,7 +10,7 @@ import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/type
 import { ConnectionError, RunError, ToolDefinitionError } from '../errors';
 import { Redactor, redactingLogger, silentLogger } from '../logger';
 import { SHORT_SECRET } from '../redact';
-import type { Tool } from '../tool/tool';
+import { type ToolSource, toTool } from '../tool/structural';
 import { VERSION } from '../version';
 import { Connection, type ConnectionState, type ConnectOptions } from '../wire/connection';
 import {
@@ -112,7 +112,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   constructor(options: ClientOptions<C>) {
     super();
     const resolved = resolveClientOptions(options as ClientOptions);
-    this.#registry = new ToolRegistry(options.tools);
+    this.#registry = new ToolRegistry(resolved.tools);
     const redactor = new Redactor([resolved.apiKey, ...resolved.redact]);
     const logger = redactingLogger(options.logger ?? silentLogger, redactor);
     this.#redactor = redactor;
@@ -289,12 +289,14 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   }
 
   /**
-   * Adds a tool while connected; the service is told with `tools_update`.
-   * @throws ToolDefinitionError `duplicate_tool` when a different tool has that name; `too_large` when the
+   * Adds a tool while connected; the service is told with `tools_update`. Any shape `tools` accepts outside a
+   * record (a `tool()` result, an object with its options, an AI SDK tool with a `name`).
+   * @throws ToolDefinitionError as `tool()` does for an object it refuses; `not_a_tool`; `duplicate_tool` when a
+   *   different tool has that name; `too_large` when the
    *   tool definitions would no longer fit in one frame of the service's `maxPayloadBytes` (the tool is not added).
    */
-  // biome-ignore lint/suspicious/noExplicitAny: any tool, whatever its input type.
-  addTool(item: Tool<any, any, any>): void {
+  addTool(source: ToolSource): void {
+    const item = toTool(source, 'addTool()');
     this.#registry.add(item);
     const size = utf8Length(JSON.stringify({ type: 'tools_update', tools: this.#registry.definitions() }));
     if (size > this.#connection.maxPayloadBytes) {

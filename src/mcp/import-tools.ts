@@ -6,7 +6,21 @@
  */
 import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool as SdkTool } from '@modelcontextprotocol/sdk/types.js';
-import { ProtocolError, type Tool, type ToolContext, ToolDefinitionError, tool } from 'toolwire';
+import {
+  aBoolean,
+  aDuration,
+  aFunction,
+  aString,
+  checkOptions,
+  OptionsError,
+  type OptionsSpec,
+  oneOf,
+  ProtocolError,
+  type Tool,
+  type ToolContext,
+  ToolDefinitionError,
+  tool,
+} from 'toolwire';
 import { EMPTY_MCP_ERROR, mcpResultText } from './mcp-result';
 
 /** An MCP tool as `tools/list` describes it: the MCP SDK's `Tool` (name, description, inputSchema, annotations, …). */
@@ -50,42 +64,23 @@ export interface ImportMcpToolsOptions {
   needsApproval?: boolean | ((mcpTool: McpTool) => boolean);
 }
 
-const OPTION_KEYS = new Set(['prefix', 'rename', 'filter', 'timeoutMs', 'needsApproval']);
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
+/** What {@link importMcpTools} accepts: one rule per option, checked by toolwire's shared checker. */
+const OPTIONS: OptionsSpec<ImportMcpToolsOptions> = {
+  rules: {
+    prefix: aString('letters, digits, _ or -', { pattern: /^[a-zA-Z0-9_-]*$/ }),
+    rename: aFunction,
+    filter: aFunction,
+    timeoutMs: aDuration(1),
+    needsApproval: oneOf(aBoolean, aFunction),
+  },
+  aliases: { timeout: 'timeoutMs', namePrefix: 'prefix', requiresApproval: 'needsApproval' },
+};
+
 function fail(code: string, message: string, cause?: unknown): never {
   throw new ToolDefinitionError(code, `importMcpTools(): ${message}`, cause === undefined ? {} : { cause });
-}
-
-function checkOptions(options: ImportMcpToolsOptions): void {
-  if (typeof options !== 'object' || options === null) fail('invalid_options', 'options must be an object');
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) fail('unknown_option', `unknown option ${JSON.stringify(key)}`);
-  }
-  const { prefix, timeoutMs } = options;
-  if (prefix !== undefined && (typeof prefix !== 'string' || !/^[a-zA-Z0-9_-]*$/.test(prefix))) {
-    fail('invalid_option', `prefix must be letters, digits, _ or -, got ${JSON.stringify(prefix)}`);
-  }
-  for (const key of ['rename', 'filter'] as const) {
-    if (options[key] !== undefined && typeof options[key] !== 'function') {
-      fail('invalid_option', `${key} must be a function`);
-    }
-  }
-  if (
-    timeoutMs !== undefined &&
-    !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)
-  ) {
-    fail('invalid_option', `timeoutMs must be a positive integer of milliseconds, got ${String(timeoutMs)}`);
-  }
-  const { needsApproval } = options;
-  if (
-    needsApproval !== undefined &&
-    typeof needsApproval !== 'boolean' &&
-    typeof needsApproval !== 'function'
-  ) {
-    fail('invalid_option', 'needsApproval must be a boolean or a function');
-  }
 }
 
 /** Every tool of the server, following `nextCursor` until the last page. */
@@ -189,8 +184,8 @@ function importOne(client: McpToolSource, mcpTool: McpTool, name: string, option
  *
  * @param mcpClient - a connected `Client` from `@modelcontextprotocol/sdk/client/index.js`.
  * @returns the tools, in the order the server lists them (after `filter`).
- * @throws ToolDefinitionError (as a rejection) for bad options (`invalid_options`, `unknown_option`,
- *   `invalid_option`), a name that cannot be made valid (`invalid_name`), two tools given the same name
+ * @throws OptionsError (as a rejection) for bad options (`invalid_options`, `unknown_option` with "did you
+ *   mean", `invalid_option`), from toolwire's shared options checker. ToolDefinitionError for a name that cannot be made valid (`invalid_name`), two tools given the same name
  *   (`duplicate_tool`), or an input schema toolwire cannot use (`invalid_parameters`, naming the MCP tool and
  *   the JSON Pointer): leave such a tool out with `filter`. ProtocolError `mcp_cursor_loop` when the server
  *   pages forever; the MCP client's own error when `tools/list` fails.
@@ -211,7 +206,7 @@ export async function importMcpTools(
   mcpClient: McpToolSource,
   options: ImportMcpToolsOptions = {},
 ): Promise<McpImportedTool[]> {
-  checkOptions(options);
+  checkOptions(options, OPTIONS, { name: 'importMcpTools()', error: OptionsError });
   const listed = await listAll(mcpClient);
   const names = new Map<string, string>();
   const tools: McpImportedTool[] = [];

@@ -9,7 +9,12 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import {
   type ApprovalDecision,
   type ApprovalRequest,
+  aFunction,
+  anything,
+  checkOptions,
   invokeTool,
+  OptionsError,
+  type OptionsSpec,
   type Tool,
   ToolDefinitionError,
   ToolRegistry,
@@ -39,25 +44,11 @@ export interface RegisterMcpToolsOptions<C = unknown> {
 // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output type, sharing the context type.
 type AnyTool<C> = Tool<any, any, C>;
 
-const OPTION_KEYS = new Set(['context', 'approve']);
-
-function checkOptions(options: object): void {
-  if (typeof options !== 'object' || options === null) {
-    throw new ToolDefinitionError('invalid_options', 'registerMcpTools(): options must be an object');
-  }
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) {
-      throw new ToolDefinitionError(
-        'unknown_option',
-        `registerMcpTools(): unknown option ${JSON.stringify(key)}`,
-      );
-    }
-  }
-  const { approve } = options as { approve?: unknown };
-  if (approve !== undefined && typeof approve !== 'function') {
-    throw new ToolDefinitionError('invalid_option', 'registerMcpTools(): approve must be a function');
-  }
-}
+/** What {@link registerMcpTools} accepts: one rule per option, checked by toolwire's shared checker. */
+const OPTIONS: OptionsSpec<RegisterMcpToolsOptions> = {
+  rules: { context: anything, approve: aFunction },
+  aliases: { onApproval: 'approve' },
+};
 
 function checkTools<C>(tools: ReadonlyArray<AnyTool<C>>): void {
   if (!Array.isArray(tools)) {
@@ -113,10 +104,10 @@ function handlerFor<C>(served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) 
  * connected clients that the list changed.
  *
  * @returns the MCP SDK's handles, one per tool in order (`disable()`, `enable()`, `remove()`).
- * @throws ToolDefinitionError `invalid_tools` when `tools` is not an array, `invalid_options` /
- *   `unknown_option` / `invalid_option` for bad options, `not_a_tool` for a value not made
+ * @throws ToolDefinitionError `invalid_tools` when `tools` is not an array, `not_a_tool` for a value not made
  *   by `tool()`, `duplicate_tool` for two tools of one name or a name already registered on the server (then
- *   none of `tools` stays registered).
+ *   none of `tools` stays registered); OptionsError `invalid_options` / `unknown_option` (with "did you mean")
+ *   / `invalid_option` for bad options, from toolwire's shared options checker.
  * @example
  * ```ts
  * import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -136,7 +127,7 @@ export function registerMcpTools<C = unknown>(
   options: RegisterMcpToolsOptions<C> = {},
 ): RegisteredTool[] {
   checkTools(tools);
-  checkOptions(options);
+  checkOptions(options, OPTIONS, { name: 'registerMcpTools()', error: OptionsError });
   const registered: RegisteredTool[] = [];
   for (const served of tools) {
     const { name, description, parameters } = served.definition;

@@ -148,3 +148,8 @@ export function editedInvalidText(toolName: string, issues: readonly ValidationI
 export function editedNoteText(toolName: string, argumentsJson: string): string {
   return `The approver edited the arguments of ${toolName} to ${argumentsJson}.`;
 }
+
+/** `Calls <name>.`: the description announced for a bare function given in a `tools` record. */
+export function bareFunctionDescription(name: string): string {
+  return `Calls ${name}.`;
+}

@@ -1,20 +1,15 @@
 /**
  * `tool()`: a tool's definition, checked when it is made. The returned {@link Tool} carries the JSON-serialisable
- * {@link ToolDefinition} announced to the service; {@link invokeTool} runs it.
+ * {@link ToolDefinition} announced to the service; {@link invokeTool} runs it. The same checks make a tool of
+ * any other accepted shape (src/tool/structural.ts).
  *
  * @module
  */
-import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ToolDefinitionError } from '../errors';
 import type { ToolDefinition } from '../wire/protocol';
+import { aNeedsApproval, isApprovalPolicy } from './approval-policy';
 import {
-  type ApprovalAnswer,
-  type ApprovalPolicy,
-  aNeedsApproval,
-  isApprovalPolicy,
-} from './approval-policy';
-import {
+  aBoolean,
   aDuration,
   aFunction,
   anArrayOf,
@@ -23,195 +18,36 @@ import {
   checkOptions,
   describeValue,
   isRecord,
+  type OptionsOwner,
   type OptionsSpec,
+  oneOf,
+  optionsFault,
   type Rule,
 } from './check-options';
-import type { ContextMethods } from './context-methods';
-import type { ContextScope, IdempotencyKeyOptions } from './context-scope';
-import {
-  aFieldNameList,
-  aRetry,
-  aSideEffect,
-  DEFAULT_SIDE_EFFECT,
-  type RetryOptions,
-  retryRefusal,
-} from './retry-options';
+import { aFieldNameList, aRetry, aSideEffect, DEFAULT_SIDE_EFFECT, retryRefusal } from './retry-options';
 import { resolveSchema, type SchemaAdapter } from './schema/index';
-import type { LegacyZod3Schema } from './schema/zod3-legacy';
-import type { SideEffect } from './side-effect';
+import { NotStrict, strictSchema } from './strict';
+import {
+  aiSdkApproval,
+  aiSdkModelOutput,
+  IGNORED_TOOL_KEYS,
+  type IgnoredToolKeys,
+  unwrapSchema,
+} from './tool-shapes';
+import type { InferParameters, Tool, ToolInternals, ToolOptions, ToolParameters } from './tool-types';
 
-/** A plain JSON Schema object given as `parameters` or `outputSchema`. Write it `as const` for typed input. */
-export type JsonSchemaObject = { readonly [keyword: string]: unknown };
-
-/**
- * What `parameters` accepts: any Standard Schema (zod 3/4, valibot, arktype, …), a zod 3 schema from before
- * 3.24 (no Standard Schema), or a JSON Schema object.
- */
-export type ToolParameters = StandardSchemaV1 | LegacyZod3Schema | JsonSchemaObject;
-
-/** The input of a tool without `parameters`: an object with no keys. */
-export type EmptyInput = Record<string, never>;
-
-/**
- * The type `execute` receives for given `parameters`: the schema's output type for a Standard Schema,
- * `json-schema-to-ts`'s `FromSchema` for an `as const` JSON Schema (defaulted properties stay optional:
- * toolwire does not fill in JSON Schema defaults), {@link EmptyInput} when omitted.
- */
-export type InferParameters<P> = [P] extends [undefined]
-  ? EmptyInput
-  : P extends StandardSchemaV1
-    ? StandardSchemaV1.InferOutput<P>
-    : P extends LegacyZod3Schema<infer Output>
-      ? Output
-      : P extends JSONSchema
-        ? FromSchema<P, { keepDefaultedPropertiesOptional: true }>
-        : Record<string, unknown>;
-
-/**
- * What `execute` and the other callbacks receive besides the input: the fields below, the methods of
- * {@link ContextMethods} (`progress`, …) and the members of {@link ContextScope} (`attempt`, `step`, …).
- */
-export interface ToolContext<C = unknown> extends ContextMethods, ContextScope {
-  /** The run context given to the client (or to `invokeTool`); it never leaves the process. */
-  context: C;
-  /** Aborts when the call is cancelled (by the service or `options.signal`) or times out (`timeoutMs`). */
-  signal: AbortSignal;
-  /** Id of this call, unique per call; the same when the service re-delivers the call. */
-  callId: string;
-  /** Id of the run this call belongs to. */
-  runId: string;
-  /** The tool's name. */
-  toolName: string;
-  /** `true` when a human approved this call; `false` when no approval was asked for. */
-  approved: boolean;
-  /** Nesting depth of the run: 0 for a top-level run, 1 inside an agent used as a tool, and so on. */
-  depth: number;
-  /**
-   * A key for deduplicating a side effect (e.g. an `Idempotency-Key` header). Per call (the default): the same
-   * for the same call id and scope, so a retry and a re-delivered call reuse it; different across calls and
-   * scopes; `toolwire:<callId>[:<scope>]`. Per run (`{ per: 'run' }`): the same for every call of the run with
-   * that scope; `toolwire-run:<runId>[:<scope>]`. Each part URI-encoded.
-   *
-   * @example
-   * ```ts
-   * await fetch(url, { method: 'POST', headers: { 'Idempotency-Key': ctx.idempotencyKey('charge') } });
-   * const perRun = ctx.idempotencyKey('welcome-email', { per: 'run' });
-   * ```
-   */
-  idempotencyKey(scope?: string, options?: IdempotencyKeyOptions): string;
-}
-
-/** Options of {@link tool}. `P` is the type of `parameters`, `Out` what `execute` returns, `C` the context. */
-export interface ToolOptions<P extends ToolParameters | undefined = undefined, Out = unknown, C = unknown> {
-  /** Name the model calls the tool by: 1 to 64 letters, digits, `_` or `-`. */
-  name: string;
-  /** What the tool does and when to use it; the model reads it. Must not be empty. */
-  description: string;
-  /** Schema of the arguments: a Standard Schema, a JSON Schema object with `type: 'object'`, or omitted. */
-  parameters?: P;
-  /**
-   * Does the work. Gets the validated input (the schema's output, e.g. with defaults applied). A string result
-   * reaches the model unchanged; anything else as JSON (see `serializeOutput`). Throwing is fine: the
-   * model reads `Error running <name>: <message>` (or `errorFunction`'s text).
-   */
-  execute(input: InferParameters<P>, ctx: ToolContext<C>): Out | Promise<Out>;
-  /**
-   * The text the model reads when `execute` throws or times out, instead of the default. Its return value is
-   * used verbatim when it is a string; if it throws, returns anything else (e.g. `undefined`), or does not
-   * answer within `timeoutMs` (at most {@link ERROR_FUNCTION_TIMEOUT_MS}, 5,000 ms, which is also its limit
-   * when there is no `timeoutMs`), the default text is used. Argument order as in the OpenAI Agents SDK.
-   */
-  errorFunction?(ctx: ToolContext<C>, error: unknown): string | Promise<string>;
-  /**
-   * Whether a human must approve a call before `execute` runs: a boolean, {@link approvalRequired}`(reason)`, or
-   * a predicate of the validated input answering a boolean or `{ required, reason? }` (it runs after
-   * validation, the allowlist and the client's policies, before `execute`). The reason is shown to the approver.
-   * @default false
-   */
-  needsApproval?:
-    | boolean
-    | ApprovalPolicy
-    | ((ctx: ToolContext<C>, input: InferParameters<P>) => ApprovalAnswer | Promise<ApprovalAnswer>);
-  /**
-   * The agents whose runs may call the tool (Assemble's `allowedAgentNames`), by `name`. A call from any other
-   * agent's run, or whose agent is unknown (a service without the feature `agent_name`), is refused before
-   * approval and `execute`: status `rejected`, the model reading `<name> was not run: the agent "<agent>" is not
-   * allowed to call it.`. @default every agent may call it
-   */
-  allowedAgentNames?: readonly string[];
-  /**
-   * Time limit of a call, in milliseconds (a positive integer up to 2_147_483_647): one budget, counted from
-   * the start of the call, for everything the tool itself runs: argument validation (async refinements
-   * included), the `needsApproval` predicate, `execute`, `outputSchema` validation and `toModelOutput`. The
-   * time a human takes to approve is not counted. When it runs out, in whichever phase, `ctx.signal` aborts
-   * with a `TimeoutError`, the call ends with status `timeout` and the model reads `Error running <name>: timed
-   * out after <n>ms` (or `errorFunction`'s text). Without it, a call ends when it finishes or is cancelled.
-   * @default none
-   */
-  timeoutMs?: number;
-  /** Schema the result must match (any kind `parameters` accepts); a mismatch is an `error` result. */
-  outputSchema?: ToolParameters;
-  /**
-   * What the model reads instead of the full result: it receives `execute`'s full return value (parsed by
-   * `outputSchema`, widget included) and its return value is serialised like a result. The caller still gets
-   * the full value in `ToolCallResult.value`. A throw is handled like a throw from `execute`.
-   */
-  toModelOutput?(output: Out): unknown;
-  /**
-   * How the tool touches the world, announced to the service (approval and audit surfaces may show it): `'none'`
-   * (reads only), `'idempotent'` (a write that may run twice with the same effect) or `'external'` (anything
-   * else: a charge, an email). Only `none` and `idempotent` tools may have `retry`. @default 'external'
-   */
-  sideEffect?: SideEffect;
-  /**
-   * Run `execute` again when it throws or an attempt runs out of `timeoutMs` (see {@link RetryOptions}); the
-   * model reads the last attempt's failure when none succeeds. Needs `sideEffect` `'none'` or `'idempotent'`.
-   * @default none (one attempt)
-   */
-  retry?: RetryOptions;
-  /**
-   * Names of input properties (at any depth) whose values are secrets: every string or number found under one
-   * of these names in the call's arguments is redacted, like the client's `redact` rules, from the result, the
-   * widget, events, progress, questions, step results, errors and `ctx.logger` lines. @default []
-   */
-  sensitiveFieldNames?: readonly string[];
-}
-
-/**
- * A tool made by {@link tool}: its name, description and announced definition. Everything needed to run it is
- * held privately; run it with {@link invokeTool} or a client.
- *
- * `Input`, `Output` and `C` are the validated input, `execute`'s result and the context type.
- */
-export interface Tool<Input = unknown, Output = unknown, C = unknown> {
-  /** The tool's name. */
-  readonly name: string;
-  /** The tool's description. */
-  readonly description: string;
-  /** The JSON-serialisable entry announced to the service (frozen). */
-  readonly definition: ToolDefinition;
-  /** Type-level only (never present at runtime): carries `Input`, `Output` and `C` for inference. */
-  readonly '~types'?: { readonly input: Input; readonly output: Output; readonly context: C } | undefined;
-}
-
-/** The validated input type of a tool. */
-export type ToolInput<T> = T extends Tool<infer I, unknown, unknown> ? I : never;
-/** The `execute` result type of a tool (before `toModelOutput`). */
-export type ToolOutput<T> = T extends Tool<unknown, infer O, unknown> ? O : never;
-
-/** What {@link invokeTool} needs; kept off the public surface. */
-export interface ToolInternals {
-  readonly parameters: SchemaAdapter;
-  readonly outputSchema: SchemaAdapter | undefined;
-  readonly execute: (input: unknown, ctx: ToolContext) => unknown;
-  readonly errorFunction: ((ctx: ToolContext, error: unknown) => unknown) | undefined;
-  readonly needsApproval: boolean | ApprovalPolicy | ((ctx: ToolContext, input: unknown) => unknown);
-  readonly allowedAgentNames: readonly string[] | undefined;
-  readonly timeoutMs: number | undefined;
-  readonly toModelOutput: ((output: unknown) => unknown) | undefined;
-  readonly retry: RetryOptions | undefined;
-  readonly sensitiveFieldNames: readonly string[];
-}
+export type {
+  EmptyInput,
+  InferParameters,
+  JsonSchemaObject,
+  Tool,
+  ToolContext,
+  ToolInput,
+  ToolInternals,
+  ToolOptions,
+  ToolOutput,
+  ToolParameters,
+} from './tool-types';
 
 // `Symbol.for`, so that a tool made by one copy of toolwire (ESM and CJS both loaded) runs in the other.
 const INTERNALS = Symbol.for('toolwire.tool.internals.v1');
@@ -221,17 +57,6 @@ export function toolInternals(value: unknown): ToolInternals | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   return (value as { [INTERNALS]?: ToolInternals })[INTERNALS];
 }
-
-/**
- * The rule of an item of a `tools` option (`new Agent()`, `new Client()`): a tool made by {@link tool}
- * (`not_a_tool`). A refused object is shown with its `name` when it has one, e.g. `an object named "search"`.
- */
-export const aTool: Rule = {
-  expected: 'a tool made with tool()',
-  test: (value) => toolInternals(value) !== undefined,
-  code: 'not_a_tool',
-  show: (value) => describeNotATool(value),
-};
 
 /**
  * A value given where a tool was expected, for a message: with its `name` when it has one (a tool's name is no
@@ -244,9 +69,6 @@ export function describeNotATool(value: unknown): string {
     : describeValue(value);
 }
 
-/** The rule of a `tools` option: an array of {@link aTool}. */
-export const aToolList: Rule = anArrayOf(aTool, 'an array of tools made with tool()');
-
 /** Pattern a tool name must match. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 /**
@@ -256,8 +78,14 @@ export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
  */
 export const ERROR_FUNCTION_TIMEOUT_MS = 5_000;
 
-/** What `tool()` accepts: one rule per option of {@link ToolOptions}. */
-const TOOL_OPTIONS: OptionsSpec<ToolOptions<ToolParameters | undefined, unknown, unknown>> = {
+type AnyOptions = ToolOptions<ToolParameters | undefined, unknown, unknown> & IgnoredToolKeys;
+
+/** `null`, which the OpenAI Agents SDK allows for `errorFunction`. */
+const aNull: Rule = { expected: 'null', test: (value) => value === null };
+const anApproval = aNeedsApproval;
+
+/** What `tool()` accepts: one rule per option of {@link ToolOptions}, and the keys of other SDKs it ignores. */
+const TOOL_OPTIONS: OptionsSpec<AnyOptions> = {
   rules: {
     name: {
       ...aString('1 to 64 letters, digits, _ or -', { pattern: TOOL_NAME_PATTERN }),
@@ -271,9 +99,12 @@ const TOOL_OPTIONS: OptionsSpec<ToolOptions<ToolParameters | undefined, unknown,
       required: true,
     },
     parameters: anything, // resolveSchema checks it
+    inputSchema: anything,
     execute: { ...aFunction, code: 'invalid_execute', required: true },
-    errorFunction: aFunction,
-    needsApproval: aNeedsApproval,
+    errorFunction: oneOf(aFunction, aNull),
+    needsApproval: anApproval,
+    requiresApproval: anApproval,
+    strict: aBoolean,
     allowedAgentNames: anArrayOf(aString('a non-empty string', { minLength: 1 })),
     timeoutMs: { ...aDuration(1), code: 'invalid_timeout' },
     outputSchema: anything, // resolveSchema checks it
@@ -281,12 +112,11 @@ const TOOL_OPTIONS: OptionsSpec<ToolOptions<ToolParameters | undefined, unknown,
     sideEffect: aSideEffect,
     retry: aRetry,
     sensitiveFieldNames: aFieldNameList,
+    ...IGNORED_TOOL_KEYS,
   },
   aliases: {
-    inputSchema: 'parameters',
     schema: 'parameters',
     argsSchema: 'parameters',
-    requiresApproval: 'needsApproval',
     allowedAgents: 'allowedAgentNames',
     agents: 'allowedAgentNames',
     handler: 'execute',
@@ -325,14 +155,17 @@ function deepFreeze<T>(value: T): T {
  *   integer ≤ 2_147_483_647), `invalid_side_effect`, `invalid_retry` (see {@link RetryOptions}),
  *   `retry_not_allowed` (`retry` on an `external` tool, given or by default: a retry runs `execute` again),
  *   `invalid_option` (a callback that is not a function; `sensitiveFieldNames` not property names), `unknown_option` (a misspelt
- *   option, with "did you mean" for another SDK's name, a difference of case or a typo), `invalid_parameters` / `invalid_output_schema` (none of
+ *   option, with "did you mean" for another SDK's name, a difference of case or a typo), `conflicting_options`
+ *   (`parameters` and `inputSchema`, or `needsApproval` and `requiresApproval`, both given),
+ *   `invalid_parameters` / `invalid_output_schema` (none of
  *   the accepted kinds; parameters not describing an object; a JSON Schema that every call would fail on: an
  *   unknown `type`, a `pattern` or `patternProperties` key that is not a valid regular expression, a
  *   non-array `required`, a property schema that is not a schema, a `$ref` pointing outside it, …, named by
  *   its JSON Pointer, e.g. `#/properties/kind/type`), `unsupported_schema` (not expressible as JSON Schema,
  *   e.g. `z.date()`; or a `z.preprocess()` / a pipe from `z.unknown()` into a narrower schema, zod 3 and 4
  *   alike, whose accepted input JSON Schema cannot describe; `z.unknown()`, `z.any()` and their transforms are
- *   fine inside an object, announced as `{}`).
+ *   fine inside an object, announced as `{}`; with `strict: true`, a schema strict mode cannot express, named
+ *   by its JSON Pointer).
  * @example
  * ```ts
  * import { z } from 'zod';
@@ -347,31 +180,97 @@ function deepFreeze<T>(value: T): T {
 export function tool<P extends ToolParameters | undefined = undefined, Out = unknown, C = unknown>(
   options: ToolOptions<P, Out, C>,
 ): Tool<InferParameters<P>, Out, C> {
-  const given: unknown = options;
-  const name = isRecord(given) ? given.name : undefined;
-  const owner = !isRecord(given)
-    ? 'tool()'
-    : typeof name === 'string'
-      ? `tool ${describeValue(name)}`
-      : 'tool (unnamed)';
-  checkOptions(given, TOOL_OPTIONS, { name: owner, error: ToolDefinitionError });
-  const loose = given as ToolOptions<ToolParameters | undefined, unknown, unknown>;
+  return makeTool(options, {}) as Tool<InferParameters<P>, Out, C>;
+}
+
+/** How {@link makeTool} reads an object given in a `tools` option rather than to `tool()`. */
+export interface MakeToolFrom {
+  /** The key of a `tools` record: the tool's name. */
+  readonly key?: string;
+  /** Read `needsApproval` and `toModelOutput` with the AI SDK's argument conventions (src/tool/tool-shapes.ts). */
+  readonly aiSdk?: boolean;
+}
+
+/** Of two keys meaning the same option, the one given (refusing both). */
+function oneKey(options: Record<string, unknown>, keys: readonly [string, string], owner: OptionsOwner) {
+  const [first, second] = keys;
+  if (options[first] !== undefined && options[second] !== undefined) {
+    optionsFault(owner, 'conflicting_options', `give ${first} or ${second}, not both`);
+  }
+  return options[first] === undefined && options[second] !== undefined ? second : first;
+}
+
+/** The parameters' adapter, in strict form when asked (see src/tool/strict.ts). */
+function parametersOf(options: Record<string, unknown>, owner: OptionsOwner): SchemaAdapter {
+  const field = oneKey(options, ['parameters', 'inputSchema'], owner) as 'parameters' | 'inputSchema';
+  const value = unwrapSchema(options[field], owner.name, field);
+  const adapter = resolveSchema(value, { owner: owner.name, field, requireObject: true });
+  if (options.strict !== true) return adapter;
+  let strict: ReturnType<typeof strictSchema>;
+  try {
+    strict = strictSchema(adapter.jsonSchema);
+  } catch (error) {
+    if (!(error instanceof NotStrict)) throw error;
+    return optionsFault(
+      { ...owner, error: ToolDefinitionError },
+      'unsupported_schema',
+      `${field} cannot be made strict at ${error.pointer}: ${error.reason}`,
+    );
+  }
+  const { restore } = strict;
+  return { ...adapter, jsonSchema: strict.schema, validate: (args) => adapter.validate(restore(args)) };
+}
+
+/**
+ * `tool()` for any accepted object: the options checked (see {@link tool}), the other SDKs' names read, and
+ * the callbacks adapted. `from.key` names a tool from a `tools` record (an own `name` must then equal it).
+ * @throws ToolDefinitionError as {@link tool} does; `name_mismatch` when `name` and the record key differ.
+ */
+export function makeTool(given: unknown, from: MakeToolFrom): Tool {
+  const ownName = isRecord(given) ? given.name : undefined;
+  const name = from.key ?? ownName;
+  const owner: OptionsOwner = {
+    name: !isRecord(given)
+      ? 'tool()'
+      : typeof name === 'string'
+        ? `tool ${describeValue(name)}`
+        : 'tool (unnamed)',
+    error: ToolDefinitionError,
+  };
+  if (from.key !== undefined && ownName !== undefined && ownName !== from.key) {
+    optionsFault(
+      owner,
+      'name_mismatch',
+      `its name is ${describeValue(ownName)}, but its key in tools is ${describeValue(from.key)}`,
+    );
+  }
+  const options = isRecord(given) && from.key !== undefined ? { ...given, name: from.key } : given;
+  checkOptions(options, TOOL_OPTIONS, owner);
+  const loose = options as AnyOptions & Record<string, unknown>;
   const refusal = retryRefusal(loose.sideEffect, loose.retry);
-  if (refusal !== undefined) throw new ToolDefinitionError('retry_not_allowed', `${owner}: ${refusal}`);
-  const parameters = resolveSchema(loose.parameters, { owner, field: 'parameters', requireObject: true });
+  if (refusal !== undefined) throw new ToolDefinitionError('retry_not_allowed', `${owner.name}: ${refusal}`);
+  const parameters = parametersOf(loose, owner);
   const outputSchema =
     loose.outputSchema === undefined
       ? undefined
-      : resolveSchema(loose.outputSchema, { owner, field: 'outputSchema', requireObject: false });
+      : resolveSchema(unwrapSchema(loose.outputSchema, owner.name, 'outputSchema'), {
+          owner: owner.name,
+          field: 'outputSchema',
+          requireObject: false,
+        });
+  const approval = loose[oneKey(loose, ['needsApproval', 'requiresApproval'], owner)] ?? false;
+  const adapted = from.aiSdk
+    ? aiSdkModelOutput(loose.execute as never, loose.toModelOutput)
+    : { execute: loose.execute, toModelOutput: loose.toModelOutput };
   const internals: ToolInternals = {
     parameters,
     outputSchema,
-    execute: loose.execute as ToolInternals['execute'],
-    errorFunction: loose.errorFunction as ToolInternals['errorFunction'],
-    needsApproval: (loose.needsApproval ?? false) as ToolInternals['needsApproval'],
-    allowedAgentNames: loose.allowedAgentNames === undefined ? undefined : [...loose.allowedAgentNames],
+    execute: adapted.execute as ToolInternals['execute'],
+    errorFunction: (loose.errorFunction ?? undefined) as ToolInternals['errorFunction'],
+    needsApproval: (from.aiSdk ? aiSdkApproval(approval) : approval) as ToolInternals['needsApproval'],
     timeoutMs: loose.timeoutMs,
-    toModelOutput: loose.toModelOutput,
+    toModelOutput: adapted.toModelOutput as ToolInternals['toModelOutput'],
+    allowedAgentNames: loose.allowedAgentNames === undefined ? undefined : [...loose.allowedAgentNames],
     retry: loose.retry === undefined ? undefined : { ...loose.retry },
     sensitiveFieldNames: [...(loose.sensitiveFieldNames ?? [])],
   };
@@ -388,5 +287,5 @@ export function tool<P extends ToolParameters | undefined = undefined, Out = unk
   });
   const made = { name: loose.name, description: loose.description, definition };
   Object.defineProperty(made, INTERNALS, { value: Object.freeze(internals) });
-  return Object.freeze(made) as Tool<InferParameters<P>, Out, C>;
+  return Object.freeze(made) as Tool;
 }

@@ -1,7 +1,7 @@
 /** toolwire tools inside a real AI SDK `generateText` loop, driven by the AI SDK's own mock model. */
 import { generateText, type ModelMessage, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { type Tool, type ToolContext, ToolDefinitionError, tool } from 'toolwire';
+import { OptionsError, type Tool, type ToolContext, ToolDefinitionError, tool } from 'toolwire';
 import { ToolResultError, toAiSdkTools } from 'toolwire/ai-sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -279,7 +279,16 @@ describe('toAiSdkTools', () => {
       ),
     );
     expect(() => toAiSdkTools([convert], { abortSignal: undefined } as never)).toThrow(
-      new ToolDefinitionError('unknown_option', 'toAiSdkTools(): unknown option "abortSignal"'),
+      new OptionsError(
+        'unknown_option',
+        'toAiSdkTools(): unknown option "abortSignal"; known options: context, approve',
+      ),
+    );
+    expect(() => toAiSdkTools([convert], { experimental_context: {} } as never)).toThrow(
+      new OptionsError(
+        'unknown_option',
+        'toAiSdkTools(): unknown option "experimental_context" (did you mean "context"?)',
+      ),
     );
   });
 });

@@ -707,10 +707,19 @@ describe('maxOutputBytes', () => {
 });
 
 describe('usage errors', () => {
-  it('rejects with not_a_tool for a value not made by tool()', async () => {
-    const fake = { name: 'fake', description: 'd', definition: {} } as never;
+  it('rejects with not_a_tool for a value of no accepted shape', async () => {
+    await expect(invokeTool(42 as never, {})).rejects.toThrow(
+      new ToolDefinitionError(
+        'not_a_tool',
+        'invokeTool(): the tool must be a tool (made with tool(), or an object with description and execute), got 42',
+      ),
+    );
+  });
+
+  it('rejects a tool-like object as tool() would refuse it, naming the tool and the field', async () => {
+    const fake = { name: 'fake', description: 'd' } as never;
     await expect(invokeTool(fake, {})).rejects.toThrow(
-      new ToolDefinitionError('not_a_tool', 'invokeTool(): the tool must be made with tool()'),
+      new ToolDefinitionError('invalid_execute', 'tool "fake": execute must be a function, got undefined'),
     );
   });
 

@@ -31,30 +31,28 @@ describe('Agent options', () => {
     ],
     [{ name: 'A', instructions: 42 }, 'invalid_agent', 'Agent "A": instructions must be a string, got 42'],
     [
-      { name: 'A', instructions: '', tools: {} },
+      { name: 'A', instructions: '', tools: 'search' },
       'invalid_agent',
-      'Agent "A": tools must be an array of tools made with tool(), got an object',
+      'Agent "A": tools must be an array of tools or a record of tools keyed by name, got "search"',
     ],
     [{ name: 'A', instructions: '', model: 4 }, 'invalid_agent', 'Agent "A": model must be a string, got 4'],
   ])('refuses %j, naming the agent, the option and the value', (options, code, message) => {
     expect(() => new Agent(options as never)).toThrowError(new ToolDefinitionError(code, message));
   });
 
-  it('refuses a tools entry not made by tool() at construction, naming the agent, the index and the value', () => {
+  it('refuses a tools entry of no accepted shape at construction, naming the agent, the index and the value', () => {
     const search = tool({ name: 'search', description: 'Searches.', execute: () => '' });
-    const plain = { name: 'lookup', description: 'Looks up.', execute: () => '' };
-    expect(
-      () => new Agent({ name: 'Support', instructions: '', tools: [search, plain as never] }),
-    ).toThrowError(
+    const fake = { name: 'lookup', definition: {} };
+    expect(() => new Agent({ name: 'Support', instructions: '', tools: [search, 42 as never] })).toThrowError(
       new ToolDefinitionError(
         'not_a_tool',
-        'Agent "Support": tools[1] must be a tool made with tool(), got an object named "lookup"',
+        'Agent "Support": tools[1] must be a tool (made with tool(), or an object with description and execute), got 42',
       ),
     );
     expect(() => new Agent({ name: 'Support', instructions: '', tools: [undefined as never] })).toThrowError(
       new ToolDefinitionError(
         'not_a_tool',
-        'Agent "Support": tools[0] must be a tool made with tool(), got undefined',
+        'Agent "Support": tools[0] must be a tool (made with tool(), or an object with description and execute), got undefined',
       ),
     );
     expect(
@@ -62,7 +60,27 @@ describe('Agent options', () => {
     ).toThrowError(
       new ToolDefinitionError(
         'not_a_tool',
-        'Agent "Support": tools[0] must be a tool made with tool(), got a Promise',
+        'Agent "Support": tools[0] must be a tool (made with tool(), or an object with description and execute), got a Promise',
+      ),
+    );
+    expect(() => new Agent({ name: 'Support', instructions: '', tools: [fake as never] })).toThrowError(
+      new ToolDefinitionError(
+        'not_a_tool',
+        'Agent "Support": tools[0] must be a tool (made with tool(), or an object with description and execute), got an object named "lookup"',
+      ),
+    );
+  });
+
+  it('makes a plain object of tools a tool, checked as tool() checks it', () => {
+    const plain = { name: 'lookup', description: 'Looks up.', execute: () => '' };
+    const agent = new Agent({ name: 'Support', instructions: '', tools: [plain] });
+    expect(agent.tools.map((item) => item.definition.name)).toEqual(['lookup']);
+    expect(
+      () => new Agent({ name: 'Support', instructions: '', tools: [{ ...plain, description: '' }] }),
+    ).toThrowError(
+      new ToolDefinitionError(
+        'invalid_description',
+        'tool "lookup": description must be a non-empty string, got ""',
       ),
     );
   });

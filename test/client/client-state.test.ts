@@ -525,14 +525,14 @@ describe('Client options', () => {
       'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header), got [redacted]',
     ],
     [
-      { tools: {} },
+      { tools: 'search' },
       'invalid_option',
-      'new Client(options): tools must be an array of tools made with tool(), got an object',
+      'new Client(options): tools must be an array of tools or a record of tools keyed by name, got "search"',
     ],
     [
       { tools: [echo, { name: 'fake', definition: { name: 'fake' } }] },
       'not_a_tool',
-      'new Client(options): tools[1] must be a tool made with tool(), got an object named "fake"',
+      'new Client(options): tools[1] must be a tool (made with tool(), or an object with description and execute), got an object named "fake"',
     ],
     [
       { maxConcurency: 4 },

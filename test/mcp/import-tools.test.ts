@@ -211,16 +211,23 @@ describe('importMcpTools', () => {
     const source = pagedSource([[plain('a')]], [undefined]);
     const bad = (options: object) => importMcpTools(source, options as never);
     await expect(bad({ prefx: 'a_' })).rejects.toMatchObject({
+      name: 'OptionsError',
       code: 'unknown_option',
-      message: 'importMcpTools(): unknown option "prefx"',
+      message: 'importMcpTools(): unknown option "prefx" (did you mean "prefix"?)',
     });
     await expect(bad({ prefix: 'a.' })).rejects.toMatchObject({
+      name: 'OptionsError',
       code: 'invalid_option',
       message: 'importMcpTools(): prefix must be letters, digits, _ or -, got "a."',
     });
     await expect(bad({ timeoutMs: 0 })).rejects.toMatchObject({
+      name: 'OptionsError',
       code: 'invalid_option',
-      message: 'importMcpTools(): timeoutMs must be a positive integer of milliseconds, got 0',
+      message:
+        'importMcpTools(): timeoutMs must be a positive integer of milliseconds up to 2147483647 (the longest timer), got 0',
+    });
+    await expect(bad({ timeout: 5 })).rejects.toMatchObject({
+      message: 'importMcpTools(): unknown option "timeout" (did you mean "timeoutMs"?)',
     });
     await expect(bad({ filter: 'a' })).rejects.toMatchObject({ code: 'invalid_option' });
     await expect(bad({ needsApproval: 'yes' })).rejects.toMatchObject({ code: 'invalid_option' });

@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { type Tool, type ToolContext, ToolDefinitionError, tool } from 'toolwire';
+import { OptionsError, type Tool, type ToolContext, ToolDefinitionError, tool } from 'toolwire';
 import { importMcpTools, registerMcpTools } from 'toolwire/mcp';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -217,10 +217,16 @@ describe('registerMcpTools', () => {
 
   it('checks its options', () => {
     expect(() => registerMcpTools(server(), [order], { contxt: {} } as never)).toThrow(
-      new ToolDefinitionError('unknown_option', 'registerMcpTools(): unknown option "contxt"'),
+      new OptionsError(
+        'unknown_option',
+        'registerMcpTools(): unknown option "contxt" (did you mean "context"?)',
+      ),
     );
     expect(() => registerMcpTools(server(), [order], { approve: true } as never)).toThrow(
-      new ToolDefinitionError('invalid_option', 'registerMcpTools(): approve must be a function'),
+      new OptionsError('invalid_option', 'registerMcpTools(): approve must be a function, got true'),
+    );
+    expect(() => registerMcpTools(server(), [order], null as never)).toThrow(
+      new OptionsError('invalid_options', 'registerMcpTools(): options must be an object, got null'),
     );
   });
 });

@@ -126,7 +126,7 @@ describe('tool()', () => {
     });
 
     it.each([
-      ['errorFunction', 'text', 'errorFunction must be a function, got "text"'],
+      ['errorFunction', 'text', 'errorFunction must be a function or null, got "text"'],
       ['toModelOutput', 1, 'toModelOutput must be a function, got 1'],
       [
         'needsApproval',
@@ -143,14 +143,14 @@ describe('tool()', () => {
 
     it('unknown_option for a misspelt option, with a hint where one is likely', () => {
       expectDefinitionError(
-        () => tool({ name: 'typo', description: 'd', execute, inputSchema: z.object({}) } as never),
+        () => tool({ name: 'typo', description: 'd', execute, argsSchema: z.object({}) } as never),
         'unknown_option',
-        'tool "typo": unknown option "inputSchema" (did you mean "parameters"?)',
+        'tool "typo": unknown option "argsSchema" (did you mean "parameters"?)',
       );
       expectDefinitionError(
         () => tool({ name: 'typo', description: 'd', execute, attempts: 3 } as never),
         'unknown_option',
-        'tool "typo": unknown option "attempts"; known options: name, description, parameters, execute, errorFunction, needsApproval, allowedAgentNames, timeoutMs, outputSchema, toModelOutput, sideEffect, retry, sensitiveFieldNames',
+        'tool "typo": unknown option "attempts"; known options: name, description, parameters, inputSchema, execute, errorFunction, needsApproval, requiresApproval, strict, allowedAgentNames, timeoutMs, outputSchema, toModelOutput, sideEffect, retry, sensitiveFieldNames, type, providerOptions, metadata, inputExamples, title, onInputStart, onInputDelta, onInputAvailable',
       );
       expectDefinitionError(
         () => tool({ name: 'typo', description: 'd', execute, timeoutMS: 5, need_approval: true } as never),

@@ -29,8 +29,8 @@ export type { JsonObject, SchemaAdapter, SchemaKind, ValidationIssue, Validation
 export interface SchemaOrigin {
   /** Names the tool, e.g. `tool "search_orders"`. */
   owner: string;
-  /** The option holding the schema: `parameters` or `outputSchema`. */
-  field: 'parameters' | 'outputSchema' | 'outputType' | 'schema';
+  /** The option holding the schema: `parameters` (or `inputSchema`) or `outputSchema`. */
+  field: 'parameters' | 'inputSchema' | 'outputSchema' | 'outputType' | 'schema';
   /** `true` when the schema must describe a JSON object (tool parameters). */
   requireObject: boolean;
 }
@@ -85,7 +85,10 @@ function finish(schema: JsonObject, origin: SchemaOrigin): JsonObject {
  */
 export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapter {
   if (value === undefined) return noneAdapter();
-  const kindCode = origin.field === 'parameters' ? 'invalid_parameters' : 'invalid_output_schema';
+  const kindCode =
+    origin.field === 'parameters' || origin.field === 'inputSchema'
+      ? 'invalid_parameters'
+      : 'invalid_output_schema';
   // An output schema is only validated, never announced: any Standard Schema will do (z.date() included).
   if (origin.field === 'outputSchema' && isStandardSchema(value)) {
     return standardAdapter('standard', value, {}, isArkTypeSchema(value) ? arkTypeMessage : undefined);

@@ -1,0 +1,353 @@
+/**
+ * `strict: true`: the announced JSON Schema rewritten in the form OpenAI's strict function calling (Structured
+ * Outputs) accepts, and the way back for what the model sends.
+ *
+ * The rewrite: every object lists all its properties in `required` and has `additionalProperties: false`; a
+ * property that was optional becomes nullable (`type: [t, 'null']`, or `anyOf: [schema, { type: 'null' }]`);
+ * a `oneOf` whose branches are told apart by a `const` property becomes `anyOf` (the same thing, then);
+ * annotations strict mode refuses (`default`, `examples`, `$comment`, …) are left out. The way back: a `null`
+ * sent for a property that was optional is removed before validation, so `execute` sees what it would have
+ * seen without `strict`. The two together accept exactly what validation accepts, but for two differences
+ * the model cannot see: an optional property is sent as `null` rather than left out, and an object can carry
+ * no keys beyond its properties (validation may have ignored them).
+ *
+ * Refused, naming the JSON Pointer: any keyword strict mode does not support (`minLength`, `allOf`, `not`,
+ * `patternProperties`, `prefixItems`, …), a `format` it does not know, a schema for extra keys
+ * (`additionalProperties: { … }`, a record), a schema without a type (`{}`: any value), an array without
+ * `items`, and an optional property that also accepts `null` (a `null` would then be ambiguous).
+ *
+ * @see https://platform.openai.com/docs/guides/structured-outputs#supported-schemas
+ * @module
+ */
+import { Validator } from '@cfworker/json-schema';
+import { isPlainObject } from '../json';
+import type { JsonObject } from './schema/types';
+
+/** Keywords strict mode accepts, kept as they are (the structural ones are rewritten). */
+const KEPT = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'anyOf',
+  'oneOf',
+  '$ref',
+  '$defs',
+  'definitions',
+  'description',
+  'title',
+  'pattern',
+  'format',
+  'multipleOf',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minItems',
+  'maxItems',
+]);
+/** Annotations: no effect on what validates, refused by strict mode, so left out. */
+const DROPPED = new Set([
+  '$schema',
+  '$id',
+  '$comment',
+  'default',
+  'examples',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
+/** The string formats strict mode knows. */
+const FORMATS = new Set([
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uuid',
+]);
+
+/** How to take the `null`s of optional properties out of a value, per node of the schema. */
+type Plan =
+  | { kind: 'leaf' }
+  | { kind: 'object'; optional: ReadonlySet<string>; properties: ReadonlyMap<string, Plan> }
+  | { kind: 'array'; items: Plan }
+  | { kind: 'anyOf'; branches: ReadonlyArray<{ plan: Plan; schema: JsonObject }> }
+  | { kind: 'ref'; ref: string };
+
+const LEAF: Plan = { kind: 'leaf' };
+
+/** A schema that cannot be made strict: the JSON Pointer of the part, and why. */
+export class NotStrict extends Error {
+  constructor(
+    readonly pointer: string,
+    readonly reason: string,
+  ) {
+    super(`${pointer}: ${reason}`);
+  }
+}
+
+/** The strict form of a tool's parameters, and the way back for a value the model sent. */
+export interface StrictSchema {
+  readonly schema: JsonObject;
+  /** `args` without the `null`s of properties that were optional (a copy where something was removed). */
+  readonly restore: (args: unknown) => unknown;
+}
+
+function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function acceptsNull(node: unknown, root: JsonObject, seen = new Set<unknown>()): boolean {
+  if (!isPlainObject(node) || seen.has(node)) return false;
+  seen.add(node);
+  const { type } = node;
+  if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
+  if (node.const === null || (Array.isArray(node.enum) && node.enum.includes(null))) return true;
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const branches = node[key];
+    if (Array.isArray(branches) && branches.some((branch) => acceptsNull(branch, root, seen))) return true;
+  }
+  if (typeof node.$ref === 'string') return acceptsNull(resolveRef(node.$ref, root), root, seen);
+  return false;
+}
+
+function resolveRef(ref: string, root: JsonObject): unknown {
+  if (ref === '#') return root;
+  const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
+  if (match === null) return undefined;
+  const defs = root[match[1] as string];
+  const name = (match[2] as string).replace(/~1/g, '/').replace(/~0/g, '~');
+  return isPlainObject(defs) ? defs[name] : undefined;
+}
+
+function nullable(node: JsonObject): JsonObject {
+  if (Array.isArray(node.anyOf)) return { ...node, anyOf: [...node.anyOf, { type: 'null' }] };
+  if (typeof node.type === 'string' && node.enum === undefined && node.const === undefined)
+    return { ...node, type: [node.type, 'null'] };
+  if (Array.isArray(node.type) && node.enum === undefined && node.const === undefined)
+    return { ...node, type: [...node.type, 'null'] };
+  return { anyOf: [node, { type: 'null' }] };
+}
+
+/** `true` when a `oneOf`'s object branches each fix one shared required property to a different `const`. */
+function discriminated(branches: readonly unknown[]): boolean {
+  const first = branches[0];
+  if (!isPlainObject(first) || !isPlainObject(first.properties)) return false;
+  return Object.keys(first.properties).some((key) => {
+    const values = branches.map((branch) => {
+      if (!isPlainObject(branch) || !isPlainObject(branch.properties)) return undefined;
+      const required = Array.isArray(branch.required) && branch.required.includes(key);
+      const property = branch.properties[key];
+      return required && isPlainObject(property) && 'const' in property
+        ? JSON.stringify(property.const)
+        : undefined;
+    });
+    return values.every((value) => value !== undefined) && new Set(values).size === values.length;
+  });
+}
+
+class Converter {
+  readonly plans = new Map<string, Plan>();
+  constructor(readonly root: JsonObject) {}
+
+  convert(node: unknown, pointer: string): { schema: JsonObject; plan: Plan } {
+    if (!isPlainObject(node))
+      throw new NotStrict(pointer, 'a boolean schema (strict mode needs an object schema)');
+    const out: JsonObject = {};
+    let plan: Plan = LEAF;
+    for (const [key, value] of Object.entries(node)) {
+      if (DROPPED.has(key)) continue;
+      if (!KEPT.has(key))
+        throw new NotStrict(`${pointer}/${escapePointer(key)}`, `strict mode does not support "${key}"`);
+      out[key] = value;
+    }
+    if (typeof node.format === 'string' && !FORMATS.has(node.format)) {
+      throw new NotStrict(`${pointer}/format`, `strict mode does not support the format "${node.format}"`);
+    }
+    if (typeof node.$ref === 'string' && resolveRef(node.$ref, this.root) === undefined) {
+      throw new NotStrict(
+        `${pointer}/$ref`,
+        'only "#", "#/$defs/<name>" and "#/definitions/<name>" can be made strict',
+      );
+    }
+    if (typeof node.$ref === 'string') plan = { kind: 'ref', ref: node.$ref };
+    for (const key of ['$defs', 'definitions'] as const) {
+      const defs = node[key];
+      if (defs === undefined) continue;
+      if (pointer !== '#') throw new NotStrict(`${pointer}/${key}`, `strict mode needs "${key}" at the root`);
+      const converted: JsonObject = {};
+      for (const [name, def] of Object.entries(defs as JsonObject)) {
+        const made = this.convert(def, `#/${key}/${escapePointer(name)}`);
+        converted[name] = made.schema;
+        this.plans.set(`#/${key}/${name}`, made.plan);
+      }
+      out[key] = converted;
+    }
+    const types = Array.isArray(node.type) ? node.type : [node.type];
+    if (types.includes('object')) plan = this.object(node, out, pointer);
+    if (types.includes('array')) {
+      if (node.items === undefined) throw new NotStrict(pointer, 'an array needs "items" in strict mode');
+      const items = this.convert(node.items, `${pointer}/items`);
+      out.items = items.schema;
+      plan = { kind: 'array', items: items.plan };
+    }
+    const union = node.anyOf ?? node.oneOf;
+    if (union !== undefined) {
+      const key = node.anyOf === undefined ? 'oneOf' : 'anyOf';
+      if (!Array.isArray(union)) throw new NotStrict(`${pointer}/${key}`, 'must be an array');
+      if (key === 'oneOf' && !discriminated(union)) {
+        throw new NotStrict(
+          `${pointer}/oneOf`,
+          'strict mode supports "oneOf" only as a union told apart by a "const" property',
+        );
+      }
+      const branches = union.map((branch, index) => this.convert(branch, `${pointer}/${key}/${index}`));
+      delete out.oneOf;
+      out.anyOf = branches.map((branch) => branch.schema);
+      plan = {
+        kind: 'anyOf',
+        branches: branches.map(({ plan: branchPlan, schema }) => ({ plan: branchPlan, schema })),
+      };
+    }
+    if (
+      node.type === undefined &&
+      union === undefined &&
+      node.$ref === undefined &&
+      node.enum === undefined &&
+      node.const === undefined
+    ) {
+      throw new NotStrict(
+        pointer,
+        'a schema without "type" accepts any value, which strict mode cannot express',
+      );
+    }
+    return { schema: out, plan };
+  }
+
+  object(node: JsonObject, out: JsonObject, pointer: string): Plan {
+    const extra = node.additionalProperties;
+    if (
+      extra !== undefined &&
+      extra !== false &&
+      extra !== true &&
+      !(isPlainObject(extra) && Object.keys(extra).length === 0)
+    ) {
+      throw new NotStrict(
+        `${pointer}/additionalProperties`,
+        'strict mode cannot describe extra keys (a record)',
+      );
+    }
+    const properties = isPlainObject(node.properties) ? node.properties : {};
+    const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
+    const optional = new Set<string>();
+    const plans = new Map<string, Plan>();
+    const converted: JsonObject = {};
+    for (const [key, property] of Object.entries(properties)) {
+      const at = `${pointer}/properties/${escapePointer(key)}`;
+      const made = this.convert(property, at);
+      plans.set(key, made.plan);
+      if (required.has(key)) converted[key] = made.schema;
+      else {
+        if (acceptsNull(property, this.root)) {
+          throw new NotStrict(
+            at,
+            'an optional property that also accepts null cannot be made strict (a null would mean two things)',
+          );
+        }
+        optional.add(key);
+        converted[key] = nullable(made.schema);
+      }
+    }
+    for (const key of required) {
+      if (!Object.hasOwn(properties, key))
+        throw new NotStrict(`${pointer}/required`, `"${key}" is required but has no schema`);
+    }
+    out.properties = converted;
+    out.required = Object.keys(converted);
+    out.additionalProperties = false;
+    return { kind: 'object', optional, properties: plans };
+  }
+}
+
+function restoreWith(
+  plan: Plan,
+  value: unknown,
+  plans: ReadonlyMap<string, Plan>,
+  root: JsonObject,
+  depth: number,
+): unknown {
+  if (depth > 64) return value;
+  switch (plan.kind) {
+    case 'leaf':
+      return value;
+    case 'ref': {
+      const target = plans.get(plan.ref);
+      return target === undefined ? value : restoreWith(target, value, plans, root, depth + 1);
+    }
+    case 'array': {
+      if (!Array.isArray(value)) return value;
+      const items = value.map((item) => restoreWith(plan.items, item, plans, root, depth + 1));
+      return items.every((item, index) => item === value[index]) ? value : items;
+    }
+    case 'anyOf': {
+      if (value === null || typeof value !== 'object') return value;
+      if (plan.branches.every((branch) => branch.plan.kind === 'leaf')) return value;
+      const branch = plan.branches.find(({ schema }) => matches(schema, root, value));
+      return branch === undefined ? value : restoreWith(branch.plan, value, plans, root, depth + 1);
+    }
+    case 'object': {
+      if (!isPlainObject(value)) return value;
+      let copy: Record<string, unknown> | undefined;
+      for (const [key, item] of Object.entries(value)) {
+        const next =
+          item === null && plan.optional.has(key)
+            ? undefined
+            : restoreWith(plan.properties.get(key) ?? LEAF, item, plans, root, depth + 1);
+        if (next === item) continue;
+        copy ??= { ...value };
+        if (next === undefined) delete copy[key];
+        else copy[key] = next;
+      }
+      return copy ?? value;
+    }
+  }
+}
+
+function definitionsOf(root: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  if (root.$defs !== undefined) out.$defs = root.$defs;
+  if (root.definitions !== undefined) out.definitions = root.definitions;
+  return out;
+}
+
+const validators = new WeakMap<object, Validator>();
+
+/** `true` when `value` matches a branch (the validator is made once per branch, from a copy: it annotates its schema). */
+function matches(branch: JsonObject, root: JsonObject, value: unknown): boolean {
+  let validator = validators.get(branch);
+  if (validator === undefined) {
+    const schema = JSON.parse(JSON.stringify({ ...branch, ...definitionsOf(root) })) as JsonObject;
+    validator = new Validator(schema as never, '2020-12', false);
+    validators.set(branch, validator);
+  }
+  return validator.validate(value).valid;
+}
+
+/**
+ * The strict form of an announced parameters schema (an object at the root), and {@link StrictSchema.restore}.
+ * @throws NotStrict naming the JSON Pointer of the first part that cannot be made strict.
+ */
+export function strictSchema(announced: JsonObject): StrictSchema {
+  const converter = new Converter(announced);
+  const { schema, plan } = converter.convert(announced, '#');
+  converter.plans.set('#', plan);
+  // Branch schemas are matched with the strict root's definitions (their `$ref`s point there).
+  return { schema, restore: (args) => restoreWith(plan, args, converter.plans, schema, 0) };
+}

@@ -1,0 +1,166 @@
+/**
+ * The structural tool contract: what is accepted wherever tools are (`new Client({ tools })`,
+ * `new Agent({ tools })`, `client.addTool()`, `invokeTool()`), and {@link toTool} / {@link toTools}, the one
+ * place that turns each accepted shape into a {@link Tool}:
+ *
+ * - a tool made by `tool()`, as it is;
+ * - an object with the options `tool()` takes, under toolwire's names or the other SDKs' (`inputSchema`,
+ *   `requiresApproval`), e.g. an OpenAI Agents tool's options or a Relay-E / Assemble definition;
+ * - an AI SDK tool (what `ai`'s `tool()` returns) in a record, read with the AI SDK's conventions (see
+ *   src/tool/tool-shapes.ts): its `execute(input, options)` gets a `ctx` that has `toolCallId`, `abortSignal`,
+ *   `messages` and `experimental_context`;
+ * - a record keyed by tool name, whose values are any of these, a bare function, or `undefined` (left out).
+ *
+ * Each is checked now, as `tool()` checks its options; nothing here imports another SDK.
+ *
+ * @module
+ */
+import { ToolDefinitionError } from '../errors';
+import { isThenable } from '../maybe';
+import { anArrayOf, describeValue, isRecord, type Rule } from './check-options';
+import { bareFunctionDescription } from './model-text';
+import { describeNotATool, makeTool, type Tool, toolInternals } from './tool';
+import { usesAiSdkConventions } from './tool-shapes';
+
+// biome-ignore lint/suspicious/noExplicitAny: a tool of any input, output and context type.
+type AnyTool = Tool<any, any, any>;
+
+/**
+ * An object accepted as a tool (see the module's doc): at least a `description` and an `execute`, the rest as
+ * `tool()` takes it. Typed loosely so that another SDK's tool object assigns without a cast; make it with
+ * `tool()` to have `execute`'s input inferred from the schema.
+ */
+export interface ToolObject {
+  readonly name?: string;
+  readonly description?: string;
+  readonly parameters?: unknown;
+  readonly inputSchema?: unknown;
+  readonly execute?: AnyFunction;
+  readonly errorFunction?: AnyFunction | null;
+  readonly needsApproval?: boolean | AnyFunction;
+  readonly requiresApproval?: boolean | AnyFunction;
+  readonly strict?: boolean;
+  readonly timeoutMs?: number;
+  readonly outputSchema?: unknown;
+  readonly toModelOutput?: AnyFunction;
+  /** Keys of an AI SDK tool that toolwire accepts and ignores (see src/tool/tool-shapes.ts). */
+  readonly type?: string;
+  readonly providerOptions?: unknown;
+  readonly metadata?: unknown;
+  readonly inputExamples?: unknown;
+  readonly title?: string;
+  readonly onInputStart?: AnyFunction;
+  readonly onInputDelta?: AnyFunction;
+  readonly onInputAvailable?: AnyFunction;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the arguments of another SDK's callbacks.
+type AnyFunction = (...args: any[]) => unknown;
+
+/** A bare function in a `tools` record: shorthand for `{ execute }` (see {@link toTool} for what the model is told). */
+// biome-ignore lint/suspicious/noExplicitAny: any input; the tool takes no schema.
+export type ToolFunction = (input: any, ctx: any) => unknown;
+
+/** One tool, in any shape accepted outside a record. */
+export type ToolSource = AnyTool | ToolObject;
+
+/**
+ * What a `tools` option takes: an array of tools, or a record keyed by tool name whose values may also be bare
+ * functions or `undefined` (left out, so a tool can be included conditionally).
+ */
+export type ToolSet =
+  | ReadonlyArray<ToolSource>
+  | { readonly [name: string]: ToolSource | ToolFunction | undefined };
+
+/** `true` for a value {@link toTool} may accept (then checked whole): a `tool()` result or an object with one of its keys. */
+export function isToolLike(value: unknown): boolean {
+  if (toolInternals(value) !== undefined) return true;
+  return (
+    isRecord(value) &&
+    !isThenable(value) &&
+    ('execute' in value || 'description' in value || 'parameters' in value || 'inputSchema' in value)
+  );
+}
+
+/** The rule of an item of a `tools` array (`not_a_tool`); a refused object is shown with its `name`. */
+export const aTool: Rule = {
+  expected: 'a tool (made with tool(), or an object with description and execute)',
+  test: isToolLike,
+  code: 'not_a_tool',
+  show: (value) => describeNotATool(value),
+};
+
+/** The rule of a `tools` option: an array of {@link aTool}, or a record of tools keyed by name. */
+export const aToolSet: Rule = {
+  ...anArrayOf(aTool, 'an array of tools or a record of tools keyed by name'),
+  test: (value) => Array.isArray(value) || (isRecord(value) && !isToolLike(value) && !isThenable(value)),
+};
+
+function notATool(where: string, value: unknown): never {
+  throw new ToolDefinitionError(
+    'not_a_tool',
+    `${where} must be a tool (made with tool(), or an object with description and execute), got ${describeNotATool(value)}`,
+  );
+}
+
+const made = new WeakMap<object, Map<string | undefined, AnyTool>>();
+/** The parameters of a bare function: any object, passed on as the model sent it. */
+const ANY_OBJECT = { type: 'object' } as const;
+
+/**
+ * One tool from any accepted shape. With `key` (the value's key in a `tools` record) the key is the name, and
+ * a bare function is a tool whose description is `Calls <key>.` and whose parameters are `{ type: 'object' }`
+ * (any object: the model is told no properties, and `execute` gets the arguments as the model sent them, `{}`
+ * when it sent none). Give an object with a description and a schema to tell the model more. A value made
+ * into a tool is remembered (per key): the same object given to a client and to an agent is the same tool,
+ * and `invokeTool(object, …)` checks it once.
+ *
+ * @param where - how a refusal names the value, e.g. `tools.search` or `invokeTool()`.
+ * @throws ToolDefinitionError as `tool()` does (naming the tool and the field); `not_a_tool` for a value of no
+ *   accepted shape; `name_mismatch` when a tool's name differs from its record key.
+ */
+export function toTool(value: unknown, where: string, key?: string): AnyTool {
+  const existing = toolInternals(value) === undefined ? undefined : (value as AnyTool);
+  if (existing !== undefined) {
+    if (key !== undefined && existing.name !== key) {
+      throw new ToolDefinitionError(
+        'name_mismatch',
+        `${where}: the tool is named ${describeValue(existing.name)}, but its key in tools is ${describeValue(key)}`,
+      );
+    }
+    return existing;
+  }
+  if (typeof value === 'function' ? key === undefined : !isToolLike(value)) return notATool(where, value);
+  const source = value as object;
+  const byKey = made.get(source) ?? new Map<string | undefined, AnyTool>();
+  const cached = byKey.get(key);
+  if (cached !== undefined) return cached;
+  const tool =
+    typeof value === 'function'
+      ? makeTool(
+          { description: bareFunctionDescription(key as string), parameters: ANY_OBJECT, execute: value },
+          { key },
+        )
+      : makeTool(value, {
+          ...(key === undefined ? {} : { key }),
+          aiSdk: usesAiSdkConventions(value as Record<string, unknown>),
+        });
+  byKey.set(key, tool);
+  made.set(source, byKey);
+  return tool;
+}
+
+/**
+ * Every tool of a `tools` option, in order (a record in its key order, `undefined` values left out).
+ * @param owner - how refusals name the option's owner, e.g. `Agent "Support"`.
+ * @throws ToolDefinitionError as {@link toTool}; `not_a_tool` when `tools` is neither an array nor a record.
+ */
+export function toTools(tools: unknown, owner: string): AnyTool[] {
+  if (Array.isArray(tools)) return tools.map((item, index) => toTool(item, `${owner}: tools[${index}]`));
+  if (!isRecord(tools) || isToolLike(tools)) return notATool(`${owner}: tools`, tools);
+  const out: AnyTool[] = [];
+  for (const [key, item] of Object.entries(tools)) {
+    if (item !== undefined) out.push(toTool(item, `${owner}: tools.${key}`, key));
+  }
+  return out;
+}

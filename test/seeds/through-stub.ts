@@ -1,0 +1,44 @@
+/**
+ * Runs tools from a reference document through a real `Client` against the stub over loopback: the tools are
+ * given to the client (`new Client({ tools })`) and to the agent (`new Agent({ tools })`), the scripted model
+ * calls them, and the run's tool calls come back as `name(arguments) → status: output` lines.
+ */
+
+import { type Script, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
+import { Agent, type ApprovalDecision, type ApprovalRequest, Client, type ToolSet } from '../../src/index';
+
+export interface SeedRun {
+  tools: ToolSet;
+  script: Script;
+  context?: unknown;
+  onApproval?: (request: ApprovalRequest) => ApprovalDecision;
+  /** The agent to run; else one named `Seed` with `tools`. */
+  agent?: Agent;
+}
+
+/** The run's tool calls as `name(arguments) → status: output`, in order. */
+export async function runSeed(options: SeedRun): Promise<string[]> {
+  const stub = await startStubServer({ model: scriptedModel(options.script), logger: silentLogger });
+  const client = new Client({
+    url: stub.url,
+    apiKey: 'seed-key',
+    tools: options.tools,
+    ...(options.onApproval === undefined ? {} : { onApproval: options.onApproval }),
+  });
+  try {
+    await client.connect();
+    const agent =
+      options.agent ?? new Agent({ name: 'Seed', instructions: 'Use the tools.', tools: options.tools });
+    const result = await client.run(
+      agent,
+      'go',
+      options.context === undefined ? {} : { context: options.context },
+    );
+    return result.toolCalls.map(
+      (call) => `${call.toolName}(${JSON.stringify(call.arguments)}) → ${call.status}: ${call.output}`,
+    );
+  } finally {
+    await client.close();
+    await stub.close();
+  }
+}

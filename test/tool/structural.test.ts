@@ -1,0 +1,322 @@
+/** The structural tool contract: every accepted shape made into a tool, and each refusal naming tool and field. */
+import { tool as aiTool, jsonSchema } from 'ai';
+import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { Agent, invokeTool, type ToolContext, ToolDefinitionError, tool } from '../../src/index';
+import { toTools } from '../../src/tool/structural';
+
+function refusal(run: () => unknown): { code?: string; message: string } {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ToolDefinitionError);
+    return { code: (error as ToolDefinitionError).code, message: (error as Error).message };
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('plain objects', () => {
+  it('takes inputSchema for parameters and requiresApproval for needsApproval', async () => {
+    const add = {
+      name: 'add',
+      description: 'Adds.',
+      inputSchema: z.object({ a: z.number(), b: z.number() }),
+      requiresApproval: true,
+      execute: ({ a, b }: { a: number; b: number }) => a + b,
+    };
+    const [made] = toTools([add], 'test');
+    expect(made?.definition).toEqual({
+      name: 'add',
+      description: 'Adds.',
+      parameters: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+      },
+      needsApproval: true,
+      sideEffect: 'external',
+    });
+    expect(await invokeTool(add, { a: 2, b: 3 }, { approved: true })).toMatchObject({
+      status: 'ok',
+      output: '5',
+    });
+  });
+
+  it('refuses both names of one option, naming the tool and both fields', () => {
+    const execute = () => 1;
+    expect(
+      refusal(() => tool({ name: 'x', description: 'd', parameters: {}, inputSchema: {}, execute } as never)),
+    ).toEqual({ code: 'conflicting_options', message: 'tool "x": give parameters or inputSchema, not both' });
+    expect(
+      refusal(() =>
+        tool({ name: 'x', description: 'd', needsApproval: true, requiresApproval: true, execute }),
+      ),
+    ).toEqual({
+      code: 'conflicting_options',
+      message: 'tool "x": give needsApproval or requiresApproval, not both',
+    });
+  });
+
+  it('names inputSchema, not parameters, when the schema given under it is refused', () => {
+    expect(
+      refusal(() => tool({ name: 'x', description: 'd', inputSchema: 'text' as never, execute: () => 1 })),
+    ).toEqual({
+      code: 'invalid_parameters',
+      message:
+        'tool "x": inputSchema must be a Standard Schema (zod, valibot, arktype, …), a JSON Schema object or undefined, got a string',
+    });
+  });
+});
+
+describe('records keyed by name', () => {
+  it('uses the key as the name, skips undefined, and makes a bare function a tool', async () => {
+    const greet = vi.fn((input: unknown) => `hi ${JSON.stringify(input)}`);
+    const made = toTools(
+      {
+        lookup: {
+          description: 'Looks up.',
+          inputSchema: { type: 'object', properties: {} },
+          execute: () => 'x',
+        },
+        later: undefined,
+        greet,
+      },
+      'test',
+    );
+    expect(made.map((t) => t.definition)).toEqual([
+      {
+        name: 'lookup',
+        description: 'Looks up.',
+        parameters: { type: 'object', properties: {} },
+        needsApproval: false,
+        sideEffect: 'external',
+      },
+      {
+        name: 'greet',
+        description: 'Calls greet.',
+        parameters: { type: 'object' },
+        needsApproval: false,
+        sideEffect: 'external',
+      },
+    ]);
+    const result = await invokeTool(made[1]!, '{"who":"Ada"}');
+    expect(result).toMatchObject({ status: 'ok', output: 'hi {"who":"Ada"}' });
+  });
+
+  it('refuses a name that differs from its key, naming both', () => {
+    const named = tool({ name: 'search', description: 'd', execute: () => 1 });
+    expect(refusal(() => toTools({ find: named }, 'Agent "A"'))).toEqual({
+      code: 'name_mismatch',
+      message: 'Agent "A": tools.find: the tool is named "search", but its key in tools is "find"',
+    });
+    expect(
+      refusal(() => toTools({ find: { name: 'search', description: 'd', execute: () => 1 } }, 'x')),
+    ).toEqual({
+      code: 'name_mismatch',
+      message: 'tool "find": its name is "search", but its key in tools is "find"',
+    });
+  });
+
+  it('refuses a record value of no accepted shape, naming its key', () => {
+    expect(refusal(() => new Agent({ name: 'A', instructions: '', tools: { calc: 42 as never } }))).toEqual({
+      code: 'not_a_tool',
+      message:
+        'Agent "A": tools.calc must be a tool (made with tool(), or an object with description and execute), got 42',
+    });
+  });
+});
+
+describe('AI SDK tools (ai@6 tool())', () => {
+  it('runs execute(input, options) with toolCallId, abortSignal, messages and experimental_context', async () => {
+    const seen: unknown[] = [];
+    const weather = aiTool({
+      description: 'Weather in a city.',
+      inputSchema: z.object({ city: z.string() }),
+      execute: async ({ city }, options) => {
+        seen.push({
+          toolCallId: options.toolCallId,
+          aborted: options.abortSignal?.aborted,
+          messages: options.messages,
+          context: options.experimental_context,
+        });
+        return { city, celsius: 21 };
+      },
+    });
+    const [made] = toTools({ weather }, 'test');
+    const result = await invokeTool(made!, { city: 'Oslo' }, { callId: 'call_7', context: { tenant: 't1' } });
+    expect(result).toMatchObject({ status: 'ok', output: '{"city":"Oslo","celsius":21}' });
+    expect(seen).toEqual([{ toolCallId: 'call_7', aborted: false, messages: [], context: { tenant: 't1' } }]);
+  });
+
+  it('honours toModelOutput({ toolCallId, input, output }) and maps its { type, value } answer', async () => {
+    const base = {
+      description: 'Finds a record.',
+      inputSchema: z.object({ id: z.string() }),
+      execute: async ({ id }: { id: string }) => ({ id, secret: 's3', summary: `record ${id}` }),
+    };
+    const text = aiTool({
+      ...base,
+      toModelOutput: ({ toolCallId, input, output }) => ({
+        type: 'text',
+        value: `${toolCallId}/${input.id}: ${output.summary}`,
+      }),
+    });
+    const json = aiTool({
+      ...base,
+      toModelOutput: ({ output }) => ({ type: 'json', value: { s: output.summary } }),
+    });
+    const failed = aiTool({ ...base, toModelOutput: () => ({ type: 'error-text', value: 'not found' }) });
+    const made = toTools({ text, json, failed }, 'test');
+    const call = (index: number) => invokeTool(made[index]!, { id: '9' }, { callId: 'c1' });
+    expect(await call(0)).toMatchObject({ status: 'ok', output: 'c1/9: record 9' });
+    expect(await call(1)).toMatchObject({ status: 'ok', output: '{"s":"record 9"}' });
+    expect(await call(2)).toMatchObject({ status: 'error', output: 'Error running failed: not found' });
+  });
+
+  it('asks needsApproval(input, options) in the AI SDK order', async () => {
+    const predicate = vi.fn((input: { amount: number }, options: { toolCallId: string }) => {
+      expect(options.toolCallId).toBe('c2');
+      return input.amount > 100;
+    });
+    const pay = aiTool({
+      description: 'Pays.',
+      inputSchema: z.object({ amount: z.number() }),
+      needsApproval: predicate,
+      execute: async ({ amount }) => `paid ${amount}`,
+    });
+    const [made] = toTools({ pay }, 'test');
+    expect(await invokeTool(made!, { amount: 5 }, { callId: 'c2' })).toMatchObject({ status: 'ok' });
+    expect(await invokeTool(made!, { amount: 500 }, { callId: 'c2' })).toMatchObject({ status: 'rejected' });
+  });
+
+  it('validates outputSchema and reads a jsonSchema() input schema', async () => {
+    const lookup = aiTool({
+      description: 'Looks up.',
+      inputSchema: jsonSchema<{ q: string }>({
+        type: 'object',
+        properties: { q: { type: 'string' } },
+        required: ['q'],
+      }),
+      outputSchema: z.object({ hits: z.number() }),
+      execute: async ({ q }) => ({ hits: q === 'bad' ? ('many' as unknown as number) : 2 }),
+    });
+    const [made] = toTools({ lookup }, 'test');
+    expect(made?.definition.parameters).toEqual({
+      type: 'object',
+      properties: { q: { type: 'string' } },
+      required: ['q'],
+    });
+    expect(await invokeTool(made!, { q: 'ok' })).toMatchObject({ status: 'ok', output: '{"hits":2}' });
+    expect(await invokeTool(made!, { q: 1 })).toMatchObject({ status: 'invalid_arguments' });
+    expect((await invokeTool(made!, { q: 'bad' })).status).toBe('error');
+  });
+
+  it('refuses a provider-executed tool, naming the field', () => {
+    const provider = { type: 'provider', id: 'openai.web_search', args: {}, inputSchema: z.object({}) };
+    expect(refusal(() => toTools({ web_search: provider as never }, 'test')).message).toBe(
+      'tool "web_search": unknown options "id" and "args"; known options: name, description, parameters, inputSchema, execute, errorFunction, needsApproval, requiresApproval, strict, allowedAgentNames, timeoutMs, outputSchema, toModelOutput, sideEffect, retry, sensitiveFieldNames, type, providerOptions, metadata, inputExamples, title, onInputStart, onInputDelta, onInputAvailable',
+    );
+  });
+});
+
+describe('OpenAI Agents style tools (mirrored shapes)', () => {
+  it('runs execute(input, runContext) with runContext.context, errorFunction(ctx, error) and needsApproval(ctx, input)', async () => {
+    const approvals: unknown[] = [];
+    const refund = {
+      name: 'refund',
+      description: 'Refunds an order.',
+      parameters: {
+        type: 'object',
+        properties: { orderId: { type: 'string' }, note: { type: ['string', 'null'] } },
+        required: ['orderId', 'note'],
+        additionalProperties: false,
+      },
+      strict: true,
+      execute: async (input: { orderId: string }, runContext?: ToolContext<{ shop: string }>) => {
+        if (input.orderId === 'x') throw new Error('unknown order');
+        return `${runContext?.context.shop}: refunded ${input.orderId}`;
+      },
+      errorFunction: (_ctx: ToolContext, error: unknown) => `refund failed (${(error as Error).message})`,
+      needsApproval: async (ctx: ToolContext, input: { orderId: string }) => {
+        approvals.push([ctx.callId, input.orderId]);
+        return false;
+      },
+    };
+    const context = { shop: 'acme' };
+    expect(await invokeTool(refund, { orderId: '1', note: null }, { callId: 'k', context })).toMatchObject({
+      status: 'ok',
+      output: 'acme: refunded 1',
+    });
+    expect(await invokeTool(refund, { orderId: 'x', note: 'n' }, { context })).toMatchObject({
+      status: 'error',
+      output: 'refund failed (unknown order)',
+    });
+    expect(approvals[0]).toEqual(['k', '1']);
+  });
+
+  it('reads errorFunction: null as the default text', async () => {
+    const failing = {
+      name: 'f',
+      description: 'd',
+      errorFunction: null,
+      execute: () => Promise.reject(new Error('boom')),
+    };
+    expect(await invokeTool(failing, {})).toMatchObject({ status: 'error', output: 'Error running f: boom' });
+  });
+});
+
+describe('strict: true', () => {
+  it('announces every property required, optionals nullable, no extra keys, and maps null back to absent', async () => {
+    const search = tool({
+      name: 'search',
+      description: 'Searches.',
+      strict: true,
+      parameters: z.object({ q: z.string(), limit: z.number().default(5), after: z.string().optional() }),
+      execute: (input) => input,
+    });
+    expect(search.definition.parameters).toEqual({
+      type: 'object',
+      properties: {
+        q: { type: 'string' },
+        limit: { type: ['number', 'null'] },
+        after: { type: ['string', 'null'] },
+      },
+      required: ['q', 'limit', 'after'],
+      additionalProperties: false,
+    });
+    const viaNull = await invokeTool(search, { q: 'a', limit: null, after: null });
+    const absent = await invokeTool(search, { q: 'a' });
+    expect(viaNull.value).toEqual({ q: 'a', limit: 5 });
+    expect(absent.value).toEqual(viaNull.value);
+  });
+
+  it.each([
+    [
+      z.object({ name: z.string().min(1) }),
+      'at #/properties/name/minLength: strict mode does not support "minLength"',
+    ],
+    [
+      z.object({ note: z.string().nullable().optional() }),
+      'at #/properties/note: an optional property that also accepts null cannot be made strict (a null would mean two things)',
+    ],
+    [
+      { type: 'object', properties: { tags: { type: 'object', additionalProperties: { type: 'string' } } } },
+      'at #/properties/tags/additionalProperties: strict mode cannot describe extra keys (a record)',
+    ],
+    [
+      { type: 'object', properties: { any: {} } },
+      'at #/properties/any: a schema without "type" accepts any value, which strict mode cannot express',
+    ],
+    [
+      { type: 'object', properties: { when: { type: 'string', format: 'uri' } } },
+      'at #/properties/when/format: strict mode does not support the format "uri"',
+    ],
+  ])('refuses a schema that cannot be made strict, naming the part (%#)', (parameters, where) => {
+    expect(
+      refusal(() => tool({ name: 's', description: 'd', strict: true, parameters, execute: () => 1 })),
+    ).toEqual({
+      code: 'unsupported_schema',
+      message: `tool "s": parameters cannot be made strict ${where}`,
+    });
+  });
+});
