@@ -39,13 +39,8 @@ export {
   type RunOutput,
   type ToolCallEvent,
 } from './client/client';
-export {
-  type CallInfo,
-  CLIENT_DEFAULTS,
-  type ClientOptions,
-  type CloseOptions,
-  type RunOptions,
-} from './client/client-options';
+export { type CallInfo, CLIENT_DEFAULTS, type ClientOptions } from './client/client-options';
+export type { CloseOptions, RunOptions } from './client/run-options';
 export type { RunEvent, RunResult } from './client/runs';
 export {
   type CallTrace,

@@ -7,7 +7,6 @@
  *
  * @module
  */
-
 import { OptionsError, TimeoutError } from '../errors';
 import { MAX_ARGUMENT_DEPTH } from '../limits';
 import { type Logger, scopedLogger, silentLogger } from '../logger';

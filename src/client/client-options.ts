@@ -8,10 +8,8 @@ import type { CallPolicy } from '../call/types';
 import { OptionsError } from '../errors';
 import { displayUrl, type Logger, type RedactRule, secretScrubber } from '../logger';
 import {
-  aBoolean,
   aDuration,
   aFunction,
-  anAbortSignal,
   anArrayOf,
   anInteger,
   anything,
@@ -28,10 +26,9 @@ import { aToolSet, type ToolSet, toTools } from '../tool/structural';
 import type { Tool } from '../tool/tool';
 import type { ReconnectOptions } from '../wire/connection';
 import type { WebSocketConstructor } from '../wire/transport';
-import { Agent } from './agent';
 import type { Approver } from './approvals';
 import type { Questioner } from './questions';
-import type { RunEvent } from './runs';
+import { CLOSE_DEFAULTS } from './run-options';
 import type { ToolTracing } from './tracing';
 
 /** Information about a call, given to a `context` function. */
@@ -384,72 +381,4 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
         CLOSE_DEFAULTS.timeoutMs),
     tools,
   };
-}
-
-/** Options of {@link Client.run}. */
-export interface RunOptions<C = unknown> {
-  /** `ctx.context` for every tool call of this run and of its nested runs. Never sent. */
-  context?: C;
-  /**
-   * Aborting rejects `run()` at once with `AbortError` (`cause`: `signal.reason`), connected or not, aborts the
-   * run's tool calls in this process at once, and cancels the run on the service (`run_cancel`, re-sent after a
-   * reconnect until the service ends the run; PROTOCOL.md §6).
-   */
-  signal?: AbortSignal;
-  /** Model turns before the run fails. @default the service's (10 with the stub) */
-  maxTurns?: number;
-  /**
-   * Told about each event of this run as it happens (the same as the client's `run_event` event, for this run
-   * only): turns, messages, tool calls and results, approvals, and the calls' progress, preliminary results and
-   * questions. A listener that throws is ignored.
-   */
-  onEvent?: (event: RunEvent) => void;
-}
-
-/** Default values of {@link CloseOptions}. */
-export const CLOSE_DEFAULTS = { drain: true, timeoutMs: 30_000 } as const;
-
-/** Options of {@link Client.close}. */
-export interface CloseOptions {
-  /** Finish running calls and flush results before closing. @default true */
-  drain?: boolean;
-  /** Longest wait for draining, in milliseconds; then running calls are aborted with `cancelled` results. @default 30_000 */
-  timeoutMs?: number;
-}
-
-/** What `client.run()` accepts: one rule per option of {@link RunOptions}. */
-const RUN_OPTIONS: OptionsSpec<RunOptions> = {
-  rules: { context: anything, signal: anAbortSignal, maxTurns: anInteger({ min: 1 }), onEvent: aFunction },
-  aliases: { abortSignal: 'signal', turns: 'maxTurns', maxSteps: 'maxTurns', onRunEvent: 'onEvent' },
-};
-const RUN_OWNER: OptionsOwner = { name: 'client.run()', error: OptionsError };
-
-/**
- * Checks `run()`'s arguments before anything is sent, so a mistake is an immediate, named error.
- * @throws OptionsError `invalid_agent`, `invalid_input`, `invalid_options`, `unknown_option`, `invalid_option`.
- */
-export function checkRunArguments(agent: unknown, input: unknown, options: unknown): void {
-  if (!(agent instanceof Agent)) {
-    optionsFault(
-      RUN_OWNER,
-      'invalid_agent',
-      `agent must be made with new Agent(), got ${describeValue(agent)}`,
-    );
-  }
-  if (typeof input !== 'string') {
-    optionsFault(RUN_OWNER, 'invalid_input', `input must be a string, got ${describeValue(input)}`);
-  }
-  checkOptions(options, RUN_OPTIONS, RUN_OWNER);
-}
-
-/** What `client.close()` accepts: one rule per option of {@link CloseOptions}. */
-const CLOSE_OPTIONS: OptionsSpec<CloseOptions> = {
-  rules: { drain: aBoolean, timeoutMs: aDuration(0) },
-  aliases: { timeout: 'timeoutMs', graceful: 'drain', drainTimeoutMs: 'timeoutMs' },
-};
-const CLOSE_OWNER: OptionsOwner = { name: 'client.close()', error: OptionsError };
-
-/** Checks `close()`'s options. @throws OptionsError `invalid_options`, `unknown_option`, `invalid_option`. */
-export function checkCloseOptions(options: unknown): void {
-  checkOptions(options, CLOSE_OPTIONS, CLOSE_OWNER);
 }
