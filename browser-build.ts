@@ -31,9 +31,12 @@ export function browserSwaps(): Plugin {
   return {
     name: 'toolwire-browser-swaps',
     setup(build) {
-      build.onResolve({ filter: /^(zod-to-json-schema|@valibot\/to-json-schema)$/ }, (args) => ({
-        path: BROWSER_STAND_INS[args.path]!,
-      }));
+      // toolwire/zod3 and toolwire/valibot (src/browser/) import the real packages, to register them.
+      build.onResolve({ filter: /^(zod-to-json-schema|@valibot\/to-json-schema)$/ }, (args) =>
+        args.importer.startsWith(join(ROOT, 'src/browser/'))
+          ? undefined
+          : { path: BROWSER_STAND_INS[args.path]! },
+      );
       build.onResolve({ filter: /\/validator$/ }, (args) =>
         join(args.resolveDir, args.path) === VALIDATOR.replace(/\.ts$/, '')
           ? { path: VALIDATOR.replace(/\.ts$/, '.browser.ts') }

@@ -79,7 +79,8 @@ async function parts(entry: string, external: string[], browser: boolean): Promi
     logLevel: 'silent',
   });
   const outputs = result.metafile.outputs;
-  const contents = (path: string) => result.outputFiles.find((file) => file.path.endsWith(`/${path}`))!.contents;
+  const contents = (path: string) =>
+    result.outputFiles.find((file) => file.path.endsWith(`/${path}`))!.contents;
   /** `path` and every output it imports statically, transitively. */
   const closure = (path: string, seen = new Set<string>()): Set<string> => {
     seen.add(path);
@@ -117,6 +118,10 @@ export async function bundleSizes(): Promise<BundleSize[]> {
     })),
     { label: "`import 'toolwire/zod3'` (zod 3 parameters)", target: false, ...zod3.first },
     { label: "`import 'toolwire/valibot'` (valibot parameters)", target: false, ...valibot.first },
-    { label: 'full build (Node `default` condition), zod left out: every browser before', target: false, ...full.first },
+    {
+      label: 'full build (Node `default` condition), zod left out: every browser before',
+      target: false,
+      ...full.first,
+    },
   ];
 }

@@ -6,8 +6,9 @@
  *
  * @module
  */
-import type * as ZodToJsonSchema from 'zod-to-json-schema';
+
 import type * as ValibotToJsonSchema from '@valibot/to-json-schema';
+import type * as ZodToJsonSchema from 'zod-to-json-schema';
 
 /** The converters registered so far. */
 export interface Converters {

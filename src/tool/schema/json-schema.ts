@@ -144,7 +144,8 @@ function lazyValidator(schema: JsonObject): () => Validator | Promise<Validator>
   const now = loadValidator();
   let validator = isThenable(now) ? undefined : make(now);
   if (validator === undefined) preloadValidator();
-  return () => validator ?? (andThen(loadValidator(), (loaded) => (validator ??= make(loaded))) as Promise<Validator>);
+  return () =>
+    validator ?? (andThen(loadValidator(), (loaded) => (validator ??= make(loaded))) as Promise<Validator>);
 }
 
 /**
