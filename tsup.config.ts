@@ -1,20 +1,41 @@
 import { defineConfig } from 'tsup';
+import { BROWSER_STAND_INS, browserSwaps } from './browser-build';
 
-export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    'server-stub/index': 'server-stub/index.ts',
-    'server-stub/cli': 'server-stub/cli.ts',
-    'mcp/index': 'src/mcp/index.ts',
-    'ai-sdk/index': 'src/ai-sdk/index.ts',
-    'otel/index': 'src/otel/index.ts',
+// The adapters (toolwire/mcp, toolwire/ai-sdk, toolwire/otel) import the core as 'toolwire': one copy of it, ESM
+// and CJS alike.
+const external = ['ws', 'zod', 'zod3', 'valibot', 'arktype', 'toolwire', '@opentelemetry/api'];
+
+export default defineConfig([
+  {
+    entry: {
+      index: 'src/index.ts',
+      'server-stub/index': 'server-stub/index.ts',
+      'server-stub/cli': 'server-stub/cli.ts',
+      'mcp/index': 'src/mcp/index.ts',
+      'ai-sdk/index': 'src/ai-sdk/index.ts',
+      'otel/index': 'src/otel/index.ts',
+      // In the full build these change nothing; the browser build needs them for zod 3 / valibot parameters.
+      zod3: 'src/browser/zod3.ts',
+      valibot: 'src/browser/valibot.ts',
+    },
+    format: ['esm', 'cjs'],
+    dts: true,
+    clean: true,
+    sourcemap: true,
+    target: 'node20',
+    external,
   },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-  // The adapters (toolwire/mcp, toolwire/ai-sdk, toolwire/otel) import the core as 'toolwire': one copy of it, ESM
-  // and CJS alike.
-  external: ['ws', 'zod', 'zod3', 'valibot', 'arktype', 'toolwire', '@opentelemetry/api'],
-});
+  {
+    // The `browser` condition of `toolwire` (see browser-build.ts): ESM, the converters and the validator out.
+    entry: { 'browser/index': 'src/index.ts' },
+    format: ['esm'],
+    dts: false,
+    clean: false,
+    sourcemap: true,
+    target: 'es2022',
+    platform: 'browser',
+    external,
+    noExternal: Object.keys(BROWSER_STAND_INS),
+    esbuildPlugins: [browserSwaps()],
+  },
+]);

@@ -159,11 +159,11 @@ function targets(figures: Figures): Target[] {
     measured: `${mb(growth)} MB (${mb(v('toolwire:rss-growth'))} MB)`,
     met: Number.isFinite(growth) ? growth <= 10 * 1_048_576 : undefined,
   });
-  // The issue's figure: "schema libraries excluded" (zod, valibot, arktype); the converters, the JSON Schema
-  // validator and eventemitter3 count. The figure with zod/mini included is in the bundle table below.
-  const bundle = figures.bundles.find((size) => size.schemaLibrariesExcluded)?.gzipBytes ?? Number.NaN;
+  // The issue's figure (issue 20): what a page that already ships zod 4 downloads first for the client, from
+  // the browser build; the validator and the zod 3 / valibot converters load later or on request (table below).
+  const bundle = figures.bundles.find((size) => size.target)?.gzipBytes ?? Number.NaN;
   check(
-    'browser bundle ≤ 20 KB min+gzip (schema libraries excluded; converters and validator included)',
+    'browser bundle ≤ 20 KB min+gzip (browser build, first download, zod left out)',
     bundle,
     20 * 1024,
     false,
@@ -191,7 +191,7 @@ function microTable(figures: Figures): string {
 
 function bundleTable(bundles: BundleSize[]): string {
   const lines = [
-    '| client bundle (src/index.ts, browser, esbuild) | minified | min+gzip | largest parts (minified) |',
+    '| client bundle (src/index.ts, browser, esbuild, code splitting) | minified | min+gzip | largest parts (minified) |',
     '|---|---:|---:|---|',
   ];
   for (const bundle of bundles) {
@@ -256,6 +256,10 @@ ${microTable(figures)}
 
 ${bundleTable(figures.bundles)}
 
-\`ws\`, zod 3, valibot and arktype are never bundled (peers; browsers use the global WebSocket).
+\`ws\`, zod 3, valibot and arktype are never bundled (peers; browsers use the global WebSocket). The browser
+build is \`toolwire\`'s \`browser\` export condition (browser-build.ts): the JSON Schema validator is loaded by
+a dynamic \`import()\` when a tool first needs it (plain JSON Schema parameters, or a zod 3 / valibot / arktype
+/ unproved zod 4 schema whose announcement is checked), and zod 3 / valibot parameters need
+\`import 'toolwire/zod3'\` / \`import 'toolwire/valibot'\` once. Each file is gzipped alone, as served.
 `;
 }

@@ -6,13 +6,14 @@
  * @see https://github.com/cfworker/cfworker/tree/main/packages/json-schema
  * @module
  */
-import { type OutputUnit, Validator } from '@cfworker/json-schema';
+import type { OutputUnit, Validator } from '@cfworker/json-schema';
 import { isPlainObject } from '../../json';
-import { andThen } from '../../maybe';
+import { andThen, isThenable } from '../../maybe';
 import { checkJsonSchema } from './json-schema-check';
 import { to202012 } from './json-schema-dialect';
 import { formatPath, pointerToSegments } from './path';
 import type { JsonObject, SchemaAdapter, ValidationIssue, ValidationResult } from './types';
+import { loadValidator, preloadValidator, type ValidatorClass } from './validator';
 
 // Keywords whose value is data, not a schema.
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
@@ -135,6 +136,19 @@ function withoutUnset(value: unknown, depth: number): unknown {
 }
 
 /**
+ * A validator for `schema` (2020-12, every error reported), through src/tool/schema/validator.ts, the one place
+ * the validator is loaded: made at once where it is loaded (Node), else by the first validation.
+ */
+function lazyValidator(schema: JsonObject): () => Validator | Promise<Validator> {
+  const make = (ValidatorOf: ValidatorClass) => new ValidatorOf(schema, '2020-12', false);
+  const now = loadValidator();
+  let validator = isThenable(now) ? undefined : make(now);
+  if (validator === undefined) preloadValidator();
+  return () =>
+    validator ?? (andThen(loadValidator(), (loaded) => (validator ??= make(loaded))) as Promise<Validator>);
+}
+
+/**
  * Adapter for a plain JSON Schema object. The announced schema is its 2020-12 translation, a JSON copy
  * without `$schema`; the validator works on its own copy of it (it annotates the schema it is given).
  *
@@ -143,7 +157,7 @@ function withoutUnset(value: unknown, depth: number): unknown {
  */
 export function jsonSchemaAdapter(schema: JsonObject): SchemaAdapter {
   const jsonSchema = to202012(checkJsonSchema(schema));
-  const validator = new Validator(structuredClone(jsonSchema), '2020-12', false);
+  const validator = lazyValidator(structuredClone(jsonSchema));
   return {
     kind: 'json-schema',
     jsonSchema,
@@ -156,10 +170,12 @@ export function jsonSchemaAdapter(schema: JsonObject): SchemaAdapter {
         const message = `expected a JSON value, got ${foreign.type}`;
         return { ok: false, issues: [{ path: formatPath(foreign.path), message }] };
       }
-      const result = validator.validate(withoutUnset(value, 0));
-      return result.valid
-        ? { ok: true, value }
-        : { ok: false, issues: issuesFromOutput(result.errors, value) };
+      return andThen(validator(), (ready): ValidationResult => {
+        const result = ready.validate(withoutUnset(value, 0));
+        return result.valid
+          ? { ok: true, value }
+          : { ok: false, issues: issuesFromOutput(result.errors, value) };
+      });
     },
   };
 }
@@ -193,20 +209,22 @@ function withoutFormats(node: unknown): unknown {
  */
 export function guardWithAnnounced(adapter: SchemaAdapter): SchemaAdapter {
   const schema = withoutFormats(structuredClone(adapter.jsonSchema)) as JsonObject;
-  const validator = new Validator(schema, '2020-12', false);
+  const validator = lazyValidator(schema);
   return {
     kind: adapter.kind,
     jsonSchema: adapter.jsonSchema,
     validate: (value) =>
-      andThen(adapter.validate(value), (result): ValidationResult => {
+      andThen(adapter.validate(value), (result) => {
         if (!result.ok) return result;
-        let announced: ReturnType<Validator['validate']>;
-        try {
-          announced = validator.validate(value);
-        } catch {
-          return result; // e.g. a library pattern this validator cannot compile: the library's verdict stands
-        }
-        return announced.valid ? result : { ok: false, issues: issuesFromOutput(announced.errors, value) };
+        return andThen(validator(), (ready): ValidationResult => {
+          let announced: ReturnType<Validator['validate']>;
+          try {
+            announced = ready.validate(value);
+          } catch {
+            return result; // e.g. a library pattern this validator cannot compile: the library's verdict stands
+          }
+          return announced.valid ? result : { ok: false, issues: issuesFromOutput(announced.errors, value) };
+        });
       }),
   };
 }

@@ -1,0 +1,145 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+import * as v from 'valibot';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import * as z3 from 'zod3';
+import { browserSwaps } from '../../browser-build';
+import type * as Toolwire from '../../src/index';
+
+/**
+ * The browser build (browser-build.ts, the `browser` condition of `toolwire`): bundled here as tsup bundles it,
+ * then run in Node. The zod 3 and valibot converters and the JSON Schema validator are not in its first
+ * download; a tool that needs the validator gets it by a dynamic import; a zod 3 or valibot tool is refused
+ * with the one line that fixes it, and works once `toolwire/zod3` / `toolwire/valibot` were imported.
+ */
+const root = join(import.meta.dirname, '../..');
+const outDir = join(root, 'test/artifacts', `browser-build-${process.pid}`);
+let lean: typeof Toolwire;
+let metafile: Metafile;
+
+beforeAll(async () => {
+  mkdirSync(outDir, { recursive: true });
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: { index: 'src/index.ts', zod3: 'src/browser/zod3.ts', valibot: 'src/browser/valibot.ts' },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'neutral',
+    outdir: outDir,
+    packages: 'external',
+    plugins: [browserSwaps()],
+    metafile: true,
+    logLevel: 'silent',
+  });
+  metafile = result.metafile;
+  lean = (await import(pathToFileURL(join(outDir, 'index.js')).href)) as typeof Toolwire;
+}, 60_000);
+afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+const add = (a: number, b: number) => a + b;
+
+describe('the browser build', () => {
+  it('leaves the converters and the validator out of its first download', () => {
+    const index = Object.entries(metafile.outputs).find(([path]) => path.endsWith('/index.js'))![1];
+    expect(index.imports.filter((i) => i.kind === 'import-statement').map((i) => i.path)).not.toEqual(
+      expect.arrayContaining(['zod-to-json-schema', '@valibot/to-json-schema', '@cfworker/json-schema']),
+    );
+    expect(index.imports).toContainEqual(
+      expect.objectContaining({ path: '@cfworker/json-schema', kind: 'dynamic-import' }),
+    );
+    expect(Object.keys(index.inputs).some((input) => input.endsWith('src/tool/schema/validator.ts'))).toBe(
+      false,
+    );
+  });
+
+  it('runs zod 4 tools as the full build does', async () => {
+    const sum = lean.tool({
+      name: 'add',
+      description: 'Adds two numbers.',
+      parameters: z.object({ a: z.number(), b: z.number() }),
+      execute: ({ a, b }) => add(a, b),
+    });
+    expect(await lean.invokeTool(sum, { a: 1, b: 2 })).toMatchObject({ status: 'ok', output: '3' });
+    expect(await lean.invokeTool(sum, { a: 1 })).toMatchObject({ status: 'invalid_arguments' });
+  });
+
+  it('validates plain JSON Schema parameters with the validator it loads on first use', async () => {
+    const sum = lean.tool({
+      name: 'add',
+      description: 'Adds two numbers.',
+      parameters: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+      },
+      execute: ({ a, b }) => add(a as number, b as number),
+    });
+    const invalid = await lean.invokeTool(sum, { a: 1, b: 'two' });
+    expect(invalid).toMatchObject({ status: 'invalid_arguments' });
+    expect(invalid.output).toContain('b');
+    expect(await lean.invokeTool(sum, { a: 1, b: 2 })).toMatchObject({ status: 'ok', output: '3' });
+  });
+
+  it('checks a valibot schema against its announcement too, once the converter is imported', async () => {
+    const define = () =>
+      lean.tool({
+        name: 'add',
+        description: 'Adds two numbers.',
+        parameters: v.object({ a: v.number(), b: v.number() }),
+        execute: ({ a, b }) => add(a, b),
+      });
+    expect(define).toThrow(lean.ToolDefinitionError);
+    expect(define).toThrow(/tool "add": parameters .*`import 'toolwire\/valibot'`/);
+    await import(pathToFileURL(join(outDir, 'valibot.js')).href);
+    const sum = define();
+    expect(sum.definition.parameters).toMatchObject({ type: 'object', required: ['a', 'b'] });
+    expect(await lean.invokeTool(sum, { a: 1, b: 2 })).toMatchObject({ status: 'ok', output: '3' });
+    // valibot takes an array for a record; the announced "type": "object" does not, and wins.
+    const record = lean.tool({
+      name: 'r',
+      description: 'r',
+      execute: () => 'ok',
+      parameters: v.object({ r: v.record(v.string(), v.number()) }),
+    });
+    expect(await lean.invokeTool(record, { r: [] })).toMatchObject({ status: 'invalid_arguments' });
+  });
+
+  it('converts zod 3 schemas once toolwire/zod3 is imported, with toolwire’s own rules', async () => {
+    const define = () =>
+      lean.tool({
+        name: 'add',
+        description: 'Adds two numbers.',
+        parameters: z3.object({ a: z3.number(), b: z3.number(), s: z3.string().trim().max(2).optional() }),
+        execute: ({ a, b }) => add(a, b),
+      });
+    const error = (() => {
+      try {
+        define();
+      } catch (caught) {
+        return caught as InstanceType<typeof lean.ToolDefinitionError>;
+      }
+      return undefined;
+    })();
+    expect(error).toMatchObject({ code: 'unsupported_schema' });
+    expect(error?.message).toContain("`import 'toolwire/zod3'`");
+    await import(pathToFileURL(join(outDir, 'zod3.js')).href);
+    const sum = define();
+    // The checks after .trim() are not announced (parseStringDef); the rest as zod-to-json-schema makes it.
+    expect(sum.definition.parameters).toMatchObject({ properties: { s: { type: 'string' } } });
+    expect(JSON.stringify(sum.definition.parameters)).not.toContain('maxLength');
+    expect(await lean.invokeTool(sum, { a: 1, b: 2 })).toMatchObject({ status: 'ok', output: '3' });
+    // The override's refusals and its "let the converter decide" both reach the real converter.
+    expect(() =>
+      lean.tool({
+        name: 'd',
+        description: 'd',
+        execute: () => 'ok',
+        parameters: z3.object({ d: z3.date() }),
+      }),
+    ).toThrow(/z\.date\(\) cannot be represented/);
+  });
+});
