@@ -7,6 +7,8 @@ export default defineConfig({
       'toolwire/mcp': fileURLToPath(new URL('./src/mcp/index.ts', import.meta.url)),
       'toolwire/ai-sdk': fileURLToPath(new URL('./src/ai-sdk/index.ts', import.meta.url)),
       'toolwire/otel': fileURLToPath(new URL('./src/otel/index.ts', import.meta.url)),
+      'toolwire/zod3': fileURLToPath(new URL('./src/browser/zod3.ts', import.meta.url)),
+      'toolwire/valibot': fileURLToPath(new URL('./src/browser/valibot.ts', import.meta.url)),
       'toolwire/server-stub': fileURLToPath(new URL('./server-stub/index.ts', import.meta.url)),
       toolwire: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },

@@ -22,8 +22,11 @@ import { type ClientFrame, PROTOCOL_DEFAULTS, PROTOCOL_VERSION, SUBPROTOCOL } fr
 import { serve } from './lib/ipc';
 import { type LatencySummary, summarize } from './lib/stats';
 
-/** Which tool a call is for: `add` answers at once, `hold` waits until the subject is told to release. */
-export type ToolName = 'add' | 'hold';
+/**
+ * Which tool a call is for: `add` answers at once, `size` answers with the length of its `data` argument (the
+ * argument-size scaling), `hold` waits until the subject is told to release.
+ */
+export type ToolName = 'add' | 'size' | 'hold';
 /** The kinds of service the driver can play. */
 export type DriverKind = 'protocol' | 'socketio' | 'mcp';
 
@@ -36,20 +39,31 @@ interface Link {
   close(): Promise<void>;
 }
 
-const expected = (tool: ToolName, seq: number) => (tool === 'add' ? String(seq + 1) : 'released');
+/** The `data` of every `size` call: `argBytes` characters (set by `run`). */
+let sizeData = '';
+const expected = (tool: ToolName, seq: number) =>
+  tool === 'add' ? String(seq + 1) : tool === 'size' ? String(sizeData.length) : 'released';
+const argumentsOf = (tool: ToolName, seq: number) =>
+  tool === 'add' ? { a: seq, b: 1 } : tool === 'size' ? { data: sizeData } : {};
 
-/** A minimal protocol v1 service for one client. */
+/**
+ * A minimal protocol v1 service for `clients` clients (1 unless the scaling asks for more): calls go to them in
+ * turn, each connection with its own coalesced acks.
+ */
 class ProtocolLink implements Link {
   readonly ready: Promise<void>;
   readonly faults: string[] = [];
   readonly url: Promise<string>;
+  /** Size of the first `hello` received, in bytes (UTF-8). */
+  helloBytes = 0;
   readonly #server: WebSocketServer;
   readonly #pending = new Map<string, { tool: ToolName; seq: number; done: (ok: boolean) => void }>();
   readonly #validate: boolean;
-  #socket: WebSocket | undefined;
-  #acks: string[] = [];
+  readonly #sockets: WebSocket[] = [];
+  readonly #acks = new Map<WebSocket, string[]>();
+  #next = 0;
 
-  constructor(validate: boolean) {
+  constructor(validate: boolean, clients = 1) {
     this.#validate = validate;
     this.#server = new WebSocketServer({
       host: '127.0.0.1',
@@ -62,9 +76,15 @@ class ProtocolLink implements Link {
       ),
     );
     this.ready = new Promise((resolve) => {
+      let welcomed = 0;
+      const onWelcomed = () => {
+        welcomed += 1;
+        if (welcomed === clients) resolve();
+      };
       this.#server.on('connection', (socket) => {
-        this.#socket = socket;
-        socket.on('message', (data: Buffer) => this.#onMessage(socket, data.toString(), resolve));
+        this.#sockets.push(socket);
+        this.#acks.set(socket, []);
+        socket.on('message', (data: Buffer) => this.#onMessage(socket, data.toString(), onWelcomed));
       });
     });
   }
@@ -87,8 +107,9 @@ class ProtocolLink implements Link {
           return;
         }
         this.#pending.delete(frame.callId);
-        this.#acks.push(frame.callId);
-        if (this.#acks.length === 1) void Promise.resolve().then(() => this.#flushAcks(socket));
+        const acks = this.#acks.get(socket)!;
+        acks.push(frame.callId);
+        if (acks.length === 1) void Promise.resolve().then(() => this.#flushAcks(socket));
         call.done(frame.status === 'ok' && frame.output === expected(call.tool, call.seq));
         return;
       }
@@ -98,6 +119,7 @@ class ProtocolLink implements Link {
           this.faults.push(`bad hello: ${text.slice(0, 200)}`);
           return;
         }
+        if (this.helloBytes === 0) this.helloBytes = Buffer.byteLength(text);
         socket.send(
           encodeFrame({
             type: 'welcome',
@@ -125,9 +147,9 @@ class ProtocolLink implements Link {
   }
 
   #flushAcks(socket: WebSocket): void {
-    if (this.#acks.length === 0) return;
-    const callIds = this.#acks;
-    this.#acks = [];
+    const callIds = this.#acks.get(socket)!;
+    if (callIds.length === 0) return;
+    this.#acks.set(socket, []);
     socket.send(
       encodeFrame(callIds.length === 1 ? { type: 'ack', callId: callIds[0]! } : { type: 'ack', callIds }),
     );
@@ -136,15 +158,17 @@ class ProtocolLink implements Link {
   call(tool: ToolName, seq: number, done: (ok: boolean) => void): void {
     const callId = `c${seq}`;
     this.#pending.set(callId, { tool, seq, done });
-    const acks = this.#acks.length > 0 ? this.#acks : undefined;
-    if (acks) this.#acks = [];
-    this.#socket!.send(
+    const socket = this.#sockets[this.#next++ % this.#sockets.length]!;
+    const pendingAcks = this.#acks.get(socket)!;
+    const acks = pendingAcks.length > 0 ? pendingAcks : undefined;
+    if (acks) this.#acks.set(socket, []);
+    socket.send(
       encodeFrame({
         type: 'tool_call',
         callId,
         runId: 'bench-run',
         toolName: tool,
-        arguments: tool === 'add' ? { a: seq, b: 1 } : {},
+        arguments: argumentsOf(tool, seq),
         // As the stub sends them: the service's deadline (the client arms a timer for it) and the run depth.
         deadlineMs: PROTOCOL_DEFAULTS.callDeadlineMs,
         depth: 0,
@@ -230,7 +254,7 @@ class McpLink implements Link {
   }
 
   call(tool: ToolName, seq: number, done: (ok: boolean) => void): void {
-    const args = tool === 'add' ? { a: seq, b: 1 } : {};
+    const args = argumentsOf(tool, seq);
     this.#client.callTool({ name: tool, arguments: args }, undefined, { timeout: 600_000 }).then(
       (result) => {
         const content = result.content as Array<{ type: string; text?: string }> | undefined;
@@ -263,6 +287,8 @@ export interface LoadResult {
 export interface LoadOptions {
   tool: ToolName;
   inFlight: number;
+  /** Characters of `data` in each `size` call. */
+  argBytes?: number;
   durationMs?: number;
   calls?: number;
 }
@@ -273,6 +299,8 @@ let sequence = 0;
 /** Keeps `inFlight` calls outstanding until the time or the call budget is spent, then waits for the rest. */
 export function runLoad(link: Link, options: LoadOptions): Promise<LoadResult> {
   const { tool, inFlight } = options;
+  if (options.argBytes !== undefined && sizeData.length !== options.argBytes)
+    sizeData = 'x'.repeat(options.argBytes);
   const budget = options.calls ?? Number.POSITIVE_INFINITY;
   const samples = new Float64Array(Math.min(MAX_SAMPLES, Number.isFinite(budget) ? budget : MAX_SAMPLES));
   const cpuBefore = process.cpuUsage();
@@ -314,10 +342,10 @@ export function runLoad(link: Link, options: LoadOptions): Promise<LoadResult> {
 /** Starts a link of the given kind; `url` is the subject's (MCP) or ignored (the driver listens). */
 export async function startLink(
   kind: DriverKind,
-  options: { url?: string; validate?: boolean } = {},
+  options: { url?: string; validate?: boolean; clients?: number } = {},
 ): Promise<{ link: Link; url: string | undefined }> {
   if (kind === 'protocol') {
-    const link = new ProtocolLink(options.validate === true);
+    const link = new ProtocolLink(options.validate === true, options.clients);
     return { link, url: await link.url };
   }
   if (kind === 'socketio') {
@@ -339,13 +367,14 @@ function main(): void {
         const started = await startLink(request.kind as DriverKind, {
           url: request.url as string | undefined,
           validate: request.validate === true,
+          clients: request.clients === undefined ? 1 : Number(request.clients),
         });
         link = started.link;
         return { url: started.url };
       }
       case 'wait-client':
         await link!.ready;
-        return {};
+        return { helloBytes: link instanceof ProtocolLink ? link.helloBytes : 0 };
       case 'run': {
         const result = await runLoad(link!, request.options as LoadOptions);
         return { result, faults: link!.faults.splice(0, 20) };

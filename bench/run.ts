@@ -51,6 +51,13 @@ const HELD_CALLS = quick ? 2_000 : 10_000;
 /** Calls before the memory baseline: enough for V8's young generation to reach its steady size. */
 const MEMORY_WARMUP_CALLS = quick ? 10_000 : 30_000;
 const MICRO_BUDGET_MS = quick ? 200 : 400;
+/** The scaling table (issue 20): floor and toolwire only, each figure a ratio to the floor of the same rep. */
+const SCALING_SUBJECTS = subjects.filter((name) => name === 'floor' || name === 'toolwire');
+const SCALING_TOOLS = 1_000;
+const ARG_BYTES = [1_000, 10_000, 100_000, 1_000_000] as const;
+const CLIENTS = [1, 2, 4, 8] as const;
+const SCALING_WARMUP_MS = quick ? 150 : 300;
+const SCALING_RUN_MS = quick ? 300 : 700;
 /** MCP opens an HTTP request per call: 100,000 calls would take minutes, 10,000 held ones as many sockets. */
 const MEMORY_SUBJECTS = subjects.filter((name) => name !== 'mcp');
 
@@ -78,6 +85,55 @@ async function throughputSession(pair: Pair, record: (key: string, value: number
   }
 }
 
+/** Argument sizes at 1 in flight (µs per KB), on a pair already started. */
+async function argumentScaling(pair: Pair, record: (key: string, value: number) => void): Promise<void> {
+  for (const argBytes of ARG_BYTES) {
+    await pair.load({ tool: 'size', inFlight: 1, argBytes, durationMs: SCALING_WARMUP_MS });
+    const run = await pair.load({ tool: 'size', inFlight: 1, argBytes, durationMs: SCALING_RUN_MS });
+    if (run.errors > 0 || run.faults.length > 0) {
+      throw new Error(`${pair.name} size ${argBytes}: ${run.errors} wrong results; ${run.faults.join('; ')}`);
+    }
+    record(`us-per-kb@${argBytes}`, run.latency.p50Us / (argBytes / 1000));
+  }
+}
+
+/** A client announcing {@link SCALING_TOOLS} tools: its hello and its connect time. */
+async function toolScaling(
+  name: SubjectName,
+  spawnOptions: SpawnOptions,
+  record: (key: string, value: number) => void,
+): Promise<void> {
+  const pair = await Pair.start(name, spawnOptions, { subjectArgs: ['--tools', String(SCALING_TOOLS)] });
+  try {
+    record(`hello-bytes@${SCALING_TOOLS}`, pair.helloBytes);
+    record(`connect-ms@${SCALING_TOOLS}`, pair.connectMs);
+  } finally {
+    await pair.close();
+  }
+}
+
+/** 1 to 8 client processes against one driver, 64 calls in flight in all: calls/s and CPU per call. */
+async function clientScaling(
+  name: SubjectName,
+  spawnOptions: SpawnOptions,
+  record: (key: string, value: number) => void,
+): Promise<void> {
+  for (const clients of CLIENTS) {
+    const pair = await Pair.start(name, spawnOptions, { clients });
+    try {
+      await pair.load({ tool: 'add', inFlight: 64, durationMs: SCALING_WARMUP_MS });
+      const run = await pair.load({ tool: 'add', inFlight: 64, durationMs: SCALING_RUN_MS });
+      if (run.errors > 0 || run.faults.length > 0) {
+        throw new Error(`${name} × ${clients}: ${run.errors} wrong results; ${run.faults.join('; ')}`);
+      }
+      record(`clients-calls/s@${clients}`, run.callsPerSecond);
+      record(`clients-cpu@${clients}`, run.cpuUsPerCall);
+    } finally {
+      await pair.close();
+    }
+  }
+}
+
 async function memorySession(pair: Pair, record: (key: string, value: number) => void): Promise<void> {
   await pair.load({ tool: 'add', inFlight: 64, calls: MEMORY_WARMUP_CALLS });
   const base = await pair.mark(true);
@@ -85,6 +141,7 @@ async function memorySession(pair: Pair, record: (key: string, value: number) =>
   if (run.errors > 0) throw new Error(`${pair.name}: ${run.errors} wrong results`);
   const after = await pair.mark(true);
   const held = await pair.hold(HELD_CALLS, () => pair.mark(true));
+  record('hold-us', (held.holdMs * 1000) / HELD_CALLS);
   if (held.errors > 0 || held.completed !== HELD_CALLS) {
     throw new Error(
       `${pair.name}: ${held.completed}/${HELD_CALLS} held calls came back, ${held.errors} wrong`,
@@ -164,7 +221,11 @@ async function main(): Promise<void> {
       log(`  throughput: ${name}`);
       const pair = await Pair.start(name, spawnOptions);
       try {
+        recorder(name)('hello-bytes@0', pair.helloBytes);
+        recorder(name)('connect-ms@0', pair.connectMs);
         await throughputSession(pair, recorder(name));
+        if ((SCALING_SUBJECTS as readonly SubjectName[]).includes(name))
+          await argumentScaling(pair, recorder(name));
       } finally {
         await pair.close();
       }
@@ -180,6 +241,11 @@ async function main(): Promise<void> {
       } finally {
         await pair.close();
       }
+    }
+    for (const name of rotate(SCALING_SUBJECTS, rep)) {
+      log(`  scaling: ${name}`);
+      await toolScaling(name, spawnOptions, recorder(name));
+      await clientScaling(name, spawnOptions, recorder(name));
     }
     log('  invokeTool');
     for (const kind of rotate(SCHEMA_KINDS, rep)) await microSession(spawnOptions, kind, recorder(kind));
@@ -199,6 +265,8 @@ async function main(): Promise<void> {
     },
     subjects,
     memorySubjects: MEMORY_SUBJECTS,
+    scalingSubjects: SCALING_SUBJECTS,
+    scaling: { tools: SCALING_TOOLS, argBytes: [...ARG_BYTES], clients: [...CLIENTS] },
     concurrencies: [...CONCURRENCIES],
     bundles,
     heldCalls: HELD_CALLS,

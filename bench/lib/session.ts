@@ -77,6 +77,8 @@ export interface PairOptions {
   subjectNodeFlags?: string[];
   /** Decode every frame the subject sends with `decodeClientFrame` (protocol subjects). */
   validate?: boolean;
+  /** Subject processes against the one driver (protocol subjects; the scaling's 1 to 8 clients). @default 1 */
+  clients?: number;
 }
 
 /** A driver and a subject, connected. */
@@ -84,9 +86,18 @@ export class Pair {
   private constructor(
     readonly name: SubjectName,
     readonly driver: Channel,
-    readonly subject: Channel,
+    readonly subjects: Channel[],
     readonly processes: ChildProcess[],
+    /** The first subject's `hello`, in bytes, as the driver received it (protocol subjects). */
+    readonly helloBytes: number,
+    /** The first subject's connect time, ms: from opening the socket (toolwire: `new Client`) to `welcome`. */
+    readonly connectMs: number,
   ) {}
+
+  /** The (first) subject. */
+  get subject(): Channel {
+    return this.subjects[0]!;
+  }
 
   /** Starts both processes and waits until the subject is connected and ready. */
   static async start(
@@ -105,8 +116,8 @@ export class Pair {
           options.subjectNodeFlags,
         );
         processes.push(child);
-        const ready = await announced<Reply & { url?: string }>(child, `subject ${name}`);
-        return { channel: new Channel(child, `subject ${name}`), url: ready.url };
+        const ready = await announced<Reply & { url?: string; connectMs?: number }>(child, `subject ${name}`);
+        return { channel: new Channel(child, `subject ${name}`), url: ready.url, connectMs: ready.connectMs };
       };
       const startDriver = async () => {
         const child = spawnEntry(entries.driver, ['--driver'], cores?.[0]);
@@ -116,22 +127,29 @@ export class Pair {
       };
       const kind = DRIVER_KIND[name];
       let driver: Channel;
-      let subject: Channel;
+      const subjects: Channel[] = [];
+      let connectMs = Number.NaN;
       if (kind === 'mcp') {
         const started = await startSubject(undefined);
-        subject = started.channel;
+        subjects.push(started.channel);
         driver = await startDriver();
         await driver.request('start', { kind, url: started.url });
       } else {
+        const clients = options.clients ?? 1;
         driver = await startDriver();
         const { url } = await driver.request<Reply & { url: string }>('start', {
           kind,
           validate: options.validate === true,
+          clients,
         });
-        subject = (await startSubject(url)).channel;
+        for (let i = 0; i < clients; i++) {
+          const started = await startSubject(url);
+          subjects.push(started.channel);
+          if (i === 0) connectMs = started.connectMs ?? Number.NaN;
+        }
       }
-      await driver.request('wait-client', {}, 30_000);
-      return new Pair(name, driver, subject, processes);
+      const { helloBytes } = await driver.request<Reply & { helloBytes?: number }>('wait-client', {}, 30_000);
+      return new Pair(name, driver, subjects, processes, helloBytes ?? 0, connectMs);
     } catch (error) {
       await Promise.all(processes.map((child) => stop(child, 500)));
       throw error;
@@ -143,16 +161,25 @@ export class Pair {
     return (await this.subject.request<Reply & { mark: Mark }>('mark', { gc })).mark;
   }
 
-  /** Runs load and returns the driver's measurements, the subject's CPU per call, and any protocol faults. */
+  /**
+   * Runs load and returns the driver's measurements, the subjects' CPU per call (all of them together), and any
+   * protocol faults.
+   */
   async load(options: LoadOptions): Promise<LoadResult & { cpuUsPerCall: number; faults: string[] }> {
-    const before = await this.mark();
+    const cpu = async () => {
+      let sum = 0;
+      for (const subject of this.subjects)
+        sum += (await subject.request<Reply & { mark: Mark }>('mark', { gc: false })).mark.cpuUs;
+      return sum;
+    };
+    const before = await cpu();
     const { result, faults } = await this.driver.request<Reply & { result: LoadResult; faults: string[] }>(
       'run',
       { options },
       600_000,
     );
-    const after = await this.mark();
-    return { ...result, cpuUsPerCall: (after.cpuUs - before.cpuUs) / Math.max(1, result.completed), faults };
+    const after = await cpu();
+    return { ...result, cpuUsPerCall: (after - before) / Math.max(1, result.completed), faults };
   }
 
   /**
@@ -162,10 +189,12 @@ export class Pair {
   async hold<T>(
     count: number,
     measure: () => Promise<T>,
-  ): Promise<{ measured: T; completed: number; errors: number; faults: string[] }> {
+  ): Promise<{ measured: T; completed: number; errors: number; faults: string[]; holdMs: number }> {
+    const started = performance.now();
     const held = this.subject.request('expect-held', { count }, 120_000);
     await this.driver.request('hold', { count });
     await held;
+    const holdMs = performance.now() - started;
     const measured = await measure();
     await this.subject.request('release');
     const { result, faults } = await this.driver.request<Reply & { result: LoadResult; faults: string[] }>(
@@ -173,7 +202,7 @@ export class Pair {
       {},
       120_000,
     );
-    return { measured, completed: result.completed, errors: result.errors, faults };
+    return { measured, completed: result.completed, errors: result.errors, faults, holdMs };
   }
 
   /** Stops both processes. */
