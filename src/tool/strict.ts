@@ -19,9 +19,10 @@
  * @see https://platform.openai.com/docs/guides/structured-outputs#supported-schemas
  * @module
  */
-import { Validator } from '@cfworker/json-schema';
+import type { Validator } from '@cfworker/json-schema';
 import { isPlainObject } from '../json';
 import type { JsonObject } from './schema/types';
+import { loadValidator, preloadValidator, type ValidatorClass } from './schema/validator';
 
 /** Keywords strict mode accepts, kept as they are (the structural ones are rewritten). */
 const KEPT = new Set([
@@ -334,6 +335,8 @@ function matches(branch: JsonObject, root: JsonObject, value: unknown): boolean 
   let validator = validators.get(branch);
   if (validator === undefined) {
     const schema = JSON.parse(JSON.stringify({ ...branch, ...definitionsOf(root) })) as JsonObject;
+    // Loaded: the strict adapter's validate waits for loadValidator() before restoring (src/tool/tool.ts).
+    const Validator = loadValidator() as ValidatorClass;
     validator = new Validator(schema as never, '2020-12', false);
     validators.set(branch, validator);
   }
@@ -345,6 +348,7 @@ function matches(branch: JsonObject, root: JsonObject, value: unknown): boolean 
  * @throws NotStrict naming the JSON Pointer of the first part that cannot be made strict.
  */
 export function strictSchema(announced: JsonObject): StrictSchema {
+  preloadValidator();
   const converter = new Converter(announced);
   const { schema, plan } = converter.convert(announced, '#');
   converter.plans.set('#', plan);

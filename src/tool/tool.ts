@@ -6,6 +6,7 @@
  * @module
  */
 import { ToolDefinitionError } from '../errors';
+import { andThen } from '../maybe';
 import type { ToolDefinition } from '../wire/protocol';
 import { aNeedsApproval, isApprovalPolicy } from './approval-policy';
 import {
@@ -26,6 +27,7 @@ import {
 } from './check-options';
 import { aFieldNameList, aRetry, aSideEffect, DEFAULT_SIDE_EFFECT, retryRefusal } from './retry-options';
 import { resolveSchema, type SchemaAdapter } from './schema/index';
+import { loadValidator } from './schema/validator';
 import { NotStrict, strictSchema } from './strict';
 import {
   aiSdkApproval,
@@ -218,7 +220,10 @@ function parametersOf(options: Record<string, unknown>, owner: OptionsOwner): Sc
     );
   }
   const { restore } = strict;
-  return { ...adapter, jsonSchema: strict.schema, validate: (args) => adapter.validate(restore(args)) };
+  // A branch is chosen with the JSON Schema validator, which the browser build loads lazily: wait for it first.
+  const validate: SchemaAdapter['validate'] = (args) =>
+    andThen(loadValidator(), () => adapter.validate(restore(args)));
+  return { ...adapter, jsonSchema: strict.schema, validate };
 }
 
 /**
