@@ -44,8 +44,8 @@ export class Approvals {
    */
   ask(execution: Execution, request: ApprovalRequest): ApprovalDecision | Promise<ApprovalDecision> {
     const { onApproval, slots } = this.#options;
-    this.#options.requested(request);
     if (onApproval) {
+      this.#options.requested(request);
       // The deadline keeps running: the service does not know a local human is deciding.
       const decided = onApproval(request);
       if (!isThenable(decided)) return decided;
@@ -60,6 +60,8 @@ export class Approvals {
       execution.decide = resolve;
       execution.approvalReason = request.reason;
       this.#options.socket.send(approvalRequest(request.callId, request.reason));
+      // Told only once the service has the request, so that a listener may answer at once with client.decide().
+      this.#options.requested(request);
     });
   }
 

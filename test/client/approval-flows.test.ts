@@ -93,6 +93,25 @@ describe('approvals with a reason, edited arguments and always, over the stub', 
     expect(calls[1]?.approval?.decision).toMatchObject({ approved: true, by: 'always' });
   });
 
+  it('lets an approval_requested listener decide at once when the client asked (a predicate, no onApproval)', async () => {
+    const server = await stub({
+      model: scriptedModel([
+        { toolCalls: [{ name: 'refund', arguments: { orderId: 'o1', amount: 90 } }] },
+        { text: 'done' },
+      ]),
+    });
+    const gated = refund(() => ({ required: true, reason: 'checked here' }));
+    const client = await connected(server.url, { tools: [gated] });
+    const decided: Promise<void>[] = [];
+    client.on('approval_requested', (request) => {
+      // The README's pattern: decide from inside the listener, synchronously.
+      decided.push(client.decide(request.callId, true));
+    });
+    const result = await client.run(agentWith(gated), 'refund');
+    await Promise.all(decided);
+    expect(result.toolCalls.map((call) => [call.status, call.output])).toEqual([['ok', 'refunded 90 on o1']]);
+  });
+
   it('gives onApproval the reason of a predicate, and keeps its always decision for the run', async () => {
     const server = await stub({ model: scriptedModel(twoRefunds()) });
     const asked: ApprovalRequest[] = [];
