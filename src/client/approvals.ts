@@ -29,6 +29,7 @@ export interface ApprovalsOptions {
   held: { get(callId: string): Execution | undefined };
 }
 
+/** The approvals of one client's calls: asks (locally or the service), and hands decisions back to the calls. */
 export class Approvals {
   readonly #options: ApprovalsOptions;
 

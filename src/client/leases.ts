@@ -15,6 +15,7 @@ import type { Execution } from './execution';
 /** The states of a call that has started and not finished. */
 const STARTED: ReadonlySet<string> = new Set(['running', 'parked', 'resuming']);
 
+/** The leases of one client's running calls: which calls the lease holds, and their deadlines when offline. */
 export class Leases {
   readonly #updates: Pick<CallUpdateHooks, 'leased' | 'sessionGraceMs' | 'started'>;
   readonly #deadlines: () => Pick<Deadlines, 'arm'>;

@@ -16,6 +16,7 @@ import { jsonStringBytes } from '../wire/utf8';
 import type { ToolCallFrame } from './execution';
 import { fitContent } from './fit-content';
 
+/** A `tool_result` frame as the outbox holds it until its ack. */
 export type ToolResultFrame = FrameOf<ClientFrame, 'tool_result'>;
 
 /** The part of the socket the call runner writes to (the client's `Connection`). */

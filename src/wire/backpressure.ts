@@ -58,6 +58,7 @@ export interface BackpressureOptions {
   overflow(message: string): void;
 }
 
+/** One socket's write budget (see the module comment): what may be written now, what is held, when to drop. */
 export class Backpressure {
   readonly #options: BackpressureOptions;
   /** Bytes written on this socket (counted only when `countsOwn`). */

@@ -1,39 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type ScriptedTurn,
-  type StubServer,
-  scriptedModel,
-  silentLogger,
-  startStubServer,
-} from '../../server-stub/index';
-import {
-  Agent,
-  ApprovalError,
-  type ApprovalRequest,
-  approvalRequired,
-  Client,
-  type ClientOptions,
-  tool,
-} from '../../src/index';
+import { type ScriptedTurn, scriptedModel } from '../../server-stub/index';
+import { Agent, ApprovalError, type ApprovalRequest, approvalRequired, tool } from '../../src/index';
+import { useStubClients } from '../support/stub-client';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function stub(options: Parameters<typeof startStubServer>[0] = {}): Promise<StubServer> {
-  const server = await startStubServer({ apiKeys: ['test-key'], logger: silentLogger, ...options });
-  cleanups.push(() => server.close());
-  return server;
-}
-
-async function connected(url: string, options: Partial<ClientOptions> = {}): Promise<Client> {
-  const created = new Client({ url, apiKey: 'test-key', tools: [], reconnect: false, ...options });
-  cleanups.push(() => created.close({ drain: false }));
-  await created.connect();
-  return created;
-}
+const { stub, connected } = useStubClients();
 
 /** Two turns of one refund call each, then the tool messages joined. */
 const twoRefunds = (): ScriptedTurn[] => [

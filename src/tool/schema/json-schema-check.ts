@@ -9,6 +9,8 @@
  *
  * @module
  */
+
+import { SUBSCHEMA_KEYWORDS, SUBSCHEMA_LIST_KEYWORDS, SUBSCHEMA_MAP_KEYWORDS } from './subschema-keywords';
 import type { JsonObject } from './types';
 
 /** The type names JSON Schema defines. */
@@ -25,23 +27,6 @@ export const JSON_SCHEMA_TYPES = [
 const TYPE_NAMES: ReadonlySet<string> = new Set(JSON_SCHEMA_TYPES);
 const TYPE_LIST = JSON_SCHEMA_TYPES.map((name) => JSON.stringify(name)).join(', ');
 
-// Keywords whose value is one schema.
-const SCHEMA_KEYWORDS = [
-  'additionalItems',
-  'additionalProperties',
-  'contains',
-  'else',
-  'if',
-  'not',
-  'propertyNames',
-  'then',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-];
-// Keywords whose value is a non-empty array of schemas.
-const SCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-// Keywords whose value maps names to schemas (`patternProperties` has its keys checked too).
-const SCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 const NON_NEGATIVE_INTEGER_KEYWORDS = [
   'maxLength',
   'minLength',
@@ -179,7 +164,7 @@ function checkSchema(schema: unknown, pointer: Pointer, root: JsonObject): void 
     if (!local) fail(at('$ref'), `${show(ref)} does not point inside the schema`);
   }
 
-  for (const keyword of SCHEMA_KEYWORDS) if (has(keyword)) checkSchema(schema[keyword], at(keyword), root);
+  for (const keyword of SUBSCHEMA_KEYWORDS) if (has(keyword)) checkSchema(schema[keyword], at(keyword), root);
   if (has('items')) {
     const { items } = schema;
     if (Array.isArray(items)) {
@@ -191,7 +176,7 @@ function checkSchema(schema: unknown, pointer: Pointer, root: JsonObject): void 
         `expected a schema (an object or a boolean) or an array of schemas, got ${show(items)}`,
       );
   }
-  for (const keyword of SCHEMA_LIST_KEYWORDS) {
+  for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
     if (!has(keyword)) continue;
     const list = schema[keyword];
     if (!Array.isArray(list) || list.length === 0) {
@@ -199,7 +184,7 @@ function checkSchema(schema: unknown, pointer: Pointer, root: JsonObject): void 
     }
     for (const [index, item] of list.entries()) checkSchema(item, [...at(keyword), String(index)], root);
   }
-  for (const keyword of SCHEMA_MAP_KEYWORDS) {
+  for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
     if (!has(keyword)) continue;
     const map = schema[keyword];
     if (!isObject(map)) fail(at(keyword), `expected an object of schemas, got ${show(map)}`);

@@ -19,6 +19,7 @@
  * @module
  */
 import { isPlainObject } from '../../json';
+import { SUBSCHEMA_KEYWORDS, SUBSCHEMA_LIST_KEYWORDS, SUBSCHEMA_MAP_KEYWORDS } from './subschema-keywords';
 import type { JsonObject } from './types';
 
 /** The drafts told apart; `none` when the schema names none. */
@@ -81,21 +82,6 @@ const ANNOTATIONS = new Set([
   'writeOnly',
 ]);
 
-// Keywords whose value is one schema, a list of schemas, or maps names to schemas.
-const ONE = [
-  'additionalProperties',
-  'contains',
-  'else',
-  'if',
-  'not',
-  'propertyNames',
-  'then',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-];
-const LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-const MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
-
 /** One translation: the dialect, and whether the root alone holds `$recursiveAnchor` (2019-09). */
 interface Context {
   dialect: Dialect;
@@ -155,11 +141,11 @@ function translateNode(schema: unknown, pointer: readonly string[], ctx: Context
     } else if (keyword === 'additionalItems') {
       if (Array.isArray(source.items)) out.items = translateNode(value, here, ctx, false);
       // Beside an items schema (or none), additionalItems does nothing.
-    } else if (keyword === 'items' || ONE.includes(keyword)) {
+    } else if (keyword === 'items' || SUBSCHEMA_KEYWORDS.includes(keyword)) {
       out[name] = translateNode(value, here, ctx, false);
-    } else if (LISTS.includes(keyword) && Array.isArray(value)) {
+    } else if (SUBSCHEMA_LIST_KEYWORDS.includes(keyword) && Array.isArray(value)) {
       out[name] = value.map((item, index) => translateNode(item, [...here, String(index)], ctx, false));
-    } else if (MAPS.includes(keyword) && isPlainObject(value)) {
+    } else if (SUBSCHEMA_MAP_KEYWORDS.includes(keyword) && isPlainObject(value)) {
       const map: JsonObject = {};
       for (const [key, child] of Object.entries(value)) {
         Object.defineProperty(map, key, {
