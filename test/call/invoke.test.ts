@@ -6,6 +6,7 @@ import type { ToolCallResult } from '../../src/call/types';
 import { OptionsError, TimeoutError, ToolDefinitionError } from '../../src/errors';
 import { type ToolContext, tool } from '../../src/tool/tool';
 import { TOOL_CALL_STATUSES } from '../../src/wire/protocol';
+import { unknownOptionMessage } from '../support/known-options';
 
 const echo = tool({
   name: 'echo',
@@ -757,7 +758,7 @@ describe('usage errors', () => {
     [{ maxOutputByte: 5 }, 'invokeTool(): unknown option "maxOutputByte" (did you mean "maxOutputBytes"?)'],
     [
       { retries: 3 },
-      'invokeTool(): unknown option "retries"; known options: callId, runId, depth, context, signal, approved, rejectionReason, agentName, policies, approve, timeoutMs, maxOutputBytes, onWidgetInvalid, onProgress, onPreliminary, onQuestion, onEmit, sessionId, steps, onStep, logger, extend',
+      unknownOptionMessage('invokeTool(): unknown option "retries"', 'callId', 'signal', 'timeoutMs'),
     ],
   ])('rejects with unknown_option for %j, running nothing', async (options, message) => {
     const execute = vi.fn(() => 'ran');

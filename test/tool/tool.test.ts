@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { tool } from '../../src/tool/tool';
 import { toolDefinitionSchema } from '../../src/wire/protocol';
 import { expectDefinitionError } from '../fixtures/schema/definition-error';
+import { unknownOptionMessage } from '../support/known-options';
 
 const execute = () => 'ok';
 
@@ -150,7 +151,7 @@ describe('tool()', () => {
       expectDefinitionError(
         () => tool({ name: 'typo', description: 'd', execute, attempts: 3 } as never),
         'unknown_option',
-        'tool "typo": unknown option "attempts"; known options: name, description, parameters, inputSchema, execute, errorFunction, needsApproval, requiresApproval, strict, allowedAgentNames, timeoutMs, outputSchema, toModelOutput, sideEffect, retry, sensitiveFieldNames, type, providerOptions, metadata, inputExamples, title, onInputStart, onInputDelta, onInputAvailable',
+        unknownOptionMessage('tool "typo": unknown option "attempts"', 'name', 'parameters', 'execute'),
       );
       expectDefinitionError(
         () => tool({ name: 'typo', description: 'd', execute, timeoutMS: 5, need_approval: true } as never),
