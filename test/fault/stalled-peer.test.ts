@@ -157,11 +157,13 @@ describe('the outbox, bounded in bytes', () => {
     // One ack makes room: one more queued call runs, and the outbox is full again.
     service.send({ type: 'ack', callId: 'c0' });
     await until(() => worker.stats, { running: 0, queued: 4, unacked: 5 });
-    expect(
+    // The stats change when c5's result is written; wait for the service to have read it.
+    const finished = () =>
       service
         .results()
         .filter((result) => result.retryable !== true)
-        .map((r) => r.callId),
-    ).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5']);
+        .map((r) => r.callId);
+    await until(() => finished().length, 6);
+    expect(finished()).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5']);
   });
 });
