@@ -3,7 +3,8 @@
  * dates, `NaN`, arrays, objects, Maps and Sets, the step returns the same value in its first run, in a retry and in
  * a re-dispatched process (the kept result after a trip over the wire), and that value is the result's JSON as a
  * tool's output is written; a result holding a BigInt, a function, a symbol or a cycle anywhere is refused with
- * `invalid_step_result` and nothing is kept.
+ * `invalid_step_result` and nothing is kept. Keys are unique within an object or a Map (a later entry would hide a
+ * refused value).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -45,7 +46,10 @@ const { value } = fc.letrec<{ value: Made }>((tie) => ({
       .array(tie('value'), { maxLength: 4 })
       .map((items) => fixed(() => items.map((item) => item.make()), all(items))),
     fc
-      .array(fc.tuple(fc.string({ maxLength: 6 }), tie('value')), { maxLength: 4 })
+      .uniqueArray(fc.tuple(fc.string({ maxLength: 6 }), tie('value')), {
+        maxLength: 4,
+        selector: ([key]) => key,
+      })
       .map((entries) =>
         fixed(
           () => Object.fromEntries(entries.map(([key, item]) => [key, item.make()])),
@@ -53,7 +57,10 @@ const { value } = fc.letrec<{ value: Made }>((tie) => ({
         ),
       ),
     fc
-      .array(fc.tuple(fc.string({ maxLength: 6 }), tie('value')), { maxLength: 3 })
+      .uniqueArray(fc.tuple(fc.string({ maxLength: 6 }), tie('value')), {
+        maxLength: 3,
+        selector: ([key]) => key,
+      })
       .map((entries) =>
         fixed(
           () => new Map(entries.map(([key, item]) => [key, item.make()])),
