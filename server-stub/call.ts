@@ -302,7 +302,7 @@ export class Call implements RunCall {
         if (features.has('decisions')) frame.argumentsEdited = true;
       }
     }
-    if (features.has('agent_name') || features.has('call_context')) frame.agentName = this.run.agent.name;
+    if (features.has('call_context')) frame.agentName = this.run.agent.name;
     if (features.has('call_context') && this.run.ownerSessionId !== undefined)
       frame.sessionId = this.run.ownerSessionId;
     if (features.has('steps') && this.activity.steps.size > 0)

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { FEATURES, type Feature } from '../src/wire/call-frames';
+import { FEATURES, type Feature, featureOf } from '../src/wire/call-frames';
 import type { AgentDefinition } from '../src/wire/protocol';
 import { silentLogger } from './logger';
 import type { Model } from './model';
@@ -160,12 +160,13 @@ function parseFeatures(raw: string): Feature[] {
   if (raw.trim() === 'none') return [];
   return raw.split(',').map((part) => {
     const name = part.trim();
-    if (!(FEATURES as readonly string[]).includes(name)) {
+    const feature = featureOf(name);
+    if (feature === undefined) {
       throw new Error(
         `--features: unknown feature ${JSON.stringify(name)} (known: ${FEATURES.join(', ')}; or none)`,
       );
     }
-    return name as Feature;
+    return feature;
   });
 }
 

@@ -13,8 +13,10 @@ import {
   agentDefinitionSchema,
   FEATURES,
   type Feature,
+  featureOf,
   MIN_HEARTBEAT_INTERVAL_MS,
   PROTOCOL_DEFAULTS,
+  type RetiredFeature,
 } from '../src/wire/protocol';
 import { consoleLogger } from './logger';
 import type { Model } from './model';
@@ -81,9 +83,10 @@ export interface StubServerOptions {
   logger?: Logger;
   /**
    * The protocol features (PROTOCOL.md §2) the stub uses with clients that offer them; `[]` makes it a plain
-   * version-1 service, as an older one would be. @default every one of `FEATURES`
+   * version-1 service, as an older one would be. A retired name (`agent_name`) is read as the feature that
+   * replaced it (`FEATURE_ALIASES`). @default every one of `FEATURES`
    */
-  features?: readonly Feature[];
+  features?: readonly (Feature | RetiredFeature)[];
 }
 
 /** Default values of {@link StubServerOptions}. */
@@ -172,10 +175,12 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
   }
   if (options.features !== undefined && !Array.isArray(options.features))
     fail(`features must be an array, got ${describe(options.features)}`);
-  const features = new Set<Feature>(options.features ?? FEATURES);
-  for (const feature of features) {
-    if (!(FEATURES as readonly unknown[]).includes(feature))
-      fail(`features: unknown feature ${describe(feature)} (known: ${FEATURES.join(', ')})`);
+  const features = new Set<Feature>();
+  for (const name of options.features ?? FEATURES) {
+    const feature = featureOf(name);
+    if (feature === undefined)
+      fail(`features: unknown feature ${describe(name)} (known: ${FEATURES.join(', ')})`);
+    features.add(feature);
   }
   const model = options.model ?? scriptedModel([]);
   if (typeof model?.nextTurn !== 'function') fail('model must have a nextTurn(request) method');

@@ -7,7 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
 import type { WebSocket } from 'ws';
-import { CLOSE_CODES, type ClientFrame, type FrameOf, type ToolDefinition } from '../src/wire/protocol';
+import {
+  CLOSE_CODES,
+  type ClientFrame,
+  type FrameOf,
+  featuresOf,
+  type ToolDefinition,
+} from '../src/wire/protocol';
 import { Approvals } from './approvals';
 import { CallUpdates } from './call-updates';
 import { closeSocket } from './close-socket';
@@ -131,7 +137,7 @@ export class StubService {
     session.maxConcurrency = hello.maxConcurrency;
     session.maxQueue = hello.maxQueue;
     session.runEventKinds = new Set(hello.runEventKinds);
-    const offered = new Set(hello.features ?? []);
+    const offered = featuresOf(hello.features);
     session.features = new Set([...this.options.features].filter((feature) => offered.has(feature)));
     const duplicates = session.setTools(hello.tools);
     return { session, resumed, duplicates };

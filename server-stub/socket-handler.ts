@@ -9,6 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
 import { decodeClientFrame, isRefusedErrorFrame } from '../src/wire/codec';
 import {
+  answeredFeatures,
   CLOSE_CODES,
   type ClientFrame,
   type ERROR_CODES,
@@ -172,7 +173,9 @@ class SocketHandler {
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       maxPayloadBytes: options.maxPayloadBytes,
       sessionGraceMs: options.sessionGraceMs,
-      ...(hello.features === undefined ? {} : { features: [...session.features] }),
+      ...(hello.features === undefined
+        ? {}
+        : { features: answeredFeatures(hello.features, session.features) }),
       ...(session.features.has('lease')
         ? { leaseMs: options.leaseMs, maxCallDurationMs: options.maxCallDurationMs }
         : {}),

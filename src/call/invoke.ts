@@ -224,7 +224,7 @@ class CallRun extends CallSignal implements CallState {
   /** `ctx.step()`. */
   step(key: string, fn: () => unknown): Promise<unknown> {
     this.#steps ??= new CallSteps(this.options.steps);
-    return this.#steps.run(this.ctx.callId, key, fn, this.options.redactor, {
+    return this.#steps.run(this, key, fn, {
       kept: (record) => {
         const listener = this.options.onStep;
         if (this.#finished || listener === undefined) return;

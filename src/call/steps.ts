@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { ToolDefinitionError } from '../errors';
+import { AbortError, ToolDefinitionError } from '../errors';
 import type { Redactor } from '../redact';
-import { serializeOutput } from '../tool/output';
-import { STEP_LIMITS, utf8Length } from '../wire/protocol';
+import { STEP_LIMITS } from '../wire/protocol';
+import { keptValue } from './step-value';
 
 /** A completed step, as given to `InvokeOptions.onStep` (to be kept by the service). */
 export interface StepRecord {
@@ -29,31 +29,66 @@ export interface StepSink {
   notKept(info: StepNotKept): void;
 }
 
-type Entry = { done: true; value: unknown } | { done: false; pending: Promise<unknown> };
+type Entry = { done: true; json: string } | { done: false; pending: Promise<unknown> };
 
-/** The steps of one call, shared by its attempts. */
+/** What a step needs of its call (`CallRun`). */
+export interface StepCall {
+  readonly ctx: { readonly callId: string };
+  readonly options: { readonly redactor?: Redactor | undefined };
+  /** `true` once the call has its result. */
+  readonly finished: boolean;
+  /** The call's own abort state (its first `ctx.signal`). */
+  readonly signal: AbortSignal;
+  readonly tool: { readonly name: string };
+}
+
+/** `ctx.step("key")` as error messages name it. */
+const named = (key: string) => `ctx.step(${JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key)})`;
+
+/**
+ * The steps of one call, shared by its attempts. Every `ctx.step()` of a key returns the kept form of its
+ * result ({@link keptValue}: JSON, redacted), the first run included, so a tool behaves the same whether a step
+ * ran now, in an earlier attempt, or in a process that died.
+ */
 export class CallSteps {
   readonly #entries = new Map<string, Entry>();
-  #sent = 0;
+  /** Keys kept by the service or sent to it: counted against `STEP_LIMITS.maxPerCall`. */
+  #durable = 0;
 
   /** @param kept - the results the service kept for this call (`tool_call.steps`), by key. */
   constructor(kept: Readonly<Record<string, unknown>> | undefined) {
     if (kept === undefined) return;
-    for (const [key, value] of Object.entries(kept)) this.#entries.set(key, { done: true, value });
-    this.#sent = this.#entries.size;
+    for (const [key, value] of Object.entries(kept))
+      this.#entries.set(key, { done: true, json: JSON.stringify(value ?? null) });
+    this.#durable = this.#entries.size;
   }
 
   /**
-   * Runs `fn` as the step `key`, or returns the kept result. Concurrent calls with one key share one run.
-   * @throws ToolDefinitionError `invalid_step` (synchronously) for a bad key or `fn`.
+   * Runs `fn` as the step `key`, or returns the kept result. Concurrent calls with one key share one run. Never
+   * throws: every failure is the returned promise's rejection.
+   *
+   * Rejects with `fn`'s own error (nothing is kept: the next attempt runs it again); a `ToolDefinitionError`
+   * `invalid_step` for a bad key or `fn` (before `fn` runs), `too_many_steps` when the call already has
+   * `STEP_LIMITS.maxPerCall` durable steps (before `fn` runs), `invalid_step_result` when the result holds what
+   * JSON cannot (a BigInt, a function, a symbol, a cycle: `fn` ran, its result is not kept); the call's abort
+   * reason when the call was cancelled or timed out, and an `AbortError` `call_ended` once it has its result
+   * (`fn` does not run).
    */
-  run(
-    callId: string,
-    key: unknown,
-    fn: unknown,
-    redactor: Redactor | undefined,
-    sink: StepSink,
-  ): Promise<unknown> {
+  run(call: StepCall, key: unknown, fn: unknown, sink: StepSink): Promise<unknown> {
+    try {
+      return this.#run(call, key, fn, sink);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** A copy of the kept result of `key` (each reader gets its own, as a re-dispatched call would). */
+  #replay(key: string): unknown {
+    const entry = this.#entries.get(key);
+    return entry?.done === true ? JSON.parse(entry.json) : null;
+  }
+
+  #run(call: StepCall, key: unknown, fn: unknown, sink: StepSink): Promise<unknown> {
     if (typeof key !== 'string' || key === '' || key.length > STEP_LIMITS.maxKeyChars) {
       throw new ToolDefinitionError(
         'invalid_step',
@@ -63,43 +98,55 @@ export class CallSteps {
       );
     }
     if (typeof fn !== 'function') {
-      throw new ToolDefinitionError('invalid_step', `ctx.step(): fn must be a function, got ${typeof fn}`);
+      throw new ToolDefinitionError('invalid_step', `${named(key)}: fn must be a function, got ${typeof fn}`);
     }
     const entry = this.#entries.get(key);
-    if (entry !== undefined) return entry.done ? Promise.resolve(entry.value) : entry.pending;
+    if (entry !== undefined)
+      return entry.done ? Promise.resolve(this.#replay(key)) : entry.pending.then(() => this.#replay(key));
+    if (call.signal.aborted) throw call.signal.reason;
+    if (call.finished)
+      throw new AbortError(
+        'call_ended',
+        `${named(key)}: ${call.tool.name} has already ended; the step did not run`,
+      );
+    if (this.#durable >= STEP_LIMITS.maxPerCall) {
+      throw new ToolDefinitionError(
+        'too_many_steps',
+        `${named(key)}: the call already has ${STEP_LIMITS.maxPerCall} steps, the most the service keeps; the step did not run`,
+      );
+    }
+    // Counted now, so that concurrent steps cannot pass the bound together; given back if not kept.
+    this.#durable += 1;
     const pending = (async () => (fn as () => unknown)())().then(
-      (value) => {
-        this.#entries.set(key, { done: true, value });
-        this.#keep(callId, key, value, redactor, sink);
-        return value;
+      (result) => {
+        const kept = keptValue(result, call.options.redactor);
+        if (!kept.ok) {
+          this.#entries.delete(key);
+          this.#durable -= 1;
+          throw new ToolDefinitionError(
+            'invalid_step_result',
+            `${named(key)}: the result cannot be kept: ${kept.reason}; the step ran, its result is not kept`,
+          );
+        }
+        this.#entries.set(key, { done: true, json: kept.json });
+        if (kept.bytes > STEP_LIMITS.maxResultBytes) {
+          this.#durable -= 1;
+          const limit = STEP_LIMITS.maxResultBytes;
+          sink.notKept({
+            key,
+            reason: `its result is ${kept.bytes} bytes of JSON, over the limit of ${limit}: it is kept for this process only`,
+          });
+        } else sink.kept({ callId: call.ctx.callId, key, result: JSON.parse(kept.json) });
+        return JSON.parse(kept.json) as unknown;
       },
       (error: unknown) => {
         // A failed step is not kept: the next attempt runs it again.
         this.#entries.delete(key);
+        this.#durable -= 1;
         throw error;
       },
     );
     this.#entries.set(key, { done: false, pending });
     return pending;
-  }
-
-  /** Hands a completed step to the sink as bounded, redacted JSON, or says why it is not kept. */
-  #keep(callId: string, key: string, value: unknown, redactor: Redactor | undefined, sink: StepSink): void {
-    try {
-      const json = typeof value === 'string' ? JSON.stringify(value) : serializeOutput(value);
-      const result = redactor === undefined ? JSON.parse(json) : redactor.value(JSON.parse(json));
-      const bytes = utf8Length(JSON.stringify(result));
-      if (bytes > STEP_LIMITS.maxResultBytes) {
-        const limit = STEP_LIMITS.maxResultBytes;
-        sink.notKept({ key, reason: `its result is ${bytes} bytes of JSON, over the limit of ${limit}` });
-      } else if (this.#sent >= STEP_LIMITS.maxPerCall) {
-        sink.notKept({ key, reason: `the call already keeps ${STEP_LIMITS.maxPerCall} steps` });
-      } else {
-        this.#sent += 1;
-        sink.kept({ callId, key, result });
-      }
-    } catch (error) {
-      sink.notKept({ key, reason: `its result could not be written as JSON (${String(error)})` });
-    }
   }
 }

@@ -28,6 +28,7 @@ import {
   EVENT_LIMITS,
   type Feature,
   type FrameOf,
+  featuresOf,
   MAX_LEASE_IDS,
   PROGRESS_INTERVAL_MS,
   PROTOCOL_DEFAULTS,
@@ -169,7 +170,7 @@ export class CallUpdates implements CallUpdateHooks {
 
   /** What the service said in `welcome`: the features it took, and the lease's terms. */
   setWelcome(welcome: WelcomeTerms): void {
-    this.#features = new Set((welcome.features ?? []) as Feature[]);
+    this.#features = featuresOf(welcome.features);
     this.#graceMs = welcome.sessionGraceMs ?? PROTOCOL_DEFAULTS.sessionGraceMs;
     // The lease goes with its terms (PROTOCOL.md §18.4): a welcome that names the feature without `leaseMs` has
     // not given one, and calls keep their deadline (rather than a lease renewed every 100 ms for nothing).

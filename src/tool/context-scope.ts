@@ -45,18 +45,31 @@ export interface ContextScope {
   /**
    * A durable step: runs `fn` once for this call and keeps its result. When the same `key` is reached again in
    * this call (a retry, or the call re-dispatched to another process after this one died), `fn` does not run:
-   * the kept result is returned. The result is sent to the service as JSON (redacted, like every value the
-   * client sends) when at most 16,384 bytes (`STEP_LIMITS.maxResultBytes`), for at most 32 steps per call; one
-   * past either bound is returned but not kept beyond this process (a warning is logged). Over a service
-   * without the feature `steps`, or with `invokeTool`, steps are kept for the retries of the call only.
+   * the kept result is returned. Over a service without the feature `steps`, or with `invokeTool`, steps are kept
+   * for the retries of the call only.
+   *
+   * **What it returns** is the result as the service keeps it, every time, the first run included: its JSON
+   * (written as a tool's output is: a `Date` becomes its ISO string, a `Map` an object, a `Set` an array,
+   * `undefined` in an object is left out, `undefined` as the result is `null`), redacted like every value the
+   * client sends (a secret in a step result comes back as `[redacted]`: fetch secrets outside steps), as a fresh
+   * copy for each reader. So a tool behaves the same whether its process died or not. The type says `T`; for a
+   * result that is not plain JSON it is that JSON form.
+   *
+   * **Bounds.** A result over 16,384 bytes of JSON (`STEP_LIMITS.maxResultBytes`) is returned and kept for this
+   * process only, with a `warn` on `ctx.logger` (the work is done; refusing it would only make a retry redo it).
+   * A call keeps at most 32 steps (`STEP_LIMITS.maxPerCall`, the ones the service gave back included): the next
+   * new key is refused before its `fn` runs.
    *
    * A process that dies while `fn` runs left no result: the next one runs `fn` again (at least once). Give an
    * external write inside `fn` an idempotency key (`ctx.idempotencyKey(key)`) so that running twice does no harm.
    *
-   * @returns what `fn` returned (awaited) the first time; the kept JSON value (parsed, redacted) on a replay
-   *   from another process.
-   * @throws what `fn` throws (nothing is kept then: the next attempt runs it again); ToolDefinitionError
-   *   `invalid_step` when `key` is not 1 to 256 characters or `fn` not a function.
+   * @returns the kept JSON value of the step's result, a copy per call of `ctx.step()`.
+   * @throws (as the returned promise's rejection, never synchronously) what `fn` throws (nothing is kept: the
+   *   next attempt runs it again); ToolDefinitionError `invalid_step` when `key` is not a string of 1 to 256
+   *   characters or `fn` not a function, `too_many_steps` past 32 steps (`fn` does not run), and
+   *   `invalid_step_result` when the result holds a BigInt, a function or a symbol anywhere, or a cycle (`fn` ran;
+   *   nothing is kept); the call's abort reason once it was cancelled or timed out, and AbortError `call_ended`
+   *   once it has its result (`fn` does not run).
    * @example
    * ```ts
    * const profile = await ctx.step('load-profile', () => loadProfile(input.customerId));

@@ -133,7 +133,7 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
     | ((ctx: ToolContext<C>, input: InferParameters<P>) => ApprovalAnswer | Promise<ApprovalAnswer>);
   /**
    * The agents whose runs may call the tool (Assemble's `allowedAgentNames`), by `name`. A call from any other
-   * agent's run, or whose agent is unknown (a service without the feature `agent_name`), is refused before
+   * agent's run, or whose agent is unknown (a service without the feature `call_context`), is refused before
    * approval and `execute`: status `rejected`, the model reading `<name> was not run: the agent "<agent>" is not
    * allowed to call it.`. @default every agent may call it
    */

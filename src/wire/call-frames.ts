@@ -22,12 +22,53 @@ export const FEATURES = [
   'event_replay',
   'trace_context',
   'decisions',
-  'agent_name',
   'steps',
   'call_context',
 ] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];
+
+/**
+ * Retired feature names, read as the feature that replaced them wherever a peer lists features (`hello`,
+ * `welcome`, the stub's `features` option), so that an older peer still works (PROTOCOL.md §2). `agent_name`
+ * carried `tool_call.agentName` alone; it is part of `call_context`, which carries the session too.
+ */
+export const FEATURE_ALIASES: Readonly<Record<RetiredFeature, Feature>> = { agent_name: 'call_context' };
+/** A retired feature name, still read as its feature ({@link FEATURE_ALIASES}). */
+export type RetiredFeature = 'agent_name';
+
+/**
+ * The feature a listed name means: itself when it is one of {@link FEATURES}, the feature it is an alias of
+ * ({@link FEATURE_ALIASES}), else `undefined` (a name this version does not know, or not a string).
+ */
+export function featureOf(name: unknown): Feature | undefined {
+  if (typeof name !== 'string') return undefined;
+  if ((FEATURES as readonly string[]).includes(name)) return name as Feature;
+  return Object.hasOwn(FEATURE_ALIASES, name) ? FEATURE_ALIASES[name as RetiredFeature] : undefined;
+}
+
+/**
+ * `welcome.features`: each name of `offered` (`hello.features`) whose feature is among `used`, as the client
+ * wrote it (a retired name too, so that an older client sees its feature on), once each.
+ */
+export function answeredFeatures(offered: readonly unknown[], used: ReadonlySet<Feature>): string[] {
+  const answered = new Set<string>();
+  for (const name of offered) {
+    const feature = featureOf(name);
+    if (feature !== undefined && used.has(feature)) answered.add(name as string);
+  }
+  return [...answered];
+}
+
+/** The features a peer's list means ({@link featureOf} of each name), in order, once each; unknown names ignored. */
+export function featuresOf(names: readonly unknown[] | undefined): Set<Feature> {
+  const features = new Set<Feature>();
+  for (const name of names ?? []) {
+    const feature = featureOf(name);
+    if (feature !== undefined) features.add(feature);
+  }
+  return features;
+}
 
 /** Longest `tool_call.traceparent` and `tool_call.tracestate`, in characters (PROTOCOL.md §18.10). */
 export const MAX_TRACE_FIELD_CHARS = 512;

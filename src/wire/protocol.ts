@@ -19,15 +19,20 @@ export { MAX_APPROVAL_REASON_CHARS } from './approval-frames';
 
 export {
   ANSWER_STATUSES,
+  answeredFeatures,
   CONTENT_LIMITS,
   type ContentPart,
   contentPartSchema,
   EVENT_LIMITS,
+  FEATURE_ALIASES,
   FEATURES,
   type Feature,
+  featureOf,
+  featuresOf,
   MAX_LEASE_IDS,
   PROGRESS_INTERVAL_MS,
   QUESTION_LIMITS,
+  type RetiredFeature,
   RUN_EVENT_FEATURES,
 } from './call-frames';
 export { SIDE_EFFECTS, STEP_LIMITS } from './step-frames';

@@ -79,7 +79,7 @@ describe('ctx.step()', () => {
       {
         level: 'warn',
         fields: { callId: 'c2', toolName: 'big', attempt: 1, step: 'big' },
-        message: `step "big" is not kept: its result is ${big.length + 2} bytes of JSON, over the limit of ${STEP_LIMITS.maxResultBytes}`,
+        message: `step "big" is not kept: its result is ${big.length + 2} bytes of JSON, over the limit of ${STEP_LIMITS.maxResultBytes}: it is kept for this process only`,
       },
     ]);
   });

@@ -56,6 +56,15 @@ function updates(features: string[] | undefined = ['progress', 'preliminary'], m
   };
 }
 
+describe('CallUpdates features', () => {
+  it('reads a welcome from an older service that names only the retired agent_name as call_context', () => {
+    const { made } = updates(['agent_name', 'progress']);
+    expect(made.has('call_context')).toBe(true);
+    expect(made.has('progress')).toBe(true);
+    expect(made.has('steps')).toBe(false);
+  });
+});
+
 describe('CallUpdates (progress)', () => {
   it('sends the first at once, then at most one per 250 ms per call, the newest replacing one that waits', () => {
     vi.useFakeTimers();

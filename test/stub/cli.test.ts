@@ -97,6 +97,11 @@ describe('toolwire-stub arguments', () => {
     expect(() => parseCliArgs(argv)).toThrow(message);
   });
 
+  it('reads the retired feature name agent_name in --features as call_context', () => {
+    const parsed = parseCliArgs(['--features', 'agent_name, steps']);
+    expect(parsed).toMatchObject({ kind: 'start', options: { features: ['call_context', 'steps'] } });
+  });
+
   it('builds an OpenAI-compatible model from its flags, and refuses its flags without --openai-base-url', () => {
     const command = parseCliArgs(
       [

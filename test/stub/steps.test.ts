@@ -9,8 +9,12 @@ import { STEP_LIMITS } from '../../src/wire/protocol';
 import { agent, stub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 
-async function started(features: string[]) {
+async function started(
+  features: string[],
+  stubFeatures?: NonNullable<Parameters<typeof stub>[0]>['features'],
+) {
   const server = await stub({
+    ...(stubFeatures === undefined ? {} : { features: stubFeatures }),
     model: scriptedModel([{ toolCalls: [{ name: 'provision', arguments: {} }] }, { text: 'done' }]),
   });
   const client = track(await TestClient.connect(server.url, { tools: [toolDef('provision')], features }));
@@ -31,6 +35,23 @@ describe('steps and the call scope on the stub', () => {
     const { client, call } = await started(['call_context', 'steps']);
     expect(call).toMatchObject({ sessionId: client.welcome?.sessionId, agentName: 'Onboarding' });
     expect(call.steps).toBeUndefined();
+  });
+
+  it('gives an older client that offers only the retired agent_name the whole call_context, and names it back', async () => {
+    const { client, call } = await started(['agent_name']);
+    expect(client.welcome?.features).toEqual(['agent_name']);
+    expect(call).toMatchObject({ sessionId: client.welcome?.sessionId, agentName: 'Onboarding' });
+  });
+
+  it('reads the retired agent_name in its features option as call_context', async () => {
+    const { client, call } = await started(['call_context'], ['agent_name']);
+    expect(client.welcome?.features).toEqual(['call_context']);
+    expect(call).toMatchObject({ sessionId: client.welcome?.sessionId, agentName: 'Onboarding' });
+  });
+
+  it('names back each offered name whose feature it uses, retired ones too', async () => {
+    const { client } = await started(['call_context', 'agent_name', 'telepathy']);
+    expect(client.welcome?.features).toEqual(['call_context', 'agent_name']);
   });
 
   it('sends neither scope nor steps to a session without the features', async () => {

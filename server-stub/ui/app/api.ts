@@ -39,6 +39,7 @@ export type Transcript = Pick<
   | 'error'
   | 'startedAt'
   | 'durationMs'
+  | 'toolCalls'
 > & { agent: Pick<RunTranscript['agent'], 'name'> };
 
 /** One Server-Sent Event. */

@@ -16,6 +16,7 @@ import {
   showToolEvent,
 } from './call-activity';
 import { approvalBox, type CallCard, callCard, type EventData, setCallStatus } from './call-card';
+import { refreshCallFacts } from './call-facts';
 import { renderContent } from './content-parts';
 import { append, clear, el, formatDuration, formatTime, pretty } from './dom';
 import { pill, toneOf } from './status-pill';
@@ -268,6 +269,7 @@ export class RunView {
         card.approval
           .querySelector('.approval')
           ?.replaceWith(el('p', { class: 'decision', text: 'No decision' }));
+        void refreshCallFacts(this.#deps.api, this.runId, this.#calls, this.#abort.signal);
         return;
       }
       default:
@@ -298,6 +300,8 @@ export class RunView {
     } catch {
       // The end is known from the stream; the details are a bonus.
     }
+    if (transcript)
+      void refreshCallFacts(this.#deps.api, this.runId, this.#calls, this.#abort.signal, transcript);
     const status = transcript?.status ?? ending ?? 'completed';
     this.#setStatus(status);
     this.#setLive('ended', '');
