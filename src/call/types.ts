@@ -340,6 +340,11 @@ export interface CallState {
   abortWithTimeout: (() => void) | undefined;
   /** A line put before the text the model reads (the approver edited the arguments). */
   note?: string;
+  /**
+   * The stage before `execute` that is running, when it is one the timeout text names (`policy 2`, `the
+   * needsApproval check`); `undefined` otherwise.
+   */
+  stage?: string | undefined;
   /** Scrubs the values of input fields a policy asked to redact, when it did. */
   fieldRedactor?: FieldRedaction | undefined;
   /** Ends the call with the outcome (once; later outcomes are ignored). */
