@@ -354,7 +354,7 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
  *
  * Steps: decode the arguments (`''`, `null` and absent mean `{}`; a JSON string is parsed, double-encoded
  * once unwrapped) → validate → `allowedAgentNames` (`agentName`) → `policies` → approval (`needsApproval`,
- * `approved`, `approve`; edited arguments validated again) → `execute` → `outputSchema`
+ * `approved`, `approve`; edited arguments validated again, then the allowlist and policies again) → `execute` → `outputSchema`
  * → widget split → `toModelOutput` → text (lone surrogates become U+FFFD) → `maxOutputBytes`.
  *
  * Time: `timeoutMs` bounds the tool's own work, all of it from one budget: validation, the `needsApproval`

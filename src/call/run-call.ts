@@ -6,7 +6,7 @@
  * Time: `timeoutMs` is one budget for the tool's own work in the call: argument validation, the policies, the
  * `needsApproval` predicate, `execute`, `outputSchema` validation and `toModelOutput` (the time a human takes to approve is not
  * counted). When it runs out in any of them, `ctx.signal` aborts with a `TimeoutError` and the call ends
- * `timeout`. `errorFunction` then has its own bound ({@link errorFunctionTimeoutMs}). `options.signal` ends the
+ * `timeout` (the text names a policy or the `needsApproval` check when one of them hung). `errorFunction` then has its own bound ({@link errorFunctionTimeoutMs}). `options.signal` ends the
  * call in every phase, with or without `timeoutMs`.
  *
  * @module
