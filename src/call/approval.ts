@@ -16,6 +16,7 @@ import {
 import { thrownMessage } from '../tool/output';
 import { alwaysDecision, keepAlways } from './always';
 import { readDecision } from './approval-decision';
+import { frozenCopy } from './frozen-copy';
 import { settleThen } from './settle';
 import { timed } from './timed';
 import type { ApprovalDecision, ApprovalRequest, CallState, RejectionReason } from './types';
@@ -126,7 +127,7 @@ function ask(
     callId: ctx.callId,
     runId: ctx.runId,
     toolName: name,
-    input: call.fieldRedactor === undefined ? view() : call.fieldRedactor.value(view()),
+    input: call.fieldRedactor === undefined ? view() : frozenCopy(call.fieldRedactor.value(view())),
   };
   if (reason !== undefined) request.reason = reason;
   if (options.agentName !== undefined) request.agentName = options.agentName;
