@@ -35,6 +35,17 @@ describe('frozenCopy', () => {
     expect(Object.getPrototypeOf(bare)).toBe(null);
   });
 
+  it('copies a cycle a transform made only so deep, sharing the rest, instead of overflowing the stack', () => {
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic.self = cyclic;
+    const copy = frozenCopy(cyclic);
+    expect(Object.isFrozen(copy)).toBe(true);
+    let level = copy;
+    for (let depth = 1; depth < 256; depth += 1) level = level.self as Record<string, unknown>;
+    expect(level).not.toBe(cyclic);
+    expect(level.self).toBe(cyclic);
+  });
+
   it('is made once, at the first look, by lazyFrozenCopy', () => {
     const view = lazyFrozenCopy({ a: 1 });
     expect(view()).toBe(view());
