@@ -16,6 +16,7 @@ import {
 import { thrownMessage } from '../tool/output';
 import { alwaysDecision, keepAlways } from './always';
 import { readDecision } from './approval-decision';
+import { frozenCopy } from './frozen-copy';
 import { settleThen } from './settle';
 import { timed } from './timed';
 import type { ApprovalDecision, ApprovalRequest, CallState, RejectionReason } from './types';
@@ -39,7 +40,8 @@ function joinReasons(first: string | undefined, second: string | undefined): str
 }
 
 /**
- * Decides whether the call may run. An earlier decision (`options.approved`) wins; otherwise `needsApproval`
+ * Decides whether the call may run. The predicate and the approver see `view()`: a deep-frozen copy of the
+ * arguments (src/call/frozen-copy.ts), never `execute`'s. An earlier decision (`options.approved`) wins; otherwise `needsApproval`
  * is evaluated (`true`, `approvalRequired(reason)`, or a predicate answering a boolean or `{ required, reason }`)
  * under the call's time budget (`timed`; a predicate that throws ends the call with `Error running <name>:
  * <message>`, one that runs out of time ends it `timeout`). `policyReason` (a client policy's
@@ -53,7 +55,7 @@ function joinReasons(first: string | undefined, second: string | undefined): str
  */
 export function decideApproval(
   call: CallState,
-  input: unknown,
+  view: () => unknown,
   policyReason: string | undefined,
   done: (outcome: ApprovalOutcome) => void,
 ): void {
@@ -70,7 +72,7 @@ export function decideApproval(
   }
   const decided = (need: ApprovalNeed) => {
     const reason = joinReasons(need.required ? need.reason : undefined, policyReason);
-    if (need.required || policyReason !== undefined) ask(call, input, reason, done);
+    if (need.required || policyReason !== undefined) ask(call, view, reason, done);
     else done({ go: true, approved: false });
   };
   const { needsApproval } = internals;
@@ -79,10 +81,12 @@ export function decideApproval(
     else decided({ required: needsApproval === true });
     return;
   }
+  call.stage = 'the needsApproval check';
   timed(
     call,
-    () => needsApproval(ctx, input),
+    () => needsApproval(ctx, view()),
     (outcome) => {
+      if (outcome.kind !== 'timeout') call.stage = undefined;
       if (outcome.kind === 'aborted') done({ go: false, status: 'cancelled', output: cancelledText(name) });
       else if (outcome.kind === 'timeout') done({ go: false, status: 'timeout' });
       else if (outcome.kind === 'error')
@@ -100,7 +104,7 @@ export function decideApproval(
 /** Asks `options.approve` (or applies its earlier `always`), without a time limit; `options.signal` ends the wait. */
 function ask(
   call: CallState,
-  input: unknown,
+  view: () => unknown,
   reason: string | undefined,
   done: (outcome: ApprovalOutcome) => void,
 ): void {
@@ -123,7 +127,7 @@ function ask(
     callId: ctx.callId,
     runId: ctx.runId,
     toolName: name,
-    input: call.fieldRedactor === undefined ? input : call.fieldRedactor.value(input),
+    input: call.fieldRedactor === undefined ? view() : frozenCopy(call.fieldRedactor.value(view())),
   };
   if (reason !== undefined) request.reason = reason;
   if (options.agentName !== undefined) request.agentName = options.agentName;

@@ -1,11 +1,23 @@
 /**
  * The gate of a validated call, before approval: the tool's agent allowlist (`allowedAgentNames`), then the
  * caller's policies in order (Assemble's sequence: validate → allowlist → policies → approval → execute →
- * output schema).
+ * output schema). Arguments an approver edited pass it again (src/call/run-call.ts).
+ *
+ * Policies see a deep-frozen copy of the arguments (src/call/frozen-copy.ts), never `execute`'s. An empty (or
+ * blank) `block` text is the default {@link policyBlockedText}; an empty `requireApproval` reason is the
+ * default {@link policyApprovalReason}: a policy's decision is never lost to a missing text, and the model and
+ * the approver never read an empty one. While policy `i` runs, the call's stage is `policy i` (1-based), which
+ * the timeout text names.
  *
  * @module
  */
-import { cancelledText, notAllowedText, policyFailedText } from '../tool/model-text';
+import {
+  cancelledText,
+  notAllowedText,
+  POLICY_APPROVAL_REASON,
+  policyBlockedText,
+  policyFailedText,
+} from '../tool/model-text';
 import type { Settled } from './settle';
 import { timed } from './timed';
 import type { CallState, PolicyCall, PolicyDecision, RejectionReason } from './types';
@@ -21,22 +33,30 @@ export type GateOutcome =
       error?: unknown;
     };
 
-/** A policy's answer, read; `undefined` when it is no decision. */
-function readPolicy(answer: unknown): { decision: PolicyDecision } | undefined {
+/** A policy's answer, read; `undefined` when it is no decision. Blank texts become the defaults. */
+function readPolicy(toolName: string, answer: unknown): { decision: PolicyDecision } | undefined {
   if (answer === undefined || answer === null) return { decision: undefined };
   if (typeof answer !== 'object') return undefined;
   const given = answer as Record<string, unknown>;
-  if (typeof given.block === 'string') return { decision: { block: given.block } };
-  if (typeof given.requireApproval === 'string')
-    return { decision: { requireApproval: given.requireApproval } };
+  if (typeof given.block === 'string') {
+    const text = given.block.trim() === '' ? policyBlockedText(toolName) : given.block;
+    return { decision: { block: text } };
+  }
+  if (typeof given.requireApproval === 'string') {
+    const reason = given.requireApproval.trim() === '' ? POLICY_APPROVAL_REASON : given.requireApproval;
+    return { decision: { requireApproval: reason } };
+  }
   if (Array.isArray(given.redact) && given.redact.every((field) => typeof field === 'string')) {
     return { decision: { redact: given.redact as string[] } };
   }
   return undefined;
 }
 
-/** Runs the allowlist and the policies on a validated call, and ends with a {@link GateOutcome}. */
-export function passGate(call: CallState, input: unknown, done: (outcome: GateOutcome) => void): void {
+/**
+ * Runs the allowlist and the policies on a validated call, and ends with a {@link GateOutcome}. `view` gives
+ * what the policies see of the arguments (a frozen copy, made when first asked).
+ */
+export function passGate(call: CallState, view: () => unknown, done: (outcome: GateOutcome) => void): void {
   const name = call.tool.name;
   const { allowedAgentNames } = call.internals;
   const { agentName } = call.options;
@@ -50,9 +70,13 @@ export function passGate(call: CallState, input: unknown, done: (outcome: GateOu
   const policies = call.options.policies ?? [];
   const reasons: string[] = [];
   const redact: string[] = [];
+  if (policies.length === 0) {
+    done({ go: true, approvalReason: undefined, redact });
+    return;
+  }
   const policyCall: PolicyCall = {
     toolName: name,
-    arguments: input,
+    arguments: view(),
     callId: call.ctx.callId,
     runId: call.ctx.runId,
     agentName,
@@ -61,9 +85,11 @@ export function passGate(call: CallState, input: unknown, done: (outcome: GateOu
   const next = (index: number): void => {
     const policy = policies[index];
     if (policy === undefined) {
+      call.stage = undefined;
       done({ go: true, approvalReason: reasons.length === 0 ? undefined : reasons.join('; '), redact });
       return;
     }
+    call.stage = `policy ${index + 1}`;
     timed(
       call,
       () => policy(policyCall),
@@ -76,12 +102,12 @@ export function passGate(call: CallState, input: unknown, done: (outcome: GateOu
           done({ go: false, status: 'timeout', output: '' });
           return;
         }
-        const read = settled.kind === 'value' ? readPolicy(settled.value) : undefined;
+        const read = settled.kind === 'value' ? readPolicy(name, settled.value) : undefined;
         if (read === undefined) {
           const error =
             settled.kind === 'error'
               ? settled.error
-              : new TypeError(`policy ${index} answered something that is not a policy decision`);
+              : new TypeError(`policy ${index + 1} answered something that is not a policy decision`);
           done({ go: false, status: 'rejected', output: policyFailedText(name), reason: 'blocked', error });
           return;
         }

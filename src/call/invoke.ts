@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { OptionsError, TimeoutError } from '../errors';
+import { OptionsError } from '../errors';
 import { MAX_ARGUMENT_DEPTH } from '../limits';
 import { type Logger, scopedLogger, silentLogger } from '../logger';
 import {
@@ -34,14 +34,17 @@ import { decodeArguments } from './arguments';
 import { newAttempt } from './attempt';
 import { contextClassFor } from './call-context';
 import { CallSignal } from './call-signal';
+import { withNote } from './edited-note';
 import { checkEvent } from './emit';
 import type { FieldRedaction } from './field-redaction';
 import { checkProgress } from './progress';
 import { askQuestion } from './questions';
+import { randomId } from './random-id';
 import { runCall } from './run-call';
 import { withSensitiveValues } from './sensitive-fields';
 import { sharedAbort } from './shared-abort';
 import { CallSteps } from './steps';
+import { timeoutError } from './timed';
 import type {
   Attempt,
   CallOptions,
@@ -108,12 +111,6 @@ export function checkInvokeOptions(options: unknown, owner?: string): asserts op
   );
 }
 
-/** A random id: `crypto.randomUUID()` where available (it is missing on insecure browser origins). */
-function randomId(): string {
-  if (typeof globalThis.crypto?.randomUUID === 'function') return globalThis.crypto.randomUUID();
-  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
-}
-
 /** A bug in toolwire or a schema library must still give the model an answer. */
 function bugOutcome(tool: Tool, error: unknown): Outcome {
   const message = error instanceof Error ? error.message : String(error);
@@ -133,6 +130,7 @@ class CallRun extends CallSignal implements CallState {
   ctx!: ToolContext;
   abortWithTimeout: (() => void) | undefined;
   note: string | undefined;
+  stage: string | undefined;
   fieldRedactor: FieldRedaction | undefined;
   readonly #started = performance.now();
   #finished = false;
@@ -156,8 +154,9 @@ class CallRun extends CallSignal implements CallState {
     if (this.#finished) return;
     this.#finished = true;
     this.end();
+    const { maxOutputBytes } = this.options;
     if (this.note !== undefined && outcome.status !== 'cancelled')
-      outcome.output = `${this.note}\n${outcome.output}`;
+      outcome.output = withNote(this.note, outcome.output, maxOutputBytes);
     if (this.fieldRedactor !== undefined) {
       outcome.output = this.fieldRedactor.text(outcome.output);
       if (outcome.error !== undefined) outcome.error = this.fieldRedactor.error(outcome.error);
@@ -165,7 +164,6 @@ class CallRun extends CallSignal implements CallState {
     if (this.#ownRedactor) this.#redactOutcome(outcome);
     // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
     outcome.output = toWellFormed(outcome.output);
-    const { maxOutputBytes } = this.options;
     if (maxOutputBytes !== undefined) outcome.output = truncateUtf8(outcome.output, maxOutputBytes);
     // The outcome is this call's own object: completed in place rather than copied.
     const result = outcome as ToolCallResult;
@@ -332,8 +330,7 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
   }
   const { timeoutMs } = call;
   if (timeoutMs !== undefined) {
-    call.abortWithTimeout = () =>
-      call.abort(new TimeoutError('timeout', `${tool.name} timed out after ${timeoutMs}ms`));
+    call.abortWithTimeout = () => call.abort(timeoutError(tool.name, timeoutMs, call.stage));
   }
   try {
     const Context = contextClassFor(options.extend);
@@ -357,7 +354,7 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
  *
  * Steps: decode the arguments (`''`, `null` and absent mean `{}`; a JSON string is parsed, double-encoded
  * once unwrapped) → validate → `allowedAgentNames` (`agentName`) → `policies` → approval (`needsApproval`,
- * `approved`, `approve`; edited arguments validated again) → `execute` → `outputSchema`
+ * `approved`, `approve`; edited arguments validated again, then the allowlist and policies again) → `execute` → `outputSchema`
  * → widget split → `toModelOutput` → text (lone surrogates become U+FFFD) → `maxOutputBytes`.
  *
  * Time: `timeoutMs` bounds the tool's own work, all of it from one budget: validation, the `needsApproval`

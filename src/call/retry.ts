@@ -14,14 +14,30 @@ import { type Settled, settleThen } from './settle';
 import { timed } from './timed';
 import type { CallState } from './types';
 
-/** `retry.when(error)`, where a `when` that throws (or returns anything but `true`-ish) says no. */
-function worthRetrying(retry: RetryOptions, error: unknown): boolean {
-  if (retry.when === undefined) return true;
-  try {
-    return retry.when(error) === true;
-  } catch {
-    return false;
+/**
+ * `retry.when(error)`, answered to `then`: `true` only for `true` (or a promise of it). A `when` that throws or
+ * rejects says no; so does an async `when` that has not answered within `timeoutMs` (the tool's, when it has
+ * one). A cancel of the call while it answers ends the call `cancelled` (`then` gets `'aborted'`).
+ */
+function worthRetrying(
+  retry: RetryOptions,
+  error: unknown,
+  limits: { signal: AbortLike | undefined; timeoutMs: number | undefined },
+  then: (answer: boolean | 'aborted') => void,
+  owner: { fail(error: unknown): void },
+): void {
+  const when = retry.when;
+  if (when === undefined) {
+    then(true);
+    return;
   }
+  settleThen(
+    () => when(error),
+    limits,
+    (settled) =>
+      then(settled.kind === 'aborted' ? 'aborted' : settled.kind === 'value' && settled.value === true),
+    owner,
+  );
 }
 
 /** Waits `delayMs`, or until `signal` aborts (then `false`). */
@@ -82,22 +98,35 @@ export function executeAttempts(
             : settled.kind === 'timeout'
               ? attempt.ctx.signal.reason
               : null;
-        if (error === null || number >= retry.maxAttempts || !worthRetrying(retry, error)) {
+        if (error === null || number >= retry.maxAttempts) {
           next(settled);
           return;
         }
-        const delayMs = backoffDelay(number, {
-          initialDelayMs: retry.initialDelayMs ?? RETRY_DEFAULTS.initialDelayMs,
-          maxDelayMs: retry.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs,
-        });
-        attempt.ctx.logger.info(
-          { delayMs, error },
-          `attempt ${number} of ${retry.maxAttempts} failed; retrying in ${delayMs}ms`,
+        worthRetrying(
+          retry,
+          error,
+          { signal, timeoutMs },
+          (answer) => {
+            if (answer === 'aborted') next({ kind: 'aborted' });
+            else if (!answer) next(settled);
+            else backOff(number, error);
+          },
+          call,
         );
-        pause(delayMs, signal, (goOn) => (goOn ? run(number + 1) : next({ kind: 'aborted' })));
       },
       call,
     );
+  };
+  const backOff = (number: number, error: unknown): void => {
+    const delayMs = backoffDelay(number, {
+      initialDelayMs: retry.initialDelayMs ?? RETRY_DEFAULTS.initialDelayMs,
+      maxDelayMs: retry.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs,
+    });
+    call.ctx.logger.info(
+      { delayMs, error },
+      `attempt ${number} of ${retry.maxAttempts} failed; retrying in ${delayMs}ms`,
+    );
+    pause(delayMs, signal, (goOn) => (goOn ? run(number + 1) : next({ kind: 'aborted' })));
   };
   run(1);
 }

@@ -6,7 +6,7 @@
  * Time: `timeoutMs` is one budget for the tool's own work in the call: argument validation, the policies, the
  * `needsApproval` predicate, `execute`, `outputSchema` validation and `toModelOutput` (the time a human takes to approve is not
  * counted). When it runs out in any of them, `ctx.signal` aborts with a `TimeoutError` and the call ends
- * `timeout`. `errorFunction` then has its own bound ({@link errorFunctionTimeoutMs}). `options.signal` ends the
+ * `timeout` (the text names a policy or the `needsApproval` check when one of them hung). `errorFunction` then has its own bound ({@link errorFunctionTimeoutMs}). `options.signal` ends the
  * call in every phase, with or without `timeoutMs`.
  *
  * @module
@@ -16,7 +16,6 @@ import { contentText, isToolContent } from '../tool/content';
 import {
   cancelledText,
   editedInvalidText,
-  editedNoteText,
   errorText,
   invalidArgumentsText,
   outputMismatchText,
@@ -25,7 +24,9 @@ import {
 import type { ValidationIssue } from '../tool/schema/index';
 import { serializeOutput, thrownMessage } from '../tool/serialize';
 import { type ApprovalOutcome, decideApproval } from './approval';
+import { editedNote } from './edited-note';
 import { fieldRedaction } from './field-redaction';
+import { lazyFrozenCopy } from './frozen-copy';
 import { type GateOutcome, passGate } from './gate';
 import { executeAttempts } from './retry';
 import { type Settled, settleThen } from './settle';
@@ -48,10 +49,13 @@ const cancelled = (call: CallState): CallOutcome => ({
   output: cancelledText(call.tool.name),
 });
 
-/** Ends a call whose budget ran out: `timeout`, with the timeout text (through `errorFunction`). */
+/**
+ * Ends a call whose budget ran out: `timeout`, with the timeout text (through `errorFunction`), naming the stage
+ * that hung when it was a policy or the `needsApproval` check.
+ */
 function timedOut(call: CallState): void {
   const { tool, ctx, timeoutMs } = call;
-  failure(call, 'timeout', ctx.signal.reason, timeoutText(tool.name, timeoutMs ?? 0));
+  failure(call, 'timeout', ctx.signal.reason, timeoutText(tool.name, timeoutMs ?? 0, call.stage));
 }
 
 /** Ends the call for a phase of the tool's own work that gave no value: cancelled, timed out or failed. */
@@ -215,11 +219,6 @@ export function runCall(call: CallState, args: object, refused?: readonly Valida
   );
 }
 
-/** `The approver edited the arguments of <name> to <JSON>.` */
-function editedNote(call: CallState, args: object): string {
-  return editedNoteText(call.tool.name, serializeOutput(args, call.options.redactor));
-}
-
 /** Ends the call with a gate's or an approval's refusal. */
 function refuse(call: CallState, refusal: Exclude<GateOutcome | ApprovalOutcome, { go: true }>): void {
   if (refusal.status === 'timeout') {
@@ -234,15 +233,17 @@ function refuse(call: CallState, refusal: Exclude<GateOutcome | ApprovalOutcome,
 
 /**
  * A validated call: the allowlist and the policies (src/call/gate.ts), then approval, then `execute`. A call a
- * human already rejected (the service held it) skips the gate: it ends `rejected` either way.
+ * human already rejected (the service held it) skips the gate: it ends `rejected` either way. Policies, the
+ * `needsApproval` predicate and the approver see one deep-frozen copy of `input` (src/call/frozen-copy.ts).
  */
 function gated(call: CallState, input: unknown): void {
   const pass = call.options.approved === false ? skipGate : passGate;
-  pass(call, input, (gate) =>
+  const view = lazyFrozenCopy(input);
+  pass(call, view, (gate) =>
     guarded(call, () => {
       if (!gate.go) return refuse(call, gate);
       if (gate.redact.length > 0) call.fieldRedactor = fieldRedaction(input, gate.redact);
-      decideApproval(call, input, gate.approvalReason, (decided) =>
+      decideApproval(call, view, gate.approvalReason, (decided) =>
         guarded(call, () => {
           if (!decided.go) refuse(call, decided);
           else if (decided.edited === undefined) execute(call, input, decided.approved);
@@ -254,11 +255,17 @@ function gated(call: CallState, input: unknown): void {
 }
 
 /** The gate of a call already rejected: nothing to check. */
-function skipGate(_call: CallState, _input: unknown, done: (outcome: GateOutcome) => void): void {
+function skipGate(_call: CallState, _view: () => unknown, done: (outcome: GateOutcome) => void): void {
   done({ go: true, approvalReason: undefined, redact: [] });
 }
 
-/** Arguments an approver edited: validated again against the schema, then run (the model is told). */
+/**
+ * Arguments an approver edited: validated again against the schema, then through the allowlist and the policies
+ * again (as a call the service re-delivers with edited arguments is), then run; the model is told. A policy's
+ * `block` ends the call `rejected`, its `redact` applies; its `requireApproval` is met by the approval that made
+ * the edit (the approver wrote these arguments): a call is put to an approver at most once, so an edit can never
+ * loop back to approval.
+ */
 function revalidate(call: CallState, edited: Record<string, unknown>): void {
   timed(
     call,
@@ -273,7 +280,14 @@ function revalidate(call: CallState, edited: Record<string, unknown>): void {
         });
       } else {
         call.note = editedNote(call, edited);
-        execute(call, validated.value.value, true);
+        const input = validated.value.value;
+        passGate(call, lazyFrozenCopy(input), (gate) =>
+          guarded(call, () => {
+            if (!gate.go) return refuse(call, gate);
+            if (gate.redact.length > 0) call.fieldRedactor = fieldRedaction(input, gate.redact);
+            execute(call, input, true);
+          }),
+        );
       }
     },
   );

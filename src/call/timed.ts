@@ -4,6 +4,8 @@
  * @module
  */
 
+import { TimeoutError } from '../errors';
+import { inStage } from '../tool/model-text';
 import { ERROR_FUNCTION_TIMEOUT_MS } from '../tool/tool';
 import { type Settled, settleThen } from './settle';
 import type { CallState } from './types';
@@ -11,6 +13,11 @@ import type { CallState } from './types';
 /** `errorFunction`'s own time limit: `timeoutMs` when the call has one, at most 5,000 ms. */
 export function errorFunctionTimeoutMs(timeoutMs: number | undefined): number {
   return Math.min(timeoutMs ?? ERROR_FUNCTION_TIMEOUT_MS, ERROR_FUNCTION_TIMEOUT_MS);
+}
+
+/** `<name> timed out after <n>ms`, and ` in <stage>` when a policy or the `needsApproval` check hung. */
+export function timeoutError(toolName: string, timeoutMs: number, stage: string | undefined): TimeoutError {
+  return new TimeoutError('timeout', `${toolName} timed out after ${timeoutMs}ms${inStage(stage)}`);
 }
 
 /**

@@ -23,7 +23,10 @@ export interface ApprovalRequest {
   runId: string;
   /** Name of the tool. */
   toolName: string;
-  /** The validated input `execute` would receive (fields a policy asked to redact scrubbed). */
+  /**
+   * The validated input `execute` would receive (fields a policy asked to redact scrubbed), as a deep-frozen copy
+   * (src/call/frozen-copy.ts): writing to it throws; an edit goes through the decision's `arguments`.
+   */
   input: unknown;
   /** Why approval is needed, when the tool's policy or a client policy said (PROTOCOL.md §18.8). */
   reason?: string;
@@ -33,8 +36,9 @@ export interface ApprovalRequest {
 
 /**
  * An approver's answer: `true`/`false`, or an object: `reason` (the model reads it on rejection), `arguments`
- * (with `approved: true`: the call runs with these instead, validated again against the tool's schema, and the
- * model is told they were edited), `always` (the same decision, without asking, for the tool's later calls in
+ * (with `approved: true`: the call runs with these instead, validated again against the tool's schema and passed
+ * through the allowlist and the policies again, whose `requireApproval` the approval itself meets; the model is
+ * told they were edited), `always` (the same decision, without asking, for the tool's later calls in
  * the run; OpenAI Agents' `alwaysApprove` / `alwaysReject` are read as `always`).
  */
 export type ApprovalDecision =
@@ -60,7 +64,7 @@ export type RejectionReason = 'declined' | 'not_allowed' | 'blocked' | 'approval
 export interface PolicyCall<C = unknown> {
   /** Name of the tool called. */
   toolName: string;
-  /** The validated input `execute` would receive. */
+  /** The validated input `execute` would receive, as a deep-frozen copy (writing to it throws). */
   arguments: unknown;
   /** Id of the call. */
   callId: string;
@@ -75,7 +79,9 @@ export interface PolicyCall<C = unknown> {
 /**
  * A policy's decision: `undefined` lets the call through (to the next policy); `{ block: text }` refuses it (the
  * model reads `text`, status `rejected`, no later policy runs); `{ requireApproval: reason }` sends it to
- * approval with `reason` even when the tool does not need approval; `{ redact: [fieldNames] }` scrubs the values
+ * approval with `reason` even when the tool does not need approval. A blank `block` text is read as
+ * `<name> was not run: a policy blocked it.`, a blank `requireApproval` reason as `a policy requires approval`.
+ * `{ redact: [fieldNames] }` scrubs the values
  * of those input fields (at any depth) from what leaves the call: the text the model reads, the approval
  * request, `ctx.emit()` events, preliminary results and the error logged with a failed result (`execute` still
  * gets them; `ctx.progress()` messages are not scrubbed).
@@ -340,6 +346,11 @@ export interface CallState {
   abortWithTimeout: (() => void) | undefined;
   /** A line put before the text the model reads (the approver edited the arguments). */
   note?: string;
+  /**
+   * The stage before `execute` that is running, when it is one the timeout text names (`policy 2`, `the
+   * needsApproval check`); `undefined` otherwise.
+   */
+  stage?: string | undefined;
   /** Scrubs the values of input fields a policy asked to redact, when it did. */
   fieldRedactor?: FieldRedaction | undefined;
   /** Ends the call with the outcome (once; later outcomes are ignored). */

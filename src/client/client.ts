@@ -62,7 +62,10 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   readonly #calls: CallRunner;
   readonly #runs: Runs;
   readonly #redactor: Redactor;
-  readonly #decisions = new Decisions((frame) => this.#connection.send(frame));
+  readonly #decisions = new Decisions(
+    (frame) => this.#connection.send(frame),
+    () => this.#connection.maxPayloadBytes,
+  );
 
   constructor(options: ClientOptions<C>) {
     super();
@@ -274,7 +277,9 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   /**
    * Answers an `approval_requested` event over the socket: `true`/`false` or `{ approved, reason?, arguments?,
    * always? }` (PROTOCOL.md §18.8). Resolves once the service applied it (once sent, without feature `decisions`).
-   * @throws ApprovalError `unknown_call`, `not_pending`, `invalid_decision`, `unsupported`; ConnectionError.
+   * @throws ApprovalError `unknown_call`, `not_pending`, `invalid_decision`, `unsupported`, `too_large` (over the
+   *   service's `maxPayloadBytes`), `too_deep` (edited arguments over 64 levels); ConnectionError `not_connected`
+   *   only when the socket is not open.
    */
   decide(callId: string, decision: ApprovalDecision): Promise<void> {
     return this.#decisions.decide(callId, decision);

@@ -9,7 +9,10 @@
 import { readDecision } from '../call/approval-decision';
 import type { ApprovalDecision } from '../call/types';
 import { ApprovalError, ConnectionError } from '../errors';
-import type { ClientFrame, FrameOf, ServiceFrame } from '../wire/protocol';
+import { nestsDeeperThan } from '../json';
+import { MAX_ARGUMENT_DEPTH } from '../limits';
+import { encodeFrame } from '../wire/codec';
+import { type ClientFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
 
 type Approval = FrameOf<ClientFrame, 'approval'>;
 
@@ -17,13 +20,16 @@ type Approval = FrameOf<ClientFrame, 'approval'>;
 export class Decisions {
   /** Sends a frame; `false` when the socket is not open. */
   readonly #send: (frame: Approval) => boolean;
+  /** The service's frame limit, in bytes (`welcome.maxPayloadBytes`). */
+  readonly #maxPayloadBytes: () => number;
   /** Whether the current socket negotiated the feature `decisions`. */
   #negotiated = false;
   readonly #pending = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
   #next = 0;
 
-  constructor(send: (frame: Approval) => boolean) {
+  constructor(send: (frame: Approval) => boolean, maxPayloadBytes: () => number) {
     this.#send = send;
+    this.#maxPayloadBytes = maxPayloadBytes;
   }
 
   /** `welcome` arrived: the features of the new socket. */
@@ -43,6 +49,10 @@ export class Decisions {
       const message = decision.replace('the approver', 'the decision');
       return Promise.reject(new ApprovalError('invalid_decision', `decide(): ${message}`));
     }
+    if (decision.arguments !== undefined && nestsDeeperThan(decision.arguments, MAX_ARGUMENT_DEPTH)) {
+      const message = `decide(): the edited arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays (or hold a cycle), the most a call's arguments may`;
+      return Promise.reject(new ApprovalError('too_deep', message));
+    }
     const frame: Approval = { type: 'approval', callId, approved: decision.approved };
     if (decision.reason !== undefined) frame.reason = decision.reason;
     if (!this.#negotiated) {
@@ -54,13 +64,17 @@ export class Decisions {
           ),
         );
       }
+      const refused = this.#unsendable(frame);
+      if (refused !== undefined) return Promise.reject(refused);
       return this.#send(frame) ? Promise.resolve() : Promise.reject(notConnected());
     }
     if (decision.arguments !== undefined) frame.arguments = decision.arguments;
     if (decision.always === true) frame.always = true;
-    this.#next += 1;
-    const requestId = `d${this.#next}`;
+    const requestId = `d${this.#next + 1}`;
     frame.requestId = requestId;
+    const refused = this.#unsendable(frame);
+    if (refused !== undefined) return Promise.reject(refused);
+    this.#next += 1;
     return new Promise<void>((resolve, reject) => {
       if (!this.#send(frame)) {
         reject(notConnected());
@@ -68,6 +82,29 @@ export class Decisions {
       }
       this.#pending.set(requestId, { resolve, reject });
     });
+  }
+
+  /**
+   * Why `frame` can never be sent, or `undefined`: not JSON (`invalid_decision`: a `BigInt`, a function…), or over
+   * the service's frame limit (`too_large`, naming the size and the limit in bytes). Such a decision would
+   * otherwise fail as if the socket were closed.
+   */
+  #unsendable(frame: Approval): ApprovalError | undefined {
+    let size: number;
+    try {
+      size = utf8Length(encodeFrame(frame));
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      return new ApprovalError('invalid_decision', `decide(): the decision is not JSON: ${detail}`, {
+        cause: error,
+      });
+    }
+    const limit = this.#maxPayloadBytes();
+    if (size <= limit) return undefined;
+    return new ApprovalError(
+      'too_large',
+      `decide(): the decision makes an approval frame of ${size} bytes, over the service's limit of ${limit} bytes`,
+    );
   }
 
   /** Handles `approval_applied` and an `error` naming a pending decision; `false` for any other frame. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { MAX_APPROVAL_REASON_CHARS } from '../wire/protocol';
-import type { Rule } from './check-options';
+import { anArrayOf, aString, type Rule } from './check-options';
 import type { SideEffect } from './side-effect';
 
 // `Symbol.for`, so that a policy made by one copy of toolwire (ESM and CJS both loaded) works in the other.
@@ -86,3 +86,17 @@ export function readApprovalAnswer(answer: unknown): ApprovalNeed {
     ? { required: true, reason: reason.slice(0, MAX_APPROVAL_REASON_CHARS) }
     : { required: true };
 }
+
+const agentNames = anArrayOf(aString('a non-empty string', { minLength: 1 }));
+
+/**
+ * The rule of `tool({ allowedAgentNames })`: a non-empty array of agent names. An empty list is refused: it would
+ * let no agent call the tool, which is almost surely a list that was meant to be filled (leave the option out to
+ * let every agent call it).
+ */
+export const anAgentNameList: Rule = {
+  ...agentNames,
+  expected:
+    'a non-empty array of agent names (an empty list would let no agent call the tool; leave allowedAgentNames out to let every agent call it)',
+  test: (value) => Array.isArray(value) && value.length > 0,
+};

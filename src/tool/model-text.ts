@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { utf8Length } from '../wire/utf8';
 import type { ValidationIssue } from './schema/index';
 
 /** At most this many validation issues are listed; the rest are counted (`; and 3 more`). */
@@ -45,9 +46,17 @@ export function errorText(toolName: string, message: string): string {
   return `Error running ${toolName}: ${message}`;
 }
 
-/** `Error running <name>: timed out after <n>ms`. */
-export function timeoutText(toolName: string, timeoutMs: number): string {
-  return `Error running ${toolName}: timed out after ${timeoutMs}ms`;
+/**
+ * `Error running <name>: timed out after <n>ms`, or, when the time ran out before `execute` (in a policy or the
+ * `needsApproval` check), `Error running <name>: timed out after <n>ms in policy 2` (the stage that hung).
+ */
+export function timeoutText(toolName: string, timeoutMs: number, stage?: string): string {
+  return `Error running ${toolName}: timed out after ${timeoutMs}ms${inStage(stage)}`;
+}
+
+/** ` in <stage>` (e.g. ` in policy 2`), or `''` without a stage: where a call's time ran out. */
+export function inStage(stage: string | undefined): string {
+  return stage === undefined ? '' : ` in ${stage}`;
 }
 
 /** `Error running <name>: the call was cancelled`. */
@@ -134,6 +143,14 @@ export function notAllowedText(toolName: string, agentName: string | undefined):
     : `${toolName} was not run: the agent ${JSON.stringify(agentName)} is not allowed to call it.`;
 }
 
+/** `<name> was not run: a policy blocked it.` (a client policy answered `{ block: '' }`, with no text). */
+export function policyBlockedText(toolName: string): string {
+  return `${toolName} was not run: a policy blocked it.`;
+}
+
+/** The approval reason of a client policy that answered `{ requireApproval: '' }`, with no reason. */
+export const POLICY_APPROVAL_REASON = 'a policy requires approval';
+
 /** `<name> was not run: a policy failed while checking the call.` (a client policy threw). */
 export function policyFailedText(toolName: string): string {
   return `${toolName} was not run: a policy failed while checking the call.`;
@@ -144,9 +161,40 @@ export function editedInvalidText(toolName: string, issues: readonly ValidationI
   return `${toolName} was not run: the arguments the approver edited are invalid: ${listIssues(issues)}`;
 }
 
-/** `The approver edited the arguments of <name> to <JSON>.`, on a line before the result the model reads. */
-export function editedNoteText(toolName: string, argumentsJson: string): string {
-  return `The approver edited the arguments of ${toolName} to ${argumentsJson}.`;
+/** Longest JSON of edited arguments the model reads in full in the note, in UTF-8 bytes. */
+export const EDITED_NOTE_MAX_JSON_BYTES = 512;
+
+/** Most field names the note lists when the edited arguments are too long to show. */
+const EDITED_NOTE_MAX_FIELDS = 8;
+
+/** Longest field name the note lists, in characters (longer ones are cut, with `…`). */
+const EDITED_NOTE_MAX_FIELD_CHARS = 40;
+
+/**
+ * The line put before the result the model reads when an approver edited the arguments, bounded so that it never
+ * pushes the tool's own output out of what the model reads: `The approver edited the arguments of <name> to
+ * <JSON>.` when the JSON is at most {@link EDITED_NOTE_MAX_JSON_BYTES} bytes, else `The approver edited the
+ * arguments of <name> (fields "a", "b"; <n> bytes of JSON, too long to show).`, naming at most 8 top-level
+ * fields (each cut to 40 characters), then `and <k> more`. At most about 600 bytes beside the tool's name.
+ */
+export function editedNoteText(toolName: string, argumentsJson: string, fields: readonly string[]): string {
+  const bytes = utf8Length(argumentsJson);
+  if (bytes <= EDITED_NOTE_MAX_JSON_BYTES)
+    return `The approver edited the arguments of ${toolName} to ${argumentsJson}.`;
+  const shown = fields.slice(0, EDITED_NOTE_MAX_FIELDS).map((field) => {
+    const cut =
+      field.length > EDITED_NOTE_MAX_FIELD_CHARS
+        ? `${field.slice(0, EDITED_NOTE_MAX_FIELD_CHARS - 1)}…`
+        : field;
+    return JSON.stringify(cut);
+  });
+  const more = fields.length - shown.length;
+  const list =
+    shown.length === 0
+      ? 'no fields'
+      : `field${fields.length === 1 ? '' : 's'} ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+  const size = bytes.toLocaleString('en-US');
+  return `The approver edited the arguments of ${toolName} (${list}; ${size} bytes of JSON, too long to show).`;
 }
 
 /** `Calls <name>.`: the description announced for a bare function given in a `tools` record. */

@@ -36,9 +36,11 @@ export interface RetryOptions {
   maxDelayMs?: number;
   /**
    * Whether this failure (what `execute` threw, or the `TimeoutError` of an attempt that ran out of time) is
-   * worth another attempt. A `when` that throws counts as `false`. @default every failure is retried
+   * worth another attempt: `true` (or a promise of `true`) retries. A `when` that throws or rejects counts as
+   * `false`, and so does an async one that has not answered within the tool's `timeoutMs`; a cancel of the call
+   * while it answers ends the call `cancelled`. @default every failure is retried
    */
-  when?: (error: unknown) => boolean;
+  when?: (error: unknown) => boolean | Promise<boolean>;
 }
 
 /** The delays of a `retry` without its own. */

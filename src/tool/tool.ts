@@ -8,12 +8,11 @@
 import { ToolDefinitionError } from '../errors';
 import { andThen } from '../maybe';
 import type { ToolDefinition } from '../wire/protocol';
-import { aNeedsApproval, isApprovalPolicy } from './approval-policy';
+import { aNeedsApproval, anAgentNameList, isApprovalPolicy } from './approval-policy';
 import {
   aBoolean,
   aDuration,
   aFunction,
-  anArrayOf,
   anything,
   aString,
   checkOptions,
@@ -107,7 +106,7 @@ const TOOL_OPTIONS: OptionsSpec<AnyOptions> = {
     needsApproval: anApproval,
     requiresApproval: anApproval,
     strict: aBoolean,
-    allowedAgentNames: anArrayOf(aString('a non-empty string', { minLength: 1 })),
+    allowedAgentNames: anAgentNameList,
     timeoutMs: { ...aDuration(1), code: 'invalid_timeout' },
     outputSchema: anything, // resolveSchema checks it
     toModelOutput: aFunction,

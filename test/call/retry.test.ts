@@ -199,4 +199,27 @@ describe('tool({ retry })', () => {
     expect((await invokeTool(counted, { n: 1 })).output).toBe('done');
     expect(validations).toBe(1);
   });
+
+  it('checks the output schema on the value of the attempt that returned, and does not retry a mismatch', async () => {
+    const runs: number[] = [];
+    const shaped = tool({
+      name: 's',
+      description: 'd',
+      sideEffect: 'none',
+      retry: { maxAttempts: 3, initialDelayMs: 0 },
+      outputSchema: z.object({ n: z.number() }),
+      execute: (_input, ctx) => {
+        runs.push(ctx.attempt);
+        if (ctx.attempt === 1) throw new Error('once');
+        return { n: 'not a number' } as never;
+      },
+    });
+    const result = await invokeTool(shaped, {});
+    expect(result).toMatchObject({
+      status: 'error',
+      output:
+        'Error running s: the result does not match the output schema: n: Invalid input: expected number, received string',
+    });
+    expect(runs).toEqual([1, 2]);
+  });
 });

@@ -52,9 +52,11 @@ describe('timeoutMs', () => {
         return error instanceof TimeoutError ? `timed out (${error.message})` : 'other';
       },
     });
+    // A hung needsApproval check is named (it is not the tool's own execute that hung).
+    const where = phase === 'predicate' ? ' in the needsApproval check' : '';
     expect(await invokeTool(made, { n: 1 })).toEqual({
       status: 'timeout',
-      output: 'timed out (stuck timed out after 30ms)',
+      output: `timed out (stuck timed out after 30ms${where})`,
       error: expect.any(TimeoutError),
       durationMs: expect.any(Number),
     });
@@ -63,9 +65,10 @@ describe('timeoutMs', () => {
 
   it.each(PHASES)('gives the default timeout text for a call stuck in %s', async (phase) => {
     const { made } = stuckIn(phase, { timeoutMs: 20 });
+    const where = phase === 'predicate' ? ' in the needsApproval check' : '';
     expect(await invokeTool(made, { n: 1 })).toMatchObject({
       status: 'timeout',
-      output: 'Error running stuck: timed out after 20ms',
+      output: `Error running stuck: timed out after 20ms${where}`,
     });
   });
 

@@ -1,6 +1,7 @@
 /**
  * The order of the phases of one call (Assemble's sequence): validate → allowlist → policies → approval → execute
- * → output schema. Each phase records itself; the allowlist shows by what does not run after it.
+ * (with retries) → output schema. Each phase records itself; the allowlist shows by what does not run after it.
+ * A retry runs `execute` again, and nothing before it; the output schema checks the attempt that returned.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -30,7 +31,7 @@ async function stub(): Promise<StubServer> {
   return server;
 }
 
-function sequencedClient(url: string) {
+function sequencedClient(url: string, failures = 0) {
   const phases = new Map<string, string[]>();
   const log = (orderId: string, phase: string): void => {
     phases.set(orderId, [...(phases.get(orderId) ?? []), phase]);
@@ -46,8 +47,11 @@ function sequencedClient(url: string) {
       .superRefine((output) => log(output.refunded, 'output schema')),
     allowedAgentNames: ['refund-specialist'],
     needsApproval: true,
-    execute: ({ orderId }) => {
-      log(orderId, 'execute');
+    sideEffect: 'idempotent',
+    retry: { maxAttempts: 3, initialDelayMs: 0 },
+    execute: ({ orderId }, ctx) => {
+      log(orderId, failures === 0 ? 'execute' : `execute ${ctx.attempt}`);
+      if (ctx.attempt <= failures) throw new Error('flaky');
       return { refunded: orderId };
     },
   });
@@ -93,5 +97,27 @@ describe('the sequence of one call', () => {
     // The allowlist comes after validation and before the policies: nothing else ran.
     expect(Object.fromEntries(phases)).toEqual({ o1: ['validate'], o2: ['validate'] });
     expect(refused.toolCalls.map((call) => call.status).sort()).toEqual(['invalid_arguments', 'rejected']);
+  });
+
+  it('retries execute only: validation, the allowlist, the policies and approval run once, the output schema on the attempt that returned', async () => {
+    const server = await stub();
+    const { client, refund, phases } = sequencedClient(server.url, 2);
+    await client.connect();
+    const specialist = new Agent({ name: 'refund-specialist', instructions: 'Refund.', tools: [refund] });
+    const result = await client.run(specialist, 'refund');
+    expect(Object.fromEntries(phases)).toEqual({
+      o1: [
+        'validate',
+        'policy 1',
+        'policy 2',
+        'approval',
+        'execute 1',
+        'execute 2',
+        'execute 3',
+        'output schema',
+      ],
+      o2: ['validate'],
+    });
+    expect(result.toolCalls.map((call) => call.status).sort()).toEqual(['invalid_arguments', 'ok']);
   });
 });
