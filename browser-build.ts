@@ -35,6 +35,10 @@ export const BROWSER_STAND_INS: Readonly<Record<string, string>> = {
 export const LAZY_MODULES: readonly string[] = [
   'src/tool/schema/validator',
   'src/client/runs',
+  'src/call/gate',
+  'src/call/approval',
+  'src/call/retry',
+  'src/call/questions',
 ];
 
 const LAZY = new Set(LAZY_MODULES.map((module) => join(ROOT, module)));

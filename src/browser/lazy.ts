@@ -38,3 +38,20 @@ export function lazy<M>(importer: () => Promise<M>): Lazy<M> {
     },
   };
 }
+
+/**
+ * Runs `use` with the module, now when it is loaded, else once it is; a failed load ends the call as a bug
+ * (`fail`), as an exception in toolwire's own code would.
+ */
+export function withModule<M>(
+  module: Lazy<M>,
+  fail: (error: unknown) => void,
+  use: (loaded: M) => void,
+): void {
+  const now = module.now;
+  if (now !== undefined) {
+    use(now);
+    return;
+  }
+  module.load().then(use, fail);
+}
