@@ -39,6 +39,7 @@ export const LAZY_MODULES: readonly string[] = [
   'src/call/approval',
   'src/call/retry',
   'src/call/questions',
+  'src/tool/schema/zod4-trust',
 ];
 
 const LAZY = new Set(LAZY_MODULES.map((module) => join(ROOT, module)));
