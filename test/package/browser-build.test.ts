@@ -79,6 +79,40 @@ describe('the browser build', () => {
     }
   });
 
+  it('loads the gate, approval, retry and question code when a call first needs it', async () => {
+    let attempts = 0;
+    const flaky = lean.tool({
+      name: 'flaky',
+      description: 'Fails once, then answers.',
+      sideEffect: 'idempotent',
+      retry: { maxAttempts: 2, initialDelayMs: 1 },
+      allowedAgentNames: ['Support'],
+      needsApproval: true,
+      execute: async (_input, ctx) => {
+        attempts += 1;
+        if (attempts === 1) throw new Error('once');
+        return `${attempts} ${String(await ctx.askQuestion('Which?'))}`;
+      },
+    });
+    const onQuestion = () => ({ answer: 'that one' });
+    expect(await lean.invokeTool(flaky, {}, { agentName: 'Other' })).toMatchObject({ status: 'rejected' });
+    expect(await lean.invokeTool(flaky, {}, { agentName: 'Support', approve: () => false })).toMatchObject({
+      status: 'rejected',
+    });
+    expect(
+      await lean.invokeTool(flaky, {}, { agentName: 'Support', approve: () => true, onQuestion }),
+    ).toMatchObject({ status: 'ok', output: '2 that one' });
+    const blocked = await lean.invokeTool(
+      flaky,
+      {},
+      {
+        agentName: 'Support',
+        policies: [() => ({ block: 'not today' })],
+      },
+    );
+    expect(blocked).toMatchObject({ status: 'rejected', output: 'not today' });
+  });
+
   it('runs zod 4 tools as the full build does', async () => {
     const sum = lean.tool({
       name: 'add',
