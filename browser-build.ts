@@ -40,6 +40,8 @@ export const LAZY_MODULES: readonly string[] = [
   'src/call/retry',
   'src/call/questions',
   'src/tool/schema/zod4-trust',
+  'src/client/decisions',
+  'src/client/signals',
 ];
 
 const LAZY = new Set(LAZY_MODULES.map((module) => join(ROOT, module)));
