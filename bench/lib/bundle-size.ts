@@ -41,6 +41,11 @@ export interface SourceShare {
 
 const PEERS = ['ws', 'zod3', 'valibot', 'arktype'];
 
+/** A page that answers tool calls and nothing more: what its bundler keeps of the browser build. */
+const PAGE = `import { Client, tool } from './src/index.ts';
+const ping = tool({ name: 'ping', description: 'Answers pong.', execute: () => 'pong' });
+await new Client({ url: 'ws://127.0.0.1:8787', apiKey: 'key', tools: [ping] }).connect();`;
+
 function largestInputs(inputs: Metafile['outputs'][string]['inputs']): BundleSize['largest'] {
   const byPackage = new Map<string, number>();
   for (const [input, { bytesInOutput }] of Object.entries(inputs)) {
@@ -97,10 +102,13 @@ function sourcesOf(inputs: Inputs, ratio: number): SourceShare[] {
     .sort((a, b) => b.minBytes - a.minBytes);
 }
 
-async function parts(entry: string, external: string[], browser: boolean): Promise<Parts> {
+/** `entry`: a file, or the text of a page's module (resolved from the repository root). */
+async function parts(entry: string | { page: string }, external: string[], browser: boolean): Promise<Parts> {
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: [entry],
+    ...(typeof entry === 'string'
+      ? { entryPoints: [entry] }
+      : { stdin: { contents: entry.page, resolveDir: ROOT, loader: 'ts' as const } }),
     bundle: true,
     minify: true,
     splitting: true,
@@ -128,7 +136,8 @@ async function parts(entry: string, external: string[], browser: boolean): Promi
   };
   const files = (paths: Iterable<string>) =>
     [...paths].map((path) => ({ contents: contents(path), inputs: outputs[path]!.inputs }));
-  const main = Object.keys(outputs).find((path) => outputs[path]!.entryPoint === entry)!;
+  const entryPoint = typeof entry === 'string' ? entry : '<stdin>';
+  const main = Object.keys(outputs).find((path) => outputs[path]!.entryPoint === entryPoint)!;
   const first = closure(main);
   const dynamic = new Set(
     Object.values(outputs).flatMap((output) =>
@@ -156,12 +165,19 @@ export async function firstDownloadSources(): Promise<SourceShare[]> {
 export async function bundleSizes(): Promise<BundleSize[]> {
   const lean = await parts('src/index.ts', [...PEERS, 'zod'], true);
   const withZod = await parts('src/index.ts', PEERS, true);
+  const page = await parts({ page: PAGE }, [...PEERS, 'zod'], true);
   const zod3 = await parts('src/browser/zod3.ts', [...PEERS, 'zod'], false);
   const valibot = await parts('src/browser/valibot.ts', [...PEERS, 'zod'], false);
   const full = await parts('src/index.ts', [...PEERS, 'zod'], false);
   return [
     { label: 'browser build, first download, zod left out (app ships zod 4)', target: true, ...lean.first },
     { label: 'browser build, first download, zod/mini included', target: false, ...withZod.first },
+    {
+      label:
+        'browser build, first download of a page that imports only `{ Client, tool }` (tree-shaken), zod left out',
+      target: false,
+      ...page.first,
+    },
     ...lean.lazy.map(({ name, ...size }) => ({
       label: `later, on first use: ${name}`,
       target: false,
