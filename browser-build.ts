@@ -42,6 +42,7 @@ export const LAZY_MODULES: readonly string[] = [
   'src/tool/schema/zod4-trust',
   'src/client/decisions',
   'src/client/signals',
+  'src/client/questions',
 ];
 
 const LAZY = new Set(LAZY_MODULES.map((module) => join(ROOT, module)));

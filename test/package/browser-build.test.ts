@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import * as z3 from 'zod3';
 import { browserSwaps, LAZY_MODULES } from '../../browser-build';
+import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import type * as Toolwire from '../../src/index';
 
 /**
@@ -111,6 +112,41 @@ describe('the browser build', () => {
       },
     );
     expect(blocked).toMatchObject({ status: 'rejected', output: 'not today' });
+  });
+
+  it('runs an agent whose tool needs a decision and asks a question, over the stub, with the lazy code', async () => {
+    const server = await startStubServer({
+      logger: silentLogger,
+      model: scriptedModel([
+        { toolCalls: [{ name: 'export' }] },
+        ({ messages }) => ({ text: messages.at(-1)?.content ?? '' }),
+      ]),
+    });
+    const exporter = lean.tool({
+      name: 'export',
+      description: 'Exports to a warehouse.',
+      needsApproval: true,
+      execute: async (_input, ctx) => `exported to ${String(await ctx.askQuestion('Which warehouse?'))}`,
+    });
+    const client = new lean.Client({ url: server.url, apiKey: 'browser-build-key', tools: [exporter] });
+    try {
+      client.on('approval_requested', ({ callId }) => void client.decide(callId, true));
+      server.events.on('run_event', (info: { runId: string; kind: string; data: unknown }) => {
+        if (info.kind !== 'question_asked') return;
+        const { callId, questionId } = info.data as { callId: string; questionId: string };
+        void fetch(`${server.httpUrl}/v1/runs/${info.runId}/calls/${callId}/questions/${questionId}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ answer: 'Lyon' }),
+        });
+      });
+      await client.connect();
+      const agent = new lean.Agent({ name: 'A', instructions: '', tools: [exporter] });
+      expect((await client.run(agent, 'go')).finalOutput).toBe('exported to Lyon');
+    } finally {
+      await client.close({ drain: false });
+      await server.close();
+    }
   });
 
   it('runs zod 4 tools as the full build does', async () => {
