@@ -1,12 +1,14 @@
 /**
  * The browser build of `toolwire` (the `browser` export condition: dist/browser/index.js): the same
- * src/index.ts with three things left out of the first download, swapped here at bundle time.
+ * src/index.ts with the parts a page does not need to connect and answer tool calls left out of its first download,
+ * swapped here at bundle time.
  *
  * - `zod-to-json-schema` and `@valibot/to-json-schema` resolve to stand-ins (src/browser/) that hand on to
  *   the real converters once `import 'toolwire/zod3'` / `import 'toolwire/valibot'` registered them.
- * - src/tool/schema/validator.ts resolves to validator.browser.ts: `@cfworker/json-schema` is loaded by a
- *   dynamic `import()` the first time a tool needs it (plain JSON Schema parameters, or a library schema whose
- *   announcement must be checked), in a chunk of its own.
+ * - each module of {@link LAZY_MODULES} resolves to its `.browser.ts` stand-in, which loads it by a dynamic
+ *   `import()` the first time a page needs it, in a chunk of its own: e.g. validator.browser.ts loads
+ *   `@cfworker/json-schema` the first time a tool needs it (plain JSON Schema parameters, or a library schema
+ *   whose announcement must be checked).
  *
  * Used by tsup.config.ts and by bench/lib/bundle-size.ts, so that the bench measures what ships.
  *
@@ -24,7 +26,26 @@ export const BROWSER_STAND_INS: Readonly<Record<string, string>> = {
   '@valibot/to-json-schema': join(ROOT, 'src/browser/valibot-to-json-schema.ts'),
 };
 
-const VALIDATOR = join(ROOT, 'src/tool/schema/validator.ts');
+/**
+ * Modules the browser build replaces by a lazy stand-in of the same exports (`<name>.browser.ts` beside each):
+ * the stand-in loads the real module with a dynamic `import()`, which lands in a chunk of its own, when a page
+ * first needs it. Paths from the repository root, without `.ts`. The stand-in's own import of the real module
+ * is not swapped.
+ */
+export const LAZY_MODULES: readonly string[] = [
+  'src/tool/schema/validator',
+  'src/client/runs',
+  'src/call/gate',
+  'src/call/approval',
+  'src/call/retry',
+  'src/call/questions',
+  'src/tool/schema/zod4-trust',
+  'src/client/decisions',
+  'src/client/signals',
+  'src/client/questions',
+];
+
+const LAZY = new Set(LAZY_MODULES.map((module) => join(ROOT, module)));
 
 /** The esbuild plugin that makes the swaps above. */
 export function browserSwaps(): Plugin {
@@ -37,11 +58,11 @@ export function browserSwaps(): Plugin {
           ? undefined
           : { path: BROWSER_STAND_INS[args.path]! },
       );
-      build.onResolve({ filter: /\/validator$/ }, (args) =>
-        join(args.resolveDir, args.path) === VALIDATOR.replace(/\.ts$/, '')
-          ? { path: VALIDATOR.replace(/\.ts$/, '.browser.ts') }
-          : undefined,
-      );
+      build.onResolve({ filter: /^\.\.?\// }, (args) => {
+        const target = join(args.resolveDir, args.path).replace(/\.(?:ts|js)$/, '');
+        if (!LAZY.has(target) || args.importer === `${target}.browser.ts`) return undefined;
+        return { path: `${target}.browser.ts` };
+      });
     },
   };
 }

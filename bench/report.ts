@@ -319,6 +319,9 @@ ${bundleTable(figures.bundles)}
 build is \`toolwire\`'s \`browser\` export condition (browser-build.ts): the JSON Schema validator is loaded by
 a dynamic \`import()\` when a tool first needs it (plain JSON Schema parameters, or a zod 3 / valibot / arktype
 / unproved zod 4 schema whose announcement is checked), and zod 3 / valibot parameters need
-\`import 'toolwire/zod3'\` / \`import 'toolwire/valibot'\` once. Each file is gzipped alone, as served.
+\`import 'toolwire/zod3'\` / \`import 'toolwire/valibot'\` once. The other lazy chunks (browser-build.ts's
+\`LAZY_MODULES\`: runs, approvals, policies, retries, questions, decisions, the zod 4 trust proof, …) load the
+first time a page uses what they hold. The first download is gzipped as one file (the application's bundler
+merges its static chunks into its own entry chunk); \`npx tsx bench/bundle.ts\` lists it by input file.
 `;
 }

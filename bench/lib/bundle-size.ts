@@ -7,8 +7,10 @@
  * - the browser build (`toolwire`'s `browser` condition, made with browser-build.ts's swaps, exactly as
  *   tsup.config.ts makes dist/browser/index.js): what the page downloads first, with zod left out (an
  *   application that already ships zod 4, whose core zod/mini shares) — the issue's target figure — and with
- *   zod in;
- * - the JSON Schema validator's chunk, downloaded the first time a tool needs it;
+ *   zod in. The first download is the entry and the chunks it imports statically, gzipped together: the
+ *   application's bundler merges them into its own entry chunk (each file gzipped alone is a little more);
+ * - each chunk loaded later by a dynamic `import()` (the JSON Schema validator, and every module of
+ *   browser-build.ts's `LAZY_MODULES`), named by the modules it holds, downloaded the first time a page needs it;
  * - `toolwire/zod3` and `toolwire/valibot`, for a page that imports them;
  * - the full build (the `import`/`default` condition: everything in one piece), zod left out: what every
  *   browser user paid before the browser build existed.
@@ -17,7 +19,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
-import { browserSwaps } from '../../browser-build';
+import { browserSwaps, LAZY_MODULES } from '../../browser-build';
 import { ROOT } from './build';
 
 /** Sizes in bytes, and the largest inputs of the bundle. */
@@ -30,7 +32,19 @@ export interface BundleSize {
   largest: Array<{ input: string; bytes: number }>;
 }
 
+/** One input file of the first download: minified bytes, and gzip bytes estimated at the bundle's ratio. */
+export interface SourceShare {
+  input: string;
+  minBytes: number;
+  gzipEstimate: number;
+}
+
 const PEERS = ['ws', 'zod3', 'valibot', 'arktype'];
+
+/** A page that answers tool calls and nothing more: what its bundler keeps of the browser build. */
+const PAGE = `import { Client, tool } from './src/index.ts';
+const ping = tool({ name: 'ping', description: 'Answers pong.', execute: () => 'pong' });
+await new Client({ url: 'ws://127.0.0.1:8787', apiKey: 'key', tools: [ping] }).connect();`;
 
 function largestInputs(inputs: Metafile['outputs'][string]['inputs']): BundleSize['largest'] {
   const byPackage = new Map<string, number>();
@@ -48,23 +62,53 @@ function largestInputs(inputs: Metafile['outputs'][string]['inputs']): BundleSiz
 interface Parts {
   /** What the page downloads first: the entry and the chunks it imports statically. */
   first: Omit<BundleSize, 'label' | 'target'>;
+  /** Each input of the first download, largest first. */
+  sources: SourceShare[];
   /** Each chunk imported dynamically (downloaded when first needed), with its static imports. */
-  lazy: Array<Omit<BundleSize, 'label' | 'target'>>;
+  lazy: Array<Omit<BundleSize, 'label' | 'target'> & { name: string }>;
 }
 
-/** Sizes of a set of output files (each gzipped alone, as served), and their largest inputs together. */
-function sizeOf(files: Array<{ contents: Uint8Array; inputs: Metafile['outputs'][string]['inputs'] }>) {
+type Inputs = Metafile['outputs'][string]['inputs'];
+
+/** Sizes of a set of output files (gzipped together: one chunk of the application), and their largest inputs. */
+function sizeOf(files: Array<{ contents: Uint8Array; inputs: Inputs }>) {
   return {
     minBytes: files.reduce((sum, file) => sum + file.contents.byteLength, 0),
-    gzipBytes: files.reduce((sum, file) => sum + gzipSync(file.contents, { level: 9 }).byteLength, 0),
+    gzipBytes: gzipSync(Buffer.concat(files.map((file) => file.contents)), { level: 9 }).byteLength,
     largest: largestInputs(Object.assign({}, ...files.map((file) => file.inputs))),
   };
 }
 
-async function parts(entry: string, external: string[], browser: boolean): Promise<Parts> {
+/** What a lazy chunk holds, for its label: the lazy modules in it, else its packages. */
+function chunkName(inputs: Inputs): string {
+  const modules = LAZY_MODULES.filter((module) => `${module}.ts` in inputs).map((module) =>
+    module.replace(/^src\//, ''),
+  );
+  if (modules.length > 0) return modules.join(', ');
+  return largestInputs(inputs)
+    .map((part) => part.input)
+    .join(', ');
+}
+
+/** Each input of `inputs`, largest first, with its gzip bytes estimated at the ratio `gzip / min`. */
+function sourcesOf(inputs: Inputs, ratio: number): SourceShare[] {
+  return Object.entries(inputs)
+    .filter(([, { bytesInOutput }]) => bytesInOutput > 0)
+    .map(([input, { bytesInOutput }]) => ({
+      input: input.replace(/^.*node_modules\//, ''),
+      minBytes: bytesInOutput,
+      gzipEstimate: Math.round(bytesInOutput * ratio),
+    }))
+    .sort((a, b) => b.minBytes - a.minBytes);
+}
+
+/** `entry`: a file, or the text of a page's module (resolved from the repository root). */
+async function parts(entry: string | { page: string }, external: string[], browser: boolean): Promise<Parts> {
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: [entry],
+    ...(typeof entry === 'string'
+      ? { entryPoints: [entry] }
+      : { stdin: { contents: entry.page, resolveDir: ROOT, loader: 'ts' as const } }),
     bundle: true,
     minify: true,
     splitting: true,
@@ -92,27 +136,50 @@ async function parts(entry: string, external: string[], browser: boolean): Promi
   };
   const files = (paths: Iterable<string>) =>
     [...paths].map((path) => ({ contents: contents(path), inputs: outputs[path]!.inputs }));
-  const main = Object.keys(outputs).find((path) => outputs[path]!.entryPoint === entry)!;
+  const entryPoint = typeof entry === 'string' ? entry : '<stdin>';
+  const main = Object.keys(outputs).find((path) => outputs[path]!.entryPoint === entryPoint)!;
   const first = closure(main);
-  const dynamic = outputs[main]!.imports.filter((i) => i.kind === 'dynamic-import' && i.path in outputs);
+  const dynamic = new Set(
+    Object.values(outputs).flatMap((output) =>
+      output.imports.filter((i) => i.kind === 'dynamic-import' && i.path in outputs).map((i) => i.path),
+    ),
+  );
+  const firstSize = sizeOf(files(first));
+  const firstInputs: Inputs = Object.assign({}, ...[...first].map((path) => outputs[path]!.inputs));
   return {
-    first: sizeOf(files(first)),
-    lazy: dynamic.map((i) => sizeOf(files([...closure(i.path)].filter((path) => !first.has(path))))),
+    first: firstSize,
+    sources: sourcesOf(firstInputs, firstSize.gzipBytes / firstSize.minBytes),
+    lazy: [...dynamic].map((path) => ({
+      name: chunkName(outputs[path]!.inputs),
+      ...sizeOf(files([...closure(path)].filter((other) => !first.has(other)))),
+    })),
   };
+}
+
+/** Each input of the browser build's first download (zod left out), largest first: what the target is made of. */
+export async function firstDownloadSources(): Promise<SourceShare[]> {
+  return (await parts('src/index.ts', [...PEERS, 'zod'], true)).sources;
 }
 
 /** The figures listed in the module comment, the target figure first. */
 export async function bundleSizes(): Promise<BundleSize[]> {
   const lean = await parts('src/index.ts', [...PEERS, 'zod'], true);
   const withZod = await parts('src/index.ts', PEERS, true);
+  const page = await parts({ page: PAGE }, [...PEERS, 'zod'], true);
   const zod3 = await parts('src/browser/zod3.ts', [...PEERS, 'zod'], false);
   const valibot = await parts('src/browser/valibot.ts', [...PEERS, 'zod'], false);
   const full = await parts('src/index.ts', [...PEERS, 'zod'], false);
   return [
     { label: 'browser build, first download, zod left out (app ships zod 4)', target: true, ...lean.first },
     { label: 'browser build, first download, zod/mini included', target: false, ...withZod.first },
-    ...lean.lazy.map((size) => ({
-      label: 'later, when a tool first needs it: the JSON Schema validator',
+    {
+      label:
+        'browser build, first download of a page that imports only `{ Client, tool }` (tree-shaken), zod left out',
+      target: false,
+      ...page.first,
+    },
+    ...lean.lazy.map(({ name, ...size }) => ({
+      label: `later, on first use: ${name}`,
       target: false,
       ...size,
     })),

@@ -5,28 +5,38 @@
  * page from a small HTTP server on 127.0.0.1. The page connects to the stub with the browser's own WebSocket.
  */
 import { createServer } from 'node:http';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { scriptedModel, silentLogger, startStubServer } from 'toolwire/server-stub';
+import { browserSwaps } from '../../browser-build';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Bundles the page script: toolwire and zod for the browser; `ws` is never loaded there. */
-export async function bundlePage(): Promise<string> {
+/**
+ * Bundles the page script as an application would with toolwire's browser build (browser-build.ts: what the
+ * `browser` export condition ships): toolwire and zod for the browser, code split, so that what the page uses
+ * only later (here the agent run) comes in chunks of its own, fetched on first use. `ws` is never loaded there.
+ * @returns each output file's text by its name (`page.js` and its chunks).
+ */
+export async function bundlePage(): Promise<Map<string, string>> {
   const result = await build({
     absWorkingDir: root,
-    entryPoints: ['examples/browser/page.ts'],
+    entryPoints: { page: 'examples/browser/page.ts' },
     bundle: true,
     write: false,
+    splitting: true,
+    outdir: 'examples/browser/out', // never written (write: false)
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
     minify: true,
     external: ['ws'],
     alias: { toolwire: './src/index.ts' },
+    plugins: [browserSwaps()],
     logLevel: 'warning',
   });
-  return result.outputFiles[0]?.text ?? '';
+  return new Map(result.outputFiles.map((file) => [basename(file.path), file.text]));
 }
 
 /** Starts the stub and the page server; resolves with the page URL and a function that stops both. */
@@ -42,13 +52,14 @@ export async function startBrowserExample(port = 0): Promise<{ pageUrl: string; 
       },
     ]),
   });
-  const script = await bundlePage();
+  const scripts = await bundlePage();
   const config = JSON.stringify({ url: stub.url, apiKey: 'browser-key' }).replaceAll('<', '\\u003c');
   const html = `<!doctype html><html><head><meta charset="utf-8"><title>"toolwire in a browser"</title></head>
 <body><h1>toolwire in a browser</h1><ul><li>one</li><li>two</li></ul><ol id="log"></ol>
 <script type="application/json" id="config">${config}</script><script type="module" src="/page.js"></script></body></html>`;
   const server = createServer((request, response) => {
-    if (request.url === '/page.js') {
+    const script = scripts.get(request.url?.slice(1) ?? '');
+    if (script !== undefined) {
       response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(script);
     } else if (request.url === '/') {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);

@@ -41,7 +41,7 @@ import { logFailure } from './failure-log';
 import { Incoming } from './incoming';
 import { Leases } from './leases';
 import { type CallSocket, Outbox } from './outbox';
-import { type Questioner, questionHooks } from './questions';
+import { type Questioner, questionHooks } from './question-hooks';
 import { Slots } from './slots';
 import { type CallTraces, callTraces, type ToolTracing } from './tracing';
 

@@ -35,7 +35,8 @@ import {
   type ServiceFrame,
   utf8Length,
 } from '../wire/protocol';
-import { type Questioner, SocketQuestions } from './questions';
+import type { Questioner } from './question-hooks';
+import { SocketQuestions } from './questions';
 import { StepResults } from './step-results';
 
 /** What the updates read of `welcome`. */

@@ -27,7 +27,7 @@ import type { Tool } from '../tool/tool';
 import type { ReconnectOptions } from '../wire/connection';
 import type { WebSocketConstructor } from '../wire/transport';
 import type { Approver } from './approvals';
-import type { Questioner } from './questions';
+import type { Questioner } from './question-hooks';
 import { CLOSE_DEFAULTS } from './run-options';
 import type { ToolTracing } from './tracing';
 

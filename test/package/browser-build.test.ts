@@ -6,7 +6,8 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import * as z3 from 'zod3';
-import { browserSwaps } from '../../browser-build';
+import { browserSwaps, LAZY_MODULES } from '../../browser-build';
+import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import type * as Toolwire from '../../src/index';
 
 /**
@@ -42,18 +43,110 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 const add = (a: number, b: number) => a + b;
 
+/** `entry`'s output and every output it imports statically, transitively: what a page downloads first. */
+function firstDownload(meta: Metafile, entry: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (path: string) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const i of meta.outputs[path]!.imports)
+      if (i.kind === 'import-statement' && i.path in meta.outputs) visit(i.path);
+  };
+  visit(Object.keys(meta.outputs).find((path) => path.endsWith(`/${entry}`))!);
+  return seen;
+}
+
 describe('the browser build', () => {
-  it('leaves the converters and the validator out of its first download', () => {
-    const index = Object.entries(metafile.outputs).find(([path]) => path.endsWith('/index.js'))![1];
-    expect(index.imports.filter((i) => i.kind === 'import-statement').map((i) => i.path)).not.toEqual(
+  it('leaves the converters, the validator and every lazy module out of its first download', () => {
+    const first = firstDownload(metafile, 'index.js');
+    const inputs = new Set([...first].flatMap((path) => Object.keys(metafile.outputs[path]!.inputs)));
+    const staticImports = [...first].flatMap((path) =>
+      metafile.outputs[path]!.imports.filter((i) => i.kind === 'import-statement').map((i) => i.path),
+    );
+    expect(staticImports).not.toEqual(
       expect.arrayContaining(['zod-to-json-schema', '@valibot/to-json-schema', '@cfworker/json-schema']),
     );
-    expect(index.imports).toContainEqual(
-      expect.objectContaining({ path: '@cfworker/json-schema', kind: 'dynamic-import' }),
+    expect(LAZY_MODULES.filter((module) => inputs.has(`${module}.ts`))).toEqual([]);
+    // Each stand-in is in the first download; the real module, where the build has it, behind a dynamic import
+    // (validator.browser.ts imports `@cfworker/json-schema` itself).
+    const dynamic = Object.values(metafile.outputs).flatMap((output) =>
+      output.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path),
     );
-    expect(Object.keys(index.inputs).some((input) => input.endsWith('src/tool/schema/validator.ts'))).toBe(
-      false,
+    expect(dynamic).toContain('@cfworker/json-schema');
+    for (const module of LAZY_MODULES) {
+      expect(inputs.has(`${module}.browser.ts`), module).toBe(true);
+      const chunk = Object.entries(metafile.outputs).find(([, output]) => `${module}.ts` in output.inputs);
+      expect(chunk === undefined || dynamic.includes(chunk[0]), module).toBe(true);
+    }
+  });
+
+  it('loads the gate, approval, retry and question code when a call first needs it', async () => {
+    let attempts = 0;
+    const flaky = lean.tool({
+      name: 'flaky',
+      description: 'Fails once, then answers.',
+      sideEffect: 'idempotent',
+      retry: { maxAttempts: 2, initialDelayMs: 1 },
+      allowedAgentNames: ['Support'],
+      needsApproval: true,
+      execute: async (_input, ctx) => {
+        attempts += 1;
+        if (attempts === 1) throw new Error('once');
+        return `${attempts} ${String(await ctx.askQuestion('Which?'))}`;
+      },
+    });
+    const onQuestion = () => ({ answer: 'that one' });
+    expect(await lean.invokeTool(flaky, {}, { agentName: 'Other' })).toMatchObject({ status: 'rejected' });
+    expect(await lean.invokeTool(flaky, {}, { agentName: 'Support', approve: () => false })).toMatchObject({
+      status: 'rejected',
+    });
+    expect(
+      await lean.invokeTool(flaky, {}, { agentName: 'Support', approve: () => true, onQuestion }),
+    ).toMatchObject({ status: 'ok', output: '2 that one' });
+    const blocked = await lean.invokeTool(
+      flaky,
+      {},
+      {
+        agentName: 'Support',
+        policies: [() => ({ block: 'not today' })],
+      },
     );
+    expect(blocked).toMatchObject({ status: 'rejected', output: 'not today' });
+  });
+
+  it('runs an agent whose tool needs a decision and asks a question, over the stub, with the lazy code', async () => {
+    const server = await startStubServer({
+      logger: silentLogger,
+      model: scriptedModel([
+        { toolCalls: [{ name: 'export' }] },
+        ({ messages }) => ({ text: messages.at(-1)?.content ?? '' }),
+      ]),
+    });
+    const exporter = lean.tool({
+      name: 'export',
+      description: 'Exports to a warehouse.',
+      needsApproval: true,
+      execute: async (_input, ctx) => `exported to ${String(await ctx.askQuestion('Which warehouse?'))}`,
+    });
+    const client = new lean.Client({ url: server.url, apiKey: 'browser-build-key', tools: [exporter] });
+    try {
+      client.on('approval_requested', ({ callId }) => void client.decide(callId, true));
+      server.events.on('run_event', (info: { runId: string; kind: string; data: unknown }) => {
+        if (info.kind !== 'question_asked') return;
+        const { callId, questionId } = info.data as { callId: string; questionId: string };
+        void fetch(`${server.httpUrl}/v1/runs/${info.runId}/calls/${callId}/questions/${questionId}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ answer: 'Lyon' }),
+        });
+      });
+      await client.connect();
+      const agent = new lean.Agent({ name: 'A', instructions: '', tools: [exporter] });
+      expect((await client.run(agent, 'go')).finalOutput).toBe('exported to Lyon');
+    } finally {
+      await client.close({ drain: false });
+      await server.close();
+    }
   });
 
   it('runs zod 4 tools as the full build does', async () => {

@@ -16,6 +16,10 @@ describe('examples/browser: the Client in a web page', { timeout: 60_000 }, () =
 
   it('connects with the browser WebSocket, runs the page tools and shows the answer', async () => {
     const page = await browser.page();
+    const scripts: string[] = [];
+    page.on('request', (request) => {
+      if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
+    });
     await page.goto(example.pageUrl);
     await page.waitForSelector('body[data-done]');
     expect(await page.getAttribute('body', 'data-done')).toBe('true');
@@ -25,5 +29,8 @@ describe('examples/browser: the Client in a web page', { timeout: 60_000 }, () =
     expect(log.some((line) => /^count_elements → ok \(\d+ ms\)$/.test(line))).toBe(true);
     expect(log.at(-1)).toBe('answer: The page is titled "toolwire in a browser" and has 2 list items.');
     expect(page.errors).toEqual([]);
+    // The browser build: the agent run's code came in a chunk of its own, fetched when the page started the run.
+    expect(scripts[0]).toBe('/page.js');
+    expect(scripts.some((path) => /^\/runs-[A-Z0-9]+\.js$/.test(path))).toBe(true);
   });
 });

@@ -8,7 +8,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ToolDefinitionError } from '../../errors';
 import { isPlainObject } from '../../json';
 import { arkTypeAdapter, arkTypeMessage, isArkTypeSchema } from './arktype';
-import { guardWithAnnounced, jsonSchemaAdapter } from './json-schema';
+import { guardUnlessProved, guardWithAnnounced, jsonSchemaAdapter } from './json-schema';
 import { noneAdapter } from './none';
 import { objectRoot } from './object-root';
 import {
@@ -122,12 +122,11 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
     const finished: SchemaAdapter = { ...adapter, jsonSchema: finish(adapter.jsonSchema, origin) };
     // Parameters are announced: validation must refuse what the announcement refuses (see guardWithAnnounced),
     // which a JSON Schema does by itself and a zod 4 schema of trusted constructs was proved to do.
+    const proof = finished.acceptsOnlyAnnounced;
     const guarded =
-      origin.requireObject &&
-      finished.kind !== 'json-schema' &&
-      finished.kind !== 'none' &&
-      finished.acceptsOnlyAnnounced !== true;
-    return guarded ? guardWithAnnounced(finished) : finished;
+      origin.requireObject && finished.kind !== 'json-schema' && finished.kind !== 'none' && proof !== true;
+    if (!guarded) return finished;
+    return typeof proof === 'function' ? guardUnlessProved(finished, proof) : guardWithAnnounced(finished);
   } catch (error) {
     if (error instanceof ToolDefinitionError) throw error;
     const reason = error instanceof Error ? error.message : String(error);

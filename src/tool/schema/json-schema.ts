@@ -8,7 +8,7 @@
  */
 import type { OutputUnit, Validator } from '@cfworker/json-schema';
 import { isPlainObject } from '../../json';
-import { andThen, isThenable } from '../../maybe';
+import { andThen, isThenable, type MaybePromise } from '../../maybe';
 import { checkJsonSchema } from './json-schema-check';
 import { to202012 } from './json-schema-dialect';
 import { formatPath, pointerToSegments } from './path';
@@ -226,5 +226,22 @@ export function guardWithAnnounced(adapter: SchemaAdapter): SchemaAdapter {
           return announced.valid ? result : { ok: false, issues: issuesFromOutput(announced.errors, value) };
         });
       }),
+  };
+}
+
+/**
+ * {@link guardWithAnnounced}, or the adapter as it is, as `proof` decides on the first validation (a proof that
+ * loads lazily in the browser build: see src/tool/schema/zod4-trust.browser.ts). A proof that fails to load
+ * fails that validation; the next one asks again.
+ */
+export function guardUnlessProved(adapter: SchemaAdapter, proof: () => MaybePromise<boolean>): SchemaAdapter {
+  let chosen: SchemaAdapter | undefined;
+  const choose = () =>
+    andThen(proof(), (proved) => (chosen ??= proved ? adapter : guardWithAnnounced(adapter)));
+  return {
+    kind: adapter.kind,
+    jsonSchema: adapter.jsonSchema,
+    validate: (value) =>
+      chosen === undefined ? andThen(choose(), (ready) => ready.validate(value)) : chosen.validate(value),
   };
 }

@@ -7,6 +7,7 @@
 
 /** A JSON object, as announced to the service (JSON-serialisable by construction). */
 import type { JsonObject } from '../../json';
+import type { MaybePromise } from '../../maybe';
 
 export type { JsonObject };
 
@@ -38,8 +39,9 @@ export interface SchemaAdapter {
   /**
    * `true` when it was proved, as the adapter was made, that `validate` accepts nothing `jsonSchema` refuses,
    * so that parameters need no check against their announcement after validation (see `guardWithAnnounced`).
-   * Set only for zod 4 schemas made of trusted constructs (src/tool/schema/zod4-faithful.ts).
+   * Set only for zod 4 schemas made of trusted constructs (src/tool/schema/zod4-trust.ts). In the browser build,
+   * whose proof loads lazily, it may be a function that answers on the first validation.
    * @default false
    */
-  readonly acceptsOnlyAnnounced?: boolean;
+  readonly acceptsOnlyAnnounced?: boolean | (() => MaybePromise<boolean>);
 }

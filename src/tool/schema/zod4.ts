@@ -13,7 +13,6 @@ import { toJSONSchema, type ZodMiniType } from 'zod/mini';
 import { standardAdapter } from './standard';
 import type { JsonObject, SchemaAdapter } from './types';
 import { PREPROCESS_MESSAGE, UNKNOWN_PIPE_MESSAGE } from './unknown-input';
-import { zod4DefinitionIsFaithful } from './zod4-faithful';
 import {
   announceBeforeOverwrites,
   dropFlaggedPatterns,
@@ -21,7 +20,7 @@ import {
   supportsUnrepresentableHook,
   unrepresentable,
 } from './zod4-hooks';
-import { metadataOnlyAnnotates, NO_METADATA } from './zod4-metadata';
+import { zod4Trusted } from './zod4-trust';
 
 /** The part of a zod 4 schema's internals this adapter reads (`schema._zod.def`). */
 interface Zod4Like {
@@ -108,15 +107,13 @@ export function zod4InputJsonSchema(schema: StandardSchemaV1): JsonObject {
 
 /**
  * Adapter for a zod 4 schema, marked {@link SchemaAdapter.acceptsOnlyAnnounced} when every construct in it is
- * trusted (src/tool/schema/zod4-faithful.ts) and its metadata only annotates (src/tool/schema/zod4-metadata.ts).
+ * trusted and its metadata only annotates (src/tool/schema/zod4-trust.ts).
  *
  * @throws Error when the input side cannot be expressed as JSON Schema.
  */
 export function zod4Adapter(schema: StandardSchemaV1): SchemaAdapter {
   const jsonSchema = zod4InputJsonSchema(schema);
   const adapter = standardAdapter('zod4', schema, jsonSchema);
-  const faithful =
-    zod4DefinitionIsFaithful(schema) &&
-    metadataOnlyAnnotates(jsonSchema, () => translate(schema, { metadata: NO_METADATA }));
-  return faithful ? { ...adapter, acceptsOnlyAnnounced: true } : adapter;
+  const trusted = zod4Trusted(schema, jsonSchema, (options) => translate(schema, options));
+  return trusted === false ? adapter : { ...adapter, acceptsOnlyAnnounced: trusted };
 }

@@ -1,0 +1,38 @@
+/**
+ * The browser build's src/call/approval.ts (swapped in by browser-build.ts): a call that needs no approval
+ * (`needsApproval` false or absent, no policy asking for it, not held by the service) goes on here; any other
+ * loads the real approval code (a chunk of its own) first.
+ *
+ * @module
+ */
+import { lazy, withModule } from '../browser/lazy';
+import type { ApprovalOutcome } from './approval';
+import type { CallState } from './types';
+
+export type { ApprovalOutcome } from './approval';
+
+const real = lazy(() => import('./approval'));
+
+/** See src/call/approval.ts. */
+export function decideApproval(
+  call: CallState,
+  input: unknown,
+  policyReason: string | undefined,
+  done: (outcome: ApprovalOutcome) => void,
+): void {
+  const { approved } = call.options;
+  if (approved === true) {
+    done({ go: true, approved: true });
+    return;
+  }
+  const { needsApproval } = call.internals;
+  if (approved === undefined && policyReason === undefined && (needsApproval ?? false) === false) {
+    done({ go: true, approved: false });
+    return;
+  }
+  withModule(
+    real,
+    (error) => call.fail(error),
+    (module) => module.decideApproval(call, input, policyReason, done),
+  );
+}

@@ -1,0 +1,27 @@
+/**
+ * The browser build's src/call/gate.ts (swapped in by browser-build.ts): a call of a tool without
+ * `allowedAgentNames`, in a client without `policies`, passes the gate here; any other loads the real gate
+ * (a chunk of its own) first.
+ *
+ * @module
+ */
+import { lazy, withModule } from '../browser/lazy';
+import type { GateOutcome } from './gate';
+import type { CallState } from './types';
+
+export type { GateOutcome } from './gate';
+
+const real = lazy(() => import('./gate'));
+
+/** See src/call/gate.ts. */
+export function passGate(call: CallState, input: unknown, done: (outcome: GateOutcome) => void): void {
+  if (call.internals.allowedAgentNames === undefined && (call.options.policies ?? []).length === 0) {
+    done({ go: true, approvalReason: undefined, redact: [] });
+    return;
+  }
+  withModule(
+    real,
+    (error) => call.fail(error),
+    (module) => module.passGate(call, input, done),
+  );
+}

@@ -1,0 +1,31 @@
+/**
+ * The browser build's src/call/retry.ts (swapped in by browser-build.ts): a tool without `retry` runs
+ * `execute` once, here; a tool with one loads the real retry code (a chunk of its own) first.
+ *
+ * @module
+ */
+import { lazy, withModule } from '../browser/lazy';
+import type { Settled } from './settle';
+import { timed } from './timed';
+import type { CallState } from './types';
+
+const real = lazy(() => import('./retry'));
+
+/** See src/call/retry.ts. */
+export function executeAttempts(
+  call: CallState,
+  input: unknown,
+  next: (outcome: Settled<unknown>) => void,
+): void {
+  const { internals } = call;
+  const { retry } = internals;
+  if (retry === undefined || retry.maxAttempts <= 1 || call.newAttempt === undefined) {
+    timed(call, () => internals.execute(input, call.ctx), next);
+    return;
+  }
+  withModule(
+    real,
+    (error) => call.fail(error),
+    (module) => module.executeAttempts(call, input, next),
+  );
+}

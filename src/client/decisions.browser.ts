@@ -1,0 +1,48 @@
+/**
+ * The browser build's src/client/decisions.ts (swapped in by browser-build.ts): `client.decide()` loads the
+ * real code (a chunk of its own) the first time a page decides. Until then no decision is pending: an
+ * `approval_applied` is taken as the real class takes one it has no request for.
+ *
+ * @module
+ */
+import { lazy } from '../browser/lazy';
+import type { ApprovalDecision } from '../call/types';
+import type { ServiceFrame } from '../wire/protocol';
+import type * as Real from './decisions';
+
+const real = lazy(() => import('./decisions'));
+
+/** See src/client/decisions.ts: the real class, made once its module has loaded. */
+export class Decisions {
+  readonly #send: ConstructorParameters<typeof Real.Decisions>[0];
+  #features: readonly string[] | undefined;
+  #decisions: Real.Decisions | undefined;
+
+  constructor(send: ConstructorParameters<typeof Real.Decisions>[0]) {
+    this.#send = send;
+  }
+
+  welcomed(features: readonly string[] | undefined): void {
+    this.#features = features;
+    this.#decisions?.welcomed(features);
+  }
+
+  decide(callId: string, given: ApprovalDecision): Promise<void> {
+    if (this.#decisions !== undefined) return this.#decisions.decide(callId, given);
+    return real.load().then((module) => {
+      if (this.#decisions === undefined) {
+        this.#decisions = new module.Decisions(this.#send);
+        this.#decisions.welcomed(this.#features);
+      }
+      return this.#decisions.decide(callId, given);
+    });
+  }
+
+  handle(frame: ServiceFrame): boolean {
+    return this.#decisions?.handle(frame) ?? frame.type === 'approval_applied';
+  }
+
+  disconnected(): void {
+    this.#decisions?.disconnected();
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The browser build's src/client/questions.ts (swapped in by browser-build.ts): the questions a page's calls
+ * put to the service load their code (a chunk of its own) when a tool first asks one. Until then no question
+ * is open: an answer, a call's end or a reconnect has nothing to act on.
+ *
+ * @module
+ */
+import { lazy } from '../browser/lazy';
+import type { QuestionReply, QuestionRequest } from '../call/types';
+import { QuestionError } from '../errors';
+import type { FrameOf, ServiceFrame } from '../wire/protocol';
+import type * as Real from './questions';
+
+export type { Questioner } from './questions';
+
+const real = lazy(() => import('./questions'));
+
+/** See src/client/questions.ts: the real class, made once its module has loaded. */
+export class SocketQuestions {
+  readonly #options: Real.SocketQuestionsOptions;
+  #questions: Real.SocketQuestions | undefined;
+
+  constructor(options: Real.SocketQuestionsOptions) {
+    this.#options = options;
+  }
+
+  readonly ask = (request: QuestionRequest): Promise<QuestionReply> => {
+    if (this.#questions !== undefined) return this.#questions.ask(request);
+    return real.load().then((module) => {
+      this.#questions ??= new module.SocketQuestions(this.#options);
+      // The tool stopped waiting while the code loaded: the question is withdrawn before it is sent.
+      if (request.signal.aborted) throw new QuestionError('cancelled', 'the question was withdrawn');
+      return this.#questions.ask(request);
+    });
+  };
+
+  answer(frame: FrameOf<ServiceFrame, 'answer'>): void {
+    this.#questions?.answer(frame);
+  }
+
+  forget(callId: string): void {
+    this.#questions?.forget(callId);
+  }
+
+  reconnected(): void {
+    this.#questions?.reconnected();
+  }
+}

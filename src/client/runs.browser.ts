@@ -1,0 +1,69 @@
+/**
+ * The browser build's src/client/runs.ts (swapped in by browser-build.ts): the same `Runs`, whose real code
+ * is loaded by a dynamic `import()` when the page starts its first run (`client.run()`, or a tool calling an
+ * agent), so that a page that only answers tool calls never downloads it. Until then there is no run to
+ * report on: frames about runs are not this client's, and there is nothing to cancel or fail.
+ *
+ * @module
+ */
+import { lazy } from '../browser/lazy';
+import type { ApprovalRequest } from '../call/types';
+import type { ConnectionError } from '../errors';
+import type { AgentDefinition, ClientFrame, FrameOf, ServiceFrame } from '../wire/protocol';
+import type * as Real from './runs';
+
+export type { RunEvent, RunResult, StartRunOptions } from './runs';
+
+const real = lazy(() => import('./runs'));
+
+/** See src/client/runs.ts: the real class, made once its module has loaded. */
+export class Runs {
+  readonly #args: ConstructorParameters<typeof Real.Runs>;
+  #runs: Real.Runs | undefined;
+  #closed: ConnectionError | undefined;
+
+  constructor(...args: ConstructorParameters<typeof Real.Runs>) {
+    this.#args = args;
+  }
+
+  contextOf(runId: string): { found: boolean; context: unknown } {
+    return this.#runs?.contextOf(runId) ?? { found: false, context: undefined };
+  }
+
+  start(agent: AgentDefinition, input: string, options: Real.StartRunOptions): Promise<Real.RunResult> {
+    if (this.#runs !== undefined) return this.#runs.start(agent, input, options);
+    return real.load().then((module) => {
+      this.#runs ??= new module.Runs(...this.#args);
+      if (this.#closed !== undefined) this.#runs.failAll(this.#closed);
+      return this.#closed === undefined
+        ? this.#runs.start(agent, input, options)
+        : Promise.reject(this.#closed);
+    });
+  }
+
+  reconnected(): void {
+    this.#runs?.reconnected();
+  }
+
+  handle(frame: ServiceFrame): boolean {
+    return this.#runs?.handle(frame) ?? false;
+  }
+
+  unsendable(frame: FrameOf<ClientFrame, 'run_start'>, error: ConnectionError): void {
+    this.#runs?.unsendable(frame, error);
+  }
+
+  cancelAll(reason: string): void {
+    this.#runs?.cancelAll(reason);
+  }
+
+  failAll(error: ConnectionError): void {
+    this.#closed = error;
+    this.#runs?.failAll(error);
+  }
+}
+
+/** See src/client/runs.ts; a run event only comes once the module has loaded (for a run it started). */
+export function approvalHeldByService(event: Real.RunEvent): ApprovalRequest | undefined {
+  return real.now?.approvalHeldByService(event);
+}
