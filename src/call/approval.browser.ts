@@ -16,7 +16,7 @@ const real = lazy(() => import('./approval'));
 /** See src/call/approval.ts. */
 export function decideApproval(
   call: CallState,
-  input: unknown,
+  view: () => unknown,
   policyReason: string | undefined,
   done: (outcome: ApprovalOutcome) => void,
 ): void {
@@ -33,6 +33,6 @@ export function decideApproval(
   withModule(
     real,
     (error) => call.fail(error),
-    (module) => module.decideApproval(call, input, policyReason, done),
+    (module) => module.decideApproval(call, view, policyReason, done),
   );
 }

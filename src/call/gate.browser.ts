@@ -14,7 +14,7 @@ export type { GateOutcome } from './gate';
 const real = lazy(() => import('./gate'));
 
 /** See src/call/gate.ts. */
-export function passGate(call: CallState, input: unknown, done: (outcome: GateOutcome) => void): void {
+export function passGate(call: CallState, view: () => unknown, done: (outcome: GateOutcome) => void): void {
   if (call.internals.allowedAgentNames === undefined && (call.options.policies ?? []).length === 0) {
     done({ go: true, approvalReason: undefined, redact: [] });
     return;
@@ -22,6 +22,6 @@ export function passGate(call: CallState, input: unknown, done: (outcome: GateOu
   withModule(
     real,
     (error) => call.fail(error),
-    (module) => module.passGate(call, input, done),
+    (module) => module.passGate(call, view, done),
   );
 }

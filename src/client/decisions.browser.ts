@@ -15,11 +15,16 @@ const real = lazy(() => import('./decisions'));
 /** See src/client/decisions.ts: the real class, made once its module has loaded. */
 export class Decisions {
   readonly #send: ConstructorParameters<typeof Real.Decisions>[0];
+  readonly #maxPayloadBytes: ConstructorParameters<typeof Real.Decisions>[1];
   #features: readonly string[] | undefined;
   #decisions: Real.Decisions | undefined;
 
-  constructor(send: ConstructorParameters<typeof Real.Decisions>[0]) {
+  constructor(
+    send: ConstructorParameters<typeof Real.Decisions>[0],
+    maxPayloadBytes: ConstructorParameters<typeof Real.Decisions>[1],
+  ) {
     this.#send = send;
+    this.#maxPayloadBytes = maxPayloadBytes;
   }
 
   welcomed(features: readonly string[] | undefined): void {
@@ -31,7 +36,7 @@ export class Decisions {
     if (this.#decisions !== undefined) return this.#decisions.decide(callId, given);
     return real.load().then((module) => {
       if (this.#decisions === undefined) {
-        this.#decisions = new module.Decisions(this.#send);
+        this.#decisions = new module.Decisions(this.#send, this.#maxPayloadBytes);
         this.#decisions.welcomed(this.#features);
       }
       return this.#decisions.decide(callId, given);
