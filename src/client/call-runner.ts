@@ -119,6 +119,7 @@ export class CallRunner implements ExecutionOwner {
       redactor: options.redactor,
       widgetInvalid: (info) => events.widgetInvalid(info),
       takesContent: () => options.updates.takesContent,
+      logger,
     });
     this.#approvals = new Approvals({
       onApproval: options.onApproval,
