@@ -142,7 +142,12 @@ export class Incoming {
       return;
     }
     if (this.#held.has(callId) || this.#finished.has(callId) || this.#finishedBefore.has(callId)) return;
-    const frame: ToolCallFrame = { type: 'tool_call', callId, runId: runId ?? '', toolName: toolName ?? 'the tool' };
+    const frame: ToolCallFrame = {
+      type: 'tool_call',
+      callId,
+      runId: runId ?? '',
+      toolName: toolName ?? 'the tool',
+    };
     const execution = new Execution(frame, options.owner);
     this.#held.set(callId, execution);
     options.owner.finished(execution, {

@@ -279,7 +279,9 @@ export class Runs {
           : undefined;
     if (run === undefined) return;
     this.#settle(run);
-    run.reject(new RunError('invalid_frame', `the service sent a ${about.type} this client cannot read: ${message}`));
+    run.reject(
+      new RunError('invalid_frame', `the service sent a ${about.type} this client cannot read: ${message}`),
+    );
   }
 
   /** A `run_start` the socket will never take as it is: its run fails with a `RunError`. */

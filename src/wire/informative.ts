@@ -13,8 +13,9 @@ import type { Logger } from '../logger';
 
 /** Informative fields of the frames the service sends. */
 export const INFORMATIVE_SERVICE_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  // Names a peer does not know are ignored, never refused (§2); a lease without a valid leaseMs is no lease (§18.4).
-  welcome: ['features', 'features.*', 'leaseMs', 'maxCallDurationMs'],
+  // Names a peer does not know are ignored, never refused (§2); a lease without a valid leaseMs is no lease (§18.4);
+  // without a valid sessionGraceMs the client assumes the default (§15).
+  welcome: ['features', 'features.*', 'leaseMs', 'maxCallDurationMs', 'sessionGraceMs'],
   // The trace context is informative (§18.10); the reason of a rejection is text for the model.
   tool_call: ['traceparent', 'tracestate', 'reason'],
   // Any reason is a plain cancel (§6).

@@ -20,8 +20,8 @@ import {
   type RefusedFrame,
   refusal,
 } from './codec';
-import { droppedFieldsLog } from './informative';
 import { Heartbeat, type HeartbeatClock, systemClock } from './heartbeat';
+import { droppedFieldsLog } from './informative';
 import {
   CLOSE_CODES,
   type ClientFrame,
