@@ -294,6 +294,7 @@ describe('runs: run_started, run_event, run_result (§10)', () => {
     });
     s.raw(result);
     await running;
+    await s.settle();
     expect(events.map((event) => [event.seq, event.event.kind])).toEqual([
       [1, 'turn'],
       [3, 'turn'],
@@ -309,6 +310,7 @@ describe('runs: run_started, run_event, run_result (§10)', () => {
       s.raw({ type: 'run_event', runId: 'r1', seq, event: { kind: 'turn', data: { turn: 1 } } });
       s.raw(result);
       await running;
+      await s.settle();
       expect(events.map((event) => [event.seq, event.event.kind])).toEqual([[undefined, 'turn']]);
       expect(s.refusals()).toEqual([]);
     },
