@@ -17,7 +17,7 @@ const hello = { type: 'hello', protocol: 1, sdk: { name: 'raw', version: '1' }, 
 
 async function connect(fields: Record<string, unknown>) {
   const server = await stub();
-  const peer = new TestClient(server.url, { apiKey: API_KEY, hello: false });
+  const peer = TestClient.open(server.url, { apiKey: API_KEY, hello: false });
   onCleanup(() => peer.close());
   await peer.opened();
   peer.sendRaw(JSON.stringify({ ...hello, ...fields }));
@@ -66,7 +66,7 @@ describe('after hello', () => {
       { type: 'tool_result', callId: 'c9', status: 'ok', output: '', extra: 1 },
       'unknown_call',
     ],
-  ])('%s is used, not refused (answered %s)', async (_name, frame, code) => {
+  ])('%s: used, not refused', async (_name, frame, code) => {
     const { peer } = await connect({});
     peer.sendRaw(JSON.stringify(frame));
     expect(await peer.next('error')).toMatchObject({ code });
