@@ -7,7 +7,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
-import { decodeClientFrame, isRefusedErrorFrame } from '../src/wire/codec';
+import { decodeClientFrame, isRefusedErrorFrame, type RefusedFrame } from '../src/wire/codec';
+import { droppedFieldsLog } from '../src/wire/informative';
 import {
   answeredFeatures,
   CLOSE_CODES,
@@ -27,6 +28,16 @@ import { type SilenceWatch, watchSilence } from './silence-watch';
 
 type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** The ids of a refused frame the error frame names (PROTOCOL.md §12). */
+function refusalIds(about: RefusedFrame | undefined): {
+  callId?: string;
+  runId?: string;
+  requestId?: string;
+} {
+  const { type: _type, toolName: _toolName, ...ids } = about ?? {};
+  return ids;
+}
+
 /** Takes charge of a freshly upgraded socket. */
 export function acceptSocket(service: StubService, ws: WebSocket, request: IncomingMessage): void {
   new SocketHandler(service, ws, request);
@@ -38,6 +49,8 @@ class SocketHandler {
   readonly #headerKey: string | undefined;
   readonly #limiter: RateLimiter;
   readonly #remote: string;
+  /** Logs the informative fields the client got wrong and the stub ignored (PROTOCOL.md §12). */
+  readonly #dropped: (frame: { type: string; callId?: unknown }, dropped: readonly string[]) => void;
   #session: Session | undefined;
   #closing = false;
   #lastSeen = Date.now();
@@ -50,6 +63,7 @@ class SocketHandler {
     const { options } = service;
     this.#limiter = new RateLimiter(options.maxFramesPerSecond, options.maxFrameBurst);
     this.#remote = `${request.socket.remoteAddress ?? '?'}:${request.socket.remotePort ?? '?'}`;
+    this.#dropped = droppedFieldsLog(options.logger, 'client');
     ws.on('error', (error: Error & { code?: string }) => {
       // `ws` closes the socket itself after these (1009 for a frame over maxPayload, 1002/1007 for bad framing).
       options.logger.warn(
@@ -113,15 +127,19 @@ class SocketHandler {
       if (!decoded.ok) this.#close(CLOSE_CODES.helloExpected, `expected hello: ${decoded.message}`);
       else if (decoded.frame.type !== 'hello') {
         this.#close(CLOSE_CODES.helloExpected, `expected hello, got ${decoded.frame.type}`);
-      } else this.#onHello(decoded.frame);
+      } else {
+        if (decoded.dropped !== undefined) this.#dropped(decoded.frame, decoded.dropped);
+        this.#onHello(decoded.frame);
+      }
       return;
     }
     if (!decoded.ok) {
       // A peer never answers an error frame with an error frame (PROTOCOL.md §12).
       if (isRefusedErrorFrame(decoded)) options.logger.warn({ sessionId: this.#session.id }, decoded.message);
-      else this.#error(decoded.code, decoded.message);
+      else this.#error(decoded.code, decoded.message, refusalIds(decoded.about));
       return;
     }
+    if (decoded.dropped !== undefined) this.#dropped(decoded.frame, decoded.dropped);
     try {
       this.#route(this.#session, decoded.frame);
     } catch (error) {

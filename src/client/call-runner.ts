@@ -119,6 +119,7 @@ export class CallRunner implements ExecutionOwner {
       redactor: options.redactor,
       widgetInvalid: (info) => events.widgetInvalid(info),
       takesContent: () => options.updates.takesContent,
+      logger,
     });
     this.#approvals = new Approvals({
       onApproval: options.onApproval,
@@ -175,6 +176,11 @@ export class CallRunner implements ExecutionOwner {
       default:
         return false;
     }
+  }
+
+  /** A `tool_call` refused as invalid that names its call (PROTOCOL.md §12): answered, never run. */
+  unreadable(callId: string, about: { toolName?: string; runId?: string }, message: string): void {
+    this.#incoming.unreadable(callId, about.toolName, about.runId, message);
   }
 
   /** Handles a `tool_call` frame (new, re-delivered, or carrying an approval decision). */
@@ -318,9 +324,8 @@ export class CallRunner implements ExecutionOwner {
     const { frame } = execution;
     execution.started = Math.round(performance.now());
     this.#options.events.toolCall({ callId: frame.callId, runId: frame.runId, toolName: frame.toolName });
-    // A cancel, the deadline or close() while the context is awaited ends the wait: the call layer then ends the
-    // call as it would any aborted call (cancelled or timeout), running nothing. A context that never comes
-    // cannot hold the call, or its slot, forever.
+    // A cancel, the deadline or close() while the context is awaited ends the wait (the call layer then ends the
+    // call as any aborted call, running nothing): a context that never comes cannot hold the call or its slot.
     settleThen(
       () => this.#options.contextFor(frame),
       { signal: execution },

@@ -14,6 +14,7 @@ import { type ToolSource, toTool } from '../tool/structural';
 import { VERSION } from '../version';
 import { Connection, type ConnectOptions } from '../wire/connection';
 import {
+  ERROR_CODES,
   FEATURES,
   type FrameOf,
   NEGOTIATED_RUN_EVENT_KINDS,
@@ -122,6 +123,11 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         if (frame.type === 'run_start') this.#runs.unsendable(frame, error);
         else this.#calls.unsendable(frame, error);
       },
+      onRefused: (about, message) => {
+        if (about.type === 'tool_call' && about.callId !== undefined)
+          this.#calls.unreadable(about.callId, about, message);
+        else this.#runs.refused(about, message);
+      },
       onClosed: (error) => {
         this.#decisions.disconnected();
         this.#calls.abortAll('client closed');
@@ -135,6 +141,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
       (event) => this.#onRunEvent(event),
       () => this.#connection.maxPayloadBytes,
       (runId, reason) => this.#calls.cancelRun(runId, reason),
+      logger,
     );
     // One function for every call (the call is read from its ctx), not a closure per call.
     const nestedRun: NestedRun = (agent, input, maxTurns, ctx) => {
@@ -341,11 +348,8 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
   #onFrame(frame: Exclude<ServiceFrame, FrameOf<ServiceFrame, 'welcome'>>): void {
     if (this.#decisions.handle(frame) || this.#calls.handle(frame) || this.#runs.handle(frame)) return;
     if (frame.type !== 'error') return;
-    if (
-      frame.callId !== undefined &&
-      (frame.code === 'unknown_call' || frame.code === 'duplicate_result' || frame.code === 'not_allowed')
-    ) {
-      // The service will never record this result (PROTOCOL.md §5.2): drop it from the outbox.
+    if (frame.callId !== undefined && dropsResult(frame.code)) {
+      // The service will never record this result (PROTOCOL.md §5.2, §13): drop it from the outbox.
       this.#calls.ack(frame.callId, frame.code);
     }
     const error = new ConnectionError(`service_${frame.code}`, `the service reported: ${frame.message}`);
@@ -366,4 +370,19 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
         );
     }
   }
+}
+
+/**
+ * Whether an `error` naming a `callId` drops that call's result (PROTOCOL.md §13): `unknown_call`,
+ * `duplicate_result`, `not_allowed`, and any code this protocol version does not list (a newer service's). The
+ * other listed codes keep it: `internal` says the frame may be re-sent; the others answer frames that are not
+ * results.
+ */
+function dropsResult(code: string): boolean {
+  return (
+    code === 'unknown_call' ||
+    code === 'duplicate_result' ||
+    code === 'not_allowed' ||
+    !(ERROR_CODES as readonly string[]).includes(code)
+  );
 }

@@ -11,7 +11,7 @@
  */
 import { abortReason } from '../call/call-signal';
 import type { Logger } from '../logger';
-import { busyText, cancelledText, shuttingDownText } from '../tool/model-text';
+import { busyText, cancelledText, shuttingDownText, unreadableCallText } from '../tool/model-text';
 import type { Approvals } from './approvals';
 import type { Deadlines } from './deadlines';
 import { Execution, type ExecutionOwner, type ToolCallFrame } from './execution';
@@ -127,6 +127,34 @@ export class Incoming {
       options.slots.admit(execution);
       options.traces?.admitted(execution);
     }
+  }
+
+  /**
+   * A `tool_call` the service got wrong (refused with `error invalid_frame`, PROTOCOL.md §12) names a call id: the
+   * call is answered rather than left to its deadline. A new call is not run (its fields cannot be trusted: a
+   * decision, a deadline) and ends with an `error` result saying why; a call held or answered here keeps its
+   * course (its result is sent again, if any).
+   */
+  unreadable(callId: string, toolName: string | undefined, runId: string | undefined, message: string): void {
+    const options = this.#options;
+    if (options.outbox.callOf(callId) !== undefined) {
+      options.outbox.resend(callId);
+      return;
+    }
+    if (this.#held.has(callId) || this.#finished.has(callId) || this.#finishedBefore.has(callId)) return;
+    const frame: ToolCallFrame = {
+      type: 'tool_call',
+      callId,
+      runId: runId ?? '',
+      toolName: toolName ?? 'the tool',
+    };
+    const execution = new Execution(frame, options.owner);
+    this.#held.set(callId, execution);
+    options.owner.finished(execution, {
+      status: 'error',
+      output: unreadableCallText(frame.toolName, message),
+      durationMs: 0,
+    });
   }
 
   /**

@@ -7,7 +7,7 @@
  * @module
  */
 import type { ToolCallResult, WidgetInvalidInfo } from '../call/types';
-import type { Redactor } from '../logger';
+import type { Logger, Redactor } from '../logger';
 import { undeliverableText } from '../tool/model-text';
 import { toWellFormed, truncateJsonString } from '../tool/output';
 import { encodeFrame } from '../wire/codec';
@@ -42,6 +42,8 @@ export interface OutboxOptions {
   widgetInvalid(info: WidgetInvalidInfo): void;
   /** `true` while the service takes content parts beside `output` (feature `content`, PROTOCOL.md §18.7). */
   takesContent?(): boolean;
+  /** Told (`warn`) of each held result cut again to a smaller limit after a resume. */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /** One result waiting for its `ack`, and the socket generation it was last written on (`-1`: not yet). */
@@ -164,8 +166,21 @@ export class Outbox {
     if (limit < this.#cutTo) {
       for (const entry of this.#entries.values()) {
         const { widget, content, ...rest } = entry.frame;
+        const before = utf8Length(encodeFrame(entry.frame));
+        if (before <= limit) continue;
         entry.frame = this.#withContent(this.#fit({ ...rest }, entry.call, widget), content);
         this.#resize(entry);
+        // The call id, the tool and the sizes only: never the output, which may hold what redaction missed.
+        this.#options.logger?.warn(
+          {
+            callId: entry.call.callId,
+            toolName: entry.call.toolName,
+            bytes: before,
+            cutToBytes: utf8Length(encodeFrame(entry.frame)),
+            maxPayloadBytes: limit,
+          },
+          `the result of ${entry.call.toolName} (call ${entry.call.callId}) waiting for its ack is ${before} bytes, over the resumed session's limit of ${limit}; it was cut to fit`,
+        );
       }
     }
     this.#cutTo = limit;

@@ -8,11 +8,13 @@
 import { sharedAbort } from '../call/shared-abort';
 import type { ApprovalRequest } from '../call/types';
 import { AbortError, type ConnectionError, RunError } from '../errors';
+import { type Logger, silentLogger } from '../logger';
 import { encodeFrame } from '../wire/codec';
 import {
   type AgentDefinition,
   type ClientFrame,
   type FrameOf,
+  RUN_EVENT_KINDS,
   type RunToolCall,
   type ServiceFrame,
   utf8Length,
@@ -35,8 +37,16 @@ export interface RunResult<Output = unknown> {
   model?: string;
 }
 
-/** A `run_event` as delivered to listeners. */
-export type RunEvent = FrameOf<ServiceFrame, 'run_event'>;
+/**
+ * A `run_event` as delivered to listeners: one of the kinds this version knows ({@link RUN_EVENT_KINDS}); a kind
+ * it does not know is ignored, never refused (PROTOCOL.md §10.2).
+ */
+export type RunEvent = Omit<FrameOf<ServiceFrame, 'run_event'>, 'event'> & {
+  event: { kind: RunEventKind; data?: unknown };
+};
+/** One of {@link RUN_EVENT_KINDS}. */
+export type RunEventKind = (typeof RUN_EVENT_KINDS)[number];
+const KNOWN_KINDS: ReadonlySet<string> = new Set(RUN_EVENT_KINDS);
 
 /** Options of one run. */
 export interface StartRunOptions {
@@ -88,6 +98,7 @@ export class Runs {
   #sequence = 0;
 
   readonly #maxPayloadBytes: () => number;
+  readonly #logger: Pick<Logger, 'debug'>;
 
   /**
    * @param aborted - told, once its id is known, of each run its caller aborted: its tool calls in this process
@@ -98,7 +109,9 @@ export class Runs {
     onEvent: (event: RunEvent) => void,
     maxPayloadBytes: () => number,
     aborted: (runId: string, reason: unknown) => void = () => {},
+    logger: Pick<Logger, 'debug'> = silentLogger,
   ) {
+    this.#logger = logger;
     this.#send = send;
     this.#onEvent = onEvent;
     this.#maxPayloadBytes = maxPayloadBytes;
@@ -190,10 +203,19 @@ export class Runs {
           if (frame.seq <= run.eventSeq) return true;
           run.eventSeq = frame.seq;
         }
+        // A kind added after this version (PROTOCOL.md §10.2): informative, so ignored rather than refused.
+        if (!KNOWN_KINDS.has(frame.event.kind)) {
+          this.#logger.debug(
+            { runId: frame.runId, kind: frame.event.kind.slice(0, 64) },
+            'run_event of a kind this client does not know, ignored',
+          );
+          return true;
+        }
+        const event = frame as RunEvent;
         const listener = run?.abandoned === true ? undefined : run?.onEvent;
         if (listener !== undefined) {
           try {
-            listener(frame);
+            listener(event);
           } catch {
             // A listener's failure must not break the socket handler; the client's own event still goes out.
           }
@@ -204,7 +226,7 @@ export class Runs {
         // carry each event once.
         const origin = (frame.event.data as { runId?: unknown } | undefined)?.runId;
         if (typeof origin === 'string' && origin !== frame.runId && this.#byRun.has(origin)) return true;
-        this.#onEvent(frame);
+        this.#onEvent(event);
         return true;
       }
       case 'run_result': {
@@ -241,6 +263,25 @@ export class Runs {
       default:
         return false;
     }
+  }
+
+  /**
+   * A `run_result` or `run_started` the service got wrong (refused with `error invalid_frame`, PROTOCOL.md §12)
+   * names its run or request: that run will never hear more, so it fails now (`RunError` `invalid_frame`) rather
+   * than wait for ever.
+   */
+  refused(about: { type?: string; runId?: string; requestId?: string }, message: string): void {
+    const run =
+      about.type === 'run_result' && about.runId !== undefined
+        ? this.#byRun.get(about.runId)
+        : about.type === 'run_started' && about.requestId !== undefined
+          ? this.#byRequest.get(about.requestId)
+          : undefined;
+    if (run === undefined) return;
+    this.#settle(run);
+    run.reject(
+      new RunError('invalid_frame', `the service sent a ${about.type} this client cannot read: ${message}`),
+    );
   }
 
   /** A `run_start` the socket will never take as it is: its run fails with a `RunError`. */

@@ -117,6 +117,14 @@ export function contextFailedText(toolName: string, message: string): string {
 }
 
 /**
+ * `<name> was not run: the service sent a tool call this client cannot read (<problem>).` for a `tool_call`
+ * refused as invalid (PROTOCOL.md §12) that names its call: `<problem>` names the fields, never their values.
+ */
+export function unreadableCallText(toolName: string, problem: string): string {
+  return `${toolName} was not run: the service sent a tool call this client cannot read (${problem}).`;
+}
+
+/**
  * Why a result could not be delivered, by the `ConnectionError` code of the failure: fixed texts, so nothing of
  * the output (or of what a socket threw) reaches the model.
  */

@@ -8,6 +8,12 @@ import { nestsDeeperThan } from '../json';
 import { MAX_FRAME_DEPTH } from '../limits';
 import { MAX_TRACE_FIELD_CHARS } from './call-frames';
 import {
+  dropFields,
+  INFORMATIVE_CLIENT_FIELDS,
+  INFORMATIVE_SERVICE_FIELDS,
+  informativePath,
+} from './informative';
+import {
   type ClientFrame,
   clientFrameSchema,
   type FrameOf,
@@ -17,13 +23,27 @@ import {
 } from './protocol';
 import { utf8Length } from './utf8';
 
-/** Result of {@link decodeServiceFrame} and {@link decodeClientFrame}: the frame, or an error code and a message that names what was wrong. */
+/** The ids and tool name a refused frame carried, where they are readable (PROTOCOL.md §12). */
+export interface RefusedFrame {
+  type?: string;
+  callId?: string;
+  runId?: string;
+  requestId?: string;
+  toolName?: string;
+}
+
+/**
+ * Result of {@link decodeServiceFrame} and {@link decodeClientFrame}: the frame (with the informative fields it
+ * dropped, `field: problem`, see ./informative.ts), or an error code, a message that names what was wrong, and
+ * what of the refused frame is readable (`about`), so that the refusal can name its call, run or request.
+ */
 export type DecodeResult<F> =
-  | { ok: true; frame: F }
+  | { ok: true; frame: F; dropped?: readonly string[] }
   | {
       ok: false;
       code: 'invalid_json' | 'invalid_frame' | 'unknown_type' | 'frame_too_large';
       message: string;
+      about?: RefusedFrame;
     };
 
 type FrameSchema = typeof clientFrameSchema | typeof serviceFrameSchema;
@@ -70,11 +90,63 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
       message: `unknown frame type ${JSON.stringify(type.slice(0, 64))}`,
     };
   }
+  const lenient = withoutInformative<F>(schema, raw, type, issues);
+  if (lenient !== undefined) return lenient;
   const detail = issues
     .slice(0, 5)
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${describeIssue(issue)}`)
+    .map((issue) => `${where(issue.path)}: ${describeIssue(issue)}`)
     .join('; ');
-  return { ok: false, code: 'invalid_frame', message: `invalid ${type.slice(0, 64)} frame: ${detail}` };
+  return {
+    ok: false,
+    code: 'invalid_frame',
+    message: `invalid ${type.slice(0, 64)} frame: ${detail}`,
+    ...readable(type, value as Record<string, unknown>),
+  };
+}
+
+const where = (path: readonly PropertyKey[]) => (path.length > 0 ? path.map(String).join('.') : '(root)');
+
+/**
+ * The frame without its faulty informative fields (./informative.ts), when every issue is in one of them;
+ * `undefined` otherwise. Rare: the frame is parsed again, and only then changed.
+ */
+function withoutInformative<F>(
+  schema: FrameSchema,
+  raw: string,
+  type: string,
+  issues: ReadonlyArray<{ path: PropertyKey[]; code: string }>,
+): DecodeResult<F> | undefined {
+  const patterns = (schema === serviceFrameSchema ? INFORMATIVE_SERVICE_FIELDS : INFORMATIVE_CLIENT_FIELDS)[
+    type
+  ];
+  if (patterns === undefined) return undefined;
+  const paths: PropertyKey[][] = [];
+  const dropped: string[] = [];
+  for (const issue of issues) {
+    const path = informativePath(patterns, issue.path);
+    if (path === undefined) return undefined;
+    paths.push(path);
+    dropped.push(`${where(path)}: ${describeIssue(issue as Parameters<typeof describeIssue>[0])}`);
+  }
+  const value = JSON.parse(raw) as Record<string, unknown>;
+  // A client that cannot read the traceparent ignores both trace fields (PROTOCOL.md §18.10).
+  if (type === 'tool_call' && paths.some((path) => path.length === 1 && path[0] === 'traceparent'))
+    paths.push(['tracestate']);
+  dropFields(value, paths);
+  const parsed = schema.safeParse(value);
+  return parsed.success ? { ok: true, frame: parsed.data as F, dropped } : undefined;
+}
+
+/** What of a refused frame can still be read (`about`: its type, ids and tool name), when it names an id. */
+function readable(type: string, value: Record<string, unknown>): { about?: RefusedFrame } {
+  const about: RefusedFrame = { type: type.slice(0, 64) };
+  if (isId(value.callId)) about.callId = value.callId;
+  if (isId(value.runId)) about.runId = value.runId;
+  if (isId(value.requestId)) about.requestId = value.requestId;
+  if (Object.keys(about).length === 1) return {};
+  if (typeof value.toolName === 'string' && /^[a-zA-Z0-9_-]{1,64}$/.test(value.toolName))
+    about.toolName = value.toolName;
+  return { about };
 }
 
 /**
@@ -207,6 +279,22 @@ export function decodeClientFrame(
  */
 export function isRefusedErrorFrame(result: DecodeResult<unknown>): boolean {
   return !result.ok && result.code === 'invalid_frame' && result.message.startsWith('invalid error frame: ');
+}
+
+/** The codes of the `error` frames that answer a frame the receiver could not use (PROTOCOL.md §12). */
+export type RefusalCode = 'invalid_json' | 'invalid_frame' | 'unknown_type' | 'frame_too_large';
+
+/** The `error` frame that refuses a frame, naming the call, run and request of it that are readable. */
+export function refusal(code: RefusalCode, message: string, about: RefusedFrame = {}) {
+  const { callId, runId, requestId } = about;
+  return {
+    type: 'error' as const,
+    code,
+    message,
+    ...(callId === undefined ? {} : { callId }),
+    ...(runId === undefined ? {} : { runId }),
+    ...(requestId === undefined ? {} : { requestId }),
+  };
 }
 
 /** Serialises a frame. Frames are plain JSON values by construction, so this never throws for a valid frame. */

@@ -11,7 +11,7 @@ import { displayUrl, type Logger, scrubError } from '../logger';
 import { type BackoffOptions, backoffDelay } from './backoff';
 import { BACKPRESSURE_DEFAULTS } from './backpressure';
 import type { HeartbeatClock } from './heartbeat';
-import { Link, type LinkClose, type Welcome } from './link';
+import { Link, type LinkClose, type LinkOptions, type Welcome } from './link';
 import {
   CLOSE_CODES,
   type ClientFrame,
@@ -51,8 +51,8 @@ export interface ConnectOptions {
 /** The `hello` frame, as the client builds it before the connection adds `sessionId` and `apiKey`. */
 export type HelloBody = Omit<FrameOf<ClientFrame, 'hello'>, 'type' | 'sessionId' | 'apiKey'>;
 
-/** What a connection needs from its owner. */
-export interface ConnectionOptions {
+/** What a connection needs from its owner (`onRefused`: a refused frame whose type and some ids are readable). */
+export interface ConnectionOptions extends Pick<LinkOptions, 'onRefused'> {
   url: string;
   apiKey: string;
   WebSocket: WebSocketConstructor | undefined;
@@ -236,14 +236,14 @@ export class Connection {
         },
         onError: (error) => this.#guard(() => options.onError(error)),
         onUnsendable: (frame, error) => this.#guard(() => options.onUnsendable(frame, error)),
+        onRefused: (about, message) => this.#guard(() => options.onRefused?.(about, message)),
         onClose: (close) => {
           if (link === this.#link) this.#onClose(close);
         },
       });
       this.#link = link;
     } catch (error) {
-      // An invalid URL throws synchronously in every implementation: retrying cannot fix it. The runtime's
-      // message may quote the URL: shown as every message shows it.
+      // An invalid URL throws at once everywhere (no retry can fix it); its message may quote the URL.
       const shown = displayUrl(options.url);
       const scrub = (text: string) => text.replaceAll(options.url, shown);
       this.#fail(

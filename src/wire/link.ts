@@ -12,8 +12,16 @@ import type { Logger } from '../logger';
 import { displayUrl } from '../logger';
 import { type AttemptFailure, attemptFailure, unsupportedProtocol } from './attempt-failure';
 import { Backpressure } from './backpressure';
-import { decodeServiceFrame, encodeFrame, isRefusedErrorFrame } from './codec';
+import {
+  decodeServiceFrame,
+  encodeFrame,
+  isRefusedErrorFrame,
+  type RefusalCode,
+  type RefusedFrame,
+  refusal,
+} from './codec';
 import { Heartbeat, type HeartbeatClock, systemClock } from './heartbeat';
+import { droppedFieldsLog } from './informative';
 import {
   CLOSE_CODES,
   type ClientFrame,
@@ -67,6 +75,8 @@ export interface LinkOptions {
   onFrame(frame: Exclude<ServiceFrame, Welcome>): void;
   onError(error: ConnectionError | ProtocolError): void;
   onUnsendable(frame: ClientFrame, error: ConnectionError): void;
+  /** A frame was refused (answered `error`) whose type and some ids are readable: what waits on it can be ended. */
+  onRefused?(about: RefusedFrame, message: string): void;
   /** Called once, synchronously when the link itself drops the socket. */
   onClose(close: LinkClose): void;
 }
@@ -85,6 +95,7 @@ export class Link {
   #verdict: Verdict | undefined;
   #heartbeat: Heartbeat | undefined;
   #maxPayloadBytes: number;
+  readonly #dropped: (frame: ServiceFrame, dropped: readonly string[]) => void;
   /**
    * The largest frame written on this socket (by length): when the service closes with 1009 (frame too big), it is
    * the one it refused, though it was within the announced limit. Re-sent as is, it would be refused every time.
@@ -95,6 +106,7 @@ export class Link {
   constructor(options: LinkOptions) {
     this.#options = options;
     this.#maxPayloadBytes = options.maxPayloadBytes;
+    this.#dropped = droppedFieldsLog(options.logger, 'service');
     this.#sendsHeaders = canSendHeaders(options.WebSocket);
     const headers = { Authorization: `Bearer ${options.apiKey}` };
     this.#transport = openTransport(
@@ -230,10 +242,12 @@ export class Link {
         this.#options.onError(new ProtocolError(decoded.code, message));
         return;
       }
-      this.#refuse(decoded.code, decoded.message);
+      this.#refuse(decoded.code, decoded.message, decoded.about);
+      if (decoded.about !== undefined) this.#options.onRefused?.(decoded.about, decoded.message);
       return;
     }
     const frame = decoded.frame;
+    if (decoded.dropped !== undefined) this.#dropped(frame, decoded.dropped);
     if (frame.type === 'welcome') this.#onWelcome(frame);
     else if (frame.type === 'ping') {
       const pong = encodeFrame({ type: 'pong', ...(frame.id === undefined ? {} : { id: frame.id }) });
@@ -248,17 +262,16 @@ export class Link {
     this.#refuse('invalid_frame', 'binary frames are not part of the protocol; send JSON text frames');
   }
 
-  /** Answers a frame the service got wrong with an `error` frame (PROTOCOL.md §12); the connection stays up. */
-  #refuse(
-    code: 'invalid_json' | 'invalid_frame' | 'unknown_type' | 'frame_too_large',
-    message: string,
-  ): void {
-    const text = encodeFrame({ type: 'error', code, message });
+  /** Answers a frame the service got wrong with `error` (PROTOCOL.md §12), naming its readable ids; stays up. */
+  #refuse(code: RefusalCode, message: string, about?: RefusedFrame): void {
+    const answer = refusal(code, message, about);
+    const text = encodeFrame(answer);
     // At most ERROR_FRAMES_PER_INTERVAL answers (and log lines) a second, none while the service does not read.
     const unanswered = this.#budget.mayAnswerError(utf8Length(text));
     if (unanswered === undefined || this.#closed) return;
     const more = unanswered > 0 ? ` (${unanswered} more invalid frames before it were not answered)` : '';
-    this.#options.logger.warn({ code, unanswered }, `invalid frame from the service: ${message}${more}`);
+    const { type: _, message: __, ...fields } = answer;
+    this.#options.logger.warn({ ...fields, unanswered }, `invalid frame from the service: ${message}${more}`);
     this.#write(text, 'error');
   }
 

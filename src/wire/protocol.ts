@@ -110,15 +110,21 @@ export const runToolCallSchema = z.object({
   callId: id,
   toolName: z.string(),
   arguments: z.unknown(),
-  status: z.enum(TOOL_CALL_STATUSES),
+  /** One of {@link TOOL_CALL_STATUSES}, or any other string a newer service reports: never refused (§10.1). */
+  status: z.string(),
   output: z.string(),
   widget: z.optional(z.unknown()),
   /** Content parts beside `output` (feature `content`, PROTOCOL.md §18.7). */
   content: z.optional(contentList),
   durationMs: z.number().check(z.minimum(0)),
 });
-/** One tool call of a finished run. */
-export type RunToolCall = z.infer<typeof runToolCallSchema>;
+/**
+ * One tool call of a finished run. `status` is a {@link ToolCallStatus}, or a status this protocol version does not
+ * list, passed on as the service wrote it (PROTOCOL.md §10.1).
+ */
+export type RunToolCall = Omit<z.infer<typeof runToolCallSchema>, 'status'> & {
+  status: ToolCallStatus | (string & {});
+};
 
 /** A list of feature names (PROTOCOL.md §2): at most 64 names of at most 64 characters. */
 const featureList = z.array(z.string().check(z.maxLength(64))).check(z.maxLength(64));
@@ -282,7 +288,8 @@ const runEvent = z.object({
   runId: id,
   /** Numbers the run's events from 1 (PROTOCOL.md §10.2): a client drops one at or below the highest it has. */
   seq: z.optional(positiveInt),
-  event: z.object({ kind: z.enum(RUN_EVENT_KINDS), data: z.optional(z.unknown()) }),
+  /** `kind`: one of {@link RUN_EVENT_KINDS}, or any other string; a client ignores a kind it does not know (§10.2). */
+  event: z.object({ kind: z.string(), data: z.optional(z.unknown()) }),
 });
 
 const runResult = z.object({

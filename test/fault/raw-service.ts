@@ -35,6 +35,8 @@ export interface RawServiceOptions {
   refuseOverBytes?: number;
   /** Answer every non-retryable `tool_result` with `ack`. @default true */
   ack?: boolean;
+  /** Fields added to (or replacing those of) each `welcome`, as raw JSON (read at each hello). @default none */
+  welcome?: Record<string, unknown>;
   /** Called for each new connection before anything is read from it (to misbehave before `welcome`). */
   onConnection?: (ws: WebSocket) => void;
   /** Accept permessage-deflate when the client offers it. @default false */
@@ -75,15 +77,14 @@ export async function startRawService(options: RawServiceOptions = {}): Promise<
       frames.push(frame);
       if (frame.type === 'hello') {
         current = ws;
-        ws.send(
-          encodeFrame({
-            type: 'welcome',
-            sessionId: 'raw-session',
-            resumed: frame.sessionId !== undefined,
-            heartbeatIntervalMs: options.heartbeatIntervalMs ?? 60_000,
-            maxPayloadBytes: options.maxPayloadBytes ?? 1_048_576,
-          }),
-        );
+        const welcome = {
+          type: 'welcome',
+          sessionId: 'raw-session',
+          resumed: frame.sessionId !== undefined,
+          heartbeatIntervalMs: options.heartbeatIntervalMs ?? 60_000,
+          maxPayloadBytes: options.maxPayloadBytes ?? 1_048_576,
+        } as const;
+        ws.send(options.welcome ? JSON.stringify({ ...welcome, ...options.welcome }) : encodeFrame(welcome));
         if (options.stallAfterWelcome?.(n) === true) ws.pause();
       } else if (frame.type === 'ping') {
         ws.send(encodeFrame({ type: 'pong', ...(frame.id === undefined ? {} : { id: frame.id }) }));

@@ -96,7 +96,8 @@ describe('a resumed session whose welcome brings a smaller maxPayloadBytes', () 
   it('cuts the results still waiting for an ack to the new limit', async () => {
     const options: RawServiceOptions = { ack: false };
     const service = await rawService(options);
-    const worker = client(service.url, { tools: [big], reconnect: FAST });
+    const logger = recordingLogger();
+    const worker = client(service.url, { tools: [big], reconnect: FAST, logger });
     await worker.connect();
     service.send(call);
     await until(() => service.results().length, 1);
@@ -109,5 +110,21 @@ describe('a resumed session whose welcome brings a smaller maxPayloadBytes', () 
     expect(again?.callId).toBe('c1');
     expect(Buffer.byteLength(JSON.stringify(again))).toBeLessThanOrEqual(4_096);
     expect(again?.output).toMatch(/\[truncated: the full output was/);
+    // Said once, with the call id and the sizes; never the output.
+    const cut = logger.lines.filter((line) => line.message.includes('was cut to fit'));
+    expect(cut).toEqual([
+      {
+        level: 'warn',
+        object: {
+          callId: 'c1',
+          toolName: 'big',
+          bytes: Buffer.byteLength(JSON.stringify(service.results()[0])),
+          cutToBytes: Buffer.byteLength(JSON.stringify(again)),
+          maxPayloadBytes: 4_096,
+        },
+        message: `the result of big (call c1) waiting for its ack is ${Buffer.byteLength(JSON.stringify(service.results()[0]))} bytes, over the resumed session's limit of 4096; it was cut to fit`,
+      },
+    ]);
+    expect(JSON.stringify(logger.lines)).not.toContain('xxxxxxxxxx');
   });
 });

@@ -38,6 +38,14 @@ function checkResult(
 ) {
   if (result.ok) {
     expect(typeof result.frame.type).toBe('string');
+    // Informative fields it dropped (src/wire/informative.ts) are named, one string each.
+    expect(
+      Object.keys(result)
+        .filter((key) => key !== 'dropped')
+        .sort(),
+    ).toEqual(['frame', 'ok']);
+    if (result.dropped !== undefined)
+      for (const problem of result.dropped) expect(typeof problem).toBe('string');
     // A decoded frame is a plain JSON value that decodes to itself again.
     const again = decode(encodeFrame(result.frame as never));
     expect(again).toEqual({ ok: true, frame: result.frame });
@@ -46,7 +54,13 @@ function checkResult(
   expect(ERROR_CODES).toContain(result.code);
   expect(typeof result.message).toBe('string');
   expect(result.message.length).toBeGreaterThan(0);
-  expect(Object.keys(result).sort()).toEqual(['code', 'message', 'ok']);
+  expect(
+    Object.keys(result)
+      .filter((key) => key !== 'about')
+      .sort(),
+  ).toEqual(['code', 'message', 'ok']);
+  // What of the refused frame is readable: its type and well-formed ids, strings only.
+  for (const value of Object.values(result.about ?? {})) expect(typeof value).toBe('string');
 }
 
 /** Strings with lone surrogates, astral characters and controls, not only ASCII. */

@@ -90,7 +90,7 @@ describe('frame fixtures (test/fixtures/frames)', () => {
       {
         direction: 'client' | 'service';
         maxPayloadBytes?: number;
-        expect: { code: string; message: string };
+        expect: { code: string; message: string; about?: Record<string, string> };
         raw?: string;
         frame?: unknown;
       },
@@ -114,6 +114,23 @@ describe('frame fixtures (test/fixtures/frames)', () => {
     const decode = spec.direction === 'client' ? decodeClientFrame : decodeServiceFrame;
     const raw = spec.raw ?? JSON.stringify(spec.frame);
     expect(decode(raw, spec.maxPayloadBytes)).toEqual({ ok: false, ...spec.expect });
+  });
+
+  // Frames whose only faults are in informative fields (src/wire/informative.ts): used without those fields.
+  const informative = read('informative') as ReadonlyArray<
+    readonly [
+      string,
+      {
+        direction: 'client' | 'service';
+        frame: unknown;
+        expect: { frame: unknown; dropped?: string[] };
+      },
+    ]
+  >;
+
+  it.each(informative)('accepts informative/%s without its faulty informative fields', (_file, spec) => {
+    const decode = spec.direction === 'client' ? decodeClientFrame : decodeServiceFrame;
+    expect(decode(JSON.stringify(spec.frame))).toEqual({ ok: true, ...spec.expect });
   });
 
   it('has a valid and an invalid fixture for every frame type', () => {
