@@ -14,8 +14,20 @@ import { AbortError } from '../errors';
 export interface AbortLike {
   readonly aborted: boolean;
   readonly reason: unknown;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
+  addEventListener(type: 'abort', listener: AbortListener, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: AbortListener): void;
+}
+
+/**
+ * A listener, as `EventTarget` takes them: a function, or an object whose `handleEvent()` is called (a wait that
+ * already keeps an object listens with it rather than with one more closure per call: src/call/settle.ts).
+ */
+export type AbortListener = (() => void) | { handleEvent(): void };
+
+/** Calls `listener` as `EventTarget` would (without an event: toolwire's listeners take none). */
+export function callListener(listener: AbortListener): void {
+  if (typeof listener === 'function') listener();
+  else listener.handleEvent();
 }
 
 /**
@@ -27,7 +39,7 @@ export class Cancellation implements AbortLike {
   #aborted = false;
   #reason: unknown;
   /** One listener (the usual case: the step waiting on the tool) or several. */
-  #listeners: (() => void) | Array<() => void> | undefined;
+  #listeners: AbortListener | AbortListener[] | undefined;
 
   get aborted(): boolean {
     return this.#aborted;
@@ -45,24 +57,24 @@ export class Cancellation implements AbortLike {
     const listeners = this.#listeners;
     this.#listeners = undefined;
     if (listeners === undefined) return;
-    for (const listener of typeof listeners === 'function' ? [listeners] : listeners) {
+    for (const listener of Array.isArray(listeners) ? listeners : [listeners]) {
       try {
-        listener();
+        callListener(listener);
       } catch {
         // As an EventTarget does: one listener's failure does not stop the others.
       }
     }
   }
 
-  addEventListener(_type: 'abort', listener: () => void): void {
+  addEventListener(_type: 'abort', listener: AbortListener): void {
     if (this.#aborted) return;
     const listeners = this.#listeners;
     if (listeners === undefined) this.#listeners = listener;
-    else if (typeof listeners === 'function') this.#listeners = [listeners, listener];
-    else listeners.push(listener);
+    else if (Array.isArray(listeners)) listeners.push(listener);
+    else this.#listeners = [listeners, listener];
   }
 
-  removeEventListener(_type: 'abort', listener: () => void): void {
+  removeEventListener(_type: 'abort', listener: AbortListener): void {
     const listeners = this.#listeners;
     if (listeners === listener) this.#listeners = undefined;
     else if (Array.isArray(listeners)) {
