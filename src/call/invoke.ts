@@ -183,7 +183,10 @@ class CallRun extends CallSignal implements CallState {
     if (names.length === 0) return;
     const redactor = withSensitiveValues(this.options.redactor, names, inputs);
     if (redactor === undefined || redactor === this.options.redactor) return;
-    this.options = { ...this.options, redactor };
+    // Over the call's options rather than a copy of them: a client's keep what they share on their prototype.
+    this.options = Object.create(this.options, {
+      redactor: { value: redactor, enumerable: true, writable: true, configurable: true },
+    }) as CallOptions;
     this.#ownRedactor = true;
   }
 

@@ -48,7 +48,7 @@ function pause(delayMs: number, signal: AbortLike | undefined, then: (goOn: bool
 export function executeAttempts(
   call: CallState,
   input: unknown,
-  next: (outcome: Settled<unknown>) => void,
+  next: (outcome: Settled<unknown>, call: CallState) => void,
 ): void {
   const { internals } = call;
   const retry = internals.retry;
@@ -83,7 +83,7 @@ export function executeAttempts(
               ? attempt.ctx.signal.reason
               : null;
         if (error === null || number >= retry.maxAttempts || !worthRetrying(retry, error)) {
-          next(settled);
+          next(settled, call);
           return;
         }
         const delayMs = backoffDelay(number, {
@@ -94,7 +94,7 @@ export function executeAttempts(
           { delayMs, error },
           `attempt ${number} of ${retry.maxAttempts} failed; retrying in ${delayMs}ms`,
         );
-        pause(delayMs, signal, (goOn) => (goOn ? run(number + 1) : next({ kind: 'aborted' })));
+        pause(delayMs, signal, (goOn) => (goOn ? run(number + 1) : next({ kind: 'aborted' }, call)));
       },
       call,
     );

@@ -42,11 +42,22 @@ export interface SettleOwner {
  * must not throw. `done` gets `owner` back as its second argument, so that it can be a function made once
  * rather than a closure per call (a held call then keeps no scope of the step that started the wait).
  */
-export function settleThen<T, O extends SettleOwner = SettleOwner>(
+export function settleThen<T>(
   fn: () => T | PromiseLike<T>,
   options: SettleOptions,
-  done: (outcome: Settled<Awaited<T>>, owner: O | undefined) => void,
-  owner?: O,
+  done: (outcome: Settled<Awaited<T>>) => void,
+): void;
+export function settleThen<T, O extends SettleOwner>(
+  fn: () => T | PromiseLike<T>,
+  options: SettleOptions,
+  done: (outcome: Settled<Awaited<T>>, owner: O) => void,
+  owner: O,
+): void;
+export function settleThen<T>(
+  fn: () => T | PromiseLike<T>,
+  options: SettleOptions,
+  done: (outcome: Settled<Awaited<T>>, owner: SettleOwner | undefined) => void,
+  owner?: SettleOwner,
 ): void {
   const { signal, timeoutMs, onTimeout } = options;
   if (signal?.aborted) {

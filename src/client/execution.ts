@@ -33,18 +33,6 @@ export interface CallEvents {
 /** A `tool_call` frame. */
 export type ToolCallFrame = FrameOf<ServiceFrame, 'tool_call'>;
 
-/** The call options a `tool_call` fills in from its scope fields. */
-type CallScopeOptions = { sessionId?: string; agentName?: string; steps?: Record<string, unknown> };
-
-/** What a `tool_call` says of the call's place (PROTOCOL.md §18.11, §18.12), as call options; absent fields left out. */
-export function callScope(frame: ToolCallFrame): CallScopeOptions {
-  const scope: CallScopeOptions = {};
-  if (frame.sessionId !== undefined) scope.sessionId = frame.sessionId;
-  if (frame.agentName !== undefined) scope.agentName = frame.agentName;
-  if (frame.steps !== undefined) scope.steps = frame.steps;
-  return scope;
-}
-
 /**
  * Where a call is. Only `running` holds a concurrency slot.
  *
