@@ -104,8 +104,9 @@ export class CallSignal {
     this.#toolName = toolName;
   }
 
-  #outerReason(): unknown {
-    return this.#outer?.reason ?? new AbortError('cancelled', `${this.#toolName} was cancelled`);
+  // Static: a private instance method would give every call a field of its own (V8's brand).
+  static #outerReason(signal: CallSignal): unknown {
+    return signal.#outer?.reason ?? new AbortError('cancelled', `${signal.#toolName} was cancelled`);
   }
 
   /** The signal, made on first read; already aborted if the call was. */
@@ -113,10 +114,10 @@ export class CallSignal {
     if (this.#controller === undefined) {
       const controller = new AbortController();
       this.#controller = controller;
-      if (!this.#aborted && this.#outer?.aborted) this.abort(this.#outerReason());
+      if (!this.#aborted && this.#outer?.aborted) this.abort(CallSignal.#outerReason(this));
       if (this.#aborted) controller.abort(this.#reason);
       else if (this.#outer !== undefined) {
-        this.#forward = () => this.abort(this.#outerReason());
+        this.#forward = () => this.abort(CallSignal.#outerReason(this));
         this.#outer.addEventListener('abort', this.#forward, { once: true });
       }
     }
@@ -135,7 +136,7 @@ export class CallSignal {
   end(): void {
     const outer = this.#outer;
     if (outer === undefined) return;
-    if (outer.aborted) this.abort(this.#outerReason());
+    if (outer.aborted) this.abort(CallSignal.#outerReason(this));
     this.#outer = undefined;
     if (this.#forward !== undefined) outer.removeEventListener('abort', this.#forward);
   }

@@ -10,6 +10,7 @@
 import { OptionsError, TimeoutError } from '../errors';
 import { MAX_ARGUMENT_DEPTH } from '../limits';
 import { type Logger, scopedLogger, silentLogger } from '../logger';
+import type { Redactor } from '../redact';
 import {
   aBoolean,
   aDuration,
@@ -120,6 +121,34 @@ function bugOutcome(tool: Tool, error: unknown): Outcome {
   return { status: 'error', output: errorText(tool.name, message), error };
 }
 
+/** What few calls need, kept apart so that a call needs no field for it (see `CallRun`). */
+interface RareState {
+  note: string | undefined;
+  fieldRedactor: FieldRedaction | undefined;
+  steps: CallSteps | undefined;
+  questions: number;
+}
+
+/** A result redacted with a call's own redactor (sensitive values of its arguments). */
+function redactOutcome(outcome: Outcome, redactor: Redactor): void {
+  outcome.output = redactor.text(outcome.output);
+  if (outcome.widget !== undefined) outcome.widget = redactor.value(outcome.widget);
+  if (outcome.content !== undefined)
+    outcome.content = outcome.content.map((part) =>
+      part.type === 'text'
+        ? { ...part, text: redactor.text(part.text) }
+        : part.type === 'json'
+          ? { ...part, value: redactor.value(part.value) }
+          : part,
+    );
+  if (outcome.error !== undefined) redactor.error(outcome.error);
+}
+
+/** A text or value redacted with `redactor`. */
+function scrub<T>(value: T, redactor: Redactor): T {
+  return (typeof value === 'string' ? redactor.text(value) : redactor.value(value)) as T;
+}
+
 /**
  * One call from its start to its result: the {@link CallState} the steps share, and the one place a call ends
  * (a class rather than closures: a call held in flight keeps one object, not a context and two functions).
@@ -132,15 +161,38 @@ class CallRun extends CallSignal implements CallState {
   remainingMs: number | undefined;
   ctx!: ToolContext;
   abortWithTimeout: (() => void) | undefined;
-  note: string | undefined;
-  fieldRedactor: FieldRedaction | undefined;
-  readonly #started = performance.now();
+  /** When the call started, in sixteenths of a millisecond (a small integer for 37 hours, not a heap number). */
+  readonly #started = Math.round(performance.now() * 16);
   #finished = false;
-  #questions = 0;
   readonly #sink: ResultSink;
-  #steps: CallSteps | undefined;
+  /** What few calls need (a note, a field redaction, steps, questions): made when first needed. */
+  #rare: RareState | undefined;
   /** Set when the call has sensitive values of its own: what it gives out is redacted with it here. */
   #ownRedactor = false;
+
+  /** A line put before the text the model reads (the approver edited the arguments). */
+  get note(): string | undefined {
+    return this.#rare?.note;
+  }
+
+  set note(note: string | undefined) {
+    CallRun.#rareOf(this).note = note;
+  }
+
+  /** Scrubs the values of input fields a policy asked to redact, when it did. */
+  get fieldRedactor(): FieldRedaction | undefined {
+    return this.#rare?.fieldRedactor;
+  }
+
+  set fieldRedactor(redaction: FieldRedaction | undefined) {
+    CallRun.#rareOf(this).fieldRedactor = redaction;
+  }
+
+  // Static, as `#scrub` is: a private instance method would give every call a field of its own (V8's brand).
+  static #rareOf(call: CallRun): RareState {
+    call.#rare ??= { note: undefined, fieldRedactor: undefined, steps: undefined, questions: 0 };
+    return call.#rare;
+  }
 
   constructor(tool: Tool, options: CallOptions, sink: ResultSink) {
     super(options.signal, tool.name);
@@ -162,14 +214,14 @@ class CallRun extends CallSignal implements CallState {
       outcome.output = this.fieldRedactor.text(outcome.output);
       if (outcome.error !== undefined) outcome.error = this.fieldRedactor.error(outcome.error);
     }
-    if (this.#ownRedactor) this.#redactOutcome(outcome);
+    if (this.#ownRedactor) redactOutcome(outcome, this.options.redactor!);
     // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
     outcome.output = toWellFormed(outcome.output);
     const { maxOutputBytes } = this.options;
     if (maxOutputBytes !== undefined) outcome.output = truncateUtf8(outcome.output, maxOutputBytes);
     // The outcome is this call's own object: completed in place rather than copied.
     const result = outcome as ToolCallResult;
-    result.durationMs = Math.max(0, Math.round(performance.now() - this.#started));
+    result.durationMs = Math.max(0, Math.round(performance.now() - this.#started / 16));
     this.#sink.result(result);
   }
 
@@ -194,26 +246,9 @@ class CallRun extends CallSignal implements CallState {
     this.redactFieldsOf(input);
   }
 
-  #redactOutcome(outcome: Outcome): void {
-    const redactor = this.options.redactor!;
-    outcome.output = redactor.text(outcome.output);
-    if (outcome.widget !== undefined) outcome.widget = redactor.value(outcome.widget);
-    if (outcome.content !== undefined)
-      outcome.content = outcome.content.map((part) =>
-        part.type === 'text'
-          ? { ...part, text: redactor.text(part.text) }
-          : part.type === 'json'
-            ? { ...part, value: redactor.value(part.value) }
-            : part,
-      );
-    if (outcome.error !== undefined) redactor.error(outcome.error);
-  }
-
   /** A text or value the call gives out, redacted with the call's own redactor when it has one. */
-  #scrub<T>(value: T): T {
-    if (!this.#ownRedactor) return value;
-    const redactor = this.options.redactor!;
-    return (typeof value === 'string' ? redactor.text(value) : redactor.value(value)) as T;
+  static #scrub<T>(call: CallRun, value: T): T {
+    return call.#ownRedactor ? scrub(value, call.options.redactor!) : value;
   }
 
   /** `ctx.logger` of attempt `attempt`. */
@@ -226,8 +261,9 @@ class CallRun extends CallSignal implements CallState {
 
   /** `ctx.step()`. */
   step(key: string, fn: () => unknown): Promise<unknown> {
-    this.#steps ??= new CallSteps(this.options.steps);
-    return this.#steps.run(this.ctx.callId, key, fn, this.options.redactor, {
+    const rare = CallRun.#rareOf(this);
+    rare.steps ??= new CallSteps(this.options.steps);
+    return rare.steps.run(this.ctx.callId, key, fn, this.options.redactor, {
       kept: (record) => {
         const listener = this.options.onStep;
         if (this.#finished || listener === undefined) return;
@@ -254,8 +290,9 @@ class CallRun extends CallSignal implements CallState {
 
   /** `q1`, `q2`, … */
   nextQuestionId(): string {
-    this.#questions += 1;
-    return `q${this.#questions}`;
+    const rare = CallRun.#rareOf(this);
+    rare.questions += 1;
+    return `q${rare.questions}`;
   }
 
   /** `ctx.emit()`: checked (a bad name throws to the tool), then given to `onEmit` while the call runs. */
@@ -266,7 +303,7 @@ class CallRun extends CallSignal implements CallState {
     const { callId, runId, toolName } = this.ctx;
     const event = this.fieldRedactor === undefined ? checked : this.fieldRedactor.value(checked);
     try {
-      listener({ callId, runId, toolName, ...this.#scrub(event) });
+      listener({ callId, runId, toolName, ...CallRun.#scrub(this, event) });
     } catch {
       // The listener's failure is not the tool's.
     }
@@ -274,19 +311,19 @@ class CallRun extends CallSignal implements CallState {
 
   /** `ctx.askQuestion()`. */
   askQuestion(question: string, options?: AskOptions<unknown>): Promise<unknown> {
-    return askQuestion(this, typeof question === 'string' ? this.#scrub(question) : question, options);
+    return askQuestion(this, typeof question === 'string' ? CallRun.#scrub(this, question) : question, options);
   }
 
   /** A value the tool yielded, while the call runs: as the result's text would be, within `maxOutputBytes`. */
   preliminary(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void {
     const listener = this.options.onPreliminary;
     if (this.#finished || listener === undefined) return;
-    let output = toWellFormed(this.#scrub(this.fieldRedactor?.text(result.output) ?? result.output));
+    let output = toWellFormed(CallRun.#scrub(this, this.fieldRedactor?.text(result.output) ?? result.output));
     const { maxOutputBytes } = this.options;
     if (maxOutputBytes !== undefined) output = truncateUtf8(output, maxOutputBytes);
     const { callId, runId, toolName } = this.ctx;
     try {
-      const widget = this.#scrub(result.widget);
+      const widget = CallRun.#scrub(this, result.widget);
       listener({ callId, runId, toolName, ...result, output, ...(widget === undefined ? {} : { widget }) });
     } catch {
       // The listener's failure is not the tool's.
@@ -300,7 +337,7 @@ class CallRun extends CallSignal implements CallState {
     if (this.#finished || listener === undefined) return;
     const { callId, runId, toolName } = this.ctx;
     try {
-      listener({ callId, runId, toolName, ...this.#scrub(checked) });
+      listener({ callId, runId, toolName, ...CallRun.#scrub(this, checked) });
     } catch {
       // The listener's failure is not the tool's.
     }

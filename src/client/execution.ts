@@ -97,6 +97,13 @@ export class Execution extends Cancellation implements ResultSink {
   deadlineAt: number | undefined;
   /** When it started running (`performance.now()`, whole ms: a small integer, not a heap number). */
   started = 0;
+  /**
+   * Its tool has begun (its context in hand): the lease may keep it alive from now on. Not before: a call
+   * waiting for its context (a `context` function that never settles) or for a slot keeps its deadline, and
+   * cannot hold its slot forever under a lease renewed for it. Kept by `Leases` (a field, not a set of calls:
+   * a held call costs less).
+   */
+  begun = false;
   /** In state `resuming`: what goes on once it holds a slot again. Kept by `Slots`. */
   resume: (() => void) | undefined;
   /**
