@@ -37,7 +37,11 @@ for (let rep = 0; rep < reps; rep++) {
       await pair.load({ tool: 'add', inFlight: 64, calls: WARMUP_CALLS });
       const snapshot = async (label: string) => {
         if (snapshotDir !== undefined && rep === 0)
-          await pair.subject.request('snapshot', { path: `${snapshotDir}/${name}-${label}.heapsnapshot` }, 120_000);
+          await pair.subject.request(
+            'snapshot',
+            { path: `${snapshotDir}/${name}-${label}.heapsnapshot` },
+            120_000,
+          );
       };
       await snapshot('before');
       const after = await pair.mark(true);

@@ -52,6 +52,8 @@ if (process.argv[1]?.endsWith('heap-diff.ts')) {
   let total = 0;
   for (const row of rows) total += row.bytes;
   for (const row of rows.slice(0, 60))
-    process.stdout.write(`${row.bytes.toFixed(1).padStart(9)} B ${row.count.toFixed(2).padStart(7)} × ${row.key}\n`);
+    process.stdout.write(
+      `${row.bytes.toFixed(1).padStart(9)} B ${row.count.toFixed(2).padStart(7)} × ${row.key}\n`,
+    );
   process.stdout.write(`${total.toFixed(1).padStart(9)} B in all\n`);
 }

@@ -84,15 +84,20 @@ export class Cancellation implements AbortLike {
   }
 }
 
-/** The abort state of one call, and its `ctx.signal` on demand. */
+/** `CallSignal.#reason` of a call not aborted (an abort's reason may be anything, `undefined` included). */
+const NOT_ABORTED: unique symbol = Symbol('not aborted');
+
+/**
+ * The abort state of one call, and its `ctx.signal` on demand. It listens to the caller's cancellation itself
+ * (`handleEvent`, as `EventTarget` calls it): a held call keeps no closure for it.
+ */
 export class CallSignal {
   #controller: AbortController | undefined;
-  #aborted = false;
-  #reason: unknown;
+  /** The abort's reason, or {@link NOT_ABORTED}: one field for both. */
+  #reason: unknown = NOT_ABORTED;
   /** The caller's cancellation, forwarded while the call runs (see {@link CallSignal.end}). */
   #outer: AbortLike | undefined;
   readonly #toolName: string;
-  #forward: (() => void) | undefined;
 
   /**
    * @param outer - the caller's signal (or the client's {@link Cancellation}): its abort aborts this one while
@@ -114,20 +119,21 @@ export class CallSignal {
     if (this.#controller === undefined) {
       const controller = new AbortController();
       this.#controller = controller;
-      if (!this.#aborted && this.#outer?.aborted) this.abort(CallSignal.#outerReason(this));
-      if (this.#aborted) controller.abort(this.#reason);
-      else if (this.#outer !== undefined) {
-        this.#forward = () => this.abort(CallSignal.#outerReason(this));
-        this.#outer.addEventListener('abort', this.#forward, { once: true });
-      }
+      if (this.#reason === NOT_ABORTED && this.#outer?.aborted) this.abort(CallSignal.#outerReason(this));
+      if (this.#reason !== NOT_ABORTED) controller.abort(this.#reason);
+      else this.#outer?.addEventListener('abort', this, { once: true });
     }
     return this.#controller.signal;
   }
 
+  /** The caller's cancellation aborted (this listens to it once `signal` is read). */
+  handleEvent(): void {
+    this.abort(CallSignal.#outerReason(this));
+  }
+
   /** Aborts with `reason` (the first abort wins). */
   abort(reason: unknown): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
+    if (this.#reason !== NOT_ABORTED) return;
     this.#reason = reason;
     this.#controller?.abort(reason);
   }
@@ -138,7 +144,7 @@ export class CallSignal {
     if (outer === undefined) return;
     if (outer.aborted) this.abort(CallSignal.#outerReason(this));
     this.#outer = undefined;
-    if (this.#forward !== undefined) outer.removeEventListener('abort', this.#forward);
+    if (this.#controller !== undefined) outer.removeEventListener('abort', this);
   }
 }
 

@@ -127,6 +127,8 @@ interface RareState {
   fieldRedactor: FieldRedaction | undefined;
   steps: CallSteps | undefined;
   questions: number;
+  /** The call has sensitive values of its own: what it gives out is redacted with its own redactor. */
+  ownRedactor: boolean;
 }
 
 /** A result redacted with a call's own redactor (sensitive values of its arguments). */
@@ -165,10 +167,8 @@ class CallRun extends CallSignal implements CallState {
   readonly #started = Math.round(performance.now() * 16);
   #finished = false;
   readonly #sink: ResultSink;
-  /** What few calls need (a note, a field redaction, steps, questions): made when first needed. */
+  /** What few calls need (a note, a field redaction, steps, questions, a redactor of their own): made when first needed. */
   #rare: RareState | undefined;
-  /** Set when the call has sensitive values of its own: what it gives out is redacted with it here. */
-  #ownRedactor = false;
 
   /** A line put before the text the model reads (the approver edited the arguments). */
   get note(): string | undefined {
@@ -190,7 +190,13 @@ class CallRun extends CallSignal implements CallState {
 
   // Static, as `#scrub` is: a private instance method would give every call a field of its own (V8's brand).
   static #rareOf(call: CallRun): RareState {
-    call.#rare ??= { note: undefined, fieldRedactor: undefined, steps: undefined, questions: 0 };
+    call.#rare ??= {
+      note: undefined,
+      fieldRedactor: undefined,
+      steps: undefined,
+      questions: 0,
+      ownRedactor: false,
+    };
     return call.#rare;
   }
 
@@ -214,7 +220,7 @@ class CallRun extends CallSignal implements CallState {
       outcome.output = this.fieldRedactor.text(outcome.output);
       if (outcome.error !== undefined) outcome.error = this.fieldRedactor.error(outcome.error);
     }
-    if (this.#ownRedactor) redactOutcome(outcome, this.options.redactor!);
+    if (this.#rare?.ownRedactor === true) redactOutcome(outcome, this.options.redactor!);
     // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
     outcome.output = toWellFormed(outcome.output);
     const { maxOutputBytes } = this.options;
@@ -239,7 +245,7 @@ class CallRun extends CallSignal implements CallState {
     this.options = Object.create(this.options, {
       redactor: { value: redactor, enumerable: true, writable: true, configurable: true },
     }) as CallOptions;
-    this.#ownRedactor = true;
+    CallRun.#rareOf(this).ownRedactor = true;
   }
 
   validated(input: unknown): void {
@@ -248,7 +254,7 @@ class CallRun extends CallSignal implements CallState {
 
   /** A text or value the call gives out, redacted with the call's own redactor when it has one. */
   static #scrub<T>(call: CallRun, value: T): T {
-    return call.#ownRedactor ? scrub(value, call.options.redactor!) : value;
+    return call.#rare?.ownRedactor === true ? scrub(value, call.options.redactor!) : value;
   }
 
   /** `ctx.logger` of attempt `attempt`. */
@@ -256,7 +262,7 @@ class CallRun extends CallSignal implements CallState {
     const { logger, redactor } = this.options;
     if (logger === undefined) return silentLogger;
     const fields = { callId: this.ctx.callId, toolName: this.tool.name, attempt };
-    return scopedLogger(logger, fields, this.#ownRedactor ? redactor : undefined);
+    return scopedLogger(logger, fields, this.#rare?.ownRedactor === true ? redactor : undefined);
   }
 
   /** `ctx.step()`. */
@@ -311,7 +317,11 @@ class CallRun extends CallSignal implements CallState {
 
   /** `ctx.askQuestion()`. */
   askQuestion(question: string, options?: AskOptions<unknown>): Promise<unknown> {
-    return askQuestion(this, typeof question === 'string' ? CallRun.#scrub(this, question) : question, options);
+    return askQuestion(
+      this,
+      typeof question === 'string' ? CallRun.#scrub(this, question) : question,
+      options,
+    );
   }
 
   /** A value the tool yielded, while the call runs: as the result's text would be, within `maxOutputBytes`. */

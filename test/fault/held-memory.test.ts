@@ -69,7 +69,9 @@ describe('calls held in flight: heap per call, in a process of its own', { timeo
     await line((text) => text === 'marked');
     service.sendAll(Array.from({ length: HELD }, (_, n) => call(`h${n}`, 'hold')));
     const perCall = Number((await line((text) => text.startsWith('held '))).slice(5));
-    console.info(`[held-memory] ${HELD.toLocaleString('en')} calls held: ${Math.round(perCall)} B of heap each`);
+    console.info(
+      `[held-memory] ${HELD.toLocaleString('en')} calls held: ${Math.round(perCall)} B of heap each`,
+    );
     child.stdin.write('release\n');
     await until(() => service.results().length, WARM_UP + HELD, 120_000);
     expect(service.results().every((result) => result.status === 'ok')).toBe(true);
