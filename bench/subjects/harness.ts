@@ -1,9 +1,10 @@
 /**
  * What every subject process shares: the `hold` tool's pending promises, and the IPC commands the orchestrator
- * sends (`mark` for CPU and memory, `expect-held`, `release`, `exit`).
+ * sends (`mark` for CPU and memory, `expect-held`, `release`, `snapshot` (a heap snapshot to a path), `exit`).
  *
  * @module
  */
+import { writeHeapSnapshot } from 'node:v8';
 import { announce, serve } from '../lib/ipc';
 
 /** A subject's resource snapshot: cumulative CPU time (µs) and memory (bytes). */
@@ -80,6 +81,8 @@ export function runHarness(
       case 'expect-held':
         await holds.expect(Number(request.count));
         return {};
+      case 'snapshot':
+        return { path: writeHeapSnapshot(String(request.path)) };
       case 'release':
         return { released: holds.release() };
       case 'exit':

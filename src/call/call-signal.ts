@@ -14,8 +14,20 @@ import { AbortError } from '../errors';
 export interface AbortLike {
   readonly aborted: boolean;
   readonly reason: unknown;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
+  addEventListener(type: 'abort', listener: AbortListener, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: AbortListener): void;
+}
+
+/**
+ * A listener, as `EventTarget` takes them: a function, or an object whose `handleEvent()` is called (a wait that
+ * already keeps an object listens with it rather than with one more closure per call: src/call/settle.ts).
+ */
+export type AbortListener = (() => void) | { handleEvent(): void };
+
+/** Calls `listener` as `EventTarget` would (without an event: toolwire's listeners take none). */
+export function callListener(listener: AbortListener): void {
+  if (typeof listener === 'function') listener();
+  else listener.handleEvent();
 }
 
 /**
@@ -27,7 +39,7 @@ export class Cancellation implements AbortLike {
   #aborted = false;
   #reason: unknown;
   /** One listener (the usual case: the step waiting on the tool) or several. */
-  #listeners: (() => void) | Array<() => void> | undefined;
+  #listeners: AbortListener | AbortListener[] | undefined;
 
   get aborted(): boolean {
     return this.#aborted;
@@ -45,24 +57,24 @@ export class Cancellation implements AbortLike {
     const listeners = this.#listeners;
     this.#listeners = undefined;
     if (listeners === undefined) return;
-    for (const listener of typeof listeners === 'function' ? [listeners] : listeners) {
+    for (const listener of Array.isArray(listeners) ? listeners : [listeners]) {
       try {
-        listener();
+        callListener(listener);
       } catch {
         // As an EventTarget does: one listener's failure does not stop the others.
       }
     }
   }
 
-  addEventListener(_type: 'abort', listener: () => void): void {
+  addEventListener(_type: 'abort', listener: AbortListener): void {
     if (this.#aborted) return;
     const listeners = this.#listeners;
     if (listeners === undefined) this.#listeners = listener;
-    else if (typeof listeners === 'function') this.#listeners = [listeners, listener];
-    else listeners.push(listener);
+    else if (Array.isArray(listeners)) listeners.push(listener);
+    else this.#listeners = [listeners, listener];
   }
 
-  removeEventListener(_type: 'abort', listener: () => void): void {
+  removeEventListener(_type: 'abort', listener: AbortListener): void {
     const listeners = this.#listeners;
     if (listeners === listener) this.#listeners = undefined;
     else if (Array.isArray(listeners)) {
@@ -72,15 +84,20 @@ export class Cancellation implements AbortLike {
   }
 }
 
-/** The abort state of one call, and its `ctx.signal` on demand. */
+/** `CallSignal.#reason` of a call not aborted (an abort's reason may be anything, `undefined` included). */
+const NOT_ABORTED: unique symbol = Symbol('not aborted');
+
+/**
+ * The abort state of one call, and its `ctx.signal` on demand. It listens to the caller's cancellation itself
+ * (`handleEvent`, as `EventTarget` calls it): a held call keeps no closure for it.
+ */
 export class CallSignal {
   #controller: AbortController | undefined;
-  #aborted = false;
-  #reason: unknown;
+  /** The abort's reason, or {@link NOT_ABORTED}: one field for both. */
+  #reason: unknown = NOT_ABORTED;
   /** The caller's cancellation, forwarded while the call runs (see {@link CallSignal.end}). */
   #outer: AbortLike | undefined;
   readonly #toolName: string;
-  #forward: (() => void) | undefined;
 
   /**
    * @param outer - the caller's signal (or the client's {@link Cancellation}): its abort aborts this one while
@@ -92,8 +109,9 @@ export class CallSignal {
     this.#toolName = toolName;
   }
 
-  #outerReason(): unknown {
-    return this.#outer?.reason ?? new AbortError('cancelled', `${this.#toolName} was cancelled`);
+  // Static: a private instance method would give every call a field of its own (V8's brand).
+  static #outerReason(signal: CallSignal): unknown {
+    return signal.#outer?.reason ?? new AbortError('cancelled', `${signal.#toolName} was cancelled`);
   }
 
   /** The signal, made on first read; already aborted if the call was. */
@@ -101,20 +119,21 @@ export class CallSignal {
     if (this.#controller === undefined) {
       const controller = new AbortController();
       this.#controller = controller;
-      if (!this.#aborted && this.#outer?.aborted) this.abort(this.#outerReason());
-      if (this.#aborted) controller.abort(this.#reason);
-      else if (this.#outer !== undefined) {
-        this.#forward = () => this.abort(this.#outerReason());
-        this.#outer.addEventListener('abort', this.#forward, { once: true });
-      }
+      if (this.#reason === NOT_ABORTED && this.#outer?.aborted) this.abort(CallSignal.#outerReason(this));
+      if (this.#reason !== NOT_ABORTED) controller.abort(this.#reason);
+      else this.#outer?.addEventListener('abort', this, { once: true });
     }
     return this.#controller.signal;
   }
 
+  /** The caller's cancellation aborted (this listens to it once `signal` is read). */
+  handleEvent(): void {
+    this.abort(CallSignal.#outerReason(this));
+  }
+
   /** Aborts with `reason` (the first abort wins). */
   abort(reason: unknown): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
+    if (this.#reason !== NOT_ABORTED) return;
     this.#reason = reason;
     this.#controller?.abort(reason);
   }
@@ -123,9 +142,9 @@ export class CallSignal {
   end(): void {
     const outer = this.#outer;
     if (outer === undefined) return;
-    if (outer.aborted) this.abort(this.#outerReason());
+    if (outer.aborted) this.abort(CallSignal.#outerReason(this));
     this.#outer = undefined;
-    if (this.#forward !== undefined) outer.removeEventListener('abort', this.#forward);
+    if (this.#controller !== undefined) outer.removeEventListener('abort', this);
   }
 }
 

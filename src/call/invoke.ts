@@ -9,7 +9,6 @@
  */
 import { OptionsError } from '../errors';
 import { MAX_ARGUMENT_DEPTH } from '../limits';
-import { type Logger, scopedLogger, silentLogger } from '../logger';
 import {
   aBoolean,
   aDuration,
@@ -24,39 +23,18 @@ import {
   type OptionsOwner,
   type OptionsSpec,
 } from '../tool/check-options';
-import type { AskOptions, ProgressInput } from '../tool/context-methods';
-import { cancelledText, errorText, notJsonText, notObjectText, tooDeepText } from '../tool/model-text';
-import { toWellFormed, truncateUtf8 } from '../tool/output';
+import { cancelledText, notJsonText, notObjectText, tooDeepText } from '../tool/model-text';
 import { type ToolObject, toTool } from '../tool/structural';
-import { type Tool, type ToolContext, type ToolInternals, toolInternals } from '../tool/tool';
+import type { Tool, ToolContext } from '../tool/tool';
 import { checkArguments } from './argument-limits';
 import { decodeArguments } from './arguments';
-import { newAttempt } from './attempt';
 import { contextClassFor } from './call-context';
-import { CallSignal } from './call-signal';
-import { withNote } from './edited-note';
-import { checkEvent } from './emit';
-import type { FieldRedaction } from './field-redaction';
-import { checkProgress } from './progress';
-import { askQuestion } from './questions';
+import { CallRun } from './call-run';
 import { randomId } from './random-id';
 import { runCall } from './run-call';
-import { withSensitiveValues } from './sensitive-fields';
 import { sharedAbort } from './shared-abort';
-import { CallSteps } from './steps';
 import { timeoutError } from './timed';
-import type {
-  Attempt,
-  CallOptions,
-  CallOutcome,
-  CallState,
-  InvokeOptions,
-  PreliminaryResult,
-  ResultSink,
-  ToolCallResult,
-} from './types';
-
-type Outcome = CallOutcome;
+import type { CallOptions, InvokeOptions, ResultSink, ToolCallResult } from './types';
 
 /** What `invokeTool()` accepts: one rule per option of {@link InvokeOptions}. */
 const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
@@ -109,197 +87,6 @@ export function checkInvokeOptions(options: unknown, owner?: string): asserts op
     INVOKE_OPTIONS,
     owner === undefined ? INVOKE_OWNER : { ...INVOKE_OWNER, name: owner },
   );
-}
-
-/** A bug in toolwire or a schema library must still give the model an answer. */
-function bugOutcome(tool: Tool, error: unknown): Outcome {
-  const message = error instanceof Error ? error.message : String(error);
-  return { status: 'error', output: errorText(tool.name, message), error };
-}
-
-/**
- * One call from its start to its result: the {@link CallState} the steps share, and the one place a call ends
- * (a class rather than closures: a call held in flight keeps one object, not a context and two functions).
- */
-class CallRun extends CallSignal implements CallState {
-  readonly tool: Tool;
-  readonly internals: ToolInternals;
-  options: CallOptions;
-  readonly timeoutMs: number | undefined;
-  remainingMs: number | undefined;
-  ctx!: ToolContext;
-  abortWithTimeout: (() => void) | undefined;
-  note: string | undefined;
-  stage: string | undefined;
-  fieldRedactor: FieldRedaction | undefined;
-  readonly #started = performance.now();
-  #finished = false;
-  #questions = 0;
-  readonly #sink: ResultSink;
-  #steps: CallSteps | undefined;
-  /** Set when the call has sensitive values of its own: what it gives out is redacted with it here. */
-  #ownRedactor = false;
-
-  constructor(tool: Tool, options: CallOptions, sink: ResultSink) {
-    super(options.signal, tool.name);
-    this.tool = tool;
-    this.internals = toolInternals(tool)!;
-    this.options = options;
-    this.timeoutMs = options.timeoutMs ?? this.internals.timeoutMs;
-    this.remainingMs = this.timeoutMs;
-    this.#sink = sink;
-  }
-
-  done(outcome: Outcome): void {
-    if (this.#finished) return;
-    this.#finished = true;
-    this.end();
-    const { maxOutputBytes } = this.options;
-    if (this.note !== undefined && outcome.status !== 'cancelled')
-      outcome.output = withNote(this.note, outcome.output, maxOutputBytes);
-    if (this.fieldRedactor !== undefined) {
-      outcome.output = this.fieldRedactor.text(outcome.output);
-      if (outcome.error !== undefined) outcome.error = this.fieldRedactor.error(outcome.error);
-    }
-    if (this.#ownRedactor) this.#redactOutcome(outcome);
-    // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
-    outcome.output = toWellFormed(outcome.output);
-    if (maxOutputBytes !== undefined) outcome.output = truncateUtf8(outcome.output, maxOutputBytes);
-    // The outcome is this call's own object: completed in place rather than copied.
-    const result = outcome as ToolCallResult;
-    result.durationMs = Math.max(0, Math.round(performance.now() - this.#started));
-    this.#sink.result(result);
-  }
-
-  fail(error: unknown): void {
-    this.done(bugOutcome(this.tool, error));
-  }
-
-  /** Adds the values of `inputs` under the tool's `sensitiveFieldNames` to what the call redacts. */
-  redactFieldsOf(...inputs: unknown[]): void {
-    const names = this.internals.sensitiveFieldNames;
-    if (names.length === 0) return;
-    const redactor = withSensitiveValues(this.options.redactor, names, inputs);
-    if (redactor === undefined || redactor === this.options.redactor) return;
-    this.options = { ...this.options, redactor };
-    this.#ownRedactor = true;
-  }
-
-  validated(input: unknown): void {
-    this.redactFieldsOf(input);
-  }
-
-  #redactOutcome(outcome: Outcome): void {
-    const redactor = this.options.redactor!;
-    outcome.output = redactor.text(outcome.output);
-    if (outcome.widget !== undefined) outcome.widget = redactor.value(outcome.widget);
-    if (outcome.content !== undefined)
-      outcome.content = outcome.content.map((part) =>
-        part.type === 'text'
-          ? { ...part, text: redactor.text(part.text) }
-          : part.type === 'json'
-            ? { ...part, value: redactor.value(part.value) }
-            : part,
-      );
-    if (outcome.error !== undefined) redactor.error(outcome.error);
-  }
-
-  /** A text or value the call gives out, redacted with the call's own redactor when it has one. */
-  #scrub<T>(value: T): T {
-    if (!this.#ownRedactor) return value;
-    const redactor = this.options.redactor!;
-    return (typeof value === 'string' ? redactor.text(value) : redactor.value(value)) as T;
-  }
-
-  /** `ctx.logger` of attempt `attempt`. */
-  loggerFor(attempt: number): Logger {
-    const { logger, redactor } = this.options;
-    if (logger === undefined) return silentLogger;
-    const fields = { callId: this.ctx.callId, toolName: this.tool.name, attempt };
-    return scopedLogger(logger, fields, this.#ownRedactor ? redactor : undefined);
-  }
-
-  /** `ctx.step()`. */
-  step(key: string, fn: () => unknown): Promise<unknown> {
-    this.#steps ??= new CallSteps(this.options.steps);
-    return this.#steps.run(this, key, fn, {
-      kept: (record) => {
-        const listener = this.options.onStep;
-        if (this.#finished || listener === undefined) return;
-        try {
-          listener(record);
-        } catch {
-          // The listener's failure is not the tool's.
-        }
-      },
-      notKept: ({ key: shown, reason }) =>
-        this.ctx.logger.warn({ step: shown }, `step ${JSON.stringify(shown)} is not kept: ${reason}`),
-    });
-  }
-
-  /** A `ctx` (and a signal) for attempt `number` of a tool with `retry`. */
-  newAttempt(number: number): Attempt {
-    return newAttempt(this, number);
-  }
-
-  /** `true` once the call has its result. */
-  get finished(): boolean {
-    return this.#finished;
-  }
-
-  /** `q1`, `q2`, … */
-  nextQuestionId(): string {
-    this.#questions += 1;
-    return `q${this.#questions}`;
-  }
-
-  /** `ctx.emit()`: checked (a bad name throws to the tool), then given to `onEmit` while the call runs. */
-  emit(type: string, data?: unknown): void {
-    const checked = checkEvent(type, data);
-    const listener = this.options.onEmit;
-    if (this.#finished || listener === undefined) return;
-    const { callId, runId, toolName } = this.ctx;
-    const event = this.fieldRedactor === undefined ? checked : this.fieldRedactor.value(checked);
-    try {
-      listener({ callId, runId, toolName, ...this.#scrub(event) });
-    } catch {
-      // The listener's failure is not the tool's.
-    }
-  }
-
-  /** `ctx.askQuestion()`. */
-  askQuestion(question: string, options?: AskOptions<unknown>): Promise<unknown> {
-    return askQuestion(this, typeof question === 'string' ? this.#scrub(question) : question, options);
-  }
-
-  /** A value the tool yielded, while the call runs: as the result's text would be, within `maxOutputBytes`. */
-  preliminary(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void {
-    const listener = this.options.onPreliminary;
-    if (this.#finished || listener === undefined) return;
-    let output = toWellFormed(this.#scrub(this.fieldRedactor?.text(result.output) ?? result.output));
-    const { maxOutputBytes } = this.options;
-    if (maxOutputBytes !== undefined) output = truncateUtf8(output, maxOutputBytes);
-    const { callId, runId, toolName } = this.ctx;
-    try {
-      const widget = this.#scrub(result.widget);
-      listener({ callId, runId, toolName, ...result, output, ...(widget === undefined ? {} : { widget }) });
-    } catch {
-      // The listener's failure is not the tool's.
-    }
-  }
-
-  /** `ctx.progress()`: checked (a bad update throws to the tool), then given to `onProgress` while the call runs. */
-  progress(update: ProgressInput): void {
-    const checked = checkProgress(update);
-    const listener = this.options.onProgress;
-    if (this.#finished || listener === undefined) return;
-    const { callId, runId, toolName } = this.ctx;
-    try {
-      listener({ callId, runId, toolName, ...this.#scrub(checked) });
-    } catch {
-      // The listener's failure is not the tool's.
-    }
-  }
 }
 
 /**

@@ -64,7 +64,7 @@ function pause(delayMs: number, signal: AbortLike | undefined, then: (goOn: bool
 export function executeAttempts(
   call: CallState,
   input: unknown,
-  next: (outcome: Settled<unknown>) => void,
+  next: (outcome: Settled<unknown>, call: CallState) => void,
 ): void {
   const { internals } = call;
   const retry = internals.retry;
@@ -99,7 +99,7 @@ export function executeAttempts(
               ? attempt.ctx.signal.reason
               : null;
         if (error === null || number >= retry.maxAttempts) {
-          next(settled);
+          next(settled, call);
           return;
         }
         worthRetrying(
@@ -107,8 +107,8 @@ export function executeAttempts(
           error,
           { signal, timeoutMs },
           (answer) => {
-            if (answer === 'aborted') next({ kind: 'aborted' });
-            else if (!answer) next(settled);
+            if (answer === 'aborted') next({ kind: 'aborted' }, call);
+            else if (!answer) next(settled, call);
             else backOff(number, error);
           },
           call,
@@ -126,7 +126,7 @@ export function executeAttempts(
       { delayMs, error },
       `attempt ${number} of ${retry.maxAttempts} failed; retrying in ${delayMs}ms`,
     );
-    pause(delayMs, signal, (goOn) => (goOn ? run(number + 1) : next({ kind: 'aborted' })));
+    pause(delayMs, signal, (goOn) => (goOn ? run(number + 1) : next({ kind: 'aborted' }, call)));
   };
   run(1);
 }

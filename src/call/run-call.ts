@@ -293,10 +293,16 @@ function revalidate(call: CallState, edited: Record<string, unknown>): void {
   );
 }
 
-/** Runs `execute` with the input it may have: once, or in attempts under the tool's `retry` (./retry.ts). */
+/**
+ * Runs `execute` with the input it may have: once, or in attempts under the tool's `retry` (./retry.ts). Its
+ * continuation is made once ({@link afterExecute}): a held call keeps no closure of its own for it.
+ */
 function execute(call: CallState, input: unknown, approved: boolean): void {
   call.ctx.approved = approved;
-  executeAttempts(call, input, (result) =>
-    result.kind === 'value' ? executed(call, result.value) : stopped(call, result),
-  );
+  executeAttempts(call, input, afterExecute);
+}
+
+function afterExecute(result: Settled<unknown>, call: CallState): void {
+  if (result.kind === 'value') executed(call, result.value);
+  else stopped(call, result);
 }

@@ -28,30 +28,47 @@ export interface SettleOptions {
 
 const ABORTED = { kind: 'aborted' } as const;
 
+/** Who is told when `done` throws after an asynchronous answer (the call). */
+export interface SettleOwner {
+  fail(error: unknown): void;
+}
+
 /**
  * Calls `fn` and tells `done` how it ended, exactly once: synchronously when `fn` returns a plain value or throws
  * (no promise, no timer, no listener), else when its promise settles, the signal aborts or the time limit
  * passes, whichever comes first. A synchronous throw is an `error` outcome. Calls run on this, so that a held
  * call keeps one reaction on the tool's own promise rather than a chain of promises. When `done` throws after an
  * asynchronous answer (where nobody could catch it), the error goes to `owner.fail`; without an owner, `done`
- * must not throw.
+ * must not throw. `done` gets `owner` back as its second argument, so that it can be a function made once
+ * rather than a closure per call (a held call then keeps no scope of the step that started the wait).
  */
 export function settleThen<T>(
   fn: () => T | PromiseLike<T>,
   options: SettleOptions,
   done: (outcome: Settled<Awaited<T>>) => void,
-  owner?: { fail(error: unknown): void },
+): void;
+export function settleThen<T, O extends SettleOwner>(
+  fn: () => T | PromiseLike<T>,
+  options: SettleOptions,
+  done: (outcome: Settled<Awaited<T>>, owner: O) => void,
+  owner: O,
+): void;
+export function settleThen<T>(
+  fn: () => T | PromiseLike<T>,
+  options: SettleOptions,
+  done: (outcome: Settled<Awaited<T>>, owner: SettleOwner | undefined) => void,
+  owner?: SettleOwner,
 ): void {
   const { signal, timeoutMs, onTimeout } = options;
   if (signal?.aborted) {
-    done(ABORTED);
+    done(ABORTED, owner);
     return;
   }
   let pending: PromiseLike<T> | T;
   try {
     pending = fn();
   } catch (error) {
-    done(signal?.aborted ? ABORTED : { kind: 'error', error });
+    done(signal?.aborted ? ABORTED : { kind: 'error', error }, owner);
     return;
   }
   // A synchronous result needs no listener and no timer (the common case: a validator or a plain function):
@@ -60,67 +77,105 @@ export function settleThen<T>(
   try {
     thenable = isThenable(pending);
   } catch (error) {
-    done({ kind: 'error', error }); // a `then` getter that throws, as Promise.resolve says
+    done({ kind: 'error', error }, owner); // a `then` getter that throws, as Promise.resolve says
     return;
   }
   if (!thenable) {
-    done(signal?.aborted ? ABORTED : { kind: 'value', value: pending as Awaited<T> });
+    done(signal?.aborted ? ABORTED : { kind: 'value', value: pending as Awaited<T> }, owner);
     return;
   }
   if (signal?.aborted) {
     // Aborted while `fn` ran: its promise is not waited for, but a rejection of it must not go unhandled.
     Promise.resolve(pending).then(undefined, () => {});
-    done(ABORTED);
+    done(ABORTED, owner);
     return;
   }
-  let finished = false;
-  let expired = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const relay: Relay<Awaited<T>> = {};
-  const finish = (outcome: Settled<Awaited<T>>) => {
-    if (finished) return;
-    finished = true;
-    relay.to = undefined;
-    if (timer !== undefined) clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
-    if (owner === undefined) done(outcome);
-    else
-      try {
-        done(outcome);
-      } catch (error) {
-        owner.fail(error);
-      }
-  };
-  // An abort that `onTimeout` itself causes (it may abort this very signal) does not make the outcome `aborted`.
-  const onAbort = () => {
-    if (!expired) finish(ABORTED);
-  };
-  signal?.addEventListener('abort', onAbort, { once: true });
-  if (timeoutMs !== undefined) {
-    timer = setTimeout(() => {
-      if (finished) return;
-      expired = true;
-      onTimeout?.();
-      finish({ kind: 'timeout' });
-    }, timeoutMs);
-  }
-  relay.to = finish;
-  relayTo(pending as PromiseLike<Awaited<T>>, relay);
+  const wait = new Wait(done as Done, signal, onTimeout, owner);
+  signal?.addEventListener('abort', wait, { once: true });
+  if (timeoutMs !== undefined) wait.timer = setTimeout(expire, timeoutMs, wait);
+  relayTo(pending as PromiseLike<T>, wait);
 }
 
-/** Where {@link relayTo} hands an outcome; `to` is cleared once the wait is over. */
-interface Relay<T> {
-  to?: ((outcome: Settled<T>) => void) | undefined;
+type Done = (outcome: Settled<unknown>, owner: SettleOwner | undefined) => void;
+
+/** The time limit of a {@link Wait} passed (one function for every timer: no closure per wait). */
+function expire(wait: Wait): void {
+  wait.expire();
 }
 
 /**
- * Hands the outcome of `pending` to `relay.to` while it is set. In a scope of its own: the reactions on
- * `pending` hold only the relay, so a promise that never settles, and that its maker keeps forever (a local
- * `onQuestion` whose UI never answers), keeps nothing of the abandoned wait once `to` is cleared.
+ * One asynchronous wait of {@link settleThen}: its state in one object, which is also its abort listener (an
+ * `EventTarget` calls `handleEvent`), so that a held call keeps this and the two reactions on the tool's
+ * promise, and nothing of the scopes that started it. Once over, it drops what it points to: a promise that
+ * never settles, kept forever by its maker (a local `onQuestion` whose UI never answers), then keeps only this
+ * small object, not the abandoned call.
  */
-function relayTo<T>(pending: PromiseLike<T>, relay: Relay<T>): void {
+class Wait {
+  timer: ReturnType<typeof setTimeout> | undefined;
+  #done: Done | undefined;
+  #signal: AbortLike | undefined;
+  #onTimeout: (() => void) | undefined;
+  #owner: SettleOwner | undefined;
+  /** The time limit passed: an abort that `onTimeout` itself causes does not make the outcome `aborted`. */
+  #expired = false;
+
+  constructor(
+    done: Done,
+    signal: AbortLike | undefined,
+    onTimeout: (() => void) | undefined,
+    owner: SettleOwner | undefined,
+  ) {
+    this.#done = done;
+    this.#signal = signal;
+    this.#onTimeout = onTimeout;
+    this.#owner = owner;
+  }
+
+  /** The signal aborted. */
+  handleEvent(): void {
+    if (!this.#expired) this.finish(ABORTED);
+  }
+
+  /** The time limit passed. */
+  expire(): void {
+    if (this.#done === undefined) return;
+    this.#expired = true;
+    this.#onTimeout?.();
+    this.finish({ kind: 'timeout' });
+  }
+
+  /** Ends the wait with `outcome`, unless it is over already. */
+  finish(outcome: Settled<unknown>): void {
+    const done = this.#done;
+    if (done === undefined) return;
+    const owner = this.#owner;
+    const signal = this.#signal;
+    this.#done = undefined;
+    this.#owner = undefined;
+    this.#signal = undefined;
+    this.#onTimeout = undefined;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    signal?.removeEventListener('abort', this);
+    if (owner === undefined) done(outcome, owner);
+    else
+      try {
+        done(outcome, owner);
+      } catch (error) {
+        owner.fail(error);
+      }
+  }
+}
+
+/**
+ * Hands the outcome of `pending` to `wait`. In a scope of its own: the reactions on `pending` hold only the wait
+ * (which lets go of the call once it is over). Closures, not `fulfilled.bind(wait)`: a bound function is smaller
+ * only while its target keeps V8's own `name` and `length`; a build that keeps names (esbuild's `keepNames`, as
+ * tsx and vitest use) redefines `name`, and each bound function then costs hundreds of bytes.
+ */
+function relayTo<T>(pending: PromiseLike<T>, wait: Wait): void {
   Promise.resolve(pending).then(
-    (value) => relay.to?.({ kind: 'value', value }),
-    (error: unknown) => relay.to?.({ kind: 'error', error }),
+    (value) => wait.finish({ kind: 'value', value }),
+    (error: unknown) => wait.finish({ kind: 'error', error }),
   );
 }

@@ -5,18 +5,18 @@
  *
  * @module
  */
-import type { AbortLike } from './call-signal';
+import { type AbortLike, type AbortListener, callListener } from './call-signal';
 
 /** The calls waiting on one signal; it listens to the signal only while one does. */
 class SharedAbort implements AbortLike {
   readonly #signal: AbortSignal;
-  readonly #listeners = new Set<() => void>();
+  readonly #listeners = new Set<AbortListener>();
   readonly #onAbort = (): void => {
     const listeners = [...this.#listeners];
     this.#listeners.clear();
     for (const listener of listeners) {
       try {
-        listener();
+        callListener(listener);
       } catch {
         // As an EventTarget does: one listener's failure does not stop the others.
       }
@@ -36,13 +36,13 @@ class SharedAbort implements AbortLike {
   }
 
   /** Listens once; a signal already aborted never calls it (as `AbortSignal` does not). */
-  addEventListener(_type: 'abort', listener: () => void): void {
+  addEventListener(_type: 'abort', listener: AbortListener): void {
     if (this.#signal.aborted || this.#listeners.has(listener)) return;
     if (this.#listeners.size === 0) this.#signal.addEventListener('abort', this.#onAbort, { once: true });
     this.#listeners.add(listener);
   }
 
-  removeEventListener(_type: 'abort', listener: () => void): void {
+  removeEventListener(_type: 'abort', listener: AbortListener): void {
     if (this.#listeners.delete(listener) && this.#listeners.size === 0) {
       this.#signal.removeEventListener('abort', this.#onAbort);
     }

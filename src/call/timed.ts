@@ -22,12 +22,13 @@ export function timeoutError(toolName: string, timeoutMs: number, stage: string 
 
 /**
  * Runs one phase of the tool's own work under what is left of the budget, spends the time it took, and goes on
- * with how it ended (at once when the phase answers synchronously; see src/call/settle.ts).
+ * with how it ended (at once when the phase answers synchronously; see src/call/settle.ts). `next` gets `call`
+ * back, so that it can be a function made once (a held call then keeps no closure for it).
  */
 export function timed<T>(
   call: CallState,
   fn: () => T | PromiseLike<T>,
-  next: (outcome: Settled<Awaited<T>>) => void,
+  next: (outcome: Settled<Awaited<T>>, call: CallState) => void,
 ): void {
   const budget = call.remainingMs;
   if (budget === undefined) {
@@ -39,7 +40,7 @@ export function timed<T>(
   const options = { signal: call.options.signal, timeoutMs: budget, onTimeout: call.abortWithTimeout };
   const spend = (settled: Settled<Awaited<T>>) => {
     call.remainingMs = Math.max(0, budget - (performance.now() - started));
-    next(settled);
+    next(settled, call);
   };
   settleThen(fn, options, spend, call);
 }

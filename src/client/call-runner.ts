@@ -28,15 +28,10 @@ import { contextFailedText } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
 import type { ClientFrame, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
+import { callOptionsClass } from './call-options';
 import { type CallUpdateHooks, CallUpdates, type WelcomeTerms } from './call-updates';
 import { Deadlines } from './deadlines';
-import {
-  type CallEvents,
-  callScope,
-  type Execution,
-  type ExecutionOwner,
-  type ToolCallFrame,
-} from './execution';
+import type { CallEvents, Execution, ExecutionOwner, ToolCallFrame } from './execution';
 import { logFailure } from './failure-log';
 import { Incoming } from './incoming';
 import { Leases } from './leases';
@@ -86,6 +81,8 @@ export class CallRunner implements ExecutionOwner {
   readonly #traces: CallTraces | undefined;
   readonly #questions: ReturnType<typeof questionHooks>;
   #idleWaiters: Array<() => void> = [];
+  /** The options of each call: per-call fields read from its frame, the rest shared (./call-options.ts). */
+  readonly #CallOptions: ReturnType<typeof callOptionsClass>;
 
   constructor(runnerOptions: CallRunnerOptions) {
     const { socket, events, logger } = runnerOptions;
@@ -95,6 +92,19 @@ export class CallRunner implements ExecutionOwner {
     this.#traces = options.tracing && callTraces(options.tracing, options.redactor, options);
     this.#leases = new Leases(updates, () => this.#deadlines);
     this.#questions = questionHooks(options.onQuestion ?? updates.ask, this);
+    this.#CallOptions = callOptionsClass({
+      policies: options.policies,
+      approve: this.#approve,
+      onWidgetInvalid: this.#onWidgetInvalid,
+      onProgress: updates.progress,
+      onPreliminary: updates.preliminary,
+      onEmit: updates.emit,
+      ...this.#questions,
+      onStep: updates.step,
+      logger: options.logger,
+      extend: options.extend,
+      redactor: options.redactor,
+    });
     this.#slots = new Slots({
       maxConcurrency: options.maxConcurrency,
       // In the call's trace, if any: spans its context function and its tool start are children of its span.
@@ -355,29 +365,7 @@ export class CallRunner implements ExecutionOwner {
       this.#options.registry,
       frame.toolName,
       frame.arguments,
-      {
-        callId: frame.callId,
-        runId: frame.runId,
-        depth: frame.depth ?? 0,
-        context,
-        signal: execution,
-        approved: frame.approved,
-        rejectionReason: frame.reason,
-        argumentsEdited: frame.argumentsEdited,
-        agentName: frame.agentName,
-        policies: this.#options.policies,
-        approve: this.#approve,
-        onWidgetInvalid: this.#onWidgetInvalid,
-        onProgress: this.#options.updates.progress,
-        onPreliminary: this.#options.updates.preliminary,
-        onEmit: this.#options.updates.emit,
-        ...this.#questions,
-        onStep: this.#options.updates.step,
-        ...callScope(frame),
-        logger: this.#options.logger,
-        extend: this.#options.extend,
-        redactor: this.#options.redactor,
-      },
+      new this.#CallOptions(execution, context),
       execution,
     );
   }

@@ -33,18 +33,6 @@ export interface CallEvents {
 /** A `tool_call` frame. */
 export type ToolCallFrame = FrameOf<ServiceFrame, 'tool_call'>;
 
-/** The call options a `tool_call` fills in from its scope fields. */
-type CallScopeOptions = { sessionId?: string; agentName?: string; steps?: Record<string, unknown> };
-
-/** What a `tool_call` says of the call's place (PROTOCOL.md §18.11, §18.12), as call options; absent fields left out. */
-export function callScope(frame: ToolCallFrame): CallScopeOptions {
-  const scope: CallScopeOptions = {};
-  if (frame.sessionId !== undefined) scope.sessionId = frame.sessionId;
-  if (frame.agentName !== undefined) scope.agentName = frame.agentName;
-  if (frame.steps !== undefined) scope.steps = frame.steps;
-  return scope;
-}
-
 /**
  * Where a call is. Only `running` holds a concurrency slot.
  *
@@ -92,6 +80,13 @@ export interface ExecutionOwner {
   finished(execution: Execution, result: ToolCallResult): void;
 }
 
+/** See {@link Execution.resume}, {@link Execution.decide}, {@link Execution.approvalReason}. */
+interface Waiting {
+  resume: (() => void) | undefined;
+  decide: ((decision: ApprovalDecision) => void) | undefined;
+  approvalReason: string | undefined;
+}
+
 /**
  * One call received and not yet finished. It is its own {@link Cancellation} (aborting it aborts `ctx.signal`:
  * a `cancel` from the service, the deadline, `close()`) and its own result sink: a held call is one object, and
@@ -109,15 +104,15 @@ export class Execution extends Cancellation implements ResultSink {
   deadlineAt: number | undefined;
   /** When it started running (`performance.now()`, whole ms: a small integer, not a heap number). */
   started = 0;
-  /** In state `resuming`: what goes on once it holds a slot again. Kept by `Slots`. */
-  resume: (() => void) | undefined;
   /**
-   * The service is asked for a decision over the socket (an `approval_request` was sent) and this takes it.
-   * Kept by `Approvals`.
+   * Its tool has begun (its context in hand): the lease may keep it alive from now on. Not before: a call
+   * waiting for its context (a `context` function that never settles) or for a slot keeps its deadline, and
+   * cannot hold its slot forever under a lease renewed for it. Kept by `Leases` (a field, not a set of calls:
+   * a held call costs less).
    */
-  decide: ((decision: ApprovalDecision) => void) | undefined;
-  /** The reason sent with its `approval_request` (sent again after a reconnect). */
-  approvalReason: string | undefined;
+  begun = false;
+  /** What a call waiting for a slot or a decision keeps (most calls never do): made when first set. */
+  #waiting: Waiting | undefined;
 
   constructor(frame: ToolCallFrame, owner: ExecutionOwner) {
     super();
@@ -127,6 +122,43 @@ export class Execution extends Cancellation implements ResultSink {
 
   get state(): CallState {
     return this.#state;
+  }
+
+  /** In state `resuming`: what goes on once it holds a slot again. Kept by `Slots`. */
+  get resume(): (() => void) | undefined {
+    return this.#waiting?.resume;
+  }
+
+  set resume(resume: (() => void) | undefined) {
+    if (resume !== undefined || this.#waiting !== undefined) Execution.#waitingOf(this).resume = resume;
+  }
+
+  /**
+   * The service is asked for a decision over the socket (an `approval_request` was sent) and this takes it.
+   * Kept by `Approvals`.
+   */
+  get decide(): ((decision: ApprovalDecision) => void) | undefined {
+    return this.#waiting?.decide;
+  }
+
+  set decide(decide: ((decision: ApprovalDecision) => void) | undefined) {
+    if (decide !== undefined || this.#waiting !== undefined) Execution.#waitingOf(this).decide = decide;
+  }
+
+  /** The reason sent with its `approval_request` (sent again after a reconnect). */
+  get approvalReason(): string | undefined {
+    return this.#waiting?.approvalReason;
+  }
+
+  set approvalReason(reason: string | undefined) {
+    if (reason !== undefined || this.#waiting !== undefined)
+      Execution.#waitingOf(this).approvalReason = reason;
+  }
+
+  // Static: a private instance method would give every call a field of its own (V8's brand).
+  static #waitingOf(execution: Execution): Waiting {
+    execution.#waiting ??= { resume: undefined, decide: undefined, approvalReason: undefined };
+    return execution.#waiting;
   }
 
   /**

@@ -31,15 +31,9 @@ export class Leases {
     this.#deadlines = deadlines;
   }
 
-  /**
-   * The calls whose tool has begun. Not before: a call waiting for its context (a `context` function that never
-   * settles) or for a slot keeps its deadline, and cannot hold its slot forever under a lease renewed for it.
-   */
-  readonly #begun = new WeakSet<Execution>();
-
   /** `true` for a call the lease keeps alive: its tool began here, with the feature `lease` on this socket. */
   holds(execution: Execution): boolean {
-    return this.#updates.leased && STARTED.has(execution.state) && this.#begun.has(execution);
+    return this.#updates.leased && STARTED.has(execution.state) && execution.begun;
   }
 
   /**
@@ -47,7 +41,7 @@ export class Leases {
    * down, it stops when the grace period that began at the drop ends.
    */
   started(execution: Execution): void {
-    this.#begun.add(execution);
+    execution.begun = true;
     this.#updates.started(execution.frame.callId);
     if (!this.#updates.leased) return;
     if (this.#downSince === undefined) this.#deadlines().arm(execution, undefined);
