@@ -123,7 +123,8 @@ function ask(
     callId: ctx.callId,
     runId: ctx.runId,
     toolName: name,
-    input: call.fieldRedactor === undefined ? input : call.fieldRedactor.value(input),
+    // The approver sees the redacted fields as the placeholder (`[redacted]`); see `restore` below.
+    input: call.redaction?.active === true ? call.redaction.value(input) : input,
   };
   if (reason !== undefined) request.reason = reason;
   if (options.agentName !== undefined) request.agentName = options.agentName;
@@ -159,7 +160,11 @@ function ask(
           reason: 'declined',
         });
       } else if (decision.arguments === undefined) done({ go: true, approved: true });
-      else done({ go: true, approved: true, edited: decision.arguments });
+      else {
+        // A redacted field the approver left as the placeholder keeps its value: execute never gets `[redacted]`.
+        const edited = call.redaction?.restore(decision.arguments, input) ?? decision.arguments;
+        done({ go: true, approved: true, edited });
+      }
     },
   );
 }

@@ -25,7 +25,14 @@ import {
   type OptionsSpec,
 } from '../tool/check-options';
 import type { AskOptions, ProgressInput } from '../tool/context-methods';
-import { cancelledText, errorText, notJsonText, notObjectText, tooDeepText } from '../tool/model-text';
+import {
+  cancelledText,
+  editedNoteText,
+  errorText,
+  notJsonText,
+  notObjectText,
+  tooDeepText,
+} from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
 import { type ToolObject, toTool } from '../tool/structural';
 import { type Tool, type ToolContext, type ToolInternals, toolInternals } from '../tool/tool';
@@ -33,13 +40,12 @@ import { checkArguments } from './argument-limits';
 import { decodeArguments } from './arguments';
 import { newAttempt } from './attempt';
 import { contextClassFor } from './call-context';
+import { CallRedaction } from './call-redaction';
 import { CallSignal } from './call-signal';
 import { checkEvent } from './emit';
-import type { FieldRedaction } from './field-redaction';
 import { checkProgress } from './progress';
 import { askQuestion } from './questions';
 import { runCall } from './run-call';
-import { withSensitiveValues } from './sensitive-fields';
 import { sharedAbort } from './shared-abort';
 import { CallSteps } from './steps';
 import type {
@@ -132,21 +138,22 @@ class CallRun extends CallSignal implements CallState {
   remainingMs: number | undefined;
   ctx!: ToolContext;
   abortWithTimeout: (() => void) | undefined;
-  note: string | undefined;
-  fieldRedactor: FieldRedaction | undefined;
+  editedArguments: object | undefined;
+  readonly redaction: CallRedaction;
   readonly #started = performance.now();
   #finished = false;
   #questions = 0;
   readonly #sink: ResultSink;
   #steps: CallSteps | undefined;
-  /** Set when the call has sensitive values of its own: what it gives out is redacted with it here. */
-  #ownRedactor = false;
 
   constructor(tool: Tool, options: CallOptions, sink: ResultSink) {
     super(options.signal, tool.name);
     this.tool = tool;
     this.internals = toolInternals(tool)!;
     this.options = options;
+    this.redaction = new CallRedaction(options.redactor, this.internals.sensitiveFieldNames, (redactor) => {
+      this.options = { ...this.options, redactor };
+    });
     this.timeoutMs = options.timeoutMs ?? this.internals.timeoutMs;
     this.remainingMs = this.timeoutMs;
     this.#sink = sink;
@@ -156,13 +163,11 @@ class CallRun extends CallSignal implements CallState {
     if (this.#finished) return;
     this.#finished = true;
     this.end();
-    if (this.note !== undefined && outcome.status !== 'cancelled')
-      outcome.output = `${this.note}\n${outcome.output}`;
-    if (this.fieldRedactor !== undefined) {
-      outcome.output = this.fieldRedactor.text(outcome.output);
-      if (outcome.error !== undefined) outcome.error = this.fieldRedactor.error(outcome.error);
+    if (this.redaction.active) this.#redactOutcome(outcome);
+    if (this.editedArguments !== undefined && outcome.status !== 'cancelled') {
+      const note = editedNoteText(this.tool.name, this.redaction.json(this.editedArguments));
+      outcome.output = `${note}\n${outcome.output}`;
     }
-    if (this.#ownRedactor) this.#redactOutcome(outcome);
     // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
     outcome.output = toWellFormed(outcome.output);
     const { maxOutputBytes } = this.options;
@@ -177,48 +182,39 @@ class CallRun extends CallSignal implements CallState {
     this.done(bugOutcome(this.tool, error));
   }
 
-  /** Adds the values of `inputs` under the tool's `sensitiveFieldNames` to what the call redacts. */
-  redactFieldsOf(...inputs: unknown[]): void {
-    const names = this.internals.sensitiveFieldNames;
-    if (names.length === 0) return;
-    const redactor = withSensitiveValues(this.options.redactor, names, inputs);
-    if (redactor === undefined || redactor === this.options.redactor) return;
-    this.options = { ...this.options, redactor };
-    this.#ownRedactor = true;
+  /** The values of `inputs` (raw, validated or edited arguments) under the redacted field names are redacted. */
+  validated(...inputs: unknown[]): void {
+    this.redaction.addInputs(...inputs);
   }
 
-  validated(input: unknown): void {
-    this.redactFieldsOf(input);
-  }
-
+  /** What the model and every listener get of the outcome, with the call's fields redacted (see ./call-redaction.ts). */
   #redactOutcome(outcome: Outcome): void {
-    const redactor = this.options.redactor!;
-    outcome.output = redactor.text(outcome.output);
-    if (outcome.widget !== undefined) outcome.widget = redactor.value(outcome.widget);
+    const { redaction } = this;
+    outcome.output = redaction.output(outcome.output);
+    if (outcome.widget !== undefined) outcome.widget = redaction.value(outcome.widget);
     if (outcome.content !== undefined)
       outcome.content = outcome.content.map((part) =>
         part.type === 'text'
-          ? { ...part, text: redactor.text(part.text) }
+          ? { ...part, text: redaction.text(part.text) }
           : part.type === 'json'
-            ? { ...part, value: redactor.value(part.value) }
+            ? { ...part, value: redaction.value(part.value) }
             : part,
       );
-    if (outcome.error !== undefined) redactor.error(outcome.error);
+    if (outcome.error !== undefined) redaction.error(outcome.error);
   }
 
-  /** A text or value the call gives out, redacted with the call's own redactor when it has one. */
+  /** A text or value the call gives out while it runs, with the call's fields redacted when it has any. */
   #scrub<T>(value: T): T {
-    if (!this.#ownRedactor) return value;
-    const redactor = this.options.redactor!;
-    return (typeof value === 'string' ? redactor.text(value) : redactor.value(value)) as T;
+    if (!this.redaction.active) return value;
+    return (typeof value === 'string' ? this.redaction.text(value) : this.redaction.value(value)) as T;
   }
 
   /** `ctx.logger` of attempt `attempt`. */
   loggerFor(attempt: number): Logger {
-    const { logger, redactor } = this.options;
+    const { logger } = this.options;
     if (logger === undefined) return silentLogger;
     const fields = { callId: this.ctx.callId, toolName: this.tool.name, attempt };
-    return scopedLogger(logger, fields, this.#ownRedactor ? redactor : undefined);
+    return scopedLogger(logger, fields, this.redaction.active ? this.redaction : undefined);
   }
 
   /** `ctx.step()`. */
@@ -229,7 +225,9 @@ class CallRun extends CallSignal implements CallState {
         const listener = this.options.onStep;
         if (this.#finished || listener === undefined) return;
         try {
-          listener(record);
+          listener(
+            this.redaction.active ? { ...record, result: this.redaction.value(record.result) } : record,
+          );
         } catch {
           // The listener's failure is not the tool's.
         }
@@ -261,9 +259,10 @@ class CallRun extends CallSignal implements CallState {
     const listener = this.options.onEmit;
     if (this.#finished || listener === undefined) return;
     const { callId, runId, toolName } = this.ctx;
-    const event = this.fieldRedactor === undefined ? checked : this.fieldRedactor.value(checked);
+    const event = { ...checked };
+    if (this.redaction.active && 'data' in event) event.data = this.redaction.value(event.data);
     try {
-      listener({ callId, runId, toolName, ...this.#scrub(event) });
+      listener({ callId, runId, toolName, ...event });
     } catch {
       // The listener's failure is not the tool's.
     }
@@ -278,7 +277,7 @@ class CallRun extends CallSignal implements CallState {
   preliminary(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void {
     const listener = this.options.onPreliminary;
     if (this.#finished || listener === undefined) return;
-    let output = toWellFormed(this.#scrub(this.fieldRedactor?.text(result.output) ?? result.output));
+    let output = toWellFormed(this.redaction.active ? this.redaction.output(result.output) : result.output);
     const { maxOutputBytes } = this.options;
     if (maxOutputBytes !== undefined) output = truncateUtf8(output, maxOutputBytes);
     const { callId, runId, toolName } = this.ctx;
@@ -324,7 +323,7 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
     call.done({ status: 'invalid_arguments', output });
     return;
   }
-  call.redactFieldsOf(decoded.value);
+  call.validated(decoded.value);
   const refused = checkArguments(decoded.value, tool.definition.parameters);
   if (refused?.kind === 'too_deep') {
     call.done({ status: 'invalid_arguments', output: tooDeepText(tool.name, MAX_ARGUMENT_DEPTH) });

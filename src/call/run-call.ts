@@ -16,7 +16,6 @@ import { contentText, isToolContent } from '../tool/content';
 import {
   cancelledText,
   editedInvalidText,
-  editedNoteText,
   errorText,
   invalidArgumentsText,
   outputMismatchText,
@@ -25,7 +24,6 @@ import {
 import type { ValidationIssue } from '../tool/schema/index';
 import { serializeOutput, thrownMessage } from '../tool/serialize';
 import { type ApprovalOutcome, decideApproval } from './approval';
-import { fieldRedaction } from './field-redaction';
 import { type GateOutcome, passGate } from './gate';
 import { executeAttempts } from './retry';
 import { type Settled, settleThen } from './settle';
@@ -209,15 +207,10 @@ export function runCall(call: CallState, args: object, refused?: readonly Valida
       }
       const input = validated.value.value;
       call.validated?.(input);
-      if (call.options.argumentsEdited) call.note = editedNote(call, args);
+      if (call.options.argumentsEdited) call.editedArguments = args;
       gated(call, input);
     },
   );
-}
-
-/** `The approver edited the arguments of <name> to <JSON>.` */
-function editedNote(call: CallState, args: object): string {
-  return editedNoteText(call.tool.name, serializeOutput(args, call.options.redactor));
 }
 
 /** Ends the call with a gate's or an approval's refusal. */
@@ -241,7 +234,7 @@ function gated(call: CallState, input: unknown): void {
   pass(call, input, (gate) =>
     guarded(call, () => {
       if (!gate.go) return refuse(call, gate);
-      if (gate.redact.length > 0) call.fieldRedactor = fieldRedaction(input, gate.redact);
+      if (gate.redact.length > 0) call.redaction?.addNames(gate.redact);
       decideApproval(call, input, gate.approvalReason, (decided) =>
         guarded(call, () => {
           if (!decided.go) refuse(call, decided);
@@ -260,6 +253,9 @@ function skipGate(_call: CallState, _input: unknown, done: (outcome: GateOutcome
 
 /** Arguments an approver edited: validated again against the schema, then run (the model is told). */
 function revalidate(call: CallState, edited: Record<string, unknown>): void {
+  // What execute gets is what is redacted: the edit's values under the redacted names are secrets too (and an
+  // invalid edit's issues may quote them).
+  call.validated?.(edited);
   timed(
     call,
     () => call.internals.parameters.validate(edited),
@@ -272,7 +268,8 @@ function revalidate(call: CallState, edited: Record<string, unknown>): void {
           output: editedInvalidText(call.tool.name, validated.value.issues),
         });
       } else {
-        call.note = editedNote(call, edited);
+        call.validated?.(validated.value.value);
+        call.editedArguments = edited;
         execute(call, validated.value.value, true);
       }
     },

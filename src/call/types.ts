@@ -11,8 +11,8 @@ import type { ProgressInput } from '../tool/context-methods';
 import type { Tool, ToolContext, ToolInternals } from '../tool/tool';
 import type { Widget } from '../tool/widget';
 import type { ContentPart, ToolCallStatus } from '../wire/protocol';
+import type { CallRedaction } from './call-redaction';
 import type { AbortLike } from './call-signal';
-import type { FieldRedaction } from './field-redaction';
 import type { StepRecord } from './steps';
 
 /** What {@link InvokeOptions.approve} is asked: the call and its validated input. */
@@ -338,18 +338,27 @@ export interface CallState {
   remainingMs: number | undefined;
   /** Aborts `ctx.signal` with a `TimeoutError`; absent without a time limit. */
   abortWithTimeout: (() => void) | undefined;
-  /** A line put before the text the model reads (the approver edited the arguments). */
-  note?: string;
-  /** Scrubs the values of input fields a policy asked to redact, when it did. */
-  fieldRedactor?: FieldRedaction | undefined;
+  /**
+   * The arguments an approver edited, when they did: the model reads them (redacted) in a line before the
+   * text of the result.
+   */
+  editedArguments?: object | undefined;
+  /**
+   * The call's redaction by field name (`sensitiveFieldNames`, a policy's `redact`) over every version of its
+   * arguments: src/call/call-redaction.ts.
+   */
+  redaction?: CallRedaction | undefined;
   /** Ends the call with the outcome (once; later outcomes are ignored). */
   done(outcome: CallOutcome): void;
   /** Ends the call after a bug in toolwire or a schema library (a step threw): it still gets an answer. */
   fail(error: unknown): void;
   /** Gives a preliminary result to `options.onPreliminary` while the call runs (absent: nobody listens). */
   preliminary?(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void;
-  /** The arguments passed validation as `input`: the values under `sensitiveFieldNames` it holds are redacted too. */
-  validated?(input: unknown): void;
+  /**
+   * Arguments the call will use (validated, or edited by an approver): the values under the call's redacted
+   * field names they hold are redacted too.
+   */
+  validated?(...inputs: unknown[]): void;
   /** A `ctx` (with a signal of its own) for attempt `number` of a tool with `retry` (absent: no retries). */
   newAttempt?(number: number): Attempt;
 }
