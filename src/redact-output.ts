@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { Redactor } from './redact';
+import { setKey } from './json';
+import { MAX_REDACT_DEPTH, type Redactor } from './redact';
 
 /** The text parsed as JSON, or `undefined` when it is not JSON. */
 function parsed(text: string): { value: unknown } | undefined {
@@ -13,6 +14,19 @@ function parsed(text: string): { value: unknown } | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `value` with every `true`, `false` or `null` whose text holds a secret (a secret `"true"`) as the replacement. */
+function literals(value: unknown, redactor: Redactor, depth: number): unknown {
+  if (value === null || typeof value === 'boolean') {
+    const text = String(value);
+    return redactor.text(text) === text ? value : redactor.replacement;
+  }
+  if (typeof value !== 'object' || depth > MAX_REDACT_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => literals(item, redactor, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) setKey(out, key, literals(item, redactor, depth + 1));
+  return out;
 }
 
 /**
@@ -33,7 +47,7 @@ export function redactOutput(redactor: Redactor | undefined, text: string): stri
   if (plain === text) return text;
   const json = parsed(text);
   if (json === undefined) return plain;
-  const written = JSON.stringify(redactor.value(json.value));
+  const written = JSON.stringify(redactor.value(literals(json.value, redactor, 0)));
   if (written !== undefined && redactor.text(written) === written) return written;
   return JSON.stringify(redactor.replacement);
 }

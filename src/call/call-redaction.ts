@@ -106,9 +106,27 @@ export class CallRedaction {
     return this.#redactor === undefined ? text : this.#redactor.text(text);
   }
 
-  /** A text the model reads: as {@link CallRedaction.text}, but a JSON text stays JSON (src/redact-output.ts). */
+  /**
+   * A text the model reads: as {@link CallRedaction.text}, but a JSON text stays JSON (src/redact-output.ts),
+   * and a JSON object or array holding one of the names has that field's value replaced whole (as
+   * {@link CallRedaction.value}), then is written again as compact JSON.
+   */
   output(text: string): string {
-    return redactOutput(this.#redactor, text);
+    return redactOutput(this.#redactor, this.#names.size === 0 ? text : this.#scrubJsonText(text));
+  }
+
+  #scrubJsonText(text: string): string {
+    const start = text.trimStart()[0];
+    if (start !== '{' && start !== '[') return text;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return text;
+    }
+    const found = { any: false };
+    const scrubbed = this.#scrubFields(value, 0, found);
+    return found.any ? JSON.stringify(scrubbed) : text;
   }
 
   /**
@@ -130,15 +148,16 @@ export class CallRedaction {
     return this.#redactor === undefined ? error : this.#redactor.error(error);
   }
 
-  #scrubFields(value: unknown, depth: number): unknown {
+  #scrubFields(value: unknown, depth: number, found = { any: false }): unknown {
     if (!isObject(value) || depth > MAX_DEPTH) return value;
-    if (Array.isArray(value)) return value.map((item) => this.#scrubFields(item, depth + 1));
+    if (Array.isArray(value)) return value.map((item) => this.#scrubFields(item, depth + 1, found));
     if (value instanceof Error || ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
     const toJSON = (value as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === 'function') return this.#scrubFields(toJSON.call(value), depth + 1);
+    if (typeof toJSON === 'function') return this.#scrubFields(toJSON.call(value), depth + 1, found);
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      const next = this.#names.has(key) ? this.placeholder : this.#scrubFields(item, depth + 1);
+      if (this.#names.has(key)) found.any = true;
+      const next = this.#names.has(key) ? this.placeholder : this.#scrubFields(item, depth + 1, found);
       Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
     }
     return out;
