@@ -64,7 +64,9 @@ describe.each([
     expect(requests[0]?.input).toEqual({ door: 'front', pin: '[redacted]' });
     // execute got the original pin (the output says which door), and the pin stays redacted.
     expect(result.value).toEqual({ door: 'side', pin: 'orig-4455', said: 'unlocked side with orig-4455' });
-    expect(result.output).toContain('{"door":"side","pin":"[redacted]","said":"unlocked side with [redacted]"}');
+    expect(result.output).toContain(
+      '{"door":"side","pin":"[redacted]","said":"unlocked side with [redacted]"}',
+    );
   });
 
   it('keeps an output JSON when a short value (1, " ", "e", 0, true) is in it', async () => {
@@ -80,7 +82,8 @@ describe.each([
       const parsed = JSON.parse(result.output) as Record<string, unknown>;
       expect(parsed.pin).toBe('[redacted]');
       if (typeof pin === 'string' && pin.length >= 4) expect(result.output).not.toContain(pin);
-      else expect(parsed).toEqual({ pin: '[redacted]', count: 12345, ok: true, none: null, text: 'eel e 1 0' });
+      else
+        expect(parsed).toEqual({ pin: '[redacted]', count: 12345, ok: true, none: null, text: 'eel e 1 0' });
     }
   });
 });
