@@ -154,6 +154,7 @@ class CallRun extends CallSignal implements CallState {
     this.redaction = new CallRedaction(options.redactor, this.internals.sensitiveFieldNames, (redactor) => {
       this.options = { ...this.options, redactor };
     });
+    sink.redaction = this.redaction;
     this.timeoutMs = options.timeoutMs ?? this.internals.timeoutMs;
     this.remainingMs = this.timeoutMs;
     this.#sink = sink;

@@ -175,6 +175,11 @@ export type QuestionReply = { answer: unknown } | { declined: true; reason?: str
 /** Where a call started by the client delivers its result (once). */
 export interface ResultSink {
   result(result: ToolCallResult): void;
+  /**
+   * Set by the call when it starts: its redaction by field name (src/call/call-redaction.ts), for what the host
+   * records of the call itself (a client's trace of its arguments).
+   */
+  redaction?: CallRedaction | undefined;
 }
 
 /** Options of one call. Every field is optional. */

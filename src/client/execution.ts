@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { CallRedaction } from '../call/call-redaction';
 import { Cancellation } from '../call/call-signal';
 import type {
   ApprovalDecision,
@@ -118,6 +119,8 @@ export class Execution extends Cancellation implements ResultSink {
   decide: ((decision: ApprovalDecision) => void) | undefined;
   /** The reason sent with its `approval_request` (sent again after a reconnect). */
   approvalReason: string | undefined;
+  /** The call's redaction by field name, once it started (set by the call: src/call/call-redaction.ts). */
+  redaction: CallRedaction | undefined;
 
   constructor(frame: ToolCallFrame, owner: ExecutionOwner) {
     super();
