@@ -126,7 +126,9 @@ function ask(
     // The approver sees the redacted fields as the placeholder (`[redacted]`); see `restore` below.
     input: call.redaction?.active === true ? call.redaction.value(input) : input,
   };
-  if (reason !== undefined) request.reason = reason;
+  // A reason may quote the arguments (`approvalRequired(\`pay ${amount}\`)`): redacted as any text of the call.
+  if (reason !== undefined)
+    request.reason = call.redaction?.active === true ? call.redaction.text(reason) : reason;
   if (options.agentName !== undefined) request.agentName = options.agentName;
   settleThen<ApprovalDecision>(
     () => approve(request),

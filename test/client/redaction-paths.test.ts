@@ -34,7 +34,11 @@ type Row = {
 };
 
 const ROWS: Row[] = [
-  { path: 'tool_result output (JSON)', frame: 'tool_result', execute: (pin) => ({ pin, said: `got ${pin}` }) },
+  {
+    path: 'tool_result output (JSON)',
+    frame: 'tool_result',
+    execute: (pin) => ({ pin, said: `got ${pin}` }),
+  },
   { path: 'tool_result output (text)', frame: 'tool_result', execute: (pin) => `using ${pin}` },
   {
     path: 'tool_result widget',
@@ -44,7 +48,11 @@ const ROWS: Row[] = [
   {
     path: 'tool_result content parts',
     frame: 'tool_result',
-    execute: (pin) => content([{ type: 'text', text: `pin ${pin}` }, { type: 'json', value: { pin } }]),
+    execute: (pin) =>
+      content([
+        { type: 'text', text: `pin ${pin}` },
+        { type: 'json', value: { pin } },
+      ]),
   },
   {
     path: 'error message (tool_result, log line, tracer)',
@@ -130,7 +138,10 @@ function recordingTracer(): { tracing: ToolTracing; seen: unknown[] } {
         event: (name, attributes) => seen.push({ name, attributes }),
         run: (fn) => fn(),
         end: (result) => {
-          const error = result.error instanceof Error ? { message: result.error.message, stack: result.error.stack } : undefined;
+          const error =
+            result.error instanceof Error
+              ? { message: result.error.message, stack: result.error.stack }
+              : undefined;
           seen.push({ arguments: call.arguments(), output: result.output, error });
         },
       };
@@ -151,12 +162,17 @@ describe.each([
       parameters: z.object({ pin: z.string(), door: z.string() }),
       ...(byTool ? { sensitiveFieldNames: ['pin'] } : {}),
       ...(row.approve === undefined ? {} : { needsApproval: true }),
-      ...(row.retry === true ? { sideEffect: 'idempotent' as const, retry: { maxAttempts: 2, initialDelayMs: 0 } } : {}),
+      ...(row.retry === true
+        ? { sideEffect: 'idempotent' as const, retry: { maxAttempts: 2, initialDelayMs: 0 } }
+        : {}),
       execute: ({ pin }, ctx) => row.execute(pin, ctx),
     });
     const policies: CallPolicy[] = byTool ? [] : [() => ({ redact: ['pin'] })];
     const server = await stub({
-      model: scriptedModel([{ toolCalls: [{ name: 'probe', arguments: { pin: SECRET, door: 'front' } }] }, { text: 'done' }]),
+      model: scriptedModel([
+        { toolCalls: [{ name: 'probe', arguments: { pin: SECRET, door: 'front' } }] },
+        { text: 'done' },
+      ]),
     });
     const socket = recordingWebSocket();
     const lines: unknown[] = [];
@@ -186,11 +202,67 @@ describe.each([
     expect(result.toolCalls).toHaveLength(1);
 
     if (row.frame !== undefined) expect(socket.sent.map((frame) => frame.type)).toContain(row.frame);
-    if (row.approve !== undefined) expect(approvals).toEqual([expect.objectContaining({ input: { pin: '[redacted]', door: 'front' } })]);
+    if (row.approve !== undefined)
+      expect(approvals).toEqual([expect.objectContaining({ input: { pin: '[redacted]', door: 'front' } })]);
     const everything = JSON.stringify([socket.sentRaw, lines, events, approvals, seen]);
     expect(everything).toContain('[redacted]');
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain(EDITED);
     expect(everything).not.toContain('7a9f');
   });
+});
+
+describe('an approver deciding over the socket (client.decide)', () => {
+  it.each([
+    ['sensitiveFieldNames', true],
+    ['a policy redact', false],
+  ] as const)(
+    'sees [redacted] for a field redacted by %s, and an edit of another field keeps its value',
+    async (_by, byTool) => {
+      const got: unknown[] = [];
+      const probe = tool({
+        name: 'probe',
+        description: 'Probes.',
+        parameters: z.object({ pin: z.string(), door: z.string() }),
+        ...(byTool ? { sensitiveFieldNames: ['pin'] } : {}),
+        needsApproval: () => true,
+        execute: (input) => {
+          got.push(input);
+          return `opened ${input.door} with ${input.pin}`;
+        },
+      });
+      const server = await stub({
+        model: scriptedModel([
+          { toolCalls: [{ name: 'probe', arguments: { pin: SECRET, door: 'front' } }] },
+          { text: 'done' },
+        ]),
+      });
+      const socket = recordingWebSocket();
+      const worker = client(server.url, {
+        tools: [probe],
+        policies: byTool ? [] : [() => ({ redact: ['pin'] })],
+        WebSocket: socket.WebSocket,
+      });
+      const requests: unknown[] = [];
+      const decided: Promise<void>[] = [];
+      worker.on('approval_requested', (request) => {
+        requests.push(request);
+        decided.push(
+          worker.decide(request.callId, {
+            approved: true,
+            arguments: { ...(request.input as object), door: 'side' },
+          }),
+        );
+      });
+      await worker.connect();
+      const result = await worker.run(new Agent({ name: 'A', instructions: '', tools: [probe] }), 'go');
+      await Promise.all(decided);
+      expect(requests).toEqual([expect.objectContaining({ input: { pin: '[redacted]', door: 'front' } })]);
+      expect(got).toEqual([{ pin: SECRET, door: 'side' }]);
+      expect(result.toolCalls[0]?.output).toBe(
+        'The approver edited the arguments of probe to {"pin":"[redacted]","door":"side"}.\nopened side with [redacted]',
+      );
+      expect(JSON.stringify(socket.sentRaw)).not.toContain(SECRET);
+    },
+  );
 });
