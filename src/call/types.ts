@@ -23,9 +23,15 @@ export interface ApprovalRequest {
   runId: string;
   /** Name of the tool. */
   toolName: string;
-  /** The validated input `execute` would receive (fields a policy asked to redact scrubbed). */
+  /**
+   * The validated input `execute` would receive, with the value of every field named by the tool's
+   * `sensitiveFieldNames` or a policy's `redact` replaced by `"[redacted]"` (at any depth), and the client's
+   * `redact` rules applied. An approver who answers with edited `arguments` may send such a field back as
+   * `"[redacted]"`: the call then keeps the field's original value (at the same path); any other value is taken
+   * as the approver's edit, and redacted from then on like the original.
+   */
   input: unknown;
-  /** Why approval is needed, when the tool's policy or a client policy said (PROTOCOL.md §18.8). */
+  /** Why approval is needed, when the tool's policy or a client policy said (PROTOCOL.md §18.8); redacted as the input. */
   reason?: string;
   /** Name of the agent whose run made the call, when the service said. */
   agentName?: string;
@@ -75,10 +81,10 @@ export interface PolicyCall<C = unknown> {
 /**
  * A policy's decision: `undefined` lets the call through (to the next policy); `{ block: text }` refuses it (the
  * model reads `text`, status `rejected`, no later policy runs); `{ requireApproval: reason }` sends it to
- * approval with `reason` even when the tool does not need approval; `{ redact: [fieldNames] }` scrubs the values
- * of those input fields (at any depth) from what leaves the call: the text the model reads, the approval
- * request, `ctx.emit()` events, preliminary results and the error logged with a failed result (`execute` still
- * gets them; `ctx.progress()` messages are not scrubbed).
+ * approval with `reason` even when the tool does not need approval; `{ redact: [fieldNames] }` adds those input
+ * fields (at any depth) to the tool's `sensitiveFieldNames` for this call: their values are scrubbed from
+ * everything that leaves it, by the same rule (see `ToolOptions.sensitiveFieldNames`; `execute` still gets
+ * them).
  */
 export type PolicyDecision =
   | undefined
