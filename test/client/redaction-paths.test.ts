@@ -19,7 +19,7 @@ import {
 import { client, recordingWebSocket, stub } from '../fault/harness';
 
 /** The model's value of the field (`pin`), and the one an approver types in (row `edited note`). */
-const SECRET = 'pin-7a9f-QX31-secret';
+const SECRET = 'pin-QXzK-wvyu-secret';
 const EDITED = 'pin-edit-5k2m-secret';
 
 type Row = {
@@ -208,7 +208,7 @@ describe.each([
     expect(everything).toContain('[redacted]');
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain(EDITED);
-    expect(everything).not.toContain('7a9f');
+    expect(everything).not.toContain('QXzK');
   });
 });
 
