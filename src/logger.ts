@@ -93,7 +93,7 @@ export function scrubError(error: unknown, scrub: (text: string) => string): unk
 export function scopedLogger(
   logger: Logger,
   fields: Record<string, unknown>,
-  redactor?: Redactor | undefined,
+  redactor?: Pick<Redactor, 'value' | 'text'> | undefined,
 ): Logger {
   const wrap =
     (level: keyof Logger) =>

@@ -127,9 +127,12 @@ function ask(
     callId: ctx.callId,
     runId: ctx.runId,
     toolName: name,
-    input: call.fieldRedactor === undefined ? view() : frozenCopy(call.fieldRedactor.value(view())),
+    // The approver sees the redacted fields as the placeholder (`[redacted]`); see `restore` below.
+    input: call.redaction?.active === true ? frozenCopy(call.redaction.value(view())) : view(),
   };
-  if (reason !== undefined) request.reason = reason;
+  // A reason may quote the arguments (`approvalRequired(\`pay ${amount}\`)`): redacted as any text of the call.
+  if (reason !== undefined)
+    request.reason = call.redaction?.active === true ? call.redaction.text(reason) : reason;
   if (options.agentName !== undefined) request.agentName = options.agentName;
   settleThen<ApprovalDecision>(
     () => approve(request),
@@ -163,7 +166,11 @@ function ask(
           reason: 'declined',
         });
       } else if (decision.arguments === undefined) done({ go: true, approved: true });
-      else done({ go: true, approved: true, edited: decision.arguments });
+      else {
+        // A redacted field the approver left as the placeholder keeps its value: execute never gets `[redacted]`.
+        const edited = call.redaction?.restore(decision.arguments, view()) ?? decision.arguments;
+        done({ go: true, approved: true, edited });
+      }
     },
   );
 }

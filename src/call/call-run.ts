@@ -9,19 +9,17 @@
  * @module
  */
 import { type Logger, scopedLogger, silentLogger } from '../logger';
-import type { Redactor } from '../redact';
 import type { AskOptions, ProgressInput } from '../tool/context-methods';
 import { errorText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
 import { type Tool, type ToolContext, type ToolInternals, toolInternals } from '../tool/tool';
 import { newAttempt } from './attempt';
 import { CallSignal } from './call-signal';
-import { withNote } from './edited-note';
+import { CallRedaction } from './call-redaction';
+import { editedNote, withNote } from './edited-note';
 import { checkEvent } from './emit';
-import type { FieldRedaction } from './field-redaction';
 import { checkProgress } from './progress';
 import { askQuestion } from './questions';
-import { withSensitiveValues } from './sensitive-fields';
 import { CallSteps } from './steps';
 import type {
   Attempt,
@@ -43,18 +41,17 @@ function bugOutcome(tool: Tool, error: unknown): Outcome {
 
 /** What few calls need, kept apart so that a call needs no field for it (see `CallRun`). */
 interface RareState {
-  note: string | undefined;
+  editedArguments: object | undefined;
   stage: string | undefined;
-  fieldRedactor: FieldRedaction | undefined;
+  /** The call's redaction by field name: made at the start when the tool or a policy may redact fields. */
+  redaction: CallRedaction | undefined;
   steps: CallSteps | undefined;
   questions: number;
-  /** The call has sensitive values of its own: what it gives out is redacted with its own redactor. */
-  ownRedactor: boolean;
 }
 
 /** A result redacted with a call's own redactor (sensitive values of its arguments). */
-function redactOutcome(outcome: Outcome, redactor: Redactor): void {
-  outcome.output = redactor.text(outcome.output);
+function redactOutcome(outcome: Outcome, redactor: CallRedaction): void {
+  outcome.output = redactor.output(outcome.output);
   if (outcome.widget !== undefined) outcome.widget = redactor.value(outcome.widget);
   if (outcome.content !== undefined)
     outcome.content = outcome.content.map((part) =>
@@ -68,7 +65,7 @@ function redactOutcome(outcome: Outcome, redactor: Redactor): void {
 }
 
 /** A text or value redacted with `redactor`. */
-function scrub<T>(value: T, redactor: Redactor): T {
+function scrub<T>(value: T, redactor: CallRedaction): T {
   return (typeof value === 'string' ? redactor.text(value) : redactor.value(value)) as T;
 }
 
@@ -91,13 +88,14 @@ export class CallRun extends CallSignal implements CallState {
   /** What few calls need (a note, a field redaction, steps, questions, a redactor of their own): made when first needed. */
   #rare: RareState | undefined;
 
-  /** A line put before the text the model reads (the approver edited the arguments). */
-  get note(): string | undefined {
-    return this.#rare?.note;
+  /** The arguments an approver edited, when they did: the model reads them (redacted) before the result's text. */
+  get editedArguments(): object | undefined {
+    return this.#rare?.editedArguments;
   }
 
-  set note(note: string | undefined) {
-    CallRun.#rareOf(this).note = note;
+  set editedArguments(edited: object | undefined) {
+    if (edited === undefined && this.#rare === undefined) return;
+    CallRun.#rareOf(this).editedArguments = edited;
   }
 
   /** The stage the call is in when it is not the tool's own work (`policy 2`), named if it times out there. */
@@ -110,24 +108,19 @@ export class CallRun extends CallSignal implements CallState {
     CallRun.#rareOf(this).stage = stage;
   }
 
-  /** Scrubs the values of input fields a policy asked to redact, when it did. */
-  get fieldRedactor(): FieldRedaction | undefined {
-    return this.#rare?.fieldRedactor;
-  }
-
-  set fieldRedactor(redaction: FieldRedaction | undefined) {
-    CallRun.#rareOf(this).fieldRedactor = redaction;
+  /** The call's redaction by field name (`sensitiveFieldNames`, a policy's `redact`): src/call/call-redaction.ts. */
+  get redaction(): CallRedaction | undefined {
+    return this.#rare?.redaction;
   }
 
   // Static, as `#scrub` is: a private instance method would give every call a field of its own (V8's brand).
   static #rareOf(call: CallRun): RareState {
     call.#rare ??= {
-      note: undefined,
+      editedArguments: undefined,
       stage: undefined,
-      fieldRedactor: undefined,
+      redaction: undefined,
       steps: undefined,
       questions: 0,
-      ownRedactor: false,
     };
     return call.#rare;
   }
@@ -140,6 +133,18 @@ export class CallRun extends CallSignal implements CallState {
     this.timeoutMs = options.timeoutMs ?? this.internals.timeoutMs;
     this.remainingMs = this.timeoutMs;
     this.#sink = sink;
+    // Made only when fields may be redacted (the tool names some, or a policy may): a held call stays small.
+    const names = this.internals.sensitiveFieldNames;
+    if (names.length > 0 || (options.policies?.length ?? 0) > 0) {
+      const redaction = new CallRedaction(options.redactor, names, (redactor) => {
+        // Over the call's options rather than a copy of them: a client's keep what they share on their prototype.
+        this.options = Object.create(this.options, {
+          redactor: { value: redactor, enumerable: true, writable: true, configurable: true },
+        }) as CallOptions;
+      });
+      CallRun.#rareOf(this).redaction = redaction;
+      sink.redaction = redaction;
+    }
   }
 
   done(outcome: Outcome): void {
@@ -147,13 +152,11 @@ export class CallRun extends CallSignal implements CallState {
     this.#finished = true;
     this.end();
     const { maxOutputBytes } = this.options;
-    if (this.note !== undefined && outcome.status !== 'cancelled')
-      outcome.output = withNote(this.note, outcome.output, maxOutputBytes);
-    if (this.fieldRedactor !== undefined) {
-      outcome.output = this.fieldRedactor.text(outcome.output);
-      if (outcome.error !== undefined) outcome.error = this.fieldRedactor.error(outcome.error);
-    }
-    if (this.#rare?.ownRedactor === true) redactOutcome(outcome, this.options.redactor!);
+    const redaction = this.redaction;
+    if (redaction?.active === true) redactOutcome(outcome, redaction);
+    const edited = this.editedArguments;
+    if (edited !== undefined && outcome.status !== 'cancelled')
+      outcome.output = withNote(editedNote(this, edited), outcome.output, maxOutputBytes);
     // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
     outcome.output = toWellFormed(outcome.output);
     if (maxOutputBytes !== undefined) outcome.output = truncateUtf8(outcome.output, maxOutputBytes);
@@ -167,34 +170,30 @@ export class CallRun extends CallSignal implements CallState {
     this.done(bugOutcome(this.tool, error));
   }
 
-  /** Adds the values of `inputs` under the tool's `sensitiveFieldNames` to what the call redacts. */
-  redactFieldsOf(...inputs: unknown[]): void {
-    const names = this.internals.sensitiveFieldNames;
-    if (names.length === 0) return;
-    const redactor = withSensitiveValues(this.options.redactor, names, inputs);
-    if (redactor === undefined || redactor === this.options.redactor) return;
-    // Over the call's options rather than a copy of them: a client's keep what they share on their prototype.
-    this.options = Object.create(this.options, {
-      redactor: { value: redactor, enumerable: true, writable: true, configurable: true },
-    }) as CallOptions;
-    CallRun.#rareOf(this).ownRedactor = true;
+  /** The values of `inputs` (raw, validated or edited arguments) under the redacted field names are redacted. */
+  validated(...inputs: unknown[]): void {
+    this.#rare?.redaction?.addInputs(...inputs);
   }
 
-  validated(input: unknown): void {
-    this.redactFieldsOf(input);
-  }
-
-  /** A text or value the call gives out, redacted with the call's own redactor when it has one. */
+  /** A text or value the call gives out while it runs, with the call's fields redacted when it has any. */
   static #scrub<T>(call: CallRun, value: T): T {
-    return call.#rare?.ownRedactor === true ? scrub(value, call.options.redactor!) : value;
+    const redaction = call.#rare?.redaction;
+    return redaction?.active === true ? scrub(value, redaction) : value;
+  }
+
+  /** A kept step's record as listeners get it: its result redacted when the call has fields to redact. */
+  static #scrubStep<R extends { result: unknown }>(call: CallRun, record: R): R {
+    const redaction = call.#rare?.redaction;
+    return redaction?.active === true ? { ...record, result: redaction.value(record.result) } : record;
   }
 
   /** `ctx.logger` of attempt `attempt`. */
   loggerFor(attempt: number): Logger {
-    const { logger, redactor } = this.options;
+    const { logger } = this.options;
     if (logger === undefined) return silentLogger;
     const fields = { callId: this.ctx.callId, toolName: this.tool.name, attempt };
-    return scopedLogger(logger, fields, this.#rare?.ownRedactor === true ? redactor : undefined);
+    const redaction = this.redaction;
+    return scopedLogger(logger, fields, redaction?.active === true ? redaction : undefined);
   }
 
   /** `ctx.step()`. */
@@ -206,7 +205,7 @@ export class CallRun extends CallSignal implements CallState {
         const listener = this.options.onStep;
         if (this.#finished || listener === undefined) return;
         try {
-          listener(record);
+          listener(CallRun.#scrubStep(this, record));
         } catch {
           // The listener's failure is not the tool's.
         }
@@ -239,9 +238,10 @@ export class CallRun extends CallSignal implements CallState {
     const listener = this.options.onEmit;
     if (this.#finished || listener === undefined) return;
     const { callId, runId, toolName } = this.ctx;
-    const event = this.fieldRedactor === undefined ? checked : this.fieldRedactor.value(checked);
+    const event = { ...checked };
+    if ('data' in event) event.data = CallRun.#scrub(this, event.data);
     try {
-      listener({ callId, runId, toolName, ...CallRun.#scrub(this, event) });
+      listener({ callId, runId, toolName, ...event });
     } catch {
       // The listener's failure is not the tool's.
     }
@@ -260,7 +260,8 @@ export class CallRun extends CallSignal implements CallState {
   preliminary(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void {
     const listener = this.options.onPreliminary;
     if (this.#finished || listener === undefined) return;
-    let output = toWellFormed(CallRun.#scrub(this, this.fieldRedactor?.text(result.output) ?? result.output));
+    const redaction = this.redaction;
+    let output = toWellFormed(redaction?.active === true ? redaction.output(result.output) : result.output);
     const { maxOutputBytes } = this.options;
     if (maxOutputBytes !== undefined) output = truncateUtf8(output, maxOutputBytes);
     const { callId, runId, toolName } = this.ctx;

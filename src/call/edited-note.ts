@@ -11,7 +11,9 @@ import type { CallState } from './types';
 
 /** `The approver edited the arguments of <name> to <JSON>.`, or the names of the edited fields when longer. */
 export function editedNote(call: CallState, args: object): string {
-  return editedNoteText(call.tool.name, serializeOutput(args, call.options.redactor), Object.keys(args));
+  const { redaction } = call;
+  const json = redaction?.active === true ? redaction.json(args) : serializeOutput(args, call.options.redactor);
+  return editedNoteText(call.tool.name, json, Object.keys(args));
 }
 
 /** `note` on a line before `output`; with `maxOutputBytes`, the note is cut to half of it. */

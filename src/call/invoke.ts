@@ -109,7 +109,7 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
     call.done({ status: 'invalid_arguments', output });
     return;
   }
-  call.redactFieldsOf(decoded.value);
+  call.validated(decoded.value);
   const refused = checkArguments(decoded.value, tool.definition.parameters);
   if (refused?.kind === 'too_deep') {
     call.done({ status: 'invalid_arguments', output: tooDeepText(tool.name, MAX_ARGUMENT_DEPTH) });

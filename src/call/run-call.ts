@@ -24,8 +24,6 @@ import {
 import type { ValidationIssue } from '../tool/schema/index';
 import { serializeOutput, thrownMessage } from '../tool/serialize';
 import { type ApprovalOutcome, decideApproval } from './approval';
-import { editedNote } from './edited-note';
-import { fieldRedaction } from './field-redaction';
 import { lazyFrozenCopy } from './frozen-copy';
 import { type GateOutcome, passGate } from './gate';
 import { executeAttempts } from './retry';
@@ -213,7 +211,7 @@ export function runCall(call: CallState, args: object, refused?: readonly Valida
       }
       const input = validated.value.value;
       call.validated?.(input);
-      if (call.options.argumentsEdited) call.note = editedNote(call, args);
+      if (call.options.argumentsEdited) call.editedArguments = args;
       gated(call, input);
     },
   );
@@ -242,7 +240,7 @@ function gated(call: CallState, input: unknown): void {
   pass(call, view, (gate) =>
     guarded(call, () => {
       if (!gate.go) return refuse(call, gate);
-      if (gate.redact.length > 0) call.fieldRedactor = fieldRedaction(input, gate.redact);
+      if (gate.redact.length > 0) call.redaction?.addNames(gate.redact);
       decideApproval(call, view, gate.approvalReason, (decided) =>
         guarded(call, () => {
           if (!decided.go) refuse(call, decided);
@@ -267,6 +265,9 @@ function skipGate(_call: CallState, _view: () => unknown, done: (outcome: GateOu
  * loop back to approval.
  */
 function revalidate(call: CallState, edited: Record<string, unknown>): void {
+  // What execute gets is what is redacted: the edit's values under the redacted names are secrets too (and an
+  // invalid edit's issues may quote them).
+  call.validated?.(edited);
   timed(
     call,
     () => call.internals.parameters.validate(edited),
@@ -279,12 +280,13 @@ function revalidate(call: CallState, edited: Record<string, unknown>): void {
           output: editedInvalidText(call.tool.name, validated.value.issues),
         });
       } else {
-        call.note = editedNote(call, edited);
         const input = validated.value.value;
+        call.validated?.(input);
+        call.editedArguments = edited;
         passGate(call, lazyFrozenCopy(input), (gate) =>
           guarded(call, () => {
             if (!gate.go) return refuse(call, gate);
-            if (gate.redact.length > 0) call.fieldRedactor = fieldRedaction(input, gate.redact);
+            if (gate.redact.length > 0) call.redaction?.addNames(gate.redact);
             execute(call, input, true);
           }),
         );

@@ -1,12 +1,10 @@
 /**
- * Redaction by field name: the values a call's input holds under sensitive property names, as rules for a
- * {@link Redactor}. Used for `tool({ sensitiveFieldNames })`, and meant for any rule of the same meaning (a
- * policy's `{ redact: [fieldNames] }`).
+ * Redaction by field name: the values a call's input holds under sensitive property names, for a
+ * `Redactor`. Used for `tool({ sensitiveFieldNames })` and a policy's `{ redact: [fieldNames] }`; which of
+ * these values are searched for in text, and where a field is replaced whole, is src/call/call-redaction.ts.
  *
  * @module
  */
-import { Redactor } from '../redact';
-
 /** Most values one input gives (more are not looked for: a bound on the cost of a hostile input). */
 export const MAX_SENSITIVE_VALUES = 1_000;
 /** Nesting deeper than this is not searched (arguments are refused deeper than 64 levels anyway). */
@@ -52,20 +50,4 @@ export function sensitiveValues(input: unknown, names: readonly string[]): strin
   };
   visit(input, false, 0);
   return [...found];
-}
-
-/**
- * `base` with the sensitive values of `inputs` (the raw arguments, the validated input: a schema may transform
- * a value) added as string rules; `base` itself when there are none.
- */
-export function withSensitiveValues(
-  base: Redactor | undefined,
-  names: readonly string[],
-  inputs: readonly unknown[],
-): Redactor | undefined {
-  if (names.length === 0) return base;
-  const values = new Set<string>();
-  for (const input of inputs) for (const value of sensitiveValues(input, names)) values.add(value);
-  if (values.size === 0) return base;
-  return base === undefined ? new Redactor([...values]) : base.with([...values]);
 }

@@ -11,8 +11,8 @@ import type { ProgressInput } from '../tool/context-methods';
 import type { Tool, ToolContext, ToolInternals } from '../tool/tool';
 import type { Widget } from '../tool/widget';
 import type { ContentPart, ToolCallStatus } from '../wire/protocol';
+import type { CallRedaction } from './call-redaction';
 import type { AbortLike } from './call-signal';
-import type { FieldRedaction } from './field-redaction';
 import type { StepRecord } from './steps';
 
 /** What {@link InvokeOptions.approve} is asked: the call and its validated input. */
@@ -24,11 +24,15 @@ export interface ApprovalRequest {
   /** Name of the tool. */
   toolName: string;
   /**
-   * The validated input `execute` would receive (fields a policy asked to redact scrubbed), as a deep-frozen copy
-   * (src/call/frozen-copy.ts): writing to it throws; an edit goes through the decision's `arguments`.
+   * The validated input `execute` would receive, as a deep-frozen copy (src/call/frozen-copy.ts: writing to it
+   * throws; an edit goes through the decision's `arguments`), with the value of every field named by the tool's
+   * `sensitiveFieldNames` or a policy's `redact` replaced by `"[redacted]"` (at any depth), and the client's
+   * `redact` rules applied. An approver who answers with edited `arguments` may send such a field back as
+   * `"[redacted]"`: the call then keeps the field's original value (at the same path); any other value is taken
+   * as the approver's edit, and redacted from then on like the original.
    */
   input: unknown;
-  /** Why approval is needed, when the tool's policy or a client policy said (PROTOCOL.md §18.8). */
+  /** Why approval is needed, when the tool's policy or a client policy said (PROTOCOL.md §18.8); redacted as the input. */
   reason?: string;
   /** Name of the agent whose run made the call, when the service said. */
   agentName?: string;
@@ -81,10 +85,9 @@ export interface PolicyCall<C = unknown> {
  * model reads `text`, status `rejected`, no later policy runs); `{ requireApproval: reason }` sends it to
  * approval with `reason` even when the tool does not need approval. A blank `block` text is read as
  * `<name> was not run: a policy blocked it.`, a blank `requireApproval` reason as `a policy requires approval`.
- * `{ redact: [fieldNames] }` scrubs the values
- * of those input fields (at any depth) from what leaves the call: the text the model reads, the approval
- * request, `ctx.emit()` events, preliminary results and the error logged with a failed result (`execute` still
- * gets them; `ctx.progress()` messages are not scrubbed).
+ * `{ redact: [fieldNames] }` adds those input fields (at any depth) to the tool's `sensitiveFieldNames` for this
+ * call: their values are scrubbed from everything that leaves it, by the same rule (see
+ * `ToolOptions.sensitiveFieldNames`; `execute` still gets them).
  */
 export type PolicyDecision =
   | undefined
@@ -181,6 +184,11 @@ export type QuestionReply = { answer: unknown } | { declined: true; reason?: str
 /** Where a call started by the client delivers its result (once). */
 export interface ResultSink {
   result(result: ToolCallResult): void;
+  /**
+   * Set by the call when it starts: its redaction by field name (src/call/call-redaction.ts), for what the host
+   * records of the call itself (a client's trace of its arguments).
+   */
+  redaction?: CallRedaction | undefined;
 }
 
 /** Options of one call. Every field is optional. */
@@ -344,23 +352,32 @@ export interface CallState {
   remainingMs: number | undefined;
   /** Aborts `ctx.signal` with a `TimeoutError`; absent without a time limit. */
   abortWithTimeout: (() => void) | undefined;
-  /** A line put before the text the model reads (the approver edited the arguments). */
-  note?: string;
   /**
    * The stage before `execute` that is running, when it is one the timeout text names (`policy 2`, `the
    * needsApproval check`); `undefined` otherwise.
    */
   stage?: string | undefined;
-  /** Scrubs the values of input fields a policy asked to redact, when it did. */
-  fieldRedactor?: FieldRedaction | undefined;
+  /**
+   * The arguments an approver edited, when they did: the model reads them (redacted) in a line before the
+   * text of the result.
+   */
+  editedArguments?: object | undefined;
+  /**
+   * The call's redaction by field name (`sensitiveFieldNames`, a policy's `redact`) over every version of its
+   * arguments: src/call/call-redaction.ts.
+   */
+  redaction?: CallRedaction | undefined;
   /** Ends the call with the outcome (once; later outcomes are ignored). */
   done(outcome: CallOutcome): void;
   /** Ends the call after a bug in toolwire or a schema library (a step threw): it still gets an answer. */
   fail(error: unknown): void;
   /** Gives a preliminary result to `options.onPreliminary` while the call runs (absent: nobody listens). */
   preliminary?(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void;
-  /** The arguments passed validation as `input`: the values under `sensitiveFieldNames` it holds are redacted too. */
-  validated?(input: unknown): void;
+  /**
+   * Arguments the call will use (validated, or edited by an approver): the values under the call's redacted
+   * field names they hold are redacted too.
+   */
+  validated?(...inputs: unknown[]): void;
   /** A `ctx` (with a signal of its own) for attempt `number` of a tool with `retry` (absent: no retries). */
   newAttempt?(number: number): Attempt;
 }

@@ -21,6 +21,7 @@ import type {
   WidgetInvalidInfo,
 } from '../call/types';
 import type { Redactor } from '../logger';
+import { redactOutput } from '../redact-output';
 import { toWellFormed, truncateJsonString } from '../tool/output';
 import { encodeFrame } from '../wire/codec';
 import {
@@ -245,7 +246,7 @@ export class CallUpdates implements CallUpdateHooks {
     };
     // As for a result: redact, then cut to what the frame leaves room for; a widget that does not fit is dropped.
     const budget = Math.max(2, this.#options.maxPayloadBytes() - ENVELOPE_BYTES);
-    frame.output = truncateJsonString(toWellFormed(redactor.text(result.output)), budget);
+    frame.output = truncateJsonString(toWellFormed(redactOutput(redactor, result.output)), budget);
     if (result.widget !== undefined) {
       frame.widget = redactor.value(result.widget);
       const size = utf8Length(encodeFrame(frame));

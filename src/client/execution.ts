@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { CallRedaction } from '../call/call-redaction';
 import { Cancellation } from '../call/call-signal';
 import type {
   ApprovalDecision,
@@ -113,6 +114,8 @@ export class Execution extends Cancellation implements ResultSink {
   begun = false;
   /** What a call waiting for a slot or a decision keeps (most calls never do): made when first set. */
   #waiting: Waiting | undefined;
+  /** The call's redaction by field name, once it started (set by the call: src/call/call-redaction.ts). */
+  redaction: CallRedaction | undefined;
 
   constructor(frame: ToolCallFrame, owner: ExecutionOwner) {
     super();

@@ -8,6 +8,7 @@
  */
 import type { ToolCallResult, WidgetInvalidInfo } from '../call/types';
 import type { Logger, Redactor } from '../logger';
+import { redactOutput } from '../redact-output';
 import { undeliverableText } from '../tool/model-text';
 import { toWellFormed, truncateJsonString } from '../tool/output';
 import { encodeFrame } from '../wire/codec';
@@ -266,7 +267,8 @@ export class Outbox {
       durationMs,
     };
     // Redact first, then cut: a cut through a secret would leave a piece of it that no rule matches.
-    out.output = toWellFormed(redactor.text(result.output));
+    // A JSON output stays JSON: a secret is replaced inside its values (src/redact-output.ts).
+    out.output = toWellFormed(redactOutput(redactor, result.output));
     const widget = result.widget === undefined ? undefined : redactor.value(result.widget);
     return this.#withContent(this.#fit(out, frame, widget), result.content);
   }

@@ -5,10 +5,13 @@
  *
  * @module
  */
+import { decodeArguments } from '../call/arguments';
+import { CallRedaction } from '../call/call-redaction';
 import type { ToolRegistry } from '../call/registry';
 import type { ApprovalDecision, ToolCallResult } from '../call/types';
 import type { Redactor } from '../logger';
 import { isThenable } from '../maybe';
+import { toolInternals } from '../tool/tool';
 import type { Execution, ToolCallFrame } from './execution';
 
 /** Values a trace event may carry, OpenTelemetry's attribute values. */
@@ -49,7 +52,9 @@ export interface TracedCall {
   tracestate: string | undefined;
   /**
    * The arguments as the model produced them (an object, a JSON string, …), redacted with the client's `redact`
-   * rules. Computed when called: call it only to record them.
+   * rules, and the values of the call's redacted fields (`sensitiveFieldNames`, a policy's `redact`) replaced
+   * whole. Computed when called: call it only to record them, and at the end of the call (a policy's fields are
+   * known once the policies ran).
    */
   arguments(): unknown;
 }
@@ -153,7 +158,7 @@ export function callTraces(
           description: client.registry.get(frame.toolName)?.description,
           traceparent: frame.traceparent,
           tracestate: frame.traceparent === undefined ? undefined : frame.tracestate,
-          arguments: () => redactor.value(frame.arguments),
+          arguments: () => tracedArguments(execution, redactor, client.registry),
         });
       } catch {
         return;
@@ -204,4 +209,25 @@ export function callTraces(
       traced.trace.end({ status: result.status, output, durationMs, error });
     },
   };
+}
+
+/**
+ * A call's arguments for its trace: decoded when they are JSON text, with the call's redacted fields replaced
+ * (the tool's `sensitiveFieldNames` when the call has not started) and the client's rules applied.
+ */
+function tracedArguments(
+  execution: Execution,
+  redactor: Redactor,
+  registry: Pick<ToolRegistry, 'get'>,
+): unknown {
+  const raw = execution.frame.arguments;
+  const decoded = decodeArguments(raw);
+  const args = decoded.ok ? decoded.value : raw;
+  let redaction = execution.redaction;
+  if (redaction === undefined) {
+    const names = toolInternals(registry.get(execution.frame.toolName))?.sensitiveFieldNames ?? [];
+    redaction = new CallRedaction(redactor, names, () => {});
+    redaction.addInputs(args);
+  }
+  return redactor.value(typeof args === 'string' ? redaction.text(args) : redaction.value(args));
 }

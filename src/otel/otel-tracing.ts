@@ -33,7 +33,9 @@ export interface OtelTracingOptions {
   tracer?: Tracer;
   /**
    * Record each call's arguments as `gen_ai.tool.call.arguments` (JSON text), redacted with the client's
-   * `redact` rules and its API key. Off by default: arguments may hold personal data. @default false
+   * `redact` rules and its API key, the values of the call's redacted fields (`sensitiveFieldNames`, a policy's
+   * `redact`) replaced whole. Set when the call ends (a policy's fields are known once it ran). Off by default:
+   * arguments may hold personal data. @default false
    */
   recordArguments?: boolean;
   /**
@@ -75,18 +77,18 @@ export function otelTracing(options: OtelTracingOptions = {}): ToolTracing {
         'toolwire.run.id': call.runId,
       };
       if (call.description !== undefined) attributes['gen_ai.tool.description'] = call.description;
-      if (recordArguments) attributes['gen_ai.tool.call.arguments'] = jsonText(call.arguments());
       const span = tracer.startSpan(
         `execute_tool ${call.toolName}`,
         { kind: SpanKind.INTERNAL, attributes },
         parentContext(call),
       );
-      return spanTrace(span, recordOutputs);
+      // Recorded at the end: the fields a policy redacts are known once the policies ran.
+      return spanTrace(span, recordOutputs, recordArguments ? call : undefined);
     },
   };
 }
 
-function spanTrace(span: Span, recordOutputs: boolean): CallTrace {
+function spanTrace(span: Span, recordOutputs: boolean, recordArgumentsOf: TracedCall | undefined): CallTrace {
   return {
     event: (name, attributes) => {
       span.addEvent(name, attributes);
@@ -94,6 +96,8 @@ function spanTrace(span: Span, recordOutputs: boolean): CallTrace {
     run: (fn) => context.with(trace.setSpan(context.active(), span), fn),
     end: (result: TracedResult) => {
       span.setAttribute('toolwire.call.status', result.status);
+      if (recordArgumentsOf !== undefined)
+        span.setAttribute('gen_ai.tool.call.arguments', jsonText(recordArgumentsOf.arguments()));
       if (recordOutputs) span.setAttribute('gen_ai.tool.call.result', result.output);
       if (result.status !== 'ok') {
         const thrown = result.error instanceof Error ? result.error : undefined;

@@ -179,9 +179,19 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
    */
   retry?: RetryOptions;
   /**
-   * Names of input properties (at any depth) whose values are secrets: every string or number found under one
-   * of these names in the call's arguments is redacted, like the client's `redact` rules, from the result, the
-   * widget, events, progress, questions, step results, errors and `ctx.logger` lines. @default []
+   * Names of input properties (at any depth, exact names) whose values are secrets for the call. Their values,
+   * in the model's arguments, the validated input and any arguments an approver edited, are scrubbed, on top of
+   * the client's `redact` rules, from everything that leaves the call: the result (text, JSON, widget, content
+   * parts), errors, the approver's view (`ApprovalRequest.input` shows `"[redacted]"`), the "approver edited"
+   * note, events, progress, preliminary results, questions, step results, `ctx.logger` lines and a client's
+   * traced arguments. The rule:
+   * - in structured data (JSON outputs, widgets, events, log fields, step results, the approver's input), the
+   *   field's whole value is replaced by `"[redacted]"` wherever its name appears, whatever its kind or length;
+   * - in text, a value is searched for and replaced only when its text (a string, a number's digits) is at least
+   *   4 characters long: `1`, `' '`, `'e'` or `true` would take ordinary text with them. Booleans and `null` are
+   *   never searched for;
+   * - an output that is JSON stays JSON: it is redacted inside its values and written again compactly.
+   * @default []
    */
   sensitiveFieldNames?: readonly string[];
 }

@@ -320,6 +320,30 @@ describe('otelTracing() over the stub', () => {
     expect(span?.attributes['gen_ai.tool.call.result']).toBe('order [redacted]: shipped');
   });
 
+  it('records arguments with the fields of sensitiveFieldNames and of a policy redact replaced whole', async () => {
+    const login = tool({
+      name: 'login',
+      description: 'Logs in.',
+      parameters: z.object({ user: z.string(), pin: z.string(), code: z.number() }),
+      sensitiveFieldNames: ['pin'],
+      execute: ({ user }) => `hello ${user}`,
+    });
+    const turns = [
+      { toolCalls: [{ name: 'login', arguments: { user: 'ada', pin: 'pin-55667788', code: 7 } }] },
+      { text: 'ok' },
+    ];
+    const { run } = await setup(turns, {
+      tools: [login],
+      policies: [() => ({ redact: ['code'] })],
+      tracing: otelTracing({ tracer, recordArguments: true }),
+    });
+    await run();
+    const [span] = toolSpans();
+    expect(span?.attributes['gen_ai.tool.call.arguments']).toBe(
+      '{"user":"ada","pin":"[redacted]","code":"[redacted]"}',
+    );
+  });
+
   it('uses the global tracer provider by default', async () => {
     trace.setGlobalTracerProvider(provider);
     try {

@@ -1,0 +1,195 @@
+/**
+ * One call's redaction by field name: the tool's `sensitiveFieldNames` and the fields a policy asked to redact
+ * (`{ redact: [fieldNames] }`), over every version of the arguments the call had (the model's, the validated
+ * input, an approver's edit and its validated form), on top of the client's own rules (API key, `redact`).
+ *
+ * The rule, for a value held under one of the names:
+ * - in structured data (the approval request's input, events, widgets, progress, log fields, step results, the
+ *   JSON of an output or of an edited-arguments note), the field's whole value is replaced by the placeholder
+ *   wherever the field's name appears, whatever its kind (a string, a number, `true`, `null`, an object) or its
+ *   length;
+ * - in free text (the output, messages, questions, errors, the text inside any string of structured data), the
+ *   value is searched for and replaced only when its text (a string as it is, a number's digits) is at least
+ *   {@link MIN_SEARCHED_CHARS} characters long: a value such as `1`, `' '`, `'e'` or `0` would take ordinary text
+ *   with it, and, inside JSON, break it. Booleans and `null` are never searched for.
+ * - a text that is JSON is redacted inside its values and written again as JSON (src/redact-output.ts): it is
+ *   never cut through its syntax.
+ *
+ * @module
+ */
+import { REDACTED, Redactor, SHORT_SECRET } from '../redact';
+import { redactOutput } from '../redact-output';
+import { serializeOutput } from '../tool/output';
+import { sensitiveValues } from './sensitive-fields';
+
+/** Shortest value of a sensitive field that is searched for in free text, in characters (4). */
+export const MIN_SEARCHED_CHARS = SHORT_SECRET;
+
+/** Most nesting walked in structured data (deeper is left to the redactor, which writes `"[Too deep]"`). */
+const MAX_DEPTH = 64;
+
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
+
+/** What a call scrubs with; see the module. One per call, grown as the call learns its names and arguments. */
+export class CallRedaction {
+  readonly #base: Redactor | undefined;
+  readonly #names = new Set<string>();
+  readonly #inputs: unknown[] = [];
+  readonly #changed: (redactor: Redactor | undefined) => void;
+  #redactor: Redactor | undefined;
+
+  /**
+   * @param base - the client's redactor (API key, `redact`), if any.
+   * @param names - the tool's `sensitiveFieldNames`.
+   * @param changed - told the redactor (base and the searched values) each time it changes.
+   */
+  constructor(
+    base: Redactor | undefined,
+    names: readonly string[],
+    changed: (redactor: Redactor | undefined) => void,
+  ) {
+    this.#base = base;
+    this.#redactor = base;
+    this.#changed = changed;
+    for (const name of names) this.#names.add(name);
+  }
+
+  /** `true` once the call has field names to redact: what it gives out is then scrubbed here. */
+  get active(): boolean {
+    return this.#names.size > 0;
+  }
+
+  /** The base redactor with the searched values of the fields added (what serialisation and errors use). */
+  get redactor(): Redactor | undefined {
+    return this.#redactor;
+  }
+
+  /** What a redacted field's value is replaced with (`[redacted]`, unless a rule matches in it). */
+  get placeholder(): string {
+    return this.#redactor?.replacement || REDACTED;
+  }
+
+  /** More field names to redact (a policy's `{ redact }`). */
+  addNames(names: readonly string[]): void {
+    const before = this.#names.size;
+    for (const name of names) this.#names.add(name);
+    if (this.#names.size !== before) this.#rebuild();
+  }
+
+  /** More versions of the arguments whose fields' values are secrets (the raw, validated or edited ones). */
+  addInputs(...inputs: unknown[]): void {
+    this.#inputs.push(...inputs);
+    if (this.#names.size > 0) this.#rebuild();
+  }
+
+  #rebuild(): void {
+    const names = [...this.#names];
+    const searched = new Set<string>();
+    for (const input of this.#inputs) {
+      for (const value of sensitiveValues(input, names))
+        if (value.length >= MIN_SEARCHED_CHARS) searched.add(value);
+    }
+    const values = [...searched];
+    const next =
+      values.length === 0
+        ? this.#base
+        : this.#base === undefined
+          ? new Redactor(values)
+          : this.#base.with(values);
+    if (next === this.#redactor) return;
+    this.#redactor = next;
+    this.#changed(next);
+  }
+
+  /** A free text (a message, a question, an error text): the searched values replaced. */
+  text(text: string): string {
+    return this.#redactor === undefined ? text : this.#redactor.text(text);
+  }
+
+  /**
+   * A text the model reads: as {@link CallRedaction.text}, but a JSON text stays JSON (src/redact-output.ts),
+   * and a JSON object or array holding one of the names has that field's value replaced whole (as
+   * {@link CallRedaction.value}), then is written again as compact JSON.
+   */
+  output(text: string): string {
+    return redactOutput(this.#redactor, this.#names.size === 0 ? text : this.#scrubJsonText(text));
+  }
+
+  #scrubJsonText(text: string): string {
+    const start = text.trimStart()[0];
+    if (start !== '{' && start !== '[') return text;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return text;
+    }
+    const found = { any: false };
+    const scrubbed = this.#scrubFields(value, 0, found);
+    return found.any ? JSON.stringify(scrubbed) : text;
+  }
+
+  /**
+   * A copy of structured data with every field of the names replaced whole by the placeholder, at any depth,
+   * then the searched values replaced in every string and key ({@link Redactor.value}).
+   */
+  value<T>(value: T): T {
+    const scrubbed = this.#names.size === 0 ? value : (this.#scrubFields(value, 0) as T);
+    return this.#redactor === undefined ? scrubbed : this.#redactor.value(scrubbed);
+  }
+
+  /** `value` written as JSON (an edited-arguments note), redacted as {@link CallRedaction.value}. */
+  json(value: unknown): string {
+    return this.output(serializeOutput(this.value(value), this.#redactor));
+  }
+
+  /** An error's message and stack (and its causes'), redacted in place. */
+  error<T>(error: T): T {
+    return this.#redactor === undefined ? error : this.#redactor.error(error);
+  }
+
+  #scrubFields(value: unknown, depth: number, found = { any: false }): unknown {
+    if (!isObject(value) || depth > MAX_DEPTH) return value;
+    if (Array.isArray(value)) return value.map((item) => this.#scrubFields(item, depth + 1, found));
+    if (value instanceof Error || ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') return this.#scrubFields(toJSON.call(value), depth + 1, found);
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (this.#names.has(key)) found.any = true;
+      const next = this.#names.has(key) ? this.placeholder : this.#scrubFields(item, depth + 1, found);
+      Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+
+  /**
+   * Arguments an approver edited, after it was shown {@link CallRedaction.value} of `original`: a field of the
+   * names still holding the placeholder is given back its value in `original` at the same path (the approver left
+   * it alone); any other value there (a new one typed by the approver) is kept, and redacted from then on like
+   * the original. Fields not redacted are taken as the approver wrote them.
+   */
+  restore(edited: Record<string, unknown>, original: unknown): Record<string, unknown> {
+    if (this.#names.size === 0) return edited;
+    return this.#restore(edited, original, 0) as Record<string, unknown>;
+  }
+
+  #restore(edited: unknown, original: unknown, depth: number): unknown {
+    if (!isObject(edited) || !isObject(original) || depth > MAX_DEPTH) return edited;
+    if (Array.isArray(edited)) {
+      const from = Array.isArray(original) ? original : [];
+      return edited.map((item, index) => this.#restore(item, from[index], depth + 1));
+    }
+    const placeholder = this.placeholder;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(edited)) {
+      const next = !this.#names.has(key)
+        ? this.#restore(item, (original as Record<string, unknown>)[key], depth + 1)
+        : item === placeholder && Object.hasOwn(original, key)
+          ? (original as Record<string, unknown>)[key]
+          : item;
+      Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,268 @@
+/**
+ * Every path by which a call's data leaves the client, over the real stub: a value under a redacted field name
+ * (`sensitiveFieldNames`, or a policy's `{ redact }`) is sent by the tool through one path per row, and must
+ * appear in none of the frames the stub received (every text frame the client wrote, as written), the log
+ * lines, the client's events, nor what the client hands its tracer (arguments, output, error).
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { scriptedModel } from '../../server-stub/index';
+import {
+  Agent,
+  type CallPolicy,
+  type CallTrace,
+  content,
+  type ToolContext,
+  type ToolTracing,
+  tool,
+} from '../../src/index';
+import { client, recordingWebSocket, stub } from '../fault/harness';
+
+/** The model's value of the field (`pin`), and the one an approver types in (row `edited note`). */
+const SECRET = 'pin-QXzK-wvyu-secret';
+const EDITED = 'pin-edit-5k2m-secret';
+
+type Row = {
+  path: string;
+  /** What the tool does with its `pin`. */
+  execute: (pin: string, ctx: ToolContext) => unknown;
+  /** A frame of this type was sent (the path was taken), unless the row checks elsewhere. */
+  frame?: string;
+  /** The tool needs approval and the client's approver answers with this. */
+  approve?: (input: unknown) => unknown;
+  retry?: boolean;
+};
+
+const ROWS: Row[] = [
+  {
+    path: 'tool_result output (JSON)',
+    frame: 'tool_result',
+    execute: (pin) => ({ pin, said: `got ${pin}` }),
+  },
+  { path: 'tool_result output (text)', frame: 'tool_result', execute: (pin) => `using ${pin}` },
+  {
+    path: 'tool_result widget',
+    frame: 'tool_result',
+    execute: (pin) => ({ ok: 1, widget: { type: 'Text', value: `pin ${pin}` } }),
+  },
+  {
+    path: 'tool_result content parts',
+    frame: 'tool_result',
+    execute: (pin) =>
+      content([
+        { type: 'text', text: `pin ${pin}` },
+        { type: 'json', value: { pin } },
+      ]),
+  },
+  {
+    path: 'error message (tool_result, log line, tracer)',
+    frame: 'tool_result',
+    execute: (pin) => {
+      throw new Error(`refused ${pin}`, { cause: new Error(`because ${pin}`) });
+    },
+  },
+  {
+    path: 'tool_progress message',
+    frame: 'tool_progress',
+    execute: (pin, ctx) => {
+      ctx.progress({ progress: 1, total: 2, message: `checking ${pin}` });
+      return 'ok';
+    },
+  },
+  {
+    path: 'tool_preliminary output and widget',
+    frame: 'tool_preliminary',
+    execute: async function* (pin) {
+      yield { draft: pin, widget: { type: 'Badge', label: pin } };
+      return 'ok';
+    },
+  },
+  {
+    path: 'tool_event data',
+    frame: 'tool_event',
+    execute: (pin, ctx) => {
+      ctx.emit('pin.seen', { pin, nested: { pin }, text: `seen ${pin}` });
+      return 'ok';
+    },
+  },
+  {
+    path: 'question text',
+    frame: 'question',
+    execute: async (pin, ctx) => {
+      await ctx.askQuestion(`Is ${pin} right?`, { timeoutMs: 50 }).catch(() => undefined);
+      return 'asked';
+    },
+  },
+  {
+    path: 'step_result',
+    frame: 'step_result',
+    execute: async (pin, ctx) => {
+      await ctx.step('lookup', () => ({ pin, text: `step ${pin}` }));
+      return 'stepped';
+    },
+  },
+  {
+    path: 'ctx.logger line',
+    execute: (pin, ctx) => {
+      ctx.logger.info({ pin, text: `log ${pin}` }, `logging ${pin}`);
+      return 'logged';
+    },
+  },
+  {
+    path: 'retry log line (the failed attempt)',
+    retry: true,
+    execute: (pin, ctx) => {
+      if (ctx.attempt === 1) throw new Error(`attempt with ${pin} failed`);
+      return 'retried';
+    },
+  },
+  {
+    path: 'approval request (onApproval, approval_requested event)',
+    approve: () => true,
+    execute: () => 'approved',
+  },
+  {
+    path: 'edited note (approver introduced a value)',
+    frame: 'tool_result',
+    approve: (input) => ({ approved: true, arguments: { ...(input as object), pin: EDITED } }),
+    execute: (pin) => `ran with ${pin}`,
+  },
+];
+
+/** A tracer that keeps what the client hands it: the arguments (read at the end, as toolwire/otel does), the result. */
+function recordingTracer(): { tracing: ToolTracing; seen: unknown[] } {
+  const seen: unknown[] = [];
+  const tracing: ToolTracing = {
+    startCall(call) {
+      const trace: CallTrace = {
+        event: (name, attributes) => seen.push({ name, attributes }),
+        run: (fn) => fn(),
+        end: (result) => {
+          const error =
+            result.error instanceof Error
+              ? { message: result.error.message, stack: result.error.stack }
+              : undefined;
+          seen.push({ arguments: call.arguments(), output: result.output, error });
+        },
+      };
+      return trace;
+    },
+  };
+  return { tracing, seen };
+}
+
+describe.each([
+  ['sensitiveFieldNames', true],
+  ['a policy redact', false],
+] as const)('a field redacted by %s', (_by, byTool) => {
+  it.each(ROWS)('never leaves the client through $path', async (row) => {
+    const probe = tool({
+      name: 'probe',
+      description: 'Probes.',
+      parameters: z.object({ pin: z.string(), door: z.string() }),
+      ...(byTool ? { sensitiveFieldNames: ['pin'] } : {}),
+      ...(row.approve === undefined ? {} : { needsApproval: true }),
+      ...(row.retry === true
+        ? { sideEffect: 'idempotent' as const, retry: { maxAttempts: 2, initialDelayMs: 0 } }
+        : {}),
+      execute: ({ pin }, ctx) => row.execute(pin, ctx),
+    });
+    const policies: CallPolicy[] = byTool ? [] : [() => ({ redact: ['pin'] })];
+    const server = await stub({
+      model: scriptedModel([
+        { toolCalls: [{ name: 'probe', arguments: { pin: SECRET, door: 'front' } }] },
+        { text: 'done' },
+      ]),
+    });
+    const socket = recordingWebSocket();
+    const lines: unknown[] = [];
+    const log = (fields: unknown, message: string) => lines.push({ fields, message });
+    const { tracing, seen } = recordingTracer();
+    const approvals: unknown[] = [];
+    const worker = client(server.url, {
+      tools: [probe],
+      policies,
+      WebSocket: socket.WebSocket,
+      logger: { debug: log, info: log, warn: log, error: log },
+      tracing,
+      ...(row.approve === undefined
+        ? {}
+        : {
+            onApproval: (request) => {
+              approvals.push(request);
+              return row.approve?.(request.input) as boolean;
+            },
+          }),
+    });
+    const events: unknown[] = [];
+    for (const name of ['tool_call', 'tool_result', 'approval_requested', 'widget_invalid', 'error'] as const)
+      worker.on(name, (info: unknown) => events.push({ name, info }));
+    await worker.connect();
+    const result = await worker.run(new Agent({ name: 'A', instructions: '', tools: [probe] }), 'go');
+    expect(result.toolCalls).toHaveLength(1);
+
+    if (row.frame !== undefined) expect(socket.sent.map((frame) => frame.type)).toContain(row.frame);
+    if (row.approve !== undefined)
+      expect(approvals).toEqual([expect.objectContaining({ input: { pin: '[redacted]', door: 'front' } })]);
+    const everything = JSON.stringify([socket.sentRaw, lines, events, approvals, seen]);
+    expect(everything).toContain('[redacted]');
+    expect(everything).not.toContain(SECRET);
+    expect(everything).not.toContain(EDITED);
+    expect(everything).not.toContain('QXzK');
+  });
+});
+
+describe('an approver deciding over the socket (client.decide)', () => {
+  it.each([
+    ['sensitiveFieldNames', true],
+    ['a policy redact', false],
+  ] as const)(
+    'sees [redacted] for a field redacted by %s, and an edit of another field keeps its value',
+    async (_by, byTool) => {
+      const got: unknown[] = [];
+      const probe = tool({
+        name: 'probe',
+        description: 'Probes.',
+        parameters: z.object({ pin: z.string(), door: z.string() }),
+        ...(byTool ? { sensitiveFieldNames: ['pin'] } : {}),
+        needsApproval: () => true,
+        execute: (input) => {
+          got.push(input);
+          return `opened ${input.door} with ${input.pin}`;
+        },
+      });
+      const server = await stub({
+        model: scriptedModel([
+          { toolCalls: [{ name: 'probe', arguments: { pin: SECRET, door: 'front' } }] },
+          { text: 'done' },
+        ]),
+      });
+      const socket = recordingWebSocket();
+      const worker = client(server.url, {
+        tools: [probe],
+        policies: byTool ? [] : [() => ({ redact: ['pin'] })],
+        WebSocket: socket.WebSocket,
+      });
+      const requests: unknown[] = [];
+      const decided: Promise<void>[] = [];
+      worker.on('approval_requested', (request) => {
+        requests.push(request);
+        decided.push(
+          worker.decide(request.callId, {
+            approved: true,
+            arguments: { ...(request.input as object), door: 'side' },
+          }),
+        );
+      });
+      await worker.connect();
+      const result = await worker.run(new Agent({ name: 'A', instructions: '', tools: [probe] }), 'go');
+      await Promise.all(decided);
+      expect(requests).toEqual([expect.objectContaining({ input: { pin: '[redacted]', door: 'front' } })]);
+      expect(got).toEqual([{ pin: SECRET, door: 'side' }]);
+      expect(result.toolCalls[0]?.output).toBe(
+        'The approver edited the arguments of probe to {"pin":"[redacted]","door":"side"}.\nopened side with [redacted]',
+      );
+      expect(JSON.stringify(socket.sentRaw)).not.toContain(SECRET);
+    },
+  );
+});
