@@ -16,6 +16,9 @@ import {
   type Tool,
   ToolDefinitionError,
   ToolRegistry,
+  type ToolSet,
+  type ToolSetOf,
+  type ToolsGiven,
 } from 'toolwire';
 import { ToolResultError } from './tool-result-error';
 
@@ -48,12 +51,20 @@ const OPTIONS: OptionsSpec<ToAiSdkToolsOptions> = {
   aliases: { experimental_context: 'context', onApproval: 'approve' },
 };
 
-function checkTools<C>(tools: ReadonlyArray<AnyTool<C>>): void {
-  if (!Array.isArray(tools)) {
-    throw new ToolDefinitionError('invalid_tools', 'toAiSdkTools(): tools must be an array of tools');
+/** Keys of one tool (not a set of them): a `tools` record may not use them as tool names. */
+const ONE_TOOL_KEYS = ['execute', 'description', 'parameters', 'inputSchema', 'definition'];
+
+/** Every tool of `tools` (any shape a client accepts), each checked; refusals name toAiSdkTools(). */
+function checkTools<C>(tools: unknown): AnyTool<C>[] {
+  if (typeof tools !== 'object' || tools === null || ONE_TOOL_KEYS.some((key) => key in tools)) {
+    throw new ToolDefinitionError(
+      'invalid_tools',
+      'toAiSdkTools(): tools must be an array of tools or a record of tools keyed by name',
+    );
   }
   try {
-    new ToolRegistry(tools);
+    const registry = new ToolRegistry(tools as ToolSet);
+    return registry.names().map((name) => registry.get(name) as AnyTool<C>);
   } catch (error) {
     if (!(error instanceof ToolDefinitionError)) throw error;
     const message = error.message.replace(/^ToolRegistry: /, 'toAiSdkTools(): ');
@@ -118,13 +129,22 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
  * });
  * ```
  */
+export function toAiSdkTools<C = unknown, T = ToolsGiven>(
+  tools: ToolSetOf<T, C>,
+  options?: ToAiSdkToolsOptions<C>,
+): Record<string, AiSdkTool>;
+/** `tools` held in a variable typed `ToolSet`: entries untyped. */
 export function toAiSdkTools<C = unknown>(
-  tools: ReadonlyArray<AnyTool<C>>,
+  tools: ToolSet,
+  options?: ToAiSdkToolsOptions<C>,
+): Record<string, AiSdkTool>;
+export function toAiSdkTools<C = unknown>(
+  tools: unknown,
   options: ToAiSdkToolsOptions<C> = {},
 ): Record<string, AiSdkTool> {
-  checkTools(tools);
+  const made = checkTools<C>(tools);
   checkOptions(options, OPTIONS, { name: 'toAiSdkTools()', error: OptionsError });
   const out: Record<string, AiSdkTool> = {};
-  for (const source of tools) out[source.name] = toAiSdkTool(source, options);
+  for (const source of made) out[source.name] = toAiSdkTool(source, options);
   return out;
 }

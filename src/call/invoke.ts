@@ -27,7 +27,8 @@ import {
 import type { AskOptions, ProgressInput } from '../tool/context-methods';
 import { cancelledText, errorText, notJsonText, notObjectText, tooDeepText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
-import { type ToolObject, toTool } from '../tool/structural';
+import { toTool } from '../tool/structural';
+import type { ToolSourceOf } from '../tool/structural-types';
 import { type Tool, type ToolContext, type ToolInternals, toolInternals } from '../tool/tool';
 import { checkArguments } from './argument-limits';
 import { decodeArguments } from './arguments';
@@ -383,8 +384,8 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
  * const result = await invokeTool(echo, '{}'); // { status: 'ok', output: 'hi', value: 'hi', durationMs: 0 }
  * ```
  */
-export async function invokeTool<C = unknown>(
-  source: Tool<unknown, unknown, C> | ToolObject,
+export async function invokeTool<C = unknown, P = unknown>(
+  source: ToolSourceOf<P, C>,
   rawArguments: unknown,
   options: InvokeOptions<C> = {},
 ): Promise<ToolCallResult> {

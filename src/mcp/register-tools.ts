@@ -18,6 +18,9 @@ import {
   type Tool,
   ToolDefinitionError,
   ToolRegistry,
+  type ToolSet,
+  type ToolSetOf,
+  type ToolsGiven,
   thrownMessage,
 } from 'toolwire';
 import { announcedSchema } from './announced-schema';
@@ -50,12 +53,20 @@ const OPTIONS: OptionsSpec<RegisterMcpToolsOptions> = {
   aliases: { onApproval: 'approve' },
 };
 
-function checkTools<C>(tools: ReadonlyArray<AnyTool<C>>): void {
-  if (!Array.isArray(tools)) {
-    throw new ToolDefinitionError('invalid_tools', 'registerMcpTools(): tools must be an array of tools');
+/** Keys of one tool (not a set of them): a `tools` record may not use them as tool names. */
+const ONE_TOOL_KEYS = ['execute', 'description', 'parameters', 'inputSchema', 'definition'];
+
+/** Every tool of `tools` (any shape a client accepts), each checked; refusals name registerMcpTools(). */
+function checkTools<C>(tools: unknown): AnyTool<C>[] {
+  if (typeof tools !== 'object' || tools === null || ONE_TOOL_KEYS.some((key) => key in tools)) {
+    throw new ToolDefinitionError(
+      'invalid_tools',
+      'registerMcpTools(): tools must be an array of tools or a record of tools keyed by name',
+    );
   }
   try {
-    new ToolRegistry(tools);
+    const registry = new ToolRegistry(tools as ToolSet);
+    return registry.names().map((name) => registry.get(name) as AnyTool<C>);
   } catch (error) {
     if (!(error instanceof ToolDefinitionError)) throw error;
     const message = error.message.replace(/^ToolRegistry: /, 'registerMcpTools(): ');
@@ -121,15 +132,26 @@ function handlerFor<C>(served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) 
  * await server.connect(new StdioServerTransport());
  * ```
  */
+export function registerMcpTools<C = unknown, T = ToolsGiven>(
+  mcpServer: McpServer,
+  tools: ToolSetOf<T, C>,
+  options?: RegisterMcpToolsOptions<C>,
+): RegisteredTool[];
+/** `tools` held in a variable typed `ToolSet`: entries untyped. */
 export function registerMcpTools<C = unknown>(
   mcpServer: McpServer,
-  tools: ReadonlyArray<AnyTool<C>>,
+  tools: ToolSet,
+  options?: RegisterMcpToolsOptions<C>,
+): RegisteredTool[];
+export function registerMcpTools<C = unknown>(
+  mcpServer: McpServer,
+  tools: unknown,
   options: RegisterMcpToolsOptions<C> = {},
 ): RegisteredTool[] {
-  checkTools(tools);
+  const made = checkTools<C>(tools);
   checkOptions(options, OPTIONS, { name: 'registerMcpTools()', error: OptionsError });
   const registered: RegisteredTool[] = [];
-  for (const served of tools) {
+  for (const served of made) {
     const { name, description, parameters } = served.definition;
     try {
       registered.push(
