@@ -25,6 +25,7 @@ export const FEATURES = [
   'agent_name',
   'steps',
   'call_context',
+  'strict',
 ] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];

@@ -27,7 +27,7 @@ describe('feature negotiation', () => {
 
   it('refuses an unknown feature in its own options', async () => {
     await expect(stub({ features: ['nope' as never] })).rejects.toThrow(
-      'startStubServer: features: unknown feature "nope" (known: progress, preliminary, lease, questions, events, content, event_replay, trace_context, decisions, agent_name, steps, call_context)',
+      'startStubServer: features: unknown feature "nope" (known: progress, preliminary, lease, questions, events, content, event_replay, trace_context, decisions, agent_name, steps, call_context, strict)',
     );
   });
 });

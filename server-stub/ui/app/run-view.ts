@@ -189,7 +189,13 @@ export class RunView {
         return;
       }
       case 'tool_call':
-        this.#card(String(data.callId), String(data.toolName), data.arguments ?? {});
+        this.#card(
+          String(data.callId),
+          String(data.toolName),
+          data.arguments ?? {},
+          undefined,
+          data.strict === true,
+        );
         return;
       case 'approval_requested': {
         const nested = typeof data.runId === 'string' && data.runId !== this.runId ? data.runId : undefined;
@@ -276,10 +282,10 @@ export class RunView {
   }
 
   /** The card of a call, made on first sight. */
-  #card(callId: string, toolName: string, args: unknown, nestedRunId?: string): CallCard {
+  #card(callId: string, toolName: string, args: unknown, nestedRunId?: string, strict = false): CallCard {
     const known = this.#calls.get(callId);
     if (known) return known;
-    const card = callCard(callId, toolName, args, nestedRunId);
+    const card = callCard(callId, toolName, args, nestedRunId, strict);
     this.#calls.set(callId, card);
     this.#add(card.root);
     return card;
