@@ -590,7 +590,7 @@ describe('strict tools (PROTOCOL.md §18.13)', () => {
     await client.connect();
     try {
       const result = await client.run(new Agent({ name: 'A', instructions: 'i', tools: [refund] }), 'go');
-      const sentTools = (seen[0]?.body.tools as Array<{ function: Record<string, unknown> }>).map(
+      const sentTools = (seen[0]!.body.tools as Array<{ function: Record<string, unknown> }>).map(
         (entry) => entry.function,
       );
       return { result, sentTools, transcript: server.runs.get(result.runId) };
