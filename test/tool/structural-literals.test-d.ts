@@ -9,6 +9,7 @@ import { z as z3 } from 'zod3';
 import { toAiSdkTools } from '../../src/ai-sdk/index';
 import {
   Agent,
+  approvalRequired,
   Client,
   type EmptyInput,
   invokeTool,
@@ -183,5 +184,26 @@ describe('a plain object written in place', () => {
     toAiSdkTools(tools);
     registerMcpTools(mcpServer, tools);
     new ToolRegistry(tools);
+  });
+});
+
+describe('every option tool() takes is accepted in a plain object', () => {
+  it('sideEffect, retry, allowedAgentNames, sensitiveFieldNames and an approvalRequired() policy', () => {
+    new Agent({
+      name: 'A',
+      instructions: '',
+      tools: {
+        quote: {
+          description: 'd',
+          inputSchema: z.object({ sku: z.string() }),
+          sideEffect: 'none',
+          retry: { maxAttempts: 2 },
+          allowedAgentNames: ['A'],
+          sensitiveFieldNames: ['card'],
+          needsApproval: approvalRequired('Costs money.', 'none'),
+          execute: (input) => expectTypeOf(input).toEqualTypeOf<{ sku: string }>(),
+        },
+      },
+    });
   });
 });
