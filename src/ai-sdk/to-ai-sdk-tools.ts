@@ -110,8 +110,12 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
  *   {@link ToolResultError} whose message is that text, which the AI SDK gives the model as a `tool-error`.
  * - Widgets never reach the model (as with the hosted service); `ToolCallResult.value` is not returned.
  *
- * @throws ToolDefinitionError `invalid_tools` when `tools` is not an array, `not_a_tool` for a value not made
- *   by `tool()`, `duplicate_tool` when two tools share a name; OptionsError `invalid_options` / `unknown_option`
+ * `tools` takes every shape `new Client({ tools })` takes: an array or a record keyed by name of `tool()`
+ * results, plain objects, AI SDK tools and (in a record) bare functions.
+ *
+ * @throws ToolDefinitionError `invalid_tools` when `tools` is neither an array nor a record of tools,
+ *   `not_a_tool` for an entry of no accepted shape (named by its index or key), what `tool()` throws for an
+ *   object it refuses, `duplicate_tool` when two tools share a name; OptionsError `invalid_options` / `unknown_option`
  *   (with "did you mean") / `invalid_option` for bad options, from toolwire's shared options checker.
  * @example
  * ```ts

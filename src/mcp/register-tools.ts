@@ -115,8 +115,12 @@ function handlerFor<C>(served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) 
  * connected clients that the list changed.
  *
  * @returns the MCP SDK's handles, one per tool in order (`disable()`, `enable()`, `remove()`).
- * @throws ToolDefinitionError `invalid_tools` when `tools` is not an array, `not_a_tool` for a value not made
- *   by `tool()`, `duplicate_tool` for two tools of one name or a name already registered on the server (then
+ * `tools` takes every shape `new Client({ tools })` takes: an array or a record keyed by name of `tool()`
+ * results, plain objects, AI SDK tools and (in a record) bare functions.
+ *
+ * @throws ToolDefinitionError `invalid_tools` when `tools` is neither an array nor a record of tools,
+ *   `not_a_tool` for an entry of no accepted shape (named by its index or key), what `tool()` throws for an
+ *   object it refuses, `duplicate_tool` for two tools of one name or a name already registered on the server (then
  *   none of `tools` stays registered); OptionsError `invalid_options` / `unknown_option` (with "did you mean")
  *   / `invalid_option` for bad options, from toolwire's shared options checker.
  * @example
