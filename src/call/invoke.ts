@@ -366,12 +366,11 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
  * take minutes). Past it, `ctx.signal` aborts with a `TimeoutError` and the status is `timeout`, whichever
  * phase was running. `errorFunction` then gets at most `timeoutMs`, and never more than 5,000 ms
  * (`ERROR_FUNCTION_TIMEOUT_MS`, also its bound when there is no `timeoutMs`) before the default text is used.
- * `signal` ends the call as `cancelled` in every phase, `approve` and `errorFunction` included.
- * The model-facing texts are listed in src/tool/model-text.ts.
+ * `signal` ends the call as `cancelled` in every phase, `approve` and `errorFunction` included. The
+ * model-facing texts are listed in src/tool/model-text.ts.
  *
  * @returns a {@link ToolCallResult}; never rejects for anything the model or the tool did.
- * `source` may be any single tool a client accepts: a `tool()` result, or an object with `tool()`'s options
- * or an AI SDK tool's keys and a `name` (made into a tool once, then remembered; see src/tool/structural.ts).
+ * `source`: any single tool a client accepts, e.g. an object with a `name` (see src/tool/structural.ts).
  *
  * @throws (as a rejection) only for a usage error, before anything runs: ToolDefinitionError `not_a_tool` when
  *   `source` is of no accepted shape, or what `tool()` throws for an object it refuses; OptionsError `invalid_options` when `options` is not an object,
