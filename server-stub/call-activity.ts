@@ -59,6 +59,8 @@ export class CallActivity {
   events = 0;
   /** The side-effect class the tool's definition announced, where the call was last sent (PROTOCOL.md §4.1). */
   sideEffect: string | undefined;
+  /** The tool was announced strict, with the feature `strict` (PROTOCOL.md §18.13). */
+  strict = false;
   /** The call's completed steps, by key: the first result of each key, kept for a re-dispatch (§18.11). */
   readonly steps = new Map<string, unknown>();
 

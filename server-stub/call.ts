@@ -339,6 +339,7 @@ export class Call implements RunCall {
     if (this.activity.questions.size > 0) entry.questions = [...this.activity.questions.values()];
     if (this.activity.steps.size > 0) entry.steps = Object.fromEntries(this.activity.steps);
     if (this.activity.sideEffect !== undefined) entry.sideEffect = this.activity.sideEffect;
+    if (this.activity.strict) entry.strict = true;
     if (this.#finishedAt !== undefined) {
       entry.finishedAt = new Date(this.#finishedAt).toISOString();
       entry.durationMs = this.#finishedAt - this.createdAt;

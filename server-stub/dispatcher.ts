@@ -11,7 +11,7 @@ import { cancelledText, timeoutText, unknownToolText } from '../src/tool/model-t
 import type { ClientFrame, FrameOf, ServiceFrame } from '../src/wire/protocol';
 import type { Call, CallOutcome, CallResult } from './call';
 import type { ResolvedStubOptions } from './options';
-import { atCapacity, mayServe, offeredTools, pickSession } from './routing';
+import { atCapacity, mayServe, offeredStrict, offeredTools, pickSession } from './routing';
 import type { Run } from './run';
 import type { Session } from './session';
 import type { RunEventKind } from './transcript';
@@ -61,6 +61,7 @@ export class Dispatcher {
       toolName: call.toolName,
       arguments: call.arguments,
       depth: call.depth,
+      ...(offeredStrict(call.run, call.toolName, this.#deps.sessions) ? { strict: true } : {}),
     });
     if (!call.run.agent.tools.includes(call.toolName)) {
       this.#finish(call, {
@@ -258,6 +259,7 @@ export class Dispatcher {
     }
     call.dispatch(target.id);
     call.activity.sideEffect = definition?.sideEffect;
+    call.activity.strict = definition?.strict === true;
     // A leased call's lease starts when it is sent (PROTOCOL.md §18.4).
     if (target.features.has('lease')) call.activity.leaseUntil = Date.now() + this.#deps.options.leaseMs;
     target.calls.add(call.callId);

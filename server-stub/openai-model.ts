@@ -226,7 +226,13 @@ function requestBody(
   if (request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({
       type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      function: {
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        // OpenAI's strict function calling (PROTOCOL.md §18.13): the parameters are already in strict form.
+        ...(tool.strict === true ? { strict: true } : {}),
+      },
     }));
   }
   if (stream) body.stream = true;

@@ -77,6 +77,15 @@ export function offeredTools(run: Run, sessions: ReadonlyMap<string, Session>): 
   return run.agent.tools.filter((name) => offered.has(name));
 }
 
+/** `true` when a live session of the run's tenant offers the tool as strict (PROTOCOL.md §18.13). */
+export function offeredStrict(run: Run, toolName: string, sessions: ReadonlyMap<string, Session>): boolean {
+  for (const session of sessions.values()) {
+    if (session.state !== 'expired' && session.tenant === run.tenant && session.tools.get(toolName)?.strict)
+      return true;
+  }
+  return false;
+}
+
 function compareKeys(a: readonly number[], b: readonly number[]): number {
   for (let i = 0; i < a.length; i++) {
     const diff = (a[i] ?? 0) - (b[i] ?? 0);

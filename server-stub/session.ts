@@ -81,13 +81,16 @@ export class Session {
     this.#onOverflow = onOverflow;
   }
 
-  /** Replaces the announced tools (from `hello` or `tools_update`). The first definition of a name wins. */
+  /**
+   * Replaces the announced tools (from `hello` or `tools_update`). The first definition of a name wins. Without
+   * the feature `strict` on this socket, `strict` is left out (PROTOCOL.md §18.13).
+   */
   setTools(tools: readonly ToolDefinition[]): string[] {
     const duplicates: string[] = [];
     this.tools = new Map();
     for (const tool of tools) {
       if (this.tools.has(tool.name)) duplicates.push(tool.name);
-      else this.tools.set(tool.name, tool);
+      else this.tools.set(tool.name, this.features.has('strict') ? tool : withoutStrict(tool));
     }
     return duplicates;
   }
@@ -182,4 +185,10 @@ export class Session {
     const kept = this.#kept.splice(0);
     for (const frame of [...recent, ...kept]) this.send(frame);
   }
+}
+
+function withoutStrict(tool: ToolDefinition): ToolDefinition {
+  if (tool.strict === undefined) return tool;
+  const { strict: _ignored, ...rest } = tool;
+  return rest;
 }

@@ -99,6 +99,8 @@ export interface TranscriptToolCall {
   steps?: Record<string, unknown>;
   /** The side-effect class the tool announced (`none`, `idempotent`, `external`), when it did (PROTOCOL.md §4.1). */
   sideEffect?: string;
+  /** `true` when the tool was announced strict and the service honoured it (PROTOCOL.md §18.13). */
+  strict?: true;
 }
 
 /** A tool result as a typed part (the kinds of the portable message models): what the model was given. */

@@ -100,6 +100,14 @@ export { DEFAULT_SIDE_EFFECT, RETRY_DEFAULTS, type RetryOptions } from './tool/r
 export type { SchemaKind, ValidationIssue } from './tool/schema/index';
 export type { SideEffect } from './tool/side-effect';
 export type { ToolFunction, ToolObject, ToolSet, ToolSource } from './tool/structural';
+export type {
+  SchemaInput,
+  ToolEntry,
+  ToolSetOf,
+  ToolSourceOf,
+  ToolsGiven,
+  TypedToolObject,
+} from './tool/structural-types';
 export {
   type EmptyInput,
   type InferParameters,

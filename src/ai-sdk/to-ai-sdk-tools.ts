@@ -16,6 +16,9 @@ import {
   type Tool,
   ToolDefinitionError,
   ToolRegistry,
+  type ToolSet,
+  type ToolSetOf,
+  type ToolsGiven,
 } from 'toolwire';
 import { ToolResultError } from './tool-result-error';
 
@@ -48,12 +51,20 @@ const OPTIONS: OptionsSpec<ToAiSdkToolsOptions> = {
   aliases: { experimental_context: 'context', onApproval: 'approve' },
 };
 
-function checkTools<C>(tools: ReadonlyArray<AnyTool<C>>): void {
-  if (!Array.isArray(tools)) {
-    throw new ToolDefinitionError('invalid_tools', 'toAiSdkTools(): tools must be an array of tools');
+/** Keys of one tool (not a set of them): a `tools` record may not use them as tool names. */
+const ONE_TOOL_KEYS = ['execute', 'description', 'parameters', 'inputSchema', 'definition'];
+
+/** Every tool of `tools` (any shape a client accepts), each checked; refusals name toAiSdkTools(). */
+function checkTools<C>(tools: unknown): AnyTool<C>[] {
+  if (typeof tools !== 'object' || tools === null || ONE_TOOL_KEYS.some((key) => key in tools)) {
+    throw new ToolDefinitionError(
+      'invalid_tools',
+      'toAiSdkTools(): tools must be an array of tools or a record of tools keyed by name',
+    );
   }
   try {
-    new ToolRegistry(tools);
+    const registry = new ToolRegistry(tools as ToolSet);
+    return registry.names().map((name) => registry.get(name) as AnyTool<C>);
   } catch (error) {
     if (!(error instanceof ToolDefinitionError)) throw error;
     const message = error.message.replace(/^ToolRegistry: /, 'toAiSdkTools(): ');
@@ -99,8 +110,12 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
  *   {@link ToolResultError} whose message is that text, which the AI SDK gives the model as a `tool-error`.
  * - Widgets never reach the model (as with the hosted service); `ToolCallResult.value` is not returned.
  *
- * @throws ToolDefinitionError `invalid_tools` when `tools` is not an array, `not_a_tool` for a value not made
- *   by `tool()`, `duplicate_tool` when two tools share a name; OptionsError `invalid_options` / `unknown_option`
+ * `tools` takes every shape `new Client({ tools })` takes: an array or a record keyed by name of `tool()`
+ * results, plain objects, AI SDK tools and (in a record) bare functions.
+ *
+ * @throws ToolDefinitionError `invalid_tools` when `tools` is neither an array nor a record of tools,
+ *   `not_a_tool` for an entry of no accepted shape (named by its index or key), what `tool()` throws for an
+ *   object it refuses, `duplicate_tool` when two tools share a name; OptionsError `invalid_options` / `unknown_option`
  *   (with "did you mean") / `invalid_option` for bad options, from toolwire's shared options checker.
  * @example
  * ```ts
@@ -118,13 +133,22 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
  * });
  * ```
  */
+export function toAiSdkTools<C = unknown, T = ToolsGiven>(
+  tools: ToolSetOf<T, C>,
+  options?: ToAiSdkToolsOptions<C>,
+): Record<string, AiSdkTool>;
+/** `tools` held in a variable typed `ToolSet`: entries untyped. */
 export function toAiSdkTools<C = unknown>(
-  tools: ReadonlyArray<AnyTool<C>>,
+  tools: ToolSet,
+  options?: ToAiSdkToolsOptions<C>,
+): Record<string, AiSdkTool>;
+export function toAiSdkTools<C = unknown>(
+  tools: unknown,
   options: ToAiSdkToolsOptions<C> = {},
 ): Record<string, AiSdkTool> {
-  checkTools(tools);
+  const made = checkTools<C>(tools);
   checkOptions(options, OPTIONS, { name: 'toAiSdkTools()', error: OptionsError });
   const out: Record<string, AiSdkTool> = {};
-  for (const source of tools) out[source.name] = toAiSdkTool(source, options);
+  for (const source of made) out[source.name] = toAiSdkTool(source, options);
   return out;
 }

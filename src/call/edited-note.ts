@@ -12,7 +12,8 @@ import type { CallState } from './types';
 /** `The approver edited the arguments of <name> to <JSON>.`, or the names of the edited fields when longer. */
 export function editedNote(call: CallState, args: object): string {
   const { redaction } = call;
-  const json = redaction?.active === true ? redaction.json(args) : serializeOutput(args, call.options.redactor);
+  const json =
+    redaction?.active === true ? redaction.json(args) : serializeOutput(args, call.options.redactor);
   return editedNoteText(call.tool.name, json, Object.keys(args));
 }
 

@@ -24,7 +24,8 @@ import {
   type OptionsSpec,
 } from '../tool/check-options';
 import { cancelledText, notJsonText, notObjectText, tooDeepText } from '../tool/model-text';
-import { type ToolObject, toTool } from '../tool/structural';
+import { toTool } from '../tool/structural';
+import type { ToolSourceOf } from '../tool/structural-types';
 import type { Tool, ToolContext } from '../tool/tool';
 import { checkArguments } from './argument-limits';
 import { decodeArguments } from './arguments';
@@ -149,12 +150,11 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
  * take minutes). Past it, `ctx.signal` aborts with a `TimeoutError` and the status is `timeout`, whichever
  * phase was running. `errorFunction` then gets at most `timeoutMs`, and never more than 5,000 ms
  * (`ERROR_FUNCTION_TIMEOUT_MS`, also its bound when there is no `timeoutMs`) before the default text is used.
- * `signal` ends the call as `cancelled` in every phase, `approve` and `errorFunction` included.
- * The model-facing texts are listed in src/tool/model-text.ts.
+ * `signal` ends the call as `cancelled` in every phase, `approve` and `errorFunction` included. The
+ * model-facing texts are listed in src/tool/model-text.ts.
  *
  * @returns a {@link ToolCallResult}; never rejects for anything the model or the tool did.
- * `source` may be any single tool a client accepts: a `tool()` result, or an object with `tool()`'s options
- * or an AI SDK tool's keys and a `name` (made into a tool once, then remembered; see src/tool/structural.ts).
+ * `source`: any single tool a client accepts, e.g. an object with a `name` (see src/tool/structural.ts).
  *
  * @throws (as a rejection) only for a usage error, before anything runs: ToolDefinitionError `not_a_tool` when
  *   `source` is of no accepted shape, or what `tool()` throws for an object it refuses; OptionsError `invalid_options` when `options` is not an object,
@@ -167,8 +167,8 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
  * const result = await invokeTool(echo, '{}'); // { status: 'ok', output: 'hi', value: 'hi', durationMs: 0 }
  * ```
  */
-export async function invokeTool<C = unknown>(
-  source: Tool<unknown, unknown, C> | ToolObject,
+export async function invokeTool<C = unknown, P = unknown>(
+  source: ToolSourceOf<P, C>,
   rawArguments: unknown,
   options: InvokeOptions<C> = {},
 ): Promise<ToolCallResult> {

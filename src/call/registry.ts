@@ -7,7 +7,9 @@
 import { ToolDefinitionError } from '../errors';
 import { unknownToolText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
-import { describeNotATool, type Tool, toolInternals } from '../tool/tool';
+import { isToolLike, type ToolSet, type ToolSource, toTool, toTools } from '../tool/structural';
+import type { ToolSourceOf } from '../tool/structural-types';
+import type { Tool } from '../tool/tool';
 import type { ToolDefinition } from '../wire/protocol';
 import { checkInvokeOptions, startCall } from './invoke';
 import type { CallOptions, InvokeOptions, ResultSink, ToolCallResult } from './types';
@@ -16,7 +18,8 @@ import type { CallOptions, InvokeOptions, ResultSink, ToolCallResult } from './t
 type AnyTool = Tool<any, any, any>;
 
 /**
- * Tools by name, in the order they were added.
+ * Tools by name, in the order they were added. Takes tools of every shape a client does (the structural
+ * contract of src/tool/structural.ts): `tool()` results, plain objects, AI SDK tools, records keyed by name.
  *
  * @example
  * ```ts
@@ -27,24 +30,29 @@ type AnyTool = Tool<any, any, any>;
 export class ToolRegistry {
   readonly #tools = new Map<string, AnyTool>();
 
-  /** @throws ToolDefinitionError `duplicate_tool` when two tools share a name; `not_a_tool` for a non-tool. */
-  constructor(tools: Iterable<AnyTool> = []) {
-    for (const item of tools) this.add(item);
+  /**
+   * @param tools - an array or a record keyed by name (a {@link ToolSet}), or any iterable of tools.
+   * @throws ToolDefinitionError `duplicate_tool` when two tools share a name; `not_a_tool` for a value of no
+   *   accepted shape (named by its index or key); what `tool()` throws for an object it refuses.
+   */
+  constructor(tools: ToolSet | Iterable<ToolSource> = []) {
+    const listed =
+      Array.isArray(tools) || isToolLike(tools) || !isIterable(tools) ? tools : Array.from(tools);
+    for (const item of toTools(listed, 'ToolRegistry')) this.#put(item);
   }
 
   /**
-   * Adds a tool.
+   * Adds a tool of any accepted shape (see {@link toTool}).
    *
    * @throws ToolDefinitionError `duplicate_tool` when a tool of that name is already registered, `not_a_tool`
-   *   when the value was not made by `tool()`.
+   *   for a value of no accepted shape; what `tool()` throws for an object it refuses.
    */
-  add(tool: AnyTool): void {
-    if (toolInternals(tool) === undefined) {
-      throw new ToolDefinitionError(
-        'not_a_tool',
-        `ToolRegistry: a tool must be made with tool(), got ${describeNotATool(tool)}`,
-      );
-    }
+  // biome-ignore lint/suspicious/noExplicitAny: a registry's tools run with any context.
+  add<P>(source: ToolSourceOf<P, any>): void {
+    this.#put(toTool(source, 'ToolRegistry.add()'));
+  }
+
+  #put(tool: AnyTool): void {
     if (this.#tools.has(tool.name)) {
       throw new ToolDefinitionError(
         'duplicate_tool',
@@ -98,6 +106,10 @@ export class ToolRegistry {
       startCall(found as Tool, rawArguments, options as CallOptions, { result: resolve }),
     );
   }
+}
+
+function isIterable(value: unknown): value is Iterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.iterator in value;
 }
 
 function unknownTool(registry: ToolRegistry, toolName: string, options: CallOptions): ToolCallResult {

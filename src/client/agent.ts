@@ -16,7 +16,8 @@ import {
   type OptionsSpec,
 } from '../tool/check-options';
 import { resolveSchema, type SchemaAdapter } from '../tool/schema/index';
-import { aToolSet, type ToolSet, toTools } from '../tool/structural';
+import { aToolSet, toTools } from '../tool/structural';
+import type { ToolSetOf, ToolsGiven } from '../tool/structural-types';
 import {
   type InferParameters,
   TOOL_NAME_PATTERN,
@@ -30,16 +31,17 @@ import type { AgentDefinition } from '../wire/protocol';
 import type { RunResult } from './runs';
 
 /** Options of `new Agent(...)`. */
-export interface AgentOptions<O extends ToolParameters | undefined = undefined> {
+export interface AgentOptions<O extends ToolParameters | undefined = undefined, T = ToolsGiven> {
   /** Shown in transcripts and used for scripted models' per-agent scripts. 1–128 characters. */
   name: string;
   /** The system prompt. */
   instructions: string;
   /**
    * Tools the agent may call; they run in the client that starts the run. An array or a record keyed by name,
-   * of any shape a client's `tools` accepts (`ToolSet`). @default []
+   * of any shape a client's `tools` accepts (`ToolSet`; `T` types it entry by entry, inferred). @default []
    */
-  tools?: ToolSet;
+  // biome-ignore lint/suspicious/noExplicitAny: an agent's tools run with the context of the run that uses it.
+  tools?: ToolSetOf<T, any>;
   /** Model name passed to the service. @default the service's default model */
   model?: string;
   /**
@@ -145,7 +147,7 @@ export type NestedRun = (
  *   `tool()` throws for an object of `tools` it refuses;
  *   `invalid_output_schema` / `unsupported_schema` for an `outputType` of no accepted kind.
  */
-export class Agent<O extends ToolParameters | undefined = undefined> {
+export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGiven> {
   /** Type-only: the final output type (`AgentOutput<O>`). */
   declare readonly '~output'?: AgentOutput<O>;
   readonly name: string;
@@ -156,7 +158,10 @@ export class Agent<O extends ToolParameters | undefined = undefined> {
   /** The validator and JSON Schema of `outputType`, when given. */
   readonly #output: SchemaAdapter | undefined;
 
-  constructor(options: AgentOptions<O>) {
+  constructor(options: AgentOptions<O, T>);
+  /** `tools` held in a variable typed `ToolSet` (or `ToolSetOf<ToolsGiven>`): entries untyped. */
+  constructor(options: AgentOptions<O>);
+  constructor(options: AgentOptions<O, T> | AgentOptions<O>) {
     const given: unknown = options;
     const name = isRecord(given) ? given.name : undefined;
     const valid = typeof name === 'string' && name.length >= 1 && name.length <= 128;

@@ -22,7 +22,8 @@ import {
   type OptionsSpec,
   optionsFault,
 } from '../tool/check-options';
-import { aToolSet, type ToolSet, toTools } from '../tool/structural';
+import { aToolSet, toTools } from '../tool/structural';
+import type { ToolSetOf, ToolsGiven } from '../tool/structural-types';
 import type { Tool } from '../tool/tool';
 import type { ReconnectOptions } from '../wire/connection';
 import type { WebSocketConstructor } from '../wire/transport';
@@ -38,8 +39,11 @@ export interface CallInfo {
   toolName: string;
 }
 
-/** Options of `new Client(...)`. Every duration is in milliseconds. */
-export interface ClientOptions<C = unknown> {
+/**
+ * Options of `new Client(...)`; every duration is in milliseconds. `C` is the run context; `T` types `tools` entry by entry (inferred from the
+ * value given, so that `execute`'s input is the schema's type: see `ToolSetOf`).
+ */
+export interface ClientOptions<C = unknown, T = ToolsGiven> {
   /** WebSocket URL of the service (`ws://` or `wss://`). @default process.env.TOOLWIRE_URL */
   url?: string;
   /** API key; sent as `Authorization: Bearer` where the runtime allows, else in `hello`. @default process.env.TOOLWIRE_API_KEY */
@@ -49,7 +53,7 @@ export interface ClientOptions<C = unknown> {
    * object with `tool()`'s options (`inputSchema` and `requiresApproval` accepted for `parameters` and
    * `needsApproval`), an AI SDK tool, or (in a record) a bare function; see `ToolSet`. Names must be unique.
    */
-  tools: ToolSet;
+  tools: ToolSetOf<T, C>;
   /**
    * `ctx.context` for calls of runs this client did not start (for example runs started over HTTP), or a function
    * of the call returning it (or a promise of it). Runs started with `client.run()` use the context given there.

@@ -10,7 +10,8 @@ import type { ApprovalDecision, CallPolicy } from '../call/types';
 import { ConnectionError, RunError, ToolDefinitionError } from '../errors';
 import { Redactor, redactingLogger, silentLogger } from '../logger';
 import { SHORT_SECRET } from '../redact';
-import { type ToolSource, toTool } from '../tool/structural';
+import { toTool } from '../tool/structural';
+import type { ToolSourceOf, ToolsGiven } from '../tool/structural-types';
 import { VERSION } from '../version';
 import { Connection, type ConnectOptions } from '../wire/connection';
 import {
@@ -57,7 +58,7 @@ export type { ClientEvents, ClientState, RunOutput, ToolCallEvent } from './clie
  * ```
  * @throws OptionsError from the constructor when an option is invalid (the message names the field).
  */
-export class Client<C = unknown> extends EventEmitter<ClientEvents> {
+export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEvents> {
   readonly #registry: ToolRegistry;
   readonly #connection: Connection;
   readonly #calls: CallRunner;
@@ -68,7 +69,10 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
     () => this.#connection.maxPayloadBytes,
   );
 
-  constructor(options: ClientOptions<C>) {
+  constructor(options: ClientOptions<C, T>);
+  /** `tools` held in a variable typed `ToolSet` (or `ToolSetOf<ToolsGiven>`): entries untyped. */
+  constructor(options: ClientOptions<C>);
+  constructor(options: ClientOptions<C, T> | ClientOptions<C>) {
     super();
     const resolved = resolveClientOptions(options as ClientOptions);
     this.#registry = new ToolRegistry(resolved.tools);
@@ -260,7 +264,7 @@ export class Client<C = unknown> extends EventEmitter<ClientEvents> {
    *   different tool has that name; `too_large` when the
    *   tool definitions would no longer fit in one frame of the service's `maxPayloadBytes` (the tool is not added).
    */
-  addTool(source: ToolSource): void {
+  addTool<P>(source: ToolSourceOf<P, C>): void {
     const item = toTool(source, 'addTool()');
     this.#registry.add(item);
     const size = utf8Length(JSON.stringify({ type: 'tools_update', tools: this.#registry.definitions() }));

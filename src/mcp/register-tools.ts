@@ -18,6 +18,9 @@ import {
   type Tool,
   ToolDefinitionError,
   ToolRegistry,
+  type ToolSet,
+  type ToolSetOf,
+  type ToolsGiven,
   thrownMessage,
 } from 'toolwire';
 import { announcedSchema } from './announced-schema';
@@ -50,12 +53,20 @@ const OPTIONS: OptionsSpec<RegisterMcpToolsOptions> = {
   aliases: { onApproval: 'approve' },
 };
 
-function checkTools<C>(tools: ReadonlyArray<AnyTool<C>>): void {
-  if (!Array.isArray(tools)) {
-    throw new ToolDefinitionError('invalid_tools', 'registerMcpTools(): tools must be an array of tools');
+/** Keys of one tool (not a set of them): a `tools` record may not use them as tool names. */
+const ONE_TOOL_KEYS = ['execute', 'description', 'parameters', 'inputSchema', 'definition'];
+
+/** Every tool of `tools` (any shape a client accepts), each checked; refusals name registerMcpTools(). */
+function checkTools<C>(tools: unknown): AnyTool<C>[] {
+  if (typeof tools !== 'object' || tools === null || ONE_TOOL_KEYS.some((key) => key in tools)) {
+    throw new ToolDefinitionError(
+      'invalid_tools',
+      'registerMcpTools(): tools must be an array of tools or a record of tools keyed by name',
+    );
   }
   try {
-    new ToolRegistry(tools);
+    const registry = new ToolRegistry(tools as ToolSet);
+    return registry.names().map((name) => registry.get(name) as AnyTool<C>);
   } catch (error) {
     if (!(error instanceof ToolDefinitionError)) throw error;
     const message = error.message.replace(/^ToolRegistry: /, 'registerMcpTools(): ');
@@ -104,8 +115,12 @@ function handlerFor<C>(served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) 
  * connected clients that the list changed.
  *
  * @returns the MCP SDK's handles, one per tool in order (`disable()`, `enable()`, `remove()`).
- * @throws ToolDefinitionError `invalid_tools` when `tools` is not an array, `not_a_tool` for a value not made
- *   by `tool()`, `duplicate_tool` for two tools of one name or a name already registered on the server (then
+ * `tools` takes every shape `new Client({ tools })` takes: an array or a record keyed by name of `tool()`
+ * results, plain objects, AI SDK tools and (in a record) bare functions.
+ *
+ * @throws ToolDefinitionError `invalid_tools` when `tools` is neither an array nor a record of tools,
+ *   `not_a_tool` for an entry of no accepted shape (named by its index or key), what `tool()` throws for an
+ *   object it refuses, `duplicate_tool` for two tools of one name or a name already registered on the server (then
  *   none of `tools` stays registered); OptionsError `invalid_options` / `unknown_option` (with "did you mean")
  *   / `invalid_option` for bad options, from toolwire's shared options checker.
  * @example
@@ -121,15 +136,26 @@ function handlerFor<C>(served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) 
  * await server.connect(new StdioServerTransport());
  * ```
  */
+export function registerMcpTools<C = unknown, T = ToolsGiven>(
+  mcpServer: McpServer,
+  tools: ToolSetOf<T, C>,
+  options?: RegisterMcpToolsOptions<C>,
+): RegisteredTool[];
+/** `tools` held in a variable typed `ToolSet`: entries untyped. */
 export function registerMcpTools<C = unknown>(
   mcpServer: McpServer,
-  tools: ReadonlyArray<AnyTool<C>>,
+  tools: ToolSet,
+  options?: RegisterMcpToolsOptions<C>,
+): RegisteredTool[];
+export function registerMcpTools<C = unknown>(
+  mcpServer: McpServer,
+  tools: unknown,
   options: RegisterMcpToolsOptions<C> = {},
 ): RegisteredTool[] {
-  checkTools(tools);
+  const made = checkTools<C>(tools);
   checkOptions(options, OPTIONS, { name: 'registerMcpTools()', error: OptionsError });
   const registered: RegisteredTool[] = [];
-  for (const served of tools) {
+  for (const served of made) {
     const { name, description, parameters } = served.definition;
     try {
       registered.push(

@@ -17,8 +17,11 @@
  */
 import { ToolDefinitionError } from '../errors';
 import { isThenable } from '../maybe';
+import type { ApprovalPolicy } from './approval-policy';
 import { anArrayOf, describeValue, isRecord, type Rule } from './check-options';
 import { bareFunctionDescription } from './model-text';
+import type { RetryOptions } from './retry-options';
+import type { SideEffect } from './side-effect';
 import { describeNotATool, makeTool, type Tool, toolInternals } from './tool';
 import { usesAiSdkConventions } from './tool-shapes';
 
@@ -37,10 +40,14 @@ export interface ToolObject {
   readonly inputSchema?: unknown;
   readonly execute?: AnyFunction;
   readonly errorFunction?: AnyFunction | null;
-  readonly needsApproval?: boolean | AnyFunction;
-  readonly requiresApproval?: boolean | AnyFunction;
+  readonly needsApproval?: boolean | ApprovalPolicy | AnyFunction;
+  readonly requiresApproval?: boolean | ApprovalPolicy | AnyFunction;
   readonly strict?: boolean;
   readonly timeoutMs?: number;
+  readonly allowedAgentNames?: readonly string[];
+  readonly sideEffect?: SideEffect;
+  readonly retry?: RetryOptions;
+  readonly sensitiveFieldNames?: readonly string[];
   readonly outputSchema?: unknown;
   readonly toModelOutput?: AnyFunction;
   /** Keys of an AI SDK tool that toolwire accepts and ignores (see src/tool/tool-shapes.ts). */

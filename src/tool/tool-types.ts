@@ -83,8 +83,11 @@ export interface ToolContext<C = unknown> extends ContextMethods, ContextScope {
   readonly toolCallId: string;
   /** The AI SDK's name of `signal`; see {@link ToolContext.toolCallId}. */
   readonly abortSignal: AbortSignal;
-  /** Always `[]` (frozen): see {@link ToolContext.toolCallId}. */
-  readonly messages: readonly never[];
+  /**
+   * Always `[]` (frozen): see {@link ToolContext.toolCallId}. Typed `never[]` (nothing can be added to it) so
+   * that an AI SDK `execute(input, options: ToolExecutionOptions)` accepts this `ctx` as its `options`.
+   */
+  readonly messages: never[];
   /** The AI SDK's name of `context`; see {@link ToolContext.toolCallId}. */
   readonly experimental_context: C;
 }

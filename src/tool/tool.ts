@@ -288,6 +288,8 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     needsApproval: internals.needsApproval === true || policy !== undefined,
     ...(policy === undefined ? {} : { approvalReason: policy.reason }),
     sideEffect: loose.sideEffect ?? DEFAULT_SIDE_EFFECT,
+    // The service passes it on to its model with the feature `strict` (PROTOCOL.md §18.13).
+    ...(loose.strict === true ? { strict: true as const } : {}),
   });
   const made = { name: loose.name, description: loose.description, definition };
   Object.defineProperty(made, INTERNALS, { value: Object.freeze(internals) });

@@ -24,6 +24,7 @@ export const FEATURES = [
   'decisions',
   'steps',
   'call_context',
+  'strict',
 ] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];

@@ -88,8 +88,10 @@ export const toolDefinitionSchema = z.object({
   approvalReason: z.optional(z.string().check(z.maxLength(MAX_APPROVAL_REASON_CHARS))),
   /** How the tool touches the world (PROTOCOL.md §4.1); absent: not said, treat as `external`. */
   sideEffect: z.optional(z.enum(SIDE_EFFECTS)),
+  /** `parameters` are in strict form (PROTOCOL.md §18.13, feature `strict`); an older service ignores it. */
+  strict: z.optional(z.boolean()),
 });
-/** `{ name, description, parameters, needsApproval, approvalReason?, sideEffect? }`: `parameters` is a JSON Schema object (input side). */
+/** `{ name, description, parameters, needsApproval, approvalReason?, sideEffect?, strict? }`: `parameters` is a JSON Schema object (input side). */
 export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
 
 /** JSON-serialisable definition of an agent, sent with `run_start`. Its tools' `execute` never leaves. */

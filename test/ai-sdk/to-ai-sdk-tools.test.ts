@@ -1,5 +1,5 @@
 /** toolwire tools inside a real AI SDK `generateText` loop, driven by the AI SDK's own mock model. */
-import { generateText, type ModelMessage, stepCountIs } from 'ai';
+import { tool as aiTool, generateText, type ModelMessage, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { OptionsError, type Tool, type ToolContext, ToolDefinitionError, tool } from 'toolwire';
 import { ToolResultError, toAiSdkTools } from 'toolwire/ai-sdk';
@@ -94,6 +94,38 @@ describe('toAiSdkTools', () => {
         inputSchema: failing.definition.parameters,
       },
     ]);
+  });
+
+  it('takes every shape a client takes: a record with a plain object, an AI SDK tool and a bare function', async () => {
+    const tools = toAiSdkTools({
+      double: {
+        description: 'Doubles n.',
+        inputSchema: z.object({ n: z.number() }),
+        execute: async ({ n }) => n * 2,
+      },
+      shout: aiTool({
+        description: 'Shouts.',
+        inputSchema: z.object({ text: z.string() }),
+        execute: async ({ text }, options) => `${text.toUpperCase()} (${options.toolCallId})`,
+      }),
+      now: () => 'noon',
+    });
+    expect(Object.keys(tools)).toEqual(['double', 'shout', 'now']);
+    const result = await generateText({
+      model: model(
+        { id: 'c1', name: 'double', input: '{"n":21}' },
+        { id: 'c2', name: 'shout', input: '{"text":"hi"}' },
+        { id: 'c3', name: 'now', input: '{}' },
+      ),
+      tools,
+      stopWhen: stepCountIs(3),
+      prompt: 'go',
+    });
+    expect(JSON.parse(result.text)).toEqual({
+      c1: { type: 'text', value: '42' },
+      c2: { type: 'text', value: 'HI (c2)' },
+      c3: { type: 'text', value: 'noon' },
+    });
   });
 
   it('runs a call in generateText and the model reads the same text as from the hosted service', async () => {
@@ -269,7 +301,13 @@ describe('toAiSdkTools', () => {
     expect(() => toAiSdkTools([{ name: 'x' } as unknown as Tool])).toThrow(
       new ToolDefinitionError(
         'not_a_tool',
-        'toAiSdkTools(): a tool must be made with tool(), got an object named "x"',
+        'toAiSdkTools(): tools[0] must be a tool (made with tool(), or an object with description and execute), got an object named "x"',
+      ),
+    );
+    expect(() => toAiSdkTools(convert as never)).toThrow(
+      new ToolDefinitionError(
+        'invalid_tools',
+        'toAiSdkTools(): tools must be an array of tools or a record of tools keyed by name',
       ),
     );
     expect(() => toAiSdkTools([convert, convert])).toThrow(

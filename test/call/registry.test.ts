@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ToolRegistry } from '../../src/call/registry';
 import { ToolDefinitionError } from '../../src/errors';
 import { tool } from '../../src/tool/tool';
@@ -29,19 +30,45 @@ describe('ToolRegistry', () => {
     );
   });
 
-  it('refuses a value not made by tool()', () => {
-    const error = (() => {
-      try {
-        new ToolRegistry([{ name: 'x', description: 'd', definition: {} } as never]);
-      } catch (e) {
-        return e;
-      }
-    })();
-    expect(error).toBeInstanceOf(ToolDefinitionError);
-    expect(error).toMatchObject({
-      code: 'not_a_tool',
-      message: 'ToolRegistry: a tool must be made with tool(), got an object named "x"',
+  it('refuses a value of no accepted shape, naming its index or key', () => {
+    expect(() => new ToolRegistry([{ name: 'x' } as never])).toThrow(
+      new ToolDefinitionError(
+        'not_a_tool',
+        'ToolRegistry: tools[0] must be a tool (made with tool(), or an object with description and execute), got an object named "x"',
+      ),
+    );
+    expect(() => new ToolRegistry({ x: 42 } as never)).toThrow(
+      new ToolDefinitionError(
+        'not_a_tool',
+        'ToolRegistry: tools.x must be a tool (made with tool(), or an object with description and execute), got 42',
+      ),
+    );
+    expect(() => new ToolRegistry().add({ name: 'x', description: '', execute: () => 1 })).toThrow(
+      new ToolDefinitionError(
+        'invalid_description',
+        'tool "x": description must be a non-empty string, got ""',
+      ),
+    );
+  });
+
+  it('takes every shape a client takes: plain objects, records keyed by name, bare functions, any iterable', async () => {
+    const registry = new ToolRegistry({
+      made: make('made'),
+      plain: { description: 'Plain.', inputSchema: z.object({ n: z.number() }), execute: ({ n }) => n * 2 },
+      bare: () => 'bare',
     });
+    registry.add({ name: 'added', description: 'Added.', execute: () => 'added' });
+    expect(registry.names()).toEqual(['made', 'plain', 'bare', 'added']);
+    expect(await registry.invoke('plain', { n: 21 })).toMatchObject({ status: 'ok', output: '42' });
+    expect(await registry.invoke('bare', {})).toMatchObject({ status: 'ok', output: 'bare' });
+    expect(registry.get('bare')?.definition).toMatchObject({
+      description: 'Calls bare.',
+      parameters: { type: 'object' },
+    });
+    const fromSet = new ToolRegistry(
+      new Set([make('a'), { name: 'b', description: 'B.', execute: () => 'b' }]),
+    );
+    expect(fromSet.names()).toEqual(['a', 'b']);
   });
 
   it('checks the options of a call to an unknown tool as invokeTool does', async () => {

@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { tool as aiTool } from 'ai';
 import { OptionsError, type Tool, type ToolContext, ToolDefinitionError, tool } from 'toolwire';
 import { importMcpTools, registerMcpTools } from 'toolwire/mcp';
 import { describe, expect, it } from 'vitest';
@@ -68,6 +69,28 @@ describe('registerMcpTools', () => {
     const mcp = await linkedClient(mcpServer);
     const result = await mcp.callTool({ name: 'find_order', arguments: { id: 'o_1' } });
     expect(result).toEqual({ content: [{ type: 'text', text: '{"id":"o_1","tenant":null}' }] });
+  });
+
+  it('takes every shape a client takes: a record with a plain object, an AI SDK tool and a bare function', async () => {
+    const mcpServer = server();
+    registerMcpTools(mcpServer, {
+      double: {
+        description: 'Doubles n.',
+        inputSchema: z.object({ n: z.number() }),
+        execute: async ({ n }) => n * 2,
+      },
+      shout: aiTool({
+        description: 'Shouts.',
+        inputSchema: z.object({ text: z.string() }),
+        execute: async ({ text }) => text.toUpperCase(),
+      }),
+      now: () => 'noon',
+    });
+    const mcp = await linkedClient(mcpServer);
+    expect((await mcp.listTools()).tools.map((listed) => listed.name)).toEqual(['double', 'shout', 'now']);
+    expect(texts(await mcp.callTool({ name: 'double', arguments: { n: 21 } }))).toEqual(['42']);
+    expect(texts(await mcp.callTool({ name: 'shout', arguments: { text: 'hi' } }))).toEqual(['HI']);
+    expect(texts(await mcp.callTool({ name: 'now', arguments: {} }))).toEqual(['noon']);
   });
 
   it('answers invalid arguments and failures with isError and toolwire’s text', async () => {
@@ -192,7 +215,7 @@ describe('registerMcpTools', () => {
     expect(() => registerMcpTools(mcpServer, [{ name: 'x' } as unknown as Tool])).toThrow(
       new ToolDefinitionError(
         'not_a_tool',
-        'registerMcpTools(): a tool must be made with tool(), got an object named "x"',
+        'registerMcpTools(): tools[0] must be a tool (made with tool(), or an object with description and execute), got an object named "x"',
       ),
     );
     expect(() => registerMcpTools(mcpServer, [order, order])).toThrow(
@@ -202,7 +225,10 @@ describe('registerMcpTools', () => {
       ),
     );
     expect(() => registerMcpTools(mcpServer, order as never)).toThrow(
-      new ToolDefinitionError('invalid_tools', 'registerMcpTools(): tools must be an array of tools'),
+      new ToolDefinitionError(
+        'invalid_tools',
+        'registerMcpTools(): tools must be an array of tools or a record of tools keyed by name',
+      ),
     );
     mcpServer.registerTool('charge', { description: 'theirs' }, () => ({ content: [] }));
     expect(() => registerMcpTools(mcpServer, [order, failing])).toThrow(

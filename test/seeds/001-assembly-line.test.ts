@@ -40,13 +40,55 @@
  *     }
  *   });
  *
- * Not run here: "Approval Gates" (`approvalRequired(reason, sideEffect)`) and "Durable Steps" (`ctx.step`)
- * need the policies and durable steps of issue 19; their `needsApproval` policy object is refused by this
- * branch's `tool()` (tested below), never ignored.
+ *   import { approvalRequired, defineTool } from "@assemblyline-agents/core";
+ *
+ *   export default defineTool({
+ *     description: "Record a durable note.",
+ *     inputSchema: {
+ *       type: "object",
+ *       properties: { note: { type: "string" } },
+ *       required: ["note"]
+ *     },
+ *     needsApproval: approvalRequired("Recording a note is a durable side effect.", "idempotent"),
+ *     async execute(input: { note: string }, ctx) {
+ *       await ctx.emit("note.recorded", {
+ *         note: input.note,
+ *         idempotencyKey: ctx.idempotencyKey("record-note")
+ *       });
+ *       return { recorded: true };
+ *     }
+ *   });
+ *
+ *   export default defineTool({
+ *     description: "Hydrate a customer profile once per run.",
+ *     inputSchema: {
+ *       type: "object",
+ *       properties: { customerId: { type: "string" } },
+ *       required: ["customerId"]
+ *     },
+ *     async execute(input: { customerId: string }, ctx) {
+ *       const profile = await ctx.step(
+ *         `hydrate-customer:${input.customerId}`,
+ *         async () => {
+ *           const response = await fetch(`https://api.example.com/customers/${input.customerId}`, {
+ *             headers: { "Idempotency-Key": ctx.idempotencyKey(`customer:${input.customerId}`) }
+ *           });
+ *           return response.json();
+ *         },
+ *         { metadata: { customerId: input.customerId } }
+ *       );
+ *
+ *       return { profile };
+ *     }
+ *   });
+ *
+ * `approvalRequired` is toolwire's (same arguments); `ctx` is toolwire's `ToolContext` (typed as such, since
+ * `defineTool` is a stand-in). `fetch` is stubbed for the test (no network). A difference, said plainly:
+ * toolwire keeps a step per call (replayed for a retry or a re-dispatch of the call, kept by the service), not
+ * per run as Assembly Line does; and `metadata` is accepted and not used.
  */
-import { describe, expect, it } from 'vitest';
-import { ToolDefinitionError } from '../../src/index';
-import { toTools } from '../../src/tool/structural';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { approvalRequired, type ToolContext } from '../../src/index';
 import { runSeed } from './through-stub';
 
 const defineTool = <T>(definition: T): T => definition;
@@ -84,6 +126,50 @@ const lookup_record = defineTool({
   },
 });
 
+const record_note = defineTool({
+  description: 'Record a durable note.',
+  inputSchema: {
+    type: 'object',
+    properties: { note: { type: 'string' } },
+    required: ['note'],
+  },
+  needsApproval: approvalRequired('Recording a note is a durable side effect.', 'idempotent'),
+  async execute(input: { note: string }, ctx: ToolContext) {
+    await ctx.emit('note.recorded', {
+      note: input.note,
+      idempotencyKey: ctx.idempotencyKey('record-note'),
+    });
+    return { recorded: true };
+  },
+});
+
+const hydrate_customer = defineTool({
+  description: 'Hydrate a customer profile once per run.',
+  inputSchema: {
+    type: 'object',
+    properties: { customerId: { type: 'string' } },
+    required: ['customerId'],
+  },
+  async execute(input: { customerId: string }, ctx: ToolContext) {
+    const profile = await ctx.step(
+      `hydrate-customer:${input.customerId}`,
+      async () => {
+        const response = await fetch(`https://api.example.com/customers/${input.customerId}`, {
+          headers: { 'Idempotency-Key': ctx.idempotencyKey(`customer:${input.customerId}`) },
+        });
+        return response.json();
+      },
+      { metadata: { customerId: input.customerId } },
+    );
+
+    return { profile };
+  },
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
 describe('seed 001: Assembly Line', () => {
   it('runs both tools from a record keyed by name; the model reads only the projection', async () => {
     const lines = await runSeed({
@@ -106,18 +192,59 @@ describe('seed 001: Assembly Line', () => {
     ]);
   });
 
-  it('refuses an approval policy object for needsApproval, naming the tool and the field', () => {
-    const policy = {
-      required: true,
-      reason: 'Recording a note is a durable side effect.',
-      sideEffect: 'idempotent',
-    };
-    const record_note = defineTool({ ...echo, needsApproval: policy });
-    expect(() => toTools({ record_note }, 'test')).toThrowError(
-      new ToolDefinitionError(
-        'invalid_option',
-        'tool "record_note": needsApproval must be a boolean, a function or approvalRequired(reason, sideEffect?) (a reason of 1 to 1000 characters; none, idempotent or external), got an object',
-      ),
-    );
+  it('Approval Gates: approvalRequired(reason, sideEffect) asks with the reason, then runs and emits', async () => {
+    const asked: Array<{ toolName: string; reason: string | undefined }> = [];
+    let emitted: unknown;
+    const lines = await runSeed({
+      tools: { record_note },
+      onApproval: (request) => {
+        asked.push({ toolName: request.toolName, reason: request.reason });
+        return true;
+      },
+      script: [
+        { toolCalls: [{ name: 'record_note', arguments: { note: 'call back Friday' } }] },
+        { text: 'ok' },
+      ],
+      inspect: (transcript) => {
+        emitted = transcript?.events.find((event) => event.kind === 'tool_event')?.data;
+      },
+    });
+    expect(lines).toEqual(['record_note({"note":"call back Friday"}) → ok: {"recorded":true}']);
+    expect(asked).toEqual([
+      { toolName: 'record_note', reason: 'Recording a note is a durable side effect.' },
+    ]);
+    expect(emitted).toMatchObject({
+      event: 'note.recorded',
+      data: { note: 'call back Friday', idempotencyKey: expect.stringMatching(/^toolwire:.+:record-note$/) },
+    });
+  });
+
+  it('Durable Steps: ctx.step(key, fn, { metadata }) runs the body once and the service keeps its result', async () => {
+    const fetched: Array<{ url: string; key: string | null }> = [];
+    vi.stubGlobal('fetch', async (url: string, init: { headers: Record<string, string> }) => {
+      fetched.push({ url, key: new Headers(init.headers).get('Idempotency-Key') });
+      return Response.json({ id: 'c_9', name: 'Ada' });
+    });
+    let steps: unknown;
+    const lines = await runSeed({
+      tools: { hydrate_customer },
+      script: [
+        { toolCalls: [{ name: 'hydrate_customer', arguments: { customerId: 'c_9' } }] },
+        { text: 'ok' },
+      ],
+      inspect: (transcript) => {
+        steps = transcript?.toolCalls[0]?.steps;
+      },
+    });
+    expect(lines).toEqual([
+      'hydrate_customer({"customerId":"c_9"}) → ok: {"profile":{"id":"c_9","name":"Ada"}}',
+    ]);
+    expect(fetched).toEqual([
+      {
+        url: 'https://api.example.com/customers/c_9',
+        key: expect.stringMatching(/^toolwire:.+:customer%3Ac_9$/),
+      },
+    ]);
+    expect(steps).toEqual({ 'hydrate-customer:c_9': { id: 'c_9', name: 'Ada' } });
   });
 });

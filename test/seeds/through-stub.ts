@@ -4,7 +4,13 @@
  * calls them, and the run's tool calls come back as `name(arguments) → status: output` lines.
  */
 
-import { type Script, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
+import {
+  type RunTranscript,
+  type Script,
+  scriptedModel,
+  silentLogger,
+  startStubServer,
+} from '../../server-stub/index';
 import { Agent, type ApprovalDecision, type ApprovalRequest, Client, type ToolSet } from '../../src/index';
 
 export interface SeedRun {
@@ -14,6 +20,8 @@ export interface SeedRun {
   onApproval?: (request: ApprovalRequest) => ApprovalDecision;
   /** The agent to run; else one named `Seed` with `tools`. */
   agent?: Agent;
+  /** Given the stub's transcript of the run (its events, the steps kept with each call). */
+  inspect?: (transcript: RunTranscript | undefined) => void;
 }
 
 /** The run's tool calls as `name(arguments) → status: output`, in order. */
@@ -34,6 +42,7 @@ export async function runSeed(options: SeedRun): Promise<string[]> {
       'go',
       options.context === undefined ? {} : { context: options.context },
     );
+    options.inspect?.(stub.runs.get(result.runId));
     return result.toolCalls.map(
       (call) => `${call.toolName}(${JSON.stringify(call.arguments)}) → ${call.status}: ${call.output}`,
     );

@@ -12,6 +12,7 @@ import {
 } from '../../server-stub/index';
 import { OptionsError } from '../../src/errors';
 import { Agent, Client, tool } from '../../src/index';
+import type { Feature } from '../../src/wire/call-frames';
 import { agent, stub, http as stubHttp, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 
@@ -549,3 +550,74 @@ function closedPort(): Promise<number> {
     });
   });
 }
+
+describe('strict tools (PROTOCOL.md §18.13)', () => {
+  const refund = tool({
+    name: 'refund',
+    description: 'Refunds an order.',
+    parameters: z.object({ orderId: z.string(), note: z.string().optional() }),
+    strict: true,
+    execute: (input) => JSON.stringify(input),
+  });
+  const strictSchema = {
+    type: 'object',
+    properties: { orderId: { type: 'string' }, note: { type: ['string', 'null'] } },
+    required: ['orderId', 'note'],
+    additionalProperties: false,
+  };
+  const replies = (n: number) =>
+    n === 0
+      ? sse([
+          chunk({
+            role: 'assistant',
+            tool_calls: [
+              {
+                index: 0,
+                id: 'call_r',
+                type: 'function',
+                function: { name: 'refund', arguments: '{"orderId":"o_1","note":null}' },
+              },
+            ],
+          }),
+          chunk({}, 'tool_calls'),
+        ])
+      : sse(textChunks('Done.'));
+
+  async function runRefund(features?: Feature[]) {
+    serve(replies);
+    const server = await stub({ model: model(), ...(features === undefined ? {} : { features }) });
+    const client = new Client({ url: server.url, apiKey: 'k', tools: [refund] });
+    await client.connect();
+    try {
+      const result = await client.run(new Agent({ name: 'A', instructions: 'i', tools: [refund] }), 'go');
+      const sentTools = (seen[0]!.body.tools as Array<{ function: Record<string, unknown> }>).map(
+        (entry) => entry.function,
+      );
+      return { result, sentTools, transcript: server.runs.get(result.runId) };
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('announces strict: true, and the stub passes strict: true to the model and records it', async () => {
+    expect(refund.definition).toMatchObject({ strict: true, parameters: strictSchema });
+    const { result, sentTools, transcript } = await runRefund();
+    expect(sentTools).toEqual([
+      { name: 'refund', description: 'Refunds an order.', parameters: strictSchema, strict: true },
+    ]);
+    expect(result.toolCalls).toMatchObject([{ status: 'ok', output: '{"orderId":"o_1"}' }]);
+    expect(transcript?.toolCalls).toMatchObject([{ toolName: 'refund', strict: true }]);
+    expect(transcript?.events.find((event) => event.kind === 'tool_call')?.data).toMatchObject({
+      strict: true,
+    });
+  });
+
+  it('without the feature strict, the stub leaves strict out and the call still works', async () => {
+    const { result, sentTools, transcript } = await runRefund([]);
+    expect(sentTools).toEqual([
+      { name: 'refund', description: 'Refunds an order.', parameters: strictSchema },
+    ]);
+    expect(result.toolCalls).toMatchObject([{ status: 'ok', output: '{"orderId":"o_1"}' }]);
+    expect(transcript?.toolCalls[0]).not.toHaveProperty('strict');
+  });
+});

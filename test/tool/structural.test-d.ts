@@ -76,7 +76,7 @@ describe('execute’s input is inferred for every accepted shape', () => {
       execute: (_input, ctx: ToolContext<{ tenant: string }>) => {
         expectTypeOf(ctx.toolCallId).toEqualTypeOf<string>();
         expectTypeOf(ctx.abortSignal).toEqualTypeOf<AbortSignal>();
-        expectTypeOf(ctx.messages).toEqualTypeOf<readonly never[]>();
+        expectTypeOf(ctx.messages).toEqualTypeOf<never[]>();
         expectTypeOf(ctx.experimental_context).toEqualTypeOf<{ tenant: string }>();
       },
     });

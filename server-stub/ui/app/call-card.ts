@@ -23,7 +23,13 @@ export interface CallCard {
 export type EventData = Record<string, unknown>;
 
 /** A new card, showing the call as running. `args` `undefined`: the arguments are not known (no section). */
-export function callCard(callId: string, toolName: string, args: unknown, nestedRunId?: string): CallCard {
+export function callCard(
+  callId: string,
+  toolName: string,
+  args: unknown,
+  nestedRunId?: string,
+  strict = false,
+): CallCard {
   const status = pill('running');
   const duration = el('span', { class: 'duration' });
   const approval = el('div', { class: 'approval-slot' });
@@ -37,6 +43,7 @@ export function callCard(callId: string, toolName: string, args: unknown, nested
       { class: 'call-head' },
       el('span', { class: 'call-icon', text: 'ƒ' }),
       el('span', { class: 'call-name', text: toolName }),
+      strict ? el('span', { class: 'run-meta', text: 'strict', attrs: { title: 'strict schema' } }) : null,
       status,
       duration,
       nestedRunId === undefined ? null : el('span', { class: 'run-meta', text: `nested run ${nestedRunId}` }),

@@ -190,7 +190,7 @@ export class RunView {
         return;
       }
       case 'tool_call':
-        this.#card(String(data.callId), String(data.toolName), data.arguments ?? {});
+        this.#card(String(data.callId), String(data.toolName), data.arguments ?? {}, undefined, data.strict);
         return;
       case 'approval_requested': {
         const nested = typeof data.runId === 'string' && data.runId !== this.runId ? data.runId : undefined;
@@ -278,10 +278,10 @@ export class RunView {
   }
 
   /** The card of a call, made on first sight. */
-  #card(callId: string, toolName: string, args: unknown, nestedRunId?: string): CallCard {
+  #card(callId: string, toolName: string, args: unknown, nestedRunId?: string, strict?: unknown): CallCard {
     const known = this.#calls.get(callId);
     if (known) return known;
-    const card = callCard(callId, toolName, args, nestedRunId);
+    const card = callCard(callId, toolName, args, nestedRunId, strict === true);
     this.#calls.set(callId, card);
     this.#add(card.root);
     return card;
