@@ -27,10 +27,9 @@ export function benchTools(holds: Holds, count: number): Tool[] {
     tool({
       name: 'hold',
       description: 'Waits until the benchmark releases it.',
-      execute: async () => {
-        await holds.wait();
-        return 'released';
-      },
+      // The floor's handler shape (`wait().then(...)`), not an async function: an async function's suspended
+      // frame (~240 B) is the tool's own memory, and the held-call figure is about what toolwire adds.
+      execute: () => holds.wait().then(() => 'released'),
     }),
     ...extraTools(count),
   ] as Tool[];
