@@ -192,6 +192,11 @@ export interface MakeToolFrom {
   readonly aiSdk?: boolean;
 }
 
+/** The option names `tool()` takes (aliases included): the members read from a class instance given as a tool. */
+export function isToolOptionName(key: string): boolean {
+  return Object.hasOwn(TOOL_OPTIONS.rules, key) || Object.hasOwn(TOOL_OPTIONS.aliases ?? {}, key);
+}
+
 /** Of two keys meaning the same option, the one given (refusing both). */
 function oneKey(options: Record<string, unknown>, keys: readonly [string, string], owner: OptionsOwner) {
   const [first, second] = keys;

@@ -307,9 +307,19 @@ describe('toAiSdkTools', () => {
     expect(() => toAiSdkTools(convert as never)).toThrow(
       new ToolDefinitionError(
         'invalid_tools',
-        'toAiSdkTools(): tools must be an array of tools or a record of tools keyed by name',
+        'toAiSdkTools(): tools must be an array of tools or a record of tools keyed by name, got a single tool (give [tool] or { name: tool })',
       ),
     );
+    expect(() => toAiSdkTools(new Map([['convert', convert]]) as never)).toThrow(
+      new ToolDefinitionError(
+        'invalid_tools',
+        'toAiSdkTools(): tools must be an array of tools or a record of tools keyed by name, got a Map (give Object.fromEntries(map) or [...map.values()])',
+      ),
+    );
+    expect(Object.keys(toAiSdkTools({ execute: () => 'x', description: () => 'y' }))).toEqual([
+      'execute',
+      'description',
+    ]);
     expect(() => toAiSdkTools([convert, convert])).toThrow(
       new ToolDefinitionError(
         'duplicate_tool',

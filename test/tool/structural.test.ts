@@ -179,7 +179,9 @@ describe('AI SDK tools (ai@6 tool())', () => {
       expect(options.toolCallId).toBe('c2');
       return input.amount > 100;
     });
+    // `type: 'function'` tells the predicate's order (see src/tool/tool-shapes.ts): without it, it is refused.
     const pay = aiTool({
+      type: 'function',
       description: 'Pays.',
       inputSchema: z.object({ amount: z.number() }),
       needsApproval: predicate,
