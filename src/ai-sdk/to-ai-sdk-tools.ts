@@ -9,6 +9,7 @@ import {
   type ApprovalRequest,
   aFunction,
   anything,
+  approvalNeeded,
   checkOptions,
   invokeTool,
   OptionsError,
@@ -34,10 +35,11 @@ export interface ToAiSdkToolsOptions<C = unknown> {
   context?: C;
   /**
    * Decides, in this process, every call of a tool that needs approval (`needsApproval`: `true` or a
-   * predicate), as `invokeTool`'s `approve` does. Without it, a tool with `needsApproval: true` is given to the
-   * AI SDK with `needsApproval: true`, so the AI SDK's own approval flow asks (its `tool-approval-request`);
-   * `execute` runs only once approved there. A `needsApproval` predicate cannot be told to the AI SDK (a tool
-   * does not expose it): without `approve`, a call it holds is `rejected`. @default none
+   * predicate), as `invokeTool`'s `approve` does. Without it, the AI SDK's own approval flow asks (its
+   * `tool-approval-request`) and `execute` runs only once approved there: a tool with `needsApproval: true` is
+   * given with `needsApproval: true`, and a predicate (or an `approvalRequired()` policy) as the AI SDK's
+   * `needsApproval(input, options)`, which runs toolwire's check ({@link approvalNeeded}) with the AI SDK's
+   * `toolCallId` and `experimental_context`. @default none
    */
   approve?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
 }
@@ -71,24 +73,42 @@ function checkTools<C>(tools: unknown): AnyTool<C>[] {
   }
 }
 
+/** The call's context: the AI SDK's `experimental_context`, else `options.context`. */
+function contextOf<C>(given: unknown, options: ToAiSdkToolsOptions<C>): { context?: C } {
+  const context = given === undefined ? options.context : given;
+  return context === undefined ? {} : { context: context as C };
+}
+
 function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): AiSdkTool {
   const { approve } = options;
-  // The AI SDK's approval flow decides only an unconditional `needsApproval`, and only without `approve`.
+  // Without `approve`, the AI SDK's approval flow decides: `needsApproval: true` as it is, and any other
+  // `needsApproval` (a predicate, `false`) through approvalNeeded(), the AI SDK's needsApproval(input, options).
   const approvedByAiSdk = approve === undefined && source.definition.needsApproval;
+  const decided = new Set<string>();
+  const askAiSdk = async (input: unknown, call: { toolCallId: string; experimental_context?: unknown }) => {
+    const needed = await approvalNeeded(source, input, {
+      callId: call.toolCallId,
+      ...contextOf(call.experimental_context, options),
+    });
+    // Decided here (a human asks when `true`): execute then runs it as approved. Undecided: execute reports why.
+    if (needed !== undefined) decided.add(call.toolCallId);
+    return needed === true;
+  };
   const parameters = structuredClone(source.definition.parameters) as Parameters<typeof jsonSchema>[0];
   return {
     description: source.description,
     // No `validate`: the AI SDK only parses the JSON; invokeTool validates, so the model reads toolwire's text.
     inputSchema: jsonSchema<Record<string, unknown>>(parameters),
-    ...(approvedByAiSdk ? { needsApproval: true } : {}),
+    ...(source.definition.strict === true ? { strict: true } : {}),
+    ...(approvedByAiSdk ? { needsApproval: true } : approve === undefined ? { needsApproval: askAiSdk } : {}),
     execute: async (input: Record<string, unknown>, call: ToolExecutionOptions): Promise<string> => {
-      const context = call.experimental_context === undefined ? options.context : call.experimental_context;
+      const approved = approvedByAiSdk || decided.delete(call.toolCallId);
       const result = await invokeTool(source, input, {
         callId: call.toolCallId,
         ...(call.abortSignal === undefined ? {} : { signal: call.abortSignal }),
-        ...(context === undefined ? {} : { context: context as C }),
+        ...contextOf(call.experimental_context, options),
         ...(approve === undefined ? {} : { approve }),
-        ...(approvedByAiSdk ? { approved: true } : {}),
+        ...(approved ? { approved: true } : {}),
       });
       if (result.status !== 'ok') throw new ToolResultError(result);
       return result.output;
