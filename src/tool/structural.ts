@@ -198,15 +198,21 @@ export function toTool(value: unknown, where: string, key?: string): AnyTool {
           { description: bareFunctionDescription(key as string), parameters: ANY_OBJECT, execute: value },
           { key },
         )
-      : makeShaped(membersOf(source), key);
+      : makeShaped(membersOf(source), key, where);
   byKey.set(key, tool);
   made.set(source, byKey);
   return tool;
 }
 
 /** `makeTool` for an object's members, in the argument order its keys say (see src/tool/tool-shapes.ts). */
-function makeShaped(members: Record<string, unknown>, key: string | undefined): AnyTool {
+function makeShaped(members: Record<string, unknown>, key: string | undefined, where: string): AnyTool {
   const name = key ?? members.name;
+  if (name === undefined) {
+    throw new ToolDefinitionError(
+      'invalid_name',
+      `${where} has no name: add name: "…" to it, or give tools as a record keyed by name ({ my_tool: … })`,
+    );
+  }
   const owner = typeof name === 'string' ? `tool ${describeValue(name)}` : 'tool (unnamed)';
   const aiSdk = readsAiSdkConventions(members, owner);
   return makeTool(members, { ...(key === undefined ? {} : { key }), aiSdk });

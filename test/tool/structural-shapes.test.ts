@@ -125,3 +125,14 @@ describe('records keyed like a tool option', () => {
     );
   });
 });
+
+describe('an unnamed tool outside a record', () => {
+  it('is refused naming its place, with the two ways to name it', () => {
+    const echo = { description: 'Echo', execute: () => 1 };
+    expect(refusal(() => toTools([echo], 'Agent "A"'))).toEqual({
+      code: 'invalid_name',
+      message:
+        'Agent "A": tools[0] has no name: add name: "…" to it, or give tools as a record keyed by name ({ my_tool: … })',
+    });
+  });
+});
