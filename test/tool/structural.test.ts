@@ -316,6 +316,14 @@ describe('strict: true', () => {
       'at #/properties/any: a schema without "type" accepts any value, which strict mode cannot express',
     ],
     [
+      { type: 'object', properties: { meta: { type: 'object' } }, required: ['meta'] },
+      'at #/properties/meta: an object without properties takes any keys, which strict mode would narrow to {}',
+    ],
+    [
+      { type: 'object', properties: { meta: { type: 'object', additionalProperties: true } } },
+      'at #/properties/meta: an object without properties takes any keys, which strict mode would narrow to {}',
+    ],
+    [
       { type: 'object', properties: { when: { type: 'string', format: 'uri' } } },
       'at #/properties/when/format: strict mode does not support the format "uri"',
     ],
