@@ -6,10 +6,13 @@
  * - a tool made by `tool()`, as it is;
  * - an object with the options `tool()` takes, under toolwire's names or the other SDKs' (`inputSchema`,
  *   `requiresApproval`), e.g. an OpenAI Agents tool's options or a Relay-E / Assemble definition;
- * - an AI SDK tool (what `ai`'s `tool()` returns) in a record, read with the AI SDK's conventions (see
- *   src/tool/tool-shapes.ts): its `execute(input, options)` gets a `ctx` that has `toolCallId`, `abortSignal`,
- *   `messages` and `experimental_context`;
- * - a record keyed by tool name, whose values are any of these, a bare function, or `undefined` (left out).
+ * - an AI SDK tool (what `ai`'s `tool()` returns; in an array or given alone with a `name` added), read with
+ *   the AI SDK's conventions when its keys say so (see `readsAiSdkConventions` in src/tool/tool-shapes.ts): its
+ *   `execute(input, options)` gets a `ctx` that has `toolCallId`, `abortSignal`, `messages` and
+ *   `experimental_context`;
+ * - a class instance, read along its prototype chain, its callbacks called with `this` bound to it;
+ * - a record (a plain object) keyed by tool name, whose values are any of these, a bare function, or
+ *   `undefined` (left out). A `Map`, a `Set` or any other value is refused.
  *
  * Each is checked now, as `tool()` checks its options; nothing here imports another SDK.
  *
