@@ -4,6 +4,7 @@
  * @packageDocumentation
  */
 
+export { type ApprovalNeededOptions, approvalNeeded } from './call/approval-needed';
 export { type DecodedArguments, decodeArguments } from './call/arguments';
 export { invokeTool } from './call/invoke';
 export { ToolRegistry } from './call/registry';

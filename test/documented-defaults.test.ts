@@ -10,6 +10,7 @@ import { resolveStubOptions } from '../server-stub/options';
 import { toAiSdkTools } from '../src/ai-sdk/index';
 import {
   Agent,
+  approvalNeeded,
   approvalRequired,
   Client,
   type ClientOptions,
@@ -97,6 +98,8 @@ const run = async (value: unknown) => {
 };
 const invoke = (key: string) => async (value: unknown) =>
   expect((await invokeTool(echo, {}, { [key]: value })).status).toBe('ok');
+const needed = (key: string) => async (value: unknown) =>
+  expect(await approvalNeeded(echo, {}, { [key]: value })).toBe(false);
 const stub = (key: string) => (value: unknown) => resolveStubOptions({ [key]: value });
 
 type Case =
@@ -199,6 +202,9 @@ const CASES: Record<string, Case> = {
       tool({ name: 't', description: 'd', execute, needsApproval: approvalRequired('why', v as 'external') }),
   },
   'InvokeOptions.agentName': { value: undefined, accept: invoke('agentName') }, // unknown
+  'ApprovalNeededOptions.callId': { value: randomUUID(), accept: needed('callId') },
+  'ApprovalNeededOptions.context': { value: undefined, accept: needed('context') },
+  'ApprovalNeededOptions.signal': { value: undefined, accept: needed('signal') }, // none
   'InvokeOptions.policies': { value: [], accept: invoke('policies') },
   'ClientOptions.policies': { value: [], accept: (v) => client({ policies: v }) },
   'InvokeOptions.callId': { value: randomUUID(), accept: invoke('callId') },

@@ -9,6 +9,7 @@ import {
   type ApprovalRequest,
   aFunction,
   anything,
+  approvalNeeded,
   checkOptions,
   invokeTool,
   OptionsError,
@@ -34,10 +35,11 @@ export interface ToAiSdkToolsOptions<C = unknown> {
   context?: C;
   /**
    * Decides, in this process, every call of a tool that needs approval (`needsApproval`: `true` or a
-   * predicate), as `invokeTool`'s `approve` does. Without it, a tool with `needsApproval: true` is given to the
-   * AI SDK with `needsApproval: true`, so the AI SDK's own approval flow asks (its `tool-approval-request`);
-   * `execute` runs only once approved there. A `needsApproval` predicate cannot be told to the AI SDK (a tool
-   * does not expose it): without `approve`, a call it holds is `rejected`. @default none
+   * predicate), as `invokeTool`'s `approve` does. Without it, the AI SDK's own approval flow asks (its
+   * `tool-approval-request`) and `execute` runs only once approved there: a tool with `needsApproval: true` is
+   * given with `needsApproval: true`, and a predicate (or an `approvalRequired()` policy) as the AI SDK's
+   * `needsApproval(input, options)`, which runs toolwire's check ({@link approvalNeeded}) with the AI SDK's
+   * `toolCallId` and `experimental_context`. @default none
    */
   approve?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
 }
@@ -51,15 +53,12 @@ const OPTIONS: OptionsSpec<ToAiSdkToolsOptions> = {
   aliases: { experimental_context: 'context', onApproval: 'approve' },
 };
 
-/** Keys of one tool (not a set of them): a `tools` record may not use them as tool names. */
-const ONE_TOOL_KEYS = ['execute', 'description', 'parameters', 'inputSchema', 'definition'];
-
 /** Every tool of `tools` (any shape a client accepts), each checked; refusals name toAiSdkTools(). */
 function checkTools<C>(tools: unknown): AnyTool<C>[] {
-  if (typeof tools !== 'object' || tools === null || ONE_TOOL_KEYS.some((key) => key in tools)) {
+  if (typeof tools !== 'object' || tools === null || tools instanceof Set) {
     throw new ToolDefinitionError(
       'invalid_tools',
-      'toAiSdkTools(): tools must be an array of tools or a record of tools keyed by name',
+      `toAiSdkTools(): tools must be an array of tools or a record of tools keyed by name${tools instanceof Set ? ', got a Set (give [...set])' : ''}`,
     );
   }
   try {
@@ -68,28 +67,48 @@ function checkTools<C>(tools: unknown): AnyTool<C>[] {
   } catch (error) {
     if (!(error instanceof ToolDefinitionError)) throw error;
     const message = error.message.replace(/^ToolRegistry: /, 'toAiSdkTools(): ');
-    throw new ToolDefinitionError(error.code, message, { cause: error });
+    // A Map, a Set or a single tool given as `tools` (the message says which, and what to give instead).
+    const code = message.startsWith('toAiSdkTools(): tools must be') ? 'invalid_tools' : error.code;
+    throw new ToolDefinitionError(code, message, { cause: error });
   }
+}
+
+/** The call's context: the AI SDK's `experimental_context`, else `options.context`. */
+function contextOf<C>(given: unknown, options: ToAiSdkToolsOptions<C>): { context?: C } {
+  const context = given === undefined ? options.context : given;
+  return context === undefined ? {} : { context: context as C };
 }
 
 function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): AiSdkTool {
   const { approve } = options;
-  // The AI SDK's approval flow decides only an unconditional `needsApproval`, and only without `approve`.
+  // Without `approve`, the AI SDK's approval flow decides: `needsApproval: true` as it is, and any other
+  // `needsApproval` (a predicate, `false`) through approvalNeeded(), the AI SDK's needsApproval(input, options).
   const approvedByAiSdk = approve === undefined && source.definition.needsApproval;
+  const decided = new Set<string>();
+  const askAiSdk = async (input: unknown, call: { toolCallId: string; experimental_context?: unknown }) => {
+    const needed = await approvalNeeded(source, input, {
+      callId: call.toolCallId,
+      ...contextOf(call.experimental_context, options),
+    });
+    // Decided here (a human asks when `true`): execute then runs it as approved. Undecided: execute reports why.
+    if (needed !== undefined) decided.add(call.toolCallId);
+    return needed === true;
+  };
   const parameters = structuredClone(source.definition.parameters) as Parameters<typeof jsonSchema>[0];
   return {
     description: source.description,
     // No `validate`: the AI SDK only parses the JSON; invokeTool validates, so the model reads toolwire's text.
     inputSchema: jsonSchema<Record<string, unknown>>(parameters),
-    ...(approvedByAiSdk ? { needsApproval: true } : {}),
+    ...(source.definition.strict === true ? { strict: true } : {}),
+    ...(approvedByAiSdk ? { needsApproval: true } : approve === undefined ? { needsApproval: askAiSdk } : {}),
     execute: async (input: Record<string, unknown>, call: ToolExecutionOptions): Promise<string> => {
-      const context = call.experimental_context === undefined ? options.context : call.experimental_context;
+      const approved = approvedByAiSdk || decided.delete(call.toolCallId);
       const result = await invokeTool(source, input, {
         callId: call.toolCallId,
         ...(call.abortSignal === undefined ? {} : { signal: call.abortSignal }),
-        ...(context === undefined ? {} : { context: context as C }),
+        ...contextOf(call.experimental_context, options),
         ...(approve === undefined ? {} : { approve }),
-        ...(approvedByAiSdk ? { approved: true } : {}),
+        ...(approved ? { approved: true } : {}),
       });
       if (result.status !== 'ok') throw new ToolResultError(result);
       return result.output;

@@ -31,13 +31,16 @@ export class ToolRegistry {
   readonly #tools = new Map<string, AnyTool>();
 
   /**
-   * @param tools - an array or a record keyed by name (a {@link ToolSet}), or any iterable of tools.
+   * @param tools - an array or a record keyed by name (a {@link ToolSet}), or any iterable of tools (a `Set`; not
+   *   a `Map`, whose items are `[key, value]` pairs: it is refused, naming `Object.fromEntries(map)`).
    * @throws ToolDefinitionError `duplicate_tool` when two tools share a name; `not_a_tool` for a value of no
    *   accepted shape (named by its index or key); what `tool()` throws for an object it refuses.
    */
   constructor(tools: ToolSet | Iterable<ToolSource> = []) {
     const listed =
-      Array.isArray(tools) || isToolLike(tools) || !isIterable(tools) ? tools : Array.from(tools);
+      Array.isArray(tools) || isToolLike(tools) || !isIterable(tools) || tools instanceof Map
+        ? tools
+        : Array.from(tools);
     for (const item of toTools(listed, 'ToolRegistry')) this.#put(item);
   }
 

@@ -53,15 +53,12 @@ const OPTIONS: OptionsSpec<RegisterMcpToolsOptions> = {
   aliases: { onApproval: 'approve' },
 };
 
-/** Keys of one tool (not a set of them): a `tools` record may not use them as tool names. */
-const ONE_TOOL_KEYS = ['execute', 'description', 'parameters', 'inputSchema', 'definition'];
-
 /** Every tool of `tools` (any shape a client accepts), each checked; refusals name registerMcpTools(). */
 function checkTools<C>(tools: unknown): AnyTool<C>[] {
-  if (typeof tools !== 'object' || tools === null || ONE_TOOL_KEYS.some((key) => key in tools)) {
+  if (typeof tools !== 'object' || tools === null || tools instanceof Set) {
     throw new ToolDefinitionError(
       'invalid_tools',
-      'registerMcpTools(): tools must be an array of tools or a record of tools keyed by name',
+      `registerMcpTools(): tools must be an array of tools or a record of tools keyed by name${tools instanceof Set ? ', got a Set (give [...set])' : ''}`,
     );
   }
   try {
@@ -70,7 +67,9 @@ function checkTools<C>(tools: unknown): AnyTool<C>[] {
   } catch (error) {
     if (!(error instanceof ToolDefinitionError)) throw error;
     const message = error.message.replace(/^ToolRegistry: /, 'registerMcpTools(): ');
-    throw new ToolDefinitionError(error.code, message, { cause: error });
+    // A Map, a Set or a single tool given as `tools` (the message says which, and what to give instead).
+    const code = message.startsWith('registerMcpTools(): tools must be') ? 'invalid_tools' : error.code;
+    throw new ToolDefinitionError(code, message, { cause: error });
   }
 }
 

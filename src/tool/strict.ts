@@ -13,7 +13,8 @@
  *
  * Refused, naming the JSON Pointer: any keyword strict mode does not support (`minLength`, `allOf`, `not`,
  * `patternProperties`, `prefixItems`, …), a `format` it does not know, a schema for extra keys
- * (`additionalProperties: { … }`, a record), a schema without a type (`{}`: any value), an array without
+ * (`additionalProperties: { … }`, a record), a schema without a type (`{}`: any value), a nested object without properties
+ * (`{ type: 'object' }`: any keys; it would be narrowed to `{}`), an array without
  * `items`, and an optional property that also accepts `null` (a `null` would then be ambiguous).
  *
  * @see https://platform.openai.com/docs/guides/structured-outputs#supported-schemas
@@ -246,6 +247,14 @@ class Converter {
       );
     }
     const properties = isPlainObject(node.properties) ? node.properties : {};
+    // A nested free-form object (`{ type: 'object' }`): strict mode would announce `{}`, so the model could send
+    // no key at all. The root may be empty: that is a tool without input.
+    if (pointer !== '#' && Object.keys(properties).length === 0 && extra !== false) {
+      throw new NotStrict(
+        pointer,
+        'an object without properties takes any keys, which strict mode would narrow to {}',
+      );
+    }
     const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
     const optional = new Set<string>();
     const plans = new Map<string, Plan>();

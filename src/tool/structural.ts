@@ -6,10 +6,13 @@
  * - a tool made by `tool()`, as it is;
  * - an object with the options `tool()` takes, under toolwire's names or the other SDKs' (`inputSchema`,
  *   `requiresApproval`), e.g. an OpenAI Agents tool's options or a Relay-E / Assemble definition;
- * - an AI SDK tool (what `ai`'s `tool()` returns) in a record, read with the AI SDK's conventions (see
- *   src/tool/tool-shapes.ts): its `execute(input, options)` gets a `ctx` that has `toolCallId`, `abortSignal`,
- *   `messages` and `experimental_context`;
- * - a record keyed by tool name, whose values are any of these, a bare function, or `undefined` (left out).
+ * - an AI SDK tool (what `ai`'s `tool()` returns; in an array or given alone with a `name` added), read with
+ *   the AI SDK's conventions when its keys say so (see `readsAiSdkConventions` in src/tool/tool-shapes.ts): its
+ *   `execute(input, options)` gets a `ctx` that has `toolCallId`, `abortSignal`, `messages` and
+ *   `experimental_context`;
+ * - a class instance, read along its prototype chain, its callbacks called with `this` bound to it;
+ * - a record (a plain object) keyed by tool name, whose values are any of these, a bare function, or
+ *   `undefined` (left out). A `Map`, a `Set` or any other value is refused.
  *
  * Each is checked now, as `tool()` checks its options; nothing here imports another SDK.
  *
@@ -22,8 +25,8 @@ import { anArrayOf, describeValue, isRecord, type Rule } from './check-options';
 import { bareFunctionDescription } from './model-text';
 import type { RetryOptions } from './retry-options';
 import type { SideEffect } from './side-effect';
-import { describeNotATool, makeTool, type Tool, toolInternals } from './tool';
-import { usesAiSdkConventions } from './tool-shapes';
+import { describeNotATool, isToolOptionName, makeTool, type Tool, toolInternals } from './tool';
+import { readsAiSdkConventions } from './tool-shapes';
 
 // biome-ignore lint/suspicious/noExplicitAny: a tool of any input, output and context type.
 type AnyTool = Tool<any, any, any>;
@@ -79,6 +82,13 @@ export type ToolSet =
   | ReadonlyArray<ToolSource>
   | { readonly [name: string]: ToolSource | ToolFunction | undefined };
 
+/** `true` for an object written as `{ … }` (or `Object.create(null)`): not an array, Map, Set, Date or class instance. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (!isRecord(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === null || prototype === Object.prototype;
+}
+
 /** `true` for a value {@link toTool} may accept (then checked whole): a `tool()` result or an object with one of its keys. */
 export function isToolLike(value: unknown): boolean {
   if (toolInternals(value) !== undefined) return true;
@@ -86,6 +96,20 @@ export function isToolLike(value: unknown): boolean {
     isRecord(value) &&
     !isThenable(value) &&
     ('execute' in value || 'description' in value || 'parameters' in value || 'inputSchema' in value)
+  );
+}
+
+/**
+ * `true` for a plain object read as a record of tools: not one tool, i.e. it has none of a tool's keys, or every
+ * value is a tool, a function or `undefined` (so a tool may be keyed `execute` or `description`).
+ */
+export function isToolRecord(value: unknown): value is Record<string, unknown> {
+  if (!isPlainObject(value) || isThenable(value)) return false;
+  if (!isToolLike(value)) return true;
+  const values = Object.values(value);
+  return (
+    values.length > 0 &&
+    values.every((item) => item === undefined || typeof item === 'function' || isToolLike(item))
   );
 }
 
@@ -100,8 +124,37 @@ export const aTool: Rule = {
 /** The rule of a `tools` option: an array of {@link aTool}, or a record of tools keyed by name. */
 export const aToolSet: Rule = {
   ...anArrayOf(aTool, 'an array of tools or a record of tools keyed by name'),
-  test: (value) => Array.isArray(value) || (isRecord(value) && !isToolLike(value) && !isThenable(value)),
+  test: (value) => Array.isArray(value) || isToolRecord(value),
+  show: describeToolSet,
 };
+
+/** A refused `tools` value, for a message: a Map or Set says how to pass its tools; a single tool says to wrap it. */
+export function describeToolSet(value: unknown): string {
+  if (value instanceof Map) return 'a Map (give Object.fromEntries(map) or [...map.values()])';
+  if (value instanceof Set) return 'a Set (give [...set])';
+  if (isPlainObject(value) && isToolLike(value)) return 'a single tool (give [tool] or { name: tool })';
+  return describeValue(value);
+}
+
+/**
+ * An object's members as a plain object, its functions bound to it (so `this` is the object when toolwire calls
+ * `execute`, `needsApproval`, `errorFunction` or `toModelOutput`). A class instance's members are read along
+ * its prototype chain (methods and getters, each read once), only those named as a `tool()` option: its other
+ * fields and helper methods are its own business.
+ */
+function membersOf(value: object): Record<string, unknown> {
+  const plain = isPlainObject(value);
+  const out: Record<string, unknown> = {};
+  for (let level: object | null = value; level !== null && level !== Object.prototype; ) {
+    for (const key of plain ? Object.keys(level) : Object.getOwnPropertyNames(level)) {
+      if (Object.hasOwn(out, key) || (!plain && !isToolOptionName(key))) continue;
+      const member: unknown = Reflect.get(value, key);
+      out[key] = typeof member === 'function' ? member.bind(value) : member;
+    }
+    level = plain ? null : Object.getPrototypeOf(level);
+  }
+  return out;
+}
 
 function notATool(where: string, value: unknown): never {
   throw new ToolDefinitionError(
@@ -148,13 +201,24 @@ export function toTool(value: unknown, where: string, key?: string): AnyTool {
           { description: bareFunctionDescription(key as string), parameters: ANY_OBJECT, execute: value },
           { key },
         )
-      : makeTool(value, {
-          ...(key === undefined ? {} : { key }),
-          aiSdk: usesAiSdkConventions(value as Record<string, unknown>),
-        });
+      : makeShaped(membersOf(source), key, where);
   byKey.set(key, tool);
   made.set(source, byKey);
   return tool;
+}
+
+/** `makeTool` for an object's members, in the argument order its keys say (see src/tool/tool-shapes.ts). */
+function makeShaped(members: Record<string, unknown>, key: string | undefined, where: string): AnyTool {
+  const name = key ?? members.name;
+  if (name === undefined) {
+    throw new ToolDefinitionError(
+      'invalid_name',
+      `${where} has no name: add name: "…" to it, or give tools as a record keyed by name ({ my_tool: … })`,
+    );
+  }
+  const owner = typeof name === 'string' ? `tool ${describeValue(name)}` : 'tool (unnamed)';
+  const aiSdk = readsAiSdkConventions(members, owner);
+  return makeTool(members, { ...(key === undefined ? {} : { key }), aiSdk });
 }
 
 /**
@@ -164,7 +228,12 @@ export function toTool(value: unknown, where: string, key?: string): AnyTool {
  */
 export function toTools(tools: unknown, owner: string): AnyTool[] {
   if (Array.isArray(tools)) return tools.map((item, index) => toTool(item, `${owner}: tools[${index}]`));
-  if (!isRecord(tools) || isToolLike(tools)) return notATool(`${owner}: tools`, tools);
+  if (!isToolRecord(tools)) {
+    throw new ToolDefinitionError(
+      'not_a_tool',
+      `${owner}: tools must be an array of tools or a record of tools keyed by name, got ${describeToolSet(tools)}`,
+    );
+  }
   const out: AnyTool[] = [];
   for (const [key, item] of Object.entries(tools)) {
     if (item !== undefined) out.push(toTool(item, `${owner}: tools.${key}`, key));

@@ -70,14 +70,50 @@ export function unwrapSchema(value: unknown, owner: string, field: string): unkn
   return json;
 }
 
+/** Keys only an AI SDK tool has: an object with one is read with the AI SDK's argument order. */
+const AI_SDK_ONLY_KEYS = [
+  'type',
+  'providerOptions',
+  'inputExamples',
+  'onInputStart',
+  'onInputDelta',
+  'onInputAvailable',
+];
+/** Keys only toolwire (or an OpenAI Agents tool) has: an object with one is read with toolwire's order. */
+const TOOLWIRE_ONLY_KEYS = [
+  'parameters',
+  'requiresApproval',
+  'errorFunction',
+  'timeoutMs',
+  'allowedAgentNames',
+  'sideEffect',
+  'retry',
+  'sensitiveFieldNames',
+];
 /**
- * `true` when an object in a `tools` record is read with the AI SDK's conventions: it has no `name` of its own
- * (an AI SDK tool never has one: its key is its name) and its `inputSchema` is a Standard Schema or an AI SDK
- * schema (the AI SDK does not take a bare JSON Schema, which Assembly Line and MCP tools use).
+ * `true` when an object given as a tool is read with the AI SDK's conventions, whether or not it has a `name`
+ * (`ai`'s `tool()` returns its argument as it is, so no mark tells an AI SDK tool apart; its keys do):
+ *
+ * - the AI SDK's: it has a key only an AI SDK tool has (`type: 'function'` or `'dynamic'`, `providerOptions`,
+ *   `inputExamples`, `onInputStart`, `onInputDelta`, `onInputAvailable`) or its `inputSchema` is an AI SDK
+ *   `jsonSchema()` / `zodSchema()` object;
+ * - else toolwire's: it has a key only toolwire has (`parameters`, `requiresApproval`, `errorFunction`,
+ *   `timeoutMs`, `allowedAgentNames`, `sideEffect`, `retry`, `sensitiveFieldNames`), or its `inputSchema` is not
+ *   a Standard Schema (the AI SDK takes no bare JSON Schema);
+ * - else (`inputSchema` a Standard Schema, nothing more) the AI SDK's, whose shape that is, with one exception:
+ *   a `needsApproval` function is refused, since `(ctx, input)` read as `(input, options)` would skip approval.
+ *
+ * @throws ToolDefinitionError `ambiguous_tool_shape` in that exception, naming the tool and saying how to tell.
  */
-export function usesAiSdkConventions(given: Record<string, unknown>): boolean {
+export function readsAiSdkConventions(given: Record<string, unknown>, owner: string): boolean {
   const schema = given.inputSchema;
-  return !('name' in given) && (isStandardSchema(schema) || isAiSdkSchema(schema));
+  if (AI_SDK_ONLY_KEYS.some((key) => given[key] !== undefined) || isAiSdkSchema(schema)) return true;
+  if (TOOLWIRE_ONLY_KEYS.some((key) => given[key] !== undefined) || !isStandardSchema(schema)) return false;
+  if (typeof given.needsApproval !== 'function') return true;
+  throw new ToolDefinitionError(
+    'ambiguous_tool_shape',
+    `${owner}: needsApproval is a function, but nothing tells whether it takes (input, options) as in the AI SDK or (ctx, input) as in toolwire; add type: 'function' for the AI SDK's order, or give the schema as parameters (or make the tool with toolwire's tool()) for toolwire's`,
+  );
 }
 
 type Callback = (...args: never[]) => unknown;

@@ -192,6 +192,24 @@ export interface MakeToolFrom {
   readonly aiSdk?: boolean;
 }
 
+/**
+ * A copy of a `tool()` result whose `execute` answers `answer` without running anything (no `outputSchema`, no
+ * `toModelOutput`): a dry run of the checks before `execute` (validation, `allowedAgentNames`, `needsApproval`).
+ */
+export function dryRunOf(source: Tool, answer: unknown): Tool {
+  const internals = toolInternals(source);
+  if (internals === undefined) return source;
+  const made = { name: source.name, description: source.description, definition: source.definition };
+  const dry = { ...internals, execute: () => answer, outputSchema: undefined, toModelOutput: undefined };
+  Object.defineProperty(made, INTERNALS, { value: Object.freeze(dry) });
+  return Object.freeze(made) as Tool;
+}
+
+/** The option names `tool()` takes (aliases included): the members read from a class instance given as a tool. */
+export function isToolOptionName(key: string): boolean {
+  return Object.hasOwn(TOOL_OPTIONS.rules, key) || Object.hasOwn(TOOL_OPTIONS.aliases ?? {}, key);
+}
+
 /** Of two keys meaning the same option, the one given (refusing both). */
 function oneKey(options: Record<string, unknown>, keys: readonly [string, string], owner: OptionsOwner) {
   const [first, second] = keys;

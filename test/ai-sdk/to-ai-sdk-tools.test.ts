@@ -265,6 +265,48 @@ describe('toAiSdkTools', () => {
     expect(JSON.parse(second.text)).toEqual({ d: { type: 'text', value: 'deleted u_1' } });
   });
 
+  it('passes strict on, and maps a needsApproval predicate onto the AI SDK’s needsApproval(input, options)', async () => {
+    const ran: number[] = [];
+    const transfer = tool({
+      name: 'transfer',
+      description: 'Transfers money.',
+      strict: true,
+      parameters: z.object({ amountEur: z.number() }),
+      needsApproval: (ctx, { amountEur }) => ctx.callId !== '' && amountEur > 1_000,
+      execute: ({ amountEur }) => {
+        ran.push(amountEur);
+        return `sent €${amountEur}`;
+      },
+    });
+    const tools = toAiSdkTools([transfer]);
+    expect(tools.transfer!.strict).toBe(true);
+    const needs = tools.transfer!.needsApproval as (input: unknown, options: unknown) => Promise<boolean>;
+    expect(typeof needs).toBe('function');
+    const mock = model(
+      { id: 'small', name: 'transfer', input: '{"amountEur":50}' },
+      { id: 'big', name: 'transfer', input: '{"amountEur":5000}' },
+    );
+    const prompt: ModelMessage[] = [{ role: 'user', content: 'Pay.' }];
+    const first = await generateText({ model: mock, tools, stopWhen: stepCountIs(3), messages: prompt });
+    const requests = first.content.filter((part) => part.type === 'tool-approval-request');
+    expect(requests.map((part) => part.toolCall.toolCallId)).toEqual(['big']);
+    expect(ran).toEqual([50]);
+    await generateText({
+      model: mock,
+      tools,
+      stopWhen: stepCountIs(3),
+      messages: [
+        ...prompt,
+        ...first.response.messages,
+        {
+          role: 'tool',
+          content: [{ type: 'tool-approval-response', approvalId: requests[0]!.approvalId, approved: true }],
+        },
+      ],
+    });
+    expect(ran).toEqual([50, 5000]);
+  });
+
   it('decides approvals in this process with approve, predicates included', async () => {
     const transfer = tool({
       name: 'transfer',
@@ -307,9 +349,19 @@ describe('toAiSdkTools', () => {
     expect(() => toAiSdkTools(convert as never)).toThrow(
       new ToolDefinitionError(
         'invalid_tools',
-        'toAiSdkTools(): tools must be an array of tools or a record of tools keyed by name',
+        'toAiSdkTools(): tools must be an array of tools or a record of tools keyed by name, got a single tool (give [tool] or { name: tool })',
       ),
     );
+    expect(() => toAiSdkTools(new Map([['convert', convert]]) as never)).toThrow(
+      new ToolDefinitionError(
+        'invalid_tools',
+        'toAiSdkTools(): tools must be an array of tools or a record of tools keyed by name, got a Map (give Object.fromEntries(map) or [...map.values()])',
+      ),
+    );
+    expect(Object.keys(toAiSdkTools({ execute: () => 'x', description: () => 'y' }))).toEqual([
+      'execute',
+      'description',
+    ]);
     expect(() => toAiSdkTools([convert, convert])).toThrow(
       new ToolDefinitionError(
         'duplicate_tool',

@@ -227,7 +227,7 @@ describe('registerMcpTools', () => {
     expect(() => registerMcpTools(mcpServer, order as never)).toThrow(
       new ToolDefinitionError(
         'invalid_tools',
-        'registerMcpTools(): tools must be an array of tools or a record of tools keyed by name',
+        'registerMcpTools(): tools must be an array of tools or a record of tools keyed by name, got a single tool (give [tool] or { name: tool })',
       ),
     );
     mcpServer.registerTool('charge', { description: 'theirs' }, () => ({ content: [] }));

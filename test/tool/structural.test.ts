@@ -179,7 +179,9 @@ describe('AI SDK tools (ai@6 tool())', () => {
       expect(options.toolCallId).toBe('c2');
       return input.amount > 100;
     });
+    // `type: 'function'` tells the predicate's order (see src/tool/tool-shapes.ts): without it, it is refused.
     const pay = aiTool({
+      type: 'function',
       description: 'Pays.',
       inputSchema: z.object({ amount: z.number() }),
       needsApproval: predicate,
@@ -312,6 +314,14 @@ describe('strict: true', () => {
     [
       { type: 'object', properties: { any: {} } },
       'at #/properties/any: a schema without "type" accepts any value, which strict mode cannot express',
+    ],
+    [
+      { type: 'object', properties: { meta: { type: 'object' } }, required: ['meta'] },
+      'at #/properties/meta: an object without properties takes any keys, which strict mode would narrow to {}',
+    ],
+    [
+      { type: 'object', properties: { meta: { type: 'object', additionalProperties: true } } },
+      'at #/properties/meta: an object without properties takes any keys, which strict mode would narrow to {}',
     ],
     [
       { type: 'object', properties: { when: { type: 'string', format: 'uri' } } },
