@@ -61,7 +61,7 @@ function redactOutcome(outcome: Outcome, redactor: CallRedaction): void {
           ? { ...part, value: redactor.value(part.value) }
           : part,
     );
-  if (outcome.error !== undefined) redactor.error(outcome.error);
+  if (outcome.error !== undefined) outcome.error = redactor.error(outcome.error);
 }
 
 /** A text or value redacted with `redactor`. */

@@ -363,7 +363,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   // Listeners are user code: one that throws must not break the socket handler that emitted.
   #emit<E extends keyof ClientEvents>(event: E, ...args: ClientEvents[E]): void {
     // A service's or a socket's words may quote a secret (the key in a URL, an echo of it).
-    if (event === 'error' || event === 'closed') this.#redactor.error(args[0]);
+    if ((event === 'error' || event === 'closed') && args[0] instanceof Error)
+      (args as unknown[])[0] = this.#redactor.error(args[0]);
     try {
       (this.emit as (event: E, ...args: ClientEvents[E]) => boolean)(event, ...args);
     } catch (error) {

@@ -62,6 +62,27 @@ const ROWS: Row[] = [
     },
   },
   {
+    path: 'a thrown string (tool_result, log line)',
+    frame: 'tool_result',
+    execute: (pin) => {
+      throw `refused ${pin}`;
+    },
+  },
+  {
+    path: 'a thrown plain object (log line)',
+    frame: 'tool_result',
+    execute: (pin) => {
+      throw { message: `refused ${pin}`, pin, nested: { text: `with ${pin}` } };
+    },
+  },
+  {
+    path: 'a thrown DOMException (its message is a getter)',
+    frame: 'tool_result',
+    execute: (pin) => {
+      throw new DOMException(`aborted ${pin}`, 'AbortError');
+    },
+  },
+  {
     path: 'tool_progress message',
     frame: 'tool_progress',
     execute: (pin, ctx) => {
