@@ -9,6 +9,7 @@
  * @module
  */
 import { type Logger, scopedLogger, silentLogger } from '../logger';
+import { redactedPart } from '../tool/content';
 import type { AskOptions, ProgressInput } from '../tool/context-methods';
 import { errorText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
@@ -54,13 +55,7 @@ function redactOutcome(outcome: Outcome, redactor: CallRedaction): void {
   outcome.output = redactor.output(outcome.output);
   if (outcome.widget !== undefined) outcome.widget = redactor.value(outcome.widget);
   if (outcome.content !== undefined)
-    outcome.content = outcome.content.map((part) =>
-      part.type === 'text'
-        ? { ...part, text: redactor.text(part.text) }
-        : part.type === 'json'
-          ? { ...part, value: redactor.value(part.value) }
-          : part,
-    );
+    outcome.content = outcome.content.map((part) => redactedPart(part, redactor));
   if (outcome.error !== undefined) outcome.error = redactor.error(outcome.error);
 }
 

@@ -55,6 +55,14 @@ const ROWS: Row[] = [
       ]),
   },
   {
+    path: 'a file content part\'s filename and media type',
+    frame: 'tool_result',
+    execute: (pin) =>
+      content([
+        { type: 'file', data: new Uint8Array([1, 2, 3]), mediaType: `text/x-${pin}`, filename: `${pin}.txt` },
+      ]),
+  },
+  {
     path: 'error message (tool_result, log line, tracer)',
     frame: 'tool_result',
     execute: (pin) => {
