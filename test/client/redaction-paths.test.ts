@@ -55,7 +55,7 @@ const ROWS: Row[] = [
       ]),
   },
   {
-    path: 'a file content part\'s filename and media type',
+    path: "a file content part's filename and media type",
     frame: 'tool_result',
     execute: (pin) =>
       content([
