@@ -227,9 +227,9 @@ export class CallRun extends CallSignal implements CallState {
     return `q${rare.questions}`;
   }
 
-  /** `ctx.emit()`: checked (a bad name throws to the tool), then given to `onEmit` while the call runs. */
+  /** `ctx.emit()`: checked (a bad name, or one holding a secret, throws to the tool), then given to `onEmit` while the call runs. */
   emit(type: string, data?: unknown): void {
-    const checked = checkEvent(type, data);
+    const checked = checkEvent(type, data, this.options.redactor);
     const listener = this.options.onEmit;
     if (this.#finished || listener === undefined) return;
     const { callId, runId, toolName } = this.ctx;

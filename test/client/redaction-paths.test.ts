@@ -115,6 +115,18 @@ const ROWS: Row[] = [
     },
   },
   {
+    path: 'tool_event name (refused to the tool)',
+    frame: 'tool_event',
+    execute: (pin, ctx) => {
+      try {
+        ctx.emit(`seen.${pin}`);
+      } catch (error) {
+        ctx.emit('refused', { message: (error as Error).message });
+      }
+      return 'ok';
+    },
+  },
+  {
     path: 'question text',
     frame: 'question',
     execute: async (pin, ctx) => {
