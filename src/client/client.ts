@@ -130,7 +130,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       onRefused: (about, message) => {
         if (about.type === 'tool_call' && about.callId !== undefined)
           this.#calls.unreadable(about.callId, about, message);
-        else this.#runs.refused(about, message);
+        else if (!this.#decisions.refused(about, message)) this.#runs.refused(about, message);
       },
       onClosed: (error) => {
         this.#decisions.disconnected();
