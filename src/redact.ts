@@ -293,22 +293,46 @@ export class Redactor {
   }
 
   /**
-   * Redacts, in place, the `message` and `stack` of an error and of the errors of its `cause` chain (and an
-   * `AggregateError`'s `errors`) where a rule matches; an error without a secret is left as it is. For the errors
-   * toolwire hands to its caller, whose messages may quote a URL or a service's words.
+   * Redacts what was thrown, whatever its kind, and returns it. An error has the `message` and `stack` of itself
+   * and of the errors of its `cause` chain (and an `AggregateError`'s `errors`) redacted in place where a rule
+   * matches (a `message` read through a getter, as a `DOMException`'s, is shadowed by an own property); an error
+   * that cannot be changed (frozen) and still holds a secret is given back as a redacted copy
+   * (`{ name, message, stack, code?, cause? }`, as {@link Redactor.value}). A string is given back redacted; any
+   * other value (a plain object, a number) as a redacted copy ({@link Redactor.value}). For the errors toolwire hands to its caller or logs, whose messages may quote a URL,
+   * a service's words or a tool's arguments.
    */
   error<T>(error: T): T {
     if (this.empty) return error;
+    if (!(error instanceof Error)) return this.value(error);
     const seen = new Set<unknown>();
+    let stuck = false;
     const visit = (item: unknown): void => {
       if (!(item instanceof Error) || seen.has(item) || seen.size > 16) return;
       seen.add(item);
       for (const key of ['message', 'stack'] as const) {
         try {
           const text = item[key];
-          if (typeof text === 'string' && this.text(text) !== text) item[key] = this.text(text);
+          if (typeof text !== 'string' || this.text(text) === text) continue;
+          const redacted = this.text(text);
+          try {
+            item[key] = redacted;
+          } catch {
+            // a getter without a setter (a DOMException's message): an own property shadows it
+          }
+          if (item[key] !== redacted)
+            Object.defineProperty(item, key, { value: redacted, writable: true, configurable: true });
         } catch {
-          // a frozen error, or a getter that throws: nothing to do
+          stuck = true; // a frozen error, or a getter that throws
+        }
+      }
+      if (item.cause !== undefined && !(item.cause instanceof Error)) {
+        const cause = this.value(item.cause);
+        if (cause !== item.cause) {
+          try {
+            item.cause = cause;
+          } catch {
+            stuck = true;
+          }
         }
       }
       visit(item.cause);
@@ -316,7 +340,7 @@ export class Redactor {
         for (const inner of item.errors) visit(inner);
     };
     visit(error);
-    return error;
+    return stuck ? (this.value(error) as T) : error;
   }
 
   /**

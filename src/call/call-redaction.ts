@@ -143,9 +143,17 @@ export class CallRedaction {
     return this.output(serializeOutput(this.value(value), this.#redactor));
   }
 
-  /** An error's message and stack (and its causes'), redacted in place. */
+  /**
+   * What was thrown, redacted and given back, whatever its kind ({@link Redactor.error}): an error's message and
+   * stack (and its causes') in place, a string's text, a plain object's fields of the names (as
+   * {@link CallRedaction.value}) and searched values in a copy.
+   */
   error<T>(error: T): T {
-    return this.#redactor === undefined ? error : this.#redactor.error(error);
+    const fields =
+      this.#names.size > 0 && isObject(error) && !(error instanceof Error)
+        ? (this.#scrubFields(error, 0) as T)
+        : error;
+    return this.#redactor === undefined ? fields : this.#redactor.error(fields);
   }
 
   #scrubFields(value: unknown, depth: number, found = { any: false }): unknown {

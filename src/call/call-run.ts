@@ -9,6 +9,7 @@
  * @module
  */
 import { type Logger, scopedLogger, silentLogger } from '../logger';
+import { redactedPart } from '../tool/content';
 import type { AskOptions, ProgressInput } from '../tool/context-methods';
 import { errorText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
@@ -54,14 +55,8 @@ function redactOutcome(outcome: Outcome, redactor: CallRedaction): void {
   outcome.output = redactor.output(outcome.output);
   if (outcome.widget !== undefined) outcome.widget = redactor.value(outcome.widget);
   if (outcome.content !== undefined)
-    outcome.content = outcome.content.map((part) =>
-      part.type === 'text'
-        ? { ...part, text: redactor.text(part.text) }
-        : part.type === 'json'
-          ? { ...part, value: redactor.value(part.value) }
-          : part,
-    );
-  if (outcome.error !== undefined) redactor.error(outcome.error);
+    outcome.content = outcome.content.map((part) => redactedPart(part, redactor));
+  if (outcome.error !== undefined) outcome.error = redactor.error(outcome.error);
 }
 
 /** A text or value redacted with `redactor`. */
@@ -232,9 +227,9 @@ export class CallRun extends CallSignal implements CallState {
     return `q${rare.questions}`;
   }
 
-  /** `ctx.emit()`: checked (a bad name throws to the tool), then given to `onEmit` while the call runs. */
+  /** `ctx.emit()`: checked (a bad name, or one holding a secret, throws to the tool), then given to `onEmit` while the call runs. */
   emit(type: string, data?: unknown): void {
-    const checked = checkEvent(type, data);
+    const checked = checkEvent(type, data, this.options.redactor);
     const listener = this.options.onEmit;
     if (this.#finished || listener === undefined) return;
     const { callId, runId, toolName } = this.ctx;

@@ -6,15 +6,30 @@
 import { ToolDefinitionError } from '../errors';
 import { nestsDeeperThan } from '../json';
 import { MAX_VALUE_DEPTH } from '../limits';
+import type { Redactor } from '../redact';
 import { serializeOutput } from '../tool/output';
 import { EVENT_LIMITS, utf8Length } from '../wire/protocol';
 
 /**
  * The event as recorded: its name, and its data as a JSON value (`undefined` when none was given; over
  * {@link EVENT_LIMITS.maxDataBytes} bytes of JSON or deeper than {@link MAX_VALUE_DEPTH}, `{ truncated: true, bytes }`).
- * @throws ToolDefinitionError `invalid_event` naming the bad name.
+ * @param redactor - the call's redactor: a name in which it finds a secret is refused (names are sent unredacted).
+ * @throws ToolDefinitionError `invalid_event` naming the bad name, or saying (without quoting it) that the name
+ *   holds a secret.
  */
-export function checkEvent(type: unknown, data: unknown): { event: string; data?: unknown } {
+export function checkEvent(
+  type: unknown,
+  data: unknown,
+  redactor?: Redactor,
+): { event: string; data?: unknown } {
+  // A name is sent as written (redacting it would leave characters a name may not hold): one with a secret in it is
+  // refused, and not quoted.
+  if (typeof type === 'string' && redactor !== undefined && redactor.text(type) !== type) {
+    throw new ToolDefinitionError(
+      'invalid_event',
+      "ctx.emit(): the event type holds a secret (a redacted field's value or a match of the client's redact rules); put it in the data, which is redacted",
+    );
+  }
   if (typeof type !== 'string' || !EVENT_LIMITS.namePattern.test(type)) {
     const shown = typeof type === 'string' ? JSON.stringify(type.slice(0, 40)) : String(type);
     throw new ToolDefinitionError(

@@ -10,6 +10,7 @@ import { TimeoutError } from '../errors';
 import { RETRY_DEFAULTS, type RetryOptions } from '../tool/retry-options';
 import { backoffDelay } from '../wire/backoff';
 import type { AbortLike } from './call-signal';
+import { untilFirstYield } from './first-yield';
 import { type Settled, settleThen } from './settle';
 import { timed } from './timed';
 import type { CallState } from './types';
@@ -87,7 +88,8 @@ export function executeAttempts(
         new TimeoutError('timeout', `${name} timed out after ${timeoutMs}ms (attempt ${number})`),
       );
     settleThen(
-      () => internals.execute(input, attempt.ctx),
+      // A generator's attempt lasts until its first yield: one that throws before it is retried (./first-yield.ts).
+      () => untilFirstYield(internals.execute(input, attempt.ctx)),
       { signal, timeoutMs: budget, onTimeout },
       (settled) => {
         attempt.end();

@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { nestsDeeperThan } from '../json';
+import { MAX_VALUE_DEPTH } from '../limits';
 import type { Redactor } from '../redact';
 import { MAX_OUTPUT_DEPTH, MAX_OUTPUT_NODES, serializeOutput } from '../tool/serialize';
 import { utf8Length } from '../wire/protocol';
@@ -27,10 +29,11 @@ function pathText(path: ReadonlyArray<string | number>): string {
 }
 
 /**
- * Why `value` cannot be kept as JSON, or `undefined`: a BigInt, a function or a symbol anywhere (JSON would turn
- * them into a string or drop them, so the value read back would not be the one returned), or a cycle. Walks
- * arrays, plain objects, `Map` values and `Set` members; other objects are written by their own rules. Stops
- * (answering `undefined`) past {@link MAX_OUTPUT_DEPTH} levels or {@link MAX_OUTPUT_NODES} values.
+ * Why `value` cannot be kept as JSON, or `undefined`: a BigInt (a `BigInt64Array` or `BigUint64Array` too), a
+ * function or a symbol anywhere (JSON would turn them into a string or drop them, so the value read back would
+ * not be the one returned), a cycle, or nesting deeper than {@link MAX_OUTPUT_DEPTH} levels (written
+ * `"[Too deep]"`). Walks arrays, plain objects, `Map` values and `Set` members; other objects are written by
+ * their own rules. Stops (answering `undefined`) past {@link MAX_OUTPUT_NODES} values.
  */
 export function unkeepable(value: unknown): string | undefined {
   const path: Array<string | number> = [];
@@ -44,6 +47,8 @@ export function unkeepable(value: unknown): string | undefined {
     if (typeof item === 'function') return `${pathText(path)} is a function, which JSON cannot hold`;
     if (typeof item === 'symbol') return `${pathText(path)} is a symbol, which JSON cannot hold`;
     if (typeof item !== 'object' || item === null) return undefined;
+    if (item instanceof BigInt64Array || item instanceof BigUint64Array)
+      return `${pathText(path)} is a ${item.constructor.name}, whose BigInts JSON cannot hold (return strings)`;
     if (ancestors.includes(item)) return `${pathText(path)} refers back to its own container (a cycle)`;
     let entries: Iterable<[string | number, unknown]>;
     if (Array.isArray(item)) entries = item.entries();
@@ -80,6 +85,12 @@ export function keptValue(value: unknown, redactor: Redactor | undefined): KeptV
   try {
     const json = typeof value === 'string' ? JSON.stringify(value) : serializeOutput(value ?? null);
     const parsed: unknown = JSON.parse(json);
+    // Deeper, the redactor would write "[Too deep]" and the service refuse the frame: refused, not cut.
+    if (nestsDeeperThan(parsed, MAX_VALUE_DEPTH))
+      return {
+        ok: false,
+        reason: `it nests deeper than ${MAX_VALUE_DEPTH} levels of objects and arrays, the most a kept value may`,
+      };
     const kept = JSON.stringify(redactor === undefined ? parsed : redactor.value(parsed));
     return { ok: true, json: kept, bytes: utf8Length(kept) };
   } catch (error) {

@@ -128,9 +128,13 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
         else this.#calls.unsendable(frame, error);
       },
       onRefused: (about, message) => {
-        if (about.type === 'tool_call' && about.callId !== undefined)
-          this.#calls.unreadable(about.callId, about, message);
-        else this.#runs.refused(about, message);
+        const { type, callId, questionId } = about;
+        if (type === 'tool_call' && callId !== undefined) this.#calls.unreadable(callId, about, message);
+        // An answer that cannot be read ends its question as cancelled (PROTOCOL.md §12), as any other status would.
+        else if (type === 'answer' && callId !== undefined && questionId !== undefined) {
+          const reason = `the service's answer could not be read (${message})`;
+          this.#calls.handle({ type: 'answer', callId, questionId, status: 'cancelled', reason });
+        } else if (!this.#decisions.refused(about, message)) this.#runs.refused(about, message);
       },
       onClosed: (error) => {
         this.#decisions.disconnected();
@@ -363,7 +367,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   // Listeners are user code: one that throws must not break the socket handler that emitted.
   #emit<E extends keyof ClientEvents>(event: E, ...args: ClientEvents[E]): void {
     // A service's or a socket's words may quote a secret (the key in a URL, an echo of it).
-    if (event === 'error' || event === 'closed') this.#redactor.error(args[0]);
+    if ((event === 'error' || event === 'closed') && args[0] instanceof Error)
+      (args as unknown[])[0] = this.#redactor.error(args[0]);
     try {
       (this.emit as (event: E, ...args: ClientEvents[E]) => boolean)(event, ...args);
     } catch (error) {

@@ -47,6 +47,10 @@ export class Decisions {
     return this.#decisions?.handle(frame) ?? frame.type === 'approval_applied';
   }
 
+  refused(about: { type?: string; requestId?: string }, message: string): boolean {
+    return this.#decisions?.refused(about, message) ?? false;
+  }
+
   disconnected(): void {
     this.#decisions?.disconnected();
   }

@@ -115,10 +115,26 @@ export class Decisions {
     if (pending === undefined || requestId === undefined) return frame.type === 'approval_applied';
     this.#pending.delete(requestId);
     if (frame.type === 'approval_applied') pending.resolve();
-    else {
-      const code = frame.code === 'unknown_call' ? 'unknown_call' : 'not_pending';
-      pending.reject(new ApprovalError(code, `decide(): ${frame.message}`));
-    }
+    else pending.reject(refusedBy(frame.code, frame.message));
+    return true;
+  }
+
+  /**
+   * The service's answer to a decision could not be read (an `approval_applied` or `error` refused with
+   * `error invalid_frame`, PROTOCOL.md §12) but names the decision's `requestId`: no other answer will come, so
+   * the decision fails now (`ApprovalError` `invalid_frame`) rather than wait for ever. `false` when it names none.
+   */
+  refused(about: { type?: string; requestId?: string }, message: string): boolean {
+    if (about.type !== 'approval_applied' && about.type !== 'error') return false;
+    const pending = about.requestId === undefined ? undefined : this.#pending.get(about.requestId);
+    if (pending === undefined || about.requestId === undefined) return false;
+    this.#pending.delete(about.requestId);
+    pending.reject(
+      new ApprovalError(
+        'invalid_frame',
+        `decide(): the service's answer (${about.type}) could not be read, so whether the decision was applied is unknown: ${message}`,
+      ),
+    );
     return true;
   }
 
@@ -132,6 +148,16 @@ export class Decisions {
     const error = new ConnectionError('disconnected', 'decide(): the socket dropped before the answer');
     for (const { reject } of pending) reject(error);
   }
+}
+
+/**
+ * The service's `error` for a decision: `unknown_call` as it is, `not_allowed` (already decided, cancelled, not
+ * held) as `not_pending`, any other code (`internal`, one added later) kept as the service's, quoted.
+ */
+function refusedBy(code: string, message: string): ApprovalError {
+  if (code === 'unknown_call') return new ApprovalError('unknown_call', `decide(): ${message}`);
+  if (code === 'not_allowed') return new ApprovalError('not_pending', `decide(): ${message}`);
+  return new ApprovalError(code, `decide(): the service refused the decision with ${code}: ${message}`);
 }
 
 function notConnected(): ConnectionError {

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Redactor } from '../logger';
-import { base64Bytes, type ContentPart } from '../tool/content';
+import { base64Bytes, type ContentPart, redactedPart } from '../tool/content';
 import { encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, utf8Length } from '../wire/protocol';
 
@@ -25,9 +25,9 @@ function described(part: ContentPart): string {
 }
 
 /**
- * The parts to send with `frame` (its output and widget already set): redacted (text and JSON; binary data is
- * not text), and within `maxPayloadBytes` with the frame, or `undefined` when even the parts' replacements do
- * not fit (the output then carries everything there is to read).
+ * The parts to send with `frame` (its output and widget already set): redacted (text, JSON, a file's name and
+ * type; binary data is not scanned), and within `maxPayloadBytes` with the frame, or `undefined` when even the
+ * parts' replacements do not fit (the output then carries everything there is to read).
  */
 export function fitContent(
   frame: FrameOf<ClientFrame, 'tool_result'>,
@@ -35,11 +35,7 @@ export function fitContent(
   maxPayloadBytes: number,
   redactor: Redactor,
 ): ContentPart[] | undefined {
-  const content = parts.map((part): ContentPart => {
-    if (part.type === 'text') return { type: 'text', text: redactor.text(part.text) };
-    if (part.type === 'json') return { type: 'json', value: redactor.value(part.value) };
-    return part;
-  });
+  const content = parts.map((part) => redactedPart(part, redactor));
   const size = () => utf8Length(encodeFrame({ ...frame, content }));
   if (size() <= maxPayloadBytes) return content;
   const largestFirst = content

@@ -266,8 +266,8 @@ export class Runs {
   }
 
   /**
-   * A `run_result` or `run_started` the service got wrong (refused with `error invalid_frame`, PROTOCOL.md §12)
-   * names its run or request: that run will never hear more, so it fails now (`RunError` `invalid_frame`) rather
+   * A `run_result` or `run_started` the service got wrong (refused with `error invalid_frame`, PROTOCOL.md §12),
+   * or an `error` that cannot be read (not answered, §12), names its run or request: that run will never hear more, so it fails now (`RunError` `invalid_frame`) rather
    * than wait for ever.
    */
   refused(about: { type?: string; runId?: string; requestId?: string }, message: string): void {
@@ -276,7 +276,10 @@ export class Runs {
         ? this.#byRun.get(about.runId)
         : about.type === 'run_started' && about.requestId !== undefined
           ? this.#byRequest.get(about.requestId)
-          : undefined;
+          : about.type === 'error'
+            ? ((about.requestId === undefined ? undefined : this.#byRequest.get(about.requestId)) ??
+              (about.runId === undefined ? undefined : this.#byRun.get(about.runId)))
+            : undefined;
     if (run === undefined) return;
     this.#settle(run);
     run.reject(

@@ -169,3 +169,27 @@ function partText(item: ContentPart): string {
   if (item.type === 'image') return `[image: ${item.mediaType}, ${bytes(item.data)}]`;
   return `[file${item.filename === undefined ? '' : ` ${item.filename}`}: ${item.mediaType}, ${bytes(item.data)}]`;
 }
+
+/**
+ * A content part with its text redacted by `redactor`: a text part's text, a JSON part's value, a file part's
+ * `filename` and `mediaType` (each kept within 255 characters). Binary `data` (an image's, a file's) is not
+ * scanned: it is sent as the tool made it.
+ */
+export function redactedPart(
+  part: ContentPart,
+  redactor: { text(text: string): string; value<T>(value: T): T },
+): ContentPart {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: redactor.text(part.text) };
+    case 'json':
+      return { type: 'json', value: redactor.value(part.value) };
+    case 'file': {
+      const out: ContentPart = { ...part, mediaType: redactor.text(part.mediaType).slice(0, 255) };
+      if (part.filename !== undefined) out.filename = redactor.text(part.filename).slice(0, 255);
+      return out;
+    }
+    default:
+      return part;
+  }
+}

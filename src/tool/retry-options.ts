@@ -25,7 +25,9 @@ export const MAX_RETRY_ATTEMPTS = 100;
 /**
  * `tool({ retry })`: run `execute` again when it throws or times out. Each attempt gets `timeoutMs` of its own;
  * between attempts the call waits a random delay (exponential backoff with full jitter, the client's reconnect
- * delays' rule), which the call's cancellation ends at once. All durations in milliseconds.
+ * delays' rule), which the call's cancellation ends at once. All durations in milliseconds. An `execute` that
+ * yields preliminary results is retried only for what it throws (or a timeout) before its first yield
+ * (src/call/first-yield.ts).
  */
 export interface RetryOptions {
   /** How many times `execute` may run in all, the first included: 1 to 100 (1: no retry). */

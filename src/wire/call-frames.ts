@@ -175,8 +175,11 @@ export const answer = z.object({
   type: z.literal('answer'),
   callId: id,
   questionId: id,
-  /** One of {@link ANSWER_STATUSES}; any other is taken as `cancelled` (PROTOCOL.md §18.5), never refused. */
-  status: z.string(),
+  /**
+   * One of {@link ANSWER_STATUSES}; any other, or none (a status that is not a string is dropped, as informative),
+   * is taken as `cancelled` (PROTOCOL.md §4.3, §18.5), never refused.
+   */
+  status: z.optional(z.string()),
   /** With `answered`: the answer (a string, one of the choices, or a value matching the schema). */
   answer: z.optional(z.unknown()),
   /** With `declined` or `cancelled`: why, when known. */

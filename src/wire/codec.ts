@@ -29,6 +29,7 @@ export interface RefusedFrame {
   callId?: string;
   runId?: string;
   requestId?: string;
+  questionId?: string;
   toolName?: string;
 }
 
@@ -72,6 +73,7 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
       ok: false,
       code: 'invalid_frame',
       message: `frame nests deeper than ${MAX_FRAME_DEPTH} levels`,
+      ...readable(type, value as Record<string, unknown>),
     };
   }
   if (schema === serviceFrameSchema) {
@@ -144,6 +146,7 @@ function readable(type: string, value: Record<string, unknown>): { about?: Refus
   if (isId(value.runId)) about.runId = value.runId;
   if (isId(value.requestId)) about.requestId = value.requestId;
   if (Object.keys(about).length === 1) return {};
+  if (isId(value.questionId)) about.questionId = value.questionId;
   if (typeof value.toolName === 'string' && /^[a-zA-Z0-9_-]{1,64}$/.test(value.toolName))
     about.toolName = value.toolName;
   return { about };

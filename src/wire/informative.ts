@@ -24,7 +24,8 @@ export const INFORMATIVE_SERVICE_FIELDS: Readonly<Record<string, readonly string
   run_event: ['seq'],
   // A run_result is never refused for what it reports (§10.1).
   run_result: ['model', 'error', 'toolCalls.*.content', 'toolCalls.*.widget'],
-  answer: ['reason'],
+  // Any status but answered and declined is cancelled (§4.3), one that is not a string too.
+  answer: ['status', 'reason'],
 };
 
 /** Informative fields of the frames a client sends. */

@@ -75,7 +75,7 @@ export interface LinkOptions {
   onFrame(frame: Exclude<ServiceFrame, Welcome>): void;
   onError(error: ConnectionError | ProtocolError): void;
   onUnsendable(frame: ClientFrame, error: ConnectionError): void;
-  /** A frame was refused (answered `error`) whose type and some ids are readable: what waits on it can be ended. */
+  /** A frame was refused (answered `error`, unless it is one) whose type and some ids are readable: end its waiter. */
   onRefused?(about: RefusedFrame, message: string): void;
   /** Called once, synchronously when the link itself drops the socket. */
   onClose(close: LinkClose): void;
@@ -240,6 +240,7 @@ export class Link {
         if (this.#budget.mayAnswerError(0) !== undefined)
           this.#options.logger.warn({ code: decoded.code }, message);
         this.#options.onError(new ProtocolError(decoded.code, message));
+        if (decoded.about !== undefined) this.#options.onRefused?.(decoded.about, decoded.message);
         return;
       }
       this.#refuse(decoded.code, decoded.message, decoded.about);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { ToolEvent } from '../../src/call/types';
 import { ToolDefinitionError } from '../../src/errors';
 import { invokeTool } from '../../src/index';
@@ -71,5 +72,30 @@ describe('ctx.emit()', () => {
     expect((thrown[1] as Error).message).toBe(
       'ctx.emit(): the event type must be 1 to 128 letters, digits or _ . : / -, got "has space"',
     );
+  });
+
+  it("refuses a name holding a redacted field's value, without quoting it (names are sent as written)", async () => {
+    const seen: ToolEvent[] = [];
+    const thrown: unknown[] = [];
+    const login = tool({
+      name: 'login',
+      description: 'Logs in.',
+      parameters: z.object({ password: z.string() }),
+      sensitiveFieldNames: ['password'],
+      execute: (input, ctx) => {
+        try {
+          ctx.emit(`ev.${input.password}`, 1);
+        } catch (error) {
+          thrown.push(error);
+        }
+        ctx.emit('ev.ok', { password: input.password });
+        return 'ok';
+      },
+    });
+    await invokeTool(login, { password: 'hunter2pass' }, { onEmit: (event) => seen.push(event) });
+    expect(thrown).toEqual([expect.any(ToolDefinitionError)]);
+    expect((thrown[0] as ToolDefinitionError).code).toBe('invalid_event');
+    expect((thrown[0] as Error).message).not.toContain('hunter2pass');
+    expect(seen.map((event) => [event.event, event.data])).toEqual([['ev.ok', { password: '[redacted]' }]]);
   });
 });

@@ -223,3 +223,58 @@ describe('tool({ retry })', () => {
     expect(runs).toEqual([1, 2]);
   });
 });
+
+describe('retry of a tool that yields preliminary results', () => {
+  const retry = { maxAttempts: 3, initialDelayMs: 0 };
+
+  it.each([
+    ['an async generator', true],
+    ['a generator', false],
+  ])(
+    '%s that throws before its first yield is retried; the attempt that yields goes on',
+    async (_n, isAsync) => {
+      const attempts: number[] = [];
+      const preliminary: unknown[] = [];
+      function* sync(ctx: ToolContext) {
+        attempts.push(ctx.attempt);
+        if (ctx.attempt < 3) throw new Error(`not yet (${ctx.attempt})`);
+        yield { step: 1 };
+        yield { step: 2 };
+        return 'done';
+      }
+      async function* async(ctx: ToolContext) {
+        yield* sync(ctx);
+        return 'done';
+      }
+      const streaming = tool({
+        name: 's',
+        description: 'd',
+        sideEffect: 'idempotent',
+        retry,
+        execute: (_input, ctx) => (isAsync ? async(ctx) : sync(ctx)),
+      });
+      const result = await invokeTool(streaming, {}, { onPreliminary: (p) => preliminary.push(p.value) });
+      expect(attempts).toEqual([1, 2, 3]);
+      expect(result).toMatchObject({ status: 'ok', output: 'done' });
+      expect(preliminary).toEqual([{ step: 1 }, { step: 2 }]);
+    },
+  );
+
+  it('is not retried once it has yielded (its preliminary results were sent): the call ends with the error', async () => {
+    const attempts: number[] = [];
+    const streaming = tool({
+      name: 's',
+      description: 'd',
+      sideEffect: 'idempotent',
+      retry,
+      execute: async function* (_input, ctx) {
+        attempts.push(ctx.attempt);
+        yield 'partial';
+        throw new Error('broke after a yield');
+      },
+    });
+    const result = await invokeTool(streaming, {});
+    expect(attempts).toEqual([1]);
+    expect(result).toMatchObject({ status: 'error', output: 'Error running s: broke after a yield' });
+  });
+});

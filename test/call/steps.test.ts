@@ -108,6 +108,20 @@ describe('ctx.step() results JSON cannot hold', () => {
       '$["k y"] is a symbol, which JSON cannot hold',
     ],
     ['a cycle', cyclic, '$.node.self refers back to its own container (a cycle)'],
+    [
+      'a BigInt64Array',
+      () => ({ ids: new BigInt64Array([1n]) }),
+      '$.ids is a BigInt64Array, whose BigInts JSON cannot hold (return strings)',
+    ],
+    [
+      'nesting deeper than 64 levels',
+      () => {
+        let value: unknown = 'leaf';
+        for (let i = 0; i < 66; i += 1) value = { a: value };
+        return value;
+      },
+      'it nests deeper than 64 levels of objects and arrays, the most a kept value may',
+    ],
   ])(
     'refuses %s: the step ran, nothing is kept, the error names the key and where',
     async (_kind, make, where) => {

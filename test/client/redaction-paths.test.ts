@@ -55,10 +55,39 @@ const ROWS: Row[] = [
       ]),
   },
   {
+    path: "a file content part's filename and media type",
+    frame: 'tool_result',
+    execute: (pin) =>
+      content([
+        { type: 'file', data: new Uint8Array([1, 2, 3]), mediaType: `text/x-${pin}`, filename: `${pin}.txt` },
+      ]),
+  },
+  {
     path: 'error message (tool_result, log line, tracer)',
     frame: 'tool_result',
     execute: (pin) => {
       throw new Error(`refused ${pin}`, { cause: new Error(`because ${pin}`) });
+    },
+  },
+  {
+    path: 'a thrown string (tool_result, log line)',
+    frame: 'tool_result',
+    execute: (pin) => {
+      throw `refused ${pin}`;
+    },
+  },
+  {
+    path: 'a thrown plain object (log line)',
+    frame: 'tool_result',
+    execute: (pin) => {
+      throw { message: `refused ${pin}`, pin, nested: { text: `with ${pin}` } };
+    },
+  },
+  {
+    path: 'a thrown DOMException (its message is a getter)',
+    frame: 'tool_result',
+    execute: (pin) => {
+      throw new DOMException(`aborted ${pin}`, 'AbortError');
     },
   },
   {
@@ -82,6 +111,18 @@ const ROWS: Row[] = [
     frame: 'tool_event',
     execute: (pin, ctx) => {
       ctx.emit('pin.seen', { pin, nested: { pin }, text: `seen ${pin}` });
+      return 'ok';
+    },
+  },
+  {
+    path: 'tool_event name (refused to the tool)',
+    frame: 'tool_event',
+    execute: (pin, ctx) => {
+      try {
+        ctx.emit(`seen.${pin}`);
+      } catch (error) {
+        ctx.emit('refused', { message: (error as Error).message });
+      }
       return 'ok';
     },
   },

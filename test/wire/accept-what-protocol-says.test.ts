@@ -385,6 +385,20 @@ describe('runs: run_started, run_event, run_result (§10)', () => {
   });
 });
 
+describe('an error that cannot be read (§12)', () => {
+  it('is not answered, but the run whose request it names rejects invalid_frame at once', async () => {
+    const s = await setup();
+    const running = s.worker.run(new Agent({ name: 'A', instructions: '' }), 'go');
+    running.catch(() => {});
+    await until(() => s.service.frames.filter((frame) => frame.type === 'run_start').length, 1);
+    const start = s.service.frames.find((frame) => frame.type === 'run_start') as { requestId: string };
+    s.raw({ type: 'error', code: 'internal', requestId: start.requestId });
+    await expect(running).rejects.toMatchObject({ name: 'RunError', code: 'invalid_frame' });
+    await s.settle();
+    expect(s.refusals()).toEqual([]);
+  });
+});
+
 describe('welcome (§2, §18.4)', () => {
   const welcomes: Array<[string, Record<string, unknown>]> = [
     [

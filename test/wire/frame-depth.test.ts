@@ -39,6 +39,12 @@ describe('frame nesting', () => {
       ok: false,
       code: 'invalid_frame',
       message: `frame nests deeper than ${max} levels`,
+      // What is readable is named, so that what waits on the frame can be ended (PROTOCOL.md §12).
+      about: {
+        type: JSON.parse(frame('[]')).type,
+        callId: 'c1',
+        ...(extra === 2 ? { questionId: 'q1' } : {}),
+      },
     });
   });
 
@@ -48,6 +54,7 @@ describe('frame nesting', () => {
       ok: false,
       code: 'invalid_frame',
       message: `frame nests deeper than ${max} levels`,
+      about: { type: 'answer', callId: 'c1', questionId: 'q1' },
     });
   });
 
