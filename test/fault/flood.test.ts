@@ -5,12 +5,12 @@
  *
  * `TOOLWIRE_FLOOD_CALLS` sets the size of the raw flood (default 5,000; `npm run test:soak` sends 100,000).
  */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
 import { tool } from '../../src/index';
 import type { ServiceFrame } from '../../src/wire/protocol';
+import { spawnGcChild } from './gc-child';
 import { client, onCleanup, stub, until } from './harness';
 import { startRawService } from './raw-service';
 
@@ -34,41 +34,11 @@ const FLOOD_CLIENT = fileURLToPath(new URL('./fixtures/flood-client.ts', import.
 
 /** The flood client (test/fault/fixtures/flood-client.ts) in its own process, with line-based stdio. */
 function spawnFloodClient(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', FLOOD_CLIENT], {
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  onCleanup(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  const lines: string[] = [];
-  let stderr = '';
-  let buffer = '';
-  const waiters: Array<() => void> = [];
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString();
-    const parts = buffer.split('\n');
-    buffer = parts.pop() ?? '';
-    lines.push(...parts);
-    for (const wake of waiters.splice(0)) wake();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  child.on('exit', () => {
-    for (const wake of waiters.splice(0)) wake();
-  });
+  const child = spawnGcChild(FLOOD_CLIENT, env);
   return {
-    write: (line: string) => child.stdin.write(`${line}\n`),
+    write: child.write,
     /** The first stdout line starting with `prefix`. */
-    async line(prefix: string): Promise<string> {
-      for (;;) {
-        const found = lines.find((line) => line.startsWith(prefix));
-        if (found !== undefined) return found;
-        if (child.exitCode !== null) throw new Error(`the flood client exited: ${stderr}`);
-        await new Promise<void>((resolve) => waiters.push(resolve));
-      }
-    },
+    line: (prefix: string) => child.line((line) => line.startsWith(prefix)),
   };
 }
 

@@ -6,10 +6,10 @@
  * is deterministic up to V8's own allocation steps (hash tables grow by doubling), which the bound leaves room
  * for. It prints its figure as `[held-memory] …`.
  */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ServiceFrame } from '../../src/wire/protocol';
+import { spawnGcChild } from './gc-child';
 import { onCleanup, until } from './harness';
 import { startRawService } from './raw-service';
 
@@ -36,48 +36,20 @@ describe('calls held in flight: heap per call, in a process of its own', { timeo
   it(`${HELD.toLocaleString('en')} held calls cost at most ${BOUND} bytes of heap each (regression guard)`, async () => {
     const service = await startRawService();
     onCleanup(() => service.close());
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD], {
-      env: { ...process.env, TOOLWIRE_URL: service.url, HELD_CALLS: String(HELD) },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    onCleanup(() => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    });
-    const lines: string[] = [];
-    let stderr = '';
-    let buffer = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const parts = buffer.split('\n');
-      buffer = parts.pop() ?? '';
-      lines.push(...parts);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const line = async (test: (text: string) => boolean) => {
-      await until(
-        () => {
-          if (child.exitCode !== null && !lines.some(test)) throw new Error(`the client exited: ${stderr}`);
-          return lines.some(test);
-        },
-        true,
-        120_000,
-      );
-      return lines.find(test) as string;
-    };
+    const child = spawnGcChild(CHILD, { TOOLWIRE_URL: service.url, HELD_CALLS: String(HELD) });
+    const line = (test: (text: string) => boolean) => child.line(test);
 
     await line((text) => text === 'ready');
     service.sendAll(Array.from({ length: WARM_UP }, (_, n) => call(`w${n}`, 'add')));
     await until(() => service.results().length, WARM_UP, 120_000);
-    child.stdin.write('mark\n');
+    child.write('mark');
     await line((text) => text === 'marked');
     service.sendAll(Array.from({ length: HELD }, (_, n) => call(`h${n}`, 'hold')));
     const perCall = Number((await line((text) => text.startsWith('held '))).slice(5));
     console.info(
       `[held-memory] ${HELD.toLocaleString('en')} calls held: ${Math.round(perCall)} B of heap each`,
     );
-    child.stdin.write('release\n');
+    child.write('release');
     await until(() => service.results().length, WARM_UP + HELD, 120_000);
     expect(service.results().every((result) => result.status === 'ok')).toBe(true);
     expect(perCall).toBeGreaterThan(0);

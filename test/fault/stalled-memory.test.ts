@@ -9,12 +9,12 @@
  * `TOOLWIRE_STALLED_FRAMES` sets the size of the floods (default 200,000 pings and invalid frames, a fifth of
  * that in calls); `TOOLWIRE_STALLED_RESULTS` the number of 1 MB results (default 300).
  */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { WebSocket } from 'ws';
 import { encodeFrame } from '../../src/wire/codec';
 import type { ServiceFrame } from '../../src/wire/protocol';
+import { spawnGcChild } from './gc-child';
 import { onCleanup, until } from './harness';
 import { startRawService } from './raw-service';
 
@@ -42,41 +42,12 @@ interface Report {
 
 /** The client of test/fault/fixtures/stalled-client.ts in its own process, with line-based stdio. */
 function spawnClient(url: string, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD], {
-    env: { ...process.env, TOOLWIRE_URL: url, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  onCleanup(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  const lines: string[] = [];
-  let stderr = '';
-  let buffer = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString();
-    const parts = buffer.split('\n');
-    buffer = parts.pop() ?? '';
-    lines.push(...parts);
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const write = (line: string) => child.stdin.write(`${line}\n`);
+  const child = spawnGcChild(CHILD, { TOOLWIRE_URL: url, ...env });
+  const { lines, write } = child;
   return {
     lines,
     write,
-    async line(wanted: string | ((line: string) => boolean)): Promise<string> {
-      const test = typeof wanted === 'string' ? (line: string) => line === wanted : wanted;
-      await until(
-        () => {
-          if (child.exitCode !== null && !lines.some(test)) throw new Error(`the client exited: ${stderr}`);
-          return lines.some(test);
-        },
-        true,
-        120_000,
-      );
-      return lines.find(test) as string;
-    },
+    line: (wanted: string | ((line: string) => boolean)) => child.line(wanted),
     async stats(): Promise<Report['stats']> {
       const before = lines.length;
       write('stats');
