@@ -198,11 +198,12 @@ describe('otelTracing() over the stub', () => {
     expect(span?.attributes['error.type']).toBe('rejected');
   });
 
-  it('records an approval the service’s human decides', async () => {
+  /** Runs one `refund` call whose approval the service's human gives (over HTTP); returns its span. */
+  async function approvedByServiceHuman(needsApproval: boolean | (() => boolean)) {
     const refund = tool({
       name: 'refund',
       description: 'Refunds an order.',
-      needsApproval: () => true,
+      needsApproval,
       execute: () => 'refunded',
     });
     const {
@@ -221,7 +222,11 @@ describe('otelTracing() over the stub', () => {
       });
     });
     await run();
-    const [span] = toolSpans();
+    return toolSpans()[0];
+  }
+
+  it('records an approval the service’s human decides', async () => {
+    const span = await approvedByServiceHuman(() => true);
     expect(eventOf(span as ReadableSpan, TRACE_EVENTS.approvalRequested)?.attributes).toEqual({
       'toolwire.approval.by': 'service',
     });
@@ -232,29 +237,7 @@ describe('otelTracing() over the stub', () => {
   });
 
   it('records the decision of a call the service held for a human before sending it', async () => {
-    const refund = tool({
-      name: 'refund',
-      description: 'Refunds an order.',
-      needsApproval: true,
-      execute: () => 'refunded',
-    });
-    const {
-      server,
-      run,
-      client: traced,
-    } = await setup([{ toolCalls: [{ name: 'refund', arguments: {} }] }, { text: 'done' }], {
-      tools: [refund],
-      tracing: otelTracing({ tracer }),
-    });
-    traced.on('approval_requested', (request) => {
-      void fetch(`${server.httpUrl}/v1/runs/${request.runId}/approvals/${request.callId}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ approved: true }),
-      });
-    });
-    await run();
-    const [span] = toolSpans();
+    const span = await approvedByServiceHuman(true);
     expect(span?.events.map(({ name, attributes }) => ({ name, attributes }))).toEqual([
       { name: TRACE_EVENTS.approvalDecided, attributes: { 'toolwire.approval.approved': true } },
       { name: TRACE_EVENTS.started, attributes: { 'toolwire.queue.duration_ms': expect.any(Number) } },

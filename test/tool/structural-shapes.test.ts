@@ -2,18 +2,11 @@
 import { tool as aiTool } from 'ai';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { Agent, invokeTool, ToolDefinitionError } from '../../src/index';
+import { Agent, invokeTool } from '../../src/index';
 import { toTools } from '../../src/tool/structural';
+import { definitionRefusal } from '../fixtures/schema/definition-error';
 
-function refusal(run: () => unknown): { code?: string; message: string } {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolDefinitionError);
-    return { code: (error as ToolDefinitionError).code, message: (error as Error).message };
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = definitionRefusal;
 
 describe('argument order of needsApproval and toModelOutput', () => {
   it('refuses a predicate whose order cannot be known, naming the tool, the field and the fix', () => {

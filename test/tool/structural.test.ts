@@ -2,19 +2,12 @@
 import { tool as aiTool, jsonSchema } from 'ai';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { Agent, invokeTool, type ToolContext, ToolDefinitionError, tool } from '../../src/index';
+import { Agent, invokeTool, type ToolContext, tool } from '../../src/index';
 import { toTools } from '../../src/tool/structural';
+import { definitionRefusal } from '../fixtures/schema/definition-error';
 import { unknownOptionMessage } from '../support/known-options';
 
-function refusal(run: () => unknown): { code?: string; message: string } {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolDefinitionError);
-    return { code: (error as ToolDefinitionError).code, message: (error as Error).message };
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = definitionRefusal;
 
 describe('plain objects', () => {
   it('takes inputSchema for parameters and requiresApproval for needsApproval', async () => {

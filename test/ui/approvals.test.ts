@@ -2,28 +2,19 @@
  * Approvals in the agent UI, in a real browser (Debian's Chromium through playwright-core): the reason the tool
  * gives, arguments edited before approving, and "for every call of this tool in this run" (PROTOCOL.md §18.8).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { scriptedModel, startStubServer } from '../../server-stub/index';
+import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import { approvalRequired, Client, tool } from '../../src/index';
-import { launchBrowser, type TestBrowser } from './browser';
+import { BROWSER_TIMEOUT_MS, useBrowser } from './browser';
 
-const BROWSER_TIMEOUT_MS = 90_000;
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-
-let browser: TestBrowser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, BROWSER_TIMEOUT_MS);
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 describe('approvals in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
   it('shows the reason, approves with edited arguments for the whole run, and shows both decisions', async () => {
     const stub = await startStubServer({
       apiKeys: ['key-for-ui'],
-      logger: quiet,
+      logger: silentLogger,
       agents: [{ name: 'Refunder', instructions: '', tools: ['refund'] }],
       model: scriptedModel([
         { toolCalls: [{ name: 'refund', arguments: { amount: 90 } }] },

@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 /** Where Debian's package puts the browser. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -64,6 +65,29 @@ export async function launchBrowser(): Promise<TestBrowser> {
     async close() {
       await context.close();
       await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What a test given one browser may take, in milliseconds (a cold Chromium start included). */
+export const BROWSER_TIMEOUT_MS = 90_000;
+
+/**
+ * One Chromium for the test file: launched before its tests (within {@link BROWSER_TIMEOUT_MS}), closed after
+ * them. Returns a handle whose `page()` opens a tab in it.
+ */
+export function useBrowser(): Pick<TestBrowser, 'page'> {
+  let browser: TestBrowser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  }, BROWSER_TIMEOUT_MS);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    page() {
+      if (browser === undefined) throw new Error('useBrowser(): the browser is not launched yet');
+      return browser.page();
     },
   };
 }

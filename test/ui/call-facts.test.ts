@@ -3,27 +3,18 @@
  * through playwright-core): the side-effect class the tool announced (PROTOCOL.md §4.1) and the steps the stub
  * keeps for the call, by key with the size of each result (§18.11).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scriptedModel, startStubServer } from '../../server-stub/index';
+import { describe, expect, it } from 'vitest';
+import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import { Client, tool } from '../../src/index';
-import { launchBrowser, type TestBrowser } from './browser';
+import { BROWSER_TIMEOUT_MS, useBrowser } from './browser';
 
-const BROWSER_TIMEOUT_MS = 90_000;
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-
-let browser: TestBrowser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, BROWSER_TIMEOUT_MS);
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 describe('call facts in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
   it("shows each call's side-effect class and its completed steps with their sizes", async () => {
     const stub = await startStubServer({
       apiKeys: ['key-for-ui'],
-      logger: quiet,
+      logger: silentLogger,
       agents: [{ name: 'Onboarder', instructions: '', tools: ['provision', 'notify'] }],
       model: scriptedModel([
         { toolCalls: [{ name: 'provision', arguments: {} }] },
