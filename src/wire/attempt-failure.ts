@@ -14,7 +14,7 @@
  * | `connection_failed`     | the runtime's WebSocket failed and gives no reason (browsers)                   | yes     |
  * | `closed_before_welcome` | the socket opened, then closed before `welcome`                                 | yes     |
  *
- * `handshake_timeout` and `send_failed` are decided by the connection itself.
+ * `handshake_timeout` and `invalid_welcome` (./handshake.ts) and `send_failed` are decided by the link itself.
  *
  * @module
  */

@@ -19,7 +19,10 @@ export const CLOSE_CODES = {
   unauthorized: 4001,
   /** `hello.protocol` or the subprotocol is not supported. Do not reconnect. */
   unsupportedProtocol: 4002,
-  /** The first frame was not a valid `hello`, or it did not arrive within the hello timeout. */
+  /**
+   * The handshake frame was not valid: the service's first frame was not a valid `hello` (or none came within the
+   * hello timeout); the client's `welcome` was wrong in a required field (PROTOCOL.md §3).
+   */
   helloExpected: 4003,
   /** No ping or pong from the peer within two heartbeat intervals. */
   heartbeatTimeout: 4008,

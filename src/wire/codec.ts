@@ -45,6 +45,8 @@ export type DecodeResult<F> =
       code: 'invalid_json' | 'invalid_frame' | 'unknown_type' | 'frame_too_large';
       message: string;
       about?: RefusedFrame;
+      /** A known frame type with wrong fields: the paths of the fields at fault (never their values). */
+      fields?: readonly string[];
     };
 
 type FrameSchema = typeof clientFrameSchema | typeof serviceFrameSchema;
@@ -94,14 +96,13 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
   }
   const lenient = withoutInformative<F>(schema, raw, type, issues);
   if (lenient !== undefined) return lenient;
-  const detail = issues
-    .slice(0, 5)
-    .map((issue) => `${where(issue.path)}: ${describeIssue(issue)}`)
-    .join('; ');
+  const shown = issues.slice(0, 5);
+  const detail = shown.map((issue) => `${where(issue.path)}: ${describeIssue(issue)}`).join('; ');
   return {
     ok: false,
     code: 'invalid_frame',
     message: `invalid ${type.slice(0, 64)} frame: ${detail}`,
+    fields: [...new Set(shown.map((issue) => where(issue.path)))],
     ...readable(type, value as Record<string, unknown>),
   };
 }

@@ -10,6 +10,7 @@ import { ConnectionError, OptionsError, type ProtocolError } from '../errors';
 import { displayUrl, type Logger, scrubError } from '../logger';
 import { type BackoffOptions, backoffDelay } from './backoff';
 import { BACKPRESSURE_DEFAULTS } from './backpressure';
+import { describeThrown } from './describe-thrown';
 import type { HeartbeatClock } from './heartbeat';
 import { Link, type LinkClose, type LinkOptions, type Welcome } from './link';
 import {
@@ -247,7 +248,7 @@ export class Connection {
       const shown = displayUrl(options.url);
       const scrub = (text: string) => text.replaceAll(options.url, shown);
       this.#fail(
-        new ConnectionError('invalid_url', `cannot open ${shown}: ${scrub(describe(error))}`, {
+        new ConnectionError('invalid_url', `cannot open ${shown}: ${scrub(describeThrown(error))}`, {
           cause: scrubError(error, scrub),
         }),
       );
@@ -362,7 +363,7 @@ export class Connection {
     try {
       fn();
     } catch (error) {
-      const message = `the client failed while handling the connection: ${describe(error)}`;
+      const message = `the client failed while handling the connection: ${describeThrown(error)}`;
       const failure = new ConnectionError('internal', message, { cause: error });
       this.#options.logger.error({ code: failure.code }, failure.message);
       try {
@@ -386,15 +387,5 @@ export class Connection {
   #clearTimers(): void {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
-  }
-}
-
-/** What was thrown, as text; never throws itself (a socket may throw anything, even an object with no `toString`). */
-function describe(error: unknown): string {
-  try {
-    if (error instanceof Error) return String(error.message);
-    return typeof error === 'string' ? error : String(error);
-  } catch {
-    return 'a value that cannot be shown as text';
   }
 }

@@ -9,7 +9,6 @@
 
 import { ConnectionError, ProtocolError } from '../errors';
 import type { Logger } from '../logger';
-import { displayUrl } from '../logger';
 import { type AttemptFailure, attemptFailure, unsupportedProtocol } from './attempt-failure';
 import { Backpressure } from './backpressure';
 import {
@@ -20,6 +19,8 @@ import {
   type RefusedFrame,
   refusal,
 } from './codec';
+import { describeThrown } from './describe-thrown';
+import { HANDSHAKE_TIMEOUT_MS, handshakeTimeout, helloText, invalidWelcome } from './handshake';
 import { Heartbeat, type HeartbeatClock, systemClock } from './heartbeat';
 import { droppedFieldsLog } from './informative';
 import {
@@ -36,8 +37,7 @@ import { canSendHeaders, openTransport, type Transport, type WebSocketConstructo
 /** The `welcome` frame. */
 export type Welcome = FrameOf<ServiceFrame, 'welcome'>;
 
-/** An attempt that has not received `welcome` within this many milliseconds of starting is dropped. */
-export const HANDSHAKE_TIMEOUT_MS = 10_000;
+export { HANDSHAKE_TIMEOUT_MS } from './handshake';
 
 /** Close code reported for a socket this client dropped without a close handshake (RFC 6455 §7.1.5). */
 const ABNORMAL_CLOSURE = 1006;
@@ -165,7 +165,7 @@ export class Link {
     try {
       text = encodeFrame(frame);
     } catch (error) {
-      const message = `a ${frame.type} frame could not be encoded as JSON: ${describe(error)}`;
+      const message = `a ${frame.type} frame could not be encoded as JSON: ${describeThrown(error)}`;
       this.#unsendable(frame, new ConnectionError('unencodable_frame', message, { cause: error }));
       return false;
     }
@@ -204,29 +204,16 @@ export class Link {
       this.#drop({ ...unsupportedProtocol(this.#options.url), reported: false }, 'no subprotocol');
       return;
     }
-    let text: string;
-    try {
-      const hello = this.#options.hello();
-      // Browsers cannot set headers on the upgrade request: the key travels in `hello` there.
-      if (!this.#sendsHeaders) hello.apiKey = this.#options.apiKey;
-      text = encodeFrame(hello);
-    } catch (error) {
-      const message = `the hello frame could not be built: ${describe(error)}`;
-      const failure = new ConnectionError('invalid_hello', message, { cause: error });
-      this.#drop({ error: failure, fatal: true, reported: false }, 'invalid hello');
+    const hello = helloText(
+      this.#options.hello,
+      this.#sendsHeaders ? undefined : this.#options.apiKey,
+      this.#maxPayloadBytes,
+    );
+    if (!('text' in hello)) {
+      this.#drop({ ...hello, reported: false }, hello.error.code.replaceAll('_', ' '));
       return;
     }
-    const size = utf8Length(text);
-    if (size > this.#maxPayloadBytes) {
-      // Retrying cannot help: the service would close with 1009 every time.
-      const message = `the tool definitions make a hello of ${size} bytes, over the service's limit of ${this.#maxPayloadBytes}`;
-      this.#drop(
-        { error: new ConnectionError('hello_too_large', message), fatal: true, reported: false },
-        'hello too large',
-      );
-      return;
-    }
-    this.#write(text, 'hello');
+    this.#write(hello.text, 'hello');
   }
 
   #onMessage(text: string): void {
@@ -234,6 +221,15 @@ export class Link {
     this.#heartbeat?.heard();
     const decoded = decodeServiceFrame(text, this.#maxPayloadBytes);
     if (!decoded.ok) {
+      const invalid = this.#welcomed ? undefined : invalidWelcome(this.#options.url, decoded);
+      if (invalid !== undefined) {
+        // Closed (not dropped) so that the service learns why; the attempt ends now, not at the close handshake.
+        const { failure, reason } = invalid;
+        this.#verdict = { ...failure, reported: false };
+        this.#transport.close(CLOSE_CODES.helloExpected, reason);
+        this.#onClose(CLOSE_CODES.helloExpected, reason, failure);
+        return;
+      }
       // A peer never answers an error frame with an error frame (PROTOCOL.md §12): only this process can be told.
       if (isRefusedErrorFrame(decoded)) {
         const message = `invalid frame from the service (not answered: it is an error frame): ${decoded.message}`;
@@ -315,12 +311,8 @@ export class Link {
 
   #handshakeTimedOut(): void {
     if (this.#closed || this.#welcomed) return;
-    const url = displayUrl(this.#options.url);
-    const message = this.#opened
-      ? `${url}: no welcome within ${HANDSHAKE_TIMEOUT_MS} ms (the socket opened, but the service did not answer hello)`
-      : `${url}: the WebSocket upgrade did not complete within ${HANDSHAKE_TIMEOUT_MS} ms`;
-    const error = new ConnectionError('handshake_timeout', message);
-    this.#drop({ error, fatal: false, reported: false }, 'handshake timeout');
+    const failure = handshakeTimeout(this.#options.url, this.#opened);
+    this.#drop({ ...failure, reported: false }, 'handshake timeout');
   }
 
   /** Writes one frame's text. A socket that throws is dropped, after the throw is logged and reported. */
@@ -336,7 +328,7 @@ export class Link {
     }
     const error = new ConnectionError(
       'send_failed',
-      `a ${type} frame could not be sent (the socket threw: ${describe(failure.thrown)}); the socket is dropped and the client reconnects`,
+      `a ${type} frame could not be sent (the socket threw: ${describeThrown(failure.thrown)}); the socket is dropped and the client reconnects`,
       { cause: failure.thrown },
     );
     this.#drop({ error, fatal: false, reported: true }, 'the socket threw on send');
@@ -385,15 +377,5 @@ export class Link {
     clearTimeout(this.#handshakeTimer);
     this.#heartbeat?.stop();
     this.#heartbeat = undefined;
-  }
-}
-
-/** What was thrown, as text; never throws itself (a socket may throw anything, even an object with no `toString`). */
-function describe(error: unknown): string {
-  try {
-    if (error instanceof Error) return String(error.message);
-    return typeof error === 'string' ? error : String(error);
-  } catch {
-    return 'a value that cannot be shown as text';
   }
 }
