@@ -1,6 +1,7 @@
 /**
  * A tool written in the OpenAI Agents SDK's shape (the options of its `tool()`: `name`, `description`,
- * `parameters`, `strict`, `execute(input, runContext)`, `errorFunction(context, error)`, `needsApproval`), run
+ * `parameters`, `strict`, `execute(input, runContext)`, `errorFunction(context, error)`,
+ * `needsApproval(runContext, input, callId)`), run
  * for the hosted agent as it is. `@openai/agents` needs Node 22, so the shape is written out here rather than
  * imported; its `tool()` would return an object toolwire does not take (see the README's table).
  *
@@ -28,7 +29,9 @@ const refundOrder = {
   },
   errorFunction: (_context: ToolContext<Shop>, error: unknown) =>
     `Could not refund: ${(error as Error).message}. Tell the customer.`,
-  needsApproval: async (_context: ToolContext<Shop>, input: { orderId: string }) => input.orderId === 'o_big',
+  // `callId` third, as the OpenAI Agents SDK passes it.
+  needsApproval: async (_context: ToolContext<Shop>, input: { orderId: string }, _callId?: string) =>
+    input.orderId === 'o_big',
 };
 
 const agent = new Agent({ name: 'Support', instructions: 'Refund orders.', tools: [refundOrder] });

@@ -84,7 +84,8 @@ export function decideApproval(
   call.stage = 'the needsApproval check';
   timed(
     call,
-    () => needsApproval(ctx, view()),
+    // The call id third, as the OpenAI Agents SDK's `needsApproval(runContext, input, callId)` takes it.
+    () => needsApproval(ctx, view(), ctx.callId),
     (outcome) => {
       if (outcome.kind !== 'timeout') call.stage = undefined;
       if (outcome.kind === 'aborted') done({ go: false, status: 'cancelled', output: cancelledText(name) });

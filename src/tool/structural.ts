@@ -34,7 +34,8 @@ type AnyTool = Tool<any, any, any>;
 /**
  * An object accepted as a tool (see the module's doc): at least a `description` and an `execute`, the rest as
  * `tool()` takes it. Typed loosely so that another SDK's tool object assigns without a cast; make it with
- * `tool()` to have `execute`'s input inferred from the schema.
+ * `tool()` to have `execute`'s input inferred from the schema. Read once, the first time it is given (see
+ * {@link toTool}): later edits of the object are not seen.
  */
 export interface ToolObject {
   readonly name?: string;
@@ -163,7 +164,11 @@ function notATool(where: string, value: unknown): never {
   );
 }
 
-const made = new WeakMap<object, Map<string | undefined, AnyTool>>();
+/** Per object: its members as first read, and the tool made of them under each record key (or none). */
+const made = new WeakMap<
+  object,
+  { members: Record<string, unknown>; byKey: Map<string | undefined, AnyTool> }
+>();
 /** The parameters of a bare function: any object, passed on as the model sent it. */
 const ANY_OBJECT = { type: 'object' } as const;
 
@@ -171,9 +176,13 @@ const ANY_OBJECT = { type: 'object' } as const;
  * One tool from any accepted shape. With `key` (the value's key in a `tools` record) the key is the name, and
  * a bare function is a tool whose description is `Calls <key>.` and whose parameters are `{ type: 'object' }`
  * (any object: the model is told no properties, and `execute` gets the arguments as the model sent them, `{}`
- * when it sent none). Give an object with a description and a schema to tell the model more. A value made
- * into a tool is remembered (per key): the same object given to a client and to an agent is the same tool,
- * and `invokeTool(object, …)` checks it once.
+ * when it sent none). Give an object with a description and a schema to tell the model more.
+ *
+ * Every shape is read once: a value's members (its own, or along a class instance's prototype chain) are
+ * read the first time it is given anywhere, and that snapshot is the tool wherever the value is given after
+ * (to a client, an agent, `addTool`, `invokeTool`, under any record key): the same object is the same tool, and
+ * `invokeTool(object, …)` checks it once. Later edits of the object (a new `execute`, `description` or
+ * schema) are not seen; a `tool()` result is frozen. To change a tool, give a new object.
  *
  * @param where - how a refusal names the value, e.g. `tools.search` or `invokeTool()`.
  * @throws ToolDefinitionError as `tool()` does (naming the tool and the field); `not_a_tool` for a value of no
@@ -192,8 +201,12 @@ export function toTool(value: unknown, where: string, key?: string): AnyTool {
   }
   if (typeof value === 'function' ? key === undefined : !isToolLike(value)) return notATool(where, value);
   const source = value as object;
-  const byKey = made.get(source) ?? new Map<string | undefined, AnyTool>();
-  const cached = byKey.get(key);
+  // Kept once a tool was made of it: a value refused may be mended and given again.
+  const read = made.get(source) ?? {
+    members: typeof value === 'function' ? {} : membersOf(source),
+    byKey: new Map<string | undefined, AnyTool>(),
+  };
+  const cached = read.byKey.get(key);
   if (cached !== undefined) return cached;
   const tool =
     typeof value === 'function'
@@ -201,9 +214,9 @@ export function toTool(value: unknown, where: string, key?: string): AnyTool {
           { description: bareFunctionDescription(key as string), parameters: ANY_OBJECT, execute: value },
           { key },
         )
-      : makeShaped(membersOf(source), key, where);
-  byKey.set(key, tool);
-  made.set(source, byKey);
+      : makeShaped(read.members, key, where);
+  read.byKey.set(key, tool);
+  made.set(source, read);
   return tool;
 }
 

@@ -123,17 +123,27 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
    * Whether a human must approve a call before `execute` runs: a boolean, {@link approvalRequired}`(reason)`, or
    * a predicate of the validated input answering a boolean or `{ required, reason? }` (it runs after
    * validation, the allowlist and the client's policies, before `execute`). The reason is shown to the approver.
+   * The predicate gets `(ctx, input, callId)`, `callId` being `ctx.callId`: the OpenAI Agents SDK's
+   * `needsApproval(runContext, input, callId)` moves over unchanged.
    * @default false
    */
   needsApproval?:
     | boolean
     | ApprovalPolicy
-    | ((ctx: ToolContext<C>, input: InferParameters<P>) => ApprovalAnswer | Promise<ApprovalAnswer>);
+    | ((
+        ctx: ToolContext<C>,
+        input: InferParameters<P>,
+        callId: string,
+      ) => ApprovalAnswer | Promise<ApprovalAnswer>);
   /** The same as `needsApproval`, under the name Relay-E and Assemble use. One of the two, never both. */
   requiresApproval?:
     | boolean
     | ApprovalPolicy
-    | ((ctx: ToolContext<C>, input: InferParameters<P>) => ApprovalAnswer | Promise<ApprovalAnswer>);
+    | ((
+        ctx: ToolContext<C>,
+        input: InferParameters<P>,
+        callId: string,
+      ) => ApprovalAnswer | Promise<ApprovalAnswer>);
   /**
    * The agents whose runs may call the tool (Assemble's `allowedAgentNames`), by `name`. A call from any other
    * agent's run, or whose agent is unknown (a service without the feature `call_context`), is refused before
@@ -227,7 +237,10 @@ export interface ToolInternals {
   readonly outputSchema: SchemaAdapter | undefined;
   readonly execute: (input: unknown, ctx: ToolContext) => unknown;
   readonly errorFunction: ((ctx: ToolContext, error: unknown) => unknown) | undefined;
-  readonly needsApproval: boolean | ApprovalPolicy | ((ctx: ToolContext, input: unknown) => unknown);
+  readonly needsApproval:
+    | boolean
+    | ApprovalPolicy
+    | ((ctx: ToolContext, input: unknown, callId: string) => unknown);
   readonly allowedAgentNames: readonly string[] | undefined;
   readonly timeoutMs: number | undefined;
   readonly retry: RetryOptions | undefined;

@@ -155,7 +155,8 @@ function deepFreeze<T>(value: T): T {
  *   `^[a-zA-Z0-9_-]{1,64}$`), `invalid_description` (empty), `invalid_execute`, `invalid_timeout` (not a positive
  *   integer ≤ 2_147_483_647), `invalid_side_effect`, `invalid_retry` (see {@link RetryOptions}),
  *   `retry_not_allowed` (`retry` on an `external` tool, given or by default: a retry runs `execute` again),
- *   `invalid_option` (a callback that is not a function; `sensitiveFieldNames` not property names), `unknown_option` (a misspelt
+ *   `invalid_option` (a callback that is not a function; `sensitiveFieldNames` not property names, or given to a
+ *   tool without parameters), `unknown_option` (a misspelt
  *   option, with "did you mean" for another SDK's name, a difference of case or a typo), `conflicting_options`
  *   (`parameters` and `inputSchema`, or `needsApproval` and `requiresApproval`, both given),
  *   `invalid_parameters` / `invalid_output_schema` (none of
@@ -272,6 +273,12 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
   const refusal = retryRefusal(loose.sideEffect, loose.retry);
   if (refusal !== undefined) throw new ToolDefinitionError('retry_not_allowed', `${owner.name}: ${refusal}`);
   const parameters = parametersOf(loose, owner);
+  if ((loose.sensitiveFieldNames?.length ?? 0) > 0 && parameters.kind === 'none') {
+    // A tool without parameters gets `{}`: the names could never match an input property.
+    const names = JSON.stringify(loose.sensitiveFieldNames);
+    const message = `sensitiveFieldNames ${names} name input properties, but the tool has no parameters (its input is always {}); declare them in parameters, or leave sensitiveFieldNames out`;
+    optionsFault(owner, 'invalid_option', message);
+  }
   const outputSchema =
     loose.outputSchema === undefined
       ? undefined

@@ -1,8 +1,8 @@
-/** Break pass of issue 17: which argument order a plain object's callbacks use, odd `tools` values, class instances. */
+/** Break pass of issue 17: which argument order a plain object's callbacks use, odd `tools` values, class instances, read-once snapshots, sensitiveFieldNames without parameters. */
 import { tool as aiTool } from 'ai';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { Agent, invokeTool } from '../../src/index';
+import { Agent, invokeTool, tool } from '../../src/index';
 import { toTools } from '../../src/tool/structural';
 import { definitionRefusal } from '../fixtures/schema/definition-error';
 
@@ -127,5 +127,80 @@ describe('an unnamed tool outside a record', () => {
       message:
         'Agent "A": tools[0] has no name: add name: "…" to it, or give tools as a record keyed by name ({ my_tool: … })',
     });
+  });
+});
+
+describe('every shape is read once, the first time it is given', () => {
+  const schema = { type: 'object', properties: { q: { type: 'string' } } } as const;
+
+  it('keeps the first snapshot of a plain object, wherever and under whatever key it is given after', async () => {
+    const search = { name: 'search', description: 'v1', parameters: schema, execute: () => 'one' };
+    expect(await invokeTool(search, {})).toMatchObject({ status: 'ok', output: 'one' });
+    search.description = 'v2';
+    search.execute = () => 'two';
+    expect(await invokeTool(search, {})).toMatchObject({ status: 'ok', output: 'one' });
+    const agent = new Agent({ name: 'A', instructions: 'i', tools: [search] });
+    expect(agent.tools[0]?.definition.description).toBe('v1');
+    const [keyed] = toTools({ search }, 'test');
+    expect(keyed?.description).toBe('v1');
+    expect(await invokeTool(keyed!, {})).toMatchObject({ output: 'one' });
+    // A new object is a new tool.
+    expect(await invokeTool({ ...search }, {})).toMatchObject({ output: 'two' });
+  });
+
+  it('keeps the first snapshot of a class instance and of an AI SDK tool; a tool() result is frozen', async () => {
+    class Counter {
+      name = 'counter';
+      label = 'v1';
+      get description() {
+        return `Counts (${this.label})`;
+      }
+      execute() {
+        return this.label;
+      }
+    }
+    const counter = new Counter();
+    expect(toTools([counter], 'test')[0]?.description).toBe('Counts (v1)');
+    counter.label = 'v2';
+    const [again] = toTools([counter], 'test');
+    expect(again?.description).toBe('Counts (v1)');
+    // The methods are bound to the instance, so what they read stays live: only the members are a snapshot.
+    expect(await invokeTool(again!, {})).toMatchObject({ output: 'v2' });
+    const weather = {
+      ...aiTool({ description: 'v1', inputSchema: z.object({}), execute: async () => 'sun' }),
+    };
+    expect(toTools({ weather }, 'test')[0]?.description).toBe('v1');
+    weather.description = 'v2';
+    expect(toTools({ weather }, 'test')[0]?.description).toBe('v1');
+    const made = tool({ name: 't', description: 'd', execute: () => 1 });
+    expect(Object.isFrozen(made) && Object.isFrozen(made.definition)).toBe(true);
+  });
+
+  it('reads a refused object again once it is mended', () => {
+    const draft: Record<string, unknown> = { name: 'draft', description: '', execute: () => 1 };
+    expect(refusal(() => toTools([draft], 'test')).code).toBe('invalid_description');
+    draft.description = 'Drafts.';
+    expect(toTools([draft], 'test')[0]?.description).toBe('Drafts.');
+  });
+});
+
+describe('sensitiveFieldNames on a tool without parameters', () => {
+  const message = (name: string) =>
+    `tool "${name}": sensitiveFieldNames ["password"] name input properties, but the tool has no parameters (its input is always {}); declare them in parameters, or leave sensitiveFieldNames out`;
+
+  it('is refused naming the tool, in every shape; an empty list and a tool with parameters are accepted', () => {
+    const options = { description: 'Logs in.', sensitiveFieldNames: ['password'], execute: () => 'ok' };
+    expect(refusal(() => tool({ name: 'login', ...options }))).toEqual({
+      code: 'invalid_option',
+      message: message('login'),
+    });
+    expect(refusal(() => toTools({ signin: options }, 'test'))).toEqual({
+      code: 'invalid_option',
+      message: message('signin'),
+    });
+    expect(refusal(() => toTools([{ name: 'enter', ...options }], 'test')).message).toBe(message('enter'));
+    expect(tool({ ...options, name: 'a', sensitiveFieldNames: [] }).name).toBe('a');
+    const parameters = z.object({ password: z.string() });
+    expect(tool({ ...options, name: 'b', parameters }).name).toBe('b');
   });
 });

@@ -49,7 +49,10 @@ describe('execute’s input is inferred for every accepted shape', () => {
         return `${runContext.context.shop} ${input.orderId}`;
       },
       errorFunction: null,
-      needsApproval: async (_runContext, input) => input.orderId === 'big',
+      needsApproval: async (_runContext, input, callId) => {
+        expectTypeOf(callId).toEqualTypeOf<string>();
+        return input.orderId === 'big';
+      },
     });
   });
 

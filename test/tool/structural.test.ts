@@ -221,7 +221,7 @@ describe('AI SDK tools (ai@6 tool())', () => {
 });
 
 describe('OpenAI Agents style tools (mirrored shapes)', () => {
-  it('runs execute(input, runContext) with runContext.context, errorFunction(ctx, error) and needsApproval(ctx, input)', async () => {
+  it('runs execute(input, runContext) with runContext.context, errorFunction(ctx, error) and needsApproval(runContext, input, callId)', async () => {
     const approvals: unknown[] = [];
     const refund = {
       name: 'refund',
@@ -238,8 +238,9 @@ describe('OpenAI Agents style tools (mirrored shapes)', () => {
         return `${runContext?.context.shop}: refunded ${input.orderId}`;
       },
       errorFunction: (_ctx: ToolContext, error: unknown) => `refund failed (${(error as Error).message})`,
-      needsApproval: async (ctx: ToolContext, input: { orderId: string }) => {
-        approvals.push([ctx.callId, input.orderId]);
+      // The OpenAI Agents SDK's ToolApprovalFunction: (runContext, input, callId?) => Promise<boolean>.
+      needsApproval: async (runContext: ToolContext, input: { orderId: string }, callId?: string) => {
+        approvals.push([runContext.callId, input.orderId, callId]);
         return false;
       },
     };
@@ -252,7 +253,7 @@ describe('OpenAI Agents style tools (mirrored shapes)', () => {
       status: 'error',
       output: 'refund failed (unknown order)',
     });
-    expect(approvals[0]).toEqual(['k', '1']);
+    expect(approvals[0]).toEqual(['k', '1', 'k']);
   });
 
   it('reads errorFunction: null as the default text', async () => {
