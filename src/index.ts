@@ -100,7 +100,13 @@ export { serializeOutput, thrownMessage, truncateUtf8 } from './tool/output';
 export { DEFAULT_SIDE_EFFECT, RETRY_DEFAULTS, type RetryOptions } from './tool/retry-options';
 export type { SchemaKind, ValidationIssue } from './tool/schema/index';
 export type { SideEffect } from './tool/side-effect';
-export type { ToolFunction, ToolObject, ToolSet, ToolSource } from './tool/structural';
+export {
+  type ToolFunction,
+  type ToolObject,
+  type ToolSet,
+  type ToolSource,
+  toolsOf,
+} from './tool/structural';
 export type {
   SchemaInput,
   ToolEntry,

@@ -16,10 +16,10 @@ import {
   type OptionsSpec,
   type Tool,
   ToolDefinitionError,
-  ToolRegistry,
   type ToolSet,
   type ToolSetOf,
   type ToolsGiven,
+  toolsOf,
 } from 'toolwire';
 import { ToolResultError } from './tool-result-error';
 
@@ -52,26 +52,6 @@ const OPTIONS: OptionsSpec<ToAiSdkToolsOptions> = {
   rules: { context: anything, approve: aFunction },
   aliases: { experimental_context: 'context', onApproval: 'approve' },
 };
-
-/** Every tool of `tools` (any shape a client accepts), each checked; refusals name toAiSdkTools(). */
-function checkTools<C>(tools: unknown): AnyTool<C>[] {
-  if (typeof tools !== 'object' || tools === null || tools instanceof Set) {
-    throw new ToolDefinitionError(
-      'invalid_tools',
-      `toAiSdkTools(): tools must be an array of tools or a record of tools keyed by name${tools instanceof Set ? ', got a Set (give [...set])' : ''}`,
-    );
-  }
-  try {
-    const registry = new ToolRegistry(tools as ToolSet);
-    return registry.names().map((name) => registry.get(name) as AnyTool<C>);
-  } catch (error) {
-    if (!(error instanceof ToolDefinitionError)) throw error;
-    const message = error.message.replace(/^ToolRegistry: /, 'toAiSdkTools(): ');
-    // A Map, a Set or a single tool given as `tools` (the message says which, and what to give instead).
-    const code = message.startsWith('toAiSdkTools(): tools must be') ? 'invalid_tools' : error.code;
-    throw new ToolDefinitionError(code, message, { cause: error });
-  }
-}
 
 /** The call's context: the AI SDK's `experimental_context`, else `options.context`. */
 function contextOf<C>(given: unknown, options: ToAiSdkToolsOptions<C>): { context?: C } {
@@ -165,7 +145,7 @@ export function toAiSdkTools<C = unknown>(
   tools: unknown,
   options: ToAiSdkToolsOptions<C> = {},
 ): Record<string, AiSdkTool> {
-  const made = checkTools<C>(tools);
+  const made = toolsOf(tools, 'toAiSdkTools()') as AnyTool<C>[];
   checkOptions(options, OPTIONS, { name: 'toAiSdkTools()', error: OptionsError });
   const out: Record<string, AiSdkTool> = {};
   for (const source of made) out[source.name] = toAiSdkTool(source, options);

@@ -17,11 +17,11 @@ import {
   type OptionsSpec,
   type Tool,
   ToolDefinitionError,
-  ToolRegistry,
   type ToolSet,
   type ToolSetOf,
   type ToolsGiven,
   thrownMessage,
+  toolsOf,
 } from 'toolwire';
 import { announcedSchema } from './announced-schema';
 
@@ -52,26 +52,6 @@ const OPTIONS: OptionsSpec<RegisterMcpToolsOptions> = {
   rules: { context: anything, approve: aFunction },
   aliases: { onApproval: 'approve' },
 };
-
-/** Every tool of `tools` (any shape a client accepts), each checked; refusals name registerMcpTools(). */
-function checkTools<C>(tools: unknown): AnyTool<C>[] {
-  if (typeof tools !== 'object' || tools === null || tools instanceof Set) {
-    throw new ToolDefinitionError(
-      'invalid_tools',
-      `registerMcpTools(): tools must be an array of tools or a record of tools keyed by name${tools instanceof Set ? ', got a Set (give [...set])' : ''}`,
-    );
-  }
-  try {
-    const registry = new ToolRegistry(tools as ToolSet);
-    return registry.names().map((name) => registry.get(name) as AnyTool<C>);
-  } catch (error) {
-    if (!(error instanceof ToolDefinitionError)) throw error;
-    const message = error.message.replace(/^ToolRegistry: /, 'registerMcpTools(): ');
-    // A Map, a Set or a single tool given as `tools` (the message says which, and what to give instead).
-    const code = message.startsWith('registerMcpTools(): tools must be') ? 'invalid_tools' : error.code;
-    throw new ToolDefinitionError(code, message, { cause: error });
-  }
-}
 
 function handlerFor<C>(served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) {
   const { approve } = options;
@@ -151,7 +131,7 @@ export function registerMcpTools<C = unknown>(
   tools: unknown,
   options: RegisterMcpToolsOptions<C> = {},
 ): RegisteredTool[] {
-  const made = checkTools<C>(tools);
+  const made = toolsOf(tools, 'registerMcpTools()') as AnyTool<C>[];
   checkOptions(options, OPTIONS, { name: 'registerMcpTools()', error: OptionsError });
   const registered: RegisteredTool[] = [];
   for (const served of made) {

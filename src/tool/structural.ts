@@ -253,3 +253,35 @@ export function toTools(tools: unknown, owner: string): AnyTool[] {
   }
   return out;
 }
+
+/**
+ * Every tool of a `tools` value given to a bridge into another framework (`toolwire/mcp`'s `registerMcpTools()`,
+ * `toolwire/ai-sdk`'s `toAiSdkTools()`, or your own): an array or a record keyed by name, of every shape a client
+ * accepts, each made into a tool and checked now, in order, names unique.
+ *
+ * @param owner - how refusals name the caller, e.g. `'toAiSdkTools()'`.
+ * @throws ToolDefinitionError `invalid_tools` when `tools` is neither an array nor a record of tools (a `Map`, a
+ *   `Set` or a single tool: the message says what to give instead); `not_a_tool` for an entry of no accepted
+ *   shape (named by its index or key); `duplicate_tool` when two tools share a name; what `tool()` throws for an
+ *   object it refuses.
+ */
+export function toolsOf(tools: unknown, owner: string): AnyTool[] {
+  if (!Array.isArray(tools) && !isToolRecord(tools)) {
+    throw new ToolDefinitionError(
+      'invalid_tools',
+      `${owner}: tools must be an array of tools or a record of tools keyed by name, got ${describeToolSet(tools)}`,
+    );
+  }
+  const made = toTools(tools, owner);
+  const names = new Set<string>();
+  for (const { name } of made) {
+    if (names.has(name)) {
+      throw new ToolDefinitionError(
+        'duplicate_tool',
+        `${owner}: a tool named "${name}" is already registered`,
+      );
+    }
+    names.add(name);
+  }
+  return made;
+}

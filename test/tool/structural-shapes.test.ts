@@ -2,7 +2,7 @@
 import { tool as aiTool } from 'ai';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { Agent, invokeTool, tool } from '../../src/index';
+import { Agent, invokeTool, tool, toolsOf } from '../../src/index';
 import { toTools } from '../../src/tool/structural';
 import { definitionRefusal } from '../fixtures/schema/definition-error';
 
@@ -202,5 +202,38 @@ describe('sensitiveFieldNames on a tool without parameters', () => {
     expect(tool({ ...options, name: 'a', sensitiveFieldNames: [] }).name).toBe('a');
     const parameters = z.object({ password: z.string() });
     expect(tool({ ...options, name: 'b', parameters }).name).toBe('b');
+  });
+});
+
+describe('toolsOf (for bridges into other frameworks)', () => {
+  it('makes every tool of an array or a record, and refuses other values, entries and duplicate names', () => {
+    const ping = { description: 'Pings.', execute: () => 'pong' };
+    expect(toolsOf({ ping, now: () => 1 }, 'bridge()').map((made) => made.name)).toEqual(['ping', 'now']);
+    const given = 'an array of tools or a record of tools keyed by name';
+    for (const [tools, shown] of [
+      [5, '5'],
+      [new Set([ping]), 'a Set (give [...set])'],
+      [{ name: 'ping', ...ping }, 'a single tool (give [tool] or { name: tool })'],
+    ] as const) {
+      expect(refusal(() => toolsOf(tools, 'bridge()'))).toEqual({
+        code: 'invalid_tools',
+        message: `bridge(): tools must be ${given}, got ${shown}`,
+      });
+    }
+    expect(
+      refusal(() =>
+        toolsOf(
+          [
+            { name: 'a', ...ping },
+            { name: 'a', ...ping },
+          ],
+          'bridge()',
+        ),
+      ),
+    ).toEqual({
+      code: 'duplicate_tool',
+      message: 'bridge(): a tool named "a" is already registered',
+    });
+    expect(refusal(() => toolsOf({ ping: 1 }, 'bridge()')).code).toBe('not_a_tool');
   });
 });
