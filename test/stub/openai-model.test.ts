@@ -73,6 +73,15 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null) => 
   choices: [{ index: 0, delta, finish_reason: finish }],
 });
 
+/** A streamed turn in which the model calls one tool: `name` with `args` (JSON text) as call `id`. */
+const callChunks = (id: string, name: string, args: string) => [
+  chunk({
+    role: 'assistant',
+    tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: args } }],
+  }),
+  chunk({}, 'tool_calls'),
+];
+
 const textChunks = (...pieces: string[]) => [
   chunk({ role: 'assistant', content: '' }),
   ...pieces.map((content) => chunk({ content })),
@@ -406,20 +415,7 @@ describe('openAIChatModel in the stub', () => {
     });
     serve((n) =>
       n === 0
-        ? sse([
-            chunk({
-              role: 'assistant',
-              tool_calls: [
-                {
-                  index: 0,
-                  id: 'call_a',
-                  type: 'function',
-                  function: { name: 'add', arguments: '{"a":2,"b":3}' },
-                },
-              ],
-            }),
-            chunk({}, 'tool_calls'),
-          ])
+        ? sse(callChunks('call_a', 'add', '{"a":2,"b":3}'))
         : sse(textChunks('The sum ', 'is ', '5.'), { at: 2, open: firstDeltaSeen }),
     );
     const server = await stub({ model: model() });
@@ -494,20 +490,7 @@ describe('openAIChatModel in the stub', () => {
   it('names the model in GET /v1/agents, and fails the run with the model error after the retries', async () => {
     serve((n) =>
       n === 0
-        ? sse([
-            chunk({
-              role: 'assistant',
-              tool_calls: [
-                {
-                  index: 0,
-                  id: 'call_a',
-                  type: 'function',
-                  function: { name: 'add', arguments: '{"a":2,"b":3}' },
-                },
-              ],
-            }),
-            chunk({}, 'tool_calls'),
-          ])
+        ? sse(callChunks('call_a', 'add', '{"a":2,"b":3}'))
         : json('busy', { status: 503, statusText: 'Service Unavailable', headers: RETRY_NOW }),
     );
     const server = await stub({ model: model({ maxRetries: 1 }) });
@@ -566,22 +549,7 @@ describe('strict tools (PROTOCOL.md §18.13)', () => {
     additionalProperties: false,
   };
   const replies = (n: number) =>
-    n === 0
-      ? sse([
-          chunk({
-            role: 'assistant',
-            tool_calls: [
-              {
-                index: 0,
-                id: 'call_r',
-                type: 'function',
-                function: { name: 'refund', arguments: '{"orderId":"o_1","note":null}' },
-              },
-            ],
-          }),
-          chunk({}, 'tool_calls'),
-        ])
-      : sse(textChunks('Done.'));
+    n === 0 ? sse(callChunks('call_r', 'refund', '{"orderId":"o_1","note":null}')) : sse(textChunks('Done.'));
 
   async function runRefund(features?: Feature[]) {
     serve(replies);
