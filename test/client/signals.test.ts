@@ -3,64 +3,26 @@
  * its result is acknowledged, and then the process ends by the signal, as Node's default would; a second signal
  * while draining ends it at once; an application that listens for the signal itself keeps the decision.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
 import type { AgentDefinition } from '../../src/index';
-import { API_KEY, onCleanup, stub } from '../fault/harness';
+import { API_KEY, stub } from '../fault/harness';
+import { spawnClient } from '../fault/spawn-client';
 
 const SIGNAL_CLIENT = fileURLToPath(new URL('./fixtures/signal-client.ts', import.meta.url));
 const WORKER: AgentDefinition = { name: 'Worker', instructions: 'Work.', tools: ['slow'] };
 
-function spawnClient(url: string, env: Record<string, string> = {}) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', SIGNAL_CLIENT], {
-    env: { ...process.env, TOOLWIRE_URL: url, TOOLWIRE_API_KEY: API_KEY, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  onCleanup(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  const lines: string[] = [];
-  let stderr = '';
-  let buffer = '';
-  const waiters: Array<() => void> = [];
-  child.stdout?.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString();
-    const parts = buffer.split('\n');
-    buffer = parts.pop() ?? '';
-    lines.push(...parts);
-    for (const wake of waiters.splice(0)) wake();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => {
-      resolve({ code, signal });
-      for (const wake of waiters.splice(0)) wake();
-    }),
-  );
-  /** Resolves with the first stdout line starting with `prefix`; rejects if the process exits first. */
-  const line = async (prefix: string): Promise<string> => {
-    for (;;) {
-      const found = lines.find((item) => item.startsWith(prefix));
-      if (found !== undefined) return found;
-      if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`the client exited before "${prefix}": ${lines.join('\n')}\n${stderr}`);
-      }
-      await new Promise<void>((resolve) => waiters.push(resolve));
-    }
-  };
-  return { child, exited, line, lines };
-}
+/** The signal client against `url`, with a stdin pipe (a line on it lets its tool finish). */
+const spawnSignalClient = (url: string, env: Record<string, string> = {}) =>
+  spawnClient(SIGNAL_CLIENT, { TOOLWIRE_URL: url, TOOLWIRE_API_KEY: API_KEY, ...env }, { stdin: true });
 
 async function started(env: Record<string, string> = {}) {
   const server = await stub({
     agents: [WORKER],
     model: scriptedModel([{ toolCalls: [{ name: 'slow', arguments: {} }] }, { text: 'worked' }]),
   });
-  const worker = spawnClient(server.url, env);
+  const worker = spawnSignalClient(server.url, env);
   await worker.line('ready');
   const runId = server.runs.start('Worker', 'go');
   const callId = (await worker.line('started ')).slice('started '.length);

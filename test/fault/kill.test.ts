@@ -56,7 +56,7 @@ describe('a client process killed mid-call', () => {
     const expired = nextEvent<{ sessionId: string }>(server.events, 'session_expired');
     const killedAt = Date.now();
     doomed.child.kill('SIGKILL');
-    expect(await doomed.exited).toBe('SIGKILL');
+    expect(await doomed.exited).toEqual({ code: null, signal: 'SIGKILL' });
     expect(await expired).toEqual({ sessionId: doomedSession });
     const transcript = await server.runs.waitFor(runId);
     const redispatchedAfterMs = Date.now() - killedAt;

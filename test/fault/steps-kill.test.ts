@@ -47,7 +47,7 @@ describe('durable steps across a killed worker', () => {
     const worker2 = client(server.url, { tools: [stepTool({ logPath })] });
     await worker2.connect();
     worker1.child.kill('SIGKILL');
-    expect(await worker1.exited).toBe('SIGKILL');
+    expect(await worker1.exited).toEqual({ code: null, signal: 'SIGKILL' });
     const transcript = await server.runs.waitFor(runId);
 
     expect(transcript.toolCalls[0]).toMatchObject({
