@@ -1,16 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserExample } from '../../examples/browser/main';
-import { launchBrowser, type TestBrowser } from './browser';
+import { BROWSER_TIMEOUT_MS, useBrowser } from './browser';
 
-describe('examples/browser: the Client in a web page', { timeout: 60_000 }, () => {
-  let browser: TestBrowser;
+describe('examples/browser: the Client in a web page', { timeout: BROWSER_TIMEOUT_MS }, () => {
+  const browser = useBrowser();
   let example: Awaited<ReturnType<typeof startBrowserExample>>;
   beforeAll(async () => {
     example = await startBrowserExample();
-    browser = await launchBrowser();
-  }, 60_000);
+  }, BROWSER_TIMEOUT_MS);
   afterAll(async () => {
-    await browser?.close();
     await example?.close();
   });
 

@@ -3,12 +3,11 @@
  * and its message under a running call, and its preliminary result.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../examples/demo/main';
 import { type StubServer, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import { Client, content, tool } from '../../src/index';
-import { launchBrowser, type TestBrowser } from './browser';
+import { BROWSER_TIMEOUT_MS, useBrowser } from './browser';
+import { type RunningDemo, startDemo } from './demo-process';
 
-const BROWSER_TIMEOUT_MS = 90_000;
 // A 1×1 PNG.
 const PNG_BASE64 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
@@ -21,14 +20,14 @@ function deferred() {
   return { promise, resolve };
 }
 
+const browser = useBrowser();
+
 describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
-  let browser: TestBrowser;
   let stub: StubServer;
   let client: Client;
   const release = deferred();
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     const exportTables = tool({
       name: 'export_tables',
       description: 'Exports every table.',
@@ -90,7 +89,6 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
     release.resolve();
     await client?.close({ drain: false });
     await stub?.close();
-    await browser?.close();
   });
 
   it('draws the progress bar and message, the events and the preliminary result under the running call, then the result', async () => {
@@ -189,39 +187,21 @@ describe('long calls in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
 });
 
 describe('the demo export in the agent UI (npm start -- --ui)', { timeout: BROWSER_TIMEOUT_MS }, () => {
-  let browser: TestBrowser;
   const stop = new AbortController();
-  let url = '';
-  let exited: Promise<number>;
+  let demo: RunningDemo;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    let ready!: (url: string) => void;
-    const printed = new Promise<string>((resolve) => {
-      ready = resolve;
-    });
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colours from the demo's lines.
-    const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
-    exited = main(
-      ['--ui', '--port', '0', '--db', ':memory:'],
-      (line) => {
-        const match = /^agent UI (\S+)$/.exec(plain(line));
-        if (match?.[1]) ready(match[1]);
-      },
-      { signal: stop.signal },
-    );
-    url = await printed;
+    demo = await startDemo(['--ui'], stop.signal);
   }, BROWSER_TIMEOUT_MS);
 
   afterAll(async () => {
     stop.abort();
-    expect(await exited).toBe(0);
-    await browser?.close();
+    expect(await demo.exited).toBe(0);
   });
 
   it('asks which warehouse in the page, then shows the export progress, its events and the result', async () => {
     const page = await browser.page();
-    await page.goto(url);
+    await page.goto(demo.url);
     const select = page.getByRole('combobox', { name: 'Agent' });
     await select.locator('option[value="Operations"]').waitFor({ state: 'attached' });
     await select.selectOption('Operations');

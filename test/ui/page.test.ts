@@ -7,26 +7,18 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../examples/demo/main';
 import { DEMO_INPUT } from '../../examples/demo/script';
 import { type StubServer, scriptedModel, startStubServer } from '../../server-stub/index';
 import { TestClient, toolDef } from '../stub/test-client';
 import { startTcpProxy } from '../support/tcp-proxy';
-import { launchBrowser, type TestBrowser } from './browser';
+import { BROWSER_TIMEOUT_MS, useBrowser } from './browser';
+import { type RunningDemo, startDemo } from './demo-process';
 
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
-const BROWSER_TIMEOUT_MS = 90_000;
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colours from the demo's lines.
-const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
-
-let browser: TestBrowser;
+const browser = useBrowser();
 beforeAll(async () => {
-  browser = await launchBrowser();
   await mkdir(ARTIFACTS, { recursive: true });
-}, BROWSER_TIMEOUT_MS);
-afterAll(async () => {
-  await browser?.close();
 });
 
 /** Grows the window to the transcript's height and saves a screenshot; returns the PNG's bytes. */
@@ -46,35 +38,17 @@ function pngSize(png: Buffer): { width: number; height: number } {
 
 describe('the agent UI with the demo (npm start -- --ui)', { timeout: BROWSER_TIMEOUT_MS }, () => {
   const stop = new AbortController();
-  const lines: string[] = [];
+  let demo: RunningDemo;
   let url = '';
-  let exited: Promise<number>;
 
   beforeAll(async () => {
-    let ready!: (url: string) => void;
-    const printed = new Promise<string>((resolve) => {
-      ready = resolve;
-    });
-    exited = main(
-      ['--ui', '--port', '0', '--db', ':memory:'],
-      (line) => {
-        lines.push(plain(line));
-        const match = /^agent UI (\S+)$/.exec(plain(line));
-        if (match?.[1]) ready(match[1]);
-      },
-      { signal: stop.signal },
-    );
-    url = await Promise.race([
-      printed,
-      exited.then((code) => {
-        throw new Error(`the demo exited with ${code} before printing the URL:\n${lines.join('\n')}`);
-      }),
-    ]);
+    demo = await startDemo(['--ui'], stop.signal);
+    url = demo.url;
   }, BROWSER_TIMEOUT_MS);
 
   afterAll(async () => {
     stop.abort();
-    expect(await exited).toBe(0);
+    expect(await demo.exited).toBe(0);
   });
 
   it('prints a loopback URL carrying the key in its fragment', () => {
@@ -151,7 +125,7 @@ describe('the agent UI with the demo (npm start -- --ui)', { timeout: BROWSER_TI
       '{"refundId":"re_ord_7001","amount":"$427.00","status":"refunded"}',
     );
     // The tools ran in the demo's process, which says so in the terminal.
-    expect(lines.some((line) => /call issue_refund ok/.test(line))).toBe(true);
+    expect(demo.lines.some((line) => /call issue_refund ok/.test(line))).toBe(true);
 
     const png = await screenshot(page, 'agent-ui-demo-run.png');
     expect(png.length).toBeGreaterThan(20_000);

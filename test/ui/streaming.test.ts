@@ -8,15 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { delay, HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../examples/demo/main';
-import { launchBrowser, type TestBrowser } from './browser';
+import { BROWSER_TIMEOUT_MS, useBrowser } from './browser';
+import { type RunningDemo, startDemo } from './demo-process';
 
-const BROWSER_TIMEOUT_MS = 90_000;
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const BASE = 'http://127.0.0.1:11434/v1';
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colours from the demo's lines.
-const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
 
 const encoder = new TextEncoder();
 let attempts = 0;
@@ -51,11 +47,11 @@ const mock = setupServer(
 );
 
 describe('the agent UI with --model openai', { timeout: BROWSER_TIMEOUT_MS }, () => {
-  let browser: TestBrowser;
+  const browser = useBrowser();
   const stop = new AbortController();
-  const lines: string[] = [];
+  let demo: RunningDemo;
   let url = '';
-  let exited: Promise<number>;
+  let lines: string[] = [];
 
   beforeAll(async () => {
     mock.listen({ onUnhandledRequest: 'bypass' });
@@ -65,32 +61,13 @@ describe('the agent UI with --model openai', { timeout: BROWSER_TIMEOUT_MS }, ()
       OPENAI_TIMEOUT_MS: '2000',
     });
     mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await launchBrowser();
-    let ready!: (url: string) => void;
-    const printed = new Promise<string>((resolve) => {
-      ready = resolve;
-    });
-    exited = main(
-      ['--ui', '--port', '0', '--db', ':memory:', '--model', 'openai'],
-      (line) => {
-        lines.push(plain(line));
-        const match = /^agent UI (\S+)$/.exec(plain(line));
-        if (match?.[1]) ready(match[1]);
-      },
-      { signal: stop.signal },
-    );
-    url = await Promise.race([
-      printed,
-      exited.then((code) => {
-        throw new Error(`the demo exited with ${code} before printing the URL:\n${lines.join('\n')}`);
-      }),
-    ]);
+    demo = await startDemo(['--ui', '--model', 'openai'], stop.signal);
+    ({ url, lines } = demo);
   }, BROWSER_TIMEOUT_MS);
 
   afterAll(async () => {
     stop.abort();
-    expect(await exited).toBe(0);
-    await browser?.close();
+    expect(await demo.exited).toBe(0);
     mock.close();
     for (const name of ['OPENAI_BASE_URL', 'OPENAI_MODEL', 'OPENAI_TIMEOUT_MS']) delete process.env[name];
   });
