@@ -56,11 +56,13 @@ function checkResult(
   expect(result.message.length).toBeGreaterThan(0);
   expect(
     Object.keys(result)
-      .filter((key) => key !== 'about')
+      .filter((key) => key !== 'about' && key !== 'fields')
       .sort(),
   ).toEqual(['code', 'message', 'ok']);
   // What of the refused frame is readable: its type and well-formed ids, strings only.
   for (const value of Object.values(result.about ?? {})) expect(typeof value).toBe('string');
+  // The paths of the fields at fault, for a known frame type with wrong fields; named in the message too.
+  for (const field of result.fields ?? []) expect(result.message).toContain(`${field}: `);
 }
 
 /** Strings with lone surrogates, astral characters and controls, not only ASCII. */
