@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { EventEmitter } from 'eventemitter3';
+
 import { ToolRegistry } from '../call/registry';
 import type { ApprovalDecision, CallPolicy } from '../call/types';
 import { ConnectionError, RunError, ToolDefinitionError } from '../errors';
@@ -30,6 +30,7 @@ import type { ClientEvents, ClientState, RunOutput } from './client-events';
 import { type ClientOptions, resolveClientOptions } from './client-options';
 import { contextSource } from './context';
 import { Decisions } from './decisions';
+import { Emitter } from './emitter';
 import {
   CLOSE_DEFAULTS,
   type CloseOptions,
@@ -58,7 +59,7 @@ export type { ClientEvents, ClientState, RunOutput, ToolCallEvent } from './clie
  * ```
  * @throws OptionsError from the constructor when an option is invalid (the message names the field).
  */
-export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEvents> {
+export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
   readonly #registry: ToolRegistry;
   readonly #connection: Connection;
   readonly #calls: CallRunner;
