@@ -43,6 +43,7 @@ export const LAZY_MODULES: readonly string[] = [
   'src/client/decisions',
   'src/client/signals',
   'src/client/questions',
+  'src/call/steps',
 ];
 
 const LAZY = new Set(LAZY_MODULES.map((module) => join(ROOT, module)));

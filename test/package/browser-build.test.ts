@@ -149,6 +149,39 @@ describe('the browser build', () => {
     }
   });
 
+  it('runs ctx.step with the step code it loads on first use, kept steps replayed', async () => {
+    let runs = 0;
+    const stepper = lean.tool({
+      name: 'stepper',
+      description: 'Runs one step twice.',
+      execute: async (_input, ctx) => {
+        const once = () => {
+          runs += 1;
+          return { n: runs };
+        };
+        const [a, b] = await Promise.all([ctx.step('a', once), ctx.step('a', once)]);
+        return JSON.stringify([a, b, await ctx.step('b', once)]);
+      },
+    });
+    const kept: unknown[] = [];
+    expect(await lean.invokeTool(stepper, {}, { onStep: (step) => kept.push(step) })).toMatchObject({
+      status: 'ok',
+      output: '[{"n":1},{"n":1},{"n":2}]',
+    });
+    expect(kept).toMatchObject([
+      { key: 'a', result: { n: 1 } },
+      { key: 'b', result: { n: 2 } },
+    ]);
+    const replayed = await lean.invokeTool(stepper, {}, { steps: { a: { n: 7 } } });
+    expect(replayed).toMatchObject({ status: 'ok', output: '[{"n":7},{"n":7},{"n":3}]' });
+    await expect(
+      lean.invokeTool(
+        lean.tool({ name: 's', description: 's', execute: (_input, ctx) => ctx.step('', () => 1) }),
+        {},
+      ),
+    ).resolves.toMatchObject({ status: 'error' });
+  });
+
   it('runs zod 4 tools as the full build does', async () => {
     const sum = lean.tool({
       name: 'add',
