@@ -44,6 +44,7 @@ export const LAZY_MODULES: readonly string[] = [
   'src/client/signals',
   'src/client/questions',
   'src/call/steps',
+  'src/client/tracing',
 ];
 
 const LAZY = new Set(LAZY_MODULES.map((module) => join(ROOT, module)));

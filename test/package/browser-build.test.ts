@@ -182,6 +182,35 @@ describe('the browser build', () => {
     ).resolves.toMatchObject({ status: 'error' });
   });
 
+  it('traces every call of a client with `tracing`, with the tracer code connect() waited for', async () => {
+    const server = await startStubServer({
+      logger: silentLogger,
+      model: scriptedModel([{ toolCalls: [{ name: 'ping' }] }, { text: 'done' }]),
+    });
+    const seen: string[] = [];
+    const tracing: Toolwire.ToolTracing = {
+      startCall: (call) => {
+        seen.push(`start ${call.toolName}`);
+        return {
+          event: (name) => seen.push(name),
+          run: (fn) => fn(),
+          end: (result) => seen.push(`end ${result.status} ${result.output}`),
+        };
+      },
+    };
+    const ping = lean.tool({ name: 'ping', description: 'Answers pong.', execute: () => 'pong' });
+    const client = new lean.Client({ url: server.url, apiKey: 'browser-build-key', tools: [ping], tracing });
+    try {
+      await client.connect();
+      const agent = new lean.Agent({ name: 'A', instructions: '', tools: [ping] });
+      expect((await client.run(agent, 'go')).finalOutput).toBe('done');
+      expect(seen).toEqual(['start ping', lean.TRACE_EVENTS.started, 'end ok pong']);
+    } finally {
+      await client.close({ drain: false });
+      await server.close();
+    }
+  });
+
   it('runs zod 4 tools as the full build does', async () => {
     const sum = lean.tool({
       name: 'add',
