@@ -9,7 +9,7 @@
 import { decodeArguments } from '../call/arguments';
 import { CallRedaction } from '../call/call-redaction';
 import type { ToolRegistry } from '../call/registry';
-import type { ApprovalDecision, ToolCallResult } from '../call/types';
+import type { ApprovalDecision } from '../call/types';
 import type { Redactor } from '../logger';
 import { isThenable } from '../maybe';
 import { toolInternals } from '../tool/tool';
