@@ -25,7 +25,11 @@ beforeAll(async () => {
   mkdirSync(outDir, { recursive: true });
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { index: 'src/index.ts', zod3: 'src/browser/zod3.ts', valibot: 'src/browser/valibot.ts' },
+    entryPoints: {
+      index: 'src/index.ts',
+      zod3: 'src/tool/schema/zod3-subpath.ts',
+      valibot: 'src/tool/schema/valibot-subpath.ts',
+    },
     bundle: true,
     splitting: true,
     format: 'esm',
