@@ -9,8 +9,8 @@
  *   (src/tool/schema/subpaths.ts).
  * - each module of {@link LAZY_MODULES} resolves to its `.browser.ts` stand-in, which loads it by a dynamic
  *   `import()` the first time a page needs it, in a chunk of its own: e.g. validator.browser.ts loads
- *   `@cfworker/json-schema` the first time a tool needs it (plain JSON Schema parameters, or a library schema
- *   whose announcement must be checked).
+ *   src/tool/schema/validator.ts (with `@cfworker/json-schema`) the first time a tool needs it (plain JSON Schema
+ *   parameters, or a library schema whose announcement must be checked).
  *
  * Used by tsup.config.ts and by bench/lib/bundle-size.ts, so that the bench measures what ships.
  *
