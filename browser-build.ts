@@ -3,12 +3,14 @@
  * src/index.ts with the parts a page does not need to connect and answer tool calls left out of its first download,
  * swapped here at bundle time.
  *
- * - `zod-to-json-schema` and `@valibot/to-json-schema` resolve to stand-ins (src/browser/) that hand on to
- *   the real converters once `import 'toolwire/zod3'` / `import 'toolwire/valibot'` registered them.
+ * - each module of {@link SUBPATH_MODULES} (the zod 3 and valibot adapters, with their converters
+ *   `zod-to-json-schema` and `@valibot/to-json-schema`) resolves to its `.browser.ts` stand-in, which hands on to
+ *   the real adapter once `import 'toolwire/zod3'` / `import 'toolwire/valibot'` registered it
+ *   (src/tool/schema/subpaths.ts).
  * - each module of {@link LAZY_MODULES} resolves to its `.browser.ts` stand-in, which loads it by a dynamic
  *   `import()` the first time a page needs it, in a chunk of its own: e.g. validator.browser.ts loads
- *   `@cfworker/json-schema` the first time a tool needs it (plain JSON Schema parameters, or a library schema
- *   whose announcement must be checked).
+ *   src/tool/schema/validator.ts (with `@cfworker/json-schema`) the first time a tool needs it (plain JSON Schema
+ *   parameters, or a library schema whose announcement must be checked).
  *
  * Used by tsup.config.ts and by bench/lib/bundle-size.ts, so that the bench measures what ships.
  *
@@ -20,11 +22,12 @@ import type { Plugin } from 'esbuild';
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
 
-/** Packages the browser build does not bundle, and their stand-ins. */
-export const BROWSER_STAND_INS: Readonly<Record<string, string>> = {
-  'zod-to-json-schema': join(ROOT, 'src/browser/zod-to-json-schema.ts'),
-  '@valibot/to-json-schema': join(ROOT, 'src/browser/valibot-to-json-schema.ts'),
-};
+/**
+ * Modules the browser build replaces by a stand-in of the same exports (`<name>.browser.ts` beside each) that
+ * finds the real module in src/tool/schema/subpaths.ts, put there by the subpath entry `<name>-subpath.ts`
+ * (`toolwire/zod3`, `toolwire/valibot`), whose import of the real module is not swapped.
+ */
+export const SUBPATH_MODULES: readonly string[] = ['src/tool/schema/zod3', 'src/tool/schema/valibot'];
 
 /**
  * Modules the browser build replaces by a lazy stand-in of the same exports (`<name>.browser.ts` beside each):
@@ -43,24 +46,21 @@ export const LAZY_MODULES: readonly string[] = [
   'src/client/decisions',
   'src/client/signals',
   'src/client/questions',
+  'src/call/steps',
+  'src/client/tracing',
 ];
 
-const LAZY = new Set(LAZY_MODULES.map((module) => join(ROOT, module)));
+const SWAPPED = new Set([...LAZY_MODULES, ...SUBPATH_MODULES].map((module) => join(ROOT, module)));
 
 /** The esbuild plugin that makes the swaps above. */
 export function browserSwaps(): Plugin {
   return {
     name: 'toolwire-browser-swaps',
     setup(build) {
-      // toolwire/zod3 and toolwire/valibot (src/browser/) import the real packages, to register them.
-      build.onResolve({ filter: /^(zod-to-json-schema|@valibot\/to-json-schema)$/ }, (args) =>
-        args.importer.startsWith(join(ROOT, 'src/browser/'))
-          ? undefined
-          : { path: BROWSER_STAND_INS[args.path]! },
-      );
       build.onResolve({ filter: /^\.\.?\// }, (args) => {
         const target = join(args.resolveDir, args.path).replace(/\.(?:ts|js)$/, '');
-        if (!LAZY.has(target) || args.importer === `${target}.browser.ts`) return undefined;
+        const own = args.importer === `${target}.browser.ts` || args.importer === `${target}-subpath.ts`;
+        if (!SWAPPED.has(target) || own) return undefined;
         return { path: `${target}.browser.ts` };
       });
     },

@@ -1,5 +1,5 @@
 import { defineConfig } from 'tsup';
-import { BROWSER_STAND_INS, browserSwaps } from './browser-build';
+import { browserSwaps } from './browser-build';
 
 // The adapters (toolwire/mcp, toolwire/ai-sdk, toolwire/otel) import the core as 'toolwire': one copy of it, ESM
 // and CJS alike.
@@ -15,8 +15,8 @@ export default defineConfig([
       'ai-sdk/index': 'src/ai-sdk/index.ts',
       'otel/index': 'src/otel/index.ts',
       // In the full build these change nothing; the browser build needs them for zod 3 / valibot parameters.
-      zod3: 'src/browser/zod3.ts',
-      valibot: 'src/browser/valibot.ts',
+      zod3: 'src/tool/schema/zod3-subpath.ts',
+      valibot: 'src/tool/schema/valibot-subpath.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,
@@ -35,7 +35,6 @@ export default defineConfig([
     target: 'es2022',
     platform: 'browser',
     external,
-    noExternal: Object.keys(BROWSER_STAND_INS),
     esbuildPlugins: [browserSwaps()],
   },
 ]);

@@ -50,7 +50,7 @@ export {
   type TraceAttributes,
   type TracedCall,
   type TracedResult,
-} from './client/tracing';
+} from './client/trace-types';
 export {
   AbortError,
   ApprovalError,

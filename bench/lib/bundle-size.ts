@@ -166,8 +166,8 @@ export async function bundleSizes(): Promise<BundleSize[]> {
   const lean = await parts('src/index.ts', [...PEERS, 'zod'], true);
   const withZod = await parts('src/index.ts', PEERS, true);
   const page = await parts({ page: PAGE }, [...PEERS, 'zod'], true);
-  const zod3 = await parts('src/browser/zod3.ts', [...PEERS, 'zod'], false);
-  const valibot = await parts('src/browser/valibot.ts', [...PEERS, 'zod'], false);
+  const zod3 = await parts('src/tool/schema/zod3-subpath.ts', [...PEERS, 'zod'], false);
+  const valibot = await parts('src/tool/schema/valibot-subpath.ts', [...PEERS, 'zod'], false);
   const full = await parts('src/index.ts', [...PEERS, 'zod'], false);
   return [
     { label: 'browser build, first download, zod left out (app ships zod 4)', target: true, ...lean.first },

@@ -15,7 +15,7 @@ const real = lazy(() => import('./retry'));
 export function executeAttempts(
   call: CallState,
   input: unknown,
-  next: (outcome: Settled<unknown>) => void,
+  next: (outcome: Settled<unknown>, call: CallState) => void,
 ): void {
   const { internals } = call;
   const { retry } = internals;

@@ -38,7 +38,8 @@ import { Leases } from './leases';
 import { type CallSocket, Outbox } from './outbox';
 import { type Questioner, questionHooks } from './question-hooks';
 import { Slots } from './slots';
-import { type CallTraces, callTraces, type ToolTracing } from './tracing';
+import type { CallTraces, ToolTracing } from './trace-types';
+import { callTraces } from './tracing';
 
 /** Dependencies of a {@link CallRunner}. */
 export interface CallRunnerOptions {
@@ -150,6 +151,11 @@ export class CallRunner implements ExecutionOwner {
       traces: this.#traces,
       logger,
     });
+  }
+
+  /** See `CallTraces.ready`: `undefined` when calls can be traced now (or there is no tracer). */
+  tracingReady(): Promise<void> | undefined {
+    return this.#traces?.ready();
   }
 
   /** Calls executing now, and calls waiting for a slot. */

@@ -15,7 +15,7 @@ export interface ToolCallEvent {
   toolName: string;
 }
 
-/** Events a {@link Client} emits (eventemitter3; `client.on(name, listener)`). */
+/** Events a {@link Client} emits (`client.on(name, listener)`; see src/client/emitter.ts). */
 export interface ClientEvents {
   /** A `welcome` arrived: the first connection, or a reconnect (`resumed` says whether the session survived). */
   connected: [info: { sessionId: string; resumed: boolean }];

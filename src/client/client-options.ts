@@ -30,7 +30,7 @@ import type { WebSocketConstructor } from '../wire/transport';
 import type { Approver } from './approvals';
 import type { Questioner } from './question-hooks';
 import { CLOSE_DEFAULTS } from './run-options';
-import type { ToolTracing } from './tracing';
+import type { ToolTracing } from './trace-types';
 
 /** Information about a call, given to a `context` function. */
 export interface CallInfo {
@@ -122,7 +122,9 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
   /**
    * Traces every tool call: `otelTracing()` from `toolwire/otel` makes each call an OpenTelemetry span
    * (`execute_tool <name>`, a child of the service's span of the call), or any {@link ToolTracing}. With it the
-   * client offers the protocol feature `trace_context` (PROTOCOL.md §18.10). @default no tracing
+   * client offers the protocol feature `trace_context` (PROTOCOL.md §18.10). In the browser build its code loads
+   * when the client is made and `connect()` waits for it, rejecting with the import's error when it could not be
+   * loaded (the next `connect()` tries again). @default no tracing
    */
   tracing?: ToolTracing;
   /**

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { EventEmitter } from 'eventemitter3';
+
 import { ToolRegistry } from '../call/registry';
 import type { ApprovalDecision, CallPolicy } from '../call/types';
 import { ConnectionError, RunError, ToolDefinitionError } from '../errors';
@@ -30,6 +30,7 @@ import type { ClientEvents, ClientState, RunOutput } from './client-events';
 import { type ClientOptions, resolveClientOptions } from './client-options';
 import { contextSource } from './context';
 import { Decisions } from './decisions';
+import { Emitter } from './emitter';
 import {
   CLOSE_DEFAULTS,
   type CloseOptions,
@@ -58,7 +59,7 @@ export type { ClientEvents, ClientState, RunOutput, ToolCallEvent } from './clie
  * ```
  * @throws OptionsError from the constructor when an option is invalid (the message names the field).
  */
-export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEvents> {
+export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
   readonly #registry: ToolRegistry;
   readonly #connection: Connection;
   readonly #calls: CallRunner;
@@ -209,10 +210,12 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * protocol rejects at once. `connect({ maxAttempts: 1 })` rejects at the first failed attempt.
    * @throws ConnectionError `unauthorized` (key refused, at the upgrade or by close 4001), `unsupported_protocol`,
    *   `connect_timeout`, `unreachable` (after `maxAttempts` failed attempts, the last one as `cause`),
-   *   `invalid_url`, `hello_too_large`, or `already_connecting` when called twice.
+   *   `invalid_url`, `hello_too_large`, or `already_connecting` when called twice (and see `tracing`).
    * @throws OptionsError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
    */
   async connect(options: ConnectOptions = {}): Promise<void> {
+    const tracing = this.#calls.tracingReady(); // the browser build's tracer code may be loading: waited for
+    if (tracing !== undefined) await tracing;
     await this.#connection.connect(options).catch((error: unknown) => {
       throw this.#redactor.error(error);
     });

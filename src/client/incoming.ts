@@ -17,7 +17,7 @@ import type { Deadlines } from './deadlines';
 import { Execution, type ExecutionOwner, type ToolCallFrame } from './execution';
 import type { CallSocket, Outbox } from './outbox';
 import type { Slots } from './slots';
-import type { CallTraces } from './tracing';
+import type { CallTraces } from './trace-types';
 
 /** Dependencies of {@link Incoming}. */
 export interface IncomingOptions {

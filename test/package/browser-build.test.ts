@@ -25,7 +25,11 @@ beforeAll(async () => {
   mkdirSync(outDir, { recursive: true });
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { index: 'src/index.ts', zod3: 'src/browser/zod3.ts', valibot: 'src/browser/valibot.ts' },
+    entryPoints: {
+      index: 'src/index.ts',
+      zod3: 'src/tool/schema/zod3-subpath.ts',
+      valibot: 'src/tool/schema/valibot-subpath.ts',
+    },
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -68,11 +72,14 @@ describe('the browser build', () => {
     );
     expect(LAZY_MODULES.filter((module) => inputs.has(`${module}.ts`))).toEqual([]);
     // Each stand-in is in the first download; the real module, where the build has it, behind a dynamic import
-    // (validator.browser.ts imports `@cfworker/json-schema` itself).
+    // (the validator's chunk imports `@cfworker/json-schema`).
     const dynamic = Object.values(metafile.outputs).flatMap((output) =>
       output.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path),
     );
-    expect(dynamic).toContain('@cfworker/json-schema');
+    const validatorChunk = Object.entries(metafile.outputs).find(
+      ([, output]) => 'src/tool/schema/validator.ts' in output.inputs,
+    );
+    expect(validatorChunk?.[1].imports.map((i) => i.path)).toContain('@cfworker/json-schema');
     for (const module of LAZY_MODULES) {
       expect(inputs.has(`${module}.browser.ts`), module).toBe(true);
       const chunk = Object.entries(metafile.outputs).find(([, output]) => `${module}.ts` in output.inputs);
@@ -143,6 +150,68 @@ describe('the browser build', () => {
       await client.connect();
       const agent = new lean.Agent({ name: 'A', instructions: '', tools: [exporter] });
       expect((await client.run(agent, 'go')).finalOutput).toBe('exported to Lyon');
+    } finally {
+      await client.close({ drain: false });
+      await server.close();
+    }
+  });
+
+  it('runs ctx.step with the step code it loads on first use, kept steps replayed', async () => {
+    let runs = 0;
+    const stepper = lean.tool({
+      name: 'stepper',
+      description: 'Runs one step twice.',
+      execute: async (_input, ctx) => {
+        const once = () => {
+          runs += 1;
+          return { n: runs };
+        };
+        const [a, b] = await Promise.all([ctx.step('a', once), ctx.step('a', once)]);
+        return JSON.stringify([a, b, await ctx.step('b', once)]);
+      },
+    });
+    const kept: unknown[] = [];
+    expect(await lean.invokeTool(stepper, {}, { onStep: (step) => kept.push(step) })).toMatchObject({
+      status: 'ok',
+      output: '[{"n":1},{"n":1},{"n":2}]',
+    });
+    expect(kept).toMatchObject([
+      { key: 'a', result: { n: 1 } },
+      { key: 'b', result: { n: 2 } },
+    ]);
+    const replayed = await lean.invokeTool(stepper, {}, { steps: { a: { n: 7 } } });
+    expect(replayed).toMatchObject({ status: 'ok', output: '[{"n":7},{"n":7},{"n":3}]' });
+    await expect(
+      lean.invokeTool(
+        lean.tool({ name: 's', description: 's', execute: (_input, ctx) => ctx.step('', () => 1) }),
+        {},
+      ),
+    ).resolves.toMatchObject({ status: 'error' });
+  });
+
+  it('traces every call of a client with `tracing`, with the tracer code connect() waited for', async () => {
+    const server = await startStubServer({
+      logger: silentLogger,
+      model: scriptedModel([{ toolCalls: [{ name: 'ping' }] }, { text: 'done' }]),
+    });
+    const seen: string[] = [];
+    const tracing: Toolwire.ToolTracing = {
+      startCall: (call) => {
+        seen.push(`start ${call.toolName}`);
+        return {
+          event: (name) => seen.push(name),
+          run: (fn) => fn(),
+          end: (result) => seen.push(`end ${result.status} ${result.output}`),
+        };
+      },
+    };
+    const ping = lean.tool({ name: 'ping', description: 'Answers pong.', execute: () => 'pong' });
+    const client = new lean.Client({ url: server.url, apiKey: 'browser-build-key', tools: [ping], tracing });
+    try {
+      await client.connect();
+      const agent = new lean.Agent({ name: 'A', instructions: '', tools: [ping] });
+      expect((await client.run(agent, 'go')).finalOutput).toBe('done');
+      expect(seen).toEqual(['start ping', lean.TRACE_EVENTS.started, 'end ok pong']);
     } finally {
       await client.close({ drain: false });
       await server.close();

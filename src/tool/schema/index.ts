@@ -9,6 +9,7 @@ import { ToolDefinitionError } from '../../errors';
 import { isPlainObject } from '../../json';
 import { arkTypeAdapter, arkTypeMessage, isArkTypeSchema } from './arktype';
 import { guardUnlessProved, guardWithAnnounced, jsonSchemaAdapter } from './json-schema';
+import { isValibotSchema, isZod3Schema } from './library-kinds';
 import { noneAdapter } from './none';
 import { objectRoot } from './object-root';
 import {
@@ -18,8 +19,8 @@ import {
   standardInputJsonSchema,
 } from './standard';
 import type { JsonObject, SchemaAdapter } from './types';
-import { isValibotSchema, valibotAdapter } from './valibot';
-import { isZod3Schema, zod3Adapter, zod3InputJsonSchema } from './zod3';
+import { valibotAdapter } from './valibot';
+import { zod3Adapter, zod3InputJsonSchema } from './zod3';
 import { isLegacyZod3Schema, legacyZod3AsStandard, unreadableZodReason } from './zod3-legacy';
 import { isZod4Schema, zod4Adapter } from './zod4';
 

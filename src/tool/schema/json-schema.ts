@@ -6,146 +6,39 @@
  * @see https://github.com/cfworker/cfworker/tree/main/packages/json-schema
  * @module
  */
-import type { OutputUnit, Validator } from '@cfworker/json-schema';
+import type { Validator } from '@cfworker/json-schema';
 import { isPlainObject } from '../../json';
 import { andThen, isThenable, type MaybePromise } from '../../maybe';
 import { checkJsonSchema } from './json-schema-check';
 import { to202012 } from './json-schema-dialect';
-import { formatPath, pointerToSegments } from './path';
-import type { JsonObject, SchemaAdapter, ValidationIssue, ValidationResult } from './types';
-import { loadValidator, preloadValidator, type ValidatorClass } from './validator';
+import type { JsonObject, SchemaAdapter } from './types';
+import { loadValidator, loadValidatorOutput, type ValidatorOutput } from './validator';
 
 // Keywords whose value is data, not a schema.
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
 
-// Errors that only summarise the errors of their subschemas, which are reported instead.
-const SUMMARY_KEYWORDS = new Set([
-  'properties',
-  'items',
-  'prefixItems',
-  'additionalItems',
-  'additionalProperties',
-  'patternProperties',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'allOf',
-  '$ref',
-  '$recursiveRef',
-  '$dynamicRef',
-  'dependentSchemas',
-  'dependencies',
-  'propertyNames',
-  'contains',
-  'then',
-  'else',
-]);
-// Errors whose subschema errors are alternatives; the summary is clearer than every branch's complaint.
-const ALTERNATIVE_KEYWORDS = new Set(['anyOf', 'oneOf', 'not']);
-
-function isBelow(location: string, other: string): boolean {
-  return other.startsWith(location === '#' ? '#/' : `${location}/`);
-}
-
-/** A cfworker message in toolwire's style: the missing property in the path, no trailing period. */
-function describe(error: OutputUnit, instance: unknown): ValidationIssue {
-  const segments = pointerToSegments(error.instanceLocation, instance);
-  let message = error.error.replace(/\.$/, '');
-  const missing = error.keyword === 'required' ? /required property "(.*)"$/.exec(message) : null;
-  if (missing?.[1] !== undefined) {
-    segments.push(missing[1]);
-    message = 'missing required property';
-  } else if (error.keyword === 'false') {
-    message = 'is not allowed';
-  } else if (error.keywordLocation.includes('/propertyNames/')) {
-    message = `invalid property name: ${message}`;
-  }
-  return { path: formatPath(segments), message };
-}
-
-/**
- * Turns `@cfworker/json-schema` output units into issues with rendered paths: summaries whose details are
- * reported are left out, alternatives (`anyOf`, `oneOf`, `not`) are reported once, duplicates are merged.
- */
-export function issuesFromOutput(errors: readonly OutputUnit[], instance: unknown): ValidationIssue[] {
-  const alternatives = errors
-    .filter((e) => ALTERNATIVE_KEYWORDS.has(e.keyword))
-    .map((e) => e.keywordLocation);
-  const issues: ValidationIssue[] = [];
-  const seen = new Set<string>();
-  for (const error of errors) {
-    if (alternatives.some((location) => isBelow(location, error.keywordLocation))) continue;
-    const summarised = errors.some(
-      (other) =>
-        isBelow(error.keywordLocation, other.keywordLocation) ||
-        isBelow(error.instanceLocation, other.instanceLocation),
-    );
-    if (SUMMARY_KEYWORDS.has(error.keyword) && summarised) continue;
-    const issue = describe(error, instance);
-    const key = `${issue.path}\u0000${issue.message}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      issues.push(issue);
-    }
-  }
-  return issues.length > 0 ? issues : [{ path: formatPath([]), message: 'does not match the schema' }];
-}
-
-/**
- * The first value JSON cannot hold, with its path; an object property set to `undefined` counts as absent.
- * `undefined` when there is none (or nesting is too deep to look: the validator then judges).
- */
-function nonJsonValue(
-  value: unknown,
-  path: Array<string | number>,
-  depth: number,
-): { path: Array<string | number>; type: string } | undefined {
-  const type = typeof value;
-  if (type === 'undefined' || type === 'bigint' || type === 'function' || type === 'symbol')
-    return { path, type };
-  if (value === null || type !== 'object' || depth > 100) return undefined;
-  const array = Array.isArray(value);
-  for (const [key, item] of array ? value.entries() : Object.entries(value as object)) {
-    if (item === undefined && !array) continue; // an absent property, as JSON.stringify sees it
-    const found = nonJsonValue(item, [...path, key], depth + 1);
-    if (found) return found;
-  }
-  return undefined;
-}
-
-/** `value` without the object properties set to `undefined` (copied only where there are some). */
-function withoutUnset(value: unknown, depth: number): unknown {
-  if (value === null || typeof value !== 'object' || depth > 100) return value;
-  if (Array.isArray(value)) {
-    const items = value.map((item) => withoutUnset(item, depth + 1));
-    return items.every((item, index) => item === value[index]) ? value : items;
-  }
-  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
-    return value;
-  let changed = false;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    if (item === undefined) {
-      changed = true;
-      continue;
-    }
-    const copy = withoutUnset(item, depth + 1);
-    if (copy !== item) changed = true;
-    Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
-  }
-  return changed ? out : value;
+/** A validator made for one schema, and the code that reads its output (src/tool/schema/json-schema-output.ts). */
+interface ReadyValidator {
+  validator: Validator;
+  output: ValidatorOutput;
 }
 
 /**
  * A validator for `schema` (2020-12, every error reported), through src/tool/schema/validator.ts, the one place
  * the validator is loaded: made at once where it is loaded (Node), else by the first validation.
  */
-function lazyValidator(schema: JsonObject): () => Validator | Promise<Validator> {
-  const make = (ValidatorOf: ValidatorClass) => new ValidatorOf(schema, '2020-12', false);
-  const now = loadValidator();
-  let validator = isThenable(now) ? undefined : make(now);
-  if (validator === undefined) preloadValidator();
-  return () =>
-    validator ?? (andThen(loadValidator(), (loaded) => (validator ??= make(loaded))) as Promise<Validator>);
+function lazyValidator(schema: JsonObject): () => MaybePromise<ReadyValidator> {
+  let ready: ReadyValidator | undefined;
+  const load = () =>
+    andThen(loadValidator(), (ValidatorOf) =>
+      andThen(loadValidatorOutput(), (output) => {
+        ready ??= { validator: new ValidatorOf(schema, '2020-12', false), output };
+        return ready;
+      }),
+    );
+  const now = load();
+  if (isThenable(now)) now.then(undefined, () => {}); // a failed load is reported by the validation that needs it
+  return () => ready ?? load();
 }
 
 /**
@@ -161,22 +54,7 @@ export function jsonSchemaAdapter(schema: JsonObject): SchemaAdapter {
   return {
     kind: 'json-schema',
     jsonSchema,
-    validate: (value) => {
-      // The validator throws on values JSON cannot hold (undefined, a BigInt, a function) where the schema
-      // looks, which a caller of invokeTool can pass. A property set to undefined is an absent one, as in JSON;
-      // anything else JSON cannot hold makes the arguments invalid, not the tool fail.
-      const foreign = nonJsonValue(value, [], 0);
-      if (foreign) {
-        const message = `expected a JSON value, got ${foreign.type}`;
-        return { ok: false, issues: [{ path: formatPath(foreign.path), message }] };
-      }
-      return andThen(validator(), (ready): ValidationResult => {
-        const result = ready.validate(withoutUnset(value, 0));
-        return result.valid
-          ? { ok: true, value }
-          : { ok: false, issues: issuesFromOutput(result.errors, value) };
-      });
-    },
+    validate: (value) => andThen(validator(), (ready) => ready.output.plainResult(ready.validator, value)),
   };
 }
 
@@ -216,15 +94,7 @@ export function guardWithAnnounced(adapter: SchemaAdapter): SchemaAdapter {
     validate: (value) =>
       andThen(adapter.validate(value), (result) => {
         if (!result.ok) return result;
-        return andThen(validator(), (ready): ValidationResult => {
-          let announced: ReturnType<Validator['validate']>;
-          try {
-            announced = ready.validate(value);
-          } catch {
-            return result; // e.g. a library pattern this validator cannot compile: the library's verdict stands
-          }
-          return announced.valid ? result : { ok: false, issues: issuesFromOutput(announced.errors, value) };
-        });
+        return andThen(validator(), (ready) => ready.output.announcedResult(ready.validator, value, result));
       }),
   };
 }

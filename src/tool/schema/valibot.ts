@@ -11,11 +11,6 @@ import { standardAdapter } from './standard';
 import type { JsonObject, SchemaAdapter } from './types';
 import { overrideAction, overrideSchemaWith } from './valibot-hooks';
 
-/** `true` for a valibot schema (Standard Schema vendor `valibot`). */
-export function isValibotSchema(schema: StandardSchemaV1): boolean {
-  return schema['~standard'].vendor === 'valibot';
-}
-
 /**
  * JSON Schema (input side) of a valibot schema. Validation actions JSON Schema cannot express (`check`,
  * custom predicates) are left out, so the announced schema is the closest superset and the failure is

@@ -1,22 +1,32 @@
 /**
- * Where the JSON Schema validator (`@cfworker/json-schema`) comes from: the one place the SDK loads it. Here it
- * is imported statically, ready at once. The browser build (`toolwire`'s `browser` export condition, made by
- * browser-build.ts) replaces this file with src/tool/schema/validator.browser.ts, which loads the validator
- * with a dynamic `import()` the first time a tool needs it, so that a page whose tools never need it (zod 4
- * parameters that were proved faithful, no plain JSON Schema parameters) never downloads it. Every use of
- * the validator in src/ goes through {@link loadValidator}, so that both builds keep working.
+ * Where the JSON Schema validator (`@cfworker/json-schema`) comes from, with the code that reads its output
+ * (src/tool/schema/json-schema-output.ts): the one place the SDK loads them. Here they are imported statically,
+ * ready at once. The browser build (`toolwire`'s `browser` export condition, made by browser-build.ts) replaces
+ * this file with src/tool/schema/validator.browser.ts, which loads this one with a dynamic `import()` the first
+ * time a tool needs it, so that a page whose tools never need it (zod 4 parameters that were proved faithful,
+ * no plain JSON Schema parameters) never downloads it. Every use of the validator in src/ goes through
+ * {@link loadValidator}, so that both builds keep working.
  *
  * @module
  */
 import { Validator } from '@cfworker/json-schema';
 import type { MaybePromise } from '../../maybe';
+import * as output from './json-schema-output';
 
 /** The validator's class, `@cfworker/json-schema`'s `Validator`. */
 export type ValidatorClass = typeof Validator;
 
+/** The code that reads the validator's output: src/tool/schema/json-schema-output.ts. */
+export type ValidatorOutput = typeof output;
+
 /** The validator's class: here at once; in the browser build, a promise until its chunk has loaded. */
 export function loadValidator(): MaybePromise<ValidatorClass> {
   return Validator;
+}
+
+/** src/tool/schema/json-schema-output.ts, loaded as {@link loadValidator} is (with it, in the browser build). */
+export function loadValidatorOutput(): MaybePromise<ValidatorOutput> {
+  return output;
 }
 
 /** Starts loading the validator without waiting (a no-op here: it is already loaded). */

@@ -70,13 +70,6 @@ function narrows(def: Zod3Def): boolean {
   return true;
 }
 
-/** `true` for a zod 3 schema: vendor `zod` and a `_def.typeName` (zod 4 keeps its definition in `_zod`). */
-export function isZod3Schema(schema: StandardSchemaV1): boolean {
-  if (schema['~standard'].vendor !== 'zod') return false;
-  const def = (schema as unknown as { _def?: Zod3Def })._def;
-  return typeof def?.typeName === 'string' && !('_zod' in schema);
-}
-
 /** zod 3 string checks that rewrite the value the checks after them read. */
 const OVERWRITES = new Set(['trim', 'toLowerCase', 'toUpperCase']);
 

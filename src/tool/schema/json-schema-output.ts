@@ -1,0 +1,158 @@
+/**
+ * What a JSON Schema validation says, in toolwire's words: `@cfworker/json-schema`'s output units turned into
+ * issues with rendered paths, for a plain JSON Schema's validation and for the check of a library schema's
+ * announcement (src/tool/schema/json-schema.ts). Loaded with the validator (src/tool/schema/validator.ts): in
+ * the browser build, in its chunk.
+ *
+ * @module
+ */
+import type { OutputUnit, Validator } from '@cfworker/json-schema';
+import { formatPath, pointerToSegments } from './path';
+import type { ValidationIssue, ValidationResult } from './types';
+
+// Errors that only summarise the errors of their subschemas, which are reported instead.
+const SUMMARY_KEYWORDS = new Set([
+  'properties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'additionalProperties',
+  'patternProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'allOf',
+  '$ref',
+  '$recursiveRef',
+  '$dynamicRef',
+  'dependentSchemas',
+  'dependencies',
+  'propertyNames',
+  'contains',
+  'then',
+  'else',
+]);
+// Errors whose subschema errors are alternatives; the summary is clearer than every branch's complaint.
+const ALTERNATIVE_KEYWORDS = new Set(['anyOf', 'oneOf', 'not']);
+
+function isBelow(location: string, other: string): boolean {
+  return other.startsWith(location === '#' ? '#/' : `${location}/`);
+}
+
+/** A cfworker message in toolwire's style: the missing property in the path, no trailing period. */
+function describe(error: OutputUnit, instance: unknown): ValidationIssue {
+  const segments = pointerToSegments(error.instanceLocation, instance);
+  let message = error.error.replace(/\.$/, '');
+  const missing = error.keyword === 'required' ? /required property "(.*)"$/.exec(message) : null;
+  if (missing?.[1] !== undefined) {
+    segments.push(missing[1]);
+    message = 'missing required property';
+  } else if (error.keyword === 'false') {
+    message = 'is not allowed';
+  } else if (error.keywordLocation.includes('/propertyNames/')) {
+    message = `invalid property name: ${message}`;
+  }
+  return { path: formatPath(segments), message };
+}
+
+/**
+ * Turns `@cfworker/json-schema` output units into issues with rendered paths: summaries whose details are
+ * reported are left out, alternatives (`anyOf`, `oneOf`, `not`) are reported once, duplicates are merged.
+ */
+export function issuesFromOutput(errors: readonly OutputUnit[], instance: unknown): ValidationIssue[] {
+  const alternatives = errors
+    .filter((e) => ALTERNATIVE_KEYWORDS.has(e.keyword))
+    .map((e) => e.keywordLocation);
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    if (alternatives.some((location) => isBelow(location, error.keywordLocation))) continue;
+    const summarised = errors.some(
+      (other) =>
+        isBelow(error.keywordLocation, other.keywordLocation) ||
+        isBelow(error.instanceLocation, other.instanceLocation),
+    );
+    if (SUMMARY_KEYWORDS.has(error.keyword) && summarised) continue;
+    const issue = describe(error, instance);
+    const key = `${issue.path}\u0000${issue.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      issues.push(issue);
+    }
+  }
+  return issues.length > 0 ? issues : [{ path: formatPath([]), message: 'does not match the schema' }];
+}
+
+/**
+ * The first value JSON cannot hold, with its path; an object property set to `undefined` counts as absent.
+ * `undefined` when there is none (or nesting is too deep to look: the validator then judges).
+ */
+function nonJsonValue(
+  value: unknown,
+  path: Array<string | number>,
+  depth: number,
+): { path: Array<string | number>; type: string } | undefined {
+  const type = typeof value;
+  if (type === 'undefined' || type === 'bigint' || type === 'function' || type === 'symbol')
+    return { path, type };
+  if (value === null || type !== 'object' || depth > 100) return undefined;
+  const array = Array.isArray(value);
+  for (const [key, item] of array ? value.entries() : Object.entries(value as object)) {
+    if (item === undefined && !array) continue; // an absent property, as JSON.stringify sees it
+    const found = nonJsonValue(item, [...path, key], depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** `value` without the object properties set to `undefined` (copied only where there are some). */
+function withoutUnset(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object' || depth > 100) return value;
+  if (Array.isArray(value)) {
+    const items = value.map((item) => withoutUnset(item, depth + 1));
+    return items.every((item, index) => item === value[index]) ? value : items;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
+    return value;
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (item === undefined) {
+      changed = true;
+      continue;
+    }
+    const copy = withoutUnset(item, depth + 1);
+    if (copy !== item) changed = true;
+    Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+  }
+  return changed ? out : value;
+}
+
+/**
+ * A plain JSON Schema's verdict on `value`. The validator throws on values JSON cannot hold (undefined, a BigInt,
+ * a function) where the schema looks, which a caller of invokeTool can pass. A property set to undefined is an
+ * absent one, as in JSON; anything else JSON cannot hold makes the arguments invalid, not the tool fail.
+ */
+export function plainResult(validator: Validator, value: unknown): ValidationResult {
+  const foreign = nonJsonValue(value, [], 0);
+  if (foreign) {
+    const message = `expected a JSON value, got ${foreign.type}`;
+    return { ok: false, issues: [{ path: formatPath(foreign.path), message }] };
+  }
+  const result = validator.validate(withoutUnset(value, 0));
+  return result.valid ? { ok: true, value } : { ok: false, issues: issuesFromOutput(result.errors, value) };
+}
+
+/** The library's `result` (valid), unless the announced schema's `validator` refuses the raw `value`. */
+export function announcedResult(
+  validator: Validator,
+  value: unknown,
+  result: ValidationResult,
+): ValidationResult {
+  let announced: ReturnType<Validator['validate']>;
+  try {
+    announced = validator.validate(value);
+  } catch {
+    return result; // e.g. a library pattern this validator cannot compile: the library's verdict stands
+  }
+  return announced.valid ? result : { ok: false, issues: issuesFromOutput(announced.errors, value) };
+}
