@@ -100,11 +100,16 @@ export { serializeOutput, thrownMessage, truncateUtf8 } from './tool/output';
 export { DEFAULT_SIDE_EFFECT, RETRY_DEFAULTS, type RetryOptions } from './tool/retry-options';
 export type { SchemaKind, ValidationIssue } from './tool/schema/index';
 export type { SideEffect } from './tool/side-effect';
-export type { ToolFunction, ToolObject, ToolSet, ToolSource } from './tool/structural';
 export type {
+  NamedToolObject,
   SchemaInput,
   ToolEntry,
+  ToolFunction,
+  ToolItem,
+  ToolObject,
+  ToolSet,
   ToolSetOf,
+  ToolSource,
   ToolSourceOf,
   ToolsGiven,
   TypedToolObject,
