@@ -40,7 +40,7 @@ export class ToolRegistry<T = ToolsGiven> {
    *   accepted shape (named by its index or key); what `tool()` throws for an object it refuses.
    */
   /** Any iterable of tools other than an array (a `Set`, a generator). */
-  constructor(tools: Iterable<ToolSource> & { readonly length?: undefined });
+  constructor(tools: { readonly length?: undefined } & Iterable<ToolSource>);
   /** An array or a record of tools, each entry typed by its own schema. */
   // biome-ignore lint/suspicious/noExplicitAny: a registry's tools run with any context.
   constructor(tools?: ToolSetOf<T, any>);

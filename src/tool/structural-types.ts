@@ -25,6 +25,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { ApprovalPolicy } from './approval-policy';
 import type { RetryOptions } from './retry-options';
+import type { LegacyZod3Schema } from './schema/zod3-legacy';
 import type { SideEffect } from './side-effect';
 import type { EmptyInput, Tool, ToolContext } from './tool-types';
 
@@ -38,7 +39,7 @@ type Fresh<T> = T extends object ? { readonly [K in keyof T]: Fresh<T[K]> } : T;
 
 /**
  * The input `execute` gets for a schema `P` found under `parameters` or `inputSchema`: a Standard Schema's
- * output (zod 4 and 3.24+, valibot, arktype, …), an AI SDK `jsonSchema<T>()`'s `T`, an `as const` JSON Schema's
+ * output (zod 4 and 3.24+, valibot, arktype, …), a zod 3 schema's output before 3.24, an AI SDK `jsonSchema<T>()`'s `T`, an `as const` JSON Schema's
  * `FromSchema` type, `Record<string, unknown>` for any other JSON Schema, {@link EmptyInput} when there is none.
  */
 export type SchemaInput<P> = 0 extends 1 & P
@@ -50,11 +51,13 @@ export type SchemaInput<P> = 0 extends 1 & P
       ? EmptyInput
       : P extends StandardSchemaV1
         ? StandardSchemaV1.InferOutput<P>
-        : P extends { readonly _type: infer T; readonly jsonSchema: unknown }
-          ? T
-          : P extends JSONSchema
-            ? FromSchema<Fresh<P>, { keepDefaultedPropertiesOptional: true }>
-            : Record<string, unknown>;
+        : P extends LegacyZod3Schema<infer Output>
+          ? Output
+          : P extends { readonly _type: infer T; readonly jsonSchema: unknown }
+            ? T
+            : P extends JSONSchema
+              ? FromSchema<Fresh<P>, { keepDefaultedPropertiesOptional: true }>
+              : Record<string, unknown>;
 
 /**
  * `execute` for input `I`. Checked strictly (an annotated input must accept `I`), except for an open record (a
@@ -178,5 +181,8 @@ export type ToolSetOf<T, C = unknown> =
 // biome-ignore lint/suspicious/noExplicitAny: untyped entries.
 export type ToolsGiven = Readonly<Record<string, any>> | readonly any[];
 
-/** One tool given alone (`addTool`, `invokeTool`, `ToolRegistry.add`): a `tool()` result or a named typed object. */
-export type ToolSourceOf<P, C = unknown> = Tool<unknown, unknown, C> | NamedToolObject<P, C>;
+/**
+ * One tool given alone (`addTool`, `invokeTool`, `ToolRegistry.add`): a `tool()` result (of any context type,
+ * as in a `tools` option) or a named typed object.
+ */
+export type ToolSourceOf<P, C = unknown> = AnyTool | NamedToolObject<P, C>;
