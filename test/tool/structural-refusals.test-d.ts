@@ -5,9 +5,12 @@
 import { tool as aiTool } from 'ai';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
+import { toAiSdkTools } from '../../src/ai-sdk/index';
 import { Agent, Client, invokeTool, ToolRegistry, tool } from '../../src/index';
+import { registerMcpTools } from '../../src/mcp/index';
 
 declare const client: Client;
+declare const mcpServer: Parameters<typeof registerMcpTools>[0];
 const url = 'ws://127.0.0.1:1';
 const schema = z.object({ a: z.number() });
 const weather = aiTool({ description: 'd', inputSchema: schema, execute: async ({ a }) => a });
@@ -74,6 +77,17 @@ describe('execute annotated with another input type than its schema gives', () =
         t: { description: 'd', inputSchema: schema, execute: (input: { a: number; extra: string }) => input },
       },
     });
+  });
+
+  it('is refused by toAiSdkTools() and registerMcpTools() (no untyped fallback signature)', () => {
+    toAiSdkTools({
+      // @ts-expect-error the input is { a: number }
+      t: { description: 'd', inputSchema: schema, execute: (input: { b: string }) => input.b },
+    });
+    registerMcpTools(mcpServer, [
+      // @ts-expect-error the input is { a: number }
+      { name: 't', description: 'd', inputSchema: schema, execute: (input: { b: string }) => input.b },
+    ]);
   });
 
   it('types the input of a ToolRegistry entry (not any)', () => {
