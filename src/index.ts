@@ -100,17 +100,17 @@ export { serializeOutput, thrownMessage, truncateUtf8 } from './tool/output';
 export { DEFAULT_SIDE_EFFECT, RETRY_DEFAULTS, type RetryOptions } from './tool/retry-options';
 export type { SchemaKind, ValidationIssue } from './tool/schema/index';
 export type { SideEffect } from './tool/side-effect';
-export {
-  type ToolFunction,
-  type ToolObject,
-  type ToolSet,
-  type ToolSource,
-  toolsOf,
-} from './tool/structural';
+export { toolsOf } from './tool/structural';
 export type {
+  NamedToolObject,
   SchemaInput,
   ToolEntry,
+  ToolFunction,
+  ToolItem,
+  ToolObject,
+  ToolSet,
   ToolSetOf,
+  ToolSource,
   ToolSourceOf,
   ToolsGiven,
   TypedToolObject,

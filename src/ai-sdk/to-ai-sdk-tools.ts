@@ -133,15 +133,6 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
  */
 export function toAiSdkTools<C = unknown, T = ToolsGiven>(
   tools: ToolSetOf<T, C>,
-  options?: ToAiSdkToolsOptions<C>,
-): Record<string, AiSdkTool>;
-/** `tools` held in a variable typed `ToolSet`: entries untyped. */
-export function toAiSdkTools<C = unknown>(
-  tools: ToolSet,
-  options?: ToAiSdkToolsOptions<C>,
-): Record<string, AiSdkTool>;
-export function toAiSdkTools<C = unknown>(
-  tools: unknown,
   options: ToAiSdkToolsOptions<C> = {},
 ): Record<string, AiSdkTool> {
   const made = toolsOf(tools, 'toAiSdkTools()') as AnyTool<C>[];

@@ -25,7 +25,7 @@ import {
 } from '../tool/check-options';
 import { cancelledText, notJsonText, notObjectText, tooDeepText } from '../tool/model-text';
 import { toTool } from '../tool/structural';
-import type { ToolSourceOf } from '../tool/structural-types';
+import type { NamedToolObject } from '../tool/structural-types';
 import type { Tool, ToolContext } from '../tool/tool';
 import { checkArguments } from './argument-limits';
 import { decodeArguments } from './arguments';
@@ -168,7 +168,7 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
  * ```
  */
 export async function invokeTool<C = unknown, P = unknown>(
-  source: ToolSourceOf<P, C>,
+  source: Tool<unknown, unknown, C> | NamedToolObject<P, C>,
   rawArguments: unknown,
   options: InvokeOptions<C> = {},
 ): Promise<ToolCallResult> {

@@ -7,8 +7,8 @@
 import { ToolDefinitionError } from '../errors';
 import { unknownToolText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
-import { isToolLike, type ToolSet, type ToolSource, toTool, toTools } from '../tool/structural';
-import type { ToolSourceOf } from '../tool/structural-types';
+import { isToolLike, toTool, toTools } from '../tool/structural';
+import type { ToolSetOf, ToolSource, ToolSourceOf, ToolsGiven } from '../tool/structural-types';
 import type { Tool } from '../tool/tool';
 import type { ToolDefinition } from '../wire/protocol';
 import { checkInvokeOptions, startCall } from './invoke';
@@ -21,13 +21,16 @@ type AnyTool = Tool<any, any, any>;
  * Tools by name, in the order they were added. Takes tools of every shape a client does (the structural
  * contract of src/tool/structural.ts): `tool()` results, plain objects, AI SDK tools, records keyed by name.
  *
+ * `T` types the tools given to the constructor entry by entry (inferred, as for a client's `tools`: each object's
+ * `execute` input is its schema's type); it plays no part once the registry is made.
+ *
  * @example
  * ```ts
  * const registry = new ToolRegistry([ping]);
  * const result = await registry.invoke('ping', '{}');
  * ```
  */
-export class ToolRegistry {
+export class ToolRegistry<T = ToolsGiven> {
   readonly #tools = new Map<string, AnyTool>();
 
   /**
@@ -36,11 +39,16 @@ export class ToolRegistry {
    * @throws ToolDefinitionError `duplicate_tool` when two tools share a name; `not_a_tool` for a value of no
    *   accepted shape (named by its index or key); what `tool()` throws for an object it refuses.
    */
-  constructor(tools: ToolSet | Iterable<ToolSource> = []) {
+  /** Any iterable of tools other than an array (a `Set`, a generator). */
+  constructor(tools: { readonly length?: undefined } & Iterable<ToolSource>);
+  /** An array or a record of tools, each entry typed by its own schema. */
+  // biome-ignore lint/suspicious/noExplicitAny: a registry's tools run with any context.
+  constructor(tools?: ToolSetOf<T, any>);
+  constructor(tools: unknown = []) {
     const listed =
       Array.isArray(tools) || isToolLike(tools) || !isIterable(tools) || tools instanceof Map
         ? tools
-        : Array.from(tools);
+        : Array.from(tools as Iterable<unknown>);
     for (const item of toTools(listed, 'ToolRegistry')) this.#put(item);
   }
 

@@ -158,10 +158,7 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
   /** The validator and JSON Schema of `outputType`, when given. */
   readonly #output: SchemaAdapter | undefined;
 
-  constructor(options: AgentOptions<O, T>);
-  /** `tools` held in a variable typed `ToolSet` (or `ToolSetOf<ToolsGiven>`): entries untyped. */
-  constructor(options: AgentOptions<O>);
-  constructor(options: AgentOptions<O, T> | AgentOptions<O>) {
+  constructor(options: AgentOptions<O, T>) {
     const given: unknown = options;
     const name = isRecord(given) ? given.name : undefined;
     const valid = typeof name === 'string' && name.length >= 1 && name.length <= 128;

@@ -70,10 +70,7 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
     () => this.#connection.maxPayloadBytes,
   );
 
-  constructor(options: ClientOptions<C, T>);
-  /** `tools` held in a variable typed `ToolSet` (or `ToolSetOf<ToolsGiven>`): entries untyped. */
-  constructor(options: ClientOptions<C>);
-  constructor(options: ClientOptions<C, T> | ClientOptions<C>) {
+  constructor(options: ClientOptions<C, T>) {
     super();
     const resolved = resolveClientOptions(options as ClientOptions);
     this.#registry = new ToolRegistry(resolved.tools);

@@ -118,17 +118,6 @@ function handlerFor<C>(served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) 
 export function registerMcpTools<C = unknown, T = ToolsGiven>(
   mcpServer: McpServer,
   tools: ToolSetOf<T, C>,
-  options?: RegisterMcpToolsOptions<C>,
-): RegisteredTool[];
-/** `tools` held in a variable typed `ToolSet`: entries untyped. */
-export function registerMcpTools<C = unknown>(
-  mcpServer: McpServer,
-  tools: ToolSet,
-  options?: RegisterMcpToolsOptions<C>,
-): RegisteredTool[];
-export function registerMcpTools<C = unknown>(
-  mcpServer: McpServer,
-  tools: unknown,
   options: RegisterMcpToolsOptions<C> = {},
 ): RegisteredTool[] {
   const made = toolsOf(tools, 'registerMcpTools()') as AnyTool<C>[];

@@ -20,68 +20,13 @@
  */
 import { ToolDefinitionError } from '../errors';
 import { isThenable } from '../maybe';
-import type { ApprovalPolicy } from './approval-policy';
 import { anArrayOf, describeValue, isRecord, type Rule } from './check-options';
 import { bareFunctionDescription } from './model-text';
-import type { RetryOptions } from './retry-options';
-import type { SideEffect } from './side-effect';
 import { describeNotATool, isToolOptionName, makeTool, type Tool, toolInternals } from './tool';
 import { readsAiSdkConventions } from './tool-shapes';
 
 // biome-ignore lint/suspicious/noExplicitAny: a tool of any input, output and context type.
 type AnyTool = Tool<any, any, any>;
-
-/**
- * An object accepted as a tool (see the module's doc): at least a `description` and an `execute`, the rest as
- * `tool()` takes it. Typed loosely so that another SDK's tool object assigns without a cast; make it with
- * `tool()` to have `execute`'s input inferred from the schema. Read once, the first time it is given (see
- * {@link toTool}): later edits of the object are not seen.
- */
-export interface ToolObject {
-  readonly name?: string;
-  readonly description?: string;
-  readonly parameters?: unknown;
-  readonly inputSchema?: unknown;
-  readonly execute?: AnyFunction;
-  readonly errorFunction?: AnyFunction | null;
-  readonly needsApproval?: boolean | ApprovalPolicy | AnyFunction;
-  readonly requiresApproval?: boolean | ApprovalPolicy | AnyFunction;
-  readonly strict?: boolean;
-  readonly timeoutMs?: number;
-  readonly allowedAgentNames?: readonly string[];
-  readonly sideEffect?: SideEffect;
-  readonly retry?: RetryOptions;
-  readonly sensitiveFieldNames?: readonly string[];
-  readonly outputSchema?: unknown;
-  readonly toModelOutput?: AnyFunction;
-  /** Keys of an AI SDK tool that toolwire accepts and ignores (see src/tool/tool-shapes.ts). */
-  readonly type?: string;
-  readonly providerOptions?: unknown;
-  readonly metadata?: unknown;
-  readonly inputExamples?: unknown;
-  readonly title?: string;
-  readonly onInputStart?: AnyFunction;
-  readonly onInputDelta?: AnyFunction;
-  readonly onInputAvailable?: AnyFunction;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: the arguments of another SDK's callbacks.
-type AnyFunction = (...args: any[]) => unknown;
-
-/** A bare function in a `tools` record: shorthand for `{ execute }` (see {@link toTool} for what the model is told). */
-// biome-ignore lint/suspicious/noExplicitAny: any input; the tool takes no schema.
-export type ToolFunction = (input: any, ctx: any) => unknown;
-
-/** One tool, in any shape accepted outside a record. */
-export type ToolSource = AnyTool | ToolObject;
-
-/**
- * What a `tools` option takes: an array of tools, or a record keyed by tool name whose values may also be bare
- * functions or `undefined` (left out, so a tool can be included conditionally).
- */
-export type ToolSet =
-  | ReadonlyArray<ToolSource>
-  | { readonly [name: string]: ToolSource | ToolFunction | undefined };
 
 /** `true` for an object written as `{ … }` (or `Object.create(null)`): not an array, Map, Set, Date or class instance. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
