@@ -86,7 +86,8 @@ export class CallRunner implements ExecutionOwner {
 
   constructor(runnerOptions: CallRunnerOptions) {
     const { socket, events, logger } = runnerOptions;
-    const updates = runnerOptions.updates ?? CallUpdates.on(socket, runnerOptions.redactor, events);
+    const held = { get: (callId: string) => this.#incoming.get(callId), values: () => this.#incoming.values() };
+    const updates = runnerOptions.updates ?? CallUpdates.on(socket, runnerOptions.redactor, events, held);
     const options = { ...runnerOptions, updates };
     this.#options = options;
     this.#traces = options.tracing && callTraces(options.tracing, options.redactor, options);
@@ -312,7 +313,7 @@ export class CallRunner implements ExecutionOwner {
     const { frame } = execution;
     this.#deadlines.arm(execution, undefined);
     this.#incoming.ended(execution);
-    this.#options.updates.ended(frame.callId);
+    this.#options.updates.ended(execution);
     const durationMs = from === 'queued' ? 0 : Math.max(0, Math.round(performance.now()) - execution.started);
     // The last progress or preliminary result goes before the result.
     this.#options.updates.beforeResult(frame.callId);

@@ -106,12 +106,11 @@ export class Execution extends Cancellation implements ResultSink {
   /** When it started running (`performance.now()`, whole ms: a small integer, not a heap number). */
   started = 0;
   /**
-   * Its tool has begun (its context in hand): the lease may keep it alive from now on. Not before: a call
-   * waiting for its context (a `context` function that never settles) or for a slot keeps its deadline, and
-   * cannot hold its slot forever under a lease renewed for it. Kept by `Leases` (a field, not a set of calls:
-   * a held call costs less).
+   * When the service last heard of the call (`performance.now()` time; `-Infinity` when not since it began),
+   * `undefined` until its tool began. Kept by `Leases` and the lease's renewal (src/client/lease-renewal.ts): a
+   * field, not a map entry per call.
    */
-  begun = false;
+  heardAt: number | undefined;
   /** What a call waiting for a slot or a decision keeps (most calls never do): made when first set. */
   #waiting: Waiting | undefined;
   /** The call's redaction by field name, once it started (set by the call: src/call/call-redaction.ts). */
@@ -121,6 +120,20 @@ export class Execution extends Cancellation implements ResultSink {
     super();
     this.frame = frame;
     this.#owner = owner;
+  }
+
+  /** The call's id (from its frame). */
+  get callId(): string {
+    return this.frame.callId;
+  }
+
+  /**
+   * Its tool has begun (its context in hand): the lease may keep it alive from now on. Not before: a call
+   * waiting for its context (a `context` function that never settles) or for a slot keeps its deadline, and
+   * cannot hold its slot forever under a lease renewed for it.
+   */
+  get begun(): boolean {
+    return this.heardAt !== undefined;
   }
 
   get state(): CallState {
