@@ -86,7 +86,10 @@ export class CallRunner implements ExecutionOwner {
 
   constructor(runnerOptions: CallRunnerOptions) {
     const { socket, events, logger } = runnerOptions;
-    const held = { get: (callId: string) => this.#incoming.get(callId), values: () => this.#incoming.values() };
+    const held = {
+      get: (callId: string) => this.#incoming.get(callId),
+      values: () => this.#incoming.values(),
+    };
     const updates = runnerOptions.updates ?? CallUpdates.on(socket, runnerOptions.redactor, events, held);
     const options = { ...runnerOptions, updates };
     this.#options = options;
