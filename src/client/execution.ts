@@ -81,11 +81,38 @@ export interface ExecutionOwner {
   finished(execution: Execution, result: ToolCallResult): void;
 }
 
-/** See {@link Execution.resume}, {@link Execution.decide}, {@link Execution.approvalReason}. */
+/** See {@link Execution.resume}, {@link Execution.decide}, {@link Execution.approvalReason}, {@link Execution.redaction}. */
 interface Waiting {
   resume: (() => void) | undefined;
   decide: ((decision: ApprovalDecision) => void) | undefined;
   approvalReason: string | undefined;
+  redaction: CallRedaction | undefined;
+}
+
+/**
+ * Whether a `tool_call` carries a field the call reads after its arrival beyond its ids, tool and arguments (a
+ * decision, a depth, the run's scope, kept steps, trace context): then its {@link Execution} keeps the frame.
+ * `deadlineMs` and `acks` are used on arrival; a depth of 0 is the default.
+ */
+function carriesMore(frame: ToolCallFrame): boolean {
+  for (const key in frame) {
+    switch (key) {
+      case 'type':
+      case 'callId':
+      case 'runId':
+      case 'toolName':
+      case 'arguments':
+      case 'deadlineMs':
+      case 'acks':
+        break;
+      case 'depth':
+        if (frame.depth !== 0 && frame.depth !== undefined) return true;
+        break;
+      default:
+        if (frame[key as keyof ToolCallFrame] !== undefined) return true;
+    }
+  }
+  return false;
 }
 
 /**
@@ -94,7 +121,16 @@ interface Waiting {
  * every part of the client keeps what it needs of a call here rather than in a map of its own.
  */
 export class Execution extends Cancellation implements ResultSink {
-  readonly frame: ToolCallFrame;
+  readonly callId: string;
+  readonly runId: string;
+  readonly toolName: string;
+  /** The arguments as received (a re-delivery with other arguments is told apart by them). */
+  readonly arguments: unknown;
+  /**
+   * The `tool_call` as received when it carries more than the fields above (see {@link Execution.frame}): most
+   * calls keep four fields rather than the frame.
+   */
+  readonly fullFrame: ToolCallFrame | undefined;
   readonly #owner: ExecutionOwner;
   #state: CallState = 'queued';
   /**
@@ -113,18 +149,34 @@ export class Execution extends Cancellation implements ResultSink {
   heardAt: number | undefined;
   /** What a call waiting for a slot or a decision keeps (most calls never do): made when first set. */
   #waiting: Waiting | undefined;
-  /** The call's redaction by field name, once it started (set by the call: src/call/call-redaction.ts). */
-  redaction: CallRedaction | undefined;
 
   constructor(frame: ToolCallFrame, owner: ExecutionOwner) {
     super();
-    this.frame = frame;
+    this.callId = frame.callId;
+    this.runId = frame.runId;
+    this.toolName = frame.toolName;
+    this.arguments = frame.arguments;
+    this.fullFrame = carriesMore(frame) ? frame : undefined;
     this.#owner = owner;
   }
 
-  /** The call's id (from its frame). */
-  get callId(): string {
-    return this.frame.callId;
+  /** The `tool_call` (as received, or made again of its fields: the same but for `deadlineMs`, `acks` and a depth of 0). */
+  get frame(): ToolCallFrame {
+    if (this.fullFrame !== undefined) return this.fullFrame;
+    const { callId, runId, toolName } = this;
+    return this.arguments === undefined
+      ? { type: 'tool_call', callId, runId, toolName }
+      : { type: 'tool_call', callId, runId, toolName, arguments: this.arguments };
+  }
+
+  /** The call's redaction by field name, once it started (set by the call: src/call/call-redaction.ts). */
+  get redaction(): CallRedaction | undefined {
+    return this.#waiting?.redaction;
+  }
+
+  set redaction(redaction: CallRedaction | undefined) {
+    if (redaction !== undefined || this.#waiting !== undefined)
+      Execution.#waitingOf(this).redaction = redaction;
   }
 
   /**
@@ -173,7 +225,12 @@ export class Execution extends Cancellation implements ResultSink {
 
   // Static: a private instance method would give every call a field of its own (V8's brand).
   static #waitingOf(execution: Execution): Waiting {
-    execution.#waiting ??= { resume: undefined, decide: undefined, approvalReason: undefined };
+    execution.#waiting ??= {
+      resume: undefined,
+      decide: undefined,
+      approvalReason: undefined,
+      redaction: undefined,
+    };
     return execution.#waiting;
   }
 
