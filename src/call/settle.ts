@@ -90,13 +90,21 @@ export function settleThen<T>(
     done(ABORTED, owner);
     return;
   }
-  const wait = new Wait(done as Done, signal, onTimeout, owner);
+  const wait = new Wait(done as Done, signal, owner);
   signal?.addEventListener('abort', wait, { once: true });
-  if (timeoutMs !== undefined) wait.timer = setTimeout(expire, timeoutMs, wait);
+  if (timeoutMs !== undefined) wait.limit(timeoutMs, onTimeout);
   relayTo(pending as PromiseLike<T>, wait);
 }
 
 type Done = (outcome: Settled<unknown>, owner: SettleOwner | undefined) => void;
+
+/** The time limit of a {@link Wait}. */
+interface TimeLimit {
+  timer: ReturnType<typeof setTimeout>;
+  onTimeout: (() => void) | undefined;
+  /** The time limit passed: an abort that `onTimeout` itself causes does not make the outcome `aborted`. */
+  expired: boolean;
+}
 
 /** The time limit of a {@link Wait} passed (one function for every timer: no closure per wait). */
 function expire(wait: Wait): void {
@@ -111,36 +119,34 @@ function expire(wait: Wait): void {
  * small object, not the abandoned call.
  */
 class Wait {
-  timer: ReturnType<typeof setTimeout> | undefined;
   #done: Done | undefined;
   #signal: AbortLike | undefined;
-  #onTimeout: (() => void) | undefined;
   #owner: SettleOwner | undefined;
-  /** The time limit passed: an abort that `onTimeout` itself causes does not make the outcome `aborted`. */
-  #expired = false;
+  /** Its time limit, when it has one (a wait without keeps no field for its timer). */
+  #limit: TimeLimit | undefined;
 
-  constructor(
-    done: Done,
-    signal: AbortLike | undefined,
-    onTimeout: (() => void) | undefined,
-    owner: SettleOwner | undefined,
-  ) {
+  constructor(done: Done, signal: AbortLike | undefined, owner: SettleOwner | undefined) {
     this.#done = done;
     this.#signal = signal;
-    this.#onTimeout = onTimeout;
     this.#owner = owner;
+  }
+
+  /** Ends the wait with `timeout` after `timeoutMs`, `onTimeout` called first. */
+  limit(timeoutMs: number, onTimeout: (() => void) | undefined): void {
+    this.#limit = { timer: setTimeout(expire, timeoutMs, this), onTimeout, expired: false };
   }
 
   /** The signal aborted. */
   handleEvent(): void {
-    if (!this.#expired) this.finish(ABORTED);
+    if (this.#limit?.expired !== true) this.finish(ABORTED);
   }
 
   /** The time limit passed. */
   expire(): void {
-    if (this.#done === undefined) return;
-    this.#expired = true;
-    this.#onTimeout?.();
+    const limit = this.#limit;
+    if (this.#done === undefined || limit === undefined) return;
+    limit.expired = true;
+    limit.onTimeout?.();
     this.finish({ kind: 'timeout' });
   }
 
@@ -163,9 +169,8 @@ class Wait {
     this.#done = undefined;
     this.#owner = undefined;
     this.#signal = undefined;
-    this.#onTimeout = undefined;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    if (this.#limit !== undefined) clearTimeout(this.#limit.timer);
+    this.#limit = undefined;
     signal?.removeEventListener('abort', this);
     if (owner === undefined) done(outcome, owner);
     else

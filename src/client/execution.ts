@@ -81,12 +81,16 @@ export interface ExecutionOwner {
   finished(execution: Execution, result: ToolCallResult): void;
 }
 
-/** See {@link Execution.resume}, {@link Execution.decide}, {@link Execution.approvalReason}, {@link Execution.redaction}. */
-interface Waiting {
+/**
+ * What few calls keep (see {@link Execution.resume}, {@link Execution.decide}, {@link Execution.approvalReason},
+ * {@link Execution.redaction}, {@link Execution.fullFrame}): one object made when first needed.
+ */
+interface RareState {
   resume: (() => void) | undefined;
   decide: ((decision: ApprovalDecision) => void) | undefined;
   approvalReason: string | undefined;
   redaction: CallRedaction | undefined;
+  frame: ToolCallFrame | undefined;
 }
 
 /**
@@ -126,11 +130,6 @@ export class Execution extends Cancellation implements ResultSink {
   readonly toolName: string;
   /** The arguments as received (a re-delivery with other arguments is told apart by them). */
   readonly arguments: unknown;
-  /**
-   * The `tool_call` as received when it carries more than the fields above (see {@link Execution.frame}): most
-   * calls keep four fields rather than the frame.
-   */
-  readonly fullFrame: ToolCallFrame | undefined;
   readonly #owner: ExecutionOwner;
   #state: CallState = 'queued';
   /**
@@ -147,8 +146,8 @@ export class Execution extends Cancellation implements ResultSink {
    * field, not a map entry per call.
    */
   heardAt: number | undefined;
-  /** What a call waiting for a slot or a decision keeps (most calls never do): made when first set. */
-  #waiting: Waiting | undefined;
+  /** What a call waiting for a slot or a decision keeps, and more (most calls never do): made when first set. */
+  #rare: RareState | undefined;
 
   constructor(frame: ToolCallFrame, owner: ExecutionOwner) {
     super();
@@ -156,8 +155,16 @@ export class Execution extends Cancellation implements ResultSink {
     this.runId = frame.runId;
     this.toolName = frame.toolName;
     this.arguments = frame.arguments;
-    this.fullFrame = carriesMore(frame) ? frame : undefined;
     this.#owner = owner;
+    if (carriesMore(frame)) Execution.#rareOf(this).frame = frame;
+  }
+
+  /**
+   * The `tool_call` as received when it carries more than the fields above (see {@link Execution.frame}): most
+   * calls keep four fields rather than the frame.
+   */
+  get fullFrame(): ToolCallFrame | undefined {
+    return this.#rare?.frame;
   }
 
   /** The `tool_call` (as received, or made again of its fields: the same but for `deadlineMs`, `acks` and a depth of 0). */
@@ -171,12 +178,11 @@ export class Execution extends Cancellation implements ResultSink {
 
   /** The call's redaction by field name, once it started (set by the call: src/call/call-redaction.ts). */
   get redaction(): CallRedaction | undefined {
-    return this.#waiting?.redaction;
+    return this.#rare?.redaction;
   }
 
   set redaction(redaction: CallRedaction | undefined) {
-    if (redaction !== undefined || this.#waiting !== undefined)
-      Execution.#waitingOf(this).redaction = redaction;
+    if (redaction !== undefined || this.#rare !== undefined) Execution.#rareOf(this).redaction = redaction;
   }
 
   /**
@@ -194,11 +200,11 @@ export class Execution extends Cancellation implements ResultSink {
 
   /** In state `resuming`: what goes on once it holds a slot again. Kept by `Slots`. */
   get resume(): (() => void) | undefined {
-    return this.#waiting?.resume;
+    return this.#rare?.resume;
   }
 
   set resume(resume: (() => void) | undefined) {
-    if (resume !== undefined || this.#waiting !== undefined) Execution.#waitingOf(this).resume = resume;
+    if (resume !== undefined || this.#rare !== undefined) Execution.#rareOf(this).resume = resume;
   }
 
   /**
@@ -206,32 +212,32 @@ export class Execution extends Cancellation implements ResultSink {
    * Kept by `Approvals`.
    */
   get decide(): ((decision: ApprovalDecision) => void) | undefined {
-    return this.#waiting?.decide;
+    return this.#rare?.decide;
   }
 
   set decide(decide: ((decision: ApprovalDecision) => void) | undefined) {
-    if (decide !== undefined || this.#waiting !== undefined) Execution.#waitingOf(this).decide = decide;
+    if (decide !== undefined || this.#rare !== undefined) Execution.#rareOf(this).decide = decide;
   }
 
   /** The reason sent with its `approval_request` (sent again after a reconnect). */
   get approvalReason(): string | undefined {
-    return this.#waiting?.approvalReason;
+    return this.#rare?.approvalReason;
   }
 
   set approvalReason(reason: string | undefined) {
-    if (reason !== undefined || this.#waiting !== undefined)
-      Execution.#waitingOf(this).approvalReason = reason;
+    if (reason !== undefined || this.#rare !== undefined) Execution.#rareOf(this).approvalReason = reason;
   }
 
   // Static: a private instance method would give every call a field of its own (V8's brand).
-  static #waitingOf(execution: Execution): Waiting {
-    execution.#waiting ??= {
+  static #rareOf(execution: Execution): RareState {
+    execution.#rare ??= {
       resume: undefined,
       decide: undefined,
       approvalReason: undefined,
       redaction: undefined,
+      frame: undefined,
     };
-    return execution.#waiting;
+    return execution.#rare;
   }
 
   /**
