@@ -94,29 +94,46 @@ interface RareState {
 }
 
 /**
- * Whether a `tool_call` carries a field the call reads after its arrival beyond its ids, tool and arguments (a
- * decision, a depth, the run's scope, kept steps, trace context): then its {@link Execution} keeps the frame.
- * `deadlineMs` and `acks` are used on arrival; a depth of 0 is the default.
+ * Each field of a `tool_call`: `true` when the call reads it after its arrival (a decision, a depth, the run's
+ * scope, kept steps, trace context), `false` when it is used on arrival or kept in a field of the call's own.
+ * Typed over every field: one added to the frame must be listed here.
+ */
+export const READ_LATER: Readonly<Record<keyof ToolCallFrame, boolean>> = {
+  type: false,
+  callId: false,
+  runId: false,
+  toolName: false,
+  arguments: false,
+  deadlineMs: false,
+  acks: false,
+  depth: true,
+  approved: true,
+  reason: true,
+  argumentsEdited: true,
+  traceparent: true,
+  tracestate: true,
+  sessionId: true,
+  agentName: true,
+  steps: true,
+};
+
+/**
+ * Whether a `tool_call` carries a field its call reads after arrival ({@link READ_LATER}; a depth of 0 is the
+ * default): then its {@link Execution} keeps the frame. Named loads, not a loop over the keys: this runs for every
+ * call (test/client/execution.test.ts checks it against {@link READ_LATER}).
  */
 function carriesMore(frame: ToolCallFrame): boolean {
-  for (const key in frame) {
-    switch (key) {
-      case 'type':
-      case 'callId':
-      case 'runId':
-      case 'toolName':
-      case 'arguments':
-      case 'deadlineMs':
-      case 'acks':
-        break;
-      case 'depth':
-        if (frame.depth !== 0 && frame.depth !== undefined) return true;
-        break;
-      default:
-        if (frame[key as keyof ToolCallFrame] !== undefined) return true;
-    }
-  }
-  return false;
+  return (
+    (frame.depth !== undefined && frame.depth !== 0) ||
+    frame.approved !== undefined ||
+    frame.reason !== undefined ||
+    frame.argumentsEdited !== undefined ||
+    frame.traceparent !== undefined ||
+    frame.tracestate !== undefined ||
+    frame.sessionId !== undefined ||
+    frame.agentName !== undefined ||
+    frame.steps !== undefined
+  );
 }
 
 /**
