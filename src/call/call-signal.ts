@@ -30,29 +30,31 @@ export function callListener(listener: AbortListener): void {
   else listener.handleEvent();
 }
 
+/** The `#reason` of a cancellation or call not aborted (an abort's reason may be anything, `undefined` included). */
+const NOT_ABORTED: unique symbol = Symbol('not aborted');
+
 /**
  * A cancellation without an `EventTarget`: what the client keeps per call instead of an `AbortController`
  * (which costs microseconds and hundreds of bytes in Node, for calls that are almost never cancelled).
  * Listeners run synchronously, in the order they were added, once.
  */
 export class Cancellation implements AbortLike {
-  #aborted = false;
-  #reason: unknown;
+  /** The abort's reason, or {@link NOT_ABORTED}: one field for both (a held call keeps one field less). */
+  #reason: unknown = NOT_ABORTED;
   /** One listener (the usual case: the step waiting on the tool) or several. */
   #listeners: AbortListener | AbortListener[] | undefined;
 
   get aborted(): boolean {
-    return this.#aborted;
+    return this.#reason !== NOT_ABORTED;
   }
 
   get reason(): unknown {
-    return this.#reason;
+    return this.#reason === NOT_ABORTED ? undefined : this.#reason;
   }
 
   /** Cancels with `reason` (the first cancel wins) and calls the listeners. A listener that throws is skipped. */
   abort(reason: unknown): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
+    if (this.#reason !== NOT_ABORTED) return;
     this.#reason = reason;
     const listeners = this.#listeners;
     this.#listeners = undefined;
@@ -67,7 +69,7 @@ export class Cancellation implements AbortLike {
   }
 
   addEventListener(_type: 'abort', listener: AbortListener): void {
-    if (this.#aborted) return;
+    if (this.#reason !== NOT_ABORTED) return;
     const listeners = this.#listeners;
     if (listeners === undefined) this.#listeners = listener;
     else if (Array.isArray(listeners)) listeners.push(listener);
@@ -83,9 +85,6 @@ export class Cancellation implements AbortLike {
     }
   }
 }
-
-/** `CallSignal.#reason` of a call not aborted (an abort's reason may be anything, `undefined` included). */
-const NOT_ABORTED: unique symbol = Symbol('not aborted');
 
 /**
  * The abort state of one call, and its `ctx.signal` on demand. It listens to the caller's cancellation itself

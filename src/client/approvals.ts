@@ -98,7 +98,7 @@ export class Approvals {
   reconnected(held: Iterable<Execution>): void {
     for (const execution of held) {
       if (execution.decide !== undefined) {
-        this.#options.socket.send(approvalRequest(execution.frame.callId, execution.approvalReason));
+        this.#options.socket.send(approvalRequest(execution.callId, execution.approvalReason));
       }
     }
   }

@@ -38,39 +38,39 @@ class ClientCallOptions {
   }
 
   get callId(): string {
-    return this.signal.frame.callId;
+    return this.signal.callId;
   }
 
   get runId(): string {
-    return this.signal.frame.runId;
+    return this.signal.runId;
   }
 
   get depth(): number {
-    return this.signal.frame.depth ?? 0;
+    return this.signal.fullFrame?.depth ?? 0;
   }
 
   get approved(): boolean | undefined {
-    return this.signal.frame.approved;
+    return this.signal.fullFrame?.approved;
   }
 
   get rejectionReason(): string | undefined {
-    return this.signal.frame.reason;
+    return this.signal.fullFrame?.reason;
   }
 
   get argumentsEdited(): boolean | undefined {
-    return this.signal.frame.argumentsEdited;
+    return this.signal.fullFrame?.argumentsEdited;
   }
 
   get agentName(): string | undefined {
-    return this.signal.frame.agentName;
+    return this.signal.fullFrame?.agentName;
   }
 
   get sessionId(): string | undefined {
-    return this.signal.frame.sessionId;
+    return this.signal.fullFrame?.sessionId;
   }
 
   get steps(): Readonly<Record<string, unknown>> | undefined {
-    return this.signal.frame.steps;
+    return this.signal.fullFrame?.steps;
   }
 }
 

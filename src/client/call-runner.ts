@@ -30,6 +30,7 @@ import type { ClientFrame, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
 import { callOptionsClass } from './call-options';
 import { type CallUpdateHooks, CallUpdates, type WelcomeTerms } from './call-updates';
+import type { CallInfo } from './client-options';
 import { Deadlines } from './deadlines';
 import type { CallEvents, Execution, ExecutionOwner, ToolCallFrame } from './execution';
 import { logFailure } from './failure-log';
@@ -53,7 +54,7 @@ export interface CallRunnerOptions {
   /** The client's connection. */
   socket: CallSocket;
   /** `ctx.context` for a call; may return a promise, and may throw (the call then fails without running). */
-  contextFor(call: ToolCallFrame): unknown;
+  contextFor(call: CallInfo): unknown;
   /** Local approver (`onApproval`); when absent, approval is asked of the service. */
   onApproval: Approver | undefined;
   policies?: readonly CallPolicy[] | undefined; // `Client({ policies })`, run before approval
@@ -87,7 +88,11 @@ export class CallRunner implements ExecutionOwner {
 
   constructor(runnerOptions: CallRunnerOptions) {
     const { socket, events, logger } = runnerOptions;
-    const updates = runnerOptions.updates ?? CallUpdates.on(socket, runnerOptions.redactor, events);
+    const held = {
+      get: (callId: string) => this.#incoming.get(callId),
+      values: () => this.#incoming.values(),
+    };
+    const updates = runnerOptions.updates ?? CallUpdates.on(socket, runnerOptions.redactor, events, held);
     const options = { ...runnerOptions, updates };
     this.#options = options;
     this.#traces = options.tracing && callTraces(options.tracing, options.redactor, options);
@@ -117,7 +122,7 @@ export class CallRunner implements ExecutionOwner {
       held: () => this.#incoming.values(),
       expire: (execution) =>
         this.#incoming.cancel(
-          execution.frame.callId,
+          execution.callId,
           abortReason('the call passed its deadline', 'TimeoutError', 'deadline'),
         ),
       leased: (execution) => this.#leases.holds(execution),
@@ -315,35 +320,35 @@ export class CallRunner implements ExecutionOwner {
   finished(execution: Execution, result: ToolCallResult): void {
     const from = this.#slots.finish(execution);
     if (from === undefined) return;
-    const { frame } = execution;
+    const { callId } = execution;
     this.#deadlines.arm(execution, undefined);
     this.#incoming.ended(execution);
-    this.#options.updates.ended(frame.callId);
+    this.#options.updates.ended(execution);
     const durationMs = from === 'queued' ? 0 : Math.max(0, Math.round(performance.now()) - execution.started);
     // The last progress or preliminary result goes before the result.
-    this.#options.updates.beforeResult(frame.callId);
-    const { output } = this.#outbox.add(frame, result, durationMs);
+    this.#options.updates.beforeResult(callId);
+    const { output } = this.#outbox.add(execution.frame, result, durationMs);
     this.#options.events.toolResult({
-      callId: frame.callId,
-      runId: frame.runId,
-      toolName: frame.toolName,
+      callId,
+      runId: execution.runId,
+      toolName: execution.toolName,
       status: result.status,
       durationMs,
       output,
     });
     this.#traces?.finished(execution, result, output, durationMs);
-    if (result.status !== 'ok') logFailure(this.#options.logger, frame, result, output);
+    if (result.status !== 'ok') logFailure(this.#options.logger, execution, result, output);
   }
 
   /** Runs a call that took its first slot: its context first, then the tool. */
   readonly #start = (execution: Execution): void => {
-    const { frame } = execution;
     execution.started = Math.round(performance.now());
-    this.#options.events.toolCall({ callId: frame.callId, runId: frame.runId, toolName: frame.toolName });
+    const { callId, runId, toolName } = execution;
+    this.#options.events.toolCall({ callId, runId, toolName });
     // A cancel, the deadline or close() while the context is awaited ends the wait (the call layer then ends the
     // call as any aborted call, running nothing): a context that never comes cannot hold the call or its slot.
     settleThen(
-      () => this.#options.contextFor(frame),
+      () => this.#options.contextFor(execution),
       { signal: execution },
       (outcome) => {
         if (outcome.kind === 'error') this.#contextFailed(execution, outcome.error);
@@ -356,7 +361,7 @@ export class CallRunner implements ExecutionOwner {
   #contextFailed(execution: Execution, error: unknown): void {
     this.finished(execution, {
       status: 'error',
-      output: contextFailedText(execution.frame.toolName, thrownMessage(error)),
+      output: contextFailedText(execution.toolName, thrownMessage(error)),
       durationMs: 0,
       error,
     });
@@ -365,12 +370,11 @@ export class CallRunner implements ExecutionOwner {
   #invoke(execution: Execution, context: unknown): void {
     // Cancelled while its context came: the call layer ends it at once, and there is nothing to lease.
     if (execution.state !== 'finished') this.#leases.started(execution);
-    const { frame } = execution;
     // A call whose steps are all synchronous (zod validation, a plain `execute`) ends here, in this turn.
     startByName(
       this.#options.registry,
-      frame.toolName,
-      frame.arguments,
+      execution.toolName,
+      execution.arguments,
       new this.#CallOptions(execution, context),
       execution,
     );

@@ -30,12 +30,12 @@ import {
   type Feature,
   type FrameOf,
   featuresOf,
-  MAX_LEASE_IDS,
   PROGRESS_INTERVAL_MS,
   PROTOCOL_DEFAULTS,
   type ServiceFrame,
   utf8Length,
 } from '../wire/protocol';
+import { type HeldCalls, type LeasedCall, LeaseRenewal } from './lease-renewal';
 import type { Questioner } from './question-hooks';
 import { SocketQuestions } from './questions';
 import { StepResults } from './step-results';
@@ -84,8 +84,8 @@ export interface CallUpdateHooks {
   readonly sessionGraceMs: number;
   /** The service takes content parts beside a result's output (PROTOCOL.md §18.7). */
   readonly takesContent: boolean;
-  started(callId: string): void;
-  ended(callId: string): void;
+  started(call: LeasedCall): void;
+  ended(call: LeasedCall): void;
   /** Puts a question to the service. */
   ask: Questioner;
   beforeResult(callId: string): void;
@@ -109,6 +109,8 @@ export interface CallUpdatesOptions {
   widgetInvalid?(info: WidgetInvalidInfo): void;
   /** Monotonic time in milliseconds. @default performance.now */
   now?: () => number;
+  /** The calls the call runner holds: the lease reads and writes when the service last heard of each. */
+  calls: HeldCalls;
 }
 
 /** Updates of every call of one client. Owned by `Client`; not exported from the package. */
@@ -120,11 +122,9 @@ export class CallUpdates implements CallUpdateHooks {
   readonly #calls = new Map<string, Map<SnapshotKind, Slot>>();
   /** Per call id, its `tool_event`s (every one counts: all are kept, to be sent again after a reconnect). */
   readonly #events = new Map<string, FrameOf<ClientFrame, 'tool_event'>[]>();
-  /** Calls started here and not finished, with when the service last heard of each (`now()` time). */
-  readonly #started = new Map<string, number>();
-  #leaseEveryMs = 0;
+  /** The `lease` frames of the calls started here. */
+  readonly #lease: LeaseRenewal;
   #graceMs: number = PROTOCOL_DEFAULTS.sessionGraceMs;
-  #leaseTimer: ReturnType<typeof setInterval> | undefined;
   readonly #questions: SocketQuestions;
   readonly #steps: StepResults;
 
@@ -133,18 +133,21 @@ export class CallUpdates implements CallUpdateHooks {
     socket: { send(frame: ClientFrame): boolean; readonly maxPayloadBytes: number },
     redactor: Redactor,
     events: { widgetInvalid(info: WidgetInvalidInfo): void },
+    calls: HeldCalls,
   ): CallUpdates {
     return new CallUpdates({
       send: (frame) => socket.send(frame),
       redactor,
       maxPayloadBytes: () => socket.maxPayloadBytes,
       widgetInvalid: (info) => events.widgetInvalid(info),
+      calls,
     });
   }
 
   constructor(options: CallUpdatesOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => performance.now());
+    this.#lease = new LeaseRenewal({ send: options.send, now: this.#now, calls: options.calls });
     this.#questions = new SocketQuestions({
       send: options.send,
       redactor: options.redactor,
@@ -161,7 +164,7 @@ export class CallUpdates implements CallUpdateHooks {
   readonly ask = (request: QuestionRequest): Promise<QuestionReply> => {
     const asked = this.#questions.ask(request);
     // Asking is a sign of life, as an update is.
-    if (this.#started.has(request.callId)) this.#started.set(request.callId, this.#now());
+    this.#lease.heard(request.callId, this.#now());
     return asked;
   };
 
@@ -177,17 +180,16 @@ export class CallUpdates implements CallUpdateHooks {
     // The lease goes with its terms (PROTOCOL.md §18.4): a welcome that names the feature without `leaseMs` has
     // not given one, and calls keep their deadline (rather than a lease renewed every 100 ms for nothing).
     const { leaseMs } = welcome;
-    this.#leaseEveryMs =
+    this.#lease.setInterval(
       this.#features.has('lease') && leaseMs !== undefined
         ? Math.max(100, Math.floor(Math.min(leaseMs / 3, welcome.heartbeatIntervalMs)))
-        : 0;
-    this.#stopLeasing();
-    this.#leaseIfNeeded();
+        : 0,
+    );
   }
 
   /** `true` when calls started here are leased: the service does not cut them at their deadline. */
   get leased(): boolean {
-    return this.#leaseEveryMs > 0;
+    return this.#lease.leased;
   }
 
   /** `true` when the service takes content parts beside a result's output (the feature `content`). */
@@ -201,16 +203,14 @@ export class CallUpdates implements CallUpdateHooks {
   }
 
   /** A call started running here: leased from now on (with the feature). */
-  started(callId: string): void {
-    this.#started.set(callId, Number.NEGATIVE_INFINITY);
-    this.#leaseIfNeeded();
+  started(call: LeasedCall): void {
+    this.#lease.started(call);
   }
 
   /** A call has its result: no more lease for it, and its open questions are dropped. */
-  ended(callId: string): void {
-    this.#started.delete(callId);
-    this.#questions.forget(callId);
-    if (this.#started.size === 0) this.#stopLeasing();
+  ended(call: LeasedCall): void {
+    this.#lease.ended(call);
+    this.#questions.forget(call.callId);
   }
 
   /** `true` when the service took `feature` on the current socket. */
@@ -284,8 +284,7 @@ export class CallUpdates implements CallUpdateHooks {
     // Redacted, then bounded again (a replacement may be longer than what it replaced).
     if ('data' in event) frame.data = boundedData(JSON.stringify(this.#options.redactor.value(event.data)));
     events.push(frame);
-    if (this.#options.send(frame) && this.#started.has(event.callId))
-      this.#started.set(event.callId, this.#now());
+    if (this.#options.send(frame)) this.#lease.heard(event.callId, this.#now());
   };
 
   /** The call's result is about to be written: whatever update still waits goes first. */
@@ -323,33 +322,7 @@ export class CallUpdates implements CallUpdateHooks {
   /** Stops every timer (the client closed). */
   dispose(): void {
     for (const callId of [...this.#calls.keys()]) this.forget(callId);
-    this.#started.clear();
-    this.#stopLeasing();
-  }
-
-  #leaseIfNeeded(): void {
-    if (this.#leaseTimer !== undefined || this.#leaseEveryMs === 0 || this.#started.size === 0) return;
-    this.#leaseTimer = setInterval(() => this.#renew(), this.#leaseEveryMs);
-    (this.#leaseTimer as { unref?: () => void }).unref?.();
-  }
-
-  #stopLeasing(): void {
-    if (this.#leaseTimer !== undefined) clearInterval(this.#leaseTimer);
-    this.#leaseTimer = undefined;
-  }
-
-  /** One `lease` frame (or a few, 1,000 ids each) for the started calls the service heard nothing of lately. */
-  #renew(): void {
-    const now = this.#now();
-    const quiet: string[] = [];
-    for (const [callId, heardAt] of this.#started) {
-      if (now - heardAt >= this.#leaseEveryMs - 1) quiet.push(callId);
-    }
-    for (let from = 0; from < quiet.length; from += MAX_LEASE_IDS) {
-      const callIds = quiet.slice(from, from + MAX_LEASE_IDS);
-      if (!this.#options.send({ type: 'lease', callIds })) return;
-      for (const callId of callIds) this.#started.set(callId, now);
-    }
+    this.#lease.dispose();
   }
 
   #slot(callId: string, kind: SnapshotKind): Slot {
@@ -395,6 +368,6 @@ export class CallUpdates implements CallUpdateHooks {
     const latest = slot.latest;
     if (latest === undefined || !this.#options.send(latest)) return;
     // An update renews the call's lease as a `lease` frame would.
-    if (this.#started.has(latest.callId)) this.#started.set(latest.callId, slot.writtenAt);
+    this.#lease.heard(latest.callId, slot.writtenAt);
   }
 }

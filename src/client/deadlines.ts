@@ -87,7 +87,7 @@ export class Deadlines {
         continue;
       }
       execution.deadlineAt = undefined;
-      this.#options.logger.warn({ callId: execution.frame.callId }, 'call passed its deadline');
+      this.#options.logger.warn({ callId: execution.callId }, 'call passed its deadline');
       this.#options.expire(execution);
     }
     if (next < this.#at) this.#schedule(next);

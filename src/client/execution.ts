@@ -81,11 +81,59 @@ export interface ExecutionOwner {
   finished(execution: Execution, result: ToolCallResult): void;
 }
 
-/** See {@link Execution.resume}, {@link Execution.decide}, {@link Execution.approvalReason}. */
-interface Waiting {
+/**
+ * What few calls keep (see {@link Execution.resume}, {@link Execution.decide}, {@link Execution.approvalReason},
+ * {@link Execution.redaction}, {@link Execution.fullFrame}): one object made when first needed.
+ */
+interface RareState {
   resume: (() => void) | undefined;
   decide: ((decision: ApprovalDecision) => void) | undefined;
   approvalReason: string | undefined;
+  redaction: CallRedaction | undefined;
+  frame: ToolCallFrame | undefined;
+}
+
+/**
+ * Each field of a `tool_call`: `true` when the call reads it after its arrival (a decision, a depth, the run's
+ * scope, kept steps, trace context), `false` when it is used on arrival or kept in a field of the call's own.
+ * Typed over every field: one added to the frame must be listed here.
+ */
+export const READ_LATER: Readonly<Record<keyof ToolCallFrame, boolean>> = {
+  type: false,
+  callId: false,
+  runId: false,
+  toolName: false,
+  arguments: false,
+  deadlineMs: false,
+  acks: false,
+  depth: true,
+  approved: true,
+  reason: true,
+  argumentsEdited: true,
+  traceparent: true,
+  tracestate: true,
+  sessionId: true,
+  agentName: true,
+  steps: true,
+};
+
+/**
+ * Whether a `tool_call` carries a field its call reads after arrival ({@link READ_LATER}; a depth of 0 is the
+ * default): then its {@link Execution} keeps the frame. Named loads, not a loop over the keys: this runs for every
+ * call (test/client/execution.test.ts checks it against {@link READ_LATER}).
+ */
+function carriesMore(frame: ToolCallFrame): boolean {
+  return (
+    (frame.depth !== undefined && frame.depth !== 0) ||
+    frame.approved !== undefined ||
+    frame.reason !== undefined ||
+    frame.argumentsEdited !== undefined ||
+    frame.traceparent !== undefined ||
+    frame.tracestate !== undefined ||
+    frame.sessionId !== undefined ||
+    frame.agentName !== undefined ||
+    frame.steps !== undefined
+  );
 }
 
 /**
@@ -94,7 +142,11 @@ interface Waiting {
  * every part of the client keeps what it needs of a call here rather than in a map of its own.
  */
 export class Execution extends Cancellation implements ResultSink {
-  readonly frame: ToolCallFrame;
+  readonly callId: string;
+  readonly runId: string;
+  readonly toolName: string;
+  /** The arguments as received (a re-delivery with other arguments is told apart by them). */
+  readonly arguments: unknown;
   readonly #owner: ExecutionOwner;
   #state: CallState = 'queued';
   /**
@@ -106,21 +158,57 @@ export class Execution extends Cancellation implements ResultSink {
   /** When it started running (`performance.now()`, whole ms: a small integer, not a heap number). */
   started = 0;
   /**
-   * Its tool has begun (its context in hand): the lease may keep it alive from now on. Not before: a call
-   * waiting for its context (a `context` function that never settles) or for a slot keeps its deadline, and
-   * cannot hold its slot forever under a lease renewed for it. Kept by `Leases` (a field, not a set of calls:
-   * a held call costs less).
+   * When the service last heard of the call (`performance.now()` time; `-Infinity` when not since it began),
+   * `undefined` until its tool began. Kept by `Leases` and the lease's renewal (src/client/lease-renewal.ts): a
+   * field, not a map entry per call.
    */
-  begun = false;
-  /** What a call waiting for a slot or a decision keeps (most calls never do): made when first set. */
-  #waiting: Waiting | undefined;
-  /** The call's redaction by field name, once it started (set by the call: src/call/call-redaction.ts). */
-  redaction: CallRedaction | undefined;
+  heardAt: number | undefined;
+  /** What a call waiting for a slot or a decision keeps, and more (most calls never do): made when first set. */
+  #rare: RareState | undefined;
 
   constructor(frame: ToolCallFrame, owner: ExecutionOwner) {
     super();
-    this.frame = frame;
+    this.callId = frame.callId;
+    this.runId = frame.runId;
+    this.toolName = frame.toolName;
+    this.arguments = frame.arguments;
     this.#owner = owner;
+    if (carriesMore(frame)) Execution.#rareOf(this).frame = frame;
+  }
+
+  /**
+   * The `tool_call` as received when it carries more than the fields above (see {@link Execution.frame}): most
+   * calls keep four fields rather than the frame.
+   */
+  get fullFrame(): ToolCallFrame | undefined {
+    return this.#rare?.frame;
+  }
+
+  /** The `tool_call` (as received, or made again of its fields: the same but for `deadlineMs`, `acks` and a depth of 0). */
+  get frame(): ToolCallFrame {
+    if (this.fullFrame !== undefined) return this.fullFrame;
+    const { callId, runId, toolName } = this;
+    return this.arguments === undefined
+      ? { type: 'tool_call', callId, runId, toolName }
+      : { type: 'tool_call', callId, runId, toolName, arguments: this.arguments };
+  }
+
+  /** The call's redaction by field name, once it started (set by the call: src/call/call-redaction.ts). */
+  get redaction(): CallRedaction | undefined {
+    return this.#rare?.redaction;
+  }
+
+  set redaction(redaction: CallRedaction | undefined) {
+    if (redaction !== undefined || this.#rare !== undefined) Execution.#rareOf(this).redaction = redaction;
+  }
+
+  /**
+   * Its tool has begun (its context in hand): the lease may keep it alive from now on. Not before: a call
+   * waiting for its context (a `context` function that never settles) or for a slot keeps its deadline, and
+   * cannot hold its slot forever under a lease renewed for it.
+   */
+  get begun(): boolean {
+    return this.heardAt !== undefined;
   }
 
   get state(): CallState {
@@ -129,11 +217,11 @@ export class Execution extends Cancellation implements ResultSink {
 
   /** In state `resuming`: what goes on once it holds a slot again. Kept by `Slots`. */
   get resume(): (() => void) | undefined {
-    return this.#waiting?.resume;
+    return this.#rare?.resume;
   }
 
   set resume(resume: (() => void) | undefined) {
-    if (resume !== undefined || this.#waiting !== undefined) Execution.#waitingOf(this).resume = resume;
+    if (resume !== undefined || this.#rare !== undefined) Execution.#rareOf(this).resume = resume;
   }
 
   /**
@@ -141,27 +229,32 @@ export class Execution extends Cancellation implements ResultSink {
    * Kept by `Approvals`.
    */
   get decide(): ((decision: ApprovalDecision) => void) | undefined {
-    return this.#waiting?.decide;
+    return this.#rare?.decide;
   }
 
   set decide(decide: ((decision: ApprovalDecision) => void) | undefined) {
-    if (decide !== undefined || this.#waiting !== undefined) Execution.#waitingOf(this).decide = decide;
+    if (decide !== undefined || this.#rare !== undefined) Execution.#rareOf(this).decide = decide;
   }
 
   /** The reason sent with its `approval_request` (sent again after a reconnect). */
   get approvalReason(): string | undefined {
-    return this.#waiting?.approvalReason;
+    return this.#rare?.approvalReason;
   }
 
   set approvalReason(reason: string | undefined) {
-    if (reason !== undefined || this.#waiting !== undefined)
-      Execution.#waitingOf(this).approvalReason = reason;
+    if (reason !== undefined || this.#rare !== undefined) Execution.#rareOf(this).approvalReason = reason;
   }
 
   // Static: a private instance method would give every call a field of its own (V8's brand).
-  static #waitingOf(execution: Execution): Waiting {
-    execution.#waiting ??= { resume: undefined, decide: undefined, approvalReason: undefined };
-    return execution.#waiting;
+  static #rareOf(execution: Execution): RareState {
+    execution.#rare ??= {
+      resume: undefined,
+      decide: undefined,
+      approvalReason: undefined,
+      redaction: undefined,
+      frame: undefined,
+    };
+    return execution.#rare;
   }
 
   /**

@@ -14,11 +14,11 @@ import type { ToolCallFrame } from './execution';
  */
 export function logFailure(
   logger: Logger,
-  frame: ToolCallFrame,
+  call: Pick<ToolCallFrame, 'callId' | 'runId' | 'toolName'>,
   result: ToolCallResult,
   output: string,
 ): void {
-  const { callId, runId, toolName } = frame;
+  const { callId, runId, toolName } = call;
   const fields: Record<string, unknown> = { callId, runId, toolName, status: result.status };
   if (result.error !== undefined) fields.error = result.error;
   logger.warn(fields, output);

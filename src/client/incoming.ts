@@ -92,7 +92,7 @@ export class Incoming {
     }
     const held = this.#held.get(callId);
     if (held !== undefined) {
-      this.#joined(held.frame, frame);
+      this.#joined(held, frame);
       options.approvals.redelivered(held, frame);
       return;
     }
@@ -171,7 +171,7 @@ export class Incoming {
       }
     }
     for (const execution of [...this.#held.values()]) {
-      if (execution.frame.runId === runId) this.cancel(execution.frame.callId, reason);
+      if (execution.runId === runId) this.cancel(execution.callId, reason);
     }
   }
 
@@ -180,7 +180,7 @@ export class Incoming {
    * once. Different arguments mean a confused service; the operator is told which call (never the arguments,
    * which may hold secrets).
    */
-  #joined(first: ToolCallFrame, again: ToolCallFrame): void {
+  #joined(first: Pick<ToolCallFrame, 'callId' | 'toolName' | 'arguments'>, again: ToolCallFrame): void {
     if (sameArguments(first.arguments, again.arguments)) return;
     this.#options.logger.warn(
       { callId: first.callId, toolName: first.toolName },
@@ -199,7 +199,7 @@ export class Incoming {
       // Never started: it ends here, without a slot, a `tool_call` event or its context.
       this.#options.owner.finished(execution, {
         status: 'cancelled',
-        output: cancelledText(execution.frame.toolName),
+        output: cancelledText(execution.toolName),
         durationMs: 0,
       });
     }
@@ -217,7 +217,7 @@ export class Incoming {
 
   /** Cancels every call held. */
   cancelAll(reason: unknown): void {
-    for (const execution of [...this.#held.values()]) this.cancel(execution.frame.callId, reason);
+    for (const execution of [...this.#held.values()]) this.cancel(execution.callId, reason);
   }
 
   /** Stops taking new calls; they are answered with a retryable shutting-down result. */
@@ -227,7 +227,7 @@ export class Incoming {
 
   /** The call has finished: it is no longer held, and its id is remembered. */
   ended(execution: Execution): void {
-    const { callId } = execution.frame;
+    const { callId } = execution;
     this.#held.delete(callId);
     if (this.#finished.size >= REMEMBERED_CALL_IDS) {
       this.#finishedBefore = this.#finished;

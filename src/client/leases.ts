@@ -41,8 +41,8 @@ export class Leases {
    * down, it stops when the grace period that began at the drop ends.
    */
   started(execution: Execution): void {
-    execution.begun = true;
-    this.#updates.started(execution.frame.callId);
+    execution.heardAt = Number.NEGATIVE_INFINITY;
+    this.#updates.started(execution);
     if (!this.#updates.leased) return;
     if (this.#downSince === undefined) this.#deadlines().arm(execution, undefined);
     else this.#deadlines().arm(execution, this.#graceLeft(), true);

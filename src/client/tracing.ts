@@ -122,12 +122,12 @@ function tracedArguments(
   redactor: Redactor,
   registry: Pick<ToolRegistry, 'get'>,
 ): unknown {
-  const raw = execution.frame.arguments;
+  const raw = execution.arguments;
   const decoded = decodeArguments(raw);
   const args = decoded.ok ? decoded.value : raw;
   let redaction = execution.redaction;
   if (redaction === undefined) {
-    const names = toolInternals(registry.get(execution.frame.toolName))?.sensitiveFieldNames ?? [];
+    const names = toolInternals(registry.get(execution.toolName))?.sensitiveFieldNames ?? [];
     redaction = new CallRedaction(redactor, names, () => {});
     redaction.addInputs(args);
   }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CallUpdates } from '../../src/client/call-updates';
+import type { LeasedCall } from '../../src/client/lease-renewal';
 import { Redactor } from '../../src/logger';
 import type { ClientFrame } from '../../src/wire/protocol';
 
@@ -12,6 +13,16 @@ function updates(features: string[] | undefined = ['progress', 'preliminary'], m
   const dropped: string[] = [];
   let writable = true;
   let now = 0;
+  // The calls a call runner would hold, by id.
+  const held = new Map<string, LeasedCall>();
+  const call = (callId: string): LeasedCall => {
+    let found = held.get(callId);
+    if (found === undefined) {
+      found = { callId, heardAt: undefined };
+      held.set(callId, found);
+    }
+    return found;
+  };
   const made = new CallUpdates({
     send: (frame) => {
       if (writable) sent.push(frame);
@@ -21,6 +32,7 @@ function updates(features: string[] | undefined = ['progress', 'preliminary'], m
     maxPayloadBytes: () => maxPayloadBytes,
     widgetInvalid: ({ message }) => dropped.push(message),
     now: () => now,
+    calls: held,
   });
   made.setWelcome({ features, heartbeatIntervalMs: 15_000, leaseMs: 3_000 });
   const progress = (callId: string, value: number, message?: string) =>
@@ -42,6 +54,7 @@ function updates(features: string[] | undefined = ['progress', 'preliminary'], m
     });
   return {
     made,
+    call,
     sent,
     dropped,
     progress,
@@ -167,13 +180,13 @@ describe('CallUpdates (preliminary results)', () => {
 describe('CallUpdates (lease)', () => {
   it('sends one lease frame per interval for the started calls that sent nothing else, and none when idle', () => {
     vi.useFakeTimers();
-    const { made, progress, sent, advance } = updates(['lease', 'progress']);
+    const { made, call, progress, sent, advance } = updates(['lease', 'progress']);
     // leaseMs 3,000 and a 15 s heartbeat: every 1,000 ms.
     expect(made.leased).toBe(true);
     advance(1_000);
     expect(sent).toEqual([]);
-    made.started('c1');
-    made.started('c2');
+    made.started(call('c1'));
+    made.started(call('c2'));
     advance(1_000);
     expect(sent).toEqual([{ type: 'lease', callIds: ['c1', 'c2'] }]);
     advance(500);
@@ -183,16 +196,16 @@ describe('CallUpdates (lease)', () => {
       { type: 'tool_progress', callId: 'c2', seq: 1, progress: 1 },
       { type: 'lease', callIds: ['c1'] },
     ]);
-    made.ended('c1');
-    made.ended('c2');
+    made.ended(call('c1'));
+    made.ended(call('c2'));
     advance(5_000);
     expect(sent).toHaveLength(3);
   });
 
   it('leases nothing when the service did not take the feature', () => {
     vi.useFakeTimers();
-    const { made, sent, advance } = updates(['progress']);
-    made.started('c1');
+    const { made, call, sent, advance } = updates(['progress']);
+    made.started(call('c1'));
     advance(60_000);
     expect(made.leased).toBe(false);
     expect(sent).toEqual([]);
@@ -200,9 +213,9 @@ describe('CallUpdates (lease)', () => {
 
   it('leases nothing when the service announces the feature without its leaseMs (a welcome that lies)', () => {
     vi.useFakeTimers();
-    const { made, sent, advance } = updates(['lease']);
+    const { made, call, sent, advance } = updates(['lease']);
     made.setWelcome({ features: ['lease'], heartbeatIntervalMs: 15_000 });
-    made.started('c1');
+    made.started(call('c1'));
     advance(60_000);
     expect(made.leased).toBe(false);
     expect(sent).toEqual([]);

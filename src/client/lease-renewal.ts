@@ -1,0 +1,108 @@
+/**
+ * `LeaseRenewal`: the `lease` frames that keep the calls started here alive on the service (PROTOCOL.md §18.4),
+ * one per interval for the calls the service heard nothing else of in it. When the service last heard of a call
+ * is kept on the call itself ({@link LeasedCall}, the call runner's `Execution`), found through the calls the
+ * runner holds: a held call costs no entry in a map of its own here.
+ *
+ * @module
+ */
+import { type ClientFrame, MAX_LEASE_IDS } from '../wire/protocol';
+
+/** A call the lease may cover, as the call runner holds it. */
+export interface LeasedCall {
+  readonly callId: string;
+  /** When the service last heard of the call (`now()` time): `-Infinity` once it started; `undefined` before. */
+  heardAt: number | undefined;
+}
+
+/** The calls the call runner holds (queued, running or parked), by id. */
+export interface HeldCalls {
+  get(callId: string): LeasedCall | undefined;
+  values(): Iterable<LeasedCall>;
+}
+
+/** What the lease renewal needs from the call updates. */
+export interface LeaseRenewalOptions {
+  /** Writes a frame on the current socket; `false` when it cannot now. */
+  send(frame: ClientFrame): boolean;
+  /** Monotonic time in milliseconds. */
+  now(): number;
+  calls: HeldCalls;
+}
+
+/** The lease frames of one client's started calls. */
+export class LeaseRenewal {
+  readonly #options: LeaseRenewalOptions;
+  /** Calls started and not ended. */
+  #started = 0;
+  #everyMs = 0;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: LeaseRenewalOptions) {
+    this.#options = options;
+  }
+
+  /** `true` when calls started here are leased (the feature, with its terms). */
+  get leased(): boolean {
+    return this.#everyMs > 0;
+  }
+
+  /** Renews every `everyMs` milliseconds from now on; `0`: no lease. */
+  setInterval(everyMs: number): void {
+    this.#everyMs = everyMs;
+    this.#stop();
+    this.#startIfNeeded();
+  }
+
+  /** A call started running here: leased from now on (with the feature). */
+  started(call: LeasedCall): void {
+    call.heardAt = Number.NEGATIVE_INFINITY;
+    this.#started += 1;
+    this.#startIfNeeded();
+  }
+
+  /** A call has its result: no more lease for it. */
+  ended(call: LeasedCall): void {
+    if (call.heardAt === undefined) return;
+    call.heardAt = undefined;
+    this.#started = Math.max(0, this.#started - 1);
+    if (this.#started === 0) this.#stop();
+  }
+
+  /** The service heard of the call (an update, a question, an event): a sign of life, as a `lease` frame is. */
+  heard(callId: string, at: number): void {
+    const call = this.#options.calls.get(callId);
+    if (call?.heardAt !== undefined) call.heardAt = at;
+  }
+
+  /** Stops the timer (the client closed). */
+  dispose(): void {
+    this.#started = 0;
+    this.#stop();
+  }
+
+  #startIfNeeded(): void {
+    if (this.#timer !== undefined || this.#everyMs === 0 || this.#started === 0) return;
+    this.#timer = setInterval(() => this.#renew(), this.#everyMs);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  #stop(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** One `lease` frame (or a few, 1,000 ids each) for the started calls the service heard nothing of lately. */
+  #renew(): void {
+    const now = this.#options.now();
+    const quiet: LeasedCall[] = [];
+    for (const call of this.#options.calls.values()) {
+      if (call.heardAt !== undefined && now - call.heardAt >= this.#everyMs - 1) quiet.push(call);
+    }
+    for (let from = 0; from < quiet.length; from += MAX_LEASE_IDS) {
+      const calls = quiet.slice(from, from + MAX_LEASE_IDS);
+      if (!this.#options.send({ type: 'lease', callIds: calls.map((call) => call.callId) })) return;
+      for (const call of calls) call.heardAt = now;
+    }
+  }
+}
