@@ -87,6 +87,14 @@ describe('the browser build', () => {
     }
   });
 
+  it('leaves the framework adapters to their subpaths: nothing of toolwire/ai-sdk, toolwire/mcp, `ai` or the MCP SDK in any chunk (issue 17)', () => {
+    const inputs = Object.values(metafile.outputs).flatMap((output) => Object.keys(output.inputs));
+    const imports = Object.values(metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
+    expect(inputs.filter((path) => /src\/(ai-sdk|mcp)\//.test(path))).toEqual([]);
+    expect(inputs.filter((path) => /node_modules\/(ai|@ai-sdk|@modelcontextprotocol)\//.test(path))).toEqual([]);
+    expect(imports.filter((path) => /^(ai|@ai-sdk\/|@modelcontextprotocol\/)/.test(path))).toEqual([]);
+  });
+
   it('loads the gate, approval, retry and question code when a call first needs it', async () => {
     let attempts = 0;
     const flaky = lean.tool({
