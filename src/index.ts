@@ -116,6 +116,7 @@ export type {
   TypedToolObject,
 } from './tool/structural-types';
 export {
+  type AnyTool,
   type EmptyInput,
   type InferParameters,
   type JsonSchemaObject,

@@ -10,12 +10,10 @@ import { toWellFormed, truncateUtf8 } from '../tool/output';
 import { isToolLike, toTool, toTools } from '../tool/structural';
 import type { ToolSetOf, ToolSource, ToolSourceOf, ToolsGiven } from '../tool/structural-types';
 import type { Tool } from '../tool/tool';
+import type { AnyTool } from '../tool/tool-types';
 import type { ToolDefinition } from '../wire/protocol';
 import { checkInvokeOptions, startCall } from './invoke';
 import type { CallOptions, InvokeOptions, ResultSink, ToolCallResult } from './types';
-
-// biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of any input, output and context type.
-type AnyTool = Tool<any, any, any>;
 
 /**
  * Tools by name, in the order they were added. Takes tools of every shape a client does (the structural

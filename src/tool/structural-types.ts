@@ -33,10 +33,8 @@ import type { ApprovalPolicy } from './approval-policy';
 import type { RetryOptions } from './retry-options';
 import type { LegacyZod3Schema } from './schema/zod3-legacy';
 import type { SideEffect } from './side-effect';
-import type { EmptyInput, Tool, ToolContext } from './tool-types';
+import type { AnyTool, EmptyInput, ToolContext } from './tool-types';
 
-// biome-ignore lint/suspicious/noExplicitAny: a tool of any input, output and context type.
-type AnyTool = Tool<any, any, any>;
 // biome-ignore lint/suspicious/noExplicitAny: the arguments of another SDK's callbacks.
 type AnyFunction = (...args: any[]) => unknown;
 
@@ -76,25 +74,25 @@ type ExecuteOf<I, C> =
 
 /** Keys of an object tool other than its schema, approval and `execute` (see `tool()`'s options). */
 interface ToolObjectFields {
-  readonly name?: string;
-  readonly description?: string;
-  readonly errorFunction?: AnyFunction | null;
-  readonly strict?: boolean;
-  readonly timeoutMs?: number;
-  readonly allowedAgentNames?: readonly string[];
-  readonly sideEffect?: SideEffect;
-  readonly retry?: RetryOptions;
-  readonly sensitiveFieldNames?: readonly string[];
-  readonly toModelOutput?: AnyFunction;
+  readonly name?: string | undefined;
+  readonly description?: string | undefined;
+  readonly errorFunction?: AnyFunction | null | undefined;
+  readonly strict?: boolean | undefined;
+  readonly timeoutMs?: number | undefined;
+  readonly allowedAgentNames?: readonly string[] | undefined;
+  readonly sideEffect?: SideEffect | undefined;
+  readonly retry?: RetryOptions | undefined;
+  readonly sensitiveFieldNames?: readonly string[] | undefined;
+  readonly toModelOutput?: AnyFunction | undefined;
   /** Keys of an AI SDK tool that toolwire accepts and ignores (see src/tool/tool-shapes.ts). */
-  readonly type?: string;
+  readonly type?: string | undefined;
   readonly providerOptions?: unknown;
   readonly metadata?: unknown;
   readonly inputExamples?: unknown;
-  readonly title?: string;
-  readonly onInputStart?: AnyFunction;
-  readonly onInputDelta?: AnyFunction;
-  readonly onInputAvailable?: AnyFunction;
+  readonly title?: string | undefined;
+  readonly onInputStart?: AnyFunction | undefined;
+  readonly onInputDelta?: AnyFunction | undefined;
+  readonly onInputAvailable?: AnyFunction | undefined;
 }
 
 type Approval = boolean | ApprovalPolicy | AnyFunction;
@@ -104,13 +102,13 @@ type Approval = boolean | ApprovalPolicy | AnyFunction;
  * member requires its key, so that a refusal for a missing `name` or `execute` names that key.
  */
 type OneSchemaKey<P> =
-  | { readonly parameters?: P; readonly inputSchema?: undefined }
-  | { readonly inputSchema?: P; readonly parameters?: undefined };
+  | { readonly parameters?: P | undefined; readonly inputSchema?: undefined }
+  | { readonly inputSchema?: P | undefined; readonly parameters?: undefined };
 
 /** `needsApproval` or `requiresApproval`, never both (`conflicting_options`). */
 type OneApprovalKey =
-  | { readonly needsApproval?: Approval; readonly requiresApproval?: undefined }
-  | { readonly requiresApproval?: Approval; readonly needsApproval?: undefined };
+  | { readonly needsApproval?: Approval | undefined; readonly requiresApproval?: undefined }
+  | { readonly requiresApproval?: Approval | undefined; readonly needsApproval?: undefined };
 
 /**
  * `execute`, typed by the schema. The second shape is the AI SDK `Tool` type's own (a tool with an
@@ -135,13 +133,25 @@ export type TypedToolObject<P, C = unknown> = ToolObjectFields &
 export type NamedToolObject<P, C = unknown> = { readonly name: string } & TypedToolObject<P, C>;
 
 /**
- * An object accepted as a tool, typed loosely (`execute`'s input is `any`): what another SDK's tool object,
- * a class instance or a tool held in a variable assigns to. Write the object in place (or use `tool()`) to
- * have its input inferred from the schema. Read once, the first time it is given (see `toTool`): later edits
- * of the object are not seen.
+ * An object accepted as a tool, typed loosely: what another SDK's tool object, a class instance or a tool held
+ * in a variable assigns to. `execute`'s input is `unknown` (an `execute` annotated with any input type
+ * assigns; an unannotated one must narrow it), so that `satisfies ToolSet` or a variable typed `ToolObject`
+ * never hides a wrong use of the input as `any` would: write the object in place (or use `tool()`) to have its
+ * input inferred from the schema. Read once, the first time it is given (see `toTool`): later edits of the
+ * object are not seen.
  */
-// biome-ignore lint/suspicious/noExplicitAny: loosely typed on purpose (see above).
-export type ToolObject = TypedToolObject<any, any>;
+export type ToolObject = ToolObjectFields &
+  // biome-ignore lint/suspicious/noExplicitAny: any schema.
+  OneSchemaKey<any> &
+  OneApprovalKey &
+  (
+    | {
+        // biome-ignore lint/suspicious/noExplicitAny: a tool run with any context.
+        readonly execute: { bivariant(input: unknown, ctx: ToolContext<any>): unknown }['bivariant'];
+        readonly outputSchema?: unknown;
+      }
+    | { readonly outputSchema: unknown; readonly execute?: undefined }
+  );
 
 /** A bare function in a `tools` record: shorthand for `{ execute }` (see `toTool` for what the model is told). */
 // biome-ignore lint/suspicious/noExplicitAny: any input; the tool takes no schema.
@@ -160,14 +170,11 @@ export type ToolSet =
   | { readonly [name: string]: AnyTool | ToolObject | ToolFunction | undefined };
 
 /**
- * One value of a `tools` record with schema `P` under key `K`: a `tool()` result, a bare function, `undefined`,
- * or a typed object whose `name`, if given, is the key.
+ * One value of a `tools` record with schema `P`: a `tool()` result, a bare function, `undefined`, or a typed
+ * object. Its `name`, if any, is not checked against its key here (a name held in a variable is a `string`,
+ * which no type can tell from a differing one): the runtime refuses one that differs (`name_mismatch`).
  */
-export type ToolEntry<P, C = unknown, K extends PropertyKey = string> =
-  | AnyTool
-  | ToolFunction
-  | (TypedToolObject<P, C> & { readonly name?: `${K & (string | number)}` })
-  | undefined;
+export type ToolEntry<P, C = unknown> = AnyTool | ToolFunction | TypedToolObject<P, C> | undefined;
 
 /** One item of a `tools` array with schema `P`: a `tool()` result or a named typed object. */
 export type ToolItem<P, C = unknown> = AnyTool | NamedToolObject<P, C>;
@@ -178,7 +185,7 @@ export type ToolItem<P, C = unknown> = AnyTool | NamedToolObject<P, C>;
  * has an index signature (a {@link ToolSet} or {@link ToolsGiven}, typed loosely), an array of its items too.
  */
 export type ToolSetOf<T, C = unknown> =
-  | { [K in keyof T]: T extends readonly unknown[] ? ToolItem<T[K], C> : ToolEntry<T[K], C, K> }
+  | { [K in keyof T]: T extends readonly unknown[] ? ToolItem<T[K], C> : ToolEntry<T[K], C> }
   | (string extends keyof T ? ReadonlyArray<ToolItem<T[string & keyof T], C>> : never);
 
 /**

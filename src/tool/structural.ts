@@ -22,11 +22,10 @@ import { ToolDefinitionError } from '../errors';
 import { isThenable } from '../maybe';
 import { anArrayOf, describeValue, isRecord, type Rule } from './check-options';
 import { bareFunctionDescription } from './model-text';
-import { describeNotATool, isToolOptionName, makeTool, type Tool, toolInternals } from './tool';
+import type { ToolSetOf, ToolsGiven } from './structural-types';
+import { describeNotATool, isToolOptionName, makeTool, toolInternals } from './tool';
 import { readsAiSdkConventions } from './tool-shapes';
-
-// biome-ignore lint/suspicious/noExplicitAny: a tool of any input, output and context type.
-type AnyTool = Tool<any, any, any>;
+import type { AnyTool } from './tool-types';
 
 /** `true` for an object written as `{ … }` (or `Object.create(null)`): not an array, Map, Set, Date or class instance. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -209,8 +208,11 @@ export function toTools(tools: unknown, owner: string): AnyTool[] {
  *   `Set` or a single tool: the message says what to give instead); `not_a_tool` for an entry of no accepted
  *   shape (named by its index or key); `duplicate_tool` when two tools share a name; what `tool()` throws for an
  *   object it refuses.
+ *
+ * Typed as a client's `tools` option ({@link ToolSetOf}): each entry's `execute` input is inferred from its own
+ * schema (`C` is the context `execute`'s `ctx` carries; `T` is inferred, you never write it).
  */
-export function toolsOf(tools: unknown, owner: string): AnyTool[] {
+export function toolsOf<C = unknown, T = ToolsGiven>(tools: ToolSetOf<T, C>, owner: string): AnyTool[] {
   if (!Array.isArray(tools) && !isToolRecord(tools)) {
     throw new ToolDefinitionError(
       'invalid_tools',

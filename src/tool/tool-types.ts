@@ -226,6 +226,13 @@ export interface Tool<Input = unknown, Output = unknown, C = unknown> {
   readonly '~types'?: { readonly input: Input; readonly output: Output; readonly context: C } | undefined;
 }
 
+/**
+ * A {@link Tool} of any input, output and context type: what a `tools` option, `addTool()` and the bridges
+ * accept as a `tool()` result (and how TypeScript's messages name it).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a tool of any input, output and context type.
+export type AnyTool = Tool<any, any, any>;
+
 /** The validated input type of a tool. */
 export type ToolInput<T> = T extends Tool<infer I, unknown, unknown> ? I : never;
 /** The `execute` result type of a tool (before `toModelOutput`). */

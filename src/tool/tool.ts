@@ -38,6 +38,7 @@ import {
 import type { InferParameters, Tool, ToolInternals, ToolOptions, ToolParameters } from './tool-types';
 
 export type {
+  AnyTool,
   EmptyInput,
   InferParameters,
   JsonSchemaObject,

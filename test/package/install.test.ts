@@ -76,6 +76,16 @@ describe('npm pack in a fresh clone', () => {
   });
 });
 
+describe('the declarations users compile against', () => {
+  it('name the tool types as exported: no bundler-renamed alias (AnyTool$2) reaches a TypeScript message', () => {
+    const dist = join(installed.app, 'node_modules/toolwire/dist');
+    for (const file of ['index.d.ts', 'index.d.cts', 'ai-sdk/index.d.ts']) {
+      const renamed = readFileSync(join(dist, file), 'utf8').match(/\b[A-Za-z_]\w*\$\d+\b/g) ?? [];
+      expect([...new Set(renamed)], file).toEqual([]);
+    }
+  });
+});
+
 describe('the installed tarball', () => {
   const EXPORTS = `{
     tool: typeof toolwire.tool,

@@ -210,15 +210,20 @@ describe('shapes the runtime refuses', () => {
     void invokeTool({ description: 'd', execute: () => 1 }, {});
   });
 
-  it('a name that differs from its record key', () => {
+  it('not a name that differs from its record key: the runtime refuses it (name_mismatch)', () => {
+    // A name held in a variable is a `string`, which no type tells from a differing literal; the runtime
+    // compares it with the key when the tool is made (test/tool/structural.test.ts).
     new Client({
       url,
       apiKey: 'k',
-      // @ts-expect-error the key is the name
       tools: { weather: { name: 'forecast', description: 'd', execute: () => 1 } },
     });
-    // @ts-expect-error the key is the name
     new ToolRegistry({ weather: { name: 'forecast', ...weather } });
+    new Agent({
+      name: 'A',
+      instructions: '',
+      tools: { p: tool({ name: 'q', description: 'd', execute: () => 1 }) },
+    });
   });
 
   it('undefined in an array (a record leaves it out)', () => {

@@ -215,7 +215,8 @@ describe('toolsOf (for bridges into other frameworks)', () => {
       [new Set([ping]), 'a Set (give [...set])'],
       [{ name: 'ping', ...ping }, 'a single tool (give [tool] or { name: tool })'],
     ] as const) {
-      expect(refusal(() => toolsOf(tools, 'bridge()'))).toEqual({
+      // Refused at run time for a caller whose `tools` is untyped (the types refuse these too).
+      expect(refusal(() => toolsOf(tools as never, 'bridge()'))).toEqual({
         code: 'invalid_tools',
         message: `bridge(): tools must be ${given}, got ${shown}`,
       });
@@ -234,6 +235,7 @@ describe('toolsOf (for bridges into other frameworks)', () => {
       code: 'duplicate_tool',
       message: 'bridge(): a tool named "a" is already registered',
     });
+    // @ts-expect-error a number is not a tool
     expect(refusal(() => toolsOf({ ping: 1 }, 'bridge()')).code).toBe('not_a_tool');
   });
 });
