@@ -11,19 +11,20 @@
  *   type is an error (a JSON Schema whose shape types cannot read gives `Record<string, unknown>`, which a
  *   narrower annotation may replace);
  * - `parameters` or `inputSchema`, never both; `needsApproval` or `requiresApproval`, never both;
- * - a `name` in an array and in `addTool()` / `invokeTool()` / `ToolRegistry.add()`; in a record, a `name`, if
- *   any, equal to the key;
+ * - a `name` in an array and in `addTool()` / `invokeTool()` / `ToolRegistry.add()`;
  * - a bare function or `undefined` only as a value of a record;
  * - no key that is not an option (a misspelt one in an object written in place).
  *
- * Left to the runtime: a `description` (the AI SDK's type makes it optional), a name's characters, a schema's
+ * Left to the runtime: a record entry's `name` that differs from its key (a name held in a variable is a
+ * `string`, which no type tells from a differing literal, and such a tool is accepted when it matches), a
+ * `description` (the AI SDK's type makes it optional), a name's characters, a schema's
  * content, `type: 'provider'`, the ambiguity of a `needsApproval` function (src/tool/tool-shapes.ts). The
  * arguments of `needsApproval` and `errorFunction` in a plain object are untyped (their order depends on the
  * object's shape); `tool()` types them.
  *
  * The two key pairs are unions whose members require neither key, so that a refusal for a missing `name` or
- * `execute` names that key. Records are checked with a name typed as the key, which makes `name` a
- * discriminant: an entry whose name differs from its key is reported against the other entry kinds.
+ * `execute` names that key. Every optional key also takes `undefined`, so that a type read under
+ * `exactOptionalPropertyTypes` (the AI SDK's `Tool`, whose keys are `X | undefined`) assigns.
  *
  * @module
  */
