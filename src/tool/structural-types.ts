@@ -164,7 +164,8 @@ export type ToolSource = AnyTool | (ToolObject & { readonly name: string });
 /**
  * What a `tools` option takes, typed loosely: an array of tools (each with a name), or a record keyed by tool
  * name whose values may also be bare functions or `undefined` (left out, so a tool can be included
- * conditionally).
+ * conditionally). An object's `execute` input is `unknown` here ({@link ToolObject}): `satisfies ToolSet`
+ * checks shapes, not inputs; annotate the input, or give the tools in place to have each input inferred.
  */
 export type ToolSet =
   | ReadonlyArray<ToolSource>
