@@ -234,6 +234,8 @@ export type ToolOutput<T> = T extends Tool<unknown, infer O, unknown> ? O : neve
 /** What {@link invokeTool} needs; kept off the public surface. */
 export interface ToolInternals {
   readonly parameters: SchemaAdapter;
+  /** The parameters' JSON Schema before any `strict` rewrite (for `strict: true`, not `parameters.jsonSchema`). */
+  readonly inputSchema: JsonSchemaObject;
   readonly outputSchema: SchemaAdapter | undefined;
   readonly execute: (input: unknown, ctx: ToolContext) => unknown;
   readonly errorFunction: ((ctx: ToolContext, error: unknown) => unknown) | undefined;
