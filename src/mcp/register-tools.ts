@@ -18,7 +18,6 @@ import {
   type OptionsSpec,
   type Tool,
   ToolDefinitionError,
-  type ToolSet,
   type ToolSetOf,
   type ToolsGiven,
   thrownMessage,

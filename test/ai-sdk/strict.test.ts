@@ -45,7 +45,9 @@ async function callOnce(tools: ReturnType<typeof toAiSdkTools>, name: string, in
 describe('toAiSdkTools with strict: true', () => {
   it('gives the provider strict: true and the strict form; a tool without strict gets neither', async () => {
     const { given } = await callOnce(toAiSdkTools([strictTool, plainTool]), 'echo', '{"n":1,"o":null}');
-    const byName = new Map((given ?? []).map((t) => [t.name, t as { strict?: boolean; inputSchema?: object }]));
+    const byName = new Map(
+      (given ?? []).map((t) => [t.name, t as { strict?: boolean; inputSchema?: object }]),
+    );
     expect(byName.get('echo')?.strict).toBe(true);
     expect(byName.get('echo')?.inputSchema).toEqual(strictTool.definition.parameters);
     expect(byName.get('echo')?.inputSchema).toMatchObject({
