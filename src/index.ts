@@ -96,6 +96,7 @@ export {
 } from './tool/content';
 export type { AskOptions, ContextMethods, ProgressInput } from './tool/context-methods';
 export type { ContextScope, IdempotencyKeyOptions } from './tool/context-scope';
+export { inputSchemaOf } from './tool/input-schema';
 export { serializeOutput, thrownMessage, truncateUtf8 } from './tool/output';
 export { DEFAULT_SIDE_EFFECT, RETRY_DEFAULTS, type RetryOptions } from './tool/retry-options';
 export type { SchemaKind, ValidationIssue } from './tool/schema/index';

@@ -6,6 +6,7 @@
  * @module
  */
 import { setKey } from './json';
+import { encodedPattern, escapeRegExp } from './redact-patterns';
 
 /** What to scrub: exact strings (e.g. secrets) and patterns. */
 export type RedactRule = string | RegExp;
@@ -17,9 +18,11 @@ export const REDACTED = '[redacted]';
 const REPLACEMENTS = [REDACTED, '[REDACTED]', '<redacted>', '***', '###', '~~~'];
 
 /**
- * Secrets shorter than this many characters also match inside ordinary words. The API key is redacted whatever
- * its length (a `Client` warns once when it is this short); `redact` strings this short are refused by the
- * `Client`'s options. The {@link Redactor} itself takes any non-empty string.
+ * Secrets shorter than this many characters would also match inside ordinary words (`dev` in `device`), so none
+ * is searched for in free text: `redact` strings this short are refused by the `Client`'s options, an API key this
+ * short is replaced only where it is a whole value ({@link RedactorOptions.whole}; a `Client` warns once), and a
+ * sensitive field's value this short only where it is the field's whole value (src/call/call-redaction.ts). The
+ * {@link Redactor} itself searches for any non-empty string rule it is given.
  */
 export const SHORT_SECRET = 4;
 
@@ -28,102 +31,6 @@ const MAX_PASSES = 4;
 
 /** Nesting deeper than this in {@link Redactor.value} is written as `"[Too deep]"`, never passed on unredacted. */
 export const MAX_REDACT_DEPTH = 64;
-
-const REGEXP_SPECIAL = /[.*+?^${}()|[\]\\/-]/g;
-const escapeRegExp = (text: string): string => text.replace(REGEXP_SPECIAL, '\\$&');
-
-/** `[0-9]`-or-either-case pattern for a hex number of `width` digits (escapes may use either case). */
-function hexPattern(value: number, width: number): string {
-  return [...value.toString(16).padStart(width, '0')]
-    .map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit))
-    .join('');
-}
-
-/** JSON's short escapes (`\n`, `\"`, …; `\/` is JSON too), by UTF-16 unit. */
-const SHORT_ESCAPES: Readonly<Record<number, string>> = {
-  8: 'b',
-  9: 't',
-  10: 'n',
-  12: 'f',
-  13: 'r',
-  34: '"',
-  47: '/',
-};
-
-const UTF8 = new TextEncoder();
-
-/** `%XX` for each UTF-8 byte of `char` (hex in either case). */
-const percentForm = (char: string): string =>
-  [...UTF8.encode(char)].map((byte) => `%${hexPattern(byte, 2)}`).join('');
-
-/**
- * One escape's backslash, itself escaped up to four times over (1, 3, 7 or 15 backslashes before a quote, 2, 4,
- * 8 or 16 for a backslash). Bounded, so that a text of many backslashes costs linear time, never quadratic.
- */
-const ESCAPE = '\\\\{1,16}';
-
-/**
- * A match starts at the first backslash of a run, never inside it: without this, every position of a long run
- * of backslashes would be tried (quadratic time on a text of backslashes).
- */
-const AT_RUN_START = '(?<!\\\\)';
-/** {@link ESCAPE} for the first unit of a secret. */
-const FIRST_ESCAPE = AT_RUN_START + ESCAPE;
-
-/**
- * Every way one UTF-16 unit (not a backslash: see {@link backslashRun}) may be written in text that went through
- * JSON (up to four times), JavaScript escapes or percent-encoding: the unit itself, `\uXXXX` (hex in either
- * case), `\xXX`, `\u{…}`, a short escape (`\n`, `\"`, `\/`), and `%XX` per UTF-8 byte (`+` for a space).
- */
-function unitForms(unit: number, lead: string): string {
-  const forms = [escapeRegExp(String.fromCharCode(unit))];
-  const short = SHORT_ESCAPES[unit];
-  if (short !== undefined) forms.push(`${lead}${escapeRegExp(short)}`);
-  forms.push(`${lead}u${hexPattern(unit, 4)}`);
-  if (unit < 0xd800 || unit > 0xdfff) {
-    forms.push(`${lead}u\\{0*${hexPattern(unit, 1)}\\}`, percentForm(String.fromCharCode(unit)));
-    if (unit < 0x100) forms.push(`${lead}x${hexPattern(unit, 2)}`);
-    if (unit === 0x20) forms.push('\\+');
-  }
-  return `(?:${forms.join('|')})`;
-}
-
-/**
- * `count` backslashes: as they are or escaped up to four times over (one quantifier for the whole run, so that
- * no run of backslashes in the text is tried in every split), or each as `\u005c`, `\x5c` or `%5C`.
- */
-function backslashRun(count: number, lead: string): string {
-  const each = `(?:${ESCAPE}u005[cC]|${ESCAPE}x5[cC]|%5[cC])`;
-  const first = `(?:${lead}u005[cC]|${lead}x5[cC]|%5[cC])`;
-  const start = lead === ESCAPE ? '' : AT_RUN_START;
-  return `(?:${start}\\\\{${count},${count * 16}}|${first}${each}{${count - 1}})`;
-}
-
-/**
- * A pattern matching `secret` written in any mix of the forms of {@link unitForms}; a character outside the BMP
- * also as `\u{…}` or its four `%XX` bytes.
- */
-function encodedPattern(secret: string): string {
-  let out = '';
-  let backslashes = 0;
-  const lead = () => (out === '' ? FIRST_ESCAPE : ESCAPE);
-  for (const char of secret) {
-    if (char === '\\') {
-      backslashes += 1;
-      continue;
-    }
-    if (backslashes > 0) out += backslashRun(backslashes, lead());
-    backslashes = 0;
-    const point = char.codePointAt(0) as number;
-    if (char.length === 1) out += unitForms(point, lead());
-    else {
-      const first = lead();
-      const units = unitForms(char.charCodeAt(0), first) + unitForms(char.charCodeAt(1), ESCAPE);
-      out += `(?:${units}|${first}u\\{0*${hexPattern(point, 1)}\\}|${percentForm(char)})`;
-    }
-  }
-  return backslashes > 0 ? out + backslashRun(backslashes, lead()) : out;
-}
 
 function matches(rule: RegExp, text: string): boolean {
   rule.lastIndex = 0;
@@ -141,11 +48,22 @@ function safeFor(replacement: string, secret: string): boolean {
   return true;
 }
 
+/** Options of a {@link Redactor}. */
+export interface RedactorOptions {
+  /**
+   * Secrets replaced only where a string is, in its entirety, one of them (a log field's or a widget's value, a
+   * key, a whole output or message), never searched for inside a longer text: for a `Client`'s API key shorter
+   * than {@link SHORT_SECRET} characters. Empty strings are ignored; left out, there are none.
+   */
+  readonly whole?: readonly string[];
+}
+
 /**
  * Replaces every secret in text and values. String rules of any length are matched as written and in every
  * escaped or encoded form (see the module); RegExp rules are applied (globally, never sticky) to the text as it
- * is. Empty strings are ignored. Which rules a `Client` accepts is decided by its options: the API key is always
- * one, whatever its length.
+ * is; {@link RedactorOptions.whole} strings only where a string is one of them. Empty strings are ignored. Which
+ * rules a `Client` gives is decided by its options: the API key (searched for when it has at least
+ * {@link SHORT_SECRET} characters, else a whole-value secret) and the `redact` rules.
  *
  * The replacement is {@link REDACTED}, unless a rule matches in it (a secret `"act"` would survive as
  * `[red·act·ed]`): then the first of `[REDACTED]`, `<redacted>`, `***`, `###`, `~~~` that no rule touches.
@@ -154,6 +72,8 @@ export class Redactor {
   readonly #rules: readonly RedactRule[];
   readonly #strings: string[];
   readonly #patterns: RegExp[];
+  /** Secrets replaced only as whole strings ({@link RedactorOptions.whole}). */
+  readonly #whole: ReadonlySet<string>;
   /** Every string rule as written (longest first), or none. */
   readonly #literal: RegExp | undefined;
   /** Every string rule in every form, or none; used only on text that holds a `\` or a `%`. */
@@ -161,8 +81,9 @@ export class Redactor {
   /** What a match is replaced with. */
   readonly replacement: string;
 
-  constructor(rules: readonly RedactRule[]) {
+  constructor(rules: readonly RedactRule[], options: RedactorOptions = {}) {
     this.#rules = [...rules];
+    this.#whole = new Set((options.whole ?? []).filter((secret) => secret !== ''));
     const strings = new Set<string>();
     this.#patterns = [];
     for (const rule of rules) {
@@ -182,26 +103,29 @@ export class Redactor {
       REPLACEMENTS.find(
         (candidate) =>
           this.#strings.every((secret) => safeFor(candidate, secret)) &&
+          !this.#whole.has(candidate) &&
           this.#patterns.every((rule) => !matches(rule, candidate) && !matches(rule, candidate + candidate)),
       ) ?? '';
   }
 
   /** A redactor with these rules and `extra` (e.g. one call's sensitive values); this one is unchanged. */
   with(extra: readonly RedactRule[]): Redactor {
-    return extra.length === 0 ? this : new Redactor([...this.#rules, ...extra]);
+    return extra.length === 0 ? this : new Redactor([...this.#rules, ...extra], { whole: [...this.#whole] });
   }
 
   /** `true` when there is nothing to redact. */
   get empty(): boolean {
-    return this.#strings.length === 0 && this.#patterns.length === 0;
+    return this.#strings.length === 0 && this.#patterns.length === 0 && this.#whole.size === 0;
   }
 
   /**
    * The text with every match replaced. Passes are repeated until none matches (a replacement next to a piece
-   * of a secret could complete it); a text that still matches after that comes out as the replacement alone.
+   * of a secret could complete it); a text that still matches after that comes out as the replacement alone. A
+   * text that is a whole-value secret ({@link RedactorOptions.whole}) is the replacement.
    */
   text(value: string): string {
     if (this.empty) return value;
+    if (this.#whole.has(value)) return this.replacement;
     let out = value;
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       const next = this.#pass(out);
@@ -214,10 +138,11 @@ export class Redactor {
   /**
    * `true` when strings must be redacted one by one before they are written as JSON: the redactor has RegExp
    * rules, which meet a string, not its JSON. String rules need no such pass: JSON escapes each character on its
-   * own, so a secret inside a string is found in the JSON text in its escaped form by {@link Redactor.text}.
+   * own, so a secret inside a string is found in the JSON text in its escaped form by {@link Redactor.text}. A
+   * whole-value secret needs the pass too: in the JSON text it is no longer a whole string.
    */
   get perString(): boolean {
-    return this.#patterns.length > 0;
+    return this.#patterns.length > 0 || this.#whole.size > 0;
   }
 
   /**
@@ -225,6 +150,7 @@ export class Redactor {
    * string rules are left to the pass over the JSON text, which finds them escaped.
    */
   inString(value: string): string {
+    if (this.#whole.has(value)) return this.replacement;
     let out = value;
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       const next = this.#replace(out, this.#patterns);
@@ -397,4 +323,16 @@ export class Redactor {
     for (const [key, item] of Object.entries(value)) setKey(out, this.text(key), this.#walk(item, ancestors));
     return out;
   }
+}
+
+/**
+ * The redactor of a `Client`: its `redact` rules and its API key, searched for in free text like a `redact` string
+ * when it has at least {@link SHORT_SECRET} characters, else replaced only where it is a whole value
+ * ({@link RedactorOptions.whole}): a key `dev` searched for would turn `device in development` into
+ * `[redacted]ice in [redacted]elopment`.
+ */
+export function clientRedactor(apiKey: string, rules: readonly RedactRule[]): Redactor {
+  return apiKey.length < SHORT_SECRET
+    ? new Redactor(rules, { whole: [apiKey] })
+    : new Redactor([apiKey, ...rules]);
 }

@@ -103,6 +103,10 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
  * - The input schema is the tool's announced JSON Schema, through the AI SDK's `jsonSchema()`, without an AI
  *   SDK-side validator: the AI SDK parses the model's JSON (`''` is `{}`; text that is not JSON it refuses
  *   itself, with its own `InvalidToolInputError` text), and toolwire validates.
+ * - A `strict: true` tool is given with the AI SDK's `strict: true` and its strict form
+ *   (`tool.definition.parameters`): the AI SDK passes both to the provider unchanged, and OpenAI's strict
+ *   function calling needs the schema in that form. Its `execute` takes an optional property sent as `null`
+ *   (strict mode) or left out (a provider without strict mode) alike.
  * - An `ok` call's output is the text the model reads (a `text` tool output); any other status throws a
  *   {@link ToolResultError} whose message is that text, which the AI SDK gives the model as a `tool-error`.
  * - Widgets never reach the model (as with the hosted service); `ToolCallResult.value` is not returned.

@@ -46,7 +46,12 @@ export interface CallInfo {
 export interface ClientOptions<C = unknown, T = ToolsGiven> {
   /** WebSocket URL of the service (`ws://` or `wss://`). @default process.env.TOOLWIRE_URL */
   url?: string;
-  /** API key; sent as `Authorization: Bearer` where the runtime allows, else in `hello`. @default process.env.TOOLWIRE_API_KEY */
+  /**
+   * API key; sent as `Authorization: Bearer` where the runtime allows, else in `hello`, and nowhere else. Scrubbed
+   * from outputs, widgets, events, log lines and errors as a `redact` string is when it has 4 characters or more;
+   * a shorter key (`dev`) would match inside ordinary words, so it is replaced only where a string is the key and
+   * nothing else, and the client logs one `warn` (with its length, never the key). @default process.env.TOOLWIRE_API_KEY
+   */
   apiKey?: string;
   /**
    * The tools this process runs: an array, or a record keyed by tool name. Each may be a `tool()` result, an
@@ -103,7 +108,10 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
   WebSocket?: WebSocketConstructor;
   /** A pino-compatible logger. @default a logger that discards everything */
   logger?: Logger;
-  /** Strings and patterns scrubbed from every output, widget and log line (the API key always is). @default [] */
+  /**
+   * Strings (4+ characters) and patterns scrubbed from every output, widget and log line, as the API key is (when
+   * it has 4+ characters: see `apiKey`). @default []
+   */
   redact?: RedactRule[];
   /**
    * Decide approvals in this process (a CLI prompt, a policy) instead of asking the service's human.

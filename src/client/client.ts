@@ -8,8 +8,8 @@
 import { ToolRegistry } from '../call/registry';
 import type { ApprovalDecision, CallPolicy } from '../call/types';
 import { ConnectionError, RunError, ToolDefinitionError } from '../errors';
-import { Redactor, redactingLogger, silentLogger } from '../logger';
-import { SHORT_SECRET } from '../redact';
+import { type Redactor, redactingLogger, silentLogger } from '../logger';
+import { clientRedactor, SHORT_SECRET } from '../redact';
 import { toTool } from '../tool/structural';
 import type { ToolSourceOf, ToolsGiven } from '../tool/structural-types';
 import { VERSION } from '../version';
@@ -74,15 +74,15 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
     super();
     const resolved = resolveClientOptions(options as ClientOptions);
     this.#registry = new ToolRegistry(resolved.tools);
-    const redactor = new Redactor([resolved.apiKey, ...resolved.redact]);
+    const redactor = clientRedactor(resolved.apiKey, resolved.redact);
     const logger = redactingLogger(options.logger ?? silentLogger, redactor);
     this.#redactor = redactor;
     drainOnSignals(this, resolved.signalDrainMs, logger);
     if (resolved.apiKey.length < SHORT_SECRET) {
-      // Always redacted whatever its length (docs/RELIABILITY.md, "Secrets"): a short key takes words with it.
+      // Not searched for in free text (docs/RELIABILITY.md, "Secrets"): it would take ordinary words with it.
       logger.warn(
         { length: resolved.apiKey.length },
-        `the API key is shorter than ${SHORT_SECRET} characters: it is redacted wherever it appears in outputs, widgets, events and logs, inside ordinary words too`,
+        `the API key is shorter than ${SHORT_SECRET} characters: it is not searched for inside the texts tools return, log and throw (it would match inside ordinary words), only replaced where it is a whole value; use a longer key in production`,
       );
     }
     this.#connection = new Connection({

@@ -12,6 +12,7 @@ import {
   aFunction,
   anything,
   checkOptions,
+  inputSchemaOf,
   invokeTool,
   OptionsError,
   type OptionsSpec,
@@ -79,8 +80,9 @@ function handlerFor<C>(served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) 
 
 /**
  * Registers toolwire tools on an `McpServer` (from `@modelcontextprotocol/sdk/server/mcp.js`): each is listed
- * with its name, description and announced JSON Schema (`tool.definition.parameters`, with the `$schema` of
- * draft 2020-12), and each `tools/call` runs it as `invokeTool` does:
+ * with its name, description and input JSON Schema ({@link inputSchemaOf}: `tool.definition.parameters`, but
+ * for a `strict: true` tool its ordinary form, since MCP has no strict mode and an MCP client may validate
+ * arguments against the listed schema; with the `$schema` of draft 2020-12), and each `tools/call` runs it as `invokeTool` does:
  *
  * - the MCP client reads `ToolCallResult.output`, as one text part, exactly what the hosted model would read;
  * - any status other than `ok` (invalid arguments, a throw, a timeout, a rejection, a cancel) sets `isError`;
@@ -123,12 +125,12 @@ export function registerMcpTools<C = unknown, T = ToolsGiven>(
   checkOptions(options, OPTIONS, { name: 'registerMcpTools()', error: OptionsError });
   const registered: RegisteredTool[] = [];
   for (const served of made) {
-    const { name, description, parameters } = served.definition;
+    const { name, description } = served.definition;
     try {
       registered.push(
         mcpServer.registerTool(
           name,
-          { description, inputSchema: announcedSchema(parameters) },
+          { description, inputSchema: announcedSchema(inputSchemaOf(served)) },
           handlerFor(served, options),
         ),
       );

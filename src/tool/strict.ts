@@ -2,20 +2,29 @@
  * `strict: true`: the announced JSON Schema rewritten in the form OpenAI's strict function calling (Structured
  * Outputs) accepts, and the way back for what the model sends.
  *
- * The rewrite: every object lists all its properties in `required` and has `additionalProperties: false`; a
- * property that was optional becomes nullable (`type: [t, 'null']`, or `anyOf: [schema, { type: 'null' }]`);
- * a `oneOf` whose branches are told apart by a `const` property becomes `anyOf` (the same thing, then);
- * annotations strict mode refuses (`default`, `examples`, `$comment`, …) are left out. The way back: a `null`
- * sent for a property that was optional is removed before validation, so `execute` sees what it would have
- * seen without `strict`. The two together accept exactly what validation accepts, but for two differences
- * the model cannot see: an optional property is sent as `null` rather than left out, and an object can carry
- * no keys beyond its properties (validation may have ignored them).
+ * The rewrite: every object lists all its properties in `required` and has `additionalProperties: false`
+ * (strict mode requires both of every object); a property that was optional becomes nullable (`type: [t, 'null']`,
+ * or `anyOf: [schema, { type: 'null' }]`); a `oneOf` whose branches are told apart by a `const` property becomes
+ * `anyOf` (the same thing, then); annotations strict mode refuses (`default`, `examples`, `$comment`, …) are left
+ * out. The way back: a `null` sent for a property that was optional is removed before validation, so `execute`
+ * sees what it would have seen without `strict`.
  *
- * Refused, naming the JSON Pointer: any keyword strict mode does not support (`minLength`, `allOf`, `not`,
- * `patternProperties`, `prefixItems`, …), a `format` it does not know, a schema for extra keys
- * (`additionalProperties: { … }`, a record), a schema without a type (`{}`: any value), a nested object without properties
- * (`{ type: 'object' }`: any keys; it would be narrowed to `{}`), an array without
- * `items`, and an optional property that also accepts `null` (a `null` would then be ambiguous).
+ * Open objects, one rule. An object that declares properties is narrowed to them, whatever its
+ * `additionalProperties` says (`true`, `{}`, a schema, left out, or `false`; zod's `z.looseObject`, `.passthrough()`,
+ * `.catchall()`, `z.object`, `z.strictObject` alike): the model in strict mode can send only those keys, and the
+ * tool's own validation still reads the original schema (a key beyond them, from a caller other than the model, is
+ * accepted or refused as without `strict`). An object that declares no property and does not say
+ * `additionalProperties: false` (a record or map, `z.record`, a free-form `{ type: 'object' }`) is refused, at any
+ * depth, in arrays and unions too, since strict mode would make it `{}`, an object the model could never fill.
+ * The one exception is the root saying nothing of extra keys (`{ type: 'object' }` or `properties: {}`): that is a
+ * tool without input. So the announcement and validation accept exactly the same values but for two differences the
+ * model cannot see: an optional property is sent as `null` rather than left out, and an object carries no keys
+ * beyond its declared properties.
+ *
+ * Refused too, naming the JSON Pointer: any keyword strict mode does not support (`minLength`, `allOf`, `not`,
+ * `patternProperties`, `propertyNames`, `prefixItems`, …), a `format` it does not know, a schema without a type
+ * (`{}`: any value), an array without `items`, and an optional property that also accepts `null` (a `null` would
+ * then be ambiguous).
  *
  * @see https://platform.openai.com/docs/guides/structured-outputs#supported-schemas
  * @module
@@ -155,6 +164,24 @@ function discriminated(branches: readonly unknown[]): boolean {
   });
 }
 
+/**
+ * The one rule for open objects: an object that declares no property yet takes other keys (`additionalProperties`
+ * `true`, `{}` or a schema, or left out: a record, a map, a free-form object) is refused, since strict mode would
+ * announce it as `{}`. An object that declares properties is narrowed to them (see {@link strictSchema}). The root
+ * that says nothing of extra keys (`{ type: 'object' }`, `properties: {}`) is a tool without input, not refused.
+ * @throws NotStrict naming the object.
+ */
+function refuseOpenWithoutProperties(node: JsonObject, pointer: string): void {
+  const declared = isPlainObject(node.properties) && Object.keys(node.properties).length > 0;
+  if (declared || node.additionalProperties === false) return;
+  const saysNothing = node.additionalProperties === undefined && node.propertyNames === undefined;
+  if (pointer === '#' && saysNothing) return;
+  throw new NotStrict(
+    pointer,
+    'an object without properties takes any keys (a record, a map, a free-form object), which strict mode would narrow to {}',
+  );
+}
+
 class Converter {
   readonly plans = new Map<string, Plan>();
   constructor(readonly root: JsonObject) {}
@@ -162,6 +189,8 @@ class Converter {
   convert(node: unknown, pointer: string): { schema: JsonObject; plan: Plan } {
     if (!isPlainObject(node))
       throw new NotStrict(pointer, 'a boolean schema (strict mode needs an object schema)');
+    const types = Array.isArray(node.type) ? node.type : [node.type];
+    if (types.includes('object')) refuseOpenWithoutProperties(node, pointer);
     const out: JsonObject = {};
     let plan: Plan = LEAF;
     for (const [key, value] of Object.entries(node)) {
@@ -192,7 +221,6 @@ class Converter {
       }
       out[key] = converted;
     }
-    const types = Array.isArray(node.type) ? node.type : [node.type];
     if (types.includes('object')) plan = this.object(node, out, pointer);
     if (types.includes('array')) {
       if (node.items === undefined) throw new NotStrict(pointer, 'an array needs "items" in strict mode');
@@ -233,28 +261,9 @@ class Converter {
     return { schema: out, plan };
   }
 
+  /** An object narrowed to its declared properties, whatever its `additionalProperties` (see the module's TSDoc). */
   object(node: JsonObject, out: JsonObject, pointer: string): Plan {
-    const extra = node.additionalProperties;
-    if (
-      extra !== undefined &&
-      extra !== false &&
-      extra !== true &&
-      !(isPlainObject(extra) && Object.keys(extra).length === 0)
-    ) {
-      throw new NotStrict(
-        `${pointer}/additionalProperties`,
-        'strict mode cannot describe extra keys (a record)',
-      );
-    }
     const properties = isPlainObject(node.properties) ? node.properties : {};
-    // A nested free-form object (`{ type: 'object' }`): strict mode would announce `{}`, so the model could send
-    // no key at all. The root may be empty: that is a tool without input.
-    if (pointer !== '#' && Object.keys(properties).length === 0 && extra !== false) {
-      throw new NotStrict(
-        pointer,
-        'an object without properties takes any keys, which strict mode would narrow to {}',
-      );
-    }
     const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
     const optional = new Set<string>();
     const plans = new Map<string, Plan>();

@@ -155,9 +155,13 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
    * Announce the parameters in the form OpenAI's strict function calling accepts: every property required,
    * optional ones as nullable (`anyOf: [schema, { type: 'null' }]`), `additionalProperties: false`, annotations
    * such as `default` left out. A `null` the model sends for an optional property is removed before validation,
-   * so `execute` sees the same input as without `strict`. A schema that cannot be made strict (a keyword strict
-   * mode does not support, an optional property that also accepts `null`, an object with a schema for extra
-   * keys, …) is refused here with `unsupported_schema`, naming its JSON Pointer. See src/tool/strict.ts.
+   * so `execute` sees the same input as without `strict`. Open objects follow one rule: an object that declares
+   * properties is narrowed to them whatever its `additionalProperties` (the model can send only those; validation
+   * still reads the original schema), and one that declares none (a record, a free-form `{ type: 'object' }`) is
+   * refused, since strict mode would make it `{}` (the root without properties is a tool without input). A schema
+   * that cannot be made strict (that, a keyword strict mode does not support, an optional property that also
+   * accepts `null`, …) is refused here with `unsupported_schema`, naming its JSON Pointer. See src/tool/strict.ts.
+   * `definition.parameters` is then the strict form; `inputSchemaOf(tool)` gives the ordinary one.
    * @default false
    */
   strict?: boolean;
@@ -241,6 +245,8 @@ export type ToolOutput<T> = T extends Tool<unknown, infer O, unknown> ? O : neve
 /** What {@link invokeTool} needs; kept off the public surface. */
 export interface ToolInternals {
   readonly parameters: SchemaAdapter;
+  /** The parameters' JSON Schema before any `strict` rewrite (for `strict: true`, not `parameters.jsonSchema`). */
+  readonly inputSchema: JsonSchemaObject;
   readonly outputSchema: SchemaAdapter | undefined;
   readonly execute: (input: unknown, ctx: ToolContext) => unknown;
   readonly errorFunction: ((ctx: ToolContext, error: unknown) => unknown) | undefined;

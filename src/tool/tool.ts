@@ -221,12 +221,18 @@ function oneKey(options: Record<string, unknown>, keys: readonly [string, string
   return options[first] === undefined && options[second] !== undefined ? second : first;
 }
 
-/** The parameters' adapter, in strict form when asked (see src/tool/strict.ts). */
-function parametersOf(options: Record<string, unknown>, owner: OptionsOwner): SchemaAdapter {
+/**
+ * The parameters' adapter, in strict form when asked (see src/tool/strict.ts), and their JSON Schema as
+ * validation reads it (never the strict form).
+ */
+function parametersOf(
+  options: Record<string, unknown>,
+  owner: OptionsOwner,
+): { adapter: SchemaAdapter; inputSchema: SchemaAdapter['jsonSchema'] } {
   const field = oneKey(options, ['parameters', 'inputSchema'], owner) as 'parameters' | 'inputSchema';
   const value = unwrapSchema(options[field], owner.name, field);
   const adapter = resolveSchema(value, { owner: owner.name, field, requireObject: true });
-  if (options.strict !== true) return adapter;
+  if (options.strict !== true) return { adapter, inputSchema: adapter.jsonSchema };
   let strict: ReturnType<typeof strictSchema>;
   try {
     strict = strictSchema(adapter.jsonSchema);
@@ -242,7 +248,7 @@ function parametersOf(options: Record<string, unknown>, owner: OptionsOwner): Sc
   // A branch is chosen with the JSON Schema validator, which the browser build loads lazily: wait for it first.
   const validate: SchemaAdapter['validate'] = (args) =>
     andThen(loadValidator(), () => adapter.validate(restore(args)));
-  return { ...adapter, jsonSchema: strict.schema, validate };
+  return { adapter: { ...adapter, jsonSchema: strict.schema, validate }, inputSchema: adapter.jsonSchema };
 }
 
 /**
@@ -273,7 +279,7 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
   const loose = options as AnyOptions & Record<string, unknown>;
   const refusal = retryRefusal(loose.sideEffect, loose.retry);
   if (refusal !== undefined) throw new ToolDefinitionError('retry_not_allowed', `${owner.name}: ${refusal}`);
-  const parameters = parametersOf(loose, owner);
+  const { adapter: parameters, inputSchema } = parametersOf(loose, owner);
   if ((loose.sensitiveFieldNames?.length ?? 0) > 0 && parameters.kind === 'none') {
     // A tool without parameters gets `{}`: the names could never match an input property.
     const names = JSON.stringify(loose.sensitiveFieldNames);
@@ -294,6 +300,7 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     : { execute: loose.execute, toModelOutput: loose.toModelOutput };
   const internals: ToolInternals = {
     parameters,
+    inputSchema: deepFreeze(structuredClone(inputSchema)),
     outputSchema,
     execute: adapted.execute as ToolInternals['execute'],
     errorFunction: (loose.errorFunction ?? undefined) as ToolInternals['errorFunction'],

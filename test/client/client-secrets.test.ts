@@ -1,6 +1,6 @@
 /**
- * The Client's own paths for secrets: a short API key is redacted (with one warning), and errors the client
- * hands its caller (events, `connect()` and `run()` rejections) never quote the key.
+ * The Client's own paths for secrets: errors the client hands its caller (events, `connect()` and `run()`
+ * rejections) never quote the key. A short API key: test/client/short-api-key.test.ts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, Client, tool } from '../../src/index';
@@ -46,23 +46,6 @@ async function connected(apiKey: string, logger: Logger) {
   await connecting;
   return { client, connection };
 }
-
-describe('a short API key', () => {
-  it('is redacted from the frame, the tool_result event and every log line, and warned about once', async () => {
-    const { logger, lines } = recordingLogger();
-    const { client, connection } = await connected('dev', logger);
-    const events: string[] = [];
-    client.on('tool_result', (info) => events.push(info.output));
-    connection.send({ type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 'echo_key', arguments: {} });
-    const result = await connection.next('tool_result');
-    expect(result.output).toBe('Error running echo_key: the [redacted] key [redacted] was refused');
-    expect(events).toEqual([result.output]);
-    const warnings = lines.filter((line) => line.message.includes('API key is shorter'));
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]?.level).toBe('warn');
-    for (const line of lines) expect(JSON.stringify(line)).not.toMatch(/\bdev\b/);
-  });
-});
 
 describe('errors handed to the caller', () => {
   it('never quote the key: an error event with the service’s words, a run() rejection', async () => {

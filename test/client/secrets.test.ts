@@ -72,8 +72,10 @@ describe('redaction of secrets that need escapes', () => {
   });
 });
 
-describe('short API keys', () => {
-  it('redacts a 3-character key (the README’s "dev") from outputs, log lines and tool_result events', () => {
+// A Client does not search for an API key this short (test/client/short-api-key.test.ts); a Redactor given a short
+// string rule still finds it everywhere, and picks a replacement the rule cannot touch.
+describe('short string rules given to a Redactor', () => {
+  it('redacts a 3-character rule from outputs, log lines and tool_result events', () => {
     const { texts, frame } = runLeaking(['dev'], () => {
       throw new Error('key dev refused');
     });

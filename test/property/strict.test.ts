@@ -30,6 +30,13 @@ const CORPUS: Array<[string, ToolParameters]> = [
       ]),
     }),
   ],
+  [
+    'zod: open objects narrowed to their properties',
+    z.object({
+      loose: z.looseObject({ a: z.string(), b: z.number().optional() }),
+      rest: z.array(z.object({ k: z.boolean() }).catchall(z.string())).optional(),
+    }),
+  ],
   ['zod: required nullable', z.object({ n: z.string().nullable(), m: z.literal('k').optional() })],
   [
     'JSON Schema: bounds',

@@ -303,7 +303,7 @@ describe('strict: true', () => {
     ],
     [
       { type: 'object', properties: { tags: { type: 'object', additionalProperties: { type: 'string' } } } },
-      'at #/properties/tags/additionalProperties: strict mode cannot describe extra keys (a record)',
+      'at #/properties/tags: an object without properties takes any keys (a record, a map, a free-form object), which strict mode would narrow to {}',
     ],
     [
       { type: 'object', properties: { any: {} } },
@@ -311,11 +311,11 @@ describe('strict: true', () => {
     ],
     [
       { type: 'object', properties: { meta: { type: 'object' } }, required: ['meta'] },
-      'at #/properties/meta: an object without properties takes any keys, which strict mode would narrow to {}',
+      'at #/properties/meta: an object without properties takes any keys (a record, a map, a free-form object), which strict mode would narrow to {}',
     ],
     [
       { type: 'object', properties: { meta: { type: 'object', additionalProperties: true } } },
-      'at #/properties/meta: an object without properties takes any keys, which strict mode would narrow to {}',
+      'at #/properties/meta: an object without properties takes any keys (a record, a map, a free-form object), which strict mode would narrow to {}',
     ],
     [
       { type: 'object', properties: { when: { type: 'string', format: 'uri' } } },
