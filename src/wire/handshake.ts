@@ -68,13 +68,16 @@ export function welcomeAgainLog(logger: Pick<Logger, 'warn' | 'debug'>): () => v
 
 const INVALID_WELCOME = 'invalid welcome frame: ';
 
+/** The frames a service may send before its `welcome` (PROTOCOL.md §3). */
+const MAY_COME_FIRST: ReadonlySet<string> = new Set(['welcome', 'error', 'ping']);
+
 /** A frame received before the first `welcome`: decoded text, or a binary message. */
 export type EarlyFrame = DecodeResult<ServiceFrame> | 'binary';
 
 /**
  * Whether a frame received before the socket's first `welcome` ends the attempt (PROTOCOL.md §3): anything but a
- * readable `welcome` or an `error` frame (readable or not: it keeps its meaning, and a close that follows it, e.g.
- * 4001, decides) cannot be followed by anything that makes the attempt good. It ends at once, closed with 4003 (the
+ * readable `welcome`, an `error` frame (readable or not: it keeps its meaning, and a close that follows it, e.g.
+ * 4001, decides) or a `ping` (either side may ping at any time, §8; it is answered) cannot be followed by anything that makes the attempt good. It ends at once, closed with 4003 (the
  * handshake frame was not valid, as the service does for `hello`), as `invalid_welcome`, retried with the normal
  * backoff (a service being deployed may answer right on the next attempt). `undefined` for a frame that may come
  * first. The error and the close reason name fields and frame types, never the values sent.
@@ -83,10 +86,7 @@ export function beforeWelcome(
   url: string,
   early: EarlyFrame,
 ): { failure: AttemptFailure; reason: string } | undefined {
-  if (
-    early !== 'binary' &&
-    (early.ok ? early.frame.type === 'welcome' || early.frame.type === 'error' : isRefusedErrorFrame(early))
-  )
+  if (early !== 'binary' && (early.ok ? MAY_COME_FIRST.has(early.frame.type) : isRefusedErrorFrame(early)))
     return undefined;
   const code = CLOSE_CODES.helloExpected;
   const closed = `the client closed the socket (${code})`;

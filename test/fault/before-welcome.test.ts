@@ -1,5 +1,5 @@
 /**
- * Before its first `welcome`, a socket may carry only that `welcome` and `error` frames (PROTOCOL.md §3). Any
+ * Before its first `welcome`, a socket may carry only that `welcome`, `error` frames and `ping` (PROTOCOL.md §3). Any
  * other frame, readable or not, cannot be followed by anything that makes the attempt good: the attempt ends at
  * once, closed with 4003, as `invalid_welcome`, retried with the normal backoff, as a `welcome` wrong in a
  * required field does. Event-driven: a client that waited for the 10 s handshake timeout would outlast the test.
@@ -24,7 +24,7 @@ describe('a frame before welcome that is not a readable welcome', () => {
     ['{"type":"welcome"', 'a frame that is not JSON'],
     ['{"sessionId":"s"}', 'a frame with no string "type"'],
     ['{"type":"hola"}', 'a frame of an unknown type'],
-    ['{"type":"ping","id":"p"}', 'a ping frame'],
+    ['{"type":"pong","id":"p"}', 'a pong frame'],
     ['{"type":"tool_call","callId":"c1","runId":"r1","toolName":"t","arguments":{}}', 'a tool_call frame'],
     ['{"type":"ack"}', 'an invalid ack frame'],
     [Buffer.from('welcome'), 'a binary frame'],
@@ -93,5 +93,16 @@ describe('a frame before welcome that is not a readable welcome', () => {
     expect(worker.sessionId).toBe('raw-session');
     expect(errors.map((e) => (e as ConnectionError).code)).toEqual(['invalid_frame']);
     expect(raw.frames.map((frame) => frame.type)).toEqual(['hello']);
+  });
+
+  it('lets a ping come first: answered, and the welcome after it is used', async () => {
+    const raw = await service({
+      onConnection: (ws) => ws.once('message', () => ws.send('{"type":"ping","id":"early"}')),
+    });
+    const worker = client(raw.url);
+    await worker.connect({ maxAttempts: 1 });
+    expect(worker.sessionId).toBe('raw-session');
+    await until(() => raw.frames.map((frame) => frame.type), ['hello', 'pong']);
+    expect(raw.frames[1]).toEqual({ type: 'pong', id: 'early' });
   });
 });
