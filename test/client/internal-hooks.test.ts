@@ -24,9 +24,10 @@ describe('internal hooks of the client', () => {
     // Nothing internal on the public emitter, after the welcome either.
     expect(worker.eventNames()).toEqual([]);
     raw.send({ type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 'echo', arguments: {} });
-    await until(() => raw.results().map((result) => [result.callId, result.status, result.output]), [
-      ['c1', 'ok', 'echoed'],
-    ]);
+    await until(
+      () => raw.results().map((result) => [result.callId, result.status, result.output]),
+      [['c1', 'ok', 'echoed']],
+    );
     // A dropped socket is resumed.
     const connected = nextEvent(worker, 'connected');
     raw.socket().terminate();
