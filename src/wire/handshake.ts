@@ -77,10 +77,11 @@ export type EarlyFrame = DecodeResult<ServiceFrame> | 'binary';
 /**
  * Whether a frame received before the socket's first `welcome` ends the attempt (PROTOCOL.md §3): anything but a
  * readable `welcome`, an `error` frame (readable or not: it keeps its meaning, and a close that follows it, e.g.
- * 4001, decides) or a `ping` (either side may ping at any time, §8; it is answered) cannot be followed by anything that makes the attempt good. It ends at once, closed with 4003 (the
- * handshake frame was not valid, as the service does for `hello`), as `invalid_welcome`, retried with the normal
- * backoff (a service being deployed may answer right on the next attempt). `undefined` for a frame that may come
- * first. The error and the close reason name fields and frame types, never the values sent.
+ * 4001, decides) or a `ping` (either side may ping at any time, §8; it is answered) cannot be followed by anything
+ * that makes the attempt good. It ends at once, closed with 4003 (the handshake frame was not valid, as the service
+ * does for `hello`), as `invalid_welcome`, retried with the normal backoff (a service being deployed may answer
+ * right on the next attempt). `undefined` for a frame that may come first. The error and the close reason name
+ * fields and frame types, never the values sent.
  */
 export function beforeWelcome(
   url: string,
