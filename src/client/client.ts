@@ -39,7 +39,7 @@ import {
   type RunOptions,
 } from './run-options';
 import { approvalHeldByService, type RunEvent, type RunResult, Runs } from './runs';
-import { drainOnSignals } from './signals';
+import { drainOnSignals, type SignalHooks } from './signals';
 import { withTimeout } from './with-timeout';
 
 export type { ClientEvents, ClientState, RunOutput, ToolCallEvent } from './client-events';
@@ -65,6 +65,7 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
   readonly #calls: CallRunner;
   readonly #runs: Runs;
   readonly #redactor: Redactor;
+  readonly #signals: SignalHooks; // told directly: the public events are the application's (it may clear them)
   readonly #decisions = new Decisions(
     (frame) => this.#connection.send(frame),
     () => this.#connection.maxPayloadBytes,
@@ -77,7 +78,7 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
     const redactor = clientRedactor(resolved.apiKey, resolved.redact);
     const logger = redactingLogger(options.logger ?? silentLogger, redactor);
     this.#redactor = redactor;
-    drainOnSignals(this, resolved.signalDrainMs, logger);
+    this.#signals = drainOnSignals(this, resolved.signalDrainMs, logger);
     if (resolved.apiKey.length < SHORT_SECRET) {
       // Not searched for in free text (docs/RELIABILITY.md, "Secrets"): it would take ordinary words with it.
       logger.warn(
@@ -110,6 +111,7 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
         this.#decisions.welcomed(welcome.features);
         this.#calls.welcomed(welcome);
         this.#runs.reconnected();
+        this.#signals.connected();
         this.#emit('connected', { sessionId: welcome.sessionId, resumed: welcome.resumed });
       },
       onFrame: (frame) => this.#onFrame(frame),
@@ -139,6 +141,7 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
         this.#calls.abortAll('client closed');
         this.#calls.dispose();
         this.#runs.failAll(error ?? new ConnectionError('closed', 'the client was closed'));
+        this.#signals.closed();
         this.#emit('closed', error);
       },
     });

@@ -5,7 +5,10 @@
  * - a listener runs with `this` set to the `context` it was added with, else the emitter;
  * - `emit` calls the listeners present when it starts, in the order they were added, and returns whether there
  *   were any; an `error` with no listener is not thrown (unlike Node's `EventEmitter`);
- * - `removeListener(event, fn?, context?, once?)` removes every listener of `event` matching what is given.
+ * - `removeListener(event, fn?, context?, once?)` removes every listener of `event` matching what is given (all
+ *   of them when `fn` is absent or falsy, `null` included);
+ * - event names are property keys (a number is its string), and `eventNames()` lists them in an object's key
+ *   order: integer-like names ascending, then the other strings as added, then the Symbols as added.
  *
  * @module
  */
@@ -22,33 +25,35 @@ interface Entry {
 
 /** A typed event emitter: `E` maps each event name to the arguments its listeners get. */
 export class Emitter<E extends { [K in keyof E]: unknown[] }> {
-  // A new array on every change: an `emit` under way keeps the listeners it started with.
-  #events = new Map<keyof E, readonly Entry[]>();
+  // A new array on every change: an `emit` under way keeps the listeners it started with. An object without a
+  // prototype, as eventemitter3's: its key order is the order `eventNames()` gives, `__proto__` is a plain key.
+  #events: Record<PropertyKey, readonly Entry[] | undefined> = Object.create(null);
 
   #add<K extends keyof E>(event: K, fn: EventListener<E, K>, context: unknown, once: boolean): this {
     if (typeof fn !== 'function') throw new TypeError('The listener must be a function');
-    this.#events.set(event, [...(this.#events.get(event) ?? []), { fn, context: context || this, once }]);
+    this.#events[event] = [...(this.#events[event] ?? []), { fn, context: context || this, once }];
     return this;
   }
 
-  /** The events that have listeners. */
+  /** The events that have listeners: string names (integer-like ones first, ascending), then Symbols. */
   eventNames(): Array<keyof E> {
-    return [...this.#events.keys()];
+    const events = this.#events;
+    return [...Object.keys(events), ...Object.getOwnPropertySymbols(events)] as Array<keyof E>;
   }
 
   /** The listeners of `event`, in the order they run. */
   listeners<K extends keyof E>(event: K): Array<EventListener<E, K>> {
-    return (this.#events.get(event) ?? []).map((entry) => entry.fn as EventListener<E, K>);
+    return (this.#events[event] ?? []).map((entry) => entry.fn as EventListener<E, K>);
   }
 
   /** How many listeners `event` has. */
   listenerCount(event: keyof E): number {
-    return this.#events.get(event)?.length ?? 0;
+    return this.#events[event]?.length ?? 0;
   }
 
   /** Calls each listener of `event` with `args`; `true` when it had any. A listener's throw propagates. */
   emit<K extends keyof E>(event: K, ...args: E[K]): boolean {
-    const entries = this.#events.get(event);
+    const entries = this.#events[event];
     if (entries === undefined) return false;
     for (const entry of entries) {
       if (entry.once) this.removeListener(event, entry.fn as EventListener<E, K>, undefined, true);
@@ -73,8 +78,8 @@ export class Emitter<E extends { [K in keyof E]: unknown[] }> {
   }
 
   /**
-   * Removes the listeners of `event`: all of them without `fn`, else those of `fn`, and of `context` and only
-   * the `once` ones when given.
+   * Removes the listeners of `event`: all of them without `fn` (or with a falsy one: `off(event, null)`), else
+   * those of `fn`, and of `context` and only the `once` ones when given.
    */
   removeListener<K extends keyof E>(
     event: K,
@@ -82,17 +87,15 @@ export class Emitter<E extends { [K in keyof E]: unknown[] }> {
     context?: unknown,
     once?: boolean,
   ): this {
-    const entries = this.#events.get(event);
+    const entries = this.#events[event];
     if (entries === undefined) return this;
-    const kept =
-      fn === undefined
-        ? []
-        : entries.filter(
-            (entry) =>
-              entry.fn !== fn || (once === true && !entry.once) || (!!context && entry.context !== context),
-          );
-    if (kept.length === 0) this.#events.delete(event);
-    else if (kept.length !== entries.length) this.#events.set(event, kept);
+    const kept = !fn
+      ? []
+      : entries.filter(
+          (entry) => entry.fn !== fn || (!!once && !entry.once) || (!!context && entry.context !== context),
+        );
+    if (kept.length === 0) delete this.#events[event];
+    else if (kept.length !== entries.length) this.#events[event] = kept;
     return this;
   }
 
@@ -101,10 +104,10 @@ export class Emitter<E extends { [K in keyof E]: unknown[] }> {
     return this.removeListener(event, fn, context, once);
   }
 
-  /** Removes every listener, or those of `event`. */
+  /** Removes every listener, or those of `event` (every listener, as eventemitter3, when `event` is falsy). */
   removeAllListeners(event?: keyof E): this {
-    if (event === undefined) this.#events.clear();
-    else this.#events.delete(event);
+    if (!event) this.#events = Object.create(null);
+    else delete this.#events[event];
     return this;
   }
 }

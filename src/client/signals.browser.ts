@@ -7,17 +7,40 @@
  */
 import { lazy } from '../browser/lazy';
 import type { Logger } from '../logger';
-import type { DrainedClient } from './signals';
+import type { DrainedClient, SignalHooks } from './signals';
 
-export type { DrainedClient } from './signals';
+export type { DrainedClient, SignalHooks } from './signals';
+
+const NO_SIGNAL_HOOKS: SignalHooks = { connected() {}, closed() {} };
 
 const real = lazy(() => import('./signals'));
 
-/** See src/client/signals.ts. */
-export function drainOnSignals(client: DrainedClient, timeoutMs: number | undefined, logger: Logger): void {
-  if (timeoutMs === undefined) return;
+/** See src/client/signals.ts. What the client says before the real code is loaded is passed on once it is. */
+export function drainOnSignals(
+  client: DrainedClient,
+  timeoutMs: number | undefined,
+  logger: Logger,
+): SignalHooks {
+  if (timeoutMs === undefined) return NO_SIGNAL_HOOKS;
+  let hooks: SignalHooks | undefined;
+  let connected = false;
+  let closed = false;
   real.load().then(
-    (module) => module.drainOnSignals(client, timeoutMs, logger),
+    (module) => {
+      hooks = module.drainOnSignals(client, timeoutMs, logger);
+      if (connected) hooks.connected();
+      if (closed) hooks.closed();
+    },
     (error: unknown) => logger.warn({ error }, 'handleSignals: its code could not be loaded; ignored'),
   );
+  return {
+    connected() {
+      connected = true;
+      hooks?.connected();
+    },
+    closed() {
+      closed = true;
+      hooks?.closed();
+    },
+  };
 }

@@ -10,11 +10,24 @@ import type { Logger } from '../logger';
 export const DRAIN_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 type DrainSignal = (typeof DRAIN_SIGNALS)[number];
 
-/** What a {@link SignalDrain} needs of its client (structural, so this file does not import the client). */
+/** What {@link drainOnSignals} needs of its client (structural, so this file does not import the client). */
 export interface DrainedClient {
   close(options: { drain: true; timeoutMs: number }): Promise<void>;
-  once(event: 'connected' | 'closed', listener: () => void): unknown;
 }
+
+/**
+ * What the client tells {@link drainOnSignals}, by direct calls: never through the client's public events, which
+ * the application may clear (`client.removeAllListeners()`) and would list (`client.eventNames()`).
+ */
+export interface SignalHooks {
+  /** A `welcome` arrived (each one): listening starts at the first. */
+  connected(): void;
+  /** The client closed: listening stops. */
+  closed(): void;
+}
+
+/** The hooks of a client without `handleSignals` (or without process signals). */
+export const NO_SIGNAL_HOOKS: SignalHooks = { connected() {}, closed() {} };
 
 /** The bits of Node's `process` used here; absent in browsers, where `handleSignals` does nothing. */
 interface SignalProcess {
@@ -34,7 +47,8 @@ function nodeProcess(): SignalProcess | undefined {
 
 /**
  * Makes `client` drain on SIGTERM and SIGINT (`handleSignals`), listening from its first connection until it is
- * closed. Nothing when `timeoutMs` is `undefined` (no `handleSignals`) or where there is no `process`.
+ * closed; the client calls the returned hooks. Nothing when `timeoutMs` is `undefined` (no `handleSignals`) or
+ * where there is no `process`.
  *
  * - The first signal drains the client once: `close({ drain: true, timeoutMs })`, so calls in flight finish
  *   and their results are acknowledged (or, past `timeoutMs`, are aborted and answered `cancelled`).
@@ -45,12 +59,16 @@ function nodeProcess(): SignalProcess | undefined {
  *   application listens for it too, Node would not exit by itself, and neither does this: the application's
  *   listener, which got the signal as well, decides.
  */
-export function drainOnSignals(client: DrainedClient, timeoutMs: number | undefined, logger: Logger): void {
-  if (timeoutMs === undefined) return;
+export function drainOnSignals(
+  client: DrainedClient,
+  timeoutMs: number | undefined,
+  logger: Logger,
+): SignalHooks {
+  if (timeoutMs === undefined) return NO_SIGNAL_HOOKS;
   const process = nodeProcess();
   if (process === undefined) {
     logger.warn({}, 'handleSignals: no process signals in this runtime; ignored');
-    return;
+    return NO_SIGNAL_HOOKS;
   }
   let draining = false;
   let listening = false;
@@ -76,10 +94,16 @@ export function drainOnSignals(client: DrainedClient, timeoutMs: number | undefi
     );
     void client.close({ drain: true, timeoutMs }).finally(() => exit(signal));
   };
-  client.once('connected', () => {
-    if (listening || draining) return;
-    listening = true;
-    for (const signal of DRAIN_SIGNALS) process.on(signal, received);
-    client.once('closed', stop);
-  });
+  let closed = false;
+  return {
+    connected() {
+      if (listening || draining || closed) return;
+      listening = true;
+      for (const signal of DRAIN_SIGNALS) process.on(signal, received);
+    },
+    closed() {
+      closed = true;
+      stop();
+    },
+  };
 }

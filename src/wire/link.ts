@@ -20,7 +20,14 @@ import {
   refusal,
 } from './codec';
 import { describeThrown } from './describe-thrown';
-import { HANDSHAKE_TIMEOUT_MS, handshakeTimeout, helloText, invalidWelcome } from './handshake';
+import {
+  beforeWelcome,
+  type EarlyFrame,
+  HANDSHAKE_TIMEOUT_MS,
+  handshakeTimeout,
+  helloText,
+  welcomeAgainLog,
+} from './handshake';
 import { Heartbeat, type HeartbeatClock, systemClock } from './heartbeat';
 import { droppedFieldsLog } from './informative';
 import {
@@ -96,6 +103,7 @@ export class Link {
   #heartbeat: Heartbeat | undefined;
   #maxPayloadBytes: number;
   readonly #dropped: (frame: ServiceFrame, dropped: readonly string[]) => void;
+  readonly #welcomeAgain: () => void;
   /**
    * The largest frame written on this socket (by length): when the service closes with 1009 (frame too big), it is
    * the one it refused, though it was within the announced limit. Re-sent as is, it would be refused every time.
@@ -107,6 +115,7 @@ export class Link {
     this.#options = options;
     this.#maxPayloadBytes = options.maxPayloadBytes;
     this.#dropped = droppedFieldsLog(options.logger, 'service');
+    this.#welcomeAgain = welcomeAgainLog(options.logger);
     this.#sendsHeaders = canSendHeaders(options.WebSocket);
     const headers = { Authorization: `Bearer ${options.apiKey}` };
     this.#transport = openTransport(
@@ -220,16 +229,8 @@ export class Link {
     if (this.#closed) return;
     this.#heartbeat?.heard();
     const decoded = decodeServiceFrame(text, this.#maxPayloadBytes);
+    if (this.#notWelcome(decoded)) return;
     if (!decoded.ok) {
-      const invalid = this.#welcomed ? undefined : invalidWelcome(this.#options.url, decoded);
-      if (invalid !== undefined) {
-        // Closed (not dropped) so that the service learns why; the attempt ends now, not at the close handshake.
-        const { failure, reason } = invalid;
-        this.#verdict = { ...failure, reported: false };
-        this.#transport.close(CLOSE_CODES.helloExpected, reason);
-        this.#onClose(CLOSE_CODES.helloExpected, reason, failure);
-        return;
-      }
       // A peer never answers an error frame with an error frame (PROTOCOL.md §12): only this process can be told.
       if (isRefusedErrorFrame(decoded)) {
         const message = `invalid frame from the service (not answered: it is an error frame): ${decoded.message}`;
@@ -245,8 +246,11 @@ export class Link {
     }
     const frame = decoded.frame;
     if (decoded.dropped !== undefined) this.#dropped(frame, decoded.dropped);
-    if (frame.type === 'welcome') this.#onWelcome(frame);
-    else if (frame.type === 'ping') {
+    // A welcome after the first is ignored: nothing of it is adopted (PROTOCOL.md §3).
+    if (frame.type === 'welcome') {
+      if (this.#welcomed) this.#welcomeAgain();
+      else this.#onWelcome(frame);
+    } else if (frame.type === 'ping') {
       const pong = encodeFrame({ type: 'pong', ...(frame.id === undefined ? {} : { id: frame.id }) });
       this.#budget.ping(frame.id, pong);
     } else if (frame.type === 'pong') this.#budget.ponged(frame.id);
@@ -254,7 +258,7 @@ export class Link {
   }
 
   #onBinary(): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#notWelcome('binary')) return;
     this.#heartbeat?.heard();
     this.#refuse('invalid_frame', 'binary frames are not part of the protocol; send JSON text frames');
   }
@@ -270,6 +274,18 @@ export class Link {
     const { type: _, message: __, ...fields } = answer;
     this.#options.logger.warn({ ...fields, unanswered }, `invalid frame from the service: ${message}${more}`);
     this.#write(text, 'error');
+  }
+
+  /** Before the first `welcome`, ends the attempt on a frame that cannot come before it (PROTOCOL.md §3). */
+  #notWelcome(early: EarlyFrame): boolean {
+    const ended = this.#welcomed ? undefined : beforeWelcome(this.#options.url, early);
+    if (ended === undefined) return false;
+    // Closed (not dropped) so that the service learns why; the attempt ends now, not at the close handshake.
+    const { failure, reason } = ended;
+    this.#verdict = { ...failure, reported: false };
+    this.#transport.close(CLOSE_CODES.helloExpected, reason);
+    this.#onClose(CLOSE_CODES.helloExpected, reason, failure);
+    return true;
   }
 
   #onWelcome(welcome: Welcome): void {

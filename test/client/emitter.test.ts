@@ -68,4 +68,53 @@ describe('Emitter', () => {
     expect(() => emitter.emit('b')).toThrow('listener');
     expect(ran).toEqual([]);
   });
+
+  it('removes every listener of an event for off(event), off(event, null) and a falsy listener, as eventemitter3', () => {
+    const run = (emitter: Api) => {
+      const seen: unknown[] = [];
+      for (const fn of [undefined, null, false, 0]) {
+        emitter.on('a', () => seen.push('a')).once('a', () => seen.push('once'));
+        emitter.off('a', fn as never);
+        seen.push(emitter.listenerCount('a'), emitter.emit('a', 1), emitter.eventNames());
+      }
+      const kept = () => seen.push('kept');
+      emitter.on('a', kept).once('a', kept);
+      emitter.off('a', kept, undefined, 1 as never); // a truthy `once`: only the once listener goes
+      seen.push(emitter.listenerCount('a'));
+      emitter.on('b', () => seen.push('b'));
+      emitter.removeAllListeners('' as never); // a falsy event: every listener, as eventemitter3
+      seen.push(emitter.eventNames(), emitter.emit('b'));
+      return seen;
+    };
+    const ours = run(new Emitter<Events>());
+    expect(ours).toEqual(run(new EventEmitter<Events>() as unknown as Api));
+    expect(ours.slice(0, 3)).toEqual([0, false, []]);
+  });
+
+  it('lists event names in eventemitter3’s order: integer-like names, other strings as added, then Symbols', () => {
+    type Any = Record<PropertyKey, unknown[]>;
+    const run = (emitter: Emitter<Any>) => {
+      const symbol = Symbol.for('toolwire.test');
+      for (const name of [symbol, 'b', '2', 'a', '1', Symbol.for('second'), '__proto__', 'constructor'])
+        emitter.on(name, () => {});
+      (emitter.on as (event: unknown, fn: () => void) => unknown)(3, () => {}); // a number is its string
+      const names = emitter.eventNames().map(String);
+      emitter.off('b');
+      emitter.on('b', () => {}); // removed and added again: last of the strings
+      return [names, emitter.eventNames().map(String), emitter.listenerCount('3' as never)];
+    };
+    const ours = run(new Emitter<Any>());
+    expect(ours).toEqual(run(new EventEmitter() as unknown as Emitter<Any>));
+    expect(ours[0]).toEqual([
+      '1',
+      '2',
+      '3',
+      'b',
+      'a',
+      '__proto__',
+      'constructor',
+      'Symbol(toolwire.test)',
+      'Symbol(second)',
+    ]);
+  });
 });

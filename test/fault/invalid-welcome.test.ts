@@ -39,7 +39,7 @@ describe('a welcome wrong in a required field', () => {
       const error = (await worker
         .connect({ maxAttempts: 3 })
         .catch((caught: unknown) => caught)) as ConnectionError;
-      const failure = `${raw.url}: the service's welcome cannot be read (${problem}); the client closed the socket (4003) and retries`;
+      const failure = `${raw.url}: the service's welcome cannot be read (${problem}); the client closed the socket (4003)`;
       expect(errors.map((e) => [e.code, e.message])).toEqual([
         ['invalid_welcome', failure],
         ['invalid_welcome', failure],
@@ -71,7 +71,7 @@ describe('a welcome wrong in a required field', () => {
     const connecting = worker.connect();
     expect(await first).toMatchObject({
       code: 'invalid_welcome',
-      message: `${raw.url}: the service's welcome cannot be read (heartbeatIntervalMs: expected int; maxPayloadBytes: must be at least 1024); the client closed the socket (4003) and retries`,
+      message: `${raw.url}: the service's welcome cannot be read (heartbeatIntervalMs: expected int; maxPayloadBytes: must be at least 1024); the client closed the socket (4003)`,
     });
     delete options.welcome;
     await connecting;
@@ -95,5 +95,21 @@ describe('a welcome wrong in a required field', () => {
     });
     const valid = { ...welcome, heartbeatIntervalMs: 1, maxPayloadBytes: PROTOCOL_DEFAULTS.maxPayloadBytes };
     expect(decodeServiceFrame(JSON.stringify(valid))).toMatchObject({ ok: true });
+  });
+
+  it('names a wrong informative field apart, never in the close reason, when a required field is wrong too', async () => {
+    const raw = await service({ welcome: { resumed: 'yes', sessionGraceMs: 'soon' } });
+    const { worker, errors } = watched(raw.url);
+    const error = (await worker
+      .connect({ maxAttempts: 1 })
+      .catch((caught: unknown) => caught)) as ConnectionError;
+    const failure = `${raw.url}: the service's welcome cannot be read (resumed: expected boolean; also wrong, informative (would be dropped): sessionGraceMs: expected number); the client closed the socket (4003)`;
+    expect(errors.map((e) => [e.code, e.message])).toEqual([['invalid_welcome', failure]]);
+    // The last attempt: nothing says it is retried.
+    expect(error).toMatchObject({
+      code: 'unreachable',
+      message: `cannot reach ${raw.url} after 1 attempt: ${failure}`,
+    });
+    await until(() => raw.closes, [{ code: 4003, reason: 'invalid welcome: resumed' }]);
   });
 });

@@ -37,6 +37,8 @@ export interface RawServiceOptions {
   ack?: boolean;
   /** Fields added to (or replacing those of) each `welcome`, as raw JSON (read at each hello). @default none */
   welcome?: Record<string, unknown>;
+  /** Sent as is instead of each `welcome` (a string as a text frame, a Buffer as a binary one). @default none */
+  welcomeText?: string | Buffer;
   /** Called for each new connection before anything is read from it (to misbehave before `welcome`). */
   onConnection?: (ws: WebSocket) => void;
   /** Accept permessage-deflate when the client offers it. @default false */
@@ -84,7 +86,11 @@ export async function startRawService(options: RawServiceOptions = {}): Promise<
           heartbeatIntervalMs: options.heartbeatIntervalMs ?? 60_000,
           maxPayloadBytes: options.maxPayloadBytes ?? 1_048_576,
         } as const;
-        ws.send(options.welcome ? JSON.stringify({ ...welcome, ...options.welcome }) : encodeFrame(welcome));
+        if (options.welcomeText !== undefined) ws.send(options.welcomeText);
+        else
+          ws.send(
+            options.welcome ? JSON.stringify({ ...welcome, ...options.welcome }) : encodeFrame(welcome),
+          );
         if (options.stallAfterWelcome?.(n) === true) ws.pause();
       } else if (frame.type === 'ping') {
         ws.send(encodeFrame({ type: 'pong', ...(frame.id === undefined ? {} : { id: frame.id }) }));

@@ -127,14 +127,26 @@ describe('hostile and broken clients', () => {
     expect(await stillServed(server)).toMatch(/^echo run_/);
   });
 
-  it('refuses a second hello with not_allowed', async () => {
-    const { hostile } = await setup();
-    hostile.send({ type: 'hello', protocol: 1, sdk: { name: 'x', version: '1' }, tools: [] });
+  it('refuses a second hello with not_allowed, and adopts nothing of it (PROTOCOL.md §3)', async () => {
+    const { server, bystander, hostile } = await setup();
+    const before = server.sessions();
+    // Another session's id, other tools, local approvals: none of it may change this socket's session.
+    hostile.send({
+      type: 'hello',
+      protocol: 1,
+      sdk: { name: 'x', version: '1' },
+      tools: [toolDef('stolen')],
+      sessionId: bystander.welcome?.sessionId,
+      localApprovals: true,
+    });
     expect(await hostile.next('error')).toEqual({
       type: 'error',
       code: 'not_allowed',
       message: 'hello was already received on this connection',
     });
+    expect(hostile.all('welcome')).toHaveLength(1);
+    expect(server.sessions()).toEqual(before);
+    expect(await stillServed(server)).toMatch(/^echo run_/);
   });
 
   it('refuses to cancel an unknown run or a run another session started', async () => {

@@ -140,13 +140,13 @@ describe('Connection: a second welcome on the same socket', () => {
     vi.useRealTimers();
   });
 
-  it('keeps one heartbeat (the first one is stopped), so pings do not double', async () => {
+  it('is ignored (PROTOCOL.md §3): one welcome handled, one heartbeat, so pings do not double', async () => {
     vi.useFakeTimers({ now: 0 });
     const { state, WebSocket } = memoryService(() => false, undefined, 2);
     const { connection: link, welcomes } = connection(WebSocket);
     await link.connect();
     await vi.advanceTimersByTimeAsync(0);
-    expect(welcomes).toEqual([false, false]);
+    expect(welcomes).toEqual([false]);
     await vi.advanceTimersByTimeAsync(3 * 60_000);
     expect({ pings: state.pings, sockets: state.sockets }).toEqual({ pings: 3, sockets: 1 });
     link.close();
