@@ -164,15 +164,42 @@ function sameExtras(extras: CallExtras, frame: ToolCallFrame): boolean {
  */
 export function extrasOf(frame: ToolCallFrame): CallExtras | undefined {
   let extras: { -readonly [Field in LaterField]?: ToolCallFrame[Field] } | undefined;
-  if (frame.depth !== undefined && frame.depth !== 0) (extras ??= {}).depth = frame.depth;
-  if (frame.approved !== undefined) (extras ??= {}).approved = frame.approved;
-  if (frame.reason !== undefined) (extras ??= {}).reason = frame.reason;
-  if (frame.argumentsEdited !== undefined) (extras ??= {}).argumentsEdited = frame.argumentsEdited;
-  if (frame.traceparent !== undefined) (extras ??= {}).traceparent = frame.traceparent;
-  if (frame.tracestate !== undefined) (extras ??= {}).tracestate = frame.tracestate;
-  if (frame.sessionId !== undefined) (extras ??= {}).sessionId = frame.sessionId;
-  if (frame.agentName !== undefined) (extras ??= {}).agentName = frame.agentName;
-  if (frame.steps !== undefined) (extras ??= {}).steps = frame.steps;
+  if (frame.depth !== undefined && frame.depth !== 0) {
+    extras ??= {};
+    extras.depth = frame.depth;
+  }
+  if (frame.approved !== undefined) {
+    extras ??= {};
+    extras.approved = frame.approved;
+  }
+  if (frame.reason !== undefined) {
+    extras ??= {};
+    extras.reason = frame.reason;
+  }
+  if (frame.argumentsEdited !== undefined) {
+    extras ??= {};
+    extras.argumentsEdited = frame.argumentsEdited;
+  }
+  if (frame.traceparent !== undefined) {
+    extras ??= {};
+    extras.traceparent = frame.traceparent;
+  }
+  if (frame.tracestate !== undefined) {
+    extras ??= {};
+    extras.tracestate = frame.tracestate;
+  }
+  if (frame.sessionId !== undefined) {
+    extras ??= {};
+    extras.sessionId = frame.sessionId;
+  }
+  if (frame.agentName !== undefined) {
+    extras ??= {};
+    extras.agentName = frame.agentName;
+  }
+  if (frame.steps !== undefined) {
+    extras ??= {};
+    extras.steps = frame.steps;
+  }
   return extras;
 }
 
