@@ -17,6 +17,7 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server as SocketIoServer, type Socket as SocketIoSocket } from 'socket.io';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { answeredFeatures, FEATURES } from '../src/wire/call-frames';
 import { decodeClientFrame, encodeFrame } from '../src/wire/codec';
 import { type ClientFrame, PROTOCOL_DEFAULTS, PROTOCOL_VERSION, SUBPROTOCOL } from '../src/wire/protocol';
 import { serve } from './lib/ipc';
@@ -29,6 +30,20 @@ import { type LatencySummary, summarize } from './lib/stats';
 export type ToolName = 'add' | 'size' | 'hold';
 /** The kinds of service the driver can play. */
 export type DriverKind = 'protocol' | 'socketio' | 'mcp';
+/**
+ * What the `protocol` driver's `tool_call`s carry. `stub`: what the stub (server-stub/call.ts `frame`) sends a
+ * client of default options — every feature it offers but `trace_context` taken in `welcome` (with the stub's
+ * `leaseMs`), and on each call `deadlineMs`, `depth: 0`, the run's `agentName` and the `sessionId` of the session
+ * that started the run. `plain`: no features; only `deadlineMs` and `depth: 0` besides the ids, tool and
+ * arguments. @default 'stub'
+ */
+export type FrameKind = 'plain' | 'stub';
+/** The stub's default lease terms (server-stub/options.ts), answered with the `lease` feature. */
+const STUB_LEASE = { leaseMs: 45_000, maxCallDurationMs: 86_400_000 };
+/** The agent the stub's calls name (`call_context`), as a run's agent is named. */
+const STUB_AGENT = 'Assistant';
+/** The session that started the stub's runs (`call_context`), as a session id of the stub looks. */
+const STUB_SESSION = 'sess_4f1c2a9e7b3d';
 
 /** One way of sending calls to a subject. `done(ok)` is called once per call, `ok` when the output is right. */
 interface Link {
@@ -59,12 +74,14 @@ class ProtocolLink implements Link {
   readonly #server: WebSocketServer;
   readonly #pending = new Map<string, { tool: ToolName; seq: number; done: (ok: boolean) => void }>();
   readonly #validate: boolean;
+  readonly #frames: FrameKind;
   readonly #sockets: WebSocket[] = [];
   readonly #acks = new Map<WebSocket, string[]>();
   #next = 0;
 
-  constructor(validate: boolean, clients = 1) {
+  constructor(validate: boolean, clients = 1, frames: FrameKind = 'stub') {
     this.#validate = validate;
+    this.#frames = frames;
     this.#server = new WebSocketServer({
       host: '127.0.0.1',
       port: 0,
@@ -128,6 +145,9 @@ class ProtocolLink implements Link {
             heartbeatIntervalMs: PROTOCOL_DEFAULTS.heartbeatIntervalMs,
             maxPayloadBytes: PROTOCOL_DEFAULTS.maxPayloadBytes,
             sessionGraceMs: PROTOCOL_DEFAULTS.sessionGraceMs,
+            ...(this.#frames === 'stub' && frame.features !== undefined
+              ? { features: answeredFeatures(frame.features, new Set(FEATURES)), ...STUB_LEASE }
+              : {}),
           }),
         );
         welcomed();
@@ -137,6 +157,7 @@ class ProtocolLink implements Link {
         socket.send(encodeFrame({ type: 'pong', ...(frame.id === undefined ? {} : { id: frame.id }) }));
         return;
       case 'pong':
+      case 'lease':
         return;
       case 'error':
         this.faults.push(`error frame: ${frame.code} ${frame.message}`);
@@ -169,9 +190,11 @@ class ProtocolLink implements Link {
         runId: 'bench-run',
         toolName: tool,
         arguments: argumentsOf(tool, seq),
-        // As the stub sends them: the service's deadline (the client arms a timer for it) and the run depth.
+        // As the stub sends them: the service's deadline (the client arms a timer for it) and the run depth, and
+        // with `call_context` (a `stub` driver) the run's agent and the session that started the run.
         deadlineMs: PROTOCOL_DEFAULTS.callDeadlineMs,
         depth: 0,
+        ...(this.#frames === 'stub' ? { agentName: STUB_AGENT, sessionId: STUB_SESSION } : {}),
         ...(acks ? { acks } : {}),
       }),
     );
@@ -342,10 +365,10 @@ export function runLoad(link: Link, options: LoadOptions): Promise<LoadResult> {
 /** Starts a link of the given kind; `url` is the subject's (MCP) or ignored (the driver listens). */
 export async function startLink(
   kind: DriverKind,
-  options: { url?: string; validate?: boolean; clients?: number } = {},
+  options: { url?: string; validate?: boolean; clients?: number; frames?: FrameKind } = {},
 ): Promise<{ link: Link; url: string | undefined }> {
   if (kind === 'protocol') {
-    const link = new ProtocolLink(options.validate === true, options.clients);
+    const link = new ProtocolLink(options.validate === true, options.clients, options.frames);
     return { link, url: await link.url };
   }
   if (kind === 'socketio') {
@@ -368,6 +391,7 @@ function main(): void {
           url: request.url as string | undefined,
           validate: request.validate === true,
           clients: request.clients === undefined ? 1 : Number(request.clients),
+          frames: request.frames === 'plain' ? 'plain' : 'stub',
         });
         link = started.link;
         return { url: started.url };

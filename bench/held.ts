@@ -3,9 +3,13 @@
  * and toolwire, in a few seconds. Each repetition starts a fresh pair (subject with `--expose-gc`), warms it up
  * with calls of `add`, collects garbage, holds 10,000 calls of `hold` and collects again: heap + external per
  * call held, as the full bench measures it (minus its 100,000-call leak run). Prints medians; writes nothing.
+ * Each measure is made for both kinds of `tool_call` (bench/driver.ts `FrameKind`): `stub`, as the stub sends them
+ * to a client of default options (features taken, `agentName` and `sessionId` on each call: issue 20's target is
+ * for these), and `plain` (no features, no call context).
  *
- * Flags: `--reps N` (default 3), `--held N` (default 10,000), `--only floor,toolwire`, `--snapshot DIR` (the
- * subject writes a heap snapshot before and while holding, for a diff by constructor: bench/lib/heap-diff.ts).
+ * Flags: `--reps N` (default 3), `--held N` (default 10,000), `--only floor,toolwire`, `--frames stub,plain`
+ * (default both), `--snapshot DIR` (the subject writes a heap snapshot before and while holding, for a diff by
+ * constructor: bench/lib/heap-diff.ts).
  *
  * @module
  */
@@ -21,43 +25,50 @@ const option = (name: string) => {
 const reps = Number(option('reps') ?? 3);
 const heldCalls = Number(option('held') ?? 10_000);
 const subjects = (option('only')?.split(',') ?? ['floor', 'toolwire']) as SubjectName[];
+const frameKinds = (option('frames')?.split(',') ?? ['stub', 'plain']) as Array<'stub' | 'plain'>;
 const snapshotDir = option('snapshot');
 const WARMUP_CALLS = 30_000;
 
 const entries = await buildEntries();
 const spawnOptions = { entries, cores: pinningCores() };
-const samples = new Map<SubjectName, number[]>();
+const samples = new Map<string, number[]>();
 for (let rep = 0; rep < reps; rep++) {
   for (const name of rep % 2 === 0 ? subjects : [...subjects].reverse()) {
-    const pair = await Pair.start(name, spawnOptions, {
-      subjectNodeFlags: ['--expose-gc'],
-      subjectArgs: name === 'toolwire' ? ['--max-concurrency', String(heldCalls)] : [],
-    });
-    try {
-      await pair.load({ tool: 'add', inFlight: 64, calls: WARMUP_CALLS });
-      const snapshot = async (label: string) => {
-        if (snapshotDir !== undefined && rep === 0)
-          await pair.subject.request(
-            'snapshot',
-            { path: `${snapshotDir}/${name}-${label}.heapsnapshot` },
-            120_000,
-          );
-      };
-      await snapshot('before');
-      const after = await pair.mark(true);
-      const held = await pair.hold(heldCalls, async () => {
-        const mark = await pair.mark(true);
-        await snapshot('held');
-        return mark;
+    for (const frames of frameKinds) {
+      const label = `${name} (${frames} frames)`;
+      const pair = await Pair.start(name, spawnOptions, {
+        subjectNodeFlags: ['--expose-gc'],
+        subjectArgs: name === 'toolwire' ? ['--max-concurrency', String(heldCalls)] : [],
+        frames,
       });
-      if (held.errors > 0 || held.completed !== heldCalls)
-        throw new Error(`${name}: ${held.completed}/${heldCalls} held calls came back, ${held.errors} wrong`);
-      const perCall =
-        (held.measured.heapUsed + held.measured.external - after.heapUsed - after.external) / heldCalls;
-      samples.set(name, [...(samples.get(name) ?? []), perCall]);
-      process.stderr.write(`rep ${rep + 1} ${name}: ${perCall.toFixed(0)} B/call\n`);
-    } finally {
-      await pair.close();
+      try {
+        await pair.load({ tool: 'add', inFlight: 64, calls: WARMUP_CALLS });
+        const snapshot = async (moment: string) => {
+          if (snapshotDir !== undefined && rep === 0)
+            await pair.subject.request(
+              'snapshot',
+              { path: `${snapshotDir}/${name}-${frames}-${moment}.heapsnapshot` },
+              120_000,
+            );
+        };
+        await snapshot('before');
+        const after = await pair.mark(true);
+        const held = await pair.hold(heldCalls, async () => {
+          const mark = await pair.mark(true);
+          await snapshot('held');
+          return mark;
+        });
+        if (held.errors > 0 || held.completed !== heldCalls)
+          throw new Error(
+            `${name}: ${held.completed}/${heldCalls} held calls came back, ${held.errors} wrong`,
+          );
+        const perCall =
+          (held.measured.heapUsed + held.measured.external - after.heapUsed - after.external) / heldCalls;
+        samples.set(label, [...(samples.get(label) ?? []), perCall]);
+        process.stderr.write(`rep ${rep + 1} ${label}: ${perCall.toFixed(0)} B/call\n`);
+      } finally {
+        await pair.close();
+      }
     }
   }
 }

@@ -79,6 +79,8 @@ export interface PairOptions {
   validate?: boolean;
   /** Subject processes against the one driver (protocol subjects; the scaling's 1 to 8 clients). @default 1 */
   clients?: number;
+  /** What the protocol driver's `tool_call`s carry (bench/driver.ts `FrameKind`). @default 'stub' */
+  frames?: 'plain' | 'stub';
 }
 
 /** A driver and a subject, connected. */
@@ -141,6 +143,7 @@ export class Pair {
           kind,
           validate: options.validate === true,
           clients,
+          frames: options.frames ?? 'stub',
         });
         for (let i = 0; i < clients; i++) {
           const started = await startSubject(url);

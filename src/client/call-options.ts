@@ -46,31 +46,31 @@ class ClientCallOptions {
   }
 
   get depth(): number {
-    return this.signal.fullFrame?.depth ?? 0;
+    return this.signal.extras?.depth ?? 0;
   }
 
   get approved(): boolean | undefined {
-    return this.signal.fullFrame?.approved;
+    return this.signal.extras?.approved;
   }
 
   get rejectionReason(): string | undefined {
-    return this.signal.fullFrame?.reason;
+    return this.signal.extras?.reason;
   }
 
   get argumentsEdited(): boolean | undefined {
-    return this.signal.fullFrame?.argumentsEdited;
+    return this.signal.extras?.argumentsEdited;
   }
 
   get agentName(): string | undefined {
-    return this.signal.fullFrame?.agentName;
+    return this.signal.extras?.agentName;
   }
 
   get sessionId(): string | undefined {
-    return this.signal.fullFrame?.sessionId;
+    return this.signal.extras?.sessionId;
   }
 
   get steps(): Readonly<Record<string, unknown>> | undefined {
-    return this.signal.fullFrame?.steps;
+    return this.signal.extras?.steps;
   }
 }
 

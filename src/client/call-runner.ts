@@ -32,7 +32,7 @@ import { callOptionsClass } from './call-options';
 import { type CallUpdateHooks, CallUpdates, type WelcomeTerms } from './call-updates';
 import type { CallInfo } from './client-options';
 import { Deadlines } from './deadlines';
-import type { CallEvents, Execution, ExecutionOwner, ToolCallFrame } from './execution';
+import type { CallEvents, CallExtras, Execution, ExecutionOwner, ToolCallFrame } from './execution';
 import { logFailure } from './failure-log';
 import { Incoming } from './incoming';
 import { Leases } from './leases';
@@ -83,6 +83,8 @@ export class CallRunner implements ExecutionOwner {
   readonly #traces: CallTraces | undefined;
   readonly #questions: ReturnType<typeof questionHooks>;
   #idleWaiters: Array<() => void> = [];
+  /** Shared by this client's calls whose frames carry the same values (./execution.ts `CallExtras`). */
+  lastExtras: CallExtras | undefined = undefined;
   /** The options of each call: per-call fields read from its frame, the rest shared (./call-options.ts). */
   readonly #CallOptions: ReturnType<typeof callOptionsClass>;
 

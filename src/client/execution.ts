@@ -79,26 +79,49 @@ export function canMove(from: CallState, to: CallState): boolean {
 /** Where an {@link Execution} hands its result (the call runner). */
 export interface ExecutionOwner {
   finished(execution: Execution, result: ToolCallResult): void;
+  /**
+   * The {@link CallExtras} of the latest call of this owner that carried any: a call whose frame carries the
+   * same values shares it (one object for the calls of one run, not one each). Kept by {@link Execution}.
+   */
+  lastExtras?: CallExtras | undefined;
 }
+
+/** The fields of a `tool_call` a call reads after its arrival ({@link READ_LATER}). */
+export type LaterField = {
+  [Field in keyof ToolCallFrame]-?: (typeof READ_LATER)[Field] extends true ? Field : never;
+}[keyof ToolCallFrame];
+
+/**
+ * The fields of a `tool_call` its call reads later ({@link READ_LATER}), those it carried only (a depth of 0 is
+ * left out: it is the default). Never the frame itself: a held call keeps these few values, not the parsed frame
+ * and whatever else it brought. Shared, unchanged, by the calls of one client whose frames carried the same
+ * values (the calls of one agent's run: the same `agentName`, `sessionId` and depth), so read-only.
+ */
+export type CallExtras = Readonly<Partial<Pick<ToolCallFrame, LaterField>>>;
 
 /**
  * What few calls keep (see {@link Execution.resume}, {@link Execution.decide}, {@link Execution.approvalReason},
- * {@link Execution.redaction}, {@link Execution.fullFrame}): one object made when first needed.
+ * {@link Execution.redaction}, {@link Execution.extras}): one object made when first needed.
  */
-interface RareState {
-  resume: (() => void) | undefined;
-  decide: ((decision: ApprovalDecision) => void) | undefined;
-  approvalReason: string | undefined;
-  redaction: CallRedaction | undefined;
-  frame: ToolCallFrame | undefined;
+class RareState {
+  resume: (() => void) | undefined = undefined;
+  decide: ((decision: ApprovalDecision) => void) | undefined = undefined;
+  approvalReason: string | undefined = undefined;
+  redaction: CallRedaction | undefined = undefined;
+  extras: CallExtras | undefined;
+
+  constructor(extras: CallExtras | undefined) {
+    this.extras = extras;
+  }
 }
 
 /**
  * Each field of a `tool_call`: `true` when the call reads it after its arrival (a decision, a depth, the run's
- * scope, kept steps, trace context), `false` when it is used on arrival or kept in a field of the call's own.
- * Typed over every field: one added to the frame must be listed here.
+ * scope, kept steps, trace context: kept in its {@link CallExtras}), `false` when it is used on arrival or kept
+ * in a field of the call's own. Typed over every field: one added to the frame must be listed here (and read by
+ * {@link extrasOf} and {@link sameExtras}, which test/client/execution.test.ts checks against this table).
  */
-export const READ_LATER: Readonly<Record<keyof ToolCallFrame, boolean>> = {
+export const READ_LATER = {
   type: false,
   callId: false,
   runId: false,
@@ -115,25 +138,69 @@ export const READ_LATER: Readonly<Record<keyof ToolCallFrame, boolean>> = {
   sessionId: true,
   agentName: true,
   steps: true,
-};
+} as const satisfies Readonly<Record<keyof ToolCallFrame, boolean>>;
 
 /**
- * Whether a `tool_call` carries a field its call reads after arrival ({@link READ_LATER}; a depth of 0 is the
- * default): then its {@link Execution} keeps the frame. Named loads, not a loop over the keys: this runs for every
- * call (test/client/execution.test.ts checks it against {@link READ_LATER}).
+ * Whether `extras` holds exactly the fields of `frame` read later ({@link READ_LATER}; a depth of 0 counts as
+ * none). Named loads, not a loop over the keys: this runs for every call that carries any.
  */
-function carriesMore(frame: ToolCallFrame): boolean {
+function sameExtras(extras: CallExtras, frame: ToolCallFrame): boolean {
   return (
-    (frame.depth !== undefined && frame.depth !== 0) ||
-    frame.approved !== undefined ||
-    frame.reason !== undefined ||
-    frame.argumentsEdited !== undefined ||
-    frame.traceparent !== undefined ||
-    frame.tracestate !== undefined ||
-    frame.sessionId !== undefined ||
-    frame.agentName !== undefined ||
-    frame.steps !== undefined
+    extras.depth === (frame.depth === 0 ? undefined : frame.depth) &&
+    extras.approved === frame.approved &&
+    extras.reason === frame.reason &&
+    extras.argumentsEdited === frame.argumentsEdited &&
+    extras.traceparent === frame.traceparent &&
+    extras.tracestate === frame.tracestate &&
+    extras.sessionId === frame.sessionId &&
+    extras.agentName === frame.agentName &&
+    extras.steps === frame.steps
   );
+}
+
+/**
+ * The fields of `frame` read later ({@link READ_LATER}), copied: `undefined` when it carries none (a depth of 0
+ * is the default). Named loads, as {@link sameExtras}.
+ */
+export function extrasOf(frame: ToolCallFrame): CallExtras | undefined {
+  let extras: { -readonly [Field in LaterField]?: ToolCallFrame[Field] } | undefined;
+  if (frame.depth !== undefined && frame.depth !== 0) {
+    extras ??= {};
+    extras.depth = frame.depth;
+  }
+  if (frame.approved !== undefined) {
+    extras ??= {};
+    extras.approved = frame.approved;
+  }
+  if (frame.reason !== undefined) {
+    extras ??= {};
+    extras.reason = frame.reason;
+  }
+  if (frame.argumentsEdited !== undefined) {
+    extras ??= {};
+    extras.argumentsEdited = frame.argumentsEdited;
+  }
+  if (frame.traceparent !== undefined) {
+    extras ??= {};
+    extras.traceparent = frame.traceparent;
+  }
+  if (frame.tracestate !== undefined) {
+    extras ??= {};
+    extras.tracestate = frame.tracestate;
+  }
+  if (frame.sessionId !== undefined) {
+    extras ??= {};
+    extras.sessionId = frame.sessionId;
+  }
+  if (frame.agentName !== undefined) {
+    extras ??= {};
+    extras.agentName = frame.agentName;
+  }
+  if (frame.steps !== undefined) {
+    extras ??= {};
+    extras.steps = frame.steps;
+  }
+  return extras;
 }
 
 /**
@@ -163,8 +230,11 @@ export class Execution extends Cancellation implements ResultSink {
    * field, not a map entry per call.
    */
   heardAt: number | undefined;
-  /** What a call waiting for a slot or a decision keeps, and more (most calls never do): made when first set. */
-  #rare: RareState | undefined;
+  /**
+   * What a call waiting for a slot or a decision keeps, and more (most calls never do): made when first set.
+   * Until then, the call's {@link CallExtras} alone when its frame carried any (often shared: no object of its own).
+   */
+  #rare: RareState | CallExtras | undefined;
 
   constructor(frame: ToolCallFrame, owner: ExecutionOwner) {
     super();
@@ -173,33 +243,45 @@ export class Execution extends Cancellation implements ResultSink {
     this.toolName = frame.toolName;
     this.arguments = frame.arguments;
     this.#owner = owner;
-    if (carriesMore(frame)) Execution.#rareOf(this).frame = frame;
+    const last = owner.lastExtras;
+    if (last !== undefined && sameExtras(last, frame)) this.#rare = last;
+    else {
+      const extras = extrasOf(frame);
+      if (extras !== undefined) this.#rare = owner.lastExtras = extras;
+    }
   }
 
   /**
-   * The `tool_call` as received when it carries more than the fields above (see {@link Execution.frame}): most
-   * calls keep four fields rather than the frame.
+   * The fields of its `tool_call` read later ({@link READ_LATER}), those the frame carried; `undefined` when it
+   * carried none (most calls keep four fields of their frame, and nothing of it else).
    */
-  get fullFrame(): ToolCallFrame | undefined {
-    return this.#rare?.frame;
+  get extras(): CallExtras | undefined {
+    const rare = this.#rare;
+    return rare instanceof RareState ? rare.extras : rare;
   }
 
-  /** The `tool_call` (as received, or made again of its fields: the same but for `deadlineMs`, `acks` and a depth of 0). */
+  /**
+   * The `tool_call` made again of its fields: as received but for `deadlineMs`, `acks` and a depth of 0 (a new
+   * object at each read).
+   */
   get frame(): ToolCallFrame {
-    if (this.fullFrame !== undefined) return this.fullFrame;
     const { callId, runId, toolName } = this;
-    return this.arguments === undefined
-      ? { type: 'tool_call', callId, runId, toolName }
-      : { type: 'tool_call', callId, runId, toolName, arguments: this.arguments };
+    const frame: ToolCallFrame =
+      this.arguments === undefined
+        ? { type: 'tool_call', callId, runId, toolName }
+        : { type: 'tool_call', callId, runId, toolName, arguments: this.arguments };
+    const extras = this.extras;
+    return extras === undefined ? frame : Object.assign(frame, extras);
   }
 
   /** The call's redaction by field name, once it started (set by the call: src/call/call-redaction.ts). */
   get redaction(): CallRedaction | undefined {
-    return this.#rare?.redaction;
+    return Execution.#stateOf(this)?.redaction;
   }
 
   set redaction(redaction: CallRedaction | undefined) {
-    if (redaction !== undefined || this.#rare !== undefined) Execution.#rareOf(this).redaction = redaction;
+    if (redaction !== undefined || Execution.#stateOf(this) !== undefined)
+      Execution.#rareOf(this).redaction = redaction;
   }
 
   /**
@@ -217,11 +299,12 @@ export class Execution extends Cancellation implements ResultSink {
 
   /** In state `resuming`: what goes on once it holds a slot again. Kept by `Slots`. */
   get resume(): (() => void) | undefined {
-    return this.#rare?.resume;
+    return Execution.#stateOf(this)?.resume;
   }
 
   set resume(resume: (() => void) | undefined) {
-    if (resume !== undefined || this.#rare !== undefined) Execution.#rareOf(this).resume = resume;
+    if (resume !== undefined || Execution.#stateOf(this) !== undefined)
+      Execution.#rareOf(this).resume = resume;
   }
 
   /**
@@ -229,32 +312,36 @@ export class Execution extends Cancellation implements ResultSink {
    * Kept by `Approvals`.
    */
   get decide(): ((decision: ApprovalDecision) => void) | undefined {
-    return this.#rare?.decide;
+    return Execution.#stateOf(this)?.decide;
   }
 
   set decide(decide: ((decision: ApprovalDecision) => void) | undefined) {
-    if (decide !== undefined || this.#rare !== undefined) Execution.#rareOf(this).decide = decide;
+    if (decide !== undefined || Execution.#stateOf(this) !== undefined)
+      Execution.#rareOf(this).decide = decide;
   }
 
   /** The reason sent with its `approval_request` (sent again after a reconnect). */
   get approvalReason(): string | undefined {
-    return this.#rare?.approvalReason;
+    return Execution.#stateOf(this)?.approvalReason;
   }
 
   set approvalReason(reason: string | undefined) {
-    if (reason !== undefined || this.#rare !== undefined) Execution.#rareOf(this).approvalReason = reason;
+    if (reason !== undefined || Execution.#stateOf(this) !== undefined)
+      Execution.#rareOf(this).approvalReason = reason;
   }
 
-  // Static: a private instance method would give every call a field of its own (V8's brand).
+  // Static: a private instance method or accessor would give every call a field of its own (V8's brand).
+  static #stateOf(execution: Execution): RareState | undefined {
+    const rare = execution.#rare;
+    return rare instanceof RareState ? rare : undefined;
+  }
+
   static #rareOf(execution: Execution): RareState {
-    execution.#rare ??= {
-      resume: undefined,
-      decide: undefined,
-      approvalReason: undefined,
-      redaction: undefined,
-      frame: undefined,
-    };
-    return execution.#rare;
+    const rare = execution.#rare;
+    if (rare instanceof RareState) return rare;
+    const state = new RareState(rare);
+    execution.#rare = state;
+    return state;
   }
 
   /**

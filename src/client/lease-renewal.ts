@@ -92,12 +92,21 @@ export class LeaseRenewal {
     this.#timer = undefined;
   }
 
-  /** One `lease` frame (or a few, 1,000 ids each) for the started calls the service heard nothing of lately. */
+  /**
+   * One `lease` frame (or a few, 1,000 ids each) for the started calls the service heard nothing of lately, in the
+   * order the calls arrived (the order of the held calls; PROTOCOL.md §18.4). The walk ends at the last started
+   * call: calls queued for a slot arrived after every call that started (the queue is first in, first out), so a
+   * renewal costs about the started calls, not the queue behind them.
+   */
   #renew(): void {
     const now = this.#options.now();
     const quiet: LeasedCall[] = [];
+    let left = this.#started;
     for (const call of this.#options.calls.values()) {
-      if (call.heardAt !== undefined && now - call.heardAt >= this.#everyMs - 1) quiet.push(call);
+      if (call.heardAt === undefined) continue;
+      if (now - call.heardAt >= this.#everyMs - 1) quiet.push(call);
+      left -= 1;
+      if (left <= 0) break;
     }
     for (let from = 0; from < quiet.length; from += MAX_LEASE_IDS) {
       const calls = quiet.slice(from, from + MAX_LEASE_IDS);

@@ -202,6 +202,46 @@ describe('CallUpdates (lease)', () => {
     expect(sent).toHaveLength(3);
   });
 
+  it('lists the ids in the order the calls arrived, and walks no further than the last started call', () => {
+    vi.useFakeTimers();
+    let now = 0;
+    // Held in arrival order: c1, c2 and c3 have begun (c3 before c2), c4 waits for its context, then a queue.
+    const held = new Map<string, LeasedCall>();
+    for (const callId of ['c1', 'c2', 'c3', 'c4', ...Array.from({ length: 50 }, (_, n) => `q${n}`)])
+      held.set(callId, { callId, heardAt: undefined });
+    let visited = 0;
+    const calls = {
+      get: (callId: string) => held.get(callId),
+      *values() {
+        for (const call of held.values()) {
+          visited += 1;
+          yield call;
+        }
+      },
+    };
+    const sent: ClientFrame[] = [];
+    const made = new CallUpdates({
+      send: (frame) => sent.push(frame) > 0,
+      redactor: new Redactor([]),
+      maxPayloadBytes: () => 1_048_576,
+      widgetInvalid: () => {},
+      now: () => now,
+      calls,
+    });
+    made.setWelcome({ features: ['lease'], heartbeatIntervalMs: 15_000, leaseMs: 3_000 });
+    for (const callId of ['c1', 'c3', 'c2']) made.started(held.get(callId)!);
+    now = 1_000;
+    vi.advanceTimersByTime(1_000);
+    expect(sent).toEqual([{ type: 'lease', callIds: ['c1', 'c2', 'c3'] }]);
+    expect(visited).toBe(3);
+    made.ended(held.get('c2')!);
+    now = 2_000;
+    vi.advanceTimersByTime(1_000);
+    expect(sent[1]).toEqual({ type: 'lease', callIds: ['c1', 'c3'] });
+    expect(visited).toBe(3 + 3);
+    made.dispose();
+  });
+
   it('leases nothing when the service did not take the feature', () => {
     vi.useFakeTimers();
     const { made, call, sent, advance } = updates(['progress']);

@@ -3,6 +3,7 @@ import {
   type CallState,
   canMove,
   Execution,
+  extrasOf,
   READ_LATER,
   type ToolCallFrame,
 } from '../../src/client/execution';
@@ -65,7 +66,7 @@ describe('Execution frame', () => {
     steps: { fetch: 1 },
   };
 
-  it('keeps its ids, tool and arguments, and not the frame when it carries nothing read later', () => {
+  it('keeps its ids, tool and arguments, and nothing else when the frame carries nothing read later', () => {
     const execution = new Execution({ ...base, deadlineMs: 30_000, depth: 0, acks: ['c0'] }, owner);
     expect([execution.callId, execution.runId, execution.toolName, execution.arguments]).toEqual([
       'c1',
@@ -73,20 +74,64 @@ describe('Execution frame', () => {
       't',
       { a: 1 },
     ]);
-    expect(execution.fullFrame).toBeUndefined();
+    expect(execution.extras).toBeUndefined();
     expect(execution.frame).toStrictEqual(base);
   });
 
-  it('keeps the frame as received when it carries any field read later', () => {
+  it('keeps each field read later as its own value, never the frame', () => {
     const later = Object.entries(READ_LATER)
       .filter(([, read]) => read)
       .map(([key]) => key);
     expect(later.sort()).toEqual(Object.keys(LATER_VALUES).sort());
     for (const key of later) {
-      const frame = { ...base, [key]: LATER_VALUES[key as keyof ToolCallFrame] } as ToolCallFrame;
-      const execution = new Execution(frame, owner);
-      expect(execution.fullFrame, key).toBe(frame);
-      expect(execution.frame, key).toBe(frame);
+      const value = LATER_VALUES[key as keyof ToolCallFrame];
+      const frame = { ...base, deadlineMs: 5_000, [key]: value } as ToolCallFrame;
+      const execution = new Execution(frame, { finished() {} });
+      expect(execution.extras, key).toStrictEqual({ [key]: value });
+      expect(execution.extras, key).not.toBe(frame);
+      expect(execution.frame, key).toStrictEqual({ ...base, [key]: value });
     }
+    const all = { ...base, ...LATER_VALUES } as ToolCallFrame;
+    expect(extrasOf(all)).toStrictEqual(LATER_VALUES);
+    expect(new Execution(all, { finished() {} }).frame).toStrictEqual(all);
+  });
+
+  it('shares one copy among the calls of one owner whose frames carry the same values', () => {
+    const shared = { finished() {} };
+    const context = { agentName: 'Support', sessionId: 's1', depth: 0 };
+    const first = new Execution({ ...base, ...context, callId: 'c1' }, shared);
+    const second = new Execution({ ...base, ...context, callId: 'c2' }, shared);
+    expect(first.extras).toStrictEqual({ agentName: 'Support', sessionId: 's1' });
+    expect(second.extras).toBe(first.extras);
+    for (const key of Object.keys(LATER_VALUES)) {
+      const other = new Execution(
+        {
+          ...base,
+          ...context,
+          callId: 'c3',
+          [key]: LATER_VALUES[key as keyof ToolCallFrame],
+        } as ToolCallFrame,
+        shared,
+      );
+      expect(other.extras, key).not.toBe(first.extras);
+      expect(new Execution({ ...base, ...context, callId: 'c4' }, shared).extras, key).toStrictEqual(
+        first.extras,
+      );
+    }
+    expect(new Execution({ ...base, callId: 'c5' }, shared).extras).toBeUndefined();
+  });
+
+  it('keeps its extras once it has rare state of its own (a decision, a redaction)', () => {
+    const execution = new Execution({ ...base, agentName: 'Support', depth: 2 }, owner);
+    const extras = execution.extras;
+    execution.approvalReason = 'needs a human';
+    execution.resume = () => {};
+    expect(execution.extras).toBe(extras);
+    expect(execution.approvalReason).toBe('needs a human');
+    expect(execution.frame).toStrictEqual({ ...base, agentName: 'Support', depth: 2 });
+    const plain = new Execution(base, owner);
+    plain.approvalReason = 'why';
+    expect(plain.extras).toBeUndefined();
+    expect(plain.approvalReason).toBe('why');
   });
 });
