@@ -76,7 +76,9 @@ describe('the minified browser build', () => {
       }
       throw new Error('did not throw');
     };
-    const options = thrown(() => new minified.Client({ url: 'ws://127.0.0.1:1', apiKey: 'k', tools: [], maxQueue: -1 }));
+    const options = thrown(
+      () => new minified.Client({ url: 'ws://127.0.0.1:1', apiKey: 'k', tools: [], maxQueue: -1 }),
+    );
     expect(options).toBeInstanceOf(minified.OptionsError);
     expect(options.name).toBe('OptionsError');
     const definition = thrown(() => minified.tool({ name: 'bad name!', description: 'd', execute: () => 1 }));
