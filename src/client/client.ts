@@ -92,6 +92,7 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
       reconnect: resolved.reconnect,
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       connectTimeoutMs: resolved.connectTimeoutMs,
+      ready: () => this.#calls.tracingReady(), // the browser build's tracer code may be loading
       highWaterMarkBytes: resolved.highWaterMarkBytes,
       maxBufferedBytes: resolved.maxBufferedBytes,
       logger,
@@ -211,8 +212,6 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
    * @throws OptionsError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
    */
   async connect(options: ConnectOptions = {}): Promise<void> {
-    const tracing = this.#calls.tracingReady(); // the browser build's tracer code may be loading: waited for
-    if (tracing !== undefined) await tracing;
     await this.#connection.connect(options).catch((error: unknown) => {
       throw this.#redactor.error(error);
     });

@@ -11,7 +11,7 @@ import type { DrainedClient } from './signals';
 
 export type { DrainedClient } from './signals';
 
-const real = lazy(() => import('./signals'));
+const real = lazy('the handleSignals code', () => import('./signals'));
 
 /** See src/client/signals.ts. */
 export function drainOnSignals(client: DrainedClient, timeoutMs: number | undefined, logger: Logger): void {

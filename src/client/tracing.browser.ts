@@ -7,10 +7,11 @@
  * @module
  */
 import { lazy } from '../browser/lazy';
+import { ConnectionError } from '../errors';
 import type { CallTraces } from './trace-types';
 import type * as Real from './tracing';
 
-const real = lazy(() => import('./tracing'));
+const real = lazy('the tracing code', () => import('./tracing'), ConnectionError);
 
 /** See src/client/tracing.ts: the real `CallTraces`, made once its module has loaded. */
 export function callTraces(...args: Parameters<typeof Real.callTraces>): CallTraces {

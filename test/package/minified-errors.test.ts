@@ -36,7 +36,7 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 describe('the minified browser build', () => {
   it("keeps every exported error class's name, and instanceof", () => {
-    const classes = Object.entries(minified).filter(
+    const classes = Object.entries(minified as Record<string, unknown>).filter(
       (entry): entry is [string, typeof Error] =>
         typeof entry[1] === 'function' && entry[1].prototype instanceof Error,
     );
@@ -86,7 +86,7 @@ describe('the minified browser build', () => {
     expect(definition.name).toBe('ToolDefinitionError');
     const client = new minified.Client({ url: 'ws://127.0.0.1:1', apiKey: 'a-long-enough-key', tools: [] });
     const agent = new minified.Agent({ name: 'A', instructions: 'x', tools: [] });
-    const connection = await client.run(agent, 'x').catch((error: Error) => error);
+    const connection = (await client.run(agent, 'x').catch((error: unknown) => error)) as Error;
     expect(connection).toBeInstanceOf(minified.ConnectionError);
     expect(connection.name).toBe('ConnectionError');
   });
