@@ -45,7 +45,10 @@ export class CallSteps {
       finished,
       signal: signal.aborted ? signal : NOT_ABORTED,
     };
-    const stop = { signal: signal.aborted || finished ? undefined : signal, error: (reason: unknown) => reason };
+    const stop = {
+      signal: signal.aborted || finished ? undefined : signal,
+      error: (reason: unknown) => reason,
+    };
     return real.load(stop).then((module) => {
       this.#steps ??= new module.CallSteps(this.#kept);
       return this.#steps.run(atCall, key, fn, sink);

@@ -208,7 +208,8 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
    * protocol rejects at once. `connect({ maxAttempts: 1 })` rejects at the first failed attempt.
    * @throws ConnectionError `unauthorized` (key refused, at the upgrade or by close 4001), `unsupported_protocol`,
    *   `connect_timeout`, `unreachable` (after `maxAttempts` failed attempts, the last one as `cause`),
-   *   `invalid_url`, `hello_too_large`, or `already_connecting` when called twice (and see `tracing`).
+   *   `invalid_url`, `hello_too_large`, `already_connecting` when called twice, `closed` when `close()` came
+   *   first, or (browser build, with `tracing`) `load_failed` when the tracer's code could not be loaded.
    * @throws OptionsError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
    */
   async connect(options: ConnectOptions = {}): Promise<void> {

@@ -29,7 +29,11 @@ function gated(): Plugin {
         if (!modules.has(args.path)) return undefined;
         const name = args.path.slice(root.length + 1, -3);
         const gate = `await globalThis.__chunkGate?.(${JSON.stringify(name)});\n`;
-        return { contents: gate + readFileSync(args.path, 'utf8'), loader: 'ts', resolveDir: join(args.path, '..') };
+        return {
+          contents: gate + readFileSync(args.path, 'utf8'),
+          loader: 'ts',
+          resolveDir: join(args.path, '..'),
+        };
       });
     },
   };
@@ -98,7 +102,12 @@ describe('the browser build, waiting for a chunk', () => {
 
   it('connect(): close() during the wait for the tracing code rejects it `closed` at once', async () => {
     const lean = await fresh(hangs('src/client/tracing'));
-    const client = new lean.Client({ url: 'ws://127.0.0.1:9', apiKey: 'browser-waits-key', tools: [], tracing });
+    const client = new lean.Client({
+      url: 'ws://127.0.0.1:9',
+      apiKey: 'browser-waits-key',
+      tools: [],
+      tracing,
+    });
     const connecting = client.connect().catch((thrown: unknown) => thrown);
     await client.close();
     expect(await connecting).toMatchObject({ name: 'ConnectionError', code: 'closed' });
@@ -107,10 +116,18 @@ describe('the browser build, waiting for a chunk', () => {
 
   it('connect(): tracing code that cannot load rejects `load_failed`, the client still idle', async () => {
     const lean = await fresh(fails('src/client/tracing'));
-    const client = new lean.Client({ url: 'ws://127.0.0.1:9', apiKey: 'browser-waits-key', tools: [], tracing });
+    const client = new lean.Client({
+      url: 'ws://127.0.0.1:9',
+      apiKey: 'browser-waits-key',
+      tools: [],
+      tracing,
+    });
     const error = await client.connect().catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(lean.ConnectionError);
-    expect(error).toMatchObject({ code: 'load_failed', message: expect.stringContaining('the tracing code') });
+    expect(error).toMatchObject({
+      code: 'load_failed',
+      message: expect.stringContaining('the tracing code'),
+    });
     expect((error as Error).cause).toBeInstanceOf(TypeError);
     expect(client.state).toBe('idle');
   }, 30_000);
@@ -169,17 +186,21 @@ describe('the browser build, waiting for a chunk', () => {
     const lean = await fresh(hangs('src/call/steps'));
     const abort = new AbortController();
     let step: Promise<unknown> | undefined;
+    let ran = false;
     const tool = lean.tool({
       name: 'stepper',
       description: 'Waits on a step.',
       execute: (_input, ctx) => {
-        step = ctx.step('s', () => 1);
+        step = ctx.step('s', () => {
+          ran = true;
+        });
         abort.abort(new Error('stop'));
         return step;
       },
     });
     expect(await lean.invokeTool(tool, {}, { signal: abort.signal })).toMatchObject({ status: 'cancelled' });
-    await expect(step).rejects.toThrow();
+    await expect(step).rejects.toThrow('stop');
+    expect(ran).toBe(false);
   }, 30_000);
 
   it('a call waiting for the gate code ends on its cancel and its timeout; a failed load is `load_failed`', async () => {
