@@ -16,15 +16,16 @@ export interface ToolwireErrorOptions {
 
 /**
  * Base class of every error toolwire throws. `name` is the subclass name, given as a string so that it survives a
- * minifier (a class of your own that extends one of these sets its own `name`); `code` is a stable string.
+ * minifier (a class of your own that extends one of these gets its class's name, as a minifier left it); `code` is a stable string.
  */
 export class ToolwireError extends Error {
-  override name = 'ToolwireError';
   /** Stable machine-readable code, e.g. `'invalid_name'` or `'unauthorized'`. */
   readonly code: string;
 
   constructor(code: string, message: string, options?: ToolwireErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    // Each class below names itself with a string; a subclass of your own gets its class's name.
+    this.name = new.target === ToolwireError ? 'ToolwireError' : new.target.name;
     this.code = code;
   }
 }

@@ -7,7 +7,6 @@
  * @module
  */
 import { ToolwireError, type ToolwireErrorOptions } from '../errors';
-import { describeThrown } from '../wire/describe-thrown';
 
 /** The error class of the operation that needs the module: its load failure is one of these, `load_failed`. */
 export type LoadFailure = new (code: string, message: string, options?: ToolwireErrorOptions) => Error;
@@ -52,7 +51,7 @@ export function lazy<M>(
       },
       (error: unknown) => {
         loading = undefined;
-        const message = `the browser build could not load its chunk with ${chunk}: ${describeThrown(error)}`;
+        const message = `the browser build could not load its chunk with ${chunk}: ${error instanceof Error ? error.message : String(error)}`;
         throw new Failure('load_failed', message, { cause: error });
       },
     ));

@@ -67,6 +67,12 @@ describe('the minified browser build', () => {
     }
   });
 
+  it("gives a subclass of the application's its class's name", () => {
+    class PaymentError extends minified.ToolwireError {}
+    expect(new PaymentError('declined', 'no').name).toBe('PaymentError');
+    expect(new minified.ToolwireError('c', 'm').name).toBe('ToolwireError');
+  });
+
   it('throws named errors from its own code', async () => {
     const thrown = (fn: () => unknown) => {
       try {
