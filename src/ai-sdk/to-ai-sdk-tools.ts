@@ -15,7 +15,6 @@ import {
   OptionsError,
   type OptionsSpec,
   type Tool,
-  type ToolSet,
   type ToolSetOf,
   type ToolsGiven,
   toolsOf,

@@ -17,7 +17,6 @@ import {
   type OptionsSpec,
   type Tool,
   ToolDefinitionError,
-  type ToolSet,
   type ToolSetOf,
   type ToolsGiven,
   thrownMessage,

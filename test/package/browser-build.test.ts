@@ -91,7 +91,9 @@ describe('the browser build', () => {
     const inputs = Object.values(metafile.outputs).flatMap((output) => Object.keys(output.inputs));
     const imports = Object.values(metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
     expect(inputs.filter((path) => /src\/(ai-sdk|mcp)\//.test(path))).toEqual([]);
-    expect(inputs.filter((path) => /node_modules\/(ai|@ai-sdk|@modelcontextprotocol)\//.test(path))).toEqual([]);
+    expect(inputs.filter((path) => /node_modules\/(ai|@ai-sdk|@modelcontextprotocol)\//.test(path))).toEqual(
+      [],
+    );
     expect(imports.filter((path) => /^(ai|@ai-sdk\/|@modelcontextprotocol\/)/.test(path))).toEqual([]);
   });
 
