@@ -102,4 +102,6 @@ export interface ModelInfo {
  * `model_timeout`, `model_http_error`, `model_malformed_response` ({@link openAIChatModel}); `no_script`,
  * `script_exhausted` ({@link scriptedModel}).
  */
-export class ModelError extends ToolwireError {}
+export class ModelError extends ToolwireError {
+  override name = 'ModelError';
+}

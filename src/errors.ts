@@ -14,14 +14,18 @@ export interface ToolwireErrorOptions {
   cause?: unknown;
 }
 
-/** Base class of every error toolwire throws. `name` is the subclass name; `code` is a stable string. */
+/**
+ * Base class of every error toolwire throws. `name` is the subclass name, given as a string so that it survives a
+ * minifier (a class of your own that extends one of these gets its class's name, as a minifier left it); `code` is a stable string.
+ */
 export class ToolwireError extends Error {
   /** Stable machine-readable code, e.g. `'invalid_name'` or `'unauthorized'`. */
   readonly code: string;
 
   constructor(code: string, message: string, options?: ToolwireErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
+    // Each class below names itself with a string; a subclass of your own gets its class's name.
+    this.name = new.target === ToolwireError ? 'ToolwireError' : new.target.name;
     this.code = code;
   }
 }
@@ -30,7 +34,9 @@ export class ToolwireError extends Error {
  * A definition is wrong: a tool (`tool()`, `agent.asTool()`), an agent (`new Agent()`), or a tool that conflicts
  * with another of the same name. Thrown synchronously where the definition is given, never later mid-call.
  */
-export class ToolDefinitionError extends ToolwireError {}
+export class ToolDefinitionError extends ToolwireError {
+  override name = 'ToolDefinitionError';
+}
 
 /**
  * Options or arguments given to the client or to a call are wrong: a key the function does not have, a value of
@@ -53,22 +59,34 @@ export class ToolDefinitionError extends ToolwireError {}
  * ```
  * @see docs/ERRORS.md for every code.
  */
-export class OptionsError extends ToolwireError {}
+export class OptionsError extends ToolwireError {
+  override name = 'OptionsError';
+}
 
 /** The peer sent something that breaks protocol v1 (see docs/PROTOCOL.md). */
-export class ProtocolError extends ToolwireError {}
+export class ProtocolError extends ToolwireError {
+  override name = 'ProtocolError';
+}
 
 /** The network failed, the service refused the connection, or the client is closed. */
-export class ConnectionError extends ToolwireError {}
+export class ConnectionError extends ToolwireError {
+  override name = 'ConnectionError';
+}
 
 /** Something took longer than its `timeoutMs`. */
-export class TimeoutError extends ToolwireError {}
+export class TimeoutError extends ToolwireError {
+  override name = 'TimeoutError';
+}
 
 /** An operation was aborted through an `AbortSignal` or a `cancel` from the service. */
-export class AbortError extends ToolwireError {}
+export class AbortError extends ToolwireError {
+  override name = 'AbortError';
+}
 
 /** A run started with `client.run()` failed or was cancelled on the service. */
-export class RunError extends ToolwireError {}
+export class RunError extends ToolwireError {
+  override name = 'RunError';
+}
 
 /**
  * `ctx.askQuestion()` got no answer the tool can use. `code` says why: `declined` (the user chose not to answer;
@@ -78,6 +96,7 @@ export class RunError extends ToolwireError {}
  * `failed` (the local `onQuestion` threw). The tool decides what to do: the call goes on either way.
  */
 export class QuestionError extends ToolwireError {
+  override name = 'QuestionError';
   /** The user's reason, when they declined with one (or the service's, when it closed the question). */
   readonly reason: string | undefined;
 
@@ -102,4 +121,6 @@ export class QuestionError extends ToolwireError {
  * unknown), or the service's own code for any other `error` it answered with (`internal`, a code added later).
  * A decision that is not JSON (a `BigInt`) is `invalid_decision`. None of these sends anything.
  */
-export class ApprovalError extends ToolwireError {}
+export class ApprovalError extends ToolwireError {
+  override name = 'ApprovalError';
+}

@@ -11,6 +11,7 @@ import { type ToolCallResult, ToolwireError, type ToolwireErrorOptions } from 't
  * model would read (`Invalid arguments for <name>: …`, `Error running <name>: …`, …). `code` is the status.
  */
 export class ToolResultError extends ToolwireError {
+  override name = 'ToolResultError';
   /** The call's full result: `status`, `output`, `durationMs`. */
   readonly result: ToolCallResult;
 

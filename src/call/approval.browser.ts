@@ -5,13 +5,14 @@
  *
  * @module
  */
-import { lazy, withModule } from '../browser/lazy';
+import { lazy } from '../browser/lazy';
 import type { ApprovalOutcome } from './approval';
+import { withModule } from './call-module';
 import type { CallState } from './types';
 
 export type { ApprovalOutcome } from './approval';
 
-const real = lazy(() => import('./approval'));
+const real = lazy('the approval code', () => import('./approval'));
 
 /** See src/call/approval.ts. */
 export function decideApproval(
@@ -30,9 +31,5 @@ export function decideApproval(
     done({ go: true, approved: false });
     return;
   }
-  withModule(
-    real,
-    (error) => call.fail(error),
-    (module) => module.decideApproval(call, view, policyReason, done),
-  );
+  withModule(real, call, (module) => module.decideApproval(call, view, policyReason, done));
 }

@@ -5,13 +5,14 @@
  *
  * @module
  */
-import { lazy, withModule } from '../browser/lazy';
+import { lazy } from '../browser/lazy';
+import { withModule } from './call-module';
 import type { GateOutcome } from './gate';
 import type { CallState } from './types';
 
 export type { GateOutcome } from './gate';
 
-const real = lazy(() => import('./gate'));
+const real = lazy('the gate (allowedAgentNames, policies)', () => import('./gate'));
 
 /** See src/call/gate.ts. */
 export function passGate(call: CallState, view: () => unknown, done: (outcome: GateOutcome) => void): void {
@@ -19,9 +20,5 @@ export function passGate(call: CallState, view: () => unknown, done: (outcome: G
     done({ go: true, approvalReason: undefined, redact: [] });
     return;
   }
-  withModule(
-    real,
-    (error) => call.fail(error),
-    (module) => module.passGate(call, view, done),
-  );
+  withModule(real, call, (module) => module.passGate(call, view, done));
 }

@@ -4,12 +4,13 @@
  *
  * @module
  */
-import { lazy, withModule } from '../browser/lazy';
+import { lazy } from '../browser/lazy';
+import { withModule } from './call-module';
 import type { Settled } from './settle';
 import { timed } from './timed';
 import type { CallState } from './types';
 
-const real = lazy(() => import('./retry'));
+const real = lazy('the retry code', () => import('./retry'));
 
 /** See src/call/retry.ts. */
 export function executeAttempts(
@@ -23,9 +24,5 @@ export function executeAttempts(
     timed(call, () => internals.execute(input, call.ctx), next);
     return;
   }
-  withModule(
-    real,
-    (error) => call.fail(error),
-    (module) => module.executeAttempts(call, input, next),
-  );
+  withModule(real, call, (module) => module.executeAttempts(call, input, next));
 }

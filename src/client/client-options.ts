@@ -131,8 +131,9 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    * Traces every tool call: `otelTracing()` from `toolwire/otel` makes each call an OpenTelemetry span
    * (`execute_tool <name>`, a child of the service's span of the call), or any {@link ToolTracing}. With it the
    * client offers the protocol feature `trace_context` (PROTOCOL.md §18.10). In the browser build its code loads
-   * when the client is made and `connect()` waits for it, rejecting with the import's error when it could not be
-   * loaded (the next `connect()` tries again). @default no tracing
+   * when the client is made and `connect()` waits for it, the wait counting toward `connectTimeoutMs` and ended by
+   * `close()`; `connect()` rejects with `ConnectionError` `load_failed` when it could not be loaded (the next
+   * `connect()` tries again). @default no tracing
    */
   tracing?: ToolTracing;
   /**

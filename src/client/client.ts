@@ -93,6 +93,7 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
       reconnect: resolved.reconnect,
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       connectTimeoutMs: resolved.connectTimeoutMs,
+      ready: () => this.#calls.tracingReady(), // the browser build's tracer code may be loading
       highWaterMarkBytes: resolved.highWaterMarkBytes,
       maxBufferedBytes: resolved.maxBufferedBytes,
       logger,
@@ -210,12 +211,11 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
    * protocol rejects at once. `connect({ maxAttempts: 1 })` rejects at the first failed attempt.
    * @throws ConnectionError `unauthorized` (key refused, at the upgrade or by close 4001), `unsupported_protocol`,
    *   `connect_timeout`, `unreachable` (after `maxAttempts` failed attempts, the last one as `cause`),
-   *   `invalid_url`, `hello_too_large`, or `already_connecting` when called twice (and see `tracing`).
+   *   `invalid_url`, `hello_too_large`, `already_connecting` when called twice, `closed` when `close()` came
+   *   first, or (browser build, with `tracing`) `load_failed` when the tracer's code could not be loaded.
    * @throws OptionsError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
    */
   async connect(options: ConnectOptions = {}): Promise<void> {
-    const tracing = this.#calls.tracingReady(); // the browser build's tracer code may be loading: waited for
-    if (tracing !== undefined) await tracing;
     await this.#connection.connect(options).catch((error: unknown) => {
       throw this.#redactor.error(error);
     });

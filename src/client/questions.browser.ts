@@ -1,7 +1,8 @@
 /**
  * The browser build's src/client/questions.ts (swapped in by browser-build.ts): the questions a page's calls
  * put to the service load their code (a chunk of its own) when a tool first asks one. Until then no question
- * is open: an answer, a call's end or a reconnect has nothing to act on.
+ * is open: an answer, a call's end or a reconnect has nothing to act on. A question withdrawn during the load
+ * rejects at once (`QuestionError` `cancelled`); a failed load rejects it with `QuestionError` `load_failed`.
  *
  * @module
  */
@@ -13,7 +14,7 @@ import type * as Real from './questions';
 
 export type { Questioner } from './questions';
 
-const real = lazy(() => import('./questions'));
+const real = lazy('the questions code', () => import('./questions'), QuestionError);
 
 /** See src/client/questions.ts: the real class, made once its module has loaded. */
 export class SocketQuestions {
@@ -26,10 +27,13 @@ export class SocketQuestions {
 
   readonly ask = (request: QuestionRequest): Promise<QuestionReply> => {
     if (this.#questions !== undefined) return this.#questions.ask(request);
-    return real.load().then((module) => {
+    // The tool stops waiting while the code loads: the question is withdrawn before it is sent.
+    const stop = {
+      signal: request.signal,
+      error: () => new QuestionError('cancelled', 'the question was withdrawn'),
+    };
+    return real.load(stop).then((module) => {
       this.#questions ??= new module.SocketQuestions(this.#options);
-      // The tool stopped waiting while the code loaded: the question is withdrawn before it is sent.
-      if (request.signal.aborted) throw new QuestionError('cancelled', 'the question was withdrawn');
       return this.#questions.ask(request);
     });
   };

@@ -13,7 +13,7 @@ export type { DrainedClient, SignalHooks } from './signals';
 
 const NO_SIGNAL_HOOKS: SignalHooks = { connected() {}, closed() {} };
 
-const real = lazy(() => import('./signals'));
+const real = lazy('the handleSignals code', () => import('./signals'));
 
 /** See src/client/signals.ts. What the client says before the real code is loaded is passed on once it is. */
 export function drainOnSignals(

@@ -1,16 +1,18 @@
 /**
  * The browser build's src/client/tracing.ts (swapped in by browser-build.ts): a client with a `tracing` option
  * starts loading the real code (a chunk of its own) when it is made, and `client.connect()` waits for it
- * (`CallTraces.ready`), so every call is traced as in Node; a client without one never downloads it. A failed
- * load rejects that `connect()`; the next one tries again.
+ * (`CallTraces.ready`, src/wire/connection-options.ts `ready`: the wait counts toward `connectTimeoutMs` and
+ * `close()` ends it), so every call is traced as in Node; a client without one never downloads it. A failed load
+ * rejects that `connect()` with `ConnectionError` `load_failed`; the next one tries again.
  *
  * @module
  */
 import { lazy } from '../browser/lazy';
+import { ConnectionError } from '../errors';
 import type { CallTraces } from './trace-types';
 import type * as Real from './tracing';
 
-const real = lazy(() => import('./tracing'));
+const real = lazy('the tracing code', () => import('./tracing'), ConnectionError);
 
 /** See src/client/tracing.ts: the real `CallTraces`, made once its module has loaded. */
 export function callTraces(...args: Parameters<typeof Real.callTraces>): CallTraces {

@@ -96,6 +96,7 @@ const LEAF: Plan = { kind: 'leaf' };
 
 /** A schema that cannot be made strict: the JSON Pointer of the part, and why. */
 export class NotStrict extends Error {
+  override name = 'NotStrict';
   constructor(
     readonly pointer: string,
     readonly reason: string,

@@ -6,88 +6,26 @@
  * @module
  */
 
-import { ConnectionError, OptionsError, type ProtocolError } from '../errors';
-import { displayUrl, type Logger, scrubError } from '../logger';
-import { type BackoffOptions, backoffDelay } from './backoff';
+import { ConnectionError, OptionsError } from '../errors';
+import { displayUrl, scrubError } from '../logger';
+import { backoffDelay } from './backoff';
 import { BACKPRESSURE_DEFAULTS } from './backpressure';
+import type { ConnectionOptions, ConnectOptions } from './connection-options';
 import { describeThrown } from './describe-thrown';
-import type { HeartbeatClock } from './heartbeat';
-import { Link, type LinkClose, type LinkOptions, type Welcome } from './link';
-import {
-  CLOSE_CODES,
-  type ClientFrame,
-  type FrameOf,
-  PROTOCOL_DEFAULTS,
-  type ServiceFrame,
-} from './protocol';
+import { Link, type LinkClose, type Welcome } from './link';
+import { CLOSE_CODES, type ClientFrame, PROTOCOL_DEFAULTS } from './protocol';
 import { resolveWebSocket, type WebSocketConstructor } from './transport';
 
+export type {
+  ConnectionOptions,
+  ConnectOptions,
+  HelloBody,
+  ReconnectOptions,
+} from './connection-options';
 export { HANDSHAKE_TIMEOUT_MS, type Welcome } from './link';
 
 /** The connection's state. Leaving a state cleans up what it owned (timers, sockets). */
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'draining' | 'closed';
-
-/** Reconnect policy. Durations in milliseconds. */
-export interface ReconnectOptions extends BackoffOptions {
-  /**
-   * Consecutive attempts that do not reach the service (no `welcome`) before giving up; the client then closes.
-   * A connection that was welcomed, however short, proves the service reachable and starts the count again.
-   * @default Infinity
-   */
-  maxAttempts: number;
-}
-
-/** Options of `connect()`. */
-export interface ConnectOptions {
-  /**
-   * Failed attempts after which `connect()` rejects (`ConnectionError` `unreachable`, the last attempt's failure
-   * as its `cause`) and the client closes. `1` fails at the first attempt that does not reach `welcome`. Every
-   * failed attempt is reported (an `error` event and a `warn` line) whatever this is.
-   * @default reconnect.maxAttempts. With `reconnect: false` there is one attempt whatever this says, and
-   *   `connectTimeoutMs` bounds the wait in any case.
-   */
-  maxAttempts?: number;
-}
-
-/** The `hello` frame, as the client builds it before the connection adds `sessionId` and `apiKey`. */
-export type HelloBody = Omit<FrameOf<ClientFrame, 'hello'>, 'type' | 'sessionId' | 'apiKey'>;
-
-/** What a connection needs from its owner (`onRefused`: a refused frame whose type and some ids are readable). */
-export interface ConnectionOptions extends Pick<LinkOptions, 'onRefused'> {
-  url: string;
-  apiKey: string;
-  WebSocket: WebSocketConstructor | undefined;
-  /** `false` disables reconnecting. */
-  reconnect: ReconnectOptions | false;
-  /** Overrides the interval announced in `welcome`, in milliseconds. */
-  heartbeatIntervalMs: number | undefined;
-  /** `connect()` rejects when no `welcome` arrived within this many milliseconds. */
-  connectTimeoutMs: number;
-  logger: Logger;
-  hello(): HelloBody;
-  onWelcome(welcome: Welcome): void;
-  onFrame(frame: Exclude<ServiceFrame, Welcome>): void;
-  onDisconnected(code: number, reason: string): void;
-  onReconnecting(attempt: number, delayMs: number): void;
-  onClosed(error: ConnectionError | undefined): void;
-  /**
-   * Something went wrong that does not end the connection by itself: a failed attempt (before it is retried or
-   * given up on), a 4009, a frame the service got wrong that cannot be answered, a frame that could not be sent.
-   */
-  onError(error: ConnectionError | ProtocolError): void;
-  /**
-   * `frame` was not sent and never will be as it is: it cannot be encoded (`unencodable_frame`), is over the
-   * service's `maxPayloadBytes` (`frame_too_large`), or the socket threw on it (`send_failed`; the socket is then
-   * dropped and the client reconnects, so a frame re-sent as it was may throw again). Called after `onError`.
-   */
-  onUnsendable(frame: ClientFrame, error: ConnectionError): void;
-  /** The heartbeat's clock and timers. @default the system clock */
-  heartbeatClock?: HeartbeatClock;
-  /** Answers that can wait are held while more than this many bytes are unread by the service. @default 1 MiB */
-  highWaterMarkBytes?: number;
-  /** Past this many unread bytes the socket is dropped (1008) and the client resumes. @default 16 MiB */
-  maxBufferedBytes?: number;
-}
 
 /** A connection open this long (milliseconds) resets the backoff; a shorter one counts as a failed attempt. */
 export const STABLE_CONNECTION_MS = 5_000;
@@ -177,8 +115,24 @@ export class Connection {
       const message = `no welcome from ${displayUrl(url)} within ${connectTimeoutMs}ms${last ? ` (last attempt: ${last.message})` : ''}`;
       this.#fail(new ConnectionError('connect_timeout', message, last ? { cause: last } : undefined));
     });
-    void this.#open();
+    const ready = this.#options.ready?.();
+    if (ready === undefined) void this.#open();
+    else
+      ready.then(
+        () => this.#pending !== undefined && void this.#open(),
+        (error) => this.#unready(error),
+      );
     return promise;
+  }
+
+  /** What `connect()` waited for failed (src/wire/connection-options.ts, `ready`): back to `idle`. */
+  #unready(error: ConnectionError): void {
+    const pending = this.#pending;
+    if (pending === undefined) return;
+    this.#pending = undefined;
+    this.#clearTimers();
+    this.#state = 'idle';
+    pending.reject(error);
   }
 
   /**

@@ -14,7 +14,7 @@ import type { ValidatorClass, ValidatorOutput } from './validator';
 
 export type { ValidatorClass, ValidatorOutput } from './validator';
 
-const real = lazy(() => import('./validator'));
+const real = lazy('the JSON Schema validator', () => import('./validator'));
 
 /** The validator's class, or a promise of it while its chunk loads. @throws (rejects) when the load fails. */
 export function loadValidator(): MaybePromise<ValidatorClass> {

@@ -10,7 +10,7 @@ import { lazy } from '../../browser/lazy';
 import type { MaybePromise } from '../../maybe';
 import type { JsonObject } from './types';
 
-const real = lazy(() => import('./zod4-trust'));
+const real = lazy('the zod 4 schema check', () => import('./zod4-trust'));
 
 /** See src/tool/schema/zod4-trust.ts; a function giving the answer later while the proof loads. */
 export function zod4Trusted(

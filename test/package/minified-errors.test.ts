@@ -1,0 +1,99 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserSwaps } from '../../browser-build';
+import type * as Toolwire from '../../src/index';
+
+/**
+ * The browser build minified, as an application's bundler makes it (esbuild `minify`, as bench/lib/bundle-size.ts
+ * measures it): the minifier renames classes, and an error's `name` must still be its class's name (src/errors.ts).
+ */
+const root = join(import.meta.dirname, '../..');
+const outDir = join(root, 'test/artifacts', `minified-errors-${process.pid}`);
+let minified: typeof Toolwire;
+
+beforeAll(async () => {
+  mkdirSync(outDir, { recursive: true });
+  await build({
+    absWorkingDir: root,
+    entryPoints: { index: 'src/index.ts' },
+    bundle: true,
+    minify: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    outdir: outDir,
+    packages: 'external',
+    plugins: [browserSwaps()],
+    logLevel: 'silent',
+  });
+  minified = (await import(pathToFileURL(join(outDir, 'index.js')).href)) as typeof Toolwire;
+}, 60_000);
+afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+describe('the minified browser build', () => {
+  it("keeps every exported error class's name, and instanceof", () => {
+    const classes = Object.entries(minified as Record<string, unknown>).filter(
+      (entry): entry is [string, typeof Error] =>
+        typeof entry[1] === 'function' && entry[1].prototype instanceof Error,
+    );
+    expect(classes.map(([name]) => name).sort()).toEqual([
+      'AbortError',
+      'ApprovalError',
+      'ConnectionError',
+      'OptionsError',
+      'ProtocolError',
+      'QuestionError',
+      'RunError',
+      'TimeoutError',
+      'ToolDefinitionError',
+      'ToolwireError',
+    ]);
+    // The minifier did rename them: a name taken from the class would be wrong.
+    expect(classes.filter(([name, cls]) => cls.name !== name).length).toBeGreaterThan(0);
+    for (const [name, cls] of classes) {
+      const error = new (cls as unknown as new (code: string, message: string) => Toolwire.ToolwireError)(
+        'some_code',
+        'a message',
+      );
+      expect(error.name, name).toBe(name);
+      expect(error, name).toBeInstanceOf(cls);
+      expect(error, name).toBeInstanceOf(minified.ToolwireError);
+      expect(error, name).toBeInstanceOf(Error);
+      expect(String(error), name).toBe(`${name}: a message`);
+    }
+  });
+
+  it("gives a subclass of the application's its class's name", () => {
+    class PaymentError extends minified.ToolwireError {}
+    expect(new PaymentError('declined', 'no').name).toBe('PaymentError');
+    expect(new minified.ToolwireError('c', 'm').name).toBe('ToolwireError');
+  });
+
+  it('throws named errors from its own code', async () => {
+    const thrown = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (error) {
+        return error as Error;
+      }
+      throw new Error('did not throw');
+    };
+    const options = thrown(
+      () => new minified.Client({ url: 'ws://127.0.0.1:1', apiKey: 'k', tools: [], maxQueue: -1 }),
+    );
+    expect(options).toBeInstanceOf(minified.OptionsError);
+    expect(options.name).toBe('OptionsError');
+    const definition = thrown(() => minified.tool({ name: 'bad name!', description: 'd', execute: () => 1 }));
+    expect(definition).toBeInstanceOf(minified.ToolDefinitionError);
+    expect(definition.name).toBe('ToolDefinitionError');
+    const client = new minified.Client({ url: 'ws://127.0.0.1:1', apiKey: 'a-long-enough-key', tools: [] });
+    const agent = new minified.Agent({ name: 'A', instructions: 'x', tools: [] });
+    const connection = (await client.run(agent, 'x').catch((error: unknown) => error)) as Error;
+    expect(connection).toBeInstanceOf(minified.ConnectionError);
+    expect(connection.name).toBe('ConnectionError');
+  });
+});
