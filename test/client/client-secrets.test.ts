@@ -5,6 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, Client, tool } from '../../src/index';
 import type { Logger } from '../../src/logger';
+import { recordingLogger } from '../support/recording-logger';
 import { FAKE_URL, fakeService, welcome } from './fake-service';
 
 const service = fakeService();
@@ -15,17 +16,6 @@ const clients: Client[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close({ drain: false })));
 });
-
-function recordingLogger() {
-  const lines: Array<{ level: string; object: Record<string, unknown>; message: string }> = [];
-  const at =
-    (level: string) =>
-    (object: Record<string, unknown>, message: string): void => {
-      lines.push({ level, object, message });
-    };
-  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-  return { logger, lines };
-}
 
 const echoKey = tool({
   name: 'echo_key',

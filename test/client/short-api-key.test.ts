@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client, tool } from '../../src/index';
 import type { Logger } from '../../src/logger';
 import { clientRedactor, REDACTED } from '../../src/redact';
+import { recordingLogger } from '../support/recording-logger';
 import { FAKE_URL, fakeService, welcome } from './fake-service';
 
 const service = fakeService();
@@ -17,17 +18,6 @@ const clients: Client[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close({ drain: false })));
 });
-
-function recordingLogger() {
-  const lines: Array<{ level: string; object: Record<string, unknown>; message: string }> = [];
-  const at =
-    (level: string) =>
-    (object: Record<string, unknown>, message: string): void => {
-      lines.push({ level, object, message });
-    };
-  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-  return { logger, lines };
-}
 
 const tools = [
   tool({ name: 'words', description: 'd', execute: () => 'device in development' }),

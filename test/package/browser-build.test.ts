@@ -1,14 +1,15 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type Metafile } from 'esbuild';
+import type { Metafile } from 'esbuild';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import * as z3 from 'zod3';
-import { browserSwaps, LAZY_MODULES } from '../../browser-build';
+import { LAZY_MODULES } from '../../browser-build';
 import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import type * as Toolwire from '../../src/index';
+import { buildBrowser, root } from './browser-bundle';
 
 /**
  * The browser build (browser-build.ts, the `browser` condition of `toolwire`): bundled here as tsup bundles it,
@@ -16,31 +17,19 @@ import type * as Toolwire from '../../src/index';
  * download; a tool that needs the validator gets it by a dynamic import; a zod 3 or valibot tool is refused
  * with the one line that fixes it, and works once `toolwire/zod3` / `toolwire/valibot` were imported.
  */
-const root = join(import.meta.dirname, '../..');
 const outDir = join(root, 'test/artifacts', `browser-build-${process.pid}`);
 let lean: typeof Toolwire;
 let metafile: Metafile;
 
 beforeAll(async () => {
   mkdirSync(outDir, { recursive: true });
-  const result = await build({
-    absWorkingDir: root,
+  metafile = await buildBrowser(outDir, {
     entryPoints: {
       index: 'src/index.ts',
       zod3: 'src/tool/schema/zod3-subpath.ts',
       valibot: 'src/tool/schema/valibot-subpath.ts',
     },
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'neutral',
-    outdir: outDir,
-    packages: 'external',
-    plugins: [browserSwaps()],
-    metafile: true,
-    logLevel: 'silent',
   });
-  metafile = result.metafile;
   lean = (await import(pathToFileURL(join(outDir, 'index.js')).href)) as typeof Toolwire;
 }, 60_000);
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));

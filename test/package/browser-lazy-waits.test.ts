@@ -1,18 +1,18 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { browserSwaps, LAZY_MODULES } from '../../browser-build';
+import { LAZY_MODULES } from '../../browser-build';
 import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import type * as Toolwire from '../../src/index';
+import { buildBrowser, root } from './browser-bundle';
 
 /**
  * The browser build's waits for its lazy chunks (src/browser/lazy.ts): each real lazy module is built with a
  * first line that asks `globalThis.__chunkGate` whether to load now, later, never, or fail as a chunk that
  * cannot be fetched does. Each case has a build of its own (a module that failed to load stays failed in Node).
  */
-const root = join(import.meta.dirname, '../..');
 const outRoot = join(root, 'test/artifacts', `browser-lazy-waits-${process.pid}`);
 afterAll(() => rmSync(outRoot, { recursive: true, force: true }));
 
@@ -44,19 +44,7 @@ let builds = 0;
 async function fresh(gate: Gate): Promise<typeof Toolwire> {
   const outDir = join(outRoot, String(builds++));
   mkdirSync(outDir, { recursive: true });
-  await build({
-    absWorkingDir: root,
-    entryPoints: { index: 'src/index.ts' },
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    outdir: outDir,
-    packages: 'external',
-    plugins: [browserSwaps(), gated()],
-    logLevel: 'silent',
-  });
+  await buildBrowser(outDir, { plugins: [gated()] });
   globals.__chunkGate = gate;
   return (await import(pathToFileURL(join(outDir, 'index.js')).href)) as typeof Toolwire;
 }

@@ -1,35 +1,20 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSwaps } from '../../browser-build';
 import type * as Toolwire from '../../src/index';
+import { buildBrowser, root } from './browser-bundle';
 
 /**
  * The browser build minified, as an application's bundler makes it (esbuild `minify`, as bench/lib/bundle-size.ts
  * measures it): the minifier renames classes, and an error's `name` must still be its class's name (src/errors.ts).
  */
-const root = join(import.meta.dirname, '../..');
 const outDir = join(root, 'test/artifacts', `minified-errors-${process.pid}`);
 let minified: typeof Toolwire;
 
 beforeAll(async () => {
   mkdirSync(outDir, { recursive: true });
-  await build({
-    absWorkingDir: root,
-    entryPoints: { index: 'src/index.ts' },
-    bundle: true,
-    minify: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    outdir: outDir,
-    packages: 'external',
-    plugins: [browserSwaps()],
-    logLevel: 'silent',
-  });
+  await buildBrowser(outDir, { minify: true });
   minified = (await import(pathToFileURL(join(outDir, 'index.js')).href)) as typeof Toolwire;
 }, 60_000);
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
