@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, Client, tool } from '../../src/index';
 import type { Logger } from '../../src/logger';
 import { recordingLogger } from '../support/recording-logger';
-import { FAKE_URL, fakeService, welcome } from './fake-service';
+import { FAKE_URL, fakeService } from './fake-service';
 
 const service = fakeService();
 beforeAll(() => service.server.listen({ onUnhandledRequest: 'error' }));
@@ -28,12 +28,7 @@ const echoKey = tool({
 async function connected(apiKey: string, logger: Logger) {
   const client = new Client({ url: FAKE_URL, apiKey, tools: [echoKey], logger, reconnect: false });
   clients.push(client);
-  const opened = service.nextConnection();
-  const connecting = client.connect();
-  const connection = await opened;
-  await connection.next('hello');
-  connection.send(welcome());
-  await connecting;
+  const connection = await service.connect(client);
   return { client, connection };
 }
 

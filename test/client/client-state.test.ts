@@ -34,12 +34,7 @@ function makeClient(extra: Partial<ConstructorParameters<typeof Client>[0]> = {}
 /** A client connected to the fake service, and the service's side of its connection. */
 async function connected(extra: Partial<ConstructorParameters<typeof Client>[0]> = {}) {
   const client = makeClient(extra);
-  const opened = service.nextConnection();
-  const connecting = client.connect();
-  const connection = await opened;
-  await connection.next('hello');
-  connection.send(welcome());
-  await connecting;
+  const connection = await service.connect(client);
   return { client, connection };
 }
 

@@ -57,6 +57,16 @@ export function fakeService() {
     nextConnection(): Promise<FakeConnection> {
       return new Promise((resolve) => waiting.push(resolve));
     },
+    /** Connects `client` the usual way: its `hello` read, a {@link welcome} sent, `connect()` resolved. */
+    async connect(client: { connect(): Promise<unknown> }): Promise<FakeConnection> {
+      const opened = new Promise<FakeConnection>((resolve) => waiting.push(resolve));
+      const connecting = client.connect();
+      const connection = await opened;
+      await connection.next('hello');
+      connection.send(welcome());
+      await connecting;
+      return connection;
+    },
   };
 }
 

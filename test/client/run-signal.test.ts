@@ -5,7 +5,7 @@
 import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, Client } from '../../src/index';
-import { FAKE_URL, fakeService, welcome } from './fake-service';
+import { FAKE_URL, fakeService } from './fake-service';
 
 const service = fakeService();
 beforeAll(() => service.server.listen({ onUnhandledRequest: 'error' }));
@@ -14,12 +14,7 @@ afterAll(() => service.server.close());
 describe('a signal shared by many runs', () => {
   it('holds one listener for 30 waiting runs and leaves none once they end', async () => {
     const client = new Client({ url: FAKE_URL, apiKey: 'run-signal-key', tools: [], reconnect: false });
-    const opened = service.nextConnection();
-    const connecting = client.connect();
-    const connection = await opened;
-    await connection.next('hello');
-    connection.send(welcome());
-    await connecting;
+    await service.connect(client);
     const controller = new AbortController();
     const agent = new Agent({ name: 'A', instructions: 'x' });
     const runs = Array.from({ length: 30 }, () =>

@@ -8,7 +8,7 @@ import { Client, tool } from '../../src/index';
 import type { Logger } from '../../src/logger';
 import { clientRedactor, REDACTED } from '../../src/redact';
 import { recordingLogger } from '../support/recording-logger';
-import { FAKE_URL, fakeService, welcome } from './fake-service';
+import { FAKE_URL, fakeService } from './fake-service';
 
 const service = fakeService();
 beforeAll(() => service.server.listen({ onUnhandledRequest: 'error' }));
@@ -39,12 +39,7 @@ const tools = [
 async function connected(apiKey: string, logger: Logger) {
   const client = new Client({ url: FAKE_URL, apiKey, tools, logger, reconnect: false });
   clients.push(client);
-  const opened = service.nextConnection();
-  const connecting = client.connect();
-  const connection = await opened;
-  await connection.next('hello');
-  connection.send(welcome());
-  await connecting;
+  const connection = await service.connect(client);
   return { client, connection };
 }
 
