@@ -119,7 +119,7 @@ class RareState {
  * Each field of a `tool_call`: `true` when the call reads it after its arrival (a decision, a depth, the run's
  * scope, kept steps, trace context: kept in its {@link CallExtras}), `false` when it is used on arrival or kept
  * in a field of the call's own. Typed over every field: one added to the frame must be listed here (and read by
- * {@link extrasOf} and {@link sameExtras}, which test/client/execution.test.ts checks against this table).
+ * {@link extrasOf} and {@link sameExtras}, which loop over it).
  */
 export const READ_LATER = {
   type: false,
@@ -140,67 +140,33 @@ export const READ_LATER = {
   steps: true,
 } as const satisfies Readonly<Record<keyof ToolCallFrame, boolean>>;
 
-/**
- * Whether `extras` holds exactly the fields of `frame` read later ({@link READ_LATER}; a depth of 0 counts as
- * none). Named loads, not a loop over the keys: this runs for every call that carries any.
- */
-function sameExtras(extras: CallExtras, frame: ToolCallFrame): boolean {
-  return (
-    extras.depth === (frame.depth === 0 ? undefined : frame.depth) &&
-    extras.approved === frame.approved &&
-    extras.reason === frame.reason &&
-    extras.argumentsEdited === frame.argumentsEdited &&
-    extras.traceparent === frame.traceparent &&
-    extras.tracestate === frame.tracestate &&
-    extras.sessionId === frame.sessionId &&
-    extras.agentName === frame.agentName &&
-    extras.steps === frame.steps
-  );
+/** The fields of {@link READ_LATER} marked `true`, in its order. */
+const LATER_FIELDS = (Object.keys(READ_LATER) as Array<keyof typeof READ_LATER>).filter(
+  (field): field is LaterField => READ_LATER[field],
+);
+
+/** `frame`'s value of a field read later, a depth of 0 read as none (it is the default). */
+function laterValue(frame: ToolCallFrame, field: LaterField): unknown {
+  const value = frame[field];
+  return field === 'depth' && value === 0 ? undefined : value;
 }
 
-/**
- * The fields of `frame` read later ({@link READ_LATER}), copied: `undefined` when it carries none (a depth of 0
- * is the default). Named loads, as {@link sameExtras}.
- */
+/** Whether `extras` holds exactly the fields of `frame` read later ({@link READ_LATER}). */
+function sameExtras(extras: CallExtras, frame: ToolCallFrame): boolean {
+  for (const field of LATER_FIELDS) if (extras[field] !== laterValue(frame, field)) return false;
+  return true;
+}
+
+/** The fields of `frame` read later ({@link READ_LATER}), copied: `undefined` when it carries none. */
 export function extrasOf(frame: ToolCallFrame): CallExtras | undefined {
-  let extras: { -readonly [Field in LaterField]?: ToolCallFrame[Field] } | undefined;
-  if (frame.depth !== undefined && frame.depth !== 0) {
+  let extras: Record<string, unknown> | undefined;
+  for (const field of LATER_FIELDS) {
+    const value = laterValue(frame, field);
+    if (value === undefined) continue;
     extras ??= {};
-    extras.depth = frame.depth;
+    extras[field] = value;
   }
-  if (frame.approved !== undefined) {
-    extras ??= {};
-    extras.approved = frame.approved;
-  }
-  if (frame.reason !== undefined) {
-    extras ??= {};
-    extras.reason = frame.reason;
-  }
-  if (frame.argumentsEdited !== undefined) {
-    extras ??= {};
-    extras.argumentsEdited = frame.argumentsEdited;
-  }
-  if (frame.traceparent !== undefined) {
-    extras ??= {};
-    extras.traceparent = frame.traceparent;
-  }
-  if (frame.tracestate !== undefined) {
-    extras ??= {};
-    extras.tracestate = frame.tracestate;
-  }
-  if (frame.sessionId !== undefined) {
-    extras ??= {};
-    extras.sessionId = frame.sessionId;
-  }
-  if (frame.agentName !== undefined) {
-    extras ??= {};
-    extras.agentName = frame.agentName;
-  }
-  if (frame.steps !== undefined) {
-    extras ??= {};
-    extras.steps = frame.steps;
-  }
-  return extras;
+  return extras as CallExtras | undefined;
 }
 
 /**
