@@ -8,6 +8,7 @@
 import { lazy } from '../browser/lazy';
 import type { ApprovalOutcome } from './approval';
 import { withModule } from './call-module';
+import { approvalWithoutAsking } from './fast-paths';
 import type { CallState } from './types';
 
 export type { ApprovalOutcome } from './approval';
@@ -21,14 +22,9 @@ export function decideApproval(
   policyReason: string | undefined,
   done: (outcome: ApprovalOutcome) => void,
 ): void {
-  const { approved } = call.options;
-  if (approved === true) {
-    done({ go: true, approved: true });
-    return;
-  }
-  const { needsApproval } = call.internals;
-  if (approved === undefined && policyReason === undefined && (needsApproval ?? false) === false) {
-    done({ go: true, approved: false });
+  const outcome = approvalWithoutAsking(call, policyReason);
+  if (outcome !== undefined) {
+    done(outcome);
     return;
   }
   withModule(real, call, (module) => module.decideApproval(call, view, policyReason, done));

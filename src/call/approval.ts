@@ -16,6 +16,7 @@ import {
 import { thrownMessage } from '../tool/output';
 import { alwaysDecision, keepAlways } from './always';
 import { readDecision } from './approval-decision';
+import { approvalWithoutAsking } from './fast-paths';
 import { frozenCopy } from './frozen-copy';
 import { settleThen } from './settle';
 import { timed } from './timed';
@@ -61,8 +62,9 @@ export function decideApproval(
 ): void {
   const { internals, ctx, options } = call;
   const name = ctx.toolName;
-  if (options.approved === true) {
-    done({ go: true, approved: true });
+  const quick = approvalWithoutAsking(call, policyReason);
+  if (quick !== undefined) {
+    done(quick);
     return;
   }
   if (options.approved === false) {

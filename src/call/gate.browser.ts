@@ -7,6 +7,7 @@
  */
 import { lazy } from '../browser/lazy';
 import { withModule } from './call-module';
+import { gateIsOpen } from './fast-paths';
 import type { GateOutcome } from './gate';
 import type { CallState } from './types';
 
@@ -16,7 +17,7 @@ const real = lazy('the gate (allowedAgentNames, policies)', () => import('./gate
 
 /** See src/call/gate.ts. */
 export function passGate(call: CallState, view: () => unknown, done: (outcome: GateOutcome) => void): void {
-  if (call.internals.allowedAgentNames === undefined && (call.options.policies ?? []).length === 0) {
+  if (gateIsOpen(call)) {
     done({ go: true, approvalReason: undefined, redact: [] });
     return;
   }

@@ -18,6 +18,7 @@ import {
   policyBlockedText,
   policyFailedText,
 } from '../tool/model-text';
+import { gateIsOpen } from './fast-paths';
 import type { Settled } from './settle';
 import { timed } from './timed';
 import type { CallState, PolicyCall, PolicyDecision, RejectionReason } from './types';
@@ -57,6 +58,10 @@ function readPolicy(toolName: string, answer: unknown): { decision: PolicyDecisi
  * what the policies see of the arguments (a frozen copy, made when first asked).
  */
 export function passGate(call: CallState, view: () => unknown, done: (outcome: GateOutcome) => void): void {
+  if (gateIsOpen(call)) {
+    done({ go: true, approvalReason: undefined, redact: [] });
+    return;
+  }
   const name = call.tool.name;
   const { allowedAgentNames } = call.internals;
   const { agentName } = call.options;

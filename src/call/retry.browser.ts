@@ -6,6 +6,7 @@
  */
 import { lazy } from '../browser/lazy';
 import { withModule } from './call-module';
+import { runsOnce } from './fast-paths';
 import type { Settled } from './settle';
 import { timed } from './timed';
 import type { CallState } from './types';
@@ -18,10 +19,8 @@ export function executeAttempts(
   input: unknown,
   next: (outcome: Settled<unknown>, call: CallState) => void,
 ): void {
-  const { internals } = call;
-  const { retry } = internals;
-  if (retry === undefined || retry.maxAttempts <= 1 || call.newAttempt === undefined) {
-    timed(call, () => internals.execute(input, call.ctx), next);
+  if (runsOnce(call)) {
+    timed(call, () => call.internals.execute(input, call.ctx), next);
     return;
   }
   withModule(real, call, (module) => module.executeAttempts(call, input, next));

@@ -10,6 +10,7 @@ import { TimeoutError } from '../errors';
 import { RETRY_DEFAULTS, type RetryOptions } from '../tool/retry-options';
 import { backoffDelay } from '../wire/backoff';
 import type { AbortLike } from './call-signal';
+import { runsOnce } from './fast-paths';
 import { untilFirstYield } from './first-yield';
 import { type Settled, settleThen } from './settle';
 import { timed } from './timed';
@@ -70,7 +71,8 @@ export function executeAttempts(
   const { internals } = call;
   const retry = internals.retry;
   const newAttempt = call.newAttempt;
-  if (retry === undefined || retry.maxAttempts <= 1 || newAttempt === undefined) {
+  // `runsOnce` is the condition the browser stand-in uses too; the other two narrow the types below.
+  if (runsOnce(call) || retry === undefined || newAttempt === undefined) {
     timed(call, () => internals.execute(input, call.ctx), next);
     return;
   }
