@@ -1,75 +1,37 @@
 /**
  * `CallRunner`: the tool calls the service sends to one client, from the frame that brings a call to the result
- * acked. It wires the parts, each with one job, and runs the call itself (its context, then `startByName`):
+ * acked. It wires the parts, each with one job:
  *
  * - `Incoming` (incoming.ts): `tool_call` and `cancel` frames, de-duplication by call id;
  * - `Slots` (slots.ts): concurrency slots, the queue, parking, and every change of a call's state;
  * - `Deadlines` (deadlines.ts): the service's `deadlineMs`, one timer for all;
  * - `Approvals` (approvals.ts): who decides an approval;
  * - `Outbox` (outbox.ts): result frames, kept until acked, backpressure;
+ * - `callStarter` (call-start.ts): a call that took its first slot: its context, then `startByName`;
  * - the call updates (call-updates.ts, given by the client): progress, preliminary results, the lease, questions,
  *   steps. A call is one {@link Execution} object that all of them share.
  *
  * @module
  */
 import { abortReason } from '../call/call-signal';
-import { startByName, type ToolRegistry } from '../call/registry';
-import { settleThen } from '../call/settle';
-import type {
-  ApprovalDecision,
-  ApprovalRequest,
-  CallPolicy,
-  ToolCallResult,
-  WidgetInvalidInfo,
-} from '../call/types';
+import type { ApprovalDecision, ApprovalRequest, ToolCallResult, WidgetInvalidInfo } from '../call/types';
 import type { ConnectionError } from '../errors';
-import type { Logger, Redactor } from '../logger';
-import { contextFailedText } from '../tool/model-text';
-import { thrownMessage } from '../tool/output';
 import type { ClientFrame, ServiceFrame } from '../wire/protocol';
-import { Approvals, type Approver } from './approvals';
+import { Approvals } from './approvals';
 import { callOptionsClass } from './call-options';
+import type { CallRunnerOptions } from './call-runner-options';
+import { callStarter } from './call-start';
 import { type CallUpdateHooks, CallUpdates, type WelcomeTerms } from './call-updates';
-import type { CallInfo } from './client-options';
 import { Deadlines } from './deadlines';
-import type { CallEvents, CallExtras, Execution, ExecutionOwner, ToolCallFrame } from './execution';
+import type { CallExtras, Execution, ExecutionOwner, ToolCallFrame } from './execution';
 import { logFailure } from './failure-log';
 import { Incoming } from './incoming';
 import { Leases } from './leases';
-import { type CallSocket, Outbox } from './outbox';
-import { type Questioner, questionHooks } from './question-hooks';
+import { Outbox } from './outbox';
+import { questionHooks } from './question-hooks';
 import { Slots } from './slots';
-import type { CallTraces, ToolTracing } from './trace-types';
+import type { CallTraces } from './trace-types';
 import { callTraces } from './tracing';
-
-/** Dependencies of a {@link CallRunner}. */
-export interface CallRunnerOptions {
-  registry: ToolRegistry;
-  maxConcurrency: number;
-  maxQueue: number;
-  /** Results are held (not written) while the socket buffers more than this many bytes. */
-  highWaterMarkBytes: number;
-  /** Bytes of results waiting for their ack past which no new call is taken. @default Infinity */
-  maxOutboxBytes?: number;
-  /** The client's connection. */
-  socket: CallSocket;
-  /** `ctx.context` for a call; may return a promise, and may throw (the call then fails without running). */
-  contextFor(call: CallInfo): unknown;
-  /** Local approver (`onApproval`); when absent, approval is asked of the service. */
-  onApproval: Approver | undefined;
-  policies?: readonly CallPolicy[] | undefined; // `Client({ policies })`, run before approval
-  /** Extra fields for every call's `ctx` (e.g. the nested-run capability). */
-  extend: Readonly<Record<PropertyKey, unknown>>;
-  /** Local answerer of questions (`onQuestion`); when absent, questions go to the service. */
-  onQuestion?: Questioner | undefined;
-  /** Updates of running calls (progress, the lease, questions, …). @default a `CallUpdates` on `socket` */
-  updates?: CallUpdateHooks;
-  redactor: Redactor;
-  logger: Logger;
-  events: CallEvents;
-  /** The client's tracer (`tracing`), if any. */
-  tracing?: ToolTracing | undefined;
-}
 
 /** Runs tool calls for one client. Owned by `Client`; not exported from the package. */
 export class CallRunner implements ExecutionOwner {
@@ -87,6 +49,8 @@ export class CallRunner implements ExecutionOwner {
   lastExtras: CallExtras | undefined = undefined;
   /** The options of each call: per-call fields read from its frame, the rest shared (./call-options.ts). */
   readonly #CallOptions: ReturnType<typeof callOptionsClass>;
+  /** Runs a call that took its first slot: its context first, then the tool (./call-start.ts). */
+  readonly #start: (execution: Execution) => void;
 
   constructor(runnerOptions: CallRunnerOptions) {
     const { socket, events, logger } = runnerOptions;
@@ -112,6 +76,14 @@ export class CallRunner implements ExecutionOwner {
       logger: options.logger,
       extend: options.extend,
       redactor: options.redactor,
+    });
+    this.#start = callStarter({
+      registry: options.registry,
+      contextFor: options.contextFor,
+      events,
+      leases: this.#leases,
+      CallOptions: this.#CallOptions,
+      finished: (execution, result) => this.finished(execution, result),
     });
     this.#slots = new Slots({
       maxConcurrency: options.maxConcurrency,
@@ -340,46 +312,6 @@ export class CallRunner implements ExecutionOwner {
     });
     this.#traces?.finished(execution, result, output, durationMs);
     if (result.status !== 'ok') logFailure(this.#options.logger, execution, result, output);
-  }
-
-  /** Runs a call that took its first slot: its context first, then the tool. */
-  readonly #start = (execution: Execution): void => {
-    execution.started = Math.round(performance.now());
-    const { callId, runId, toolName } = execution;
-    this.#options.events.toolCall({ callId, runId, toolName });
-    // A cancel, the deadline or close() while the context is awaited ends the wait (the call layer then ends the
-    // call as any aborted call, running nothing): a context that never comes cannot hold the call or its slot.
-    settleThen(
-      () => this.#options.contextFor(execution),
-      { signal: execution },
-      (outcome) => {
-        if (outcome.kind === 'error') this.#contextFailed(execution, outcome.error);
-        else this.#invoke(execution, outcome.kind === 'value' ? outcome.value : undefined);
-      },
-    );
-  };
-
-  /** Without its context a tool could run unscoped (a query for every tenant): a failing context fails the call. */
-  #contextFailed(execution: Execution, error: unknown): void {
-    this.finished(execution, {
-      status: 'error',
-      output: contextFailedText(execution.toolName, thrownMessage(error)),
-      durationMs: 0,
-      error,
-    });
-  }
-
-  #invoke(execution: Execution, context: unknown): void {
-    // Cancelled while its context came: the call layer ends it at once, and there is nothing to lease.
-    if (execution.state !== 'finished') this.#leases.started(execution);
-    // A call whose steps are all synchronous (zod validation, a plain `execute`) ends here, in this turn.
-    startByName(
-      this.#options.registry,
-      execution.toolName,
-      execution.arguments,
-      new this.#CallOptions(execution, context),
-      execution,
-    );
   }
 
   /** `approve` for every call (one function, not a closure per call): the request names its call. */

@@ -12,25 +12,18 @@ import { type Redactor, redactingLogger, silentLogger } from '../logger';
 import { clientRedactor, SHORT_SECRET } from '../redact';
 import { toTool } from '../tool/structural';
 import type { ToolSourceOf, ToolsGiven } from '../tool/structural-types';
-import { VERSION } from '../version';
-import { Connection, type ConnectOptions } from '../wire/connection';
-import {
-  ERROR_CODES,
-  FEATURES,
-  type FrameOf,
-  NEGOTIATED_RUN_EVENT_KINDS,
-  PROTOCOL_VERSION,
-  type ServiceFrame,
-  utf8Length,
-} from '../wire/protocol';
+import type { Connection, ConnectOptions } from '../wire/connection';
+import { utf8Length } from '../wire/protocol';
 import { type Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
 import { addAgentTools } from './agent-tools';
 import { CallRunner } from './call-runner';
+import { clientConnection } from './client-connection';
 import type { ClientEvents, ClientState, RunOutput } from './client-events';
-import { type ClientOptions, resolveClientOptions } from './client-options';
+import type { ClientOptions } from './client-options';
 import { contextSource } from './context';
 import { Decisions } from './decisions';
 import { Emitter } from './emitter';
+import { resolveClientOptions } from './resolve-client-options';
 import {
   CLOSE_DEFAULTS,
   type CloseOptions,
@@ -86,65 +79,19 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
         `the API key is shorter than ${SHORT_SECRET} characters: it is not searched for inside the texts tools return, log and throw (it would match inside ordinary words), only replaced where it is a whole value; use a longer key in production`,
       );
     }
-    this.#connection = new Connection({
-      url: resolved.url,
-      apiKey: resolved.apiKey,
-      WebSocket: options.WebSocket,
-      reconnect: resolved.reconnect,
-      heartbeatIntervalMs: options.heartbeatIntervalMs,
-      connectTimeoutMs: resolved.connectTimeoutMs,
-      ready: () => this.#calls.tracingReady(), // the browser build's tracer code may be loading
-      highWaterMarkBytes: resolved.highWaterMarkBytes,
-      maxBufferedBytes: resolved.maxBufferedBytes,
-      logger,
-      hello: () => ({
-        protocol: PROTOCOL_VERSION,
-        sdk: { name: 'toolwire', version: VERSION },
-        tools: this.#registry.definitions(),
-        localApprovals: options.onApproval !== undefined,
-        maxConcurrency: resolved.maxConcurrency,
-        maxQueue: resolved.maxQueue,
-        runEventKinds: [...NEGOTIATED_RUN_EVENT_KINDS],
-        // Every addition this SDK knows (PROTOCOL.md §2), the trace context with a tracer; the service picks.
-        features: options.tracing ? [...FEATURES] : FEATURES.filter((name) => name !== 'trace_context'),
-      }),
-      onWelcome: (welcome) => {
-        this.#decisions.welcomed(welcome.features);
-        this.#calls.welcomed(welcome);
-        this.#runs.reconnected();
-        this.#signals.connected();
-        this.#emit('connected', { sessionId: welcome.sessionId, resumed: welcome.resumed });
+    // The connection's events go to these parts, read when each comes (the runs and the calls are made below).
+    const client = this;
+    this.#connection = clientConnection(resolved, options as ClientOptions, logger, {
+      registry: this.#registry,
+      decisions: this.#decisions,
+      get calls() {
+        return client.#calls;
       },
-      onFrame: (frame) => this.#onFrame(frame),
-      onDisconnected: (code, reason) => {
-        this.#decisions.disconnected();
-        this.#calls.disconnected();
-        this.#emit('disconnected', { code, reason });
+      get runs() {
+        return client.#runs;
       },
-      onReconnecting: (attempt, delayMs) => this.#emit('reconnecting', { attempt, delayMs }),
-      onError: (error) => this.#emit('error', error),
-      // A frame that will never go out as it is (already reported through onError).
-      onUnsendable: (frame, error) => {
-        if (frame.type === 'run_start') this.#runs.unsendable(frame, error);
-        else this.#calls.unsendable(frame, error);
-      },
-      onRefused: (about, message) => {
-        const { type, callId, questionId } = about;
-        if (type === 'tool_call' && callId !== undefined) this.#calls.unreadable(callId, about, message);
-        // An answer that cannot be read ends its question as cancelled (PROTOCOL.md §12), as any other status would.
-        else if (type === 'answer' && callId !== undefined && questionId !== undefined) {
-          const reason = `the service's answer could not be read (${message})`;
-          this.#calls.handle({ type: 'answer', callId, questionId, status: 'cancelled', reason });
-        } else if (!this.#decisions.refused(about, message)) this.#runs.refused(about, message);
-      },
-      onClosed: (error) => {
-        this.#decisions.disconnected();
-        this.#calls.abortAll('client closed');
-        this.#calls.dispose();
-        this.#runs.failAll(error ?? new ConnectionError('closed', 'the client was closed'));
-        this.#signals.closed();
-        this.#emit('closed', error);
-      },
+      signals: this.#signals,
+      emit: (event, ...args) => this.#emit(event, ...args),
     });
     this.#runs = new Runs(
       (frame) => this.#connection.send(frame),
@@ -356,17 +303,6 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
       this.#connection.send({ type: 'tools_update', tools: this.#registry.definitions() });
   }
 
-  #onFrame(frame: Exclude<ServiceFrame, FrameOf<ServiceFrame, 'welcome'>>): void {
-    if (this.#decisions.handle(frame) || this.#calls.handle(frame) || this.#runs.handle(frame)) return;
-    if (frame.type !== 'error') return;
-    if (frame.callId !== undefined && dropsResult(frame.code)) {
-      // The service will never record this result (PROTOCOL.md §5.2, §13): drop it from the outbox.
-      this.#calls.ack(frame.callId, frame.code);
-    }
-    const error = new ConnectionError(`service_${frame.code}`, `the service reported: ${frame.message}`);
-    this.#emit('error', error);
-  }
-
   // Listeners are user code: one that throws must not break the socket handler that emitted.
   #emit<E extends keyof ClientEvents>(event: E, ...args: ClientEvents[E]): void {
     // A service's or a socket's words may quote a secret (the key in a URL, an echo of it).
@@ -382,19 +318,4 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
         );
     }
   }
-}
-
-/**
- * Whether an `error` naming a `callId` drops that call's result (PROTOCOL.md §13): `unknown_call`,
- * `duplicate_result`, `not_allowed`, and any code this protocol version does not list (a newer service's). The
- * other listed codes keep it: `internal` says the frame may be re-sent; the others answer frames that are not
- * results.
- */
-function dropsResult(code: string): boolean {
-  return (
-    code === 'unknown_call' ||
-    code === 'duplicate_result' ||
-    code === 'not_allowed' ||
-    !(ERROR_CODES as readonly string[]).includes(code)
-  );
 }

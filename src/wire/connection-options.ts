@@ -7,7 +7,7 @@ import type { ConnectionError, ProtocolError } from '../errors';
 import type { Logger } from '../logger';
 import type { BackoffOptions } from './backoff';
 import type { HeartbeatClock } from './heartbeat';
-import type { LinkOptions, Welcome } from './link';
+import type { LinkOptions, Welcome } from './link-options';
 import type { ClientFrame, FrameOf, ServiceFrame } from './protocol';
 import type { WebSocketConstructor } from './transport';
 

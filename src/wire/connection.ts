@@ -12,7 +12,8 @@ import { backoffDelay } from './backoff';
 import { BACKPRESSURE_DEFAULTS } from './backpressure';
 import type { ConnectionOptions, ConnectOptions } from './connection-options';
 import { describeThrown } from './describe-thrown';
-import { Link, type LinkClose, type Welcome } from './link';
+import { Link } from './link';
+import type { LinkClose, Welcome } from './link-options';
 import { CLOSE_CODES, type ClientFrame, PROTOCOL_DEFAULTS } from './protocol';
 import { resolveWebSocket, type WebSocketConstructor } from './transport';
 
@@ -22,7 +23,8 @@ export type {
   HelloBody,
   ReconnectOptions,
 } from './connection-options';
-export { HANDSHAKE_TIMEOUT_MS, type Welcome } from './link';
+export { HANDSHAKE_TIMEOUT_MS } from './link';
+export type { Welcome } from './link-options';
 
 /** The connection's state. Leaving a state cleans up what it owned (timers, sockets). */
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'draining' | 'closed';

@@ -9,6 +9,8 @@
  * @module
  */
 import { MAX_TIMEOUT_MS } from '../limits';
+import type { Logger } from '../logger';
+import { MIN_HEARTBEAT_INTERVAL_MS } from './protocol';
 
 /** The clock and timers the heartbeat uses; replaceable in tests by a simulated event loop. */
 export interface HeartbeatClock {
@@ -141,4 +143,41 @@ export class Heartbeat {
       this.#dead(now - this.#lastHeard);
     }
   }
+}
+
+/** What {@link startHeartbeat} needs: a {@link Heartbeat}'s options, with the log for its warnings. */
+export interface LinkHeartbeatOptions {
+  clock: HeartbeatClock | undefined;
+  logger: Logger;
+  ping(): void;
+  /** The peer is presumed dead (already logged as a `warn`). */
+  dead(): void;
+}
+
+/**
+ * Starts the heartbeat of a welcomed socket every `requestedMs` (the client's override, else the service's
+ * announced interval), raised to {@link MIN_HEARTBEAT_INTERVAL_MS} with a `warn` when below it.
+ */
+export function startHeartbeat(requestedMs: number, options: LinkHeartbeatOptions): Heartbeat {
+  let intervalMs = requestedMs;
+  if (intervalMs < MIN_HEARTBEAT_INTERVAL_MS) {
+    options.logger.warn(
+      { intervalMs, minimumMs: MIN_HEARTBEAT_INTERVAL_MS },
+      `the heartbeat interval of ${intervalMs} ms is below the minimum of ${MIN_HEARTBEAT_INTERVAL_MS} ms; using ${MIN_HEARTBEAT_INTERVAL_MS} ms`,
+    );
+    intervalMs = MIN_HEARTBEAT_INTERVAL_MS;
+  }
+  const heartbeat = new Heartbeat({
+    intervalMs,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ping: options.ping,
+    dead: (silentMs) => {
+      options.logger.warn(
+        { intervalMs: heartbeat.intervalMs, silentMs },
+        `no frame from the service for ${silentMs} ms (two heartbeat intervals of ${heartbeat.intervalMs} ms)`,
+      );
+      options.dead();
+    },
+  });
+  return heartbeat;
 }

@@ -8,7 +8,6 @@
  */
 
 import { ConnectionError, ProtocolError } from '../errors';
-import type { Logger } from '../logger';
 import { type AttemptFailure, attemptFailure, unsupportedProtocol } from './attempt-failure';
 import { Backpressure } from './backpressure';
 import {
@@ -28,65 +27,16 @@ import {
   helloText,
   welcomeAgainLog,
 } from './handshake';
-import { Heartbeat, type HeartbeatClock, systemClock } from './heartbeat';
+import { type Heartbeat, startHeartbeat, systemClock } from './heartbeat';
 import { droppedFieldsLog } from './informative';
-import {
-  CLOSE_CODES,
-  type ClientFrame,
-  type FrameOf,
-  MIN_HEARTBEAT_INTERVAL_MS,
-  type ServiceFrame,
-  SUBPROTOCOL,
-  utf8Length,
-} from './protocol';
-import { canSendHeaders, openTransport, type Transport, type WebSocketConstructor } from './transport';
-
-/** The `welcome` frame. */
-export type Welcome = FrameOf<ServiceFrame, 'welcome'>;
+import type { LinkOptions, Welcome } from './link-options';
+import { CLOSE_CODES, type ClientFrame, type ServiceFrame, SUBPROTOCOL, utf8Length } from './protocol';
+import { canSendHeaders, openTransport, type Transport } from './transport';
 
 export { HANDSHAKE_TIMEOUT_MS } from './handshake';
 
 /** Close code reported for a socket this client dropped without a close handshake (RFC 6455 §7.1.5). */
 const ABNORMAL_CLOSURE = 1006;
-
-/** How a link ended. */
-export interface LinkClose {
-  code: number;
-  reason: string;
-  /** The socket had its `welcome`: a disconnection, not a failed attempt. */
-  welcomed: boolean;
-  /** Before `welcome`: why the attempt failed, and whether trying again can help. */
-  failure: AttemptFailure;
-  /** The failure was already logged and reported through `onError`. */
-  reported: boolean;
-}
-
-/** What a link needs from its connection. */
-export interface LinkOptions {
-  WebSocket: WebSocketConstructor;
-  url: string;
-  apiKey: string;
-  /** The frame limit until `welcome` announces one: the last announced, else the protocol default. */
-  maxPayloadBytes: number;
-  /** Overrides the interval announced in `welcome`, in milliseconds. */
-  heartbeatIntervalMs: number | undefined;
-  heartbeatClock: HeartbeatClock | undefined;
-  /** Answers that can wait are held while more than this many bytes are unread (see backpressure.ts). */
-  highWaterMarkBytes: number;
-  /** Past this many unread bytes the socket is dropped (1008) and the client resumes. */
-  maxBufferedBytes: number;
-  logger: Logger;
-  /** The `hello` to send (with `sessionId` when resuming); the link adds `apiKey` where headers are impossible. */
-  hello(): FrameOf<ClientFrame, 'hello'>;
-  onWelcome(welcome: Welcome): void;
-  onFrame(frame: Exclude<ServiceFrame, Welcome>): void;
-  onError(error: ConnectionError | ProtocolError): void;
-  onUnsendable(frame: ClientFrame, error: ConnectionError): void;
-  /** A frame was refused (answered `error`, unless it is one) whose type and some ids are readable: end its waiter. */
-  onRefused?(about: RefusedFrame, message: string): void;
-  /** Called once, synchronously when the link itself drops the socket. */
-  onClose(close: LinkClose): void;
-}
 
 type Verdict = AttemptFailure & { reported: boolean };
 
@@ -299,30 +249,15 @@ export class Link {
 
   #startHeartbeat(requestedMs: number): void {
     this.#heartbeat?.stop();
-    let intervalMs = requestedMs;
-    if (intervalMs < MIN_HEARTBEAT_INTERVAL_MS) {
-      this.#options.logger.warn(
-        { intervalMs, minimumMs: MIN_HEARTBEAT_INTERVAL_MS },
-        `the heartbeat interval of ${intervalMs} ms is below the minimum of ${MIN_HEARTBEAT_INTERVAL_MS} ms; using ${MIN_HEARTBEAT_INTERVAL_MS} ms`,
-      );
-      intervalMs = MIN_HEARTBEAT_INTERVAL_MS;
-    }
-    const heartbeat = new Heartbeat({
-      intervalMs,
-      ...(this.#options.heartbeatClock ? { clock: this.#options.heartbeatClock } : {}),
+    this.#heartbeat = startHeartbeat(requestedMs, {
+      clock: this.#options.heartbeatClock,
+      logger: this.#options.logger,
       ping: () => {
         const id = this.#budget.pingId();
         if (this.#write(encodeFrame({ type: 'ping', id }), 'ping')) this.#budget.pinged(id);
       },
-      dead: (silentMs) => {
-        this.#options.logger.warn(
-          { intervalMs: heartbeat.intervalMs, silentMs },
-          `no frame from the service for ${silentMs} ms (two heartbeat intervals of ${heartbeat.intervalMs} ms)`,
-        );
-        this.#drop(undefined, 'heartbeat timeout', CLOSE_CODES.heartbeatTimeout);
-      },
+      dead: () => this.#drop(undefined, 'heartbeat timeout', CLOSE_CODES.heartbeatTimeout),
     });
-    this.#heartbeat = heartbeat;
   }
 
   #handshakeTimedOut(): void {
