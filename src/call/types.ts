@@ -194,89 +194,89 @@ export interface ResultSink {
 /** Options of one call. Every field is optional. */
 export interface InvokeOptions<C = unknown> {
   /** Id of the call, given to `ctx.callId` and `ctx.idempotencyKey()`. @default a random UUID */
-  callId?: string;
+  callId?: string | undefined;
   /** Id of the run. @default a random UUID */
-  runId?: string;
+  runId?: string | undefined;
   /** Nesting depth of the run (`ctx.depth`). @default 0 */
-  depth?: number;
+  depth?: number | undefined;
   /** `ctx.context`. */
-  context?: C;
+  context?: C | undefined;
   /**
    * Cancels the call: status `cancelled`, `ctx.signal` aborts, and nothing more runs (no `execute` after an
    * approval that arrives late, no `errorFunction`).
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** `true`: a human already approved this call; `false`: a human already rejected it (`rejectionReason`). */
-  approved?: boolean;
+  approved?: boolean | undefined;
   /** Reason of an earlier rejection (`approved: false`), appended to the text the model reads. */
-  rejectionReason?: string;
+  rejectionReason?: string | undefined;
   /** Name of the agent whose run made the call: `ctx.agentName`, for `allowedAgentNames` and policies. @default unknown */
-  agentName?: string;
+  agentName?: string | undefined;
   /**
    * Run on the validated call, in order, before approval and `execute` (see {@link CallPolicy}).
    * @default no policies
    */
-  policies?: readonly CallPolicy<C>[];
+  policies?: readonly CallPolicy<C>[] | undefined;
   /**
    * Asked when the tool needs approval and `approved` is undefined. May take minutes; an abort of `signal`
    * while waiting ends the call as `cancelled` and `execute` never runs. A throw gives a `rejected` result.
    */
-  approve?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+  approve?: ((request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>) | undefined;
   /**
    * Overrides the tool's `timeoutMs` (milliseconds, a positive integer): one budget for argument validation, the
    * `needsApproval` predicate, `execute`, `outputSchema` and `toModelOutput`, not counting the wait for
    * `approve`. See {@link ToolOptions.timeoutMs}.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * Cap on `output` in UTF-8 bytes (a positive integer): longer text is cut at a character boundary and ends
    * with `\n[truncated: the full output was <n> bytes]`, the whole within the cap. @default no cap
    */
-  maxOutputBytes?: number;
+  maxOutputBytes?: number | undefined;
   /** Told about a widget that failed validation and was dropped. @default a `console.warn` naming the path */
-  onWidgetInvalid?: (info: WidgetInvalidInfo) => void;
+  onWidgetInvalid?: ((info: WidgetInvalidInfo) => void) | undefined;
   /**
    * Told about each `ctx.progress()` of the call while it runs, checked, in order (none after the result). A
    * listener that throws is ignored. @default progress is dropped
    */
-  onProgress?: (update: ProgressUpdate) => void;
+  onProgress?: ((update: ProgressUpdate) => void) | undefined;
   /**
    * Told about each preliminary result of the call, in order, while it runs: each value an `execute` that is a
    * generator (or returns an async iterable) yields. Not after the result; a listener that throws is ignored.
    * @default preliminary results are dropped
    */
-  onPreliminary?: (result: PreliminaryResult) => void;
+  onPreliminary?: ((result: PreliminaryResult) => void) | undefined;
   /**
    * Told about each `ctx.emit()` of the call while it runs, in order, checked and written as JSON. A listener
    * that throws is ignored. @default events are dropped
    */
-  onEmit?: (event: ToolEvent) => void;
+  onEmit?: ((event: ToolEvent) => void) | undefined;
   /**
    * Answers `ctx.askQuestion()`: returns `{ answer }` or `{ declined: true, reason? }`, or a promise of it. The
    * answer is then checked against the question's choices or schema. A throw or a rejection rejects the
    * question with `QuestionError` `failed`. @default questions reject with `QuestionError` `unsupported`
    */
-  onQuestion?: (request: QuestionRequest) => QuestionReply | Promise<QuestionReply>;
+  onQuestion?: ((request: QuestionRequest) => QuestionReply | Promise<QuestionReply>) | undefined;
   /** `ctx.sessionId`: the session that started the run, when there is one. */
-  sessionId?: string;
+  sessionId?: string | undefined;
   /**
    * Results of `ctx.step()`s this call already completed (elsewhere), by key: a step with one of these keys
    * returns it instead of running. @default none
    */
-  steps?: Readonly<Record<string, unknown>>;
+  steps?: Readonly<Record<string, unknown>> | undefined;
   /**
    * Told about each step the call completes, with its result as redacted JSON (to be kept, e.g. by the service,
    * and given back as `steps` when the call runs again). A listener that throws is ignored.
    * @default steps are kept for the call's retries only
    */
-  onStep?: (step: StepRecord) => void;
+  onStep?: ((step: StepRecord) => void) | undefined;
   /** What `ctx.logger` writes to (each line with the call's id, tool and attempt). @default nothing is logged */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /**
    * Extra properties for `ctx` (string or symbol keys), for hosts that hand their own hooks to their tools;
    * they never replace a standard `ctx` field and are not enumerable.
    */
-  extend?: Readonly<Record<PropertyKey, unknown>>;
+  extend?: Readonly<Record<PropertyKey, unknown>> | undefined;
 }
 
 /** The outcome of one call. */

@@ -41,15 +41,15 @@ export interface AgentOptions<O extends ToolParameters | undefined = undefined, 
    * of any shape a client's `tools` accepts (`ToolSet`; `T` types it entry by entry, inferred). @default []
    */
   // biome-ignore lint/suspicious/noExplicitAny: an agent's tools run with the context of the run that uses it.
-  tools?: ToolSetOf<T, any>;
+  tools?: ToolSetOf<T, any> | undefined;
   /** Model name passed to the service. @default the service's default model */
-  model?: string;
+  model?: string | undefined;
   /**
    * Shape of the final answer: any schema `tool()` accepts as parameters (zod, valibot, arktype, Standard Schema,
    * JSON Schema). It is announced as `outputSchema`, the model must answer with JSON matching it, and `run()`
    * validates and parses the answer (a mismatch rejects with `RunError` `invalid_output`). @default a string answer
    */
-  outputType?: O;
+  outputType?: O | undefined;
 }
 
 /** The final output type of an agent: a string, or what its `outputType` parses to. */
@@ -62,15 +62,15 @@ export type AgentOutput<O> = 0 extends 1 & O
 /** Options of {@link Agent.asTool}. */
 export interface AsToolOptions {
   /** Tool name. @default the agent's name with characters outside `[a-zA-Z0-9_-]` replaced by `_` */
-  toolName?: string;
+  toolName?: string | undefined;
   /** What the calling model reads to decide when to use this agent. Required. */
   toolDescription: string;
   /** Turns the nested run's result into what the calling model reads. @default the final output (JSON if not a string) */
-  outputExtractor?: (result: RunResult) => string | Promise<string>;
+  outputExtractor?: ((result: RunResult) => string | Promise<string>) | undefined;
   /** Model turns of the nested run. @default the service's default */
-  maxTurns?: number;
+  maxTurns?: number | undefined;
   /** Deepest nesting allowed: a call from a run at this depth or deeper fails cleanly. @default 5 */
-  maxDepth?: number;
+  maxDepth?: number | undefined;
 }
 
 /** Default nesting bound of agents used as tools. */

@@ -216,8 +216,16 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     redact: secretScrubber([withEnv.apiKey, ...(Array.isArray(rules) ? rules : [rules])]),
   };
   checkOptions(withEnv, CLIENT_OPTIONS, owner);
+  // Field by field: a field given as `undefined` (a spread config) takes its default, as a missing one does.
+  const given = options.reconnect;
   const reconnect =
-    options.reconnect === false ? false : { ...CLIENT_DEFAULTS.reconnect, ...options.reconnect };
+    given === false
+      ? false
+      : {
+          initialDelayMs: given?.initialDelayMs ?? CLIENT_DEFAULTS.reconnect.initialDelayMs,
+          maxDelayMs: given?.maxDelayMs ?? CLIENT_DEFAULTS.reconnect.maxDelayMs,
+          maxAttempts: given?.maxAttempts ?? CLIENT_DEFAULTS.reconnect.maxAttempts,
+        };
   if (reconnect !== false && reconnect.initialDelayMs > reconnect.maxDelayMs) {
     optionsFault(
       owner,

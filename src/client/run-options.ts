@@ -23,21 +23,21 @@ import type { RunEvent } from './runs';
 /** Options of {@link Client.run}. */
 export interface RunOptions<C = unknown> {
   /** `ctx.context` for every tool call of this run and of its nested runs. Never sent. */
-  context?: C;
+  context?: C | undefined;
   /**
    * Aborting rejects `run()` at once with `AbortError` (`cause`: `signal.reason`), connected or not, aborts the
    * run's tool calls in this process at once, and cancels the run on the service (`run_cancel`, re-sent after a
    * reconnect until the service ends the run; PROTOCOL.md §6).
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Model turns before the run fails. @default the service's (10 with the stub) */
-  maxTurns?: number;
+  maxTurns?: number | undefined;
   /**
    * Told about each event of this run as it happens (the same as the client's `run_event` event, for this run
    * only): turns, messages, tool calls and results, approvals, and the calls' progress, preliminary results and
    * questions. A listener that throws is ignored.
    */
-  onEvent?: (event: RunEvent) => void;
+  onEvent?: ((event: RunEvent) => void) | undefined;
 }
 
 /** Default values of {@link CloseOptions}. */
@@ -46,9 +46,9 @@ export const CLOSE_DEFAULTS = { drain: true, timeoutMs: 30_000 } as const;
 /** Options of {@link Client.close}. */
 export interface CloseOptions {
   /** Finish running calls and flush results before closing. @default true */
-  drain?: boolean;
+  drain?: boolean | undefined;
   /** Longest wait for draining, in milliseconds; then running calls are aborted with `cancelled` results. @default 30_000 */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** What `client.run()` accepts: one rule per option of {@link RunOptions}. */

@@ -33,16 +33,16 @@ export interface RetryOptions {
   /** How many times `execute` may run in all, the first included: 1 to 100 (1: no retry). */
   maxAttempts: number;
   /** Ceiling of the delay before the second attempt; it doubles for each further one. @default 100 */
-  initialDelayMs?: number;
+  initialDelayMs?: number | undefined;
   /** No delay between attempts is longer than this. @default 2_000 */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /**
    * Whether this failure (what `execute` threw, or the `TimeoutError` of an attempt that ran out of time) is
    * worth another attempt: `true` (or a promise of `true`) retries. A `when` that throws or rejects counts as
    * `false`, and so does an async one that has not answered within the tool's `timeoutMs`; a cancel of the call
    * while it answers ends the call `cancelled`. @default every failure is retried
    */
-  when?: (error: unknown) => boolean | Promise<boolean>;
+  when?: ((error: unknown) => boolean | Promise<boolean>) | undefined;
 }
 
 /** The delays of a `retry` without its own. */

@@ -99,12 +99,12 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
   /** What the tool does and when to use it; the model reads it. Must not be empty. */
   description: string;
   /** Schema of the arguments: a Standard Schema, a JSON Schema object with `type: 'object'`, or omitted. */
-  parameters?: P;
+  parameters?: P | undefined;
   /**
    * The same as `parameters`, under the name the AI SDK, MCP and several agent SDKs use. Give one of the two,
    * never both (`conflicting_options`). An AI SDK `jsonSchema()` object is read as its JSON Schema.
    */
-  inputSchema?: P;
+  inputSchema?: P | undefined;
   /**
    * Does the work. Gets the validated input (the schema's output, e.g. with defaults applied). A string result
    * reaches the model unchanged; anything else as JSON (see `serializeOutput`). Throwing is fine: the
@@ -118,7 +118,7 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
    * when there is no `timeoutMs`), the default text is used. Argument order as in the OpenAI Agents SDK;
    * `null` (which there means "let the error propagate") means the default text here: a tool failure is a result.
    */
-  errorFunction?: ((ctx: ToolContext<C>, error: unknown) => string | Promise<string>) | null;
+  errorFunction?: ((ctx: ToolContext<C>, error: unknown) => string | Promise<string>) | null | undefined;
   /**
    * Whether a human must approve a call before `execute` runs: a boolean, {@link approvalRequired}`(reason)`, or
    * a predicate of the validated input answering a boolean or `{ required, reason? }` (it runs after
@@ -134,7 +134,8 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
         ctx: ToolContext<C>,
         input: InferParameters<P>,
         callId: string,
-      ) => ApprovalAnswer | Promise<ApprovalAnswer>);
+      ) => ApprovalAnswer | Promise<ApprovalAnswer>)
+    | undefined;
   /** The same as `needsApproval`, under the name Relay-E and Assemble use. One of the two, never both. */
   requiresApproval?:
     | boolean
@@ -143,14 +144,15 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
         ctx: ToolContext<C>,
         input: InferParameters<P>,
         callId: string,
-      ) => ApprovalAnswer | Promise<ApprovalAnswer>);
+      ) => ApprovalAnswer | Promise<ApprovalAnswer>)
+    | undefined;
   /**
    * The agents whose runs may call the tool (Assemble's `allowedAgentNames`), by `name`. A call from any other
    * agent's run, or whose agent is unknown (a service without the feature `call_context`), is refused before
    * approval and `execute`: status `rejected`, the model reading `<name> was not run: the agent "<agent>" is not
    * allowed to call it.`. @default every agent may call it
    */
-  allowedAgentNames?: readonly string[];
+  allowedAgentNames?: readonly string[] | undefined;
   /**
    * Announce the parameters in the form OpenAI's strict function calling accepts: every property required,
    * optional ones as nullable (`anyOf: [schema, { type: 'null' }]`), `additionalProperties: false`, annotations
@@ -164,7 +166,7 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
    * `definition.parameters` is then the strict form; `inputSchemaOf(tool)` gives the ordinary one.
    * @default false
    */
-  strict?: boolean;
+  strict?: boolean | undefined;
   /**
    * Time limit of a call, in milliseconds (a positive integer up to 2_147_483_647): one budget, counted from
    * the start of the call, for everything the tool itself runs: argument validation (async refinements
@@ -174,27 +176,27 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
    * out after <n>ms` (or `errorFunction`'s text). Without it, a call ends when it finishes or is cancelled.
    * @default none
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Schema the result must match (any kind `parameters` accepts); a mismatch is an `error` result. */
-  outputSchema?: ToolParameters;
+  outputSchema?: ToolParameters | undefined;
   /**
    * What the model reads instead of the full result: it receives `execute`'s full return value (parsed by
    * `outputSchema`, widget included) and its return value is serialised like a result. The caller still gets
    * the full value in `ToolCallResult.value`. A throw is handled like a throw from `execute`.
    */
-  toModelOutput?(output: Out): unknown;
+  toModelOutput?: ((output: Out) => unknown) | undefined;
   /**
    * How the tool touches the world, announced to the service (approval and audit surfaces may show it): `'none'`
    * (reads only), `'idempotent'` (a write that may run twice with the same effect) or `'external'` (anything
    * else: a charge, an email). Only `none` and `idempotent` tools may have `retry`. @default 'external'
    */
-  sideEffect?: SideEffect;
+  sideEffect?: SideEffect | undefined;
   /**
    * Run `execute` again when it throws or an attempt runs out of `timeoutMs` (see {@link RetryOptions}); the
    * model reads the last attempt's failure when none succeeds. Needs `sideEffect` `'none'` or `'idempotent'`.
    * @default none (one attempt)
    */
-  retry?: RetryOptions;
+  retry?: RetryOptions | undefined;
   /**
    * Names of input properties (at any depth, exact names) whose values are secrets for the call. Their values,
    * in the model's arguments, the validated input and any arguments an approver edited, are scrubbed, on top of
@@ -210,7 +212,7 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
    * - an output that is JSON stays JSON: it is redacted inside its values and written again compactly.
    * @default []
    */
-  sensitiveFieldNames?: readonly string[];
+  sensitiveFieldNames?: readonly string[] | undefined;
 }
 
 /**

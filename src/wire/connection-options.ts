@@ -30,7 +30,7 @@ export interface ConnectOptions {
    * @default reconnect.maxAttempts. With `reconnect: false` there is one attempt whatever this says, and
    *   `connectTimeoutMs` bounds the wait in any case.
    */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
 }
 
 /** The `hello` frame, as the client builds it before the connection adds `sessionId` and `apiKey`. */
