@@ -10,6 +10,8 @@ import { MAX_FRAME_DEPTH } from '../src/limits';
 
 /** A refusal with its HTTP status. */
 export class HttpError extends Error {
+  // A string, not the class's name: a minifier renames classes (as src/errors.ts does for every error class).
+  override name = 'HttpError';
   constructor(
     readonly status: number,
     readonly code: string,

@@ -20,6 +20,17 @@ function refusal(schema: Parameters<typeof parseBody>[0], body: unknown) {
 const invalid = (message: string) => ({ status: 400, code: 'invalid_request', message });
 
 describe('HTTP request bodies', () => {
+  it('refuses with an HttpError named HttpError (a string that survives a minifier), its status and code', () => {
+    const error = new HttpError(404, 'unknown_agent', 'no agent named "x"');
+    expect([error.name, error.status, error.code, error.message]).toEqual([
+      'HttpError',
+      404,
+      'unknown_agent',
+      'no agent named "x"',
+    ]);
+    expect(String(error)).toBe('HttpError: no agent named "x"');
+  });
+
   it('accepts a run by agent name or definition, with or without maxTurns, and drops unknown fields', () => {
     expect(parseBody(startRunBody, { agent: 'known', input: 'hi', extra: 1 })).toEqual({
       agent: 'known',
