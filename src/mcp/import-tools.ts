@@ -5,7 +5,7 @@
  * @module
  */
 import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool as SdkTool } from '@modelcontextprotocol/sdk/types.js';
+import type { ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   aBoolean,
   aDuration,
@@ -23,8 +23,12 @@ import {
 } from 'toolwire';
 import { EMPTY_MCP_ERROR, mcpResultText } from './mcp-result';
 
-/** An MCP tool as `tools/list` describes it: the MCP SDK's `Tool` (name, description, inputSchema, annotations, …). */
-export type McpTool = SdkTool;
+/**
+ * An MCP tool as `tools/list` describes it: the MCP SDK's `Tool` (name, description, inputSchema, annotations, …).
+ * Reached through `ListToolsResult` rather than imported by its name, so that the declarations shipped for
+ * `toolwire/mcp` need not give one of the two `Tool`s (theirs and toolwire's) a bundler-made name.
+ */
+export type McpTool = ListToolsResult['tools'][number];
 
 /** What {@link importMcpTools} needs of an MCP client: a connected `Client` of `@modelcontextprotocol/sdk`. */
 export type McpToolSource = Pick<McpClient, 'listTools' | 'callTool'>;

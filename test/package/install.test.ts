@@ -77,9 +77,24 @@ describe('npm pack in a fresh clone', () => {
 });
 
 describe('the declarations users compile against', () => {
-  it('name the tool types as exported: no bundler-renamed alias (AnyTool$2) reaches a TypeScript message', () => {
+  it('name every type as declared: no bundler-renamed alias (AnyTool$2, Tool$1) in any shipped .d.ts', () => {
     const dist = join(installed.app, 'node_modules/toolwire/dist');
-    for (const file of ['index.d.ts', 'index.d.cts', 'ai-sdk/index.d.ts']) {
+    const declarations = installed.files
+      .filter((file) => /^dist\/.*\.d\.c?ts$/.test(file))
+      .map((file) => file.slice('dist/'.length));
+    // Every entry point's, the shared chunks' too.
+    for (const entry of [
+      'index',
+      'server-stub/index',
+      'mcp/index',
+      'ai-sdk/index',
+      'otel/index',
+      'zod3',
+      'valibot',
+    ]) {
+      expect(declarations, entry).toEqual(expect.arrayContaining([`${entry}.d.ts`, `${entry}.d.cts`]));
+    }
+    for (const file of declarations) {
       const renamed = readFileSync(join(dist, file), 'utf8').match(/\b[A-Za-z_]\w*\$\d+\b/g) ?? [];
       expect([...new Set(renamed)], file).toEqual([]);
     }
