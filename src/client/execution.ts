@@ -117,8 +117,9 @@ class RareState {
 
 /**
  * Each field of a `tool_call`: `true` when the call reads it after its arrival (a decision, a depth, the run's
- * scope, kept steps, trace context: kept in its {@link CallExtras}), `false` when it is used on arrival or kept
- * in a field of the call's own. Typed over every field: one added to the frame must be listed here (and read by
+ * scope, kept steps: kept in its {@link CallExtras}), `false` when it is used on arrival or kept in a field of the
+ * call's own. The trace context is used on arrival only (the tracer starts the call's trace then, from the frame:
+ * `CallTraces.received`): kept, each call's own `traceparent` would give every traced call extras of its own. Typed over every field: one added to the frame must be listed here (and read by
  * {@link extrasOf} and {@link sameExtras}, which loop over it).
  */
 export const READ_LATER = {
@@ -133,8 +134,8 @@ export const READ_LATER = {
   approved: true,
   reason: true,
   argumentsEdited: true,
-  traceparent: true,
-  tracestate: true,
+  traceparent: false,
+  tracestate: false,
   sessionId: true,
   agentName: true,
   steps: true,
@@ -227,8 +228,8 @@ export class Execution extends Cancellation implements ResultSink {
   }
 
   /**
-   * The `tool_call` made again of its fields: as received but for `deadlineMs`, `acks` and a depth of 0 (a new
-   * object at each read).
+   * The `tool_call` made again of its fields: as received but for `deadlineMs`, `acks`, the trace context and a
+   * depth of 0 (a new object at each read).
    */
   get frame(): ToolCallFrame {
     const { callId, runId, toolName } = this;

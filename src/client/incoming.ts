@@ -120,7 +120,7 @@ export class Incoming {
     const execution = new Execution(frame, options.owner);
     options.deadlines.arm(execution, frame.deadlineMs);
     this.#held.set(callId, execution);
-    options.traces?.received(execution);
+    options.traces?.received(execution, frame);
     // A call of a run its caller aborted (the service has not heard yet): it ends cancelled, never started.
     if (this.#abortedRuns.has(frame.runId)) this.cancel(callId, this.#abortedRuns.get(frame.runId));
     else {

@@ -7,7 +7,7 @@
  * @module
  */
 import type { ApprovalDecision, ToolCallResult } from '../call/types';
-import type { Execution } from './execution';
+import type { Execution, ToolCallFrame } from './execution';
 
 /** Values a trace event may carry, OpenTelemetry's attribute values. */
 export type TraceAttributes = Record<string, string | number | boolean>;
@@ -93,8 +93,11 @@ export interface ToolTracing {
 
 /** Tells the client's {@link ToolTracing} what each call does. Owned by the call runner; one per client. */
 export interface CallTraces {
-  /** A call was accepted: its trace starts (before it may start running). */
-  received(execution: Execution): void;
+  /**
+   * A call was accepted: its trace starts (before it may start running), its parent read from `frame`, the
+   * `tool_call` as received (the call keeps no trace context: ./execution.ts `READ_LATER`).
+   */
+  received(execution: Execution, frame: ToolCallFrame): void;
   /** The call was admitted: it waits in line when every slot is busy. */
   admitted(execution: Execution): void;
   /**

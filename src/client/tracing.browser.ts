@@ -25,7 +25,7 @@ export function callTraces(...args: Parameters<typeof Real.callTraces>): CallTra
   real.load().catch(() => {}); // a failed load is reported by connect(), which waits for it
   return {
     ready: () => (now() === undefined ? real.load().then(() => {}) : undefined),
-    received: (execution) => now()?.received(execution),
+    received: (execution, frame) => now()?.received(execution, frame),
     admitted: (execution) => now()?.admitted(execution),
     start: (execution, start) => {
       const loaded = now();

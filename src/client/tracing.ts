@@ -13,7 +13,7 @@ import type { ApprovalDecision } from '../call/types';
 import type { Redactor } from '../logger';
 import { isThenable } from '../maybe';
 import { toolInternals } from '../tool/tool';
-import type { Execution, ToolCallFrame } from './execution';
+import type { Execution } from './execution';
 import {
   type CallTrace,
   type CallTraces,
@@ -47,8 +47,7 @@ export function callTraces(
     trace.event(TRACE_EVENTS.approvalDecided, attributes);
   };
   return {
-    received(execution) {
-      const frame: ToolCallFrame = execution.frame;
+    received(execution, frame) {
       let trace: CallTrace | undefined;
       // A tracer that throws leaves the call untraced; it never fails the call or the socket's handler.
       try {

@@ -59,8 +59,6 @@ describe('Execution frame', () => {
     approved: false,
     reason: 'no',
     argumentsEdited: true,
-    traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
-    tracestate: 'a=b',
     sessionId: 's1',
     agentName: 'Support',
     steps: { fetch: 1 },
@@ -119,6 +117,27 @@ describe('Execution frame', () => {
       );
     }
     expect(new Execution({ ...base, callId: 'c5' }, shared).extras).toBeUndefined();
+  });
+
+  it('keeps no trace context: the traced calls of one run share one copy, each with a traceparent of its own', () => {
+    const shared = { finished() {} };
+    const context = { agentName: 'Support', sessionId: 's1' };
+    const traced = (callId: string, span: string) =>
+      new Execution(
+        {
+          ...base,
+          ...context,
+          callId,
+          traceparent: `00-0af7651916cd43dd8448eb211c80319c-${span}-01`,
+          tracestate: 'a=b',
+        },
+        shared,
+      );
+    const first = traced('c1', 'b7ad6b7169203331');
+    const second = traced('c2', 'b7ad6b7169203332');
+    expect(first.extras).toStrictEqual(context);
+    expect(second.extras).toBe(first.extras);
+    expect(second.frame).toStrictEqual({ ...base, ...context, callId: 'c2' });
   });
 
   it('keeps its extras once it has rare state of its own (a decision, a redaction)', () => {
