@@ -93,6 +93,19 @@ describe('architecture', () => {
     expect(crossing).toEqual([]);
   });
 
+  it("keeps the adapters off the client's public events: an application's removeAllListeners() cannot disable them", () => {
+    // They are reached through what the application hands the client (`tools`, `tracing`) and called directly; an
+    // event listener would be the application's to remove (test/mcp/through-client.test.ts runs them without any).
+    const listening = files
+      .filter((file) => file.startsWith('src/') && ADAPTERS.has(layerOf(file)))
+      .filter((file) =>
+        /\.(?:on|once|addListener|prependListener|prependOnceListener)\(/.test(
+          readFileSync(join(root, file), 'utf8'),
+        ),
+      );
+    expect(listening).toEqual([]);
+  });
+
   it('has no import cycle in src/ or server-stub/', () => {
     expect(cycles(graph).map((cycle) => cycle.join(' -> '))).toEqual([]);
   });

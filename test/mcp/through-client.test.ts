@@ -3,8 +3,14 @@
  * importMcpTools → an MCP server, in memory and in a child process over stdio.
  */
 import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { Agent, Client, invokeTool } from 'toolwire';
 import { importMcpTools } from 'toolwire/mcp';
+import { otelTracing } from 'toolwire/otel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ScriptedTurn, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import { fixtureMcpServer } from '../fixtures/mcp/server';
@@ -15,7 +21,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function connected(script: ScriptedTurn[], mcp: McpClient) {
+async function connected(
+  script: ScriptedTurn[],
+  mcp: McpClient,
+  options: Partial<ConstructorParameters<typeof Client>[0]> = {},
+  beforeConnect: (client: Client) => void = () => {},
+) {
   const stub = await startStubServer({
     apiKeys: ['test-key'],
     logger: silentLogger,
@@ -23,8 +34,9 @@ async function connected(script: ScriptedTurn[], mcp: McpClient) {
   });
   cleanups.push(() => stub.close());
   const tools = await importMcpTools(mcp);
-  const client = new Client({ url: stub.url, apiKey: 'test-key', tools });
+  const client = new Client({ ...options, url: stub.url, apiKey: 'test-key', tools });
   cleanups.push(() => client.close({ drain: false }));
+  beforeConnect(client);
   await client.connect();
   const agent = new Agent({ name: 'Forecaster', instructions: 'Answer about the weather.', tools });
   return { client, agent, tools };
@@ -76,6 +88,29 @@ describe('imported MCP tools through the Client against the stub', () => {
     const result = await client.run(agent, 'Weather in Oslo?');
     expect(result.finalOutput).toBe('read: 4 results');
     expect(sorted(result.toolCalls)).toEqual(sorted(EXPECTED_CALLS));
+  });
+
+  it('run, traced, after the application clears every listener of the client: no adapter listens on its events', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const tracing = otelTracing({ tracer: provider.getTracer('test') });
+    const mcp = await linkedClient(fixtureMcpServer());
+    const { client, agent } = await connected(SCRIPT, mcp, { tracing }, (made) => made.removeAllListeners());
+    expect(client.eventNames()).toEqual([]);
+    const result = await client.run(agent, 'Weather in Oslo?');
+    expect(sorted(result.toolCalls)).toEqual(sorted(EXPECTED_CALLS));
+    expect(
+      exporter
+        .getFinishedSpans()
+        .map((span) => span.name)
+        .sort(),
+    ).toEqual([
+      'execute_tool chart',
+      'execute_tool disk_write',
+      'execute_tool weather_get',
+      'execute_tool weather_get',
+    ]);
+    expect(client.eventNames()).toEqual([]);
   });
 
   it('cancels the MCP request when the run is cancelled', async () => {
