@@ -30,7 +30,7 @@ export interface ToAiSdkToolsOptions<C = unknown> {
    * `ctx.context` when the AI SDK call gives no `experimental_context` (when it does, that is the context).
    * @default undefined
    */
-  context?: C;
+  context?: C | undefined;
   /**
    * Decides, in this process, every call of a tool that needs approval (`needsApproval`: `true` or a
    * predicate), as `invokeTool`'s `approve` does. Without it, the AI SDK's own approval flow asks (its
@@ -39,7 +39,7 @@ export interface ToAiSdkToolsOptions<C = unknown> {
    * `needsApproval(input, options)`, which runs toolwire's check ({@link approvalNeeded}) with the AI SDK's
    * `toolCallId` and `experimental_context`. @default none
    */
-  approve?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+  approve?: ((request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>) | undefined;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output type, sharing the context type.

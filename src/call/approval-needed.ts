@@ -13,11 +13,11 @@ const DRY_RUN = Symbol('dry run');
 /** Options of {@link approvalNeeded}: those of `invokeTool` that the checks before `execute` read. */
 export interface ApprovalNeededOptions<C = unknown> {
   /** `ctx.callId` of the check. @default a fresh id */
-  callId?: string;
+  callId?: string | undefined;
   /** `ctx.context` of the check. @default undefined */
-  context?: C;
+  context?: C | undefined;
   /** Ends the check (then the answer is `undefined`). @default none */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /**

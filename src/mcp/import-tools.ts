@@ -43,29 +43,29 @@ export interface ImportMcpToolsOptions {
    * two servers have tools of the same name). Letters, digits, `_` and `-` only. Not used when `rename` is
    * given. @default ''
    */
-  prefix?: string;
+  prefix?: string | undefined;
   /**
    * The toolwire name of an MCP tool, given its MCP name. Without it the name is `prefix` + the MCP name with
    * every character a toolwire name cannot hold (anything but letters, digits, `_` and `-`, e.g. the `.` of
    * `files.read`) replaced by `_`. Either way the result must be a valid toolwire name (1 to 64 of those
    * characters) and unique. @default prefix + the MCP name, mapped as above
    */
-  rename?: (mcpName: string) => string;
+  rename?: ((mcpName: string) => string) | undefined;
   /** Keeps only the MCP tools for which it returns `true` (e.g. by name or `annotations.readOnlyHint`). @default every tool */
-  filter?: (mcpTool: McpTool) => boolean;
+  filter?: ((mcpTool: McpTool) => boolean) | undefined;
   /**
    * Time limit of each call, in milliseconds (a positive integer): the imported tool's `timeoutMs`. When it
    * runs out the MCP request is cancelled and the model reads `Error running <name>: timed out after <n>ms`.
    * Without it the MCP SDK's own request timeout applies (60,000 ms in 1.x), and the model reads its error.
    * @default none
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * Whether a human must approve each call (the tool's `needsApproval`), for all tools or per MCP tool (e.g.
    * `(t) => t.annotations?.destructiveHint === true`; MCP annotations are hints from the server, not
    * guarantees). @default false
    */
-  needsApproval?: boolean | ((mcpTool: McpTool) => boolean);
+  needsApproval?: boolean | ((mcpTool: McpTool) => boolean) | undefined;
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;

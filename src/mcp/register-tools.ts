@@ -35,13 +35,13 @@ export interface RegisterMcpToolsOptions<C = unknown> {
    * `extra.authInfo`. If the function throws, the call fails without running: the MCP client reads
    * `Error running <name>: the MCP server could not provide its context (<message>)`. @default undefined
    */
-  context?: C | ((extra: McpRequestExtra) => C | Promise<C>);
+  context?: C | ((extra: McpRequestExtra) => C | Promise<C>) | undefined;
   /**
    * Decides calls of tools that need approval (`needsApproval`), as `invokeTool`'s `approve` does. MCP has no
    * approval step of its own: without `approve` such a call is `rejected` and the MCP client reads
    * `<name> was not run: it needs a human's approval, and no approver is available.` @default none
    */
-  approve?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+  approve?: ((request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>) | undefined;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output type, sharing the context type.

@@ -30,19 +30,19 @@ import { parseTraceparent } from './traceparent';
 /** Options of {@link otelTracing}. */
 export interface OtelTracingOptions {
   /** The tracer the spans come from. @default trace.getTracer('toolwire'): the global tracer provider's */
-  tracer?: Tracer;
+  tracer?: Tracer | undefined;
   /**
    * Record each call's arguments as `gen_ai.tool.call.arguments` (JSON text), redacted with the client's
    * `redact` rules and its API key, the values of the call's redacted fields (`sensitiveFieldNames`, a policy's
    * `redact`) replaced whole. Set when the call ends (a policy's fields are known once it ran). Off by default:
    * arguments may hold personal data. @default false
    */
-  recordArguments?: boolean;
+  recordArguments?: boolean | undefined;
   /**
    * Record what the model reads of each result as `gen_ai.tool.call.result`, redacted as it was sent.
    * @default false
    */
-  recordOutputs?: boolean;
+  recordOutputs?: boolean | undefined;
 }
 
 const OPTION_KEYS = new Set(['tracer', 'recordArguments', 'recordOutputs']);

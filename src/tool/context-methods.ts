@@ -11,22 +11,22 @@ export interface ProgressInput {
   /** How far the call has got: a finite number ≥ 0 (a count, bytes, a percentage: your unit). */
   progress: number;
   /** What `progress` counts towards, when known: a finite number > 0. */
-  total?: number;
+  total?: number | undefined;
   /** A line for a human, e.g. `exported 40 of 100 tables` (cut at 1,000 characters). */
-  message?: string;
+  message?: string | undefined;
 }
 
 /** What `ctx.askQuestion()` takes besides the question. */
 export interface AskOptions<S = undefined> {
   /** The answer must be one of these (1 to 50 strings of 1 to 200 characters); the UI shows a button each. */
-  choices?: readonly string[];
+  choices?: readonly string[] | undefined;
   /**
    * The answer must match this: any Standard Schema (zod, valibot, arktype, …) or a JSON Schema object. The
    * promise then resolves with the schema's output. Without `choices` or `schema` the answer is a string.
    */
-  schema?: S;
+  schema?: S | undefined;
   /** Stop waiting after this many milliseconds (rejects with `QuestionError` `timeout`). @default none */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** The methods of `ctx` a tool talks through. Read them from `ctx` (destructuring works); a spread copy lacks them. */

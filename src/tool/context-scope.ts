@@ -15,7 +15,7 @@ export interface IdempotencyKeyOptions {
    * (`toolwire-run:<runId>[:<scope>]`): the same for every call of the run with the same scope, as Assembly Line's
    * per-run key. Each part is URI-encoded. @default 'call'
    */
-  per?: 'call' | 'run';
+  per?: 'call' | 'run' | undefined;
 }
 
 /** The members of `ctx` about the call's place: attempt, session, agent, logger, steps. */
@@ -84,5 +84,5 @@ export interface ContextScope {
  */
 export interface StepOptions {
   /** Accepted and ignored. */
-  metadata?: Record<string, unknown>;
+  metadata?: Record<string, unknown> | undefined;
 }

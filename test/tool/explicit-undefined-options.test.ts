@@ -1,13 +1,20 @@
 /**
  * An option given as `undefined` (a spread config object without it) is taken as absent by every entry point,
  * as the types allow under `exactOptionalPropertyTypes` (test/tool/types/exact-optional-options.ts): the
- * defaults apply, and nothing is refused.
+ * defaults apply, and nothing is refused. Covers `tool()` (and its `retry`), `invokeTool()`, `new Client()` (and its
+ * `reconnect` and `handleSignals`), `new Agent()`, `asTool()`, `run()`, `close()`, `approvalNeeded()`, the `ctx`
+ * methods and the adapters.
  */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { describe, expect, it } from 'vitest';
+import { toAiSdkTools } from '../../src/ai-sdk/index';
+import type { ProgressUpdate, QuestionRequest } from '../../src/call/types';
 import { agentDefinition } from '../../src/client/agent';
 import { resolveClientOptions } from '../../src/client/resolve-client-options';
 import { checkCloseOptions, checkRunArguments } from '../../src/client/run-options';
-import { Agent, CLIENT_DEFAULTS, invokeTool, tool } from '../../src/index';
+import { Agent, approvalNeeded, CLIENT_DEFAULTS, invokeTool, tool } from '../../src/index';
+import { importMcpTools, registerMcpTools } from '../../src/mcp/index';
+import { otelTracing } from '../../src/otel/index';
 
 const url = 'ws://127.0.0.1:1';
 const apiKey = 'a-key-of-some-length';
@@ -166,5 +173,78 @@ describe('options given as undefined', () => {
       }),
     ).not.toThrow();
     expect(() => checkCloseOptions({ drain: undefined, timeoutMs: undefined })).not.toThrow();
+  });
+
+  it('approvalNeeded() and the ctx methods: options undefined are taken as absent', async () => {
+    const guarded = tool({ name: 'guarded', description: 'd', needsApproval: true, execute: () => 1 });
+    expect(
+      await approvalNeeded(guarded, {}, { callId: undefined, context: undefined, signal: undefined }),
+    ).toBe(true);
+    const progress: ProgressUpdate[] = [];
+    const questions: QuestionRequest[] = [];
+    const steps: string[] = [];
+    const asking = tool({
+      name: 'asking',
+      description: 'd',
+      execute: async (_input, ctx) => {
+        ctx.progress({ progress: 1, total: undefined, message: undefined });
+        const key = ctx.idempotencyKey('charge', { per: undefined });
+        await ctx.step('load', () => 1, { metadata: undefined });
+        const answer = await ctx.askQuestion('Which?', {
+          choices: undefined,
+          schema: undefined,
+          timeoutMs: undefined,
+        });
+        return `${key} ${String(answer)}`;
+      },
+    });
+    const result = await invokeTool(
+      asking,
+      {},
+      {
+        callId: 'c1',
+        onProgress: (update) => progress.push(update),
+        onStep: (step) => steps.push(step.key),
+        onQuestion: (request) => {
+          questions.push(request);
+          return { answer: 'this one' };
+        },
+      },
+    );
+    expect([result.status, result.output]).toEqual(['ok', 'toolwire:c1:charge this one']);
+    expect(progress.map(({ progress: done, total, message }) => ({ done, total, message }))).toEqual([
+      { done: 1, total: undefined, message: undefined },
+    ]);
+    expect(Object.keys(progress[0] ?? {})).not.toContain('total');
+    expect(steps).toEqual(['load']);
+    expect(questions.map((question) => [question.question, 'choices' in question])).toEqual([
+      ['Which?', false],
+    ]);
+  });
+
+  it('the adapters: options undefined are taken as absent', async () => {
+    const source = {
+      listTools: async () => ({ tools: [{ name: 'get', inputSchema: { type: 'object' as const } }] }),
+      callTool: async () => ({ content: [{ type: 'text' as const, text: 'got' }] }),
+    };
+    const imported = await importMcpTools(source as never, {
+      prefix: undefined,
+      rename: undefined,
+      filter: undefined,
+      timeoutMs: undefined,
+      needsApproval: undefined,
+    });
+    expect(imported.map((made) => [made.name, made.definition.needsApproval])).toEqual([['get', false]]);
+    expect((await invokeTool(imported[0]!, {})).output).toBe('got');
+    const echo = tool({ name: 'echo', description: 'd', execute: () => 'echoed' });
+    const registered = registerMcpTools(new McpServer({ name: 's', version: '1' }), [echo], {
+      context: undefined,
+      approve: undefined,
+    });
+    expect(registered).toHaveLength(1);
+    expect(Object.keys(toAiSdkTools([echo], { context: undefined, approve: undefined }))).toEqual(['echo']);
+    expect(() =>
+      otelTracing({ tracer: undefined, recordArguments: undefined, recordOutputs: undefined }),
+    ).not.toThrow();
   });
 });

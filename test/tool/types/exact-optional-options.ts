@@ -1,10 +1,16 @@
 /**
  * Compiled with `exactOptionalPropertyTypes: true` by test/tool/exact-optional-types.test.ts (and with the
  * project's options as part of `tsc -p .`): every optional option of `tool()`, `new Client()`, `connect()`,
- * `run()`, `close()`, `new Agent()`, `agent.asTool()` and `invokeTool()` may be given as `undefined`, as a
- * spread config object gives it (the runtime takes it as absent: test/tool/explicit-undefined-options.test.ts).
+ * `run()`, `close()`, `new Agent()`, `agent.asTool()`, `invokeTool()`, `approvalNeeded()`, the `ctx` methods and
+ * the adapters (`importMcpTools()`, `registerMcpTools()`, `toAiSdkTools()`, `otelTracing()`) may be given as
+ * `undefined`, as a spread config object gives it (the runtime takes it as absent:
+ * test/tool/explicit-undefined-options.test.ts).
  */
-import { Agent, Client, invokeTool, tool } from '../../../src/index';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { toAiSdkTools } from '../../../src/ai-sdk/index';
+import { Agent, approvalNeeded, Client, invokeTool, tool } from '../../../src/index';
+import { importMcpTools, type McpToolSource, registerMcpTools } from '../../../src/mcp/index';
+import { otelTracing } from '../../../src/otel/index';
 
 declare const client: Client;
 declare const agent: Agent;
@@ -111,3 +117,28 @@ void invokeTool(
     extend: undefined,
   },
 );
+
+void approvalNeeded(made, {}, { callId: undefined, context: undefined, signal: undefined });
+tool({
+  name: 'ctx',
+  description: 'd',
+  execute: async (_input, ctx) => {
+    ctx.progress({ progress: 1, total: undefined, message: undefined });
+    ctx.idempotencyKey('charge', { per: undefined });
+    await ctx.step('k', () => 1, { metadata: undefined });
+    return ctx.askQuestion('q', { choices: undefined, schema: undefined, timeoutMs: undefined });
+  },
+});
+
+declare const mcpServer: McpServer;
+declare const mcpClient: McpToolSource;
+void importMcpTools(mcpClient, {
+  prefix: undefined,
+  rename: undefined,
+  filter: undefined,
+  timeoutMs: undefined,
+  needsApproval: undefined,
+});
+registerMcpTools(mcpServer, [made], { context: undefined, approve: undefined });
+toAiSdkTools([made], { context: undefined, approve: undefined });
+otelTracing({ tracer: undefined, recordArguments: undefined, recordOutputs: undefined });
