@@ -60,6 +60,9 @@ describe('the browser build', () => {
       expect.arrayContaining(['zod-to-json-schema', '@valibot/to-json-schema', '@cfworker/json-schema']),
     );
     expect(LAZY_MODULES.filter((module) => inputs.has(`${module}.ts`))).toEqual([]);
+    // Loaded with the validator, through src/tool/schema/validator.ts.
+    for (const withValidator of ['src/tool/schema/json-schema-output.ts', 'src/tool/strict-restore.ts'])
+      expect(inputs.has(withValidator), withValidator).toBe(false);
     // Each stand-in is in the first download; the real module, where the build has it, behind a dynamic import
     // (the validator's chunk imports `@cfworker/json-schema`).
     const dynamic = Object.values(metafile.outputs).flatMap((output) =>
@@ -226,6 +229,36 @@ describe('the browser build', () => {
     });
     expect(await lean.invokeTool(sum, { a: 1, b: 2 })).toMatchObject({ status: 'ok', output: '3' });
     expect(await lean.invokeTool(sum, { a: 1 })).toMatchObject({ status: 'invalid_arguments' });
+  });
+
+  it('restores a strict tool’s arguments (optional nulls removed, in union branches too) with the code it loads with the validator', async () => {
+    const seen: unknown[] = [];
+    const ship = lean.tool({
+      name: 'ship',
+      description: 'Ships a parcel.',
+      strict: true,
+      parameters: z.object({
+        note: z.string().optional(),
+        to: z.discriminatedUnion('kind', [
+          z.object({ kind: z.literal('home'), floor: z.number().optional() }),
+          z.object({ kind: z.literal('shop'), code: z.string() }),
+        ]),
+      }),
+      execute: (input) => {
+        seen.push(input);
+        return 'shipped';
+      },
+    });
+    expect(ship.definition.parameters).toMatchObject({
+      required: ['note', 'to'],
+      additionalProperties: false,
+    });
+    const args = { note: null, to: { kind: 'home', floor: null } };
+    expect(await lean.invokeTool(ship, args)).toMatchObject({ status: 'ok', output: 'shipped' });
+    expect(await lean.invokeTool(ship, { note: 'x', to: { kind: 'shop', code: 'A1' } })).toMatchObject({
+      status: 'ok',
+    });
+    expect(seen).toEqual([{ to: { kind: 'home' } }, { note: 'x', to: { kind: 'shop', code: 'A1' } }]);
   });
 
   it('validates plain JSON Schema parameters with the validator it loads on first use', async () => {
