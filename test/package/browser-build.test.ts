@@ -261,6 +261,32 @@ describe('the browser build', () => {
     expect(seen).toEqual([{ to: { kind: 'home' } }, { note: 'x', to: { kind: 'shop', code: 'A1' } }]);
   });
 
+  it('refuses unusual numbers in arguments with the code it loads for a call that has one', async () => {
+    const echo = lean.tool({
+      name: 'echo',
+      description: 'Echoes an id.',
+      parameters: z.object({ id: z.number(), n: z.number().optional() }),
+      execute: ({ id }) => String(id),
+    });
+    expect(await lean.invokeTool(echo, '{"id":12345678901234567890}')).toMatchObject({ status: 'ok' });
+    expect(await lean.invokeTool(echo, '{"id":1,"n":1e400}')).toEqual(
+      expect.objectContaining({
+        status: 'invalid_arguments',
+        output:
+          'Invalid arguments for echo: n: the number is too large for JavaScript (past ±1.8e308); it became Infinity',
+      }),
+    );
+    const ids = lean.tool({
+      name: 'ids',
+      description: 'Takes an integer id.',
+      parameters: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
+      execute: () => 'ran',
+    });
+    expect((await lean.invokeTool(ids, '{"id":12345678901234567890}')).output).toBe(
+      'Invalid arguments for ids: id: 12345678901234567000 is past the integers JavaScript holds exactly (±9007199254740991), so the number sent may have been rounded; send it as a string',
+    );
+  });
+
   it('validates plain JSON Schema parameters with the validator it loads on first use', async () => {
     const sum = lean.tool({
       name: 'add',

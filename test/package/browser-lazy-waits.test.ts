@@ -251,6 +251,28 @@ describe('the browser build, waiting for a chunk', () => {
     expect(result.error).toMatchObject({ name: 'ToolwireError', code: 'load_failed' });
   }, 30_000);
 
+  it('a call waiting for the refusal of an unusual number ends on its cancel and its timeout; a failed load is `load_failed`', async () => {
+    const lean = await fresh(hangs('src/call/number-refusals'));
+    const big = '{"n":1e400}';
+    const tool = lean.tool({
+      name: 'count',
+      description: 'Counts.',
+      parameters: { type: 'object', properties: { n: { type: 'number' } } },
+      execute: () => 'ran',
+    });
+    const abort = new AbortController();
+    const cancelled = lean.invokeTool(tool, big, { signal: abort.signal });
+    abort.abort();
+    expect(await cancelled).toMatchObject({ status: 'cancelled' });
+    expect(await lean.invokeTool(tool, big, { timeoutMs: 20 })).toMatchObject({ status: 'timeout' });
+    expect(await lean.invokeTool(tool, '{"n":1}')).toMatchObject({ status: 'ok', output: 'ran' });
+    const failing = await fresh(fails('src/call/number-refusals'));
+    const other = failing.tool({ name: 'c', description: 'd', execute: () => 1 });
+    const result = await failing.invokeTool(other, big);
+    expect(result).toMatchObject({ status: 'error' });
+    expect(result.error).toMatchObject({ name: 'ToolwireError', code: 'load_failed' });
+  }, 30_000);
+
   it('ctx.askQuestion(): a failed load is QuestionError `load_failed`, which the tool can catch', async () => {
     const lean = await fresh(fails('src/call/questions'));
     const tool = lean.tool({
