@@ -60,9 +60,14 @@ describe('the browser build', () => {
       expect.arrayContaining(['zod-to-json-schema', '@valibot/to-json-schema', '@cfworker/json-schema']),
     );
     expect(LAZY_MODULES.filter((module) => inputs.has(`${module}.ts`))).toEqual([]);
-    // Loaded with the validator, through src/tool/schema/validator.ts.
-    for (const withValidator of ['src/tool/schema/json-schema-output.ts', 'src/tool/strict-restore.ts'])
-      expect(inputs.has(withValidator), withValidator).toBe(false);
+    // Loaded with the validator, through src/tool/schema/validator.ts; the schemas of the client's own frames,
+    // which only the service decodes, nowhere.
+    for (const left of [
+      'src/tool/schema/json-schema-output.ts',
+      'src/tool/strict-restore.ts',
+      'src/wire/client-frames.ts',
+    ])
+      expect(inputs.has(left), left).toBe(false);
     // Each stand-in is in the first download; the real module, where the build has it, behind a dynamic import
     // (the validator's chunk imports `@cfworker/json-schema`).
     const dynamic = Object.values(metafile.outputs).flatMap((output) =>
