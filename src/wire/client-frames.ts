@@ -7,17 +7,14 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { approval, approvalRequest } from './approval-frames';
 import {
   contentList,
-  lease,
-  question,
-  questionCancel,
-  toolEvent,
-  toolPreliminary,
-  toolProgress,
+  EVENT_LIMITS,
+  MAX_LEASE_IDS,
+  MAX_PROGRESS_MESSAGE_CHARS,
+  QUESTION_LIMITS,
 } from './call-frames';
-import { id, nonNegativeInt } from './frame-fields';
+import { id, jsonObject, nonNegativeInt, positiveInt } from './frame-fields';
 import {
   agentDefinitionSchema,
   errorFrame,
@@ -27,7 +24,7 @@ import {
   TOOL_CALL_STATUSES,
   toolDefinitionSchema,
 } from './shared-frames';
-import { stepResult } from './step-frames';
+import { stepKey } from './step-frames';
 
 const hello = z.object({
   type: z.literal('hello'),
@@ -90,6 +87,112 @@ const runCancel = z.object({
   type: z.literal('run_cancel'),
   runId: id,
   reason: z.optional(z.string()),
+});
+
+// ---------------------------------------------------------------- protocol additions (PROTOCOL.md §18)
+
+const finite = z.number().check(
+  z.refine((n) => Number.isFinite(n), { message: 'must be a finite number' }),
+  z.minimum(0),
+);
+
+/** `tool_progress` (client → service, feature `progress`): how far a running call has got. */
+export const toolProgress = z.object({
+  type: z.literal('tool_progress'),
+  callId: id,
+  /** Counted per call by the client, one up per new progress; the service ignores one not above the last. */
+  seq: positiveInt,
+  progress: finite,
+  total: z.optional(
+    z.number().check(z.refine((n) => Number.isFinite(n) && n > 0, { message: 'must be a number > 0' })),
+  ),
+  message: z.optional(z.string().check(z.maxLength(MAX_PROGRESS_MESSAGE_CHARS))),
+});
+
+/** `tool_preliminary` (client → service, feature `preliminary`): a snapshot result for people, not the model. */
+export const toolPreliminary = z.object({
+  type: z.literal('tool_preliminary'),
+  callId: id,
+  /** Counted per call by the client, one up per new preliminary result. */
+  seq: positiveInt,
+  output: z.string(),
+  widget: z.optional(z.unknown()),
+});
+
+/** `lease` (client → service, feature `lease`): these calls still run here; their leases are renewed. */
+export const lease = z.object({
+  type: z.literal('lease'),
+  callIds: z.array(id).check(z.minLength(1), z.maxLength(MAX_LEASE_IDS)),
+});
+
+/** `question` (client → service, feature `questions`): the running call asks the user. */
+export const question = z.object({
+  type: z.literal('question'),
+  callId: id,
+  /** Chosen by the client, unique within the call. */
+  questionId: id,
+  question: z.string().check(z.minLength(1), z.maxLength(QUESTION_LIMITS.maxQuestionChars)),
+  choices: z.optional(
+    z
+      .array(z.string().check(z.minLength(1), z.maxLength(QUESTION_LIMITS.maxChoiceChars)))
+      .check(z.minLength(1), z.maxLength(QUESTION_LIMITS.maxChoices)),
+  ),
+  /** A JSON Schema the answer must match. */
+  schema: z.optional(jsonObject),
+});
+
+/** `question_cancel` (client → service, feature `questions`): the call no longer waits for that answer. */
+export const questionCancel = z.object({
+  type: z.literal('question_cancel'),
+  callId: id,
+  questionId: id,
+});
+
+/** `tool_event` (client → service, feature `events`): something the running call records in its run. */
+export const toolEvent = z.object({
+  type: z.literal('tool_event'),
+  callId: id,
+  /** Counted per call by the client, one up per event; the service records each once, in order. */
+  seq: positiveInt,
+  event: z.string().check(z.regex(EVENT_LIMITS.namePattern)),
+  data: z.optional(z.unknown()),
+});
+
+/** `approval_request` (client → service): the client's own policy says a human must approve this call. */
+export const approvalRequest = z.object({
+  type: z.literal('approval_request'),
+  callId: id,
+  reason: z.optional(z.string()),
+});
+
+/**
+ * `approval` (client → service): a human's decision. With the feature `decisions`: `arguments` (edited, only with
+ * `approved: true`), `always` (the same decision for the tool's later calls in the run) and `requestId` (the
+ * service answers `approval_applied` or an `error` carrying it).
+ */
+export const approval = z
+  .object({
+    type: z.literal('approval'),
+    callId: id,
+    approved: z.boolean(),
+    reason: z.optional(z.string()),
+    arguments: z.optional(jsonObject),
+    always: z.optional(z.boolean()),
+    requestId: z.optional(id),
+  })
+  .check(
+    z.refine((frame) => frame.approved || frame.arguments === undefined, {
+      message: 'arguments may only be edited when approving',
+      path: ['arguments'],
+    }),
+  );
+
+/** `step_result` (client → service, feature `steps`): a step of a running call completed with this JSON result. */
+export const stepResult = z.object({
+  type: z.literal('step_result'),
+  callId: id,
+  key: stepKey,
+  result: z.unknown(),
 });
 
 /** Runtime schema of every frame a client may send. */
