@@ -7,6 +7,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { MAX_APPROVAL_REASON_CHARS } from './approval-frames';
 import {
   contentList,
   EVENT_LIMITS,
@@ -15,16 +16,33 @@ import {
   QUESTION_LIMITS,
 } from './call-frames';
 import { id, jsonObject, nonNegativeInt, positiveInt } from './frame-fields';
-import {
-  agentDefinitionSchema,
-  errorFrame,
-  featureList,
-  ping,
-  pong,
-  TOOL_CALL_STATUSES,
-  toolDefinitionSchema,
-} from './shared-frames';
-import { stepKey } from './step-frames';
+import { errorFrame, featureList, ping, pong, TOOL_CALL_STATUSES } from './shared-frames';
+import { SIDE_EFFECTS, stepKey } from './step-frames';
+
+/** JSON-serialisable definition of a tool, as announced to the service. */
+export const toolDefinitionSchema = z.object({
+  name: z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/)),
+  description: z.string().check(z.minLength(1)),
+  parameters: jsonObject,
+  needsApproval: z.boolean(),
+  /** Why every call needs approval, for the approver (PROTOCOL.md §18.8); an older service ignores it. */
+  approvalReason: z.optional(z.string().check(z.maxLength(MAX_APPROVAL_REASON_CHARS))),
+  /** How the tool touches the world (PROTOCOL.md §4.1); absent: not said, treat as `external`. */
+  sideEffect: z.optional(z.enum(SIDE_EFFECTS)),
+  /** `parameters` are in strict form (PROTOCOL.md §18.13, feature `strict`); an older service ignores it. */
+  strict: z.optional(z.boolean()),
+});
+
+/** JSON-serialisable definition of an agent, sent with `run_start`. Its tools' `execute` never leaves. */
+export const agentDefinitionSchema = z.object({
+  name: z.string().check(z.minLength(1), z.maxLength(128)),
+  instructions: z.string(),
+  model: z.optional(z.string()),
+  /** Names of the tools the agent may call; each one is announced by some connected client. */
+  tools: z.array(z.string()),
+  /** JSON Schema the final output must match, when the agent has an `outputType`. */
+  outputSchema: z.optional(jsonObject),
+});
 
 const hello = z.object({
   type: z.literal('hello'),

@@ -13,17 +13,9 @@
 import * as z from 'zod/mini';
 import { approvalApplied } from './approval-frames';
 import { answer, contentList, traceFields } from './call-frames';
-import type { clientFrameSchema } from './client-frames';
+import type { agentDefinitionSchema, clientFrameSchema, toolDefinitionSchema } from './client-frames';
 import { id, nonNegativeInt, positiveInt } from './frame-fields';
-import {
-  type agentDefinitionSchema,
-  errorFrame,
-  featureList,
-  ping,
-  pong,
-  type TOOL_CALL_STATUSES,
-  type toolDefinitionSchema,
-} from './shared-frames';
+import { errorFrame, featureList, ping, pong, type TOOL_CALL_STATUSES } from './shared-frames';
 import { toolCallScope } from './step-frames';
 
 export { MAX_APPROVAL_REASON_CHARS } from './approval-frames';
@@ -74,8 +66,9 @@ export const PROTOCOL_DEFAULTS = {
  */
 export const MIN_HEARTBEAT_INTERVAL_MS = 100;
 
+export { agentDefinitionSchema, toolDefinitionSchema } from './client-frames';
 export { CLOSE_CODES } from './close-codes';
-export { agentDefinitionSchema, TOOL_CALL_STATUSES, toolDefinitionSchema } from './shared-frames';
+export { TOOL_CALL_STATUSES } from './shared-frames';
 
 /** One of {@link TOOL_CALL_STATUSES}. */
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
