@@ -48,6 +48,7 @@ export const LAZY_MODULES: readonly string[] = [
   'src/client/questions',
   'src/call/steps',
   'src/client/tracing',
+  'src/call/number-refusals',
 ];
 
 const SWAPPED = new Set([...LAZY_MODULES, ...SUBPATH_MODULES].map((module) => join(ROOT, module)));

@@ -3,20 +3,16 @@
  * recursive schema would overflow the stack on deeper ones, and zod keeps memory when it does), with numbers JSON
  * can carry (`1e400` became `Infinity` when parsed), and no integer past 2^53 where the schema says integer (the
  * model's number was rounded when parsed: `12345678901234567890` reads `12345678901234567000`). Every call
- * passes here, so ordinary arguments cost one walk without recursion and without allocating per value.
+ * passes here, so ordinary arguments cost one walk without recursion and without allocating per value. Where the
+ * walk finds an unusual number, src/call/number-refusals.ts says which are refused (the browser build loads it
+ * then, as a phase of the call).
  *
  * @module
  */
 import { MAX_ARGUMENT_DEPTH } from '../limits';
-import type { ValidationIssue } from '../tool/schema/index';
-import { integerAt } from '../tool/schema/integer-at';
-import { formatPath } from '../tool/schema/path';
-
-/** Why arguments were refused, for the model's text. */
-export type ArgumentRefusal = { kind: 'too_deep' } | { kind: 'numbers'; issues: ValidationIssue[] };
 
 /** A number that is not a safe integer or a finite fraction: Infinity, NaN, or an integer past 2^53. */
-const unusual = (value: number): boolean => !(Math.abs(value) <= Number.MAX_SAFE_INTEGER);
+export const unusual = (value: number): boolean => !(Math.abs(value) <= Number.MAX_SAFE_INTEGER);
 
 /**
  * One walk of the arguments: whether they nest deeper than `maxDepth`, and whether they hold an unusual number.
@@ -63,82 +59,19 @@ function scan(root: object, maxDepth: number): 'ok' | 'too_deep' | 'numbers' {
   }
 }
 
-/** Own enumerable keys, or none when reading them throws (a hostile object given to `invokeTool`). */
-function keysOf(value: object): string[] {
-  try {
-    return Object.keys(value);
-  } catch {
-    return [];
-  }
-}
-
-function read(value: object, key: string): unknown {
-  try {
-    return (value as Record<string, unknown>)[key];
-  } catch {
-    return undefined;
-  }
-}
-
-/** At most this many numbers are named in one refusal. */
-const MAX_NAMED = 10;
-
-/** Where the unusual numbers are (a second walk, with paths, run only when the first found one). */
-function unusualNumbers(root: object): Array<{ path: PropertyKey[]; value: number }> {
-  const found: Array<{ path: PropertyKey[]; value: number }> = [];
-  const pending: Array<{ value: object; path: PropertyKey[] }> = [{ value: root, path: [] }];
-  while (pending.length > 0 && found.length < MAX_NAMED * 10) {
-    const { value, path } = pending.pop() as { value: object; path: PropertyKey[] };
-    const entries: Array<[PropertyKey, unknown]> = Array.isArray(value)
-      ? value.map((item, index) => [index, item])
-      : keysOf(value).map((key) => [key, read(value, key)]);
-    for (const [key, item] of entries.reverse()) {
-      if (typeof item === 'object' && item !== null) pending.push({ value: item, path: [...path, key] });
-      else if (typeof item === 'number' && unusual(item)) found.push({ path: [...path, key], value: item });
-    }
-  }
-  return found;
-}
-
-function numberIssue(value: number): string | undefined {
-  if (Number.isNaN(value)) return 'NaN is not a number JSON can carry';
-  if (!Number.isFinite(value)) {
-    return `the number is too large for JavaScript (past ±1.8e308); it became ${String(value)}`;
-  }
-  return undefined;
-}
-
 /**
- * Checks decoded arguments before validation: `too_deep` ends the call before validation; `numbers` are issues
- * to report with the schema's (see `runCall`). `undefined` when there is nothing to say.
+ * Checks decoded arguments before validation, in one walk: `too_deep` ends the call before validation; `numbers`
+ * means they hold an unusual number (not finite, or an integer past ±(2^53 − 1)), which
+ * src/call/number-refusals.ts turns into issues to report with the schema's (see `runCall`); `ok` otherwise.
  *
  * - nested deeper than {@link MAX_ARGUMENT_DEPTH} (objects and arrays alike; a cycle counts as too deep):
  *   `too_deep`;
- * - a number that is not finite (`1e400` parses as `Infinity`; `NaN` only from an object given to
- *   `invokeTool`): refused, whatever the schema;
- * - an integer past ±(2^53 − 1) where `schema` (the tool's announced JSON Schema) says `integer` and nowhere
- *   `number`: refused, since the value sent was rounded. Elsewhere such a number goes on as parsed, as
- *   `JSON.parse` gives it (`6.02214076e23` is a fine number).
- *
- * `-0` and numbers that underflow to `0` go on as parsed.
+ * - a getter or a proxy that throws, in an object given to `invokeTool`: `ok` (validation decides).
  */
-export function checkArguments(args: object, schema: unknown): ArgumentRefusal | undefined {
-  let scanned: ReturnType<typeof scan>;
+export function scanArguments(args: object): 'ok' | 'too_deep' | 'numbers' {
   try {
-    scanned = scan(args, MAX_ARGUMENT_DEPTH);
+    return scan(args, MAX_ARGUMENT_DEPTH);
   } catch {
-    return undefined; // a getter or a proxy that throws, in an object given to invokeTool: validation decides
+    return 'ok';
   }
-  if (scanned === 'ok') return undefined;
-  if (scanned === 'too_deep') return { kind: 'too_deep' };
-  const issues: ValidationIssue[] = [];
-  for (const { path, value } of unusualNumbers(args)) {
-    const message =
-      numberIssue(value) ??
-      (integerAt(schema, path)
-        ? `${String(value)} is past the integers JavaScript holds exactly (±${Number.MAX_SAFE_INTEGER}), so the number sent may have been rounded; send it as a string`
-        : undefined);
-    if (message !== undefined) issues.push({ path: formatPath(path), message });
-  }
-  return issues.length > 0 ? { kind: 'numbers', issues } : undefined;
 }

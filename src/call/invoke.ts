@@ -27,10 +27,11 @@ import { cancelledText, notJsonText, notObjectText, tooDeepText } from '../tool/
 import { toTool } from '../tool/structural';
 import type { NamedToolObject } from '../tool/structural-types';
 import type { Tool, ToolContext } from '../tool/tool';
-import { checkArguments } from './argument-limits';
+import { scanArguments } from './argument-limits';
 import { decodeArguments } from './arguments';
 import { contextClassFor } from './call-context';
 import { CallRun } from './call-run';
+import { refuseNumbers } from './number-refusals';
 import { randomId } from './random-id';
 import { runCall } from './run-call';
 import { sharedAbort } from './shared-abort';
@@ -111,8 +112,8 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
     return;
   }
   call.validated(decoded.value);
-  const refused = checkArguments(decoded.value, tool.definition.parameters);
-  if (refused?.kind === 'too_deep') {
+  const scanned = scanArguments(decoded.value);
+  if (scanned === 'too_deep') {
     call.done({ status: 'invalid_arguments', output: tooDeepText(tool.name, MAX_ARGUMENT_DEPTH) });
     return;
   }
@@ -131,7 +132,11 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
       options.depth ?? 0,
       { attempt: 1, sessionId: options.sessionId, agentName: options.agentName },
     ) as unknown as ToolContext;
-    runCall(call, decoded.value, refused?.issues);
+    if (scanned === 'ok') runCall(call, decoded.value);
+    else {
+      const args = decoded.value;
+      refuseNumbers(call, args, tool.definition.parameters, (refused) => runCall(call, args, refused));
+    }
   } catch (error) {
     call.fail(error);
   }

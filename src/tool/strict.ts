@@ -29,10 +29,11 @@
  * @see https://platform.openai.com/docs/guides/structured-outputs#supported-schemas
  * @module
  */
-import type { Validator } from '@cfworker/json-schema';
 import { isPlainObject } from '../json';
+import { andThen, type MaybePromise } from '../maybe';
 import type { JsonObject } from './schema/types';
-import { loadValidator, preloadValidator, type ValidatorClass } from './schema/validator';
+import { loadStrictRestore, preloadValidator } from './schema/validator';
+import type { Plan } from './strict-restore';
 
 /** Keywords strict mode accepts, kept as they are (the structural ones are rewritten). */
 const KEPT = new Set([
@@ -84,14 +85,6 @@ const FORMATS = new Set([
   'uuid',
 ]);
 
-/** How to take the `null`s of optional properties out of a value, per node of the schema. */
-type Plan =
-  | { kind: 'leaf' }
-  | { kind: 'object'; optional: ReadonlySet<string>; properties: ReadonlyMap<string, Plan> }
-  | { kind: 'array'; items: Plan }
-  | { kind: 'anyOf'; branches: ReadonlyArray<{ plan: Plan; schema: JsonObject }> }
-  | { kind: 'ref'; ref: string };
-
 const LEAF: Plan = { kind: 'leaf' };
 
 /** A schema that cannot be made strict: the JSON Pointer of the part, and why. */
@@ -108,8 +101,12 @@ export class NotStrict extends Error {
 /** The strict form of a tool's parameters, and the way back for a value the model sent. */
 export interface StrictSchema {
   readonly schema: JsonObject;
-  /** `args` without the `null`s of properties that were optional (a copy where something was removed). */
-  readonly restore: (args: unknown) => unknown;
+  /**
+   * `args` without the `null`s of properties that were optional (a copy where something was removed). Its code
+   * (src/tool/strict-restore.ts) comes with the JSON Schema validator, which it uses to tell `anyOf` branches
+   * apart: in the browser build, a promise until that chunk has loaded (started when the tool is defined).
+   */
+  readonly restore: (args: unknown) => MaybePromise<unknown>;
 }
 
 function escapePointer(key: string): string {
@@ -296,72 +293,6 @@ class Converter {
   }
 }
 
-function restoreWith(
-  plan: Plan,
-  value: unknown,
-  plans: ReadonlyMap<string, Plan>,
-  root: JsonObject,
-  depth: number,
-): unknown {
-  if (depth > 64) return value;
-  switch (plan.kind) {
-    case 'leaf':
-      return value;
-    case 'ref': {
-      const target = plans.get(plan.ref);
-      return target === undefined ? value : restoreWith(target, value, plans, root, depth + 1);
-    }
-    case 'array': {
-      if (!Array.isArray(value)) return value;
-      const items = value.map((item) => restoreWith(plan.items, item, plans, root, depth + 1));
-      return items.every((item, index) => item === value[index]) ? value : items;
-    }
-    case 'anyOf': {
-      if (value === null || typeof value !== 'object') return value;
-      if (plan.branches.every((branch) => branch.plan.kind === 'leaf')) return value;
-      const branch = plan.branches.find(({ schema }) => matches(schema, root, value));
-      return branch === undefined ? value : restoreWith(branch.plan, value, plans, root, depth + 1);
-    }
-    case 'object': {
-      if (!isPlainObject(value)) return value;
-      let copy: Record<string, unknown> | undefined;
-      for (const [key, item] of Object.entries(value)) {
-        const next =
-          item === null && plan.optional.has(key)
-            ? undefined
-            : restoreWith(plan.properties.get(key) ?? LEAF, item, plans, root, depth + 1);
-        if (next === item) continue;
-        copy ??= { ...value };
-        if (next === undefined) delete copy[key];
-        else copy[key] = next;
-      }
-      return copy ?? value;
-    }
-  }
-}
-
-function definitionsOf(root: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  if (root.$defs !== undefined) out.$defs = root.$defs;
-  if (root.definitions !== undefined) out.definitions = root.definitions;
-  return out;
-}
-
-const validators = new WeakMap<object, Validator>();
-
-/** `true` when `value` matches a branch (the validator is made once per branch, from a copy: it annotates its schema). */
-function matches(branch: JsonObject, root: JsonObject, value: unknown): boolean {
-  let validator = validators.get(branch);
-  if (validator === undefined) {
-    const schema = JSON.parse(JSON.stringify({ ...branch, ...definitionsOf(root) })) as JsonObject;
-    // Loaded: the strict adapter's validate waits for loadValidator() before restoring (src/tool/tool.ts).
-    const Validator = loadValidator() as ValidatorClass;
-    validator = new Validator(schema as never, '2020-12', false);
-    validators.set(branch, validator);
-  }
-  return validator.validate(value).valid;
-}
-
 /**
  * The strict form of an announced parameters schema (an object at the root), and {@link StrictSchema.restore}.
  * @throws NotStrict naming the JSON Pointer of the first part that cannot be made strict.
@@ -372,5 +303,9 @@ export function strictSchema(announced: JsonObject): StrictSchema {
   const { schema, plan } = converter.convert(announced, '#');
   converter.plans.set('#', plan);
   // Branch schemas are matched with the strict root's definitions (their `$ref`s point there).
-  return { schema, restore: (args) => restoreWith(plan, args, converter.plans, schema, 0) };
+  return {
+    schema,
+    restore: (args) =>
+      andThen(loadStrictRestore(), (module) => module.restore(plan, args, converter.plans, schema)),
+  };
 }

@@ -26,7 +26,6 @@ import {
 } from './check-options';
 import { aFieldNameList, aRetry, aSideEffect, DEFAULT_SIDE_EFFECT, retryRefusal } from './retry-options';
 import { resolveSchema, type SchemaAdapter } from './schema/index';
-import { loadValidator } from './schema/validator';
 import { NotStrict, strictSchema } from './strict';
 import {
   aiSdkApproval,
@@ -245,9 +244,9 @@ function parametersOf(
     );
   }
   const { restore } = strict;
-  // A branch is chosen with the JSON Schema validator, which the browser build loads lazily: wait for it first.
+  // The way back loads with the JSON Schema validator (lazily in the browser build): a promise until then.
   const validate: SchemaAdapter['validate'] = (args) =>
-    andThen(loadValidator(), () => adapter.validate(restore(args)));
+    andThen(restore(args), (restored) => adapter.validate(restored));
   return { adapter: { ...adapter, jsonSchema: strict.schema, validate }, inputSchema: adapter.jsonSchema };
 }
 

@@ -1,12 +1,13 @@
 /**
  * Frames and names of the protocol additions for long-running and talking calls (PROTOCOL.md §18), each switched
- * on per socket by a feature negotiated in `hello`/`welcome` (PROTOCOL.md §2). src/wire/protocol.ts puts these
- * frames into its unions; nothing else declares them.
+ * on per socket by a feature negotiated in `hello`/`welcome` (PROTOCOL.md §2), and their bounds. The frames only
+ * a client sends (`tool_progress`, `tool_preliminary`, `lease`, `question`, `question_cancel`, `tool_event`) are
+ * in src/wire/client-frames.ts; src/wire/protocol.ts puts `answer` into its union.
  *
  * @module
  */
 import * as z from 'zod/mini';
-import { id, jsonObject, positiveInt } from './frame-fields';
+import { id } from './frame-fields';
 
 /** Most call ids one `lease` frame carries. */
 export const MAX_LEASE_IDS = 1_000;
@@ -96,40 +97,6 @@ export const PROGRESS_INTERVAL_MS = 250;
 /** Longest `tool_progress.message`, in characters. */
 export const MAX_PROGRESS_MESSAGE_CHARS = 1_000;
 
-const finite = z.number().check(
-  z.refine((n) => Number.isFinite(n), { message: 'must be a finite number' }),
-  z.minimum(0),
-);
-
-/** `tool_progress` (client → service, feature `progress`): how far a running call has got. */
-export const toolProgress = z.object({
-  type: z.literal('tool_progress'),
-  callId: id,
-  /** Counted per call by the client, one up per new progress; the service ignores one not above the last. */
-  seq: positiveInt,
-  progress: finite,
-  total: z.optional(
-    z.number().check(z.refine((n) => Number.isFinite(n) && n > 0, { message: 'must be a number > 0' })),
-  ),
-  message: z.optional(z.string().check(z.maxLength(MAX_PROGRESS_MESSAGE_CHARS))),
-});
-
-/** `tool_preliminary` (client → service, feature `preliminary`): a snapshot result for people, not the model. */
-export const toolPreliminary = z.object({
-  type: z.literal('tool_preliminary'),
-  callId: id,
-  /** Counted per call by the client, one up per new preliminary result. */
-  seq: positiveInt,
-  output: z.string(),
-  widget: z.optional(z.unknown()),
-});
-
-/** `lease` (client → service, feature `lease`): these calls still run here; their leases are renewed. */
-export const lease = z.object({
-  type: z.literal('lease'),
-  callIds: z.array(id).check(z.minLength(1), z.maxLength(MAX_LEASE_IDS)),
-});
-
 /** Bounds of a `question` (PROTOCOL.md §18.5). */
 export const QUESTION_LIMITS = {
   /** Longest question, in characters. */
@@ -143,29 +110,6 @@ export const QUESTION_LIMITS = {
   /** Most questions one call asks in all. */
   maxPerCall: 64,
 } as const;
-
-/** `question` (client → service, feature `questions`): the running call asks the user. */
-export const question = z.object({
-  type: z.literal('question'),
-  callId: id,
-  /** Chosen by the client, unique within the call. */
-  questionId: id,
-  question: z.string().check(z.minLength(1), z.maxLength(QUESTION_LIMITS.maxQuestionChars)),
-  choices: z.optional(
-    z
-      .array(z.string().check(z.minLength(1), z.maxLength(QUESTION_LIMITS.maxChoiceChars)))
-      .check(z.minLength(1), z.maxLength(QUESTION_LIMITS.maxChoices)),
-  ),
-  /** A JSON Schema the answer must match. */
-  schema: z.optional(jsonObject),
-});
-
-/** `question_cancel` (client → service, feature `questions`): the call no longer waits for that answer. */
-export const questionCancel = z.object({
-  type: z.literal('question_cancel'),
-  callId: id,
-  questionId: id,
-});
 
 /** How a question ended. */
 export const ANSWER_STATUSES = ['answered', 'declined', 'cancelled'] as const;
@@ -195,16 +139,6 @@ export const EVENT_LIMITS = {
   /** Most events one call records. */
   maxPerCall: 256,
 } as const;
-
-/** `tool_event` (client → service, feature `events`): something the running call records in its run. */
-export const toolEvent = z.object({
-  type: z.literal('tool_event'),
-  callId: id,
-  /** Counted per call by the client, one up per event; the service records each once, in order. */
-  seq: positiveInt,
-  event: z.string().check(z.regex(EVENT_LIMITS.namePattern)),
-  data: z.optional(z.unknown()),
-});
 
 /** Bounds of content parts (PROTOCOL.md §18.7). */
 export const CONTENT_LIMITS = {

@@ -1,12 +1,14 @@
 /**
- * Frames to and from text: decoding (a size bound, JSON, then the frame schemas of ./protocol.ts, with a
- * hand-written fast path for the frames of every call) and encoding. Decoding never throws.
+ * Frames to and from text: decoding (a size bound, JSON, then the frame schemas of ./protocol.ts and
+ * ./client-frames.ts, with a hand-written fast path for the frames of every call) and encoding. Decoding never
+ * throws.
  *
  * @module
  */
 import { nestsDeeperThan } from '../json';
 import { MAX_FRAME_DEPTH } from '../limits';
 import { MAX_TRACE_FIELD_CHARS } from './call-frames';
+import { clientFrameSchema } from './client-frames';
 import {
   dropFields,
   INFORMATIVE_CLIENT_FIELDS,
@@ -15,7 +17,6 @@ import {
 } from './informative';
 import {
   type ClientFrame,
-  clientFrameSchema,
   type FrameOf,
   PROTOCOL_DEFAULTS,
   type ServiceFrame,

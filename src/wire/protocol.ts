@@ -1,7 +1,9 @@
 /**
  * Wire protocol v1: every frame exchanged between a toolwire client and the service, as TypeScript types and
- * as runtime schemas. Both the client (`src/`) and the stand-in service (`server-stub/`) import this module;
- * no frame is declared anywhere else. docs/PROTOCOL.md is the prose contract for the same frames.
+ * as runtime schemas. Both the client (`src/`) and the stand-in service (`server-stub/`) import this module.
+ * The schemas of the frames only a client sends are in ./client-frames.ts (a client only encodes them, so a page
+ * does not carry them), those of both directions in ./shared-frames.ts, and the protocol additions' in the
+ * `*-frames.ts` beside it. docs/PROTOCOL.md is the prose contract for the same frames.
  *
  * Frames are JSON text messages with a string `type`. Every inbound frame is decoded with {@link decodeFrame}
  * before use; a frame that fails is answered with an `error` frame and the connection stays open.
@@ -9,11 +11,12 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { approval, approvalApplied, approvalRequest, MAX_APPROVAL_REASON_CHARS } from './approval-frames';
-// biome-ignore format: one line keeps this file within 400 lines.
-import { answer, contentList, lease, question, questionCancel, toolEvent, toolPreliminary, toolProgress, traceFields } from './call-frames';
-import { id, jsonObject, nonNegativeInt, positiveInt } from './frame-fields';
-import { SIDE_EFFECTS, stepResult, toolCallScope } from './step-frames';
+import { approvalApplied } from './approval-frames';
+import { answer, contentList, traceFields } from './call-frames';
+import type { agentDefinitionSchema, clientFrameSchema, toolDefinitionSchema } from './client-frames';
+import { id, nonNegativeInt, positiveInt } from './frame-fields';
+import { errorFrame, featureList, ping, pong, type TOOL_CALL_STATUSES } from './shared-frames';
+import { toolCallScope } from './step-frames';
 
 export { MAX_APPROVAL_REASON_CHARS } from './approval-frames';
 
@@ -63,47 +66,16 @@ export const PROTOCOL_DEFAULTS = {
  */
 export const MIN_HEARTBEAT_INTERVAL_MS = 100;
 
+export { agentDefinitionSchema, toolDefinitionSchema } from './client-frames';
 export { CLOSE_CODES } from './close-codes';
+export { TOOL_CALL_STATUSES } from './shared-frames';
 
-/** Status of one tool call, as the model and the service see it. */
-export const TOOL_CALL_STATUSES = [
-  'ok',
-  'error',
-  'invalid_arguments',
-  'unknown_tool',
-  'rejected',
-  'timeout',
-  'cancelled',
-] as const;
 /** One of {@link TOOL_CALL_STATUSES}. */
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
-/** JSON-serialisable definition of a tool, as announced to the service. */
-export const toolDefinitionSchema = z.object({
-  name: z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/)),
-  description: z.string().check(z.minLength(1)),
-  parameters: jsonObject,
-  needsApproval: z.boolean(),
-  /** Why every call needs approval, for the approver (PROTOCOL.md §18.8); an older service ignores it. */
-  approvalReason: z.optional(z.string().check(z.maxLength(MAX_APPROVAL_REASON_CHARS))),
-  /** How the tool touches the world (PROTOCOL.md §4.1); absent: not said, treat as `external`. */
-  sideEffect: z.optional(z.enum(SIDE_EFFECTS)),
-  /** `parameters` are in strict form (PROTOCOL.md §18.13, feature `strict`); an older service ignores it. */
-  strict: z.optional(z.boolean()),
-});
 /** `{ name, description, parameters, needsApproval, approvalReason?, sideEffect?, strict? }`: `parameters` is a JSON Schema object (input side). */
 export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
 
-/** JSON-serialisable definition of an agent, sent with `run_start`. Its tools' `execute` never leaves. */
-export const agentDefinitionSchema = z.object({
-  name: z.string().check(z.minLength(1), z.maxLength(128)),
-  instructions: z.string(),
-  model: z.optional(z.string()),
-  /** Names of the tools the agent may call; each one is announced by some connected client. */
-  tools: z.array(z.string()),
-  /** JSON Schema the final output must match, when the agent has an `outputType`. */
-  outputSchema: z.optional(jsonObject),
-});
 /** Wire shape of an agent. */
 export type AgentDefinition = z.infer<typeof agentDefinitionSchema>;
 
@@ -127,74 +99,6 @@ export const runToolCallSchema = z.object({
 export type RunToolCall = Omit<z.infer<typeof runToolCallSchema>, 'status'> & {
   status: ToolCallStatus | (string & {});
 };
-
-/** A list of feature names (PROTOCOL.md §2): at most 64 names of at most 64 characters. */
-const featureList = z.array(z.string().check(z.maxLength(64))).check(z.maxLength(64));
-
-// ---------------------------------------------------------------- client → service
-
-const hello = z.object({
-  type: z.literal('hello'),
-  protocol: z.number(),
-  sdk: z.object({ name: z.string(), version: z.string() }),
-  tools: z.array(toolDefinitionSchema),
-  /** Present when resuming a session after a reconnect. */
-  sessionId: z.optional(id),
-  /** Only where the runtime cannot set an `Authorization` header (browsers). */
-  apiKey: z.optional(z.string()),
-  /** `true` when the client decides approvals itself (`onApproval`): calls are sent undecided. */
-  localApprovals: z.optional(z.boolean()),
-  /** The client's `maxConcurrency`, a hint for load spreading. */
-  maxConcurrency: z.optional(nonNegativeInt),
-  /**
-   * How many more calls the client queues once `maxConcurrency` run: with `maxConcurrency`, the most calls the
-   * client can hold before it answers "busy". The service keeps calls beyond it waiting on its side.
-   */
-  maxQueue: z.optional(nonNegativeInt),
-  /**
-   * `run_event` kinds beyond the first six that the client accepts ({@link NEGOTIATED_RUN_EVENT_KINDS}); the
-   * service sends those kinds only to clients that list them. Unknown names are ignored.
-   */
-  runEventKinds: z.optional(z.array(z.string().check(z.maxLength(64))).check(z.maxLength(64))),
-  /** The protocol additions the client can use (PROTOCOL.md §2); any strings, unknown ones are ignored. */
-  features: z.optional(featureList),
-});
-
-const toolResult = z.object({
-  type: z.literal('tool_result'),
-  callId: id,
-  status: z.enum(TOOL_CALL_STATUSES),
-  output: z.string(),
-  widget: z.optional(z.unknown()),
-  /** `true` when the client did not run the call (busy) and the service may send it again later. */
-  retryable: z.optional(z.boolean()),
-  durationMs: z.optional(z.number().check(z.minimum(0))),
-  /** Content parts beside `output` (feature `content`, PROTOCOL.md §18.7). */
-  content: z.optional(contentList),
-});
-
-const toolsUpdate = z.object({
-  type: z.literal('tools_update'),
-  tools: z.array(toolDefinitionSchema),
-});
-
-const runStart = z.object({
-  type: z.literal('run_start'),
-  /** Chosen by the client; echoed in `run_started` and `error`. */
-  requestId: id,
-  agent: agentDefinitionSchema,
-  input: z.string(),
-  maxTurns: z.optional(z.number().check(z.int(), z.minimum(1))),
-  /** Set for a nested run (an agent used as a tool): the run and call it belongs to. */
-  parentRunId: z.optional(id),
-  parentCallId: z.optional(id),
-});
-
-const runCancel = z.object({
-  type: z.literal('run_cancel'),
-  runId: id,
-  reason: z.optional(z.string()),
-});
 
 // ---------------------------------------------------------------- service → client
 
@@ -308,9 +212,6 @@ const runResult = z.object({
 
 // ---------------------------------------------------------------- both directions
 
-const ping = z.object({ type: z.literal('ping'), id: z.optional(z.string()) });
-const pong = z.object({ type: z.literal('pong'), id: z.optional(z.string()) });
-
 /** Codes carried by `error` frames. */
 export const ERROR_CODES = [
   'invalid_json',
@@ -326,35 +227,6 @@ export const ERROR_CODES = [
   'internal',
 ] as const;
 
-const errorFrame = z.object({
-  type: z.literal('error'),
-  code: z.string(), // one of ERROR_CODES; a receiver takes any other as a plain error (PROTOCOL.md §13)
-  message: z.string(),
-  callId: z.optional(z.string()),
-  requestId: z.optional(z.string()),
-  runId: z.optional(z.string()),
-});
-
-/** Runtime schema of every frame a client may send. */
-export const clientFrameSchema = z.discriminatedUnion('type', [
-  hello,
-  toolResult,
-  approvalRequest,
-  approval,
-  toolsUpdate,
-  runStart,
-  runCancel,
-  toolProgress,
-  toolPreliminary,
-  lease,
-  question,
-  questionCancel,
-  toolEvent,
-  stepResult,
-  ping,
-  pong,
-  errorFrame,
-]);
 /** Runtime schema of every frame the service may send. */
 export const serviceFrameSchema = z.discriminatedUnion('type', [
   welcome,
@@ -371,7 +243,7 @@ export const serviceFrameSchema = z.discriminatedUnion('type', [
   errorFrame,
 ]);
 
-/** A frame sent by a client. */
+/** A frame sent by a client (its runtime schema: src/wire/client-frames.ts). */
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 /** A frame sent by the service. */
 export type ServiceFrame = z.infer<typeof serviceFrameSchema>;

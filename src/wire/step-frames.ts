@@ -1,7 +1,8 @@
 /**
- * The protocol additions for durable steps and the call's scope (PROTOCOL.md §18.11, §18.12): the `step_result`
- * frame, the `tool_call` fields that carry kept steps, the run's session and agent, and the side-effect class of
- * a tool definition. src/wire/protocol.ts puts them into its frames; nothing else declares them.
+ * The protocol additions for durable steps and the call's scope (PROTOCOL.md §18.11, §18.12): the bounds of steps,
+ * the `tool_call` fields that carry kept steps, the run's session and agent, and the side-effect class of a tool
+ * definition. src/wire/protocol.ts puts them into its frames; the `step_result` frame, which only a client sends,
+ * is in src/wire/client-frames.ts.
  *
  * @module
  */
@@ -21,15 +22,7 @@ export const STEP_LIMITS = {
   maxPerCall: 32,
 } as const;
 
-const stepKey = z.string().check(z.minLength(1), z.maxLength(STEP_LIMITS.maxKeyChars));
-
-/** `step_result` (client → service, feature `steps`): a step of a running call completed with this JSON result. */
-export const stepResult = z.object({
-  type: z.literal('step_result'),
-  callId: id,
-  key: stepKey,
-  result: z.unknown(),
-});
+export const stepKey = z.string().check(z.minLength(1), z.maxLength(STEP_LIMITS.maxKeyChars));
 
 /** The steps of a call the service kept, by key (`tool_call.steps`). */
 export const keptSteps = z.record(stepKey, z.unknown());

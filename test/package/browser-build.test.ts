@@ -60,6 +60,14 @@ describe('the browser build', () => {
       expect.arrayContaining(['zod-to-json-schema', '@valibot/to-json-schema', '@cfworker/json-schema']),
     );
     expect(LAZY_MODULES.filter((module) => inputs.has(`${module}.ts`))).toEqual([]);
+    // Loaded with the validator, through src/tool/schema/validator.ts; the schemas of the client's own frames,
+    // which only the service decodes, nowhere.
+    for (const left of [
+      'src/tool/schema/json-schema-output.ts',
+      'src/tool/strict-restore.ts',
+      'src/wire/client-frames.ts',
+    ])
+      expect(inputs.has(left), left).toBe(false);
     // Each stand-in is in the first download; the real module, where the build has it, behind a dynamic import
     // (the validator's chunk imports `@cfworker/json-schema`).
     const dynamic = Object.values(metafile.outputs).flatMap((output) =>
@@ -226,6 +234,62 @@ describe('the browser build', () => {
     });
     expect(await lean.invokeTool(sum, { a: 1, b: 2 })).toMatchObject({ status: 'ok', output: '3' });
     expect(await lean.invokeTool(sum, { a: 1 })).toMatchObject({ status: 'invalid_arguments' });
+  });
+
+  it('restores a strict tool’s arguments (optional nulls removed, in union branches too) with the code it loads with the validator', async () => {
+    const seen: unknown[] = [];
+    const ship = lean.tool({
+      name: 'ship',
+      description: 'Ships a parcel.',
+      strict: true,
+      parameters: z.object({
+        note: z.string().optional(),
+        to: z.discriminatedUnion('kind', [
+          z.object({ kind: z.literal('home'), floor: z.number().optional() }),
+          z.object({ kind: z.literal('shop'), code: z.string() }),
+        ]),
+      }),
+      execute: (input) => {
+        seen.push(input);
+        return 'shipped';
+      },
+    });
+    expect(ship.definition.parameters).toMatchObject({
+      required: ['note', 'to'],
+      additionalProperties: false,
+    });
+    const args = { note: null, to: { kind: 'home', floor: null } };
+    expect(await lean.invokeTool(ship, args)).toMatchObject({ status: 'ok', output: 'shipped' });
+    expect(await lean.invokeTool(ship, { note: 'x', to: { kind: 'shop', code: 'A1' } })).toMatchObject({
+      status: 'ok',
+    });
+    expect(seen).toEqual([{ to: { kind: 'home' } }, { note: 'x', to: { kind: 'shop', code: 'A1' } }]);
+  });
+
+  it('refuses unusual numbers in arguments with the code it loads for a call that has one', async () => {
+    const echo = lean.tool({
+      name: 'echo',
+      description: 'Echoes an id.',
+      parameters: z.object({ id: z.number(), n: z.number().optional() }),
+      execute: ({ id }) => String(id),
+    });
+    expect(await lean.invokeTool(echo, '{"id":12345678901234567890}')).toMatchObject({ status: 'ok' });
+    expect(await lean.invokeTool(echo, '{"id":1,"n":1e400}')).toEqual(
+      expect.objectContaining({
+        status: 'invalid_arguments',
+        output:
+          'Invalid arguments for echo: n: the number is too large for JavaScript (past ±1.8e308); it became Infinity',
+      }),
+    );
+    const ids = lean.tool({
+      name: 'ids',
+      description: 'Takes an integer id.',
+      parameters: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
+      execute: () => 'ran',
+    });
+    expect((await lean.invokeTool(ids, '{"id":12345678901234567890}')).output).toBe(
+      'Invalid arguments for ids: id: 12345678901234567000 is past the integers JavaScript holds exactly (±9007199254740991), so the number sent may have been rounded; send it as a string',
+    );
   });
 
   it('validates plain JSON Schema parameters with the validator it loads on first use', async () => {

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { ZOD4_CALL_LOADS } from '../../bench/lib/bundle-size';
 import { LAZY_MODULES } from '../../browser-build';
 import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import type * as Toolwire from '../../src/index';
@@ -74,6 +76,42 @@ function held(module: string): { gate: Gate; release: () => void } {
 const tracing: Toolwire.ToolTracing = { startCall: () => ({ event() {}, run: (fn) => fn(), end() {} }) };
 
 describe('the browser build, waiting for a chunk', () => {
+  it('a zod 4 page answering one call of its tool loads only the chunks bench/lib/bundle-size.ts counts', async () => {
+    const loaded: string[] = [];
+    const lean = await fresh((name) => {
+      loaded.push(name);
+      return undefined;
+    });
+    const server = await startStubServer({
+      logger: silentLogger,
+      model: scriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: 'done' }]),
+    });
+    const add = lean.tool({
+      name: 'add',
+      description: 'Adds two numbers.',
+      parameters: z.object({ a: z.number(), b: z.number() }),
+      execute: ({ a, b }) => a + b,
+    });
+    const client = new lean.Client({ url: server.url, apiKey: 'browser-waits-key', tools: [add] });
+    try {
+      await client.connect();
+      const answered = new Promise<string>((resolve) =>
+        client.once('tool_result', (info) => resolve(info.output)),
+      );
+      const response = await fetch(`${server.httpUrl}/v1/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer browser-waits-key' },
+        body: JSON.stringify({ agent: { name: 'A', instructions: '', tools: ['add'] }, input: 'go' }),
+      });
+      expect(response.status).toBe(201);
+      expect(await answered).toBe('3');
+      expect(loaded.sort()).toEqual([...ZOD4_CALL_LOADS].sort());
+    } finally {
+      await client.close({ drain: false });
+      await server.close();
+    }
+  }, 30_000);
+
   it('connect(): the wait for the tracing code counts toward connectTimeoutMs', async () => {
     const lean = await fresh(hangs('src/client/tracing'));
     const client = new lean.Client({
@@ -209,6 +247,28 @@ describe('the browser build, waiting for a chunk', () => {
     const failing = await fresh(fails('src/call/gate'));
     const other = failing.tool({ name: 'g', description: 'd', allowedAgentNames: ['S'], execute: () => 1 });
     const result = await failing.invokeTool(other, {}, { agentName: 'S' });
+    expect(result).toMatchObject({ status: 'error' });
+    expect(result.error).toMatchObject({ name: 'ToolwireError', code: 'load_failed' });
+  }, 30_000);
+
+  it('a call waiting for the refusal of an unusual number ends on its cancel and its timeout; a failed load is `load_failed`', async () => {
+    const lean = await fresh(hangs('src/call/number-refusals'));
+    const big = '{"n":1e400}';
+    const tool = lean.tool({
+      name: 'count',
+      description: 'Counts.',
+      parameters: { type: 'object', properties: { n: { type: 'number' } } },
+      execute: () => 'ran',
+    });
+    const abort = new AbortController();
+    const cancelled = lean.invokeTool(tool, big, { signal: abort.signal });
+    abort.abort();
+    expect(await cancelled).toMatchObject({ status: 'cancelled' });
+    expect(await lean.invokeTool(tool, big, { timeoutMs: 20 })).toMatchObject({ status: 'timeout' });
+    expect(await lean.invokeTool(tool, '{"n":1}')).toMatchObject({ status: 'ok', output: 'ran' });
+    const failing = await fresh(fails('src/call/number-refusals'));
+    const other = failing.tool({ name: 'c', description: 'd', execute: () => 1 });
+    const result = await failing.invokeTool(other, big);
     expect(result).toMatchObject({ status: 'error' });
     expect(result.error).toMatchObject({ name: 'ToolwireError', code: 'load_failed' });
   }, 30_000);

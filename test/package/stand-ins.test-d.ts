@@ -3,6 +3,8 @@ import type * as ApprovalReal from '../../src/call/approval';
 import type * as ApprovalStandIn from '../../src/call/approval.browser';
 import type * as GateReal from '../../src/call/gate';
 import type * as GateStandIn from '../../src/call/gate.browser';
+import type * as NumberRefusalsReal from '../../src/call/number-refusals';
+import type * as NumberRefusalsStandIn from '../../src/call/number-refusals.browser';
 import type * as QuestionsReal from '../../src/call/questions';
 import type * as QuestionsStandIn from '../../src/call/questions.browser';
 import type * as RetryReal from '../../src/call/retry';
@@ -62,6 +64,7 @@ describe('the browser stand-ins', () => {
   it('export what the real modules export, with the same types', () => {
     expectTypeOf<Differing<Pairs<typeof ApprovalStandIn, typeof ApprovalReal>>>().toBeNever();
     expectTypeOf<Differing<Pairs<typeof GateStandIn, typeof GateReal>>>().toBeNever();
+    expectTypeOf<Differing<Pairs<typeof NumberRefusalsStandIn, typeof NumberRefusalsReal>>>().toBeNever();
     expectTypeOf<Differing<Pairs<typeof QuestionsStandIn, typeof QuestionsReal>>>().toBeNever();
     expectTypeOf<Differing<Pairs<typeof RetryStandIn, typeof RetryReal>>>().toBeNever();
     expectTypeOf<Differing<Pairs<typeof StepsStandIn, typeof StepsReal>>>().toBeNever();

@@ -10,9 +10,9 @@
 
 import { lazy } from '../../browser/lazy';
 import type { MaybePromise } from '../../maybe';
-import type { ValidatorClass, ValidatorOutput } from './validator';
+import type { StrictRestore, ValidatorClass, ValidatorOutput } from './validator';
 
-export type { ValidatorClass, ValidatorOutput } from './validator';
+export type { StrictRestore, ValidatorClass, ValidatorOutput } from './validator';
 
 const real = lazy('the JSON Schema validator', () => import('./validator'));
 
@@ -28,6 +28,14 @@ export function loadValidatorOutput(): MaybePromise<ValidatorOutput> {
   return now === undefined
     ? real.load().then((module) => module.loadValidatorOutput())
     : now.loadValidatorOutput();
+}
+
+/** See src/tool/schema/validator.ts, loaded with {@link loadValidator}. */
+export function loadStrictRestore(): MaybePromise<StrictRestore> {
+  const now = real.now;
+  return now === undefined
+    ? real.load().then((module) => module.loadStrictRestore())
+    : now.loadStrictRestore();
 }
 
 /** Starts loading the validator without waiting; a failure is reported by the validation that needs it. */
