@@ -24,6 +24,8 @@ export default defineConfig([
     sourcemap: true,
     target: 'node20',
     external,
+    // `import.meta.url` in the CommonJS output is the file's own URL (src/wire/transport.ts resolves `ws` from it).
+    shims: true,
   },
   {
     // The `browser` condition of `toolwire` (see browser-build.ts): ESM, the converters and the validator out.
