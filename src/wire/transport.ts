@@ -98,22 +98,24 @@ export async function resolveWebSocket(explicit?: WebSocketConstructor): Promise
 }
 
 /**
- * `ws` through Node's `require`, resolved from this file as `import('ws')` resolves it, where the runtime has
- * `process.getBuiltinModule` (Node ≥ 20.16); `undefined` elsewhere (browsers, older Node, a bundle without `ws`
- * on disk), where `import('ws')` loads it. Node's `import()` of a CommonJS package (`ws` is one) runs every file
- * through the ESM loader's CommonJS translator, which scans each for its exports: about three times the CPU of
- * `require` (on the bench machine ~65 ms against ~25 ms), paid by the first connect of a process. Both give
- * the same module: Node keeps one cache for the two.
+ * `ws` through Node's `require`, resolved from this file as `import('ws')` resolves it, in an ES module where the
+ * runtime has `process.getBuiltinModule` (Node ≥ 20.16); `undefined` elsewhere, where `import('ws')` loads it:
+ * browsers, older Node, a bundle without `ws` on disk, and CommonJS (dist/index.cjs), whose `import('ws')` the
+ * build already turns into `require('ws')` (so a test runner's module mocks still apply there). Node's `import()`
+ * of a CommonJS package (`ws` is one) runs each of its files through the ESM loader's CommonJS translator,
+ * which scans them for their exports: about three times the CPU of `require` (~65 ms against ~25 ms on the
+ * bench machine), paid by the first connect of a process. Both give the same module: Node keeps one cache.
  */
 function requireWs(): unknown {
+  // `undefined` in the CommonJS build (tsup.config.ts).
+  const from: unknown = import.meta.url;
+  if (typeof from !== 'string') return undefined;
   const node = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   if (typeof node?.getBuiltinModule !== 'function') return undefined;
   const module = node.getBuiltinModule('node:module') as
     | { createRequire?: (from: string) => (id: string) => unknown }
     | undefined;
-  // In the CommonJS build (dist/index.cjs) tsup's `shims` make `import.meta.url` that file's URL.
-  const from: unknown = import.meta.url;
-  if (typeof module?.createRequire !== 'function' || typeof from !== 'string') return undefined;
+  if (typeof module?.createRequire !== 'function') return undefined;
   try {
     return module.createRequire(from)('ws');
   } catch {
