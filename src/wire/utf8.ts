@@ -14,9 +14,12 @@ const LONG_TEXT = 256;
  * lone surrogates included.
  */
 const nativeLength = (() => {
-  const buffer = (globalThis as { Buffer?: { byteLength?: (text: string, encoding: 'utf8') => number } }).Buffer;
+  const buffer = (globalThis as { Buffer?: { byteLength?: (text: string, encoding: 'utf8') => number } })
+    .Buffer;
   const byteLength = buffer?.byteLength;
-  return typeof byteLength === 'function' ? (text: string) => byteLength.call(buffer, text, 'utf8') : undefined;
+  return typeof byteLength === 'function'
+    ? (text: string) => byteLength.call(buffer, text, 'utf8')
+    : undefined;
 })();
 
 /** Only ASCII: one byte per unit (a native scan, where there is no `Buffer`: browsers). */

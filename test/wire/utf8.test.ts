@@ -30,6 +30,7 @@ describe('utf8Length', () => {
     vi.stubGlobal('Buffer', undefined);
     vi.resetModules();
     const browser = await import('../../src/wire/utf8');
-    for (const text of TEXTS) expect(browser.utf8Length(text), JSON.stringify(text.slice(-40))).toBe(encoded(text));
+    for (const text of TEXTS)
+      expect(browser.utf8Length(text), JSON.stringify(text.slice(-40))).toBe(encoded(text));
   });
 });
