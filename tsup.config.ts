@@ -24,6 +24,11 @@ export default defineConfig([
     sourcemap: true,
     target: 'node20',
     external,
+    // CommonJS has no `import.meta`: there `import.meta.url` is `undefined` (src/wire/transport.ts then leaves
+    // `ws` to `import('ws')`, which the CommonJS output turns into `require('ws')`).
+    esbuildOptions(options, { format }) {
+      if (format === 'cjs') options.define = { ...options.define, 'import.meta.url': 'undefined' };
+    },
   },
   {
     // The `browser` condition of `toolwire` (see browser-build.ts): ESM, the converters and the validator out.

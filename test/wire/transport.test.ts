@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { openTransport, type WebSocketConstructor } from '../../src/wire/transport';
+import { openTransport, resolveWebSocket, type WebSocketConstructor } from '../../src/wire/transport';
 
 /** A WebSocket double that records sends and, like `ws`, has a TCP socket (`_socket`) once open. */
 function fakeSocketClass(log: string[], withTcp: boolean) {
@@ -141,5 +141,31 @@ describe('openTransport', () => {
     socket?.onmessage?.({ data: new TextEncoder().encode('{"type":"ping"}') });
     socket?.onmessage?.({ data: new ArrayBuffer(3) });
     expect(seen).toEqual(['text {"type":"ping"}', 'binary 15', 'binary 3']);
+  });
+});
+
+describe('resolveWebSocket', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it('takes the WebSocket option first, then the global WebSocket', async () => {
+    const Explicit = fakeSocketClass([], false);
+    const Global = fakeSocketClass([], false);
+    vi.stubGlobal('WebSocket', Global);
+    expect(await resolveWebSocket(Explicit)).toBe(Explicit);
+    expect(await resolveWebSocket()).toBe(Global);
+  });
+
+  it("without either, is ws's WebSocket: the class `import('ws')` gives", async () => {
+    vi.stubGlobal('WebSocket', undefined);
+    expect(await resolveWebSocket()).toBe((await import('ws')).WebSocket);
+    expect(await resolveWebSocket()).toBe(WebSocket);
+  });
+
+  it("loads ws by import('ws') where the runtime has no process.getBuiltinModule", async () => {
+    vi.stubGlobal('WebSocket', undefined);
+    vi.stubGlobal('process', { ...process, getBuiltinModule: undefined });
+    expect(await resolveWebSocket()).toBe(WebSocket);
   });
 });
