@@ -119,8 +119,9 @@ class RareState {
  * Each field of a `tool_call`: `true` when the call reads it after its arrival (a decision, a depth, the run's
  * scope, kept steps: kept in its {@link CallExtras}), `false` when it is used on arrival or kept in a field of the
  * call's own. The trace context is used on arrival only (the tracer starts the call's trace then, from the frame:
- * `CallTraces.received`): kept, each call's own `traceparent` would give every traced call extras of its own. Typed over every field: one added to the frame must be listed here (and read by
- * {@link extrasOf} and {@link sameExtras}, which loop over it).
+ * `CallTraces.received`): kept, each call's own `traceparent` would give every traced call extras of its own.
+ * Typed over every field: one added to the frame must be listed here (and read by {@link extrasOf}, which loops
+ * over it, and compared by {@link sameExtras}, which names each field).
  */
 export const READ_LATER = {
   type: false,
@@ -165,8 +166,6 @@ function sameExtras(extras: CallExtras, frame: ToolCallFrame): boolean {
     extras.approved === frame.approved &&
     extras.reason === frame.reason &&
     extras.argumentsEdited === frame.argumentsEdited &&
-    extras.traceparent === frame.traceparent &&
-    extras.tracestate === frame.tracestate &&
     extras.steps === frame.steps
   );
 }
