@@ -5,13 +5,13 @@
  * @module
  */
 import { ToolDefinitionError } from '../errors';
+import type { Redactor } from '../redact';
 import { unknownToolText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
 import { isToolLike, toTool, toTools } from '../tool/structural';
 import type { ToolSetOf, ToolSource, ToolSourceOf, ToolsGiven } from '../tool/structural-types';
 import type { Tool } from '../tool/tool';
 import type { AnyTool } from '../tool/tool-types';
-import type { Redactor } from '../redact';
 import { MAX_APPROVAL_REASON_CHARS, type ToolDefinition } from '../wire/protocol';
 import { cutChars } from '../wire/utf8';
 import { checkInvokeOptions, startCall } from './invoke';

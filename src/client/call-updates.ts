@@ -35,9 +35,7 @@ import {
   type ServiceFrame,
   utf8Length,
 } from '../wire/protocol';
-import { MAX_PROGRESS_MESSAGE_CHARS } from '../wire/call-frames';
-import { cutChars } from '../wire/utf8';
-import { fitTextField, frameBytes } from './frame-fit';
+import { fitTextField, frameBytes, setProgressMessage } from './frame-fit';
 import { type HeldCalls, type LeasedCall, LeaseRenewal } from './lease-renewal';
 import type { Questioner } from './question-hooks';
 import { SocketQuestions } from './questions';
@@ -162,11 +160,7 @@ export class CallUpdates implements CallUpdateHooks {
       maxPayloadBytes: options.maxPayloadBytes,
       enabled: () => this.#features.has('questions'),
     });
-    this.#steps = new StepResults(
-      options.send,
-      () => this.#features.has('steps'),
-      options.maxPayloadBytes,
-    );
+    this.#steps = new StepResults(options.send, () => this.#features.has('steps'), options.maxPayloadBytes);
   }
 
   /** A step a running call completed (one function for every call: it is `onStep`). */
@@ -241,14 +235,8 @@ export class CallUpdates implements CallUpdateHooks {
       progress: update.progress,
     };
     if (update.total !== undefined) frame.total = update.total;
-    if (update.message !== undefined) {
-      // Redacted, then cut to its bound and to the frame limit (a replacement may be longer than what it replaced).
-      const message = cutChars(this.#options.redactor.text(update.message), MAX_PROGRESS_MESSAGE_CHARS);
-      frame.message = message;
-      // The rest of the frame takes at most ~1.7 KB (a callId of 256 characters, escaped): measured only then.
-      const limit = this.#options.maxPayloadBytes();
-      if (message.length * 6 + 2048 > limit) fitTextField(frame, 'message', limit);
-    }
+    if (update.message !== undefined)
+      setProgressMessage(frame, this.#options.redactor.text(update.message), this.#options.maxPayloadBytes());
     this.#offer(slot, frame);
   };
 

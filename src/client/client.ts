@@ -223,7 +223,9 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
   addTool<P>(source: ToolSourceOf<P, C>): void {
     const item = toTool(source, 'addTool()');
     this.#registry.add(item);
-    const size = utf8Length(JSON.stringify({ type: 'tools_update', tools: this.#registry.definitions(this.#redactor) }));
+    const size = utf8Length(
+      JSON.stringify({ type: 'tools_update', tools: this.#registry.definitions(this.#redactor) }),
+    );
     if (size > this.#connection.maxPayloadBytes) {
       this.#registry.remove(item.name);
       throw new ToolDefinitionError(

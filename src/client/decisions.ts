@@ -65,7 +65,11 @@ export class Decisions {
     const frame: Approval = { type: 'approval', callId, approved: decision.approved };
     if (decision.reason !== undefined)
       frame.reason = redactor === undefined ? decision.reason : redactor.text(decision.reason);
-    if (decision.arguments !== undefined && redactor !== undefined && holdsSecret(decision.arguments, redactor)) {
+    if (
+      decision.arguments !== undefined &&
+      redactor !== undefined &&
+      holdsSecret(decision.arguments, redactor)
+    ) {
       // Redacting them would run the call with arguments nobody chose: refused, and not quoted.
       return Promise.reject(
         new ApprovalError(

@@ -4,9 +4,10 @@
  *
  * @module
  */
+import { MAX_PROGRESS_MESSAGE_CHARS } from '../wire/call-frames';
 import { encodeFrame } from '../wire/codec';
-import { type ClientFrame, utf8Length } from '../wire/protocol';
-import { jsonPrefix, jsonStringBytes } from '../wire/utf8';
+import { type ClientFrame, type FrameOf, utf8Length } from '../wire/protocol';
+import { cutChars, jsonPrefix, jsonStringBytes } from '../wire/utf8';
 
 /** What ends a text cut to fit a frame. */
 export const CUT_MARK = '…';
@@ -22,7 +23,11 @@ export function frameBytes(frame: ClientFrame): number {
  * the field is left empty. Returns `true` when the frame fits afterwards (`false`: the rest of the frame alone is
  * over the limit).
  */
-export function fitTextField<F extends ClientFrame>(frame: F, field: keyof F & string, limitBytes: number): boolean {
+export function fitTextField<F extends ClientFrame>(
+  frame: F,
+  field: keyof F & string,
+  limitBytes: number,
+): boolean {
   const record = frame as unknown as Record<string, unknown>;
   const text = record[field];
   if (typeof text !== 'string') return frameBytes(frame) <= limitBytes;
@@ -37,4 +42,19 @@ export function fitTextField<F extends ClientFrame>(frame: F, field: keyof F & s
   }
   record[field] = '';
   return frameBytes(frame) <= limitBytes;
+}
+
+/**
+ * Sets a `tool_progress` frame's `message` (already redacted: a replacement may have made it longer): cut to
+ * {@link MAX_PROGRESS_MESSAGE_CHARS} characters, then to what the frame limit leaves it, each time ending in
+ * {@link CUT_MARK}.
+ */
+export function setProgressMessage(
+  frame: FrameOf<ClientFrame, 'tool_progress'>,
+  message: string,
+  limitBytes: number,
+): void {
+  frame.message = cutChars(message, MAX_PROGRESS_MESSAGE_CHARS);
+  // The rest of the frame takes at most ~1.7 KB (a callId of 256 characters, escaped): measured only past that.
+  if (frame.message.length * 6 + 2048 > limitBytes) fitTextField(frame, 'message', limitBytes);
 }

@@ -29,7 +29,7 @@ export interface LeaseRenewalOptions {
   /** Monotonic time in milliseconds. */
   now(): number;
   calls: HeldCalls;
-  /** The service's frame limit, in UTF-8 bytes: a renewal is split into frames that each fit. @default Infinity */
+  /** The service's frame limit, in UTF-8 bytes: a renewal is split into frames that each fit (none: no bound). */
   maxPayloadBytes?(): number;
 }
 

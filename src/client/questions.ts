@@ -129,8 +129,20 @@ export class SocketQuestions {
   /** A socket (re)opened: every open question goes again; a service that no longer takes them fails them. */
   reconnected(): void {
     for (const [key, pending] of [...this.#pending]) {
-      if (this.#options.enabled()) this.#options.send(pending.frame);
-      else {
+      if (this.#options.enabled()) {
+        // A new socket may announce a smaller limit: a question that no longer fits fails rather than wait.
+        const size = utf8Length(encodeFrame(pending.frame));
+        if (size <= this.#options.maxPayloadBytes()) this.#options.send(pending.frame);
+        else {
+          this.#pending.delete(key);
+          pending.reject(
+            new QuestionError(
+              'failed',
+              `the question is ${size} bytes, over the service's limit of ${this.#options.maxPayloadBytes()}`,
+            ),
+          );
+        }
+      } else {
         this.#pending.delete(key);
         pending.reject(new QuestionError('unsupported', 'the service no longer takes questions'));
       }
@@ -148,7 +160,8 @@ function unfitOnceRedacted(frame: QuestionFrame): string | undefined {
     return `the question is over ${maxQuestionChars} characters once its secrets are redacted`;
   const choices = frame.choices ?? [];
   const index = choices.findIndex((choice) => choice.length > maxChoiceChars);
-  if (index !== -1) return `choice ${index + 1} is over ${maxChoiceChars} characters once its secrets are redacted`;
+  if (index !== -1)
+    return `choice ${index + 1} is over ${maxChoiceChars} characters once its secrets are redacted`;
   if (new Set(choices).size !== choices.length)
     return 'two choices read the same once their secrets are redacted: the answer could not tell them apart';
   return undefined;

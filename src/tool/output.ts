@@ -91,4 +91,3 @@ export function truncateJsonString(text: string, maxJsonBytes: number): string {
   if (room < 0) return jsonPrefix(marker, maxJsonBytes - 2);
   return jsonPrefix(text, room) + marker;
 }
-

@@ -152,7 +152,8 @@ describe('redacted texts matched again', () => {
     expect(refused).toBeInstanceOf(QuestionError);
     expect(refused).toMatchObject({
       code: 'failed',
-      message: 'two choices read the same once their secrets are redacted: the answer could not tell them apart',
+      message:
+        'two choices read the same once their secrets are redacted: the answer could not tell them apart',
     });
     expect(connection.frames.map((frame) => frame.type)).not.toContain('question');
   });

@@ -17,7 +17,9 @@ const SECRETS = [KEY, WORD, 'tok_abc123'];
 
 /** `secret` in the forms a tool might write it: as written, JSON-escaped, `\u`-escaped and percent-encoded. */
 function forms(secret: string): string {
-  const unicode = [...secret].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  const unicode = [...secret]
+    .map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .join('');
   return `${secret} ${JSON.stringify(JSON.stringify(secret))} ${unicode} ${encodeURIComponent(secret)}`;
 }
 const ALL = `${forms(KEY)} / ${forms(WORD)} / tok_abc123`;
@@ -153,10 +155,7 @@ describe('no secret reaches a frame the client sends', () => {
       answer: 'no [redacted] [redacted]',
     });
     await result;
-    expect(answers).toEqual([
-      expect.stringContaining('step result [redacted]'),
-      `no ${SHORT}`,
-    ]);
+    expect(answers).toEqual([expect.stringContaining('step result [redacted]'), `no ${SHORT}`]);
 
     const sent = connection.frames;
     const types = new Set(sent.map((frame) => frame.type));
