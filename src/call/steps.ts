@@ -14,7 +14,7 @@ import { keptValue } from './step-value';
 export interface StepRecord {
   /** Id of the call. */
   callId: string;
-  /** The step's key. */
+  /** The step's key, redacted as the call's texts are: the key as sent and as kept steps are matched by. */
   key: string;
   /** The result as a JSON value, redacted; at most `STEP_LIMITS.maxResultBytes` bytes of JSON. */
   result: unknown;
