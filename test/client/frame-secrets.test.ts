@@ -75,6 +75,14 @@ function call(callId: string, toolName: string, extra: Record<string, unknown> =
 
 const answers: unknown[] = [];
 
+/** The next `question` frame other than `seen`'s. */
+async function nextQuestion(connection: FakeConnection, seen: string) {
+  for (;;) {
+    const frame = await connection.next('question');
+    if (frame.questionId !== seen) return frame;
+  }
+}
+
 const gated = tool({
   name: 'gated',
   description: 'Needs approval, with a reason that quotes secrets.',
@@ -99,6 +107,12 @@ const worker = tool({
     answers.push(stepped);
     answers.push(
       await ctx.askQuestion(`question ${ALL}?`, { choices: ['yes', `no ${SHORT}`], timeoutMs: 60_000 }),
+    );
+    answers.push(
+      await ctx.askQuestion('How many?', {
+        schema: { type: 'integer', description: `schema ${ALL}`, examples: [KEY] },
+        timeoutMs: 60_000,
+      }),
     );
     return content([
       { type: 'text', text: `text ${ALL}` },
@@ -154,8 +168,17 @@ describe('no secret reaches a frame the client sends', () => {
       status: 'answered',
       answer: 'no [redacted] [redacted]',
     });
+    const second = await nextQuestion(connection, question.questionId);
+    expect(JSON.stringify(second.schema)).toContain('schema [redacted]');
+    connection.send({
+      type: 'answer',
+      callId: 'c3',
+      questionId: second.questionId,
+      status: 'answered',
+      answer: 3,
+    });
     await result;
-    expect(answers).toEqual([expect.stringContaining('step result [redacted]'), `no ${SHORT}`]);
+    expect(answers).toEqual([expect.stringContaining('step result [redacted]'), `no ${SHORT}`, 3]);
 
     const sent = connection.frames;
     const types = new Set(sent.map((frame) => frame.type));
