@@ -5,13 +5,15 @@
  * @module
  */
 import { ToolDefinitionError } from '../errors';
+import type { Redactor } from '../redact';
 import { unknownToolText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
 import { isToolLike, toTool, toTools } from '../tool/structural';
 import type { ToolSetOf, ToolSource, ToolSourceOf, ToolsGiven } from '../tool/structural-types';
 import type { Tool } from '../tool/tool';
 import type { AnyTool } from '../tool/tool-types';
-import type { ToolDefinition } from '../wire/protocol';
+import { MAX_APPROVAL_REASON_CHARS, type ToolDefinition } from '../wire/protocol';
+import { cutChars } from '../wire/utf8';
 import { checkInvokeOptions, startCall } from './invoke';
 import type { CallOptions, InvokeOptions, ResultSink, ToolCallResult } from './types';
 
@@ -91,9 +93,21 @@ export class ToolRegistry<T = ToolsGiven> {
     return [...this.#tools.keys()];
   }
 
-  /** The definitions to announce to the service, in the order the tools were added. */
-  definitions(): ToolDefinition[] {
-    return [...this.#tools.values()].map((item) => item.definition);
+  /**
+   * The definitions to announce to the service, in the order the tools were added. With `redactor`, each
+   * `approvalReason` is redacted (then cut to {@link MAX_APPROVAL_REASON_CHARS} characters, as its schema allows,
+   * should a replacement have made it longer); names, descriptions and parameters are sent as written.
+   */
+  definitions(redactor?: Redactor): ToolDefinition[] {
+    const definitions = [...this.#tools.values()].map((item) => item.definition);
+    if (redactor === undefined || redactor.empty) return definitions;
+    return definitions.map((definition) => {
+      const reason = definition.approvalReason;
+      if (reason === undefined) return definition;
+      const redacted = redactor.text(reason);
+      if (redacted === reason) return definition;
+      return { ...definition, approvalReason: cutChars(redacted, MAX_APPROVAL_REASON_CHARS) };
+    });
   }
 
   /**

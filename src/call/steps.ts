@@ -14,7 +14,7 @@ import { keptValue } from './step-value';
 export interface StepRecord {
   /** Id of the call. */
   callId: string;
-  /** The step's key. */
+  /** The step's key, redacted as the call's texts are: the key as sent and as kept steps are matched by. */
   key: string;
   /** The result as a JSON value, redacted; at most `STEP_LIMITS.maxResultBytes` bytes of JSON. */
   result: unknown;
@@ -40,6 +40,14 @@ export interface StepCall {
   /** The call's own abort state (its first `ctx.signal`). */
   readonly signal: AbortSignal;
   readonly tool: { readonly name: string };
+}
+
+/**
+ * The key a step is known by, here and on the service: `key` redacted by `redactor` (the client's API key, its
+ * `redact` rules, the call's sensitive values). Keys that differ only in their secrets are one step.
+ */
+function stepKey(key: string, redactor: Redactor | undefined): string {
+  return redactor === undefined ? key : redactor.text(key);
 }
 
 /** `ctx.step("key")` as error messages name it. */
@@ -88,13 +96,21 @@ export class CallSteps {
     return entry?.done === true ? JSON.parse(entry.json) : null;
   }
 
-  #run(call: StepCall, key: unknown, fn: unknown, sink: StepSink): Promise<unknown> {
-    if (typeof key !== 'string' || key === '' || key.length > STEP_LIMITS.maxKeyChars) {
+  #run(call: StepCall, given: unknown, fn: unknown, sink: StepSink): Promise<unknown> {
+    if (typeof given !== 'string' || given === '' || given.length > STEP_LIMITS.maxKeyChars) {
       throw new ToolDefinitionError(
         'invalid_step',
         `ctx.step(): the key must be a string of 1 to ${STEP_LIMITS.maxKeyChars} characters, got ${
-          typeof key === 'string' ? `a string of ${key.length}` : typeof key
+          typeof given === 'string' ? `a string of ${given.length}` : typeof given
         }`,
+      );
+    }
+    // The key as sent (PROTOCOL.md §18.11): redacted, the same text every time, so that a kept step is found again.
+    const key = stepKey(given, call.options.redactor);
+    if (key.length > STEP_LIMITS.maxKeyChars) {
+      throw new ToolDefinitionError(
+        'invalid_step',
+        `ctx.step(): the key is over ${STEP_LIMITS.maxKeyChars} characters once its secrets are redacted`,
       );
     }
     if (typeof fn !== 'function') {

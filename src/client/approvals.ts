@@ -7,9 +7,11 @@
  */
 import type { ApprovalDecision, ApprovalRequest } from '../call/types';
 import { isThenable } from '../maybe';
+import type { Redactor } from '../redact';
 import type { ClientFrame, FrameOf } from '../wire/protocol';
 import type { Deadlines } from './deadlines';
 import type { Execution, ToolCallFrame } from './execution';
+import { fitTextField } from './frame-fit';
 import type { CallSocket } from './outbox';
 import type { Slots } from './slots';
 
@@ -20,7 +22,9 @@ export type Approver = (request: ApprovalRequest) => ApprovalDecision | Promise<
 export interface ApprovalsOptions {
   /** Local approver (`onApproval`); when absent, approval is asked of the service. */
   onApproval: Approver | undefined;
-  socket: Pick<CallSocket, 'send'>;
+  socket: Pick<CallSocket, 'send' | 'maxPayloadBytes'>;
+  /** The client's redactor: a reason is sent redacted. */
+  redactor: Redactor;
   slots: Pick<Slots, 'park' | 'whenInSlot' | 'backInSlot'>;
   deadlines: Pick<Deadlines, 'arm'>;
   /** Told of every request, whoever decides it. */
@@ -60,7 +64,7 @@ export class Approvals {
       slots.park(execution);
       execution.decide = resolve;
       execution.approvalReason = request.reason;
-      this.#options.socket.send(approvalRequest(request.callId, request.reason));
+      this.#send(request.callId, request.reason);
       // Told only once the service has the request, so that a listener may answer at once with client.decide().
       this.#options.requested(request);
     });
@@ -73,8 +77,7 @@ export class Approvals {
   redelivered(execution: Execution, frame: ToolCallFrame): void {
     const decide = execution.decide;
     if (frame.approved === undefined) {
-      if (decide !== undefined)
-        this.#options.socket.send(approvalRequest(frame.callId, execution.approvalReason));
+      if (decide !== undefined) this.#send(frame.callId, execution.approvalReason);
       return;
     }
     // A decision is applied once. A re-delivery of a decided call (after a reconnect) changes nothing, and must
@@ -94,11 +97,20 @@ export class Approvals {
     else decide({ approved: false, reason: frame.reason ?? '' });
   }
 
+  /**
+   * Sends the `approval_request` of a call: its reason redacted, then cut to fit the service's frame limit
+   * ({@link approvalRequest}), so that the request always goes and the call gets its decision.
+   */
+  #send(callId: string, reason: string | undefined): void {
+    const { socket, redactor } = this.#options;
+    socket.send(approvalRequest(callId, reason, redactor, socket.maxPayloadBytes));
+  }
+
   /** A new socket is open: every call still waiting for the service's decision asks again, once. */
   reconnected(held: Iterable<Execution>): void {
     for (const execution of held) {
       if (execution.decide !== undefined) {
-        this.#options.socket.send(approvalRequest(execution.callId, execution.approvalReason));
+        this.#send(execution.callId, execution.approvalReason);
       }
     }
   }
@@ -122,12 +134,24 @@ function inSlotIfApproved(
   });
 }
 
-/** The frame asking the service for a human's decision on a call. */
-function approvalRequest(
+/**
+ * The frame asking the service for a human's decision on a call. The reason is redacted (the API key, `redact`
+ * rules: a predicate's or a policy's reason may quote anything), then cut on a character boundary, marked with `…`,
+ * to what the frame limit leaves it (PROTOCOL.md §7, §15): with the documented minimum of 1,024 bytes there is
+ * always room for the rest of the frame.
+ */
+export function approvalRequest(
   callId: string,
   reason: string | undefined,
+  redactor: Redactor,
+  maxPayloadBytes: number,
 ): FrameOf<ClientFrame, 'approval_request'> {
-  return reason === undefined
-    ? { type: 'approval_request', callId }
-    : { type: 'approval_request', callId, reason };
+  if (reason === undefined) return { type: 'approval_request', callId };
+  const frame: FrameOf<ClientFrame, 'approval_request'> = {
+    type: 'approval_request',
+    callId,
+    reason: redactor.text(reason),
+  };
+  fitTextField(frame, 'reason', maxPayloadBytes);
+  return frame;
 }

@@ -114,6 +114,7 @@ export class CallRunner implements ExecutionOwner {
     this.#approvals = new Approvals({
       onApproval: options.onApproval,
       socket,
+      redactor: options.redactor,
       slots: this.#slots,
       deadlines: this.#deadlines,
       requested: (request) => events.approvalRequested(request),

@@ -35,6 +35,7 @@ import {
   type ServiceFrame,
   utf8Length,
 } from '../wire/protocol';
+import { fitTextField, frameBytes, setProgressMessage } from './frame-fit';
 import { type HeldCalls, type LeasedCall, LeaseRenewal } from './lease-renewal';
 import type { Questioner } from './question-hooks';
 import { SocketQuestions } from './questions';
@@ -147,14 +148,19 @@ export class CallUpdates implements CallUpdateHooks {
   constructor(options: CallUpdatesOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => performance.now());
-    this.#lease = new LeaseRenewal({ send: options.send, now: this.#now, calls: options.calls });
+    this.#lease = new LeaseRenewal({
+      send: options.send,
+      now: this.#now,
+      calls: options.calls,
+      maxPayloadBytes: options.maxPayloadBytes,
+    });
     this.#questions = new SocketQuestions({
       send: options.send,
       redactor: options.redactor,
       maxPayloadBytes: options.maxPayloadBytes,
       enabled: () => this.#features.has('questions'),
     });
-    this.#steps = new StepResults(options.send, () => this.#features.has('steps'));
+    this.#steps = new StepResults(options.send, () => this.#features.has('steps'), options.maxPayloadBytes);
   }
 
   /** A step a running call completed (one function for every call: it is `onStep`). */
@@ -229,7 +235,8 @@ export class CallUpdates implements CallUpdateHooks {
       progress: update.progress,
     };
     if (update.total !== undefined) frame.total = update.total;
-    if (update.message !== undefined) frame.message = this.#options.redactor.text(update.message);
+    if (update.message !== undefined)
+      setProgressMessage(frame, this.#options.redactor.text(update.message), this.#options.maxPayloadBytes());
     this.#offer(slot, frame);
   };
 
@@ -247,6 +254,8 @@ export class CallUpdates implements CallUpdateHooks {
     // As for a result: redact, then cut to what the frame leaves room for; a widget that does not fit is dropped.
     const budget = Math.max(2, this.#options.maxPayloadBytes() - ENVELOPE_BYTES);
     frame.output = truncateJsonString(toWellFormed(redactOutput(redactor, result.output)), budget);
+    // A long callId may leave less than the room kept for the rest of the frame: cut further then.
+    fitTextField(frame, 'output', this.#options.maxPayloadBytes());
     if (result.widget !== undefined) {
       frame.widget = redactor.value(result.widget);
       const size = utf8Length(encodeFrame(frame));
@@ -282,7 +291,14 @@ export class CallUpdates implements CallUpdateHooks {
       event: event.event,
     };
     // Redacted, then bounded again (a replacement may be longer than what it replaced).
-    if ('data' in event) frame.data = boundedData(JSON.stringify(this.#options.redactor.value(event.data)));
+    if ('data' in event) {
+      const json = JSON.stringify(this.#options.redactor.value(event.data));
+      frame.data = boundedData(json);
+      // Data the frame limit leaves no room for is recorded as data over its own bound is (PROTOCOL.md §18.6).
+      const limit = this.#options.maxPayloadBytes();
+      if (json.length * 3 + 2048 > limit && frameBytes(frame) > limit)
+        frame.data = { truncated: true, bytes: utf8Length(json) };
+    }
     events.push(frame);
     if (this.#options.send(frame)) this.#lease.heard(event.callId, this.#now());
   };

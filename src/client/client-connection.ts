@@ -8,6 +8,7 @@
 import type { ToolRegistry } from '../call/registry';
 import { ConnectionError } from '../errors';
 import type { Logger } from '../logger';
+import type { Redactor } from '../redact';
 import { VERSION } from '../version';
 import { Connection } from '../wire/connection';
 import {
@@ -29,6 +30,8 @@ import type { SignalHooks } from './signals';
 /** The parts of a client its connection's events go to; read when an event comes (some are made after it). */
 export interface ClientParts {
   readonly registry: ToolRegistry;
+  /** The client's redactor (a tool definition's `approvalReason` is announced redacted). */
+  readonly redactor: Redactor;
   readonly decisions: Decisions;
   readonly calls: CallRunner;
   readonly runs: Runs;
@@ -58,7 +61,7 @@ export function clientConnection(
     hello: () => ({
       protocol: PROTOCOL_VERSION,
       sdk: { name: 'toolwire', version: VERSION },
-      tools: parts.registry.definitions(),
+      tools: parts.registry.definitions(parts.redactor),
       localApprovals: options.onApproval !== undefined,
       maxConcurrency: resolved.maxConcurrency,
       maxQueue: resolved.maxQueue,

@@ -62,6 +62,7 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
   readonly #decisions = new Decisions(
     (frame) => this.#connection.send(frame),
     () => this.#connection.maxPayloadBytes,
+    () => this.#redactor,
   );
 
   constructor(options: ClientOptions<C, T>) {
@@ -83,6 +84,7 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
     const client = this;
     this.#connection = clientConnection(resolved, options as ClientOptions, logger, {
       registry: this.#registry,
+      redactor,
       decisions: this.#decisions,
       get calls() {
         return client.#calls;
@@ -221,7 +223,9 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
   addTool<P>(source: ToolSourceOf<P, C>): void {
     const item = toTool(source, 'addTool()');
     this.#registry.add(item);
-    const size = utf8Length(JSON.stringify({ type: 'tools_update', tools: this.#registry.definitions() }));
+    const size = utf8Length(
+      JSON.stringify({ type: 'tools_update', tools: this.#registry.definitions(this.#redactor) }),
+    );
     if (size > this.#connection.maxPayloadBytes) {
       this.#registry.remove(item.name);
       throw new ToolDefinitionError(
@@ -300,7 +304,7 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
 
   #announce(): void {
     if (this.#connection.writable)
-      this.#connection.send({ type: 'tools_update', tools: this.#registry.definitions() });
+      this.#connection.send({ type: 'tools_update', tools: this.#registry.definitions(this.#redactor) });
   }
 
   // Listeners are user code: one that throws must not break the socket handler that emitted.

@@ -19,6 +19,7 @@ const real = lazy('the decisions code (client.decide())', () => import('./decisi
 export class Decisions {
   readonly #send: ConstructorParameters<typeof Real.Decisions>[0];
   readonly #maxPayloadBytes: ConstructorParameters<typeof Real.Decisions>[1];
+  readonly #redactor: ConstructorParameters<typeof Real.Decisions>[2];
   #features: readonly string[] | undefined;
   #decisions: Real.Decisions | undefined;
   /** Aborted when the socket drops or the client closes: ends the waits for the code. */
@@ -27,9 +28,11 @@ export class Decisions {
   constructor(
     send: ConstructorParameters<typeof Real.Decisions>[0],
     maxPayloadBytes: ConstructorParameters<typeof Real.Decisions>[1],
+    redactor?: ConstructorParameters<typeof Real.Decisions>[2],
   ) {
     this.#send = send;
     this.#maxPayloadBytes = maxPayloadBytes;
+    this.#redactor = redactor;
   }
 
   welcomed(features: readonly string[] | undefined): void {
@@ -49,7 +52,7 @@ export class Decisions {
     };
     return real.load(dropped).then((module) => {
       if (this.#decisions === undefined) {
-        this.#decisions = new module.Decisions(this.#send, this.#maxPayloadBytes);
+        this.#decisions = new module.Decisions(this.#send, this.#maxPayloadBytes, this.#redactor);
         this.#decisions.welcomed(this.#features);
       }
       return this.#decisions.decide(callId, given);

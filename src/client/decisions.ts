@@ -11,6 +11,7 @@ import type { ApprovalDecision } from '../call/types';
 import { ApprovalError, ConnectionError } from '../errors';
 import { nestsDeeperThan } from '../json';
 import { MAX_ARGUMENT_DEPTH } from '../limits';
+import type { Redactor } from '../redact';
 import { encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
 
@@ -26,10 +27,17 @@ export class Decisions {
   #negotiated = false;
   readonly #pending = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
   #next = 0;
+  /** The client's redactor: a reason is sent redacted, edited arguments holding a secret are refused. */
+  readonly #redactor: () => Redactor | undefined;
 
-  constructor(send: (frame: Approval) => boolean, maxPayloadBytes: () => number) {
+  constructor(
+    send: (frame: Approval) => boolean,
+    maxPayloadBytes: () => number,
+    redactor: () => Redactor | undefined = () => undefined,
+  ) {
     this.#send = send;
     this.#maxPayloadBytes = maxPayloadBytes;
+    this.#redactor = redactor;
   }
 
   /** `welcome` arrived: the features of the new socket. */
@@ -53,8 +61,23 @@ export class Decisions {
       const message = `decide(): the edited arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays (or hold a cycle), the most a call's arguments may`;
       return Promise.reject(new ApprovalError('too_deep', message));
     }
+    const redactor = this.#redactor();
     const frame: Approval = { type: 'approval', callId, approved: decision.approved };
-    if (decision.reason !== undefined) frame.reason = decision.reason;
+    if (decision.reason !== undefined)
+      frame.reason = redactor === undefined ? decision.reason : redactor.text(decision.reason);
+    if (
+      decision.arguments !== undefined &&
+      redactor !== undefined &&
+      holdsSecret(decision.arguments, redactor)
+    ) {
+      // Redacting them would run the call with arguments nobody chose: refused, and not quoted.
+      return Promise.reject(
+        new ApprovalError(
+          'invalid_decision',
+          "decide(): the edited arguments hold a secret (the client's API key or a match of its redact rules); they are not sent",
+        ),
+      );
+    }
     if (!this.#negotiated) {
       if (decision.arguments !== undefined || decision.always === true) {
         return Promise.reject(
@@ -162,4 +185,17 @@ function refusedBy(code: string, message: string): ApprovalError {
 
 function notConnected(): ConnectionError {
   return new ConnectionError('not_connected', 'decide(): the client is not connected');
+}
+
+/** `true` when `value`, written as JSON, holds a secret `redactor` finds (in a string, a key or a number). */
+function holdsSecret(value: unknown, redactor: Redactor): boolean {
+  if (redactor.empty) return false;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return false; // not JSON: refused as such by the size check
+  }
+  if (json === undefined) return false;
+  return redactor.text(json) !== json || JSON.stringify(redactor.value(value)) !== json;
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import { type ClientFrame, MAX_LEASE_IDS } from '../wire/protocol';
+import { jsonStringBytes } from '../wire/utf8';
 
 /** A call the lease may cover, as the call runner holds it. */
 export interface LeasedCall {
@@ -28,6 +29,31 @@ export interface LeaseRenewalOptions {
   /** Monotonic time in milliseconds. */
   now(): number;
   calls: HeldCalls;
+  /** The service's frame limit, in UTF-8 bytes: a renewal is split into frames that each fit (none: no bound). */
+  maxPayloadBytes?(): number;
+}
+
+/** `{"type":"lease","callIds":[]}`: the bytes of a `lease` frame without its ids. */
+const LEASE_FRAME_BYTES = 29;
+
+/**
+ * `calls` in batches of at most {@link MAX_LEASE_IDS} whose `lease` frame takes at most `limitBytes` (ids are at
+ * most 256 characters, so with the documented minimum limit of 1,024 bytes each batch holds at least one).
+ */
+function* leaseBatches(calls: readonly LeasedCall[], limitBytes: number): Generator<LeasedCall[]> {
+  let batch: LeasedCall[] = [];
+  let bytes = LEASE_FRAME_BYTES;
+  for (const call of calls) {
+    const id = jsonStringBytes(call.callId);
+    if (batch.length > 0 && (batch.length >= MAX_LEASE_IDS || bytes + 1 + id > limitBytes)) {
+      yield batch;
+      batch = [];
+      bytes = LEASE_FRAME_BYTES;
+    }
+    bytes += id + (batch.length === 0 ? 0 : 1);
+    batch.push(call);
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /** The lease frames of one client's started calls. */
@@ -108,8 +134,8 @@ export class LeaseRenewal {
       left -= 1;
       if (left <= 0) break;
     }
-    for (let from = 0; from < quiet.length; from += MAX_LEASE_IDS) {
-      const calls = quiet.slice(from, from + MAX_LEASE_IDS);
+    const limit = this.#options.maxPayloadBytes?.() ?? Number.POSITIVE_INFINITY;
+    for (const calls of leaseBatches(quiet, limit)) {
       if (!this.#options.send({ type: 'lease', callIds: calls.map((call) => call.callId) })) return;
       for (const call of calls) call.heardAt = now;
     }

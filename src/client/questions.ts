@@ -9,7 +9,13 @@ import type { QuestionReply, QuestionRequest } from '../call/types';
 import { QuestionError } from '../errors';
 import type { Redactor } from '../logger';
 import { encodeFrame } from '../wire/codec';
-import { type ClientFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
+import {
+  type ClientFrame,
+  type FrameOf,
+  QUESTION_LIMITS,
+  type ServiceFrame,
+  utf8Length,
+} from '../wire/protocol';
 
 type QuestionFrame = FrameOf<ClientFrame, 'question'>;
 
@@ -17,6 +23,8 @@ export type { Questioner } from './question-hooks';
 
 interface Pending {
   frame: QuestionFrame;
+  /** The choices as the tool gave them, where the frame's are redacted: an answer is read back as one of these. */
+  choices: readonly string[] | undefined;
   resolve(reply: QuestionReply): void;
   reject(error: QuestionError): void;
 }
@@ -58,8 +66,10 @@ export class SocketQuestions {
       questionId: request.questionId,
       question: redactor.text(request.question),
     };
-    if (request.choices !== undefined) frame.choices = request.choices;
-    if (request.schema !== undefined) frame.schema = request.schema;
+    if (request.choices !== undefined) frame.choices = request.choices.map((choice) => redactor.text(choice));
+    if (request.schema !== undefined) frame.schema = redactor.value(request.schema);
+    const unfit = unfitOnceRedacted(frame);
+    if (unfit !== undefined) return Promise.reject(new QuestionError('failed', unfit));
     const size = utf8Length(encodeFrame(frame));
     if (size > this.#options.maxPayloadBytes()) {
       return Promise.reject(
@@ -71,7 +81,7 @@ export class SocketQuestions {
     }
     const key = keyOf(request.callId, request.questionId);
     return new Promise<QuestionReply>((resolve, reject) => {
-      this.#pending.set(key, { frame, resolve, reject });
+      this.#pending.set(key, { frame, choices: request.choices, resolve, reject });
       // The tool stopped waiting (its call ended or was cancelled, or the question timed out): withdraw it.
       request.signal.addEventListener(
         'abort',
@@ -96,7 +106,7 @@ export class SocketQuestions {
     const pending = this.#pending.get(key);
     if (pending === undefined) return;
     this.#pending.delete(key);
-    if (frame.status === 'answered') pending.resolve({ answer: frame.answer });
+    if (frame.status === 'answered') pending.resolve({ answer: asGiven(pending, frame.answer) });
     else if (frame.status === 'declined') {
       pending.resolve(
         frame.reason === undefined ? { declined: true } : { declined: true, reason: frame.reason },
@@ -119,11 +129,48 @@ export class SocketQuestions {
   /** A socket (re)opened: every open question goes again; a service that no longer takes them fails them. */
   reconnected(): void {
     for (const [key, pending] of [...this.#pending]) {
-      if (this.#options.enabled()) this.#options.send(pending.frame);
-      else {
+      if (this.#options.enabled()) {
+        // A new socket may announce a smaller limit: a question that no longer fits fails rather than wait.
+        const size = utf8Length(encodeFrame(pending.frame));
+        if (size <= this.#options.maxPayloadBytes()) this.#options.send(pending.frame);
+        else {
+          this.#pending.delete(key);
+          pending.reject(
+            new QuestionError(
+              'failed',
+              `the question is ${size} bytes, over the service's limit of ${this.#options.maxPayloadBytes()}`,
+            ),
+          );
+        }
+      } else {
         this.#pending.delete(key);
         pending.reject(new QuestionError('unsupported', 'the service no longer takes questions'));
       }
     }
   }
+}
+
+/**
+ * Why a question cannot be sent once redacted, or `undefined`: a replacement made the question or a choice longer
+ * than its bound, or made two choices read the same (the answer could not tell them apart). Never quotes them.
+ */
+function unfitOnceRedacted(frame: QuestionFrame): string | undefined {
+  const { maxQuestionChars, maxChoiceChars } = QUESTION_LIMITS;
+  if (frame.question.length > maxQuestionChars)
+    return `the question is over ${maxQuestionChars} characters once its secrets are redacted`;
+  const choices = frame.choices ?? [];
+  const index = choices.findIndex((choice) => choice.length > maxChoiceChars);
+  if (index !== -1)
+    return `choice ${index + 1} is over ${maxChoiceChars} characters once its secrets are redacted`;
+  if (new Set(choices).size !== choices.length)
+    return 'two choices read the same once their secrets are redacted: the answer could not tell them apart';
+  return undefined;
+}
+
+/** The answer as the tool reads it: a choice the service names as sent (redacted) is the tool's own choice. */
+function asGiven(pending: Pending, answer: unknown): unknown {
+  const sent = pending.frame.choices;
+  if (pending.choices === undefined || sent === undefined || typeof answer !== 'string') return answer;
+  const index = sent.indexOf(answer);
+  return index === -1 ? answer : pending.choices[index];
 }

@@ -7,6 +7,7 @@
  */
 import type { StepRecord } from '../call/steps';
 import type { ClientFrame, FrameOf } from '../wire/protocol';
+import { frameBytes } from './frame-fit';
 
 type StepFrame = FrameOf<ClientFrame, 'step_result'>;
 
@@ -14,19 +15,30 @@ type StepFrame = FrameOf<ClientFrame, 'step_result'>;
 export class StepResults {
   readonly #send: (frame: ClientFrame) => boolean;
   readonly #enabled: () => boolean;
+  readonly #maxPayloadBytes: () => number;
   /** Per call id, its step results, in the order completed. */
   readonly #calls = new Map<string, StepFrame[]>();
 
   /**
    * @param send - writes a frame on the current socket (`false` when it cannot now).
    * @param enabled - `true` while the service takes the feature `steps`.
+   * @param maxPayloadBytes - the service's frame limit, in UTF-8 bytes.
    */
-  constructor(send: (frame: ClientFrame) => boolean, enabled: () => boolean) {
+  constructor(
+    send: (frame: ClientFrame) => boolean,
+    enabled: () => boolean,
+    maxPayloadBytes: () => number = () => Number.POSITIVE_INFINITY,
+  ) {
     this.#send = send;
     this.#enabled = enabled;
+    this.#maxPayloadBytes = maxPayloadBytes;
   }
 
-  /** A step of a running call completed: its (already redacted, bounded) result goes to the service. */
+  /**
+   * A step of a running call completed: its (already redacted, bounded) result goes to the service. A frame over
+   * the service's limit is offered once, so that the socket reports it (`frame_too_large`, on the client's `error`
+   * event), and is not kept: the step is kept for this process only, and `ctx.step()` has its result already.
+   */
   step(record: StepRecord): void {
     if (!this.#enabled()) return;
     const frame: StepFrame = {
@@ -35,6 +47,10 @@ export class StepResults {
       key: record.key,
       result: record.result,
     };
+    if (frameBytes(frame) > this.#maxPayloadBytes()) {
+      this.#send(frame);
+      return;
+    }
     let frames = this.#calls.get(record.callId);
     if (frames === undefined) {
       frames = [];

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { jsonStringBytes, jsonUnit, utf8Length } from '../wire/utf8';
+import { jsonPrefix, jsonStringBytes, utf8Length } from '../wire/utf8';
 
 export { jsonStringBytes } from '../wire/utf8';
 export { MAX_OUTPUT_DEPTH, serializeOutput, thrownMessage } from './serialize';
@@ -90,17 +90,4 @@ export function truncateJsonString(text: string, maxJsonBytes: number): string {
   const room = maxJsonBytes - jsonStringBytes(marker);
   if (room < 0) return jsonPrefix(marker, maxJsonBytes - 2);
   return jsonPrefix(text, room) + marker;
-}
-
-/** Longest prefix of `text` whose JSON-escaped content (without quotes) takes at most `maxBytes`. */
-function jsonPrefix(text: string, maxBytes: number): string {
-  let bytes = 0;
-  let end = 0;
-  while (end < text.length) {
-    const [size, units] = jsonUnit(text, end);
-    if (bytes + size > maxBytes) break;
-    bytes += size;
-    end += units;
-  }
-  return text.slice(0, end);
 }

@@ -72,3 +72,31 @@ export function jsonStringBytes(text: string): number {
   }
   return bytes;
 }
+
+/**
+ * Longest prefix of `text` whose JSON-escaped content (without quotes) takes at most `maxBytes` UTF-8 bytes, cut
+ * on a character boundary (a surrogate pair is never split).
+ */
+export function jsonPrefix(text: string, maxBytes: number): string {
+  let bytes = 0;
+  let end = 0;
+  while (end < text.length) {
+    const [size, units] = jsonUnit(text, end);
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += units;
+  }
+  return text.slice(0, end);
+}
+
+/**
+ * `text` cut to at most `max` UTF-16 units, ending with `…` when cut (within the `max`), never between the two
+ * halves of a surrogate pair. `max` is at least 1.
+ */
+export function cutChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
