@@ -7,7 +7,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { approvalRequired, Client, content, tool } from '../../src/index';
-import { clientFrameSchema, FEATURES } from '../../src/wire/protocol';
+import { clientFrameSchema } from '../../src/wire/client-frames';
+import { FEATURES } from '../../src/wire/protocol';
 import { findLeak } from '../support/leaks';
 import { FAKE_URL, type FakeConnection, fakeService, welcome } from './fake-service';
 
