@@ -7,9 +7,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Backpressure } from '../../src/wire/backpressure';
 
-/** A socket whose unsent bytes the test sets; each write adds its bytes (`drain()` empties it). */
+/** A socket whose unsent bytes the test sets; each write adds its bytes (the test empties it). */
 function budgetOn(softLimitBytes: number) {
-  const socket = { unsent: 0, writes: [] as Array<{ text: string; type: string }>, overflows: [] as string[] };
+  const socket = {
+    unsent: 0,
+    writes: [] as Array<{ text: string; type: string }>,
+    overflows: [] as string[],
+  };
   const budget = new Backpressure({
     softLimitBytes,
     hardLimitBytes: Number.MAX_SAFE_INTEGER,
