@@ -25,6 +25,8 @@ export interface OptionsOwner {
   readonly error: OptionsErrorClass;
   /** Code of a refused value when its rule names none; `invalid_option` when absent. */
   readonly invalidCode?: string;
+  /** Code of a key the owner does not have; `unknown_option` when absent. */
+  readonly unknownCode?: string;
   /** Scrubs secrets (an API key, redact rules) from every value a message shows, before it is cut. */
   readonly redact?: Redact;
 }
@@ -171,7 +173,7 @@ function checkObject(
     const options = unhinted ? `; known options: ${known.map((key) => prefix + key).join(', ')}` : '';
     optionsFault(
       owner,
-      'unknown_option',
+      owner.unknownCode ?? 'unknown_option',
       `unknown option${listed.length === 1 ? '' : 's'} ${names}${options}`,
     );
   }
