@@ -99,7 +99,12 @@ const CONNECT_OPTIONS: OptionsSpec<ConnectOptions> = {
         value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && (value as number) >= 1),
     },
   },
-  aliases: { retries: 'maxAttempts', maxRetries: 'maxAttempts', attempts: 'maxAttempts', maxTries: 'maxAttempts' },
+  aliases: {
+    retries: 'maxAttempts',
+    maxRetries: 'maxAttempts',
+    attempts: 'maxAttempts',
+    maxTries: 'maxAttempts',
+  },
 };
 const CONNECT_OWNER: OptionsOwner = { name: 'client.connect()', error: OptionsError };
 
