@@ -1,6 +1,7 @@
 /**
  * The one checker of the options objects toolwire takes. Each owner (`tool()`, `new Agent()`, `agent.asTool()`,
- * `invokeTool()`, `ToolRegistry.invoke()`, `new Client()`, `client.run()`, `client.close()`) declares a small
+ * `invokeTool()`, `ToolRegistry.invoke()`, `new Client()`, `client.connect()`, `client.run()`, `client.close()`,
+ * the decision objects of `client.decide()`) declares a small
  * {@link OptionsSpec}: one {@link Rule} per option, and the names neighbouring SDKs use for them.
  * {@link checkOptions} refuses, with a message naming the owner, the option and the value:
  * - options that are not an object (`invalid_options`): `<owner>: options must be an object, got null`;
