@@ -4,7 +4,7 @@
  * value of the wrong kind are refused before anything is attempted or sent, never silently ignored.
  */
 import { describe, expect, it } from 'vitest';
-import { ApprovalError, Client, OptionsError, tool } from '../../src/index';
+import { ApprovalError, Client, invokeTool, OptionsError, tool } from '../../src/index';
 import { unknownOptionMessage } from '../support/known-options';
 import { FAKE_URL } from './fake-service';
 
@@ -96,5 +96,49 @@ describe('decide() decisions', () => {
       expect((error as { code?: string }).code).toMatch(/^(not_connected|unsupported)$/);
     }
     await client.close({ drain: false });
+  });
+});
+
+describe('ctx.idempotencyKey() options', () => {
+  it('refuses a misspelt key or value with a ToolDefinitionError, and keys per run with { per: "run" }', async () => {
+    const errors: unknown[] = [];
+    const keys: string[] = [];
+    const keyed = tool({
+      name: 'keyed',
+      description: 'Makes keys.',
+      execute: (_input, ctx) => {
+        for (const options of [{ pre: 'run' }, { per: 'Run' }, null]) {
+          try {
+            ctx.idempotencyKey('charge', options as never);
+          } catch (error) {
+            errors.push(error);
+          }
+        }
+        keys.push(ctx.idempotencyKey('charge', { per: 'run' }), ctx.idempotencyKey('charge', undefined));
+        return 'ok';
+      },
+    });
+    const result = await invokeTool(keyed, {}, { callId: 'c1', runId: 'r1' });
+    expect(result.status).toBe('ok');
+    expect(keys).toEqual(['toolwire-run:r1:charge', 'toolwire:c1:charge']);
+    expect(
+      errors.map((error) => [
+        (error as Error).name,
+        (error as { code?: string }).code,
+        (error as Error).message,
+      ]),
+    ).toEqual([
+      [
+        'ToolDefinitionError',
+        'unknown_option',
+        'ctx.idempotencyKey(): unknown option "pre" (did you mean "per"?)',
+      ],
+      [
+        'ToolDefinitionError',
+        'invalid_option',
+        `ctx.idempotencyKey(): per must be 'call' or 'run', got "Run"`,
+      ],
+      ['ToolDefinitionError', 'invalid_options', 'ctx.idempotencyKey(): options must be an object, got null'],
+    ]);
   });
 });
