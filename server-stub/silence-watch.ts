@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { MAX_TIMEOUT_MS } from '../src/limits';
 
 /** Watches one socket's silence; `stop()` ends the watch. */
 export interface SilenceWatch {
@@ -29,9 +30,10 @@ export function watchSilence(
       onSilent(silentMs);
       return;
     }
-    timer = setTimeout(check, limitMs - silentMs);
+    timer = setTimeout(check, Math.min(limitMs - silentMs, MAX_TIMEOUT_MS));
   };
-  timer = setTimeout(check, Math.max(0, limitMs - (Date.now() - lastSeen())));
+  // Two intervals may be longer than a timer honours: the check then comes back as often as it takes.
+  timer = setTimeout(check, Math.min(Math.max(0, limitMs - (Date.now() - lastSeen())), MAX_TIMEOUT_MS));
   return {
     stop() {
       if (timer !== undefined) clearTimeout(timer);

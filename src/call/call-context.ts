@@ -5,7 +5,9 @@
  *
  * @module
  */
+import { ToolDefinitionError } from '../errors';
 import { type Logger, silentLogger } from '../logger';
+import { checkOptions, type OptionsOwner, type OptionsSpec } from '../tool/check-options';
 import type { AskOptions, ProgressInput } from '../tool/context-methods';
 import type { IdempotencyKeyOptions } from '../tool/context-scope';
 
@@ -32,6 +34,13 @@ export interface CallPlace {
 /** No attempt beyond the first, no session, no agent: a call of `invokeTool` given none. */
 export const FIRST_ATTEMPT: CallPlace = { attempt: 1, sessionId: undefined, agentName: undefined };
 
+/** `ctx.idempotencyKey()`'s options: a misspelt `per` would silently give a key per call instead of per run. */
+const KEY_OPTIONS: OptionsSpec<IdempotencyKeyOptions> = {
+  rules: { per: { expected: "'call' or 'run'", test: (value) => value === 'call' || value === 'run' } },
+  aliases: { scope: 'per', perRun: 'per', unique: 'per' },
+};
+const KEY_OWNER: OptionsOwner = { name: 'ctx.idempotencyKey()', error: ToolDefinitionError };
+
 /**
  * `ctx.idempotencyKey`: per call `toolwire:<callId>[:<scope>]`, per run `toolwire-run:<runId>[:<scope>]`, each
  * part URI-encoded.
@@ -41,6 +50,7 @@ function idempotencyKeyFor(
   runId: string,
 ): (scope?: string, options?: IdempotencyKeyOptions) => string {
   return (scope, options) => {
+    if (options !== undefined) checkOptions(options, KEY_OPTIONS, KEY_OWNER);
     const base =
       options?.per === 'run'
         ? `toolwire-run:${encodeURIComponent(runId)}`

@@ -10,6 +10,7 @@ import { QuestionError, ToolDefinitionError } from '../errors';
 import { nestsDeeperThan } from '../json';
 import { MAX_TIMEOUT_MS, MAX_VALUE_DEPTH } from '../limits';
 import { isThenable } from '../maybe';
+import { anything, checkOptions, type OptionsOwner, type OptionsSpec } from '../tool/check-options';
 import type { AskOptions } from '../tool/context-methods';
 import { listIssues } from '../tool/model-text';
 import { resolveSchema, type SchemaAdapter } from '../tool/schema/index';
@@ -35,6 +36,29 @@ interface Checked {
   timeoutMs: number | undefined;
 }
 
+/**
+ * The keys of `ctx.askQuestion()`'s options: a misspelt one (`timeout`, `options`) is refused with "did you mean"
+ * rather than ignored (a question without its time limit or its choices). The values are checked below.
+ */
+const ASK_OPTIONS: OptionsSpec<AskOptions<unknown>> = {
+  rules: { choices: anything, schema: anything, timeoutMs: anything },
+  aliases: {
+    options: 'choices',
+    enum: 'choices',
+    answers: 'choices',
+    timeout: 'timeoutMs',
+    answerSchema: 'schema',
+    responseSchema: 'schema',
+    requestedSchema: 'schema',
+  },
+};
+const ASK_OWNER: OptionsOwner = {
+  name: 'ctx.askQuestion()',
+  error: ToolDefinitionError,
+  invalidCode: 'invalid_question',
+  unknownCode: 'invalid_question',
+};
+
 function invalid(message: string): never {
   throw new ToolDefinitionError('invalid_question', `ctx.askQuestion(): ${message}`);
 }
@@ -55,6 +79,7 @@ function checkQuestion(question: unknown, options: AskOptions<unknown>): Checked
   }
   if (typeof options !== 'object' || options === null)
     invalid(`options must be an object, got ${show(options)}`);
+  checkOptions(options, ASK_OPTIONS, ASK_OWNER);
   const { choices, schema, timeoutMs } = options;
   if (choices !== undefined) {
     if (!Array.isArray(choices) || choices.length === 0 || choices.length > maxChoices) {

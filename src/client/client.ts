@@ -28,6 +28,7 @@ import {
   CLOSE_DEFAULTS,
   type CloseOptions,
   checkCloseOptions,
+  checkConnectOptions,
   checkRunArguments,
   type RunOptions,
 } from './run-options';
@@ -162,9 +163,11 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
    *   `connect_timeout`, `unreachable` (after `maxAttempts` failed attempts, the last one as `cause`),
    *   `invalid_url`, `hello_too_large`, `already_connecting` when called twice, `closed` when `close()` came
    *   first, or (browser build, with `tracing`) `load_failed` when the tracer's code could not be loaded.
-   * @throws OptionsError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
+   * @throws OptionsError `invalid_options` when the options are not an object, `unknown_option` (with "did you
+   *   mean"), `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity; before any attempt.
    */
   async connect(options: ConnectOptions = {}): Promise<void> {
+    checkConnectOptions(options);
     await this.#connection.connect(options).catch((error: unknown) => {
       throw this.#redactor.error(error);
     });

@@ -12,10 +12,51 @@ import { ApprovalError, ConnectionError } from '../errors';
 import { nestsDeeperThan } from '../json';
 import { MAX_ARGUMENT_DEPTH } from '../limits';
 import type { Redactor } from '../redact';
+import {
+  aBoolean,
+  anything,
+  checkOptions,
+  isRecord,
+  type OptionsOwner,
+  type OptionsSpec,
+} from '../tool/check-options';
 import { encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
 
 type Approval = FrameOf<ClientFrame, 'approval'>;
+
+/**
+ * The fields of a decision object `decide()` takes: a misspelt one is refused with "did you mean" rather than
+ * ignored (a `reasn` would send a rejection without its reason). `approved` and `arguments` are read by
+ * `readDecision`, which says what is wrong with them.
+ */
+const DECISION_FIELDS: OptionsSpec<Exclude<ApprovalDecision, boolean>> = {
+  rules: {
+    approved: anything,
+    reason: { expected: 'a string', test: (value) => typeof value === 'string' },
+    arguments: anything,
+    always: aBoolean,
+    alwaysApprove: aBoolean,
+    alwaysReject: aBoolean,
+  },
+  aliases: {
+    approve: 'approved',
+    approval: 'approved',
+    allowed: 'approved',
+    message: 'reason',
+    feedback: 'reason',
+    args: 'arguments',
+    input: 'arguments',
+    editedArguments: 'arguments',
+    remember: 'always',
+  },
+};
+const DECIDE_OWNER: OptionsOwner = {
+  name: 'decide()',
+  error: ApprovalError,
+  invalidCode: 'invalid_decision',
+  unknownCode: 'invalid_decision',
+};
 
 /** Decisions sent by one client and not answered yet, by request id. */
 export class Decisions {
@@ -51,6 +92,11 @@ export class Decisions {
       return Promise.reject(
         new ApprovalError('invalid_decision', 'decide(): callId must be a non-empty string'),
       );
+    }
+    try {
+      if (isRecord(given)) checkOptions(given, DECISION_FIELDS, DECIDE_OWNER);
+    } catch (error) {
+      return Promise.reject(error);
     }
     const decision = readDecision(given);
     if (typeof decision === 'string') {

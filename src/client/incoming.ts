@@ -100,23 +100,7 @@ export class Incoming {
       options.logger.debug({ callId }, 'tool_call for a finished call ignored');
       return;
     }
-    // Calls running, queued, and results waiting for their ack all hold memory: together they stay within
-    // maxConcurrency + maxQueue, so a service that floods calls, or never acks, cannot grow this process; results
-    // waiting for their ack also stay within maxOutboxBytes (plus those of the calls already taken).
-    if (
-      !this.#accepting ||
-      this.#held.size + options.outbox.size >= options.capacity ||
-      options.outbox.full
-    ) {
-      options.socket.send({
-        type: 'tool_result',
-        callId,
-        status: 'error',
-        output: this.#accepting ? busyText(frame.toolName) : shuttingDownText(frame.toolName),
-        retryable: true,
-      });
-      return;
-    }
+    if (this.#refusedNew(callId, frame.toolName)) return;
     const execution = new Execution(frame, options.owner);
     options.deadlines.arm(execution, frame.deadlineMs);
     this.#held.set(callId, execution);
@@ -142,6 +126,8 @@ export class Incoming {
       return;
     }
     if (this.#held.has(callId) || this.#finished.has(callId) || this.#finishedBefore.has(callId)) return;
+    // Its error result is held until the ack, as any result: within the same limits as a call that runs.
+    if (this.#refusedNew(callId, toolName ?? 'the tool')) return;
     const frame: ToolCallFrame = {
       type: 'tool_call',
       callId,
@@ -155,6 +141,27 @@ export class Incoming {
       output: unreadableCallText(frame.toolName, message),
       durationMs: 0,
     });
+  }
+
+  /**
+   * A new call is refused with a retryable result when the client stops taking calls or has no room for it. Calls
+   * running, queued, and results waiting for their ack all hold memory: together they stay within
+   * maxConcurrency + maxQueue, so a service that floods calls, or never acks, cannot grow this process; results
+   * waiting for their ack also stay within maxOutboxBytes (plus those of the calls already taken). Every new call
+   * passes here, whether it is run or only answered (an unreadable one).
+   */
+  #refusedNew(callId: string, toolName: string): boolean {
+    const options = this.#options;
+    if (this.#accepting && this.#held.size + options.outbox.size < options.capacity && !options.outbox.full)
+      return false;
+    options.socket.send({
+      type: 'tool_result',
+      callId,
+      status: 'error',
+      output: this.#accepting ? busyText(toolName) : shuttingDownText(toolName),
+      retryable: true,
+    });
+    return true;
   }
 
   /**

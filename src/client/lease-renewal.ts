@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { MAX_TIMEOUT_MS } from '../limits';
 import { type ClientFrame, MAX_LEASE_IDS } from '../wire/protocol';
 import { jsonStringBytes } from '../wire/utf8';
 
@@ -73,9 +74,12 @@ export class LeaseRenewal {
     return this.#everyMs > 0;
   }
 
-  /** Renews every `everyMs` milliseconds from now on; `0`: no lease. */
+  /**
+   * Renews every `everyMs` milliseconds from now on, at most every {@link MAX_TIMEOUT_MS} (a longer interval, which
+   * the service's terms may give, would fire every millisecond); `0`: no lease.
+   */
   setInterval(everyMs: number): void {
-    this.#everyMs = everyMs;
+    this.#everyMs = Math.min(everyMs, MAX_TIMEOUT_MS);
     this.#stop();
     this.#startIfNeeded();
   }

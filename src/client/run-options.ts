@@ -1,5 +1,6 @@
 /**
- * The options of `client.run()` and `client.close()`: their defaults and the checks made before anything is sent.
+ * The options of `client.connect()`, `client.run()` and `client.close()`: their defaults and the checks made
+ * before anything is sent.
  *
  * @module
  */
@@ -17,6 +18,7 @@ import {
   type OptionsSpec,
   optionsFault,
 } from '../tool/check-options';
+import type { ConnectOptions } from '../wire/connection';
 import { Agent } from './agent';
 import type { RunEvent } from './runs';
 
@@ -86,4 +88,30 @@ const CLOSE_OWNER: OptionsOwner = { name: 'client.close()', error: OptionsError 
 /** Checks `close()`'s options. @throws OptionsError `invalid_options`, `unknown_option`, `invalid_option`. */
 export function checkCloseOptions(options: unknown): void {
   checkOptions(options, CLOSE_OPTIONS, CLOSE_OWNER);
+}
+
+/** What `client.connect()` accepts: one rule per option of {@link ConnectOptions}. */
+const CONNECT_OPTIONS: OptionsSpec<ConnectOptions> = {
+  rules: {
+    maxAttempts: {
+      expected: 'a whole number ≥ 1 or Infinity',
+      test: (value) =>
+        value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && (value as number) >= 1),
+    },
+  },
+  aliases: {
+    retries: 'maxAttempts',
+    maxRetries: 'maxAttempts',
+    attempts: 'maxAttempts',
+    maxTries: 'maxAttempts',
+  },
+};
+const CONNECT_OWNER: OptionsOwner = { name: 'client.connect()', error: OptionsError };
+
+/**
+ * Checks `connect()`'s options before any attempt.
+ * @throws OptionsError `invalid_options`, `unknown_option`, `invalid_option`.
+ */
+export function checkConnectOptions(options: unknown): void {
+  checkOptions(options, CONNECT_OPTIONS, CONNECT_OWNER);
 }

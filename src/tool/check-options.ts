@@ -1,6 +1,7 @@
 /**
  * The one checker of the options objects toolwire takes. Each owner (`tool()`, `new Agent()`, `agent.asTool()`,
- * `invokeTool()`, `ToolRegistry.invoke()`, `new Client()`, `client.run()`, `client.close()`) declares a small
+ * `invokeTool()`, `ToolRegistry.invoke()`, `new Client()`, `client.connect()`, `client.run()`, `client.close()`,
+ * the decision objects of `client.decide()`) declares a small
  * {@link OptionsSpec}: one {@link Rule} per option, and the names neighbouring SDKs use for them.
  * {@link checkOptions} refuses, with a message naming the owner, the option and the value:
  * - options that are not an object (`invalid_options`): `<owner>: options must be an object, got null`;
@@ -25,6 +26,8 @@ export interface OptionsOwner {
   readonly error: OptionsErrorClass;
   /** Code of a refused value when its rule names none; `invalid_option` when absent. */
   readonly invalidCode?: string;
+  /** Code of a key the owner does not have; `unknown_option` when absent. */
+  readonly unknownCode?: string;
   /** Scrubs secrets (an API key, redact rules) from every value a message shows, before it is cut. */
   readonly redact?: Redact;
 }
@@ -171,7 +174,7 @@ function checkObject(
     const options = unhinted ? `; known options: ${known.map((key) => prefix + key).join(', ')}` : '';
     optionsFault(
       owner,
-      'unknown_option',
+      owner.unknownCode ?? 'unknown_option',
       `unknown option${listed.length === 1 ? '' : 's'} ${names}${options}`,
     );
   }

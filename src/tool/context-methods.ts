@@ -55,7 +55,8 @@ export interface ContextMethods {
    * @returns the answer: a string, one of `choices`, or the output of `schema`.
    * @throws QuestionError (as a rejection) `declined`, `cancelled`, `timeout`, `unsupported`, `invalid_answer` or
    *   `failed`: unlike systems whose question ends the call, here the tool decides what to do next.
-   *   ToolDefinitionError `invalid_question` for a malformed question (an empty text, a bad choice or schema).
+   *   ToolDefinitionError `invalid_question` for a malformed question (an empty text, a bad choice or schema, an
+   *   option it does not have).
    * @example
    * ```ts
    * const warehouse = await ctx.askQuestion('Which warehouse?', { choices: ['Berlin', 'Lyon'] });

@@ -72,6 +72,8 @@ export interface ToolContext<C = unknown> extends ContextMethods, ContextScope {
    * await fetch(url, { method: 'POST', headers: { 'Idempotency-Key': ctx.idempotencyKey('charge') } });
    * const perRun = ctx.idempotencyKey('welcome-email', { per: 'run' });
    * ```
+   * @throws ToolDefinitionError `invalid_options`, `unknown_option` (with "did you mean": `{ pre: 'run' }`) or
+   *   `invalid_option` (`per` other than `'call'` or `'run'`): a misspelt option never gives a key of another kind.
    */
   idempotencyKey(scope?: string, options?: IdempotencyKeyOptions): string;
   /**

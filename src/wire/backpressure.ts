@@ -90,9 +90,13 @@ export class Backpressure {
 
   /** Bytes the socket holds unread by the service, as best known, plus the answers held here. */
   get pendingBytes(): number {
+    return this.#unsent() + this.#heldPongBytes + this.#heldBusyBytes;
+  }
+
+  /** Bytes written on the socket and not yet read by the service, as best known: the held answers left out. */
+  #unsent(): number {
     const reported = this.#options.reported();
-    const unsent = this.#options.countsOwn ? Math.max(reported, this.#written - this.#confirmed) : reported;
-    return unsent + this.#heldPongBytes + this.#heldBusyBytes;
+    return this.#options.countsOwn ? Math.max(reported, this.#written - this.#confirmed) : reported;
   }
 
   /** Answers held here (a pong, busy results): for tests and figures. */
@@ -235,14 +239,15 @@ export class Backpressure {
     }
   }
 
-  /** Writes the held answers (the pong first) while the socket has room; looks again later if some remain. */
+  /**
+   * Writes the held answers (the pong first) while the socket has room; looks again later if some remain. Room is
+   * judged on the bytes written and unread alone, as for an answer written at once: the other held answers are
+   * not in the socket, and counting them would keep a backlog larger than the soft limit held for ever.
+   */
   #flush(): void {
     if (this.#overflowed) return;
-    // The pong's own bytes are part of pendingBytes: room is judged without the answer about to go.
-    if (
-      this.#heldPong !== undefined &&
-      this.pendingBytes - this.#heldPongBytes <= this.#options.softLimitBytes
-    ) {
+    const soft = this.#options.softLimitBytes;
+    if (this.#heldPong !== undefined && this.#unsent() <= soft) {
       const id = this.#heldPong;
       this.#heldPong = undefined;
       this.#heldPongBytes = 0;
@@ -250,11 +255,9 @@ export class Backpressure {
         return;
     }
     for (const [callId, text] of this.#heldBusy) {
-      if (this.#heldPong !== undefined || this.#overflowed) break;
-      const bytes = utf8Length(text);
-      if (this.pendingBytes - bytes > this.#options.softLimitBytes) break;
+      if (this.#heldPong !== undefined || this.#overflowed || this.#unsent() > soft) break;
       this.#heldBusy.delete(callId);
-      this.#heldBusyBytes -= bytes;
+      this.#heldBusyBytes -= utf8Length(text);
       if (!this.#options.write(text, 'tool_result')) return;
     }
     if (this.held > 0) this.#hold();

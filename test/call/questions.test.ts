@@ -224,6 +224,8 @@ describe('ctx.askQuestion()', () => {
           ['Which?', { choices: ['x'.repeat(201)] }],
           ['Which?', { timeoutMs: 0 }],
           ['Which?', { schema: 42 }],
+          ['Which?', { timeout: 5_000 }],
+          ['Which?', { options: ['a', 'b'] }],
         ] as const) {
           await ctx.askQuestion(question, options as never).catch((error) => errors.push(error));
         }
@@ -240,6 +242,8 @@ describe('ctx.askQuestion()', () => {
       `ctx.askQuestion(): each choice must be a string of 1 to 200 characters, got "${'x'.repeat(40)}"`,
       'ctx.askQuestion(): timeoutMs must be a positive integer of milliseconds, got 0',
       'ctx.askQuestion(): schema must be a Standard Schema (zod, valibot, arktype, …), a JSON Schema object or undefined, got a number',
+      'ctx.askQuestion(): unknown option "timeout" (did you mean "timeoutMs"?)',
+      'ctx.askQuestion(): unknown option "options" (did you mean "choices"?)',
     ]);
   });
 });

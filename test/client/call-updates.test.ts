@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CallUpdates } from '../../src/client/call-updates';
 import type { LeasedCall } from '../../src/client/lease-renewal';
+import { MAX_TIMEOUT_MS } from '../../src/limits';
 import { Redactor } from '../../src/logger';
 import type { ClientFrame } from '../../src/wire/protocol';
 
@@ -259,6 +260,21 @@ describe('CallUpdates (lease)', () => {
     advance(60_000);
     expect(made.leased).toBe(false);
     expect(sent).toEqual([]);
+  });
+});
+
+describe('CallUpdates (a lease past the longest timer)', () => {
+  it('renews once every 2,147,483,647 ms at most when the welcome gives leaseMs and heartbeatIntervalMs of 2^42', () => {
+    vi.useFakeTimers();
+    const intervals = vi.spyOn(globalThis, 'setInterval');
+    const { made, call, sent, advance } = updates(['lease']);
+    made.setWelcome({ features: ['lease'], heartbeatIntervalMs: 2 ** 42, leaseMs: 2 ** 42 });
+    made.started(call('c1'));
+    advance(60_000);
+    expect(made.leased).toBe(true);
+    expect(intervals.mock.calls.map((args) => args[1])).toEqual([MAX_TIMEOUT_MS]);
+    expect(sent).toEqual([]);
+    made.dispose();
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { watchSilence } from '../../server-stub/silence-watch';
+import { MAX_TIMEOUT_MS } from '../../src/limits';
 
 describe('watchSilence (the stub side of PROTOCOL.md §8)', () => {
   it('closes exactly two intervals after the last frame, whenever that frame came', () => {
@@ -44,6 +45,30 @@ describe('watchSilence (the stub side of PROTOCOL.md §8)', () => {
       expect(silent).toEqual([]);
       expect(vi.getTimerCount()).toBe(0);
     } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('never sets a timer past 2,147,483,647 ms: an interval of 2,000,000,000 ms (a silence limit twice that) waits, then closes', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const timeouts = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      vi.setSystemTime(0);
+      const silent: number[] = [];
+      const watch = watchSilence(
+        2_000_000_000,
+        () => 0,
+        (silentMs) => silent.push(silentMs),
+      );
+      vi.advanceTimersByTime(60_000);
+      expect(silent).toEqual([]);
+      expect(timeouts.mock.calls.map((args) => args[1])).toEqual([MAX_TIMEOUT_MS]);
+      vi.advanceTimersByTime(4_000_000_000);
+      expect(silent).toHaveLength(1);
+      expect(timeouts.mock.calls.every((args) => (args[1] ?? 0) <= MAX_TIMEOUT_MS)).toBe(true);
+      watch.stop();
+    } finally {
+      timeouts.mockRestore();
       vi.useRealTimers();
     }
   });

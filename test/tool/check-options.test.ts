@@ -89,6 +89,19 @@ describe('checkOptions', () => {
     }
     expect(() => checkOptions(null, SPEC, { name: 'x()', error: Custom })).toThrowError(Custom);
   });
+
+  it('uses the codes the owner names for an unknown key and a refused value', () => {
+    const owner = { name: 'x()', error: OptionsError, invalidCode: 'bad_value', unknownCode: 'bad_key' };
+    expect(() => checkOptions({ name: 'a', timeout: 1 }, SPEC, owner)).toThrowError(
+      new OptionsError('bad_key', 'x(): unknown option "timeout" (did you mean "limitMs"?)'),
+    );
+    expect(() => checkOptions({ name: 'a', timeout: 1 }, SPEC, owner)).toThrow(
+      expect.objectContaining({ code: 'bad_key' }),
+    );
+    expect(() => checkOptions({ name: 'a', limitMs: 0 }, SPEC, owner)).toThrow(
+      expect.objectContaining({ code: 'bad_value' }),
+    );
+  });
 });
 
 describe('suggest', () => {
