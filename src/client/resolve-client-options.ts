@@ -76,7 +76,8 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
       }),
       required: true,
       whenMissing: '(or set TOOLWIRE_API_KEY)',
-      show: () => '[redacted]',
+      // A secret, even when refused: shown by kind and size only (`got a string of 2 characters`).
+      show: describeSecret,
     },
     tools: { ...aToolSet, required: true },
     context: anything,
