@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { CallPolicy } from '../call/types';
+import type { CallPolicy, QuestionReply } from '../call/types';
 import type { Logger, RedactRule } from '../logger';
 import type { ToolSetOf, ToolsGiven } from '../tool/structural-types';
 import type { ReconnectOptions } from '../wire/connection';
@@ -103,7 +103,8 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
   onApproval?: Approver | undefined;
   /**
    * Answer the tools' `ctx.askQuestion()` in this process (a CLI prompt, a policy) instead of asking a person
-   * through the service. Returns `{ answer }` or `{ declined: true, reason? }`, or a promise of it; while it is
+   * through the service. Returns a {@link QuestionReply} (the answer as a string, `{ answer }` or
+   * `{ declined: true, reason? }`), or a promise of it; while it is
    * pending the call gives up its `maxConcurrency` slot. A throw or a rejection rejects the question with
    * `QuestionError` `failed`.
    */
