@@ -59,7 +59,11 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    * @default 1000
    */
   maxQueue?: number | undefined;
-  /** Overrides the heartbeat interval the service announces. @default the service's (15_000 with the stub) */
+  /**
+   * Overrides the heartbeat interval the service announces, in milliseconds. Any whole number from 1 is
+   * accepted; under 100 (`MIN_HEARTBEAT_INTERVAL_MS`) the client uses 100, saying so with a `warn` when it
+   * connects. @default the service's (15_000 with the stub)
+   */
   heartbeatIntervalMs?: number | undefined;
   /** Reconnect policy, or `false` to never reconnect. @default { initialDelayMs: 100, maxDelayMs: 10_000, maxAttempts: Infinity } */
   reconnect?: { [K in keyof ReconnectOptions]?: ReconnectOptions[K] | undefined } | false | undefined;
