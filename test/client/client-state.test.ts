@@ -565,7 +565,11 @@ describe('Client options', () => {
       'unknown_option',
       unknownOptionMessage('new Client(options): unknown option "tls"', 'url', 'apiKey', 'tools'),
     ],
-    [{ tools: [echo, echo] }, 'duplicate_tool', 'new Client(options): two tools are named "echo"'],
+    [
+      { tools: [echo, tool({ name: 'echo', description: 'Another echo.', execute: () => '' })] },
+      'duplicate_tool',
+      'new Client(options): two different tools are named "echo"',
+    ],
     [
       { url: 'http://x' },
       'invalid_option',
