@@ -215,8 +215,8 @@ const ESCAPE_OR_LONE_SURROGATE = /\\(?:\\|u(d[89a-f][0-9a-f]{2}))/g;
  */
 export function wellFormedJson(json: string): string {
   if (!json.includes('\\ud')) return json;
-  return json.replace(ESCAPE_OR_LONE_SURROGATE, (escape, lone: string | undefined) =>
-    lone === undefined ? escape : '\uFFFD',
+  return json.replace(ESCAPE_OR_LONE_SURROGATE, (written, lone: string | undefined) =>
+    lone === undefined ? written : '\uFFFD',
   );
 }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   serializeOutput,
   thrownMessage,
+  toWellFormed,
   truncateUtf8,
   truncationMarker,
   wellFormedJson,
@@ -160,7 +161,7 @@ describe('serializeOutput', () => {
     // JSON.stringify's text of `value` with each string and key made well-formed (two keys that differ only in
     // their lone surrogates stay two keys, as they were in the object).
     const expected = (value: unknown): string => {
-      if (typeof value === 'string') return JSON.stringify(value.toWellFormed());
+      if (typeof value === 'string') return JSON.stringify(toWellFormed(value));
       if (Array.isArray(value)) return `[${value.map(expected).join(',')}]`;
       if (typeof value !== 'object' || value === null) return JSON.stringify(value);
       const entries = Object.entries(value).map(([key, item]) => `${expected(key)}:${expected(item)}`);
