@@ -48,6 +48,9 @@ Options:
   -h, --help                   print this text
 `;
 
+/** A decimal number literal. */
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
+
 /** What the CLI should do. */
 export type CliCommand =
   | { kind: 'help' }
@@ -86,13 +89,14 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   });
   if (values.help) return { kind: 'help' };
   const options: Omit<StubServerOptions, 'logger'> = {};
-  const integer = (name: string, raw: string | undefined): number | undefined => {
+  // A number as written (`1.5`, `-1` included), else the text itself: the one check that knows the flag's range
+  // (startStubServer's or openAIChatModel's) refuses it, so every refusal of a flag reads alike
+  // (`--call-deadline-ms must be an integer ≥ 1, got 1.5`, `--port must be an integer ≥ 0, got "eighty"`).
+  const integer = (raw: string | undefined): number | undefined => {
     if (raw === undefined) return undefined;
-    if (!/^\d+$/.test(raw))
-      throw new Error(`--${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
-    return Number(raw);
+    return (NUMBER.test(raw.trim()) ? Number(raw) : raw) as number;
   };
-  const port = integer('port', values.port);
+  const port = integer(values.port);
   if (port !== undefined) options.port = port;
   if (values.host !== undefined) options.host = values.host;
   if (values['api-key'] !== undefined) options.apiKeys = values['api-key'];
@@ -105,7 +109,7 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
     ['maxCallDurationMs', 'max-call-duration-ms'],
   ];
   for (const [key, flag] of numeric) {
-    const value = integer(flag, values[flag as keyof typeof values] as string | undefined);
+    const value = integer(values[flag as keyof typeof values] as string | undefined);
     if (value !== undefined) (options as Record<string, unknown>)[key] = value;
   }
   if (values.features !== undefined) options.features = parseFeatures(values.features);
@@ -123,8 +127,8 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   }
   if (values['openai-base-url'] !== undefined) {
     const apiKey = env.OPENAI_API_KEY;
-    const timeoutMs = integer('openai-timeout-ms', values['openai-timeout-ms']);
-    const maxRetries = integer('openai-max-retries', values['openai-max-retries']);
+    const timeoutMs = integer(values['openai-timeout-ms']);
+    const maxRetries = integer(values['openai-max-retries']);
     try {
       model = openAIChatModel({
         baseURL: values['openai-base-url'],

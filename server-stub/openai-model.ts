@@ -200,11 +200,15 @@ function checkOptions(options: OpenAIChatModelOptions) {
   }
   const timeoutMs = options.timeoutMs ?? OPENAI_MODEL_DEFAULTS.timeoutMs;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
-    fail(`timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS}, got ${String(timeoutMs)}`);
+    fail(
+      `timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS}, got ${typeof timeoutMs === 'string' ? JSON.stringify(timeoutMs) : String(timeoutMs)}`,
+    );
   }
   const maxRetries = options.maxRetries ?? OPENAI_MODEL_DEFAULTS.maxRetries;
   if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES) {
-    fail(`maxRetries must be an integer from 0 to ${MAX_RETRIES}, got ${String(maxRetries)}`);
+    fail(
+      `maxRetries must be an integer from 0 to ${MAX_RETRIES}, got ${typeof maxRetries === 'string' ? JSON.stringify(maxRetries) : String(maxRetries)}`,
+    );
   }
   return {
     baseURL: options.baseURL.replace(/\/+$/, ''),

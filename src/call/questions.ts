@@ -120,8 +120,13 @@ function accept(
 ): void {
   const fail = (code: string, message: string, reason?: string) =>
     done({ ok: false, error: new QuestionError(code, message, { reason }) });
+  // A bare string is the answer itself, as a bare `true` is a decision for `onApproval`.
+  if (typeof reply === 'string') reply = { answer: reply };
   if (typeof reply !== 'object' || reply === null || !('answer' in reply || 'declined' in reply)) {
-    fail('failed', `the question got ${show(reply)}, not { answer } or { declined: true, reason? }`);
+    fail(
+      'failed',
+      `the question got ${show(reply)}, not a string, { answer } or { declined: true, reason? }`,
+    );
     return;
   }
   if ((reply as { declined?: unknown }).declined === true) {

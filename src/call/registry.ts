@@ -36,8 +36,9 @@ export class ToolRegistry<T = ToolsGiven> {
   /**
    * @param tools - an array or a record keyed by name (a {@link ToolSet}), or any iterable of tools (a `Set`; not
    *   a `Map`, whose items are `[key, value]` pairs: it is refused, naming `Object.fromEntries(map)`).
-   * @throws ToolDefinitionError `duplicate_tool` when two tools share a name; `not_a_tool` for a value of no
-   *   accepted shape (named by its index or key); what `tool()` throws for an object it refuses.
+   * @throws ToolDefinitionError `duplicate_tool` when two different tools share a name (the same tool given twice
+   *   is registered once); `not_a_tool` for a value of no accepted shape (named by its index or key); what
+   *   `tool()` throws for an object it refuses.
    */
   /** Any iterable of tools other than an array (a `Set`, a generator). */
   constructor(tools: { readonly length?: undefined } & Iterable<ToolSource>);
@@ -55,7 +56,9 @@ export class ToolRegistry<T = ToolsGiven> {
   /**
    * Adds a tool of any accepted shape (see {@link toTool}).
    *
-   * @throws ToolDefinitionError `duplicate_tool` when a tool of that name is already registered, `not_a_tool`
+   * Adding the tool already registered under its name does nothing.
+   *
+   * @throws ToolDefinitionError `duplicate_tool` when a different tool of that name is registered, `not_a_tool`
    *   for a value of no accepted shape; what `tool()` throws for an object it refuses.
    */
   // biome-ignore lint/suspicious/noExplicitAny: a registry's tools run with any context.
@@ -64,10 +67,12 @@ export class ToolRegistry<T = ToolsGiven> {
   }
 
   #put(tool: AnyTool): void {
-    if (this.#tools.has(tool.name)) {
+    const registered = this.#tools.get(tool.name);
+    if (registered === tool) return;
+    if (registered !== undefined) {
       throw new ToolDefinitionError(
         'duplicate_tool',
-        `ToolRegistry: a tool named "${tool.name}" is already registered`,
+        `ToolRegistry: a different tool named "${tool.name}" is already registered`,
       );
     }
     this.#tools.set(tool.name, tool);

@@ -178,8 +178,12 @@ export interface QuestionRequest {
   signal: AbortSignal;
 }
 
-/** The answer to a {@link QuestionRequest}: the answer, or a refusal with an optional reason. */
-export type QuestionReply = { answer: unknown } | { declined: true; reason?: string };
+/**
+ * The reply to a {@link QuestionRequest}: `{ answer }` (a string, or for a question with a `schema` any JSON value
+ * it accepts), a bare string (taken as `{ answer: string }`, as `onApproval` takes a bare `true`), or a refusal
+ * `{ declined: true, reason? }`. Anything else rejects the question with `QuestionError` `failed`.
+ */
+export type QuestionReply = string | { answer: unknown } | { declined: true; reason?: string };
 
 /** Where a call started by the client delivers its result (once). */
 export interface ResultSink {
@@ -252,7 +256,8 @@ export interface InvokeOptions<C = unknown> {
    */
   onEmit?: ((event: ToolEvent) => void) | undefined;
   /**
-   * Answers `ctx.askQuestion()`: returns `{ answer }` or `{ declined: true, reason? }`, or a promise of it. The
+   * Answers `ctx.askQuestion()`: returns a {@link QuestionReply} (the answer as a string, `{ answer }` or
+   * `{ declined: true, reason? }`), or a promise of it. The
    * answer is then checked against the question's choices or schema. A throw or a rejection rejects the
    * question with `QuestionError` `failed`. @default questions reject with `QuestionError` `unsupported`
    */

@@ -16,7 +16,7 @@ import {
   type OptionsSpec,
 } from '../tool/check-options';
 import { resolveSchema, type SchemaAdapter } from '../tool/schema/index';
-import { aToolSet, toTools } from '../tool/structural';
+import { aToolSet, toTools, uniqueTools } from '../tool/structural';
 import type { ToolSetOf, ToolsGiven } from '../tool/structural-types';
 import {
   type InferParameters,
@@ -143,7 +143,8 @@ export type NestedRun = (
  * @throws ToolDefinitionError naming the agent, the option and the value: `invalid_options` (not an object),
  *   `unknown_option` (with "did you mean": `tool` → `tools`, `systemPrompt` → `instructions`), `invalid_agent` (a
  *   name not of 1 to 128 characters, instructions or model not a string, tools not an array or record),
- *   `not_a_tool` (an entry of `tools` of no accepted shape, named by its index or key), `duplicate_tool`; what
+ *   `not_a_tool` (an entry of `tools` of no accepted shape, named by its index or key), `duplicate_tool` (two
+ *   different tools of one name; the same tool listed twice is kept once); what
  *   `tool()` throws for an object of `tools` it refuses;
  *   `invalid_output_schema` / `unsupported_schema` for an `outputType` of no accepted kind.
  */
@@ -173,19 +174,16 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
       Array.isArray(listed) && listed.every((item) => toolInternals(item) !== undefined)
         ? (listed as Agent['tools'])
         : toTools(listed, `Agent ${describeValue(options.name)}`);
-    const names = new Set<string>();
-    for (const item of tools) {
-      if (names.has(item.name)) {
-        throw new ToolDefinitionError(
-          'duplicate_tool',
-          `Agent "${options.name}": two tools are named "${item.name}"`,
-        );
-      }
-      names.add(item.name);
-    }
+    // The same tool listed twice is kept once (in a copy of the list); two different tools may not share a name.
+    const unique = uniqueTools(tools, (name) => {
+      throw new ToolDefinitionError(
+        'duplicate_tool',
+        `Agent "${options.name}": two different tools are named "${name}"`,
+      );
+    });
     this.name = options.name;
     this.instructions = options.instructions;
-    this.tools = tools;
+    this.tools = unique;
     this.model = options.model;
     this.#output =
       options.outputType === undefined

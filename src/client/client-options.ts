@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { CallPolicy } from '../call/types';
+import type { CallPolicy, QuestionReply } from '../call/types';
 import type { Logger, RedactRule } from '../logger';
 import type { ToolSetOf, ToolsGiven } from '../tool/structural-types';
 import type { ReconnectOptions } from '../wire/connection';
@@ -59,7 +59,11 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    * @default 1000
    */
   maxQueue?: number | undefined;
-  /** Overrides the heartbeat interval the service announces. @default the service's (15_000 with the stub) */
+  /**
+   * Overrides the heartbeat interval the service announces, in milliseconds. Any whole number from 1 is
+   * accepted; under 100 (`MIN_HEARTBEAT_INTERVAL_MS`) the client uses 100, saying so with a `warn` when it
+   * connects. @default the service's (15_000 with the stub)
+   */
   heartbeatIntervalMs?: number | undefined;
   /** Reconnect policy, or `false` to never reconnect. @default { initialDelayMs: 100, maxDelayMs: 10_000, maxAttempts: Infinity } */
   reconnect?: { [K in keyof ReconnectOptions]?: ReconnectOptions[K] | undefined } | false | undefined;
@@ -103,7 +107,8 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
   onApproval?: Approver | undefined;
   /**
    * Answer the tools' `ctx.askQuestion()` in this process (a CLI prompt, a policy) instead of asking a person
-   * through the service. Returns `{ answer }` or `{ declined: true, reason? }`, or a promise of it; while it is
+   * through the service. Returns a {@link QuestionReply} (the answer as a string, `{ answer }` or
+   * `{ declined: true, reason? }`), or a promise of it; while it is
    * pending the call gives up its `maxConcurrency` slot. A throw or a rejection rejects the question with
    * `QuestionError` `failed`.
    */

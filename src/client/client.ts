@@ -220,11 +220,13 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
    * Adds a tool while connected; the service is told with `tools_update`. Any shape `tools` accepts outside a
    * record (a `tool()` result, an object with its options, an AI SDK tool with a `name`).
    * @throws ToolDefinitionError as `tool()` does for an object it refuses; `not_a_tool`; `duplicate_tool` when a
-   *   different tool has that name; `too_large` when the
+   *   different tool has that name (adding the tool it already runs does nothing); `too_large` when the
    *   tool definitions would no longer fit in one frame of the service's `maxPayloadBytes` (the tool is not added).
    */
   addTool<P>(source: ToolSourceOf<P, C>): void {
     const item = toTool(source, 'addTool()');
+    // The tool this client already runs under that name: nothing to add or announce.
+    if (this.#registry.get(item.name) === item) return;
     this.#registry.add(item);
     const size = utf8Length(
       JSON.stringify({ type: 'tools_update', tools: this.#registry.definitions(this.#redactor) }),

@@ -21,7 +21,7 @@ import {
   type OptionsSpec,
   optionsFault,
 } from '../tool/check-options';
-import { aToolSet, toTools } from '../tool/structural';
+import { aToolSet, toTools, uniqueTools } from '../tool/structural';
 import type { Tool } from '../tool/tool';
 import type { ReconnectOptions } from '../wire/connection';
 import { CLIENT_DEFAULTS, type ClientOptions } from './client-options';
@@ -76,7 +76,8 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
       }),
       required: true,
       whenMissing: '(or set TOOLWIRE_API_KEY)',
-      show: () => '[redacted]',
+      // A secret, even when refused: shown by kind and size only (`got a string of 2 characters`).
+      show: describeSecret,
     },
     tools: { ...aToolSet, required: true },
     context: anything,
@@ -242,14 +243,14 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
       `maxBufferedBytes (${describeValue(maxBufferedBytes, owner.redact)}) must not be less than highWaterMarkBytes (${describeValue(highWaterMarkBytes, owner.redact)})`,
     );
   }
-  const tools = toTools(options.tools, CLIENT_OWNER.name);
-  const seen = new Set<string>();
-  for (const item of tools) {
-    if (seen.has(item.name)) {
-      optionsFault(owner, 'duplicate_tool', `two tools are named ${describeValue(item.name, owner.redact)}`);
-    }
-    seen.add(item.name);
-  }
+  // The same tool listed twice is kept once; two different tools may not share a name.
+  const tools = uniqueTools(toTools(options.tools, CLIENT_OWNER.name), (name) =>
+    optionsFault(
+      owner,
+      'duplicate_tool',
+      `two different tools are named ${describeValue(name, owner.redact)}`,
+    ),
+  );
   return {
     // Both checked above as required.
     url: withEnv.url as string,

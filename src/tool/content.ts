@@ -9,7 +9,7 @@ import { ToolDefinitionError } from '../errors';
 import { nestsDeeperThan } from '../json';
 import { MAX_VALUE_DEPTH } from '../limits';
 import { CONTENT_LIMITS, type ContentPart } from '../wire/protocol';
-import { serializeOutput } from './output';
+import { serializeOutput, wellFormedJson } from './output';
 import type { Widget } from './widget';
 
 export type { ContentPart } from '../wire/protocol';
@@ -165,7 +165,7 @@ export function contentText(parts: readonly ContentPart[]): string {
 function partText(item: ContentPart): string {
   const bytes = (data: string) => `${base64Bytes(data).toLocaleString('en-US')} bytes`;
   if (item.type === 'text') return item.text;
-  if (item.type === 'json') return JSON.stringify(item.value);
+  if (item.type === 'json') return wellFormedJson(JSON.stringify(item.value));
   if (item.type === 'image') return `[image: ${item.mediaType}, ${bytes(item.data)}]`;
   return `[file${item.filename === undefined ? '' : ` ${item.filename}`}: ${item.mediaType}, ${bytes(item.data)}]`;
 }

@@ -7,7 +7,7 @@
 import { jsonPrefix, jsonStringBytes, utf8Length } from '../wire/utf8';
 
 export { jsonStringBytes } from '../wire/utf8';
-export { MAX_OUTPUT_DEPTH, serializeOutput, thrownMessage } from './serialize';
+export { MAX_OUTPUT_DEPTH, serializeOutput, thrownMessage, wellFormedJson } from './serialize';
 
 /** Marker appended to a truncated output; `{size}` is the original size in UTF-8 bytes. */
 export function truncationMarker(originalBytes: number): string {

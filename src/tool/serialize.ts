@@ -198,10 +198,26 @@ export function serializeOutput(value: unknown, redactor?: Redactor): string {
   const active = redactor?.empty === false ? redactor : undefined;
   const walk: Walk = { ancestors: [], nodes: 0, redactor: active, perString: active?.perString === true };
   try {
-    return JSON.stringify(toJson(value, '', walk) ?? null);
+    return wellFormedJson(JSON.stringify(toJson(value, '', walk) ?? null));
   } catch (error) {
-    return JSON.stringify(`[Unserializable: ${thrownMessage(error, 'reading it')}]`);
+    return wellFormedJson(JSON.stringify(`[Unserializable: ${thrownMessage(error, 'reading it')}]`));
   }
+}
+
+// In JSON.stringify's output, an escaped backslash, or the escape of a lone surrogate (JSON.stringify escapes a
+// surrogate only when it is lone, and writes every other character but controls, `"` and `\` as itself).
+const ESCAPE_OR_LONE_SURROGATE = /\\(?:\\|u(d[89a-f][0-9a-f]{2}))/g;
+
+/**
+ * JSON text written by `JSON.stringify` with each lone surrogate it escaped (`"x\ud83d"`, from a string holding
+ * half an emoji) written as U+FFFD instead, as in the text of a string result: whoever parses the JSON gets
+ * well-formed text. Text with no `\ud` in it (nearly all) is returned as is after one scan.
+ */
+export function wellFormedJson(json: string): string {
+  if (!json.includes('\\ud')) return json;
+  return json.replace(ESCAPE_OR_LONE_SURROGATE, (written, lone: string | undefined) =>
+    lone === undefined ? written : '\uFFFD',
+  );
 }
 
 function errorName(error: { name?: unknown; constructor?: unknown }): string {

@@ -206,8 +206,8 @@ export function toTools(tools: unknown, owner: string): AnyTool[] {
  * @param owner - how refusals name the caller, e.g. `'toAiSdkTools()'`.
  * @throws ToolDefinitionError `invalid_tools` when `tools` is neither an array nor a record of tools (a `Map`, a
  *   `Set` or a single tool: the message says what to give instead); `not_a_tool` for an entry of no accepted
- *   shape (named by its index or key); `duplicate_tool` when two tools share a name; what `tool()` throws for an
- *   object it refuses.
+ *   shape (named by its index or key); `duplicate_tool` when two different tools share a name (the same tool
+ *   listed twice is kept once); what `tool()` throws for an object it refuses.
  *
  * Typed as a client's `tools` option ({@link ToolSetOf}): each entry's `execute` input is inferred from its own
  * schema (`C` is the context `execute`'s `ctx` carries; `T` is inferred, you never write it).
@@ -219,16 +219,29 @@ export function toolsOf<C = unknown, T = ToolsGiven>(tools: ToolSetOf<T, C>, own
       `${owner}: tools must be an array of tools or a record of tools keyed by name, got ${describeToolSet(tools)}`,
     );
   }
-  const made = toTools(tools, owner);
-  const names = new Set<string>();
-  for (const { name } of made) {
-    if (names.has(name)) {
-      throw new ToolDefinitionError(
-        'duplicate_tool',
-        `${owner}: a tool named "${name}" is already registered`,
-      );
-    }
-    names.add(name);
+  return uniqueTools(toTools(tools, owner), (name) => {
+    throw new ToolDefinitionError('duplicate_tool', `${owner}: two different tools are named "${name}"`);
+  });
+}
+
+/**
+ * `tools` with each tool once: the same tool listed again (the same `tool()` result, or the same object made
+ * into a tool) is left out, as a tool already registered is not registered again. `tools` itself when nothing
+ * repeats.
+ *
+ * @param refuse - called with the name of two different tools that share it; throws the caller's error.
+ */
+export function uniqueTools<T extends { readonly name: string }>(
+  tools: readonly T[],
+  refuse: (name: string) => never,
+): T[] {
+  const byName = new Map<string, T>();
+  let repeated = false;
+  for (const item of tools) {
+    const known = byName.get(item.name);
+    if (known === undefined) byName.set(item.name, item);
+    else if (known === item) repeated = true;
+    else refuse(item.name);
   }
-  return made;
+  return repeated ? [...byName.values()] : (tools as T[]);
 }

@@ -362,10 +362,16 @@ describe('toAiSdkTools', () => {
       'execute',
       'description',
     ]);
-    expect(() => toAiSdkTools([convert, convert])).toThrow(
+    expect(Object.keys(toAiSdkTools([convert, convert]))).toEqual(['convert_temperature']);
+    expect(() =>
+      toAiSdkTools([
+        convert,
+        tool({ name: 'convert_temperature', description: 'Other.', execute: () => '' }),
+      ]),
+    ).toThrow(
       new ToolDefinitionError(
         'duplicate_tool',
-        'toAiSdkTools(): a tool named "convert_temperature" is already registered',
+        'toAiSdkTools(): two different tools are named "convert_temperature"',
       ),
     );
     expect(() => toAiSdkTools([convert], { abortSignal: undefined } as never)).toThrow(

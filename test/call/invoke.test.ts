@@ -136,6 +136,32 @@ describe('results', () => {
     expect(await invokeTool(returning(''), {})).toMatchObject({ status: 'ok', output: '', value: '' });
   });
 
+  it('gives the model U+FFFD for a lone surrogate wherever it is: a string, JSON, an error message', async () => {
+    const half = 'x😀'.slice(0, 2);
+    const outputs = await Promise.all(
+      [half, { name: half }, new Map([[half, half]])].map(
+        async (value) => (await invokeTool(returning(value), {})).output,
+      ),
+    );
+    expect(outputs).toEqual(['x\uFFFD', '{"name":"x\uFFFD"}', '{"x\uFFFD":"x\uFFFD"}']);
+    const thrower = tool({
+      name: 'thrower',
+      description: 'Throws.',
+      execute: () => {
+        throw { code: half, message: undefined };
+      },
+    });
+    expect((await invokeTool(thrower, {})).output).toBe('Error running thrower: {"code":"x\uFFFD"}');
+    const failing = tool({
+      name: 'failing',
+      description: 'Throws.',
+      execute: () => {
+        throw new Error(`no ${half}`);
+      },
+    });
+    expect((await invokeTool(failing, {})).output).toBe('Error running failing: no x\uFFFD');
+  });
+
   it.each([
     ['an object', { id: 1, tags: ['a'] }, '{"id":1,"tags":["a"]}'],
     ['undefined', undefined, 'null'],

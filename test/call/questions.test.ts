@@ -74,6 +74,23 @@ describe('ctx.askQuestion()', () => {
     expect(ids).toEqual(['q1', 'q2']);
   });
 
+  it('takes a bare string as the answer, as onApproval takes a bare true, and checks it the same way', async () => {
+    const warehouse = asking({ choices: ['Berlin', 'Lyon'] });
+    expect((await invokeTool(warehouse, {}, { onQuestion: () => 'Berlin' })).value).toEqual({
+      answer: 'Berlin',
+    });
+    expect((await invokeTool(warehouse, {}, { onQuestion: async () => 'Lyon' })).value).toEqual({
+      answer: 'Lyon',
+    });
+    expect((await invokeTool(warehouse, {}, { onQuestion: () => 'Paris' })).value).toEqual({
+      code: 'invalid_answer',
+      message: 'the answer "Paris" is not one of the choices: Berlin, Lyon',
+      reason: undefined,
+    });
+    const copies = asking({ schema: z.coerce.number().int().min(1) });
+    expect((await invokeTool(copies, {}, { onQuestion: () => '3' })).value).toEqual({ answer: 3 });
+  });
+
   it('validates the answer against a Standard Schema, announces its JSON Schema, and resolves with its output', async () => {
     const asked: QuestionRequest[] = [];
     const copies = tool({
@@ -142,10 +159,10 @@ describe('ctx.askQuestion()', () => {
       ],
       [
         {},
-        { onQuestion: () => 'Lyon' as never },
+        { onQuestion: () => 42 as never },
         {
           code: 'failed',
-          message: 'the question got "Lyon", not { answer } or { declined: true, reason? }',
+          message: 'the question got 42, not a string, { answer } or { declined: true, reason? }',
           reason: undefined,
         },
       ],

@@ -85,11 +85,13 @@ describe('Agent options', () => {
     );
   });
 
-  it('refuses two tools with one name', () => {
+  it('refuses two different tools with one name, and keeps the same tool listed twice once', () => {
     const t = tool({ name: 't', description: 'T.', execute: () => '' });
-    expect(() => new Agent({ name: 'A', instructions: '', tools: [t, t] })).toThrowError(
-      'Agent "A": two tools are named "t"',
+    const other = tool({ name: 't', description: 'Another T.', execute: () => '' });
+    expect(() => new Agent({ name: 'A', instructions: '', tools: [t, other] })).toThrowError(
+      'Agent "A": two different tools are named "t"',
     );
+    expect(new Agent({ name: 'A', instructions: '', tools: [t, t] }).tools).toEqual([t]);
   });
 
   it('announces outputType as the JSON Schema of its input side', () => {

@@ -518,7 +518,22 @@ describe('Client options', () => {
     [
       { apiKey: 'a\nb' },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header), got [redacted]',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header), got a string of 3 characters',
+    ],
+    [
+      { apiKey: 'k y' },
+      'invalid_option',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header), got a string of 3 characters',
+    ],
+    [
+      { apiKey: 12345678 },
+      'invalid_option',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header), got a number',
+    ],
+    [
+      { apiKey: '' },
+      'invalid_option',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header), got a string of 0 characters',
     ],
     [
       { tools: 'search' },
@@ -550,7 +565,11 @@ describe('Client options', () => {
       'unknown_option',
       unknownOptionMessage('new Client(options): unknown option "tls"', 'url', 'apiKey', 'tools'),
     ],
-    [{ tools: [echo, echo] }, 'duplicate_tool', 'new Client(options): two tools are named "echo"'],
+    [
+      { tools: [echo, tool({ name: 'echo', description: 'Another echo.', execute: () => '' })] },
+      'duplicate_tool',
+      'new Client(options): two different tools are named "echo"',
+    ],
     [
       { url: 'http://x' },
       'invalid_option',
@@ -573,7 +592,7 @@ describe('Client options', () => {
       expect(() => new Client({ url: FAKE_URL, tools: [] })).toThrowError(
         new OptionsError(
           'invalid_option',
-          'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header) (or set TOOLWIRE_API_KEY), got [redacted]',
+          'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header) (or set TOOLWIRE_API_KEY), got undefined',
         ),
       );
     } finally {

@@ -126,6 +126,27 @@ describe('dead-peer detection, exact (fake timers)', () => {
     ]);
     await worker.close({ drain: false });
   });
+
+  it('accepts heartbeatIntervalMs: 1 on the client and pings every 100 ms instead, saying so', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { peer, WebSocket } = silentPeer(15_000);
+    const logger = recordingLogger();
+    const worker = new Client({
+      url: 'ws://in-memory.test',
+      apiKey: 'test-key',
+      tools: [],
+      heartbeatIntervalMs: 1,
+      WebSocket,
+      logger,
+    });
+    await worker.connect();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(peer.pings).toBe(10);
+    expect(logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([
+      'the heartbeat interval of 1 ms is below the minimum of 100 ms; using 100 ms',
+    ]);
+    await worker.close({ drain: false });
+  });
 });
 
 /**

@@ -218,10 +218,15 @@ describe('registerMcpTools', () => {
         'registerMcpTools(): tools[0] must be a tool (made with tool(), or an object with description and execute), got an object named "x"',
       ),
     );
-    expect(() => registerMcpTools(mcpServer, [order, order])).toThrow(
+    expect(() =>
+      registerMcpTools(mcpServer, [
+        order,
+        tool({ name: 'find_order', description: 'Other.', execute: () => '' }),
+      ]),
+    ).toThrow(
       new ToolDefinitionError(
         'duplicate_tool',
-        'registerMcpTools(): a tool named "find_order" is already registered',
+        'registerMcpTools(): two different tools are named "find_order"',
       ),
     );
     expect(() => registerMcpTools(mcpServer, order as never)).toThrow(

@@ -46,14 +46,34 @@ describe('toolwire-stub arguments', () => {
   });
 
   it('refuses unknown options and bad numbers with a message naming them', () => {
-    expect(() => parseCliArgs(['--port', 'eighty'])).toThrow(
-      '--port must be a non-negative integer, got "eighty"',
-    );
+    expect(() => parseCliArgs(['--port', 'eighty'])).toThrow('--port must be an integer ≥ 0, got "eighty"');
     expect(() => parseCliArgs(['--nope'])).toThrow("Unknown option '--nope'");
     expect(() => parseCliArgs(['--script', '/does/not/exist.json'])).toThrow(
       /^--script: cannot read \/does\/not\/exist\.json: ENOENT/,
     );
     expect(parseCliArgs(['-h'])).toEqual({ kind: 'help' });
+  });
+
+  it('refuses every bad number of a flag with the one message of its range (a fraction, a text, too small)', () => {
+    for (const [args, message] of [
+      [['--call-deadline-ms', '0'], '--call-deadline-ms must be an integer ≥ 1, got 0'],
+      [['--call-deadline-ms', '1.5'], '--call-deadline-ms must be an integer ≥ 1, got 1.5'],
+      [['--call-deadline-ms=-1'], '--call-deadline-ms must be an integer ≥ 1, got -1'],
+      [['--call-deadline-ms', 'soon'], '--call-deadline-ms must be an integer ≥ 1, got "soon"'],
+      [['--heartbeat-interval-ms', '50'], '--heartbeat-interval-ms must be an integer ≥ 100, got 50'],
+      [['--session-grace-ms', '0.5'], '--session-grace-ms must be an integer ≥ 0, got 0.5'],
+      [
+        ['--openai-base-url', 'http://127.0.0.1:1/v1', '--openai-timeout-ms', '1.5'],
+        '--openai-timeout-ms must be an integer from 1 to 2147483647, got 1.5',
+      ],
+      [
+        ['--openai-base-url', 'http://127.0.0.1:1/v1', '--openai-max-retries', 'x'],
+        '--openai-max-retries must be an integer from 0 to 10, got "x"',
+      ],
+    ] as const) {
+      expect(() => parseCliArgs(args), args.join(' ')).toThrow(message);
+    }
+    expect(parseCliArgs(['--call-deadline-ms', '1000'])).toMatchObject({ options: { callDeadlineMs: 1000 } });
   });
 
   it('parses the lease, the longest call and the features', () => {
@@ -80,7 +100,7 @@ describe('toolwire-stub arguments', () => {
 
   it.each([
     [['--lease-ms', '999'], '--lease-ms must be an integer ≥ 1000, got 999'],
-    [['--lease-ms', '1.5'], '--lease-ms must be a non-negative integer, got "1.5"'],
+    [['--lease-ms', '1.5'], '--lease-ms must be an integer ≥ 1000, got 1.5'],
     [['--max-call-duration-ms', '0'], '--max-call-duration-ms must be an integer ≥ 1, got 0'],
     [
       ['--max-call-duration-ms', '9999999999'],

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { serializeOutput, thrownMessage, truncateUtf8, truncationMarker } from '../../src/tool/output';
+import {
+  serializeOutput,
+  thrownMessage,
+  toWellFormed,
+  truncateUtf8,
+  truncationMarker,
+  wellFormedJson,
+} from '../../src/tool/output';
 import { utf8Length } from '../../src/wire/protocol';
 
 describe('serializeOutput', () => {
@@ -134,6 +141,39 @@ describe('serializeOutput', () => {
     const text = serializeOutput(deep);
     expect(text.startsWith('['.repeat(200))).toBe(true);
     expect(text).toContain('"[Too deep]"');
+  });
+
+  it('writes a lone surrogate as U+FFFD inside JSON (strings, keys, Map keys, errors), never as \\ud83d', () => {
+    const half = 'x😀'.slice(0, 2);
+    expect(serializeOutput({ name: half })).toBe('{"name":"x\uFFFD"}');
+    expect(serializeOutput({ [half]: [half, '\uDE00y'] })).toBe('{"x\uFFFD":["x\uFFFD","\uFFFDy"]}');
+    expect(serializeOutput(new Map([[half, 1]]))).toBe('{"x\uFFFD":1}');
+    expect(serializeOutput(new Error(half))).toBe('{"name":"Error","message":"x\uFFFD"}');
+    // A pair stays a pair; a backslash followed by "ud800" is text, not an escape; controls stay escaped.
+    expect(serializeOutput({ a: '😀', b: '\\ud800', c: '\u0001' })).toBe(
+      JSON.stringify({ a: '😀', b: '\\ud800', c: '\u0001' }),
+    );
+  });
+
+  it('writes JSON as JSON.stringify does, with every string and key made well-formed first', () => {
+    // Strings of code units around the surrogates: pairs, lone halves and their neighbours.
+    const unit = fc.integer({ min: 0xd7f0, max: 0xe010 }).map((code) => String.fromCharCode(code));
+    // JSON.stringify's text of `value` with each string and key made well-formed (two keys that differ only in
+    // their lone surrogates stay two keys, as they were in the object).
+    const expected = (value: unknown): string => {
+      if (typeof value === 'string') return JSON.stringify(toWellFormed(value));
+      if (Array.isArray(value)) return `[${value.map(expected).join(',')}]`;
+      if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+      const entries = Object.entries(value).map(([key, item]) => `${expected(key)}:${expected(item)}`);
+      return `{${entries.join(',')}}`;
+    };
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 3, stringUnit: unit }), (value) => {
+        expect(serializeOutput([value])).toBe(expected([value]));
+      }),
+      { numRuns: 500 },
+    );
+    expect(wellFormedJson('{"a":"b"}')).toBe('{"a":"b"}');
   });
 
   it('never throws and always returns a string', () => {

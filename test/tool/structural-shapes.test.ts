@@ -233,7 +233,7 @@ describe('toolsOf (for bridges into other frameworks)', () => {
       ),
     ).toEqual({
       code: 'duplicate_tool',
-      message: 'bridge(): a tool named "a" is already registered',
+      message: 'bridge(): two different tools are named "a"',
     });
     // @ts-expect-error a number is not a tool
     expect(refusal(() => toolsOf({ ping: 1 }, 'bridge()')).code).toBe('not_a_tool');

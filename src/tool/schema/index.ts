@@ -9,6 +9,7 @@ import { ToolDefinitionError } from '../../errors';
 import { isPlainObject } from '../../json';
 import { arkTypeAdapter, arkTypeMessage, isArkTypeSchema } from './arktype';
 import { guardUnlessProved, guardWithAnnounced, jsonSchemaAdapter } from './json-schema';
+import { UnsatisfiableSchemaError } from './json-schema-satisfiable';
 import { isValibotSchema, isZod3Schema } from './library-kinds';
 import { noneAdapter } from './none';
 import { objectRoot } from './object-root';
@@ -132,7 +133,11 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
     if (error instanceof ToolDefinitionError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     const code = library ? 'unsupported_schema' : kindCode;
-    const what = library ? 'cannot be expressed as JSON Schema' : 'is not a valid JSON Schema';
+    const what = library
+      ? 'cannot be expressed as JSON Schema'
+      : error instanceof UnsatisfiableSchemaError
+        ? 'holds a schema no value can pass'
+        : 'is not a valid JSON Schema';
     throw new ToolDefinitionError(code, `${origin.owner}: ${origin.field} ${what}: ${reason}`, {
       cause: error,
     });

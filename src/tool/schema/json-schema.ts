@@ -11,6 +11,7 @@ import { isPlainObject } from '../../json';
 import { andThen, isThenable, type MaybePromise } from '../../maybe';
 import { checkJsonSchema } from './json-schema-check';
 import { to202012 } from './json-schema-dialect';
+import { checkSatisfiable } from './json-schema-satisfiable';
 import type { JsonObject, SchemaAdapter } from './types';
 import { loadValidator, loadValidatorOutput, type ValidatorOutput } from './validator';
 
@@ -45,11 +46,13 @@ function lazyValidator(schema: JsonObject): () => MaybePromise<ReadyValidator> {
  * Adapter for a plain JSON Schema object. The announced schema is its 2020-12 translation, a JSON copy
  * without `$schema`; the validator works on its own copy of it (it annotates the schema it is given).
  *
- * @throws Error naming the JSON Pointer of the first problem (see {@link checkJsonSchema}), or of a form of
- *   its draft the translation does not take, or naming a `$schema` it does not read.
+ * @throws Error naming the JSON Pointer of the first problem (see {@link checkJsonSchema}), of a form of
+ *   its draft the translation does not take, or of a schema no value can pass (see {@link checkSatisfiable}), or
+ *   naming a `$schema` it does not read.
  */
 export function jsonSchemaAdapter(schema: JsonObject): SchemaAdapter {
   const jsonSchema = to202012(checkJsonSchema(schema));
+  checkSatisfiable(jsonSchema);
   const validator = lazyValidator(structuredClone(jsonSchema));
   return {
     kind: 'json-schema',

@@ -1,0 +1,84 @@
+/**
+ * docs/ERRORS.md lists each code under the class it is raised with: checked here against errors the code raises.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+import { contextSource } from '../src/client/context';
+import type { ToolwireError } from '../src/errors';
+import { Agent, Client, OptionsError, ToolDefinitionError, tool } from '../src/index';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The codes of each class's table in docs/ERRORS.md ("### `OptionsError`" …), in order. */
+function codesByClass(): Map<string, string[]> {
+  const byClass = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const line of readFileSync(`${root}docs/ERRORS.md`, 'utf8').split('\n')) {
+    const heading = /^###? `?(\w+)`?/.exec(line);
+    if (heading !== null) {
+      current = [];
+      byClass.set(heading[1] as string, current);
+    } else if (current !== undefined) {
+      const row = /^\| `(\w+)`(?:, `\w+`)* +\|/.exec(line);
+      if (row !== null)
+        current.push(...[...(line.split('|')[1] ?? '').matchAll(/`(\w+)`/g)].map((m) => m[1] as string));
+    }
+  }
+  return byClass;
+}
+
+/** What the client reports (its `error` event) when its `context` function throws for a call. */
+function contextFailure(): ToolwireError {
+  const reported: ToolwireError[] = [];
+  const contextFor = contextSource(
+    { contextOf: () => ({ found: false }) } as never,
+    {
+      context: () => {
+        throw new Error('no tenant');
+      },
+    },
+    (error) => reported.push(error),
+  );
+  raised(() => contextFor({ callId: 'c1', runId: 'r1', toolName: 'echo' }));
+  return reported[0] as ToolwireError;
+}
+
+function raised(fn: () => unknown): ToolwireError {
+  try {
+    fn();
+  } catch (error) {
+    return error as ToolwireError;
+  }
+  throw new Error('nothing was thrown');
+}
+
+it('lists each code under the class that raises it, and only there', () => {
+  const echo = tool({ name: 'echo', description: 'd', execute: () => '' });
+  const other = tool({ name: 'echo', description: 'another', execute: () => '' });
+  const errors: ToolwireError[] = [
+    raised(() => new Client({ url: 'ws://127.0.0.1:1', apiKey: 'k', tools: [echo, other] })),
+    raised(() => new Agent({ name: 'A', instructions: '', tools: [echo, other] })),
+    raised(() =>
+      tool({
+        name: 't',
+        description: 'd',
+        parameters: { type: 'object', required: ['x'], additionalProperties: false },
+        execute: () => '',
+      }),
+    ),
+    contextFailure(),
+  ];
+  const byClass = codesByClass();
+  for (const error of errors) {
+    const listedUnder = [...byClass].filter(([, codes]) => codes.includes(error.code)).map(([name]) => name);
+    expect(listedUnder, `${error.name} ${error.code}`).toContain(error.name);
+  }
+  // Raised by one class only, listed under that one only.
+  const contextError = errors[3] as ToolwireError;
+  expect(contextError).toBeInstanceOf(OptionsError);
+  expect([...byClass].filter(([, codes]) => codes.includes('context_failed')).map(([name]) => name)).toEqual([
+    'OptionsError',
+  ]);
+  expect(errors[1]).toBeInstanceOf(ToolDefinitionError);
+});
