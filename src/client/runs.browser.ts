@@ -49,8 +49,8 @@ export class Runs {
     });
   }
 
-  reconnected(): void {
-    this.#runs?.reconnected();
+  reconnected(resumed = true): void {
+    this.#runs?.reconnected(resumed);
   }
 
   handle(frame: ServiceFrame): boolean {

@@ -172,13 +172,26 @@ export class Runs {
 
   /**
    * A socket (re)opened: send again every `run_start` not yet answered by `run_started` (written is not
-   * received: it may have died with the old socket; the service starts one run per `requestId`), and repeat
-   * cancellations.
+   * received: it may have died with the old socket; the service starts one run per session and `requestId`), and
+   * repeat cancellations.
+   *
+   * When the socket began a new session (`resumed: false`), the runs the old session started are lost: the service
+   * cancels them when that session expires, and their `run_result` would go to it, never to this one
+   * (PROTOCOL.md §9). Each rejects at once with `RunError` `session_lost`; one its caller aborted is forgotten.
+   * A `run_start` never answered is sent again: the new session starts it.
    */
-  reconnected(): void {
-    for (const run of this.#byRequest.values()) {
+  reconnected(resumed = true): void {
+    for (const run of [...this.#byRequest.values()]) {
       if (run.runId === undefined) run.sent = this.#send(run.frame) || run.sent;
-      else if (run.cancelRequested) this.#send({ type: 'run_cancel', runId: run.runId });
+      else if (!resumed) {
+        this.#settle(run);
+        run.reject(
+          new RunError(
+            'session_lost',
+            `run ${run.runId} was lost with its session: the client reconnected after the session's grace period (or the service forgot it) and began a new session, which cannot follow the run`,
+          ),
+        );
+      } else if (run.cancelRequested) this.#send({ type: 'run_cancel', runId: run.runId });
     }
   }
 

@@ -1,8 +1,8 @@
 /** Runs started by the client across dropped connections: each starts once, and its result arrives. */
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
-import { Agent, tool } from '../../src/index';
-import { client, nextEvent, proxyTo, recordingWebSocket, stub, until } from './harness';
+import { Agent, RunError, tool } from '../../src/index';
+import { client, deferred, nextEvent, proxyTo, recordingWebSocket, stub, until } from './harness';
 
 const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'echoed' });
 const agent = new Agent({ name: 'A', instructions: '', tools: [echo] });
@@ -49,5 +49,49 @@ describe('client.run() over a flaky connection', () => {
     expect(result.finalOutput).toBe('echoed');
     expect(server.runs.list()).toHaveLength(1);
     expect(server.runs.get(result.runId)?.toolCalls).toHaveLength(1);
+  });
+
+  it('rejects a started run with session_lost when the client comes back after its session expired', async () => {
+    const release = deferred();
+    const started = deferred();
+    const slow = tool({
+      name: 'echo',
+      description: 'Waits for the test.',
+      execute: async () => {
+        started.resolve();
+        await release.promise;
+        return 'late';
+      },
+    });
+    const server = await stub({ model: model(), sessionGraceMs: 50 });
+    const proxy = await proxyTo(server);
+    const worker = client(proxy.url, { tools: [slow] });
+    await worker.connect();
+    const waiting = new Agent({ name: 'A', instructions: '', tools: [slow] });
+    const running = worker.run(waiting, 'go');
+    const outcome = running.then(
+      () => 'resolved',
+      (error: unknown) => error,
+    );
+    await started.promise;
+    const expired = nextEvent(server.events, 'session_expired');
+    proxy.blackhole(true);
+    proxy.dropAll();
+    await expired;
+    expect(server.runs.list().map((run) => run.status)).toEqual(['cancelled']);
+    const connected = nextEvent<{ resumed: boolean }>(worker, 'connected');
+    proxy.blackhole(false);
+    proxy.dropAll();
+    expect(await connected).toMatchObject({ resumed: false });
+    const error = await outcome;
+    expect(error).toBeInstanceOf(RunError);
+    expect(error).toMatchObject({
+      code: 'session_lost',
+      message: expect.stringMatching(/^run \S+ was lost with its session: /),
+    });
+    release.resolve();
+    // The client goes on: a run started in the new session completes.
+    const again = await worker.run(waiting, 'again');
+    expect(again.finalOutput).toBe('late');
   });
 });
