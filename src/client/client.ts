@@ -203,9 +203,11 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
     });
     const parsed = await agent.parseOutput(result.finalOutput);
     if (!parsed.ok) {
-      throw new RunError(
-        'invalid_output',
-        `the final output of ${agent.name} does not match its outputType: ${parsed.message}`,
+      throw this.#redactor.error(
+        new RunError(
+          'invalid_output',
+          `the final output of ${agent.name} does not match its outputType: ${parsed.message}`,
+        ),
       );
     }
     return { ...result, finalOutput: parsed.value } as RunResult<RunOutput<A>>;

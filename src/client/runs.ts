@@ -260,7 +260,7 @@ export class Runs {
           );
         } else {
           const message = frame.error ?? `run ${frame.runId} ${frame.status}`;
-          run.reject(new RunError(frame.status === 'cancelled' ? 'run_cancelled' : 'run_failed', message));
+          run.reject(new RunError(failureCode(frame), message));
         }
         return true;
       }
@@ -360,6 +360,16 @@ export class Runs {
     this.#byRequest.delete(run.frame.requestId);
     if (run.runId !== undefined) this.#byRun.delete(run.runId);
   }
+}
+
+/**
+ * The `RunError` code of a run that did not complete: `run_cancelled`, `invalid_output` when the service says its
+ * final output did not match the agent's `outputSchema` (`run_result.code`, feature `run_codes`), else
+ * `run_failed` (any other code, or a status this version does not know: PROTOCOL.md §10.1).
+ */
+function failureCode(frame: FrameOf<ServiceFrame, 'run_result'>): string {
+  if (frame.status === 'cancelled') return 'run_cancelled';
+  return frame.status === 'failed' && frame.code === 'invalid_output' ? 'invalid_output' : 'run_failed';
 }
 
 /**
