@@ -245,8 +245,9 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
    * Answers an `approval_requested` event over the socket: `true`/`false` or `{ approved, reason?, arguments?,
    * always? }` (PROTOCOL.md §18.8). Resolves once the service applied it (once sent, without feature `decisions`).
    * @throws ApprovalError `unknown_call`, `not_pending`, `invalid_decision`, `unsupported`, `too_large` (over the
-   *   service's `maxPayloadBytes`), `too_deep` (edited arguments over 64 levels); ConnectionError `not_connected`
-   *   only when the socket is not open.
+   *   service's `maxPayloadBytes`), `too_deep` (edited arguments over 64 levels), `timeout` (no answer within
+   *   `DECISION_ANSWER_TIMEOUT_MS`, 30,000 ms, the socket open); ConnectionError `not_connected` only when the
+   *   socket is not open, `disconnected` when it dropped before the answer.
    */
   decide(callId: string, decision: ApprovalDecision): Promise<void> {
     return this.#decisions.decide(callId, decision);
