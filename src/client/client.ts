@@ -23,6 +23,7 @@ import type { ClientOptions } from './client-options';
 import { contextSource } from './context';
 import { Decisions } from './decisions';
 import { Emitter } from './emitter';
+import { approvalHeldByService } from './held-approval';
 import { resolveClientOptions } from './resolve-client-options';
 import {
   CLOSE_DEFAULTS,
@@ -31,7 +32,7 @@ import {
   checkRunArguments,
   type RunOptions,
 } from './run-options';
-import { approvalHeldByService, type RunEvent, type RunResult, Runs } from './runs';
+import { type RunEvent, type RunResult, Runs } from './runs';
 import { drainOnSignals, type SignalHooks } from './signals';
 import { withTimeout } from './with-timeout';
 
