@@ -187,7 +187,7 @@ export class Runs {
         run.reject(
           new RunError(
             'session_lost',
-            `run ${run.runId} was lost with its session: the client reconnected after the session's grace period (or the service forgot it) and began a new session, which cannot follow the run`,
+            `run ${run.runId} was lost with its session: the client reconnected and the service began a new session (the old one expired, was replaced or is unknown to it), which cannot follow the run`,
           ),
         );
       } else if (run.cancelRequested) this.#send({ type: 'run_cancel', runId: run.runId });
