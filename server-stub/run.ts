@@ -46,10 +46,16 @@ export interface RunCall {
  */
 export type RunCancelCause = 'requested' | 'parent_ended' | 'owner_expired' | 'shutdown';
 
+/**
+ * Why a run failed, when it is one the protocol names (`run_result.code`, feature `run_codes`, PROTOCOL.md §10.1):
+ * `invalid_output`, the final output is not JSON or does not match the agent's `outputSchema`.
+ */
+export type RunFailureCode = 'invalid_output';
+
 /** How a run ends: with the model's final output, with an error, or cancelled for a cause. */
 export type RunEnd =
   | { status: 'completed'; finalOutput: unknown }
-  | { status: 'failed'; error: string }
+  | { status: 'failed'; error: string; code?: RunFailureCode | undefined }
   | { status: 'cancelled'; cause: 'requested'; reason?: string | undefined }
   | { status: 'cancelled'; cause: Exclude<RunCancelCause, 'requested'> };
 
@@ -106,6 +112,8 @@ export class Run {
   partialText = '';
   finalOutput: unknown;
   error: string | undefined;
+  /** Why it failed, when the protocol names it ({@link RunFailureCode}). */
+  errorCode: RunFailureCode | undefined;
   finishedAt: number | undefined;
   #resolveEnded!: (transcript: RunTranscript) => void;
 
@@ -153,12 +161,16 @@ export class Run {
   }
 
   /** Ends the run once; later calls return `false` and change nothing. */
-  end(status: Exclude<RunStatus, 'running'>, outcome: { finalOutput?: unknown; error?: string }): boolean {
+  end(
+    status: Exclude<RunStatus, 'running'>,
+    outcome: { finalOutput?: unknown; error?: string; code?: RunFailureCode | undefined },
+  ): boolean {
     if (this.status !== 'running') return false;
     this.status = status;
     this.finishedAt = Date.now();
     if (outcome.finalOutput !== undefined) this.finalOutput = outcome.finalOutput;
     if (outcome.error !== undefined) this.error = outcome.error;
+    this.errorCode = outcome.code;
     this.abort.abort();
     this.#resolveEnded(this.transcript());
     return true;

@@ -204,7 +204,7 @@ export class RunManager {
     const existing = this.#byRequest.get(requestKey(session.id, frame.requestId));
     if (existing) {
       session.send({ type: 'run_started', requestId: frame.requestId, runId: existing.id });
-      if (existing.status !== 'running') session.send(this.resultFrame(existing));
+      if (existing.status !== 'running') session.send(this.resultFrame(existing, session));
       return undefined;
     }
     const started = this.start({
@@ -257,11 +257,12 @@ export class RunManager {
     const shutdown = end.status === 'cancelled' && end.cause === 'shutdown';
     this.#deps.dispatcher.cancelCalls(run, shutdown ? 'service' : 'run_cancelled');
     if (end.status === 'completed') run.end(end.status, { finalOutput: end.finalOutput });
-    else run.end(end.status, { error: end.status === 'failed' ? end.error : this.#cancelText(run, end) });
+    else if (end.status === 'failed') run.end(end.status, { error: end.error, code: end.code });
+    else run.end(end.status, { error: this.#cancelText(run, end) });
     const owner = run.ownerSessionId === undefined ? undefined : this.#deps.sessions.get(run.ownerSessionId);
     if (owner) {
       owner.runsInProgress = Math.max(0, owner.runsInProgress - 1);
-      owner.send(this.resultFrame(run));
+      owner.send(this.resultFrame(run, owner));
     }
     this.#deps.options.logger.debug({ runId: run.id, status: run.status }, 'run ended');
     this.#deps.events.emit('run_finished', run.transcript());
@@ -288,12 +289,13 @@ export class RunManager {
     }
   }
 
-  /** The `run_result` frame of a run that has ended. */
-  resultFrame(run: Run): FrameOf<ServiceFrame, 'run_result'> {
-    return fitRunResult(this.#fullResultFrame(run), this.#deps.options.maxPayloadBytes);
+  /** The `run_result` frame of a run that has ended, for `session` (its `code` only with the feature `run_codes`). */
+  resultFrame(run: Run, session: Session): FrameOf<ServiceFrame, 'run_result'> {
+    return fitRunResult(this.#fullResultFrame(run, session), this.#deps.options.maxPayloadBytes);
   }
 
-  #fullResultFrame(run: Run): FrameOf<ServiceFrame, 'run_result'> {
+  #fullResultFrame(run: Run, session: Session): FrameOf<ServiceFrame, 'run_result'> {
+    const code = session.features.has('run_codes') ? run.errorCode : undefined;
     return {
       type: 'run_result',
       runId: run.id,
@@ -301,6 +303,7 @@ export class RunManager {
       status: run.status === 'running' ? 'cancelled' : run.status,
       ...(run.finalOutput === undefined ? {} : { finalOutput: run.finalOutput }),
       ...(run.error === undefined ? {} : { error: run.error }),
+      ...(code === undefined ? {} : { code }),
       toolCalls: run.resultToolCalls(),
       turns: run.turns,
       ...(this.#deps.options.model.info === undefined ? {} : { model: this.#deps.options.model.info.kind }),

@@ -82,7 +82,7 @@ async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
       const text = turn.text ?? '';
       addMessage(run, deps, { role: 'assistant', content: text, ...by });
       const final = finalOutput(run, text);
-      if ('error' in final) deps.end(run, { status: 'failed', error: final.error });
+      if ('error' in final) deps.end(run, { status: 'failed', error: final.error, code: 'invalid_output' });
       else deps.end(run, { status: 'completed', finalOutput: final.value });
       return;
     }

@@ -31,3 +31,11 @@ export const MAX_FRAME_DEPTH = 128;
  * refused); well within {@link MAX_FRAME_DEPTH}, so the frame is never refused for its nesting.
  */
 export const MAX_VALUE_DEPTH = 64;
+
+/**
+ * How long `client.decide()` waits for the service's answer to a decision (feature `decisions`: `approval_applied`
+ * or an `error` naming its request), in milliseconds, while the socket stays open: past it the decision rejects
+ * with `ApprovalError` `timeout` (whether the service applied it is unknown; a second decision is refused
+ * `not_pending` if it did). A service answers at once; this bounds one that never does.
+ */
+export const DECISION_ANSWER_TIMEOUT_MS = 30_000;

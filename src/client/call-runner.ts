@@ -258,7 +258,7 @@ export class CallRunner implements ExecutionOwner {
   reconnected(resumed = true): void {
     this.#approvals.reconnected(this.#incoming.values());
     this.#leases.reconnected(this.#incoming.values(), resumed);
-    this.#options.updates.reconnected();
+    this.#options.updates.reconnected(resumed);
     this.#outbox.reconnected();
   }
 

@@ -91,7 +91,8 @@ export interface CallUpdateHooks {
   ask: Questioner;
   beforeResult(callId: string): void;
   forget(callId: string): void;
-  reconnected(): void;
+  /** A socket (re)opened; `resumed: false` when it began a new session. */
+  reconnected(resumed?: boolean): void;
   /** `answer` from the service. */
   answer(frame: FrameOf<ServiceFrame, 'answer'>): void;
   /** What the service takes on the current socket (absent in a test double: nothing). */
@@ -321,8 +322,8 @@ export class CallUpdates implements CallUpdateHooks {
   }
 
   /** A socket (re)opened: the latest update of every call still known goes again (the `seq` makes it harmless). */
-  reconnected(): void {
-    this.#questions.reconnected();
+  reconnected(resumed = true): void {
+    this.#questions.reconnected(resumed);
     this.#steps.reconnected();
     if (this.#features.has('events')) {
       for (const events of this.#events.values()) for (const frame of events) this.#options.send(frame);

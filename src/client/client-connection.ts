@@ -72,7 +72,7 @@ export function clientConnection(
     onWelcome: (welcome) => {
       parts.decisions.welcomed(welcome.features);
       parts.calls.welcomed(welcome);
-      parts.runs.reconnected();
+      parts.runs.reconnected(welcome.resumed);
       parts.signals.connected();
       parts.emit('connected', { sessionId: welcome.sessionId, resumed: welcome.resumed });
     },

@@ -23,6 +23,7 @@ import type { ClientOptions } from './client-options';
 import { contextSource } from './context';
 import { Decisions } from './decisions';
 import { Emitter } from './emitter';
+import { approvalHeldByService } from './held-approval';
 import { resolveClientOptions } from './resolve-client-options';
 import {
   CLOSE_DEFAULTS,
@@ -32,7 +33,7 @@ import {
   checkRunArguments,
   type RunOptions,
 } from './run-options';
-import { approvalHeldByService, type RunEvent, type RunResult, Runs } from './runs';
+import { type RunEvent, type RunResult, Runs } from './runs';
 import { drainOnSignals, type SignalHooks } from './signals';
 import { withTimeout } from './with-timeout';
 
@@ -208,9 +209,11 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
     });
     const parsed = await agent.parseOutput(result.finalOutput);
     if (!parsed.ok) {
-      throw new RunError(
-        'invalid_output',
-        `the final output of ${agent.name} does not match its outputType: ${parsed.message}`,
+      throw this.#redactor.error(
+        new RunError(
+          'invalid_output',
+          `the final output of ${agent.name} does not match its outputType: ${parsed.message}`,
+        ),
       );
     }
     return { ...result, finalOutput: parsed.value } as RunResult<RunOutput<A>>;
@@ -252,8 +255,9 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
    * Answers an `approval_requested` event over the socket: `true`/`false` or `{ approved, reason?, arguments?,
    * always? }` (PROTOCOL.md §18.8). Resolves once the service applied it (once sent, without feature `decisions`).
    * @throws ApprovalError `unknown_call`, `not_pending`, `invalid_decision`, `unsupported`, `too_large` (over the
-   *   service's `maxPayloadBytes`), `too_deep` (edited arguments over 64 levels); ConnectionError `not_connected`
-   *   only when the socket is not open.
+   *   service's `maxPayloadBytes`), `too_deep` (edited arguments over 64 levels), `timeout` (no answer within
+   *   `DECISION_ANSWER_TIMEOUT_MS`, 30,000 ms, the socket open); ConnectionError `not_connected` only when the
+   *   socket is not open, `disconnected` when it dropped before the answer.
    */
   decide(callId: string, decision: ApprovalDecision): Promise<void> {
     return this.#decisions.decide(callId, decision);

@@ -10,7 +10,7 @@ import { readDecision } from '../call/approval-decision';
 import type { ApprovalDecision } from '../call/types';
 import { ApprovalError, ConnectionError } from '../errors';
 import { nestsDeeperThan } from '../json';
-import { MAX_ARGUMENT_DEPTH } from '../limits';
+import { DECISION_ANSWER_TIMEOUT_MS, MAX_ARGUMENT_DEPTH } from '../limits';
 import type { Redactor } from '../redact';
 import {
   aBoolean,
@@ -66,7 +66,10 @@ export class Decisions {
   readonly #maxPayloadBytes: () => number;
   /** Whether the current socket negotiated the feature `decisions`. */
   #negotiated = false;
-  readonly #pending = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
+  readonly #pending = new Map<
+    string,
+    { resolve: () => void; reject: (error: Error) => void; timer: ReturnType<typeof setTimeout> }
+  >();
   #next = 0;
   /** The client's redactor: a reason is sent redacted, edited arguments holding a secret are refused. */
   readonly #redactor: () => Redactor | undefined;
@@ -149,7 +152,17 @@ export class Decisions {
         reject(notConnected());
         return;
       }
-      this.#pending.set(requestId, { resolve, reject });
+      // A service that keeps the socket open but never answers must not hold the caller for ever.
+      const timer = setTimeout(() => {
+        if (!this.#pending.delete(requestId)) return;
+        reject(
+          new ApprovalError(
+            'timeout',
+            `decide(): the service did not answer within ${DECISION_ANSWER_TIMEOUT_MS} ms, so whether the decision was applied is unknown`,
+          ),
+        );
+      }, DECISION_ANSWER_TIMEOUT_MS);
+      this.#pending.set(requestId, { resolve, reject, timer });
     });
   }
 
@@ -183,6 +196,7 @@ export class Decisions {
     const pending = requestId === undefined ? undefined : this.#pending.get(requestId);
     if (pending === undefined || requestId === undefined) return frame.type === 'approval_applied';
     this.#pending.delete(requestId);
+    clearTimeout(pending.timer);
     if (frame.type === 'approval_applied') pending.resolve();
     else pending.reject(refusedBy(frame.code, frame.message));
     return true;
@@ -198,6 +212,7 @@ export class Decisions {
     const pending = about.requestId === undefined ? undefined : this.#pending.get(about.requestId);
     if (pending === undefined || about.requestId === undefined) return false;
     this.#pending.delete(about.requestId);
+    clearTimeout(pending.timer);
     pending.reject(
       new ApprovalError(
         'invalid_frame',
@@ -215,7 +230,10 @@ export class Decisions {
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     const error = new ConnectionError('disconnected', 'decide(): the socket dropped before the answer');
-    for (const { reject } of pending) reject(error);
+    for (const { reject, timer } of pending) {
+      clearTimeout(timer);
+      reject(error);
+    }
   }
 }
 

@@ -46,7 +46,7 @@ export class SocketQuestions {
     this.#questions?.forget(callId);
   }
 
-  reconnected(): void {
-    this.#questions?.reconnected();
+  reconnected(resumed = true): void {
+    this.#questions?.reconnected(resumed);
   }
 }

@@ -126,10 +126,22 @@ export class SocketQuestions {
     }
   }
 
-  /** A socket (re)opened: every open question goes again; a service that no longer takes them fails them. */
-  reconnected(): void {
+  /**
+   * A socket (re)opened: every open question goes again; a service that no longer takes them fails them. A new
+   * session (`resumed: false`) fails them too, `cancelled`: they were put to the old session, and the service
+   * ignores a question from a session its call is not assigned to (PROTOCOL.md §18.5), so none would be answered.
+   */
+  reconnected(resumed = true): void {
     for (const [key, pending] of [...this.#pending]) {
-      if (this.#options.enabled()) {
+      if (!resumed) {
+        this.#pending.delete(key);
+        pending.reject(
+          new QuestionError(
+            'cancelled',
+            'the session was lost: the client reconnected in a new session, which cannot answer a question put to the old one',
+          ),
+        );
+      } else if (this.#options.enabled()) {
         // A new socket may announce a smaller limit: a question that no longer fits fails rather than wait.
         const size = utf8Length(encodeFrame(pending.frame));
         if (size <= this.#options.maxPayloadBytes()) this.#options.send(pending.frame);

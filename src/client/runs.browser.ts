@@ -9,7 +9,6 @@
  * @module
  */
 import { lazy } from '../browser/lazy';
-import type { ApprovalRequest } from '../call/types';
 import { AbortError, type ConnectionError, RunError } from '../errors';
 import type { AgentDefinition, ClientFrame, FrameOf, ServiceFrame } from '../wire/protocol';
 import type * as Real from './runs';
@@ -49,8 +48,8 @@ export class Runs {
     });
   }
 
-  reconnected(): void {
-    this.#runs?.reconnected();
+  reconnected(resumed = true): void {
+    this.#runs?.reconnected(resumed);
   }
 
   handle(frame: ServiceFrame): boolean {
@@ -70,9 +69,4 @@ export class Runs {
     this.#closing.abort(error);
     this.#runs?.failAll(error);
   }
-}
-
-/** See src/client/runs.ts; a run event only comes once the module has loaded (for a run it started). */
-export function approvalHeldByService(event: Real.RunEvent): ApprovalRequest | undefined {
-  return real.now?.approvalHeldByService(event);
 }

@@ -6,7 +6,6 @@
  */
 
 import { sharedAbort } from '../call/shared-abort';
-import type { ApprovalRequest } from '../call/types';
 import { AbortError, type ConnectionError, RunError } from '../errors';
 import { type Logger, silentLogger } from '../logger';
 import { encodeFrame } from '../wire/codec';
@@ -172,13 +171,26 @@ export class Runs {
 
   /**
    * A socket (re)opened: send again every `run_start` not yet answered by `run_started` (written is not
-   * received: it may have died with the old socket; the service starts one run per `requestId`), and repeat
-   * cancellations.
+   * received: it may have died with the old socket; the service starts one run per session and `requestId`), and
+   * repeat cancellations.
+   *
+   * When the socket began a new session (`resumed: false`), the runs the old session started are lost: the service
+   * cancels them when that session expires, and their `run_result` would go to it, never to this one
+   * (PROTOCOL.md §9). Each rejects at once with `RunError` `session_lost`; one its caller aborted is forgotten.
+   * A `run_start` never answered is sent again: the new session starts it.
    */
-  reconnected(): void {
-    for (const run of this.#byRequest.values()) {
+  reconnected(resumed = true): void {
+    for (const run of [...this.#byRequest.values()]) {
       if (run.runId === undefined) run.sent = this.#send(run.frame) || run.sent;
-      else if (run.cancelRequested) this.#send({ type: 'run_cancel', runId: run.runId });
+      else if (!resumed) {
+        this.#settle(run);
+        run.reject(
+          new RunError(
+            'session_lost',
+            `run ${run.runId} was lost with its session: the client reconnected and the service began a new session (the old one expired, was replaced or is unknown to it), which cannot follow the run`,
+          ),
+        );
+      } else if (run.cancelRequested) this.#send({ type: 'run_cancel', runId: run.runId });
     }
   }
 
@@ -247,7 +259,7 @@ export class Runs {
           );
         } else {
           const message = frame.error ?? `run ${frame.runId} ${frame.status}`;
-          run.reject(new RunError(frame.status === 'cancelled' ? 'run_cancelled' : 'run_failed', message));
+          run.reject(new RunError(failureCode(frame), message));
         }
         return true;
       }
@@ -350,32 +362,11 @@ export class Runs {
 }
 
 /**
- * The approval request in a run's event, for a call the service holds for a human because its tool says
- * `needsApproval: true`: such a call never reaches this client before the decision, so the client reports it from
- * the event. `undefined` for any other event (predicate approvals were reported when the tool asked).
+ * The `RunError` code of a run that did not complete: `run_cancelled`, `invalid_output` when the service says its
+ * final output did not match the agent's `outputSchema` (`run_result.code`, feature `run_codes`), else
+ * `run_failed` (any other code, or a status this version does not know: PROTOCOL.md §10.1).
  */
-export function approvalHeldByService(event: RunEvent): ApprovalRequest | undefined {
-  const data = event.event.data as {
-    callId?: unknown;
-    toolName?: unknown;
-    arguments?: unknown;
-    requestedBy?: unknown;
-    runId?: unknown;
-    reason?: unknown;
-  };
-  if (
-    event.event.kind !== 'approval_requested' ||
-    data?.requestedBy !== 'definition' ||
-    data.runId !== undefined
-  ) {
-    return undefined;
-  }
-  const request: ApprovalRequest = {
-    callId: String(data.callId),
-    runId: event.runId,
-    toolName: String(data.toolName),
-    input: data.arguments,
-  };
-  if (typeof data.reason === 'string') request.reason = data.reason;
-  return request;
+function failureCode(frame: FrameOf<ServiceFrame, 'run_result'>): string {
+  if (frame.status === 'cancelled') return 'run_cancelled';
+  return frame.status === 'failed' && frame.code === 'invalid_output' ? 'invalid_output' : 'run_failed';
 }

@@ -26,6 +26,7 @@ export const FEATURES = [
   'steps',
   'call_context',
   'strict',
+  'run_codes',
 ] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];

@@ -23,7 +23,7 @@ export const INFORMATIVE_SERVICE_FIELDS: Readonly<Record<string, readonly string
   // `seq` only drops repeats after a resume (§10.2); `data` is anything already.
   run_event: ['seq'],
   // A run_result is never refused for what it reports (§10.1).
-  run_result: ['model', 'error', 'toolCalls.*.content', 'toolCalls.*.widget'],
+  run_result: ['model', 'error', 'code', 'toolCalls.*.content', 'toolCalls.*.widget'],
   // Any status but answered and declined is cancelled (§4.3), one that is not a string too.
   answer: ['status', 'reason'],
 };

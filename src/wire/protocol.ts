@@ -204,6 +204,11 @@ const runResult = z.object({
   status: z.string(), // `completed`, `failed`, `cancelled`; any other: the run failed (PROTOCOL.md §10.1)
   finalOutput: z.optional(z.unknown()),
   error: z.optional(z.string()),
+  /**
+   * Why a `failed` run failed, when the service names it (feature `run_codes`, PROTOCOL.md §10.1):
+   * `invalid_output` when the final output is not JSON or does not match the agent's `outputSchema`.
+   */
+  code: z.optional(z.string().check(z.maxLength(64))),
   toolCalls: z.array(runToolCallSchema),
   turns: nonNegativeInt,
   /** The kind of model that played the run, when the service says (the stub: `scripted`, `openai-compatible`). */

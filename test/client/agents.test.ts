@@ -7,7 +7,16 @@ import {
   silentLogger,
   startStubServer,
 } from '../../server-stub/index';
-import { Agent, type CallInfo, Client, OptionsError, type RunEvent, type Tool, tool } from '../../src/index';
+import {
+  Agent,
+  type CallInfo,
+  Client,
+  OptionsError,
+  RunError,
+  type RunEvent,
+  type Tool,
+  tool,
+} from '../../src/index';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -248,13 +257,64 @@ describe('outputType', () => {
     expect(output).toEqual({ label: 'good', score: 0.9 });
   });
 
-  it('fails the run when the answer does not match outputType', async () => {
+  it('rejects with invalid_output when the answer is not JSON', async () => {
     const agent = new Agent({
       name: 'Scorer',
       instructions: '',
       outputType: z.object({ score: z.number() }),
     });
     const { client } = await setup([{ text: 'not json' }], []);
+    const error = await client.run(agent, 'rate it').catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(RunError);
+    expect(error).toMatchObject({
+      code: 'invalid_output',
+      message: expect.stringMatching(
+        /^the final output is not JSON, but the agent has an outputSchema: Unexpected token/,
+      ),
+    });
+  });
+
+  it('rejects with invalid_output naming the field when the JSON does not match outputType', async () => {
+    const agent = new Agent({
+      name: 'Scorer',
+      instructions: '',
+      outputType: z.object({ answer: z.string() }),
+    });
+    const { client } = await setup([{ text: '{"answer": 5}' }], []);
+    const error = await client.run(agent, 'rate it').catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(RunError);
+    expect(error).toMatchObject({ code: 'invalid_output' });
+    expect((error as Error).message).toBe(
+      'the final output does not match the agent\'s outputSchema: #: Property "answer" does not match schema.; #/answer: Instance type "number" is invalid. Expected "string".',
+    );
+  });
+
+  it('rejects with invalid_output when only the client-side check (a refine) fails, with secrets redacted', async () => {
+    const agent = new Agent({
+      name: 'Scorer',
+      instructions: '',
+      outputType: z.object({
+        answer: z.string().refine((text) => text.length > 5, 'too short for sk-SECRET-OUTPUT-1'),
+      }),
+    });
+    const { client } = await setup([{ text: '{"answer": "ok"}' }], [], {
+      redact: ['sk-SECRET-OUTPUT-1'],
+    });
+    const error = await client.run(agent, 'rate it').catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(RunError);
+    expect(error).toMatchObject({ code: 'invalid_output' });
+    expect((error as Error).message).toBe(
+      'the final output of Scorer does not match its outputType: answer: too short for [redacted]',
+    );
+  });
+
+  it('keeps run_failed for a failure that is not about the output', async () => {
+    const agent = new Agent({
+      name: 'Scorer',
+      instructions: '',
+      outputType: z.object({ score: z.number() }),
+    });
+    const { client } = await setup([], []);
     await expect(client.run(agent, 'rate it')).rejects.toMatchObject({
       name: 'RunError',
       code: 'run_failed',

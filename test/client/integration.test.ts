@@ -126,6 +126,27 @@ describe('Client against the stub', () => {
     expect(server.runs.get(result.runId)?.finalOutput).toBe('x'.repeat(3_000));
   });
 
+  it('states the full size in result.toolCalls when outputs the client cut are cut again to fit run_result', async () => {
+    const big = tool({ name: 'big', description: 'Big output.', execute: () => 'x'.repeat(20_000) });
+    const server = await stub({
+      maxPayloadBytes: 4_096,
+      model: scriptedModel([{ toolCalls: [{ name: 'big' }, { name: 'big' }] }, { text: 'done' }]),
+    });
+    const worker = client(server.url, { tools: [big] });
+    await worker.connect();
+    const result = await worker.run(new Agent({ name: 'A', instructions: '', tools: [big] }), 'go');
+    const marker = '\n[truncated: the full output was 20000 bytes]';
+    const transcript = server.runs.get(result.runId)?.toolCalls ?? [];
+    // What the model read: cut once by the client, the full size in its marker.
+    expect(transcript.map((call) => call.output?.endsWith(marker))).toEqual([true, true]);
+    // Cut again to fit the frame: shorter, and still the full size.
+    expect(result.toolCalls).toHaveLength(2);
+    for (const call of result.toolCalls) {
+      expect(call.output).toBe(`${'x'.repeat(call.output.length - marker.length)}${marker}`);
+      expect(call.output.length).toBeLessThan(transcript[0]?.output?.length ?? 0);
+    }
+  });
+
   it('refuses a wrong key with ConnectionError unauthorized', async () => {
     const server = await stub();
     const refused = client(server.url, { apiKey: 'wrong-key' });

@@ -64,4 +64,19 @@ describe('SocketQuestions against a service that answers badly', () => {
     made.reconnected();
     expect(sent.map((frame) => frame.type)).toEqual(['question']);
   });
+
+  it('fails every open question cancelled when a new session begins, and sends none of them again', async () => {
+    const { made, ask, sent } = questions();
+    const asked = ask('c1', 'q1');
+    made.reconnected(false);
+    await expect(asked).rejects.toThrow(
+      new QuestionError(
+        'cancelled',
+        'the session was lost: the client reconnected in a new session, which cannot answer a question put to the old one',
+      ),
+    );
+    made.answer(answer('c1', 'q1', 'late'));
+    made.reconnected();
+    expect(sent.map((frame) => frame.type)).toEqual(['question']);
+  });
 });

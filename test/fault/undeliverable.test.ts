@@ -94,7 +94,7 @@ describe('a result that can never be sent', () => {
 
 describe('a resumed session whose welcome brings a smaller maxPayloadBytes', () => {
   it('cuts the results still waiting for an ack to the new limit', async () => {
-    const options: RawServiceOptions = { ack: false };
+    const options: RawServiceOptions = { ack: false, maxPayloadBytes: 8_192 };
     const service = await rawService(options);
     const logger = recordingLogger();
     const worker = client(service.url, { tools: [big], reconnect: FAST, logger });
@@ -109,7 +109,9 @@ describe('a resumed session whose welcome brings a smaller maxPayloadBytes', () 
     const again = service.results()[1];
     expect(again?.callId).toBe('c1');
     expect(Buffer.byteLength(JSON.stringify(again))).toBeLessThanOrEqual(4_096);
-    expect(again?.output).toMatch(/\[truncated: the full output was/);
+    expect(service.results()[0]?.output).toMatch(/\n\[truncated: the full output was 20000 bytes\]$/);
+    // Cut again: the marker still states the full output's size, not the size of the first cut.
+    expect(again?.output).toMatch(/^x+\n\[truncated: the full output was 20000 bytes\]$/);
     // Said once, with the call id and the sizes; never the output.
     const cut = logger.lines.filter((line) => line.message.includes('was cut to fit'));
     expect(cut).toEqual([

@@ -322,6 +322,27 @@ describe('runs over the socket', () => {
     });
   });
 
+  it('names an output mismatch run_result.code invalid_output, only to a client with the feature run_codes', async () => {
+    const schema = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
+    const server = await stub({
+      model: scriptedModel([{ text: '{"m":4}' }, { text: 'four' }, { text: '{"m":4}' }]),
+    });
+    const codes: unknown[] = [];
+    for (const features of [['run_codes'], ['run_codes'], undefined]) {
+      const client = track(await TestClient.connect(server.url, features === undefined ? {} : { features }));
+      client.send({
+        type: 'run_start',
+        requestId: 'q',
+        agent: agent('a', [], { outputSchema: schema }),
+        input: '?',
+      });
+      const result = await client.next('run_result');
+      expect(result.status).toBe('failed');
+      codes.push(result.code);
+    }
+    expect(codes).toEqual(['invalid_output', 'invalid_output', undefined]);
+  });
+
   it('runs a nested run one level deeper, carrying depth in its tool calls', async () => {
     const server = await stub({
       model: scriptedModel({

@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  jsonStringBytes,
   serializeOutput,
   thrownMessage,
   toWellFormed,
+  truncateJsonString,
   truncateUtf8,
   truncationMarker,
   wellFormedJson,
@@ -248,6 +250,23 @@ describe('truncateUtf8', () => {
 
   it('cuts the marker alone when even it does not fit', () => {
     expect(truncateUtf8('x'.repeat(50), 10)).toBe('\n[truncate');
+  });
+
+  it('cut again, keeps the size the first cut stated (the full output), cut once in effect', () => {
+    const first = truncateUtf8('x'.repeat(3000), 1000);
+    expect(first.endsWith('\n[truncated: the full output was 3000 bytes]')).toBe(true);
+    const marker = '\n[truncated: the full output was 3000 bytes]';
+    expect(truncateUtf8(first, 500)).toBe(`${'x'.repeat(500 - marker.length)}${marker}`);
+    const again = truncateJsonString(first, 502);
+    expect(again).toBe(`${'x'.repeat(again.length - marker.length)}${marker}`);
+    expect(jsonStringBytes(again)).toBe(502);
+  });
+
+  it('reads a marker that states no more than the text holds as text of the tool', () => {
+    const text = `${'x'.repeat(100)}\n[truncated: the full output was 5 bytes]`;
+    expect(truncateUtf8(text, 60)).toBe(
+      `${'x'.repeat(60 - truncationMarker(utf8Length(text)).length)}${truncationMarker(utf8Length(text))}`,
+    );
   });
 
   it('keeps every result within the cap, a prefix of the text plus the marker, never cutting a pair', () => {
