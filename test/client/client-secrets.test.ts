@@ -2,20 +2,13 @@
  * The Client's own paths for secrets: errors the client hands its caller (events, `connect()` and `run()`
  * rejections) never quote the key. A short API key: test/client/short-api-key.test.ts.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Agent, Client, tool } from '../../src/index';
 import type { Logger } from '../../src/logger';
 import { recordingLogger } from '../support/recording-logger';
-import { FAKE_URL, fakeService } from './fake-service';
+import { FAKE_URL, useFakeService } from './fake-service';
 
-const service = fakeService();
-beforeAll(() => service.server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => service.server.close());
-
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close({ drain: false })));
-});
+const { service, clients } = useFakeService();
 
 const echoKey = tool({
   name: 'echo_key',

@@ -1,16 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Agent, Client, ConnectionError, OptionsError, ToolDefinitionError, tool } from '../../src/index';
 import { unknownOptionMessage } from '../support/known-options';
-import { FAKE_URL, fakeService, welcome } from './fake-service';
+import { FAKE_URL, useFakeService, welcome } from './fake-service';
 
-const service = fakeService();
-beforeAll(() => service.server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => service.server.close());
-
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close({ drain: false })));
-});
+const { service, clients } = useFakeService();
 
 const echo = tool({
   name: 'echo',

@@ -2,7 +2,7 @@
  * `duplicate_tool` is two different tools under one name (docs/ERRORS.md): the same tool given twice is kept once,
  * alike in the five places that take tools (new Client, new Agent, ToolRegistry, toolsOf, client.addTool).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Agent,
   Client,
@@ -12,16 +12,9 @@ import {
   tool,
   toolsOf,
 } from '../../src/index';
-import { FAKE_URL, fakeService } from './fake-service';
+import { FAKE_URL, useFakeService } from './fake-service';
 
-const service = fakeService();
-beforeAll(() => service.server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => service.server.close());
-
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close({ drain: false })));
-});
+const { service, clients } = useFakeService();
 
 const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'echo' });
 const otherEcho = tool({ name: 'echo', description: 'Another echo.', execute: () => 'other' });

@@ -4,6 +4,8 @@
  */
 import { ws } from 'msw';
 import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { Client } from '../../src/index';
 import type { ClientFrame, ServiceFrame } from '../../src/wire/protocol';
 
 export const FAKE_URL = 'ws://toolwire.test/v1/ws';
@@ -79,4 +81,19 @@ export function welcome(sessionId = 's1', extra: Record<string, unknown> = {}) {
     maxPayloadBytes: 65_536,
     ...extra,
   };
+}
+
+/**
+ * A fake service for the whole test file (listening from before the first test to after the last) and the list
+ * of clients its tests make: each one pushed to `clients` is closed, without draining, after its test.
+ */
+export function useFakeService(): { service: ReturnType<typeof fakeService>; clients: Client[] } {
+  const service = fakeService();
+  beforeAll(() => service.server.listen({ onUnhandledRequest: 'error' }));
+  afterAll(() => service.server.close());
+  const clients: Client[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close({ drain: false })));
+  });
+  return { service, clients };
 }

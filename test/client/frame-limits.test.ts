@@ -4,22 +4,16 @@
  * preliminary output is cut to fit, a renewal of many leases is split, and a secret-bearing text that is matched
  * again (a redacted choice, a redacted step key) still finds what it names.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type LeasedCall, LeaseRenewal } from '../../src/client/lease-renewal';
 import { ApprovalError, Client, QuestionError, tool } from '../../src/index';
 import { type ClientFrame, FEATURES, utf8Length } from '../../src/wire/protocol';
-import { FAKE_URL, type FakeConnection, fakeService, welcome } from './fake-service';
+import { FAKE_URL, type FakeConnection, useFakeService, welcome } from './fake-service';
 
 const KEY = 'sk-SECRETKEY-1234567890';
 const LIMIT = 1_024;
 
-const service = fakeService();
-beforeAll(() => service.server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => service.server.close());
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close({ drain: false })));
-});
+const { service, clients } = useFakeService();
 
 async function connected(
   tools: ConstructorParameters<typeof Client>[0]['tools'],

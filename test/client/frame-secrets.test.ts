@@ -5,12 +5,12 @@
  * for them in every form (test/support/leaks.ts). The fields sent as written by design (README, "Sent as written,
  * never redacted") are listed, so that a frame type added later fails here until it is placed.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { approvalRequired, Client, content, tool } from '../../src/index';
 import { clientFrameSchema } from '../../src/wire/client-frames';
 import { FEATURES } from '../../src/wire/protocol';
 import { findLeak } from '../support/leaks';
-import { FAKE_URL, type FakeConnection, fakeService, welcome } from './fake-service';
+import { FAKE_URL, type FakeConnection, useFakeService, welcome } from './fake-service';
 
 const KEY = 'sk-SECRETKEY-1234567890';
 const WORD = 'hunter2-REDACTME';
@@ -52,13 +52,7 @@ const FRAME_TEXT: Record<string, string> = {
   error: 'never sent by the client',
 };
 
-const service = fakeService();
-beforeAll(() => service.server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => service.server.close());
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close({ drain: false })));
-});
+const { service, clients } = useFakeService();
 
 async function connect(client: Client, extra: Record<string, unknown> = {}): Promise<FakeConnection> {
   const opened = service.nextConnection();

@@ -3,21 +3,14 @@
  * `redact` string that short is not: it would take ordinary words with it (`device` → `[redacted]ice`). It is still
  * replaced where a string is, whole, the key, and the client warns once, without printing it.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client, tool } from '../../src/index';
 import type { Logger } from '../../src/logger';
 import { clientRedactor, REDACTED } from '../../src/redact';
 import { recordingLogger } from '../support/recording-logger';
-import { FAKE_URL, fakeService } from './fake-service';
+import { FAKE_URL, useFakeService } from './fake-service';
 
-const service = fakeService();
-beforeAll(() => service.server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => service.server.close());
-
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close({ drain: false })));
-});
+const { service, clients } = useFakeService();
 
 const tools = [
   tool({ name: 'words', description: 'd', execute: () => 'device in development' }),
