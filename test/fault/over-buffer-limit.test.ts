@@ -34,7 +34,11 @@ describe('frames larger than maxBufferedBytes', () => {
       description: 'Returns 500,000 characters.',
       execute: (_input, ctx) => ctx.callId.slice(-1).repeat(500_000),
     });
-    const worker = client(service.url, { tools: [big], highWaterMarkBytes: 16_384, maxBufferedBytes: 16_384 });
+    const worker = client(service.url, {
+      tools: [big],
+      highWaterMarkBytes: 16_384,
+      maxBufferedBytes: 16_384,
+    });
     const disconnects: Array<{ code: number; reason: string }> = [];
     worker.on('disconnected', (info) => disconnects.push(info));
     await worker.connect();
@@ -61,7 +65,9 @@ describe('frames larger than maxBufferedBytes', () => {
         try {
           // Quotes take two bytes each once encoded: a frame of about 28 KB, within every per-field limit.
           const quotes = (n: number) => `${'"'.repeat(n - 1)}?`;
-          return await ctx.askQuestion(quotes(4_000), { choices: Array.from({ length: 50 }, (_, i) => `${i}${quotes(190)}`) });
+          return await ctx.askQuestion(quotes(4_000), {
+            choices: Array.from({ length: 50 }, (_, i) => `${i}${quotes(190)}`),
+          });
         } catch (error) {
           asked = error;
           return 'no answer';
