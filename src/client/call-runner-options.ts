@@ -21,6 +21,8 @@ export interface CallRunnerOptions {
   maxQueue: number;
   /** Results are held (not written) while the socket buffers more than this many bytes. */
   highWaterMarkBytes: number;
+  /** A result is held while writing it would take the socket past this many bytes unread (none when absent). */
+  maxBufferedBytes?: number;
   /** Bytes of results waiting for their ack past which no new call is taken. @default Infinity */
   maxOutboxBytes?: number;
   /** The client's connection. */

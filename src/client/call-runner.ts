@@ -105,6 +105,7 @@ export class CallRunner implements ExecutionOwner {
     this.#outbox = new Outbox({
       socket,
       highWaterMarkBytes: options.highWaterMarkBytes,
+      ...(options.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: options.maxBufferedBytes }),
       maxBytes: options.maxOutboxBytes ?? Number.POSITIVE_INFINITY,
       redactor: options.redactor,
       widgetInvalid: (info) => events.widgetInvalid(info),

@@ -79,8 +79,10 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
   /**
    * The hard limit, in bytes: when what the service has not read, plus the answers held or dropped meanwhile,
    * passes it, the socket is dropped (reported as 1008, as the stub closes a client that stops reading) and the
-   * client reconnects and resumes; results still unacked are sent again. At least `highWaterMarkBytes`.
-   * @default 16_777_216
+   * client reconnects and resumes; results still unacked are sent again. At least `highWaterMarkBytes` and 1,024
+   * (else `OptionsError`). No frame sent is larger: when it is below the service's `maxPayloadBytes`, results and
+   * other frames are cut to it as they are to the service's limit (PROTOCOL.md §15), and a result waits until the
+   * socket can take it without passing this limit. @default 16_777_216
    */
   maxBufferedBytes?: number | undefined;
   /**

@@ -122,6 +122,7 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
       maxConcurrency: resolved.maxConcurrency,
       maxQueue: resolved.maxQueue,
       highWaterMarkBytes: resolved.highWaterMarkBytes,
+      maxBufferedBytes: resolved.maxBufferedBytes,
       maxOutboxBytes: resolved.maxOutboxBytes,
       socket: this.#connection,
       contextFor: contextSource(this.#runs, options as ClientOptions, (error) => this.#emit('error', error)),

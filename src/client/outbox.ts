@@ -27,7 +27,7 @@ export interface CallSocket {
   readonly writable: boolean;
   /** Bytes queued on the socket and not yet written to the network. */
   readonly bufferedAmount: number;
-  /** The service's frame limit, in bytes. */
+  /** The largest frame sent, in bytes: the service's limit, or the client's `maxBufferedBytes` when smaller. */
   readonly maxPayloadBytes: number;
 }
 
@@ -36,6 +36,11 @@ export interface OutboxOptions {
   socket: CallSocket;
   /** Results are held (not written) while the socket buffers more than this many bytes. */
   highWaterMarkBytes: number;
+  /**
+   * The socket is dropped past this many bytes unread (backpressure.ts): a result is held while it would take the
+   * socket past it, unless the socket is empty (a result is never larger). No such wait when absent.
+   */
+  maxBufferedBytes?: number;
   /** The outbox is {@link Outbox.full} while its results take this many bytes or more. @default Infinity */
   maxBytes?: number;
   redactor: Redactor;
@@ -241,7 +246,9 @@ export class Outbox {
   #write(entry: Entry): boolean {
     const { socket } = this.#options;
     if (!socket.writable) return false;
-    if (socket.bufferedAmount > this.#options.highWaterMarkBytes) {
+    const buffered = socket.bufferedAmount;
+    const hard = this.#options.maxBufferedBytes ?? Number.POSITIVE_INFINITY;
+    if (buffered > this.#options.highWaterMarkBytes || (buffered > 0 && buffered + entry.bytes > hard)) {
       this.#flushTimer ??= setTimeout(() => {
         this.#flushTimer = undefined;
         this.flush();

@@ -91,7 +91,8 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     },
     connectTimeoutMs: aDuration(1),
     highWaterMarkBytes: anInteger({ min: 1, unit: 'bytes' }),
-    maxBufferedBytes: anInteger({ min: 1, unit: 'bytes' }),
+    // At least the smallest frame limit a service may announce (PROTOCOL.md §15): a frame larger than it is never sent.
+    maxBufferedBytes: anInteger({ min: 1_024, unit: 'bytes' }),
     maxOutboxBytes: anInteger({ min: 1, unit: 'bytes' }),
     WebSocket: aFunction,
     logger: { expected: 'a logger with debug, info, warn and error methods', test: isLogger },

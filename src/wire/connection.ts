@@ -63,8 +63,18 @@ export class Connection {
     return this.#sessionId;
   }
 
-  /** Largest frame the service accepts, in UTF-8 bytes (from `welcome`, else the protocol default). */
+  /**
+   * Largest frame the client sends, in UTF-8 bytes: the service's limit (from `welcome`, else the protocol default),
+   * or `maxBufferedBytes` when smaller (a larger frame would drop every socket it is written on). What frames are
+   * cut to.
+   */
   get maxPayloadBytes(): number {
+    const buffered = this.#options.maxBufferedBytes ?? BACKPRESSURE_DEFAULTS.maxBufferedBytes;
+    return Math.min(this.#serviceLimit, buffered);
+  }
+
+  /** Largest frame the service accepts and sends (from `welcome`, else the protocol default). */
+  get #serviceLimit(): number {
     return this.#welcome?.maxPayloadBytes ?? PROTOCOL_DEFAULTS.maxPayloadBytes;
   }
 
@@ -176,7 +186,7 @@ export class Connection {
         WebSocket: ctor,
         url: options.url,
         apiKey: options.apiKey,
-        maxPayloadBytes: this.maxPayloadBytes,
+        maxPayloadBytes: this.#serviceLimit,
         heartbeatIntervalMs: options.heartbeatIntervalMs,
         heartbeatClock: options.heartbeatClock,
         highWaterMarkBytes: options.highWaterMarkBytes ?? BACKPRESSURE_DEFAULTS.highWaterMarkBytes,

@@ -51,7 +51,13 @@ export class Link {
   #closed = false;
   #verdict: Verdict | undefined;
   #heartbeat: Heartbeat | undefined;
+  /** The service's frame limit: what a frame read may take (`welcome.maxPayloadBytes`, else the protocol's). */
   #maxPayloadBytes: number;
+  /**
+   * The largest frame written: the service's limit, or `maxBufferedBytes` when smaller. A frame over it would pass
+   * the hard limit of backpressure.ts by itself, and be written again on every new socket for ever.
+   */
+  #sendLimit: number;
   readonly #dropped: (frame: ServiceFrame, dropped: readonly string[]) => void;
   readonly #welcomeAgain: () => void;
   /**
@@ -64,6 +70,7 @@ export class Link {
   constructor(options: LinkOptions) {
     this.#options = options;
     this.#maxPayloadBytes = options.maxPayloadBytes;
+    this.#sendLimit = Math.min(options.maxPayloadBytes, options.maxBufferedBytes);
     this.#dropped = droppedFieldsLog(options.logger, 'service');
     this.#welcomeAgain = welcomeAgainLog(options.logger);
     this.#sendsHeaders = canSendHeaders(options.WebSocket);
@@ -128,9 +135,9 @@ export class Link {
       this.#unsendable(frame, new ConnectionError('unencodable_frame', message, { cause: error }));
       return false;
     }
-    const limit = this.#maxPayloadBytes;
+    const limit = this.#sendLimit;
     if (text.length * 3 > limit && utf8Length(text) > limit) {
-      const message = `a ${frame.type} frame of ${utf8Length(text)} bytes is over the service's limit of ${limit}; not sent`;
+      const message = `a ${frame.type} frame of ${utf8Length(text)} bytes is over ${limitName(limit, this.#maxPayloadBytes)}; not sent`;
       this.#unsendable(frame, new ConnectionError('frame_too_large', message));
       return false;
     }
@@ -166,7 +173,7 @@ export class Link {
     const hello = helloText(
       this.#options.hello,
       this.#sendsHeaders ? undefined : this.#options.apiKey,
-      this.#maxPayloadBytes,
+      this.#sendLimit,
     );
     if (!('text' in hello)) {
       this.#drop({ ...hello, reported: false }, hello.error.code.replaceAll('_', ' '));
@@ -242,6 +249,7 @@ export class Link {
     this.#welcomed = true;
     clearTimeout(this.#handshakeTimer);
     this.#maxPayloadBytes = welcome.maxPayloadBytes;
+    this.#sendLimit = Math.min(welcome.maxPayloadBytes, this.#options.maxBufferedBytes);
     this.#transport.setMaxPayload(welcome.maxPayloadBytes);
     this.#startHeartbeat(this.#options.heartbeatIntervalMs ?? welcome.heartbeatIntervalMs);
     this.#options.onWelcome(welcome);
@@ -329,4 +337,9 @@ export class Link {
     this.#heartbeat?.stop();
     this.#heartbeat = undefined;
   }
+}
+
+/** What limits a frame written: the service's limit, or the client's `maxBufferedBytes` when that is smaller. */
+function limitName(limit: number, serviceLimit: number): string {
+  return limit < serviceLimit ? `maxBufferedBytes (${limit})` : `the service's limit of ${limit}`;
 }

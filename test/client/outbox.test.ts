@@ -39,11 +39,12 @@ function fakeSocket(maxPayloadBytes = 1_048_576) {
   };
 }
 
-function outboxOn(socket: ReturnType<typeof fakeSocket>, redact: string[] = []) {
+function outboxOn(socket: ReturnType<typeof fakeSocket>, redact: string[] = [], maxBufferedBytes?: number) {
   const dropped: WidgetInvalidInfo[] = [];
   const outbox = new Outbox({
     socket,
     highWaterMarkBytes: 1_000,
+    ...(maxBufferedBytes === undefined ? {} : { maxBufferedBytes }),
     redactor: new Redactor(redact),
     widgetInvalid: (info) => dropped.push(info),
   });
@@ -84,6 +85,30 @@ describe('Outbox', () => {
         { type: 'tool_result', callId: 'c2', status: 'ok', output: 'two', durationMs: 4 },
       ]);
       outbox.add(callFrame('c3'), ok('three'), 0);
+      expect(ids(socket.sent)).toEqual(['c1', 'c2', 'c3']);
+      outbox.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('holds a result that would take the socket past maxBufferedBytes until the socket is empty', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const socket = fakeSocket(1_100);
+      const { outbox } = outboxOn(socket, [], 1_100);
+      outbox.add(callFrame('c1'), ok('x'.repeat(2_000)), 0); // cut to 1,100 bytes: written on the empty socket
+      expect(utf8Length(encodeFrame(socket.sent[0] as ClientFrame))).toBeLessThanOrEqual(1_100);
+      socket.bufferedAmount = 500; // under highWaterMarkBytes, but 500 + ~1,100 is past maxBufferedBytes
+      outbox.add(callFrame('c2'), ok('y'.repeat(2_000)), 0);
+      expect(ids(socket.sent)).toEqual(['c1']);
+      vi.advanceTimersByTime(5);
+      expect(ids(socket.sent)).toEqual(['c1']);
+      socket.bufferedAmount = 0;
+      vi.advanceTimersByTime(5);
+      expect(ids(socket.sent)).toEqual(['c1', 'c2']);
+      socket.bufferedAmount = 500; // a small result fits beside what is unread
+      outbox.add(callFrame('c3'), ok('z'), 0);
       expect(ids(socket.sent)).toEqual(['c1', 'c2', 'c3']);
       outbox.dispose();
     } finally {

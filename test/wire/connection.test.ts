@@ -55,9 +55,10 @@ function memoryService(
   return { state, WebSocket: MemorySocket as unknown as WebSocketConstructor };
 }
 
-function connection(WebSocket: WebSocketConstructor) {
+function connection(WebSocket: WebSocketConstructor, more: Partial<ConnectionOptions> = {}) {
   const seen: string[] = [];
   const unsendable: Array<{ frame: ClientFrame; code: string }> = [];
+  const messages: string[] = [];
   const welcomes: boolean[] = [];
   const options: ConnectionOptions = {
     url: 'ws://memory.test',
@@ -77,9 +78,11 @@ function connection(WebSocket: WebSocketConstructor) {
     onUnsendable: (frame, error: ConnectionError) => {
       seen.push(`unsendable ${frame.type}`);
       unsendable.push({ frame, code: error.code });
+      messages.push(error.message);
     },
+    ...more,
   };
-  return { connection: new Connection(options), seen, unsendable, welcomes };
+  return { connection: new Connection(options), seen, unsendable, messages, welcomes };
 }
 
 const result = (callId: string, output = 'ok'): ClientFrame => ({
@@ -120,6 +123,30 @@ describe('Connection: frames that cannot be sent', () => {
       ['tool_result', 'frame_too_large'],
       ['run_start', 'unencodable_frame'],
     ]);
+    expect(link.state).toBe('open');
+    expect(state.sockets).toBe(1);
+    link.close();
+  });
+
+  it('a frame over maxBufferedBytes (below the service limit) is never written: it would drop every socket', async () => {
+    const { state, WebSocket } = memoryService(() => false);
+    const {
+      connection: link,
+      unsendable,
+      messages,
+    } = connection(WebSocket, {
+      highWaterMarkBytes: 1_024,
+      maxBufferedBytes: 1_536,
+    });
+    await link.connect();
+    // What the client's frames are cut to: the service announced 2,048.
+    expect(link.maxPayloadBytes).toBe(1_536);
+    expect(link.send(result('big', 'x'.repeat(1_700)))).toBe(false);
+    expect(unsendable).toEqual([{ frame: result('big', 'x'.repeat(1_700)), code: 'frame_too_large' }]);
+    expect(messages).toEqual([
+      expect.stringMatching(/^a tool_result frame of \d+ bytes is over maxBufferedBytes \(1536\); not sent$/),
+    ]);
+    expect(link.send(result('small', 'x'.repeat(1_000)))).toBe(true);
     expect(link.state).toBe('open');
     expect(state.sockets).toBe(1);
     link.close();
