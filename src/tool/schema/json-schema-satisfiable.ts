@@ -16,13 +16,14 @@
  * | object             | `minProperties` above `maxProperties`; more `required` names than `maxProperties`; a required name whose `properties` schema is `false`, or that neither `properties` nor `patternProperties` names while `additionalProperties` is `false` |
  * | every type         | `enum: []`, or an `enum` or `const` with no value of a type left                           |
  *
+ * Only places every value must pass are judged (see `problemIn`): under `not`, `if`, `$defs`, `propertyNames`,
+ * `additionalProperties` or a dead `anyOf` branch, a schema that takes nothing is an idiom or harmless.
  * Combinations across schemas (`allOf` of two types, a `$ref`) are not judged. It runs on the 2020-12 translation
  * (./json-schema-dialect.ts), after ./json-schema-check.ts has checked every keyword's form.
  *
  * @module
  */
 import { isPlainObject } from '../../json';
-import { SUBSCHEMA_KEYWORDS, SUBSCHEMA_LIST_KEYWORDS, SUBSCHEMA_MAP_KEYWORDS } from './subschema-keywords';
 import type { JsonObject } from './types';
 
 const TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] as const;
@@ -177,27 +178,53 @@ function describeTypes(types: ReadonlySet<TypeName>): string {
   return names.length === 1 ? (names[0] as string) : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
 }
 
-function walk(node: unknown, pointer: Pointer): void {
-  if (Array.isArray(node)) {
-    for (const [index, item] of node.entries()) walk(item, [...pointer, String(index)]);
-    return;
-  }
-  if (!isPlainObject(node)) return;
+/** The first schema object, at a place every value must pass, that no value passes: its pointer and why. */
+type Problem = { pointer: Pointer; reason: string } | undefined;
+
+/** `node`'s items schemas an array it allows must hold at least one value for (`minItems`), with their pointers. */
+function forcedItems(node: JsonObject, pointer: Pointer): Array<[unknown, Pointer]> {
+  const minItems = typeof node.minItems === 'number' ? node.minItems : 0;
+  const prefix = Array.isArray(node.prefixItems) ? node.prefixItems : [];
+  const forced: Array<[unknown, Pointer]> = prefix
+    .slice(0, minItems)
+    .map((item, index) => [item, [...pointer, 'prefixItems', String(index)]]);
+  if (minItems > prefix.length && Object.hasOwn(node, 'items'))
+    forced.push([node.items, [...pointer, 'items']]);
+  return forced;
+}
+
+/**
+ * The first schema object no value passes among `node` and the places below it a value must pass too: its
+ * declared `properties`, each of `allOf`, the items `minItems` makes it hold, and `anyOf`/`oneOf` when none of
+ * their branches can pass. Not judged: `not`, `if`/`then`/`else`, `$defs`, `propertyNames`, `additionalProperties`,
+ * `patternProperties`, `contains`, a lone dead branch: there a schema that takes nothing says something (an
+ * empty object or array, "always else", a definition nothing uses) or costs nothing.
+ */
+function problemIn(node: unknown, pointer: Pointer): Problem {
+  if (!isPlainObject(node)) return undefined;
   const reason = contradiction(node);
-  if (reason !== undefined) fail(pointer, reason);
-  for (const keyword of [...SUBSCHEMA_KEYWORDS, 'items', ...SUBSCHEMA_LIST_KEYWORDS]) {
-    if (Object.hasOwn(node, keyword)) walk(node[keyword], [...pointer, keyword]);
+  if (reason !== undefined) return { pointer, reason };
+  const below: Array<[unknown, Pointer]> = [];
+  if (isPlainObject(node.properties)) {
+    for (const [name, child] of Object.entries(node.properties))
+      below.push([child, [...pointer, 'properties', name]]);
   }
-  for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
-    const map = node[keyword];
-    if (!isPlainObject(map)) continue;
-    for (const [name, child] of Object.entries(map)) walk(child, [...pointer, keyword, name]);
+  if (Array.isArray(node.allOf)) {
+    for (const [index, child] of node.allOf.entries())
+      below.push([child, [...pointer, 'allOf', String(index)]]);
   }
-  if (isPlainObject(node.dependencies)) {
-    for (const [name, child] of Object.entries(node.dependencies)) {
-      if (!Array.isArray(child)) walk(child, [...pointer, 'dependencies', name]);
-    }
+  below.push(...forcedItems(node, pointer));
+  for (const [child, at] of below) {
+    const found = problemIn(child, at);
+    if (found) return found;
   }
+  for (const keyword of ['anyOf', 'oneOf']) {
+    const branches = node[keyword];
+    if (!Array.isArray(branches) || branches.length === 0) continue;
+    const found = branches.map((branch, index) => problemIn(branch, [...pointer, keyword, String(index)]));
+    if (found.every((problem) => problem !== undefined)) return found[0];
+  }
+  return undefined;
 }
 
 /**
@@ -208,5 +235,6 @@ function walk(node: unknown, pointer: Pointer): void {
  * @throws UnsatisfiableSchemaError naming the JSON Pointer of the first such schema and why.
  */
 export function checkSatisfiable(schema: JsonObject): void {
-  walk(schema, []);
+  const problem = problemIn(schema, []);
+  if (problem) fail(problem.pointer, problem.reason);
 }

@@ -92,14 +92,28 @@ describe('a JSON Schema no value can pass', () => {
       '#/properties/p: minLength 3 is above maxLength 1; minimum 3 and maximum 1 leave no number between them',
     ],
     [
-      'a contradiction in items, anyOf or $defs, wherever it is',
+      'a contradiction in the items minItems asks for, in every branch of anyOf',
       {
         type: 'object',
         properties: {
-          p: { type: 'array', items: { anyOf: [{ type: 'string', minLength: 9, maxLength: 3 }] } },
+          p: {
+            type: 'array',
+            minItems: 1,
+            items: { anyOf: [{ type: 'string', minLength: 9, maxLength: 3 }] },
+          },
         },
       },
       '#/properties/p/items/anyOf/0: minLength 9 is above maxLength 3',
+    ],
+    [
+      'a contradiction in allOf',
+      property({ allOf: [{ type: 'integer', minimum: 1, maximum: 0 }] }),
+      '#/properties/p/allOf/0: minimum 1 and maximum 0 leave no number between them',
+    ],
+    [
+      'a contradiction in a prefix item minItems asks for',
+      property({ type: 'array', minItems: 1, prefixItems: [{ enum: [] }] }),
+      '#/properties/p/prefixItems/0: enum is empty',
     ],
   ])('refuses %s, naming where and why', (_name, parameters, problem) => {
     expectDefinitionError(
@@ -140,6 +154,38 @@ describe('a JSON Schema some value passes', () => {
       { x1: true },
     ],
     ['a property that may never be given', { type: 'object', properties: { x: { not: {} } } }, {}],
+    // Where a schema that takes nothing is an idiom or harmless (a value need not pass it): not judged.
+    [
+      'a contradiction under not',
+      property({ not: { type: 'string', minLength: 5, maxLength: 1 } }),
+      { p: 'x' },
+    ],
+    [
+      'an if nothing passes (always else)',
+      property({ if: { type: 'integer', minimum: 1, maximum: 0 }, then: { type: 'string' } }),
+      { p: 3 },
+    ],
+    [
+      'a definition nothing uses',
+      { type: 'object', $defs: { Never: { type: 'integer', minimum: 1, maximum: 0 } } },
+      {},
+    ],
+    [
+      'an empty object said with propertyNames',
+      property({ type: 'object', propertyNames: { enum: [] } }),
+      { p: {} },
+    ],
+    ['an empty array said with items', property({ type: 'array', items: { enum: [] } }), { p: [] }],
+    [
+      'additionalProperties no value passes',
+      { type: 'object', additionalProperties: { type: 'integer', minimum: 1, maximum: 0 } },
+      {},
+    ],
+    [
+      'one dead branch of oneOf',
+      property({ oneOf: [{ type: 'string' }, { type: 'integer', minimum: 1, maximum: 0 }] }),
+      { p: 'x' },
+    ],
     [
       'minContains within maxItems',
       property({ type: 'array', contains: { const: 1 }, minContains: 2, maxItems: 2 }),
