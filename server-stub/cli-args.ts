@@ -42,7 +42,7 @@ Options:
                                a call whose client keeps renewing it is not cut at --call-deadline-ms
                                (default 45000, at least 1000)
   --max-call-duration-ms <n>   with the feature lease: the longest a leased call may run (default 86400000)
-  --features <list>            protocol features the stub uses, comma-separated, or none for a plain version-1
+  --features <list>            protocol features the stub uses, comma-separated, all, or none for a plain version-1
                                service (default all: ${FEATURES.join(',')})
   --debug                      log debug lines too
   -h, --help                   print this text
@@ -159,15 +159,16 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   return { kind: 'start', options, debug: values.debug === true };
 }
 
-/** `--features a,b` (spaces allowed around the commas), or `none`. */
+/** `--features a,b` (spaces allowed around the commas), `all` (the default, as the help says) or `none`. */
 function parseFeatures(raw: string): Feature[] {
   if (raw.trim() === 'none') return [];
+  if (raw.trim() === 'all') return [...FEATURES];
   return raw.split(',').map((part) => {
     const name = part.trim();
     const feature = featureOf(name);
     if (feature === undefined) {
       throw new Error(
-        `--features: unknown feature ${JSON.stringify(name)} (known: ${FEATURES.join(', ')}; or none)`,
+        `--features: unknown feature ${JSON.stringify(name)} (known: ${FEATURES.join(', ')}; or all, or none)`,
       );
     }
     return feature;

@@ -96,6 +96,12 @@ describe('toolwire-stub arguments', () => {
       debug: false,
       options: { features: [] },
     });
+    // `all` is the default the help names, so it may be given too.
+    expect(parseCliArgs(['--features', 'all'])).toEqual({
+      kind: 'start',
+      debug: false,
+      options: { features: [...FEATURES] },
+    });
   });
 
   it.each([
@@ -110,9 +116,9 @@ describe('toolwire-stub arguments', () => {
     [['--port', '70000'], '--port must be ≤ 65535, got 70000'],
     [
       ['--features', 'progress,telepathy'],
-      `--features: unknown feature "telepathy" (known: ${FEATURES.join(', ')}; or none)`,
+      `--features: unknown feature "telepathy" (known: ${FEATURES.join(', ')}; or all, or none)`,
     ],
-    [['--features', ''], `--features: unknown feature "" (known: ${FEATURES.join(', ')}; or none)`],
+    [['--features', ''], `--features: unknown feature "" (known: ${FEATURES.join(', ')}; or all, or none)`],
   ])('refuses %j with a message naming the flag', (argv, message) => {
     expect(() => parseCliArgs(argv)).toThrow(message);
   });
