@@ -20,7 +20,9 @@ export default defineConfig([
     },
     format: ['esm', 'cjs'],
     dts: true,
-    clean: true,
+    // Not `clean: true`: tsup runs both configs at once, and this one's clean could remove the browser build the
+    // other had already written (publint then found no dist/browser/index.js). `npm run clean` empties dist first.
+    clean: false,
     sourcemap: true,
     target: 'node20',
     external,
