@@ -11,8 +11,7 @@ import { scriptedModel } from '../../server-stub/index';
 import { tool } from '../../src/index';
 import type { ServiceFrame } from '../../src/wire/protocol';
 import { spawnGcChild } from './gc-child';
-import { client, onCleanup, stub, until } from './harness';
-import { startRawService } from './raw-service';
+import { client, rawService, stub, until } from './harness';
 
 const FLOOD_CALLS = Number(process.env.TOOLWIRE_FLOOD_CALLS ?? 5_000);
 
@@ -23,12 +22,6 @@ const call = (callId: string, toolName = 'hold'): Extract<ServiceFrame, { type: 
   toolName,
   arguments: {},
 });
-
-async function rawService(options: Parameters<typeof startRawService>[0] = {}) {
-  const service = await startRawService(options);
-  onCleanup(() => service.close());
-  return service;
-}
 
 const FLOOD_CLIENT = fileURLToPath(new URL('./fixtures/flood-client.ts', import.meta.url));
 

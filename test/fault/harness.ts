@@ -13,6 +13,7 @@ import {
 import { Client, type ClientOptions } from '../../src/index';
 import type { WebSocketConstructor } from '../../src/wire/transport';
 import { type ProxyOptions, startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { type RawServiceOptions, startRawService } from './raw-service';
 
 export const API_KEY = 'sk-live-Q7ZP-FAULT-9X4W';
 
@@ -109,4 +110,11 @@ export function nextEvent<T>(
     };
     (emitter.on as Subscribe).call(emitter, event, listener);
   });
+}
+
+/** A raw `ws` service (./raw-service.ts) on 127.0.0.1, closed after the test. */
+export async function rawService(options: RawServiceOptions = {}) {
+  const service = await startRawService(options);
+  onCleanup(() => service.close());
+  return service;
 }

@@ -5,16 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { startStubServer } from '../../server-stub/index';
 import { Client, tool } from '../../src/index';
-import { client, onCleanup, until } from './harness';
-import { startRawService } from './raw-service';
+import { client, onCleanup, rawService, until } from './harness';
 
 const BEYOND = 3_000_000_000;
-
-async function rawService(options: Parameters<typeof startRawService>[0] = {}) {
-  const service = await startRawService(options);
-  onCleanup(() => service.close());
-  return service;
-}
 
 const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 50));
 

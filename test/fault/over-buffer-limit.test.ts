@@ -9,8 +9,7 @@ import { OptionsError, tool } from '../../src/index';
 import { encodeFrame } from '../../src/wire/codec';
 import type { ServiceFrame } from '../../src/wire/protocol';
 import { utf8Length } from '../../src/wire/utf8';
-import { API_KEY, client, onCleanup, until } from './harness';
-import { startRawService } from './raw-service';
+import { API_KEY, client, rawService, until } from './harness';
 
 const call = (callId: string, toolName: string): Extract<ServiceFrame, { type: 'tool_call' }> => ({
   type: 'tool_call',
@@ -19,12 +18,6 @@ const call = (callId: string, toolName: string): Extract<ServiceFrame, { type: '
   toolName,
   arguments: {},
 });
-
-async function rawService(options: Parameters<typeof startRawService>[0] = {}) {
-  const service = await startRawService(options);
-  onCleanup(() => service.close());
-  return service;
-}
 
 describe('frames larger than maxBufferedBytes', () => {
   it('cuts results to maxBufferedBytes when it is below the service limit: all delivered, no socket dropped', async () => {

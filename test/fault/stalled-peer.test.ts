@@ -7,8 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { tool } from '../../src/index';
 import type { ServiceFrame } from '../../src/wire/protocol';
-import { client, deferred, onCleanup, until } from './harness';
-import { startRawService } from './raw-service';
+import { client, deferred, rawService, until } from './harness';
 
 const call = (callId: string, toolName = 'work'): Extract<ServiceFrame, { type: 'tool_call' }> => ({
   type: 'tool_call',
@@ -17,12 +16,6 @@ const call = (callId: string, toolName = 'work'): Extract<ServiceFrame, { type: 
   toolName,
   arguments: {},
 });
-
-async function rawService(options: Parameters<typeof startRawService>[0] = {}) {
-  const service = await startRawService(options);
-  onCleanup(() => service.close());
-  return service;
-}
 
 /** Sends `frames()` in batches on the stalled socket until `done()`, at most `max` batches. Returns batches sent. */
 async function floodUntil(
