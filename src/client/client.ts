@@ -180,9 +180,11 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
    * `context` stay here, and its tools run in this client.
    * @returns the run's result once the agent answers.
    * @throws OptionsError `invalid_agent`, `invalid_input` or `invalid_option` for a wrong argument, before anything
-   *   is sent; RunError `run_failed` / `run_cancelled` / a service error code; AbortError at once when `signal` aborts;
-   *   ConnectionError `not_connected` before `connect()`, `closed` when the client closed first. While the client
-   *   is reconnecting the run waits and starts on the next connection.
+   *   is sent; RunError `run_failed` / `run_cancelled` / a service error code, `invalid_output` when the final
+   *   output does not match the agent's `outputType`, `session_lost` when the client reconnects into a new session
+   *   (`welcome.resumed: false`) while the run is going; AbortError at once when `signal` aborts; ConnectionError
+   *   `not_connected` before `connect()`, `closed` when the client closed first. While the client is reconnecting
+   *   the run waits and starts on the next connection (a run never started is sent again to a new session).
    */
   // biome-ignore lint/suspicious/noExplicitAny: any agent; its output type flows into the result.
   async run<A extends Agent<any>>(
