@@ -107,32 +107,110 @@ describe('dead-peer detection, exact (fake timers)', () => {
     );
   });
 
-  it.each([
-    ['the service announces 1 ms', 1, {}],
-    ['the client is given heartbeatIntervalMs: 1', 15_000, { heartbeatIntervalMs: 1 }],
-  ])(
-    'pings no faster than the minimum interval (100 ms) when %s, and says so',
-    async (_when, announced, options) => {
-      vi.useFakeTimers({ now: 0 });
-      const { peer, WebSocket } = silentPeer(announced);
-      const logger = recordingLogger();
-      const worker = new Client({
-        url: 'ws://in-memory.test',
-        apiKey: 'test-key',
-        tools: [],
-        ...options,
-        WebSocket,
-        logger,
-      });
-      await worker.connect();
-      await vi.advanceTimersByTimeAsync(1_000);
-      expect(peer.pings).toBe(10);
-      expect(logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([
-        'the heartbeat interval of 1 ms is below the minimum of 100 ms; using 100 ms',
-      ]);
-      await worker.close({ drain: false });
-    },
-  );
+  it('pings no faster than the minimum interval (100 ms) when the service announces 1 ms, and says so', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { peer, WebSocket } = silentPeer(1);
+    const logger = recordingLogger();
+    const worker = new Client({
+      url: 'ws://in-memory.test',
+      apiKey: 'test-key',
+      tools: [],
+      WebSocket,
+      logger,
+    });
+    await worker.connect();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(peer.pings).toBe(10);
+    expect(logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([
+      'the heartbeat interval of 1 ms is below the minimum of 100 ms; using 100 ms',
+    ]);
+    await worker.close({ drain: false });
+  });
+
+  it('accepts heartbeatIntervalMs: 1 on the client and pings every 100 ms instead, saying so', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { peer, WebSocket } = silentPeer(15_000);
+    const logger = recordingLogger();
+    const worker = new Client({
+      url: 'ws://in-memory.test',
+      apiKey: 'test-key',
+      tools: [],
+      heartbeatIntervalMs: 1,
+      WebSocket,
+      logger,
+    });
+    await worker.connect();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(peer.pings).toBe(10);
+    expect(logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([
+      'the heartbeat interval of 1 ms is below the minimum of 100 ms; using 100 ms',
+    ]);
+    await worker.close({ drain: false });
+  });
+});
+
+/**
+ * The event loop blocked `blockMs` of every `cycleMs` (a synchronous tool, a long GC). `clock.jump` is the fake
+ * clock's model of a blocked loop: time passes, and every timer that fell due meanwhile runs once, late, at the end.
+ */
+async function busyFor(
+  totalMs: number,
+  blockMs: number,
+  cycleMs: number,
+  done: () => boolean,
+): Promise<void> {
+  const clock = (globalThis.setTimeout as unknown as { clock: { jump(ms: number): void } }).clock;
+  for (let elapsed = 0; elapsed < totalMs && !done(); elapsed += cycleMs) {
+    clock.jump(blockMs);
+    await vi.advanceTimersByTimeAsync(cycleMs - blockMs);
+  }
+}
+
+describe('dead-peer detection on a busy process (fake timers)', () => {
+  it('notices a blackholed service within the documented bound with the loop blocked 600 ms of every 700', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { peer, WebSocket } = silentPeer(1_000);
+    const worker = new Client({
+      url: 'ws://in-memory.test',
+      apiKey: 'test-key',
+      tools: [],
+      WebSocket,
+      reconnect: false,
+    });
+    worker.on('error', () => {});
+    await worker.connect();
+    await busyFor(5_000, 600, 700, () => false);
+    const lastFrameAt = Date.now();
+    peer.silent = true;
+    await busyFor(30_000, 600, 700, () => peer.terminatedAt.length > 0);
+    const detectedMs = (peer.terminatedAt[0] ?? Number.POSITIVE_INFINITY) - lastFrameAt;
+    console.info(
+      `[heartbeat] 1 s interval, event loop blocked 600 ms of every 700: detected after ${detectedMs} ms`,
+    );
+    // Two intervals after the last frame, and one after the first ping that went unanswered, each checked at
+    // the first moment the loop is free: here at most two blocks late.
+    expect(detectedMs).toBeGreaterThanOrEqual(2_000);
+    expect(detectedMs).toBeLessThanOrEqual(2_000 + 2 * 600);
+    await worker.close({ drain: false });
+  });
+
+  it('keeps a live service on the same busy process', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { peer, WebSocket } = silentPeer(1_000);
+    const worker = new Client({
+      url: 'ws://in-memory.test',
+      apiKey: 'test-key',
+      tools: [],
+      WebSocket,
+      reconnect: false,
+    });
+    await worker.connect();
+    await busyFor(60_000, 600, 700, () => false);
+    expect(peer.terminatedAt).toEqual([]);
+    // Pings go out by the clock, each at most one block late: at least one per 1,600 ms.
+    expect(peer.pings).toBeGreaterThanOrEqual(Math.floor(60_000 / 1_600));
+    await worker.close({ drain: false });
+  });
 });
 
 describe('a handshake that never completes (fake timers)', () => {
