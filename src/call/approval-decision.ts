@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isPlainObject } from '../json';
 import { serializeOutput } from '../tool/output';
 
 /** A decision, read. `arguments` only when approving; `always` applies it to the tool's later calls in the run. */
@@ -16,12 +17,6 @@ export interface Decision {
 
 /** At most this many characters of an approver's unusable answer are quoted in the model's text. */
 const MAX_SHOWN_ANSWER = 100;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 /**
  * An approver's answer, or a string saying why it is no decision: not a boolean nor `{ approved: boolean }`,

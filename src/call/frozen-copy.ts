@@ -14,11 +14,7 @@
  *
  * @module
  */
-
-function isPlainObject(value: object): boolean {
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
+import { isPlainObject } from '../json';
 
 /**
  * Deepest level copied. Validated arguments nest at most 64 levels (`MAX_ARGUMENT_DEPTH`) unless a schema

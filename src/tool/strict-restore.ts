@@ -18,7 +18,7 @@ export type Plan =
   | { kind: 'anyOf'; branches: ReadonlyArray<{ plan: Plan; schema: JsonObject }> }
   | { kind: 'ref'; ref: string };
 
-const LEAF: Plan = { kind: 'leaf' };
+const RESTORE_LEAF: Plan = { kind: 'leaf' };
 
 function restoreWith(
   plan: Plan,
@@ -53,7 +53,7 @@ function restoreWith(
         const next =
           item === null && plan.optional.has(key)
             ? undefined
-            : restoreWith(plan.properties.get(key) ?? LEAF, item, plans, root, depth + 1);
+            : restoreWith(plan.properties.get(key) ?? RESTORE_LEAF, item, plans, root, depth + 1);
         if (next === item) continue;
         copy ??= { ...value };
         if (next === undefined) delete copy[key];

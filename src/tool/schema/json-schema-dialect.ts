@@ -88,7 +88,7 @@ interface Context {
   older: boolean; // draft-04, -06 or -07
 }
 
-const fail = (pointer: readonly string[], problem: string): never => {
+const failDialect = (pointer: readonly string[], problem: string): never => {
   throw new Error(
     `#${pointer.map((s) => `/${s.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')}: ${problem}`,
   );
@@ -125,10 +125,10 @@ function translateNode(schema: unknown, pointer: readonly string[], ctx: Context
   }
   if (dialect === '2020-12') {
     if (Array.isArray(source.items))
-      fail(at('items'), 'an array of schemas is draft 2019-09 and earlier; 2020-12 says prefixItems');
+      failDialect(at('items'), 'an array of schemas is draft 2019-09 and earlier; 2020-12 says prefixItems');
     for (const keyword of ['exclusiveMinimum', 'exclusiveMaximum']) {
       if (typeof source[keyword] === 'boolean')
-        fail(at(keyword), 'a boolean is draft-04; 2020-12 takes the bound itself');
+        failDialect(at(keyword), 'a boolean is draft-04; 2020-12 takes the bound itself');
     }
   }
   const out: JsonObject = {};
@@ -172,7 +172,7 @@ function translateNode(schema: unknown, pointer: readonly string[], ctx: Context
       out.$ref = value;
     } else if (keyword === '$recursiveAnchor' && dialect === '2019-09') {
       if (!root && value === true)
-        fail(here, 'a $recursiveAnchor below the root is not translated; write the schema in 2020-12');
+        failDialect(here, 'a $recursiveAnchor below the root is not translated; write the schema in 2020-12');
     } else out[name] = value;
   }
   if (dialect === '4' || (dialect === 'none' && typeof source.exclusiveMinimum === 'boolean'))

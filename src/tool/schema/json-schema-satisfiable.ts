@@ -29,14 +29,14 @@ import type { JsonObject } from './types';
 const TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] as const;
 type TypeName = (typeof TYPES)[number];
 
-type Pointer = readonly string[];
-
 /** A schema no value can pass, by its own keywords: the message is `<JSON Pointer>: <why>`. */
 export class UnsatisfiableSchemaError extends Error {
   override readonly name = 'UnsatisfiableSchemaError';
 }
 
-function fail(pointer: Pointer, problem: string): never {
+type SchemaPointer = readonly string[];
+
+function failUnsatisfiable(pointer: SchemaPointer, problem: string): never {
   const rendered = pointer
     .map((segment) => `/${segment.replaceAll('~', '~0').replaceAll('/', '~1')}`)
     .join('');
@@ -179,13 +179,13 @@ function describeTypes(types: ReadonlySet<TypeName>): string {
 }
 
 /** The first schema object, at a place every value must pass, that no value passes: its pointer and why. */
-type Problem = { pointer: Pointer; reason: string } | undefined;
+type Problem = { pointer: SchemaPointer; reason: string } | undefined;
 
 /** `node`'s items schemas an array it allows must hold at least one value for (`minItems`), with their pointers. */
-function forcedItems(node: JsonObject, pointer: Pointer): Array<[unknown, Pointer]> {
+function forcedItems(node: JsonObject, pointer: SchemaPointer): Array<[unknown, SchemaPointer]> {
   const minItems = typeof node.minItems === 'number' ? node.minItems : 0;
   const prefix = Array.isArray(node.prefixItems) ? node.prefixItems : [];
-  const forced: Array<[unknown, Pointer]> = prefix
+  const forced: Array<[unknown, SchemaPointer]> = prefix
     .slice(0, minItems)
     .map((item, index) => [item, [...pointer, 'prefixItems', String(index)]]);
   if (minItems > prefix.length && Object.hasOwn(node, 'items'))
@@ -200,11 +200,11 @@ function forcedItems(node: JsonObject, pointer: Pointer): Array<[unknown, Pointe
  * `patternProperties`, `contains`, a lone dead branch: there a schema that takes nothing says something (an
  * empty object or array, "always else", a definition nothing uses) or costs nothing.
  */
-function problemIn(node: unknown, pointer: Pointer): Problem {
+function problemIn(node: unknown, pointer: SchemaPointer): Problem {
   if (!isPlainObject(node)) return undefined;
   const reason = contradiction(node);
   if (reason !== undefined) return { pointer, reason };
-  const below: Array<[unknown, Pointer]> = [];
+  const below: Array<[unknown, SchemaPointer]> = [];
   if (isPlainObject(node.properties)) {
     for (const [name, child] of Object.entries(node.properties))
       below.push([child, [...pointer, 'properties', name]]);
@@ -236,5 +236,5 @@ function problemIn(node: unknown, pointer: Pointer): Problem {
  */
 export function checkSatisfiable(schema: JsonObject): void {
   const problem = problemIn(schema, []);
-  if (problem) fail(problem.pointer, problem.reason);
+  if (problem) failUnsatisfiable(problem.pointer, problem.reason);
 }

@@ -60,7 +60,15 @@ export function unrepresentable({ zodSchema, message }: { zodSchema: HookSchema;
   throw new Error(message);
 }
 
-const ANNOTATIONS = ['title', 'description', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly'];
+const KEPT_ANNOTATIONS = [
+  'title',
+  'description',
+  'examples',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+];
 
 /**
  * For a schema with a check after an overwrite, its announcement made from the checks before the first
@@ -81,7 +89,7 @@ export function announceBeforeOverwrites(zodSchema: HookSchema, jsonSchema: Json
     target: 'draft-2020-12',
     unrepresentable,
   }) as JsonObject;
-  for (const key of Object.keys(jsonSchema)) if (!ANNOTATIONS.includes(key)) delete jsonSchema[key];
+  for (const key of Object.keys(jsonSchema)) if (!KEPT_ANNOTATIONS.includes(key)) delete jsonSchema[key];
   Object.assign(jsonSchema, bare);
 }
 

@@ -10,7 +10,7 @@ import { isPlainObject } from '../../json';
 import type { JsonObject } from './types';
 
 /** Keywords that annotate and never make a validator refuse (JSON Schema 2020-12 meta-data vocabulary). */
-const ANNOTATIONS = new Set([
+const META_ANNOTATIONS = new Set([
   'title',
   'description',
   'examples',
@@ -74,7 +74,7 @@ function withoutAnnotations(schema: unknown): unknown {
   if (!isPlainObject(schema)) return schema;
   const out: JsonObject = Object.create(null);
   for (const [key, value] of Object.entries(schema)) {
-    if (ANNOTATIONS.has(key)) continue;
+    if (META_ANNOTATIONS.has(key)) continue;
     if (SCHEMA_MAPS.has(key) && isPlainObject(value)) {
       const map: JsonObject = Object.create(null);
       for (const [name, child] of Object.entries(value)) map[name] = withoutAnnotations(child);

@@ -39,13 +39,14 @@ export function isZod4Schema(schema: StandardSchemaV1): boolean {
 }
 
 // Wrappers whose input side is their inner schema's (plus `undefined` or `null`).
-const WRAPPERS = new Set(['optional', 'nullable', 'readonly']);
+const INPUT_WRAPPERS = new Set(['optional', 'nullable', 'readonly']);
 
 /** `true` when the schema takes any input: `z.unknown()`, `z.any()`, a bare transform, or one piped on. */
 function takesAnyInput(def: Zod4Def): boolean {
   if (def.type === 'unknown' || def.type === 'any' || def.type === 'transform') return true;
   if (def.type === 'pipe') return def.in !== undefined && takesAnyInput(def.in._zod.def);
-  if (WRAPPERS.has(def.type)) return def.innerType !== undefined && takesAnyInput(def.innerType._zod.def);
+  if (INPUT_WRAPPERS.has(def.type))
+    return def.innerType !== undefined && takesAnyInput(def.innerType._zod.def);
   return false;
 }
 
@@ -58,7 +59,7 @@ function narrows(def: Zod4Def): boolean {
       (def.out !== undefined && narrows(def.out._zod.def))
     );
   }
-  if (WRAPPERS.has(def.type)) return def.innerType === undefined || narrows(def.innerType._zod.def);
+  if (INPUT_WRAPPERS.has(def.type)) return def.innerType === undefined || narrows(def.innerType._zod.def);
   return true;
 }
 
