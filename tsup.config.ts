@@ -1,5 +1,4 @@
 import { defineConfig } from 'tsup';
-import { browserSwaps } from './browser-build';
 
 // The adapters (toolwire/mcp, toolwire/ai-sdk, toolwire/otel) import the core as 'toolwire': one copy of it, ESM
 // and CJS alike.
@@ -33,7 +32,7 @@ export default defineConfig([
     },
   },
   {
-    // The `browser` condition of `toolwire` (see browser-build.ts): ESM, the converters and the validator out.
+    // The `browser` condition of `toolwire`: ESM for bundlers, built for the browser platform.
     entry: { 'browser/index': 'src/index.ts' },
     format: ['esm'],
     dts: false,
@@ -42,6 +41,5 @@ export default defineConfig([
     target: 'es2022',
     platform: 'browser',
     external,
-    esbuildPlugins: [browserSwaps()],
   },
 ]);

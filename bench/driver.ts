@@ -17,9 +17,15 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server as SocketIoServer, type Socket as SocketIoSocket } from 'socket.io';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { answeredFeatures, FEATURES } from '../src/wire/call-frames';
 import { decodeClientFrame, encodeFrame } from '../src/wire/codec';
-import { type ClientFrame, PROTOCOL_DEFAULTS, PROTOCOL_VERSION, SUBPROTOCOL } from '../src/wire/protocol';
+import {
+  answeredFeatures,
+  type ClientFrame,
+  FEATURES,
+  PROTOCOL_DEFAULTS,
+  PROTOCOL_VERSION,
+  SUBPROTOCOL,
+} from '../src/wire/protocol';
 import { serve } from './lib/ipc';
 import { type LatencySummary, summarize } from './lib/stats';
 

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { FEATURES, type Feature, featureOf } from '../src/wire/call-frames';
 import type { AgentDefinition } from '../src/wire/protocol';
+import { FEATURES, type Feature, featureOf } from '../src/wire/protocol';
 import { silentLogger } from './logger';
 import type { Model } from './model';
 import { openAIChatModel } from './openai-model';

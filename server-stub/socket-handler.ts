@@ -7,8 +7,12 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
-import { decodeClientFrame, isRefusedErrorFrame, type RefusedFrame } from '../src/wire/codec';
-import { droppedFieldsLog } from '../src/wire/informative';
+import {
+  decodeClientFrame,
+  droppedFieldsLog,
+  isRefusedErrorFrame,
+  type RefusedFrame,
+} from '../src/wire/codec';
 import {
   answeredFeatures,
   CLOSE_CODES,

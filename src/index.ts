@@ -4,11 +4,9 @@
  * @packageDocumentation
  */
 
-export { type ApprovalNeededOptions, approvalNeeded } from './call/approval-needed';
 export { type DecodedArguments, decodeArguments } from './call/arguments';
-export { invokeTool } from './call/invoke';
+export { type ApprovalNeededOptions, approvalNeeded, invokeTool } from './call/invoke';
 export { ToolRegistry } from './call/registry';
-export { sensitiveValues } from './call/sensitive-fields';
 export type { StepRecord } from './call/steps';
 export type {
   ApprovalDecision,
@@ -40,8 +38,8 @@ export {
   type RunOutput,
   type ToolCallEvent,
 } from './client/client';
+export type { CloseOptions, RunOptions } from './client/client-options';
 export { type CallInfo, CLIENT_DEFAULTS, type ClientOptions } from './client/client-options';
-export type { CloseOptions, RunOptions } from './client/run-options';
 export type { RunEvent, RunResult } from './client/runs';
 export {
   type CallTrace,
@@ -50,7 +48,7 @@ export {
   type TraceAttributes,
   type TracedCall,
   type TracedResult,
-} from './client/trace-types';
+} from './client/tracing';
 export {
   AbortError,
   ApprovalError,
@@ -65,11 +63,7 @@ export {
   type ToolwireErrorOptions,
 } from './errors';
 export type { Logger, RedactRule } from './logger';
-export {
-  type ApprovalAnswer,
-  type ApprovalPolicy,
-  approvalRequired,
-} from './tool/approval-policy';
+export { sensitiveValues } from './redact';
 /**
  * The options checker toolwire's own entry points use, for adapters and extensions that take options the same
  * way (unknown option → "did you mean", each value checked by its rule, the owner's error class): see
@@ -94,14 +88,8 @@ export {
   content,
   type ToolContent,
 } from './tool/content';
-export type { AskOptions, ContextMethods, ProgressInput } from './tool/context-methods';
-export type { ContextScope, IdempotencyKeyOptions } from './tool/context-scope';
-export { inputSchemaOf } from './tool/input-schema';
 export { serializeOutput, thrownMessage, truncateUtf8 } from './tool/output';
-export { DEFAULT_SIDE_EFFECT, RETRY_DEFAULTS, type RetryOptions } from './tool/retry-options';
-export type { SchemaKind, ValidationIssue } from './tool/schema/index';
-export type { SideEffect } from './tool/side-effect';
-export { toolsOf } from './tool/structural';
+export type { SchemaKind, ValidationIssue } from './tool/schema';
 export type {
   NamedToolObject,
   SchemaInput,
@@ -115,12 +103,28 @@ export type {
   ToolSourceOf,
   ToolsGiven,
   TypedToolObject,
-} from './tool/structural-types';
+} from './tool/shapes';
+export { toolsOf } from './tool/shapes';
+export type {
+  AskOptions,
+  ContextMethods,
+  ContextScope,
+  IdempotencyKeyOptions,
+  ProgressInput,
+  SideEffect,
+} from './tool/tool';
 export {
   type AnyTool,
+  type ApprovalAnswer,
+  type ApprovalPolicy,
+  approvalRequired,
+  DEFAULT_SIDE_EFFECT,
   type EmptyInput,
   type InferParameters,
+  inputSchemaOf,
   type JsonSchemaObject,
+  RETRY_DEFAULTS,
+  type RetryOptions,
   type Tool,
   type ToolContext,
   type ToolInput,

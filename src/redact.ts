@@ -6,7 +6,106 @@
  * @module
  */
 import { setKey } from './json';
-import { encodedPattern, escapeRegExp } from './redact-patterns';
+
+/*
+ * The patterns of the `Redactor` (src/redact.ts): a secret as written and in every escaped or encoded form a
+ * text may hold it (JSON-escaped up to four times, `\uXXXX`, `\xXX`, `\u{…}`, percent-encoded), in any mix.
+ */
+const REGEXP_SPECIAL = /[.*+?^${}()|[\]\\/-]/g;
+export const escapeRegExp = (text: string): string => text.replace(REGEXP_SPECIAL, '\\$&');
+
+/** `[0-9]`-or-either-case pattern for a hex number of `width` digits (escapes may use either case). */
+function hexPattern(value: number, width: number): string {
+  return [...value.toString(16).padStart(width, '0')]
+    .map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit))
+    .join('');
+}
+
+/** JSON's short escapes (`\n`, `\"`, …; `\/` is JSON too), by UTF-16 unit. */
+const SHORT_ESCAPES: Readonly<Record<number, string>> = {
+  8: 'b',
+  9: 't',
+  10: 'n',
+  12: 'f',
+  13: 'r',
+  34: '"',
+  47: '/',
+};
+
+const UTF8 = new TextEncoder();
+
+/** `%XX` for each UTF-8 byte of `char` (hex in either case). */
+const percentForm = (char: string): string =>
+  [...UTF8.encode(char)].map((byte) => `%${hexPattern(byte, 2)}`).join('');
+
+/**
+ * One escape's backslash, itself escaped up to four times over (1, 3, 7 or 15 backslashes before a quote, 2, 4,
+ * 8 or 16 for a backslash). Bounded, so that a text of many backslashes costs linear time, never quadratic.
+ */
+const ESCAPE = '\\\\{1,16}';
+
+/**
+ * A match starts at the first backslash of a run, never inside it: without this, every position of a long run
+ * of backslashes would be tried (quadratic time on a text of backslashes).
+ */
+const AT_RUN_START = '(?<!\\\\)';
+/** {@link ESCAPE} for the first unit of a secret. */
+const FIRST_ESCAPE = AT_RUN_START + ESCAPE;
+
+/**
+ * Every way one UTF-16 unit (not a backslash: see {@link backslashRun}) may be written in text that went through
+ * JSON (up to four times), JavaScript escapes or percent-encoding: the unit itself, `\uXXXX` (hex in either
+ * case), `\xXX`, `\u{…}`, a short escape (`\n`, `\"`, `\/`), and `%XX` per UTF-8 byte (`+` for a space).
+ */
+function unitForms(unit: number, lead: string): string {
+  const forms = [escapeRegExp(String.fromCharCode(unit))];
+  const short = SHORT_ESCAPES[unit];
+  if (short !== undefined) forms.push(`${lead}${escapeRegExp(short)}`);
+  forms.push(`${lead}u${hexPattern(unit, 4)}`);
+  if (unit < 0xd800 || unit > 0xdfff) {
+    forms.push(`${lead}u\\{0*${hexPattern(unit, 1)}\\}`, percentForm(String.fromCharCode(unit)));
+    if (unit < 0x100) forms.push(`${lead}x${hexPattern(unit, 2)}`);
+    if (unit === 0x20) forms.push('\\+');
+  }
+  return `(?:${forms.join('|')})`;
+}
+
+/**
+ * `count` backslashes: as they are or escaped up to four times over (one quantifier for the whole run, so that
+ * no run of backslashes in the text is tried in every split), or each as `\u005c`, `\x5c` or `%5C`.
+ */
+function backslashRun(count: number, lead: string): string {
+  const each = `(?:${ESCAPE}u005[cC]|${ESCAPE}x5[cC]|%5[cC])`;
+  const first = `(?:${lead}u005[cC]|${lead}x5[cC]|%5[cC])`;
+  const start = lead === ESCAPE ? '' : AT_RUN_START;
+  return `(?:${start}\\\\{${count},${count * 16}}|${first}${each}{${count - 1}})`;
+}
+
+/**
+ * A pattern matching `secret` written in any mix of the forms of {@link unitForms}; a character outside the BMP
+ * also as `\u{…}` or its four `%XX` bytes.
+ */
+export function encodedPattern(secret: string): string {
+  let out = '';
+  let backslashes = 0;
+  const lead = () => (out === '' ? FIRST_ESCAPE : ESCAPE);
+  for (const char of secret) {
+    if (char === '\\') {
+      backslashes += 1;
+      continue;
+    }
+    if (backslashes > 0) out += backslashRun(backslashes, lead());
+    backslashes = 0;
+    const point = char.codePointAt(0) as number;
+    if (char.length === 1) out += unitForms(point, lead());
+    else {
+      const first = lead();
+      const units = unitForms(char.charCodeAt(0), first) + unitForms(char.charCodeAt(1), ESCAPE);
+      out += `(?:${units}|${first}u\\{0*${hexPattern(point, 1)}\\}|${percentForm(char)})`;
+    }
+  }
+  return backslashes > 0 ? out + backslashRun(backslashes, lead()) : out;
+}
 
 /** What to scrub: exact strings (e.g. secrets) and patterns. */
 export type RedactRule = string | RegExp;
@@ -335,4 +434,110 @@ export function clientRedactor(apiKey: string, rules: readonly RedactRule[]): Re
   return apiKey.length < SHORT_SECRET
     ? new Redactor(rules, { whole: [apiKey] })
     : new Redactor([apiKey, ...rules]);
+}
+
+/*
+ * A text the model reads (a tool's output), redacted without breaking it: when the text is JSON, its secrets are
+ * replaced inside its values, never across its syntax, so that what was JSON stays JSON.
+ */
+/** The text parsed as JSON, or `undefined` when it is not JSON. */
+function parsed(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** `value` with every `true`, `false` or `null` whose text holds a secret (a secret `"true"`) as the replacement. */
+function literals(value: unknown, redactor: Redactor, depth: number): unknown {
+  if (value === null || typeof value === 'boolean') {
+    const text = String(value);
+    return redactor.text(text) === text ? value : redactor.replacement;
+  }
+  if (typeof value !== 'object' || depth > MAX_REDACT_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => literals(item, redactor, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) setKey(out, key, literals(item, redactor, depth + 1));
+  return out;
+}
+
+/**
+ * `text` with `redactor`'s secrets replaced.
+ *
+ * - A text in which no rule matches is returned as it is (same string, nothing parsed).
+ * - A text that is not JSON has every match replaced where it is ({@link Redactor.text}).
+ * - A JSON text (an object, an array, a string, a number, `true`…) is redacted as a value
+ *   ({@link Redactor.value}: inside strings and keys; a number or a literal whose digits hold a secret becomes
+ *   the replacement, as a string) and written again as compact JSON. A match across its syntax (a secret `1234`
+ *   in `{"a":12345}`, or `a","b` in `["a","b"]`) can never cut a token in two. If a secret is still found in
+ *   the JSON written again (it spans two values), the whole text becomes the replacement as a JSON string
+ *   (`"[redacted]"`, else `null`): still JSON, and the secret gone.
+ */
+export function redactOutput(redactor: Redactor | undefined, text: string): string {
+  if (redactor === undefined || redactor.empty) return text;
+  const plain = redactor.text(text);
+  if (plain === text) return text;
+  const json = parsed(text);
+  if (json === undefined) return plain;
+  const written = JSON.stringify(redactor.value(literals(json.value, redactor, 0)));
+  if (written !== undefined && redactor.text(written) === written) return written;
+  // A secret spans two values: the whole text goes, as JSON in which no rule matches. Only a rule shorter than 4
+  // characters made of JSON's own syntax (a quote) can match every such text; then the text as `text` leaves it.
+  for (const fallback of [JSON.stringify(redactor.replacement), 'null']) {
+    if (redactor.text(fallback) === fallback) return fallback;
+  }
+  return plain;
+}
+
+/*
+ * Redaction by field name: the values a call's input holds under sensitive property names, for a
+ * `Redactor`. Used for `tool({ sensitiveFieldNames })` and a policy's `{ redact: [fieldNames] }`; which of
+ * these values are searched for in text, and where a field is replaced whole, is src/call/call-redaction.ts.
+ */
+/** Most values one input gives (more are not looked for: a bound on the cost of a hostile input). */
+export const MAX_SENSITIVE_VALUES = 1_000;
+/** Nesting deeper than this is not searched (arguments are refused deeper than 64 levels anyway). */
+const MAX_DEPTH = 64;
+
+/**
+ * Every value found under one of `names` in `input`, at any depth, as the text a redactor matches: a string as
+ * it is (the empty string skipped), a finite number or a BigInt as its decimal digits; under such a name, every
+ * string and number inside an object or array too. Booleans and `null` are not secrets and are left alone.
+ * Property names match exactly (case and all). Cycles are visited once.
+ *
+ * @example
+ * ```ts
+ * sensitiveValues({ card: { number: '4242 4242', cvc: 123 }, note: 'hi' }, ['card']); // ['4242 4242', '123']
+ * ```
+ */
+export function sensitiveValues(input: unknown, names: readonly string[]): string[] {
+  const found = new Set<string>();
+  if (names.length === 0) return [];
+  const wanted = new Set(names);
+  const seen = new Set<object>();
+  const visit = (value: unknown, inside: boolean, depth: number): void => {
+    if (found.size >= MAX_SENSITIVE_VALUES || depth > MAX_DEPTH) return;
+    if (typeof value === 'string') {
+      if (inside && value !== '') found.add(value);
+      return;
+    }
+    if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'bigint') {
+      if (inside) found.add(String(value));
+      return;
+    }
+    if (typeof value !== 'object' || value === null || seen.has(value)) return;
+    seen.add(value);
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, inside, depth + 1);
+      return;
+    }
+    if (value instanceof Map) {
+      for (const [key, item] of value) visit(item, inside || wanted.has(String(key)), depth + 1);
+      return;
+    }
+    for (const [key, item] of Object.entries(value)) visit(item, inside || wanted.has(key), depth + 1);
+  };
+  visit(input, false, 0);
+  return [...found];
 }

@@ -7,7 +7,7 @@ import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { consoleLogger, openAIChatModel, scriptedModel, startStubServer } from '../server-stub/index';
 import { resolveStubOptions } from '../server-stub/options';
-import { toAiSdkTools } from '../src/ai-sdk/index';
+import { toAiSdkTools } from '../src/ai-sdk';
 import {
   Agent,
   approvalNeeded,
@@ -21,8 +21,8 @@ import {
   validateWidget,
 } from '../src/index';
 import { importMcpTools, registerMcpTools } from '../src/mcp/index';
-import { otelTracing } from '../src/otel/index';
-import { FEATURES } from '../src/wire/call-frames';
+import { otelTracing } from '../src/otel';
+import { FEATURES } from '../src/wire/protocol';
 
 /**
  * Every `@default` stated in the TSDoc of src/ and server-stub/, passed explicitly, is accepted. The tags are read

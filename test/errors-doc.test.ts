@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { contextSource } from '../src/client/context';
+import { contextSource } from '../src/client/client';
 import type { ToolwireError } from '../src/errors';
 import { Agent, Client, OptionsError, ToolDefinitionError, tool } from '../src/index';
 

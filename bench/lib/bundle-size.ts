@@ -22,7 +22,6 @@
  */
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
-import { browserSwaps, LAZY_MODULES } from '../../browser-build';
 import { ROOT } from './build';
 
 /** Sizes in bytes, and the largest inputs of the bundle. */
@@ -45,10 +44,17 @@ export interface SourceShare {
 const PEERS = ['ws', 'zod3', 'valibot', 'arktype'];
 
 /**
- * The lazy modules (of browser-build.ts's `LAZY_MODULES`) a page loads when it defines a plain zod 4 tool
+ * The modules a page loads later (by a dynamic `import()`) when it defines a plain zod 4 tool
  * (`z.object({ a: z.number() })`), connects and answers one call of it: what it pays beyond the first download.
  */
-export const ZOD4_CALL_LOADS: readonly string[] = ['src/tool/schema/zod4-trust'];
+export const ZOD4_CALL_LOADS: readonly string[] = [];
+
+/** The source modules in a chunk's inputs, without `.ts`. */
+function sourceModules(inputs: Inputs): string[] {
+  return Object.keys(inputs)
+    .filter((input) => input.startsWith('src/'))
+    .map((input) => input.replace(/\.ts$/, ''));
+}
 
 /** A page that answers tool calls and nothing more: what its bundler keeps of the browser build. */
 const PAGE = `import { Client, tool } from './src/index.ts';
@@ -90,9 +96,7 @@ function sizeOf(files: Array<{ contents: Uint8Array; inputs: Inputs }>) {
 
 /** What a lazy chunk holds, for its label: the lazy modules in it, else its packages. */
 function chunkName(inputs: Inputs): string {
-  const modules = LAZY_MODULES.filter((module) => `${module}.ts` in inputs).map((module) =>
-    module.replace(/^src\//, ''),
-  );
+  const modules = sourceModules(inputs).map((module) => module.replace(/^src\//, ''));
   if (modules.length > 0) return modules.join(', ');
   return largestInputs(inputs)
     .map((part) => part.input)
@@ -112,7 +116,11 @@ function sourcesOf(inputs: Inputs, ratio: number): SourceShare[] {
 }
 
 /** `entry`: a file, or the text of a page's module (resolved from the repository root). */
-async function parts(entry: string | { page: string }, external: string[], browser: boolean): Promise<Parts> {
+async function parts(
+  entry: string | { page: string },
+  external: string[],
+  _browser: boolean,
+): Promise<Parts> {
   const result = await build({
     absWorkingDir: ROOT,
     ...(typeof entry === 'string'
@@ -126,7 +134,6 @@ async function parts(entry: string | { page: string }, external: string[], brows
     format: 'esm',
     target: 'es2022',
     external,
-    plugins: browser ? [browserSwaps()] : [],
     write: false,
     metafile: true,
     logLevel: 'silent',
@@ -160,7 +167,7 @@ async function parts(entry: string | { page: string }, external: string[], brows
     sources: sourcesOf(firstInputs, firstSize.gzipBytes / firstSize.minBytes),
     lazy: [...dynamic].map((path) => ({
       name: chunkName(outputs[path]!.inputs),
-      modules: LAZY_MODULES.filter((module) => `${module}.ts` in outputs[path]!.inputs),
+      modules: sourceModules(outputs[path]!.inputs),
       ...sizeOf(files([...closure(path)].filter((other) => !first.has(other)))),
     })),
   };

@@ -9,14 +9,12 @@ import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { scriptedModel, silentLogger, startStubServer } from 'toolwire/server-stub';
-import { browserSwaps } from '../../browser-build';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * Bundles the page script as an application would with toolwire's browser build (browser-build.ts: what the
- * `browser` export condition ships): toolwire and zod for the browser, code split, so that what the page uses
- * only later (here the agent run) comes in chunks of its own, fetched on first use. `ws` is never loaded there.
+ * Bundles the page script as an application would with toolwire's `browser` export condition: toolwire and zod
+ * for the browser, code split. `ws` is never loaded there.
  * @returns each output file's text by its name (`page.js` and its chunks).
  */
 export async function bundlePage(): Promise<Map<string, string>> {
@@ -33,7 +31,6 @@ export async function bundlePage(): Promise<Map<string, string>> {
     minify: true,
     external: ['ws'],
     alias: { toolwire: './src/index.ts' },
-    plugins: [browserSwaps()],
     logLevel: 'warning',
   });
   return new Map(result.outputFiles.map((file) => [basename(file.path), file.text]));

@@ -5,5 +5,168 @@
  *
  * @packageDocumentation
  */
-export { type AiSdkTool, type ToAiSdkToolsOptions, toAiSdkTools } from './to-ai-sdk-tools';
-export { ToolResultError } from './tool-result-error';
+import { type Tool as AiTool, jsonSchema, type ToolExecutionOptions } from 'ai';
+import {
+  type ApprovalDecision,
+  type ApprovalRequest,
+  aFunction,
+  anything,
+  approvalNeeded,
+  checkOptions,
+  invokeTool,
+  OptionsError,
+  type OptionsSpec,
+  type Tool,
+  type ToolCallResult,
+  type ToolSetOf,
+  type ToolsGiven,
+  ToolwireError,
+  type ToolwireErrorOptions,
+  toolsOf,
+} from 'toolwire';
+
+/*
+ * `ToolResultError`: how a call that did not end `ok` reaches the AI SDK.
+ */
+/**
+ * Thrown by a tool from `toAiSdkTools()` when its call ends with any status but `ok`: the AI SDK turns a
+ * throw into a `tool-error` part whose text the model reads, and that text is `message`, exactly what the hosted
+ * model would read (`Invalid arguments for <name>: …`, `Error running <name>: …`, …). `code` is the status.
+ */
+export class ToolResultError extends ToolwireError {
+  override name = 'ToolResultError';
+  /** The call's full result: `status`, `output`, `durationMs`. */
+  readonly result: ToolCallResult;
+
+  constructor(result: ToolCallResult, options?: ToolwireErrorOptions) {
+    super(result.status, result.output, options);
+    this.result = result;
+  }
+}
+
+/*
+ * `toAiSdkTools()`: toolwire tools as AI SDK tools.
+ */
+/** An AI SDK tool made by {@link toAiSdkTools}: its input a JSON object, its output the text the model reads. */
+export type AiSdkTool = AiTool<Record<string, unknown>, string>;
+
+/** Options of {@link toAiSdkTools}. Every field is optional. */
+export interface ToAiSdkToolsOptions<C = unknown> {
+  /**
+   * `ctx.context` when the AI SDK call gives no `experimental_context` (when it does, that is the context).
+   * @default undefined
+   */
+  context?: C | undefined;
+  /**
+   * Decides, in this process, every call of a tool that needs approval (`needsApproval`: `true` or a
+   * predicate), as `invokeTool`'s `approve` does. Without it, the AI SDK's own approval flow asks (its
+   * `tool-approval-request`) and `execute` runs only once approved there: a tool with `needsApproval: true` is
+   * given with `needsApproval: true`, and a predicate (or an `approvalRequired()` policy) as the AI SDK's
+   * `needsApproval(input, options)`, which runs toolwire's check ({@link approvalNeeded}) with the AI SDK's
+   * `toolCallId` and `experimental_context`. @default none
+   */
+  approve?: ((request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>) | undefined;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tools of any input and output type, sharing the context type.
+type AnyTool<C> = Tool<any, any, C>;
+
+/** What {@link toAiSdkTools} accepts: one rule per option, checked by toolwire's shared checker. */
+const OPTIONS: OptionsSpec<ToAiSdkToolsOptions> = {
+  rules: { context: anything, approve: aFunction },
+  aliases: { experimental_context: 'context', onApproval: 'approve' },
+};
+
+/** The call's context: the AI SDK's `experimental_context`, else `options.context`. */
+function contextOf<C>(given: unknown, options: ToAiSdkToolsOptions<C>): { context?: C } {
+  const context = given === undefined ? options.context : given;
+  return context === undefined ? {} : { context: context as C };
+}
+
+function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): AiSdkTool {
+  const { approve } = options;
+  // Without `approve`, the AI SDK's approval flow decides: `needsApproval: true` as it is, and any other
+  // `needsApproval` (a predicate, `false`) through approvalNeeded(), the AI SDK's needsApproval(input, options).
+  const approvedByAiSdk = approve === undefined && source.definition.needsApproval;
+  const decided = new Set<string>();
+  const askAiSdk = async (input: unknown, call: { toolCallId: string; experimental_context?: unknown }) => {
+    const needed = await approvalNeeded(source, input, {
+      callId: call.toolCallId,
+      ...contextOf(call.experimental_context, options),
+    });
+    // Decided here (a human asks when `true`): execute then runs it as approved. Undecided: execute reports why.
+    if (needed !== undefined) decided.add(call.toolCallId);
+    return needed === true;
+  };
+  const parameters = structuredClone(source.definition.parameters) as Parameters<typeof jsonSchema>[0];
+  return {
+    description: source.description,
+    // No `validate`: the AI SDK only parses the JSON; invokeTool validates, so the model reads toolwire's text.
+    inputSchema: jsonSchema<Record<string, unknown>>(parameters),
+    ...(source.definition.strict === true ? { strict: true } : {}),
+    ...(approvedByAiSdk ? { needsApproval: true } : approve === undefined ? { needsApproval: askAiSdk } : {}),
+    execute: async (input: Record<string, unknown>, call: ToolExecutionOptions): Promise<string> => {
+      const approved = approvedByAiSdk || decided.delete(call.toolCallId);
+      const result = await invokeTool(source, input, {
+        callId: call.toolCallId,
+        ...(call.abortSignal === undefined ? {} : { signal: call.abortSignal }),
+        ...contextOf(call.experimental_context, options),
+        ...(approve === undefined ? {} : { approve }),
+        ...(approved ? { approved: true } : {}),
+      });
+      if (result.status !== 'ok') throw new ToolResultError(result);
+      return result.output;
+    },
+  };
+}
+
+/**
+ * The same toolwire tools as AI SDK tools, keyed by name, for `generateText({ tools })` and its kin. Each call
+ * runs as `invokeTool` does, with the AI SDK's `toolCallId` as `ctx.callId`, its `abortSignal` as the call's
+ * signal (`ctx.signal` aborts with it) and its `experimental_context` as `ctx.context`; `ctx.runId` is a fresh
+ * id per call (the AI SDK has no run id).
+ *
+ * - The input schema is the tool's announced JSON Schema, through the AI SDK's `jsonSchema()`, without an AI
+ *   SDK-side validator: the AI SDK parses the model's JSON (`''` is `{}`; text that is not JSON it refuses
+ *   itself, with its own `InvalidToolInputError` text), and toolwire validates.
+ * - A `strict: true` tool is given with the AI SDK's `strict: true` and its strict form
+ *   (`tool.definition.parameters`): the AI SDK passes both to the provider unchanged, and OpenAI's strict
+ *   function calling needs the schema in that form. Its `execute` takes an optional property sent as `null`
+ *   (strict mode) or left out (a provider without strict mode) alike.
+ * - An `ok` call's output is the text the model reads (a `text` tool output); any other status throws a
+ *   {@link ToolResultError} whose message is that text, which the AI SDK gives the model as a `tool-error`.
+ * - Widgets never reach the model (as with the hosted service); `ToolCallResult.value` is not returned.
+ *
+ * `tools` takes every shape `new Client({ tools })` takes: an array or a record keyed by name of `tool()`
+ * results, plain objects, AI SDK tools and (in a record) bare functions.
+ *
+ * @throws ToolDefinitionError `invalid_tools` when `tools` is neither an array nor a record of tools,
+ *   `not_a_tool` for an entry of no accepted shape (named by its index or key), what `tool()` throws for an
+ *   object it refuses, `duplicate_tool` when two tools share a name; OptionsError `invalid_options` / `unknown_option`
+ *   (with "did you mean") / `invalid_option` for bad options, from toolwire's shared options checker.
+ * @example
+ * ```ts
+ * import { generateText, stepCountIs } from 'ai';
+ * import { tool } from 'toolwire';
+ * import { toAiSdkTools } from 'toolwire/ai-sdk';
+ *
+ * declare const model: import('ai').LanguageModel;
+ * const ping = tool({ name: 'ping', description: 'Answers pong.', execute: () => 'pong' });
+ * const { text } = await generateText({
+ *   model,
+ *   tools: toAiSdkTools([ping]),
+ *   stopWhen: stepCountIs(3),
+ *   prompt: 'Ping, please.',
+ * });
+ * ```
+ */
+export function toAiSdkTools<C = unknown, T = ToolsGiven>(
+  tools: ToolSetOf<T, C>,
+  options: ToAiSdkToolsOptions<C> = {},
+): Record<string, AiSdkTool> {
+  const made = toolsOf(tools, 'toAiSdkTools()') as AnyTool<C>[];
+  checkOptions(options, OPTIONS, { name: 'toAiSdkTools()', error: OptionsError });
+  const out: Record<string, AiSdkTool> = {};
+  for (const source of made) out[source.name] = toAiSdkTool(source, options);
+  return out;
+}

@@ -24,19 +24,22 @@ import {
   type OptionsSpec,
 } from '../tool/check-options';
 import { cancelledText, notJsonText, notObjectText, tooDeepText } from '../tool/model-text';
-import { toTool } from '../tool/structural';
-import type { NamedToolObject } from '../tool/structural-types';
-import type { Tool, ToolContext } from '../tool/tool';
-import { scanArguments } from './argument-limits';
-import { decodeArguments } from './arguments';
-import { contextClassFor } from './call-context';
-import { CallRun } from './call-run';
-import { refuseNumbers } from './number-refusals';
-import { randomId } from './random-id';
-import { runCall } from './run-call';
-import { sharedAbort } from './shared-abort';
-import { timeoutError } from './timed';
+import { type NamedToolObject, toTool } from '../tool/shapes';
+import { dryRunOf, type Tool, type ToolContext, toolInternals } from '../tool/tool';
+import { decodeArguments, refuseNumbers, scanArguments } from './arguments';
+import { contextClassFor } from './context';
+import { CallRun, runCall } from './pipeline';
+import { sharedAbort, timeoutError } from './signal';
 import type { CallOptions, InvokeOptions, ResultSink, ToolCallResult } from './types';
+
+/*
+ * Ids of calls and runs made when the caller gave none (`invokeTool()` without `callId` / `runId`).
+ */
+/** A random id: `crypto.randomUUID()` where available (it is missing on insecure browser origins). */
+export function randomId(): string {
+  if (typeof globalThis.crypto?.randomUUID === 'function') return globalThis.crypto.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
+}
 
 /** What `invokeTool()` accepts: one rule per option of {@link InvokeOptions}. */
 const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
@@ -186,4 +189,47 @@ export async function invokeTool<C = unknown, P = unknown>(
       ? (options as CallOptions)
       : { ...(options as CallOptions), signal: sharedAbort(signal) };
   return new Promise((resolve) => startCall(tool as Tool, rawArguments, callOptions, { result: resolve }));
+}
+
+/*
+ * `approvalNeeded()`: whether a call would need approval, asked without running the tool (for an adapter whose
+ * host asks a human itself, e.g. the AI SDK's `needsApproval(input, options)`).
+ */
+const DRY_RUN = Symbol('dry run');
+
+/** Options of {@link approvalNeeded}: those of `invokeTool` that the checks before `execute` read. */
+export interface ApprovalNeededOptions<C = unknown> {
+  /** `ctx.callId` of the check. @default a fresh id */
+  callId?: string | undefined;
+  /** `ctx.context` of the check. @default undefined */
+  context?: C | undefined;
+  /** Ends the check (then the answer is `undefined`). @default none */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Whether the tool's `needsApproval` (`true`, `approvalRequired(…)` or a predicate, run as `invokeTool` runs it:
+ * on the validated input, under the tool's `timeoutMs`) asks for approval of a call with `input`. `execute`
+ * never runs.
+ *
+ * @returns `true` or `false`; `undefined` when the check could not decide (the input is invalid, the predicate
+ *   threw, timed out or was cancelled, the tool is not a `tool()` result): the call itself then reports why.
+ */
+export async function approvalNeeded<C = unknown>(
+  // biome-ignore lint/suspicious/noExplicitAny: a tool of any input and output type.
+  tool: Tool<any, any, C>,
+  input: unknown,
+  options: ApprovalNeededOptions<C> = {},
+): Promise<boolean | undefined> {
+  if (toolInternals(tool) === undefined) return undefined;
+  let asked = false;
+  const result = await invokeTool(dryRunOf(tool as Tool, DRY_RUN), input, {
+    ...options,
+    approve: () => {
+      asked = true;
+      return false;
+    },
+  } as never);
+  if (asked) return true;
+  return result.status === 'ok' ? false : undefined;
 }

@@ -11,12 +11,11 @@ import { nestsDeeperThan } from '../json';
 import { MAX_TIMEOUT_MS, MAX_VALUE_DEPTH } from '../limits';
 import { isThenable } from '../maybe';
 import { anything, checkOptions, type OptionsOwner, type OptionsSpec } from '../tool/check-options';
-import type { AskOptions } from '../tool/context-methods';
 import { listIssues } from '../tool/model-text';
-import { resolveSchema, type SchemaAdapter } from '../tool/schema/index';
-import type { ToolContext } from '../tool/tool';
-import { QUESTION_LIMITS } from '../wire/call-frames';
-import { settleThen } from './settle';
+import { resolveSchema, type SchemaAdapter } from '../tool/schema';
+import type { AskOptions, ToolContext } from '../tool/tool';
+import { QUESTION_LIMITS } from '../wire/protocol';
+import { settleThen } from './signal';
 import type { CallOptions, QuestionReply, QuestionRequest } from './types';
 
 /** What a question needs of its call. */

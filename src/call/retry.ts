@@ -7,14 +7,11 @@
  * @module
  */
 import { TimeoutError } from '../errors';
-import { RETRY_DEFAULTS, type RetryOptions } from '../tool/retry-options';
-import { backoffDelay } from '../wire/backoff';
-import type { AbortLike } from './call-signal';
-import { runsOnce } from './fast-paths';
-import { untilFirstYield } from './first-yield';
-import { type Settled, settleThen } from './settle';
-import { timed } from './timed';
-import type { CallState } from './types';
+import { RETRY_DEFAULTS, type RetryOptions } from '../tool/tool';
+import { backoffDelay } from '../wire/connection';
+import { type Settled, settleThen, timed } from './signal';
+import type { AbortLike, CallState } from './types';
+import { untilFirstYield } from './yields';
 
 /**
  * `retry.when(error)`, answered to `then`: `true` only for `true` (or a promise of it). A `when` that throws or
@@ -133,4 +130,10 @@ export function executeAttempts(
     pause(delayMs, signal, (goOn) => (goOn ? run(number + 1) : next({ kind: 'aborted' }, call)));
   };
   run(1);
+}
+
+/** Whether `execute` runs once, without the retry code: no `retry`, `maxAttempts` 1, or no way to make a new attempt. */
+export function runsOnce(call: CallState): boolean {
+  const { retry } = call.internals;
+  return retry === undefined || retry.maxAttempts <= 1 || call.newAttempt === undefined;
 }

@@ -7,12 +7,10 @@
 
 import type { Logger } from '../logger';
 import type { Redactor } from '../redact';
-import type { ProgressInput } from '../tool/context-methods';
-import type { Tool, ToolContext, ToolInternals } from '../tool/tool';
+import type { ProgressInput, Tool, ToolContext, ToolInternals } from '../tool/tool';
 import type { Widget } from '../tool/widget';
 import type { ContentPart, ToolCallStatus } from '../wire/protocol';
-import type { CallRedaction } from './call-redaction';
-import type { AbortLike } from './call-signal';
+import type { CallRedaction } from './redaction';
 import type { StepRecord } from './steps';
 
 /** What {@link InvokeOptions.approve} is asked: the call and its validated input. */
@@ -395,3 +393,20 @@ export interface Attempt {
   /** The attempt is over: a later cancel of the call no longer reaches its signal. */
   end(): void;
 }
+
+/**
+ * The part of `AbortSignal` toolwire's steps listen to: `AbortSignal` itself (a caller's `options.signal`) or a
+ * {@link Cancellation}.
+ */
+export interface AbortLike {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: AbortListener, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: AbortListener): void;
+}
+
+/**
+ * A listener, as `EventTarget` takes them: a function, or an object whose `handleEvent()` is called (a wait that
+ * already keeps an object listens with it rather than with one more closure per call: src/call/settle.ts).
+ */
+export type AbortListener = (() => void) | { handleEvent(): void };

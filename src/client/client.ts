@@ -4,40 +4,266 @@
  *
  * @module
  */
-
 import { ToolRegistry } from '../call/registry';
-import type { ApprovalDecision, CallPolicy } from '../call/types';
-import { ConnectionError, RunError, ToolDefinitionError } from '../errors';
-import { type Redactor, redactingLogger, silentLogger } from '../logger';
-import { clientRedactor, SHORT_SECRET } from '../redact';
-import { toTool } from '../tool/structural';
-import type { ToolSourceOf, ToolsGiven } from '../tool/structural-types';
-import type { Connection, ConnectOptions } from '../wire/connection';
-import { utf8Length } from '../wire/protocol';
-import { type Agent, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
-import { addAgentTools } from './agent-tools';
-import { CallRunner } from './call-runner';
-import { clientConnection } from './client-connection';
-import type { ClientEvents, ClientState, RunOutput } from './client-events';
-import type { ClientOptions } from './client-options';
-import { contextSource } from './context';
-import { Decisions } from './decisions';
-import { Emitter } from './emitter';
-import { approvalHeldByService } from './held-approval';
-import { resolveClientOptions } from './resolve-client-options';
+import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
+import { ConnectionError, OptionsError, RunError, ToolDefinitionError } from '../errors';
+import { type Logger, redactingLogger, silentLogger } from '../logger';
+import { isThenable } from '../maybe';
+import { clientRedactor, type Redactor, SHORT_SECRET } from '../redact';
+import { type ToolSourceOf, type ToolsGiven, toTool } from '../tool/shapes';
+import { VERSION } from '../version';
+import { Connection, type ConnectionState, type ConnectOptions } from '../wire/connection';
 import {
+  ERROR_CODES,
+  FEATURES,
+  type FrameOf,
+  NEGOTIATED_RUN_EVENT_KINDS,
+  PROTOCOL_VERSION,
+  type ServiceFrame,
+  utf8Length,
+} from '../wire/protocol';
+import { type Agent, addAgentTools, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
+import { approvalHeldByService, Decisions } from './approvals';
+import { CallRunner } from './calls';
+import {
+  type CallInfo,
   CLOSE_DEFAULTS,
+  type ClientOptions,
   type CloseOptions,
   checkCloseOptions,
   checkConnectOptions,
   checkRunArguments,
+  type ResolvedClientOptions,
   type RunOptions,
-} from './run-options';
+  resolveClientOptions,
+} from './client-options';
+import { Emitter } from './emitter';
 import { type RunEvent, type RunResult, Runs } from './runs';
 import { drainOnSignals, type SignalHooks } from './signals';
-import { withTimeout } from './with-timeout';
 
-export type { ClientEvents, ClientState, RunOutput, ToolCallEvent } from './client-events';
+/*
+ * Waits for a promise at most `timeoutMs` milliseconds (the client's drain on `close()`).
+ */
+/** `true` when `promise` settled within `timeoutMs`, `false` when the time ran out first. */
+export async function withTimeout(promise: Promise<void>, timeoutMs: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/*
+ * The types of what a {@link Client} emits and returns: its events, its state and a run's output type.
+ */
+/** Payload of `tool_call` and the base of `tool_result` events. */
+export interface ToolCallEvent {
+  callId: string;
+  runId: string;
+  toolName: string;
+}
+
+/** Events a {@link Client} emits (`client.on(name, listener)`; see src/client/emitter.ts). */
+export interface ClientEvents {
+  /** A `welcome` arrived: the first connection, or a reconnect (`resumed` says whether the session survived). */
+  connected: [info: { sessionId: string; resumed: boolean }];
+  /** The socket closed; the client reconnects unless it was closed or refused. */
+  disconnected: [info: { code: number; reason: string }];
+  /** A reconnect attempt is scheduled in `delayMs` milliseconds. */
+  reconnecting: [info: { attempt: number; delayMs: number }];
+  /** A call started executing. */
+  tool_call: [info: ToolCallEvent];
+  /**
+   * A call finished; its result is in the outbox until the service acks it. `output` is what the model reads
+   * (redacted); a result that is not `ok` is also logged at `warn`.
+   */
+  tool_result: [info: ToolCallEvent & { status: string; durationMs: number; output: string }];
+  /** A call needs a human decision; nothing runs until it arrives. */
+  approval_requested: [request: ApprovalRequest];
+  /** A widget failed validation or was too large, and was dropped (the model still got the data). */
+  widget_invalid: [info: { toolName: string; callId: string; path: string; message: string }];
+  /**
+   * Progress of a run this client started: `turn`, `message`, `tool_call`, `tool_result`, `approval_requested`,
+   * `approval_decided`, and `text_delta` (`{ turn, delta }`: the model's text as it streams, before the turn's
+   * `message`) when the service's model streams (PROTOCOL.md §10.2).
+   */
+  run_event: [event: RunEvent];
+  /**
+   * Something went wrong that did not end the client by itself: a connection attempt that failed (each one, with
+   * its cause), a protocol error from the service, a frame that could not be sent, a 4009.
+   */
+  error: [error: Error];
+  /** The client closed for good; `error` says why when it was not `close()`. */
+  closed: [error: ConnectionError | undefined];
+}
+
+/** The final output type of a run of agent `A`: a string, or what the agent's `outputType` parses to. */
+export type RunOutput<A> = A extends { readonly '~output'?: infer T } ? Exclude<T, undefined> : unknown;
+
+/** Client state, as an explicit union. */
+export type ClientState = ConnectionState;
+
+/*
+ * `ctx.context` for a call the service sends: the context given to `client.run()` when the call belongs to a
+ * run this client started (nested runs share their parent's), else the client's `context` option, a value or a
+ * function of the call.
+ */
+/**
+ * The `contextFor` of a client's call runner. A `context` function that throws or rejects is reported with
+ * `report` (a `OptionsError` `context_failed` naming the tool, the original as its `cause`), and its error
+ * goes on to the call runner, which fails the call without running the tool.
+ */
+export function contextSource(
+  runs: Pick<Runs, 'contextOf'>,
+  options: Pick<ClientOptions, 'context'>,
+  report: (error: OptionsError) => void,
+): (call: CallInfo) => unknown {
+  return (call) => {
+    const run = runs.contextOf(call.runId);
+    if (run.found) return run.context;
+    const { context } = options;
+    if (typeof context !== 'function') return context;
+    const failed = (error: unknown) => {
+      report(
+        new OptionsError('context_failed', `the context function failed for ${call.toolName}`, {
+          cause: error,
+        }),
+      );
+      throw error;
+    };
+    try {
+      const value = (context as (info: CallInfo) => unknown)({
+        callId: call.callId,
+        runId: call.runId,
+        toolName: call.toolName,
+      });
+      // An async context function is awaited by the call runner; a rejection is reported the same way.
+      return isThenable(value) ? Promise.resolve(value).catch(failed) : value;
+    } catch (error) {
+      return failed(error);
+    }
+  };
+}
+
+/*
+ * A client's {@link Connection}: the `hello` it announces, and where each of the connection's events goes among
+ * the client's parts (the decisions, the calls, the runs, the signal hooks, the public events).
+ */
+/** The parts of a client its connection's events go to; read when an event comes (some are made after it). */
+export interface ClientParts {
+  readonly registry: ToolRegistry;
+  /** The client's redactor (a tool definition's `approvalReason` is announced redacted). */
+  readonly redactor: Redactor;
+  readonly decisions: Decisions;
+  readonly calls: CallRunner;
+  readonly runs: Runs;
+  readonly signals: SignalHooks;
+  /** Emits a public event of the client (a listener's throw is caught there). */
+  emit<E extends keyof ClientEvents>(event: E, ...args: ClientEvents[E]): void;
+}
+
+/** The connection of a client with these options, its events routed to `parts`. */
+export function clientConnection(
+  resolved: ResolvedClientOptions,
+  options: ClientOptions,
+  logger: Logger,
+  parts: ClientParts,
+): Connection {
+  return new Connection({
+    url: resolved.url,
+    apiKey: resolved.apiKey,
+    WebSocket: options.WebSocket,
+    reconnect: resolved.reconnect,
+    heartbeatIntervalMs: options.heartbeatIntervalMs,
+    connectTimeoutMs: resolved.connectTimeoutMs,
+    ready: () => parts.calls.tracingReady(), // the browser build's tracer code may be loading
+    highWaterMarkBytes: resolved.highWaterMarkBytes,
+    maxBufferedBytes: resolved.maxBufferedBytes,
+    logger,
+    hello: () => ({
+      protocol: PROTOCOL_VERSION,
+      sdk: { name: 'toolwire', version: VERSION },
+      tools: parts.registry.definitions(parts.redactor),
+      localApprovals: options.onApproval !== undefined,
+      maxConcurrency: resolved.maxConcurrency,
+      maxQueue: resolved.maxQueue,
+      runEventKinds: [...NEGOTIATED_RUN_EVENT_KINDS],
+      // Every addition this SDK knows (PROTOCOL.md §2), the trace context with a tracer; the service picks.
+      features: options.tracing ? [...FEATURES] : FEATURES.filter((name) => name !== 'trace_context'),
+    }),
+    onWelcome: (welcome) => {
+      parts.decisions.welcomed(welcome.features);
+      parts.calls.welcomed(welcome);
+      parts.runs.reconnected(welcome.resumed);
+      parts.signals.connected();
+      parts.emit('connected', { sessionId: welcome.sessionId, resumed: welcome.resumed });
+    },
+    onFrame: (frame) => routeFrame(parts, frame),
+    onDisconnected: (code, reason) => {
+      parts.decisions.disconnected();
+      parts.calls.disconnected();
+      parts.emit('disconnected', { code, reason });
+    },
+    onReconnecting: (attempt, delayMs) => parts.emit('reconnecting', { attempt, delayMs }),
+    onError: (error) => parts.emit('error', error),
+    // A frame that will never go out as it is (already reported through onError).
+    onUnsendable: (frame, error) => {
+      if (frame.type === 'run_start') parts.runs.unsendable(frame, error);
+      else parts.calls.unsendable(frame, error);
+    },
+    onRefused: (about, message) => {
+      const { type, callId, questionId } = about;
+      if (type === 'tool_call' && callId !== undefined) parts.calls.unreadable(callId, about, message);
+      // An answer that cannot be read ends its question as cancelled (PROTOCOL.md §12), as any other status would.
+      else if (type === 'answer' && callId !== undefined && questionId !== undefined) {
+        const reason = `the service's answer could not be read (${message})`;
+        parts.calls.handle({ type: 'answer', callId, questionId, status: 'cancelled', reason });
+      } else if (!parts.decisions.refused(about, message)) parts.runs.refused(about, message);
+    },
+    onClosed: (error) => {
+      parts.decisions.disconnected();
+      parts.calls.abortAll('client closed');
+      parts.calls.dispose();
+      parts.runs.failAll(error ?? new ConnectionError('closed', 'the client was closed'));
+      parts.signals.closed();
+      parts.emit('closed', error);
+    },
+  });
+}
+
+/** A frame after `welcome`: to the part it is about; an `error` frame no part takes becomes an `error` event. */
+function routeFrame(
+  parts: ClientParts,
+  frame: Exclude<ServiceFrame, FrameOf<ServiceFrame, 'welcome'>>,
+): void {
+  if (parts.decisions.handle(frame) || parts.calls.handle(frame) || parts.runs.handle(frame)) return;
+  if (frame.type !== 'error') return;
+  if (frame.callId !== undefined && dropsResult(frame.code)) {
+    // The service will never record this result (PROTOCOL.md §5.2, §13): drop it from the outbox.
+    parts.calls.ack(frame.callId, frame.code);
+  }
+  const error = new ConnectionError(`service_${frame.code}`, `the service reported: ${frame.message}`);
+  parts.emit('error', error);
+}
+
+/**
+ * Whether an `error` naming a `callId` drops that call's result (PROTOCOL.md §13): `unknown_call`,
+ * `duplicate_result`, `not_allowed`, and any code this protocol version does not list (a newer service's). The
+ * other listed codes keep it: `internal` says the frame may be re-sent; the others answer frames that are not
+ * results.
+ */
+function dropsResult(code: string): boolean {
+  return (
+    code === 'unknown_call' ||
+    code === 'duplicate_result' ||
+    code === 'not_allowed' ||
+    !(ERROR_CODES as readonly string[]).includes(code)
+  );
+}
 
 /**
  * A connection from this process to the service, running the process's tools.

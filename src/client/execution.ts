@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { CallRedaction } from '../call/call-redaction';
-import { Cancellation } from '../call/call-signal';
+import type { CallRedaction } from '../call/redaction';
+import { Cancellation } from '../call/signal';
 import type {
   ApprovalDecision,
   ApprovalRequest,

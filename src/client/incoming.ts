@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { abortReason } from '../call/call-signal';
+import { abortReason } from '../call/signal';
 import type { Logger } from '../logger';
 import { busyText, cancelledText, shuttingDownText, unreadableCallText } from '../tool/model-text';
 import type { Approvals } from './approvals';
@@ -17,7 +17,7 @@ import type { Deadlines } from './deadlines';
 import { Execution, type ExecutionOwner, type ToolCallFrame } from './execution';
 import type { CallSocket, Outbox } from './outbox';
 import type { Slots } from './slots';
-import type { CallTraces } from './trace-types';
+import type { CallTraces } from './tracing';
 
 /** Dependencies of {@link Incoming}. */
 export interface IncomingOptions {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { sharedAbort } from '../call/shared-abort';
+import { sharedAbort } from '../call/signal';
 import { AbortError, type ConnectionError, RunError } from '../errors';
 import { type Logger, silentLogger } from '../logger';
 import { encodeFrame } from '../wire/codec';

@@ -7,20 +7,135 @@
  * @module
  */
 import { decodeArguments } from '../call/arguments';
-import { CallRedaction } from '../call/call-redaction';
+import { CallRedaction } from '../call/redaction';
 import type { ToolRegistry } from '../call/registry';
-import type { ApprovalDecision } from '../call/types';
+import type { ApprovalDecision, ToolCallResult } from '../call/types';
 import type { Redactor } from '../logger';
 import { isThenable } from '../maybe';
 import { toolInternals } from '../tool/tool';
-import type { Execution } from './execution';
-import {
-  type CallTrace,
-  type CallTraces,
-  type ToolTracing,
-  TRACE_EVENTS,
-  type TraceAttributes,
-} from './trace-types';
+import type { Execution, ToolCallFrame } from './execution';
+
+/*
+ * The tracing seam's shapes (`new Client({ tracing })`): what a tracer implements ({@link ToolTracing},
+ * {@link CallTrace}), the events it is told of ({@link TRACE_EVENTS}), and {@link CallTraces}, through which the
+ * call runner tells it; src/client/tracing.ts implements it. Apart from the code so that the browser build loads
+ * that code only for a client with a tracer (src/client/tracing.browser.ts).
+ */
+/** Values a trace event may carry, OpenTelemetry's attribute values. */
+export type TraceAttributes = Record<string, string | number | boolean>;
+
+/**
+ * The names of the events a {@link CallTrace} is told of, with their attributes:
+ *
+ * - `toolwire.call.queued`: every `maxConcurrency` slot was busy when the call arrived; it waits in line.
+ * - `toolwire.call.started`: the call took a slot and runs; `toolwire.queue.duration_ms` (whole ms), how long
+ *   it waited for it (0 when it did not).
+ * - `toolwire.approval.requested`: the call waits for a human's decision; `toolwire.approval.by` is `local`
+ *   (the client's `onApproval`) or `service`.
+ * - `toolwire.approval.decided`: the decision; `toolwire.approval.approved` (boolean), and
+ *   `toolwire.approval.reason` when the decision gave one (redacted). A call the service held for a human
+ *   before sending it (its tool's definition needs approval) arrives decided: this event alone, at its start.
+ * - `toolwire.retry`: an attempt of the call failed and another follows; `toolwire.retry.attempt` (the attempt
+ *   that failed, from 1), `toolwire.retry.delay_ms`, and `error.type` when known.
+ */
+export const TRACE_EVENTS = {
+  queued: 'toolwire.call.queued',
+  started: 'toolwire.call.started',
+  approvalRequested: 'toolwire.approval.requested',
+  approvalDecided: 'toolwire.approval.decided',
+  retry: 'toolwire.retry',
+} as const;
+
+/** A call as a tracer sees it when it arrives (see {@link ToolTracing.startCall}). */
+export interface TracedCall {
+  callId: string;
+  runId: string;
+  toolName: string;
+  /** The tool's description, `undefined` for a tool this client does not run. */
+  description: string | undefined;
+  /** The service's W3C `traceparent` for the call (PROTOCOL.md §18.10), as sent: parse it, it may be invalid. */
+  traceparent: string | undefined;
+  /** The service's W3C `tracestate`, with a `traceparent` only. */
+  tracestate: string | undefined;
+  /**
+   * The arguments as the model produced them (an object, a JSON string, …), redacted with the client's `redact`
+   * rules, and the values of the call's redacted fields (`sensitiveFieldNames`, a policy's `redact`) replaced
+   * whole. Computed when called: call it only to record them, and at the end of the call (a policy's fields are
+   * known once the policies ran).
+   */
+  arguments(): unknown;
+}
+
+/** How a traced call ended. */
+export interface TracedResult {
+  /** The result's status: `ok`, `error`, `invalid_arguments`, `unknown_tool`, `rejected`, `timeout`, `cancelled`. */
+  status: ToolCallResult['status'];
+  /** What the model reads, redacted, as sent. */
+  output: string;
+  /** From the call's start to its result, in whole milliseconds (0 for a call that never started). */
+  durationMs: number;
+  /** What was thrown, when something threw (redacted in place); see `ToolCallResult.error`. */
+  error: unknown;
+}
+
+/** One call's trace, made by {@link ToolTracing.startCall}. Its methods must not throw. */
+export interface CallTrace {
+  /** Something happened to the call: one of {@link TRACE_EVENTS}. */
+  event(name: string, attributes?: TraceAttributes): void;
+  /**
+   * Runs `fn` (the tool's code: validation, approval predicate, `execute`) within the call's trace, so that
+   * spans started inside it are children of the call's span, and returns what it returns.
+   */
+  run<T>(fn: () => T): T;
+  /** The call has its result (it is in the outbox); nothing more happens to the trace. Called once. */
+  end(result: TracedResult): void;
+}
+
+/**
+ * A tracer of tool calls (`new Client({ tracing })`): `otelTracing()` from `toolwire/otel`, or your own. A client
+ * with one offers the protocol feature `trace_context`, so the service sends each call's `traceparent`.
+ */
+export interface ToolTracing {
+  /**
+   * A call arrived and was accepted (a call refused as busy is not traced). Returns its trace, or `undefined` to
+   * leave it untraced. Must not throw.
+   */
+  startCall(call: TracedCall): CallTrace | undefined;
+}
+
+/** Tells the client's {@link ToolTracing} what each call does. Owned by the call runner; one per client. */
+export interface CallTraces {
+  /**
+   * A call was accepted: its trace starts (before it may start running), its parent read from `frame`, the
+   * `tool_call` as received (the call keeps no trace context: ./execution.ts `READ_LATER`).
+   */
+  received(execution: Execution, frame: ToolCallFrame): void;
+  /** The call was admitted: it waits in line when every slot is busy. */
+  admitted(execution: Execution): void;
+  /**
+   * The call took its first slot: records {@link TRACE_EVENTS.started} and runs `start` (its context, then the
+   * tool) within the call's trace.
+   */
+  start(execution: Execution, start: (execution: Execution) => void): void;
+  /** A decision was asked for: records the request now and the decision when it comes; returns `decision`. */
+  approval(
+    execution: Execution,
+    decision: ApprovalDecision | Promise<ApprovalDecision>,
+  ): ApprovalDecision | Promise<ApprovalDecision>;
+  /**
+   * An attempt of the call failed and another follows in `delayMs` (a tool's retries): records
+   * {@link TRACE_EVENTS.retry}. `attempt` counts from 1; `error` is what the attempt threw, when anything did.
+   */
+  retried(execution: Execution, info: { attempt: number; delayMs: number; error?: unknown }): void;
+  /** The call has its result: its trace ends. `output` is what was sent (redacted). */
+  finished(execution: Execution, result: ToolCallResult, output: string, durationMs: number): void;
+  /**
+   * `undefined` when the tracer's code is here (always, but in the browser build before it loaded); else a
+   * promise settled once it is: `client.connect()` waits for it, so that every call is traced.
+   * @throws (rejects) when the code could not be loaded.
+   */
+  ready(): Promise<void> | undefined;
+}
 
 /**
  * The {@link CallTraces} of a client with `tracing`. `client`: its tools (for their descriptions) and whether

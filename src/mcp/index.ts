@@ -7,11 +7,12 @@
  * @packageDocumentation
  */
 export {
+  contentPartText,
   type ImportMcpToolsOptions,
   importMcpTools,
   type McpImportedTool,
   type McpTool,
   type McpToolSource,
+  mcpResultText,
 } from './import-tools';
-export { contentPartText, mcpResultText } from './mcp-result';
 export { type McpRequestExtra, type RegisterMcpToolsOptions, registerMcpTools } from './register-tools';

@@ -5,7 +5,7 @@
  * @module
  */
 import { utf8Length } from '../wire/utf8';
-import type { ValidationIssue } from './schema/index';
+import type { ValidationIssue } from './schema';
 
 /** At most this many validation issues are listed; the rest are counted (`; and 3 more`). */
 export const MAX_LISTED_ISSUES = 10;

@@ -5,14 +5,19 @@
  *
  * @module
  */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ToolDefinitionError } from '../errors';
-import { andThen } from '../maybe';
-import type { ToolDefinition } from '../wire/protocol';
-import { aNeedsApproval, anAgentNameList, isApprovalPolicy } from './approval-policy';
+import type { Logger } from '../logger';
+import { andThen, isThenable, type MaybePromise } from '../maybe';
+import { MAX_APPROVAL_REASON_CHARS, type ToolDefinition } from '../wire/protocol';
 import {
   aBoolean,
   aDuration,
   aFunction,
+  anArrayOf,
+  anInteger,
+  anObject,
   anything,
   aString,
   checkOptions,
@@ -24,31 +29,822 @@ import {
   optionsFault,
   type Rule,
 } from './check-options';
-import { aFieldNameList, aRetry, aSideEffect, DEFAULT_SIDE_EFFECT, retryRefusal } from './retry-options';
-import { resolveSchema, type SchemaAdapter } from './schema/index';
+import { type ContentInput, content } from './content';
+import { resolveSchema, type SchemaAdapter } from './schema';
+import { isStandardSchema } from './schema/standard';
+import type { LegacyZod3Schema } from './schema/zod3';
 import { NotStrict, strictSchema } from './strict';
-import {
-  aiSdkApproval,
-  aiSdkModelOutput,
-  IGNORED_TOOL_KEYS,
-  type IgnoredToolKeys,
-  unwrapSchema,
-} from './tool-shapes';
-import type { InferParameters, Tool, ToolInternals, ToolOptions, ToolParameters } from './tool-types';
 
-export type {
-  AnyTool,
-  EmptyInput,
-  InferParameters,
-  JsonSchemaObject,
-  Tool,
-  ToolContext,
-  ToolInput,
-  ToolInternals,
-  ToolOptions,
-  ToolOutput,
-  ToolParameters,
-} from './tool-types';
+/** A tool's side-effect class (Assembly Line's `sideEffect`). */
+export type SideEffect = 'none' | 'idempotent' | 'external';
+
+/*
+ * The methods `ctx` gives a tool for talking while it runs (PROTOCOL.md §18): how far it got, and questions to
+ * the user, events for the run's record. Declared here, on their own, so that `ToolContext` (src/tool/tool.ts) stays a list of fields.
+ */
+/** What `ctx.progress()` takes. */
+export interface ProgressInput {
+  /** How far the call has got: a finite number ≥ 0 (a count, bytes, a percentage: your unit). */
+  progress: number;
+  /** What `progress` counts towards, when known: a finite number > 0. */
+  total?: number | undefined;
+  /** A line for a human, e.g. `exported 40 of 100 tables` (cut at 1,000 characters). */
+  message?: string | undefined;
+}
+
+/** What `ctx.askQuestion()` takes besides the question. */
+export interface AskOptions<S = undefined> {
+  /** The answer must be one of these (1 to 50 strings of 1 to 200 characters); the UI shows a button each. */
+  choices?: readonly string[] | undefined;
+  /**
+   * The answer must match this: any Standard Schema (zod, valibot, arktype, …) or a JSON Schema object. The
+   * promise then resolves with the schema's output. Without `choices` or `schema` the answer is a string.
+   */
+  schema?: S | undefined;
+  /** Stop waiting after this many milliseconds (rejects with `QuestionError` `timeout`). @default none */
+  timeoutMs?: number | undefined;
+}
+
+/** The methods of `ctx` a tool talks through. Read them from `ctx` (destructuring works); a spread copy lacks them. */
+export interface ContextMethods {
+  /**
+   * Tells how far the call has got. Goes to the service as a progress frame (at most four per second per call,
+   * the last one always), which shows it in the UI and to the code that started the run; over a service that
+   * does not take progress, and after the call has ended, it does nothing. With `invokeTool`, each one goes to
+   * `options.onProgress`. Progress also renews the call's lease (PROTOCOL.md §18.4), as the client does anyway
+   * for every running call.
+   *
+   * @throws ToolDefinitionError `invalid_progress` when `progress` is not a finite number ≥ 0, `total` not a
+   *   finite number > 0, or `message` not a string (inside `execute`, the call then ends with that error).
+   * @example
+   * ```ts
+   * ctx.progress({ progress: done, total: tables.length, message: `exported ${name}` });
+   * ```
+   */
+  progress(update: ProgressInput): void;
+  /**
+   * Asks the user something and waits for the answer, while the call goes on (it gives up its concurrency slot
+   * meanwhile, as a call waiting for an approval does). Answered by the client's `onQuestion` when it has one,
+   * else by a person through the service (the agent UI shows the question with its choices, or a text box; the
+   * HTTP API answers it), or by `invokeTool`'s `onQuestion`. The wait counts towards the call's `timeoutMs`.
+   *
+   * @returns the answer: a string, one of `choices`, or the output of `schema`.
+   * @throws QuestionError (as a rejection) `declined`, `cancelled`, `timeout`, `unsupported`, `invalid_answer` or
+   *   `failed`: unlike systems whose question ends the call, here the tool decides what to do next.
+   *   ToolDefinitionError `invalid_question` for a malformed question (an empty text, a bad choice or schema, an
+   *   option it does not have).
+   * @example
+   * ```ts
+   * const warehouse = await ctx.askQuestion('Which warehouse?', { choices: ['Berlin', 'Lyon'] });
+   * ```
+   */
+  /**
+   * Records something that happened in the run, e.g. `ctx.emit('rows.exported', { table, rows })`: the service
+   * keeps it in the run's transcript, `client.run()`'s `onEvent` gets it (a `tool_event`), and the agent UI lists
+   * it under the call. Every event counts (none is coalesced) and survives a dropped connection. `data` is written
+   * as JSON by the rules of a result (BigInt as a string, a cycle as `"[Circular]"`) and redacted; over 16,384
+   * bytes it is recorded as `{ truncated: true, bytes }`. Over a service without events, after the call has
+   * ended, and past 256 events in one call, it does nothing. With `invokeTool`, each one goes to
+   * `options.onEmit`.
+   *
+   * @throws ToolDefinitionError `invalid_event` when `type` is not 1 to 128 letters, digits or `_ . : / -`.
+   */
+  emit(type: string, data?: unknown): void;
+  askQuestion<S = undefined>(
+    question: string,
+    options?: AskOptions<S>,
+  ): Promise<
+    S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : S extends undefined ? string : unknown
+  >;
+}
+
+/*
+ * The members of `ctx` that say where a call runs and let it survive running again: the attempt, the run's
+ * session and agent, a logger scoped to the call, durable steps (PROTOCOL.md §18.11, §18.12). Declared here, on
+ * their own, so that `ToolContext` (src/tool/tool.ts) stays a short list of fields.
+ */
+/** The second argument of `ctx.idempotencyKey()`. */
+export interface IdempotencyKeyOptions {
+  /**
+   * What the key is unique to. `'call'`: this call (`toolwire:<callId>[:<scope>]`): the same in every attempt and
+   * every process the call is re-delivered to, different for the next call of the same tool. `'run'`: the run
+   * (`toolwire-run:<runId>[:<scope>]`): the same for every call of the run with the same scope, as Assembly Line's
+   * per-run key. Each part is URI-encoded. @default 'call'
+   */
+  per?: 'call' | 'run' | undefined;
+}
+
+/** The members of `ctx` about the call's place: attempt, session, agent, logger, steps. */
+export interface ContextScope {
+  /**
+   * Which attempt this is, from 1. Above 1 only for a tool with `retry`, whose `execute` runs again after a
+   * failure; every other member of `ctx` (the `callId`, the idempotency keys, the kept steps) stays the same.
+   */
+  readonly attempt: number;
+  /**
+   * The session that started the call's run (the client's that called `client.run()`, for its nested runs too),
+   * as the service says (feature `call_context`); `undefined` for a run started over HTTP, over a service that
+   * does not say, and with `invokeTool` unless given.
+   */
+  readonly sessionId: string | undefined;
+  /**
+   * Name of the agent whose run made the call, as the service says (feature `call_context`); `undefined` over a
+   * service that does not say, and with `invokeTool` unless given.
+   */
+  readonly agentName: string | undefined;
+  /**
+   * The client's logger (or `invokeTool`'s `logger`), for this call: each line gets `callId`, `toolName` and
+   * `attempt` among its fields, and every text and field is redacted (the client's `redact` rules, the API key,
+   * the values of the tool's `sensitiveFieldNames`). Silent when there is no logger.
+   */
+  readonly logger: Logger;
+  /**
+   * A durable step: runs `fn` once for this call and keeps its result. When the same `key` is reached again in
+   * this call (a retry, or the call re-dispatched to another process after this one died), `fn` does not run:
+   * the kept result is returned. Over a service without the feature `steps`, or with `invokeTool`, steps are kept
+   * for the retries of the call only.
+   *
+   * **What it returns** is the result as the service keeps it, every time, the first run included: its JSON
+   * (written as a tool's output is: a `Date` becomes its ISO string, a `Map` an object, a `Set` an array,
+   * `undefined` in an object is left out, `undefined` as the result is `null`), redacted like every value the
+   * client sends (a secret in a step result comes back as `[redacted]`: fetch secrets outside steps), as a fresh
+   * copy for each reader. So a tool behaves the same whether its process died or not. The type says `T`; for a
+   * result that is not plain JSON it is that JSON form.
+   *
+   * **Bounds.** A result over 16,384 bytes of JSON (`STEP_LIMITS.maxResultBytes`) is returned and kept for this
+   * process only, with a `warn` on `ctx.logger` (the work is done; refusing it would only make a retry redo it).
+   * A call keeps at most 32 steps (`STEP_LIMITS.maxPerCall`, the ones the service gave back included): the next
+   * new key is refused before its `fn` runs.
+   *
+   * A process that dies while `fn` runs left no result: the next one runs `fn` again (at least once). Give an
+   * external write inside `fn` an idempotency key (`ctx.idempotencyKey(key)`) so that running twice does no harm.
+   *
+   * @returns the kept JSON value of the step's result, a copy per call of `ctx.step()`.
+   * @throws (as the returned promise's rejection, never synchronously) what `fn` throws (nothing is kept: the
+   *   next attempt runs it again); ToolDefinitionError `invalid_step` when `key` is not a string of 1 to 256
+   *   characters or `fn` not a function, `too_many_steps` past 32 steps (`fn` does not run), and
+   *   `invalid_step_result` when the result holds a BigInt, a function or a symbol anywhere, or a cycle (`fn` ran;
+   *   nothing is kept); the call's abort reason once it was cancelled or timed out, and AbortError `call_ended`
+   *   once it has its result (`fn` does not run).
+   * @example
+   * ```ts
+   * const profile = await ctx.step('load-profile', () => loadProfile(input.customerId));
+   * ```
+   */
+  step<T>(key: string, fn: () => T | Promise<T>, options?: StepOptions): Promise<T>;
+}
+
+/**
+ * The third argument of `ctx.step()`, as Assembly Line writes it. Accepted so that its tools move over unchanged;
+ * toolwire keeps and sends only the result, so `metadata` is not used.
+ */
+export interface StepOptions {
+  /** Accepted and ignored. */
+  metadata?: Record<string, unknown> | undefined;
+}
+
+/*
+ * What a tool declares about running again: its side-effect class (`sideEffect`) and its retries (`retry`), with
+ * the rules `tool()` checks them by. A retry is allowed only where running twice is harmless.
+ */
+/** The side-effect class of a tool that does not say: the conservative one. */
+export const DEFAULT_SIDE_EFFECT: SideEffect = 'external';
+
+/** Most attempts a `retry` may ask for. */
+export const MAX_RETRY_ATTEMPTS = 100;
+
+/**
+ * `tool({ retry })`: run `execute` again when it throws or times out. Each attempt gets `timeoutMs` of its own;
+ * between attempts the call waits a random delay (exponential backoff with full jitter, the client's reconnect
+ * delays' rule), which the call's cancellation ends at once. All durations in milliseconds. An `execute` that
+ * yields preliminary results is retried only for what it throws (or a timeout) before its first yield
+ * (src/call/first-yield.ts).
+ */
+export interface RetryOptions {
+  /** How many times `execute` may run in all, the first included: 1 to 100 (1: no retry). */
+  maxAttempts: number;
+  /** Ceiling of the delay before the second attempt; it doubles for each further one. @default 100 */
+  initialDelayMs?: number | undefined;
+  /** No delay between attempts is longer than this. @default 2_000 */
+  maxDelayMs?: number | undefined;
+  /**
+   * Whether this failure (what `execute` threw, or the `TimeoutError` of an attempt that ran out of time) is
+   * worth another attempt: `true` (or a promise of `true`) retries. A `when` that throws or rejects counts as
+   * `false`, and so does an async one that has not answered within the tool's `timeoutMs`; a cancel of the call
+   * while it answers ends the call `cancelled`. @default every failure is retried
+   */
+  when?: ((error: unknown) => boolean | Promise<boolean>) | undefined;
+}
+
+/** The delays of a `retry` without its own. */
+export const RETRY_DEFAULTS = { initialDelayMs: 100, maxDelayMs: 2_000 } as const;
+
+const RETRY_SPEC: OptionsSpec<RetryOptions> = {
+  rules: {
+    maxAttempts: { ...anInteger({ min: 1, max: MAX_RETRY_ATTEMPTS }), code: 'invalid_retry', required: true },
+    initialDelayMs: { ...aDuration(0), code: 'invalid_retry' },
+    maxDelayMs: { ...aDuration(0), code: 'invalid_retry' },
+    when: { ...aFunction, code: 'invalid_retry' },
+  },
+  aliases: {
+    attempts: 'maxAttempts',
+    maxRetries: 'maxAttempts',
+    retries: 'maxAttempts',
+    max_attempts: 'maxAttempts',
+    delayMs: 'initialDelayMs',
+    baseDelayMs: 'initialDelayMs',
+    initialDelay: 'initialDelayMs',
+    maxDelay: 'maxDelayMs',
+    retryIf: 'when',
+    shouldRetry: 'when',
+    retryOn: 'when',
+  },
+};
+
+/** The rule of `tool({ retry })`. */
+export const aRetry: Rule = {
+  ...anObject(RETRY_SPEC, 'an object { maxAttempts, … }'),
+  code: 'invalid_retry',
+};
+
+/** The rule of `tool({ sideEffect })`. */
+export const aSideEffect: Rule = {
+  expected: "'none', 'idempotent' or 'external'",
+  test: (value) => value === 'none' || value === 'idempotent' || value === 'external',
+  code: 'invalid_side_effect',
+};
+
+/** The rule of `tool({ sensitiveFieldNames })`: property names, each a non-empty string. */
+export const aFieldNameList: Rule = anArrayOf(
+  aString('a non-empty string', { minLength: 1 }),
+  'an array of property names',
+);
+
+/**
+ * Why `retry` is refused for a tool of this side-effect class, or `undefined` when it is allowed: only a tool
+ * whose `execute` may run twice without harm (`none`, `idempotent`) is retried.
+ */
+export function retryRefusal(
+  sideEffect: SideEffect | undefined,
+  retry: RetryOptions | undefined,
+): string | undefined {
+  if (retry === undefined || retry.maxAttempts === 1 || (sideEffect ?? DEFAULT_SIDE_EFFECT) !== 'external')
+    return undefined;
+  const given =
+    sideEffect === undefined
+      ? `no sideEffect (which means '${DEFAULT_SIDE_EFFECT}')`
+      : `sideEffect 'external'`;
+  return `retry is allowed only for sideEffect 'none' or 'idempotent', since a retry runs execute again; got ${given}`;
+}
+
+/*
+ * Approval policies: what `needsApproval` accepts besides a boolean. `approvalRequired(reason, sideEffect?)`
+ * (Assembly Line's name) builds an "always ask, saying why" policy; a predicate may answer
+ * `{ required, reason }`. The reason reaches the approver (PROTOCOL.md §18.8).
+ */
+// `Symbol.for`, so that a policy made by one copy of toolwire (ESM and CJS both loaded) works in the other.
+const POLICY = Symbol.for('toolwire.approvalRequired.v1');
+
+/** A policy made by {@link approvalRequired}: every call needs a human's approval, for `reason`. */
+export interface ApprovalPolicy {
+  /** Why a human must approve, shown to the approver (at most 1,000 characters). */
+  readonly reason: string;
+  /** The side-effect class it was declared with. @default 'external' */
+  readonly sideEffect: SideEffect;
+}
+
+/** What a `needsApproval` predicate may answer: a boolean, or whether approval is required and why. */
+export type ApprovalAnswer = boolean | { required: boolean; reason?: string };
+
+/**
+ * Every call of the tool needs a human's approval, and the approver is told `reason`. Announced as
+ * `needsApproval: true` with `approvalReason` (PROTOCOL.md §18.8), so the service holds the calls itself when
+ * the client has no `onApproval`. Assembly Line's `approvalRequired(reason, sideEffect?)`, its `sideEffect`
+ * defaulting to `'external'` as there; toolwire records it on the policy only (`tool({ sideEffect })` is the
+ * tool's own class).
+ *
+ * @param reason - a non-empty string of at most 1,000 characters (`tool()` refuses another with
+ *   `ToolDefinitionError` `invalid_option`).
+ * @example
+ * ```ts
+ * const note = tool({
+ *   name: 'record_note',
+ *   description: 'Records a durable note.',
+ *   needsApproval: approvalRequired('Recording a note is a durable side effect.', 'idempotent'),
+ *   execute: () => ({ recorded: true }),
+ * });
+ * ```
+ */
+export function approvalRequired(reason: string, sideEffect: SideEffect = 'external'): ApprovalPolicy {
+  const policy = { reason, sideEffect };
+  Object.defineProperty(policy, POLICY, { value: true });
+  return Object.freeze(policy);
+}
+
+/** `true` for a policy made by {@link approvalRequired}. */
+export function isApprovalPolicy(value: unknown): value is ApprovalPolicy {
+  return typeof value === 'object' && value !== null && (value as { [POLICY]?: unknown })[POLICY] === true;
+}
+
+/** The rule of `needsApproval`: a boolean, a predicate, or an {@link approvalRequired} policy with a usable reason. */
+export const aNeedsApproval: Rule = {
+  expected: `a boolean, a function or approvalRequired(reason, sideEffect?) (a reason of 1 to ${MAX_APPROVAL_REASON_CHARS} characters; none, idempotent or external)`,
+  test: (value) =>
+    typeof value === 'boolean' ||
+    typeof value === 'function' ||
+    (isApprovalPolicy(value) &&
+      typeof value.reason === 'string' &&
+      value.reason.trim() !== '' &&
+      value.reason.length <= MAX_APPROVAL_REASON_CHARS &&
+      ['none', 'idempotent', 'external'].includes(value.sideEffect)),
+};
+
+/** Whether a call needs approval, and why when known. */
+export interface ApprovalNeed {
+  required: boolean;
+  reason?: string;
+}
+
+/**
+ * A predicate's answer as an {@link ApprovalNeed}. Fail safe: anything truthy that is not `{ required }` asks
+ * for approval (a predicate that returns `'yes'` or `1` was meant to); `{ required }` is read as a boolean. A
+ * reason that is not a string, or is empty, is dropped; a long one is cut to 1,000 characters.
+ */
+export function readApprovalAnswer(answer: unknown): ApprovalNeed {
+  if (typeof answer !== 'object' || answer === null) return { required: Boolean(answer) };
+  if (!('required' in answer)) return { required: true };
+  const { required, reason } = answer as { required: unknown; reason?: unknown };
+  if (!required) return { required: false };
+  return typeof reason === 'string' && reason.trim() !== ''
+    ? { required: true, reason: reason.slice(0, MAX_APPROVAL_REASON_CHARS) }
+    : { required: true };
+}
+
+const agentNames = anArrayOf(aString('a non-empty string', { minLength: 1 }));
+
+/**
+ * The rule of `tool({ allowedAgentNames })`: a non-empty array of agent names. An empty list is refused: it would
+ * let no agent call the tool, which is almost surely a list that was meant to be filled (leave the option out to
+ * let every agent call it).
+ */
+export const anAgentNameList: Rule = {
+  ...agentNames,
+  expected:
+    'a non-empty array of agent names (an empty list would let no agent call the tool; leave allowedAgentNames out to let every agent call it)',
+  test: (value) => Array.isArray(value) && value.length > 0,
+};
+
+/*
+ * Tools written for another SDK, read as they are: the keys of an AI SDK tool that mean nothing here (accepted
+ * and ignored), an AI SDK `jsonSchema()` object as a schema, and the AI SDK's argument conventions of
+ * `needsApproval` and `toModelOutput`. Nothing here imports `ai`: the shapes are recognised structurally.
+ */
+/**
+ * Keys of an AI SDK tool (`ai` 6) that toolwire accepts and ignores: `type` (`'function'` or `'dynamic'`; a
+ * provider tool has no `execute` to run here), `providerOptions` and `inputExamples` (for a model provider),
+ * `metadata`, `title`, and the streaming hooks `onInputStart`, `onInputDelta`, `onInputAvailable` (a `tool_call` arrives
+ * whole: there is no input stream to report).
+ */
+export interface IgnoredToolKeys {
+  type?: 'function' | 'dynamic';
+  providerOptions?: unknown;
+  metadata?: unknown;
+  inputExamples?: unknown;
+  title?: string;
+  onInputStart?: unknown;
+  onInputDelta?: unknown;
+  onInputAvailable?: unknown;
+}
+
+/** The rules of {@link IgnoredToolKeys}. */
+export const IGNORED_TOOL_KEYS: { readonly [K in keyof IgnoredToolKeys]-?: Rule } = {
+  type: {
+    expected: '"function" or "dynamic" (a provider-executed tool cannot run in this process)',
+    test: (value) => value === 'function' || value === 'dynamic',
+  },
+  providerOptions: anything,
+  metadata: anything,
+  inputExamples: anything,
+  title: anything,
+  onInputStart: aFunction,
+  onInputDelta: aFunction,
+  onInputAvailable: aFunction,
+};
+
+const AI_SDK_SCHEMA = Symbol.for('vercel.ai.schema');
+
+/** `true` for what the AI SDK's `jsonSchema()` / `zodSchema()` return (marked with `Symbol.for('vercel.ai.schema')`). */
+export function isAiSdkSchema(value: unknown): value is { readonly jsonSchema: unknown } {
+  return (
+    isRecord(value) && (value as Record<symbol, unknown>)[AI_SDK_SCHEMA] === true && 'jsonSchema' in value
+  );
+}
+
+/**
+ * The schema to resolve: an AI SDK schema object is read as its JSON Schema (toolwire validates against it; the
+ * object's own `validate` is not used); anything else as it is.
+ * @throws ToolDefinitionError `invalid_parameters` when its JSON Schema is a promise (a lazy remote schema).
+ */
+export function unwrapSchema(value: unknown, owner: string, field: string): unknown {
+  if (!isAiSdkSchema(value) || isStandardSchema(value)) return value;
+  const json = value.jsonSchema;
+  if (isThenable(json)) {
+    throw new ToolDefinitionError(
+      'invalid_parameters',
+      `${owner}: ${field} is an AI SDK schema whose JSON Schema is a promise; give the JSON Schema itself`,
+    );
+  }
+  return json;
+}
+
+/** Keys only an AI SDK tool has: an object with one is read with the AI SDK's argument order. */
+const AI_SDK_ONLY_KEYS = [
+  'type',
+  'providerOptions',
+  'inputExamples',
+  'onInputStart',
+  'onInputDelta',
+  'onInputAvailable',
+];
+/** Keys only toolwire (or an OpenAI Agents tool) has: an object with one is read with toolwire's order. */
+const TOOLWIRE_ONLY_KEYS = [
+  'parameters',
+  'requiresApproval',
+  'errorFunction',
+  'timeoutMs',
+  'allowedAgentNames',
+  'sideEffect',
+  'retry',
+  'sensitiveFieldNames',
+];
+/**
+ * `true` when an object given as a tool is read with the AI SDK's conventions, whether or not it has a `name`
+ * (`ai`'s `tool()` returns its argument as it is, so no mark tells an AI SDK tool apart; its keys do):
+ *
+ * - the AI SDK's: it has a key only an AI SDK tool has (`type: 'function'` or `'dynamic'`, `providerOptions`,
+ *   `inputExamples`, `onInputStart`, `onInputDelta`, `onInputAvailable`) or its `inputSchema` is an AI SDK
+ *   `jsonSchema()` / `zodSchema()` object;
+ * - else toolwire's: it has a key only toolwire has (`parameters`, `requiresApproval`, `errorFunction`,
+ *   `timeoutMs`, `allowedAgentNames`, `sideEffect`, `retry`, `sensitiveFieldNames`), or its `inputSchema` is not
+ *   a Standard Schema (the AI SDK takes no bare JSON Schema);
+ * - else (`inputSchema` a Standard Schema, nothing more) the AI SDK's, whose shape that is, with one exception:
+ *   a `needsApproval` function is refused, since `(ctx, input)` read as `(input, options)` would skip approval.
+ *
+ * @throws ToolDefinitionError `ambiguous_tool_shape` in that exception, naming the tool and saying how to tell.
+ */
+export function readsAiSdkConventions(given: Record<string, unknown>, owner: string): boolean {
+  const schema = given.inputSchema;
+  if (AI_SDK_ONLY_KEYS.some((key) => given[key] !== undefined) || isAiSdkSchema(schema)) return true;
+  if (TOOLWIRE_ONLY_KEYS.some((key) => given[key] !== undefined) || !isStandardSchema(schema)) return false;
+  if (typeof given.needsApproval !== 'function') return true;
+  throw new ToolDefinitionError(
+    'ambiguous_tool_shape',
+    `${owner}: needsApproval is a function, but nothing tells whether it takes (input, options) as in the AI SDK or (ctx, input) as in toolwire; add type: 'function' for the AI SDK's order, or give the schema as parameters (or make the tool with toolwire's tool()) for toolwire's`,
+  );
+}
+
+type Callback = (...args: never[]) => unknown;
+
+/**
+ * `needsApproval(input, options)`, the AI SDK's order, as toolwire's `(ctx, input)`; `ctx` carries the AI SDK's
+ * `toolCallId`, `messages` and `experimental_context`.
+ */
+export function aiSdkApproval(needsApproval: unknown): unknown {
+  if (typeof needsApproval !== 'function') return needsApproval;
+  const predicate = needsApproval as (input: unknown, options: ToolContext) => unknown;
+  return (ctx: ToolContext, input: unknown) => predicate(input, ctx);
+}
+
+/**
+ * The AI SDK's `execute` and `toModelOutput({ toolCallId, input, output })` as toolwire's: `execute` notes each
+ * call's input so that `toModelOutput` can be given it, and its `{ type, value }` answer is mapped by
+ * {@link fromAiSdkOutput}.
+ */
+export function aiSdkModelOutput(
+  execute: Callback,
+  toModelOutput: unknown,
+): { execute: Callback; toModelOutput: ((output: unknown, ctx: ToolContext) => unknown) | undefined } {
+  if (typeof toModelOutput !== 'function') return { execute, toModelOutput: undefined };
+  const inputs = new WeakMap<object, unknown>();
+  const run = execute as (input: unknown, ctx: ToolContext) => unknown;
+  const project = toModelOutput as (options: {
+    toolCallId: string;
+    input: unknown;
+    output: unknown;
+  }) => unknown;
+  return {
+    execute: ((input: unknown, ctx: ToolContext) => {
+      inputs.set(ctx, input);
+      return run(input, ctx);
+    }) as Callback,
+    toModelOutput: (output, ctx): MaybePromise<unknown> => {
+      const answer = project({ toolCallId: ctx.callId, input: inputs.get(ctx), output });
+      return isThenable(answer) ? Promise.resolve(answer).then(fromAiSdkOutput) : fromAiSdkOutput(answer);
+    },
+  };
+}
+
+/**
+ * An AI SDK tool result output as the value toolwire serialises: `text` its string, `json` its value,
+ * `content` toolwire content parts (`text`; `media`, `image-data` and `file-data` as image or file parts),
+ * `execution-denied` its reason. `error-text` / `error-json` throw, so the call is an `error` result whose text
+ * is `Error running <name>: <value>` (or `errorFunction`'s). Anything else is used as it is.
+ */
+export function fromAiSdkOutput(answer: unknown): unknown {
+  if (!isRecord(answer) || typeof answer.type !== 'string') return answer;
+  const { value } = answer;
+  switch (answer.type) {
+    case 'text':
+    case 'json':
+      return value;
+    case 'error-text':
+      throw new Error(String(value));
+    case 'error-json':
+      throw new Error(JSON.stringify(value));
+    case 'execution-denied':
+      return typeof answer.reason === 'string' ? answer.reason : 'The tool execution was denied.';
+    case 'content':
+      return Array.isArray(value) ? content(value.map(contentPart)) : answer;
+    default:
+      return answer;
+  }
+}
+
+function contentPart(part: unknown): ContentInput {
+  if (!isRecord(part)) return { type: 'json', value: part };
+  if (part.type === 'text' && typeof part.text === 'string') return { type: 'text', text: part.text };
+  const data = part.data;
+  const mediaType = typeof part.mediaType === 'string' ? part.mediaType : 'application/octet-stream';
+  if (
+    (part.type === 'media' || part.type === 'image-data' || part.type === 'file-data') &&
+    typeof data === 'string'
+  ) {
+    return mediaType.startsWith('image/') && part.type !== 'file-data'
+      ? { type: 'image', data, mediaType: mediaType as 'image/png' }
+      : {
+          type: 'file',
+          data,
+          mediaType,
+          ...(typeof part.filename === 'string' ? { filename: part.filename } : {}),
+        };
+  }
+  return { type: 'json', value: part };
+}
+
+/*
+ * The types of a tool: its options, the `ctx` its callbacks get, and the tool itself. {@link tool} (in
+ * src/tool/tool.ts) makes one; they live apart so that the files reading other SDKs' shapes can use them.
+ */
+/** A plain JSON Schema object given as `parameters` or `outputSchema`. Write it `as const` for typed input. */
+export type JsonSchemaObject = { readonly [keyword: string]: unknown };
+
+/**
+ * What `parameters` accepts: any Standard Schema (zod 3/4, valibot, arktype, …), a zod 3 schema from before
+ * 3.24 (no Standard Schema), or a JSON Schema object.
+ */
+export type ToolParameters = StandardSchemaV1 | LegacyZod3Schema | JsonSchemaObject;
+
+/** The input of a tool without `parameters`: an object with no keys. */
+export type EmptyInput = Record<string, never>;
+
+/**
+ * The type `execute` receives for given `parameters`: the schema's output type for a Standard Schema,
+ * `json-schema-to-ts`'s `FromSchema` for an `as const` JSON Schema (defaulted properties stay optional:
+ * toolwire does not fill in JSON Schema defaults), {@link EmptyInput} when omitted.
+ */
+export type InferParameters<P> = [P] extends [undefined]
+  ? EmptyInput
+  : P extends StandardSchemaV1
+    ? StandardSchemaV1.InferOutput<P>
+    : P extends LegacyZod3Schema<infer Output>
+      ? Output
+      : P extends JSONSchema
+        ? FromSchema<P, { keepDefaultedPropertiesOptional: true }>
+        : Record<string, unknown>;
+
+/**
+ * What `execute` and the other callbacks receive besides the input: the fields below, the methods of
+ * {@link ContextMethods} (`progress`, …) and the members of {@link ContextScope} (`attempt`, `step`, …).
+ */
+export interface ToolContext<C = unknown> extends ContextMethods, ContextScope {
+  /** The run context given to the client (or to `invokeTool`); it never leaves the process. */
+  context: C;
+  /** Aborts when the call is cancelled (by the service or `options.signal`) or times out (`timeoutMs`). */
+  signal: AbortSignal;
+  /** Id of this call, unique per call; the same when the service re-delivers the call. */
+  callId: string;
+  /** Id of the run this call belongs to. */
+  runId: string;
+  /** The tool's name. */
+  toolName: string;
+  /** `true` when a human approved this call; `false` when no approval was asked for. */
+  approved: boolean;
+  /** Nesting depth of the run: 0 for a top-level run, 1 inside an agent used as a tool, and so on. */
+  depth: number;
+  /**
+   * A key for deduplicating a side effect (e.g. an `Idempotency-Key` header). Per call (the default): the same
+   * for the same call id and scope, so a retry and a re-delivered call reuse it; different across calls and
+   * scopes; `toolwire:<callId>[:<scope>]`. Per run (`{ per: 'run' }`): the same for every call of the run with
+   * that scope; `toolwire-run:<runId>[:<scope>]`. Each part URI-encoded.
+   *
+   * @example
+   * ```ts
+   * await fetch(url, { method: 'POST', headers: { 'Idempotency-Key': ctx.idempotencyKey('charge') } });
+   * const perRun = ctx.idempotencyKey('welcome-email', { per: 'run' });
+   * ```
+   * @throws ToolDefinitionError `invalid_options`, `unknown_option` (with "did you mean": `{ pre: 'run' }`) or
+   *   `invalid_option` (`per` other than `'call'` or `'run'`): a misspelt option never gives a key of another kind.
+   */
+  idempotencyKey(scope?: string, options?: IdempotencyKeyOptions): string;
+  /**
+   * The AI SDK's names, so that an `execute(input, options)` written for the AI SDK runs unchanged:
+   * `toolCallId` is `callId`, `abortSignal` is `signal`, `experimental_context` is `context`, and `messages`
+   * is always an empty array (the conversation stays with the service: a `tool_call` carries no messages).
+   * Read from the prototype: `{ ...ctx }` does not copy them.
+   */
+  readonly toolCallId: string;
+  /** The AI SDK's name of `signal`; see {@link ToolContext.toolCallId}. */
+  readonly abortSignal: AbortSignal;
+  /**
+   * Always `[]` (frozen): see {@link ToolContext.toolCallId}. Typed `never[]` (nothing can be added to it) so
+   * that an AI SDK `execute(input, options: ToolExecutionOptions)` accepts this `ctx` as its `options`.
+   */
+  readonly messages: never[];
+  /** The AI SDK's name of `context`; see {@link ToolContext.toolCallId}. */
+  readonly experimental_context: C;
+}
+
+/** Options of {@link tool}. `P` is the type of `parameters`, `Out` what `execute` returns, `C` the context. */
+export interface ToolOptions<P extends ToolParameters | undefined = undefined, Out = unknown, C = unknown> {
+  /** Name the model calls the tool by: 1 to 64 letters, digits, `_` or `-`. */
+  name: string;
+  /** What the tool does and when to use it; the model reads it. Must not be empty. */
+  description: string;
+  /** Schema of the arguments: a Standard Schema, a JSON Schema object with `type: 'object'`, or omitted. */
+  parameters?: P | undefined;
+  /**
+   * The same as `parameters`, under the name the AI SDK, MCP and several agent SDKs use. Give one of the two,
+   * never both (`conflicting_options`). An AI SDK `jsonSchema()` object is read as its JSON Schema.
+   */
+  inputSchema?: P | undefined;
+  /**
+   * Does the work. Gets the validated input (the schema's output, e.g. with defaults applied). A string result
+   * reaches the model unchanged; anything else as JSON (see `serializeOutput`). Throwing is fine: the
+   * model reads `Error running <name>: <message>` (or `errorFunction`'s text).
+   */
+  execute(input: InferParameters<P>, ctx: ToolContext<C>): Out | Promise<Out>;
+  /**
+   * The text the model reads when `execute` throws or times out, instead of the default. Its return value is
+   * used verbatim when it is a string; if it throws, returns anything else (e.g. `undefined`), or does not
+   * answer within `timeoutMs` (at most {@link ERROR_FUNCTION_TIMEOUT_MS}, 5,000 ms, which is also its limit
+   * when there is no `timeoutMs`), the default text is used. Argument order as in the OpenAI Agents SDK;
+   * `null` (which there means "let the error propagate") means the default text here: a tool failure is a result.
+   */
+  errorFunction?: ((ctx: ToolContext<C>, error: unknown) => string | Promise<string>) | null | undefined;
+  /**
+   * Whether a human must approve a call before `execute` runs: a boolean, {@link approvalRequired}`(reason)`, or
+   * a predicate of the validated input answering a boolean or `{ required, reason? }` (it runs after
+   * validation, the allowlist and the client's policies, before `execute`). The reason is shown to the approver.
+   * The predicate gets `(ctx, input, callId)`, `callId` being `ctx.callId`: the OpenAI Agents SDK's
+   * `needsApproval(runContext, input, callId)` moves over unchanged.
+   * @default false
+   */
+  needsApproval?:
+    | boolean
+    | ApprovalPolicy
+    | ((
+        ctx: ToolContext<C>,
+        input: InferParameters<P>,
+        callId: string,
+      ) => ApprovalAnswer | Promise<ApprovalAnswer>)
+    | undefined;
+  /** The same as `needsApproval`, under the name Relay-E and Assemble use. One of the two, never both. */
+  requiresApproval?:
+    | boolean
+    | ApprovalPolicy
+    | ((
+        ctx: ToolContext<C>,
+        input: InferParameters<P>,
+        callId: string,
+      ) => ApprovalAnswer | Promise<ApprovalAnswer>)
+    | undefined;
+  /**
+   * The agents whose runs may call the tool (Assemble's `allowedAgentNames`), by `name`. A call from any other
+   * agent's run, or whose agent is unknown (a service without the feature `call_context`), is refused before
+   * approval and `execute`: status `rejected`, the model reading `<name> was not run: the agent "<agent>" is not
+   * allowed to call it.`. @default every agent may call it
+   */
+  allowedAgentNames?: readonly string[] | undefined;
+  /**
+   * Announce the parameters in the form OpenAI's strict function calling accepts: every property required,
+   * optional ones as nullable (`anyOf: [schema, { type: 'null' }]`), `additionalProperties: false`, annotations
+   * such as `default` left out. A `null` the model sends for an optional property is removed before validation,
+   * so `execute` sees the same input as without `strict`. Open objects follow one rule: an object that declares
+   * properties is narrowed to them whatever its `additionalProperties` (the model can send only those; validation
+   * still reads the original schema), and one that declares none (a record, a free-form `{ type: 'object' }`) is
+   * refused, since strict mode would make it `{}` (the root without properties is a tool without input). A schema
+   * that cannot be made strict (that, a keyword strict mode does not support, an optional property that also
+   * accepts `null`, …) is refused here with `unsupported_schema`, naming its JSON Pointer. See src/tool/strict.ts.
+   * `definition.parameters` is then the strict form; `inputSchemaOf(tool)` gives the ordinary one.
+   * @default false
+   */
+  strict?: boolean | undefined;
+  /**
+   * Time limit of a call, in milliseconds (a positive integer up to 2_147_483_647): one budget, counted from
+   * the start of the call, for everything the tool itself runs: argument validation (async refinements
+   * included), the `needsApproval` predicate, `execute`, `outputSchema` validation and `toModelOutput`. The
+   * time a human takes to approve is not counted. When it runs out, in whichever phase, `ctx.signal` aborts
+   * with a `TimeoutError`, the call ends with status `timeout` and the model reads `Error running <name>: timed
+   * out after <n>ms` (or `errorFunction`'s text). Without it, a call ends when it finishes or is cancelled.
+   * @default none
+   */
+  timeoutMs?: number | undefined;
+  /** Schema the result must match (any kind `parameters` accepts); a mismatch is an `error` result. */
+  outputSchema?: ToolParameters | undefined;
+  /**
+   * What the model reads instead of the full result: it receives `execute`'s full return value (parsed by
+   * `outputSchema`, widget included) and its return value is serialised like a result. The caller still gets
+   * the full value in `ToolCallResult.value`. A throw is handled like a throw from `execute`.
+   */
+  toModelOutput?: ((output: Out) => unknown) | undefined;
+  /**
+   * How the tool touches the world, announced to the service (approval and audit surfaces may show it): `'none'`
+   * (reads only), `'idempotent'` (a write that may run twice with the same effect) or `'external'` (anything
+   * else: a charge, an email). Only `none` and `idempotent` tools may have `retry`. @default 'external'
+   */
+  sideEffect?: SideEffect | undefined;
+  /**
+   * Run `execute` again when it throws or an attempt runs out of `timeoutMs` (see {@link RetryOptions}); the
+   * model reads the last attempt's failure when none succeeds. Needs `sideEffect` `'none'` or `'idempotent'`.
+   * @default none (one attempt)
+   */
+  retry?: RetryOptions | undefined;
+  /**
+   * Names of input properties (at any depth, exact names) whose values are secrets for the call. Their values,
+   * in the model's arguments, the validated input and any arguments an approver edited, are scrubbed, on top of
+   * the client's `redact` rules, from everything that leaves the call: the result (text, JSON, widget, content
+   * parts), errors, the approver's view (`ApprovalRequest.input` shows `"[redacted]"`), the "approver edited"
+   * note, events, progress, preliminary results, questions, step results, `ctx.logger` lines and a client's
+   * traced arguments. The rule:
+   * - in structured data (JSON outputs, widgets, events, log fields, step results, the approver's input), the
+   *   field's whole value is replaced by `"[redacted]"` wherever its name appears, whatever its kind or length;
+   * - in text, a value is searched for and replaced only when its text (a string, a number's digits) is at least
+   *   4 characters long: `1`, `' '`, `'e'` or `true` would take ordinary text with them. Booleans and `null` are
+   *   never searched for;
+   * - an output that is JSON stays JSON: it is redacted inside its values and written again compactly.
+   * @default []
+   */
+  sensitiveFieldNames?: readonly string[] | undefined;
+}
+
+/**
+ * A tool made by {@link tool}: its name, description and announced definition. Everything needed to run it is
+ * held privately; run it with {@link invokeTool} or a client.
+ *
+ * `Input`, `Output` and `C` are the validated input, `execute`'s result and the context type.
+ */
+export interface Tool<Input = unknown, Output = unknown, C = unknown> {
+  /** The tool's name. */
+  readonly name: string;
+  /** The tool's description. */
+  readonly description: string;
+  /** The JSON-serialisable entry announced to the service (frozen). */
+  readonly definition: ToolDefinition;
+  /** Type-level only (never present at runtime): carries `Input`, `Output` and `C` for inference. */
+  readonly '~types'?: { readonly input: Input; readonly output: Output; readonly context: C } | undefined;
+}
+
+/**
+ * A {@link Tool} of any input, output and context type: what a `tools` option, `addTool()` and the bridges
+ * accept as a `tool()` result (and how TypeScript's messages name it).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a tool of any input, output and context type.
+export type AnyTool = Tool<any, any, any>;
+
+/** The validated input type of a tool. */
+export type ToolInput<T> = T extends Tool<infer I, unknown, unknown> ? I : never;
+/** The `execute` result type of a tool (before `toModelOutput`). */
+export type ToolOutput<T> = T extends Tool<unknown, infer O, unknown> ? O : never;
+
+/** What {@link invokeTool} needs; kept off the public surface. */
+export interface ToolInternals {
+  readonly parameters: SchemaAdapter;
+  /** The parameters' JSON Schema before any `strict` rewrite (for `strict: true`, not `parameters.jsonSchema`). */
+  readonly inputSchema: JsonSchemaObject;
+  readonly outputSchema: SchemaAdapter | undefined;
+  readonly execute: (input: unknown, ctx: ToolContext) => unknown;
+  readonly errorFunction: ((ctx: ToolContext, error: unknown) => unknown) | undefined;
+  readonly needsApproval:
+    | boolean
+    | ApprovalPolicy
+    | ((ctx: ToolContext, input: unknown, callId: string) => unknown);
+  readonly allowedAgentNames: readonly string[] | undefined;
+  readonly timeoutMs: number | undefined;
+  readonly retry: RetryOptions | undefined;
+  readonly sensitiveFieldNames: readonly string[];
+  /** Gets the call's `ctx` too (the AI SDK's `toModelOutput` reads the call id and input through it). */
+  readonly toModelOutput: ((output: unknown, ctx: ToolContext) => unknown) | undefined;
+}
 
 // `Symbol.for`, so that a tool made by one copy of toolwire (ESM and CJS both loaded) runs in the other.
 const INTERNALS = Symbol.for('toolwire.tool.internals.v1');
@@ -326,4 +1122,24 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
   const made = { name: loose.name, description: loose.description, definition };
   Object.defineProperty(made, INTERNALS, { value: Object.freeze(internals) });
   return Object.freeze(made) as Tool;
+}
+
+/*
+ * `inputSchemaOf()`: a tool's input JSON Schema in its ordinary form, for an adapter to a protocol that has no
+ * strict mode (MCP).
+ */
+/**
+ * The JSON Schema of `tool`'s input as its own validation reads it (2020-12 vocabulary, no `$schema`): for a
+ * tool without `strict`, a copy of `tool.definition.parameters`; for a `strict: true` tool, the schema before the
+ * strict rewrite (optional properties optional rather than required and nullable, open objects open), since
+ * `definition.parameters` is then the strict form, meant only for a model in strict mode. A host that validates
+ * arguments against the announced schema itself (an MCP client: MCP has no strict mode) must be given this form,
+ * or it refuses a call the tool accepts. `registerMcpTools()` (toolwire/mcp) announces it.
+ *
+ * @returns a fresh copy each call (changing it changes nothing in the tool); for a tool made by another copy of
+ *   toolwire that does not keep this schema, a copy of `tool.definition.parameters`.
+ */
+export function inputSchemaOf(tool: Tool): JsonSchemaObject {
+  const kept = toolInternals(tool)?.inputSchema;
+  return structuredClone(kept ?? tool.definition.parameters) as JsonSchemaObject;
 }

@@ -10,8 +10,8 @@
  */
 import * as z from 'zod/mini';
 import { jsonStringBytes } from '../wire/utf8';
-import { formatPath } from './schema/path';
-import { thrownMessage } from './serialize';
+import { thrownMessage } from './output';
+import { formatPath } from './schema/adapter';
 
 /** Colours a {@link BadgeWidget} may use. */
 export const BADGE_COLORS = ['neutral', 'success', 'warning', 'danger', 'info'] as const;

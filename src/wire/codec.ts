@@ -7,22 +7,125 @@
  */
 import { nestsDeeperThan } from '../json';
 import { MAX_FRAME_DEPTH } from '../limits';
-import { MAX_TRACE_FIELD_CHARS } from './call-frames';
-import { clientFrameSchema } from './client-frames';
-import {
-  dropFields,
-  INFORMATIVE_CLIENT_FIELDS,
-  INFORMATIVE_SERVICE_FIELDS,
-  informativePath,
-} from './informative';
+import type { Logger } from '../logger';
 import {
   type ClientFrame,
+  clientFrameSchema,
   type FrameOf,
+  MAX_PROGRESS_MESSAGE_CHARS,
+  MAX_TRACE_FIELD_CHARS,
   PROTOCOL_DEFAULTS,
   type ServiceFrame,
   serviceFrameSchema,
 } from './protocol';
-import { utf8Length } from './utf8';
+import { cutChars, jsonPrefix, jsonStringBytes, utf8Length } from './utf8';
+
+/*
+ * The informative fields of each frame: fields a receiver drops, rather than refuse the whole frame, when their
+ * value is not what the protocol says (PROTOCOL.md §12, "Informative fields"). A frame whose only faults are in
+ * these fields is used without them; the decoder says which it dropped, and the receiver logs it.
+ *
+ * A path names a field from the frame's root, `*` standing for any array index. Dropping an array element
+ * removes it from its array (an unknown feature name); dropping an object field deletes it.
+ */
+/** Informative fields of the frames the service sends. */
+export const INFORMATIVE_SERVICE_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  // Names a peer does not know are ignored, never refused (§2); a lease without a valid leaseMs is no lease (§18.4);
+  // without a valid sessionGraceMs the client assumes the default (§15).
+  welcome: ['features', 'features.*', 'leaseMs', 'maxCallDurationMs', 'sessionGraceMs'],
+  // The trace context is informative (§18.10); the reason of a rejection is text for the model.
+  tool_call: ['traceparent', 'tracestate', 'reason'],
+  // Any reason is a plain cancel (§6).
+  cancel: ['reason'],
+  // `seq` only drops repeats after a resume (§10.2); `data` is anything already.
+  run_event: ['seq'],
+  // A run_result is never refused for what it reports (§10.1).
+  run_result: ['model', 'error', 'code', 'toolCalls.*.content', 'toolCalls.*.widget'],
+  // Any status but answered and declined is cancelled (§4.3), one that is not a string too.
+  answer: ['status', 'reason'],
+};
+
+/** Informative fields of the frames a client sends. */
+export const INFORMATIVE_CLIENT_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  // Unknown names are ignored (§2, §10.2); `sideEffect` absent is `external` (§4.1); the reason is for the approver.
+  hello: [
+    'features',
+    'features.*',
+    'runEventKinds',
+    'runEventKinds.*',
+    'tools.*.sideEffect',
+    'tools.*.approvalReason',
+  ],
+  tools_update: ['tools.*.sideEffect', 'tools.*.approvalReason'],
+  tool_result: ['durationMs'],
+  run_cancel: ['reason'],
+};
+
+/**
+ * The informative field an issue at `path` falls in (the longest pattern of `patterns` that is a prefix of it),
+ * as a concrete path; `undefined` when the issue is in a field that is not informative.
+ */
+export function informativePath(
+  patterns: readonly string[] | undefined,
+  path: readonly PropertyKey[],
+): PropertyKey[] | undefined {
+  let best: PropertyKey[] | undefined;
+  for (const pattern of patterns ?? []) {
+    const segments = pattern.split('.');
+    if (segments.length > path.length || (best !== undefined && segments.length <= best.length)) continue;
+    const matches = segments.every((segment, i) =>
+      segment === '*' ? typeof path[i] === 'number' : segment === path[i],
+    );
+    if (matches) best = path.slice(0, segments.length);
+  }
+  return best;
+}
+
+/** Drops the fields at `paths` from `value` (a freshly parsed frame, changed in place). */
+export function dropFields(value: Record<string, unknown>, paths: readonly PropertyKey[][]): void {
+  const arrays = new Set<unknown[]>();
+  const removed = Symbol('dropped');
+  for (const path of paths) {
+    let parent: unknown = value;
+    for (const key of path.slice(0, -1)) parent = (parent as Record<PropertyKey, unknown> | undefined)?.[key];
+    const last = path[path.length - 1] as PropertyKey;
+    if (Array.isArray(parent) && typeof last === 'number') {
+      parent[last] = removed;
+      arrays.add(parent);
+    } else if (typeof parent === 'object' && parent !== null)
+      delete (parent as Record<PropertyKey, unknown>)[last];
+  }
+  for (const array of arrays) {
+    const kept = array.filter((item) => item !== removed);
+    array.length = 0;
+    array.push(...kept);
+  }
+}
+
+/**
+ * Logs the informative fields dropped from a frame: a `warn` the first time a field of a frame type is dropped
+ * (on this socket: one logger per socket), `debug` after that, so a service that gets a field wrong in every
+ * frame is said once. The line names the frame type, its call id if any, and the field; never its value.
+ */
+export function droppedFieldsLog(
+  logger: Pick<Logger, 'warn' | 'debug'>,
+  peer: string,
+): (frame: { type: string; callId?: unknown }, dropped: readonly string[]) => void {
+  const said = new Set<string>();
+  return (frame, dropped) => {
+    const fields = {
+      type: frame.type,
+      ...(typeof frame.callId === 'string' ? { callId: frame.callId } : {}),
+    };
+    for (const problem of dropped) {
+      const key = `${frame.type} ${problem.slice(0, problem.indexOf(':')).replace(/\.\d+/g, '.*')}`;
+      const message = `an informative field of a ${frame.type} frame from the ${peer} is invalid and was ignored: ${problem}`;
+      if (said.has(key)) logger.debug(fields, message);
+      else logger.warn(fields, message);
+      said.add(key);
+    }
+  };
+}
 
 /** The ids and tool name a refused frame carried, where they are readable (PROTOCOL.md §12). */
 export interface RefusedFrame {
@@ -327,4 +430,58 @@ function encodePlainResult({
 }: FrameOf<ClientFrame, 'tool_result'>): string {
   const duration = durationMs === undefined ? '' : `,"durationMs":${JSON.stringify(durationMs)}`;
   return `{"type":"tool_result","callId":${JSON.stringify(callId)},"status":${JSON.stringify(status)},"output":${JSON.stringify(output)}${duration}}`;
+}
+
+/*
+ * Fitting a client frame's free text within the service's frame limit (PROTOCOL.md §15): a text field is cut, on a
+ * character boundary, to the bytes the rest of the frame leaves, so that the frame is always sent.
+ */
+/** What ends a text cut to fit a frame. */
+export const CUT_MARK = '…';
+
+/** UTF-8 size of `frame` once encoded, in bytes. */
+export function frameBytes(frame: ClientFrame): number {
+  return utf8Length(encodeFrame(frame));
+}
+
+/**
+ * Cuts the string field `field` of `frame` (in place) so that the encoded frame takes at most `limitBytes`: the
+ * longest prefix that fits, then {@link CUT_MARK}. A text that fits is left as it is; when not even the mark fits,
+ * the field is left empty. Returns `true` when the frame fits afterwards (`false`: the rest of the frame alone is
+ * over the limit).
+ */
+export function fitTextField<F extends ClientFrame>(
+  frame: F,
+  field: keyof F & string,
+  limitBytes: number,
+): boolean {
+  const record = frame as unknown as Record<string, unknown>;
+  const text = record[field];
+  if (typeof text !== 'string') return frameBytes(frame) <= limitBytes;
+  const size = frameBytes(frame);
+  if (size <= limitBytes) return true;
+  // The frame without the text's content: what is left for it is the limit less that.
+  const room = limitBytes - (size - jsonStringBytes(text)) - 2;
+  const mark = jsonStringBytes(CUT_MARK) - 2;
+  if (room >= mark) {
+    record[field] = jsonPrefix(text, room - mark) + CUT_MARK;
+    return true;
+  }
+  record[field] = '';
+  return frameBytes(frame) <= limitBytes;
+}
+
+/**
+ * Sets a `tool_progress` frame's `message` (already redacted: a replacement may have made it longer): cut to
+ * {@link MAX_PROGRESS_MESSAGE_CHARS} characters, then to what the frame limit leaves it, each time ending in
+ * {@link CUT_MARK}.
+ */
+export function setProgressMessage(
+  frame: FrameOf<ClientFrame, 'tool_progress'>,
+  message: string,
+  limitBytes: number,
+): void {
+  frame.message = cutChars(message, MAX_PROGRESS_MESSAGE_CHARS);
+  // The rest of the frame takes at most ~1.7 KB (a callId of 256 characters, escaped): measured only past that.
+  if (frame.message.length * 6 + 2048 > limitBytes) fitTextField(frame, 'message', limitBytes);
 }

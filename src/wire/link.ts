@@ -6,34 +6,335 @@
  *
  * @module
  */
-
 import { ConnectionError, ProtocolError } from '../errors';
-import { type AttemptFailure, attemptFailure, unsupportedProtocol } from './attempt-failure';
+import { displayUrl, type Logger } from '../logger';
 import { Backpressure } from './backpressure';
 import {
+  type DecodeResult,
   decodeServiceFrame,
+  droppedFieldsLog,
   encodeFrame,
+  INFORMATIVE_SERVICE_FIELDS,
+  informativePath,
   isRefusedErrorFrame,
   type RefusalCode,
   type RefusedFrame,
   refusal,
 } from './codec';
-import { describeThrown } from './describe-thrown';
+import { type Heartbeat, type HeartbeatClock, startHeartbeat, systemClock } from './heartbeat';
 import {
-  beforeWelcome,
-  type EarlyFrame,
-  HANDSHAKE_TIMEOUT_MS,
-  handshakeTimeout,
-  helloText,
-  welcomeAgainLog,
-} from './handshake';
-import { type Heartbeat, startHeartbeat, systemClock } from './heartbeat';
-import { droppedFieldsLog } from './informative';
-import type { LinkOptions, Welcome } from './link-options';
-import { CLOSE_CODES, type ClientFrame, type ServiceFrame, SUBPROTOCOL, utf8Length } from './protocol';
-import { canSendHeaders, openTransport, type Transport } from './transport';
+  CLOSE_CODES,
+  type ClientFrame,
+  type FrameOf,
+  type ServiceFrame,
+  SUBPROTOCOL,
+  utf8Length,
+} from './protocol';
+import {
+  canSendHeaders,
+  describeThrown,
+  openTransport,
+  type SocketFailure,
+  type Transport,
+  type WebSocketConstructor,
+} from './transport';
 
-export { HANDSHAKE_TIMEOUT_MS } from './handshake';
+/*
+ * Why a connection attempt failed, in words a person can act on, and whether trying again can help. An attempt
+ * fails when its socket closes before `welcome`; what the runtime said about it (see {@link SocketFailure}) and
+ * the close code decide the {@link ConnectionError} code:
+ *
+ * | code                    | what happened                                                                   | retried |
+ * | ----------------------- | ------------------------------------------------------------------------------- | ------- |
+ * | `connection_refused`    | nothing listens at the address (`ECONNREFUSED`)                                  | yes     |
+ * | `host_not_found`        | the host name does not resolve (`ENOTFOUND`, `EAI_AGAIN`)                        | yes     |
+ * | `network_error`         | any other socket or TLS error the runtime names                                 | yes     |
+ * | `upgrade_failed`        | the upgrade was answered with an HTTP status other than 101 (a 3xx names where) | yes     |
+ * | `unauthorized`          | HTTP 401 or 403 at the upgrade, or close 4001: the key was refused              | no      |
+ * | `unsupported_protocol`  | no `toolwire.v1` subprotocol selected, or close 4002                            | no      |
+ * | `connection_failed`     | the runtime's WebSocket failed and gives no reason (browsers)                   | yes     |
+ * | `closed_before_welcome` | the socket opened, then closed before `welcome`                                 | yes     |
+ *
+ * `handshake_timeout` and `invalid_welcome` (./handshake.ts) and `send_failed` are decided by the link itself.
+ */
+/** A failed attempt: the error to report and whether reconnecting can help. */
+export interface AttemptFailure {
+  error: ConnectionError;
+  fatal: boolean;
+}
+
+/** What is known of an attempt whose socket closed before `welcome`. */
+export interface AttemptFacts {
+  url: string;
+  code: number;
+  reason: string;
+  failure: SocketFailure;
+  /** The socket opened (the upgrade completed). */
+  opened: boolean;
+  /** The runtime's WebSocket sends headers (the key went in `Authorization`, not in `hello`). */
+  sendsHeaders: boolean;
+}
+
+const HOST_NOT_FOUND = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_NODATA']);
+
+/** Classifies a failed attempt. */
+export function attemptFailure(facts: AttemptFacts): AttemptFailure {
+  // Messages show the URL without userinfo, query or fragment, where tokens travel.
+  const url = displayUrl(facts.url);
+  const { code, reason, failure } = facts;
+  const retry = (errorCode: string, message: string, cause?: unknown): AttemptFailure => ({
+    error: new ConnectionError(errorCode, `${url}: ${message}`, cause === undefined ? undefined : { cause }),
+    fatal: false,
+  });
+  const stop = (errorCode: string, message: string): AttemptFailure => ({
+    error: new ConnectionError(errorCode, `${url}: ${message}`),
+    fatal: true,
+  });
+  if (failure.status !== undefined) {
+    if (failure.status === 401 || failure.status === 403) {
+      return stop(
+        'unauthorized',
+        `the API key was refused at the WebSocket upgrade (HTTP ${failure.status})`,
+      );
+    }
+    const redirect =
+      failure.status >= 300 && failure.status < 400 && failure.location !== undefined
+        ? ` (a redirect to ${failure.location}: use that URL; WebSocket clients do not follow redirects)`
+        : '';
+    return retry(
+      'upgrade_failed',
+      `the WebSocket upgrade was answered with HTTP ${failure.status} instead of 101${redirect}`,
+    );
+  }
+  if (failure.selectedProtocol !== undefined && failure.selectedProtocol !== SUBPROTOCOL) {
+    return unsupportedProtocol(url);
+  }
+  if (code === CLOSE_CODES.unauthorized || code === CLOSE_CODES.unsupportedProtocol) {
+    return stop(
+      code === CLOSE_CODES.unauthorized ? 'unauthorized' : 'unsupported_protocol',
+      `the service refused the connection (${code}${reason ? `: ${reason}` : ''})`,
+    );
+  }
+  if (facts.opened) {
+    return retry(
+      'closed_before_welcome',
+      `the socket closed before welcome (${code}${reason ? ` ${reason}` : ''})`,
+    );
+  }
+  const error = failure.error as { code?: unknown; message?: unknown } | undefined;
+  const detail = typeof error?.message === 'string' ? error.message : '';
+  if (error?.code === 'ECONNREFUSED')
+    return retry('connection_refused', `connection refused (${detail})`, error);
+  if (typeof error?.code === 'string' && HOST_NOT_FOUND.has(error.code)) {
+    return retry('host_not_found', `host not found (${detail})`, error);
+  }
+  if (detail) return retry('network_error', `the connection failed (${detail})`, error);
+  return retry(
+    'connection_failed',
+    `the connection failed before the WebSocket upgrade completed; this runtime's WebSocket gives no reason (connection refused, host not found, TLS, or an HTTP status such as 401 from a gateway)${
+      facts.sendsHeaders
+        ? ''
+        : '. It cannot send headers either, so the API key travels in hello, not in an Authorization header'
+    }`,
+  );
+}
+
+/** The service completed the upgrade without selecting `toolwire.v1`: it does not speak this protocol. */
+export function unsupportedProtocol(url: string): AttemptFailure {
+  return {
+    error: new ConnectionError(
+      'unsupported_protocol',
+      `${displayUrl(url)}: the service did not select the subprotocol ${SUBPROTOCOL}, so it does not speak this protocol (is the URL right?)`,
+    ),
+    fatal: true,
+  };
+}
+
+/*
+ * The handshake of one socket, as text: the `hello` to write, how long to wait for `welcome`, and why an attempt
+ * that did not reach a usable `welcome` failed. The {@link Link} decides when; this file says what.
+ */
+/** An attempt that has not received `welcome` within this many milliseconds of starting is dropped. */
+export const HANDSHAKE_TIMEOUT_MS = 10_000;
+
+/**
+ * The `hello` as text, with the API key in it where the runtime cannot send headers; or why no `hello` can be sent
+ * (fatal: retrying cannot help).
+ */
+export function helloText(
+  hello: () => FrameOf<ClientFrame, 'hello'>,
+  keyInHello: string | undefined,
+  maxPayloadBytes: number,
+): { text: string } | AttemptFailure {
+  let text: string;
+  try {
+    const frame = hello();
+    // Browsers cannot set headers on the upgrade request: the key travels in `hello` there.
+    if (keyInHello !== undefined) frame.apiKey = keyInHello;
+    text = encodeFrame(frame);
+  } catch (error) {
+    const message = `the hello frame could not be built: ${describeThrown(error)}`;
+    return { error: new ConnectionError('invalid_hello', message, { cause: error }), fatal: true };
+  }
+  const size = utf8Length(text);
+  if (size <= maxPayloadBytes) return { text };
+  // The service would close with 1009 every time.
+  const message = `the tool definitions make a hello of ${size} bytes, over the service's limit of ${maxPayloadBytes}`;
+  return { error: new ConnectionError('hello_too_large', message), fatal: true };
+}
+
+/** No `welcome` within {@link HANDSHAKE_TIMEOUT_MS}: says whether the upgrade completed. Retried. */
+export function handshakeTimeout(url: string, opened: boolean): AttemptFailure {
+  const shown = displayUrl(url);
+  const message = opened
+    ? `${shown}: no welcome within ${HANDSHAKE_TIMEOUT_MS} ms (the socket opened, but the service did not answer hello)`
+    : `${shown}: the WebSocket upgrade did not complete within ${HANDSHAKE_TIMEOUT_MS} ms`;
+  return { error: new ConnectionError('handshake_timeout', message), fatal: false };
+}
+
+/**
+ * Logs a valid `welcome` after the socket's first, which is ignored: nothing in it is adopted, not its session id
+ * nor its limits (PROTOCOL.md §3). A `warn` the first time on a socket (one logger per socket), `debug` after.
+ */
+export function welcomeAgainLog(logger: Pick<Logger, 'warn' | 'debug'>): () => void {
+  let said = false;
+  return () => {
+    const message =
+      'a welcome frame after the handshake was ignored: this socket keeps the session and limits of its first welcome';
+    if (said) logger.debug({ type: 'welcome' }, message);
+    else logger.warn({ type: 'welcome' }, message);
+    said = true;
+  };
+}
+
+const INVALID_WELCOME = 'invalid welcome frame: ';
+
+/** The frames a service may send before its `welcome` (PROTOCOL.md §3). */
+const MAY_COME_FIRST: ReadonlySet<string> = new Set(['welcome', 'error', 'ping']);
+
+/** A frame received before the first `welcome`: decoded text, or a binary message. */
+export type EarlyFrame = DecodeResult<ServiceFrame> | 'binary';
+
+/**
+ * Whether a frame received before the socket's first `welcome` ends the attempt (PROTOCOL.md §3): anything but a
+ * readable `welcome`, an `error` frame (readable or not: it keeps its meaning, and a close that follows it, e.g.
+ * 4001, decides) or a `ping` (either side may ping at any time, §8; it is answered) cannot be followed by anything
+ * that makes the attempt good. It ends at once, closed with 4003 (the handshake frame was not valid, as the service
+ * does for `hello`), as `invalid_welcome`, retried with the normal backoff (a service being deployed may answer
+ * right on the next attempt). `undefined` for a frame that may come first. The error and the close reason name
+ * fields and frame types, never the values sent.
+ */
+export function beforeWelcome(
+  url: string,
+  early: EarlyFrame,
+): { failure: AttemptFailure; reason: string } | undefined {
+  if (early !== 'binary' && (early.ok ? MAY_COME_FIRST.has(early.frame.type) : isRefusedErrorFrame(early)))
+    return undefined;
+  const code = CLOSE_CODES.helloExpected;
+  const closed = `the client closed the socket (${code})`;
+  const shown = displayUrl(url);
+  if (early !== 'binary' && !early.ok && early.message.startsWith(INVALID_WELCOME)) {
+    const { required, informative } = welcomeFaults(early.message.slice(INVALID_WELCOME.length));
+    const also =
+      informative.length > 0 ? `; also wrong, informative (would be dropped): ${informative.join('; ')}` : '';
+    const message = `${shown}: the service's welcome cannot be read (${required.join('; ')}${also}); ${closed}`;
+    // Only the required fields are why: a wrong informative field alone is dropped, the welcome used (§12).
+    const fields = (early.fields ?? []).filter((field) => !isInformative(field));
+    return failed(message, `invalid welcome: ${fields.join(', ')}`);
+  }
+  const what = earlyFrame(early);
+  return failed(
+    `${shown}: the service sent ${what} where its welcome was expected; ${closed}`,
+    `expected welcome, got ${what}`,
+  );
+}
+
+function failed(message: string, reason: string): { failure: AttemptFailure; reason: string } {
+  // A close reason is at most 123 bytes (RFC 6455 §5.5); field names and frame types are ASCII.
+  return {
+    failure: { error: new ConnectionError('invalid_welcome', message), fatal: false },
+    reason: reason.slice(0, 123),
+  };
+}
+
+/** What the frame was, in words that quote no value of it. */
+function earlyFrame(early: EarlyFrame): string {
+  if (early === 'binary') return 'a binary frame';
+  if (early.ok) return `a ${early.frame.type} frame`;
+  if (early.code === 'invalid_json') return 'a frame that is not JSON';
+  if (early.code === 'unknown_type') return 'a frame of an unknown type';
+  const known = /^invalid (\w+) frame: /.exec(early.message);
+  if (known) return `an invalid ${known[1]} frame`;
+  // The other messages are fixed texts, which quote nothing of the frame.
+  for (const [pattern, words] of EARLY_WORDS)
+    if (pattern.test(early.message)) return early.message.replace(pattern, words);
+  return 'an unreadable frame';
+}
+
+const EARLY_WORDS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^frame must be a JSON object$/, 'a frame that is not a JSON object'],
+  [/^frame has no string "type"$/, 'a frame with no string "type"'],
+  [/^frame nests deeper than (\d+) levels$/, 'a frame nested deeper than $1 levels'],
+  [/^frame exceeds (\d+) bytes$/, 'a frame over $1 bytes'],
+];
+
+/** The decoder's `field: problem` entries of a `welcome`, the required fields' apart from the informative ones. */
+function welcomeFaults(problem: string): { required: string[]; informative: string[] } {
+  const entries = problem.split('; ');
+  const informative = entries.filter((entry) => isInformative(entry.slice(0, entry.indexOf(':'))));
+  const required = entries.filter((entry) => !informative.includes(entry));
+  return { required: required.length > 0 ? required : entries, informative };
+}
+
+function isInformative(field: string): boolean {
+  const path = field.split('.').map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+  return informativePath(INFORMATIVE_SERVICE_FIELDS.welcome, path) !== undefined;
+}
+
+/*
+ * What a {@link Link} (src/wire/link.ts) needs from its connection, and how it tells that the link ended.
+ */
+/** The `welcome` frame. */
+export type Welcome = FrameOf<ServiceFrame, 'welcome'>;
+
+/** How a link ended. */
+export interface LinkClose {
+  code: number;
+  reason: string;
+  /** The socket had its `welcome`: a disconnection, not a failed attempt. */
+  welcomed: boolean;
+  /** Before `welcome`: why the attempt failed, and whether trying again can help. */
+  failure: AttemptFailure;
+  /** The failure was already logged and reported through `onError`. */
+  reported: boolean;
+}
+
+/** What a link needs from its connection. */
+export interface LinkOptions {
+  WebSocket: WebSocketConstructor;
+  url: string;
+  apiKey: string;
+  /** The frame limit until `welcome` announces one: the last announced, else the protocol default. */
+  maxPayloadBytes: number;
+  /** Overrides the interval announced in `welcome`, in milliseconds. */
+  heartbeatIntervalMs: number | undefined;
+  heartbeatClock: HeartbeatClock | undefined;
+  /** Answers that can wait are held while more than this many bytes are unread (see backpressure.ts). */
+  highWaterMarkBytes: number;
+  /** Past this many unread bytes the socket is dropped (1008) and the client resumes. */
+  maxBufferedBytes: number;
+  logger: Logger;
+  /** The `hello` to send (with `sessionId` when resuming); the link adds `apiKey` where headers are impossible. */
+  hello(): FrameOf<ClientFrame, 'hello'>;
+  onWelcome(welcome: Welcome): void;
+  onFrame(frame: Exclude<ServiceFrame, Welcome>): void;
+  onError(error: ConnectionError | ProtocolError): void;
+  onUnsendable(frame: ClientFrame, error: ConnectionError): void;
+  /** A frame was refused (answered `error`, unless it is one) whose type and some ids are readable: end its waiter. */
+  onRefused?(about: RefusedFrame, message: string): void;
+  /** Called once, synchronously when the link itself drops the socket. */
+  onClose(close: LinkClose): void;
+}
 
 /** Close code reported for a socket this client dropped without a close handshake (RFC 6455 §7.1.5). */
 const ABNORMAL_CLOSURE = 1006;

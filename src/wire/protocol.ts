@@ -11,34 +11,302 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { approvalApplied } from './approval-frames';
-import { answer, contentList, traceFields } from './call-frames';
-import type { agentDefinitionSchema, clientFrameSchema, toolDefinitionSchema } from './client-frames';
-import { id, nonNegativeInt, positiveInt } from './frame-fields';
-import { errorFrame, featureList, ping, pong, type TOOL_CALL_STATUSES } from './shared-frames';
-import { toolCallScope } from './step-frames';
 
-export { MAX_APPROVAL_REASON_CHARS } from './approval-frames';
+export { utf8Length } from './utf8';
 
-export {
-  ANSWER_STATUSES,
-  answeredFeatures,
-  CONTENT_LIMITS,
-  type ContentPart,
-  contentPartSchema,
-  EVENT_LIMITS,
-  FEATURE_ALIASES,
-  FEATURES,
-  type Feature,
-  featureOf,
-  featuresOf,
-  MAX_LEASE_IDS,
-  PROGRESS_INTERVAL_MS,
-  QUESTION_LIMITS,
-  type RetiredFeature,
-  RUN_EVENT_FEATURES,
-} from './call-frames';
-export { SIDE_EFFECTS, STEP_LIMITS } from './step-frames';
+/*
+ * Field schemas shared by the frames of src/wire/protocol.ts and src/wire/call-frames.ts: ids, counts, JSON
+ * objects.
+ */
+/** An opaque id (`callId`, `runId`, …): 1 to 256 characters. */
+export const id = z.string().check(z.minLength(1), z.maxLength(256));
+/** An integer ≥ 0. */
+export const nonNegativeInt = z.number().check(z.int(), z.minimum(0));
+/** An integer ≥ 1 (a per-call update counter). */
+export const positiveInt = z.number().check(z.int(), z.minimum(1));
+/** A JSON object. */
+export const jsonObject = z.record(z.string(), z.unknown());
+
+/*
+ * The parts of the wire protocol both directions use: the frames either side sends (`ping`, `pong`, `error`), and
+ * the fields src/wire/protocol.ts (the service's frames) and src/wire/client-frames.ts (the client's) share, here
+ * so that client-frames.ts need not import protocol.ts (which takes the client's frame types from it).
+ */
+/** Status of one tool call, as the model and the service see it. */
+export const TOOL_CALL_STATUSES = [
+  'ok',
+  'error',
+  'invalid_arguments',
+  'unknown_tool',
+  'rejected',
+  'timeout',
+  'cancelled',
+] as const;
+
+/** A list of feature names (PROTOCOL.md §2): at most 64 names of at most 64 characters. */
+export const featureList = z.array(z.string().check(z.maxLength(64))).check(z.maxLength(64));
+
+export const ping = z.object({ type: z.literal('ping'), id: z.optional(z.string()) });
+export const pong = z.object({ type: z.literal('pong'), id: z.optional(z.string()) });
+
+export const errorFrame = z.object({
+  type: z.literal('error'),
+  code: z.string(), // one of ERROR_CODES; a receiver takes any other as a plain error (PROTOCOL.md §13)
+  message: z.string(),
+  callId: z.optional(z.string()),
+  requestId: z.optional(z.string()),
+  runId: z.optional(z.string()),
+});
+
+/*
+ * The WebSocket close codes of protocol v1 (PROTOCOL.md §14), re-exported by src/wire/protocol.ts.
+ */
+/**
+ * WebSocket close codes used by protocol v1 (RFC 6455 §7.4.2 reserves 4000–4999 for applications).
+ * 1000 (normal) and 1009 (frame too big, sent by `ws` itself) are used as RFC 6455 defines them.
+ */
+export const CLOSE_CODES = {
+  /** Normal close, e.g. after `client.close()`. */
+  normal: 1000,
+  /** RFC 6455 policy violation: the peer stopped reading (over `maxBufferedBytes` unread), see §14. */
+  policyViolation: 1008,
+  /** A frame exceeded `maxPayloadBytes`. */
+  tooBig: 1009,
+  /** The API key is missing or wrong. Do not reconnect with the same key. */
+  unauthorized: 4001,
+  /** `hello.protocol` or the subprotocol is not supported. Do not reconnect. */
+  unsupportedProtocol: 4002,
+  /**
+   * The handshake frame was not valid: the service's first frame was not a valid `hello` (or none came within the
+   * hello timeout); the client's `welcome` was wrong in a required field (PROTOCOL.md §3).
+   */
+  helloExpected: 4003,
+  /** No ping or pong from the peer within two heartbeat intervals. */
+  heartbeatTimeout: 4008,
+  /** Another connection resumed this session; this one is superseded. */
+  sessionReplaced: 4009,
+  /** The peer sent frames faster than the allowed rate. */
+  flood: 4029,
+  /** The service is shutting down; reconnect later. */
+  goingAway: 4050,
+} as const;
+
+/*
+ * Frames and names of the protocol additions for long-running and talking calls (PROTOCOL.md §18), each switched
+ * on per socket by a feature negotiated in `hello`/`welcome` (PROTOCOL.md §2), and their bounds. The frames only
+ * a client sends (`tool_progress`, `tool_preliminary`, `lease`, `question`, `question_cancel`, `tool_event`) are
+ * in src/wire/client-frames.ts; src/wire/protocol.ts puts `answer` into its union.
+ */
+/** Most call ids one `lease` frame carries. */
+export const MAX_LEASE_IDS = 1_000;
+
+/** Every feature this version of the protocol defines (PROTOCOL.md §2). */
+export const FEATURES = [
+  'progress',
+  'preliminary',
+  'lease',
+  'questions',
+  'events',
+  'content',
+  'event_replay',
+  'trace_context',
+  'decisions',
+  'steps',
+  'call_context',
+  'strict',
+  'run_codes',
+] as const;
+/** One of {@link FEATURES}. */
+export type Feature = (typeof FEATURES)[number];
+
+/**
+ * Retired feature names, read as the feature that replaced them wherever a peer lists features (`hello`,
+ * `welcome`, the stub's `features` option), so that an older peer still works (PROTOCOL.md §2). `agent_name`
+ * carried `tool_call.agentName` alone; it is part of `call_context`, which carries the session too.
+ */
+export const FEATURE_ALIASES: Readonly<Record<RetiredFeature, Feature>> = { agent_name: 'call_context' };
+/** A retired feature name, still read as its feature ({@link FEATURE_ALIASES}). */
+export type RetiredFeature = 'agent_name';
+
+/**
+ * The feature a listed name means: itself when it is one of {@link FEATURES}, the feature it is an alias of
+ * ({@link FEATURE_ALIASES}), else `undefined` (a name this version does not know, or not a string).
+ */
+export function featureOf(name: unknown): Feature | undefined {
+  if (typeof name !== 'string') return undefined;
+  if ((FEATURES as readonly string[]).includes(name)) return name as Feature;
+  return Object.hasOwn(FEATURE_ALIASES, name) ? FEATURE_ALIASES[name as RetiredFeature] : undefined;
+}
+
+/**
+ * `welcome.features`: each name of `offered` (`hello.features`) whose feature is among `used`, as the client
+ * wrote it (a retired name too, so that an older client sees its feature on), once each.
+ */
+export function answeredFeatures(offered: readonly unknown[], used: ReadonlySet<Feature>): string[] {
+  const answered = new Set<string>();
+  for (const name of offered) {
+    const feature = featureOf(name);
+    if (feature !== undefined && used.has(feature)) answered.add(name as string);
+  }
+  return [...answered];
+}
+
+/** The features a peer's list means ({@link featureOf} of each name), in order, once each; unknown names ignored. */
+export function featuresOf(names: readonly unknown[] | undefined): Set<Feature> {
+  const features = new Set<Feature>();
+  for (const name of names ?? []) {
+    const feature = featureOf(name);
+    if (feature !== undefined) features.add(feature);
+  }
+  return features;
+}
+
+/** Longest `tool_call.traceparent` and `tool_call.tracestate`, in characters (PROTOCOL.md §18.10). */
+export const MAX_TRACE_FIELD_CHARS = 512;
+
+const traceField = z.optional(z.string().check(z.maxLength(MAX_TRACE_FIELD_CHARS)));
+
+/**
+ * `tool_call.traceparent` and `tool_call.tracestate` (feature `trace_context`): the W3C Trace Context of the
+ * service's span of the call. Informative: a client ignores a value it cannot parse (PROTOCOL.md §18.10).
+ */
+export const traceFields = { traceparent: traceField, tracestate: traceField };
+
+/** The feature a `run_event` kind belongs to: it is sent only to a session that negotiated it. */
+export const RUN_EVENT_FEATURES: Readonly<Record<string, Feature>> = {
+  tool_progress: 'progress',
+  tool_preliminary: 'preliminary',
+  question_asked: 'questions',
+  question_answered: 'questions',
+  tool_event: 'events',
+};
+
+/** A client sends at most one `tool_progress` per call in this many milliseconds (the last one always). */
+export const PROGRESS_INTERVAL_MS = 250;
+/** Longest `tool_progress.message`, in characters. */
+export const MAX_PROGRESS_MESSAGE_CHARS = 1_000;
+
+/** Bounds of a `question` (PROTOCOL.md §18.5). */
+export const QUESTION_LIMITS = {
+  /** Longest question, in characters. */
+  maxQuestionChars: 4_000,
+  /** Most choices. */
+  maxChoices: 50,
+  /** Longest choice, in characters. */
+  maxChoiceChars: 200,
+  /** Most questions of one call open at once. */
+  maxOpenPerCall: 8,
+  /** Most questions one call asks in all. */
+  maxPerCall: 64,
+} as const;
+
+/** How a question ended. */
+export const ANSWER_STATUSES = ['answered', 'declined', 'cancelled'] as const;
+
+/** `answer` (service → client, feature `questions`): the user's answer to a `question`. */
+export const answer = z.object({
+  type: z.literal('answer'),
+  callId: id,
+  questionId: id,
+  /**
+   * One of {@link ANSWER_STATUSES}; any other, or none (a status that is not a string is dropped, as informative),
+   * is taken as `cancelled` (PROTOCOL.md §4.3, §18.5), never refused.
+   */
+  status: z.optional(z.string()),
+  /** With `answered`: the answer (a string, one of the choices, or a value matching the schema). */
+  answer: z.optional(z.unknown()),
+  /** With `declined` or `cancelled`: why, when known. */
+  reason: z.optional(z.string()),
+});
+
+/** Bounds of `tool_event` (PROTOCOL.md §18.6). */
+export const EVENT_LIMITS = {
+  /** A name of 1 to 128 letters, digits and `_ . : / -`. */
+  namePattern: /^[A-Za-z0-9_.:/-]{1,128}$/,
+  /** Largest `data`, in bytes of JSON. */
+  maxDataBytes: 16_384,
+  /** Most events one call records. */
+  maxPerCall: 256,
+} as const;
+
+/** Bounds of content parts (PROTOCOL.md §18.7). */
+export const CONTENT_LIMITS = {
+  /** Most parts in one result. */
+  maxParts: 64,
+  /** The media types an image part may have. */
+  imageTypes: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'],
+} as const;
+
+const base64 = z.string().check(z.regex(/^[A-Za-z0-9+/]*={0,2}$/));
+
+/** One content part of a result (PROTOCOL.md §18.7). */
+export const contentPartSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('image'), data: base64, mediaType: z.enum(CONTENT_LIMITS.imageTypes) }),
+  z.object({
+    type: z.literal('file'),
+    data: base64,
+    mediaType: z.string().check(z.minLength(1), z.maxLength(255)),
+    filename: z.optional(z.string().check(z.maxLength(255))),
+  }),
+  z.object({ type: z.literal('json'), value: z.unknown() }),
+]);
+/** A content part: `text`, `image` (base64), `file` (base64) or `json`. */
+export type ContentPart = z.infer<typeof contentPartSchema>;
+
+/** `tool_result.content` and `RunToolCall.content`: at most {@link CONTENT_LIMITS.maxParts} parts. */
+export const contentList = z.array(contentPartSchema).check(z.maxLength(CONTENT_LIMITS.maxParts));
+
+/*
+ * Frames of approvals (PROTOCOL.md §7) and their additions under the feature `decisions` (PROTOCOL.md §18.8):
+ * the reason, edited arguments, `always`, and the service's answer to a decision sent over the socket. The
+ * client's frames (`approval_request`, `approval`) are in src/wire/client-frames.ts, with every frame only a
+ * client sends; src/wire/protocol.ts puts `approval_applied` into its union.
+ */
+/** Longest approval reason (`approval_request.reason`, `ToolDefinition.approvalReason`), in characters. */
+export const MAX_APPROVAL_REASON_CHARS = 1_000;
+
+/** `approval_applied` (service → client, feature `decisions`): the `approval` with this `requestId` was applied. */
+export const approvalApplied = z.object({
+  type: z.literal('approval_applied'),
+  requestId: id,
+  callId: id,
+  approved: z.boolean(),
+});
+
+/*
+ * The protocol additions for durable steps and the call's scope (PROTOCOL.md §18.11, §18.12): the bounds of steps,
+ * the `tool_call` fields that carry kept steps, the run's session and agent, and the side-effect class of a tool
+ * definition. src/wire/protocol.ts puts them into its frames; the `step_result` frame, which only a client sends,
+ * is in src/wire/client-frames.ts.
+ */
+/** The side-effect classes a tool definition may announce (PROTOCOL.md §4.1). */
+export const SIDE_EFFECTS = ['none', 'idempotent', 'external'] as const;
+
+/** Bounds of durable steps (PROTOCOL.md §18.11). */
+export const STEP_LIMITS = {
+  /** Longest step key, in characters. */
+  maxKeyChars: 256,
+  /** Largest result of one step the service keeps, in bytes of JSON. */
+  maxResultBytes: 16_384,
+  /** Most steps the service keeps for one call. */
+  maxPerCall: 32,
+} as const;
+
+export const stepKey = z.string().check(z.minLength(1), z.maxLength(STEP_LIMITS.maxKeyChars));
+
+/** The steps of a call the service kept, by key (`tool_call.steps`). */
+export const keptSteps = z.record(stepKey, z.unknown());
+
+/** Fields of `tool_call` from these features; optional, sent only where negotiated. */
+export const toolCallScope = {
+  /** Feature `call_context`: the session that started the call's run (absent for a run started over HTTP). */
+  sessionId: z.optional(id),
+  /** Feature `call_context`: the name of the agent whose run made the call. */
+  agentName: z.optional(z.string().check(z.maxLength(128))),
+  /** Feature `steps`: the call's completed steps the service kept (a re-dispatched call), by key. */
+  steps: z.optional(keptSteps),
+};
 
 /** Protocol version carried in `hello.protocol`. */
 export const PROTOCOL_VERSION = 1;
@@ -65,10 +333,6 @@ export const PROTOCOL_DEFAULTS = {
  * client clamps a shorter interval to this, with a warning; the stub refuses a shorter `heartbeatIntervalMs`.
  */
 export const MIN_HEARTBEAT_INTERVAL_MS = 100;
-
-export { agentDefinitionSchema, toolDefinitionSchema } from './client-frames';
-export { CLOSE_CODES } from './close-codes';
-export { TOOL_CALL_STATUSES } from './shared-frames';
 
 /** One of {@link TOOL_CALL_STATUSES}. */
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
@@ -256,4 +520,224 @@ export type ServiceFrame = z.infer<typeof serviceFrameSchema>;
 export type FrameOf<F extends { type: string }, T extends F['type']> = Extract<F, { type: T }>;
 
 /** UTF-8 length of a string in bytes, without allocating (lone surrogates count as U+FFFD, 3 bytes). */
-export { utf8Length } from './utf8';
+
+/*
+ * The frames only a client sends (PROTOCOL.md), as runtime schemas: what the service (the stub) decodes with
+ * `decodeClientFrame` (src/wire/codec.ts). Their types are src/wire/protocol.ts's `ClientFrame`. Apart from the
+ * frames of both directions, so that a client, which only encodes these, does not carry their schemas: a page's
+ * bundler leaves this module out of the browser build.
+ */
+/** JSON-serialisable definition of a tool, as announced to the service. */
+export const toolDefinitionSchema = z.object({
+  name: z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/)),
+  description: z.string().check(z.minLength(1)),
+  parameters: jsonObject,
+  needsApproval: z.boolean(),
+  /** Why every call needs approval, for the approver (PROTOCOL.md §18.8); an older service ignores it. */
+  approvalReason: z.optional(z.string().check(z.maxLength(MAX_APPROVAL_REASON_CHARS))),
+  /** How the tool touches the world (PROTOCOL.md §4.1); absent: not said, treat as `external`. */
+  sideEffect: z.optional(z.enum(SIDE_EFFECTS)),
+  /** `parameters` are in strict form (PROTOCOL.md §18.13, feature `strict`); an older service ignores it. */
+  strict: z.optional(z.boolean()),
+});
+
+/** JSON-serialisable definition of an agent, sent with `run_start`. Its tools' `execute` never leaves. */
+export const agentDefinitionSchema = z.object({
+  name: z.string().check(z.minLength(1), z.maxLength(128)),
+  instructions: z.string(),
+  model: z.optional(z.string()),
+  /** Names of the tools the agent may call; each one is announced by some connected client. */
+  tools: z.array(z.string()),
+  /** JSON Schema the final output must match, when the agent has an `outputType`. */
+  outputSchema: z.optional(jsonObject),
+});
+
+const hello = z.object({
+  type: z.literal('hello'),
+  protocol: z.number(),
+  sdk: z.object({ name: z.string(), version: z.string() }),
+  tools: z.array(toolDefinitionSchema),
+  /** Present when resuming a session after a reconnect. */
+  sessionId: z.optional(id),
+  /** Only where the runtime cannot set an `Authorization` header (browsers). */
+  apiKey: z.optional(z.string()),
+  /** `true` when the client decides approvals itself (`onApproval`): calls are sent undecided. */
+  localApprovals: z.optional(z.boolean()),
+  /** The client's `maxConcurrency`, a hint for load spreading. */
+  maxConcurrency: z.optional(nonNegativeInt),
+  /**
+   * How many more calls the client queues once `maxConcurrency` run: with `maxConcurrency`, the most calls the
+   * client can hold before it answers "busy". The service keeps calls beyond it waiting on its side.
+   */
+  maxQueue: z.optional(nonNegativeInt),
+  /**
+   * `run_event` kinds beyond the first six that the client accepts ({@link NEGOTIATED_RUN_EVENT_KINDS}); the
+   * service sends those kinds only to clients that list them. Unknown names are ignored.
+   */
+  runEventKinds: z.optional(z.array(z.string().check(z.maxLength(64))).check(z.maxLength(64))),
+  /** The protocol additions the client can use (PROTOCOL.md §2); any strings, unknown ones are ignored. */
+  features: z.optional(featureList),
+});
+
+const toolResult = z.object({
+  type: z.literal('tool_result'),
+  callId: id,
+  status: z.enum(TOOL_CALL_STATUSES),
+  output: z.string(),
+  widget: z.optional(z.unknown()),
+  /** `true` when the client did not run the call (busy) and the service may send it again later. */
+  retryable: z.optional(z.boolean()),
+  durationMs: z.optional(z.number().check(z.minimum(0))),
+  /** Content parts beside `output` (feature `content`, PROTOCOL.md §18.7). */
+  content: z.optional(contentList),
+});
+
+const toolsUpdate = z.object({
+  type: z.literal('tools_update'),
+  tools: z.array(toolDefinitionSchema),
+});
+
+const runStart = z.object({
+  type: z.literal('run_start'),
+  /** Chosen by the client; echoed in `run_started` and `error`. */
+  requestId: id,
+  agent: agentDefinitionSchema,
+  input: z.string(),
+  maxTurns: z.optional(z.number().check(z.int(), z.minimum(1))),
+  /** Set for a nested run (an agent used as a tool): the run and call it belongs to. */
+  parentRunId: z.optional(id),
+  parentCallId: z.optional(id),
+});
+
+const runCancel = z.object({
+  type: z.literal('run_cancel'),
+  runId: id,
+  reason: z.optional(z.string()),
+});
+
+// ---------------------------------------------------------------- protocol additions (PROTOCOL.md §18)
+
+const finite = z.number().check(
+  z.refine((n) => Number.isFinite(n), { message: 'must be a finite number' }),
+  z.minimum(0),
+);
+
+/** `tool_progress` (client → service, feature `progress`): how far a running call has got. */
+export const toolProgress = z.object({
+  type: z.literal('tool_progress'),
+  callId: id,
+  /** Counted per call by the client, one up per new progress; the service ignores one not above the last. */
+  seq: positiveInt,
+  progress: finite,
+  total: z.optional(
+    z.number().check(z.refine((n) => Number.isFinite(n) && n > 0, { message: 'must be a number > 0' })),
+  ),
+  message: z.optional(z.string().check(z.maxLength(MAX_PROGRESS_MESSAGE_CHARS))),
+});
+
+/** `tool_preliminary` (client → service, feature `preliminary`): a snapshot result for people, not the model. */
+export const toolPreliminary = z.object({
+  type: z.literal('tool_preliminary'),
+  callId: id,
+  /** Counted per call by the client, one up per new preliminary result. */
+  seq: positiveInt,
+  output: z.string(),
+  widget: z.optional(z.unknown()),
+});
+
+/** `lease` (client → service, feature `lease`): these calls still run here; their leases are renewed. */
+export const lease = z.object({
+  type: z.literal('lease'),
+  callIds: z.array(id).check(z.minLength(1), z.maxLength(MAX_LEASE_IDS)),
+});
+
+/** `question` (client → service, feature `questions`): the running call asks the user. */
+export const question = z.object({
+  type: z.literal('question'),
+  callId: id,
+  /** Chosen by the client, unique within the call. */
+  questionId: id,
+  question: z.string().check(z.minLength(1), z.maxLength(QUESTION_LIMITS.maxQuestionChars)),
+  choices: z.optional(
+    z
+      .array(z.string().check(z.minLength(1), z.maxLength(QUESTION_LIMITS.maxChoiceChars)))
+      .check(z.minLength(1), z.maxLength(QUESTION_LIMITS.maxChoices)),
+  ),
+  /** A JSON Schema the answer must match. */
+  schema: z.optional(jsonObject),
+});
+
+/** `question_cancel` (client → service, feature `questions`): the call no longer waits for that answer. */
+export const questionCancel = z.object({
+  type: z.literal('question_cancel'),
+  callId: id,
+  questionId: id,
+});
+
+/** `tool_event` (client → service, feature `events`): something the running call records in its run. */
+export const toolEvent = z.object({
+  type: z.literal('tool_event'),
+  callId: id,
+  /** Counted per call by the client, one up per event; the service records each once, in order. */
+  seq: positiveInt,
+  event: z.string().check(z.regex(EVENT_LIMITS.namePattern)),
+  data: z.optional(z.unknown()),
+});
+
+/** `approval_request` (client → service): the client's own policy says a human must approve this call. */
+export const approvalRequest = z.object({
+  type: z.literal('approval_request'),
+  callId: id,
+  reason: z.optional(z.string()),
+});
+
+/**
+ * `approval` (client → service): a human's decision. With the feature `decisions`: `arguments` (edited, only with
+ * `approved: true`), `always` (the same decision for the tool's later calls in the run) and `requestId` (the
+ * service answers `approval_applied` or an `error` carrying it).
+ */
+export const approval = z
+  .object({
+    type: z.literal('approval'),
+    callId: id,
+    approved: z.boolean(),
+    reason: z.optional(z.string()),
+    arguments: z.optional(jsonObject),
+    always: z.optional(z.boolean()),
+    requestId: z.optional(id),
+  })
+  .check(
+    z.refine((frame) => frame.approved || frame.arguments === undefined, {
+      message: 'arguments may only be edited when approving',
+      path: ['arguments'],
+    }),
+  );
+
+/** `step_result` (client → service, feature `steps`): a step of a running call completed with this JSON result. */
+export const stepResult = z.object({
+  type: z.literal('step_result'),
+  callId: id,
+  key: stepKey,
+  result: z.unknown(),
+});
+
+/** Runtime schema of every frame a client may send. */
+export const clientFrameSchema = z.discriminatedUnion('type', [
+  hello,
+  toolResult,
+  approvalRequest,
+  approval,
+  toolsUpdate,
+  runStart,
+  runCancel,
+  toolProgress,
+  toolPreliminary,
+  lease,
+  question,
+  questionCancel,
+  toolEvent,
+  stepResult,
+  ping,
+  pong,
+  errorFrame,
+]);

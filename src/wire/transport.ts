@@ -7,6 +7,19 @@
  */
 import { SUBPROTOCOL } from './protocol';
 
+/*
+ * What a socket or a callback threw, as text.
+ */
+/** What was thrown, as text; never throws itself (a socket may throw anything, even an object with no `toString`). */
+export function describeThrown(error: unknown): string {
+  try {
+    if (error instanceof Error) return String(error.message);
+    return typeof error === 'string' ? error : String(error);
+  } catch {
+    return 'a value that cannot be shown as text';
+  }
+}
+
 /** A WebSocket-like constructor: the WHATWG `WebSocket`, `ws`'s class, or anything with the same shape. */
 export type WebSocketConstructor = new (
   url: string,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CallContext } from '../../src/call/call-context';
-import { CallSignal, Cancellation } from '../../src/call/call-signal';
+import { CallContext } from '../../src/call/context';
+import { CallSignal, Cancellation } from '../../src/call/signal';
 import { invokeTool, tool } from '../../src/index';
 import { withCountedAbortControllers } from '../support/abort-controllers';
 

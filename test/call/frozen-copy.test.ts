@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { frozenCopy, lazyFrozenCopy } from '../../src/call/frozen-copy';
+import { frozenCopy, lazyFrozenCopy } from '../../src/call/approval';
 
 describe('frozenCopy', () => {
   it('copies and freezes plain objects and arrays at every depth, leaving the original writable', () => {

@@ -6,9 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { invokeTool } from '../../src/call/invoke';
-import { sensitiveValues } from '../../src/call/sensitive-fields';
 import type { StepRecord } from '../../src/call/steps';
-import { Redactor } from '../../src/redact';
+import { Redactor, sensitiveValues } from '../../src/redact';
 import { tool } from '../../src/tool/tool';
 import { STEP_LIMITS } from '../../src/wire/protocol';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { type Settled, type SettleOptions, settleThen } from '../../src/call/settle';
+import { type Settled, type SettleOptions, settleThen } from '../../src/call/signal';
 
 /** settleThen's outcome as a value when it comes at once, else as a promise of it. */
 function settle<T>(fn: () => T | PromiseLike<T>, options: SettleOptions = {}) {

@@ -9,8 +9,8 @@ import { z } from 'zod';
 import { invokeTool } from '../../src/call/invoke';
 import type { StepRecord } from '../../src/call/steps';
 import { AbortError, ToolDefinitionError } from '../../src/errors';
+import type { ToolContext } from '../../src/tool/tool';
 import { tool } from '../../src/tool/tool';
-import type { ToolContext } from '../../src/tool/tool-types';
 import { STEP_LIMITS } from '../../src/wire/protocol';
 
 /** A tool that runs `body` with a `ctx` and records what it returns or throws. */

@@ -3,7 +3,7 @@
  * (incoming.ts, slots.ts, deadlines.ts, approvals.ts, outbox.ts, call-runner.ts) share.
  */
 import { ToolRegistry } from '../../src/call/registry';
-import { CallRunner } from '../../src/client/call-runner';
+import { CallRunner } from '../../src/client/calls';
 import { Redactor, silentLogger } from '../../src/logger';
 import { tool } from '../../src/tool/tool';
 import type { ClientFrame } from '../../src/wire/protocol';

@@ -7,8 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { approvalRequired, Client, content, tool } from '../../src/index';
-import { clientFrameSchema } from '../../src/wire/client-frames';
-import { FEATURES } from '../../src/wire/protocol';
+import { clientFrameSchema, FEATURES } from '../../src/wire/protocol';
 import { findLeak } from '../support/leaks';
 import { FAKE_URL, type FakeConnection, useFakeService, welcome } from './fake-service';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { CallRunner } from '../../src/client/call-runner';
+import type { CallRunner } from '../../src/client/calls';
 import { Execution } from '../../src/client/execution';
 import { Slots } from '../../src/client/slots';
 import { tool } from '../../src/tool/tool';

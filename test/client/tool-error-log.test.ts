@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ToolRegistry } from '../../src/call/registry';
-import { CallRunner } from '../../src/client/call-runner';
+import { CallRunner } from '../../src/client/calls';
 import { type Logger, Redactor, redactingLogger } from '../../src/logger';
 import { tool } from '../../src/tool/tool';
 import type { ClientFrame } from '../../src/wire/protocol';

@@ -8,8 +8,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FEATURES } from '../../src/wire/call-frames';
 import type { ServiceFrame } from '../../src/wire/protocol';
+import { FEATURES } from '../../src/wire/protocol';
 import { spawnGcChild } from './gc-child';
 import { onCleanup, until } from './harness';
 import { startRawService } from './raw-service';

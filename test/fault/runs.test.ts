@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
 import { Agent, QuestionError, RunError, tool } from '../../src/index';
-import { FEATURES } from '../../src/wire/call-frames';
+import { FEATURES } from '../../src/wire/protocol';
 import { client, deferred, nextEvent, proxyTo, recordingWebSocket, stub, until } from './harness';
 
 const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'echoed' });

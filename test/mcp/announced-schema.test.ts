@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as zod4 from 'zod/v4/core';
 import * as zod325 from 'zod3/v4/core';
-import { announcedSchema, DRAFT_2020_12 } from '../../src/mcp/announced-schema';
+import { announcedSchema, DRAFT_2020_12 } from '../../src/mcp/register-tools';
 
 const parameters = {
   type: 'object',

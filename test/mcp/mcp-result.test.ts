@@ -1,6 +1,6 @@
 import { contentPartText, mcpResultText } from 'toolwire/mcp';
 import { describe, expect, it } from 'vitest';
-import { base64Bytes } from '../../src/mcp/mcp-result';
+import { base64Bytes } from '../../src/mcp/import-tools';
 
 describe('contentPartText', () => {
   it('reads text parts and embedded text resources verbatim', () => {

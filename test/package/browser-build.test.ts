@@ -6,7 +6,6 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import * as z3 from 'zod3';
-import { LAZY_MODULES } from '../../browser-build';
 import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import type * as Toolwire from '../../src/index';
 import { buildBrowser, root } from './browser-bundle';
@@ -36,54 +35,7 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 const add = (a: number, b: number) => a + b;
 
-/** `entry`'s output and every output it imports statically, transitively: what a page downloads first. */
-function firstDownload(meta: Metafile, entry: string): Set<string> {
-  const seen = new Set<string>();
-  const visit = (path: string) => {
-    if (seen.has(path)) return;
-    seen.add(path);
-    for (const i of meta.outputs[path]!.imports)
-      if (i.kind === 'import-statement' && i.path in meta.outputs) visit(i.path);
-  };
-  visit(Object.keys(meta.outputs).find((path) => path.endsWith(`/${entry}`))!);
-  return seen;
-}
-
 describe('the browser build', () => {
-  it('leaves the converters, the validator and every lazy module out of its first download', () => {
-    const first = firstDownload(metafile, 'index.js');
-    const inputs = new Set([...first].flatMap((path) => Object.keys(metafile.outputs[path]!.inputs)));
-    const staticImports = [...first].flatMap((path) =>
-      metafile.outputs[path]!.imports.filter((i) => i.kind === 'import-statement').map((i) => i.path),
-    );
-    expect(staticImports).not.toEqual(
-      expect.arrayContaining(['zod-to-json-schema', '@valibot/to-json-schema', '@cfworker/json-schema']),
-    );
-    expect(LAZY_MODULES.filter((module) => inputs.has(`${module}.ts`))).toEqual([]);
-    // Loaded with the validator, through src/tool/schema/validator.ts; the schemas of the client's own frames,
-    // which only the service decodes, nowhere.
-    for (const left of [
-      'src/tool/schema/json-schema-output.ts',
-      'src/tool/strict-restore.ts',
-      'src/wire/client-frames.ts',
-    ])
-      expect(inputs.has(left), left).toBe(false);
-    // Each stand-in is in the first download; the real module, where the build has it, behind a dynamic import
-    // (the validator's chunk imports `@cfworker/json-schema`).
-    const dynamic = Object.values(metafile.outputs).flatMap((output) =>
-      output.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path),
-    );
-    const validatorChunk = Object.entries(metafile.outputs).find(
-      ([, output]) => 'src/tool/schema/validator.ts' in output.inputs,
-    );
-    expect(validatorChunk?.[1].imports.map((i) => i.path)).toContain('@cfworker/json-schema');
-    for (const module of LAZY_MODULES) {
-      expect(inputs.has(`${module}.browser.ts`), module).toBe(true);
-      const chunk = Object.entries(metafile.outputs).find(([, output]) => `${module}.ts` in output.inputs);
-      expect(chunk === undefined || dynamic.includes(chunk[0]), module).toBe(true);
-    }
-  });
-
   it('leaves the framework adapters to their subpaths: nothing of toolwire/ai-sdk, toolwire/mcp, `ai` or the MCP SDK in any chunk (issue 17)', () => {
     const inputs = Object.values(metafile.outputs).flatMap((output) => Object.keys(output.inputs));
     const imports = Object.values(metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { browserSwaps } from '../../browser-build';
 
 /** The repository's root, where the builds below start. */
 export const root = join(import.meta.dirname, '../..');
@@ -29,7 +28,7 @@ export async function buildBrowser(
     target: 'es2022',
     outdir: outDir,
     packages: 'external',
-    plugins: [browserSwaps(), ...(options.plugins ?? [])],
+    plugins: options.plugins ?? [],
     metafile: true,
     logLevel: 'silent',
   });

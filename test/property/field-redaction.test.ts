@@ -8,8 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type CallPolicy, invokeTool, tool } from '../../src/index';
-import { Redactor } from '../../src/redact';
-import { redactOutput } from '../../src/redact-output';
+import { Redactor, redactOutput } from '../../src/redact';
 
 const text = fc.oneof(
   fc.string(),

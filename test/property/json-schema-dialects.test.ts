@@ -7,7 +7,7 @@
 import { type SchemaDraft, Validator } from '@cfworker/json-schema';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { to202012 } from '../../src/tool/schema/json-schema-dialect';
+import { to202012 } from '../../src/tool/schema/json-schema';
 import { awkwardJson, nearSchema } from '../support/near-schema';
 
 type Schema = Record<string, unknown>;

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { invokeTool } from '../../src/call/invoke';
 import type { StepRecord } from '../../src/call/steps';
-import { serializeOutput } from '../../src/tool/serialize';
+import { serializeOutput } from '../../src/tool/output';
 import { tool } from '../../src/tool/tool';
 
 /** A value to return from a step (made afresh for each run) and whether a step must refuse it. */

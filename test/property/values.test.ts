@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { invokeTool } from '../../src/call/invoke';
-import { MAX_OUTPUT_NODES, serializeOutput, thrownMessage } from '../../src/tool/serialize';
+import { MAX_OUTPUT_NODES, serializeOutput, thrownMessage } from '../../src/tool/output';
 import { tool } from '../../src/tool/tool';
 
 /** A value and what `JSON.parse` of its text must give; `ABSENT` where JSON leaves it out (or `null` in arrays). */

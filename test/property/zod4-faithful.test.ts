@@ -10,8 +10,8 @@ import { Validator } from '@cfworker/json-schema';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { resolveSchema } from '../../src/tool/schema/index';
-import type { JsonObject, SchemaAdapter, ValidationResult } from '../../src/tool/schema/types';
+import { resolveSchema } from '../../src/tool/schema';
+import type { JsonObject, SchemaAdapter, ValidationResult } from '../../src/tool/schema/adapter';
 import { zod4Adapter } from '../../src/tool/schema/zod4';
 import { asJson, nearSchema } from '../support/near-schema';
 

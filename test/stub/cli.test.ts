@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseCliArgs } from '../../server-stub/cli-args';
-import { FEATURES } from '../../src/wire/call-frames';
+import { FEATURES } from '../../src/wire/protocol';
 import { TestClient } from './test-client';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

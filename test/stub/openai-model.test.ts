@@ -12,7 +12,7 @@ import {
 } from '../../server-stub/index';
 import { OptionsError } from '../../src/errors';
 import { Agent, Client, tool } from '../../src/index';
-import type { Feature } from '../../src/wire/call-frames';
+import type { Feature } from '../../src/wire/protocol';
 import { agent, stub, http as stubHttp, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 

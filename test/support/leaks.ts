@@ -7,7 +7,7 @@
  * redaction tests.
  */
 import { ToolRegistry } from '../../src/call/registry';
-import { CallRunner } from '../../src/client/call-runner';
+import { CallRunner } from '../../src/client/calls';
 import { type Logger, Redactor, type RedactRule, redactingLogger } from '../../src/logger';
 import { tool } from '../../src/tool/tool';
 import type { ClientFrame } from '../../src/wire/protocol';

@@ -7,14 +7,13 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { describe, expect, it } from 'vitest';
-import { toAiSdkTools } from '../../src/ai-sdk/index';
+import { toAiSdkTools } from '../../src/ai-sdk';
 import type { ProgressUpdate, QuestionRequest } from '../../src/call/types';
 import { agentDefinition } from '../../src/client/agent';
-import { resolveClientOptions } from '../../src/client/resolve-client-options';
-import { checkCloseOptions, checkRunArguments } from '../../src/client/run-options';
+import { checkCloseOptions, checkRunArguments, resolveClientOptions } from '../../src/client/client-options';
 import { Agent, approvalNeeded, CLIENT_DEFAULTS, invokeTool, tool } from '../../src/index';
 import { importMcpTools, registerMcpTools } from '../../src/mcp/index';
-import { otelTracing } from '../../src/otel/index';
+import { otelTracing } from '../../src/otel';
 
 const url = 'ws://127.0.0.1:1';
 const apiKey = 'a-key-of-some-length';

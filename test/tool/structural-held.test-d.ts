@@ -7,7 +7,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { toAiSdkTools } from '../../src/ai-sdk/index';
+import { toAiSdkTools } from '../../src/ai-sdk';
 import {
   Agent,
   type AnyTool,

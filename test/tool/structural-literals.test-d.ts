@@ -6,7 +6,7 @@ import * as v from 'valibot';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod3';
-import { toAiSdkTools } from '../../src/ai-sdk/index';
+import { toAiSdkTools } from '../../src/ai-sdk';
 import {
   Agent,
   approvalRequired,

@@ -5,7 +5,7 @@
 import { tool as aiTool } from 'ai';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { toAiSdkTools } from '../../src/ai-sdk/index';
+import { toAiSdkTools } from '../../src/ai-sdk';
 import { Agent, Client, invokeTool, ToolRegistry, tool } from '../../src/index';
 import { registerMcpTools } from '../../src/mcp/index';
 

@@ -3,7 +3,7 @@ import { tool as aiTool } from 'ai';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Agent, invokeTool, tool, toolsOf } from '../../src/index';
-import { toTools } from '../../src/tool/structural';
+import { toTools } from '../../src/tool/shapes';
 import { definitionRefusal } from '../fixtures/schema/definition-error';
 
 const refusal = definitionRefusal;

@@ -3,7 +3,7 @@ import { tool as aiTool, jsonSchema } from 'ai';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Agent, invokeTool, type ToolContext, tool } from '../../src/index';
-import { toTools } from '../../src/tool/structural';
+import { toTools } from '../../src/tool/shapes';
 import { definitionRefusal } from '../fixtures/schema/definition-error';
 import { unknownOptionMessage } from '../support/known-options';
 

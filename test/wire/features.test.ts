@@ -3,7 +3,7 @@
  * an older peer may still send, read as the feature that replaced them.
  */
 import { describe, expect, it } from 'vitest';
-import { FEATURE_ALIASES, FEATURES, featuresOf } from '../../src/wire/call-frames';
+import { FEATURE_ALIASES, FEATURES, featuresOf } from '../../src/wire/protocol';
 
 describe('features', () => {
   it('has one feature for where a call comes from (call_context), not a second one for its agent', () => {

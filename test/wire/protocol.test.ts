@@ -2,9 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { clientFrameSchema } from '../../src/wire/client-frames';
 import { decodeClientFrame, decodeServiceFrame, encodeFrame } from '../../src/wire/codec';
-import { serviceFrameSchema, utf8Length } from '../../src/wire/protocol';
+import { clientFrameSchema, serviceFrameSchema, utf8Length } from '../../src/wire/protocol';
 
 describe('decodeServiceFrame', () => {
   it('decodes a tool_call whose arguments are a JSON string', () => {

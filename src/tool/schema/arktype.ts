@@ -8,8 +8,8 @@
  * @module
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { JsonObject, SchemaAdapter } from './adapter';
 import { standardAdapter } from './standard';
-import type { JsonObject, SchemaAdapter } from './types';
 
 /** The part of a fallback context this adapter reads (arktype's `ToJsonSchema.FallbackContext`). */
 interface FallbackContext {

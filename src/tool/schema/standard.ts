@@ -7,8 +7,8 @@
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import { isThenable, type MaybePromise } from '../../maybe';
-import { formatPath } from './path';
-import type { JsonObject, SchemaAdapter, SchemaKind, ValidationIssue, ValidationResult } from './types';
+import type { JsonObject, SchemaAdapter, SchemaKind, ValidationIssue, ValidationResult } from './adapter';
+import { formatPath } from './adapter';
 
 /**
  * `true` for any Standard Schema, including arktype's (which are functions).

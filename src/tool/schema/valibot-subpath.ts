@@ -12,7 +12,7 @@
  *
  * @packageDocumentation
  */
-import { subpathAdapters } from './subpaths';
+import { subpathAdapters } from './index';
 import { valibotAdapter, valibotInputJsonSchema } from './valibot';
 
 subpathAdapters().valibot = { valibotAdapter, valibotInputJsonSchema };

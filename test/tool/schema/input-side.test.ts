@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod3';
-import { resolveSchema } from '../../../src/tool/schema/index';
+import { resolveSchema } from '../../../src/tool/schema';
 import { expectDefinitionError } from '../../fixtures/schema/definition-error';
 
 const origin = { owner: 'tool "t"', field: 'parameters', requireObject: true } as const;

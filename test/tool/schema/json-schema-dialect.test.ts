@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tool } from '../../../src/index';
-import { resolveSchema } from '../../../src/tool/schema/index';
-import { to202012 } from '../../../src/tool/schema/json-schema-dialect';
+import { resolveSchema } from '../../../src/tool/schema';
+import { to202012 } from '../../../src/tool/schema/json-schema';
 import { expectDefinitionError } from '../../fixtures/schema/definition-error';
 
 const origin = { owner: 'tool "t"', field: 'parameters', requireObject: true } as const;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatPath, pointerToSegments } from '../../../src/tool/schema/path';
+import { formatPath, pointerToSegments } from '../../../src/tool/schema/adapter';
 
 describe('formatPath', () => {
   it.each([

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import * as zm from 'zod/mini';
 import { z as z3 } from 'zod3';
 import { z as z3v4 } from 'zod3/v4';
-import { zod4DefinitionIsFaithful } from '../../../src/tool/schema/zod4-faithful';
+import { zod4DefinitionIsFaithful } from '../../../src/tool/schema/zod4';
 
 enum Color {
   Red = 0,

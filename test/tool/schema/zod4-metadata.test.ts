@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { zod4InputJsonSchema } from '../../../src/tool/schema/zod4';
-import { metadataOnlyAnnotates, NO_METADATA } from '../../../src/tool/schema/zod4-metadata';
+import { metadataOnlyAnnotates, NO_METADATA, zod4InputJsonSchema } from '../../../src/tool/schema/zod4';
 
 const annotates = (schema: z.ZodType) =>
   metadataOnlyAnnotates(zod4InputJsonSchema(schema), () =>

@@ -7,10 +7,10 @@
  * test/tool/explicit-undefined-options.test.ts).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { toAiSdkTools } from '../../../src/ai-sdk/index';
+import { toAiSdkTools } from '../../../src/ai-sdk';
 import { Agent, approvalNeeded, Client, invokeTool, tool } from '../../../src/index';
 import { importMcpTools, type McpToolSource, registerMcpTools } from '../../../src/mcp/index';
-import { otelTracing } from '../../../src/otel/index';
+import { otelTracing } from '../../../src/otel';
 
 declare const client: Client;
 declare const agent: Agent;

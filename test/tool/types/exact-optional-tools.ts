@@ -7,7 +7,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { tool as aiTool, jsonSchema } from 'ai';
 import { z } from 'zod';
-import { toAiSdkTools } from '../../../src/ai-sdk/index';
+import { toAiSdkTools } from '../../../src/ai-sdk';
 import { Agent, Client, invokeTool, ToolRegistry, tool, toolsOf } from '../../../src/index';
 import { registerMcpTools } from '../../../src/mcp/index';
 

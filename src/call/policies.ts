@@ -18,9 +18,7 @@ import {
   policyBlockedText,
   policyFailedText,
 } from '../tool/model-text';
-import { gateIsOpen } from './fast-paths';
-import type { Settled } from './settle';
-import { timed } from './timed';
+import { type Settled, timed } from './signal';
 import type { CallState, PolicyCall, PolicyDecision, RejectionReason } from './types';
 
 /** How the gate ended: go on (with a reason to ask for approval, fields to scrub), or a result. */
@@ -128,4 +126,9 @@ export function passGate(call: CallState, view: () => unknown, done: (outcome: G
     );
   };
   next(0);
+}
+
+/** Whether the gate has nothing to check: the tool names no `allowedAgentNames` and the client has no `policies`. */
+export function gateIsOpen(call: CallState): boolean {
+  return call.internals.allowedAgentNames === undefined && (call.options.policies ?? []).length === 0;
 }

@@ -1,16 +1,118 @@
 /**
- * `ctx`, the second argument of `execute` and the other callbacks of a tool: one small object per call. Its
- * `signal` and `idempotencyKey` are made when first read (most tools read neither), yet are own enumerable
- * properties, so `{ ...ctx }` and `const { signal } = ctx` work as with plain fields.
+ * `ctx.progress()`: the update checked and made ready to send.
  *
  * @module
  */
 import { ToolDefinitionError } from '../errors';
+import { nestsDeeperThan } from '../json';
+import { MAX_VALUE_DEPTH } from '../limits';
 import { type Logger, silentLogger } from '../logger';
+import type { Redactor } from '../redact';
 import { checkOptions, type OptionsOwner, type OptionsSpec } from '../tool/check-options';
-import type { AskOptions, ProgressInput } from '../tool/context-methods';
-import type { IdempotencyKeyOptions } from '../tool/context-scope';
+import { serializeOutput, toWellFormed } from '../tool/output';
+import type { AskOptions, IdempotencyKeyOptions, ProgressInput, ToolContext } from '../tool/tool';
+import { EVENT_LIMITS, MAX_PROGRESS_MESSAGE_CHARS, utf8Length } from '../wire/protocol';
+import { CallSignal } from './signal';
+import type { Attempt, CallOptions } from './types';
 
+const isFiniteNumber = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isFinite(value);
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
+  return String(value);
+}
+
+function invalid(message: string): never {
+  throw new ToolDefinitionError('invalid_progress', `ctx.progress(): ${message}`);
+}
+
+/**
+ * The update as sent: `progress`, `total` when given, `message` when given (well-formed, at most
+ * {@link MAX_PROGRESS_MESSAGE_CHARS} characters, cut at a code point).
+ * @throws ToolDefinitionError `invalid_progress` naming the field and the value.
+ */
+export function checkProgress(update: ProgressInput): ProgressInput {
+  if (typeof update !== 'object' || update === null)
+    invalid(`expected { progress, total?, message? }, got ${show(update)}`);
+  const { progress, total, message } = update;
+  if (!isFiniteNumber(progress) || progress < 0)
+    invalid(`progress must be a finite number ≥ 0, got ${show(progress)}`);
+  const checked: ProgressInput = { progress };
+  if (total !== undefined) {
+    if (!isFiniteNumber(total) || total <= 0)
+      invalid(`total must be a finite number > 0, got ${show(total)}`);
+    checked.total = total;
+  }
+  if (message !== undefined) {
+    if (typeof message !== 'string') invalid(`message must be a string, got ${show(message)}`);
+    checked.message = toWellFormed(cutChars(message, MAX_PROGRESS_MESSAGE_CHARS));
+  }
+  return checked;
+}
+
+/** The first `max` UTF-16 units of `text`, never ending in half a surrogate pair. */
+export function cutChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
+/*
+ * `ctx.emit()`: an event's name checked, its data written as JSON (by the rules of a result) and bounded.
+ */
+/**
+ * The event as recorded: its name, and its data as a JSON value (`undefined` when none was given; over
+ * {@link EVENT_LIMITS.maxDataBytes} bytes of JSON or deeper than {@link MAX_VALUE_DEPTH}, `{ truncated: true, bytes }`).
+ * @param redactor - the call's redactor: a name in which it finds a secret is refused (names are sent unredacted).
+ * @throws ToolDefinitionError `invalid_event` naming the bad name, or saying (without quoting it) that the name
+ *   holds a secret.
+ */
+export function checkEvent(
+  type: unknown,
+  data: unknown,
+  redactor?: Redactor,
+): { event: string; data?: unknown } {
+  // A name is sent as written (redacting it would leave characters a name may not hold): one with a secret in it is
+  // refused, and not quoted.
+  if (typeof type === 'string' && redactor !== undefined && redactor.text(type) !== type) {
+    throw new ToolDefinitionError(
+      'invalid_event',
+      "ctx.emit(): the event type holds a secret (a redacted field's value or a match of the client's redact rules); put it in the data, which is redacted",
+    );
+  }
+  if (typeof type !== 'string' || !EVENT_LIMITS.namePattern.test(type)) {
+    const shown = typeof type === 'string' ? JSON.stringify(type.slice(0, 40)) : String(type);
+    throw new ToolDefinitionError(
+      'invalid_event',
+      `ctx.emit(): the event type must be 1 to 128 letters, digits or _ . : / -, got ${shown}`,
+    );
+  }
+  if (data === undefined) return { event: type };
+  // A result's rules, except that a string is a JSON string here (a result's text is the string itself).
+  return {
+    event: type,
+    data: boundedData(typeof data === 'string' ? JSON.stringify(data) : serializeOutput(data)),
+  };
+}
+
+/**
+ * The JSON text as a value, or `{ truncated: true, bytes }` when it is over the size limit or nests deeper than
+ * {@link MAX_VALUE_DEPTH} levels (the service would refuse the frame).
+ */
+export function boundedData(json: string): unknown {
+  const bytes = utf8Length(json);
+  if (bytes > EVENT_LIMITS.maxDataBytes) return { truncated: true, bytes };
+  const value = JSON.parse(json) as unknown;
+  return nestsDeeperThan(value, MAX_VALUE_DEPTH) ? { truncated: true, bytes } : value;
+}
+
+/*
+ * `ctx`, the second argument of `execute` and the other callbacks of a tool: one small object per call. Its
+ * `signal` and `idempotencyKey` are made when first read (most tools read neither), yet are own enumerable
+ * properties, so `{ ...ctx }` and `const { signal } = ctx` work as with plain fields.
+ */
 /** What `ctx`'s methods reach: the call behind it (`CallRun`); absent in a bare `CallSignal` (tests). */
 export interface CallChannel {
   progress(update: ProgressInput): void;
@@ -200,4 +302,39 @@ export function contextClassFor(
     EXTENDED.set(extend, made);
   }
   return made;
+}
+
+/*
+ * One attempt of a call whose tool has `retry`: a `ctx` of its own, with a signal of its own (an attempt that
+ * runs out of time aborts only its own), and every other member the same as the call's first `ctx`.
+ */
+/** What an attempt is made from: the call (`CallRun`). */
+export interface AttemptSource extends CallChannel {
+  readonly options: CallOptions;
+  readonly tool: { readonly name: string };
+  readonly ctx: ToolContext;
+}
+
+/** The `ctx` of attempt `number` (2, 3, …, or 1 for a retrying tool's first), and the control of its signal. */
+export function newAttempt(call: AttemptSource, number: number): Attempt {
+  const signal = new CallSignal(call.options.signal, call.tool.name);
+  const channel: ContextCall = {
+    get signal() {
+      return signal.signal;
+    },
+    progress: (update) => call.progress(update),
+    emit: (type, data) => call.emit(type, data),
+    askQuestion: (question, options) => call.askQuestion(question, options),
+    step: (key, fn) => call.step(key, fn),
+    loggerFor: (attempt) => call.loggerFor(attempt),
+  };
+  const first = call.ctx;
+  const Context = contextClassFor(call.options.extend);
+  const ctx = new Context(channel, first.context, first.callId, first.runId, first.toolName, first.depth, {
+    attempt: number,
+    sessionId: first.sessionId,
+    agentName: first.agentName,
+  }) as unknown as ToolContext;
+  ctx.approved = first.approved;
+  return { ctx, abort: (reason) => signal.abort(reason), end: () => signal.end() };
 }

@@ -17,10 +17,8 @@
  *
  * @module
  */
-import { REDACTED, Redactor, SHORT_SECRET } from '../redact';
-import { redactOutput } from '../redact-output';
+import { REDACTED, Redactor, redactOutput, SHORT_SECRET, sensitiveValues } from '../redact';
 import { serializeOutput } from '../tool/output';
-import { sensitiveValues } from './sensitive-fields';
 
 /** Shortest value of a sensitive field that is searched for in free text, in characters (4). */
 export const MIN_SEARCHED_CHARS = SHORT_SECRET;

@@ -1,4 +1,234 @@
 /**
+ * What a {@link CallRunner} (./call-runner.ts) needs from its client.
+ *
+ * @module
+ */
+import { startByName, type ToolRegistry } from '../call/registry';
+import { abortReason, settleThen } from '../call/signal';
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  CallOptions,
+  CallPolicy,
+  ToolCallResult,
+  WidgetInvalidInfo,
+} from '../call/types';
+import type { ConnectionError } from '../errors';
+import type { Logger, Redactor } from '../logger';
+import { contextFailedText } from '../tool/model-text';
+import { thrownMessage } from '../tool/output';
+import type { ClientFrame, ServiceFrame } from '../wire/protocol';
+import { Approvals, type Approver } from './approvals';
+import { type CallUpdateHooks, CallUpdates, Leases, type WelcomeTerms } from './call-updates';
+import type { CallInfo } from './client-options';
+import { Deadlines } from './deadlines';
+import type { CallEvents, CallExtras, Execution, ExecutionOwner, ToolCallFrame } from './execution';
+import { Incoming } from './incoming';
+import { type CallSocket, Outbox } from './outbox';
+import { type Questioner, questionHooks } from './questions';
+import { Slots } from './slots';
+import { type CallTraces, callTraces, type ToolTracing } from './tracing';
+
+/** Dependencies of a {@link CallRunner}. */
+export interface CallRunnerOptions {
+  registry: ToolRegistry;
+  maxConcurrency: number;
+  maxQueue: number;
+  /** Results are held (not written) while the socket buffers more than this many bytes. */
+  highWaterMarkBytes: number;
+  /** A result is held while writing it would take the socket past this many bytes unread (none when absent). */
+  maxBufferedBytes?: number;
+  /** Bytes of results waiting for their ack past which no new call is taken. @default Infinity */
+  maxOutboxBytes?: number;
+  /** The client's connection. */
+  socket: CallSocket;
+  /** `ctx.context` for a call; may return a promise, and may throw (the call then fails without running). */
+  contextFor(call: CallInfo): unknown;
+  /** Local approver (`onApproval`); when absent, approval is asked of the service. */
+  onApproval: Approver | undefined;
+  policies?: readonly CallPolicy[] | undefined; // `Client({ policies })`, run before approval
+  /** Extra fields for every call's `ctx` (e.g. the nested-run capability). */
+  extend: Readonly<Record<PropertyKey, unknown>>;
+  /** Local answerer of questions (`onQuestion`); when absent, questions go to the service. */
+  onQuestion?: Questioner | undefined;
+  /** Updates of running calls (progress, the lease, questions, …). @default a `CallUpdates` on `socket` */
+  updates?: CallUpdateHooks;
+  redactor: Redactor;
+  logger: Logger;
+  events: CallEvents;
+  /** The client's tracer (`tracing`), if any. */
+  tracing?: ToolTracing | undefined;
+}
+
+/*
+ * The options of one call the client runs (`CallOptions` for src/call/): what differs per call is read from its
+ * {@link Execution} (the `tool_call` frame) and its context; what every call of a client shares (the hooks, the
+ * policies, the logger, the redactor, `extend`) sits on the prototype. A held call thus keeps one object of two
+ * fields, not one of twenty.
+ */
+/** What every call of one client shares. */
+export type SharedCallOptions = Pick<
+  CallOptions,
+  | 'policies'
+  | 'approve'
+  | 'onWidgetInvalid'
+  | 'onProgress'
+  | 'onPreliminary'
+  | 'onEmit'
+  | 'onQuestion'
+  | 'waits'
+  | 'onStep'
+  | 'logger'
+  | 'extend'
+  | 'redactor'
+>;
+
+/** Per-call options, read from the call's frame (PROTOCOL.md §5, §18.8, §18.9, §18.11, §18.12). */
+class ClientCallOptions {
+  /** The call itself: its cancellation is the call's signal. */
+  readonly signal: Execution;
+  readonly context: unknown;
+
+  constructor(execution: Execution, context: unknown) {
+    this.signal = execution;
+    this.context = context;
+  }
+
+  get callId(): string {
+    return this.signal.callId;
+  }
+
+  get runId(): string {
+    return this.signal.runId;
+  }
+
+  get depth(): number {
+    return this.signal.extras?.depth ?? 0;
+  }
+
+  get approved(): boolean | undefined {
+    return this.signal.extras?.approved;
+  }
+
+  get rejectionReason(): string | undefined {
+    return this.signal.extras?.reason;
+  }
+
+  get argumentsEdited(): boolean | undefined {
+    return this.signal.extras?.argumentsEdited;
+  }
+
+  get agentName(): string | undefined {
+    return this.signal.extras?.agentName;
+  }
+
+  get sessionId(): string | undefined {
+    return this.signal.extras?.sessionId;
+  }
+
+  get steps(): Readonly<Record<string, unknown>> | undefined {
+    return this.signal.extras?.steps;
+  }
+}
+
+/** The options class of one client's calls: `new (callOptionsClass(shared))(execution, context)`. */
+export function callOptionsClass(
+  shared: SharedCallOptions,
+): new (
+  execution: Execution,
+  context: unknown,
+) => CallOptions {
+  const OfThisClient = class extends ClientCallOptions {};
+  for (const [key, value] of Object.entries(shared)) {
+    Object.defineProperty(OfThisClient.prototype, key, { value, enumerable: true });
+  }
+  return OfThisClient as unknown as new (
+    execution: Execution,
+    context: unknown,
+  ) => CallOptions;
+}
+
+/*
+ * Running a call that took its first slot: its context first (`contextFor`), then its tool (`startByName`). A
+ * context that fails fails the call: without it a tool could run unscoped (a query for every tenant).
+ */
+/** What {@link callStarter} needs from its call runner. */
+export interface CallStartOptions {
+  registry: ToolRegistry;
+  /** `ctx.context` for a call; may return a promise, and may throw (the call then fails without running). */
+  contextFor(call: CallInfo): unknown;
+  events: CallEvents;
+  leases: Leases;
+  /** The options of each call (./call-options.ts). */
+  CallOptions: ReturnType<typeof callOptionsClass>;
+  /** A call has its result. */
+  finished(execution: Execution, result: ToolCallResult): void;
+}
+
+/** The function that runs a call that took its first slot: its context first, then the tool. */
+export function callStarter(options: CallStartOptions): (execution: Execution) => void {
+  const { registry, events, leases, CallOptions } = options;
+
+  const contextFailed = (execution: Execution, error: unknown): void => {
+    options.finished(execution, {
+      status: 'error',
+      output: contextFailedText(execution.toolName, thrownMessage(error)),
+      durationMs: 0,
+      error,
+    });
+  };
+
+  const invoke = (execution: Execution, context: unknown): void => {
+    // Cancelled while its context came: the call layer ends it at once, and there is nothing to lease.
+    if (execution.state !== 'finished') leases.started(execution);
+    // A call whose steps are all synchronous (zod validation, a plain `execute`) ends here, in this turn.
+    startByName(
+      registry,
+      execution.toolName,
+      execution.arguments,
+      new CallOptions(execution, context),
+      execution,
+    );
+  };
+
+  return (execution: Execution): void => {
+    execution.started = Math.round(performance.now());
+    const { callId, runId, toolName } = execution;
+    events.toolCall({ callId, runId, toolName });
+    // A cancel, the deadline or close() while the context is awaited ends the wait (the call layer then ends the
+    // call as any aborted call, running nothing): a context that never comes cannot hold the call or its slot.
+    settleThen(
+      () => options.contextFor(execution),
+      { signal: execution },
+      (outcome) => {
+        if (outcome.kind === 'error') contextFailed(execution, outcome.error);
+        else invoke(execution, outcome.kind === 'value' ? outcome.value : undefined);
+      },
+    );
+  };
+}
+
+/*
+ * The log line of a call that did not end `ok`.
+ */
+/**
+ * Logs a result that is not `ok` at `warn`: the model reads its text; the operator sees it too (already
+ * redacted), with what was thrown: its stack and cause chain, which the model never reads (the logger redacts
+ * them).
+ */
+export function logFailure(
+  logger: Logger,
+  call: Pick<ToolCallFrame, 'callId' | 'runId' | 'toolName'>,
+  result: ToolCallResult,
+  output: string,
+): void {
+  const { callId, runId, toolName } = call;
+  const fields: Record<string, unknown> = { callId, runId, toolName, status: result.status };
+  if (result.error !== undefined) fields.error = result.error;
+  logger.warn(fields, output);
+}
+
+/*
  * `CallRunner`: the tool calls the service sends to one client, from the frame that brings a call to the result
  * acked. It wires the parts, each with one job:
  *
@@ -10,29 +240,7 @@
  * - `callStarter` (call-start.ts): a call that took its first slot: its context, then `startByName`;
  * - the call updates (call-updates.ts, given by the client): progress, preliminary results, the lease, questions,
  *   steps. A call is one {@link Execution} object that all of them share.
- *
- * @module
  */
-import { abortReason } from '../call/call-signal';
-import type { ApprovalDecision, ApprovalRequest, ToolCallResult, WidgetInvalidInfo } from '../call/types';
-import type { ConnectionError } from '../errors';
-import type { ClientFrame, ServiceFrame } from '../wire/protocol';
-import { Approvals } from './approvals';
-import { callOptionsClass } from './call-options';
-import type { CallRunnerOptions } from './call-runner-options';
-import { callStarter } from './call-start';
-import { type CallUpdateHooks, CallUpdates, type WelcomeTerms } from './call-updates';
-import { Deadlines } from './deadlines';
-import type { CallExtras, Execution, ExecutionOwner, ToolCallFrame } from './execution';
-import { logFailure } from './failure-log';
-import { Incoming } from './incoming';
-import { Leases } from './leases';
-import { Outbox } from './outbox';
-import { questionHooks } from './question-hooks';
-import { Slots } from './slots';
-import type { CallTraces } from './trace-types';
-import { callTraces } from './tracing';
-
 /** Runs tool calls for one client. Owned by `Client`; not exported from the package. */
 export class CallRunner implements ExecutionOwner {
   readonly #options: CallRunnerOptions & { updates: CallUpdateHooks };

@@ -1,0 +1,670 @@
+/**
+ * `{ ...data, widget }`: the widget split off a result (or a preliminary result) and validated, the rest kept for
+ * the model's text. An invalid widget is reported and dropped; the data still goes through.
+ *
+ * @module
+ */
+import { isPlainObject } from '../json';
+import { type Logger, scopedLogger, silentLogger } from '../logger';
+import { contentText, isToolContent, redactedPart } from '../tool/content';
+import {
+  cancelledText,
+  editedInvalidText,
+  editedNoteText,
+  errorText,
+  invalidArgumentsText,
+  outputMismatchText,
+  timeoutText,
+} from '../tool/model-text';
+import { serializeOutput, thrownMessage, toWellFormed, truncateUtf8 } from '../tool/output';
+import type { ValidationIssue } from '../tool/schema';
+import { formatPath } from '../tool/schema/adapter';
+import {
+  type AskOptions,
+  type ProgressInput,
+  type Tool,
+  type ToolContext,
+  type ToolInternals,
+  toolInternals,
+} from '../tool/tool';
+import { validateWidget, type Widget } from '../tool/widget';
+import { type ApprovalOutcome, decideApproval, lazyFrozenCopy } from './approval';
+import { checkEvent, checkProgress, newAttempt } from './context';
+import { type GateOutcome, passGate } from './policies';
+import { askQuestion } from './questions';
+import { CallRedaction } from './redaction';
+import { executeAttempts } from './retry';
+import { CallSignal, errorFunctionTimeoutMs, type Settled, settleThen, timed } from './signal';
+import { CallSteps } from './steps';
+import type {
+  Attempt,
+  CallOptions,
+  CallOutcome,
+  CallState,
+  PreliminaryResult,
+  ResultSink,
+  ToolCallResult,
+} from './types';
+import { closeIterator, drainYields, iteratorOf } from './yields';
+
+function reportInvalidWidget(call: CallState, path: string, message: string): void {
+  // The message may quote the widget's values: redacted as the call's output is (sensitive fields included).
+  const redactor = call.options.redactor;
+  const info = {
+    toolName: call.tool.name,
+    callId: call.ctx.callId,
+    path: redactor === undefined ? path : redactor.text(path),
+    message: redactor === undefined ? message : redactor.text(message),
+  };
+  try {
+    if (call.options.onWidgetInvalid) call.options.onWidgetInvalid(info);
+    else
+      console.warn(
+        `toolwire: dropped the invalid widget of ${info.toolName} (call ${info.callId}): ${path}: ${message}`,
+      );
+  } catch {
+    // A failing listener must not change the call's result.
+  }
+}
+
+/**
+ * Splits `{ ...data, widget }` into the data the model reads and a validated widget (or none). Never throws: a
+ * `widget` getter that throws is an invalid widget at `(root)`. The data keeps the result's other properties
+ * as they are (getters included), so `serializeOutput` writes them by its usual rules.
+ */
+export function splitWidget(call: CallState, value: unknown): { data: unknown; widget?: Widget } {
+  let descriptors: PropertyDescriptorMap;
+  try {
+    if (!isPlainObject(value) || !Object.hasOwn(value, 'widget')) return { data: value };
+    descriptors = Object.getOwnPropertyDescriptors(value);
+    delete descriptors.widget;
+  } catch {
+    return { data: value }; // a hostile proxy: serializeOutput copes with it
+  }
+  const data: unknown = Object.create(Object.getPrototypeOf(value), descriptors);
+  let widget: unknown;
+  try {
+    widget = value.widget;
+  } catch (error) {
+    reportInvalidWidget(call, formatPath([]), `could not be read: ${thrownMessage(error, 'its getter')}`);
+    return { data };
+  }
+  if (widget === undefined) return { data };
+  const checked = validateWidget(widget);
+  if (checked.ok) return { data, widget: checked.widget };
+  reportInvalidWidget(call, checked.path, checked.message);
+  return { data };
+}
+
+/*
+ * The note the model reads before a result when an approver edited the arguments, bounded so that the tool's own
+ * output always keeps its room: the note's JSON is shown only up to 512 bytes (else the edited fields are named,
+ * see `editedNoteText` in src/tool/model-text.ts), and with `maxOutputBytes` the note takes at most half of it.
+ */
+/** `The approver edited the arguments of <name> to <JSON>.`, or the names of the edited fields when longer. */
+export function editedNote(call: CallState, args: object): string {
+  const { redaction } = call;
+  const json =
+    redaction?.active === true ? redaction.json(args) : serializeOutput(args, call.options.redactor);
+  return editedNoteText(call.tool.name, json, Object.keys(args));
+}
+
+/** `note` on a line before `output`; with `maxOutputBytes`, the note is cut to half of it. */
+export function withNote(note: string, output: string, maxOutputBytes: number | undefined): string {
+  const shown = maxOutputBytes === undefined ? note : truncateUtf8(note, Math.floor(maxOutputBytes / 2));
+  return `${shown}\n${output}`;
+}
+
+/*
+ * How a call ends when a phase of it gave no value: cancelled, timed out (through `errorFunction`), or failed.
+ */
+/** The outcome of a cancelled call. */
+export const cancelled = (call: CallState): CallOutcome => ({
+  status: 'cancelled',
+  output: cancelledText(call.tool.name),
+});
+
+/**
+ * Ends a call whose budget ran out: `timeout`, with the timeout text (through `errorFunction`), naming the stage
+ * that hung when it was a policy or the `needsApproval` check.
+ */
+export function timedOut(call: CallState): void {
+  const { tool, ctx, timeoutMs } = call;
+  failure(call, 'timeout', ctx.signal.reason, timeoutText(tool.name, timeoutMs ?? 0, call.stage));
+}
+
+/** Ends the call for a phase of the tool's own work that gave no value: cancelled, timed out or failed. */
+export function stopped(call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'value' }>): void {
+  if (outcome.kind === 'aborted') call.done(cancelled(call));
+  else if (outcome.kind === 'timeout') timedOut(call);
+  else {
+    const message = thrownMessage(outcome.error, undefined, call.options.redactor);
+    failure(call, 'error', outcome.error, errorText(call.tool.name, message));
+  }
+}
+
+/**
+ * Ends the call with the model's text for a failure: `errorFunction`'s, verbatim, or `fallback` when it is absent,
+ * throws, returns something other than a string, or does not answer within {@link errorFunctionTimeoutMs}.
+ */
+export function failure(
+  call: CallState,
+  status: 'error' | 'timeout',
+  error: unknown,
+  fallback: string,
+): void {
+  const { errorFunction } = call.internals;
+  if (errorFunction === undefined) {
+    call.done({ status, output: fallback, error });
+    return;
+  }
+  const options = { signal: call.options.signal, timeoutMs: errorFunctionTimeoutMs(call.timeoutMs) };
+  settleThen(
+    () => errorFunction(call.ctx, error),
+    options,
+    (settled) => {
+      if (settled.kind === 'aborted') call.done(cancelled(call));
+      else if (settled.kind !== 'value') call.done({ status, output: fallback, error });
+      // A non-string (e.g. `undefined` from a function that forgot to return) would read `null`: use the default.
+      else call.done({ status, output: typeof settled.value === 'string' ? settled.value : fallback, error });
+    },
+    call,
+  );
+}
+
+/*
+ * `CallRun`: one call from its start to its result, the state the steps of a call share (`CallState`), the one
+ * place a call ends, and what `ctx`'s methods reach. Started by `startCall` (./invoke.ts).
+ *
+ * Memory: a call held in flight (its `execute` not settled) keeps this object, so it keeps few fields: what few
+ * calls need sits in one object made on demand, and it has no private instance methods (V8 gives every instance
+ * of a class with them a field of its own).
+ */
+type Outcome = CallOutcome;
+
+/** A bug in toolwire or a schema library must still give the model an answer. */
+function bugOutcome(tool: Tool, error: unknown): Outcome {
+  const message = error instanceof Error ? error.message : String(error);
+  return { status: 'error', output: errorText(tool.name, message), error };
+}
+
+/** What few calls need, kept apart so that a call needs no field for it (see `CallRun`). */
+interface RareState {
+  editedArguments: object | undefined;
+  stage: string | undefined;
+  /** The call's redaction by field name: made at the start when the tool or a policy may redact fields. */
+  redaction: CallRedaction | undefined;
+  steps: CallSteps | undefined;
+  questions: number;
+}
+
+/** A result redacted with a call's own redactor (sensitive values of its arguments). */
+function redactOutcome(outcome: Outcome, redactor: CallRedaction): void {
+  outcome.output = redactor.output(outcome.output);
+  if (outcome.widget !== undefined) outcome.widget = redactor.value(outcome.widget);
+  if (outcome.content !== undefined)
+    outcome.content = outcome.content.map((part) => redactedPart(part, redactor));
+  if (outcome.error !== undefined) outcome.error = redactor.error(outcome.error);
+}
+
+/** A text or value redacted with `redactor`. */
+function scrub<T>(value: T, redactor: CallRedaction): T {
+  return (typeof value === 'string' ? redactor.text(value) : redactor.value(value)) as T;
+}
+
+/**
+ * One call from its start to its result: the {@link CallState} the steps share, and the one place a call ends
+ * (a class rather than closures: a call held in flight keeps one object, not a context and two functions).
+ */
+export class CallRun extends CallSignal implements CallState {
+  readonly tool: Tool;
+  readonly internals: ToolInternals;
+  options: CallOptions;
+  readonly timeoutMs: number | undefined;
+  remainingMs: number | undefined;
+  ctx!: ToolContext;
+  abortWithTimeout: (() => void) | undefined;
+  /** When the call started, in sixteenths of a millisecond (a small integer for 37 hours, not a heap number). */
+  readonly #started = Math.round(performance.now() * 16);
+  #finished = false;
+  readonly #sink: ResultSink;
+  /** What few calls need (a note, a field redaction, steps, questions, a redactor of their own): made when first needed. */
+  #rare: RareState | undefined;
+
+  /** The arguments an approver edited, when they did: the model reads them (redacted) before the result's text. */
+  get editedArguments(): object | undefined {
+    return this.#rare?.editedArguments;
+  }
+
+  set editedArguments(edited: object | undefined) {
+    if (edited === undefined && this.#rare === undefined) return;
+    CallRun.#rareOf(this).editedArguments = edited;
+  }
+
+  /** The stage the call is in when it is not the tool's own work (`policy 2`), named if it times out there. */
+  get stage(): string | undefined {
+    return this.#rare?.stage;
+  }
+
+  set stage(stage: string | undefined) {
+    if (stage === undefined && this.#rare === undefined) return;
+    CallRun.#rareOf(this).stage = stage;
+  }
+
+  /** The call's redaction by field name (`sensitiveFieldNames`, a policy's `redact`): src/call/call-redaction.ts. */
+  get redaction(): CallRedaction | undefined {
+    return this.#rare?.redaction;
+  }
+
+  // Static, as `#scrub` is: a private instance method would give every call a field of its own (V8's brand).
+  static #rareOf(call: CallRun): RareState {
+    call.#rare ??= {
+      editedArguments: undefined,
+      stage: undefined,
+      redaction: undefined,
+      steps: undefined,
+      questions: 0,
+    };
+    return call.#rare;
+  }
+
+  constructor(tool: Tool, options: CallOptions, sink: ResultSink) {
+    super(options.signal, tool.name);
+    this.tool = tool;
+    this.internals = toolInternals(tool)!;
+    this.options = options;
+    this.timeoutMs = options.timeoutMs ?? this.internals.timeoutMs;
+    this.remainingMs = this.timeoutMs;
+    this.#sink = sink;
+    // Made only when fields may be redacted (the tool names some, or a policy may): a held call stays small.
+    const names = this.internals.sensitiveFieldNames;
+    if (names.length > 0 || (options.policies?.length ?? 0) > 0) {
+      const redaction = new CallRedaction(options.redactor, names, (redactor) => {
+        // Over the call's options rather than a copy of them: a client's keep what they share on their prototype.
+        this.options = Object.create(this.options, {
+          redactor: { value: redactor, enumerable: true, writable: true, configurable: true },
+        }) as CallOptions;
+      });
+      CallRun.#rareOf(this).redaction = redaction;
+      sink.redaction = redaction;
+    }
+  }
+
+  done(outcome: Outcome): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.end();
+    const { maxOutputBytes } = this.options;
+    const redaction = this.redaction;
+    if (redaction?.active === true) redactOutcome(outcome, redaction);
+    const edited = this.editedArguments;
+    if (edited !== undefined && outcome.status !== 'cancelled')
+      outcome.output = withNote(editedNote(this, edited), outcome.output, maxOutputBytes);
+    // A lone surrogate (half an emoji cut by `slice`) cannot be encoded: the model reads U+FFFD instead.
+    outcome.output = toWellFormed(outcome.output);
+    if (maxOutputBytes !== undefined) outcome.output = truncateUtf8(outcome.output, maxOutputBytes);
+    // The outcome is this call's own object: completed in place rather than copied.
+    const result = outcome as ToolCallResult;
+    result.durationMs = Math.max(0, Math.round(performance.now() - this.#started / 16));
+    this.#sink.result(result);
+  }
+
+  fail(error: unknown): void {
+    this.done(bugOutcome(this.tool, error));
+  }
+
+  /** The values of `inputs` (raw, validated or edited arguments) under the redacted field names are redacted. */
+  validated(...inputs: unknown[]): void {
+    this.#rare?.redaction?.addInputs(...inputs);
+  }
+
+  /** A text or value the call gives out while it runs, with the call's fields redacted when it has any. */
+  static #scrub<T>(call: CallRun, value: T): T {
+    const redaction = call.#rare?.redaction;
+    return redaction?.active === true ? scrub(value, redaction) : value;
+  }
+
+  /** A kept step's record as listeners get it: its result redacted when the call has fields to redact. */
+  static #scrubStep<R extends { result: unknown }>(call: CallRun, record: R): R {
+    const redaction = call.#rare?.redaction;
+    return redaction?.active === true ? { ...record, result: redaction.value(record.result) } : record;
+  }
+
+  /** `ctx.logger` of attempt `attempt`. */
+  loggerFor(attempt: number): Logger {
+    const { logger } = this.options;
+    if (logger === undefined) return silentLogger;
+    const fields = { callId: this.ctx.callId, toolName: this.tool.name, attempt };
+    const redaction = this.redaction;
+    return scopedLogger(logger, fields, redaction?.active === true ? redaction : undefined);
+  }
+
+  /** `ctx.step()`. */
+  step(key: string, fn: () => unknown): Promise<unknown> {
+    const rare = CallRun.#rareOf(this);
+    rare.steps ??= new CallSteps(this.options.steps);
+    return rare.steps.run(this, key, fn, {
+      kept: (record) => {
+        const listener = this.options.onStep;
+        if (this.#finished || listener === undefined) return;
+        try {
+          listener(CallRun.#scrubStep(this, record));
+        } catch {
+          // The listener's failure is not the tool's.
+        }
+      },
+      notKept: ({ key: shown, reason }) =>
+        this.ctx.logger.warn({ step: shown }, `step ${JSON.stringify(shown)} is not kept: ${reason}`),
+    });
+  }
+
+  /** A `ctx` (and a signal) for attempt `number` of a tool with `retry`. */
+  newAttempt(number: number): Attempt {
+    return newAttempt(this, number);
+  }
+
+  /** `true` once the call has its result. */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /** `q1`, `q2`, … */
+  nextQuestionId(): string {
+    const rare = CallRun.#rareOf(this);
+    rare.questions += 1;
+    return `q${rare.questions}`;
+  }
+
+  /** `ctx.emit()`: checked (a bad name, or one holding a secret, throws to the tool), then given to `onEmit` while the call runs. */
+  emit(type: string, data?: unknown): void {
+    const checked = checkEvent(type, data, this.options.redactor);
+    const listener = this.options.onEmit;
+    if (this.#finished || listener === undefined) return;
+    const { callId, runId, toolName } = this.ctx;
+    const event = { ...checked };
+    if ('data' in event) event.data = CallRun.#scrub(this, event.data);
+    try {
+      listener({ callId, runId, toolName, ...event });
+    } catch {
+      // The listener's failure is not the tool's.
+    }
+  }
+
+  /** `ctx.askQuestion()`. */
+  askQuestion(question: string, options?: AskOptions<unknown>): Promise<unknown> {
+    return askQuestion(
+      this,
+      typeof question === 'string' ? CallRun.#scrub(this, question) : question,
+      options,
+    );
+  }
+
+  /** A value the tool yielded, while the call runs: as the result's text would be, within `maxOutputBytes`. */
+  preliminary(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void {
+    const listener = this.options.onPreliminary;
+    if (this.#finished || listener === undefined) return;
+    const redaction = this.redaction;
+    let output = toWellFormed(redaction?.active === true ? redaction.output(result.output) : result.output);
+    const { maxOutputBytes } = this.options;
+    if (maxOutputBytes !== undefined) output = truncateUtf8(output, maxOutputBytes);
+    const { callId, runId, toolName } = this.ctx;
+    try {
+      const widget = CallRun.#scrub(this, result.widget);
+      listener({ callId, runId, toolName, ...result, output, ...(widget === undefined ? {} : { widget }) });
+    } catch {
+      // The listener's failure is not the tool's.
+    }
+  }
+
+  /** `ctx.progress()`: checked (a bad update throws to the tool), then given to `onProgress` while the call runs. */
+  progress(update: ProgressInput): void {
+    const checked = checkProgress(update);
+    const listener = this.options.onProgress;
+    if (this.#finished || listener === undefined) return;
+    const { callId, runId, toolName } = this.ctx;
+    try {
+      listener({ callId, runId, toolName, ...CallRun.#scrub(this, checked) });
+    } catch {
+      // The listener's failure is not the tool's.
+    }
+  }
+}
+
+/*
+ * One call once its arguments are decoded: validation, the gate (`allowedAgentNames`, then the policies:
+ * src/call/gate.ts), approval, `execute`, `errorFunction`, `outputSchema`, the widget split and `toModelOutput`,
+ * each under the call's time budget and signal (Assemble's sequence).
+ *
+ * Time: `timeoutMs` is one budget for the tool's own work in the call: argument validation, the policies, the
+ * `needsApproval` predicate, `execute`, `outputSchema` validation and `toModelOutput` (the time a human takes to approve is not
+ * counted). When it runs out in any of them, `ctx.signal` aborts with a `TimeoutError` and the call ends
+ * `timeout` (the text names a policy or the `needsApproval` check when one of them hung). `errorFunction` then has its own bound ({@link errorFunctionTimeoutMs}). `options.signal` ends the
+ * call in every phase, with or without `timeoutMs`.
+ */
+/** Runs `step`, and ends the call as a bug when it throws (a continuation may run from a promise reaction). */
+function guarded(call: CallState, step: () => void): void {
+  try {
+    step();
+  } catch (error) {
+    call.fail(error);
+  }
+}
+
+/**
+ * `execute` returned: a value that yields preliminary results is read to its end first (under what is left of the
+ * budget), then the result goes on as any other.
+ */
+function executed(call: CallState, value: unknown): void {
+  const iterator = iteratorOf(value);
+  if (iterator === undefined) {
+    succeed(call, value);
+    return;
+  }
+  timed(
+    call,
+    () => drainYields(call, iterator, (yielded) => preliminary(call, yielded)),
+    (drained) => {
+      if (drained.kind === 'value') succeed(call, drained.value);
+      else {
+        closeIterator(iterator);
+        stopped(call, drained);
+      }
+    },
+  );
+}
+
+/** A value yielded before the result: its widget split off, the rest written as a result would be. */
+function preliminary(call: CallState, value: unknown): void {
+  if (call.preliminary === undefined || call.options.onPreliminary === undefined) return;
+  const { data, widget } = splitWidget(call, value);
+  // Content parts of a preliminary result travel as their text.
+  const output = isToolContent(data) ? contentText(data.parts) : serializeOutput(data, call.options.redactor);
+  call.preliminary({ output, value, ...(widget === undefined ? {} : { widget }) });
+}
+
+/** `execute` returned: `outputSchema`, then the widget split and `toModelOutput`. */
+function succeed(call: CallState, returned: unknown): void {
+  const schema = call.internals.outputSchema;
+  if (schema === undefined) {
+    project(call, returned);
+    return;
+  }
+  timed(
+    call,
+    () => schema.validate(returned),
+    (checked) => {
+      if (checked.kind !== 'value') stopped(call, checked);
+      else if (!checked.value.ok)
+        call.done({ status: 'error', output: outputMismatchText(call.tool.name, checked.value.issues) });
+      else project(call, checked.value.value);
+    },
+  );
+}
+
+/** The result's widget split off, and the rest turned into the model's text (through `toModelOutput`). */
+function project(call: CallState, value: unknown): void {
+  const { data, widget } = splitWidget(call, value);
+  const done = (forModel: unknown) => {
+    // Content parts (only from `content()`) go beside the text every model reads.
+    const parts = isToolContent(forModel) ? forModel.parts : undefined;
+    const output =
+      parts === undefined ? serializeOutput(forModel, call.options.redactor) : contentText(parts);
+    const outcome: CallOutcome = { status: 'ok', output, value };
+    if (widget !== undefined) outcome.widget = widget;
+    if (parts !== undefined) outcome.content = [...parts];
+    call.done(outcome);
+  };
+  const toModelOutput = call.internals.toModelOutput;
+  if (toModelOutput === undefined) {
+    done(data);
+    return;
+  }
+  timed(
+    call,
+    () => toModelOutput(value, call.ctx),
+    (projected) => (projected.kind === 'value' ? done(projected.value) : stopped(call, projected)),
+  );
+}
+
+/**
+ * The schema's issues, with toolwire's own refusals of numbers (see src/call/argument-limits.ts) in place of the
+ * schema's issue at the same path (they say why: the number was rounded), and after them where it had none.
+ */
+function withRefusals(
+  issues: readonly ValidationIssue[],
+  refused: readonly ValidationIssue[],
+): ValidationIssue[] {
+  const rest = [...refused];
+  const merged = issues.map((issue) => {
+    const index = rest.findIndex((item) => item.path === issue.path);
+    return index === -1 ? issue : (rest.splice(index, 1)[0] as ValidationIssue);
+  });
+  return [...merged, ...rest];
+}
+
+/**
+ * Runs a call from its decoded arguments and ends it through `call.done`, synchronously as far as every step
+ * answers synchronously. `refused` lists numbers of the arguments toolwire refuses itself: the call then ends
+ * `invalid_arguments` with them and the schema's issues, whatever validation says. Never fails for anything the model or the tool does; a schema library that throws
+ * while validating is a bug, given to `call.fail`.
+ */
+export function runCall(call: CallState, args: object, refused?: readonly ValidationIssue[]): void {
+  const { tool, internals } = call;
+  timed(
+    call,
+    () => internals.parameters.validate(args),
+    (validated) => {
+      if (validated.kind === 'aborted') {
+        call.done(cancelled(call));
+        return;
+      }
+      if (validated.kind === 'timeout') return timedOut(call);
+      if (validated.kind === 'error') {
+        call.fail(validated.error);
+        return;
+      }
+      if (!validated.value.ok || refused !== undefined) {
+        const issues = withRefusals(validated.value.ok ? [] : validated.value.issues, refused ?? []);
+        const text = call.options.argumentsEdited ? editedInvalidText : invalidArgumentsText;
+        call.done({ status: 'invalid_arguments', output: text(tool.name, issues) });
+        return;
+      }
+      const input = validated.value.value;
+      call.validated?.(input);
+      if (call.options.argumentsEdited) call.editedArguments = args;
+      gated(call, input);
+    },
+  );
+}
+
+/** Ends the call with a gate's or an approval's refusal. */
+function refuse(call: CallState, refusal: Exclude<GateOutcome | ApprovalOutcome, { go: true }>): void {
+  if (refusal.status === 'timeout') {
+    timedOut(call);
+    return;
+  }
+  const outcome: CallOutcome = { status: refusal.status, output: refusal.output };
+  if (refusal.reason !== undefined) outcome.reason = refusal.reason;
+  if (refusal.error !== undefined) outcome.error = refusal.error;
+  call.done(outcome);
+}
+
+/**
+ * A validated call: the allowlist and the policies (src/call/gate.ts), then approval, then `execute`. A call a
+ * human already rejected (the service held it) skips the gate: it ends `rejected` either way. Policies, the
+ * `needsApproval` predicate and the approver see one deep-frozen copy of `input` (src/call/frozen-copy.ts).
+ */
+function gated(call: CallState, input: unknown): void {
+  const pass = call.options.approved === false ? skipGate : passGate;
+  const view = lazyFrozenCopy(input);
+  pass(call, view, (gate) =>
+    guarded(call, () => {
+      if (!gate.go) return refuse(call, gate);
+      if (gate.redact.length > 0) call.redaction?.addNames(gate.redact);
+      decideApproval(call, view, gate.approvalReason, (decided) =>
+        guarded(call, () => {
+          if (!decided.go) refuse(call, decided);
+          else if (decided.edited === undefined) execute(call, input, decided.approved);
+          else revalidate(call, decided.edited);
+        }),
+      );
+    }),
+  );
+}
+
+/** The gate of a call already rejected: nothing to check. */
+function skipGate(_call: CallState, _view: () => unknown, done: (outcome: GateOutcome) => void): void {
+  done({ go: true, approvalReason: undefined, redact: [] });
+}
+
+/**
+ * Arguments an approver edited: validated again against the schema, then through the allowlist and the policies
+ * again (as a call the service re-delivers with edited arguments is), then run; the model is told. A policy's
+ * `block` ends the call `rejected`, its `redact` applies; its `requireApproval` is met by the approval that made
+ * the edit (the approver wrote these arguments): a call is put to an approver at most once, so an edit can never
+ * loop back to approval.
+ */
+function revalidate(call: CallState, edited: Record<string, unknown>): void {
+  // What execute gets is what is redacted: the edit's values under the redacted names are secrets too (and an
+  // invalid edit's issues may quote them).
+  call.validated?.(edited);
+  timed(
+    call,
+    () => call.internals.parameters.validate(edited),
+    (validated) => {
+      if (validated.kind === 'error') call.fail(validated.error);
+      else if (validated.kind !== 'value') stopped(call, validated);
+      else if (!validated.value.ok) {
+        call.done({
+          status: 'invalid_arguments',
+          output: editedInvalidText(call.tool.name, validated.value.issues),
+        });
+      } else {
+        const input = validated.value.value;
+        call.validated?.(input);
+        call.editedArguments = edited;
+        passGate(call, lazyFrozenCopy(input), (gate) =>
+          guarded(call, () => {
+            if (!gate.go) return refuse(call, gate);
+            if (gate.redact.length > 0) call.redaction?.addNames(gate.redact);
+            execute(call, input, true);
+          }),
+        );
+      }
+    },
+  );
+}
+
+/**
+ * Runs `execute` with the input it may have: once, or in attempts under the tool's `retry` (./retry.ts). Its
+ * continuation is made once ({@link afterExecute}): a held call keeps no closure of its own for it.
+ */
+function execute(call: CallState, input: unknown, approved: boolean): void {
+  call.ctx.approved = approved;
+  executeAttempts(call, input, afterExecute);
+}
+
+function afterExecute(result: Settled<unknown>, call: CallState): void {
+  if (result.kind === 'value') executed(call, result.value);
+  else stopped(call, result);
+}

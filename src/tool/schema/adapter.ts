@@ -1,0 +1,152 @@
+/**
+ * The common shape every kind of `parameters` (and `outputSchema`) is turned into: a JSON Schema to announce
+ * and a validator that reports issues with readable paths.
+ *
+ * @module
+ */
+import type { JsonObject } from '../../json';
+import type { MaybePromise } from '../../maybe';
+
+/** A JSON object, as announced to the service (JSON-serialisable by construction). */
+
+export type { JsonObject };
+
+/** Which adapter handles a schema. `standard` covers zod 4, valibot, arktype and any other Standard Schema. */
+export type SchemaKind = 'zod3' | 'zod4' | 'valibot' | 'arktype' | 'standard' | 'json-schema' | 'none';
+
+/** One validation problem: where (rendered path, `(root)` for the value itself) and what. */
+export interface ValidationIssue {
+  /** Rendered path, e.g. `items[0].sku`, `tags["a b"]`, or `(root)`. */
+  path: string;
+  /** Human-readable message from the schema library, without the path. */
+  message: string;
+}
+
+/** Result of {@link SchemaAdapter.validate}: the parsed value or at least one issue. */
+export type ValidationResult = { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
+
+/** A schema of any supported kind, reduced to what `tool()` and `invokeTool()` need. */
+export interface SchemaAdapter {
+  /** Which adapter produced this. */
+  readonly kind: SchemaKind;
+  /** JSON Schema (2020-12 vocabulary, no `$schema` key) describing the accepted input. */
+  readonly jsonSchema: JsonObject;
+  /**
+   * Validates (and, for schema libraries, parses) a value: at once when the library validates synchronously (zod,
+   * valibot, arktype, JSON Schema), else through a promise. Never throws for invalid data.
+   */
+  validate(value: unknown): ValidationResult | Promise<ValidationResult>;
+  /**
+   * `true` when it was proved, as the adapter was made, that `validate` accepts nothing `jsonSchema` refuses,
+   * so that parameters need no check against their announcement after validation (see `guardWithAnnounced`).
+   * Set only for zod 4 schemas made of trusted constructs (src/tool/schema/zod4-trust.ts). In the browser build,
+   * whose proof loads lazily, it may be a function that answers on the first validation.
+   * @default false
+   */
+  readonly acceptsOnlyAnnounced?: boolean | (() => MaybePromise<boolean>);
+}
+
+/*
+ * Renders issue paths in one style for every schema kind: `items[0].sku`, `tags["a b"]`, `(root)`.
+ */
+/** The text used for the path of the value itself. */
+export const ROOT_PATH = '(root)';
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** One path segment: a key, or a Standard Schema `{ key }` segment (valibot uses those). */
+export type PathSegmentLike = PropertyKey | { readonly key: PropertyKey };
+
+/**
+ * Renders a path: identifier keys joined with `.`, array indices (numbers) as `[0]`, other keys as `["a b"]`.
+ *
+ * @example
+ * ```ts
+ * formatPath(['items', 0, 'sku']); // 'items[0].sku'
+ * formatPath([]); // '(root)'
+ * ```
+ */
+export function formatPath(segments: readonly PathSegmentLike[] | undefined): string {
+  if (segments === undefined || segments.length === 0) return ROOT_PATH;
+  let out = '';
+  for (const segment of segments) {
+    const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (typeof key === 'symbol') out += `[${String(key)}]`;
+    else if (IDENTIFIER.test(key)) out += out === '' ? key : `.${key}`;
+    else out += `[${JSON.stringify(key)}]`;
+  }
+  return out;
+}
+
+/**
+ * Converts a JSON Pointer in URI fragment form (`#/items/0/sku`, as `@cfworker/json-schema` reports it) to
+ * path segments. A segment is an array index only when the value at that point of `instance` is an array, so
+ * an object key `"0"` stays a key.
+ */
+export function pointerToSegments(pointer: string, instance: unknown): PropertyKey[] {
+  const body = pointer.startsWith('#') ? pointer.slice(1) : pointer;
+  if (body === '' || body === '/') return [];
+  const segments: PropertyKey[] = [];
+  let current: unknown = instance;
+  for (const raw of body.slice(1).split('/')) {
+    const key = safeDecode(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    if (Array.isArray(current) && /^(0|[1-9][0-9]*)$/.test(key)) {
+      const index = Number(key);
+      segments.push(index);
+      current = current[index];
+    } else {
+      segments.push(key);
+      current =
+        typeof current === 'object' && current !== null
+          ? (current as Record<string, unknown>)[key]
+          : undefined;
+    }
+  }
+  return segments;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/*
+ * The rule for schemas whose input side is unknown, the same for zod 3 and zod 4.
+ *
+ * `z.unknown()` and `z.any()` (and a `.transform()` or `.refine()` of them) accept any JSON value; they are
+ * announced as `{}`, which says exactly that, so they are fine wherever a value may be anything (as a whole
+ * `parameters` they are still refused: parameters must describe an object). A `z.preprocess(fn, schema)`, or a
+ * pipe from `z.unknown()` / `z.any()` into a narrower schema, accepts only what gets through `fn` or the pipe:
+ * no JSON Schema says that, and announcing either `{}` or the inner schema would tell the model something
+ * validation does not do. Those are refused when the tool is made (`unsupported_schema`), unless what they lead
+ * into accepts anything too (`z.preprocess(fn, z.unknown())`).
+ */
+/** Why a `z.preprocess()` into a narrower schema is refused. */
+export const PREPROCESS_MESSAGE =
+  'z.preprocess() accepts whatever its function turns into a valid value, which JSON Schema cannot describe; ' +
+  'describe what the model sends and use .transform() instead';
+
+/** Why a pipe from `z.unknown()` / `z.any()` into a narrower schema is refused. */
+export const UNKNOWN_PIPE_MESSAGE =
+  'a pipe from z.unknown() or z.any() into a narrower schema accepts only what that schema accepts, which ' +
+  'JSON Schema cannot describe as its input; use the narrower schema itself';
+
+/*
+ * Adapter for a tool without `parameters`: it announces an object with no properties and hands `execute` an
+ * empty object, whatever keys the model sent.
+ */
+/** The JSON Schema announced for a tool without parameters. */
+export const EMPTY_OBJECT_SCHEMA = { type: 'object', properties: {} } as const;
+
+/** Adapter for omitted `parameters`: accepts any object (arguments are decoded to an object first), yields `{}`. */
+export function noneAdapter(): SchemaAdapter {
+  return {
+    kind: 'none',
+    jsonSchema: { type: 'object', properties: {} },
+    validate: () => ({ ok: true, value: {} }),
+  };
+}
