@@ -14,8 +14,8 @@ export default defineConfig([
       'ai-sdk/index': 'src/ai-sdk/index.ts',
       'otel/index': 'src/otel/index.ts',
       // In the full build these change nothing; the browser build needs them for zod 3 / valibot parameters.
-      zod3: 'src/tool/schema/zod3-subpath.ts',
-      valibot: 'src/tool/schema/valibot-subpath.ts',
+      zod3: 'src/zod3.ts',
+      valibot: 'src/valibot.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,

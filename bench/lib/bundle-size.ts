@@ -183,8 +183,8 @@ export async function bundleSizes(): Promise<BundleSize[]> {
   const lean = await parts('src/index.ts', [...PEERS, 'zod'], true);
   const withZod = await parts('src/index.ts', PEERS, true);
   const page = await parts({ page: PAGE }, [...PEERS, 'zod'], true);
-  const zod3 = await parts('src/tool/schema/zod3-subpath.ts', [...PEERS, 'zod'], false);
-  const valibot = await parts('src/tool/schema/valibot-subpath.ts', [...PEERS, 'zod'], false);
+  const zod3 = await parts('src/zod3.ts', [...PEERS, 'zod'], false);
+  const valibot = await parts('src/valibot.ts', [...PEERS, 'zod'], false);
   const full = await parts('src/index.ts', [...PEERS, 'zod'], false);
   const zod4Call = [
     lean.first,

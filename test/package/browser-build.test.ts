@@ -25,8 +25,8 @@ beforeAll(async () => {
   metafile = await buildBrowser(outDir, {
     entryPoints: {
       index: 'src/index.ts',
-      zod3: 'src/tool/schema/zod3-subpath.ts',
-      valibot: 'src/tool/schema/valibot-subpath.ts',
+      zod3: 'src/zod3.ts',
+      valibot: 'src/valibot.ts',
     },
   });
   lean = (await import(pathToFileURL(join(outDir, 'index.js')).href)) as typeof Toolwire;

@@ -263,7 +263,7 @@ export function isValibotSchema(schema: StandardSchemaV1): boolean {
 /*
  * Where the browser build of `toolwire` finds the zod 3 and valibot adapters it leaves out of its first download
  * (with their converters, `zod-to-json-schema` and `@valibot/to-json-schema`): `toolwire/zod3` and
- * `toolwire/valibot` (src/tool/schema/zod3-subpath.ts, valibot-subpath.ts) put them here when imported, and the
+ * `toolwire/valibot` (src/zod3.ts, src/valibot.ts) put them here when imported, and the
  * stand-ins browser-build.ts swaps in for src/tool/schema/zod3.ts and valibot.ts read them from here. A global
  * keyed by `Symbol.for`, so that it is one registry however the application's bundler splits or duplicates
  * modules.

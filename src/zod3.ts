@@ -11,7 +11,7 @@
  *
  * @packageDocumentation
  */
-import { subpathAdapters } from './index';
-import { zod3Adapter, zod3InputJsonSchema } from './zod3';
+import { subpathAdapters } from './tool/schema/index';
+import { zod3Adapter, zod3InputJsonSchema } from './tool/schema/zod3';
 
 subpathAdapters().zod3 = { zod3Adapter, zod3InputJsonSchema };

@@ -12,7 +12,7 @@
  *
  * @packageDocumentation
  */
-import { subpathAdapters } from './index';
-import { valibotAdapter, valibotInputJsonSchema } from './valibot';
+import { subpathAdapters } from './tool/schema/index';
+import { valibotAdapter, valibotInputJsonSchema } from './tool/schema/valibot';
 
 subpathAdapters().valibot = { valibotAdapter, valibotInputJsonSchema };
