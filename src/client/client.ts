@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { EventEmitter } from 'eventemitter3';
 import { ToolRegistry } from '../call/registry';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
 import { ConnectionError, OptionsError, RunError, ToolDefinitionError } from '../errors';
@@ -37,7 +38,6 @@ import {
   type RunOptions,
   resolveClientOptions,
 } from './client-options';
-import { Emitter } from './emitter';
 import { type RunEvent, type RunResult, Runs } from './runs';
 import { drainOnSignals, type SignalHooks } from './signals';
 
@@ -67,7 +67,7 @@ export interface ToolCallEvent {
   toolName: string;
 }
 
-/** Events a {@link Client} emits (`client.on(name, listener)`; see src/client/emitter.ts). */
+/** Events a {@link Client} emits (`client.on(name, listener)`, eventemitter3's API). */
 export interface ClientEvents {
   /** A `welcome` arrived: the first connection, or a reconnect (`resumed` says whether the session survived). */
   connected: [info: { sessionId: string; resumed: boolean }];
@@ -163,7 +163,7 @@ export interface ClientParts {
   readonly runs: Runs;
   readonly signals: SignalHooks;
   /** Emits a public event of the client (a listener's throw is caught there). */
-  emit<E extends keyof ClientEvents>(event: E, ...args: ClientEvents[E]): void;
+  emit<E extends keyof ClientEvents>(event: E, ...args: EventEmitter.EventArgs<ClientEvents, E>): void;
 }
 
 /** The connection of a client with these options, its events routed to `parts`. */
@@ -280,7 +280,7 @@ function dropsResult(code: string): boolean {
  * ```
  * @throws OptionsError from the constructor when an option is invalid (the message names the field).
  */
-export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
+export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEvents> {
   readonly #registry: ToolRegistry;
   readonly #connection: Connection;
   readonly #calls: CallRunner;
@@ -546,12 +546,12 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
   }
 
   // Listeners are user code: one that throws must not break the socket handler that emitted.
-  #emit<E extends keyof ClientEvents>(event: E, ...args: ClientEvents[E]): void {
+  #emit<E extends keyof ClientEvents>(event: E, ...args: EventEmitter.EventArgs<ClientEvents, E>): void {
     // A service's or a socket's words may quote a secret (the key in a URL, an echo of it).
     if ((event === 'error' || event === 'closed') && args[0] instanceof Error)
       (args as unknown[])[0] = this.#redactor.error(args[0]);
     try {
-      (this.emit as (event: E, ...args: ClientEvents[E]) => boolean)(event, ...args);
+      this.emit(event, ...args);
     } catch (error) {
       if (event !== 'error')
         this.#emit(
