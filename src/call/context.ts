@@ -176,7 +176,6 @@ function lazyProperty(name: string, get: (this: CallContext) => unknown): Proper
 // One descriptor, with one getter, for every call: a getter made per call would give each `ctx` a shape of its
 // own (a slow, dictionary-mode object).
 let SIGNAL: PropertyDescriptor;
-const NO_MESSAGES: readonly never[] = Object.freeze([]);
 let IDEMPOTENCY_KEY: PropertyDescriptor;
 let LOGGER: PropertyDescriptor;
 
@@ -232,26 +231,6 @@ export class CallContext {
     const call = this.#call;
     return (question, options) =>
       call.askQuestion?.(question, options) ?? Promise.reject(new Error('this ctx belongs to no call'));
-  }
-
-  /** The AI SDK's name of `callId` (an `execute(input, options)` written for the AI SDK reads it). */
-  get toolCallId(): string {
-    return this.callId;
-  }
-
-  /** The AI SDK's name of `signal`. */
-  get abortSignal(): AbortSignal {
-    return this.signal;
-  }
-
-  /** The AI SDK's `messages`: always empty, the conversation stays with the service. */
-  get messages(): readonly never[] {
-    return NO_MESSAGES;
-  }
-
-  /** The AI SDK's name of `context`. */
-  get experimental_context(): unknown {
-    return this.context;
   }
 
   constructor(

@@ -699,6 +699,33 @@ describe('ctx', () => {
     expect(seen[1]?.idempotencyKey('b:c')).toBe('toolwire:a:b%3Ac');
   });
 
+  it('has none of the AI SDK names, which a tool given as an object gets on its execute’s second argument', async () => {
+    const names = ['toolCallId', 'abortSignal', 'messages', 'experimental_context'];
+    const { t, seen } = capture();
+    await invokeTool(t, {}, { callId: 'c1', context: { tenant: 'acme' } });
+    expect(names.filter((name) => name in (seen[0] as object))).toEqual([]);
+    const given: unknown[] = [];
+    const object = {
+      name: 'object',
+      description: 'd',
+      parameters: z.object({}),
+      execute: (_input: unknown, options: object) => {
+        const read = options as Record<string, unknown>;
+        given.push(names.map((name) => [name, read[name]]), read.callId, read.context);
+        return 'ok';
+      },
+    };
+    await invokeTool(object, {}, { callId: 'c2', context: { tenant: 'acme' } });
+    const [aliases, callId, context] = given as [Array<[string, unknown]>, string, unknown];
+    expect(aliases.map(([name, value]) => [name, value instanceof AbortSignal ? 'signal' : value])).toEqual([
+      ['toolCallId', 'c2'],
+      ['abortSignal', 'signal'],
+      ['messages', []],
+      ['experimental_context', { tenant: 'acme' }],
+    ]);
+    expect([callId, context]).toEqual(['c2', { tenant: 'acme' }]);
+  });
+
   it('adds options.extend as non-enumerable properties that never replace a standard field', async () => {
     const hook = Symbol('hook');
     let ctx: ToolContext | undefined;
