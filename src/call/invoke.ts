@@ -50,7 +50,6 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
     context: anything,
     signal: anAbortSignal,
     approved: aBoolean,
-    rejectionReason: aString(),
     agentName: aString(),
     policies: anArrayOf(aFunction, 'an array of functions'),
     approve: aFunction,
@@ -65,7 +64,6 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
     steps: aRecord,
     onStep: aFunction,
     logger: aRecord,
-    extend: aRecord,
   },
   /** Names from neighbouring APIs, and what they are called here. */
   aliases: {

@@ -193,7 +193,10 @@ export interface ResultSink {
   redaction?: CallRedaction | undefined;
 }
 
-/** Options of one call. Every field is optional. */
+/**
+ * Options of one {@link invokeTool} call: what a test of a tool passes (its ids and context, a cancellation, an
+ * approval, limits, and listeners for what the call reports). Every field is optional.
+ */
 export interface InvokeOptions<C = unknown> {
   /** Id of the call, given to `ctx.callId` and `ctx.idempotencyKey()`. @default a random UUID */
   callId?: string | undefined;
@@ -208,10 +211,11 @@ export interface InvokeOptions<C = unknown> {
    * approval that arrives late, no `errorFunction`).
    */
   signal?: AbortSignal | undefined;
-  /** `true`: a human already approved this call; `false`: a human already rejected it (`rejectionReason`). */
+  /**
+   * `true`: a human already approved this call (`approve` is not asked); `false`: a human already rejected it
+   * (status `rejected`, nothing runs).
+   */
   approved?: boolean | undefined;
-  /** Reason of an earlier rejection (`approved: false`), appended to the text the model reads. */
-  rejectionReason?: string | undefined;
   /** Name of the agent whose run made the call: `ctx.agentName`, for `allowedAgentNames` and policies. @default unknown */
   agentName?: string | undefined;
   /**
@@ -275,11 +279,6 @@ export interface InvokeOptions<C = unknown> {
   onStep?: ((step: StepRecord) => void) | undefined;
   /** What `ctx.logger` writes to (each line with the call's id, tool and attempt). @default nothing is logged */
   logger?: Logger | undefined;
-  /**
-   * Extra properties for `ctx` (string or symbol keys), for hosts that hand their own hooks to their tools;
-   * they never replace a standard `ctx` field and are not enumerable.
-   */
-  extend?: Readonly<Record<PropertyKey, unknown>> | undefined;
 }
 
 /** The outcome of one call. */
@@ -317,17 +316,26 @@ export interface ToolCallResult {
 export type CallOutcome = Omit<ToolCallResult, 'durationMs'>;
 
 /**
- * The options a call runs with; the client's cancellation is a {@link Cancellation}, not an `AbortSignal`, and
- * the client's `redactor` scrubs secrets from values before they are written as the model's text.
+ * The options a call runs with (`startCall`, for a host such as the client; never checked): those of
+ * {@link InvokeOptions}, and what only a host that runs calls for a service gives.
  */
-export type CallOptions = Omit<InvokeOptions, 'signal'> & {
+export interface CallOptions extends Omit<InvokeOptions, 'signal'> {
+  /** Cancels the call: a caller's `AbortSignal`, or the client's cancellation of the call (src/client/execution.ts). */
   signal?: AbortLike | undefined;
+  /** Reason of the rejection a decided `tool_call` carries (`approved: false`), appended to the model's text. */
+  rejectionReason?: string | undefined;
+  /** The arguments are the ones an approver edited (a decided `tool_call` said so, PROTOCOL.md §18.8). */
+  argumentsEdited?: boolean | undefined;
+  /** Scrubs the client's secrets (its API key, its `redact` rules) from what the call writes as the model's text. */
   redactor?: Redactor | undefined;
   /** The host's part in a call's waits for a person that the call goes on after (questions). */
   waits?: CallWaits | undefined;
-  /** The arguments are the ones an approver edited (a decided `tool_call` said so, PROTOCOL.md §18.8). */
-  argumentsEdited?: boolean | undefined;
-};
+  /**
+   * Extra properties for `ctx` (string or symbol keys): the host's own hooks for its tools (the client's nested
+   * runs); they never replace a standard `ctx` field and are not enumerable.
+   */
+  extend?: Readonly<Record<PropertyKey, unknown>> | undefined;
+}
 
 /**
  * What a host does while one of its calls waits for a person and then goes on (`ctx.askQuestion()` answered

@@ -73,7 +73,6 @@ describe('options given as undefined', () => {
         context: undefined,
         signal: undefined,
         approved: undefined,
-        rejectionReason: undefined,
         agentName: undefined,
         policies: undefined,
         approve: undefined,
@@ -88,7 +87,6 @@ describe('options given as undefined', () => {
         steps: undefined,
         onStep: undefined,
         logger: undefined,
-        extend: undefined,
       },
     );
     expect([result.status, result.output]).toEqual(['ok', 'echoed']);

@@ -99,7 +99,6 @@ void invokeTool(
     context: undefined,
     signal: undefined,
     approved: undefined,
-    rejectionReason: undefined,
     agentName: undefined,
     policies: undefined,
     approve: undefined,
@@ -114,7 +113,6 @@ void invokeTool(
     steps: undefined,
     onStep: undefined,
     logger: undefined,
-    extend: undefined,
   },
 );
 
