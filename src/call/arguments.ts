@@ -7,7 +7,6 @@ import { jsonTypeName } from '../json';
 import { MAX_ARGUMENT_DEPTH } from '../limits';
 import { integerAt, type ValidationIssue } from '../tool/schema';
 import { formatPath } from '../tool/schema/adapter';
-import type { CallState } from './types';
 
 /*
  * What decoded arguments must be before a schema sees them: at most {@link MAX_ARGUMENT_DEPTH} levels deep (a
@@ -181,8 +180,8 @@ function numberIssue(value: number): string | undefined {
 }
 
 /**
- * The refusals of the unusual numbers of `args` (src/call/argument-limits.ts `scanArguments` said `numbers`),
- * given to `next` (`undefined` when none is refused; here at once, in the browser build once this module loaded):
+ * The refusals of the unusual numbers of `args` (`scanArguments` said `numbers`), or `undefined` when none is
+ * refused:
  *
  * - a number that is not finite (`1e400` parses as `Infinity`; `NaN` only from an object given to
  *   `invokeTool`): refused, whatever the schema;
@@ -192,12 +191,7 @@ function numberIssue(value: number): string | undefined {
  *
  * `-0` and numbers that underflow to `0` go on as parsed.
  */
-export function refuseNumbers(
-  _call: CallState,
-  args: object,
-  schema: unknown,
-  next: (refused: ValidationIssue[] | undefined) => void,
-): void {
+export function refuseNumbers(args: object, schema: unknown): ValidationIssue[] | undefined {
   const issues: ValidationIssue[] = [];
   for (const { path, value } of unusualNumbers(args)) {
     const message =
@@ -207,5 +201,5 @@ export function refuseNumbers(
         : undefined);
     if (message !== undefined) issues.push({ path: formatPath(path), message });
   }
-  next(issues.length > 0 ? issues : undefined);
+  return issues.length > 0 ? issues : undefined;
 }

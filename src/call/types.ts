@@ -382,15 +382,15 @@ export interface CallState {
   done(outcome: CallOutcome): void;
   /** Ends the call after a bug in toolwire or a schema library (a step threw): it still gets an answer. */
   fail(error: unknown): void;
-  /** Gives a preliminary result to `options.onPreliminary` while the call runs (absent: nobody listens). */
-  preliminary?(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void;
+  /** Gives a preliminary result to `options.onPreliminary` while the call runs. */
+  preliminary(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void;
   /**
-   * Arguments the call will use (validated, or edited by an approver): the values under the call's redacted
+   * Arguments the call will use (raw, validated, or edited by an approver): the values under the call's redacted
    * field names they hold are redacted too.
    */
-  validated?(...inputs: unknown[]): void;
-  /** A `ctx` (with a signal of its own) for attempt `number` of a tool with `retry` (absent: no retries). */
-  newAttempt?(number: number): Attempt;
+  validated(...inputs: unknown[]): void;
+  /** A `ctx` (with a signal of its own) for attempt `number` of a tool with `retry`. */
+  newAttempt(number: number): Attempt;
 }
 
 /** One attempt's `ctx`, and the control of its signal (src/call/retry.ts). */

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { invokeTool, startCall } from '../../src/call/invoke';
+import { invokeTool } from '../../src/call/invoke';
+import { startCall } from '../../src/call/pipeline';
 import type { ApprovalRequest, ToolCallResult } from '../../src/call/types';
 import { type ToolContext, tool } from '../../src/tool/tool';
 

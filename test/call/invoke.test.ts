@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { invokeTool, startCall } from '../../src/call/invoke';
+import { invokeTool } from '../../src/call/invoke';
+import { startCall } from '../../src/call/pipeline';
 import type { ToolCallResult } from '../../src/call/types';
 import { OptionsError, TimeoutError, ToolDefinitionError } from '../../src/errors';
 import { type ToolContext, tool } from '../../src/tool/tool';
@@ -711,7 +712,11 @@ describe('ctx', () => {
       parameters: z.object({}),
       execute: (_input: unknown, options: object) => {
         const read = options as Record<string, unknown>;
-        given.push(names.map((name) => [name, read[name]]), read.callId, read.context);
+        given.push(
+          names.map((name) => [name, read[name]]),
+          read.callId,
+          read.context,
+        );
         return 'ok';
       },
     };
