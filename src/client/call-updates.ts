@@ -52,6 +52,11 @@ export interface LeasedCall {
   readonly callId: string;
   /** When the service last heard of the call (`now()` time): `-Infinity` once it started; `undefined` before. */
   heardAt: number | undefined;
+  /**
+   * Set once the call updates keep something of the call until its result is acknowledged (an update, an event, a
+   * step, a question): the call runner then tells them when it ends and when it is acked.
+   */
+  updated?: boolean;
 }
 
 /** The calls the call runner holds (queued, running or parked), by id. */
@@ -118,6 +123,8 @@ export class LeaseRenewal {
   setInterval(everyMs: number): void {
     this.#everyMs = Math.min(everyMs, MAX_TIMEOUT_MS);
     this.#stop();
+    // Without a lease the call runner tells of no call (it tells of the calls begun when a lease starts again).
+    if (this.#everyMs === 0) this.#started = 0;
     this.#startIfNeeded();
   }
 
@@ -214,12 +221,13 @@ export class StepResults {
   }
 
   /**
-   * A step of a running call completed: its (already redacted, bounded) result goes to the service. A frame over
-   * the service's limit is offered once, so that the socket reports it (`frame_too_large`, on the client's `error`
-   * event), and is not kept: the step is kept for this process only, and `ctx.step()` has its result already.
+   * A step of a running call completed: its (already redacted, bounded) result goes to the service; `true` when
+   * it is kept until the call's result is acknowledged. A frame over the service's limit is offered once, so that
+   * the socket reports it (`frame_too_large`, on the client's `error` event), and is not kept: the step is kept for
+   * this process only, and `ctx.step()` has its result already.
    */
-  step(record: StepRecord): void {
-    if (!this.#enabled()) return;
+  step(record: StepRecord): boolean {
+    if (!this.#enabled()) return false;
     const frame: StepFrame = {
       type: 'step_result',
       callId: record.callId,
@@ -228,7 +236,7 @@ export class StepResults {
     };
     if (frameBytes(frame) > this.#maxPayloadBytes()) {
       this.#send(frame);
-      return;
+      return false;
     }
     let frames = this.#calls.get(record.callId);
     if (frames === undefined) {
@@ -237,6 +245,7 @@ export class StepResults {
     }
     frames.push(frame);
     this.#send(frame);
+    return true;
   }
 
   /** A socket (re)opened: every step result still kept goes again. */
@@ -289,7 +298,10 @@ export interface CallUpdateHooks {
   emit(event: ToolEvent): void;
   /** A step a call completed, for the service to keep (absent in a test double: steps stay local). */
   step?(record: StepRecord): void;
-  /** Calls started here are leased (PROTOCOL.md §18.4): the service does not cut them at their deadline. */
+  /**
+   * Calls started here are leased (PROTOCOL.md §18.4): the service does not cut them at their deadline. Only while
+   * they are does the call runner tell the updates of each call that begins and ends (`started`, `ended`).
+   */
   readonly leased: boolean;
   /** How long the service keeps a dropped session, in milliseconds. */
   readonly sessionGraceMs: number;
@@ -299,7 +311,9 @@ export interface CallUpdateHooks {
   ended(call: LeasedCall): void;
   /** Puts a question to the service. */
   ask: Questioner;
+  /** A call the updates keep something of ({@link LeasedCall.updated}) has its result, about to be written. */
   beforeResult(callId: string): void;
+  /** The result of a call the updates keep something of was acknowledged (or dropped). */
   forget(callId: string): void;
   /** A socket (re)opened; `resumed: false` when it began a new session. */
   reconnected(resumed?: boolean): void;
@@ -375,10 +389,13 @@ export class CallUpdates implements CallUpdateHooks {
   }
 
   /** A step a running call completed (one function for every call: it is `onStep`). */
-  readonly step = (record: StepRecord): void => this.#steps.step(record);
+  readonly step = (record: StepRecord): void => {
+    if (this.#steps.step(record)) this.#keeps(record.callId);
+  };
 
   /** Puts a call's question to the service (one function for every call). */
   readonly ask = (request: QuestionRequest): Promise<QuestionReply> => {
+    this.#keeps(request.callId);
     const asked = this.#questions.ask(request);
     // Asking is a sign of life, as an update is.
     this.#lease.heard(request.callId, this.#now());
@@ -419,15 +436,20 @@ export class CallUpdates implements CallUpdateHooks {
     return this.#graceMs;
   }
 
-  /** A call started running here: leased from now on (with the feature). */
+  /** A call started running here: leased from now on. */
   started(call: LeasedCall): void {
     this.#lease.started(call);
   }
 
-  /** A call has its result: no more lease for it, and its open questions are dropped. */
+  /** A call has its result: no more lease for it. */
   ended(call: LeasedCall): void {
     this.#lease.ended(call);
-    this.#questions.forget(call.callId);
+  }
+
+  /** The call keeps something here until its result is acknowledged: the call runner is to tell when. */
+  #keeps(callId: string): void {
+    const call = this.#options.calls.get(callId);
+    if (call !== undefined) call.updated = true;
   }
 
   /** `true` when the service took `feature` on the current socket. */
@@ -495,6 +517,7 @@ export class CallUpdates implements CallUpdateHooks {
       this.#events.set(event.callId, events);
     }
     if (events.length >= EVENT_LIMITS.maxPerCall) return;
+    this.#keeps(event.callId);
     const frame: FrameOf<ClientFrame, 'tool_event'> = {
       type: 'tool_event',
       callId: event.callId,
@@ -514,8 +537,9 @@ export class CallUpdates implements CallUpdateHooks {
     if (this.#options.send(frame)) this.#lease.heard(event.callId, this.#now());
   };
 
-  /** The call's result is about to be written: whatever update still waits goes first. */
+  /** The call's result is about to be written: its open questions are dropped, whatever update still waits goes first. */
   beforeResult(callId: string): void {
+    this.#questions.forget(callId);
     for (const slot of this.#calls.get(callId)?.values() ?? []) {
       if (slot.waiting) this.#write(slot);
     }
@@ -560,6 +584,7 @@ export class CallUpdates implements CallUpdateHooks {
     }
     let slot = slots.get(kind);
     if (slot === undefined) {
+      this.#keeps(callId);
       slot = {
         seq: 0,
         latest: undefined,

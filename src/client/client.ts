@@ -118,13 +118,13 @@ export type ClientState = ConnectionState;
  * goes on to the call runner, which fails the call without running the tool.
  */
 export function contextSource(
-  runs: Pick<Runs, 'contextOf'>,
+  runs: Runs['live'],
   options: Pick<ClientOptions, 'context'>,
   report: (error: OptionsError) => void,
 ): (call: CallInfo) => unknown {
   return (call) => {
-    const run = runs.contextOf(call.runId);
-    if (run.found) return run.context;
+    const run = runs.get(call.runId);
+    if (run !== undefined) return run.context;
     const { context } = options;
     if (typeof context !== 'function') return context;
     const failed = (error: unknown) => {
@@ -180,7 +180,6 @@ export function clientConnection(
     reconnect: resolved.reconnect,
     heartbeatIntervalMs: options.heartbeatIntervalMs,
     connectTimeoutMs: resolved.connectTimeoutMs,
-    ready: () => parts.calls.tracingReady(), // the browser build's tracer code may be loading
     highWaterMarkBytes: resolved.highWaterMarkBytes,
     maxBufferedBytes: resolved.maxBufferedBytes,
     logger,
@@ -240,8 +239,29 @@ function routeFrame(
   parts: ClientParts,
   frame: Exclude<ServiceFrame, FrameOf<ServiceFrame, 'welcome'>>,
 ): void {
-  if (parts.decisions.handle(frame) || parts.calls.handle(frame) || parts.runs.handle(frame)) return;
-  if (frame.type !== 'error') return;
+  switch (frame.type) {
+    case 'tool_call':
+    case 'cancel':
+    case 'ack':
+    case 'answer':
+      parts.calls.handle(frame);
+      return;
+    case 'approval_applied':
+      parts.decisions.handle(frame);
+      return;
+    case 'run_started':
+    case 'run_event':
+    case 'run_result':
+      parts.runs.handle(frame);
+      return;
+    case 'error':
+      if (!parts.decisions.handle(frame) && !parts.runs.handle(frame)) serviceError(parts, frame);
+      return;
+  }
+}
+
+/** An `error` frame about no decision or run: an `error` event; one naming a call may drop its result. */
+function serviceError(parts: ClientParts, frame: FrameOf<ServiceFrame, 'error'>): void {
   if (frame.callId !== undefined && dropsResult(frame.code)) {
     // The service will never record this result (PROTOCOL.md §5.2, §13): drop it from the outbox.
     parts.calls.ack(frame.callId, frame.code);
@@ -351,7 +371,9 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       maxBufferedBytes: resolved.maxBufferedBytes,
       maxOutboxBytes: resolved.maxOutboxBytes,
       socket: this.#connection,
-      contextFor: contextSource(this.#runs, options as ClientOptions, (error) => this.#emit('error', error)),
+      contextFor: contextSource(this.#runs.live, options as ClientOptions, (error) =>
+        this.#emit('error', error),
+      ),
       onApproval: options.onApproval,
       onQuestion: options.onQuestion,
       policies: options.policies as readonly CallPolicy[] | undefined,
@@ -389,8 +411,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * protocol rejects at once. `connect({ maxAttempts: 1 })` rejects at the first failed attempt.
    * @throws ConnectionError `unauthorized` (key refused, at the upgrade or by close 4001), `unsupported_protocol`,
    *   `connect_timeout`, `unreachable` (after `maxAttempts` failed attempts, the last one as `cause`),
-   *   `invalid_url`, `hello_too_large`, `already_connecting` when called twice, `closed` when `close()` came
-   *   first, or (browser build, with `tracing`) `load_failed` when the tracer's code could not be loaded.
+   *   `invalid_url`, `hello_too_large`, `already_connecting` when called twice, or `closed` when `close()` came
+   *   first.
    * @throws OptionsError `invalid_options` when the options are not an object, `unknown_option` (with "did you
    *   mean"), `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity; before any attempt.
    */

@@ -101,13 +101,15 @@ export type CallExtras = Readonly<Partial<Pick<ToolCallFrame, LaterField>>>;
 
 /**
  * What few calls keep (see {@link Execution.resume}, {@link Execution.decide}, {@link Execution.approvalReason},
- * {@link Execution.redaction}, {@link Execution.extras}): one object made when first needed.
+ * {@link Execution.redaction}, {@link Execution.updated}, {@link Execution.extras}): one object made when first
+ * needed.
  */
 class RareState {
   resume: (() => void) | undefined = undefined;
   decide: ((decision: ApprovalDecision) => void) | undefined = undefined;
   approvalReason: string | undefined = undefined;
   redaction: CallRedaction | undefined = undefined;
+  updated = false;
   extras: CallExtras | undefined;
 
   constructor(extras: CallExtras | undefined) {
@@ -270,6 +272,23 @@ export class Execution extends Cancellation implements ResultSink {
    */
   get begun(): boolean {
     return this.heardAt !== undefined;
+  }
+
+  /** Its tool begins (its context in hand): see {@link Execution.begun}. Not heard of by the service since. */
+  begin(): void {
+    this.heardAt = Number.NEGATIVE_INFINITY;
+  }
+
+  /**
+   * The call updates keep something of this call until its result is acknowledged (an update, an event, a step, a
+   * question): they are told when it ends and when it is acked. Set by them.
+   */
+  get updated(): boolean {
+    return Execution.#stateOf(this)?.updated === true;
+  }
+
+  set updated(updated: boolean) {
+    if (updated || Execution.#stateOf(this) !== undefined) Execution.#rareOf(this).updated = updated;
   }
 
   get state(): CallState {

@@ -100,6 +100,12 @@ export class Runs {
   readonly #logger: Pick<Logger, 'debug'>;
 
   /**
+   * This client's runs the service has started, by run id, read-only: a call of one of them gets its run context
+   * as `ctx.context` (the client's context source reads it here).
+   */
+  readonly live: ReadonlyMap<string, { readonly context: unknown }> = this.#byRun;
+
+  /**
    * @param aborted - told, once its id is known, of each run its caller aborted: its tool calls in this process
    *   are aborted at once, without waiting for the service's `cancel` (the socket may be down).
    */
@@ -115,12 +121,6 @@ export class Runs {
     this.#onEvent = onEvent;
     this.#maxPayloadBytes = maxPayloadBytes;
     this.#aborted = aborted;
-  }
-
-  /** `true` when `runId` is a live run of this client; `context` is then its run context. */
-  contextOf(runId: string): { found: boolean; context: unknown } {
-    const run = this.#byRun.get(runId);
-    return run ? { found: true, context: run.context } : { found: false, context: undefined };
   }
 
   /** Starts a run; resolves with its result, rejects with `RunError`, `AbortError` or `ConnectionError`. */
