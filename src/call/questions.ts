@@ -15,6 +15,7 @@ import { listIssues } from '../tool/model-text';
 import { resolveSchema, type SchemaAdapter } from '../tool/schema';
 import type { AskOptions, ToolContext } from '../tool/tool';
 import { QUESTION_LIMITS } from '../wire/protocol';
+import { show } from './context';
 import { settleThen } from './signal';
 import type { CallOptions, QuestionReply, QuestionRequest } from './types';
 
@@ -60,12 +61,6 @@ const ASK_OWNER: OptionsOwner = {
 
 function invalid(message: string): never {
   throw new ToolDefinitionError('invalid_question', `ctx.askQuestion(): ${message}`);
-}
-
-function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
-  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
-  return String(value);
 }
 
 /** @throws ToolDefinitionError `invalid_question` naming what is wrong. */

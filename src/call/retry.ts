@@ -1,6 +1,7 @@
 /**
- * The execute phase of a call: one attempt under what is left of the budget, or, for a tool with `retry`,
- * attempts until one succeeds, the call is cancelled, `retry.when` says no, or `retry.maxAttempts` ran. Each
+ * Retry, the execute phase of a call whose tool has `retry` (a tool without runs `execute` once, in
+ * src/call/pipeline.ts): attempts until one succeeds, the call is cancelled, `retry.when` says no, or
+ * `retry.maxAttempts` ran. This file holds `executeAttempts`, then `retry.when` and the wait between attempts. Each
  * attempt has a `ctx` and a signal of its own (`ctx.attempt` tells them apart; everything else is the same) and
  * `timeoutMs` of its own; between attempts the call waits a backoff delay with full jitter, which a cancel ends.
  *

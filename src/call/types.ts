@@ -1,6 +1,8 @@
 /**
- * The shapes of one call: its options (`InvokeOptions`), its result (`ToolCallResult`), the approval request and
- * decision, and the state the phases of a call share (`CallState`).
+ * The shapes of one call: what it puts to the caller's hooks (an approval request and its decision, a policy's
+ * call and decision, a dropped widget, progress, preliminary results, events, questions and their replies), its
+ * options (`InvokeOptions`, a test's; `CallOptions`, a host's), its result (`ToolCallResult`), and the state the
+ * phases of a call share (`CallState`), with the part of `AbortSignal` they listen to.
  *
  * @module
  */
@@ -22,7 +24,7 @@ export interface ApprovalRequest {
   /** Name of the tool. */
   toolName: string;
   /**
-   * The validated input `execute` would receive, as a deep-frozen copy (src/call/frozen-copy.ts: writing to it
+   * The validated input `execute` would receive, as a deep-frozen copy (src/call/approval.ts: writing to it
    * throws; an edit goes through the decision's `arguments`), with the value of every field named by the tool's
    * `sensitiveFieldNames` or a policy's `redact` replaced by `"[redacted]"` (at any depth), and the client's
    * `redact` rules applied. An approver who answers with edited `arguments` may send such a field back as
@@ -187,7 +189,7 @@ export type QuestionReply = string | { answer: unknown } | { declined: true; rea
 export interface ResultSink {
   result(result: ToolCallResult): void;
   /**
-   * Set by the call when it starts: its redaction by field name (src/call/call-redaction.ts), for what the host
+   * Set by the call when it starts: its redaction by field name (src/call/redaction.ts), for what the host
    * records of the call itself (a client's trace of its arguments).
    */
   redaction?: CallRedaction | undefined;
@@ -375,7 +377,7 @@ export interface CallState {
   editedArguments?: object | undefined;
   /**
    * The call's redaction by field name (`sensitiveFieldNames`, a policy's `redact`) over every version of its
-   * arguments: src/call/call-redaction.ts.
+   * arguments: src/call/redaction.ts.
    */
   redaction?: CallRedaction | undefined;
   /** Ends the call with the outcome (once; later outcomes are ignored). */
@@ -415,6 +417,6 @@ export interface AbortLike {
 
 /**
  * A listener, as `EventTarget` takes them: a function, or an object whose `handleEvent()` is called (a wait that
- * already keeps an object listens with it rather than with one more closure per call: src/call/settle.ts).
+ * already keeps an object listens with it rather than with one more closure per call: `settleThen`, src/call/signal.ts).
  */
 export type AbortListener = (() => void) | { handleEvent(): void };
