@@ -19,6 +19,14 @@ import { show } from './context';
 import { settleThen } from './signal';
 import type { CallOptions, QuestionReply, QuestionRequest } from './types';
 
+/** The refusal of a question nobody can answer: no `onQuestion`, and a service that does not take questions. */
+export function nobodyAnswers(): QuestionError {
+  return new QuestionError(
+    'unsupported',
+    'nobody can answer: the client has no onQuestion and the service does not take questions',
+  );
+}
+
 /** What a question needs of its call. */
 export interface QuestionHost {
   readonly ctx: ToolContext;
@@ -166,14 +174,7 @@ export function askQuestion(
   }
   const handler = host.options.onQuestion;
   if (host.finished) return Promise.reject(new QuestionError('cancelled', 'the call has already ended'));
-  if (handler === undefined) {
-    return Promise.reject(
-      new QuestionError(
-        'unsupported',
-        'nobody can answer: the client has no onQuestion and the service does not take questions',
-      ),
-    );
-  }
+  if (handler === undefined) return Promise.reject(nobodyAnswers());
   const { ctx } = host;
   const stop = new AbortController();
   const request: QuestionRequest = {

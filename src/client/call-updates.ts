@@ -7,6 +7,10 @@
  * §18.4): one `lease` frame per interval for the calls that sent nothing else in it. Only for the features the
  * service took in `welcome`.
  *
+ * This file holds the lease frames (`LeaseRenewal`), the step results (`StepResults`), the updates of a client's
+ * calls that own both (`CallUpdates`: progress, preliminary results, events, questions), and the lease as the call
+ * runner keeps it (`Leases`: which calls it holds, their deadlines while the socket is down).
+ *
  * @module
  */
 import { boundedData } from '../call/context';
@@ -39,6 +43,7 @@ import {
 import { jsonStringBytes } from '../wire/utf8';
 import type { Deadlines } from './deadlines';
 import type { Execution } from './execution';
+import { ENVELOPE_BYTES } from './outbox';
 import { type Questioner, SocketQuestions } from './questions';
 
 /*
@@ -276,9 +281,6 @@ const FEATURE_OF: Readonly<Record<SnapshotKind, Feature>> = {
   tool_preliminary: 'preliminary',
 };
 
-/** Room kept for the rest of a `tool_preliminary` frame when its output is cut to fit, in bytes. */
-const ENVELOPE_BYTES = 512;
-
 /** The latest update of one type for one call, and when one was last written. */
 interface Slot {
   seq: number;
@@ -485,6 +487,7 @@ export class CallUpdates implements CallUpdateHooks {
       output: '',
     };
     // As for a result: redact, then cut to what the frame leaves room for; a widget that does not fit is dropped.
+    // Room for the rest of the frame is kept as for a result's (`ENVELOPE_BYTES`, ./outbox.ts).
     const budget = Math.max(2, this.#options.maxPayloadBytes() - ENVELOPE_BYTES);
     frame.output = truncateJsonString(toWellFormed(redactOutput(redactor, result.output)), budget);
     // A long callId may leave less than the room kept for the rest of the frame: cut further then.

@@ -1,6 +1,9 @@
 /**
- * The public `Client`: keeps one socket open to the service, runs every incoming tool call through
- * `invokeTool`, and starts agent runs.
+ * The public `Client`: one socket kept open to the service (src/wire/connection.ts), the tool calls it sends run in
+ * this process (./calls.ts), agent runs started from here (./runs.ts), decisions sent with `client.decide()`
+ * (./approvals.ts), and typed events (eventemitter3). This file holds, in order: the types of its events and
+ * state, the context source of its calls, its connection (the `hello` it announces, where each of the
+ * connection's events and frames goes), the `Client` itself, and the wait of its drain on `close()`.
  *
  * @module
  */
@@ -40,22 +43,6 @@ import {
 } from './client-options';
 import { type RunEvent, type RunResult, Runs } from './runs';
 import { drainOnSignals, type SignalHooks } from './signals';
-
-/*
- * Waits for a promise at most `timeoutMs` milliseconds (the client's drain on `close()`).
- */
-/** `true` when `promise` settled within `timeoutMs`, `false` when the time ran out first. */
-export async function withTimeout(promise: Promise<void>, timeoutMs: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  try {
-    return await Promise.race([promise.then(() => true as const), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /*
  * The types of what a {@link Client} emits and returns: its events, its state and a run's output type.
@@ -581,5 +568,21 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
           new ConnectionError('listener_failed', `a "${event}" listener threw`, { cause: error }),
         );
     }
+  }
+}
+
+/**
+ * Waits for a promise at most `timeoutMs` milliseconds (the client's drain on `close()`): `true` when `promise`
+ * settled within it, `false` when the time ran out first.
+ */
+async function withTimeout(promise: Promise<void>, timeoutMs: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

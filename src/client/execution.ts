@@ -1,6 +1,8 @@
 /**
- * `Execution`: one tool call received from the service and not yet finished, and its state as one union with
- * the legal transitions between its values.
+ * `Execution`: one tool call received from the service and not yet finished, shared by every part of the client
+ * that keeps a side of it. This file holds the events the call runner reports, the call's state as one union with
+ * the legal transitions between its values, the fields of its `tool_call` it keeps (`CallExtras`), and the
+ * `Execution` itself.
  *
  * @module
  */
@@ -207,7 +209,7 @@ export class Execution extends Cancellation implements ResultSink {
   started = 0;
   /**
    * When the service last heard of the call (`performance.now()` time; `-Infinity` when not since it began),
-   * `undefined` until its tool began. Kept by `Leases` and the lease's renewal (src/client/lease-renewal.ts): a
+   * `undefined` until its tool began. Kept by `Leases` and the lease's renewal (src/client/call-updates.ts): a
    * field, not a map entry per call.
    */
   heardAt: number | undefined;
@@ -255,7 +257,7 @@ export class Execution extends Cancellation implements ResultSink {
     return extras === undefined ? frame : Object.assign(frame, extras);
   }
 
-  /** The call's redaction by field name, once it started (set by the call: src/call/call-redaction.ts). */
+  /** The call's redaction by field name, once it started (set by the call: src/call/redaction.ts). */
   get redaction(): CallRedaction | undefined {
     return Execution.#stateOf(this)?.redaction;
   }

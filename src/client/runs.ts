@@ -132,7 +132,7 @@ export class Runs {
       if (options.parentRunId !== undefined) frame.parentRunId = options.parentRunId;
       if (options.parentCallId !== undefined) frame.parentCallId = options.parentCallId;
       const { signal } = options;
-      // Many runs may share one signal: one listener on it for all (src/call/shared-abort.ts).
+      // Many runs may share one signal: one listener on it for all (`sharedAbort`, src/call/signal.ts).
       const shared = signal === undefined ? undefined : sharedAbort(signal);
       const onAbort = () => this.#abort(run, signal?.reason);
       const run: PendingRun = {
