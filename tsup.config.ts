@@ -3,7 +3,7 @@ import { defineConfig } from 'tsup';
 /**
  * One build for every runtime: each entry in ESM and CommonJS, with what entries share split into common chunks,
  * so that the core is loaded once when the root and a subpath (`toolwire/mcp`, `toolwire/zod3`, …) are both
- * imported, in either format (test/package/shared-core.test.ts). Dependencies and peers stay external (tsup
+ * imported, in either format (test/package/install.test.ts). Dependencies and peers stay external (tsup
  * leaves out every `dependencies` and `peerDependencies` name); so do the schema libraries the tests use.
  */
 export default defineConfig({
@@ -29,7 +29,7 @@ export default defineConfig({
   dts: true,
   clean: true,
   // Maps give stack traces (`node --enable-source-maps`) and debuggers the source files' names and lines. They
-  // leave out the sources' text, which would double the package (the package ships no sources).
+  // leave out the sources' text, which would more than double the packed size (the package ships no sources).
   sourcemap: true,
   // Node 20 and the browsers toolwire supports run ES2022 as written.
   target: 'es2022',

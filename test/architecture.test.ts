@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  * (src/mcp, src/ai-sdk, src/otel: the `toolwire/mcp`, `toolwire/ai-sdk` and `toolwire/otel` subpaths) rank above
  * the client and import the core's modules directly, never an entry file nor the package by name; the build puts
  * what an entry and an adapter share in common chunks, so one copy of the core is loaded when both are
- * (test/package/shared-core.test.ts).
+ * (test/package/install.test.ts).
  */
 const root = fileURLToPath(new URL('..', import.meta.url));
 const RANK: Record<string, number> = {
