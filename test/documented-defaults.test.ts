@@ -8,21 +8,20 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { consoleLogger, openAIChatModel, scriptedModel, startStubServer } from '../server-stub/index';
 import { resolveStubOptions } from '../server-stub/options';
 import { toAiSdkTools } from '../src/ai-sdk';
+import { approvalNeeded } from '../src/call/invoke';
 import {
   Agent,
-  approvalNeeded,
   approvalRequired,
   Client,
   type ClientOptions,
   invokeTool,
-  PROTOCOL_DEFAULTS,
-  thrownMessage,
   tool,
   validateWidget,
 } from '../src/index';
 import { importMcpTools, registerMcpTools } from '../src/mcp/index';
 import { otelTracing } from '../src/otel';
-import { FEATURES } from '../src/wire/protocol';
+import { thrownMessage } from '../src/tool/output';
+import { FEATURES, PROTOCOL_DEFAULTS } from '../src/wire/protocol';
 
 /**
  * Every `@default` stated in the TSDoc of src/ and server-stub/, passed explicitly, is accepted. The tags are read
