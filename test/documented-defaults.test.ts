@@ -22,8 +22,8 @@ import {
   approvalRequired,
   CLIENT_DEFAULTS,
   Client,
-  DEFAULT_MAX_DEPTH,
   type ClientOptions,
+  DEFAULT_MAX_DEPTH,
   invokeTool,
   PROTOCOL_DEFAULTS,
   RETRY_DEFAULTS,
@@ -513,7 +513,9 @@ describe('the defaults page', () => {
       ...Object.fromEntries(Object.entries(reconnect).map(([key, value]) => [`reconnect.${key}`, value])),
     },
     '`client.close()`': CLOSE_DEFAULTS,
-    '`tool()`': Object.fromEntries(Object.entries(RETRY_DEFAULTS).map(([key, value]) => [`retry.${key}`, value])),
+    '`tool()`': Object.fromEntries(
+      Object.entries(RETRY_DEFAULTS).map(([key, value]) => [`retry.${key}`, value]),
+    ),
     '`agent.asTool()`': { maxDepth: DEFAULT_MAX_DEPTH },
     'The protocol': {
       ...PROTOCOL_DEFAULTS,
