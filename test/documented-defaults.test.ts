@@ -536,7 +536,7 @@ describe('the defaults page', () => {
         tables.set(heading[1] as string, rows);
         continue;
       }
-      const row = /^\| `([\w.]+)` \| `([^`]+)` \|$/.exec(line);
+      const row = /^\| `([\w.]+)` +\| `([^`]+)` +\|$/.exec(line);
       if (row && rows) rows.set(row[1] as string, row[2] as string);
     }
     return tables;
