@@ -41,13 +41,12 @@ async function node(file: string, source: string, env: Record<string, string> = 
 }
 
 describe('npm pack in a fresh clone', () => {
-  it('ships the built code of both entry points, their types, the CLI and the docs, and no sources', () => {
+  it('ships the built code of both entry points, their types and the CLI, and no sources', () => {
     const files = installed.files;
     for (const file of [
       'package.json',
       'README.md',
       'CHANGELOG.md',
-      'docs/PROTOCOL.md',
       'dist/index.js',
       'dist/index.cjs',
       'dist/index.d.ts',
