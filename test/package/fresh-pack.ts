@@ -45,6 +45,7 @@ async function cloneLike(repo: string, into: string): Promise<void> {
 interface LockEntry {
   version?: string;
   dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   dev?: boolean;
@@ -62,7 +63,7 @@ function closure(
   roots: Record<string, string>,
 ): Record<string, LockEntry> {
   const out: Record<string, LockEntry> = {};
-  const visit = (name: string, from: string, peer: boolean) => {
+  const visit = (name: string, from: string, peer: boolean, optional = false) => {
     // Node's lookup: the nearest node_modules up from the dependent.
     let base = from;
     for (;;) {
@@ -76,11 +77,14 @@ function closure(
         const { dev: _dev, devOptional: _devOptional, peer: _peer, ...rest } = entry;
         out[path] = peer ? { ...rest, peer: true } : rest;
         for (const dep of Object.keys(entry.dependencies ?? {})) visit(dep, path, peer);
+        // Platform packages (esbuild's binaries): npm ci wants every one in the lock, and installs only this one's.
+        for (const dep of Object.keys(entry.optionalDependencies ?? {})) visit(dep, path, peer, true);
         for (const dep of Object.keys(entry.peerDependencies ?? {})) {
           if (entry.peerDependenciesMeta?.[dep]?.optional !== true) visit(dep, path, true);
         }
         return;
       }
+      if (base === '' && optional) return;
       if (base === '')
         throw new Error(`the repository's lock has no ${name} (needed by ${from || 'the package'})`);
       const up = base.lastIndexOf('/node_modules/');
