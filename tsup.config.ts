@@ -1,45 +1,43 @@
 import { defineConfig } from 'tsup';
 
-// The adapters (toolwire/mcp, toolwire/ai-sdk, toolwire/otel) import the core as 'toolwire': one copy of it, ESM
-// and CJS alike.
-const external = ['ws', 'zod', 'zod3', 'valibot', 'arktype', 'toolwire', '@opentelemetry/api'];
-
-export default defineConfig([
-  {
-    entry: {
-      index: 'src/index.ts',
-      'server-stub/index': 'server-stub/index.ts',
-      'server-stub/cli': 'server-stub/cli.ts',
-      'mcp/index': 'src/mcp/index.ts',
-      'ai-sdk/index': 'src/ai-sdk/index.ts',
-      'otel/index': 'src/otel/index.ts',
-      // In the full build these change nothing; the browser build needs them for zod 3 / valibot parameters.
-      zod3: 'src/zod3.ts',
-      valibot: 'src/valibot.ts',
-    },
-    format: ['esm', 'cjs'],
-    dts: true,
-    // Not `clean: true`: tsup runs both configs at once, and this one's clean could remove the browser build the
-    // other had already written (publint then found no dist/browser/index.js). `npm run clean` empties dist first.
-    clean: false,
-    sourcemap: true,
-    target: 'node20',
-    external,
-    // CommonJS has no `import.meta`: there `import.meta.url` is `undefined` (src/wire/transport.ts then leaves
-    // `ws` to `import('ws')`, which the CommonJS output turns into `require('ws')`).
-    esbuildOptions(options, { format }) {
-      if (format === 'cjs') options.define = { ...options.define, 'import.meta.url': 'undefined' };
-    },
+/**
+ * One build for every runtime: each entry in ESM and CommonJS, with what entries share split into common chunks,
+ * so that the core is loaded once when the root and a subpath (`toolwire/mcp`, `toolwire/zod3`, …) are both
+ * imported, in either format (test/package/install.test.ts). Dependencies and peers stay external (tsup
+ * leaves out every `dependencies` and `peerDependencies` name); so do the schema libraries the tests use.
+ */
+export default defineConfig({
+  entry: {
+    // The core (`browser` and `default` conditions of `toolwire`) and the Node entry (`node` condition).
+    index: 'src/index.ts',
+    node: 'src/node.ts',
+    // Subpaths that register an optional part.
+    zod3: 'src/zod3.ts',
+    valibot: 'src/valibot.ts',
+    'json-schema': 'src/json-schema.ts',
+    // Adapters.
+    'mcp/index': 'src/mcp/index.ts',
+    'ai-sdk/index': 'src/ai-sdk/index.ts',
+    'otel/index': 'src/otel/index.ts',
+    // The hosted-service stand-in and its CLI (`toolwire-stub`).
+    'server-stub/index': 'server-stub/index.ts',
+    'server-stub/cli': 'server-stub/cli.ts',
   },
-  {
-    // The `browser` condition of `toolwire`: ESM for bundlers, built for the browser platform.
-    entry: { 'browser/index': 'src/index.ts' },
-    format: ['esm'],
-    dts: false,
-    clean: false,
-    sourcemap: true,
-    target: 'es2022',
-    platform: 'browser',
-    external,
+  format: ['esm', 'cjs'],
+  // tsup splits ESM by default; CommonJS only when asked.
+  splitting: true,
+  dts: true,
+  clean: true,
+  // Maps give stack traces (`node --enable-source-maps`) and debuggers the source files' names and lines. They
+  // leave out the sources' text, which would more than double the packed size (the package ships no sources).
+  sourcemap: true,
+  // Node 20 and the browsers toolwire supports run ES2022 as written.
+  target: 'es2022',
+  external: ['ws', 'zod', 'zod3', 'valibot', 'arktype', '@opentelemetry/api'],
+  // CommonJS has no `import.meta`: there `import.meta.url` is `undefined` (src/wire/transport.ts then leaves
+  // `ws` to `import('ws')`, which the CommonJS output turns into `require('ws')`).
+  esbuildOptions(options, { format }) {
+    options.sourcesContent = false;
+    if (format === 'cjs') options.define = { ...options.define, 'import.meta.url': 'undefined' };
   },
-]);
+});

@@ -1,13 +1,17 @@
 /**
  * toolwire: run your tools in your own process for a hosted model service, over one WebSocket.
  *
+ * The core entry (browsers, workers, and runtimes without the `node` export condition). Node, Bun and Deno get
+ * ./node.ts, which registers the optional schema parts and re-exports this. Each name here is one a user writes:
+ * a function or class of the public API, or the type of one of their parameters or results. The adapters
+ * (`toolwire/mcp`, `toolwire/ai-sdk`, `toolwire/otel`) import the modules they need directly.
+ *
  * @packageDocumentation
  */
 
-export { type DecodedArguments, decodeArguments } from './call/arguments';
-export { type ApprovalNeededOptions, approvalNeeded, invokeTool } from './call/invoke';
+export { invokeTool } from './call/invoke';
 export { ToolRegistry } from './call/registry';
-export type { StepRecord } from './call/steps';
+// What a call and its hooks hand over: results, approvals, questions, policies, progress.
 export type {
   ApprovalDecision,
   ApprovalRequest,
@@ -19,36 +23,23 @@ export type {
   ProgressUpdate,
   QuestionReply,
   QuestionRequest,
-  RejectionReason,
   ToolCallResult,
   ToolEvent,
-  WidgetInvalidInfo,
 } from './call/types';
-export {
-  Agent,
-  type AgentOptions,
-  type AgentOutput,
-  type AsToolOptions,
-  DEFAULT_MAX_DEPTH,
-} from './client/agent';
-export {
-  Client,
-  type ClientEvents,
-  type ClientState,
-  type RunOutput,
-  type ToolCallEvent,
-} from './client/client';
-export type { CloseOptions, RunOptions } from './client/client-options';
-export { type CallInfo, CLIENT_DEFAULTS, type ClientOptions } from './client/client-options';
+// The client and its agents.
+export { Agent, type AgentOptions, type AsToolOptions } from './client/agent';
+export { Client, type ClientEvents, type ClientState } from './client/client';
+export type { CallInfo, ClientOptions, CloseOptions, RunOptions } from './client/client-options';
 export type { RunEvent, RunResult } from './client/runs';
+// The tracing seam (`new Client({ tracing })`), for a tracer other than `toolwire/otel`'s.
 export {
   type CallTrace,
   type ToolTracing,
   TRACE_EVENTS,
-  type TraceAttributes,
   type TracedCall,
   type TracedResult,
 } from './client/tracing';
+// Errors: one class per fault, each with a string `code` (docs/ERRORS.md).
 export {
   AbortError,
   ApprovalError,
@@ -63,68 +54,19 @@ export {
   type ToolwireErrorOptions,
 } from './errors';
 export type { Logger, RedactRule } from './logger';
-export { sensitiveValues } from './redact';
-/**
- * The options checker toolwire's own entry points use, for adapters and extensions that take options the same
- * way (unknown option → "did you mean", each value checked by its rule, the owner's error class): see
- * src/tool/check-options.ts. `toolwire/mcp` and `toolwire/ai-sdk` use it with `OptionsError`.
- */
-export {
-  aBoolean,
-  aDuration,
-  aFunction,
-  anything,
-  aString,
-  checkOptions,
-  type OptionsOwner,
-  type OptionsSpec,
-  oneOf,
-  type Rule,
-} from './tool/check-options';
-export {
-  type BinaryData,
-  type ContentInput,
-  type ContentPart,
-  content,
-  type ToolContent,
-} from './tool/content';
-export { serializeOutput, thrownMessage, truncateUtf8 } from './tool/output';
-export type { SchemaKind, ValidationIssue } from './tool/schema';
-export type {
-  NamedToolObject,
-  SchemaInput,
-  ToolEntry,
-  ToolFunction,
-  ToolItem,
-  ToolObject,
-  ToolSet,
-  ToolSetOf,
-  ToolSource,
-  ToolSourceOf,
-  ToolsGiven,
-  TypedToolObject,
-} from './tool/shapes';
-export { toolsOf } from './tool/shapes';
-export type {
-  AskOptions,
-  ContextMethods,
-  ContextScope,
-  IdempotencyKeyOptions,
-  ProgressInput,
-  SideEffect,
-} from './tool/tool';
+export { type ContentInput, type ContentPart, content, type ToolContent } from './tool/content';
+export { type ToolObject, type ToolSet, type ToolSetOf, type ToolsGiven, toolsOf } from './tool/shapes';
+// Defining tools, and calling one without a network.
 export {
   type AnyTool,
   type ApprovalAnswer,
   type ApprovalPolicy,
   approvalRequired,
-  DEFAULT_SIDE_EFFECT,
   type EmptyInput,
-  type InferParameters,
   inputSchemaOf,
   type JsonSchemaObject,
-  RETRY_DEFAULTS,
   type RetryOptions,
+  type SideEffect,
   type Tool,
   type ToolContext,
   type ToolInput,
@@ -133,33 +75,14 @@ export {
   type ToolParameters,
   tool,
 } from './tool/tool';
-export {
-  BADGE_COLORS,
-  type BadgeWidget,
-  type CardWidget,
-  CHART_KINDS,
-  type ChartDatum,
-  type ChartWidget,
-  type ImageWidget,
-  type ListWidget,
-  type TableCell,
-  type TableWidget,
-  type TextWidget,
-  validateWidget,
-  WIDGET_TYPES,
-  type Widget,
-  type WidgetValidation,
-  widgetSchema,
-} from './tool/widget';
+export { validateWidget, type Widget, type WidgetValidation } from './tool/widget';
 export type { ConnectOptions, ReconnectOptions } from './wire/connection';
+
+// The wire contract's names a user meets: a tool's and an agent's definition, a result's status, close codes, step limits.
 export {
   type AgentDefinition,
   CLOSE_CODES,
-  PROTOCOL_DEFAULTS,
-  PROTOCOL_VERSION,
   STEP_LIMITS,
-  SUBPROTOCOL,
   type ToolCallStatus,
   type ToolDefinition,
 } from './wire/protocol';
-export type { WebSocketConstructor, WebSocketLike } from './wire/transport';

@@ -1,13 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, posix, relative } from 'node:path';
+import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
  * The layers of src/ (see README's "Repository"): imports run one way, client → call → tool → wire → the shared
  * files at the top of src/, and no file imports one that imports it back, through any chain. The adapters
- * (src/mcp, src/ai-sdk, src/otel: the `toolwire/mcp`, `toolwire/ai-sdk` and `toolwire/otel` subpaths) rank above the client, and reach
- * the core only as `'toolwire'`, its public entry: one copy of the core when both are loaded, ESM or CJS.
+ * (src/mcp, src/ai-sdk, src/otel: the `toolwire/mcp`, `toolwire/ai-sdk` and `toolwire/otel` subpaths) rank above
+ * the client and import the core's modules directly, never an entry file nor the package by name; the build puts
+ * what an entry and an adapter share in common chunks, so one copy of the core is loaded when both are
+ * (test/package/install.test.ts).
  */
 const root = fileURLToPath(new URL('..', import.meta.url));
 const RANK: Record<string, number> = {
@@ -22,7 +24,13 @@ const RANK: Record<string, number> = {
 };
 const ADAPTERS = new Set(['mcp', 'ai-sdk', 'otel']);
 /** The package's entry files: they compose the layers, so they stand above all of them. */
-const ENTRIES = new Set(['src/index.ts', 'src/node.ts', 'src/zod3.ts', 'src/valibot.ts', 'src/json-schema.ts']);
+const ENTRIES = new Set([
+  'src/index.ts',
+  'src/node.ts',
+  'src/zod3.ts',
+  'src/valibot.ts',
+  'src/json-schema.ts',
+]);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -84,14 +92,32 @@ describe('architecture', () => {
     expect(upward).toEqual([]);
   });
 
-  it('keeps the adapters apart: they import the core only as toolwire, and nothing imports them', () => {
+  it('keeps the adapters apart: each imports the core modules below it, no entry and no other adapter, and nothing imports them', () => {
     const isAdapter = (file: string) => file.startsWith('src/') && ADAPTERS.has(layerOf(file));
     const crossing = [...graph].flatMap(([file, targets]) =>
       targets
-        .filter((target) => (isAdapter(file) ? layerOf(target) !== layerOf(file) : isAdapter(target)))
+        .filter((target) =>
+          isAdapter(file)
+            ? ENTRIES.has(target) || (isAdapter(target) && layerOf(target) !== layerOf(file))
+            : isAdapter(target),
+        )
         .map((target) => `${file} -> ${target}`),
     );
     expect(crossing).toEqual([]);
+  });
+
+  it('never imports the package by its own name in src/: a module reaches another by its path', () => {
+    // Lines of code only: TSDoc examples do import 'toolwire'.
+    const byName = files
+      .filter((file) => file.startsWith('src/'))
+      .filter((file) =>
+        readFileSync(join(root, file), 'utf8')
+          .split('\n')
+          .some(
+            (line) => !/^\s*(?:\*|\/\/)/.test(line) && /(?:from|import)\s*\(?\s*'toolwire[/']/.test(line),
+          ),
+      );
+    expect(byName).toEqual([]);
   });
 
   it("keeps the adapters off the client's public events: an application's removeAllListeners() cannot disable them", () => {

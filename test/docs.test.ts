@@ -1,11 +1,13 @@
 /**
- * Code in the docs must compile: every ```ts block of README.md and docs/*.md is type-checked against the
- * sources, as a user would write it (imports from 'toolwire' and 'toolwire/server-stub').
+ * Code in the docs must compile: every ```ts block of README.md and of every page under docs/ is type-checked
+ * against the sources, as a user would write it (imports from 'toolwire' and its subpaths). And their links hold:
+ * every relative link names a file that exists, and a heading of it when it has a `#fragment`.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, expect, it } from 'vitest';
+import { deadLinks, docFiles } from '../docs/.vitepress/links';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const scratch = `${root}test/.doc-snippets/`;
@@ -14,13 +16,7 @@ const scratch = `${root}test/.doc-snippets/`;
 const PRELUDE = 'declare const db: { orders: { search(query: object): Promise<object[]> } };\n';
 
 function snippets(): Array<{ name: string; code: string }> {
-  const files = [
-    'README.md',
-    ...readdirSync(`${root}docs`)
-      .filter((f) => f.endsWith('.md'))
-      .map((f) => `docs/${f}`),
-  ];
-  return files.flatMap((file) =>
+  return docFiles(root).flatMap((file) =>
     [...readFileSync(`${root}${file}`, 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match, index) => ({
       name: `${file.replace(/[/.]/g, '_')}_${index}`,
       code: match[1] ?? '',
@@ -29,6 +25,15 @@ function snippets(): Array<{ name: string; code: string }> {
 }
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+it('has no dead link in README.md and docs/, anchors included', () => {
+  expect(deadLinks(root)).toEqual([]);
+});
+
+it('keeps the README and every page of docs/ under 15 KB', () => {
+  const sizes = docFiles(root).map((file) => [file, readFileSync(`${root}${file}`).byteLength] as const);
+  expect(sizes.filter(([, bytes]) => bytes > 15 * 1024)).toEqual([]);
+});
 
 it('type-checks every TypeScript block in README.md and docs/', () => {
   const found = snippets();

@@ -5,24 +5,34 @@ import { fileURLToPath } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { consoleLogger, openAIChatModel, scriptedModel, startStubServer } from '../server-stub/index';
+import {
+  consoleLogger,
+  OPENAI_MODEL_DEFAULTS,
+  openAIChatModel,
+  STUB_DEFAULTS,
+  scriptedModel,
+  startStubServer,
+} from '../server-stub/index';
 import { resolveStubOptions } from '../server-stub/options';
 import { toAiSdkTools } from '../src/ai-sdk';
+import { approvalNeeded } from '../src/call/invoke';
+import { DEFAULT_MAX_DEPTH } from '../src/client/agent';
+import { CLIENT_DEFAULTS, CLOSE_DEFAULTS } from '../src/client/client-options';
 import {
   Agent,
-  approvalNeeded,
   approvalRequired,
   Client,
   type ClientOptions,
   invokeTool,
-  PROTOCOL_DEFAULTS,
-  thrownMessage,
+  STEP_LIMITS,
   tool,
   validateWidget,
 } from '../src/index';
 import { importMcpTools, registerMcpTools } from '../src/mcp/index';
 import { otelTracing } from '../src/otel';
-import { FEATURES } from '../src/wire/protocol';
+import { thrownMessage } from '../src/tool/output';
+import { RETRY_DEFAULTS } from '../src/tool/tool';
+import { FEATURES, PROTOCOL_DEFAULTS } from '../src/wire/protocol';
 
 /**
  * Every `@default` stated in the TSDoc of src/ and server-stub/, passed explicitly, is accepted. The tags are read
@@ -486,5 +496,56 @@ describe('documented defaults', () => {
           redact: [],
         }),
     ).not.toThrow();
+  });
+});
+
+/**
+ * docs/reference/defaults.md states every default in tables under a heading per owner; each row is checked here
+ * against the constant the code uses, and every entry of those constants must have its row.
+ */
+describe('the defaults page', () => {
+  const { reconnect, ...client } = CLIENT_DEFAULTS;
+  const sources: Record<string, Record<string, unknown>> = {
+    '`new Client()`': {
+      ...client,
+      ...Object.fromEntries(Object.entries(reconnect).map(([key, value]) => [`reconnect.${key}`, value])),
+    },
+    '`client.close()`': CLOSE_DEFAULTS,
+    '`tool()`': Object.fromEntries(
+      Object.entries(RETRY_DEFAULTS).map(([key, value]) => [`retry.${key}`, value]),
+    ),
+    '`agent.asTool()`': { maxDepth: DEFAULT_MAX_DEPTH },
+    'The protocol': {
+      ...PROTOCOL_DEFAULTS,
+      ...Object.fromEntries(Object.entries(STEP_LIMITS).map(([key, value]) => [`steps.${key}`, value])),
+    },
+    '`startStubServer()`': STUB_DEFAULTS,
+    '`openAIChatModel()`': OPENAI_MODEL_DEFAULTS,
+  };
+
+  /** Heading → option → the default as written. */
+  function stated(): Map<string, Map<string, string>> {
+    const tables = new Map<string, Map<string, string>>();
+    let rows: Map<string, string> | undefined;
+    for (const line of readFileSync(join(root, 'docs/reference/defaults.md'), 'utf8').split('\n')) {
+      const heading = /^## (.+)$/.exec(line);
+      if (heading) {
+        rows = new Map();
+        tables.set(heading[1] as string, rows);
+        continue;
+      }
+      const row = /^\| `([\w.]+)` +\| `([^`]+)` +\|$/.exec(line);
+      if (row && rows) rows.set(row[1] as string, row[2] as string);
+    }
+    return tables;
+  }
+
+  it.each(Object.keys(sources))('states each default of %s as the code has it, and every one', (heading) => {
+    const rows = stated().get(heading);
+    expect(rows, heading).toBeDefined();
+    const written = Object.fromEntries(
+      [...(rows ?? [])].map(([option, text]) => [option, literalOf(text)?.value ?? `unreadable: ${text}`]),
+    );
+    expect(written).toEqual({ ...(sources[heading] as Record<string, unknown>) });
   });
 });

@@ -1,7 +1,9 @@
 /**
- * docs/ERRORS.md lists each code under the class it is raised with: checked here against errors the code raises.
+ * docs/reference/errors.md and errors-runtime.md list each code under the class it is raised with: checked here
+ * against errors the code raises.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { contextSource } from '../src/client/client';
@@ -10,11 +12,13 @@ import { Agent, Client, OptionsError, ToolDefinitionError, tool } from '../src/i
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** The codes of each class's table in docs/ERRORS.md ("### `OptionsError`" …), in order. */
+/** The codes of each class's table in the errors pages ("### `OptionsError`" …), in order. */
 function codesByClass(): Map<string, string[]> {
   const byClass = new Map<string, string[]>();
   let current: string[] | undefined;
-  for (const line of readFileSync(`${root}docs/ERRORS.md`, 'utf8').split('\n')) {
+  const pages = ['docs/reference/errors.md', 'docs/reference/errors-runtime.md'];
+  const lines = pages.flatMap((page) => readFileSync(`${root}${page}`, 'utf8').split('\n'));
+  for (const line of lines) {
     const heading = /^###? `?(\w+)`?/.exec(line);
     if (heading !== null) {
       current = [];
@@ -81,4 +85,30 @@ it('lists each code under the class that raises it, and only there', () => {
     'OptionsError',
   ]);
   expect(errors[1]).toBeInstanceOf(ToolDefinitionError);
+});
+
+/** `new XError('code'` in the sources of src/ and server-stub/: every code written out where it is raised. */
+function codesRaised(): Array<[string, string]> {
+  const files = (dir: string): string[] =>
+    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return entry.name === 'ui' ? [] : files(path);
+      return entry.name.endsWith('.ts') ? [path] : [];
+    });
+  const found = new Set<string>();
+  for (const file of [...files('src'), ...files('server-stub')]) {
+    for (const match of readFileSync(join(root, file), 'utf8').matchAll(/new (\w+Error)\(\s*'(\w+)'/g)) {
+      found.add(`${match[1]} ${match[2]}`);
+    }
+  }
+  return [...found].sort().map((entry) => entry.split(' ') as [string, string]);
+}
+
+it('documents every code the sources raise by name', () => {
+  const pages = ['docs/reference/errors.md', 'docs/reference/errors-runtime.md']
+    .map((page) => readFileSync(`${root}${page}`, 'utf8'))
+    .join('\n');
+  const raised = codesRaised();
+  expect(raised.length).toBeGreaterThan(30);
+  expect(raised.filter(([, code]) => !pages.includes(`\`${code}\``))).toEqual([]);
 });

@@ -6,24 +6,12 @@
  * @packageDocumentation
  */
 import { type Tool as AiTool, jsonSchema, type ToolExecutionOptions } from 'ai';
-import {
-  type ApprovalDecision,
-  type ApprovalRequest,
-  aFunction,
-  anything,
-  approvalNeeded,
-  checkOptions,
-  invokeTool,
-  OptionsError,
-  type OptionsSpec,
-  type Tool,
-  type ToolCallResult,
-  type ToolSetOf,
-  type ToolsGiven,
-  ToolwireError,
-  type ToolwireErrorOptions,
-  toolsOf,
-} from 'toolwire';
+import { approvalNeeded, invokeTool } from '../call/invoke';
+import type { ApprovalDecision, ApprovalRequest, ToolCallResult } from '../call/types';
+import { OptionsError, ToolwireError, type ToolwireErrorOptions } from '../errors';
+import { aFunction, anything, checkOptions, type OptionsSpec } from '../tool/check-options';
+import { type ToolSetOf, type ToolsGiven, toolsOf } from '../tool/shapes';
+import type { Tool } from '../tool/tool';
 
 /*
  * `ToolResultError`: how a call that did not end `ok` reaches the AI SDK.

@@ -6,21 +6,18 @@
  */
 import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import { OptionsError, ProtocolError, ToolDefinitionError } from '../errors';
+import { MAX_TIMEOUT_MS } from '../limits';
 import {
   aBoolean,
   aDuration,
   aFunction,
   aString,
   checkOptions,
-  OptionsError,
   type OptionsSpec,
   oneOf,
-  ProtocolError,
-  type Tool,
-  type ToolContext,
-  ToolDefinitionError,
-  tool,
-} from 'toolwire';
+} from '../tool/check-options';
+import { TOOL_NAME_PATTERN, type Tool, type ToolContext, tool } from '../tool/tool';
 
 /*
  * What the model reads for an MCP `tools/call` result: the text of its content, in order, with a short note in
@@ -147,9 +144,6 @@ export interface ImportMcpToolsOptions {
   needsApproval?: boolean | ((mcpTool: McpTool) => boolean) | undefined;
 }
 
-const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-const MAX_TIMEOUT_MS = 2_147_483_647;
-
 /** What {@link importMcpTools} accepts: one rule per option, checked by toolwire's shared checker. */
 const OPTIONS: OptionsSpec<ImportMcpToolsOptions> = {
   rules: {
@@ -192,7 +186,7 @@ function nameFor(mcpName: string, options: ImportMcpToolsOptions): string {
   const name = options.rename
     ? options.rename(mcpName)
     : `${options.prefix ?? ''}${mcpName}`.replace(/[^a-zA-Z0-9_-]/g, '_');
-  if (typeof name !== 'string' || !NAME.test(name)) {
+  if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
     fail(
       'invalid_name',
       `the MCP tool ${JSON.stringify(mcpName)} would be named ${JSON.stringify(name)}, which is not 1 to 64 ` +

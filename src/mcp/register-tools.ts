@@ -6,24 +6,14 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import {
-  type ApprovalDecision,
-  type ApprovalRequest,
-  aFunction,
-  anything,
-  checkOptions,
-  inputSchemaOf,
-  invokeTool,
-  OptionsError,
-  type OptionsSpec,
-  type Tool,
-  ToolDefinitionError,
-  type ToolSetOf,
-  type ToolsGiven,
-  thrownMessage,
-  toolsOf,
-} from 'toolwire';
 import { looseObject } from 'zod/mini';
+import { invokeTool } from '../call/invoke';
+import type { ApprovalDecision, ApprovalRequest } from '../call/types';
+import { OptionsError, ToolDefinitionError } from '../errors';
+import { aFunction, anything, checkOptions, type OptionsSpec } from '../tool/check-options';
+import { thrownMessage } from '../tool/output';
+import { type ToolSetOf, type ToolsGiven, toolsOf } from '../tool/shapes';
+import { inputSchemaOf, type Tool } from '../tool/tool';
 
 /*
  * The input schema a toolwire tool is registered with on an `McpServer`. The MCP SDK (1.x) takes zod schemas

@@ -17,7 +17,8 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import { type CallTrace, OptionsError, type ToolTracing, type TracedCall, type TracedResult } from 'toolwire';
+import type { CallTrace, ToolTracing, TracedCall, TracedResult } from '../client/tracing';
+import { OptionsError } from '../errors';
 
 /*
  * Reading a W3C `traceparent` (https://www.w3.org/TR/trace-context/#traceparent-header), as PROTOCOL.md §18.10

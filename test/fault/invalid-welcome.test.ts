@@ -5,8 +5,9 @@
  * below would outlast the test's timeout.
  */
 import { describe, expect, it } from 'vitest';
-import { type ConnectionError, PROTOCOL_DEFAULTS } from '../../src/index';
+import type { ConnectionError } from '../../src/index';
 import { decodeServiceFrame } from '../../src/wire/codec';
+import { PROTOCOL_DEFAULTS } from '../../src/wire/protocol';
 import { recordingLogger } from './gateway';
 import { client, nextEvent, onCleanup, until } from './harness';
 import { type RawServiceOptions, startRawService } from './raw-service';

@@ -1,13 +1,13 @@
 /**
  * What a new user does with the repository, without the network: copy it as a fresh clone would have it (no
- * `dist/`), `npm pack` it (the `prepare` script builds), and install the tarball into an empty project from the
- * npm cache. The project gets a lock file made from this repository's (the runtime dependencies of the package,
+ * `dist/`), `npm pack` it (the `prepare` script builds), and install the tarball into empty projects from the
+ * npm cache. Each project gets a lock file made from this repository's (the runtime dependencies of the package,
  * at the versions `npm ci` installed, and so cached), so `npm ci --offline` needs no registry metadata.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -45,6 +45,7 @@ async function cloneLike(repo: string, into: string): Promise<void> {
 interface LockEntry {
   version?: string;
   dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   dev?: boolean;
@@ -62,7 +63,7 @@ function closure(
   roots: Record<string, string>,
 ): Record<string, LockEntry> {
   const out: Record<string, LockEntry> = {};
-  const visit = (name: string, from: string, peer: boolean) => {
+  const visit = (name: string, from: string, peer: boolean, optional = false) => {
     // Node's lookup: the nearest node_modules up from the dependent.
     let base = from;
     for (;;) {
@@ -76,11 +77,14 @@ function closure(
         const { dev: _dev, devOptional: _devOptional, peer: _peer, ...rest } = entry;
         out[path] = peer ? { ...rest, peer: true } : rest;
         for (const dep of Object.keys(entry.dependencies ?? {})) visit(dep, path, peer);
+        // Platform packages (esbuild's binaries): npm ci wants every one in the lock, and installs only this one's.
+        for (const dep of Object.keys(entry.optionalDependencies ?? {})) visit(dep, path, peer, true);
         for (const dep of Object.keys(entry.peerDependencies ?? {})) {
           if (entry.peerDependenciesMeta?.[dep]?.optional !== true) visit(dep, path, true);
         }
         return;
       }
+      if (base === '' && optional) return;
       if (base === '')
         throw new Error(`the repository's lock has no ${name} (needed by ${from || 'the package'})`);
       const up = base.lastIndexOf('/node_modules/');
@@ -91,54 +95,90 @@ function closure(
   return out;
 }
 
-/** A packed and installed copy of the repository. */
-export interface Installed {
-  /** The tarball `npm pack` made. */
+/** The tarball `npm pack` made of a fresh clone of the repository. */
+export interface Packed {
+  /** Path of the tarball. */
   tarball: string;
   /** Paths inside the tarball. */
   files: string[];
-  /** The project the tarball is installed in (`node_modules/toolwire`, `node_modules/.bin/toolwire-stub`). */
-  app: string;
+  /** Size of the tarball, and of the files in it, in bytes. */
+  size: number;
+  unpackedSize: number;
+  /** The package.json packed. */
+  manifest: LockEntry & { name: string };
 }
 
-/**
- * Packs `repo` as a fresh clone and installs the tarball, offline, into a new project under `work`.
- * @param extra - more dependencies of the project, by name, at the repository's locked version (e.g. `zod`).
- */
-export async function packAndInstall(repo: string, work: string, extra: string[] = []): Promise<Installed> {
+/** Packs `repo` as a fresh clone (under `work`), as `npm pack` does for a user: `prepare` builds it. */
+export async function packFresh(repo: string, work: string): Promise<Packed> {
   const clone = join(work, 'clone');
-  const app = join(work, 'app');
   mkdirSync(clone, { recursive: true });
-  mkdirSync(app, { recursive: true });
   await cloneLike(repo, clone);
   if (existsSync(join(clone, 'dist'))) throw new Error('a fresh clone has no dist/');
 
   const { stdout } = await npm(['pack', '--json', '--pack-destination', work], clone);
-  const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const [packed] = JSON.parse(stdout) as Array<{
+    filename: string;
+    size: number;
+    unpackedSize: number;
+    files: Array<{ path: string }>;
+  }>;
   if (!packed) throw new Error(`npm pack printed no package: ${stdout}`);
-  const tarball = join(work, packed.filename);
-
-  const manifest = JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8')) as LockEntry & {
-    name: string;
+  return {
+    tarball: join(work, packed.filename),
+    files: packed.files.map((file) => file.path),
+    size: packed.size,
+    unpackedSize: packed.unpackedSize,
+    manifest: JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8')) as Packed['manifest'],
   };
+}
+
+/**
+ * A dependency of the test project besides the package: a name, installed at the version the repository's lock
+ * holds, or `{ name, from }`: the package the repository locks as `from` (a dev alias such as `zod-lowest`,
+ * `npm:zod@…`), installed as `name`. It takes the place of `name` wherever the package's own dependencies would
+ * have put the repository's copy, so the project has one (`from` must have no dependencies of its own).
+ */
+export type Extra = string | { name: string; from: string };
+
+/**
+ * Installs `packed`, offline, into the new project `app`, with `extra` dependencies. The project's lock is made
+ * from the repository's: npm checks it against every range on the way (the project's and the package's), so a
+ * version outside the package's range fails the install instead of nesting a second copy.
+ */
+export async function installPacked(
+  repo: string,
+  packed: Packed,
+  app: string,
+  extra: Extra[] = [],
+): Promise<void> {
+  const { manifest } = packed;
+  mkdirSync(app, { recursive: true });
+  const filename = basename(packed.tarball);
+  cpSync(packed.tarball, join(app, filename));
   const repoLock = (
     JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8')) as {
       packages: Record<string, LockEntry>;
     }
   ).packages;
-  const extras = Object.fromEntries(
-    extra.map((name) => [name, repoLock[`node_modules/${name}`]?.version ?? 'missing']),
-  );
-  const dependencies = { [manifest.name]: `file:${packed.filename}`, ...extras };
-  cpSync(tarball, join(app, packed.filename));
+  const locked = (from: string): LockEntry => {
+    const entry = repoLock[`node_modules/${from}`];
+    if (entry?.version === undefined) throw new Error(`the repository's lock has no ${from}`);
+    const { dev: _dev, devOptional: _devOptional, peer: _peer, name: _name, ...rest } = entry;
+    return rest;
+  };
+  const extras = extra.map((item) => (typeof item === 'string' ? { name: item, from: item } : item));
+  const dependencies = {
+    [manifest.name]: `file:${filename}`,
+    ...Object.fromEntries(extras.map(({ name, from }) => [name, locked(from).version as string])),
+  };
   writeFileSync(
     join(app, 'package.json'),
     JSON.stringify({ name: 'app', private: true, dependencies }, null, 2),
   );
-  const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
+  const integrity = `sha512-${createHash('sha512').update(readFileSync(packed.tarball)).digest('base64')}`;
   const own: LockEntry = {
     version: manifest.version,
-    resolved: `file:${packed.filename}`,
+    resolved: `file:${filename}`,
     integrity,
     license: manifest.license,
     ...(manifest.dependencies ? { dependencies: manifest.dependencies } : {}),
@@ -147,6 +187,7 @@ export async function packAndInstall(repo: string, work: string, extra: string[]
     ...(manifest.peerDependencies ? { peerDependencies: manifest.peerDependencies } : {}),
     ...(manifest.peerDependenciesMeta ? { peerDependenciesMeta: manifest.peerDependenciesMeta } : {}),
   };
+  const replaced = extras.filter(({ name, from }) => name !== from);
   const lock = {
     name: 'app',
     lockfileVersion: 3,
@@ -154,7 +195,11 @@ export async function packAndInstall(repo: string, work: string, extra: string[]
     packages: {
       '': { name: 'app', dependencies },
       [`node_modules/${manifest.name}`]: own,
-      ...closure(repoLock, { ...manifest.dependencies, ...extras }),
+      ...closure(repoLock, {
+        ...manifest.dependencies,
+        ...Object.fromEntries(extras.filter(({ name, from }) => name === from).map(({ name }) => [name, ''])),
+      }),
+      ...Object.fromEntries(replaced.map(({ name, from }) => [`node_modules/${name}`, locked(from)])),
     },
   };
   writeFileSync(join(app, 'package-lock.json'), JSON.stringify(lock, null, 2));
@@ -165,5 +210,9 @@ export async function packAndInstall(repo: string, work: string, extra: string[]
       `npm ci --offline in the test project failed; its packages come from the npm cache, which \`npm ci\` in the repository fills: ${(error as Error).message}`,
     );
   }
-  return { tarball, files: packed.files.map((file) => file.path), app };
+}
+
+/** Runs npm in `cwd` (see {@link npm}). */
+export function runNpm(args: string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
+  return npm(args, cwd);
 }

@@ -1,103 +1,199 @@
 /**
  * The package as a user gets it: `npm pack` in a fresh clone (no `dist/`: `prepare` builds it), the tarball
- * installed into an empty project (offline, from the npm cache), both entry points imported from ESM and from
- * CommonJS, and the README's Quick Start run against the `toolwire-stub` binary of that install.
+ * installed into empty projects (offline, from the npm cache), one with the newest zod the repository locks and
+ * one with the oldest its range admits (`zod-lowest`), every entry point imported from ESM and from CommonJS, and
+ * the README's Quick Start run against the `toolwire-stub` binary of each install.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Installed, packAndInstall } from './fresh-pack';
+import { type Extra, installPacked, type Packed, packFresh, runNpm } from './fresh-pack';
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-/** Packing builds the package (tsup with types): on a busy machine that takes a while. */
-const SETUP_TIMEOUT_MS = 300_000;
+/** Packing builds the package (tsup with types), then two projects install it: on a busy machine that takes a while. */
+const SETUP_TIMEOUT_MS = 420_000;
+
+const lock = JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, { version?: string }>;
+};
+/** The two projects: the zod each has, and what else it installs. */
+const PROJECTS = {
+  newest: {
+    zod: lock.packages['node_modules/zod']?.version,
+    extra: ['zod', '@opentelemetry/api'] as Extra[],
+  },
+  lowest: {
+    zod: lock.packages['node_modules/zod-lowest']?.version,
+    extra: [{ name: 'zod', from: 'zod-lowest' }] as Extra[],
+  },
+};
+type Project = keyof typeof PROJECTS;
 
 let work: string;
-let installed: Installed;
+let packed: Packed;
+const apps = {} as Record<Project, string>;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'toolwire-package-'));
-  installed = await packAndInstall(repo, work, ['zod', '@opentelemetry/api']);
+  packed = await packFresh(repo, work);
+  for (const [project, { extra }] of Object.entries(PROJECTS) as Array<
+    [Project, (typeof PROJECTS)[Project]]
+  >) {
+    apps[project] = join(work, project);
+    await installPacked(repo, packed, apps[project], extra);
+  }
 }, SETUP_TIMEOUT_MS);
 
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-/** Runs a script in the project with `node`; resolves with what it printed as JSON on its last line. */
-async function node(file: string, source: string, env: Record<string, string> = {}): Promise<unknown> {
-  writeFileSync(join(installed.app, file), source);
+/** Runs a script in a project with `node`; resolves with what it printed as JSON on its last line. */
+async function node(
+  project: Project,
+  file: string,
+  source: string,
+  env: Record<string, string> = {},
+): Promise<unknown> {
+  writeFileSync(join(apps[project], file), source);
   const { stdout } = await run(process.execPath, [file], {
-    cwd: installed.app,
+    cwd: apps[project],
     env: { ...process.env, ...env },
     timeout: 30_000,
   });
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? 'null');
 }
 
+/** Every copy of `name` under a project's node_modules (nested ones too), with its version. */
+function copiesOf(app: string, name: string): Array<{ path: string; version: string }> {
+  const found: Array<{ path: string; version: string }> = [];
+  const visit = (modules: string) => {
+    if (!existsSync(modules)) return;
+    for (const entry of readdirSync(modules)) {
+      const scoped = entry.startsWith('@')
+        ? readdirSync(join(modules, entry)).map((inner) => `${entry}/${inner}`)
+        : [entry];
+      for (const pkg of scoped) {
+        const dir = join(modules, pkg);
+        if (pkg === name) {
+          const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+            version: string;
+          };
+          found.push({ path: posix.relative(app, dir.split('\\').join('/')), version });
+        }
+        visit(join(dir, 'node_modules'));
+      }
+    }
+  };
+  visit(join(app, 'node_modules'));
+  return found;
+}
+
+/** The entry points of the package, as dist/ paths without extension. */
+const ENTRIES = [
+  'index',
+  'node',
+  'zod3',
+  'valibot',
+  'json-schema',
+  'mcp/index',
+  'ai-sdk/index',
+  'otel/index',
+  'server-stub/index',
+];
+
 describe('npm pack in a fresh clone', () => {
-  it('ships the built code of both entry points, their types, the CLI and the docs, and no sources', () => {
-    const files = installed.files;
-    for (const file of [
-      'package.json',
-      'README.md',
-      'CHANGELOG.md',
-      'docs/PROTOCOL.md',
-      'dist/index.js',
-      'dist/index.cjs',
-      'dist/index.d.ts',
-      'dist/index.d.cts',
-      'dist/server-stub/index.js',
-      'dist/server-stub/index.cjs',
-      'dist/server-stub/index.d.ts',
-      'dist/server-stub/index.d.cts',
-      'dist/server-stub/cli.js',
-      'dist/otel/index.js',
-      'dist/otel/index.cjs',
-      'dist/otel/index.d.ts',
-      'dist/otel/index.d.cts',
-    ]) {
+  it('ships the built entry points with their types and maps, the CLI, README, CHANGELOG and LICENSE, and nothing else', () => {
+    const files = packed.files;
+    for (const entry of ENTRIES) {
+      for (const ext of ['.js', '.cjs', '.d.ts', '.d.cts', '.js.map', '.cjs.map']) {
+        expect(files, `${entry}${ext}`).toContain(`dist/${entry}${ext}`);
+      }
+    }
+    for (const file of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/server-stub/cli.js']) {
       expect(files, file).toContain(file);
     }
-    expect(files.filter((file) => /^(src|server-stub|test|examples|bench)\//.test(file))).toEqual([]);
+    expect(files.filter((file) => !/^dist\//.test(file)).sort()).toEqual([
+      'CHANGELOG.md',
+      'LICENSE',
+      'README.md',
+      'package.json',
+    ]);
+  });
+
+  it('packs into at most 1 MB', () => {
+    expect(packed.size).toBeLessThanOrEqual(1_000_000);
   });
 
   it('keeps OpenTelemetry out of the core: only toolwire/otel loads @opentelemetry/api', () => {
-    const dist = join(installed.app, 'node_modules/toolwire/dist');
-    for (const file of ['index.js', 'index.cjs']) {
-      expect(readFileSync(join(dist, file), 'utf8'), file).not.toContain('@opentelemetry');
-    }
-    expect(readFileSync(join(dist, 'otel/index.js'), 'utf8')).toContain('@opentelemetry/api');
+    const loading = packed.files.filter(
+      (file) =>
+        /\.c?js$/.test(file) &&
+        readFileSync(join(apps.newest, 'node_modules/toolwire', file), 'utf8').includes('@opentelemetry'),
+    );
+    expect(loading.sort()).toEqual(['dist/otel/index.cjs', 'dist/otel/index.js']);
+  });
+
+  it('keeps each registration in the file sideEffects lists: no built file imports another entry that registers', () => {
+    const dist = join(apps.newest, 'node_modules/toolwire');
+    const { sideEffects } = JSON.parse(readFileSync(join(dist, 'package.json'), 'utf8')) as {
+      sideEffects: string[];
+    };
+    expect(sideEffects).toEqual(
+      ['node', 'zod3', 'valibot', 'json-schema'].flatMap((entry) => [
+        `./dist/${entry}.js`,
+        `./dist/${entry}.cjs`,
+      ]),
+    );
+    // A bundler drops an import of a file that sideEffects does not list and whose exports go unused, so the
+    // code that registers must be in the listed file itself, and no file may import a listed one.
+    const importing = packed.files
+      .filter((file) => /\.c?js$/.test(file))
+      .flatMap((file) => {
+        const text = readFileSync(join(dist, file), 'utf8');
+        return [...text.matchAll(/(?:from|import|require\()\s*["']\.{1,2}\/([^"']+)["']/g)]
+          .map((match) => posix.join(posix.dirname(file), match[1] as string))
+          .filter((target) => sideEffects.includes(`./${target}`))
+          .map((target) => `${file} -> ${target}`);
+      });
+    expect(importing).toEqual([]);
   });
 });
 
 describe('the declarations users compile against', () => {
   it('name every type as declared: no bundler-renamed alias (AnyTool$2, Tool$1) in any shipped .d.ts', () => {
-    const dist = join(installed.app, 'node_modules/toolwire/dist');
-    const declarations = installed.files
+    const dist = join(apps.newest, 'node_modules/toolwire/dist');
+    const declarations = packed.files
       .filter((file) => /^dist\/.*\.d\.c?ts$/.test(file))
       .map((file) => file.slice('dist/'.length));
     // Every entry point's, the shared chunks' too.
-    for (const entry of [
-      'index',
-      'server-stub/index',
-      'mcp/index',
-      'ai-sdk/index',
-      'otel/index',
-      'zod3',
-      'valibot',
-    ]) {
+    for (const entry of ENTRIES) {
       expect(declarations, entry).toEqual(expect.arrayContaining([`${entry}.d.ts`, `${entry}.d.cts`]));
     }
     for (const file of declarations) {
       const renamed = readFileSync(join(dist, file), 'utf8').match(/\b[A-Za-z_]\w*\$\d+\b/g) ?? [];
       expect([...new Set(renamed)], file).toEqual([]);
     }
+  });
+});
+
+describe.each(Object.keys(PROJECTS) as Project[])('a project with the %s zod', (project) => {
+  it(`has one zod, its own (${PROJECTS[project].zod}), within the range the package asks for`, async () => {
+    expect(copiesOf(apps[project], 'zod')).toEqual([
+      { path: 'node_modules/zod', version: PROJECTS[project].zod },
+    ]);
+    // npm ls exits non-zero on any dependency outside its range (`invalid`) or missing.
+    const { stdout } = await runNpm(['ls', '--all', '--json'], apps[project]);
+    const tree = JSON.parse(stdout) as { problems?: string[]; dependencies: Record<string, unknown> };
+    expect(tree.problems ?? []).toEqual([]);
+    expect(tree.dependencies.toolwire).toMatchObject({
+      dependencies: { zod: { version: PROJECTS[project].zod } },
+    });
   });
 });
 
@@ -135,6 +231,7 @@ describe('the installed tarball', () => {
 
   it('imports the entry points from ESM', async () => {
     const printed = await node(
+      'newest',
       'esm.mjs',
       `import * as toolwire from 'toolwire';
 import * as stub from 'toolwire/server-stub';
@@ -147,6 +244,7 @@ console.log(JSON.stringify({ exports: ${EXPORTS}, openai: await ${WITHOUT_OPENAI
 
   it('requires the entry points from CommonJS', async () => {
     const printed = await node(
+      'newest',
       'cjs.cjs',
       `const toolwire = require('toolwire');
 const stub = require('toolwire/server-stub');
@@ -158,53 +256,134 @@ const otel = require('toolwire/otel');
   });
 });
 
-describe("the README's Quick Start against the toolwire-stub binary", () => {
-  let stub: ChildProcess;
-  let url = '';
-  let stderr = '';
+describe('one core for the root and the adapters', () => {
+  // toolwire/mcp and toolwire/otel throw the root's own error classes (a second copy of the core would have its
+  // own, and instanceof would be false), and a tool an adapter made runs in the root's invokeTool. An MCP client
+  // is only needed for its listTools/callTool, so a stand-in does without the MCP SDK.
+  const SCRIPT = `
+const echo = {
+  listTools: async () => ({
+    tools: [{ name: 'echo', description: 'Echoes.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }],
+  }),
+  callTool: async ({ arguments: input }) => ({ content: [{ type: 'text', text: input.text }] }),
+};
+const thrown = async (fn) => {
+  try {
+    await fn();
+  } catch (error) {
+    return error;
+  }
+};
+async function main() {
+  const renamed = await thrown(() => mcp.importMcpTools(echo, { rename: () => 'bad name!' }));
+  const option = await thrown(() => otel.otelTracing({ nope: true }));
+  const [imported] = await mcp.importMcpTools(echo);
+  const result = await toolwire.invokeTool(imported, { text: 'hi' });
+  const seen = (error, cls) => ({ name: error.name, code: error.code, message: error.message, fromRoot: error instanceof cls });
+  return {
+    definition: seen(renamed, toolwire.ToolDefinitionError),
+    options: seen(option, toolwire.OptionsError),
+    rootError: renamed instanceof toolwire.ToolwireError,
+    call: { status: result.status, output: result.output },
+  };
+}
+`;
+  const EXPECTED = {
+    definition: {
+      name: 'ToolDefinitionError',
+      code: 'invalid_name',
+      message:
+        'importMcpTools(): the MCP tool "echo" would be named "bad name!", which is not 1 to 64 letters, digits, _ or -; give a rename option, or leave it out with filter',
+      fromRoot: true,
+    },
+    options: {
+      name: 'OptionsError',
+      code: 'unknown_option',
+      message: 'otelTracing(): unknown option "nope" (known: tracer, recordArguments, recordOutputs)',
+      fromRoot: true,
+    },
+    rootError: true,
+    call: { status: 'ok', output: 'hi' },
+  };
 
-  beforeAll(async () => {
-    writeFileSync(
-      join(installed.app, 'turns.json'),
-      JSON.stringify({
-        Support: [
-          { toolCalls: [{ name: 'search_orders', arguments: { email: 'ada@example.com' } }] },
-          { text: 'Your order ord_1 is open.' },
-        ],
-      }),
+  it('under import', async () => {
+    const printed = await node(
+      'newest',
+      'one-core.mjs',
+      `import * as toolwire from 'toolwire';
+import * as mcp from 'toolwire/mcp';
+import * as otel from 'toolwire/otel';
+${SCRIPT}
+console.log(JSON.stringify(await main()));
+`,
     );
-    stub = spawn(
-      join(installed.app, 'node_modules/.bin/toolwire-stub'),
-      ['--port', '0', '--api-key', 'dev', '--script', 'turns.json'],
-      { cwd: installed.app, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    // The banner ends with the agent UI's address, after the model's line.
-    const banner = new Promise<void>((resolve) => {
-      stub.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (stderr.includes('agent UI at')) resolve();
-      });
-    });
-    url = await new Promise<string>((resolve, reject) => {
-      let stdout = '';
-      stub.stdout?.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        const line = stdout.split('\n')[0];
-        if (stdout.includes('\n') && line) resolve(line);
-      });
-      stub.once('exit', (code) => reject(new Error(`toolwire-stub exited with ${code}: ${stderr}`)));
-    });
-    await banner;
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    if (stub.exitCode !== null) return;
-    const exited = new Promise<number | null>((resolve) => stub.once('exit', (code) => resolve(code)));
-    stub.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(printed).toEqual(EXPECTED);
   });
 
-  const QUICK_START = (imports: string) => `${imports}
+  it('under require', async () => {
+    const printed = await node(
+      'newest',
+      'one-core.cjs',
+      `const toolwire = require('toolwire');
+const mcp = require('toolwire/mcp');
+const otel = require('toolwire/otel');
+${SCRIPT}
+main().then((value) => console.log(JSON.stringify(value)));
+`,
+    );
+    expect(printed).toEqual(EXPECTED);
+  });
+});
+
+describe.each(Object.keys(PROJECTS) as Project[])(
+  "the README's Quick Start against the toolwire-stub binary, with the %s zod",
+  (project) => {
+    let stub: ChildProcess;
+    let url = '';
+    let stderr = '';
+
+    beforeAll(async () => {
+      writeFileSync(
+        join(apps[project], 'turns.json'),
+        JSON.stringify({
+          Support: [
+            { toolCalls: [{ name: 'search_orders', arguments: { email: 'ada@example.com' } }] },
+            { text: 'Your order ord_1 is open.' },
+          ],
+        }),
+      );
+      stub = spawn(
+        join(apps[project], 'node_modules/.bin/toolwire-stub'),
+        ['--port', '0', '--api-key', 'dev', '--script', 'turns.json'],
+        { cwd: apps[project], stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      // The banner ends with the agent UI's address, after the model's line.
+      const banner = new Promise<void>((resolve) => {
+        stub.stderr?.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          if (stderr.includes('agent UI at')) resolve();
+        });
+      });
+      url = await new Promise<string>((resolve, reject) => {
+        let stdout = '';
+        stub.stdout?.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          const line = stdout.split('\n')[0];
+          if (stdout.includes('\n') && line) resolve(line);
+        });
+        stub.once('exit', (code) => reject(new Error(`toolwire-stub exited with ${code}: ${stderr}`)));
+      });
+      await banner;
+    }, SETUP_TIMEOUT_MS);
+
+    afterAll(async () => {
+      if (stub.exitCode !== null) return;
+      const exited = new Promise<number | null>((resolve) => stub.once('exit', (code) => resolve(code)));
+      stub.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    });
+
+    const QUICK_START = (imports: string) => `${imports}
 const searchOrders = tool({
   name: 'search_orders',
   description: 'Find orders by customer email. Returns at most 10.',
@@ -235,45 +414,48 @@ async function main() {
   };
 }
 `;
-  const EXPECTED = {
-    finalOutput: 'Your order ord_1 is open.',
-    model: 'scripted',
-    toolCalls: [
-      {
-        toolName: 'search_orders',
-        status: 'ok',
-        output: '[{"id":"ord_1","email":"ada@example.com","status":"open","tenant":"acme"}]',
-      },
-    ],
-    unscripted: { name: 'RunError', code: 'run_failed', isRunError: true },
-  };
+    const EXPECTED = {
+      finalOutput: 'Your order ord_1 is open.',
+      model: 'scripted',
+      toolCalls: [
+        {
+          toolName: 'search_orders',
+          status: 'ok',
+          output: '[{"id":"ord_1","email":"ada@example.com","status":"open","tenant":"acme"}]',
+        },
+      ],
+      unscripted: { name: 'RunError', code: 'run_failed', isRunError: true },
+    };
 
-  it('prints its URL and says its model is a script', () => {
-    expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
-    expect(stderr).toContain(
-      'toolwire-stub: model: scripted (turns for Support): a script, not a language model; it plays the same turns whatever is asked',
-    );
-  });
+    it('prints its URL and says its model is a script', () => {
+      expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
+      expect(stderr).toContain(
+        'toolwire-stub: model: scripted (turns for Support): a script, not a language model; it plays the same turns whatever is asked',
+      );
+    });
 
-  it('connects a client with one tool, runs an agent through the script, and closes (ESM)', async () => {
-    const printed = await node(
-      'quick-start.mjs',
-      `${QUICK_START(`import { Agent, Client, RunError, tool } from 'toolwire';\nimport { z } from 'zod';`)}
+    it('connects a client with one tool, runs an agent through the script, and closes (ESM)', async () => {
+      const printed = await node(
+        project,
+        'quick-start.mjs',
+        `${QUICK_START(`import { Agent, Client, RunError, tool } from 'toolwire';\nimport { z } from 'zod';`)}
 console.log(JSON.stringify(await main()));
 `,
-      { TOOLWIRE_URL: url, TOOLWIRE_API_KEY: 'dev' },
-    );
-    expect(printed).toEqual(EXPECTED);
-  });
+        { TOOLWIRE_URL: url, TOOLWIRE_API_KEY: 'dev' },
+      );
+      expect(printed).toEqual(EXPECTED);
+    });
 
-  it('does the same from CommonJS', async () => {
-    const printed = await node(
-      'quick-start.cjs',
-      `${QUICK_START(`const { Agent, Client, RunError, tool } = require('toolwire');\nconst { z } = require('zod');`)}
+    it('does the same from CommonJS', async () => {
+      const printed = await node(
+        project,
+        'quick-start.cjs',
+        `${QUICK_START(`const { Agent, Client, RunError, tool } = require('toolwire');\nconst { z } = require('zod');`)}
 main().then((value) => console.log(JSON.stringify(value)));
 `,
-      { TOOLWIRE_URL: url, TOOLWIRE_API_KEY: 'dev' },
-    );
-    expect(printed).toEqual(EXPECTED);
-  });
-});
+        { TOOLWIRE_URL: url, TOOLWIRE_API_KEY: 'dev' },
+      );
+      expect(printed).toEqual(EXPECTED);
+    });
+  },
+);

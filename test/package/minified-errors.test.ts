@@ -6,8 +6,9 @@ import type * as Toolwire from '../../src/index';
 import { buildBrowser, root } from './browser-bundle';
 
 /**
- * The browser build minified, as an application's bundler makes it (esbuild `minify`, as bench/lib/bundle-size.ts
- * measures it): the minifier renames classes, and an error's `name` must still be its class's name (src/errors.ts).
+ * The core (src/index.ts, what `toolwire` gives a browser) minified, as an application's bundler makes it (esbuild
+ * `minify`, as bench/lib/bundle-size.ts measures it): the minifier renames classes, and an error's `name` must still
+ * be its class's name (src/errors.ts).
  */
 const outDir = join(root, 'test/artifacts', `minified-errors-${process.pid}`);
 let minified: typeof Toolwire;
@@ -19,7 +20,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
-describe('the minified browser build', () => {
+describe('the core, minified by a bundler', () => {
   it("keeps every exported error class's name, and instanceof", () => {
     const classes = Object.entries(minified as Record<string, unknown>).filter(
       (entry): entry is [string, typeof Error] =>

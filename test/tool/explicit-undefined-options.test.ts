@@ -8,10 +8,16 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { describe, expect, it } from 'vitest';
 import { toAiSdkTools } from '../../src/ai-sdk';
+import { approvalNeeded } from '../../src/call/invoke';
 import type { ProgressUpdate, QuestionRequest } from '../../src/call/types';
 import { agentDefinition } from '../../src/client/agent';
-import { checkCloseOptions, checkRunArguments, resolveClientOptions } from '../../src/client/client-options';
-import { Agent, approvalNeeded, CLIENT_DEFAULTS, invokeTool, tool } from '../../src/index';
+import {
+  CLIENT_DEFAULTS,
+  checkCloseOptions,
+  checkRunArguments,
+  resolveClientOptions,
+} from '../../src/client/client-options';
+import { Agent, invokeTool, tool } from '../../src/index';
 import { importMcpTools, registerMcpTools } from '../../src/mcp/index';
 import { otelTracing } from '../../src/otel';
 

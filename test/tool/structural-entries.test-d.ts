@@ -17,9 +17,9 @@ import {
   invokeTool,
   type ToolContext,
   ToolRegistry,
-  type ToolSource,
   tool,
 } from '../../src/index';
+import type { ToolSource } from '../../src/tool/shapes';
 import type { AiSdkContext } from '../../src/tool/tool';
 
 type Ctx = { tenant: string };

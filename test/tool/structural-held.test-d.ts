@@ -12,7 +12,6 @@ import {
   Agent,
   type AnyTool,
   Client,
-  type ToolFunction,
   type ToolObject,
   ToolRegistry,
   type ToolSet,
@@ -20,6 +19,7 @@ import {
   toolsOf,
 } from '../../src/index';
 import { registerMcpTools } from '../../src/mcp/index';
+import type { ToolFunction } from '../../src/tool/shapes';
 
 declare const mcpServer: McpServer;
 declare const cond: boolean;

@@ -2,7 +2,8 @@
 import { tool as aiTool, type ToolExecutionOptions } from 'ai';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, Client, invokeTool, type ToolContext, type ToolSource, tool } from '../../src/index';
+import { Agent, Client, invokeTool, type ToolContext, tool } from '../../src/index';
+import type { ToolSource } from '../../src/tool/shapes';
 
 describe('execute’s input is inferred for every accepted shape', () => {
   it('tool() with inputSchema, requiresApproval and strict', () => {

@@ -8,7 +8,8 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { toAiSdkTools } from '../../../src/ai-sdk';
-import { Agent, approvalNeeded, Client, invokeTool, tool } from '../../../src/index';
+import { approvalNeeded } from '../../../src/call/invoke';
+import { Agent, Client, invokeTool, tool } from '../../../src/index';
 import { importMcpTools, type McpToolSource, registerMcpTools } from '../../../src/mcp/index';
 import { otelTracing } from '../../../src/otel';
 

@@ -1,0 +1,99 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitepress';
+import { deadLinks, slugify } from './links';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export default defineConfig({
+  title: 'toolwire',
+  description: 'Run your tools in your own process for a hosted model service, over one WebSocket.',
+  // A link to a page that does not exist fails the build (VitePress's own check); buildEnd checks the anchors.
+  ignoreDeadLinks: false,
+  cleanUrls: true,
+  markdown: { anchor: { slugify } },
+  buildEnd() {
+    const dead = deadLinks(root);
+    if (dead.length > 0) throw new Error(`dead links:\n${dead.join('\n')}`);
+  },
+  themeConfig: {
+    outline: [2, 3],
+    search: { provider: 'local' },
+    nav: [
+      { text: 'Guide', link: '/guide/getting-started' },
+      { text: 'Reference', link: '/reference/client-options' },
+      { text: 'Protocol', link: '/protocol/' },
+      { text: 'Reliability', link: '/reliability/' },
+    ],
+    sidebar: [
+      {
+        text: 'Guide',
+        items: [
+          { text: 'Getting started', link: '/guide/getting-started' },
+          { text: 'Tools and schemas', link: '/guide/tools' },
+          { text: 'What the model reads', link: '/guide/model-output' },
+          { text: 'Secrets', link: '/guide/secrets' },
+          { text: 'The client', link: '/guide/client' },
+          { text: 'Approvals and policies', link: '/guide/approvals' },
+          { text: 'Long-running calls', link: '/guide/long-running' },
+          { text: 'Agents and nested runs', link: '/guide/agents' },
+          { text: 'Durability', link: '/guide/durability' },
+          { text: 'Several workers', link: '/guide/workers' },
+          { text: 'Browsers', link: '/guide/browsers' },
+          { text: 'Testing your tools', link: '/guide/testing' },
+          { text: 'Coming from other SDKs', link: '/guide/other-sdks' },
+        ],
+      },
+      {
+        text: 'Integrations',
+        items: [
+          { text: 'MCP', link: '/integrations/mcp' },
+          { text: 'AI SDK', link: '/integrations/ai-sdk' },
+          { text: 'OpenTelemetry', link: '/integrations/opentelemetry' },
+          { text: 'A real model behind the stub', link: '/integrations/openai-compatible' },
+        ],
+      },
+      {
+        text: 'Reference',
+        items: [
+          { text: 'Client options', link: '/reference/client-options' },
+          { text: 'Tool options', link: '/reference/tool-options' },
+          { text: 'ctx', link: '/reference/ctx' },
+          { text: 'Events', link: '/reference/events' },
+          { text: 'Errors', link: '/reference/errors' },
+          { text: 'Errors at run time', link: '/reference/errors-runtime' },
+          { text: 'Defaults', link: '/reference/defaults' },
+        ],
+      },
+      {
+        text: 'Protocol',
+        items: [
+          { text: 'Overview', link: '/protocol/' },
+          { text: 'Connecting and the heartbeat', link: '/protocol/lifecycle' },
+          { text: 'Sessions and delivery', link: '/protocol/sessions' },
+          { text: 'Frames', link: '/protocol/frames' },
+          { text: 'Tool calls', link: '/protocol/tool-calls' },
+          { text: 'What a call carries', link: '/protocol/call-context' },
+          { text: 'Approvals', link: '/protocol/approvals' },
+          { text: 'Runs', link: '/protocol/runs' },
+          { text: 'Call updates and long calls', link: '/protocol/updates' },
+          { text: 'Questions', link: '/protocol/questions' },
+          { text: 'Durable steps', link: '/protocol/steps' },
+          { text: 'Trace context', link: '/protocol/trace-context' },
+          { text: 'Refused frames and codes', link: '/protocol/errors' },
+          { text: 'Limits and defaults', link: '/protocol/limits' },
+          { text: 'HTTP API', link: '/protocol/http-api' },
+          { text: 'The stand-in service', link: '/protocol/stub' },
+        ],
+      },
+      {
+        text: 'Reliability',
+        items: [
+          { text: 'Overview', link: '/reliability/' },
+          { text: 'Delivery', link: '/reliability/delivery' },
+          { text: 'The connection', link: '/reliability/connection' },
+          { text: 'Bounds', link: '/reliability/bounds' },
+        ],
+      },
+    ],
+  },
+});

@@ -1,0 +1,15 @@
+import { fileURLToPath } from 'node:url';
+import { mergeConfig } from 'vitest/config';
+import base from './vitest.config';
+
+/**
+ * The suite against the oldest zod that package.json's range admits (`zod-lowest`, a dev alias): `zod` and its
+ * subpaths, in the sources and the tests, resolve to it. Packages loaded from node_modules keep their own.
+ * `npm run test:zod-lowest`.
+ */
+const lowest = fileURLToPath(new URL('./node_modules/zod-lowest', import.meta.url));
+
+export default mergeConfig(base, {
+  resolve: { alias: [{ find: /^zod(\/.*)?$/, replacement: `${lowest}$1` }] },
+  test: { typecheck: { enabled: false } },
+});
