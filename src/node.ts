@@ -1,11 +1,12 @@
 /**
- * The Node entry of `toolwire` (the `node` export condition; Bun and Deno resolve it too): the core of
- * ./index.ts with the optional parts a Node process has room for registered at once (the zod 3 and valibot
- * adapters), so that a Node user imports nothing else.
+ * The Node entry of `toolwire` (the `node` export condition; Bun and Deno resolve it too): the core
+ * (./index.ts) with every optional part registered (zod 3 and valibot parameters, plain JSON Schema parameters
+ * and the JSON Schema validator), so that a Node user imports nothing else.
  *
  * @packageDocumentation
  */
 import './zod3';
 import './valibot';
+import './json-schema';
 
 export * from './index';

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, posix, relative } from 'node:path';
+import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -22,7 +22,13 @@ const RANK: Record<string, number> = {
 };
 const ADAPTERS = new Set(['mcp', 'ai-sdk', 'otel']);
 /** The package's entry files: they compose the layers, so they stand above all of them. */
-const ENTRIES = new Set(['src/index.ts', 'src/node.ts', 'src/zod3.ts', 'src/valibot.ts', 'src/json-schema.ts']);
+const ENTRIES = new Set([
+  'src/index.ts',
+  'src/node.ts',
+  'src/zod3.ts',
+  'src/valibot.ts',
+  'src/json-schema.ts',
+]);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {

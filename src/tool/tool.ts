@@ -30,9 +30,8 @@ import {
   type Rule,
 } from './check-options';
 import { type ContentInput, content } from './content';
-import { resolveSchema, type SchemaAdapter } from './schema';
+import { type LegacyZod3Schema, resolveSchema, type SchemaAdapter } from './schema';
 import { isStandardSchema } from './schema/standard';
-import type { LegacyZod3Schema } from './schema/zod3';
 import { NotStrict, strictSchema } from './strict';
 
 /** A tool's side-effect class (Assembly Line's `sideEffect`). */
