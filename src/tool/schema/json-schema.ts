@@ -11,7 +11,6 @@
  * @see https://github.com/cfworker/cfworker/tree/main/packages/json-schema
  * @module
  */
-
 import { isPlainObject } from '../../json';
 import {
   ANNOTATION_KEYWORDS,
