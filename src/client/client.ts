@@ -180,7 +180,6 @@ export function clientConnection(
     reconnect: resolved.reconnect,
     heartbeatIntervalMs: options.heartbeatIntervalMs,
     connectTimeoutMs: resolved.connectTimeoutMs,
-    ready: () => parts.calls.tracingReady(), // the browser build's tracer code may be loading
     highWaterMarkBytes: resolved.highWaterMarkBytes,
     maxBufferedBytes: resolved.maxBufferedBytes,
     logger,
