@@ -9,8 +9,10 @@ export default defineConfig({
       'toolwire/otel': fileURLToPath(new URL('./src/otel/index.ts', import.meta.url)),
       'toolwire/zod3': fileURLToPath(new URL('./src/zod3.ts', import.meta.url)),
       'toolwire/valibot': fileURLToPath(new URL('./src/valibot.ts', import.meta.url)),
+      'toolwire/json-schema': fileURLToPath(new URL('./src/json-schema.ts', import.meta.url)),
       'toolwire/server-stub': fileURLToPath(new URL('./server-stub/index.ts', import.meta.url)),
-      toolwire: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
+      // The Node entry, as the package's `node` condition gives it: the core with every optional part registered.
+      toolwire: fileURLToPath(new URL('./src/node.ts', import.meta.url)),
     },
   },
   test: {

@@ -1,6 +1,8 @@
 /**
  * Logging. toolwire logs nothing unless given a logger; everything it logs passes through a {@link Redactor}
- * first (src/redact.ts), so the API key and user-named secrets never reach a log line.
+ * first (./redact.ts), so the API key and user-named secrets never reach a log line. Here: the logger's shape,
+ * the loggers toolwire wraps yours in (redacting, scoped to a call), and the helpers that keep secrets out of
+ * messages (a URL as shown, a scrubbed error).
  *
  * @module
  */
@@ -24,18 +26,9 @@ export const silentLogger: Logger = {
   error() {},
 };
 
-/** Wraps a logger so that every message and field goes through the redactor. */
+/** Wraps a logger so that every message and field goes through the redactor. A logger that throws is ignored. */
 export function redactingLogger(logger: Logger, redactor: Redactor): Logger {
-  const wrap =
-    (level: keyof Logger) =>
-    (object: Record<string, unknown>, message: string): void => {
-      try {
-        logger[level](redactor.value(object), redactor.text(message));
-      } catch {
-        // A broken logger must not break tool execution.
-      }
-    };
-  return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
+  return scopedLogger(logger, {}, redactor);
 }
 
 /**

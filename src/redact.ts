@@ -2,14 +2,20 @@
  * Redaction: the API key and user-named secrets replaced in every text and value before it leaves the process
  * (a frame, a log line, an event, an error message), in the forms the text may hold them: as written, and, for
  * string rules, JSON-escaped (once or more), `\uXXXX`/`\xXX`/`\u{…}`-escaped or percent-encoded, in any mix.
+ * In order:
+ * - the patterns that find a secret in each of those forms;
+ * - the {@link Redactor}, which replaces secrets in text, values, errors and bytes, and a client's own
+ *   ({@link clientRedactor});
+ * - a tool's output redacted without breaking it ({@link redactOutput});
+ * - the values a call's input holds under sensitive field names ({@link sensitiveValues}).
  *
  * @module
  */
 import { setKey } from './json';
 
 /*
- * The patterns of the `Redactor` (src/redact.ts): a secret as written and in every escaped or encoded form a
- * text may hold it (JSON-escaped up to four times, `\uXXXX`, `\xXX`, `\u{…}`, percent-encoded), in any mix.
+ * The patterns: a secret as written and in every escaped or encoded form a text may hold it (JSON-escaped up to
+ * four times, `\uXXXX`, `\xXX`, `\u{…}`, percent-encoded), in any mix.
  */
 const REGEXP_SPECIAL = /[.*+?^${}()|[\]\\/-]/g;
 export const escapeRegExp = (text: string): string => text.replace(REGEXP_SPECIAL, '\\$&');
@@ -120,7 +126,7 @@ const REPLACEMENTS = [REDACTED, '[REDACTED]', '<redacted>', '***', '###', '~~~']
  * Secrets shorter than this many characters would also match inside ordinary words (`dev` in `device`), so none
  * is searched for in free text: `redact` strings this short are refused by the `Client`'s options, an API key this
  * short is replaced only where it is a whole value ({@link RedactorOptions.whole}; a `Client` warns once), and a
- * sensitive field's value this short only where it is the field's whole value (src/call/call-redaction.ts). The
+ * sensitive field's value this short only where it is the field's whole value (src/call/redaction.ts). The
  * {@link Redactor} itself searches for any non-empty string rule it is given.
  */
 export const SHORT_SECRET = 4;
@@ -493,12 +499,10 @@ export function redactOutput(redactor: Redactor | undefined, text: string): stri
 /*
  * Redaction by field name: the values a call's input holds under sensitive property names, for a
  * `Redactor`. Used for `tool({ sensitiveFieldNames })` and a policy's `{ redact: [fieldNames] }`; which of
- * these values are searched for in text, and where a field is replaced whole, is src/call/call-redaction.ts.
+ * these values are searched for in text, and where a field is replaced whole, is src/call/redaction.ts.
  */
 /** Most values one input gives (more are not looked for: a bound on the cost of a hostile input). */
 export const MAX_SENSITIVE_VALUES = 1_000;
-/** Nesting deeper than this is not searched (arguments are refused deeper than 64 levels anyway). */
-const MAX_DEPTH = 64;
 
 /**
  * Every value found under one of `names` in `input`, at any depth, as the text a redactor matches: a string as
@@ -517,7 +521,8 @@ export function sensitiveValues(input: unknown, names: readonly string[]): strin
   const wanted = new Set(names);
   const seen = new Set<object>();
   const visit = (value: unknown, inside: boolean, depth: number): void => {
-    if (found.size >= MAX_SENSITIVE_VALUES || depth > MAX_DEPTH) return;
+    // Nesting deeper than this is not searched (arguments are refused deeper than 64 levels anyway).
+    if (found.size >= MAX_SENSITIVE_VALUES || depth > MAX_REDACT_DEPTH) return;
     if (typeof value === 'string') {
       if (inside && value !== '') found.add(value);
       return;

@@ -1,18 +1,17 @@
 /**
- * `toolwire/valibot`: gives the browser build of `toolwire` its valibot adapter and converter
- * (`@valibot/to-json-schema`), which it leaves out to stay small. Import it once, before defining tools with
- * valibot parameters:
+ * `toolwire/valibot`: valibot parameters, for `toolwire` where it is the core alone (browsers, workers, Deno
+ * without the `node` condition). It registers the valibot adapter and its converter, `@valibot/to-json-schema`,
+ * which the core leaves out. Import it once, before defining tools with valibot parameters:
  *
  * ```ts
  * import 'toolwire/valibot';
  * ```
  *
- * In Node (and wherever `toolwire` resolves to its full build) the adapter is already in, and this import
- * changes nothing.
+ * The Node entry of `toolwire` registers it itself: there this import changes nothing.
  *
  * @packageDocumentation
  */
-import { subpathAdapters } from './tool/schema/index';
-import { valibotAdapter, valibotInputJsonSchema } from './tool/schema/valibot';
+import { registerPart } from './tool/schema/optional-parts';
+import { valibotAdapter } from './tool/schema/valibot';
 
-subpathAdapters().valibot = { valibotAdapter, valibotInputJsonSchema };
+registerPart('valibot', { adapter: valibotAdapter });

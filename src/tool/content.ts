@@ -9,7 +9,7 @@ import { ToolDefinitionError } from '../errors';
 import { nestsDeeperThan } from '../json';
 import { MAX_VALUE_DEPTH } from '../limits';
 import { CONTENT_LIMITS, type ContentPart } from '../wire/protocol';
-import { serializeOutput, wellFormedJson } from './output';
+import { serializeOutput, toBase64, wellFormedJson } from './output';
 import type { Widget } from './widget';
 
 export type { ContentPart } from '../wire/protocol';
@@ -48,17 +48,6 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function fail(index: number, message: string): never {
   throw new ToolDefinitionError('invalid_content', `content(): part ${index}: ${message}`);
-}
-
-/** Bytes as base64, in browsers too (no `Buffer` there). */
-function toBase64(bytes: Uint8Array): string {
-  const buffer = (globalThis as { Buffer?: { from(b: Uint8Array): { toString(e: string): string } } }).Buffer;
-  if (buffer !== undefined) return buffer.from(bytes).toString('base64');
-  let binary = '';
-  for (let at = 0; at < bytes.length; at += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
-  }
-  return btoa(binary);
 }
 
 function base64Of(data: unknown, index: number): string {

@@ -1,6 +1,11 @@
 /**
- * The text the model reads, made to fit: the byte caps that keep it inside a frame, and well-formed UTF-16.
- * How a value becomes that text is src/tool/serialize.ts (re-exported here).
+ * The text the model reads for what a tool returns or throws, by fixed rules, and made to fit. In order:
+ * - what the objects JSON has no form for read as (binary data, `Blob`s, dates, boxed primitives,
+ *   `URLSearchParams`, `RegExp`s), and the name an object is shown by;
+ * - serialisation: a returned value as compact JSON ({@link serializeOutput}), a thrown value as its message
+ *   ({@link thrownMessage}), secrets redacted before the value is written;
+ * - truncation: the byte caps that keep the text inside a frame, cut at a character boundary with a marker, and
+ *   well-formed UTF-16.
  *
  * @module
  */
@@ -8,12 +13,9 @@ import { setKey } from '../json';
 import type { Redactor } from '../redact';
 import { jsonPrefix, jsonStringBytes, utf8Length } from '../wire/utf8';
 
-export { jsonStringBytes } from '../wire/utf8';
-
 /*
- * What the objects JSON has no form for read as, in a tool's result: binary data, `Blob`s, dates, boxed
- * primitives, `URLSearchParams`, `RegExp`s, and the name an object is shown by. The walk over containers is
- * src/tool/serialize.ts.
+ * What the objects JSON has no form for read as, in a tool's result. The walk over containers is below
+ * ({@link serializeOutput}).
  */
 /** How binary data reads: a `data:` URL, which says what it is and holds every byte. */
 export const BINARY_PREFIX = 'data:application/octet-stream;base64,';
@@ -33,13 +35,13 @@ export function className(value: object): string {
   }
 }
 
-const CHUNK = 0x8000;
-
-/** Base64 of bytes, without `Buffer` (browsers have none). */
-function base64(bytes: Uint8Array): string {
+/** Bytes as base64: with `Buffer` where the runtime has it (Node, Bun), else `btoa` (browsers have no `Buffer`). */
+export function toBase64(bytes: Uint8Array): string {
+  const buffer = (globalThis as { Buffer?: { from(b: Uint8Array): { toString(e: string): string } } }).Buffer;
+  if (buffer !== undefined) return buffer.from(bytes).toString('base64');
   let binary = '';
-  for (let i = 0; i < bytes.length; i += CHUNK) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
+  for (let at = 0; at < bytes.length; at += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
   }
   return btoa(binary);
 }
@@ -75,7 +77,7 @@ export function specialReading(value: object, redactor: Redactor | undefined): R
   const bytes = bytesOf(value);
   if (bytes !== undefined) {
     if (redactor?.bytes(bytes) === true) return { reads: redactor.replacement };
-    return { reads: BINARY_PREFIX + base64(bytes) };
+    return { reads: BINARY_PREFIX + toBase64(bytes) };
   }
   if (typeof Blob === 'function' && value instanceof Blob) {
     return {
@@ -97,11 +99,9 @@ export function specialReading(value: object, redactor: Redactor | undefined): R
 }
 
 /*
- * What the model reads for a tool's return value and for a thrown value, by fixed rules, with every secret
- * redacted before the value is written as JSON (strings and keys), so that no escape hides one.
- *
- * @see DESIGN.md, "Semantics the tests must pin down", and README.md, "What the model reads", for the rules;
- *   test/tool/output.test.ts pins each one.
+ * Serialisation: what the model reads for a tool's return value and for a thrown value, by fixed rules, with
+ * every secret redacted before the value is written as JSON (strings and keys), so that no escape hides one.
+ * README.md ("What the model reads") states the rules; test/tool/output.test.ts pins each one.
  */
 /** Nesting deeper than this is written as `"[Too deep]"` instead of overflowing the stack. */
 export const MAX_OUTPUT_DEPTH = 200;
@@ -392,6 +392,9 @@ function messageOf(thrown: unknown, thrower: string, redactor: Redactor | undefi
   return serializeOutput(thrown, redactor);
 }
 
+/*
+ * Truncation: an output over its byte cap is cut at a character boundary and marked.
+ */
 /** Marker appended to a truncated output; `{size}` is the original size in UTF-8 bytes. */
 export function truncationMarker(originalBytes: number): string {
   return `\n[truncated: the full output was ${originalBytes} bytes]`;

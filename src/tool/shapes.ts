@@ -1,11 +1,27 @@
 /**
- * Types of the structural tool contract (the runtime side is src/tool/structural.ts). They make TypeScript
- * refuse, when it compiles, what the runtime refuses when the tool is made, where a type can say it, and keep
- * `execute`'s input inferred from the schema for a plain object written in place, alone or in a `tools` array
- * or record: each entry is checked against its own schema (`T` maps each index or key to the schema written
- * there, inferred from the value given; you never write it).
+ * The structural tool contract: what is accepted wherever tools are (`new Client({ tools })`,
+ * `new Agent({ tools })`, `client.addTool()`, `invokeTool()`, the bridges into other frameworks), its types, and
+ * {@link toTool} / {@link toTools}, the one place that turns each accepted shape into a {@link Tool}:
  *
- * What the types check, for an object given as a tool:
+ * - a tool made by `tool()`, as it is;
+ * - an object with the options `tool()` takes, under toolwire's names or the other SDKs' (`inputSchema`,
+ *   `requiresApproval`), e.g. an OpenAI Agents tool's options or a Relay-E / Assemble definition;
+ * - an AI SDK tool (what `ai`'s `tool()` returns; in an array or given alone with a `name` added), read with
+ *   the AI SDK's conventions when its keys say so (see `readsAiSdkConventions` in ./tool.ts);
+ * - a class instance, read along its prototype chain, its callbacks called with `this` bound to it;
+ * - a record (a plain object) keyed by tool name, whose values are any of these, a bare function, or
+ *   `undefined` (left out). A `Map`, a `Set` or any other value is refused.
+ *
+ * The `execute` of a tool given as an object (any of these but a `tool()` result) gets `ctx` with the AI SDK's
+ * names too (`AiSdkContext`), whichever SDK's conventions its keys select: the types cannot tell an object written
+ * in place for the AI SDK from another. Each is checked when given, as `tool()` checks its options; nothing here
+ * imports another SDK. The file holds the types first, then the runtime side.
+ *
+ * The types make TypeScript refuse, when it compiles, what the runtime refuses when the tool is made, where a
+ * type can say it, and keep `execute`'s input inferred from the schema for a plain object written in place,
+ * alone or in a `tools` array or record: each entry is checked against its own schema (`T` maps each index or
+ * key to the schema written there, inferred from the value given; you never write it). What they check, for an
+ * object given as a tool:
  * - `execute` is there (or, as the AI SDK's own `Tool` type allows, an `outputSchema` stands in its place: the
  *   runtime refuses that one, `invalid_execute`), and its input is the schema's type: an annotation of another
  *   type is an error (a JSON Schema whose shape types cannot read gives `Record<string, unknown>`, which a
@@ -18,7 +34,7 @@
  * Left to the runtime: a record entry's `name` that differs from its key (a name held in a variable is a
  * `string`, which no type tells from a differing literal, and such a tool is accepted when it matches), a
  * `description` (the AI SDK's type makes it optional), a name's characters, a schema's
- * content, `type: 'provider'`, the ambiguity of a `needsApproval` function (src/tool/tool-shapes.ts). The
+ * content, `type: 'provider'`, the ambiguity of a `needsApproval` function (`readsAiSdkConventions`). The
  * arguments of `needsApproval` and `errorFunction` in a plain object are untyped (their order depends on the
  * object's shape); `tool()` types them.
  *
@@ -31,10 +47,11 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ToolDefinitionError } from '../errors';
+import { isPlainObject } from '../json';
 import { isThenable } from '../maybe';
 import { anArrayOf, describeValue, isRecord, type Rule } from './check-options';
 import { bareFunctionDescription } from './model-text';
-import type { LegacyZod3Schema } from './schema/zod3';
+import type { LegacyZod3Schema } from './schema';
 import {
   type AiSdkContext,
   type AnyTool,
@@ -98,7 +115,7 @@ interface ToolObjectFields {
   readonly retry?: RetryOptions | undefined;
   readonly sensitiveFieldNames?: readonly string[] | undefined;
   readonly toModelOutput?: AnyFunction | undefined;
-  /** Keys of an AI SDK tool that toolwire accepts and ignores (see src/tool/tool-shapes.ts). */
+  /** Keys of an AI SDK tool that toolwire accepts and ignores (see `IgnoredToolKeys` in ./tool.ts). */
   readonly type?: string | undefined;
   readonly providerOptions?: unknown;
   readonly metadata?: unknown;
@@ -135,7 +152,7 @@ type ExecuteKey<P, C> =
 
 /**
  * An object accepted as a tool, with schema `P` (under `parameters` or `inputSchema`) typing `execute`'s input
- * (`C` is the run context): see the module's doc for what is checked. `name` is optional here: an array entry,
+ * (`C` is the run context): see the file's header for what is checked. `name` is optional here: an array entry,
  * `addTool()` and `invokeTool()` require it ({@link NamedToolObject}), a record's key gives it.
  */
 export type TypedToolObject<P, C = unknown> = ToolObjectFields &
@@ -215,32 +232,6 @@ export type ToolsGiven = Readonly<Record<string, any>> | readonly any[];
  * as in a `tools` option) or a named typed object.
  */
 export type ToolSourceOf<P, C = unknown> = AnyTool | NamedToolObject<P, C>;
-
-/*
- * The structural tool contract: what is accepted wherever tools are (`new Client({ tools })`,
- * `new Agent({ tools })`, `client.addTool()`, `invokeTool()`), and {@link toTool} / {@link toTools}, the one
- * place that turns each accepted shape into a {@link Tool}:
- *
- * - a tool made by `tool()`, as it is;
- * - an object with the options `tool()` takes, under toolwire's names or the other SDKs' (`inputSchema`,
- *   `requiresApproval`), e.g. an OpenAI Agents tool's options or a Relay-E / Assemble definition;
- * - an AI SDK tool (what `ai`'s `tool()` returns; in an array or given alone with a `name` added), read with
- *   the AI SDK's conventions when its keys say so (see `readsAiSdkConventions` in src/tool/tool.ts);
- * - a class instance, read along its prototype chain, its callbacks called with `this` bound to it;
- * - a record (a plain object) keyed by tool name, whose values are any of these, a bare function, or
- *   `undefined` (left out). A `Map`, a `Set` or any other value is refused.
- *
- * The `execute` of a tool given as an object (any of these but a `tool()` result) gets `ctx` with the AI SDK's
- * names too (`AiSdkContext`), whichever SDK's conventions its keys select: the types cannot tell an object written
- * in place for the AI SDK from another. Each is checked now, as `tool()` checks its options; nothing here imports
- * another SDK.
- */
-/** `true` for an object written as `{ … }` (or `Object.create(null)`): not an array, Map, Set, Date or class instance. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (!isRecord(value)) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === null || prototype === Object.prototype;
-}
 
 /** `true` for a value {@link toTool} may accept (then checked whole): a `tool()` result or an object with one of its keys. */
 export function isToolLike(value: unknown): boolean {
@@ -372,7 +363,7 @@ export function toTool(value: unknown, where: string, key?: string): AnyTool {
   return tool;
 }
 
-/** `makeTool` for an object's members, in the argument order its keys say (see src/tool/tool-shapes.ts). */
+/** `makeTool` for an object's members, in the argument order its keys say (see `readsAiSdkConventions`). */
 function makeShaped(members: Record<string, unknown>, key: string | undefined, where: string): AnyTool {
   const name = key ?? members.name;
   if (name === undefined) {

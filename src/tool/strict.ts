@@ -7,7 +7,7 @@
  * or `anyOf: [schema, { type: 'null' }]`); a `oneOf` whose branches are told apart by a `const` property becomes
  * `anyOf` (the same thing, then); annotations strict mode refuses (`default`, `examples`, `$comment`, …) are left
  * out. The way back: a `null` sent for a property that was optional is removed before validation, so `execute`
- * sees what it would have seen without `strict`.
+ * sees what it would have seen without `strict` (an `anyOf` branch told apart with the JSON Schema validator).
  *
  * Open objects, one rule. An object that declares properties is narrowed to them, whatever its
  * `additionalProperties` says (`true`, `{}`, a schema, left out, or `false`; zod's `z.looseObject`, `.passthrough()`,
@@ -26,107 +26,17 @@
  * (`{}`: any value), an array without `items`, and an optional property that also accepts `null` (a `null` would
  * then be ambiguous).
  *
+ * In order: what strict mode takes (keywords, formats), {@link NotStrict} and {@link StrictSchema}, the rewrite
+ * (a converter that also makes the plan of the way back), {@link strictSchema}, then the way back.
+ *
  * @see https://platform.openai.com/docs/guides/structured-outputs#supported-schemas
  * @module
  */
-import { Validator } from '@cfworker/json-schema';
 import { isPlainObject } from '../json';
-import type { MaybePromise } from '../maybe';
-import type { JsonObject } from './schema/adapter';
-
-/*
- * The way back from `strict: true` (src/tool/strict.ts) for what the model sent: a `null` sent for a property that
- * was optional is removed before validation, so `execute` sees what it would have seen without `strict`. An
- * `anyOf` branch is told apart with the JSON Schema validator, so this code is loaded with it: through
- * src/tool/schema/validator.ts (`loadStrictRestore`), which the browser build loads on first use, in one chunk.
- */
-/** How to take the `null`s of optional properties out of a value, per node of the schema. */
-export type Plan =
-  | { kind: 'leaf' }
-  | { kind: 'object'; optional: ReadonlySet<string>; properties: ReadonlyMap<string, Plan> }
-  | { kind: 'array'; items: Plan }
-  | { kind: 'anyOf'; branches: ReadonlyArray<{ plan: Plan; schema: JsonObject }> }
-  | { kind: 'ref'; ref: string };
-
-const RESTORE_LEAF: Plan = { kind: 'leaf' };
-
-function restoreWith(
-  plan: Plan,
-  value: unknown,
-  plans: ReadonlyMap<string, Plan>,
-  root: JsonObject,
-  depth: number,
-): unknown {
-  if (depth > 64) return value;
-  switch (plan.kind) {
-    case 'leaf':
-      return value;
-    case 'ref': {
-      const target = plans.get(plan.ref);
-      return target === undefined ? value : restoreWith(target, value, plans, root, depth + 1);
-    }
-    case 'array': {
-      if (!Array.isArray(value)) return value;
-      const items = value.map((item) => restoreWith(plan.items, item, plans, root, depth + 1));
-      return items.every((item, index) => item === value[index]) ? value : items;
-    }
-    case 'anyOf': {
-      if (value === null || typeof value !== 'object') return value;
-      if (plan.branches.every((branch) => branch.plan.kind === 'leaf')) return value;
-      const branch = plan.branches.find(({ schema }) => matches(schema, root, value));
-      return branch === undefined ? value : restoreWith(branch.plan, value, plans, root, depth + 1);
-    }
-    case 'object': {
-      if (!isPlainObject(value)) return value;
-      let copy: Record<string, unknown> | undefined;
-      for (const [key, item] of Object.entries(value)) {
-        const next =
-          item === null && plan.optional.has(key)
-            ? undefined
-            : restoreWith(plan.properties.get(key) ?? RESTORE_LEAF, item, plans, root, depth + 1);
-        if (next === item) continue;
-        copy ??= { ...value };
-        if (next === undefined) delete copy[key];
-        else copy[key] = next;
-      }
-      return copy ?? value;
-    }
-  }
-}
-
-function definitionsOf(root: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  if (root.$defs !== undefined) out.$defs = root.$defs;
-  if (root.definitions !== undefined) out.definitions = root.definitions;
-  return out;
-}
-
-const validators = new WeakMap<object, Validator>();
-
-/** `true` when `value` matches a branch (the validator is made once per branch, from a copy: it annotates its schema). */
-function matches(branch: JsonObject, root: JsonObject, value: unknown): boolean {
-  let validator = validators.get(branch);
-  if (validator === undefined) {
-    const schema = JSON.parse(JSON.stringify({ ...branch, ...definitionsOf(root) })) as JsonObject;
-    validator = new Validator(schema as never, '2020-12', false);
-    validators.set(branch, validator);
-  }
-  return validator.validate(value).valid;
-}
-
-/**
- * `args` without the `null`s of the properties `plan` marks optional (a copy where something was removed).
- * `plans`: the plans of the root (`#`) and of its definitions (`#/$defs/<name>`), for `$ref`s; `root`: the strict
- * schema, whose definitions an `anyOf` branch is matched with.
- */
-export function restore(
-  plan: Plan,
-  args: unknown,
-  plans: ReadonlyMap<string, Plan>,
-  root: JsonObject,
-): unknown {
-  return restoreWith(plan, args, plans, root, 0);
-}
+import { andThen, type MaybePromise } from '../maybe';
+import { escapeSegment, type JsonObject, unescapeSegment } from './schema/adapter';
+import { loadValidation, type Validation } from './schema/optional-parts';
+import type { Validator } from './schema/validator';
 
 /** Keywords strict mode accepts, kept as they are (the structural ones are rewritten). */
 const KEPT = new Set([
@@ -195,15 +105,11 @@ export class NotStrict extends Error {
 export interface StrictSchema {
   readonly schema: JsonObject;
   /**
-   * `args` without the `null`s of properties that were optional (a copy where something was removed). Its code
-   * (src/tool/strict-restore.ts) comes with the JSON Schema validator, which it uses to tell `anyOf` branches
-   * apart: in the browser build, a promise until that chunk has loaded (started when the tool is defined).
+   * `args` without the `null`s of properties that were optional (a copy where something was removed). Where an
+   * `anyOf` has branches to tell apart, it needs the JSON Schema validator: a promise the first time, when the
+   * validator was not registered and is loaded then (see `loadValidation`).
    */
   readonly restore: (args: unknown) => MaybePromise<unknown>;
-}
-
-function escapePointer(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 function acceptsNull(node: unknown, root: JsonObject, seen = new Set<unknown>()): boolean {
@@ -225,7 +131,7 @@ function resolveRef(ref: string, root: JsonObject): unknown {
   const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
   if (match === null) return undefined;
   const defs = root[match[1] as string];
-  const name = (match[2] as string).replace(/~1/g, '/').replace(/~0/g, '~');
+  const name = unescapeSegment(match[2] as string);
   return isPlainObject(defs) ? defs[name] : undefined;
 }
 
@@ -287,7 +193,7 @@ class Converter {
     for (const [key, value] of Object.entries(node)) {
       if (DROPPED.has(key)) continue;
       if (!KEPT.has(key))
-        throw new NotStrict(`${pointer}/${escapePointer(key)}`, `strict mode does not support "${key}"`);
+        throw new NotStrict(`${pointer}/${escapeSegment(key)}`, `strict mode does not support "${key}"`);
       out[key] = value;
     }
     if (typeof node.format === 'string' && !FORMATS.has(node.format)) {
@@ -306,7 +212,7 @@ class Converter {
       if (pointer !== '#') throw new NotStrict(`${pointer}/${key}`, `strict mode needs "${key}" at the root`);
       const converted: JsonObject = {};
       for (const [name, def] of Object.entries(defs as JsonObject)) {
-        const made = this.convert(def, `#/${key}/${escapePointer(name)}`);
+        const made = this.convert(def, `#/${key}/${escapeSegment(name)}`);
         converted[name] = made.schema;
         this.plans.set(`#/${key}/${name}`, made.plan);
       }
@@ -352,7 +258,7 @@ class Converter {
     return { schema: out, plan };
   }
 
-  /** An object narrowed to its declared properties, whatever its `additionalProperties` (see the module's TSDoc). */
+  /** An object narrowed to its declared properties, whatever its `additionalProperties` (see the file's header). */
   object(node: JsonObject, out: JsonObject, pointer: string): Plan {
     const properties = isPlainObject(node.properties) ? node.properties : {};
     const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
@@ -360,7 +266,7 @@ class Converter {
     const plans = new Map<string, Plan>();
     const converted: JsonObject = {};
     for (const [key, property] of Object.entries(properties)) {
-      const at = `${pointer}/properties/${escapePointer(key)}`;
+      const at = `${pointer}/properties/${escapeSegment(key)}`;
       const made = this.convert(property, at);
       plans.set(key, made.plan);
       if (required.has(key)) converted[key] = made.schema;
@@ -395,8 +301,109 @@ export function strictSchema(announced: JsonObject): StrictSchema {
   const { schema, plan } = converter.convert(announced, '#');
   converter.plans.set('#', plan);
   // Branch schemas are matched with the strict root's definitions (their `$ref`s point there).
-  return {
-    schema,
-    restore: (args) => restore(plan, args, converter.plans, schema),
-  };
+  const way: WayBack = { plans: converter.plans, root: schema };
+  const restore = [...converter.plans.values()].some(hasBranchesToTellApart)
+    ? (args: unknown) =>
+        andThen(loadValidation(), (validation) => restoreWith(plan, args, { ...way, validation }, 0))
+    : (args: unknown) => restoreWith(plan, args, way, 0);
+  return { schema, restore };
+}
+
+/*
+ * The way back, for what the model sent: a `null` sent for a property that was optional is removed before
+ * validation, so `execute` sees what it would have seen without `strict`. The plan says where, per node of the
+ * schema; an `anyOf` branch is told apart with the JSON Schema validator.
+ */
+/** How to take the `null`s of optional properties out of a value, per node of the schema. */
+type Plan =
+  | { kind: 'leaf' }
+  | { kind: 'object'; optional: ReadonlySet<string>; properties: ReadonlyMap<string, Plan> }
+  | { kind: 'array'; items: Plan }
+  | { kind: 'anyOf'; branches: ReadonlyArray<{ plan: Plan; schema: JsonObject }> }
+  | { kind: 'ref'; ref: string };
+
+/**
+ * What the way back reads besides the plan: the plans of the root (`#`) and of its definitions
+ * (`#/$defs/<name>`), for `$ref`s; the strict schema, whose definitions an `anyOf` branch is matched with; and
+ * the validator, there when some `anyOf` has branches to tell apart.
+ */
+interface WayBack {
+  readonly plans: ReadonlyMap<string, Plan>;
+  readonly root: JsonObject;
+  readonly validation?: Validation;
+}
+
+/** `true` when `plan` has an `anyOf` whose branches differ in what they restore: the validator must choose. */
+function hasBranchesToTellApart(plan: Plan): boolean {
+  switch (plan.kind) {
+    case 'anyOf':
+      return plan.branches.some((branch) => branch.plan.kind !== 'leaf');
+    case 'array':
+      return hasBranchesToTellApart(plan.items);
+    case 'object':
+      return [...plan.properties.values()].some(hasBranchesToTellApart);
+    default:
+      return false;
+  }
+}
+
+/** `value` without the `null`s of the properties `plan` marks optional (a copy where something was removed). */
+function restoreWith(plan: Plan, value: unknown, way: WayBack, depth: number): unknown {
+  if (depth > 64) return value;
+  switch (plan.kind) {
+    case 'leaf':
+      return value;
+    case 'ref': {
+      const target = way.plans.get(plan.ref);
+      return target === undefined ? value : restoreWith(target, value, way, depth + 1);
+    }
+    case 'array': {
+      if (!Array.isArray(value)) return value;
+      const items = value.map((item) => restoreWith(plan.items, item, way, depth + 1));
+      return items.every((item, index) => item === value[index]) ? value : items;
+    }
+    case 'anyOf': {
+      if (value === null || typeof value !== 'object') return value;
+      if (plan.branches.every((branch) => branch.plan.kind === 'leaf')) return value;
+      const branch = plan.branches.find(({ schema }) => matches(schema, way, value));
+      return branch === undefined ? value : restoreWith(branch.plan, value, way, depth + 1);
+    }
+    case 'object': {
+      if (!isPlainObject(value)) return value;
+      let copy: Record<string, unknown> | undefined;
+      for (const [key, item] of Object.entries(value)) {
+        const next =
+          item === null && plan.optional.has(key)
+            ? undefined
+            : restoreWith(plan.properties.get(key) ?? LEAF, item, way, depth + 1);
+        if (next === item) continue;
+        copy ??= { ...value };
+        if (next === undefined) delete copy[key];
+        else copy[key] = next;
+      }
+      return copy ?? value;
+    }
+  }
+}
+
+function definitionsOf(root: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  if (root.$defs !== undefined) out.$defs = root.$defs;
+  if (root.definitions !== undefined) out.definitions = root.definitions;
+  return out;
+}
+
+const validators = new WeakMap<object, Validator>();
+
+/** `true` when `value` matches a branch (the validator is made once per branch, from a copy: it annotates its schema). */
+function matches(branch: JsonObject, way: WayBack, value: unknown): boolean {
+  const { validation } = way;
+  if (validation === undefined) return false; // not reached: the validator is there wherever branches differ
+  let validator = validators.get(branch);
+  if (validator === undefined) {
+    const schema = JSON.parse(JSON.stringify({ ...branch, ...definitionsOf(way.root) })) as JsonObject;
+    validator = validation.compile(schema);
+    validators.set(branch, validator);
+  }
+  return validator.validate(value).valid;
 }

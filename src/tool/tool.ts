@@ -1,7 +1,14 @@
 /**
  * `tool()`: a tool's definition, checked when it is made. The returned {@link Tool} carries the JSON-serialisable
  * {@link ToolDefinition} announced to the service; {@link invokeTool} runs it. The same checks make a tool of
- * any other accepted shape (src/tool/structural.ts).
+ * any other accepted shape (./shapes.ts). In order:
+ * - the members of `ctx` beside its fields: the methods a tool talks through, and those about the call's place;
+ * - what a tool declares about running again (`sideEffect`, `retry`) and about approval (`needsApproval`
+ *   policies), with the rules `tool()` checks them by;
+ * - tools written for another SDK (the AI SDK's keys, schema objects and argument conventions), read as they are;
+ * - the types of a tool: its options, its `ctx`, the tool itself, and its private part;
+ * - {@link tool} and `makeTool`, which checks any accepted object;
+ * - {@link inputSchemaOf}.
  *
  * @module
  */
@@ -30,9 +37,8 @@ import {
   type Rule,
 } from './check-options';
 import { type ContentInput, content } from './content';
-import { resolveSchema, type SchemaAdapter } from './schema';
+import { type LegacyZod3Schema, resolveSchema, type SchemaAdapter } from './schema';
 import { isStandardSchema } from './schema/standard';
-import type { LegacyZod3Schema } from './schema/zod3';
 import { NotStrict, strictSchema } from './strict';
 
 /** A tool's side-effect class (Assembly Line's `sideEffect`). */
@@ -40,7 +46,7 @@ export type SideEffect = 'none' | 'idempotent' | 'external';
 
 /*
  * The methods `ctx` gives a tool for talking while it runs (PROTOCOL.md §18): how far it got, and questions to
- * the user, events for the run's record. Declared here, on their own, so that `ToolContext` (src/tool/tool.ts) stays a list of fields.
+ * the user, events for the run's record. Declared on their own, so that `ToolContext` stays a list of fields.
  */
 /** What `ctx.progress()` takes. */
 export interface ProgressInput {
@@ -120,8 +126,8 @@ export interface ContextMethods {
 
 /*
  * The members of `ctx` that say where a call runs and let it survive running again: the attempt, the run's
- * session and agent, a logger scoped to the call, durable steps (PROTOCOL.md §18.11, §18.12). Declared here, on
- * their own, so that `ToolContext` (src/tool/tool.ts) stays a short list of fields.
+ * session and agent, a logger scoped to the call, durable steps (PROTOCOL.md §18.11, §18.12). Declared on their
+ * own, so that `ToolContext` stays a short list of fields.
  */
 /** The second argument of `ctx.idempotencyKey()`. */
 export interface IdempotencyKeyOptions {
@@ -218,7 +224,7 @@ export const MAX_RETRY_ATTEMPTS = 100;
  * between attempts the call waits a random delay (exponential backoff with full jitter, the client's reconnect
  * delays' rule), which the call's cancellation ends at once. All durations in milliseconds. An `execute` that
  * yields preliminary results is retried only for what it throws (or a timeout) before its first yield
- * (src/call/first-yield.ts).
+ * (src/call/yields.ts).
  */
 export interface RetryOptions {
   /** How many times `execute` may run in all, the first included: 1 to 100 (1: no retry). */
@@ -651,8 +657,7 @@ function contentPart(part: unknown): ContentInput {
 }
 
 /*
- * The types of a tool: its options, the `ctx` its callbacks get, and the tool itself. {@link tool} (in
- * src/tool/tool.ts) makes one; they live apart so that the files reading other SDKs' shapes can use them.
+ * The types of a tool: its options, the `ctx` its callbacks get, and the tool itself, which {@link tool} makes.
  */
 /** A plain JSON Schema object given as `parameters` or `outputSchema`. Write it `as const` for typed input. */
 export type JsonSchemaObject = { readonly [keyword: string]: unknown };
@@ -1087,7 +1092,7 @@ function parametersOf(
     );
   }
   const { restore } = strict;
-  // The way back loads with the JSON Schema validator (lazily in the browser build): a promise until then.
+  // The way back may need the JSON Schema validator, which the core loads at the first call that needs it.
   const validate: SchemaAdapter['validate'] = (args) =>
     andThen(restore(args), (restored) => adapter.validate(restored));
   return { adapter: { ...adapter, jsonSchema: strict.schema, validate }, inputSchema: adapter.jsonSchema };
@@ -1172,10 +1177,6 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
   return Object.freeze(made) as Tool;
 }
 
-/*
- * `inputSchemaOf()`: a tool's input JSON Schema in its ordinary form, for an adapter to a protocol that has no
- * strict mode (MCP).
- */
 /**
  * The JSON Schema of `tool`'s input as its own validation reads it (2020-12 vocabulary, no `$schema`): for a
  * tool without `strict`, a copy of `tool.definition.parameters`; for a `strict: true` tool, the schema before the

@@ -1,7 +1,10 @@
 /**
- * Frames to and from text: decoding (a size bound, JSON, then the frame schemas of ./protocol.ts and
- * ./client-frames.ts, with a hand-written fast path for the frames of every call) and encoding. Decoding never
- * throws.
+ * Frames to and from text. In order:
+ * - the informative fields of each frame, which a receiver drops rather than refuse the frame;
+ * - decoding: a size bound, JSON, a depth bound, then the frame schemas of ./protocol.ts, with a hand-written
+ *   fast path for the frames of every call; decoding never throws;
+ * - encoding, with a hand-written path for a plain `tool_result`;
+ * - fitting a client frame's free text within the service's frame limit.
  *
  * @module
  */
@@ -139,7 +142,7 @@ export interface RefusedFrame {
 
 /**
  * Result of {@link decodeServiceFrame} and {@link decodeClientFrame}: the frame (with the informative fields it
- * dropped, `field: problem`, see ./informative.ts), or an error code, a message that names what was wrong, and
+ * dropped, `field: problem`, see {@link INFORMATIVE_SERVICE_FIELDS}), or an error code, a message that names what was wrong, and
  * what of the refused frame is readable (`about`), so that the refusal can name its call, run or request.
  */
 export type DecodeResult<F> =
@@ -184,7 +187,7 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
   }
   if (schema === serviceFrameSchema) {
     // The frames of every call take a hand-written path; anything it does not accept goes on to the schema,
-    // which has the last word (and the error messages). Same output as the schema: test/protocol-fast.test.ts.
+    // which has the last word (and the error messages). Same output as the schema: test/wire/protocol-fast.test.ts.
     const fast = fastServiceFrame(type, value as Record<string, unknown>);
     if (fast) return { ok: true, frame: fast as F };
   }
@@ -214,7 +217,7 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
 const where = (path: readonly PropertyKey[]) => (path.length > 0 ? path.map(String).join('.') : '(root)');
 
 /**
- * The frame without its faulty informative fields (./informative.ts), when every issue is in one of them;
+ * The frame without its faulty informative fields (see {@link INFORMATIVE_SERVICE_FIELDS}), when every issue is in one of them;
  * `undefined` otherwise. Rare: the frame is parsed again, and only then changed.
  */
 function withoutInformative<F>(
@@ -420,7 +423,7 @@ export function encodeFrame(frame: ClientFrame | ServiceFrame): string {
 
 /**
  * A `tool_result` without widget, `retryable` or content parts (one per call), written by hand: about twice as fast as
- * `JSON.stringify` on the object, and the same text for a result built in field order (test/protocol-fast.test.ts).
+ * `JSON.stringify` on the object, and the same text for a result built in field order (test/wire/protocol-fast.test.ts).
  */
 function encodePlainResult({
   callId,

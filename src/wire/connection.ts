@@ -1,7 +1,9 @@
 /**
- * Socket lifecycle: open, `hello`/`welcome`, application heartbeat, reconnect with backoff and session resume.
- * The connection knows nothing of tools: it hands decoded service frames to its owner (the `Client`), and tells
- * it of every failed attempt and of every frame it could not send. Nothing a socket throws escapes it.
+ * The connection to the service, across sockets: open, `hello`/`welcome`, reconnect with backoff and session
+ * resume (each socket is a {@link Link}, ./link.ts). The connection knows nothing of tools: it hands decoded
+ * service frames to its owner (the `Client`), and tells it of every failed attempt and of every frame it could
+ * not send. Nothing a socket throws escapes it. In order: the reconnect delays, the options, the
+ * {@link Connection}.
  *
  * @module
  */
@@ -53,7 +55,7 @@ export function backoffDelay(
 }
 
 /*
- * The options of a {@link Connection} (src/wire/connection.ts) and of its `connect()`.
+ * The options of a {@link Connection} and of its `connect()`.
  */
 /** Reconnect policy. Durations in milliseconds. */
 export interface ReconnectOptions extends BackoffOptions {
@@ -91,13 +93,6 @@ export interface ConnectionOptions extends Pick<LinkOptions, 'onRefused'> {
   heartbeatIntervalMs: number | undefined;
   /** `connect()` rejects when no `welcome` arrived within this many milliseconds. */
   connectTimeoutMs: number;
-  /**
-   * What `connect()` waits for before its first socket (the browser build's tracer code,
-   * src/client/tracing.browser.ts), or `undefined` when nothing: the wait counts toward `connectTimeoutMs` and
-   * `close()` ends it; a rejection rejects that `connect()` with its error and leaves the connection `idle`, so
-   * that the next `connect()` waits again.
-   */
-  ready?(): Promise<void> | undefined;
   logger: Logger;
   hello(): HelloBody;
   onWelcome(welcome: Welcome): void;
@@ -225,24 +220,8 @@ export class Connection {
       const message = `no welcome from ${displayUrl(url)} within ${connectTimeoutMs}ms${last ? ` (last attempt: ${last.message})` : ''}`;
       this.#fail(new ConnectionError('connect_timeout', message, last ? { cause: last } : undefined));
     });
-    const ready = this.#options.ready?.();
-    if (ready === undefined) void this.#open();
-    else
-      ready.then(
-        () => this.#pending !== undefined && void this.#open(),
-        (error) => this.#unready(error),
-      );
+    void this.#open();
     return promise;
-  }
-
-  /** What `connect()` waited for failed (src/wire/connection-options.ts, `ready`): back to `idle`. */
-  #unready(error: ConnectionError): void {
-    const pending = this.#pending;
-    if (pending === undefined) return;
-    this.#pending = undefined;
-    this.#clearTimers();
-    this.#state = 'idle';
-    pending.reject(error);
   }
 
   /**

@@ -2,7 +2,8 @@
  * One socket of a {@link Connection}, from its upgrade to its close: the subprotocol check, `hello`, `welcome`,
  * the frame limit on receive, the heartbeat, answers to `ping` and to frames the service got wrong, and every
  * write. Nothing the socket throws escapes: a socket that throws on `send` is dropped. When the socket closes
- * before `welcome`, the link says why (see {@link attemptFailure}).
+ * before `welcome`, the link says why (see {@link attemptFailure}). In order: why an attempt failed, the
+ * handshake as text, what a link needs from its connection, the {@link Link}.
  *
  * @module
  */
@@ -55,7 +56,7 @@ import {
  * | `connection_failed`     | the runtime's WebSocket failed and gives no reason (browsers)                   | yes     |
  * | `closed_before_welcome` | the socket opened, then closed before `welcome`                                 | yes     |
  *
- * `handshake_timeout` and `invalid_welcome` (./handshake.ts) and `send_failed` are decided by the link itself.
+ * `handshake_timeout` and `invalid_welcome` (see the handshake below) and `send_failed` are decided by the link itself.
  */
 /** A failed attempt: the error to report and whether reconnecting can help. */
 export interface AttemptFailure {
@@ -152,7 +153,7 @@ export function unsupportedProtocol(url: string): AttemptFailure {
 
 /*
  * The handshake of one socket, as text: the `hello` to write, how long to wait for `welcome`, and why an attempt
- * that did not reach a usable `welcome` failed. The {@link Link} decides when; this file says what.
+ * that did not reach a usable `welcome` failed. The {@link Link} decides when; this says what.
  */
 /** An attempt that has not received `welcome` within this many milliseconds of starting is dropped. */
 export const HANDSHAKE_TIMEOUT_MS = 10_000;
@@ -292,7 +293,7 @@ function isInformative(field: string): boolean {
 }
 
 /*
- * What a {@link Link} (src/wire/link.ts) needs from its connection, and how it tells that the link ended.
+ * What a {@link Link} needs from its connection, and how it tells that the link ended.
  */
 /** The `welcome` frame. */
 export type Welcome = FrameOf<ServiceFrame, 'welcome'>;
@@ -319,7 +320,7 @@ export interface LinkOptions {
   /** Overrides the interval announced in `welcome`, in milliseconds. */
   heartbeatIntervalMs: number | undefined;
   heartbeatClock: HeartbeatClock | undefined;
-  /** Answers that can wait are held while more than this many bytes are unread (see backpressure.ts). */
+  /** Answers that can wait are held while more than this many bytes are unread (see ./backpressure.ts). */
   highWaterMarkBytes: number;
   /** Past this many unread bytes the socket is dropped (1008) and the client resumes. */
   maxBufferedBytes: number;
@@ -356,7 +357,7 @@ export class Link {
   #maxPayloadBytes: number;
   /**
    * The largest frame written: the service's limit, or `maxBufferedBytes` when smaller. A frame over it would pass
-   * the hard limit of backpressure.ts by itself, and be written again on every new socket for ever.
+   * the hard limit of ./backpressure.ts by itself, and be written again on every new socket for ever.
    */
   #sendLimit: number;
   readonly #dropped: (frame: ServiceFrame, dropped: readonly string[]) => void;
@@ -406,7 +407,7 @@ export class Link {
       softLimitBytes: options.highWaterMarkBytes,
       hardLimitBytes: options.maxBufferedBytes,
       reported: () => this.#transport.bufferedAmount,
-      // `ws` reports its unsent bytes exactly and at once; another WebSocket may not (see backpressure.ts).
+      // `ws` reports its unsent bytes exactly and at once; another WebSocket may not (see ./backpressure.ts).
       countsOwn: !this.#sendsHeaders,
       now: () => clock.now(),
       write: (text, type) => this.#write(text, type),
@@ -417,7 +418,7 @@ export class Link {
     });
   }
 
-  /** Bytes written and not yet read by the service, as best known, plus answers held back (backpressure.ts). */
+  /** Bytes written and not yet read by the service, as best known, plus answers held back (./backpressure.ts). */
   get bufferedAmount(): number {
     return this.#budget.pendingBytes;
   }

@@ -1,22 +1,27 @@
 /**
  * Wire protocol v1: every frame exchanged between a toolwire client and the service, as TypeScript types and
- * as runtime schemas. Both the client (`src/`) and the stand-in service (`server-stub/`) import this module.
- * The schemas of the frames only a client sends are in ./client-frames.ts (a client only encodes them, so a page
- * does not carry them), those of both directions in ./shared-frames.ts, and the protocol additions' in the
- * `*-frames.ts` beside it. docs/PROTOCOL.md is the prose contract for the same frames.
+ * as runtime schemas, each declared once. Both the client (`src/`) and the stand-in service (`server-stub/`)
+ * import this module; docs/PROTOCOL.md is the prose contract for the same frames. In order:
+ * - the field schemas frames share, and what both directions send (`ping`, `pong`, `error`);
+ * - the WebSocket close codes;
+ * - the protocol additions each switched on by a feature (PROTOCOL.md §18): the features, trace context,
+ *   progress, questions, events, content parts, approval decisions, steps and the call's scope;
+ * - the version, the subprotocol and the defaults both sides assume;
+ * - the frames the service sends, and their union;
+ * - the frames a client sends, and their union.
  *
- * Frames are JSON text messages with a string `type`. Every inbound frame is decoded with {@link decodeFrame}
- * before use; a frame that fails is answered with an `error` frame and the connection stays open.
+ * Frames are JSON text messages with a string `type`. Every inbound frame is decoded (./codec.ts) before use; a
+ * frame that fails is answered with an `error` frame and the connection stays open.
  *
  * @module
  */
 import * as z from 'zod/mini';
 
+/** UTF-8 length of a string in bytes, without allocating (lone surrogates count as U+FFFD, 3 bytes). */
 export { utf8Length } from './utf8';
 
 /*
- * Field schemas shared by the frames of src/wire/protocol.ts and src/wire/call-frames.ts: ids, counts, JSON
- * objects.
+ * Field schemas the frames share: ids, counts, JSON objects.
  */
 /** An opaque id (`callId`, `runId`, …): 1 to 256 characters. */
 export const id = z.string().check(z.minLength(1), z.maxLength(256));
@@ -28,9 +33,8 @@ export const positiveInt = z.number().check(z.int(), z.minimum(1));
 export const jsonObject = z.record(z.string(), z.unknown());
 
 /*
- * The parts of the wire protocol both directions use: the frames either side sends (`ping`, `pong`, `error`), and
- * the fields src/wire/protocol.ts (the service's frames) and src/wire/client-frames.ts (the client's) share, here
- * so that client-frames.ts need not import protocol.ts (which takes the client's frame types from it).
+ * What both directions use: the call statuses, feature lists, and the frames either side sends (`ping`, `pong`,
+ * `error`).
  */
 /** Status of one tool call, as the model and the service see it. */
 export const TOOL_CALL_STATUSES = [
@@ -49,6 +53,21 @@ export const featureList = z.array(z.string().check(z.maxLength(64))).check(z.ma
 export const ping = z.object({ type: z.literal('ping'), id: z.optional(z.string()) });
 export const pong = z.object({ type: z.literal('pong'), id: z.optional(z.string()) });
 
+/** Codes carried by `error` frames. */
+export const ERROR_CODES = [
+  'invalid_json',
+  'invalid_frame',
+  'unknown_type',
+  'frame_too_large',
+  'unknown_call',
+  'duplicate_result',
+  'unknown_run',
+  'unknown_tool',
+  'not_allowed',
+  'busy',
+  'internal',
+] as const;
+
 export const errorFrame = z.object({
   type: z.literal('error'),
   code: z.string(), // one of ERROR_CODES; a receiver takes any other as a plain error (PROTOCOL.md §13)
@@ -58,11 +77,8 @@ export const errorFrame = z.object({
   runId: z.optional(z.string()),
 });
 
-/*
- * The WebSocket close codes of protocol v1 (PROTOCOL.md §14), re-exported by src/wire/protocol.ts.
- */
 /**
- * WebSocket close codes used by protocol v1 (RFC 6455 §7.4.2 reserves 4000–4999 for applications).
+ * WebSocket close codes used by protocol v1 (PROTOCOL.md §14; RFC 6455 §7.4.2 reserves 4000–4999 for applications).
  * 1000 (normal) and 1009 (frame too big, sent by `ws` itself) are used as RFC 6455 defines them.
  */
 export const CLOSE_CODES = {
@@ -92,10 +108,10 @@ export const CLOSE_CODES = {
 } as const;
 
 /*
- * Frames and names of the protocol additions for long-running and talking calls (PROTOCOL.md §18), each switched
- * on per socket by a feature negotiated in `hello`/`welcome` (PROTOCOL.md §2), and their bounds. The frames only
- * a client sends (`tool_progress`, `tool_preliminary`, `lease`, `question`, `question_cancel`, `tool_event`) are
- * in src/wire/client-frames.ts; src/wire/protocol.ts puts `answer` into its union.
+ * The protocol additions for long-running and talking calls (PROTOCOL.md §18), each switched on per socket by a
+ * feature negotiated in `hello`/`welcome` (PROTOCOL.md §2): names, bounds and the fields and frames both sides
+ * read. The frames only a client sends (`tool_progress`, `tool_preliminary`, `lease`, `question`,
+ * `question_cancel`, `tool_event`) are with the client's frames below.
  */
 /** Most call ids one `lease` frame carries. */
 export const MAX_LEASE_IDS = 1_000;
@@ -258,10 +274,9 @@ export type ContentPart = z.infer<typeof contentPartSchema>;
 export const contentList = z.array(contentPartSchema).check(z.maxLength(CONTENT_LIMITS.maxParts));
 
 /*
- * Frames of approvals (PROTOCOL.md §7) and their additions under the feature `decisions` (PROTOCOL.md §18.8):
- * the reason, edited arguments, `always`, and the service's answer to a decision sent over the socket. The
- * client's frames (`approval_request`, `approval`) are in src/wire/client-frames.ts, with every frame only a
- * client sends; src/wire/protocol.ts puts `approval_applied` into its union.
+ * Approvals (PROTOCOL.md §7) and their additions under the feature `decisions` (PROTOCOL.md §18.8): the reason,
+ * and the service's answer to a decision sent over the socket. The client's frames (`approval_request`,
+ * `approval`, with edited arguments and `always`) are with the client's frames below.
  */
 /** Longest approval reason (`approval_request.reason`, `ToolDefinition.approvalReason`), in characters. */
 export const MAX_APPROVAL_REASON_CHARS = 1_000;
@@ -275,10 +290,9 @@ export const approvalApplied = z.object({
 });
 
 /*
- * The protocol additions for durable steps and the call's scope (PROTOCOL.md §18.11, §18.12): the bounds of steps,
- * the `tool_call` fields that carry kept steps, the run's session and agent, and the side-effect class of a tool
- * definition. src/wire/protocol.ts puts them into its frames; the `step_result` frame, which only a client sends,
- * is in src/wire/client-frames.ts.
+ * Durable steps and the call's scope (PROTOCOL.md §18.11, §18.12): the bounds of steps, the `tool_call` fields
+ * that carry kept steps, the run's session and agent, and the side-effect class of a tool definition. The
+ * `step_result` frame, which only a client sends, is with the client's frames below.
  */
 /** The side-effect classes a tool definition may announce (PROTOCOL.md §4.1). */
 export const SIDE_EFFECTS = ['none', 'idempotent', 'external'] as const;
@@ -308,6 +322,9 @@ export const toolCallScope = {
   steps: z.optional(keptSteps),
 };
 
+/*
+ * The version, the subprotocol, and the defaults both sides assume.
+ */
 /** Protocol version carried in `hello.protocol`. */
 export const PROTOCOL_VERSION = 1;
 /** WebSocket subprotocol negotiated on upgrade (RFC 6455 §1.9, `Sec-WebSocket-Protocol`). */
@@ -364,8 +381,9 @@ export type RunToolCall = Omit<z.infer<typeof runToolCallSchema>, 'status'> & {
   status: ToolCallStatus | (string & {});
 };
 
-// ---------------------------------------------------------------- service → client
-
+/*
+ * The frames the service sends.
+ */
 const welcome = z.object({
   type: z.literal('welcome'),
   sessionId: id,
@@ -479,23 +497,6 @@ const runResult = z.object({
   model: z.optional(z.string()),
 });
 
-// ---------------------------------------------------------------- both directions
-
-/** Codes carried by `error` frames. */
-export const ERROR_CODES = [
-  'invalid_json',
-  'invalid_frame',
-  'unknown_type',
-  'frame_too_large',
-  'unknown_call',
-  'duplicate_result',
-  'unknown_run',
-  'unknown_tool',
-  'not_allowed',
-  'busy',
-  'internal',
-] as const;
-
 /** Runtime schema of every frame the service may send. */
 export const serviceFrameSchema = z.discriminatedUnion('type', [
   welcome,
@@ -512,20 +513,16 @@ export const serviceFrameSchema = z.discriminatedUnion('type', [
   errorFrame,
 ]);
 
-/** A frame sent by a client (its runtime schema: src/wire/client-frames.ts). */
+/** A frame sent by a client (its runtime schema: {@link clientFrameSchema}). */
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 /** A frame sent by the service. */
 export type ServiceFrame = z.infer<typeof serviceFrameSchema>;
 /** Selects one frame type by its `type`. */
 export type FrameOf<F extends { type: string }, T extends F['type']> = Extract<F, { type: T }>;
 
-/** UTF-8 length of a string in bytes, without allocating (lone surrogates count as U+FFFD, 3 bytes). */
-
 /*
- * The frames only a client sends (PROTOCOL.md), as runtime schemas: what the service (the stub) decodes with
- * `decodeClientFrame` (src/wire/codec.ts). Their types are src/wire/protocol.ts's `ClientFrame`. Apart from the
- * frames of both directions, so that a client, which only encodes these, does not carry their schemas: a page's
- * bundler leaves this module out of the browser build.
+ * The frames a client sends: what the service (the stub) decodes with `decodeClientFrame` (./codec.ts). A client
+ * only encodes them.
  */
 /** JSON-serialisable definition of a tool, as announced to the service. */
 export const toolDefinitionSchema = z.object({
@@ -615,8 +612,7 @@ const runCancel = z.object({
   reason: z.optional(z.string()),
 });
 
-// ---------------------------------------------------------------- protocol additions (PROTOCOL.md §18)
-
+// The protocol additions' frames (PROTOCOL.md §18).
 const finite = z.number().check(
   z.refine((n) => Number.isFinite(n), { message: 'must be a finite number' }),
   z.minimum(0),

@@ -7,9 +7,6 @@
  */
 import { SUBPROTOCOL } from './protocol';
 
-/*
- * What a socket or a callback threw, as text.
- */
 /** What was thrown, as text; never throws itself (a socket may throw anything, even an object with no `toString`). */
 export function describeThrown(error: unknown): string {
   try {

@@ -1,6 +1,6 @@
 /**
- * Sizes of text in UTF-8, plain and inside a JSON string. No imports, so that the widget validation bundled into
- * a browser page stays small.
+ * Sizes of text in UTF-8, plain and inside a JSON string, and cuts of text at a character boundary. No imports:
+ * a leaf that every floor may use (the frame limit, output truncation, widget bounds).
  *
  * @module
  */

@@ -11,10 +11,14 @@ import type * as Toolwire from '../../src/index';
 import { buildBrowser, root } from './browser-bundle';
 
 /**
- * The browser build (browser-build.ts, the `browser` condition of `toolwire`): bundled here as tsup bundles it,
- * then run in Node. The zod 3 and valibot converters and the JSON Schema validator are not in its first
- * download; a tool that needs the validator gets it by a dynamic import; a zod 3 or valibot tool is refused
- * with the one line that fixes it, and works once `toolwire/zod3` / `toolwire/valibot` were imported.
+ * The core as a browser page gets it (src/index.ts, what `toolwire` is without the `node` condition), bundled here
+ * as an application's bundler would, with `toolwire/zod3`, `toolwire/valibot` and `toolwire/json-schema` as
+ * entries of their own, then run in Node. The zod 3 and valibot converters and the JSON Schema validator are not
+ * in its first download; a tool that needs the validator gets it by a dynamic import; a zod 3, valibot or plain
+ * JSON Schema tool is refused with the one line that fixes it, and works once its subpath was imported.
+ *
+ * The tests share one bundle and run in order: those before the import of `toolwire/json-schema` see the
+ * validator loaded by the core itself.
  */
 const outDir = join(root, 'test/artifacts', `browser-build-${process.pid}`);
 let lean: typeof Toolwire;
@@ -27,6 +31,7 @@ beforeAll(async () => {
       index: 'src/index.ts',
       zod3: 'src/zod3.ts',
       valibot: 'src/valibot.ts',
+      'json-schema': 'src/json-schema.ts',
     },
   });
   lean = (await import(pathToFileURL(join(outDir, 'index.js')).href)) as typeof Toolwire;
@@ -35,7 +40,24 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 const add = (a: number, b: number) => a + b;
 
-describe('the browser build', () => {
+/** `path` and every output it imports statically, transitively. */
+function closure(path: string, seen = new Set<string>()): Set<string> {
+  seen.add(path);
+  for (const imported of metafile.outputs[path]?.imports ?? []) {
+    if (imported.kind === 'import-statement' && imported.path in metafile.outputs && !seen.has(imported.path))
+      closure(imported.path, seen);
+  }
+  return seen;
+}
+
+/** The output made for the entry point `entry` (`src/index.ts`). */
+function output(entry: string): string {
+  const found = Object.keys(metafile.outputs).find((path) => metafile.outputs[path]?.entryPoint === entry);
+  if (found === undefined) throw new Error(`no output for ${entry}`);
+  return found;
+}
+
+describe('the core in a browser bundle', () => {
   it('leaves the framework adapters to their subpaths: nothing of toolwire/ai-sdk, toolwire/mcp, `ai` or the MCP SDK in any chunk (issue 17)', () => {
     const inputs = Object.values(metafile.outputs).flatMap((output) => Object.keys(output.inputs));
     const imports = Object.values(metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
@@ -46,7 +68,34 @@ describe('the browser build', () => {
     expect(imports.filter((path) => /^(ai|@ai-sdk\/|@modelcontextprotocol\/)/.test(path))).toEqual([]);
   });
 
-  it('loads the gate, approval, retry and question code when a call first needs it', async () => {
+  it('leaves the zod 3 and valibot converters, the JSON Schema checks and the validator out of the first download', () => {
+    // What a page loads with index.js: it and every chunk it imports statically.
+    const first = [...closure(output('src/index.ts'))];
+    const inputs = first.flatMap((path) => Object.keys(metafile.outputs[path]?.inputs ?? {}));
+    const imports = first.flatMap((path) => metafile.outputs[path]?.imports.map((i) => i.path) ?? []);
+    const optional = /^(zod-to-json-schema|@valibot\/to-json-schema|@cfworker\/json-schema)(\/|$)/;
+    expect(imports.filter((path) => optional.test(path))).toEqual([]);
+    expect(
+      inputs.filter((path) => /src\/tool\/schema\/(zod3|valibot|json-schema|validator)\.ts$/.test(path)),
+    ).toEqual([]);
+    // The validator's code is in one chunk, which toolwire/json-schema imports statically and the core by import().
+    const holders = Object.keys(metafile.outputs).filter((path) =>
+      Object.keys(metafile.outputs[path]?.inputs ?? {}).includes('src/tool/schema/validator.ts'),
+    );
+    expect(holders).toHaveLength(1);
+    const [validator] = holders as [string];
+    expect(metafile.outputs[validator]?.imports.map((i) => i.path)).toContain('@cfworker/json-schema');
+    expect(closure(output('src/json-schema.ts')).has(validator)).toBe(true);
+    const loaded = first.flatMap(
+      (path) =>
+        metafile.outputs[path]?.imports
+          .filter((i) => i.kind === 'dynamic-import' && i.path in metafile.outputs)
+          .map((i) => i.path) ?? [],
+    );
+    expect(loaded.some((path) => closure(path).has(validator))).toBe(true);
+  });
+
+  it('runs the gate, approval, retry and questions', async () => {
     let attempts = 0;
     const flaky = lean.tool({
       name: 'flaky',
@@ -80,7 +129,7 @@ describe('the browser build', () => {
     expect(blocked).toMatchObject({ status: 'rejected', output: 'not today' });
   });
 
-  it('runs an agent whose tool needs a decision and asks a question, over the stub, with the lazy code', async () => {
+  it('runs an agent whose tool needs a decision and asks a question, over the stub', async () => {
     const server = await startStubServer({
       logger: silentLogger,
       model: scriptedModel([
@@ -115,7 +164,7 @@ describe('the browser build', () => {
     }
   });
 
-  it('runs ctx.step with the step code it loads on first use, kept steps replayed', async () => {
+  it('runs ctx.step, kept steps replayed', async () => {
     let runs = 0;
     const stepper = lean.tool({
       name: 'stepper',
@@ -148,7 +197,7 @@ describe('the browser build', () => {
     ).resolves.toMatchObject({ status: 'error' });
   });
 
-  it('traces every call of a client with `tracing`, with the tracer code connect() waited for', async () => {
+  it('traces every call of a client with `tracing`', async () => {
     const server = await startStubServer({
       logger: silentLogger,
       model: scriptedModel([{ toolCalls: [{ name: 'ping' }] }, { text: 'done' }]),
@@ -177,7 +226,7 @@ describe('the browser build', () => {
     }
   });
 
-  it('runs zod 4 tools as the full build does', async () => {
+  it('runs zod 4 tools as the Node entry does', async () => {
     const sum = lean.tool({
       name: 'add',
       description: 'Adds two numbers.',
@@ -188,7 +237,22 @@ describe('the browser build', () => {
     expect(await lean.invokeTool(sum, { a: 1 })).toMatchObject({ status: 'invalid_arguments' });
   });
 
-  it('restores a strict tool’s arguments (optional nulls removed, in union branches too) with the code it loads with the validator', async () => {
+  it('checks a zod 4 schema that was not proved faithful against its announcement, with the validator it loads by import()', async () => {
+    // `z.coerce.number()` accepts "3", which the announced "type": "number" refuses: the guard checks it.
+    const double = lean.tool({
+      name: 'double',
+      description: 'Doubles n.',
+      parameters: z.object({ n: z.coerce.number() }),
+      execute: ({ n }) => n * 2,
+    });
+    expect(await lean.invokeTool(double, { n: '3' })).toMatchObject({
+      status: 'invalid_arguments',
+      output: 'Invalid arguments for double: n: Instance type "string" is invalid. Expected "number"',
+    });
+    expect(await lean.invokeTool(double, { n: 3 })).toMatchObject({ status: 'ok', output: '6' });
+  });
+
+  it('restores a strict tool’s arguments (optional nulls removed, in union branches too) with the validator it loads by import()', async () => {
     const seen: unknown[] = [];
     const ship = lean.tool({
       name: 'ship',
@@ -218,7 +282,33 @@ describe('the browser build', () => {
     expect(seen).toEqual([{ to: { kind: 'home' } }, { note: 'x', to: { kind: 'shop', code: 'A1' } }]);
   });
 
-  it('refuses unusual numbers in arguments with the code it loads for a call that has one', async () => {
+  it('refuses plain JSON Schema parameters until toolwire/json-schema is imported, then validates them', async () => {
+    const define = () =>
+      lean.tool({
+        name: 'add',
+        description: 'Adds two numbers.',
+        parameters: {
+          type: 'object',
+          properties: { a: { type: 'number' }, b: { type: 'number' } },
+          required: ['a', 'b'],
+        },
+        execute: ({ a, b }) => add(a as number, b as number),
+      });
+    expect(define).toThrow(lean.ToolDefinitionError);
+    expect(define).toThrow(
+      'tool "add": parameters is a plain JSON Schema, which toolwire reads only after `import \'toolwire/json-schema\'` (once, before the tools are defined)',
+    );
+    await import(pathToFileURL(join(outDir, 'json-schema.js')).href);
+    const sum = define();
+    const invalid = await lean.invokeTool(sum, { a: 1, b: 'two' });
+    expect(invalid).toMatchObject({
+      status: 'invalid_arguments',
+      output: 'Invalid arguments for add: b: Instance type "string" is invalid. Expected "number"',
+    });
+    expect(await lean.invokeTool(sum, { a: 1, b: 2 })).toMatchObject({ status: 'ok', output: '3' });
+  });
+
+  it('refuses unusual numbers in arguments', async () => {
     const echo = lean.tool({
       name: 'echo',
       description: 'Echoes an id.',
@@ -242,23 +332,6 @@ describe('the browser build', () => {
     expect((await lean.invokeTool(ids, '{"id":12345678901234567890}')).output).toBe(
       'Invalid arguments for ids: id: 12345678901234567000 is past the integers JavaScript holds exactly (±9007199254740991), so the number sent may have been rounded; send it as a string',
     );
-  });
-
-  it('validates plain JSON Schema parameters with the validator it loads on first use', async () => {
-    const sum = lean.tool({
-      name: 'add',
-      description: 'Adds two numbers.',
-      parameters: {
-        type: 'object',
-        properties: { a: { type: 'number' }, b: { type: 'number' } },
-        required: ['a', 'b'],
-      },
-      execute: ({ a, b }) => add(a as number, b as number),
-    });
-    const invalid = await lean.invokeTool(sum, { a: 1, b: 'two' });
-    expect(invalid).toMatchObject({ status: 'invalid_arguments' });
-    expect(invalid.output).toContain('b');
-    expect(await lean.invokeTool(sum, { a: 1, b: 2 })).toMatchObject({ status: 'ok', output: '3' });
   });
 
   it('checks a valibot schema against its announcement too, once the converter is imported', async () => {

@@ -5,9 +5,9 @@ import { type BuildOptions, build, type Metafile } from 'esbuild';
 export const root = join(import.meta.dirname, '../..');
 
 /**
- * toolwire's browser build as an application's bundler makes it (esbuild, ESM, code splitting, the `browser`
- * condition's swaps from browser-build.ts, dependencies left external) into `outDir`. `entryPoints` defaults to
- * `src/index.ts` as `index`; `plugins` run after the swaps; `minify` as an app's production build.
+ * toolwire's core as an application's bundler makes it for a browser page (esbuild, ESM, code splitting, every
+ * dependency left external: it is the page's to bundle) into `outDir`. `entryPoints` defaults to `src/index.ts`
+ * as `index`; `plugins` are esbuild plugins; `minify` as an app's production build.
  */
 export async function buildBrowser(
   outDir: string,

@@ -1,6 +1,6 @@
 /**
- * Property tests of redaction by field name (src/call/call-redaction.ts) and of JSON outputs
- * (src/redact-output.ts): a sensitive value of any kind (a string of any length and characters, a number, a
+ * Property tests of redaction by field name (src/call/redaction.ts) and of JSON outputs
+ * (`redactOutput`, src/redact.ts): a sensitive value of any kind (a string of any length and characters, a number, a
  * boolean, `null`, an object) planted anywhere in a tool's JSON output never breaks it, and a value of at least
  * 4 characters never survives in it.
  */

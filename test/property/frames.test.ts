@@ -38,7 +38,7 @@ function checkResult(
 ) {
   if (result.ok) {
     expect(typeof result.frame.type).toBe('string');
-    // Informative fields it dropped (src/wire/informative.ts) are named, one string each.
+    // Informative fields it dropped (src/wire/codec.ts) are named, one string each.
     expect(
       Object.keys(result)
         .filter((key) => key !== 'dropped')

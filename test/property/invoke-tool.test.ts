@@ -10,13 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { invokeTool, tool } from '../../src/index';
 import { Redactor } from '../../src/logger';
-import {
-  jsonStringBytes,
-  serializeOutput,
-  truncateJsonString,
-  truncationMarker,
-} from '../../src/tool/output';
+import { serializeOutput, truncateJsonString, truncationMarker } from '../../src/tool/output';
 import { TOOL_CALL_STATUSES, utf8Length } from '../../src/wire/protocol';
+import { jsonStringBytes } from '../../src/wire/utf8';
 
 const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort();
 afterEach(() => {

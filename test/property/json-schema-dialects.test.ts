@@ -1,6 +1,6 @@
 /**
- * The 2020-12 translation of JSON Schema parameters written for an older draft (src/tool/schema/json-schema-
- * dialect.ts) accepts exactly what the schema accepts in its own draft: random schemas of each draft, made of
+ * The 2020-12 translation of JSON Schema parameters written for an older draft (`to202012`,
+ * src/tool/schema/json-schema.ts) accepts exactly what the schema accepts in its own draft: random schemas of each draft, made of
  * the keywords whose form or meaning changed between drafts, are validated in their draft by
  * `@cfworker/json-schema` and, translated, in 2020-12, on values near them.
  */

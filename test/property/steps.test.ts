@@ -1,5 +1,5 @@
 /**
- * `ctx.step()` over value kinds (src/call/step-value.ts): for any result built from JSON values, `undefined`,
+ * `ctx.step()` over value kinds (src/call/steps.ts): for any result built from JSON values, `undefined`,
  * dates, `NaN`, arrays, objects, Maps and Sets, the step returns the same value in its first run, in a retry and in
  * a re-dispatched process (the kept result after a trip over the wire), and that value is the result's JSON as a
  * tool's output is written; a result holding a BigInt, a function, a symbol or a cycle anywhere is refused with

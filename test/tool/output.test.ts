@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  jsonStringBytes,
   serializeOutput,
   thrownMessage,
   toWellFormed,
@@ -11,6 +10,7 @@ import {
   wellFormedJson,
 } from '../../src/tool/output';
 import { utf8Length } from '../../src/wire/protocol';
+import { jsonStringBytes } from '../../src/wire/utf8';
 
 describe('serializeOutput', () => {
   it('returns a string unchanged, the empty string included', () => {

@@ -1,5 +1,5 @@
 /**
- * TypeScript refuses what the runtime refuses when a tool is made (src/tool/structural.ts), in every entry
+ * TypeScript refuses what the runtime refuses when a tool is made (src/tool/shapes.ts), in every entry
  * point: each `@ts-expect-error` below is a `ToolDefinitionError` at run time (test/tool/structural.test.ts).
  */
 import { tool as aiTool } from 'ai';

@@ -172,7 +172,7 @@ describe('AI SDK tools (ai@6 tool())', () => {
       expect(options.toolCallId).toBe('c2');
       return input.amount > 100;
     });
-    // `type: 'function'` tells the predicate's order (see src/tool/tool-shapes.ts): without it, it is refused.
+    // `type: 'function'` tells the predicate's order (see `readsAiSdkConventions` in src/tool/tool.ts): without it, it is refused.
     const pay = aiTool({
       type: 'function',
       description: 'Pays.',

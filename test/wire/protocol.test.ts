@@ -119,7 +119,7 @@ describe('frame fixtures (test/fixtures/frames)', () => {
     expect(decoded).toEqual({ ok: false, ...spec.expect });
   });
 
-  // Frames whose only faults are in informative fields (src/wire/informative.ts): used without those fields.
+  // Frames whose only faults are in informative fields (src/wire/codec.ts): used without those fields.
   const informative = read('informative') as ReadonlyArray<
     readonly [
       string,

@@ -1,14 +1,19 @@
 /**
- * The common shape every kind of `parameters` (and `outputSchema`) is turned into: a JSON Schema to announce
- * and a validator that reports issues with readable paths.
+ * The common shape every kind of `parameters` (and `outputSchema`) is turned into, and what every adapter
+ * shares. In order:
+ * - {@link SchemaAdapter}: a JSON Schema to announce and a validator whose issues carry readable paths;
+ * - paths: an issue's path rendered in one style for every kind (`items[0].sku`), from a library's segments or
+ *   from a JSON Pointer;
+ * - the JSON Schema vocabulary the adapters read and write: which keywords hold subschemas, data or
+ *   annotations, the type names, and local JSON Pointers (`#/$defs/item`);
+ * - the rule for schemas whose input side is unknown (zod 3 and zod 4 alike);
+ * - the adapter of a tool without parameters.
  *
  * @module
  */
 import type { JsonObject } from '../../json';
-import type { MaybePromise } from '../../maybe';
 
 /** A JSON object, as announced to the service (JSON-serialisable by construction). */
-
 export type { JsonObject };
 
 /** Which adapter handles a schema. `standard` covers zod 4, valibot, arktype and any other Standard Schema. */
@@ -38,17 +43,13 @@ export interface SchemaAdapter {
   validate(value: unknown): ValidationResult | Promise<ValidationResult>;
   /**
    * `true` when it was proved, as the adapter was made, that `validate` accepts nothing `jsonSchema` refuses,
-   * so that parameters need no check against their announcement after validation (see `guardWithAnnounced`).
-   * Set only for zod 4 schemas made of trusted constructs (src/tool/schema/zod4-trust.ts). In the browser build,
-   * whose proof loads lazily, it may be a function that answers on the first validation.
+   * so that parameters need no check against their announcement after validation (see `guardWithAnnounced`
+   * in ./announced.ts). Set only for zod 4 schemas made of trusted constructs (`zod4Trusted` in ./zod4.ts).
    * @default false
    */
-  readonly acceptsOnlyAnnounced?: boolean | (() => MaybePromise<boolean>);
+  readonly acceptsOnlyAnnounced?: boolean;
 }
 
-/*
- * Renders issue paths in one style for every schema kind: `items[0].sku`, `tags["a b"]`, `(root)`.
- */
 /** The text used for the path of the value itself. */
 export const ROOT_PATH = '(root)';
 
@@ -90,7 +91,7 @@ export function pointerToSegments(pointer: string, instance: unknown): PropertyK
   const segments: PropertyKey[] = [];
   let current: unknown = instance;
   for (const raw of body.slice(1).split('/')) {
-    const key = safeDecode(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    const key = unescapeSegment(safeDecode(raw));
     if (Array.isArray(current) && /^(0|[1-9][0-9]*)$/.test(key)) {
       const index = Number(key);
       segments.push(index);
@@ -114,6 +115,112 @@ function safeDecode(text: string): string {
   }
 }
 
+/**
+ * The JSON Schema keywords whose values are themselves schemas, by shape (JSON Schema 2020-12 Core §10, with
+ * `items` as the one schema it is there, and `additionalItems` and `definitions` of the earlier drafts): the one
+ * list for every walk over a schema's subschemas. Keywords whose value is one schema:
+ */
+export const SUBSCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'else',
+  'if',
+  'not',
+  'propertyNames',
+  'then',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+]);
+
+/** Keywords whose value is a non-empty array of schemas. */
+export const SUBSCHEMA_LIST_KEYWORDS: ReadonlySet<string> = new Set([
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'prefixItems',
+]);
+
+/** Keywords whose value maps names to schemas. */
+export const SUBSCHEMA_MAP_KEYWORDS: ReadonlySet<string> = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+]);
+
+/** Keywords whose value is data, never a schema: a walk over subschemas does not enter them. */
+export const DATA_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples']);
+
+/**
+ * Keywords that annotate and never make a validator refuse: JSON Schema 2020-12's meta-data vocabulary and
+ * `$comment`.
+ */
+export const ANNOTATION_KEYWORDS: ReadonlySet<string> = new Set([
+  'title',
+  'description',
+  'examples',
+  'default',
+  'deprecated',
+  '$comment',
+  'readOnly',
+  'writeOnly',
+]);
+
+/** The type names JSON Schema defines. */
+export const JSON_SCHEMA_TYPES = [
+  'array',
+  'boolean',
+  'integer',
+  'null',
+  'number',
+  'object',
+  'string',
+] as const;
+
+/** A JSON Pointer segment as written (`a~1b`) read back as the key it names (`a/b`). */
+export function unescapeSegment(segment: string): string {
+  return segment.replaceAll('~1', '/').replaceAll('~0', '~');
+}
+
+/** A key as a JSON Pointer segment: `~` and `/` escaped (`a/b` → `a~1b`). */
+export function escapeSegment(key: string): string {
+  return key.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** Keys as a local JSON Pointer in URI fragment form: `['properties', 'a/b']` → `#/properties/a~1b`. */
+export function renderPointer(keys: readonly string[]): string {
+  return `#${keys.map((key) => `/${escapeSegment(key)}`).join('')}`;
+}
+
+/**
+ * The value a local JSON Pointer in URI fragment form (`#`, `#/$defs/item`, `#/prefixItems/0`) points to in
+ * `root`, through objects and arrays, or `undefined` when it points nowhere (or is not local: `#anchor`, a URI).
+ */
+export function resolvePointer(root: unknown, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let current: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    let key: string;
+    try {
+      key = unescapeSegment(decodeURIComponent(raw));
+    } catch {
+      return undefined;
+    }
+    if (!Object.hasOwn(current, key)) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+/** A schema no value can pass by its own keywords (a plain JSON Schema's definition-time check): `<JSON Pointer>: <why>`. */
+export class UnsatisfiableSchemaError extends Error {
+  override readonly name = 'UnsatisfiableSchemaError';
+}
+
 /*
  * The rule for schemas whose input side is unknown, the same for zod 3 and zod 4.
  *
@@ -135,14 +242,10 @@ export const UNKNOWN_PIPE_MESSAGE =
   'a pipe from z.unknown() or z.any() into a narrower schema accepts only what that schema accepts, which ' +
   'JSON Schema cannot describe as its input; use the narrower schema itself';
 
-/*
- * Adapter for a tool without `parameters`: it announces an object with no properties and hands `execute` an
- * empty object, whatever keys the model sent.
+/**
+ * Adapter for omitted `parameters`: announces an object with no properties and hands `execute` an empty object,
+ * whatever keys the model sent (arguments are decoded to an object first).
  */
-/** The JSON Schema announced for a tool without parameters. */
-export const EMPTY_OBJECT_SCHEMA = { type: 'object', properties: {} } as const;
-
-/** Adapter for omitted `parameters`: accepts any object (arguments are decoded to an object first), yields `{}`. */
 export function noneAdapter(): SchemaAdapter {
   return {
     kind: 'none',

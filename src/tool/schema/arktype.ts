@@ -8,7 +8,7 @@
  * @module
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { JsonObject, SchemaAdapter } from './adapter';
+import { DATA_KEYWORDS, type JsonObject, type SchemaAdapter } from './adapter';
 import { standardAdapter } from './standard';
 
 /** The part of a fallback context this adapter reads (arktype's `ToJsonSchema.FallbackContext`). */
@@ -87,8 +87,7 @@ function withoutOverAnnounced(node: unknown, found: ReturnType<typeof overAnnoun
   if (typeof schema.pattern === 'string' && found.flaggedPatterns.has(schema.pattern)) delete schema.pattern;
   if (found.deletesKeys && schema.additionalProperties === false) delete schema.additionalProperties;
   for (const [key, child] of Object.entries(schema)) {
-    if (key !== 'enum' && key !== 'const' && key !== 'default' && key !== 'examples')
-      withoutOverAnnounced(child, found);
+    if (!DATA_KEYWORDS.has(key)) withoutOverAnnounced(child, found);
   }
 }
 

@@ -1,210 +1,62 @@
 /**
- * Plain JSON Schema adapter: the schema is translated to 2020-12 from the draft its `$schema` names (see
- * src/tool/schema/json-schema-dialect.ts), then announced and validated in that one form, with
- * `@cfworker/json-schema`, which needs no code generation, so it runs in browsers and workers too.
+ * Plain JSON Schema as `parameters` (or `outputSchema`): the adapter that `toolwire/json-schema` registers (the
+ * Node entry registers it too). A schema given as a JSON object is checked when the tool is made, translated to
+ * JSON Schema 2020-12 from the draft its `$schema` names, then announced and validated in that one form with
+ * `@cfworker/json-schema` (./validator.ts), so that the announcement and validation cannot part. In order:
+ * - the adapter, {@link jsonSchemaAdapter}, which runs the three steps below;
+ * - the check of every keyword's form ({@link checkJsonSchema}): what would make every call fail is found now;
+ * - the translation to 2020-12 ({@link to202012});
+ * - the check that no part contradicts itself ({@link checkSatisfiable}).
  *
  * @see https://github.com/cfworker/cfworker/tree/main/packages/json-schema
  * @module
  */
-import { type OutputUnit, Validator } from '@cfworker/json-schema';
 import { isPlainObject } from '../../json';
-import { andThen, type MaybePromise } from '../../maybe';
 import {
-  formatPath,
+  ANNOTATION_KEYWORDS,
+  DATA_KEYWORDS,
+  JSON_SCHEMA_TYPES,
   type JsonObject,
-  pointerToSegments,
+  renderPointer,
+  resolvePointer,
   type SchemaAdapter,
-  type ValidationIssue,
-  type ValidationResult,
+  SUBSCHEMA_KEYWORDS,
+  SUBSCHEMA_LIST_KEYWORDS,
+  SUBSCHEMA_MAP_KEYWORDS,
+  UnsatisfiableSchemaError,
+  unescapeSegment,
 } from './adapter';
-
-/*
- * The JSON Schema keywords whose values are themselves schemas, by shape (JSON Schema 2020-12 Core §10, with
- * `additionalItems` and `definitions` of the earlier drafts). One list for every walk over a schema's
- * subschemas: the definition-time check (./json-schema-check.ts) and the dialect translation
- * (./json-schema-dialect.ts).
- */
-/** Keywords whose value is one schema. */
-export const SUBSCHEMA_KEYWORDS: readonly string[] = [
-  'additionalItems',
-  'additionalProperties',
-  'contains',
-  'else',
-  'if',
-  'not',
-  'propertyNames',
-  'then',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-];
-
-/** Keywords whose value is a non-empty array of schemas. */
-export const SUBSCHEMA_LIST_KEYWORDS: readonly string[] = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-
-/** Keywords whose value maps names to schemas. */
-export const SUBSCHEMA_MAP_KEYWORDS: readonly string[] = [
-  'properties',
-  'patternProperties',
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-];
-
-/*
- * What a JSON Schema validation says, in toolwire's words: `@cfworker/json-schema`'s output units turned into
- * issues with rendered paths, for a plain JSON Schema's validation and for the check of a library schema's
- * announcement (src/tool/schema/json-schema.ts). Loaded with the validator (src/tool/schema/validator.ts): in
- * the browser build, in its chunk.
- */
-// Errors that only summarise the errors of their subschemas, which are reported instead.
-const SUMMARY_KEYWORDS = new Set([
-  'properties',
-  'items',
-  'prefixItems',
-  'additionalItems',
-  'additionalProperties',
-  'patternProperties',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'allOf',
-  '$ref',
-  '$recursiveRef',
-  '$dynamicRef',
-  'dependentSchemas',
-  'dependencies',
-  'propertyNames',
-  'contains',
-  'then',
-  'else',
-]);
-// Errors whose subschema errors are alternatives; the summary is clearer than every branch's complaint.
-const ALTERNATIVE_KEYWORDS = new Set(['anyOf', 'oneOf', 'not']);
-
-function isBelow(location: string, other: string): boolean {
-  return other.startsWith(location === '#' ? '#/' : `${location}/`);
-}
-
-/** A cfworker message in toolwire's style: the missing property in the path, no trailing period. */
-function describe(error: OutputUnit, instance: unknown): ValidationIssue {
-  const segments = pointerToSegments(error.instanceLocation, instance);
-  let message = error.error.replace(/\.$/, '');
-  const missing = error.keyword === 'required' ? /required property "(.*)"$/.exec(message) : null;
-  if (missing?.[1] !== undefined) {
-    segments.push(missing[1]);
-    message = 'missing required property';
-  } else if (error.keyword === 'false') {
-    message = 'is not allowed';
-  } else if (error.keywordLocation.includes('/propertyNames/')) {
-    message = `invalid property name: ${message}`;
-  }
-  return { path: formatPath(segments), message };
-}
+import { compile, plainResult } from './validator';
 
 /**
- * Turns `@cfworker/json-schema` output units into issues with rendered paths: summaries whose details are
- * reported are left out, alternatives (`anyOf`, `oneOf`, `not`) are reported once, duplicates are merged.
+ * Adapter for a plain JSON Schema object. The announced schema is its 2020-12 translation, a JSON copy
+ * without `$schema`; the validator works on its own copy of it (it annotates the schema it is given).
+ *
+ * @throws Error naming the JSON Pointer of the first problem (see {@link checkJsonSchema}), of a form of
+ *   its draft the translation does not take, or naming a `$schema` it does not read; UnsatisfiableSchemaError
+ *   for a schema no value can pass (see {@link checkSatisfiable}).
  */
-export function issuesFromOutput(errors: readonly OutputUnit[], instance: unknown): ValidationIssue[] {
-  const alternatives = errors
-    .filter((e) => ALTERNATIVE_KEYWORDS.has(e.keyword))
-    .map((e) => e.keywordLocation);
-  const issues: ValidationIssue[] = [];
-  const seen = new Set<string>();
-  for (const error of errors) {
-    if (alternatives.some((location) => isBelow(location, error.keywordLocation))) continue;
-    const summarised = errors.some(
-      (other) =>
-        isBelow(error.keywordLocation, other.keywordLocation) ||
-        isBelow(error.instanceLocation, other.instanceLocation),
-    );
-    if (SUMMARY_KEYWORDS.has(error.keyword) && summarised) continue;
-    const issue = describe(error, instance);
-    const key = `${issue.path}\u0000${issue.message}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      issues.push(issue);
-    }
-  }
-  return issues.length > 0 ? issues : [{ path: formatPath([]), message: 'does not match the schema' }];
+export function jsonSchemaAdapter(schema: JsonObject): SchemaAdapter {
+  const jsonSchema = to202012(checkJsonSchema(schema));
+  checkSatisfiable(jsonSchema);
+  const validator = compile(structuredClone(jsonSchema));
+  return {
+    kind: 'json-schema',
+    jsonSchema,
+    validate: (value) => plainResult(validator, value),
+  };
 }
 
-/**
- * The first value JSON cannot hold, with its path; an object property set to `undefined` counts as absent.
- * `undefined` when there is none (or nesting is too deep to look: the validator then judges).
- */
-function nonJsonValue(
-  value: unknown,
-  path: Array<string | number>,
-  depth: number,
-): { path: Array<string | number>; type: string } | undefined {
-  const type = typeof value;
-  if (type === 'undefined' || type === 'bigint' || type === 'function' || type === 'symbol')
-    return { path, type };
-  if (value === null || type !== 'object' || depth > 100) return undefined;
-  const array = Array.isArray(value);
-  for (const [key, item] of array ? value.entries() : Object.entries(value as object)) {
-    if (item === undefined && !array) continue; // an absent property, as JSON.stringify sees it
-    const found = nonJsonValue(item, [...path, key], depth + 1);
-    if (found) return found;
-  }
-  return undefined;
-}
+/** Where a keyword is: the keys from the root, rendered as a JSON Pointer (`#/properties/a~1b/type`). */
+type Pointer = readonly string[];
 
-/** `value` without the object properties set to `undefined` (copied only where there are some). */
-function withoutUnset(value: unknown, depth: number): unknown {
-  if (value === null || typeof value !== 'object' || depth > 100) return value;
-  if (Array.isArray(value)) {
-    const items = value.map((item) => withoutUnset(item, depth + 1));
-    return items.every((item, index) => item === value[index]) ? value : items;
-  }
-  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
-    return value;
-  let changed = false;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    if (item === undefined) {
-      changed = true;
-      continue;
-    }
-    const copy = withoutUnset(item, depth + 1);
-    if (copy !== item) changed = true;
-    Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
-  }
-  return changed ? out : value;
-}
-
-/**
- * A plain JSON Schema's verdict on `value`. The validator throws on values JSON cannot hold (undefined, a BigInt,
- * a function) where the schema looks, which a caller of invokeTool can pass. A property set to undefined is an
- * absent one, as in JSON; anything else JSON cannot hold makes the arguments invalid, not the tool fail.
- */
-export function plainResult(validator: Validator, value: unknown): ValidationResult {
-  const foreign = nonJsonValue(value, [], 0);
-  if (foreign) {
-    const message = `expected a JSON value, got ${foreign.type}`;
-    return { ok: false, issues: [{ path: formatPath(foreign.path), message }] };
-  }
-  const result = validator.validate(withoutUnset(value, 0));
-  return result.valid ? { ok: true, value } : { ok: false, issues: issuesFromOutput(result.errors, value) };
-}
-
-/** The library's `result` (valid), unless the announced schema's `validator` refuses the raw `value`. */
-export function announcedResult(
-  validator: Validator,
-  value: unknown,
-  result: ValidationResult,
-): ValidationResult {
-  let announced: ReturnType<Validator['validate']>;
-  try {
-    announced = validator.validate(value);
-  } catch {
-    return result; // e.g. a library pattern this validator cannot compile: the library's verdict stands
-  }
-  return announced.valid ? result : { ok: false, issues: issuesFromOutput(announced.errors, value) };
+/** Throws `<JSON Pointer>: <problem>`, the form of every problem the check and the translation find. */
+function fail(pointer: Pointer, problem: string): never {
+  throw new Error(`${renderPointer(pointer)}: ${problem}`);
 }
 
 /*
- * The definition-time check of a plain JSON Schema: everything that would otherwise make every call fail (an
+ * The check of every keyword's form: everything that would otherwise make every call fail (an
  * unknown `type`, a `pattern` the validator cannot compile, `required: true`, a property schema written as a
  * type name, a `$ref` that points nowhere) is found when the tool is made, with the JSON Pointer of the keyword.
  *
@@ -212,17 +64,6 @@ export function announcedResult(
  * (`items` as an array, a boolean `exclusiveMinimum`); unknown keywords (`title`, `nullable`, `x-…`) and data
  * (`enum`, `const`, `default`, `examples`) are left alone, as the specification says.
  */
-/** The type names JSON Schema defines. */
-export const JSON_SCHEMA_TYPES = [
-  'array',
-  'boolean',
-  'integer',
-  'null',
-  'number',
-  'object',
-  'string',
-] as const;
-
 const TYPE_NAMES: ReadonlySet<string> = new Set(JSON_SCHEMA_TYPES);
 const TYPE_LIST = JSON_SCHEMA_TYPES.map((name) => JSON.stringify(name)).join(', ');
 
@@ -238,13 +79,6 @@ const NON_NEGATIVE_INTEGER_KEYWORDS = [
 ];
 const STRING_KEYWORDS = ['format', '$ref'];
 
-/** Where a keyword is: a local JSON Pointer in URI fragment form (`#/properties/a~1b/type`). */
-type Pointer = readonly string[];
-
-function render(pointer: Pointer): string {
-  return `#${pointer.map((segment) => `/${segment.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')}`;
-}
-
 /** A value as the message shows it: strings quoted, short; containers by kind. */
 function show(value: unknown): string {
   if (typeof value === 'string') {
@@ -256,30 +90,8 @@ function show(value: unknown): string {
   return String(value);
 }
 
-function fail(pointer: Pointer, problem: string): never {
-  throw new Error(`${render(pointer)}: ${problem}`);
-}
-
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-const isSchema = (value: unknown) => isObject(value) || typeof value === 'boolean';
-
-/** The value a local JSON Pointer (`#/$defs/item`) points to in `root`, or `undefined`. */
-function resolvePointer(root: unknown, ref: string): unknown {
-  let current: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    if (typeof current !== 'object' || current === null) return undefined;
-    let key: string;
-    try {
-      key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    } catch {
-      return undefined;
-    }
-    if (!Object.hasOwn(current, key)) return undefined;
-    current = (current as Record<string, unknown>)[key];
-  }
-  return current;
-}
+/** `true` for a schema in either form: an object or a boolean. */
+const isSchema = (value: unknown) => isPlainObject(value) || typeof value === 'boolean';
 
 function checkPattern(pattern: string, pointer: Pointer): void {
   try {
@@ -315,7 +127,8 @@ function checkType(type: unknown, pointer: Pointer): void {
 /** Checks the keywords of one schema (an object or a boolean) and recurses into its subschemas. */
 function checkSchema(schema: unknown, pointer: Pointer, root: JsonObject): void {
   if (typeof schema === 'boolean') return;
-  if (!isObject(schema)) fail(pointer, `expected a schema (an object or a boolean), got ${show(schema)}`);
+  if (!isPlainObject(schema))
+    fail(pointer, `expected a schema (an object or a boolean), got ${show(schema)}`);
   const at = (keyword: string) => [...pointer, keyword];
   const has = (keyword: string) => Object.hasOwn(schema, keyword);
 
@@ -359,8 +172,8 @@ function checkSchema(schema: unknown, pointer: Pointer, root: JsonObject): void 
   }
   if (has('$ref')) {
     const ref = schema.$ref as string;
-    const local = ref === '#' || (ref.startsWith('#/') && resolvePointer(root, ref) !== undefined);
-    if (!local) fail(at('$ref'), `${show(ref)} does not point inside the schema`);
+    if (resolvePointer(root, ref) === undefined)
+      fail(at('$ref'), `${show(ref)} does not point inside the schema`);
   }
 
   for (const keyword of SUBSCHEMA_KEYWORDS) if (has(keyword)) checkSchema(schema[keyword], at(keyword), root);
@@ -386,7 +199,7 @@ function checkSchema(schema: unknown, pointer: Pointer, root: JsonObject): void 
   for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
     if (!has(keyword)) continue;
     const map = schema[keyword];
-    if (!isObject(map)) fail(at(keyword), `expected an object of schemas, got ${show(map)}`);
+    if (!isPlainObject(map)) fail(at(keyword), `expected an object of schemas, got ${show(map)}`);
     for (const [name, child] of Object.entries(map)) {
       if (keyword === 'patternProperties') checkPattern(name, [...at(keyword), name]);
       checkSchema(child, [...at(keyword), name], root);
@@ -394,12 +207,13 @@ function checkSchema(schema: unknown, pointer: Pointer, root: JsonObject): void 
   }
   if (has('dependentRequired')) {
     const map = schema.dependentRequired;
-    if (!isObject(map)) fail(at('dependentRequired'), `expected an object of name lists, got ${show(map)}`);
+    if (!isPlainObject(map))
+      fail(at('dependentRequired'), `expected an object of name lists, got ${show(map)}`);
     for (const [name, names] of Object.entries(map)) checkNames(names, [...at('dependentRequired'), name]);
   }
   if (has('dependencies')) {
     const map = schema.dependencies;
-    if (!isObject(map)) fail(at('dependencies'), `expected an object, got ${show(map)}`);
+    if (!isPlainObject(map)) fail(at('dependencies'), `expected an object, got ${show(map)}`);
     for (const [name, dependency] of Object.entries(map)) {
       const where = [...at('dependencies'), name];
       if (Array.isArray(dependency)) checkNames(dependency, where);
@@ -421,19 +235,13 @@ function checkRefCycles(root: JsonObject): void {
   const done = new Set<unknown>();
   // `pointer`: where the node is in the document; `via`: the keyword that led to it, named when it closes a cycle.
   const visit = (node: unknown, pointer: Pointer, via: Pointer, open: Set<unknown>): void => {
-    if (!isObject(node) || done.has(node)) return;
+    if (!isPlainObject(node) || done.has(node)) return;
     if (open.has(node)) fail(via, 'this $ref leads back to itself without moving into the value');
     open.add(node);
     if (typeof node.$ref === 'string') {
       const ref = node.$ref;
-      const target = ref === '#' ? root : resolvePointer(root, ref);
-      const at =
-        ref === '#'
-          ? []
-          : ref
-              .slice(2)
-              .split('/')
-              .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+      const target = resolvePointer(root, ref);
+      const at = ref === '#' ? [] : ref.slice(2).split('/').map(unescapeSegment);
       visit(target, at, [...pointer, '$ref'], open);
     }
     for (const keyword of SAME_VALUE_ONE) visit(node[keyword], [...pointer, keyword], via, open);
@@ -449,12 +257,11 @@ function checkRefCycles(root: JsonObject): void {
   const walk = (node: unknown, pointer: Pointer): void => {
     if (Array.isArray(node))
       for (const [index, item] of node.entries()) walk(item, [...pointer, String(index)]);
-    if (!isObject(node)) return;
+    if (!isPlainObject(node)) return;
     visit(node, pointer, pointer, new Set());
     done.add(node);
     for (const [key, child] of Object.entries(node)) {
-      if (key !== 'enum' && key !== 'const' && key !== 'default' && key !== 'examples')
-        walk(child, [...pointer, key]);
+      if (!DATA_KEYWORDS.has(key)) walk(child, [...pointer, key]);
     }
   };
   walk(root, []);
@@ -566,28 +373,12 @@ const UNKNOWN: Record<Dialect, ReadonlySet<string>> = {
   '2020-12': new Set(['additionalItems', 'dependencies', '$recursiveRef', '$recursiveAnchor']),
   none: new Set(),
 };
-const ANNOTATIONS = new Set([
-  'title',
-  'description',
-  'examples',
-  'default',
-  'deprecated',
-  '$comment',
-  'readOnly',
-  'writeOnly',
-]);
 
-/** One translation: the dialect, and whether the root alone holds `$recursiveAnchor` (2019-09). */
+/** One translation: the dialect, and whether it is draft-04, -06 or -07 (where `$ref` ignores its siblings). */
 interface Context {
   dialect: Dialect;
-  older: boolean; // draft-04, -06 or -07
+  older: boolean;
 }
-
-const failDialect = (pointer: readonly string[], problem: string): never => {
-  throw new Error(
-    `#${pointer.map((s) => `/${s.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')}: ${problem}`,
-  );
-};
 
 /** Where a keyword of `node` went in 2020-12 (`undefined`: it stays). */
 function renamed(node: JsonObject, keyword: string, ctx: Context): string | undefined {
@@ -614,16 +405,16 @@ function translateNode(schema: unknown, pointer: readonly string[], ctx: Context
     // Draft-04 to -07 ignore every sibling of $ref; definitions stay, as $refs may point into them.
     source = Object.fromEntries(
       Object.entries(schema).filter(
-        ([key]) => key === '$ref' || key === 'definitions' || key === '$defs' || ANNOTATIONS.has(key),
+        ([key]) => key === '$ref' || key === 'definitions' || key === '$defs' || ANNOTATION_KEYWORDS.has(key),
       ),
     );
   }
   if (dialect === '2020-12') {
     if (Array.isArray(source.items))
-      failDialect(at('items'), 'an array of schemas is draft 2019-09 and earlier; 2020-12 says prefixItems');
+      fail(at('items'), 'an array of schemas is draft 2019-09 and earlier; 2020-12 says prefixItems');
     for (const keyword of ['exclusiveMinimum', 'exclusiveMaximum']) {
       if (typeof source[keyword] === 'boolean')
-        failDialect(at(keyword), 'a boolean is draft-04; 2020-12 takes the bound itself');
+        fail(at(keyword), 'a boolean is draft-04; 2020-12 takes the bound itself');
     }
   }
   const out: JsonObject = {};
@@ -636,11 +427,11 @@ function translateNode(schema: unknown, pointer: readonly string[], ctx: Context
     } else if (keyword === 'additionalItems') {
       if (Array.isArray(source.items)) out.items = translateNode(value, here, ctx, false);
       // Beside an items schema (or none), additionalItems does nothing.
-    } else if (keyword === 'items' || SUBSCHEMA_KEYWORDS.includes(keyword)) {
+    } else if (keyword === 'items' || SUBSCHEMA_KEYWORDS.has(keyword)) {
       out[name] = translateNode(value, here, ctx, false);
-    } else if (SUBSCHEMA_LIST_KEYWORDS.includes(keyword) && Array.isArray(value)) {
+    } else if (SUBSCHEMA_LIST_KEYWORDS.has(keyword) && Array.isArray(value)) {
       out[name] = value.map((item, index) => translateNode(item, [...here, String(index)], ctx, false));
-    } else if (SUBSCHEMA_MAP_KEYWORDS.includes(keyword) && isPlainObject(value)) {
+    } else if (SUBSCHEMA_MAP_KEYWORDS.has(keyword) && isPlainObject(value)) {
       const map: JsonObject = {};
       for (const [key, child] of Object.entries(value)) {
         Object.defineProperty(map, key, {
@@ -667,7 +458,7 @@ function translateNode(schema: unknown, pointer: readonly string[], ctx: Context
       out.$ref = value;
     } else if (keyword === '$recursiveAnchor' && dialect === '2019-09') {
       if (!root && value === true)
-        failDialect(here, 'a $recursiveAnchor below the root is not translated; write the schema in 2020-12');
+        fail(here, 'a $recursiveAnchor below the root is not translated; write the schema in 2020-12');
     } else out[name] = value;
   }
   if (dialect === '4' || (dialect === 'none' && typeof source.exclusiveMinimum === 'boolean'))
@@ -693,7 +484,7 @@ function translatePointer(root: JsonObject, ref: string, ctx: Context): string {
   const out: string[] = [];
   let node: unknown = root;
   for (const raw of ref.slice(2).split('/')) {
-    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    const key = unescapeSegment(raw);
     let next = raw;
     if (isPlainObject(node)) {
       const moved = renamed(node, key, ctx);
@@ -714,13 +505,12 @@ function rewriteRefs(node: unknown, original: JsonObject, ctx: Context): void {
   if (!isPlainObject(node)) return;
   if (typeof node.$ref === 'string') node.$ref = translatePointer(original, node.$ref, ctx);
   for (const [key, child] of Object.entries(node)) {
-    if (key !== 'enum' && key !== 'const' && key !== 'default' && key !== 'examples')
-      rewriteRefs(child, original, ctx);
+    if (!DATA_KEYWORDS.has(key)) rewriteRefs(child, original, ctx);
   }
 }
 
 /**
- * The schema in JSON Schema 2020-12, without `$schema` (see the module's TSDoc for what changes).
+ * The schema in JSON Schema 2020-12, without `$schema` (see the table above for what changes).
  *
  * @throws Error naming the JSON Pointer of a form the translation does not take.
  */
@@ -734,7 +524,7 @@ export function to202012(schema: JsonObject): JsonObject {
 }
 
 /*
- * The definition-time check that no part of a plain JSON Schema contradicts itself: a schema object whose own
+ * The check that no part of the schema contradicts itself: a schema object whose own
  * keywords no value can pass is always a mistake (bounds written the wrong way round, a required property the
  * schema forbids), since JSON Schema says "nothing" with `false` or `not: {}`. Such a schema is refused when the
  * tool is made, with the JSON Pointer of the schema and the keywords at odds, instead of failing every call.
@@ -753,25 +543,10 @@ export function to202012(schema: JsonObject): JsonObject {
  *
  * Only places every value must pass are judged (see `problemIn`): under `not`, `if`, `$defs`, `propertyNames`,
  * `additionalProperties` or a dead `anyOf` branch, a schema that takes nothing is an idiom or harmless.
- * Combinations across schemas (`allOf` of two types, a `$ref`) are not judged. It runs on the 2020-12 translation
- * (./json-schema-dialect.ts), after ./json-schema-check.ts has checked every keyword's form.
+ * Combinations across schemas (`allOf` of two types, a `$ref`) are not judged. It runs on the 2020-12 translation,
+ * after the check of every keyword's form.
  */
-const TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] as const;
-type TypeName = (typeof TYPES)[number];
-
-/** A schema no value can pass, by its own keywords: the message is `<JSON Pointer>: <why>`. */
-export class UnsatisfiableSchemaError extends Error {
-  override readonly name = 'UnsatisfiableSchemaError';
-}
-
-type SchemaPointer = readonly string[];
-
-function failUnsatisfiable(pointer: SchemaPointer, problem: string): never {
-  const rendered = pointer
-    .map((segment) => `/${segment.replaceAll('~', '~0').replaceAll('/', '~1')}`)
-    .join('');
-  throw new UnsatisfiableSchemaError(`#${rendered}: ${problem}`);
-}
+type TypeName = (typeof JSON_SCHEMA_TYPES)[number];
 
 const num = (node: JsonObject, keyword: string): number | undefined => {
   const value = node[keyword];
@@ -877,7 +652,9 @@ const fits = (type: TypeName, allowed: ReadonlySet<TypeName>) =>
 /** Why no value passes `node` by its own keywords, or `undefined`. */
 function contradiction(node: JsonObject): string | undefined {
   const given =
-    node.type === undefined ? TYPES : ((Array.isArray(node.type) ? node.type : [node.type]) as TypeName[]);
+    node.type === undefined
+      ? JSON_SCHEMA_TYPES
+      : ((Array.isArray(node.type) ? node.type : [node.type]) as TypeName[]);
   const ruledOut = new Map<TypeName, string>();
   numbers(node, ruledOut);
   if (node.minLength !== undefined || node.maxLength !== undefined) {
@@ -909,13 +686,13 @@ function describeTypes(types: ReadonlySet<TypeName>): string {
 }
 
 /** The first schema object, at a place every value must pass, that no value passes: its pointer and why. */
-type Problem = { pointer: SchemaPointer; reason: string } | undefined;
+type Problem = { pointer: Pointer; reason: string } | undefined;
 
 /** `node`'s items schemas an array it allows must hold at least one value for (`minItems`), with their pointers. */
-function forcedItems(node: JsonObject, pointer: SchemaPointer): Array<[unknown, SchemaPointer]> {
+function forcedItems(node: JsonObject, pointer: Pointer): Array<[unknown, Pointer]> {
   const minItems = typeof node.minItems === 'number' ? node.minItems : 0;
   const prefix = Array.isArray(node.prefixItems) ? node.prefixItems : [];
-  const forced: Array<[unknown, SchemaPointer]> = prefix
+  const forced: Array<[unknown, Pointer]> = prefix
     .slice(0, minItems)
     .map((item, index) => [item, [...pointer, 'prefixItems', String(index)]]);
   if (minItems > prefix.length && Object.hasOwn(node, 'items'))
@@ -930,11 +707,11 @@ function forcedItems(node: JsonObject, pointer: SchemaPointer): Array<[unknown, 
  * `patternProperties`, `contains`, a lone dead branch: there a schema that takes nothing says something (an
  * empty object or array, "always else", a definition nothing uses) or costs nothing.
  */
-function problemIn(node: unknown, pointer: SchemaPointer): Problem {
+function problemIn(node: unknown, pointer: Pointer): Problem {
   if (!isPlainObject(node)) return undefined;
   const reason = contradiction(node);
   if (reason !== undefined) return { pointer, reason };
-  const below: Array<[unknown, SchemaPointer]> = [];
+  const below: Array<[unknown, Pointer]> = [];
   if (isPlainObject(node.properties)) {
     for (const [name, child] of Object.entries(node.properties))
       below.push([child, [...pointer, 'properties', name]]);
@@ -959,92 +736,12 @@ function problemIn(node: unknown, pointer: SchemaPointer): Problem {
 
 /**
  * Refuses a JSON Schema (2020-12, keyword forms already checked) holding a schema object that no value can pass by
- * its own keywords (see the module's TSDoc), e.g.
+ * its own keywords (see the table above), e.g.
  * `#/properties/n: minimum 5 and maximum 1 leave no number between them`.
  *
  * @throws UnsatisfiableSchemaError naming the JSON Pointer of the first such schema and why.
  */
 export function checkSatisfiable(schema: JsonObject): void {
   const problem = problemIn(schema, []);
-  if (problem) failUnsatisfiable(problem.pointer, problem.reason);
-}
-
-// Keywords whose value is data, not a schema.
-const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
-
-/**
- * Adapter for a plain JSON Schema object. The announced schema is its 2020-12 translation, a JSON copy
- * without `$schema`; the validator works on its own copy of it (it annotates the schema it is given).
- *
- * @throws Error naming the JSON Pointer of the first problem (see {@link checkJsonSchema}), of a form of
- *   its draft the translation does not take, or of a schema no value can pass (see {@link checkSatisfiable}), or
- *   naming a `$schema` it does not read.
- */
-export function jsonSchemaAdapter(schema: JsonObject): SchemaAdapter {
-  const jsonSchema = to202012(checkJsonSchema(schema));
-  checkSatisfiable(jsonSchema);
-  const validator = new Validator(structuredClone(jsonSchema), '2020-12', false);
-  return {
-    kind: 'json-schema',
-    jsonSchema,
-    validate: (value) => plainResult(validator, value),
-  };
-}
-
-// Keywords whose value maps names to subschemas.
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-
-/** Removes every `format` keyword (in place): a library that announced a format validates it its own way. */
-function withoutFormats(node: unknown): unknown {
-  if (Array.isArray(node)) {
-    for (const child of node) withoutFormats(child);
-    return node;
-  }
-  if (typeof node !== 'object' || node === null) return node;
-  const schema = node as Record<string, unknown>;
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === 'format' && typeof value === 'string') delete schema[key];
-    else if (SCHEMA_MAPS.has(key) && isPlainObject(value))
-      for (const child of Object.values(value)) withoutFormats(child);
-    else if (!DATA_KEYWORDS.has(key)) withoutFormats(value);
-  }
-  return node;
-}
-
-/**
- * Makes a library adapter refuse whatever its announced JSON Schema refuses, so that `execute` never gets a
- * value the model was told is invalid (e.g. valibot and arktype accept an array for a record; the announced
- * `"type": "object"` does not). The library validates first and its messages win; the announced schema
- * (without `format`, which the library checks itself) is then checked on the raw arguments. `resolveSchema`
- * leaves it out for an adapter that proved it unneeded ({@link SchemaAdapter.acceptsOnlyAnnounced}).
- */
-export function guardWithAnnounced(adapter: SchemaAdapter): SchemaAdapter {
-  const schema = withoutFormats(structuredClone(adapter.jsonSchema)) as JsonObject;
-  const validator = new Validator(schema, '2020-12', false);
-  return {
-    kind: adapter.kind,
-    jsonSchema: adapter.jsonSchema,
-    validate: (value) =>
-      andThen(adapter.validate(value), (result) => {
-        if (!result.ok) return result;
-        return announcedResult(validator, value, result);
-      }),
-  };
-}
-
-/**
- * {@link guardWithAnnounced}, or the adapter as it is, as `proof` decides on the first validation (a proof that
- * loads lazily in the browser build: see src/tool/schema/zod4-trust.browser.ts). A proof that fails to load
- * fails that validation; the next one asks again.
- */
-export function guardUnlessProved(adapter: SchemaAdapter, proof: () => MaybePromise<boolean>): SchemaAdapter {
-  let chosen: SchemaAdapter | undefined;
-  const choose = () =>
-    andThen(proof(), (proved) => (chosen ??= proved ? adapter : guardWithAnnounced(adapter)));
-  return {
-    kind: adapter.kind,
-    jsonSchema: adapter.jsonSchema,
-    validate: (value) =>
-      chosen === undefined ? andThen(choose(), (ready) => ready.validate(value)) : chosen.validate(value),
-  };
+  if (problem) throw new UnsatisfiableSchemaError(`${renderPointer(problem.pointer)}: ${problem.reason}`);
 }

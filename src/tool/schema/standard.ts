@@ -7,8 +7,14 @@
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import { isThenable, type MaybePromise } from '../../maybe';
-import type { JsonObject, SchemaAdapter, SchemaKind, ValidationIssue, ValidationResult } from './adapter';
-import { formatPath } from './adapter';
+import {
+  formatPath,
+  type JsonObject,
+  type SchemaAdapter,
+  type SchemaKind,
+  type ValidationIssue,
+  type ValidationResult,
+} from './adapter';
 
 /**
  * `true` for any Standard Schema, including arktype's (which are functions).

@@ -1,13 +1,15 @@
 /**
- * valibot adapter: validation through Standard Schema, JSON Schema of the input side through
- * `@valibot/to-json-schema` (which has no runtime dependency on valibot itself).
+ * The valibot adapter that `toolwire/valibot` registers (the Node entry registers it too): validation through
+ * Standard Schema, JSON Schema of the input side through `@valibot/to-json-schema` (which has no runtime
+ * dependency on valibot itself). In order: toolwire's rules for what the converter announces, passed to it as
+ * hooks; the conversion; the adapter. valibot schemas are recognised by the core (./index.ts).
  *
  * @see https://valibot.dev/guides/json-schema/
  * @module
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { toJsonSchema } from '@valibot/to-json-schema';
-import type { JsonObject, SchemaAdapter } from './adapter';
+import { ANNOTATION_KEYWORDS, type JsonObject, type SchemaAdapter } from './adapter';
 import { standardAdapter } from './standard';
 
 /*
@@ -57,23 +59,13 @@ const TAKE_UNDEFINED = new Set([
 /** Record keys the converter refuses but announces, as `propertyNames`, exactly: a set of strings. */
 const KEY_SETS = new Set(['picklist', 'enum', 'literal']);
 const TUPLES = new Set(['tuple', 'loose_tuple', 'strict_tuple', 'tuple_with_rest']);
-const ANNOTATIONS = new Set([
-  'title',
-  'description',
-  'examples',
-  'default',
-  'deprecated',
-  '$comment',
-  'readOnly',
-  'writeOnly',
-]);
 
 /** Where a pipe's input side ended: the announcement as it was before its first rewrite. */
 const FROZEN = Symbol('toolwire.valibot.frozen');
 type Frozen = JsonObject & { [FROZEN]?: JsonObject };
 
-/** The `overrideAction` hook (see the module's TSDoc). */
-export function overrideAction({
+/** The `overrideAction` hook (see the rules above). */
+function overrideAction({
   valibotAction,
   jsonSchema,
   errors,
@@ -91,15 +83,15 @@ export function overrideAction({
   if (valibotAction.type === 'metadata' && valibotAction.metadata !== undefined) {
     const out: Frozen = { ...jsonSchema };
     for (const [key, value] of Object.entries(valibotAction.metadata)) {
-      if (!ANNOTATIONS.has(key) && out[key] === value) delete out[key];
+      if (!ANNOTATION_KEYWORDS.has(key) && out[key] === value) delete out[key];
     }
     return out;
   }
   return errors !== undefined ? jsonSchema : undefined;
 }
 
-/** The `overrideSchema` hook, given the converter for a wrapped schema (see the module's TSDoc). */
-export function overrideSchemaWith(convert: (schema: ValibotNode) => JsonObject) {
+/** The `overrideSchema` hook, given the converter for a wrapped schema (see the rules above). */
+function overrideSchemaWith(convert: (schema: ValibotNode) => JsonObject) {
   return ({ valibotSchema, jsonSchema }: { valibotSchema: ValibotNode; jsonSchema: JsonObject }) => {
     const { type } = valibotSchema;
     if (type === 'record' && KEY_SETS.has(valibotSchema.key?.type ?? '')) return jsonSchema;
@@ -126,13 +118,13 @@ export function overrideSchemaWith(convert: (schema: ValibotNode) => JsonObject)
 /**
  * JSON Schema (input side) of a valibot schema. Validation actions JSON Schema cannot express (`check`,
  * custom predicates) are left out, so the announced schema is the closest superset and the failure is
- * reported to the model by validation; everything structural is exact (see src/tool/schema/valibot-hooks.ts
- * for pipes, `undefined()`, tuples and the non-optional wrappers).
+ * reported to the model by validation; everything structural is exact (see the rules above for pipes,
+ * `undefined()`, tuples and the non-optional wrappers).
  *
  * @throws Error from `@valibot/to-json-schema` for a schema JSON cannot carry, e.g.
  *   `The "date" schema cannot be converted to JSON Schema.`
  */
-export function valibotInputJsonSchema(schema: StandardSchemaV1): JsonObject {
+function valibotInputJsonSchema(schema: StandardSchemaV1): JsonObject {
   return JSON.parse(JSON.stringify(convert(schema))) as JsonObject;
 }
 

@@ -1,6 +1,10 @@
 /**
- * zod v3 (3.25) adapter. zod 3 implements Standard Schema for validation but cannot describe itself as JSON
- * Schema, so the input side is converted with `zod-to-json-schema`, refusing the types JSON cannot carry.
+ * The zod 3 adapter that `toolwire/zod3` registers (the Node entry registers it too). zod 3 (3.24 and later)
+ * implements Standard Schema for validation but cannot describe itself as JSON Schema, so its input side is
+ * converted with `zod-to-json-schema`, refusing the types JSON cannot carry. In order: the rules the conversion
+ * applies (through the converter's `override` and `postProcess` hooks), the conversion, the adapter. zod 3 is
+ * recognised by the core (./index.ts), which also validates zod 3 from before 3.24 itself and converts it here
+ * like any zod 3.
  *
  * @see https://github.com/StefanTerdell/zod-to-json-schema for the options used here.
  * @module
@@ -9,74 +13,6 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ignoreOverride, parseStringDef, zodToJsonSchema } from 'zod-to-json-schema';
 import { type JsonObject, PREPROCESS_MESSAGE, type SchemaAdapter, UNKNOWN_PIPE_MESSAGE } from './adapter';
 import { standardAdapter } from './standard';
-
-/*
- * zod 3 before 3.24, which has no Standard Schema (`~standard`): read through zod's own API. Validation is
- * `safeParse` (or `safeParseAsync` when zod says the schema is asynchronous), its issues having the same
- * `{ path, message }` shape; the JSON Schema comes from `zod-to-json-schema` as for any zod 3 (it reads
- * `_def`, which these versions share). A schema from before zod 3 (no `_def.typeName`) is refused, saying so.
- */
-/** What toolwire reads of a zod 3 schema from before 3.24. */
-export interface LegacyZod3Schema<Output = unknown> {
-  readonly _def: { readonly typeName: string };
-  readonly _output: Output;
-  safeParse(value: unknown): LegacyResult;
-  safeParseAsync(value: unknown): Promise<LegacyResult>;
-}
-
-type LegacyResult =
-  | { success: true; data: unknown }
-  | { success: false; error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } };
-
-const looksLikeZod = (value: unknown): value is Record<string, unknown> =>
-  (typeof value === 'object' || typeof value === 'function') &&
-  value !== null &&
-  !('~standard' in value) &&
-  typeof (value as { _def?: unknown })._def === 'object' &&
-  typeof (value as { safeParse?: unknown }).safeParse === 'function';
-
-/** `true` for a zod 3 schema without Standard Schema (zod 3.0 to 3.23). */
-export function isLegacyZod3Schema(value: unknown): value is LegacyZod3Schema {
-  return (
-    looksLikeZod(value) &&
-    typeof (value._def as { typeName?: unknown }).typeName === 'string' &&
-    typeof value.safeParseAsync === 'function'
-  );
-}
-
-/** Why a zod-like schema toolwire does not read is refused, or `undefined` for anything else. */
-export function unreadableZodReason(value: unknown): string | undefined {
-  if (!looksLikeZod(value) || isLegacyZod3Schema(value)) return undefined;
-  return 'looks like a zod schema from before zod 3 (no _def.typeName), which toolwire does not read; upgrade zod to 3.24 or later';
-}
-
-const SYNC_REFUSED = /async|promise/i;
-
-function toResult(result: LegacyResult): StandardSchemaV1.Result<unknown> {
-  if (result.success) return { value: result.data };
-  return { issues: result.error.issues.map((issue) => ({ message: issue.message, path: issue.path })) };
-}
-
-/**
- * The schema as a Standard Schema (vendor `zod`): `safeParse`, or `safeParseAsync` when zod refuses to parse
- * it synchronously (an async refinement or transform: zod throws, naming the async).
- */
-export function legacyZod3AsStandard(schema: LegacyZod3Schema): StandardSchemaV1 {
-  return {
-    '~standard': {
-      version: 1,
-      vendor: 'zod',
-      validate: (value) => {
-        try {
-          return toResult(schema.safeParse(value));
-        } catch (error) {
-          if (!(error instanceof Error) || !SYNC_REFUSED.test(error.message)) throw error;
-          return schema.safeParseAsync(value).then(toResult);
-        }
-      },
-    },
-  };
-}
 
 /** zod 3 type names whose values JSON cannot carry; `zod-to-json-schema` would map some of them silently. */
 const UNREPRESENTABLE: Readonly<Record<string, string>> = {
@@ -160,7 +96,7 @@ function announceBeforeOverwrites(jsonSchema: unknown, def: Zod3Def, refs: unkno
  * Recursive schemas become `$ref`s to their first occurrence; shared ones are inlined.
  *
  * @throws Error naming the zod type when a part of the input cannot be expressed (e.g. `z.date()`), or for a
- *   `z.preprocess()` or a pipe from `z.unknown()` into a narrower schema (see src/tool/schema/unknown-input.ts).
+ *   `z.preprocess()` or a pipe from `z.unknown()` into a narrower schema (the rule for unknown inputs, ./adapter.ts).
  */
 export function zod3InputJsonSchema(schema: StandardSchemaV1): JsonObject {
   const result = zodToJsonSchema(schema as never, {
@@ -178,7 +114,7 @@ export function zod3InputJsonSchema(schema: StandardSchemaV1): JsonObject {
       const what = typeof typeName === 'string' ? UNREPRESENTABLE[typeName] : undefined;
       if (what !== undefined) throw new Error(`${what} cannot be represented in JSON Schema`);
       if (ONLY_UNDEFINED.has(typeName as string)) return { not: {} };
-      // See src/tool/schema/unknown-input.ts for the rule.
+      // The rule for unknown inputs (./adapter.ts).
       const zodDef = def as Zod3Def;
       if (typeName === 'ZodEffects' && effect?.type === 'preprocess') {
         if (zodDef.schema === undefined || narrows(zodDef.schema._def)) throw new Error(PREPROCESS_MESSAGE);

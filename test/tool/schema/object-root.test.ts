@@ -3,7 +3,8 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod3';
-import { objectRoot, resolveSchema } from '../../../src/tool/schema';
+import { resolveSchema } from '../../../src/tool/schema';
+import { objectRoot } from '../../../src/tool/schema/announced';
 import { expectDefinitionError } from '../../fixtures/schema/definition-error';
 
 const origin = { owner: 'tool "t"', field: 'parameters', requireObject: true } as const;

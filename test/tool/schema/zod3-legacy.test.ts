@@ -2,8 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod323';
 import { invokeTool, tool } from '../../../src/index';
-import { resolveSchema } from '../../../src/tool/schema';
-import { isLegacyZod3Schema } from '../../../src/tool/schema/zod3';
+import { isLegacyZod3Schema, resolveSchema } from '../../../src/tool/schema';
 import { expectDefinitionError } from '../../fixtures/schema/definition-error';
 
 const origin = { owner: 'tool "t"', field: 'parameters', requireObject: true } as const;

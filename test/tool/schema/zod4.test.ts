@@ -4,7 +4,7 @@ import * as zm from 'zod/mini';
 import { z as z3v4 } from 'zod3/v4';
 import { invokeTool, tool } from '../../../src/index';
 import { resolveSchema } from '../../../src/tool/schema';
-import { guardWithAnnounced } from '../../../src/tool/schema/json-schema';
+import { guardWithAnnounced } from '../../../src/tool/schema/announced';
 import { zod4Adapter } from '../../../src/tool/schema/zod4';
 import { expectDefinitionError } from '../../fixtures/schema/definition-error';
 

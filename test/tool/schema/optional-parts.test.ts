@@ -1,0 +1,147 @@
+/**
+ * The optional parts of schema support (src/tool/schema/optional-parts.ts), seen from the core alone: the source
+ * loaded afresh (`vi.resetModules()`), so that none of the registrations test/setup.ts makes for every other file
+ * is there.
+ */
+import * as v from 'valibot';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { z as z3 } from 'zod3';
+import type * as Core from '../../../src/index';
+import { resolveSchema } from '../../../src/tool/schema';
+
+const VALIDATOR = '../../../src/tool/schema/validator';
+
+/** The core (src/index.ts) with nothing registered. */
+async function freshCore(): Promise<typeof Core> {
+  vi.resetModules();
+  return import('../../../src/index');
+}
+
+/** The ToolDefinitionError `define` throws, as its class name, code and message. */
+function refusal(define: () => unknown): { name: string; code: string; message: string } {
+  try {
+    define();
+  } catch (error) {
+    const { name, code, message } = error as Core.ToolDefinitionError;
+    return { name, code, message };
+  }
+  throw new Error('expected a refusal');
+}
+
+afterEach(() => {
+  vi.doUnmock(VALIDATOR);
+  vi.resetModules();
+});
+
+describe('the core without the optional parts', () => {
+  it('refuses zod 3, valibot and plain JSON Schema parameters, naming the import that registers each', async () => {
+    const core = await freshCore();
+    const define = (parameters: Core.ToolParameters) => () =>
+      core.tool({ name: 'add', description: 'Adds.', parameters, execute: () => 'ok' });
+    expect(refusal(define(z3.object({ a: z3.number() })))).toEqual({
+      name: 'ToolDefinitionError',
+      code: 'unsupported_schema',
+      message:
+        'tool "add": parameters is a zod 3 schema, which toolwire reads only after `import \'toolwire/zod3\'` (once, before the tools are defined)',
+    });
+    expect(refusal(define(v.object({ a: v.number() })))).toEqual({
+      name: 'ToolDefinitionError',
+      code: 'unsupported_schema',
+      message:
+        'tool "add": parameters is a valibot schema, which toolwire reads only after `import \'toolwire/valibot\'` (once, before the tools are defined)',
+    });
+    expect(refusal(define({ type: 'object', properties: { a: { type: 'number' } } }))).toEqual({
+      name: 'ToolDefinitionError',
+      code: 'unsupported_schema',
+      message:
+        'tool "add": parameters is a plain JSON Schema, which toolwire reads only after `import \'toolwire/json-schema\'` (once, before the tools are defined)',
+    });
+  });
+
+  it('still validates a zod 3 or valibot outputSchema, which is never announced', async () => {
+    const core = await freshCore();
+    const answer = core.tool({
+      name: 'answer',
+      description: 'Answers.',
+      outputSchema: z3.object({ n: z3.number() }),
+      execute: () => ({ n: 'one' }),
+    });
+    expect(await core.invokeTool(answer, {})).toMatchObject({
+      status: 'error',
+      output:
+        'Error running answer: the result does not match the output schema: n: Expected number, received string',
+    });
+    const valid = core.tool({
+      name: 'valid',
+      description: 'Answers.',
+      outputSchema: v.object({ n: v.number() }),
+      execute: () => ({ n: 1 }),
+    });
+    expect(await core.invokeTool(valid, {})).toMatchObject({ status: 'ok', output: '{"n":1}' });
+  });
+
+  it('loads the validator with import() at the first validation a zod 4 guard needs, once', async () => {
+    let loads = 0;
+    vi.doMock(VALIDATOR, async (importOriginal) => {
+      loads += 1;
+      return importOriginal();
+    });
+    const core = await freshCore();
+    // `z.coerce.number()` accepts "3", which the announced "type": "number" refuses: the guard checks it.
+    const double = core.tool({
+      name: 'double',
+      description: 'Doubles n.',
+      parameters: z.object({ n: z.coerce.number() }),
+      execute: ({ n }) => n * 2,
+    });
+    expect(loads).toBe(0);
+    expect(await core.invokeTool(double, { n: '3' })).toMatchObject({
+      status: 'invalid_arguments',
+      output: 'Invalid arguments for double: n: Instance type "string" is invalid. Expected "number"',
+    });
+    expect(await core.invokeTool(double, { n: 3 })).toMatchObject({ status: 'ok', output: '6' });
+    expect(loads).toBe(1);
+  });
+
+  it('fails the validation whose load failed with ToolwireError load_failed, and loads again at the next', async () => {
+    let offline = true;
+    vi.doMock(VALIDATOR, async (importOriginal) => {
+      if (offline) throw new Error('the network is down');
+      return importOriginal();
+    });
+    const core = await freshCore();
+    const double = core.tool({
+      name: 'double',
+      description: 'Doubles n.',
+      parameters: z.object({ n: z.coerce.number() }),
+      execute: ({ n }) => n * 2,
+    });
+    const failed = await core.invokeTool(double, { n: 3 });
+    const error = failed.error as Core.ToolwireError;
+    expect(error).toBeInstanceOf(core.ToolwireError);
+    expect({ name: error.name, code: error.code }).toEqual({ name: 'ToolwireError', code: 'load_failed' });
+    const reason = (error.cause as Error).message;
+    expect(error.message).toBe(
+      `toolwire could not load the JSON Schema validator (\`import 'toolwire/json-schema'\` loads it with the page): ${reason}`,
+    );
+    expect(failed).toMatchObject({ status: 'error', output: `Error running double: ${error.message}` });
+    offline = false;
+    expect(await core.invokeTool(double, { n: 3 })).toMatchObject({ status: 'ok', output: '6' });
+  });
+});
+
+describe('the core with toolwire/json-schema registered', () => {
+  it('takes the registered validator when toolwire/json-schema was imported: validation answers at once', () => {
+    // This file's own modules, with test/setup.ts's registrations.
+    const adapter = resolveSchema(z.object({ n: z.coerce.number() }), {
+      owner: 'tool "double"',
+      field: 'parameters',
+      requireObject: true,
+    });
+    expect(adapter.validate({ n: '3' })).toEqual({
+      ok: false,
+      issues: [{ path: 'n', message: 'Instance type "string" is invalid. Expected "number"' }],
+    });
+  });
+});
