@@ -36,7 +36,7 @@ function codesByClass(): Map<string, string[]> {
 function contextFailure(): ToolwireError {
   const reported: ToolwireError[] = [];
   const contextFor = contextSource(
-    { contextOf: () => ({ found: false }) } as never,
+    new Map(),
     {
       context: () => {
         throw new Error('no tenant');

@@ -1,6 +1,8 @@
 /**
- * The approval step of a call: whether a human must approve it (and why), and asking. The answer is read by
- * src/call/approval-decision.ts; `always` decisions are kept by src/call/always.ts.
+ * Approval, a phase of one call: whether a human must approve it (and why), and asking. `decideApproval` is the
+ * phase (the call's earlier decision, the tool's `needsApproval`, a policy's reason, then the approver); below it,
+ * how an approver's answer is read as a decision, the `always` decisions an approver gives for a tool's later calls
+ * in a run, and the deep-frozen copy of the arguments that the predicate, policies and approvers see.
  *
  * @module
  */
@@ -17,158 +19,6 @@ import { type ApprovalNeed, isApprovalPolicy, readApprovalAnswer } from '../tool
 import { settleThen, timed } from './signal';
 import type { ApprovalDecision, ApprovalRequest, CallState, RejectionReason } from './types';
 
-/*
- * `always` decisions (OpenAI Agents' `alwaysApprove` / `alwaysReject`): an approver that answers `always: true`
- * is not asked again about the same tool in the same run. Kept per approver function (a client's, or the one
- * given to `invokeTool`), for at most {@link MAX_ALWAYS_RUNS} runs, the oldest forgotten first.
- */
-/** Most runs whose `always` decisions one approver keeps. */
-export const MAX_ALWAYS_RUNS = 1_000;
-
-/** A remembered decision. */
-export interface AlwaysDecision {
-  approved: boolean;
-  reason?: string;
-}
-
-type Approver = (...args: never[]) => unknown;
-
-/** Runs (oldest first, as a `Map` keeps insertion order) → tool name → decision, per approver. */
-const kept = new WeakMap<Approver, Map<string, Map<string, AlwaysDecision>>>();
-
-/** The `always` decision `approver` gave for `toolName` in `runId`, if any. */
-export function alwaysDecision(
-  approver: Approver,
-  runId: string,
-  toolName: string,
-): AlwaysDecision | undefined {
-  return kept.get(approver)?.get(runId)?.get(toolName);
-}
-
-/** Remembers `decision` for `toolName`'s later calls in `runId`. */
-export function keepAlways(
-  approver: Approver,
-  runId: string,
-  toolName: string,
-  decision: AlwaysDecision,
-): void {
-  let runs = kept.get(approver);
-  if (runs === undefined) {
-    runs = new Map();
-    kept.set(approver, runs);
-  }
-  let tools = runs.get(runId);
-  if (tools === undefined) {
-    tools = new Map();
-    runs.set(runId, tools);
-    if (runs.size > MAX_ALWAYS_RUNS) runs.delete(runs.keys().next().value as string);
-  }
-  tools.set(toolName, decision);
-}
-
-/*
- * An approver's answer read as a decision: `true`/`false`, or `{ approved, reason?, arguments?, always? }`
- * (OpenAI Agents' `alwaysApprove` / `alwaysReject` accepted for `always`), and how an unusable answer is shown.
- */
-/** A decision, read. `arguments` only when approving; `always` applies it to the tool's later calls in the run. */
-export interface Decision {
-  approved: boolean;
-  reason?: string;
-  arguments?: Record<string, unknown>;
-  always?: boolean;
-}
-
-/** At most this many characters of an approver's unusable answer are quoted in the model's text. */
-const MAX_SHOWN_ANSWER = 100;
-
-/**
- * An approver's answer, or a string saying why it is no decision: not a boolean nor `{ approved: boolean }`,
- * `arguments` that is not a plain object, or given with `approved: false`.
- */
-export function readDecision(answer: unknown): Decision | string {
-  const expected = 'instead of true, false or { approved: boolean }';
-  if (typeof answer === 'boolean') return { approved: answer };
-  if (typeof answer !== 'object' || answer === null)
-    return `the approver returned ${showAnswer(answer)} ${expected}`;
-  const given = answer as Record<string, unknown>;
-  if (typeof given.approved !== 'boolean') return `the approver returned ${showAnswer(answer)} ${expected}`;
-  const decision: Decision = { approved: given.approved };
-  if (typeof given.reason === 'string') decision.reason = given.reason;
-  if (given.arguments !== undefined) {
-    if (!given.approved) return 'the approver edited the arguments of a call it rejected';
-    if (!isPlainObject(given.arguments)) {
-      return `the approver returned arguments ${showAnswer(given.arguments)} instead of an object`;
-    }
-    decision.arguments = given.arguments;
-  }
-  const always = given.always ?? (given.approved ? given.alwaysApprove : given.alwaysReject);
-  if (always === true) decision.always = true;
-  return decision;
-}
-
-/** An approver's unusable answer as the model reads it: `undefined`, `"yes"`, `{"approved":"true"}`. */
-export function showAnswer(answer: unknown): string {
-  if (answer === undefined) return 'undefined';
-  if (typeof answer === 'function') return 'a function';
-  if (typeof answer === 'symbol') return 'a symbol';
-  const json = serializeOutput(typeof answer === 'string' ? JSON.stringify(answer) : answer);
-  return json.length > MAX_SHOWN_ANSWER ? `${json.slice(0, MAX_SHOWN_ANSWER - 1)}…` : json;
-}
-
-/*
- * What a call's observers (policies, the `needsApproval` predicate, approvers and `approval_requested`
- * listeners) see of the validated arguments: a deep-frozen copy, made once per call and only when one of them
- * looks, so that nothing they do reaches the arguments `execute` gets (an edit goes through a decision's
- * `arguments`, validated again).
- *
- * Plain objects and arrays are copied and frozen (writing to them throws a `TypeError` in strict-mode code,
- * which is every ES module); strings and other primitives are immutable and shared. Any other object a schema
- * transform made (a `Date`, a `Map`, a class instance) is shared as it is: copying would lose its prototype, and
- * freezing would freeze `execute`'s own. Measured on 1 MB of arguments (Node 20, a shared 2-core machine): one
- * 1 MB string under 0.001 ms (`structuredClone` 1.0 ms: it copies the string); 10,000 small objects 3.6 ms
- * (`structuredClone` 11.8 ms, `structuredClone` then a deep freeze 20.7 ms; under load all three were 2 to 3
- * times slower, in the same order).
- */
-/**
- * Deepest level copied. Validated arguments nest at most 64 levels (`MAX_ARGUMENT_DEPTH`) unless a schema
- * transform made them deeper or cyclic: past this level the value is shared as it is, rather than the copy
- * overflowing the stack.
- */
-const MAX_COPY_DEPTH = 256;
-
-/** A deep-frozen copy of `value`'s plain objects and arrays (everything else shared). */
-export function frozenCopy<T>(value: T, depth = 1): T {
-  if (typeof value !== 'object' || value === null || depth > MAX_COPY_DEPTH) return value;
-  if (Array.isArray(value)) {
-    const copy: unknown[] = new Array(value.length);
-    for (let index = 0; index < value.length; index += 1) copy[index] = frozenCopy(value[index], depth + 1);
-    return Object.freeze(copy) as T;
-  }
-  if (!isPlainObject(value)) return value;
-  const source = value as Record<string, unknown>;
-  const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
-  for (const key of Object.keys(source)) {
-    const item = frozenCopy(source[key], depth + 1);
-    // A key `__proto__` (JSON.parse makes it an own key) stays data: assigning it would set the prototype.
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true });
-    else copy[key] = item;
-  }
-  return Object.freeze(copy) as T;
-}
-
-/** `frozenCopy(value)`, made at the first call of the returned function and kept. */
-export function lazyFrozenCopy<T>(value: T): () => T {
-  let made = false;
-  let copy: T;
-  return () => {
-    if (!made) {
-      copy = frozenCopy(value);
-      made = true;
-    }
-    return copy;
-  };
-}
-
 /** How the approval step ended: go ahead (with the approver's edited arguments, if any), or a result. */
 export type ApprovalOutcome =
   | { go: true; approved: boolean; edited?: Record<string, unknown> }
@@ -181,15 +31,9 @@ export type ApprovalOutcome =
     }
   | { go: false; status: 'timeout' };
 
-/** Two reasons for one approval (the tool's and a policy's), as one. */
-function joinReasons(first: string | undefined, second: string | undefined): string | undefined {
-  if (first === undefined) return second;
-  return second === undefined ? first : `${first}; ${second}`;
-}
-
 /**
  * Decides whether the call may run. The predicate and the approver see `view()`: a deep-frozen copy of the
- * arguments (src/call/frozen-copy.ts), never `execute`'s. An earlier decision (`options.approved`) wins; otherwise `needsApproval`
+ * arguments ({@link lazyFrozenCopy}), never `execute`'s. An earlier decision (`options.approved`) wins; otherwise `needsApproval`
  * is evaluated (`true`, `approvalRequired(reason)`, or a predicate answering a boolean or `{ required, reason }`)
  * under the call's time budget (`timed`; a predicate that throws ends the call with `Error running <name>:
  * <message>`, one that runs out of time ends it `timeout`). `policyReason` (a client policy's
@@ -249,6 +93,26 @@ export function decideApproval(
       else decided(readApprovalAnswer(outcome.value));
     },
   );
+}
+
+/**
+ * The approval outcome of a call that needs no one asked: approved already by the service (`approved: true`),
+ * or nothing asking for it (`needsApproval` false or absent, no policy reason, not held by the service).
+ * `undefined` when the approval code must decide (a decline, a predicate, a policy, an approver).
+ */
+function approvalWithoutAsking(
+  call: CallState,
+  policyReason: string | undefined,
+): { go: true; approved: boolean } | undefined {
+  const { approved } = call.options;
+  if (approved === true) return { go: true, approved: true };
+  if (
+    approved === undefined &&
+    policyReason === undefined &&
+    (call.internals.needsApproval ?? false) === false
+  )
+    return { go: true, approved: false };
+  return undefined;
 }
 
 /** Asks `options.approve` (or applies its earlier `always`), without a time limit; `options.signal` ends the wait. */
@@ -325,22 +189,151 @@ function ask(
   );
 }
 
-/**
- * The approval outcome of a call that needs no one asked: approved already by the service (`approved: true`),
- * or nothing asking for it (`needsApproval` false or absent, no policy reason, not held by the service).
- * `undefined` when the approval code must decide (a decline, a predicate, a policy, an approver).
+/** Two reasons for one approval (the tool's and a policy's), as one. */
+function joinReasons(first: string | undefined, second: string | undefined): string | undefined {
+  if (first === undefined) return second;
+  return second === undefined ? first : `${first}; ${second}`;
+}
+
+/*
+ * An approver's answer read as a decision: `true`/`false`, or `{ approved, reason?, arguments?, always? }`
+ * (OpenAI Agents' `alwaysApprove` / `alwaysReject` accepted for `always`), and how an unusable answer is shown.
  */
-export function approvalWithoutAsking(
-  call: CallState,
-  policyReason: string | undefined,
-): { go: true; approved: boolean } | undefined {
-  const { approved } = call.options;
-  if (approved === true) return { go: true, approved: true };
-  if (
-    approved === undefined &&
-    policyReason === undefined &&
-    (call.internals.needsApproval ?? false) === false
-  )
-    return { go: true, approved: false };
-  return undefined;
+/** A decision, read. `arguments` only when approving; `always` applies it to the tool's later calls in the run. */
+export interface Decision {
+  approved: boolean;
+  reason?: string;
+  arguments?: Record<string, unknown>;
+  always?: boolean;
+}
+
+/** At most this many characters of an approver's unusable answer are quoted in the model's text. */
+const MAX_SHOWN_ANSWER = 100;
+
+/**
+ * An approver's answer, or a string saying why it is no decision: not a boolean nor `{ approved: boolean }`,
+ * `arguments` that is not a plain object, or given with `approved: false`.
+ */
+export function readDecision(answer: unknown): Decision | string {
+  const expected = 'instead of true, false or { approved: boolean }';
+  if (typeof answer === 'boolean') return { approved: answer };
+  if (typeof answer !== 'object' || answer === null)
+    return `the approver returned ${showAnswer(answer)} ${expected}`;
+  const given = answer as Record<string, unknown>;
+  if (typeof given.approved !== 'boolean') return `the approver returned ${showAnswer(answer)} ${expected}`;
+  const decision: Decision = { approved: given.approved };
+  if (typeof given.reason === 'string') decision.reason = given.reason;
+  if (given.arguments !== undefined) {
+    if (!given.approved) return 'the approver edited the arguments of a call it rejected';
+    if (!isPlainObject(given.arguments)) {
+      return `the approver returned arguments ${showAnswer(given.arguments)} instead of an object`;
+    }
+    decision.arguments = given.arguments;
+  }
+  const always = given.always ?? (given.approved ? given.alwaysApprove : given.alwaysReject);
+  if (always === true) decision.always = true;
+  return decision;
+}
+
+/** An approver's unusable answer as the model reads it: `undefined`, `"yes"`, `{"approved":"true"}`. */
+function showAnswer(answer: unknown): string {
+  if (answer === undefined) return 'undefined';
+  if (typeof answer === 'function') return 'a function';
+  if (typeof answer === 'symbol') return 'a symbol';
+  const json = serializeOutput(typeof answer === 'string' ? JSON.stringify(answer) : answer);
+  return json.length > MAX_SHOWN_ANSWER ? `${json.slice(0, MAX_SHOWN_ANSWER - 1)}…` : json;
+}
+
+/*
+ * `always` decisions (OpenAI Agents' `alwaysApprove` / `alwaysReject`): an approver that answers `always: true`
+ * is not asked again about the same tool in the same run. Kept per approver function (a client's, or the one
+ * given to `invokeTool`), for at most {@link MAX_ALWAYS_RUNS} runs, the oldest forgotten first.
+ */
+/** Most runs whose `always` decisions one approver keeps. */
+const MAX_ALWAYS_RUNS = 1_000;
+
+/** A remembered decision. */
+interface AlwaysDecision {
+  approved: boolean;
+  reason?: string;
+}
+
+type Approver = (...args: never[]) => unknown;
+
+/** Runs (oldest first, as a `Map` keeps insertion order) → tool name → decision, per approver. */
+const kept = new WeakMap<Approver, Map<string, Map<string, AlwaysDecision>>>();
+
+/** The `always` decision `approver` gave for `toolName` in `runId`, if any. */
+function alwaysDecision(approver: Approver, runId: string, toolName: string): AlwaysDecision | undefined {
+  return kept.get(approver)?.get(runId)?.get(toolName);
+}
+
+/** Remembers `decision` for `toolName`'s later calls in `runId`. */
+function keepAlways(approver: Approver, runId: string, toolName: string, decision: AlwaysDecision): void {
+  let runs = kept.get(approver);
+  if (runs === undefined) {
+    runs = new Map();
+    kept.set(approver, runs);
+  }
+  let tools = runs.get(runId);
+  if (tools === undefined) {
+    tools = new Map();
+    runs.set(runId, tools);
+    if (runs.size > MAX_ALWAYS_RUNS) runs.delete(runs.keys().next().value as string);
+  }
+  tools.set(toolName, decision);
+}
+
+/*
+ * What a call's observers (policies, the `needsApproval` predicate, approvers and `approval_requested`
+ * listeners) see of the validated arguments: a deep-frozen copy, made once per call and only when one of them
+ * looks, so that nothing they do reaches the arguments `execute` gets (an edit goes through a decision's
+ * `arguments`, validated again).
+ *
+ * Plain objects and arrays are copied and frozen (writing to them throws a `TypeError` in strict-mode code,
+ * which is every ES module); strings and other primitives are immutable and shared. Any other object a schema
+ * transform made (a `Date`, a `Map`, a class instance) is shared as it is: copying would lose its prototype, and
+ * freezing would freeze `execute`'s own. Measured on 1 MB of arguments (Node 20, a shared 2-core machine): one
+ * 1 MB string under 0.001 ms (`structuredClone` 1.0 ms: it copies the string); 10,000 small objects 3.6 ms
+ * (`structuredClone` 11.8 ms, `structuredClone` then a deep freeze 20.7 ms; under load all three were 2 to 3
+ * times slower, in the same order).
+ */
+/**
+ * Deepest level copied. Validated arguments nest at most 64 levels (`MAX_ARGUMENT_DEPTH`) unless a schema
+ * transform made them deeper or cyclic: past this level the value is shared as it is, rather than the copy
+ * overflowing the stack.
+ */
+const MAX_COPY_DEPTH = 256;
+
+/** A deep-frozen copy of `value`'s plain objects and arrays (everything else shared). */
+export function frozenCopy<T>(value: T, depth = 1): T {
+  if (typeof value !== 'object' || value === null || depth > MAX_COPY_DEPTH) return value;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = new Array(value.length);
+    for (let index = 0; index < value.length; index += 1) copy[index] = frozenCopy(value[index], depth + 1);
+    return Object.freeze(copy) as T;
+  }
+  if (!isPlainObject(value)) return value;
+  const source = value as Record<string, unknown>;
+  const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
+  for (const key of Object.keys(source)) {
+    const item = frozenCopy(source[key], depth + 1);
+    // A key `__proto__` (JSON.parse makes it an own key) stays data: assigning it would set the prototype.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true });
+    else copy[key] = item;
+  }
+  return Object.freeze(copy) as T;
+}
+
+/** `frozenCopy(value)`, made at the first call of the returned function and kept. */
+export function lazyFrozenCopy<T>(value: T): () => T {
+  let made = false;
+  let copy: T;
+  return () => {
+    if (!made) {
+      copy = frozenCopy(value);
+      made = true;
+    }
+    return copy;
+  };
 }

@@ -1,5 +1,7 @@
 /**
- * Decoding a model's raw tool-call arguments into the object that is validated.
+ * A call's arguments before its schema sees them: decoded from what the model sent (`decodeArguments`), checked
+ * in one walk for what no schema should meet (`scanArguments`: too deep, or an unusual number), and the unusual
+ * numbers that are refused, with the issue reported beside the schema's (`refuseNumbers`).
  *
  * @module
  */
@@ -7,81 +9,6 @@ import { jsonTypeName } from '../json';
 import { MAX_ARGUMENT_DEPTH } from '../limits';
 import { integerAt, type ValidationIssue } from '../tool/schema';
 import { formatPath } from '../tool/schema/adapter';
-import type { CallState } from './types';
-
-/*
- * What decoded arguments must be before a schema sees them: at most {@link MAX_ARGUMENT_DEPTH} levels deep (a
- * recursive schema would overflow the stack on deeper ones, and zod keeps memory when it does), with numbers JSON
- * can carry (`1e400` became `Infinity` when parsed), and no integer past 2^53 where the schema says integer (the
- * model's number was rounded when parsed: `12345678901234567890` reads `12345678901234567000`). Every call
- * passes here, so ordinary arguments cost one walk without recursion and without allocating per value. Where the
- * walk finds an unusual number, src/call/number-refusals.ts says which are refused (the browser build loads it
- * then, as a phase of the call).
- */
-/** A number that is not a safe integer or a finite fraction: Infinity, NaN, or an integer past 2^53. */
-export const unusual = (value: number): boolean => !(Math.abs(value) <= Number.MAX_SAFE_INTEGER);
-
-/**
- * One walk of the arguments: whether they nest deeper than `maxDepth`, and whether they hold an unusual number.
- * Iterative (a stack of objects and one of depths, made only when an object holds another), so any depth costs
- * no call stack; a cycle is too deep. Enumerable keys are walked with `for…in`, inherited ones included (none in
- * parsed JSON), without an array of keys per object.
- */
-function scan(root: object, maxDepth: number): 'ok' | 'too_deep' | 'numbers' {
-  let numbers = false;
-  let objects: object[] | undefined;
-  let depths: number[] | undefined;
-  let value: object = root;
-  let depth = 1;
-  for (;;) {
-    if (depth > maxDepth) return 'too_deep';
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        const item: unknown = value[i];
-        if (typeof item === 'object' && item !== null) {
-          if (objects === undefined) {
-            objects = [];
-            depths = [];
-          }
-          objects.push(item);
-          (depths as number[]).push(depth + 1);
-        } else if (typeof item === 'number' && unusual(item)) numbers = true;
-      }
-    } else {
-      for (const key in value) {
-        const item: unknown = (value as Record<string, unknown>)[key];
-        if (typeof item === 'object' && item !== null) {
-          if (objects === undefined) {
-            objects = [];
-            depths = [];
-          }
-          objects.push(item);
-          (depths as number[]).push(depth + 1);
-        } else if (typeof item === 'number' && unusual(item)) numbers = true;
-      }
-    }
-    if (objects === undefined || objects.length === 0) return numbers ? 'numbers' : 'ok';
-    value = objects.pop() as object;
-    depth = (depths as number[]).pop() as number;
-  }
-}
-
-/**
- * Checks decoded arguments before validation, in one walk: `too_deep` ends the call before validation; `numbers`
- * means they hold an unusual number (not finite, or an integer past ±(2^53 − 1)), which
- * src/call/number-refusals.ts turns into issues to report with the schema's (see `runCall`); `ok` otherwise.
- *
- * - nested deeper than {@link MAX_ARGUMENT_DEPTH} (objects and arrays alike; a cycle counts as too deep):
- *   `too_deep`;
- * - a getter or a proxy that throws, in an object given to `invokeTool`: `ok` (validation decides).
- */
-export function scanArguments(args: object): 'ok' | 'too_deep' | 'numbers' {
-  try {
-    return scan(args, MAX_ARGUMENT_DEPTH);
-  } catch {
-    return 'ok';
-  }
-}
 
 /** Result of {@link decodeArguments}. */
 export type DecodedArguments =
@@ -131,9 +58,68 @@ export function decodeArguments(raw: unknown): DecodedArguments {
 }
 
 /*
- * Which unusual numbers of a call's arguments are refused (src/call/argument-limits.ts found at least one), with
- * the issue to report beside the schema's: a separate module, which the browser build loads only for a call whose
- * arguments hold such a number (src/call/number-refusals.browser.ts).
+ * What decoded arguments must be before a schema sees them: at most {@link MAX_ARGUMENT_DEPTH} levels deep (a
+ * recursive schema would overflow the stack on deeper ones, and zod keeps memory when it does), with numbers JSON
+ * can carry (`1e400` became `Infinity` when parsed), and no integer past 2^53 where the schema says integer (the
+ * model's number was rounded when parsed: `12345678901234567890` reads `12345678901234567000`). Every call
+ * passes here, so ordinary arguments cost one walk without recursion and without allocating per value. Where the
+ * walk finds an unusual number, {@link refuseNumbers} says which are refused.
+ */
+/** A number that is not a safe integer or a finite fraction: Infinity, NaN, or an integer past 2^53. */
+const unusual = (value: number): boolean => !(Math.abs(value) <= Number.MAX_SAFE_INTEGER);
+
+/**
+ * One walk of the arguments: whether they nest deeper than `maxDepth`, and whether they hold an unusual number.
+ * Iterative (a stack of objects and one of depths, made only when an object holds another), so any depth costs
+ * no call stack; a cycle is too deep. Enumerable keys are walked with `for…in`, inherited ones included (none in
+ * parsed JSON), without an array of keys per object, arrays and objects alike.
+ */
+function scan(root: object, maxDepth: number): 'ok' | 'too_deep' | 'numbers' {
+  let numbers = false;
+  let objects: object[] | undefined;
+  let depths: number[] | undefined;
+  let value: object = root;
+  let depth = 1;
+  for (;;) {
+    if (depth > maxDepth) return 'too_deep';
+    // `for…in` over an array gives its indices: one loop for both (it skips a hole, which holds nothing to check).
+    for (const key in value) {
+      const item: unknown = (value as Record<string, unknown>)[key];
+      if (typeof item === 'object' && item !== null) {
+        if (objects === undefined) {
+          objects = [];
+          depths = [];
+        }
+        objects.push(item);
+        (depths as number[]).push(depth + 1);
+      } else if (typeof item === 'number' && unusual(item)) numbers = true;
+    }
+    if (objects === undefined || objects.length === 0) return numbers ? 'numbers' : 'ok';
+    value = objects.pop() as object;
+    depth = (depths as number[]).pop() as number;
+  }
+}
+
+/**
+ * Checks decoded arguments before validation, in one walk: `too_deep` ends the call before validation; `numbers`
+ * means they hold an unusual number (not finite, or an integer past ±(2^53 − 1)), which {@link refuseNumbers}
+ * turns into issues to report with the schema's (see `runCall`); `ok` otherwise.
+ *
+ * - nested deeper than {@link MAX_ARGUMENT_DEPTH} (objects and arrays alike; a cycle counts as too deep):
+ *   `too_deep`;
+ * - a getter or a proxy that throws, in an object given to `invokeTool`: `ok` (validation decides).
+ */
+export function scanArguments(args: object): 'ok' | 'too_deep' | 'numbers' {
+  try {
+    return scan(args, MAX_ARGUMENT_DEPTH);
+  } catch {
+    return 'ok';
+  }
+}
+
+/*
+ * Which unusual numbers of a call's arguments are refused (`scanArguments` found at least one), with the issue
+ * to report beside the schema's: a second walk, with paths, run only for such arguments.
  */
 /** Own enumerable keys, or none when reading them throws (a hostile object given to `invokeTool`). */
 function keysOf(value: object): string[] {
@@ -181,8 +167,8 @@ function numberIssue(value: number): string | undefined {
 }
 
 /**
- * The refusals of the unusual numbers of `args` (src/call/argument-limits.ts `scanArguments` said `numbers`),
- * given to `next` (`undefined` when none is refused; here at once, in the browser build once this module loaded):
+ * The refusals of the unusual numbers of `args` (`scanArguments` said `numbers`), or `undefined` when none is
+ * refused:
  *
  * - a number that is not finite (`1e400` parses as `Infinity`; `NaN` only from an object given to
  *   `invokeTool`): refused, whatever the schema;
@@ -192,12 +178,7 @@ function numberIssue(value: number): string | undefined {
  *
  * `-0` and numbers that underflow to `0` go on as parsed.
  */
-export function refuseNumbers(
-  _call: CallState,
-  args: object,
-  schema: unknown,
-  next: (refused: ValidationIssue[] | undefined) => void,
-): void {
+export function refuseNumbers(args: object, schema: unknown): ValidationIssue[] | undefined {
   const issues: ValidationIssue[] = [];
   for (const { path, value } of unusualNumbers(args)) {
     const message =
@@ -207,5 +188,5 @@ export function refuseNumbers(
         : undefined);
     if (message !== undefined) issues.push({ path: formatPath(path), message });
   }
-  next(issues.length > 0 ? issues : undefined);
+  return issues.length > 0 ? issues : undefined;
 }

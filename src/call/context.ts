@@ -1,5 +1,9 @@
 /**
- * `ctx.progress()`: the update checked and made ready to send.
+ * `ctx`, the second argument of `execute` and of a tool's other callbacks: `CallContext` (one small object per
+ * call, its `signal`, `idempotencyKey` and `logger` made when first read), a host's extras on it
+ * (`contextClassFor`), the `ctx` of each attempt of a tool with `retry` (`newAttempt`), and the checks of what
+ * `ctx.progress()` and `ctx.emit()` take. Its other methods (`askQuestion`, `step`) reach the call (src/call/pipeline.ts
+ * `CallRun`), which holds them in ./questions.ts and ./steps.ts.
  *
  * @module
  */
@@ -15,103 +19,10 @@ import { EVENT_LIMITS, MAX_PROGRESS_MESSAGE_CHARS, utf8Length } from '../wire/pr
 import { CallSignal } from './signal';
 import type { Attempt, CallOptions } from './types';
 
-const isFiniteNumber = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isFinite(value);
-
-function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
-  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
-  return String(value);
-}
-
-function invalid(message: string): never {
-  throw new ToolDefinitionError('invalid_progress', `ctx.progress(): ${message}`);
-}
-
-/**
- * The update as sent: `progress`, `total` when given, `message` when given (well-formed, at most
- * {@link MAX_PROGRESS_MESSAGE_CHARS} characters, cut at a code point).
- * @throws ToolDefinitionError `invalid_progress` naming the field and the value.
- */
-export function checkProgress(update: ProgressInput): ProgressInput {
-  if (typeof update !== 'object' || update === null)
-    invalid(`expected { progress, total?, message? }, got ${show(update)}`);
-  const { progress, total, message } = update;
-  if (!isFiniteNumber(progress) || progress < 0)
-    invalid(`progress must be a finite number ≥ 0, got ${show(progress)}`);
-  const checked: ProgressInput = { progress };
-  if (total !== undefined) {
-    if (!isFiniteNumber(total) || total <= 0)
-      invalid(`total must be a finite number > 0, got ${show(total)}`);
-    checked.total = total;
-  }
-  if (message !== undefined) {
-    if (typeof message !== 'string') invalid(`message must be a string, got ${show(message)}`);
-    checked.message = toWellFormed(cutChars(message, MAX_PROGRESS_MESSAGE_CHARS));
-  }
-  return checked;
-}
-
-/** The first `max` UTF-16 units of `text`, never ending in half a surrogate pair. */
-export function cutChars(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const code = text.charCodeAt(max - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
-}
-
 /*
- * `ctx.emit()`: an event's name checked, its data written as JSON (by the rules of a result) and bounded.
- */
-/**
- * The event as recorded: its name, and its data as a JSON value (`undefined` when none was given; over
- * {@link EVENT_LIMITS.maxDataBytes} bytes of JSON or deeper than {@link MAX_VALUE_DEPTH}, `{ truncated: true, bytes }`).
- * @param redactor - the call's redactor: a name in which it finds a secret is refused (names are sent unredacted).
- * @throws ToolDefinitionError `invalid_event` naming the bad name, or saying (without quoting it) that the name
- *   holds a secret.
- */
-export function checkEvent(
-  type: unknown,
-  data: unknown,
-  redactor?: Redactor,
-): { event: string; data?: unknown } {
-  // A name is sent as written (redacting it would leave characters a name may not hold): one with a secret in it is
-  // refused, and not quoted.
-  if (typeof type === 'string' && redactor !== undefined && redactor.text(type) !== type) {
-    throw new ToolDefinitionError(
-      'invalid_event',
-      "ctx.emit(): the event type holds a secret (a redacted field's value or a match of the client's redact rules); put it in the data, which is redacted",
-    );
-  }
-  if (typeof type !== 'string' || !EVENT_LIMITS.namePattern.test(type)) {
-    const shown = typeof type === 'string' ? JSON.stringify(type.slice(0, 40)) : String(type);
-    throw new ToolDefinitionError(
-      'invalid_event',
-      `ctx.emit(): the event type must be 1 to 128 letters, digits or _ . : / -, got ${shown}`,
-    );
-  }
-  if (data === undefined) return { event: type };
-  // A result's rules, except that a string is a JSON string here (a result's text is the string itself).
-  return {
-    event: type,
-    data: boundedData(typeof data === 'string' ? JSON.stringify(data) : serializeOutput(data)),
-  };
-}
-
-/**
- * The JSON text as a value, or `{ truncated: true, bytes }` when it is over the size limit or nests deeper than
- * {@link MAX_VALUE_DEPTH} levels (the service would refuse the frame).
- */
-export function boundedData(json: string): unknown {
-  const bytes = utf8Length(json);
-  if (bytes > EVENT_LIMITS.maxDataBytes) return { truncated: true, bytes };
-  const value = JSON.parse(json) as unknown;
-  return nestsDeeperThan(value, MAX_VALUE_DEPTH) ? { truncated: true, bytes } : value;
-}
-
-/*
- * `ctx`, the second argument of `execute` and the other callbacks of a tool: one small object per call. Its
- * `signal` and `idempotencyKey` are made when first read (most tools read neither), yet are own enumerable
- * properties, so `{ ...ctx }` and `const { signal } = ctx` work as with plain fields.
+ * `ctx`: one small object per call. Its `signal`, `idempotencyKey` and `logger` are made when first read (most
+ * tools read none), yet are own enumerable properties, so `{ ...ctx }` and `const { signal } = ctx` work as with
+ * plain fields.
  */
 /** What `ctx`'s methods reach: the call behind it (`CallRun`); absent in a bare `CallSignal` (tests). */
 export interface CallChannel {
@@ -176,7 +87,6 @@ function lazyProperty(name: string, get: (this: CallContext) => unknown): Proper
 // One descriptor, with one getter, for every call: a getter made per call would give each `ctx` a shape of its
 // own (a slow, dictionary-mode object).
 let SIGNAL: PropertyDescriptor;
-const NO_MESSAGES: readonly never[] = Object.freeze([]);
 let IDEMPOTENCY_KEY: PropertyDescriptor;
 let LOGGER: PropertyDescriptor;
 
@@ -232,26 +142,6 @@ export class CallContext {
     const call = this.#call;
     return (question, options) =>
       call.askQuestion?.(question, options) ?? Promise.reject(new Error('this ctx belongs to no call'));
-  }
-
-  /** The AI SDK's name of `callId` (an `execute(input, options)` written for the AI SDK reads it). */
-  get toolCallId(): string {
-    return this.callId;
-  }
-
-  /** The AI SDK's name of `signal`. */
-  get abortSignal(): AbortSignal {
-    return this.signal;
-  }
-
-  /** The AI SDK's `messages`: always empty, the conversation stays with the service. */
-  get messages(): readonly never[] {
-    return NO_MESSAGES;
-  }
-
-  /** The AI SDK's name of `context`. */
-  get experimental_context(): unknown {
-    return this.context;
   }
 
   constructor(
@@ -337,4 +227,97 @@ export function newAttempt(call: AttemptSource, number: number): Attempt {
   }) as unknown as ToolContext;
   ctx.approved = first.approved;
   return { ctx, abort: (reason) => signal.abort(reason), end: () => signal.end() };
+}
+/*
+ * What `ctx.progress()` and `ctx.emit()` take, checked: a bad argument throws to the tool.
+ */
+const isFiniteNumber = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isFinite(value);
+
+/** A wrong value as a `ctx` method's error quotes it: a string's first 40 units, an array or object by kind. */
+export function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
+  return String(value);
+}
+
+function invalid(message: string): never {
+  throw new ToolDefinitionError('invalid_progress', `ctx.progress(): ${message}`);
+}
+
+/**
+ * The update as sent: `progress`, `total` when given, `message` when given (well-formed, at most
+ * {@link MAX_PROGRESS_MESSAGE_CHARS} characters, cut at a code point).
+ * @throws ToolDefinitionError `invalid_progress` naming the field and the value.
+ */
+export function checkProgress(update: ProgressInput): ProgressInput {
+  if (typeof update !== 'object' || update === null)
+    invalid(`expected { progress, total?, message? }, got ${show(update)}`);
+  const { progress, total, message } = update;
+  if (!isFiniteNumber(progress) || progress < 0)
+    invalid(`progress must be a finite number ≥ 0, got ${show(progress)}`);
+  const checked: ProgressInput = { progress };
+  if (total !== undefined) {
+    if (!isFiniteNumber(total) || total <= 0)
+      invalid(`total must be a finite number > 0, got ${show(total)}`);
+    checked.total = total;
+  }
+  if (message !== undefined) {
+    if (typeof message !== 'string') invalid(`message must be a string, got ${show(message)}`);
+    checked.message = toWellFormed(firstUnits(message, MAX_PROGRESS_MESSAGE_CHARS));
+  }
+  return checked;
+}
+
+/** The first `max` UTF-16 units of `text`, never ending in half a surrogate pair. */
+function firstUnits(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
+/**
+ * The event as recorded: its name, and its data as a JSON value (`undefined` when none was given; over
+ * {@link EVENT_LIMITS.maxDataBytes} bytes of JSON or deeper than {@link MAX_VALUE_DEPTH}, `{ truncated: true, bytes }`).
+ * @param redactor - the call's redactor: a name in which it finds a secret is refused (names are sent unredacted).
+ * @throws ToolDefinitionError `invalid_event` naming the bad name, or saying (without quoting it) that the name
+ *   holds a secret.
+ */
+export function checkEvent(
+  type: unknown,
+  data: unknown,
+  redactor?: Redactor,
+): { event: string; data?: unknown } {
+  // A name is sent as written (redacting it would leave characters a name may not hold): one with a secret in it is
+  // refused, and not quoted.
+  if (typeof type === 'string' && redactor !== undefined && redactor.text(type) !== type) {
+    throw new ToolDefinitionError(
+      'invalid_event',
+      "ctx.emit(): the event type holds a secret (a redacted field's value or a match of the client's redact rules); put it in the data, which is redacted",
+    );
+  }
+  if (typeof type !== 'string' || !EVENT_LIMITS.namePattern.test(type)) {
+    const shown = typeof type === 'string' ? JSON.stringify(type.slice(0, 40)) : String(type);
+    throw new ToolDefinitionError(
+      'invalid_event',
+      `ctx.emit(): the event type must be 1 to 128 letters, digits or _ . : / -, got ${shown}`,
+    );
+  }
+  if (data === undefined) return { event: type };
+  // A result's rules, except that a string is a JSON string here (a result's text is the string itself).
+  return {
+    event: type,
+    data: boundedData(typeof data === 'string' ? JSON.stringify(data) : serializeOutput(data)),
+  };
+}
+
+/**
+ * The JSON text as a value, or `{ truncated: true, bytes }` when it is over the size limit or nests deeper than
+ * {@link MAX_VALUE_DEPTH} levels (the service would refuse the frame).
+ */
+export function boundedData(json: string): unknown {
+  const bytes = utf8Length(json);
+  if (bytes > EVENT_LIMITS.maxDataBytes) return { truncated: true, bytes };
+  const value = JSON.parse(json) as unknown;
+  return nestsDeeperThan(value, MAX_VALUE_DEPTH) ? { truncated: true, bytes } : value;
 }

@@ -1,6 +1,8 @@
 /**
- * `invokeTool()`: one call, from the model's raw arguments to the exact text the model reads. No network: the
- * client calls it for every `tool_call`, and tool authors call it to unit-test their tools.
+ * `invokeTool()`: one call, from the model's raw arguments to the exact text the model reads, with no network:
+ * what tool authors call to unit-test their tools (the client starts its calls through `startCall`,
+ * src/call/pipeline.ts, with options of its own). This file holds its options' checks, `invokeTool` itself, and
+ * `approvalNeeded()`, which asks whether a call would need approval without running the tool.
  *
  * A tool failure is a result, never an exception: `invokeTool` resolves for anything the model or the tool
  * did. It rejects only for a usage error (see {@link invokeTool}).
@@ -8,7 +10,6 @@
  * @module
  */
 import { OptionsError } from '../errors';
-import { MAX_ARGUMENT_DEPTH } from '../limits';
 import {
   aBoolean,
   aDuration,
@@ -23,23 +24,11 @@ import {
   type OptionsOwner,
   type OptionsSpec,
 } from '../tool/check-options';
-import { cancelledText, notJsonText, notObjectText, tooDeepText } from '../tool/model-text';
 import { type NamedToolObject, toTool } from '../tool/shapes';
-import { dryRunOf, type Tool, type ToolContext, toolInternals } from '../tool/tool';
-import { decodeArguments, refuseNumbers, scanArguments } from './arguments';
-import { contextClassFor } from './context';
-import { CallRun, runCall } from './pipeline';
-import { sharedAbort, timeoutError } from './signal';
-import type { CallOptions, InvokeOptions, ResultSink, ToolCallResult } from './types';
-
-/*
- * Ids of calls and runs made when the caller gave none (`invokeTool()` without `callId` / `runId`).
- */
-/** A random id: `crypto.randomUUID()` where available (it is missing on insecure browser origins). */
-export function randomId(): string {
-  if (typeof globalThis.crypto?.randomUUID === 'function') return globalThis.crypto.randomUUID();
-  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
-}
+import { dryRunOf, type Tool, toolInternals } from '../tool/tool';
+import { startCall } from './pipeline';
+import { sharedAbort } from './signal';
+import type { CallOptions, InvokeOptions, ToolCallResult } from './types';
 
 /** What `invokeTool()` accepts: one rule per option of {@link InvokeOptions}. */
 const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
@@ -50,7 +39,6 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
     context: anything,
     signal: anAbortSignal,
     approved: aBoolean,
-    rejectionReason: aString(),
     agentName: aString(),
     policies: anArrayOf(aFunction, 'an array of functions'),
     approve: aFunction,
@@ -65,7 +53,6 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
     steps: aRecord,
     onStep: aFunction,
     logger: aRecord,
-    extend: aRecord,
   },
   /** Names from neighbouring APIs, and what they are called here. */
   aliases: {
@@ -95,57 +82,6 @@ export function checkInvokeOptions(options: unknown, owner?: string): asserts op
 }
 
 /**
- * {@link invokeTool} without its checks of `tool` and `options`, for the client: `sink` gets the result exactly
- * once, synchronously when every step of the call is synchronous. Never throws.
- */
-export function startCall(tool: Tool, rawArguments: unknown, options: CallOptions, sink: ResultSink): void {
-  const call = new CallRun(tool, options, sink);
-  const outer = options.signal;
-  if (outer?.aborted) {
-    call.done({ status: 'cancelled', output: cancelledText(tool.name) });
-    return;
-  }
-  const decoded = decodeArguments(rawArguments);
-  if (!decoded.ok) {
-    const output =
-      decoded.reason === 'not_json'
-        ? notJsonText(tool.name, decoded.detail)
-        : notObjectText(tool.name, decoded.type);
-    call.done({ status: 'invalid_arguments', output });
-    return;
-  }
-  call.validated(decoded.value);
-  const scanned = scanArguments(decoded.value);
-  if (scanned === 'too_deep') {
-    call.done({ status: 'invalid_arguments', output: tooDeepText(tool.name, MAX_ARGUMENT_DEPTH) });
-    return;
-  }
-  const { timeoutMs } = call;
-  if (timeoutMs !== undefined) {
-    call.abortWithTimeout = () => call.abort(timeoutError(tool.name, timeoutMs, call.stage));
-  }
-  try {
-    const Context = contextClassFor(options.extend);
-    call.ctx = new Context(
-      call,
-      options.context,
-      options.callId ?? randomId(),
-      options.runId ?? randomId(),
-      tool.name,
-      options.depth ?? 0,
-      { attempt: 1, sessionId: options.sessionId, agentName: options.agentName },
-    ) as unknown as ToolContext;
-    if (scanned === 'ok') runCall(call, decoded.value);
-    else {
-      const args = decoded.value;
-      refuseNumbers(call, args, tool.definition.parameters, (refused) => runCall(call, args, refused));
-    }
-  } catch (error) {
-    call.fail(error);
-  }
-}
-
-/**
  * Runs one call of `tool` with the model's raw arguments and resolves with what the model reads.
  *
  * Steps: decode the arguments (`''`, `null` and absent mean `{}`; a JSON string is parsed, double-encoded
@@ -162,7 +98,7 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
  * model-facing texts are listed in src/tool/model-text.ts.
  *
  * @returns a {@link ToolCallResult}; never rejects for anything the model or the tool did.
- * `source`: any single tool a client accepts, e.g. an object with a `name` (see src/tool/structural.ts).
+ * `source`: any single tool a client accepts, e.g. an object with a `name` (see src/tool/shapes.ts).
  *
  * @throws (as a rejection) only for a usage error, before anything runs: ToolDefinitionError `not_a_tool` when
  *   `source` is of no accepted shape, or what `tool()` throws for an object it refuses; OptionsError `invalid_options` when `options` is not an object,
@@ -182,7 +118,7 @@ export async function invokeTool<C = unknown, P = unknown>(
 ): Promise<ToolCallResult> {
   const tool = toTool(source, 'invokeTool(): the tool');
   checkInvokeOptions(options);
-  // Many calls may share one signal: they listen to it through one listener (src/call/shared-abort.ts).
+  // Many calls may share one signal: they listen to it through one listener (`sharedAbort`, ./signal.ts).
   const { signal } = options;
   const callOptions: CallOptions =
     signal === undefined

@@ -1,10 +1,32 @@
 /**
- * `{ ...data, widget }`: the widget split off a result (or a preliminary result) and validated, the rest kept for
- * the model's text. An invalid widget is reported and dropped; the data still goes through.
+ * A call's pipeline: one call from the model's raw arguments to its result.
+ *
+ * - `CallRun`: the state the phases of a call share, what `ctx`'s methods reach, and the one place a call ends
+ *   (redaction, the edited-arguments note, well-formed text, `maxOutputBytes`, the duration);
+ * - `startCall`: the arguments decoded and checked (./arguments.ts), `ctx` made (./context.ts), then `runCall`;
+ * - `runCall` and its phases: validate → the gate and approval → `execute` → `outputSchema` → the widget split →
+ *   `toModelOutput` → the model's text;
+ * - how a call ends when a phase gives no value: cancelled, timed out or failed (through `errorFunction`);
+ * - the widget split, and the note the model reads when an approver edited the arguments.
+ *
+ * A call takes only the phases its tool and its host have: the gate and approval (./policies.ts,
+ * ./approval.ts) for a tool that asks for approval or names its agents, a host with policies, or a call a human
+ * already decided; attempts (./retry.ts) for a tool with `retry`; preliminary results (./yields.ts) when `execute`
+ * returned something that yields. Each phase runs under the call's time budget and signal (`timed`,
+ * ./signal.ts) and goes on at once when it answers synchronously: a call of a tool with none of these and a
+ * synchronous `execute` ends in the turn that started it.
+ *
+ * Time: `timeoutMs` is one budget for the tool's own work in the call: argument validation, the policies, the
+ * `needsApproval` predicate, `execute`, `outputSchema` validation and `toModelOutput` (the time a human takes to
+ * approve is not counted). When it runs out in any of them, `ctx.signal` aborts with a `TimeoutError` and the call
+ * ends `timeout` (the text names a policy or the `needsApproval` check when one of them hung). `errorFunction` then
+ * has its own bound (`errorFunctionTimeoutMs`). `options.signal` ends the call in every phase.
  *
  * @module
  */
+
 import { isPlainObject } from '../json';
+import { MAX_ARGUMENT_DEPTH } from '../limits';
 import { type Logger, scopedLogger, silentLogger } from '../logger';
 import { contentText, isToolContent, redactedPart } from '../tool/content';
 import {
@@ -13,8 +35,11 @@ import {
   editedNoteText,
   errorText,
   invalidArgumentsText,
+  notJsonText,
+  notObjectText,
   outputMismatchText,
   timeoutText,
+  tooDeepText,
 } from '../tool/model-text';
 import { serializeOutput, thrownMessage, toWellFormed, truncateUtf8 } from '../tool/output';
 import type { ValidationIssue } from '../tool/schema';
@@ -29,12 +54,13 @@ import {
 } from '../tool/tool';
 import { validateWidget, type Widget } from '../tool/widget';
 import { type ApprovalOutcome, decideApproval, lazyFrozenCopy } from './approval';
-import { checkEvent, checkProgress, newAttempt } from './context';
+import { decodeArguments, refuseNumbers, scanArguments } from './arguments';
+import { checkEvent, checkProgress, contextClassFor, newAttempt } from './context';
 import { type GateOutcome, passGate } from './policies';
 import { askQuestion } from './questions';
 import { CallRedaction } from './redaction';
 import { executeAttempts } from './retry';
-import { CallSignal, errorFunctionTimeoutMs, type Settled, settleThen, timed } from './signal';
+import { CallSignal, errorFunctionTimeoutMs, type Settled, settleThen, timed, timeoutError } from './signal';
 import { CallSteps } from './steps';
 import type {
   Attempt,
@@ -47,143 +73,8 @@ import type {
 } from './types';
 import { closeIterator, drainYields, iteratorOf } from './yields';
 
-function reportInvalidWidget(call: CallState, path: string, message: string): void {
-  // The message may quote the widget's values: redacted as the call's output is (sensitive fields included).
-  const redactor = call.options.redactor;
-  const info = {
-    toolName: call.tool.name,
-    callId: call.ctx.callId,
-    path: redactor === undefined ? path : redactor.text(path),
-    message: redactor === undefined ? message : redactor.text(message),
-  };
-  try {
-    if (call.options.onWidgetInvalid) call.options.onWidgetInvalid(info);
-    else
-      console.warn(
-        `toolwire: dropped the invalid widget of ${info.toolName} (call ${info.callId}): ${path}: ${message}`,
-      );
-  } catch {
-    // A failing listener must not change the call's result.
-  }
-}
-
-/**
- * Splits `{ ...data, widget }` into the data the model reads and a validated widget (or none). Never throws: a
- * `widget` getter that throws is an invalid widget at `(root)`. The data keeps the result's other properties
- * as they are (getters included), so `serializeOutput` writes them by its usual rules.
- */
-export function splitWidget(call: CallState, value: unknown): { data: unknown; widget?: Widget } {
-  let descriptors: PropertyDescriptorMap;
-  try {
-    if (!isPlainObject(value) || !Object.hasOwn(value, 'widget')) return { data: value };
-    descriptors = Object.getOwnPropertyDescriptors(value);
-    delete descriptors.widget;
-  } catch {
-    return { data: value }; // a hostile proxy: serializeOutput copes with it
-  }
-  const data: unknown = Object.create(Object.getPrototypeOf(value), descriptors);
-  let widget: unknown;
-  try {
-    widget = value.widget;
-  } catch (error) {
-    reportInvalidWidget(call, formatPath([]), `could not be read: ${thrownMessage(error, 'its getter')}`);
-    return { data };
-  }
-  if (widget === undefined) return { data };
-  const checked = validateWidget(widget);
-  if (checked.ok) return { data, widget: checked.widget };
-  reportInvalidWidget(call, checked.path, checked.message);
-  return { data };
-}
-
-/*
- * The note the model reads before a result when an approver edited the arguments, bounded so that the tool's own
- * output always keeps its room: the note's JSON is shown only up to 512 bytes (else the edited fields are named,
- * see `editedNoteText` in src/tool/model-text.ts), and with `maxOutputBytes` the note takes at most half of it.
- */
-/** `The approver edited the arguments of <name> to <JSON>.`, or the names of the edited fields when longer. */
-export function editedNote(call: CallState, args: object): string {
-  const { redaction } = call;
-  const json =
-    redaction?.active === true ? redaction.json(args) : serializeOutput(args, call.options.redactor);
-  return editedNoteText(call.tool.name, json, Object.keys(args));
-}
-
-/** `note` on a line before `output`; with `maxOutputBytes`, the note is cut to half of it. */
-export function withNote(note: string, output: string, maxOutputBytes: number | undefined): string {
-  const shown = maxOutputBytes === undefined ? note : truncateUtf8(note, Math.floor(maxOutputBytes / 2));
-  return `${shown}\n${output}`;
-}
-
-/*
- * How a call ends when a phase of it gave no value: cancelled, timed out (through `errorFunction`), or failed.
- */
-/** The outcome of a cancelled call. */
-export const cancelled = (call: CallState): CallOutcome => ({
-  status: 'cancelled',
-  output: cancelledText(call.tool.name),
-});
-
-/**
- * Ends a call whose budget ran out: `timeout`, with the timeout text (through `errorFunction`), naming the stage
- * that hung when it was a policy or the `needsApproval` check.
- */
-export function timedOut(call: CallState): void {
-  const { tool, ctx, timeoutMs } = call;
-  failure(call, 'timeout', ctx.signal.reason, timeoutText(tool.name, timeoutMs ?? 0, call.stage));
-}
-
-/** Ends the call for a phase of the tool's own work that gave no value: cancelled, timed out or failed. */
-export function stopped(call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'value' }>): void {
-  if (outcome.kind === 'aborted') call.done(cancelled(call));
-  else if (outcome.kind === 'timeout') timedOut(call);
-  else {
-    const message = thrownMessage(outcome.error, undefined, call.options.redactor);
-    failure(call, 'error', outcome.error, errorText(call.tool.name, message));
-  }
-}
-
-/**
- * Ends the call with the model's text for a failure: `errorFunction`'s, verbatim, or `fallback` when it is absent,
- * throws, returns something other than a string, or does not answer within {@link errorFunctionTimeoutMs}.
- */
-export function failure(
-  call: CallState,
-  status: 'error' | 'timeout',
-  error: unknown,
-  fallback: string,
-): void {
-  const { errorFunction } = call.internals;
-  if (errorFunction === undefined) {
-    call.done({ status, output: fallback, error });
-    return;
-  }
-  const options = { signal: call.options.signal, timeoutMs: errorFunctionTimeoutMs(call.timeoutMs) };
-  settleThen(
-    () => errorFunction(call.ctx, error),
-    options,
-    (settled) => {
-      if (settled.kind === 'aborted') call.done(cancelled(call));
-      else if (settled.kind !== 'value') call.done({ status, output: fallback, error });
-      // A non-string (e.g. `undefined` from a function that forgot to return) would read `null`: use the default.
-      else call.done({ status, output: typeof settled.value === 'string' ? settled.value : fallback, error });
-    },
-    call,
-  );
-}
-
-/*
- * `CallRun`: one call from its start to its result, the state the steps of a call share (`CallState`), the one
- * place a call ends, and what `ctx`'s methods reach. Started by `startCall` (./invoke.ts).
- *
- * Memory: a call held in flight (its `execute` not settled) keeps this object, so it keeps few fields: what few
- * calls need sits in one object made on demand, and it has no private instance methods (V8 gives every instance
- * of a class with them a field of its own).
- */
-type Outcome = CallOutcome;
-
 /** A bug in toolwire or a schema library must still give the model an answer. */
-function bugOutcome(tool: Tool, error: unknown): Outcome {
+function bugOutcome(tool: Tool, error: unknown): CallOutcome {
   const message = error instanceof Error ? error.message : String(error);
   return { status: 'error', output: errorText(tool.name, message), error };
 }
@@ -199,7 +90,7 @@ interface RareState {
 }
 
 /** A result redacted with a call's own redactor (sensitive values of its arguments). */
-function redactOutcome(outcome: Outcome, redactor: CallRedaction): void {
+function redactOutcome(outcome: CallOutcome, redactor: CallRedaction): void {
   outcome.output = redactor.output(outcome.output);
   if (outcome.widget !== undefined) outcome.widget = redactor.value(outcome.widget);
   if (outcome.content !== undefined)
@@ -213,8 +104,12 @@ function scrub<T>(value: T, redactor: CallRedaction): T {
 }
 
 /**
- * One call from its start to its result: the {@link CallState} the steps share, and the one place a call ends
+ * One call from its start to its result: the {@link CallState} the phases share, and the one place a call ends
  * (a class rather than closures: a call held in flight keeps one object, not a context and two functions).
+ *
+ * Memory: a call held in flight (its `execute` not settled) keeps this object, so it keeps few fields: what few
+ * calls need sits in one object made on demand, and it has no private instance methods (V8 gives every instance
+ * of a class with them a field of its own).
  */
 export class CallRun extends CallSignal implements CallState {
   readonly tool: Tool;
@@ -251,7 +146,7 @@ export class CallRun extends CallSignal implements CallState {
     CallRun.#rareOf(this).stage = stage;
   }
 
-  /** The call's redaction by field name (`sensitiveFieldNames`, a policy's `redact`): src/call/call-redaction.ts. */
+  /** The call's redaction by field name (`sensitiveFieldNames`, a policy's `redact`): ./redaction.ts. */
   get redaction(): CallRedaction | undefined {
     return this.#rare?.redaction;
   }
@@ -290,7 +185,7 @@ export class CallRun extends CallSignal implements CallState {
     }
   }
 
-  done(outcome: Outcome): void {
+  done(outcome: CallOutcome): void {
     if (this.#finished) return;
     this.#finished = true;
     this.end();
@@ -430,17 +325,157 @@ export class CallRun extends CallSignal implements CallState {
   }
 }
 
-/*
- * One call once its arguments are decoded: validation, the gate (`allowedAgentNames`, then the policies:
- * src/call/gate.ts), approval, `execute`, `errorFunction`, `outputSchema`, the widget split and `toModelOutput`,
- * each under the call's time budget and signal (Assemble's sequence).
- *
- * Time: `timeoutMs` is one budget for the tool's own work in the call: argument validation, the policies, the
- * `needsApproval` predicate, `execute`, `outputSchema` validation and `toModelOutput` (the time a human takes to approve is not
- * counted). When it runs out in any of them, `ctx.signal` aborts with a `TimeoutError` and the call ends
- * `timeout` (the text names a policy or the `needsApproval` check when one of them hung). `errorFunction` then has its own bound ({@link errorFunctionTimeoutMs}). `options.signal` ends the
- * call in every phase, with or without `timeoutMs`.
+/** A random id: `crypto.randomUUID()` where available (it is missing on insecure browser origins). */
+function randomId(): string {
+  if (typeof globalThis.crypto?.randomUUID === 'function') return globalThis.crypto.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
+}
+
+/**
+ * Starts one call of `tool` with the model's raw arguments (`invokeTool` without its checks, for the client and
+ * the other hosts): `sink` gets the result exactly once, synchronously when every phase of the call answers
+ * synchronously. A call id and a run id not given are random UUIDs. Never throws.
  */
+export function startCall(tool: Tool, rawArguments: unknown, options: CallOptions, sink: ResultSink): void {
+  const call = new CallRun(tool, options, sink);
+  if (options.signal?.aborted) {
+    call.done(cancelled(call));
+    return;
+  }
+  const decoded = decodeArguments(rawArguments);
+  if (!decoded.ok) {
+    const output =
+      decoded.reason === 'not_json'
+        ? notJsonText(tool.name, decoded.detail)
+        : notObjectText(tool.name, decoded.type);
+    call.done({ status: 'invalid_arguments', output });
+    return;
+  }
+  const args = decoded.value;
+  call.validated(args);
+  const scanned = scanArguments(args);
+  if (scanned === 'too_deep') {
+    call.done({ status: 'invalid_arguments', output: tooDeepText(tool.name, MAX_ARGUMENT_DEPTH) });
+    return;
+  }
+  const { timeoutMs } = call;
+  if (timeoutMs !== undefined) {
+    call.abortWithTimeout = () => call.abort(timeoutError(tool.name, timeoutMs, call.stage));
+  }
+  try {
+    const Context = contextClassFor(options.extend);
+    call.ctx = new Context(
+      call,
+      options.context,
+      options.callId ?? randomId(),
+      options.runId ?? randomId(),
+      tool.name,
+      options.depth ?? 0,
+      { attempt: 1, sessionId: options.sessionId, agentName: options.agentName },
+    ) as unknown as ToolContext;
+    const refused = scanned === 'ok' ? undefined : refuseNumbers(args, tool.definition.parameters);
+    runCall(call, args, refused);
+  } catch (error) {
+    call.fail(error);
+  }
+}
+
+/**
+ * Runs a call from its decoded arguments and ends it through `call.done`, synchronously as far as every phase
+ * answers synchronously. `refused` lists numbers of the arguments toolwire refuses itself (./arguments.ts): the
+ * call then ends `invalid_arguments` with them and the schema's issues, whatever validation says. Never fails for
+ * anything the model or the tool does; a schema library that throws while validating is a bug, given to
+ * `call.fail`.
+ */
+export function runCall(call: CallState, args: object, refused?: readonly ValidationIssue[]): void {
+  const { tool, internals } = call;
+  timed(
+    call,
+    () => internals.parameters.validate(args),
+    (validated) => {
+      if (validated.kind === 'aborted') {
+        call.done(cancelled(call));
+        return;
+      }
+      if (validated.kind === 'timeout') return timedOut(call);
+      if (validated.kind === 'error') {
+        call.fail(validated.error);
+        return;
+      }
+      if (!validated.value.ok || refused !== undefined) {
+        const issues = withRefusals(validated.value.ok ? [] : validated.value.issues, refused ?? []);
+        const text = call.options.argumentsEdited ? editedInvalidText : invalidArgumentsText;
+        call.done({ status: 'invalid_arguments', output: text(tool.name, issues) });
+        return;
+      }
+      const input = validated.value.value;
+      call.validated(input);
+      if (call.options.argumentsEdited) call.editedArguments = args;
+      if (checkedBeforeExecute(call)) gated(call, input);
+      else execute(call, input, call.options.approved === true);
+    },
+  );
+}
+
+/**
+ * Whether a validated call passes the gate and approval before `execute`: its tool asks for approval (or may) or
+ * names the agents that may call it, the host has policies, or a human already rejected it (the service held
+ * the call). Any other call goes straight to `execute`: approved when the service says a human approved it.
+ */
+function checkedBeforeExecute(call: CallState): boolean {
+  const { internals, options } = call;
+  return (
+    (internals.needsApproval ?? false) !== false ||
+    internals.allowedAgentNames !== undefined ||
+    (options.policies?.length ?? 0) > 0 ||
+    options.approved === false
+  );
+}
+
+/**
+ * The schema's issues, with toolwire's own refusals of numbers (./arguments.ts) in place of the schema's issue at
+ * the same path (they say why: the number was rounded), and after them where it had none.
+ */
+function withRefusals(
+  issues: readonly ValidationIssue[],
+  refused: readonly ValidationIssue[],
+): ValidationIssue[] {
+  const rest = [...refused];
+  const merged = issues.map((issue) => {
+    const index = rest.findIndex((item) => item.path === issue.path);
+    return index === -1 ? issue : (rest.splice(index, 1)[0] as ValidationIssue);
+  });
+  return [...merged, ...rest];
+}
+
+/**
+ * A validated call through the allowlist and the policies (./policies.ts), then approval (./approval.ts), then
+ * `execute`. A call a human already rejected (the service held it) skips the gate: it ends `rejected` either
+ * way. Policies, the `needsApproval` predicate and the approver see one deep-frozen copy of `input`.
+ */
+function gated(call: CallState, input: unknown): void {
+  const pass = call.options.approved === false ? skipGate : passGate;
+  const view = lazyFrozenCopy(input);
+  pass(call, view, (gate) =>
+    guarded(call, () => {
+      if (!gate.go) return refuse(call, gate);
+      if (gate.redact.length > 0) call.redaction?.addNames(gate.redact);
+      decideApproval(call, view, gate.approvalReason, (decided) =>
+        guarded(call, () => {
+          if (!decided.go) refuse(call, decided);
+          else if (decided.edited === undefined) execute(call, input, decided.approved);
+          else revalidate(call, decided.edited);
+        }),
+      );
+    }),
+  );
+}
+
+/** The gate of a call already rejected: nothing to check. */
+function skipGate(_call: CallState, _view: () => unknown, done: (outcome: GateOutcome) => void): void {
+  done({ go: true, approvalReason: undefined, redact: [] });
+}
+
 /** Runs `step`, and ends the call as a bug when it throws (a continuation may run from a promise reaction). */
 function guarded(call: CallState, step: () => void): void {
   try {
@@ -450,12 +485,81 @@ function guarded(call: CallState, step: () => void): void {
   }
 }
 
+/** Ends the call with a gate's or an approval's refusal. */
+function refuse(call: CallState, refusal: Exclude<GateOutcome | ApprovalOutcome, { go: true }>): void {
+  if (refusal.status === 'timeout') {
+    timedOut(call);
+    return;
+  }
+  const outcome: CallOutcome = { status: refusal.status, output: refusal.output };
+  if (refusal.reason !== undefined) outcome.reason = refusal.reason;
+  if (refusal.error !== undefined) outcome.error = refusal.error;
+  call.done(outcome);
+}
+
 /**
- * `execute` returned: a value that yields preliminary results is read to its end first (under what is left of the
- * budget), then the result goes on as any other.
+ * Arguments an approver edited: validated again against the schema, then through the allowlist and the policies
+ * again (as a call the service re-delivers with edited arguments is), then run; the model is told. A policy's
+ * `block` ends the call `rejected`, its `redact` applies; its `requireApproval` is met by the approval that made
+ * the edit (the approver wrote these arguments): a call is put to an approver at most once, so an edit can never
+ * loop back to approval.
+ */
+function revalidate(call: CallState, edited: Record<string, unknown>): void {
+  // What execute gets is what is redacted: the edit's values under the redacted names are secrets too (and an
+  // invalid edit's issues may quote them).
+  call.validated(edited);
+  timed(
+    call,
+    () => call.internals.parameters.validate(edited),
+    (validated) => {
+      if (validated.kind === 'error') call.fail(validated.error);
+      else if (validated.kind !== 'value') stopped(call, validated);
+      else if (!validated.value.ok) {
+        call.done({
+          status: 'invalid_arguments',
+          output: editedInvalidText(call.tool.name, validated.value.issues),
+        });
+      } else {
+        const input = validated.value.value;
+        call.validated(input);
+        call.editedArguments = edited;
+        passGate(call, lazyFrozenCopy(input), (gate) =>
+          guarded(call, () => {
+            if (!gate.go) return refuse(call, gate);
+            if (gate.redact.length > 0) call.redaction?.addNames(gate.redact);
+            execute(call, input, true);
+          }),
+        );
+      }
+    },
+  );
+}
+
+/**
+ * Runs `execute` with the input it may have: once, or in attempts for a tool with `retry` (./retry.ts). Its
+ * continuation is made once ({@link afterExecute}): a held call keeps no closure of its own for it.
+ */
+function execute(call: CallState, input: unknown, approved: boolean): void {
+  call.ctx.approved = approved;
+  const { internals } = call;
+  const { retry } = internals;
+  if (retry === undefined || retry.maxAttempts <= 1)
+    timed(call, () => internals.execute(input, call.ctx), afterExecute);
+  else executeAttempts(call, input, retry, afterExecute);
+}
+
+function afterExecute(result: Settled<unknown>, call: CallState): void {
+  if (result.kind === 'value') executed(call, result.value);
+  else stopped(call, result);
+}
+
+/**
+ * `execute` returned: a value that yields preliminary results (only an object can: a generator, an async
+ * iterable) is read to its end first, under what is left of the budget (./yields.ts); then the result goes on
+ * as any other.
  */
 function executed(call: CallState, value: unknown): void {
-  const iterator = iteratorOf(value);
+  const iterator = typeof value === 'object' && value !== null ? iteratorOf(value) : undefined;
   if (iterator === undefined) {
     succeed(call, value);
     return;
@@ -475,7 +579,7 @@ function executed(call: CallState, value: unknown): void {
 
 /** A value yielded before the result: its widget split off, the rest written as a result would be. */
 function preliminary(call: CallState, value: unknown): void {
-  if (call.preliminary === undefined || call.options.onPreliminary === undefined) return;
+  if (call.options.onPreliminary === undefined) return;
   const { data, widget } = splitWidget(call, value);
   // Content parts of a preliminary result travel as their text.
   const output = isToolContent(data) ? contentText(data.parts) : serializeOutput(data, call.options.redactor);
@@ -505,13 +609,14 @@ function succeed(call: CallState, returned: unknown): void {
 function project(call: CallState, value: unknown): void {
   const { data, widget } = splitWidget(call, value);
   const done = (forModel: unknown) => {
-    // Content parts (only from `content()`) go beside the text every model reads.
-    const parts = isToolContent(forModel) ? forModel.parts : undefined;
-    const output =
-      parts === undefined ? serializeOutput(forModel, call.options.redactor) : contentText(parts);
-    const outcome: CallOutcome = { status: 'ok', output, value };
+    const outcome: CallOutcome = { status: 'ok', output: '', value };
+    // A string is the model's text as it is; content parts (only from `content()`) go beside their text.
+    if (typeof forModel === 'string') outcome.output = forModel;
+    else if (isToolContent(forModel)) {
+      outcome.output = contentText(forModel.parts);
+      outcome.content = [...forModel.parts];
+    } else outcome.output = serializeOutput(forModel, call.options.redactor);
     if (widget !== undefined) outcome.widget = widget;
-    if (parts !== undefined) outcome.content = [...parts];
     call.done(outcome);
   };
   const toModelOutput = call.internals.toModelOutput;
@@ -526,145 +631,126 @@ function project(call: CallState, value: unknown): void {
   );
 }
 
-/**
- * The schema's issues, with toolwire's own refusals of numbers (see src/call/argument-limits.ts) in place of the
- * schema's issue at the same path (they say why: the number was rounded), and after them where it had none.
+/*
+ * How a call ends when a phase of it gave no value: cancelled, timed out (through `errorFunction`), or failed.
  */
-function withRefusals(
-  issues: readonly ValidationIssue[],
-  refused: readonly ValidationIssue[],
-): ValidationIssue[] {
-  const rest = [...refused];
-  const merged = issues.map((issue) => {
-    const index = rest.findIndex((item) => item.path === issue.path);
-    return index === -1 ? issue : (rest.splice(index, 1)[0] as ValidationIssue);
-  });
-  return [...merged, ...rest];
+/** The outcome of a cancelled call. */
+const cancelled = (call: CallState): CallOutcome => ({
+  status: 'cancelled',
+  output: cancelledText(call.tool.name),
+});
+
+/**
+ * Ends a call whose budget ran out: `timeout`, with the timeout text (through `errorFunction`), naming the stage
+ * that hung when it was a policy or the `needsApproval` check.
+ */
+function timedOut(call: CallState): void {
+  const { tool, ctx, timeoutMs } = call;
+  failure(call, 'timeout', ctx.signal.reason, timeoutText(tool.name, timeoutMs ?? 0, call.stage));
+}
+
+/** Ends the call for a phase of the tool's own work that gave no value: cancelled, timed out or failed. */
+function stopped(call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'value' }>): void {
+  if (outcome.kind === 'aborted') call.done(cancelled(call));
+  else if (outcome.kind === 'timeout') timedOut(call);
+  else {
+    const message = thrownMessage(outcome.error, undefined, call.options.redactor);
+    failure(call, 'error', outcome.error, errorText(call.tool.name, message));
+  }
 }
 
 /**
- * Runs a call from its decoded arguments and ends it through `call.done`, synchronously as far as every step
- * answers synchronously. `refused` lists numbers of the arguments toolwire refuses itself: the call then ends
- * `invalid_arguments` with them and the schema's issues, whatever validation says. Never fails for anything the model or the tool does; a schema library that throws
- * while validating is a bug, given to `call.fail`.
+ * Ends the call with the model's text for a failure: `errorFunction`'s, verbatim, or `fallback` when it is absent,
+ * throws, returns something other than a string, or does not answer within {@link errorFunctionTimeoutMs}.
  */
-export function runCall(call: CallState, args: object, refused?: readonly ValidationIssue[]): void {
-  const { tool, internals } = call;
-  timed(
-    call,
-    () => internals.parameters.validate(args),
-    (validated) => {
-      if (validated.kind === 'aborted') {
-        call.done(cancelled(call));
-        return;
-      }
-      if (validated.kind === 'timeout') return timedOut(call);
-      if (validated.kind === 'error') {
-        call.fail(validated.error);
-        return;
-      }
-      if (!validated.value.ok || refused !== undefined) {
-        const issues = withRefusals(validated.value.ok ? [] : validated.value.issues, refused ?? []);
-        const text = call.options.argumentsEdited ? editedInvalidText : invalidArgumentsText;
-        call.done({ status: 'invalid_arguments', output: text(tool.name, issues) });
-        return;
-      }
-      const input = validated.value.value;
-      call.validated?.(input);
-      if (call.options.argumentsEdited) call.editedArguments = args;
-      gated(call, input);
-    },
-  );
-}
-
-/** Ends the call with a gate's or an approval's refusal. */
-function refuse(call: CallState, refusal: Exclude<GateOutcome | ApprovalOutcome, { go: true }>): void {
-  if (refusal.status === 'timeout') {
-    timedOut(call);
+function failure(call: CallState, status: 'error' | 'timeout', error: unknown, fallback: string): void {
+  const { errorFunction } = call.internals;
+  if (errorFunction === undefined) {
+    call.done({ status, output: fallback, error });
     return;
   }
-  const outcome: CallOutcome = { status: refusal.status, output: refusal.output };
-  if (refusal.reason !== undefined) outcome.reason = refusal.reason;
-  if (refusal.error !== undefined) outcome.error = refusal.error;
-  call.done(outcome);
-}
-
-/**
- * A validated call: the allowlist and the policies (src/call/gate.ts), then approval, then `execute`. A call a
- * human already rejected (the service held it) skips the gate: it ends `rejected` either way. Policies, the
- * `needsApproval` predicate and the approver see one deep-frozen copy of `input` (src/call/frozen-copy.ts).
- */
-function gated(call: CallState, input: unknown): void {
-  const pass = call.options.approved === false ? skipGate : passGate;
-  const view = lazyFrozenCopy(input);
-  pass(call, view, (gate) =>
-    guarded(call, () => {
-      if (!gate.go) return refuse(call, gate);
-      if (gate.redact.length > 0) call.redaction?.addNames(gate.redact);
-      decideApproval(call, view, gate.approvalReason, (decided) =>
-        guarded(call, () => {
-          if (!decided.go) refuse(call, decided);
-          else if (decided.edited === undefined) execute(call, input, decided.approved);
-          else revalidate(call, decided.edited);
-        }),
-      );
-    }),
-  );
-}
-
-/** The gate of a call already rejected: nothing to check. */
-function skipGate(_call: CallState, _view: () => unknown, done: (outcome: GateOutcome) => void): void {
-  done({ go: true, approvalReason: undefined, redact: [] });
-}
-
-/**
- * Arguments an approver edited: validated again against the schema, then through the allowlist and the policies
- * again (as a call the service re-delivers with edited arguments is), then run; the model is told. A policy's
- * `block` ends the call `rejected`, its `redact` applies; its `requireApproval` is met by the approval that made
- * the edit (the approver wrote these arguments): a call is put to an approver at most once, so an edit can never
- * loop back to approval.
- */
-function revalidate(call: CallState, edited: Record<string, unknown>): void {
-  // What execute gets is what is redacted: the edit's values under the redacted names are secrets too (and an
-  // invalid edit's issues may quote them).
-  call.validated?.(edited);
-  timed(
-    call,
-    () => call.internals.parameters.validate(edited),
-    (validated) => {
-      if (validated.kind === 'error') call.fail(validated.error);
-      else if (validated.kind !== 'value') stopped(call, validated);
-      else if (!validated.value.ok) {
-        call.done({
-          status: 'invalid_arguments',
-          output: editedInvalidText(call.tool.name, validated.value.issues),
-        });
-      } else {
-        const input = validated.value.value;
-        call.validated?.(input);
-        call.editedArguments = edited;
-        passGate(call, lazyFrozenCopy(input), (gate) =>
-          guarded(call, () => {
-            if (!gate.go) return refuse(call, gate);
-            if (gate.redact.length > 0) call.redaction?.addNames(gate.redact);
-            execute(call, input, true);
-          }),
-        );
-      }
+  const options = { signal: call.options.signal, timeoutMs: errorFunctionTimeoutMs(call.timeoutMs) };
+  settleThen(
+    () => errorFunction(call.ctx, error),
+    options,
+    (settled) => {
+      if (settled.kind === 'aborted') call.done(cancelled(call));
+      else if (settled.kind !== 'value') call.done({ status, output: fallback, error });
+      // A non-string (e.g. `undefined` from a function that forgot to return) would read `null`: use the default.
+      else call.done({ status, output: typeof settled.value === 'string' ? settled.value : fallback, error });
     },
+    call,
   );
 }
 
-/**
- * Runs `execute` with the input it may have: once, or in attempts under the tool's `retry` (./retry.ts). Its
- * continuation is made once ({@link afterExecute}): a held call keeps no closure of its own for it.
+/*
+ * `{ ...data, widget }`: the widget split off a result (or a preliminary result) and validated, the rest kept for
+ * the model's text. An invalid widget is reported and dropped; the data still goes through.
  */
-function execute(call: CallState, input: unknown, approved: boolean): void {
-  call.ctx.approved = approved;
-  executeAttempts(call, input, afterExecute);
+function reportInvalidWidget(call: CallState, path: string, message: string): void {
+  // The message may quote the widget's values: redacted as the call's output is (sensitive fields included).
+  const redactor = call.options.redactor;
+  const info = {
+    toolName: call.tool.name,
+    callId: call.ctx.callId,
+    path: redactor === undefined ? path : redactor.text(path),
+    message: redactor === undefined ? message : redactor.text(message),
+  };
+  try {
+    if (call.options.onWidgetInvalid) call.options.onWidgetInvalid(info);
+    else
+      console.warn(
+        `toolwire: dropped the invalid widget of ${info.toolName} (call ${info.callId}): ${path}: ${message}`,
+      );
+  } catch {
+    // A failing listener must not change the call's result.
+  }
 }
 
-function afterExecute(result: Settled<unknown>, call: CallState): void {
-  if (result.kind === 'value') executed(call, result.value);
-  else stopped(call, result);
+/**
+ * Splits `{ ...data, widget }` into the data the model reads and a validated widget (or none). Never throws: a
+ * `widget` getter that throws is an invalid widget at `(root)`. The data keeps the result's other properties
+ * as they are (getters included), so `serializeOutput` writes them by its usual rules.
+ */
+function splitWidget(call: CallState, value: unknown): { data: unknown; widget?: Widget } {
+  let descriptors: PropertyDescriptorMap;
+  try {
+    if (!isPlainObject(value) || !Object.hasOwn(value, 'widget')) return { data: value };
+    descriptors = Object.getOwnPropertyDescriptors(value);
+    delete descriptors.widget;
+  } catch {
+    return { data: value }; // a hostile proxy: serializeOutput copes with it
+  }
+  const data: unknown = Object.create(Object.getPrototypeOf(value), descriptors);
+  let widget: unknown;
+  try {
+    widget = value.widget;
+  } catch (error) {
+    reportInvalidWidget(call, formatPath([]), `could not be read: ${thrownMessage(error, 'its getter')}`);
+    return { data };
+  }
+  if (widget === undefined) return { data };
+  const checked = validateWidget(widget);
+  if (checked.ok) return { data, widget: checked.widget };
+  reportInvalidWidget(call, checked.path, checked.message);
+  return { data };
+}
+
+/*
+ * The note the model reads before a result when an approver edited the arguments, bounded so that the tool's own
+ * output always keeps its room: the note's JSON is shown only up to 512 bytes (else the edited fields are named,
+ * see `editedNoteText` in src/tool/model-text.ts), and with `maxOutputBytes` the note takes at most half of it.
+ */
+/** `The approver edited the arguments of <name> to <JSON>.`, or the names of the edited fields when longer. */
+function editedNote(call: CallState, args: object): string {
+  const { redaction } = call;
+  const json =
+    redaction?.active === true ? redaction.json(args) : serializeOutput(args, call.options.redactor);
+  return editedNoteText(call.tool.name, json, Object.keys(args));
+}
+
+/** `note` on a line before `output`; with `maxOutputBytes`, the note is cut to half of it. */
+function withNote(note: string, output: string, maxOutputBytes: number | undefined): string {
+  const shown = maxOutputBytes === undefined ? note : truncateUtf8(note, Math.floor(maxOutputBytes / 2));
+  return `${shown}\n${output}`;
 }

@@ -1,9 +1,10 @@
 /**
  * The gate of a validated call, before approval: the tool's agent allowlist (`allowedAgentNames`), then the
- * caller's policies in order (Assemble's sequence: validate → allowlist → policies → approval → execute →
- * output schema). Arguments an approver edited pass it again (src/call/run-call.ts).
+ * host's policies in order (Assemble's sequence: validate → allowlist → policies → approval → execute →
+ * output schema). Arguments an approver edited pass it again (src/call/pipeline.ts). This file holds how a
+ * policy's answer is read, then the gate (`passGate`).
  *
- * Policies see a deep-frozen copy of the arguments (src/call/frozen-copy.ts), never `execute`'s. An empty (or
+ * Policies see a deep-frozen copy of the arguments (`lazyFrozenCopy`, ./approval.ts), never `execute`'s. An empty (or
  * blank) `block` text is the default {@link policyBlockedText}; an empty `requireApproval` reason is the
  * default {@link policyApprovalReason}: a policy's decision is never lost to a missing text, and the model and
  * the approver never read an empty one. While policy `i` runs, the call's stage is `policy i` (1-based), which
@@ -56,10 +57,6 @@ function readPolicy(toolName: string, answer: unknown): { decision: PolicyDecisi
  * what the policies see of the arguments (a frozen copy, made when first asked).
  */
 export function passGate(call: CallState, view: () => unknown, done: (outcome: GateOutcome) => void): void {
-  if (gateIsOpen(call)) {
-    done({ go: true, approvalReason: undefined, redact: [] });
-    return;
-  }
   const name = call.tool.name;
   const { allowedAgentNames } = call.internals;
   const { agentName } = call.options;
@@ -126,9 +123,4 @@ export function passGate(call: CallState, view: () => unknown, done: (outcome: G
     );
   };
   next(0);
-}
-
-/** Whether the gate has nothing to check: the tool names no `allowedAgentNames` and the client has no `policies`. */
-export function gateIsOpen(call: CallState): boolean {
-  return call.internals.allowedAgentNames === undefined && (call.options.policies ?? []).length === 0;
 }

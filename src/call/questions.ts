@@ -15,8 +15,17 @@ import { listIssues } from '../tool/model-text';
 import { resolveSchema, type SchemaAdapter } from '../tool/schema';
 import type { AskOptions, ToolContext } from '../tool/tool';
 import { QUESTION_LIMITS } from '../wire/protocol';
+import { show } from './context';
 import { settleThen } from './signal';
 import type { CallOptions, QuestionReply, QuestionRequest } from './types';
+
+/** The refusal of a question nobody can answer: no `onQuestion`, and a service that does not take questions. */
+export function nobodyAnswers(): QuestionError {
+  return new QuestionError(
+    'unsupported',
+    'nobody can answer: the client has no onQuestion and the service does not take questions',
+  );
+}
 
 /** What a question needs of its call. */
 export interface QuestionHost {
@@ -60,12 +69,6 @@ const ASK_OWNER: OptionsOwner = {
 
 function invalid(message: string): never {
   throw new ToolDefinitionError('invalid_question', `ctx.askQuestion(): ${message}`);
-}
-
-function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
-  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
-  return String(value);
 }
 
 /** @throws ToolDefinitionError `invalid_question` naming what is wrong. */
@@ -171,14 +174,7 @@ export function askQuestion(
   }
   const handler = host.options.onQuestion;
   if (host.finished) return Promise.reject(new QuestionError('cancelled', 'the call has already ended'));
-  if (handler === undefined) {
-    return Promise.reject(
-      new QuestionError(
-        'unsupported',
-        'nobody can answer: the client has no onQuestion and the service does not take questions',
-      ),
-    );
-  }
+  if (handler === undefined) return Promise.reject(nobodyAnswers());
   const { ctx } = host;
   const stop = new AbortController();
   const request: QuestionRequest = {

@@ -12,7 +12,7 @@
  *   value is searched for and replaced only when its text (a string as it is, a number's digits) is at least
  *   {@link MIN_SEARCHED_CHARS} characters long: a value such as `1`, `' '`, `'e'` or `0` would take ordinary text
  *   with it, and, inside JSON, break it. Booleans and `null` are never searched for.
- * - a text that is JSON is redacted inside its values and written again as JSON (src/redact-output.ts): it is
+ * - a text that is JSON is redacted inside its values and written again as JSON (`redactOutput`, src/redact.ts): it is
  *   never cut through its syntax.
  *
  * @module
@@ -105,7 +105,7 @@ export class CallRedaction {
   }
 
   /**
-   * A text the model reads: as {@link CallRedaction.text}, but a JSON text stays JSON (src/redact-output.ts),
+   * A text the model reads: as {@link CallRedaction.text}, but a JSON text stays JSON (`redactOutput`, src/redact.ts),
    * and a JSON object or array holding one of the names has that field's value replaced whole (as
    * {@link CallRedaction.value}), then is written again as compact JSON.
    */

@@ -13,12 +13,13 @@ import { isToolLike, toTool, toTools } from '../tool/shapes';
 import type { AnyTool, Tool } from '../tool/tool';
 import { MAX_APPROVAL_REASON_CHARS, type ToolDefinition } from '../wire/protocol';
 import { cutChars } from '../wire/utf8';
-import { checkInvokeOptions, startCall } from './invoke';
+import { checkInvokeOptions } from './invoke';
+import { startCall } from './pipeline';
 import type { CallOptions, InvokeOptions, ResultSink, ToolCallResult } from './types';
 
 /**
  * Tools by name, in the order they were added. Takes tools of every shape a client does (the structural
- * contract of src/tool/structural.ts): `tool()` results, plain objects, AI SDK tools, records keyed by name.
+ * contract of src/tool/shapes.ts): `tool()` results, plain objects, AI SDK tools, records keyed by name.
  *
  * `T` types the tools given to the constructor entry by entry (inferred, as for a client's `tools`: each object's
  * `execute` input is its schema's type); it plays no part once the registry is made.

@@ -1,6 +1,7 @@
 /**
- * The execute phase of a call: one attempt under what is left of the budget, or, for a tool with `retry`,
- * attempts until one succeeds, the call is cancelled, `retry.when` says no, or `retry.maxAttempts` ran. Each
+ * Retry, the execute phase of a call whose tool has `retry` (a tool without runs `execute` once, in
+ * src/call/pipeline.ts): attempts until one succeeds, the call is cancelled, `retry.when` says no, or
+ * `retry.maxAttempts` ran. This file holds `executeAttempts`, then `retry.when` and the wait between attempts. Each
  * attempt has a `ctx` and a signal of its own (`ctx.attempt` tells them apart; everything else is the same) and
  * `timeoutMs` of its own; between attempts the call waits a backoff delay with full jitter, which a cancel ends.
  *
@@ -9,7 +10,7 @@
 import { TimeoutError } from '../errors';
 import { RETRY_DEFAULTS, type RetryOptions } from '../tool/tool';
 import { backoffDelay } from '../wire/connection';
-import { type Settled, settleThen, timed } from './signal';
+import { type Settled, settleThen } from './signal';
 import type { AbortLike, CallState } from './types';
 import { untilFirstYield } from './yields';
 
@@ -57,27 +58,21 @@ function pause(delayMs: number, signal: AbortLike | undefined, then: (goOn: bool
 }
 
 /**
- * Runs `execute` (with retries when the tool has them) and goes on with how the last attempt ended. A tool
- * without `retry` (or with `maxAttempts: 1`) runs exactly as before: one attempt, on the call's own `ctx`.
+ * Runs `execute` in attempts under the tool's `retry` (of more than one attempt: a tool without runs it once, in
+ * src/call/pipeline.ts) and goes on with how the last attempt ended.
  */
 export function executeAttempts(
   call: CallState,
   input: unknown,
+  retry: RetryOptions,
   next: (outcome: Settled<unknown>, call: CallState) => void,
 ): void {
   const { internals } = call;
-  const retry = internals.retry;
-  const newAttempt = call.newAttempt;
-  // `runsOnce` is the condition the browser stand-in uses too; the other two narrow the types below.
-  if (runsOnce(call) || retry === undefined || newAttempt === undefined) {
-    timed(call, () => internals.execute(input, call.ctx), next);
-    return;
-  }
   const name = call.tool.name;
   const { timeoutMs } = call;
   const signal = call.options.signal;
   const run = (number: number): void => {
-    const attempt = newAttempt.call(call, number);
+    const attempt = call.newAttempt(number);
     // `errorFunction` and the timeout text get the last attempt's `ctx` (its `signal.reason`, its `attempt`).
     call.ctx = attempt.ctx;
     const budget = number === 1 ? call.remainingMs : timeoutMs;
@@ -87,7 +82,7 @@ export function executeAttempts(
         new TimeoutError('timeout', `${name} timed out after ${timeoutMs}ms (attempt ${number})`),
       );
     settleThen(
-      // A generator's attempt lasts until its first yield: one that throws before it is retried (./first-yield.ts).
+      // A generator's attempt lasts until its first yield: one that throws before it is retried (./yields.ts).
       () => untilFirstYield(internals.execute(input, attempt.ctx)),
       { signal, timeoutMs: budget, onTimeout },
       (settled) => {
@@ -130,10 +125,4 @@ export function executeAttempts(
     pause(delayMs, signal, (goOn) => (goOn ? run(number + 1) : next({ kind: 'aborted' }, call)));
   };
   run(1);
-}
-
-/** Whether `execute` runs once, without the retry code: no `retry`, `maxAttempts` 1, or no way to make a new attempt. */
-export function runsOnce(call: CallState): boolean {
-  const { retry } = call.internals;
-  return retry === undefined || retry.maxAttempts <= 1 || call.newAttempt === undefined;
 }

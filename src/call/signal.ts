@@ -1,7 +1,15 @@
 /**
- * `ctx.signal`, made when a tool first reads it. Most tools never do, and in Node an `AbortController` (an
- * `EventTarget` with its own listener map) costs microseconds and hundreds of bytes per call; an abort that
- * comes first is remembered and shows on the signal when it is made.
+ * A call's cancellation and time: how it stops, and how each of its phases waits.
+ *
+ * - `Cancellation`: a cancellation without an `EventTarget`, what the client keeps per call;
+ * - `CallSignal`: the abort state of one call, and its `ctx.signal`, made when a tool first reads it (most tools
+ *   never do, and in Node an `AbortController` costs microseconds and hundreds of bytes per call; an abort that
+ *   comes first is remembered and shows on the signal when it is made);
+ * - `abortReason`: the reasons a client's cancellation gives, as the platform makes them;
+ * - `sharedAbort`: one listener on a caller's `AbortSignal`, however many calls share it;
+ * - `settleThen`: a callback that may be slow, async, throw or never finish, settled by its result, an abort or a
+ *   time limit, whichever comes first;
+ * - `timed`: a phase of a call under what is left of its time budget.
  *
  * @module
  */
@@ -416,7 +424,7 @@ export function timeoutError(toolName: string, timeoutMs: number, stage: string 
 
 /**
  * Runs one phase of the tool's own work under what is left of the budget, spends the time it took, and goes on
- * with how it ended (at once when the phase answers synchronously; see src/call/settle.ts). `next` gets `call`
+ * with how it ended (at once when the phase answers synchronously; see {@link settleThen}). `next` gets `call`
  * back, so that it can be a function made once (a held call then keeps no closure for it).
  */
 export function timed<T>(

@@ -15,7 +15,7 @@ import { STEP_LIMITS, utf8Length } from '../wire/protocol';
 /*
  * What a completed step's result becomes (PROTOCOL.md §18.11): the value `ctx.step()` returns, the same whether
  * the step ran now, ran in an earlier attempt of the call, or ran in a process that died. It is the result as
- * the service keeps it: written as JSON (by the rules of a tool's output, src/tool/serialize.ts), redacted, and
+ * the service keeps it: written as JSON (by the rules of a tool's output, src/tool/output.ts), redacted, and
  * read back. Kinds JSON has no form for are refused, naming where they are.
  */
 /** A step result as kept: its JSON text and its size in bytes, or why it cannot be kept. */

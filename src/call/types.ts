@@ -1,6 +1,8 @@
 /**
- * The shapes of one call: its options (`InvokeOptions`), its result (`ToolCallResult`), the approval request and
- * decision, and the state the phases of a call share (`CallState`).
+ * The shapes of one call: what it puts to the caller's hooks (an approval request and its decision, a policy's
+ * call and decision, a dropped widget, progress, preliminary results, events, questions and their replies), its
+ * options (`InvokeOptions`, a test's; `CallOptions`, a host's), its result (`ToolCallResult`), and the state the
+ * phases of a call share (`CallState`), with the part of `AbortSignal` they listen to.
  *
  * @module
  */
@@ -22,7 +24,7 @@ export interface ApprovalRequest {
   /** Name of the tool. */
   toolName: string;
   /**
-   * The validated input `execute` would receive, as a deep-frozen copy (src/call/frozen-copy.ts: writing to it
+   * The validated input `execute` would receive, as a deep-frozen copy (src/call/approval.ts: writing to it
    * throws; an edit goes through the decision's `arguments`), with the value of every field named by the tool's
    * `sensitiveFieldNames` or a policy's `redact` replaced by `"[redacted]"` (at any depth), and the client's
    * `redact` rules applied. An approver who answers with edited `arguments` may send such a field back as
@@ -187,13 +189,16 @@ export type QuestionReply = string | { answer: unknown } | { declined: true; rea
 export interface ResultSink {
   result(result: ToolCallResult): void;
   /**
-   * Set by the call when it starts: its redaction by field name (src/call/call-redaction.ts), for what the host
+   * Set by the call when it starts: its redaction by field name (src/call/redaction.ts), for what the host
    * records of the call itself (a client's trace of its arguments).
    */
   redaction?: CallRedaction | undefined;
 }
 
-/** Options of one call. Every field is optional. */
+/**
+ * Options of one {@link invokeTool} call: what a test of a tool passes (its ids and context, a cancellation, an
+ * approval, limits, and listeners for what the call reports). Every field is optional.
+ */
 export interface InvokeOptions<C = unknown> {
   /** Id of the call, given to `ctx.callId` and `ctx.idempotencyKey()`. @default a random UUID */
   callId?: string | undefined;
@@ -208,10 +213,11 @@ export interface InvokeOptions<C = unknown> {
    * approval that arrives late, no `errorFunction`).
    */
   signal?: AbortSignal | undefined;
-  /** `true`: a human already approved this call; `false`: a human already rejected it (`rejectionReason`). */
+  /**
+   * `true`: a human already approved this call (`approve` is not asked); `false`: a human already rejected it
+   * (status `rejected`, nothing runs).
+   */
   approved?: boolean | undefined;
-  /** Reason of an earlier rejection (`approved: false`), appended to the text the model reads. */
-  rejectionReason?: string | undefined;
   /** Name of the agent whose run made the call: `ctx.agentName`, for `allowedAgentNames` and policies. @default unknown */
   agentName?: string | undefined;
   /**
@@ -275,11 +281,6 @@ export interface InvokeOptions<C = unknown> {
   onStep?: ((step: StepRecord) => void) | undefined;
   /** What `ctx.logger` writes to (each line with the call's id, tool and attempt). @default nothing is logged */
   logger?: Logger | undefined;
-  /**
-   * Extra properties for `ctx` (string or symbol keys), for hosts that hand their own hooks to their tools;
-   * they never replace a standard `ctx` field and are not enumerable.
-   */
-  extend?: Readonly<Record<PropertyKey, unknown>> | undefined;
 }
 
 /** The outcome of one call. */
@@ -317,17 +318,26 @@ export interface ToolCallResult {
 export type CallOutcome = Omit<ToolCallResult, 'durationMs'>;
 
 /**
- * The options a call runs with; the client's cancellation is a {@link Cancellation}, not an `AbortSignal`, and
- * the client's `redactor` scrubs secrets from values before they are written as the model's text.
+ * The options a call runs with (`startCall`, for a host such as the client; never checked): those of
+ * {@link InvokeOptions}, and what only a host that runs calls for a service gives.
  */
-export type CallOptions = Omit<InvokeOptions, 'signal'> & {
+export interface CallOptions extends Omit<InvokeOptions, 'signal'> {
+  /** Cancels the call: a caller's `AbortSignal`, or the client's cancellation of the call (src/client/execution.ts). */
   signal?: AbortLike | undefined;
+  /** Reason of the rejection a decided `tool_call` carries (`approved: false`), appended to the model's text. */
+  rejectionReason?: string | undefined;
+  /** The arguments are the ones an approver edited (a decided `tool_call` said so, PROTOCOL.md §18.8). */
+  argumentsEdited?: boolean | undefined;
+  /** Scrubs the client's secrets (its API key, its `redact` rules) from what the call writes as the model's text. */
   redactor?: Redactor | undefined;
   /** The host's part in a call's waits for a person that the call goes on after (questions). */
   waits?: CallWaits | undefined;
-  /** The arguments are the ones an approver edited (a decided `tool_call` said so, PROTOCOL.md §18.8). */
-  argumentsEdited?: boolean | undefined;
-};
+  /**
+   * Extra properties for `ctx` (string or symbol keys): the host's own hooks for its tools (the client's nested
+   * runs); they never replace a standard `ctx` field and are not enumerable.
+   */
+  extend?: Readonly<Record<PropertyKey, unknown>> | undefined;
+}
 
 /**
  * What a host does while one of its calls waits for a person and then goes on (`ctx.askQuestion()` answered
@@ -367,22 +377,22 @@ export interface CallState {
   editedArguments?: object | undefined;
   /**
    * The call's redaction by field name (`sensitiveFieldNames`, a policy's `redact`) over every version of its
-   * arguments: src/call/call-redaction.ts.
+   * arguments: src/call/redaction.ts.
    */
   redaction?: CallRedaction | undefined;
   /** Ends the call with the outcome (once; later outcomes are ignored). */
   done(outcome: CallOutcome): void;
   /** Ends the call after a bug in toolwire or a schema library (a step threw): it still gets an answer. */
   fail(error: unknown): void;
-  /** Gives a preliminary result to `options.onPreliminary` while the call runs (absent: nobody listens). */
-  preliminary?(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void;
+  /** Gives a preliminary result to `options.onPreliminary` while the call runs. */
+  preliminary(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void;
   /**
-   * Arguments the call will use (validated, or edited by an approver): the values under the call's redacted
+   * Arguments the call will use (raw, validated, or edited by an approver): the values under the call's redacted
    * field names they hold are redacted too.
    */
-  validated?(...inputs: unknown[]): void;
-  /** A `ctx` (with a signal of its own) for attempt `number` of a tool with `retry` (absent: no retries). */
-  newAttempt?(number: number): Attempt;
+  validated(...inputs: unknown[]): void;
+  /** A `ctx` (with a signal of its own) for attempt `number` of a tool with `retry`. */
+  newAttempt(number: number): Attempt;
 }
 
 /** One attempt's `ctx`, and the control of its signal (src/call/retry.ts). */
@@ -407,6 +417,6 @@ export interface AbortLike {
 
 /**
  * A listener, as `EventTarget` takes them: a function, or an object whose `handleEvent()` is called (a wait that
- * already keeps an object listens with it rather than with one more closure per call: src/call/settle.ts).
+ * already keeps an object listens with it rather than with one more closure per call: `settleThen`, src/call/signal.ts).
  */
 export type AbortListener = (() => void) | { handleEvent(): void };

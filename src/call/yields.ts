@@ -3,7 +3,8 @@
  * AI SDK's shape), yields results before its result. Each yield goes to the call as a preliminary result; the
  * result is the generator's return value, or, when it returns nothing (or for an iterable that is no generator),
  * the last value yielded. A call that is cancelled or times out ends the iteration (`return()`), and a value
- * yielded after that is dropped.
+ * yielded after that is dropped. This file holds how such a value is recognised and read to its end, then how an
+ * attempt of a tool with `retry` ends at its first yield.
  *
  * @module
  */
@@ -71,7 +72,7 @@ export function drainYields(
 }
 
 /*
- * An attempt of a tool whose `execute` yields preliminary results (./yields.ts) under `retry`: the attempt lasts
+ * An attempt of a tool whose `execute` yields preliminary results under `retry` (./retry.ts): the attempt lasts
  * until its first yield (or its end), so that a generator that throws before it yields anything is retried as any
  * other `execute` that throws. Once it has yielded, the preliminary result goes out and the attempt has succeeded:
  * what it throws after that ends the call, never retried (the model's preliminary results were already sent).

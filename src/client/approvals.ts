@@ -1,7 +1,11 @@
 /**
- * `Approvals`: who decides whether a call that needs approval runs. The local approver (`onApproval`) when the
- * client has one; else the service, asked with an `approval_request` frame and answering with the call
- * re-delivered with `approved` set. A call waiting for a human gives up its concurrency slot meanwhile.
+ * Approval as the client handles it, in the order this file holds it:
+ *
+ * - the approval a run's event reports for a call the service holds for a human (`approvalHeldByService`);
+ * - `client.decide()`: a human's decision sent over the socket (`Decisions`);
+ * - who decides whether a call that needs approval runs (`Approvals`): the local approver (`onApproval`) when the
+ *   client has one; else the service, asked with an `approval_request` frame and answering with the call
+ *   re-delivered with `approved` set. A call waiting for a human gives up its concurrency slot meanwhile.
  *
  * @module
  */

@@ -7,6 +7,10 @@
  * §18.4): one `lease` frame per interval for the calls that sent nothing else in it. Only for the features the
  * service took in `welcome`.
  *
+ * This file holds the lease frames (`LeaseRenewal`), the step results (`StepResults`), the updates of a client's
+ * calls that own both (`CallUpdates`: progress, preliminary results, events, questions), and the lease as the call
+ * runner keeps it (`Leases`: which calls it holds, their deadlines while the socket is down).
+ *
  * @module
  */
 import { boundedData } from '../call/context';
@@ -39,6 +43,7 @@ import {
 import { jsonStringBytes } from '../wire/utf8';
 import type { Deadlines } from './deadlines';
 import type { Execution } from './execution';
+import { ENVELOPE_BYTES } from './outbox';
 import { type Questioner, SocketQuestions } from './questions';
 
 /*
@@ -52,6 +57,11 @@ export interface LeasedCall {
   readonly callId: string;
   /** When the service last heard of the call (`now()` time): `-Infinity` once it started; `undefined` before. */
   heardAt: number | undefined;
+  /**
+   * Set once the call updates keep something of the call until its result is acknowledged (an update, an event, a
+   * step, a question): the call runner then tells them when it ends and when it is acked.
+   */
+  updated?: boolean;
 }
 
 /** The calls the call runner holds (queued, running or parked), by id. */
@@ -118,6 +128,8 @@ export class LeaseRenewal {
   setInterval(everyMs: number): void {
     this.#everyMs = Math.min(everyMs, MAX_TIMEOUT_MS);
     this.#stop();
+    // Without a lease the call runner tells of no call (it tells of the calls begun when a lease starts again).
+    if (this.#everyMs === 0) this.#started = 0;
     this.#startIfNeeded();
   }
 
@@ -214,12 +226,13 @@ export class StepResults {
   }
 
   /**
-   * A step of a running call completed: its (already redacted, bounded) result goes to the service. A frame over
-   * the service's limit is offered once, so that the socket reports it (`frame_too_large`, on the client's `error`
-   * event), and is not kept: the step is kept for this process only, and `ctx.step()` has its result already.
+   * A step of a running call completed: its (already redacted, bounded) result goes to the service; `true` when
+   * it is kept until the call's result is acknowledged. A frame over the service's limit is offered once, so that
+   * the socket reports it (`frame_too_large`, on the client's `error` event), and is not kept: the step is kept for
+   * this process only, and `ctx.step()` has its result already.
    */
-  step(record: StepRecord): void {
-    if (!this.#enabled()) return;
+  step(record: StepRecord): boolean {
+    if (!this.#enabled()) return false;
     const frame: StepFrame = {
       type: 'step_result',
       callId: record.callId,
@@ -228,7 +241,7 @@ export class StepResults {
     };
     if (frameBytes(frame) > this.#maxPayloadBytes()) {
       this.#send(frame);
-      return;
+      return false;
     }
     let frames = this.#calls.get(record.callId);
     if (frames === undefined) {
@@ -237,6 +250,7 @@ export class StepResults {
     }
     frames.push(frame);
     this.#send(frame);
+    return true;
   }
 
   /** A socket (re)opened: every step result still kept goes again. */
@@ -267,9 +281,6 @@ const FEATURE_OF: Readonly<Record<SnapshotKind, Feature>> = {
   tool_preliminary: 'preliminary',
 };
 
-/** Room kept for the rest of a `tool_preliminary` frame when its output is cut to fit, in bytes. */
-const ENVELOPE_BYTES = 512;
-
 /** The latest update of one type for one call, and when one was last written. */
 interface Slot {
   seq: number;
@@ -289,7 +300,10 @@ export interface CallUpdateHooks {
   emit(event: ToolEvent): void;
   /** A step a call completed, for the service to keep (absent in a test double: steps stay local). */
   step?(record: StepRecord): void;
-  /** Calls started here are leased (PROTOCOL.md §18.4): the service does not cut them at their deadline. */
+  /**
+   * Calls started here are leased (PROTOCOL.md §18.4): the service does not cut them at their deadline. Only while
+   * they are does the call runner tell the updates of each call that begins and ends (`started`, `ended`).
+   */
   readonly leased: boolean;
   /** How long the service keeps a dropped session, in milliseconds. */
   readonly sessionGraceMs: number;
@@ -299,7 +313,9 @@ export interface CallUpdateHooks {
   ended(call: LeasedCall): void;
   /** Puts a question to the service. */
   ask: Questioner;
+  /** A call the updates keep something of ({@link LeasedCall.updated}) has its result, about to be written. */
   beforeResult(callId: string): void;
+  /** The result of a call the updates keep something of was acknowledged (or dropped). */
   forget(callId: string): void;
   /** A socket (re)opened; `resumed: false` when it began a new session. */
   reconnected(resumed?: boolean): void;
@@ -375,10 +391,13 @@ export class CallUpdates implements CallUpdateHooks {
   }
 
   /** A step a running call completed (one function for every call: it is `onStep`). */
-  readonly step = (record: StepRecord): void => this.#steps.step(record);
+  readonly step = (record: StepRecord): void => {
+    if (this.#steps.step(record)) this.#keeps(record.callId);
+  };
 
   /** Puts a call's question to the service (one function for every call). */
   readonly ask = (request: QuestionRequest): Promise<QuestionReply> => {
+    this.#keeps(request.callId);
     const asked = this.#questions.ask(request);
     // Asking is a sign of life, as an update is.
     this.#lease.heard(request.callId, this.#now());
@@ -419,15 +438,20 @@ export class CallUpdates implements CallUpdateHooks {
     return this.#graceMs;
   }
 
-  /** A call started running here: leased from now on (with the feature). */
+  /** A call started running here: leased from now on. */
   started(call: LeasedCall): void {
     this.#lease.started(call);
   }
 
-  /** A call has its result: no more lease for it, and its open questions are dropped. */
+  /** A call has its result: no more lease for it. */
   ended(call: LeasedCall): void {
     this.#lease.ended(call);
-    this.#questions.forget(call.callId);
+  }
+
+  /** The call keeps something here until its result is acknowledged: the call runner is to tell when. */
+  #keeps(callId: string): void {
+    const call = this.#options.calls.get(callId);
+    if (call !== undefined) call.updated = true;
   }
 
   /** `true` when the service took `feature` on the current socket. */
@@ -463,6 +487,7 @@ export class CallUpdates implements CallUpdateHooks {
       output: '',
     };
     // As for a result: redact, then cut to what the frame leaves room for; a widget that does not fit is dropped.
+    // Room for the rest of the frame is kept as for a result's (`ENVELOPE_BYTES`, ./outbox.ts).
     const budget = Math.max(2, this.#options.maxPayloadBytes() - ENVELOPE_BYTES);
     frame.output = truncateJsonString(toWellFormed(redactOutput(redactor, result.output)), budget);
     // A long callId may leave less than the room kept for the rest of the frame: cut further then.
@@ -495,6 +520,7 @@ export class CallUpdates implements CallUpdateHooks {
       this.#events.set(event.callId, events);
     }
     if (events.length >= EVENT_LIMITS.maxPerCall) return;
+    this.#keeps(event.callId);
     const frame: FrameOf<ClientFrame, 'tool_event'> = {
       type: 'tool_event',
       callId: event.callId,
@@ -514,8 +540,9 @@ export class CallUpdates implements CallUpdateHooks {
     if (this.#options.send(frame)) this.#lease.heard(event.callId, this.#now());
   };
 
-  /** The call's result is about to be written: whatever update still waits goes first. */
+  /** The call's result is about to be written: its open questions are dropped, whatever update still waits goes first. */
   beforeResult(callId: string): void {
+    this.#questions.forget(callId);
     for (const slot of this.#calls.get(callId)?.values() ?? []) {
       if (slot.waiting) this.#write(slot);
     }
@@ -560,6 +587,7 @@ export class CallUpdates implements CallUpdateHooks {
     }
     let slot = slots.get(kind);
     if (slot === undefined) {
+      this.#keeps(callId);
       slot = {
         seq: 0,
         latest: undefined,

@@ -1,5 +1,21 @@
 /**
- * What a {@link CallRunner} (./call-runner.ts) needs from its client.
+ * `CallRunner`: the tool calls the service sends to one client, from the `tool_call` that brings a call to its
+ * result acknowledged. It holds the calls by id and wires the parts that each keep one side of them; a call is one
+ * {@link Execution} (./execution.ts) that all of them share.
+ *
+ * - arrival: a `tool_call` is new, a re-delivery (joined to the call of its id: a call id runs at most once per
+ *   process), the service's decision on a call it held for a human, or refused (busy, shutting down, unreadable);
+ * - `Slots` (./slots.ts): concurrency slots, the queue, parking, every change of a call's state;
+ * - `Deadlines` (./deadlines.ts): the service's `deadlineMs`, one timer for all;
+ * - starting a call that took its first slot: its context (`contextFor`), then its tool (`startByName`), with the
+ *   options of one call of this client (below);
+ * - cancelling: the service's `cancel`, a run its caller aborted, `close()`;
+ * - `Approvals` (./approvals.ts): who decides an approval;
+ * - `Outbox` (./outbox.ts): result frames, kept until acked, backpressure;
+ * - the call updates (./call-updates.ts, through the client): progress, preliminary results, events, steps,
+ *   questions, and the lease, told of a call only when the service took the lease or the call reported something.
+ *
+ * The file holds the runner's dependencies, the options of one call, the runner, and the log line of a failed call.
  *
  * @module
  */
@@ -15,15 +31,26 @@ import type {
 } from '../call/types';
 import type { ConnectionError } from '../errors';
 import type { Logger, Redactor } from '../logger';
-import { contextFailedText } from '../tool/model-text';
+import {
+  busyText,
+  cancelledText,
+  contextFailedText,
+  shuttingDownText,
+  unreadableCallText,
+} from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
 import type { ClientFrame, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
 import { type CallUpdateHooks, CallUpdates, Leases, type WelcomeTerms } from './call-updates';
 import type { CallInfo } from './client-options';
 import { Deadlines } from './deadlines';
-import type { CallEvents, CallExtras, Execution, ExecutionOwner, ToolCallFrame } from './execution';
-import { Incoming } from './incoming';
+import {
+  type CallEvents,
+  type CallExtras,
+  Execution,
+  type ExecutionOwner,
+  type ToolCallFrame,
+} from './execution';
 import { type CallSocket, Outbox } from './outbox';
 import { type Questioner, questionHooks } from './questions';
 import { Slots } from './slots';
@@ -46,7 +73,8 @@ export interface CallRunnerOptions {
   contextFor(call: CallInfo): unknown;
   /** Local approver (`onApproval`); when absent, approval is asked of the service. */
   onApproval: Approver | undefined;
-  policies?: readonly CallPolicy[] | undefined; // `Client({ policies })`, run before approval
+  /** `Client({ policies })`, run before approval. */
+  policies?: readonly CallPolicy[] | undefined;
   /** Extra fields for every call's `ctx` (e.g. the nested-run capability). */
   extend: Readonly<Record<PropertyKey, unknown>>;
   /** Local answerer of questions (`onQuestion`); when absent, questions go to the service. */
@@ -62,12 +90,12 @@ export interface CallRunnerOptions {
 
 /*
  * The options of one call the client runs (`CallOptions` for src/call/): what differs per call is read from its
- * {@link Execution} (the `tool_call` frame) and its context; what every call of a client shares (the hooks, the
- * policies, the logger, the redactor, `extend`) sits on the prototype. A held call thus keeps one object of two
- * fields, not one of twenty.
+ * {@link Execution} (the `tool_call` frame, PROTOCOL.md §5, §18.8, §18.9, §18.11, §18.12) and its context; what
+ * every call of a client shares (the hooks, the policies, the logger, the redactor, `extend`) sits on the
+ * prototype. A held call thus keeps one object of two fields, not one of twenty.
  */
 /** What every call of one client shares. */
-export type SharedCallOptions = Pick<
+type SharedCallOptions = Pick<
   CallOptions,
   | 'policies'
   | 'approve'
@@ -83,7 +111,7 @@ export type SharedCallOptions = Pick<
   | 'redactor'
 >;
 
-/** Per-call options, read from the call's frame (PROTOCOL.md §5, §18.8, §18.9, §18.11, §18.12). */
+/** Per-call options, read from the call's frame. */
 class ClientCallOptions {
   /** The call itself: its cancellation is the call's signal. */
   readonly signal: Execution;
@@ -131,147 +159,72 @@ class ClientCallOptions {
   }
 }
 
+type CallOptionsOf = new (execution: Execution, context: unknown) => CallOptions;
+
 /** The options class of one client's calls: `new (callOptionsClass(shared))(execution, context)`. */
-export function callOptionsClass(
-  shared: SharedCallOptions,
-): new (
-  execution: Execution,
-  context: unknown,
-) => CallOptions {
+function callOptionsClass(shared: SharedCallOptions): CallOptionsOf {
   const OfThisClient = class extends ClientCallOptions {};
   for (const [key, value] of Object.entries(shared)) {
     Object.defineProperty(OfThisClient.prototype, key, { value, enumerable: true });
   }
-  return OfThisClient as unknown as new (
-    execution: Execution,
-    context: unknown,
-  ) => CallOptions;
+  return OfThisClient as unknown as CallOptionsOf;
 }
 
-/*
- * Running a call that took its first slot: its context first (`contextFor`), then its tool (`startByName`). A
- * context that fails fails the call: without it a tool could run unscoped (a query for every tenant).
- */
-/** What {@link callStarter} needs from its call runner. */
-export interface CallStartOptions {
-  registry: ToolRegistry;
-  /** `ctx.context` for a call; may return a promise, and may throw (the call then fails without running). */
-  contextFor(call: CallInfo): unknown;
-  events: CallEvents;
-  leases: Leases;
-  /** The options of each call (./call-options.ts). */
-  CallOptions: ReturnType<typeof callOptionsClass>;
-  /** A call has its result. */
-  finished(execution: Execution, result: ToolCallResult): void;
-}
-
-/** The function that runs a call that took its first slot: its context first, then the tool. */
-export function callStarter(options: CallStartOptions): (execution: Execution) => void {
-  const { registry, events, leases, CallOptions } = options;
-
-  const contextFailed = (execution: Execution, error: unknown): void => {
-    options.finished(execution, {
-      status: 'error',
-      output: contextFailedText(execution.toolName, thrownMessage(error)),
-      durationMs: 0,
-      error,
-    });
-  };
-
-  const invoke = (execution: Execution, context: unknown): void => {
-    // Cancelled while its context came: the call layer ends it at once, and there is nothing to lease.
-    if (execution.state !== 'finished') leases.started(execution);
-    // A call whose steps are all synchronous (zod validation, a plain `execute`) ends here, in this turn.
-    startByName(
-      registry,
-      execution.toolName,
-      execution.arguments,
-      new CallOptions(execution, context),
-      execution,
-    );
-  };
-
-  return (execution: Execution): void => {
-    execution.started = Math.round(performance.now());
-    const { callId, runId, toolName } = execution;
-    events.toolCall({ callId, runId, toolName });
-    // A cancel, the deadline or close() while the context is awaited ends the wait (the call layer then ends the
-    // call as any aborted call, running nothing): a context that never comes cannot hold the call or its slot.
-    settleThen(
-      () => options.contextFor(execution),
-      { signal: execution },
-      (outcome) => {
-        if (outcome.kind === 'error') contextFailed(execution, outcome.error);
-        else invoke(execution, outcome.kind === 'value' ? outcome.value : undefined);
-      },
-    );
-  };
-}
-
-/*
- * The log line of a call that did not end `ok`.
- */
 /**
- * Logs a result that is not `ok` at `warn`: the model reads its text; the operator sees it too (already
- * redacted), with what was thrown: its stack and cause chain, which the model never reads (the logger redacts
- * them).
+ * Finished call ids are remembered, to refuse a re-delivery after the `ack`, in two generations of this many: at
+ * least the last 10,000 and at most the last 20,000.
  */
-export function logFailure(
-  logger: Logger,
-  call: Pick<ToolCallFrame, 'callId' | 'runId' | 'toolName'>,
-  result: ToolCallResult,
-  output: string,
-): void {
-  const { callId, runId, toolName } = call;
-  const fields: Record<string, unknown> = { callId, runId, toolName, status: result.status };
-  if (result.error !== undefined) fields.error = result.error;
-  logger.warn(fields, output);
-}
+const REMEMBERED_CALL_IDS = 10_000;
 
-/*
- * `CallRunner`: the tool calls the service sends to one client, from the frame that brings a call to the result
- * acked. It wires the parts, each with one job:
+/** Runs whose caller aborted them, remembered so that their calls still on the way abort on arrival. */
+const REMEMBERED_ABORTED_RUNS = 256;
+
+/**
+ * Runs tool calls for one client. Owned by `Client`; not exported from the package.
  *
- * - `Incoming` (incoming.ts): `tool_call` and `cancel` frames, de-duplication by call id;
- * - `Slots` (slots.ts): concurrency slots, the queue, parking, and every change of a call's state;
- * - `Deadlines` (deadlines.ts): the service's `deadlineMs`, one timer for all;
- * - `Approvals` (approvals.ts): who decides an approval;
- * - `Outbox` (outbox.ts): result frames, kept until acked, backpressure;
- * - `callStarter` (call-start.ts): a call that took its first slot: its context, then `startByName`;
- * - the call updates (call-updates.ts, given by the client): progress, preliminary results, the lease, questions,
- *   steps. A call is one {@link Execution} object that all of them share.
+ * Guarantee: within one process a call id is executed at most once. A re-delivered `tool_call` joins the
+ * execution in flight (it may carry the service's approval decision), or is answered from the outbox while its
+ * result waits for the `ack` (with a `warn` when its arguments differ); a service never sends a call again once
+ * it acked its result (PROTOCOL.md §11), and one that does anyway is ignored while the id is remembered (the
+ * last 10,000 to 20,000 finished calls).
  */
-/** Runs tool calls for one client. Owned by `Client`; not exported from the package. */
 export class CallRunner implements ExecutionOwner {
   readonly #options: CallRunnerOptions & { updates: CallUpdateHooks };
+  /** Calls received and not finished: queued, running or parked. */
+  readonly #held = new Map<string, Execution>();
+  /**
+   * Ids of finished calls, newest generation first. When it is full it becomes the older one and the older is
+   * dropped whole: no deletion per call (each one, in a large set, costs a few cache misses).
+   */
+  #finished = new Set<string>();
+  #finishedBefore = new Set<string>();
+  /** Runs aborted by their caller (`client.run({ signal })`), oldest first, with the abort reason. */
+  readonly #abortedRuns = new Map<string, unknown>();
+  #accepting = true;
   readonly #slots: Slots;
   readonly #deadlines: Deadlines;
   readonly #outbox: Outbox;
   readonly #approvals: Approvals;
-  readonly #incoming: Incoming;
   readonly #leases: Leases;
+  /** The service takes the lease on this socket (`welcome`): the lease is told of every call that begins and ends. */
+  #leased = false;
+  /** Finished calls the call updates keep something of, until their result is acked. */
+  readonly #updated = new Set<string>();
   readonly #traces: CallTraces | undefined;
-  readonly #questions: ReturnType<typeof questionHooks>;
   #idleWaiters: Array<() => void> = [];
   /** Shared by this client's calls whose frames carry the same values (./execution.ts `CallExtras`). */
   lastExtras: CallExtras | undefined = undefined;
-  /** The options of each call: per-call fields read from its frame, the rest shared (./call-options.ts). */
-  readonly #CallOptions: ReturnType<typeof callOptionsClass>;
-  /** Runs a call that took its first slot: its context first, then the tool (./call-start.ts). */
-  readonly #start: (execution: Execution) => void;
+  /** The options of each call: per-call fields read from its frame, the rest shared. */
+  readonly #CallOptions: CallOptionsOf;
 
   constructor(runnerOptions: CallRunnerOptions) {
     const { socket, events, logger } = runnerOptions;
-    const held = {
-      get: (callId: string) => this.#incoming.get(callId),
-      values: () => this.#incoming.values(),
-    };
-    const updates = runnerOptions.updates ?? CallUpdates.on(socket, runnerOptions.redactor, events, held);
+    const updates =
+      runnerOptions.updates ?? CallUpdates.on(socket, runnerOptions.redactor, events, this.#held);
     const options = { ...runnerOptions, updates };
     this.#options = options;
     this.#traces = options.tracing && callTraces(options.tracing, options.redactor, options);
     this.#leases = new Leases(updates, () => this.#deadlines);
-    this.#questions = questionHooks(options.onQuestion ?? updates.ask, this);
     this.#CallOptions = callOptionsClass({
       policies: options.policies,
       approve: this.#approve,
@@ -279,19 +232,11 @@ export class CallRunner implements ExecutionOwner {
       onProgress: updates.progress,
       onPreliminary: updates.preliminary,
       onEmit: updates.emit,
-      ...this.#questions,
+      ...questionHooks(options.onQuestion ?? updates.ask, this),
       onStep: updates.step,
       logger: options.logger,
       extend: options.extend,
       redactor: options.redactor,
-    });
-    this.#start = callStarter({
-      registry: options.registry,
-      contextFor: options.contextFor,
-      events,
-      leases: this.#leases,
-      CallOptions: this.#CallOptions,
-      finished: (execution, result) => this.finished(execution, result),
     });
     this.#slots = new Slots({
       maxConcurrency: options.maxConcurrency,
@@ -301,13 +246,13 @@ export class CallRunner implements ExecutionOwner {
       mayStart: () => !this.#outbox.full,
     });
     this.#deadlines = new Deadlines({
-      held: () => this.#incoming.values(),
+      held: () => this.#held.values(),
       expire: (execution) =>
-        this.#incoming.cancel(
+        this.#cancel(
           execution.callId,
           abortReason('the call passed its deadline', 'TimeoutError', 'deadline'),
         ),
-      leased: (execution) => this.#leases.holds(execution),
+      leased: (execution) => this.#leased && this.#leases.holds(execution),
       logger,
     });
     this.#outbox = new Outbox({
@@ -327,24 +272,8 @@ export class CallRunner implements ExecutionOwner {
       slots: this.#slots,
       deadlines: this.#deadlines,
       requested: (request) => events.approvalRequested(request),
-      held: { get: (callId) => this.#incoming.get(callId) },
+      held: this.#held,
     });
-    this.#incoming = new Incoming({
-      capacity: options.maxConcurrency + options.maxQueue,
-      owner: this,
-      socket,
-      outbox: this.#outbox,
-      approvals: this.#approvals,
-      deadlines: this.#deadlines,
-      slots: this.#slots,
-      traces: this.#traces,
-      logger,
-    });
-  }
-
-  /** See `CallTraces.ready`: `undefined` when calls can be traced now (or there is no tracer). */
-  tracingReady(): Promise<void> | undefined {
-    return this.#traces?.ready();
   }
 
   /** Calls executing now, and calls waiting for a slot. */
@@ -366,7 +295,7 @@ export class CallRunner implements ExecutionOwner {
       case 'tool_call':
         // Acks the service sent along with this call (PROTOCOL.md §5.1) come first: they free outbox room.
         if (frame.acks !== undefined) for (const callId of frame.acks) this.ack(callId);
-        this.#incoming.receive(frame);
+        this.receive(frame);
         return true;
       case 'cancel':
         this.cancel(frame.callId, frame.reason ?? 'service');
@@ -383,27 +312,193 @@ export class CallRunner implements ExecutionOwner {
     }
   }
 
-  /** A `tool_call` refused as invalid that names its call (PROTOCOL.md §12): answered, never run. */
-  unreadable(callId: string, about: { toolName?: string; runId?: string }, message: string): void {
-    this.#incoming.unreadable(callId, about.toolName, about.runId, message);
+  /** Handles a `tool_call` frame: new, re-delivered, or carrying the service's approval decision. */
+  receive(frame: ToolCallFrame): void {
+    const { callId } = frame;
+    const answered = this.#outbox.callOf(callId);
+    if (answered !== undefined) {
+      this.#joined(answered, frame);
+      this.#outbox.resend(callId);
+      return;
+    }
+    const held = this.#held.get(callId);
+    if (held !== undefined) {
+      this.#joined(held, frame);
+      this.#approvals.redelivered(held, frame);
+      return;
+    }
+    if (this.#finished.has(callId) || this.#finishedBefore.has(callId)) {
+      this.#options.logger.debug({ callId }, 'tool_call for a finished call ignored');
+      return;
+    }
+    if (this.#refusedNew(callId, frame.toolName)) return;
+    const execution = new Execution(frame, this);
+    this.#deadlines.arm(execution, frame.deadlineMs);
+    this.#held.set(callId, execution);
+    this.#traces?.received(execution, frame);
+    // A call of a run its caller aborted (the service has not heard yet): it ends cancelled, never started.
+    if (this.#abortedRuns.has(frame.runId)) this.#cancel(callId, this.#abortedRuns.get(frame.runId));
+    else {
+      this.#slots.admit(execution);
+      this.#traces?.admitted(execution);
+    }
   }
 
-  /** Handles a `tool_call` frame (new, re-delivered, or carrying an approval decision). */
-  receive(frame: ToolCallFrame): void {
-    this.#incoming.receive(frame);
+  /**
+   * A `tool_call` the service got wrong (refused with `error invalid_frame`, PROTOCOL.md §12) names a call id: the
+   * call is answered rather than left to its deadline. A new call is not run (its fields cannot be trusted: a
+   * decision, a deadline) and ends with an `error` result saying why; a call held or answered here keeps its
+   * course (its result is sent again, if any).
+   */
+  unreadable(callId: string, about: { toolName?: string; runId?: string }, message: string): void {
+    if (this.#outbox.callOf(callId) !== undefined) {
+      this.#outbox.resend(callId);
+      return;
+    }
+    if (this.#held.has(callId) || this.#finished.has(callId) || this.#finishedBefore.has(callId)) return;
+    const toolName = about.toolName ?? 'the tool';
+    // Its error result is held until the ack, as any result: within the same limits as a call that runs.
+    if (this.#refusedNew(callId, toolName)) return;
+    const frame: ToolCallFrame = { type: 'tool_call', callId, runId: about.runId ?? '', toolName };
+    const execution = new Execution(frame, this);
+    this.#held.set(callId, execution);
+    this.finished(execution, {
+      status: 'error',
+      output: unreadableCallText(toolName, message),
+      durationMs: 0,
+    });
+  }
+
+  /**
+   * A new call is refused with a retryable result when the client stops taking calls or has no room for it. Calls
+   * running, queued, and results waiting for their ack all hold memory: together they stay within
+   * maxConcurrency + maxQueue, so a service that floods calls, or never acks, cannot grow this process; results
+   * waiting for their ack also stay within maxOutboxBytes (plus those of the calls already taken). Every new call
+   * passes here, whether it is run or only answered (an unreadable one).
+   */
+  #refusedNew(callId: string, toolName: string): boolean {
+    const { maxConcurrency, maxQueue } = this.#options;
+    const outbox = this.#outbox;
+    const room = this.#held.size + outbox.size < maxConcurrency + maxQueue && !outbox.full;
+    if (this.#accepting && room) return false;
+    this.#options.socket.send({
+      type: 'tool_result',
+      callId,
+      status: 'error',
+      output: this.#accepting ? busyText(toolName) : shuttingDownText(toolName),
+      retryable: true,
+    });
+    return true;
+  }
+
+  /**
+   * A re-delivered `tool_call` joins the call of its id, whatever its arguments: a call id is executed at most
+   * once. Different arguments mean a confused service; the operator is told which call (never the arguments,
+   * which may hold secrets).
+   */
+  #joined(first: Pick<ToolCallFrame, 'callId' | 'toolName' | 'arguments'>, again: ToolCallFrame): void {
+    if (sameArguments(first.arguments, again.arguments)) return;
+    this.#options.logger.warn(
+      { callId: first.callId, toolName: first.toolName },
+      'a re-delivered tool_call has arguments different from the call of that id; it joins the call as first received, and its arguments are ignored',
+    );
+  }
+
+  /**
+   * Runs a call that took its first slot: its context first (`contextFor`), then its tool. A context that fails
+   * fails the call: without it a tool could run unscoped (a query for every tenant). One function for every call.
+   */
+  readonly #start = (execution: Execution): void => {
+    execution.started = Math.round(performance.now());
+    const { callId, runId, toolName } = execution;
+    this.#options.events.toolCall({ callId, runId, toolName });
+    // A cancel, the deadline or close() while the context is awaited ends the wait (the call layer then ends the
+    // call as any aborted call, running nothing): a context that never comes cannot hold the call or its slot.
+    settleThen(
+      () => this.#options.contextFor(execution),
+      { signal: execution },
+      (outcome) => {
+        if (outcome.kind !== 'error')
+          this.#run(execution, outcome.kind === 'value' ? outcome.value : undefined);
+        else {
+          const output = contextFailedText(toolName, thrownMessage(outcome.error));
+          this.finished(execution, { status: 'error', output, durationMs: 0, error: outcome.error });
+        }
+      },
+    );
+  };
+
+  /** Runs a call's tool, its context in hand. */
+  #run(execution: Execution, context: unknown): void {
+    // Cancelled while its context came: the call layer ends it at once, and there is nothing to lease.
+    if (execution.state !== 'finished') {
+      execution.begin();
+      if (this.#leased) this.#leases.started(execution);
+    }
+    // A call whose phases are all synchronous (zod validation, a plain `execute`) ends here, in this turn.
+    const { registry } = this.#options;
+    const options = new this.#CallOptions(execution, context);
+    startByName(registry, execution.toolName, execution.arguments, options, execution);
   }
 
   /** Handles a `cancel`: aborts `ctx.signal` of the call, or drops it from the queue. */
   cancel(callId: string, reason: string): void {
-    this.#incoming.cancel(callId, abortReason(`cancelled by the service (${reason})`, 'AbortError', reason));
+    this.#cancel(callId, abortReason(`cancelled by the service (${reason})`, 'AbortError', reason));
   }
 
-  /** The service has the result (an `ack`), or will never record it (`refused`: the error code): forget it. */
+  /** Cancels a call (a `cancel`, its deadline, its run's abort, `close()`) with `reason` as its signal's reason. */
+  #cancel(callId: string, reason: unknown): void {
+    const execution = this.#held.get(callId);
+    if (execution === undefined) return;
+    // Decided, waiting for a slot: it ends cancelled where it waits (for the approval), without one.
+    this.#slots.leaveLine(execution);
+    execution.abort(reason);
+    if (execution.state === 'queued') {
+      // Never started: it ends here, without a slot, a `tool_call` event or its context.
+      this.finished(execution, {
+        status: 'cancelled',
+        output: cancelledText(execution.toolName),
+        durationMs: 0,
+      });
+    }
+  }
+
+  /**
+   * The caller of run `runId` aborted it (`cause`): every call of that run held here aborts now, whether or not
+   * the socket is up (the service's `cancel` may be far off), and so does each call of it that arrives later.
+   */
+  cancelRun(runId: string, cause: unknown): void {
+    const reason = abortReason(`run ${runId} was aborted by its caller`, 'AbortError', cause);
+    this.#abortedRuns.delete(runId);
+    this.#abortedRuns.set(runId, reason);
+    if (this.#abortedRuns.size > REMEMBERED_ABORTED_RUNS) {
+      for (const oldest of this.#abortedRuns.keys()) {
+        this.#abortedRuns.delete(oldest);
+        break;
+      }
+    }
+    for (const execution of [...this.#held.values()]) {
+      if (execution.runId === runId) this.#cancel(execution.callId, reason);
+    }
+  }
+
+  /** Aborts every call still queued, running or parked (their results say `cancelled`). */
+  abortAll(reason: string): void {
+    const aborted = abortReason(`cancelled (${reason})`, 'AbortError', reason);
+    for (const execution of [...this.#held.values()]) this.#cancel(execution.callId, aborted);
+  }
+
+  /**
+   * The service has the result (an `ack`), or will never record it (`refused`: the error code): forget it. A call
+   * still waiting for the service's decision when the service refuses it (PROTOCOL.md §5.2, §7: its session is
+   * gone, e.g. after a new session) will never get it: it ends `cancelled` rather than hold its place for ever.
+   */
   ack(callId: string, refused?: string): void {
-    if (refused !== undefined) this.#incoming.refused(callId, refused);
+    if (refused !== undefined && this.#held.get(callId)?.decide !== undefined)
+      this.#cancel(callId, abortReason(`the service refused the call (${refused})`, 'AbortError', refused));
     this.#outbox.ack(callId);
     if (this.#slots.queued > 0) this.#slots.reopen();
-    this.#options.updates.forget(callId);
+    if (this.#updated.delete(callId)) this.#options.updates.forget(callId);
     // A call that ends puts its result in the outbox: only an ack can leave the runner idle.
     if (this.#idleWaiters.length > 0 && this.#isIdle()) {
       const waiters = this.#idleWaiters;
@@ -434,7 +529,7 @@ export class CallRunner implements ExecutionOwner {
    * calls come to this client too, and would otherwise queue behind the calls waiting for them.
    */
   park(callId: string): void {
-    const execution = this.#incoming.get(callId);
+    const execution = this.#held.get(callId);
     if (execution !== undefined) this.#slots.park(execution);
   }
 
@@ -444,19 +539,28 @@ export class CallRunner implements ExecutionOwner {
    * ended meanwhile gets `value` at once, without a slot.
    */
   resumeParked<T>(callId: string, value: T): Promise<T> {
-    const execution = this.#incoming.get(callId);
+    const execution = this.#held.get(callId);
     if (execution === undefined) return Promise.resolve(value);
     return this.#slots.backInSlot(execution, value);
   }
 
-  /** The socket dropped: a leased call stops once the service would re-dispatch it (see leases.ts). */
+  /** The socket dropped: a leased call stops once the service would re-dispatch it (see `Leases`). */
   disconnected(): void {
-    this.#leases.disconnected(this.#incoming.values());
+    this.#leases.disconnected(this.#held.values());
   }
 
-  /** `welcome` arrived: what the service takes on this socket (PROTOCOL.md §2), then {@link reconnected}. */
+  /**
+   * `welcome` arrived: what the service takes on this socket (PROTOCOL.md §2), then {@link reconnected}. When it
+   * begins to lease calls, the calls that began while it did not are leased too.
+   */
   welcomed(welcome: WelcomeTerms & { resumed?: boolean }): void {
-    this.#options.updates.setWelcome?.(welcome);
+    const { updates } = this.#options;
+    const leasedBefore = this.#leased;
+    updates.setWelcome?.(welcome);
+    this.#leased = updates.leased;
+    if (this.#leased && !leasedBefore) {
+      for (const execution of this.#held.values()) if (execution.begun) updates.started(execution);
+    }
     this.reconnected(welcome.resumed !== false);
   }
 
@@ -465,32 +569,21 @@ export class CallRunner implements ExecutionOwner {
    * the service ignores those of a call it has the result of) and everything in the outbox are sent again, once.
    */
   reconnected(resumed = true): void {
-    this.#approvals.reconnected(this.#incoming.values());
-    this.#leases.reconnected(this.#incoming.values(), resumed);
+    this.#approvals.reconnected(this.#held.values());
+    this.#leases.reconnected(this.#held.values(), resumed);
     this.#options.updates.reconnected(resumed);
     this.#outbox.reconnected();
   }
 
   /** Stops taking new calls; they are answered with a retryable shutting-down result. */
   stopAccepting(): void {
-    this.#incoming.stopAccepting();
+    this.#accepting = false;
   }
 
   /** Resolves when no call is queued, running or parked (waiting for a human or a nested run) and the outbox is empty. */
   idle(): Promise<void> {
     if (this.#isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
-  }
-
-  /** Aborts every call of run `runId` held here (its caller aborted it, `cause`); later ones abort on arrival. */
-  cancelRun(runId: string, cause: unknown): void {
-    const reason = abortReason(`run ${runId} was aborted by its caller`, 'AbortError', cause);
-    this.#incoming.cancelRun(runId, reason);
-  }
-
-  /** Aborts every call still queued, running or parked (their results say `cancelled`). */
-  abortAll(reason: string): void {
-    this.#incoming.cancelAll(abortReason(`cancelled (${reason})`, 'AbortError', reason));
   }
 
   /** Stops timers. */
@@ -506,11 +599,20 @@ export class CallRunner implements ExecutionOwner {
     if (from === undefined) return;
     const { callId } = execution;
     this.#deadlines.arm(execution, undefined);
-    this.#incoming.ended(execution);
-    this.#options.updates.ended(execution);
+    this.#held.delete(callId);
+    if (this.#finished.size >= REMEMBERED_CALL_IDS) {
+      this.#finishedBefore = this.#finished;
+      this.#finished = new Set();
+    }
+    this.#finished.add(callId);
+    const { updates } = this.#options;
+    if (this.#leased) updates.ended(execution);
+    if (execution.updated) {
+      // Its open questions are dropped, and the last progress or preliminary result goes before the result.
+      updates.beforeResult(callId);
+      this.#updated.add(callId);
+    }
     const durationMs = from === 'queued' ? 0 : Math.max(0, Math.round(performance.now()) - execution.started);
-    // The last progress or preliminary result goes before the result.
-    this.#options.updates.beforeResult(callId);
     const { output } = this.#outbox.add(execution.frame, result, durationMs);
     this.#options.events.toolResult({
       callId,
@@ -526,7 +628,7 @@ export class CallRunner implements ExecutionOwner {
 
   /** `approve` for every call (one function, not a closure per call): the request names its call. */
   readonly #approve = (request: ApprovalRequest): ApprovalDecision | Promise<ApprovalDecision> => {
-    const execution = this.#incoming.get(request.callId);
+    const execution = this.#held.get(request.callId);
     if (execution === undefined) return false; // cannot happen: a call asks while it runs
     const decision = this.#approvals.ask(execution, request);
     return this.#traces ? this.#traces.approval(execution, decision) : decision;
@@ -537,6 +639,33 @@ export class CallRunner implements ExecutionOwner {
 
   /** No call queued, running or parked (waiting for a human or a nested run), and every result acked. */
   #isIdle(): boolean {
-    return this.#incoming.size === 0 && this.#outbox.size === 0;
+    return this.#held.size === 0 && this.#outbox.size === 0;
   }
+}
+
+/** Whether two `tool_call.arguments` are the same JSON (arguments too deep to compare count as different). */
+function sameArguments(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Logs a result that is not `ok` at `warn`: the model reads its text; the operator sees it too (already
+ * redacted), with what was thrown: its stack and cause chain, which the model never reads (the logger redacts
+ * them).
+ */
+function logFailure(
+  logger: Logger,
+  call: Pick<ToolCallFrame, 'callId' | 'runId' | 'toolName'>,
+  result: ToolCallResult,
+  output: string,
+): void {
+  const { callId, runId, toolName } = call;
+  const fields: Record<string, unknown> = { callId, runId, toolName, status: result.status };
+  if (result.error !== undefined) fields.error = result.error;
+  logger.warn(fields, output);
 }

@@ -1,5 +1,7 @@
 /**
- * `Client` options: what each means, and their defaults (checked and applied by resolve-client-options.ts).
+ * The options of a `Client`, of `client.connect()`, `client.run()` and `client.close()`: what each means, their
+ * defaults, and the checks made before anything is built or sent; last, a client's options with every default
+ * applied (`resolveClientOptions`).
  *
  * @module
  */
@@ -138,10 +140,7 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
   /**
    * Traces every tool call: `otelTracing()` from `toolwire/otel` makes each call an OpenTelemetry span
    * (`execute_tool <name>`, a child of the service's span of the call), or any {@link ToolTracing}. With it the
-   * client offers the protocol feature `trace_context` (PROTOCOL.md §18.10). In the browser build its code loads
-   * when the client is made and `connect()` waits for it, the wait counting toward `connectTimeoutMs` and ended by
-   * `close()`; `connect()` rejects with `ConnectionError` `load_failed` when it could not be loaded (the next
-   * `connect()` tries again). @default no tracing
+   * client offers the protocol feature `trace_context` (PROTOCOL.md §18.10). @default no tracing
    */
   tracing?: ToolTracing | undefined;
   /**
@@ -431,7 +430,7 @@ export interface ResolvedClientOptions
   reconnect: ReconnectOptions | false;
   /** How long a drain on a signal may take, in milliseconds; `undefined` without `handleSignals`. */
   signalDrainMs: number | undefined;
-  /** `tools` made into tools (src/tool/structural.ts). */
+  /** `tools` made into tools (src/tool/shapes.ts). */
   // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of tools; each keeps its own types.
   tools: Tool<any, any, any>[];
 }

@@ -1,9 +1,13 @@
 /**
- * The public `Client`: keeps one socket open to the service, runs every incoming tool call through
- * `invokeTool`, and starts agent runs.
+ * The public `Client`: one socket kept open to the service (src/wire/connection.ts), the tool calls it sends run in
+ * this process (./calls.ts), agent runs started from here (./runs.ts), decisions sent with `client.decide()`
+ * (./approvals.ts), and typed events (eventemitter3). This file holds, in order: the types of its events and
+ * state, the context source of its calls, its connection (the `hello` it announces, where each of the
+ * connection's events and frames goes), the `Client` itself, and the wait of its drain on `close()`.
  *
  * @module
  */
+import { EventEmitter } from 'eventemitter3';
 import { ToolRegistry } from '../call/registry';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
 import { ConnectionError, OptionsError, RunError, ToolDefinitionError } from '../errors';
@@ -37,25 +41,8 @@ import {
   type RunOptions,
   resolveClientOptions,
 } from './client-options';
-import { Emitter } from './emitter';
 import { type RunEvent, type RunResult, Runs } from './runs';
 import { drainOnSignals, type SignalHooks } from './signals';
-
-/*
- * Waits for a promise at most `timeoutMs` milliseconds (the client's drain on `close()`).
- */
-/** `true` when `promise` settled within `timeoutMs`, `false` when the time ran out first. */
-export async function withTimeout(promise: Promise<void>, timeoutMs: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  try {
-    return await Promise.race([promise.then(() => true as const), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /*
  * The types of what a {@link Client} emits and returns: its events, its state and a run's output type.
@@ -67,7 +54,7 @@ export interface ToolCallEvent {
   toolName: string;
 }
 
-/** Events a {@link Client} emits (`client.on(name, listener)`; see src/client/emitter.ts). */
+/** Events a {@link Client} emits (`client.on(name, listener)`, eventemitter3's API). */
 export interface ClientEvents {
   /** A `welcome` arrived: the first connection, or a reconnect (`resumed` says whether the session survived). */
   connected: [info: { sessionId: string; resumed: boolean }];
@@ -118,13 +105,13 @@ export type ClientState = ConnectionState;
  * goes on to the call runner, which fails the call without running the tool.
  */
 export function contextSource(
-  runs: Pick<Runs, 'contextOf'>,
+  runs: Runs['live'],
   options: Pick<ClientOptions, 'context'>,
   report: (error: OptionsError) => void,
 ): (call: CallInfo) => unknown {
   return (call) => {
-    const run = runs.contextOf(call.runId);
-    if (run.found) return run.context;
+    const run = runs.get(call.runId);
+    if (run !== undefined) return run.context;
     const { context } = options;
     if (typeof context !== 'function') return context;
     const failed = (error: unknown) => {
@@ -163,7 +150,7 @@ export interface ClientParts {
   readonly runs: Runs;
   readonly signals: SignalHooks;
   /** Emits a public event of the client (a listener's throw is caught there). */
-  emit<E extends keyof ClientEvents>(event: E, ...args: ClientEvents[E]): void;
+  emit<E extends keyof ClientEvents>(event: E, ...args: EventEmitter.EventArgs<ClientEvents, E>): void;
 }
 
 /** The connection of a client with these options, its events routed to `parts`. */
@@ -239,8 +226,29 @@ function routeFrame(
   parts: ClientParts,
   frame: Exclude<ServiceFrame, FrameOf<ServiceFrame, 'welcome'>>,
 ): void {
-  if (parts.decisions.handle(frame) || parts.calls.handle(frame) || parts.runs.handle(frame)) return;
-  if (frame.type !== 'error') return;
+  switch (frame.type) {
+    case 'tool_call':
+    case 'cancel':
+    case 'ack':
+    case 'answer':
+      parts.calls.handle(frame);
+      return;
+    case 'approval_applied':
+      parts.decisions.handle(frame);
+      return;
+    case 'run_started':
+    case 'run_event':
+    case 'run_result':
+      parts.runs.handle(frame);
+      return;
+    case 'error':
+      if (!parts.decisions.handle(frame) && !parts.runs.handle(frame)) serviceError(parts, frame);
+      return;
+  }
+}
+
+/** An `error` frame about no decision or run: an `error` event; one naming a call may drop its result. */
+function serviceError(parts: ClientParts, frame: FrameOf<ServiceFrame, 'error'>): void {
   if (frame.callId !== undefined && dropsResult(frame.code)) {
     // The service will never record this result (PROTOCOL.md §5.2, §13): drop it from the outbox.
     parts.calls.ack(frame.callId, frame.code);
@@ -279,7 +287,7 @@ function dropsResult(code: string): boolean {
  * ```
  * @throws OptionsError from the constructor when an option is invalid (the message names the field).
  */
-export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
+export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEvents> {
   readonly #registry: ToolRegistry;
   readonly #connection: Connection;
   readonly #calls: CallRunner;
@@ -350,7 +358,9 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
       maxBufferedBytes: resolved.maxBufferedBytes,
       maxOutboxBytes: resolved.maxOutboxBytes,
       socket: this.#connection,
-      contextFor: contextSource(this.#runs, options as ClientOptions, (error) => this.#emit('error', error)),
+      contextFor: contextSource(this.#runs.live, options as ClientOptions, (error) =>
+        this.#emit('error', error),
+      ),
       onApproval: options.onApproval,
       onQuestion: options.onQuestion,
       policies: options.policies as readonly CallPolicy[] | undefined,
@@ -388,8 +398,8 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
    * protocol rejects at once. `connect({ maxAttempts: 1 })` rejects at the first failed attempt.
    * @throws ConnectionError `unauthorized` (key refused, at the upgrade or by close 4001), `unsupported_protocol`,
    *   `connect_timeout`, `unreachable` (after `maxAttempts` failed attempts, the last one as `cause`),
-   *   `invalid_url`, `hello_too_large`, `already_connecting` when called twice, `closed` when `close()` came
-   *   first, or (browser build, with `tracing`) `load_failed` when the tracer's code could not be loaded.
+   *   `invalid_url`, `hello_too_large`, `already_connecting` when called twice, or `closed` when `close()` came
+   *   first.
    * @throws OptionsError `invalid_options` when the options are not an object, `unknown_option` (with "did you
    *   mean"), `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity; before any attempt.
    */
@@ -545,12 +555,12 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
   }
 
   // Listeners are user code: one that throws must not break the socket handler that emitted.
-  #emit<E extends keyof ClientEvents>(event: E, ...args: ClientEvents[E]): void {
+  #emit<E extends keyof ClientEvents>(event: E, ...args: EventEmitter.EventArgs<ClientEvents, E>): void {
     // A service's or a socket's words may quote a secret (the key in a URL, an echo of it).
     if ((event === 'error' || event === 'closed') && args[0] instanceof Error)
       (args as unknown[])[0] = this.#redactor.error(args[0]);
     try {
-      (this.emit as (event: E, ...args: ClientEvents[E]) => boolean)(event, ...args);
+      this.emit(event, ...args);
     } catch (error) {
       if (event !== 'error')
         this.#emit(
@@ -558,5 +568,21 @@ export class Client<C = unknown, T = ToolsGiven> extends Emitter<ClientEvents> {
           new ConnectionError('listener_failed', `a "${event}" listener threw`, { cause: error }),
         );
     }
+  }
+}
+
+/**
+ * Waits for a promise at most `timeoutMs` milliseconds (the client's drain on `close()`): `true` when `promise`
+ * settled within it, `false` when the time ran out first.
+ */
+async function withTimeout(promise: Promise<void>, timeoutMs: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -1,6 +1,8 @@
 /**
- * `Execution`: one tool call received from the service and not yet finished, and its state as one union with
- * the legal transitions between its values.
+ * `Execution`: one tool call received from the service and not yet finished, shared by every part of the client
+ * that keeps a side of it. This file holds the events the call runner reports, the call's state as one union with
+ * the legal transitions between its values, the fields of its `tool_call` it keeps (`CallExtras`), and the
+ * `Execution` itself.
  *
  * @module
  */
@@ -101,13 +103,15 @@ export type CallExtras = Readonly<Partial<Pick<ToolCallFrame, LaterField>>>;
 
 /**
  * What few calls keep (see {@link Execution.resume}, {@link Execution.decide}, {@link Execution.approvalReason},
- * {@link Execution.redaction}, {@link Execution.extras}): one object made when first needed.
+ * {@link Execution.redaction}, {@link Execution.updated}, {@link Execution.extras}): one object made when first
+ * needed.
  */
 class RareState {
   resume: (() => void) | undefined = undefined;
   decide: ((decision: ApprovalDecision) => void) | undefined = undefined;
   approvalReason: string | undefined = undefined;
   redaction: CallRedaction | undefined = undefined;
+  updated = false;
   extras: CallExtras | undefined;
 
   constructor(extras: CallExtras | undefined) {
@@ -205,7 +209,7 @@ export class Execution extends Cancellation implements ResultSink {
   started = 0;
   /**
    * When the service last heard of the call (`performance.now()` time; `-Infinity` when not since it began),
-   * `undefined` until its tool began. Kept by `Leases` and the lease's renewal (src/client/lease-renewal.ts): a
+   * `undefined` until its tool began. Kept by `Leases` and the lease's renewal (src/client/call-updates.ts): a
    * field, not a map entry per call.
    */
   heardAt: number | undefined;
@@ -253,7 +257,7 @@ export class Execution extends Cancellation implements ResultSink {
     return extras === undefined ? frame : Object.assign(frame, extras);
   }
 
-  /** The call's redaction by field name, once it started (set by the call: src/call/call-redaction.ts). */
+  /** The call's redaction by field name, once it started (set by the call: src/call/redaction.ts). */
   get redaction(): CallRedaction | undefined {
     return Execution.#stateOf(this)?.redaction;
   }
@@ -270,6 +274,23 @@ export class Execution extends Cancellation implements ResultSink {
    */
   get begun(): boolean {
     return this.heardAt !== undefined;
+  }
+
+  /** Its tool begins (its context in hand): see {@link Execution.begun}. Not heard of by the service since. */
+  begin(): void {
+    this.heardAt = Number.NEGATIVE_INFINITY;
+  }
+
+  /**
+   * The call updates keep something of this call until its result is acknowledged (an update, an event, a step, a
+   * question): they are told when it ends and when it is acked. Set by them.
+   */
+  get updated(): boolean {
+    return Execution.#stateOf(this)?.updated === true;
+  }
+
+  set updated(updated: boolean) {
+    if (updated || Execution.#stateOf(this) !== undefined) Execution.#rareOf(this).updated = updated;
   }
 
   get state(): CallState {

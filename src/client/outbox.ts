@@ -2,7 +2,8 @@
  * `Outbox`: the result of every finished call, kept until the service acks it. Results are written at once when
  * the socket can take them, held while its buffer is over `highWaterMarkBytes`, and written again once on each
  * new socket. Also builds the `tool_result` frame: redacted, and cut to the service's `maxPayloadBytes`. It counts
- * the bytes it holds: past `maxOutboxBytes` it is {@link Outbox.full}, and the client takes no new call.
+ * the bytes it holds: past `maxOutboxBytes` it is {@link Outbox.full}, and the client takes no new call. The
+ * content parts of a result are fitted to the frame first (`fitContent`), then the outbox.
  *
  * @module
  */
@@ -130,8 +131,9 @@ export type Unsendable = 'replaced' | 'dropped' | 'not held';
 const BACKPRESSURE_RETRY_MS = 5;
 
 /**
- * Room kept for the rest of a `tool_result` frame when capping `output`, in bytes: the output's JSON takes at
- * most `maxPayloadBytes` minus this (or minus the actual envelope, when a long call id makes it larger).
+ * Room kept for the rest of a `tool_result` (or `tool_preliminary`) frame when capping `output`, in bytes: the
+ * output's JSON takes at most `maxPayloadBytes` minus this (or minus the actual envelope, when a long call id makes
+ * it larger).
  */
 export const ENVELOPE_BYTES = 512;
 
@@ -322,7 +324,7 @@ export class Outbox {
       durationMs,
     };
     // Redact first, then cut: a cut through a secret would leave a piece of it that no rule matches.
-    // A JSON output stays JSON: a secret is replaced inside its values (src/redact-output.ts).
+    // A JSON output stays JSON: a secret is replaced inside its values (`redactOutput`, src/redact.ts).
     out.output = toWellFormed(redactOutput(redactor, result.output));
     const widget = result.widget === undefined ? undefined : redactor.value(result.widget);
     return this.#withContent(this.#fit(out, frame, widget), result.content);

@@ -1,10 +1,13 @@
 /**
- * Questions this client puts to the service for its running calls (PROTOCOL.md §18.5): `question` out,
- * `answer` in, `question_cancel` when the tool stops waiting, and every open question sent again after a
- * reconnect (the service answers a repeat with the answer it has). Only with the feature `questions`.
+ * Questions of the calls this client runs: who answers a call's `ctx.askQuestion()` (the client's `onQuestion`,
+ * else the service) and how a call waiting for an answer gives its slot up (`questionHooks`); then the questions
+ * put to the service (`SocketQuestions`, PROTOCOL.md §18.5): `question` out, `answer` in, `question_cancel` when the
+ * tool stops waiting, and every open question sent again after a reconnect (the service answers a repeat with the
+ * answer it has). Only with the feature `questions`.
  *
  * @module
  */
+import { nobodyAnswers } from '../call/questions';
 import type { CallWaits, QuestionReply, QuestionRequest } from '../call/types';
 import { QuestionError } from '../errors';
 import type { Redactor } from '../logger';
@@ -17,29 +20,8 @@ import {
   utf8Length,
 } from '../wire/protocol';
 
-/*
- * Who answers a call's `ctx.askQuestion()` in this process, and how a waiting call gives its slot up. The
- * questions put to the service are in src/client/questions.ts.
- */
-/** Who answers a call's `ctx.askQuestion()` in this process (the client's `onQuestion`). */
+/** Who answers a call's `ctx.askQuestion()` (the client's `onQuestion`, else the service). */
 export type Questioner = (request: QuestionRequest) => QuestionReply | Promise<QuestionReply>;
-
-/**
- * Puts a call's question to `answerer` (the client's `onQuestion`, else the service).
- * @throws QuestionError `unsupported` when nobody can answer.
- */
-function askInPlace(
-  answerer: Questioner | undefined,
-  request: QuestionRequest,
-): QuestionReply | Promise<QuestionReply> {
-  if (answerer === undefined) {
-    throw new QuestionError(
-      'unsupported',
-      'nobody can answer: the client has no onQuestion and the service does not take questions',
-    );
-  }
-  return answerer(request);
-}
 
 /**
  * `onQuestion` and `waits` for every call of a runner (one pair of functions, not a closure per call): `answerer`
@@ -47,11 +29,11 @@ function askInPlace(
  * own time limit too, while `answerer` still runs) it takes one back before the tool goes on.
  */
 export function questionHooks(
-  answerer: Questioner | undefined,
+  answerer: Questioner,
   calls: { park(callId: string): void; resumeParked<T>(callId: string, value: T): Promise<T> },
 ): { onQuestion: Questioner; waits: CallWaits } {
   return {
-    onQuestion: (request) => askInPlace(answerer, request),
+    onQuestion: answerer,
     waits: {
       park: (callId) => calls.park(callId),
       unpark: (callId) => calls.resumeParked(callId, undefined),
@@ -91,14 +73,7 @@ export class SocketQuestions {
 
   /** Puts a question to the service; resolves with the person's reply, or rejects with a `QuestionError`. */
   readonly ask = (request: QuestionRequest): Promise<QuestionReply> => {
-    if (!this.#options.enabled()) {
-      return Promise.reject(
-        new QuestionError(
-          'unsupported',
-          'nobody can answer: the client has no onQuestion and the service does not take questions',
-        ),
-      );
-    }
+    if (!this.#options.enabled()) return Promise.reject(nobodyAnswers());
     const { redactor } = this.#options;
     const frame: QuestionFrame = {
       type: 'question',

@@ -100,6 +100,12 @@ export class Runs {
   readonly #logger: Pick<Logger, 'debug'>;
 
   /**
+   * This client's runs the service has started, by run id, read-only: a call of one of them gets its run context
+   * as `ctx.context` (the client's context source reads it here).
+   */
+  readonly live: ReadonlyMap<string, { readonly context: unknown }> = this.#byRun;
+
+  /**
    * @param aborted - told, once its id is known, of each run its caller aborted: its tool calls in this process
    *   are aborted at once, without waiting for the service's `cancel` (the socket may be down).
    */
@@ -117,12 +123,6 @@ export class Runs {
     this.#aborted = aborted;
   }
 
-  /** `true` when `runId` is a live run of this client; `context` is then its run context. */
-  contextOf(runId: string): { found: boolean; context: unknown } {
-    const run = this.#byRun.get(runId);
-    return run ? { found: true, context: run.context } : { found: false, context: undefined };
-  }
-
   /** Starts a run; resolves with its result, rejects with `RunError`, `AbortError` or `ConnectionError`. */
   start(agent: AgentDefinition, input: string, options: StartRunOptions): Promise<RunResult> {
     return new Promise<RunResult>((resolve, reject) => {
@@ -132,7 +132,7 @@ export class Runs {
       if (options.parentRunId !== undefined) frame.parentRunId = options.parentRunId;
       if (options.parentCallId !== undefined) frame.parentCallId = options.parentCallId;
       const { signal } = options;
-      // Many runs may share one signal: one listener on it for all (src/call/shared-abort.ts).
+      // Many runs may share one signal: one listener on it for all (`sharedAbort`, src/call/signal.ts).
       const shared = signal === undefined ? undefined : sharedAbort(signal);
       const onAbort = () => this.#abort(run, signal?.reason);
       const run: PendingRun = {

@@ -1,8 +1,8 @@
 /**
- * Tracing of tool calls: `CallTraces`, which tells the tracer plugged into the seam of src/client/trace-types.ts
- * (`new Client({ tracing })`) what each call does. The core knows no tracing library: `toolwire/otel` implements
- * the seam with OpenTelemetry, and anything else may (README, "Tracing"). Without a `tracing` option none of this
- * runs.
+ * Tracing of tool calls: the seam a tracer plugs into (`new Client({ tracing })`), and `CallTraces`, which tells
+ * it what each call does. The core knows no tracing library: `toolwire/otel` implements the seam with
+ * OpenTelemetry, and anything else may (README, "Tracing"). Without a `tracing` option none of this runs. This
+ * file holds the seam's shapes, then `callTraces`, the call runner's side of it.
  *
  * @module
  */
@@ -16,10 +16,8 @@ import { toolInternals } from '../tool/tool';
 import type { Execution, ToolCallFrame } from './execution';
 
 /*
- * The tracing seam's shapes (`new Client({ tracing })`): what a tracer implements ({@link ToolTracing},
- * {@link CallTrace}), the events it is told of ({@link TRACE_EVENTS}), and {@link CallTraces}, through which the
- * call runner tells it; src/client/tracing.ts implements it. Apart from the code so that the browser build loads
- * that code only for a client with a tracer (src/client/tracing.browser.ts).
+ * The seam's shapes: what a tracer implements ({@link ToolTracing}, {@link CallTrace}), the events it is told of
+ * ({@link TRACE_EVENTS}), and {@link CallTraces}, through which the call runner tells it.
  */
 /** Values a trace event may carry, OpenTelemetry's attribute values. */
 export type TraceAttributes = Record<string, string | number | boolean>;
@@ -129,12 +127,6 @@ export interface CallTraces {
   retried(execution: Execution, info: { attempt: number; delayMs: number; error?: unknown }): void;
   /** The call has its result: its trace ends. `output` is what was sent (redacted). */
   finished(execution: Execution, result: ToolCallResult, output: string, durationMs: number): void;
-  /**
-   * `undefined` when the tracer's code is here (always, but in the browser build before it loaded); else a
-   * promise settled once it is: `client.connect()` waits for it, so that every call is traced.
-   * @throws (rejects) when the code could not be loaded.
-   */
-  ready(): Promise<void> | undefined;
 }
 
 /**
@@ -216,7 +208,6 @@ export function callTraces(
       if (info.error instanceof Error) attributes['error.type'] = info.error.name;
       traceOf(execution)?.event(TRACE_EVENTS.retry, attributes);
     },
-    ready: () => undefined,
     finished(execution, result, output, durationMs) {
       const traced = traces.get(execution);
       if (traced === undefined) return;

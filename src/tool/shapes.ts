@@ -7,15 +7,15 @@
  * - an object with the options `tool()` takes, under toolwire's names or the other SDKs' (`inputSchema`,
  *   `requiresApproval`), e.g. an OpenAI Agents tool's options or a Relay-E / Assemble definition;
  * - an AI SDK tool (what `ai`'s `tool()` returns; in an array or given alone with a `name` added), read with
- *   the AI SDK's conventions when its keys say so (see `readsAiSdkConventions` in ./tool.ts): its
- *   `execute(input, options)` gets a `ctx` that has `toolCallId`, `abortSignal`, `messages` and
- *   `experimental_context`;
+ *   the AI SDK's conventions when its keys say so (see `readsAiSdkConventions` in ./tool.ts);
  * - a class instance, read along its prototype chain, its callbacks called with `this` bound to it;
  * - a record (a plain object) keyed by tool name, whose values are any of these, a bare function, or
  *   `undefined` (left out). A `Map`, a `Set` or any other value is refused.
  *
- * Each is checked when given, as `tool()` checks its options; nothing here imports another SDK. The file holds
- * the types first, then the runtime side.
+ * The `execute` of a tool given as an object (any of these but a `tool()` result) gets `ctx` with the AI SDK's
+ * names too (`AiSdkContext`), whichever SDK's conventions its keys select: the types cannot tell an object written
+ * in place for the AI SDK from another. Each is checked when given, as `tool()` checks its options; nothing here
+ * imports another SDK. The file holds the types first, then the runtime side.
  *
  * The types make TypeScript refuse, when it compiles, what the runtime refuses when the tool is made, where a
  * type can say it, and keep `execute`'s input inferred from the schema for a plain object written in place,
@@ -53,6 +53,7 @@ import { anArrayOf, describeValue, isRecord, type Rule } from './check-options';
 import { bareFunctionDescription } from './model-text';
 import type { LegacyZod3Schema } from './schema';
 import {
+  type AiSdkContext,
   type AnyTool,
   type ApprovalPolicy,
   describeNotATool,
@@ -62,7 +63,6 @@ import {
   type RetryOptions,
   readsAiSdkConventions,
   type SideEffect,
-  type ToolContext,
   toolInternals,
 } from './tool';
 
@@ -100,8 +100,8 @@ export type SchemaInput<P> = 0 extends 1 & P
  */
 type ExecuteOf<I, C> =
   Record<string, unknown> extends I
-    ? { bivariant(input: I, ctx: ToolContext<C>): unknown }['bivariant']
-    : (input: I, ctx: ToolContext<C>) => unknown;
+    ? { bivariant(input: I, ctx: AiSdkContext<C>): unknown }['bivariant']
+    : (input: I, ctx: AiSdkContext<C>) => unknown;
 
 /** Keys of an object tool other than its schema, approval and `execute` (see `tool()`'s options). */
 interface ToolObjectFields {
@@ -178,7 +178,7 @@ export type ToolObject = ToolObjectFields &
   (
     | {
         // biome-ignore lint/suspicious/noExplicitAny: a tool run with any context.
-        readonly execute: { bivariant(input: unknown, ctx: ToolContext<any>): unknown }['bivariant'];
+        readonly execute: { bivariant(input: unknown, ctx: AiSdkContext<any>): unknown }['bivariant'];
         readonly outputSchema?: unknown;
       }
     | { readonly outputSchema: unknown; readonly execute?: undefined }

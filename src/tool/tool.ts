@@ -512,27 +512,86 @@ export function readsAiSdkConventions(given: Record<string, unknown>, owner: str
 type Callback = (...args: never[]) => unknown;
 
 /**
- * `needsApproval(input, options)`, the AI SDK's order, as toolwire's `(ctx, input)`; `ctx` carries the AI SDK's
- * `toolCallId`, `messages` and `experimental_context`.
+ * The AI SDK's names of a call's fields, which the AI SDK gives as the second argument of a tool's
+ * `execute(input, options)` and `needsApproval(input, options)` (its `ToolExecutionOptions`): `toolCallId` is `callId`,
+ * `abortSignal` is `signal`, `experimental_context` is `context`, and `messages` is always `[]`, frozen (the
+ * conversation stays with the service: a `tool_call` carries none of it). Typed `never[]` (nothing can be added
+ * to it) so that such a function, typed with the AI SDK's options, accepts it.
  */
-export function aiSdkApproval(needsApproval: unknown): unknown {
-  if (typeof needsApproval !== 'function') return needsApproval;
-  const predicate = needsApproval as (input: unknown, options: ToolContext) => unknown;
-  return (ctx: ToolContext, input: unknown) => predicate(input, ctx);
+export interface AiSdkNames<C = unknown> {
+  readonly toolCallId: string;
+  readonly abortSignal: AbortSignal;
+  readonly messages: never[];
+  readonly experimental_context: C;
 }
 
 /**
- * The AI SDK's `execute` and `toModelOutput({ toolCallId, input, output })` as toolwire's: `execute` notes each
- * call's input so that `toModelOutput` can be given it, and its `{ type, value }` answer is mapped by
+ * `ctx` with its AI SDK names: the second argument of `execute` for a tool given as an object (another SDK's shape,
+ * see {@link objectCallbacks}), and of an AI SDK `needsApproval(input, options)`.
+ */
+export type AiSdkContext<C = unknown> = ToolContext<C> & AiSdkNames<C>;
+
+const NO_MESSAGES = Object.freeze([]) as never[];
+
+/**
+ * `ctx` with the AI SDK's names added: a view of it, made per call only for a tool given as an object. Every other
+ * member is `ctx`'s own, read from `ctx` itself (its getters reach its call).
+ */
+const AI_SDK_VIEW: ProxyHandler<ToolContext> = {
+  get(ctx, key) {
+    switch (key) {
+      case 'toolCallId':
+        return ctx.callId;
+      case 'abortSignal':
+        return ctx.signal;
+      case 'messages':
+        return NO_MESSAGES;
+      case 'experimental_context':
+        return ctx.context;
+      default:
+        return Reflect.get(ctx, key);
+    }
+  },
+  has(ctx, key) {
+    return (
+      key === 'toolCallId' ||
+      key === 'abortSignal' ||
+      key === 'messages' ||
+      key === 'experimental_context' ||
+      Reflect.has(ctx, key)
+    );
+  },
+};
+
+function aiSdkContext(ctx: ToolContext): AiSdkContext {
+  return new Proxy(ctx, AI_SDK_VIEW) as AiSdkContext;
+}
+
+/** `needsApproval(input, options)`, the AI SDK's order, as toolwire's `(ctx, input)`. */
+export function aiSdkApproval(needsApproval: unknown): unknown {
+  if (typeof needsApproval !== 'function') return needsApproval;
+  const predicate = needsApproval as (input: unknown, options: AiSdkContext) => unknown;
+  return (ctx: ToolContext, input: unknown) => predicate(input, aiSdkContext(ctx));
+}
+
+/**
+ * The callbacks of a tool given as an object: `execute` gets `ctx` with the AI SDK's names
+ * ({@link AiSdkContext}), so that one written for the AI SDK as `execute(input, options)` runs unchanged; with
+ * `aiSdk` (the AI SDK's conventions), `toModelOutput({ toolCallId, input, output })` is the AI SDK's too: `execute`
+ * then notes each call's input so that it can be given it, and its `{ type, value }` answer is mapped by
  * {@link fromAiSdkOutput}.
  */
-export function aiSdkModelOutput(
+export function objectCallbacks(
   execute: Callback,
   toModelOutput: unknown,
+  aiSdk: boolean,
 ): { execute: Callback; toModelOutput: ((output: unknown, ctx: ToolContext) => unknown) | undefined } {
-  if (typeof toModelOutput !== 'function') return { execute, toModelOutput: undefined };
+  const run = execute as (input: unknown, ctx: AiSdkContext) => unknown;
+  if (!aiSdk || typeof toModelOutput !== 'function') {
+    const named = (input: unknown, ctx: ToolContext) => run(input, aiSdkContext(ctx));
+    return { execute: named as Callback, toModelOutput: aiSdk ? undefined : (toModelOutput as never) };
+  }
   const inputs = new WeakMap<object, unknown>();
-  const run = execute as (input: unknown, ctx: ToolContext) => unknown;
   const project = toModelOutput as (options: {
     toolCallId: string;
     input: unknown;
@@ -541,7 +600,7 @@ export function aiSdkModelOutput(
   return {
     execute: ((input: unknown, ctx: ToolContext) => {
       inputs.set(ctx, input);
-      return run(input, ctx);
+      return run(input, aiSdkContext(ctx));
     }) as Callback,
     toModelOutput: (output, ctx): MaybePromise<unknown> => {
       const answer = project({ toolCallId: ctx.callId, input: inputs.get(ctx), output });
@@ -661,22 +720,6 @@ export interface ToolContext<C = unknown> extends ContextMethods, ContextScope {
    *   `invalid_option` (`per` other than `'call'` or `'run'`): a misspelt option never gives a key of another kind.
    */
   idempotencyKey(scope?: string, options?: IdempotencyKeyOptions): string;
-  /**
-   * The AI SDK's names, so that an `execute(input, options)` written for the AI SDK runs unchanged:
-   * `toolCallId` is `callId`, `abortSignal` is `signal`, `experimental_context` is `context`, and `messages`
-   * is always an empty array (the conversation stays with the service: a `tool_call` carries no messages).
-   * Read from the prototype: `{ ...ctx }` does not copy them.
-   */
-  readonly toolCallId: string;
-  /** The AI SDK's name of `signal`; see {@link ToolContext.toolCallId}. */
-  readonly abortSignal: AbortSignal;
-  /**
-   * Always `[]` (frozen): see {@link ToolContext.toolCallId}. Typed `never[]` (nothing can be added to it) so
-   * that an AI SDK `execute(input, options: ToolExecutionOptions)` accepts this `ctx` as its `options`.
-   */
-  readonly messages: never[];
-  /** The AI SDK's name of `context`; see {@link ToolContext.toolCallId}. */
-  readonly experimental_context: C;
 }
 
 /** Options of {@link tool}. `P` is the type of `parameters`, `Out` what `execute` returns, `C` the context. */
@@ -990,7 +1033,11 @@ export function tool<P extends ToolParameters | undefined = undefined, Out = unk
 export interface MakeToolFrom {
   /** The key of a `tools` record: the tool's name. */
   readonly key?: string;
-  /** Read `needsApproval` and `toModelOutput` with the AI SDK's argument conventions (see `readsAiSdkConventions`). */
+  /**
+   * Given for an object (not a bare function): `true` reads `needsApproval` and `toModelOutput` with the AI SDK's
+   * argument conventions ({@link readsAiSdkConventions}); either way its `execute` gets the AI SDK's names
+   * ({@link objectCallbacks}).
+   */
   readonly aiSdk?: boolean;
 }
 
@@ -1095,9 +1142,10 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
           requireObject: false,
         });
   const approval = loose[oneKey(loose, ['needsApproval', 'requiresApproval'], owner)] ?? false;
-  const adapted = from.aiSdk
-    ? aiSdkModelOutput(loose.execute as never, loose.toModelOutput)
-    : { execute: loose.execute, toModelOutput: loose.toModelOutput };
+  const adapted =
+    from.aiSdk === undefined
+      ? { execute: loose.execute, toModelOutput: loose.toModelOutput }
+      : objectCallbacks(loose.execute as never, loose.toModelOutput, from.aiSdk);
   const internals: ToolInternals = {
     parameters,
     inputSchema: deepFreeze(structuredClone(inputSchema)),

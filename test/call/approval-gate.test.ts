@@ -92,7 +92,7 @@ describe('edited arguments and the policies', () => {
       { policies: [limits], approve: () => ({ approved: true, arguments: { orderId: 'o1', amount: 90 } }) },
     );
     // The service path: the call comes back approved, with the edited arguments (PROTOCOL.md §18.8).
-    const { startCall } = await import('../../src/call/invoke');
+    const { startCall } = await import('../../src/call/pipeline');
     const service = await new Promise((resolve) =>
       startCall(
         made as never,

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { invokeTool } from '../../src/call/invoke';
-import type { ApprovalRequest } from '../../src/call/types';
+import { startCall } from '../../src/call/pipeline';
+import type { ApprovalRequest, ToolCallResult } from '../../src/call/types';
 import { type ToolContext, tool } from '../../src/tool/tool';
 
 const refundTool = (
@@ -142,10 +143,14 @@ describe('approval', () => {
   it('rejects without asking when options.approved is false, with the earlier reason', async () => {
     const { refund, execute } = refundTool(true);
     const approve = vi.fn(() => true);
-    const result = await invokeTool(
-      refund,
-      { amount: 5 },
-      { approved: false, rejectionReason: 'Not today.', approve },
+    // The reason of a decided tool_call: a host's option (the client's), through startCall.
+    const result = await new Promise<ToolCallResult>((resolve) =>
+      startCall(
+        refund,
+        { amount: 5 },
+        { approved: false, rejectionReason: 'Not today.', approve },
+        { result: resolve },
+      ),
     );
     expect(result).toMatchObject({
       status: 'rejected',

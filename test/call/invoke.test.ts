@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { invokeTool } from '../../src/call/invoke';
+import { startCall } from '../../src/call/pipeline';
 import type { ToolCallResult } from '../../src/call/types';
 import { OptionsError, TimeoutError, ToolDefinitionError } from '../../src/errors';
 import { type ToolContext, tool } from '../../src/tool/tool';
@@ -699,7 +700,38 @@ describe('ctx', () => {
     expect(seen[1]?.idempotencyKey('b:c')).toBe('toolwire:a:b%3Ac');
   });
 
-  it('adds options.extend as non-enumerable properties that never replace a standard field', async () => {
+  it('has none of the AI SDK names, which a tool given as an object gets on its execute’s second argument', async () => {
+    const names = ['toolCallId', 'abortSignal', 'messages', 'experimental_context'];
+    const { t, seen } = capture();
+    await invokeTool(t, {}, { callId: 'c1', context: { tenant: 'acme' } });
+    expect(names.filter((name) => name in (seen[0] as object))).toEqual([]);
+    const given: unknown[] = [];
+    const object = {
+      name: 'object',
+      description: 'd',
+      parameters: z.object({}),
+      execute: (_input: unknown, options: object) => {
+        const read = options as Record<string, unknown>;
+        given.push(
+          names.map((name) => [name, read[name]]),
+          read.callId,
+          read.context,
+        );
+        return 'ok';
+      },
+    };
+    await invokeTool(object, {}, { callId: 'c2', context: { tenant: 'acme' } });
+    const [aliases, callId, context] = given as [Array<[string, unknown]>, string, unknown];
+    expect(aliases.map(([name, value]) => [name, value instanceof AbortSignal ? 'signal' : value])).toEqual([
+      ['toolCallId', 'c2'],
+      ['abortSignal', 'signal'],
+      ['messages', []],
+      ['experimental_context', { tenant: 'acme' }],
+    ]);
+    expect([callId, context]).toEqual(['c2', { tenant: 'acme' }]);
+  });
+
+  it('adds a host’s extend as non-enumerable properties that never replace a standard field', async () => {
     const hook = Symbol('hook');
     let ctx: ToolContext | undefined;
     const t = tool({
@@ -710,7 +742,9 @@ describe('ctx', () => {
         return 'ok';
       },
     });
-    await invokeTool(t, {}, { callId: 'real', extend: { [hook]: 'value', callId: 'fake' } });
+    await new Promise((result) =>
+      startCall(t, {}, { callId: 'real', extend: { [hook]: 'value', callId: 'fake' } }, { result }),
+    );
     expect((ctx as unknown as Record<symbol, unknown>)[hook]).toBe('value');
     expect(ctx?.callId).toBe('real');
     expect(Object.keys(ctx ?? {})).not.toContain(hook);
@@ -761,10 +795,8 @@ describe('usage errors', () => {
     [{ depth: -1 }, 'invokeTool(): depth must be a non-negative integer, got -1'],
     [{ signal: { aborted: false } }, 'invokeTool(): signal must be an AbortSignal, got an object'],
     [{ approved: 'yes' }, 'invokeTool(): approved must be a boolean, got "yes"'],
-    [{ rejectionReason: 1 }, 'invokeTool(): rejectionReason must be a string, got 1'],
     [{ approve: true }, 'invokeTool(): approve must be a function, got true'],
     [{ onWidgetInvalid: 'log' }, 'invokeTool(): onWidgetInvalid must be a function, got "log"'],
-    [{ extend: 'x' }, 'invokeTool(): extend must be an object, got "x"'],
   ])('rejects with invalid_option for %j', async (options, message) => {
     const error = await invokeTool(echo, {}, options as never).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OptionsError);
@@ -785,6 +817,12 @@ describe('usage errors', () => {
     [
       { retries: 3 },
       unknownOptionMessage('invokeTool(): unknown option "retries"', 'callId', 'signal', 'timeoutMs'),
+    ],
+    // A host's own options (the client's), never a test's.
+    [{ extend: {} }, unknownOptionMessage('invokeTool(): unknown option "extend"', 'callId', 'approved')],
+    [
+      { rejectionReason: 'no' },
+      unknownOptionMessage('invokeTool(): unknown option "rejectionReason"', 'callId', 'approved'),
     ],
   ])('rejects with unknown_option for %j, running nothing', async (options, message) => {
     const execute = vi.fn(() => 'ran');

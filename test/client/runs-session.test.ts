@@ -50,7 +50,7 @@ describe('Runs in a new session', () => {
     expect(sent).toEqual([expect.objectContaining({ type: 'run_start', input: 'three' })]);
     made.reconnected(true);
     expect(sent.map((frame) => frame.type)).toEqual(['run_start', 'run_start']);
-    expect(made.contextOf('r1').found).toBe(false);
+    expect(made.live.has('r1')).toBe(false);
     const third = (sent[0] as { requestId: string }).requestId;
     made.handle({ type: 'run_started', requestId: third, runId: 'r3' });
     made.handle({

@@ -79,7 +79,6 @@ describe('options given as undefined', () => {
         context: undefined,
         signal: undefined,
         approved: undefined,
-        rejectionReason: undefined,
         agentName: undefined,
         policies: undefined,
         approve: undefined,
@@ -94,7 +93,6 @@ describe('options given as undefined', () => {
         steps: undefined,
         onStep: undefined,
         logger: undefined,
-        extend: undefined,
       },
     );
     expect([result.status, result.output]).toEqual(['ok', 'echoed']);

@@ -20,6 +20,7 @@ import {
   tool,
 } from '../../src/index';
 import type { ToolSource } from '../../src/tool/shapes';
+import type { AiSdkContext } from '../../src/tool/tool';
 
 type Ctx = { tenant: string };
 declare const client: Client<Ctx>;
@@ -57,7 +58,7 @@ describe('a record of every shape', () => {
           inputSchema: z.object({ city: z.string(), days: z.number().default(1) }),
           execute: (input, ctx) => {
             expectTypeOf(input).toEqualTypeOf<Zod4In>();
-            expectTypeOf(ctx).toEqualTypeOf<ToolContext<Ctx>>();
+            expectTypeOf(ctx).toEqualTypeOf<AiSdkContext<Ctx>>();
           },
         },
         zod3: {

@@ -73,15 +73,33 @@ describe('execute’s input is inferred for every accepted shape', () => {
     void invokeTool({ name: 'weather', ...weather }, {});
   });
 
-  it('ctx carries the AI SDK names of its fields', () => {
+  it('gives the AI SDK names of ctx fields to the execute of a tool given as an object, not to ctx', () => {
     tool({
       name: 'n',
       description: 'd',
       execute: (_input, ctx: ToolContext<{ tenant: string }>) => {
-        expectTypeOf(ctx.toolCallId).toEqualTypeOf<string>();
-        expectTypeOf(ctx.abortSignal).toEqualTypeOf<AbortSignal>();
-        expectTypeOf(ctx.messages).toEqualTypeOf<never[]>();
-        expectTypeOf(ctx.experimental_context).toEqualTypeOf<{ tenant: string }>();
+        expectTypeOf(ctx).not.toHaveProperty('toolCallId');
+        expectTypeOf(ctx).not.toHaveProperty('abortSignal');
+        expectTypeOf(ctx).not.toHaveProperty('messages');
+        expectTypeOf(ctx).not.toHaveProperty('experimental_context');
+      },
+    });
+    new Client({
+      url: 'ws://127.0.0.1:1',
+      apiKey: 'k',
+      context: { tenant: 't1' },
+      tools: {
+        n: {
+          description: 'd',
+          parameters: z.object({}),
+          execute: (_input, ctx) => {
+            expectTypeOf(ctx.toolCallId).toEqualTypeOf<string>();
+            expectTypeOf(ctx.abortSignal).toEqualTypeOf<AbortSignal>();
+            expectTypeOf(ctx.messages).toEqualTypeOf<never[]>();
+            expectTypeOf(ctx.experimental_context).toEqualTypeOf<{ tenant: string }>();
+            expectTypeOf(ctx.context).toEqualTypeOf<{ tenant: string }>();
+          },
+        },
       },
     });
   });

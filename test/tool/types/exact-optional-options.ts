@@ -100,7 +100,6 @@ void invokeTool(
     context: undefined,
     signal: undefined,
     approved: undefined,
-    rejectionReason: undefined,
     agentName: undefined,
     policies: undefined,
     approve: undefined,
@@ -115,7 +114,6 @@ void invokeTool(
     steps: undefined,
     onStep: undefined,
     logger: undefined,
-    extend: undefined,
   },
 );
 
