@@ -243,6 +243,20 @@ function forwardProgress(ctx: ToolContext) {
   };
 }
 
+/**
+ * {@link forwardProgress} for a task, with `release()` to let go of `ctx` once the call ends: the MCP SDK client
+ * keeps the progress handler of a task's `tools/call` until its connection closes.
+ */
+function forwardTaskProgress(ctx: ToolContext) {
+  let forward: ReturnType<typeof forwardProgress> | undefined = forwardProgress(ctx);
+  return {
+    onprogress: (update: Parameters<ReturnType<typeof forwardProgress>>[0]) => forward?.(update),
+    release: () => {
+      forward = undefined;
+    },
+  };
+}
+
 /** Waits `ms`, or rejects with the signal's reason when it aborts first. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -278,9 +292,24 @@ async function callAsTask(
   timeout: number | undefined,
 ): Promise<unknown> {
   const { signal } = ctx;
+  const progress = forwardTaskProgress(ctx);
+  try {
+    return await pollTask(request, params, signal, progress.onprogress, timeout);
+  } finally {
+    progress.release();
+  }
+}
+
+async function pollTask(
+  request: Request,
+  params: { name: string; arguments: Record<string, unknown> },
+  signal: AbortSignal,
+  onprogress: (update: { progress: number; total?: number; message?: string }) => void,
+  timeout: number | undefined,
+): Promise<unknown> {
   const created = await request({ method: 'tools/call', params }, CREATED_TASK, {
     signal,
-    onprogress: forwardProgress(ctx),
+    onprogress,
     task: timeout === undefined ? {} : { ttl: timeout + 60_000 },
     ...(timeout === undefined ? {} : { timeout }),
   });
