@@ -418,6 +418,12 @@ function importOne(client: McpToolSource, mcpTool: McpTool, name: string, option
  *   as `[image omitted: image/png, 1234 bytes]` for each part that is not text, `structuredContent` as JSON
  *   when there is no content); an `isError` result is an `error` result, the model reading
  *   `Error running <name>: <the result's text>`; an MCP protocol failure (e.g. the connection closed) likewise.
+ *   `structuredContent` is not checked against the tool's `outputSchema` (the MCP SDK's `callTool` would throw
+ *   such a result away): the model reads the content;
+ * - tells `ctx.progress()` each MCP progress notification of the call;
+ * - calls a tool that offers task execution (`execution.taskSupport` `'optional'` or `'required'`, on a server
+ *   that takes tasks for `tools/call`) as an MCP task: polled with `tasks/get`, its result from `tasks/result`,
+ *   `tasks/cancel` when the call is cancelled or times out.
  *
  * Tools are listed once, now (every page of `tools/list`); a tool added to the server later needs another call.
  * Resources, prompts, sampling and elicitation are not bridged; widgets cannot be returned.

@@ -343,10 +343,14 @@ function serverTakesToolTasks(mcpServer: McpServer): boolean | undefined {
  * - any status other than `ok` (invalid arguments, a throw, a timeout, a rejection, a cancel) sets `isError`;
  * - the MCP request's abort signal (the client's `notifications/cancelled`, or the connection closing) is the
  *   call's `signal`: `ctx.signal` aborts;
- * - `ctx.callId` is a fresh UUID per request (MCP request ids repeat across connections), `ctx.runId` too.
+ * - `ctx.callId` is a fresh UUID per request (MCP request ids repeat across connections), `ctx.runId` too;
+ * - `ctx.progress()` is sent as `notifications/progress` when the request carries a progress token;
+ * - `ctx.askQuestion()` is a form elicitation when the MCP client declared `elicitation` (else it rejects with
+ *   `QuestionError` `unsupported`);
+ * - with {@link RegisterMcpToolsOptions.tasks}, a call that asks for a task runs as an MCP task.
  *
- * Widgets are not sent (an MCP host has no place for them); `needsApproval` needs {@link
- * RegisterMcpToolsOptions.approve}. Register before `mcpServer.connect()`, or after it: the MCP SDK tells
+ * Widgets, events and preliminary results are not sent (an MCP host has no place for them); `needsApproval`
+ * needs {@link RegisterMcpToolsOptions.approve}. Register before `mcpServer.connect()`, or after it: the MCP SDK tells
  * connected clients that the list changed.
  *
  * @returns the MCP SDK's handles, one per tool in order (`disable()`, `enable()`, `remove()`).
@@ -357,7 +361,8 @@ function serverTakesToolTasks(mcpServer: McpServer): boolean | undefined {
  *   `not_a_tool` for an entry of no accepted shape (named by its index or key), what `tool()` throws for an
  *   object it refuses, `duplicate_tool` for two tools of one name or a name already registered on the server (then
  *   none of `tools` stays registered); OptionsError `invalid_options` / `unknown_option` (with "did you mean")
- *   / `invalid_option` for bad options, from toolwire's shared options checker.
+ *   / `invalid_option` for bad options, from toolwire's shared options checker, and `invalid_option` for `tasks`
+ *   on an `McpServer` whose capabilities take no tasks for `tools/call`.
  * @example
  * ```ts
  * import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
