@@ -310,7 +310,9 @@ async function pollTask(
   const created = await request({ method: 'tools/call', params }, CREATED_TASK, {
     signal,
     onprogress,
-    task: timeout === undefined ? {} : { ttl: timeout + 60_000 },
+    // Kept a minute past the call's time limit, so the result outlives the last poll; a timer past 2^31 - 1 ms
+    // would fire at once in Node, hence the cap.
+    task: timeout === undefined ? {} : { ttl: Math.min(MAX_TIMEOUT_MS, timeout + 60_000) },
     ...(timeout === undefined ? {} : { timeout }),
   });
   const { taskId } = created.task;
