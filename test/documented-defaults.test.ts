@@ -342,6 +342,22 @@ const CASES: Record<string, Case> = {
       ],
     ]),
   ),
+  ...Object.fromEntries(
+    (
+      [
+        ['tasks', false],
+        ['taskPollIntervalMs', 1_000],
+        ['taskTtlMs', 3_600_000],
+      ] as const
+    ).map(([key, value]) => [
+      `RegisterMcpToolsOptions.${key}`,
+      {
+        value,
+        accept: (v: unknown) =>
+          registerMcpTools(new McpServer({ name: 'd', version: '1' }), [], { [key]: v }),
+      },
+    ]),
+  ),
   'ConnectOptions.maxAttempts': {
     value: Number.POSITIVE_INFINITY, // reconnect.maxAttempts, Infinity by default
     accept: (maxAttempts) => {

@@ -6,6 +6,7 @@
  */
 import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import { looseObject, number, optional, string } from 'zod/mini';
 import { OptionsError, ProtocolError, ToolDefinitionError } from '../errors';
 import { MAX_TIMEOUT_MS } from '../limits';
 import {
@@ -106,8 +107,14 @@ export const EMPTY_MCP_ERROR = 'the MCP server reported an error without a messa
  */
 export type McpTool = ListToolsResult['tools'][number];
 
-/** What {@link importMcpTools} needs of an MCP client: a connected `Client` of `@modelcontextprotocol/sdk`. */
-export type McpToolSource = Pick<McpClient, 'listTools' | 'callTool'>;
+/**
+ * What {@link importMcpTools} needs of an MCP client: a connected `Client` of `@modelcontextprotocol/sdk`. Its
+ * `request` (present on every SDK client) is what calls go through, so that toolwire reads each result itself
+ * (the SDK's `callTool` throws away a result that trips its output-schema check) and can call a tool as a task;
+ * a stand-in with only `listTools` and `callTool` is called through `callTool`.
+ */
+export type McpToolSource = Pick<McpClient, 'listTools' | 'callTool'> &
+  Partial<Pick<McpClient, 'request' | 'getServerCapabilities'>>;
 
 /** A tool imported from an MCP server: its input is the JSON object the MCP input schema accepts. */
 export type McpImportedTool = Tool<Record<string, unknown>, string>;
@@ -207,23 +214,181 @@ function descriptionOf(mcpTool: McpTool): string {
 /** How much later than the tool's `timeoutMs` the MCP SDK's own request timeout is set, in milliseconds. */
 const MCP_TIMEOUT_MARGIN_MS = 1_000;
 
+/*
+ * Results are read with schemas that accept any object: what the model reads is decided by `mcpResultText`,
+ * which never throws, and not by the MCP SDK's checks. `structuredContent` is not checked against the tool's
+ * `outputSchema` either: the model reads the content, and an `isError` result is the server's own error text.
+ */
+const ANY_RESULT = looseObject({});
+const CREATED_TASK = looseObject({
+  task: looseObject({ taskId: string(), pollInterval: optional(number()) }),
+});
+const TASK_STATUS = looseObject({ status: string(), statusMessage: optional(string()) });
+
+/** The poll interval of an imported task when the server gives none, and the bounds of one it gives, in ms. */
+const TASK_POLL = { defaultMs: 1_000, minMs: 10, maxMs: 10_000 } as const;
+
+/** An MCP progress notification's fields (`progress`, `total`, `message`), told to `ctx.progress()`. */
+function forwardProgress(ctx: ToolContext) {
+  return (update: { progress: number; total?: number | undefined; message?: string | undefined }) => {
+    try {
+      ctx.progress({
+        progress: update.progress,
+        ...(typeof update.total === 'number' && update.total > 0 ? { total: update.total } : {}),
+        ...(typeof update.message === 'string' ? { message: update.message } : {}),
+      });
+    } catch {
+      // A value toolwire refuses (a negative or infinite progress) is dropped: it is the server's, not the tool's.
+    }
+  };
+}
+
+/**
+ * {@link forwardProgress} for a task, with `release()` to let go of `ctx` once the call ends: the MCP SDK client
+ * keeps the progress handler of a task's `tools/call` until its connection closes.
+ */
+function forwardTaskProgress(ctx: ToolContext) {
+  let forward: ReturnType<typeof forwardProgress> | undefined = forwardProgress(ctx);
+  return {
+    onprogress: (update: Parameters<ReturnType<typeof forwardProgress>>[0]) => forward?.(update),
+    release: () => {
+      forward = undefined;
+    },
+  };
+}
+
+/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const stop = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+}
+
+type Request = NonNullable<McpToolSource['request']>;
+
+/**
+ * Calls an MCP tool as a task (MCP 2025-11-25 tasks, the MCP SDK's experimental API at its lowest level: the
+ * SDK's own `callToolStream` reads a `failed` task as "Task … failed" without fetching its result, and checks
+ * the output schema as `callTool` does). `tools/call` with `task` answers a task id; `tasks/get` is polled at
+ * the server's `pollInterval`; a terminal `completed` or `failed` task's result comes from `tasks/result`, as
+ * does one that needs input (`input_required`: `tasks/result` delivers the server's queued requests, e.g. an
+ * elicitation, to the MCP client's own handlers, and waits for the end). Progress goes on reaching
+ * `ctx.progress()` through the `tools/call` request's progress token. When `ctx.signal` aborts, `tasks/cancel`
+ * is sent and the call ends with the abort's reason.
+ */
+async function callAsTask(
+  request: Request,
+  params: { name: string; arguments: Record<string, unknown> },
+  ctx: ToolContext,
+  timeout: number | undefined,
+): Promise<unknown> {
+  const { signal } = ctx;
+  const progress = forwardTaskProgress(ctx);
+  try {
+    return await pollTask(request, params, signal, progress.onprogress, timeout);
+  } finally {
+    progress.release();
+  }
+}
+
+async function pollTask(
+  request: Request,
+  params: { name: string; arguments: Record<string, unknown> },
+  signal: AbortSignal,
+  onprogress: (update: { progress: number; total?: number; message?: string }) => void,
+  timeout: number | undefined,
+): Promise<unknown> {
+  const created = await request({ method: 'tools/call', params }, CREATED_TASK, {
+    signal,
+    onprogress,
+    // Kept a minute past the call's time limit, so the result outlives the last poll; a timer past 2^31 - 1 ms
+    // would fire at once in Node, hence the cap.
+    task: timeout === undefined ? {} : { ttl: Math.min(MAX_TIMEOUT_MS, timeout + 60_000) },
+    ...(timeout === undefined ? {} : { timeout }),
+  });
+  const { taskId } = created.task;
+  const pollMs = Math.min(
+    TASK_POLL.maxMs,
+    Math.max(TASK_POLL.minMs, created.task.pollInterval ?? TASK_POLL.defaultMs),
+  );
+  const result = () =>
+    request({ method: 'tasks/result', params: { taskId } }, ANY_RESULT, {
+      signal,
+      timeout: timeout ?? MAX_TIMEOUT_MS,
+    });
+  try {
+    for (;;) {
+      await pause(pollMs, signal);
+      const task = await request({ method: 'tasks/get', params: { taskId } }, TASK_STATUS, { signal });
+      if (task.status === 'completed' || task.status === 'failed' || task.status === 'input_required') {
+        return await result();
+      }
+      if (task.status === 'cancelled') {
+        const why = task.statusMessage ? `: ${task.statusMessage}` : '';
+        throw new Error(`the MCP server cancelled the task ${taskId}${why}`);
+      }
+    }
+  } catch (error) {
+    if (signal.aborted) {
+      request({ method: 'tasks/cancel', params: { taskId } }, ANY_RESULT).catch(() => {
+        // The task may have ended meanwhile, or the connection closed: nothing more to cancel.
+      });
+      throw signal.reason;
+    }
+    throw error;
+  }
+}
+
+/** Whether `mcpTool` is called as a task: it offers task execution and the server takes tasks for tools/call. */
+function offersTasks(client: McpToolSource, mcpTool: McpTool): boolean {
+  const support = mcpTool.execution?.taskSupport;
+  if (support !== 'optional' && support !== 'required') return false;
+  if (client.request === undefined || client.getServerCapabilities === undefined) return false;
+  return client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined;
+}
+
 function importOne(client: McpToolSource, mcpTool: McpTool, name: string, options: ImportMcpToolsOptions) {
   const { timeoutMs } = options;
   const needsApproval =
     typeof options.needsApproval === 'function'
       ? options.needsApproval(mcpTool) === true
       : options.needsApproval === true;
-  const execute = async (input: Record<string, unknown>, ctx: ToolContext): Promise<string> => {
-    const result = await client.callTool({ name: mcpTool.name, arguments: input }, undefined, {
+  // The MCP request's own timeout is set past ours, so that ours always ends the call (status `timeout`) and
+  // cancels the request through `ctx.signal`; two equal timers would race.
+  const timeout =
+    timeoutMs === undefined ? undefined : Math.min(MAX_TIMEOUT_MS, timeoutMs + MCP_TIMEOUT_MARGIN_MS);
+  const asTask = offersTasks(client, mcpTool);
+  const call = (input: Record<string, unknown>, ctx: ToolContext): Promise<unknown> => {
+    const params = { name: mcpTool.name, arguments: input };
+    const { request } = client;
+    if (request === undefined) {
+      return client.callTool(params, undefined, {
+        signal: ctx.signal,
+        onprogress: forwardProgress(ctx),
+        ...(timeout === undefined ? {} : { timeout }),
+      });
+    }
+    const bound: Request = request.bind(client);
+    if (asTask) return callAsTask(bound, params, ctx, timeout);
+    return bound({ method: 'tools/call', params }, ANY_RESULT, {
       signal: ctx.signal,
-      // The MCP request's own timeout is set past ours, so that ours always ends the call (status `timeout`)
-      // and cancels the request through `ctx.signal`; two equal timers would race.
-      ...(timeoutMs === undefined
-        ? {}
-        : { timeout: Math.min(MAX_TIMEOUT_MS, timeoutMs + MCP_TIMEOUT_MARGIN_MS) }),
+      onprogress: forwardProgress(ctx),
+      ...(timeout === undefined ? {} : { timeout }),
     });
+  };
+  const execute = async (input: Record<string, unknown>, ctx: ToolContext): Promise<string> => {
+    const result = await call(input, ctx);
     const text = mcpResultText(result);
-    if (result.isError === true) throw new Error(text === '' ? EMPTY_MCP_ERROR : text);
+    if (isRecord(result) && result.isError === true) throw new Error(text === '' ? EMPTY_MCP_ERROR : text);
     return text;
   };
   try {
@@ -255,6 +420,12 @@ function importOne(client: McpToolSource, mcpTool: McpTool, name: string, option
  *   as `[image omitted: image/png, 1234 bytes]` for each part that is not text, `structuredContent` as JSON
  *   when there is no content); an `isError` result is an `error` result, the model reading
  *   `Error running <name>: <the result's text>`; an MCP protocol failure (e.g. the connection closed) likewise.
+ *   `structuredContent` is not checked against the tool's `outputSchema` (the MCP SDK's `callTool` would throw
+ *   such a result away): the model reads the content;
+ * - tells `ctx.progress()` each MCP progress notification of the call;
+ * - calls a tool that offers task execution (`execution.taskSupport` `'optional'` or `'required'`, on a server
+ *   that takes tasks for `tools/call`) as an MCP task: polled with `tasks/get`, its result from `tasks/result`,
+ *   `tasks/cancel` when the call is cancelled or times out.
  *
  * Tools are listed once, now (every page of `tools/list`); a tool added to the server later needs another call.
  * Resources, prompts, sampling and elicitation are not bridged; widgets cannot be returned.

@@ -5,12 +5,33 @@
  */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { looseObject } from 'zod/mini';
+import type {
+  CallToolResult,
+  ServerCapabilities,
+  ServerNotification,
+  ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { looseObject, optional, string } from 'zod/mini';
 import { invokeTool } from '../call/invoke';
-import type { ApprovalDecision, ApprovalRequest } from '../call/types';
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  InvokeOptions,
+  ProgressUpdate,
+  QuestionReply,
+  QuestionRequest,
+} from '../call/types';
 import { OptionsError, ToolDefinitionError } from '../errors';
-import { aFunction, anything, checkOptions, type OptionsSpec } from '../tool/check-options';
+import { MAX_TIMEOUT_MS } from '../limits';
+import {
+  aBoolean,
+  aDuration,
+  aFunction,
+  anything,
+  checkOptions,
+  type OptionsSpec,
+  oneOf,
+} from '../tool/check-options';
 import { thrownMessage } from '../tool/output';
 import { type ToolSetOf, type ToolsGiven, toolsOf } from '../tool/shapes';
 import { inputSchemaOf, type Tool } from '../tool/tool';
@@ -55,40 +76,261 @@ export interface RegisterMcpToolsOptions<C = unknown> {
    * `<name> was not run: it needs a human's approval, and no approver is available.` @default none
    */
   approve?: ((request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>) | undefined;
+  /**
+   * Which tools an MCP client may call as tasks (MCP 2025-11-25 tasks, experimental in the MCP SDK): `true` for
+   * every tool, or a function of the tool (e.g. the long ones, that report progress). Such a tool is listed with
+   * `execution.taskSupport: 'optional'`: a client that asks for a task gets a task id at once, polls
+   * `tasks/get`, reads `tasks/result` and may `tasks/cancel` (which aborts `ctx.signal`); a client that does not
+   * is answered by the MCP SDK's own polling of the task, up to one `taskPollIntervalMs` later than the call
+   * ends. Needs an `McpServer` made with a `taskStore` and the capability `tasks.requests.tools.call` (and a
+   * `taskMessageQueue` for `ctx.askQuestion()` inside a task). @default false
+   */
+  tasks?: boolean | ((tool: Tool) => boolean) | undefined;
+  /** How often a task's client is told to poll, and how often a running task checks it was cancelled, in ms. @default 1_000 */
+  taskPollIntervalMs?: number | undefined;
+  /**
+   * How long a task is kept, in ms, when the client asks for no `ttl`: from its start, and again from its end
+   * (the MCP SDK's in-memory store drops a task that long after either). A task dropped while it runs is
+   * aborted. @default 3_600_000
+   */
+  taskTtlMs?: number | undefined;
 }
+
+/** The defaults of {@link RegisterMcpToolsOptions}' task options. */
+export const MCP_TASK_DEFAULTS = { taskPollIntervalMs: 1_000, taskTtlMs: 3_600_000 } as const;
 
 // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output type, sharing the context type.
 type AnyTool<C> = Tool<any, any, C>;
 
 /** What {@link registerMcpTools} accepts: one rule per option, checked by toolwire's shared checker. */
 const OPTIONS: OptionsSpec<RegisterMcpToolsOptions> = {
-  rules: { context: anything, approve: aFunction },
-  aliases: { onApproval: 'approve' },
+  rules: {
+    context: anything,
+    approve: aFunction,
+    tasks: oneOf(aBoolean, aFunction),
+    taskPollIntervalMs: aDuration(1),
+    taskTtlMs: aDuration(1),
+  },
+  aliases: { onApproval: 'approve', task: 'tasks', pollIntervalMs: 'taskPollIntervalMs', ttlMs: 'taskTtlMs' },
 };
 
-function handlerFor<C>(served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) {
+/** The progress token of the MCP request, when its client asked for progress. */
+function progressTokenOf(extra: McpRequestExtra): string | number | undefined {
+  const token = extra._meta?.progressToken;
+  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
+}
+
+/** `invokeTool`'s `onProgress` that sends each `ctx.progress()` as an MCP progress notification, or none. */
+function progressSender(extra: McpRequestExtra): InvokeOptions['onProgress'] {
+  const progressToken = progressTokenOf(extra);
+  if (progressToken === undefined) return undefined;
+  return (update: ProgressUpdate) => {
+    const { progress, total, message } = update;
+    extra
+      .sendNotification({
+        method: 'notifications/progress',
+        params: {
+          progressToken,
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message }),
+        },
+      })
+      .catch(() => {
+        // The connection closed: progress is advisory, the call goes on.
+      });
+  };
+}
+
+/*
+ * `ctx.askQuestion()` over MCP: an elicitation (`elicitation/create`, form mode) when the MCP client declared
+ * the capability. Its `requestedSchema` is a flat object: a question with `choices` asks for `answer` among them,
+ * one without a schema for an `answer` string, one whose JSON Schema is an object for that object, any other
+ * JSON Schema for an `answer` of that schema. "decline" and "cancel" decline the question.
+ */
+const ELICIT_RESULT = looseObject({ action: string(), content: optional(looseObject({})) });
+
+function requestedSchema(request: QuestionRequest): { schema: Record<string, unknown>; wrapped: boolean } {
+  const { choices, schema } = request;
+  if (schema !== undefined && schema.type === 'object') return { schema, wrapped: false };
+  const answer = choices !== undefined ? { type: 'string', enum: choices } : (schema ?? { type: 'string' });
+  return {
+    schema: { type: 'object', properties: { answer }, required: ['answer'] },
+    wrapped: true,
+  };
+}
+
+/** `invokeTool`'s `onQuestion` sending an elicitation, in the task `taskId` when given; none without the capability. */
+function questionAsker(
+  mcpServer: McpServer,
+  extra: McpRequestExtra,
+  taskId?: string,
+): InvokeOptions['onQuestion'] {
+  if (mcpServer.server.getClientCapabilities()?.elicitation === undefined) return undefined;
+  return async (request: QuestionRequest): Promise<QuestionReply> => {
+    const { schema, wrapped } = requestedSchema(request);
+    try {
+      const reply = await extra.sendRequest(
+        {
+          method: 'elicitation/create',
+          params: { mode: 'form', message: request.question, requestedSchema: schema as never },
+        },
+        ELICIT_RESULT,
+        {
+          signal: request.signal,
+          // The question's own `timeoutMs` and the call's end stop the wait (`signal`), not the MCP SDK's 60 s.
+          timeout: MAX_TIMEOUT_MS,
+          ...(taskId === undefined ? {} : { relatedTask: { taskId } }),
+        },
+      );
+      if (reply.action !== 'accept')
+        return { declined: true, reason: `the MCP client answered ${reply.action}` };
+      const content = reply.content ?? {};
+      return { answer: wrapped ? content.answer : content };
+    } finally {
+      // The MCP SDK sets a task `input_required` while it waits for the answer, and leaves it so.
+      if (taskId !== undefined && extra.taskStore !== undefined) {
+        await extra.taskStore.updateTaskStatus(taskId, 'working').catch(() => {
+          // The task ended meanwhile (cancelled, or dropped at its ttl).
+        });
+      }
+    }
+  };
+}
+
+/** `ctx.context` of a call: the option's value, or what its function gives for this MCP request. */
+async function contextFor<C>(
+  options: RegisterMcpToolsOptions<C>,
+  extra: McpRequestExtra,
+): Promise<C | undefined> {
+  const given = options.context;
+  return typeof given === 'function'
+    ? await (given as (extra: McpRequestExtra) => C | Promise<C>)(extra)
+    : given;
+}
+
+const contextError = (name: string, error: unknown): CallToolResult => ({
+  content: [
+    {
+      type: 'text',
+      text: `Error running ${name}: the MCP server could not provide its context (${thrownMessage(error)})`,
+    },
+  ],
+  isError: true,
+});
+
+/** Runs `served` as `invokeTool` does and answers with the text the model would read. */
+async function run<C>(
+  served: AnyTool<C>,
+  args: Record<string, unknown>,
+  context: C | undefined,
+  options: RegisterMcpToolsOptions<C>,
+  call: Pick<InvokeOptions, 'signal' | 'onProgress' | 'onQuestion'>,
+): Promise<CallToolResult> {
   const { approve } = options;
+  // No callId: MCP request ids restart at 0 on every connection, and `ctx.idempotencyKey()` must not repeat.
+  const result = await invokeTool(served, args, {
+    ...call,
+    ...(context === undefined ? {} : { context }),
+    ...(approve === undefined ? {} : { approve }),
+  });
+  const content: CallToolResult['content'] = [{ type: 'text', text: result.output }];
+  return result.status === 'ok' ? { content } : { content, isError: true };
+}
+
+function handlerFor<C>(mcpServer: McpServer, served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) {
   return async (args: Record<string, unknown>, extra: McpRequestExtra): Promise<CallToolResult> => {
     let context: C | undefined;
     try {
-      const given = options.context;
-      context =
-        typeof given === 'function'
-          ? await (given as (extra: McpRequestExtra) => C | Promise<C>)(extra)
-          : given;
+      context = await contextFor(options, extra);
     } catch (error) {
-      const text = `Error running ${served.name}: the MCP server could not provide its context (${thrownMessage(error)})`;
-      return { content: [{ type: 'text', text }], isError: true };
+      return contextError(served.name, error);
     }
-    // No callId: MCP request ids restart at 0 on every connection, and `ctx.idempotencyKey()` must not repeat.
-    const result = await invokeTool(served, args, {
+    const onProgress = progressSender(extra);
+    const onQuestion = questionAsker(mcpServer, extra);
+    return run(served, args, context, options, {
       signal: extra.signal,
-      ...(context === undefined ? {} : { context }),
-      ...(approve === undefined ? {} : { approve }),
+      ...(onProgress === undefined ? {} : { onProgress }),
+      ...(onQuestion === undefined ? {} : { onQuestion }),
     });
-    const content: CallToolResult['content'] = [{ type: 'text', text: result.output }];
-    return result.status === 'ok' ? { content } : { content, isError: true };
   };
+}
+
+/** What the MCP SDK gives a task tool's `createTask`: the request's extra with the task store. */
+type TaskExtra = McpRequestExtra & { taskStore: NonNullable<McpRequestExtra['taskStore']> };
+
+/**
+ * The task handler of a tool offered as a task. `createTask` makes the task and answers at once; the call runs
+ * on, its progress sent with the `tools/call` request's progress token, its questions as elicitations queued for
+ * the task, and its result stored as `completed` (an `isError` result too: MCP keeps `failed` for a request that
+ * failed as a protocol error, and the MCP SDK's clients read no result of a `failed` task). The MCP SDK marks a
+ * task `cancelled` on `tasks/cancel` without telling the work: the running call checks the task every
+ * `taskPollIntervalMs` and aborts `ctx.signal` once it is cancelled or gone.
+ */
+function taskHandlerFor<C>(mcpServer: McpServer, served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) {
+  const pollInterval = options.taskPollIntervalMs ?? MCP_TASK_DEFAULTS.taskPollIntervalMs;
+  const ttl = options.taskTtlMs ?? MCP_TASK_DEFAULTS.taskTtlMs;
+  const runTask = async (
+    taskId: string,
+    args: Record<string, unknown>,
+    extra: TaskExtra,
+    context: C | undefined,
+  ) => {
+    const store = extra.taskStore;
+    const controller = new AbortController();
+    const watch = setInterval(() => {
+      store.getTask(taskId).then(
+        (task) => {
+          if (task.status === 'cancelled') controller.abort(new Error('the MCP client cancelled the task'));
+        },
+        () => controller.abort(new Error('the task is gone (past its ttl)')),
+      );
+    }, pollInterval);
+    try {
+      const onProgress = progressSender(extra);
+      const onQuestion = questionAsker(mcpServer, extra, taskId);
+      const result = await run(served, args, context, options, {
+        signal: controller.signal,
+        ...(onProgress === undefined ? {} : { onProgress }),
+        ...(onQuestion === undefined ? {} : { onQuestion }),
+      });
+      await store.storeTaskResult(taskId, 'completed', result);
+    } finally {
+      clearInterval(watch);
+    }
+  };
+  return {
+    createTask: async (args: Record<string, unknown>, extra: TaskExtra) => {
+      const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? ttl, pollInterval });
+      let context: C | undefined;
+      let failed: CallToolResult | undefined;
+      try {
+        context = await contextFor(options, extra);
+      } catch (error) {
+        failed = contextError(served.name, error);
+      }
+      const running =
+        failed === undefined
+          ? runTask(task.taskId, args, extra, context)
+          : extra.taskStore.storeTaskResult(task.taskId, 'completed', failed);
+      running.catch(() => {
+        // The task was cancelled or dropped before its result: there is nobody left to tell.
+      });
+      return { task };
+    },
+    getTask: (_args: unknown, extra: TaskExtra & { taskId: string }) => extra.taskStore.getTask(extra.taskId),
+    getTaskResult: (_args: unknown, extra: TaskExtra & { taskId: string }) =>
+      extra.taskStore.getTaskResult(extra.taskId) as Promise<CallToolResult>,
+  };
+}
+
+/** Whether the McpServer takes tasks for tools/call, when the MCP SDK lets that be read. */
+function serverTakesToolTasks(mcpServer: McpServer): boolean | undefined {
+  // `getCapabilities` is not public in the MCP SDK 1.x types; read when present, else not checked.
+  const read = (mcpServer.server as unknown as { getCapabilities?: () => ServerCapabilities })
+    .getCapabilities;
+  if (typeof read !== 'function') return undefined;
+  return read.call(mcpServer.server)?.tasks?.requests?.tools?.call !== undefined;
 }
 
 /**
@@ -101,10 +343,14 @@ function handlerFor<C>(served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) 
  * - any status other than `ok` (invalid arguments, a throw, a timeout, a rejection, a cancel) sets `isError`;
  * - the MCP request's abort signal (the client's `notifications/cancelled`, or the connection closing) is the
  *   call's `signal`: `ctx.signal` aborts;
- * - `ctx.callId` is a fresh UUID per request (MCP request ids repeat across connections), `ctx.runId` too.
+ * - `ctx.callId` is a fresh UUID per request (MCP request ids repeat across connections), `ctx.runId` too;
+ * - `ctx.progress()` is sent as `notifications/progress` when the request carries a progress token;
+ * - `ctx.askQuestion()` is a form elicitation when the MCP client declared `elicitation` (else it rejects with
+ *   `QuestionError` `unsupported`);
+ * - with {@link RegisterMcpToolsOptions.tasks}, a call that asks for a task runs as an MCP task.
  *
- * Widgets are not sent (an MCP host has no place for them); `needsApproval` needs {@link
- * RegisterMcpToolsOptions.approve}. Register before `mcpServer.connect()`, or after it: the MCP SDK tells
+ * Widgets, events and preliminary results are not sent (an MCP host has no place for them); `needsApproval`
+ * needs {@link RegisterMcpToolsOptions.approve}. Register before `mcpServer.connect()`, or after it: the MCP SDK tells
  * connected clients that the list changed.
  *
  * @returns the MCP SDK's handles, one per tool in order (`disable()`, `enable()`, `remove()`).
@@ -115,7 +361,8 @@ function handlerFor<C>(served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) 
  *   `not_a_tool` for an entry of no accepted shape (named by its index or key), what `tool()` throws for an
  *   object it refuses, `duplicate_tool` for two tools of one name or a name already registered on the server (then
  *   none of `tools` stays registered); OptionsError `invalid_options` / `unknown_option` (with "did you mean")
- *   / `invalid_option` for bad options, from toolwire's shared options checker.
+ *   / `invalid_option` for bad options, from toolwire's shared options checker, and `invalid_option` for `tasks`
+ *   on an `McpServer` whose capabilities take no tasks for `tools/call`.
  * @example
  * ```ts
  * import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -136,16 +383,32 @@ export function registerMcpTools<C = unknown, T = ToolsGiven>(
 ): RegisteredTool[] {
   const made = toolsOf(tools, 'registerMcpTools()') as AnyTool<C>[];
   checkOptions(options, OPTIONS, { name: 'registerMcpTools()', error: OptionsError });
+  const offered = (served: AnyTool<C>): boolean =>
+    typeof options.tasks === 'function' ? options.tasks(served) === true : options.tasks === true;
+  if (made.some(offered) && serverTakesToolTasks(mcpServer) === false) {
+    throw new OptionsError(
+      'invalid_option',
+      'registerMcpTools(): tasks needs an McpServer that takes tasks: new McpServer(info, { taskStore, ' +
+        'capabilities: { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } } })',
+    );
+  }
   const registered: RegisteredTool[] = [];
   for (const served of made) {
     const { name, description } = served.definition;
+    const inputSchema = announcedSchema(inputSchemaOf(served));
     try {
       registered.push(
-        mcpServer.registerTool(
-          name,
-          { description, inputSchema: announcedSchema(inputSchemaOf(served)) },
-          handlerFor(served, options),
-        ),
+        offered(served)
+          ? mcpServer.experimental.tasks.registerToolTask(
+              name,
+              { description, inputSchema, execution: { taskSupport: 'optional' } },
+              taskHandlerFor(mcpServer, served, options) as never,
+            )
+          : mcpServer.registerTool(
+              name,
+              { description, inputSchema },
+              handlerFor(mcpServer, served, options),
+            ),
       );
     } catch (error) {
       for (const handle of registered) handle.remove();
