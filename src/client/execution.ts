@@ -230,7 +230,10 @@ export class Execution extends Cancellation implements ResultSink {
     if (last !== undefined && sameExtras(last, frame)) this.#rare = last;
     else {
       const extras = extrasOf(frame);
-      if (extras !== undefined) this.#rare = owner.lastExtras = extras;
+      // Kept steps are the frame's own object (no other call's compares equal): not shared, so the owner does not
+      // keep the steps of a call that has ended.
+      this.#rare = extras;
+      if (extras !== undefined && extras.steps === undefined) owner.lastExtras = extras;
     }
   }
 
