@@ -11,7 +11,8 @@ import { type } from 'arktype';
 import * as v from 'valibot';
 import { z as z4 } from 'zod';
 import { z as z3 } from 'zod3';
-import { invokeTool, type Tool, tool } from '../src/index';
+// The Node entry, as a Node user imports `toolwire`: it registers the zod 3, valibot and JSON Schema parts.
+import { invokeTool, type Tool, tool } from '../src/node';
 import { serve } from './lib/ipc';
 
 /** The kinds measured, in table order. */

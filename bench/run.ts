@@ -17,7 +17,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { SCHEMA_KINDS, type SchemaKindName } from './invoke-tool';
 import { buildEntries, ROOT } from './lib/build';
-import { bundleSizes } from './lib/bundle-size';
+import { bundleSizes, peerBundles } from './lib/bundle-size';
 import { announced, Channel, type Reply } from './lib/ipc';
 import { hottest } from './lib/profile';
 import {
@@ -56,8 +56,17 @@ const SCALING_SUBJECTS = subjects.filter((name) => name === 'floor' || name === 
 const SCALING_TOOLS = 1_000;
 const ARG_BYTES = [1_000, 10_000, 100_000, 1_000_000] as const;
 const CLIENTS = [1, 2, 4, 8] as const;
-const SCALING_WARMUP_MS = quick ? 150 : 300;
 const SCALING_RUN_MS = quick ? 300 : 700;
+/** Warm-up of each argument size, at 1 in flight. */
+const SCALING_WARMUP_MS = quick ? 150 : 300;
+/**
+ * Calls each client process of the scaling gets to warm up, whatever the number of processes (about what one
+ * process answers in 300 ms at 64 in flight), so that 2, 4 and 8 processes are as warm as one (the driver hands
+ * calls to the processes in turn). A fleet's cold workers are the cold start's figure.
+ */
+const SCALING_WARMUP_CALLS_PER_CLIENT = quick ? 2_000 : 10_000;
+/** The cold start: the first calls a process answers after `connect()`, at 64 in flight. */
+const COLD_CALLS = 1_000;
 /** MCP opens an HTTP request per call: 100,000 calls would take minutes, 10,000 held ones as many sockets. */
 const MEMORY_SUBJECTS = subjects.filter((name) => name !== 'mcp');
 
@@ -75,7 +84,14 @@ async function throughputSession(pair: Pair, record: (key: string, value: number
     await pair.load({ tool: 'add', inFlight, durationMs: WARMUP_MS });
     const run = await pair.load({ tool: 'add', inFlight, durationMs: RUN_MS });
     if (run.errors > 0 || run.faults.length > 0) {
-      throw new Error(`${pair.name} @${inFlight}: ${run.errors} wrong results; ${run.faults.join('; ')}`);
+      const failed = `${pair.name} @${inFlight}: ${run.errors} wrong results; ${run.faults.slice(0, 3).join('; ')}`;
+      // MCP opens an HTTP request per call: at 512 in flight on a loaded machine some fail to connect (`fetch
+      // failed`). That run of the peer is left out (—), said in the log; toolwire and the floor must be right.
+      if (pair.name !== 'mcp') throw new Error(failed);
+      log(`  ${failed}: left out`);
+      // NaN keeps the repetitions aligned for the paired ratios; medians skip it.
+      for (const key of ['calls/s', 'p50', 'p99', 'cpu', 'driver']) record(`${key}@${inFlight}`, Number.NaN);
+      continue;
     }
     record(`calls/s@${inFlight}`, run.callsPerSecond);
     record(`p50@${inFlight}`, run.latency.p50Us);
@@ -121,7 +137,7 @@ async function clientScaling(
   for (const clients of CLIENTS) {
     const pair = await Pair.start(name, spawnOptions, { clients });
     try {
-      await pair.load({ tool: 'add', inFlight: 64, durationMs: SCALING_WARMUP_MS });
+      await pair.load({ tool: 'add', inFlight: 64, calls: SCALING_WARMUP_CALLS_PER_CLIENT * clients });
       const run = await pair.load({ tool: 'add', inFlight: 64, durationMs: SCALING_RUN_MS });
       if (run.errors > 0 || run.faults.length > 0) {
         throw new Error(`${name} × ${clients}: ${run.errors} wrong results; ${run.faults.join('; ')}`);
@@ -131,6 +147,28 @@ async function clientScaling(
     } finally {
       await pair.close();
     }
+  }
+}
+
+/**
+ * A fresh process: the CPU it spent from its start to connected (Node's own start, module evaluation, the tools'
+ * definitions, the connect), then CPU per call over its first {@link COLD_CALLS} calls at 64 in flight.
+ */
+async function coldStart(
+  name: SubjectName,
+  spawnOptions: SpawnOptions,
+  record: (key: string, value: number) => void,
+): Promise<void> {
+  const pair = await Pair.start(name, spawnOptions);
+  try {
+    record('startup-cpu-ms', (await pair.mark(false)).cpuUs / 1000);
+    const run = await pair.load({ tool: 'add', inFlight: 64, calls: COLD_CALLS });
+    if (run.errors > 0 || run.faults.length > 0) {
+      throw new Error(`${name} cold: ${run.errors} wrong results; ${run.faults.join('; ')}`);
+    }
+    record('cold-cpu', run.cpuUsPerCall);
+  } finally {
+    await pair.close();
   }
 }
 
@@ -209,6 +247,8 @@ async function main(): Promise<void> {
     return;
   }
   const loadBefore = loadavg();
+  // Read now: the run takes minutes, and src/ may be edited meanwhile (the bundles were built from it as it is now).
+  const commit = gitDescribe();
   const samples = new Map<string, number[]>();
   const recorder = (prefix: string) => (key: string, value: number) => {
     const id = `${prefix}:${key}`;
@@ -243,6 +283,10 @@ async function main(): Promise<void> {
       }
     }
     for (const name of rotate(SCALING_SUBJECTS, rep)) {
+      log(`  cold start: ${name}`);
+      await coldStart(name, spawnOptions, recorder(name));
+    }
+    for (const name of rotate(SCALING_SUBJECTS, rep)) {
       log(`  scaling: ${name}`);
       await toolScaling(name, spawnOptions, recorder(name));
       await clientScaling(name, spawnOptions, recorder(name));
@@ -251,6 +295,7 @@ async function main(): Promise<void> {
     for (const kind of rotate(SCHEMA_KINDS, rep)) await microSession(spawnOptions, kind, recorder(kind));
   }
   const bundles = await bundleSizes();
+  const peerSizes = await peerBundles();
 
   const figures: Figures = {
     value: (id) => median(samples.get(id) ?? []),
@@ -259,8 +304,17 @@ async function main(): Promise<void> {
       const bottom = samples.get(denominator) ?? [];
       return median(top.slice(0, bottom.length).map((value, rep) => value / bottom[rep]!));
     },
+    ratioSpread: (numerator, denominator) => {
+      const top = samples.get(numerator) ?? [];
+      const bottom = samples.get(denominator) ?? [];
+      const ratios = top
+        .slice(0, bottom.length)
+        .map((value, rep) => value / bottom[rep]!)
+        .filter(Number.isFinite);
+      return ratios.length < 2 ? 0 : (Math.max(...ratios) - Math.min(...ratios)) / median(ratios);
+    },
     spread: (id) => {
-      const values = samples.get(id) ?? [];
+      const values = (samples.get(id) ?? []).filter(Number.isFinite);
       return values.length < 2 ? 0 : (Math.max(...values) - Math.min(...values)) / median(values);
     },
     subjects,
@@ -269,6 +323,9 @@ async function main(): Promise<void> {
     scaling: { tools: SCALING_TOOLS, argBytes: [...ARG_BYTES], clients: [...CLIENTS] },
     concurrencies: [...CONCURRENCIES],
     bundles,
+    peerBundles: peerSizes,
+    coldCalls: COLD_CALLS,
+    scalingWarmupCalls: SCALING_WARMUP_CALLS_PER_CLIENT,
     heldCalls: HELD_CALLS,
     memoryWarmupCalls: MEMORY_WARMUP_CALLS,
     memoryCalls: MEMORY_CALLS,
@@ -283,7 +340,7 @@ async function main(): Promise<void> {
     load: `${loadBefore.map((x) => x.toFixed(2)).join(' ')} at start, ${loadavg()
       .map((x) => x.toFixed(2))
       .join(' ')} at end (1/5/15 min)`,
-    commit: gitDescribe(),
+    commit,
     reps,
     runMs: RUN_MS,
     durationS: (Date.now() - started) / 1000,

@@ -6,7 +6,7 @@
  * @module
  */
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -27,6 +27,33 @@ export const ENTRIES = {
 export type EntryName = keyof typeof ENTRIES;
 
 /**
+ * The entries of src/ that register optional parts when evaluated (src/node.ts and the subpath entries). The
+ * package's `sideEffects` names only their built files in dist/, so esbuild takes their sources for pure modules
+ * and, where only their re-exports are used, leaves out the registrations: a zod 3 tool is then refused. The
+ * bench bundles src/, so it says of these sources what `sideEffects` says of their builds.
+ */
+export const REGISTERING_ENTRIES = ['src/node.ts', 'src/zod3.ts', 'src/valibot.ts', 'src/json-schema.ts'];
+
+/** Marks {@link REGISTERING_ENTRIES} as having side effects, as the package marks their builds. */
+export const registeringEntries: Plugin = {
+  name: 'registering-entries',
+  setup(context) {
+    const files = new Set(REGISTERING_ENTRIES.map((entry) => `${ROOT}${entry}`));
+    context.onResolve({ filter: /^\.{1,2}\/.*(?:node|zod3|valibot|json-schema)(?:\.ts)?$/ }, async (args) => {
+      if (args.pluginData === registeringEntries) return undefined;
+      const resolved = await context.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: registeringEntries,
+      });
+      if (resolved.errors.length > 0 || !files.has(resolved.path)) return undefined;
+      return { path: resolved.path, sideEffects: true };
+    });
+  },
+};
+
+/**
  * Bundles every entry point into `outDir` (inside the repository, so that packages resolve from its
  * node_modules); resolves with the path of each bundle.
  */
@@ -42,6 +69,7 @@ export async function buildEntries(outDir: string = OUT_DIR): Promise<Record<Ent
     format: 'esm',
     target: 'node20',
     sourcemap: true,
+    plugins: [registeringEntries],
     logLevel: 'warning',
   });
   return Object.fromEntries(Object.keys(ENTRIES).map((name) => [name, `${outDir}/${name}.mjs`])) as Record<

@@ -3,20 +3,15 @@
  * minified, code splitting on, gzipped (level 9). `ws` is never bundled (browsers use the global
  * `WebSocket`); the schema libraries a user brings (zod 3, valibot, arktype) are peers and left out.
  *
- * Figures (see `bundleSizes`):
- * - the browser build (`toolwire`'s `browser` condition, made with browser-build.ts's swaps, exactly as
- *   tsup.config.ts makes dist/browser/index.js): what the page downloads first, with zod left out (an
- *   application that already ships zod 4, whose core zod/mini shares) — the issue's target figure — and with
- *   zod in. The first download is the entry and the chunks it imports statically, gzipped together: the
- *   application's bundler merges them into its own entry chunk (each file gzipped alone is a little more);
- * - what a page that ships zod 4 loads in all by the time it has answered one call of a plain zod 4 tool: the
- *   first download and the chunks of {@link ZOD4_CALL_LOADS}, each gzipped alone (they are separate downloads);
- *   test/package/browser-lazy-waits.test.ts checks that such a page loads those chunks and no other;
- * - each chunk loaded later by a dynamic `import()` (the JSON Schema validator, and every module of
- *   browser-build.ts's `LAZY_MODULES`), named by the modules it holds, downloaded the first time a page needs it;
+ * Figures (see `bundleSizes`), all of the one build every runtime gets (`src/index.ts`, the `browser` and
+ * `default` conditions of `toolwire`):
+ * - what the page downloads first, with zod left out (an application that already ships zod 4) — the issue's
+ *   target figure — and with zod in. The first download is the entry and the chunks it imports statically,
+ *   gzipped together: the application's bundler merges them into its own entry chunk;
+ * - the first download of a page that imports only `{ Client, tool }` (what tree-shaking leaves);
+ * - each chunk loaded later by a dynamic `import()` (the JSON Schema validator), downloaded when first needed;
  * - `toolwire/zod3` and `toolwire/valibot`, for a page that imports them;
- * - the full build (the `import`/`default` condition: everything in one piece), zod left out: what every
- *   browser user paid before the browser build existed.
+ * - the peers built the same way ({@link peerBundles}), to print side by side.
  *
  * @module
  */
@@ -42,12 +37,6 @@ export interface SourceShare {
 }
 
 const PEERS = ['ws', 'zod3', 'valibot', 'arktype'];
-
-/**
- * The modules a page loads later (by a dynamic `import()`) when it defines a plain zod 4 tool
- * (`z.object({ a: z.number() })`), connects and answers one call of it: what it pays beyond the first download.
- */
-export const ZOD4_CALL_LOADS: readonly string[] = [];
 
 /** The source modules in a chunk's inputs, without `.ts`. */
 function sourceModules(inputs: Inputs): string[] {
@@ -178,31 +167,66 @@ export async function firstDownloadSources(): Promise<SourceShare[]> {
   return (await parts('src/index.ts', [...PEERS, 'zod'], true)).sources;
 }
 
-/** The figures listed in the module comment, the target figure first. */
+/*
+ * The peers, built the same way (esbuild, browser, minified, one file gzipped at level 9, zod left out), each a page
+ * that does with the peer what the toolwire page does: answers a tool call (MCP: a client over the SDK's
+ * WebSocket transport calls one; the AI SDK: `tool` and `generateText`; socket.io-client: a `tool_call` handler).
+ */
+/** A peer's page, by label. */
+export const PEER_PAGES: Readonly<Record<string, string>> = {
+  'MCP SDK `Client` + `WebSocketClientTransport`': `import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
+const client = new Client({ name: 'page', version: '1.0.0' });
+await client.connect(new WebSocketClientTransport(new URL('ws://127.0.0.1:8787')));
+console.log(await client.callTool({ name: 'ping', arguments: {} }));`,
+  'AI SDK `tool` + `generateText`': `import { generateText, tool } from 'ai';
+import { z } from 'zod';
+const ping = tool({ description: 'Answers pong.', inputSchema: z.object({}), execute: async () => 'pong' });
+console.log(await generateText({ model: (globalThis as any).model, tools: { ping }, prompt: 'ping' }));`,
+  'socket.io-client `io`': `import { io } from 'socket.io-client';
+const socket = io('ws://127.0.0.1:8787', { transports: ['websocket'] });
+socket.on('tool_call', (call, ack) => ack({ callId: call.callId, status: 'ok', output: 'pong' }));`,
+};
+
+/** Each peer's page ({@link PEER_PAGES}) as one minified browser file, zod left out. */
+export async function peerBundles(): Promise<BundleSize[]> {
+  const sizes: BundleSize[] = [];
+  for (const [label, page] of Object.entries(PEER_PAGES)) {
+    const result = await build({
+      absWorkingDir: ROOT,
+      stdin: { contents: page, resolveDir: ROOT, loader: 'ts' },
+      bundle: true,
+      minify: true,
+      platform: 'browser',
+      format: 'esm',
+      target: 'es2022',
+      external: ['zod', 'zod/*'],
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const output = Object.values(result.metafile.outputs)[0]!;
+    sizes.push({
+      label,
+      target: false,
+      ...sizeOf([{ contents: result.outputFiles[0]!.contents, inputs: output.inputs }]),
+    });
+  }
+  return sizes;
+}
+
+/** The figures listed in the module comment, the target figure first (the peers apart: {@link peerBundles}). */
 export async function bundleSizes(): Promise<BundleSize[]> {
   const lean = await parts('src/index.ts', [...PEERS, 'zod'], true);
   const withZod = await parts('src/index.ts', PEERS, true);
   const page = await parts({ page: PAGE }, [...PEERS, 'zod'], true);
   const zod3 = await parts('src/zod3.ts', [...PEERS, 'zod'], false);
   const valibot = await parts('src/valibot.ts', [...PEERS, 'zod'], false);
-  const full = await parts('src/index.ts', [...PEERS, 'zod'], false);
-  const zod4Call = [
-    lean.first,
-    ...lean.lazy.filter((chunk) => chunk.modules.some((module) => ZOD4_CALL_LOADS.includes(module))),
-  ];
   return [
-    { label: 'browser build, first download, zod left out (app ships zod 4)', target: true, ...lean.first },
+    { label: 'first download, zod left out (the app ships zod 4)', target: true, ...lean.first },
+    { label: 'first download, zod/mini included', target: false, ...withZod.first },
     {
-      label: 'browser build, all a zod 4 page loads to answer one call of a plain zod 4 tool, zod left out',
-      target: false,
-      minBytes: zod4Call.reduce((sum, part) => sum + part.minBytes, 0),
-      gzipBytes: zod4Call.reduce((sum, part) => sum + part.gzipBytes, 0),
-      largest: lean.first.largest,
-    },
-    { label: 'browser build, first download, zod/mini included', target: false, ...withZod.first },
-    {
-      label:
-        'browser build, first download of a page that imports only `{ Client, tool }` (tree-shaken), zod left out',
+      label: 'first download of a page that imports only `{ Client, tool }` (tree-shaken), zod left out',
       target: false,
       ...page.first,
     },
@@ -213,10 +237,5 @@ export async function bundleSizes(): Promise<BundleSize[]> {
     })),
     { label: "`import 'toolwire/zod3'` (zod 3 parameters)", target: false, ...zod3.first },
     { label: "`import 'toolwire/valibot'` (valibot parameters)", target: false, ...valibot.first },
-    {
-      label: 'full build (Node `default` condition), zod left out: every browser before',
-      target: false,
-      ...full.first,
-    },
   ];
 }

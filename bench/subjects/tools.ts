@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from 'zod';
-import { type Tool, type ToolDefinition, tool } from '../../src/index';
+import { type Tool, type ToolDefinition, tool } from '../../src/node';
 import type { Holds } from './harness';
 
 /** `add`, `size`, `hold` and `count` extra tools, for toolwire's `Client`. */

@@ -1,11 +1,12 @@
 /**
- * Subject (2): toolwire's `Client` (src/) with the bench tools (bench/subjects/tools.ts: `add`, `size` and
- * `hold`, zod 4 parameters; `--tools N` more for the hello-size scaling), all defaults except where the
- * orchestrator asks for room to hold 10,000 calls (`--max-concurrency`).
+ * Subject (2): toolwire's `Client` as a Node user imports it (src/node.ts: the core and the optional parts it
+ * registers, evaluated at start as `import { Client } from 'toolwire'` is in Node), with the bench tools
+ * (bench/subjects/tools.ts: `add`, `size` and `hold`, zod 4 parameters; `--tools N` more for the hello-size
+ * scaling), all defaults except where the orchestrator asks for room to hold 10,000 calls (`--max-concurrency`).
  *
  * @module
  */
-import { Client } from '../../src/index';
+import { Client } from '../../src/node';
 import { argument, exitWithParent, Holds, runHarness } from './harness';
 import { benchTools } from './tools';
 

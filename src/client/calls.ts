@@ -397,7 +397,7 @@ export class CallRunner implements ExecutionOwner {
    * which may hold secrets).
    */
   #joined(first: Pick<ToolCallFrame, 'callId' | 'toolName' | 'arguments'>, again: ToolCallFrame): void {
-    if (sameArguments(first.arguments, again.arguments)) return;
+    if (first.arguments === NOT_KEPT || sameArguments(first.arguments, again.arguments)) return;
     this.#options.logger.warn(
       { callId: first.callId, toolName: first.toolName },
       'a re-delivered tool_call has arguments different from the call of that id; it joins the call as first received, and its arguments are ignored',
@@ -613,7 +613,7 @@ export class CallRunner implements ExecutionOwner {
       this.#updated.add(callId);
     }
     const durationMs = from === 'queued' ? 0 : Math.max(0, Math.round(performance.now()) - execution.started);
-    const { output } = this.#outbox.add(execution.frame, result, durationMs);
+    const { output } = this.#outbox.add(answeredCall(execution), result, durationMs);
     this.#options.events.toolResult({
       callId,
       runId: execution.runId,
@@ -641,6 +641,48 @@ export class CallRunner implements ExecutionOwner {
   #isIdle(): boolean {
     return this.#held.size === 0 && this.#outbox.size === 0;
   }
+}
+
+/*
+ * What the outbox keeps of a call whose result waits for its ack: its ids and tool name (the texts and the log
+ * lines about the result name them), and its arguments only when they are small enough to keep for comparing a
+ * re-delivery ({@link KEPT_ARGUMENTS}). Never its kept steps or larger arguments: a service that never acks would
+ * hold them for every call while the outbox counts only its results' bytes (`maxOutboxBytes`).
+ */
+/**
+ * The arguments kept with an answered call: a plain object of at most 16 fields, each a number, boolean, null or
+ * string, with at most 256 characters of keys and strings in all (at most about 1.5 KB of heap), or a string of at
+ * most 256 characters. Anything else is not kept.
+ */
+const KEPT_ARGUMENTS = { fields: 16, chars: 256 } as const;
+
+/** Stands for arguments not kept: a re-delivery of the call is not compared (it joins the call all the same). */
+const NOT_KEPT: unique symbol = Symbol('arguments not kept');
+
+/** Whether `args` is small enough to keep with an answered call (see {@link KEPT_ARGUMENTS}). */
+function keptArguments(args: unknown): boolean {
+  if (typeof args === 'string') return args.length <= KEPT_ARGUMENTS.chars;
+  if (typeof args !== 'object' || args === null) return true;
+  let fields = 0;
+  let chars = 0;
+  for (const key in args) {
+    const value: unknown = (args as Record<string, unknown>)[key];
+    if (typeof value === 'object' && value !== null) return false;
+    if (typeof value === 'string') chars += value.length;
+    chars += key.length;
+    fields += 1;
+    if (fields > KEPT_ARGUMENTS.fields || chars > KEPT_ARGUMENTS.chars) return false;
+  }
+  return true;
+}
+
+/** What the outbox keeps of `execution` until its result is acked: a `tool_call` of its ids, tool and small arguments. */
+function answeredCall(execution: Execution): ToolCallFrame {
+  const { callId, runId, toolName } = execution;
+  const args = execution.arguments;
+  return args === undefined
+    ? { type: 'tool_call', callId, runId, toolName }
+    : { type: 'tool_call', callId, runId, toolName, arguments: keptArguments(args) ? args : NOT_KEPT };
 }
 
 /** Whether two `tool_call.arguments` are the same JSON (arguments too deep to compare count as different). */

@@ -125,7 +125,7 @@ class RareState {
  * call's own. The trace context is used on arrival only (the tracer starts the call's trace then, from the frame:
  * `CallTraces.received`): kept, each call's own `traceparent` would give every traced call extras of its own.
  * Typed over every field: one added to the frame must be listed here (and read by {@link extrasOf}, which loops
- * over it, and compared by {@link sameExtras}, which names each field).
+ * over it, and compared by {@link sameExtras} and {@link noExtras}, which name each field).
  */
 export const READ_LATER = {
   type: false,
@@ -171,6 +171,19 @@ function sameExtras(extras: CallExtras, frame: ToolCallFrame): boolean {
     extras.reason === frame.reason &&
     extras.argumentsEdited === frame.argumentsEdited &&
     extras.steps === frame.steps
+  );
+}
+
+/** Whether `frame` carries none of the fields read later: the usual call, told without {@link extrasOf}'s loop. */
+function noExtras(frame: ToolCallFrame): boolean {
+  return (
+    (frame.depth === undefined || frame.depth === 0) &&
+    frame.agentName === undefined &&
+    frame.sessionId === undefined &&
+    frame.approved === undefined &&
+    frame.reason === undefined &&
+    frame.argumentsEdited === undefined &&
+    frame.steps === undefined
   );
 }
 
@@ -227,10 +240,13 @@ export class Execution extends Cancellation implements ResultSink {
     this.arguments = frame.arguments;
     this.#owner = owner;
     const last = owner.lastExtras;
-    if (last !== undefined && sameExtras(last, frame)) this.#rare = last;
+    if (last !== undefined ? sameExtras(last, frame) : noExtras(frame)) this.#rare = last;
     else {
       const extras = extrasOf(frame);
-      if (extras !== undefined) this.#rare = owner.lastExtras = extras;
+      // Kept steps are the frame's own object (no other call's compares equal): not shared, so the owner does not
+      // keep the steps of a call that has ended.
+      this.#rare = extras;
+      if (extras !== undefined && extras.steps === undefined) owner.lastExtras = extras;
     }
   }
 
