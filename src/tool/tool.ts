@@ -971,10 +971,27 @@ const TOOL_OPTIONS: OptionsSpec<AnyOptions> = {
     timeout: 'timeoutMs',
     sideEffects: 'sideEffect',
     side_effect: 'sideEffect',
-    retries: 'retry',
+    // `retries`, `maxRetries`, `attempts`, `shouldRetry`, `retryIf` …: the names `retry: { … }` knows, hinted as
+    // `retry.maxAttempts` / `retry.when` at this level too (check-options.ts `suggest`).
     retryPolicy: 'retry',
     sensitiveFields: 'sensitiveFieldNames',
     redactFields: 'sensitiveFieldNames',
+    // The AI SDK 4's name of toModelOutput.
+    experimental_toToolResultContent: 'toModelOutput',
+    // The OpenAI Agents SDK for Python's names (their case and separators folded: `strict_mode` too).
+    strictMode: 'strict',
+    strictJsonSchema: 'strict',
+    nameOverride: 'name',
+    descriptionOverride: 'description',
+    // MCP's tool annotations say what `sideEffect` says, and `_meta` is its metadata.
+    annotations: 'sideEffect',
+    readOnlyHint: 'sideEffect',
+    idempotentHint: 'sideEffect',
+    destructiveHint: 'sideEffect',
+    openWorldHint: 'sideEffect',
+    _meta: 'metadata',
+    // Mastra's name of needsApproval.
+    requireApproval: 'needsApproval',
   },
 };
 
