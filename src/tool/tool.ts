@@ -109,11 +109,11 @@ export interface ContextMethods {
    * keeps it in the run's transcript, `client.run()`'s `onEvent` gets it (a `tool_event`), and the agent UI lists
    * it under the call. Every event counts (none is coalesced) and survives a dropped connection. `data` is written
    * as JSON by the rules of a result (BigInt as a string, a cycle as `"[Circular]"`) and redacted; over 16,384
-   * bytes it is recorded as `{ truncated: true, bytes }`. Over a service without events, after the call has
-   * ended, and past 256 events in one call, it does nothing. With `invokeTool`, each one goes to
-   * `options.onEmit`.
+   * bytes it is recorded as `{ truncated: true, bytes }`. Over a service without events, and after the call has
+   * ended, it does nothing. With `invokeTool`, each one goes to `options.onEmit`.
    *
-   * @throws ToolDefinitionError `invalid_event` when `type` is not 1 to 128 letters, digits or `_ . : / -`.
+   * @throws ToolDefinitionError `invalid_event` when `type` is not 1 to 128 letters, digits or `_ . : / -`;
+   *   `too_many_events` for an event past the 256 a call may record (the service keeps no more).
    */
   emit(type: string, data?: unknown): void;
   askQuestion<S = undefined>(
