@@ -483,6 +483,9 @@ const TOOLWIRE_ONLY_KEYS = [
   'retry',
   'sensitiveFieldNames',
 ];
+/** Which argument order a `needsApproval` function's own parameters say, `undefined` when they cannot be read. */
+export type ApprovalOrderOf = (predicate: unknown) => 'ai-sdk' | 'toolwire' | undefined;
+
 /**
  * `true` when an object given as a tool is read with the AI SDK's conventions, whether or not it has a `name`
  * (`ai`'s `tool()` returns its argument as it is, so no mark tells an AI SDK tool apart; its keys do):
@@ -493,19 +496,27 @@ const TOOLWIRE_ONLY_KEYS = [
  * - else toolwire's: it has a key only toolwire has (`parameters`, `requiresApproval`, `errorFunction`,
  *   `timeoutMs`, `allowedAgentNames`, `sideEffect`, `retry`, `sensitiveFieldNames`), or its `inputSchema` is not
  *   a Standard Schema (the AI SDK takes no bare JSON Schema);
- * - else (`inputSchema` a Standard Schema, nothing more) the AI SDK's, whose shape that is, with one exception:
- *   a `needsApproval` function is refused, since `(ctx, input)` read as `(input, options)` would skip approval.
+ * - else (`inputSchema` a Standard Schema, nothing more) the AI SDK's, whose shape that is. A `needsApproval`
+ *   function there is read by its own parameters (`orderOf`, see `approvalOrder` in ./shapes.ts): toolwire's
+ *   order only when they say `(ctx, input)`, the AI SDK's otherwise; one whose parameters cannot be read (a bound
+ *   or native function) is refused, since `(ctx, input)` read as `(input, options)` would skip approval.
  *
  * @throws ToolDefinitionError `ambiguous_tool_shape` in that exception, naming the tool and saying how to tell.
  */
-export function readsAiSdkConventions(given: Record<string, unknown>, owner: string): boolean {
+export function readsAiSdkConventions(
+  given: Record<string, unknown>,
+  owner: string,
+  orderOf: ApprovalOrderOf = () => undefined,
+): boolean {
   const schema = given.inputSchema;
   if (AI_SDK_ONLY_KEYS.some((key) => given[key] !== undefined) || isAiSdkSchema(schema)) return true;
   if (TOOLWIRE_ONLY_KEYS.some((key) => given[key] !== undefined) || !isStandardSchema(schema)) return false;
   if (typeof given.needsApproval !== 'function') return true;
+  const order = orderOf(given.needsApproval);
+  if (order !== undefined) return order === 'ai-sdk';
   throw new ToolDefinitionError(
     'ambiguous_tool_shape',
-    `${owner}: needsApproval is a function, but nothing tells whether it takes (input, options) as in the AI SDK or (ctx, input) as in toolwire; add type: 'function' for the AI SDK's order, or give the schema as parameters (or make the tool with toolwire's tool()) for toolwire's`,
+    `${owner}: needsApproval is a function whose parameters cannot be read (a bound or native function), so nothing tells whether it takes (input, options) as in the AI SDK or (ctx, input) as in toolwire; add type: 'function' for the AI SDK's order, or give the schema as parameters (or make the tool with toolwire's tool()) for toolwire's`,
   );
 }
 
