@@ -55,6 +55,7 @@ import type { LegacyZod3Schema } from './schema';
 import {
   type AiSdkContext,
   type AnyTool,
+  type ApprovalOrderOf,
   type ApprovalPolicy,
   describeNotATool,
   type EmptyInput,
@@ -351,7 +352,7 @@ const INPUT_NAMES = new Set(['input', 'args', 'arguments', 'params', 'parameters
  * options)`, `({ amount })`, `(a, b)`, none); `undefined` when its source shows no parameters to read (a bound or
  * native function, a class).
  */
-export function approvalOrder(predicate: unknown): 'ai-sdk' | 'toolwire' | undefined {
+export function approvalOrder(predicate: unknown): ReturnType<ApprovalOrderOf> {
   const fn = unbound.get(predicate as object) ?? predicate;
   if (typeof fn !== 'function') return undefined;
   const params = parameterList(Function.prototype.toString.call(fn));

@@ -483,8 +483,10 @@ const TOOLWIRE_ONLY_KEYS = [
   'retry',
   'sensitiveFieldNames',
 ];
+/** The AI SDK's `(input, options)` or toolwire's `(ctx, input)`. */
+type ArgumentOrder = 'ai-sdk' | 'toolwire';
 /** Which argument order a `needsApproval` function's own parameters say, `undefined` when they cannot be read. */
-export type ApprovalOrderOf = (predicate: unknown) => 'ai-sdk' | 'toolwire' | undefined;
+export type ApprovalOrderOf = (predicate: unknown) => ArgumentOrder | undefined;
 
 /**
  * `true` when an object given as a tool is read with the AI SDK's conventions, whether or not it has a `name`
