@@ -30,8 +30,8 @@ export interface RunResult<Output = unknown> {
   /** Model turns taken. */
   turns: number;
   /**
-   * The kind of model that played the run, when the service says: the stub's scripted model answers `'scripted'`
-   * (its answers come from a script, not a language model), its OpenAI-compatible one `'openai-compatible'`.
+   * The model that played the run, when the service says: the stub's OpenAI-compatible model answers with its
+   * name (`'llama3.1'`), its scripted model `'scripted'` (its answers come from a script, not a language model).
    */
   model?: string;
 }

@@ -146,6 +146,7 @@ describe('toolwire-stub arguments', () => {
     expect(command.kind === 'start' && command.options.model?.info).toEqual({
       kind: 'openai-compatible',
       name: 'llama3.1 at http://localhost:11434/v1',
+      model: 'llama3.1',
     });
     expect(() => parseCliArgs(['--openai-model', 'llama3.1'])).toThrow(
       '--openai-model needs --openai-base-url',
