@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { OptionsError } from '../src/errors';
 import { parseCliArgs, USAGE } from './cli-args';
 import { consoleLogger } from './logger';
 import type { ModelInfo } from './model';
@@ -23,12 +24,19 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  const stub = await startStubServer({ ...command.options, logger: consoleLogger({ debug: command.debug }) });
+  let stub: Awaited<ReturnType<typeof startStubServer>>;
+  try {
+    stub = await startStubServer({ ...command.options, logger: consoleLogger({ debug: command.debug }) });
+  } catch (error) {
+    // Options the stub refuses (an --agents file of bad definitions, …) are a usage error, as a bad flag is.
+    if (!(error instanceof OptionsError)) throw error;
+    process.stderr.write(`toolwire-stub: ${error.message}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
   process.stdout.write(`${stub.url}\n`);
   process.stderr.write(`toolwire-stub: ${describeModel(stub.model.info)}\n`);
-  process.stderr.write(
-    `toolwire-stub: agent UI at ${stub.httpUrl}/ (the API key goes after #key= in its URL)\n`,
-  );
+  process.stderr.write(`toolwire-stub: ${uiLine(stub.httpUrl, command.options.apiKeys)}\n`);
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -47,6 +55,17 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/**
+ * Where the agent UI is: with `--api-key`, its address carries the (first) key after `#key=`, so that the page
+ * opens signed in (the fragment never reaches a server); without one, any key is accepted.
+ */
+function uiLine(httpUrl: string, apiKeys: readonly string[] | undefined): string {
+  const key = apiKeys?.[0];
+  return key === undefined
+    ? `agent UI at ${httpUrl}/ (any API key is accepted)`
+    : `agent UI at ${httpUrl}/#key=${encodeURIComponent(key)}`;
 }
 
 /** The line that says who answers: a scripted model is never mistaken for a language model. */

@@ -14,6 +14,11 @@ export interface StubEvents {
   session_detached: (info: { sessionId: string; code: number; reason: string }) => void;
   /** A detached session's grace period ended: its calls go to other clients. */
   session_expired: (info: { sessionId: string }) => void;
+  /**
+   * The model's request for a turn failed and is sent again (`attempt`: the one starting, from 2; `status`: the
+   * HTTP status of the one that failed, when it had one).
+   */
+  model_retry: (info: { runId: string; turn: number; attempt: number; status?: number }) => void;
   /** A run started. */
   run_started: (info: { runId: string; agent: string; depth: number; parentRunId?: string }) => void;
   /** Something happened in a run (the same events a `run_event` frame carries). */

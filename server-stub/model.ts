@@ -57,6 +57,12 @@ export interface ModelRequest {
    * joined are the turn's `text`); the stub sends them on as `text_delta` run events. Optional to call.
    */
   onText?: (delta: string) => void;
+  /**
+   * A model that sends its request again after a failure calls this before each new attempt (`attempt`: the one
+   * starting, from 2; `status`: the HTTP status of the one that failed, when it had one); the stub logs it and
+   * emits `model_retry`. Optional to call.
+   */
+  onRetry?: (info: { attempt: number; status?: number }) => void;
 }
 
 /** A tool call in a {@link ModelTurn}. `id` is generated when absent. */
@@ -94,6 +100,11 @@ export interface ModelInfo {
   kind: string;
   /** One line for people, e.g. `scripted (2 agents)` or `llama3.1 at http://localhost:11434/v1`. */
   name: string;
+  /**
+   * The model's own name, as its API knows it (`llama3.1`, `gpt-4.1-mini`): the `model` of run results. Absent
+   * for a model without one (a script); run results then carry `kind`.
+   */
+  model?: string;
 }
 
 /**

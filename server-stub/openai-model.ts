@@ -100,7 +100,11 @@ export function openAIChatModel(options: OpenAIChatModelOptions): Model {
       ? text
       : text.replaceAll(options.apiKey, '[redacted]');
   return {
-    info: { kind: 'openai-compatible', name: `${options.model} at ${settings.baseURL}` },
+    info: {
+      kind: 'openai-compatible',
+      name: `${options.model} at ${settings.baseURL}`,
+      model: options.model,
+    },
     async nextTurn(request) {
       const Client = await loadOpenAI();
       const attempt: Attempts = { count: 0 };
@@ -115,7 +119,7 @@ export function openAIChatModel(options: OpenAIChatModelOptions): Model {
         timeout: settings.timeoutMs,
         maxRetries: settings.maxRetries,
         logLevel: 'off',
-        fetch: countingFetch(options.fetch, attempt),
+        fetch: countingFetch(options.fetch, attempt, request.onRetry),
         ...(options.apiKey ? {} : { defaultHeaders: { authorization: null } }),
       });
       const controller = new AbortController();
@@ -166,9 +170,21 @@ function loadOpenAI(): Promise<OpenAIConstructor> {
 }
 
 /** Counts the attempts the package makes, and keeps the status and body start of the last failed one. */
-function countingFetch(custom: typeof fetch | undefined, attempts: Attempts): typeof fetch {
+function countingFetch(
+  custom: typeof fetch | undefined,
+  attempts: Attempts,
+  onRetry: ModelRequest['onRetry'],
+): typeof fetch {
   return async (input, init) => {
     attempts.count += 1;
+    if (attempts.count > 1) {
+      const status = attempts.failed?.status;
+      try {
+        onRetry?.({ attempt: attempts.count, ...(status === undefined ? {} : { status }) });
+      } catch {
+        // The listener's failure is not the request's.
+      }
+    }
     const response = await (custom ?? globalThis.fetch)(input, init);
     if (!response.ok) {
       const body = await response

@@ -149,6 +149,14 @@ export class RunManager {
         dispatcher: this.#deps.dispatcher,
         toolsFor: this.#deps.toolsFor,
         emit: (r, kind, data) => this.emit(r, kind, data),
+        retried: (r, info) => {
+          const failed = info.status === undefined ? 'failed' : `failed with HTTP ${info.status}`;
+          this.#deps.options.logger.warn(
+            { runId: r.id, ...info },
+            `model request for turn ${info.turn} of run ${r.id} ${failed}; sending it again (attempt ${info.attempt})`,
+          );
+          this.#deps.events.emit('model_retry', { runId: r.id, ...info });
+        },
         end: (r, end) => this.end(r, end),
         newCallId: () => `call_${randomUUID()}`,
       });
@@ -306,7 +314,9 @@ export class RunManager {
       ...(code === undefined ? {} : { code }),
       toolCalls: run.resultToolCalls(),
       turns: run.turns,
-      ...(this.#deps.options.model.info === undefined ? {} : { model: this.#deps.options.model.info.kind }),
+      ...(this.#deps.options.model.info === undefined
+        ? {}
+        : { model: this.#deps.options.model.info.model ?? this.#deps.options.model.info.kind }),
     };
   }
 

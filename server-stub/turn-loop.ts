@@ -19,6 +19,8 @@ export interface TurnLoopDeps {
   /** Definitions of the agent's tools that some client offers now. */
   toolsFor(run: Run): ToolDefinition[];
   emit(run: Run, kind: RunEventKind, data: unknown): void;
+  /** The model sends its request for turn `turn` again (see `ModelRequest.onRetry`). */
+  retried?(run: Run, info: { turn: number; attempt: number; status?: number }): void;
   /** Ends the run (idempotent: a cancel may have ended it already). */
   end(run: Run, end: RunEnd): void;
   newCallId(): string;
@@ -63,6 +65,7 @@ async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
         depth: run.depth,
         turn: run.turns,
         signal: run.abort.signal,
+        onRetry: (info) => deps.retried?.(run, { turn: number, ...info }),
         onText: (delta) => {
           if (!streaming || run.status !== 'running' || typeof delta !== 'string' || delta === '') return;
           run.partialText += delta;

@@ -144,9 +144,14 @@ function ask(
     // The approver sees the redacted fields as the placeholder (`[redacted]`); see `restore` below.
     input: call.redaction?.active === true ? frozenCopy(call.redaction.value(view())) : view(),
   };
-  // A reason may quote the arguments (`approvalRequired(\`pay ${amount}\`)`): redacted as any text of the call.
-  if (reason !== undefined)
-    request.reason = call.redaction?.active === true ? call.redaction.text(reason) : reason;
+  // A reason may quote the arguments (`approvalRequired(\`pay ${amount}\`)`) or anything else: redacted as any
+  // text of the call, then with the client's rules (its API key, `redact`), as the frame to the service is, so that
+  // the approver, `approval_requested` listeners, logs and spans see what the service sees.
+  if (reason !== undefined) {
+    const fielded = call.redaction?.active === true ? call.redaction.text(reason) : reason;
+    const { redactor } = options;
+    request.reason = redactor === undefined || redactor.empty ? fielded : redactor.text(fielded);
+  }
   if (options.agentName !== undefined) request.agentName = options.agentName;
   settleThen<ApprovalDecision>(
     () => approve(request),

@@ -312,6 +312,19 @@ export function checkEvent(
 }
 
 /**
+ * Throws, to the tool, for the event past {@link EVENT_LIMITS.maxPerCall} of one call (`count` events were
+ * recorded before it): the service keeps no more of a call, so the SDK refuses it rather than drop it unseen.
+ * @throws ToolDefinitionError `too_many_events`.
+ */
+export function checkEventCount(count: number): void {
+  if (count < EVENT_LIMITS.maxPerCall) return;
+  throw new ToolDefinitionError(
+    'too_many_events',
+    `ctx.emit(): the call already has ${EVENT_LIMITS.maxPerCall} events, the most the service keeps; this one was not recorded`,
+  );
+}
+
+/**
  * The JSON text as a value, or `{ truncated: true, bytes }` when it is over the size limit or nests deeper than
  * {@link MAX_VALUE_DEPTH} levels (the service would refuse the frame).
  */

@@ -55,7 +55,7 @@ import {
 import { validateWidget, type Widget } from '../tool/widget';
 import { type ApprovalOutcome, decideApproval, lazyFrozenCopy } from './approval';
 import { decodeArguments, refuseNumbers, scanArguments } from './arguments';
-import { checkEvent, checkProgress, contextClassFor, newAttempt } from './context';
+import { checkEvent, checkEventCount, checkProgress, contextClassFor, newAttempt } from './context';
 import { type GateOutcome, passGate } from './policies';
 import { askQuestion } from './questions';
 import { CallRedaction } from './redaction';
@@ -87,6 +87,8 @@ interface RareState {
   redaction: CallRedaction | undefined;
   steps: CallSteps | undefined;
   questions: number;
+  /** `ctx.emit()` events recorded: past `EVENT_LIMITS.maxPerCall` the next one is refused. */
+  events: number;
 }
 
 /** A result redacted with a call's own redactor (sensitive values of its arguments). */
@@ -159,6 +161,7 @@ export class CallRun extends CallSignal implements CallState {
       redaction: undefined,
       steps: undefined,
       questions: 0,
+      events: 0,
     };
     return call.#rare;
   }
@@ -270,11 +273,18 @@ export class CallRun extends CallSignal implements CallState {
     return `q${rare.questions}`;
   }
 
-  /** `ctx.emit()`: checked (a bad name, or one holding a secret, throws to the tool), then given to `onEmit` while the call runs. */
+  /**
+   * `ctx.emit()`: checked (a bad name, or one holding a secret, throws to the tool; so does an event past the 256
+   * a call may record, whoever listens), then given to `onEmit` while the call runs.
+   */
   emit(type: string, data?: unknown): void {
     const checked = checkEvent(type, data, this.options.redactor);
+    if (this.#finished) return;
+    const rare = CallRun.#rareOf(this);
+    checkEventCount(rare.events);
+    rare.events += 1;
     const listener = this.options.onEmit;
-    if (this.#finished || listener === undefined) return;
+    if (listener === undefined) return;
     const { callId, runId, toolName } = this.ctx;
     const event = { ...checked };
     if ('data' in event) event.data = CallRun.#scrub(this, event.data);

@@ -122,6 +122,11 @@ export function executeAttempts(
       { delayMs, error },
       `attempt ${number} of ${retry.maxAttempts} failed; retrying in ${delayMs}ms`,
     );
+    try {
+      call.options.onRetry?.({ callId: call.ctx.callId, attempt: number, delayMs, error });
+    } catch {
+      // The host's failure is not the tool's.
+    }
     pause(delayMs, signal, (goOn) => (goOn ? run(number + 1) : next({ kind: 'aborted' }, call)));
   };
   run(1);

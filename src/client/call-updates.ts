@@ -510,7 +510,8 @@ export class CallUpdates implements CallUpdateHooks {
 
   /**
    * `ctx.emit()` of a running call (one function for every call: it is `onEmit`): sent at once, and kept until the
-   * call's result is acked. Past {@link EVENT_LIMITS.maxPerCall} events in one call, the rest are dropped.
+   * call's result is acked. Past {@link EVENT_LIMITS.maxPerCall} events in one call (which `ctx.emit()` refuses
+   * first, src/call/context.ts `checkEventCount`), the rest are dropped.
    */
   readonly emit = (event: ToolEvent): void => {
     if (!this.#features.has('events')) return;

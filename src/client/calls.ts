@@ -86,6 +86,8 @@ export interface CallRunnerOptions {
   events: CallEvents;
   /** The client's tracer (`tracing`), if any. */
   tracing?: ToolTracing | undefined;
+  /** This client's runs by id, for the traces of their calls (what `tracing.runStarted` captured). */
+  runCallers?: { get(runId: string): { readonly traceCaller?: unknown } | undefined } | undefined;
 }
 
 /*
@@ -232,6 +234,8 @@ export class CallRunner implements ExecutionOwner {
       onProgress: updates.progress,
       onPreliminary: updates.preliminary,
       onEmit: updates.emit,
+      // Only a traced client is told of retries: a call of another pays nothing for it.
+      ...(this.#traces === undefined ? {} : { onRetry: this.#onRetry }),
       ...questionHooks(options.onQuestion ?? updates.ask, this),
       onStep: updates.step,
       logger: options.logger,
@@ -632,6 +636,12 @@ export class CallRunner implements ExecutionOwner {
     if (execution === undefined) return false; // cannot happen: a call asks while it runs
     const decision = this.#approvals.ask(execution, request);
     return this.#traces ? this.#traces.approval(execution, decision) : decision;
+  };
+
+  /** A traced call's attempt failed and another follows: its trace records `toolwire.retry`. */
+  readonly #onRetry = (info: { callId: string; attempt: number; delayMs: number; error: unknown }): void => {
+    const execution = this.#held.get(info.callId);
+    if (execution !== undefined) this.#traces?.retried(execution, info);
   };
 
   readonly #onWidgetInvalid = (info: WidgetInvalidInfo): void =>

@@ -43,6 +43,7 @@ import {
 } from './client-options';
 import { type RunEvent, type RunResult, Runs } from './runs';
 import { drainOnSignals, type SignalHooks } from './signals';
+import { runCaller, type ToolTracing } from './tracing';
 
 /*
  * The types of what a {@link Client} emits and returns: its events, its state and a run's output type.
@@ -293,6 +294,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   readonly #calls: CallRunner;
   readonly #runs: Runs;
   readonly #redactor: Redactor;
+  /** The client's `tracing`, if any. */
+  readonly #tracing: ToolTracing | undefined;
   readonly #signals: SignalHooks; // told directly: the public events are the application's (it may clear them)
   readonly #decisions = new Decisions(
     (frame) => this.#connection.send(frame),
@@ -330,6 +333,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       signals: this.#signals,
       emit: (event, ...args) => this.#emit(event, ...args),
     });
+    this.#tracing = options.tracing;
     this.#runs = new Runs(
       (frame) => this.#connection.send(frame),
       (event) => this.#onRunEvent(event),
@@ -368,6 +372,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       redactor,
       logger,
       tracing: options.tracing,
+      runCallers: this.#runs.live,
       events: {
         toolCall: (info) => this.#emit('tool_call', info),
         toolResult: (info) => this.#emit('tool_result', info),
@@ -540,7 +545,13 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const added = addAgentTools(this.#registry, agent);
     if (added instanceof Error) return Promise.reject(added);
     if (added) this.#announce();
-    return this.#runs.start(agentDefinition(agent), input, options);
+    // The tracer captures the caller's trace here, in the caller's context, for the run's calls to link to.
+    const traceCaller = this.#tracing === undefined ? undefined : runCaller(this.#tracing);
+    return this.#runs.start(
+      agentDefinition(agent),
+      input,
+      traceCaller === undefined ? options : { ...options, traceCaller },
+    );
   }
 
   #onRunEvent(event: RunEvent): void {

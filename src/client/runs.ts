@@ -30,8 +30,8 @@ export interface RunResult<Output = unknown> {
   /** Model turns taken. */
   turns: number;
   /**
-   * The kind of model that played the run, when the service says: the stub's scripted model answers `'scripted'`
-   * (its answers come from a script, not a language model), its OpenAI-compatible one `'openai-compatible'`.
+   * The model that played the run, when the service says: the stub's OpenAI-compatible model answers with its
+   * name (`'llama3.1'`), its scripted model `'scripted'` (its answers come from a script, not a language model).
    */
   model?: string;
 }
@@ -56,6 +56,8 @@ export interface StartRunOptions {
   parentCallId: string | undefined;
   /** Told about each `run_event` of this run. */
   onEvent?: ((event: RunEvent) => void) | undefined;
+  /** What the client's tracer captured of the caller (`ToolTracing.runStarted`), for the run's calls' traces. */
+  traceCaller?: unknown;
 }
 
 interface PendingRun {
@@ -63,6 +65,8 @@ interface PendingRun {
   runId: string | undefined;
   sent: boolean;
   context: unknown;
+  /** See {@link StartRunOptions.traceCaller}. */
+  traceCaller?: unknown;
   cancelRequested: boolean;
   /** The highest `run_event.seq` seen: a repeat sent again after a resume is dropped. */
   eventSeq: number;
@@ -103,7 +107,8 @@ export class Runs {
    * This client's runs the service has started, by run id, read-only: a call of one of them gets its run context
    * as `ctx.context` (the client's context source reads it here).
    */
-  readonly live: ReadonlyMap<string, { readonly context: unknown }> = this.#byRun;
+  readonly live: ReadonlyMap<string, { readonly context: unknown; readonly traceCaller?: unknown }> =
+    this.#byRun;
 
   /**
    * @param aborted - told, once its id is known, of each run its caller aborted: its tool calls in this process
@@ -140,6 +145,7 @@ export class Runs {
         runId: undefined,
         sent: false,
         context: options.context,
+        ...(options.traceCaller === undefined ? {} : { traceCaller: options.traceCaller }),
         cancelRequested: false,
         abandoned: false,
         eventSeq: 0,

@@ -51,6 +51,14 @@ export interface TracedCall {
   toolName: string;
   /** The tool's description, `undefined` for a tool this client does not run. */
   description: string | undefined;
+  /** The agent whose run made the call, when the service says (feature `call_context`). */
+  agentName: string | undefined;
+  /**
+   * What {@link ToolTracing.runStarted} returned when this client's `client.run()` started the call's run (a
+   * capture of the caller's trace, to link or parent the call's span to it); `undefined` for a run started
+   * elsewhere (the service's UI or API, another process).
+   */
+  runCaller: unknown;
   /** The service's W3C `traceparent` for the call (PROTOCOL.md §18.10), as sent: parse it, it may be invalid. */
   traceparent: string | undefined;
   /** The service's W3C `tracestate`, with a `traceparent` only. */
@@ -74,6 +82,11 @@ export interface TracedResult {
   durationMs: number;
   /** What was thrown, when something threw (redacted in place); see `ToolCallResult.error`. */
   error: unknown;
+  /**
+   * With status `rejected`: why. `declined` is an outcome (a person said no), not a failure; `approval_failed`,
+   * `not_allowed` and the others are.
+   */
+  reason: ToolCallResult['reason'];
 }
 
 /** One call's trace, made by {@link ToolTracing.startCall}. Its methods must not throw. */
@@ -99,6 +112,11 @@ export interface ToolTracing {
    * leave it untraced. Must not throw.
    */
   startCall(call: TracedCall): CallTrace | undefined;
+  /**
+   * `client.run()` is starting a run, in its caller's context: returns what the calls of that run get as
+   * {@link TracedCall.runCaller} (e.g. the caller's active span), or `undefined`. Optional; must not throw.
+   */
+  runStarted?(): unknown;
 }
 
 /** Tells the client's {@link ToolTracing} what each call does. Owned by the call runner; one per client. */
@@ -129,6 +147,15 @@ export interface CallTraces {
   finished(execution: Execution, result: ToolCallResult, output: string, durationMs: number): void;
 }
 
+/** What `tracing.runStarted()` captures of a `client.run()` caller; `undefined` when it has none or throws. */
+export function runCaller(tracing: ToolTracing): unknown {
+  try {
+    return tracing.runStarted?.();
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The {@link CallTraces} of a client with `tracing`. `client`: its tools (for their descriptions) and whether
  * approvals are decided here (`onApproval`).
@@ -136,7 +163,12 @@ export interface CallTraces {
 export function callTraces(
   tracing: ToolTracing,
   redactor: Redactor,
-  client: { registry: Pick<ToolRegistry, 'get'>; onApproval: unknown },
+  client: {
+    registry: Pick<ToolRegistry, 'get'>;
+    onApproval: unknown;
+    /** This client's runs by id: a call of one gets what `runStarted` gave it. */
+    runCallers?: { get(runId: string): { readonly traceCaller?: unknown } | undefined } | undefined;
+  },
 ): CallTraces {
   const traces = new Map<Execution, { trace: CallTrace; arrived: number }>();
   const traceOf = (execution: Execution) => traces.get(execution)?.trace;
@@ -163,6 +195,8 @@ export function callTraces(
           runId: frame.runId,
           toolName: frame.toolName,
           description: client.registry.get(frame.toolName)?.description,
+          agentName: frame.agentName,
+          runCaller: client.runCallers?.get(frame.runId)?.traceCaller,
           traceparent: frame.traceparent,
           tracestate: frame.traceparent === undefined ? undefined : frame.tracestate,
           arguments: () => tracedArguments(execution, redactor, client.registry),
@@ -213,7 +247,7 @@ export function callTraces(
       if (traced === undefined) return;
       traces.delete(execution);
       const error = result.error === undefined ? undefined : redactor.error(result.error);
-      traced.trace.end({ status: result.status, output, durationMs, error });
+      traced.trace.end({ status: result.status, output, durationMs, error, reason: result.reason });
     },
   };
 }

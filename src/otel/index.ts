@@ -10,6 +10,7 @@ import {
   type Context,
   context,
   createTraceState,
+  type Link,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -19,6 +20,7 @@ import {
 } from '@opentelemetry/api';
 import type { CallTrace, ToolTracing, TracedCall, TracedResult } from '../client/tracing';
 import { OptionsError } from '../errors';
+import { VERSION } from '../version';
 
 /*
  * Reading a W3C `traceparent` (https://www.w3.org/TR/trace-context/#traceparent-header), as PROTOCOL.md §18.10
@@ -64,15 +66,21 @@ export function parseTraceparent(value: unknown): RemoteParent | undefined {
  * Each call is a span named `execute_tool <tool name>` (kind `INTERNAL`) with the GenAI semantic conventions'
  * attributes (`gen_ai.operation.name` `execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.call.id`,
  * `gen_ai.tool.type` `function`, `gen_ai.tool.description`; `error.type` and status `ERROR` when the call did
- * not end `ok`), as the OpenAI Agents SDK and the AI SDK emit a span per tool call. Its parent is the service's
- * span named by `tool_call.traceparent` (PROTOCOL.md §18.10), else the active context. What happens to the
- * call (queued, started, approval asked and decided, retries) is recorded as span events.
+ * not end `ok`, but for a call a person declined), as the OpenAI Agents SDK and the AI SDK emit a span per tool
+ * call; `gen_ai.agent.name` when the service names the run's agent. Its parent is the service's span named by
+ * `tool_call.traceparent` (PROTOCOL.md §18.10), and a call of a run this process started is linked to the span
+ * that called `client.run()` (and it back to the call); without a `traceparent` that span is the parent, else
+ * the active context. What happens to the call (queued, started, approval asked and decided, retries) is
+ * recorded as span events.
  *
  * @see https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#execute-tool-span
  */
 /** Options of {@link otelTracing}. */
 export interface OtelTracingOptions {
-  /** The tracer the spans come from. @default trace.getTracer('toolwire'): the global tracer provider's */
+  /**
+   * The tracer the spans come from. @default trace.getTracer('toolwire', VERSION): the global tracer provider's,
+   * its instrumentation scope named `toolwire` with the package's version
+   */
   tracer?: Tracer | undefined;
   /**
    * Record each call's arguments as `gen_ai.tool.call.arguments` (JSON text), redacted with the client's
@@ -107,7 +115,7 @@ const MAX_STATUS_MESSAGE_CHARS = 256;
  */
 export function otelTracing(options: OtelTracingOptions = {}): ToolTracing {
   checkOptions(options);
-  const tracer = options.tracer ?? trace.getTracer('toolwire');
+  const tracer = options.tracer ?? trace.getTracer('toolwire', VERSION);
   const recordArguments = options.recordArguments === true;
   const recordOutputs = options.recordOutputs === true;
   return {
@@ -120,15 +128,41 @@ export function otelTracing(options: OtelTracingOptions = {}): ToolTracing {
         'toolwire.run.id': call.runId,
       };
       if (call.description !== undefined) attributes['gen_ai.tool.description'] = call.description;
+      if (call.agentName !== undefined) attributes['gen_ai.agent.name'] = call.agentName;
+      const caller = callerSpan(call.runCaller);
+      const remote = remoteParent(call);
+      // In the service's trace, linked to the code that called client.run() here; parented by that code when
+      // the service sends no trace context.
+      const parent =
+        remote ?? (caller === undefined ? context.active() : trace.setSpan(context.active(), caller));
+      const links: Link[] =
+        caller !== undefined && remote !== undefined
+          ? [{ context: caller.spanContext(), attributes: { 'toolwire.link': 'run.caller' } }]
+          : [];
       const span = tracer.startSpan(
         `execute_tool ${call.toolName}`,
-        { kind: SpanKind.INTERNAL, attributes },
-        parentContext(call),
+        { kind: SpanKind.INTERNAL, attributes, links },
+        parent,
       );
+      // And the other way: the caller's span (while it records) links to each call of its run.
+      if (links.length > 0 && caller?.isRecording() === true && typeof caller.addLink === 'function')
+        caller.addLink({ context: span.spanContext(), attributes: { 'toolwire.link': 'tool.call' } });
       // Recorded at the end: the fields a policy redacts are known once the policies ran.
       return spanTrace(span, recordOutputs, recordArguments ? call : undefined);
     },
+    // The span active where client.run() is called: the calls of that run link to it.
+    runStarted: () => {
+      const active = trace.getActiveSpan();
+      return active !== undefined && trace.isSpanContextValid(active.spanContext()) ? active : undefined;
+    },
   };
+}
+
+/** The span `runStarted` captured, if it is one. */
+function callerSpan(caller: unknown): Span | undefined {
+  return typeof (caller as Partial<Span> | undefined)?.spanContext === 'function'
+    ? (caller as Span)
+    : undefined;
 }
 
 function spanTrace(span: Span, recordOutputs: boolean, recordArgumentsOf: TracedCall | undefined): CallTrace {
@@ -142,7 +176,9 @@ function spanTrace(span: Span, recordOutputs: boolean, recordArgumentsOf: Traced
       if (recordArgumentsOf !== undefined)
         span.setAttribute('gen_ai.tool.call.arguments', jsonText(recordArgumentsOf.arguments()));
       if (recordOutputs) span.setAttribute('gen_ai.tool.call.result', result.output);
-      if (result.status !== 'ok') {
+      if (result.reason !== undefined) span.setAttribute('toolwire.call.reason', result.reason);
+      // A person declining the call is an outcome the app asked for, not an error of the call.
+      if (result.status !== 'ok' && result.reason !== 'declined') {
         const thrown = result.error instanceof Error ? result.error : undefined;
         span.setAttribute('error.type', errorType(result.status, thrown));
         if (thrown !== undefined) span.recordException(thrown);
@@ -163,10 +199,10 @@ function errorType(status: string, thrown: Error | undefined): string {
   return status === 'error' && thrown !== undefined && thrown.name !== '' ? thrown.name : status;
 }
 
-/** The service's span named by the call's `traceparent`; the active context when there is none to use. */
-function parentContext(call: TracedCall): Context {
+/** The service's span named by the call's `traceparent`; `undefined` when there is none to use. */
+function remoteParent(call: TracedCall): Context | undefined {
   const parent = parseTraceparent(call.traceparent);
-  if (parent === undefined) return context.active();
+  if (parent === undefined) return undefined;
   let traceState: ReturnType<typeof createTraceState> | undefined;
   if (call.tracestate !== undefined && call.tracestate !== '') {
     try {

@@ -148,7 +148,7 @@ export function checkOptions<T extends object>(
 }
 
 /** A spec with its option names erased. */
-interface LooseSpec {
+export interface LooseSpec {
   readonly rules: Readonly<Record<string, Rule>>;
   readonly aliases?: Readonly<Record<string, string>>;
 }
@@ -164,8 +164,9 @@ function checkObject(
   const unknown = Object.keys(options).filter((key) => !Object.hasOwn(rules, key));
   if (unknown.length > 0) {
     let unhinted = false;
+    const nested = nestedSpecs(rules);
     const listed = unknown.map((key) => {
-      const hint = suggest(key, known, spec.aliases ?? {});
+      const hint = suggest(key, known, spec.aliases ?? {}, nested);
       if (hint === undefined) unhinted = true;
       const shown = JSON.stringify(prefix + (owner.redact ?? keep)(key));
       return `${shown}${hint === undefined ? '' : ` (did you mean "${prefix}${hint}"?)`}`;
@@ -196,6 +197,15 @@ function checkValue(value: unknown, rule: Rule, owner: OptionsOwner, path: strin
   }
   if (rule.fields !== undefined && isRecord(value))
     checkObject(value, rule.fields as LooseSpec, owner, `${path}.`);
+}
+
+/** The specs of the options that are objects (`retry: { … }`), by option: a key of theirs given a level up is hinted. */
+function nestedSpecs(rules: Readonly<Record<string, Rule>>): Readonly<Record<string, LooseSpec>> {
+  const nested: Record<string, LooseSpec> = {};
+  for (const [option, rule] of Object.entries(rules)) {
+    if (rule.fields !== undefined) nested[option] = rule.fields as LooseSpec;
+  }
+  return nested;
 }
 
 /** An option name folded for comparison: lower case, without `_` and `-` (`max_turns` → `maxturns`). */
@@ -230,12 +240,8 @@ function distance(a: string, b: string, limit: number): number {
   return previous[b.length] as number;
 }
 
-/**
- * The option `key` was probably meant as: a neighbouring SDK's name for it (`aliases`), a known option that
- * differs only in case or separators (`maxturns`, `max_turns` → `maxTurns`), or the nearest within a typo or two
- * (one for names up to 5 characters, two beyond: `maxConcurency` → `maxConcurrency`).
- */
-export function suggest(
+/** The option (or neighbouring SDK's name, in `aliases`) `key` is but for case or separators, else `undefined`. */
+function named(
   key: string,
   known: readonly string[],
   aliases: Readonly<Record<string, string>>,
@@ -245,7 +251,29 @@ export function suggest(
   const same = known.find((option) => fold(option) === folded);
   if (same !== undefined) return same;
   const alias = Object.keys(aliases).find((name) => fold(name) === folded);
-  if (alias !== undefined) return aliases[alias];
+  return alias === undefined ? undefined : aliases[alias];
+}
+
+/**
+ * The option `key` was probably meant as: a neighbouring SDK's name for it (`aliases`), a known option that
+ * differs only in case or separators (`maxturns`, `max_turns` → `maxTurns`), an option of an object option given
+ * a level up, under its name or a neighbouring SDK's (`nested`: `maxRetries` → `retry.maxAttempts`, `shouldRetry`
+ * → `retry.when`), or the nearest within a typo or two (one for names up to 5 characters, two beyond:
+ * `maxConcurency` → `maxConcurrency`).
+ */
+export function suggest(
+  key: string,
+  known: readonly string[],
+  aliases: Readonly<Record<string, string>>,
+  nested: Readonly<Record<string, LooseSpec>> = {},
+): string | undefined {
+  const own = named(key, known, aliases);
+  if (own !== undefined) return own;
+  for (const [option, spec] of Object.entries(nested)) {
+    const inner = named(key, Object.keys(spec.rules), spec.aliases ?? {});
+    if (inner !== undefined) return `${option}.${inner}`;
+  }
+  const folded = fold(key);
   const limit = folded.length < 3 ? 0 : folded.length <= 5 ? 1 : 2;
   let best: string | undefined;
   let bestDistance = limit + 1;

@@ -55,6 +55,7 @@ import type { LegacyZod3Schema } from './schema';
 import {
   type AiSdkContext,
   type AnyTool,
+  type ApprovalOrderOf,
   type ApprovalPolicy,
   describeNotATool,
   type EmptyInput,
@@ -293,11 +294,164 @@ function membersOf(value: object): Record<string, unknown> {
     for (const key of plain ? Object.keys(level) : Object.getOwnPropertyNames(level)) {
       if (Object.hasOwn(out, key) || (!plain && !isToolOptionName(key))) continue;
       const member: unknown = Reflect.get(value, key);
-      out[key] = typeof member === 'function' ? member.bind(value) : member;
+      if (typeof member === 'function') {
+        const bound = member.bind(value);
+        // A bound function's source is `[native code]`: its parameters are read from the member itself.
+        if (key === 'needsApproval') unbound.set(bound, member);
+        out[key] = bound;
+      } else out[key] = member;
     }
     level = plain ? null : Object.getPrototypeOf(level);
   }
   return out;
+}
+
+/** The function each bound `needsApproval` of {@link membersOf} was made of. */
+const unbound = new WeakMap<object, unknown>();
+
+/*
+ * The argument order a `needsApproval` function's own parameters say, for an object whose keys leave it open
+ * (see `readsAiSdkConventions` in ./tool.ts): the AI SDK calls it `(input, options)`, toolwire `(ctx, input)`.
+ * Its source is read (`Function.prototype.toString`), never run.
+ */
+/** First parameter names that mean toolwire's `ctx`. */
+const CTX_NAMES = new Set([
+  'ctx',
+  'context',
+  'runContext',
+  'runCtx',
+  'toolContext',
+  'toolCtx',
+  'callContext',
+]);
+/** Members of `ctx` (toolwire's first argument), as a destructured first parameter names them. */
+const CTX_MEMBERS = new Set([
+  'callId',
+  'runId',
+  'toolName',
+  'agentName',
+  'sessionId',
+  'context',
+  'signal',
+  'approved',
+  'attempt',
+  'logger',
+  'idempotencyKey',
+  'progress',
+  'emit',
+  'step',
+  'askQuestion',
+]);
+/** Second parameter names that mean toolwire's input. */
+const INPUT_NAMES = new Set(['input', 'args', 'arguments', 'params', 'parameters', 'toolInput']);
+
+/**
+ * `toolwire` when a `needsApproval` function's parameters say `(ctx, input)`: its first is named as a context
+ * (`ctx`, `context`, `runContext`, …) or destructures only members of `ctx` (`{ context, callId }`), or its second
+ * is named as an input (`input`, `args`, `params`, …); `ai-sdk` for any other readable parameters (`(input,
+ * options)`, `({ amount })`, `(a, b)`, none); `undefined` when its source shows no parameters to read (a bound or
+ * native function, a class).
+ */
+export function approvalOrder(predicate: unknown): ReturnType<ApprovalOrderOf> {
+  const fn = unbound.get(predicate as object) ?? predicate;
+  if (typeof fn !== 'function') return undefined;
+  const params = parameterList(Function.prototype.toString.call(fn));
+  if (params === undefined) return undefined;
+  const [first, second] = params;
+  if (first !== undefined) {
+    if (
+      typeof first === 'string'
+        ? CTX_NAMES.has(first)
+        : first.length > 0 && first.every((key) => CTX_MEMBERS.has(key))
+    )
+      return 'toolwire';
+  }
+  return typeof second === 'string' && INPUT_NAMES.has(second) ? 'toolwire' : 'ai-sdk';
+}
+
+/**
+ * The parameters of a function's source: each a name, or the keys an object pattern destructures (an array
+ * pattern: no keys); `undefined` for native code or a class.
+ */
+function parameterList(source: string): Array<string | string[]> | undefined {
+  if (/\{\s*\[native code\]\s*\}\s*$/.test(source) || /^class\b/.test(source)) return undefined;
+  // `x => …` and `async x => …`: one bare parameter.
+  const bare = /^(?:async\s+)?([A-Za-z_$][\w$]*)\s*=>/.exec(source);
+  if (bare !== null && bare[1] !== 'async') return [(bare[1] as string).replace(/^_+(?=[A-Za-z$])/, '')];
+  const open = source.indexOf('(');
+  if (open < 0) return undefined;
+  const inner = balanced(source, open);
+  if (inner === undefined) return undefined;
+  return splitTopLevel(inner, ',')
+    .map((param) => param.trim())
+    .filter((param) => param !== '')
+    .map((param) => {
+      const pattern = splitTopLevel(param, '=')[0]?.trim() ?? '';
+      if (pattern.startsWith('{')) {
+        const body = balanced(pattern, 0) ?? '';
+        return splitTopLevel(body, ',')
+          .map((entry) => entry.trim().replace(/^\.\.\./, ''))
+          .filter((entry) => entry !== '')
+          .map((entry) => /^[A-Za-z_$][\w$]*/.exec(entry)?.[0] ?? '');
+      }
+      if (pattern.startsWith('[')) return [];
+      // `_ctx`, `...args`: the name without the marks of an unused or rest parameter.
+      return pattern.replace(/^\.\.\./, '').replace(/^_+(?=[A-Za-z$])/, '');
+    });
+}
+
+const CLOSING: Record<string, string> = { '(': ')', '{': '}', '[': ']' };
+
+/** The text inside the bracket at `start` and its match, strings and comments skipped; `undefined` if unclosed. */
+function balanced(text: string, start: number): string | undefined {
+  const stack: string[] = [];
+  for (let i = start; i < text.length; i++) {
+    const char = text[i] as string;
+    if (char === '"' || char === "'" || char === '`') {
+      i = skipString(text, i);
+      continue;
+    }
+    if (char === '/' && (text[i + 1] === '/' || text[i + 1] === '*')) {
+      const end = text[i + 1] === '/' ? text.indexOf('\n', i) : text.indexOf('*/', i + 2) + 1;
+      if (end <= 0) return undefined;
+      i = end;
+      continue;
+    }
+    if (CLOSING[char] !== undefined) stack.push(CLOSING[char] as string);
+    else if (char === stack.at(-1)) {
+      stack.pop();
+      if (stack.length === 0) return text.slice(start + 1, i);
+    }
+  }
+  return undefined;
+}
+
+/** The index of the quote that ends the string opened at `start`. */
+function skipString(text: string, start: number): number {
+  const quote = text[start];
+  let i = start + 1;
+  while (i < text.length && text[i] !== quote) i += text[i] === '\\' ? 2 : 1;
+  return i;
+}
+
+/** `text` split at each `separator` outside brackets and strings (`=` not part of `=>`, `==`, `<=`, `>=`, `!=`). */
+function splitTopLevel(text: string, separator: ',' | '='): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i] as string;
+    if (char === '"' || char === "'" || char === '`') i = skipString(text, i);
+    else if (char === '(' || char === '{' || char === '[') depth += 1;
+    else if (char === ')' || char === '}' || char === ']') depth -= 1;
+    else if (depth === 0 && char === separator) {
+      if (separator === '=' && (/[=<>!]/.test(text[i - 1] ?? '') || /[=>]/.test(text[i + 1] ?? ''))) continue;
+      parts.push(text.slice(from, i));
+      from = i + 1;
+    }
+  }
+  parts.push(text.slice(from));
+  return parts;
 }
 
 function notATool(where: string, value: unknown): never {
@@ -373,7 +527,7 @@ function makeShaped(members: Record<string, unknown>, key: string | undefined, w
     );
   }
   const owner = typeof name === 'string' ? `tool ${describeValue(name)}` : 'tool (unnamed)';
-  const aiSdk = readsAiSdkConventions(members, owner);
+  const aiSdk = readsAiSdkConventions(members, owner, approvalOrder);
   return makeTool(members, { ...(key === undefined ? {} : { key }), aiSdk });
 }
 

@@ -109,11 +109,11 @@ export interface ContextMethods {
    * keeps it in the run's transcript, `client.run()`'s `onEvent` gets it (a `tool_event`), and the agent UI lists
    * it under the call. Every event counts (none is coalesced) and survives a dropped connection. `data` is written
    * as JSON by the rules of a result (BigInt as a string, a cycle as `"[Circular]"`) and redacted; over 16,384
-   * bytes it is recorded as `{ truncated: true, bytes }`. Over a service without events, after the call has
-   * ended, and past 256 events in one call, it does nothing. With `invokeTool`, each one goes to
-   * `options.onEmit`.
+   * bytes it is recorded as `{ truncated: true, bytes }`. Over a service without events, and after the call has
+   * ended, it does nothing. With `invokeTool`, each one goes to `options.onEmit`.
    *
-   * @throws ToolDefinitionError `invalid_event` when `type` is not 1 to 128 letters, digits or `_ . : / -`.
+   * @throws ToolDefinitionError `invalid_event` when `type` is not 1 to 128 letters, digits or `_ . : / -`;
+   *   `too_many_events` for an event past the 256 a call may record (the service keeps no more).
    */
   emit(type: string, data?: unknown): void;
   askQuestion<S = undefined>(
@@ -483,6 +483,11 @@ const TOOLWIRE_ONLY_KEYS = [
   'retry',
   'sensitiveFieldNames',
 ];
+/** The AI SDK's `(input, options)` or toolwire's `(ctx, input)`. */
+type ArgumentOrder = 'ai-sdk' | 'toolwire';
+/** Which argument order a `needsApproval` function's own parameters say, `undefined` when they cannot be read. */
+export type ApprovalOrderOf = (predicate: unknown) => ArgumentOrder | undefined;
+
 /**
  * `true` when an object given as a tool is read with the AI SDK's conventions, whether or not it has a `name`
  * (`ai`'s `tool()` returns its argument as it is, so no mark tells an AI SDK tool apart; its keys do):
@@ -493,19 +498,27 @@ const TOOLWIRE_ONLY_KEYS = [
  * - else toolwire's: it has a key only toolwire has (`parameters`, `requiresApproval`, `errorFunction`,
  *   `timeoutMs`, `allowedAgentNames`, `sideEffect`, `retry`, `sensitiveFieldNames`), or its `inputSchema` is not
  *   a Standard Schema (the AI SDK takes no bare JSON Schema);
- * - else (`inputSchema` a Standard Schema, nothing more) the AI SDK's, whose shape that is, with one exception:
- *   a `needsApproval` function is refused, since `(ctx, input)` read as `(input, options)` would skip approval.
+ * - else (`inputSchema` a Standard Schema, nothing more) the AI SDK's, whose shape that is. A `needsApproval`
+ *   function there is read by its own parameters (`orderOf`, see `approvalOrder` in ./shapes.ts): toolwire's
+ *   order only when they say `(ctx, input)`, the AI SDK's otherwise; one whose parameters cannot be read (a bound
+ *   or native function) is refused, since `(ctx, input)` read as `(input, options)` would skip approval.
  *
  * @throws ToolDefinitionError `ambiguous_tool_shape` in that exception, naming the tool and saying how to tell.
  */
-export function readsAiSdkConventions(given: Record<string, unknown>, owner: string): boolean {
+export function readsAiSdkConventions(
+  given: Record<string, unknown>,
+  owner: string,
+  orderOf: ApprovalOrderOf = () => undefined,
+): boolean {
   const schema = given.inputSchema;
   if (AI_SDK_ONLY_KEYS.some((key) => given[key] !== undefined) || isAiSdkSchema(schema)) return true;
   if (TOOLWIRE_ONLY_KEYS.some((key) => given[key] !== undefined) || !isStandardSchema(schema)) return false;
   if (typeof given.needsApproval !== 'function') return true;
+  const order = orderOf(given.needsApproval);
+  if (order !== undefined) return order === 'ai-sdk';
   throw new ToolDefinitionError(
     'ambiguous_tool_shape',
-    `${owner}: needsApproval is a function, but nothing tells whether it takes (input, options) as in the AI SDK or (ctx, input) as in toolwire; add type: 'function' for the AI SDK's order, or give the schema as parameters (or make the tool with toolwire's tool()) for toolwire's`,
+    `${owner}: needsApproval is a function whose parameters cannot be read (a bound or native function), so nothing tells whether it takes (input, options) as in the AI SDK or (ctx, input) as in toolwire; add type: 'function' for the AI SDK's order, or give the schema as parameters (or make the tool with toolwire's tool()) for toolwire's`,
   );
 }
 
@@ -971,10 +984,27 @@ const TOOL_OPTIONS: OptionsSpec<AnyOptions> = {
     timeout: 'timeoutMs',
     sideEffects: 'sideEffect',
     side_effect: 'sideEffect',
-    retries: 'retry',
+    // `retries`, `maxRetries`, `attempts`, `shouldRetry`, `retryIf` …: the names `retry: { … }` knows, hinted as
+    // `retry.maxAttempts` / `retry.when` at this level too (check-options.ts `suggest`).
     retryPolicy: 'retry',
     sensitiveFields: 'sensitiveFieldNames',
     redactFields: 'sensitiveFieldNames',
+    // The AI SDK 4's name of toModelOutput.
+    experimental_toToolResultContent: 'toModelOutput',
+    // The OpenAI Agents SDK for Python's names (their case and separators folded: `strict_mode` too).
+    strictMode: 'strict',
+    strictJsonSchema: 'strict',
+    nameOverride: 'name',
+    descriptionOverride: 'description',
+    // MCP's tool annotations say what `sideEffect` says, and `_meta` is its metadata.
+    annotations: 'sideEffect',
+    readOnlyHint: 'sideEffect',
+    idempotentHint: 'sideEffect',
+    destructiveHint: 'sideEffect',
+    openWorldHint: 'sideEffect',
+    _meta: 'metadata',
+    // Mastra's name of needsApproval.
+    requireApproval: 'needsApproval',
   },
 };
 

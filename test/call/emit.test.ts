@@ -50,6 +50,36 @@ describe('ctx.emit()', () => {
     expect(seen.map((event) => event.data)).toEqual([{ truncated: true, bytes: 20_002 }]);
   });
 
+  it('refuses the event past 256 of one call with an error the tool sees, whoever listens', async () => {
+    for (const onEmit of [undefined, () => {}]) {
+      let refused: unknown;
+      let recorded = 0;
+      const chatty = tool({
+        name: 'chatty',
+        description: 'Emits a lot.',
+        execute: (_input, ctx) => {
+          for (let i = 0; i < 256; i++) ctx.emit('tick', i);
+          try {
+            ctx.emit('tick', 256);
+          } catch (error) {
+            refused = error;
+          }
+          return 'done';
+        },
+      });
+      const result = await invokeTool(chatty, {}, { onEmit: onEmit && (() => (recorded += 1)) });
+      expect(result.status).toBe('ok');
+      expect(refused).toEqual(
+        new ToolDefinitionError(
+          'too_many_events',
+          'ctx.emit(): the call already has 256 events, the most the service keeps; this one was not recorded',
+        ),
+      );
+      expect((refused as ToolDefinitionError).code).toBe('too_many_events');
+      expect(recorded).toBe(onEmit === undefined ? 0 : 256);
+    }
+  });
+
   it('refuses a malformed event name with a usage error the tool can see', async () => {
     const thrown: unknown[] = [];
     const bad = tool({

@@ -63,6 +63,42 @@ describe('tool({ retry })', () => {
     );
   });
 
+  it.each([
+    ['maxRetries', 'retry.maxAttempts'],
+    ['attempts', 'retry.maxAttempts'],
+    ['retries', 'retry.maxAttempts'],
+    ['maxAttempts', 'retry.maxAttempts'],
+    ['max_retries', 'retry.maxAttempts'],
+    ['shouldRetry', 'retry.when'],
+    ['retryIf', 'retry.when'],
+    ['retryOn', 'retry.when'],
+    ['maxDelayMs', 'retry.maxDelayMs'],
+  ])('hints %s given beside retry instead of in it as "%s"', (key, hint) => {
+    expectDefinitionError(
+      () => tool({ name: 'r', description: 'd', execute, sideEffect: 'none', [key]: 2 } as never),
+      'unknown_option',
+      `tool "r": unknown option "${key}" (did you mean "${hint}"?)`,
+    );
+  });
+
+  it.each([
+    ['experimental_toToolResultContent', 'toModelOutput'], // the AI SDK 4
+    ['strict_mode', 'strict'], // the OpenAI Agents SDK for Python
+    ['strict_json_schema', 'strict'],
+    ['name_override', 'name'],
+    ['annotations', 'sideEffect'], // MCP
+    ['readOnlyHint', 'sideEffect'],
+    ['destructiveHint', 'sideEffect'],
+    ['_meta', 'metadata'],
+    ['requireApproval', 'needsApproval'], // Mastra
+  ])("hints another SDK's top-level %s as %s", (key, hint) => {
+    expectDefinitionError(
+      () => tool({ name: 'r', description: 'd', execute, [key]: true } as never),
+      'unknown_option',
+      `tool "r": unknown option "${key}" (did you mean "${hint}"?)`,
+    );
+  });
+
   it('runs execute again until it succeeds, with ctx.attempt from 1 and the same idempotency key', async () => {
     const seen: Array<{ attempt: number; key: string; callId: string }> = [];
     const flaky = tool({

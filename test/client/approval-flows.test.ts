@@ -83,6 +83,61 @@ describe('approvals with a reason, edited arguments and always, over the stub', 
     expect(result.toolCalls.map((call) => [call.status, call.output])).toEqual([['ok', 'refunded 90 on o1']]);
   });
 
+  it("redacts a predicate's and a policy's reason for approval_requested listeners and onApproval, as in the frame", async () => {
+    const secrets = 'key test-key, word hunter2';
+    const reasons = [
+      () => ({ required: true, reason: `predicate: ${secrets}` }),
+      approvalRequired(`policy-made: ${secrets}`),
+    ];
+    for (const needsApproval of reasons) {
+      for (const local of [false, true]) {
+        const server = await stub({
+          model: scriptedModel([
+            { toolCalls: [{ name: 'refund', arguments: { orderId: 'o1', amount: 90 } }] },
+            { text: 'done' },
+          ]),
+        });
+        const gated = refund(needsApproval);
+        const heard: Array<string | undefined> = [];
+        const asked: Array<string | undefined> = [];
+        const client = await connected(server.url, {
+          tools: [gated],
+          redact: ['hunter2'],
+          policies: [() => ({ requireApproval: `policy: ${secrets}` })],
+          ...(local
+            ? {
+                onApproval: (request: ApprovalRequest) => {
+                  asked.push(request.reason);
+                  return true;
+                },
+              }
+            : {}),
+        });
+        const decided: Promise<void>[] = [];
+        client.on('approval_requested', (request) => {
+          heard.push(request.reason);
+          if (!local) decided.push(client.decide(request.callId, true));
+        });
+        const result = await client.run(agentWith(gated), 'refund');
+        await Promise.all(decided);
+        expect(result.toolCalls.map((call) => call.status)).toEqual(['ok']);
+        const kept = server.runs.get(result.runId)?.toolCalls[0]?.approval?.reason;
+        if (typeof needsApproval === 'function') {
+          // Asked by this client: the predicate's reason and the policy's, joined.
+          const expected = 'predicate: key [redacted], word [redacted]; policy: key [redacted], word [redacted]';
+          expect(heard).toEqual([expected]);
+          expect(asked).toEqual(local ? [expected] : []);
+          if (!local) expect(kept).toBe(expected);
+        } else {
+          // Announced in the definition: the service holds the call, or onApproval is asked with both reasons.
+          expect(heard[0]).toMatch(/^policy-made: key \[redacted\], word \[redacted\]/);
+          expect(asked).toEqual(local ? [heard[0]] : []);
+        }
+        expect(JSON.stringify([heard, asked, kept])).not.toMatch(/test-key|hunter2/);
+      }
+    }
+  });
+
   it('gives onApproval the reason of a predicate, and keeps its always decision for the run', async () => {
     const server = await stub({ model: scriptedModel(twoRefunds()) });
     const asked: ApprovalRequest[] = [];

@@ -12,12 +12,19 @@ const eventsOf = (events: RunEvent[]) => dataOf<{ event: string; data?: unknown 
 
 describe('tool events over the stub', () => {
   it('reach run() events and the transcript, each once, redacted, at most 256 per call', async () => {
+    const refused: string[] = [];
     const exporter = tool({
       name: 'export',
       description: 'Exports.',
       execute: (_input, ctx) => {
         ctx.emit('export.started', { token: 's3cret' });
-        for (let n = 1; n <= 300; n++) ctx.emit('row', n);
+        for (let n = 1; n <= 300; n++) {
+          try {
+            ctx.emit('row', n);
+          } catch (error) {
+            refused.push((error as { code: string }).code);
+          }
+        }
         return 'ok';
       },
     });
@@ -34,6 +41,8 @@ describe('tool events over the stub', () => {
     expect(seen.at(-1)).toMatchObject({ event: 'row', data: 255 });
     const recorded = server.runs.get(result.runId)?.events.filter((e) => e.kind === 'tool_event') ?? [];
     expect(recorded).toHaveLength(256);
+    expect(refused).toEqual(Array(45).fill('too_many_events'));
+    expect(result.toolCalls[0]?.status).toBe('ok');
   });
 
   it('sends the events lost with a dropped socket again after the reconnect, none twice', async () => {

@@ -19,6 +19,7 @@ import { otelTracing, parseTraceparent } from 'toolwire/otel';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { scriptedModel } from '../../server-stub/index';
+import { VERSION } from '../../src/version';
 import { API_KEY, client, recordingWebSocket, stub } from '../fault/harness';
 
 const exporter = new InMemorySpanExporter();
@@ -96,6 +97,7 @@ describe('otelTracing() over the stub', () => {
         'gen_ai.tool.call.id': call.callId,
         'gen_ai.tool.type': 'function',
         'gen_ai.tool.description': 'Looks an order up.',
+        'gen_ai.agent.name': 'Support',
         'toolwire.run.id': call.runId,
         'toolwire.call.status': 'ok',
       });
@@ -195,7 +197,142 @@ describe('otelTracing() over the stub', () => {
       'toolwire.approval.approved': false,
       'toolwire.approval.reason': 'over the limit',
     });
+    // A person declining is an outcome, not an error of the call.
+    expect(span?.attributes['error.type']).toBeUndefined();
+    expect(span?.attributes['toolwire.call.status']).toBe('rejected');
+    expect(span?.attributes['toolwire.call.reason']).toBe('declined');
+    expect(span?.status.code).toBe(SpanStatusCode.UNSET);
+  });
+
+  it('keeps status ERROR for an approval that failed (the approver threw)', async () => {
+    const refund = tool({ name: 'refund', description: 'Refunds.', needsApproval: true, execute: () => 'x' });
+    const { run } = await setup([{ toolCalls: [{ name: 'refund', arguments: {} }] }, { text: 'no' }], {
+      tools: [refund],
+      tracing: otelTracing({ tracer }),
+      onApproval: () => {
+        throw new Error('approver down');
+      },
+    });
+    await run();
+    const [span] = toolSpans();
+    expect(span?.attributes['toolwire.call.reason']).toBe('approval_failed');
     expect(span?.attributes['error.type']).toBe('rejected');
+    expect(span?.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
+  it('records each retry of a tool with retry as a toolwire.retry event', async () => {
+    let attempts = 0;
+    const flaky = tool({
+      name: 'lookup',
+      description: 'Looks an order up.',
+      sideEffect: 'none',
+      retry: { maxAttempts: 3, initialDelayMs: 0, maxDelayMs: 0 },
+      execute: () => {
+        attempts += 1;
+        if (attempts < 3) throw new RangeError(`flake ${attempts}`);
+        return 'found';
+      },
+    });
+    const { run } = await setup([{ toolCalls: [{ name: 'lookup', arguments: {} }] }, { text: 'ok' }], {
+      tools: [flaky],
+      tracing: otelTracing({ tracer }),
+    });
+    await run();
+    const [span] = toolSpans();
+    expect(eventNames(span as ReadableSpan)).toEqual([
+      TRACE_EVENTS.started,
+      TRACE_EVENTS.retry,
+      TRACE_EVENTS.retry,
+    ]);
+    const retries = (span as ReadableSpan).events.filter((event) => event.name === TRACE_EVENTS.retry);
+    expect(retries.map((event) => event.attributes)).toEqual([
+      { 'toolwire.retry.attempt': 1, 'toolwire.retry.delay_ms': 0, 'error.type': 'RangeError' },
+      { 'toolwire.retry.attempt': 2, 'toolwire.retry.delay_ms': 0, 'error.type': 'RangeError' },
+    ]);
+    expect(span?.attributes['toolwire.call.status']).toBe('ok');
+  });
+
+  it('links each call to the span that called client.run(), and that span back to each call', async () => {
+    const { socket, run } = await setup(
+      [
+        {
+          toolCalls: [
+            { name: 'lookup', arguments: { id: 'A1' } },
+            { name: 'lookup', arguments: { id: 'B2' } },
+          ],
+        },
+        { text: 'both shipped' },
+      ],
+      { tracing: otelTracing({ tracer }) },
+    );
+    await tracer.startActiveSpan('POST /support', async (request) => {
+      await run();
+      request.end();
+    });
+    const caller = exporter.getFinishedSpans().find((span) => span.name === 'POST /support') as ReadableSpan;
+    const spans = toolSpans();
+    expect(spans).toHaveLength(2);
+    const calls = socket.received.filter((frame) => frame.type === 'tool_call');
+    for (const span of spans) {
+      // Still in the service's trace, under the service's span of the call …
+      const frame = calls.find((call) => call.callId === span.attributes['gen_ai.tool.call.id']);
+      expect(span.parentSpanContext?.spanId).toBe(parseTraceparent(frame?.traceparent)?.spanId);
+      expect(span.spanContext().traceId).not.toBe(caller.spanContext().traceId);
+      // … and linked to the code that started the run.
+      expect(span.links.map((link) => [link.context.spanId, link.attributes])).toEqual([
+        [caller.spanContext().spanId, { 'toolwire.link': 'run.caller' }],
+      ]);
+    }
+    expect(caller.links.map((link) => link.context.spanId).sort()).toEqual(
+      spans.map((span) => span.spanContext().spanId).sort(),
+    );
+  });
+
+  it('makes the call a child of the span that called client.run() when the service sends no trace context', async () => {
+    const server = await stub({
+      model: scriptedModel([{ toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }] }, { text: 'ok' }]),
+    });
+    // A tracer that offers no trace_context: the service sends no traceparent.
+    const tracing = otelTracing({ tracer });
+    const untraced = client(server.url, {
+      tools: [lookup],
+      tracing: {
+        startCall: (call) => tracing.startCall({ ...call, traceparent: undefined, tracestate: undefined }),
+        runStarted: tracing.runStarted,
+      },
+    });
+    await untraced.connect();
+    const agent = new Agent({ name: 'Support', instructions: 'help', tools: [lookup] });
+    await tracer.startActiveSpan('job', async (job) => {
+      await untraced.run(agent, 'go');
+      job.end();
+    });
+    const job = exporter.getFinishedSpans().find((span) => span.name === 'job') as ReadableSpan;
+    const [span] = toolSpans();
+    expect(span?.spanContext().traceId).toBe(job.spanContext().traceId);
+    expect(span?.parentSpanContext?.spanId).toBe(job.spanContext().spanId);
+    expect(span?.links).toEqual([]);
+  });
+
+  it("names the default tracer's instrumentation scope toolwire, with the package's version", async () => {
+    expect(trace.setGlobalTracerProvider(provider)).toBe(true);
+    try {
+      const { run } = await setup(
+        [{ toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }] }, { text: 'ok' }],
+        {
+          tracing: otelTracing(),
+        },
+      );
+      await run();
+      const [span] = toolSpans();
+      expect(span?.instrumentationScope).toEqual({
+        name: 'toolwire',
+        version: VERSION,
+        schemaUrl: undefined,
+      });
+    } finally {
+      trace.disable();
+    }
   });
 
   /** Runs one `refund` call whose approval the service's human gives (over HTTP); returns its span. */

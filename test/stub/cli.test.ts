@@ -146,6 +146,7 @@ describe('toolwire-stub arguments', () => {
     expect(command.kind === 'start' && command.options.model?.info).toEqual({
       kind: 'openai-compatible',
       name: 'llama3.1 at http://localhost:11434/v1',
+      model: 'llama3.1',
     });
     expect(() => parseCliArgs(['--openai-model', 'llama3.1'])).toThrow(
       '--openai-model needs --openai-base-url',
@@ -189,7 +190,53 @@ describe('toolwire-stub', () => {
     expect(stderr).toContain(
       'toolwire-stub: model: scripted, with no script: every run fails until you give it one (--script turns.json) or a real model (--openai-base-url URL)',
     );
-    expect(stderr).toContain(`toolwire-stub: agent UI at ${url.replace('ws://', 'http://')}/`);
+    expect(stderr).toContain(
+      `toolwire-stub: agent UI at ${url.replace('ws://', 'http://')}/ (any API key is accepted)`,
+    );
+  });
+
+  it('prints the agent UI address with the key of --api-key, so that the page opens signed in', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'server-stub/cli.ts', '--port', '0', '--api-key', 'k 1/x'],
+      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    const line = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const found = /toolwire-stub: agent UI at .*\n/.exec(stderr);
+        if (found) resolve(found[0]);
+      });
+      child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+    });
+    const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(line).toMatch(/^toolwire-stub: agent UI at http:\/\/127\.0\.0\.1:\d+\/#key=k%201%2Fx\n$/);
+  });
+
+  it('exits with code 2 for an --agents file of invalid definitions, as for a bad flag', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolwire-stub-agents-'));
+    const file = join(dir, 'agents.json');
+    writeFileSync(file, JSON.stringify([{ name: 1 }]));
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'server-stub/cli.ts', '--port', '0', '--agents', file],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      'toolwire-stub: startStubServer: agents[0] is not a valid agent definition\n\nUsage: toolwire-stub',
+    );
   });
 
   it('exits with code 2 and says why for an invalid value', async () => {

@@ -126,7 +126,7 @@ describe('openAIChatModel: requests and answers', () => {
   it('sends the conversation and the tools, streamed, and says what it is', async () => {
     serve(() => sse(textChunks('It is ', '3.')));
     const chat = model();
-    expect(chat.info).toEqual({ kind: 'openai-compatible', name: `gpt-test at ${BASE}` });
+    expect(chat.info).toEqual({ kind: 'openai-compatible', name: `gpt-test at ${BASE}`, model: 'gpt-test' });
     expect(await chat.nextTurn(request())).toEqual({ text: 'It is 3.' });
     expect(seen).toEqual([
       {
@@ -408,6 +408,39 @@ describe('openAIChatModel: failures, retries and timeouts', () => {
 });
 
 describe('openAIChatModel in the stub', () => {
+  it('logs each retry of a model request and emits model_retry, and names the model in the run result', async () => {
+    serve((n) =>
+      n === 0
+        ? json('{"error":{"message":"busy"}}', {
+            status: 503,
+            statusText: 'Service Unavailable',
+            headers: { 'content-type': 'application/json', ...RETRY_NOW },
+          })
+        : sse(textChunks('hello')),
+    );
+    const server = await stub({ model: model({ maxRetries: 2 }) });
+    const retries: unknown[] = [];
+    server.events.on('model_retry', (info) => retries.push(info));
+    const client = new Client({ url: server.url, apiKey: 'k', tools: [] });
+    await client.connect();
+    try {
+      const result = await client.run(new Agent({ name: 'chat', instructions: 'Talk.' }), 'hi');
+      expect(result).toMatchObject({ finalOutput: 'hello', model: 'gpt-test', turns: 1 });
+      expect(retries).toEqual([{ runId: result.runId, turn: 1, attempt: 2, status: 503 }]);
+      expect(
+        server.log.filter((line) => line.level === 'warn' && line.message.startsWith('model request')),
+      ).toEqual([
+        {
+          level: 'warn',
+          message: `model request for turn 1 of run ${result.runId} failed with HTTP 503; sending it again (attempt 2)`,
+          fields: { runId: result.runId, turn: 1, attempt: 2, status: 503 },
+        },
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('streams the text into client.run() events, in order, before the message and the result', async () => {
     let release!: () => void;
     const firstDeltaSeen = new Promise<void>((resolve) => {
@@ -439,7 +472,8 @@ describe('openAIChatModel in the stub', () => {
     await client.connect();
     try {
       const result = await client.run(calc, 'add 2 and 3');
-      expect(result).toMatchObject({ finalOutput: 'The sum is 5.', model: 'openai-compatible', turns: 2 });
+      // The run result names the model; its messages say which kind of model wrote them.
+      expect(result).toMatchObject({ finalOutput: 'The sum is 5.', model: 'gpt-test', turns: 2 });
       expect(deltas).toEqual([
         { turn: 2, delta: 'The sum ' },
         { turn: 2, delta: 'is ' },
@@ -497,7 +531,7 @@ describe('openAIChatModel in the stub', () => {
     expect((await stubHttp(server, 'GET', '/v1/agents')).body).toEqual({
       agents: [],
       clients: 0,
-      model: { kind: 'openai-compatible', name: `gpt-test at ${BASE}` },
+      model: { kind: 'openai-compatible', name: `gpt-test at ${BASE}`, model: 'gpt-test' },
     });
     const client = track(await TestClient.connect(server.url, { tools: [toolDef('add')] })).serve({
       add: (args) => {

@@ -124,6 +124,22 @@ describe('suggest', () => {
   it.each(['retries', 'tls', 'mq', 'to', 'maxCon'])('has no hint for %s', (key) => {
     expect(suggest(key, known, {})).toBeUndefined();
   });
+
+  it("hints an option of an object option given a level up, by its name or another SDK's", () => {
+    const nested = {
+      retry: { rules: { maxAttempts: anInteger({ min: 1 }) }, aliases: { maxRetries: 'maxAttempts' } },
+    };
+    expect(suggest('maxRetries', known, {}, nested)).toBe('retry.maxAttempts');
+    expect(suggest('max_attempts', known, {}, nested)).toBe('retry.maxAttempts');
+    expect(suggest('MaxRetries', known, {}, nested)).toBe('retry.maxAttempts');
+    // The owner's own names come first.
+    expect(
+      suggest('maxqueue', known, {}, { ...nested, q: { rules: { maxQueue: anInteger({ min: 1 }) } } }),
+    ).toBe('maxQueue');
+    expect(check({ name: 'x', depth: 1 })).toThrowError(
+      new OptionsError('unknown_option', 'demo(): unknown option "depth" (did you mean "nested.depth"?)'),
+    );
+  });
 });
 
 describe('describeValue', () => {

@@ -3,22 +3,118 @@ import { tool as aiTool } from 'ai';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Agent, invokeTool, tool, toolsOf } from '../../src/index';
-import { toTools } from '../../src/tool/shapes';
+import { approvalOrder, toTools } from '../../src/tool/shapes';
 import { definitionRefusal } from '../fixtures/schema/definition-error';
 
 const refusal = definitionRefusal;
 
 describe('argument order of needsApproval and toModelOutput', () => {
-  it('refuses a predicate whose order cannot be known, naming the tool, the field and the fix', () => {
+  it("runs an AI SDK tool's needsApproval function in the AI SDK's order, asking for approval", async () => {
+    // What `ai`'s tool() returns for a zod inputSchema: no mark but the shape, and (input, options).
+    const seen: unknown[] = [];
+    const refund = aiTool({
+      description: 'Refunds',
+      inputSchema: z.object({ amount: z.number() }),
+      needsApproval: async ({ amount }, { toolCallId }) => {
+        seen.push(toolCallId);
+        return amount > 100;
+      },
+      execute: async ({ amount }) => `refunded ${amount}`,
+    });
+    for (const made of [
+      toTools({ refund }, 'test')[0]!,
+      toTools([{ ...refund, name: 'refund' }], 'test')[0]!,
+    ]) {
+      expect(await invokeTool(made, { amount: 5000 }, { callId: 'c1' })).toMatchObject({
+        status: 'rejected',
+      });
+      const approve = vi.fn(() => true);
+      expect(await invokeTool(made, { amount: 5000 }, { callId: 'c2', approve })).toMatchObject({
+        status: 'ok',
+        output: 'refunded 5000',
+      });
+      expect(approve).toHaveBeenCalledTimes(1);
+      expect(await invokeTool(made, { amount: 5 }, { callId: 'c3' })).toMatchObject({ status: 'ok' });
+    }
+    expect(seen).toEqual(['c1', 'c2', 'c3', 'c1', 'c2', 'c3']);
+  });
+
+  it.each([
+    ['(input, options) =>', (input: { amount: number }, _options: unknown) => input.amount > 100, 'ai-sdk'],
+    ['input =>', (input: { amount: number }) => input.amount > 100, 'ai-sdk'],
+    ['({ amount }) =>', ({ amount }: { amount: number }) => amount > 100, 'ai-sdk'],
+    ['(a, b) =>', (a: { amount: number }, _b: unknown) => a.amount > 100, 'ai-sdk'],
+    ['(ctx, input) =>', (_ctx: unknown, input: { amount: number }) => input.amount > 100, 'toolwire'],
+    ['(c, args) =>', (_c: unknown, args: { amount: number }) => args.amount > 100, 'toolwire'],
+    [
+      '({ context }, input) =>',
+      ({ context }: { context: unknown }, input: { amount: number }) =>
+        context !== 'admin' && input.amount > 100,
+      'toolwire',
+    ],
+    [
+      'a method (runContext, input)',
+      {
+        needsApproval(_runContext: unknown, input: { amount: number }) {
+          return input.amount > 100;
+        },
+      }.needsApproval,
+      'toolwire',
+    ],
+    [
+      'function (input = {}, { toolCallId })',
+      (input: { amount?: number } = {}, { toolCallId }: { toolCallId?: string } = {}) =>
+        (input.amount ?? 0) > 100 && toolCallId !== '',
+      'ai-sdk',
+    ],
+  ])(
+    'reads the order of %s from its parameters, and asks for the big refund only',
+    async (_shown, needsApproval, order) => {
+      const refund = {
+        description: 'Refunds',
+        inputSchema: z.object({ amount: z.number() }),
+        needsApproval,
+        execute: (input: { amount: number }) => `refunded ${input.amount}`,
+      };
+      const [made] = toTools({ refund }, 'test');
+      expect(await invokeTool(made!, { amount: 5000 })).toMatchObject({ status: 'rejected' });
+      expect(await invokeTool(made!, { amount: 5 })).toMatchObject({ status: 'ok', output: 'refunded 5' });
+      expect(approvalOrder(needsApproval)).toBe(order);
+    },
+  );
+
+  it("reads a class instance's needsApproval method by its own parameters, not its bound copy's", async () => {
+    class Refund {
+      description = 'Refunds';
+      inputSchema = z.object({ amount: z.number() });
+      limit = 100;
+      needsApproval(_ctx: unknown, input: { amount: number }) {
+        return input.amount > this.limit;
+      }
+      execute(input: { amount: number }) {
+        return `refunded ${input.amount}`;
+      }
+    }
+    const [made] = toTools({ refund: new Refund() }, 'test');
+    expect(await invokeTool(made!, { amount: 5000 })).toMatchObject({ status: 'rejected' });
+    expect(await invokeTool(made!, { amount: 5 })).toMatchObject({ status: 'ok' });
+    expect(approvalOrder(() => true)).toBe('ai-sdk');
+    expect(approvalOrder(Math.max)).toBeUndefined();
+    expect(approvalOrder(class {})).toBeUndefined();
+  });
+
+  it('refuses a predicate whose parameters cannot be read (bound), naming the tool, the field and the fix', () => {
     const refund = {
       description: 'Refunds',
       inputSchema: z.object({ amount: z.number() }),
-      needsApproval: (_ctx: unknown, input: { amount: number }) => input.amount > 100,
+      needsApproval: ((_ctx: unknown, input: { amount: number }) => input.amount > 100).bind(null),
       execute: (input: { amount: number }) => `refunded ${input.amount}`,
     };
     const refused = refusal(() => toTools({ refund }, 'test'));
     expect(refused.code).toBe('ambiguous_tool_shape');
-    expect(refused.message).toMatch(/^tool "refund": needsApproval is a function/);
+    expect(refused.message).toMatch(
+      /^tool "refund": needsApproval is a function whose parameters cannot be read/,
+    );
     expect(refused.message).toContain("type: 'function'");
     expect(refused.message).toContain('parameters');
     expect(refusal(() => toTools([{ ...refund, name: 'refund' }], 'test')).code).toBe('ambiguous_tool_shape');

@@ -151,7 +151,12 @@ describe('tool()', () => {
       expectDefinitionError(
         () => tool({ name: 'typo', description: 'd', execute, attempts: 3 } as never),
         'unknown_option',
-        unknownOptionMessage('tool "typo": unknown option "attempts"', 'name', 'parameters', 'execute'),
+        'tool "typo": unknown option "attempts" (did you mean "retry.maxAttempts"?)',
+      );
+      expectDefinitionError(
+        () => tool({ name: 'typo', description: 'd', execute, colour: 'red' } as never),
+        'unknown_option',
+        unknownOptionMessage('tool "typo": unknown option "colour"', 'name', 'parameters', 'execute'),
       );
       expectDefinitionError(
         () => tool({ name: 'typo', description: 'd', execute, timeoutMS: 5, need_approval: true } as never),

@@ -54,7 +54,7 @@ describe('approvals in the agent UI', { timeout: BROWSER_TIMEOUT_MS }, () => {
       expect(await final.textContent()).toContain('refunded 50 | refunded 20');
       const decisions = await page.locator('.call .decision').allTextContents();
       expect(decisions).toEqual([
-        'Approved over HTTP with edited arguments {"amount":50} (for every call of this tool in this run)',
+        'Approved in this page with edited arguments {"amount":50} (for every call of this tool in this run)',
         'Approved for the whole run earlier',
       ]);
       expect(page.errors).toEqual([]);

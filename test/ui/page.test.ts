@@ -110,7 +110,7 @@ describe('the agent UI with the demo (npm start -- --ui)', { timeout: BROWSER_TI
     expect(await page.locator('.msg.final').count()).toBe(0);
     await refund.getByRole('button', { name: 'Approve' }).click();
     await refund.locator('.decision.approved').waitFor();
-    expect(await refund.locator('.decision').textContent()).toBe('Approved over HTTP');
+    expect(await refund.locator('.decision').textContent()).toBe('Approved in this page');
 
     const answer = page.locator('.msg.final .bubble');
     await answer.waitFor();
@@ -146,7 +146,7 @@ describe('the agent UI with the demo (npm start -- --ui)', { timeout: BROWSER_TI
     await refund.getByRole('button', { name: 'Reject' }).click();
     await refund.locator('.decision.rejected').waitFor();
     expect(await refund.locator('.decision').textContent()).toBe(
-      'Rejected over HTTP: Refunds over $100 need a manager',
+      'Rejected in this page: Refunds over $100 need a manager',
     );
     await refund.locator('.pill', { hasText: 'rejected' }).waitFor();
     expect(await refund.locator('.call-output pre').textContent()).toBe(

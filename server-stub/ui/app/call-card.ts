@@ -77,6 +77,12 @@ export function setCallStatus(card: CallCard, status: string): void {
  * the call with them), a reason, and "for the rest of the run" (`always`). A decision is posted to
  * `POST /v1/runs/:runId/approvals/:callId` (PROTOCOL.md §18.8); a refusal is shown and the buttons work again.
  */
+/**
+ * Calls decided from this page: their `approval_decided` (which may come before the POST answers) is labelled
+ * "in this page" rather than "over HTTP" (the stub records both as `by: 'http'`).
+ */
+export const decidedInPage = new Set<string>();
+
 export function approvalBox(api: Api, runId: string, callId: string, data: EventData): HTMLElement {
   const reason = el('input', {
     class: 'approval-reason',
@@ -118,6 +124,7 @@ export function approvalBox(api: Api, runId: string, callId: string, data: Event
         return;
       }
     }
+    decidedInPage.add(callId);
     try {
       await api.json(
         'POST',
@@ -125,6 +132,7 @@ export function approvalBox(api: Api, runId: string, callId: string, data: Event
         body,
       );
     } catch (caught) {
+      decidedInPage.delete(callId);
       fail(caught instanceof Error ? caught.message : String(caught));
     }
   };

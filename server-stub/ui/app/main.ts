@@ -211,7 +211,7 @@ function renderNotices(): void {
     // One form, kept across refreshes so that typing is never lost; its text says whether a key was refused.
     keyMessage.textContent =
       api.key === undefined
-        ? 'The stub wants an API key. Open the URL the demo printed (it carries the key after #key=), or enter it here: '
+        ? 'The stub wants an API key. Open the agent UI address that toolwire-stub or the demo printed (it carries the key after #key=), or enter it here: '
         : 'The stub refused that API key. Enter the right one: ';
     if (keyForm.parentNode !== notices) {
       clear(notices);

@@ -15,7 +15,7 @@ import {
   showQuestion,
   showToolEvent,
 } from './call-activity';
-import { approvalBox, type CallCard, callCard, type EventData, setCallStatus } from './call-card';
+import { approvalBox, type CallCard, callCard, decidedInPage, type EventData, setCallStatus } from './call-card';
 import { refreshCallFacts } from './call-facts';
 import { renderContent } from './content-parts';
 import { append, clear, el, formatDuration, formatTime, pretty } from './dom';
@@ -210,7 +210,9 @@ export class RunView {
             ? 'by a client'
             : data.by === 'always'
               ? 'for the whole run earlier'
-              : 'over HTTP';
+              : decidedInPage.has(String(data.callId))
+                ? 'in this page'
+                : 'over HTTP';
         const reason = typeof data.reason === 'string' && data.reason !== '' ? `: ${data.reason}` : '';
         const edited =
           data.arguments === undefined ? '' : ` with edited arguments ${JSON.stringify(data.arguments)}`;
