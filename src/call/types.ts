@@ -336,7 +336,9 @@ export interface CallOptions extends Omit<InvokeOptions, 'signal'> {
    * Told when an attempt of a tool with `retry` failed and another follows after `delayMs` (`attempt`: the one
    * that failed, from 1; `error`: what it threw, or its `TimeoutError`). The client's tracing uses it.
    */
-  onRetry?: ((info: { callId: string; attempt: number; delayMs: number; error: unknown }) => void) | undefined;
+  onRetry?:
+    | ((info: { callId: string; attempt: number; delayMs: number; error: unknown }) => void)
+    | undefined;
   /**
    * Extra properties for `ctx` (string or symbol keys): the host's own hooks for its tools (the client's nested
    * runs); they never replace a standard `ctx` field and are not enumerable.

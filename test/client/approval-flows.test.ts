@@ -124,7 +124,8 @@ describe('approvals with a reason, edited arguments and always, over the stub', 
         const kept = server.runs.get(result.runId)?.toolCalls[0]?.approval?.reason;
         if (typeof needsApproval === 'function') {
           // Asked by this client: the predicate's reason and the policy's, joined.
-          const expected = 'predicate: key [redacted], word [redacted]; policy: key [redacted], word [redacted]';
+          const expected =
+            'predicate: key [redacted], word [redacted]; policy: key [redacted], word [redacted]';
           expect(heard).toEqual([expected]);
           expect(asked).toEqual(local ? [expected] : []);
           if (!local) expect(kept).toBe(expected);

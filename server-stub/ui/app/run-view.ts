@@ -15,7 +15,14 @@ import {
   showQuestion,
   showToolEvent,
 } from './call-activity';
-import { approvalBox, type CallCard, callCard, decidedInPage, type EventData, setCallStatus } from './call-card';
+import {
+  approvalBox,
+  type CallCard,
+  callCard,
+  decidedInPage,
+  type EventData,
+  setCallStatus,
+} from './call-card';
 import { refreshCallFacts } from './call-facts';
 import { renderContent } from './content-parts';
 import { append, clear, el, formatDuration, formatTime, pretty } from './dom';
