@@ -278,3 +278,44 @@ describe('Connection: a frame the service refuses with 1009 is never written aga
     link.close();
   });
 });
+
+describe('Connection: a socket whose bufferedAmount always reads 0', () => {
+  it('counts the bytes it wrote until a pong proves them read, so results are held at highWaterMarkBytes', async () => {
+    const written: string[] = [];
+    // Like Bun's `ws` (a `terminate` method, so called as ws) and a service that stops reading after welcome.
+    class Silent implements WebSocketLike {
+      readyState = 0;
+      readonly bufferedAmount = 0;
+      protocol = 'toolwire.v1';
+      onopen: ((event: unknown) => void) | null = null;
+      onmessage: ((event: { data: unknown }) => void) | null = null;
+      onclose: ((event: { code: number; reason: string }) => void) | null = null;
+      onerror: ((event: unknown) => void) | null = null;
+      constructor() {
+        queueMicrotask(() => {
+          this.readyState = 1;
+          this.onopen?.({});
+        });
+      }
+      send(text: string): void {
+        written.push((JSON.parse(text) as { type: string }).type);
+        if (written.length > 1) return;
+        const welcome = { type: 'welcome', sessionId: 's1', resumed: false, heartbeatIntervalMs: 60_000 };
+        const full = { ...welcome, maxPayloadBytes: 1_048_576 };
+        queueMicrotask(() => this.onmessage?.({ data: JSON.stringify(full) }));
+      }
+      close(): void {}
+      terminate(): void {}
+    }
+    const { connection: link } = connection(Silent as unknown as WebSocketConstructor, {
+      highWaterMarkBytes: 4_096,
+    });
+    await link.connect();
+    expect(link.bufferedAmount).toBe(76); // the hello, not yet proven read
+    for (const id of ['c1', 'c2', 'c3']) expect(link.send(result(id, 'x'.repeat(1_500)))).toBe(true);
+    // 3 results of ~1,550 bytes (and a ping asking for proof once half the mark was unproven).
+    expect(link.bufferedAmount).toBeGreaterThan(4_096);
+    expect(written).toEqual(['hello', 'tool_result', 'tool_result', 'ping', 'tool_result']);
+    link.close();
+  });
+});
