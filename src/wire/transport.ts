@@ -162,11 +162,13 @@ export function chooseWebSocket(
   const headersInOptions = runtime === 'bun' || runtime === 'deno';
   return async () => {
     const WebSocket = await found();
-    const style: SocketStyle = canSendHeaders(WebSocket)
-      ? 'ws'
-      : headersInOptions && WebSocket === globalWebSocket()
+    // Bun's own WebSocket has a `terminate` method too: the runtime's global is asked about first.
+    const style: SocketStyle =
+      headersInOptions && WebSocket === globalWebSocket()
         ? 'options'
-        : 'web';
+        : canSendHeaders(WebSocket)
+          ? 'ws'
+          : 'web';
     return { WebSocket, style };
   };
 }
