@@ -1,7 +1,8 @@
 /**
  * The Node entry of `toolwire` (the `node` export condition; Bun and Deno resolve it too): the core
  * (./index.ts) with every optional part registered (zod 3 and valibot parameters, plain JSON Schema parameters
- * and the JSON Schema validator), so that a Node user imports nothing else.
+ * and the JSON Schema validator), and `ws` as the WebSocket of clients made in Node, so that a Node user imports
+ * nothing else.
  *
  * The registrations are written here, as in ./zod3.ts, ./valibot.ts and ./json-schema.ts, rather than imported
  * from those entries: an entry that another imports is built into a shared chunk, which the package's
@@ -14,9 +15,13 @@ import { registerPart } from './tool/schema/optional-parts';
 import { valibotAdapter } from './tool/schema/valibot';
 import * as validation from './tool/schema/validator';
 import { zod3Adapter, zod3InputJsonSchema } from './tool/schema/zod3';
+import { registerNodeWebSocket } from './wire/transport';
+import { loadWs } from './wire/ws';
 
 registerPart('zod3', { adapter: zod3Adapter, inputJsonSchema: zod3InputJsonSchema });
 registerPart('valibot', { adapter: valibotAdapter });
 registerPart('jsonSchema', { adapter: jsonSchemaAdapter, validation });
+// In Node, `ws` whether or not the runtime has a global WebSocket (Bun and Deno keep theirs: src/wire/transport.ts).
+registerNodeWebSocket(loadWs);
 
 export * from './index';

@@ -551,6 +551,7 @@ export class CallRunner implements ExecutionOwner {
   /** The socket dropped: a leased call stops once the service would re-dispatch it (see `Leases`). */
   disconnected(): void {
     this.#leases.disconnected(this.#held.values());
+    this.#deadlines.disconnected();
   }
 
   /**
@@ -575,6 +576,7 @@ export class CallRunner implements ExecutionOwner {
   reconnected(resumed = true): void {
     this.#approvals.reconnected(this.#held.values());
     this.#leases.reconnected(this.#held.values(), resumed);
+    this.#deadlines.reconnected();
     this.#options.updates.reconnected(resumed);
     this.#outbox.reconnected();
   }

@@ -1,6 +1,7 @@
 /**
  * `Deadlines`: a call whose `deadlineMs` (plus {@link DEADLINE_GRACE_MS}) has passed is cancelled here, in case
- * the service's own `cancel` was lost with a socket. One timer serves every call.
+ * the service's own `cancel` was lost with a socket. While the socket is down no `cancel` can come, so there is no
+ * grace: a call stops at its deadline. One timer serves every call.
  *
  * @module
  */
@@ -30,6 +31,8 @@ export class Deadlines {
   /** The one timer for every call's deadline, and when it fires (`performance.now()` time). */
   #timer: ReturnType<typeof setTimeout> | undefined;
   #at = Number.POSITIVE_INFINITY;
+  /** The socket is down: deadlines are due without the grace. */
+  #down = false;
 
   constructor(options: DeadlinesOptions) {
     this.#options = options;
@@ -52,7 +55,31 @@ export class Deadlines {
     // Whole milliseconds: a small integer is stored in the call itself, a fraction in a heap number of its own.
     const at = Math.ceil(performance.now() + Math.min(deadlineMs + DEADLINE_GRACE_MS, MAX_TIMEOUT_MS));
     execution.deadlineAt = at;
-    if (at < this.#at) this.#schedule(at);
+    const due = this.#due(at);
+    if (due < this.#at) this.#schedule(due);
+  }
+
+  /** The socket dropped: the service cannot cancel anything now, so each call stops at its deadline itself. */
+  disconnected(): void {
+    this.#down = true;
+    this.#rescan();
+  }
+
+  /** A socket is open again: the grace is given back to the calls still running. */
+  reconnected(): void {
+    if (!this.#down) return;
+    this.#down = false;
+    this.#rescan();
+  }
+
+  /** When a call whose deadline (plus the grace) is `at` stops: without the grace while the socket is down. */
+  #due(at: number): number {
+    return this.#down ? at - DEADLINE_GRACE_MS : at;
+  }
+
+  #rescan(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#sweep();
   }
 
   /** Stops the timer. */
@@ -82,8 +109,9 @@ export class Deadlines {
     for (const execution of [...this.#options.held()]) {
       const at = execution.deadlineAt;
       if (at === undefined) continue;
-      if (at > now) {
-        next = Math.min(next, at);
+      const due = this.#due(at);
+      if (due > now) {
+        next = Math.min(next, due);
         continue;
       }
       execution.deadlineAt = undefined;

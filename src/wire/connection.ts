@@ -19,7 +19,12 @@ import {
   PROTOCOL_DEFAULTS,
   type ServiceFrame,
 } from './protocol';
-import { describeThrown, resolveWebSocket, type WebSocketConstructor } from './transport';
+import {
+  chooseWebSocket,
+  describeThrown,
+  type WebSocketChoice,
+  type WebSocketConstructor,
+} from './transport';
 
 export type { Welcome } from './link';
 export { HANDSHAKE_TIMEOUT_MS } from './link';
@@ -138,12 +143,17 @@ export class Connection {
   #connectMaxAttempts = Number.POSITIVE_INFINITY;
   #lastFailure: ConnectionError | undefined;
   #welcomedAt = 0;
+  /** The smallest frame the service closed a socket with 1009 for, in bytes; never written again. */
+  #refusedBytes = Number.POSITIVE_INFINITY;
   #timers = new Set<ReturnType<typeof setTimeout>>();
   #pending: { resolve(welcome: Welcome): void; reject(error: ConnectionError): void } | undefined;
   readonly #options: ConnectionOptions;
+  /** Finds the WebSocket and how it is called, chosen for the runtime when the connection is made. */
+  readonly #socket: () => Promise<WebSocketChoice>;
 
   constructor(options: ConnectionOptions) {
     this.#options = options;
+    this.#socket = chooseWebSocket(options.WebSocket);
   }
 
   /** Current state. */
@@ -158,12 +168,13 @@ export class Connection {
 
   /**
    * Largest frame the client sends, in UTF-8 bytes: the service's limit (from `welcome`, else the protocol default),
-   * or `maxBufferedBytes` when smaller (a larger frame would drop every socket it is written on). What frames are
+   * or `maxBufferedBytes` when smaller (a larger frame would drop every socket it is written on), or one byte under
+   * the smallest frame the service closed a socket with 1009 for (it would refuse it again). What frames are
    * cut to.
    */
   get maxPayloadBytes(): number {
     const buffered = this.#options.maxBufferedBytes ?? BACKPRESSURE_DEFAULTS.maxBufferedBytes;
-    return Math.min(this.#serviceLimit, buffered);
+    return Math.min(this.#serviceLimit, buffered, this.#refusedBytes - 1);
   }
 
   /** Largest frame the service accepts and sends (from `welcome`, else the protocol default). */
@@ -248,11 +259,11 @@ export class Connection {
   }
 
   async #open(): Promise<void> {
-    let ctor: WebSocketConstructor;
+    let socket: WebSocketChoice;
     try {
-      ctor = await resolveWebSocket(this.#options.WebSocket);
+      socket = await this.#socket();
     } catch (error) {
-      const message = 'no WebSocket implementation found; pass `WebSocket`';
+      const message = `no WebSocket implementation found (${describeThrown(error)}); pass \`WebSocket\` (e.g. \`import { WebSocket } from 'ws'\`)`;
       this.#fail(new ConnectionError('no_websocket', message, { cause: error }));
       return;
     }
@@ -260,12 +271,17 @@ export class Connection {
     const options = this.#options;
     try {
       const link: Link = new Link({
-        WebSocket: ctor,
+        WebSocket: socket.WebSocket,
+        style: socket.style,
         url: options.url,
         apiKey: options.apiKey,
         maxPayloadBytes: this.#serviceLimit,
         heartbeatIntervalMs: options.heartbeatIntervalMs,
         heartbeatClock: options.heartbeatClock,
+        refusedBytes: this.#refusedBytes,
+        onTooBig: (bytes) => {
+          this.#refusedBytes = Math.min(this.#refusedBytes, bytes);
+        },
         highWaterMarkBytes: options.highWaterMarkBytes ?? BACKPRESSURE_DEFAULTS.highWaterMarkBytes,
         maxBufferedBytes: options.maxBufferedBytes ?? BACKPRESSURE_DEFAULTS.maxBufferedBytes,
         logger: options.logger,

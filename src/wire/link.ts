@@ -32,10 +32,10 @@ import {
   utf8Length,
 } from './protocol';
 import {
-  canSendHeaders,
   describeThrown,
   openTransport,
   type SocketFailure,
+  type SocketStyle,
   type Transport,
   type WebSocketConstructor,
 } from './transport';
@@ -313,6 +313,8 @@ export interface LinkClose {
 /** What a link needs from its connection. */
 export interface LinkOptions {
   WebSocket: WebSocketConstructor;
+  /** How `WebSocket` is called; `'web'` cannot send headers, so the API key goes in `hello`. */
+  style: SocketStyle;
   url: string;
   apiKey: string;
   /** The frame limit until `welcome` announces one: the last announced, else the protocol default. */
@@ -320,6 +322,13 @@ export interface LinkOptions {
   /** Overrides the interval announced in `welcome`, in milliseconds. */
   heartbeatIntervalMs: number | undefined;
   heartbeatClock: HeartbeatClock | undefined;
+  /**
+   * The smallest frame this service closed a socket with 1009 for, in bytes (`Infinity`: none): nothing this large
+   * is written again, whatever its type (a `hello`, a result, a step, a question, an event, a run).
+   */
+  refusedBytes: number;
+  /** The service closed with 1009 (frame too big) after a frame of `bytes` bytes, within its announced limit. */
+  onTooBig(bytes: number): void;
   /** Answers that can wait are held while more than this many bytes are unread (see ./backpressure.ts). */
   highWaterMarkBytes: number;
   /** Past this many unread bytes the socket is dropped (1008) and the client resumes. */
@@ -368,19 +377,21 @@ export class Link {
    */
   #largest: { frame: ClientFrame; length: number } | undefined;
   readonly #budget: Backpressure;
+  /** The size of the `hello` written on this socket, in bytes (0: none yet). */
+  #helloBytes = 0;
 
   constructor(options: LinkOptions) {
     this.#options = options;
     this.#maxPayloadBytes = options.maxPayloadBytes;
-    this.#sendLimit = Math.min(options.maxPayloadBytes, options.maxBufferedBytes);
+    this.#sendLimit = sendLimit(options.maxPayloadBytes, options);
     this.#dropped = droppedFieldsLog(options.logger, 'service');
     this.#welcomeAgain = welcomeAgainLog(options.logger);
-    this.#sendsHeaders = canSendHeaders(options.WebSocket);
-    const headers = { Authorization: `Bearer ${options.apiKey}` };
+    this.#sendsHeaders = options.style !== 'web';
+    const headers = this.#sendsHeaders ? { Authorization: `Bearer ${options.apiKey}` } : undefined;
     this.#transport = openTransport(
       options.WebSocket,
       options.url,
-      { headers, maxPayloadBytes: options.maxPayloadBytes },
+      { style: options.style, ...(headers ? { headers } : {}), maxPayloadBytes: options.maxPayloadBytes },
       {
         onOpen: () => this.#onOpen(),
         onMessage: (text) => this.#onMessage(text),
@@ -395,8 +406,10 @@ export class Link {
             opened: this.#opened,
             sendsHeaders: this.#sendsHeaders,
           };
-          if (code === CLOSE_CODES.tooBig && failure.error === undefined && this.#verdict === undefined)
-            this.#refusedBySize();
+          if (code === CLOSE_CODES.tooBig && failure.error === undefined && this.#verdict === undefined) {
+            if (this.#welcomed) this.#refusedBySize();
+            else if (this.#helloBytes > 0) this.#verdict = this.#helloRefused();
+          }
           this.#onClose(code, reason, this.#verdict ?? attemptFailure(facts));
         },
       },
@@ -407,8 +420,9 @@ export class Link {
       softLimitBytes: options.highWaterMarkBytes,
       hardLimitBytes: options.maxBufferedBytes,
       reported: () => this.#transport.bufferedAmount,
-      // `ws` reports its unsent bytes exactly and at once; another WebSocket may not (see ./backpressure.ts).
-      countsOwn: !this.#sendsHeaders,
+      // Every socket: a runtime may report its unsent bytes late, in part, or always as 0 (Bun's `ws` does, and
+      // Deno's under `ws`), and `ws` in Node counts only what the kernel has not taken (see ./backpressure.ts).
+      countsOwn: true,
       now: () => clock.now(),
       write: (text, type) => this.#write(text, type),
       overflow: (message) => {
@@ -439,7 +453,7 @@ export class Link {
     }
     const limit = this.#sendLimit;
     if (text.length * 3 > limit && utf8Length(text) > limit) {
-      const message = `a ${frame.type} frame of ${utf8Length(text)} bytes is over ${limitName(limit, this.#maxPayloadBytes)}; not sent`;
+      const message = `a ${frame.type} frame of ${utf8Length(text)} bytes is over ${limitName(limit, this.#maxPayloadBytes, this.#options.refusedBytes)}; not sent`;
       this.#unsendable(frame, new ConnectionError('frame_too_large', message));
       return false;
     }
@@ -481,7 +495,19 @@ export class Link {
       this.#drop({ ...hello, reported: false }, hello.error.code.replaceAll('_', ' '));
       return;
     }
-    this.#write(hello.text, 'hello');
+    if (this.#write(hello.text, 'hello')) this.#helloBytes = utf8Length(hello.text);
+  }
+
+  /**
+   * The service closed with 1009 before `welcome`: the `hello` (its tool definitions) is over the service's real
+   * limit. It would be refused on every socket, so the attempt is fatal (PROTOCOL.md: never re-send a frame refused
+   * with 1009), and the size is remembered.
+   */
+  #helloRefused(): Verdict {
+    const bytes = this.#helloBytes;
+    this.#options.onTooBig(bytes);
+    const message = `${displayUrl(this.#options.url)}: the service closed the connection with 1009 (frame too big) in answer to a hello of ${bytes} bytes (the tool definitions); it is not sent again`;
+    return { error: new ConnectionError('hello_too_large', message), fatal: true, reported: false };
   }
 
   #onMessage(text: string): void {
@@ -551,7 +577,7 @@ export class Link {
     this.#welcomed = true;
     clearTimeout(this.#handshakeTimer);
     this.#maxPayloadBytes = welcome.maxPayloadBytes;
-    this.#sendLimit = Math.min(welcome.maxPayloadBytes, this.#options.maxBufferedBytes);
+    this.#sendLimit = sendLimit(welcome.maxPayloadBytes, this.#options);
     this.#transport.setMaxPayload(welcome.maxPayloadBytes);
     this.#startHeartbeat(this.#options.heartbeatIntervalMs ?? welcome.heartbeatIntervalMs);
     this.#options.onWelcome(welcome);
@@ -604,6 +630,7 @@ export class Link {
     if (largest === undefined || this.#closed) return;
     this.#largest = undefined;
     const size = utf8Length(encodeFrame(largest.frame));
+    this.#options.onTooBig(size);
     const message = `the service closed the connection with 1009 (frame too big) after a ${largest.frame.type} frame of ${size} bytes, within its announced limit of ${this.#maxPayloadBytes}; that frame is not sent again`;
     this.#unsendable(largest.frame, new ConnectionError('frame_too_large', message));
   }
@@ -641,7 +668,20 @@ export class Link {
   }
 }
 
-/** What limits a frame written: the service's limit, or the client's `maxBufferedBytes` when that is smaller. */
-function limitName(limit: number, serviceLimit: number): string {
+/**
+ * The largest frame written: the service's limit, the client's `maxBufferedBytes`, or one byte under the smallest
+ * frame the service refused with 1009, whichever is smallest.
+ */
+function sendLimit(
+  serviceLimit: number,
+  options: Pick<LinkOptions, 'maxBufferedBytes' | 'refusedBytes'>,
+): number {
+  return Math.min(serviceLimit, options.maxBufferedBytes, options.refusedBytes - 1);
+}
+
+/** What limits a frame written: the service's limit, `maxBufferedBytes` or a frame it refused, when smaller. */
+function limitName(limit: number, serviceLimit: number, refusedBytes: number): string {
+  if (limit === refusedBytes - 1 && limit < serviceLimit)
+    return `${limit} bytes (the service closed with 1009 for a frame of ${refusedBytes})`;
   return limit < serviceLimit ? `maxBufferedBytes (${limit})` : `the service's limit of ${limit}`;
 }

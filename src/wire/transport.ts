@@ -89,48 +89,92 @@ export interface TransportHandlers {
 
 /** How to open a socket. */
 export interface TransportOptions {
-  /** Sent on the upgrade request where the runtime can (`ws`): the API key as `Authorization: Bearer`. */
+  /** How the constructor is called (see {@link SocketStyle}). */
+  style: SocketStyle;
+  /** Sent on the upgrade request where the style can (`ws`, `options`): the API key as `Authorization: Bearer`. */
   headers?: Record<string, string>;
   /** The largest frame accepted until {@link Transport.setMaxPayload} says otherwise, in bytes. */
   maxPayloadBytes: number;
 }
 
 /**
- * Looks up the WebSocket constructor when connecting, never at module load (so msw and other interceptors that
- * patch `globalThis.WebSocket` are seen): the `explicit` option, else the global `WebSocket`, else `ws`.
+ * How a WebSocket constructor is called, which decides where the API key travels:
+ * - `'ws'`: `new WebSocket(url, protocols, { headers, maxPayload })`, the `ws` package (Node, or Bun's `ws`): the key
+ *   in an `Authorization` header, the upgrade's HTTP status and the frame limit enforced by the socket;
+ * - `'options'`: `new WebSocket(url, { protocols, headers })`, Bun's and Deno's own WebSocket, which take headers
+ *   in a non-standard options object and name a refused upgrade's status only in the error's message;
+ * - `'web'`: `new WebSocket(url, protocols)`, the WHATWG constructor (browsers, workers, test doubles): no headers,
+ *   so the key travels in `hello`.
  */
-export async function resolveWebSocket(explicit?: WebSocketConstructor): Promise<WebSocketConstructor> {
-  if (explicit) return explicit;
-  const global = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-  if (global) return global;
-  const module = (requireWs() ?? (await import('ws'))) as unknown as { WebSocket: WebSocketConstructor };
-  return module.WebSocket;
+export type SocketStyle = 'ws' | 'options' | 'web';
+
+/** The runtime, as far as opening a socket is concerned. */
+export type SocketRuntime = 'node' | 'bun' | 'deno' | 'other';
+
+/** Which runtime this is: Bun and Deno set `process.versions.node` too, so they are asked first. */
+export function socketRuntime(): SocketRuntime {
+  const scope = globalThis as { Bun?: unknown; Deno?: unknown; process?: { versions?: { node?: unknown } } };
+  if (scope.Bun !== undefined) return 'bun';
+  if (scope.Deno !== undefined) return 'deno';
+  return typeof scope.process?.versions?.node === 'string' ? 'node' : 'other';
+}
+
+/** Loads `ws`'s WebSocket class; set by the Node entry (src/node.ts), absent from the core that browsers get. */
+let nodeWebSocket: (() => Promise<WebSocketConstructor>) | undefined;
+
+/**
+ * Makes `load` the WebSocket of every client made in Node without a `WebSocket` option, whether or not the runtime
+ * has a global `WebSocket` (Node 22 and later do): `ws` sends the key as a header, reports a refused upgrade's
+ * status, and its `bufferedAmount` is the same on every Node version. Called once by the Node entry.
+ */
+export function registerNodeWebSocket(load: () => Promise<WebSocketConstructor>): void {
+  nodeWebSocket = load;
+}
+
+/** The WebSocket a client opens its sockets with, and how it calls it. */
+export interface WebSocketChoice {
+  WebSocket: WebSocketConstructor;
+  style: SocketStyle;
 }
 
 /**
- * `ws` through Node's `require`, resolved from this file as `import('ws')` resolves it, in an ES module where the
- * runtime has `process.getBuiltinModule` (Node ≥ 20.16); `undefined` elsewhere, where `import('ws')` loads it:
- * browsers, older Node, a bundle without `ws` on disk, and CommonJS (dist/index.cjs), whose `import('ws')` the
- * build already turns into `require('ws')` (so a test runner's module mocks still apply there). Node's `import()`
- * of a CommonJS package (`ws` is one) runs each of its files through the ESM loader's CommonJS translator,
- * which scans them for their exports: about three times the CPU of `require` (~65 ms against ~25 ms on the
- * bench machine), paid by the first connect of a process. Both give the same module: Node keeps one cache.
+ * Chooses the WebSocket of a client, for the runtime it was made in; the constructor itself is looked up when
+ * connecting (an interceptor may patch the global after the client is made). The `explicit` option first; in
+ * Node, `ws` once the Node entry registered it; else the global `WebSocket`. A `ws` class is called as `ws`,
+ * Bun's and Deno's own WebSocket with their options object (headers), anything else as the WHATWG constructor.
+ * @throws (from the returned function) when there is no WebSocket to use.
  */
-function requireWs(): unknown {
-  // `undefined` in the CommonJS build (tsup.config.ts).
-  const from: unknown = import.meta.url;
-  if (typeof from !== 'string') return undefined;
-  const node = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  if (typeof node?.getBuiltinModule !== 'function') return undefined;
-  const module = node.getBuiltinModule('node:module') as
-    | { createRequire?: (from: string) => (id: string) => unknown }
-    | undefined;
-  if (typeof module?.createRequire !== 'function') return undefined;
-  try {
-    return module.createRequire(from)('ws');
-  } catch {
-    return undefined;
-  }
+export function chooseWebSocket(
+  explicit?: WebSocketConstructor,
+  runtime: SocketRuntime = socketRuntime(),
+): () => Promise<WebSocketChoice> {
+  const load = nodeWebSocket;
+  const found =
+    explicit !== undefined
+      ? async () => explicit
+      : runtime === 'node' && load !== undefined
+        ? load
+        : async () => {
+            const global = globalWebSocket();
+            if (global === undefined) throw new Error('this runtime has no global WebSocket');
+            return global;
+          };
+  const headersInOptions = runtime === 'bun' || runtime === 'deno';
+  return async () => {
+    const WebSocket = await found();
+    // Bun's own WebSocket has a `terminate` method too: the runtime's global is asked about first.
+    const style: SocketStyle =
+      headersInOptions && WebSocket === globalWebSocket()
+        ? 'options'
+        : canSendHeaders(WebSocket)
+          ? 'ws'
+          : 'web';
+    return { WebSocket, style };
+  };
+}
+
+function globalWebSocket(): WebSocketConstructor | undefined {
+  return (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
 }
 
 /** The part of Node's `net.Socket` used to gather several frames into one write. */
@@ -160,7 +204,7 @@ function corkable(socket: WebSocketLike): Corkable | undefined {
   return typeof raw?.cork === 'function' && typeof raw.uncork === 'function' ? (raw as Corkable) : undefined;
 }
 
-/** `ws` can send headers on the upgrade request; the WHATWG WebSocket cannot. `ws` instances have `terminate`. */
+/** `ws`'s class (and Bun's `ws`): it sends headers as its third argument. `ws` instances have `terminate`. */
 export function canSendHeaders(ctor: WebSocketConstructor): boolean {
   return typeof (ctor.prototype as { terminate?: unknown } | undefined)?.terminate === 'function';
 }
@@ -194,15 +238,20 @@ export function openTransport(
   options: TransportOptions,
   handlers: TransportHandlers,
 ): Transport {
-  const Ctor = ctor as unknown as new (url: string, protocols: string[], options?: unknown) => WebSocketLike;
-  const isWs = canSendHeaders(ctor);
+  const Ctor = ctor as unknown as new (
+    url: string,
+    protocols: string[] | { protocols: string[]; headers?: Record<string, string> },
+    options?: unknown,
+  ) => WebSocketLike;
+  const { style, headers } = options;
+  const isWs = style === 'ws';
   let limit = Math.min(options.maxPayloadBytes, MAX_WS_PAYLOAD);
-  const socket = isWs
-    ? new Ctor(url, [SUBPROTOCOL], {
-        ...(options.headers ? { headers: options.headers } : {}),
-        maxPayload: limit,
-      })
-    : new Ctor(url, [SUBPROTOCOL]);
+  const socket =
+    style === 'ws'
+      ? new Ctor(url, [SUBPROTOCOL], { ...(headers ? { headers } : {}), maxPayload: limit })
+      : style === 'options'
+        ? new Ctor(url, { protocols: [SUBPROTOCOL], ...(headers ? { headers } : {}) })
+        : new Ctor(url, [SUBPROTOCOL]);
   const failure: SocketFailure = {};
   let done = false;
   const finish = (code: number, reason: string) => {
@@ -244,6 +293,12 @@ export function openTransport(
   socket.onerror = (event) => {
     const error = (event as { error?: unknown } | null)?.error;
     if (error !== undefined) failure.error = error;
+    // Bun and Deno name a refused upgrade's status only in the message ("Expected 101 status code: 403",
+    // "Invalid status code: 403"); without it a 403 would read as a network failure, and be retried.
+    if (style === 'options' && failure.status === undefined) {
+      const status = upgradeStatus((event as { message?: unknown } | null)?.message);
+      if (status !== undefined) failure.status = status;
+    }
   };
   socket.onclose = (event) => {
     const local = wsFailure(failure.error, limit);
@@ -333,6 +388,13 @@ function read<T>(get: () => T): T | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The HTTP status a runtime's error message names for an upgrade not answered with 101. */
+export function upgradeStatus(message: unknown): number | undefined {
+  if (typeof message !== 'string') return undefined;
+  const found = /status code:? (\d{3})\b/i.exec(message);
+  return found ? Number(found[1]) : undefined;
 }
 
 function byteSize(data: unknown): number {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Agent, Client, tool } from '../../src/index';
 import type { Logger } from '../../src/logger';
 import { recordingLogger } from '../support/recording-logger';
-import { FAKE_URL, useFakeService } from './fake-service';
+import { FAKE_URL, fakeWebSocket, useFakeService } from './fake-service';
 
 const { service, clients } = useFakeService();
 
@@ -19,7 +19,14 @@ const echoKey = tool({
 });
 
 async function connected(apiKey: string, logger: Logger) {
-  const client = new Client({ url: FAKE_URL, apiKey, tools: [echoKey], logger, reconnect: false });
+  const client = new Client({
+    url: FAKE_URL,
+    WebSocket: fakeWebSocket(),
+    apiKey,
+    tools: [echoKey],
+    logger,
+    reconnect: false,
+  });
   clients.push(client);
   const connection = await service.connect(client);
   return { client, connection };

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Agent, Client, ConnectionError, OptionsError, ToolDefinitionError, tool } from '../../src/index';
 import { unknownOptionMessage } from '../support/known-options';
-import { FAKE_URL, useFakeService, welcome } from './fake-service';
+import { FAKE_URL, fakeWebSocket, useFakeService, welcome } from './fake-service';
 
 const { service, clients } = useFakeService();
 
@@ -15,6 +15,7 @@ const echo = tool({
 function makeClient(extra: Partial<ConstructorParameters<typeof Client>[0]> = {}) {
   const client = new Client({
     url: FAKE_URL,
+    WebSocket: fakeWebSocket(),
     apiKey: 'key-123456',
     tools: [echo],
     reconnect: { initialDelayMs: 1, maxDelayMs: 5 },
@@ -431,7 +432,11 @@ describe('Client usage errors', () => {
 
 describe('Client options', () => {
   const make = (extra: Record<string, unknown> | null) => () =>
-    new Client((extra === null ? null : { url: FAKE_URL, apiKey: 'k', tools: [echo], ...extra }) as never);
+    new Client(
+      (extra === null
+        ? null
+        : { url: FAKE_URL, WebSocket: fakeWebSocket(), apiKey: 'k', tools: [echo], ...extra }) as never,
+    );
   const DURATION = 'integer of milliseconds up to 2147483647 (the longest timer)';
 
   it('names the field and value of an invalid option', () => {

@@ -149,3 +149,41 @@ describe('Deadlines past the timer range', () => {
     }
   });
 });
+
+describe('Deadlines while the socket is down', () => {
+  it('stops each call at its deadline, without the grace, since no cancel can come; the grace is back once connected', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const owner = { finished() {} };
+      const held = ['inGrace', 'down', 'after'].map(
+        (callId) =>
+          new Execution({ type: 'tool_call', callId, runId: 'r1', toolName: 't', arguments: {} }, owner),
+      );
+      const expired: string[] = [];
+      const deadlines = new Deadlines({
+        held: () => held,
+        expire: (execution) => expired.push(`${execution.frame.callId}@${performance.now()}`),
+        logger: silentLogger,
+      });
+      const [inGrace, down, after] = held as [Execution, Execution, Execution];
+      const start = performance.now();
+      deadlines.arm(inGrace, 100);
+      deadlines.arm(down, 500);
+      deadlines.arm(after, 2_000);
+      vi.advanceTimersByTime(300);
+      // Past its deadline, in its grace: the service's cancel was on its way, and is lost with the socket.
+      deadlines.disconnected();
+      expect(expired).toEqual([`inGrace@${start + 300}`]);
+      vi.advanceTimersByTime(200);
+      expect(expired).toEqual([`inGrace@${start + 300}`, `down@${start + 500}`]);
+      deadlines.reconnected();
+      vi.advanceTimersByTime(1_500);
+      expect(expired).toHaveLength(2); // connected again: 'after' keeps its grace
+      vi.advanceTimersByTime(1_000);
+      expect(expired).toEqual([`inGrace@${start + 300}`, `down@${start + 500}`, `after@${start + 3_000}`]);
+      deadlines.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

@@ -12,7 +12,7 @@ import {
   tool,
   toolsOf,
 } from '../../src/index';
-import { FAKE_URL, useFakeService } from './fake-service';
+import { FAKE_URL, fakeWebSocket, useFakeService } from './fake-service';
 
 const { service, clients } = useFakeService();
 
@@ -23,7 +23,12 @@ const ping = tool({ name: 'ping', description: 'Pings.', execute: () => 'pong' }
 const shaped = { name: 'shaped', description: 'A tool given as its options.', execute: () => 'ok' };
 
 function client(tools: unknown) {
-  const made = new Client({ url: FAKE_URL, apiKey: 'key-123456', tools: tools as never });
+  const made = new Client({
+    url: FAKE_URL,
+    WebSocket: fakeWebSocket(),
+    apiKey: 'key-123456',
+    tools: tools as never,
+  });
   clients.push(made);
   return made;
 }

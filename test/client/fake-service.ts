@@ -7,8 +7,17 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Client } from '../../src/index';
 import type { ClientFrame, ServiceFrame } from '../../src/wire/protocol';
+import type { WebSocketConstructor } from '../../src/wire/transport';
 
 export const FAKE_URL = 'ws://toolwire.test/v1/ws';
+
+/**
+ * The WebSocket msw intercepts (the global it patches once listening): clients of the fake service pass it as their
+ * `WebSocket` option, since a client made in Node otherwise opens its sockets with `ws`, which msw does not see.
+ */
+export function fakeWebSocket(): WebSocketConstructor {
+  return globalThis.WebSocket as unknown as WebSocketConstructor;
+}
 
 export interface FakeConnection {
   frames: ClientFrame[];

@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { type LeasedCall, LeaseRenewal } from '../../src/client/call-updates';
 import { ApprovalError, Client, QuestionError, tool } from '../../src/index';
 import { type ClientFrame, FEATURES, utf8Length } from '../../src/wire/protocol';
-import { FAKE_URL, type FakeConnection, useFakeService, welcome } from './fake-service';
+import { FAKE_URL, type FakeConnection, fakeWebSocket, useFakeService, welcome } from './fake-service';
 
 const KEY = 'sk-SECRETKEY-1234567890';
 const LIMIT = 1_024;
@@ -19,7 +19,14 @@ async function connected(
   tools: ConstructorParameters<typeof Client>[0]['tools'],
   extra: Partial<ConstructorParameters<typeof Client>[0]> = {},
 ): Promise<{ client: Client; connection: FakeConnection }> {
-  const client = new Client({ url: FAKE_URL, apiKey: KEY, tools, reconnect: false, ...extra });
+  const client = new Client({
+    url: FAKE_URL,
+    WebSocket: fakeWebSocket(),
+    apiKey: KEY,
+    tools,
+    reconnect: false,
+    ...extra,
+  });
   clients.push(client);
   const opened = service.nextConnection();
   const connecting = client.connect();

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { approvalRequired, Client, content, tool } from '../../src/index';
 import { clientFrameSchema, FEATURES } from '../../src/wire/protocol';
 import { findLeak } from '../support/leaks';
-import { FAKE_URL, type FakeConnection, useFakeService, welcome } from './fake-service';
+import { FAKE_URL, type FakeConnection, fakeWebSocket, useFakeService, welcome } from './fake-service';
 
 const KEY = 'sk-SECRETKEY-1234567890';
 const WORD = 'hunter2-REDACTME';
@@ -128,6 +128,7 @@ describe('no secret reaches a frame the client sends', () => {
     answers.length = 0;
     const client = new Client({
       url: FAKE_URL,
+      WebSocket: fakeWebSocket(),
       apiKey: KEY,
       redact: [WORD, /tok_[a-z0-9]+/],
       tools: [gated, policed, announced, worker],
@@ -199,7 +200,14 @@ describe('no secret reaches a frame the client sends', () => {
   });
 
   it('announces a tool added later with its approval reason redacted (tools_update)', async () => {
-    const client = new Client({ url: FAKE_URL, apiKey: KEY, redact: [WORD], tools: [], reconnect: false });
+    const client = new Client({
+      url: FAKE_URL,
+      WebSocket: fakeWebSocket(),
+      apiKey: KEY,
+      redact: [WORD],
+      tools: [],
+      reconnect: false,
+    });
     clients.push(client);
     const connection = await connect(client);
     const update = connection.next('tools_update');

@@ -5,7 +5,7 @@
 import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, Client } from '../../src/index';
-import { FAKE_URL, fakeService } from './fake-service';
+import { FAKE_URL, fakeService, fakeWebSocket } from './fake-service';
 
 const service = fakeService();
 beforeAll(() => service.server.listen({ onUnhandledRequest: 'error' }));
@@ -13,7 +13,13 @@ afterAll(() => service.server.close());
 
 describe('a signal shared by many runs', () => {
   it('holds one listener for 30 waiting runs and leaves none once they end', async () => {
-    const client = new Client({ url: FAKE_URL, apiKey: 'run-signal-key', tools: [], reconnect: false });
+    const client = new Client({
+      url: FAKE_URL,
+      WebSocket: fakeWebSocket(),
+      apiKey: 'run-signal-key',
+      tools: [],
+      reconnect: false,
+    });
     await service.connect(client);
     const controller = new AbortController();
     const agent = new Agent({ name: 'A', instructions: 'x' });

@@ -8,7 +8,7 @@ import { Client, tool } from '../../src/index';
 import type { Logger } from '../../src/logger';
 import { clientRedactor, REDACTED } from '../../src/redact';
 import { recordingLogger } from '../support/recording-logger';
-import { FAKE_URL, useFakeService } from './fake-service';
+import { FAKE_URL, fakeWebSocket, useFakeService } from './fake-service';
 
 const { service, clients } = useFakeService();
 
@@ -30,7 +30,14 @@ const tools = [
 ];
 
 async function connected(apiKey: string, logger: Logger) {
-  const client = new Client({ url: FAKE_URL, apiKey, tools, logger, reconnect: false });
+  const client = new Client({
+    url: FAKE_URL,
+    WebSocket: fakeWebSocket(),
+    apiKey,
+    tools,
+    logger,
+    reconnect: false,
+  });
   clients.push(client);
   const connection = await service.connect(client);
   return { client, connection };

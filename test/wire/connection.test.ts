@@ -179,3 +179,143 @@ describe('Connection: a second welcome on the same socket', () => {
     link.close();
   });
 });
+
+/**
+ * An in-memory service whose real frame limit is `limit` bytes, below the 2,048 it announces: it closes the socket
+ * with 1009 after a larger frame, as `ws` does.
+ */
+function smallLimitService(limit: number) {
+  const state = { sockets: 0, hellos: 0, frames: [] as string[] };
+  class SmallSocket implements WebSocketLike {
+    readyState = 0;
+    bufferedAmount = 0;
+    protocol = 'toolwire.v1';
+    onopen: ((event: unknown) => void) | null = null;
+    onmessage: ((event: { data: unknown }) => void) | null = null;
+    onclose: ((event: { code: number; reason: string }) => void) | null = null;
+    onerror: ((event: unknown) => void) | null = null;
+    constructor() {
+      state.sockets += 1;
+      queueMicrotask(() => {
+        this.readyState = 1;
+        this.onopen?.({});
+      });
+    }
+    send(text: string): void {
+      if (this.readyState !== 1) return;
+      const frame = JSON.parse(text) as { type: string };
+      if (frame.type === 'hello') state.hellos += 1;
+      if (new TextEncoder().encode(text).length > limit) {
+        this.readyState = 3;
+        queueMicrotask(() => this.onclose?.({ code: 1009, reason: 'Max payload size exceeded' }));
+        return;
+      }
+      state.frames.push(frame.type);
+      if (frame.type !== 'hello') return;
+      const welcome = { type: 'welcome', sessionId: 's1', resumed: state.hellos > 1 };
+      const full = { ...welcome, heartbeatIntervalMs: 60_000, maxPayloadBytes: 2_048 };
+      queueMicrotask(() => this.onmessage?.({ data: JSON.stringify(full) }));
+    }
+    close(): void {
+      this.readyState = 3;
+    }
+  }
+  return { state, WebSocket: SmallSocket as unknown as WebSocketConstructor };
+}
+
+describe('Connection: a frame the service refuses with 1009 is never written again', () => {
+  it('a hello over the service limit: connect() rejects hello_too_large at once, the hello sent once', async () => {
+    const { state, WebSocket } = smallLimitService(100);
+    const closed: Array<string | undefined> = [];
+    const { connection: link, seen } = connection(WebSocket, {
+      reconnect: { initialDelayMs: 0, maxDelayMs: 0, maxAttempts: Number.POSITIVE_INFINITY },
+      hello: () => ({
+        protocol: 1,
+        sdk: { name: 'test', version: '0' },
+        tools: [],
+        features: ['x'.repeat(200)],
+      }),
+      onClosed: (error) => closed.push(error?.code),
+    });
+    const error = await link.connect().catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).toMatchObject({ name: 'ConnectionError', code: 'hello_too_large' });
+    expect((error as Error).message).toBe(
+      'ws://memory.test: the service closed the connection with 1009 (frame too big) in answer to a hello of 312 bytes (the tool definitions); it is not sent again',
+    );
+    expect(seen).toEqual(['error hello_too_large']);
+    expect(closed).toEqual(['hello_too_large']);
+    expect(link.state).toBe('closed');
+    expect(state).toMatchObject({ sockets: 1, hellos: 1 });
+  });
+
+  it('any frame refused after welcome: blamed once, then refused locally on every later socket', async () => {
+    const { state, WebSocket } = smallLimitService(400);
+    const { connection: link, unsendable, messages, welcomes } = connection(WebSocket);
+    await link.connect();
+    const event: ClientFrame = {
+      type: 'tool_event',
+      callId: 'c1',
+      seq: 1,
+      event: 'big',
+      data: 'x'.repeat(500),
+    };
+    expect(link.send(event)).toBe(true);
+    await expect.poll(() => welcomes).toEqual([false, true]);
+    expect(unsendable.map((entry) => [entry.frame.type, entry.code])).toEqual([
+      ['tool_event', 'frame_too_large'],
+    ]);
+    expect(link.maxPayloadBytes).toBe(566);
+    // Sent again after the resume (as the call updates do), it does not reach the socket: no second 1009.
+    expect(link.send(event)).toBe(false);
+    expect(unsendable.map((entry) => entry.code)).toEqual(['frame_too_large', 'frame_too_large']);
+    expect(messages[1]).toBe(
+      'a tool_event frame of 567 bytes is over 566 bytes (the service closed with 1009 for a frame of 567); not sent',
+    );
+    expect(state.sockets).toBe(2);
+    expect(link.send(result('c2'))).toBe(true);
+    expect(link.state).toBe('open');
+    link.close();
+  });
+});
+
+describe('Connection: a socket whose bufferedAmount always reads 0', () => {
+  it('counts the bytes it wrote until a pong proves them read, so results are held at highWaterMarkBytes', async () => {
+    const written: string[] = [];
+    // Like Bun's `ws` (a `terminate` method, so called as ws) and a service that stops reading after welcome.
+    class Silent implements WebSocketLike {
+      readyState = 0;
+      readonly bufferedAmount = 0;
+      protocol = 'toolwire.v1';
+      onopen: ((event: unknown) => void) | null = null;
+      onmessage: ((event: { data: unknown }) => void) | null = null;
+      onclose: ((event: { code: number; reason: string }) => void) | null = null;
+      onerror: ((event: unknown) => void) | null = null;
+      constructor() {
+        queueMicrotask(() => {
+          this.readyState = 1;
+          this.onopen?.({});
+        });
+      }
+      send(text: string): void {
+        written.push((JSON.parse(text) as { type: string }).type);
+        if (written.length > 1) return;
+        const welcome = { type: 'welcome', sessionId: 's1', resumed: false, heartbeatIntervalMs: 60_000 };
+        const full = { ...welcome, maxPayloadBytes: 1_048_576 };
+        queueMicrotask(() => this.onmessage?.({ data: JSON.stringify(full) }));
+      }
+      close(): void {}
+      terminate(): void {}
+    }
+    const { connection: link } = connection(Silent as unknown as WebSocketConstructor, {
+      highWaterMarkBytes: 4_096,
+    });
+    await link.connect();
+    expect(link.bufferedAmount).toBe(76); // the hello, not yet proven read
+    for (const id of ['c1', 'c2', 'c3']) expect(link.send(result(id, 'x'.repeat(1_500)))).toBe(true);
+    // 3 results of ~1,550 bytes (and a ping asking for proof once half the mark was unproven).
+    expect(link.bufferedAmount).toBeGreaterThan(4_096);
+    expect(written).toEqual(['hello', 'tool_result', 'tool_result', 'ping', 'tool_result']);
+    link.close();
+  });
+});

@@ -1,7 +1,15 @@
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { openTransport, resolveWebSocket, type WebSocketConstructor } from '../../src/wire/transport';
+import {
+  chooseWebSocket,
+  openTransport,
+  registerNodeWebSocket,
+  type SocketFailure,
+  upgradeStatus,
+  type WebSocketConstructor,
+} from '../../src/wire/transport';
+import { loadWs } from '../../src/wire/ws';
 
 /** A WebSocket double that records sends and, like `ws`, has a TCP socket (`_socket`) once open. */
 function fakeSocketClass(log: string[], withTcp: boolean) {
@@ -22,7 +30,7 @@ function fakeSocketClass(log: string[], withTcp: boolean) {
 }
 
 const handlers = { onOpen() {}, onMessage() {}, onBinary() {}, onClose() {} };
-const LIMITS = { maxPayloadBytes: 1_048_576 };
+const LIMITS = { style: 'web', maxPayloadBytes: 1_048_576 } as const;
 
 describe('openTransport', () => {
   it('gathers the frames sent in one task into one corked write', async () => {
@@ -63,7 +71,7 @@ describe('openTransport', () => {
       const transport = openTransport(
         WebSocket as unknown as WebSocketConstructor,
         `ws://127.0.0.1:${port}`,
-        LIMITS,
+        { ...LIMITS, style: 'ws' },
         {
           ...handlers,
           onOpen: () => {
@@ -144,28 +152,96 @@ describe('openTransport', () => {
   });
 });
 
-describe('resolveWebSocket', () => {
+describe('chooseWebSocket', () => {
   afterEach(() => {
     vi.unstubAllGlobals();
   });
 
-  it('takes the WebSocket option first, then the global WebSocket', async () => {
+  it('takes the WebSocket option first, called as ws when it is ws, else as the WHATWG constructor', async () => {
     const Explicit = fakeSocketClass([], false);
-    const Global = fakeSocketClass([], false);
-    vi.stubGlobal('WebSocket', Global);
-    expect(await resolveWebSocket(Explicit)).toBe(Explicit);
-    expect(await resolveWebSocket()).toBe(Global);
+    vi.stubGlobal('WebSocket', fakeSocketClass([], false));
+    expect(await chooseWebSocket(Explicit, 'node')()).toEqual({ WebSocket: Explicit, style: 'web' });
+    const ws = WebSocket as unknown as WebSocketConstructor;
+    expect(await chooseWebSocket(ws, 'bun')()).toEqual({ WebSocket: ws, style: 'ws' });
   });
 
-  it("without either, is ws's WebSocket: the class `import('ws')` gives", async () => {
+  it('in Node, is ws once the Node entry registered it, even where a global WebSocket exists', async () => {
+    vi.stubGlobal('WebSocket', fakeSocketClass([], false));
+    registerNodeWebSocket(loadWs);
+    const choice = await chooseWebSocket(undefined, 'node')();
+    expect(choice).toEqual({ WebSocket: (await import('ws')).WebSocket, style: 'ws' });
+    expect(choice.WebSocket).toBe(WebSocket);
+  });
+
+  it('in Bun and Deno, is their global WebSocket, given headers in its options object (passed or not)', async () => {
+    const Global = fakeSocketClass([], false);
+    vi.stubGlobal('WebSocket', Global);
+    registerNodeWebSocket(loadWs);
+    for (const runtime of ['bun', 'deno'] as const) {
+      expect(await chooseWebSocket(undefined, runtime)()).toEqual({ WebSocket: Global, style: 'options' });
+      expect(await chooseWebSocket(Global, runtime)()).toEqual({ WebSocket: Global, style: 'options' });
+    }
+    // Browsers and workers: the WHATWG constructor, the key in hello.
+    expect(await chooseWebSocket(undefined, 'other')()).toEqual({ WebSocket: Global, style: 'web' });
+  });
+
+  it('without a global WebSocket outside Node, rejects saying so', async () => {
     vi.stubGlobal('WebSocket', undefined);
-    expect(await resolveWebSocket()).toBe((await import('ws')).WebSocket);
-    expect(await resolveWebSocket()).toBe(WebSocket);
+    await expect(chooseWebSocket(undefined, 'other')()).rejects.toThrow(
+      'this runtime has no global WebSocket',
+    );
   });
 
   it("loads ws by import('ws') where the runtime has no process.getBuiltinModule", async () => {
-    vi.stubGlobal('WebSocket', undefined);
     vi.stubGlobal('process', { ...process, getBuiltinModule: undefined });
-    expect(await resolveWebSocket()).toBe(WebSocket);
+    expect(await loadWs()).toBe(WebSocket);
+  });
+});
+
+describe('the options style (Bun, Deno)', () => {
+  it('opens with { protocols, headers } and reads a refused upgrade status from the error message', () => {
+    const made: unknown[][] = [];
+    let socket:
+      | { onerror: ((event: unknown) => void) | null; onclose: ((e: unknown) => void) | null }
+      | undefined;
+    const Native = class {
+      readyState = 0;
+      bufferedAmount = 0;
+      protocol = '';
+      onopen = null;
+      onmessage = null;
+      onclose = null;
+      onerror = null;
+      constructor(...args: unknown[]) {
+        made.push(args);
+        socket = this;
+      }
+      send() {}
+      close() {}
+    } as unknown as WebSocketConstructor;
+    const closes: SocketFailure[] = [];
+    openTransport(
+      Native,
+      'ws://127.0.0.1:1',
+      { style: 'options', headers: { Authorization: 'Bearer k' }, maxPayloadBytes: 1_024 },
+      { ...handlers, onClose: (_code, _reason, failure) => closes.push(failure) },
+    );
+    expect(made).toEqual([
+      ['ws://127.0.0.1:1', { protocols: ['toolwire.v1'], headers: { Authorization: 'Bearer k' } }],
+    ]);
+    socket?.onerror?.({
+      message: "WebSocket connection to 'ws://127.0.0.1:1/' failed: Expected 101 status code: 403",
+    });
+    socket?.onclose?.({ code: 1006, reason: '' });
+    expect(closes).toEqual([{ status: 403 }]);
+  });
+
+  it('knows the status in the messages of Bun and Deno, and nothing in others', () => {
+    expect(upgradeStatus("WebSocket connection to 'ws://h/' failed: Expected 101 status code: 403")).toBe(
+      403,
+    );
+    expect(upgradeStatus('NetworkError: failed to connect to WebSocket: Invalid status code: 401')).toBe(401);
+    expect(upgradeStatus('connect ECONNREFUSED 127.0.0.1:1')).toBeUndefined();
+    expect(upgradeStatus(undefined)).toBeUndefined();
   });
 });

@@ -1,0 +1,43 @@
+/**
+ * `ws`'s WebSocket class, loaded when the first client connects: the Node entry (src/node.ts) registers
+ * {@link loadWs} as the WebSocket of clients made in Node. The core (src/index.ts, what browsers get) never names
+ * `ws`.
+ *
+ * @module
+ */
+import type { WebSocketConstructor } from './transport';
+
+/**
+ * `ws`'s WebSocket: through Node's `require` where it can (see {@link requireWs}), else `import('ws')`.
+ * @throws whatever loading `ws` throws (it is not installed).
+ */
+export async function loadWs(): Promise<WebSocketConstructor> {
+  const module = (requireWs() ?? (await import('ws'))) as unknown as { WebSocket: WebSocketConstructor };
+  return module.WebSocket;
+}
+
+/**
+ * `ws` through Node's `require`, resolved from this file as `import('ws')` resolves it, in an ES module where the
+ * runtime has `process.getBuiltinModule` (Node ≥ 20.16); `undefined` elsewhere, where `import('ws')` loads it:
+ * older Node, a bundle without `ws` on disk, and CommonJS (dist/node.cjs), whose `import('ws')` the build already
+ * turns into `require('ws')` (so a test runner's module mocks still apply there). Node's `import()` of a CommonJS
+ * package (`ws` is one) runs each of its files through the ESM loader's CommonJS translator, which scans them for
+ * their exports: about three times the CPU of `require` (~65 ms against ~25 ms on the bench machine), paid by the
+ * first connect of a process. Both give the same module: Node keeps one cache.
+ */
+function requireWs(): unknown {
+  // `undefined` in the CommonJS build (tsup.config.ts).
+  const from: unknown = import.meta.url;
+  if (typeof from !== 'string') return undefined;
+  const node = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  if (typeof node?.getBuiltinModule !== 'function') return undefined;
+  const module = node.getBuiltinModule('node:module') as
+    | { createRequire?: (from: string) => (id: string) => unknown }
+    | undefined;
+  if (typeof module?.createRequire !== 'function') return undefined;
+  try {
+    return module.createRequire(from)('ws');
+  } catch {
+    return undefined;
+  }
+}
