@@ -60,6 +60,25 @@ export const SLOW_TESTS = [
   'test/demo.test.ts',
   'test/examples.test.ts',
   'test/tool/exact-optional-types.test.ts',
+  // Files whose tests mostly run the stand-in service or an MCP server over real sockets and processes, waiting
+  // on real time (reconnects, leases, signals): to move back to the unit tier as they move onto the in-memory
+  // socket pair (test/helpers/memory-socket.ts) and fake timers.
+  'test/bench/driver.test.ts',
+  'test/client/agents.test.ts',
+  'test/client/call-sequence.test.ts',
+  'test/client/content.test.ts',
+  'test/client/integration.test.ts',
+  'test/client/internal-hooks.test.ts',
+  'test/client/lease.test.ts',
+  'test/client/preliminary.test.ts',
+  'test/client/progress.test.ts',
+  'test/client/questions.test.ts',
+  'test/client/redaction-paths.test.ts',
+  'test/client/signals.test.ts',
+  'test/client/tool-events.test.ts',
+  'test/mcp/stdio.test.ts',
+  'test/mcp/through-client.test.ts',
+  'test/wire/accept-what-protocol-says.test.ts',
 ];
 
 /** The projects named by `--project` on the command line (none: every project runs). */
