@@ -9,9 +9,8 @@ import '../src/json-schema';
 // msw's WebSocket interceptor patches the global WebSocket; Node 20 has none, so install `ws` first.
 globalThis.WebSocket ??= WebSocket as unknown as typeof globalThis.WebSocket;
 
-// The unit tier runs its files one after another in one module graph (`isolate: false`): what a file changed of
-// the shared globals (fake timers, spies, stubbed globals and env) is put back when it ends, so that the next
-// file starts as it would in a fresh worker.
+// What a file changed of the shared globals (fake timers, spies, stubbed globals and env) is put back when it
+// ends, so that a file run after it in the same module graph (`isolate: false`) starts as in a fresh worker.
 afterAll(() => {
   vi.useRealTimers();
   vi.restoreAllMocks();
