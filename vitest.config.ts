@@ -1,5 +1,108 @@
+/**
+ * The test suite in two tiers, as vitest projects (`npx vitest run --project <name>`):
+ * - `unit` (`npm run test:unit`): the library's own behaviour, in memory, on fake timers where time matters;
+ * - `slow`: real sockets against the stand-in service, faults, full property runs, the package build, the
+ *   examples, the docs' type-checks;
+ * - `browser`: the agent UI and the browser example in headless Chromium. Left out, with one printed line, where
+ *   no Chromium is found ({@link findChromium}); the tests get its path as `inject('chromium')`.
+ * `vitest run` (what `npm test` runs) runs all three. The type tests (`*.test-d.ts`) are checked by
+ * `npm run typecheck` (tsconfig.json includes test/), which `npm test` runs first: `expectTypeOf` and
+ * `@ts-expect-error` fail there as they would under vitest's typecheck, without a second tsc over the sources.
+ */
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+/** Where Chromium is looked for, in order, after `TOOLWIRE_CHROMIUM` (Debian's package, which `.ci/run` installs, first). */
+const CHROMIUM_PATHS = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+  '/snap/bin/chromium',
+  '/Applications/Chromium.app/Contents/MacOS/Chromium',
+  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+];
+
+/** The Chromium binary the browser tests drive: `TOOLWIRE_CHROMIUM` when set, else the first path that exists. */
+function findChromium(): string | undefined {
+  const chosen = process.env.TOOLWIRE_CHROMIUM;
+  if (chosen !== undefined && chosen !== '') return existsSync(chosen) ? chosen : undefined;
+  return CHROMIUM_PATHS.find((path) => existsSync(path));
+}
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    /** The Chromium binary the browser tests drive ('' when there is none and they do not run). */
+    chromium: string;
+  }
+}
+
+/** Files that drive a browser. */
+export const BROWSER_TESTS = [
+  'test/ui/approvals.test.ts',
+  'test/ui/browser-example.test.ts',
+  'test/ui/call-facts.test.ts',
+  'test/ui/long-calls.test.ts',
+  'test/ui/page.test.ts',
+  'test/ui/streaming.test.ts',
+];
+
+/** Files of the slow tier (besides the browser's). */
+export const SLOW_TESTS = [
+  'test/fault/**/*.test.ts',
+  'test/package/**/*.test.ts',
+  'test/property/**/*.test.ts',
+  'test/seeds/**/*.test.ts',
+  'test/stub/**/*.test.ts',
+  'test/ui/**/*.test.ts',
+  'test/docs.test.ts',
+  'test/demo.test.ts',
+  'test/examples.test.ts',
+  'test/tool/exact-optional-types.test.ts',
+  // Files whose tests mostly run the stand-in service or an MCP server over real sockets and processes, waiting
+  // on real time (reconnects, leases, signals): to move back to the unit tier as they move onto the in-memory
+  // socket pair (test/helpers/memory-socket.ts) and fake timers.
+  'test/bench/driver.test.ts',
+  'test/client/agents.test.ts',
+  'test/client/call-sequence.test.ts',
+  'test/client/content.test.ts',
+  'test/client/integration.test.ts',
+  'test/client/internal-hooks.test.ts',
+  'test/client/lease.test.ts',
+  'test/client/preliminary.test.ts',
+  'test/client/progress.test.ts',
+  'test/client/questions.test.ts',
+  'test/client/redaction-paths.test.ts',
+  'test/client/signals.test.ts',
+  'test/client/tool-events.test.ts',
+  'test/mcp/stdio.test.ts',
+  'test/mcp/through-client.test.ts',
+  'test/wire/accept-what-protocol-says.test.ts',
+];
+
+/** The projects named by `--project` on the command line (none: every project runs). */
+function selectedProjects(argv: readonly string[]): string[] {
+  return argv.flatMap((arg, index) => {
+    if (arg.startsWith('--project=')) return [arg.slice('--project='.length)];
+    return arg === '--project' && argv[index + 1] !== undefined ? [argv[index + 1] as string] : [];
+  });
+}
+
+const chromium = findChromium();
+const selected = selectedProjects(process.argv);
+// Said once per command: vitest loads this file again for each project that extends it.
+if (
+  chromium === undefined &&
+  (selected.length === 0 || selected.includes('browser')) &&
+  process.env.TOOLWIRE_SAID_NO_CHROMIUM === undefined
+) {
+  process.env.TOOLWIRE_SAID_NO_CHROMIUM = '1';
+  console.info(
+    `[toolwire] browser tests skipped (${BROWSER_TESTS.length} files): no Chromium found; install it ` +
+      '(apt-get install chromium) or set TOOLWIRE_CHROMIUM to a Chromium or Chrome binary to run them.',
+  );
+}
 
 export default defineConfig({
   resolve: {
@@ -16,9 +119,32 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    // No include here: a project that extends this config would add its own to it, not replace it.
     setupFiles: ['test/setup.ts'],
     testTimeout: 20_000,
-    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+    provide: { chromium: chromium ?? '' },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...SLOW_TESTS, ...BROWSER_TESTS],
+          // Module isolation stays on: with one module graph per worker (isolate: false) some files in test/call
+          // and test/wire time out after others ran, which is still to be traced.
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'slow',
+          include: SLOW_TESTS,
+          exclude: BROWSER_TESTS,
+        },
+      },
+      ...(chromium === undefined
+        ? []
+        : [{ extends: true as const, test: { name: 'browser', include: BROWSER_TESTS } }]),
+    ],
   },
 });

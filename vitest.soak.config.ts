@@ -9,10 +9,13 @@
 import { defineConfig } from 'vitest/config';
 import base from './vitest.config';
 
+// The base config's tiers (projects) aside: this config names its own files.
+const { projects: _tiers, ...shared } = base.test ?? {};
+
 export default defineConfig({
   ...base,
   test: {
-    ...base.test,
+    ...shared,
     include: ['test/fault/soak.test.ts', 'test/fault/flood.test.ts', 'test/fault/heartbeat.test.ts'],
     typecheck: { enabled: false },
     // The files mostly wait on sockets and timers: run them side by side even on two cores.

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { mergeConfig } from 'vitest/config';
+import { defineConfig, mergeConfig } from 'vitest/config';
 import base from './vitest.config';
 
 /**
@@ -9,7 +9,10 @@ import base from './vitest.config';
  */
 const lowest = fileURLToPath(new URL('./node_modules/zod-lowest', import.meta.url));
 
-export default mergeConfig(base, {
+// The base config's tiers (projects) aside: the files are named on the command line.
+const { projects: _tiers, ...shared } = base.test ?? {};
+
+export default mergeConfig(defineConfig({ ...base, test: shared }), {
   resolve: { alias: [{ find: /^zod(\/.*)?$/, replacement: `${lowest}$1` }] },
   test: { typecheck: { enabled: false } },
 });

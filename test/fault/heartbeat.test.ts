@@ -8,59 +8,44 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '../../src/index';
-import type { WebSocketConstructor, WebSocketLike } from '../../src/wire/transport';
+import { memorySocketPair } from '../helpers/memory-socket';
 import { recordingLogger } from './gateway';
 import { client, nextEvent, proxyTo, stub } from './harness';
 
 /**
- * An in-memory service socket: answers hello with welcome and ping with pong, until told to go silent. With
- * `opens: false` the upgrade never completes; with `welcomes: false` it opens but never answers hello.
+ * An in-memory service (test/helpers/memory-socket.ts): answers hello with welcome and ping with pong, until told
+ * to go silent. With `opens: false` the upgrade never completes; with `welcomes: false` it opens but never
+ * answers hello.
  */
 function silentPeer(heartbeatIntervalMs: number, behaviour: { opens?: boolean; welcomes?: boolean } = {}) {
   const peer = { silent: false, terminatedAt: [] as number[], sockets: 0, pings: 0 };
-  class FakeSocket implements WebSocketLike {
-    readyState = 0;
-    bufferedAmount = 0;
-    protocol = 'toolwire.v1';
-    onopen: ((event: unknown) => void) | null = null;
-    onmessage: ((event: { data: unknown }) => void) | null = null;
-    onclose: ((event: { code: number; reason: string }) => void) | null = null;
-    onerror: ((event: unknown) => void) | null = null;
-    constructor() {
+  const pair = memorySocketPair({
+    open: behaviour.opens === false ? 'manual' : 'auto',
+    onConnection(socket) {
       peer.sockets += 1;
-      if (behaviour.opens === false) return;
-      queueMicrotask(() => {
-        this.readyState = 1;
-        this.onopen?.({});
-      });
-    }
-    send(data: string): void {
-      const frame = JSON.parse(data) as { type: string; id?: string };
-      if (peer.silent || (frame.type === 'hello' && behaviour.welcomes === false)) return;
-      const reply =
-        frame.type === 'hello'
-          ? {
-              type: 'welcome',
-              sessionId: 's1',
-              resumed: false,
-              heartbeatIntervalMs,
-              maxPayloadBytes: 1_048_576,
-            }
-          : frame.type === 'ping'
-            ? { type: 'pong', id: frame.id }
-            : undefined;
-      if (frame.type === 'ping') peer.pings += 1;
-      if (reply) queueMicrotask(() => this.onmessage?.({ data: JSON.stringify(reply) }));
-    }
-    close(): void {
-      this.readyState = 3;
-    }
-    terminate(): void {
-      this.readyState = 3;
-      peer.terminatedAt.push(Date.now());
-    }
-  }
-  return { peer, WebSocket: FakeSocket as unknown as WebSocketConstructor };
+      // Code 1006 is no close a client can ask for: it is the socket dropped (`terminate()`).
+      socket.onClose = (code) => {
+        if (code === 1006) peer.terminatedAt.push(Date.now());
+      };
+      socket.onMessage = (data) => {
+        const frame = JSON.parse(data) as { type: string; id?: string };
+        if (peer.silent || (frame.type === 'hello' && behaviour.welcomes === false)) return;
+        if (frame.type === 'ping') peer.pings += 1;
+        if (frame.type === 'hello') {
+          socket.send({
+            type: 'welcome',
+            sessionId: 's1',
+            resumed: false,
+            heartbeatIntervalMs,
+            maxPayloadBytes: 1_048_576,
+          });
+        } else if (frame.type === 'ping') {
+          socket.send({ type: 'pong', id: frame.id });
+        }
+      };
+    },
+  });
+  return { peer, WebSocket: pair.WebSocket };
 }
 
 afterEach(() => {

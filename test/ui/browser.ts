@@ -1,17 +1,14 @@
 /**
- * Headless Chromium for the UI tests: Debian's `chromium` (installed by `.ci/run` with apt-get) driven by
- * playwright-core, with a fresh profile per launch and every background service off, so that the only traffic
- * is to the stub on 127.0.0.1.
+ * Headless Chromium for the UI tests: the binary vitest.config.ts finds (Debian's `chromium`, installed by
+ * `.ci/run` with apt-get, or `TOOLWIRE_CHROMIUM`) driven by playwright-core, with a fresh profile per launch and
+ * every background service off, so that the only traffic is to the stub on 127.0.0.1. Without a browser, the
+ * config leaves these tests out and says so once.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
-
-/** Where Debian's package puts the browser. */
-export const CHROMIUM = '/usr/bin/chromium';
+import { afterAll, beforeAll, inject } from 'vitest';
 
 /** The flags every launch uses (playwright adds the profile as `--user-data-dir`). */
 export const CHROMIUM_ARGS = [
@@ -35,17 +32,16 @@ export interface TestBrowser {
 
 /**
  * Launches Chromium with a fresh `--user-data-dir`.
- * @throws Error naming the install command when the browser is missing.
+ * @throws Error saying how to get one when no Chromium is found.
  */
 export async function launchBrowser(): Promise<TestBrowser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: apt-get update && apt-get install -y chromium (.ci/run does this)`,
-    );
+  const executablePath = inject('chromium');
+  if (executablePath === '') {
+    throw new Error('no Chromium found: apt-get install chromium, or set TOOLWIRE_CHROMIUM to its binary');
   }
   const profile = await mkdtemp(join(tmpdir(), 'toolwire-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath,
     args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 900 },
   });

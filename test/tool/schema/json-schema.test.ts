@@ -164,25 +164,11 @@ const parameters = {
 } as const;
 const find = tool({ name: 'find', description: 'Finds things.', parameters, execute: echo });
 
+// What every kind does alike (announcement, messages, refusals) is in adapters.test.ts.
 describe('JSON Schema parameters', () => {
-  it('announces the schema as written, without $schema', () => {
-    const { $schema: _dialect, ...rest } = parameters;
-    expect(find.definition.parameters).toEqual(rest);
-  });
-
   it('does not share objects with the schema it was given', () => {
     expect(find.definition.parameters.properties).not.toBe(parameters.properties);
     expect(Object.isFrozen(find.definition.parameters)).toBe(true);
-  });
-
-  it('returns invalid_arguments with JSON pointers rendered as paths', async () => {
-    const result = await invokeTool(find, { q: 5, page: 0, filters: [{ field: '', op: 'eq' }] });
-    expect(result).toMatchObject({
-      status: 'invalid_arguments',
-      output:
-        'Invalid arguments for find: q: Instance type "number" is invalid. Expected "string"; page: 0 is less than 1; ' +
-        'filters[0].field: String is too short (0 < 1)',
-    });
   });
 
   it('puts a missing required property in the path', async () => {
@@ -220,10 +206,6 @@ describe('JSON Schema parameters', () => {
     expect((await invokeTool(either, { id: true })).output).toBe(
       'Invalid arguments for either: id: Instance does not match any subschemas',
     );
-  });
-
-  it('gives execute the arguments as sent (defaults are announced, not applied)', async () => {
-    expect(await invokeTool(find, { q: 'x' })).toMatchObject({ status: 'ok', value: { q: 'x' } });
   });
 
   it('honours the draft named by $schema', async () => {
@@ -285,12 +267,7 @@ describe('JSON Schema parameters', () => {
     );
   });
 
-  it('refuses a schema that is not an object schema', () => {
-    expectDefinitionError(
-      () => tool({ name: 'str', description: 'd', parameters: { type: 'string' }, execute: echo }),
-      'invalid_parameters',
-      'tool "str": parameters must describe a JSON object (JSON Schema "type": "object"), got "type": "string"',
-    );
+  it('refuses a schema that says no type', () => {
     expectDefinitionError(
       () => tool({ name: 'untyped', description: 'd', parameters: { properties: {} }, execute: echo }),
       'invalid_parameters',
