@@ -687,10 +687,40 @@ export type InferParameters<P> = [P] extends [undefined]
         : Record<string, unknown>;
 
 /**
+ * The fields of your app's run context (`ctx.context`), declared once for the whole app by declaration merging;
+ * empty until you do. While it is empty, a tool that does not type its context gets a loose one
+ * ({@link DefaultContext}), so `execute: (input, { context }) => context.tenantId` compiles as written; once you
+ * declare fields, that tool's `ctx.context` has them (and only them). A tool typed with `ToolContext<Mine>`
+ * keeps `Mine` either way.
+ *
+ * @example
+ * ```ts
+ * declare module 'toolwire' {
+ *   interface AppContext {
+ *     tenantId: string;
+ *   }
+ * }
+ * ```
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: users add their run context's fields to it by declaration merging.
+export interface AppContext {}
+
+/**
+ * The type of `ctx.context` for a tool that does not say (`tool()`, `new Client()`): {@link AppContext} once
+ * fields are declared in it, else loose (any value; a property read is not checked), since the context is
+ * whatever the app gave the client or the run, and `undefined` when it gave none.
+ */
+export type DefaultContext = [keyof AppContext] extends [never]
+  ? // biome-ignore lint/suspicious/noExplicitAny: the loose default the user narrows per tool or by declaration merging.
+    any
+  : AppContext;
+
+/**
  * What `execute` and the other callbacks receive besides the input: the fields below, the methods of
  * {@link ContextMethods} (`progress`, …) and the members of {@link ContextScope} (`attempt`, `step`, …).
+ * `C` is the run context's type (`ctx.context`): {@link DefaultContext} unless the tool says.
  */
-export interface ToolContext<C = unknown> extends ContextMethods, ContextScope {
+export interface ToolContext<C = DefaultContext> extends ContextMethods, ContextScope {
   /** The run context given to the client (or to `invokeTool`); it never leaves the process. */
   context: C;
   /** Aborts when the call is cancelled (by the service or `options.signal`) or times out (`timeoutMs`). */
@@ -723,7 +753,11 @@ export interface ToolContext<C = unknown> extends ContextMethods, ContextScope {
 }
 
 /** Options of {@link tool}. `P` is the type of `parameters`, `Out` what `execute` returns, `C` the context. */
-export interface ToolOptions<P extends ToolParameters | undefined = undefined, Out = unknown, C = unknown> {
+export interface ToolOptions<
+  P extends ToolParameters | undefined = undefined,
+  Out = unknown,
+  C = DefaultContext,
+> {
   /** Name the model calls the tool by: 1 to 64 letters, digits, `_` or `-`. */
   name: string;
   /** What the tool does and when to use it; the model reads it. Must not be empty. */
@@ -851,7 +885,7 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
  *
  * `Input`, `Output` and `C` are the validated input, `execute`'s result and the context type.
  */
-export interface Tool<Input = unknown, Output = unknown, C = unknown> {
+export interface Tool<Input = unknown, Output = unknown, C = DefaultContext> {
   /** The tool's name. */
   readonly name: string;
   /** The tool's description. */
@@ -1023,7 +1057,7 @@ function deepFreeze<T>(value: T): T {
  * });
  * ```
  */
-export function tool<P extends ToolParameters | undefined = undefined, Out = unknown, C = unknown>(
+export function tool<P extends ToolParameters | undefined = undefined, Out = unknown, C = DefaultContext>(
   options: ToolOptions<P, Out, C>,
 ): Tool<InferParameters<P>, Out, C> {
   return makeTool(options, {}) as Tool<InferParameters<P>, Out, C>;
