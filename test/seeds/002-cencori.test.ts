@@ -33,9 +33,10 @@
  * the app declares `AppContext`), and `writer` has no `instructions`. test/seeds/strict-tsc.test.ts compiles
  * this file under strict `tsc`, and the app-wide narrowing by declaration merging too.
  */
+
+import { Agent, tool } from 'toolwire';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, tool } from 'toolwire';
 import { runSeed } from './through-stub';
 
 const db = {
