@@ -15,7 +15,7 @@ import {
   noApproverText,
 } from '../tool/model-text';
 import { serializeOutput, thrownMessage } from '../tool/output';
-import { type ApprovalNeed, isApprovalPolicy, readApprovalAnswer } from '../tool/tool';
+import { type ApprovalNeed, DEFAULT_SIDE_EFFECT, isApprovalPolicy, readApprovalAnswer } from '../tool/tool';
 import { settleThen, timed } from './signal';
 import type { ApprovalDecision, ApprovalRequest, CallState, RejectionReason } from './types';
 
@@ -148,6 +148,7 @@ function ask(
   if (reason !== undefined)
     request.reason = call.redaction?.active === true ? call.redaction.text(reason) : reason;
   if (options.agentName !== undefined) request.agentName = options.agentName;
+  request.sideEffect = call.tool.definition.sideEffect ?? DEFAULT_SIDE_EFFECT;
   settleThen<ApprovalDecision>(
     () => approve(request),
     { signal },
