@@ -107,6 +107,7 @@ if (
 export default defineConfig({
   resolve: {
     alias: {
+      'toolwire/compat': fileURLToPath(new URL('./src/compat.ts', import.meta.url)),
       'toolwire/mcp': fileURLToPath(new URL('./src/mcp/index.ts', import.meta.url)),
       'toolwire/ai-sdk': fileURLToPath(new URL('./src/ai-sdk/index.ts', import.meta.url)),
       'toolwire/otel': fileURLToPath(new URL('./src/otel/index.ts', import.meta.url)),

@@ -305,6 +305,11 @@ export class Call implements RunCall {
     if (features.has('call_context')) frame.agentName = this.run.agent.name;
     if (features.has('call_context') && this.run.ownerSessionId !== undefined)
       frame.sessionId = this.run.ownerSessionId;
+    if (features.has('call_context')) {
+      frame.tenantId = this.run.tenantId;
+      frame.agentRevision = this.run.agentRevision;
+      if (this.run.userId !== undefined) frame.userId = this.run.userId;
+    }
     if (features.has('steps') && this.activity.steps.size > 0)
       frame.steps = Object.fromEntries(this.activity.steps);
     return frame;

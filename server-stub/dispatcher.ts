@@ -94,6 +94,8 @@ export class Dispatcher {
       arguments: call.arguments,
       requestedBy,
       ...(reason === undefined ? {} : { reason }),
+      // The class the tool was announced with (its approvalRequired() class, when it gave no other).
+      ...(call.activity.sideEffect === undefined ? {} : { sideEffect: call.activity.sideEffect }),
     });
   }
 
@@ -254,6 +256,7 @@ export class Dispatcher {
     this.#waiting.delete(call);
     const definition = target.tools.get(call.toolName);
     if (call.decision === undefined && definition?.needsApproval === true && !target.localApprovals) {
+      call.activity.sideEffect = definition.sideEffect;
       this.hold(call, 'definition', definition.approvalReason);
       return;
     }

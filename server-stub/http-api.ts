@@ -94,6 +94,7 @@ async function startRun(
     startedBy: 'http',
     tenant,
     ...(body.maxTurns === undefined ? {} : { maxTurns: body.maxTurns }),
+    ...(body.userId === undefined ? {} : { userId: body.userId }),
   });
   if ('code' in started) throw new HttpError(409, started.code, started.message);
   res.setHeader('location', `/v1/runs/${started.id}`);

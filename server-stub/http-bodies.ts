@@ -22,7 +22,7 @@ function agentDetail(issues: readonly { code: string; path: readonly PropertyKey
     .join('; ');
 }
 
-/** `POST /v1/runs`: `{ agent: AgentDefinition | string, input: string, maxTurns?: int ≥ 1 }`. */
+/** `POST /v1/runs`: `{ agent: AgentDefinition | string, input: string, maxTurns?: int ≥ 1, userId?: string }`. */
 export const startRunBody = z.object(
   {
     agent: z.union([z.string(), agentDefinitionSchema], {
@@ -37,6 +37,15 @@ export const startRunBody = z.object(
       z
         .number({ error: 'must be an integer ≥ 1' })
         .check(z.refine((n) => Number.isInteger(n) && n >= 1, { error: 'must be an integer ≥ 1' })),
+    ),
+    /** The end user the run acts for: given to its tool calls as `tool_call.userId` (feature `call_context`). */
+    userId: z.optional(
+      z
+        .string({ error: 'must be a string of 1 to 256 characters' })
+        .check(
+          z.minLength(1, { error: 'must be a string of 1 to 256 characters' }),
+          z.maxLength(256, { error: 'must be a string of 1 to 256 characters' }),
+        ),
     ),
   },
   { error: NOT_AN_OBJECT },

@@ -4,8 +4,10 @@
  *
  * @module
  */
+import { createHash } from 'node:crypto';
 import type { AgentDefinition, ContentPart, RunToolCall, ToolCallStatus } from '../src/wire/protocol';
 import type { ChatMessage } from './model';
+import { tenantIdOf } from './tenants';
 import { newTraceId } from './trace-context';
 import type {
   CallState,
@@ -81,6 +83,8 @@ export interface RunInit {
   requestId?: string;
   parentRunId?: string;
   parentCallId?: string;
+  /** The end user the run acts for, as whoever started it said (a nested run: its parent's). */
+  userId?: string | undefined;
 }
 
 /** The live record of one run. */
@@ -98,6 +102,16 @@ export class Run {
   readonly requestId: string | undefined;
   readonly parentRunId: string | undefined;
   readonly parentCallId: string | undefined;
+  /** The end user the run acts for (`tool_call.userId`, feature `call_context`). */
+  readonly userId: string | undefined;
+  /** The tenant's id as tool calls are told it (`tool_call.tenantId`): never the API key. */
+  readonly tenantId: string;
+  /**
+   * The identity of the agent's definition the run started with (`tool_call.agentRevision`): its name and the
+   * first 12 hex digits of the SHA-256 of its definition's JSON, so a change of instructions, model, tools or
+   * output schema gives a new one.
+   */
+  readonly agentRevision: string;
   readonly startedAt = Date.now();
   readonly messages: ChatMessage[] = [];
   readonly calls: RunCall[] = [];
@@ -130,6 +144,9 @@ export class Run {
     this.requestId = init.requestId;
     this.parentRunId = init.parentRunId;
     this.parentCallId = init.parentCallId;
+    this.userId = init.userId;
+    this.tenantId = tenantIdOf(init.tenant);
+    this.agentRevision = `${init.agent.name}@${createHash('sha256').update(JSON.stringify(init.agent)).digest('hex').slice(0, 12)}`;
     this.ended = new Promise((resolve) => {
       this.#resolveEnded = resolve;
     });
@@ -216,6 +233,7 @@ export class Run {
     if (this.parentRunId !== undefined) transcript.parentRunId = this.parentRunId;
     if (this.parentCallId !== undefined) transcript.parentCallId = this.parentCallId;
     if (this.ownerSessionId !== undefined) transcript.ownerSessionId = this.ownerSessionId;
+    if (this.userId !== undefined) transcript.userId = this.userId;
     if (this.finalOutput !== undefined) transcript.finalOutput = this.finalOutput;
     if (this.error !== undefined) transcript.error = this.error;
     if (this.finishedAt !== undefined) {

@@ -47,6 +47,8 @@ export interface StartRunRequest {
   requestId?: string;
   parentRunId?: string;
   parentCallId?: string;
+  /** The end user the run acts for; a nested run takes its parent's. */
+  userId?: string | undefined;
 }
 
 /** Why a run could not be started or cancelled. */
@@ -96,6 +98,7 @@ export class RunManager {
     let depth = 0;
     // A nested run continues the trace of the run it is nested in (PROTOCOL.md §18.10).
     let traceId: string | undefined;
+    let userId = request.userId;
     if (request.parentRunId !== undefined) {
       const parent = this.#runs.get(request.parentRunId);
       if (!parent || parent.tenant !== request.tenant)
@@ -105,6 +108,8 @@ export class RunManager {
       }
       depth = parent.depth + 1;
       traceId = parent.traceId;
+      // The end user of a nested run is the one its parent acts for, whatever the nested run_start says.
+      userId = parent.userId;
       if (depth > options.maxRunDepth) {
         return {
           code: 'not_allowed',
@@ -132,6 +137,7 @@ export class RunManager {
       ...(request.requestId === undefined ? {} : { requestId: request.requestId }),
       ...(request.parentRunId === undefined ? {} : { parentRunId: request.parentRunId }),
       ...(request.parentCallId === undefined ? {} : { parentCallId: request.parentCallId }),
+      ...(userId === undefined ? {} : { userId }),
     });
     this.#runs.set(run.id, run);
     if (owner && request.requestId !== undefined)
@@ -225,6 +231,7 @@ export class RunManager {
       ...(frame.maxTurns === undefined ? {} : { maxTurns: frame.maxTurns }),
       ...(frame.parentRunId === undefined ? {} : { parentRunId: frame.parentRunId }),
       ...(frame.parentCallId === undefined ? {} : { parentCallId: frame.parentCallId }),
+      ...(frame.userId === undefined ? {} : { userId: frame.userId }),
     });
     if ('code' in started) return started;
     session.send({ type: 'run_started', requestId: frame.requestId, runId: started.id });

@@ -10,6 +10,18 @@
  * @module
  */
 
+import { createHash } from 'node:crypto';
+
+/**
+ * The id a tool call is told its run's tenant by (`tool_call.tenantId`, feature `call_context`): never the API key
+ * itself, which is a secret, but `t_` and the first 16 hex digits of its SHA-256; `default` for the one tenant of
+ * a stub without `apiKeys`.
+ */
+export function tenantIdOf(tenant: string | undefined): string {
+  if (tenant === undefined) return 'default';
+  return `t_${createHash('sha256').update(tenant).digest('hex').slice(0, 16)}`;
+}
+
 /** The tenant of a request or socket that presented `key`: the key when keys are checked, else the one tenant. */
 export function tenantOf(
   apiKeys: ReadonlySet<string> | undefined,

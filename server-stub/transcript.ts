@@ -121,6 +121,8 @@ export interface RunTranscript {
   startedBy: RunOrigin;
   /** Session that started the run over its socket. */
   ownerSessionId?: string;
+  /** The end user the run acts for, when whoever started it said (`run_start.userId`, `POST /v1/runs`). */
+  userId?: string;
   maxTurns: number;
   /** Model turns taken. */
   turns: number;

@@ -37,10 +37,9 @@ export async function driveRun(run: Run, deps: TurnLoopDeps): Promise<void> {
 
 async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
   if (run.messages.length === 0) {
-    run.messages.push(
-      { role: 'system', content: run.agent.instructions },
-      { role: 'user', content: run.input },
-    );
+    // An agent without instructions gets no system message (an empty one is refused by some models).
+    if (run.agent.instructions !== '') run.messages.push({ role: 'system', content: run.agent.instructions });
+    run.messages.push({ role: 'user', content: run.input });
   }
   for (;;) {
     if (run.status !== 'running') return;

@@ -59,9 +59,11 @@ export { type ToolObject, type ToolSet, type ToolSetOf, type ToolsGiven, toolsOf
 // Defining tools, and calling one without a network.
 export {
   type AnyTool,
+  type AppContext,
   type ApprovalAnswer,
   type ApprovalPolicy,
   approvalRequired,
+  type DefaultContext,
   type EmptyInput,
   inputSchemaOf,
   type JsonSchemaObject,

@@ -30,6 +30,7 @@ const ENTRIES = new Set([
   'src/zod3.ts',
   'src/valibot.ts',
   'src/json-schema.ts',
+  'src/compat.ts',
 ]);
 
 function sourceFiles(dir: string): string[] {

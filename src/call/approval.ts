@@ -15,7 +15,7 @@ import {
   noApproverText,
 } from '../tool/model-text';
 import { serializeOutput, thrownMessage } from '../tool/output';
-import { type ApprovalNeed, isApprovalPolicy, readApprovalAnswer } from '../tool/tool';
+import { type ApprovalNeed, DEFAULT_SIDE_EFFECT, isApprovalPolicy, readApprovalAnswer } from '../tool/tool';
 import { settleThen, timed } from './signal';
 import type { ApprovalDecision, ApprovalRequest, CallState, RejectionReason } from './types';
 
@@ -153,6 +153,7 @@ function ask(
     request.reason = redactor === undefined || redactor.empty ? fielded : redactor.text(fielded);
   }
   if (options.agentName !== undefined) request.agentName = options.agentName;
+  request.sideEffect = call.tool.definition.sideEffect ?? DEFAULT_SIDE_EFFECT;
   settleThen<ApprovalDecision>(
     () => approve(request),
     { signal },

@@ -42,10 +42,20 @@ export interface CallPlace {
   attempt: number;
   sessionId: string | undefined;
   agentName: string | undefined;
+  tenantId: string | undefined;
+  userId: string | undefined;
+  agentRevision: string | undefined;
 }
 
-/** No attempt beyond the first, no session, no agent: a call of `invokeTool` given none. */
-export const FIRST_ATTEMPT: CallPlace = { attempt: 1, sessionId: undefined, agentName: undefined };
+/** No attempt beyond the first, no session, no agent, tenant or user: a call of `invokeTool` given none. */
+export const FIRST_ATTEMPT: CallPlace = {
+  attempt: 1,
+  sessionId: undefined,
+  agentName: undefined,
+  tenantId: undefined,
+  userId: undefined,
+  agentRevision: undefined,
+};
 
 /** `ctx.idempotencyKey()`'s options: a misspelt `per` would silently give a key per call instead of per run. */
 const KEY_OPTIONS: OptionsSpec<IdempotencyKeyOptions> = {
@@ -105,6 +115,9 @@ export class CallContext {
   declare attempt: number;
   declare sessionId: string | undefined;
   declare agentName: string | undefined;
+  declare tenantId: string | undefined;
+  declare userId: string | undefined;
+  declare agentRevision: string | undefined;
   declare readonly logger: Logger;
 
   static {
@@ -165,6 +178,9 @@ export class CallContext {
     this.attempt = place.attempt;
     this.sessionId = place.sessionId;
     this.agentName = place.agentName;
+    this.tenantId = place.tenantId;
+    this.userId = place.userId;
+    this.agentRevision = place.agentRevision;
     Object.defineProperty(this, 'logger', LOGGER);
   }
 }
@@ -224,6 +240,9 @@ export function newAttempt(call: AttemptSource, number: number): Attempt {
     attempt: number,
     sessionId: first.sessionId,
     agentName: first.agentName,
+    tenantId: first.tenantId,
+    userId: first.userId,
+    agentRevision: first.agentRevision,
   }) as unknown as ToolContext;
   ctx.approved = first.approved;
   return { ctx, abort: (reason) => signal.abort(reason), end: () => signal.end() };

@@ -381,7 +381,14 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
       options.runId ?? randomId(),
       tool.name,
       options.depth ?? 0,
-      { attempt: 1, sessionId: options.sessionId, agentName: options.agentName },
+      {
+        attempt: 1,
+        sessionId: options.sessionId,
+        agentName: options.agentName,
+        tenantId: options.tenantId,
+        userId: options.userId,
+        agentRevision: options.agentRevision,
+      },
     ) as unknown as ToolContext;
     const refused = scanned === 'ok' ? undefined : refuseNumbers(args, tool.definition.parameters);
     runCall(call, args, refused);

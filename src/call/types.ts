@@ -9,7 +9,7 @@
 
 import type { Logger } from '../logger';
 import type { Redactor } from '../redact';
-import type { ProgressInput, Tool, ToolContext, ToolInternals } from '../tool/tool';
+import type { ProgressInput, SideEffect, Tool, ToolContext, ToolInternals } from '../tool/tool';
 import type { Widget } from '../tool/widget';
 import type { ContentPart, ToolCallStatus } from '../wire/protocol';
 import type { CallRedaction } from './redaction';
@@ -36,6 +36,11 @@ export interface ApprovalRequest {
   reason?: string;
   /** Name of the agent whose run made the call, when the service said. */
   agentName?: string;
+  /**
+   * The side-effect class the approval is for: the one the tool's `approvalRequired(reason, sideEffect)` policy
+   * was declared with, else the tool's `sideEffect` (`'external'` when it says none).
+   */
+  sideEffect?: SideEffect;
 }
 
 /**
@@ -268,6 +273,12 @@ export interface InvokeOptions<C = unknown> {
   onQuestion?: ((request: QuestionRequest) => QuestionReply | Promise<QuestionReply>) | undefined;
   /** `ctx.sessionId`: the session that started the run, when there is one. */
   sessionId?: string | undefined;
+  /** `ctx.tenantId`: the tenant the run belongs to. @default unknown */
+  tenantId?: string | undefined;
+  /** `ctx.userId`: the end user the run acts for. @default unknown */
+  userId?: string | undefined;
+  /** `ctx.agentRevision`: the identity of the agent's definition the run started with. @default unknown */
+  agentRevision?: string | undefined;
   /**
    * Results of `ctx.step()`s this call already completed (elsewhere), by key: a step with one of these keys
    * returns it instead of running. @default none

@@ -34,8 +34,8 @@ import type { RunResult } from './runs';
 export interface AgentOptions<O extends ToolParameters | undefined = undefined, T = ToolsGiven> {
   /** Shown in transcripts and used for scripted models' per-agent scripts. 1–128 characters. */
   name: string;
-  /** The system prompt. */
-  instructions: string;
+  /** The system prompt. @default '' (none: the model gets only the run's input) */
+  instructions?: string | undefined;
   /**
    * Tools the agent may call; they run in the client that starts the run. An array or a record keyed by name,
    * of any shape a client's `tools` accepts (`ToolSet`; `T` types it entry by entry, inferred). @default []
@@ -80,7 +80,7 @@ export const DEFAULT_MAX_DEPTH = 5;
 const AGENT_OPTIONS: OptionsSpec<AgentOptions<ToolParameters | undefined>> = {
   rules: {
     name: { ...aString('a string of 1 to 128 characters', { minLength: 1, maxLength: 128 }), required: true },
-    instructions: { ...aString(), required: true },
+    instructions: aString(),
     tools: aToolSet,
     model: aString(),
     outputType: anything, // resolveSchema checks it
@@ -182,7 +182,7 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
       );
     });
     this.name = options.name;
-    this.instructions = options.instructions;
+    this.instructions = options.instructions ?? '';
     this.tools = unique;
     this.model = options.model;
     this.#output =

@@ -24,8 +24,15 @@ import {
   type OptionsOwner,
   type OptionsSpec,
 } from '../tool/check-options';
+import type { SideEffect } from '../tool/tool';
 import { encodeFrame, fitTextField } from '../wire/codec';
-import { type ClientFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
+import {
+  type ClientFrame,
+  type FrameOf,
+  type ServiceFrame,
+  SIDE_EFFECTS,
+  utf8Length,
+} from '../wire/protocol';
 import type { Deadlines } from './deadlines';
 import type { Execution, ToolCallFrame } from './execution';
 import type { CallSocket } from './outbox';
@@ -49,6 +56,7 @@ export function approvalHeldByService(event: RunEvent): ApprovalRequest | undefi
     requestedBy?: unknown;
     runId?: unknown;
     reason?: unknown;
+    sideEffect?: unknown;
   };
   if (
     event.event.kind !== 'approval_requested' ||
@@ -64,6 +72,8 @@ export function approvalHeldByService(event: RunEvent): ApprovalRequest | undefi
     input: data.arguments,
   };
   if (typeof data.reason === 'string') request.reason = data.reason;
+  if ((SIDE_EFFECTS as readonly unknown[]).includes(data.sideEffect))
+    request.sideEffect = data.sideEffect as SideEffect;
   return request;
 }
 

@@ -156,6 +156,18 @@ class ClientCallOptions {
     return this.signal.extras?.sessionId;
   }
 
+  get agentRevision(): string | undefined {
+    return this.signal.extras?.agentRevision;
+  }
+
+  get tenantId(): string | undefined {
+    return this.signal.extras?.tenantId;
+  }
+
+  get userId(): string | undefined {
+    return this.signal.extras?.userId;
+  }
+
   get steps(): Readonly<Record<string, unknown>> | undefined {
     return this.signal.extras?.steps;
   }

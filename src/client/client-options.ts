@@ -188,6 +188,11 @@ export interface RunOptions<C = unknown> {
   /** Model turns before the run fails. @default the service's (10 with the stub) */
   maxTurns?: number | undefined;
   /**
+   * The end user the run acts for (1 to 256 characters): sent with the run, and given back by the service to
+   * each tool call of the run and of its nested runs as `ctx.userId` (feature `call_context`). @default none
+   */
+  userId?: string | undefined;
+  /**
    * Told about each event of this run as it happens (the same as the client's `run_event` event, for this run
    * only): turns, messages, tool calls and results, approvals, and the calls' progress, preliminary results and
    * questions. A listener that throws is ignored.
@@ -208,8 +213,21 @@ export interface CloseOptions {
 
 /** What `client.run()` accepts: one rule per option of {@link RunOptions}. */
 const RUN_OPTIONS: OptionsSpec<RunOptions> = {
-  rules: { context: anything, signal: anAbortSignal, maxTurns: anInteger({ min: 1 }), onEvent: aFunction },
-  aliases: { abortSignal: 'signal', turns: 'maxTurns', maxSteps: 'maxTurns', onRunEvent: 'onEvent' },
+  rules: {
+    context: anything,
+    signal: anAbortSignal,
+    maxTurns: anInteger({ min: 1 }),
+    onEvent: aFunction,
+    userId: aString('a string of 1 to 256 characters', { minLength: 1, maxLength: 256 }),
+  },
+  aliases: {
+    abortSignal: 'signal',
+    turns: 'maxTurns',
+    maxSteps: 'maxTurns',
+    onRunEvent: 'onEvent',
+    user: 'userId',
+    endUserId: 'userId',
+  },
 };
 const RUN_OWNER: OptionsOwner = { name: 'client.run()', error: OptionsError };
 

@@ -352,6 +352,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
         maxTurns,
         parentRunId: ctx.runId,
         parentCallId: ctx.callId,
+        userId: ctx.userId,
       }).then((result) => this.#calls.resumeParked(ctx.callId, result));
     };
     this.#calls = new CallRunner({
@@ -446,6 +447,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       maxTurns: options.maxTurns,
       parentRunId: undefined,
       parentCallId: undefined,
+      userId: options.userId,
       onEvent: options.onEvent,
     }).catch((error: unknown) => {
       throw this.#redactor.error(error);

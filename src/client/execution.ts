@@ -143,6 +143,9 @@ export const READ_LATER = {
   tracestate: false,
   sessionId: true,
   agentName: true,
+  agentRevision: true,
+  tenantId: true,
+  userId: true,
   steps: true,
 } as const satisfies Readonly<Record<keyof ToolCallFrame, boolean>>;
 
@@ -166,6 +169,9 @@ function sameExtras(extras: CallExtras, frame: ToolCallFrame): boolean {
   return (
     extras.depth === (frame.depth === 0 ? undefined : frame.depth) &&
     extras.agentName === frame.agentName &&
+    extras.agentRevision === frame.agentRevision &&
+    extras.tenantId === frame.tenantId &&
+    extras.userId === frame.userId &&
     extras.sessionId === frame.sessionId &&
     extras.approved === frame.approved &&
     extras.reason === frame.reason &&

@@ -54,6 +54,8 @@ export interface StartRunOptions {
   maxTurns: number | undefined;
   parentRunId: string | undefined;
   parentCallId: string | undefined;
+  /** The end user the run acts for (`run_start.userId`). */
+  userId?: string | undefined;
   /** Told about each `run_event` of this run. */
   onEvent?: ((event: RunEvent) => void) | undefined;
   /** What the client's tracer captured of the caller (`ToolTracing.runStarted`), for the run's calls' traces. */
@@ -136,6 +138,7 @@ export class Runs {
       if (options.maxTurns !== undefined) frame.maxTurns = options.maxTurns;
       if (options.parentRunId !== undefined) frame.parentRunId = options.parentRunId;
       if (options.parentCallId !== undefined) frame.parentCallId = options.parentCallId;
+      if (options.userId !== undefined) frame.userId = options.userId;
       const { signal } = options;
       // Many runs may share one signal: one listener on it for all (`sharedAbort`, src/call/signal.ts).
       const shared = signal === undefined ? undefined : sharedAbort(signal);

@@ -159,6 +159,27 @@ export interface ContextScope {
    */
   readonly agentName: string | undefined;
   /**
+   * The service's identity of the agent's definition the run started with (its name, instructions, model, tools
+   * and output schema: a change to any gives a new one), as the service says (feature `call_context`); for
+   * tying a call to the agent revision that made it in logs and audits. `undefined` over a service that does not
+   * say, and with `invokeTool` unless given.
+   */
+  readonly agentRevision: string | undefined;
+  /**
+   * The tenant (account) the run belongs to, as the service says (feature `call_context`): who the call acts
+   * for, from the service's own record (the stub: an id derived from the API key that started the run, never the
+   * key), the same for nested runs. Scope your data by it. `undefined` over a service that does not say, and
+   * with `invokeTool` unless given.
+   */
+  readonly tenantId: string | undefined;
+  /**
+   * The end user the run acts for, as whoever started the run said (`client.run(agent, input, { userId })`, the
+   * service's HTTP API or UI), passed on by the service (feature `call_context`) to the run's calls and its
+   * nested runs. `undefined` when the run was started without one, over a service that does not say, and with
+   * `invokeTool` unless given.
+   */
+  readonly userId: string | undefined;
+  /**
    * The client's logger (or `invokeTool`'s `logger`), for this call: each line gets `callId`, `toolName` and
    * `attempt` among its fields, and every text and field is redacted (the client's `redact` rules, the API key,
    * the values of the tool's `sensitiveFieldNames`). Silent when there is no logger.
@@ -304,6 +325,67 @@ export function retryRefusal(
 }
 
 /*
+ * Discovery metadata: what a tool tells the service about when to show it to a model (Assembly Line's
+ * `defaultEnabled` and `capability`). Announced in the definition; toolwire itself does nothing else with it.
+ */
+/** Where the service shows the tool: up front, behind discovery, only through a skill, or not at all. */
+export type ToolVisibility = 'auto' | 'always' | 'deferred' | 'skill' | 'hidden';
+/** Where the service would have the tool run, for a service that also runs tools itself. */
+export type ToolExecution = 'auto' | 'direct' | 'sandbox' | 'both';
+
+/** `tool({ capability })`: discovery metadata, announced to the service as it is (`definition.capability`). */
+export interface ToolCapability {
+  /** Where the service shows the tool to a model. @default 'auto' (the service decides) */
+  visibility?: ToolVisibility | undefined;
+  /** Where the service would have it run; a call to this process runs here whatever it says. @default 'auto' */
+  execution?: ToolExecution | undefined;
+  /** A group the tool belongs to, for discovery: 1 to 64 letters, digits, `_ . : / -`. */
+  namespace?: string | undefined;
+  /** Words discovery may match: at most 32, each 1 to 64 characters. */
+  tags?: readonly string[] | undefined;
+  /** Other names discovery may find the tool by: at most 16, each a valid tool name. */
+  aliases?: readonly string[] | undefined;
+}
+
+/** Bounds of {@link ToolCapability}, as the protocol checks them too. */
+export const CAPABILITY_LIMITS = { maxTags: 32, maxTagChars: 64, maxAliases: 16 } as const;
+
+const aListOf = (item: Rule, max: number, expected: string): Rule => {
+  const list = anArrayOf(item, expected);
+  return { ...list, test: (value) => list.test(value) && (value as unknown[]).length <= max };
+};
+
+const anEnum = (values: readonly string[]): Rule => ({
+  expected: values.map((value) => `'${value}'`).join(', '),
+  test: (value) => typeof value === 'string' && values.includes(value),
+});
+
+const CAPABILITY_SPEC: OptionsSpec<ToolCapability> = {
+  rules: {
+    visibility: anEnum(['auto', 'always', 'deferred', 'skill', 'hidden']),
+    execution: anEnum(['auto', 'direct', 'sandbox', 'both']),
+    namespace: aString('1 to 64 letters, digits or _ . : / -', { pattern: /^[a-zA-Z0-9_.:/-]{1,64}$/ }),
+    tags: aListOf(
+      aString('a string of 1 to 64 characters', { minLength: 1, maxLength: CAPABILITY_LIMITS.maxTagChars }),
+      CAPABILITY_LIMITS.maxTags,
+      `an array of at most ${CAPABILITY_LIMITS.maxTags} tags`,
+    ),
+    aliases: aListOf(
+      aString('1 to 64 letters, digits, _ or -', { pattern: /^[a-zA-Z0-9_-]{1,64}$/ }),
+      CAPABILITY_LIMITS.maxAliases,
+      `an array of at most ${CAPABILITY_LIMITS.maxAliases} tool names`,
+    ),
+  },
+  aliases: { tag: 'tags', alias: 'aliases', names: 'aliases', group: 'namespace', mode: 'execution' },
+};
+
+/** The rule of `tool({ capability })`. */
+export const aCapability: Rule = anObject(
+  CAPABILITY_SPEC,
+  'an object { visibility?, execution?, namespace?, tags?, aliases? }',
+);
+
+/*
  * Approval policies: what `needsApproval` accepts besides a boolean. `approvalRequired(reason, sideEffect?)`
  * (Assembly Line's name) builds an "always ask, saying why" policy; a predicate may answer
  * `{ required, reason }`. The reason reaches the approver (PROTOCOL.md §18.8).
@@ -326,8 +408,9 @@ export type ApprovalAnswer = boolean | { required: boolean; reason?: string };
  * Every call of the tool needs a human's approval, and the approver is told `reason`. Announced as
  * `needsApproval: true` with `approvalReason` (PROTOCOL.md §18.8), so the service holds the calls itself when
  * the client has no `onApproval`. Assembly Line's `approvalRequired(reason, sideEffect?)`, its `sideEffect`
- * defaulting to `'external'` as there; toolwire records it on the policy only (`tool({ sideEffect })` is the
- * tool's own class).
+ * defaulting to `'external'` as there: a tool that gives no `sideEffect` of its own is announced with this one
+ * (`definition.sideEffect`), and its approval requests carry it (`ApprovalRequest.sideEffect`). A tool that gives
+ * both must give the same class (`conflicting_options` otherwise).
  *
  * @param reason - a non-empty string of at most 1,000 characters (`tool()` refuses another with
  *   `ToolDefinitionError` `invalid_option`).
@@ -341,10 +424,33 @@ export type ApprovalAnswer = boolean | { required: boolean; reason?: string };
  * });
  * ```
  */
-export function approvalRequired(reason: string, sideEffect: SideEffect = 'external'): ApprovalPolicy {
-  const policy = { reason, sideEffect };
+export function approvalRequired(reason: string, sideEffect?: SideEffect): ApprovalPolicy {
+  const policy = { reason, sideEffect: sideEffect ?? DEFAULT_SIDE_EFFECT };
   Object.defineProperty(policy, POLICY, { value: true });
+  // The class the tool is announced with when it gives no `sideEffect` of its own (see `sideEffectOf`).
+  if (sideEffect !== undefined) Object.defineProperty(policy, DECLARED, { value: sideEffect });
   return Object.freeze(policy);
+}
+
+const DECLARED = Symbol.for('toolwire.approvalRequired.sideEffect.v1');
+
+/**
+ * A tool's side-effect class: its own `sideEffect`, else the one its `approvalRequired(reason, sideEffect)` was
+ * given, else `'external'`.
+ * @throws ToolDefinitionError `conflicting_options` when the two are given and differ.
+ */
+function sideEffectOf(given: SideEffect | undefined, approval: unknown, owner: OptionsOwner): SideEffect {
+  const declared = isApprovalPolicy(approval)
+    ? ((approval as { [DECLARED]?: SideEffect })[DECLARED] ?? undefined)
+    : undefined;
+  if (given !== undefined && declared !== undefined && given !== declared) {
+    optionsFault(
+      owner,
+      'conflicting_options',
+      `sideEffect is '${given}', but needsApproval is approvalRequired(…, '${declared}'); give the class once`,
+    );
+  }
+  return given ?? declared ?? DEFAULT_SIDE_EFFECT;
 }
 
 /** `true` for a policy made by {@link approvalRequired}. */
@@ -482,6 +588,8 @@ const TOOLWIRE_ONLY_KEYS = [
   'sideEffect',
   'retry',
   'sensitiveFieldNames',
+  'defaultEnabled',
+  'capability',
 ];
 /** The AI SDK's `(input, options)` or toolwire's `(ctx, input)`. */
 type ArgumentOrder = 'ai-sdk' | 'toolwire';
@@ -700,10 +808,40 @@ export type InferParameters<P> = [P] extends [undefined]
         : Record<string, unknown>;
 
 /**
+ * The fields of your app's run context (`ctx.context`), declared once for the whole app by declaration merging;
+ * empty until you do. While it is empty, a tool that does not type its context gets a loose one
+ * ({@link DefaultContext}), so `execute: (input, { context }) => context.tenantId` compiles as written; once you
+ * declare fields, that tool's `ctx.context` has them (and only them). A tool typed with `ToolContext<Mine>`
+ * keeps `Mine` either way.
+ *
+ * @example
+ * ```ts
+ * declare module 'toolwire' {
+ *   interface AppContext {
+ *     tenantId: string;
+ *   }
+ * }
+ * ```
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: users add their run context's fields to it by declaration merging.
+export interface AppContext {}
+
+/**
+ * The type of `ctx.context` for a tool that does not say (`tool()`, `new Client()`): {@link AppContext} once
+ * fields are declared in it, else loose (any value; a property read is not checked), since the context is
+ * whatever the app gave the client or the run, and `undefined` when it gave none.
+ */
+export type DefaultContext = [keyof AppContext] extends [never]
+  ? // biome-ignore lint/suspicious/noExplicitAny: the loose default the user narrows per tool or by declaration merging.
+    any
+  : AppContext;
+
+/**
  * What `execute` and the other callbacks receive besides the input: the fields below, the methods of
  * {@link ContextMethods} (`progress`, …) and the members of {@link ContextScope} (`attempt`, `step`, …).
+ * `C` is the run context's type (`ctx.context`): {@link DefaultContext} unless the tool says.
  */
-export interface ToolContext<C = unknown> extends ContextMethods, ContextScope {
+export interface ToolContext<C = DefaultContext> extends ContextMethods, ContextScope {
   /** The run context given to the client (or to `invokeTool`); it never leaves the process. */
   context: C;
   /** Aborts when the call is cancelled (by the service or `options.signal`) or times out (`timeoutMs`). */
@@ -736,7 +874,11 @@ export interface ToolContext<C = unknown> extends ContextMethods, ContextScope {
 }
 
 /** Options of {@link tool}. `P` is the type of `parameters`, `Out` what `execute` returns, `C` the context. */
-export interface ToolOptions<P extends ToolParameters | undefined = undefined, Out = unknown, C = unknown> {
+export interface ToolOptions<
+  P extends ToolParameters | undefined = undefined,
+  Out = unknown,
+  C = DefaultContext,
+> {
   /** Name the model calls the tool by: 1 to 64 letters, digits, `_` or `-`. */
   name: string;
   /** What the tool does and when to use it; the model reads it. Must not be empty. */
@@ -856,6 +998,18 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
    * @default []
    */
   sensitiveFieldNames?: readonly string[] | undefined;
+  /**
+   * Show the tool to the model up front (`true`) or leave it behind the service's discovery (`false`), for a
+   * service that defers tools (Assembly Line's `defaultEnabled`). Announced as `definition.defaultEnabled`; a
+   * service without discovery ignores it. @default the service decides
+   */
+  defaultEnabled?: boolean | undefined;
+  /**
+   * Discovery metadata (see {@link ToolCapability}): where the service shows the tool, where it would run it, its
+   * namespace, tags and other names. Announced as `definition.capability`; a service without discovery ignores it.
+   * @default none
+   */
+  capability?: ToolCapability | undefined;
 }
 
 /**
@@ -864,7 +1018,7 @@ export interface ToolOptions<P extends ToolParameters | undefined = undefined, O
  *
  * `Input`, `Output` and `C` are the validated input, `execute`'s result and the context type.
  */
-export interface Tool<Input = unknown, Output = unknown, C = unknown> {
+export interface Tool<Input = unknown, Output = unknown, C = DefaultContext> {
   /** The tool's name. */
   readonly name: string;
   /** The tool's description. */
@@ -970,6 +1124,8 @@ const TOOL_OPTIONS: OptionsSpec<AnyOptions> = {
     sideEffect: aSideEffect,
     retry: aRetry,
     sensitiveFieldNames: aFieldNameList,
+    defaultEnabled: aBoolean,
+    capability: aCapability,
     ...IGNORED_TOOL_KEYS,
   },
   aliases: {
@@ -1005,6 +1161,9 @@ const TOOL_OPTIONS: OptionsSpec<AnyOptions> = {
     _meta: 'metadata',
     // Mastra's name of needsApproval.
     requireApproval: 'needsApproval',
+    capabilities: 'capability',
+    enabled: 'defaultEnabled',
+    enabledByDefault: 'defaultEnabled',
   },
 };
 
@@ -1053,7 +1212,7 @@ function deepFreeze<T>(value: T): T {
  * });
  * ```
  */
-export function tool<P extends ToolParameters | undefined = undefined, Out = unknown, C = unknown>(
+export function tool<P extends ToolParameters | undefined = undefined, Out = unknown, C = DefaultContext>(
   options: ToolOptions<P, Out, C>,
 ): Tool<InferParameters<P>, Out, C> {
   return makeTool(options, {}) as Tool<InferParameters<P>, Out, C>;
@@ -1154,7 +1313,12 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
   const options = isRecord(given) && from.key !== undefined ? { ...given, name: from.key } : given;
   checkOptions(options, TOOL_OPTIONS, owner);
   const loose = options as AnyOptions & Record<string, unknown>;
-  const refusal = retryRefusal(loose.sideEffect, loose.retry);
+  const sideEffect = sideEffectOf(loose.sideEffect, loose.needsApproval ?? loose.requiresApproval, owner);
+  // Said as given: a tool that gave no class (nor its policy) is told what the default means.
+  const refusal = retryRefusal(
+    loose.sideEffect ?? (sideEffect === DEFAULT_SIDE_EFFECT ? undefined : sideEffect),
+    loose.retry,
+  );
   if (refusal !== undefined) throw new ToolDefinitionError('retry_not_allowed', `${owner.name}: ${refusal}`);
   const { adapter: parameters, inputSchema } = parametersOf(loose, owner);
   if ((loose.sensitiveFieldNames?.length ?? 0) > 0 && parameters.kind === 'none') {
@@ -1198,13 +1362,27 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     // predicate is evaluated here on receipt; when it says yes, the client sends `approval_request`.
     needsApproval: internals.needsApproval === true || policy !== undefined,
     ...(policy === undefined ? {} : { approvalReason: policy.reason }),
-    sideEffect: loose.sideEffect ?? DEFAULT_SIDE_EFFECT,
+    sideEffect,
     // The service passes it on to its model with the feature `strict` (PROTOCOL.md §18.13).
     ...(loose.strict === true ? { strict: true as const } : {}),
+    // Discovery metadata, for a service that defers tools (docs/protocol/call-context.md).
+    ...(loose.defaultEnabled === undefined ? {} : { defaultEnabled: loose.defaultEnabled }),
+    ...(loose.capability === undefined ? {} : { capability: capabilityOf(loose.capability) }),
   });
   const made = { name: loose.name, description: loose.description, definition };
   Object.defineProperty(made, INTERNALS, { value: Object.freeze(internals) });
   return Object.freeze(made) as Tool;
+}
+
+/** The capability as announced: its given keys only, lists copied. */
+function capabilityOf(given: ToolCapability): NonNullable<ToolDefinition['capability']> {
+  const out: NonNullable<ToolDefinition['capability']> = {};
+  if (given.visibility !== undefined) out.visibility = given.visibility;
+  if (given.execution !== undefined) out.execution = given.execution;
+  if (given.namespace !== undefined) out.namespace = given.namespace;
+  if (given.tags !== undefined) out.tags = [...given.tags];
+  if (given.aliases !== undefined) out.aliases = [...given.aliases];
+  return out;
 }
 
 /**

@@ -324,6 +324,10 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
   const { sessionId } = value;
   if (sessionId !== undefined && !isId(sessionId)) return undefined;
   if (agentName !== undefined && (typeof agentName !== 'string' || agentName.length > 128)) return undefined;
+  const { agentRevision, tenantId, userId } = value;
+  if (agentRevision !== undefined && !isId(agentRevision)) return undefined;
+  if (tenantId !== undefined && !isId(tenantId)) return undefined;
+  if (userId !== undefined && !isId(userId)) return undefined;
   if (value.steps !== undefined) return undefined;
   const frame: FrameOf<ServiceFrame, 'tool_call'> = { type: 'tool_call', callId, runId, toolName };
   if ('arguments' in value) frame.arguments = value.arguments;
@@ -337,6 +341,9 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
   if (argumentsEdited === true) frame.argumentsEdited = true;
   if (sessionId !== undefined) frame.sessionId = sessionId;
   if (agentName !== undefined) frame.agentName = agentName;
+  if (agentRevision !== undefined) frame.agentRevision = agentRevision;
+  if (tenantId !== undefined) frame.tenantId = tenantId;
+  if (userId !== undefined) frame.userId = userId;
   return frame;
 }
 

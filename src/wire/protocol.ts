@@ -318,6 +318,12 @@ export const toolCallScope = {
   sessionId: z.optional(id),
   /** Feature `call_context`: the name of the agent whose run made the call. */
   agentName: z.optional(z.string().check(z.maxLength(128))),
+  /** Feature `call_context`: the service's identity of the agent's definition the run started with. */
+  agentRevision: z.optional(id),
+  /** Feature `call_context`: the tenant (account) the run belongs to, as the service knows it; never a secret. */
+  tenantId: z.optional(id),
+  /** Feature `call_context`: the end user the run acts for, as whoever started it said (`run_start.userId`). */
+  userId: z.optional(id),
   /** Feature `steps`: the call's completed steps the service kept (a re-dispatched call), by key. */
   steps: z.optional(keptSteps),
 };
@@ -536,6 +542,18 @@ export const toolDefinitionSchema = z.object({
   sideEffect: z.optional(z.enum(SIDE_EFFECTS)),
   /** `parameters` are in strict form (PROTOCOL.md §18.13, feature `strict`); an older service ignores it. */
   strict: z.optional(z.boolean()),
+  /** Discovery: show the tool up front (`true`) or behind discovery (`false`); an older service ignores it. */
+  defaultEnabled: z.optional(z.boolean()),
+  /** Discovery metadata (docs/protocol/call-context.md); an older service ignores it. */
+  capability: z.optional(
+    z.object({
+      visibility: z.optional(z.enum(['auto', 'always', 'deferred', 'skill', 'hidden'])),
+      execution: z.optional(z.enum(['auto', 'direct', 'sandbox', 'both'])),
+      namespace: z.optional(z.string().check(z.regex(/^[a-zA-Z0-9_.:/-]{1,64}$/))),
+      tags: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(64))).check(z.maxLength(32))),
+      aliases: z.optional(z.array(z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/))).check(z.maxLength(16))),
+    }),
+  ),
 });
 
 /** JSON-serialisable definition of an agent, sent with `run_start`. Its tools' `execute` never leaves. */
@@ -604,6 +622,11 @@ const runStart = z.object({
   /** Set for a nested run (an agent used as a tool): the run and call it belongs to. */
   parentRunId: z.optional(id),
   parentCallId: z.optional(id),
+  /**
+   * The end user the run acts for (feature `call_context`: the service gives it to the run's calls and nested
+   * runs as `tool_call.userId`); a nested run takes its parent's. An older service ignores it.
+   */
+  userId: z.optional(id),
 });
 
 const runCancel = z.object({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { approvalRequired, invokeTool, tool } from '../../src/index';
+import { approvalRequired, invokeTool, ToolDefinitionError, tool } from '../../src/index';
 
 const refund = (extra: Record<string, unknown> = {}) =>
   tool({
@@ -45,6 +45,45 @@ describe('approval policies', () => {
     );
     expect(reasons).toEqual(['Refunds move money.', 'over 10']);
     expect(skipped.status).toBe('ok');
+  });
+
+  it("announces approvalRequired's side-effect class and gives it to the approver", async () => {
+    const note = refund({ needsApproval: approvalRequired('Notes are durable.', 'idempotent') });
+    expect(note.definition).toMatchObject({ needsApproval: true, sideEffect: 'idempotent' });
+    const asked: unknown[] = [];
+    await invokeTool(note, { orderId: 'o1', amount: 5 }, { approve: (request) => asked.push(request) > 0 });
+    expect(asked).toEqual([
+      expect.objectContaining({ reason: 'Notes are durable.', sideEffect: 'idempotent', toolName: 'refund' }),
+    ]);
+    // Without a class of its own the policy's default is the tool's default: external.
+    expect(refund({ needsApproval: approvalRequired('Refunds move money.') }).definition.sideEffect).toBe(
+      'external',
+    );
+    // A tool's own class wins over the policy's default, and is what the approver is told.
+    const own = refund({ needsApproval: approvalRequired('Reads only.'), sideEffect: 'none' });
+    expect(own.definition.sideEffect).toBe('none');
+    asked.length = 0;
+    await invokeTool(own, { orderId: 'o1', amount: 5 }, { approve: (request) => asked.push(request) > 0 });
+    expect(asked).toEqual([expect.objectContaining({ sideEffect: 'none' })]);
+  });
+
+  it('refuses a tool whose sideEffect differs from its approvalRequired class', () => {
+    expect(() =>
+      refund({ needsApproval: approvalRequired('Notes are durable.', 'idempotent'), sideEffect: 'none' }),
+    ).toThrowError(
+      new ToolDefinitionError(
+        'conflicting_options',
+        `tool "refund": sideEffect is 'none', but needsApproval is approvalRequired(…, 'idempotent'); give the class once`,
+      ),
+    );
+    // The same class twice is fine; the policy's class also allows retry.
+    expect(
+      refund({
+        needsApproval: approvalRequired('Notes are durable.', 'idempotent'),
+        sideEffect: 'idempotent',
+        retry: { maxAttempts: 2 },
+      }).definition.sideEffect,
+    ).toBe('idempotent');
   });
 
   it('refuses an approvalRequired with an empty reason at definition time', () => {

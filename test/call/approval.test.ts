@@ -42,6 +42,7 @@ describe('approval', () => {
       runId: 'r1',
       toolName: 'issue_refund',
       input: { amount: 5 },
+      sideEffect: 'external',
     });
   });
 

@@ -22,6 +22,12 @@ describe('Agent options', () => {
     );
   });
 
+  it('takes no instructions: the definition then has an empty system prompt', () => {
+    const writer = new Agent({ name: 'Writer' });
+    expect(writer.instructions).toBe('');
+    expect(agentDefinition(writer)).toEqual({ name: 'Writer', instructions: '', tools: [] });
+  });
+
   it.each([
     [null, 'invalid_options', 'new Agent(options): options must be an object, got null'],
     [

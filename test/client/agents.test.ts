@@ -446,7 +446,9 @@ describe('approvals', () => {
     const running = client.run(new Agent({ name: 'A', instructions: '', tools: [refund] }), 'go');
     const { runId, callId } = await approval;
     expect(runs).toEqual([]);
-    expect(requested).toEqual([{ callId, runId, toolName: 'refund', input: { orderId: 'o1' } }]);
+    expect(requested).toEqual([
+      { callId, runId, toolName: 'refund', input: { orderId: 'o1' }, sideEffect: 'external' },
+    ]);
     expect((await decide(server, runId, callId, { approved: true })).status).toBe(200);
     const result = await running;
     expect(result.finalOutput).toBe('refunded o1 (approved=true)');

@@ -309,7 +309,9 @@ describe('Client tools and events (msw)', () => {
     const asked = connection.next('approval_request');
     connection.send({ type: 'tool_call', callId: 'a1', runId: 'r1', toolName: 'guarded', arguments: {} });
     expect(await asked).toEqual({ type: 'approval_request', callId: 'a1' });
-    expect(requested).toEqual([{ callId: 'a1', runId: 'r1', toolName: 'guarded', input: {} }]);
+    expect(requested).toEqual([
+      { callId: 'a1', runId: 'r1', toolName: 'guarded', input: {}, sideEffect: 'external' },
+    ]);
     expect(runs).toBe(0);
     const result = connection.next('tool_result');
     connection.send({

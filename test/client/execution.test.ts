@@ -61,6 +61,9 @@ describe('Execution frame', () => {
     argumentsEdited: true,
     sessionId: 's1',
     agentName: 'Support',
+    agentRevision: 'Support@0123456789ab',
+    tenantId: 't_acme',
+    userId: 'user_42',
     steps: { fetch: 1 },
   };
 

@@ -82,16 +82,16 @@
  *     }
  *   });
  *
- * `approvalRequired` is toolwire's (same arguments); `ctx` is toolwire's `ToolContext` (typed as such, since
- * `defineTool` is a stand-in). `fetch` is stubbed for the test (no network). A difference, said plainly:
- * toolwire keeps a step per call (replayed for a retry or a re-dispatch of the call, kept by the service), not
- * per run as Assembly Line does; and `metadata` is accepted and not used.
+ * As written, with only the import line changed to `toolwire/compat`: `defineTool` without a name gives a
+ * definition that a `tools` record names by its key (there, the file name), and `ctx` is not annotated (it is
+ * toolwire's `ctx` with Assembly Line's names: `approvedToolCall`, `agentRevisionIdentity`). `fetch` is stubbed
+ * for the test (no network). A difference, said plainly: toolwire keeps a step per call (replayed for a retry or
+ * a re-dispatch of the call, kept by the service), not per run as Assembly Line does; and `metadata` is accepted
+ * and not used.
  */
+import { approvalRequired, defineTool } from 'toolwire/compat';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { approvalRequired, type ToolContext } from '../../src/index';
 import { runSeed } from './through-stub';
-
-const defineTool = <T>(definition: T): T => definition;
 
 const echo = defineTool({
   description: 'Echo a message back to the caller.',
@@ -134,7 +134,7 @@ const record_note = defineTool({
     required: ['note'],
   },
   needsApproval: approvalRequired('Recording a note is a durable side effect.', 'idempotent'),
-  async execute(input: { note: string }, ctx: ToolContext) {
+  async execute(input: { note: string }, ctx) {
     await ctx.emit('note.recorded', {
       note: input.note,
       idempotencyKey: ctx.idempotencyKey('record-note'),
@@ -150,7 +150,7 @@ const hydrate_customer = defineTool({
     properties: { customerId: { type: 'string' } },
     required: ['customerId'],
   },
-  async execute(input: { customerId: string }, ctx: ToolContext) {
+  async execute(input: { customerId: string }, ctx) {
     const profile = await ctx.step(
       `hydrate-customer:${input.customerId}`,
       async () => {
@@ -163,6 +163,24 @@ const hydrate_customer = defineTool({
     );
 
     return { profile };
+  },
+});
+
+/** The Execution Context's identity members, and discovery metadata (Full Options: defaultEnabled, capability). */
+const whoami = defineTool({
+  description: 'Say which run, revision and approval this call has.',
+  inputSchema: { type: 'object', properties: {} },
+  defaultEnabled: true,
+  capability: {
+    visibility: 'always',
+    execution: 'direct',
+    namespace: 'meta',
+    tags: ['debug'],
+    aliases: ['me'],
+  },
+  needsApproval: true,
+  async execute(_input, ctx) {
+    return { runId: ctx.runId, revision: ctx.agentRevisionIdentity, approved: ctx.approvedToolCall };
   },
 });
 
@@ -193,12 +211,13 @@ describe('seed 001: Assembly Line', () => {
   });
 
   it('Approval Gates: approvalRequired(reason, sideEffect) asks with the reason, then runs and emits', async () => {
-    const asked: Array<{ toolName: string; reason: string | undefined }> = [];
+    const asked: Array<{ toolName: string; reason: string | undefined; sideEffect: unknown }> = [];
     let emitted: unknown;
+    let sideEffect: unknown;
     const lines = await runSeed({
       tools: { record_note },
       onApproval: (request) => {
-        asked.push({ toolName: request.toolName, reason: request.reason });
+        asked.push({ toolName: request.toolName, reason: request.reason, sideEffect: request.sideEffect });
         return true;
       },
       script: [
@@ -207,12 +226,18 @@ describe('seed 001: Assembly Line', () => {
       ],
       inspect: (transcript) => {
         emitted = transcript?.events.find((event) => event.kind === 'tool_event')?.data;
+        sideEffect = transcript?.toolCalls[0]?.sideEffect;
       },
     });
     expect(lines).toEqual(['record_note({"note":"call back Friday"}) → ok: {"recorded":true}']);
     expect(asked).toEqual([
-      { toolName: 'record_note', reason: 'Recording a note is a durable side effect.' },
+      {
+        toolName: 'record_note',
+        reason: 'Recording a note is a durable side effect.',
+        sideEffect: 'idempotent',
+      },
     ]);
+    expect(sideEffect).toBe('idempotent');
     expect(emitted).toMatchObject({
       event: 'note.recorded',
       data: { note: 'call back Friday', idempotencyKey: expect.stringMatching(/^toolwire:.+:record-note$/) },
@@ -246,5 +271,21 @@ describe('seed 001: Assembly Line', () => {
       },
     ]);
     expect(steps).toEqual({ 'hydrate-customer:c_9': { id: 'c_9', name: 'Ada' } });
+  });
+
+  it('Execution Context: ctx.runId, ctx.agentRevisionIdentity, ctx.approvedToolCall; discovery metadata announced', async () => {
+    let result: unknown;
+    let runId: string | undefined;
+    const lines = await runSeed({
+      tools: { whoami },
+      onApproval: () => true,
+      script: [{ toolCalls: [{ name: 'whoami', arguments: {} }] }, { text: 'ok' }],
+      inspect: (transcript) => {
+        runId = transcript?.runId;
+        result = JSON.parse(transcript?.toolCalls[0]?.output ?? 'null');
+      },
+    });
+    expect(lines).toHaveLength(1);
+    expect(result).toEqual({ runId, revision: expect.stringMatching(/^Seed@[0-9a-f]{12}$/), approved: true });
   });
 });

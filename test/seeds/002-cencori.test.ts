@@ -29,13 +29,14 @@
  *   const researcher = new Agent({ name: 'Researcher', instructions: '...' });
  *   const writer = new Agent({ name: 'Writer', tools: [researcher.asTool({ toolDescription: 'Look up facts.' })] });
  *
- * One difference, in types only: toolwire types the run context (`unknown` unless the tool says), so
- * `{ context }` is annotated `ToolContext<{ tenantId: string }>` for `context.tenantId` to compile. `new Agent`
- * needs `instructions` (the document's `writer` leaves it out): given as `'...'`.
+ * As written, with only the import changed: `{ context }` is not annotated (the run context is loosely typed until
+ * the app declares `AppContext`), and `writer` has no `instructions`. test/seeds/strict-tsc.test.ts compiles
+ * this file under strict `tsc`, and the app-wide narrowing by declaration merging too.
  */
+
+import { Agent, tool } from 'toolwire';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, type ToolContext, tool } from '../../src/index';
 import { runSeed } from './through-stub';
 
 const db = {
@@ -59,7 +60,7 @@ describe('seed 002: Cencori', () => {
         email: z.string().email(),
         status: z.enum(['open', 'shipped', 'refunded']).optional(),
       }),
-      execute: async ({ email, status }, { context }: ToolContext<{ tenantId: string }>) =>
+      execute: async ({ email, status }, { context }) =>
         db.orders.search({ email, status, tenant: context.tenantId }),
     });
     const charge = tool({
@@ -127,14 +128,17 @@ describe('seed 002: Cencori', () => {
     ]);
   });
 
-  it('runs an agent as a tool of another agent', async () => {
+  it('runs an agent as a tool of another agent, the outer one without instructions', async () => {
     const researcher = new Agent({ name: 'Researcher', instructions: '...' });
     const writer = new Agent({
       name: 'Writer',
-      instructions: '...',
       tools: [researcher.asTool({ toolDescription: 'Look up facts.' })],
     });
+    let firstMessages: unknown;
     const lines = await runSeed({
+      inspect: (transcript) => {
+        firstMessages = transcript?.messages.slice(0, 2);
+      },
       tools: [],
       agent: writer,
       script: {
@@ -146,5 +150,7 @@ describe('seed 002: Cencori', () => {
       },
     });
     expect(lines).toEqual(['Researcher({"input":"capital of Norway?"}) → ok: Oslo']);
+    // No instructions, no system message: the model's conversation starts with the input.
+    expect(firstMessages).toMatchObject([{ role: 'user', content: 'go' }, { role: 'assistant' }]);
   });
 });

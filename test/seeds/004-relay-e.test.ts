@@ -1,7 +1,9 @@
 /**
- * Seed 004 (Relay-E), "Anatomy of a tool" and "Dangerous tools — requiresApproval", run through the Client.
- * `defineTool` (their package) is toolwire's `tool()` under their name: it takes the definition as written,
- * `inputSchema` and `requiresApproval` included, and infers `execute`'s input from the schema.
+ * Seed 004 (Relay-E), "Anatomy of a tool", "The ctx parameter" and "Dangerous tools — requiresApproval", run
+ * through the Client against the stub with only the import line changed: `defineTool` comes from
+ * `toolwire/compat`, and `ctx` has Relay-E's members with its meanings: the tenant and the end user come from the
+ * service (the stub: an id derived from the API key that started the run, and the `userId` given to
+ * `client.run()`), and reach nested runs.
  *
  * Quoted from the document:
  *
@@ -32,14 +34,15 @@
  *     }),
  *   });
  *
- * The document's `ctx.tenantId` would be `ctx.context.tenantId` in toolwire (the example does not read it).
+ *   interface ToolContext { tenantId: string; userId?: string; sessionId?: string; runId?: string;
+ *     config: Record<string, unknown>; logger: Logger; signal: AbortSignal; }
  */
+import { createHash } from 'node:crypto';
+import { Agent } from 'toolwire';
+import { defineTool } from 'toolwire/compat';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { tool } from '../../src/index';
 import { runSeed } from './through-stub';
-
-const defineTool = tool;
 
 describe('seed 004: Relay-E', () => {
   it('runs get_balance, tells the model about bad input, and holds transfer_funds for approval', async () => {
@@ -94,5 +97,61 @@ describe('seed 004: Relay-E', () => {
       'get_balance({"account_id":"a1"}) → ok: {"account_id":"a1","balance_usd":4231.55,"currency":"USD"}',
       'transfer_funds({"from_account":"a1","to_account":"a2","amount_usd":5000}) → rejected: transfer_funds was not run: the user declined.',
     ]);
+  });
+
+  it('gives ctx the tenant and end user from the service, in nested runs too, and the rest of its members', async () => {
+    const seen: Record<string, unknown>[] = [];
+    const whoami = defineTool({
+      name: 'whoami',
+      description: 'Says whom the call acts for.',
+      inputSchema: z.object({}),
+      execute: async (_input, ctx) => {
+        seen.push({
+          tenantId: ctx.tenantId,
+          userId: ctx.userId,
+          sessionId: typeof ctx.sessionId,
+          runId: typeof ctx.runId,
+          config: ctx.config,
+          logger: typeof ctx.logger.info,
+          signal: ctx.signal instanceof AbortSignal,
+        });
+        return `tenant ${ctx.tenantId}, user ${ctx.userId}`;
+      },
+    });
+    const inner = new Agent({ name: 'Inner', tools: [whoami] });
+    const outer = new Agent({
+      name: 'Outer',
+      tools: [whoami, inner.asTool({ toolDescription: 'Asks Inner.' })],
+    });
+    const lines = await runSeed({
+      tools: [whoami],
+      agent: outer,
+      apiKeys: ['key-of-acme'],
+      userId: 'user_42',
+      context: { region: 'eu' },
+      script: {
+        Outer: [
+          { toolCalls: [{ name: 'whoami', arguments: {} }] },
+          { toolCalls: [{ name: 'Inner', arguments: { input: 'and you?' } }] },
+          { text: 'done' },
+        ],
+        Inner: [{ toolCalls: [{ name: 'whoami', arguments: {} }] }, { text: 'inner done' }],
+      },
+    });
+    const tenant = `t_${createHash('sha256').update('key-of-acme').digest('hex').slice(0, 16)}`;
+    expect(lines).toEqual([
+      `whoami({}) → ok: tenant ${tenant}, user user_42`,
+      'Inner({"input":"and you?"}) → ok: inner done',
+    ]);
+    const member = {
+      tenantId: tenant,
+      userId: 'user_42',
+      sessionId: 'string',
+      runId: 'string',
+      config: { region: 'eu' },
+      logger: 'function',
+      signal: true,
+    };
+    expect(seen).toEqual([member, member]);
   });
 });

@@ -20,16 +20,24 @@ export interface SeedRun {
   onApproval?: (request: ApprovalRequest) => ApprovalDecision;
   /** The agent to run; else one named `Seed` with `tools`. */
   agent?: Agent;
+  /** `client.run()`'s `userId`: the end user the run acts for. */
+  userId?: string;
+  /** The stub's `apiKeys` (the client presents the first): each key is a tenant. */
+  apiKeys?: string[];
   /** Given the stub's transcript of the run (its events, the steps kept with each call). */
   inspect?: (transcript: RunTranscript | undefined) => void;
 }
 
 /** The run's tool calls as `name(arguments) → status: output`, in order. */
 export async function runSeed(options: SeedRun): Promise<string[]> {
-  const stub = await startStubServer({ model: scriptedModel(options.script), logger: silentLogger });
+  const stub = await startStubServer({
+    model: scriptedModel(options.script),
+    logger: silentLogger,
+    ...(options.apiKeys === undefined ? {} : { apiKeys: options.apiKeys }),
+  });
   const client = new Client({
     url: stub.url,
-    apiKey: 'seed-key',
+    apiKey: options.apiKeys?.[0] ?? 'seed-key',
     tools: options.tools,
     ...(options.onApproval === undefined ? {} : { onApproval: options.onApproval }),
   });
@@ -37,11 +45,10 @@ export async function runSeed(options: SeedRun): Promise<string[]> {
     await client.connect();
     const agent =
       options.agent ?? new Agent({ name: 'Seed', instructions: 'Use the tools.', tools: options.tools });
-    const result = await client.run(
-      agent,
-      'go',
-      options.context === undefined ? {} : { context: options.context },
-    );
+    const result = await client.run(agent, 'go', {
+      ...(options.context === undefined ? {} : { context: options.context }),
+      ...(options.userId === undefined ? {} : { userId: options.userId }),
+    });
     options.inspect?.(stub.runs.get(result.runId));
     return result.toolCalls.map(
       (call) => `${call.toolName}(${JSON.stringify(call.arguments)}) → ${call.status}: ${call.output}`,

@@ -4,6 +4,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod3';
 import {
+  type DefaultContext,
   type EmptyInput,
   invokeTool,
   type Tool,
@@ -103,7 +104,7 @@ describe('the other option types', () => {
         return { id: output.id };
       },
     });
-    expectTypeOf(t).toEqualTypeOf<Tool<{ id: string }, { id: string; secret: number }, unknown>>();
+    expectTypeOf(t).toEqualTypeOf<Tool<{ id: string }, { id: string; secret: number }, DefaultContext>>();
     expectTypeOf<ToolOutput<typeof t>>().toEqualTypeOf<{ id: string; secret: number }>();
   });
 
@@ -113,7 +114,7 @@ describe('the other option types', () => {
       description: 'd',
       parameters: z.object({ amount: z.number() }),
       needsApproval: (ctx, input) => {
-        expectTypeOf(ctx).toEqualTypeOf<ToolContext<unknown>>();
+        expectTypeOf(ctx).toEqualTypeOf<ToolContext<DefaultContext>>();
         expectTypeOf(input).toEqualTypeOf<{ amount: number }>();
         return input.amount > 100;
       },
