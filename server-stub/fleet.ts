@@ -113,7 +113,8 @@ export function fleetConflict(
       if (other === self || other.state === 'expired' || other.tenant !== tenant) continue;
       const theirs = other.tools.get(tool.name);
       if (theirs === undefined || sameLimits(theirs.fleet, tool.fleet)) continue;
-      return `fleet limits of ${tool.name} disagree: this worker announces ${describeLimits(tool.fleet)}, session ${other.id} announced ${describeLimits(theirs.fleet)}`;
+      // Short: a close reason fits in 123 bytes.
+      return `fleet limits of ${tool.name} disagree: this worker ${describeLimits(tool.fleet)}, the fleet ${describeLimits(theirs.fleet)}`;
     }
   }
   return undefined;
