@@ -13,7 +13,7 @@ async function answeredBy(server: Awaited<ReturnType<typeof stub>>, runId: strin
   expect(transcript.status).toBe('completed');
   return transcript.toolCalls.map((call) => {
     expect(call.status).toBe('ok');
-    return call.output.split(':')[0] as string;
+    return (call.output ?? '').split(':')[0] as string;
   });
 }
 
