@@ -10,6 +10,7 @@
 import { cancelledText, timeoutText, unknownToolText } from '../src/tool/model-text';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../src/wire/protocol';
 import type { Call, CallOutcome, CallResult } from './call';
+import { buildOffers, type FleetLimiter, noBuildText } from './fleet';
 import type { ResolvedStubOptions } from './options';
 import { atCapacity, mayServe, offeredStrict, offeredTools, pickSession } from './routing';
 import type { Run } from './run';
@@ -28,6 +29,8 @@ export interface DispatcherDeps {
   closeQuestions?(call: Call): void;
   /** A call was just held: an earlier `always` decision for its tool in its run decides it at once (`true`). */
   decidedAlways?(call: Call): boolean;
+  /** Counts the calls of tools with `fleet` limits across sessions (server-stub/fleet.ts). */
+  fleet?: FleetLimiter;
 }
 
 /** Why the service cancels a call. */
@@ -39,6 +42,8 @@ export class Dispatcher {
   readonly #calls = new Map<string, Call>();
   /** Calls in state `waiting`, in arrival order. */
   readonly #waiting = new Set<Call>();
+  /** Offers the waiting calls again when a tool's fleet rate gives a token back. */
+  #fleetTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(deps: DispatcherDeps) {
     this.#deps = deps;
@@ -169,6 +174,7 @@ export class Dispatcher {
         'client busy; the call will be offered again',
       );
       session.calls.delete(call.callId);
+      this.#releaseFleet(call);
       this.#evaluate(call);
       return;
     }
@@ -215,6 +221,7 @@ export class Dispatcher {
     for (const callId of session.calls) {
       const call = this.#calls.get(callId);
       if (!call?.sessionLost()) continue;
+      this.#deps.fleet?.release(callId);
       this.#deps.closeQuestions?.(call);
       orphans.push(call);
       this.#deps.options.logger.info(
@@ -235,6 +242,7 @@ export class Dispatcher {
 
   /** Clears every timer (server shutdown). */
   dispose(): void {
+    if (this.#fleetTimer !== undefined) clearTimeout(this.#fleetTimer);
     for (const call of this.#calls.values()) call.stopTimers();
   }
 
@@ -253,13 +261,28 @@ export class Dispatcher {
       call.retryWhenBusy(this.#deps.options.busyRetryMs, () => this.#evaluate(call));
       return;
     }
-    this.#waiting.delete(call);
     const definition = target.tools.get(call.toolName);
+    const limits = definition?.fleet;
+    const fleet = this.#deps.fleet;
+    if (limits !== undefined && fleet !== undefined && call.decision === undefined) {
+      // Over the tool's fleet-wide limit: held here, sent when a call of it ends or a token comes back.
+      const waitMs = fleet.waitFor(call.run.tenant, call.toolName, limits);
+      if (waitMs > 0) {
+        this.#waiting.add(call);
+        if (Number.isFinite(waitMs)) this.#retryFleetIn(waitMs);
+        return;
+      }
+    }
+    this.#waiting.delete(call);
     if (call.decision === undefined && definition?.needsApproval === true && !target.localApprovals) {
       call.activity.sideEffect = definition.sideEffect;
       this.hold(call, 'definition', definition.approvalReason);
       return;
     }
+    if (limits !== undefined && fleet !== undefined)
+      fleet.started(call.callId, call.run.tenant, call.toolName, limits);
+    // A run no client pinned takes the build of the first worker that takes one of its calls (fleets.md).
+    if (call.run.buildId === undefined && target.buildId !== undefined) call.run.buildId = target.buildId;
     call.dispatch(target.id);
     call.activity.sideEffect = definition?.sideEffect;
     call.activity.strict = definition?.strict === true;
@@ -278,7 +301,15 @@ export class Dispatcher {
         return;
       }
       if (call.state === 'dispatched') this.#sendCancel(call, 'deadline');
-      this.#finish(call, { status: 'timeout', output: timeoutText(call.toolName, deadlineMs) });
+      const { buildId } = call.run;
+      const noBuild =
+        call.state === 'waiting' &&
+        buildId !== undefined &&
+        !buildOffers(call.run, call.toolName, this.#deps.sessions);
+      const output = noBuild
+        ? noBuildText(call.toolName, buildId, deadlineMs)
+        : timeoutText(call.toolName, deadlineMs);
+      this.#finish(call, { status: 'timeout', output });
     };
     call.armDeadline(deadlineMs, expire);
   }
@@ -310,6 +341,7 @@ export class Dispatcher {
     const freed = call.state === 'dispatched' && call.sessionId !== undefined;
     const session = call.sessionId === undefined ? undefined : this.#deps.sessions.get(call.sessionId);
     if (!call.finish(outcome, answeredBy)) return;
+    this.#releaseFleet(call);
     this.#deps.closeQuestions?.(call);
     this.#waiting.delete(call);
     session?.calls.delete(call.callId);
@@ -324,6 +356,20 @@ export class Dispatcher {
     if (outcome.content !== undefined) data.content = outcome.content;
     this.#deps.emit(call.run, 'tool_result', data);
     if (freed && session) this.#offerWaiting(session);
+  }
+
+  /** The call no longer counts against its tool's fleet limits: calls waiting for room are offered again. */
+  #releaseFleet(call: Call): void {
+    if (this.#deps.fleet?.release(call.callId) === true)
+      void Promise.resolve().then(() => this.retryWaiting());
+  }
+
+  #retryFleetIn(delayMs: number): void {
+    if (this.#fleetTimer !== undefined) return;
+    this.#fleetTimer = setTimeout(() => {
+      this.#fleetTimer = undefined;
+      this.retryWaiting();
+    }, delayMs);
   }
 
   /** A call of `session` ended: offer it waiting calls while it has room (it may have been at capacity). */

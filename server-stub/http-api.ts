@@ -8,13 +8,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROTOCOL_VERSION } from '../src/wire/protocol';
-import { bearerKey, keyAccepted } from './auth';
+import { bearerKey } from './auth';
 import type { CallDecision } from './call';
 import { answerBody, cancelBody, decisionBody, parseBody, startRunBody } from './http-bodies';
 import { decodeSegment, HttpError, readJsonBody, sendJson } from './http-io';
 import type { Run } from './run';
 import type { StubService } from './service';
-import { tenantOf } from './tenants';
 import type { RunStatus } from './transcript';
 import { serveUi, UI_PATHS } from './ui/serve';
 
@@ -304,15 +303,15 @@ async function route(
  * @throws HttpError 401 `unauthorized` when the key is missing or unknown.
  */
 function authorize(service: StubService, request: IncomingMessage): string | undefined {
-  const { apiKeys } = service.options;
-  if (apiKeys === undefined) return undefined;
+  const { keys } = service;
+  if (!keys.checked) return undefined;
   const header = request.headers.authorization;
   const key = header === undefined ? undefined : bearerKey(header);
   if (key === undefined) {
     throw new HttpError(401, 'unauthorized', 'missing API key: send "Authorization: Bearer <key>"');
   }
-  if (!keyAccepted(apiKeys, key)) throw new HttpError(401, 'unauthorized', 'invalid API key');
-  return tenantOf(apiKeys, key);
+  if (!keys.accepts(key)) throw new HttpError(401, 'unauthorized', 'invalid API key');
+  return keys.tenantOf(key);
 }
 
 /**

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Call } from './call';
+import { sameBuild } from './fleet';
 import type { Run } from './run';
 import type { Session } from './session';
 
@@ -23,6 +24,7 @@ export function pickSession(
   const usable = (session: Session) =>
     session.state === 'connected' &&
     session.tenant === call.run.tenant &&
+    sameBuild(call.run, session) &&
     session.tools.has(call.toolName) &&
     !call.busyFrom.has(session.id) &&
     !atCapacity(session, inFlight);

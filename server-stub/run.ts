@@ -99,6 +99,8 @@ export class Run {
   readonly ownerSessionId: string | undefined;
   /** The tenant (API key) the run belongs to: only its sessions and HTTP requests see and serve it. */
   readonly tenant: string | undefined;
+  /** The build the run's calls go to (docs/protocol/fleets.md); `undefined`: not pinned yet, any worker. */
+  buildId: string | undefined = undefined;
   readonly requestId: string | undefined;
   readonly parentRunId: string | undefined;
   readonly parentCallId: string | undefined;

@@ -64,6 +64,8 @@ export interface RunManagerDeps {
   dispatcher: Dispatcher;
   events: EventEmitter<StubEvents>;
   toolsFor(run: Run): ToolDefinition[];
+  /** The build the operator set as current, for runs no client started (docs/protocol/fleets.md). */
+  currentBuild?(): string | undefined;
 }
 
 /** Every run of one stub server, kept in memory for the server's lifetime. */
@@ -139,6 +141,11 @@ export class RunManager {
       ...(request.parentCallId === undefined ? {} : { parentCallId: request.parentCallId }),
       ...(userId === undefined ? {} : { userId }),
     });
+    // Pinned to a build (docs/protocol/fleets.md): a nested run to its parent's, a client's run to the client's,
+    // any other to the current build when the operator set one (else to the first build that takes a call).
+    const parentBuild =
+      request.parentRunId === undefined ? undefined : this.#runs.get(request.parentRunId)?.buildId;
+    run.buildId = parentBuild ?? (owner ? owner.buildId : this.#deps.currentBuild?.());
     this.#runs.set(run.id, run);
     if (owner && request.requestId !== undefined)
       this.#byRequest.set(requestKey(owner.id, request.requestId), run);

@@ -7,15 +7,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EventEmitter } from 'eventemitter3';
 import { WebSocketServer } from 'ws';
-import { type AgentDefinition, CLOSE_CODES, SUBPROTOCOL } from '../src/wire/protocol';
+import { type AgentDefinition, CLOSE_CODES, MAX_BUILD_ID_CHARS, SUBPROTOCOL } from '../src/wire/protocol';
 import { closeSocket } from './close-socket';
 import type { StubEvents } from './events';
+import type { ApiKeyEntry } from './fleet';
 import { createHttpHandler } from './http-api';
 import type { Model } from './model';
 import { resolveStubOptions, type StubServerOptions } from './options';
 import { type SessionInfo, StubService } from './service';
 import { acceptSocket } from './socket-handler';
-import { tenantOf } from './tenants';
 import type { RunSummary, RunTranscript } from './transcript';
 
 /** Paths that accept the WebSocket upgrade. */
@@ -67,6 +67,19 @@ export interface StubServer {
   readonly events: EventEmitter<StubEvents>;
   /** The live sessions (connected, or detached within their grace period), oldest first. */
   sessions(): SessionInfo[];
+  /**
+   * Replaces the accepted API keys at run time (docs/protocol/fleets.md): each a string (a tenant of its own) or
+   * `{ key, tenant }` (another key of an existing tenant: a rotation; its sessions resume with it). A socket
+   * opened with a key no longer accepted is closed with 4001 `API key revoked`. An empty list accepts any key.
+   * @throws TypeError when a key or tenant is not a non-empty string.
+   */
+  setApiKeys(keys: readonly ApiKeyEntry[]): void;
+  /**
+   * Sets the build that runs no client started are pinned to (`welcome.buildPolicy` becomes `current`), or
+   * `undefined` to pin them to the first build that takes one of their calls. Runs already pinned keep theirs.
+   * @throws TypeError when `buildId` is not a string of 1 to 128 characters or `undefined`.
+   */
+  setCurrentBuild(buildId: string | undefined): void;
   /**
    * Cancels every run, closes every socket with 4050 and stops listening. Idempotent; resolves when the port is
    * free.
@@ -158,7 +171,7 @@ export async function startStubServer(options: StubServerOptions = {}): Promise<
         agent: definition,
         input,
         startedBy: 'api',
-        tenant: tenantOf(resolved.apiKeys, startOptions.apiKey ?? resolved.apiKeys?.values().next().value),
+        tenant: service.keys.tenantOf(startOptions.apiKey ?? service.keys.keys?.values().next().value),
         ...(startOptions.maxTurns === undefined ? {} : { maxTurns: startOptions.maxTurns }),
       });
       if ('code' in started) throw new Error(started.message);
@@ -175,6 +188,17 @@ export async function startStubServer(options: StubServerOptions = {}): Promise<
     model: resolved.model,
     events: service.events,
     sessions: () => service.sessionInfo(),
+    setApiKeys: (keys) => service.setApiKeys(keys),
+    setCurrentBuild: (buildId) => {
+      if (
+        buildId !== undefined &&
+        (typeof buildId !== 'string' || buildId.length === 0 || buildId.length > MAX_BUILD_ID_CHARS)
+      )
+        throw new TypeError(
+          `setCurrentBuild: buildId must be a string of 1 to ${MAX_BUILD_ID_CHARS} characters or undefined`,
+        );
+      service.currentBuild = buildId;
+    },
     close,
   };
 }

@@ -19,12 +19,12 @@ import { CallUpdates } from './call-updates';
 import { closeSocket } from './close-socket';
 import { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
+import { type ApiKeyEntry, FleetLimiter, fleetConflict, KeyRing } from './fleet';
 import type { ResolvedStubOptions } from './options';
 import { Questions } from './questions';
 import type { Run } from './run';
 import { RunManager } from './runs';
 import { Session, SLOW_READER_CLOSE_CODE } from './session';
-import { tenantOf } from './tenants';
 import type { RunEventKind } from './transcript';
 
 /** Public view of a session, for `server.sessions()`. */
@@ -35,6 +35,8 @@ export interface SessionInfo {
   /** Calls sent to the session whose result is pending. */
   inFlight: number;
   localApprovals: boolean;
+  /** `hello.buildId`, when the client sent one. */
+  buildId?: string;
 }
 
 /** Everything one stub server holds. */
@@ -47,11 +49,17 @@ export class StubService {
   readonly runs: RunManager;
   readonly updates: CallUpdates;
   readonly questions: Questions;
+  /** The keys accepted now and their tenants (server-stub/fleet.ts). */
+  readonly keys: KeyRing;
+  readonly fleet = new FleetLimiter();
+  /** The build runs no client started are pinned to, when the operator set one. */
+  currentBuild: string | undefined;
   #seq = 0;
   #closed = false;
 
   constructor(options: ResolvedStubOptions) {
     this.options = options;
+    this.keys = new KeyRing(options.apiKeys === undefined ? undefined : [...options.apiKeys]);
     const emit = (run: Run, kind: RunEventKind, data: unknown) => this.runs.emit(run, kind, data);
     this.dispatcher = new Dispatcher({
       options,
@@ -59,6 +67,7 @@ export class StubService {
       emit,
       closeQuestions: (call) => this.questions.closeAll(call),
       decidedAlways: (call) => this.approvals.applyAlways(call),
+      fleet: this.fleet,
     });
     this.approvals = new Approvals({
       dispatcher: this.dispatcher,
@@ -78,6 +87,7 @@ export class StubService {
       dispatcher: this.dispatcher,
       events: this.events,
       toolsFor: (run) => this.toolsFor(run),
+      currentBuild: () => this.currentBuild,
     });
   }
 
@@ -101,7 +111,12 @@ export class StubService {
   } {
     let session = hello.sessionId === undefined ? undefined : this.sessions.get(hello.sessionId);
     let resumed = false;
-    if (session && session.state !== 'expired' && session.apiKey === apiKey) {
+    // The same key, or (keys rotating) another key of the same tenant: docs/protocol/fleets.md.
+    const sameOwner =
+      session !== undefined &&
+      (session.apiKey === apiKey || (this.keys.checked && session.tenant === this.keys.tenantOf(apiKey)));
+    if (session && session.state !== 'expired' && sameOwner) {
+      session.apiKey = apiKey;
       resumed = true;
       if (session.graceTimer !== undefined) clearTimeout(session.graceTimer);
       session.graceTimer = undefined;
@@ -128,7 +143,7 @@ export class StubService {
           });
         },
       );
-      session.tenant = tenantOf(this.options.apiKeys, apiKey);
+      session.tenant = this.keys.tenantOf(apiKey);
       this.sessions.set(session.id, session);
     }
     session.socket = ws;
@@ -136,6 +151,7 @@ export class StubService {
     session.localApprovals = hello.localApprovals === true;
     session.maxConcurrency = hello.maxConcurrency;
     session.maxQueue = hello.maxQueue;
+    session.buildId = hello.buildId;
     session.runEventKinds = new Set(hello.runEventKinds);
     const offered = featuresOf(hello.features);
     session.features = new Set([...this.options.features].filter((feature) => offered.has(feature)));
@@ -174,6 +190,29 @@ export class StubService {
     this.dispatcher.onSessionExpired(session);
   }
 
+  /**
+   * Why a `hello` cannot join the fleet: its tools' `fleet` limits differ from a live session's of the tenant
+   * (docs/protocol/fleets.md); `undefined` when they agree.
+   */
+  helloConflict(hello: FrameOf<ClientFrame, 'hello'>, apiKey: string | undefined): string | undefined {
+    const resuming = hello.sessionId === undefined ? undefined : this.sessions.get(hello.sessionId);
+    return fleetConflict(hello.tools, this.keys.tenantOf(apiKey), this.sessions, resuming);
+  }
+
+  /**
+   * Replaces the accepted keys (docs/protocol/fleets.md). A socket opened with a key no longer accepted is closed
+   * with 4001 `API key revoked`; its session waits for a resume with a key of its tenant.
+   */
+  setApiKeys(entries: readonly ApiKeyEntry[]): void {
+    this.keys.set(entries);
+    for (const session of this.sessions.values()) {
+      const { socket, apiKey } = session;
+      if (socket === undefined || !this.keys.checked) continue;
+      if (apiKey === undefined || !this.keys.accepts(apiKey))
+        closeSocket(socket, CLOSE_CODES.unauthorized, 'API key revoked');
+    }
+  }
+
   /** `tools_update`: replaces what the session offers, then offers it the waiting calls. */
   updateTools(session: Session, tools: readonly ToolDefinition[]): string[] {
     const duplicates = session.setTools(tools);
@@ -207,6 +246,7 @@ export class StubService {
       tools: [...session.tools.keys()],
       inFlight: this.dispatcher.inFlight(session),
       localApprovals: session.localApprovals,
+      ...(session.buildId === undefined ? {} : { buildId: session.buildId }),
     }));
   }
 

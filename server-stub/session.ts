@@ -34,7 +34,9 @@ export class Session {
   /** Order of creation, used to break ties when spreading calls. */
   readonly seq: number;
   /** The key the session was opened with (`undefined` when the server accepts any key and none was sent). */
-  readonly apiKey: string | undefined;
+  apiKey: string | undefined;
+  /** `hello.buildId`: the build the session runs (docs/protocol/fleets.md). */
+  buildId: string | undefined;
   /** The tenant the session belongs to (see server-stub/tenants.ts): it is given only that tenant's calls. */
   tenant: string | undefined;
   state: SessionState = 'connected';

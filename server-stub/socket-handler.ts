@@ -23,8 +23,9 @@ import {
   SUBPROTOCOL,
 } from '../src/wire/protocol';
 import { socketDecision } from './approvals';
-import { bearerKey, keyAccepted } from './auth';
+import { bearerKey } from './auth';
 import { closeSocket } from './close-socket';
+import { fleetConflict } from './fleet';
 import { RateLimiter } from './rate-limiter';
 import type { StubService } from './service';
 import type { Session } from './session';
@@ -99,7 +100,7 @@ class SocketHandler {
       this.#close(CLOSE_CODES.unauthorized, 'malformed Authorization header: expected "Bearer <key>"');
       return;
     }
-    if (this.#headerKey !== undefined && !keyAccepted(options.apiKeys, this.#headerKey)) {
+    if (this.#headerKey !== undefined && !service.keys.accepts(this.#headerKey)) {
       this.#close(CLOSE_CODES.unauthorized, 'invalid API key');
       return;
     }
@@ -168,7 +169,7 @@ class SocketHandler {
       return;
     }
     const key = this.#headerKey ?? hello.apiKey;
-    if (options.apiKeys !== undefined) {
+    if (service.keys.checked) {
       if (key === undefined) {
         this.#close(
           CLOSE_CODES.unauthorized,
@@ -176,13 +177,18 @@ class SocketHandler {
         );
         return;
       }
-      if (!keyAccepted(options.apiKeys, key)) {
+      if (!service.keys.accepts(key)) {
         this.#close(CLOSE_CODES.unauthorized, 'invalid API key');
         return;
       }
     }
     if (service.closed) {
       this.#close(CLOSE_CODES.goingAway, 'service shutting down');
+      return;
+    }
+    const conflict = service.helloConflict(hello, key);
+    if (conflict !== undefined) {
+      this.#close(CLOSE_CODES.fleetConflict, conflict);
       return;
     }
     const { session, resumed, duplicates } = service.openSession(this.#ws, hello, key);
@@ -200,6 +206,12 @@ class SocketHandler {
         : { features: answeredFeatures(hello.features, session.features) }),
       ...(session.features.has('lease')
         ? { leaseMs: options.leaseMs, maxCallDurationMs: options.maxCallDurationMs }
+        : {}),
+      ...(session.features.has('builds')
+        ? {
+            buildPolicy: service.currentBuild === undefined ? 'first_call' : 'current',
+            ...(service.currentBuild === undefined ? {} : { currentBuildId: service.currentBuild }),
+          }
         : {}),
     });
     options.logger.info(
@@ -266,6 +278,11 @@ class SocketHandler {
         return;
       }
       case 'tools_update': {
+        const conflict = fleetConflict(frame.tools, session.tenant, service.sessions, session);
+        if (conflict !== undefined) {
+          this.#error('not_allowed', conflict);
+          return;
+        }
         const duplicates = service.updateTools(session, frame.tools);
         if (duplicates.length > 0) this.#warnDuplicates(duplicates);
         return;

@@ -139,6 +139,7 @@ const CASES: Record<string, Case> = {
   'ClientOptions.WebSocket': { value: globalThis.WebSocket, accept: (v) => client({ WebSocket: v }) },
   'ClientOptions.logger': { value: silent, accept: (v) => client({ logger: v }) },
   'ClientOptions.redact': { value: [], accept: (v) => client({ redact: v }) },
+  'ClientOptions.buildId': { value: undefined, accept: (v) => client({ buildId: v as undefined }) },
   'ClientOptions.tracing': { value: undefined, accept: (v) => client({ tracing: v }) }, // no tracing
   'ClientOptions.handleSignals': { value: false, accept: (v) => client({ handleSignals: v }) },
   'BackoffOptions.initialDelayMs': { value: 100, accept: reconnect('initialDelayMs') },
@@ -383,6 +384,23 @@ const CASES: Record<string, Case> = {
   'ToolOptions.retry': {
     value: undefined, // one attempt
     accept: (v) => tool({ name: 't', description: 'd', execute, retry: v as undefined }),
+  },
+  'ToolOptions.concurrency': {
+    value: undefined, // no limit but the client's
+    accept: (v) => tool({ name: 't', description: 'd', execute, concurrency: v as undefined }),
+  },
+  'ToolConcurrency.key': {
+    value: undefined, // one key
+    accept: (v) =>
+      tool({ name: 't', description: 'd', execute, concurrency: { limit: 1, key: v as undefined } }),
+  },
+  'ToolOptions.slots': {
+    value: 1,
+    accept: (v) => tool({ name: 't', description: 'd', execute, slots: v as number }),
+  },
+  'ToolOptions.fleet': {
+    value: undefined,
+    accept: (v) => tool({ name: 't', description: 'd', execute, fleet: v as undefined }),
   },
   'ToolOptions.sensitiveFieldNames': {
     value: [],

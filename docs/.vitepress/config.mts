@@ -79,6 +79,7 @@ export default defineConfig({
           { text: 'Questions', link: '/protocol/questions' },
           { text: 'Durable steps', link: '/protocol/steps' },
           { text: 'Trace context', link: '/protocol/trace-context' },
+          { text: 'Fleets', link: '/protocol/fleets' },
           { text: 'Refused frames and codes', link: '/protocol/errors' },
           { text: 'Limits and defaults', link: '/protocol/limits' },
           { text: 'HTTP API', link: '/protocol/http-api' },

@@ -55,6 +55,7 @@ import {
 import { validateWidget, type Widget } from '../tool/widget';
 import { type ApprovalOutcome, decideApproval, lazyFrozenCopy } from './approval';
 import { decodeArguments, refuseNumbers, scanArguments } from './arguments';
+import { enterGate, holdsPermit, releasePermit } from './concurrency';
 import { checkEvent, checkEventCount, checkProgress, contextClassFor, newAttempt } from './context';
 import { type GateOutcome, passGate } from './policies';
 import { askQuestion } from './questions';
@@ -192,6 +193,8 @@ export class CallRun extends CallSignal implements CallState {
     if (this.#finished) return;
     this.#finished = true;
     this.end();
+    // A tool with `concurrency`: the call's permit goes to the next call of its key (./concurrency.ts).
+    if (this.internals.concurrency !== undefined) releasePermit(this);
     const { maxOutputBytes } = this.options;
     const redaction = this.redaction;
     if (redaction?.active === true) redactOutcome(outcome, redaction);
@@ -557,8 +560,14 @@ function revalidate(call: CallState, edited: Record<string, unknown>): void {
  * continuation is made once ({@link afterExecute}): a held call keeps no closure of its own for it.
  */
 function execute(call: CallState, input: unknown, approved: boolean): void {
-  call.ctx.approved = approved;
   const { internals } = call;
+  // A tool with `concurrency` waits for a permit first (./concurrency.ts), then comes back here holding it.
+  const gate = internals.concurrency;
+  if (gate !== undefined && !holdsPermit(call)) {
+    enterGate(call, gate, input, () => guarded(call, () => execute(call, input, approved)), stopped);
+    return;
+  }
+  call.ctx.approved = approved;
   const { retry } = internals;
   if (retry === undefined || retry.maxAttempts <= 1)
     timed(call, () => internals.execute(input, call.ctx), afterExecute);

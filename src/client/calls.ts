@@ -31,6 +31,7 @@ import type {
 } from '../call/types';
 import type { ConnectionError } from '../errors';
 import type { Logger, Redactor } from '../logger';
+import type { GateStats } from '../tool/concurrency';
 import {
   busyText,
   cancelledText,
@@ -39,6 +40,7 @@ import {
   unreadableCallText,
 } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
+import { toolInternals } from '../tool/tool';
 import type { ClientFrame, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
 import { type CallUpdateHooks, CallUpdates, Leases, type WelcomeTerms } from './call-updates';
@@ -261,6 +263,7 @@ export class CallRunner implements ExecutionOwner {
         this.#traces ? this.#traces.start(execution, this.#start) : this.#start(execution),
       mayStart: () => !this.#outbox.full,
     });
+    this.toolsChanged();
     this.#deadlines = new Deadlines({
       held: () => this.#held.values(),
       expire: (execution) =>
@@ -298,6 +301,32 @@ export class CallRunner implements ExecutionOwner {
   }
   get queued(): number {
     return this.#slots.queued;
+  }
+
+  /** Slots held: {@link CallRunner.running} plus the extra slots of calls of tools with `slots`. */
+  get slotsHeld(): number {
+    return this.#slots.held;
+  }
+
+  /** A tool was added: once one has `slots`, every call is weighed (src/client/slots.ts). */
+  toolsChanged(): void {
+    const { registry } = this.#options;
+    const weighted = registry.names().some((name) => (toolInternals(registry.get(name))?.slots ?? 1) > 1);
+    if (weighted)
+      this.#slots.weighBy((execution) => toolInternals(registry.get(execution.toolName))?.slots ?? 1);
+  }
+
+  /** Per tool with `concurrency`: calls holding a permit and calls waiting for one, in this process. */
+  concurrencyStats(): Record<string, GateStats> | undefined {
+    const { registry } = this.#options;
+    let stats: Record<string, GateStats> | undefined;
+    for (const name of registry.names()) {
+      const gate = toolInternals(registry.get(name))?.concurrency;
+      if (gate === undefined) continue;
+      stats ??= {};
+      stats[name] = gate.stats;
+    }
+    return stats;
   }
 
   /** Results not yet acknowledged by the service. */

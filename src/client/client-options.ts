@@ -23,11 +23,13 @@ import {
   isRecord,
   type OptionsOwner,
   type OptionsSpec,
+  oneOf,
   optionsFault,
 } from '../tool/check-options';
 import { aToolSet, type ToolSetOf, type ToolsGiven, toTools, uniqueTools } from '../tool/shapes';
-import type { Tool } from '../tool/tool';
+import { type Tool, toolInternals } from '../tool/tool';
 import type { ConnectOptions, ReconnectOptions } from '../wire/connection';
+import { MAX_BUILD_ID_CHARS } from '../wire/protocol';
 import type { WebSocketConstructor } from '../wire/transport';
 import { Agent } from './agent';
 import type { Approver } from './approvals';
@@ -53,9 +55,22 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    * API key; sent as `Authorization: Bearer` where the runtime allows, else in `hello`, and nowhere else. Scrubbed
    * from outputs, widgets, events, log lines and errors as a `redact` string is when it has 4 characters or more;
    * a shorter key (`dev`) would match inside ordinary words, so it is replaced only where a string is the key and
-   * nothing else, and the client logs one `warn` (with its length, never the key). @default process.env.TOOLWIRE_API_KEY
+   * nothing else, and the client logs one `warn` (with its length, never the key).
+   *
+   * A function (`() => string | Promise<string>`) is read before every connection attempt, so keys rotate
+   * without a restart: a refusal (close 4001, HTTP 401/403) reads it once more and tries a different key at once,
+   * and the session resumes with it (docs/protocol/fleets.md). A function that throws, rejects, returns no key
+   * or takes over 10_000 ms (`API_KEY_TIMEOUT_MS`) fails that attempt (`ConnectionError` `api_key_failed`, the
+   * cause scrubbed of keys), which is retried with backoff. Keys it returns are not scrubbed from tool outputs.
+   * @default process.env.TOOLWIRE_API_KEY
    */
-  apiKey?: string | undefined;
+  apiKey?: string | (() => string | Promise<string>) | undefined;
+  /**
+   * The build this process runs (a commit, a release tag): 1 to 128 characters. Announced in `hello`; a service
+   * with the feature `builds` pins each run to one build and sends its calls only to workers of that build, so a
+   * rolling deploy never sends a run's next call to other code (docs/guide/workers.md). @default none
+   */
+  buildId?: string | undefined;
   /**
    * The tools this process runs: an array, or a record keyed by tool name. Each may be a `tool()` result, an
    * object with `tool()`'s options (`inputSchema` and `requiresApproval` accepted for `parameters` and
@@ -158,6 +173,33 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    * See {@link CallPolicy}. @default no policies
    */
   policies?: ReadonlyArray<CallPolicy<C>> | undefined;
+}
+
+/** `client.stats`: what the client holds now. */
+export interface ClientStats {
+  /** Calls executing (holding slots). */
+  running: number;
+  /** Calls waiting for a slot. */
+  queued: number;
+  /** Results sent and not yet acknowledged. */
+  unacked: number;
+  /** `maxConcurrency` slots held: `running`, plus the extra slots of calls of tools with `slots`. */
+  slots: number;
+  /** Per tool with `concurrency`: calls holding a permit and calls waiting for one (in this process). */
+  tools?: Record<string, { running: number; waiting: number }>;
+}
+
+/**
+ * Refuses a tool whose one call would take more slots than the client has (`tool({ slots })`): it could never run.
+ * @throws OptionsError `invalid_option` naming the tool, its `slots` and `maxConcurrency`.
+ */
+export function checkToolSlots(tool: Tool, maxConcurrency: number, owner: string): void {
+  const slots = toolInternals(tool)?.slots ?? 1;
+  if (slots <= maxConcurrency) return;
+  throw new OptionsError(
+    'invalid_option',
+    `${owner}: tool "${tool.name}" has slots ${slots}, more than maxConcurrency (${maxConcurrency}): none of its calls could ever run`,
+  );
 }
 
 /** Default values of {@link ClientOptions}. */
@@ -333,15 +375,22 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
       show: (value, redact) => describeValue(typeof value === 'string' ? displayUrl(value) : value, redact),
     },
     apiKey: {
-      ...aString('a non-empty string of printable ASCII without spaces (it travels in an HTTP header)', {
-        pattern: /^[\x21-\x7e]+$/,
-      }),
+      ...oneOf(
+        aString('a non-empty string of printable ASCII without spaces (it travels in an HTTP header)', {
+          pattern: /^[\x21-\x7e]+$/,
+        }),
+        { ...aFunction, expected: 'a function returning one (read before every connection attempt)' },
+      ),
       required: true,
       whenMissing: '(or set TOOLWIRE_API_KEY)',
       // A secret, even when refused: shown by kind and size only (`got a string of 2 characters`).
       show: describeSecret,
     },
     tools: { ...aToolSet, required: true },
+    buildId: aString(`a string of 1 to ${MAX_BUILD_ID_CHARS} characters`, {
+      minLength: 1,
+      maxLength: MAX_BUILD_ID_CHARS,
+    }),
     context: anything,
     maxConcurrency: anInteger({ min: 1 }),
     maxQueue: anInteger({ min: 0 }),
@@ -435,7 +484,6 @@ export interface ResolvedClientOptions
     Pick<
       ClientOptions,
       | 'url'
-      | 'apiKey'
       | 'maxConcurrency'
       | 'maxQueue'
       | 'connectTimeoutMs'
@@ -445,6 +493,10 @@ export interface ResolvedClientOptions
       | 'redact'
     >
   > {
+  /** The key, or the function read before every connection attempt. */
+  apiKey: string | (() => string | Promise<string>);
+  /** `hello.buildId`, when given. */
+  buildId: string | undefined;
   reconnect: ReconnectOptions | false;
   /** How long a drain on a signal may take, in milliseconds; `undefined` without `handleSignals`. */
   signalDrainMs: number | undefined;
@@ -477,7 +529,10 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   const rules: unknown = withEnv.redact;
   const owner: OptionsOwner = {
     ...CLIENT_OWNER,
-    redact: secretScrubber([withEnv.apiKey, ...(Array.isArray(rules) ? rules : [rules])]),
+    redact: secretScrubber([
+      typeof withEnv.apiKey === 'function' ? undefined : withEnv.apiKey,
+      ...(Array.isArray(rules) ? rules : [rules]),
+    ]),
   };
   checkOptions(withEnv, CLIENT_OPTIONS, owner);
   // Field by field: a field given as `undefined` (a spread config) takes its default, as a missing one does.
@@ -514,10 +569,13 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
       `two different tools are named ${describeValue(name, owner.redact)}`,
     ),
   );
+  const maxConcurrency = options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency;
+  for (const item of tools) checkToolSlots(item, maxConcurrency, CLIENT_OWNER.name);
   return {
     // Both checked above as required.
     url: withEnv.url as string,
-    apiKey: withEnv.apiKey as string,
+    apiKey: withEnv.apiKey as string | (() => string | Promise<string>),
+    buildId: options.buildId,
     maxConcurrency: options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency,
     maxQueue: options.maxQueue ?? CLIENT_DEFAULTS.maxQueue,
     connectTimeoutMs: options.connectTimeoutMs ?? CLIENT_DEFAULTS.connectTimeoutMs,

@@ -33,10 +33,12 @@ import {
   type CallInfo,
   CLOSE_DEFAULTS,
   type ClientOptions,
+  type ClientStats,
   type CloseOptions,
   checkCloseOptions,
   checkConnectOptions,
   checkRunArguments,
+  checkToolSlots,
   type ResolvedClientOptions,
   type RunOptions,
   resolveClientOptions,
@@ -178,6 +180,7 @@ export function clientConnection(
       localApprovals: options.onApproval !== undefined,
       maxConcurrency: resolved.maxConcurrency,
       maxQueue: resolved.maxQueue,
+      ...(resolved.buildId === undefined ? {} : { buildId: resolved.buildId }),
       runEventKinds: [...NEGOTIATED_RUN_EVENT_KINDS],
       // Every addition this SDK knows (PROTOCOL.md §2), the trace context with a tracer; the service picks.
       features: options.tracing ? [...FEATURES] : FEATURES.filter((name) => name !== 'trace_context'),
@@ -290,6 +293,7 @@ function dropsResult(code: string): boolean {
  */
 export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEvents> {
   readonly #registry: ToolRegistry;
+  readonly #maxConcurrency: number;
   readonly #connection: Connection;
   readonly #calls: CallRunner;
   readonly #runs: Runs;
@@ -307,14 +311,17 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     super();
     const resolved = resolveClientOptions(options as ClientOptions);
     this.#registry = new ToolRegistry(resolved.tools);
-    const redactor = clientRedactor(resolved.apiKey, resolved.redact);
+    this.#maxConcurrency = resolved.maxConcurrency;
+    // A key function's keys are read later, one per attempt: only a key given as a string is known now.
+    const staticKey = typeof resolved.apiKey === 'string' ? resolved.apiKey : undefined;
+    const redactor = clientRedactor(staticKey ?? '', resolved.redact);
     const logger = redactingLogger(options.logger ?? silentLogger, redactor);
     this.#redactor = redactor;
     this.#signals = drainOnSignals(this, resolved.signalDrainMs, logger);
-    if (resolved.apiKey.length < SHORT_SECRET) {
+    if (staticKey !== undefined && staticKey.length < SHORT_SECRET) {
       // Not searched for in free text (docs/RELIABILITY.md, "Secrets"): it would take ordinary words with it.
       logger.warn(
-        { length: resolved.apiKey.length },
+        { length: staticKey.length },
         `the API key is shorter than ${SHORT_SECRET} characters: it is not searched for inside the texts tools return, log and throw (it would match inside ordinary words), only replaced where it is a whole value; use a longer key in production`,
       );
     }
@@ -393,9 +400,21 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     return this.#connection.sessionId;
   }
 
-  /** Calls executing, queued and results not yet acknowledged. */
-  get stats(): { running: number; queued: number; unacked: number } {
-    return { running: this.#calls.running, queued: this.#calls.queued, unacked: this.#calls.unacked };
+  /**
+   * Calls executing (`running`), waiting for a slot (`queued`), results not yet acknowledged (`unacked`), and the
+   * `maxConcurrency` slots held (`slots`: more than `running` when tools have `slots`). With tools that have
+   * `concurrency`, `tools` gives each one's calls holding a permit (`running`) and waiting for one (`waiting`).
+   */
+  get stats(): ClientStats {
+    const stats: ClientStats = {
+      running: this.#calls.running,
+      queued: this.#calls.queued,
+      unacked: this.#calls.unacked,
+      slots: this.#calls.slotsHeld,
+    };
+    const tools = this.#calls.concurrencyStats();
+    if (tools !== undefined) stats.tools = tools;
+    return stats;
   }
 
   /**
@@ -475,7 +494,9 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const item = toTool(source, 'addTool()');
     // The tool this client already runs under that name: nothing to add or announce.
     if (this.#registry.get(item.name) === item) return;
+    checkToolSlots(item, this.#maxConcurrency, 'addTool()');
     this.#registry.add(item);
+    this.#calls.toolsChanged();
     const size = utf8Length(
       JSON.stringify({ type: 'tools_update', tools: this.#registry.definitions(this.#redactor) }),
     );

@@ -6,6 +6,9 @@
  * Every change of a call's state goes through {@link Slots.#move}, which refuses what {@link canMove} does not
  * allow and counts the slots held as it goes: the count cannot drift from the calls' states.
  *
+ * A call of a tool with `slots: n` takes `n` slots ({@link Slots.weighBy}); a client none of whose tools has
+ * it counts one a call, without asking.
+ *
  * @module
  */
 import type { CallState, canMove, Execution } from './execution';
@@ -22,13 +25,23 @@ export interface SlotsOptions {
   mayStart?(): boolean;
 }
 
+/** The slots one call takes (`tool({ slots })`), from 1 to `maxConcurrency`. */
+export type WeightOf = (execution: Execution) => number;
+
 export class Slots {
   readonly #maxConcurrency: number;
   readonly #start: (execution: Execution) => void;
   readonly #mayStart: () => boolean;
   /** Calls `queued` for their first slot, behind calls `resuming` (those go first in line). */
   readonly #queue: Execution[] = [];
+  /** Slots held. */
   #running = 0;
+  /** Calls holding slots (equal to {@link Slots.#running} while every call weighs one). */
+  #calls = 0;
+  /** Set once a tool with `slots` is run; until then every call weighs one and nothing is asked. */
+  #weightOf: WeightOf | undefined;
+  /** The slots each running call took, once weights are on. */
+  readonly #weights = new WeakMap<Execution, number>();
   /** {@link Slots.#drainQueue} is running (a synchronous call finishing inside it must not start another). */
   #draining = false;
   /** A drain is scheduled (see {@link Slots.#scheduleDrain}). */
@@ -45,9 +58,19 @@ export class Slots {
     this.#scheduleDrain();
   }
 
-  /** Calls holding a slot. */
+  /** Calls holding slots. */
   get running(): number {
+    return this.#calls;
+  }
+
+  /** Slots held: {@link Slots.running} plus the extra slots of heavy calls. */
+  get held(): number {
     return this.#running;
+  }
+
+  /** From now on a call takes `weightOf(call)` slots (a tool with `slots` was added). */
+  weighBy(weightOf: WeightOf): void {
+    this.#weightOf = weightOf;
   }
 
   /** Calls waiting in line for a slot. */
@@ -58,7 +81,8 @@ export class Slots {
   /** A new call: it starts now if a slot is free and nobody is in line, else it waits in line. */
   admit(execution: Execution): void {
     // Calls start in the order they came: while older ones wait (a drain is due), a new one waits behind them.
-    if (this.#running < this.#maxConcurrency && this.#queue.length === 0 && this.#mayStart())
+    const weight = this.#weightOf === undefined ? 1 : this.#weightOf(execution);
+    if (this.#running + weight <= this.#maxConcurrency && this.#queue.length === 0 && this.#mayStart())
       this.#begin(execution);
     else this.#queue.push(execution);
   }
@@ -83,7 +107,8 @@ export class Slots {
   whenInSlot(execution: Execution, go: () => void): void {
     const { state } = execution;
     if (state === 'parked') {
-      if (this.#running < this.#maxConcurrency) {
+      const weight = this.#weightOf === undefined ? 1 : this.#weightOf(execution);
+      if (this.#running + weight <= this.#maxConcurrency) {
         this.#move(execution, 'running');
         go();
       } else {
@@ -135,8 +160,19 @@ export class Slots {
    */
   #move(execution: Execution, to: CallState): CallState | undefined {
     const from = execution.moveTo(to);
-    if (from === 'running') this.#running -= 1;
-    else if (to === 'running' && from !== undefined) this.#running += 1;
+    if (from === 'running') {
+      // What it took when it entered (its tool may have been removed or replaced since).
+      this.#running -= this.#weightOf === undefined ? 1 : (this.#weights.get(execution) ?? 1);
+      this.#calls -= 1;
+    } else if (to === 'running' && from !== undefined) {
+      if (this.#weightOf === undefined) this.#running += 1;
+      else {
+        const weight = this.#weightOf(execution);
+        this.#weights.set(execution, weight);
+        this.#running += weight;
+      }
+      this.#calls += 1;
+    }
     return from;
   }
 
@@ -177,6 +213,9 @@ export class Slots {
       while (this.#running < this.#maxConcurrency) {
         const next = this.#queue[0];
         if (!next) break;
+        // A heavy call waits at the head until it fits (those behind it too: order is kept).
+        if (this.#weightOf !== undefined && this.#running + this.#weightOf(next) > this.#maxConcurrency)
+          break;
         // A call waiting for its first slot waits on while none may start (those behind it too: order is kept).
         if (next.state === 'queued' && !this.#mayStart()) break;
         this.#queue.shift();

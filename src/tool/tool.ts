@@ -17,7 +17,7 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ToolDefinitionError } from '../errors';
 import type { Logger } from '../logger';
 import { andThen, isThenable, type MaybePromise } from '../maybe';
-import { MAX_APPROVAL_REASON_CHARS, type ToolDefinition } from '../wire/protocol';
+import { type FleetLimits, MAX_APPROVAL_REASON_CHARS, type ToolDefinition } from '../wire/protocol';
 import {
   aBoolean,
   aDuration,
@@ -36,6 +36,7 @@ import {
   optionsFault,
   type Rule,
 } from './check-options';
+import { ConcurrencyGate } from './concurrency';
 import { type ContentInput, content } from './content';
 import { type LegacyZod3Schema, resolveSchema, type SchemaAdapter } from './schema';
 import { isStandardSchema } from './schema/standard';
@@ -590,6 +591,9 @@ const TOOLWIRE_ONLY_KEYS = [
   'sensitiveFieldNames',
   'defaultEnabled',
   'capability',
+  'concurrency',
+  'slots',
+  'fleet',
 ];
 /** The AI SDK's `(input, options)` or toolwire's `(ctx, input)`. */
 type ArgumentOrder = 'ai-sdk' | 'toolwire';
@@ -1010,6 +1014,34 @@ export interface ToolOptions<
    * @default none
    */
   capability?: ToolCapability | undefined;
+  /**
+   * At most `limit` calls of this tool run `execute` at once in this process, per key when `key` is given (a
+   * tenant, a customer: `key(input, ctx)` returns a string of 1 to 256 characters; a throw or another value ends
+   * the call `error`). A call over the limit waits after validation and approval, holding no `maxConcurrency`
+   * slot meanwhile, so a busy key never takes the slots of others; its wait counts towards `timeoutMs`.
+   * `limit` is a positive integer. Counts show in `client.stats.tools`. @default none (no limit but the client's)
+   */
+  concurrency?: ToolConcurrency<InferParameters<P>, C> | undefined;
+  /**
+   * How many of the client's `maxConcurrency` slots one call takes (a heavy tool: 4), a positive integer no
+   * larger than the client's `maxConcurrency` (checked when the client is made). @default 1
+   */
+  slots?: number | undefined;
+  /**
+   * Limits across every worker offering this tool, enforced by the service (feature `fleet`,
+   * docs/protocol/fleets.md): `concurrency` calls in flight at once, `perSecond` calls started per second. Every
+   * worker must announce the same numbers: a worker that disagrees is refused at connect (`fleet_conflict`).
+   * @default none
+   */
+  fleet?: FleetLimits | undefined;
+}
+
+/** `tool({ concurrency })`: a per-process limit, per key. */
+export interface ToolConcurrency<Input = unknown, C = unknown> {
+  /** Calls running `execute` at once, per key: a positive integer. */
+  limit: number;
+  /** The key of a call (a tenant id); calls of different keys do not count against each other. @default one key */
+  key?: ((input: Input, ctx: ToolContext<C>) => string) | undefined;
 }
 
 /**
@@ -1057,6 +1089,10 @@ export interface ToolInternals {
   readonly timeoutMs: number | undefined;
   readonly retry: RetryOptions | undefined;
   readonly sensitiveFieldNames: readonly string[];
+  /** The permits of `concurrency`, when given (./concurrency.ts). */
+  readonly concurrency?: ConcurrencyGate | undefined;
+  /** `slots`: what one call counts against a client's `maxConcurrency` (1 when absent). */
+  readonly slots?: number | undefined;
   /** Gets the call's `ctx` too (the AI SDK's `toModelOutput` reads the call id and input through it). */
   readonly toModelOutput: ((output: unknown, ctx: ToolContext) => unknown) | undefined;
 }
@@ -1126,6 +1162,32 @@ const TOOL_OPTIONS: OptionsSpec<AnyOptions> = {
     sensitiveFieldNames: aFieldNameList,
     defaultEnabled: aBoolean,
     capability: aCapability,
+    concurrency: {
+      expected: 'an object { limit, key? }',
+      test: isRecord,
+      fields: {
+        rules: {
+          limit: { ...anInteger({ min: 1 }), required: true },
+          key: aFunction,
+        },
+        aliases: { max: 'limit', maxConcurrency: 'limit', keyOf: 'key', by: 'key' },
+      },
+    },
+    slots: anInteger({ min: 1, max: 1_000_000 }),
+    fleet: {
+      expected: 'an object { concurrency?, perSecond? }',
+      test: isRecord,
+      fields: {
+        rules: {
+          concurrency: anInteger({ min: 1 }),
+          perSecond: {
+            expected: 'a positive finite number',
+            test: (value) => typeof value === 'number' && Number.isFinite(value) && value > 0,
+          },
+        },
+        aliases: { limit: 'concurrency', rate: 'perSecond', ratePerSecond: 'perSecond' },
+      },
+    },
     ...IGNORED_TOOL_KEYS,
   },
   aliases: {
@@ -1352,6 +1414,15 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     allowedAgentNames: loose.allowedAgentNames === undefined ? undefined : [...loose.allowedAgentNames],
     retry: loose.retry === undefined ? undefined : { ...loose.retry },
     sensitiveFieldNames: [...(loose.sensitiveFieldNames ?? [])],
+    ...(loose.concurrency === undefined
+      ? {}
+      : {
+          concurrency: new ConcurrencyGate(
+            loose.concurrency.limit,
+            loose.concurrency.key as ((input: unknown, ctx: never) => unknown) | undefined,
+          ),
+        }),
+    ...(loose.slots === undefined || loose.slots === 1 ? {} : { slots: loose.slots }),
   };
   const policy = isApprovalPolicy(internals.needsApproval) ? internals.needsApproval : undefined;
   const definition: ToolDefinition = deepFreeze({
@@ -1368,6 +1439,8 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     // Discovery metadata, for a service that defers tools (docs/protocol/call-context.md).
     ...(loose.defaultEnabled === undefined ? {} : { defaultEnabled: loose.defaultEnabled }),
     ...(loose.capability === undefined ? {} : { capability: capabilityOf(loose.capability) }),
+    // Enforced by the service across the fleet (docs/protocol/fleets.md); an older service ignores it.
+    ...(loose.fleet === undefined ? {} : { fleet: fleetLimits(loose.fleet) }),
   });
   const made = { name: loose.name, description: loose.description, definition };
   Object.defineProperty(made, INTERNALS, { value: Object.freeze(internals) });
@@ -1399,4 +1472,12 @@ function capabilityOf(given: ToolCapability): NonNullable<ToolDefinition['capabi
 export function inputSchemaOf(tool: Tool): JsonSchemaObject {
   const kept = toolInternals(tool)?.inputSchema;
   return structuredClone(kept ?? tool.definition.parameters) as JsonSchemaObject;
+}
+
+/** The announced `fleet` limits: only the numbers given. */
+function fleetLimits(given: FleetLimits): FleetLimits {
+  return {
+    ...(given.concurrency === undefined ? {} : { concurrency: given.concurrency }),
+    ...(given.perSecond === undefined ? {} : { perSecond: given.perSecond }),
+  };
 }

@@ -9,6 +9,7 @@
  */
 import { ConnectionError, OptionsError, type ProtocolError } from '../errors';
 import { displayUrl, type Logger, scrubError } from '../logger';
+import { type ApiKeySource, readApiKey } from './api-key';
 import { BACKPRESSURE_DEFAULTS } from './backpressure';
 import type { HeartbeatClock } from './heartbeat';
 import { Link, type LinkClose, type LinkOptions, type Welcome } from './link';
@@ -90,7 +91,8 @@ export type HelloBody = Omit<FrameOf<ClientFrame, 'hello'>, 'type' | 'sessionId'
 /** What a connection needs from its owner (`onRefused`: a refused frame whose type and some ids are readable). */
 export interface ConnectionOptions extends Pick<LinkOptions, 'onRefused'> {
   url: string;
-  apiKey: string;
+  /** The key, or a function read before every connection attempt (./api-key.ts). */
+  apiKey: ApiKeySource;
   WebSocket: WebSocketConstructor | undefined;
   /** `false` disables reconnecting. */
   reconnect: ReconnectOptions | false;
@@ -150,6 +152,12 @@ export class Connection {
   readonly #options: ConnectionOptions;
   /** Finds the WebSocket and how it is called, chosen for the runtime when the connection is made. */
   readonly #socket: () => Promise<WebSocketChoice>;
+  /** The key the current attempt presented (read from a key function, or the key itself). */
+  #key: string | undefined;
+  /** The key of a refused attempt that a key function is being read again for. */
+  #refusedKey: string | undefined;
+  /** A refusal was met by reading the key again since the last `welcome` (a second refusal ends the connection). */
+  #refusalRetried = false;
 
   constructor(options: ConnectionOptions) {
     this.#options = options;
@@ -259,6 +267,27 @@ export class Connection {
   }
 
   async #open(): Promise<void> {
+    let key: string;
+    const source = this.#options.apiKey;
+    if (typeof source === 'string') key = source;
+    else {
+      // A key function: read before every attempt; a throw, a hang or a bad value fails this attempt only.
+      const read = await readApiKey(source, this.#key);
+      if (this.#state === 'closed') return;
+      if (!read.ok) {
+        this.#attemptFailed({ error: read.error, fatal: false }, false);
+        return;
+      }
+      key = read.key;
+      const refused = this.#refusedKey;
+      this.#refusedKey = undefined;
+      if (refused !== undefined && refused === key) {
+        const message = `the service refused the API key, and the apiKey function returned the same key again`;
+        this.#fail(new ConnectionError('unauthorized', message));
+        return;
+      }
+    }
+    this.#key = key;
     let socket: WebSocketChoice;
     try {
       socket = await this.#socket();
@@ -274,7 +303,7 @@ export class Connection {
         WebSocket: socket.WebSocket,
         style: socket.style,
         url: options.url,
-        apiKey: options.apiKey,
+        apiKey: key,
         maxPayloadBytes: this.#serviceLimit,
         heartbeatIntervalMs: options.heartbeatIntervalMs,
         heartbeatClock: options.heartbeatClock,
@@ -322,6 +351,7 @@ export class Connection {
     // welcomes and then drops at once still meets a growing backoff instead of a reconnect storm.
     this.#welcomedAt = Date.now();
     this.#failed = 0;
+    this.#refusalRetried = false;
     if (this.#state === 'connecting' || this.#state === 'reconnecting') this.#state = 'open';
     const pending = this.#pending;
     this.#pending = undefined;
@@ -339,6 +369,26 @@ export class Connection {
       this.#afterDisconnect(code, reason);
       return;
     }
+    this.#attemptFailed(failure, reported);
+  }
+
+  /**
+   * A key function is read once more after a refusal (4001, HTTP 401/403): `true` when an attempt with the key it
+   * gives is under way (a different key; the same one ends the connection there).
+   */
+  #retryRefusedKey(error: ConnectionError): boolean {
+    if (typeof this.#options.apiKey === 'string' || error.code !== 'unauthorized') return false;
+    if (this.#refusalRetried || this.#key === undefined) return false;
+    this.#refusalRetried = true;
+    this.#refusedKey = this.#key;
+    this.#options.logger.warn({ code: error.code }, `${error.message}; reading the API key again`);
+    if (this.#state === 'open' || this.#state === 'draining') this.#state = 'reconnecting';
+    void this.#open();
+    return true;
+  }
+
+  /** An attempt that did not reach `welcome` (its socket closed, or its key could not be read). */
+  #attemptFailed(failure: LinkClose['failure'], reported: boolean): void {
     this.#failed += 1;
     const { error, fatal } = failure;
     this.#lastFailure = error;
@@ -350,8 +400,9 @@ export class Connection {
     const policy = this.#options.reconnect;
     const url = displayUrl(this.#options.url);
     const attempts = `${this.#failed} attempt${this.#failed === 1 ? '' : 's'}`;
-    if (fatal) this.#fail(error);
-    else if (this.#state === 'connecting') {
+    if (fatal) {
+      if (!this.#retryRefusedKey(error)) this.#fail(error);
+    } else if (this.#state === 'connecting') {
       if (this.#failed >= this.#connectMaxAttempts) {
         const message = `cannot reach ${url} after ${attempts}: ${error.message}`;
         this.#fail(new ConnectionError('unreachable', message, { cause: error }));
@@ -365,9 +416,20 @@ export class Connection {
   /** After a welcomed socket closed: stop, start a new session, or resume. */
   #afterDisconnect(code: number, reason: string): void {
     const detail = `${code}${reason ? `: ${reason}` : ''}`;
-    if (code === CLOSE_CODES.unauthorized || code === CLOSE_CODES.unsupportedProtocol) {
-      const errorCode = code === CLOSE_CODES.unauthorized ? 'unauthorized' : 'unsupported_protocol';
-      this.#fail(new ConnectionError(errorCode, `the service refused the connection (${detail})`));
+    if (
+      code === CLOSE_CODES.unauthorized ||
+      code === CLOSE_CODES.unsupportedProtocol ||
+      code === CLOSE_CODES.fleetConflict
+    ) {
+      const errorCode =
+        code === CLOSE_CODES.unauthorized
+          ? 'unauthorized'
+          : code === CLOSE_CODES.fleetConflict
+            ? 'fleet_conflict'
+            : 'unsupported_protocol';
+      const error = new ConnectionError(errorCode, `the service refused the connection (${detail})`);
+      // A revoked key (docs/protocol/fleets.md): a key function may have the new one.
+      if (!this.#retryRefusedKey(error)) this.#fail(error);
       return;
     }
     if (this.#state === 'draining') {

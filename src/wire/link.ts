@@ -53,6 +53,7 @@ import {
  * | `upgrade_failed`        | the upgrade was answered with an HTTP status other than 101 (a 3xx names where) | yes     |
  * | `unauthorized`          | HTTP 401 or 403 at the upgrade, or close 4001: the key was refused              | no      |
  * | `unsupported_protocol`  | no `toolwire.v1` subprotocol selected, or close 4002                            | no      |
+ * | `fleet_conflict`        | close 4010: a tool's `fleet` limits differ from other workers' (fleets.md)      | no      |
  * | `connection_failed`     | the runtime's WebSocket failed and gives no reason (browsers)                   | yes     |
  * | `closed_before_welcome` | the socket opened, then closed before `welcome`                                 | yes     |
  *
@@ -109,6 +110,9 @@ export function attemptFailure(facts: AttemptFacts): AttemptFailure {
   }
   if (failure.selectedProtocol !== undefined && failure.selectedProtocol !== SUBPROTOCOL) {
     return unsupportedProtocol(url);
+  }
+  if (code === CLOSE_CODES.fleetConflict) {
+    return stop('fleet_conflict', `the service refused the tools' fleet limits (${code}: ${reason})`);
   }
   if (code === CLOSE_CODES.unauthorized || code === CLOSE_CODES.unsupportedProtocol) {
     return stop(

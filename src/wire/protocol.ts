@@ -27,6 +27,8 @@ export { utf8Length } from './utf8';
 export const id = z.string().check(z.minLength(1), z.maxLength(256));
 /** An integer ≥ 0. */
 export const nonNegativeInt = z.number().check(z.int(), z.minimum(0));
+/** Longest `hello.buildId`, in characters (docs/protocol/fleets.md). */
+export const MAX_BUILD_ID_CHARS = 128;
 /** An integer ≥ 1 (a per-call update counter). */
 export const positiveInt = z.number().check(z.int(), z.minimum(1));
 /** A JSON object. */
@@ -105,6 +107,11 @@ export const CLOSE_CODES = {
   flood: 4029,
   /** The service is shutting down; reconnect later. */
   goingAway: 4050,
+  /**
+   * The `hello` disagrees with what other sessions of the tenant announced (a tool's `fleet` limits, PROTOCOL.md
+   * "Fleets"). Do not reconnect with the same `hello`.
+   */
+  fleetConflict: 4010,
 } as const;
 
 /*
@@ -131,6 +138,8 @@ export const FEATURES = [
   'call_context',
   'strict',
   'run_codes',
+  'builds',
+  'fleet',
 ] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];
@@ -404,6 +413,10 @@ const welcome = z.object({
   leaseMs: z.optional(z.number().check(z.int(), z.minimum(1000))),
   /** With the feature `lease`: the longest a leased call may run, from the model's request. */
   maxCallDurationMs: z.optional(z.number().check(z.int(), z.minimum(1))),
+  /** With the feature `builds`: how a run not started by a client is pinned to a build (docs/protocol/fleets.md). */
+  buildPolicy: z.optional(z.string().check(z.maxLength(64))),
+  /** With the feature `builds`: the build the operator set as current, if any. */
+  currentBuildId: z.optional(z.string().check(z.maxLength(MAX_BUILD_ID_CHARS))),
 });
 
 const toolCall = z.object({
@@ -530,6 +543,16 @@ export type FrameOf<F extends { type: string }, T extends F['type']> = Extract<F
  * The frames a client sends: what the service (the stub) decodes with `decodeClientFrame` (./codec.ts). A client
  * only encodes them.
  */
+/** Limits the service enforces across every session offering a tool (feature `fleet`, docs/protocol/fleets.md). */
+export const fleetLimitsSchema = z.object({
+  /** Calls of the tool in flight at once, across the fleet. */
+  concurrency: z.optional(z.number().check(z.int(), z.minimum(1))),
+  /** Calls of the tool sent per second, across the fleet (a token bucket of this size). */
+  perSecond: z.optional(z.number().check(z.positive())),
+});
+/** A tool's fleet-wide limits, as announced. */
+export type FleetLimits = z.infer<typeof fleetLimitsSchema>;
+
 /** JSON-serialisable definition of a tool, as announced to the service. */
 export const toolDefinitionSchema = z.object({
   name: z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/)),
@@ -554,6 +577,8 @@ export const toolDefinitionSchema = z.object({
       aliases: z.optional(z.array(z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/))).check(z.maxLength(16))),
     }),
   ),
+  /** Limits across every worker offering the tool (feature `fleet`); an older service ignores it. */
+  fleet: z.optional(fleetLimitsSchema),
 });
 
 /** JSON-serialisable definition of an agent, sent with `run_start`. Its tools' `execute` never leaves. */
@@ -576,6 +601,8 @@ const hello = z.object({
   sessionId: z.optional(id),
   /** Only where the runtime cannot set an `Authorization` header (browsers). */
   apiKey: z.optional(z.string()),
+  /** The build this client runs (`Client({ buildId })`); runs it starts are pinned to it (feature `builds`). */
+  buildId: z.optional(z.string().check(z.minLength(1), z.maxLength(MAX_BUILD_ID_CHARS))),
   /** `true` when the client decides approvals itself (`onApproval`): calls are sent undecided. */
   localApprovals: z.optional(z.boolean()),
   /** The client's `maxConcurrency`, a hint for load spreading. */

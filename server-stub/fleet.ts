@@ -1,0 +1,198 @@
+/**
+ * The stub's fleet state (docs/protocol/fleets.md), in memory: the API keys it accepts now and their tenants
+ * (changed at run time), the build each run is pinned to and the operator's current build, and the fleet-wide
+ * limits of each tool (calls in flight and calls per second, across every session of a tenant).
+ *
+ * @module
+ */
+import type { FleetLimits, ToolDefinition } from '../src/wire/protocol';
+import { keyAccepted } from './auth';
+import type { Run } from './run';
+import type { Session } from './session';
+
+/** A key the stub accepts: a string is its own tenant; `{ key, tenant }` is a key of that tenant (a rotation). */
+export type ApiKeyEntry = string | { key: string; tenant: string };
+
+/** How a run no client started is pinned to a build (`welcome.buildPolicy`). */
+export type BuildPolicy = 'first_call' | 'current';
+
+/** The accepted keys and their tenants; `undefined` keys: any key is accepted and everyone is one tenant. */
+export class KeyRing {
+  #tenants: Map<string, string> | undefined;
+
+  constructor(entries: readonly ApiKeyEntry[] | undefined) {
+    this.#tenants = undefined;
+    if (entries !== undefined) this.set(entries);
+  }
+
+  /** Replaces the accepted keys (an empty list accepts any key, as no `apiKeys` does). */
+  set(entries: readonly ApiKeyEntry[]): void {
+    const tenants = new Map<string, string>();
+    for (const entry of entries) {
+      const key = typeof entry === 'string' ? entry : entry.key;
+      const tenant = typeof entry === 'string' ? entry : entry.tenant;
+      if (typeof key !== 'string' || key === '' || typeof tenant !== 'string' || tenant === '')
+        throw new TypeError(
+          'apiKeys: each key must be a non-empty string or { key, tenant } of non-empty strings',
+        );
+      tenants.set(key, tenant);
+    }
+    this.#tenants = tenants.size > 0 ? tenants : undefined;
+  }
+
+  /** `true` when keys are checked at all. */
+  get checked(): boolean {
+    return this.#tenants !== undefined;
+  }
+
+  /** The accepted keys, for the comparisons of server-stub/auth.ts. */
+  get keys(): ReadonlySet<string> | undefined {
+    return this.#tenants === undefined ? undefined : new Set(this.#tenants.keys());
+  }
+
+  accepts(key: string): boolean {
+    return keyAccepted(this.keys, key);
+  }
+
+  /** The tenant of `key`: `undefined` when keys are not checked (one tenant for all). */
+  tenantOf(key: string | undefined): string | undefined {
+    if (this.#tenants === undefined || key === undefined) return undefined;
+    return this.#tenants.get(key) ?? key;
+  }
+}
+
+/** The text a call that waited in vain for a worker of its run's build ends with. */
+export function noBuildText(toolName: string, buildId: string, deadlineMs: number): string {
+  return `Error running ${toolName}: no worker of build ${buildId} was connected within ${deadlineMs}ms`;
+}
+
+/** `true` when the session may run calls of `run`: the run is pinned to no build, or to the session's. */
+export function sameBuild(run: Run, session: Session): boolean {
+  return run.buildId === undefined || run.buildId === session.buildId;
+}
+
+/** `true` when a live session of the run's tenant and build offers the tool. */
+export function buildOffers(run: Run, toolName: string, sessions: ReadonlyMap<string, Session>): boolean {
+  for (const session of sessions.values()) {
+    if (
+      session.state !== 'expired' &&
+      session.tenant === run.tenant &&
+      sameBuild(run, session) &&
+      session.tools.has(toolName)
+    )
+      return true;
+  }
+  return false;
+}
+
+function describeLimits(limits: FleetLimits | undefined): string {
+  if (limits === undefined) return 'none';
+  const parts: string[] = [];
+  if (limits.concurrency !== undefined) parts.push(`concurrency ${limits.concurrency}`);
+  if (limits.perSecond !== undefined) parts.push(`perSecond ${limits.perSecond}`);
+  return parts.length === 0 ? 'none' : parts.join(', ');
+}
+
+function sameLimits(a: FleetLimits | undefined, b: FleetLimits | undefined): boolean {
+  return a?.concurrency === b?.concurrency && a?.perSecond === b?.perSecond;
+}
+
+/**
+ * Why `tools`, announced by a session of `tenant`, cannot join the fleet: the first tool whose `fleet` limits
+ * differ from those a live session of the tenant announced (not `self`, a session being resumed or updated), or
+ * `undefined` when they agree.
+ */
+export function fleetConflict(
+  tools: readonly ToolDefinition[],
+  tenant: string | undefined,
+  sessions: ReadonlyMap<string, Session>,
+  self: Session | undefined,
+): string | undefined {
+  for (const tool of tools) {
+    for (const other of sessions.values()) {
+      if (other === self || other.state === 'expired' || other.tenant !== tenant) continue;
+      const theirs = other.tools.get(tool.name);
+      if (theirs === undefined || sameLimits(theirs.fleet, tool.fleet)) continue;
+      // Short: a close reason fits in 123 bytes.
+      return `fleet limits of ${tool.name} disagree: this worker ${describeLimits(tool.fleet)}, the fleet ${describeLimits(theirs.fleet)}`;
+    }
+  }
+  return undefined;
+}
+
+interface Bucket {
+  inFlight: number;
+  tokens: number;
+  at: number;
+}
+
+/**
+ * Counts calls of each (tenant, tool) with `fleet` limits: in flight (dispatched, no result yet) and dispatched
+ * per second (a token bucket of `max(1, perSecond)` tokens).
+ */
+export class FleetLimiter {
+  readonly #buckets = new Map<string, Bucket>();
+  /** The bucket each counted call is in, by call id. */
+  readonly #counted = new Map<string, string>();
+  readonly #now: () => number;
+
+  constructor(now: () => number = () => performance.now()) {
+    this.#now = now;
+  }
+
+  /**
+   * `0` when a call of this tool may be dispatched now; else how many milliseconds until it may be tried again
+   * (`Infinity`: when a call in flight ends).
+   */
+  waitFor(tenant: string | undefined, toolName: string, limits: FleetLimits): number {
+    const bucket = this.#bucket(tenant, toolName, limits);
+    if (limits.concurrency !== undefined && bucket.inFlight >= limits.concurrency)
+      return Number.POSITIVE_INFINITY;
+    if (limits.perSecond !== undefined && bucket.tokens < 1)
+      return Math.ceil(((1 - bucket.tokens) * 1000) / limits.perSecond);
+    return 0;
+  }
+
+  /** A call was dispatched: it counts until {@link release}. */
+  started(callId: string, tenant: string | undefined, toolName: string, limits: FleetLimits): void {
+    const name = bucketName(tenant, toolName);
+    const bucket = this.#bucket(tenant, toolName, limits);
+    bucket.inFlight += 1;
+    if (limits.perSecond !== undefined) bucket.tokens -= 1;
+    this.#counted.set(callId, name);
+  }
+
+  /** The call has its result, or left its session: it no longer counts. `true` when it counted. */
+  release(callId: string): boolean {
+    const name = this.#counted.get(callId);
+    if (name === undefined) return false;
+    this.#counted.delete(callId);
+    const bucket = this.#buckets.get(name);
+    if (bucket !== undefined) bucket.inFlight -= 1;
+    return true;
+  }
+
+  /** Calls of this tool in flight across the fleet. */
+  inFlight(tenant: string | undefined, toolName: string): number {
+    return this.#buckets.get(bucketName(tenant, toolName))?.inFlight ?? 0;
+  }
+
+  #bucket(tenant: string | undefined, toolName: string, limits: FleetLimits): Bucket {
+    const name = bucketName(tenant, toolName);
+    const now = this.#now();
+    const size = Math.max(1, limits.perSecond ?? 1);
+    let bucket = this.#buckets.get(name);
+    if (bucket === undefined) {
+      bucket = { inFlight: 0, tokens: size, at: now };
+      this.#buckets.set(name, bucket);
+    } else if (limits.perSecond !== undefined) {
+      bucket.tokens = Math.min(size, bucket.tokens + ((now - bucket.at) * limits.perSecond) / 1000);
+      bucket.at = now;
+    }
+    return bucket;
+  }
+}
+
+function bucketName(tenant: string | undefined, toolName: string): string {
+  return `${tenant ?? ''}\u0000${toolName}`;
+}

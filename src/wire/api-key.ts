@@ -1,0 +1,92 @@
+/**
+ * The API key as a function (`Client({ apiKey: () => key })`), read before every connection attempt: what it
+ * may return, how long it may take, and how its failure is reported without showing a key.
+ *
+ * @module
+ */
+import { ConnectionError } from '../errors';
+import { scrubError } from '../logger';
+import { isThenable } from '../maybe';
+import { describeThrown } from './transport';
+
+/** A key, or a function that returns one (or a promise of one). */
+export type ApiKeySource = string | (() => string | Promise<string>);
+
+/** Longest wait for a key function, in milliseconds: past it the attempt fails and is retried with backoff. */
+export const API_KEY_TIMEOUT_MS = 10_000;
+
+/** What a key must be: it travels in an HTTP header. */
+export const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
+
+/** Longest key accepted, in characters. */
+export const MAX_API_KEY_CHARS = 4_096;
+
+/** A key read, or why it could not be. */
+export type KeyRead = { ok: true; key: string } | { ok: false; error: ConnectionError };
+
+/**
+ * Calls the key function once, within {@link API_KEY_TIMEOUT_MS}. A throw, a rejection, a hang or a value that is
+ * not a key fails with `ConnectionError` `api_key_failed`; its message and `cause` are scrubbed of `previous` (the
+ * last key read) and of whatever the function returned, so no key is shown.
+ */
+export async function readApiKey(
+  source: () => string | Promise<string>,
+  previous: string | undefined,
+  timeoutMs: number = API_KEY_TIMEOUT_MS,
+): Promise<KeyRead> {
+  let returned: unknown;
+  const secrets = (): string[] =>
+    [previous, typeof returned === 'string' ? returned : undefined].filter(
+      (secret): secret is string => secret !== undefined && secret.length > 0,
+    );
+  const scrub = (text: string) =>
+    secrets().reduce((out, secret) => out.replaceAll(secret, '[redacted]'), text);
+  const failed = (detail: string, cause?: unknown): KeyRead => ({
+    ok: false,
+    error: new ConnectionError(
+      'api_key_failed',
+      `the apiKey function ${scrub(detail)}`,
+      cause === undefined ? undefined : { cause: scrubError(cause, scrub) },
+    ),
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const value = source();
+    returned = isThenable(value)
+      ? await Promise.race([
+          value,
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(
+              () => reject(new KeyTimeout(`did not answer within ${timeoutMs}ms`)),
+              timeoutMs,
+            );
+          }),
+        ])
+      : value;
+  } catch (error) {
+    if (error instanceof KeyTimeout) return failed(error.message);
+    return failed(`threw: ${describeThrown(error)}`, error);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+  if (
+    typeof returned !== 'string' ||
+    returned.length > MAX_API_KEY_CHARS ||
+    !API_KEY_PATTERN.test(returned)
+  ) {
+    const got =
+      typeof returned === 'string' ? `a string of ${returned.length} characters` : describeKind(returned);
+    return failed(
+      `must return a non-empty string of printable ASCII without spaces, at most ${MAX_API_KEY_CHARS} characters; got ${got}`,
+    );
+  }
+  return { ok: true, key: returned };
+}
+
+class KeyTimeout extends Error {}
+
+function describeKind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : typeof value;
+}

@@ -1,0 +1,189 @@
+/**
+ * Limits in one process (keyed concurrency, slots) and across clients (fleet limits), bad input, and a key
+ * function that fails: several clients in one process against one stub, where separate processes prove nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { scriptedModel } from '../../server-stub/index';
+import { Client, ConnectionError, OptionsError, ToolDefinitionError, tool } from '../../src/index';
+import { API_KEY, client, stub } from '../fault/harness';
+import { AGENT, workTurns } from './helpers';
+
+const parameters = z.object({ n: z.number().int(), tenant: z.string() });
+
+/** A `work` tool whose calls wait for `release()`; records how many ran at once per tenant. */
+function gatedWork(extra: Record<string, unknown>) {
+  const running = new Map<string, number>();
+  const peak = new Map<string, number>();
+  const waiting: Array<() => void> = [];
+  const work = tool({
+    name: 'work',
+    description: 'Work.',
+    parameters,
+    ...extra,
+    execute: async ({ n, tenant }) => {
+      running.set(tenant, (running.get(tenant) ?? 0) + 1);
+      peak.set(tenant, Math.max(peak.get(tenant) ?? 0, running.get(tenant) ?? 0));
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      running.set(tenant, (running.get(tenant) ?? 1) - 1);
+      return `${tenant}:${n}`;
+    },
+  });
+  return { work, peak, waiting };
+}
+
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+describe('tool({ concurrency })', () => {
+  it('runs at most limit calls per key, and a key at its limit holds no client slot', async () => {
+    const server = await stub({ agents: [AGENT], model: scriptedModel(workTurns(8, 2)) });
+    const { work, peak, waiting } = gatedWork({
+      concurrency: { limit: 1, key: (input: { tenant: string }) => input.tenant },
+    });
+    const worker = client(server.url, { tools: [work], maxConcurrency: 4 });
+    await worker.connect();
+    const runId = server.runs.start('Fleet', 'go');
+    await until(() => waiting.length === 2);
+    expect(worker.stats.tools).toEqual({ work: { running: 2, waiting: 6 } });
+    expect(worker.stats.running).toBe(2);
+    while (waiting.length > 0 || worker.stats.tools?.work?.waiting) {
+      waiting.shift()?.();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect((await server.runs.waitFor(runId)).status).toBe('completed');
+    expect(Object.fromEntries(peak)).toEqual({ t0: 1, t1: 1 });
+  });
+
+  it('ends a call error when the key function returns no string', async () => {
+    const work = tool({
+      name: 'work',
+      description: 'Work.',
+      parameters,
+      concurrency: { limit: 1, key: () => '' },
+      execute: () => 'done',
+    });
+    const server = await stub({ agents: [AGENT], model: scriptedModel(workTurns(1)) });
+    const worker = client(server.url, { tools: [work] });
+    await worker.connect();
+    const transcript = await server.runs.waitFor(server.runs.start('Fleet', 'go'));
+    expect(transcript.toolCalls[0]?.status).toBe('error');
+    expect(transcript.toolCalls[0]?.output).toBe(
+      'Error running work: concurrency.key must return a string of 1 to 256 characters, got a string of 0 characters',
+    );
+  });
+});
+
+describe('bad input', () => {
+  const execute = () => 'x';
+  it('refuses limit 0 and a slots value over maxConcurrency when defined', () => {
+    expect(() => tool({ name: 'w', description: 'd', execute, concurrency: { limit: 0 } })).toThrow(
+      ToolDefinitionError,
+    );
+    const heavy = tool({ name: 'w', description: 'd', execute, slots: 5 });
+    expect(() => new Client({ url: 'ws://x', apiKey: API_KEY, tools: [heavy], maxConcurrency: 4 })).toThrow(
+      new OptionsError(
+        'invalid_option',
+        'new Client(options): tool "w" has slots 5, more than maxConcurrency (4): none of its calls could ever run',
+      ),
+    );
+  });
+
+  it('refuses a buildId that is empty, too long or not a string, naming the option', () => {
+    for (const buildId of ['', 'x'.repeat(129), 7]) {
+      expect(
+        () => new Client({ url: 'ws://x', apiKey: API_KEY, tools: [], buildId: buildId as string }),
+      ).toThrow(/buildId/);
+    }
+  });
+});
+
+describe('tool({ slots })', () => {
+  it('counts a heavy call as its slots against maxConcurrency', async () => {
+    const server = await stub({ agents: [AGENT], model: scriptedModel(workTurns(3)) });
+    const { work, waiting } = gatedWork({ slots: 2 });
+    const worker = client(server.url, { tools: [work], maxConcurrency: 4 });
+    await worker.connect();
+    server.runs.start('Fleet', 'go');
+    await until(() => waiting.length === 2);
+    expect(worker.stats).toMatchObject({ running: 2, slots: 4, queued: 1 });
+    for (const release of waiting.splice(0)) release();
+    await until(() => waiting.length === 1);
+    waiting.shift()?.();
+  });
+});
+
+describe('tool({ fleet })', () => {
+  it('holds calls over the fleet-wide concurrency, counted across two clients', async () => {
+    const server = await stub({ agents: [AGENT], model: scriptedModel(workTurns(6)) });
+    const a = gatedWork({ fleet: { concurrency: 2 } });
+    const b = gatedWork({ fleet: { concurrency: 2 } });
+    const first = client(server.url, { tools: [a.work] });
+    const second = client(server.url, { tools: [b.work] });
+    await first.connect();
+    await second.connect();
+    const runId = server.runs.start('Fleet', 'go');
+    await until(() => a.waiting.length + b.waiting.length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(a.waiting.length + b.waiting.length).toBe(2);
+    for (let released = 0; released < 6; released++) {
+      await until(() => a.waiting.length + b.waiting.length > 0);
+      (a.waiting.shift() ?? b.waiting.shift())?.();
+      const inFlight = server.sessions().reduce((sum, session) => sum + session.inFlight, 0);
+      expect(inFlight).toBeLessThanOrEqual(2);
+    }
+    expect((await server.runs.waitFor(runId)).status).toBe('completed');
+  });
+
+  it('refuses at connect a worker whose fleet limits disagree', async () => {
+    const server = await stub({ agents: [AGENT] });
+    const execute = () => 'x';
+    const one = tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 2 } });
+    const two = tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 3 } });
+    await client(server.url, { tools: [one] }).connect();
+    const error = await client(server.url, { tools: [two] })
+      .connect()
+      .catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).code).toBe('fleet_conflict');
+    expect((error as ConnectionError).message).toBe(
+      `${server.url}: the service refused the tools' fleet limits (4010: fleet limits of work disagree: this worker concurrency 3, the fleet concurrency 2)`,
+    );
+  });
+});
+
+describe('apiKey as a function', () => {
+  it('fails the attempt when it throws, then connects once it answers', async () => {
+    const server = await stub();
+    let calls = 0;
+    const errors: ConnectionError[] = [];
+    const worker = client(server.url, {
+      apiKey: () => {
+        calls += 1;
+        if (calls === 1) throw new Error('vault down');
+        return API_KEY;
+      },
+      reconnect: { initialDelayMs: 1, maxDelayMs: 5 },
+    });
+    worker.on('error', (error) => errors.push(error as ConnectionError));
+    await worker.connect();
+    expect(calls).toBe(2);
+    expect(errors[0]?.code).toBe('api_key_failed');
+    expect(errors[0]?.message).toBe('the apiKey function threw: vault down');
+  });
+
+  it('reads the key once more after a refusal, and gives up when it is the same key', async () => {
+    const server = await stub();
+    let calls = 0;
+    const worker = client(server.url, {
+      apiKey: () => {
+        calls += 1;
+        return 'wrong-key-1234';
+      },
+    });
+    const error = await worker.connect().catch((thrown: unknown) => thrown);
+    expect(calls).toBe(2);
+    expect((error as ConnectionError).code).toBe('unauthorized');
+  });
+});
