@@ -13,11 +13,19 @@ import {
   type AgentDefinition,
   type ClientFrame,
   type FrameOf,
-  RUN_EVENT_KINDS,
-  type RunToolCall,
   type ServiceFrame,
+  type ToolChoice,
   utf8Length,
 } from '../wire/protocol';
+import { publicToolCalls, type RunEvent, type RunToolCall, toRunEvent } from './run-events';
+
+export type {
+  RunEvent,
+  RunEventKind,
+  RunEventOf,
+  RunToolCall,
+  ToolResultPart,
+} from './run-events';
 
 /** The outcome of a completed run. */
 export interface RunResult<Output = unknown> {
@@ -36,17 +44,6 @@ export interface RunResult<Output = unknown> {
   model?: string;
 }
 
-/**
- * A `run_event` as delivered to listeners: one of the kinds this version knows ({@link RUN_EVENT_KINDS}); a kind
- * it does not know is ignored, never refused (PROTOCOL.md §10.2).
- */
-export type RunEvent = Omit<FrameOf<ServiceFrame, 'run_event'>, 'event'> & {
-  event: { kind: RunEventKind; data?: unknown };
-};
-/** One of {@link RUN_EVENT_KINDS}. */
-export type RunEventKind = (typeof RUN_EVENT_KINDS)[number];
-const KNOWN_KINDS: ReadonlySet<string> = new Set(RUN_EVENT_KINDS);
-
 /** Options of one run. */
 export interface StartRunOptions {
   context: unknown;
@@ -56,6 +53,10 @@ export interface StartRunOptions {
   parentCallId: string | undefined;
   /** Told about each `run_event` of this run. */
   onEvent?: ((event: RunEvent) => void) | undefined;
+  /** Which tools the model may call (feature `run_options`). @default the service's: `auto` */
+  toolChoice?: ToolChoice | undefined;
+  /** The caller's data, kept with the run on the service (feature `run_options`). */
+  metadata?: Record<string, unknown> | undefined;
 }
 
 interface PendingRun {
@@ -95,6 +96,10 @@ export class Runs {
   readonly #onEvent: (event: RunEvent) => void;
   readonly #aborted: (runId: string, reason: unknown) => void;
   #sequence = 0;
+  /** The service takes `toolChoice` and `metadata` on this socket (feature `run_options`). */
+  #runOptions = false;
+  /** A `welcome` has come on some socket: {@link Runs.welcomed} has said what the service takes. */
+  #welcomedOnce = false;
 
   readonly #maxPayloadBytes: () => number;
   readonly #logger: Pick<Logger, 'debug'>;
@@ -131,6 +136,9 @@ export class Runs {
       if (options.maxTurns !== undefined) frame.maxTurns = options.maxTurns;
       if (options.parentRunId !== undefined) frame.parentRunId = options.parentRunId;
       if (options.parentCallId !== undefined) frame.parentCallId = options.parentCallId;
+      if (options.toolChoice !== undefined && options.toolChoice !== 'auto')
+        frame.toolChoice = options.toolChoice;
+      if (options.metadata !== undefined) frame.metadata = options.metadata;
       const { signal } = options;
       // Many runs may share one signal: one listener on it for all (`sharedAbort`, src/call/signal.ts).
       const shared = signal === undefined ? undefined : sharedAbort(signal);
@@ -165,8 +173,41 @@ export class Runs {
       }
       shared?.addEventListener('abort', onAbort);
       this.#byRequest.set(requestId, run);
-      run.sent = this.#send(frame);
+      run.sent = this.#sendStart(run);
     });
+  }
+
+  /**
+   * A `welcome` came: whether the service takes `run_start.toolChoice` and `metadata` on this socket (feature
+   * `run_options`). Told before {@link Runs.reconnected}.
+   */
+  welcomed(features: readonly string[] | undefined): void {
+    this.#runOptions = features?.includes('run_options') === true;
+  }
+
+  /**
+   * Sends a run's `run_start`. To a service without the feature `run_options` it goes without `metadata` (data
+   * the service would not keep, as a service ignores metadata it does not understand) and, when the run asks for
+   * a `toolChoice`, not at all: the run fails with `RunError` `unsupported` rather than run unconstrained.
+   */
+  #sendStart(run: PendingRun): boolean {
+    const { frame } = run;
+    if (this.#runOptions || (frame.toolChoice === undefined && frame.metadata === undefined))
+      return this.#send(frame);
+    // Not known yet (no welcome on this socket): sent once one comes (`reconnected`).
+    if (!this.#welcomedOnce) return false;
+    if (frame.toolChoice !== undefined) {
+      this.#settle(run);
+      run.reject(
+        new RunError(
+          'unsupported',
+          `the service does not take toolChoice (it did not negotiate the feature run_options); the run was not started`,
+        ),
+      );
+      return false;
+    }
+    const { metadata: _, ...plain } = frame;
+    return this.#send(plain);
   }
 
   /**
@@ -180,8 +221,9 @@ export class Runs {
    * A `run_start` never answered is sent again: the new session starts it.
    */
   reconnected(resumed = true): void {
+    this.#welcomedOnce = true;
     for (const run of [...this.#byRequest.values()]) {
-      if (run.runId === undefined) run.sent = this.#send(run.frame) || run.sent;
+      if (run.runId === undefined) run.sent = this.#sendStart(run) || run.sent;
       else if (!resumed) {
         this.#settle(run);
         run.reject(
@@ -215,15 +257,18 @@ export class Runs {
           if (frame.seq <= run.eventSeq) return true;
           run.eventSeq = frame.seq;
         }
-        // A kind added after this version (PROTOCOL.md §10.2): informative, so ignored rather than refused.
-        if (!KNOWN_KINDS.has(frame.event.kind)) {
+        // A kind added after this version (PROTOCOL.md §10.2), or data its kind's shape refuses: informative, so
+        // ignored rather than refused.
+        const event = toRunEvent(frame);
+        if (!('kind' in event)) {
           this.#logger.debug(
             { runId: frame.runId, kind: frame.event.kind.slice(0, 64) },
-            'run_event of a kind this client does not know, ignored',
+            'unknown' in event
+              ? 'run_event of a kind this client does not know, ignored'
+              : `run_event whose data does not have its kind's shape, ignored (${event.malformed.slice(0, 200)})`,
           );
           return true;
         }
-        const event = frame as RunEvent;
         const listener = run?.abandoned === true ? undefined : run?.onEvent;
         if (listener !== undefined) {
           try {
@@ -236,8 +281,8 @@ export class Runs {
         // `data.runId` naming the nested run. When that run is this client's as well, the client has the event
         // already: the copy goes to the ancestor's `onEvent` only, so `run_event` and `approval_requested`
         // carry each event once.
-        const origin = (frame.event.data as { runId?: unknown } | undefined)?.runId;
-        if (typeof origin === 'string' && origin !== frame.runId && this.#byRun.has(origin)) return true;
+        const origin = 'nestedRunId' in event ? event.nestedRunId : undefined;
+        if (origin !== undefined && this.#byRun.has(origin)) return true;
         this.#onEvent(event);
         return true;
       }
@@ -249,7 +294,7 @@ export class Runs {
           run.resolve({
             runId: frame.runId,
             finalOutput: frame.finalOutput,
-            toolCalls: frame.toolCalls,
+            toolCalls: publicToolCalls(frame.toolCalls),
             turns: frame.turns,
             ...(frame.model === undefined ? {} : { model: frame.model }),
           });

@@ -43,7 +43,7 @@ export const INFORMATIVE_SERVICE_FIELDS: Readonly<Record<string, readonly string
   // `seq` only drops repeats after a resume (§10.2); `data` is anything already.
   run_event: ['seq'],
   // A run_result is never refused for what it reports (§10.1).
-  run_result: ['model', 'error', 'code', 'toolCalls.*.content', 'toolCalls.*.widget'],
+  run_result: ['model', 'error', 'code', 'toolCalls.*.content', 'toolCalls.*.widget', 'toolCalls.*.result'],
   // Any status but answered and declined is cancelled (§4.3), one that is not a string too.
   answer: ['status', 'reason'],
 };
@@ -60,7 +60,7 @@ export const INFORMATIVE_CLIENT_FIELDS: Readonly<Record<string, readonly string[
     'tools.*.approvalReason',
   ],
   tools_update: ['tools.*.sideEffect', 'tools.*.approvalReason'],
-  tool_result: ['durationMs'],
+  tool_result: ['durationMs', 'result'],
   run_cancel: ['reason'],
 };
 
@@ -414,7 +414,8 @@ export function encodeFrame(frame: ClientFrame | ServiceFrame): string {
     frame.type === 'tool_result' &&
     frame.widget === undefined &&
     frame.retryable === undefined &&
-    frame.content === undefined
+    frame.content === undefined &&
+    frame.result === undefined
   ) {
     return encodePlainResult(frame);
   }
