@@ -9,7 +9,7 @@
 // The model reads the same words whether the SDK or the service wrote them.
 import { cancelledText, timeoutText, unknownToolText } from '../src/tool/model-text';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../src/wire/protocol';
-import type { Call, CallOutcome, CallResult } from './call';
+import { type Call, type CallOutcome, type CallResult, reportedPart } from './call';
 import type { ResolvedStubOptions } from './options';
 import { atCapacity, mayServe, offeredStrict, offeredTools, pickSession } from './routing';
 import type { Run } from './run';
@@ -319,6 +319,8 @@ export class Dispatcher {
     };
     if (outcome.widget !== undefined) data.widget = outcome.widget;
     if (outcome.content !== undefined) data.content = outcome.content;
+    const part = reportedPart(outcome);
+    if (part !== undefined) data.result = part;
     this.#deps.emit(call.run, 'tool_result', data);
     if (freed && session) this.#offerWaiting(session);
   }
@@ -347,6 +349,7 @@ function frameOutcome(frame: FrameOf<ClientFrame, 'tool_result'>): CallResult {
   const outcome: CallResult = { status: frame.status, output: frame.output };
   if (frame.widget !== undefined) outcome.widget = frame.widget;
   if (frame.content !== undefined) outcome.content = frame.content;
+  if (frame.result !== undefined) outcome.result = frame.result;
   if (frame.durationMs !== undefined) outcome.clientDurationMs = frame.durationMs;
   return outcome;
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { agentDefinitionSchema } from '../src/wire/protocol';
+import { agentDefinitionSchema, runMetadata, toolChoiceSchema } from '../src/wire/protocol';
 import { HttpError } from './http-io';
 
 const NOT_AN_OBJECT = 'request body must be a JSON object';
@@ -38,6 +38,8 @@ export const startRunBody = z.object(
         .number({ error: 'must be an integer ≥ 1' })
         .check(z.refine((n) => Number.isInteger(n) && n >= 1, { error: 'must be an integer ≥ 1' })),
     ),
+    toolChoice: z.optional(toolChoiceSchema),
+    metadata: z.optional(runMetadata),
   },
   { error: NOT_AN_OBJECT },
 );

@@ -4,7 +4,14 @@
  *
  * @module
  */
-import type { AgentDefinition, ContentPart, RunToolCall, ToolCallStatus } from '../src/wire/protocol';
+import type {
+  AgentDefinition,
+  ContentPart,
+  RunToolCall,
+  ToolCallStatus,
+  ToolChoice,
+} from '../src/wire/protocol';
+import { reportedPart } from './call';
 import type { ChatMessage } from './model';
 import { newTraceId } from './trace-context';
 import type {
@@ -81,6 +88,10 @@ export interface RunInit {
   requestId?: string;
   parentRunId?: string;
   parentCallId?: string;
+  /** Which tools the model may call (`run_start.toolChoice`). @default 'auto' */
+  toolChoice?: ToolChoice | undefined;
+  /** The starter's data (`run_start.metadata`), kept and shown with the run. */
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** The live record of one run. */
@@ -98,6 +109,9 @@ export class Run {
   readonly requestId: string | undefined;
   readonly parentRunId: string | undefined;
   readonly parentCallId: string | undefined;
+  /** Which tools the model may call; see {@link toolChoiceFor}. */
+  readonly toolChoice: ToolChoice;
+  readonly metadata: Record<string, unknown> | undefined;
   readonly startedAt = Date.now();
   readonly messages: ChatMessage[] = [];
   readonly calls: RunCall[] = [];
@@ -128,6 +142,8 @@ export class Run {
     this.ownerSessionId = init.ownerSessionId;
     this.tenant = init.tenant;
     this.requestId = init.requestId;
+    this.toolChoice = init.toolChoice ?? 'auto';
+    this.metadata = init.metadata;
     this.parentRunId = init.parentRunId;
     this.parentCallId = init.parentCallId;
     this.ended = new Promise((resolve) => {
@@ -177,7 +193,8 @@ export class Run {
   }
 
   /** Finished calls in `run_result` shape. */
-  resultToolCalls(): RunToolCall[] {
+  /** @param withParts - with each call's result part (`result`: the session negotiated `result_parts`). */
+  resultToolCalls(withParts = false): RunToolCall[] {
     const out: RunToolCall[] = [];
     for (const call of this.calls) {
       const result = call.result;
@@ -192,6 +209,8 @@ export class Run {
       };
       if (result.widget !== undefined) entry.widget = result.widget;
       if (result.content !== undefined) entry.content = result.content;
+      const part = withParts ? reportedPart(result) : undefined;
+      if (part !== undefined) entry.result = part;
       out.push(entry);
     }
     return out;
@@ -215,6 +234,8 @@ export class Run {
     };
     if (this.parentRunId !== undefined) transcript.parentRunId = this.parentRunId;
     if (this.parentCallId !== undefined) transcript.parentCallId = this.parentCallId;
+    if (this.toolChoice !== 'auto') transcript.toolChoice = this.toolChoice;
+    if (this.metadata !== undefined) transcript.metadata = this.metadata;
     if (this.ownerSessionId !== undefined) transcript.ownerSessionId = this.ownerSessionId;
     if (this.finalOutput !== undefined) transcript.finalOutput = this.finalOutput;
     if (this.error !== undefined) transcript.error = this.error;
@@ -249,4 +270,13 @@ function preview(input: string): string {
   const chars = Array.from(input.slice(0, INPUT_PREVIEW_CHARS * 2));
   const cut = chars.length > INPUT_PREVIEW_CHARS || input.length > INPUT_PREVIEW_CHARS * 2;
   return cut ? `${chars.slice(0, INPUT_PREVIEW_CHARS).join('')}…` : input;
+}
+
+/**
+ * The tool choice of the run's next turn: `none` holds for every turn; `required` and a named tool hold until the
+ * model has called a tool in the run, then turns are `auto`, so that a run can end with an answer.
+ */
+export function toolChoiceFor(run: Run): ToolChoice {
+  const choice = run.toolChoice;
+  return choice === 'none' || run.calls.length === 0 ? choice : 'auto';
 }

@@ -15,6 +15,7 @@ import {
   NEGOTIATED_RUN_EVENT_KINDS,
   RUN_EVENT_FEATURES,
   type ServiceFrame,
+  type ToolChoice,
   type ToolDefinition,
 } from '../src/wire/protocol';
 import type { Dispatcher } from './dispatcher';
@@ -47,6 +48,10 @@ export interface StartRunRequest {
   requestId?: string;
   parentRunId?: string;
   parentCallId?: string;
+  /** `run_start.toolChoice` (feature `run_options`). */
+  toolChoice?: ToolChoice | undefined;
+  /** `run_start.metadata` (feature `run_options`). */
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** Why a run could not be started or cancelled. */
@@ -132,6 +137,8 @@ export class RunManager {
       ...(request.requestId === undefined ? {} : { requestId: request.requestId }),
       ...(request.parentRunId === undefined ? {} : { parentRunId: request.parentRunId }),
       ...(request.parentCallId === undefined ? {} : { parentCallId: request.parentCallId }),
+      toolChoice: request.toolChoice,
+      metadata: request.metadata,
     });
     this.#runs.set(run.id, run);
     if (owner && request.requestId !== undefined)
@@ -217,6 +224,8 @@ export class RunManager {
       ...(frame.maxTurns === undefined ? {} : { maxTurns: frame.maxTurns }),
       ...(frame.parentRunId === undefined ? {} : { parentRunId: frame.parentRunId }),
       ...(frame.parentCallId === undefined ? {} : { parentCallId: frame.parentCallId }),
+      toolChoice: frame.toolChoice,
+      metadata: frame.metadata,
     });
     if ('code' in started) return started;
     session.send({ type: 'run_started', requestId: frame.requestId, runId: started.id });
@@ -304,7 +313,7 @@ export class RunManager {
       ...(run.finalOutput === undefined ? {} : { finalOutput: run.finalOutput }),
       ...(run.error === undefined ? {} : { error: run.error }),
       ...(code === undefined ? {} : { code }),
-      toolCalls: run.resultToolCalls(),
+      toolCalls: run.resultToolCalls(session.features.has('result_parts')),
       turns: run.turns,
       ...(this.#deps.options.model.info === undefined ? {} : { model: this.#deps.options.model.info.kind }),
     };

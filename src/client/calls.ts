@@ -39,6 +39,7 @@ import {
   unreadableCallText,
 } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
+import { toolInternals } from '../tool/tool';
 import type { ClientFrame, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
 import { type CallUpdateHooks, CallUpdates, Leases, type WelcomeTerms } from './call-updates';
@@ -53,6 +54,7 @@ import {
 } from './execution';
 import { type CallSocket, Outbox } from './outbox';
 import { type Questioner, questionHooks } from './questions';
+import { resultPartOf } from './result-parts';
 import { Slots } from './slots';
 import { type CallTraces, callTraces, type ToolTracing } from './tracing';
 
@@ -208,6 +210,8 @@ export class CallRunner implements ExecutionOwner {
   readonly #leases: Leases;
   /** The service takes the lease on this socket (`welcome`): the lease is told of every call that begins and ends. */
   #leased = false;
+  /** The service takes a result's kind beside its output (feature `result_parts`), on this socket. */
+  #resultParts = false;
   /** Finished calls the call updates keep something of, until their result is acked. */
   readonly #updated = new Set<string>();
   readonly #traces: CallTraces | undefined;
@@ -558,6 +562,7 @@ export class CallRunner implements ExecutionOwner {
     const leasedBefore = this.#leased;
     updates.setWelcome?.(welcome);
     this.#leased = updates.leased;
+    this.#resultParts = updates.takesResultParts === true;
     if (this.#leased && !leasedBefore) {
       for (const execution of this.#held.values()) if (execution.begun) updates.started(execution);
     }
@@ -613,7 +618,16 @@ export class CallRunner implements ExecutionOwner {
       this.#updated.add(callId);
     }
     const durationMs = from === 'queued' ? 0 : Math.max(0, Math.round(performance.now()) - execution.started);
-    const { output } = this.#outbox.add(execution.frame, result, durationMs);
+    // The result's kind (feature `result_parts`): its value is sent only when `output` is not the result.
+    const part = this.#resultParts
+      ? resultPartOf(
+          result,
+          result.status === 'ok' && result.content === undefined && this.#projects(execution.toolName),
+          this.#options.redactor,
+          execution.redaction,
+        )
+      : undefined;
+    const { output } = this.#outbox.add(execution.frame, result, durationMs, part);
     this.#options.events.toolResult({
       callId,
       runId: execution.runId,
@@ -624,6 +638,12 @@ export class CallRunner implements ExecutionOwner {
     });
     this.#traces?.finished(execution, result, output, durationMs);
     if (result.status !== 'ok') logFailure(this.#options.logger, execution, result, output);
+  }
+
+  /** The tool of that name shows the model a projection of its result (`toModelOutput`). */
+  #projects(toolName: string): boolean {
+    const found = this.#options.registry.get(toolName);
+    return found !== undefined && toolInternals(found)?.toModelOutput !== undefined;
   }
 
   /** `approve` for every call (one function, not a closure per call): the request names its call. */

@@ -28,11 +28,12 @@ import {
 import { aToolSet, type ToolSetOf, type ToolsGiven, toTools, uniqueTools } from '../tool/shapes';
 import type { Tool } from '../tool/tool';
 import type { ConnectOptions, ReconnectOptions } from '../wire/connection';
+import type { ToolChoice } from '../wire/protocol';
 import type { WebSocketConstructor } from '../wire/transport';
 import { Agent } from './agent';
 import type { Approver } from './approvals';
 import type { Questioner } from './questions';
-import type { RunEvent } from './runs';
+import { aRunMetadata, aToolChoice, type RunEvent } from './runs';
 import type { ToolTracing } from './tracing';
 
 /** Information about a call, given to a `context` function. */
@@ -193,6 +194,21 @@ export interface RunOptions<C = unknown> {
    * questions. A listener that throws is ignored.
    */
   onEvent?: ((event: RunEvent) => void) | undefined;
+  /**
+   * Which tools the model may call: `'auto'` (any or none), `'none'`, `'required'` (some tool), or
+   * `{ type: 'tool', name }` (that tool; the agent must have it). `'required'` and a named tool hold until the
+   * model has called a tool in the run, then later turns are `'auto'`. Overrides the agent's `toolChoice`. A
+   * service without the feature `run_options` cannot honour it: `run()` then rejects with `RunError` `unsupported`.
+   * @default the agent's, else `'auto'`
+   */
+  toolChoice?: ToolChoice | undefined;
+  /**
+   * Your data about the run (a request id, a user's plan), sent with it and kept on the service, which shows it on
+   * the run (the stub: `GET /v1/runs/:runId`, `stub.runs.get(runId).metadata`); it means nothing to the model. A
+   * JSON object of at most 16,384 bytes (`RUN_METADATA_LIMITS`). A service without the feature `run_options`
+   * does not keep it. @default none
+   */
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** Default values of {@link CloseOptions}. */
@@ -208,7 +224,14 @@ export interface CloseOptions {
 
 /** What `client.run()` accepts: one rule per option of {@link RunOptions}. */
 const RUN_OPTIONS: OptionsSpec<RunOptions> = {
-  rules: { context: anything, signal: anAbortSignal, maxTurns: anInteger({ min: 1 }), onEvent: aFunction },
+  rules: {
+    context: anything,
+    signal: anAbortSignal,
+    maxTurns: anInteger({ min: 1 }),
+    onEvent: aFunction,
+    toolChoice: aToolChoice,
+    metadata: aRunMetadata,
+  },
   aliases: { abortSignal: 'signal', turns: 'maxTurns', maxSteps: 'maxTurns', onRunEvent: 'onEvent' },
 };
 const RUN_OWNER: OptionsOwner = { name: 'client.run()', error: OptionsError };
@@ -229,6 +252,14 @@ export function checkRunArguments(agent: unknown, input: unknown, options: unkno
     optionsFault(RUN_OWNER, 'invalid_input', `input must be a string, got ${describeValue(input)}`);
   }
   checkOptions(options, RUN_OPTIONS, RUN_OWNER);
+  const choice = (options as RunOptions).toolChoice;
+  if (typeof choice === 'object' && !(agent as Agent).tools.some((item) => item.name === choice.name)) {
+    optionsFault(
+      RUN_OWNER,
+      'invalid_option',
+      `toolChoice names the tool "${choice.name}", which is not one of the tools of agent "${(agent as Agent).name}"`,
+    );
+  }
 }
 
 /** What `client.close()` accepts: one rule per option of {@link CloseOptions}. */

@@ -184,6 +184,7 @@ export function clientConnection(
     onWelcome: (welcome) => {
       parts.decisions.welcomed(welcome.features);
       parts.calls.welcomed(welcome);
+      parts.runs.welcomed(welcome.features);
       parts.runs.reconnected(welcome.resumed);
       parts.signals.connected();
       parts.emit('connected', { sessionId: welcome.sessionId, resumed: welcome.resumed });
@@ -442,6 +443,12 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       parentRunId: undefined,
       parentCallId: undefined,
       onEvent: options.onEvent,
+      toolChoice: options.toolChoice,
+      // A copy as JSON: what is sent is what was checked, whatever the caller changes later.
+      metadata:
+        options.metadata === undefined
+          ? undefined
+          : (JSON.parse(JSON.stringify(options.metadata)) as Record<string, unknown>),
     }).catch((error: unknown) => {
       throw this.#redactor.error(error);
     });
@@ -540,7 +547,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const added = addAgentTools(this.#registry, agent);
     if (added instanceof Error) return Promise.reject(added);
     if (added) this.#announce();
-    return this.#runs.start(agentDefinition(agent), input, options);
+    const toolChoice = options.toolChoice ?? agent.toolChoice;
+    return this.#runs.start(agentDefinition(agent), input, { ...options, toolChoice });
   }
 
   #onRunEvent(event: RunEvent): void {

@@ -7,14 +7,19 @@
 
 import { sharedAbort } from '../call/signal';
 import { AbortError, type ConnectionError, RunError } from '../errors';
+import { isPlainObject } from '../json';
 import { type Logger, silentLogger } from '../logger';
+import type { Rule } from '../tool/check-options';
 import { encodeFrame } from '../wire/codec';
 import {
   type AgentDefinition,
   type ClientFrame,
   type FrameOf,
+  RUN_METADATA_LIMITS,
   type ServiceFrame,
+  TOOL_CHOICE_MODES,
   type ToolChoice,
+  toolChoiceSchema,
   utf8Length,
 } from '../wire/protocol';
 import { publicToolCalls, type RunEvent, type RunToolCall, toRunEvent } from './run-events';
@@ -43,6 +48,26 @@ export interface RunResult<Output = unknown> {
    */
   model?: string;
 }
+
+/** The option rule of a `toolChoice` (`client.run()`, `new Agent()`). */
+export const aToolChoice: Rule = {
+  expected: `${TOOL_CHOICE_MODES.map((mode) => `'${mode}'`).join(', ')} or { type: 'tool', name }`,
+  test: (value) => toolChoiceSchema.safeParse(value).success,
+};
+
+/** The option rule of a run's `metadata`: a JSON object of at most {@link RUN_METADATA_LIMITS.maxBytes} bytes. */
+export const aRunMetadata: Rule = {
+  expected: `a JSON object of at most ${RUN_METADATA_LIMITS.maxBytes} bytes`,
+  test: (value) => {
+    if (!isPlainObject(value)) return false;
+    try {
+      const json = JSON.stringify(value);
+      return utf8Length(json) <= RUN_METADATA_LIMITS.maxBytes && isPlainObject(JSON.parse(json));
+    } catch {
+      return false; // a cycle, a BigInt
+    }
+  },
+};
 
 /** Options of one run. */
 export interface StartRunOptions {
