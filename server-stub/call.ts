@@ -35,16 +35,6 @@ export interface CallOutcome {
 /** `tool_result.result`: a result's kind, and its value when `output` does not carry it. */
 export type ResultPart = NonNullable<RunToolCall['result']>;
 
-/**
- * The result part the service reports for an outcome (`RunToolCall.result`): the client's, or `error-text` for a
- * call that ended without a client's result (a timeout, an unknown tool, a rejection); none for a client's result
- * without one (a client without the feature).
- */
-export function reportedPart(outcome: CallOutcome): ResultPart | undefined {
-  if (outcome.result !== undefined) return outcome.result;
-  return outcome.status === 'ok' ? undefined : { type: 'error-text' };
-}
-
 /** The outcome as recorded, with the execution time the client reported when a client answered. */
 export interface CallResult extends CallOutcome {
   clientDurationMs?: number;

@@ -9,10 +9,10 @@
 // The model reads the same words whether the SDK or the service wrote them.
 import { cancelledText, timeoutText, unknownToolText } from '../src/tool/model-text';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../src/wire/protocol';
-import { type Call, type CallOutcome, type CallResult, reportedPart } from './call';
+import type { Call, CallOutcome, CallResult } from './call';
 import type { ResolvedStubOptions } from './options';
 import { atCapacity, mayServe, offeredStrict, offeredTools, pickSession } from './routing';
-import type { Run } from './run';
+import { type Run, reportedPart } from './run';
 import type { Session } from './session';
 import type { RunEventKind } from './transcript';
 

@@ -11,7 +11,6 @@ import type {
   ToolCallStatus,
   ToolChoice,
 } from '../src/wire/protocol';
-import { reportedPart } from './call';
 import type { ChatMessage } from './model';
 import { newTraceId } from './trace-context';
 import type {
@@ -88,7 +87,7 @@ export interface RunInit {
   requestId?: string;
   parentRunId?: string;
   parentCallId?: string;
-  /** Which tools the model may call (`run_start.toolChoice`). @default 'auto' */
+  /** Which tools the model may call (`run_start.toolChoice`). Absent: 'auto'. */
   toolChoice?: ToolChoice | undefined;
   /** The starter's data (`run_start.metadata`), kept and shown with the run. */
   metadata?: Record<string, unknown> | undefined;
@@ -279,4 +278,17 @@ function preview(input: string): string {
 export function toolChoiceFor(run: Run): ToolChoice {
   const choice = run.toolChoice;
   return choice === 'none' || run.calls.length === 0 ? choice : 'auto';
+}
+
+/**
+ * The result part the service reports for an outcome (`RunToolCall.result`): the client's, or `error-text` for a
+ * call that ended without a client's result (a timeout, an unknown tool, a rejection); none for a client's result
+ * without one (a client without the feature `result_parts`).
+ */
+export function reportedPart(outcome: {
+  status: string;
+  result?: RunToolCall['result'];
+}): RunToolCall['result'] {
+  if (outcome.result !== undefined) return outcome.result;
+  return outcome.status === 'ok' ? undefined : { type: 'error-text' };
 }

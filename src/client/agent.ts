@@ -52,7 +52,7 @@ export interface AgentOptions<O extends ToolParameters | undefined = undefined, 
   outputType?: O | undefined;
   /**
    * Which tools the model may call in this agent's runs: `'auto'`, `'none'`, `'required'` or
-   * `{ type: 'tool', name }` (one of `tools`). A run's own `toolChoice` overrides it. @default 'auto'
+   * `{ type: 'tool', name }` (one of `tools`). A run's own `toolChoice` overrides it. Absent: `'auto'`.
    */
   toolChoice?: ToolChoice | undefined;
 }

@@ -199,14 +199,14 @@ export interface RunOptions<C = unknown> {
    * `{ type: 'tool', name }` (that tool; the agent must have it). `'required'` and a named tool hold until the
    * model has called a tool in the run, then later turns are `'auto'`. Overrides the agent's `toolChoice`. A
    * service without the feature `run_options` cannot honour it: `run()` then rejects with `RunError` `unsupported`.
-   * @default the agent's, else `'auto'`
+   * Absent: the agent's, else `'auto'`.
    */
   toolChoice?: ToolChoice | undefined;
   /**
    * Your data about the run (a request id, a user's plan), sent with it and kept on the service, which shows it on
    * the run (the stub: `GET /v1/runs/:runId`, `stub.runs.get(runId).metadata`); it means nothing to the model. A
    * JSON object of at most 16,384 bytes (`RUN_METADATA_LIMITS`). A service without the feature `run_options`
-   * does not keep it. @default none
+   * does not keep it. Absent: none.
    */
   metadata?: Record<string, unknown> | undefined;
 }

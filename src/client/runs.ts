@@ -78,7 +78,7 @@ export interface StartRunOptions {
   parentCallId: string | undefined;
   /** Told about each `run_event` of this run. */
   onEvent?: ((event: RunEvent) => void) | undefined;
-  /** Which tools the model may call (feature `run_options`). @default the service's: `auto` */
+  /** Which tools the model may call (feature `run_options`). Absent: the service's, `auto`. */
   toolChoice?: ToolChoice | undefined;
   /** The caller's data, kept with the run on the service (feature `run_options`). */
   metadata?: Record<string, unknown> | undefined;

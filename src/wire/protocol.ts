@@ -668,7 +668,7 @@ const runStart = z.object({
   /** Set for a nested run (an agent used as a tool): the run and call it belongs to. */
   parentRunId: z.optional(id),
   parentCallId: z.optional(id),
-  /** Feature `run_options`: which tools the model may call. @default 'auto' */
+  /** Feature `run_options`: which tools the model may call. Absent: 'auto'. */
   toolChoice: z.optional(toolChoiceSchema),
   /** Feature `run_options`: the caller's data, kept with the run. */
   metadata: z.optional(runMetadata),
