@@ -30,11 +30,10 @@ const result = await runExample({
   input: 'Export everything.',
   script: [{ toolCalls: [{ name: 'export_tables', arguments: {} }] }, answerWithLastOutput],
   stub: { callDeadlineMs: 300, leaseMs: 1_000 },
-  onEvent: ({ event }) => {
-    const data = event.data as Record<string, unknown>;
+  onEvent: (event) => {
     if (event.kind === 'tool_progress')
-      console.log(`progress ${data.progress}/${data.total}: ${data.message}`);
-    if (event.kind === 'tool_event') console.log(`event ${data.event} ${JSON.stringify(data.data)}`);
+      console.log(`progress ${event.progress}/${event.total}: ${event.message}`);
+    if (event.kind === 'tool_event') console.log(`event ${event.event} ${JSON.stringify(event.data)}`);
   },
 });
 

@@ -8,7 +8,14 @@
  *
  * @module
  */
-import type { ContentPart, Feature, FrameOf, ServiceFrame, ToolCallStatus } from '../src/wire/protocol';
+import type {
+  ContentPart,
+  Feature,
+  FrameOf,
+  RunToolCall,
+  ServiceFrame,
+  ToolCallStatus,
+} from '../src/wire/protocol';
 import { CallActivity } from './call-activity';
 import type { Run, RunCall } from './run';
 import { newSpanId, traceparent } from './trace-context';
@@ -21,7 +28,12 @@ export interface CallOutcome {
   widget?: unknown;
   /** Content parts beside the output (PROTOCOL.md §18.7): the model gets them where it can. */
   content?: ContentPart[];
+  /** The result's kind as the client reported it (`tool_result.result`, feature `result_parts`). */
+  result?: ResultPart;
 }
+
+/** `tool_result.result`: a result's kind, and its value when `output` does not carry it. */
+export type ResultPart = NonNullable<RunToolCall['result']>;
 
 /** The outcome as recorded, with the execution time the client reported when a client answered. */
 export interface CallResult extends CallOutcome {
@@ -367,6 +379,26 @@ export class Call implements RunCall {
  */
 function resultPart(result: CallOutcome): TranscriptResult {
   const ok = result.status === 'ok';
+  const reported = result.result;
+  if (reported !== undefined) {
+    const given = Object.hasOwn(reported, 'value');
+    switch (reported.type) {
+      case 'content':
+        if (result.content !== undefined) return { type: 'content', value: result.content };
+        break;
+      case 'text':
+      case 'error-text':
+        return { type: reported.type, value: given ? String(reported.value) : result.output };
+      case 'json':
+      case 'error-json':
+        if (given) return { type: reported.type, value: reported.value };
+        try {
+          return { type: reported.type, value: JSON.parse(result.output) as unknown };
+        } catch {
+          return { type: ok ? 'text' : 'error-text', value: result.output };
+        }
+    }
+  }
   if (ok && result.content !== undefined) return { type: 'content', value: result.content };
   const text = result.output.trimStart();
   if (text.startsWith('{') || text.startsWith('[')) {

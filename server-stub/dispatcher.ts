@@ -13,7 +13,7 @@ import type { Call, CallOutcome, CallResult } from './call';
 import { buildOffers, type FleetLimiter, noBuildText } from './fleet';
 import type { ResolvedStubOptions } from './options';
 import { atCapacity, mayServe, offeredStrict, offeredTools, pickSession } from './routing';
-import type { Run } from './run';
+import { type Run, reportedPart } from './run';
 import type { Session } from './session';
 import type { RunEventKind } from './transcript';
 
@@ -354,6 +354,8 @@ export class Dispatcher {
     };
     if (outcome.widget !== undefined) data.widget = outcome.widget;
     if (outcome.content !== undefined) data.content = outcome.content;
+    const part = reportedPart(outcome);
+    if (part !== undefined) data.result = part;
     this.#deps.emit(call.run, 'tool_result', data);
     if (freed && session) this.#offerWaiting(session);
   }
@@ -396,6 +398,7 @@ function frameOutcome(frame: FrameOf<ClientFrame, 'tool_result'>): CallResult {
   const outcome: CallResult = { status: frame.status, output: frame.output };
   if (frame.widget !== undefined) outcome.widget = frame.widget;
   if (frame.content !== undefined) outcome.content = frame.content;
+  if (frame.result !== undefined) outcome.result = frame.result;
   if (frame.durationMs !== undefined) outcome.clientDurationMs = frame.durationMs;
   return outcome;
 }

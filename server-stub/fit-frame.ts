@@ -18,9 +18,14 @@ type RunEventFrame = FrameOf<ServiceFrame, 'run_event'>;
  */
 export function fitRunEvent(frame: RunEventFrame, maxPayloadBytes: number): RunEventFrame {
   const data = frame.event.data;
-  if (typeof data !== 'object' || data === null || !('content' in data || 'widget' in data)) return frame;
+  if (
+    typeof data !== 'object' ||
+    data === null ||
+    !('content' in data || 'widget' in data || 'result' in data)
+  )
+    return frame;
   if (utf8Length(encodeFrame(frame)) <= maxPayloadBytes) return frame;
-  const { content: _content, widget: _widget, ...rest } = data as Record<string, unknown>;
+  const { content: _content, widget: _widget, result: _result, ...rest } = data as Record<string, unknown>;
   return { ...frame, event: { ...frame.event, data: rest } };
 }
 
@@ -34,7 +39,9 @@ export function fitRunResult(frame: RunResultFrame, maxPayloadBytes: number): Ru
   if (size(frame) <= maxPayloadBytes) return frame;
   let fitted: RunResultFrame = {
     ...frame,
-    toolCalls: frame.toolCalls.map(({ widget: _widget, content: _content, ...call }) => call),
+    toolCalls: frame.toolCalls.map(
+      ({ widget: _widget, content: _content, result: _result, ...call }) => call,
+    ),
   };
   let cap = Math.max(0, ...frame.toolCalls.map((call) => utf8Length(call.output)));
   while (size(fitted) > maxPayloadBytes && cap > 64) {

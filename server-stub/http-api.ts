@@ -94,6 +94,8 @@ async function startRun(
     tenant,
     ...(body.maxTurns === undefined ? {} : { maxTurns: body.maxTurns }),
     ...(body.userId === undefined ? {} : { userId: body.userId }),
+    toolChoice: body.toolChoice,
+    metadata: body.metadata,
   });
   if ('code' in started) throw new HttpError(409, started.code, started.message);
   res.setHeader('location', `/v1/runs/${started.id}`);

@@ -6,7 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { agentDefinitionSchema } from '../src/wire/protocol';
+import { agentDefinitionSchema, runMetadata, toolChoiceSchema } from '../src/wire/protocol';
 import { HttpError } from './http-io';
 
 const NOT_AN_OBJECT = 'request body must be a JSON object';
@@ -47,6 +47,8 @@ export const startRunBody = z.object(
           z.maxLength(256, { error: 'must be a string of 1 to 256 characters' }),
         ),
     ),
+    toolChoice: z.optional(toolChoiceSchema),
+    metadata: z.optional(runMetadata),
   },
   { error: NOT_AN_OBJECT },
 );

@@ -6,7 +6,7 @@
  * @module
  */
 import { ToolwireError } from '../src/errors';
-import type { AgentDefinition, ContentPart, ToolDefinition } from '../src/wire/protocol';
+import type { AgentDefinition, ContentPart, ToolChoice, ToolDefinition } from '../src/wire/protocol';
 
 /** One tool call requested by the model, as it appears in an assistant message. */
 export interface ChatToolCall {
@@ -42,8 +42,17 @@ export interface ChatMessage {
 export interface ModelRequest {
   /** The conversation so far: system instructions, user input, then assistant and tool messages. */
   messages: readonly ChatMessage[];
-  /** Definitions of the agent's tools that some client currently announces. */
+  /**
+   * Definitions of the agent's tools that some client currently announces, and that `toolChoice` lets the model
+   * call this turn (none for `none`, only the named one for `{ type: 'tool', name }`).
+   */
   tools: readonly ToolDefinition[];
+  /**
+   * Which tools the model may call this turn (`run_start.toolChoice`, PROTOCOL.md runs): a model that can be told
+   * passes it on; the turn loop fails a run whose model answers against it. `required` and a named tool hold until
+   * the model has called a tool in the run, then the turns are `auto`.
+   */
+  toolChoice?: ToolChoice | undefined;
   agent: AgentDefinition;
   runId: string;
   /** Nesting depth of the run: 0 for a top-level run. */

@@ -255,6 +255,12 @@ function requestBody(
       },
     }));
   }
+  // The run's tool choice, in the API's words (with no tool offered there is nothing to choose).
+  const choice = request.toolChoice;
+  if (choice !== undefined && choice !== 'auto' && request.tools.length > 0) {
+    body.tool_choice =
+      typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+  }
   if (stream) body.stream = true;
   return body as unknown as ChatCompletionCreateParams;
 }

@@ -5,7 +5,13 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import type { AgentDefinition, ContentPart, RunToolCall, ToolCallStatus } from '../src/wire/protocol';
+import type {
+  AgentDefinition,
+  ContentPart,
+  RunToolCall,
+  ToolCallStatus,
+  ToolChoice,
+} from '../src/wire/protocol';
 import type { ChatMessage } from './model';
 import { tenantIdOf } from './tenants';
 import { newTraceId } from './trace-context';
@@ -85,6 +91,10 @@ export interface RunInit {
   parentCallId?: string;
   /** The end user the run acts for, as whoever started it said (a nested run: its parent's). */
   userId?: string | undefined;
+  /** Which tools the model may call (`run_start.toolChoice`). Absent: 'auto'. */
+  toolChoice?: ToolChoice | undefined;
+  /** The starter's data (`run_start.metadata`), kept and shown with the run. */
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** The live record of one run. */
@@ -114,6 +124,9 @@ export class Run {
    * output schema gives a new one.
    */
   readonly agentRevision: string;
+  /** Which tools the model may call; see {@link toolChoiceFor}. */
+  readonly toolChoice: ToolChoice;
+  readonly metadata: Record<string, unknown> | undefined;
   readonly startedAt = Date.now();
   readonly messages: ChatMessage[] = [];
   readonly calls: RunCall[] = [];
@@ -144,6 +157,8 @@ export class Run {
     this.ownerSessionId = init.ownerSessionId;
     this.tenant = init.tenant;
     this.requestId = init.requestId;
+    this.toolChoice = init.toolChoice ?? 'auto';
+    this.metadata = init.metadata;
     this.parentRunId = init.parentRunId;
     this.parentCallId = init.parentCallId;
     this.userId = init.userId;
@@ -196,7 +211,8 @@ export class Run {
   }
 
   /** Finished calls in `run_result` shape. */
-  resultToolCalls(): RunToolCall[] {
+  /** @param withParts - with each call's result part (`result`: the session negotiated `result_parts`). */
+  resultToolCalls(withParts = false): RunToolCall[] {
     const out: RunToolCall[] = [];
     for (const call of this.calls) {
       const result = call.result;
@@ -211,6 +227,8 @@ export class Run {
       };
       if (result.widget !== undefined) entry.widget = result.widget;
       if (result.content !== undefined) entry.content = result.content;
+      const part = withParts ? reportedPart(result) : undefined;
+      if (part !== undefined) entry.result = part;
       out.push(entry);
     }
     return out;
@@ -234,6 +252,8 @@ export class Run {
     };
     if (this.parentRunId !== undefined) transcript.parentRunId = this.parentRunId;
     if (this.parentCallId !== undefined) transcript.parentCallId = this.parentCallId;
+    if (this.toolChoice !== 'auto') transcript.toolChoice = this.toolChoice;
+    if (this.metadata !== undefined) transcript.metadata = this.metadata;
     if (this.ownerSessionId !== undefined) transcript.ownerSessionId = this.ownerSessionId;
     if (this.userId !== undefined) transcript.userId = this.userId;
     if (this.finalOutput !== undefined) transcript.finalOutput = this.finalOutput;
@@ -269,4 +289,26 @@ function preview(input: string): string {
   const chars = Array.from(input.slice(0, INPUT_PREVIEW_CHARS * 2));
   const cut = chars.length > INPUT_PREVIEW_CHARS || input.length > INPUT_PREVIEW_CHARS * 2;
   return cut ? `${chars.slice(0, INPUT_PREVIEW_CHARS).join('')}…` : input;
+}
+
+/**
+ * The tool choice of the run's next turn: `none` holds for every turn; `required` and a named tool hold until the
+ * model has called a tool in the run, then turns are `auto`, so that a run can end with an answer.
+ */
+export function toolChoiceFor(run: Run): ToolChoice {
+  const choice = run.toolChoice;
+  return choice === 'none' || run.calls.length === 0 ? choice : 'auto';
+}
+
+/**
+ * The result part the service reports for an outcome (`RunToolCall.result`): the client's, or `error-text` for a
+ * call that ended without a client's result (a timeout, an unknown tool, a rejection); none for a client's result
+ * without one (a client without the feature `result_parts`).
+ */
+export function reportedPart(outcome: {
+  status: string;
+  result?: RunToolCall['result'];
+}): RunToolCall['result'] {
+  if (outcome.result !== undefined) return outcome.result;
+  return outcome.status === 'ok' ? undefined : { type: 'error-text' };
 }

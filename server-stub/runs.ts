@@ -15,6 +15,7 @@ import {
   NEGOTIATED_RUN_EVENT_KINDS,
   RUN_EVENT_FEATURES,
   type ServiceFrame,
+  type ToolChoice,
   type ToolDefinition,
 } from '../src/wire/protocol';
 import type { Dispatcher } from './dispatcher';
@@ -49,6 +50,10 @@ export interface StartRunRequest {
   parentCallId?: string;
   /** The end user the run acts for; a nested run takes its parent's. */
   userId?: string | undefined;
+  /** `run_start.toolChoice` (feature `run_options`). */
+  toolChoice?: ToolChoice | undefined;
+  /** `run_start.metadata` (feature `run_options`). */
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** Why a run could not be started or cancelled. */
@@ -140,6 +145,8 @@ export class RunManager {
       ...(request.parentRunId === undefined ? {} : { parentRunId: request.parentRunId }),
       ...(request.parentCallId === undefined ? {} : { parentCallId: request.parentCallId }),
       ...(userId === undefined ? {} : { userId }),
+      toolChoice: request.toolChoice,
+      metadata: request.metadata,
     });
     // Pinned to a build (docs/protocol/fleets.md): a nested run to its parent's, a client's run to the client's,
     // any other to the current build when the operator set one (else to the first build that takes a call).
@@ -239,6 +246,8 @@ export class RunManager {
       ...(frame.parentRunId === undefined ? {} : { parentRunId: frame.parentRunId }),
       ...(frame.parentCallId === undefined ? {} : { parentCallId: frame.parentCallId }),
       ...(frame.userId === undefined ? {} : { userId: frame.userId }),
+      toolChoice: frame.toolChoice,
+      metadata: frame.metadata,
     });
     if ('code' in started) return started;
     session.send({ type: 'run_started', requestId: frame.requestId, runId: started.id });
@@ -326,7 +335,7 @@ export class RunManager {
       ...(run.finalOutput === undefined ? {} : { finalOutput: run.finalOutput }),
       ...(run.error === undefined ? {} : { error: run.error }),
       ...(code === undefined ? {} : { code }),
-      toolCalls: run.resultToolCalls(),
+      toolCalls: run.resultToolCalls(session.features.has('result_parts')),
       turns: run.turns,
       ...(this.#deps.options.model.info === undefined
         ? {}

@@ -11,6 +11,7 @@ import type {
   FrameOf,
   ServiceFrame,
   ToolCallStatus,
+  ToolChoice,
 } from '../src/wire/protocol';
 import type { CallPreliminary, CallProgress, CallQuestion } from './call-activity';
 import type { ChatMessage } from './model';
@@ -124,6 +125,10 @@ export interface RunTranscript {
   /** The end user the run acts for, when whoever started it said (`run_start.userId`, `POST /v1/runs`). */
   userId?: string;
   maxTurns: number;
+  /** `run_start.toolChoice` (feature `run_options`), when the run was started with one other than `auto`. */
+  toolChoice?: ToolChoice;
+  /** `run_start.metadata` (feature `run_options`): the starter's data, kept as it came. */
+  metadata?: Record<string, unknown>;
   /** Model turns taken. */
   turns: number;
   messages: ChatMessage[];

@@ -5,11 +5,11 @@
  * @module
  */
 import { Validator } from '@cfworker/json-schema';
-import type { ToolDefinition } from '../src/wire/protocol';
+import type { ToolChoice, ToolDefinition } from '../src/wire/protocol';
 import { Call } from './call';
 import type { Dispatcher } from './dispatcher';
-import type { ChatMessage, ChatToolCall, Model, ModelTurn } from './model';
-import type { Run, RunEnd } from './run';
+import type { ChatMessage, ChatToolCall, Model, ModelToolCall, ModelTurn } from './model';
+import { type Run, type RunEnd, toolChoiceFor } from './run';
 import type { RunEventKind } from './transcript';
 
 /** What the loop needs from the service. */
@@ -55,10 +55,12 @@ async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
     let streaming = true;
     run.partialText = '';
     let turn: ModelTurn;
+    const toolChoice = toolChoiceFor(run);
     try {
       turn = await deps.model.nextTurn({
         messages: run.messages.map((message) => ({ ...message })),
-        tools: deps.toolsFor(run),
+        tools: offered(deps.toolsFor(run), toolChoice),
+        toolChoice,
         agent: run.agent,
         runId: run.id,
         depth: run.depth,
@@ -78,6 +80,11 @@ async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
     if (run.status !== 'running') return;
     run.turns += 1;
     const requested = turn.toolCalls ?? [];
+    const refused = againstChoice(toolChoice, requested);
+    if (refused !== undefined) {
+      deps.end(run, { status: 'failed', error: refused });
+      return;
+    }
     const model = deps.model.info?.kind;
     const by = model === undefined ? {} : { model };
     if (requested.length === 0) {
@@ -118,6 +125,27 @@ async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
       });
     });
   }
+}
+
+/** The tools the model is offered under `choice`. */
+function offered(tools: ToolDefinition[], choice: ToolChoice): ToolDefinition[] {
+  if (choice === 'none') return [];
+  if (typeof choice === 'object') return tools.filter((tool) => tool.name === choice.name);
+  return tools;
+}
+
+/** Why a turn goes against the run's tool choice, or `undefined` when it keeps to it. */
+function againstChoice(choice: ToolChoice, requested: readonly ModelToolCall[]): string | undefined {
+  if (choice === 'none' && requested.length > 0)
+    return `the model called ${requested[0]?.name} although toolChoice is 'none'`;
+  if (choice === 'required' && requested.length === 0)
+    return `the model answered without calling a tool although toolChoice is 'required'`;
+  if (typeof choice === 'object') {
+    const other = requested.find((call) => call.name !== choice.name);
+    if (requested.length === 0 || other !== undefined)
+      return `the model ${other === undefined ? 'answered without calling a tool' : `called ${other.name}`} although toolChoice names ${choice.name}`;
+  }
+  return undefined;
 }
 
 function addMessage(run: Run, deps: TurnLoopDeps, message: ChatMessage): void {

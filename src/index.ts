@@ -30,7 +30,14 @@ export type {
 export { Agent, type AgentOptions, type AsToolOptions } from './client/agent';
 export { Client, type ClientEvents, type ClientState } from './client/client';
 export type { CallInfo, ClientOptions, CloseOptions, RunOptions } from './client/client-options';
-export type { RunEvent, RunResult } from './client/runs';
+export {
+  type RecordedCall,
+  ReplayError,
+  type RunRecording,
+  recordRun,
+  replayTools,
+} from './client/replay';
+export type { RunEvent, RunEventOf, RunResult, RunToolCall, ToolResultPart } from './client/runs';
 // The tracing seam (`new Client({ tracing })`), for a tracer other than `toolwire/otel`'s.
 export {
   type CallTrace,
@@ -86,5 +93,6 @@ export {
   CLOSE_CODES,
   STEP_LIMITS,
   type ToolCallStatus,
+  type ToolChoice,
   type ToolDefinition,
 } from './wire/protocol';

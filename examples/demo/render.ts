@@ -82,15 +82,14 @@ export function renderEvent(event: RunEvent, view: LiveView): void {
   const { depths, write, stream, streaming } = view;
   const depth = depths.get(event.runId) ?? 0;
   const pad = indent(depth);
-  const data = (event.event.data ?? {}) as Record<string, unknown>;
-  switch (event.event.kind) {
+  switch (event.kind) {
     case 'text_delta': {
-      if (!stream || typeof data.delta !== 'string') return;
+      if (!stream) return;
       if (!streaming.has(event.runId)) {
         streaming.add(event.runId);
         stream(`${pad}${pc.magenta('model')}  `);
       }
-      stream(data.delta);
+      stream(event.delta);
       return;
     }
     case 'message': {
@@ -100,40 +99,39 @@ export function renderEvent(event: RunEvent, view: LiveView): void {
         return;
       }
       // A root message without tool calls is the final answer, which the caller prints itself.
-      const final = depth === 0 && !Array.isArray(data.toolCalls);
-      if (data.role === 'assistant' && typeof data.content === 'string' && data.content !== '' && !final) {
-        write(`${pad}${pc.magenta('model')}  ${data.content}`);
-      }
+      const final = depth === 0 && event.toolCalls === undefined;
+      if (event.content !== '' && !final) write(`${pad}${pc.magenta('model')}  ${event.content}`);
       return;
     }
     case 'tool_call': {
-      const args = typeof data.arguments === 'string' ? data.arguments : JSON.stringify(data.arguments ?? {});
-      write(`${pad}${pc.cyan('call')}   ${pc.bold(String(data.toolName))} ${pc.dim(clip(args, 100))}`);
+      const args =
+        typeof event.arguments === 'string' ? event.arguments : JSON.stringify(event.arguments ?? {});
+      write(`${pad}${pc.cyan('call')}   ${pc.bold(event.toolName)} ${pc.dim(clip(args, 100))}`);
       return;
     }
     case 'tool_result': {
-      const status = String(data.status);
+      const { status } = event;
       const colour = STATUS[status] ?? pc.red;
       write(
-        `${pad}  ${colour(`${status === 'ok' ? '✓' : '✗'} ${status}`)} ${pc.dim(`${String(data.durationMs)}ms`)} → ${clip(String(data.output))}`,
+        `${pad}  ${colour(`${status === 'ok' ? '✓' : '✗'} ${status}`)} ${pc.dim(`${event.durationMs}ms`)} → ${clip(event.output)}`,
       );
-      if (data.widget) for (const line of renderWidget(data.widget as Widget)) write(`${pad}  ${line}`);
+      if (event.widget) for (const line of renderWidget(event.widget as Widget)) write(`${pad}  ${line}`);
       return;
     }
     case 'approval_requested':
-      write(`${pad}${pc.yellow('approval')} ${String(data.toolName)} needs a human decision`);
+      write(`${pad}${pc.yellow('approval')} ${event.toolName} needs a human decision`);
       return;
     case 'approval_decided':
-      write(`${pad}${pc.yellow('approval')} ${data.approved ? 'granted' : 'rejected'}`);
+      write(`${pad}${pc.yellow('approval')} ${event.approved ? 'granted' : 'rejected'}`);
       return;
     case 'tool_progress': {
-      const total = typeof data.total === 'number' ? `/${data.total}` : '';
-      const message = typeof data.message === 'string' ? ` ${data.message}` : '';
-      write(`${pad}  ${pc.blue('progress')} ${String(data.progress)}${total}${message}`);
+      const total = event.total === undefined ? '' : `/${event.total}`;
+      const message = event.message === undefined ? '' : ` ${event.message}`;
+      write(`${pad}  ${pc.blue('progress')} ${event.progress}${total}${message}`);
       return;
     }
     case 'tool_event':
-      write(`${pad}  ${pc.dim(`event ${String(data.event)} ${JSON.stringify(data.data ?? null)}`)}`);
+      write(`${pad}  ${pc.dim(`event ${event.event} ${JSON.stringify(event.data ?? null)}`)}`);
       return;
     default:
       return;

@@ -27,8 +27,8 @@ import {
   tool,
   toolInternals,
 } from '../tool/tool';
-import type { AgentDefinition } from '../wire/protocol';
-import type { RunResult } from './runs';
+import type { AgentDefinition, ToolChoice } from '../wire/protocol';
+import { aToolChoice, type RunResult } from './runs';
 
 /** Options of `new Agent(...)`. */
 export interface AgentOptions<O extends ToolParameters | undefined = undefined, T = ToolsGiven> {
@@ -50,6 +50,11 @@ export interface AgentOptions<O extends ToolParameters | undefined = undefined, 
    * validates and parses the answer (a mismatch rejects with `RunError` `invalid_output`). @default a string answer
    */
   outputType?: O | undefined;
+  /**
+   * Which tools the model may call in this agent's runs: `'auto'`, `'none'`, `'required'` or
+   * `{ type: 'tool', name }` (one of `tools`). A run's own `toolChoice` overrides it. Absent: `'auto'`.
+   */
+  toolChoice?: ToolChoice | undefined;
 }
 
 /** The final output type of an agent: a string, or what its `outputType` parses to. */
@@ -84,6 +89,7 @@ const AGENT_OPTIONS: OptionsSpec<AgentOptions<ToolParameters | undefined>> = {
     tools: aToolSet,
     model: aString(),
     outputType: anything, // resolveSchema checks it
+    toolChoice: aToolChoice,
   },
   aliases: {
     systemPrompt: 'instructions',
@@ -91,6 +97,7 @@ const AGENT_OPTIONS: OptionsSpec<AgentOptions<ToolParameters | undefined>> = {
     prompt: 'instructions',
     outputSchema: 'outputType',
     output: 'outputType',
+    tool_choice: 'toolChoice',
   },
 };
 
@@ -156,6 +163,8 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
   // biome-ignore lint/suspicious/noExplicitAny: see AgentOptions.tools.
   readonly tools: ReadonlyArray<Tool<any, any, any>>;
   readonly model: string | undefined;
+  /** Which tools the model may call in this agent's runs (`undefined`: `'auto'`). */
+  readonly toolChoice: ToolChoice | undefined;
   /** The validator and JSON Schema of `outputType`, when given. */
   readonly #output: SchemaAdapter | undefined;
 
@@ -185,6 +194,14 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
     this.instructions = options.instructions ?? '';
     this.tools = unique;
     this.model = options.model;
+    this.toolChoice = options.toolChoice;
+    const forced = options.toolChoice;
+    if (typeof forced === 'object' && !unique.some((item) => item.name === forced.name)) {
+      throw new ToolDefinitionError(
+        'invalid_agent',
+        `Agent "${options.name}": toolChoice names the tool "${forced.name}", which is not one of its tools`,
+      );
+    }
     this.#output =
       options.outputType === undefined
         ? undefined

@@ -49,31 +49,21 @@ import type { Slots } from './slots';
  * the event. `undefined` for any other event (predicate approvals were reported when the tool asked).
  */
 export function approvalHeldByService(event: RunEvent): ApprovalRequest | undefined {
-  const data = event.event.data as {
-    callId?: unknown;
-    toolName?: unknown;
-    arguments?: unknown;
-    requestedBy?: unknown;
-    runId?: unknown;
-    reason?: unknown;
-    sideEffect?: unknown;
-  };
   if (
-    event.event.kind !== 'approval_requested' ||
-    data?.requestedBy !== 'definition' ||
-    data.runId !== undefined
+    event.kind !== 'approval_requested' ||
+    event.requestedBy !== 'definition' ||
+    event.nestedRunId !== undefined
   ) {
     return undefined;
   }
   const request: ApprovalRequest = {
-    callId: String(data.callId),
+    callId: event.callId,
     runId: event.runId,
-    toolName: String(data.toolName),
-    input: data.arguments,
+    toolName: event.toolName,
+    input: event.arguments,
   };
-  if (typeof data.reason === 'string') request.reason = data.reason;
-  if ((SIDE_EFFECTS as readonly unknown[]).includes(data.sideEffect))
-    request.sideEffect = data.sideEffect as SideEffect;
+  if (event.reason !== undefined) request.reason = event.reason;
+  if (event.sideEffect !== undefined) request.sideEffect = event.sideEffect;
   return request;
 }
 

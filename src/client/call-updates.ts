@@ -309,6 +309,8 @@ export interface CallUpdateHooks {
   readonly sessionGraceMs: number;
   /** The service takes content parts beside a result's output (PROTOCOL.md §18.7). */
   readonly takesContent: boolean;
+  /** The service takes a result's kind beside its output (`tool_result.result`, feature `result_parts`). */
+  readonly takesResultParts?: boolean;
   started(call: LeasedCall): void;
   ended(call: LeasedCall): void;
   /** Puts a question to the service. */
@@ -431,6 +433,11 @@ export class CallUpdates implements CallUpdateHooks {
   /** `true` when the service takes content parts beside a result's output (the feature `content`). */
   get takesContent(): boolean {
     return this.#features.has('content');
+  }
+
+  /** `true` when the service takes a result's kind beside its output (the feature `result_parts`). */
+  get takesResultParts(): boolean {
+    return this.#features.has('result_parts');
   }
 
   /** How long the service keeps a dropped session, in milliseconds (from `welcome`). */

@@ -55,6 +55,7 @@ import {
 } from './execution';
 import { type CallSocket, Outbox } from './outbox';
 import { type Questioner, questionHooks } from './questions';
+import { resultPartOf } from './result-parts';
 import { Slots } from './slots';
 import { type CallTraces, callTraces, type ToolTracing } from './tracing';
 
@@ -224,6 +225,8 @@ export class CallRunner implements ExecutionOwner {
   readonly #leases: Leases;
   /** The service takes the lease on this socket (`welcome`): the lease is told of every call that begins and ends. */
   #leased = false;
+  /** The service takes a result's kind beside its output (feature `result_parts`), on this socket. */
+  #resultParts = false;
   /** Finished calls the call updates keep something of, until their result is acked. */
   readonly #updated = new Set<string>();
   readonly #traces: CallTraces | undefined;
@@ -604,6 +607,7 @@ export class CallRunner implements ExecutionOwner {
     const leasedBefore = this.#leased;
     updates.setWelcome?.(welcome);
     this.#leased = updates.leased;
+    this.#resultParts = updates.takesResultParts === true;
     if (this.#leased && !leasedBefore) {
       for (const execution of this.#held.values()) if (execution.begun) updates.started(execution);
     }
@@ -660,7 +664,16 @@ export class CallRunner implements ExecutionOwner {
       this.#updated.add(callId);
     }
     const durationMs = from === 'queued' ? 0 : Math.max(0, Math.round(performance.now()) - execution.started);
-    const { output } = this.#outbox.add(answeredCall(execution), result, durationMs);
+    // The result's kind (feature `result_parts`): its value is sent only when `output` is not the result.
+    const part = this.#resultParts
+      ? resultPartOf(
+          result,
+          result.status === 'ok' && result.content === undefined && this.#projects(execution.toolName),
+          this.#options.redactor,
+          execution.redaction,
+        )
+      : undefined;
+    const { output } = this.#outbox.add(answeredCall(execution), result, durationMs, part);
     this.#options.events.toolResult({
       callId,
       runId: execution.runId,
@@ -671,6 +684,12 @@ export class CallRunner implements ExecutionOwner {
     });
     this.#traces?.finished(execution, result, output, durationMs);
     if (result.status !== 'ok') logFailure(this.#options.logger, execution, result, output);
+  }
+
+  /** The tool of that name shows the model a projection of its result (`toModelOutput`). */
+  #projects(toolName: string): boolean {
+    const found = this.#options.registry.get(toolName);
+    return found !== undefined && toolInternals(found)?.toModelOutput !== undefined;
   }
 
   /** `approve` for every call (one function, not a closure per call): the request names its call. */

@@ -29,12 +29,12 @@ import {
 import { aToolSet, type ToolSetOf, type ToolsGiven, toTools, uniqueTools } from '../tool/shapes';
 import { type Tool, toolInternals } from '../tool/tool';
 import type { ConnectOptions, ReconnectOptions } from '../wire/connection';
-import { MAX_BUILD_ID_CHARS } from '../wire/protocol';
+import { MAX_BUILD_ID_CHARS, type ToolChoice } from '../wire/protocol';
 import type { WebSocketConstructor } from '../wire/transport';
 import { Agent } from './agent';
 import type { Approver } from './approvals';
 import type { Questioner } from './questions';
-import type { RunEvent } from './runs';
+import { aRunMetadata, aToolChoice, type RunEvent } from './runs';
 import type { ToolTracing } from './tracing';
 
 /** Information about a call, given to a `context` function. */
@@ -240,6 +240,21 @@ export interface RunOptions<C = unknown> {
    * questions. A listener that throws is ignored.
    */
   onEvent?: ((event: RunEvent) => void) | undefined;
+  /**
+   * Which tools the model may call: `'auto'` (any or none), `'none'`, `'required'` (some tool), or
+   * `{ type: 'tool', name }` (that tool; the agent must have it). `'required'` and a named tool hold until the
+   * model has called a tool in the run, then later turns are `'auto'`. Overrides the agent's `toolChoice`. A
+   * service without the feature `run_options` cannot honour it: `run()` then rejects with `RunError` `unsupported`.
+   * Absent: the agent's, else `'auto'`.
+   */
+  toolChoice?: ToolChoice | undefined;
+  /**
+   * Your data about the run (a request id, a user's plan), sent with it and kept on the service, which shows it on
+   * the run (the stub: `GET /v1/runs/:runId`, `stub.runs.get(runId).metadata`); it means nothing to the model. A
+   * JSON object of at most 16,384 bytes (`RUN_METADATA_LIMITS`). A service without the feature `run_options`
+   * does not keep it. Absent: none.
+   */
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** Default values of {@link CloseOptions}. */
@@ -261,6 +276,8 @@ const RUN_OPTIONS: OptionsSpec<RunOptions> = {
     maxTurns: anInteger({ min: 1 }),
     onEvent: aFunction,
     userId: aString('a string of 1 to 256 characters', { minLength: 1, maxLength: 256 }),
+    toolChoice: aToolChoice,
+    metadata: aRunMetadata,
   },
   aliases: {
     abortSignal: 'signal',
@@ -289,6 +306,14 @@ export function checkRunArguments(agent: unknown, input: unknown, options: unkno
     optionsFault(RUN_OWNER, 'invalid_input', `input must be a string, got ${describeValue(input)}`);
   }
   checkOptions(options, RUN_OPTIONS, RUN_OWNER);
+  const choice = (options as RunOptions).toolChoice;
+  if (typeof choice === 'object' && !(agent as Agent).tools.some((item) => item.name === choice.name)) {
+    optionsFault(
+      RUN_OWNER,
+      'invalid_option',
+      `toolChoice names the tool "${choice.name}", which is not one of the tools of agent "${(agent as Agent).name}"`,
+    );
+  }
 }
 
 /** What `client.close()` accepts: one rule per option of {@link CloseOptions}. */

@@ -188,6 +188,7 @@ export function clientConnection(
     onWelcome: (welcome) => {
       parts.decisions.welcomed(welcome.features);
       parts.calls.welcomed(welcome);
+      parts.runs.welcomed(welcome.features);
       parts.runs.reconnected(welcome.resumed);
       parts.signals.connected();
       parts.emit('connected', { sessionId: welcome.sessionId, resumed: welcome.resumed });
@@ -468,6 +469,12 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       parentCallId: undefined,
       userId: options.userId,
       onEvent: options.onEvent,
+      toolChoice: options.toolChoice,
+      // A copy as JSON: what is sent is what was checked, whatever the caller changes later.
+      metadata:
+        options.metadata === undefined
+          ? undefined
+          : (JSON.parse(JSON.stringify(options.metadata)) as Record<string, unknown>),
     }).catch((error: unknown) => {
       throw this.#redactor.error(error);
     });
@@ -568,12 +575,13 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const added = addAgentTools(this.#registry, agent);
     if (added instanceof Error) return Promise.reject(added);
     if (added) this.#announce();
+    const toolChoice = options.toolChoice ?? agent.toolChoice;
     // The tracer captures the caller's trace here, in the caller's context, for the run's calls to link to.
     const traceCaller = this.#tracing === undefined ? undefined : runCaller(this.#tracing);
     return this.#runs.start(
       agentDefinition(agent),
       input,
-      traceCaller === undefined ? options : { ...options, traceCaller },
+      traceCaller === undefined ? { ...options, toolChoice } : { ...options, toolChoice, traceCaller },
     );
   }
 

@@ -17,6 +17,7 @@ import { encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, utf8Length } from '../wire/protocol';
 import { jsonStringBytes } from '../wire/utf8';
 import type { ToolCallFrame } from './execution';
+import { addResultPart, type ResultPartFrame } from './result-parts';
 
 /*
  * Content parts of a result made to fit the service's frame limit (PROTOCOL.md §18.7): redacted, then the largest
@@ -119,8 +120,8 @@ interface Entry {
  */
 function frameBytes(frame: ToolResultFrame): number {
   let bytes = jsonStringBytes(frame.output) + 106 + 6 * frame.callId.length;
-  if (frame.widget !== undefined || frame.content !== undefined)
-    bytes += utf8Length(JSON.stringify([frame.widget, frame.content]));
+  if (frame.widget !== undefined || frame.content !== undefined || frame.result !== undefined)
+    bytes += utf8Length(JSON.stringify([frame.widget, frame.content, frame.result]));
   return bytes;
 }
 
@@ -174,8 +175,15 @@ export class Outbox {
    * Writes the result of `frame`'s call, and keeps it until {@link Outbox.ack}. Returns the frame (its `output`
    * is what the model reads).
    */
-  add(frame: ToolCallFrame, result: ToolCallResult, durationMs: number): ToolResultFrame {
+  add(
+    frame: ToolCallFrame,
+    result: ToolCallResult,
+    durationMs: number,
+    part?: ResultPartFrame,
+  ): ToolResultFrame {
     const resultFrame = this.#resultFrame(frame, result, durationMs);
+    // The result's kind (feature `result_parts`), when the frame has room for it (./result-parts.ts).
+    if (part !== undefined) addResultPart(resultFrame, part, this.#options.socket.maxPayloadBytes);
     const entry: Entry = { frame: resultFrame, call: frame, sentOn: -1, replaced: false, bytes: 0 };
     // A second result for one call id replaces the first (the runner never sends two; counted right anyway).
     const before = this.#entries.get(frame.callId);
@@ -221,7 +229,8 @@ export class Outbox {
     const limit = this.#options.socket.maxPayloadBytes;
     if (limit < this.#cutTo) {
       for (const entry of this.#entries.values()) {
-        const { widget, content, ...rest } = entry.frame;
+        // A result part is left out of a result cut again (its value would not fit either).
+        const { widget, content, result: _, ...rest } = entry.frame;
         const before = utf8Length(encodeFrame(entry.frame));
         if (before <= limit) continue;
         entry.frame = this.#withContent(this.#fit({ ...rest }, entry.call, widget), content);

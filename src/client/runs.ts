@@ -7,17 +7,30 @@
 
 import { sharedAbort } from '../call/signal';
 import { AbortError, type ConnectionError, RunError } from '../errors';
+import { isPlainObject } from '../json';
 import { type Logger, silentLogger } from '../logger';
+import type { Rule } from '../tool/check-options';
 import { encodeFrame } from '../wire/codec';
 import {
   type AgentDefinition,
   type ClientFrame,
   type FrameOf,
-  RUN_EVENT_KINDS,
-  type RunToolCall,
+  RUN_METADATA_LIMITS,
   type ServiceFrame,
+  TOOL_CHOICE_MODES,
+  type ToolChoice,
+  toolChoiceSchema,
   utf8Length,
 } from '../wire/protocol';
+import { publicToolCalls, type RunEvent, type RunToolCall, toRunEvent } from './run-events';
+
+export type {
+  RunEvent,
+  RunEventKind,
+  RunEventOf,
+  RunToolCall,
+  ToolResultPart,
+} from './run-events';
 
 /** The outcome of a completed run. */
 export interface RunResult<Output = unknown> {
@@ -36,16 +49,25 @@ export interface RunResult<Output = unknown> {
   model?: string;
 }
 
-/**
- * A `run_event` as delivered to listeners: one of the kinds this version knows ({@link RUN_EVENT_KINDS}); a kind
- * it does not know is ignored, never refused (PROTOCOL.md §10.2).
- */
-export type RunEvent = Omit<FrameOf<ServiceFrame, 'run_event'>, 'event'> & {
-  event: { kind: RunEventKind; data?: unknown };
+/** The option rule of a `toolChoice` (`client.run()`, `new Agent()`). */
+export const aToolChoice: Rule = {
+  expected: `${TOOL_CHOICE_MODES.map((mode) => `'${mode}'`).join(', ')} or { type: 'tool', name }`,
+  test: (value) => toolChoiceSchema.safeParse(value).success,
 };
-/** One of {@link RUN_EVENT_KINDS}. */
-export type RunEventKind = (typeof RUN_EVENT_KINDS)[number];
-const KNOWN_KINDS: ReadonlySet<string> = new Set(RUN_EVENT_KINDS);
+
+/** The option rule of a run's `metadata`: a JSON object of at most {@link RUN_METADATA_LIMITS.maxBytes} bytes. */
+export const aRunMetadata: Rule = {
+  expected: `a JSON object of at most ${RUN_METADATA_LIMITS.maxBytes} bytes`,
+  test: (value) => {
+    if (!isPlainObject(value)) return false;
+    try {
+      const json = JSON.stringify(value);
+      return utf8Length(json) <= RUN_METADATA_LIMITS.maxBytes && isPlainObject(JSON.parse(json));
+    } catch {
+      return false; // a cycle, a BigInt
+    }
+  },
+};
 
 /** Options of one run. */
 export interface StartRunOptions {
@@ -60,6 +82,10 @@ export interface StartRunOptions {
   onEvent?: ((event: RunEvent) => void) | undefined;
   /** What the client's tracer captured of the caller (`ToolTracing.runStarted`), for the run's calls' traces. */
   traceCaller?: unknown;
+  /** Which tools the model may call (feature `run_options`). Absent: the service's, `auto`. */
+  toolChoice?: ToolChoice | undefined;
+  /** The caller's data, kept with the run on the service (feature `run_options`). */
+  metadata?: Record<string, unknown> | undefined;
 }
 
 interface PendingRun {
@@ -101,6 +127,10 @@ export class Runs {
   readonly #onEvent: (event: RunEvent) => void;
   readonly #aborted: (runId: string, reason: unknown) => void;
   #sequence = 0;
+  /** The service takes `toolChoice` and `metadata` on this socket (feature `run_options`). */
+  #runOptions = false;
+  /** A `welcome` has come on some socket: {@link Runs.welcomed} has said what the service takes. */
+  #welcomedOnce = false;
 
   readonly #maxPayloadBytes: () => number;
   readonly #logger: Pick<Logger, 'debug'>;
@@ -139,6 +169,9 @@ export class Runs {
       if (options.parentRunId !== undefined) frame.parentRunId = options.parentRunId;
       if (options.parentCallId !== undefined) frame.parentCallId = options.parentCallId;
       if (options.userId !== undefined) frame.userId = options.userId;
+      if (options.toolChoice !== undefined && options.toolChoice !== 'auto')
+        frame.toolChoice = options.toolChoice;
+      if (options.metadata !== undefined) frame.metadata = options.metadata;
       const { signal } = options;
       // Many runs may share one signal: one listener on it for all (`sharedAbort`, src/call/signal.ts).
       const shared = signal === undefined ? undefined : sharedAbort(signal);
@@ -174,8 +207,41 @@ export class Runs {
       }
       shared?.addEventListener('abort', onAbort);
       this.#byRequest.set(requestId, run);
-      run.sent = this.#send(frame);
+      run.sent = this.#sendStart(run);
     });
+  }
+
+  /**
+   * A `welcome` came: whether the service takes `run_start.toolChoice` and `metadata` on this socket (feature
+   * `run_options`). Told before {@link Runs.reconnected}.
+   */
+  welcomed(features: readonly string[] | undefined): void {
+    this.#runOptions = features?.includes('run_options') === true;
+  }
+
+  /**
+   * Sends a run's `run_start`. To a service without the feature `run_options` it goes without `metadata` (data
+   * the service would not keep, as a service ignores metadata it does not understand) and, when the run asks for
+   * a `toolChoice`, not at all: the run fails with `RunError` `unsupported` rather than run unconstrained.
+   */
+  #sendStart(run: PendingRun): boolean {
+    const { frame } = run;
+    if (this.#runOptions || (frame.toolChoice === undefined && frame.metadata === undefined))
+      return this.#send(frame);
+    // Not known yet (no welcome on this socket): sent once one comes (`reconnected`).
+    if (!this.#welcomedOnce) return false;
+    if (frame.toolChoice !== undefined) {
+      this.#settle(run);
+      run.reject(
+        new RunError(
+          'unsupported',
+          `the service does not take toolChoice (it did not negotiate the feature run_options); the run was not started`,
+        ),
+      );
+      return false;
+    }
+    const { metadata: _, ...plain } = frame;
+    return this.#send(plain);
   }
 
   /**
@@ -189,8 +255,9 @@ export class Runs {
    * A `run_start` never answered is sent again: the new session starts it.
    */
   reconnected(resumed = true): void {
+    this.#welcomedOnce = true;
     for (const run of [...this.#byRequest.values()]) {
-      if (run.runId === undefined) run.sent = this.#send(run.frame) || run.sent;
+      if (run.runId === undefined) run.sent = this.#sendStart(run) || run.sent;
       else if (!resumed) {
         this.#settle(run);
         run.reject(
@@ -224,15 +291,18 @@ export class Runs {
           if (frame.seq <= run.eventSeq) return true;
           run.eventSeq = frame.seq;
         }
-        // A kind added after this version (PROTOCOL.md §10.2): informative, so ignored rather than refused.
-        if (!KNOWN_KINDS.has(frame.event.kind)) {
+        // A kind added after this version (PROTOCOL.md §10.2), or data its kind's shape refuses: informative, so
+        // ignored rather than refused.
+        const event = toRunEvent(frame);
+        if (!('kind' in event)) {
           this.#logger.debug(
             { runId: frame.runId, kind: frame.event.kind.slice(0, 64) },
-            'run_event of a kind this client does not know, ignored',
+            'unknown' in event
+              ? 'run_event of a kind this client does not know, ignored'
+              : `run_event whose data does not have its kind's shape, ignored (${event.malformed.slice(0, 200)})`,
           );
           return true;
         }
-        const event = frame as RunEvent;
         const listener = run?.abandoned === true ? undefined : run?.onEvent;
         if (listener !== undefined) {
           try {
@@ -245,8 +315,8 @@ export class Runs {
         // `data.runId` naming the nested run. When that run is this client's as well, the client has the event
         // already: the copy goes to the ancestor's `onEvent` only, so `run_event` and `approval_requested`
         // carry each event once.
-        const origin = (frame.event.data as { runId?: unknown } | undefined)?.runId;
-        if (typeof origin === 'string' && origin !== frame.runId && this.#byRun.has(origin)) return true;
+        const origin = 'nestedRunId' in event ? event.nestedRunId : undefined;
+        if (origin !== undefined && this.#byRun.has(origin)) return true;
         this.#onEvent(event);
         return true;
       }
@@ -258,7 +328,7 @@ export class Runs {
           run.resolve({
             runId: frame.runId,
             finalOutput: frame.finalOutput,
-            toolCalls: frame.toolCalls,
+            toolCalls: publicToolCalls(frame.toolCalls),
             turns: frame.turns,
             ...(frame.model === undefined ? {} : { model: frame.model }),
           });

@@ -1305,6 +1305,20 @@ export function dryRunOf(source: Tool, answer: unknown): Tool {
   return Object.freeze(made) as Tool;
 }
 
+/**
+ * A copy of a `tool()` result whose `execute` is `execute` (everything else kept: validation, approval,
+ * `toModelOutput`), for a replay that answers calls without running the tool (src/client/replay.ts).
+ */
+export function withExecute(source: Tool, execute: ToolInternals['execute']): Tool {
+  const internals = toolInternals(source);
+  if (internals === undefined) return source;
+  const made = { name: source.name, description: source.description, definition: source.definition };
+  Object.defineProperty(made, INTERNALS, {
+    value: Object.freeze({ ...internals, execute, retry: undefined }),
+  });
+  return Object.freeze(made) as Tool;
+}
+
 /** The option names `tool()` takes (aliases included): the members read from a class instance given as a tool. */
 export function isToolOptionName(key: string): boolean {
   return Object.hasOwn(TOOL_OPTIONS.rules, key) || Object.hasOwn(TOOL_OPTIONS.aliases ?? {}, key);

@@ -16,6 +16,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { utf8Length } from './utf8';
 
 /** UTF-8 length of a string in bytes, without allocating (lone surrogates count as U+FFFD, 3 bytes). */
 export { utf8Length } from './utf8';
@@ -140,6 +141,8 @@ export const FEATURES = [
   'run_codes',
   'builds',
   'fleet',
+  'run_options',
+  'result_parts',
 ] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];
@@ -338,6 +341,63 @@ export const toolCallScope = {
 };
 
 /*
+ * Run options and result parts (PROTOCOL.md, runs): `run_start.toolChoice` and `run_start.metadata` (feature
+ * `run_options`), and the kind of a result beside its text (`tool_result.result`, `RunToolCall.result`, feature
+ * `result_parts`).
+ */
+/** The modes of `run_start.toolChoice` besides naming one tool. */
+export const TOOL_CHOICE_MODES = ['auto', 'none', 'required'] as const;
+
+/**
+ * `run_start.toolChoice`: which tools the model may call. `auto` (the default): any or none; `none`: no tool;
+ * `required`: some tool; `{ type: 'tool', name }`: that tool. `required` and a named tool hold until the model
+ * has called a tool in the run, then later turns are `auto` (so a run can end); `none` holds for every turn.
+ */
+export const toolChoiceSchema = z.union([
+  z.enum(TOOL_CHOICE_MODES),
+  z.object({ type: z.literal('tool'), name: z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/)) }),
+]);
+/** One of {@link TOOL_CHOICE_MODES}, or `{ type: 'tool', name }`. */
+export type ToolChoice = z.infer<typeof toolChoiceSchema>;
+
+/** Bounds of `run_start.metadata`. */
+export const RUN_METADATA_LIMITS = {
+  /** Largest metadata object, in UTF-8 bytes of its JSON. */
+  maxBytes: 16_384,
+} as const;
+
+/**
+ * `run_start.metadata`: a JSON object the service keeps with the run and shows on it; it means nothing to the
+ * protocol (a service ignores keys it does not know). At most {@link RUN_METADATA_LIMITS.maxBytes} of JSON.
+ */
+export const runMetadata = jsonObject.check(
+  z.refine((value) => utf8Length(JSON.stringify(value)) <= RUN_METADATA_LIMITS.maxBytes, {
+    message: `must be at most ${RUN_METADATA_LIMITS.maxBytes} bytes of JSON`,
+  }),
+);
+
+/**
+ * The kinds of a result (`tool_result.result.type`): `text` (the tool returned a string), `json` (any other
+ * value), `content` (content parts), `error-text` (the call failed; the model reads a text), `error-json` (the
+ * tool threw a plain JSON value rather than an `Error`).
+ */
+export const RESULT_PART_TYPES = ['text', 'json', 'error-text', 'error-json', 'content'] as const;
+/** One of {@link RESULT_PART_TYPES}. */
+export type ResultPartType = (typeof RESULT_PART_TYPES)[number];
+
+/**
+ * `tool_result.result` (feature `result_parts`): the result's kind, and `value` when `output` does not carry it
+ * (a `toModelOutput` projection: `value` is the full result; `error-json`: the thrown value).
+ */
+export const resultPartSchema = z.object({
+  type: z.enum(RESULT_PART_TYPES),
+  value: z.optional(z.unknown()),
+});
+
+/** `RunToolCall.result` as a service reports it: a type this version does not know is passed on (informative). */
+const reportedResultPart = z.object({ type: z.string(), value: z.optional(z.unknown()) });
+
+/*
  * The version, the subprotocol, and the defaults both sides assume.
  */
 /** Protocol version carried in `hello.protocol`. */
@@ -387,6 +447,8 @@ export const runToolCallSchema = z.object({
   /** Content parts beside `output` (feature `content`, PROTOCOL.md §18.7). */
   content: z.optional(contentList),
   durationMs: z.number().check(z.minimum(0)),
+  /** The result's kind, and its value when `output` does not carry it (feature `result_parts`). */
+  result: z.optional(reportedResultPart),
 });
 /**
  * One tool call of a finished run. `status` is a {@link ToolCallStatus}, or a status this protocol version does not
@@ -632,6 +694,8 @@ const toolResult = z.object({
   durationMs: z.optional(z.number().check(z.minimum(0))),
   /** Content parts beside `output` (feature `content`, PROTOCOL.md §18.7). */
   content: z.optional(contentList),
+  /** The result's kind, and its value when `output` does not carry it (feature `result_parts`). */
+  result: z.optional(resultPartSchema),
 });
 
 const toolsUpdate = z.object({
@@ -654,6 +718,10 @@ const runStart = z.object({
    * runs as `tool_call.userId`); a nested run takes its parent's. An older service ignores it.
    */
   userId: z.optional(id),
+  /** Feature `run_options`: which tools the model may call. Absent: 'auto'. */
+  toolChoice: z.optional(toolChoiceSchema),
+  /** Feature `run_options`: the caller's data, kept with the run. */
+  metadata: z.optional(runMetadata),
 });
 
 const runCancel = z.object({

@@ -70,11 +70,10 @@ function nextApproval(
       wanted = runId;
     });
     const listener = (event: RunEvent) => {
-      if (event.event.kind !== 'approval_requested') return;
+      if (event.kind !== 'approval_requested') return;
       if (onRun && event.runId !== wanted) return;
-      const data = event.event.data as { callId: string; runId?: string };
       client.off('run_event', listener);
-      resolve({ runId: data.runId ?? event.runId, callId: data.callId, eventRunId: event.runId });
+      resolve({ runId: event.nestedRunId ?? event.runId, callId: event.callId, eventRunId: event.runId });
     };
     client.on('run_event', listener);
   });
@@ -568,9 +567,8 @@ describe('approvals', () => {
     });
     const running = client.run(boss, 'go', {
       onEvent: (event) => {
-        if (event.event.kind !== 'approval_requested') return;
-        const data = event.event.data as { callId: string; runId: string };
-        seen({ runId: data.runId, callId: data.callId, eventRunId: event.runId });
+        if (event.kind !== 'approval_requested') return;
+        seen({ runId: event.nestedRunId as string, callId: event.callId, eventRunId: event.runId });
       },
     });
     const { runId, callId, eventRunId } = await approval;

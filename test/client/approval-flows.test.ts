@@ -176,10 +176,9 @@ describe('approvals with a reason, edited arguments and always, over the stub', 
     const gated = refund(() => ({ required: true, reason: 'over the limit' }));
     const client = await connected(server.url, { tools: [gated] });
     client.on('run_event', (event) => {
-      const data = event.event.data as { callId: string; reason?: string };
-      if (event.event.kind !== 'approval_requested') return;
-      expect(data.reason).toBe('over the limit');
-      void client.decide(data.callId, { approved: true, arguments: { orderId: 'o1', amount: 500 } });
+      if (event.kind !== 'approval_requested') return;
+      expect(event.reason).toBe('over the limit');
+      void client.decide(event.callId, { approved: true, arguments: { orderId: 'o1', amount: 500 } });
     });
     const result = await client.run(
       new Agent({ name: 'support', instructions: 'Refund.', tools: [gated] }),

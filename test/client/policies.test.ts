@@ -109,10 +109,9 @@ describe('Client({ policies }) over the stub', () => {
     const reasons: unknown[] = [];
     client.on('approval_requested', (request) => requested.push(request));
     client.on('run_event', (event) => {
-      if (event.event.kind !== 'approval_requested') return;
-      const data = event.event.data as { callId: string; reason?: string };
-      reasons.push(data.reason);
-      void client.decide(data.callId, true);
+      if (event.kind !== 'approval_requested') return;
+      reasons.push(event.reason);
+      void client.decide(event.callId, true);
     });
     const result = await client.run(
       new Agent({ name: 'chat', instructions: 'Help.', tools: [refund] }),

@@ -44,8 +44,8 @@ describe('preliminary results over the stub', () => {
     expect(seen[0]).toBe('draft 1');
     expect(seen.at(-1)).toBe('{"draft":3}');
     expect(new Set(seen).size).toBe(seen.length);
-    const last = events.filter((event) => event.event.kind === 'tool_preliminary').at(-1);
-    expect(last?.event.data).toMatchObject({
+    const last = events.filter((event) => event.kind === 'tool_preliminary').at(-1);
+    expect(last).toMatchObject({
       widget: { type: 'Badge', label: 'almost there', color: 'info' },
     });
     const transcript = server.runs.get(result.runId);
@@ -105,7 +105,13 @@ describe('preliminary results over the stub', () => {
     const result = await running;
     const events = server.runs.get(result.runId)?.events ?? [];
     expect(
-      preliminaries(events.map((event) => ({ type: 'run_event', runId: result.runId, event })) as RunEvent[]),
+      preliminaries(
+        events.map((event) => ({
+          kind: event.kind,
+          runId: result.runId,
+          ...(event.data as object),
+        })) as RunEvent[],
+      ),
     ).toEqual(['draft 1', 'draft 2']);
     expect(server.runs.get(result.runId)?.toolCalls[0]).toMatchObject({ status: 'ok', output: 'final' });
     // And the client that started the run got each one once (those of the drop's window came again, deduplicated).

@@ -45,7 +45,7 @@ describe('progress over the stub', () => {
       message: 'table 50',
     });
     // The run event order: the call, its progress, then its result.
-    expect(events.map((event) => event.event.kind).filter((kind) => kind.startsWith('tool_'))).toEqual([
+    expect(events.map((event) => event.kind).filter((kind) => kind.startsWith('tool_'))).toEqual([
       'tool_call',
       'tool_progress',
       'tool_progress',

@@ -35,13 +35,13 @@ describe('a nested approval', () => {
     worker.on('approval_requested', (request) => requests.push(request));
     const events: string[] = [];
     worker.on('run_event', (event) => {
-      if (event.event.kind === 'approval_requested') events.push(event.runId);
+      if (event.kind === 'approval_requested') events.push(event.runId);
     });
     await worker.connect();
     const outer: string[] = [];
     const running = worker.run(inner, 'go', {
       onEvent: (event) => {
-        if (event.event.kind === 'approval_requested') outer.push(event.runId);
+        if (event.kind === 'approval_requested') outer.push(event.runId);
       },
     });
     await until(() => requests.length, 1);

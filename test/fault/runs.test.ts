@@ -117,10 +117,10 @@ describe('client.run() over a flaky connection', () => {
     const proxy = await proxyTo(server);
     const worker = client(proxy.url, { tools: [asking] });
     await worker.connect();
-    const questionAsked = nextEvent<{ event: { kind: string } }>(
+    const questionAsked = nextEvent<{ kind: string }>(
       worker,
       'run_event',
-      (event) => event.event.kind === 'question_asked',
+      (event) => event.kind === 'question_asked',
     );
     const running = worker.run(new Agent({ name: 'A', instructions: '', tools: [asking] }), 'go');
     running.catch(() => {});

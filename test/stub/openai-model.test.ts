@@ -462,10 +462,10 @@ describe('openAIChatModel in the stub', () => {
     const client = new Client({ url: server.url, apiKey: 'k', tools: [add] });
     const kinds: string[] = [];
     const deltas: unknown[] = [];
-    client.on('run_event', ({ event }) => {
+    client.on('run_event', (event) => {
       kinds.push(event.kind);
       if (event.kind !== 'text_delta') return;
-      deltas.push(event.data);
+      deltas.push({ turn: event.turn, delta: event.delta });
       // The model server holds back the rest of its answer until the client has seen the first piece.
       release();
     });

@@ -66,7 +66,9 @@ export function deferred() {
   return { promise, resolve };
 }
 
-/** The `data` of the run events of `kind`, in order. */
+/** The run events of `kind`, in order, without `kind`, `runId` and `seq` (what the wire frame's `data` held). */
 export function dataOf<T>(events: readonly RunEvent[], kind: string): T[] {
-  return events.filter((event) => event.event.kind === kind).map((event) => event.event.data as T);
+  return events
+    .filter((event) => event.kind === kind)
+    .map(({ kind: _, runId: __, seq: ___, ...data }) => data as T);
 }

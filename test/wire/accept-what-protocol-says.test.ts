@@ -295,7 +295,7 @@ describe('runs: run_started, run_event, run_result (§10)', () => {
     s.raw(result);
     await running;
     await s.settle();
-    expect(events.map((event) => [event.seq, event.event.kind])).toEqual([
+    expect(events.map((event) => [event.seq, event.kind])).toEqual([
       [1, 'turn'],
       [3, 'turn'],
     ]);
@@ -311,7 +311,7 @@ describe('runs: run_started, run_event, run_result (§10)', () => {
       s.raw(result);
       await running;
       await s.settle();
-      expect(events.map((event) => [event.seq, event.event.kind])).toEqual([[undefined, 'turn']]);
+      expect(events.map((event) => [event.seq, event.kind])).toEqual([[undefined, 'turn']]);
       expect(s.refusals()).toEqual([]);
     },
   );

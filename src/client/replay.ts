@@ -1,0 +1,145 @@
+/**
+ * Recording a run's tool calls and replaying them: `recordRun(result)` keeps what each call of a finished run
+ * returned, as JSON you can save; `replayTools(recording, tools)` gives copies of your tools whose `execute`
+ * answers from the recording and never runs the tool, so a run replayed (in a test, or to debug one) has no side
+ * effects. Validation, approval and `toModelOutput` still run as they do for the real tool.
+ *
+ * @module
+ */
+import { ToolwireError } from '../errors';
+import { content } from '../tool/content';
+import { type Tool, toolInternals, withExecute } from '../tool/tool';
+import type { RunResult, RunToolCall } from './runs';
+
+/** One recorded call: the tool, the arguments the model gave, and what the call ended with. */
+export interface RecordedCall {
+  toolName: string;
+  /** As the model produced them (an object, or JSON text). */
+  arguments: unknown;
+  /** `ok`, `error`, … as the run reported. */
+  status: string;
+  /** What the model read. */
+  output: string;
+  /** The result's kind and value, when the service reported it (feature `result_parts`). */
+  result?: RunToolCall['result'];
+}
+
+/** The tool calls of one run, in the order they finished: plain JSON, to save and load as you like. */
+export interface RunRecording {
+  version: 1;
+  runId: string;
+  calls: RecordedCall[];
+}
+
+/** A replayed tool was called in a way the recording has no answer for (code `not_recorded`). */
+export class ReplayError extends ToolwireError {
+  override name = 'ReplayError';
+}
+
+/**
+ * The recording of a finished run: each tool call's name, arguments and result, from `run()`'s result.
+ *
+ * @example
+ * ```ts
+ * import { recordRun, type RunResult } from 'toolwire';
+ *
+ * declare const result: RunResult;
+ * const saved = JSON.stringify(recordRun(result));
+ * ```
+ */
+export function recordRun(result: Pick<RunResult, 'runId' | 'toolCalls'>): RunRecording {
+  return {
+    version: 1,
+    runId: result.runId,
+    calls: result.toolCalls.map((call) => {
+      const recorded: RecordedCall = {
+        toolName: call.toolName,
+        arguments: call.arguments,
+        status: call.status,
+        output: call.output,
+      };
+      if (call.result !== undefined) recorded.result = call.result;
+      return recorded;
+    }),
+  };
+}
+
+/** Arguments as comparable text: JSON text parsed, object keys sorted, `''`/`null`/absent as `{}`. */
+function argumentKey(value: unknown): string {
+  let parsed = value;
+  if (typeof parsed === 'string') {
+    try {
+      parsed = parsed.trim() === '' ? {} : JSON.parse(parsed);
+    } catch {
+      return JSON.stringify(value);
+    }
+  }
+  if (parsed === null || parsed === undefined) parsed = {};
+  return JSON.stringify(parsed, (_key, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
+  );
+}
+
+/** What `execute` gave for a recorded call: its value again, or the same failure thrown. */
+function answer(call: RecordedCall): unknown {
+  const part = call.result;
+  const prefix = `Error running ${call.toolName}: `;
+  const message = call.output.startsWith(prefix) ? call.output.slice(prefix.length) : call.output;
+  if (part?.type === 'error-json') throw part.value;
+  if (part?.type === 'error-text' || (part === undefined && call.status !== 'ok')) throw new Error(message);
+  if (part?.type === 'content') return content(part.value);
+  if (part !== undefined) return part.value;
+  return call.output;
+}
+
+/**
+ * Copies of `tools` whose `execute` answers from `recording` and never runs: a call is answered by the first
+ * recorded call of the same tool with the same arguments not answered yet (a value returned again; a failure
+ * thrown again, so the model reads what it read). A call the recording has no answer for fails with a
+ * `ReplayError` `not_recorded` that names the tool (the model reads it as the tool's error). A tool not in the
+ * recording is given back as a copy that fails every call the same way. Give the copies to both the `Client`
+ * and the `Agent`.
+ *
+ * @example
+ * ```ts
+ * import { Agent, replayTools, type RunRecording, tool } from 'toolwire';
+ *
+ * declare const recording: RunRecording;
+ * const refund = tool({ name: 'refund', description: 'Refunds.', execute: () => ({ refunded: true }) });
+ * const replayed = replayTools(recording, [refund]); // refund never runs: its recorded results answer
+ * const agent = new Agent({ name: 'Support', instructions: 'Help.', tools: replayed });
+ * ```
+ * @throws ToolwireError `invalid_recording` when `recording` is not a recording (version 1, with `calls`).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: tools of any input, output and context.
+export function replayTools<T extends Tool<any, any, any>>(
+  recording: RunRecording,
+  tools: readonly T[],
+): T[] {
+  if (recording?.version !== 1 || !Array.isArray(recording.calls)) {
+    throw new ReplayError(
+      'invalid_recording',
+      'replayTools(): the recording is not one recordRun() made (version 1)',
+    );
+  }
+  const left = recording.calls.map((call) => ({ call, key: argumentKey(call.arguments), used: false }));
+  return tools.map((source) => {
+    if (toolInternals(source) === undefined) return source;
+    return withExecute(source as Tool, (input) => {
+      const key = argumentKey(input);
+      const found = left.find(
+        (entry) => !entry.used && entry.call.toolName === source.name && entry.key === key,
+      );
+      if (found === undefined) {
+        throw new ReplayError(
+          'not_recorded',
+          `no recorded call of ${source.name} with these arguments is left to replay (run ${recording.runId})`,
+        );
+      }
+      found.used = true;
+      return answer(found.call);
+    }) as T;
+  });
+}

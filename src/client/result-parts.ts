@@ -1,0 +1,77 @@
+/**
+ * A result's part (`tool_result.result`, feature `result_parts`): the kind of what `execute` gave, and its value
+ * when `output` does not carry it, so that the application that started the run tells text from JSON and gets the
+ * full result of a tool whose `toModelOutput` showed the model less.
+ *
+ * Lean on the wire: a plain result sends its kind only (`{ "type": "json" }`, the value being `output` parsed);
+ * only a projected result (`toModelOutput`) or a thrown JSON value sends `value`, redacted as the output is.
+ *
+ * @module
+ */
+import type { CallRedaction } from '../call/redaction';
+import type { ToolCallResult } from '../call/types';
+import { isPlainObject } from '../json';
+import type { Redactor } from '../logger';
+import { serializeOutput } from '../tool/output';
+import { encodeFrame } from '../wire/codec';
+import { type ClientFrame, type FrameOf, utf8Length } from '../wire/protocol';
+
+/** `tool_result.result`. */
+export type ResultPartFrame = NonNullable<FrameOf<ClientFrame, 'tool_result'>['result']>;
+
+/** `value` as JSON, redacted by the client's rules and the call's own fields (`sensitiveFieldNames`). */
+function redactedJson(value: unknown, redactor: Redactor, call: CallRedaction | undefined): unknown {
+  const json =
+    typeof value === 'string'
+      ? redactor.text(value)
+      : (JSON.parse(serializeOutput(value, redactor)) as unknown);
+  return call?.active === true ? call.value(json) : json;
+}
+
+/** The result without its `widget` (sent apart, in `tool_result.widget`). */
+function withoutWidget(value: unknown): unknown {
+  if (!isPlainObject(value) || !Object.hasOwn(value, 'widget')) return value;
+  const { widget: _, ...rest } = value;
+  return rest;
+}
+
+/**
+ * The part of a call's result:
+ * - `ok` with content parts: `content` (the parts travel in `content`);
+ * - `ok` with a string: `text`; any other value: `json`; with `value` only when `projected` (the tool has
+ *   `toModelOutput`, so `output` is not the result);
+ * - a failure whose thrown value is plain JSON data (an object or an array, not an `Error`): `error-json` with it;
+ * - any other failure: `error-text` (the text is `output`).
+ */
+export function resultPartOf(
+  result: ToolCallResult,
+  projected: boolean,
+  redactor: Redactor,
+  call: CallRedaction | undefined,
+): ResultPartFrame {
+  if (result.status !== 'ok') {
+    const thrown = result.error;
+    if (result.status === 'error' && (isPlainObject(thrown) || Array.isArray(thrown)))
+      return { type: 'error-json', value: redactedJson(thrown, redactor, call) };
+    return { type: 'error-text' };
+  }
+  if (result.content !== undefined) return { type: 'content' };
+  const type = typeof result.value === 'string' ? 'text' : 'json';
+  if (!projected) return { type };
+  return { type, value: redactedJson(withoutWidget(result.value), redactor, call) };
+}
+
+/**
+ * Adds `part` to `frame` when the frame stays within `maxPayloadBytes`; a part whose value does not fit is left
+ * out whole (a part without its value would read `output`, which it is not). Returns whether it was added.
+ */
+export function addResultPart(
+  frame: FrameOf<ClientFrame, 'tool_result'>,
+  part: ResultPartFrame,
+  maxPayloadBytes: number,
+): boolean {
+  frame.result = part;
+  if (part.value === undefined || utf8Length(encodeFrame(frame)) <= maxPayloadBytes) return true;
+  delete frame.result;
+  return false;
+}

@@ -1,0 +1,71 @@
+/** `recordRun()` and `replayTools()`: a run replayed from its recording gives the same answers and runs nothing. */
+import { describe, expect, it } from 'vitest';
+import { scriptedModel } from '../../server-stub/index';
+import { Agent, ReplayError, recordRun, replayTools, tool } from '../../src/index';
+import { useStubClients } from '../support/stub-client';
+
+const { stub, connected } = useStubClients();
+
+describe('record and replay', () => {
+  it('replays the recorded results without running execute, failures included', async () => {
+    let runs = 0;
+    const refund = tool({
+      name: 'refund',
+      description: 'Refunds an order.',
+      parameters: {
+        type: 'object',
+        properties: { orderId: { type: 'string' } },
+        required: ['orderId'],
+      } as const,
+      execute: ({ orderId }) => {
+        runs += 1;
+        if (orderId === 'bad') throw { code: 'E1' };
+        return { refundId: `re_${orderId}`, at: runs };
+      },
+    });
+    const script = [
+      {
+        toolCalls: [
+          { name: 'refund', arguments: { orderId: 'o1' } },
+          { name: 'refund', arguments: '{"orderId":"bad"}' },
+        ],
+      },
+      { text: 'done' },
+    ];
+    const server = await stub({ model: scriptedModel([...script, ...script]) });
+    const live = await connected(server.url, { tools: [refund] });
+    const first = await live.run(new Agent({ name: 'S', instructions: '.', tools: [refund] }), 'go');
+    expect(runs).toBe(2);
+    const recording = JSON.parse(JSON.stringify(recordRun(first)));
+
+    const replayed = replayTools(recording, [refund]);
+    const again = await connected(server.url, { tools: replayed });
+    await live.close();
+    const second = await again.run(new Agent({ name: 'S', instructions: '.', tools: replayed }), 'go');
+    expect(runs).toBe(2);
+    const lines = (calls: typeof first.toolCalls) => calls.map((c) => [c.status, c.output, c.result]);
+    expect(lines(second.toolCalls)).toEqual(lines(first.toolCalls));
+    expect(lines(second.toolCalls)).toEqual([
+      ['ok', '{"refundId":"re_o1","at":1}', { type: 'json', value: { refundId: 're_o1', at: 1 } }],
+      ['error', 'Error running refund: {"code":"E1"}', { type: 'error-json', value: { code: 'E1' } }],
+    ]);
+  });
+
+  it('fails a call the recording has no answer for, naming the tool', async () => {
+    const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'live' });
+    const [replayed] = replayTools({ version: 1, runId: 'r0', calls: [] }, [echo]);
+    const { invokeTool } = await import('../../src/call/invoke');
+    const result = await invokeTool(replayed as typeof echo, {});
+    expect(result.status).toBe('error');
+    expect(result.output).toBe(
+      'Error running echo: no recorded call of echo with these arguments is left to replay (run r0)',
+    );
+    expect(result.error).toBeInstanceOf(ReplayError);
+    expect(() => replayTools({} as never, [echo])).toThrow(
+      new ReplayError(
+        'invalid_recording',
+        'replayTools(): the recording is not one recordRun() made (version 1)',
+      ),
+    );
+  });
+});
