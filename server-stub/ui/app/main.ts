@@ -6,6 +6,7 @@
  * @module
  */
 import { type AgentInfo, Api, ApiError, type ModelInfo, type RunSummary, takeKeyFromFragment } from './api';
+import { type RunCounts, runCountsText } from './call-counts';
 import { append, clear, el, formatTime } from './dom';
 import { RunView } from './run-view';
 import { pill } from './status-pill';
@@ -22,6 +23,8 @@ let agents: AgentInfo[] = [];
 let clients = 0;
 let model: ModelInfo | undefined;
 let view: RunView | undefined;
+/** The counts of the run in view, from its event stream: the runs list shows these, not the polled ones. */
+let viewCounts: { runId: string; counts: RunCounts } | undefined;
 let pollTimer: number | undefined;
 
 // ---- the shell -------------------------------------------------------------------------------------------
@@ -111,6 +114,7 @@ function select(runId: string | undefined): void {
   if (view?.runId === runId && runId !== undefined) return;
   view?.dispose();
   view = undefined;
+  viewCounts = undefined;
   clear(scroller);
   history.replaceState(
     null,
@@ -126,6 +130,11 @@ function select(runId: string | undefined): void {
       scroller,
       onStatus: () => void refresh(),
       onUnauthorized: showKeyForm,
+      onCounts: (id, counts) => {
+        if (view?.runId !== id) return;
+        viewCounts = { runId: id, counts };
+        renderRuns();
+      },
     });
     scroller.append(view.element);
     view.start();
@@ -329,10 +338,11 @@ function renderRuns(): void {
   }
   const wanted: HTMLElement[] = [];
   const add = (run: RunSummary, level: number) => {
-    const shown = JSON.stringify([run, level, view?.runId === run.runId]);
+    const counts = viewCounts?.runId === run.runId ? viewCounts.counts : undefined;
+    const shown = JSON.stringify([run, level, view?.runId === run.runId, counts]);
     let row = rows.get(run.runId);
     if (row?.shown !== shown) {
-      const item = runItem(run, level);
+      const item = runItem(run, level, counts);
       row?.item.replaceWith(item);
       row = { item, shown };
       rows.set(run.runId, row);
@@ -349,7 +359,9 @@ function renderRuns(): void {
   }
 }
 
-function runItem(run: RunSummary, level: number): HTMLElement {
+/** A row of the runs list; `counts`: the run's live counts when it is in view (else the polled call count). */
+function runItem(run: RunSummary, level: number, counts: RunCounts | undefined): HTMLElement {
+  const calls = counts ?? { calls: run.toolCalls, running: 0 };
   const button = el(
     'button',
     { class: 'run-item', attrs: { type: 'button' }, on: { click: () => select(run.runId) } },
@@ -357,7 +369,8 @@ function runItem(run: RunSummary, level: number): HTMLElement {
     el('span', { class: 'run-preview', text: run.inputPreview ?? run.runId }),
     el('span', {
       class: 'run-meta',
-      text: `${formatTime(run.startedAt)} · ${run.toolCalls} call${run.toolCalls === 1 ? '' : 's'}`,
+      text: `${formatTime(run.startedAt)} · ${runCountsText(calls)}`,
+      dataset: { calls: String(calls.calls), running: String(calls.running) },
     }),
   );
   if (view?.runId === run.runId) button.setAttribute('aria-current', 'true');

@@ -23,6 +23,14 @@ import {
   type EventData,
   setCallStatus,
 } from './call-card';
+import {
+  type CallTally,
+  newTally,
+  type RunCounts,
+  runCounts,
+  runCountsText,
+  showCallCounts,
+} from './call-counts';
 import { refreshCallFacts } from './call-facts';
 import { renderContent } from './content-parts';
 import { append, clear, el, formatDuration, formatTime, pretty } from './dom';
@@ -38,6 +46,8 @@ export interface RunViewDeps {
   onStatus(runId: string, status: RunStatus): void;
   /** The stub answered 401. */
   onUnauthorized(): void;
+  /** The run's call counts changed (the runs list shows them from here while the run is in view). */
+  onCounts?(runId: string, counts: RunCounts): void;
 }
 
 const RETRY_MS = [250, 500, 1000, 2000, 4000] as const;
@@ -51,6 +61,8 @@ export class RunView {
   readonly #head: HTMLElement;
   readonly #thread: HTMLElement;
   readonly #calls = new Map<string, CallCard>();
+  /** What each call has said, the one source of every count the view and the runs list show. */
+  readonly #tallies = new Map<string, CallTally>();
   readonly #charts = new Set<{ destroy(): void }>();
   #status: RunStatus | undefined;
   /** The bubble the model's text streams into, until the turn's message replaces it. */
@@ -113,6 +125,7 @@ export class RunView {
   #reset(transcript: Transcript): void {
     this.#destroyCharts();
     this.#calls.clear();
+    this.#tallies.clear();
     this.#streaming = undefined;
     clear(this.#thread);
     clear(this.#head);
@@ -130,6 +143,7 @@ export class RunView {
         class: 'run-meta',
         text: `${transcript.runId} · ${formatTime(transcript.startedAt)}${transcript.parentRunId ? ` · nested in ${transcript.parentRunId}` : ''}`,
       }),
+      el('span', { class: 'run-counts' }),
       el('span', { class: 'live' }),
       cancel,
     );
@@ -149,6 +163,7 @@ export class RunView {
   #apply(kind: string, data: EventData): void {
     const stick = this.#atBottom();
     this.#applyEvent(kind, data);
+    this.#count(kind, data);
     if (stick) this.#toBottom();
   }
 
@@ -286,12 +301,59 @@ export class RunView {
     }
   }
 
+  /**
+   * Updates the tally of the event's call and redraws every count from the tallies, in the same step as the
+   * event was drawn: the call's counts badge, its preliminary result's number, the run's head and (through
+   * `onCounts`) the runs list.
+   */
+  #count(kind: string, data: EventData): void {
+    const callId = String(data.callId);
+    const tally = this.#tallies.get(callId);
+    const card = this.#calls.get(callId);
+    if (tally === undefined || card === undefined) return;
+    switch (kind) {
+      case 'tool_progress':
+        tally.progress = {
+          progress: typeof data.progress === 'number' ? data.progress : 0,
+          ...(typeof data.total === 'number' && data.total > 0 ? { total: data.total } : {}),
+        };
+        break;
+      case 'tool_preliminary':
+        tally.preliminary += 1;
+        break;
+      case 'tool_event':
+        tally.events += 1;
+        break;
+      case 'tool_result':
+        tally.finished = true;
+        break;
+      case 'tool_call':
+      case 'approval_requested':
+        break;
+      default:
+        return;
+    }
+    const head = card.root.querySelector('.call-head');
+    if (head) showCallCounts(head, tally);
+    const preliminary = card.activity.querySelector<HTMLElement>('.call-preliminary');
+    if (preliminary) preliminary.dataset.count = String(tally.preliminary);
+    const counts = runCounts(this.#tallies.values());
+    const slot = this.#head.querySelector<HTMLElement>('.run-counts');
+    if (slot) {
+      slot.textContent = runCountsText(counts);
+      slot.dataset.calls = String(counts.calls);
+      slot.dataset.running = String(counts.running);
+    }
+    this.#deps.onCounts?.(this.runId, counts);
+  }
+
   /** The card of a call, made on first sight. */
   #card(callId: string, toolName: string, args: unknown, nestedRunId?: string, strict?: unknown): CallCard {
     const known = this.#calls.get(callId);
     if (known) return known;
     const card = callCard(callId, toolName, args, nestedRunId, strict === true);
     this.#calls.set(callId, card);
+    this.#tallies.set(callId, newTally(nestedRunId !== undefined));
     this.#add(card.root);
     return card;
   }
