@@ -3,20 +3,11 @@
  * minified, code splitting on, gzipped (level 9). `ws` is never bundled (browsers use the global
  * `WebSocket`); the schema libraries a user brings (zod 3, valibot, arktype) are peers and left out.
  *
- * Figures (see `bundleSizes`):
- * - the browser build (`toolwire`'s `browser` condition, made with browser-build.ts's swaps, exactly as
- *   tsup.config.ts makes dist/browser/index.js): what the page downloads first, with zod left out (an
- *   application that already ships zod 4, whose core zod/mini shares) — the issue's target figure — and with
- *   zod in. The first download is the entry and the chunks it imports statically, gzipped together: the
- *   application's bundler merges them into its own entry chunk (each file gzipped alone is a little more);
- * - what a page that ships zod 4 loads in all by the time it has answered one call of a plain zod 4 tool: the
- *   first download and the chunks of {@link ZOD4_CALL_LOADS}, each gzipped alone (they are separate downloads);
- *   test/package/browser-lazy-waits.test.ts checks that such a page loads those chunks and no other;
- * - each chunk loaded later by a dynamic `import()` (the JSON Schema validator, and every module of
- *   browser-build.ts's `LAZY_MODULES`), named by the modules it holds, downloaded the first time a page needs it;
- * - `toolwire/zod3` and `toolwire/valibot`, for a page that imports them;
- * - the full build (the `import`/`default` condition: everything in one piece), zod left out: what every
- *   browser user paid before the browser build existed.
+ * Figures (see `bundleSizes`): what a page that imports `toolwire` downloads first (the entry and the chunks it
+ * imports statically, gzipped together, as the application's bundler merges them into its own entry chunk), with
+ * zod left out (an application that already ships zod 4) and with it; what it loads later by a dynamic `import()`
+ * (the JSON Schema validator), each chunk named by the modules it holds; and `toolwire/zod3` and
+ * `toolwire/valibot`, for a page that imports them.
  *
  * @module
  */
