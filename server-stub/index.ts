@@ -1,5 +1,5 @@
 /**
- * `toolwire/server-stub`: a stand-in for the hosted model service, speaking wire protocol v1 (docs/PROTOCOL.md)
+ * `toolwire/server-stub`: a stand-in for the hosted model service, speaking wire protocol v1 (docs/protocol/index.md)
  * with a pluggable model, so that examples, tests and benchmarks run on one machine with no account.
  *
  * @example

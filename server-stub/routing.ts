@@ -1,5 +1,5 @@
 /**
- * Which client gets a call (docs/PROTOCOL.md §5.3), and which tools the clients offer.
+ * Which client gets a call (docs/protocol/index.md §5.3), and which tools the clients offer.
  *
  * @module
  */

@@ -98,7 +98,7 @@ export class Session {
   }
 
   /**
-   * Acknowledges a result (docs/PROTOCOL.md §5.1). Acks are coalesced: they ride on the next `tool_call` sent to this
+   * Acknowledges a result (docs/protocol/index.md §5.1). Acks are coalesced: they ride on the next `tool_call` sent to this
    * session (`acks`), or go out together as one `ack` frame once the current task is done (a microtask), so a
    * burst of results costs one frame, and a steady flow of calls none.
    */

@@ -3,7 +3,7 @@
  * {@link ToolCallResult} with a non-`ok` status. These are thrown for usage, protocol and network faults.
  *
  * Every error has a stable string `code` and keeps the original failure in the standard `cause`. Every class and
- * code, with what raises it, is listed in docs/ERRORS.md.
+ * code, with what raises it, is listed in docs/reference/errors.md.
  *
  * @module
  */
@@ -57,13 +57,13 @@ export class ToolDefinitionError extends ToolwireError {
  *   if (error instanceof OptionsError) console.error(error.code, error.message); // invalid_option …
  * }
  * ```
- * @see docs/ERRORS.md for every code.
+ * @see docs/reference/errors.md for every code.
  */
 export class OptionsError extends ToolwireError {
   override name = 'OptionsError';
 }
 
-/** The peer sent something that breaks protocol v1 (see docs/PROTOCOL.md). */
+/** The peer sent something that breaks protocol v1 (see docs/protocol/index.md). */
 export class ProtocolError extends ToolwireError {
   override name = 'ProtocolError';
 }

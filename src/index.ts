@@ -46,7 +46,7 @@ export {
   type TracedCall,
   type TracedResult,
 } from './client/tracing';
-// Errors: one class per fault, each with a string `code` (docs/ERRORS.md).
+// Errors: one class per fault, each with a string `code` (docs/reference/errors.md).
 export {
   AbortError,
   ApprovalError,

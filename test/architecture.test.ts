@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The layers of src/ (see README's "Repository"): imports run one way, client → call → tool → wire → the shared
+ * The layers of src/ (see docs/design.md): imports run one way, client → call → tool → wire → the shared
  * files at the top of src/, and no file imports one that imports it back, through any chain. The adapters
  * (src/mcp, src/ai-sdk, src/otel: the `toolwire/mcp`, `toolwire/ai-sdk` and `toolwire/otel` subpaths) rank above
  * the client and import the core's modules directly, never an entry file nor the package by name; the build puts

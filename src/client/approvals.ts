@@ -24,15 +24,8 @@ import {
   type OptionsOwner,
   type OptionsSpec,
 } from '../tool/check-options';
-import type { SideEffect } from '../tool/tool';
 import { encodeFrame, fitTextField } from '../wire/codec';
-import {
-  type ClientFrame,
-  type FrameOf,
-  type ServiceFrame,
-  SIDE_EFFECTS,
-  utf8Length,
-} from '../wire/protocol';
+import { type ClientFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
 import type { Deadlines } from './deadlines';
 import type { Execution, ToolCallFrame } from './execution';
 import type { CallSocket } from './outbox';

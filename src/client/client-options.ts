@@ -110,7 +110,7 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    * The soft limit of what the service has not read yet, in bytes: past it results wait in the outbox, a `pong`
    * and "busy" answers are held (one pong, one answer per call) and `error` frames are not sent. The socket's
    * `bufferedAmount` where it is exact (`ws`), else also the bytes written since the service last answered a
-   * ping (docs/RELIABILITY.md, "Stalled peer"). @default 1_048_576
+   * ping (docs/reliability/index.md, "Stalled peer"). @default 1_048_576
    */
   highWaterMarkBytes?: number | undefined;
   /**

@@ -320,7 +320,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     this.#redactor = redactor;
     this.#signals = drainOnSignals(this, resolved.signalDrainMs, logger);
     if (staticKey !== undefined && staticKey.length < SHORT_SECRET) {
-      // Not searched for in free text (docs/RELIABILITY.md, "Secrets"): it would take ordinary words with it.
+      // Not searched for in free text (docs/reliability/index.md, "Secrets"): it would take ordinary words with it.
       logger.warn(
         { length: staticKey.length },
         `the API key is shorter than ${SHORT_SECRET} characters: it is not searched for inside the texts tools return, log and throw (it would match inside ordinary words), only replaced where it is a whole value; use a longer key in production`,

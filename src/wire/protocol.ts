@@ -1,7 +1,7 @@
 /**
  * Wire protocol v1: every frame exchanged between a toolwire client and the service, as TypeScript types and
  * as runtime schemas, each declared once. Both the client (`src/`) and the stand-in service (`server-stub/`)
- * import this module; docs/PROTOCOL.md is the prose contract for the same frames. In order:
+ * import this module; docs/protocol/index.md is the prose contract for the same frames. In order:
  * - the field schemas frames share, and what both directions send (`ping`, `pong`, `error`);
  * - the WebSocket close codes;
  * - the protocol additions each switched on by a feature (PROTOCOL.md §18): the features, trace context,

@@ -204,9 +204,14 @@ function corkable(socket: WebSocketLike): Corkable | undefined {
   return typeof raw?.cork === 'function' && typeof raw.uncork === 'function' ? (raw as Corkable) : undefined;
 }
 
-/** `ws`'s class (and Bun's `ws`): it sends headers as its third argument. `ws` instances have `terminate`. */
+/**
+ * `ws` can send headers on the upgrade request; the WHATWG WebSocket cannot. `ws` instances have `terminate` and
+ * are EventEmitters (`on`). Bun's global WebSocket has `terminate` too, but it is an EventTarget and ignores the
+ * options argument that carries the headers: over it the key must travel in `hello`.
+ */
 export function canSendHeaders(ctor: WebSocketConstructor): boolean {
-  return typeof (ctor.prototype as { terminate?: unknown } | undefined)?.terminate === 'function';
+  const prototype = ctor.prototype as { terminate?: unknown; on?: unknown } | undefined;
+  return typeof prototype?.terminate === 'function' && typeof prototype.on === 'function';
 }
 
 /** `ws` reads `maxPayload` with `| 0`: past 2^31 − 1 it would wrap around. */

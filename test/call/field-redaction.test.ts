@@ -1,7 +1,7 @@
 /**
  * Redaction by field name (`sensitiveFieldNames`, a policy's `{ redact }`) through `invokeTool`: over the
  * arguments an approver edited, for values too short to search for, in JSON outputs, and in what the approver
- * is shown (src/call/call-redaction.ts).
+ * is shown (src/call/redaction.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * `ctx.step()` (src/call/steps.ts, src/call/step-value.ts) through `invokeTool`: a step returns the same value
+ * `ctx.step()` (src/call/steps.ts) through `invokeTool`: a step returns the same value
  * whether it ran now, in an earlier attempt, or in a process that died (JSON, redacted, a copy per reader); which
  * results are refused and which are kept in this process only; bad keys, the step bound, concurrent steps of one
  * key, failing steps, and steps of a call that has ended.

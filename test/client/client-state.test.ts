@@ -68,6 +68,31 @@ describe('Client connection states', () => {
     expect(client.sessionId).toBe('s1');
   });
 
+  it("sends the key in hello over Bun's global WebSocket, which has ws's methods but takes no headers", async () => {
+    // Bun's global WebSocket has `terminate`, `ping`, `pong`, `pause` and `resume` as `ws` does, but it is an
+    // EventTarget, not an EventEmitter, and ignores a third constructor argument: an Authorization header given
+    // there is never sent.
+    class BunWebSocket extends (globalThis.WebSocket as unknown as new (
+      url: string,
+      protocols?: string[],
+    ) => object) {
+      terminate() {
+        (this as unknown as { close(): void }).close();
+      }
+      ping() {}
+      pong() {}
+    }
+    Object.defineProperty(BunWebSocket.prototype, 'on', { value: undefined });
+    const client = makeClient({ WebSocket: BunWebSocket as never });
+    const opened = service.nextConnection();
+    const connecting = client.connect();
+    const connection = await opened;
+    const hello = await connection.next('hello');
+    expect(hello).toMatchObject({ type: 'hello', apiKey: 'key-123456' });
+    connection.send(welcome('s1'));
+    await connecting;
+  });
+
   it('rejects connect() with ConnectionError unauthorized when the key is refused, and does not retry', async () => {
     const client = makeClient();
     const opened = service.nextConnection();

@@ -1,4 +1,4 @@
-/** `Decisions` (src/client/decisions.ts) on its own: how long a decision waits for the service's answer. */
+/** `Decisions` (src/client/approvals.ts) on its own: how long a decision waits for the service's answer. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Decisions } from '../../src/client/approvals';
 import { ApprovalError } from '../../src/index';

@@ -1,5 +1,5 @@
 /**
- * `duplicate_tool` is two different tools under one name (docs/ERRORS.md): the same tool given twice is kept once,
+ * `duplicate_tool` is two different tools under one name (docs/reference/errors.md): the same tool given twice is kept once,
  * alike in the five places that take tools (new Client, new Agent, ToolRegistry, toolsOf, client.addTool).
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Frames the protocol says to refuse, sent by a bare service written from docs/PROTOCOL.md: each is refused the
+ * Frames the protocol says to refuse, sent by a bare service written from docs/protocol/index.md: each is refused the
  * way §1, §12 and §14 say, and the client goes on (or resumes) afterwards.
  */
 import { describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
  * misbehaves without end: it stops reading after `welcome` and floods pings, invalid frames or calls past
  * capacity; or it reads but never acks 1 MB results. Each scenario asserts bounds on counts and on the bytes kept
  * (heap after a full GC; never on time) and prints its figures, RSS too, as `[stalled-memory] …`
- * (docs/RELIABILITY.md, "Stalled peer"). RSS is printed, not asserted: it also holds what the allocator has not
+ * (docs/reliability/index.md, "Stalled peer"). RSS is printed, not asserted: it also holds what the allocator has not
  * given back yet.
  *
  * `TOOLWIRE_STALLED_FRAMES` sets the size of the floods (default 200,000 pings and invalid frames, a fifth of

@@ -1,7 +1,7 @@
 /**
- * The mirror of test/wire/accept-what-protocol-says.test.ts: the stub accepts what docs/PROTOCOL.md says a
+ * The mirror of test/wire/accept-what-protocol-says.test.ts: the stub accepts what docs/protocol/index.md says a
  * receiver accepts from a client (unknown fields, unknown feature and kind names, informative fields that are
- * wrong: src/wire/informative.ts), and a refusal names the call, run or request of the frame it refuses.
+ * wrong: src/wire/codec.ts), and a refusal names the call, run or request of the frame it refuses.
  */
 import { describe, expect, it } from 'vitest';
 import { API_KEY, onCleanup, stub } from '../fault/harness';

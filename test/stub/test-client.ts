@@ -1,5 +1,5 @@
 /**
- * A minimal protocol v1 client for the stub's integration tests, written from docs/PROTOCOL.md on top of
+ * A minimal protocol v1 client for the stub's integration tests, written from docs/protocol/index.md on top of
  * src/wire/protocol.ts and `ws`: it connects, keeps every frame it receives in order, and lets a test wait for the
  * next frame of a type. It optionally serves tool calls the way the protocol asks a client to (dedupe by
  * callId, an outbox until `ack`).

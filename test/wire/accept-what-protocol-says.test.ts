@@ -1,5 +1,5 @@
 /**
- * The client accepts what docs/PROTOCOL.md says a receiver accepts, frame type by frame type, fed by a bare `ws`
+ * The client accepts what docs/protocol/index.md says a receiver accepts, frame type by frame type, fed by a bare `ws`
  * service: unknown fields (§1), informative fields that are wrong (§12, src/wire/codec.ts), values a newer
  * peer may send (unknown statuses, kinds, codes, reasons, feature names), and, where a frame must be refused, a
  * refusal that names the call, run or request it is about and ends what waits on it.

@@ -1,6 +1,6 @@
 /**
  * A plain JSON Schema holding a schema that no value can pass by its own keywords is refused when the tool is made
- * (`invalid_parameters`, docs/ERRORS.md), naming where and why; one that some value passes is accepted.
+ * (`invalid_parameters`, docs/reference/errors.md), naming where and why; one that some value passes is accepted.
  */
 import { describe, expect, it } from 'vitest';
 import { invokeTool, tool } from '../../../src/index';
