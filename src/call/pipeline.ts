@@ -60,7 +60,16 @@ import { type GateOutcome, passGate } from './policies';
 import { askQuestion } from './questions';
 import { CallRedaction } from './redaction';
 import { executeAttempts } from './retry';
-import { CallSignal, errorFunctionTimeoutMs, type Settled, settleThen, timed, timeoutError } from './signal';
+import {
+  ABORTED,
+  CallSignal,
+  errorFunctionTimeoutMs,
+  type Settled,
+  settleNow,
+  settleThen,
+  timed,
+  timeoutError,
+} from './signal';
 import { CallSteps } from './steps';
 import type {
   Attempt,
@@ -88,6 +97,12 @@ interface RareState {
   steps: CallSteps | undefined;
   questions: number;
 }
+
+/** What goes on after a phase of a call (see `CallRun.settle`). */
+type Next = (outcome: Settled<unknown>, call: CallState) => void;
+
+/** `CallRun.#next` once a wait of the call is over (the call may still listen to its signal: see `done`). */
+const WAITED: Next = () => {};
 
 /** A result redacted with a call's own redactor (sensitive values of its arguments). */
 function redactOutcome(outcome: CallOutcome, redactor: CallRedaction): void {
@@ -125,6 +140,11 @@ export class CallRun extends CallSignal implements CallState {
   readonly #sink: ResultSink;
   /** What few calls need (a note, a field redaction, steps, questions, a redactor of their own): made when first needed. */
   #rare: RareState | undefined;
+  /**
+   * What goes on when the phase the call waits on is over (`settle`): `undefined` before its first wait,
+   * {@link WAITED} between waits and after them.
+   */
+  #next: Next | undefined;
 
   /** The arguments an approver edited, when they did: the model reads them (redacted) before the result's text. */
   get editedArguments(): object | undefined {
@@ -185,9 +205,60 @@ export class CallRun extends CallSignal implements CallState {
     }
   }
 
+  /**
+   * The call is its own wait (no object per wait, see {@link CallState.settle}): its abort listener on
+   * `options.signal` (from its first asynchronous phase until it ends: one listener for its waits and its
+   * `ctx.signal`, see `handleEvent`), and its methods `fulfilled` and `rejected` bound as the reactions on the
+   * phase's promise (a bound method is the smallest function V8 makes).
+   */
+  settle<T>(
+    fn: () => T | PromiseLike<T>,
+    next: (outcome: Settled<Awaited<T>>, call: CallState) => void,
+  ): void {
+    const signal = this.options.signal;
+    const pending = settleNow(fn, signal, next, this as CallState);
+    if (pending === undefined) return;
+    this.#next = next as Next;
+    signal?.addEventListener('abort', this, { once: true });
+    Promise.resolve(pending).then(this.fulfilled.bind(this), this.rejected.bind(this));
+  }
+
+  /** The promise of the phase the call waits on fulfilled. */
+  fulfilled(value: unknown): void {
+    CallRun.#settled(this, { kind: 'value', value });
+  }
+
+  /** The promise of the phase the call waits on rejected. */
+  rejected(error: unknown): void {
+    CallRun.#settled(this, { kind: 'error', error });
+  }
+
+  /** The caller's cancellation aborted: `ctx.signal` aborts, and the phase the call waits on ends `aborted`. */
+  override handleEvent(): void {
+    super.handleEvent();
+    CallRun.#settled(this, ABORTED);
+  }
+
+  /** The phase the call waits on is over, unless it was already: what goes on is told `outcome`. */
+  static #settled(call: CallRun, outcome: Settled<unknown>): void {
+    const next = call.#next;
+    if (next === undefined || next === WAITED) return;
+    call.#next = WAITED;
+    try {
+      next(outcome, call);
+    } catch (error) {
+      call.fail(error);
+    }
+  }
+
   done(outcome: CallOutcome): void {
     if (this.#finished) return;
     this.#finished = true;
+    if (this.#next !== undefined) {
+      // It waited: it listens to the caller's signal until now, and a wait still open is dropped.
+      this.#next = WAITED;
+      this.options.signal?.removeEventListener('abort', this);
+    }
     this.end();
     const { maxOutputBytes } = this.options;
     const redaction = this.redaction;
