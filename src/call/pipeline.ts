@@ -96,6 +96,7 @@ interface RareState {
   redaction: CallRedaction | undefined;
   steps: CallSteps | undefined;
   questions: number;
+  remainingMs: number | undefined;
 }
 
 /** What goes on after a phase of a call (see `CallRun.settle`). */
@@ -128,16 +129,12 @@ function scrub<T>(value: T, redactor: CallRedaction): T {
  */
 export class CallRun extends CallSignal implements CallState {
   readonly tool: Tool;
-  readonly internals: ToolInternals;
   options: CallOptions;
-  readonly timeoutMs: number | undefined;
-  remainingMs: number | undefined;
   ctx!: ToolContext;
-  abortWithTimeout: (() => void) | undefined;
   /** When the call started, in sixteenths of a millisecond (a small integer for 37 hours, not a heap number). */
   readonly #started = Math.round(performance.now() * 16);
-  #finished = false;
-  readonly #sink: ResultSink;
+  /** Where the result goes; `undefined` once the call has it. */
+  #sink: ResultSink | undefined;
   /** What few calls need (a note, a field redaction, steps, questions, a redactor of their own): made when first needed. */
   #rare: RareState | undefined;
   /**
@@ -145,6 +142,28 @@ export class CallRun extends CallSignal implements CallState {
    * {@link WAITED} between waits and after them.
    */
   #next: Next | undefined;
+
+  get internals(): ToolInternals {
+    return toolInternals(this.tool)!;
+  }
+
+  get timeoutMs(): number | undefined {
+    return this.options.timeoutMs ?? this.internals.timeoutMs;
+  }
+
+  /** What is left of `timeoutMs`: kept apart once a phase spent some (only a call with a time limit has any). */
+  get remainingMs(): number | undefined {
+    const rare = this.#rare;
+    return rare === undefined ? this.timeoutMs : rare.remainingMs;
+  }
+
+  set remainingMs(ms: number | undefined) {
+    CallRun.#rareOf(this).remainingMs = ms;
+  }
+
+  abortWithTimeout(): void {
+    this.abort(timeoutError(this.tool.name, this.timeoutMs ?? 0, this.stage));
+  }
 
   /** The arguments an approver edited, when they did: the model reads them (redacted) before the result's text. */
   get editedArguments(): object | undefined {
@@ -179,6 +198,7 @@ export class CallRun extends CallSignal implements CallState {
       redaction: undefined,
       steps: undefined,
       questions: 0,
+      remainingMs: call.timeoutMs,
     };
     return call.#rare;
   }
@@ -186,10 +206,7 @@ export class CallRun extends CallSignal implements CallState {
   constructor(tool: Tool, options: CallOptions, sink: ResultSink) {
     super(options.signal, tool.name);
     this.tool = tool;
-    this.internals = toolInternals(tool)!;
     this.options = options;
-    this.timeoutMs = options.timeoutMs ?? this.internals.timeoutMs;
-    this.remainingMs = this.timeoutMs;
     this.#sink = sink;
     // Made only when fields may be redacted (the tool names some, or a policy may): a held call stays small.
     const names = this.internals.sensitiveFieldNames;
@@ -252,8 +269,9 @@ export class CallRun extends CallSignal implements CallState {
   }
 
   done(outcome: CallOutcome): void {
-    if (this.#finished) return;
-    this.#finished = true;
+    const sink = this.#sink;
+    if (sink === undefined) return;
+    this.#sink = undefined;
     if (this.#next !== undefined) {
       // It waited: it listens to the caller's signal until now, and a wait still open is dropped.
       this.#next = WAITED;
@@ -272,7 +290,7 @@ export class CallRun extends CallSignal implements CallState {
     // The outcome is this call's own object: completed in place rather than copied.
     const result = outcome as ToolCallResult;
     result.durationMs = Math.max(0, Math.round(performance.now() - this.#started / 16));
-    this.#sink.result(result);
+    sink.result(result);
   }
 
   fail(error: unknown): void {
@@ -312,7 +330,7 @@ export class CallRun extends CallSignal implements CallState {
     return rare.steps.run(this, key, fn, {
       kept: (record) => {
         const listener = this.options.onStep;
-        if (this.#finished || listener === undefined) return;
+        if (this.finished || listener === undefined) return;
         try {
           listener(CallRun.#scrubStep(this, record));
         } catch {
@@ -331,7 +349,7 @@ export class CallRun extends CallSignal implements CallState {
 
   /** `true` once the call has its result. */
   get finished(): boolean {
-    return this.#finished;
+    return this.#sink === undefined;
   }
 
   /** `q1`, `q2`, … */
@@ -345,7 +363,7 @@ export class CallRun extends CallSignal implements CallState {
   emit(type: string, data?: unknown): void {
     const checked = checkEvent(type, data, this.options.redactor);
     const listener = this.options.onEmit;
-    if (this.#finished || listener === undefined) return;
+    if (this.finished || listener === undefined) return;
     const { callId, runId, toolName } = this.ctx;
     const event = { ...checked };
     if ('data' in event) event.data = CallRun.#scrub(this, event.data);
@@ -368,7 +386,7 @@ export class CallRun extends CallSignal implements CallState {
   /** A value the tool yielded, while the call runs: as the result's text would be, within `maxOutputBytes`. */
   preliminary(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void {
     const listener = this.options.onPreliminary;
-    if (this.#finished || listener === undefined) return;
+    if (this.finished || listener === undefined) return;
     const redaction = this.redaction;
     let output = toWellFormed(redaction?.active === true ? redaction.output(result.output) : result.output);
     const { maxOutputBytes } = this.options;
@@ -386,7 +404,7 @@ export class CallRun extends CallSignal implements CallState {
   progress(update: ProgressInput): void {
     const checked = checkProgress(update);
     const listener = this.options.onProgress;
-    if (this.#finished || listener === undefined) return;
+    if (this.finished || listener === undefined) return;
     const { callId, runId, toolName } = this.ctx;
     try {
       listener({ callId, runId, toolName, ...CallRun.#scrub(this, checked) });
@@ -428,10 +446,6 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
   if (scanned === 'too_deep') {
     call.done({ status: 'invalid_arguments', output: tooDeepText(tool.name, MAX_ARGUMENT_DEPTH) });
     return;
-  }
-  const { timeoutMs } = call;
-  if (timeoutMs !== undefined) {
-    call.abortWithTimeout = () => call.abort(timeoutError(tool.name, timeoutMs, call.stage));
   }
   try {
     const Context = contextClassFor(options.extend);

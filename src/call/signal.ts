@@ -453,7 +453,11 @@ export function timed<T>(
     return;
   }
   const started = performance.now();
-  const options = { signal: call.options.signal, timeoutMs: budget, onTimeout: call.abortWithTimeout };
+  const options = {
+    signal: call.options.signal,
+    timeoutMs: budget,
+    onTimeout: () => call.abortWithTimeout(),
+  };
   const spend = (settled: Settled<Awaited<T>>) => {
     call.remainingMs = Math.max(0, budget - (performance.now() - started));
     next(settled, call);

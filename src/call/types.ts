@@ -370,8 +370,8 @@ export interface CallState {
   timeoutMs: number | undefined;
   /** Milliseconds left of `timeoutMs`; each timed phase spends what it takes. */
   remainingMs: number | undefined;
-  /** Aborts `ctx.signal` with a `TimeoutError`; absent without a time limit. */
-  abortWithTimeout: (() => void) | undefined;
+  /** Aborts `ctx.signal` with the `TimeoutError` of `timeoutMs` (its time limit ran out). */
+  abortWithTimeout(): void;
   /**
    * The stage before `execute` that is running, when it is one the timeout text names (`policy 2`, `the
    * needsApproval check`); `undefined` otherwise.
