@@ -129,6 +129,7 @@ function scrub<T>(value: T, redactor: CallRedaction): T {
  */
 export class CallRun extends CallSignal implements CallState {
   readonly tool: Tool;
+  readonly internals: ToolInternals;
   options: CallOptions;
   ctx!: ToolContext;
   /** When the call started, in sixteenths of a millisecond (a small integer for 37 hours, not a heap number). */
@@ -142,10 +143,6 @@ export class CallRun extends CallSignal implements CallState {
    * {@link WAITED} between waits and after them.
    */
   #next: Next | undefined;
-
-  get internals(): ToolInternals {
-    return toolInternals(this.tool)!;
-  }
 
   get timeoutMs(): number | undefined {
     return this.options.timeoutMs ?? this.internals.timeoutMs;
@@ -206,6 +203,7 @@ export class CallRun extends CallSignal implements CallState {
   constructor(tool: Tool, options: CallOptions, sink: ResultSink) {
     super(options.signal, tool.name);
     this.tool = tool;
+    this.internals = toolInternals(tool)!;
     this.options = options;
     this.#sink = sink;
     // Made only when fields may be redacted (the tool names some, or a policy may): a held call stays small.
