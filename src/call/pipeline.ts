@@ -61,7 +61,16 @@ import { type GateOutcome, passGate } from './policies';
 import { askQuestion } from './questions';
 import { CallRedaction } from './redaction';
 import { executeAttempts } from './retry';
-import { CallSignal, errorFunctionTimeoutMs, type Settled, settleThen, timed, timeoutError } from './signal';
+import {
+  ABORTED,
+  CallSignal,
+  errorFunctionTimeoutMs,
+  type Settled,
+  settleNow,
+  settleThen,
+  timed,
+  timeoutError,
+} from './signal';
 import { CallSteps } from './steps';
 import type {
   Attempt,
@@ -90,7 +99,14 @@ interface RareState {
   questions: number;
   /** `ctx.emit()` events recorded: past `EVENT_LIMITS.maxPerCall` the next one is refused. */
   events: number;
+  remainingMs: number | undefined;
 }
+
+/** What goes on after a phase of a call (see `CallRun.settle`). */
+type Next = (outcome: Settled<unknown>, call: CallState) => void;
+
+/** `CallRun.#next` once a wait of the call is over (the call may still listen to its signal: see `done`). */
+const WAITED: Next = () => {};
 
 /** A result redacted with a call's own redactor (sensitive values of its arguments). */
 function redactOutcome(outcome: CallOutcome, redactor: CallRedaction): void {
@@ -118,16 +134,36 @@ export class CallRun extends CallSignal implements CallState {
   readonly tool: Tool;
   readonly internals: ToolInternals;
   options: CallOptions;
-  readonly timeoutMs: number | undefined;
-  remainingMs: number | undefined;
   ctx!: ToolContext;
-  abortWithTimeout: (() => void) | undefined;
   /** When the call started, in sixteenths of a millisecond (a small integer for 37 hours, not a heap number). */
   readonly #started = Math.round(performance.now() * 16);
-  #finished = false;
-  readonly #sink: ResultSink;
+  /** Where the result goes; `undefined` once the call has it. */
+  #sink: ResultSink | undefined;
   /** What few calls need (a note, a field redaction, steps, questions, a redactor of their own): made when first needed. */
   #rare: RareState | undefined;
+  /**
+   * What goes on when the phase the call waits on is over (`settle`): `undefined` before its first wait,
+   * {@link WAITED} between waits and after them.
+   */
+  #next: Next | undefined;
+
+  get timeoutMs(): number | undefined {
+    return this.options.timeoutMs ?? this.internals.timeoutMs;
+  }
+
+  /** What is left of `timeoutMs`: kept apart once a phase spent some (only a call with a time limit has any). */
+  get remainingMs(): number | undefined {
+    const rare = this.#rare;
+    return rare === undefined ? this.timeoutMs : rare.remainingMs;
+  }
+
+  set remainingMs(ms: number | undefined) {
+    CallRun.#rareOf(this).remainingMs = ms;
+  }
+
+  abortWithTimeout(): void {
+    this.abort(timeoutError(this.tool.name, this.timeoutMs ?? 0, this.stage));
+  }
 
   /** The arguments an approver edited, when they did: the model reads them (redacted) before the result's text. */
   get editedArguments(): object | undefined {
@@ -163,6 +199,7 @@ export class CallRun extends CallSignal implements CallState {
       steps: undefined,
       questions: 0,
       events: 0,
+      remainingMs: call.timeoutMs,
     };
     return call.#rare;
   }
@@ -172,8 +209,6 @@ export class CallRun extends CallSignal implements CallState {
     this.tool = tool;
     this.internals = toolInternals(tool)!;
     this.options = options;
-    this.timeoutMs = options.timeoutMs ?? this.internals.timeoutMs;
-    this.remainingMs = this.timeoutMs;
     this.#sink = sink;
     // Made only when fields may be redacted (the tool names some, or a policy may): a held call stays small.
     const names = this.internals.sensitiveFieldNames;
@@ -189,9 +224,61 @@ export class CallRun extends CallSignal implements CallState {
     }
   }
 
+  /**
+   * The call is its own wait (no object per wait, see {@link CallState.settle}): its abort listener on
+   * `options.signal` (from its first asynchronous phase until it ends: one listener for its waits and its
+   * `ctx.signal`, see `handleEvent`), and its methods `fulfilled` and `rejected` bound as the reactions on the
+   * phase's promise (a bound method is the smallest function V8 makes).
+   */
+  settle<T>(
+    fn: () => T | PromiseLike<T>,
+    next: (outcome: Settled<Awaited<T>>, call: CallState) => void,
+  ): void {
+    const signal = this.options.signal;
+    const pending = settleNow(fn, signal, next, this as CallState);
+    if (pending === undefined) return;
+    this.#next = next as Next;
+    signal?.addEventListener('abort', this, { once: true });
+    Promise.resolve(pending).then(this.fulfilled.bind(this), this.rejected.bind(this));
+  }
+
+  /** The promise of the phase the call waits on fulfilled. */
+  fulfilled(value: unknown): void {
+    CallRun.#settled(this, { kind: 'value', value });
+  }
+
+  /** The promise of the phase the call waits on rejected. */
+  rejected(error: unknown): void {
+    CallRun.#settled(this, { kind: 'error', error });
+  }
+
+  /** The caller's cancellation aborted: `ctx.signal` aborts, and the phase the call waits on ends `aborted`. */
+  override handleEvent(): void {
+    super.handleEvent();
+    CallRun.#settled(this, ABORTED);
+  }
+
+  /** The phase the call waits on is over, unless it was already: what goes on is told `outcome`. */
+  static #settled(call: CallRun, outcome: Settled<unknown>): void {
+    const next = call.#next;
+    if (next === undefined || next === WAITED) return;
+    call.#next = WAITED;
+    try {
+      next(outcome, call);
+    } catch (error) {
+      call.fail(error);
+    }
+  }
+
   done(outcome: CallOutcome): void {
-    if (this.#finished) return;
-    this.#finished = true;
+    const sink = this.#sink;
+    if (sink === undefined) return;
+    this.#sink = undefined;
+    if (this.#next !== undefined) {
+      // It waited: it listens to the caller's signal until now, and a wait still open is dropped.
+      this.#next = WAITED;
+      this.options.signal?.removeEventListener('abort', this);
+    }
     this.end();
     // A tool with `concurrency`: the call's permit goes to the next call of its key (./concurrency.ts).
     if (this.internals.concurrency !== undefined) releasePermit(this);
@@ -207,7 +294,7 @@ export class CallRun extends CallSignal implements CallState {
     // The outcome is this call's own object: completed in place rather than copied.
     const result = outcome as ToolCallResult;
     result.durationMs = Math.max(0, Math.round(performance.now() - this.#started / 16));
-    this.#sink.result(result);
+    sink.result(result);
   }
 
   fail(error: unknown): void {
@@ -247,7 +334,7 @@ export class CallRun extends CallSignal implements CallState {
     return rare.steps.run(this, key, fn, {
       kept: (record) => {
         const listener = this.options.onStep;
-        if (this.#finished || listener === undefined) return;
+        if (this.finished || listener === undefined) return;
         try {
           listener(CallRun.#scrubStep(this, record));
         } catch {
@@ -266,7 +353,7 @@ export class CallRun extends CallSignal implements CallState {
 
   /** `true` once the call has its result. */
   get finished(): boolean {
-    return this.#finished;
+    return this.#sink === undefined;
   }
 
   /** `q1`, `q2`, … */
@@ -282,7 +369,7 @@ export class CallRun extends CallSignal implements CallState {
    */
   emit(type: string, data?: unknown): void {
     const checked = checkEvent(type, data, this.options.redactor);
-    if (this.#finished) return;
+    if (this.finished) return;
     const rare = CallRun.#rareOf(this);
     checkEventCount(rare.events);
     rare.events += 1;
@@ -310,7 +397,7 @@ export class CallRun extends CallSignal implements CallState {
   /** A value the tool yielded, while the call runs: as the result's text would be, within `maxOutputBytes`. */
   preliminary(result: Pick<PreliminaryResult, 'output' | 'widget' | 'value'>): void {
     const listener = this.options.onPreliminary;
-    if (this.#finished || listener === undefined) return;
+    if (this.finished || listener === undefined) return;
     const redaction = this.redaction;
     let output = toWellFormed(redaction?.active === true ? redaction.output(result.output) : result.output);
     const { maxOutputBytes } = this.options;
@@ -328,7 +415,7 @@ export class CallRun extends CallSignal implements CallState {
   progress(update: ProgressInput): void {
     const checked = checkProgress(update);
     const listener = this.options.onProgress;
-    if (this.#finished || listener === undefined) return;
+    if (this.finished || listener === undefined) return;
     const { callId, runId, toolName } = this.ctx;
     try {
       listener({ callId, runId, toolName, ...CallRun.#scrub(this, checked) });
@@ -370,10 +457,6 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
   if (scanned === 'too_deep') {
     call.done({ status: 'invalid_arguments', output: tooDeepText(tool.name, MAX_ARGUMENT_DEPTH) });
     return;
-  }
-  const { timeoutMs } = call;
-  if (timeoutMs !== undefined) {
-    call.abortWithTimeout = () => call.abort(timeoutError(tool.name, timeoutMs, call.stage));
   }
   try {
     const Context = contextClassFor(options.extend);

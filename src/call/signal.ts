@@ -17,7 +17,7 @@ import { AbortError, TimeoutError } from '../errors';
 import { isThenable } from '../maybe';
 import { inStage } from '../tool/model-text';
 import { ERROR_FUNCTION_TIMEOUT_MS } from '../tool/tool';
-import type { AbortLike, AbortListener, CallState } from './types';
+import type { AbortLike, AbortListener, CallState, Settled } from './types';
 
 /** Calls `listener` as `EventTarget` would (without an event: toolwire's listeners take none). */
 export function callListener(listener: AbortListener): void {
@@ -63,12 +63,14 @@ export class Cancellation implements AbortLike {
     }
   }
 
+  /** Adds `listener`, once: adding one already there does nothing (as `EventTarget` does). */
   addEventListener(_type: 'abort', listener: AbortListener): void {
     if (this.#reason !== NOT_ABORTED) return;
     const listeners = this.#listeners;
     if (listeners === undefined) this.#listeners = listener;
-    else if (Array.isArray(listeners)) listeners.push(listener);
-    else this.#listeners = [listeners, listener];
+    else if (Array.isArray(listeners)) {
+      if (!listeners.includes(listener)) listeners.push(listener);
+    } else if (listeners !== listener) this.#listeners = [listeners, listener];
   }
 
   removeEventListener(_type: 'abort', listener: AbortListener): void {
@@ -225,12 +227,7 @@ export function sharedAbort(signal: AbortSignal): AbortLike {
  * result, an abort, or a time limit. A result (or rejection) arriving after that is dropped, and a late
  * rejection is handled so it never becomes an unhandled rejection.
  */
-/** How a {@link settleThen} ended. */
-export type Settled<T> =
-  | { kind: 'value'; value: T }
-  | { kind: 'error'; error: unknown }
-  | { kind: 'aborted' }
-  | { kind: 'timeout' };
+export type { Settled } from './types';
 
 /** Options of {@link settleThen}. */
 export interface SettleOptions {
@@ -242,7 +239,8 @@ export interface SettleOptions {
   onTimeout?: () => void;
 }
 
-const ABORTED = { kind: 'aborted' } as const;
+/** The outcome of a wait its signal ended. */
+export const ABORTED = { kind: 'aborted' } as const;
 
 /** Who is told when `done` throws after an asynchronous answer (the call). */
 export interface SettleOwner {
@@ -252,8 +250,8 @@ export interface SettleOwner {
 /**
  * Calls `fn` and tells `done` how it ended, exactly once: synchronously when `fn` returns a plain value or throws
  * (no promise, no timer, no listener), else when its promise settles, the signal aborts or the time limit
- * passes, whichever comes first. A synchronous throw is an `error` outcome. Calls run on this, so that a held
- * call keeps one reaction on the tool's own promise rather than a chain of promises. When `done` throws after an
+ * passes, whichever comes first. A synchronous throw is an `error` outcome. It keeps one reaction on `fn`'s
+ * promise rather than a chain of promises (a call's own phases wait in the call: `settleNow`). When `done` throws after an
  * asynchronous answer (where nobody could catch it), the error goes to `owner.fail`; without an owner, `done`
  * must not throw. `done` gets `owner` back as its second argument, so that it can be a function made once
  * rather than a closure per call (a held call then keeps no scope of the step that started the wait).
@@ -276,16 +274,35 @@ export function settleThen<T>(
   owner?: SettleOwner,
 ): void {
   const { signal, timeoutMs, onTimeout } = options;
+  const pending = settleNow(fn, signal, done, owner);
+  if (pending === undefined) return;
+  const wait = new Wait(done as Done, signal, owner);
+  signal?.addEventListener('abort', wait, { once: true });
+  if (timeoutMs !== undefined) wait.limit(timeoutMs, onTimeout);
+  relayTo(pending, wait);
+}
+
+/**
+ * What {@link settleThen} does before it waits: calls `fn` and tells `done` at once when it is over already (`fn`
+ * returned a plain value or threw, or `signal` aborted), else returns the promise to wait for. For a waiter that
+ * is not a {@link Wait} (a call waits on its phases itself: `CallRun.settle`, src/call/pipeline.ts).
+ */
+export function settleNow<T, O>(
+  fn: () => T | PromiseLike<T>,
+  signal: AbortLike | undefined,
+  done: (outcome: Settled<Awaited<T>>, owner: O) => void,
+  owner: O,
+): PromiseLike<T> | undefined {
   if (signal?.aborted) {
     done(ABORTED, owner);
-    return;
+    return undefined;
   }
   let pending: PromiseLike<T> | T;
   try {
     pending = fn();
   } catch (error) {
     done(signal?.aborted ? ABORTED : { kind: 'error', error }, owner);
-    return;
+    return undefined;
   }
   // A synchronous result needs no listener and no timer (the common case: a validator or a plain function):
   // nothing else can run before it, so only an abort made by `fn` itself can come first.
@@ -294,22 +311,19 @@ export function settleThen<T>(
     thenable = isThenable(pending);
   } catch (error) {
     done({ kind: 'error', error }, owner); // a `then` getter that throws, as Promise.resolve says
-    return;
+    return undefined;
   }
   if (!thenable) {
     done(signal?.aborted ? ABORTED : { kind: 'value', value: pending as Awaited<T> }, owner);
-    return;
+    return undefined;
   }
   if (signal?.aborted) {
     // Aborted while `fn` ran: its promise is not waited for, but a rejection of it must not go unhandled.
     Promise.resolve(pending).then(undefined, () => {});
     done(ABORTED, owner);
-    return;
+    return undefined;
   }
-  const wait = new Wait(done as Done, signal, owner);
-  signal?.addEventListener('abort', wait, { once: true });
-  if (timeoutMs !== undefined) wait.limit(timeoutMs, onTimeout);
-  relayTo(pending as PromiseLike<T>, wait);
+  return pending as PromiseLike<T>;
 }
 
 type Done = (outcome: Settled<unknown>, owner: SettleOwner | undefined) => void;
@@ -329,8 +343,8 @@ function expire(wait: Wait): void {
 
 /**
  * One asynchronous wait of {@link settleThen}: its state in one object, which is also its abort listener (an
- * `EventTarget` calls `handleEvent`), so that a held call keeps this and the two reactions on the tool's
- * promise, and nothing of the scopes that started it. Once over, it drops what it points to: a promise that
+ * `EventTarget` calls `handleEvent`), so that a wait keeps this and the two reactions on the promise, and
+ * nothing of the scopes that started it. Once over, it drops what it points to: a promise that
  * never settles, kept forever by its maker (a local `onQuestion` whose UI never answers), then keeps only this
  * small object, not the abandoned call.
  */
@@ -434,12 +448,16 @@ export function timed<T>(
 ): void {
   const budget = call.remainingMs;
   if (budget === undefined) {
-    // `next` runs inside settleThen: a synchronous throw reaches the caller's guard, a later one `call.fail()`.
-    settleThen(fn, { signal: call.options.signal }, next, call);
+    // The call waits itself: a synchronous throw of `next` reaches the caller's guard, a later one `call.fail()`.
+    call.settle(fn, next);
     return;
   }
   const started = performance.now();
-  const options = { signal: call.options.signal, timeoutMs: budget, onTimeout: call.abortWithTimeout };
+  const options = {
+    signal: call.options.signal,
+    timeoutMs: budget,
+    onTimeout: () => call.abortWithTimeout(),
+  };
   const spend = (settled: Settled<Awaited<T>>) => {
     call.remainingMs = Math.max(0, budget - (performance.now() - started));
     next(settled, call);

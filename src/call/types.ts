@@ -371,6 +371,13 @@ export interface CallWaits {
   unpark(callId: string): Promise<void>;
 }
 
+/** How a wait on a callback ended (`settleThen`, src/call/signal.ts). */
+export type Settled<T> =
+  | { kind: 'value'; value: T }
+  | { kind: 'error'; error: unknown }
+  | { kind: 'aborted' }
+  | { kind: 'timeout' };
+
 /** One call in progress: what {@link runCall} needs, and the time left of its budget. */
 export interface CallState {
   tool: Tool;
@@ -381,8 +388,8 @@ export interface CallState {
   timeoutMs: number | undefined;
   /** Milliseconds left of `timeoutMs`; each timed phase spends what it takes. */
   remainingMs: number | undefined;
-  /** Aborts `ctx.signal` with a `TimeoutError`; absent without a time limit. */
-  abortWithTimeout: (() => void) | undefined;
+  /** Aborts `ctx.signal` with the `TimeoutError` of `timeoutMs` (its time limit ran out). */
+  abortWithTimeout(): void;
   /**
    * The stage before `execute` that is running, when it is one the timeout text names (`policy 2`, `the
    * needsApproval check`); `undefined` otherwise.
@@ -398,6 +405,16 @@ export interface CallState {
    * arguments: src/call/redaction.ts.
    */
   redaction?: CallRedaction | undefined;
+  /**
+   * Runs `fn` under the call's signal and goes on with `next` when it is over, at once when it answers
+   * synchronously (as `settleThen` does, src/call/signal.ts), the call itself being the wait: a call held on its
+   * tool's promise keeps no object of its own for the wait. A throw of `next` after an asynchronous answer goes
+   * to {@link CallState.fail}.
+   */
+  settle<T>(
+    fn: () => T | PromiseLike<T>,
+    next: (outcome: Settled<Awaited<T>>, call: CallState) => void,
+  ): void;
   /** Ends the call with the outcome (once; later outcomes are ignored). */
   done(outcome: CallOutcome): void;
   /** Ends the call after a bug in toolwire or a schema library (a step threw): it still gets an answer. */
