@@ -81,6 +81,9 @@ describe('CallSignal', () => {
       'attempt',
       'sessionId',
       'agentName',
+      'tenantId',
+      'userId',
+      'agentRevision',
       'logger',
     ]);
     expect(call?.copied).toBeInstanceOf(AbortSignal);
