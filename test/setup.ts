@@ -9,11 +9,37 @@ import '../src/json-schema';
 // msw's WebSocket interceptor patches the global WebSocket; Node 20 has none, so install `ws` first.
 globalThis.WebSocket ??= WebSocket as unknown as typeof globalThis.WebSocket;
 
+/** The globals a file may fake, spy on or stub, as they were before it ran. */
+const GUARDED = [
+  'setTimeout',
+  'clearTimeout',
+  'setInterval',
+  'clearInterval',
+  'setImmediate',
+  'clearImmediate',
+  'queueMicrotask',
+  'performance',
+  'Date',
+  'AbortController',
+  'AbortSignal',
+  'WebSocket',
+  'fetch',
+] as const;
+const before = new Map(GUARDED.map((name) => [name, globalThis[name] as unknown]));
+
 // What a file changed of the shared globals (fake timers, spies, stubbed globals and env) is put back when it
 // ends, so that a file run after it in the same module graph (`isolate: false`) starts as in a fresh worker.
+// Spies first: `vi.restoreAllMocks()` runs the restore of every spy made, even one restored already, and puts
+// back what the global was when spied on. A spy on a faked `setTimeout` would otherwise put the fake back after
+// `vi.useRealTimers()`, and every timer of the files after it would never fire.
 afterAll(() => {
-  vi.useRealTimers();
   vi.restoreAllMocks();
+  vi.useRealTimers();
   vi.unstubAllGlobals();
   vi.unstubAllEnvs();
+  const changed = GUARDED.filter((name) => globalThis[name] !== before.get(name));
+  if (changed.length > 0) {
+    for (const name of changed) Object.assign(globalThis, { [name]: before.get(name) });
+    throw new Error(`this test file left globalThis.${changed.join(', ')} changed; put it back when done`);
+  }
 });

@@ -6,6 +6,8 @@ import { Redactor } from '../../src/logger';
 import type { ClientFrame } from '../../src/wire/protocol';
 
 afterEach(() => {
+  // Spies first: a spy on the fake `setInterval`, restored after the real one is back, would put the fake back.
+  vi.restoreAllMocks();
   vi.useRealTimers();
 });
 

@@ -120,7 +120,9 @@ describe('Deadlines past the timer range', () => {
       expect(vi.getTimerCount()).toBe(1);
       deadlines.dispose();
     } finally {
-      spy.mockRestore();
+      // Not `spy.mockRestore()`: `vi.restoreAllMocks()` (test/setup.ts, when the file ends) would restore the
+      // spy again and put the fake `setTimeout` back for good. This restores it once and forgets it.
+      vi.restoreAllMocks();
       vi.useRealTimers();
     }
   });
