@@ -147,6 +147,15 @@ const CASES: Record<string, Case> = {
   'ReconnectOptions.maxAttempts': { value: Number.POSITIVE_INFINITY, accept: reconnect('maxAttempts') },
   // client.run() and client.close()
   'RunOptions.maxTurns': { value: 10, accept: run },
+  'RunOptions.userId': {
+    value: undefined, // none
+    accept: async (userId) => {
+      const error = await client({})
+        .run(agent, 'hi', { userId: userId as undefined })
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: 'ConnectionError', code: 'not_connected' });
+    },
+  },
   'CloseOptions.drain': { value: true, accept: (drain) => client({}).close({ drain: drain as boolean }) },
   'CloseOptions.timeoutMs': {
     value: 30_000,
@@ -156,6 +165,13 @@ const CASES: Record<string, Case> = {
   'AgentOptions.tools': {
     value: [],
     accept: (tools) => new Agent({ name: 'A', instructions: '', tools } as never),
+  },
+  'AgentOptions.instructions': {
+    value: '', // none: the model gets only the run's input
+    accept: (instructions) =>
+      expect(new Agent({ name: 'A', instructions: instructions as string }).instructions).toBe(
+        new Agent({ name: 'A' }).instructions,
+      ),
   },
   'AgentOptions.model': {
     value: undefined, // the service's default model
@@ -213,6 +229,9 @@ const CASES: Record<string, Case> = {
       tool({ name: 't', description: 'd', execute, needsApproval: approvalRequired('why', v as 'external') }),
   },
   'InvokeOptions.agentName': { value: undefined, accept: invoke('agentName') }, // unknown
+  'InvokeOptions.tenantId': { value: undefined, accept: invoke('tenantId') }, // unknown
+  'InvokeOptions.userId': { value: undefined, accept: invoke('userId') }, // unknown
+  'InvokeOptions.agentRevision': { value: undefined, accept: invoke('agentRevision') }, // unknown
   'ApprovalNeededOptions.callId': { value: randomUUID(), accept: needed('callId') },
   'ApprovalNeededOptions.context': { value: undefined, accept: needed('context') },
   'ApprovalNeededOptions.signal': { value: undefined, accept: needed('signal') }, // none
@@ -401,6 +420,36 @@ const CASES: Record<string, Case> = {
   'ToolOptions.fleet': {
     value: undefined,
     accept: (v) => tool({ name: 't', description: 'd', execute, fleet: v as undefined }),
+  },
+  'ToolOptions.defaultEnabled': {
+    value: undefined, // the service decides
+    accept: (v) =>
+      expect(
+        tool({ name: 't', description: 'd', execute, defaultEnabled: v as undefined }).definition,
+      ).toEqual(tool({ name: 't', description: 'd', execute }).definition),
+  },
+  'ToolOptions.capability': {
+    value: undefined, // none
+    accept: (v) =>
+      expect(tool({ name: 't', description: 'd', execute, capability: v as undefined }).definition).toEqual(
+        tool({ name: 't', description: 'd', execute }).definition,
+      ),
+  },
+  'ToolCapability.visibility': {
+    value: 'auto',
+    accept: (v) =>
+      expect(
+        tool({ name: 't', description: 'd', execute, capability: { visibility: v as 'auto' } }).definition
+          .capability,
+      ).toEqual({ visibility: 'auto' }),
+  },
+  'ToolCapability.execution': {
+    value: 'auto',
+    accept: (v) =>
+      expect(
+        tool({ name: 't', description: 'd', execute, capability: { execution: v as 'auto' } }).definition
+          .capability,
+      ).toEqual({ execution: 'auto' }),
   },
   'ToolOptions.sensitiveFieldNames': {
     value: [],

@@ -185,6 +185,9 @@ function noExtras(frame: ToolCallFrame): boolean {
   return (
     (frame.depth === undefined || frame.depth === 0) &&
     frame.agentName === undefined &&
+    frame.agentRevision === undefined &&
+    frame.tenantId === undefined &&
+    frame.userId === undefined &&
     frame.sessionId === undefined &&
     frame.approved === undefined &&
     frame.reason === undefined &&

@@ -17,7 +17,7 @@ describe('Agent options', () => {
     expect(() => new Agent({ name: 'A', instructions: '', handoffs: [] } as never)).toThrowError(
       new ToolDefinitionError(
         'unknown_option',
-        'Agent "A": unknown option "handoffs"; known options: name, instructions, tools, model, outputType',
+        'Agent "A": unknown option "handoffs"; known options: name, instructions, tools, model, outputType, toolChoice',
       ),
     );
   });

@@ -543,22 +543,22 @@ describe('Client options', () => {
     [
       { apiKey: 'a\nb' },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header), got a string of 3 characters',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 3 characters',
     ],
     [
       { apiKey: 'k y' },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header), got a string of 3 characters',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 3 characters',
     ],
     [
       { apiKey: 12345678 },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header), got a number',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a number',
     ],
     [
       { apiKey: '' },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header), got a string of 0 characters',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 0 characters',
     ],
     [
       { tools: 'search' },
@@ -617,7 +617,7 @@ describe('Client options', () => {
       expect(() => new Client({ url: FAKE_URL, tools: [] })).toThrowError(
         new OptionsError(
           'invalid_option',
-          'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header) (or set TOOLWIRE_API_KEY), got undefined',
+          'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header) or a function returning one (read before every connection attempt) (or set TOOLWIRE_API_KEY), got undefined',
         ),
       );
     } finally {
