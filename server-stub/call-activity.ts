@@ -1,5 +1,6 @@
 /**
- * What a call said while it ran (PROTOCOL.md §18): the update counters that keep a re-sent update from counting
+ * What a call said while it ran (docs/protocol/updates.md): the update counters that keep a re-sent update from
+ * counting
  * twice, the latest progress and preliminary result, the lease, and the call's questions.
  *
  * @module
@@ -27,7 +28,7 @@ export interface CallPreliminary {
   at: string;
 }
 
-/** A question of a call (PROTOCOL.md §18.5), as the transcript shows it. */
+/** A question of a call (docs/protocol/questions.md), as the transcript shows it. */
 export interface CallQuestion {
   questionId: string;
   question: string;
@@ -53,15 +54,15 @@ export class CallActivity {
   preliminary: CallPreliminary | undefined;
   /** The call's questions, by id, in the order asked. */
   readonly questions = new Map<string, CallQuestion>();
-  /** Epoch milliseconds the call's lease runs out at (PROTOCOL.md §18.4); 0 when it has none. */
+  /** Epoch milliseconds the call's lease runs out at (docs/protocol/updates.md); 0 when it has none. */
   leaseUntil = 0;
   /** `tool_event`s recorded (at most `EVENT_LIMITS.maxPerCall`, whichever session sent them). */
   events = 0;
-  /** The side-effect class the tool's definition announced, where the call was last sent (PROTOCOL.md §4.1). */
+  /** The side-effect class the tool's definition announced, where the call was last sent (docs/protocol/frames.md). */
   sideEffect: string | undefined;
-  /** The tool was announced strict, with the feature `strict` (PROTOCOL.md §18.13). */
+  /** The tool was announced strict, with the feature `strict` (docs/protocol/call-context.md). */
   strict = false;
-  /** The call's completed steps, by key: the first result of each key, kept for a re-dispatch (§18.11). */
+  /** The call's completed steps, by key: the first result of each key, kept for a re-dispatch (docs/protocol/steps.md). */
   readonly steps = new Map<string, unknown>();
 
   /** How many of the call's questions wait for an answer. */

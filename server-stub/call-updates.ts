@@ -1,5 +1,5 @@
 /**
- * The updates a client sends about a call it runs (PROTOCOL.md §18.1): used when the call is assigned to the
+ * The updates a client sends about a call it runs (docs/protocol/updates.md): used when the call is assigned to the
  * sending session, not done, and the update is newer than the last of its kind; otherwise ignored without an
  * answer. Each one becomes a run event and the latest is kept in the call's transcript entry.
  *
@@ -93,7 +93,7 @@ export class CallUpdates {
   /**
    * `step_result`: the call's step `key` completed; the first result of each key is kept with the call (at most
    * {@link STEP_LIMITS.maxPerCall} keys, each at most {@link STEP_LIMITS.maxResultBytes} bytes of JSON; others are
-   * ignored) and sent with the call when it is dispatched again (PROTOCOL.md §18.11).
+   * ignored) and sent with the call when it is dispatched again (docs/protocol/steps.md).
    */
   step(session: Session, frame: FrameOf<ClientFrame, 'step_result'>): void {
     const call = this.#running(session, frame.callId);
@@ -103,7 +103,7 @@ export class CallUpdates {
     steps.set(frame.key, frame.result ?? null);
   }
 
-  /** `lease`: the named calls still run in `session`; each lease is renewed (PROTOCOL.md §18.4). */
+  /** `lease`: the named calls still run in `session`; each lease is renewed (docs/protocol/updates.md). */
   lease(session: Session, frame: FrameOf<ClientFrame, 'lease'>): void {
     for (const callId of frame.callIds) this.#running(session, callId);
   }
@@ -119,7 +119,7 @@ export class CallUpdates {
     return call;
   }
 
-  /** The call, when an update of `kind` numbered `seq` from `session` is to be used (PROTOCOL.md §18.1). */
+  /** The call, when an update of `kind` numbered `seq` from `session` is to be used (docs/protocol/updates.md). */
   #accepted(session: Session, callId: string, kind: UpdateKind, seq: number): Call | undefined {
     const call = this.#running(session, callId);
     return call?.activity.accept(kind, session.id, seq) ? call : undefined;

@@ -26,7 +26,7 @@ export interface CallOutcome {
   status: ToolCallStatus;
   output: string;
   widget?: unknown;
-  /** Content parts beside the output (PROTOCOL.md §18.7): the model gets them where it can. */
+  /** Content parts beside the output (docs/protocol/call-context.md): the model gets them where it can. */
   content?: ContentPart[];
   /** The result's kind as the client reported it (`tool_result.result`, feature `result_parts`). */
   result?: ResultPart;
@@ -46,7 +46,7 @@ export interface CallDecision {
   reason?: string;
   /** Where the decision came from (`always`: an earlier decision for the tool in the run). */
   by: 'socket' | 'http' | 'always';
-  /** The arguments the approver edited (only when approved; PROTOCOL.md §18.8). */
+  /** The arguments the approver edited (only when approved; docs/protocol/approvals.md). */
   arguments?: Record<string, unknown>;
   /** The decision holds for the tool's later calls in the run. */
   always?: boolean;
@@ -90,11 +90,11 @@ export class Call implements RunCall {
   readonly depth: number;
   readonly turn: number;
   readonly createdAt = Date.now();
-  /** The W3C Trace Context parent the call's `tool_call` names (PROTOCOL.md §18.10): the run's trace, a span of its own. */
+  /** The W3C Trace Context parent the call's `tool_call` names (docs/protocol/trace-context.md): the run's trace, a span of its own. */
   readonly traceparent: string;
   /** Resolves once, with the outcome the model reads. */
   readonly done: Promise<CallOutcome>;
-  /** What the client said while running it: progress and the other updates (PROTOCOL.md §18). */
+  /** What the client said while running it: progress and the other updates (docs/protocol/updates.md). */
   readonly activity = new CallActivity();
   #state: CallState = 'waiting';
   #sessionId: string | undefined;
@@ -289,7 +289,7 @@ export class Call implements RunCall {
 
   /**
    * The `tool_call` frame for the call's current state, with the time left before its deadline, and the fields of
-   * the `features` of the session it goes to (PROTOCOL.md §18.8, §18.9).
+   * the `features` of the session it goes to (docs/protocol/approvals.md, docs/protocol/call-context.md).
    */
   frame(
     features: ReadonlySet<Feature> = new Set(),
@@ -374,7 +374,8 @@ export class Call implements RunCall {
 }
 
 /**
- * The result as a tool-result part (PROTOCOL.md §18.7): `content` for an `ok` result with content parts; `json` /
+ * The result as a tool-result part (docs/protocol/call-context.md): `content` for an `ok` result with content parts;
+ * `json` /
  * `error-json` when the output is a JSON object or array; `text` / `error-text` otherwise.
  */
 function resultPart(result: CallOutcome): TranscriptResult {

@@ -25,7 +25,7 @@ export interface DispatcherDeps {
   >;
   sessions: ReadonlyMap<string, Session>;
   emit(run: Run, kind: RunEventKind, data: unknown): void;
-  /** The call ended, or left a session that expired: its open questions close (PROTOCOL.md §18.5). */
+  /** The call ended, or left a session that expired: its open questions close (docs/protocol/questions.md). */
   closeQuestions?(call: Call): void;
   /** A call was just held: an earlier `always` decision for its tool in its run decides it at once (`true`). */
   decidedAlways?(call: Call): boolean;
@@ -91,7 +91,7 @@ export class Dispatcher {
   hold(call: Call, requestedBy: 'definition' | 'client', reason: string | undefined): void {
     if (!call.hold(requestedBy, reason)) return;
     this.#waiting.delete(call);
-    // An earlier `always` for this tool in this run decides at once, asking nobody (PROTOCOL.md §18.8).
+    // An earlier `always` for this tool in this run decides at once, asking nobody (docs/protocol/approvals.md).
     if (this.#deps.decidedAlways?.(call) === true) return;
     this.#deps.emit(call.run, 'approval_requested', {
       callId: call.callId,
@@ -110,7 +110,7 @@ export class Dispatcher {
     this.#evaluate(call);
   }
 
-  /** Starts the call's deadline again in full (its last open question was answered, PROTOCOL.md §18.5). */
+  /** Starts the call's deadline again in full (its last open question was answered, docs/protocol/questions.md). */
   restartDeadline(call: Call): void {
     this.#armDeadline(call);
   }
@@ -286,7 +286,7 @@ export class Dispatcher {
     call.dispatch(target.id);
     call.activity.sideEffect = definition?.sideEffect;
     call.activity.strict = definition?.strict === true;
-    // A leased call's lease starts when it is sent (PROTOCOL.md §18.4).
+    // A leased call's lease starts when it is sent (docs/protocol/updates.md).
     if (target.features.has('lease')) call.activity.leaseUntil = Date.now() + this.#deps.options.leaseMs;
     target.calls.add(call.callId);
     target.send(call.frame(target.features));
@@ -315,7 +315,8 @@ export class Dispatcher {
   }
 
   /**
-   * How long a call past its deadline is kept (PROTOCOL.md §18.4): while it has an open question (§18.5); until
+   * How long a call past its deadline is kept (docs/protocol/updates.md): while it has an open question
+   * (docs/protocol/questions.md); until
    * its lease runs out, while its session
    * negotiated `lease`; a detached session's call is kept (its expiry re-dispatches it); 0 past
    * `maxCallDurationMs`, or without a lease.

@@ -55,7 +55,7 @@ export const startRunBody = z.object(
 
 /**
  * `POST /v1/runs/:runId/approvals/:callId`: `{ approved: boolean, reason?: string, arguments?: object, always?:
- * boolean }` (`arguments` only when approving, PROTOCOL.md §18.8).
+ * boolean }` (`arguments` only when approving, docs/protocol/approvals.md).
  */
 export const decisionBody = z
   .object(

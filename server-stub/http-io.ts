@@ -80,7 +80,8 @@ export async function readJsonBody(
   } catch (error) {
     throw new HttpError(400, 'invalid_json', `request body is not valid JSON: ${(error as Error).message}`);
   }
-  // As for frames (PROTOCOL.md §15): what reads the body later (a schema check, the transcript's copies) recurses.
+  // As for frames (docs/protocol/limits.md): what reads the body later (a schema check, the transcript's copies)
+  // recurses.
   const max = MAX_FRAME_DEPTH;
   if (nestsDeeperThan(body, max)) {
     throw new HttpError(400, 'invalid_request', `request body nests deeper than ${max} levels`);

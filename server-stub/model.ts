@@ -30,7 +30,8 @@ export interface ChatMessage {
   /** Tool messages only: the {@link ChatToolCall.id} this message answers. */
   toolCallId?: string;
   /**
-   * Tool messages only: the result's content parts, when it had some (PROTOCOL.md §18.7). `content` is still the
+   * Tool messages only: the result's content parts, when it had some (docs/protocol/call-context.md). `content` is
+   * still the
    * whole text (with a note per image or file); a model that takes images gets them from here.
    */
   parts?: ContentPart[];
@@ -48,7 +49,7 @@ export interface ModelRequest {
    */
   tools: readonly ToolDefinition[];
   /**
-   * Which tools the model may call this turn (`run_start.toolChoice`, PROTOCOL.md runs): a model that can be told
+   * Which tools the model may call this turn (`run_start.toolChoice`, docs/protocol/ runs): a model that can be told
    * passes it on; the turn loop fails a run whose model answers against it. `required` and a named tool hold until
    * the model has called a tool in the run, then the turns are `auto`.
    */

@@ -250,7 +250,7 @@ function requestBody(
         name: tool.name,
         description: tool.description,
         parameters: tool.parameters,
-        // OpenAI's strict function calling (PROTOCOL.md §18.13): the parameters are already in strict form.
+        // OpenAI's strict function calling (docs/protocol/call-context.md): the parameters are already in strict form.
         ...(tool.strict === true ? { strict: true } : {}),
       },
     }));
@@ -267,7 +267,8 @@ function requestBody(
 
 /**
  * The conversation as chat-completions messages. A tool message takes text only, so the images among the content
- * parts of a turn's tool results follow them as one `user` message of `image_url` parts (PROTOCOL.md §18.7).
+ * parts of a turn's tool results follow them as one `user` message of `image_url` parts
+ * (docs/protocol/call-context.md).
  */
 function toOpenAIMessages(messages: readonly ChatMessage[]): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];

@@ -50,7 +50,7 @@ export interface StubServerOptions {
   /** How long a dropped session stays resumable. @default 60_000 */
   sessionGraceMs?: number;
   /**
-   * With the feature `lease` (PROTOCOL.md §18.4): how long a call's lease lasts without renewal; a running call
+   * With the feature `lease` (docs/protocol/updates.md): how long a call's lease lasts without renewal; a running call
    * whose client keeps renewing it is not cut at `callDeadlineMs`. At least 1,000. @default 45_000
    */
   leaseMs?: number;
@@ -82,7 +82,7 @@ export interface StubServerOptions {
   /** Where the stub logs. @default consoleLogger() (stderr, no debug) */
   logger?: Logger;
   /**
-   * The protocol features (PROTOCOL.md §2) the stub uses with clients that offer them; `[]` makes it a plain
+   * The protocol features (docs/protocol/index.md) the stub uses with clients that offer them; `[]` makes it a plain
    * version-1 service, as an older one would be. A retired name (`agent_name`) is read as the feature that
    * replaced it (`FEATURE_ALIASES`). @default every one of `FEATURES`
    */

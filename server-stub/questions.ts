@@ -1,5 +1,5 @@
 /**
- * Questions a running call asks the user (PROTOCOL.md §18.5): `question` from the client the call is assigned
+ * Questions a running call asks the user (docs/protocol/questions.md): `question` from the client the call is assigned
  * to, answers over HTTP (checked against the choices or the schema), `answer` back to the client, and the
  * questions closed when the client withdraws them or the call ends.
  *

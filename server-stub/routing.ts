@@ -1,5 +1,5 @@
 /**
- * Which client gets a call (docs/protocol/index.md §5.3), and which tools the clients offer.
+ * Which client gets a call (docs/protocol/index.md docs/protocol/tool-calls.md), and which tools the clients offer.
  *
  * @module
  */
@@ -79,7 +79,7 @@ export function offeredTools(run: Run, sessions: ReadonlyMap<string, Session>): 
   return run.agent.tools.filter((name) => offered.has(name));
 }
 
-/** `true` when a live session of the run's tenant offers the tool as strict (PROTOCOL.md §18.13). */
+/** `true` when a live session of the run's tenant offers the tool as strict (docs/protocol/call-context.md). */
 export function offeredStrict(run: Run, toolName: string, sessions: ReadonlyMap<string, Session>): boolean {
   for (const session of sessions.values()) {
     if (session.state !== 'expired' && session.tenant === run.tenant && session.tools.get(toolName)?.strict)

@@ -55,7 +55,7 @@ export interface RunCall {
 export type RunCancelCause = 'requested' | 'parent_ended' | 'owner_expired' | 'shutdown';
 
 /**
- * Why a run failed, when it is one the protocol names (`run_result.code`, feature `run_codes`, PROTOCOL.md §10.1):
+ * Why a run failed, when it is one the protocol names (`run_result.code`, feature `run_codes`, docs/protocol/runs.md):
  * `invalid_output`, the final output is not JSON or does not match the agent's `outputSchema`.
  */
 export type RunFailureCode = 'invalid_output';
@@ -80,7 +80,7 @@ export interface RunInit {
   input: string;
   maxTurns: number;
   depth: number;
-  /** The W3C trace id of the run (PROTOCOL.md §18.10). @default a new random one */
+  /** The W3C trace id of the run (docs/protocol/trace-context.md). @default a new random one */
   traceId?: string | undefined;
   startedBy: RunOrigin;
   ownerSessionId?: string;
@@ -169,7 +169,7 @@ export class Run {
     });
   }
 
-  /** Events recorded so far: the `seq` of the latest (`run_event.seq`, PROTOCOL.md §10.2). */
+  /** Events recorded so far: the `seq` of the latest (`run_event.seq`, docs/protocol/runs.md). */
   eventCount = 0;
 
   /**

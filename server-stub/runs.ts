@@ -103,7 +103,7 @@ export class RunManager {
   start(request: StartRunRequest): Run | RunRefusal {
     const { options } = this.#deps;
     let depth = 0;
-    // A nested run continues the trace of the run it is nested in (PROTOCOL.md §18.10).
+    // A nested run continues the trace of the run it is nested in (docs/protocol/trace-context.md).
     let traceId: string | undefined;
     let userId = request.userId;
     if (request.parentRunId !== undefined) {

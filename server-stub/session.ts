@@ -43,12 +43,12 @@ export class Session {
   socket: WebSocket | undefined;
   tools = new Map<string, ToolDefinition>();
   localApprovals = false;
-  /** The features negotiated on the current socket (PROTOCOL.md §2); none until `hello` offers some. */
+  /** The features negotiated on the current socket (docs/protocol/index.md); none until `hello` offers some. */
   features: ReadonlySet<Feature> = new Set();
   maxConcurrency: number | undefined;
   /** `hello.maxQueue`: with `maxConcurrency`, the most calls the session takes before it answers busy. */
   maxQueue: number | undefined;
-  /** `hello.runEventKinds`: the negotiated `run_event` kinds this session accepts (PROTOCOL.md §10.2). */
+  /** `hello.runEventKinds`: the negotiated `run_event` kinds this session accepts (docs/protocol/runs.md). */
   runEventKinds: ReadonlySet<string> = new Set();
   /** Call ids assigned to this session and not finished (dispatched, or held after its `approval_request`). */
   readonly calls = new Set<string>();
@@ -85,7 +85,7 @@ export class Session {
 
   /**
    * Replaces the announced tools (from `hello` or `tools_update`). The first definition of a name wins. Without
-   * the feature `strict` on this socket, `strict` is left out (PROTOCOL.md §18.13).
+   * the feature `strict` on this socket, `strict` is left out (docs/protocol/call-context.md).
    */
   setTools(tools: readonly ToolDefinition[]): string[] {
     const duplicates: string[] = [];
@@ -98,7 +98,9 @@ export class Session {
   }
 
   /**
-   * Acknowledges a result (docs/protocol/index.md §5.1). Acks are coalesced: they ride on the next `tool_call` sent to this
+   * Acknowledges a result (docs/protocol/index.md docs/protocol/tool-calls.md). Acks are coalesced: they ride on the
+   * next `tool_call` sent to
+   * this
    * session (`acks`), or go out together as one `ack` frame once the current task is done (a microtask), so a
    * burst of results costs one frame, and a steady flow of calls none.
    */
@@ -132,7 +134,7 @@ export class Session {
       !this.features.has('trace_context') &&
       frame.traceparent !== undefined
     ) {
-      // Sent only with the feature (PROTOCOL.md §18.10): an older client gets the frame it knows.
+      // Sent only with the feature (docs/protocol/trace-context.md): an older client gets the frame it knows.
       const { traceparent: _traceparent, tracestate: _tracestate, ...plain } = frame;
       frame = plain;
     }
@@ -166,7 +168,7 @@ export class Session {
     return false;
   }
 
-  /** Kept for a resume: `run_started`, `run_result`, and with `event_replay` `run_event` (PROTOCOL.md §9). */
+  /** Kept for a resume: `run_started`, `run_result`, and with `event_replay` `run_event` (docs/protocol/sessions.md). */
   #keeps(frame: ServiceFrame): boolean {
     return (
       KEPT_WHILE_DETACHED.has(frame.type) ||

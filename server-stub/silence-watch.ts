@@ -1,5 +1,6 @@
 /**
- * The stub's dead-peer check (PROTOCOL.md §8): a connection is closed once it has been silent for exactly two
+ * The stub's dead-peer check (docs/protocol/lifecycle.md): a connection is closed once it has been silent for exactly
+ * two
  * heartbeat intervals. One timer per socket, set for the moment the silence would reach two intervals and set
  * again (for the new moment) when a frame came meanwhile: no periodic check that would add up to an interval.
  *

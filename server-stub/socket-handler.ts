@@ -33,7 +33,7 @@ import { type SilenceWatch, watchSilence } from './silence-watch';
 
 type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** The ids of a refused frame the error frame names (PROTOCOL.md §12). */
+/** The ids of a refused frame the error frame names (docs/protocol/errors.md). */
 function refusalIds(about: RefusedFrame | undefined): {
   callId?: string;
   runId?: string;
@@ -54,7 +54,7 @@ class SocketHandler {
   readonly #headerKey: string | undefined;
   readonly #limiter: RateLimiter;
   readonly #remote: string;
-  /** Logs the informative fields the client got wrong and the stub ignored (PROTOCOL.md §12). */
+  /** Logs the informative fields the client got wrong and the stub ignored (docs/protocol/errors.md). */
   readonly #dropped: (frame: { type: string; callId?: unknown }, dropped: readonly string[]) => void;
   #session: Session | undefined;
   #closing = false;
@@ -139,7 +139,7 @@ class SocketHandler {
       return;
     }
     if (!decoded.ok) {
-      // A peer never answers an error frame with an error frame (PROTOCOL.md §12).
+      // A peer never answers an error frame with an error frame (docs/protocol/errors.md).
       if (isRefusedErrorFrame(decoded)) options.logger.warn({ sessionId: this.#session.id }, decoded.message);
       else this.#error(decoded.code, decoded.message, refusalIds(decoded.about));
       return;

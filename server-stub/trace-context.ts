@@ -1,5 +1,6 @@
 /**
- * W3C Trace Context ids of the stub (PROTOCOL.md §18.10): a trace per top-level run, continued by its nested
+ * W3C Trace Context ids of the stub (docs/protocol/trace-context.md): a trace per top-level run, continued by its
+ * nested
  * runs, and a span id per call, sent as `tool_call.traceparent` to a client that negotiated `trace_context`.
  * The stub records no spans itself.
  *

@@ -45,7 +45,8 @@ export interface CallApproval {
   /** ISO 8601. */
   requestedAt: string;
   /**
-   * `by: 'always'`: an earlier decision with `always` for this tool in this run (PROTOCOL.md §18.8). `arguments`:
+   * `by: 'always'`: an earlier decision with `always` for this tool in this run (docs/protocol/approvals.md).
+   * `arguments`:
    * the arguments the approver edited; `always`: the decision holds for the tool's later calls in the run.
    */
   decision?: {
@@ -75,7 +76,7 @@ export interface TranscriptToolCall {
   output?: string;
   /** Widget for the UI; never shown to the model. */
   widget?: unknown;
-  /** Content parts beside the output (PROTOCOL.md §18.7). */
+  /** Content parts beside the output (docs/protocol/call-context.md). */
   content?: ContentPart[];
   /** The result as a tool-result part: `text`, `json`, `error-text`, `error-json` or `content`. Set once done. */
   result?: TranscriptResult;
@@ -90,17 +91,17 @@ export interface TranscriptToolCall {
   durationMs?: number;
   /** `tool_result.durationMs`: execution time reported by the client. */
   clientDurationMs?: number;
-  /** The latest `tool_progress` of the call (PROTOCOL.md §18.2). */
+  /** The latest `tool_progress` of the call (docs/protocol/updates.md). */
   progress?: CallProgress;
-  /** The latest `tool_preliminary` of the call, and how many came (PROTOCOL.md §18.3). */
+  /** The latest `tool_preliminary` of the call, and how many came (docs/protocol/updates.md). */
   preliminary?: CallPreliminary;
-  /** The questions the call asked, in order, with their answers (PROTOCOL.md §18.5). */
+  /** The questions the call asked, in order, with their answers (docs/protocol/questions.md). */
   questions?: CallQuestion[];
-  /** The call's completed steps the service keeps, by key (PROTOCOL.md §18.11). */
+  /** The call's completed steps the service keeps, by key (docs/protocol/steps.md). */
   steps?: Record<string, unknown>;
-  /** The side-effect class the tool announced (`none`, `idempotent`, `external`), when it did (PROTOCOL.md §4.1). */
+  /** The side-effect class the tool announced (`none`, `idempotent`, `external`), when it did (docs/protocol/frames.md). */
   sideEffect?: string;
-  /** `true` when the tool was announced strict and the service honoured it (PROTOCOL.md §18.13). */
+  /** `true` when the tool was announced strict and the service honoured it (docs/protocol/call-context.md). */
   strict?: true;
 }
 

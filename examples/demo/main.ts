@@ -118,7 +118,7 @@ export async function main(
       model,
       port: port ?? 0,
       logger: silentLogger,
-      // The export outlives a short per-call deadline: the client keeps its lease alive (PROTOCOL.md §18.4).
+      // The export outlives a short per-call deadline: the client keeps its lease alive (docs/protocol/updates.md).
       ...(values.export ? { callDeadlineMs: 500 } : {}),
     });
   }

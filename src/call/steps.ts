@@ -1,5 +1,5 @@
 /**
- * `ctx.step()`: durable steps of one call (PROTOCOL.md §18.11). A completed step's result is kept here for the
+ * `ctx.step()`: durable steps of one call (docs/protocol/steps.md). A completed step's result is kept here for the
  * call's retries, and handed to `onStep` as JSON to be kept by the service; the steps the service kept for a
  * re-dispatched call come in with it and are returned instead of running their `fn` again.
  *
@@ -13,7 +13,7 @@ import { MAX_OUTPUT_DEPTH, MAX_OUTPUT_NODES, serializeOutput } from '../tool/out
 import { STEP_LIMITS, utf8Length } from '../wire/protocol';
 
 /*
- * What a completed step's result becomes (PROTOCOL.md §18.11): the value `ctx.step()` returns, the same whether
+ * What a completed step's result becomes (docs/protocol/steps.md): the value `ctx.step()` returns, the same whether
  * the step ran now, ran in an earlier attempt of the call, or ran in a process that died. It is the result as
  * the service keeps it: written as JSON (by the rules of a tool's output, src/tool/output.ts), redacted, and
  * read back. Kinds JSON has no form for are refused, naming where they are.
@@ -199,7 +199,7 @@ export class CallSteps {
         }`,
       );
     }
-    // The key as sent (PROTOCOL.md §18.11): redacted, the same text every time, so that a kept step is found again.
+    // The key as sent (docs/protocol/steps.md): redacted, the same text every time, so that a kept step is found again.
     const key = stepKey(given, call.options.redactor);
     if (key.length > STEP_LIMITS.maxKeyChars) {
       throw new ToolDefinitionError(

@@ -32,7 +32,7 @@ export interface ApprovalRequest {
    * as the approver's edit, and redacted from then on like the original.
    */
   input: unknown;
-  /** Why approval is needed, when the tool's policy or a client policy said (PROTOCOL.md §18.8); redacted as the input. */
+  /** Why approval is needed, when the tool's policy or a client policy said (docs/protocol/approvals.md); redacted as the input. */
   reason?: string;
   /** Name of the agent whose run made the call, when the service said. */
   agentName?: string;
@@ -79,7 +79,7 @@ export interface PolicyCall<C = unknown> {
   callId: string;
   /** Id of its run. */
   runId: string;
-  /** Name of the agent whose run made the call, when the service said (PROTOCOL.md §18.9). */
+  /** Name of the agent whose run made the call, when the service said (docs/protocol/call-context.md). */
   agentName: string | undefined;
   /** The run context (`ctx.context`). */
   context: C;
@@ -306,7 +306,7 @@ export interface ToolCallResult {
   widget?: Widget;
   /**
    * The content parts, when the result (or `toModelOutput`'s) was made with `content()`; `output` is then their
-   * text (PROTOCOL.md §18.7).
+   * text (docs/protocol/call-context.md).
    */
   content?: ContentPart[];
   /**
@@ -337,7 +337,7 @@ export interface CallOptions extends Omit<InvokeOptions, 'signal'> {
   signal?: AbortLike | undefined;
   /** Reason of the rejection a decided `tool_call` carries (`approved: false`), appended to the model's text. */
   rejectionReason?: string | undefined;
-  /** The arguments are the ones an approver edited (a decided `tool_call` said so, PROTOCOL.md §18.8). */
+  /** The arguments are the ones an approver edited (a decided `tool_call` said so, docs/protocol/approvals.md). */
   argumentsEdited?: boolean | undefined;
   /** Scrubs the client's secrets (its API key, its `redact` rules) from what the call writes as the model's text. */
   redactor?: Redactor | undefined;

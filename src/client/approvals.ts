@@ -62,7 +62,8 @@ export function approvalHeldByService(event: RunEvent): ApprovalRequest | undefi
 
 /*
  * `Decisions`: `client.decide(callId, decision)`, a human's decision sent over the client's socket as an
- * `approval` frame (PROTOCOL.md §7). With the feature `decisions` (PROTOCOL.md §18.8) the frame carries a
+ * `approval` frame (docs/protocol/approvals.md). With the feature `decisions` (docs/protocol/approvals.md) the frame
+ * carries a
  * `requestId`, edited `arguments` and `always`, and the service answers it: `approval_applied`, or an `error`
  * naming the request. Without it, the decision is sent plain and the promise resolves once it is written.
  */
@@ -247,7 +248,7 @@ export class Decisions {
 
   /**
    * The service's answer to a decision could not be read (an `approval_applied` or `error` refused with
-   * `error invalid_frame`, PROTOCOL.md §12) but names the decision's `requestId`: no other answer will come, so
+   * `error invalid_frame`, docs/protocol/errors.md) but names the decision's `requestId`: no other answer will come, so
    * the decision fails now (`ApprovalError` `invalid_frame`) rather than wait for ever. `false` when it names none.
    */
   refused(about: { type?: string; requestId?: string }, message: string): boolean {
@@ -350,7 +351,8 @@ export class Approvals {
       return inSlotIfApproved(decided, request.callId, this.#options);
     }
     return new Promise<ApprovalDecision>((resolve) => {
-      // The service's deadline clock pauses while a call waits for a human (PROTOCOL.md §6), and the call gives
+      // The service's deadline clock pauses while a call waits for a human (docs/protocol/tool-calls.md), and the call
+      // gives
       // up its slot meanwhile: a human may take minutes, and the calls queued behind it must not wait for them.
       this.#options.deadlines.arm(execution, undefined);
       slots.park(execution);
@@ -376,11 +378,11 @@ export class Approvals {
     // not ask again: the service would answer with the decided call, and so on without end.
     if (decide === undefined) return;
     execution.decide = undefined;
-    // The service restarts the deadline in full after a decision (PROTOCOL.md §6).
+    // The service restarts the deadline in full after a decision (docs/protocol/tool-calls.md).
     this.#options.deadlines.arm(execution, frame.deadlineMs);
     // An approved call goes back to work in a slot of its own: now if one is free, else first in line for the
     // next. A rejection ends the call where it is, without a slot.
-    // Arguments the approver edited (PROTOCOL.md §18.8) are validated again by the call, and the model told.
+    // Arguments the approver edited (docs/protocol/approvals.md) are validated again by the call, and the model told.
     const decision: ApprovalDecision =
       frame.argumentsEdited === true && typeof frame.arguments === 'object' && frame.arguments !== null
         ? { approved: true, arguments: frame.arguments as Record<string, unknown> }
@@ -429,7 +431,9 @@ function inSlotIfApproved(
 /**
  * The frame asking the service for a human's decision on a call. The reason is redacted (the API key, `redact`
  * rules: a predicate's or a policy's reason may quote anything), then cut on a character boundary, marked with `…`,
- * to what the frame limit leaves it (PROTOCOL.md §7, §15): with the documented minimum of 1,024 bytes there is
+ * to what the frame limit leaves it (docs/protocol/approvals.md, docs/protocol/limits.md): with the documented minimum
+ * of 1,024 bytes
+ * there is
  * always room for the rest of the frame.
  */
 export function approvalRequest(

@@ -1,10 +1,11 @@
 /**
- * The updates this client sends about calls it runs (PROTOCOL.md §18.1): each numbered per call and per type,
+ * The updates this client sends about calls it runs (docs/protocol/updates.md): each numbered per call and per type,
  * and the latest of each type sent again after a reconnect, before the outbox, until the call's result is
  * acknowledged. Progress and preliminary results are snapshots, so they are coalesced: at most one per call and
  * type every {@link PROGRESS_INTERVAL_MS}, a newer one replacing one still waiting, the last always sent before
- * the call's result. With the feature `lease`, every call started here is kept alive on the service (PROTOCOL.md
- * §18.4): one `lease` frame per interval for the calls that sent nothing else in it. Only for the features the
+ * the call's result. With the feature `lease`, every call started here is kept alive on the service (docs/protocol/
+ * docs/protocol/updates.md): one `lease` frame per interval for the calls that sent nothing else in it. Only for the
+ * features the
  * service took in `welcome`.
  *
  * This file holds the lease frames (`LeaseRenewal`), the step results (`StepResults`), the updates of a client's
@@ -47,7 +48,7 @@ import { ENVELOPE_BYTES } from './outbox';
 import { type Questioner, SocketQuestions } from './questions';
 
 /*
- * `LeaseRenewal`: the `lease` frames that keep the calls started here alive on the service (PROTOCOL.md §18.4),
+ * `LeaseRenewal`: the `lease` frames that keep the calls started here alive on the service (docs/protocol/updates.md),
  * one per interval for the calls the service heard nothing else of in it. When the service last heard of a call
  * is kept on the call itself ({@link LeasedCall}, the call runner's `Execution`), found through the calls the
  * runner holds: a held call costs no entry in a map of its own here.
@@ -173,7 +174,7 @@ export class LeaseRenewal {
 
   /**
    * One `lease` frame (or a few, 1,000 ids each) for the started calls the service heard nothing of lately, in the
-   * order the calls arrived (the order of the held calls; PROTOCOL.md §18.4). The walk ends at the last started
+   * order the calls arrived (the order of the held calls; docs/protocol/updates.md). The walk ends at the last started
    * call: calls queued for a slot arrived after every call that started (the queue is first in, first out), so a
    * renewal costs about the started calls, not the queue behind them.
    */
@@ -196,7 +197,7 @@ export class LeaseRenewal {
 }
 
 /*
- * The `step_result` frames of the calls this client runs (PROTOCOL.md §18.11): each completed step is sent at once,
+ * The `step_result` frames of the calls this client runs (docs/protocol/steps.md): each completed step is sent at once,
  * with the feature `steps`, and kept until the call's result is acknowledged, to be sent again after a reconnect
  * (the service keeps the first result of each key, so a repeat is harmless).
  */
@@ -301,13 +302,14 @@ export interface CallUpdateHooks {
   /** A step a call completed, for the service to keep (absent in a test double: steps stay local). */
   step?(record: StepRecord): void;
   /**
-   * Calls started here are leased (PROTOCOL.md §18.4): the service does not cut them at their deadline. Only while
+   * Calls started here are leased (docs/protocol/updates.md): the service does not cut them at their deadline. Only
+   * while
    * they are does the call runner tell the updates of each call that begins and ends (`started`, `ended`).
    */
   readonly leased: boolean;
   /** How long the service keeps a dropped session, in milliseconds. */
   readonly sessionGraceMs: number;
-  /** The service takes content parts beside a result's output (PROTOCOL.md §18.7). */
+  /** The service takes content parts beside a result's output (docs/protocol/call-context.md). */
   readonly takesContent: boolean;
   /** The service takes a result's kind beside its output (`tool_result.result`, feature `result_parts`). */
   readonly takesResultParts?: boolean;
@@ -415,7 +417,7 @@ export class CallUpdates implements CallUpdateHooks {
   setWelcome(welcome: WelcomeTerms): void {
     this.#features = featuresOf(welcome.features);
     this.#graceMs = welcome.sessionGraceMs ?? PROTOCOL_DEFAULTS.sessionGraceMs;
-    // The lease goes with its terms (PROTOCOL.md §18.4): a welcome that names the feature without `leaseMs` has
+    // The lease goes with its terms (docs/protocol/updates.md): a welcome that names the feature without `leaseMs` has
     // not given one, and calls keep their deadline (rather than a lease renewed every 100 ms for nothing).
     const { leaseMs } = welcome;
     this.#lease.setInterval(
@@ -539,7 +541,7 @@ export class CallUpdates implements CallUpdateHooks {
     if ('data' in event) {
       const json = JSON.stringify(this.#options.redactor.value(event.data));
       frame.data = boundedData(json);
-      // Data the frame limit leaves no room for is recorded as data over its own bound is (PROTOCOL.md §18.6).
+      // Data the frame limit leaves no room for is recorded as data over its own bound is (docs/protocol/updates.md).
       const limit = this.#options.maxPayloadBytes();
       if (json.length * 3 + 2048 > limit && frameBytes(frame) > limit)
         frame.data = { truncated: true, bytes: utf8Length(json) };
@@ -636,7 +638,7 @@ export class CallUpdates implements CallUpdateHooks {
 }
 
 /*
- * The lease of long calls as the call runner keeps it (PROTOCOL.md §18.4): a call that has started here is kept
+ * The lease of long calls as the call runner keeps it (docs/protocol/updates.md): a call that has started here is kept
  * alive on the service while this client is connected (the call updates send the `lease` frames), so it has no
  * deadline of its own then; when the socket drops, it stops once the service would re-dispatch it (the session's
  * grace period, counted from the drop), unless a new socket resumes the session first. A call that starts while

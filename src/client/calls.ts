@@ -95,7 +95,9 @@ export interface CallRunnerOptions {
 
 /*
  * The options of one call the client runs (`CallOptions` for src/call/): what differs per call is read from its
- * {@link Execution} (the `tool_call` frame, PROTOCOL.md §5, §18.8, §18.9, §18.11, §18.12) and its context; what
+ * {@link Execution} (the `tool_call` frame, docs/protocol/tool-calls.md, docs/protocol/approvals.md,
+ * docs/protocol/call-context.md, docs/protocol/steps.md, docs/protocol/call-context.md) and its
+ * context; what
  * every call of a client shares (the hooks, the policies, the logger, the redactor, `extend`) sits on the
  * prototype. A held call thus keeps one object of two fields, not one of twenty.
  */
@@ -202,7 +204,7 @@ const REMEMBERED_ABORTED_RUNS = 256;
  * Guarantee: within one process a call id is executed at most once. A re-delivered `tool_call` joins the
  * execution in flight (it may carry the service's approval decision), or is answered from the outbox while its
  * result waits for the `ack` (with a `warn` when its arguments differ); a service never sends a call again once
- * it acked its result (PROTOCOL.md §11), and one that does anyway is ignored while the id is remembered (the
+ * it acked its result (docs/protocol/sessions.md), and one that does anyway is ignored while the id is remembered (the
  * last 10,000 to 20,000 finished calls).
  */
 export class CallRunner implements ExecutionOwner {
@@ -341,7 +343,7 @@ export class CallRunner implements ExecutionOwner {
   handle(frame: ServiceFrame): boolean {
     switch (frame.type) {
       case 'tool_call':
-        // Acks the service sent along with this call (PROTOCOL.md §5.1) come first: they free outbox room.
+        // Acks the service sent along with this call (docs/protocol/tool-calls.md) come first: they free outbox room.
         if (frame.acks !== undefined) for (const callId of frame.acks) this.ack(callId);
         this.receive(frame);
         return true;
@@ -393,7 +395,8 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /**
-   * A `tool_call` the service got wrong (refused with `error invalid_frame`, PROTOCOL.md §12) names a call id: the
+   * A `tool_call` the service got wrong (refused with `error invalid_frame`, docs/protocol/errors.md) names a call id:
+   * the
    * call is answered rather than left to its deadline. A new call is not run (its fields cannot be trusted: a
    * decision, a deadline) and ends with an `error` result saying why; a call held or answered here keeps its
    * course (its result is sent again, if any).
@@ -538,7 +541,9 @@ export class CallRunner implements ExecutionOwner {
 
   /**
    * The service has the result (an `ack`), or will never record it (`refused`: the error code): forget it. A call
-   * still waiting for the service's decision when the service refuses it (PROTOCOL.md §5.2, §7: its session is
+   * still waiting for the service's decision when the service refuses it (docs/protocol/tool-calls.md,
+   * docs/protocol/approvals.md: its session
+   * is
    * gone, e.g. after a new session) will never get it: it ends `cancelled` rather than hold its place for ever.
    */
   ack(callId: string, refused?: string): void {
@@ -599,7 +604,8 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /**
-   * `welcome` arrived: what the service takes on this socket (PROTOCOL.md §2), then {@link reconnected}. When it
+   * `welcome` arrived: what the service takes on this socket (docs/protocol/index.md), then {@link reconnected}. When
+   * it
    * begins to lease calls, the calls that began while it did not are leased too.
    */
   welcomed(welcome: WelcomeTerms & { resumed?: boolean }): void {

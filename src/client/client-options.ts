@@ -118,7 +118,8 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    * passes it, the socket is dropped (reported as 1008, as the stub closes a client that stops reading) and the
    * client reconnects and resumes; results still unacked are sent again. At least `highWaterMarkBytes` and 1,024
    * (else `OptionsError`). No frame sent is larger: when it is below the service's `maxPayloadBytes`, results and
-   * other frames are cut to it as they are to the service's limit (PROTOCOL.md §15), and a result waits until the
+   * other frames are cut to it as they are to the service's limit (docs/protocol/limits.md), and a result waits until
+   * the
    * socket can take it without passing this limit. @default 16_777_216
    */
   maxBufferedBytes?: number | undefined;
@@ -155,7 +156,7 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
   /**
    * Traces every tool call: `otelTracing()` from `toolwire/otel` makes each call an OpenTelemetry span
    * (`execute_tool <name>`, a child of the service's span of the call), or any {@link ToolTracing}. With it the
-   * client offers the protocol feature `trace_context` (PROTOCOL.md §18.10). @default no tracing
+   * client offers the protocol feature `trace_context` (docs/protocol/trace-context.md). @default no tracing
    */
   tracing?: ToolTracing | undefined;
   /**
@@ -224,7 +225,7 @@ export interface RunOptions<C = unknown> {
   /**
    * Aborting rejects `run()` at once with `AbortError` (`cause`: `signal.reason`), connected or not, aborts the
    * run's tool calls in this process at once, and cancels the run on the service (`run_cancel`, re-sent after a
-   * reconnect until the service ends the run; PROTOCOL.md §6).
+   * reconnect until the service ends the run; docs/protocol/tool-calls.md).
    */
   signal?: AbortSignal | undefined;
   /** Model turns before the run fails. @default the service's (10 with the stub) */
@@ -427,7 +428,8 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     },
     connectTimeoutMs: aDuration(1),
     highWaterMarkBytes: anInteger({ min: 1, unit: 'bytes' }),
-    // At least the smallest frame limit a service may announce (PROTOCOL.md §15): a frame larger than it is never sent.
+    // At least the smallest frame limit a service may announce (docs/protocol/limits.md): a frame larger than it is
+    // never sent.
     maxBufferedBytes: anInteger({ min: 1_024, unit: 'bytes' }),
     maxOutboxBytes: anInteger({ min: 1, unit: 'bytes' }),
     WebSocket: aFunction,

@@ -79,7 +79,7 @@ export interface ClientEvents {
   /**
    * Progress of a run this client started: `turn`, `message`, `tool_call`, `tool_result`, `approval_requested`,
    * `approval_decided`, and `text_delta` (`{ turn, delta }`: the model's text as it streams, before the turn's
-   * `message`) when the service's model streams (PROTOCOL.md §10.2).
+   * `message`) when the service's model streams (docs/protocol/runs.md).
    */
   run_event: [event: RunEvent];
   /**
@@ -182,7 +182,7 @@ export function clientConnection(
       maxQueue: resolved.maxQueue,
       ...(resolved.buildId === undefined ? {} : { buildId: resolved.buildId }),
       runEventKinds: [...NEGOTIATED_RUN_EVENT_KINDS],
-      // Every addition this SDK knows (PROTOCOL.md §2), the trace context with a tracer; the service picks.
+      // Every addition this SDK knows (docs/protocol/index.md), the trace context with a tracer; the service picks.
       features: options.tracing ? [...FEATURES] : FEATURES.filter((name) => name !== 'trace_context'),
     }),
     onWelcome: (welcome) => {
@@ -209,7 +209,8 @@ export function clientConnection(
     onRefused: (about, message) => {
       const { type, callId, questionId } = about;
       if (type === 'tool_call' && callId !== undefined) parts.calls.unreadable(callId, about, message);
-      // An answer that cannot be read ends its question as cancelled (PROTOCOL.md §12), as any other status would.
+      // An answer that cannot be read ends its question as cancelled (docs/protocol/errors.md), as any other status
+      // would.
       else if (type === 'answer' && callId !== undefined && questionId !== undefined) {
         const reason = `the service's answer could not be read (${message})`;
         parts.calls.handle({ type: 'answer', callId, questionId, status: 'cancelled', reason });
@@ -255,7 +256,8 @@ function routeFrame(
 /** An `error` frame about no decision or run: an `error` event; one naming a call may drop its result. */
 function serviceError(parts: ClientParts, frame: FrameOf<ServiceFrame, 'error'>): void {
   if (frame.callId !== undefined && dropsResult(frame.code)) {
-    // The service will never record this result (PROTOCOL.md §5.2, §13): drop it from the outbox.
+    // The service will never record this result (docs/protocol/tool-calls.md, docs/protocol/errors.md): drop it from
+    // the outbox.
     parts.calls.ack(frame.callId, frame.code);
   }
   const error = new ConnectionError(`service_${frame.code}`, `the service reported: ${frame.message}`);
@@ -263,7 +265,7 @@ function serviceError(parts: ClientParts, frame: FrameOf<ServiceFrame, 'error'>)
 }
 
 /**
- * Whether an `error` naming a `callId` drops that call's result (PROTOCOL.md §13): `unknown_call`,
+ * Whether an `error` naming a `callId` drops that call's result (docs/protocol/errors.md): `unknown_call`,
  * `duplicate_result`, `not_allowed`, and any code this protocol version does not list (a newer service's). The
  * other listed codes keep it: `internal` says the frame may be re-sent; the others answer frames that are not
  * results.
@@ -526,7 +528,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
 
   /**
    * Answers an `approval_requested` event over the socket: `true`/`false` or `{ approved, reason?, arguments?,
-   * always? }` (PROTOCOL.md §18.8). Resolves once the service applied it (once sent, without feature `decisions`).
+   * always? }` (docs/protocol/approvals.md). Resolves once the service applied it (once sent, without feature
+   * `decisions`).
    * @throws ApprovalError `unknown_call`, `not_pending`, `invalid_decision`, `unsupported`, `too_large` (over the
    *   service's `maxPayloadBytes`), `too_deep` (edited arguments over 64 levels), `timeout` (no answer within
    *   `DECISION_ANSWER_TIMEOUT_MS`, 30,000 ms, the socket open); ConnectionError `not_connected` only when the

@@ -20,7 +20,8 @@ import type { ToolCallFrame } from './execution';
 import { addResultPart, type ResultPartFrame } from './result-parts';
 
 /*
- * Content parts of a result made to fit the service's frame limit (PROTOCOL.md §18.7): redacted, then the largest
+ * Content parts of a result made to fit the service's frame limit (docs/protocol/call-context.md): redacted, then the
+ * largest
  * parts replaced by a text that says what was left out, until the `tool_result` fits; never a frame the service
  * would close the socket for.
  */
@@ -96,7 +97,7 @@ export interface OutboxOptions {
   redactor: Redactor;
   /** Told when a widget is dropped because the result with it would be over the service's limit. */
   widgetInvalid(info: WidgetInvalidInfo): void;
-  /** `true` while the service takes content parts beside `output` (feature `content`, PROTOCOL.md §18.7). */
+  /** `true` while the service takes content parts beside `output` (feature `content`, docs/protocol/call-context.md). */
   takesContent?(): boolean;
   /** Told (`warn`) of each held result cut again to a smaller limit after a resume. */
   logger?: Pick<Logger, 'warn'>;

@@ -1,7 +1,8 @@
 /**
  * Questions of the calls this client runs: who answers a call's `ctx.askQuestion()` (the client's `onQuestion`,
  * else the service) and how a call waiting for an answer gives its slot up (`questionHooks`); then the questions
- * put to the service (`SocketQuestions`, PROTOCOL.md §18.5): `question` out, `answer` in, `question_cancel` when the
+ * put to the service (`SocketQuestions`, docs/protocol/questions.md): `question` out, `answer` in, `question_cancel`
+ * when the
  * tool stops waiting, and every open question sent again after a reconnect (the service answers a repeat with the
  * answer it has). Only with the feature `questions`.
  *
@@ -144,7 +145,8 @@ export class SocketQuestions {
   /**
    * A socket (re)opened: every open question goes again; a service that no longer takes them fails them. A new
    * session (`resumed: false`) fails them too, `cancelled`: they were put to the old session, and the service
-   * ignores a question from a session its call is not assigned to (PROTOCOL.md §18.5), so none would be answered.
+   * ignores a question from a session its call is not assigned to (docs/protocol/questions.md), so none would be
+   * answered.
    */
   reconnected(resumed = true): void {
     for (const [key, pending] of [...this.#pending]) {

@@ -2,7 +2,7 @@
  * Run events and a run's tool calls as the application gets them: typed, one shape per kind.
  *
  * On the wire a run event is `{ type: 'run_event', runId, seq?, event: { kind, data } }` with `data` anything
- * (PROTOCOL.md, runs). Here it becomes one flat object, a union discriminated on `kind`, so that
+ * (docs/protocol/, runs). Here it becomes one flat object, a union discriminated on `kind`, so that
  * `if (event.kind === 'tool_progress') event.progress` type-checks with no cast. The data of each known kind is
  * checked against its shape when it arrives: a malformed optional field is dropped, an event whose required
  * fields are malformed is not delivered (as a kind this version does not know is not).

@@ -251,7 +251,8 @@ export class Runs {
    *
    * When the socket began a new session (`resumed: false`), the runs the old session started are lost: the service
    * cancels them when that session expires, and their `run_result` would go to it, never to this one
-   * (PROTOCOL.md §9). Each rejects at once with `RunError` `session_lost`; one its caller aborted is forgotten.
+   * (docs/protocol/sessions.md). Each rejects at once with `RunError` `session_lost`; one its caller aborted is
+   * forgotten.
    * A `run_start` never answered is sent again: the new session starts it.
    */
   reconnected(resumed = true): void {
@@ -287,11 +288,11 @@ export class Runs {
       case 'run_event': {
         const run = this.#byRun.get(frame.runId);
         if (run !== undefined && frame.seq !== undefined) {
-          // Sent again after a resume (PROTOCOL.md §10.2): this one already came.
+          // Sent again after a resume (docs/protocol/runs.md): this one already came.
           if (frame.seq <= run.eventSeq) return true;
           run.eventSeq = frame.seq;
         }
-        // A kind added after this version (PROTOCOL.md §10.2), or data its kind's shape refuses: informative, so
+        // A kind added after this version (docs/protocol/runs.md), or data its kind's shape refuses: informative, so
         // ignored rather than refused.
         const event = toRunEvent(frame);
         if (!('kind' in event)) {
@@ -311,7 +312,7 @@ export class Runs {
             // A listener's failure must not break the socket handler; the client's own event still goes out.
           }
         }
-        // An approval or a question of a nested run surfaces on each ancestor run too (PROTOCOL.md §10.3), with
+        // An approval or a question of a nested run surfaces on each ancestor run too (docs/protocol/runs.md), with
         // `data.runId` naming the nested run. When that run is this client's as well, the client has the event
         // already: the copy goes to the ancestor's `onEvent` only, so `run_event` and `approval_requested`
         // carry each event once.
@@ -357,8 +358,10 @@ export class Runs {
   }
 
   /**
-   * A `run_result` or `run_started` the service got wrong (refused with `error invalid_frame`, PROTOCOL.md §12),
-   * or an `error` that cannot be read (not answered, §12), names its run or request: that run will never hear more, so it fails now (`RunError` `invalid_frame`) rather
+   * A `run_result` or `run_started` the service got wrong (refused with `error invalid_frame`,
+   * docs/protocol/errors.md),
+   * or an `error` that cannot be read (not answered, docs/protocol/errors.md), names its run or request: that run will
+   * never hear more, so it fails now (`RunError` `invalid_frame`) rather
    * than wait for ever.
    */
   refused(about: { type?: string; runId?: string; requestId?: string }, message: string): void {
@@ -403,7 +406,7 @@ export class Runs {
 
   /**
    * The caller aborted the run: `run()` rejects now with an `AbortError`, whether or not the service answers
-   * (PROTOCOL.md §10.1), and the run's tool calls here abort. The service is asked to cancel it (now, or once its
+   * (docs/protocol/runs.md), and the run's tool calls here abort. The service is asked to cancel it (now, or once its
    * `run_started` comes, and again after each reconnect) until it ends the run.
    */
   #abort(run: PendingRun, reason: unknown): void {
@@ -443,7 +446,7 @@ export class Runs {
 /**
  * The `RunError` code of a run that did not complete: `run_cancelled`, `invalid_output` when the service says its
  * final output did not match the agent's `outputSchema` (`run_result.code`, feature `run_codes`), else
- * `run_failed` (any other code, or a status this version does not know: PROTOCOL.md §10.1).
+ * `run_failed` (any other code, or a status this version does not know: docs/protocol/runs.md).
  */
 function failureCode(frame: FrameOf<ServiceFrame, 'run_result'>): string {
   if (frame.status === 'cancelled') return 'run_cancelled';

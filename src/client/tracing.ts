@@ -59,7 +59,7 @@ export interface TracedCall {
    * elsewhere (the service's UI or API, another process).
    */
   runCaller: unknown;
-  /** The service's W3C `traceparent` for the call (PROTOCOL.md §18.10), as sent: parse it, it may be invalid. */
+  /** The service's W3C `traceparent` for the call (docs/protocol/trace-context.md), as sent: parse it, it may be invalid. */
   traceparent: string | undefined;
   /** The service's W3C `tracestate`, with a `traceparent` only. */
   tracestate: string | undefined;

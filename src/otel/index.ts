@@ -23,7 +23,8 @@ import { OptionsError } from '../errors';
 import { VERSION } from '../version';
 
 /*
- * Reading a W3C `traceparent` (https://www.w3.org/TR/trace-context/#traceparent-header), as PROTOCOL.md §18.10
+ * Reading a W3C `traceparent` (https://www.w3.org/TR/trace-context/#traceparent-header), as
+ * docs/protocol/trace-context.md
  * asks: a value that cannot be parsed is ignored, never an error.
  */
 /** The parent a `traceparent` names. */
@@ -68,7 +69,8 @@ export function parseTraceparent(value: unknown): RemoteParent | undefined {
  * `gen_ai.tool.type` `function`, `gen_ai.tool.description`; `error.type` and status `ERROR` when the call did
  * not end `ok`, but for a call a person declined), as the OpenAI Agents SDK and the AI SDK emit a span per tool
  * call; `gen_ai.agent.name` when the service names the run's agent. Its parent is the service's span named by
- * `tool_call.traceparent` (PROTOCOL.md §18.10), and a call of a run this process started is linked to the span
+ * `tool_call.traceparent` (docs/protocol/trace-context.md), and a call of a run this process started is linked to the
+ * span
  * that called `client.run()` (and it back to the call); without a `traceparent` that span is the parent, else
  * the active context. What happens to the call (queued, started, approval asked and decided, retries) is
  * recorded as span events.

@@ -1,6 +1,7 @@
 /**
  * `content([...])`: a result made of content parts (text, images, files, JSON) for the model, beside the text
- * every service reads (PROTOCOL.md §18.7). Only a value made by this helper is content: an ordinary result with a
+ * every service reads (docs/protocol/call-context.md). Only a value made by this helper is content: an ordinary result
+ * with a
  * `content` key is an ordinary result.
  *
  * @module

@@ -118,7 +118,7 @@ export function contextFailedText(toolName: string, message: string): string {
 
 /**
  * `<name> was not run: the service sent a tool call this client cannot read (<problem>).` for a `tool_call`
- * refused as invalid (PROTOCOL.md §12) that names its call: `<problem>` names the fields, never their values.
+ * refused as invalid (docs/protocol/errors.md) that names its call: `<problem>` names the fields, never their values.
  */
 export function unreadableCallText(toolName: string, problem: string): string {
   return `${toolName} was not run: the service sent a tool call this client cannot read (${problem}).`;
@@ -143,7 +143,7 @@ export function undeliverableText(toolName: string, code: string): string {
 /**
  * `<name> was not run: the agent "<agent>" is not allowed to call it.` (the tool's `allowedAgentNames` does not
  * list it), or `<name> was not run: the calling agent is unknown, and only some agents may call it.` when the
- * service did not say (PROTOCOL.md §18.9).
+ * service did not say (docs/protocol/call-context.md).
  */
 export function notAllowedText(toolName: string, agentName: string | undefined): string {
   return agentName === undefined

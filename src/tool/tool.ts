@@ -46,7 +46,7 @@ import { NotStrict, strictSchema } from './strict';
 export type SideEffect = 'none' | 'idempotent' | 'external';
 
 /*
- * The methods `ctx` gives a tool for talking while it runs (PROTOCOL.md §18): how far it got, and questions to
+ * The methods `ctx` gives a tool for talking while it runs (docs/protocol/updates.md): how far it got, and questions to
  * the user, events for the run's record. Declared on their own, so that `ToolContext` stays a list of fields.
  */
 /** What `ctx.progress()` takes. */
@@ -78,7 +78,7 @@ export interface ContextMethods {
    * Tells how far the call has got. Goes to the service as a progress frame (at most four per second per call,
    * the last one always), which shows it in the UI and to the code that started the run; over a service that
    * does not take progress, and after the call has ended, it does nothing. With `invokeTool`, each one goes to
-   * `options.onProgress`. Progress also renews the call's lease (PROTOCOL.md §18.4), as the client does anyway
+   * `options.onProgress`. Progress also renews the call's lease (docs/protocol/updates.md), as the client does anyway
    * for every running call.
    *
    * @throws ToolDefinitionError `invalid_progress` when `progress` is not a finite number ≥ 0, `total` not a
@@ -127,7 +127,8 @@ export interface ContextMethods {
 
 /*
  * The members of `ctx` that say where a call runs and let it survive running again: the attempt, the run's
- * session and agent, a logger scoped to the call, durable steps (PROTOCOL.md §18.11, §18.12). Declared on their
+ * session and agent, a logger scoped to the call, durable steps (docs/protocol/steps.md,
+ * docs/protocol/call-context.md). Declared on their
  * own, so that `ToolContext` stays a short list of fields.
  */
 /** The second argument of `ctx.idempotencyKey()`. */
@@ -389,7 +390,7 @@ export const aCapability: Rule = anObject(
 /*
  * Approval policies: what `needsApproval` accepts besides a boolean. `approvalRequired(reason, sideEffect?)`
  * (Assembly Line's name) builds an "always ask, saying why" policy; a predicate may answer
- * `{ required, reason }`. The reason reaches the approver (PROTOCOL.md §18.8).
+ * `{ required, reason }`. The reason reaches the approver (docs/protocol/approvals.md).
  */
 // `Symbol.for`, so that a policy made by one copy of toolwire (ESM and CJS both loaded) works in the other.
 const POLICY = Symbol.for('toolwire.approvalRequired.v1');
@@ -407,7 +408,7 @@ export type ApprovalAnswer = boolean | { required: boolean; reason?: string };
 
 /**
  * Every call of the tool needs a human's approval, and the approver is told `reason`. Announced as
- * `needsApproval: true` with `approvalReason` (PROTOCOL.md §18.8), so the service holds the calls itself when
+ * `needsApproval: true` with `approvalReason` (docs/protocol/approvals.md), so the service holds the calls itself when
  * the client has no `onApproval`. Assembly Line's `approvalRequired(reason, sideEffect?)`, its `sideEffect`
  * defaulting to `'external'` as there: a tool that gives no `sideEffect` of its own is announced with this one
  * (`definition.sideEffect`), and its approval requests carry it (`ApprovalRequest.sideEffect`). A tool that gives
@@ -1448,7 +1449,7 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     needsApproval: internals.needsApproval === true || policy !== undefined,
     ...(policy === undefined ? {} : { approvalReason: policy.reason }),
     sideEffect,
-    // The service passes it on to its model with the feature `strict` (PROTOCOL.md §18.13).
+    // The service passes it on to its model with the feature `strict` (docs/protocol/call-context.md).
     ...(loose.strict === true ? { strict: true as const } : {}),
     // Discovery metadata, for a service that defers tools (docs/protocol/call-context.md).
     ...(loose.defaultEnabled === undefined ? {} : { defaultEnabled: loose.defaultEnabled }),

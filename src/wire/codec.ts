@@ -25,7 +25,7 @@ import { cutChars, jsonPrefix, jsonStringBytes, utf8Length } from './utf8';
 
 /*
  * The informative fields of each frame: fields a receiver drops, rather than refuse the whole frame, when their
- * value is not what the protocol says (PROTOCOL.md §12, "Informative fields"). A frame whose only faults are in
+ * value is not what the protocol says (docs/protocol/errors.md, "Informative fields"). A frame whose only faults are in
  * these fields is used without them; the decoder says which it dropped, and the receiver logs it.
  *
  * A path names a field from the frame's root, `*` standing for any array index. Dropping an array element
@@ -33,24 +33,26 @@ import { cutChars, jsonPrefix, jsonStringBytes, utf8Length } from './utf8';
  */
 /** Informative fields of the frames the service sends. */
 export const INFORMATIVE_SERVICE_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  // Names a peer does not know are ignored, never refused (§2); a lease without a valid leaseMs is no lease (§18.4);
-  // without a valid sessionGraceMs the client assumes the default (§15).
+  // Names a peer does not know are ignored, never refused (docs/protocol/index.md); a lease without a valid leaseMs is
+  // no lease (docs/protocol/updates.md);
+  // without a valid sessionGraceMs the client assumes the default (docs/protocol/limits.md).
   welcome: ['features', 'features.*', 'leaseMs', 'maxCallDurationMs', 'sessionGraceMs'],
-  // The trace context is informative (§18.10); the reason of a rejection is text for the model.
+  // The trace context is informative (docs/protocol/trace-context.md); the reason of a rejection is text for the model.
   tool_call: ['traceparent', 'tracestate', 'reason'],
-  // Any reason is a plain cancel (§6).
+  // Any reason is a plain cancel (docs/protocol/tool-calls.md).
   cancel: ['reason'],
-  // `seq` only drops repeats after a resume (§10.2); `data` is anything already.
+  // `seq` only drops repeats after a resume (docs/protocol/runs.md); `data` is anything already.
   run_event: ['seq'],
-  // A run_result is never refused for what it reports (§10.1).
+  // A run_result is never refused for what it reports (docs/protocol/runs.md).
   run_result: ['model', 'error', 'code', 'toolCalls.*.content', 'toolCalls.*.widget', 'toolCalls.*.result'],
-  // Any status but answered and declined is cancelled (§4.3), one that is not a string too.
+  // Any status but answered and declined is cancelled (docs/protocol/frames.md), one that is not a string too.
   answer: ['status', 'reason'],
 };
 
 /** Informative fields of the frames a client sends. */
 export const INFORMATIVE_CLIENT_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  // Unknown names are ignored (§2, §10.2); `sideEffect` absent is `external` (§4.1); the reason is for the approver.
+  // Unknown names are ignored (docs/protocol/index.md, docs/protocol/runs.md); `sideEffect` absent is `external`
+  // (docs/protocol/frames.md); the reason is for the approver.
   hello: [
     'features',
     'features.*',
@@ -130,7 +132,7 @@ export function droppedFieldsLog(
   };
 }
 
-/** The ids and tool name a refused frame carried, where they are readable (PROTOCOL.md §12). */
+/** The ids and tool name a refused frame carried, where they are readable (docs/protocol/errors.md). */
 export interface RefusedFrame {
   type?: string;
   callId?: string;
@@ -239,7 +241,7 @@ function withoutInformative<F>(
     dropped.push(`${where(path)}: ${describeIssue(issue as Parameters<typeof describeIssue>[0])}`);
   }
   const value = JSON.parse(raw) as Record<string, unknown>;
-  // A client that cannot read the traceparent ignores both trace fields (PROTOCOL.md §18.10).
+  // A client that cannot read the traceparent ignores both trace fields (docs/protocol/trace-context.md).
   if (type === 'tool_call' && paths.some((path) => path.length === 1 && path[0] === 'traceparent'))
     paths.push(['tracestate']);
   dropFields(value, paths);
@@ -320,7 +322,7 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
   if (acks !== undefined && !isIdList(acks, 0)) return undefined;
   if (!isTraceField(traceparent) || !isTraceField(tracestate)) return undefined;
   if (argumentsEdited !== undefined && argumentsEdited !== true) return undefined;
-  // The call's scope (PROTOCOL.md §18.12) is checked here; kept steps (rare) are left to the schema.
+  // The call's scope (docs/protocol/call-context.md) is checked here; kept steps (rare) are left to the schema.
   const { sessionId } = value;
   if (sessionId !== undefined && !isId(sessionId)) return undefined;
   if (agentName !== undefined && (typeof agentName !== 'string' || agentName.length > 128)) return undefined;
@@ -392,14 +394,15 @@ export function decodeClientFrame(
 
 /**
  * `true` when a frame that failed to decode is an `error` frame with wrong fields: a peer never answers an `error`
- * frame with an `error` frame (PROTOCOL.md §12), so it is only logged. (An `error` frame with wrong fields is the
+ * frame with an `error` frame (docs/protocol/errors.md), so it is only logged. (An `error` frame with wrong fields is
+ * the
  * one failure whose message starts so: {@link decodeServiceFrame} names the type of a known frame.)
  */
 export function isRefusedErrorFrame(result: DecodeResult<unknown>): boolean {
   return !result.ok && result.code === 'invalid_frame' && result.message.startsWith('invalid error frame: ');
 }
 
-/** The codes of the `error` frames that answer a frame the receiver could not use (PROTOCOL.md §12). */
+/** The codes of the `error` frames that answer a frame the receiver could not use (docs/protocol/errors.md). */
 export type RefusalCode = 'invalid_json' | 'invalid_frame' | 'unknown_type' | 'frame_too_large';
 
 /** The `error` frame that refuses a frame, naming the call, run and request of it that are readable. */
@@ -447,7 +450,8 @@ function encodePlainResult({
 }
 
 /*
- * Fitting a client frame's free text within the service's frame limit (PROTOCOL.md §15): a text field is cut, on a
+ * Fitting a client frame's free text within the service's frame limit (docs/protocol/limits.md): a text field is cut,
+ * on a
  * character boundary, to the bytes the rest of the frame leaves, so that the frame is always sent.
  */
 /** What ends a text cut to fit a frame. */

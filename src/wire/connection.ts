@@ -437,7 +437,8 @@ export class Connection {
       return;
     }
     if (code === CLOSE_CODES.sessionReplaced) {
-      // PROTOCOL.md §9 and §14: never reconnect with that session id; a new session is the way back.
+      // docs/protocol/sessions.md and docs/protocol/errors.md: never reconnect with that session id; a new session is
+      // the way back.
       const error = new ConnectionError(
         'session_replaced',
         `another connection resumed session ${this.#sessionId} (${detail}); starting a new session`,

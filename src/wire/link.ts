@@ -199,7 +199,8 @@ export function handshakeTimeout(url: string, opened: boolean): AttemptFailure {
 
 /**
  * Logs a valid `welcome` after the socket's first, which is ignored: nothing in it is adopted, not its session id
- * nor its limits (PROTOCOL.md §3). A `warn` the first time on a socket (one logger per socket), `debug` after.
+ * nor its limits (docs/protocol/lifecycle.md). A `warn` the first time on a socket (one logger per socket), `debug`
+ * after.
  */
 export function welcomeAgainLog(logger: Pick<Logger, 'warn' | 'debug'>): () => void {
   let said = false;
@@ -214,16 +215,18 @@ export function welcomeAgainLog(logger: Pick<Logger, 'warn' | 'debug'>): () => v
 
 const INVALID_WELCOME = 'invalid welcome frame: ';
 
-/** The frames a service may send before its `welcome` (PROTOCOL.md §3). */
+/** The frames a service may send before its `welcome` (docs/protocol/lifecycle.md). */
 const MAY_COME_FIRST: ReadonlySet<string> = new Set(['welcome', 'error', 'ping']);
 
 /** A frame received before the first `welcome`: decoded text, or a binary message. */
 export type EarlyFrame = DecodeResult<ServiceFrame> | 'binary';
 
 /**
- * Whether a frame received before the socket's first `welcome` ends the attempt (PROTOCOL.md §3): anything but a
+ * Whether a frame received before the socket's first `welcome` ends the attempt (docs/protocol/lifecycle.md): anything
+ * but a
  * readable `welcome`, an `error` frame (readable or not: it keeps its meaning, and a close that follows it, e.g.
- * 4001, decides) or a `ping` (either side may ping at any time, §8; it is answered) cannot be followed by anything
+ * 4001, decides) or a `ping` (either side may ping at any time, docs/protocol/lifecycle.md; it is answered) cannot be
+ * followed by anything
  * that makes the attempt good. It ends at once, closed with 4003 (the handshake frame was not valid, as the service
  * does for `hello`), as `invalid_welcome`, retried with the normal backoff (a service being deployed may answer
  * right on the next attempt). `undefined` for a frame that may come first. The error and the close reason name
@@ -243,7 +246,8 @@ export function beforeWelcome(
     const also =
       informative.length > 0 ? `; also wrong, informative (would be dropped): ${informative.join('; ')}` : '';
     const message = `${shown}: the service's welcome cannot be read (${required.join('; ')}${also}); ${closed}`;
-    // Only the required fields are why: a wrong informative field alone is dropped, the welcome used (§12).
+    // Only the required fields are why: a wrong informative field alone is dropped, the welcome used
+    // (docs/protocol/errors.md).
     const fields = (early.fields ?? []).filter((field) => !isInformative(field));
     return failed(message, `invalid welcome: ${fields.join(', ')}`);
   }
@@ -504,7 +508,7 @@ export class Link {
 
   /**
    * The service closed with 1009 before `welcome`: the `hello` (its tool definitions) is over the service's real
-   * limit. It would be refused on every socket, so the attempt is fatal (PROTOCOL.md: never re-send a frame refused
+   * limit. It would be refused on every socket, so the attempt is fatal (docs/protocol/: never re-send a frame refused
    * with 1009), and the size is remembered.
    */
   #helloRefused(): Verdict {
@@ -520,7 +524,8 @@ export class Link {
     const decoded = decodeServiceFrame(text, this.#maxPayloadBytes);
     if (this.#notWelcome(decoded)) return;
     if (!decoded.ok) {
-      // A peer never answers an error frame with an error frame (PROTOCOL.md §12): only this process can be told.
+      // A peer never answers an error frame with an error frame (docs/protocol/errors.md): only this process can be
+      // told.
       if (isRefusedErrorFrame(decoded)) {
         const message = `invalid frame from the service (not answered: it is an error frame): ${decoded.message}`;
         if (this.#budget.mayAnswerError(0) !== undefined)
@@ -535,7 +540,7 @@ export class Link {
     }
     const frame = decoded.frame;
     if (decoded.dropped !== undefined) this.#dropped(frame, decoded.dropped);
-    // A welcome after the first is ignored: nothing of it is adopted (PROTOCOL.md §3).
+    // A welcome after the first is ignored: nothing of it is adopted (docs/protocol/lifecycle.md).
     if (frame.type === 'welcome') {
       if (this.#welcomed) this.#welcomeAgain();
       else this.#onWelcome(frame);
@@ -552,7 +557,7 @@ export class Link {
     this.#refuse('invalid_frame', 'binary frames are not part of the protocol; send JSON text frames');
   }
 
-  /** Answers a frame the service got wrong with `error` (PROTOCOL.md §12), naming its readable ids; stays up. */
+  /** Answers a frame the service got wrong with `error` (docs/protocol/errors.md), naming its readable ids; stays up. */
   #refuse(code: RefusalCode, message: string, about?: RefusedFrame): void {
     const answer = refusal(code, message, about);
     const text = encodeFrame(answer);
@@ -565,7 +570,7 @@ export class Link {
     this.#write(text, 'error');
   }
 
-  /** Before the first `welcome`, ends the attempt on a frame that cannot come before it (PROTOCOL.md §3). */
+  /** Before the first `welcome`, ends the attempt on a frame that cannot come before it (docs/protocol/lifecycle.md). */
   #notWelcome(early: EarlyFrame): boolean {
     const ended = this.#welcomed ? undefined : beforeWelcome(this.#options.url, early);
     if (ended === undefined) return false;

@@ -4,7 +4,7 @@
  * import this module; docs/protocol/index.md is the prose contract for the same frames. In order:
  * - the field schemas frames share, and what both directions send (`ping`, `pong`, `error`);
  * - the WebSocket close codes;
- * - the protocol additions each switched on by a feature (PROTOCOL.md §18): the features, trace context,
+ * - the protocol additions each switched on by a feature (docs/protocol/updates.md): the features, trace context,
  *   progress, questions, events, content parts, approval decisions, steps and the call's scope;
  * - the version, the subprotocol and the defaults both sides assume;
  * - the frames the service sends, and their union;
@@ -50,7 +50,7 @@ export const TOOL_CALL_STATUSES = [
   'cancelled',
 ] as const;
 
-/** A list of feature names (PROTOCOL.md §2): at most 64 names of at most 64 characters. */
+/** A list of feature names (docs/protocol/index.md): at most 64 names of at most 64 characters. */
 export const featureList = z.array(z.string().check(z.maxLength(64))).check(z.maxLength(64));
 
 export const ping = z.object({ type: z.literal('ping'), id: z.optional(z.string()) });
@@ -73,7 +73,7 @@ export const ERROR_CODES = [
 
 export const errorFrame = z.object({
   type: z.literal('error'),
-  code: z.string(), // one of ERROR_CODES; a receiver takes any other as a plain error (PROTOCOL.md §13)
+  code: z.string(), // one of ERROR_CODES; a receiver takes any other as a plain error (docs/protocol/errors.md)
   message: z.string(),
   callId: z.optional(z.string()),
   requestId: z.optional(z.string()),
@@ -81,7 +81,8 @@ export const errorFrame = z.object({
 });
 
 /**
- * WebSocket close codes used by protocol v1 (PROTOCOL.md §14; RFC 6455 §7.4.2 reserves 4000–4999 for applications).
+ * WebSocket close codes used by protocol v1 (docs/protocol/errors.md; RFC 6455 §7.4.2 reserves 4000–4999 for
+ * applications).
  * 1000 (normal) and 1009 (frame too big, sent by `ws` itself) are used as RFC 6455 defines them.
  */
 export const CLOSE_CODES = {
@@ -97,7 +98,7 @@ export const CLOSE_CODES = {
   unsupportedProtocol: 4002,
   /**
    * The handshake frame was not valid: the service's first frame was not a valid `hello` (or none came within the
-   * hello timeout); the client's `welcome` was wrong in a required field (PROTOCOL.md §3).
+   * hello timeout); the client's `welcome` was wrong in a required field (docs/protocol/lifecycle.md).
    */
   helloExpected: 4003,
   /** No ping or pong from the peer within two heartbeat intervals. */
@@ -109,22 +110,23 @@ export const CLOSE_CODES = {
   /** The service is shutting down; reconnect later. */
   goingAway: 4050,
   /**
-   * The `hello` disagrees with what other sessions of the tenant announced (a tool's `fleet` limits, PROTOCOL.md
+   * The `hello` disagrees with what other sessions of the tenant announced (a tool's `fleet` limits, docs/protocol/
    * "Fleets"). Do not reconnect with the same `hello`.
    */
   fleetConflict: 4010,
 } as const;
 
 /*
- * The protocol additions for long-running and talking calls (PROTOCOL.md §18), each switched on per socket by a
- * feature negotiated in `hello`/`welcome` (PROTOCOL.md §2): names, bounds and the fields and frames both sides
+ * The protocol additions for long-running and talking calls (docs/protocol/updates.md), each switched on per socket by
+ * a
+ * feature negotiated in `hello`/`welcome` (docs/protocol/index.md): names, bounds and the fields and frames both sides
  * read. The frames only a client sends (`tool_progress`, `tool_preliminary`, `lease`, `question`,
  * `question_cancel`, `tool_event`) are with the client's frames below.
  */
 /** Most call ids one `lease` frame carries. */
 export const MAX_LEASE_IDS = 1_000;
 
-/** Every feature this version of the protocol defines (PROTOCOL.md §2). */
+/** Every feature this version of the protocol defines (docs/protocol/index.md). */
 export const FEATURES = [
   'progress',
   'preliminary',
@@ -149,7 +151,7 @@ export type Feature = (typeof FEATURES)[number];
 
 /**
  * Retired feature names, read as the feature that replaced them wherever a peer lists features (`hello`,
- * `welcome`, the stub's `features` option), so that an older peer still works (PROTOCOL.md §2). `agent_name`
+ * `welcome`, the stub's `features` option), so that an older peer still works (docs/protocol/index.md). `agent_name`
  * carried `tool_call.agentName` alone; it is part of `call_context`, which carries the session too.
  */
 export const FEATURE_ALIASES: Readonly<Record<RetiredFeature, Feature>> = { agent_name: 'call_context' };
@@ -189,14 +191,14 @@ export function featuresOf(names: readonly unknown[] | undefined): Set<Feature> 
   return features;
 }
 
-/** Longest `tool_call.traceparent` and `tool_call.tracestate`, in characters (PROTOCOL.md §18.10). */
+/** Longest `tool_call.traceparent` and `tool_call.tracestate`, in characters (docs/protocol/trace-context.md). */
 export const MAX_TRACE_FIELD_CHARS = 512;
 
 const traceField = z.optional(z.string().check(z.maxLength(MAX_TRACE_FIELD_CHARS)));
 
 /**
  * `tool_call.traceparent` and `tool_call.tracestate` (feature `trace_context`): the W3C Trace Context of the
- * service's span of the call. Informative: a client ignores a value it cannot parse (PROTOCOL.md §18.10).
+ * service's span of the call. Informative: a client ignores a value it cannot parse (docs/protocol/trace-context.md).
  */
 export const traceFields = { traceparent: traceField, tracestate: traceField };
 
@@ -214,7 +216,7 @@ export const PROGRESS_INTERVAL_MS = 250;
 /** Longest `tool_progress.message`, in characters. */
 export const MAX_PROGRESS_MESSAGE_CHARS = 1_000;
 
-/** Bounds of a `question` (PROTOCOL.md §18.5). */
+/** Bounds of a `question` (docs/protocol/questions.md). */
 export const QUESTION_LIMITS = {
   /** Longest question, in characters. */
   maxQuestionChars: 4_000,
@@ -238,7 +240,7 @@ export const answer = z.object({
   questionId: id,
   /**
    * One of {@link ANSWER_STATUSES}; any other, or none (a status that is not a string is dropped, as informative),
-   * is taken as `cancelled` (PROTOCOL.md §4.3, §18.5), never refused.
+   * is taken as `cancelled` (docs/protocol/frames.md, docs/protocol/questions.md), never refused.
    */
   status: z.optional(z.string()),
   /** With `answered`: the answer (a string, one of the choices, or a value matching the schema). */
@@ -247,7 +249,7 @@ export const answer = z.object({
   reason: z.optional(z.string()),
 });
 
-/** Bounds of `tool_event` (PROTOCOL.md §18.6). */
+/** Bounds of `tool_event` (docs/protocol/updates.md). */
 export const EVENT_LIMITS = {
   /** A name of 1 to 128 letters, digits and `_ . : / -`. */
   namePattern: /^[A-Za-z0-9_.:/-]{1,128}$/,
@@ -257,7 +259,7 @@ export const EVENT_LIMITS = {
   maxPerCall: 256,
 } as const;
 
-/** Bounds of content parts (PROTOCOL.md §18.7). */
+/** Bounds of content parts (docs/protocol/call-context.md). */
 export const CONTENT_LIMITS = {
   /** Most parts in one result. */
   maxParts: 64,
@@ -267,7 +269,7 @@ export const CONTENT_LIMITS = {
 
 const base64 = z.string().check(z.regex(/^[A-Za-z0-9+/]*={0,2}$/));
 
-/** One content part of a result (PROTOCOL.md §18.7). */
+/** One content part of a result (docs/protocol/call-context.md). */
 export const contentPartSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string() }),
   z.object({ type: z.literal('image'), data: base64, mediaType: z.enum(CONTENT_LIMITS.imageTypes) }),
@@ -286,7 +288,8 @@ export type ContentPart = z.infer<typeof contentPartSchema>;
 export const contentList = z.array(contentPartSchema).check(z.maxLength(CONTENT_LIMITS.maxParts));
 
 /*
- * Approvals (PROTOCOL.md §7) and their additions under the feature `decisions` (PROTOCOL.md §18.8): the reason,
+ * Approvals (docs/protocol/approvals.md) and their additions under the feature `decisions`
+ * (docs/protocol/approvals.md): the reason,
  * and the service's answer to a decision sent over the socket. The client's frames (`approval_request`,
  * `approval`, with edited arguments and `always`) are with the client's frames below.
  */
@@ -302,14 +305,15 @@ export const approvalApplied = z.object({
 });
 
 /*
- * Durable steps and the call's scope (PROTOCOL.md §18.11, §18.12): the bounds of steps, the `tool_call` fields
+ * Durable steps and the call's scope (docs/protocol/steps.md, docs/protocol/call-context.md): the bounds of steps, the
+ * `tool_call` fields
  * that carry kept steps, the run's session and agent, and the side-effect class of a tool definition. The
  * `step_result` frame, which only a client sends, is with the client's frames below.
  */
-/** The side-effect classes a tool definition may announce (PROTOCOL.md §4.1). */
+/** The side-effect classes a tool definition may announce (docs/protocol/frames.md). */
 export const SIDE_EFFECTS = ['none', 'idempotent', 'external'] as const;
 
-/** Bounds of durable steps (PROTOCOL.md §18.11). */
+/** Bounds of durable steps (docs/protocol/steps.md). */
 export const STEP_LIMITS = {
   /** Longest step key, in characters. */
   maxKeyChars: 256,
@@ -341,7 +345,7 @@ export const toolCallScope = {
 };
 
 /*
- * Run options and result parts (PROTOCOL.md, runs): `run_start.toolChoice` and `run_start.metadata` (feature
+ * Run options and result parts (docs/protocol/, runs): `run_start.toolChoice` and `run_start.metadata` (feature
  * `run_options`), and the kind of a result beside its text (`tool_result.result`, `RunToolCall.result`, feature
  * `result_parts`).
  */
@@ -440,11 +444,11 @@ export const runToolCallSchema = z.object({
   callId: id,
   toolName: z.string(),
   arguments: z.unknown(),
-  /** One of {@link TOOL_CALL_STATUSES}, or any other string a newer service reports: never refused (§10.1). */
+  /** One of {@link TOOL_CALL_STATUSES}, or any other string a newer service reports: never refused (docs/protocol/runs.md). */
   status: z.string(),
   output: z.string(),
   widget: z.optional(z.unknown()),
-  /** Content parts beside `output` (feature `content`, PROTOCOL.md §18.7). */
+  /** Content parts beside `output` (feature `content`, docs/protocol/call-context.md). */
   content: z.optional(contentList),
   durationMs: z.number().check(z.minimum(0)),
   /** The result's kind, and its value when `output` does not carry it (feature `result_parts`). */
@@ -452,7 +456,7 @@ export const runToolCallSchema = z.object({
 });
 /**
  * One tool call of a finished run. `status` is a {@link ToolCallStatus}, or a status this protocol version does not
- * list, passed on as the service wrote it (PROTOCOL.md §10.1).
+ * list, passed on as the service wrote it (docs/protocol/runs.md).
  */
 export type RunToolCall = Omit<z.infer<typeof runToolCallSchema>, 'status'> & {
   status: ToolCallStatus | (string & {});
@@ -471,7 +475,7 @@ const welcome = z.object({
   sessionGraceMs: z.optional(nonNegativeInt),
   /** The ones of `hello.features` the service uses on this socket; absent: none. */
   features: z.optional(featureList),
-  /** With the feature `lease`: how long a call's lease lasts without renewal (PROTOCOL.md §18.4). */
+  /** With the feature `lease`: how long a call's lease lasts without renewal (docs/protocol/updates.md). */
   leaseMs: z.optional(z.number().check(z.int(), z.minimum(1000))),
   /** With the feature `lease`: the longest a leased call may run, from the model's request. */
   maxCallDurationMs: z.optional(z.number().check(z.int(), z.minimum(1))),
@@ -495,10 +499,10 @@ const toolCall = z.object({
   deadlineMs: z.optional(nonNegativeInt),
   /** Nesting depth of the run: 0 for a top-level run. */
   depth: z.optional(nonNegativeInt),
-  /** Results the service has recorded, acknowledged on the way (as an `ack` frame would; PROTOCOL.md §5.1). */
+  /** Results the service has recorded, acknowledged on the way (as an `ack` frame would; docs/protocol/tool-calls.md). */
   acks: z.optional(z.array(id).check(z.maxLength(PROTOCOL_DEFAULTS.maxAcksPerFrame))),
   ...traceFields,
-  /** Feature `decisions`: `arguments` are the ones the approver edited (PROTOCOL.md §18.8). */
+  /** Feature `decisions`: `arguments` are the ones the approver edited (docs/protocol/approvals.md). */
   argumentsEdited: z.optional(z.literal(true)),
   ...toolCallScope,
 });
@@ -506,7 +510,7 @@ const toolCall = z.object({
 const cancel = z.object({
   type: z.literal('cancel'),
   callId: id,
-  reason: z.optional(z.string()), // `deadline`, `run_cancelled`, … or any text: a plain cancel (PROTOCOL.md §6)
+  reason: z.optional(z.string()), // `deadline`, `run_cancelled`, … or any text: a plain cancel (docs/protocol/tool-calls.md)
 });
 
 /** One result acknowledged (`callId`), or several at once (`callIds`), or both; never neither. */
@@ -529,8 +533,8 @@ const runStarted = z.object({ type: z.literal('run_started'), requestId: id, run
  * `run_event` kinds added after the first six of protocol 1. A service sends one of these only to a client that
  * lists it in `hello.runEventKinds`, or whose socket negotiated the feature it belongs to
  * ({@link RUN_EVENT_FEATURES}), so an older client, which refuses kinds it does not know, never gets one
- * (PROTOCOL.md §10.2). `text_delta`: `{ turn, delta }`, a piece of the model's text as it streams; the others
- * are the running calls' (§18).
+ * (docs/protocol/runs.md). `text_delta`: `{ turn, delta }`, a piece of the model's text as it streams; the others
+ * are the running calls' (docs/protocol/updates.md).
  */
 export const NEGOTIATED_RUN_EVENT_KINDS = [
   'text_delta',
@@ -541,7 +545,7 @@ export const NEGOTIATED_RUN_EVENT_KINDS = [
   'tool_event',
 ] as const;
 
-/** Kinds of `run_event` (PROTOCOL.md §10.2). */
+/** Kinds of `run_event` (docs/protocol/runs.md). */
 export const RUN_EVENT_KINDS = [
   'turn',
   'message',
@@ -555,20 +559,20 @@ export const RUN_EVENT_KINDS = [
 const runEvent = z.object({
   type: z.literal('run_event'),
   runId: id,
-  /** Numbers the run's events from 1 (PROTOCOL.md §10.2): a client drops one at or below the highest it has. */
+  /** Numbers the run's events from 1 (docs/protocol/runs.md): a client drops one at or below the highest it has. */
   seq: z.optional(positiveInt),
-  /** `kind`: one of {@link RUN_EVENT_KINDS}, or any other string; a client ignores a kind it does not know (§10.2). */
+  /** `kind`: one of {@link RUN_EVENT_KINDS}, or any other string; a client ignores a kind it does not know (docs/protocol/runs.md). */
   event: z.object({ kind: z.string(), data: z.optional(z.unknown()) }),
 });
 
 const runResult = z.object({
   type: z.literal('run_result'),
   runId: id,
-  status: z.string(), // `completed`, `failed`, `cancelled`; any other: the run failed (PROTOCOL.md §10.1)
+  status: z.string(), // `completed`, `failed`, `cancelled`; any other: the run failed (docs/protocol/runs.md)
   finalOutput: z.optional(z.unknown()),
   error: z.optional(z.string()),
   /**
-   * Why a `failed` run failed, when the service names it (feature `run_codes`, PROTOCOL.md §10.1):
+   * Why a `failed` run failed, when the service names it (feature `run_codes`, docs/protocol/runs.md):
    * `invalid_output` when the final output is not JSON or does not match the agent's `outputSchema`.
    */
   code: z.optional(z.string().check(z.maxLength(64))),
@@ -621,11 +625,11 @@ export const toolDefinitionSchema = z.object({
   description: z.string().check(z.minLength(1)),
   parameters: jsonObject,
   needsApproval: z.boolean(),
-  /** Why every call needs approval, for the approver (PROTOCOL.md §18.8); an older service ignores it. */
+  /** Why every call needs approval, for the approver (docs/protocol/approvals.md); an older service ignores it. */
   approvalReason: z.optional(z.string().check(z.maxLength(MAX_APPROVAL_REASON_CHARS))),
-  /** How the tool touches the world (PROTOCOL.md §4.1); absent: not said, treat as `external`. */
+  /** How the tool touches the world (docs/protocol/frames.md); absent: not said, treat as `external`. */
   sideEffect: z.optional(z.enum(SIDE_EFFECTS)),
-  /** `parameters` are in strict form (PROTOCOL.md §18.13, feature `strict`); an older service ignores it. */
+  /** `parameters` are in strict form (docs/protocol/call-context.md, feature `strict`); an older service ignores it. */
   strict: z.optional(z.boolean()),
   /** Discovery: show the tool up front (`true`) or behind discovery (`false`); an older service ignores it. */
   defaultEnabled: z.optional(z.boolean()),
@@ -679,7 +683,7 @@ const hello = z.object({
    * service sends those kinds only to clients that list them. Unknown names are ignored.
    */
   runEventKinds: z.optional(z.array(z.string().check(z.maxLength(64))).check(z.maxLength(64))),
-  /** The protocol additions the client can use (PROTOCOL.md §2); any strings, unknown ones are ignored. */
+  /** The protocol additions the client can use (docs/protocol/index.md); any strings, unknown ones are ignored. */
   features: z.optional(featureList),
 });
 
@@ -692,7 +696,7 @@ const toolResult = z.object({
   /** `true` when the client did not run the call (busy) and the service may send it again later. */
   retryable: z.optional(z.boolean()),
   durationMs: z.optional(z.number().check(z.minimum(0))),
-  /** Content parts beside `output` (feature `content`, PROTOCOL.md §18.7). */
+  /** Content parts beside `output` (feature `content`, docs/protocol/call-context.md). */
   content: z.optional(contentList),
   /** The result's kind, and its value when `output` does not carry it (feature `result_parts`). */
   result: z.optional(resultPartSchema),
@@ -730,7 +734,7 @@ const runCancel = z.object({
   reason: z.optional(z.string()),
 });
 
-// The protocol additions' frames (PROTOCOL.md §18).
+// The protocol additions' frames (docs/protocol/updates.md).
 const finite = z.number().check(
   z.refine((n) => Number.isFinite(n), { message: 'must be a finite number' }),
   z.minimum(0),

@@ -1,5 +1,6 @@
 /**
- * Content parts over the real stub (PROTOCOL.md §18.7): within the frame limit (a too-large image refused with a
+ * Content parts over the real stub (docs/protocol/call-context.md): within the frame limit (a too-large image refused
+ * with a
  * text, never a dropped socket), text only for a service without the feature, and the transcript's result kinds.
  */
 import { afterEach, describe, expect, it } from 'vitest';

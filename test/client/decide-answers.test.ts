@@ -1,6 +1,8 @@
 /**
- * `client.decide()` over a bare `ws` service (feature `decisions`, PROTOCOL.md §18.8): every answer the service
- * may give ends the decision, including an answer the client cannot read (§12: the waiter a refused frame names
+ * `client.decide()` over a bare `ws` service (feature `decisions`, docs/protocol/approvals.md): every answer the
+ * service
+ * may give ends the decision, including an answer the client cannot read (docs/protocol/errors.md: the waiter a
+ * refused frame names
  * is ended) and an `error` with a code the client does not know (kept as the service's).
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,7 @@
 /**
- * Every frame a call sends fits the service's frame limit, or fails its waiter with a clear error (PROTOCOL.md
- * §15): at the documented minimum of 1,024 bytes, a long approval reason, progress message, event data or
+ * Every frame a call sends fits the service's frame limit, or fails its waiter with a clear error (docs/protocol/
+ * docs/protocol/limits.md): at the documented minimum of 1,024 bytes, a long approval reason, progress message, event
+ * data or
  * preliminary output is cut to fit, a renewal of many leases is split, and a secret-bearing text that is matched
  * again (a redacted choice, a redacted step key) still finds what it names.
  */

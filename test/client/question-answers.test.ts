@@ -1,7 +1,9 @@
 /**
- * `ctx.askQuestion()` over a bare `ws` service (feature `questions`, PROTOCOL.md §4.3, §18.5): an `answer` whose
+ * `ctx.askQuestion()` over a bare `ws` service (feature `questions`, docs/protocol/frames.md,
+ * docs/protocol/questions.md): an `answer` whose
  * `status` is not one the client knows, or not even a string, closes the question as `cancelled` (never refused);
- * an `answer` the client refuses (§12) but whose call and question ids are readable still ends the question.
+ * an `answer` the client refuses (docs/protocol/errors.md) but whose call and question ids are readable still ends the
+ * question.
  */
 import { describe, expect, it } from 'vitest';
 import { tool } from '../../src/index';

@@ -1,5 +1,5 @@
 /**
- * Questions end to end over the real stub (PROTOCOL.md §18.5): answered over HTTP, declined, answered by the
+ * Questions end to end over the real stub (docs/protocol/questions.md): answered over HTTP, declined, answered by the
  * client's own onQuestion, across a dropped connection, without holding a concurrency slot, and against a
  * service that does not take questions.
  */

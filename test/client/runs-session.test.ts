@@ -1,4 +1,4 @@
-/** `Runs` (src/client/runs.ts) when a reconnect begins a new session (`welcome.resumed: false`, PROTOCOL.md §9). */
+/** `Runs` (src/client/runs.ts) when a reconnect begins a new session (`welcome.resumed: false`, docs/protocol/sessions.md). */
 import { describe, expect, it } from 'vitest';
 import { Runs } from '../../src/client/runs';
 import { RunError } from '../../src/index';

@@ -1,4 +1,4 @@
-/** ctx.emit() end to end over the real stub (PROTOCOL.md §18.6): to run() events and the transcript, redacted, across a drop. */
+/** ctx.emit() end to end over the real stub (docs/protocol/updates.md): to run() events and the transcript, redacted, across a drop. */
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
 import { Agent, type RunEvent, tool } from '../../src/index';

@@ -1,5 +1,6 @@
 /**
- * Before its first `welcome`, a socket may carry only that `welcome`, `error` frames and `ping` (PROTOCOL.md §3). Any
+ * Before its first `welcome`, a socket may carry only that `welcome`, `error` frames and `ping`
+ * (docs/protocol/lifecycle.md). Any
  * other frame, readable or not, cannot be followed by anything that makes the attempt good: the attempt ends at
  * once, closed with 4003, as `invalid_welcome`, retried with the normal backoff, as a `welcome` wrong in a
  * required field does. Event-driven: a client that waited for the 10 s handshake timeout would outlast the test.

@@ -1,6 +1,7 @@
 /**
  * Frames the protocol says to refuse, sent by a bare service written from docs/protocol/index.md: each is refused the
- * way §1, §12 and §14 say, and the client goes on (or resumes) afterwards.
+ * way docs/protocol/index.md, docs/protocol/errors.md and docs/protocol/errors.md say, and the client goes on (or
+ * resumes) afterwards.
  */
 import { describe, expect, it } from 'vitest';
 import { Agent, ProtocolError, tool } from '../../src/index';
@@ -80,7 +81,7 @@ describe('frame size on receive', () => {
   });
 });
 
-describe('frames a peer cannot parse (§12)', () => {
+describe('frames a peer cannot parse (docs/protocol/errors.md)', () => {
   it('answers a binary frame with error invalid_frame and does not read it as JSON', async () => {
     const service = await rawService();
     const worker = client(service.url);
@@ -137,7 +138,7 @@ describe('frames a peer cannot parse (§12)', () => {
   });
 });
 
-describe('close 4009 (§9, §14): another socket resumed this session', () => {
+describe('close 4009 (docs/protocol/sessions.md, docs/protocol/errors.md): another socket resumed this session', () => {
   it('stops using the session id: reconnects with a new session, and says why', async () => {
     const service = await rawService();
     const logger = recordingLogger();
@@ -164,7 +165,7 @@ describe('close 4009 (§9, §14): another socket resumed this session', () => {
   });
 });
 
-describe('a cancel with a reason the client does not know (§6)', () => {
+describe('a cancel with a reason the client does not know (docs/protocol/tool-calls.md)', () => {
   it('is accepted as a plain cancel: the call aborts with the text as the cause, and no error frame goes back', async () => {
     const service = await rawService();
     const reasons: unknown[] = [];
@@ -200,7 +201,7 @@ describe('a cancel with a reason the client does not know (§6)', () => {
   });
 });
 
-describe('values this protocol version does not list (§10.1, §13)', () => {
+describe('values this protocol version does not list (docs/protocol/runs.md, docs/protocol/errors.md)', () => {
   it('a run_result with an unknown status ends run() as failed, with the service text; an unknown error code is reported', async () => {
     const service = await rawService();
     const worker = client(service.url, { reconnect: FAST });

@@ -1,5 +1,6 @@
 /**
- * A `welcome` wrong in a required field ends its attempt at once (PROTOCOL.md §3): the client closes with 4003,
+ * A `welcome` wrong in a required field ends its attempt at once (docs/protocol/lifecycle.md): the client closes with
+ * 4003,
  * reports `invalid_welcome` naming the fields (never their values) and goes on to the normal backoff, instead of
  * waiting out the 10 s handshake timeout. Event-driven: on a client that waited for the timeout, the attempts
  * below would outlast the test's timeout.

@@ -1,7 +1,7 @@
 /**
  * One call held for approval in a nested run (an agent used as a tool) reaches the client's `approval_requested`
  * once, and the client's `run_event` once, however deep it is; the outer run's `onEvent` still gets its copy
- * (PROTOCOL.md §10.3).
+ * (docs/protocol/runs.md).
  */
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';

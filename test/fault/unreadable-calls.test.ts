@@ -1,5 +1,5 @@
 /**
- * `tool_call` frames the client cannot read (refused `invalid_frame`, PROTOCOL.md §12) are answered, never run:
+ * `tool_call` frames the client cannot read (refused `invalid_frame`, docs/protocol/errors.md) are answered, never run:
  * their error results wait for the ack like any result, so they take a place within maxConcurrency + maxQueue and
  * maxOutboxBytes. Past that the service is told the client is busy, as for a call that would run.
  */

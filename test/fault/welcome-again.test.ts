@@ -1,7 +1,9 @@
 /**
- * A `welcome` after the socket's first is ignored (PROTOCOL.md §3): no second `connected` event, the session id
+ * A `welcome` after the socket's first is ignored (docs/protocol/lifecycle.md): no second `connected` event, the
+ * session id
  * and the limits of the first `welcome` stay, and it is said once per socket (`warn`, then `debug`). An invalid
- * later one is refused as any frame the client cannot read (§12). Event-driven: a `ping` sent after the welcomes
+ * later one is refused as any frame the client cannot read (docs/protocol/errors.md). Event-driven: a `ping` sent
+ * after the welcomes
  * is answered only once they were handled (frames are read in order).
  */
 import { describe, expect, it } from 'vitest';

@@ -24,7 +24,7 @@ async function connect(fields: Record<string, unknown>) {
   return { server, peer, welcome: await peer.next('welcome') };
 }
 
-describe('hello: the stub welcomes, dropping what is informative (§2, §4.1, §10.2)', () => {
+describe('hello: the stub welcomes, dropping what is informative (docs/protocol/index.md, docs/protocol/frames.md, docs/protocol/runs.md)', () => {
   const cases: Array<[string, Record<string, unknown>]> = [
     ['an unknown field', { futureField: { a: 1 } }],
     [

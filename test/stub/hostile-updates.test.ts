@@ -1,5 +1,5 @@
 /**
- * A hostile or broken client's call updates (PROTOCOL.md §18): values nested past the frame limit, updates,
+ * A hostile or broken client's call updates (docs/protocol/updates.md): values nested past the frame limit, updates,
  * leases and questions for calls it does not hold. The stub refuses or ignores each, and the run goes on.
  */
 import { describe, expect, it } from 'vitest';

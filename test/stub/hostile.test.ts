@@ -127,7 +127,7 @@ describe('hostile and broken clients', () => {
     expect(await stillServed(server)).toMatch(/^echo run_/);
   });
 
-  it('refuses a second hello with not_allowed, and adopts nothing of it (PROTOCOL.md §3)', async () => {
+  it('refuses a second hello with not_allowed, and adopts nothing of it (docs/protocol/lifecycle.md)', async () => {
     const { server, bystander, hostile } = await setup();
     const before = server.sessions();
     // Another session's id, other tools, local approvals: none of it may change this socket's session.

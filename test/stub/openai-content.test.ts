@@ -1,5 +1,5 @@
 /**
- * Content parts reach an OpenAI-compatible model (PROTOCOL.md §18.7): a tool's image goes into the recorded
+ * Content parts reach an OpenAI-compatible model (docs/protocol/call-context.md): a tool's image goes into the recorded
  * chat-completions request as image input, after the tool message that carries the text.
  */
 import { HttpResponse, http } from 'msw';

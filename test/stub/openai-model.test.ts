@@ -568,7 +568,7 @@ function closedPort(): Promise<number> {
   });
 }
 
-describe('strict tools (PROTOCOL.md §18.13)', () => {
+describe('strict tools (docs/protocol/call-context.md)', () => {
   const refund = tool({
     name: 'refund',
     description: 'Refunds an order.',

@@ -1,5 +1,7 @@
 /**
- * Feature negotiation (PROTOCOL.md §2) and call progress (§18.2) on the stub, with the protocol-level test client.
+ * Feature negotiation (docs/protocol/index.md) and call progress (docs/protocol/updates.md) on the stub, with the
+ * protocol-level test
+ * client.
  */
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';

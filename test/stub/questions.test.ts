@@ -1,4 +1,4 @@
-/** Questions (PROTOCOL.md §18.5) on the stub, with the protocol-level test client and the HTTP API. */
+/** Questions (docs/protocol/questions.md) on the stub, with the protocol-level test client and the HTTP API. */
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
 import { agent, dropAndWait, http, once, stub, track } from './helpers';

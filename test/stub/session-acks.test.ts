@@ -20,7 +20,7 @@ function attached() {
 const call = (callId: string): ServiceFrame => ({ type: 'tool_call', callId, runId: 'r1', toolName: 'add' });
 const nextTask = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('Session acks (PROTOCOL.md §5.1)', () => {
+describe('Session acks (docs/protocol/tool-calls.md)', () => {
   it('sends the acks of one task as one frame, after the task', async () => {
     const { session, written } = attached();
     session.ack('c1');

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { watchSilence } from '../../server-stub/silence-watch';
 import { MAX_TIMEOUT_MS } from '../../src/limits';
 
-describe('watchSilence (the stub side of PROTOCOL.md §8)', () => {
+describe('watchSilence (the stub side of docs/protocol/lifecycle.md)', () => {
   it('closes exactly two intervals after the last frame, whenever that frame came', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     try {

@@ -1,5 +1,7 @@
 /**
- * Durable steps (PROTOCOL.md §18.11) and the call's scope (§18.12) on the stub, with the protocol-level test client:
+ * Durable steps (docs/protocol/steps.md) and the call's scope (docs/protocol/call-context.md) on the stub, with the
+ * protocol-level test
+ * client:
  * which `step_result`s it keeps, the steps and scope it sends with a `tool_call`, and nothing of either to a
  * session without the features.
  */

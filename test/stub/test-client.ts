@@ -36,7 +36,7 @@ export interface TestClientOptions {
   headers?: Record<string, string>;
   /** `false`: do not send hello on open. */
   hello?: boolean;
-  /** `hello.features` (PROTOCOL.md §2); absent: not sent, as an older client would. */
+  /** `hello.features` (docs/protocol/index.md); absent: not sent, as an older client would. */
   features?: string[];
 }
 

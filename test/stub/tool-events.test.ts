@@ -1,4 +1,4 @@
-/** Tool events (PROTOCOL.md §18.6) on the stub, with the protocol-level test client. */
+/** Tool events (docs/protocol/updates.md) on the stub, with the protocol-level test client. */
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
 import { agent, dropAndWait, stub, track } from './helpers';

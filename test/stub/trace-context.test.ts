@@ -1,5 +1,6 @@
 /**
- * Trace context on `tool_call` (PROTOCOL.md §18.10): sent only with the feature `trace_context`, one trace per
+ * Trace context on `tool_call` (docs/protocol/trace-context.md): sent only with the feature `trace_context`, one trace
+ * per
  * top-level run, continued by a nested run, the same `traceparent` on every re-send of a call.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * The agent UI shows what the transcript knows of a call beyond its events, in a real browser (Debian's Chromium
- * through playwright-core): the side-effect class the tool announced (PROTOCOL.md §4.1) and the steps the stub
- * keeps for the call, by key with the size of each result (§18.11).
+ * through playwright-core): the side-effect class the tool announced (docs/protocol/frames.md) and the steps the stub
+ * keeps for the call, by key with the size of each result (docs/protocol/steps.md).
  */
 import { describe, expect, it } from 'vitest';
 import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';

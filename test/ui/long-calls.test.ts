@@ -1,5 +1,5 @@
 /**
- * The agent UI with long-running and talking calls (PROTOCOL.md §18), in Debian's Chromium: the progress bar
+ * The agent UI with long-running and talking calls (docs/protocol/updates.md), in Debian's Chromium: the progress bar
  * and its message under a running call, and its preliminary result.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

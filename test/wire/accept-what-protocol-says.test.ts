@@ -1,6 +1,7 @@
 /**
  * The client accepts what docs/protocol/index.md says a receiver accepts, frame type by frame type, fed by a bare `ws`
- * service: unknown fields (§1), informative fields that are wrong (§12, src/wire/codec.ts), values a newer
+ * service: unknown fields (docs/protocol/index.md), informative fields that are wrong (docs/protocol/errors.md,
+ * src/wire/codec.ts), values a newer
  * peer may send (unknown statuses, kinds, codes, reasons, feature names), and, where a frame must be refused, a
  * refusal that names the call, run or request it is about and ends what waits on it.
  */
@@ -65,7 +66,7 @@ async function setup(options: RawServiceOptions = {}): Promise<Setup> {
 const call = { type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 'echo', arguments: {} };
 const long = 'x'.repeat(600);
 
-describe('tool_call: runs, dropping what is informative (§1, §18.10)', () => {
+describe('tool_call: runs, dropping what is informative (docs/protocol/index.md, docs/protocol/trace-context.md)', () => {
   const cases: Array<[string, Record<string, unknown>]> = [
     ['an unknown field', { futureField: { nested: [1, 2] } }],
     ['a traceparent over 512 characters', { traceparent: long }],
@@ -76,8 +77,8 @@ describe('tool_call: runs, dropping what is informative (§1, §18.10)', () => {
     ['a traceparent that is a number', { traceparent: 42 }],
     ['a traceparent that is null', { traceparent: null }],
     ['a reason that is a number', { reason: 42 }],
-    ['arguments null (§4.3)', { arguments: null }],
-    ['arguments absent (§4.3)', { arguments: undefined }],
+    ['arguments null (docs/protocol/frames.md)', { arguments: null }],
+    ['arguments absent (docs/protocol/frames.md)', { arguments: undefined }],
     ['an empty acks list', { acks: [] }],
   ];
   it.each(cases)('%s: the call runs, ok, and nothing is refused', async (_name, fields) => {
@@ -106,7 +107,7 @@ describe('tool_call: runs, dropping what is informative (§1, §18.10)', () => {
   });
 });
 
-describe('tool_call: refused, naming its call, and answered as its error result (§12)', () => {
+describe('tool_call: refused, naming its call, and answered as its error result (docs/protocol/errors.md)', () => {
   const cases: Array<[string, Record<string, unknown>, string]> = [
     ['deadlineMs 1e300', { deadlineMs: 1e300 }, 'deadlineMs: too big'],
     ['deadlineMs -5', { deadlineMs: -5 }, 'deadlineMs: must be at least 0'],
@@ -163,7 +164,7 @@ describe('tool_call: refused, naming its call, and answered as its error result 
   });
 });
 
-describe('cancel, ack, error, ping, pong, unknown types (§6, §5.1, §13, §8, §12)', () => {
+describe('cancel, ack, error, ping, pong, unknown types (docs/protocol/tool-calls.md, docs/protocol/tool-calls.md, docs/protocol/errors.md, docs/protocol/lifecycle.md, docs/protocol/errors.md)', () => {
   const cancels: Array<[string, Record<string, unknown>]> = [
     ['a reason this version does not list', { reason: 'maintenance' }],
     ['a reason that is a number', { reason: 42 }],
@@ -202,7 +203,7 @@ describe('cancel, ack, error, ping, pong, unknown types (§6, §5.1, §13, §8, 
     expect(refusals()).toEqual([]);
   });
 
-  it('an error internal naming the call keeps its result (the frame may be re-sent, §13)', async () => {
+  it('an error internal naming the call keeps its result (the frame may be re-sent, docs/protocol/errors.md)', async () => {
     const { service, worker, raw, settle } = await setup({ ack: false });
     raw(call);
     await until(() => service.results().length, 1);
@@ -222,7 +223,7 @@ describe('cancel, ack, error, ping, pong, unknown types (§6, §5.1, §13, §8, 
     expect(refusals()).toEqual([]);
   });
 
-  it('an unknown frame type is answered unknown_type and the connection stays up (§12)', async () => {
+  it('an unknown frame type is answered unknown_type and the connection stays up (docs/protocol/errors.md)', async () => {
     const { worker, raw, settle, refusals } = await setup();
     raw({ type: 'teleport', callId: 'c1' });
     await settle();
@@ -279,7 +280,7 @@ const result = {
 };
 const toolCall = { callId: 'c1', toolName: 'echo', arguments: {}, status: 'ok', output: 'ok', durationMs: 3 };
 
-describe('runs: run_started, run_event, run_result (§10)', () => {
+describe('runs: run_started, run_event, run_result (docs/protocol/runs.md)', () => {
   it('run_event: an unknown kind is ignored (not delivered), known kinds around it are; nothing refused', async () => {
     const s = await setup();
     const { running, events } = await startRun(s);
@@ -385,7 +386,7 @@ describe('runs: run_started, run_event, run_result (§10)', () => {
   });
 });
 
-describe('an error that cannot be read (§12)', () => {
+describe('an error that cannot be read (docs/protocol/errors.md)', () => {
   it('is not answered, but the run whose request it names rejects invalid_frame at once', async () => {
     const s = await setup();
     const running = s.worker.run(new Agent({ name: 'A', instructions: '' }), 'go');
@@ -399,7 +400,7 @@ describe('an error that cannot be read (§12)', () => {
   });
 });
 
-describe('welcome (§2, §18.4)', () => {
+describe('welcome (docs/protocol/index.md, docs/protocol/updates.md)', () => {
   const welcomes: Array<[string, Record<string, unknown>]> = [
     [
       'unknown feature names, one of 100 characters, one not a string',
@@ -416,7 +417,7 @@ describe('welcome (§2, §18.4)', () => {
     await until(() => service.results().map((result) => result.status), ['ok']);
     await settle();
     expect(refusals()).toEqual([]);
-    // A lease without a valid leaseMs is no lease (§18.4): nothing is leased.
+    // A lease without a valid leaseMs is no lease (docs/protocol/updates.md): nothing is leased.
     expect(service.frames.filter((frame) => frame.type === 'lease')).toEqual([]);
   });
 });

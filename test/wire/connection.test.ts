@@ -167,7 +167,7 @@ describe('Connection: a second welcome on the same socket', () => {
     vi.useRealTimers();
   });
 
-  it('is ignored (PROTOCOL.md §3): one welcome handled, one heartbeat, so pings do not double', async () => {
+  it('is ignored (docs/protocol/lifecycle.md): one welcome handled, one heartbeat, so pings do not double', async () => {
     vi.useFakeTimers({ now: 0 });
     const { state, WebSocket } = memoryService(() => false, undefined, 2);
     const { connection: link, welcomes } = connection(WebSocket);

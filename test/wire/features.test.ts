@@ -1,5 +1,5 @@
 /**
- * The feature names of PROTOCOL.md §2 (src/wire/protocol.ts): one feature per addition, and the retired names
+ * The feature names of docs/protocol/index.md (src/wire/protocol.ts): one feature per addition, and the retired names
  * an older peer may still send, read as the feature that replaced them.
  */
 import { describe, expect, it } from 'vitest';

@@ -39,7 +39,7 @@ describe('frame nesting', () => {
       ok: false,
       code: 'invalid_frame',
       message: `frame nests deeper than ${max} levels`,
-      // What is readable is named, so that what waits on the frame can be ended (PROTOCOL.md §12).
+      // What is readable is named, so that what waits on the frame can be ended (docs/protocol/errors.md).
       about: {
         type: JSON.parse(frame('[]')).type,
         callId: 'c1',

@@ -1,5 +1,6 @@
 /**
- * The page's side of the HTTP API (docs/protocol/index.md §16): JSON requests with `Authorization: Bearer <key>`,
+ * The page's side of the HTTP API (docs/protocol/index.md docs/protocol/http-api.md): JSON requests with
+ * `Authorization: Bearer <key>`,
  * and a run's Server-Sent Events read with `fetch` (so the key travels in the header; `EventSource` cannot
  * send one).
  *

@@ -1,5 +1,5 @@
 /**
- * What a running call tells while it runs, drawn in its card's activity slot (PROTOCOL.md §18): a progress bar
+ * What a running call tells while it runs, drawn in its card's activity slot (docs/protocol/updates.md): a progress bar
  * with its message, the latest preliminary result, the events it recorded, and questions to answer (buttons for choices, a text box, or a
  * JSON box for a schema; posted to the HTTP API).
  *

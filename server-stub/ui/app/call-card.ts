@@ -75,7 +75,7 @@ export function setCallStatus(card: CallCard, status: string): void {
  * The Approve / Reject box of a held call (from its `approval_requested` data): why it needs approval (the
  * reason, when the tool or the client gave one), the arguments (editable: approving with changed arguments runs
  * the call with them), a reason, and "for the rest of the run" (`always`). A decision is posted to
- * `POST /v1/runs/:runId/approvals/:callId` (PROTOCOL.md §18.8); a refusal is shown and the buttons work again.
+ * `POST /v1/runs/:runId/approvals/:callId` (docs/protocol/approvals.md); a refusal is shown and the buttons work again.
  */
 /**
  * Calls decided from this page: their `approval_decided` (which may come before the POST answers) is labelled

@@ -1,6 +1,7 @@
 /**
  * What the transcript knows about a call that its events do not say: the side-effect class its tool announced
- * (PROTOCOL.md §4.1) and the steps the stub keeps for it (§18.11), each by key with the size of its JSON result.
+ * (docs/protocol/frames.md) and the steps the stub keeps for it (docs/protocol/steps.md), each by key with the size of
+ * its JSON result.
  * Shown on the call's card from the run's transcript.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * A result's content parts (PROTOCOL.md §18.7), drawn under its output: images (PNG, JPEG, GIF or WebP from
+ * A result's content parts (docs/protocol/call-context.md), drawn under its output: images (PNG, JPEG, GIF or WebP from
  * base64 `data:` URLs only), files by name, type and size, JSON indented, text as text. Nothing is parsed as
  * HTML, and an image whose type or data is not what it should be is named, not drawn.
  *
