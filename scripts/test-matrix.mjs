@@ -35,8 +35,8 @@ function binary(name) {
   return path;
 }
 
-if (!existsSync(join(root, 'dist', 'node.js')))
-  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+// Always built first: a dist/ left from older sources would be what the runtimes test.
+execFileSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: 'inherit' });
 const wanted = process.env.TOOLWIRE_MATRIX?.split(',') ?? Object.keys(RUNTIMES);
 let failed = 0;
 for (const name of wanted) {
