@@ -8,6 +8,11 @@
  * features the
  * service took in `welcome`.
  *
+ * Events and step results go at the pace the socket drains ({@link Pacing}): one that finds the socket over
+ * `highWaterMarkBytes`, or behind others still waiting, waits in a queue, in order. After a reconnect, the kept
+ * frames of calls still running are queued behind the results (./outbox.ts writes each result after the frames of
+ * its own call, {@link CallUpdates.lead}); a burst larger than `maxBufferedBytes` thus never gets the socket dropped.
+ *
  * This file holds the lease frames (`LeaseRenewal`), the step results (`StepResults`), the updates of a client's
  * calls that own both (`CallUpdates`: progress, preliminary results, events, questions), and the lease as the call
  * runner keeps it (`Leases`: which calls it holds, their deadlines while the socket is down).
@@ -44,7 +49,7 @@ import {
 import { jsonStringBytes } from '../wire/utf8';
 import type { Deadlines } from './deadlines';
 import type { Execution } from './execution';
-import { ENVELOPE_BYTES } from './outbox';
+import { type CallSocket, ENVELOPE_BYTES, hasRoom } from './outbox';
 import { type Questioner, SocketQuestions } from './questions';
 
 /*
@@ -254,10 +259,14 @@ export class StepResults {
     return true;
   }
 
-  /** A socket (re)opened: every step result still kept goes again. */
-  reconnected(): void {
-    if (!this.#enabled()) return;
-    for (const frames of this.#calls.values()) for (const frame of frames) this.#send(frame);
+  /** The step results kept of `callId`, in the order completed (none without the feature). */
+  of(callId: string): readonly StepFrame[] {
+    return (this.#enabled() && this.#calls.get(callId)) || [];
+  }
+
+  /** The ids of the calls step results are kept of. */
+  callIds(): Iterable<string> {
+    return this.#calls.keys();
   }
 
   /** The call's result was acknowledged (or dropped): its steps are the service's now. */
@@ -323,11 +332,48 @@ export interface CallUpdateHooks {
   forget(callId: string): void;
   /** A socket (re)opened; `resumed: false` when it began a new session. */
   reconnected(resumed?: boolean): void;
+  /** The frames of a call to write before its result (absent in a test double: none). See {@link CallUpdates.lead}. */
+  lead?(callId: string, all: boolean): ClientFrame[];
   /** `answer` from the service. */
   answer(frame: FrameOf<ServiceFrame, 'answer'>): void;
   /** What the service takes on the current socket (absent in a test double: nothing). */
   setWelcome?(welcome: WelcomeTerms): void;
   dispose?(): void;
+}
+
+/** When the socket may take a frame of the call updates (see the module comment). */
+export interface Pacing {
+  /** `true` when the socket may take `frame` now (also when it is not open: the write fails and is redone later). */
+  room(frame: ClientFrame): boolean;
+  /** `true` while the socket is open. */
+  readonly writable: boolean;
+  /** `true` while results wait to be written: they go first. */
+  resultsWaiting(): boolean;
+}
+
+/** Milliseconds between looks at a socket over its limit while frames wait in the queue. */
+const PACING_RETRY_MS = 5;
+
+/** The {@link Pacing} of `socket`, with the client's limits; `resultsWaiting` reads the outbox. */
+export function socketPacing(
+  socket: Pick<CallSocket, 'writable' | 'bufferedAmount'>,
+  highWaterMarkBytes: number,
+  maxBufferedBytes: number | undefined,
+  resultsWaiting: () => boolean,
+): Pacing {
+  return {
+    room: (frame) =>
+      hasRoom(
+        socket,
+        socket.bufferedAmount === 0 ? 0 : frameBytes(frame),
+        highWaterMarkBytes,
+        maxBufferedBytes,
+      ),
+    get writable() {
+      return socket.writable;
+    },
+    resultsWaiting,
+  };
 }
 
 /** What the updates need from the client. */
@@ -343,7 +389,12 @@ export interface CallUpdatesOptions {
   now?: () => number;
   /** The calls the call runner holds: the lease reads and writes when the service last heard of each. */
   calls: HeldCalls;
+  /** When events and kept frames may be written; without it, they are written at once. */
+  pacing?: Pacing;
 }
+
+/** A frame the call updates keep of a call and may queue (see {@link CallUpdates.lead}). */
+type KeptFrame = FrameOf<ClientFrame, 'tool_event'> | StepFrame | SnapshotFrame;
 
 /** Updates of every call of one client. Owned by `Client`; not exported from the package. */
 export class CallUpdates implements CallUpdateHooks {
@@ -359,6 +410,12 @@ export class CallUpdates implements CallUpdateHooks {
   #graceMs: number = PROTOCOL_DEFAULTS.sessionGraceMs;
   readonly #questions: SocketQuestions;
   readonly #steps: StepResults;
+  /** Frames waiting for room on the socket, in order; `#queue[#queueAt]` next. */
+  #queue: KeptFrame[] = [];
+  #queueAt = 0;
+  #pumpTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Calls whose result was handed to the outbox: what is kept of them goes before their result (see `lead`). */
+  readonly #ended = new Set<string>();
 
   /** The updates of a client's calls, written on `socket`; a dropped widget is told to `events`. */
   static on(
@@ -366,6 +423,7 @@ export class CallUpdates implements CallUpdateHooks {
     redactor: Redactor,
     events: { widgetInvalid(info: WidgetInvalidInfo): void },
     calls: HeldCalls,
+    pacing?: Pacing,
   ): CallUpdates {
     return new CallUpdates({
       send: (frame) => socket.send(frame),
@@ -373,6 +431,7 @@ export class CallUpdates implements CallUpdateHooks {
       maxPayloadBytes: () => socket.maxPayloadBytes,
       widgetInvalid: (info) => events.widgetInvalid(info),
       calls,
+      ...(pacing === undefined ? {} : { pacing }),
     });
   }
 
@@ -547,11 +606,15 @@ export class CallUpdates implements CallUpdateHooks {
         frame.data = { truncated: true, bytes: utf8Length(json) };
     }
     events.push(frame);
-    if (this.#options.send(frame)) this.#lease.heard(event.callId, this.#now());
+    const { pacing } = this.#options;
+    if (this.#queueAt < this.#queue.length || (pacing !== undefined && !pacing.room(frame)))
+      this.#enqueue(frame);
+    else if (this.#options.send(frame)) this.#lease.heard(event.callId, this.#now());
   };
 
   /** The call's result is about to be written: its open questions are dropped, whatever update still waits goes first. */
   beforeResult(callId: string): void {
+    this.#ended.add(callId);
     this.#questions.forget(callId);
     for (const slot of this.#calls.get(callId)?.values() ?? []) {
       if (slot.waiting) this.#write(slot);
@@ -560,6 +623,7 @@ export class CallUpdates implements CallUpdateHooks {
 
   /** The call's result was acknowledged (or dropped): its updates are no longer needed. */
   forget(callId: string): void {
+    this.#ended.delete(callId);
     this.#events.delete(callId);
     this.#steps.forget(callId);
     const slots = this.#calls.get(callId);
@@ -568,25 +632,94 @@ export class CallUpdates implements CallUpdateHooks {
     this.#calls.delete(callId);
   }
 
-  /** A socket (re)opened: the latest update of every call still known goes again (the `seq` makes it harmless). */
+  /**
+   * The frames of `callId` to write before its result (the outbox asks, ./outbox.ts): on a new socket (`all`)
+   * its step results, every event and the latest update of each type, in that order; else the frames of the call
+   * still waiting in the queue, which leave it.
+   */
+  lead(callId: string, all: boolean): KeptFrame[] {
+    if (all) return this.#kept(callId);
+    if (this.#queueAt >= this.#queue.length) return [];
+    const mine: KeptFrame[] = [];
+    const rest: KeptFrame[] = [];
+    for (let i = this.#queueAt; i < this.#queue.length; i++) {
+      const frame = this.#queue[i] as KeptFrame;
+      (frame.callId === callId ? mine : rest).push(frame);
+    }
+    this.#queue = rest;
+    this.#queueAt = 0;
+    return mine;
+  }
+
+  /**
+   * A socket (re)opened: every step result, event and latest update of the calls still running goes again (the
+   * `seq` makes it harmless), queued behind the results, in turns the socket drains; those of calls with a result
+   * go with it ({@link CallUpdates.lead}). Open questions go at once.
+   */
   reconnected(resumed = true): void {
     this.#questions.reconnected(resumed);
-    this.#steps.reconnected();
-    if (this.#features.has('events')) {
-      for (const events of this.#events.values()) for (const frame of events) this.#options.send(frame);
+    this.#queue = [];
+    this.#queueAt = 0;
+    const callIds = new Set([...this.#steps.callIds(), ...this.#events.keys(), ...this.#calls.keys()]);
+    for (const callId of callIds) {
+      if (this.#ended.has(callId)) continue;
+      for (const frame of this.#kept(callId)) this.#queue.push(frame);
     }
-    for (const slots of this.#calls.values()) {
-      for (const slot of slots.values()) {
-        const latest = slot.latest;
-        if (latest !== undefined && this.#features.has(FEATURE_OF[latest.type])) this.#write(slot);
-      }
-    }
+    if (this.#options.pacing === undefined) this.#pump();
+    else this.#schedule(0);
   }
 
   /** Stops every timer (the client closed). */
   dispose(): void {
     for (const callId of [...this.#calls.keys()]) this.forget(callId);
+    if (this.#pumpTimer !== undefined) clearTimeout(this.#pumpTimer);
+    this.#pumpTimer = undefined;
+    this.#queue = [];
+    this.#queueAt = 0;
     this.#lease.dispose();
+  }
+
+  /** What is kept of `callId` to send again on a new socket, for the features the service took. */
+  #kept(callId: string): KeptFrame[] {
+    const kept: KeptFrame[] = [...this.#steps.of(callId)];
+    if (this.#features.has('events')) for (const frame of this.#events.get(callId) ?? []) kept.push(frame);
+    for (const slot of this.#calls.get(callId)?.values() ?? []) {
+      const latest = slot.latest;
+      if (latest !== undefined && this.#features.has(FEATURE_OF[latest.type])) kept.push(latest);
+    }
+    return kept;
+  }
+
+  #enqueue(frame: KeptFrame): void {
+    this.#queue.push(frame);
+    this.#schedule(PACING_RETRY_MS);
+  }
+
+  #schedule(ms: number): void {
+    this.#pumpTimer ??= setTimeout(() => {
+      this.#pumpTimer = undefined;
+      this.#pump();
+    }, ms);
+  }
+
+  /** Writes queued frames while the socket has room and no result waits; looks again later if some remain. */
+  #pump(): void {
+    const { pacing } = this.#options;
+    while (this.#queueAt < this.#queue.length) {
+      if (pacing !== undefined) {
+        // A socket that is down gets the whole queue again when the next one opens (see reconnected).
+        if (!pacing.writable) return;
+        if (pacing.resultsWaiting() || !pacing.room(this.#queue[this.#queueAt] as KeptFrame)) {
+          this.#schedule(PACING_RETRY_MS);
+          return;
+        }
+      }
+      const frame = this.#queue[this.#queueAt] as KeptFrame;
+      this.#queueAt += 1;
+      if (this.#options.send(frame)) this.#lease.heard(frame.callId, this.#now());
+    }
+    this.#queue = [];
+    this.#queueAt = 0;
   }
 
   #slot(callId: string, kind: SnapshotKind): Slot {

@@ -43,7 +43,7 @@ import { thrownMessage } from '../tool/output';
 import { toolInternals } from '../tool/tool';
 import type { ClientFrame, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
-import { type CallUpdateHooks, CallUpdates, Leases, type WelcomeTerms } from './call-updates';
+import { type CallUpdateHooks, CallUpdates, Leases, socketPacing, type WelcomeTerms } from './call-updates';
 import type { CallInfo } from './client-options';
 import { Deadlines } from './deadlines';
 import {
@@ -241,7 +241,20 @@ export class CallRunner implements ExecutionOwner {
   constructor(runnerOptions: CallRunnerOptions) {
     const { socket, events, logger } = runnerOptions;
     const updates =
-      runnerOptions.updates ?? CallUpdates.on(socket, runnerOptions.redactor, events, this.#held);
+      runnerOptions.updates ??
+      CallUpdates.on(
+        socket,
+        runnerOptions.redactor,
+        events,
+        this.#held,
+        // Results first: the updates' queue waits while the outbox has results to write.
+        socketPacing(
+          socket,
+          runnerOptions.highWaterMarkBytes,
+          runnerOptions.maxBufferedBytes,
+          () => this.#outbox.waiting,
+        ),
+      );
     const options = { ...runnerOptions, updates };
     this.#options = options;
     this.#traces = options.tracing && callTraces(options.tracing, options.redactor, options);
@@ -288,6 +301,7 @@ export class CallRunner implements ExecutionOwner {
       widgetInvalid: (info) => events.widgetInvalid(info),
       takesContent: () => options.updates.takesContent,
       logger,
+      ...(updates.lead === undefined ? {} : { lead: (callId, all) => updates.lead?.(callId, all) ?? [] }),
     });
     this.#approvals = new Approvals({
       onApproval: options.onApproval,
@@ -621,15 +635,17 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /**
-   * A new socket is open: every pending approval request, the latest updates of the calls (before their results:
-   * the service ignores those of a call it has the result of) and everything in the outbox are sent again, once.
+   * A new socket is open: every pending approval request, everything in the outbox (each result after the updates
+   * of its call: the service ignores those of a call it has the result of) and then the updates of the calls still
+   * running are sent again, once, at the pace the socket drains.
    */
   reconnected(resumed = true): void {
     this.#approvals.reconnected(this.#held.values());
     this.#leases.reconnected(this.#held.values(), resumed);
     this.#deadlines.reconnected();
-    this.#options.updates.reconnected(resumed);
+    // Results first (each after what is kept of its own call, ./outbox.ts), then the updates of running calls.
     this.#outbox.reconnected();
+    this.#options.updates.reconnected(resumed);
   }
 
   /** Stops taking new calls; they are answered with a retryable shutting-down result. */

@@ -5,6 +5,12 @@
  * the bytes it holds: past `maxOutboxBytes` it is {@link Outbox.full}, and the client takes no new call. The
  * content parts of a result are fitted to the frame first (`fitContent`), then the outbox.
  *
+ * After a reconnect, results go first, at the pace the socket drains: each is preceded only by what the call
+ * updates keep of its own call (its events, steps and latest updates, {@link OutboxOptions.lead}), since the
+ * service ignores the updates of a call it has the result of; the updates of calls still running wait until the
+ * results are written (./call-updates.ts). Nothing is written past `highWaterMarkBytes`, so a backlog larger
+ * than `maxBufferedBytes` goes out in turns instead of getting the socket dropped again on every reconnect.
+ *
  * @module
  */
 import type { ToolCallResult, WidgetInvalidInfo } from '../call/types';
@@ -13,7 +19,7 @@ import { redactOutput } from '../redact';
 import { base64Bytes, type ContentPart, redactedPart } from '../tool/content';
 import { undeliverableText } from '../tool/model-text';
 import { toWellFormed, truncateJsonString } from '../tool/output';
-import { encodeFrame } from '../wire/codec';
+import { frameBytes as encodedBytes, encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, utf8Length } from '../wire/protocol';
 import { jsonStringBytes } from '../wire/utf8';
 import type { ToolCallFrame } from './execution';
@@ -101,6 +107,28 @@ export interface OutboxOptions {
   takesContent?(): boolean;
   /** Told (`warn`) of each held result cut again to a smaller limit after a resume. */
   logger?: Pick<Logger, 'warn'>;
+  /**
+   * The frames of a call that must reach the service before its result, in order: on a new socket (`all`) every
+   * one the call updates keep of it; else those still waiting for room (they leave the updates' queue). None when
+   * absent.
+   */
+  lead?(callId: string, all: boolean): ClientFrame[];
+}
+
+/**
+ * `true` when `socket` may take a frame of `bytes` bytes now: it is over neither `highWaterMarkBytes` nor, with
+ * the frame, `maxBufferedBytes` (unless it is empty: a frame is never larger). Also `true` when the socket is
+ * not open: the write then fails, and the frame goes again on the next socket.
+ */
+export function hasRoom(
+  socket: Pick<CallSocket, 'writable' | 'bufferedAmount'>,
+  bytes: number,
+  highWaterMarkBytes: number,
+  maxBufferedBytes = Number.POSITIVE_INFINITY,
+): boolean {
+  if (!socket.writable) return true;
+  const buffered = socket.bufferedAmount;
+  return buffered <= highWaterMarkBytes && (buffered === 0 || buffered + bytes <= maxBufferedBytes);
 }
 
 /** One result waiting for its `ack`, and the socket generation it was last written on (`-1`: not yet). */
@@ -113,6 +141,9 @@ interface Entry {
   replaced: boolean;
   /** The size of `frame` as sent, in bytes (see {@link frameBytes}). */
   bytes: number;
+  /** Frames of the call to write before `frame` on this socket ({@link OutboxOptions.lead}); `lead[leadAt]` next. */
+  lead: ClientFrame[] | undefined;
+  leadAt: number;
 }
 
 /**
@@ -167,6 +198,11 @@ export class Outbox {
     return this.#bytes;
   }
 
+  /** Some result waits to be written on this socket (held for room): what else is to be sent waits behind it. */
+  get waiting(): boolean {
+    return this.#backlog || this.#flushTimer !== undefined;
+  }
+
   /** The results held take `maxBytes` or more: no new call is to be taken until acks free room. */
   get full(): boolean {
     return this.#bytes >= (this.#options.maxBytes ?? Number.POSITIVE_INFINITY);
@@ -185,7 +221,16 @@ export class Outbox {
     const resultFrame = this.#resultFrame(frame, result, durationMs);
     // The result's kind (feature `result_parts`), when the frame has room for it (./result-parts.ts).
     if (part !== undefined) addResultPart(resultFrame, part, this.#options.socket.maxPayloadBytes);
-    const entry: Entry = { frame: resultFrame, call: frame, sentOn: -1, replaced: false, bytes: 0 };
+    const lead = this.#options.lead?.(frame.callId, false);
+    const entry: Entry = {
+      frame: resultFrame,
+      call: frame,
+      sentOn: -1,
+      replaced: false,
+      bytes: 0,
+      lead: lead?.length ? lead : undefined,
+      leadAt: 0,
+    };
     // A second result for one call id replaces the first (the runner never sends two; counted right anyway).
     const before = this.#entries.get(frame.callId);
     if (before !== undefined) this.#bytes -= before.bytes;
@@ -250,6 +295,15 @@ export class Outbox {
       }
     }
     this.#cutTo = limit;
+    if (this.#options.lead !== undefined) {
+      for (const entry of this.#entries.values()) {
+        const lead = this.#options.lead(entry.call.callId, true);
+        entry.lead = lead.length > 0 ? lead : undefined;
+        entry.leadAt = 0;
+      }
+    }
+    // A flush stopped early on the old socket is done with: this one starts from the first result.
+    this.dispose();
     this.flush();
   }
 
@@ -302,19 +356,24 @@ export class Outbox {
     entry.bytes = bytes;
   }
 
-  /** Writes one entry if the socket can take it now; `false` when it cannot (a flush retries later). */
+  /**
+   * Writes one entry if the socket can take it now, after the frames of its call that go first; `false` when it
+   * cannot (a flush retries later).
+   */
   #write(entry: Entry): boolean {
-    const { socket } = this.#options;
+    const { socket, highWaterMarkBytes, maxBufferedBytes } = this.#options;
     if (!socket.writable) return false;
-    const buffered = socket.bufferedAmount;
-    const hard = this.#options.maxBufferedBytes ?? Number.POSITIVE_INFINITY;
-    if (buffered > this.#options.highWaterMarkBytes || (buffered > 0 && buffered + entry.bytes > hard)) {
-      this.#flushTimer ??= setTimeout(() => {
-        this.#flushTimer = undefined;
-        this.flush();
-      }, BACKPRESSURE_RETRY_MS);
-      return false;
+    const lead = entry.lead;
+    if (lead !== undefined) {
+      while (entry.leadAt < lead.length) {
+        const next = lead[entry.leadAt] as ClientFrame;
+        if (!hasRoom(socket, encodedBytes(next), highWaterMarkBytes, maxBufferedBytes)) return this.#later();
+        if (!socket.send(next) && !socket.writable) return false;
+        entry.leadAt += 1;
+      }
+      entry.lead = undefined;
     }
+    if (!hasRoom(socket, entry.bytes, highWaterMarkBytes, maxBufferedBytes)) return this.#later();
     const { frame } = entry;
     if (socket.send(frame)) entry.sentOn = this.#generation;
     // Refused as it was and replaced meanwhile (see unsendable): the replacement goes out now, if it can.
@@ -322,6 +381,15 @@ export class Outbox {
       if (socket.send(entry.frame)) entry.sentOn = this.#generation;
     }
     return true;
+  }
+
+  /** Looks again in a moment (the socket's buffer is over its limit); `false`, for {@link Outbox.#write}. */
+  #later(): false {
+    this.#flushTimer ??= setTimeout(() => {
+      this.#flushTimer = undefined;
+      this.flush();
+    }, BACKPRESSURE_RETRY_MS);
+    return false;
   }
 
   #resultFrame(frame: ToolCallFrame, result: ToolCallResult, durationMs: number): ToolResultFrame {

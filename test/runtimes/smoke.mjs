@@ -1,6 +1,7 @@
 // A runtime's own check of the built package (dist/): run by scripts/test-matrix.mjs under Node 20, 22 and 24,
 // Bun and Deno. Prints one line per check and exits 1 on the first failure.
 import { createServer } from 'node:http';
+import { createServer as createTcpServer, connect as tcpConnect } from 'node:net';
 import { z } from 'zod';
 import { Agent, Client, tool } from '../../dist/node.js';
 import { scriptedModel, silentLogger, startStubServer } from '../../dist/server-stub/index.js';
@@ -83,5 +84,223 @@ await check(
     }
   },
 );
+
+/** A TCP proxy to `port` whose `cut()` drops every connection through it (a network cut mid-call). */
+async function proxyTo(port) {
+  const pairs = new Set();
+  const server = createTcpServer((client) => {
+    const upstream = tcpConnect(port, '127.0.0.1');
+    const pair = [client, upstream];
+    pairs.add(pair);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    const end = () => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `ws://127.0.0.1:${server.address().port}/v1/ws`,
+    cut() {
+      for (const [client, upstream] of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
+      pairs.clear();
+    },
+    /** Stops reading what clients write (the service stops reading); their frames pile up in the socket. */
+    pause() {
+      for (const [client] of pairs) client.pause();
+    },
+    resume() {
+      for (const [client] of pairs) client.resume();
+    },
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/** Resolves with the first `event` of `emitter` that `test` accepts, or rejects after `ms`. */
+function nextEvent(emitter, event, test = () => true, ms = 10_000) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${event} within ${ms} ms`)), ms);
+    const listener = (value) => {
+      if (!test(value)) return;
+      clearTimeout(timer);
+      emitter.off(event, listener);
+      resolve(value);
+    };
+    emitter.on(event, listener);
+  });
+}
+
+await check('a socket cut mid-call: the client resumes and the result arrives once', async () => {
+  const service = await startStubServer({
+    logger: silentLogger,
+    model: scriptedModel([
+      { toolCalls: [{ name: 'slow', arguments: {} }] },
+      ({ messages }) => ({ text: `got ${messages.at(-1)?.content}` }),
+    ]),
+  });
+  const proxy = await proxyTo(service.port);
+  let runs = 0;
+  let release;
+  const started = new Promise((resolve) => {
+    release = resolve;
+  });
+  let finish;
+  const finished = new Promise((resolve) => {
+    finish = resolve;
+  });
+  const slow = tool({
+    name: 'slow',
+    description: 'Waits until told.',
+    parameters: z.object({}),
+    execute: async () => {
+      runs += 1;
+      release();
+      await finished;
+      return 'late result';
+    },
+  });
+  const client = new Client({
+    url: proxy.url,
+    apiKey: 'k',
+    tools: [slow],
+    logger: silentLogger,
+    reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
+  });
+  client.on('error', () => {});
+  const results = [];
+  client.on('tool_result', (info) => results.push(info.callId));
+  try {
+    await client.connect();
+    const run = client.run(new Agent({ name: 'A', instructions: 'wait', tools: [slow] }), 'go');
+    await started;
+    const resumed = nextEvent(client, 'connected', (info) => info.resumed === true);
+    proxy.cut();
+    await resumed;
+    finish();
+    const result = await run;
+    equal(result.finalOutput, 'got late result', 'finalOutput');
+    equal(runs, 1, 'executions');
+    equal(results.length, 1, 'tool_result events');
+  } finally {
+    await client.close();
+    await proxy.close();
+    await service.close();
+  }
+});
+
+await check('an approval round trip: the service holds the call, client.decide() approves it', async () => {
+  const service = await startStubServer({
+    logger: silentLogger,
+    model: scriptedModel([
+      { toolCalls: [{ name: 'refund', arguments: { amount: 500 } }] },
+      ({ messages }) => ({ text: `done ${messages.at(-1)?.content}` }),
+    ]),
+  });
+  const refund = tool({
+    name: 'refund',
+    description: 'Refunds.',
+    parameters: z.object({ amount: z.number() }),
+    needsApproval: true,
+    execute: ({ amount }) => `refunded ${amount}`,
+  });
+  const client = new Client({ url: service.url, apiKey: 'k', tools: [refund], logger: silentLogger });
+  const asked = [];
+  client.on('approval_requested', (request) => {
+    asked.push([request.toolName, request.input]);
+    void client.decide(request.callId, { approved: true, arguments: { amount: 50 } });
+  });
+  try {
+    await client.connect();
+    const result = await client.run(new Agent({ name: 'A', instructions: 'refund', tools: [refund] }), 'go');
+    equal(asked, [['refund', { amount: 500 }]], 'approval requests');
+    // The model is told of the approver's edit before the output.
+    equal(
+      result.finalOutput,
+      'done The approver edited the arguments of refund to {"amount":50}.\nrefunded 50',
+      'finalOutput',
+    );
+  } finally {
+    await client.close();
+    await service.close();
+  }
+});
+
+// Where the runtime has a global WebSocket that is not `ws` (Bun, Deno, Node 22+), with it too: it counts the bytes
+// it wrote itself (src/wire/backpressure.ts), since such a socket may under-report its buffer.
+const sockets = [['the default socket', undefined]];
+if (globalThis.WebSocket !== undefined && !globalThis.Deno)
+  sockets.push(['the global WebSocket', globalThis.WebSocket]);
+for (const [socketName, WebSocket] of sockets)
+  await check(
+    `40 results of 256 KiB written while the service stops reading keep their content (${socketName})`,
+    async () => {
+      const CALLS = 40;
+      const size = 256 * 1024;
+      const seen = [];
+      const service = await startStubServer({
+        logger: silentLogger,
+        model: scriptedModel([
+          {
+            toolCalls: Array.from({ length: CALLS }, (_, n) => ({ name: 'big', arguments: { n } })),
+          },
+          ({ messages }) => {
+            for (const message of messages) if (message.role === 'tool') seen.push(message.content);
+            return { text: 'read' };
+          },
+        ]),
+      });
+      const proxy = await proxyTo(service.port);
+      const big = tool({
+        name: 'big',
+        description: 'A large result.',
+        parameters: z.object({ n: z.number() }),
+        execute: ({ n }) => {
+          // The service stops reading once the calls are dispatched (the run's start went through first).
+          if (n === 0) proxy.pause();
+          return `${n}:`.padEnd(size, String.fromCharCode(97 + (n % 26)));
+        },
+      });
+      const client = new Client({
+        url: proxy.url,
+        apiKey: 'k',
+        tools: [big],
+        logger: silentLogger,
+        ...(WebSocket === undefined ? {} : { WebSocket }),
+      });
+      client.on('error', () => {});
+      try {
+        await client.connect();
+        const run = client.run(new Agent({ name: 'A', instructions: 'big', tools: [big] }), 'go');
+        run.catch(() => {});
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        // Every result is written or held: none acked, since the service read none of them.
+        equal(
+          client.stats,
+          { running: 0, queued: 0, unacked: CALLS },
+          'stats while the service does not read',
+        );
+        proxy.resume();
+        const result = await run;
+        equal(result.finalOutput, 'read', 'finalOutput');
+        const expected = Array.from({ length: CALLS }, (_, n) =>
+          `${n}:`.padEnd(size, String.fromCharCode(97 + (n % 26))),
+        );
+        const wrong = seen.filter((content) => !expected.includes(content)).length;
+        equal([seen.length, wrong], [CALLS, 0], 'tool messages (count, wrong content)');
+        equal([...new Set(seen)].length, CALLS, 'distinct results');
+      } finally {
+        await client.close();
+        await proxy.close();
+        await service.close();
+      }
+    },
+  );
 
 process.exit(failed ? 1 : 0);
