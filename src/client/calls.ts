@@ -322,9 +322,10 @@ export class CallRunner implements ExecutionOwner {
     return this.#slots.queued;
   }
 
-  /** Slots held: {@link CallRunner.running} plus the extra slots of calls of tools with `slots`. */
-  get slotsHeld(): number {
-    return this.#slots.held;
+  /** Slots held ({@link CallRunner.running} plus the extra slots of calls of tools with `slots`); `undefined`
+   * while no tool has `slots` (then it is `running`). */
+  get slotsHeld(): number | undefined {
+    return this.#slots.weighted ? this.#slots.held : undefined;
   }
 
   /** A tool was added: once one has `slots`, every call is weighed (src/client/slots.ts). */

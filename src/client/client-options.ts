@@ -184,8 +184,11 @@ export interface ClientStats {
   queued: number;
   /** Results sent and not yet acknowledged. */
   unacked: number;
-  /** `maxConcurrency` slots held: `running`, plus the extra slots of calls of tools with `slots`. */
-  slots: number;
+  /**
+   * `maxConcurrency` slots held: `running`, plus the extra slots of calls of tools with `slots`. Present once a
+   * tool with `slots` was added (until then it equals `running`).
+   */
+  slots?: number;
   /** Per tool with `concurrency`: calls holding a permit and calls waiting for one (in this process). */
   tools?: Record<string, { running: number; waiting: number }>;
 }

@@ -413,8 +413,9 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       running: this.#calls.running,
       queued: this.#calls.queued,
       unacked: this.#calls.unacked,
-      slots: this.#calls.slotsHeld,
     };
+    const slots = this.#calls.slotsHeld;
+    if (slots !== undefined) stats.slots = slots;
     const tools = this.#calls.concurrencyStats();
     if (tools !== undefined) stats.tools = tools;
     return stats;

@@ -69,6 +69,11 @@ export class Slots {
   }
 
   /** From now on a call takes `weightOf(call)` slots (a tool with `slots` was added). */
+  /** Whether calls are weighed (a tool with `slots` was added). */
+  get weighted(): boolean {
+    return this.#weightOf !== undefined;
+  }
+
   weighBy(weightOf: WeightOf): void {
     this.#weightOf = weightOf;
   }
