@@ -86,6 +86,8 @@ export interface CallSocket {
   readonly bufferedAmount: number;
   /** The largest frame sent, in bytes: the service's limit, or the client's `maxBufferedBytes` when smaller. */
   readonly maxPayloadBytes: number;
+  /** A writer found no room: ask the service to prove it read what was written (a socket counting its own bytes). */
+  askProof?(): void;
 }
 
 /** Dependencies of an {@link Outbox}. */
@@ -385,6 +387,7 @@ export class Outbox {
 
   /** Looks again in a moment (the socket's buffer is over its limit); `false`, for {@link Outbox.#write}. */
   #later(): false {
+    this.#options.socket.askProof?.();
     this.#flushTimer ??= setTimeout(() => {
       this.#flushTimer = undefined;
       this.flush();

@@ -41,6 +41,8 @@ function withoutWidget(value: unknown): unknown {
  * - `ok` with a string: `text`; any other value: `json`; with `value` only when `projected` (the tool has
  *   `toModelOutput`, so `output` is not the result);
  * - a failure whose thrown value is plain JSON data (an object or an array, not an `Error`): `error-json` with it;
+ * - a failure whose `output` is a JSON object or array (an `errorFunction` that wrote JSON): `error-json`, its
+ *   value `output` parsed;
  * - any other failure: `error-text` (the text is `output`).
  */
 export function resultPartOf(
@@ -53,7 +55,8 @@ export function resultPartOf(
     const thrown = result.error;
     if (result.status === 'error' && (isPlainObject(thrown) || Array.isArray(thrown)))
       return { type: 'error-json', value: redactedJson(thrown, redactor, call) };
-    return { type: 'error-text' };
+    // An `errorFunction` that wrote JSON (an object or an array) for the model: the receiver parses `output`.
+    return { type: isJsonText(result.output) ? 'error-json' : 'error-text' };
   }
   if (result.content !== undefined) return { type: 'content' };
   const type = typeof result.value === 'string' ? 'text' : 'json';
@@ -74,4 +77,16 @@ export function addResultPart(
   if (part.value === undefined || utf8Length(encodeFrame(frame)) <= maxPayloadBytes) return true;
   delete frame.result;
   return false;
+}
+
+/** Whether `text` is a JSON object or array. */
+function isJsonText(text: string): boolean {
+  const first = text.trimStart()[0];
+  if (first !== '{' && first !== '[') return false;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null;
+  } catch {
+    return false;
+  }
 }

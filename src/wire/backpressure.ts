@@ -118,6 +118,18 @@ export class Backpressure {
     this.#check();
   }
 
+  /**
+   * A writer found no room while bytes it counted itself are unconfirmed: asks the service for a proof of reading
+   * (a ping), unless one is already on its way. Without it, bytes below the probe's threshold would stay
+   * unconfirmed for ever once nothing more is written, and a frame that needs them gone would never go.
+   */
+  askProof(): void {
+    if (!this.#options.countsOwn || this.#written <= this.#confirmed || this.#probeAt > this.#confirmed)
+      return;
+    this.#probeAt = Number.POSITIVE_INFINITY;
+    this.#probeAt = this.#writePing();
+  }
+
   /** The id for a heartbeat ping about to be written; its pong proves the bytes before it were read. */
   pingId(): string {
     const id = String(++this.#pingSeq);

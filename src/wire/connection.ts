@@ -195,6 +195,11 @@ export class Connection {
     return this.#link?.bufferedAmount ?? 0;
   }
 
+  /** A writer found no room: the socket asks the service to prove it read what was written. */
+  askProof(): void {
+    this.#link?.askProof();
+  }
+
   /** `true` when frames can be sent now. */
   get writable(): boolean {
     return this.#state === 'open' || this.#state === 'draining';

@@ -445,6 +445,11 @@ export class Link {
     return this.#budget.pendingBytes;
   }
 
+  /** Asks the service to prove it read what was written (see `Backpressure.askProof`). */
+  askProof(): void {
+    this.#budget.askProof();
+  }
+
   /**
    * Sends a frame. Returns `false` when it was not sent; a frame that cannot be sent as it is (not JSON, over the
    * limit, or the socket threw on it) is also reported through `onError` and `onUnsendable`.

@@ -171,6 +171,7 @@ describe('a value produced after the call was cancelled', () => {
         status: 'cancelled',
         output: 'Error running stubborn: the call was cancelled',
         durationMs: expect.any(Number),
+        result: { type: 'error-text' },
       },
     ]);
     expect(recording.sentRaw.some((text) => text.includes('LATE VALUE'))).toBe(false);

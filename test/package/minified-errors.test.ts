@@ -33,6 +33,7 @@ describe('the core, minified by a bundler', () => {
       'OptionsError',
       'ProtocolError',
       'QuestionError',
+      'ReplayError',
       'RunError',
       'TimeoutError',
       'ToolDefinitionError',

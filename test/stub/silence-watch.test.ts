@@ -68,7 +68,9 @@ describe('watchSilence (the stub side of docs/protocol/lifecycle.md)', () => {
       expect(timeouts.mock.calls.every((args) => (args[1] ?? 0) <= MAX_TIMEOUT_MS)).toBe(true);
       watch.stop();
     } finally {
-      timeouts.mockRestore();
+      // restoreAllMocks, not mockRestore: vitest would restore the spy again at the file's end, putting the fake
+      // setTimeout it was taken from back on globalThis.
+      vi.restoreAllMocks();
       vi.useRealTimers();
     }
   });
