@@ -12,7 +12,7 @@ import type {
   ContentPart,
   Feature,
   FrameOf,
-  RunToolCall,
+  RunToolCallFrame,
   ServiceFrame,
   ToolCallStatus,
 } from '../src/wire/protocol';
@@ -33,7 +33,7 @@ export interface CallOutcome {
 }
 
 /** `tool_result.result`: a result's kind, and its value when `output` does not carry it. */
-export type ResultPart = NonNullable<RunToolCall['result']>;
+export type ResultPart = NonNullable<RunToolCallFrame['result']>;
 
 /** The outcome as recorded, with the execution time the client reported when a client answered. */
 export interface CallResult extends CallOutcome {

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type {
   AgentDefinition,
   ContentPart,
-  RunToolCall,
+  RunToolCallFrame,
   ToolCallStatus,
   ToolChoice,
 } from '../src/wire/protocol';
@@ -212,12 +212,12 @@ export class Run {
 
   /** Finished calls in `run_result` shape. */
   /** @param withParts - with each call's result part (`result`: the session negotiated `result_parts`). */
-  resultToolCalls(withParts = false): RunToolCall[] {
-    const out: RunToolCall[] = [];
+  resultToolCalls(withParts = false): RunToolCallFrame[] {
+    const out: RunToolCallFrame[] = [];
     for (const call of this.calls) {
       const result = call.result;
       if (!result) continue;
-      const entry: RunToolCall = {
+      const entry: RunToolCallFrame = {
         callId: call.callId,
         toolName: call.toolName,
         arguments: call.arguments,
@@ -301,14 +301,14 @@ export function toolChoiceFor(run: Run): ToolChoice {
 }
 
 /**
- * The result part the service reports for an outcome (`RunToolCall.result`): the client's, or `error-text` for a
+ * The result part the service reports for an outcome (`RunToolCallFrame.result`): the client's, or `error-text` for a
  * call that ended without a client's result (a timeout, an unknown tool, a rejection); none for a client's result
  * without one (a client without the feature `result_parts`).
  */
 export function reportedPart(outcome: {
   status: string;
-  result?: RunToolCall['result'];
-}): RunToolCall['result'] {
+  result?: RunToolCallFrame['result'];
+}): RunToolCallFrame['result'] {
   if (outcome.result !== undefined) return outcome.result;
   return outcome.status === 'ok' ? undefined : { type: 'error-text' };
 }

@@ -23,7 +23,7 @@ import {
   type ServiceFrame,
   SIDE_EFFECTS,
   type ToolCallStatus,
-  type RunToolCall as WireRunToolCall,
+  type RunToolCallFrame as WireRunToolCall,
 } from '../wire/protocol';
 
 /** What every run event has: the run it belongs to, and its number in that run. */
@@ -70,7 +70,7 @@ export interface TextDeltaEvent extends RunEventBase {
 }
 
 /** The model called a tool (`arguments` as the model wrote them). */
-export interface ToolCallEvent extends CallEventBase {
+export interface ToolCallRunEvent extends CallEventBase {
   kind: 'tool_call';
   arguments: unknown;
   /** Nesting depth of the run: 0 for a top-level run. */
@@ -173,7 +173,7 @@ export type RunEvent =
   | TurnEvent
   | MessageEvent
   | TextDeltaEvent
-  | ToolCallEvent
+  | ToolCallRunEvent
   | ToolResultEvent
   | ApprovalRequestedEvent
   | ApprovalDecidedEvent

@@ -458,7 +458,7 @@ export const runToolCallSchema = z.object({
  * One tool call of a finished run. `status` is a {@link ToolCallStatus}, or a status this protocol version does not
  * list, passed on as the service wrote it (docs/protocol/runs.md).
  */
-export type RunToolCall = Omit<z.infer<typeof runToolCallSchema>, 'status'> & {
+export type RunToolCallFrame = Omit<z.infer<typeof runToolCallSchema>, 'status'> & {
   status: ToolCallStatus | (string & {});
 };
 
