@@ -21,7 +21,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, tool } from '../../src/index';
+import { Agent, type RunResult, recordRun, replayTools, tool } from '../../src/index';
 import { runSeed } from './through-stub';
 
 describe('seed 000: Assemble', () => {
@@ -108,6 +108,37 @@ describe('seed 000: Assemble', () => {
     expect(lines).toEqual([
       'issueRefund({"orderId":"o_1","amount":1}) → ok: {"refundId":"re_o_1","status":"succeeded"}',
       'issueRefund({"orderId":"o_2","amount":1}) → rejected: issueRefund was not run: the user declined.',
+    ]);
+  });
+
+  it('replays a recorded run with the recorded results and no side effects', async () => {
+    const refunds: string[] = [];
+    const issueRefund = tool({
+      name: 'issueRefund',
+      description: 'Issues a refund for an order',
+      inputSchema: z.object({ orderId: z.string().min(1), amount: z.number().positive() }),
+      outputSchema: z.object({ refundId: z.string(), status: z.literal('succeeded') }),
+      execute: async (input) => {
+        refunds.push(input.orderId);
+        return await Promise.resolve({ refundId: `re_${input.orderId}`, status: 'succeeded' as const });
+      },
+    });
+    const script = [
+      { toolCalls: [{ name: 'issueRefund', arguments: { orderId: 'o_1', amount: 12.5 } }] },
+      { text: 'refunded' },
+    ];
+    const line =
+      'issueRefund({"orderId":"o_1","amount":12.5}) → ok: {"refundId":"re_o_1","status":"succeeded"}';
+    let live: RunResult | undefined;
+    expect(await runSeed({ tools: [issueRefund], script, inspect: (_, result) => (live = result) })).toEqual([
+      line,
+    ]);
+    let replayed: RunResult | undefined;
+    const tools = replayTools(recordRun(live!), [issueRefund]);
+    expect(await runSeed({ tools, script, inspect: (_, result) => (replayed = result) })).toEqual([line]);
+    expect(refunds).toEqual(['o_1']);
+    expect(replayed?.toolCalls.map((call) => call.result)).toEqual([
+      { type: 'json', value: { refundId: 're_o_1', status: 'succeeded' } },
     ]);
   });
 });

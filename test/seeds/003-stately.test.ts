@@ -30,6 +30,7 @@
 import { tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { Agent } from '../../src/index';
 import { runSeed } from './through-stub';
 
 const script = [
@@ -71,5 +72,37 @@ describe('seed 003: Stately agent', () => {
       return { value: op === 'add' ? a + b : a * b };
     };
     expect(await runSeed({ tools: { calculate }, script: script.slice(1) })).toEqual([expected[1]]);
+  });
+
+  it('honours toolChoice, carries metadata, and keeps the result a json part to the run result', async () => {
+    const calculate = {
+      description: 'Do arithmetic on two numbers.',
+      inputSchema: z.object({ op: z.enum(['add', 'multiply']), a: z.number(), b: z.number() }),
+      execute: async (input: unknown) => {
+        const { op, a, b } = input as { op: 'add' | 'multiply'; a: number; b: number };
+        return { value: op === 'add' ? a + b : a * b };
+      },
+    };
+    const agent = new Agent({
+      name: 'assistant',
+      instructions: 'Answer in one sentence. Use calculate for arithmetic.',
+      tools: { calculate },
+      toolChoice: 'required',
+    });
+    let metadata: unknown;
+    let part: unknown;
+    const lines = await runSeed({
+      tools: { calculate },
+      agent,
+      script: script.slice(1),
+      runOptions: { toolChoice: { type: 'tool', name: 'calculate' }, metadata: { maxSteps: 5 } },
+      inspect: (transcript, result) => {
+        metadata = transcript?.metadata;
+        part = result.toolCalls[0]?.result;
+      },
+    });
+    expect(lines).toEqual([expected[1]]);
+    expect(part).toEqual({ type: 'json', value: { value: 714 } });
+    expect(metadata).toEqual({ maxSteps: 5 });
   });
 });

@@ -11,7 +11,15 @@ import {
   silentLogger,
   startStubServer,
 } from '../../server-stub/index';
-import { Agent, type ApprovalDecision, type ApprovalRequest, Client, type ToolSet } from '../../src/index';
+import {
+  Agent,
+  type ApprovalDecision,
+  type ApprovalRequest,
+  Client,
+  type RunOptions,
+  type RunResult,
+  type ToolSet,
+} from '../../src/index';
 
 export interface SeedRun {
   tools: ToolSet;
@@ -24,8 +32,10 @@ export interface SeedRun {
   userId?: string;
   /** The stub's `apiKeys` (the client presents the first): each key is a tenant. */
   apiKeys?: string[];
-  /** Given the stub's transcript of the run (its events, the steps kept with each call). */
-  inspect?: (transcript: RunTranscript | undefined) => void;
+  /** `client.run()`'s `toolChoice` and `metadata`. */
+  runOptions?: Pick<RunOptions, 'toolChoice' | 'metadata'>;
+  /** Given the stub's transcript of the run (its events, the steps kept with each call) and the run's result. */
+  inspect?: (transcript: RunTranscript | undefined, result: RunResult) => void;
 }
 
 /** The run's tool calls as `name(arguments) → status: output`, in order. */
@@ -48,8 +58,9 @@ export async function runSeed(options: SeedRun): Promise<string[]> {
     const result = await client.run(agent, 'go', {
       ...(options.context === undefined ? {} : { context: options.context }),
       ...(options.userId === undefined ? {} : { userId: options.userId }),
+      ...options.runOptions,
     });
-    options.inspect?.(stub.runs.get(result.runId));
+    options.inspect?.(stub.runs.get(result.runId), result);
     return result.toolCalls.map(
       (call) => `${call.toolName}(${JSON.stringify(call.arguments)}) → ${call.status}: ${call.output}`,
     );
