@@ -5,14 +5,115 @@
  * so that a key at its limit never holds slots that other keys' calls could use: keys do not wait for each
  * other, and a busy key cannot starve a quiet one. Within a key calls go in the order they came.
  *
- * A tool without `concurrency` never enters this file: the gate is decided when the tool is defined.
+ * The permits of a tool live in one gate per tool definition, shared by every client and `invokeTool` of this
+ * process that runs it, made at the tool's first call. A tool without `concurrency` never enters this file.
  *
  * @module
  */
-import { type ConcurrencyGate, MAX_CONCURRENCY_KEY_CHARS, type Waiter } from '../tool/concurrency';
 import { errorText } from '../tool/model-text';
+import type { ToolInternals } from '../tool/tool';
 import { type Settled, timed } from './signal';
 import type { CallState } from './types';
+
+/** Longest concurrency key, in characters. */
+const MAX_CONCURRENCY_KEY_CHARS = 256;
+
+interface Waiter {
+  readonly call: object;
+  /** Set when the call ended while it waited: it is skipped. */
+  gone: boolean;
+  grant(): void;
+}
+
+/** What a gate counts, for `client.stats`. */
+export interface GateStats {
+  /** Calls holding a permit (running `execute`). */
+  running: number;
+  /** Calls waiting for a permit. */
+  waiting: number;
+}
+
+/** The permits of one tool in this process, shared by every client and `invokeTool` that runs it. */
+class ConcurrencyGate {
+  readonly limit: number;
+  readonly key: ((input: unknown, ctx: never) => unknown) | undefined;
+  readonly #running = new Map<string, number>();
+  /** Waiting calls by key, each in arrival order; a key is present only while it has waiters. */
+  readonly #waiting = new Map<string, Waiter[]>();
+  #runningTotal = 0;
+  #waitingTotal = 0;
+
+  constructor(limit: number, key: ((input: unknown, ctx: never) => unknown) | undefined) {
+    this.limit = limit;
+    this.key = key;
+  }
+
+  get stats(): GateStats {
+    return { running: this.#runningTotal, waiting: this.#waitingTotal };
+  }
+
+  /** Takes a permit for `key` now when one is free and nobody of that key waits. */
+  tryEnter(key: string): boolean {
+    const running = this.#running.get(key) ?? 0;
+    if (running >= this.limit || this.#waiting.has(key)) return false;
+    this.#running.set(key, running + 1);
+    this.#runningTotal += 1;
+    return true;
+  }
+
+  enqueue(key: string, waiter: Waiter): void {
+    const line = this.#waiting.get(key);
+    if (line === undefined) this.#waiting.set(key, [waiter]);
+    else line.push(waiter);
+    this.#waitingTotal += 1;
+  }
+
+  /** Gives a permit of `key` back; the next live waiter of that key takes it. */
+  leave(key: string): void {
+    const running = (this.#running.get(key) ?? 1) - 1;
+    this.#runningTotal -= 1;
+    if (running === 0) this.#running.delete(key);
+    else this.#running.set(key, running);
+    this.#grantNext(key);
+  }
+
+  #grantNext(key: string): void {
+    const line = this.#waiting.get(key);
+    while (line !== undefined && line.length > 0) {
+      const waiter = line.shift() as Waiter;
+      this.#waitingTotal -= 1;
+      if (line.length === 0) {
+        // Leaves the rotation; a key that comes back joins at its end (Map order): keys are served in turn.
+        this.#waiting.delete(key);
+      }
+      if (waiter.gone) continue;
+      this.#running.set(key, (this.#running.get(key) ?? 0) + 1);
+      this.#runningTotal += 1;
+      waiter.grant();
+      return;
+    }
+  }
+}
+
+/** A tool's `concurrency` as `tool()` kept it. */
+type Concurrency = NonNullable<ToolInternals['concurrency']>;
+
+/** The gate of each tool definition's `concurrency` (a copy of a tool, e.g. a replayed one, keeps the object). */
+const gates = new WeakMap<Concurrency, ConcurrencyGate>();
+
+function gateOf(concurrency: Concurrency): ConcurrencyGate {
+  let gate = gates.get(concurrency);
+  if (gate === undefined) {
+    gate = new ConcurrencyGate(concurrency.limit, concurrency.key);
+    gates.set(concurrency, gate);
+  }
+  return gate;
+}
+
+/** What the gate of a tool's `concurrency` counts now (nothing running or waiting before its first call). */
+export function concurrencyStats(concurrency: Concurrency): GateStats {
+  return gates.get(concurrency)?.stats ?? { running: 0, waiting: 0 };
+}
 
 /** The permit each call holds, by call: given back when the call ends ({@link releasePermit}). */
 const permits = new WeakMap<CallState, { gate: ConcurrencyGate; key: string }>();
@@ -37,11 +138,12 @@ export function releasePermit(call: CallState): void {
  */
 export function enterGate(
   call: CallState,
-  gate: ConcurrencyGate,
+  concurrency: Concurrency,
   input: unknown,
   go: () => void,
   stopped: (call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'value' }>) => void,
 ): void {
+  const gate = gateOf(concurrency);
   let key: unknown = '';
   if (gate.key !== undefined) {
     try {

@@ -645,9 +645,9 @@ function revalidate(call: CallState, edited: Record<string, unknown>): void {
 function execute(call: CallState, input: unknown, approved: boolean): void {
   const { internals } = call;
   // A tool with `concurrency` waits for a permit first (./concurrency.ts), then comes back here holding it.
-  const gate = internals.concurrency;
-  if (gate !== undefined && !holdsPermit(call)) {
-    enterGate(call, gate, input, () => guarded(call, () => execute(call, input, approved)), stopped);
+  const { concurrency } = internals;
+  if (concurrency !== undefined && !holdsPermit(call)) {
+    enterGate(call, concurrency, input, () => guarded(call, () => execute(call, input, approved)), stopped);
     return;
   }
   call.ctx.approved = approved;

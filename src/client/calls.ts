@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { concurrencyStats, type GateStats } from '../call/concurrency';
 import { startByName, type ToolRegistry } from '../call/registry';
 import { abortReason, settleThen } from '../call/signal';
 import type {
@@ -31,7 +32,6 @@ import type {
 } from '../call/types';
 import type { ConnectionError } from '../errors';
 import type { Logger, Redactor } from '../logger';
-import type { GateStats } from '../tool/concurrency';
 import {
   busyText,
   cancelledText,
@@ -341,10 +341,10 @@ export class CallRunner implements ExecutionOwner {
     const { registry } = this.#options;
     let stats: Record<string, GateStats> | undefined;
     for (const name of registry.names()) {
-      const gate = toolInternals(registry.get(name))?.concurrency;
-      if (gate === undefined) continue;
+      const concurrency = toolInternals(registry.get(name))?.concurrency;
+      if (concurrency === undefined) continue;
       stats ??= {};
-      stats[name] = gate.stats;
+      stats[name] = concurrencyStats(concurrency);
     }
     return stats;
   }

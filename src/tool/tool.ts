@@ -36,7 +36,6 @@ import {
   optionsFault,
   type Rule,
 } from './check-options';
-import { ConcurrencyGate } from './concurrency';
 import { type ContentInput, content } from './content';
 import { type LegacyZod3Schema, resolveSchema, type SchemaAdapter } from './schema';
 import { isStandardSchema } from './schema/standard';
@@ -1090,8 +1089,10 @@ export interface ToolInternals {
   readonly timeoutMs: number | undefined;
   readonly retry: RetryOptions | undefined;
   readonly sensitiveFieldNames: readonly string[];
-  /** The permits of `concurrency`, when given (./concurrency.ts). */
-  readonly concurrency?: ConcurrencyGate | undefined;
+  /** `concurrency`, when given: its permits are kept per definition by src/call/concurrency.ts. */
+  readonly concurrency?:
+    | { readonly limit: number; readonly key: ((input: unknown, ctx: never) => unknown) | undefined }
+    | undefined;
   /** `slots`: what one call counts against a client's `maxConcurrency` (1 when absent). */
   readonly slots?: number | undefined;
   /** Gets the call's `ctx` too (the AI SDK's `toModelOutput` reads the call id and input through it). */
@@ -1432,10 +1433,10 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     ...(loose.concurrency === undefined
       ? {}
       : {
-          concurrency: new ConcurrencyGate(
-            loose.concurrency.limit,
-            loose.concurrency.key as ((input: unknown, ctx: never) => unknown) | undefined,
-          ),
+          concurrency: Object.freeze({
+            limit: loose.concurrency.limit,
+            key: loose.concurrency.key as ((input: unknown, ctx: never) => unknown) | undefined,
+          }),
         }),
     ...(loose.slots === undefined || loose.slots === 1 ? {} : { slots: loose.slots }),
   };
