@@ -333,7 +333,7 @@ export interface CallUpdateHooks {
   /** A socket (re)opened; `resumed: false` when it began a new session. */
   reconnected(resumed?: boolean): void;
   /** The frames of a call to write before its result (absent in a test double: none). See {@link CallUpdates.lead}. */
-  lead?(callId: string, all: boolean): ClientFrame[];
+  lead?(callId: string, all: boolean): readonly ClientFrame[];
   /** `answer` from the service. */
   answer(frame: FrameOf<ServiceFrame, 'answer'>): void;
   /** What the service takes on the current socket (absent in a test double: nothing). */
@@ -392,6 +392,8 @@ export interface CallUpdatesOptions {
   /** When events and kept frames may be written; without it, they are written at once. */
   pacing?: Pacing;
 }
+
+const NOTHING_QUEUED: readonly KeptFrame[] = Object.freeze([]);
 
 /** A frame the call updates keep of a call and may queue (see {@link CallUpdates.lead}). */
 type KeptFrame = FrameOf<ClientFrame, 'tool_event'> | StepFrame | SnapshotFrame;
@@ -637,9 +639,10 @@ export class CallUpdates implements CallUpdateHooks {
    * its step results, every event and the latest update of each type, in that order; else the frames of the call
    * still waiting in the queue, which leave it.
    */
-  lead(callId: string, all: boolean): KeptFrame[] {
+  lead(callId: string, all: boolean): readonly KeptFrame[] {
     if (all) return this.#kept(callId);
-    if (this.#queueAt >= this.#queue.length) return [];
+    // The usual case, a result with nothing queued before it: no array made for it.
+    if (this.#queueAt >= this.#queue.length) return NOTHING_QUEUED;
     const mine: KeptFrame[] = [];
     const rest: KeptFrame[] = [];
     for (let i = this.#queueAt; i < this.#queue.length; i++) {

@@ -301,7 +301,7 @@ export class CallRunner implements ExecutionOwner {
       widgetInvalid: (info) => events.widgetInvalid(info),
       takesContent: () => options.updates.takesContent,
       logger,
-      ...(updates.lead === undefined ? {} : { lead: (callId, all) => updates.lead?.(callId, all) ?? [] }),
+      ...(updates.lead === undefined ? {} : { lead: updates.lead.bind(updates) }),
     });
     this.#approvals = new Approvals({
       onApproval: options.onApproval,

@@ -114,7 +114,7 @@ export interface OutboxOptions {
    * one the call updates keep of it; else those still waiting for room (they leave the updates' queue). None when
    * absent.
    */
-  lead?(callId: string, all: boolean): ClientFrame[];
+  lead?(callId: string, all: boolean): readonly ClientFrame[];
 }
 
 /**
@@ -144,7 +144,7 @@ interface Entry {
   /** The size of `frame` as sent, in bytes (see {@link frameBytes}). */
   bytes: number;
   /** Frames of the call to write before `frame` on this socket ({@link OutboxOptions.lead}); `lead[leadAt]` next. */
-  lead: ClientFrame[] | undefined;
+  lead: readonly ClientFrame[] | undefined;
   leadAt: number;
 }
 

@@ -35,6 +35,15 @@ function withoutWidget(value: unknown): unknown {
   return rest;
 }
 
+/** The parts without a value, one each: a plain result's part is one of these, never made per call. */
+const KIND_ONLY = Object.freeze({
+  text: Object.freeze({ type: 'text' }),
+  json: Object.freeze({ type: 'json' }),
+  'error-text': Object.freeze({ type: 'error-text' }),
+  'error-json': Object.freeze({ type: 'error-json' }),
+  content: Object.freeze({ type: 'content' }),
+}) satisfies Record<string, ResultPartFrame>;
+
 /**
  * The part of a call's result:
  * - `ok` with content parts: `content` (the parts travel in `content`);
@@ -56,11 +65,11 @@ export function resultPartOf(
     if (result.status === 'error' && (isPlainObject(thrown) || Array.isArray(thrown)))
       return { type: 'error-json', value: redactedJson(thrown, redactor, call) };
     // An `errorFunction` that wrote JSON (an object or an array) for the model: the receiver parses `output`.
-    return { type: isJsonText(result.output) ? 'error-json' : 'error-text' };
+    return isJsonText(result.output) ? KIND_ONLY['error-json'] : KIND_ONLY['error-text'];
   }
-  if (result.content !== undefined) return { type: 'content' };
+  if (result.content !== undefined) return KIND_ONLY.content;
   const type = typeof result.value === 'string' ? 'text' : 'json';
-  if (!projected) return { type };
+  if (!projected) return KIND_ONLY[type];
   return { type, value: redactedJson(withoutWidget(result.value), redactor, call) };
 }
 
