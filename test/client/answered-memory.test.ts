@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { tool } from '../../src/index';
 import { recordingLogger } from '../fault/gateway';
-import { collected } from '../support/gc';
+import { collectedAll } from '../support/gc';
 import { recording, statuses } from './call-runner-harness';
 
 /** 1,000 calls of `tiny`, each with ~10 KB arguments and ~10 KB kept steps: weak references to those. */
@@ -38,8 +38,8 @@ describe('a result waiting for its ack', () => {
     const kept = receiveLargeCalls(calls);
     expect(calls.unacked).toBe(1_000);
     expect(statuses(sent)).toHaveLength(1_000);
-    // Collected until the last call's arguments go (or 10 full collections pass), then every one is looked at.
-    await collected(kept.at(-2) as WeakRef<object>);
+    // Collected until every one goes (or 10 full collections pass: one still held then is held for good).
+    await collectedAll(kept);
     const held = kept.flatMap((ref, index) => (ref.deref() === undefined ? [] : [index]));
     expect(held).toEqual([]);
     // Still answered from the outbox, without running again; its arguments, not kept, are not compared.

@@ -18,3 +18,13 @@ export async function collected(ref: WeakRef<object>, rounds = 10): Promise<bool
   }
   return false;
 }
+
+/** Collects garbage until every ref of `refs` is cleared or `rounds` passes have run; returns whether all were. */
+export async function collectedAll(refs: readonly WeakRef<object>[], rounds = 10): Promise<boolean> {
+  for (let round = 0; round < rounds; round += 1) {
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    if (refs.every((ref) => ref.deref() === undefined)) return true;
+  }
+  return false;
+}
