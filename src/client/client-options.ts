@@ -28,6 +28,7 @@ import {
 } from '../tool/check-options';
 import { aToolSet, type ToolSetOf, type ToolsGiven, toTools, uniqueTools } from '../tool/shapes';
 import { type Tool, toolInternals } from '../tool/tool';
+import { API_KEY_PATTERN } from '../wire/api-key';
 import type { ConnectOptions, ReconnectOptions } from '../wire/connection';
 import { MAX_BUILD_ID_CHARS, type ToolChoice } from '../wire/protocol';
 import type { WebSocketConstructor } from '../wire/transport';
@@ -406,7 +407,7 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     apiKey: {
       ...oneOf(
         aString('a non-empty string of printable ASCII without spaces (it travels in an HTTP header)', {
-          pattern: /^[\x21-\x7e]+$/,
+          pattern: API_KEY_PATTERN,
         }),
         { ...aFunction, expected: 'a function returning one (read before every connection attempt)' },
       ),
