@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
 import { z } from 'zod';
-import { Client, tool } from '../src/index';
+import { Client, tool } from '../src/node';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 const WARMUP_CALLS = 500;

@@ -681,7 +681,8 @@ export class CallRunner implements ExecutionOwner {
     this.#finished.add(callId);
     const { updates } = this.#options;
     if (this.#leased) updates.ended(execution);
-    if (execution.updated) {
+    const { updated } = execution;
+    if (updated) {
       // Its open questions are dropped, and the last progress or preliminary result goes before the result.
       updates.beforeResult(callId);
       this.#updated.add(callId);
@@ -696,7 +697,7 @@ export class CallRunner implements ExecutionOwner {
           execution.redaction,
         )
       : undefined;
-    const { output } = this.#outbox.add(answeredCall(execution), result, durationMs, part);
+    const { output } = this.#outbox.add(answeredCall(execution), result, durationMs, part, updated);
     this.#options.events.toolResult({
       callId,
       runId: execution.runId,

@@ -212,18 +212,20 @@ export class Outbox {
 
   /**
    * Writes the result of `frame`'s call, and keeps it until {@link Outbox.ack}. Returns the frame (its `output`
-   * is what the model reads).
+   * is what the model reads). `updated`: the call sent updates (events, progress, steps), some of which may still
+   * wait to go before its result; a call that sent none is not asked about.
    */
   add(
     frame: ToolCallFrame,
     result: ToolCallResult,
     durationMs: number,
     part?: ResultPartFrame,
+    updated = false,
   ): ToolResultFrame {
     const resultFrame = this.#resultFrame(frame, result, durationMs);
     // The result's kind (feature `result_parts`), when the frame has room for it (./result-parts.ts).
     if (part !== undefined) addResultPart(resultFrame, part, this.#options.socket.maxPayloadBytes);
-    const lead = this.#options.lead?.(frame.callId, false);
+    const lead = updated ? this.#options.lead?.(frame.callId, false) : undefined;
     const entry: Entry = {
       frame: resultFrame,
       call: frame,
