@@ -101,6 +101,17 @@ export function mcpResultText(result: unknown): string {
 export const EMPTY_MCP_ERROR = 'the MCP server reported an error without a message';
 
 /**
+ * The message an `isError` result makes the imported tool throw: its text, less a leading
+ * `Error running <the MCP tool's name>: ` (what a toolwire tool exported with `registerMcpTools` writes), since
+ * toolwire writes that prefix again with the imported name: the model reads it once.
+ */
+function errorText(text: string, mcpName: string): string {
+  const prefix = `Error running ${mcpName}: `;
+  const message = text.startsWith(prefix) ? text.slice(prefix.length) : text;
+  return message === '' ? EMPTY_MCP_ERROR : message;
+}
+
+/**
  * An MCP tool as `tools/list` describes it: the MCP SDK's `Tool` (name, description, inputSchema, annotations, …).
  * Reached through `ListToolsResult` rather than imported by its name, so that the declarations shipped for
  * `toolwire/mcp` need not give one of the two `Tool`s (theirs and toolwire's) a bundler-made name.
@@ -388,7 +399,7 @@ function importOne(client: McpToolSource, mcpTool: McpTool, name: string, option
   const execute = async (input: Record<string, unknown>, ctx: ToolContext): Promise<string> => {
     const result = await call(input, ctx);
     const text = mcpResultText(result);
-    if (isRecord(result) && result.isError === true) throw new Error(text === '' ? EMPTY_MCP_ERROR : text);
+    if (isRecord(result) && result.isError === true) throw new Error(errorText(text, mcpTool.name));
     return text;
   };
   try {

@@ -66,6 +66,47 @@ describe('importMcpTools: results of a tool with an outputSchema', () => {
     });
   });
 
+  it('reads the error once when the server already wrote toolwire’s prefix, also under another name', async () => {
+    const answer: CallToolResult = {
+      content: [{ type: 'text', text: 'Error running forecast: no forecast for Atlantis' }],
+      isError: true,
+    };
+    expect(await invokeTool(await forecastWith(answer), { city: 'Atlantis' })).toMatchObject({
+      status: 'error',
+      output: 'Error running forecast: no forecast for Atlantis',
+    });
+    const mcp = await linkedClient(serverAnswering(answer));
+    const [renamed] = await importMcpTools(mcp, { rename: (name) => `wx_${name}` });
+    expect(await invokeTool(renamed!, { city: 'Atlantis' })).toMatchObject({
+      status: 'error',
+      output: 'Error running wx_forecast: no forecast for Atlantis',
+    });
+  });
+
+  it('keeps another tool’s prefix and reads a bare prefix as an error without a message', async () => {
+    expect(
+      await invokeTool(
+        await forecastWith({
+          content: [{ type: 'text', text: 'Error running geocode: no such city' }],
+          isError: true,
+        }),
+        { city: 'Atlantis' },
+      ),
+    ).toMatchObject({
+      status: 'error',
+      output: 'Error running forecast: Error running geocode: no such city',
+    });
+    expect(
+      await invokeTool(
+        await forecastWith({ content: [{ type: 'text', text: 'Error running forecast: ' }], isError: true }),
+        { city: 'Atlantis' },
+      ),
+    ).toMatchObject({
+      status: 'error',
+      output: 'Error running forecast: the MCP server reported an error without a message',
+    });
+  });
+
   it('reads an isError result with structured content only as that JSON', async () => {
     const forecast = await forecastWith({
       content: [],

@@ -236,7 +236,7 @@ describe('importMcpTools: tools that offer tasks', () => {
     ]);
     expect(await invokeTool(importedFailing!, {})).toMatchObject({
       status: 'error',
-      output: 'Error running charge: Error running charge: the card was declined',
+      output: 'Error running charge: the card was declined',
     });
   });
 
