@@ -592,6 +592,10 @@ export class CallUpdates implements CallUpdateHooks {
     }
     if (events.length >= EVENT_LIMITS.maxPerCall) return;
     this.#keeps(event.callId);
+    // A progress or preliminary result still waiting goes first: the service reads them in the order the tool
+    // reported them (docs/protocol/updates.md).
+    const slots = this.#calls.get(event.callId);
+    if (slots !== undefined) for (const slot of slots.values()) if (slot.waiting) this.#write(slot);
     const frame: FrameOf<ClientFrame, 'tool_event'> = {
       type: 'tool_event',
       callId: event.callId,

@@ -53,6 +53,36 @@ describe('progress over the stub', () => {
     ]);
   });
 
+  it('sends a waiting progress before the call’s next event, so the service reads them in order', async () => {
+    const exporter = tool({
+      name: 'export',
+      description: 'Exports tables.',
+      execute: async (_input, ctx) => {
+        for (let table = 1; table <= 5; table++) {
+          ctx.progress({ progress: table, total: 5 });
+          if (table === 3) ctx.emit('checkpoint', { table });
+        }
+        return 'exported 5 tables';
+      },
+    });
+    const server = await stub();
+    const worker = client(server.url, [exporter]);
+    await worker.connect();
+    const events: RunEvent[] = [];
+    await worker.run(new Agent({ name: 'A', instructions: '', tools: [exporter] }), 'go', {
+      onEvent: (event) => events.push(event),
+    });
+    const order = events.flatMap((event) =>
+      event.kind === 'tool_progress'
+        ? [`progress ${event.progress}`]
+        : event.kind === 'tool_event'
+          ? [`event ${event.event}`]
+          : [],
+    );
+    // 2 and 4 were replaced while waiting; 3 went before the event, 5 before the result.
+    expect(order).toEqual(['progress 1', 'progress 3', 'event checkpoint', 'progress 5']);
+  });
+
   it('delivers the last progress once after a dropped connection: nothing lost, nothing twice', async () => {
     const server = await stub();
     const proxy = await proxyTo(server);
