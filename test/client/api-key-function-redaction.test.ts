@@ -2,9 +2,10 @@
  * The keys an `apiKey` function returns are redacted wherever a key given as a string is (tool outputs and
  * errors, the frames that carry them, `tool_result` and `error` events, log lines, `ctx.logger`), in every
  * encoding the redactor covers, from the first key the function returns to the last, across a rotation and a key
- * function that then fails quoting the keys it returned before.
+ * function that then fails quoting the keys it returned before. Spans too (a recording tracer).
  */
 import { describe, expect, it } from 'vitest';
+import type { CallTrace, ToolTracing } from '../../src/client/tracing';
 import { Client, tool } from '../../src/index';
 import { REDACTED } from '../../src/redact';
 import { recordingLogger } from '../support/recording-logger';
@@ -23,6 +24,28 @@ function forms(key: string): string {
     `\\u006b${key.slice(1)}`,
     `%6B${key.slice(1)}`,
   ].join(' | ');
+}
+
+/** A tracer that keeps what the client hands each call's span: its arguments, events, output and error. */
+function recordingTracer(): { tracing: ToolTracing; spans: unknown[] } {
+  const spans: unknown[] = [];
+  const tracing: ToolTracing = {
+    startCall(call) {
+      const trace: CallTrace = {
+        event: (name, attributes) => spans.push({ name, attributes }),
+        run: (fn) => fn(),
+        end: (result) => {
+          const error =
+            result.error instanceof Error
+              ? { message: result.error.message, stack: result.error.stack }
+              : undefined;
+          spans.push({ arguments: call.arguments(), output: result.output, error });
+        },
+      };
+      return trace;
+    },
+  };
+  return { tracing, spans };
 }
 
 /** Fails when `captured`, written as JSON, holds either key in any of the forms above. */
@@ -55,12 +78,14 @@ describe('a Client whose apiKey is a function', () => {
       },
     });
     const { logger, lines } = recordingLogger();
+    const { tracing, spans } = recordingTracer();
     const client = new Client({
       url: FAKE_URL,
       WebSocket: fakeWebSocket(),
       apiKey,
       tools: [echo, leak],
       logger,
+      tracing,
       reconnect: { initialDelayMs: 1, maxDelayMs: 1, maxAttempts: 3 },
     });
     clients.push(client);
@@ -115,6 +140,8 @@ describe('a Client whose apiKey is a function', () => {
     expectNoKey(frames);
     expectNoKey(events);
     expectNoKey(lines);
+    expectNoKey(spans);
+    expect(spans.filter((span) => (span as { output?: string }).output !== undefined)).toHaveLength(4);
     // The failure was reported, each time, with its cause scrubbed.
     const keyFailures = events.filter(
       (event) => (event as { message?: string }).message?.startsWith('the apiKey function threw') === true,
