@@ -51,6 +51,7 @@ export const BROWSER_TESTS = [
 /** Files of the slow tier (besides the browser's). */
 export const SLOW_TESTS = [
   'test/fault/**/*.test.ts',
+  'test/fleet/**/*.test.ts',
   'test/package/**/*.test.ts',
   'test/property/**/*.test.ts',
   'test/seeds/**/*.test.ts',

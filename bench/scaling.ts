@@ -5,7 +5,9 @@
  * (the key file is rewritten and the old key revoked mid-way). Prints calls/s, the spread of calls between
  * workers, and calls lost and duplicated; writes bench/results/scaling.md.
  *
- * `--workers 1,2` picks the fleet sizes, `--runs <n>` the runs per size (40 calls each, 4 tenants).
+ * `--workers 1,2` picks the fleet sizes, `--runs <n>` the runs per size (40 calls each, 4 tenants), `--out <file>`
+ * where the report goes (a smoke run can keep the committed one). The report is written again after each size,
+ * so a run stopped part-way keeps the rows it measured. Every worker is killed after its size, failed or not.
  *
  * @module
  */
@@ -23,6 +25,11 @@ const flag = (name: string) => {
 };
 const SIZES = (flag('--workers') ?? '1,2,4,8').split(',').map(Number);
 const RUNS = Number(flag('--runs') ?? '20');
+const OUT = flag('--out') ?? fileURLToPath(new URL('./results/scaling.md', import.meta.url));
+if (SIZES.some((size) => !Number.isInteger(size) || size < 1) || !Number.isInteger(RUNS) || RUNS < 1) {
+  console.error('usage: bench/scaling.ts [--workers 1,2,4,8] [--runs 20] [--out file.md]');
+  process.exit(2);
+}
 const CALLS = 40;
 
 /** A worker process: its stdout lines, and a promise of its first line starting with `prefix`. */
@@ -69,9 +76,24 @@ async function measure(size: number): Promise<Row> {
     logger: silentLogger,
   });
   const key = keyFile('scale-key-1');
+  const spawned: Array<ReturnType<typeof spawnClient>> = [];
+  try {
+    return await measureWith(size, server, key, spawned);
+  } finally {
+    for (const w of spawned) w.child.kill('SIGKILL');
+    await server.close();
+  }
+}
+
+async function measureWith(
+  size: number,
+  server: Awaited<ReturnType<typeof startStubServer>>,
+  key: ReturnType<typeof keyFile>,
+  spawned: Array<ReturnType<typeof spawnClient>>,
+): Promise<Row> {
   const workers = await Promise.all(
     Array.from({ length: size }, (_, i) => {
-      const spawned = spawnClient(
+      const worker = spawnClient(
         fileURLToPath(new URL('../test/fleet/fixtures/worker.ts', import.meta.url)),
         {
           TOOLWIRE_URL: server.url,
@@ -82,7 +104,8 @@ async function measure(size: number): Promise<Row> {
           BUILD_ID: size > 1 && i >= size / 2 ? 'b2' : 'b1',
         },
       );
-      return spawned.line('ready').then(() => spawned);
+      spawned.push(worker);
+      return worker.line('ready').then(() => worker);
     }),
   );
   server.setCurrentBuild('b1');
@@ -106,8 +129,6 @@ async function measure(size: number): Promise<Row> {
     perWorker.set(name, (perWorker.get(name) ?? 0) + 1);
   }
   const ran = workers.flatMap((w) => w.lines.filter((line) => line.startsWith('ran ')));
-  for (const w of workers) w.child.kill('SIGKILL');
-  await server.close();
   return {
     workers: size,
     calls: ok.length,
@@ -122,25 +143,28 @@ async function measure(size: number): Promise<Row> {
 }
 
 const rows: Row[] = [];
+/** The report of the rows measured so far. */
+function report(): string {
+  return [
+    `# Scaling: worker processes against one stub`,
+    '',
+    `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${RUNS} runs of ${CALLS} calls (4 tenants, 5 ms each, 2 per tenant per worker), a rolling deploy b1 → b2 and a key rotation mid-way. \`npm run bench:scaling\`.`,
+    '',
+    '| workers | calls | calls/s | lost | duplicated | calls per worker |',
+    '|---|---|---|---|---|---|',
+    ...rows.map(
+      (row) =>
+        `| ${row.workers} | ${row.calls} | ${(row.calls / row.seconds).toFixed(0)} | ${row.lost} | ${row.duplicated} | ${row.spread} |`,
+    ),
+    '',
+  ].join('\n');
+}
 for (const size of SIZES) {
   const row = await measure(size);
   rows.push(row);
   console.log(
     `${row.workers} workers: ${(row.calls / row.seconds).toFixed(0)} calls/s, ${row.lost} lost, ${row.duplicated} duplicated; ${row.spread}`,
   );
+  writeFileSync(OUT, report());
 }
-const table = [
-  `# Scaling: worker processes against one stub`,
-  '',
-  `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${RUNS} runs of ${CALLS} calls (4 tenants, 5 ms each, 2 per tenant per worker), a rolling deploy b1 → b2 and a key rotation mid-way. \`npm run bench:scaling\`.`,
-  '',
-  '| workers | calls | calls/s | lost | duplicated | calls per worker |',
-  '|---|---|---|---|---|---|',
-  ...rows.map(
-    (row) =>
-      `| ${row.workers} | ${row.calls} | ${(row.calls / row.seconds).toFixed(0)} | ${row.lost} | ${row.duplicated} | ${row.spread} |`,
-  ),
-  '',
-].join('\n');
-writeFileSync(new URL('./results/scaling.md', import.meta.url), table);
 process.exit(0);

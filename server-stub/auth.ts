@@ -4,6 +4,7 @@
  * @module
  */
 import { timingSafeEqual } from 'node:crypto';
+import { API_KEY_PATTERN, MAX_API_KEY_CHARS } from '../src/wire/api-key';
 
 /** The key of an `Authorization: Bearer <key>` header; `undefined` when the header has another form. */
 export function bearerKey(header: string): string | undefined {
@@ -21,4 +22,15 @@ export function keyAccepted(keys: ReadonlySet<string> | undefined, key: string):
     if (expected.length === given.length && timingSafeEqual(expected, given)) found = true;
   }
   return found;
+}
+
+/**
+ * Why `key` cannot be an accepted key (it travels in an HTTP header, as the client checks it), or `undefined`.
+ * The message never quotes the key.
+ */
+export function keyProblem(key: unknown): string | undefined {
+  if (typeof key !== 'string') return `must be a string, got ${key === null ? 'null' : typeof key}`;
+  if (key.length === 0 || key.length > MAX_API_KEY_CHARS || !API_KEY_PATTERN.test(key))
+    return `must be 1 to ${MAX_API_KEY_CHARS} printable ASCII characters without spaces, got a string of ${key.length} characters`;
+  return undefined;
 }

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { AgentDefinition } from '../src/wire/protocol';
 import { FEATURES, type Feature, featureOf } from '../src/wire/protocol';
+import { parseKeysFile } from './admin';
+import type { ApiKeyEntry } from './fleet';
 import { silentLogger } from './logger';
 import type { Model } from './model';
 import { openAIChatModel } from './openai-model';
@@ -23,6 +25,10 @@ Options:
   --port <n>                   TCP port (default 0: a free port)
   --host <address>             interface to bind (default 127.0.0.1)
   --api-key <key>              accepted API key; repeat for several (default: any key is accepted)
+  --api-keys-file <path>       accepted API keys, one a line: <key> or <key> <tenant>; # comments. Read
+                               again on SIGHUP (a socket on a key no longer listed is closed 4001)
+  --admin-key <key>            key of the operator routes PUT /v1/admin/keys and /v1/admin/build (default:
+                               TOOLWIRE_STUB_ADMIN_KEY; without either the routes are off)
   --script <file.json>         scripted model: an array of turns, or { "<agent>": [turns] }. It is not a
                                language model: it plays the same turns whatever is asked. Without --script
                                and --openai-base-url the script is empty and every run fails saying so
@@ -54,7 +60,13 @@ const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
 /** What the CLI should do. */
 export type CliCommand =
   | { kind: 'help' }
-  | { kind: 'start'; options: Omit<StubServerOptions, 'logger'>; debug: boolean };
+  | {
+      kind: 'start';
+      options: Omit<StubServerOptions, 'logger'>;
+      debug: boolean;
+      /** `--api-keys-file`: its path (read again on SIGHUP) and the keys it held at start. */
+      keysFile?: { path: string; keys: ApiKeyEntry[] };
+    };
 
 /**
  * Turns argv (without `node` and the script) into a command.
@@ -69,6 +81,8 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
       port: { type: 'string' },
       host: { type: 'string' },
       'api-key': { type: 'string', multiple: true },
+      'api-keys-file': { type: 'string' },
+      'admin-key': { type: 'string' },
       script: { type: 'string' },
       agents: { type: 'string' },
       'openai-base-url': { type: 'string' },
@@ -100,6 +114,17 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   if (port !== undefined) options.port = port;
   if (values.host !== undefined) options.host = values.host;
   if (values['api-key'] !== undefined) options.apiKeys = values['api-key'];
+  const adminKey = values['admin-key'] ?? env.TOOLWIRE_STUB_ADMIN_KEY;
+  if (adminKey !== undefined && adminKey !== '') options.adminKey = adminKey;
+  let keysFile: { path: string; keys: ApiKeyEntry[] } | undefined;
+  const keysPath = values['api-keys-file'];
+  if (keysPath !== undefined) {
+    if (values['api-key'] !== undefined)
+      throw new Error('--api-key and --api-keys-file cannot be used together');
+    const keys = readKeysFile(keysPath, options.adminKey);
+    keysFile = { path: keysPath, keys };
+    options.apiKeys = keys.map((entry) => (typeof entry === 'string' ? entry : entry.key));
+  }
   const numeric: Array<[keyof StubServerOptions & string, string]> = [
     ['callDeadlineMs', 'call-deadline-ms'],
     ['heartbeatIntervalMs', 'heartbeat-interval-ms'],
@@ -156,7 +181,7 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   }
   if (model) options.model = model;
   if (values.agents !== undefined) options.agents = readJson('agents', values.agents) as AgentDefinition[];
-  return { kind: 'start', options, debug: values.debug === true };
+  return { kind: 'start', options, debug: values.debug === true, ...(keysFile ? { keysFile } : {}) };
 }
 
 /** `--features a,b` (spaces allowed around the commas), `all` (the default, as the help says) or `none`. */
@@ -190,6 +215,24 @@ function checkAsFlags(options: Omit<StubServerOptions, 'logger'>): void {
         (field: string) => `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
       ),
     );
+  }
+}
+
+/**
+ * The keys of an `--api-keys-file` (server-stub/admin.ts), for the start and for each SIGHUP.
+ * @throws Error naming the flag, the file and the line at fault, never a key.
+ */
+export function readKeysFile(path: string, adminKey: string | undefined): ApiKeyEntry[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`--api-keys-file: cannot read ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return parseKeysFile(text, adminKey);
+  } catch (error) {
+    throw new Error(`--api-keys-file: ${path}: ${(error as Error).message}`);
   }
 }
 

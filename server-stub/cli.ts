@@ -6,7 +6,7 @@
  * @module
  */
 import { OptionsError } from '../src/errors';
-import { parseCliArgs, USAGE } from './cli-args';
+import { parseCliArgs, readKeysFile, USAGE } from './cli-args';
 import { consoleLogger } from './logger';
 import type { ModelInfo } from './model';
 import { startStubServer } from './server';
@@ -34,9 +34,28 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  const { keysFile } = command;
+  // The file's `<key> <tenant>` lines: set before the URL is printed, so before any client can connect.
+  if (keysFile !== undefined) stub.setApiKeys(keysFile.keys);
   process.stdout.write(`${stub.url}\n`);
   process.stderr.write(`toolwire-stub: ${describeModel(stub.model.info)}\n`);
   process.stderr.write(`toolwire-stub: ${uiLine(stub.httpUrl, command.options.apiKeys)}\n`);
+  if (keysFile !== undefined) {
+    // SIGHUP reloads the keys, as daemons reload their configuration; a bad file changes nothing.
+    process.on('SIGHUP', () => {
+      try {
+        const keys = readKeysFile(keysFile.path, command.options.adminKey);
+        const closed = stub.setApiKeys(keys);
+        process.stderr.write(
+          `toolwire-stub: SIGHUP: ${keys.length} API key${keys.length === 1 ? '' : 's'} from ${keysFile.path}; ${closed} socket${closed === 1 ? '' : 's'} on a key no longer listed closed (4001)\n`,
+        );
+      } catch (error) {
+        process.stderr.write(
+          `toolwire-stub: SIGHUP: keeping the current API keys: ${(error as Error).message}\n`,
+        );
+      }
+    });
+  }
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {

@@ -8,7 +8,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROTOCOL_VERSION } from '../src/wire/protocol';
-import { bearerKey } from './auth';
+import { getBuild, listKeys, putBuild, replaceKeys } from './admin';
+import { bearerKey, keyAccepted } from './auth';
 import type { CallDecision } from './call';
 import { answerBody, cancelBody, decisionBody, parseBody, startRunBody } from './http-bodies';
 import { decodeSegment, HttpError, readJsonBody, sendJson } from './http-io';
@@ -30,11 +31,11 @@ type Handler = (
 ) => Promise<void> | void;
 
 interface Route {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   pattern: RegExp;
   handler: Handler;
-  /** `false` for the health check and the agent UI's files. */
-  auth: boolean;
+  /** `false` for the health check and the agent UI's files; `'admin'` for the operator routes (admin key only). */
+  auth: boolean | 'admin';
 }
 
 /** `GET /v1/health`: up, and which protocol it speaks. */
@@ -247,6 +248,10 @@ const ROUTES: readonly Route[] = [
     auth: true,
     handler: answerQuestion,
   },
+  { method: 'GET', pattern: /^\/v1\/admin\/keys$/, auth: 'admin', handler: listKeys },
+  { method: 'PUT', pattern: /^\/v1\/admin\/keys$/, auth: 'admin', handler: replaceKeys },
+  { method: 'GET', pattern: /^\/v1\/admin\/build$/, auth: 'admin', handler: getBuild },
+  { method: 'PUT', pattern: /^\/v1\/admin\/build$/, auth: 'admin', handler: putBuild },
 ];
 
 /** Builds the request listener of the stub's HTTP server. Never throws; an unexpected failure is a 500. */
@@ -258,7 +263,7 @@ export function createHttpHandler(
     response.setHeader('access-control-allow-origin', '*');
     if (request.method === 'OPTIONS') {
       response.writeHead(204, {
-        'access-control-allow-methods': 'GET, POST, OPTIONS',
+        'access-control-allow-methods': 'GET, POST, PUT, OPTIONS',
         'access-control-allow-headers': 'authorization, content-type',
         'access-control-max-age': '600',
       });
@@ -294,7 +299,8 @@ async function route(
     response.setHeader('allow', matching.map((candidate) => candidate.method).join(', '));
     throw new HttpError(405, 'method_not_allowed', `${request.method} is not allowed on ${path}`);
   }
-  const tenant = found.auth ? authorize(service, request) : undefined;
+  if (found.auth === 'admin') authorizeAdmin(service, request);
+  const tenant = found.auth === true ? authorize(service, request) : undefined;
   const params = (found.pattern.exec(path) ?? []).slice(1).map(decodeSegment);
   await found.handler(service, request, response, params, tenant);
 }
@@ -314,6 +320,28 @@ function authorize(service: StubService, request: IncomingMessage): string | und
   }
   if (!keys.accepts(key)) throw new HttpError(401, 'unauthorized', 'invalid API key');
   return keys.tenantOf(key);
+}
+
+/**
+ * Checks the request's `Authorization: Bearer <key>` against the admin key: a tenant's key is refused here.
+ * @throws HttpError 404 `not_found` when the stub has no admin key (the operator routes are off), 401
+ *   `unauthorized` when the key is missing or not the admin key.
+ */
+function authorizeAdmin(service: StubService, request: IncomingMessage): void {
+  const { adminKey } = service.options;
+  if (adminKey === undefined) {
+    throw new HttpError(
+      404,
+      'not_found',
+      'the operator routes are off: start the stub with an admin key (--admin-key, TOOLWIRE_STUB_ADMIN_KEY, or startStubServer({ adminKey }))',
+    );
+  }
+  const header = request.headers.authorization;
+  const key = header === undefined ? undefined : bearerKey(header);
+  if (key === undefined) {
+    throw new HttpError(401, 'unauthorized', 'missing admin key: send "Authorization: Bearer <admin key>"');
+  }
+  if (!keyAccepted(new Set([adminKey]), key)) throw new HttpError(401, 'unauthorized', 'not the admin key');
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   PROTOCOL_DEFAULTS,
   type RetiredFeature,
 } from '../src/wire/protocol';
+import { keyProblem } from './auth';
 import { consoleLogger } from './logger';
 import type { Model } from './model';
 import { scriptedModel } from './scripted-model';
@@ -33,6 +34,12 @@ export interface StubServerOptions {
    * accepted and the server says so through the logger.
    */
   apiKeys?: readonly string[];
+  /**
+   * The key of the operator routes (`/v1/admin/keys`, `/v1/admin/build`: docs/protocol/http-api.md), which change
+   * the accepted keys and the current build at run time; 1 to 4,096 printable ASCII characters without spaces,
+   * none of `apiKeys`. @default none: the operator routes are off (404)
+   */
+  adminKey?: string;
   /**
    * The model that plays every run. @default scriptedModel([]): a scripted model with no script, so every run
    * fails with a `no_script` error saying so (give it a script, or a real model such as `openAIChatModel`).
@@ -112,7 +119,11 @@ export const STUB_DEFAULTS = {
 
 /** Options after defaults and checks. */
 export interface ResolvedStubOptions
-  extends Required<Omit<StubServerOptions, 'apiKeys' | 'agents' | 'model' | 'logger' | 'features'>> {
+  extends Required<
+    Omit<StubServerOptions, 'apiKeys' | 'adminKey' | 'agents' | 'model' | 'logger' | 'features'>
+  > {
+  /** `undefined`: the operator routes are off. */
+  adminKey: string | undefined;
   /** `undefined`: any key is accepted. */
   apiKeys: ReadonlySet<string> | undefined;
   agents: ReadonlyMap<string, AgentDefinition>;
@@ -124,6 +135,7 @@ export interface ResolvedStubOptions
 const KNOWN_KEYS = new Set<string>([
   ...Object.keys(STUB_DEFAULTS),
   'apiKeys',
+  'adminKey',
   'agents',
   'model',
   'logger',
@@ -166,6 +178,13 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
     }
     apiKeys = options.apiKeys.length > 0 ? new Set(options.apiKeys) : undefined;
   }
+  const { adminKey } = options;
+  if (adminKey !== undefined) {
+    const problem = keyProblem(adminKey);
+    // The key is a secret: described by kind and size only.
+    if (problem !== undefined) fail(`adminKey ${problem}`);
+    if (apiKeys?.has(adminKey)) fail("adminKey must not be one of apiKeys: it is no tenant's key");
+  }
   const agents = new Map<string, AgentDefinition>();
   for (const [index, agent] of (options.agents ?? []).entries()) {
     const parsed = agentDefinitionSchema.safeParse(agent);
@@ -188,6 +207,7 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
     ...numbers,
     host,
     apiKeys,
+    adminKey,
     agents,
     model,
     logger: options.logger ?? consoleLogger(),

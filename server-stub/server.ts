@@ -71,9 +71,11 @@ export interface StubServer {
    * Replaces the accepted API keys at run time (docs/protocol/fleets.md): each a string (a tenant of its own) or
    * `{ key, tenant }` (another key of an existing tenant: a rotation; its sessions resume with it). A socket
    * opened with a key no longer accepted is closed with 4001 `API key revoked`. An empty list accepts any key.
+   * From outside the process: `PUT /v1/admin/keys`, or `toolwire-stub --api-keys-file` and SIGHUP.
+   * @returns how many sockets were closed 4001.
    * @throws TypeError when a key or tenant is not a non-empty string.
    */
-  setApiKeys(keys: readonly ApiKeyEntry[]): void;
+  setApiKeys(keys: readonly ApiKeyEntry[]): number;
   /**
    * Sets the build that runs no client started are pinned to (`welcome.buildPolicy` becomes `current`), or
    * `undefined` to pin them to the first build that takes one of their calls. Runs already pinned keep theirs.

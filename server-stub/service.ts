@@ -201,16 +201,21 @@ export class StubService {
 
   /**
    * Replaces the accepted keys (docs/protocol/fleets.md). A socket opened with a key no longer accepted is closed
-   * with 4001 `API key revoked`; its session waits for a resume with a key of its tenant.
+   * with 4001 `API key revoked`; its session waits for a resume with a key of its tenant. Returns how many
+   * sockets were closed.
    */
-  setApiKeys(entries: readonly ApiKeyEntry[]): void {
+  setApiKeys(entries: readonly ApiKeyEntry[]): number {
     this.keys.set(entries);
+    let revoked = 0;
     for (const session of this.sessions.values()) {
       const { socket, apiKey } = session;
       if (socket === undefined || !this.keys.checked) continue;
-      if (apiKey === undefined || !this.keys.accepts(apiKey))
+      if (apiKey === undefined || !this.keys.accepts(apiKey)) {
         closeSocket(socket, CLOSE_CODES.unauthorized, 'API key revoked');
+        revoked += 1;
+      }
     }
+    return revoked;
   }
 
   /** `tools_update`: replaces what the session offers, then offers it the waiting calls. */

@@ -134,6 +134,13 @@ export const SHORT_SECRET = 4;
 /** Passes over a text until no rule matches (a replacement next to a match may form a new one). */
 const MAX_PASSES = 4;
 
+/**
+ * Most secrets one {@link Redactor} learns after it is made ({@link Redactor.learn}): the keys an `apiKey`
+ * function returns over a client's life, the latest ones kept (memory bounded: at most 16 keys of at most 4,096
+ * characters each).
+ */
+export const MAX_LEARNED_SECRETS = 16;
+
 /** Nesting deeper than this in {@link Redactor.value} is written as `"[Too deep]"`, never passed on unredacted. */
 export const MAX_REDACT_DEPTH = 64;
 
@@ -174,21 +181,52 @@ export interface RedactorOptions {
  * `[red·act·ed]`): then the first of `[REDACTED]`, `<redacted>`, `***`, `###`, `~~~` that no rule touches.
  */
 export class Redactor {
-  readonly #rules: readonly RedactRule[];
-  readonly #strings: string[];
-  readonly #patterns: RegExp[];
+  /** The rules given to the constructor (for a redactor made by {@link Redactor.with}: the extra ones only). */
+  readonly #own: readonly RedactRule[];
+  /** Whole-value secrets given to the constructor. */
+  readonly #ownWhole: readonly string[];
+  /** Secrets learned since ({@link Redactor.learn}), oldest first, at most {@link MAX_LEARNED_SECRETS}. */
+  readonly #learned: Array<{ secret: string; whole: boolean }> = [];
+  /** The redactor this one was made from by {@link Redactor.with}: what it learns, this one knows too. */
+  readonly #base: Redactor | undefined;
+  /** Bumped whenever the rules in force change (a secret learned here or by the base). */
+  #generation = 0;
+  /** The base's generation the rules in force were compiled from. */
+  #seen = 0;
+  #rules: readonly RedactRule[] = [];
+  #strings: string[] = [];
+  #patterns: RegExp[] = [];
   /** Secrets replaced only as whole strings ({@link RedactorOptions.whole}). */
-  readonly #whole: ReadonlySet<string>;
+  #whole: ReadonlySet<string> = new Set();
   /** Every string rule as written (longest first), or none. */
-  readonly #literal: RegExp | undefined;
+  #literal: RegExp | undefined;
   /** Every string rule in every form, or none; used only on text that holds a `\` or a `%`. */
-  readonly #encoded: RegExp | undefined;
-  /** What a match is replaced with. */
-  readonly replacement: string;
+  #encoded: RegExp | undefined;
+  #replacement = REDACTED;
 
-  constructor(rules: readonly RedactRule[], options: RedactorOptions = {}) {
-    this.#rules = [...rules];
-    this.#whole = new Set((options.whole ?? []).filter((secret) => secret !== ''));
+  constructor(rules: readonly RedactRule[], options: RedactorOptions = {}, base?: Redactor) {
+    this.#own = [...rules];
+    this.#ownWhole = (options.whole ?? []).filter((secret) => secret !== '');
+    this.#base = base;
+    if (base !== undefined) {
+      base.#sync();
+      this.#seen = base.#generation;
+    }
+    this.#compile();
+  }
+
+  /** Compiles the rules in force: the base's, then this one's own, then the learned ones. */
+  #compile(): void {
+    const learned = this.#learned.filter((entry) => !entry.whole).map((entry) => entry.secret);
+    const base = this.#base;
+    const rules = [...(base === undefined ? [] : base.#rules), ...this.#own, ...learned];
+    const whole = new Set([
+      ...(base === undefined ? [] : base.#whole),
+      ...this.#ownWhole,
+      ...this.#learned.filter((entry) => entry.whole).map((entry) => entry.secret),
+    ]);
+    this.#rules = rules;
+    this.#whole = whole;
     const strings = new Set<string>();
     this.#patterns = [];
     for (const rule of rules) {
@@ -199,12 +237,14 @@ export class Redactor {
       }
     }
     this.#strings = [...strings].sort((a, b) => b.length - a.length);
+    this.#literal = undefined;
+    this.#encoded = undefined;
     if (this.#strings.length > 0) {
       this.#literal = new RegExp(this.#strings.map(escapeRegExp).join('|'), 'g');
       // A lookahead finds every start, overlapping ones too (`abcd` and `cdef` in `abcdef`).
       this.#encoded = new RegExp(`(?=(${this.#strings.map(encodedPattern).join('|')}))`, 'g');
     }
-    this.replacement =
+    this.#replacement =
       REPLACEMENTS.find(
         (candidate) =>
           this.#strings.every((secret) => safeFor(candidate, secret)) &&
@@ -213,13 +253,60 @@ export class Redactor {
       ) ?? '';
   }
 
-  /** A redactor with these rules and `extra` (e.g. one call's sensitive values); this one is unchanged. */
+  /** Brings the rules in force up to date with what the base learned since (one comparison when nothing did). */
+  #sync(): void {
+    const base = this.#base;
+    if (base === undefined) return;
+    base.#sync();
+    if (base.#generation === this.#seen) return;
+    this.#seen = base.#generation;
+    this.#compile();
+    this.#generation += 1;
+  }
+
+  /**
+   * A redactor with these rules and `extra` (e.g. one call's sensitive values); this one is unchanged. What this
+   * one learns later ({@link Redactor.learn}) the new one knows too.
+   */
   with(extra: readonly RedactRule[]): Redactor {
-    return extra.length === 0 ? this : new Redactor([...this.#rules, ...extra], { whole: [...this.#whole] });
+    return extra.length === 0 ? this : new Redactor(extra, {}, this);
+  }
+
+  /**
+   * Adds a secret known only once the redactor is in use (a key an `apiKey` function returned): from now on it is
+   * replaced as a string rule is, or, with `whole`, only where a string is, in its entirety, that secret
+   * ({@link RedactorOptions.whole}). Every redactor made from this one by {@link Redactor.with} knows it too. At
+   * most {@link MAX_LEARNED_SECRETS} are kept: past that the oldest learned one is forgotten (the rules given to
+   * the constructor never are). A secret known already, or empty, changes nothing.
+   *
+   * @returns `true` when the secret was new.
+   */
+  learn(secret: string, options: { whole?: boolean } = {}): boolean {
+    if (secret === '') return false;
+    const whole = options.whole === true;
+    const index = this.#learned.findIndex((entry) => entry.secret === secret && entry.whole === whole);
+    if (index !== -1) {
+      // Known: it becomes the newest, the last one to be forgotten.
+      this.#learned.push(...this.#learned.splice(index, 1));
+      return false;
+    }
+    this.#learned.push({ secret, whole });
+    if (this.#learned.length > MAX_LEARNED_SECRETS) this.#learned.shift();
+    if (this.#base !== undefined) this.#sync();
+    this.#compile();
+    this.#generation += 1;
+    return true;
+  }
+
+  /** What a match is replaced with. */
+  get replacement(): string {
+    if (this.#base !== undefined) this.#sync();
+    return this.#replacement;
   }
 
   /** `true` when there is nothing to redact. */
   get empty(): boolean {
+    if (this.#base !== undefined) this.#sync();
     return this.#strings.length === 0 && this.#patterns.length === 0 && this.#whole.size === 0;
   }
 
@@ -247,6 +334,7 @@ export class Redactor {
    * whole-value secret needs the pass too: in the JSON text it is no longer a whole string.
    */
   get perString(): boolean {
+    if (this.#base !== undefined) this.#sync();
     return this.#patterns.length > 0 || this.#whole.size > 0;
   }
 
@@ -255,6 +343,7 @@ export class Redactor {
    * string rules are left to the pass over the JSON text, which finds them escaped.
    */
   inString(value: string): string {
+    if (this.#base !== undefined) this.#sync();
     if (this.#whole.has(value)) return this.replacement;
     let out = value;
     for (let pass = 0; pass < MAX_PASSES; pass++) {
@@ -301,13 +390,13 @@ export class Redactor {
     let end = -1;
     for (const [start, stop] of spans) {
       if (start >= end) {
-        if (end !== -1) out += this.replacement;
+        if (end !== -1) out += this.#replacement;
         out += text.slice(copied, start);
         end = stop;
       } else end = Math.max(end, stop);
       copied = end;
     }
-    return out + this.replacement + text.slice(copied);
+    return out + this.#replacement + text.slice(copied);
   }
 
   /**
@@ -440,6 +529,16 @@ export function clientRedactor(apiKey: string, rules: readonly RedactRule[]): Re
   return apiKey.length < SHORT_SECRET
     ? new Redactor(rules, { whole: [apiKey] })
     : new Redactor([apiKey, ...rules]);
+}
+
+/**
+ * Teaches a client's redactor a key its `apiKey` function returned, as {@link clientRedactor} treats a key given
+ * as a string: searched for in free text from {@link SHORT_SECRET} characters, else a whole-value secret.
+ *
+ * @returns `true` when the key was new to the redactor.
+ */
+export function learnApiKey(redactor: Redactor, key: string): boolean {
+  return redactor.learn(key, { whole: key.length < SHORT_SECRET });
 }
 
 /*

@@ -512,6 +512,19 @@ const CASES: Record<string, Case> = {
   'ConnectionOptions.maxBufferedBytes': { internal: 'Connection is not exported' },
   'CallUpdatesOptions.now': { internal: 'CallUpdates is not exported' },
   'ConnectionOptions.heartbeatClock': { internal: 'Connection is not exported' },
+  'ConnectionOptions.redactor': { internal: 'Connection is not exported' },
+  // none: the operator routes are off, answering 404
+  'StubServerOptions.adminKey': {
+    value: undefined,
+    accept: async (adminKey) => {
+      const server = await startStubServer({ adminKey: adminKey as undefined, logger: silent });
+      try {
+        expect((await fetch(`${server.httpUrl}/v1/admin/build`)).status).toBe(404);
+      } finally {
+        await server.close();
+      }
+    },
+  },
   'HeartbeatOptions.clock': { internal: 'Heartbeat is not exported' },
   'SchemaAdapter.acceptsOnlyAnnounced': { internal: 'a flag set by the schema adapters themselves' },
   'SettleOptions.timeoutMs': { internal: 'settleThen is not exported' },

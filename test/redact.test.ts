@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { redactingLogger } from '../src/logger';
-import { MAX_REDACT_DEPTH, REDACTED, Redactor } from '../src/redact';
+import { MAX_LEARNED_SECRETS, MAX_REDACT_DEPTH, REDACTED, Redactor } from '../src/redact';
 
 describe('Redactor', () => {
   it('takes string rules of any length, and ignores the empty string', () => {
@@ -116,5 +116,54 @@ describe('Redactor with rules that overlap', () => {
 
   it('replaces the whole span of two string rules that overlap', () => {
     expect(new Redactor(['abcd', 'cdef']).text('xabcdefx')).toBe('x[redacted]x');
+  });
+});
+
+describe('Redactor.learn', () => {
+  it('adds a secret after the redactor is made, searched for in every form, or as a whole value', () => {
+    const redactor = new Redactor([]);
+    expect(redactor.empty).toBe(true);
+    expect(redactor.learn('secret-key-1')).toBe(true);
+    expect(redactor.learn('secret-key-1')).toBe(false);
+    expect(redactor.empty).toBe(false);
+    expect(redactor.text('a secret-key-1 and %73ecret-key-1')).toBe(`a ${REDACTED} and ${REDACTED}`);
+    expect(redactor.learn('k9', { whole: true })).toBe(true);
+    expect(redactor.value({ key: 'k9', text: 'k9x' })).toEqual({ key: REDACTED, text: 'k9x' });
+    expect(redactor.perString).toBe(true);
+  });
+
+  it('is known to every redactor made from it with `with`, before and after it was made', () => {
+    const base = new Redactor(['static-rule']);
+    const before = base.with(['call-value']);
+    base.learn('learned-key-1');
+    const after = base.with(['other-value']);
+    const text = 'static-rule call-value learned-key-1 other-value';
+    expect(before.text(text)).toBe(`${REDACTED} ${REDACTED} ${REDACTED} other-value`);
+    expect(after.text(text)).toBe(`${REDACTED} call-value ${REDACTED} ${REDACTED}`);
+    base.learn('learned-key-2');
+    expect(before.text('learned-key-2')).toBe(REDACTED);
+    // The base itself never learns what its copies were given.
+    expect(base.text(text)).toBe(`${REDACTED} call-value ${REDACTED} other-value`);
+  });
+
+  it('keeps the 16 latest secrets it learned, never forgetting its own rules', () => {
+    const redactor = new Redactor(['own-rule-0']);
+    for (let n = 1; n <= MAX_LEARNED_SECRETS + 1; n++) redactor.learn(`learned-${n}`);
+    expect(redactor.text('learned-1')).toBe('learned-1');
+    expect(redactor.text(`learned-2 learned-${MAX_LEARNED_SECRETS + 1} own-rule-0`)).toBe(
+      `${REDACTED} ${REDACTED} ${REDACTED}`,
+    );
+    // Learning a known secret again makes it the newest.
+    redactor.learn('learned-2');
+    redactor.learn('learned-next');
+    expect(redactor.text('learned-2 learned-3')).toBe(`${REDACTED} learned-3`);
+  });
+
+  it('changes its replacement when a learned secret would match inside it', () => {
+    const redactor = new Redactor([]);
+    expect(redactor.replacement).toBe(REDACTED);
+    redactor.learn('dact');
+    expect(redactor.replacement).toBe('[REDACTED]');
+    expect(redactor.text('dact')).toBe('[REDACTED]');
   });
 });

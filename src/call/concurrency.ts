@@ -5,6 +5,12 @@
  * so that a key at its limit never holds slots that other keys' calls could use: keys do not wait for each
  * other, and a busy key cannot starve a quiet one. Within a key calls go in the order they came.
  *
+ * Each key has permits of its own, so a freed permit has one taker, the next live call of its key: there is no
+ * choice between keys to make here, and no key's waiting calls can delay another key's. Where keys do compete is
+ * for the host's slots, before a call's key is known (it needs the validated input): calls waiting for a first
+ * slot start in the order they came (src/client/slots.ts). So keys share a client fairly while the keys at their
+ * limit leave slots free (`limit` below `maxConcurrency`, or the busy keys' limits together below it).
+ *
  * The permits of a tool live in one gate per tool definition, shared by every client and `invokeTool` of this
  * process that runs it, made at the tool's first call. A tool without `concurrency` never enters this file.
  *

@@ -166,6 +166,7 @@ export function clientConnection(
   return new Connection({
     url: resolved.url,
     apiKey: resolved.apiKey,
+    redactor: parts.redactor,
     WebSocket: options.WebSocket,
     reconnect: resolved.reconnect,
     heartbeatIntervalMs: options.heartbeatIntervalMs,
@@ -315,7 +316,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const resolved = resolveClientOptions(options as ClientOptions);
     this.#registry = new ToolRegistry(resolved.tools);
     this.#maxConcurrency = resolved.maxConcurrency;
-    // A key function's keys are read later, one per attempt: only a key given as a string is known now.
+    // A key function's keys are read later, one per attempt: only a key given as a string is known now; the
+    // connection teaches the redactor each one the function returns before it is used (src/wire/connection.ts).
     const staticKey = typeof resolved.apiKey === 'string' ? resolved.apiKey : undefined;
     const redactor = clientRedactor(staticKey ?? '', resolved.redact);
     const logger = redactingLogger(options.logger ?? silentLogger, redactor);

@@ -7,6 +7,7 @@
 import { ConnectionError } from '../errors';
 import { scrubError } from '../logger';
 import { isThenable } from '../maybe';
+import type { Redactor } from '../redact';
 import { describeThrown } from './transport';
 
 /** A key, or a function that returns one (or a promise of one). */
@@ -27,20 +28,24 @@ export type KeyRead = { ok: true; key: string } | { ok: false; error: Connection
 /**
  * Calls the key function once, within {@link API_KEY_TIMEOUT_MS}. A throw, a rejection, a hang or a value that is
  * not a key fails with `ConnectionError` `api_key_failed`; its message and `cause` are scrubbed of `previous` (the
- * last key read) and of whatever the function returned, so no key is shown.
+ * last key read), of whatever the function returned, and of every secret `redactor` knows (the client's: each key
+ * the function returned before, in every encoding it covers), so no key is shown.
  */
 export async function readApiKey(
   source: () => string | Promise<string>,
   previous: string | undefined,
   timeoutMs: number = API_KEY_TIMEOUT_MS,
+  redactor?: Redactor,
 ): Promise<KeyRead> {
   let returned: unknown;
   const secrets = (): string[] =>
     [previous, typeof returned === 'string' ? returned : undefined].filter(
       (secret): secret is string => secret !== undefined && secret.length > 0,
     );
-  const scrub = (text: string) =>
-    secrets().reduce((out, secret) => out.replaceAll(secret, '[redacted]'), text);
+  const scrub = (text: string) => {
+    const out = secrets().reduce((done, secret) => done.replaceAll(secret, '[redacted]'), text);
+    return redactor === undefined ? out : redactor.text(out);
+  };
   const failed = (detail: string, cause?: unknown): KeyRead => ({
     ok: false,
     error: new ConnectionError(

@@ -9,7 +9,8 @@
  */
 import { ConnectionError, OptionsError, type ProtocolError } from '../errors';
 import { displayUrl, type Logger, scrubError } from '../logger';
-import { type ApiKeySource, readApiKey } from './api-key';
+import { learnApiKey, type Redactor, SHORT_SECRET } from '../redact';
+import { API_KEY_TIMEOUT_MS, type ApiKeySource, readApiKey } from './api-key';
 import { BACKPRESSURE_DEFAULTS } from './backpressure';
 import type { HeartbeatClock } from './heartbeat';
 import { Link, type LinkClose, type LinkOptions, type Welcome } from './link';
@@ -93,6 +94,11 @@ export interface ConnectionOptions extends Pick<LinkOptions, 'onRefused'> {
   url: string;
   /** The key, or a function read before every connection attempt (./api-key.ts). */
   apiKey: ApiKeySource;
+  /**
+   * The owner's redactor: each key a key function returns is added to it before it is used anywhere (a socket,
+   * a log line, an error), so that it is redacted wherever a key given as a string is. @default none
+   */
+  redactor?: Redactor;
   WebSocket: WebSocketConstructor | undefined;
   /** `false` disables reconnecting. */
   reconnect: ReconnectOptions | false;
@@ -277,13 +283,21 @@ export class Connection {
     if (typeof source === 'string') key = source;
     else {
       // A key function: read before every attempt; a throw, a hang or a bad value fails this attempt only.
-      const read = await readApiKey(source, this.#key);
-      if (this.#state === 'closed') return;
+      const { redactor } = this.#options;
+      const read = await readApiKey(source, this.#key, API_KEY_TIMEOUT_MS, redactor);
       if (!read.ok) {
-        this.#attemptFailed({ error: read.error, fatal: false }, false);
+        if (this.#state !== 'closed') this.#attemptFailed({ error: read.error, fatal: false }, false);
         return;
       }
       key = read.key;
+      // Known to the redactor before anything can show it, even when the client closed meanwhile.
+      if (redactor !== undefined && learnApiKey(redactor, key) && key.length < SHORT_SECRET) {
+        this.#options.logger.warn(
+          { length: key.length },
+          `the apiKey function returned a key shorter than ${SHORT_SECRET} characters: it is not searched for inside the texts tools return, log and throw, only replaced where it is a whole value; use a longer key in production`,
+        );
+      }
+      if (this.#state === 'closed') return;
       const refused = this.#refusedKey;
       this.#refusedKey = undefined;
       if (refused !== undefined && refused === key) {

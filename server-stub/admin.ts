@@ -1,0 +1,167 @@
+/**
+ * The operator's ways to change the stub while it runs, from outside its process (docs/protocol/http-api.md,
+ * "Operator routes"; docs/protocol/stub.md): the routes `/v1/admin/keys` and `/v1/admin/build`, which take the admin
+ * key alone, and the keys file of `toolwire-stub --api-keys-file`, read again on SIGHUP. The keys are secrets:
+ * nothing here answers, logs or throws one; a key is shown by its fingerprint (`k_` and 16 hex digits of its
+ * SHA-256) at most.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import * as z from 'zod/mini';
+import { MAX_BUILD_ID_CHARS } from '../src/wire/protocol';
+import { keyProblem } from './auth';
+import type { ApiKeyEntry } from './fleet';
+import { parseBody } from './http-bodies';
+import { HttpError, readJsonBody, sendJson } from './http-io';
+import type { StubService } from './service';
+import { tenantIdOf } from './tenants';
+
+/** Most keys one list may hold (`PUT /v1/admin/keys`, a keys file). */
+export const MAX_ADMIN_KEYS = 1_000;
+
+/** Longest tenant name, in characters. */
+export const MAX_TENANT_CHARS = 256;
+
+/** The fingerprint a key is shown by: never the key itself. */
+export function keyId(key: string): string {
+  return `k_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+}
+
+/** Why `tenant` cannot name a tenant, or `undefined`. */
+function tenantProblem(tenant: unknown): string | undefined {
+  if (typeof tenant !== 'string' || tenant.length === 0 || tenant.length > MAX_TENANT_CHARS)
+    return `must be a string of 1 to ${MAX_TENANT_CHARS} characters`;
+  return undefined;
+}
+
+/**
+ * Checks a list of keys an operator gave (not empty: that would accept any key; without the admin key, which is
+ * no tenant's).
+ * @throws Error with a message naming the entry at fault (`keys[2].tenant must be …`), never a key.
+ */
+export function checkKeyList(
+  entries: readonly unknown[],
+  adminKey: string | undefined,
+  where = 'keys',
+): ApiKeyEntry[] {
+  if (entries.length === 0)
+    throw new Error(`${where} must list at least one key (an empty list would accept any key)`);
+  if (entries.length > MAX_ADMIN_KEYS)
+    throw new Error(`${where} may list at most ${MAX_ADMIN_KEYS} keys, got ${entries.length}`);
+  return entries.map((entry, index) => {
+    const at = `${where}[${index}]`;
+    const isObject = typeof entry === 'object' && entry !== null && !Array.isArray(entry);
+    const key = isObject ? (entry as { key?: unknown }).key : entry;
+    const problem = keyProblem(key);
+    if (problem !== undefined) throw new Error(`${isObject ? `${at}.key` : at} ${problem}`);
+    if (key === adminKey) throw new Error(`${at} is the admin key, which is no tenant's key`);
+    if (!isObject) return key as string;
+    const { tenant } = entry as { tenant?: unknown };
+    const bad = tenantProblem(tenant);
+    if (bad !== undefined) throw new Error(`${at}.tenant ${bad}`);
+    return { key: key as string, tenant: tenant as string };
+  });
+}
+
+/**
+ * The keys of a keys file: one a line, `<key>` or `<key> <tenant>`; blank lines and lines starting with `#`
+ * ignored.
+ * @throws Error naming the line at fault, never a key.
+ */
+export function parseKeysFile(text: string, adminKey: string | undefined): ApiKeyEntry[] {
+  const entries: unknown[] = [];
+  const lines = text.split(/\r?\n/);
+  for (const [index, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const fields = line.split(/\s+/);
+    if (fields.length > 2) throw new Error(`line ${index + 1} must be "<key>" or "<key> <tenant>"`);
+    entries.push(fields.length === 1 ? fields[0] : { key: fields[0], tenant: fields[1] });
+  }
+  try {
+    return checkKeyList(entries, adminKey, 'the file');
+  } catch (error) {
+    // `the file[3]` is the third key, not a line: say which line it is on.
+    throw new Error(
+      (error as Error).message.replace(/^the file\[(\d+)\]/, (_, n: string) => `key ${Number(n) + 1}`),
+    );
+  }
+}
+
+/** `PUT /v1/admin/keys`: `{ keys: Array<string | { key, tenant }> }`. */
+const keysBody = z.object(
+  { keys: z.array(z.unknown(), { error: 'must be an array' }) },
+  { error: 'request body must be a JSON object' },
+);
+
+/** `PUT /v1/admin/build`: `{ buildId: string | null }`. */
+const buildBody = z.object(
+  {
+    buildId: z.nullable(
+      z.string({ error: `must be a string of 1 to ${MAX_BUILD_ID_CHARS} characters, or null` }).check(
+        z.minLength(1, { error: `must be a string of 1 to ${MAX_BUILD_ID_CHARS} characters, or null` }),
+        z.maxLength(MAX_BUILD_ID_CHARS, {
+          error: `must be a string of 1 to ${MAX_BUILD_ID_CHARS} characters, or null`,
+        }),
+      ),
+    ),
+  },
+  { error: 'request body must be a JSON object' },
+);
+
+/** `GET /v1/admin/keys`: the accepted keys by fingerprint, with their tenants' ids. */
+export function listKeys(service: StubService, _req: IncomingMessage, res: ServerResponse): void {
+  const keys = [...(service.keys.keys ?? [])].map((key) => ({
+    id: keyId(key),
+    tenantId: tenantIdOf(service.keys.tenantOf(key)),
+  }));
+  sendJson(res, 200, { checked: service.keys.checked, keys });
+}
+
+/** `PUT /v1/admin/keys`: replaces the accepted keys; sockets on a key no longer listed are closed 4001. */
+export async function replaceKeys(
+  service: StubService,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const body = parseBody(keysBody, await readJsonBody(req, service.options.maxHttpBodyBytes));
+  let entries: ApiKeyEntry[];
+  try {
+    entries = checkKeyList(body.keys, service.options.adminKey);
+  } catch (error) {
+    throw new HttpError(400, 'invalid_request', (error as Error).message);
+  }
+  const revoked = service.setApiKeys(entries);
+  const tenants = new Set(entries.map((entry) => (typeof entry === 'string' ? entry : entry.tenant)));
+  service.options.logger.info(
+    { keys: entries.length, tenants: tenants.size, revoked },
+    'API keys replaced (PUT /v1/admin/keys)',
+  );
+  sendJson(res, 200, { keys: service.keys.keys?.size ?? 0, tenants: tenants.size, revoked });
+}
+
+/** The build policy as `welcome` says it. */
+function buildState(service: StubService) {
+  const current = service.currentBuild;
+  return current === undefined
+    ? { buildPolicy: 'first_call' }
+    : { buildPolicy: 'current', currentBuildId: current };
+}
+
+/** `GET /v1/admin/build`. */
+export function getBuild(service: StubService, _req: IncomingMessage, res: ServerResponse): void {
+  sendJson(res, 200, buildState(service));
+}
+
+/** `PUT /v1/admin/build`: sets the current build (`null` clears it). */
+export async function putBuild(
+  service: StubService,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const body = parseBody(buildBody, await readJsonBody(req, service.options.maxHttpBodyBytes));
+  service.currentBuild = body.buildId ?? undefined;
+  sendJson(res, 200, buildState(service));
+}

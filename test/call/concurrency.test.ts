@@ -1,0 +1,108 @@
+/**
+ * Keyed concurrency (`tool({ concurrency: { limit, key } })`, src/call/concurrency.ts) through `invokeTool`,
+ * which shares a tool's gate as every client of the process does: each key has its own permits, so a key with
+ * many waiting calls never delays another key's call; within a key calls go in the order they came; a waiting call
+ * that is cancelled is skipped. Deterministic: every `execute` waits for the test to release it.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { concurrencyStats } from '../../src/call/concurrency';
+import { invokeTool, tool } from '../../src/index';
+import { toolInternals } from '../../src/tool/tool';
+
+/** A keyed tool whose calls record when they start and end only when released, in start order. */
+function keyedTool(limit: number) {
+  const started: string[] = [];
+  const releases = new Map<string, () => void>();
+  const work = tool({
+    name: 'work',
+    description: 'Work for a tenant.',
+    parameters: z.object({ tenant: z.string(), n: z.number().int() }),
+    concurrency: { limit, key: (input) => input.tenant },
+    execute: ({ tenant, n }) =>
+      new Promise<string>((resolve) => {
+        started.push(`${tenant}${n}`);
+        releases.set(`${tenant}${n}`, () => resolve(`${tenant}${n}`));
+      }),
+  });
+  const stats = () => concurrencyStats(toolInternals(work)?.concurrency as never);
+  const release = (id: string) => {
+    const done = releases.get(id);
+    if (done === undefined) throw new Error(`${id} is not running`);
+    releases.delete(id);
+    done();
+  };
+  return { work, started, stats, release };
+}
+
+/** Lets every pending callback run (the gate grants through promise callbacks). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('tool({ concurrency: { limit, key } })', () => {
+  it('runs one tenant’s single call at once while another has 100 waiting', async () => {
+    const { work, started, stats, release } = keyedTool(2);
+    const busy = Array.from({ length: 100 }, (_, n) => invokeTool(work, { tenant: 'a', n }));
+    await settle();
+    expect(started).toEqual(['a0', 'a1']);
+    expect(stats()).toEqual({ running: 2, waiting: 98 });
+    const quiet = invokeTool(work, { tenant: 'b', n: 0 });
+    await settle();
+    expect(started).toEqual(['a0', 'a1', 'b0']);
+    expect(stats()).toEqual({ running: 3, waiting: 98 });
+    release('b0');
+    expect(await quiet).toMatchObject({ status: 'ok', output: 'b0' });
+    // Tenant a's calls go in the order they came, two at a time.
+    for (let n = 0; n < 100; n++) {
+      release(`a${n}`);
+      await settle();
+    }
+    expect(started.filter((id) => id.startsWith('a'))).toEqual(
+      Array.from({ length: 100 }, (_, n) => `a${n}`),
+    );
+    expect((await Promise.all(busy)).every((result) => result.status === 'ok')).toBe(true);
+    expect(stats()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('gives a freed permit to the next live call of its key, skipping one cancelled while it waited', async () => {
+    const { work, started, stats, release } = keyedTool(1);
+    const controller = new AbortController();
+    const first = invokeTool(work, { tenant: 'a', n: 0 });
+    const cancelled = invokeTool(work, { tenant: 'a', n: 1 }, { signal: controller.signal });
+    const third = invokeTool(work, { tenant: 'a', n: 2 });
+    await settle();
+    expect(stats()).toEqual({ running: 1, waiting: 2 });
+    controller.abort('no longer needed');
+    expect(await cancelled).toMatchObject({ status: 'cancelled' });
+    release('a0');
+    await first;
+    await settle();
+    expect(started).toEqual(['a0', 'a2']);
+    release('a2');
+    expect(await third).toMatchObject({ status: 'ok', output: 'a2' });
+    expect(stats()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('counts keys apart: a key that frees a permit gives it to no other key', async () => {
+    const { work, started, stats, release } = keyedTool(1);
+    const calls = ['a0', 'a1', 'b0', 'b1', 'c0'].map((id) =>
+      invokeTool(work, { tenant: id[0] as string, n: Number(id[1]) }),
+    );
+    await settle();
+    expect(started).toEqual(['a0', 'b0', 'c0']);
+    expect(stats()).toEqual({ running: 3, waiting: 2 });
+    release('c0');
+    await settle();
+    expect(started).toEqual(['a0', 'b0', 'c0']);
+    release('b0');
+    await settle();
+    expect(started).toEqual(['a0', 'b0', 'c0', 'b1']);
+    release('a0');
+    release('b1');
+    await settle();
+    release('a1');
+    expect((await Promise.all(calls)).map((result) => result.output)).toEqual(['a0', 'a1', 'b0', 'b1', 'c0']);
+  });
+});

@@ -1,0 +1,189 @@
+/**
+ * The stub's operator routes (`/v1/admin/keys`, `/v1/admin/build`) and its keys file: who may call them, what
+ * they refuse, and that no answer or refusal shows a key.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { keyId, parseKeysFile } from '../../server-stub/admin';
+import { parseCliArgs } from '../../server-stub/cli-args';
+import { startStubServer } from '../../server-stub/index';
+import { OptionsError } from '../../src/errors';
+import { stub } from '../fault/harness';
+import { TestClient } from './test-client';
+
+const ADMIN = 'operator-admin-key';
+
+async function call(base: string, method: string, path: string, key: string | undefined, body?: unknown) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      'content-type': 'application/json',
+      ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+    },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('operator routes', () => {
+  it('take the admin key alone, and are off without one', async () => {
+    const server = await stub({ apiKeys: ['tenant-key'], adminKey: ADMIN });
+    const base = server.httpUrl;
+    expect(await call(base, 'GET', '/v1/admin/keys', ADMIN)).toEqual({
+      status: 200,
+      body: {
+        checked: true,
+        keys: [{ id: keyId('tenant-key'), tenantId: expect.stringMatching(/^t_[0-9a-f]{16}$/) }],
+      },
+    });
+    expect(await call(base, 'GET', '/v1/admin/keys', 'tenant-key')).toEqual({
+      status: 401,
+      body: { error: { code: 'unauthorized', message: 'not the admin key' } },
+    });
+    expect(await call(base, 'PUT', '/v1/admin/build', undefined, { buildId: 'b1' })).toEqual({
+      status: 401,
+      body: {
+        error: {
+          code: 'unauthorized',
+          message: 'missing admin key: send "Authorization: Bearer <admin key>"',
+        },
+      },
+    });
+    // The admin key is no tenant's key.
+    expect((await call(base, 'GET', '/v1/runs', ADMIN)).status).toBe(401);
+
+    const plain = await stub({ apiKeys: ['tenant-key'] });
+    expect(await call(plain.httpUrl, 'PUT', '/v1/admin/keys', 'tenant-key', { keys: ['x-key'] })).toEqual({
+      status: 404,
+      body: {
+        error: {
+          code: 'not_found',
+          message:
+            'the operator routes are off: start the stub with an admin key (--admin-key, TOOLWIRE_STUB_ADMIN_KEY, or startStubServer({ adminKey }))',
+        },
+      },
+    });
+  });
+
+  it('refuses a bad key list without showing a key, and changes nothing', async () => {
+    const server = await stub({ apiKeys: ['tenant-key'], adminKey: ADMIN });
+    const put = (body: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/keys', ADMIN, body);
+    const refused = (message: string) => ({
+      status: 400,
+      body: { error: { code: 'invalid_request', message } },
+    });
+    expect(await put({ keys: [] })).toEqual(
+      refused('keys must list at least one key (an empty list would accept any key)'),
+    );
+    expect(await put({ keys: ['good-key', { key: 'sec ret', tenant: 'acme' }] })).toEqual(
+      refused(
+        'keys[1].key must be 1 to 4096 printable ASCII characters without spaces, got a string of 7 characters',
+      ),
+    );
+    expect(await put({ keys: [{ key: 'good-key', tenant: '' }] })).toEqual(
+      refused('keys[0].tenant must be a string of 1 to 256 characters'),
+    );
+    expect(await put({ keys: [ADMIN] })).toEqual(
+      refused("keys[0] is the admin key, which is no tenant's key"),
+    );
+    expect(await put({ keys: 'tenant-key' })).toEqual(refused('keys must be an array'));
+    expect(await put('{')).toMatchObject({ status: 400, body: { error: { code: 'invalid_json' } } });
+    expect((await call(server.httpUrl, 'GET', '/v1/agents', 'tenant-key')).status).toBe(200);
+  });
+
+  it('replaces the keys: a socket on a dropped key is closed 4001, a rotated tenant keeps its session', async () => {
+    const server = await stub({ apiKeys: ['key-1'], adminKey: ADMIN });
+    const client = await TestClient.connect(server.url, { apiKey: 'key-1' });
+    const put = (keys: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/keys', ADMIN, { keys });
+    expect(await put(['key-1', { key: 'key-2', tenant: 'key-1' }])).toEqual({
+      status: 200,
+      body: { keys: 2, tenants: 1, revoked: 0 },
+    });
+    expect(await put([{ key: 'key-2', tenant: 'key-1' }])).toEqual({
+      status: 200,
+      body: { keys: 1, tenants: 1, revoked: 1 },
+    });
+    expect(await client.closed).toMatchObject({ code: 4001, reason: 'API key revoked' });
+    const resumed = await TestClient.connect(server.url, {
+      apiKey: 'key-2',
+      sessionId: client.welcome?.sessionId as string,
+    });
+    expect(resumed.welcome?.resumed).toBe(true);
+    expect((await call(server.httpUrl, 'GET', '/v1/agents', 'key-1')).status).toBe(401);
+  });
+
+  it('sets and clears the current build, and refuses a bad one', async () => {
+    const server = await stub({ adminKey: ADMIN });
+    const put = (body: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/build', ADMIN, body);
+    expect(await put({ buildId: 'b2' })).toEqual({
+      status: 200,
+      body: { buildPolicy: 'current', currentBuildId: 'b2' },
+    });
+    expect(await call(server.httpUrl, 'GET', '/v1/admin/build', ADMIN)).toEqual({
+      status: 200,
+      body: { buildPolicy: 'current', currentBuildId: 'b2' },
+    });
+    const message = 'buildId must be a string of 1 to 128 characters, or null';
+    for (const bad of [{}, { buildId: '' }, { buildId: 'x'.repeat(129) }, { buildId: 7 }]) {
+      expect(await put(bad)).toEqual({ status: 400, body: { error: { code: 'invalid_request', message } } });
+    }
+    expect(await put({ buildId: null })).toEqual({ status: 200, body: { buildPolicy: 'first_call' } });
+  });
+
+  it('refuses an admin key that is no key, or is a tenant key, when the stub starts', async () => {
+    await expect(startStubServer({ adminKey: 'has space' })).rejects.toThrow(
+      new OptionsError(
+        'invalid_option',
+        'startStubServer: adminKey must be 1 to 4096 printable ASCII characters without spaces, got a string of 9 characters',
+      ),
+    );
+    await expect(startStubServer({ apiKeys: ['same-key'], adminKey: 'same-key' })).rejects.toThrow(
+      "startStubServer: adminKey must not be one of apiKeys: it is no tenant's key",
+    );
+  });
+});
+
+describe('the keys file', () => {
+  it('reads a key a line, with an optional tenant; comments and blank lines are skipped', () => {
+    expect(parseKeysFile('# acme rotates\nkey-1 acme\r\n\n  key-2   acme  \nsolo-key\n', undefined)).toEqual([
+      { key: 'key-1', tenant: 'acme' },
+      { key: 'key-2', tenant: 'acme' },
+      'solo-key',
+    ]);
+  });
+
+  it('names the line or key at fault, never the key', () => {
+    expect(() => parseKeysFile('key-1 acme extra\n', undefined)).toThrow(
+      'line 1 must be "<key>" or "<key> <tenant>"',
+    );
+    expect(() => parseKeysFile('# none\n', undefined)).toThrow(
+      'the file must list at least one key (an empty list would accept any key)',
+    );
+    expect(() => parseKeysFile('key-1\nadmin-key\n', 'admin-key')).toThrow(
+      "key 2 is the admin key, which is no tenant's key",
+    );
+  });
+
+  it('is given with --api-keys-file, not with --api-key, and the admin key comes from the environment', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolwire-keys-'));
+    const path = join(dir, 'keys.txt');
+    writeFileSync(path, 'key-1 acme\nkey-2\n');
+    expect(parseCliArgs(['--api-keys-file', path], { TOOLWIRE_STUB_ADMIN_KEY: 'adm-key' })).toEqual({
+      kind: 'start',
+      debug: false,
+      options: { apiKeys: ['key-1', 'key-2'], adminKey: 'adm-key' },
+      keysFile: { path, keys: [{ key: 'key-1', tenant: 'acme' }, 'key-2'] },
+    });
+    expect(() => parseCliArgs(['--api-keys-file', path, '--api-key', 'k'])).toThrow(
+      '--api-key and --api-keys-file cannot be used together',
+    );
+    expect(() => parseCliArgs(['--api-keys-file', join(dir, 'missing.txt')])).toThrow(
+      `--api-keys-file: cannot read ${join(dir, 'missing.txt')}: ENOENT`,
+    );
+    expect(() => parseCliArgs(['--admin-key', 'a b'], {})).toThrow(
+      '--admin-key must be 1 to 4096 printable ASCII characters without spaces, got a string of 3 characters',
+    );
+  });
+});
