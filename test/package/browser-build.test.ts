@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import * as z3 from 'zod3';
 import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
+import { TRACE_EVENTS } from '../../src/client/tracing';
 import type * as Toolwire from '../../src/index';
 import { buildBrowser, root } from './browser-bundle';
 
@@ -219,7 +220,7 @@ describe('the core in a browser bundle', () => {
       await client.connect();
       const agent = new lean.Agent({ name: 'A', instructions: '', tools: [ping] });
       expect((await client.run(agent, 'go')).finalOutput).toBe('done');
-      expect(seen).toEqual(['start ping', lean.TRACE_EVENTS.started, 'end ok pong']);
+      expect(seen).toEqual(['start ping', TRACE_EVENTS.started, 'end ok pong']);
     } finally {
       await client.close({ drain: false });
       await server.close();
