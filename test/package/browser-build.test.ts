@@ -96,6 +96,21 @@ describe('the core in a browser bundle', () => {
     expect(loaded.some((path) => closure(path).has(validator))).toBe(true);
   });
 
+  it('leaves runs out of the first download: a page loads them on its first client.run()', () => {
+    const first = [...closure(output('src/index.ts'))];
+    const inputs = first.flatMap((path) => Object.keys(metafile.outputs[path]?.inputs ?? {}));
+    expect(inputs.filter((path) => /src\/client\/(runs|run-events)\.ts$/.test(path))).toEqual([]);
+    const holders = Object.keys(metafile.outputs).filter((path) =>
+      Object.keys(metafile.outputs[path]?.inputs ?? {}).includes('src/client/runs.ts'),
+    );
+    expect(holders).toHaveLength(1);
+    const dynamic = first.flatMap(
+      (path) =>
+        metafile.outputs[path]?.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path) ?? [],
+    );
+    expect(dynamic).toContain(holders[0]);
+  });
+
   it('runs the gate, approval, retry and questions', async () => {
     let attempts = 0;
     const flaky = lean.tool({
