@@ -15,6 +15,8 @@ export default defineConfig({
     zod3: 'src/zod3.ts',
     valibot: 'src/valibot.ts',
     'json-schema': 'src/json-schema.ts',
+    // What tests use: `invokeTool`, run replay, the widget check.
+    testing: 'src/testing.ts',
     // Other SDKs' names (`defineTool`, their names on ctx).
     compat: 'src/compat.ts',
     // Adapters.

@@ -30,22 +30,9 @@ export type {
 export { Agent, type AgentOptions, type AsToolOptions } from './client/agent';
 export { Client, type ClientEvents, type ClientState } from './client/client';
 export type { CallInfo, ClientOptions, CloseOptions, RunOptions } from './client/client-options';
-export {
-  type RecordedCall,
-  ReplayError,
-  type RunRecording,
-  recordRun,
-  replayTools,
-} from './client/replay';
 export type { RunEvent, RunEventOf, RunResult, RunToolCall, ToolResultPart } from './client/runs';
-// The tracing seam (`new Client({ tracing })`), for a tracer other than `toolwire/otel`'s.
-export {
-  type CallTrace,
-  type ToolTracing,
-  TRACE_EVENTS,
-  type TracedCall,
-  type TracedResult,
-} from './client/tracing';
+// The tracing option (`new Client({ tracing })`); the shapes a tracer is handed are `toolwire/otel`'s.
+export type { ToolTracing } from './client/tracing';
 // Errors: one class per fault, each with a string `code` (docs/reference/errors.md).
 export {
   AbortError,
@@ -62,8 +49,9 @@ export {
 } from './errors';
 export type { Logger, RedactRule } from './logger';
 export { type ContentInput, type ContentPart, content, type ToolContent } from './tool/content';
-export { type ToolObject, type ToolSet, type ToolSetOf, type ToolsGiven, toolsOf } from './tool/shapes';
-// Defining tools, and calling one without a network.
+export { type ToolObject, type ToolSet, toolsOf } from './tool/shapes';
+// Defining tools, and calling one without a network (`invokeTool`, above; `toolwire/testing` has it too, with
+// replay and the widget check).
 export {
   type AnyTool,
   type AppContext,
@@ -71,7 +59,6 @@ export {
   type ApprovalPolicy,
   approvalRequired,
   type DefaultContext,
-  type EmptyInput,
   inputSchemaOf,
   type JsonSchemaObject,
   type RetryOptions,
@@ -84,7 +71,7 @@ export {
   type ToolParameters,
   tool,
 } from './tool/tool';
-export { validateWidget, type Widget, type WidgetValidation } from './tool/widget';
+export type { Widget } from './tool/widget';
 export type { ConnectOptions, ReconnectOptions } from './wire/connection';
 
 // The wire contract's names a user meets: a tool's and an agent's definition, a result's status, close codes, step limits.

@@ -10,6 +10,9 @@
  *
  * @packageDocumentation
  */
+
+import { registerRuns } from './client/client';
+import { Runs } from './client/runs';
 import { jsonSchemaAdapter } from './tool/schema/json-schema';
 import { registerPart } from './tool/schema/optional-parts';
 import { valibotAdapter } from './tool/schema/valibot';
@@ -21,6 +24,8 @@ import { loadWs } from './wire/ws';
 registerPart('zod3', { adapter: zod3Adapter, inputJsonSchema: zod3InputJsonSchema });
 registerPart('valibot', { adapter: valibotAdapter });
 registerPart('jsonSchema', { adapter: jsonSchemaAdapter, validation });
+// Runs, which a browser page loads on its first `client.run()`, are here from the start.
+registerRuns(Runs);
 // In Node, `ws` whether or not the runtime has a global WebSocket (Bun and Deno keep theirs: src/wire/transport.ts).
 registerNodeWebSocket(loadWs);
 

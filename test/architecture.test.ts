@@ -31,6 +31,7 @@ const ENTRIES = new Set([
   'src/valibot.ts',
   'src/json-schema.ts',
   'src/compat.ts',
+  'src/testing.ts',
 ]);
 
 function sourceFiles(dir: string): string[] {

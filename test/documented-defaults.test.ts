@@ -26,10 +26,10 @@ import {
   invokeTool,
   STEP_LIMITS,
   tool,
-  validateWidget,
 } from '../src/index';
 import { importMcpTools, registerMcpTools } from '../src/mcp/index';
 import { otelTracing } from '../src/otel';
+import { validateWidget } from '../src/testing';
 import { thrownMessage } from '../src/tool/output';
 import { RETRY_DEFAULTS } from '../src/tool/tool';
 import { FEATURES, PROTOCOL_DEFAULTS } from '../src/wire/protocol';

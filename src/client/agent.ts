@@ -15,6 +15,7 @@ import {
   describeValue,
   isRecord,
   type OptionsSpec,
+  type Rule,
 } from '../tool/check-options';
 import { resolveSchema, type SchemaAdapter } from '../tool/schema';
 import { aToolSet, type ToolSetOf, type ToolsGiven, toTools, uniqueTools } from '../tool/shapes';
@@ -27,8 +28,8 @@ import {
   tool,
   toolInternals,
 } from '../tool/tool';
-import type { AgentDefinition, ToolChoice } from '../wire/protocol';
-import { aToolChoice, type RunResult } from './runs';
+import { type AgentDefinition, TOOL_CHOICE_MODES, type ToolChoice, toolChoiceSchema } from '../wire/protocol';
+import type { RunResult } from './runs';
 
 /** Options of `new Agent(...)`. */
 export interface AgentOptions<O extends ToolParameters | undefined = undefined, T = ToolsGiven> {
@@ -77,6 +78,12 @@ export interface AsToolOptions {
   /** Deepest nesting allowed: a call from a run at this depth or deeper fails cleanly. @default 5 */
   maxDepth?: number | undefined;
 }
+
+/** The option rule of a `toolChoice` (`client.run()`, `new Agent()`). */
+export const aToolChoice: Rule = {
+  expected: `${TOOL_CHOICE_MODES.map((mode) => `'${mode}'`).join(', ')} or { type: 'tool', name }`,
+  test: (value) => toolChoiceSchema.safeParse(value).success,
+};
 
 /** Default nesting bound of agents used as tools. */
 export const DEFAULT_MAX_DEPTH = 5;

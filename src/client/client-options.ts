@@ -7,6 +7,7 @@
  */
 import type { CallPolicy, QuestionReply } from '../call/types';
 import { OptionsError } from '../errors';
+import { isPlainObject } from '../json';
 import { displayUrl, type Logger, type RedactRule, secretScrubber } from '../logger';
 import {
   aBoolean,
@@ -25,17 +26,18 @@ import {
   type OptionsSpec,
   oneOf,
   optionsFault,
+  type Rule,
 } from '../tool/check-options';
 import { aToolSet, type ToolSetOf, type ToolsGiven, toTools, uniqueTools } from '../tool/shapes';
 import { type Tool, toolInternals } from '../tool/tool';
 import { API_KEY_PATTERN } from '../wire/api-key';
 import type { ConnectOptions, ReconnectOptions } from '../wire/connection';
-import { MAX_BUILD_ID_CHARS, type ToolChoice } from '../wire/protocol';
+import { MAX_BUILD_ID_CHARS, RUN_METADATA_LIMITS, type ToolChoice, utf8Length } from '../wire/protocol';
 import type { WebSocketConstructor } from '../wire/transport';
-import { Agent } from './agent';
+import { Agent, aToolChoice } from './agent';
 import type { Approver } from './approvals';
 import type { Questioner } from './questions';
-import { aRunMetadata, aToolChoice, type RunEvent } from './runs';
+import type { RunEvent } from './runs';
 import type { ToolTracing } from './tracing';
 
 /** Information about a call, given to a `context` function. */
@@ -273,6 +275,20 @@ export interface CloseOptions {
   /** Longest wait for draining, in milliseconds; then running calls are aborted with `cancelled` results. @default 30_000 */
   timeoutMs?: number | undefined;
 }
+
+/** The option rule of a run's `metadata`: a JSON object of at most {@link RUN_METADATA_LIMITS.maxBytes} bytes. */
+const aRunMetadata: Rule = {
+  expected: `a JSON object of at most ${RUN_METADATA_LIMITS.maxBytes} bytes`,
+  test: (value) => {
+    if (!isPlainObject(value)) return false;
+    try {
+      const json = JSON.stringify(value);
+      return utf8Length(json) <= RUN_METADATA_LIMITS.maxBytes && isPlainObject(JSON.parse(json));
+    } catch {
+      return false; // a cycle, a BigInt
+    }
+  },
+};
 
 /** What `client.run()` accepts: one rule per option of {@link RunOptions}. */
 const RUN_OPTIONS: OptionsSpec<RunOptions> = {

@@ -9,6 +9,7 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import { ToolRegistry } from '../call/registry';
+import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
 import { ConnectionError, OptionsError, RunError, ToolDefinitionError } from '../errors';
 import { type Logger, redactingLogger, silentLogger } from '../logger';
@@ -43,9 +44,21 @@ import {
   type RunOptions,
   resolveClientOptions,
 } from './client-options';
-import { type RunEvent, type RunResult, Runs } from './runs';
+import type { RunEvent, RunResult, Runs } from './runs';
 import { drainOnSignals, type SignalHooks } from './signals';
 import { runCaller, type ToolTracing } from './tracing';
+
+/**
+ * The class of a client's runs (./runs.ts, with the run events' schemas), once loaded. A page that never calls
+ * `client.run()` never downloads it: the first `run()` loads it with `import()`. The Node entry registers it
+ * ({@link registerRuns}), so that a Node client's first run waits for no import.
+ */
+let runsModule: typeof Runs | undefined;
+
+/** Makes `Runs` known up front (src/node.ts): every client's first `run()` then starts at once. */
+export function registerRuns(runs: typeof Runs): void {
+  runsModule = runs;
+}
 
 /*
  * The types of what a {@link Client} emits and returns: its events, its state and a run's output type.
@@ -108,7 +121,7 @@ export type ClientState = ConnectionState;
  * goes on to the call runner, which fails the call without running the tool.
  */
 export function contextSource(
-  runs: Runs['live'],
+  runs: { get(runId: string): { readonly context: unknown } | undefined },
   options: Pick<ClientOptions, 'context'>,
   report: (error: OptionsError) => void,
 ): (call: CallInfo) => unknown {
@@ -150,7 +163,10 @@ export interface ClientParts {
   readonly redactor: Redactor;
   readonly decisions: Decisions;
   readonly calls: CallRunner;
-  readonly runs: Runs;
+  /** `undefined` until the client's first `run()` (./runs.ts is then loaded, see {@link registerRuns}). */
+  readonly runs: Runs | undefined;
+  /** A `welcome` came with these features: the runs made later learn what the service takes. */
+  welcomed(features: readonly string[] | undefined): void;
   readonly signals: SignalHooks;
   /** Emits a public event of the client (a listener's throw is caught there). */
   emit<E extends keyof ClientEvents>(event: E, ...args: EventEmitter.EventArgs<ClientEvents, E>): void;
@@ -189,8 +205,9 @@ export function clientConnection(
     onWelcome: (welcome) => {
       parts.decisions.welcomed(welcome.features);
       parts.calls.welcomed(welcome);
-      parts.runs.welcomed(welcome.features);
-      parts.runs.reconnected(welcome.resumed);
+      parts.welcomed(welcome.features);
+      parts.runs?.welcomed(welcome.features);
+      parts.runs?.reconnected(welcome.resumed);
       parts.signals.connected();
       parts.emit('connected', { sessionId: welcome.sessionId, resumed: welcome.resumed });
     },
@@ -204,7 +221,7 @@ export function clientConnection(
     onError: (error) => parts.emit('error', error),
     // A frame that will never go out as it is (already reported through onError).
     onUnsendable: (frame, error) => {
-      if (frame.type === 'run_start') parts.runs.unsendable(frame, error);
+      if (frame.type === 'run_start') parts.runs?.unsendable(frame, error);
       else parts.calls.unsendable(frame, error);
     },
     onRefused: (about, message) => {
@@ -215,13 +232,13 @@ export function clientConnection(
       else if (type === 'answer' && callId !== undefined && questionId !== undefined) {
         const reason = `the service's answer could not be read (${message})`;
         parts.calls.handle({ type: 'answer', callId, questionId, status: 'cancelled', reason });
-      } else if (!parts.decisions.refused(about, message)) parts.runs.refused(about, message);
+      } else if (!parts.decisions.refused(about, message)) parts.runs?.refused(about, message);
     },
     onClosed: (error) => {
       parts.decisions.disconnected();
       parts.calls.abortAll('client closed');
       parts.calls.dispose();
-      parts.runs.failAll(error ?? new ConnectionError('closed', 'the client was closed'));
+      parts.runs?.failAll(error ?? new ConnectionError('closed', 'the client was closed'));
       parts.signals.closed();
       parts.emit('closed', error);
     },
@@ -246,10 +263,11 @@ function routeFrame(
     case 'run_started':
     case 'run_event':
     case 'run_result':
-      parts.runs.handle(frame);
+      // About a run this client started: none before its first run() made `runs`.
+      parts.runs?.handle(frame);
       return;
     case 'error':
-      if (!parts.decisions.handle(frame) && !parts.runs.handle(frame)) serviceError(parts, frame);
+      if (!parts.decisions.handle(frame) && parts.runs?.handle(frame) !== true) serviceError(parts, frame);
       return;
   }
 }
@@ -300,7 +318,12 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   readonly #maxConcurrency: number;
   readonly #connection: Connection;
   readonly #calls: CallRunner;
-  readonly #runs: Runs;
+  /** Made on the first `run()` ({@link Client.#runsNow}); the logger they report to until then. */
+  #runs: Runs | undefined;
+  #runsLoading: Promise<Runs> | undefined;
+  readonly #logger: Logger;
+  /** The features of the last `welcome`, `null` before the first: a `Runs` made after it is told them. */
+  #features: readonly string[] | undefined | null = null;
   readonly #redactor: Redactor;
   /** The client's `tracing`, if any. */
   readonly #tracing: ToolTracing | undefined;
@@ -322,6 +345,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const redactor = clientRedactor(staticKey ?? '', resolved.redact);
     const logger = redactingLogger(options.logger ?? silentLogger, redactor);
     this.#redactor = redactor;
+    this.#logger = logger;
     this.#signals = drainOnSignals(this, resolved.signalDrainMs, logger);
     if (staticKey !== undefined && staticKey.length < SHORT_SECRET) {
       // Not searched for in free text (docs/reliability/index.md, "Secrets"): it would take ordinary words with it.
@@ -342,17 +366,15 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       get runs() {
         return client.#runs;
       },
+      welcomed: (features) => {
+        this.#features = features;
+      },
       signals: this.#signals,
       emit: (event, ...args) => this.#emit(event, ...args),
     });
     this.#tracing = options.tracing;
-    this.#runs = new Runs(
-      (frame) => this.#connection.send(frame),
-      (event) => this.#onRunEvent(event),
-      () => this.#connection.maxPayloadBytes,
-      (runId, reason) => this.#calls.cancelRun(runId, reason),
-      logger,
-    );
+    // The runs' run contexts and trace captures, by run id: none before the first run().
+    const liveRuns = { get: (runId: string) => this.#runs?.live.get(runId) };
     // One function for every call (the call is read from its ctx), not a closure per call.
     const nestedRun: NestedRun = (agent, input, maxTurns, ctx) => {
       this.#calls.park(ctx.callId);
@@ -375,9 +397,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       maxBufferedBytes: resolved.maxBufferedBytes,
       maxOutboxBytes: resolved.maxOutboxBytes,
       socket: this.#connection,
-      contextFor: contextSource(this.#runs.live, options as ClientOptions, (error) =>
-        this.#emit('error', error),
-      ),
+      contextFor: contextSource(liveRuns, options as ClientOptions, (error) => this.#emit('error', error)),
       onApproval: options.onApproval,
       onQuestion: options.onQuestion,
       policies: options.policies as readonly CallPolicy[] | undefined,
@@ -385,7 +405,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       redactor,
       logger,
       tracing: options.tracing,
-      runCallers: this.#runs.live,
+      runCallers: liveRuns,
       events: {
         toolCall: (info) => this.#emit('tool_call', info),
         toolResult: (info) => this.#emit('tool_result', info),
@@ -566,7 +586,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     }
     // Runs started here cannot go on without this client (their context lives here): cancel them on the service
     // rather than leave them waiting for a session that will not come back.
-    this.#runs.cancelAll('the client that started the run closed');
+    this.#runs?.cancelAll('the client that started the run closed');
     this.#connection.close();
   }
 
@@ -584,11 +604,44 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const toolChoice = options.toolChoice ?? agent.toolChoice;
     // The tracer captures the caller's trace here, in the caller's context, for the run's calls to link to.
     const traceCaller = this.#tracing === undefined ? undefined : runCaller(this.#tracing);
-    return this.#runs.start(
-      agentDefinition(agent),
-      input,
-      traceCaller === undefined ? { ...options, toolChoice } : { ...options, toolChoice, traceCaller },
+    const definition = agentDefinition(agent);
+    const start = (runs: Runs) =>
+      runs.start(
+        definition,
+        input,
+        traceCaller === undefined ? { ...options, toolChoice } : { ...options, toolChoice, traceCaller },
+      );
+    const runs = this.#runsNow();
+    if (runs !== undefined) return start(runs);
+    this.#runsLoading ??= import('./runs').then((loaded) => {
+      runsModule ??= loaded.Runs;
+      return this.#runsNow() as Runs;
+    });
+    return this.#runsLoading.then((loaded) => {
+      // Closed while ./runs.ts loaded: its `failAll` found no run to end.
+      if (this.#connection.state === 'closed') throw new ConnectionError('closed', 'the client is closed');
+      return start(loaded);
+    });
+  }
+
+  /** This client's runs, made at once when ./runs.ts is loaded (always in Node: src/node.ts registers it). */
+  #runsNow(): Runs | undefined {
+    if (this.#runs !== undefined || runsModule === undefined) return this.#runs;
+    const runs = new runsModule(
+      (frame) => this.#connection.send(frame),
+      (event) => this.#onRunEvent(event),
+      () => this.#connection.maxPayloadBytes,
+      (runId, reason) => this.#calls.cancelRun(runId, reason),
+      this.#logger,
+      sharedAbort,
     );
+    // What the service takes (feature `run_options`) is known once a welcome came; a new Runs has no run to resend.
+    if (this.#features !== null) {
+      runs.welcomed(this.#features);
+      runs.reconnected(true);
+    }
+    this.#runs = runs;
+    return runs;
   }
 
   #onRunEvent(event: RunEvent): void {

@@ -5,21 +5,16 @@
  * @module
  */
 
-import { sharedAbort } from '../call/signal';
+import type { AbortLike } from '../call/types';
 import { AbortError, type ConnectionError, RunError } from '../errors';
-import { isPlainObject } from '../json';
-import { type Logger, silentLogger } from '../logger';
-import type { Rule } from '../tool/check-options';
+import type { Logger } from '../logger';
 import { encodeFrame } from '../wire/codec';
 import {
   type AgentDefinition,
   type ClientFrame,
   type FrameOf,
-  RUN_METADATA_LIMITS,
   type ServiceFrame,
-  TOOL_CHOICE_MODES,
   type ToolChoice,
-  toolChoiceSchema,
   utf8Length,
 } from '../wire/protocol';
 import { publicToolCalls, type RunEvent, type RunToolCall, toRunEvent } from './run-events';
@@ -48,26 +43,6 @@ export interface RunResult<Output = unknown> {
    */
   model?: string;
 }
-
-/** The option rule of a `toolChoice` (`client.run()`, `new Agent()`). */
-export const aToolChoice: Rule = {
-  expected: `${TOOL_CHOICE_MODES.map((mode) => `'${mode}'`).join(', ')} or { type: 'tool', name }`,
-  test: (value) => toolChoiceSchema.safeParse(value).success,
-};
-
-/** The option rule of a run's `metadata`: a JSON object of at most {@link RUN_METADATA_LIMITS.maxBytes} bytes. */
-export const aRunMetadata: Rule = {
-  expected: `a JSON object of at most ${RUN_METADATA_LIMITS.maxBytes} bytes`,
-  test: (value) => {
-    if (!isPlainObject(value)) return false;
-    try {
-      const json = JSON.stringify(value);
-      return utf8Length(json) <= RUN_METADATA_LIMITS.maxBytes && isPlainObject(JSON.parse(json));
-    } catch {
-      return false; // a cycle, a BigInt
-    }
-  },
-};
 
 /** Options of one run. */
 export interface StartRunOptions {
@@ -117,6 +92,9 @@ interface PendingRun {
  */
 export const MAX_ABANDONED_RUNS = 256;
 
+/** A logger that drops `debug` lines (the logger's own `silentLogger` would bring src/redact.ts along). */
+const NO_DEBUG: Pick<Logger, 'debug'> = { debug: () => {} };
+
 /** Tracks this client's runs. Owned by `Client`; not exported from the package. */
 export class Runs {
   readonly #byRequest = new Map<string, PendingRun>();
@@ -134,6 +112,7 @@ export class Runs {
 
   readonly #maxPayloadBytes: () => number;
   readonly #logger: Pick<Logger, 'debug'>;
+  readonly #listenTo: (signal: AbortSignal) => AbortLike;
 
   /**
    * This client's runs the service has started, by run id, read-only: a call of one of them gets its run context
@@ -145,14 +124,20 @@ export class Runs {
   /**
    * @param aborted - told, once its id is known, of each run its caller aborted: its tool calls in this process
    *   are aborted at once, without waiting for the service's `cancel` (the socket may be down).
+   * @param listenTo - what a run's `signal` is listened to through: the client gives `sharedAbort`
+   *   (src/call/signal.ts), one listener on a signal for every run that shares it; by default the signal itself.
+   *   Given rather than imported, so that this module, which a browser page loads on its first `run()`, shares
+   *   few modules with the first download (each one shared costs the page the names it imports across).
    */
   constructor(
     send: (frame: ClientFrame) => boolean,
     onEvent: (event: RunEvent) => void,
     maxPayloadBytes: () => number,
     aborted: (runId: string, reason: unknown) => void = () => {},
-    logger: Pick<Logger, 'debug'> = silentLogger,
+    logger: Pick<Logger, 'debug'> = NO_DEBUG,
+    listenTo: (signal: AbortSignal) => AbortLike = (signal) => signal,
   ) {
+    this.#listenTo = listenTo;
     this.#logger = logger;
     this.#send = send;
     this.#onEvent = onEvent;
@@ -174,7 +159,7 @@ export class Runs {
       if (options.metadata !== undefined) frame.metadata = options.metadata;
       const { signal } = options;
       // Many runs may share one signal: one listener on it for all (`sharedAbort`, src/call/signal.ts).
-      const shared = signal === undefined ? undefined : sharedAbort(signal);
+      const shared = signal === undefined ? undefined : this.#listenTo(signal);
       const onAbort = () => this.#abort(run, signal?.reason);
       const run: PendingRun = {
         frame,

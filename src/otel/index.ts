@@ -19,6 +19,21 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { CallTrace, ToolTracing, TracedCall, TracedResult } from '../client/tracing';
+
+/*
+ * The tracing seam's shapes (`new Client({ tracing })` takes a `ToolTracing`, the root's): what a tracer of your
+ * own is handed, and the names of the events it is told of, which `otelTracing()` records as span events. A tracer
+ * that is not OpenTelemetry's imports the types with `import type` (nothing loads); `TRACE_EVENTS` is a value and
+ * loads this module, so `@opentelemetry/api` must then be installed.
+ */
+export {
+  type CallTrace,
+  TRACE_EVENTS,
+  type TraceAttributes,
+  type TracedCall,
+  type TracedResult,
+} from '../client/tracing';
+
 import { OptionsError } from '../errors';
 import { VERSION } from '../version';
 

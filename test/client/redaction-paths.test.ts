@@ -7,15 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { scriptedModel } from '../../server-stub/index';
-import {
-  Agent,
-  type CallPolicy,
-  type CallTrace,
-  content,
-  type ToolContext,
-  type ToolTracing,
-  tool,
-} from '../../src/index';
+import { Agent, type CallPolicy, content, type ToolContext, type ToolTracing, tool } from '../../src/index';
+import type { CallTrace } from '../../src/otel';
 import { client, recordingWebSocket, stub } from '../fault/harness';
 
 /** The model's value of the field (`pin`), and the one an approver types in (row `edited note`). */

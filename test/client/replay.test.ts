@@ -1,7 +1,8 @@
 /** `recordRun()` and `replayTools()`: a run replayed from its recording gives the same answers and runs nothing. */
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
-import { Agent, ReplayError, recordRun, replayTools, tool } from '../../src/index';
+import { Agent, tool } from '../../src/index';
+import { ReplayError, recordRun, replayTools } from '../../src/testing';
 import { useStubClients } from '../support/stub-client';
 
 const { stub, connected } = useStubClients();

@@ -14,8 +14,8 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { Agent, OptionsError, TRACE_EVENTS, tool } from 'toolwire';
-import { otelTracing, parseTraceparent } from 'toolwire/otel';
+import { Agent, OptionsError, tool } from 'toolwire';
+import { otelTracing, parseTraceparent, TRACE_EVENTS } from 'toolwire/otel';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { scriptedModel } from '../../server-stub/index';

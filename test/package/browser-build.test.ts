@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import * as z3 from 'zod3';
 import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
+import { TRACE_EVENTS } from '../../src/client/tracing';
 import type * as Toolwire from '../../src/index';
 import { buildBrowser, root } from './browser-bundle';
 
@@ -93,6 +94,21 @@ describe('the core in a browser bundle', () => {
           .map((i) => i.path) ?? [],
     );
     expect(loaded.some((path) => closure(path).has(validator))).toBe(true);
+  });
+
+  it('leaves runs out of the first download: a page loads them on its first client.run()', () => {
+    const first = [...closure(output('src/index.ts'))];
+    const inputs = first.flatMap((path) => Object.keys(metafile.outputs[path]?.inputs ?? {}));
+    expect(inputs.filter((path) => /src\/client\/(runs|run-events)\.ts$/.test(path))).toEqual([]);
+    const holders = Object.keys(metafile.outputs).filter((path) =>
+      Object.keys(metafile.outputs[path]?.inputs ?? {}).includes('src/client/runs.ts'),
+    );
+    expect(holders).toHaveLength(1);
+    const dynamic = first.flatMap(
+      (path) =>
+        metafile.outputs[path]?.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path) ?? [],
+    );
+    expect(dynamic).toContain(holders[0]);
   });
 
   it('runs the gate, approval, retry and questions', async () => {
@@ -219,7 +235,7 @@ describe('the core in a browser bundle', () => {
       await client.connect();
       const agent = new lean.Agent({ name: 'A', instructions: '', tools: [ping] });
       expect((await client.run(agent, 'go')).finalOutput).toBe('done');
-      expect(seen).toEqual(['start ping', lean.TRACE_EVENTS.started, 'end ok pong']);
+      expect(seen).toEqual(['start ping', TRACE_EVENTS.started, 'end ok pong']);
     } finally {
       await client.close({ drain: false });
       await server.close();

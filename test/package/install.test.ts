@@ -101,6 +101,7 @@ const ENTRIES = [
   'zod3',
   'valibot',
   'json-schema',
+  'testing',
   'mcp/index',
   'ai-sdk/index',
   'otel/index',
@@ -258,8 +259,9 @@ const otel = require('toolwire/otel');
 
 describe('one core for the root and the adapters', () => {
   // toolwire/mcp and toolwire/otel throw the root's own error classes (a second copy of the core would have its
-  // own, and instanceof would be false), and a tool an adapter made runs in the root's invokeTool. An MCP client
-  // is only needed for its listTools/callTool, so a stand-in does without the MCP SDK.
+  // own, and instanceof would be false), a tool an adapter made runs in the root's invokeTool, and
+  // toolwire/testing's invokeTool is the root's. An MCP client is only needed for its listTools/callTool, so a
+  // stand-in does without the MCP SDK.
   const SCRIPT = `
 const echo = {
   listTools: async () => ({
@@ -285,6 +287,10 @@ async function main() {
     options: seen(option, toolwire.OptionsError),
     rootError: renamed instanceof toolwire.ToolwireError,
     call: { status: result.status, output: result.output },
+    testing: {
+      sameInvokeTool: testing.invokeTool === toolwire.invokeTool,
+      replayError: new testing.ReplayError('not_recorded', 'x') instanceof toolwire.ToolwireError,
+    },
   };
 }
 `;
@@ -304,6 +310,7 @@ async function main() {
     },
     rootError: true,
     call: { status: 'ok', output: 'hi' },
+    testing: { sameInvokeTool: true, replayError: true },
   };
 
   it('under import', async () => {
@@ -313,6 +320,7 @@ async function main() {
       `import * as toolwire from 'toolwire';
 import * as mcp from 'toolwire/mcp';
 import * as otel from 'toolwire/otel';
+import * as testing from 'toolwire/testing';
 ${SCRIPT}
 console.log(JSON.stringify(await main()));
 `,
@@ -327,6 +335,7 @@ console.log(JSON.stringify(await main()));
       `const toolwire = require('toolwire');
 const mcp = require('toolwire/mcp');
 const otel = require('toolwire/otel');
+const testing = require('toolwire/testing');
 ${SCRIPT}
 main().then((value) => console.log(JSON.stringify(value)));
 `,

@@ -3,26 +3,33 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Toolwire from '../../src/index';
+import type * as Testing from '../../src/testing';
 import { buildBrowser, root } from './browser-bundle';
 
 /**
  * The core (src/index.ts, what `toolwire` gives a browser) minified, as an application's bundler makes it (esbuild
  * `minify`, as bench/lib/bundle-size.ts measures it): the minifier renames classes, and an error's `name` must still
- * be its class's name (src/errors.ts).
+ * be its class's name (src/errors.ts). `toolwire/testing` (its `ReplayError`) is built with it, as a page's tests
+ * would build it.
  */
 const outDir = join(root, 'test/artifacts', `minified-errors-${process.pid}`);
 let minified: typeof Toolwire;
+let testing: typeof Testing;
 
 beforeAll(async () => {
   mkdirSync(outDir, { recursive: true });
-  await buildBrowser(outDir, { minify: true });
+  await buildBrowser(outDir, {
+    minify: true,
+    entryPoints: { index: 'src/index.ts', testing: 'src/testing.ts' },
+  });
   minified = (await import(pathToFileURL(join(outDir, 'index.js')).href)) as typeof Toolwire;
+  testing = (await import(pathToFileURL(join(outDir, 'testing.js')).href)) as typeof Testing;
 }, 60_000);
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 describe('the core, minified by a bundler', () => {
   it("keeps every exported error class's name, and instanceof", () => {
-    const classes = Object.entries(minified as Record<string, unknown>).filter(
+    const classes = Object.entries({ ...minified, ...testing } as Record<string, unknown>).filter(
       (entry): entry is [string, typeof Error] =>
         typeof entry[1] === 'function' && entry[1].prototype instanceof Error,
     );

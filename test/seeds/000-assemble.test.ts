@@ -21,7 +21,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, type RunResult, recordRun, replayTools, tool } from '../../src/index';
+import { Agent, type RunResult, tool } from '../../src/index';
+import { recordRun, replayTools } from '../../src/testing';
 import { runSeed } from './through-stub';
 
 describe('seed 000: Assemble', () => {

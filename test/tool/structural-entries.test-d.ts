@@ -10,17 +10,9 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod3';
 import { z as z323 } from 'zod323';
-import {
-  Agent,
-  Client,
-  type EmptyInput,
-  invokeTool,
-  type ToolContext,
-  ToolRegistry,
-  tool,
-} from '../../src/index';
+import { Agent, Client, invokeTool, type ToolContext, ToolRegistry, tool } from '../../src/index';
 import type { ToolSource } from '../../src/tool/shapes';
-import type { AiSdkContext } from '../../src/tool/tool';
+import type { AiSdkContext, EmptyInput } from '../../src/tool/tool';
 
 type Ctx = { tenant: string };
 declare const client: Client<Ctx>;

@@ -11,13 +11,13 @@ import {
   Agent,
   approvalRequired,
   Client,
-  type EmptyInput,
   invokeTool,
   ToolRegistry,
   type ToolSet,
   tool,
 } from '../../src/index';
 import { registerMcpTools } from '../../src/mcp/index';
+import type { EmptyInput } from '../../src/tool/tool';
 
 declare const client: Client<{ tenant: string }>;
 declare const mcpServer: McpServer;

@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { z as z3 } from 'zod3';
 import {
   type DefaultContext,
-  type EmptyInput,
   invokeTool,
   type Tool,
   type ToolContext,
@@ -13,6 +12,7 @@ import {
   type ToolOutput,
   tool,
 } from '../../src/index';
+import type { EmptyInput } from '../../src/tool/tool';
 
 describe('execute’s input is inferred from parameters', () => {
   it('zod 4: the output type, defaults filled in', () => {

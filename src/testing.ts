@@ -1,0 +1,16 @@
+/**
+ * `toolwire/testing`: what a test of your tools uses, and nothing a running client needs.
+ *
+ * - {@link invokeTool}: call one tool in process, without a service (the root exports the same function);
+ * - {@link recordRun} and {@link replayTools}: keep what each call of a finished run returned, and replay it with
+ *   copies of your tools that never run (a replayed call the recording cannot answer throws {@link ReplayError});
+ * - {@link validateWidget}: check a widget as the client does before a result leaves the process.
+ *
+ * Kept out of the root so that a page's first download carries none of it (the client never imports it).
+ *
+ * @packageDocumentation
+ */
+export { invokeTool } from './call/invoke';
+export type { InvokeOptions } from './call/types';
+export { type RecordedCall, ReplayError, type RunRecording, recordRun, replayTools } from './client/replay';
+export { validateWidget, type WidgetValidation } from './tool/widget';
