@@ -11,7 +11,7 @@ import { EventEmitter } from 'eventemitter3';
 import { ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
-import { ConnectionError, OptionsError, RunError, ToolDefinitionError } from '../errors';
+import { ConnectionError, OptionsError, RunError, ToolDefinitionError, ToolwireError } from '../errors';
 import { type Logger, redactingLogger, silentLogger } from '../logger';
 import { isThenable } from '../maybe';
 import { clientRedactor, type Redactor, SHORT_SECRET } from '../redact';
@@ -54,6 +54,8 @@ import { runCaller, type ToolTracing } from './tracing';
  * ({@link registerRuns}), so that a Node client's first run waits for no import.
  */
 let runsModule: typeof Runs | undefined;
+
+const closedClient = () => new ConnectionError('closed', 'the client is closed');
 
 /** Makes `Runs` known up front (src/node.ts): every client's first `run()` then starts at once. */
 export function registerRuns(runs: typeof Runs): void {
@@ -321,6 +323,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   /** Made on the first `run()` ({@link Client.#runsNow}); the logger they report to until then. */
   #runs: Runs | undefined;
   #runsLoading: Promise<Runs> | undefined;
+  /** The rejections of runs waiting for ./runs.ts to load (browsers only), so that `close()` ends them. */
+  #runWaiters: Set<(error: unknown) => void> | undefined;
   readonly #logger: Logger;
   /** The features of the last `welcome`, `null` before the first: a `Runs` made after it is told them. */
   #features: readonly string[] | undefined | null = null;
@@ -587,6 +591,10 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     // Runs started here cannot go on without this client (their context lives here): cancel them on the service
     // rather than leave them waiting for a session that will not come back.
     this.#runs?.cancelAll('the client that started the run closed');
+    if (this.#runWaiters !== undefined) {
+      for (const reject of this.#runWaiters) reject(closedClient());
+      this.#runWaiters.clear();
+    }
     this.#connection.close();
   }
 
@@ -613,15 +621,44 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       );
     const runs = this.#runsNow();
     if (runs !== undefined) return start(runs);
-    this.#runsLoading ??= import('./runs').then((loaded) => {
-      runsModule ??= loaded.Runs;
-      return this.#runsNow() as Runs;
+    // A run waiting for ./runs.ts ends when `close()` does (it rejects the waiters), not when the code arrives.
+    return new Promise<RunResult>((resolve, reject) => {
+      this.#runWaiters ??= new Set();
+      const waiters = this.#runWaiters;
+      waiters.add(reject);
+      this.#loadRuns().then(
+        (loaded) => {
+          if (!waiters.delete(reject)) return;
+          if (this.#connection.state === 'closed') reject(closedClient());
+          else start(loaded).then(resolve, reject);
+        },
+        (error: unknown) => {
+          if (waiters.delete(reject)) reject(error);
+        },
+      );
     });
-    return this.#runsLoading.then((loaded) => {
-      // Closed while ./runs.ts loaded: its `failAll` found no run to end.
-      if (this.#connection.state === 'closed') throw new ConnectionError('closed', 'the client is closed');
-      return start(loaded);
-    });
+  }
+
+  /**
+   * Loads ./runs.ts (one load at a time). A failed load is forgotten, so the next `run()` tries again.
+   *
+   * @throws (rejects) ToolwireError `load_failed` (the import's error as `cause`).
+   */
+  #loadRuns(): Promise<Runs> {
+    this.#runsLoading ??= import('./runs').then(
+      (loaded) => {
+        runsModule ??= loaded.Runs;
+        return this.#runsNow() as Runs;
+      },
+      (error: unknown) => {
+        this.#runsLoading = undefined;
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new ToolwireError('load_failed', `toolwire could not load its run code: ${reason}`, {
+          cause: error,
+        });
+      },
+    );
+    return this.#runsLoading;
   }
 
   /** This client's runs, made at once when ./runs.ts is loaded (always in Node: src/node.ts registers it). */

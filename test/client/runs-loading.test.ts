@@ -1,0 +1,129 @@
+/**
+ * The run code as a browser gets it: the core entry (src/index.ts) loads ./runs.ts with `import()` on a client's
+ * first `run()` (the Node entry registers it up front). A failed load fails that run with `ToolwireError`
+ * `load_failed` and is forgotten, so the next `run()` loads again; `close()` ends runs still waiting for the code.
+ * The source is loaded afresh (`vi.resetModules()`) so that the Node entry's registration is not there.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type * as Core from '../../src/index';
+import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
+
+const RUNS = '../../src/client/runs';
+
+/** The core with nothing registered. */
+async function freshCore(): Promise<typeof Core> {
+  vi.resetModules();
+  return import('../../src/index');
+}
+
+/** A service that welcomes the client and answers each `run_start` with a completed run echoing its input. */
+function service() {
+  const runStarts: string[] = [];
+  const pair = memorySocketPair({
+    onConnection(peer: MemoryPeer) {
+      peer.onMessage = (text) => {
+        const frame = JSON.parse(text) as { type: string; requestId?: string; input?: string; id?: string };
+        if (frame.type === 'hello') {
+          peer.send({
+            type: 'welcome',
+            sessionId: 's1',
+            resumed: false,
+            heartbeatIntervalMs: 15_000,
+            maxPayloadBytes: 1_048_576,
+          });
+        } else if (frame.type === 'run_start') {
+          runStarts.push(frame.input as string);
+          const runId = `r${runStarts.length}`;
+          peer.send({ type: 'run_started', requestId: frame.requestId, runId });
+          peer.send({
+            type: 'run_result',
+            runId,
+            status: 'completed',
+            finalOutput: `echo ${frame.input}`,
+            toolCalls: [],
+            turns: 1,
+          });
+        }
+      };
+    },
+  });
+  return { pair, runStarts };
+}
+
+afterEach(() => {
+  vi.doUnmock(RUNS);
+  vi.resetModules();
+});
+
+describe('client.run() where the run code loads with import()', () => {
+  it('fails a run whose code could not load with ToolwireError load_failed, and loads again at the next run', async () => {
+    let offline = true;
+    let loads = 0;
+    vi.doMock(RUNS, async (importOriginal) => {
+      loads += 1;
+      if (offline) throw new Error('the network is down');
+      return importOriginal();
+    });
+    const core = await freshCore();
+    const { pair, runStarts } = service();
+    const client = new core.Client({
+      url: 'ws://service',
+      apiKey: 'key-1',
+      WebSocket: pair.WebSocket,
+      tools: [],
+    });
+    await client.connect();
+    const agent = new core.Agent({ name: 'A', instructions: '', tools: [] });
+
+    const error = (await client.run(agent, 'one').catch((thrown: unknown) => thrown)) as Core.ToolwireError;
+    expect(error).toBeInstanceOf(core.ToolwireError);
+    expect({ name: error.name, code: error.code }).toEqual({ name: 'ToolwireError', code: 'load_failed' });
+    expect(error.message).toBe(`toolwire could not load its run code: ${(error.cause as Error).message}`);
+    expect(runStarts).toEqual([]);
+
+    offline = false;
+    await expect(client.run(agent, 'two')).resolves.toMatchObject({ runId: 'r1', finalOutput: 'echo two' });
+    await expect(client.run(agent, 'three')).resolves.toMatchObject({
+      runId: 'r2',
+      finalOutput: 'echo three',
+    });
+    expect(runStarts).toEqual(['two', 'three']);
+    expect(loads).toBe(2);
+    await client.close();
+  });
+
+  it('ends runs still waiting for the code when the client closes, not when the code arrives', async () => {
+    let arrive: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      arrive = resolve;
+    });
+    vi.doMock(RUNS, async (importOriginal) => {
+      await arrived;
+      return importOriginal();
+    });
+    const core = await freshCore();
+    const { pair, runStarts } = service();
+    const client = new core.Client({
+      url: 'ws://service',
+      apiKey: 'key-1',
+      WebSocket: pair.WebSocket,
+      tools: [],
+    });
+    await client.connect();
+    const agent = new core.Agent({ name: 'A', instructions: '', tools: [] });
+    const outcomes: string[] = [];
+    const first = client.run(agent, 'one').catch((error: Core.ConnectionError) => {
+      outcomes.push(`one: ${error.name} ${error.code}`);
+    });
+    const second = client.run(agent, 'two').catch((error: Core.ConnectionError) => {
+      outcomes.push(`two: ${error.name} ${error.code}`);
+    });
+    await client.close();
+    await Promise.all([first, second]);
+    expect(outcomes).toEqual(['one: ConnectionError closed', 'two: ConnectionError closed']);
+
+    arrive();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(runStarts).toEqual([]);
+  });
+});
