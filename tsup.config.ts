@@ -17,6 +17,8 @@ export default defineConfig({
     'json-schema': 'src/json-schema.ts',
     // What tests use: `invokeTool`, run replay, the widget check.
     testing: 'src/testing.ts',
+    // What a tracer of your own is handed (no OpenTelemetry).
+    tracing: 'src/tracing.ts',
     // Other SDKs' names (`defineTool`, their names on ctx).
     compat: 'src/compat.ts',
     // Adapters.

@@ -110,6 +110,7 @@ export default defineConfig({
     alias: {
       'toolwire/compat': fileURLToPath(new URL('./src/compat.ts', import.meta.url)),
       'toolwire/testing': fileURLToPath(new URL('./src/testing.ts', import.meta.url)),
+      'toolwire/tracing': fileURLToPath(new URL('./src/tracing.ts', import.meta.url)),
       'toolwire/mcp': fileURLToPath(new URL('./src/mcp/index.ts', import.meta.url)),
       'toolwire/ai-sdk': fileURLToPath(new URL('./src/ai-sdk/index.ts', import.meta.url)),
       'toolwire/otel': fileURLToPath(new URL('./src/otel/index.ts', import.meta.url)),

@@ -32,6 +32,7 @@ const ENTRIES = new Set([
   'src/json-schema.ts',
   'src/compat.ts',
   'src/testing.ts',
+  'src/tracing.ts',
 ]);
 
 function sourceFiles(dir: string): string[] {

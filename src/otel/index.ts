@@ -21,10 +21,9 @@ import {
 import type { CallTrace, ToolTracing, TracedCall, TracedResult } from '../client/tracing';
 
 /*
- * The tracing seam's shapes (`new Client({ tracing })` takes a `ToolTracing`, the root's): what a tracer of your
- * own is handed, and the names of the events it is told of, which `otelTracing()` records as span events. A tracer
- * that is not OpenTelemetry's imports the types with `import type` (nothing loads); `TRACE_EVENTS` is a value and
- * loads this module, so `@opentelemetry/api` must then be installed.
+ * The tracing seam's shapes, as `toolwire/tracing` exports them (a tracer that is not OpenTelemetry's imports them
+ * from there, with no OpenTelemetry installed): what a tracer is handed, and the names of the events it is told
+ * of, which `otelTracing()` records as span events.
  */
 export {
   type CallTrace,
@@ -32,7 +31,7 @@ export {
   type TraceAttributes,
   type TracedCall,
   type TracedResult,
-} from '../client/tracing';
+} from '../tracing';
 
 import { OptionsError } from '../errors';
 import { VERSION } from '../version';

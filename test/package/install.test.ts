@@ -102,6 +102,7 @@ const ENTRIES = [
   'valibot',
   'json-schema',
   'testing',
+  'tracing',
   'mcp/index',
   'ai-sdk/index',
   'otel/index',
@@ -230,6 +231,33 @@ describe('the installed tarball', () => {
     message: 'openAIChatModel needs the openai package (npm install openai@6)',
   };
 
+  it('declares toolwire/tracing without OpenTelemetry: a tracer of your own type-checks without it', async () => {
+    // Every module the declarations of toolwire/tracing import, followed through the package's own chunks.
+    const printed = await node(
+      'newest',
+      'tracing-types.cjs',
+      `const { readFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
+const dist = dirname(require.resolve('toolwire/tracing'));
+const seen = new Set();
+const outside = new Set();
+const visit = (file) => {
+  if (seen.has(file)) return;
+  seen.add(file);
+  for (const match of readFileSync(join(dist, file), 'utf8').matchAll(/(?:from|import) '([^']+)'/g)) {
+    const spec = match[1];
+    if (spec.startsWith('./')) visit(spec.slice(2).replace(/\\.js$/, '.d.ts'));
+    else outside.add(spec);
+  }
+};
+visit('tracing.d.ts');
+console.log(JSON.stringify([...outside].sort()));
+`,
+    );
+    expect(printed).not.toEqual(expect.arrayContaining([expect.stringMatching(/opentelemetry/)]));
+    expect(printed).toEqual(expect.arrayContaining(['@standard-schema/spec']));
+  });
+
   it('imports the entry points from ESM', async () => {
     const printed = await node(
       'newest',
@@ -291,6 +319,7 @@ async function main() {
       sameInvokeTool: testing.invokeTool === toolwire.invokeTool,
       replayError: new testing.ReplayError('not_recorded', 'x') instanceof toolwire.ToolwireError,
     },
+    sameTraceEvents: tracing.TRACE_EVENTS === otel.TRACE_EVENTS,
   };
 }
 `;
@@ -311,6 +340,7 @@ async function main() {
     rootError: true,
     call: { status: 'ok', output: 'hi' },
     testing: { sameInvokeTool: true, replayError: true },
+    sameTraceEvents: true,
   };
 
   it('under import', async () => {
@@ -321,6 +351,7 @@ async function main() {
 import * as mcp from 'toolwire/mcp';
 import * as otel from 'toolwire/otel';
 import * as testing from 'toolwire/testing';
+import * as tracing from 'toolwire/tracing';
 ${SCRIPT}
 console.log(JSON.stringify(await main()));
 `,
@@ -336,6 +367,7 @@ console.log(JSON.stringify(await main()));
 const mcp = require('toolwire/mcp');
 const otel = require('toolwire/otel');
 const testing = require('toolwire/testing');
+const tracing = require('toolwire/tracing');
 ${SCRIPT}
 main().then((value) => console.log(JSON.stringify(value)));
 `,
