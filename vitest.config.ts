@@ -43,6 +43,7 @@ export const BROWSER_TESTS = [
   'test/ui/approvals.test.ts',
   'test/ui/browser-example.test.ts',
   'test/ui/call-facts.test.ts',
+  'test/ui/live-counts.test.ts',
   'test/ui/long-calls.test.ts',
   'test/ui/page.test.ts',
   'test/ui/streaming.test.ts',
@@ -142,11 +143,20 @@ export default defineConfig({
           name: 'slow',
           include: SLOW_TESTS,
           exclude: BROWSER_TESTS,
+          // As in the unit tier: a fresh module graph per file cost more than half this tier's time (a worker
+          // started, and the sources, zod and ws imported, for each of ~100 files). Every file here closes the
+          // servers, processes and sockets it opens, and test/setup.ts checks the globals.
+          isolate: false,
         },
       },
       ...(chromium === undefined
         ? []
-        : [{ extends: true as const, test: { name: 'browser', include: BROWSER_TESTS } }]),
+        : [
+            {
+              extends: true as const,
+              test: { name: 'browser', include: BROWSER_TESTS, isolate: false },
+            },
+          ]),
     ],
   },
 });
