@@ -3,7 +3,7 @@
  * - `unit` (`npm run test:unit`): the library's own behaviour, in memory, on fake timers where time matters;
  * - `slow`: real sockets against the stand-in service, faults, full property runs, the package build, the
  *   examples, the docs' type-checks;
- * - `browser`: the agent UI and the browser example in headless Chromium. Left out, with one printed line, where
+ * - `browser`: the agent UI and the browser example in headless Chromium (one, started for the tier). Left out, with one printed line, where
  *   no Chromium is found ({@link findChromium}); the tests get its path as `inject('chromium')`.
  * `vitest run` (what `npm test` runs) runs all three. The type tests (`*.test-d.ts`) are checked by
  * `npm run typecheck` (tsconfig.json includes test/), which `npm test` runs first: `expectTypeOf` and
@@ -154,7 +154,13 @@ export default defineConfig({
         : [
             {
               extends: true as const,
-              test: { name: 'browser', include: BROWSER_TESTS, isolate: false },
+              test: {
+                name: 'browser',
+                include: BROWSER_TESTS,
+                isolate: false,
+                // One Chromium for the tier; each file opens a fresh context in it.
+                globalSetup: ['test/ui/chromium-server.ts'],
+              },
             },
           ]),
     ],
