@@ -147,6 +147,8 @@ export default defineConfig({
           // started, and the sources, zod and ws imported, for each of ~100 files). Every file here closes the
           // servers, processes and sockets it opens, and test/setup.ts checks the globals.
           isolate: false,
+          // The package tests share one `npm pack` (and so one build) of a fresh clone.
+          globalSetup: ['test/package/pack-dir.ts'],
         },
       },
       ...(chromium === undefined
