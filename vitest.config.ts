@@ -61,6 +61,8 @@ export const SLOW_TESTS = [
   'test/demo.test.ts',
   'test/examples.test.ts',
   'test/tool/exact-optional-types.test.ts',
+  // Worker processes spawned against the stand-in service.
+  'test/fleet/processes.test.ts',
   // Files whose tests mostly run the stand-in service or an MCP server over real sockets and processes, waiting
   // on real time (reconnects, leases, signals): to move back to the unit tier as they move onto the in-memory
   // socket pair (test/helpers/memory-socket.ts) and fake timers.
