@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Where Chromium is looked for, in order, after `TOOLWIRE_CHROMIUM` (Debian's package, which `.ci/run` installs, first). */
 const CHROMIUM_PATHS = [
@@ -85,6 +86,25 @@ export const SLOW_TESTS = [
   'test/wire/accept-what-protocol-says.test.ts',
 ];
 
+/** The package test that packs the repository for the others (test/package/fresh-pack.ts `sharedPack`). */
+const PACKS = 'test/package/install.test.ts';
+/** Package tests that wait for that pack. */
+const WAIT_FOR_PACK = ['test/package/quick-start.test.ts', 'test/package/checks.test.ts'];
+
+/**
+ * vitest's order (each project's files, longest or largest first), with the pack started first, so that its
+ * build overlaps the other files, and the files that wait for it run last, when it is long done: run beside
+ * it, a file would hold a worker idle for the whole build.
+ */
+class PackFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) =>
+      spec.moduleId.endsWith(PACKS) ? 0 : WAIT_FOR_PACK.some((file) => spec.moduleId.endsWith(file)) ? 2 : 1;
+    // Array sort is stable: the order within each rank is vitest's.
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
+
 /** The projects named by `--project` on the command line (none: every project runs). */
 function selectedProjects(argv: readonly string[]): string[] {
   return argv.flatMap((arg, index) => {
@@ -131,6 +151,7 @@ export default defineConfig({
     // ran one file at a time. Most tests wait on sockets, timers and child processes, so two workers there took
     // the fault and property folders from 93 s to 65 s; three were slower (82 s) and starved the soak's timing.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    sequence: { sequencer: PackFirst },
     provide: { chromium: chromium ?? '' },
     projects: [
       {
