@@ -3,15 +3,17 @@
  * - `unit` (`npm run test:unit`): the library's own behaviour, in memory, on fake timers where time matters;
  * - `slow`: real sockets against the stand-in service, faults, full property runs, the package build, the
  *   examples, the docs' type-checks;
- * - `browser`: the agent UI and the browser example in headless Chromium. Left out, with one printed line, where
+ * - `browser`: the agent UI and the browser example in headless Chromium (one, started for the tier). Left out, with one printed line, where
  *   no Chromium is found ({@link findChromium}); the tests get its path as `inject('chromium')`.
  * `vitest run` (what `npm test` runs) runs all three. The type tests (`*.test-d.ts`) are checked by
  * `npm run typecheck` (tsconfig.json includes test/), which `npm test` runs first: `expectTypeOf` and
  * `@ts-expect-error` fail there as they would under vitest's typecheck, without a second tsc over the sources.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Where Chromium is looked for, in order, after `TOOLWIRE_CHROMIUM` (Debian's package, which `.ci/run` installs, first). */
 const CHROMIUM_PATHS = [
@@ -43,6 +45,7 @@ export const BROWSER_TESTS = [
   'test/ui/approvals.test.ts',
   'test/ui/browser-example.test.ts',
   'test/ui/call-facts.test.ts',
+  'test/ui/live-counts.test.ts',
   'test/ui/long-calls.test.ts',
   'test/ui/page.test.ts',
   'test/ui/streaming.test.ts',
@@ -61,6 +64,8 @@ export const SLOW_TESTS = [
   'test/demo.test.ts',
   'test/examples.test.ts',
   'test/tool/exact-optional-types.test.ts',
+  // Worker processes spawned against the stand-in service.
+  'test/fleet/processes.test.ts',
   // Files whose tests mostly run the stand-in service or an MCP server over real sockets and processes, waiting
   // on real time (reconnects, leases, signals): to move back to the unit tier as they move onto the in-memory
   // socket pair (test/helpers/memory-socket.ts) and fake timers.
@@ -81,6 +86,25 @@ export const SLOW_TESTS = [
   'test/mcp/through-client.test.ts',
   'test/wire/accept-what-protocol-says.test.ts',
 ];
+
+/** The package test that packs the repository for the others (test/package/fresh-pack.ts `sharedPack`). */
+const PACKS = 'test/package/install.test.ts';
+/** Package tests that wait for that pack. */
+const WAIT_FOR_PACK = ['test/package/quick-start.test.ts', 'test/package/checks.test.ts'];
+
+/**
+ * vitest's order (each project's files, longest or largest first), with the pack started first, so that its
+ * build overlaps the other files, and the files that wait for it run last, when it is long done: run beside
+ * it, a file would hold a worker idle for the whole build.
+ */
+class PackFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) =>
+      spec.moduleId.endsWith(PACKS) ? 0 : WAIT_FOR_PACK.some((file) => spec.moduleId.endsWith(file)) ? 2 : 1;
+    // Array sort is stable: the order within each rank is vitest's.
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 /** The projects named by `--project` on the command line (none: every project runs). */
 function selectedProjects(argv: readonly string[]): string[] {
@@ -126,6 +150,11 @@ export default defineConfig({
     // No include here: a project that extends this config would add its own to it, not replace it.
     setupFiles: ['test/setup.ts'],
     testTimeout: 20_000,
+    // vitest's default for `run` is a worker less than the cores: one on a 2-core machine, where the suite then
+    // ran one file at a time. Most tests wait on sockets, timers and child processes, so two workers there took
+    // the fault and property folders from 93 s to 65 s; three were slower (82 s) and starved the soak's timing.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    sequence: { sequencer: PackFirst },
     provide: { chromium: chromium ?? '' },
     projects: [
       {
@@ -145,11 +174,28 @@ export default defineConfig({
           name: 'slow',
           include: SLOW_TESTS,
           exclude: BROWSER_TESTS,
+          // As in the unit tier: a fresh module graph per file cost more than half this tier's time (a worker
+          // started, and the sources, zod and ws imported, for each of ~100 files). Every file here closes the
+          // servers, processes and sockets it opens, and test/setup.ts checks the globals.
+          isolate: false,
+          // The package tests share one `npm pack` (and so one build) of a fresh clone.
+          globalSetup: ['test/package/pack-dir.ts'],
         },
       },
       ...(chromium === undefined
         ? []
-        : [{ extends: true as const, test: { name: 'browser', include: BROWSER_TESTS } }]),
+        : [
+            {
+              extends: true as const,
+              test: {
+                name: 'browser',
+                include: BROWSER_TESTS,
+                isolate: false,
+                // One Chromium for the tier; each file opens a fresh context in it.
+                globalSetup: ['test/ui/chromium-server.ts'],
+              },
+            },
+          ]),
     ],
   },
 });

@@ -22,6 +22,8 @@ describe('a run whose calls outgrow small write limits', () => {
     it(`completes all ${calls} calls of ${outputChars} characters with highWaterMarkBytes ${options.highWaterMarkBytes}, maxOutboxBytes ${options.maxOutboxBytes}`, async () => {
       const service = await stub({
         callDeadlineMs: 60_000,
+        // Offered again soon after a "busy": how soon does not change what is proved, only how long it takes.
+        busyRetryMs: 20,
         model: scriptedModel([
           { toolCalls: Array.from({ length: calls }, (_, i) => ({ name: 'w', arguments: { i } })) },
           { text: 'done' },

@@ -8,7 +8,9 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { inject } from 'vitest';
 
 const run = promisify(execFile);
 
@@ -130,6 +132,48 @@ export async function packFresh(repo: string, work: string): Promise<Packed> {
     unpackedSize: packed.unpackedSize,
     manifest: JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8')) as Packed['manifest'],
   };
+}
+
+/** How long a file waits for the pack another file makes (a build with types, on a busy machine). */
+const SHARED_PACK_WAIT_MS = 600_000;
+
+/**
+ * {@link packFresh}, once per test run for every file that asks: packing builds the package with its types, the
+ * slowest step of the package tests. The first file to ask packs into the run's directory (`inject('packDir')`,
+ * from test/package/pack-dir.ts); a file asking later, in this worker or another, waits for that pack and gets
+ * the same tarball, which it must not change (each installs its own copy). Without that directory (the file run
+ * under another config) the file packs on its own, into `work`.
+ */
+export async function sharedPack(repo: string, work: string): Promise<Packed> {
+  const dir = inject('packDir');
+  if (dir === undefined || dir === '') return packFresh(repo, work);
+  const done = join(dir, 'packed.json');
+  const failed = join(dir, 'failed.txt');
+  mkdirSync(dir, { recursive: true });
+  let first = true;
+  try {
+    // Atomic: exactly one file makes it, and packs.
+    mkdirSync(join(dir, 'packing'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    first = false;
+  }
+  if (first) {
+    try {
+      const packed = await packFresh(repo, dir);
+      writeFileSync(done, JSON.stringify(packed));
+      return packed;
+    } catch (error) {
+      writeFileSync(failed, (error as Error).message);
+      throw error;
+    }
+  }
+  for (const start = Date.now(); Date.now() - start < SHARED_PACK_WAIT_MS; await sleep(250)) {
+    if (existsSync(done)) return JSON.parse(readFileSync(done, 'utf8')) as Packed;
+    if (existsSync(failed))
+      throw new Error(`npm pack failed in another test file: ${readFileSync(failed, 'utf8')}`);
+  }
+  throw new Error(`no pack in ${dir} after ${SHARED_PACK_WAIT_MS} ms`);
 }
 
 /**

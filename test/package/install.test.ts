@@ -11,11 +11,11 @@ import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Extra, installPacked, type Packed, packFresh, runNpm } from './fresh-pack';
+import { type Extra, installPacked, type Packed, runNpm, sharedPack } from './fresh-pack';
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-/** Packing builds the package (tsup with types), then two projects install it: on a busy machine that takes a while. */
+/** Packing builds the package (tsup with types; once for the run's package tests), then two projects install it: on a busy machine that takes a while. */
 const SETUP_TIMEOUT_MS = 420_000;
 
 const lock = JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8')) as {
@@ -40,13 +40,13 @@ const apps = {} as Record<Project, string>;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'toolwire-package-'));
-  packed = await packFresh(repo, work);
-  for (const [project, { extra }] of Object.entries(PROJECTS) as Array<
-    [Project, (typeof PROJECTS)[Project]]
-  >) {
-    apps[project] = join(work, project);
-    await installPacked(repo, packed, apps[project], extra);
-  }
+  packed = await sharedPack(repo, work);
+  await Promise.all(
+    (Object.entries(PROJECTS) as Array<[Project, (typeof PROJECTS)[Project]]>).map(([project, { extra }]) => {
+      apps[project] = join(work, project);
+      return installPacked(repo, packed, apps[project], extra);
+    }),
+  );
 }, SETUP_TIMEOUT_MS);
 
 afterAll(() => {

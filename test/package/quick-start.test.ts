@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { installPacked, packFresh } from './fresh-pack';
+import { installPacked, sharedPack } from './fresh-pack';
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-/** Packing builds the package (tsup with types): on a busy machine that takes a while. */
+/** Packing builds the package (tsup with types; once for the run's package tests): on a busy machine that takes a while. */
 const SETUP_TIMEOUT_MS = 300_000;
 
 /** What the README's Quick Start section says, read from the README itself. */
@@ -60,7 +60,7 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'toolwire-quick-start-'));
   // The install line's other packages, at the versions this repository's lock (and so the npm cache) holds.
   app = join(work, 'app');
-  await installPacked(repo, await packFresh(repo, work), app, readme.packages);
+  await installPacked(repo, await sharedPack(repo, work), app, readme.packages);
 }, SETUP_TIMEOUT_MS);
 
 afterAll(() => {

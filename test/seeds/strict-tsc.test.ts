@@ -24,15 +24,24 @@ function options(): ts.CompilerOptions {
   return { ...parsed.options, noEmit: true };
 }
 
-/** The diagnostics of compiling `files` alone, as `file(line): message` lines. */
+/** The last program made: the next one reuses what did not change (the library's, zod's and the sources' files). */
+let previous: ts.Program | undefined;
+
+/**
+ * The diagnostics of compiling `files` alone, as `file(line): message` lines: those of `files` and the program's
+ * global ones (the sources they import are checked with the same options by `npm run typecheck`).
+ */
 function diagnostics(files: string[]): string[] {
-  const program = ts.createProgram(files, options());
-  return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
-    if (!diagnostic.file || diagnostic.start === undefined) return message;
-    const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
-    return `${diagnostic.file.fileName.replace(repo, '')}(${line + 1}): ${message}`;
-  });
+  const program = ts.createProgram(files, options(), undefined, previous);
+  previous = program;
+  return files
+    .flatMap((file) => ts.getPreEmitDiagnostics(program, program.getSourceFile(file)))
+    .map((diagnostic) => {
+      const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
+      if (!diagnostic.file || diagnostic.start === undefined) return message;
+      const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
+      return `${diagnostic.file.fileName.replace(repo, '')}(${line + 1}): ${message}`;
+    });
 }
 
 const CENCORI_WITH_APP_CONTEXT = `

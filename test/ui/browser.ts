@@ -1,28 +1,14 @@
 /**
  * Headless Chromium for the UI tests: the binary vitest.config.ts finds (Debian's `chromium`, installed by
- * `.ci/run` with apt-get, or `TOOLWIRE_CHROMIUM`) driven by playwright-core, with a fresh profile per launch and
- * every background service off, so that the only traffic is to the stub on 127.0.0.1. Without a browser, the
+ * `.ci/run` with apt-get, or `TOOLWIRE_CHROMIUM`), started once for the tier by test/ui/chromium-server.ts and
+ * driven by playwright-core, with a fresh browser context per test file, so that no cookie, storage or cache
+ * passes from one file to the next and the only traffic is to the stub on 127.0.0.1. Without a browser, the
  * config leaves these tests out and says so once.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, inject } from 'vitest';
 
-/** The flags every launch uses (playwright adds the profile as `--user-data-dir`). */
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-  '--no-first-run',
-];
-
-/** A browser with its own throwaway profile directory. */
+/** A browser context of its own on the tier's Chromium. */
 export interface TestBrowser {
   context: BrowserContext;
   /** A new tab that fails the test on uncaught page errors (collected in `errors`) and requests off loopback. */
@@ -31,20 +17,15 @@ export interface TestBrowser {
 }
 
 /**
- * Launches Chromium with a fresh `--user-data-dir`.
+ * Connects to the tier's Chromium and opens a fresh context in it.
  * @throws Error saying how to get one when no Chromium is found.
  */
-export async function launchBrowser(): Promise<TestBrowser> {
-  const executablePath = inject('chromium');
-  if (executablePath === '') {
+export async function openBrowser(): Promise<TestBrowser> {
+  if (inject('chromium') === '') {
     throw new Error('no Chromium found: apt-get install chromium, or set TOOLWIRE_CHROMIUM to its binary');
   }
-  const profile = await mkdtemp(join(tmpdir(), 'toolwire-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 900 },
-  });
+  const browser = await chromium.connect(inject('chromiumEndpoint'));
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   // Loopback only: anything else is aborted (and would show up as a failed resource in the page).
   await context.route(
     (url) => !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) && url.protocol !== 'data:',
@@ -60,7 +41,8 @@ export async function launchBrowser(): Promise<TestBrowser> {
     },
     async close() {
       await context.close();
-      await rm(profile, { recursive: true, force: true });
+      // Leaves the tier's Chromium running for the next file: this only disconnects.
+      await browser.close();
     },
   };
 }
@@ -69,20 +51,20 @@ export async function launchBrowser(): Promise<TestBrowser> {
 export const BROWSER_TIMEOUT_MS = 90_000;
 
 /**
- * One Chromium for the test file: launched before its tests (within {@link BROWSER_TIMEOUT_MS}), closed after
+ * A browser context for the test file: opened before its tests (within {@link BROWSER_TIMEOUT_MS}), closed after
  * them. Returns a handle whose `page()` opens a tab in it.
  */
 export function useBrowser(): Pick<TestBrowser, 'page'> {
   let browser: TestBrowser | undefined;
   beforeAll(async () => {
-    browser = await launchBrowser();
+    browser = await openBrowser();
   }, BROWSER_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
   });
   return {
     page() {
-      if (browser === undefined) throw new Error('useBrowser(): the browser is not launched yet');
+      if (browser === undefined) throw new Error('useBrowser(): the browser context is not open yet');
       return browser.page();
     },
   };
