@@ -31,7 +31,7 @@ export {
   type TraceAttributes,
   type TracedCall,
   type TracedResult,
-} from '../tracing';
+} from '../client/tracing';
 
 import { OptionsError } from '../errors';
 import { VERSION } from '../version';

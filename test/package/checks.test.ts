@@ -68,6 +68,8 @@ it('passes Are the Types Wrong under the node16 profile: no problem in any entry
     './otel',
     './package.json',
     './server-stub',
+    './testing',
+    './tracing',
     './valibot',
     './zod3',
   ]);
