@@ -818,8 +818,13 @@ export type InferParameters<P> = [P] extends [undefined]
  * declare fields, that tool's `ctx.context` has them (and only them). A tool typed with `ToolContext<Mine>`
  * keeps `Mine` either way.
  *
+ * In a file of its own, make it a module (an `export {}` or an import), else TypeScript reads the declaration as
+ * the whole of `'toolwire'` and every other import of it fails.
+ *
  * @example
  * ```ts
+ * export {};
+ *
  * declare module 'toolwire' {
  *   interface AppContext {
  *     tenantId: string;

@@ -6,7 +6,7 @@
  * sit in a file the repository's own type check reads (it would narrow every test's context): written to a
  * temporary folder of this one and compiled alone, once as the Cencori seed is written and once with a mistake it must catch.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -74,6 +74,18 @@ describe('the seeds under strict tsc', () => {
     expect(seeds.length).toBeGreaterThanOrEqual(3);
     expect(options().strict).toBe(true);
     expect(diagnostics(seeds.map((file) => join(here, file)))).toEqual([]);
+  }, 300_000);
+
+  it('narrows tool contexts with AppContext declared in a file of its own, as the guide shows it', () => {
+    const guide = readFileSync(join(repo, 'docs/guide/other-sdks.md'), 'utf8');
+    const block = /```ts \[app-context\.ts\]\n([\s\S]*?)```/.exec(guide)?.[1];
+    expect(block).toContain("declare module 'toolwire'");
+    const declaration = join(work, 'app-context.ts');
+    writeFileSync(declaration, block ?? '');
+    const app = join(work, 'cencori-app.ts');
+    writeFileSync(app, CENCORI_WITH_APP_CONTEXT.replace(/declare module 'toolwire' \{[\s\S]*?\n\}\n/, ''));
+    expect(readFileSync(app, 'utf8')).not.toContain('declare module');
+    expect(diagnostics([declaration, app])).toEqual([]);
   }, 300_000);
 
   it('narrows every untyped tool context to AppContext once the app declares it', () => {
