@@ -44,6 +44,11 @@ export default defineConfig({
   // `ws` to `import('ws')`, which the CommonJS output turns into `require('ws')`).
   esbuildOptions(options, { format }) {
     options.sourcesContent = false;
-    if (format === 'cjs') options.define = { ...options.define, 'import.meta.url': 'undefined' };
+    if (format === 'cjs') {
+      options.define = { ...options.define, 'import.meta.url': 'undefined' };
+      // tsup turns the split ESM chunks into CommonJS with sucrase, which makes a class with fields anonymous
+      // (`_class2`): keeping names gives `OptionsError` etc. their names back in logs and `constructor.name`.
+      options.keepNames = true;
+    }
   },
 });

@@ -24,10 +24,17 @@ export class ToolwireError extends Error {
 
   constructor(code: string, message: string, options?: ToolwireErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    // Each class below names itself with a string; a subclass of your own gets its class's name.
-    this.name = new.target === ToolwireError ? 'ToolwireError' : new.target.name;
+    this.name = nameOf(new.target);
     this.code = code;
   }
+}
+
+/**
+ * The `name` of an error made by `target`: each class below names itself with a string; a subclass of your own gets
+ * its class's name. Outside the class, so that its body never names itself (a bundler would then rename the class).
+ */
+function nameOf(target: abstract new (...args: never[]) => unknown): string {
+  return target === ToolwireError ? 'ToolwireError' : target.name;
 }
 
 /**

@@ -320,6 +320,12 @@ async function main() {
       replayError: new testing.ReplayError('not_recorded', 'x') instanceof toolwire.ToolwireError,
     },
     sameTraceEvents: tracing.TRACE_EVENTS === otel.TRACE_EVENTS,
+    // Every exported class is named as exported (logs, test diffs and constructor.name show it).
+    misnamedClasses: [toolwire, testing, mcp, otel]
+      .flatMap((entry) => Object.entries(entry))
+      .filter(([key, value]) => typeof value === 'function' && /^class\\b/.test(Function.prototype.toString.call(value)) && value.name !== key)
+      .map(([key, value]) => key + ' is named ' + value.name),
+    classes: Object.values(toolwire).filter((value) => typeof value === 'function' && /^class\\b/.test(Function.prototype.toString.call(value))).length,
   };
 }
 `;
@@ -341,6 +347,8 @@ async function main() {
     call: { status: 'ok', output: 'hi' },
     testing: { sameInvokeTool: true, replayError: true },
     sameTraceEvents: true,
+    misnamedClasses: [],
+    classes: 13,
   };
 
   it('under import', async () => {
