@@ -405,55 +405,55 @@ export class Execution extends Cancellation implements ResultSink {
    * `context` is set when the call starts. The call layer may read them through an object of its own made over
    * the execution (a call's own redactor, src/call/pipeline.ts): each accessor reads the execution behind it.
    */
-  /** The execution `options` is, or is made over. */
+  /** The execution `options` is, or is made over (read in place: no call in the usual case). */
   static #behind(options: Execution): Execution {
-    let found: object = options;
+    let found: object = Object.getPrototypeOf(options) as object;
     while (!(#rare in found)) found = Object.getPrototypeOf(found) as object;
     return found as Execution;
   }
 
   /** The call itself: its cancellation is the call's signal. */
   get signal(): Execution {
-    return Execution.#behind(this);
+    return #rare in this ? this : Execution.#behind(this);
   }
 
   get depth(): number {
-    return Execution.#behind(this).extras?.depth ?? 0;
+    return (#rare in this ? this : Execution.#behind(this)).extras?.depth ?? 0;
   }
 
   get approved(): boolean | undefined {
-    return Execution.#behind(this).extras?.approved;
+    return (#rare in this ? this : Execution.#behind(this)).extras?.approved;
   }
 
   get rejectionReason(): string | undefined {
-    return Execution.#behind(this).extras?.reason;
+    return (#rare in this ? this : Execution.#behind(this)).extras?.reason;
   }
 
   get argumentsEdited(): boolean | undefined {
-    return Execution.#behind(this).extras?.argumentsEdited;
+    return (#rare in this ? this : Execution.#behind(this)).extras?.argumentsEdited;
   }
 
   get agentName(): string | undefined {
-    return Execution.#behind(this).extras?.agentName;
+    return (#rare in this ? this : Execution.#behind(this)).extras?.agentName;
   }
 
   get sessionId(): string | undefined {
-    return Execution.#behind(this).extras?.sessionId;
+    return (#rare in this ? this : Execution.#behind(this)).extras?.sessionId;
   }
 
   get agentRevision(): string | undefined {
-    return Execution.#behind(this).extras?.agentRevision;
+    return (#rare in this ? this : Execution.#behind(this)).extras?.agentRevision;
   }
 
   get tenantId(): string | undefined {
-    return Execution.#behind(this).extras?.tenantId;
+    return (#rare in this ? this : Execution.#behind(this)).extras?.tenantId;
   }
 
   get userId(): string | undefined {
-    return Execution.#behind(this).extras?.userId;
+    return (#rare in this ? this : Execution.#behind(this)).extras?.userId;
   }
 
   get steps(): Readonly<Record<string, unknown>> | undefined {
-    return Execution.#behind(this).extras?.steps;
+    return (#rare in this ? this : Execution.#behind(this)).extras?.steps;
   }
 }
