@@ -146,12 +146,14 @@ export class LeaseRenewal {
     this.#startIfNeeded();
   }
 
-  /** A call has its result: no more lease for it. */
+  /**
+   * A call has its result: no more lease for it. The timer is left to run: it stops at its next turn if no call is
+   * started by then, so that calls one at a time do not each set and clear an interval.
+   */
   ended(call: LeasedCall): void {
     if (call.heardAt === undefined) return;
     call.heardAt = undefined;
     this.#started = Math.max(0, this.#started - 1);
-    if (this.#started === 0) this.#stop();
   }
 
   /** The service heard of the call (an update, a question, an event): a sign of life, as a `lease` frame is. */
@@ -184,6 +186,10 @@ export class LeaseRenewal {
    * renewal costs about the started calls, not the queue behind them.
    */
   #renew(): void {
+    if (this.#started === 0) {
+      this.#stop();
+      return;
+    }
     const now = this.#options.now();
     const quiet: LeasedCall[] = [];
     let left = this.#started;

@@ -415,6 +415,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
         toolResult: (info) => this.#emit('tool_result', info),
         approvalRequested: (request) => this.#emit('approval_requested', request),
         widgetInvalid: (info) => this.#emit('widget_invalid', info),
+        listens: (event) => this.listenerCount(event) > 0,
       },
     });
   }

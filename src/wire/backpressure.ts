@@ -111,7 +111,10 @@ export class Backpressure {
       this.#written += utf8Length(text);
       // Ask for a proof of reading before the soft limit is reached, one at a time.
       if (this.#written - this.#confirmed >= options.softLimitBytes / 2 && this.#probeAt <= this.#confirmed) {
-        this.#probeAt = Number.POSITIVE_INFINITY; // no probe from inside the probe's own write
+        // No probe from inside the probe's own write. A count past every byte written, not Infinity: a field that
+        // held only small integers and takes a fraction would change the shape of this object, and V8 would throw
+        // away the optimised code of every function that reads it (each write of a call).
+        this.#probeAt = this.#written + 1;
         this.#probeAt = this.#writePing();
       }
     }
@@ -126,7 +129,7 @@ export class Backpressure {
   askProof(): void {
     if (!this.#options.countsOwn || this.#written <= this.#confirmed || this.#probeAt > this.#confirmed)
       return;
-    this.#probeAt = Number.POSITIVE_INFINITY;
+    this.#probeAt = this.#written + 1;
     this.#probeAt = this.#writePing();
   }
 

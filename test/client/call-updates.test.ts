@@ -205,6 +205,24 @@ describe('CallUpdates (lease)', () => {
     expect(sent).toHaveLength(3);
   });
 
+  it('sets its interval once for calls that start and end one at a time, and stops it at the first idle turn', () => {
+    vi.useFakeTimers();
+    const setInterval = vi.spyOn(globalThis, 'setInterval');
+    const clearInterval = vi.spyOn(globalThis, 'clearInterval');
+    const { made, call, sent, advance } = updates(['lease']);
+    for (const callId of ['c1', 'c2', 'c3']) {
+      made.started(call(callId));
+      made.ended(call(callId));
+    }
+    expect(setInterval).toHaveBeenCalledTimes(1);
+    expect(clearInterval).not.toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(1);
+    advance(1_000);
+    expect(sent).toEqual([]);
+    expect(clearInterval).toHaveBeenCalledTimes(1);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('lists the ids in the order the calls arrived, and walks no further than the last started call', () => {
     vi.useFakeTimers();
     let now = 0;
