@@ -34,16 +34,15 @@ export default defineConfig({
   splitting: true,
   dts: true,
   clean: true,
-  // Maps give stack traces (`node --enable-source-maps`) and debuggers the source files' names and lines. They
-  // leave out the sources' text, which would more than double the packed size (the package ships no sources).
-  sourcemap: true,
+  // No source maps: the package ships no sources for them to point at (with the sources' text they would more
+  // than double the packed size), and the output is unminified ES2022 that reads as the source does.
+  sourcemap: false,
   // Node 20 and the browsers toolwire supports run ES2022 as written.
   target: 'es2022',
   external: ['ws', 'zod', 'zod3', 'valibot', 'arktype', '@opentelemetry/api'],
   // CommonJS has no `import.meta`: there `import.meta.url` is `undefined` (src/wire/transport.ts then leaves
   // `ws` to `import('ws')`, which the CommonJS output turns into `require('ws')`).
   esbuildOptions(options, { format }) {
-    options.sourcesContent = false;
     if (format === 'cjs') {
       options.define = { ...options.define, 'import.meta.url': 'undefined' };
       // tsup turns the split ESM chunks into CommonJS with sucrase, which makes a class with fields anonymous

@@ -31,7 +31,11 @@ export interface RunRecording {
   calls: RecordedCall[];
 }
 
-/** A replayed tool was called in a way the recording has no answer for (code `not_recorded`). */
+/**
+ * A replay that cannot be made or answered: `recordRun()` given no run result or `replayTools()` no recording or no
+ * tools (`invalid_recording`), or a replayed tool called in a way the recording has no answer for
+ * (`not_recorded`).
+ */
 export class ReplayError extends ToolwireError {
   override name = 'ReplayError';
 }
@@ -41,13 +45,21 @@ export class ReplayError extends ToolwireError {
  *
  * @example
  * ```ts
- * import { recordRun, type RunResult } from 'toolwire';
+ * import type { RunResult } from 'toolwire';
+ * import { recordRun } from 'toolwire/testing';
  *
  * declare const result: RunResult;
  * const saved = JSON.stringify(recordRun(result));
  * ```
+ * @throws ReplayError `invalid_recording` when `result` is not a run's result (an object with `toolCalls`).
  */
 export function recordRun(result: Pick<RunResult, 'runId' | 'toolCalls'>): RunRecording {
+  if (!Array.isArray((result as Partial<RunResult> | null | undefined)?.toolCalls)) {
+    throw new ReplayError(
+      'invalid_recording',
+      `recordRun(): result must be what client.run() resolved with (an object with toolCalls), got ${describe(result)}`,
+    );
+  }
   return {
     version: 1,
     runId: result.runId,
@@ -104,14 +116,16 @@ function answer(call: RecordedCall): unknown {
  *
  * @example
  * ```ts
- * import { Agent, replayTools, type RunRecording, tool } from 'toolwire';
+ * import { Agent, tool } from 'toolwire';
+ * import { replayTools, type RunRecording } from 'toolwire/testing';
  *
  * declare const recording: RunRecording;
  * const refund = tool({ name: 'refund', description: 'Refunds.', execute: () => ({ refunded: true }) });
  * const replayed = replayTools(recording, [refund]); // refund never runs: its recorded results answer
  * const agent = new Agent({ name: 'Support', instructions: 'Help.', tools: replayed });
  * ```
- * @throws ToolwireError `invalid_recording` when `recording` is not a recording (version 1, with `calls`).
+ * @throws ReplayError `invalid_recording` when `recording` is not a recording (version 1, with `calls`), or
+ *   `tools` is not an array of tools made with `tool()`.
  */
 // biome-ignore lint/suspicious/noExplicitAny: tools of any input, output and context.
 export function replayTools<T extends Tool<any, any, any>>(
@@ -124,22 +138,39 @@ export function replayTools<T extends Tool<any, any, any>>(
       'replayTools(): the recording is not one recordRun() made (version 1)',
     );
   }
+  const notTool = Array.isArray(tools) ? tools.findIndex((item) => toolInternals(item) === undefined) : -1;
+  if (!Array.isArray(tools) || notTool !== -1) {
+    throw new ReplayError(
+      'invalid_recording',
+      Array.isArray(tools)
+        ? `replayTools(): tools[${notTool}] is not a tool made with tool(), got ${describe(tools[notTool])}`
+        : `replayTools(): tools must be an array of tools made with tool(), got ${describe(tools)}`,
+    );
+  }
   const left = recording.calls.map((call) => ({ call, key: argumentKey(call.arguments), used: false }));
-  return tools.map((source) => {
-    if (toolInternals(source) === undefined) return source;
-    return withExecute(source as Tool, (input) => {
-      const key = argumentKey(input);
-      const found = left.find(
-        (entry) => !entry.used && entry.call.toolName === source.name && entry.key === key,
-      );
-      if (found === undefined) {
-        throw new ReplayError(
-          'not_recorded',
-          `no recorded call of ${source.name} with these arguments is left to replay (run ${recording.runId})`,
+  return tools.map(
+    (source) =>
+      withExecute(source as Tool, (input) => {
+        const key = argumentKey(input);
+        const found = left.find(
+          (entry) => !entry.used && entry.call.toolName === source.name && entry.key === key,
         );
-      }
-      found.used = true;
-      return answer(found.call);
-    }) as T;
-  });
+        if (found === undefined) {
+          throw new ReplayError(
+            'not_recorded',
+            `no recorded call of ${source.name} with these arguments is left to replay (run ${recording.runId})`,
+          );
+        }
+        found.used = true;
+        return answer(found.call);
+      }) as T,
+  );
+}
+
+/** A wrong value as a message shows it: its kind (a string: its start). */
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

@@ -69,4 +69,36 @@ describe('record and replay', () => {
       ),
     );
   });
+
+  it('refuses what is not a run result, a recording or a list of tools, saying what it got', () => {
+    const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'live' });
+    const recording = { version: 1 as const, runId: 'r0', calls: [] };
+    const refusal = (make: () => unknown) => {
+      try {
+        make();
+      } catch (error) {
+        const { name, code, message } = error as ReplayError;
+        return { name, code, message };
+      }
+      throw new Error('expected a refusal');
+    };
+    const invalid = (message: string) => ({ name: 'ReplayError', code: 'invalid_recording', message });
+    expect(refusal(() => recordRun(undefined as never))).toEqual(
+      invalid(
+        'recordRun(): result must be what client.run() resolved with (an object with toolCalls), got undefined',
+      ),
+    );
+    expect(refusal(() => recordRun({} as never))).toEqual(
+      invalid(
+        'recordRun(): result must be what client.run() resolved with (an object with toolCalls), got an object',
+      ),
+    );
+    expect(refusal(() => replayTools(recording, 'echo' as never))).toEqual(
+      invalid('replayTools(): tools must be an array of tools made with tool(), got the string "echo"'),
+    );
+    expect(refusal(() => replayTools(recording, [echo, {} as never]))).toEqual(
+      invalid('replayTools(): tools[1] is not a tool made with tool(), got an object'),
+    );
+    expect(replayTools(recording, [])).toEqual([]);
+  });
 });
