@@ -131,8 +131,20 @@ const AS_TOOL_OPTIONS: OptionsSpec<AsToolOptions> = {
   },
 };
 
-/** @internal Key under which the client gives a tool call the ability to start a nested run. */
-export const NESTED_RUN: unique symbol = Symbol('toolwire.nestedRun');
+/**
+ * @internal Key under which the client gives a tool call the ability to start a nested run. `Symbol.for`, so that
+ * an agent's `asTool()` made by one copy of toolwire (ESM and CJS both loaded) runs nested in the other's client.
+ */
+export const NESTED_RUN: unique symbol = Symbol.for('toolwire.nestedRun.v1');
+
+/** Marks {@link Agent}'s prototype: `Symbol.for`, so that an agent made by one copy of toolwire runs in the other. */
+const AGENT: unique symbol = Symbol.for('toolwire.agent.v1');
+
+/** `true` for an {@link Agent}, made by this copy of toolwire or another (its ESM and CJS builds both loaded). */
+// biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output type.
+export function isAgent(value: unknown): value is Agent<any> {
+  return value instanceof Agent || (isRecord(value) && (value as { [AGENT]?: unknown })[AGENT] === true);
+}
 
 /** Starts `agent` as a nested run of the call `ctx` belongs to (sharing its context, ended by its signal). */
 export type NestedRun = (
@@ -322,3 +334,5 @@ export function addAgentTools(registry: ToolRegistry, agent: Agent<any>): boolea
   for (const item of missing) registry.add(item);
   return missing.length > 0;
 }
+
+Object.defineProperty(Agent.prototype, AGENT, { value: true });

@@ -34,7 +34,7 @@ import { API_KEY_PATTERN } from '../wire/api-key';
 import type { ConnectOptions, ReconnectOptions } from '../wire/connection';
 import { MAX_BUILD_ID_CHARS, RUN_METADATA_LIMITS, type ToolChoice, utf8Length } from '../wire/protocol';
 import type { WebSocketConstructor } from '../wire/transport';
-import { Agent, aToolChoice } from './agent';
+import { type Agent, aToolChoice, isAgent } from './agent';
 import type { Approver } from './approvals';
 import type { Questioner } from './questions';
 import type { RunEvent } from './runs';
@@ -317,7 +317,7 @@ const RUN_OWNER: OptionsOwner = { name: 'client.run()', error: OptionsError };
  * @throws OptionsError `invalid_agent`, `invalid_input`, `invalid_options`, `unknown_option`, `invalid_option`.
  */
 export function checkRunArguments(agent: unknown, input: unknown, options: unknown): void {
-  if (!(agent instanceof Agent)) {
+  if (!isAgent(agent)) {
     optionsFault(
       RUN_OWNER,
       'invalid_agent',

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { agentDefinition } from '../../src/client/agent';
-import { Agent, ToolDefinitionError, tool } from '../../src/index';
+import { agentDefinition, isAgent } from '../../src/client/agent';
+import { Agent, OptionsError, ToolDefinitionError, tool } from '../../src/index';
 
 describe('Agent options', () => {
   it('refuses an unknown option, naming it', () => {
@@ -164,6 +164,24 @@ describe('asTool options', () => {
   it('derives the tool name from the agent name', () => {
     expect(new Agent({ name: 'Research team', instructions: '' }).asTool({ toolDescription: 'x' }).name).toBe(
       'Research_team',
+    );
+  });
+});
+
+describe('an agent made by another copy of toolwire (its ESM and CJS builds both loaded)', () => {
+  it('is taken by run() as an agent; an object that only looks like one is not', async () => {
+    const { checkRunArguments } = await import('../../src/client/client-options');
+    vi.resetModules();
+    const other = (await import('../../src/client/agent')) as typeof import('../../src/client/agent');
+    vi.resetModules();
+    const elsewhere = new other.Agent({ name: 'Elsewhere', instructions: '' });
+    expect(elsewhere instanceof Agent).toBe(false);
+    expect(isAgent(elsewhere)).toBe(true);
+    expect(() => checkRunArguments(elsewhere, 'hi', {})).not.toThrow();
+    const lookalike = { name: 'Fake', instructions: '', tools: [] };
+    expect(isAgent(lookalike)).toBe(false);
+    expect(() => checkRunArguments(lookalike, 'hi', {})).toThrowError(
+      new OptionsError('invalid_agent', 'client.run(): agent must be made with new Agent(), got an object'),
     );
   });
 });
