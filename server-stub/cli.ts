@@ -37,9 +37,6 @@ async function main(): Promise<void> {
   const { keysFile } = command;
   // The file's `<key> <tenant>` lines: set before the URL is printed, so before any client can connect.
   if (keysFile !== undefined) stub.setApiKeys(keysFile.keys);
-  process.stdout.write(`${stub.url}\n`);
-  process.stderr.write(`toolwire-stub: ${describeModel(stub.model.info)}\n`);
-  process.stderr.write(`toolwire-stub: ${uiLine(stub.httpUrl, command.options.apiKeys)}\n`);
   if (keysFile !== undefined) {
     // SIGHUP reloads the keys, as daemons reload their configuration; a bad file changes nothing.
     process.on('SIGHUP', () => {
@@ -74,6 +71,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // Printed last: whoever reads the address may signal the process at once, and finds the handlers in place.
+  process.stdout.write(`${stub.url}\n`);
+  process.stderr.write(`toolwire-stub: ${describeModel(stub.model.info)}\n`);
+  process.stderr.write(`toolwire-stub: ${uiLine(stub.httpUrl, command.options.apiKeys)}\n`);
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The run code as a browser gets it: the core entry (src/index.ts) loads ./runs.ts with `import()` on a client's
+ * The run code as a browser gets it: the core entry (src/index.ts) loads src/client/runs.ts with `import()` on a client's
  * first `run()` (the Node entry registers it up front). A failed load fails that run with `ToolwireError`
  * `load_failed` and is forgotten, so the next `run()` loads again; `close()` ends runs still waiting for the code.
  * The source is loaded afresh (`vi.resetModules()`) so that the Node entry's registration is not there.

@@ -201,12 +201,13 @@ describe('live counts and layout in the agent UI', { timeout: BROWSER_TIMEOUT_MS
       await page.getByRole('button', { name: 'Send' }).click();
       const call = page.locator('.call[data-tool="count_to_three"]');
       // Progress and preliminary results are snapshots the client coalesces (one per 250 ms, the newest
-      // replacing one still waiting), events are not: the three of each become 1 + 1 snapshots and 3 events.
-      const badge = call.locator('.call-counts[data-events="3"][data-progress="3"][data-preliminary="2"]');
+      // replacing one still waiting), but one still waiting goes before the call's next event: each step's
+      // progress and preliminary result reach the page ahead of its event, none lost.
+      const badge = call.locator('.call-counts[data-events="3"][data-progress="3"][data-preliminary="3"]');
       await badge.waitFor();
-      expect(await badge.textContent()).toBe('progress 3 / 3 · 2 preliminary results · 3 events');
+      expect(await badge.textContent()).toBe('progress 3 / 3 · 3 preliminary results · 3 events');
       expect(await call.locator('.call-progress').getAttribute('data-progress')).toBe('3');
-      expect(await call.locator('.call-preliminary').getAttribute('data-count')).toBe('2');
+      expect(await call.locator('.call-preliminary').getAttribute('data-count')).toBe('3');
       expect(await call.locator('.call-preliminary pre').textContent()).toBe('{"done":3}');
       expect(await call.locator('.call-events li').count()).toBe(3);
       expect(await page.locator('.run-counts').textContent()).toBe('1 call · 1 running');
@@ -217,7 +218,7 @@ describe('live counts and layout in the agent UI', { timeout: BROWSER_TIMEOUT_MS
       countsDone.resolve();
       await page.locator('.run[data-status="completed"]').waitFor();
       expect(await call.locator('.call-counts').textContent()).toBe(
-        'progress 3 / 3 · 2 preliminary results · 3 events',
+        'progress 3 / 3 · 3 preliminary results · 3 events',
       );
       expect(await page.locator('.run-counts').textContent()).toBe('1 call');
       const { violations, checks } = await page.evaluate(() => {
