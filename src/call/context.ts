@@ -34,34 +34,28 @@ export interface CallChannel {
   loggerFor(attempt: number): Logger;
 }
 
-/**
- * Where the call runs, as the service (or `invokeTool`'s options) says: what `ctx.context`, `ctx.depth` and the
- * ids of its scope read, when first read. A call's options (`CallOptions`, which a client's call keeps anyway)
- * for its first `ctx`; a copy of the first `ctx`'s values for a later attempt's.
- */
+/** The call behind a `ctx`: its signal (made on first read) and, for a real call, its {@link CallChannel}. */
+export type ContextCall = { readonly signal: AbortSignal } & Partial<CallChannel>;
+
+/** Where the call runs, as the service (or `invokeTool`'s options) says. */
 export interface CallPlace {
-  readonly callId?: string | undefined;
-  readonly runId?: string | undefined;
-  readonly context?: unknown;
-  readonly depth?: number | undefined;
-  readonly sessionId?: string | undefined;
-  readonly agentName?: string | undefined;
-  readonly tenantId?: string | undefined;
-  readonly userId?: string | undefined;
-  readonly agentRevision?: string | undefined;
+  attempt: number;
+  sessionId: string | undefined;
+  agentName: string | undefined;
+  tenantId: string | undefined;
+  userId: string | undefined;
+  agentRevision: string | undefined;
 }
 
-/**
- * The call behind a `ctx`: its signal (made on first read), its tool's name, where it runs (`options`; none:
- * every value `undefined`, a depth of 0) and, for a real call, its {@link CallChannel}.
- */
-export type ContextCall = {
-  readonly signal: AbortSignal;
-  readonly toolName?: string;
-  /** `ctx.attempt`: 1 when absent (a call's first `ctx`). */
-  readonly attempt?: number;
-  readonly options?: CallPlace;
-} & Partial<CallChannel>;
+/** No attempt beyond the first, no session, no agent, tenant or user: a call of `invokeTool` given none. */
+export const FIRST_ATTEMPT: CallPlace = {
+  attempt: 1,
+  sessionId: undefined,
+  agentName: undefined,
+  tenantId: undefined,
+  userId: undefined,
+  agentRevision: undefined,
+};
 
 /** `ctx.idempotencyKey()`'s options: a misspelt `per` would silently give a key per call instead of per run. */
 const KEY_OPTIONS: OptionsSpec<IdempotencyKeyOptions> = {
@@ -100,35 +94,16 @@ function lazyProperty(name: string, get: (this: CallContext) => unknown): Proper
   };
 }
 
-/** A value of the call's place read when read ({@link CallPlace}): assigned, it becomes a plain value too. */
-const placeProperty = lazyProperty;
-
 // One descriptor, with one getter, for every call: a getter made per call would give each `ctx` a shape of its
 // own (a slow, dictionary-mode object).
 let SIGNAL: PropertyDescriptor;
 let IDEMPOTENCY_KEY: PropertyDescriptor;
 let LOGGER: PropertyDescriptor;
-let CONTEXT: PropertyDescriptor;
-let CALL_ID: PropertyDescriptor;
-let RUN_ID: PropertyDescriptor;
-let TOOL_NAME: PropertyDescriptor;
-let ATTEMPT: PropertyDescriptor;
-let DEPTH: PropertyDescriptor;
-let SESSION_ID: PropertyDescriptor;
-let AGENT_NAME: PropertyDescriptor;
-let TENANT_ID: PropertyDescriptor;
-let USER_ID: PropertyDescriptor;
-let AGENT_REVISION: PropertyDescriptor;
 
-/**
- * The `ctx` of one call (typed for tools as `ToolContext`). Memory: a call held in flight keeps its `ctx`, so the
- * values the call keeps elsewhere (its context, depth and scope, in its options) are read from there when read,
- * through accessors that are own enumerable properties all the same (`Object.keys(ctx)`, `{ ...ctx }` and
- * destructuring see them as plain fields); a tool that assigns one gets a plain field.
- */
+/** The `ctx` of one call (typed for tools as `ToolContext`). */
 export class CallContext {
   readonly #call: ContextCall;
-  // Defined in the constructor, in this order (the order `Object.keys(ctx)` shows).
+  // Assigned in the constructor, in this order (the order `Object.keys(ctx)` shows).
   declare context: unknown;
   declare readonly signal: AbortSignal;
   declare callId: string;
@@ -154,39 +129,6 @@ export class CallContext {
     });
     LOGGER = lazyProperty('logger', function (this: CallContext) {
       return this.#call.loggerFor?.(this.attempt) ?? silentLogger;
-    });
-    CONTEXT = placeProperty('context', function (this: CallContext) {
-      return this.#call.options?.context;
-    });
-    CALL_ID = placeProperty('callId', function (this: CallContext) {
-      return this.#call.options?.callId;
-    });
-    RUN_ID = placeProperty('runId', function (this: CallContext) {
-      return this.#call.options?.runId;
-    });
-    TOOL_NAME = placeProperty('toolName', function (this: CallContext) {
-      return this.#call.toolName;
-    });
-    ATTEMPT = placeProperty('attempt', function (this: CallContext) {
-      return this.#call.attempt ?? 1;
-    });
-    DEPTH = placeProperty('depth', function (this: CallContext) {
-      return this.#call.options?.depth ?? 0;
-    });
-    SESSION_ID = placeProperty('sessionId', function (this: CallContext) {
-      return this.#call.options?.sessionId;
-    });
-    AGENT_NAME = placeProperty('agentName', function (this: CallContext) {
-      return this.#call.options?.agentName;
-    });
-    TENANT_ID = placeProperty('tenantId', function (this: CallContext) {
-      return this.#call.options?.tenantId;
-    });
-    USER_ID = placeProperty('userId', function (this: CallContext) {
-      return this.#call.options?.userId;
-    });
-    AGENT_REVISION = placeProperty('agentRevision', function (this: CallContext) {
-      return this.#call.options?.agentRevision;
     });
   }
 
@@ -215,23 +157,30 @@ export class CallContext {
       call.askQuestion?.(question, options) ?? Promise.reject(new Error('this ctx belongs to no call'));
   }
 
-  /** `call.options` gives the call's ids, `ctx.context`, `ctx.depth` and its scope (see {@link CallPlace}). */
-  constructor(call: ContextCall) {
+  constructor(
+    call: ContextCall,
+    context: unknown,
+    callId: string,
+    runId: string,
+    toolName: string,
+    depth: number,
+    place: CallPlace = FIRST_ATTEMPT,
+  ) {
     this.#call = call;
-    Object.defineProperty(this, 'context', CONTEXT);
+    this.context = context;
     Object.defineProperty(this, 'signal', SIGNAL);
-    Object.defineProperty(this, 'callId', CALL_ID);
-    Object.defineProperty(this, 'runId', RUN_ID);
-    Object.defineProperty(this, 'toolName', TOOL_NAME);
+    this.callId = callId;
+    this.runId = runId;
+    this.toolName = toolName;
     this.approved = false;
-    Object.defineProperty(this, 'depth', DEPTH);
+    this.depth = depth;
     Object.defineProperty(this, 'idempotencyKey', IDEMPOTENCY_KEY);
-    Object.defineProperty(this, 'attempt', ATTEMPT);
-    Object.defineProperty(this, 'sessionId', SESSION_ID);
-    Object.defineProperty(this, 'agentName', AGENT_NAME);
-    Object.defineProperty(this, 'tenantId', TENANT_ID);
-    Object.defineProperty(this, 'userId', USER_ID);
-    Object.defineProperty(this, 'agentRevision', AGENT_REVISION);
+    this.attempt = place.attempt;
+    this.sessionId = place.sessionId;
+    this.agentName = place.agentName;
+    this.tenantId = place.tenantId;
+    this.userId = place.userId;
+    this.agentRevision = place.agentRevision;
     Object.defineProperty(this, 'logger', LOGGER);
   }
 }
@@ -275,34 +224,26 @@ export interface AttemptSource extends CallChannel {
 /** The `ctx` of attempt `number` (2, 3, …, or 1 for a retrying tool's first), and the control of its signal. */
 export function newAttempt(call: AttemptSource, number: number): Attempt {
   const signal = new CallSignal(call.options.signal, call.tool.name);
-  const first = call.ctx;
-  // The first ctx's values as they are now (a tool may have assigned some), for this attempt's ctx to read.
-  const place: CallPlace = {
-    callId: first.callId,
-    runId: first.runId,
-    context: first.context,
-    depth: first.depth,
-    sessionId: first.sessionId,
-    agentName: first.agentName,
-    tenantId: first.tenantId,
-    userId: first.userId,
-    agentRevision: first.agentRevision,
-  };
   const channel: ContextCall = {
     get signal() {
       return signal.signal;
     },
-    toolName: first.toolName,
-    attempt: number,
-    options: place,
     progress: (update) => call.progress(update),
     emit: (type, data) => call.emit(type, data),
     askQuestion: (question, options) => call.askQuestion(question, options),
     step: (key, fn) => call.step(key, fn),
     loggerFor: (attempt) => call.loggerFor(attempt),
   };
+  const first = call.ctx;
   const Context = contextClassFor(call.options.extend);
-  const ctx = new Context(channel) as unknown as ToolContext;
+  const ctx = new Context(channel, first.context, first.callId, first.runId, first.toolName, first.depth, {
+    attempt: number,
+    sessionId: first.sessionId,
+    agentName: first.agentName,
+    tenantId: first.tenantId,
+    userId: first.userId,
+    agentRevision: first.agentRevision,
+  }) as unknown as ToolContext;
   ctx.approved = first.approved;
   return { ctx, abort: (reason) => signal.abort(reason), end: () => signal.end() };
 }

@@ -121,13 +121,11 @@ export async function invokeTool<C = unknown, P = unknown>(
 ): Promise<ToolCallResult> {
   const tool = toTool(source, 'invokeTool(): the tool');
   checkInvokeOptions(options);
-  // A copy: `ctx` reads its context and scope from the call's options when read, not from the caller's object
-  // (which the caller may change while the call runs). Many calls may share one signal: they listen to it through
-  // one listener (`sharedAbort`, ./signal.ts).
+  // Many calls may share one signal: they listen to it through one listener (`sharedAbort`, ./signal.ts).
   const { signal } = options;
   const callOptions: CallOptions =
     signal === undefined
-      ? { ...(options as CallOptions) }
+      ? (options as CallOptions)
       : { ...(options as CallOptions), signal: sharedAbort(signal) };
   return new Promise((resolve) => startCall(tool as Tool, rawArguments, callOptions, { result: resolve }));
 }

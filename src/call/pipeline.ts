@@ -63,7 +63,7 @@ import { CallRedaction } from './redaction';
 import { executeAttempts } from './retry';
 import {
   ABORTED,
-  CallAbort,
+  CallSignal,
   errorFunctionTimeoutMs,
   type Settled,
   settleNow,
@@ -130,8 +130,9 @@ function scrub<T>(value: T, redactor: CallRedaction): T {
  * calls need sits in one object made on demand, and it has no private instance methods (V8 gives every instance
  * of a class with them a field of its own).
  */
-export class CallRun extends CallAbort implements CallState {
+export class CallRun extends CallSignal implements CallState {
   readonly tool: Tool;
+  readonly internals: ToolInternals;
   options: CallOptions;
   ctx!: ToolContext;
   /** When the call started, in sixteenths of a millisecond (a small integer for 37 hours, not a heap number). */
@@ -145,11 +146,6 @@ export class CallRun extends CallAbort implements CallState {
    * {@link WAITED} between waits and after them.
    */
   #next: Next | undefined;
-
-  /** The tool's internals, read from the tool (a held call keeps no field for them). */
-  get internals(): ToolInternals {
-    return toolInternals(this.tool) as ToolInternals;
-  }
 
   get timeoutMs(): number | undefined {
     return this.options.timeoutMs ?? this.internals.timeoutMs;
@@ -209,8 +205,9 @@ export class CallRun extends CallAbort implements CallState {
   }
 
   constructor(tool: Tool, options: CallOptions, sink: ResultSink) {
-    super(options.signal);
+    super(options.signal, tool.name);
     this.tool = tool;
+    this.internals = toolInternals(tool)!;
     this.options = options;
     this.#sink = sink;
     // Made only when fields may be redacted (the tool names some, or a policy may): a held call stays small.
@@ -354,11 +351,6 @@ export class CallRun extends CallAbort implements CallState {
     return newAttempt(this, number);
   }
 
-  /** The tool's name (`ctx.toolName`). */
-  get toolName(): string {
-    return this.tool.name;
-  }
-
   /** `true` once the call has its result. */
   get finished(): boolean {
     return this.#sink === undefined;
@@ -444,13 +436,7 @@ function randomId(): string {
  * the other hosts): `sink` gets the result exactly once, synchronously when every phase of the call answers
  * synchronously. A call id and a run id not given are random UUIDs. Never throws.
  */
-export function startCall(tool: Tool, rawArguments: unknown, given: CallOptions, sink: ResultSink): void {
-  // `ctx` reads the call's ids, context, depth and scope from `call.options` when read (src/call/context.ts): ids
-  // not given are made here, once, in a copy of the options.
-  const options =
-    given.callId === undefined || given.runId === undefined
-      ? { ...given, callId: given.callId ?? randomId(), runId: given.runId ?? randomId() }
-      : given;
+export function startCall(tool: Tool, rawArguments: unknown, options: CallOptions, sink: ResultSink): void {
   const call = new CallRun(tool, options, sink);
   if (options.signal?.aborted) {
     call.done(cancelled(call));
@@ -474,7 +460,22 @@ export function startCall(tool: Tool, rawArguments: unknown, given: CallOptions,
   }
   try {
     const Context = contextClassFor(options.extend);
-    call.ctx = new Context(call) as unknown as ToolContext;
+    call.ctx = new Context(
+      call,
+      options.context,
+      options.callId ?? randomId(),
+      options.runId ?? randomId(),
+      tool.name,
+      options.depth ?? 0,
+      {
+        attempt: 1,
+        sessionId: options.sessionId,
+        agentName: options.agentName,
+        tenantId: options.tenantId,
+        userId: options.userId,
+        agentRevision: options.agentRevision,
+      },
+    ) as unknown as ToolContext;
     const refused = scanned === 'ok' ? undefined : refuseNumbers(args, tool.definition.parameters);
     runCall(call, args, refused);
   } catch (error) {

@@ -130,9 +130,9 @@ export class ToolRegistry<T = ToolsGiven> {
     checkInvokeOptions(options, 'ToolRegistry.invoke()');
     const found = this.#tools.get(toolName);
     if (found === undefined) return unknownTool(this, toolName, options);
-    // A copy: `ctx` reads its context and scope from the call's options when read (src/call/context.ts).
-    const callOptions = { ...options } as CallOptions;
-    return new Promise((resolve) => startCall(found as Tool, rawArguments, callOptions, { result: resolve }));
+    return new Promise((resolve) =>
+      startCall(found as Tool, rawArguments, options as CallOptions, { result: resolve }),
+    );
   }
 }
 

@@ -85,31 +85,29 @@ export class Cancellation implements AbortLike {
 
 /**
  * The abort state of one call, and its `ctx.signal` on demand. It listens to the caller's cancellation itself
- * (`handleEvent`, as `EventTarget` calls it): a held call keeps no closure for it. The tool's name (for the
- * `AbortError` of a caller that gave no reason) comes from the subclass: a call reads it from its tool, and
- * keeps no field for it ({@link CallSignal} keeps one).
+ * (`handleEvent`, as `EventTarget` calls it): a held call keeps no closure for it.
  */
-export abstract class CallAbort {
+export class CallSignal {
   #controller: AbortController | undefined;
   /** The abort's reason, or {@link NOT_ABORTED}: one field for both. */
   #reason: unknown = NOT_ABORTED;
-  /** The caller's cancellation, forwarded while the call runs (see {@link CallAbort.end}). */
+  /** The caller's cancellation, forwarded while the call runs (see {@link CallSignal.end}). */
   #outer: AbortLike | undefined;
+  readonly #toolName: string;
 
   /**
    * @param outer - the caller's signal (or the client's {@link Cancellation}): its abort aborts this one while
    *   the call runs, with its reason, or an `AbortError` naming the tool when it gave none.
+   * @param toolName - names the tool in that `AbortError`.
    */
-  constructor(outer: AbortLike | undefined) {
+  constructor(outer: AbortLike | undefined, toolName: string) {
     this.#outer = outer;
+    this.#toolName = toolName;
   }
 
-  /** Names the tool in the `AbortError` of a caller's abort without a reason. */
-  abstract get toolName(): string;
-
   // Static: a private instance method would give every call a field of its own (V8's brand).
-  static #outerReason(signal: CallAbort): unknown {
-    return signal.#outer?.reason ?? new AbortError('cancelled', `${signal.toolName} was cancelled`);
+  static #outerReason(signal: CallSignal): unknown {
+    return signal.#outer?.reason ?? new AbortError('cancelled', `${signal.#toolName} was cancelled`);
   }
 
   /** The signal, made on first read; already aborted if the call was. */
@@ -117,7 +115,7 @@ export abstract class CallAbort {
     if (this.#controller === undefined) {
       const controller = new AbortController();
       this.#controller = controller;
-      if (this.#reason === NOT_ABORTED && this.#outer?.aborted) this.abort(CallAbort.#outerReason(this));
+      if (this.#reason === NOT_ABORTED && this.#outer?.aborted) this.abort(CallSignal.#outerReason(this));
       if (this.#reason !== NOT_ABORTED) controller.abort(this.#reason);
       else this.#outer?.addEventListener('abort', this, { once: true });
     }
@@ -126,7 +124,7 @@ export abstract class CallAbort {
 
   /** The caller's cancellation aborted (this listens to it once `signal` is read). */
   handleEvent(): void {
-    this.abort(CallAbort.#outerReason(this));
+    this.abort(CallSignal.#outerReason(this));
   }
 
   /** Aborts with `reason` (the first abort wins). */
@@ -140,27 +138,9 @@ export abstract class CallAbort {
   end(): void {
     const outer = this.#outer;
     if (outer === undefined) return;
-    if (outer.aborted) this.abort(CallAbort.#outerReason(this));
+    if (outer.aborted) this.abort(CallSignal.#outerReason(this));
     this.#outer = undefined;
     if (this.#controller !== undefined) outer.removeEventListener('abort', this);
-  }
-}
-
-/** A {@link CallAbort} of its own (an attempt's `ctx.signal`), the tool's name given. */
-export class CallSignal extends CallAbort {
-  readonly #toolName: string;
-
-  /**
-   * @param outer - the caller's signal: see {@link CallAbort}.
-   * @param toolName - names the tool in the `AbortError` of an abort without a reason.
-   */
-  constructor(outer: AbortLike | undefined, toolName: string) {
-    super(outer);
-    this.#toolName = toolName;
-  }
-
-  get toolName(): string {
-    return this.#toolName;
   }
 }
 

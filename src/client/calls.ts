@@ -49,7 +49,6 @@ import { Deadlines } from './deadlines';
 import {
   type CallEvents,
   type CallExtras,
-  EXECUTION_OWNER,
   Execution,
   type ExecutionOwner,
   type ToolCallFrame,
@@ -95,11 +94,12 @@ export interface CallRunnerOptions {
 }
 
 /*
- * The options of one call the client runs (`CallOptions` for src/call/) are its {@link Execution}: what differs
- * per call is read from its `tool_call` frame (docs/protocol/tool-calls.md, docs/protocol/approvals.md,
- * docs/protocol/call-context.md, docs/protocol/steps.md) by the execution's own accessors; what every call of a
- * client shares (the hooks, the policies, the logger, the redactor, `extend`) sits on the prototype of that
- * client's subclass of it. A held call thus keeps no object for its options.
+ * The options of one call the client runs (`CallOptions` for src/call/): what differs per call is read from its
+ * {@link Execution} (the `tool_call` frame, docs/protocol/tool-calls.md, docs/protocol/approvals.md,
+ * docs/protocol/call-context.md, docs/protocol/steps.md, docs/protocol/call-context.md) and its
+ * context; what
+ * every call of a client shares (the hooks, the policies, the logger, the redactor, `extend`) sits on the
+ * prototype. A held call thus keeps one object of two fields, not one of twenty.
  */
 /** What every call of one client shares. */
 type SharedCallOptions = Pick<
@@ -118,16 +118,75 @@ type SharedCallOptions = Pick<
   | 'redactor'
 >;
 
-type ExecutionOf = new (frame: ToolCallFrame, owner: ExecutionOwner) => Execution;
+/** Per-call options, read from the call's frame. */
+class ClientCallOptions {
+  /** The call itself: its cancellation is the call's signal. */
+  readonly signal: Execution;
+  readonly context: unknown;
 
-/** The execution class of one client's calls, whose prototype holds their owner and the options they share. */
-function executionClass(owner: ExecutionOwner, shared: SharedCallOptions): ExecutionOf {
-  const OfThisClient = class extends Execution {};
-  Object.defineProperty(OfThisClient.prototype, EXECUTION_OWNER, { value: owner });
+  constructor(execution: Execution, context: unknown) {
+    this.signal = execution;
+    this.context = context;
+  }
+
+  get callId(): string {
+    return this.signal.callId;
+  }
+
+  get runId(): string {
+    return this.signal.runId;
+  }
+
+  get depth(): number {
+    return this.signal.extras?.depth ?? 0;
+  }
+
+  get approved(): boolean | undefined {
+    return this.signal.extras?.approved;
+  }
+
+  get rejectionReason(): string | undefined {
+    return this.signal.extras?.reason;
+  }
+
+  get argumentsEdited(): boolean | undefined {
+    return this.signal.extras?.argumentsEdited;
+  }
+
+  get agentName(): string | undefined {
+    return this.signal.extras?.agentName;
+  }
+
+  get sessionId(): string | undefined {
+    return this.signal.extras?.sessionId;
+  }
+
+  get agentRevision(): string | undefined {
+    return this.signal.extras?.agentRevision;
+  }
+
+  get tenantId(): string | undefined {
+    return this.signal.extras?.tenantId;
+  }
+
+  get userId(): string | undefined {
+    return this.signal.extras?.userId;
+  }
+
+  get steps(): Readonly<Record<string, unknown>> | undefined {
+    return this.signal.extras?.steps;
+  }
+}
+
+type CallOptionsOf = new (execution: Execution, context: unknown) => CallOptions;
+
+/** The options class of one client's calls: `new (callOptionsClass(shared))(execution, context)`. */
+function callOptionsClass(shared: SharedCallOptions): CallOptionsOf {
+  const OfThisClient = class extends ClientCallOptions {};
   for (const [key, value] of Object.entries(shared)) {
     Object.defineProperty(OfThisClient.prototype, key, { value, enumerable: true });
   }
-  return OfThisClient;
+  return OfThisClient as unknown as CallOptionsOf;
 }
 
 /**
@@ -176,8 +235,8 @@ export class CallRunner implements ExecutionOwner {
   #idleWaiters: Array<() => void> = [];
   /** Shared by this client's calls whose frames carry the same values (./execution.ts `CallExtras`). */
   lastExtras: CallExtras | undefined = undefined;
-  /** The class of this client's calls: each is its own options, the options they share on its prototype. */
-  readonly #Execution: ExecutionOf;
+  /** The options of each call: per-call fields read from its frame, the rest shared. */
+  readonly #CallOptions: CallOptionsOf;
 
   constructor(runnerOptions: CallRunnerOptions) {
     const { socket, events, logger } = runnerOptions;
@@ -200,7 +259,7 @@ export class CallRunner implements ExecutionOwner {
     this.#options = options;
     this.#traces = options.tracing && callTraces(options.tracing, options.redactor, options);
     this.#leases = new Leases(updates, () => this.#deadlines);
-    this.#Execution = executionClass(this, {
+    this.#CallOptions = callOptionsClass({
       policies: options.policies,
       approve: this.#approve,
       onWidgetInvalid: this.#onWidgetInvalid,
@@ -338,7 +397,7 @@ export class CallRunner implements ExecutionOwner {
       return;
     }
     if (this.#refusedNew(callId, frame.toolName)) return;
-    const execution = new this.#Execution(frame, this);
+    const execution = new Execution(frame, this);
     this.#deadlines.arm(execution, frame.deadlineMs);
     this.#held.set(callId, execution);
     this.#traces?.received(execution, frame);
@@ -367,7 +426,7 @@ export class CallRunner implements ExecutionOwner {
     // Its error result is held until the ack, as any result: within the same limits as a call that runs.
     if (this.#refusedNew(callId, toolName)) return;
     const frame: ToolCallFrame = { type: 'tool_call', callId, runId: about.runId ?? '', toolName };
-    const execution = new this.#Execution(frame, this);
+    const execution = new Execution(frame, this);
     this.#held.set(callId, execution);
     this.finished(execution, {
       status: 'error',
@@ -417,11 +476,9 @@ export class CallRunner implements ExecutionOwner {
    */
   readonly #start = (execution: Execution): void => {
     execution.started = Math.round(performance.now());
+    const { callId, runId, toolName } = execution;
     const { events } = this.#options;
-    if (events.listens?.('tool_call') !== false) {
-      const { callId, runId, toolName } = execution;
-      events.toolCall({ callId, runId, toolName });
-    }
+    if (events.listens?.('tool_call') !== false) events.toolCall({ callId, runId, toolName });
     // A cancel, the deadline or close() while the context is awaited ends the wait (the call layer then ends the
     // call as any aborted call, running nothing): a context that never comes cannot hold the call or its slot.
     settleThen(
@@ -431,7 +488,7 @@ export class CallRunner implements ExecutionOwner {
         if (outcome.kind !== 'error')
           this.#run(execution, outcome.kind === 'value' ? outcome.value : undefined);
         else {
-          const output = contextFailedText(execution.toolName, thrownMessage(outcome.error));
+          const output = contextFailedText(toolName, thrownMessage(outcome.error));
           this.finished(execution, { status: 'error', output, durationMs: 0, error: outcome.error });
         }
       },
@@ -447,8 +504,8 @@ export class CallRunner implements ExecutionOwner {
     }
     // A call whose phases are all synchronous (zod validation, a plain `execute`) ends here, in this turn.
     const { registry } = this.#options;
-    execution.context = context;
-    startByName(registry, execution.toolName, execution.arguments, execution as CallOptions, execution);
+    const options = new this.#CallOptions(execution, context);
+    startByName(registry, execution.toolName, execution.arguments, options, execution);
   }
 
   /** Handles a `cancel`: aborts `ctx.signal` of the call, or drops it from the queue. */

@@ -83,9 +83,6 @@ export function canMove(from: CallState, to: CallState): boolean {
   }
 }
 
-/** The key of an {@link Execution}'s owner (on the prototype of a client's subclass, see `Execution`). */
-export const EXECUTION_OWNER: unique symbol = Symbol('owner');
-
 /** Where an {@link Execution} hands its result (the call runner). */
 export interface ExecutionOwner {
   finished(execution: Execution, result: ToolCallResult): void;
@@ -227,11 +224,7 @@ export class Execution extends Cancellation implements ResultSink {
   readonly toolName: string;
   /** The arguments as received (a re-delivery with other arguments is told apart by them). */
   readonly arguments: unknown;
-  /**
-   * Where its result goes. The calls of one client share it on the prototype of that client's subclass
-   * (src/client/calls.ts): such a call keeps no field for it; another gets it as a property of its own.
-   */
-  declare readonly [EXECUTION_OWNER]: ExecutionOwner;
+  readonly #owner: ExecutionOwner;
   #state: CallState = 'queued';
   /**
    * When the call aborts itself (`performance.now()` time, whole ms): the service's `deadlineMs` passed, and
@@ -241,8 +234,6 @@ export class Execution extends Cancellation implements ResultSink {
   deadlineAt: number | undefined;
   /** When it started running (`performance.now()`, whole ms: a small integer, not a heap number). */
   started = 0;
-  /** `ctx.context` of the call, once it started (what the client's `context` gave). */
-  context: unknown = undefined;
   /**
    * When the service last heard of the call (`performance.now()` time; `-Infinity` when not since it began),
    * `undefined` until its tool began. Kept by `Leases` and the lease's renewal (src/client/call-updates.ts): a
@@ -261,7 +252,7 @@ export class Execution extends Cancellation implements ResultSink {
     this.runId = frame.runId;
     this.toolName = frame.toolName;
     this.arguments = frame.arguments;
-    if (this[EXECUTION_OWNER] !== owner) Object.defineProperty(this, EXECUTION_OWNER, { value: owner });
+    this.#owner = owner;
     const last = owner.lastExtras;
     if (last !== undefined ? sameExtras(last, frame) : noExtras(frame)) this.#rare = last;
     else {
@@ -395,65 +386,6 @@ export class Execution extends Cancellation implements ResultSink {
   }
 
   result(result: ToolCallResult): void {
-    this[EXECUTION_OWNER].finished(this, result);
-  }
-
-  /*
-   * The call's options (`CallOptions` for src/call/: a call is started with its own execution as its options, so
-   * that a held call keeps no object for them): what differs per call is read from its frame's fields, what every
-   * call of one client shares sits on the prototype of that client's subclass (src/client/calls.ts), and
-   * `context` is set when the call starts. The call layer may read them through an object of its own made over
-   * the execution (a call's own redactor, src/call/pipeline.ts): each accessor reads the execution behind it.
-   */
-  /** The execution `options` is, or is made over (read in place: no call in the usual case). */
-  static #behind(options: Execution): Execution {
-    let found: object = Object.getPrototypeOf(options) as object;
-    while (!(#rare in found)) found = Object.getPrototypeOf(found) as object;
-    return found as Execution;
-  }
-
-  /** The call itself: its cancellation is the call's signal. */
-  get signal(): Execution {
-    return #rare in this ? this : Execution.#behind(this);
-  }
-
-  get depth(): number {
-    return (#rare in this ? this : Execution.#behind(this)).extras?.depth ?? 0;
-  }
-
-  get approved(): boolean | undefined {
-    return (#rare in this ? this : Execution.#behind(this)).extras?.approved;
-  }
-
-  get rejectionReason(): string | undefined {
-    return (#rare in this ? this : Execution.#behind(this)).extras?.reason;
-  }
-
-  get argumentsEdited(): boolean | undefined {
-    return (#rare in this ? this : Execution.#behind(this)).extras?.argumentsEdited;
-  }
-
-  get agentName(): string | undefined {
-    return (#rare in this ? this : Execution.#behind(this)).extras?.agentName;
-  }
-
-  get sessionId(): string | undefined {
-    return (#rare in this ? this : Execution.#behind(this)).extras?.sessionId;
-  }
-
-  get agentRevision(): string | undefined {
-    return (#rare in this ? this : Execution.#behind(this)).extras?.agentRevision;
-  }
-
-  get tenantId(): string | undefined {
-    return (#rare in this ? this : Execution.#behind(this)).extras?.tenantId;
-  }
-
-  get userId(): string | undefined {
-    return (#rare in this ? this : Execution.#behind(this)).extras?.userId;
-  }
-
-  get steps(): Readonly<Record<string, unknown>> | undefined {
-    return (#rare in this ? this : Execution.#behind(this)).extras?.steps;
+    this.#owner.finished(this, result);
   }
 }

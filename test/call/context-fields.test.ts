@@ -1,8 +1,7 @@
 /**
- * `ctx`'s fields read from the call when read (src/call/context.ts): its ids, context, depth and scope are
- * accessors, yet `Object.keys(ctx)`, `{ ...ctx }` and destructuring see what plain fields would show, on a
- * call's first `ctx` and on a later attempt's; a tool that assigns one gets a plain field, which an attempt
- * after it keeps.
+ * `ctx`'s fields as a tool sees them (src/call/context.ts): `Object.keys(ctx)`, `{ ...ctx }` and destructuring
+ * show its ids, context, depth and scope in one order, on a call's first `ctx` and on a later attempt's; a tool
+ * that assigns one keeps its value, and an attempt after it keeps it too.
  */
 import { describe, expect, it } from 'vitest';
 import { invokeTool } from '../../src/call/invoke';
