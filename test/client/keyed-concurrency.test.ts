@@ -4,8 +4,8 @@
  * came, whatever their key (src/client/slots.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { Client, tool } from '../../src/index';
+import { Client } from '../../src/index';
+import { keyedTool } from '../support/keyed-tool';
 import { FAKE_URL, fakeWebSocket, useFakeService } from './fake-service';
 
 const { service, clients } = useFakeService();
@@ -16,19 +16,7 @@ async function settle(): Promise<void> {
 }
 
 async function keyedClient(maxConcurrency: number, limit: number) {
-  const started: string[] = [];
-  const releases: Array<() => void> = [];
-  const work = tool({
-    name: 'work',
-    description: 'Work for a tenant.',
-    parameters: z.object({ tenant: z.string(), n: z.number().int() }),
-    concurrency: { limit, key: (input) => input.tenant },
-    execute: ({ tenant, n }) =>
-      new Promise<string>((resolve) => {
-        started.push(`${tenant}${n}`);
-        releases.push(() => resolve('ok'));
-      }),
-  });
+  const { work, started, release } = keyedTool(limit);
   const client = new Client({
     url: FAKE_URL,
     WebSocket: fakeWebSocket(),
@@ -47,7 +35,7 @@ async function keyedClient(maxConcurrency: number, limit: number) {
       toolName: 'work',
       arguments: { tenant, n },
     });
-  return { client, started, releases, send };
+  return { client, started, release, send };
 }
 
 describe('a client running a keyed tool', () => {
@@ -63,13 +51,13 @@ describe('a client running a keyed tool', () => {
 
   it('starts calls waiting for a first slot in the order they came, when running calls hold every slot', async () => {
     // limit ≥ maxConcurrency: the busy tenant's calls run, not wait at the gate, and hold both slots.
-    const { started, releases, send } = await keyedClient(2, 2);
+    const { started, release, send } = await keyedClient(2, 2);
     for (let n = 0; n < 5; n++) send('a', n);
     send('b', 0);
     await settle();
     expect(started).toEqual(['a0', 'a1']);
     for (let round = 0; round < 4; round++) {
-      releases.shift()?.();
+      release(`a${round}`);
       await settle();
     }
     expect(started).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'b0']);

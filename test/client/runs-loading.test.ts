@@ -50,6 +50,20 @@ function service() {
   return { pair, runStarts };
 }
 
+/** A client of the fresh core, connected to {@link service}, and an agent with no tools. */
+async function connectedClient() {
+  const core = await freshCore();
+  const { pair, runStarts } = service();
+  const client = new core.Client({
+    url: 'ws://service',
+    apiKey: 'key-1',
+    WebSocket: pair.WebSocket,
+    tools: [],
+  });
+  await client.connect();
+  return { core, client, runStarts, agent: new core.Agent({ name: 'A', instructions: '', tools: [] }) };
+}
+
 afterEach(() => {
   vi.doUnmock(RUNS);
   vi.resetModules();
@@ -64,16 +78,7 @@ describe('client.run() where the run code loads with import()', () => {
       if (offline) throw new Error('the network is down');
       return importOriginal();
     });
-    const core = await freshCore();
-    const { pair, runStarts } = service();
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [],
-    });
-    await client.connect();
-    const agent = new core.Agent({ name: 'A', instructions: '', tools: [] });
+    const { core, client, runStarts, agent } = await connectedClient();
 
     const error = (await client.run(agent, 'one').catch((thrown: unknown) => thrown)) as Core.ToolwireError;
     expect(error).toBeInstanceOf(core.ToolwireError);
@@ -101,16 +106,7 @@ describe('client.run() where the run code loads with import()', () => {
       await arrived;
       return importOriginal();
     });
-    const core = await freshCore();
-    const { pair, runStarts } = service();
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [],
-    });
-    await client.connect();
-    const agent = new core.Agent({ name: 'A', instructions: '', tools: [] });
+    const { client, runStarts, agent } = await connectedClient();
     const outcomes: string[] = [];
     const first = client.run(agent, 'one').catch((error: Core.ConnectionError) => {
       outcomes.push(`one: ${error.name} ${error.code}`);
