@@ -3,6 +3,7 @@ import { CallContext } from '../../src/call/context';
 import { CallSignal, Cancellation } from '../../src/call/signal';
 import { invokeTool, tool } from '../../src/index';
 import { withCountedAbortControllers } from '../support/abort-controllers';
+import { CTX_KEYS } from '../support/ctx-keys';
 
 describe('CallSignal', () => {
   it('makes no AbortController until the signal is read', () => {
@@ -69,23 +70,7 @@ describe('CallSignal', () => {
     });
     expect((await invokeTool(slow, {})).status).toBe('timeout');
     const [call] = seen;
-    expect(call?.keys).toEqual([
-      'context',
-      'signal',
-      'callId',
-      'runId',
-      'toolName',
-      'approved',
-      'depth',
-      'idempotencyKey',
-      'attempt',
-      'sessionId',
-      'agentName',
-      'tenantId',
-      'userId',
-      'agentRevision',
-      'logger',
-    ]);
+    expect(call?.keys).toEqual(CTX_KEYS);
     expect(call?.copied).toBeInstanceOf(AbortSignal);
     expect(call?.aborted()).toBe(true);
   });

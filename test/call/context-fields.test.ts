@@ -6,24 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { invokeTool } from '../../src/call/invoke';
 import { type ToolContext, tool } from '../../src/tool/tool';
-
-const KEYS = [
-  'context',
-  'signal',
-  'callId',
-  'runId',
-  'toolName',
-  'approved',
-  'depth',
-  'idempotencyKey',
-  'attempt',
-  'sessionId',
-  'agentName',
-  'tenantId',
-  'userId',
-  'agentRevision',
-  'logger',
-];
+import { CTX_KEYS as KEYS } from '../support/ctx-keys';
 
 const SCOPE = {
   callId: 'c1',
