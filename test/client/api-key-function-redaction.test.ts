@@ -5,10 +5,10 @@
  * function that then fails quoting the keys it returned before. Spans too (a recording tracer).
  */
 import { describe, expect, it } from 'vitest';
-import type { CallTrace, ToolTracing } from '../../src/client/tracing';
 import { Client, tool } from '../../src/index';
 import { REDACTED } from '../../src/redact';
 import { recordingLogger } from '../support/recording-logger';
+import { recordingTracer } from '../support/recording-tracer';
 import { FAKE_URL, fakeWebSocket, useFakeService, welcome } from './fake-service';
 
 const { service, clients } = useFakeService();
@@ -24,28 +24,6 @@ function forms(key: string): string {
     `\\u006b${key.slice(1)}`,
     `%6B${key.slice(1)}`,
   ].join(' | ');
-}
-
-/** A tracer that keeps what the client hands each call's span: its arguments, events, output and error. */
-function recordingTracer(): { tracing: ToolTracing; spans: unknown[] } {
-  const spans: unknown[] = [];
-  const tracing: ToolTracing = {
-    startCall(call) {
-      const trace: CallTrace = {
-        event: (name, attributes) => spans.push({ name, attributes }),
-        run: (fn) => fn(),
-        end: (result) => {
-          const error =
-            result.error instanceof Error
-              ? { message: result.error.message, stack: result.error.stack }
-              : undefined;
-          spans.push({ arguments: call.arguments(), output: result.output, error });
-        },
-      };
-      return trace;
-    },
-  };
-  return { tracing, spans };
 }
 
 /** Fails when `captured`, written as JSON, holds either key in any of the forms above. */
@@ -78,7 +56,7 @@ describe('a Client whose apiKey is a function', () => {
       },
     });
     const { logger, lines } = recordingLogger();
-    const { tracing, spans } = recordingTracer();
+    const { tracing, seen: spans } = recordingTracer();
     const client = new Client({
       url: FAKE_URL,
       WebSocket: fakeWebSocket(),

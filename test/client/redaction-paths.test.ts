@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { scriptedModel } from '../../server-stub/index';
-import { Agent, type CallPolicy, content, type ToolContext, type ToolTracing, tool } from '../../src/index';
-import type { CallTrace } from '../../src/otel';
+import { Agent, type CallPolicy, content, type ToolContext, tool } from '../../src/index';
 import { client, recordingWebSocket, stub } from '../fault/harness';
+import { recordingTracer } from '../support/recording-tracer';
 
 /** The model's value of the field (`pin`), and the one an approver types in (row `edited note`). */
 const SECRET = 'pin-QXzK-wvyu-secret';
@@ -162,28 +162,6 @@ const ROWS: Row[] = [
     execute: (pin) => `ran with ${pin}`,
   },
 ];
-
-/** A tracer that keeps what the client hands it: the arguments (read at the end, as toolwire/otel does), the result. */
-function recordingTracer(): { tracing: ToolTracing; seen: unknown[] } {
-  const seen: unknown[] = [];
-  const tracing: ToolTracing = {
-    startCall(call) {
-      const trace: CallTrace = {
-        event: (name, attributes) => seen.push({ name, attributes }),
-        run: (fn) => fn(),
-        end: (result) => {
-          const error =
-            result.error instanceof Error
-              ? { message: result.error.message, stack: result.error.stack }
-              : undefined;
-          seen.push({ arguments: call.arguments(), output: result.output, error });
-        },
-      };
-      return trace;
-    },
-  };
-  return { tracing, seen };
-}
 
 describe.each([
   ['sensitiveFieldNames', true],
