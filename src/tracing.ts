@@ -2,7 +2,7 @@
  * `toolwire/tracing`: what a tracer of your own is handed (`new Client({ tracing })` takes a `ToolTracing`, from
  * the root): the call as it starts ({@link TracedCall}), the hooks the tracer returns for it ({@link CallTrace}),
  * how it ended ({@link TracedResult}), the attributes it may record ({@link TraceAttributes}), and the names of the
- * events it is told of ({@link TRACE_EVENTS}). Nothing here needs OpenTelemetry; `toolwire/otel` re-exports it.
+ * events it is told of ({@link TRACE_EVENTS}). Nothing here needs OpenTelemetry.
  *
  * @packageDocumentation
  */

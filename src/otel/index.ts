@@ -20,19 +20,6 @@ import {
 } from '@opentelemetry/api';
 import type { CallTrace, ToolTracing, TracedCall, TracedResult } from '../client/tracing';
 
-/*
- * The tracing seam's shapes, as `toolwire/tracing` exports them (a tracer that is not OpenTelemetry's imports them
- * from there, with no OpenTelemetry installed): what a tracer is handed, and the names of the events it is told
- * of, which `otelTracing()` records as span events.
- */
-export {
-  type CallTrace,
-  TRACE_EVENTS,
-  type TraceAttributes,
-  type TracedCall,
-  type TracedResult,
-} from '../client/tracing';
-
 import { OptionsError } from '../errors';
 import { VERSION } from '../version';
 

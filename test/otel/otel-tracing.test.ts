@@ -15,7 +15,8 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { Agent, OptionsError, tool } from 'toolwire';
-import { otelTracing, parseTraceparent, TRACE_EVENTS } from 'toolwire/otel';
+import { otelTracing, parseTraceparent } from 'toolwire/otel';
+import { TRACE_EVENTS } from 'toolwire/tracing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { scriptedModel } from '../../server-stub/index';
