@@ -7,6 +7,7 @@
  * @module
  */
 import { ToolwireError } from '../errors';
+import { describeValue } from '../tool/check-options';
 import { content } from '../tool/content';
 import { type Tool, toolInternals, withExecute } from '../tool/tool';
 import type { RunResult, RunToolCall } from './runs';
@@ -57,7 +58,7 @@ export function recordRun(result: Pick<RunResult, 'runId' | 'toolCalls'>): RunRe
   if (!Array.isArray((result as Partial<RunResult> | null | undefined)?.toolCalls)) {
     throw new ReplayError(
       'invalid_recording',
-      `recordRun(): result must be what client.run() resolved with (an object with toolCalls), got ${describe(result)}`,
+      `recordRun(): result must be what client.run() resolved with (an object with toolCalls), got ${describeValue(result)}`,
     );
   }
   return {
@@ -143,8 +144,8 @@ export function replayTools<T extends Tool<any, any, any>>(
     throw new ReplayError(
       'invalid_recording',
       Array.isArray(tools)
-        ? `replayTools(): tools[${notTool}] is not a tool made with tool(), got ${describe(tools[notTool])}`
-        : `replayTools(): tools must be an array of tools made with tool(), got ${describe(tools)}`,
+        ? `replayTools(): tools[${notTool}] is not a tool made with tool(), got ${describeValue(tools[notTool])}`
+        : `replayTools(): tools must be an array of tools made with tool(), got ${describeValue(tools)}`,
     );
   }
   const left = recording.calls.map((call) => ({ call, key: argumentKey(call.arguments), used: false }));
@@ -165,12 +166,4 @@ export function replayTools<T extends Tool<any, any, any>>(
         return answer(found.call);
       }) as T,
   );
-}
-
-/** A wrong value as a message shows it: its kind (a string: its start). */
-function describe(value: unknown): string {
-  if (Array.isArray(value)) return 'an array';
-  if (value === null || value === undefined) return String(value);
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

@@ -94,7 +94,7 @@ describe('record and replay', () => {
       ),
     );
     expect(refusal(() => replayTools(recording, 'echo' as never))).toEqual(
-      invalid('replayTools(): tools must be an array of tools made with tool(), got the string "echo"'),
+      invalid('replayTools(): tools must be an array of tools made with tool(), got "echo"'),
     );
     expect(refusal(() => replayTools(recording, [echo, {} as never]))).toEqual(
       invalid('replayTools(): tools[1] is not a tool made with tool(), got an object'),
