@@ -7,9 +7,10 @@
  *
  * Each key has permits of its own, so a freed permit has one taker, the next live call of its key: there is no
  * choice between keys to make here, and no key's waiting calls can delay another key's. Where keys do compete is
- * for the host's slots, before a call's key is known (it needs the validated input): calls waiting for a first
- * slot start in the order they came (src/client/slots.ts). So keys share a client fairly while the keys at their
- * limit leave slots free (`limit` below `maxConcurrency`, or the busy keys' limits together below it).
+ * for the host's slots: a call holding its permit without a slot (`CallWaits.holdsSlot`: it started before one
+ * was free, its key being unknown until its input was validated) waits for one in the lane of its tool and key,
+ * and the client serves lanes in turn (src/client/slots.ts). So a key with many calls waiting delays another
+ * key's call by one call per turn, whatever the limits.
  *
  * The permits of a tool live in one gate per tool definition, shared by every client and `invokeTool` of this
  * process that runs it, made at the tool's first call. A tool without `concurrency` never enters this file.
@@ -147,7 +148,7 @@ export function enterGate(
   concurrency: Concurrency,
   input: unknown,
   go: () => void,
-  stopped: (call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'value' }>) => void,
+  stopped: Stopped,
 ): void {
   const gate = gateOf(concurrency);
   let key: unknown = '';
@@ -167,16 +168,21 @@ export function enterGate(
     }
   }
   const permit = { gate, key: key as string };
-  if (gate.tryEnter(permit.key)) {
-    permits.set(call, permit);
-    go();
-    return;
-  }
   const { waits } = call.options;
   const callId = call.ctx.callId;
+  // The host's lane for this tool and key (one per tool definition's name and key, never empty).
+  const lane = `${call.tool.name}\u0000${permit.key}`;
+  if (gate.tryEnter(permit.key)) {
+    permits.set(call, permit);
+    // A call that started without a host slot (it would have waited for one: src/client/slots.ts) takes one now,
+    // in its key's turn; any other holds its slot and goes on at once.
+    if (waits?.holdsSlot === undefined || waits.holdsSlot(callId)) go();
+    else waitThen(call, () => waits.unpark(callId, lane), go, stopped, undefined);
+    return;
+  }
   let waiter: Waiter | undefined;
   waits?.park(callId);
-  timed(
+  waitThen(
     call,
     () =>
       new Promise<void>((resolve) => {
@@ -186,17 +192,38 @@ export function enterGate(
           grant: () => {
             permits.set(call, permit);
             if (waits === undefined) resolve();
-            else void waits.unpark(callId).then(resolve);
+            else void waits.unpark(callId, lane).then(resolve);
           },
         };
         gate.enqueue(permit.key, waiter);
       }),
-    (outcome) => {
-      if (outcome.kind === 'value') go();
-      else {
-        if (waiter !== undefined) waiter.gone = true;
-        stopped(call, outcome);
-      }
+    go,
+    stopped,
+    () => {
+      if (waiter !== undefined) waiter.gone = true;
     },
   );
+}
+
+/** How a call that stopped while it waited for a permit or a slot ends (the pipeline's `stopped`). */
+type Stopped = (call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'value' }>) => void;
+
+/**
+ * Waits on `wait` as a phase of the call (a cancel or the tool's `timeoutMs` ends it): then `go`, or, when the
+ * wait ended otherwise, `gone` (if any) and `stopped`.
+ */
+function waitThen(
+  call: CallState,
+  wait: () => Promise<void>,
+  go: () => void,
+  stopped: Stopped,
+  gone: (() => void) | undefined,
+): void {
+  timed(call, wait, (outcome) => {
+    if (outcome.kind === 'value') go();
+    else {
+      gone?.();
+      stopped(call, outcome);
+    }
+  });
 }

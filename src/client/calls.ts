@@ -334,6 +334,15 @@ export class CallRunner implements ExecutionOwner {
     const weighted = registry.names().some((name) => (toolInternals(registry.get(name))?.slots ?? 1) > 1);
     if (weighted)
       this.#slots.weighBy((execution) => toolInternals(registry.get(execution.toolName))?.slots ?? 1);
+    // A call of a tool with `concurrency` that would wait for a slot starts without one: its key, known once its
+    // input is validated, gives it its lane (src/client/slots.ts).
+    const keyed = registry
+      .names()
+      .some((name) => toolInternals(registry.get(name))?.concurrency !== undefined);
+    if (keyed)
+      this.#slots.startEarly(
+        (execution) => toolInternals(registry.get(execution.toolName))?.concurrency !== undefined,
+      );
   }
 
   /** Per tool with `concurrency`: calls holding a permit and calls waiting for one, in this process. */
@@ -607,10 +616,20 @@ export class CallRunner implements ExecutionOwner {
    * one is free, else first in line for the next, so that calls never run over `maxConcurrency`. A call that has
    * ended meanwhile gets `value` at once, without a slot.
    */
-  resumeParked<T>(callId: string, value: T): Promise<T> {
+  resumeParked<T>(callId: string, value: T, lane?: string): Promise<T> {
     const execution = this.#held.get(callId);
     if (execution === undefined) return Promise.resolve(value);
-    return this.#slots.backInSlot(execution, value);
+    return this.#slots.backInSlot(execution, value, lane);
+  }
+
+  /**
+   * Whether the call holds a slot: not while it waits (parked, in line), nor when it started before a slot was
+   * free (a call of a tool with `concurrency`, src/client/slots.ts). A call not held here has ended: it has
+   * nothing to wait for.
+   */
+  holdsSlot(callId: string): boolean {
+    const state = this.#held.get(callId)?.state;
+    return state === undefined || state === 'running' || state === 'finished';
   }
 
   /** The socket dropped: a leased call stops once the service would re-dispatch it (see `Leases`). */

@@ -47,6 +47,8 @@ export type ToolCallFrame = FrameOf<ServiceFrame, 'tool_call'>;
  * - `queued`: received, waiting for its first slot; nothing of it has run (no `tool_call` event, no context).
  * - `running`: holds a slot.
  * - `parked`: started, now waiting for a human (a decision, an answer) or a nested run; it holds no slot meanwhile.
+ *   Or started without a slot: a call of a tool with `concurrency` that came while none was free runs up to its
+ *   key's permit first (its key needs its validated input), then waits for a slot in its key's lane.
  * - `resuming`: parked and free to go on, but every slot was busy: first in line for the next one.
  * - `finished`: has its result; it is in no table any more.
  */
@@ -58,6 +60,7 @@ export type CallState = 'queued' | 'running' | 'parked' | 'resuming' | 'finished
  * | from       | to         | when                                                                      |
  * | ---------- | ---------- | ------------------------------------------------------------------------- |
  * | `queued`   | `running`  | a slot is free (on arrival, or when the queue drains)                     |
+ * | `queued`   | `parked`   | a call of a tool with `concurrency` came while no slot was free            |
  * | `queued`   | `finished` | cancelled, or past its deadline, before it started                        |
  * | `running`  | `parked`   | it waits for a human (decision, answer) or a nested run                   |
  * | `running`  | `finished` | it has its result                                                         |
@@ -71,7 +74,7 @@ export type CallState = 'queued' | 'running' | 'parked' | 'resuming' | 'finished
 export function canMove(from: CallState, to: CallState): boolean {
   switch (from) {
     case 'queued':
-      return to === 'running' || to === 'finished';
+      return to === 'running' || to === 'parked' || to === 'finished';
     case 'running':
       return to === 'parked' || to === 'finished';
     case 'parked':

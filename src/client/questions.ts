@@ -31,13 +31,18 @@ export type Questioner = (request: QuestionRequest) => QuestionReply | Promise<Q
  */
 export function questionHooks(
   answerer: Questioner,
-  calls: { park(callId: string): void; resumeParked<T>(callId: string, value: T): Promise<T> },
+  calls: {
+    park(callId: string): void;
+    resumeParked<T>(callId: string, value: T, lane?: string): Promise<T>;
+    holdsSlot(callId: string): boolean;
+  },
 ): { onQuestion: Questioner; waits: CallWaits } {
   return {
     onQuestion: answerer,
     waits: {
       park: (callId) => calls.park(callId),
-      unpark: (callId) => calls.resumeParked(callId, undefined),
+      unpark: (callId, lane) => calls.resumeParked(callId, undefined, lane),
+      holdsSlot: (callId) => calls.holdsSlot(callId),
     },
   };
 }

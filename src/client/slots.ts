@@ -1,7 +1,15 @@
 /**
- * `Slots`: at most `maxConcurrency` calls run at once. The rest wait in one queue, in the order they came; a call
- * waiting for a human or a nested run gives its slot up (it is parked), and when it may go on it takes a slot
- * again, first in line if none is free.
+ * `Slots`: at most `maxConcurrency` calls run at once. The rest wait in line; a call waiting for a human or a
+ * nested run gives its slot up (it is parked), and when it may go on it takes a slot again, first in line if none
+ * is free.
+ *
+ * Calls waiting for their first slot wait in lanes, served in turn (round robin: one call of each lane, then
+ * again from the first), each lane in the order its calls came. Calls of tools without `concurrency` share one
+ * lane. A call of a tool with `concurrency` that would wait starts at once without a slot
+ * ({@link Slots.startEarly}): its key needs its validated input (src/call/concurrency.ts), and once it holds its
+ * key's permit it waits for a slot in the lane of its tool and key. So a tenant with a thousand calls waiting
+ * delays another tenant's call by one call per turn, not by a thousand. A client without such tools has one lane:
+ * its calls start in the order they came.
  *
  * Every change of a call's state goes through {@link Slots.#move}, which refuses what {@link canMove} does not
  * allow and counts the slots held as it goes: the count cannot drift from the calls' states.
@@ -32,8 +40,21 @@ export class Slots {
   readonly #maxConcurrency: number;
   readonly #start: (execution: Execution) => void;
   readonly #mayStart: () => boolean;
-  /** Calls `queued` for their first slot, behind calls `resuming` (those go first in line). */
+  /** Calls going on after a wait (`resuming`): first in line, in the order they may go on. */
+  readonly #first: Execution[] = [];
+  /** The lane of calls not keyed: `queued`, in the order they came. */
   readonly #queue: Execution[] = [];
+  /**
+   * Lanes with calls waiting for a first slot, in the order of their turns (a lane served goes to the end): `''`
+   * is {@link Slots.#queue}; the others hold the `resuming` calls of one tool and concurrency key.
+   */
+  readonly #lanes = new Map<string, Execution[]>();
+  /** The lane of each call waiting in a keyed lane. */
+  readonly #laneOf = new Map<Execution, string>();
+  /** Calls waiting in line, first in line and lanes together. */
+  #queued = 0;
+  /** Set once a tool with `concurrency` is added: whether a call starts before its first slot. */
+  #startsEarly: ((execution: Execution) => boolean) | undefined;
   /** Slots held. */
   #running = 0;
   /** Calls holding slots (equal to {@link Slots.#running} while every call weighs one). */
@@ -68,28 +89,42 @@ export class Slots {
     return this.#running;
   }
 
-  /** From now on a call takes `weightOf(call)` slots (a tool with `slots` was added). */
   /** Whether calls are weighed (a tool with `slots` was added). */
   get weighted(): boolean {
     return this.#weightOf !== undefined;
   }
 
+  /** From now on a call takes `weightOf(call)` slots (a tool with `slots` was added). */
   weighBy(weightOf: WeightOf): void {
     this.#weightOf = weightOf;
   }
 
-  /** Calls waiting in line for a slot. */
-  get queued(): number {
-    return this.#queue.length;
+  /**
+   * From now on a call for which `keyed(call)` is `true` (a call of a tool with `concurrency`) starts at once when
+   * it would wait for a first slot, without one: it comes back through {@link Slots.whenInSlot} with its lane.
+   */
+  startEarly(keyed: (execution: Execution) => boolean): void {
+    this.#startsEarly = keyed;
   }
 
-  /** A new call: it starts now if a slot is free and nobody is in line, else it waits in line. */
+  /** Calls waiting in line for a slot. */
+  get queued(): number {
+    return this.#queued;
+  }
+
+  /**
+   * A new call: it starts now if a slot is free and nobody is in line; a keyed one that would wait starts without
+   * a slot (see {@link Slots.startEarly}); any other waits in its lane.
+   */
   admit(execution: Execution): void {
-    // Calls start in the order they came: while older ones wait (a drain is due), a new one waits behind them.
+    // Calls start in their turn: while others wait (a drain is due), a new one waits behind them.
     const weight = this.#weightOf === undefined ? 1 : this.#weightOf(execution);
-    if (this.#running + weight <= this.#maxConcurrency && this.#queue.length === 0 && this.#mayStart())
+    if (this.#running + weight <= this.#maxConcurrency && this.#queued === 0 && this.#mayStart())
       this.#begin(execution);
-    else this.#queue.push(execution);
+    else if (this.#startsEarly?.(execution) === true && this.#mayStart()) {
+      this.#move(execution, 'parked');
+      this.#start(execution);
+    } else this.#enqueue(execution, '');
   }
 
   /**
@@ -108,18 +143,29 @@ export class Slots {
    * Runs `go` once the call holds a slot again: at once if one is free, else first in line for the next (a
    * cancel there ends the call without one, see {@link Slots.leaveLine}, and `go` never runs). A call that ended
    * meanwhile, or never gave its slot up, goes on at once.
+   *
+   * With `lane` (a call of a tool with `concurrency` holding its key's permit; not empty, one per tool and key),
+   * the call waits for its turn in that lane instead, as a new call would: at once only if a slot is free and
+   * nobody is in line.
    */
-  whenInSlot(execution: Execution, go: () => void): void {
+  whenInSlot(execution: Execution, go: () => void, lane?: string): void {
     const { state } = execution;
     if (state === 'parked') {
       const weight = this.#weightOf === undefined ? 1 : this.#weightOf(execution);
-      if (this.#running + weight <= this.#maxConcurrency) {
+      const now =
+        lane === undefined || (this.#queued === 0 && this.#mayStart())
+          ? this.#running + weight <= this.#maxConcurrency
+          : false;
+      if (now) {
         this.#move(execution, 'running');
         go();
       } else {
         this.#move(execution, 'resuming');
         execution.resume = go;
-        this.#queue.unshift(execution);
+        if (lane === undefined) {
+          this.#first.push(execution);
+          this.#queued += 1;
+        } else this.#enqueue(execution, lane);
       }
     } else if (state === 'resuming') {
       // Already in line (two nested runs of one call ended): one place, both go on with it.
@@ -132,8 +178,8 @@ export class Slots {
   }
 
   /** {@link Slots.whenInSlot} as a promise of `value`. */
-  backInSlot<T>(execution: Execution, value: T): Promise<T> {
-    return new Promise<T>((resolve) => this.whenInSlot(execution, () => resolve(value)));
+  backInSlot<T>(execution: Execution, value: T, lane?: string): Promise<T> {
+    return new Promise<T>((resolve) => this.whenInSlot(execution, () => resolve(value), lane));
   }
 
   /** A call in line to go on is cancelled: it leaves the line and ends where it waited, without a slot. */
@@ -141,7 +187,7 @@ export class Slots {
     if (execution.state !== 'resuming') return;
     this.#move(execution, 'parked');
     execution.resume = undefined;
-    this.#remove(execution);
+    this.#remove(execution, 'resuming');
   }
 
   /**
@@ -153,7 +199,7 @@ export class Slots {
     if (from === 'queued' || from === 'resuming') {
       // Ended in line (cancelled while queued, or its own timeout while resuming): it must not take a slot later.
       execution.resume = undefined;
-      this.#remove(execution);
+      this.#remove(execution, from);
     }
     if (from !== undefined) this.#scheduleDrain();
     return from;
@@ -186,9 +232,42 @@ export class Slots {
     this.#start(execution);
   }
 
-  #remove(execution: Execution): void {
-    const index = this.#queue.indexOf(execution);
-    if (index !== -1) this.#queue.splice(index, 1);
+  /** A call waits in `lane` (`''`: the calls not keyed), its lane taking its turn after those waiting now. */
+  #enqueue(execution: Execution, lane: string): void {
+    let line: Execution[] | undefined;
+    if (lane === '') line = this.#queue;
+    else {
+      line = this.#lanes.get(lane);
+      this.#laneOf.set(execution, lane);
+    }
+    if (line === undefined) this.#lanes.set(lane, [execution]);
+    else {
+      line.push(execution);
+      if (line.length === 1) this.#lanes.set(lane, line);
+    }
+    this.#queued += 1;
+  }
+
+  /** A call leaves the line (it ended, or was cancelled) from where it waited, a state `from`. */
+  #remove(execution: Execution, from: CallState): void {
+    // `queued`: in the lane of calls not keyed; `resuming`: first in line, or in its keyed lane.
+    const lane = from === 'resuming' ? this.#laneOf.get(execution) : '';
+    const line = lane === undefined ? this.#first : lane === '' ? this.#queue : this.#lanes.get(lane);
+    const index = line === undefined ? -1 : line.indexOf(execution);
+    if (line === undefined || index === -1) return;
+    line.splice(index, 1);
+    this.#queued -= 1;
+    if (lane === undefined) return;
+    if (lane !== '') this.#laneOf.delete(execution);
+    if (line.length === 0) this.#lanes.delete(lane);
+  }
+
+  /** The lane whose turn it is, `undefined` when no call waits in one. */
+  #turn(): string | undefined {
+    // Only the calls not keyed wait (every client without a tool with `concurrency`): no turns to take.
+    if (this.#lanes.size === 1 && this.#queue.length > 0) return '';
+    for (const lane of this.#lanes.keys()) return lane;
+    return undefined;
   }
 
   /**
@@ -197,7 +276,7 @@ export class Slots {
    * call cancelled while queued never starts.
    */
   #scheduleDrain(): void {
-    if (this.#drainDue || this.#queue.length === 0) return;
+    if (this.#drainDue || this.#queued === 0) return;
     this.#drainDue = true;
     void Promise.resolve().then(() => {
       this.#drainDue = false;
@@ -216,14 +295,27 @@ export class Slots {
     try {
       // One call per free slot: a call that ended while queued (cancelled) has left the queue without one.
       while (this.#running < this.#maxConcurrency) {
-        const next = this.#queue[0];
-        if (!next) break;
+        const first = this.#first.length > 0;
+        const lane = first ? undefined : this.#turn();
+        const line = first ? this.#first : lane === '' ? this.#queue : this.#lanes.get(lane as string);
+        const next = line?.[0];
+        if (line === undefined || next === undefined) break;
         // A heavy call waits at the head until it fits (those behind it too: order is kept).
         if (this.#weightOf !== undefined && this.#running + this.#weightOf(next) > this.#maxConcurrency)
           break;
         // A call waiting for its first slot waits on while none may start (those behind it too: order is kept).
-        if (next.state === 'queued' && !this.#mayStart()) break;
-        this.#queue.shift();
+        if (!first && !this.#mayStart()) break;
+        line.shift();
+        this.#queued -= 1;
+        if (lane !== undefined) {
+          // Its lane's turn is over: it goes to the end of the turns, or leaves them when nobody waits in it.
+          if (line.length === 0) this.#lanes.delete(lane);
+          else if (this.#lanes.size > 1) {
+            this.#lanes.delete(lane);
+            this.#lanes.set(lane, line);
+          }
+          if (lane !== '') this.#laneOf.delete(next);
+        }
         if (next.state === 'queued') this.#begin(next);
         else {
           const resume = next.resume as () => void;

@@ -211,7 +211,8 @@ export function callTraces(
         decidedEvent(trace, { approved: frame.approved, reason: frame.reason });
     },
     admitted(execution) {
-      if (execution.state === 'queued') traceOf(execution)?.event(TRACE_EVENTS.queued);
+      // `parked`: a call of a tool with `concurrency` that started without a slot (src/client/slots.ts).
+      if (execution.state !== 'running') traceOf(execution)?.event(TRACE_EVENTS.queued);
     },
     start(execution, start) {
       const traced = traces.get(execution);

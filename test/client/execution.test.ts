@@ -17,6 +17,7 @@ describe('Execution state', () => {
     );
     expect(allowed).toEqual([
       'queued → running',
+      'queued → parked',
       'queued → finished',
       'running → parked',
       'running → finished',
@@ -35,7 +36,7 @@ describe('Execution state', () => {
       { finished() {} },
     );
     expect(execution.state).toBe('queued');
-    expect(execution.moveTo('parked')).toBeUndefined();
+    expect(execution.moveTo('resuming')).toBeUndefined();
     expect(execution.state).toBe('queued');
     expect(execution.moveTo('running')).toBe('queued');
     expect(execution.moveTo('finished')).toBe('running');

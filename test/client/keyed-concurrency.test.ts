@@ -1,18 +1,24 @@
 /**
  * Keyed concurrency in a client: a key at its limit holds no slot of `maxConcurrency`, so another key's call
- * starts at once however many calls of the first wait; calls waiting for a first slot start in the order they
- * came, whatever their key (src/client/slots.ts).
+ * starts at once however many calls of the first wait; calls waiting for a slot are served by key in turn (round
+ * robin), calls of tools without `concurrency` taking one turn together (src/client/slots.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { Client } from '../../src/index';
+import { z } from 'zod';
+import { Client, tool } from '../../src/index';
 import { keyedTool } from '../support/keyed-tool';
-import { FAKE_URL, fakeWebSocket, useFakeService } from './fake-service';
+import { FAKE_URL, type FakeConnection, fakeWebSocket, useFakeService } from './fake-service';
 
 const { service, clients } = useFakeService();
 
 /** Lets the frames sent and every pending callback run. */
 async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** The result frame sent for `callId`, if any. */
+function resultOf(connection: FakeConnection, callId: string) {
+  return connection.frames.find((frame) => frame.type === 'tool_result' && frame.callId === callId);
 }
 
 async function keyedClient(maxConcurrency: number, limit: number) {
@@ -35,7 +41,7 @@ async function keyedClient(maxConcurrency: number, limit: number) {
       toolName: 'work',
       arguments: { tenant, n },
     });
-  return { client, started, release, send };
+  return { client, started, release, send, connection };
 }
 
 describe('a client running a keyed tool', () => {
@@ -49,17 +55,134 @@ describe('a client running a keyed tool', () => {
     expect(client.stats.tools).toEqual({ work: { running: 3, waiting: 98 } });
   });
 
-  it('starts calls waiting for a first slot in the order they came, when running calls hold every slot', async () => {
-    // limit ≥ maxConcurrency: the busy tenant's calls run, not wait at the gate, and hold both slots.
-    const { started, release, send } = await keyedClient(2, 2);
+  it('serves keys in turn when running calls hold every slot, however many calls a key sent first', async () => {
+    // limit ≥ maxConcurrency: no key waits at its limit; the busy tenant's calls hold both slots.
+    const { client, started, release, send } = await keyedClient(2, 10);
     for (let n = 0; n < 5; n++) send('a', n);
     send('b', 0);
+    send('b', 1);
+    send('c', 0);
     await settle();
     expect(started).toEqual(['a0', 'a1']);
-    for (let round = 0; round < 4; round++) {
-      release(`a${round}`);
+    expect(client.stats.queued).toBe(6);
+    for (const id of ['a0', 'a1', 'a2', 'b0', 'c0', 'a3', 'b1']) {
+      release(id);
       await settle();
     }
-    expect(started).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'b0']);
+    expect(started).toEqual(['a0', 'a1', 'a2', 'b0', 'c0', 'a3', 'b1', 'a4']);
+    expect(client.stats).toMatchObject({ running: 1, queued: 0 });
+  });
+
+  it('gives the calls of tools without concurrency one turn together', async () => {
+    const { work, started, release } = keyedTool(10);
+    const plainStarted: string[] = [];
+    const plainReleases = new Map<string, () => void>();
+    const plain = tool({
+      name: 'plain',
+      description: 'Plain work.',
+      parameters: z.object({ n: z.number().int() }),
+      execute: ({ n }) =>
+        new Promise<string>((resolve) => {
+          started.push(`p${n}`);
+          plainStarted.push(`p${n}`);
+          plainReleases.set(`p${n}`, () => resolve(`p${n}`));
+        }),
+    });
+    const client = new Client({
+      url: FAKE_URL,
+      WebSocket: fakeWebSocket(),
+      apiKey: 'keyed-test-key',
+      tools: [work, plain],
+      maxConcurrency: 1,
+      reconnect: false,
+    });
+    clients.push(client);
+    const connection = await service.connect(client);
+    const call = (callId: string, toolName: string, args: object) =>
+      connection.send({ type: 'tool_call', callId, runId: 'r1', toolName, arguments: args });
+    call('p0', 'plain', { n: 0 });
+    call('p1', 'plain', { n: 1 });
+    call('p2', 'plain', { n: 2 });
+    call('a0', 'work', { tenant: 'a', n: 0 });
+    call('a1', 'work', { tenant: 'a', n: 1 });
+    await settle();
+    expect(started).toEqual(['p0']);
+    for (const id of ['p0', 'p1', 'a0', 'p2']) {
+      const plainRelease = plainReleases.get(id);
+      if (plainRelease) plainRelease();
+      else release(id);
+      await settle();
+    }
+    expect(started).toEqual(['p0', 'p1', 'a0', 'p2', 'a1']);
+  });
+
+  it('ends a call cancelled while it waits in its key’s lane, and serves the next in turn', async () => {
+    const { client, started, release, send, connection } = await keyedClient(1, 10);
+    send('a', 0);
+    send('a', 1);
+    send('b', 0);
+    send('b', 1);
+    await settle();
+    expect(client.stats.queued).toBe(3);
+    connection.send({ type: 'cancel', callId: 'b0', reason: 'user' });
+    await settle();
+    expect(client.stats.queued).toBe(2);
+    expect(resultOf(connection, 'b0')).toMatchObject({ status: 'cancelled' });
+    release('a0');
+    await settle();
+    release('a1');
+    await settle();
+    expect(started).toEqual(['a0', 'a1', 'b1']);
+    expect(client.stats).toMatchObject({
+      running: 1,
+      queued: 0,
+      tools: { work: { running: 1, waiting: 0 } },
+    });
+  });
+
+  it('fails a call whose key throws without a slot, and keeps counting slots right', async () => {
+    const { work, started, release } = keyedTool(10);
+    const client = new Client({
+      url: FAKE_URL,
+      WebSocket: fakeWebSocket(),
+      apiKey: 'keyed-test-key',
+      tools: [work],
+      maxConcurrency: 1,
+      reconnect: false,
+    });
+    clients.push(client);
+    const connection = await service.connect(client);
+    connection.send({
+      type: 'tool_call',
+      callId: 'a0',
+      runId: 'r1',
+      toolName: 'work',
+      arguments: { tenant: 'a', n: 0 },
+    });
+    connection.send({
+      type: 'tool_call',
+      callId: 'x0',
+      runId: 'r1',
+      toolName: 'work',
+      arguments: { tenant: '', n: 0 },
+    });
+    connection.send({
+      type: 'tool_call',
+      callId: 'a1',
+      runId: 'r1',
+      toolName: 'work',
+      arguments: { tenant: 'a', n: 1 },
+    });
+    await settle();
+    expect(resultOf(connection, 'x0')).toMatchObject({
+      status: 'error',
+      output:
+        'Error running work: concurrency.key must return a string of 1 to 256 characters, got a string of 0 characters',
+    });
+    expect(client.stats).toMatchObject({ running: 1, queued: 1 });
+    release('a0');
+    await settle();
+    expect(started).toEqual(['a0', 'a1']);
+    expect(client.stats).toMatchObject({ running: 1, queued: 0 });
   });
 });
