@@ -45,7 +45,7 @@ import type { ClientFrame, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
 import { type CallUpdateHooks, CallUpdates, Leases, socketPacing, type WelcomeTerms } from './call-updates';
 import type { CallInfo } from './client-options';
-import { Deadlines } from './deadlines';
+import { DEADLINE_GRACE_MS, Deadlines } from './deadlines';
 import {
   type CallEvents,
   type CallExtras,
@@ -280,6 +280,15 @@ export class CallRunner implements ExecutionOwner {
       start: (execution) =>
         this.#traces ? this.#traces.start(execution, this.#start) : this.#start(execution),
       mayStart: () => !this.#outbox.full,
+      // The service's deadline (the grace is ours): past it, the model has read that the call timed out.
+      overdue: (execution) =>
+        execution.deadlineAt !== undefined &&
+        performance.now() >= execution.deadlineAt - DEADLINE_GRACE_MS,
+      expire: (execution) =>
+        this.#cancel(
+          execution.callId,
+          abortReason('the call passed its deadline before it started', 'TimeoutError', 'deadline'),
+        ),
     });
     this.toolsChanged();
     this.#deadlines = new Deadlines({

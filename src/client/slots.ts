@@ -31,6 +31,13 @@ export interface SlotsOptions {
    * a wait do not. Call {@link Slots.reopen} when it may again. @default always `true`
    */
   mayStart?(): boolean;
+  /**
+   * Whether a call that waited for its first slot (or, keyed, for its turn) is past its deadline: the service has
+   * told the model it timed out, so it must not start now. @default never
+   */
+  overdue?(execution: Execution): boolean;
+  /** Ends an overdue call where it waits, without a slot (required with {@link SlotsOptions.overdue}). */
+  expire?(execution: Execution): void;
 }
 
 /** The slots one call takes (`tool({ slots })`), from 1 to `maxConcurrency`. */
@@ -40,6 +47,8 @@ export class Slots {
   readonly #maxConcurrency: number;
   readonly #start: (execution: Execution) => void;
   readonly #mayStart: () => boolean;
+  readonly #overdue: ((execution: Execution) => boolean) | undefined;
+  readonly #expire: (execution: Execution) => void;
   /** Calls going on after a wait (`resuming`): first in line, in the order they may go on. */
   readonly #first: Execution[] = [];
   /** The lane of calls not keyed: `queued`, in the order they came. */
@@ -72,6 +81,8 @@ export class Slots {
     this.#maxConcurrency = options.maxConcurrency;
     this.#start = options.start;
     this.#mayStart = options.mayStart ?? (() => true);
+    this.#overdue = options.overdue;
+    this.#expire = options.expire ?? (() => {});
   }
 
   /** {@link SlotsOptions.mayStart} may have turned `true`: queued calls start if slots are free. */
@@ -156,7 +167,8 @@ export class Slots {
         lane === undefined || (this.#queued === 0 && this.#mayStart())
           ? this.#running + weight <= this.#maxConcurrency
           : false;
-      if (now) {
+      if (now && lane !== undefined && this.#overdue?.(execution) === true) this.#expire(execution);
+      else if (now) {
         this.#move(execution, 'running');
         go();
       } else {
@@ -315,6 +327,11 @@ export class Slots {
             this.#lanes.set(lane, line);
           }
           if (lane !== '') this.#laneOf.delete(next);
+          // Its deadline passed while it waited: the model was told it timed out; it ends without starting.
+          if (this.#overdue?.(next) === true) {
+            this.#expire(next);
+            continue;
+          }
         }
         if (next.state === 'queued') this.#begin(next);
         else {

@@ -3,6 +3,7 @@ import { DEADLINE_GRACE_MS, Deadlines } from '../../src/client/deadlines';
 import { Execution } from '../../src/client/execution';
 import { MAX_TIMEOUT_MS } from '../../src/limits';
 import { silentLogger } from '../../src/logger';
+import { keyedTool } from '../support/keyed-tool';
 import { nextTask, queuedBehindOne, recording, statuses, waitsForAbort } from './call-runner-harness';
 
 describe('Deadlines, in a call runner', () => {
@@ -54,6 +55,54 @@ describe('Deadlines, in a call runner: cancelling queued calls', () => {
     await nextTask(); // the queue drains after the task
     expect(ran).toEqual([]);
     expect(statuses(sent).sort()).toEqual(['late:cancelled', 'run:cancelled']);
+    calls.dispose();
+  });
+});
+
+describe("Deadlines, in a call runner: a slot freed after a queued call's deadline", () => {
+  it('does not start a queued call whose deadline passed, even before the grace is over', async () => {
+    const { calls, call, ran, sent } = queuedBehindOne();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      call('run', 'stuck', { deadlineMs: 60_000 });
+      call('late', 'charge', { deadlineMs: 100 });
+      // The service has told the model `late` timed out; its own cancel has not come yet (within the grace).
+      vi.advanceTimersByTime(150);
+      calls.cancel('run', 'user');
+    } finally {
+      vi.useRealTimers();
+    }
+    await nextTask(); // the queue drains after the task
+    expect(ran).toEqual([]);
+    expect(statuses(sent).sort()).toEqual(['late:cancelled', 'run:cancelled']);
+    calls.dispose();
+  });
+
+  it('does not start a keyed call whose deadline passed while it waited for its key', async () => {
+    const { work, started, release } = keyedTool(1);
+    const { calls, sent } = recording([work]);
+    const send = (callId: string, n: number, deadlineMs: number) =>
+      calls.receive({
+        type: 'tool_call',
+        callId,
+        runId: 'r1',
+        toolName: 'work',
+        arguments: { tenant: 'a', n },
+        deadlineMs,
+      });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      send('a0', 0, 60_000);
+      send('a1', 1, 100);
+      vi.advanceTimersByTime(150);
+      release('a0');
+    } finally {
+      vi.useRealTimers();
+    }
+    await nextTask();
+    expect(started).toEqual(['a0']);
+    expect(statuses(sent).sort()).toEqual(['a0:ok', 'a1:cancelled']);
+    expect(calls.running).toBe(0);
     calls.dispose();
   });
 });
