@@ -311,6 +311,26 @@ async function callAsTask(
   }
 }
 
+/**
+ * `request` with a signal of its own that follows `signal`: the MCP SDK adds an abort listener to the signal of
+ * every request and never removes it, so a task polled for an hour on the call's `ctx.signal` would gather one
+ * listener per poll (and a MaxListenersExceededWarning). This one is removed when the request ends.
+ */
+async function requestOnce<T>(
+  signal: AbortSignal,
+  send: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  signal.throwIfAborted();
+  const own = new AbortController();
+  const follow = () => own.abort(signal.reason);
+  signal.addEventListener('abort', follow, { once: true });
+  try {
+    return await send(own.signal);
+  } finally {
+    signal.removeEventListener('abort', follow);
+  }
+}
+
 async function pollTask(
   request: Request,
   params: { name: string; arguments: Record<string, unknown> },
@@ -332,14 +352,18 @@ async function pollTask(
     Math.max(TASK_POLL.minMs, created.task.pollInterval ?? TASK_POLL.defaultMs),
   );
   const result = () =>
-    request({ method: 'tasks/result', params: { taskId } }, ANY_RESULT, {
-      signal,
-      timeout: timeout ?? MAX_TIMEOUT_MS,
-    });
+    requestOnce(signal, (own) =>
+      request({ method: 'tasks/result', params: { taskId } }, ANY_RESULT, {
+        signal: own,
+        timeout: timeout ?? MAX_TIMEOUT_MS,
+      }),
+    );
   try {
     for (;;) {
       await pause(pollMs, signal);
-      const task = await request({ method: 'tasks/get', params: { taskId } }, TASK_STATUS, { signal });
+      const task = await requestOnce(signal, (own) =>
+        request({ method: 'tasks/get', params: { taskId } }, TASK_STATUS, { signal: own }),
+      );
       if (task.status === 'completed' || task.status === 'failed' || task.status === 'input_required') {
         return await result();
       }

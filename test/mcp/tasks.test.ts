@@ -240,6 +240,51 @@ describe('importMcpTools: tools that offer tasks', () => {
     });
   });
 
+  it('keeps no abort listener of a poll once it is answered, however long the task runs', async () => {
+    const { exportTables, gate } = longTool();
+    const server = taskServer();
+    registerMcpTools(server, [exportTables], { tasks: true, taskPollIntervalMs: 10 });
+    const mcp = await linkedClient(server);
+    let polls = 0;
+    const request = mcp.request.bind(mcp);
+    mcp.request = ((...args: Parameters<typeof request>) => {
+      if (args[0].method === 'tasks/get') polls += 1;
+      return request(...args);
+    }) as typeof request;
+    const [imported] = await importMcpTools(mcp);
+    // Live abort listeners per signal, as the MCP SDK and toolwire add and remove them during the call.
+    const live = new Map<EventTarget, number>();
+    let most = 0;
+    const { addEventListener, removeEventListener } = AbortSignal.prototype;
+    AbortSignal.prototype.addEventListener = function (
+      this: AbortSignal,
+      ...args: Parameters<typeof addEventListener>
+    ) {
+      if (args[0] === 'abort') {
+        live.set(this, (live.get(this) ?? 0) + 1);
+        most = Math.max(most, live.get(this) ?? 0);
+      }
+      return addEventListener.apply(this, args);
+    };
+    AbortSignal.prototype.removeEventListener = function (
+      this: AbortSignal,
+      ...args: Parameters<typeof removeEventListener>
+    ) {
+      if (args[0] === 'abort') live.set(this, (live.get(this) ?? 1) - 1);
+      return removeEventListener.apply(this, args);
+    };
+    try {
+      const calling = invokeTool(imported!, {});
+      await expect.poll(() => polls, PATIENT).toBeGreaterThanOrEqual(20);
+      gate.resolve();
+      expect(await calling).toMatchObject({ status: 'ok', output: 'exported 3 tables' });
+    } finally {
+      AbortSignal.prototype.addEventListener = addEventListener;
+      AbortSignal.prototype.removeEventListener = removeEventListener;
+    }
+    expect(most).toBeLessThanOrEqual(4);
+  });
+
   it('cancels the task when the call is cancelled', async () => {
     const { exportTables, seen } = longTool();
     const server = taskServer();
