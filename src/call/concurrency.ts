@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { isThenable } from '../maybe';
 import { errorText } from '../tool/model-text';
 import type { ToolInternals } from '../tool/tool';
 import { type Settled, timed } from './signal';
@@ -34,7 +35,7 @@ interface Waiter {
 
 /** What a gate counts, for `client.stats`. */
 export interface GateStats {
-  /** Calls holding a permit (running `execute`). */
+  /** Calls holding a permit (running `execute`, or about to: waiting for their host's slot). */
   running: number;
   /** Calls waiting for a permit. */
   waiting: number;
@@ -161,7 +162,12 @@ export function enterGate(
       return;
     }
     if (typeof key !== 'string' || key.length === 0 || key.length > MAX_CONCURRENCY_KEY_CHARS) {
-      const got = typeof key === 'string' ? `a string of ${key.length} characters` : typeof key;
+      const got =
+        typeof key === 'string'
+          ? `a string of ${key.length} characters`
+          : isThenable(key)
+            ? 'a promise (the key is read synchronously)'
+            : typeof key;
       const message = `concurrency.key must return a string of 1 to ${MAX_CONCURRENCY_KEY_CHARS} characters, got ${got}`;
       call.done({ status: 'error', output: errorText(call.tool.name, message) });
       return;

@@ -30,9 +30,15 @@ import {
 } from '../tool/check-options';
 import { aToolSet, type ToolSetOf, type ToolsGiven, toTools, uniqueTools } from '../tool/shapes';
 import { type Tool, toolInternals } from '../tool/tool';
-import { API_KEY_PATTERN } from '../wire/api-key';
+import { API_KEY_PATTERN, MAX_API_KEY_CHARS } from '../wire/api-key';
 import type { ConnectOptions, ReconnectOptions } from '../wire/connection';
-import { MAX_BUILD_ID_CHARS, RUN_METADATA_LIMITS, type ToolChoice, utf8Length } from '../wire/protocol';
+import {
+  BUILD_ID_PATTERN,
+  MAX_BUILD_ID_CHARS,
+  RUN_METADATA_LIMITS,
+  type ToolChoice,
+  utf8Length,
+} from '../wire/protocol';
 import type { WebSocketConstructor } from '../wire/transport';
 import { type Agent, aToolChoice, isAgent } from './agent';
 import type { Approver } from './approvals';
@@ -55,7 +61,9 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
   /** WebSocket URL of the service (`ws://` or `wss://`). @default process.env.TOOLWIRE_URL */
   url?: string | undefined;
   /**
-   * API key; sent as `Authorization: Bearer` where the runtime allows, else in `hello`, and nowhere else. Scrubbed
+   * API key: printable ASCII without spaces, at most 4096 characters (`MAX_API_KEY_CHARS`; `OptionsError`
+   * `invalid_option` otherwise). Sent as `Authorization: Bearer` where the runtime allows, else in `hello`, and
+   * nowhere else. Scrubbed
    * from outputs, widgets, events, log lines and errors as a `redact` string is when it has 4 characters or more;
    * a shorter key (`dev`) would match inside ordinary words, so it is replaced only where a string is the key and
    * nothing else, and the client logs one `warn` (with its length, never the key).
@@ -65,12 +73,14 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    * and the session resumes with it (docs/protocol/fleets.md). A function that throws, rejects, returns no key
    * or takes over 10_000 ms (`API_KEY_TIMEOUT_MS`) fails that attempt (`ConnectionError` `api_key_failed`, the
    * cause scrubbed of keys), which is retried with backoff. Each key it returns is scrubbed as a key given as a
-   * string is, from the moment it is returned (the 16 latest are kept: `MAX_LEARNED_SECRETS`).
+   * string is, from the moment it is returned (the 16 latest are kept: `MAX_LEARNED_SECRETS`); a key it throws
+   * in an error before it ever returned it is not known to be one, and shows in that error.
    * @default process.env.TOOLWIRE_API_KEY
    */
   apiKey?: string | (() => string | Promise<string>) | undefined;
   /**
-   * The build this process runs (a commit, a release tag): 1 to 128 characters. Announced in `hello`; a service
+   * The build this process runs (a commit, a release tag): 1 to 128 characters of printable ASCII without spaces
+   * (`OptionsError` `invalid_option` otherwise). Announced in `hello`; a service
    * with the feature `builds` pins each run to one build and sends its calls only to workers of that build, so a
    * rolling deploy never sends a run's next call to other code (docs/guide/workers.md). @default none
    */
@@ -193,7 +203,10 @@ export interface ClientStats {
    * tool with `slots` was added (until then it equals `running`).
    */
   slots?: number;
-  /** Per tool with `concurrency`: calls holding a permit and calls waiting for one (in this process). */
+  /**
+   * Per tool with `concurrency`, in this process: calls holding a permit of their key (`running`: executing, or
+   * waiting for a client slot in their key's turn, so it may exceed `maxConcurrency`) and calls waiting for one.
+   */
   tools?: Record<string, { running: number; waiting: number }>;
 }
 
@@ -423,9 +436,10 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     },
     apiKey: {
       ...oneOf(
-        aString('a non-empty string of printable ASCII without spaces (it travels in an HTTP header)', {
-          pattern: API_KEY_PATTERN,
-        }),
+        aString(
+          `a non-empty string of printable ASCII without spaces, at most ${MAX_API_KEY_CHARS} characters (it travels in an HTTP header)`,
+          { pattern: API_KEY_PATTERN, maxLength: MAX_API_KEY_CHARS },
+        ),
         { ...aFunction, expected: 'a function returning one (read before every connection attempt)' },
       ),
       required: true,
@@ -434,10 +448,10 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
       show: describeSecret,
     },
     tools: { ...aToolSet, required: true },
-    buildId: aString(`a string of 1 to ${MAX_BUILD_ID_CHARS} characters`, {
-      minLength: 1,
-      maxLength: MAX_BUILD_ID_CHARS,
-    }),
+    buildId: aString(
+      `1 to ${MAX_BUILD_ID_CHARS} characters of printable ASCII without spaces (a commit, a tag)`,
+      { pattern: BUILD_ID_PATTERN },
+    ),
     context: anything,
     maxConcurrency: anInteger({ min: 1 }),
     maxQueue: anInteger({ min: 0 }),

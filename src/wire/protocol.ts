@@ -30,6 +30,11 @@ export const id = z.string().check(z.minLength(1), z.maxLength(256));
 export const nonNegativeInt = z.number().check(z.int(), z.minimum(0));
 /** Longest `hello.buildId`, in characters (docs/protocol/fleets.md). */
 export const MAX_BUILD_ID_CHARS = 128;
+/**
+ * A `hello.buildId`: 1 to {@link MAX_BUILD_ID_CHARS} printable ASCII characters, no spaces (a commit, a tag, a
+ * version). What an operator types and logs show: no control characters, no look-alikes.
+ */
+export const BUILD_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
 /** An integer ≥ 1 (a per-call update counter). */
 export const positiveInt = z.number().check(z.int(), z.minimum(1));
 /** A JSON object. */
@@ -668,7 +673,7 @@ const hello = z.object({
   /** Only where the runtime cannot set an `Authorization` header (browsers). */
   apiKey: z.optional(z.string()),
   /** The build this client runs (`Client({ buildId })`); runs it starts are pinned to it (feature `builds`). */
-  buildId: z.optional(z.string().check(z.minLength(1), z.maxLength(MAX_BUILD_ID_CHARS))),
+  buildId: z.optional(z.string().check(z.regex(BUILD_ID_PATTERN))),
   /** `true` when the client decides approvals itself (`onApproval`): calls are sent undecided. */
   localApprovals: z.optional(z.boolean()),
   /** The client's `maxConcurrency`, a hint for load spreading. */

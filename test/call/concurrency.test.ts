@@ -5,7 +5,7 @@
  * that is cancelled is skipped. Deterministic: every `execute` waits for the test to release it.
  */
 import { describe, expect, it } from 'vitest';
-import { invokeTool } from '../../src/index';
+import { invokeTool, tool } from '../../src/index';
 import { keyedTool } from '../support/keyed-tool';
 
 /** Lets every pending callback run (the gate grants through promise callbacks). */
@@ -77,5 +77,25 @@ describe('tool({ concurrency: { limit, key } })', () => {
     await settle();
     release('a1');
     expect((await Promise.all(calls)).map((result) => result.output)).toEqual(['a0', 'a1', 'b0', 'b1', 'c0']);
+  });
+
+  it('ends a call whose key is not a string of 1 to 256 characters, saying what it got', async () => {
+    const outputs: string[] = [];
+    for (const key of [async () => 'a', () => 7, () => 'k'.repeat(257)]) {
+      const work = tool({
+        name: 'work',
+        description: 'Work.',
+        concurrency: { limit: 1, key: key as () => string },
+        execute: () => 'done',
+      });
+      const result = await invokeTool(work, {});
+      expect(result.status).toBe('error');
+      outputs.push(result.output);
+    }
+    expect(outputs).toEqual([
+      'Error running work: concurrency.key must return a string of 1 to 256 characters, got a promise (the key is read synchronously)',
+      'Error running work: concurrency.key must return a string of 1 to 256 characters, got number',
+      'Error running work: concurrency.key must return a string of 1 to 256 characters, got a string of 257 characters',
+    ]);
   });
 });

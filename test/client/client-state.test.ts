@@ -543,22 +543,27 @@ describe('Client options', () => {
     [
       { apiKey: 'a\nb' },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 3 characters',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 3 characters',
     ],
     [
       { apiKey: 'k y' },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 3 characters',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 3 characters',
     ],
     [
       { apiKey: 12345678 },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a number',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a number',
     ],
     [
       { apiKey: '' },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 0 characters',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 0 characters',
+    ],
+    [
+      { apiKey: 'k'.repeat(4097) },
+      'invalid_option',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 4097 characters',
     ],
     [
       { tools: 'search' },
@@ -604,6 +609,15 @@ describe('Client options', () => {
     expect(make(extra)).toThrowError(expect.objectContaining({ name: 'OptionsError', code, message }));
   });
 
+  it.each(['', ' ', 'b 1', 'a\nb', 'a\u0000b', '\ud800', 'é'])('refuses the buildId %j', (buildId) => {
+    expect(() => new Client({ url: 'ws://localhost:1', apiKey: 'k-123', tools: [], buildId })).toThrow(
+      new OptionsError(
+        'invalid_option',
+        `new Client(options): buildId must be 1 to 128 characters of printable ASCII without spaces (a commit, a tag), got ${JSON.stringify(buildId)}`,
+      ),
+    );
+  });
+
   it('says where a missing url and key may come from', () => {
     vi.stubEnv('TOOLWIRE_URL', undefined);
     vi.stubEnv('TOOLWIRE_API_KEY', undefined);
@@ -617,7 +631,7 @@ describe('Client options', () => {
       expect(() => new Client({ url: FAKE_URL, tools: [] })).toThrowError(
         new OptionsError(
           'invalid_option',
-          'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces (it travels in an HTTP header) or a function returning one (read before every connection attempt) (or set TOOLWIRE_API_KEY), got undefined',
+          'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt) (or set TOOLWIRE_API_KEY), got undefined',
         ),
       );
     } finally {

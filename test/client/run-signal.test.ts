@@ -29,6 +29,8 @@ describe('a signal shared by many runs', () => {
         (error: Error) => error.name,
       ),
     );
+    // The run code loads on a client's first run() (from this entry, as in a browser): then the runs wait.
+    await expect.poll(() => getEventListeners(controller.signal, 'abort').length).toBe(1);
     await new Promise((resolve) => setImmediate(resolve));
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
     await client.close({ drain: false });
