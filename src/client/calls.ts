@@ -41,7 +41,7 @@ import {
 } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
 import { toolInternals } from '../tool/tool';
-import type { ClientFrame, ServiceFrame } from '../wire/protocol';
+import type { ClientFrame, FrameOf, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
 import { type CallUpdateHooks, CallUpdates, Leases, socketPacing, type WelcomeTerms } from './call-updates';
 import type { CallInfo } from './client-options';
@@ -58,6 +58,9 @@ import { type Questioner, questionHooks } from './questions';
 import { resultPartOf } from './result-parts';
 import { Slots } from './slots';
 import { type CallTraces, callTraces, type ToolTracing } from './tracing';
+
+/** A `tool_call` or an `ack`, as the decoder gives both: with the fields of both (src/wire/codec.ts `callFrame`). */
+type CallFrame = ToolCallFrame & Pick<FrameOf<ServiceFrame, 'ack'>, 'callIds'>;
 
 /** Dependencies of a {@link CallRunner}. */
 export interface CallRunnerOptions {
@@ -195,6 +198,13 @@ function callOptionsClass(shared: SharedCallOptions): CallOptionsOf {
  */
 const REMEMBERED_CALL_IDS = 10_000;
 
+/**
+ * The size of the first generation of finished ids at which it turns once and turns back (nothing changes): after
+ * V8 has given `finished` the record of what its code meets (a function gets one after its first few calls) and
+ * before it optimises it (thousands of calls).
+ */
+const EARLY_TURN = 64;
+
 /** Runs whose caller aborted them, remembered so that their calls still on the way abort on arrival. */
 const REMEMBERED_ABORTED_RUNS = 256;
 
@@ -217,6 +227,11 @@ export class CallRunner implements ExecutionOwner {
    */
   #finished = new Set<string>();
   #finishedBefore = new Set<string>();
+  /**
+   * The size at which {@link CallRunner.#finished} becomes the older generation: {@link REMEMBERED_CALL_IDS}, and
+   * {@link EARLY_TURN} for the first generation, whose turn is undone at once (see {@link CallRunner.finished}).
+   */
+  #turnAt = EARLY_TURN;
   /** Runs aborted by their caller (`client.run({ signal })`), oldest first, with the abort reason. */
   readonly #abortedRuns = new Map<string, unknown>();
   #accepting = true;
@@ -358,16 +373,22 @@ export class CallRunner implements ExecutionOwner {
   handle(frame: ServiceFrame): boolean {
     switch (frame.type) {
       case 'tool_call':
-        // Acks the service sent along with this call (docs/protocol/tool-calls.md) come first: they free outbox room.
-        if (frame.acks !== undefined) for (const callId of frame.acks) this.ack(callId);
-        this.receive(frame);
+      case 'ack': {
+        // Both come in one shape (src/wire/codec.ts `callFrame`), and their acks take one path: the same loads and
+        // calls for an `ack` as for the acks riding on calls (docs/protocol/tool-calls.md), which V8 has seen
+        // thousands of times when the first `ack` frame comes (often only once the calls pause), so that its
+        // optimised code holds. An `ack`'s `callId` comes first, then its `callIds`; a call's acks come before it:
+        // they free outbox room.
+        const { callId, callIds, acks } = frame as CallFrame;
+        const call = frame.type === 'tool_call';
+        this.ack(call ? undefined : callId);
+        const many = call ? acks : callIds;
+        if (many !== undefined) for (const id of many) this.ack(id);
+        if (call) this.receive(frame);
         return true;
+      }
       case 'cancel':
         this.cancel(frame.callId, frame.reason ?? 'service');
-        return true;
-      case 'ack':
-        if (frame.callId !== undefined) this.ack(frame.callId);
-        if (frame.callIds !== undefined) for (const callId of frame.callIds) this.ack(callId);
         return true;
       case 'answer':
         this.#options.updates.answer(frame);
@@ -562,7 +583,9 @@ export class CallRunner implements ExecutionOwner {
    * is
    * gone, e.g. after a new session) will never get it: it ends `cancelled` rather than hold its place for ever.
    */
-  ack(callId: string, refused?: string): void {
+  ack(callId: string | undefined, refused?: string): void {
+    // None: the `callId` an `ack` frame did not carry, or a call's own (see `handle`).
+    if (callId === undefined) return;
     if (refused !== undefined && this.#held.get(callId)?.decide !== undefined)
       this.#cancel(callId, abortReason(`the service refused the call (${refused})`, 'AbortError', refused));
     this.#outbox.ack(callId);
@@ -675,9 +698,18 @@ export class CallRunner implements ExecutionOwner {
     const { callId } = execution;
     this.#deadlines.arm(execution, undefined);
     this.#held.delete(callId);
-    if (this.#finished.size >= REMEMBERED_CALL_IDS) {
+    if (this.#finished.size >= this.#turnAt) {
       this.#finishedBefore = this.#finished;
       this.#finished = new Set();
+      if (this.#turnAt === EARLY_TURN) {
+        // The early turn, undone: the ids remembered stay as they were (the generations turn at 10,000 each), but
+        // the turn has run once while V8 records what the code meets, before it optimises `finished`. At the
+        // first real turn (the 10,001st call) the optimised code then has what it needs, where code that never
+        // ran would be thrown away and compiled again.
+        this.#finished = this.#finishedBefore;
+        this.#finishedBefore = new Set();
+        this.#turnAt = REMEMBERED_CALL_IDS;
+      }
     }
     this.#finished.add(callId);
     const { updates } = this.#options;
