@@ -121,15 +121,16 @@ type SharedCallOptions = Pick<
   | 'redactor'
 >;
 
-/** Per-call options, read from the call's frame. */
+/**
+ * Per-call options, read from the call's frame: one field (its context goes to the call on its own, straight
+ * into `ctx.context`: a held call keeps it there only).
+ */
 class ClientCallOptions {
   /** The call itself: its cancellation is the call's signal. */
   readonly signal: Execution;
-  readonly context: unknown;
 
-  constructor(execution: Execution, context: unknown) {
+  constructor(execution: Execution) {
     this.signal = execution;
-    this.context = context;
   }
 
   get callId(): string {
@@ -181,9 +182,9 @@ class ClientCallOptions {
   }
 }
 
-type CallOptionsOf = new (execution: Execution, context: unknown) => CallOptions;
+type CallOptionsOf = new (execution: Execution) => CallOptions;
 
-/** The options class of one client's calls: `new (callOptionsClass(shared))(execution, context)`. */
+/** The options class of one client's calls: `new (callOptionsClass(shared))(execution)`. */
 function callOptionsClass(shared: SharedCallOptions): CallOptionsOf {
   const OfThisClient = class extends ClientCallOptions {};
   for (const [key, value] of Object.entries(shared)) {
@@ -525,8 +526,8 @@ export class CallRunner implements ExecutionOwner {
     }
     // A call whose phases are all synchronous (zod validation, a plain `execute`) ends here, in this turn.
     const { registry } = this.#options;
-    const options = new this.#CallOptions(execution, context);
-    startByName(registry, execution.toolName, execution.arguments, options, execution);
+    const options = new this.#CallOptions(execution);
+    startByName(registry, execution.toolName, execution.arguments, options, execution, context);
   }
 
   /** Handles a `cancel`: aborts `ctx.signal` of the call, or drops it from the queue. */

@@ -232,7 +232,10 @@ export class Execution extends Cancellation implements ResultSink {
    * for a human). Kept by `Deadlines`.
    */
   deadlineAt: number | undefined;
-  /** When it started running (`performance.now()`, whole ms: a small integer, not a heap number). */
+  /**
+   * When it started running (`performance.now()`, whole ms: a small integer, not a heap number); the call counts
+   * its result's `durationMs` from it too (`ResultSink.started`).
+   */
   started = 0;
   /**
    * When the service last heard of the call (`performance.now()` time; `-Infinity` when not since it began),
