@@ -97,12 +97,12 @@ export interface CallRunnerOptions {
 }
 
 /*
- * The options of one call the client runs (`CallOptions` for src/call/): what differs per call is read from its
- * {@link Execution} (the `tool_call` frame, docs/protocol/tool-calls.md, docs/protocol/approvals.md,
- * docs/protocol/call-context.md, docs/protocol/steps.md, docs/protocol/call-context.md) and its
- * context; what
- * every call of a client shares (the hooks, the policies, the logger, the redactor, `extend`) sits on the
- * prototype. A held call thus keeps one object of two fields, not one of twenty.
+ * The options of one call the client runs (`CallOptions` for src/call/) are the call itself, its
+ * {@link Execution}: what differs per call is read from it (the `tool_call` frame, docs/protocol/tool-calls.md,
+ * docs/protocol/approvals.md, docs/protocol/call-context.md, docs/protocol/steps.md); what every call of a client
+ * shares (the hooks, the policies, the logger, the redactor, `extend`) is read from its call runner. A held call
+ * thus keeps no object for its options, and the calls of every client in a process are of one class; its context
+ * goes to the call on its own, straight into `ctx.context`.
  */
 /** What every call of one client shares. */
 type SharedCallOptions = Pick<
@@ -113,6 +113,7 @@ type SharedCallOptions = Pick<
   | 'onProgress'
   | 'onPreliminary'
   | 'onEmit'
+  | 'onRetry'
   | 'onQuestion'
   | 'waits'
   | 'onStep'
@@ -122,24 +123,15 @@ type SharedCallOptions = Pick<
 >;
 
 /**
- * Per-call options, read from the call's frame: one field (its context goes to the call on its own, straight
- * into `ctx.context`: a held call keeps it there only).
+ * A call of a client, and its own options: read from its frame (`callId` and `runId` are fields of it already)
+ * and from its call runner.
  */
-class ClientCallOptions {
-  /** The call itself: its cancellation is the call's signal. */
-  readonly signal: Execution;
-
-  constructor(execution: Execution) {
-    this.signal = execution;
-  }
-
-  get callId(): string {
-    return this.signal.callId;
-  }
-
-  get runId(): string {
-    return this.signal.runId;
-  }
+class ClientExecution extends Execution {
+  /**
+   * The call itself: its cancellation is the call's signal. A field rather than a getter: options made over
+   * these (`Object.create`, a call with its own redactor) read the call through it.
+   */
+  readonly signal: Execution = this;
 
   get depth(): number {
     return this.signal.extras?.depth ?? 0;
@@ -180,17 +172,58 @@ class ClientCallOptions {
   get steps(): Readonly<Record<string, unknown>> | undefined {
     return this.signal.extras?.steps;
   }
-}
 
-type CallOptionsOf = new (execution: Execution) => CallOptions;
-
-/** The options class of one client's calls: `new (callOptionsClass(shared))(execution)`. */
-function callOptionsClass(shared: SharedCallOptions): CallOptionsOf {
-  const OfThisClient = class extends ClientCallOptions {};
-  for (const [key, value] of Object.entries(shared)) {
-    Object.defineProperty(OfThisClient.prototype, key, { value, enumerable: true });
+  get policies(): SharedCallOptions['policies'] {
+    return (this.signal.owner as CallRunner).callOptions.policies;
   }
-  return OfThisClient as unknown as CallOptionsOf;
+
+  get approve(): SharedCallOptions['approve'] {
+    return (this.signal.owner as CallRunner).callOptions.approve;
+  }
+
+  get onWidgetInvalid(): SharedCallOptions['onWidgetInvalid'] {
+    return (this.signal.owner as CallRunner).callOptions.onWidgetInvalid;
+  }
+
+  get onProgress(): SharedCallOptions['onProgress'] {
+    return (this.signal.owner as CallRunner).callOptions.onProgress;
+  }
+
+  get onPreliminary(): SharedCallOptions['onPreliminary'] {
+    return (this.signal.owner as CallRunner).callOptions.onPreliminary;
+  }
+
+  get onEmit(): SharedCallOptions['onEmit'] {
+    return (this.signal.owner as CallRunner).callOptions.onEmit;
+  }
+
+  get onRetry(): SharedCallOptions['onRetry'] {
+    return (this.signal.owner as CallRunner).callOptions.onRetry;
+  }
+
+  get onQuestion(): SharedCallOptions['onQuestion'] {
+    return (this.signal.owner as CallRunner).callOptions.onQuestion;
+  }
+
+  get waits(): SharedCallOptions['waits'] {
+    return (this.signal.owner as CallRunner).callOptions.waits;
+  }
+
+  get onStep(): SharedCallOptions['onStep'] {
+    return (this.signal.owner as CallRunner).callOptions.onStep;
+  }
+
+  get logger(): SharedCallOptions['logger'] {
+    return (this.signal.owner as CallRunner).callOptions.logger;
+  }
+
+  get extend(): SharedCallOptions['extend'] {
+    return (this.signal.owner as CallRunner).callOptions.extend;
+  }
+
+  get redactor(): SharedCallOptions['redactor'] {
+    return (this.signal.owner as CallRunner).callOptions.redactor;
+  }
 }
 
 /**
@@ -251,8 +284,8 @@ export class CallRunner implements ExecutionOwner {
   #idleWaiters: Array<() => void> = [];
   /** Shared by this client's calls whose frames carry the same values (./execution.ts `CallExtras`). */
   lastExtras: CallExtras | undefined = undefined;
-  /** The options of each call: per-call fields read from its frame, the rest shared. */
-  readonly #CallOptions: CallOptionsOf;
+  /** What every call of this client shares: read by each call, its own options (`ClientExecution`). */
+  readonly callOptions: SharedCallOptions;
 
   constructor(runnerOptions: CallRunnerOptions) {
     const { socket, events, logger } = runnerOptions;
@@ -275,7 +308,7 @@ export class CallRunner implements ExecutionOwner {
     this.#options = options;
     this.#traces = options.tracing && callTraces(options.tracing, options.redactor, options);
     this.#leases = new Leases(updates, () => this.#deadlines);
-    this.#CallOptions = callOptionsClass({
+    this.callOptions = {
       policies: options.policies,
       approve: this.#approve,
       onWidgetInvalid: this.#onWidgetInvalid,
@@ -289,7 +322,7 @@ export class CallRunner implements ExecutionOwner {
       logger: options.logger,
       extend: options.extend,
       redactor: options.redactor,
-    });
+    };
     this.#slots = new Slots({
       maxConcurrency: options.maxConcurrency,
       // In the call's trace, if any: spans its context function and its tool start are children of its span.
@@ -419,7 +452,7 @@ export class CallRunner implements ExecutionOwner {
       return;
     }
     if (this.#refusedNew(callId, frame.toolName)) return;
-    const execution = new Execution(frame, this);
+    const execution = new ClientExecution(frame, this);
     this.#deadlines.arm(execution, frame.deadlineMs);
     this.#held.set(callId, execution);
     this.#traces?.received(execution, frame);
@@ -448,7 +481,7 @@ export class CallRunner implements ExecutionOwner {
     // Its error result is held until the ack, as any result: within the same limits as a call that runs.
     if (this.#refusedNew(callId, toolName)) return;
     const frame: ToolCallFrame = { type: 'tool_call', callId, runId: about.runId ?? '', toolName };
-    const execution = new Execution(frame, this);
+    const execution = new ClientExecution(frame, this);
     this.#held.set(callId, execution);
     this.finished(execution, {
       status: 'error',
@@ -526,7 +559,7 @@ export class CallRunner implements ExecutionOwner {
     }
     // A call whose phases are all synchronous (zod validation, a plain `execute`) ends here, in this turn.
     const { registry } = this.#options;
-    const options = new this.#CallOptions(execution);
+    const options = execution as unknown as CallOptions;
     startByName(registry, execution.toolName, execution.arguments, options, execution, context);
   }
 

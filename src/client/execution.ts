@@ -224,7 +224,8 @@ export class Execution extends Cancellation implements ResultSink {
   readonly toolName: string;
   /** The arguments as received (a re-delivery with other arguments is told apart by them). */
   readonly arguments: unknown;
-  readonly #owner: ExecutionOwner;
+  /** Where the call hands its result (the call runner). */
+  readonly owner: ExecutionOwner;
   #state: CallState = 'queued';
   /**
    * When the call aborts itself (`performance.now()` time, whole ms): the service's `deadlineMs` passed, and
@@ -255,7 +256,7 @@ export class Execution extends Cancellation implements ResultSink {
     this.runId = frame.runId;
     this.toolName = frame.toolName;
     this.arguments = frame.arguments;
-    this.#owner = owner;
+    this.owner = owner;
     const last = owner.lastExtras;
     if (last !== undefined ? sameExtras(last, frame) : noExtras(frame)) this.#rare = last;
     else {
@@ -389,6 +390,6 @@ export class Execution extends Cancellation implements ResultSink {
   }
 
   result(result: ToolCallResult): void {
-    this.#owner.finished(this, result);
+    this.owner.finished(this, result);
   }
 }
