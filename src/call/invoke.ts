@@ -127,7 +127,9 @@ export async function invokeTool<C = unknown, P = unknown>(
     signal === undefined
       ? (options as CallOptions)
       : { ...(options as CallOptions), signal: sharedAbort(signal) };
-  return new Promise((resolve) => startCall(tool as Tool, rawArguments, callOptions, { result: resolve }));
+  return new Promise((resolve) =>
+    startCall(tool as Tool, rawArguments, callOptions, { result: resolve, started: performance.now() }),
+  );
 }
 
 /*

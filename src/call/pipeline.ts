@@ -63,7 +63,7 @@ import { CallRedaction } from './redaction';
 import { executeAttempts } from './retry';
 import {
   ABORTED,
-  CallSignal,
+  CallAbortState,
   errorFunctionTimeoutMs,
   type Settled,
   settleNow,
@@ -130,13 +130,11 @@ function scrub<T>(value: T, redactor: CallRedaction): T {
  * calls need sits in one object made on demand, and it has no private instance methods (V8 gives every instance
  * of a class with them a field of its own).
  */
-export class CallRun extends CallSignal implements CallState {
+export class CallRun extends CallAbortState implements CallState {
   readonly tool: Tool;
   readonly internals: ToolInternals;
   options: CallOptions;
   ctx!: ToolContext;
-  /** When the call started, in sixteenths of a millisecond (a small integer for 37 hours, not a heap number). */
-  readonly #started = Math.round(performance.now() * 16);
   /** Where the result goes; `undefined` once the call has it. */
   #sink: ResultSink | undefined;
   /** What few calls need (a note, a field redaction, steps, questions, a redactor of their own): made when first needed. */
@@ -205,7 +203,7 @@ export class CallRun extends CallSignal implements CallState {
   }
 
   constructor(tool: Tool, options: CallOptions, sink: ResultSink) {
-    super(options.signal, tool.name);
+    super(options.signal);
     this.tool = tool;
     this.internals = toolInternals(tool)!;
     this.options = options;
@@ -222,6 +220,10 @@ export class CallRun extends CallSignal implements CallState {
       CallRun.#rareOf(this).redaction = redaction;
       sink.redaction = redaction;
     }
+  }
+
+  protected cancelledToolName(): string {
+    return this.tool.name;
   }
 
   /**
@@ -293,7 +295,7 @@ export class CallRun extends CallSignal implements CallState {
     if (maxOutputBytes !== undefined) outcome.output = truncateUtf8(outcome.output, maxOutputBytes);
     // The outcome is this call's own object: completed in place rather than copied.
     const result = outcome as ToolCallResult;
-    result.durationMs = Math.max(0, Math.round(performance.now() - this.#started / 16));
+    result.durationMs = Math.max(0, Math.round(performance.now() - (sink.started ?? 0)));
     sink.result(result);
   }
 
@@ -434,9 +436,17 @@ function randomId(): string {
 /**
  * Starts one call of `tool` with the model's raw arguments (`invokeTool` without its checks, for the client and
  * the other hosts): `sink` gets the result exactly once, synchronously when every phase of the call answers
- * synchronously. A call id and a run id not given are random UUIDs. Never throws.
+ * synchronously. A call id and a run id not given are random UUIDs; `context` is `ctx.context` (the client's
+ * per-call options leave it out: the call keeps it in `ctx` only). Never throws.
  */
-export function startCall(tool: Tool, rawArguments: unknown, options: CallOptions, sink: ResultSink): void {
+export function startCall(
+  tool: Tool,
+  rawArguments: unknown,
+  options: CallOptions,
+  sink: ResultSink,
+  context: unknown = options.context,
+): void {
+  sink.started ??= performance.now();
   const call = new CallRun(tool, options, sink);
   if (options.signal?.aborted) {
     call.done(cancelled(call));
@@ -462,7 +472,7 @@ export function startCall(tool: Tool, rawArguments: unknown, options: CallOption
     const Context = contextClassFor(options.extend);
     call.ctx = new Context(
       call,
-      options.context,
+      context,
       options.callId ?? randomId(),
       options.runId ?? randomId(),
       tool.name,

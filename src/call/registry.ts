@@ -131,7 +131,10 @@ export class ToolRegistry<T = ToolsGiven> {
     const found = this.#tools.get(toolName);
     if (found === undefined) return unknownTool(this, toolName, options);
     return new Promise((resolve) =>
-      startCall(found as Tool, rawArguments, options as CallOptions, { result: resolve }),
+      startCall(found as Tool, rawArguments, options as CallOptions, {
+        result: resolve,
+        started: performance.now(),
+      }),
     );
   }
 }
@@ -148,7 +151,8 @@ function unknownTool(registry: ToolRegistry, toolName: string, options: CallOpti
 
 /**
  * {@link ToolRegistry.invoke} for the client, whose options are built by toolwire (no checks): `sink` gets the
- * result exactly once, synchronously when every step of the call is synchronous. Never throws.
+ * result exactly once, synchronously when every step of the call is synchronous; `context` is `ctx.context`.
+ * Never throws.
  */
 export function startByName(
   registry: ToolRegistry,
@@ -156,8 +160,9 @@ export function startByName(
   rawArguments: unknown,
   options: CallOptions,
   sink: ResultSink,
+  context: unknown = options.context,
 ): void {
   const found = registry.get(toolName);
-  if (found !== undefined) startCall(found as Tool, rawArguments, options, sink);
+  if (found !== undefined) startCall(found as Tool, rawArguments, options, sink, context);
   else sink.result(unknownTool(registry, toolName, options));
 }

@@ -83,64 +83,90 @@ export class Cancellation implements AbortLike {
   }
 }
 
+/** An abort that came before `ctx.signal` was first read: its reason, until the signal is made (few calls). */
+class EarlyAbort {
+  constructor(readonly reason: unknown) {}
+}
+
 /**
  * The abort state of one call, and its `ctx.signal` on demand. It listens to the caller's cancellation itself
- * (`handleEvent`, as `EventTarget` calls it): a held call keeps no closure for it.
+ * (`handleEvent`, as `EventTarget` calls it): a held call keeps no closure for it. Two fields: a call held in
+ * flight keeps this state, so the name its `AbortError` gives comes from the subclass ({@link CallSignal}, or the
+ * call's tool: `CallRun`, src/call/pipeline.ts), not from a field of its own.
  */
-export class CallSignal {
-  #controller: AbortController | undefined;
-  /** The abort's reason, or {@link NOT_ABORTED}: one field for both. */
-  #reason: unknown = NOT_ABORTED;
-  /** The caller's cancellation, forwarded while the call runs (see {@link CallSignal.end}). */
+export abstract class CallAbortState {
+  /** The signal's controller once read, or the abort that came first, or neither (not aborted, never read). */
+  #state: AbortController | EarlyAbort | undefined;
+  /** The caller's cancellation, forwarded while the call runs (see {@link CallAbortState.end}). */
   #outer: AbortLike | undefined;
-  readonly #toolName: string;
 
   /**
    * @param outer - the caller's signal (or the client's {@link Cancellation}): its abort aborts this one while
    *   the call runs, with its reason, or an `AbortError` naming the tool when it gave none.
-   * @param toolName - names the tool in that `AbortError`.
    */
-  constructor(outer: AbortLike | undefined, toolName: string) {
+  constructor(outer: AbortLike | undefined) {
     this.#outer = outer;
-    this.#toolName = toolName;
   }
 
+  /** The name of the tool, for the `AbortError` of a caller's abort that gave no reason. */
+  protected abstract cancelledToolName(): string;
+
   // Static: a private instance method would give every call a field of its own (V8's brand).
-  static #outerReason(signal: CallSignal): unknown {
-    return signal.#outer?.reason ?? new AbortError('cancelled', `${signal.#toolName} was cancelled`);
+  static #outerReason(signal: CallAbortState): unknown {
+    return (
+      signal.#outer?.reason ?? new AbortError('cancelled', `${signal.cancelledToolName()} was cancelled`)
+    );
   }
 
   /** The signal, made on first read; already aborted if the call was. */
   get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      const controller = new AbortController();
-      this.#controller = controller;
-      if (this.#reason === NOT_ABORTED && this.#outer?.aborted) this.abort(CallSignal.#outerReason(this));
-      if (this.#reason !== NOT_ABORTED) controller.abort(this.#reason);
-      else this.#outer?.addEventListener('abort', this, { once: true });
-    }
-    return this.#controller.signal;
+    const state = this.#state;
+    if (state instanceof AbortController) return state.signal;
+    const controller = new AbortController();
+    this.#state = controller;
+    if (state !== undefined) controller.abort(state.reason);
+    else if (this.#outer?.aborted) this.abort(CallAbortState.#outerReason(this));
+    else this.#outer?.addEventListener('abort', this, { once: true });
+    return controller.signal;
   }
 
   /** The caller's cancellation aborted (this listens to it once `signal` is read). */
   handleEvent(): void {
-    this.abort(CallSignal.#outerReason(this));
+    this.abort(CallAbortState.#outerReason(this));
   }
 
   /** Aborts with `reason` (the first abort wins). */
   abort(reason: unknown): void {
-    if (this.#reason !== NOT_ABORTED) return;
-    this.#reason = reason;
-    this.#controller?.abort(reason);
+    const state = this.#state;
+    if (state === undefined) this.#state = new EarlyAbort(reason);
+    else if (state instanceof AbortController && !state.signal.aborted) state.abort(reason);
   }
 
   /** The call is over: an abort of the caller's signal until now counts, later ones no longer do. */
   end(): void {
     const outer = this.#outer;
     if (outer === undefined) return;
-    if (outer.aborted) this.abort(CallSignal.#outerReason(this));
+    if (outer.aborted) this.abort(CallAbortState.#outerReason(this));
     this.#outer = undefined;
-    if (this.#controller !== undefined) outer.removeEventListener('abort', this);
+    if (this.#state instanceof AbortController) outer.removeEventListener('abort', this);
+  }
+}
+
+/** {@link CallAbortState} of a tool named at its making: an attempt's `ctx.signal`, and a bare signal in tests. */
+export class CallSignal extends CallAbortState {
+  readonly #toolName: string;
+
+  /**
+   * @param outer - see {@link CallAbortState}.
+   * @param toolName - names the tool in the `AbortError` of a caller's abort that gave no reason.
+   */
+  constructor(outer: AbortLike | undefined, toolName: string) {
+    super(outer);
+    this.#toolName = toolName;
+  }
+
+  protected cancelledToolName(): string {
+    return this.#toolName;
   }
 }
 

@@ -194,6 +194,11 @@ export type QuestionReply = string | { answer: unknown } | { declined: true; rea
 export interface ResultSink {
   result(result: ToolCallResult): void;
   /**
+   * When the call started (`performance.now()`, ms): the result's `durationMs` counts from it. Kept here, not in
+   * the call (a client's call has it already); `startCall` sets it to now when absent.
+   */
+  started?: number | undefined;
+  /**
    * Set by the call when it starts: its redaction by field name (src/call/redaction.ts), for what the host
    * records of the call itself (a client's trace of its arguments).
    */

@@ -41,7 +41,7 @@ import {
 } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
 import { toolInternals } from '../tool/tool';
-import type { ClientFrame, ServiceFrame } from '../wire/protocol';
+import type { ClientFrame, FrameOf, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
 import { type CallUpdateHooks, CallUpdates, Leases, socketPacing, type WelcomeTerms } from './call-updates';
 import type { CallInfo } from './client-options';
@@ -58,6 +58,9 @@ import { type Questioner, questionHooks } from './questions';
 import { resultPartOf } from './result-parts';
 import { Slots } from './slots';
 import { type CallTraces, callTraces, type ToolTracing } from './tracing';
+
+/** A `tool_call` or an `ack`, as the decoder gives both: with the fields of both (src/wire/codec.ts `callFrame`). */
+type CallFrame = ToolCallFrame & Pick<FrameOf<ServiceFrame, 'ack'>, 'callIds'>;
 
 /** Dependencies of a {@link CallRunner}. */
 export interface CallRunnerOptions {
@@ -94,12 +97,12 @@ export interface CallRunnerOptions {
 }
 
 /*
- * The options of one call the client runs (`CallOptions` for src/call/): what differs per call is read from its
- * {@link Execution} (the `tool_call` frame, docs/protocol/tool-calls.md, docs/protocol/approvals.md,
- * docs/protocol/call-context.md, docs/protocol/steps.md, docs/protocol/call-context.md) and its
- * context; what
- * every call of a client shares (the hooks, the policies, the logger, the redactor, `extend`) sits on the
- * prototype. A held call thus keeps one object of two fields, not one of twenty.
+ * The options of one call the client runs (`CallOptions` for src/call/) are the call itself, its
+ * {@link Execution}: what differs per call is read from it (the `tool_call` frame, docs/protocol/tool-calls.md,
+ * docs/protocol/approvals.md, docs/protocol/call-context.md, docs/protocol/steps.md); what every call of a client
+ * shares (the hooks, the policies, the logger, the redactor, `extend`) is read from its call runner. A held call
+ * thus keeps no object for its options, and the calls of every client in a process are of one class; its context
+ * goes to the call on its own, straight into `ctx.context`.
  */
 /** What every call of one client shares. */
 type SharedCallOptions = Pick<
@@ -110,6 +113,7 @@ type SharedCallOptions = Pick<
   | 'onProgress'
   | 'onPreliminary'
   | 'onEmit'
+  | 'onRetry'
   | 'onQuestion'
   | 'waits'
   | 'onStep'
@@ -118,24 +122,16 @@ type SharedCallOptions = Pick<
   | 'redactor'
 >;
 
-/** Per-call options, read from the call's frame. */
-class ClientCallOptions {
-  /** The call itself: its cancellation is the call's signal. */
-  readonly signal: Execution;
-  readonly context: unknown;
-
-  constructor(execution: Execution, context: unknown) {
-    this.signal = execution;
-    this.context = context;
-  }
-
-  get callId(): string {
-    return this.signal.callId;
-  }
-
-  get runId(): string {
-    return this.signal.runId;
-  }
+/**
+ * A call of a client, and its own options: read from its frame (`callId` and `runId` are fields of it already)
+ * and from its call runner.
+ */
+class ClientExecution extends Execution {
+  /**
+   * The call itself: its cancellation is the call's signal. A field rather than a getter: options made over
+   * these (`Object.create`, a call with its own redactor) read the call through it.
+   */
+  readonly signal: Execution = this;
 
   get depth(): number {
     return this.signal.extras?.depth ?? 0;
@@ -176,17 +172,58 @@ class ClientCallOptions {
   get steps(): Readonly<Record<string, unknown>> | undefined {
     return this.signal.extras?.steps;
   }
-}
 
-type CallOptionsOf = new (execution: Execution, context: unknown) => CallOptions;
-
-/** The options class of one client's calls: `new (callOptionsClass(shared))(execution, context)`. */
-function callOptionsClass(shared: SharedCallOptions): CallOptionsOf {
-  const OfThisClient = class extends ClientCallOptions {};
-  for (const [key, value] of Object.entries(shared)) {
-    Object.defineProperty(OfThisClient.prototype, key, { value, enumerable: true });
+  get policies(): SharedCallOptions['policies'] {
+    return (this.signal.owner as CallRunner).callOptions.policies;
   }
-  return OfThisClient as unknown as CallOptionsOf;
+
+  get approve(): SharedCallOptions['approve'] {
+    return (this.signal.owner as CallRunner).callOptions.approve;
+  }
+
+  get onWidgetInvalid(): SharedCallOptions['onWidgetInvalid'] {
+    return (this.signal.owner as CallRunner).callOptions.onWidgetInvalid;
+  }
+
+  get onProgress(): SharedCallOptions['onProgress'] {
+    return (this.signal.owner as CallRunner).callOptions.onProgress;
+  }
+
+  get onPreliminary(): SharedCallOptions['onPreliminary'] {
+    return (this.signal.owner as CallRunner).callOptions.onPreliminary;
+  }
+
+  get onEmit(): SharedCallOptions['onEmit'] {
+    return (this.signal.owner as CallRunner).callOptions.onEmit;
+  }
+
+  get onRetry(): SharedCallOptions['onRetry'] {
+    return (this.signal.owner as CallRunner).callOptions.onRetry;
+  }
+
+  get onQuestion(): SharedCallOptions['onQuestion'] {
+    return (this.signal.owner as CallRunner).callOptions.onQuestion;
+  }
+
+  get waits(): SharedCallOptions['waits'] {
+    return (this.signal.owner as CallRunner).callOptions.waits;
+  }
+
+  get onStep(): SharedCallOptions['onStep'] {
+    return (this.signal.owner as CallRunner).callOptions.onStep;
+  }
+
+  get logger(): SharedCallOptions['logger'] {
+    return (this.signal.owner as CallRunner).callOptions.logger;
+  }
+
+  get extend(): SharedCallOptions['extend'] {
+    return (this.signal.owner as CallRunner).callOptions.extend;
+  }
+
+  get redactor(): SharedCallOptions['redactor'] {
+    return (this.signal.owner as CallRunner).callOptions.redactor;
+  }
 }
 
 /**
@@ -194,6 +231,13 @@ function callOptionsClass(shared: SharedCallOptions): CallOptionsOf {
  * least the last 10,000 and at most the last 20,000.
  */
 const REMEMBERED_CALL_IDS = 10_000;
+
+/**
+ * The size of the first generation of finished ids at which it turns once and turns back (nothing changes): after
+ * V8 has given `finished` the record of what its code meets (a function gets one after its first few calls) and
+ * before it optimises it (thousands of calls).
+ */
+const EARLY_TURN = 64;
 
 /** Runs whose caller aborted them, remembered so that their calls still on the way abort on arrival. */
 const REMEMBERED_ABORTED_RUNS = 256;
@@ -217,6 +261,11 @@ export class CallRunner implements ExecutionOwner {
    */
   #finished = new Set<string>();
   #finishedBefore = new Set<string>();
+  /**
+   * The size at which {@link CallRunner.#finished} becomes the older generation: {@link REMEMBERED_CALL_IDS}, and
+   * {@link EARLY_TURN} for the first generation, whose turn is undone at once (see {@link CallRunner.finished}).
+   */
+  #turnAt = EARLY_TURN;
   /** Runs aborted by their caller (`client.run({ signal })`), oldest first, with the abort reason. */
   readonly #abortedRuns = new Map<string, unknown>();
   #accepting = true;
@@ -235,8 +284,8 @@ export class CallRunner implements ExecutionOwner {
   #idleWaiters: Array<() => void> = [];
   /** Shared by this client's calls whose frames carry the same values (./execution.ts `CallExtras`). */
   lastExtras: CallExtras | undefined = undefined;
-  /** The options of each call: per-call fields read from its frame, the rest shared. */
-  readonly #CallOptions: CallOptionsOf;
+  /** What every call of this client shares: read by each call, its own options (`ClientExecution`). */
+  readonly callOptions: SharedCallOptions;
 
   constructor(runnerOptions: CallRunnerOptions) {
     const { socket, events, logger } = runnerOptions;
@@ -259,7 +308,7 @@ export class CallRunner implements ExecutionOwner {
     this.#options = options;
     this.#traces = options.tracing && callTraces(options.tracing, options.redactor, options);
     this.#leases = new Leases(updates, () => this.#deadlines);
-    this.#CallOptions = callOptionsClass({
+    this.callOptions = {
       policies: options.policies,
       approve: this.#approve,
       onWidgetInvalid: this.#onWidgetInvalid,
@@ -273,7 +322,7 @@ export class CallRunner implements ExecutionOwner {
       logger: options.logger,
       extend: options.extend,
       redactor: options.redactor,
-    });
+    };
     this.#slots = new Slots({
       maxConcurrency: options.maxConcurrency,
       // In the call's trace, if any: spans its context function and its tool start are children of its span.
@@ -376,16 +425,22 @@ export class CallRunner implements ExecutionOwner {
   handle(frame: ServiceFrame): boolean {
     switch (frame.type) {
       case 'tool_call':
-        // Acks the service sent along with this call (docs/protocol/tool-calls.md) come first: they free outbox room.
-        if (frame.acks !== undefined) for (const callId of frame.acks) this.ack(callId);
-        this.receive(frame);
+      case 'ack': {
+        // Both come in one shape (src/wire/codec.ts `callFrame`), and their acks take one path: the same loads and
+        // calls for an `ack` as for the acks riding on calls (docs/protocol/tool-calls.md), which V8 has seen
+        // thousands of times when the first `ack` frame comes (often only once the calls pause), so that its
+        // optimised code holds. An `ack`'s `callId` comes first, then its `callIds`; a call's acks come before it:
+        // they free outbox room.
+        const { callId, callIds, acks } = frame as CallFrame;
+        const call = frame.type === 'tool_call';
+        this.ack(call ? undefined : callId);
+        const many = call ? acks : callIds;
+        if (many !== undefined) for (const id of many) this.ack(id);
+        if (call) this.receive(frame);
         return true;
+      }
       case 'cancel':
         this.cancel(frame.callId, frame.reason ?? 'service');
-        return true;
-      case 'ack':
-        if (frame.callId !== undefined) this.ack(frame.callId);
-        if (frame.callIds !== undefined) for (const callId of frame.callIds) this.ack(callId);
         return true;
       case 'answer':
         this.#options.updates.answer(frame);
@@ -415,7 +470,7 @@ export class CallRunner implements ExecutionOwner {
       return;
     }
     if (this.#refusedNew(callId, frame.toolName)) return;
-    const execution = new Execution(frame, this);
+    const execution = new ClientExecution(frame, this);
     this.#deadlines.arm(execution, frame.deadlineMs);
     this.#held.set(callId, execution);
     this.#traces?.received(execution, frame);
@@ -444,7 +499,7 @@ export class CallRunner implements ExecutionOwner {
     // Its error result is held until the ack, as any result: within the same limits as a call that runs.
     if (this.#refusedNew(callId, toolName)) return;
     const frame: ToolCallFrame = { type: 'tool_call', callId, runId: about.runId ?? '', toolName };
-    const execution = new Execution(frame, this);
+    const execution = new ClientExecution(frame, this);
     this.#held.set(callId, execution);
     this.finished(execution, {
       status: 'error',
@@ -522,8 +577,8 @@ export class CallRunner implements ExecutionOwner {
     }
     // A call whose phases are all synchronous (zod validation, a plain `execute`) ends here, in this turn.
     const { registry } = this.#options;
-    const options = new this.#CallOptions(execution, context);
-    startByName(registry, execution.toolName, execution.arguments, options, execution);
+    const options = execution as unknown as CallOptions;
+    startByName(registry, execution.toolName, execution.arguments, options, execution, context);
   }
 
   /** Handles a `cancel`: aborts `ctx.signal` of the call, or drops it from the queue. */
@@ -580,7 +635,9 @@ export class CallRunner implements ExecutionOwner {
    * is
    * gone, e.g. after a new session) will never get it: it ends `cancelled` rather than hold its place for ever.
    */
-  ack(callId: string, refused?: string): void {
+  ack(callId: string | undefined, refused?: string): void {
+    // None: the `callId` an `ack` frame did not carry, or a call's own (see `handle`).
+    if (callId === undefined) return;
     if (refused !== undefined && this.#held.get(callId)?.decide !== undefined)
       this.#cancel(callId, abortReason(`the service refused the call (${refused})`, 'AbortError', refused));
     this.#outbox.ack(callId);
@@ -703,9 +760,18 @@ export class CallRunner implements ExecutionOwner {
     const { callId } = execution;
     this.#deadlines.arm(execution, undefined);
     this.#held.delete(callId);
-    if (this.#finished.size >= REMEMBERED_CALL_IDS) {
+    if (this.#finished.size >= this.#turnAt) {
       this.#finishedBefore = this.#finished;
       this.#finished = new Set();
+      if (this.#turnAt === EARLY_TURN) {
+        // The early turn, undone: the ids remembered stay as they were (the generations turn at 10,000 each), but
+        // the turn has run once while V8 records what the code meets, before it optimises `finished`. At the
+        // first real turn (the 10,001st call) the optimised code then has what it needs, where code that never
+        // ran would be thrown away and compiled again.
+        this.#finished = this.#finishedBefore;
+        this.#finishedBefore = new Set();
+        this.#turnAt = REMEMBERED_CALL_IDS;
+      }
     }
     this.#finished.add(callId);
     const { updates } = this.#options;

@@ -227,7 +227,8 @@ export class Execution extends Cancellation implements ResultSink {
   readonly toolName: string;
   /** The arguments as received (a re-delivery with other arguments is told apart by them). */
   readonly arguments: unknown;
-  readonly #owner: ExecutionOwner;
+  /** Where the call hands its result (the call runner). */
+  readonly owner: ExecutionOwner;
   #state: CallState = 'queued';
   /**
    * When the call aborts itself (`performance.now()` time, whole ms): the service's `deadlineMs` passed, and
@@ -235,7 +236,10 @@ export class Execution extends Cancellation implements ResultSink {
    * for a human). Kept by `Deadlines`.
    */
   deadlineAt: number | undefined;
-  /** When it started running (`performance.now()`, whole ms: a small integer, not a heap number). */
+  /**
+   * When it started running (`performance.now()`, whole ms: a small integer, not a heap number); the call counts
+   * its result's `durationMs` from it too (`ResultSink.started`).
+   */
   started = 0;
   /**
    * When the service last heard of the call (`performance.now()` time; `-Infinity` when not since it began),
@@ -255,7 +259,7 @@ export class Execution extends Cancellation implements ResultSink {
     this.runId = frame.runId;
     this.toolName = frame.toolName;
     this.arguments = frame.arguments;
-    this.#owner = owner;
+    this.owner = owner;
     const last = owner.lastExtras;
     if (last !== undefined ? sameExtras(last, frame) : noExtras(frame)) this.#rare = last;
     else {
@@ -389,6 +393,6 @@ export class Execution extends Cancellation implements ResultSink {
   }
 
   result(result: ToolCallResult): void {
-    this.#owner.finished(this, result);
+    this.owner.finished(this, result);
   }
 }

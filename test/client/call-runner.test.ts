@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tool } from '../../src/tool/tool';
+import { decodeServiceFrame } from '../../src/wire/codec';
 import { withCountedAbortControllers } from '../support/abort-controllers';
 import { nextTask, recording, recordsCalls, statuses } from './call-runner-harness';
 
@@ -55,6 +56,21 @@ describe('CallRunner frames', () => {
     expect(statuses(sent)).toEqual(['c1:ok', 'c2:ok']);
     expect(calls.handle({ type: 'ack', callIds: ['c2'] })).toBe(true);
     expect(calls.unacked).toBe(0);
+  });
+
+  it('acks what an ack frame names, decoded in the shape of a call (its callId, then its callIds)', () => {
+    const echo = recordsCalls('echo');
+    const { calls } = recording([echo.tool]);
+    for (const callId of ['c1', 'c2', 'c3', 'c4'])
+      calls.handle({ type: 'tool_call', callId, runId: 'r1', toolName: 'echo', arguments: {} });
+    expect(calls.unacked).toBe(4);
+    const decoded = decodeServiceFrame('{"type":"ack","callId":"c1","callIds":["c2","c3"]}');
+    if (!decoded.ok) throw new Error(decoded.message);
+    expect(calls.handle(decoded.frame)).toBe(true);
+    expect(calls.unacked).toBe(1);
+    expect(calls.handle({ type: 'ack', callId: 'c4' })).toBe(true);
+    expect(calls.unacked).toBe(0);
+    expect(echo.ran).toEqual(['c1', 'c2', 'c3', 'c4']);
   });
 
   it('leaves frames that are not about calls to the client', () => {

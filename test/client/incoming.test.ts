@@ -30,6 +30,19 @@ describe('Incoming, in a call runner', () => {
     expect(echo.ran.slice(20_001)).toEqual(['c9999', 'c0']);
   });
 
+  it('forgets none of the first finished calls when its first generation of ids turns early and back', async () => {
+    const echo = recordsCalls('echo');
+    const { calls, call } = recording([echo.tool]);
+    for (let i = 0; i < 200; i++) {
+      call(`c${i}`, 'echo');
+      await nextTask();
+      calls.ack(`c${i}`);
+    }
+    for (let i = 0; i < 200; i++) call(`c${i}`, 'echo');
+    await nextTask();
+    expect(echo.ran).toHaveLength(200);
+  });
+
   it('aborts ctx.signal of a running call on cancel, with the cancel reason', async () => {
     const reasons: unknown[] = [];
     const { calls, call, sent } = recording([waitsForAbort('wait', (_id, reason) => reasons.push(reason))]);

@@ -52,8 +52,8 @@ describe('fastServiceFrame', () => {
           return;
         }
         accepted[fast.type as 'tool_call' | 'ack'] += 1;
-        if ('acks' in fast) accepted.toolCallWithAcks += 1;
-        if ('callIds' in fast) accepted.ackWithCallIds += 1;
+        if (fast.type === 'tool_call' && fast.acks !== undefined) accepted.toolCallWithAcks += 1;
+        if (fast.type === 'ack' && fast.callIds !== undefined) accepted.ackWithCallIds += 1;
         expect(parsed.success).toBe(true);
         expect(fast).toEqual(parsed.data);
       }),
