@@ -22,6 +22,7 @@ import { toWellFormed, truncateJsonString } from '../tool/output';
 import { frameBytes as encodedBytes, encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, utf8Length } from '../wire/protocol';
 import { jsonStringBytes } from '../wire/utf8';
+import { CallMap } from './call-map';
 import type { ToolCallFrame } from './execution';
 import { addResultPart, type ResultPartFrame } from './result-parts';
 
@@ -174,7 +175,7 @@ export const ENVELOPE_BYTES = 512;
 
 export class Outbox {
   readonly #options: OutboxOptions;
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new CallMap<Entry>();
   /** Counts sockets: an entry is written once per generation. */
   #generation = 0;
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
