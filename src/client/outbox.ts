@@ -149,14 +149,24 @@ interface Entry {
   leadAt: number;
 }
 
+/** `[null,null,{"type":` and `}]`: the JSON of a result part of its kind alone, around the kind's string. */
+const KIND_PART_BYTES = 21;
+
 /**
  * The size of a `tool_result` frame as sent, in UTF-8 bytes: its output's JSON exactly, a widget's and content's
  * JSON when present, and the rest of the frame counted at its largest (106 bytes and 6 per unit of the call id).
  */
 function frameBytes(frame: ToolResultFrame): number {
   let bytes = jsonStringBytes(frame.output) + 106 + 6 * frame.callId.length;
-  if (frame.widget !== undefined || frame.content !== undefined || frame.result !== undefined)
-    bytes += utf8Length(JSON.stringify([frame.widget, frame.content, frame.result]));
+  const { widget, content, result } = frame;
+  if (widget === undefined && content === undefined) {
+    // A plain result's part is its kind alone: `[null,null,{"type":…}]` counted without building it.
+    if (result !== undefined)
+      bytes +=
+        result.value === undefined
+          ? KIND_PART_BYTES + jsonStringBytes(result.type)
+          : utf8Length(JSON.stringify([widget, content, result]));
+  } else bytes += utf8Length(JSON.stringify([widget, content, result]));
   return bytes;
 }
 
