@@ -18,8 +18,10 @@ import {
   MAX_PROGRESS_MESSAGE_CHARS,
   MAX_TRACE_FIELD_CHARS,
   PROTOCOL_DEFAULTS,
+  RESULT_PART_TYPES,
   type ServiceFrame,
   serviceFrameSchema,
+  TOOL_CALL_STATUSES,
 } from './protocol';
 import { cutChars, jsonPrefix, jsonStringBytes, utf8Length } from './utf8';
 
@@ -444,9 +446,23 @@ function encodePlainResult({
   durationMs,
   result,
 }: FrameOf<ClientFrame, 'tool_result'>): string {
-  const duration = durationMs === undefined ? '' : `,"durationMs":${JSON.stringify(durationMs)}`;
-  const part = result === undefined ? '' : `,"result":{"type":${JSON.stringify(result.type)}}`;
-  return `{"type":"tool_result","callId":${JSON.stringify(callId)},"status":${JSON.stringify(status)},"output":${JSON.stringify(output)}${duration}${part}}`;
+  // A finite number is written by `String` as `JSON.stringify` writes it, without a call into the runtime.
+  const duration =
+    durationMs === undefined
+      ? ''
+      : `,"durationMs":${Number.isFinite(durationMs) ? String(durationMs) : JSON.stringify(durationMs)}`;
+  const part = result === undefined ? '' : `,"result":{"type":${fixedJson(result.type)}}`;
+  return `{"type":"tool_result","callId":${JSON.stringify(callId)},"status":${fixedJson(status)},"output":${JSON.stringify(output)}${duration}${part}}`;
+}
+
+/** The JSON of the protocol's statuses and result kinds, written once. */
+const FIXED_JSON: ReadonlyMap<string, string> = new Map(
+  [...TOOL_CALL_STATUSES, ...RESULT_PART_TYPES].map((text) => [text, JSON.stringify(text)]),
+);
+
+/** `JSON.stringify(text)`, looked up for a status or a result kind. */
+function fixedJson(text: string): string {
+  return FIXED_JSON.get(text) ?? JSON.stringify(text);
 }
 
 /*
