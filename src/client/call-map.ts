@@ -22,9 +22,8 @@ export class CallMap<V> {
   /** Walks of {@link CallMap.values} under way: meanwhile a new key always comes last, in the rest. */
   #walks = 0;
 
-  get size(): number {
-    return (this.#firstKey === NONE ? 0 : 1) + this.#rest.size;
-  }
+  /** Entries held (a field, not a getter: read on every call). Set only by the methods below. */
+  size = 0;
 
   get(key: string): V | undefined {
     if (this.#firstKey === key) return this.#firstValue;
@@ -40,17 +39,25 @@ export class CallMap<V> {
     if (this.#firstKey === key) this.#firstValue = value;
     // The first place holds the oldest entry: a new key takes it only when there is no other entry (and no walk
     // is under way, which has read the first place already and visits new keys in the rest).
-    else if (this.#firstKey === NONE && this.#rest.size === 0 && this.#walks === 0) {
+    else if (this.size === 0 && this.#walks === 0) {
       this.#firstKey = key;
       this.#firstValue = value;
-    } else this.#rest.set(key, value);
+      this.size = 1;
+    } else {
+      const rest = this.#rest;
+      const before = rest.size;
+      rest.set(key, value);
+      this.size += rest.size - before;
+    }
     return this;
   }
 
   delete(key: string): boolean {
-    if (this.#firstKey !== key) return this.#rest.size > 0 && this.#rest.delete(key);
-    this.#firstKey = NONE;
-    this.#firstValue = undefined;
+    if (this.#firstKey === key) {
+      this.#firstKey = NONE;
+      this.#firstValue = undefined;
+    } else if (this.#rest.size === 0 || !this.#rest.delete(key)) return false;
+    this.size -= 1;
     return true;
   }
 

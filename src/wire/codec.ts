@@ -451,19 +451,17 @@ function encodePlainResult({
     durationMs === undefined
       ? ''
       : `,"durationMs":${Number.isFinite(durationMs) ? String(durationMs) : JSON.stringify(durationMs)}`;
-  const part = result === undefined ? '' : `,"result":{"type":${fixedJson(result.type)}}`;
-  return `{"type":"tool_result","callId":${JSON.stringify(callId)},"status":${fixedJson(status)},"output":${JSON.stringify(output)}${duration}${part}}`;
+  const part =
+    result === undefined
+      ? ''
+      : `,"result":{"type":${FIXED_JSON.get(result.type) ?? JSON.stringify(result.type)}}`;
+  return `{"type":"tool_result","callId":${JSON.stringify(callId)},"status":${FIXED_JSON.get(status) ?? JSON.stringify(status)},"output":${JSON.stringify(output)}${duration}${part}}`;
 }
 
-/** The JSON of the protocol's statuses and result kinds, written once. */
+/** `JSON.stringify` of the protocol's statuses and result kinds, written once. */
 const FIXED_JSON: ReadonlyMap<string, string> = new Map(
   [...TOOL_CALL_STATUSES, ...RESULT_PART_TYPES].map((text) => [text, JSON.stringify(text)]),
 );
-
-/** `JSON.stringify(text)`, looked up for a status or a result kind. */
-function fixedJson(text: string): string {
-  return FIXED_JSON.get(text) ?? JSON.stringify(text);
-}
 
 /*
  * Fitting a client frame's free text within the service's frame limit (docs/protocol/limits.md): a text field is cut,
