@@ -43,6 +43,7 @@ import { thrownMessage } from '../tool/output';
 import { toolInternals } from '../tool/tool';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
+import { CallMap } from './call-map';
 import { type CallUpdateHooks, CallUpdates, Leases, socketPacing, type WelcomeTerms } from './call-updates';
 import type { CallInfo } from './client-options';
 import { DEADLINE_GRACE_MS, Deadlines } from './deadlines';
@@ -254,7 +255,7 @@ const REMEMBERED_ABORTED_RUNS = 256;
 export class CallRunner implements ExecutionOwner {
   readonly #options: CallRunnerOptions & { updates: CallUpdateHooks };
   /** Calls received and not finished: queued, running or parked. */
-  readonly #held = new Map<string, Execution>();
+  readonly #held = new CallMap<Execution>();
   /**
    * Ids of finished calls, newest generation first. When it is full it becomes the older one and the older is
    * dropped whole: no deletion per call (each one, in a large set, costs a few cache misses).

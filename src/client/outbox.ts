@@ -22,6 +22,7 @@ import { toWellFormed, truncateJsonString } from '../tool/output';
 import { frameBytes as encodedBytes, encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, utf8Length } from '../wire/protocol';
 import { jsonStringBytes } from '../wire/utf8';
+import { CallMap } from './call-map';
 import type { ToolCallFrame } from './execution';
 import { addResultPart, type ResultPartFrame } from './result-parts';
 
@@ -148,14 +149,24 @@ interface Entry {
   leadAt: number;
 }
 
+/** `[null,null,{"type":` and `}]`: the JSON of a result part of its kind alone, around the kind's string. */
+const KIND_PART_BYTES = 21;
+
 /**
  * The size of a `tool_result` frame as sent, in UTF-8 bytes: its output's JSON exactly, a widget's and content's
  * JSON when present, and the rest of the frame counted at its largest (106 bytes and 6 per unit of the call id).
  */
 function frameBytes(frame: ToolResultFrame): number {
   let bytes = jsonStringBytes(frame.output) + 106 + 6 * frame.callId.length;
-  if (frame.widget !== undefined || frame.content !== undefined || frame.result !== undefined)
-    bytes += utf8Length(JSON.stringify([frame.widget, frame.content, frame.result]));
+  const { widget, content, result } = frame;
+  if (widget === undefined && content === undefined) {
+    // A plain result's part is its kind alone: `[null,null,{"type":…}]` counted without building it.
+    if (result !== undefined)
+      bytes +=
+        result.value === undefined
+          ? KIND_PART_BYTES + jsonStringBytes(result.type)
+          : utf8Length(JSON.stringify([widget, content, result]));
+  } else bytes += utf8Length(JSON.stringify([widget, content, result]));
   return bytes;
 }
 
@@ -174,7 +185,7 @@ export const ENVELOPE_BYTES = 512;
 
 export class Outbox {
   readonly #options: OutboxOptions;
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new CallMap<Entry>();
   /** Counts sockets: an entry is written once per generation. */
   #generation = 0;
   #flushTimer: ReturnType<typeof setTimeout> | undefined;

@@ -90,7 +90,11 @@ export class Backpressure {
 
   /** Bytes the socket holds unread by the service, as best known, plus the answers held here. */
   get pendingBytes(): number {
-    return this.#unsent() + this.#heldPongBytes + this.#heldBusyBytes;
+    // `#unsent`, written out: read twice per frame written.
+    const options = this.#options;
+    const reported = options.reported();
+    const unsent = options.countsOwn ? Math.max(reported, this.#written - this.#confirmed) : reported;
+    return unsent + this.#heldPongBytes + this.#heldBusyBytes;
   }
 
   /** Bytes written on the socket and not yet read by the service, as best known: the held answers left out. */

@@ -18,8 +18,10 @@ import {
   MAX_PROGRESS_MESSAGE_CHARS,
   MAX_TRACE_FIELD_CHARS,
   PROTOCOL_DEFAULTS,
+  RESULT_PART_TYPES,
   type ServiceFrame,
   serviceFrameSchema,
+  TOOL_CALL_STATUSES,
 } from './protocol';
 import { cutChars, jsonPrefix, jsonStringBytes, utf8Length } from './utf8';
 
@@ -593,10 +595,22 @@ function encodePlainResult({
   durationMs,
   result,
 }: FrameOf<ClientFrame, 'tool_result'>): string {
-  const duration = durationMs === undefined ? '' : `,"durationMs":${JSON.stringify(durationMs)}`;
-  const part = result === undefined ? '' : `,"result":{"type":${JSON.stringify(result.type)}}`;
-  return `{"type":"tool_result","callId":${JSON.stringify(callId)},"status":${JSON.stringify(status)},"output":${JSON.stringify(output)}${duration}${part}}`;
+  // A finite number is written by `String` as `JSON.stringify` writes it, without a call into the runtime.
+  const duration =
+    durationMs === undefined
+      ? ''
+      : `,"durationMs":${Number.isFinite(durationMs) ? String(durationMs) : JSON.stringify(durationMs)}`;
+  const part =
+    result === undefined
+      ? ''
+      : `,"result":{"type":${FIXED_JSON.get(result.type) ?? JSON.stringify(result.type)}}`;
+  return `{"type":"tool_result","callId":${JSON.stringify(callId)},"status":${FIXED_JSON.get(status) ?? JSON.stringify(status)},"output":${JSON.stringify(output)}${duration}${part}}`;
 }
+
+/** `JSON.stringify` of the protocol's statuses and result kinds, written once. */
+const FIXED_JSON: ReadonlyMap<string, string> = new Map(
+  [...TOOL_CALL_STATUSES, ...RESULT_PART_TYPES].map((text) => [text, JSON.stringify(text)]),
+);
 
 /*
  * Fitting a client frame's free text within the service's frame limit (docs/protocol/limits.md): a text field is cut,

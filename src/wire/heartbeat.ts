@@ -93,7 +93,9 @@ export class Heartbeat {
 
   /** A frame arrived from the peer: it is alive. */
   heard(): void {
-    this.#lastHeard = this.#clock.now();
+    // Every frame passes here: the real clock is read directly (the same global, looked up now).
+    const clock = this.#clock;
+    this.#lastHeard = clock === systemClock ? Date.now() : clock.now();
     this.#unansweredSince = undefined;
   }
 

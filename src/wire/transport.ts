@@ -329,9 +329,15 @@ export function openTransport(
     }
   }
   return {
+    // Read twice per result written: without the closure `read` would take.
     get bufferedAmount() {
-      const amount = read(() => socket.bufferedAmount);
-      return typeof amount === 'number' ? amount : 0;
+      try {
+        const amount = socket.bufferedAmount;
+        return typeof amount === 'number' ? amount : 0;
+      } catch {
+        // A getter that throws (a polyfill, a proxy) reports nothing unsent.
+        return 0;
+      }
     },
     get protocol() {
       const protocol = read(() => socket.protocol);

@@ -214,4 +214,23 @@ describe('Outbox: bytes held', () => {
     expect(outbox.bytes).toBe(0);
     expect(outbox.size).toBe(0);
   });
+
+  it("counts a result's part as its JSON, whether it is its kind alone or has a value", () => {
+    const { outbox } = outboxOn(fakeSocket());
+    const plain = outbox.add(callFrame('c1'), ok('"é"'), 1);
+    const bare = outbox.bytes;
+    outbox.ack('c1');
+    // The same result with a part: its kind alone (a plain result), then with a value (a projected one).
+    for (const [callId, part] of [
+      ['c2', { type: 'json' }],
+      ['c3', { type: 'error-text' }],
+      ['c4', { type: 'json', value: { shown: 'ü', n: 1 } }],
+    ] as const) {
+      const before = outbox.bytes;
+      outbox.add(callFrame(callId), ok('"é"'), 1, part);
+      // Call ids of the same length: the rest of the frame counts the same.
+      expect(callId.length).toBe(plain.callId.length);
+      expect(outbox.bytes - before - bare).toBe(utf8Length(JSON.stringify([undefined, undefined, part])));
+    }
+  });
 });

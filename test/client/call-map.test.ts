@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { CallMap } from '../../src/client/call-map';
+
+/** A small deterministic generator (mulberry32), so that a failure can be replayed. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const state = <V>(map: CallMap<V> | Map<string, V>) => ({ size: map.size, values: [...map.values()] });
+
+describe('CallMap', () => {
+  it('answers as a Map does over 4,000 random sets, deletes and reads of a few keys', () => {
+    const next = random(28);
+    const calls = new CallMap<number>();
+    const model = new Map<string, number>();
+    for (let step = 0; step < 4_000; step++) {
+      const key = `c${Math.floor(next() * 6)}`;
+      const roll = next();
+      if (roll < 0.45) {
+        expect(calls.set(key, step)).toBe(calls);
+        model.set(key, step);
+      } else if (roll < 0.9) expect(calls.delete(key)).toBe(model.delete(key));
+      else {
+        expect(calls.get(key)).toBe(model.get(key));
+        expect(calls.has(key)).toBe(model.has(key));
+      }
+      expect(state(calls)).toEqual(state(model));
+    }
+  });
+
+  it('keeps the order the keys came in when the first one goes while others stay', () => {
+    const calls = new CallMap<string>();
+    calls.set('a', 'A').set('b', 'B');
+    calls.delete('a');
+    calls.set('c', 'C').set('b', 'B2');
+    expect([...calls.values()]).toEqual(['B2', 'C']);
+    calls.delete('b');
+    calls.delete('c');
+    expect(calls.size).toBe(0);
+    expect(calls.get('b')).toBeUndefined();
+    calls.set('d', 'D');
+    expect([...calls.values()]).toEqual(['D']);
+  });
+
+  it('walks live, as a Map does: an entry deleted before it is reached is skipped, one set meanwhile is visited', () => {
+    const calls = new CallMap<string>();
+    const model = new Map<string, string>();
+    for (const target of [calls, model]) target.set('a', 'A').set('b', 'B').set('c', 'C');
+    const walk = (target: CallMap<string> | Map<string, string>) => {
+      const seen: string[] = [];
+      for (const value of target.values()) {
+        seen.push(value);
+        if (value === 'A') {
+          target.delete('a');
+          target.delete('b');
+          target.set('d', 'D');
+        }
+        if (value === 'C') {
+          target.delete('c');
+          target.delete('d');
+          // Every entry is gone: a key set now is still visited, after the rest.
+          target.set('e', 'E');
+        }
+      }
+      return seen;
+    };
+    expect(walk(model)).toEqual(['A', 'C', 'E']);
+    expect(walk(calls)).toEqual(['A', 'C', 'E']);
+    expect(state(calls)).toEqual(state(model));
+  });
+
+  it('takes a lone entry in its first place again once a walk left early is closed', () => {
+    const calls = new CallMap<number>();
+    calls.set('a', 1).set('b', 2);
+    for (const value of calls.values()) if (value === 1) break;
+    calls.delete('a');
+    calls.delete('b');
+    calls.set('c', 3);
+    calls.set('d', 4);
+    calls.delete('c');
+    expect([...calls.values()]).toEqual([4]);
+    expect(calls.size).toBe(1);
+  });
+});
