@@ -332,8 +332,7 @@ export class CallRunner implements ExecutionOwner {
       mayStart: () => !this.#outbox.full,
       // The service's deadline (the grace is ours): past it, the model has read that the call timed out.
       overdue: (execution) =>
-        execution.deadlineAt !== undefined &&
-        performance.now() >= execution.deadlineAt - DEADLINE_GRACE_MS,
+        execution.deadlineAt !== undefined && performance.now() >= execution.deadlineAt - DEADLINE_GRACE_MS,
       expire: (execution) =>
         this.#cancel(
           execution.callId,

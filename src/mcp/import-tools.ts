@@ -316,10 +316,7 @@ async function callAsTask(
  * every request and never removes it, so a task polled for an hour on the call's `ctx.signal` would gather one
  * listener per poll (and a MaxListenersExceededWarning). This one is removed when the request ends.
  */
-async function requestOnce<T>(
-  signal: AbortSignal,
-  send: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
+async function requestOnce<T>(signal: AbortSignal, send: (signal: AbortSignal) => Promise<T>): Promise<T> {
   signal.throwIfAborted();
   const own = new AbortController();
   const follow = () => own.abort(signal.reason);
