@@ -166,7 +166,11 @@ export class StubService {
     this.dispatcher.onSessionReady(session, resumed);
   }
 
-  /** A socket closed. If it was the session's current socket, the session waits `sessionGraceMs` for a resume. */
+  /**
+   * A socket closed. If it was the session's current socket, the session waits `sessionGraceMs` for a resume;
+   * a client that closed with 1000 (`client.close()`) has left, so its session ends at once and the calls still
+   * owed to it go to another client (docs/protocol/sessions.md).
+   */
   detach(session: Session, ws: WebSocket, code: number, reason: string): void {
     if (session.socket !== ws) return;
     session.socket = undefined;
@@ -175,6 +179,10 @@ export class StubService {
     session.detachedAt = Date.now();
     this.events.emit('session_detached', { sessionId: session.id, code, reason });
     if (this.#closed) return;
+    if (code === CLOSE_CODES.normal) {
+      this.expire(session);
+      return;
+    }
     session.graceTimer = setTimeout(() => this.expire(session), this.options.sessionGraceMs);
   }
 

@@ -1,0 +1,55 @@
+/**
+ * The stub's fleet behaviour across sessions (docs/protocol/sessions.md, docs/protocol/fleets.md): an orderly
+ * close ends a session at once, fleet limits count connected sessions only, a detached session's calls end at
+ * their deadline. Several clients against one stub in this process: separate processes would prove nothing more.
+ */
+import { describe, expect, it } from 'vitest';
+import { scriptedModel } from '../../server-stub/index';
+import { Client } from '../../src/index';
+import { agent, once, stub, track } from './helpers';
+import { TestClient, toolDef } from './test-client';
+
+const oneCall = () => scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]);
+
+describe('a client that closes with 1000', () => {
+  it('has left: its session ends at once and the call it owed goes to another client at once', async () => {
+    const server = await stub({ model: oneCall(), sessionGraceMs: 60_000 });
+    const a = track(await TestClient.connect(server.url, { tools: [toolDef('work')] }));
+    const b = track(await TestClient.connect(server.url, { tools: [toolDef('work')] }));
+    const runId = server.runs.start(agent('fleet', ['work']), 'go');
+    const sent = await a.next('tool_call');
+    const expired = once(server, 'session_expired', (info) => info.sessionId === a.sessionId);
+    await a.close(1000, 'client closed');
+    expect(await expired).toEqual({ sessionId: a.sessionId });
+    const again = await b.next('tool_call');
+    expect(again.callId).toBe(sent.callId);
+    b.result(again.callId, 'from b');
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls.map((call) => [call.output, call.dispatchedTo, call.answeredBy])).toEqual([
+      ['from b', [a.sessionId, b.sessionId], b.sessionId],
+    ]);
+    expect(server.sessions().map((session) => session.sessionId)).toEqual([b.sessionId]);
+  });
+
+  it('keeps a session dropped without a close frame for its grace period', async () => {
+    const server = await stub({ model: oneCall(), sessionGraceMs: 60_000 });
+    const a = track(await TestClient.connect(server.url, { tools: [toolDef('work')] }));
+    const detached = once(server, 'session_detached');
+    await a.drop();
+    expect(await detached).toEqual({ sessionId: a.sessionId, code: 1006, reason: '' });
+    expect(server.sessions()).toMatchObject([{ sessionId: a.sessionId, state: 'detached' }]);
+  });
+
+  it('is what client.close() sends: the stub ends its session at once', async () => {
+    const server = await stub({ sessionGraceMs: 60_000 });
+    const client = new Client({ url: server.url, apiKey: 'k', tools: [] });
+    await client.connect();
+    const [session] = server.sessions();
+    const detached = once(server, 'session_detached');
+    const expired = once(server, 'session_expired');
+    await client.close();
+    expect(await detached).toEqual({ sessionId: session?.sessionId, code: 1000, reason: 'client closed' });
+    expect(await expired).toEqual({ sessionId: session?.sessionId });
+    expect(server.sessions()).toEqual([]);
+  });
+});
