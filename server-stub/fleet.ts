@@ -99,8 +99,8 @@ function sameLimits(a: FleetLimits | undefined, b: FleetLimits | undefined): boo
 
 /**
  * Why `tools`, announced by a session of `tenant`, cannot join the fleet: the first tool whose `fleet` limits
- * differ from those a live session of the tenant announced (not `self`, a session being resumed or updated), or
- * `undefined` when they agree.
+ * differ from those a connected session of the tenant announced (not `self`, a session being resumed or
+ * updated), or `undefined` when they agree. A detached session does not count: it is checked when it resumes.
  */
 export function fleetConflict(
   tools: readonly ToolDefinition[],
@@ -110,7 +110,7 @@ export function fleetConflict(
 ): string | undefined {
   for (const tool of tools) {
     for (const other of sessions.values()) {
-      if (other === self || other.state === 'expired' || other.tenant !== tenant) continue;
+      if (other === self || other.state !== 'connected' || other.tenant !== tenant) continue;
       const theirs = other.tools.get(tool.name);
       if (theirs === undefined || sameLimits(theirs.fleet, tool.fleet)) continue;
       // Short: a close reason fits in 123 bytes.

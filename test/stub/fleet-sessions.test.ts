@@ -53,3 +53,32 @@ describe('a client that closes with 1000', () => {
     expect(server.sessions()).toEqual([]);
   });
 });
+
+const limited = (concurrency: number) => ({ ...toolDef('work'), fleet: { concurrency } });
+
+describe('fleet limits that disagree', () => {
+  it('count connected sessions only: a detached one does not refuse the new numbers, and is refused at its resume', async () => {
+    const server = await stub({ sessionGraceMs: 60_000 });
+    const old = track(await TestClient.connect(server.url, { tools: [limited(2)] }));
+    const detached = once(server, 'session_detached');
+    await old.drop();
+    await detached;
+    const fresh = track(await TestClient.connect(server.url, { tools: [limited(3)] }));
+    expect(fresh.welcome?.resumed).toBe(false);
+    const resuming = track(TestClient.open(server.url, { tools: [limited(2)], sessionId: old.sessionId }));
+    expect(await resuming.closed).toEqual({
+      code: 4010,
+      reason: 'fleet limits of work disagree: this worker concurrency 2, the fleet concurrency 3',
+    });
+  });
+
+  it('still refuses a worker whose numbers differ from a connected session', async () => {
+    const server = await stub();
+    track(await TestClient.connect(server.url, { tools: [limited(2)] }));
+    const other = track(TestClient.open(server.url, { tools: [limited(3)] }));
+    expect(await other.closed).toEqual({
+      code: 4010,
+      reason: 'fleet limits of work disagree: this worker concurrency 3, the fleet concurrency 2',
+    });
+  });
+});
