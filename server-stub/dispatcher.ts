@@ -44,6 +44,8 @@ export class Dispatcher {
   readonly #waiting = new Set<Call>();
   /** Offers the waiting calls again when a tool's fleet rate gives a token back. */
   #fleetTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Calls whose deadline has passed and that are kept only while their lease holds. */
+  readonly #overdue = new WeakSet<Call>();
 
   constructor(deps: DispatcherDeps) {
     this.#deps = deps;
@@ -218,11 +220,17 @@ export class Dispatcher {
   /** A session expired: its calls go back to the pool (at-least-once: the old process may have run them). */
   onSessionExpired(session: Session): void {
     const orphans: Call[] = [];
+    const { callDeadlineMs } = this.#deps.options;
     for (const callId of session.calls) {
       const call = this.#calls.get(callId);
       if (!call?.sessionLost()) continue;
       this.#deps.fleet?.release(callId);
       this.#deps.closeQuestions?.(call);
+      if (this.#overdue.has(call)) {
+        // Its deadline passed while the lease of the session that left held it: nothing more to wait for.
+        this.#finish(call, { status: 'timeout', output: timeoutText(call.toolName, callDeadlineMs) });
+        continue;
+      }
       orphans.push(call);
       this.#deps.options.logger.info(
         { callId, sessionId: session.id },
@@ -294,9 +302,12 @@ export class Dispatcher {
 
   #armDeadline(call: Call): void {
     const deadlineMs = this.#deps.options.callDeadlineMs;
+    this.#overdue.delete(call);
     const expire = () => {
       const keepMs = this.#leaseLeft(call);
       if (keepMs > 0) {
+        // Kept by its lease past the deadline (an open question instead restarts the deadline when answered).
+        if (call.activity.openQuestions === 0) this.#overdue.add(call);
         call.armDeadline(keepMs, expire);
         return;
       }
@@ -316,9 +327,8 @@ export class Dispatcher {
 
   /**
    * How long a call past its deadline is kept (docs/protocol/updates.md): while it has an open question
-   * (docs/protocol/questions.md); until
-   * its lease runs out, while its session
-   * negotiated `lease`; a detached session's call is kept (its expiry re-dispatches it); 0 past
+   * (docs/protocol/questions.md); until its lease runs out, while its session negotiated `lease` (a detached
+   * session renews nothing: its call is kept until the lease it was last granted runs out); 0 past
    * `maxCallDurationMs`, or without a lease.
    */
   #leaseLeft(call: Call): number {
@@ -326,10 +336,10 @@ export class Dispatcher {
     // A call waiting for a person's answer is not cut (its deadline starts again after the answer).
     if (call.activity.openQuestions > 0) return this.#deps.options.callDeadlineMs;
     const session = this.#deps.sessions.get(call.sessionId);
-    const { leaseMs, maxCallDurationMs } = this.#deps.options;
+    const { maxCallDurationMs } = this.#deps.options;
     const now = Date.now();
     if (!session?.features.has('lease') || now - call.createdAt >= maxCallDurationMs) return 0;
-    const left = session.state === 'detached' ? leaseMs : call.activity.leaseUntil - now;
+    const left = call.activity.leaseUntil - now;
     return Math.max(0, Math.min(left, call.createdAt + maxCallDurationMs - now));
   }
 
