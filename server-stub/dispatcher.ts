@@ -150,6 +150,9 @@ export class Dispatcher {
         (call.answeredBy === undefined && call.sentTo.includes(session.id))
       ) {
         session.ack(call.callId);
+        // The worker has stopped running it: its fleet slot is free (docs/protocol/fleets.md).
+        if (this.#deps.fleet?.release(call.callId, session.id) === true)
+          void Promise.resolve().then(() => this.retryWaiting());
         return;
       }
       this.#error(
@@ -224,7 +227,6 @@ export class Dispatcher {
     for (const callId of session.calls) {
       const call = this.#calls.get(callId);
       if (!call?.sessionLost()) continue;
-      this.#deps.fleet?.release(callId);
       this.#deps.closeQuestions?.(call);
       if (this.#overdue.has(call)) {
         // Its deadline passed while the lease of the session that left held it: nothing more to wait for.
@@ -238,6 +240,8 @@ export class Dispatcher {
       );
     }
     session.calls.clear();
+    // Its calls, and those it still ran after they ended for the model, no longer hold a fleet slot.
+    this.#deps.fleet?.releaseSession(session.id);
     for (const call of this.#calls.values()) call.forgetBusy(session.id);
     for (const call of orphans) this.#waiting.add(call);
     this.retryWaiting();
@@ -288,7 +292,7 @@ export class Dispatcher {
       return;
     }
     if (limits !== undefined && fleet !== undefined)
-      fleet.started(call.callId, call.run.tenant, call.toolName, limits);
+      fleet.started(call.callId, call.run.tenant, call.toolName, limits, target.id);
     // A run no client pinned takes the build of the first worker that takes one of its calls (fleets.md).
     if (call.run.buildId === undefined && target.buildId !== undefined) call.run.buildId = target.buildId;
     call.dispatch(target.id);
@@ -352,7 +356,10 @@ export class Dispatcher {
     const freed = call.state === 'dispatched' && call.sessionId !== undefined;
     const session = call.sessionId === undefined ? undefined : this.#deps.sessions.get(call.sessionId);
     if (!call.finish(outcome, answeredBy)) return;
-    this.#releaseFleet(call);
+    // A call ended without its worker's result (deadline, cancel) may still run there: its fleet slot stays
+    // taken until that result, or the end of the session (docs/protocol/fleets.md).
+    if (answeredBy !== undefined || !freed || session === undefined || session.state === 'expired')
+      this.#releaseFleet(call);
     this.#deps.closeQuestions?.(call);
     this.#waiting.delete(call);
     session?.calls.delete(call.callId);

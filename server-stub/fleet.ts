@@ -132,8 +132,8 @@ interface Bucket {
  */
 export class FleetLimiter {
   readonly #buckets = new Map<string, Bucket>();
-  /** The bucket each counted call is in, by call id. */
-  readonly #counted = new Map<string, string>();
+  /** The bucket each counted call is in and the session running it, by call id. */
+  readonly #counted = new Map<string, { bucket: string; sessionId: string | undefined }>();
   readonly #now: () => number;
 
   constructor(now: () => number = () => performance.now()) {
@@ -153,23 +153,42 @@ export class FleetLimiter {
     return 0;
   }
 
-  /** A call was dispatched: it counts until {@link release}. */
-  started(callId: string, tenant: string | undefined, toolName: string, limits: FleetLimits): void {
+  /** A call was dispatched to `sessionId`: it counts until {@link release} or {@link releaseSession}. */
+  started(
+    callId: string,
+    tenant: string | undefined,
+    toolName: string,
+    limits: FleetLimits,
+    sessionId?: string,
+  ): void {
     const name = bucketName(tenant, toolName);
     const bucket = this.#bucket(tenant, toolName, limits);
     bucket.inFlight += 1;
     if (limits.perSecond !== undefined) bucket.tokens -= 1;
-    this.#counted.set(callId, name);
+    this.#counted.set(callId, { bucket: name, sessionId });
   }
 
-  /** The call has its result, or left its session: it no longer counts. `true` when it counted. */
-  release(callId: string): boolean {
-    const name = this.#counted.get(callId);
-    if (name === undefined) return false;
+  /**
+   * The call has its worker's result, or left its session: it no longer counts. With `sessionId`, only when it
+   * counts for that session (a late result from a session the call was taken from frees nothing). `true` when it
+   * counted.
+   */
+  release(callId: string, sessionId?: string): boolean {
+    const counted = this.#counted.get(callId);
+    if (counted === undefined || (sessionId !== undefined && counted.sessionId !== sessionId)) return false;
     this.#counted.delete(callId);
-    const bucket = this.#buckets.get(name);
+    const bucket = this.#buckets.get(counted.bucket);
     if (bucket !== undefined) bucket.inFlight -= 1;
     return true;
+  }
+
+  /** The session ended: the calls it still ran (ended for the model or not) no longer count. How many did. */
+  releaseSession(sessionId: string): number {
+    let released = 0;
+    for (const [callId, counted] of this.#counted) {
+      if (counted.sessionId === sessionId && this.release(callId)) released += 1;
+    }
+    return released;
   }
 
   /** Calls of this tool in flight across the fleet. */

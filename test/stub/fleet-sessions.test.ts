@@ -82,3 +82,56 @@ describe('fleet limits that disagree', () => {
     });
   });
 });
+
+describe('fleet concurrency', () => {
+  it('holds the slot of a call that timed out until its worker answers', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'work' }] },
+      { toolCalls: [{ name: 'work' }] },
+      { text: 'done' },
+    ]);
+    const server = await stub({ model, callDeadlineMs: 300 });
+    const worker = track(await TestClient.connect(server.url, { tools: [limited(1)] }));
+    const runId = server.runs.start(agent('fleet', ['work']), 'go');
+    const first = await worker.next('tool_call');
+    // The tool ignores its signal: past the deadline the model reads timeout, the worker still runs it.
+    const asked = once(
+      server,
+      'run_event',
+      (info) => info.kind === 'tool_call' && (info.data as { callId: string }).callId !== first.callId,
+    );
+    expect(await worker.next('cancel')).toEqual({ type: 'cancel', callId: first.callId, reason: 'deadline' });
+    await asked;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(worker.all('tool_call').map((frame) => frame.callId)).toEqual([first.callId]);
+    worker.result(first.callId, 'late');
+    const second = await worker.next('tool_call', (frame) => frame.callId !== first.callId);
+    worker.result(second.callId, 'second');
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls.map((call) => [call.status, call.output])).toEqual([
+      ['timeout', 'Error running work: timed out after 300ms'],
+      ['ok', 'second'],
+    ]);
+  });
+
+  it('frees the slot of a call that timed out when its worker\'s session ends', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'work' }] },
+      { toolCalls: [{ name: 'work' }] },
+      { text: 'done' },
+    ]);
+    const server = await stub({ model, callDeadlineMs: 300 });
+    const stuck = track(await TestClient.connect(server.url, { tools: [limited(1)] }));
+    const other = track(await TestClient.connect(server.url, { tools: [limited(1)] }));
+    const runId = server.runs.start(agent('fleet', ['work']), 'go');
+    const first = await stuck.next('tool_call');
+    await stuck.next('cancel');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(other.all('tool_call')).toEqual([]);
+    await stuck.close(1000, 'client closed');
+    const second = await other.next('tool_call');
+    expect(second.callId).not.toBe(first.callId);
+    other.result(second.callId, 'second');
+    expect((await server.runs.waitFor(runId)).toolCalls.map((call) => call.status)).toEqual(['timeout', 'ok']);
+  });
+});
