@@ -46,6 +46,8 @@ export class Dispatcher {
   #fleetTimer: ReturnType<typeof setTimeout> | undefined;
   /** Calls whose deadline has passed and that are kept only while their lease holds. */
   readonly #overdue = new WeakSet<Call>();
+  /** Counts dispatches, to spread calls between equally loaded sessions (server-stub/routing.ts). */
+  #dispatches = 0;
 
   constructor(deps: DispatcherDeps) {
     this.#deps = deps;
@@ -296,6 +298,7 @@ export class Dispatcher {
     // A run no client pinned takes the build of the first worker that takes one of its calls (fleets.md).
     if (call.run.buildId === undefined && target.buildId !== undefined) call.run.buildId = target.buildId;
     call.dispatch(target.id);
+    target.lastDispatch = ++this.#dispatches;
     call.activity.sideEffect = definition?.sideEffect;
     call.activity.strict = definition?.strict === true;
     // A leased call's lease starts when it is sent (docs/protocol/updates.md).

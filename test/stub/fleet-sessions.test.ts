@@ -135,3 +135,36 @@ describe('fleet concurrency', () => {
     expect((await server.runs.waitFor(runId)).toolCalls.map((call) => call.status)).toEqual(['timeout', 'ok']);
   });
 });
+
+describe('spreading calls', () => {
+  it('spreads the calls of a fleet-limited tool over every idle worker, not the oldest', async () => {
+    const model = scriptedModel([
+      { toolCalls: Array.from({ length: 9 }, () => ({ name: 'work' })) },
+      { text: 'done' },
+    ]);
+    const server = await stub({ model });
+    const workers = await Promise.all(
+      [0, 1, 2].map(async () =>
+        track(await TestClient.connect(server.url, { tools: [limited(1)] })).serve({ work: () => 'ok' }),
+      ),
+    );
+    const transcript = await server.runs.waitFor(server.runs.start(agent('fleet', ['work']), 'go'));
+    expect(transcript.status).toBe('completed');
+    expect(workers.map((worker) => worker.executions.size)).toEqual([3, 3, 3]);
+  });
+
+  it('spreads plain calls answered one at a time over every worker', async () => {
+    const model = scriptedModel([
+      ...Array.from({ length: 4 }, () => ({ toolCalls: [{ name: 'work' }] })),
+      { text: 'done' },
+    ]);
+    const server = await stub({ model });
+    const workers = await Promise.all(
+      [0, 1].map(async () =>
+        track(await TestClient.connect(server.url, { tools: [toolDef('work')] })).serve({ work: () => 'ok' }),
+      ),
+    );
+    await server.runs.waitFor(server.runs.start(agent('fleet', ['work']), 'go'));
+    expect(workers.map((worker) => worker.executions.size)).toEqual([2, 2]);
+  });
+});
