@@ -42,7 +42,7 @@ export class Dispatcher {
   readonly #calls = new Map<string, Call>();
   /** Calls in state `waiting`, in arrival order. */
   readonly #waiting = new Set<Call>();
-  /** Offers the waiting calls again when a tool's fleet rate gives a token back. */
+  /** Offers the waiting calls again when a tool's fleet rate window lets one more start. */
   #fleetTimer: ReturnType<typeof setTimeout> | undefined;
   /** Calls whose deadline has passed and that are kept only while their lease holds. */
   readonly #overdue = new WeakSet<Call>();
@@ -279,7 +279,7 @@ export class Dispatcher {
     const limits = definition?.fleet;
     const fleet = this.#deps.fleet;
     if (limits !== undefined && fleet !== undefined && call.decision === undefined) {
-      // Over the tool's fleet-wide limit: held here, sent when a call of it ends or a token comes back.
+      // Over the tool's fleet-wide limit: held here, sent when a call of it ends or its rate window lets one more start.
       const waitMs = fleet.waitFor(call.run.tenant, call.toolName, limits);
       if (waitMs > 0) {
         this.#waiting.add(call);

@@ -122,13 +122,14 @@ export function fleetConflict(
 
 interface Bucket {
   inFlight: number;
-  tokens: number;
-  at: number;
+  /** The times (ms) of the last starts, oldest first: at most `max(1, ⌊perSecond⌋)` of them. */
+  starts: number[];
 }
 
 /**
- * Counts calls of each (tenant, tool) with `fleet` limits: in flight (dispatched, no result yet) and dispatched
- * per second (a token bucket of `max(1, perSecond)` tokens).
+ * Counts calls of each (tenant, tool) with `fleet` limits: in flight (dispatched, no worker's result yet) and
+ * started, over a sliding window: at most `n = max(1, ⌊perSecond⌋)` starts in any `n / perSecond` seconds (with an
+ * integer `perSecond`, at most `perSecond` starts in any 1,000 ms), never a burst of twice that at first.
  */
 export class FleetLimiter {
   readonly #buckets = new Map<string, Bucket>();
@@ -145,11 +146,17 @@ export class FleetLimiter {
    * (`Infinity`: when a call in flight ends).
    */
   waitFor(tenant: string | undefined, toolName: string, limits: FleetLimits): number {
-    const bucket = this.#bucket(tenant, toolName, limits);
+    const bucket = this.#bucket(tenant, toolName);
     if (limits.concurrency !== undefined && bucket.inFlight >= limits.concurrency)
       return Number.POSITIVE_INFINITY;
-    if (limits.perSecond !== undefined && bucket.tokens < 1)
-      return Math.ceil(((1 - bucket.tokens) * 1000) / limits.perSecond);
+    if (limits.perSecond !== undefined) {
+      const { size, windowMs } = rateWindow(limits.perSecond);
+      const oldest = bucket.starts.length >= size ? bucket.starts[bucket.starts.length - size] : undefined;
+      if (oldest !== undefined) {
+        const waitMs = Math.ceil(oldest + windowMs - this.#now());
+        if (waitMs > 0) return waitMs;
+      }
+    }
     return 0;
   }
 
@@ -162,9 +169,13 @@ export class FleetLimiter {
     sessionId?: string,
   ): void {
     const name = bucketName(tenant, toolName);
-    const bucket = this.#bucket(tenant, toolName, limits);
+    const bucket = this.#bucket(tenant, toolName);
     bucket.inFlight += 1;
-    if (limits.perSecond !== undefined) bucket.tokens -= 1;
+    if (limits.perSecond !== undefined) {
+      bucket.starts.push(this.#now());
+      const { size } = rateWindow(limits.perSecond);
+      if (bucket.starts.length > size) bucket.starts.splice(0, bucket.starts.length - size);
+    }
     this.#counted.set(callId, { bucket: name, sessionId });
   }
 
@@ -196,20 +207,21 @@ export class FleetLimiter {
     return this.#buckets.get(bucketName(tenant, toolName))?.inFlight ?? 0;
   }
 
-  #bucket(tenant: string | undefined, toolName: string, limits: FleetLimits): Bucket {
+  #bucket(tenant: string | undefined, toolName: string): Bucket {
     const name = bucketName(tenant, toolName);
-    const now = this.#now();
-    const size = Math.max(1, limits.perSecond ?? 1);
     let bucket = this.#buckets.get(name);
     if (bucket === undefined) {
-      bucket = { inFlight: 0, tokens: size, at: now };
+      bucket = { inFlight: 0, starts: [] };
       this.#buckets.set(name, bucket);
-    } else if (limits.perSecond !== undefined) {
-      bucket.tokens = Math.min(size, bucket.tokens + ((now - bucket.at) * limits.perSecond) / 1000);
-      bucket.at = now;
     }
     return bucket;
   }
+}
+
+/** The sliding window of a `perSecond` limit: at most `size` starts in any `windowMs`. */
+function rateWindow(perSecond: number): { size: number; windowMs: number } {
+  const size = Math.max(1, Math.floor(perSecond));
+  return { size, windowMs: (size * 1000) / perSecond };
 }
 
 function bucketName(tenant: string | undefined, toolName: string): string {

@@ -114,7 +114,7 @@ describe('fleet concurrency', () => {
     ]);
   });
 
-  it('frees the slot of a call that timed out when its worker\'s session ends', async () => {
+  it("frees the slot of a call that timed out when its worker's session ends", async () => {
     const model = scriptedModel([
       { toolCalls: [{ name: 'work' }] },
       { toolCalls: [{ name: 'work' }] },
@@ -132,7 +132,10 @@ describe('fleet concurrency', () => {
     const second = await other.next('tool_call');
     expect(second.callId).not.toBe(first.callId);
     other.result(second.callId, 'second');
-    expect((await server.runs.waitFor(runId)).toolCalls.map((call) => call.status)).toEqual(['timeout', 'ok']);
+    expect((await server.runs.waitFor(runId)).toolCalls.map((call) => call.status)).toEqual([
+      'timeout',
+      'ok',
+    ]);
   });
 });
 

@@ -102,7 +102,7 @@ describe('lease', () => {
     expect((await client.next('run_result')).toolCalls).toMatchObject([{ status: 'ok', output: 'exported' }]);
   });
 
-  it('cuts a detached session\'s call once its deadline has passed and the lease it was last granted ran out', async () => {
+  it("cuts a detached session's call once its deadline has passed and the lease it was last granted ran out", async () => {
     const { server, client, runId, call } = await leasedCall({
       callDeadlineMs: 50,
       leaseMs: 1_000,
@@ -117,7 +117,9 @@ describe('lease', () => {
     const durationMs = transcript.toolCalls[0]?.durationMs ?? 0;
     expect(durationMs).toBeGreaterThanOrEqual(1_000);
     expect(durationMs).toBeLessThan(5_000);
-    expect(server.sessions()).toMatchObject([{ sessionId: client.sessionId, state: 'detached', inFlight: 0 }]);
+    expect(server.sessions()).toMatchObject([
+      { sessionId: client.sessionId, state: 'detached', inFlight: 0 },
+    ]);
     // The resumed client's late result is received and not recorded.
     await client.reconnect();
     client.result(call.callId, 'too late');
@@ -149,7 +151,12 @@ describe('lease', () => {
   });
 
   it('re-dispatches a leased call whose client vanished once the grace period ends, within its deadline', async () => {
-    const server = await stub({ model: script(), callDeadlineMs: 3_000, leaseMs: 1_000, sessionGraceMs: 300 });
+    const server = await stub({
+      model: script(),
+      callDeadlineMs: 3_000,
+      leaseMs: 1_000,
+      sessionGraceMs: 300,
+    });
     const first = track(
       await TestClient.connect(server.url, { tools: [toolDef('export')], features: ['lease'] }),
     );
