@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import { MAX_BUILD_ID_CHARS } from '../src/wire/protocol';
 import { keyProblem } from './auth';
-import type { ApiKeyEntry } from './fleet';
+import { type ApiKeyEntry, repeatedKeyProblem, tenantOfEntry } from './fleet';
 import { parseBody } from './http-bodies';
 import { HttpError, readJsonBody, sendJson } from './http-io';
 import type { StubService } from './service';
@@ -50,7 +50,7 @@ export function checkKeyList(
     throw new Error(`${where} must list at least one key (an empty list would accept any key)`);
   if (entries.length > MAX_ADMIN_KEYS)
     throw new Error(`${where} may list at most ${MAX_ADMIN_KEYS} keys, got ${entries.length}`);
-  return entries.map((entry, index) => {
+  const checked = entries.map((entry, index) => {
     const at = `${where}[${index}]`;
     const isObject = typeof entry === 'object' && entry !== null && !Array.isArray(entry);
     const key = isObject ? (entry as { key?: unknown }).key : entry;
@@ -63,6 +63,9 @@ export function checkKeyList(
     if (bad !== undefined) throw new Error(`${at}.tenant ${bad}`);
     return { key: key as string, tenant: tenant as string };
   });
+  const repeated = repeatedKeyProblem(checked, where);
+  if (repeated !== undefined) throw new Error(repeated);
+  return checked;
 }
 
 /**
@@ -72,6 +75,8 @@ export function checkKeyList(
  */
 export function parseKeysFile(text: string, adminKey: string | undefined): ApiKeyEntry[] {
   const entries: unknown[] = [];
+  /** The line number of each entry. */
+  const lineOf: number[] = [];
   const lines = text.split(/\r?\n/);
   for (const [index, raw] of lines.entries()) {
     const line = raw.trim();
@@ -79,13 +84,14 @@ export function parseKeysFile(text: string, adminKey: string | undefined): ApiKe
     const fields = line.split(/\s+/);
     if (fields.length > 2) throw new Error(`line ${index + 1} must be "<key>" or "<key> <tenant>"`);
     entries.push(fields.length === 1 ? fields[0] : { key: fields[0], tenant: fields[1] });
+    lineOf.push(index + 1);
   }
   try {
     return checkKeyList(entries, adminKey, 'the file');
   } catch (error) {
-    // `the file[3]` is the third key, not a line: say which line it is on.
+    // `the file[3]` is the fourth key, not a line: say which line it is on.
     throw new Error(
-      (error as Error).message.replace(/^the file\[(\d+)\]/, (_, n: string) => `key ${Number(n) + 1}`),
+      (error as Error).message.replace(/the file\[(\d+)\]/g, (_, n: string) => `line ${lineOf[Number(n)]}`),
     );
   }
 }
@@ -134,12 +140,13 @@ export async function replaceKeys(
     throw new HttpError(400, 'invalid_request', (error as Error).message);
   }
   const revoked = service.setApiKeys(entries);
-  const tenants = new Set(entries.map((entry) => (typeof entry === 'string' ? entry : entry.tenant)));
+  const tenants = new Set(entries.map(tenantOfEntry));
+  const keys = service.keys.size;
   service.options.logger.info(
-    { keys: entries.length, tenants: tenants.size, revoked },
+    { keys, tenants: tenants.size, revoked },
     'API keys replaced (PUT /v1/admin/keys)',
   );
-  sendJson(res, 200, { keys: service.keys.keys?.size ?? 0, tenants: tenants.size, revoked });
+  sendJson(res, 200, { keys, tenants: tenants.size, revoked });
 }
 
 /** The build policy as `welcome` says it. */

@@ -13,6 +13,54 @@ import type { Session } from './session';
 /** A key the stub accepts: a string is its own tenant; `{ key, tenant }` is a key of that tenant (a rotation). */
 export type ApiKeyEntry = string | { key: string; tenant: string };
 
+/** The key of an entry. */
+export function keyOf(entry: ApiKeyEntry): string {
+  return typeof entry === 'string' ? entry : entry.key;
+}
+
+/** The tenant of an entry: a key listed alone is a tenant of its own. */
+export function tenantOfEntry(entry: ApiKeyEntry): string {
+  return typeof entry === 'string' ? entry : entry.tenant;
+}
+
+/**
+ * Checks a list of keys: each a non-empty string or `{ key, tenant }` of non-empty strings.
+ * @throws TypeError naming the entry at fault (`apiKeys[2]`), never a key; and as {@link repeatedKeyProblem}.
+ */
+export function checkApiKeyEntries(entries: readonly unknown[], where: string): ApiKeyEntry[] {
+  for (const [index, entry] of entries.entries()) {
+    const isObject = typeof entry === 'object' && entry !== null;
+    const key: unknown = isObject ? (entry as { key?: unknown }).key : entry;
+    const tenant: unknown = isObject ? (entry as { tenant?: unknown }).tenant : entry;
+    if (typeof key !== 'string' || key === '' || typeof tenant !== 'string' || tenant === '')
+      throw new TypeError(
+        `${where}[${index}] must be a non-empty string or { key, tenant } of non-empty strings`,
+      );
+  }
+  const checked = entries as readonly ApiKeyEntry[];
+  const repeated = repeatedKeyProblem(checked, where);
+  if (repeated !== undefined) throw new TypeError(repeated);
+  return [...checked];
+}
+
+/**
+ * Why the list cannot be accepted: a key listed for two tenants (which would make every session of one of them
+ * the other's); `undefined` when none is. The same key listed twice for the same tenant is harmless. Names the
+ * entries by index (`keys[3]`), never a key.
+ */
+export function repeatedKeyProblem(entries: readonly ApiKeyEntry[], where: string): string | undefined {
+  const seen = new Map<string, { index: number; tenant: string }>();
+  for (const [index, entry] of entries.entries()) {
+    const key = keyOf(entry);
+    const tenant = tenantOfEntry(entry);
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, { index, tenant });
+    else if (first.tenant !== tenant)
+      return `${where}[${index}] lists the key of ${where}[${first.index}] for another tenant: a key belongs to one tenant`;
+  }
+  return undefined;
+}
+
 /** How a run no client started is pinned to a build (`welcome.buildPolicy`). */
 export type BuildPolicy = 'first_call' | 'current';
 
@@ -25,19 +73,20 @@ export class KeyRing {
     if (entries !== undefined) this.set(entries);
   }
 
-  /** Replaces the accepted keys (an empty list accepts any key, as no `apiKeys` does). */
+  /**
+   * Replaces the accepted keys (an empty list accepts any key, as no `apiKeys` does).
+   * @throws TypeError as {@link checkApiKeyEntries}; the keys stay as they were.
+   */
   set(entries: readonly ApiKeyEntry[]): void {
     const tenants = new Map<string, string>();
-    for (const entry of entries) {
-      const key = typeof entry === 'string' ? entry : entry.key;
-      const tenant = typeof entry === 'string' ? entry : entry.tenant;
-      if (typeof key !== 'string' || key === '' || typeof tenant !== 'string' || tenant === '')
-        throw new TypeError(
-          'apiKeys: each key must be a non-empty string or { key, tenant } of non-empty strings',
-        );
-      tenants.set(key, tenant);
-    }
+    for (const entry of checkApiKeyEntries(entries, 'apiKeys'))
+      tenants.set(keyOf(entry), tenantOfEntry(entry));
     this.#tenants = tenants.size > 0 ? tenants : undefined;
+  }
+
+  /** How many distinct keys are accepted (0: any key). */
+  get size(): number {
+    return this.#tenants?.size ?? 0;
   }
 
   /** `true` when keys are checked at all. */

@@ -88,6 +88,9 @@ describe('operator routes', () => {
     expect(await put({ keys: [ADMIN] })).toEqual(
       refused("keys[0] is the admin key, which is no tenant's key"),
     );
+    expect(
+      await put({ keys: ['key-1', { key: 'key-2', tenant: 'acme' }, { key: 'key-1', tenant: 'acme' }] }),
+    ).toEqual(refused('keys[2] lists the key of keys[0] for another tenant: a key belongs to one tenant'));
     expect(await put({ keys: 'tenant-key' })).toEqual(refused('keys must be an array'));
     expect(await put('{')).toMatchObject({ status: 400, body: { error: { code: 'invalid_json' } } });
     expect((await call(server.httpUrl, 'GET', '/v1/agents', 'tenant-key')).status).toBe(200);
@@ -145,6 +148,43 @@ describe('operator routes', () => {
   });
 });
 
+describe('apiKeys and setApiKeys', () => {
+  it('take the same shapes: strings and { key, tenant }', async () => {
+    const server = await stub({
+      apiKeys: [
+        { key: 'key-1', tenant: 'acme' },
+        { key: 'key-2', tenant: 'acme' },
+      ],
+    });
+    const first = await TestClient.connect(server.url, { apiKey: 'key-1' });
+    const second = await TestClient.connect(server.url, { apiKey: 'key-2', sessionId: first.sessionId });
+    // Keys of one tenant: the second key resumes the first's session.
+    expect(second.welcome?.resumed).toBe(true);
+    expect(server.setApiKeys([{ key: 'key-2', tenant: 'acme' }, 'key-3'])).toBe(0);
+    await first.drop();
+    await second.drop();
+  });
+
+  it('refuse a key listed for two tenants, naming the entries and never the key', async () => {
+    const message = 'apiKeys[1] lists the key of apiKeys[0] for another tenant: a key belongs to one tenant';
+    await expect(
+      startStubServer({ apiKeys: ['secret-key-1', { key: 'secret-key-1', tenant: 'acme' }] }),
+    ).rejects.toThrow(new OptionsError('invalid_option', `startStubServer: ${message}`));
+    const server = await stub({ apiKeys: ['key-1'] });
+    expect(() => server.setApiKeys(['secret-key-1', { key: 'secret-key-1', tenant: 'acme' }])).toThrow(
+      new TypeError(message),
+    );
+    // The keys stay as they were.
+    expect((await TestClient.connect(server.url, { apiKey: 'key-1' })).welcome?.resumed).toBe(false);
+  });
+
+  it('refuse an entry that is neither, naming it', async () => {
+    await expect(startStubServer({ apiKeys: ['key-1', { key: '', tenant: 'acme' }] })).rejects.toThrow(
+      'startStubServer: apiKeys[1] must be a non-empty string or { key, tenant } of non-empty strings',
+    );
+  });
+});
+
 describe('the keys file', () => {
   it('reads a key a line, with an optional tenant; comments and blank lines are skipped', () => {
     expect(parseKeysFile('# acme rotates\nkey-1 acme\r\n\n  key-2   acme  \nsolo-key\n', undefined)).toEqual([
@@ -161,9 +201,17 @@ describe('the keys file', () => {
     expect(() => parseKeysFile('# none\n', undefined)).toThrow(
       'the file must list at least one key (an empty list would accept any key)',
     );
-    expect(() => parseKeysFile('key-1\nadmin-key\n', 'admin-key')).toThrow(
-      "key 2 is the admin key, which is no tenant's key",
+    expect(() => parseKeysFile('key-1\n\n# the operator\nadmin-key\n', 'admin-key')).toThrow(
+      "line 4 is the admin key, which is no tenant's key",
     );
+    expect(() => parseKeysFile('key-1 acme\n# other\nkey-1 other\n', undefined)).toThrow(
+      'line 3 lists the key of line 1 for another tenant: a key belongs to one tenant',
+    );
+    // The same key twice for its tenant is one key.
+    expect(parseKeysFile('key-1 acme\nkey-1 acme\n', undefined)).toEqual([
+      { key: 'key-1', tenant: 'acme' },
+      { key: 'key-1', tenant: 'acme' },
+    ]);
   });
 
   it('is given with --api-keys-file, not with --api-key, and the admin key comes from the environment', () => {
