@@ -10,9 +10,8 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
-import { MAX_BUILD_ID_CHARS } from '../src/wire/protocol';
 import { keyProblem } from './auth';
-import { type ApiKeyEntry, repeatedKeyProblem, tenantOfEntry } from './fleet';
+import { type ApiKeyEntry, BUILD_ID_RULE, buildIdProblem, repeatedKeyProblem, tenantOfEntry } from './fleet';
 import { parseBody } from './http-bodies';
 import { HttpError, readJsonBody, sendJson } from './http-io';
 import type { StubService } from './service';
@@ -106,10 +105,9 @@ const keysBody = z.object(
 const buildBody = z.object(
   {
     buildId: z.nullable(
-      z.string({ error: `must be a string of 1 to ${MAX_BUILD_ID_CHARS} characters, or null` }).check(
-        z.minLength(1, { error: `must be a string of 1 to ${MAX_BUILD_ID_CHARS} characters, or null` }),
-        z.maxLength(MAX_BUILD_ID_CHARS, {
-          error: `must be a string of 1 to ${MAX_BUILD_ID_CHARS} characters, or null`,
+      z.string({ error: `must be ${BUILD_ID_RULE}, or null` }).check(
+        z.refine((buildId) => buildIdProblem(buildId) === undefined, {
+          error: `must be ${BUILD_ID_RULE}, or null`,
         }),
       ),
     ),

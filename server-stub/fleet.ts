@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { FleetLimits, ToolDefinition } from '../src/wire/protocol';
+import { type FleetLimits, MAX_BUILD_ID_CHARS, type ToolDefinition } from '../src/wire/protocol';
 import { keyAccepted } from './auth';
 import type { Run } from './run';
 import type { Session } from './session';
@@ -108,6 +108,24 @@ export class KeyRing {
     if (this.#tenants === undefined || key === undefined) return undefined;
     return this.#tenants.get(key) ?? key;
   }
+}
+
+/** A build id: 1 to {@link MAX_BUILD_ID_CHARS} printable ASCII characters without spaces (as `Client({ buildId })`). */
+const BUILD_ID_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_BUILD_ID_CHARS}}$`);
+
+/** What a build id must be, for the messages that refuse one. */
+export const BUILD_ID_RULE = `1 to ${MAX_BUILD_ID_CHARS} printable ASCII characters without spaces`;
+
+/** Why `buildId` is no build id (`must be …, got …`), never echoing it; `undefined` when it is one. */
+export function buildIdProblem(buildId: unknown): string | undefined {
+  if (typeof buildId === 'string' && BUILD_ID_PATTERN.test(buildId)) return undefined;
+  const got =
+    typeof buildId === 'string'
+      ? `a string of ${buildId.length} characters`
+      : buildId === null
+        ? 'null'
+        : typeof buildId;
+  return `must be ${BUILD_ID_RULE}, got ${got}`;
 }
 
 /** The text a call that waited in vain for a worker of its run's build ends with. */

@@ -25,7 +25,7 @@ import {
 import { socketDecision } from './approvals';
 import { bearerKey } from './auth';
 import { closeSocket } from './close-socket';
-import { fleetConflict } from './fleet';
+import { buildIdProblem, fleetConflict } from './fleet';
 import { RateLimiter } from './rate-limiter';
 import type { StubService } from './service';
 import type { Session } from './session';
@@ -166,6 +166,11 @@ class SocketHandler {
         CLOSE_CODES.unsupportedProtocol,
         `protocol ${hello.protocol} is not supported; this service speaks protocol ${PROTOCOL_VERSION}`,
       );
+      return;
+    }
+    const buildProblem = hello.buildId === undefined ? undefined : buildIdProblem(hello.buildId);
+    if (buildProblem !== undefined) {
+      this.#close(CLOSE_CODES.helloExpected, `hello.buildId ${buildProblem}`);
       return;
     }
     const key = this.#headerKey ?? hello.apiKey;

@@ -128,9 +128,10 @@ describe('operator routes', () => {
       status: 200,
       body: { buildPolicy: 'current', currentBuildId: 'b2' },
     });
-    const message = 'buildId must be a string of 1 to 128 characters, or null';
-    for (const bad of [{}, { buildId: '' }, { buildId: 'x'.repeat(129) }, { buildId: 7 }]) {
-      expect(await put(bad)).toEqual({ status: 400, body: { error: { code: 'invalid_request', message } } });
+    const message = 'buildId must be 1 to 128 printable ASCII characters without spaces, or null';
+    const bad = [{}, { buildId: '' }, { buildId: 'x'.repeat(129) }, { buildId: 7 }, { buildId: '   ' }];
+    for (const body of [...bad, { buildId: 'a\nb' }, { buildId: 'caf\u00e9' }]) {
+      expect(await put(body)).toEqual({ status: 400, body: { error: { code: 'invalid_request', message } } });
     }
     expect(await put({ buildId: null })).toEqual({ status: 200, body: { buildPolicy: 'first_call' } });
   });

@@ -171,3 +171,44 @@ describe('spreading calls', () => {
     expect(workers.map((worker) => worker.executions.size)).toEqual([2, 2]);
   });
 });
+
+describe('hello.buildId', () => {
+  it('is refused (4003) unless 1 to 128 printable ASCII characters without spaces', async () => {
+    const server = await stub();
+    for (const buildId of ['a b', 'a\nb', '   ', 'caf\u00e9']) {
+      const client = track(TestClient.open(server.url, { hello: false }));
+      await client.opened();
+      client.send({
+        type: 'hello',
+        protocol: 1,
+        sdk: { name: 'test-client', version: '0.0.0' },
+        tools: [],
+        buildId,
+      });
+      expect(await client.closed).toEqual({
+        code: 4003,
+        reason: `hello.buildId must be 1 to 128 printable ASCII characters without spaces, got a string of ${buildId.length} characters`,
+      });
+    }
+    const good = track(TestClient.open(server.url, { hello: false }));
+    await good.opened();
+    good.send({
+      type: 'hello',
+      protocol: 1,
+      sdk: { name: 't', version: '0' },
+      tools: [],
+      buildId: 'v1.2-abc',
+    });
+    await good.next('welcome');
+    expect(server.sessions()).toMatchObject([{ buildId: 'v1.2-abc' }]);
+  });
+
+  it('is checked the same way by setCurrentBuild', async () => {
+    const server = await stub();
+    expect(() => server.setCurrentBuild('a b')).toThrow(
+      new TypeError(
+        'setCurrentBuild: buildId must be 1 to 128 printable ASCII characters without spaces or undefined, got a string of 3 characters',
+      ),
+    );
+  });
+});
