@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
 import { Client } from '../../src/index';
-import { agent, once, stub, track } from './helpers';
+import { agent, http, once, stub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 
 const oneCall = () => scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]);
@@ -210,5 +210,30 @@ describe('hello.buildId', () => {
         'setCurrentBuild: buildId must be 1 to 128 printable ASCII characters without spaces or undefined, got a string of 3 characters',
       ),
     );
+  });
+});
+
+describe("a run's build", () => {
+  it('shows in its transcript and in the runs list once the run is pinned', async () => {
+    const server = await stub({ model: scriptedModel([{ text: 'done' }]) });
+    const unpinned = server.runs.start(agent('plain', []), 'go');
+    await server.runs.waitFor(unpinned);
+    server.setCurrentBuild('build-7');
+    const pinned = server.runs.start(agent('plain', []), 'go');
+    await server.runs.waitFor(pinned);
+    expect((await http(server, 'GET', `/v1/runs/${pinned}`, undefined, 'k')).body).toMatchObject({
+      runId: pinned,
+      buildId: 'build-7',
+    });
+    const unpinnedBody = (await http(server, 'GET', `/v1/runs/${unpinned}`, undefined, 'k')).body;
+    expect(unpinnedBody).not.toHaveProperty('buildId');
+    const { runs } = (await http(server, 'GET', '/v1/runs', undefined, 'k')).body as {
+      runs: Array<{ runId: string; buildId?: string }>;
+    };
+    expect(runs.map((run) => [run.runId, run.buildId])).toEqual([
+      [pinned, 'build-7'],
+      [unpinned, undefined],
+    ]);
+    expect(server.runs.get(pinned)).toMatchObject({ buildId: 'build-7' });
   });
 });
