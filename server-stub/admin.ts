@@ -11,7 +11,14 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import { keyProblem } from './auth';
-import { type ApiKeyEntry, BUILD_ID_RULE, buildIdProblem, repeatedKeyProblem, tenantOfEntry } from './fleet';
+import {
+  type ApiKeyEntry,
+  BUILD_ID_RULE,
+  buildIdProblem,
+  buildPolicyOf,
+  repeatedKeyProblem,
+  tenantOfEntry,
+} from './fleet';
 import { parseBody } from './http-bodies';
 import { HttpError, readJsonBody, sendJson } from './http-io';
 import type { StubService } from './service';
@@ -101,9 +108,16 @@ const keysBody = z.object(
   { error: 'request body must be a JSON object' },
 );
 
-/** `PUT /v1/admin/build`: `{ buildId: string | null }`. */
+/** `PUT /v1/admin/build`: `{ buildId: string | null, tenant?: string }`. */
 const buildBody = z.object(
   {
+    tenant: z.optional(
+      z.string({ error: `must be a string of 1 to ${MAX_TENANT_CHARS} characters` }).check(
+        z.refine((tenant) => tenantProblem(tenant) === undefined, {
+          error: `must be a string of 1 to ${MAX_TENANT_CHARS} characters`,
+        }),
+      ),
+    ),
     buildId: z.nullable(
       z.string({ error: `must be ${BUILD_ID_RULE}, or null` }).check(
         z.refine((buildId) => buildIdProblem(buildId) === undefined, {
@@ -147,26 +161,32 @@ export async function replaceKeys(
   sendJson(res, 200, { keys, tenants: tenants.size, revoked });
 }
 
-/** The build policy as `welcome` says it. */
-function buildState(service: StubService) {
-  const current = service.currentBuild;
-  return current === undefined
-    ? { buildPolicy: 'first_call' }
-    : { buildPolicy: 'current', currentBuildId: current };
-}
-
-/** `GET /v1/admin/build`. */
+/** `GET /v1/admin/build`: the default current build, and each tenant's own (by tenant id, never a key). */
 export function getBuild(service: StubService, _req: IncomingMessage, res: ServerResponse): void {
-  sendJson(res, 200, buildState(service));
+  const tenants = [...service.tenantBuilds].map(([tenant, buildId]) => ({
+    tenantId: tenantIdOf(tenant),
+    currentBuildId: buildId,
+  }));
+  sendJson(res, 200, { ...buildPolicyOf(service.currentBuild), tenants });
 }
 
-/** `PUT /v1/admin/build`: sets the current build (`null` clears it). */
+/**
+ * `PUT /v1/admin/build`: sets the current build (`null` clears it) of `tenant`, or without one the default of
+ * every tenant that has none; answers what applies to that tenant now.
+ */
 export async function putBuild(
   service: StubService,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
   const body = parseBody(buildBody, await readJsonBody(req, service.options.maxHttpBodyBytes));
-  service.currentBuild = body.buildId ?? undefined;
-  sendJson(res, 200, buildState(service));
+  if (body.tenant !== undefined && !service.keys.checked)
+    throw new HttpError(
+      400,
+      'invalid_request',
+      'tenant: the stub accepts any API key, so every client is one tenant; leave tenant out',
+    );
+  service.setCurrentBuild(body.buildId ?? undefined, body.tenant);
+  const state = buildPolicyOf(service.currentBuildOf(body.tenant));
+  sendJson(res, 200, body.tenant === undefined ? state : { tenantId: tenantIdOf(body.tenant), ...state });
 }

@@ -128,6 +128,16 @@ export function buildIdProblem(buildId: unknown): string | undefined {
   return `must be ${BUILD_ID_RULE}, got ${got}`;
 }
 
+/** `welcome.buildPolicy` and `welcome.currentBuildId` for a tenant whose current build is `current`. */
+export function buildPolicyOf(current: string | undefined): {
+  buildPolicy: BuildPolicy;
+  currentBuildId?: string;
+} {
+  return current === undefined
+    ? { buildPolicy: 'first_call' }
+    : { buildPolicy: 'current', currentBuildId: current };
+}
+
 /** The text a call that waited in vain for a worker of its run's build ends with. */
 export function noBuildText(toolName: string, buildId: string, deadlineMs: number): string {
   return `Error running ${toolName}: no worker of build ${buildId} was connected within ${deadlineMs}ms`;

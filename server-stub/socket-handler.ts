@@ -25,7 +25,7 @@ import {
 import { socketDecision } from './approvals';
 import { bearerKey } from './auth';
 import { closeSocket } from './close-socket';
-import { buildIdProblem, fleetConflict } from './fleet';
+import { buildIdProblem, buildPolicyOf, fleetConflict } from './fleet';
 import { RateLimiter } from './rate-limiter';
 import type { StubService } from './service';
 import type { Session } from './session';
@@ -212,12 +212,7 @@ class SocketHandler {
       ...(session.features.has('lease')
         ? { leaseMs: options.leaseMs, maxCallDurationMs: options.maxCallDurationMs }
         : {}),
-      ...(session.features.has('builds')
-        ? {
-            buildPolicy: service.currentBuild === undefined ? 'first_call' : 'current',
-            ...(service.currentBuild === undefined ? {} : { currentBuildId: service.currentBuild }),
-          }
-        : {}),
+      ...(session.features.has('builds') ? buildPolicyOf(service.currentBuildOf(session.tenant)) : {}),
     });
     options.logger.info(
       { sessionId: session.id, resumed, remote: this.#remote, tools: [...session.tools.keys()] },

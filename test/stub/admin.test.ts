@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keyId, parseKeysFile } from '../../server-stub/admin';
 import { parseCliArgs } from '../../server-stub/cli-args';
-import { startStubServer } from '../../server-stub/index';
+import { scriptedModel, startStubServer } from '../../server-stub/index';
 import { OptionsError } from '../../src/errors';
 import { stub } from '../fault/harness';
+import { agent } from './helpers';
 import { TestClient } from './test-client';
 
 const ADMIN = 'operator-admin-key';
@@ -126,7 +127,7 @@ describe('operator routes', () => {
     });
     expect(await call(server.httpUrl, 'GET', '/v1/admin/build', ADMIN)).toEqual({
       status: 200,
-      body: { buildPolicy: 'current', currentBuildId: 'b2' },
+      body: { buildPolicy: 'current', currentBuildId: 'b2', tenants: [] },
     });
     const message = 'buildId must be 1 to 128 printable ASCII characters without spaces, or null';
     const bad = [{}, { buildId: '' }, { buildId: 'x'.repeat(129) }, { buildId: 7 }, { buildId: '   ' }];
@@ -134,6 +135,68 @@ describe('operator routes', () => {
       expect(await put(body)).toEqual({ status: 400, body: { error: { code: 'invalid_request', message } } });
     }
     expect(await put({ buildId: null })).toEqual({ status: 200, body: { buildPolicy: 'first_call' } });
+    // Without keys every client is one tenant: there is no tenant to name.
+    const open = await stub({ apiKeys: [], adminKey: ADMIN });
+    expect(
+      await call(open.httpUrl, 'PUT', '/v1/admin/build', ADMIN, { buildId: 'b3', tenant: 'acme' }),
+    ).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 'invalid_request',
+          message: 'tenant: the stub accepts any API key, so every client is one tenant; leave tenant out',
+        },
+      },
+    });
+  });
+
+  it('sets a current build per tenant, the one without tenant being the default of the others', async () => {
+    const server = await stub({
+      apiKeys: [
+        { key: 'key-a', tenant: 'acme' },
+        { key: 'key-b', tenant: 'beta' },
+      ],
+      adminKey: ADMIN,
+      model: scriptedModel([{ text: 'done' }]),
+    });
+    const put = (body: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/build', ADMIN, body);
+    expect(await put({ buildId: 'b1' })).toEqual({
+      status: 200,
+      body: { buildPolicy: 'current', currentBuildId: 'b1' },
+    });
+    const acmeId = expect.stringMatching(/^t_[0-9a-f]{16}$/);
+    expect(await put({ buildId: 'a2', tenant: 'acme' })).toEqual({
+      status: 200,
+      body: { tenantId: acmeId, buildPolicy: 'current', currentBuildId: 'a2' },
+    });
+    expect((await call(server.httpUrl, 'GET', '/v1/admin/build', ADMIN)).body).toEqual({
+      buildPolicy: 'current',
+      currentBuildId: 'b1',
+      tenants: [{ tenantId: acmeId, currentBuildId: 'a2' }],
+    });
+    const welcomeOf = async (apiKey: string) => {
+      const client = await TestClient.connect(server.url, { apiKey, features: ['builds'] });
+      await client.drop();
+      return client.welcome;
+    };
+    expect(await welcomeOf('key-a')).toMatchObject({ buildPolicy: 'current', currentBuildId: 'a2' });
+    expect(await welcomeOf('key-b')).toMatchObject({ buildPolicy: 'current', currentBuildId: 'b1' });
+    const buildOf = async (apiKey: string) => {
+      const runId = server.runs.start(agent('plain', []), 'go', { apiKey });
+      return (await server.runs.waitFor(runId)).buildId;
+    };
+    expect([await buildOf('key-a'), await buildOf('key-b')]).toEqual(['a2', 'b1']);
+    // Cleared for acme: acme takes the default again.
+    expect(await put({ buildId: null, tenant: 'acme' })).toEqual({
+      status: 200,
+      body: { tenantId: acmeId, buildPolicy: 'current', currentBuildId: 'b1' },
+    });
+    server.setCurrentBuild('b9', 'beta');
+    expect([await buildOf('key-a'), await buildOf('key-b')]).toEqual(['b1', 'b9']);
+    expect(await put({ buildId: 'b1', tenant: '' })).toEqual({
+      status: 400,
+      body: { error: { code: 'invalid_request', message: 'tenant must be a string of 1 to 256 characters' } },
+    });
   });
 
   it('refuses an admin key that is no key, or is a tenant key, when the stub starts', async () => {
