@@ -97,7 +97,11 @@ export function parseKeysFile(text: string, adminKey: string | undefined): ApiKe
   } catch (error) {
     // `the file[3]` is the fourth key, not a line: say which line it is on.
     throw new Error(
-      (error as Error).message.replace(/the file\[(\d+)\]/g, (_, n: string) => `line ${lineOf[Number(n)]}`),
+      (error as Error).message
+        .replace(/^the file\[(\d+)\](\.key|\.tenant)? must/, (_, n: string, field = '.key') => {
+          return `line ${lineOf[Number(n)]}: the ${field.slice(1)} must`;
+        })
+        .replace(/the file\[(\d+)\]/g, (_, n: string) => `line ${lineOf[Number(n)]}`),
     );
   }
 }

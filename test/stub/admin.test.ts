@@ -271,6 +271,9 @@ describe('the keys file', () => {
     expect(() => parseKeysFile('key-1 acme\n# other\nkey-1 other\n', undefined)).toThrow(
       'line 3 lists the key of line 1 for another tenant: a key belongs to one tenant',
     );
+    expect(() => parseKeysFile('key-1\nkey-2 acme\nbad\u00e9key\n', undefined)).toThrow(
+      'line 3: the key must be 1 to 4096 printable ASCII characters without spaces, got a string of 7 characters',
+    );
     // The same key twice for its tenant is one key.
     expect(parseKeysFile('key-1 acme\nkey-1 acme\n', undefined)).toEqual([
       { key: 'key-1', tenant: 'acme' },
