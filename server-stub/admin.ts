@@ -10,9 +10,15 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
-import { MAX_BUILD_ID_CHARS } from '../src/wire/protocol';
 import { keyProblem } from './auth';
-import type { ApiKeyEntry } from './fleet';
+import {
+  type ApiKeyEntry,
+  BUILD_ID_RULE,
+  buildIdProblem,
+  buildPolicyOf,
+  repeatedKeyProblem,
+  tenantOfEntry,
+} from './fleet';
 import { parseBody } from './http-bodies';
 import { HttpError, readJsonBody, sendJson } from './http-io';
 import type { StubService } from './service';
@@ -50,7 +56,7 @@ export function checkKeyList(
     throw new Error(`${where} must list at least one key (an empty list would accept any key)`);
   if (entries.length > MAX_ADMIN_KEYS)
     throw new Error(`${where} may list at most ${MAX_ADMIN_KEYS} keys, got ${entries.length}`);
-  return entries.map((entry, index) => {
+  const checked = entries.map((entry, index) => {
     const at = `${where}[${index}]`;
     const isObject = typeof entry === 'object' && entry !== null && !Array.isArray(entry);
     const key = isObject ? (entry as { key?: unknown }).key : entry;
@@ -63,6 +69,9 @@ export function checkKeyList(
     if (bad !== undefined) throw new Error(`${at}.tenant ${bad}`);
     return { key: key as string, tenant: tenant as string };
   });
+  const repeated = repeatedKeyProblem(checked, where);
+  if (repeated !== undefined) throw new Error(repeated);
+  return checked;
 }
 
 /**
@@ -72,6 +81,8 @@ export function checkKeyList(
  */
 export function parseKeysFile(text: string, adminKey: string | undefined): ApiKeyEntry[] {
   const entries: unknown[] = [];
+  /** The line number of each entry. */
+  const lineOf: number[] = [];
   const lines = text.split(/\r?\n/);
   for (const [index, raw] of lines.entries()) {
     const line = raw.trim();
@@ -79,13 +90,18 @@ export function parseKeysFile(text: string, adminKey: string | undefined): ApiKe
     const fields = line.split(/\s+/);
     if (fields.length > 2) throw new Error(`line ${index + 1} must be "<key>" or "<key> <tenant>"`);
     entries.push(fields.length === 1 ? fields[0] : { key: fields[0], tenant: fields[1] });
+    lineOf.push(index + 1);
   }
   try {
     return checkKeyList(entries, adminKey, 'the file');
   } catch (error) {
-    // `the file[3]` is the third key, not a line: say which line it is on.
+    // `the file[3]` is the fourth key, not a line: say which line it is on.
     throw new Error(
-      (error as Error).message.replace(/^the file\[(\d+)\]/, (_, n: string) => `key ${Number(n) + 1}`),
+      (error as Error).message
+        .replace(/^the file\[(\d+)\](\.key|\.tenant)? must/, (_, n: string, field = '.key') => {
+          return `line ${lineOf[Number(n)]}: the ${field.slice(1)} must`;
+        })
+        .replace(/the file\[(\d+)\]/g, (_, n: string) => `line ${lineOf[Number(n)]}`),
     );
   }
 }
@@ -96,14 +112,20 @@ const keysBody = z.object(
   { error: 'request body must be a JSON object' },
 );
 
-/** `PUT /v1/admin/build`: `{ buildId: string | null }`. */
+/** `PUT /v1/admin/build`: `{ buildId: string | null, tenant?: string }`. */
 const buildBody = z.object(
   {
+    tenant: z.optional(
+      z.string({ error: `must be a string of 1 to ${MAX_TENANT_CHARS} characters` }).check(
+        z.refine((tenant) => tenantProblem(tenant) === undefined, {
+          error: `must be a string of 1 to ${MAX_TENANT_CHARS} characters`,
+        }),
+      ),
+    ),
     buildId: z.nullable(
-      z.string({ error: `must be a string of 1 to ${MAX_BUILD_ID_CHARS} characters, or null` }).check(
-        z.minLength(1, { error: `must be a string of 1 to ${MAX_BUILD_ID_CHARS} characters, or null` }),
-        z.maxLength(MAX_BUILD_ID_CHARS, {
-          error: `must be a string of 1 to ${MAX_BUILD_ID_CHARS} characters, or null`,
+      z.string({ error: `must be ${BUILD_ID_RULE}, or null` }).check(
+        z.refine((buildId) => buildIdProblem(buildId) === undefined, {
+          error: `must be ${BUILD_ID_RULE}, or null`,
         }),
       ),
     ),
@@ -134,34 +156,41 @@ export async function replaceKeys(
     throw new HttpError(400, 'invalid_request', (error as Error).message);
   }
   const revoked = service.setApiKeys(entries);
-  const tenants = new Set(entries.map((entry) => (typeof entry === 'string' ? entry : entry.tenant)));
+  const tenants = new Set(entries.map(tenantOfEntry));
+  const keys = service.keys.size;
   service.options.logger.info(
-    { keys: entries.length, tenants: tenants.size, revoked },
+    { keys, tenants: tenants.size, revoked },
     'API keys replaced (PUT /v1/admin/keys)',
   );
-  sendJson(res, 200, { keys: service.keys.keys?.size ?? 0, tenants: tenants.size, revoked });
+  sendJson(res, 200, { keys, tenants: tenants.size, revoked });
 }
 
-/** The build policy as `welcome` says it. */
-function buildState(service: StubService) {
-  const current = service.currentBuild;
-  return current === undefined
-    ? { buildPolicy: 'first_call' }
-    : { buildPolicy: 'current', currentBuildId: current };
-}
-
-/** `GET /v1/admin/build`. */
+/** `GET /v1/admin/build`: the default current build, and each tenant's own (by tenant id, never a key). */
 export function getBuild(service: StubService, _req: IncomingMessage, res: ServerResponse): void {
-  sendJson(res, 200, buildState(service));
+  const tenants = [...service.tenantBuilds].map(([tenant, buildId]) => ({
+    tenantId: tenantIdOf(tenant),
+    currentBuildId: buildId,
+  }));
+  sendJson(res, 200, { ...buildPolicyOf(service.currentBuild), tenants });
 }
 
-/** `PUT /v1/admin/build`: sets the current build (`null` clears it). */
+/**
+ * `PUT /v1/admin/build`: sets the current build (`null` clears it) of `tenant`, or without one the default of
+ * every tenant that has none; answers what applies to that tenant now.
+ */
 export async function putBuild(
   service: StubService,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
   const body = parseBody(buildBody, await readJsonBody(req, service.options.maxHttpBodyBytes));
-  service.currentBuild = body.buildId ?? undefined;
-  sendJson(res, 200, buildState(service));
+  if (body.tenant !== undefined && !service.keys.checked)
+    throw new HttpError(
+      400,
+      'invalid_request',
+      'tenant: the stub accepts any API key, so every client is one tenant; leave tenant out',
+    );
+  service.setCurrentBuild(body.buildId ?? undefined, body.tenant);
+  const state = buildPolicyOf(service.currentBuildOf(body.tenant));
+  sendJson(res, 200, body.tenant === undefined ? state : { tenantId: tenantIdOf(body.tenant), ...state });
 }

@@ -7,6 +7,7 @@
  */
 import { OptionsError } from '../src/errors';
 import { parseCliArgs, readKeysFile, USAGE } from './cli-args';
+import { type ApiKeyEntry, keyOf } from './fleet';
 import { consoleLogger } from './logger';
 import type { ModelInfo } from './model';
 import { startStubServer } from './server';
@@ -41,10 +42,12 @@ async function main(): Promise<void> {
     // SIGHUP reloads the keys, as daemons reload their configuration; a bad file changes nothing.
     process.on('SIGHUP', () => {
       try {
-        const keys = readKeysFile(keysFile.path, command.options.adminKey);
-        const closed = stub.setApiKeys(keys);
+        const entries = readKeysFile(keysFile.path, command.options.adminKey);
+        const closed = stub.setApiKeys(entries);
+        // Distinct keys: a key listed twice for its tenant is one key.
+        const keys = new Set(entries.map(keyOf));
         process.stderr.write(
-          `toolwire-stub: SIGHUP: ${keys.length} API key${keys.length === 1 ? '' : 's'} from ${keysFile.path}; ${closed} socket${closed === 1 ? '' : 's'} on a key no longer listed closed (4001)\n`,
+          `toolwire-stub: SIGHUP: ${keys.size} API key${keys.size === 1 ? '' : 's'} from ${keysFile.path}; ${closed} socket${closed === 1 ? '' : 's'} on a key no longer listed closed (4001)\n`,
         );
       } catch (error) {
         process.stderr.write(
@@ -81,8 +84,9 @@ async function main(): Promise<void> {
  * Where the agent UI is: with `--api-key`, its address carries the (first) key after `#key=`, so that the page
  * opens signed in (the fragment never reaches a server); without one, any key is accepted.
  */
-function uiLine(httpUrl: string, apiKeys: readonly string[] | undefined): string {
-  const key = apiKeys?.[0];
+function uiLine(httpUrl: string, apiKeys: readonly ApiKeyEntry[] | undefined): string {
+  const first = apiKeys?.[0];
+  const key = first === undefined ? undefined : keyOf(first);
   return key === undefined
     ? `agent UI at ${httpUrl}/ (any API key is accepted)`
     : `agent UI at ${httpUrl}/#key=${encodeURIComponent(key)}`;

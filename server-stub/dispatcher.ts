@@ -42,8 +42,12 @@ export class Dispatcher {
   readonly #calls = new Map<string, Call>();
   /** Calls in state `waiting`, in arrival order. */
   readonly #waiting = new Set<Call>();
-  /** Offers the waiting calls again when a tool's fleet rate gives a token back. */
+  /** Offers the waiting calls again when a tool's fleet rate window lets one more start. */
   #fleetTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Calls whose deadline has passed and that are kept only while their lease holds. */
+  readonly #overdue = new WeakSet<Call>();
+  /** Counts dispatches, to spread calls between equally loaded sessions (server-stub/routing.ts). */
+  #dispatches = 0;
 
   constructor(deps: DispatcherDeps) {
     this.#deps = deps;
@@ -148,6 +152,9 @@ export class Dispatcher {
         (call.answeredBy === undefined && call.sentTo.includes(session.id))
       ) {
         session.ack(call.callId);
+        // The worker has stopped running it: its fleet slot is free (docs/protocol/fleets.md).
+        if (this.#deps.fleet?.release(call.callId, session.id) === true)
+          void Promise.resolve().then(() => this.retryWaiting());
         return;
       }
       this.#error(
@@ -218,11 +225,16 @@ export class Dispatcher {
   /** A session expired: its calls go back to the pool (at-least-once: the old process may have run them). */
   onSessionExpired(session: Session): void {
     const orphans: Call[] = [];
+    const { callDeadlineMs } = this.#deps.options;
     for (const callId of session.calls) {
       const call = this.#calls.get(callId);
       if (!call?.sessionLost()) continue;
-      this.#deps.fleet?.release(callId);
       this.#deps.closeQuestions?.(call);
+      if (this.#overdue.has(call)) {
+        // Its deadline passed while the lease of the session that left held it: nothing more to wait for.
+        this.#finish(call, { status: 'timeout', output: timeoutText(call.toolName, callDeadlineMs) });
+        continue;
+      }
       orphans.push(call);
       this.#deps.options.logger.info(
         { callId, sessionId: session.id },
@@ -230,6 +242,8 @@ export class Dispatcher {
       );
     }
     session.calls.clear();
+    // Its calls, and those it still ran after they ended for the model, no longer hold a fleet slot.
+    this.#deps.fleet?.releaseSession(session.id);
     for (const call of this.#calls.values()) call.forgetBusy(session.id);
     for (const call of orphans) this.#waiting.add(call);
     this.retryWaiting();
@@ -265,7 +279,7 @@ export class Dispatcher {
     const limits = definition?.fleet;
     const fleet = this.#deps.fleet;
     if (limits !== undefined && fleet !== undefined && call.decision === undefined) {
-      // Over the tool's fleet-wide limit: held here, sent when a call of it ends or a token comes back.
+      // Over the tool's fleet-wide limit: held here, sent when a call of it ends or its rate window lets one more start.
       const waitMs = fleet.waitFor(call.run.tenant, call.toolName, limits);
       if (waitMs > 0) {
         this.#waiting.add(call);
@@ -280,10 +294,11 @@ export class Dispatcher {
       return;
     }
     if (limits !== undefined && fleet !== undefined)
-      fleet.started(call.callId, call.run.tenant, call.toolName, limits);
+      fleet.started(call.callId, call.run.tenant, call.toolName, limits, target.id);
     // A run no client pinned takes the build of the first worker that takes one of its calls (fleets.md).
     if (call.run.buildId === undefined && target.buildId !== undefined) call.run.buildId = target.buildId;
     call.dispatch(target.id);
+    target.lastDispatch = ++this.#dispatches;
     call.activity.sideEffect = definition?.sideEffect;
     call.activity.strict = definition?.strict === true;
     // A leased call's lease starts when it is sent (docs/protocol/updates.md).
@@ -294,9 +309,12 @@ export class Dispatcher {
 
   #armDeadline(call: Call): void {
     const deadlineMs = this.#deps.options.callDeadlineMs;
+    this.#overdue.delete(call);
     const expire = () => {
       const keepMs = this.#leaseLeft(call);
       if (keepMs > 0) {
+        // Kept by its lease past the deadline (an open question instead restarts the deadline when answered).
+        if (call.activity.openQuestions === 0) this.#overdue.add(call);
         call.armDeadline(keepMs, expire);
         return;
       }
@@ -316,9 +334,8 @@ export class Dispatcher {
 
   /**
    * How long a call past its deadline is kept (docs/protocol/updates.md): while it has an open question
-   * (docs/protocol/questions.md); until
-   * its lease runs out, while its session
-   * negotiated `lease`; a detached session's call is kept (its expiry re-dispatches it); 0 past
+   * (docs/protocol/questions.md); until its lease runs out, while its session negotiated `lease` (a detached
+   * session renews nothing: its call is kept until the lease it was last granted runs out); 0 past
    * `maxCallDurationMs`, or without a lease.
    */
   #leaseLeft(call: Call): number {
@@ -326,10 +343,10 @@ export class Dispatcher {
     // A call waiting for a person's answer is not cut (its deadline starts again after the answer).
     if (call.activity.openQuestions > 0) return this.#deps.options.callDeadlineMs;
     const session = this.#deps.sessions.get(call.sessionId);
-    const { leaseMs, maxCallDurationMs } = this.#deps.options;
+    const { maxCallDurationMs } = this.#deps.options;
     const now = Date.now();
     if (!session?.features.has('lease') || now - call.createdAt >= maxCallDurationMs) return 0;
-    const left = session.state === 'detached' ? leaseMs : call.activity.leaseUntil - now;
+    const left = call.activity.leaseUntil - now;
     return Math.max(0, Math.min(left, call.createdAt + maxCallDurationMs - now));
   }
 
@@ -342,7 +359,10 @@ export class Dispatcher {
     const freed = call.state === 'dispatched' && call.sessionId !== undefined;
     const session = call.sessionId === undefined ? undefined : this.#deps.sessions.get(call.sessionId);
     if (!call.finish(outcome, answeredBy)) return;
-    this.#releaseFleet(call);
+    // A call ended without its worker's result (deadline, cancel) may still run there: its fleet slot stays
+    // taken until that result, or the end of the session (docs/protocol/fleets.md).
+    if (answeredBy !== undefined || !freed || session === undefined || session.state === 'expired')
+      this.#releaseFleet(call);
     this.#deps.closeQuestions?.(call);
     this.#waiting.delete(call);
     session?.calls.delete(call.callId);

@@ -10,9 +10,12 @@ import type { RunEventKind, RunTranscript } from './transcript';
 export interface StubEvents {
   /** A client said `hello` and got `welcome`. */
   session_open: (info: { sessionId: string; resumed: boolean; tools: string[] }) => void;
-  /** A session's socket closed; the session stays resumable for `sessionGraceMs`. */
+  /**
+   * A session's socket closed; the session stays resumable for `sessionGraceMs`, unless its client closed with
+   * 1000 (`client.close()`): then `session_expired` follows at once.
+   */
   session_detached: (info: { sessionId: string; code: number; reason: string }) => void;
-  /** A detached session's grace period ended: its calls go to other clients. */
+  /** A detached session's grace period ended, or its client closed with 1000: its calls go to other clients. */
   session_expired: (info: { sessionId: string }) => void;
   /**
    * The model's request for a turn failed and is sent again (`attempt`: the one starting, from 2; `status`: the

@@ -5,13 +5,66 @@
  *
  * @module
  */
-import type { FleetLimits, ToolDefinition } from '../src/wire/protocol';
+import {
+  BUILD_ID_PATTERN,
+  type FleetLimits,
+  MAX_BUILD_ID_CHARS,
+  type ToolDefinition,
+} from '../src/wire/protocol';
 import { keyAccepted } from './auth';
 import type { Run } from './run';
 import type { Session } from './session';
 
 /** A key the stub accepts: a string is its own tenant; `{ key, tenant }` is a key of that tenant (a rotation). */
 export type ApiKeyEntry = string | { key: string; tenant: string };
+
+/** The key of an entry. */
+export function keyOf(entry: ApiKeyEntry): string {
+  return typeof entry === 'string' ? entry : entry.key;
+}
+
+/** The tenant of an entry: a key listed alone is a tenant of its own. */
+export function tenantOfEntry(entry: ApiKeyEntry): string {
+  return typeof entry === 'string' ? entry : entry.tenant;
+}
+
+/**
+ * Checks a list of keys: each a non-empty string or `{ key, tenant }` of non-empty strings.
+ * @throws TypeError naming the entry at fault (`apiKeys[2]`), never a key; and as {@link repeatedKeyProblem}.
+ */
+export function checkApiKeyEntries(entries: readonly unknown[], where: string): ApiKeyEntry[] {
+  for (const [index, entry] of entries.entries()) {
+    const isObject = typeof entry === 'object' && entry !== null;
+    const key: unknown = isObject ? (entry as { key?: unknown }).key : entry;
+    const tenant: unknown = isObject ? (entry as { tenant?: unknown }).tenant : entry;
+    if (typeof key !== 'string' || key === '' || typeof tenant !== 'string' || tenant === '')
+      throw new TypeError(
+        `${where}[${index}] must be a non-empty string or { key, tenant } of non-empty strings`,
+      );
+  }
+  const checked = entries as readonly ApiKeyEntry[];
+  const repeated = repeatedKeyProblem(checked, where);
+  if (repeated !== undefined) throw new TypeError(repeated);
+  return [...checked];
+}
+
+/**
+ * Why the list cannot be accepted: a key listed for two tenants (which would make every session of one of them
+ * the other's); `undefined` when none is. The same key listed twice for the same tenant is harmless. Names the
+ * entries by index (`keys[3]`), never a key.
+ */
+export function repeatedKeyProblem(entries: readonly ApiKeyEntry[], where: string): string | undefined {
+  const seen = new Map<string, { index: number; tenant: string }>();
+  for (const [index, entry] of entries.entries()) {
+    const key = keyOf(entry);
+    const tenant = tenantOfEntry(entry);
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, { index, tenant });
+    else if (first.tenant !== tenant)
+      return `${where}[${index}] lists the key of ${where}[${first.index}] for another tenant: a key belongs to one tenant`;
+  }
+  return undefined;
+}
 
 /** How a run no client started is pinned to a build (`welcome.buildPolicy`). */
 export type BuildPolicy = 'first_call' | 'current';
@@ -25,19 +78,20 @@ export class KeyRing {
     if (entries !== undefined) this.set(entries);
   }
 
-  /** Replaces the accepted keys (an empty list accepts any key, as no `apiKeys` does). */
+  /**
+   * Replaces the accepted keys (an empty list accepts any key, as no `apiKeys` does).
+   * @throws TypeError as {@link checkApiKeyEntries}; the keys stay as they were.
+   */
   set(entries: readonly ApiKeyEntry[]): void {
     const tenants = new Map<string, string>();
-    for (const entry of entries) {
-      const key = typeof entry === 'string' ? entry : entry.key;
-      const tenant = typeof entry === 'string' ? entry : entry.tenant;
-      if (typeof key !== 'string' || key === '' || typeof tenant !== 'string' || tenant === '')
-        throw new TypeError(
-          'apiKeys: each key must be a non-empty string or { key, tenant } of non-empty strings',
-        );
-      tenants.set(key, tenant);
-    }
+    for (const entry of checkApiKeyEntries(entries, 'apiKeys'))
+      tenants.set(keyOf(entry), tenantOfEntry(entry));
     this.#tenants = tenants.size > 0 ? tenants : undefined;
+  }
+
+  /** How many distinct keys are accepted (0: any key). */
+  get size(): number {
+    return this.#tenants?.size ?? 0;
   }
 
   /** `true` when keys are checked at all. */
@@ -59,6 +113,31 @@ export class KeyRing {
     if (this.#tenants === undefined || key === undefined) return undefined;
     return this.#tenants.get(key) ?? key;
   }
+}
+
+/** What a build id must be, for the messages that refuse one. */
+export const BUILD_ID_RULE = `1 to ${MAX_BUILD_ID_CHARS} printable ASCII characters without spaces`;
+
+/** Why `buildId` is no build id (`must be …, got …`), never echoing it; `undefined` when it is one. */
+export function buildIdProblem(buildId: unknown): string | undefined {
+  if (typeof buildId === 'string' && BUILD_ID_PATTERN.test(buildId)) return undefined;
+  const got =
+    typeof buildId === 'string'
+      ? `a string of ${buildId.length} characters`
+      : buildId === null
+        ? 'null'
+        : typeof buildId;
+  return `must be ${BUILD_ID_RULE}, got ${got}`;
+}
+
+/** `welcome.buildPolicy` and `welcome.currentBuildId` for a tenant whose current build is `current`. */
+export function buildPolicyOf(current: string | undefined): {
+  buildPolicy: BuildPolicy;
+  currentBuildId?: string;
+} {
+  return current === undefined
+    ? { buildPolicy: 'first_call' }
+    : { buildPolicy: 'current', currentBuildId: current };
 }
 
 /** The text a call that waited in vain for a worker of its run's build ends with. */
@@ -99,8 +178,8 @@ function sameLimits(a: FleetLimits | undefined, b: FleetLimits | undefined): boo
 
 /**
  * Why `tools`, announced by a session of `tenant`, cannot join the fleet: the first tool whose `fleet` limits
- * differ from those a live session of the tenant announced (not `self`, a session being resumed or updated), or
- * `undefined` when they agree.
+ * differ from those a connected session of the tenant announced (not `self`, a session being resumed or
+ * updated), or `undefined` when they agree. A detached session does not count: it is checked when it resumes.
  */
 export function fleetConflict(
   tools: readonly ToolDefinition[],
@@ -110,7 +189,7 @@ export function fleetConflict(
 ): string | undefined {
   for (const tool of tools) {
     for (const other of sessions.values()) {
-      if (other === self || other.state === 'expired' || other.tenant !== tenant) continue;
+      if (other === self || other.state !== 'connected' || other.tenant !== tenant) continue;
       const theirs = other.tools.get(tool.name);
       if (theirs === undefined || sameLimits(theirs.fleet, tool.fleet)) continue;
       // Short: a close reason fits in 123 bytes.
@@ -122,18 +201,19 @@ export function fleetConflict(
 
 interface Bucket {
   inFlight: number;
-  tokens: number;
-  at: number;
+  /** The times (ms) of the last starts, oldest first: at most `max(1, ⌊perSecond⌋)` of them. */
+  starts: number[];
 }
 
 /**
- * Counts calls of each (tenant, tool) with `fleet` limits: in flight (dispatched, no result yet) and dispatched
- * per second (a token bucket of `max(1, perSecond)` tokens).
+ * Counts calls of each (tenant, tool) with `fleet` limits: in flight (dispatched, no worker's result yet) and
+ * started, over a sliding window: at most `n = max(1, ⌊perSecond⌋)` starts in any `n / perSecond` seconds (with an
+ * integer `perSecond`, at most `perSecond` starts in any 1,000 ms), never a burst of twice that at first.
  */
 export class FleetLimiter {
   readonly #buckets = new Map<string, Bucket>();
-  /** The bucket each counted call is in, by call id. */
-  readonly #counted = new Map<string, string>();
+  /** The bucket each counted call is in and the session running it, by call id. */
+  readonly #counted = new Map<string, { bucket: string; sessionId: string | undefined }>();
   readonly #now: () => number;
 
   constructor(now: () => number = () => performance.now()) {
@@ -145,31 +225,60 @@ export class FleetLimiter {
    * (`Infinity`: when a call in flight ends).
    */
   waitFor(tenant: string | undefined, toolName: string, limits: FleetLimits): number {
-    const bucket = this.#bucket(tenant, toolName, limits);
+    const bucket = this.#bucket(tenant, toolName);
     if (limits.concurrency !== undefined && bucket.inFlight >= limits.concurrency)
       return Number.POSITIVE_INFINITY;
-    if (limits.perSecond !== undefined && bucket.tokens < 1)
-      return Math.ceil(((1 - bucket.tokens) * 1000) / limits.perSecond);
+    if (limits.perSecond !== undefined) {
+      const { size, windowMs } = rateWindow(limits.perSecond);
+      const oldest = bucket.starts.length >= size ? bucket.starts[bucket.starts.length - size] : undefined;
+      if (oldest !== undefined) {
+        const waitMs = Math.ceil(oldest + windowMs - this.#now());
+        if (waitMs > 0) return waitMs;
+      }
+    }
     return 0;
   }
 
-  /** A call was dispatched: it counts until {@link release}. */
-  started(callId: string, tenant: string | undefined, toolName: string, limits: FleetLimits): void {
+  /** A call was dispatched to `sessionId`: it counts until {@link release} or {@link releaseSession}. */
+  started(
+    callId: string,
+    tenant: string | undefined,
+    toolName: string,
+    limits: FleetLimits,
+    sessionId?: string,
+  ): void {
     const name = bucketName(tenant, toolName);
-    const bucket = this.#bucket(tenant, toolName, limits);
+    const bucket = this.#bucket(tenant, toolName);
     bucket.inFlight += 1;
-    if (limits.perSecond !== undefined) bucket.tokens -= 1;
-    this.#counted.set(callId, name);
+    if (limits.perSecond !== undefined) {
+      bucket.starts.push(this.#now());
+      const { size } = rateWindow(limits.perSecond);
+      if (bucket.starts.length > size) bucket.starts.splice(0, bucket.starts.length - size);
+    }
+    this.#counted.set(callId, { bucket: name, sessionId });
   }
 
-  /** The call has its result, or left its session: it no longer counts. `true` when it counted. */
-  release(callId: string): boolean {
-    const name = this.#counted.get(callId);
-    if (name === undefined) return false;
+  /**
+   * The call has its worker's result, or left its session: it no longer counts. With `sessionId`, only when it
+   * counts for that session (a late result from a session the call was taken from frees nothing). `true` when it
+   * counted.
+   */
+  release(callId: string, sessionId?: string): boolean {
+    const counted = this.#counted.get(callId);
+    if (counted === undefined || (sessionId !== undefined && counted.sessionId !== sessionId)) return false;
     this.#counted.delete(callId);
-    const bucket = this.#buckets.get(name);
+    const bucket = this.#buckets.get(counted.bucket);
     if (bucket !== undefined) bucket.inFlight -= 1;
     return true;
+  }
+
+  /** The session ended: the calls it still ran (ended for the model or not) no longer count. How many did. */
+  releaseSession(sessionId: string): number {
+    let released = 0;
+    for (const [callId, counted] of this.#counted) {
+      if (counted.sessionId === sessionId && this.release(callId)) released += 1;
+    }
+    return released;
   }
 
   /** Calls of this tool in flight across the fleet. */
@@ -177,20 +286,21 @@ export class FleetLimiter {
     return this.#buckets.get(bucketName(tenant, toolName))?.inFlight ?? 0;
   }
 
-  #bucket(tenant: string | undefined, toolName: string, limits: FleetLimits): Bucket {
+  #bucket(tenant: string | undefined, toolName: string): Bucket {
     const name = bucketName(tenant, toolName);
-    const now = this.#now();
-    const size = Math.max(1, limits.perSecond ?? 1);
     let bucket = this.#buckets.get(name);
     if (bucket === undefined) {
-      bucket = { inFlight: 0, tokens: size, at: now };
+      bucket = { inFlight: 0, starts: [] };
       this.#buckets.set(name, bucket);
-    } else if (limits.perSecond !== undefined) {
-      bucket.tokens = Math.min(size, bucket.tokens + ((now - bucket.at) * limits.perSecond) / 1000);
-      bucket.at = now;
     }
     return bucket;
   }
+}
+
+/** The sliding window of a `perSecond` limit: at most `size` starts in any `windowMs`. */
+function rateWindow(perSecond: number): { size: number; windowMs: number } {
+  const size = Math.max(1, Math.floor(perSecond));
+  return { size, windowMs: (size * 1000) / perSecond };
 }
 
 function bucketName(tenant: string | undefined, toolName: string): string {

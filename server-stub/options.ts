@@ -19,6 +19,7 @@ import {
   type RetiredFeature,
 } from '../src/wire/protocol';
 import { keyProblem } from './auth';
+import { type ApiKeyEntry, checkApiKeyEntries, keyOf } from './fleet';
 import { consoleLogger } from './logger';
 import type { Model } from './model';
 import { scriptedModel } from './scripted-model';
@@ -30,10 +31,12 @@ export interface StubServerOptions {
   /** Interface to bind. @default '127.0.0.1' */
   host?: string;
   /**
-   * Accepted API keys, for both the WebSocket and the HTTP API. When absent or empty, any key (or none) is
-   * accepted and the server says so through the logger.
+   * Accepted API keys, for both the WebSocket and the HTTP API: each a string (a tenant of its own) or
+   * `{ key, tenant }` (a key of a named tenant, as `server.setApiKeys` takes; docs/protocol/fleets.md). A key may
+   * not be listed for two tenants. When absent or empty, any key (or none) is accepted and the server says so
+   * through the logger.
    */
-  apiKeys?: readonly string[];
+  apiKeys?: readonly ApiKeyEntry[];
   /**
    * The key of the operator routes (`/v1/admin/keys`, `/v1/admin/build`: docs/protocol/http-api.md), which change
    * the accepted keys and the current build at run time; 1 to 4,096 printable ASCII characters without spaces,
@@ -125,7 +128,7 @@ export interface ResolvedStubOptions
   /** `undefined`: the operator routes are off. */
   adminKey: string | undefined;
   /** `undefined`: any key is accepted. */
-  apiKeys: ReadonlySet<string> | undefined;
+  apiKeys: readonly ApiKeyEntry[] | undefined;
   agents: ReadonlyMap<string, AgentDefinition>;
   model: Model;
   logger: Logger;
@@ -168,22 +171,25 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
   const host = options.host ?? STUB_DEFAULTS.host;
   if (typeof host !== 'string' || host.length === 0)
     fail(`host must be a non-empty string, got ${describe(host)}`);
-  let apiKeys: Set<string> | undefined;
+  let apiKeys: ApiKeyEntry[] | undefined;
   if (options.apiKeys !== undefined) {
     if (!Array.isArray(options.apiKeys))
       // The keys are secrets: shown by kind and size only.
       fail(`apiKeys must be an array of strings, got ${describeSecret(options.apiKeys)}`);
-    for (const key of options.apiKeys) {
-      if (typeof key !== 'string' || key.length === 0) fail('apiKeys must hold non-empty strings');
+    try {
+      apiKeys = checkApiKeyEntries(options.apiKeys, 'apiKeys');
+    } catch (error) {
+      fail((error as Error).message);
     }
-    apiKeys = options.apiKeys.length > 0 ? new Set(options.apiKeys) : undefined;
+    if (apiKeys?.length === 0) apiKeys = undefined;
   }
   const { adminKey } = options;
   if (adminKey !== undefined) {
     const problem = keyProblem(adminKey);
     // The key is a secret: described by kind and size only.
     if (problem !== undefined) fail(`adminKey ${problem}`);
-    if (apiKeys?.has(adminKey)) fail("adminKey must not be one of apiKeys: it is no tenant's key");
+    if (apiKeys?.some((entry) => keyOf(entry) === adminKey))
+      fail("adminKey must not be one of apiKeys: it is no tenant's key");
   }
   const agents = new Map<string, AgentDefinition>();
   for (const [index, agent] of (options.agents ?? []).entries()) {

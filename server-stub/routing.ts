@@ -11,7 +11,8 @@ import type { Session } from './session';
 /**
  * Where the call goes: the session it is assigned to (after its approval request) if that one is still around;
  * else the session that started the run, if it offers the tool (the run's context lives there); else the
- * connected session offering the tool with the fewest calls in flight (ties: oldest session), those under their
+ * connected session offering the tool with the fewest calls in flight (ties: the one sent a call least recently,
+ * then the oldest), those under their
  * `maxConcurrency` first. Sessions that just answered "busy" for this call are skipped, and so are sessions
  * holding as many calls as they can take (`maxConcurrency + maxQueue`, when the client announced both): sending
  * more would only bring "busy" answers back, as fast as they can be written. `undefined`: wait.
@@ -38,13 +39,13 @@ export function pickSession(
     return usable(owner) ? owner : undefined;
   }
   let best: Session | undefined;
-  let bestKey: [number, number, number] | undefined;
+  let bestKey: [number, number, number, number] | undefined;
   for (const session of sessions.values()) {
     if (!usable(session)) continue;
     const count = inFlight(session);
     const max = session.maxConcurrency;
     const full = max !== undefined && max > 0 && count >= max;
-    const key: [number, number, number] = [full ? 1 : 0, count, session.seq];
+    const key: [number, number, number, number] = [full ? 1 : 0, count, session.lastDispatch, session.seq];
     if (!bestKey || compareKeys(key, bestKey) < 0) {
       best = session;
       bestKey = key;

@@ -255,6 +255,7 @@ export class Run {
     if (this.toolChoice !== 'auto') transcript.toolChoice = this.toolChoice;
     if (this.metadata !== undefined) transcript.metadata = this.metadata;
     if (this.ownerSessionId !== undefined) transcript.ownerSessionId = this.ownerSessionId;
+    if (this.buildId !== undefined) transcript.buildId = this.buildId;
     if (this.userId !== undefined) transcript.userId = this.userId;
     if (this.finalOutput !== undefined) transcript.finalOutput = this.finalOutput;
     if (this.error !== undefined) transcript.error = this.error;
@@ -278,6 +279,7 @@ export class Run {
       startedAt: new Date(this.startedAt).toISOString(),
     };
     if (this.parentRunId !== undefined) summary.parentRunId = this.parentRunId;
+    if (this.buildId !== undefined) summary.buildId = this.buildId;
     if (this.finishedAt !== undefined) summary.finishedAt = new Date(this.finishedAt).toISOString();
     return summary;
   }

@@ -70,7 +70,7 @@ export interface RunManagerDeps {
   events: EventEmitter<StubEvents>;
   toolsFor(run: Run): ToolDefinition[];
   /** The build the operator set as current, for runs no client started (docs/protocol/fleets.md). */
-  currentBuild?(): string | undefined;
+  currentBuild?(tenant: string | undefined): string | undefined;
 }
 
 /** Every run of one stub server, kept in memory for the server's lifetime. */
@@ -152,7 +152,7 @@ export class RunManager {
     // any other to the current build when the operator set one (else to the first build that takes a call).
     const parentBuild =
       request.parentRunId === undefined ? undefined : this.#runs.get(request.parentRunId)?.buildId;
-    run.buildId = parentBuild ?? (owner ? owner.buildId : this.#deps.currentBuild?.());
+    run.buildId = parentBuild ?? (owner ? owner.buildId : this.#deps.currentBuild?.(run.tenant));
     this.#runs.set(run.id, run);
     if (owner && request.requestId !== undefined)
       this.#byRequest.set(requestKey(owner.id, request.requestId), run);

@@ -7,10 +7,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EventEmitter } from 'eventemitter3';
 import { WebSocketServer } from 'ws';
-import { type AgentDefinition, CLOSE_CODES, MAX_BUILD_ID_CHARS, SUBPROTOCOL } from '../src/wire/protocol';
+import { type AgentDefinition, CLOSE_CODES, SUBPROTOCOL } from '../src/wire/protocol';
 import { closeSocket } from './close-socket';
 import type { StubEvents } from './events';
-import type { ApiKeyEntry } from './fleet';
+import { type ApiKeyEntry, buildIdProblem } from './fleet';
 import { createHttpHandler } from './http-api';
 import type { Model } from './model';
 import { resolveStubOptions, type StubServerOptions } from './options';
@@ -79,9 +79,12 @@ export interface StubServer {
   /**
    * Sets the build that runs no client started are pinned to (`welcome.buildPolicy` becomes `current`), or
    * `undefined` to pin them to the first build that takes one of their calls. Runs already pinned keep theirs.
-   * @throws TypeError when `buildId` is not a string of 1 to 128 characters or `undefined`.
+   * @param tenant - the tenant whose current build this is (a tenant name as `apiKeys` gives it: a key listed
+   *   alone is its own tenant); left out, the build of every tenant that has none of its own.
+   * @throws TypeError when `buildId` is not 1 to 128 printable ASCII characters without spaces, or `undefined`;
+   *   or when `tenant` is given and is not a non-empty string.
    */
-  setCurrentBuild(buildId: string | undefined): void;
+  setCurrentBuild(buildId: string | undefined, tenant?: string): void;
   /**
    * Cancels every run, closes every socket with 4050 and stops listening. Idempotent; resolves when the port is
    * free.
@@ -191,15 +194,13 @@ export async function startStubServer(options: StubServerOptions = {}): Promise<
     events: service.events,
     sessions: () => service.sessionInfo(),
     setApiKeys: (keys) => service.setApiKeys(keys),
-    setCurrentBuild: (buildId) => {
-      if (
-        buildId !== undefined &&
-        (typeof buildId !== 'string' || buildId.length === 0 || buildId.length > MAX_BUILD_ID_CHARS)
-      )
-        throw new TypeError(
-          `setCurrentBuild: buildId must be a string of 1 to ${MAX_BUILD_ID_CHARS} characters or undefined`,
-        );
-      service.currentBuild = buildId;
+    setCurrentBuild: (buildId, tenant) => {
+      const problem = buildId === undefined ? undefined : buildIdProblem(buildId);
+      if (problem !== undefined)
+        throw new TypeError(`setCurrentBuild: buildId ${problem.replace(/, got/, ' or undefined, got')}`);
+      if (tenant !== undefined && (typeof tenant !== 'string' || tenant === ''))
+        throw new TypeError('setCurrentBuild: tenant must be a non-empty string or undefined');
+      service.setCurrentBuild(buildId, tenant);
     },
     close,
   };

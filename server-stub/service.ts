@@ -52,8 +52,10 @@ export class StubService {
   /** The keys accepted now and their tenants (server-stub/fleet.ts). */
   readonly keys: KeyRing;
   readonly fleet = new FleetLimiter();
-  /** The build runs no client started are pinned to, when the operator set one. */
+  /** The build runs no client started are pinned to, for tenants the operator set none for. */
   currentBuild: string | undefined;
+  /** The current build of each tenant the operator set one for (docs/protocol/fleets.md). */
+  readonly tenantBuilds = new Map<string, string>();
   #seq = 0;
   #closed = false;
 
@@ -87,8 +89,23 @@ export class StubService {
       dispatcher: this.dispatcher,
       events: this.events,
       toolsFor: (run) => this.toolsFor(run),
-      currentBuild: () => this.currentBuild,
+      currentBuild: (tenant) => this.currentBuildOf(tenant),
     });
+  }
+
+  /** The build runs of `tenant` that no client started are pinned to: the tenant's own, else the default. */
+  currentBuildOf(tenant: string | undefined): string | undefined {
+    return (tenant === undefined ? undefined : this.tenantBuilds.get(tenant)) ?? this.currentBuild;
+  }
+
+  /**
+   * Sets the current build (`undefined` clears it): of `tenant` (a tenant name, as `apiKeys` gives it: a key
+   * listed alone is its own tenant), or without one the default of the tenants that set none.
+   */
+  setCurrentBuild(buildId: string | undefined, tenant?: string): void {
+    if (tenant === undefined) this.currentBuild = buildId;
+    else if (buildId === undefined) this.tenantBuilds.delete(tenant);
+    else this.tenantBuilds.set(tenant, buildId);
   }
 
   /** `true` once {@link shutdown} ran. */
@@ -166,7 +183,11 @@ export class StubService {
     this.dispatcher.onSessionReady(session, resumed);
   }
 
-  /** A socket closed. If it was the session's current socket, the session waits `sessionGraceMs` for a resume. */
+  /**
+   * A socket closed. If it was the session's current socket, the session waits `sessionGraceMs` for a resume;
+   * a client that closed with 1000 (`client.close()`) has left, so its session ends at once and the calls still
+   * owed to it go to another client (docs/protocol/sessions.md).
+   */
   detach(session: Session, ws: WebSocket, code: number, reason: string): void {
     if (session.socket !== ws) return;
     session.socket = undefined;
@@ -175,6 +196,10 @@ export class StubService {
     session.detachedAt = Date.now();
     this.events.emit('session_detached', { sessionId: session.id, code, reason });
     if (this.#closed) return;
+    if (code === CLOSE_CODES.normal) {
+      this.expire(session);
+      return;
+    }
     session.graceTimer = setTimeout(() => this.expire(session), this.options.sessionGraceMs);
   }
 

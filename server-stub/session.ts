@@ -33,6 +33,8 @@ export class Session {
   readonly id: string;
   /** Order of creation, used to break ties when spreading calls. */
   readonly seq: number;
+  /** When the session was last sent a new call (a dispatch counter; 0: never): ties go to the longest idle. */
+  lastDispatch = 0;
   /** The key the session was opened with (`undefined` when the server accepts any key and none was sent). */
   apiKey: string | undefined;
   /** `hello.buildId`: the build the session runs (docs/protocol/fleets.md). */

@@ -25,7 +25,7 @@ import {
 import { socketDecision } from './approvals';
 import { bearerKey } from './auth';
 import { closeSocket } from './close-socket';
-import { fleetConflict } from './fleet';
+import { buildIdProblem, buildPolicyOf, fleetConflict } from './fleet';
 import { RateLimiter } from './rate-limiter';
 import type { StubService } from './service';
 import type { Session } from './session';
@@ -168,6 +168,11 @@ class SocketHandler {
       );
       return;
     }
+    const buildProblem = hello.buildId === undefined ? undefined : buildIdProblem(hello.buildId);
+    if (buildProblem !== undefined) {
+      this.#close(CLOSE_CODES.helloExpected, `hello.buildId ${buildProblem}`);
+      return;
+    }
     const key = this.#headerKey ?? hello.apiKey;
     if (service.keys.checked) {
       if (key === undefined) {
@@ -207,12 +212,7 @@ class SocketHandler {
       ...(session.features.has('lease')
         ? { leaseMs: options.leaseMs, maxCallDurationMs: options.maxCallDurationMs }
         : {}),
-      ...(session.features.has('builds')
-        ? {
-            buildPolicy: service.currentBuild === undefined ? 'first_call' : 'current',
-            ...(service.currentBuild === undefined ? {} : { currentBuildId: service.currentBuild }),
-          }
-        : {}),
+      ...(session.features.has('builds') ? buildPolicyOf(service.currentBuildOf(session.tenant)) : {}),
     });
     options.logger.info(
       { sessionId: session.id, resumed, remote: this.#remote, tools: [...session.tools.keys()] },

@@ -123,6 +123,8 @@ export interface RunTranscript {
   startedBy: RunOrigin;
   /** Session that started the run over its socket. */
   ownerSessionId?: string;
+  /** The build the run is pinned to (docs/protocol/fleets.md); absent while it is pinned to none. */
+  buildId?: string;
   /** The end user the run acts for, when whoever started it said (`run_start.userId`, `POST /v1/runs`). */
   userId?: string;
   maxTurns: number;
@@ -151,6 +153,8 @@ export interface RunSummary {
   status: RunStatus;
   depth: number;
   parentRunId?: string;
+  /** The build the run is pinned to, when it is pinned. */
+  buildId?: string;
   turns: number;
   toolCalls: number;
   startedAt: string;

@@ -673,7 +673,8 @@ const hello = z.object({
   /** Only where the runtime cannot set an `Authorization` header (browsers). */
   apiKey: z.optional(z.string()),
   /** The build this client runs (`Client({ buildId })`); runs it starts are pinned to it (feature `builds`). */
-  buildId: z.optional(z.string().check(z.regex(BUILD_ID_PATTERN))),
+  // Its characters are the service's to check, with a message of its own (`BUILD_ID_PATTERN`).
+  buildId: z.optional(z.string().check(z.minLength(1), z.maxLength(MAX_BUILD_ID_CHARS))),
   /** `true` when the client decides approvals itself (`onApproval`): calls are sent undecided. */
   localApprovals: z.optional(z.boolean()),
   /** The client's `maxConcurrency`, a hint for load spreading. */

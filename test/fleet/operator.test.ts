@@ -143,7 +143,8 @@ describe('toolwire-stub changed from outside its process', () => {
     await stub.said('SIGHUP: 2 API keys from');
     key.write('key-3');
     current = 'key-3';
-    writeFileSync(stub.files.keys, 'key-3 acme\n');
+    // Listed twice for its tenant: one key.
+    writeFileSync(stub.files.keys, 'key-3 acme\nkey-3 acme\n');
     stub.child.kill('SIGHUP');
     await stub.said('SIGHUP: 1 API key from');
     for (const spawned of workers) {
@@ -152,10 +153,13 @@ describe('toolwire-stub changed from outside its process', () => {
     }
     const secondRun = await second(reader);
 
-    // A file that lists no key changes nothing.
+    // A file that lists no key, or a key for two tenants, changes nothing.
     writeFileSync(stub.files.keys, '# nothing\n');
     stub.child.kill('SIGHUP');
     await stub.said('SIGHUP: keeping the current API keys');
+    writeFileSync(stub.files.keys, 'key-3 acme\nkey-3 other\n');
+    stub.child.kill('SIGHUP');
+    await stub.said('line 2 lists the key of line 1 for another tenant: a key belongs to one tenant');
     expect((await stub.request('GET', '/v1/admin/keys', ADMIN)).body.keys).toHaveLength(1);
     expect((await stub.request('GET', '/v1/agents', 'key-3')).body.clients).toBe(2);
     expect((await stub.request('GET', '/v1/agents', 'key-2')).status).toBe(401);
@@ -172,7 +176,7 @@ describe('toolwire-stub changed from outside its process', () => {
       .stderr()
       .split('\n')
       .filter((line) => line.includes('SIGHUP'));
-    expect(sighup).toHaveLength(3);
+    expect(sighup).toHaveLength(4);
     expect(sighup.join('\n')).not.toMatch(/key-\d/);
   }, 90_000);
 

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keyId, parseKeysFile } from '../../server-stub/admin';
 import { parseCliArgs } from '../../server-stub/cli-args';
-import { startStubServer } from '../../server-stub/index';
+import { scriptedModel, startStubServer } from '../../server-stub/index';
 import { OptionsError } from '../../src/errors';
 import { stub } from '../fault/harness';
+import { agent } from './helpers';
 import { TestClient } from './test-client';
 
 const ADMIN = 'operator-admin-key';
@@ -88,6 +89,9 @@ describe('operator routes', () => {
     expect(await put({ keys: [ADMIN] })).toEqual(
       refused("keys[0] is the admin key, which is no tenant's key"),
     );
+    expect(
+      await put({ keys: ['key-1', { key: 'key-2', tenant: 'acme' }, { key: 'key-1', tenant: 'acme' }] }),
+    ).toEqual(refused('keys[2] lists the key of keys[0] for another tenant: a key belongs to one tenant'));
     expect(await put({ keys: 'tenant-key' })).toEqual(refused('keys must be an array'));
     expect(await put('{')).toMatchObject({ status: 400, body: { error: { code: 'invalid_json' } } });
     expect((await call(server.httpUrl, 'GET', '/v1/agents', 'tenant-key')).status).toBe(200);
@@ -123,13 +127,76 @@ describe('operator routes', () => {
     });
     expect(await call(server.httpUrl, 'GET', '/v1/admin/build', ADMIN)).toEqual({
       status: 200,
-      body: { buildPolicy: 'current', currentBuildId: 'b2' },
+      body: { buildPolicy: 'current', currentBuildId: 'b2', tenants: [] },
     });
-    const message = 'buildId must be a string of 1 to 128 characters, or null';
-    for (const bad of [{}, { buildId: '' }, { buildId: 'x'.repeat(129) }, { buildId: 7 }]) {
-      expect(await put(bad)).toEqual({ status: 400, body: { error: { code: 'invalid_request', message } } });
+    const message = 'buildId must be 1 to 128 printable ASCII characters without spaces, or null';
+    const bad = [{}, { buildId: '' }, { buildId: 'x'.repeat(129) }, { buildId: 7 }, { buildId: '   ' }];
+    for (const body of [...bad, { buildId: 'a\nb' }, { buildId: 'caf\u00e9' }]) {
+      expect(await put(body)).toEqual({ status: 400, body: { error: { code: 'invalid_request', message } } });
     }
     expect(await put({ buildId: null })).toEqual({ status: 200, body: { buildPolicy: 'first_call' } });
+    // Without keys every client is one tenant: there is no tenant to name.
+    const open = await stub({ apiKeys: [], adminKey: ADMIN });
+    expect(
+      await call(open.httpUrl, 'PUT', '/v1/admin/build', ADMIN, { buildId: 'b3', tenant: 'acme' }),
+    ).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 'invalid_request',
+          message: 'tenant: the stub accepts any API key, so every client is one tenant; leave tenant out',
+        },
+      },
+    });
+  });
+
+  it('sets a current build per tenant, the one without tenant being the default of the others', async () => {
+    const server = await stub({
+      apiKeys: [
+        { key: 'key-a', tenant: 'acme' },
+        { key: 'key-b', tenant: 'beta' },
+      ],
+      adminKey: ADMIN,
+      model: scriptedModel([{ text: 'done' }]),
+    });
+    const put = (body: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/build', ADMIN, body);
+    expect(await put({ buildId: 'b1' })).toEqual({
+      status: 200,
+      body: { buildPolicy: 'current', currentBuildId: 'b1' },
+    });
+    const acmeId = expect.stringMatching(/^t_[0-9a-f]{16}$/);
+    expect(await put({ buildId: 'a2', tenant: 'acme' })).toEqual({
+      status: 200,
+      body: { tenantId: acmeId, buildPolicy: 'current', currentBuildId: 'a2' },
+    });
+    expect((await call(server.httpUrl, 'GET', '/v1/admin/build', ADMIN)).body).toEqual({
+      buildPolicy: 'current',
+      currentBuildId: 'b1',
+      tenants: [{ tenantId: acmeId, currentBuildId: 'a2' }],
+    });
+    const welcomeOf = async (apiKey: string) => {
+      const client = await TestClient.connect(server.url, { apiKey, features: ['builds'] });
+      await client.drop();
+      return client.welcome;
+    };
+    expect(await welcomeOf('key-a')).toMatchObject({ buildPolicy: 'current', currentBuildId: 'a2' });
+    expect(await welcomeOf('key-b')).toMatchObject({ buildPolicy: 'current', currentBuildId: 'b1' });
+    const buildOf = async (apiKey: string) => {
+      const runId = server.runs.start(agent('plain', []), 'go', { apiKey });
+      return (await server.runs.waitFor(runId)).buildId;
+    };
+    expect([await buildOf('key-a'), await buildOf('key-b')]).toEqual(['a2', 'b1']);
+    // Cleared for acme: acme takes the default again.
+    expect(await put({ buildId: null, tenant: 'acme' })).toEqual({
+      status: 200,
+      body: { tenantId: acmeId, buildPolicy: 'current', currentBuildId: 'b1' },
+    });
+    server.setCurrentBuild('b9', 'beta');
+    expect([await buildOf('key-a'), await buildOf('key-b')]).toEqual(['b1', 'b9']);
+    expect(await put({ buildId: 'b1', tenant: '' })).toEqual({
+      status: 400,
+      body: { error: { code: 'invalid_request', message: 'tenant must be a string of 1 to 256 characters' } },
+    });
   });
 
   it('refuses an admin key that is no key, or is a tenant key, when the stub starts', async () => {
@@ -141,6 +208,43 @@ describe('operator routes', () => {
     );
     await expect(startStubServer({ apiKeys: ['same-key'], adminKey: 'same-key' })).rejects.toThrow(
       "startStubServer: adminKey must not be one of apiKeys: it is no tenant's key",
+    );
+  });
+});
+
+describe('apiKeys and setApiKeys', () => {
+  it('take the same shapes: strings and { key, tenant }', async () => {
+    const server = await stub({
+      apiKeys: [
+        { key: 'key-1', tenant: 'acme' },
+        { key: 'key-2', tenant: 'acme' },
+      ],
+    });
+    const first = await TestClient.connect(server.url, { apiKey: 'key-1' });
+    const second = await TestClient.connect(server.url, { apiKey: 'key-2', sessionId: first.sessionId });
+    // Keys of one tenant: the second key resumes the first's session.
+    expect(second.welcome?.resumed).toBe(true);
+    expect(server.setApiKeys([{ key: 'key-2', tenant: 'acme' }, 'key-3'])).toBe(0);
+    await first.drop();
+    await second.drop();
+  });
+
+  it('refuse a key listed for two tenants, naming the entries and never the key', async () => {
+    const message = 'apiKeys[1] lists the key of apiKeys[0] for another tenant: a key belongs to one tenant';
+    await expect(
+      startStubServer({ apiKeys: ['secret-key-1', { key: 'secret-key-1', tenant: 'acme' }] }),
+    ).rejects.toThrow(new OptionsError('invalid_option', `startStubServer: ${message}`));
+    const server = await stub({ apiKeys: ['key-1'] });
+    expect(() => server.setApiKeys(['secret-key-1', { key: 'secret-key-1', tenant: 'acme' }])).toThrow(
+      new TypeError(message),
+    );
+    // The keys stay as they were.
+    expect((await TestClient.connect(server.url, { apiKey: 'key-1' })).welcome?.resumed).toBe(false);
+  });
+
+  it('refuse an entry that is neither, naming it', async () => {
+    await expect(startStubServer({ apiKeys: ['key-1', { key: '', tenant: 'acme' }] })).rejects.toThrow(
+      'startStubServer: apiKeys[1] must be a non-empty string or { key, tenant } of non-empty strings',
     );
   });
 });
@@ -161,9 +265,20 @@ describe('the keys file', () => {
     expect(() => parseKeysFile('# none\n', undefined)).toThrow(
       'the file must list at least one key (an empty list would accept any key)',
     );
-    expect(() => parseKeysFile('key-1\nadmin-key\n', 'admin-key')).toThrow(
-      "key 2 is the admin key, which is no tenant's key",
+    expect(() => parseKeysFile('key-1\n\n# the operator\nadmin-key\n', 'admin-key')).toThrow(
+      "line 4 is the admin key, which is no tenant's key",
     );
+    expect(() => parseKeysFile('key-1 acme\n# other\nkey-1 other\n', undefined)).toThrow(
+      'line 3 lists the key of line 1 for another tenant: a key belongs to one tenant',
+    );
+    expect(() => parseKeysFile('key-1\nkey-2 acme\nbad\u00e9key\n', undefined)).toThrow(
+      'line 3: the key must be 1 to 4096 printable ASCII characters without spaces, got a string of 7 characters',
+    );
+    // The same key twice for its tenant is one key.
+    expect(parseKeysFile('key-1 acme\nkey-1 acme\n', undefined)).toEqual([
+      { key: 'key-1', tenant: 'acme' },
+      { key: 'key-1', tenant: 'acme' },
+    ]);
   });
 
   it('is given with --api-keys-file, not with --api-key, and the admin key comes from the environment', () => {

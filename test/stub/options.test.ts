@@ -40,7 +40,10 @@ describe('stub options', () => {
     [{ callDeadlineMs: 0 }, 'startStubServer: callDeadlineMs must be an integer ≥ 1, got 0'],
     [{ heartbeatIntervalMs: 1.5 }, 'startStubServer: heartbeatIntervalMs must be an integer ≥ 100, got 1.5'],
     [{ maxPayloadBytes: 100 }, 'startStubServer: maxPayloadBytes must be an integer ≥ 1024, got 100'],
-    [{ apiKeys: [''] }, 'startStubServer: apiKeys must hold non-empty strings'],
+    [
+      { apiKeys: [''] },
+      'startStubServer: apiKeys[0] must be a non-empty string or { key, tenant } of non-empty strings',
+    ],
     [{ host: '' }, 'startStubServer: host must be a non-empty string, got ""'],
     [{ agents: [agent('a', []), agent('a', [])] }, 'startStubServer: agents[1]: the name "a" is used twice'],
     [{ model: {} }, 'startStubServer: model must have a nextTurn(request) method'],

@@ -1,0 +1,239 @@
+/**
+ * The stub's fleet behaviour across sessions (docs/protocol/sessions.md, docs/protocol/fleets.md): an orderly
+ * close ends a session at once, fleet limits count connected sessions only, a detached session's calls end at
+ * their deadline. Several clients against one stub in this process: separate processes would prove nothing more.
+ */
+import { describe, expect, it } from 'vitest';
+import { scriptedModel } from '../../server-stub/index';
+import { Client } from '../../src/index';
+import { agent, http, once, stub, track } from './helpers';
+import { TestClient, toolDef } from './test-client';
+
+const oneCall = () => scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]);
+
+describe('a client that closes with 1000', () => {
+  it('has left: its session ends at once and the call it owed goes to another client at once', async () => {
+    const server = await stub({ model: oneCall(), sessionGraceMs: 60_000 });
+    const a = track(await TestClient.connect(server.url, { tools: [toolDef('work')] }));
+    const b = track(await TestClient.connect(server.url, { tools: [toolDef('work')] }));
+    const runId = server.runs.start(agent('fleet', ['work']), 'go');
+    const sent = await a.next('tool_call');
+    const expired = once(server, 'session_expired', (info) => info.sessionId === a.sessionId);
+    await a.close(1000, 'client closed');
+    expect(await expired).toEqual({ sessionId: a.sessionId });
+    const again = await b.next('tool_call');
+    expect(again.callId).toBe(sent.callId);
+    b.result(again.callId, 'from b');
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls.map((call) => [call.output, call.dispatchedTo, call.answeredBy])).toEqual([
+      ['from b', [a.sessionId, b.sessionId], b.sessionId],
+    ]);
+    expect(server.sessions().map((session) => session.sessionId)).toEqual([b.sessionId]);
+  });
+
+  it('keeps a session dropped without a close frame for its grace period', async () => {
+    const server = await stub({ model: oneCall(), sessionGraceMs: 60_000 });
+    const a = track(await TestClient.connect(server.url, { tools: [toolDef('work')] }));
+    const detached = once(server, 'session_detached');
+    await a.drop();
+    expect(await detached).toEqual({ sessionId: a.sessionId, code: 1006, reason: '' });
+    expect(server.sessions()).toMatchObject([{ sessionId: a.sessionId, state: 'detached' }]);
+  });
+
+  it('is what client.close() sends: the stub ends its session at once', async () => {
+    const server = await stub({ sessionGraceMs: 60_000 });
+    const client = new Client({ url: server.url, apiKey: 'k', tools: [] });
+    await client.connect();
+    const [session] = server.sessions();
+    const detached = once(server, 'session_detached');
+    const expired = once(server, 'session_expired');
+    await client.close();
+    expect(await detached).toEqual({ sessionId: session?.sessionId, code: 1000, reason: 'client closed' });
+    expect(await expired).toEqual({ sessionId: session?.sessionId });
+    expect(server.sessions()).toEqual([]);
+  });
+});
+
+const limited = (concurrency: number) => ({ ...toolDef('work'), fleet: { concurrency } });
+
+describe('fleet limits that disagree', () => {
+  it('count connected sessions only: a detached one does not refuse the new numbers, and is refused at its resume', async () => {
+    const server = await stub({ sessionGraceMs: 60_000 });
+    const old = track(await TestClient.connect(server.url, { tools: [limited(2)] }));
+    const detached = once(server, 'session_detached');
+    await old.drop();
+    await detached;
+    const fresh = track(await TestClient.connect(server.url, { tools: [limited(3)] }));
+    expect(fresh.welcome?.resumed).toBe(false);
+    const resuming = track(TestClient.open(server.url, { tools: [limited(2)], sessionId: old.sessionId }));
+    expect(await resuming.closed).toEqual({
+      code: 4010,
+      reason: 'fleet limits of work disagree: this worker concurrency 2, the fleet concurrency 3',
+    });
+  });
+
+  it('still refuses a worker whose numbers differ from a connected session', async () => {
+    const server = await stub();
+    track(await TestClient.connect(server.url, { tools: [limited(2)] }));
+    const other = track(TestClient.open(server.url, { tools: [limited(3)] }));
+    expect(await other.closed).toEqual({
+      code: 4010,
+      reason: 'fleet limits of work disagree: this worker concurrency 3, the fleet concurrency 2',
+    });
+  });
+});
+
+describe('fleet concurrency', () => {
+  it('holds the slot of a call that timed out until its worker answers', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'work' }] },
+      { toolCalls: [{ name: 'work' }] },
+      { text: 'done' },
+    ]);
+    const server = await stub({ model, callDeadlineMs: 300 });
+    const worker = track(await TestClient.connect(server.url, { tools: [limited(1)] }));
+    const runId = server.runs.start(agent('fleet', ['work']), 'go');
+    const first = await worker.next('tool_call');
+    // The tool ignores its signal: past the deadline the model reads timeout, the worker still runs it.
+    const asked = once(
+      server,
+      'run_event',
+      (info) => info.kind === 'tool_call' && (info.data as { callId: string }).callId !== first.callId,
+    );
+    expect(await worker.next('cancel')).toEqual({ type: 'cancel', callId: first.callId, reason: 'deadline' });
+    await asked;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(worker.all('tool_call').map((frame) => frame.callId)).toEqual([first.callId]);
+    worker.result(first.callId, 'late');
+    const second = await worker.next('tool_call', (frame) => frame.callId !== first.callId);
+    worker.result(second.callId, 'second');
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls.map((call) => [call.status, call.output])).toEqual([
+      ['timeout', 'Error running work: timed out after 300ms'],
+      ['ok', 'second'],
+    ]);
+  });
+
+  it("frees the slot of a call that timed out when its worker's session ends", async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'work' }] },
+      { toolCalls: [{ name: 'work' }] },
+      { text: 'done' },
+    ]);
+    const server = await stub({ model, callDeadlineMs: 300 });
+    const stuck = track(await TestClient.connect(server.url, { tools: [limited(1)] }));
+    const other = track(await TestClient.connect(server.url, { tools: [limited(1)] }));
+    const runId = server.runs.start(agent('fleet', ['work']), 'go');
+    const first = await stuck.next('tool_call');
+    await stuck.next('cancel');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(other.all('tool_call')).toEqual([]);
+    await stuck.close(1000, 'client closed');
+    const second = await other.next('tool_call');
+    expect(second.callId).not.toBe(first.callId);
+    other.result(second.callId, 'second');
+    expect((await server.runs.waitFor(runId)).toolCalls.map((call) => call.status)).toEqual([
+      'timeout',
+      'ok',
+    ]);
+  });
+});
+
+describe('spreading calls', () => {
+  it('spreads the calls of a fleet-limited tool over every idle worker, not the oldest', async () => {
+    const model = scriptedModel([
+      { toolCalls: Array.from({ length: 9 }, () => ({ name: 'work' })) },
+      { text: 'done' },
+    ]);
+    const server = await stub({ model });
+    const workers = await Promise.all(
+      [0, 1, 2].map(async () =>
+        track(await TestClient.connect(server.url, { tools: [limited(1)] })).serve({ work: () => 'ok' }),
+      ),
+    );
+    const transcript = await server.runs.waitFor(server.runs.start(agent('fleet', ['work']), 'go'));
+    expect(transcript.status).toBe('completed');
+    expect(workers.map((worker) => worker.executions.size)).toEqual([3, 3, 3]);
+  });
+
+  it('spreads plain calls answered one at a time over every worker', async () => {
+    const model = scriptedModel([
+      ...Array.from({ length: 4 }, () => ({ toolCalls: [{ name: 'work' }] })),
+      { text: 'done' },
+    ]);
+    const server = await stub({ model });
+    const workers = await Promise.all(
+      [0, 1].map(async () =>
+        track(await TestClient.connect(server.url, { tools: [toolDef('work')] })).serve({ work: () => 'ok' }),
+      ),
+    );
+    await server.runs.waitFor(server.runs.start(agent('fleet', ['work']), 'go'));
+    expect(workers.map((worker) => worker.executions.size)).toEqual([2, 2]);
+  });
+});
+
+describe('hello.buildId', () => {
+  it('is refused (4003) unless 1 to 128 printable ASCII characters without spaces', async () => {
+    const server = await stub();
+    for (const buildId of ['a b', 'a\nb', '   ', 'caf\u00e9']) {
+      const client = track(TestClient.open(server.url, { hello: false }));
+      await client.opened();
+      client.send({
+        type: 'hello',
+        protocol: 1,
+        sdk: { name: 'test-client', version: '0.0.0' },
+        tools: [],
+        buildId,
+      });
+      expect(await client.closed).toEqual({
+        code: 4003,
+        reason: `hello.buildId must be 1 to 128 printable ASCII characters without spaces, got a string of ${buildId.length} characters`,
+      });
+    }
+    const good = track(TestClient.open(server.url, { hello: false }));
+    await good.opened();
+    good.send({
+      type: 'hello',
+      protocol: 1,
+      sdk: { name: 't', version: '0' },
+      tools: [],
+      buildId: 'v1.2-abc',
+    });
+    await good.next('welcome');
+    expect(server.sessions()).toMatchObject([{ buildId: 'v1.2-abc' }]);
+  });
+
+  it('is checked the same way by setCurrentBuild', async () => {
+    const server = await stub();
+    expect(() => server.setCurrentBuild('a b')).toThrow(
+      new TypeError(
+        'setCurrentBuild: buildId must be 1 to 128 printable ASCII characters without spaces or undefined, got a string of 3 characters',
+      ),
+    );
+  });
+});
+
+describe("a run's build", () => {
+  it('shows in its transcript and in the runs list once the run is pinned', async () => {
+    const server = await stub({ model: scriptedModel([{ text: 'done' }]) });
+    const unpinned = server.runs.start(agent('plain', []), 'go');
+    await server.runs.waitFor(unpinned);
+    server.setCurrentBuild('build-7');
+    const pinned = server.runs.start(agent('plain', []), 'go');
+    await server.runs.waitFor(pinned);
+    expect((await http(server, 'GET', `/v1/runs/${pinned}`, undefined, 'k')).body).toMatchObject({
+      runId: pinned,
+      buildId: 'build-7',
+    });
+    const unpinnedBody = (await http(server, 'GET', `/v1/runs/${unpinned}`, undefined, 'k')).body;
+    expect(unpinnedBody).not.toHaveProperty('buildId');
+    const { runs } = (await http(server, 'GET', '/v1/runs', undefined, 'k')).body as {
+      runs: Array<{ runId: string; buildId?: string }>;
+    };
+    expect(runs.map((run) => [run.runId, run.buildId])).toEqual([
+      [pinned, 'build-7'],
+      [unpinned, undefined],
+    ]);
+    expect(server.runs.get(pinned)).toMatchObject({ buildId: 'build-7' });
+  });
+});
