@@ -477,8 +477,8 @@ export class CallRunner implements ExecutionOwner {
     // A call of a run its caller aborted (the service has not heard yet): it ends cancelled, never started.
     if (this.#abortedRuns.has(frame.runId)) this.#cancel(callId, this.#abortedRuns.get(frame.runId));
     else {
-      this.#slots.admit(execution);
-      this.#traces?.admitted(execution);
+      const waits = this.#slots.admit(execution);
+      if (waits) this.#traces?.queued(execution);
     }
   }
 

@@ -33,7 +33,7 @@ export interface SlotsOptions {
   mayStart?(): boolean;
   /**
    * Whether a call that waited for its first slot (or, keyed, for its turn) is past its deadline: the service has
-   * told the model it timed out, so it must not start now. @default never
+   * told the model it timed out, so it must not start now. Absent: never.
    */
   overdue?(execution: Execution): boolean;
   /** Ends an overdue call where it waits, without a slot (required with {@link SlotsOptions.overdue}). */
@@ -125,17 +125,21 @@ export class Slots {
 
   /**
    * A new call: it starts now if a slot is free and nobody is in line; a keyed one that would wait starts without
-   * a slot (see {@link Slots.startEarly}); any other waits in its lane.
+   * a slot (see {@link Slots.startEarly}); any other waits in its lane. Returns `true` when it did not get a
+   * slot (it waits, or waits after its key is known).
    */
-  admit(execution: Execution): void {
+  admit(execution: Execution): boolean {
     // Calls start in their turn: while others wait (a drain is due), a new one waits behind them.
     const weight = this.#weightOf === undefined ? 1 : this.#weightOf(execution);
-    if (this.#running + weight <= this.#maxConcurrency && this.#queued === 0 && this.#mayStart())
+    if (this.#running + weight <= this.#maxConcurrency && this.#queued === 0 && this.#mayStart()) {
       this.#begin(execution);
-    else if (this.#startsEarly?.(execution) === true && this.#mayStart()) {
+      return false;
+    }
+    if (this.#startsEarly?.(execution) === true && this.#mayStart()) {
       this.#move(execution, 'parked');
       this.#start(execution);
     } else this.#enqueue(execution, '');
+    return true;
   }
 
   /**

@@ -126,8 +126,8 @@ export interface CallTraces {
    * `tool_call` as received (the call keeps no trace context: ./execution.ts `READ_LATER`).
    */
   received(execution: Execution, frame: ToolCallFrame): void;
-  /** The call was admitted: it waits in line when every slot is busy. */
-  admitted(execution: Execution): void;
+  /** Every slot was busy when the call came: it waits in line (or, keyed, for its key's turn). */
+  queued(execution: Execution): void;
   /**
    * The call took its first slot: records {@link TRACE_EVENTS.started} and runs `start` (its context, then the
    * tool) within the call's trace.
@@ -210,9 +210,8 @@ export function callTraces(
       if (frame.approved !== undefined)
         decidedEvent(trace, { approved: frame.approved, reason: frame.reason });
     },
-    admitted(execution) {
-      // `parked`: a call of a tool with `concurrency` that started without a slot (src/client/slots.ts).
-      if (execution.state !== 'running') traceOf(execution)?.event(TRACE_EVENTS.queued);
+    queued(execution) {
+      traceOf(execution)?.event(TRACE_EVENTS.queued);
     },
     start(execution, start) {
       const traced = traces.get(execution);
