@@ -334,19 +334,20 @@ export class Dispatcher {
 
   /**
    * How long a call past its deadline is kept (docs/protocol/updates.md): while it has an open question
-   * (docs/protocol/questions.md); until its lease runs out, while its session negotiated `lease` (a detached
-   * session renews nothing: its call is kept until the lease it was last granted runs out); 0 past
-   * `maxCallDurationMs`, or without a lease.
+   * (docs/protocol/questions.md); until its lease runs out, while its session negotiated `lease`; a detached
+   * session's call is kept (it cannot renew until it resumes; its expiry ends or re-dispatches the call: the
+   * client stops it by the same rule, src/client/calls.ts `Leases`); 0 past `maxCallDurationMs`, or without a
+   * lease.
    */
   #leaseLeft(call: Call): number {
     if (call.state !== 'dispatched' || call.sessionId === undefined) return 0;
     // A call waiting for a person's answer is not cut (its deadline starts again after the answer).
     if (call.activity.openQuestions > 0) return this.#deps.options.callDeadlineMs;
     const session = this.#deps.sessions.get(call.sessionId);
-    const { maxCallDurationMs } = this.#deps.options;
+    const { leaseMs, maxCallDurationMs } = this.#deps.options;
     const now = Date.now();
     if (!session?.features.has('lease') || now - call.createdAt >= maxCallDurationMs) return 0;
-    const left = call.activity.leaseUntil - now;
+    const left = session.state === 'detached' ? leaseMs : call.activity.leaseUntil - now;
     return Math.max(0, Math.min(left, call.createdAt + maxCallDurationMs - now));
   }
 

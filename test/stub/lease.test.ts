@@ -86,48 +86,20 @@ describe('lease', () => {
     expect((await client.next('run_result')).toolCalls).toMatchObject([{ status: 'timeout' }]);
   });
 
-  it('keeps a leased call while its session is detached within its lease, and the resumed session finishes it', async () => {
+  it('keeps a leased call while its session is detached, and the resumed session finishes it', async () => {
     const { server, client, call } = await leasedCall({
       callDeadlineMs: 50,
       leaseMs: 1_000,
       sessionGraceMs: 5_000,
     });
     await dropAndWait(server, client);
-    // Detached past the deadline, within the lease granted at dispatch.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Detached well past the deadline and the lease: a drop is not a crash.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
     await client.reconnect();
     const redelivered = await client.next('tool_call', (frame) => frame.callId === call.callId);
     expect(redelivered.callId).toBe(call.callId);
     client.result(call.callId, 'exported');
     expect((await client.next('run_result')).toolCalls).toMatchObject([{ status: 'ok', output: 'exported' }]);
-  });
-
-  it("cuts a detached session's call once its deadline has passed and the lease it was last granted ran out", async () => {
-    const { server, client, runId, call } = await leasedCall({
-      callDeadlineMs: 50,
-      leaseMs: 1_000,
-      sessionGraceMs: 60_000,
-    });
-    await dropAndWait(server, client);
-    const transcript = await server.runs.waitFor(runId);
-    expect(transcript.toolCalls).toMatchObject([
-      { callId: call.callId, status: 'timeout', output: 'Error running export: timed out after 50ms' },
-    ]);
-    // Held for the lease granted at dispatch (1 s), not for the grace period (60 s).
-    const durationMs = transcript.toolCalls[0]?.durationMs ?? 0;
-    expect(durationMs).toBeGreaterThanOrEqual(1_000);
-    expect(durationMs).toBeLessThan(5_000);
-    expect(server.sessions()).toMatchObject([
-      { sessionId: client.sessionId, state: 'detached', inFlight: 0 },
-    ]);
-    // The resumed client's late result is received and not recorded.
-    await client.reconnect();
-    client.result(call.callId, 'too late');
-    expect(await client.next('ack', (frame) => frame.callId === call.callId)).toEqual({
-      type: 'ack',
-      callId: call.callId,
-    });
-    expect(server.runs.get(runId)?.toolCalls[0]?.status).toBe('timeout');
   });
 
   it('ends at once, timeout, a call whose deadline passed when its session expires', async () => {
