@@ -232,7 +232,9 @@ export class Dispatcher {
       this.#deps.closeQuestions?.(call);
       if (this.#overdue.has(call)) {
         // Its deadline passed while the lease of the session that left held it: nothing more to wait for.
-        this.#finish(call, { status: 'timeout', output: timeoutText(call.toolName, callDeadlineMs) });
+        // Kept past its deadline by its lease, then its worker never came back: the model is told both.
+        const output = `${timeoutText(call.toolName, callDeadlineMs)}: its worker was lost while it ran`;
+        this.#finish(call, { status: 'timeout', output });
         continue;
       }
       orphans.push(call);

@@ -115,7 +115,10 @@ describe('lease', () => {
     await first.drop();
     const transcript = await server.runs.waitFor(runId);
     expect(transcript.toolCalls).toMatchObject([
-      { status: 'timeout', output: 'Error running export: timed out after 50ms' },
+      {
+        status: 'timeout',
+        output: 'Error running export: timed out after 50ms: its worker was lost while it ran',
+      },
     ]);
     // Ended at the expiry (300 ms), not when the dead session's lease (5 s) would have run out.
     expect(transcript.toolCalls[0]?.durationMs).toBeLessThan(2_000);
