@@ -190,6 +190,13 @@ export async function putBuild(
       'invalid_request',
       'tenant: the stub accepts any API key, so every client is one tenant; leave tenant out',
     );
+  // A typo would set a build nobody reads; the name is not echoed (it might be a key typed by mistake).
+  if (body.tenant !== undefined && !service.keys.hasTenant(body.tenant))
+    throw new HttpError(
+      400,
+      'invalid_request',
+      'tenant: no accepted key belongs to that tenant (GET /v1/admin/keys lists the tenants by id)',
+    );
   service.setCurrentBuild(body.buildId ?? undefined, body.tenant);
   const state = buildPolicyOf(service.currentBuildOf(body.tenant));
   sendJson(res, 200, body.tenant === undefined ? state : { tenantId: tenantIdOf(body.tenant), ...state });

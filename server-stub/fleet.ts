@@ -108,6 +108,13 @@ export class KeyRing {
     return keyAccepted(this.keys, key);
   }
 
+  /** Whether some accepted key belongs to `tenant` (a key listed alone is its own tenant). */
+  hasTenant(tenant: string): boolean {
+    if (this.#tenants === undefined) return false;
+    for (const owner of this.#tenants.values()) if (owner === tenant) return true;
+    return false;
+  }
+
   /** The tenant of `key`: `undefined` when keys are not checked (one tenant for all). */
   tenantOf(key: string | undefined): string | undefined {
     if (this.#tenants === undefined || key === undefined) return undefined;

@@ -197,6 +197,21 @@ describe('operator routes', () => {
       status: 400,
       body: { error: { code: 'invalid_request', message: 'tenant must be a string of 1 to 256 characters' } },
     });
+    // A tenant no key belongs to (a typo) is refused, not set for nobody; its name is not echoed.
+    expect(await put({ buildId: 'b1', tenant: 'acme-typo' })).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 'invalid_request',
+          message:
+            'tenant: no accepted key belongs to that tenant (GET /v1/admin/keys lists the tenants by id)',
+        },
+      },
+    });
+    expect(() => server.setCurrentBuild('b1', 'acme-typo')).toThrow(
+      new TypeError('setCurrentBuild: no accepted key belongs to that tenant'),
+    );
+    expect([await buildOf('key-a'), await buildOf('key-b')]).toEqual(['b1', 'b9']);
   });
 
   it('refuses an admin key that is no key, or is a tenant key, when the stub starts', async () => {
