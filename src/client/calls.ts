@@ -46,7 +46,7 @@ import { Approvals, type Approver } from './approvals';
 import { CallMap } from './call-map';
 import { type CallUpdateHooks, CallUpdates, Leases, socketPacing, type WelcomeTerms } from './call-updates';
 import type { CallInfo } from './client-options';
-import { DEADLINE_GRACE_MS, Deadlines } from './deadlines';
+import { Deadlines } from './deadlines';
 import {
   type CallEvents,
   type CallExtras,
@@ -330,14 +330,14 @@ export class CallRunner implements ExecutionOwner {
       start: (execution) =>
         this.#traces ? this.#traces.start(execution, this.#start) : this.#start(execution),
       mayStart: () => !this.#outbox.full,
-      // The service's deadline (the grace is ours): past it, the model has read that the call timed out.
-      overdue: (execution) =>
-        execution.deadlineAt !== undefined && performance.now() >= execution.deadlineAt - DEADLINE_GRACE_MS,
-      expire: (execution) =>
+      expireIfOverdue: (execution) => {
+        if (!this.#deadlines.overdue(execution)) return false;
         this.#cancel(
           execution.callId,
           abortReason('the call passed its deadline before it started', 'TimeoutError', 'deadline'),
-        ),
+        );
+        return true;
+      },
     });
     this.toolsChanged();
     this.#deadlines = new Deadlines({

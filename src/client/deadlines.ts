@@ -59,6 +59,15 @@ export class Deadlines {
     if (due < this.#at) this.#schedule(due);
   }
 
+  /**
+   * Whether the service's own deadline of the call (its `deadlineMs`, without this side's grace) has passed: the
+   * model has been told it timed out. `false` for a call with no deadline here (none given, or leased).
+   */
+  overdue(execution: Execution): boolean {
+    const at = execution.deadlineAt;
+    return at !== undefined && performance.now() >= at - DEADLINE_GRACE_MS;
+  }
+
   /** The socket dropped: the service cannot cancel anything now, so each call stops at its deadline itself. */
   disconnected(): void {
     this.#down = true;

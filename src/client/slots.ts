@@ -32,12 +32,11 @@ export interface SlotsOptions {
    */
   mayStart?(): boolean;
   /**
-   * Whether a call that waited for its first slot (or, keyed, for its turn) is past its deadline: the service has
-   * told the model it timed out, so it must not start now. Absent: never.
+   * Asked when a call that waited for its first slot (or, keyed, for its turn) may start: when it is past its
+   * deadline (the service has told the model it timed out) this ends it where it waits, without a slot, and
+   * returns `true`. Absent: calls never expire here.
    */
-  overdue?(execution: Execution): boolean;
-  /** Ends an overdue call where it waits, without a slot (required with {@link SlotsOptions.overdue}). */
-  expire?(execution: Execution): void;
+  expireIfOverdue?(execution: Execution): boolean;
 }
 
 /** The slots one call takes (`tool({ slots })`), from 1 to `maxConcurrency`. */
@@ -47,8 +46,7 @@ export class Slots {
   readonly #maxConcurrency: number;
   readonly #start: (execution: Execution) => void;
   readonly #mayStart: () => boolean;
-  readonly #overdue: ((execution: Execution) => boolean) | undefined;
-  readonly #expire: (execution: Execution) => void;
+  readonly #expireIfOverdue: ((execution: Execution) => boolean) | undefined;
   /** Calls going on after a wait (`resuming`): first in line, in the order they may go on. */
   readonly #first: Execution[] = [];
   /** The lane of calls not keyed: `queued`, in the order they came. */
@@ -81,8 +79,7 @@ export class Slots {
     this.#maxConcurrency = options.maxConcurrency;
     this.#start = options.start;
     this.#mayStart = options.mayStart ?? (() => true);
-    this.#overdue = options.overdue;
-    this.#expire = options.expire ?? (() => {});
+    this.#expireIfOverdue = options.expireIfOverdue;
   }
 
   /** {@link SlotsOptions.mayStart} may have turned `true`: queued calls start if slots are free. */
@@ -167,12 +164,11 @@ export class Slots {
     const { state } = execution;
     if (state === 'parked') {
       const weight = this.#weightOf === undefined ? 1 : this.#weightOf(execution);
-      const now =
-        lane === undefined || (this.#queued === 0 && this.#mayStart())
-          ? this.#running + weight <= this.#maxConcurrency
-          : false;
-      if (now && lane !== undefined && this.#overdue?.(execution) === true) this.#expire(execution);
-      else if (now) {
+      const free = this.#running + weight <= this.#maxConcurrency;
+      // Going on after a wait: first in line. Keyed, for its first slot: only when nobody waits before it.
+      const now = lane === undefined ? free : free && this.#queued === 0 && this.#mayStart();
+      if (now && lane !== undefined && this.#expireIfOverdue?.(execution) === true) return;
+      if (now) {
         this.#move(execution, 'running');
         go();
       } else {
@@ -332,10 +328,7 @@ export class Slots {
           }
           if (lane !== '') this.#laneOf.delete(next);
           // Its deadline passed while it waited: the model was told it timed out; it ends without starting.
-          if (this.#overdue?.(next) === true) {
-            this.#expire(next);
-            continue;
-          }
+          if (this.#expireIfOverdue?.(next) === true) continue;
         }
         if (next.state === 'queued') this.#begin(next);
         else {
