@@ -134,7 +134,11 @@ export class CallRun extends CallAbortState implements CallState {
   readonly tool: Tool;
   readonly internals: ToolInternals;
   options: CallOptions;
-  ctx!: ToolContext;
+  /**
+   * Its `ctx` once made; before, its `ctx.context` when it has one ({@link Unmade}). A tool whose `execute` cannot
+   * read a `ctx` (`ToolInternals.executeReadsContext`) makes none unless something else asks for it.
+   */
+  #ctx: ToolContext | Unmade | undefined;
   /** Where the result goes; `undefined` once the call has it. */
   #sink: ResultSink | undefined;
   /** What few calls need (a note, a field redaction, steps, questions, a redactor of their own): made when first needed. */
@@ -144,6 +148,25 @@ export class CallRun extends CallAbortState implements CallState {
    * {@link WAITED} between waits and after them.
    */
   #next: Next | undefined;
+
+  /** The call's `ctx`, made on first read (with the ids, context and scope of its options then). */
+  get ctx(): ToolContext {
+    const ctx = this.#ctx;
+    if (ctx !== undefined && !(ctx instanceof Unmade)) return ctx;
+    const made = newContext(this, ctx?.context);
+    this.#ctx = made;
+    return made;
+  }
+
+  /** An attempt of a tool with `retry` gives the call its own `ctx` (./retry.ts). */
+  set ctx(ctx: ToolContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Until its `ctx` is made: what `ctx.context` will be. */
+  set context(context: unknown) {
+    if (context !== undefined) this.#ctx = new Unmade(context);
+  }
 
   get timeoutMs(): number | undefined {
     return this.options.timeoutMs ?? this.internals.timeoutMs;
@@ -427,6 +450,33 @@ export class CallRun extends CallAbortState implements CallState {
   }
 }
 
+/** A call's `ctx.context` until its `ctx` is made (a value of the host's could be anything: it is wrapped). */
+class Unmade {
+  constructor(readonly context: unknown) {}
+}
+
+/** The first `ctx` of `call`, from its options as they are now. */
+function newContext(call: CallRun, context: unknown): ToolContext {
+  const { options } = call;
+  const Context = contextClassFor(options.extend);
+  return new Context(
+    call,
+    context,
+    options.callId ?? randomId(),
+    options.runId ?? randomId(),
+    call.tool.name,
+    options.depth ?? 0,
+    {
+      attempt: 1,
+      sessionId: options.sessionId,
+      agentName: options.agentName,
+      tenantId: options.tenantId,
+      userId: options.userId,
+      agentRevision: options.agentRevision,
+    },
+  ) as unknown as ToolContext;
+}
+
 /** A random id: `crypto.randomUUID()` where available (it is missing on insecure browser origins). */
 function randomId(): string {
   if (typeof globalThis.crypto?.randomUUID === 'function') return globalThis.crypto.randomUUID();
@@ -469,23 +519,10 @@ export function startCall(
     return;
   }
   try {
-    const Context = contextClassFor(options.extend);
-    call.ctx = new Context(
-      call,
-      context,
-      options.callId ?? randomId(),
-      options.runId ?? randomId(),
-      tool.name,
-      options.depth ?? 0,
-      {
-        attempt: 1,
-        sessionId: options.sessionId,
-        agentName: options.agentName,
-        tenantId: options.tenantId,
-        userId: options.userId,
-        agentRevision: options.agentRevision,
-      },
-    ) as unknown as ToolContext;
+    call.context = context;
+    // Made now, with the options as they are when the call starts, when `execute` may read it; else when first
+    // asked for (most tools that take no `ctx` never are).
+    if (call.internals.executeReadsContext) void call.ctx;
     const refused = scanned === 'ok' ? undefined : refuseNumbers(args, tool.definition.parameters);
     runCall(call, args, refused);
   } catch (error) {
@@ -660,10 +697,15 @@ function execute(call: CallState, input: unknown, approved: boolean): void {
     enterGate(call, concurrency, input, () => guarded(call, () => execute(call, input, approved)), stopped);
     return;
   }
-  call.ctx.approved = approved;
+  // `false` is what a new `ctx` says: a call whose `ctx` is not made yet keeps it unmade.
+  if (approved) call.ctx.approved = true;
   const { retry } = internals;
   if (retry === undefined || retry.maxAttempts <= 1)
-    timed(call, () => internals.execute(input, call.ctx), afterExecute);
+    timed(
+      call,
+      () => internals.execute(input, internals.executeReadsContext ? call.ctx : (undefined as never)),
+      afterExecute,
+    );
   else executeAttempts(call, input, retry, afterExecute);
 }
 

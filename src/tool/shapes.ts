@@ -50,6 +50,7 @@ import { ToolDefinitionError } from '../errors';
 import { isPlainObject } from '../json';
 import { isThenable } from '../maybe';
 import { anArrayOf, describeValue, isRecord, type Rule } from './check-options';
+import { parameterList } from './function-source';
 import { bareFunctionDescription } from './model-text';
 import type { LegacyZod3Schema } from './schema';
 import {
@@ -367,91 +368,6 @@ export function approvalOrder(predicate: unknown): ReturnType<ApprovalOrderOf> {
       return 'toolwire';
   }
   return typeof second === 'string' && INPUT_NAMES.has(second) ? 'toolwire' : 'ai-sdk';
-}
-
-/**
- * The parameters of a function's source: each a name, or the keys an object pattern destructures (an array
- * pattern: no keys); `undefined` for native code or a class.
- */
-function parameterList(source: string): Array<string | string[]> | undefined {
-  if (/\{\s*\[native code\]\s*\}\s*$/.test(source) || /^class\b/.test(source)) return undefined;
-  // `x => …` and `async x => …`: one bare parameter.
-  const bare = /^(?:async\s+)?([A-Za-z_$][\w$]*)\s*=>/.exec(source);
-  if (bare !== null && bare[1] !== 'async') return [(bare[1] as string).replace(/^_+(?=[A-Za-z$])/, '')];
-  const open = source.indexOf('(');
-  if (open < 0) return undefined;
-  const inner = balanced(source, open);
-  if (inner === undefined) return undefined;
-  return splitTopLevel(inner, ',')
-    .map((param) => param.trim())
-    .filter((param) => param !== '')
-    .map((param) => {
-      const pattern = splitTopLevel(param, '=')[0]?.trim() ?? '';
-      if (pattern.startsWith('{')) {
-        const body = balanced(pattern, 0) ?? '';
-        return splitTopLevel(body, ',')
-          .map((entry) => entry.trim().replace(/^\.\.\./, ''))
-          .filter((entry) => entry !== '')
-          .map((entry) => /^[A-Za-z_$][\w$]*/.exec(entry)?.[0] ?? '');
-      }
-      if (pattern.startsWith('[')) return [];
-      // `_ctx`, `...args`: the name without the marks of an unused or rest parameter.
-      return pattern.replace(/^\.\.\./, '').replace(/^_+(?=[A-Za-z$])/, '');
-    });
-}
-
-const CLOSING: Record<string, string> = { '(': ')', '{': '}', '[': ']' };
-
-/** The text inside the bracket at `start` and its match, strings and comments skipped; `undefined` if unclosed. */
-function balanced(text: string, start: number): string | undefined {
-  const stack: string[] = [];
-  for (let i = start; i < text.length; i++) {
-    const char = text[i] as string;
-    if (char === '"' || char === "'" || char === '`') {
-      i = skipString(text, i);
-      continue;
-    }
-    if (char === '/' && (text[i + 1] === '/' || text[i + 1] === '*')) {
-      const end = text[i + 1] === '/' ? text.indexOf('\n', i) : text.indexOf('*/', i + 2) + 1;
-      if (end <= 0) return undefined;
-      i = end;
-      continue;
-    }
-    if (CLOSING[char] !== undefined) stack.push(CLOSING[char] as string);
-    else if (char === stack.at(-1)) {
-      stack.pop();
-      if (stack.length === 0) return text.slice(start + 1, i);
-    }
-  }
-  return undefined;
-}
-
-/** The index of the quote that ends the string opened at `start`. */
-function skipString(text: string, start: number): number {
-  const quote = text[start];
-  let i = start + 1;
-  while (i < text.length && text[i] !== quote) i += text[i] === '\\' ? 2 : 1;
-  return i;
-}
-
-/** `text` split at each `separator` outside brackets and strings (`=` not part of `=>`, `==`, `<=`, `>=`, `!=`). */
-function splitTopLevel(text: string, separator: ',' | '='): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let from = 0;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i] as string;
-    if (char === '"' || char === "'" || char === '`') i = skipString(text, i);
-    else if (char === '(' || char === '{' || char === '[') depth += 1;
-    else if (char === ')' || char === '}' || char === ']') depth -= 1;
-    else if (depth === 0 && char === separator) {
-      if (separator === '=' && (/[=<>!]/.test(text[i - 1] ?? '') || /[=>]/.test(text[i + 1] ?? ''))) continue;
-      parts.push(text.slice(from, i));
-      from = i + 1;
-    }
-  }
-  parts.push(text.slice(from));
-  return parts;
 }
 
 function notATool(where: string, value: unknown): never {

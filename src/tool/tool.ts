@@ -37,6 +37,7 @@ import {
   type Rule,
 } from './check-options';
 import { type ContentInput, content } from './content';
+import { readsPastFirstArgument } from './function-source';
 import { type LegacyZod3Schema, resolveSchema, type SchemaAdapter } from './schema';
 import { isStandardSchema } from './schema/standard';
 import { NotStrict, strictSchema } from './strict';
@@ -1086,6 +1087,11 @@ export interface ToolInternals {
   readonly inputSchema: JsonSchemaObject;
   readonly outputSchema: SchemaAdapter | undefined;
   readonly execute: (input: unknown, ctx: ToolContext) => unknown;
+  /**
+   * Whether `execute` may read its `ctx` (./function-source.ts `readsPastFirstArgument`): when it cannot, a call
+   * makes its `ctx` only if something else asks for it (src/call/pipeline.ts).
+   */
+  readonly executeReadsContext: boolean;
   readonly errorFunction: ((ctx: ToolContext, error: unknown) => unknown) | undefined;
   readonly needsApproval:
     | boolean
@@ -1308,7 +1314,13 @@ export function dryRunOf(source: Tool, answer: unknown): Tool {
   const internals = toolInternals(source);
   if (internals === undefined) return source;
   const made = { name: source.name, description: source.description, definition: source.definition };
-  const dry = { ...internals, execute: () => answer, outputSchema: undefined, toModelOutput: undefined };
+  const dry = {
+    ...internals,
+    execute: () => answer,
+    executeReadsContext: false,
+    outputSchema: undefined,
+    toModelOutput: undefined,
+  };
   Object.defineProperty(made, INTERNALS, { value: Object.freeze(dry) });
   return Object.freeze(made) as Tool;
 }
@@ -1322,7 +1334,12 @@ export function withExecute(source: Tool, execute: ToolInternals['execute']): To
   if (internals === undefined) return source;
   const made = { name: source.name, description: source.description, definition: source.definition };
   Object.defineProperty(made, INTERNALS, {
-    value: Object.freeze({ ...internals, execute, retry: undefined }),
+    value: Object.freeze({
+      ...internals,
+      execute,
+      executeReadsContext: readsPastFirstArgument(execute),
+      retry: undefined,
+    }),
   });
   return Object.freeze(made) as Tool;
 }
@@ -1429,6 +1446,7 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     inputSchema: deepFreeze(structuredClone(inputSchema)),
     outputSchema,
     execute: adapted.execute as ToolInternals['execute'],
+    executeReadsContext: readsPastFirstArgument(adapted.execute),
     errorFunction: (loose.errorFunction ?? undefined) as ToolInternals['errorFunction'],
     needsApproval: (from.aiSdk ? aiSdkApproval(approval) : approval) as ToolInternals['needsApproval'],
     timeoutMs: loose.timeoutMs,
