@@ -34,8 +34,11 @@ export interface CallChannel {
   loggerFor(attempt: number): Logger;
 }
 
-/** The call behind a `ctx`: its signal (made on first read) and, for a real call, its {@link CallChannel}. */
-export type ContextCall = { readonly signal: AbortSignal } & Partial<CallChannel>;
+/**
+ * The call behind a `ctx`: its `ctx.signal` (made on first read; not `signal`, which is a cancellation's own
+ * name) and, for a real call, its {@link CallChannel}.
+ */
+export type ContextCall = { readonly contextSignal: AbortSignal } & Partial<CallChannel>;
 
 /** Where the call runs, as the service (or `invokeTool`'s options) says. */
 export interface CallPlace {
@@ -122,7 +125,7 @@ export class CallContext {
 
   static {
     SIGNAL = lazyProperty('signal', function (this: CallContext) {
-      return this.#call.signal;
+      return this.#call.contextSignal;
     });
     IDEMPOTENCY_KEY = lazyProperty('idempotencyKey', function (this: CallContext) {
       return idempotencyKeyFor(this.callId, this.runId);
@@ -225,7 +228,7 @@ export interface AttemptSource extends CallChannel {
 export function newAttempt(call: AttemptSource, number: number): Attempt {
   const signal = new CallSignal(call.options.signal, call.tool.name);
   const channel: ContextCall = {
-    get signal() {
+    get contextSignal() {
       return signal.signal;
     },
     progress: (update) => call.progress(update),

@@ -1,9 +1,12 @@
 /**
  * A call's pipeline: one call from the model's raw arguments to its result.
  *
- * - `CallRun`: the state the phases of a call share, what `ctx`'s methods reach, and the one place a call ends
- *   (redaction, the edited-arguments note, well-formed text, `maxOutputBytes`, the duration);
- * - `startCall`: the arguments decoded and checked (./arguments.ts), `ctx` made (./context.ts), then `runCall`;
+ * - `CallRun`: the state the phases of a call share, its cancellation, what `ctx`'s methods reach, and the one
+ *   place a call ends (redaction, the edited-arguments note, well-formed text, `maxOutputBytes`, the duration); a
+ *   host subclasses it to keep its side of a call in the same object (`SinkRun` for a host that gives options and
+ *   a sink);
+ * - `startCall` / `startRun`: the arguments decoded and checked (./arguments.ts), `ctx` made (./context.ts) when
+ *   `execute` may read it (else when first asked for), then `runCall`;
  * - `runCall` and its phases: validate → the gate and approval → `execute` → `outputSchema` → the widget split →
  *   `toModelOutput` → the model's text;
  * - how a call ends when a phase gives no value: cancelled, timed out or failed (through `errorFunction`);
@@ -63,7 +66,8 @@ import { CallRedaction } from './redaction';
 import { executeAttempts } from './retry';
 import {
   ABORTED,
-  CallAbortState,
+  CallSignal,
+  Cancellation,
   errorFunctionTimeoutMs,
   type Settled,
   settleNow,
@@ -108,6 +112,9 @@ type Next = (outcome: Settled<unknown>, call: CallState) => void;
 /** `CallRun.#next` once a wait of the call is over (the call may still listen to its signal: see `done`). */
 const WAITED: Next = () => {};
 
+/** `CallRun.#next` once the call has its result. */
+const FINISHED: Next = () => {};
+
 /** A result redacted with a call's own redactor (sensitive values of its arguments). */
 function redactOutcome(outcome: CallOutcome, redactor: CallRedaction): void {
   outcome.output = redactor.output(outcome.output);
@@ -123,31 +130,50 @@ function scrub<T>(value: T, redactor: CallRedaction): T {
 }
 
 /**
- * One call from its start to its result: the {@link CallState} the phases share, and the one place a call ends
- * (a class rather than closures: a call held in flight keeps one object, not a context and two functions).
+ * One call from its start to its result: the {@link CallState} the phases share, its cancellation (it is a
+ * {@link Cancellation}: `abort()` cancels it), and the one place a call ends (a class rather than closures: a call
+ * held in flight keeps one object, not a context and two functions). A host subclasses it to keep its own side
+ * of a call in the same object (the client's `Execution`, src/client/execution.ts, which is also the call's
+ * options); `startCall` uses {@link SinkRun}.
  *
  * Memory: a call held in flight (its `execute` not settled) keeps this object, so it keeps few fields: what few
- * calls need sits in one object made on demand, and it has no private instance methods (V8 gives every instance
- * of a class with them a field of its own).
+ * calls need sits in one object made on demand (its `ctx.signal`'s state too), and it has no private instance
+ * methods (V8 gives every instance of a class with them a field of its own).
  */
-export class CallRun extends CallAbortState implements CallState {
-  readonly tool: Tool;
-  readonly internals: ToolInternals;
+export abstract class CallRun extends Cancellation implements CallState {
+  /** Its tool, once it starts (`startRun`). */
+  tool: Tool;
+  /** Its tool's internals, once it starts: read at every phase (a field, not a lookup each time). */
+  internals: ToolInternals;
   options: CallOptions;
   /**
    * Its `ctx` once made; before, its `ctx.context` when it has one ({@link Unmade}). A tool whose `execute` cannot
    * read a `ctx` (`ToolInternals.executeReadsContext`) makes none unless something else asks for it.
    */
   #ctx: ToolContext | Unmade | undefined;
-  /** Where the result goes; `undefined` once the call has it. */
-  #sink: ResultSink | undefined;
+  /** The state of its first `ctx.signal`: made when read, or when it aborts first (a timeout, the call's end). */
+  #signal: CallSignal | undefined;
   /** What few calls need (a note, a field redaction, steps, questions, a redactor of their own): made when first needed. */
   #rare: RareState | undefined;
   /**
    * What goes on when the phase the call waits on is over (`settle`): `undefined` before its first wait,
-   * {@link WAITED} between waits and after them.
+   * {@link WAITED} between waits and after them, {@link FINISHED} once the call has its result.
    */
   #next: Next | undefined;
+
+  /** @param options - the call's options; none: the call is its own (a subclass then has their members). */
+  constructor(options?: CallOptions) {
+    super();
+    this.tool = undefined as unknown as Tool;
+    this.internals = undefined as unknown as ToolInternals;
+    this.options = options ?? (this as unknown as CallOptions);
+  }
+
+  /** Where the call's result goes, once. */
+  abstract result(result: ToolCallResult): void;
+
+  /** When the call started (`performance.now()`, ms): the result's `durationMs` counts from it. */
+  abstract readonly started: number | undefined;
 
   /** The call's `ctx`, made on first read (with the ids, context and scope of its options then). */
   get ctx(): ToolContext {
@@ -163,19 +189,39 @@ export class CallRun extends CallAbortState implements CallState {
     this.#ctx = ctx;
   }
 
-  /** Until its `ctx` is made: what `ctx.context` will be. */
-  set context(context: unknown) {
-    if (context !== undefined) this.#ctx = new Unmade(context);
+  /** `ctx.signal` of its first `ctx` (./context.ts `ContextCall`), made on first read. */
+  get contextSignal(): AbortSignal {
+    return CallRun.#signalOf(this).signal;
   }
 
-  get timeoutMs(): number | undefined {
+  /**
+   * The call takes its tool and, until its `ctx` is made, what `ctx.context` will be; its redaction is made when
+   * fields may be redacted (the tool names some, or a policy may): a held call stays small.
+   */
+  static take(call: CallRun, tool: Tool, context: unknown): void {
+    call.tool = tool;
+    call.internals = toolInternals(tool)!;
+    if (context !== undefined) call.#ctx = new Unmade(context);
+    const names = call.internals.sensitiveFieldNames;
+    const { options } = call;
+    if (names.length > 0 || (options.policies?.length ?? 0) > 0) {
+      CallRun.#rareOf(call).redaction = new CallRedaction(options.redactor, names, (redactor) => {
+        // Over the call's options rather than a copy of them: a client's keep what they share on their prototype.
+        call.options = Object.create(call.options, {
+          redactor: { value: redactor, enumerable: true, writable: true, configurable: true },
+        }) as CallOptions;
+      });
+    }
+  }
+
+  get timeLimitMs(): number | undefined {
     return this.options.timeoutMs ?? this.internals.timeoutMs;
   }
 
-  /** What is left of `timeoutMs`: kept apart once a phase spent some (only a call with a time limit has any). */
+  /** What is left of `timeLimitMs`: kept apart once a phase spent some (only a call with a time limit has any). */
   get remainingMs(): number | undefined {
     const rare = this.#rare;
-    return rare === undefined ? this.timeoutMs : rare.remainingMs;
+    return rare === undefined ? this.timeLimitMs : rare.remainingMs;
   }
 
   set remainingMs(ms: number | undefined) {
@@ -183,7 +229,7 @@ export class CallRun extends CallAbortState implements CallState {
   }
 
   abortWithTimeout(): void {
-    this.abort(timeoutError(this.tool.name, this.timeoutMs ?? 0, this.stage));
+    CallRun.#signalOf(this).abort(timeoutError(this.tool.name, this.timeLimitMs ?? 0, this.stage));
   }
 
   /** The arguments an approver edited, when they did: the model reads them (redacted) before the result's text. */
@@ -220,40 +266,25 @@ export class CallRun extends CallAbortState implements CallState {
       steps: undefined,
       questions: 0,
       events: 0,
-      remainingMs: call.timeoutMs,
+      remainingMs: call.timeLimitMs,
     };
     return call.#rare;
   }
 
-  constructor(tool: Tool, options: CallOptions, sink: ResultSink) {
-    super(options.signal);
-    this.tool = tool;
-    this.internals = toolInternals(tool)!;
-    this.options = options;
-    this.#sink = sink;
-    // Made only when fields may be redacted (the tool names some, or a policy may): a held call stays small.
-    const names = this.internals.sensitiveFieldNames;
-    if (names.length > 0 || (options.policies?.length ?? 0) > 0) {
-      const redaction = new CallRedaction(options.redactor, names, (redactor) => {
-        // Over the call's options rather than a copy of them: a client's keep what they share on their prototype.
-        this.options = Object.create(this.options, {
-          redactor: { value: redactor, enumerable: true, writable: true, configurable: true },
-        }) as CallOptions;
-      });
-      CallRun.#rareOf(this).redaction = redaction;
-      sink.redaction = redaction;
-    }
-  }
-
-  protected cancelledToolName(): string {
-    return this.tool.name;
+  /**
+   * The state of the call's first `ctx.signal`, made now if it was not: it follows the caller's cancellation
+   * until the call ends, then no longer.
+   */
+  static #signalOf(call: CallRun): CallSignal {
+    call.#signal ??= new CallSignal(call.finished ? undefined : call.options.signal, call.tool.name);
+    return call.#signal;
   }
 
   /**
    * The call is its own wait (no object per wait, see {@link CallState.settle}): its abort listener on
-   * `options.signal` (from its first asynchronous phase until it ends: one listener for its waits and its
-   * `ctx.signal`, see `handleEvent`), and its methods `fulfilled` and `rejected` bound as the reactions on the
-   * phase's promise (a bound method is the smallest function V8 makes).
+   * `options.signal` (from its first asynchronous phase until it ends: one listener for its waits), and its
+   * methods `fulfilled` and `rejected` bound as the reactions on the phase's promise (a bound method is the
+   * smallest function V8 makes).
    */
   settle<T>(
     fn: () => T | PromiseLike<T>,
@@ -277,16 +308,18 @@ export class CallRun extends CallAbortState implements CallState {
     CallRun.#settled(this, { kind: 'error', error });
   }
 
-  /** The caller's cancellation aborted: `ctx.signal` aborts, and the phase the call waits on ends `aborted`. */
-  override handleEvent(): void {
-    super.handleEvent();
+  /**
+   * The caller's cancellation aborted: the phase the call waits on ends `aborted` (its `ctx.signal`, once made,
+   * listens for itself).
+   */
+  handleEvent(): void {
     CallRun.#settled(this, ABORTED);
   }
 
   /** The phase the call waits on is over, unless it was already: what goes on is told `outcome`. */
   static #settled(call: CallRun, outcome: Settled<unknown>): void {
     const next = call.#next;
-    if (next === undefined || next === WAITED) return;
+    if (next === undefined || next === WAITED || next === FINISHED) return;
     call.#next = WAITED;
     try {
       next(outcome, call);
@@ -296,15 +329,13 @@ export class CallRun extends CallAbortState implements CallState {
   }
 
   done(outcome: CallOutcome): void {
-    const sink = this.#sink;
-    if (sink === undefined) return;
-    this.#sink = undefined;
-    if (this.#next !== undefined) {
-      // It waited: it listens to the caller's signal until now, and a wait still open is dropped.
-      this.#next = WAITED;
-      this.options.signal?.removeEventListener('abort', this);
-    }
-    this.end();
+    const waited = this.#next;
+    if (waited === FINISHED) return;
+    this.#next = FINISHED;
+    // It waited: it listens to the caller's signal until now, and a wait still open is dropped.
+    if (waited !== undefined) this.options.signal?.removeEventListener('abort', this);
+    // Its `ctx.signal` no longer follows the caller's cancellation: one made later is aborted only if it came first.
+    if (this.#signal !== undefined || this.options.signal?.aborted === true) CallRun.#signalOf(this).end();
     // A tool with `concurrency`: the call's permit goes to the next call of its key (./concurrency.ts).
     if (this.internals.concurrency !== undefined) releasePermit(this);
     const { maxOutputBytes } = this.options;
@@ -318,8 +349,8 @@ export class CallRun extends CallAbortState implements CallState {
     if (maxOutputBytes !== undefined) outcome.output = truncateUtf8(outcome.output, maxOutputBytes);
     // The outcome is this call's own object: completed in place rather than copied.
     const result = outcome as ToolCallResult;
-    result.durationMs = Math.max(0, Math.round(performance.now() - (sink.started ?? 0)));
-    sink.result(result);
+    result.durationMs = Math.max(0, Math.round(performance.now() - (this.started ?? 0)));
+    this.result(result);
   }
 
   fail(error: unknown): void {
@@ -378,7 +409,7 @@ export class CallRun extends CallAbortState implements CallState {
 
   /** `true` once the call has its result. */
   get finished(): boolean {
-    return this.#sink === undefined;
+    return this.#next === FINISHED;
   }
 
   /** `q1`, `q2`, … */
@@ -483,11 +514,30 @@ function randomId(): string {
   return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
 }
 
+/** A call of a host that gives its options and a sink for its result (`startCall`). */
+export class SinkRun extends CallRun {
+  /** Where the result goes. */
+  readonly #sink: ResultSink;
+
+  constructor(options: CallOptions, sink: ResultSink) {
+    super(options);
+    this.#sink = sink;
+  }
+
+  get started(): number | undefined {
+    return this.#sink.started;
+  }
+
+  result(result: ToolCallResult): void {
+    this.#sink.result(result);
+  }
+}
+
 /**
- * Starts one call of `tool` with the model's raw arguments (`invokeTool` without its checks, for the client and
- * the other hosts): `sink` gets the result exactly once, synchronously when every phase of the call answers
- * synchronously. A call id and a run id not given are random UUIDs; `context` is `ctx.context` (the client's
- * per-call options leave it out: the call keeps it in `ctx` only). Never throws.
+ * Starts one call of `tool` with the model's raw arguments (`invokeTool` without its checks, for the hosts that
+ * give options and a sink): `sink` gets the result exactly once, synchronously when every phase of the call
+ * answers synchronously. A call id and a run id not given are random UUIDs; `context` is `ctx.context`. Never
+ * throws.
  */
 export function startCall(
   tool: Tool,
@@ -497,8 +547,17 @@ export function startCall(
   context: unknown = options.context,
 ): void {
   sink.started ??= performance.now();
-  const call = new CallRun(tool, options, sink);
-  if (options.signal?.aborted) {
+  startRun(new SinkRun(options, sink), tool, rawArguments, context);
+}
+
+/**
+ * Starts `call` (a host's own {@link CallRun}, e.g. the client's call, which is its own options and sink) as a
+ * call of `tool` with the model's raw arguments; `context` is `ctx.context` (the client's per-call options leave
+ * it out: the call keeps it until its `ctx` is made). Never throws.
+ */
+export function startRun(call: CallRun, tool: Tool, rawArguments: unknown, context: unknown): void {
+  CallRun.take(call, tool, context);
+  if (call.options.signal?.aborted) {
     call.done(cancelled(call));
     return;
   }
@@ -519,7 +578,6 @@ export function startCall(
     return;
   }
   try {
-    call.context = context;
     // Made now, with the options as they are when the call starts, when `execute` may read it; else when first
     // asked for (most tools that take no `ctx` never are).
     if (call.internals.executeReadsContext) void call.ctx;
@@ -806,8 +864,8 @@ const cancelled = (call: CallState): CallOutcome => ({
  * that hung when it was a policy or the `needsApproval` check.
  */
 function timedOut(call: CallState): void {
-  const { tool, ctx, timeoutMs } = call;
-  failure(call, 'timeout', ctx.signal.reason, timeoutText(tool.name, timeoutMs ?? 0, call.stage));
+  const { tool, ctx, timeLimitMs } = call;
+  failure(call, 'timeout', ctx.signal.reason, timeoutText(tool.name, timeLimitMs ?? 0, call.stage));
 }
 
 /** Ends the call for a phase of the tool's own work that gave no value: cancelled, timed out or failed. */
@@ -830,7 +888,7 @@ function failure(call: CallState, status: 'error' | 'timeout', error: unknown, f
     call.done({ status, output: fallback, error });
     return;
   }
-  const options = { signal: call.options.signal, timeoutMs: errorFunctionTimeoutMs(call.timeoutMs) };
+  const options = { signal: call.options.signal, timeoutMs: errorFunctionTimeoutMs(call.timeLimitMs) };
   settleThen(
     () => errorFunction(call.ctx, error),
     options,

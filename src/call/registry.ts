@@ -14,8 +14,8 @@ import type { AnyTool, Tool } from '../tool/tool';
 import { MAX_APPROVAL_REASON_CHARS, type ToolDefinition } from '../wire/protocol';
 import { cutChars } from '../wire/utf8';
 import { checkInvokeOptions } from './invoke';
-import { startCall } from './pipeline';
-import type { CallOptions, InvokeOptions, ResultSink, ToolCallResult } from './types';
+import { type CallRun, startCall, startRun } from './pipeline';
+import type { CallOptions, InvokeOptions, ToolCallResult } from './types';
 
 /**
  * Tools by name, in the order they were added. Takes tools of every shape a client does (the structural
@@ -150,19 +150,18 @@ function unknownTool(registry: ToolRegistry, toolName: string, options: CallOpti
 }
 
 /**
- * {@link ToolRegistry.invoke} for the client, whose options are built by toolwire (no checks): `sink` gets the
- * result exactly once, synchronously when every step of the call is synchronous; `context` is `ctx.context`.
- * Never throws.
+ * {@link ToolRegistry.invoke} for a host's own call (the client's, which is its own options and sink, built by
+ * toolwire: no checks): `call` gets the result exactly once, synchronously when every step of the call is
+ * synchronous; `context` is `ctx.context`. Never throws.
  */
 export function startByName(
   registry: ToolRegistry,
+  call: CallRun,
   toolName: string,
   rawArguments: unknown,
-  options: CallOptions,
-  sink: ResultSink,
-  context: unknown = options.context,
+  context: unknown,
 ): void {
   const found = registry.get(toolName);
-  if (found !== undefined) startCall(found as Tool, rawArguments, options, sink, context);
-  else sink.result(unknownTool(registry, toolName, options));
+  if (found !== undefined) startRun(call, found as Tool, rawArguments, context);
+  else call.result(unknownTool(registry, toolName, call.options));
 }

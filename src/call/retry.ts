@@ -69,7 +69,7 @@ export function executeAttempts(
 ): void {
   const { internals } = call;
   const name = call.tool.name;
-  const { timeoutMs } = call;
+  const { timeLimitMs: timeoutMs } = call;
   const signal = call.options.signal;
   const run = (number: number): void => {
     const attempt = call.newAttempt(number);

@@ -1,7 +1,7 @@
 /**
  * A call's cancellation and time: how it stops, and how each of its phases waits.
  *
- * - `Cancellation`: a cancellation without an `EventTarget`, what the client keeps per call;
+ * - `Cancellation`: a cancellation without an `EventTarget`: every call is one (src/call/pipeline.ts `CallRun`);
  * - `CallSignal`: the abort state of one call, and its `ctx.signal`, made when a tool first reads it (most tools
  *   never do, and in Node an `AbortController` costs microseconds and hundreds of bytes per call; an abort that
  *   comes first is remembered and shows on the signal when it is made);
@@ -89,10 +89,10 @@ class EarlyAbort {
 }
 
 /**
- * The abort state of one call, and its `ctx.signal` on demand. It listens to the caller's cancellation itself
- * (`handleEvent`, as `EventTarget` calls it): a held call keeps no closure for it. Two fields: a call held in
- * flight keeps this state, so the name its `AbortError` gives comes from the subclass ({@link CallSignal}, or the
- * call's tool: `CallRun`, src/call/pipeline.ts), not from a field of its own.
+ * The abort state of a `ctx.signal`, and the signal on demand. It listens to the caller's cancellation itself
+ * (`handleEvent`, as `EventTarget` calls it): no closure for it. The name its `AbortError` gives comes from the
+ * subclass ({@link CallSignal}). A call (`CallRun`, src/call/pipeline.ts) makes one only when its `ctx.signal` is
+ * read or aborts first: a call held in flight keeps none.
  */
 export abstract class CallAbortState {
   /** The signal's controller once read, or the abort that came first, or neither (not aborted, never read). */

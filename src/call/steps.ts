@@ -132,7 +132,7 @@ export interface StepCall {
   /** `true` once the call has its result. */
   readonly finished: boolean;
   /** The call's own abort state (its first `ctx.signal`). */
-  readonly signal: AbortSignal;
+  readonly contextSignal: AbortSignal;
   readonly tool: { readonly name: string };
 }
 
@@ -213,7 +213,7 @@ export class CallSteps {
     const entry = this.#entries.get(key);
     if (entry !== undefined)
       return entry.done ? Promise.resolve(this.#replay(key)) : entry.pending.then(() => this.#replay(key));
-    if (call.signal.aborted) throw call.signal.reason;
+    if (call.contextSignal.aborted) throw call.contextSignal.reason;
     if (call.finished)
       throw new AbortError(
         'call_ended',

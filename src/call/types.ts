@@ -396,9 +396,12 @@ export interface CallState {
   internals: ToolInternals;
   ctx: ToolContext;
   options: CallOptions;
-  /** The call's time limit in milliseconds (`options.timeoutMs`, else the tool's), or none. */
-  timeoutMs: number | undefined;
-  /** Milliseconds left of `timeoutMs`; each timed phase spends what it takes. */
+  /**
+   * The call's time limit in milliseconds (`options.timeoutMs`, else the tool's), or none. Not `timeoutMs`: a
+   * host's call may be its own options (the client's).
+   */
+  timeLimitMs: number | undefined;
+  /** Milliseconds left of `timeLimitMs`; each timed phase spends what it takes. */
   remainingMs: number | undefined;
   /** Aborts `ctx.signal` with the `TimeoutError` of `timeoutMs` (its time limit ran out). */
   abortWithTimeout(): void;

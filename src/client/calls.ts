@@ -576,9 +576,7 @@ export class CallRunner implements ExecutionOwner {
       if (this.#leased) this.#leases.started(execution);
     }
     // A call whose phases are all synchronous (zod validation, a plain `execute`) ends here, in this turn.
-    const { registry } = this.#options;
-    const options = execution as unknown as CallOptions;
-    startByName(registry, execution.toolName, execution.arguments, options, execution, context);
+    startByName(this.#options.registry, execution, execution.toolName, execution.arguments, context);
   }
 
   /** Handles a `cancel`: aborts `ctx.signal` of the call, or drops it from the queue. */

@@ -6,15 +6,8 @@
  *
  * @module
  */
-import type { CallRedaction } from '../call/redaction';
-import { Cancellation } from '../call/signal';
-import type {
-  ApprovalDecision,
-  ApprovalRequest,
-  ResultSink,
-  ToolCallResult,
-  WidgetInvalidInfo,
-} from '../call/types';
+import { CallRun } from '../call/pipeline';
+import type { ApprovalDecision, ApprovalRequest, ToolCallResult, WidgetInvalidInfo } from '../call/types';
 import type { FrameOf, ServiceFrame } from '../wire/protocol';
 
 /** Events the call runner reports to the client. */
@@ -111,14 +104,12 @@ export type CallExtras = Readonly<Partial<Pick<ToolCallFrame, LaterField>>>;
 
 /**
  * What few calls keep (see {@link Execution.resume}, {@link Execution.decide}, {@link Execution.approvalReason},
- * {@link Execution.redaction}, {@link Execution.updated}, {@link Execution.extras}): one object made when first
- * needed.
+ * {@link Execution.updated}, {@link Execution.extras}): one object made when first needed.
  */
 class RareState {
   resume: (() => void) | undefined = undefined;
   decide: ((decision: ApprovalDecision) => void) | undefined = undefined;
   approvalReason: string | undefined = undefined;
-  redaction: CallRedaction | undefined = undefined;
   updated = false;
   extras: CallExtras | undefined;
 
@@ -217,11 +208,12 @@ export function extrasOf(frame: ToolCallFrame): CallExtras | undefined {
 }
 
 /**
- * One call received and not yet finished. It is its own {@link Cancellation} (aborting it aborts `ctx.signal`:
- * a `cancel` from the service, the deadline, `close()`) and its own result sink: a held call is one object, and
- * every part of the client keeps what it needs of a call here rather than in a map of its own.
+ * One call received and not yet finished. It is the call itself as src/call runs it (a `CallRun`, whose state,
+ * cancellation and result it shares: aborting it aborts `ctx.signal`: a `cancel` from the service, the deadline,
+ * `close()`), and its own options and result sink: a held call is one object, and every part of the client keeps
+ * what it needs of a call here rather than in a map of its own.
  */
-export class Execution extends Cancellation implements ResultSink {
+export class Execution extends CallRun {
   readonly callId: string;
   readonly runId: string;
   readonly toolName: string;
@@ -292,16 +284,6 @@ export class Execution extends Cancellation implements ResultSink {
         : { type: 'tool_call', callId, runId, toolName, arguments: this.arguments };
     const extras = this.extras;
     return extras === undefined ? frame : Object.assign(frame, extras);
-  }
-
-  /** The call's redaction by field name, once it started (set by the call: src/call/redaction.ts). */
-  get redaction(): CallRedaction | undefined {
-    return Execution.#stateOf(this)?.redaction;
-  }
-
-  set redaction(redaction: CallRedaction | undefined) {
-    if (redaction !== undefined || Execution.#stateOf(this) !== undefined)
-      Execution.#rareOf(this).redaction = redaction;
   }
 
   /**

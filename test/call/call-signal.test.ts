@@ -76,7 +76,8 @@ describe('CallSignal', () => {
   });
 
   it('lets a tool reassign ctx.signal and ctx.idempotencyKey (for its helpers), as plain fields', () => {
-    const target = new CallContext(new CallSignal(undefined, 'echo'), undefined, 'c1', 'r1', 'echo', 0) as {
+    const call = { contextSignal: new CallSignal(undefined, 'echo').signal };
+    const target = new CallContext(call, undefined, 'c1', 'r1', 'echo', 0) as {
       signal: unknown;
       idempotencyKey: unknown;
     };
