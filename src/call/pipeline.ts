@@ -331,11 +331,11 @@ export abstract class CallRun extends Cancellation implements CallState {
   done(outcome: CallOutcome): void {
     const waited = this.#next;
     if (waited === FINISHED) return;
+    // Its `ctx.signal` no longer follows the caller's cancellation: one read later is aborted only if it came first.
+    if (this.#signal !== undefined || this.options.signal?.aborted === true) CallRun.#signalOf(this).end();
     this.#next = FINISHED;
     // It waited: it listens to the caller's signal until now, and a wait still open is dropped.
     if (waited !== undefined) this.options.signal?.removeEventListener('abort', this);
-    // Its `ctx.signal` no longer follows the caller's cancellation: one made later is aborted only if it came first.
-    if (this.#signal !== undefined || this.options.signal?.aborted === true) CallRun.#signalOf(this).end();
     // A tool with `concurrency`: the call's permit goes to the next call of its key (./concurrency.ts).
     if (this.internals.concurrency !== undefined) releasePermit(this);
     const { maxOutputBytes } = this.options;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CallContext } from '../../src/call/context';
 import { CallSignal, Cancellation } from '../../src/call/signal';
-import { invokeTool, tool } from '../../src/index';
+import { invokeTool, type ToolContext, tool } from '../../src/index';
 import { withCountedAbortControllers } from '../support/abort-controllers';
 import { CTX_KEYS } from '../support/ctx-keys';
 
@@ -73,6 +73,35 @@ describe('CallSignal', () => {
     expect(call?.keys).toEqual(CTX_KEYS);
     expect(call?.copied).toBeInstanceOf(AbortSignal);
     expect(call?.aborted()).toBe(true);
+  });
+
+  it("shows a caller's abort that ended the call on a ctx.signal first read after the end, and no later one", async () => {
+    const seen: Array<ToolContext> = [];
+    const waits = tool({
+      name: 'waits',
+      description: 'Waits.',
+      execute: (_input, ctx) => {
+        seen.push(ctx);
+        return new Promise(() => {});
+      },
+    });
+    const caller = new AbortController();
+    const pending = invokeTool(waits, {}, { signal: caller.signal });
+    await Promise.resolve();
+    caller.abort(new Error('stop'));
+    expect((await pending).status).toBe('cancelled');
+    expect(seen[0]?.signal.aborted).toBe(true);
+    expect((seen[0]?.signal.reason as Error).message).toBe('stop');
+
+    const later = new AbortController();
+    const ended = await invokeTool(
+      tool({ name: 'quick', description: 'd', execute: (_input, ctx) => (seen.push(ctx), 'ok') }),
+      {},
+      { signal: later.signal },
+    );
+    expect(ended.status).toBe('ok');
+    later.abort();
+    expect(seen[1]?.signal.aborted).toBe(false);
   });
 
   it('lets a tool reassign ctx.signal and ctx.idempotencyKey (for its helpers), as plain fields', () => {
