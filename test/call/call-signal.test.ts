@@ -91,14 +91,18 @@ describe('CallSignal', () => {
     caller.abort(new Error('stop'));
     expect((await pending).status).toBe('cancelled');
     expect(seen[0]?.signal.aborted).toBe(true);
-    expect((seen[0]?.signal.reason as Error).message).toBe('stop');
+    expect(seen[0]?.signal.reason).toEqual(new Error('stop'));
 
     const later = new AbortController();
-    const ended = await invokeTool(
-      tool({ name: 'quick', description: 'd', execute: (_input, ctx) => (seen.push(ctx), 'ok') }),
-      {},
-      { signal: later.signal },
-    );
+    const quick = tool({
+      name: 'quick',
+      description: 'd',
+      execute: (_input, ctx) => {
+        seen.push(ctx);
+        return 'ok';
+      },
+    });
+    const ended = await invokeTool(quick, {}, { signal: later.signal });
     expect(ended.status).toBe('ok');
     later.abort();
     expect(seen[1]?.signal.aborted).toBe(false);
