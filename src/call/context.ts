@@ -32,6 +32,8 @@ export interface CallChannel {
   step(key: string, fn: () => unknown): Promise<unknown>;
   /** The logger of one attempt of the call. */
   loggerFor(attempt: number): Logger;
+  /** Whether the call has a logger: without one, `ctx.logger` is the silent logger, a plain field. */
+  readonly logs: boolean;
 }
 
 /**
@@ -184,7 +186,9 @@ export class CallContext {
     this.tenantId = place.tenantId;
     this.userId = place.userId;
     this.agentRevision = place.agentRevision;
-    Object.defineProperty(this, 'logger', LOGGER);
+    // Without a logger there is nothing to scope: a plain field (an accessor costs every `ctx` a defineProperty).
+    if (call.logs === true) Object.defineProperty(this, 'logger', LOGGER);
+    else (this as { logger: Logger }).logger = silentLogger;
   }
 }
 
@@ -236,6 +240,7 @@ export function newAttempt(call: AttemptSource, number: number): Attempt {
     askQuestion: (question, options) => call.askQuestion(question, options),
     step: (key, fn) => call.step(key, fn),
     loggerFor: (attempt) => call.loggerFor(attempt),
+    logs: call.logs,
   };
   const first = call.ctx;
   const Context = contextClassFor(call.options.extend);

@@ -374,6 +374,11 @@ export abstract class CallRun extends Cancellation implements CallState {
     return redaction?.active === true ? { ...record, result: redaction.value(record.result) } : record;
   }
 
+  /** Whether `ctx.logger` logs anywhere (`options.logger`). */
+  get logs(): boolean {
+    return this.options.logger !== undefined;
+  }
+
   /** `ctx.logger` of attempt `attempt`. */
   loggerFor(attempt: number): Logger {
     const { logger } = this.options;
