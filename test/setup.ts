@@ -5,6 +5,10 @@ import { WebSocket } from 'ws';
 import '../src/zod3';
 import '../src/valibot';
 import '../src/json-schema';
+import { registerAllCallParts } from '../src/call/all-parts';
+
+// The optional call code (src/call/parts.ts), registered up front as the Node entry does.
+registerAllCallParts();
 
 // msw's WebSocket interceptor patches the global WebSocket; Node 20 has none, so install `ws` first.
 globalThis.WebSocket ??= WebSocket as unknown as typeof globalThis.WebSocket;

@@ -19,7 +19,8 @@
  *
  * @module
  */
-import { concurrencyStats, type GateStats } from '../call/concurrency';
+import type { GateStats } from '../call/concurrency';
+import { parts } from '../call/parts';
 import { startByName, type ToolRegistry } from '../call/registry';
 import { abortReason, settleThen } from '../call/signal';
 import type {
@@ -411,7 +412,8 @@ export class CallRunner implements ExecutionOwner {
       const concurrency = toolInternals(registry.get(name))?.concurrency;
       if (concurrency === undefined) continue;
       stats ??= {};
-      stats[name] = concurrencyStats(concurrency);
+      // Before src/call/concurrency.ts is loaded (src/call/parts.ts) no call has entered a gate.
+      stats[name] = parts.concurrency?.concurrencyStats(concurrency) ?? { running: 0, waiting: 0 };
     }
     return stats;
   }

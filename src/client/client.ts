@@ -8,6 +8,7 @@
  * @module
  */
 import { EventEmitter } from 'eventemitter3';
+import { loadParts, type PartName, partsFor, preloadParts } from '../call/parts';
 import { ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
@@ -16,6 +17,7 @@ import { type Logger, redactingLogger, silentLogger } from '../logger';
 import { isThenable } from '../maybe';
 import { clientRedactor, type Redactor, SHORT_SECRET } from '../redact';
 import { type ToolSourceOf, type ToolsGiven, toTool } from '../tool/shapes';
+import { toolInternals } from '../tool/tool';
 import { VERSION } from '../version';
 import { Connection, type ConnectionState, type ConnectOptions } from '../wire/connection';
 import {
@@ -338,10 +340,15 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     () => this.#redactor,
   );
 
+  /** `policies`, whose gate `connect()` loads. */
+  readonly #policies: readonly CallPolicy[] | undefined;
+
   constructor(options: ClientOptions<C, T>) {
     super();
     const resolved = resolveClientOptions(options as ClientOptions);
     this.#registry = new ToolRegistry(resolved.tools);
+    this.#policies = options.policies as readonly CallPolicy[] | undefined;
+    preloadParts(partsFor(undefined, { policies: this.#policies }));
     this.#maxConcurrency = resolved.maxConcurrency;
     // A key function's keys are read later, one per attempt: only a key given as a string is known now; the
     // connection teaches the redactor each one the function returns before it is used (src/wire/connection.ts).
@@ -461,6 +468,12 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    */
   async connect(options: ConnectOptions = {}): Promise<void> {
     checkConnectOptions(options);
+    // The optional call code this client's tools and options need is here before `hello` (src/call/parts.ts).
+    const loading = this.#loadParts();
+    if (loading !== undefined)
+      await loading.catch((error: unknown) => {
+        throw this.#redactor.error(error);
+      });
     await this.#connection.connect(options).catch((error: unknown) => {
       throw this.#redactor.error(error);
     });
@@ -545,6 +558,15 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       );
     }
     this.#announce();
+  }
+
+  /** The optional call parts (src/call/parts.ts) this client's options and tools need, loaded. */
+  #loadParts(): Promise<void> | undefined {
+    const registry = this.#registry;
+    const names = new Set<PartName>(partsFor(undefined, { policies: this.#policies }));
+    for (const name of registry.names())
+      for (const part of partsFor(toolInternals(registry.get(name)))) names.add(part);
+    return loadParts(names);
   }
 
   /** Removes a tool by name; the service is told. Calls already running finish. Returns `false` if absent. */
