@@ -465,6 +465,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    *   first.
    * @throws OptionsError `invalid_options` when the options are not an object, `unknown_option` (with "did you
    *   mean"), `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity; before any attempt.
+   * @throws ToolwireError `load_failed` in a browser when the code the tools or `policies` need could not be
+   *   loaded (src/call/parts.ts; the import's error as `cause`), before any attempt; the next call loads again.
    */
   async connect(options: ConnectOptions = {}): Promise<void> {
     checkConnectOptions(options);
