@@ -188,7 +188,12 @@ const CONCEPTS: ReadonlyArray<readonly [concept: string, files: readonly string[
       'call/yields',
     ],
   ],
-  ['optional call code: the loader (src/call/parts.ts)', ['call/parts']],
+  // Loaded by src/call/parts.ts when a tool or the client needs them: in the first download, only the loader.
+  [
+    'optional call code: gate, approval, retry, concurrency, steps, questions, widgets',
+    ['call/parts', 'call/approval', 'call/policies', 'call/retry', 'call/concurrency', 'call/steps'],
+  ],
+  ['', ['call/questions', 'tool/widget']],
   [
     'the client: calls, slots, outbox, deadlines',
     ['client/calls', 'client/execution', 'client/slots', 'client/outbox'],
