@@ -12,8 +12,9 @@
  */
 
 import { registerAllCallParts } from './call/all-parts';
-import { registerRuns } from './client/client';
+import { registerRuns, registerTracing } from './client/client';
 import { Runs } from './client/runs';
+import * as tracing from './client/tracing';
 import { jsonSchemaAdapter } from './tool/schema/json-schema';
 import { registerPart } from './tool/schema/optional-parts';
 import { valibotAdapter } from './tool/schema/valibot';
@@ -29,6 +30,8 @@ registerPart('jsonSchema', { adapter: jsonSchemaAdapter, validation });
 registerAllCallParts();
 // Runs, which a browser page loads on its first `client.run()`, are here from the start.
 registerRuns(Runs);
+// So is the code of a client's `tracing`.
+registerTracing(tracing);
 // In Node, `ws` whether or not the runtime has a global WebSocket (Bun and Deno keep theirs: src/wire/transport.ts).
 registerNodeWebSocket(loadWs);
 

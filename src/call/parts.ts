@@ -75,20 +75,30 @@ export function registerCallParts(given: Partial<CallParts>): void {
  */
 export function loadPart(name: PartName): Promise<void> {
   if (parts[name] !== undefined) return Promise.resolve();
-  loading[name] ??= LOADERS[name]().then(
+  loading[name] ??= loadCode(name, LOADERS[name] as () => Promise<unknown>).then(
     (part) => {
       (parts as Record<PartName, unknown>)[name] = part;
       loading[name] = undefined;
     },
     (error: unknown) => {
       loading[name] = undefined;
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new ToolwireError('load_failed', `toolwire could not load its ${name} code: ${reason}`, {
-        cause: error,
-      });
+      throw error;
     },
   );
   return loading[name];
+}
+
+/**
+ * What `load` imports; a failed import is `ToolwireError` `load_failed`, `toolwire could not load its <what>
+ * code: <reason>` (the import's error as `cause`).
+ */
+export function loadCode<T>(what: string, load: () => Promise<T>): Promise<T> {
+  return load().catch((error: unknown) => {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ToolwireError('load_failed', `toolwire could not load its ${what} code: ${reason}`, {
+      cause: error,
+    });
+  });
 }
 
 /** The parts of `names` loaded: `undefined` when all of them already are (nothing to wait for). */

@@ -8,7 +8,7 @@
  * @module
  */
 import { EventEmitter } from 'eventemitter3';
-import { loadParts, type PartName, partsFor, preloadParts } from '../call/parts';
+import { loadCode, loadParts, type PartName, partsFor, preloadParts } from '../call/parts';
 import { ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
@@ -48,7 +48,16 @@ import {
 } from './client-options';
 import type { RunEvent, RunResult, Runs } from './runs';
 import { drainOnSignals, type SignalHooks } from './signals';
-import { runCaller, type ToolTracing } from './tracing';
+import type * as Tracing from './tracing';
+import type { ToolTracing } from './tracing';
+
+/** ./tracing.ts: registered by the Node entry, else loaded by the `connect()` of a client with `tracing`. */
+let tracingCode: typeof Tracing | undefined;
+
+/** Registers ./tracing.ts (the Node entry), so that no client with `tracing` waits for it. */
+export function registerTracing(code: typeof Tracing): void {
+  tracingCode = code;
+}
 
 /**
  * The class of a client's runs (./runs.ts, with the run events' schemas), once loaded. A page that never calls
@@ -416,6 +425,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       redactor,
       logger,
       tracing: options.tracing,
+      callTraces: tracingCode?.callTraces,
       runCallers: liveRuns,
       events: {
         toolCall: (info) => this.#emit('tool_call', info),
@@ -465,8 +475,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    *   first.
    * @throws OptionsError `invalid_options` when the options are not an object, `unknown_option` (with "did you
    *   mean"), `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity; before any attempt.
-   * @throws ToolwireError `load_failed` in a browser when the code the tools or `policies` need could not be
-   *   loaded (src/call/parts.ts; the import's error as `cause`), before any attempt; the next call loads again.
+   * @throws ToolwireError `load_failed` in a browser when the code the tools, `policies` or `tracing` need could not
+   *   be loaded (src/call/parts.ts; the import's error as `cause`), before any attempt; the next call loads again.
    */
   async connect(options: ConnectOptions = {}): Promise<void> {
     checkConnectOptions(options);
@@ -476,6 +486,12 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       await loading.catch((error: unknown) => {
         throw this.#redactor.error(error);
       });
+    if (this.#tracing !== undefined) {
+      tracingCode ??= await loadCode('tracing', () => import('./tracing')).catch((error: unknown) => {
+        throw this.#redactor.error(error);
+      });
+      this.#calls.traceWith(tracingCode.callTraces);
+    }
     await this.#connection.connect(options).catch((error: unknown) => {
       throw this.#redactor.error(error);
     });
@@ -636,7 +652,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     if (added) this.#announce();
     const toolChoice = options.toolChoice ?? agent.toolChoice;
     // The tracer captures the caller's trace here, in the caller's context, for the run's calls to link to.
-    const traceCaller = this.#tracing === undefined ? undefined : runCaller(this.#tracing);
+    // A run comes after `connect()`, which loaded ./tracing.ts for a client with `tracing`.
+    const traceCaller = this.#tracing === undefined ? undefined : tracingCode?.runCaller(this.#tracing);
     const definition = agentDefinition(agent);
     const start = (runs: Runs) =>
       runs.start(

@@ -160,6 +160,30 @@ describe('the optional call code, loaded with import()', () => {
     await client.close();
   });
 
+  it('traces the calls of a client with tracing once connect() has loaded the tracing code', async () => {
+    const { core, parts } = await freshCore();
+    const { pair, results, call } = service(parts);
+    const started: string[] = [];
+    const ping = core.tool({ name: 'ping', description: 'Pong.', execute: () => 'pong' });
+    const client = new core.Client({
+      url: 'ws://service',
+      apiKey: 'key-1',
+      WebSocket: pair.WebSocket,
+      tools: [ping],
+      tracing: {
+        startCall: (traced) => {
+          started.push(`${traced.callId} ${traced.toolName}`);
+          return undefined;
+        },
+      },
+    });
+    await client.connect();
+    call('c1', 'ping');
+    await vi.waitFor(() => expect(results).toEqual([{ callId: 'c1', status: 'ok', output: 'pong' }]));
+    expect(started).toEqual(['c1 ping']);
+    await client.close({ drain: false });
+  });
+
   it('runs a call of a tool added while connected once the code it needs arrives', async () => {
     let arrive: () => void = () => {};
     const arrived = new Promise<void>((resolve) => {
