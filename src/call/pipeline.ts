@@ -12,9 +12,11 @@
  * A call takes only the phases its tool and its host have: the gate and approval (./policies.ts,
  * ./approval.ts) for a tool that asks for approval or names its agents, a host with policies, or a call a human
  * already decided; attempts (./retry.ts) for a tool with `retry`; preliminary results (./yields.ts) when `execute`
- * returned something that yields. Each phase runs under the call's time budget and signal (`timed`,
- * ./signal.ts) and goes on at once when it answers synchronously: a call of a tool with none of these and a
- * synchronous `execute` ends in the turn that started it.
+ * returned something that yields. The code of the optional phases (the gate and approval, attempts, concurrency,
+ * steps, questions, the widget check) is reached through ./parts.ts: in a browser it may still be loading, and a
+ * call that needs it then waits for it (`withPart`); a plain call never looks. Each phase runs under the call's
+ * time budget and signal (`timed`, ./signal.ts) and goes on at once when it answers synchronously: a call of a
+ * tool with none of these and a synchronous `execute` ends in the turn that started it.
  *
  * Time: `timeoutMs` is one budget for the tool's own work in the call: argument validation, the policies, the
  * `needsApproval` predicate, `execute`, `outputSchema` validation and `toModelOutput` (the time a human takes to
