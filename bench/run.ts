@@ -75,14 +75,22 @@ const log = (message: string) =>
   process.stderr.write(`[${((performance.now() - began) / 1000).toFixed(1).padStart(5)} s] ${message}\n`);
 const rotate = <T>(items: readonly T[], by: number) => items.map((_, i) => items[(i + by) % items.length]!);
 
-async function throughputSession(pair: Pair, record: (key: string, value: number) => void): Promise<void> {
-  await pair.load({ tool: 'add', inFlight: 64, durationMs: WARMUP_MS });
-  for (const inFlight of CONCURRENCIES) {
+/**
+ * One concurrency's warm-up and measured run on each pair, the pairs in turn: the windows of every subject at one
+ * concurrency lie within seconds of each other, so a ratio to the floor compares like moments of a shared machine.
+ */
+async function throughputRound(
+  pairs: readonly Pair[],
+  inFlight: number,
+  record: (name: SubjectName) => (key: string, value: number) => void,
+): Promise<void> {
+  for (const pair of pairs) {
     // Each concurrency is measured after a warm-up at that concurrency: the code paths differ (a frame per call
     // at 1 in flight, batches and a queue at 64), and a run started right after a switch measures V8 still
     // optimising them (a larger client takes longer), not the steady state a long-lived process runs at.
     await pair.load({ tool: 'add', inFlight, durationMs: WARMUP_MS });
     const run = await pair.load({ tool: 'add', inFlight, durationMs: RUN_MS });
+    const put = record(pair.name);
     if (run.errors > 0 || run.faults.length > 0) {
       const failed = `${pair.name} @${inFlight}: ${run.errors} wrong results; ${run.faults.slice(0, 3).join('; ')}`;
       // MCP opens an HTTP request per call: at 512 in flight on a loaded machine some fail to connect (`fetch
@@ -90,14 +98,14 @@ async function throughputSession(pair: Pair, record: (key: string, value: number
       if (pair.name !== 'mcp') throw new Error(failed);
       log(`  ${failed}: left out`);
       // NaN keeps the repetitions aligned for the paired ratios; medians skip it.
-      for (const key of ['calls/s', 'p50', 'p99', 'cpu', 'driver']) record(`${key}@${inFlight}`, Number.NaN);
+      for (const key of ['calls/s', 'p50', 'p99', 'cpu', 'driver']) put(`${key}@${inFlight}`, Number.NaN);
       continue;
     }
-    record(`calls/s@${inFlight}`, run.callsPerSecond);
-    record(`p50@${inFlight}`, run.latency.p50Us);
-    record(`p99@${inFlight}`, run.latency.p99Us);
-    record(`cpu@${inFlight}`, run.cpuUsPerCall);
-    record(`driver@${inFlight}`, run.driverCpuUs);
+    put(`calls/s@${inFlight}`, run.callsPerSecond);
+    put(`p50@${inFlight}`, run.latency.p50Us);
+    put(`p99@${inFlight}`, run.latency.p99Us);
+    put(`cpu@${inFlight}`, run.cpuUsPerCall);
+    put(`driver@${inFlight}`, run.driverCpuUs);
   }
 }
 
@@ -257,18 +265,25 @@ async function main(): Promise<void> {
 
   for (let rep = 0; rep < reps; rep++) {
     log(`repetition ${rep + 1}/${reps}`);
-    for (const name of rotate(subjects, rep)) {
-      log(`  throughput: ${name}`);
-      const pair = await Pair.start(name, spawnOptions);
-      try {
+    // Every subject's pair is started first and idles between its turns, so that each concurrency's windows
+    // lie together (throughputRound).
+    const pairs: Pair[] = [];
+    try {
+      for (const name of rotate(subjects, rep)) {
+        const pair = await Pair.start(name, spawnOptions);
+        pairs.push(pair);
         recorder(name)('hello-bytes@0', pair.helloBytes);
         recorder(name)('connect-ms@0', pair.connectMs);
-        await throughputSession(pair, recorder(name));
-        if ((SCALING_SUBJECTS as readonly SubjectName[]).includes(name))
-          await argumentScaling(pair, recorder(name));
-      } finally {
-        await pair.close();
       }
+      log(`  throughput: ${pairs.map((pair) => pair.name).join(', ')}`);
+      for (const pair of pairs) await pair.load({ tool: 'add', inFlight: 64, durationMs: WARMUP_MS });
+      for (const inFlight of CONCURRENCIES) await throughputRound(pairs, inFlight, recorder);
+      for (const pair of pairs) {
+        if ((SCALING_SUBJECTS as readonly SubjectName[]).includes(pair.name))
+          await argumentScaling(pair, recorder(pair.name));
+      }
+    } finally {
+      for (const pair of pairs) await pair.close();
     }
     for (const name of rotate(MEMORY_SUBJECTS, rep)) {
       log(`  memory: ${name}`);

@@ -117,6 +117,14 @@ export class QuestionError extends ToolwireError {
   }
 }
 
+/** The refusal of a question nobody can answer: no `onQuestion`, and a service that does not take questions. */
+export function nobodyAnswers(): QuestionError {
+  return new QuestionError(
+    'unsupported',
+    'nobody can answer: the client has no onQuestion and the service does not take questions',
+  );
+}
+
 /**
  * `client.decide()` could not apply a decision. `code`: `unknown_call` (the service has no such call, or it is not
  * in a run this decision may reach), `not_pending` (the call is not waiting for a decision: already decided,

@@ -1,7 +1,7 @@
 /**
  * The Node entry of `toolwire` (the `node` export condition; Bun and Deno resolve it too): the core
  * (./index.ts) with every optional part registered (zod 3 and valibot parameters, plain JSON Schema parameters
- * and the JSON Schema validator), and `ws` as the WebSocket of clients made in Node, so that a Node user imports
+ * and the JSON Schema validator, the optional call code of src/call/parts.ts, runs), and `ws` as the WebSocket of clients made in Node, so that a Node user imports
  * nothing else.
  *
  * The registrations are written here, as in ./zod3.ts, ./valibot.ts and ./json-schema.ts, rather than imported
@@ -11,8 +11,10 @@
  * @packageDocumentation
  */
 
-import { registerRuns } from './client/client';
+import { registerAllCallParts } from './call/all-parts';
+import { registerRuns, registerTracing } from './client/client';
 import { Runs } from './client/runs';
+import * as tracing from './client/tracing';
 import { jsonSchemaAdapter } from './tool/schema/json-schema';
 import { registerPart } from './tool/schema/optional-parts';
 import { valibotAdapter } from './tool/schema/valibot';
@@ -24,8 +26,12 @@ import { loadWs } from './wire/ws';
 registerPart('zod3', { adapter: zod3Adapter, inputJsonSchema: zod3InputJsonSchema });
 registerPart('valibot', { adapter: valibotAdapter });
 registerPart('jsonSchema', { adapter: jsonSchemaAdapter, validation });
+// The optional call code, which a browser page loads when its tools or calls first need it (src/call/parts.ts).
+registerAllCallParts();
 // Runs, which a browser page loads on its first `client.run()`, are here from the start.
 registerRuns(Runs);
+// So is the code of a client's `tracing`.
+registerTracing(tracing);
 // In Node, `ws` whether or not the runtime has a global WebSocket (Bun and Deno keep theirs: src/wire/transport.ts).
 registerNodeWebSocket(loadWs);
 

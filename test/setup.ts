@@ -5,6 +5,13 @@ import { WebSocket } from 'ws';
 import '../src/zod3';
 import '../src/valibot';
 import '../src/json-schema';
+import { registerAllCallParts } from '../src/call/all-parts';
+import { registerTracing } from '../src/client/client';
+import * as tracing from '../src/client/tracing';
+
+// The optional call code (src/call/parts.ts), registered up front as the Node entry does.
+registerAllCallParts();
+registerTracing(tracing);
 
 // msw's WebSocket interceptor patches the global WebSocket; Node 20 has none, so install `ws` first.
 globalThis.WebSocket ??= WebSocket as unknown as typeof globalThis.WebSocket;

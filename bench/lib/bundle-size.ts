@@ -162,6 +162,87 @@ async function parts(
   };
 }
 
+/**
+ * The concept each source file of the first download belongs to, by path: what a user could do without (a
+ * capability) and what every client needs (the wire, the call path, defining tools). A file not listed is
+ * `other`.
+ */
+const CONCEPTS: ReadonlyArray<readonly [concept: string, files: readonly string[]]> = [
+  ['wire: socket, frames, reconnect, heartbeat', ['wire/']],
+  ['defining tools: tool(), shapes, option checks', ['tool/tool', 'tool/shapes', 'tool/check-options']],
+  ['schemas: zod 4, arktype, announcements', ['tool/schema/']],
+  ['strict: true (OpenAI strict schemas)', ['tool/strict']],
+  [
+    'results: output, content, model texts',
+    ['tool/output', 'tool/content', 'tool/model-text', 'client/result-parts'],
+  ],
+  [
+    'the call path: pipeline, arguments, ctx, signal, registry',
+    [
+      'call/pipeline',
+      'call/arguments',
+      'call/context',
+      'call/signal',
+      'call/registry',
+      'call/invoke',
+      'call/yields',
+    ],
+  ],
+  // Loaded by src/call/parts.ts when a tool or the client needs them: in the first download, only the loader.
+  [
+    'optional call code: gate, approval, retry, concurrency, steps, questions, widgets',
+    ['call/parts', 'call/approval', 'call/policies', 'call/retry', 'call/concurrency', 'call/steps'],
+  ],
+  ['', ['call/questions', 'tool/widget']],
+  [
+    'the client: calls, slots, outbox, deadlines',
+    ['client/calls', 'client/execution', 'client/slots', 'client/outbox'],
+  ],
+  ['', ['client/deadlines', 'client/call-map', 'client/signals']],
+  [
+    'the client: Client, options, agents',
+    ['client/client', 'client/client-options', 'client/agent', 'eventemitter3'],
+  ],
+  ['updates: progress, events, leases, step results', ['client/call-updates']],
+  [
+    'approvals (service side), decide(), questions',
+    ['client/approvals', 'client/questions', 'call/decision'],
+  ],
+  ['tracing and field redaction', ['client/tracing', 'call/redaction']],
+  ['secrets: redactor, logger', ['redact', 'logger']],
+  ['leaves: errors, json, limits, maybe, version', ['errors', 'json', 'limits', 'maybe', 'version']],
+];
+
+/** The concept of `input` ({@link CONCEPTS}). */
+function conceptOf(input: string): string {
+  const path = input.replace(/^src\//, '').replace(/\.(ts|js|mjs)$/, '');
+  let named = 'other';
+  for (const [concept, files] of CONCEPTS) {
+    if (concept !== '') named = concept;
+    if (
+      files.some((file) =>
+        file.endsWith('/') ? path.startsWith(file) : path === file || path.startsWith(`${file}/`),
+      )
+    )
+      return named;
+  }
+  return 'other';
+}
+
+/** The first download by concept ({@link CONCEPTS}), largest first, with the files of each. */
+export async function firstDownloadConcepts(): Promise<Array<SourceShare & { files: string[] }>> {
+  const byConcept = new Map<string, SourceShare & { files: string[] }>();
+  for (const source of await firstDownloadSources()) {
+    const concept = conceptOf(source.input);
+    const entry = byConcept.get(concept) ?? { input: concept, minBytes: 0, gzipEstimate: 0, files: [] };
+    entry.minBytes += source.minBytes;
+    entry.gzipEstimate += source.gzipEstimate;
+    entry.files.push(source.input.replace(/^src\//, '').replace(/\.ts$/, ''));
+    byConcept.set(concept, entry);
+  }
+  return [...byConcept.values()].sort((a, b) => b.minBytes - a.minBytes);
+}
+
 /** Each input of the browser build's first download (zod left out), largest first: what the target is made of. */
 export async function firstDownloadSources(): Promise<SourceShare[]> {
   return (await parts('src/index.ts', [...PEERS, 'zod'], true)).sources;

@@ -15,9 +15,11 @@
  * A call takes only the phases its tool and its host have: the gate and approval (./policies.ts,
  * ./approval.ts) for a tool that asks for approval or names its agents, a host with policies, or a call a human
  * already decided; attempts (./retry.ts) for a tool with `retry`; preliminary results (./yields.ts) when `execute`
- * returned something that yields. Each phase runs under the call's time budget and signal (`timed`,
- * ./signal.ts) and goes on at once when it answers synchronously: a call of a tool with none of these and a
- * synchronous `execute` ends in the turn that started it.
+ * returned something that yields. The code of the optional phases (the gate and approval, attempts, concurrency,
+ * steps, questions, the widget check) is reached through ./parts.ts: in a browser it may still be loading, and a
+ * call that needs it then waits for it (`withPart`); a plain call never looks. Each phase runs under the call's
+ * time budget and signal (`timed`, ./signal.ts) and goes on at once when it answers synchronously: a call of a
+ * tool with none of these and a synchronous `execute` ends in the turn that started it.
  *
  * Time: `timeoutMs` is one budget for the tool's own work in the call: argument validation, the policies, the
  * `needsApproval` predicate, `execute`, `outputSchema` validation and `toModelOutput` (the time a human takes to
@@ -55,15 +57,13 @@ import {
   type ToolInternals,
   toolInternals,
 } from '../tool/tool';
-import { validateWidget, type Widget } from '../tool/widget';
-import { type ApprovalOutcome, decideApproval, lazyFrozenCopy } from './approval';
+import type { Widget } from '../tool/widget';
+import type { ApprovalOutcome } from './approval';
 import { decodeArguments, refuseNumbers, scanArguments } from './arguments';
-import { enterGate, holdsPermit, releasePermit } from './concurrency';
 import { checkEvent, checkEventCount, checkProgress, contextClassFor, newAttempt } from './context';
-import { type GateOutcome, passGate } from './policies';
-import { askQuestion } from './questions';
+import { type CallParts, loadPart, type PartName, parts } from './parts';
+import type { GateOutcome } from './policies';
 import { CallRedaction } from './redaction';
-import { executeAttempts } from './retry';
 import {
   ABORTED,
   CallSignal,
@@ -75,7 +75,7 @@ import {
   timed,
   timeoutError,
 } from './signal';
-import { CallSteps } from './steps';
+import type { CallSteps } from './steps';
 import type {
   Attempt,
   CallOptions,
@@ -337,7 +337,7 @@ export abstract class CallRun extends Cancellation implements CallState {
     // It waited: it listens to the caller's signal until now, and a wait still open is dropped.
     if (waited !== undefined) this.options.signal?.removeEventListener('abort', this);
     // A tool with `concurrency`: the call's permit goes to the next call of its key (./concurrency.ts).
-    if (this.internals.concurrency !== undefined) releasePermit(this);
+    if (this.internals.concurrency !== undefined) parts.concurrency?.releasePermit(this);
     const { maxOutputBytes } = this.options;
     const redaction = this.redaction;
     if (redaction?.active === true) redactOutcome(outcome, redaction);
@@ -390,8 +390,11 @@ export abstract class CallRun extends Cancellation implements CallState {
 
   /** `ctx.step()`. */
   step(key: string, fn: () => unknown): Promise<unknown> {
+    // ./steps.ts loads at a page's first step (./parts.ts).
+    const part = parts.steps;
+    if (part === undefined) return loadPart('steps').then(() => this.step(key, fn));
     const rare = CallRun.#rareOf(this);
-    rare.steps ??= new CallSteps(this.options.steps);
+    rare.steps ??= new part.CallSteps(this.options.steps);
     return rare.steps.run(this, key, fn, {
       kept: (record) => {
         const listener = this.options.onStep;
@@ -448,7 +451,10 @@ export abstract class CallRun extends Cancellation implements CallState {
 
   /** `ctx.askQuestion()`. */
   askQuestion(question: string, options?: AskOptions<unknown>): Promise<unknown> {
-    return askQuestion(
+    // ./questions.ts loads at a page's first question (./parts.ts).
+    const part = parts.questions;
+    if (part === undefined) return loadPart('questions').then(() => this.askQuestion(question, options));
+    return part.askQuestion(
       this,
       typeof question === 'string' ? CallRun.#scrub(this, question) : question,
       options,
@@ -667,20 +673,42 @@ function withRefusals(
  * way. Policies, the `needsApproval` predicate and the approver see one deep-frozen copy of `input`.
  */
 function gated(call: CallState, input: unknown): void {
-  const pass = call.options.approved === false ? skipGate : passGate;
-  const view = lazyFrozenCopy(input);
-  pass(call, view, (gate) =>
-    guarded(call, () => {
-      if (!gate.go) return refuse(call, gate);
-      if (gate.redact.length > 0) call.redaction?.addNames(gate.redact);
-      decideApproval(call, view, gate.approvalReason, (decided) =>
-        guarded(call, () => {
-          if (!decided.go) refuse(call, decided);
-          else if (decided.edited === undefined) execute(call, input, decided.approved);
-          else revalidate(call, decided.edited);
-        }),
-      );
-    }),
+  withPart(call, 'gate', (part) => {
+    const pass = call.options.approved === false ? skipGate : part.passGate;
+    const view = part.lazyFrozenCopy(input);
+    pass(call, view, (gate) =>
+      guarded(call, () => {
+        if (!gate.go) return refuse(call, gate);
+        if (gate.redact.length > 0) call.redaction?.addNames(gate.redact);
+        part.decideApproval(call, view, gate.approvalReason, (decided) =>
+          guarded(call, () => {
+            if (!decided.go) refuse(call, decided);
+            else if (decided.edited === undefined) execute(call, input, decided.approved);
+            else revalidate(call, decided.edited);
+          }),
+        );
+      }),
+    );
+  });
+}
+
+/**
+ * Goes on with part `name` (./parts.ts): at once when it is loaded, else once it is, the call waiting for it under
+ * its budget and signal (a load that fails ends the call `error`, saying so).
+ */
+function withPart<K extends PartName>(call: CallState, name: K, go: (part: CallParts[K]) => void): void {
+  const part = parts[name];
+  if (part !== undefined) {
+    go(part);
+    return;
+  }
+  timed(
+    call,
+    () => loadPart(name),
+    (loaded, waited) => {
+      if (loaded.kind === 'value') guarded(waited, () => go(parts[name] as CallParts[K]));
+      else stopped(waited, loaded);
+    },
   );
 }
 
@@ -736,6 +764,8 @@ function revalidate(call: CallState, edited: Record<string, unknown>): void {
         const input = validated.value.value;
         call.validated(input);
         call.editedArguments = edited;
+        // Only an approver's edit comes here: the gate is loaded.
+        const { passGate, lazyFrozenCopy } = parts.gate as CallParts['gate'];
         passGate(call, lazyFrozenCopy(input), (gate) =>
           guarded(call, () => {
             if (!gate.go) return refuse(call, gate);
@@ -756,9 +786,22 @@ function execute(call: CallState, input: unknown, approved: boolean): void {
   const { internals } = call;
   // A tool with `concurrency` waits for a permit first (./concurrency.ts), then comes back here holding it.
   const { concurrency } = internals;
-  if (concurrency !== undefined && !holdsPermit(call)) {
-    enterGate(call, concurrency, input, () => guarded(call, () => execute(call, input, approved)), stopped);
-    return;
+  if (concurrency !== undefined) {
+    const part = parts.concurrency;
+    if (part === undefined) {
+      withPart(call, 'concurrency', () => execute(call, input, approved));
+      return;
+    }
+    if (!part.holdsPermit(call)) {
+      part.enterGate(
+        call,
+        concurrency,
+        input,
+        () => guarded(call, () => execute(call, input, approved)),
+        stopped,
+      );
+      return;
+    }
   }
   // `false` is what a new `ctx` says: a call whose `ctx` is not made yet keeps it unmade.
   if (approved) call.ctx.approved = true;
@@ -769,7 +812,7 @@ function execute(call: CallState, input: unknown, approved: boolean): void {
       () => internals.execute(input, internals.executeReadsContext ? call.ctx : (undefined as never)),
       afterExecute,
     );
-  else executeAttempts(call, input, retry, afterExecute);
+  else withPart(call, 'retry', (part) => part.executeAttempts(call, input, retry, afterExecute));
 }
 
 function afterExecute(result: Settled<unknown>, call: CallState): void {
@@ -788,6 +831,26 @@ function executed(call: CallState, value: unknown): void {
     succeed(call, value);
     return;
   }
+  // What a tool yields may carry a widget: the widget check is loaded before the first value is read.
+  if (parts.widget === undefined) {
+    timed(
+      call,
+      () => loadPart('widget'),
+      (loaded, waited) => {
+        if (loaded.kind === 'value') drain(waited, iterator);
+        else {
+          closeIterator(iterator);
+          stopped(waited, loaded);
+        }
+      },
+    );
+    return;
+  }
+  drain(call, iterator);
+}
+
+/** Reads what `execute` returned that yields to its end, then the result goes on as any other. */
+function drain(call: CallState, iterator: NonNullable<ReturnType<typeof iteratorOf>>): void {
   timed(
     call,
     () => drainYields(call, iterator, (yielded) => preliminary(call, yielded)),
@@ -804,7 +867,9 @@ function executed(call: CallState, value: unknown): void {
 /** A value yielded before the result: its widget split off, the rest written as a result would be. */
 function preliminary(call: CallState, value: unknown): void {
   if (call.options.onPreliminary === undefined) return;
-  const { data, widget } = splitWidget(call, value);
+  const split = splitWidget(call, value);
+  if (split === NEEDS_WIDGET) return; // never: the widget check is loaded before a tool's yields are read
+  const { data, widget } = split;
   // Content parts of a preliminary result travel as their text.
   const output = isToolContent(data) ? contentText(data.parts) : serializeOutput(data, call.options.redactor);
   call.preliminary({ output, value, ...(widget === undefined ? {} : { widget }) });
@@ -831,7 +896,13 @@ function succeed(call: CallState, returned: unknown): void {
 
 /** The result's widget split off, and the rest turned into the model's text (through `toModelOutput`). */
 function project(call: CallState, value: unknown): void {
-  const { data, widget } = splitWidget(call, value);
+  const split = splitWidget(call, value);
+  // A page's first result with a widget waits for the widget check (./parts.ts).
+  if (split === NEEDS_WIDGET) {
+    withPart(call, 'widget', () => project(call, value));
+    return;
+  }
+  const { data, widget } = split;
   const done = (forModel: unknown) => {
     const outcome: CallOutcome = { status: 'ok', output: '', value };
     // A string is the model's text as it is; content parts (only from `content()`) go beside their text.
@@ -931,15 +1002,22 @@ function reportInvalidWidget(call: CallState, path: string, message: string): vo
   }
 }
 
+/** What {@link splitWidget} answers for a result with a widget before the widget check is loaded. */
+const NEEDS_WIDGET: unique symbol = Symbol('needs the widget check');
+
 /**
  * Splits `{ ...data, widget }` into the data the model reads and a validated widget (or none). Never throws: a
  * `widget` getter that throws is an invalid widget at `(root)`. The data keeps the result's other properties
  * as they are (getters included), so `serializeOutput` writes them by its usual rules.
  */
-function splitWidget(call: CallState, value: unknown): { data: unknown; widget?: Widget } {
+function splitWidget(
+  call: CallState,
+  value: unknown,
+): { data: unknown; widget?: Widget } | typeof NEEDS_WIDGET {
   let descriptors: PropertyDescriptorMap;
   try {
     if (!isPlainObject(value) || !Object.hasOwn(value, 'widget')) return { data: value };
+    if (parts.widget === undefined) return NEEDS_WIDGET;
     descriptors = Object.getOwnPropertyDescriptors(value);
     delete descriptors.widget;
   } catch {
@@ -954,7 +1032,7 @@ function splitWidget(call: CallState, value: unknown): { data: unknown; widget?:
     return { data };
   }
   if (widget === undefined) return { data };
-  const checked = validateWidget(widget);
+  const checked = (parts.widget as CallParts['widget']).validateWidget(widget);
   if (checked.ok) return { data, widget: checked.widget };
   reportInvalidWidget(call, checked.path, checked.message);
   return { data };

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { QuestionError, ToolDefinitionError } from '../errors';
+import { nobodyAnswers, QuestionError, ToolDefinitionError } from '../errors';
 import { nestsDeeperThan } from '../json';
 import { MAX_TIMEOUT_MS, MAX_VALUE_DEPTH } from '../limits';
 import { isThenable } from '../maybe';
@@ -18,14 +18,6 @@ import { QUESTION_LIMITS } from '../wire/protocol';
 import { show } from './context';
 import { settleThen } from './signal';
 import type { CallOptions, QuestionReply, QuestionRequest } from './types';
-
-/** The refusal of a question nobody can answer: no `onQuestion`, and a service that does not take questions. */
-export function nobodyAnswers(): QuestionError {
-  return new QuestionError(
-    'unsupported',
-    'nobody can answer: the client has no onQuestion and the service does not take questions',
-  );
-}
 
 /** What a question needs of its call. */
 export interface QuestionHost {

@@ -10,10 +10,11 @@ import { unknownToolText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
 import type { ToolSetOf, ToolSource, ToolSourceOf, ToolsGiven } from '../tool/shapes';
 import { isToolLike, toTool, toTools } from '../tool/shapes';
-import type { AnyTool, Tool } from '../tool/tool';
+import { type AnyTool, type Tool, toolInternals } from '../tool/tool';
 import { MAX_APPROVAL_REASON_CHARS, type ToolDefinition } from '../wire/protocol';
 import { cutChars } from '../wire/utf8';
 import { checkInvokeOptions } from './invoke';
+import { partsFor, preloadParts } from './parts';
 import { type CallRun, startCall, startRun } from './pipeline';
 import type { CallOptions, InvokeOptions, ToolCallResult } from './types';
 
@@ -76,6 +77,8 @@ export class ToolRegistry<T = ToolsGiven> {
       );
     }
     this.#tools.set(tool.name, tool);
+    // What its calls need of the optional call code starts loading now (./parts.ts).
+    preloadParts(partsFor(toolInternals(tool)));
   }
 
   /** Removes a tool by name. @returns `true` when it was registered. */

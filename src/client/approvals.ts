@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { readDecision } from '../call/approval';
+import { readDecision } from '../call/decision';
 import type { ApprovalDecision, ApprovalRequest } from '../call/types';
 import { ApprovalError, ConnectionError } from '../errors';
 import { nestsDeeperThan } from '../json';

@@ -19,7 +19,8 @@
  *
  * @module
  */
-import { concurrencyStats, type GateStats } from '../call/concurrency';
+import type { GateStats } from '../call/concurrency';
+import { parts } from '../call/parts';
 import { startByName, type ToolRegistry } from '../call/registry';
 import { abortReason, settleThen } from '../call/signal';
 import type {
@@ -58,7 +59,7 @@ import { type CallSocket, Outbox } from './outbox';
 import { type Questioner, questionHooks } from './questions';
 import { resultPartOf } from './result-parts';
 import { Slots } from './slots';
-import { type CallTraces, callTraces, type ToolTracing } from './tracing';
+import type { CallTraces, callTraces, ToolTracing } from './tracing';
 
 /** A `tool_call` or an `ack`, as the decoder gives both: with the fields of both (src/wire/codec.ts `callFrame`). */
 type CallFrame = ToolCallFrame & Pick<FrameOf<ServiceFrame, 'ack'>, 'callIds'>;
@@ -93,6 +94,8 @@ export interface CallRunnerOptions {
   events: CallEvents;
   /** The client's tracer (`tracing`), if any. */
   tracing?: ToolTracing | undefined;
+  /** ./tracing.ts's `callTraces` when the code is here (else the client gives it later: `traceWith`). */
+  callTraces?: typeof callTraces | undefined;
   /** This client's runs by id, for the traces of their calls (what `tracing.runStarted` captured). */
   runCallers?: { get(runId: string): { readonly traceCaller?: unknown } | undefined } | undefined;
 }
@@ -281,7 +284,7 @@ export class CallRunner implements ExecutionOwner {
   #resultParts = false;
   /** Finished calls the call updates keep something of, until their result is acked. */
   readonly #updated = new Set<string>();
-  readonly #traces: CallTraces | undefined;
+  #traces: CallTraces | undefined;
   #idleWaiters: Array<() => void> = [];
   /** Shared by this client's calls whose frames carry the same values (./execution.ts `CallExtras`). */
   lastExtras: CallExtras | undefined = undefined;
@@ -307,7 +310,7 @@ export class CallRunner implements ExecutionOwner {
       );
     const options = { ...runnerOptions, updates };
     this.#options = options;
-    this.#traces = options.tracing && callTraces(options.tracing, options.redactor, options);
+    this.#traces = options.tracing && options.callTraces?.(options.tracing, options.redactor, options);
     this.#leases = new Leases(updates, () => this.#deadlines);
     this.callOptions = {
       policies: options.policies,
@@ -317,7 +320,7 @@ export class CallRunner implements ExecutionOwner {
       onPreliminary: updates.preliminary,
       onEmit: updates.emit,
       // Only a traced client is told of retries: a call of another pays nothing for it.
-      ...(this.#traces === undefined ? {} : { onRetry: this.#onRetry }),
+      ...(options.tracing === undefined ? {} : { onRetry: this.#onRetry }),
       ...questionHooks(options.onQuestion ?? updates.ask, this),
       onStep: updates.step,
       logger: options.logger,
@@ -411,7 +414,8 @@ export class CallRunner implements ExecutionOwner {
       const concurrency = toolInternals(registry.get(name))?.concurrency;
       if (concurrency === undefined) continue;
       stats ??= {};
-      stats[name] = concurrencyStats(concurrency);
+      // Before src/call/concurrency.ts is loaded (src/call/parts.ts) no call has entered a gate.
+      stats[name] = parts.concurrency?.concurrencyStats(concurrency) ?? { running: 0, waiting: 0 };
     }
     return stats;
   }
@@ -818,6 +822,12 @@ export class CallRunner implements ExecutionOwner {
     const decision = this.#approvals.ask(execution, request);
     return this.#traces ? this.#traces.approval(execution, decision) : decision;
   };
+
+  /** ./tracing.ts arrived (a browser client with `tracing` loads it in `connect()`): calls are traced from now. */
+  traceWith(code: typeof callTraces): void {
+    const options = this.#options;
+    if (options.tracing !== undefined) this.#traces ??= code(options.tracing, options.redactor, options);
+  }
 
   /** A traced call's attempt failed and another follows: its trace records `toolwire.retry`. */
   readonly #onRetry = (info: { callId: string; attempt: number; delayMs: number; error: unknown }): void => {

@@ -8,6 +8,7 @@
  * @module
  */
 import { EventEmitter } from 'eventemitter3';
+import { loadCode, loadParts, type PartName, partsFor, preloadParts } from '../call/parts';
 import { ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
@@ -16,6 +17,7 @@ import { type Logger, redactingLogger, silentLogger } from '../logger';
 import { isThenable } from '../maybe';
 import { clientRedactor, type Redactor, SHORT_SECRET } from '../redact';
 import { type ToolSourceOf, type ToolsGiven, toTool } from '../tool/shapes';
+import { toolInternals } from '../tool/tool';
 import { VERSION } from '../version';
 import { Connection, type ConnectionState, type ConnectOptions } from '../wire/connection';
 import {
@@ -46,7 +48,16 @@ import {
 } from './client-options';
 import type { RunEvent, RunResult, Runs } from './runs';
 import { drainOnSignals, type SignalHooks } from './signals';
-import { runCaller, type ToolTracing } from './tracing';
+import type * as Tracing from './tracing';
+import type { ToolTracing } from './tracing';
+
+/** ./tracing.ts: registered by the Node entry, else loaded by the `connect()` of a client with `tracing`. */
+let tracingCode: typeof Tracing | undefined;
+
+/** Registers ./tracing.ts (the Node entry), so that no client with `tracing` waits for it. */
+export function registerTracing(code: typeof Tracing): void {
+  tracingCode = code;
+}
 
 /**
  * The class of a client's runs (./runs.ts, with the run events' schemas), once loaded. A page that never calls
@@ -338,10 +349,15 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     () => this.#redactor,
   );
 
+  /** `policies`, whose gate `connect()` loads. */
+  readonly #policies: readonly CallPolicy[] | undefined;
+
   constructor(options: ClientOptions<C, T>) {
     super();
     const resolved = resolveClientOptions(options as ClientOptions);
     this.#registry = new ToolRegistry(resolved.tools);
+    this.#policies = options.policies as readonly CallPolicy[] | undefined;
+    preloadParts(partsFor(undefined, { policies: this.#policies }));
     this.#maxConcurrency = resolved.maxConcurrency;
     // A key function's keys are read later, one per attempt: only a key given as a string is known now; the
     // connection teaches the redactor each one the function returns before it is used (src/wire/connection.ts).
@@ -409,6 +425,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       redactor,
       logger,
       tracing: options.tracing,
+      callTraces: tracingCode?.callTraces,
       runCallers: liveRuns,
       events: {
         toolCall: (info) => this.#emit('tool_call', info),
@@ -458,9 +475,23 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    *   first.
    * @throws OptionsError `invalid_options` when the options are not an object, `unknown_option` (with "did you
    *   mean"), `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity; before any attempt.
+   * @throws ToolwireError `load_failed` in a browser when the code the tools, `policies` or `tracing` need could not
+   *   be loaded (src/call/parts.ts; the import's error as `cause`), before any attempt; the next call loads again.
    */
   async connect(options: ConnectOptions = {}): Promise<void> {
     checkConnectOptions(options);
+    // The optional call code this client's tools and options need is here before `hello` (src/call/parts.ts).
+    const loading = this.#loadParts();
+    if (loading !== undefined)
+      await loading.catch((error: unknown) => {
+        throw this.#redactor.error(error);
+      });
+    if (this.#tracing !== undefined) {
+      tracingCode ??= await loadCode('tracing', () => import('./tracing')).catch((error: unknown) => {
+        throw this.#redactor.error(error);
+      });
+      this.#calls.traceWith(tracingCode.callTraces);
+    }
     await this.#connection.connect(options).catch((error: unknown) => {
       throw this.#redactor.error(error);
     });
@@ -547,6 +578,15 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     this.#announce();
   }
 
+  /** The optional call parts (src/call/parts.ts) this client's options and tools need, loaded. */
+  #loadParts(): Promise<void> | undefined {
+    const registry = this.#registry;
+    const names = new Set<PartName>(partsFor(undefined, { policies: this.#policies }));
+    for (const name of registry.names())
+      for (const part of partsFor(toolInternals(registry.get(name)))) names.add(part);
+    return loadParts(names);
+  }
+
   /** Removes a tool by name; the service is told. Calls already running finish. Returns `false` if absent. */
   removeTool(name: string): boolean {
     const removed = this.#registry.remove(name);
@@ -612,7 +652,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     if (added) this.#announce();
     const toolChoice = options.toolChoice ?? agent.toolChoice;
     // The tracer captures the caller's trace here, in the caller's context, for the run's calls to link to.
-    const traceCaller = this.#tracing === undefined ? undefined : runCaller(this.#tracing);
+    // A run comes after `connect()`, which loaded ./tracing.ts for a client with `tracing`.
+    const traceCaller = this.#tracing === undefined ? undefined : tracingCode?.runCaller(this.#tracing);
     const definition = agentDefinition(agent);
     const start = (runs: Runs) =>
       runs.start(

@@ -8,9 +8,8 @@
  *
  * @module
  */
-import { nobodyAnswers } from '../call/questions';
 import type { CallWaits, QuestionReply, QuestionRequest } from '../call/types';
-import { QuestionError } from '../errors';
+import { nobodyAnswers, QuestionError } from '../errors';
 import type { Redactor } from '../logger';
 import { encodeFrame } from '../wire/codec';
 import {

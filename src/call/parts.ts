@@ -1,0 +1,140 @@
+/**
+ * The optional parts of a call, loaded with `import()` so that a page whose tools do not use them never downloads
+ * them: the gate and approval (./policies.ts, ./approval.ts), attempts (./retry.ts), per-key concurrency
+ * (./concurrency.ts), steps (./steps.ts), questions (./questions.ts) and the widget check (../tool/widget.ts).
+ *
+ * When each part is loaded:
+ * - what a tool's definition or a host's options say a call needs ({@link partsFor}: `needsApproval` or
+ *   `allowedAgentNames` → the gate, `retry` → attempts, `concurrency`, the client's `policies` → the gate) starts
+ *   loading when the tool is put in a registry (a client's tools, `addTool`), and is awaited by `connect()` before
+ *   `hello` and by `invokeTool` before the call starts;
+ * - steps, questions and the widget check load at a page's first `ctx.step()`, `ctx.askQuestion()` or result
+ *   carrying a `widget` (the first two return promises anyway);
+ * - a call that finds a part it needs not loaded (a tool added while the client is connected, a call the service
+ *   already rejected) waits for it in that call; a plain call never checks more than the fields it already reads.
+ *
+ * The Node entry (src/node.ts) registers every part at once ({@link registerCallParts}): Node, Bun and Deno load
+ * them with the rest of the package and never wait. A part that fails to load (a page offline) is a
+ * `ToolwireError` `load_failed`, for the call, `connect()` or `invokeTool` that needed it; the next need tries again.
+ *
+ * @module
+ */
+import { ToolwireError } from '../errors';
+import type * as Widget from '../tool/widget';
+import type * as Approval from './approval';
+import type * as Concurrency from './concurrency';
+import type * as Policies from './policies';
+import type * as Questions from './questions';
+import type * as Retry from './retry';
+import type * as Steps from './steps';
+import type { CallOptions } from './types';
+
+/** The parts, each the module that holds it. */
+export interface CallParts {
+  /** The allowlist, the policies and approval: ./policies.ts and ./approval.ts. */
+  gate: Pick<typeof Approval, 'decideApproval' | 'lazyFrozenCopy'> & Pick<typeof Policies, 'passGate'>;
+  retry: typeof Retry;
+  concurrency: typeof Concurrency;
+  steps: typeof Steps;
+  questions: typeof Questions;
+  widget: typeof Widget;
+}
+
+/** A part's name. */
+export type PartName = keyof CallParts;
+
+/** The parts loaded (or registered) so far. */
+export const parts: Partial<CallParts> = {};
+
+const LOADERS: { readonly [K in PartName]: () => Promise<CallParts[K]> } = {
+  gate: () =>
+    Promise.all([import('./approval'), import('./policies')]).then(([approval, policies]) => ({
+      decideApproval: approval.decideApproval,
+      lazyFrozenCopy: approval.lazyFrozenCopy,
+      passGate: policies.passGate,
+    })),
+  retry: () => import('./retry'),
+  concurrency: () => import('./concurrency'),
+  steps: () => import('./steps'),
+  questions: () => import('./questions'),
+  widget: () => import('../tool/widget'),
+};
+
+const loading: { [K in PartName]?: Promise<void> } = {};
+
+/** Registers parts at once (the Node entry: every part), so that no call waits for them. */
+export function registerCallParts(given: Partial<CallParts>): void {
+  Object.assign(parts, given);
+}
+
+/**
+ * Part `name`, loaded (one load at a time).
+ *
+ * @throws (rejects) ToolwireError `load_failed` when the load fails (the import's error as `cause`); the next
+ *   call tries again.
+ */
+export function loadPart(name: PartName): Promise<void> {
+  if (parts[name] !== undefined) return Promise.resolve();
+  loading[name] ??= loadCode(name, LOADERS[name] as () => Promise<unknown>).then(
+    (part) => {
+      (parts as Record<PartName, unknown>)[name] = part;
+      loading[name] = undefined;
+    },
+    (error: unknown) => {
+      loading[name] = undefined;
+      throw error;
+    },
+  );
+  return loading[name];
+}
+
+/**
+ * What `load` imports; a failed import is `ToolwireError` `load_failed`, `toolwire could not load its <what>
+ * code: <reason>` (the import's error as `cause`).
+ */
+export function loadCode<T>(what: string, load: () => Promise<T>): Promise<T> {
+  return load().catch((error: unknown) => {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ToolwireError('load_failed', `toolwire could not load its ${what} code: ${reason}`, {
+      cause: error,
+    });
+  });
+}
+
+/** The parts of `names` loaded: `undefined` when all of them already are (nothing to wait for). */
+export function loadParts(names: Iterable<PartName>): Promise<void> | undefined {
+  const waits: Array<Promise<void>> = [];
+  for (const name of names) if (parts[name] === undefined) waits.push(loadPart(name));
+  return waits.length === 0 ? undefined : Promise.all(waits).then(() => undefined);
+}
+
+/** Starts loading `names` now; a failure is reported to whoever needs the part later. */
+export function preloadParts(names: Iterable<PartName>): void {
+  loadParts(names)?.catch(() => {});
+}
+
+/** What a tool's definition needs of a tool (`internals`: see `ToolInternals`). */
+interface NeedsOf {
+  readonly needsApproval?: unknown;
+  readonly allowedAgentNames?: unknown;
+  readonly retry?: { readonly maxAttempts: number } | undefined;
+  readonly concurrency?: unknown;
+}
+
+/** The parts calls of a tool with `internals` need, under host options `options` (their `policies`). */
+export function partsFor(
+  internals: NeedsOf | undefined,
+  options?: Pick<CallOptions, 'policies'>,
+): PartName[] {
+  const names: PartName[] = [];
+  if ((options?.policies?.length ?? 0) > 0) names.push('gate');
+  if (internals === undefined) return names;
+  if (
+    ((internals.needsApproval ?? false) !== false || internals.allowedAgentNames !== undefined) &&
+    names.length === 0
+  )
+    names.push('gate');
+  if (internals.retry !== undefined && internals.retry.maxAttempts > 1) names.push('retry');
+  if (internals.concurrency !== undefined) names.push('concurrency');
+  return names;
+}

@@ -1,0 +1,288 @@
+/**
+ * The optional call code as a browser gets it (src/call/parts.ts): the core entry (src/index.ts) loads the gate
+ * (policies and approval), attempts, per-key concurrency, steps, questions and the widget check with `import()`
+ * (the Node entry and the tests' setup register them up front). What a tool's definition or a client's options
+ * need is loaded by `connect()` before `hello` and by `invokeTool` before the call; steps, questions and widgets
+ * at their first use; a call that finds a part missing (a tool added while connected) waits for it. A load that
+ * fails is `load_failed`, and the next need loads again. The source is loaded afresh (`vi.resetModules()`) so
+ * that no registration is there.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type * as Parts from '../../src/call/parts';
+import type * as Core from '../../src/index';
+import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
+
+const APPROVAL = '../../src/call/approval';
+const CONCURRENCY = '../../src/call/concurrency';
+
+/** The core with nothing registered, and its registry of parts. */
+async function freshCore(): Promise<{ core: typeof Core; parts: Partial<Parts.CallParts> }> {
+  vi.resetModules();
+  const core = await import('../../src/index');
+  const { parts } = await import('../../src/call/parts');
+  return { core, parts };
+}
+
+/** What the parts registry holds now, by name. */
+const loaded = (parts: Partial<Parts.CallParts>) => Object.keys(parts).sort();
+
+/** A service that welcomes the client, records what `hello` found loaded, and collects `tool_result` frames. */
+function service(parts: Partial<Parts.CallParts>) {
+  const atHello: string[][] = [];
+  const results: Array<{ callId: string; status: string; output: string }> = [];
+  let peer: MemoryPeer | undefined;
+  const pair = memorySocketPair({
+    onConnection(connected: MemoryPeer) {
+      peer = connected;
+      connected.onMessage = (text) => {
+        const frame = JSON.parse(text) as { type: string; callId: string; status: string; output: string };
+        if (frame.type === 'hello') {
+          atHello.push(loaded(parts));
+          connected.send({
+            type: 'welcome',
+            sessionId: 's1',
+            resumed: false,
+            heartbeatIntervalMs: 15_000,
+            maxPayloadBytes: 1_048_576,
+          });
+        } else if (frame.type === 'tool_result') {
+          results.push({ callId: frame.callId, status: frame.status, output: frame.output });
+        }
+      };
+    },
+  });
+  const call = (callId: string, toolName: string, args: object = {}) =>
+    peer!.send({ type: 'tool_call', callId, runId: 'r1', toolName, arguments: args });
+  return { pair, atHello, results, call };
+}
+
+afterEach(() => {
+  vi.doUnmock(APPROVAL);
+  vi.doUnmock(CONCURRENCY);
+  vi.resetModules();
+});
+
+describe('the optional call code, loaded with import()', () => {
+  it('is not loaded by defining tools; invokeTool loads what the tool needs before the call', async () => {
+    const { core, parts } = await freshCore();
+    let failures = 1;
+    const gated = core.tool({
+      name: 'gated',
+      description: 'Asks.',
+      needsApproval: true,
+      execute: () => 'ran',
+    });
+    const flaky = core.tool({
+      name: 'flaky',
+      description: 'Fails once.',
+      sideEffect: 'none',
+      retry: { maxAttempts: 2, initialDelayMs: 0 },
+      execute: () => {
+        if (failures-- > 0) throw new Error('once');
+        return 'second';
+      },
+    });
+    expect(loaded(parts)).toEqual([]);
+
+    await expect(core.invokeTool(gated, {}, { approve: () => true })).resolves.toMatchObject({
+      status: 'ok',
+      output: 'ran',
+    });
+    await expect(core.invokeTool(flaky, {})).resolves.toMatchObject({ status: 'ok', output: 'second' });
+    expect(loaded(parts)).toEqual(['gate', 'retry']);
+  });
+
+  it('loads steps, questions and the widget check at their first use', async () => {
+    const { core, parts } = await freshCore();
+    const asking = core.tool({
+      name: 'asking',
+      description: 'Steps, asks, shows.',
+      execute: async (_input: unknown, ctx) => {
+        const step = await ctx.step('one', () => 1);
+        const answer = await ctx.askQuestion('Go?');
+        return { said: `${step} ${String(answer)}`, widget: { type: 'Text', value: 'shown' } };
+      },
+    });
+    const result = await core.invokeTool(asking, {}, { onQuestion: () => 'yes' });
+    expect(result).toMatchObject({
+      status: 'ok',
+      output: '{"said":"1 yes"}',
+      widget: { type: 'Text', value: 'shown' },
+    });
+    expect(loaded(parts)).toEqual(['questions', 'steps', 'widget']);
+  });
+
+  it('loads the widget check before reading what a tool yields', async () => {
+    const { core, parts } = await freshCore();
+    const yielding = core.tool({
+      name: 'yielding',
+      description: 'Yields a widget.',
+      async *execute() {
+        yield { widget: { type: 'Text', value: 'first' } };
+        return 'done';
+      },
+    });
+    const preliminary: unknown[] = [];
+    const result = await core.invokeTool(
+      yielding,
+      {},
+      { onPreliminary: (update) => preliminary.push(update.widget) },
+    );
+    expect(result).toMatchObject({ status: 'ok', output: 'done' });
+    expect(preliminary).toEqual([{ type: 'Text', value: 'first' }]);
+    expect(loaded(parts)).toEqual(['widget']);
+  });
+
+  it("has the code of a client's tools and policies loaded before hello", async () => {
+    const { core, parts } = await freshCore();
+    const { pair, atHello } = service(parts);
+    const gated = core.tool({
+      name: 'gated',
+      description: 'Asks.',
+      needsApproval: true,
+      execute: () => 'ran',
+    });
+    const keyed = core.tool({
+      name: 'keyed',
+      description: 'One at a time.',
+      concurrency: { limit: 1 },
+      execute: () => 'ok',
+    });
+    const client = new core.Client({
+      url: 'ws://service',
+      apiKey: 'key-1',
+      WebSocket: pair.WebSocket,
+      tools: [gated, keyed],
+      policies: [() => undefined],
+    });
+    await client.connect();
+    expect(atHello).toEqual([['concurrency', 'gate']]);
+    await client.close();
+  });
+
+  it('traces the calls of a client with tracing once connect() has loaded the tracing code', async () => {
+    const { core, parts } = await freshCore();
+    const { pair, results, call } = service(parts);
+    const started: string[] = [];
+    const ping = core.tool({ name: 'ping', description: 'Pong.', execute: () => 'pong' });
+    const client = new core.Client({
+      url: 'ws://service',
+      apiKey: 'key-1',
+      WebSocket: pair.WebSocket,
+      tools: [ping],
+      tracing: {
+        startCall: (traced) => {
+          started.push(`${traced.callId} ${traced.toolName}`);
+          return undefined;
+        },
+      },
+    });
+    await client.connect();
+    call('c1', 'ping');
+    await vi.waitFor(() => expect(results).toEqual([{ callId: 'c1', status: 'ok', output: 'pong' }]));
+    expect(started).toEqual(['c1 ping']);
+    await client.close({ drain: false });
+  });
+
+  it('runs a call of a tool added while connected once the code it needs arrives', async () => {
+    let arrive: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      arrive = resolve;
+    });
+    vi.doMock(CONCURRENCY, async (importOriginal) => {
+      await arrived;
+      return importOriginal();
+    });
+    const { core, parts } = await freshCore();
+    const { pair, atHello, results, call } = service(parts);
+    const client = new core.Client({
+      url: 'ws://service',
+      apiKey: 'key-1',
+      WebSocket: pair.WebSocket,
+      tools: [],
+    });
+    await client.connect();
+    expect(atHello).toEqual([[]]);
+
+    client.addTool(
+      core.tool({
+        name: 'keyed',
+        description: 'One at a time.',
+        concurrency: { limit: 1 },
+        execute: () => 'ran',
+      }),
+    );
+    call('c1', 'keyed');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(results).toEqual([]);
+    arrive();
+    await vi.waitFor(() => expect(results).toEqual([{ callId: 'c1', status: 'ok', output: 'ran' }]));
+    expect(loaded(parts)).toEqual(['concurrency']);
+    // The result is not acknowledged by this service: nothing to wait for.
+    await client.close({ drain: false });
+  });
+
+  it('fails connect() with load_failed when the code cannot load, and loads again at the next connect()', async () => {
+    let offline = true;
+    let loads = 0;
+    vi.doMock(APPROVAL, async (importOriginal) => {
+      loads += 1;
+      if (offline) throw new Error('the network is down');
+      return importOriginal();
+    });
+    const { core, parts } = await freshCore();
+    const { pair, atHello } = service(parts);
+    const gated = core.tool({
+      name: 'gated',
+      description: 'Asks.',
+      needsApproval: true,
+      execute: () => 'ran',
+    });
+    const client = new core.Client({
+      url: 'ws://service',
+      apiKey: 'key-1',
+      WebSocket: pair.WebSocket,
+      tools: [gated],
+    });
+
+    const error = (await client.connect().catch((thrown: unknown) => thrown)) as Core.ToolwireError;
+    expect(error).toBeInstanceOf(core.ToolwireError);
+    expect({ name: error.name, code: error.code }).toEqual({ name: 'ToolwireError', code: 'load_failed' });
+    expect(error.message).toBe(`toolwire could not load its gate code: ${(error.cause as Error).message}`);
+    expect(atHello).toEqual([]);
+
+    offline = false;
+    await client.connect();
+    expect(atHello).toEqual([['gate']]);
+    // The registry's preload failed once, connect() failed once, the second connect() loaded.
+    expect(loads).toBe(2);
+    await client.close();
+  });
+
+  it('ends a call whose code cannot load with status error saying so; the next call loads again', async () => {
+    let offline = true;
+    vi.doMock(APPROVAL, async (importOriginal) => {
+      if (offline) throw new Error('the network is down');
+      return importOriginal();
+    });
+    const { core } = await freshCore();
+    const gated = core.tool({
+      name: 'gated',
+      description: 'Asks.',
+      needsApproval: true,
+      execute: () => 'ran',
+    });
+    const failed = await core.invokeTool(gated, {}, { approve: () => true });
+    const error = failed.error as Core.ToolwireError;
+    expect({ name: error.name, code: error.code }).toEqual({ name: 'ToolwireError', code: 'load_failed' });
+    expect(failed).toMatchObject({
+      status: 'error',
+      output: `Error running gated: toolwire could not load its gate code: ${(error.cause as Error).message}`,
+    });
+    offline = false;
+    await expect(core.invokeTool(gated, {}, { approve: () => true })).resolves.toMatchObject({
+      status: 'ok',
+      output: 'ran',
+    });
+  });
+});
