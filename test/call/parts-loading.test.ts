@@ -8,9 +8,12 @@
  * that no registration is there.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import type * as Parts from '../../src/call/parts';
 import type * as Core from '../../src/index';
+import * as nodeEntry from '../../src/node';
 import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
+import { runScenario, SCENARIO_ANSWER, SCENARIO_TRACE, scenarioScript } from '../runtimes/optional-parts.mjs';
 
 const APPROVAL = '../../src/call/approval';
 const CONCURRENCY = '../../src/call/concurrency';
@@ -405,5 +408,25 @@ describe('the optional call code, loaded with import()', () => {
     });
     expect(atHello).toEqual([['gate']]);
     await client.close();
+  });
+
+  it('gives the model the same text with the code loaded on need as with the Node entry, every part in use', async () => {
+    const stub = await startStubServer({
+      apiKeys: ['scenario-key'],
+      logger: silentLogger,
+      model: scriptedModel(scenarioScript(2) as Parameters<typeof scriptedModel>[0]),
+    });
+    try {
+      const node = await runScenario(nodeEntry, stub.url, 'scenario-key');
+      const { core, parts } = await freshCore();
+      const browser = await runScenario(core, stub.url, 'scenario-key');
+      for (const run of [node, browser]) {
+        expect(run.answer).toBe(SCENARIO_ANSWER);
+        expect(run.traced).toEqual(SCENARIO_TRACE);
+      }
+      expect(loaded(parts)).toEqual(['concurrency', 'gate', 'questions', 'retry', 'steps', 'widget']);
+    } finally {
+      await stub.close();
+    }
   });
 });
