@@ -18,6 +18,7 @@ import { runScenario, SCENARIO_ANSWER, SCENARIO_TRACE, scenarioScript } from '..
 const APPROVAL = '../../src/call/approval';
 const CONCURRENCY = '../../src/call/concurrency';
 const RETRY = '../../src/call/retry';
+const WIDGET = '../../src/tool/widget';
 
 /** A load held until `arrive()`: part `path` is mocked with it. */
 function heldLoad(path: string): { arrive: () => void } {
@@ -78,6 +79,7 @@ afterEach(() => {
   vi.doUnmock(APPROVAL);
   vi.doUnmock(CONCURRENCY);
   vi.doUnmock(RETRY);
+  vi.doUnmock(WIDGET);
   vi.useRealTimers();
   vi.resetModules();
 });
@@ -428,5 +430,44 @@ describe('the optional call code, loaded with import()', () => {
     } finally {
       await stub.close();
     }
+  });
+
+  it('keeps the result of a tool that ran when its widget check cannot load, dropping the widget as invalid', async () => {
+    let offline = true;
+    vi.doMock(WIDGET, async (importOriginal) => {
+      if (offline) throw new Error('the network is down');
+      return importOriginal();
+    });
+    const { core } = await freshCore();
+    let runs = 0;
+    const showing = core.tool({
+      name: 'showing',
+      description: 'Shows.',
+      execute: () => {
+        runs += 1;
+        return { shown: runs, widget: { type: 'Text', value: 'shown' } };
+      },
+    });
+    const invalid: unknown[] = [];
+    const options = { onWidgetInvalid: (info: unknown) => invalid.push(info) };
+    const first = await core.invokeTool(showing, {}, options);
+    expect(first).toMatchObject({ status: 'ok', output: '{"shown":1}' });
+    expect(first.widget).toBeUndefined();
+    expect(invalid).toEqual([
+      {
+        toolName: 'showing',
+        callId: expect.any(String),
+        path: '(root)',
+        // After the prefix, the import's own message (vitest's, around the mock's error).
+        message: expect.stringMatching(/^could not be checked: toolwire could not load its widget code: \S/),
+      },
+    ]);
+    offline = false;
+    await expect(core.invokeTool(showing, {}, options)).resolves.toMatchObject({
+      status: 'ok',
+      output: '{"shown":2}',
+      widget: { type: 'Text', value: 'shown' },
+    });
+    expect(invalid).toHaveLength(1);
   });
 });
