@@ -47,6 +47,7 @@ export const BROWSER_TESTS = [
   'test/ui/call-facts.test.ts',
   'test/ui/live-counts.test.ts',
   'test/ui/long-calls.test.ts',
+  'test/ui/optional-parts.test.ts',
   'test/ui/page.test.ts',
   'test/ui/streaming.test.ts',
 ];

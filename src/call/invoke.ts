@@ -26,7 +26,7 @@ import {
 } from '../tool/check-options';
 import { type NamedToolObject, toTool } from '../tool/shapes';
 import { dryRunOf, type Tool, toolInternals } from '../tool/tool';
-import { loadParts, partsFor } from './parts';
+import { partsFor, preloadParts } from './parts';
 import { startCall } from './pipeline';
 import { sharedAbort } from './signal';
 import type { CallOptions, InvokeOptions, ToolCallResult } from './types';
@@ -122,10 +122,9 @@ export async function invokeTool<C = unknown, P = unknown>(
 ): Promise<ToolCallResult> {
   const tool = toTool(source, 'invokeTool(): the tool');
   checkInvokeOptions(options);
-  // The optional call code the tool and the options need (./parts.ts) is loaded before the call starts (a load
-  // that fails is tried again by the call, which then ends `error` saying so).
-  const loading = loadParts(partsFor(toolInternals(tool), options as CallOptions));
-  if (loading !== undefined) await loading.catch(() => {});
+  // The optional call code the tool and the options need (./parts.ts) starts loading now; the call waits for it
+  // where it needs it, under its `signal` and `timeoutMs` as any other wait (a load that fails ends it `error`).
+  preloadParts(partsFor(toolInternals(tool), options as CallOptions));
   // Many calls may share one signal: they listen to it through one listener (`sharedAbort`, ./signal.ts).
   const { signal } = options;
   const callOptions: CallOptions =

@@ -6,12 +6,13 @@
  * When each part is loaded:
  * - what a tool's definition or a host's options say a call needs ({@link partsFor}: `needsApproval` or
  *   `allowedAgentNames` → the gate, `retry` → attempts, `concurrency`, the client's `policies` → the gate) starts
- *   loading when the tool is put in a registry (a client's tools, `addTool`), and is awaited by `connect()` before
- *   `hello` and by `invokeTool` before the call starts;
+ *   loading when the tool is put in a registry (a client's tools, `addTool`) or given to `invokeTool`, and is
+ *   awaited by `connect()` before `hello` (`close()` ends that wait);
  * - steps, questions and the widget check load at a page's first `ctx.step()`, `ctx.askQuestion()` or result
  *   carrying a `widget` (the first two return promises anyway);
- * - a call that finds a part it needs not loaded (a tool added while the client is connected, a call the service
- *   already rejected) waits for it in that call; a plain call never checks more than the fields it already reads.
+ * - a call that finds a part it needs not loaded (`invokeTool`, a tool added while the client is connected, a call
+ *   the service already rejected) waits for it in that call, under the call's signal and time budget as any other
+ *   wait; a plain call never checks more than the fields it already reads.
  *
  * The Node entry (src/node.ts) registers every part at once ({@link registerCallParts}): Node, Bun and Deno load
  * them with the rest of the package and never wait. A part that fails to load (a page offline) is a

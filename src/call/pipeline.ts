@@ -894,12 +894,25 @@ function succeed(call: CallState, returned: unknown): void {
   );
 }
 
-/** The result's widget split off, and the rest turned into the model's text (through `toModelOutput`). */
-function project(call: CallState, value: unknown): void {
-  const split = splitWidget(call, value);
-  // A page's first result with a widget waits for the widget check (./parts.ts).
+/**
+ * The result's widget split off, and the rest turned into the model's text (through `toModelOutput`).
+ * `unchecked`: why the widget check could not be loaded (the widget is then dropped, as an invalid one is).
+ */
+function project(call: CallState, value: unknown, unchecked?: string): void {
+  const split = splitWidget(call, value, unchecked);
+  // A page's first result with a widget waits for the widget check (./parts.ts). The tool has run by now: when
+  // the check cannot load, the result stands and its widget is dropped and reported, as an invalid widget is.
   if (split === NEEDS_WIDGET) {
-    withPart(call, 'widget', () => project(call, value));
+    timed(
+      call,
+      () => loadPart('widget'),
+      (loaded, waited) => {
+        if (loaded.kind === 'value') guarded(waited, () => project(waited, value));
+        else if (loaded.kind === 'error')
+          guarded(waited, () => project(waited, value, thrownMessage(loaded.error, 'the load')));
+        else stopped(waited, loaded);
+      },
+    );
     return;
   }
   const { data, widget } = split;
@@ -1013,11 +1026,12 @@ const NEEDS_WIDGET: unique symbol = Symbol('needs the widget check');
 function splitWidget(
   call: CallState,
   value: unknown,
+  unchecked?: string,
 ): { data: unknown; widget?: Widget } | typeof NEEDS_WIDGET {
   let descriptors: PropertyDescriptorMap;
   try {
     if (!isPlainObject(value) || !Object.hasOwn(value, 'widget')) return { data: value };
-    if (parts.widget === undefined) return NEEDS_WIDGET;
+    if (parts.widget === undefined && unchecked === undefined) return NEEDS_WIDGET;
     descriptors = Object.getOwnPropertyDescriptors(value);
     delete descriptors.widget;
   } catch {
@@ -1032,6 +1046,10 @@ function splitWidget(
     return { data };
   }
   if (widget === undefined) return { data };
+  if (unchecked !== undefined) {
+    reportInvalidWidget(call, formatPath([]), `could not be checked: ${unchecked}`);
+    return { data };
+  }
   const checked = (parts.widget as CallParts['widget']).validateWidget(widget);
   if (checked.ok) return { data, widget: checked.widget };
   reportInvalidWidget(call, checked.path, checked.message);

@@ -334,8 +334,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   /** Made on the first `run()` ({@link Client.#runsNow}); the logger they report to until then. */
   #runs: Runs | undefined;
   #runsLoading: Promise<Runs> | undefined;
-  /** The rejections of runs waiting for ./runs.ts to load (browsers only), so that `close()` ends them. */
-  #runWaiters: Set<(error: unknown) => void> | undefined;
+  /** What waits for code to load (browsers only: `connect()`, runs), so that `close()` ends it ({@link Client.#untilClosed}). */
+  #codeWaiters: Set<() => void> | undefined;
   readonly #logger: Logger;
   /** The features of the last `welcome`, `null` before the first: a `Runs` made after it is told them. */
   #features: readonly string[] | undefined | null = null;
@@ -482,14 +482,12 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     checkConnectOptions(options);
     // The optional call code this client's tools and options need is here before `hello` (src/call/parts.ts).
     const loading = this.#loadParts();
-    if (loading !== undefined)
-      await loading.catch((error: unknown) => {
-        throw this.#redactor.error(error);
-      });
+    if (loading !== undefined) await this.#untilClosed(loading, 'connect');
     if (this.#tracing !== undefined) {
-      tracingCode ??= await loadCode('tracing', () => import('./tracing')).catch((error: unknown) => {
-        throw this.#redactor.error(error);
-      });
+      tracingCode ??= await this.#untilClosed(
+        loadCode('tracing', () => import('./tracing')),
+        'connect',
+      );
       this.#calls.traceWith(tracingCode.callTraces);
     }
     await this.#connection.connect(options).catch((error: unknown) => {
@@ -578,6 +576,35 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     this.#announce();
   }
 
+  /**
+   * `loading` (code the client waits for: browsers only), ended by `close()` rather than by the code: a page that
+   * closes the client while a chunk is still on its way gets its answer at once.
+   *
+   * @throws (rejects) ConnectionError `closed` when the client is or gets closed first (for `connect()`: "the
+   *   client was closed before it connected"); what `loading` rejects with, redacted.
+   */
+  #untilClosed<R>(loading: Promise<R>, waiter: 'connect' | 'run'): Promise<R> {
+    const closed = () =>
+      waiter === 'connect'
+        ? new ConnectionError('closed', 'the client was closed before it connected')
+        : closedClient();
+    if (this.#connection.state === 'closed') return Promise.reject(closed());
+    return new Promise<R>((resolve, reject) => {
+      this.#codeWaiters ??= new Set();
+      const waiters = this.#codeWaiters;
+      const end = () => reject(closed());
+      waiters.add(end);
+      loading.then(
+        (loaded) => {
+          if (waiters.delete(end)) resolve(loaded);
+        },
+        (error: unknown) => {
+          if (waiters.delete(end)) reject(this.#redactor.error(error));
+        },
+      );
+    });
+  }
+
   /** The optional call parts (src/call/parts.ts) this client's options and tools need, loaded. */
   #loadParts(): Promise<void> | undefined {
     const registry = this.#registry;
@@ -632,9 +659,9 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     // Runs started here cannot go on without this client (their context lives here): cancel them on the service
     // rather than leave them waiting for a session that will not come back.
     this.#runs?.cancelAll('the client that started the run closed');
-    if (this.#runWaiters !== undefined) {
-      for (const reject of this.#runWaiters) reject(closedClient());
-      this.#runWaiters.clear();
+    if (this.#codeWaiters !== undefined) {
+      for (const end of this.#codeWaiters) end();
+      this.#codeWaiters.clear();
     }
     this.#connection.close();
   }
@@ -663,22 +690,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       );
     const runs = this.#runsNow();
     if (runs !== undefined) return start(runs);
-    // A run waiting for ./runs.ts ends when `close()` does (it rejects the waiters), not when the code arrives.
-    return new Promise<RunResult>((resolve, reject) => {
-      this.#runWaiters ??= new Set();
-      const waiters = this.#runWaiters;
-      waiters.add(reject);
-      this.#loadRuns().then(
-        (loaded) => {
-          if (!waiters.delete(reject)) return;
-          if (this.#connection.state === 'closed') reject(closedClient());
-          else start(loaded).then(resolve, reject);
-        },
-        (error: unknown) => {
-          if (waiters.delete(reject)) reject(error);
-        },
-      );
-    });
+    // A run waiting for ./runs.ts ends when `close()` does, not when the code arrives.
+    return this.#untilClosed(this.#loadRuns(), 'run').then(start);
   }
 
   /**

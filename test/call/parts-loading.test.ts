@@ -8,12 +8,30 @@
  * that no registration is there.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import type * as Parts from '../../src/call/parts';
 import type * as Core from '../../src/index';
+import * as nodeEntry from '../../src/node';
 import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
+import { runScenario, SCENARIO_ANSWER, SCENARIO_TRACE, scenarioScript } from '../runtimes/optional-parts.mjs';
 
 const APPROVAL = '../../src/call/approval';
 const CONCURRENCY = '../../src/call/concurrency';
+const RETRY = '../../src/call/retry';
+const WIDGET = '../../src/tool/widget';
+
+/** A load held until `arrive()`: part `path` is mocked with it. */
+function heldLoad(path: string): { arrive: () => void } {
+  let arrive: () => void = () => {};
+  const arrived = new Promise<void>((resolve) => {
+    arrive = resolve;
+  });
+  vi.doMock(path, async (importOriginal) => {
+    await arrived;
+    return importOriginal();
+  });
+  return { arrive };
+}
 
 /** The core with nothing registered, and its registry of parts. */
 async function freshCore(): Promise<{ core: typeof Core; parts: Partial<Parts.CallParts> }> {
@@ -53,12 +71,16 @@ function service(parts: Partial<Parts.CallParts>) {
   });
   const call = (callId: string, toolName: string, args: object = {}) =>
     peer!.send({ type: 'tool_call', callId, runId: 'r1', toolName, arguments: args });
-  return { pair, atHello, results, call };
+  const cancel = (callId: string) => peer!.send({ type: 'cancel', callId });
+  return { pair, atHello, results, call, cancel };
 }
 
 afterEach(() => {
   vi.doUnmock(APPROVAL);
   vi.doUnmock(CONCURRENCY);
+  vi.doUnmock(RETRY);
+  vi.doUnmock(WIDGET);
+  vi.useRealTimers();
   vi.resetModules();
 });
 
@@ -284,5 +306,168 @@ describe('the optional call code, loaded with import()', () => {
       status: 'ok',
       output: 'ran',
     });
+  });
+
+  it('ends an invokeTool call waiting for its code at its signal, and at its timeoutMs', async () => {
+    const { arrive } = heldLoad(RETRY);
+    const { core } = await freshCore();
+    const flaky = core.tool({
+      name: 'flaky',
+      description: 'Retries.',
+      sideEffect: 'none',
+      retry: { maxAttempts: 2, initialDelayMs: 0 },
+      execute: () => 'ran',
+    });
+    const controller = new AbortController();
+    const cancelled = core.invokeTool(flaky, {}, { signal: controller.signal });
+    controller.abort();
+    await expect(cancelled).resolves.toMatchObject({
+      status: 'cancelled',
+      output: 'Error running flaky: the call was cancelled',
+    });
+
+    vi.useFakeTimers();
+    const timedOut = core.invokeTool(flaky, {}, { timeoutMs: 50 });
+    await vi.advanceTimersByTimeAsync(50);
+    await expect(timedOut).resolves.toMatchObject({
+      status: 'timeout',
+      output: 'Error running flaky: timed out after 50ms',
+    });
+    vi.useRealTimers();
+    arrive();
+    await expect(core.invokeTool(flaky, {})).resolves.toMatchObject({ status: 'ok', output: 'ran' });
+  });
+
+  it('ends a client call waiting for its code when the service cancels it', async () => {
+    const { arrive } = heldLoad(APPROVAL);
+    const { core } = await freshCore();
+    const { pair, results, call, cancel } = service({});
+    const client = new core.Client({
+      url: 'ws://service',
+      apiKey: 'key-1',
+      WebSocket: pair.WebSocket,
+      tools: [],
+      onApproval: () => true,
+    });
+    await client.connect();
+    client.addTool(
+      core.tool({ name: 'gated', description: 'Asks.', needsApproval: true, execute: () => 'ran' }),
+    );
+    call('c1', 'gated');
+    cancel('c1');
+    await vi.waitFor(() =>
+      expect(results).toEqual([
+        { callId: 'c1', status: 'cancelled', output: 'Error running gated: the call was cancelled' },
+      ]),
+    );
+    arrive();
+    await client.close({ drain: false });
+  });
+
+  it('ends connect() at close() while the code is still loading; a second connect() meanwhile is refused', async () => {
+    const { arrive } = heldLoad(APPROVAL);
+    const { core, parts } = await freshCore();
+    const { pair, atHello } = service(parts);
+    const client = new core.Client({
+      url: 'ws://service',
+      apiKey: 'key-1',
+      WebSocket: pair.WebSocket,
+      tools: [core.tool({ name: 'gated', description: 'Asks.', needsApproval: true, execute: () => 'ran' })],
+    });
+    const connecting = client.connect().catch((thrown: unknown) => thrown);
+    const again = client.connect().catch((thrown: unknown) => thrown);
+    await client.close();
+    const error = (await connecting) as Core.ConnectionError;
+    expect(error).toBeInstanceOf(core.ConnectionError);
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: 'closed',
+      message: 'the client was closed before it connected',
+    });
+    expect(((await again) as Core.ConnectionError).code).toBe('closed');
+    arrive();
+    expect(atHello).toEqual([]);
+    expect(client.state).toBe('closed');
+  });
+
+  it('says hello once when connect() is called twice while the code loads', async () => {
+    const { arrive } = heldLoad(APPROVAL);
+    const { core, parts } = await freshCore();
+    const { pair, atHello } = service(parts);
+    const client = new core.Client({
+      url: 'ws://service',
+      apiKey: 'key-1',
+      WebSocket: pair.WebSocket,
+      tools: [core.tool({ name: 'gated', description: 'Asks.', needsApproval: true, execute: () => 'ran' })],
+    });
+    const first = client.connect();
+    const second = client.connect().catch((thrown: unknown) => thrown);
+    arrive();
+    await first;
+    const error = (await second) as Core.ConnectionError;
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: 'already_connecting',
+      message: 'connect() called in state connecting',
+    });
+    expect(atHello).toEqual([['gate']]);
+    await client.close();
+  });
+
+  it('gives the model the same text with the code loaded on need as with the Node entry, every part in use', async () => {
+    const stub = await startStubServer({
+      apiKeys: ['scenario-key'],
+      logger: silentLogger,
+      model: scriptedModel(scenarioScript(2) as Parameters<typeof scriptedModel>[0]),
+    });
+    try {
+      const node = await runScenario(nodeEntry, stub.url, 'scenario-key');
+      const { core, parts } = await freshCore();
+      const browser = await runScenario(core, stub.url, 'scenario-key');
+      for (const run of [node, browser]) {
+        expect(run.answer).toBe(SCENARIO_ANSWER);
+        expect(run.traced).toEqual(SCENARIO_TRACE);
+      }
+      expect(loaded(parts)).toEqual(['concurrency', 'gate', 'questions', 'retry', 'steps', 'widget']);
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it('keeps the result of a tool that ran when its widget check cannot load, dropping the widget as invalid', async () => {
+    let offline = true;
+    vi.doMock(WIDGET, async (importOriginal) => {
+      if (offline) throw new Error('the network is down');
+      return importOriginal();
+    });
+    const { core } = await freshCore();
+    let runs = 0;
+    const showing = core.tool({
+      name: 'showing',
+      description: 'Shows.',
+      execute: () => {
+        runs += 1;
+        return { shown: runs, widget: { type: 'Text', value: 'shown' } };
+      },
+    });
+    const invalid: unknown[] = [];
+    const options = { onWidgetInvalid: (info: unknown) => invalid.push(info) };
+    const first = await core.invokeTool(showing, {}, options);
+    expect(first).toMatchObject({ status: 'ok', output: '{"shown":1}' });
+    expect(first.widget).toBeUndefined();
+    expect(invalid).toEqual([
+      {
+        toolName: 'showing',
+        callId: expect.any(String),
+        path: '(root)',
+        // After the prefix, the import's own message (vitest's, around the mock's error).
+        message: expect.stringMatching(/^could not be checked: toolwire could not load its widget code: \S/),
+      },
+    ]);
+    offline = false;
+    await expect(core.invokeTool(showing, {}, options)).resolves.toMatchObject({
+      status: 'ok',
+      output: '{"shown":2}',
+      widget: { type: 'Text', value: 'shown' },
+    });
+    expect(invalid).toHaveLength(1);
   });
 });

@@ -5,6 +5,7 @@ import { createServer as createTcpServer, connect as tcpConnect } from 'node:net
 import { z } from 'zod';
 import { Agent, Client, tool } from '../../dist/node.js';
 import { scriptedModel, silentLogger, startStubServer } from '../../dist/server-stub/index.js';
+import { runScenario, SCENARIO_ANSWER, SCENARIO_TRACE, scenarioScript } from './optional-parts.mjs';
 
 const runtime = globalThis.Bun
   ? `bun ${globalThis.Bun.version}`
@@ -302,5 +303,26 @@ for (const [socketName, WebSocket] of sockets)
       }
     },
   );
+
+// The Node entry has approval, retry, concurrency, steps, questions, widgets and tracing up front; the core (what
+// `toolwire` is without the `node` condition: a browser, Deno or Bun told to leave it out) loads them with
+// import(). Both give the model the same text.
+for (const entry of ['node.js', 'index.js']) {
+  await check(`every optional part of a call, from dist/${entry}`, async () => {
+    const service = await startStubServer({
+      apiKeys: ['scenario-key'],
+      logger: silentLogger,
+      model: scriptedModel(scenarioScript()),
+    });
+    try {
+      const toolwire = await import(`../../dist/${entry}`);
+      const run = await runScenario(toolwire, service.url, 'scenario-key');
+      equal(run.answer, SCENARIO_ANSWER, 'the model text');
+      equal(run.traced, SCENARIO_TRACE, 'the trace events');
+    } finally {
+      await service.close();
+    }
+  });
+}
 
 process.exit(failed ? 1 : 0);
