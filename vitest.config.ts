@@ -192,8 +192,9 @@ export default defineConfig({
                 name: 'browser',
                 include: BROWSER_TESTS,
                 isolate: false,
-                // One Chromium for the tier; each file opens a fresh context in it.
-                globalSetup: ['test/ui/chromium-server.ts'],
+                // One Chromium for the tier; each file opens a fresh context in it. The page built from the
+                // packed package uses the slow tier's pack (one `npm pack` a run).
+                globalSetup: ['test/ui/chromium-server.ts', 'test/package/pack-dir.ts'],
               },
             },
           ]),

@@ -27,9 +27,10 @@ beforeAll(async () => {
   packed = await sharedPack(repo, work);
 }, SETUP_TIMEOUT_MS);
 
+// Installed projects: removing them took over 10 s on a busy machine.
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
-});
+}, SETUP_TIMEOUT_MS);
 
 /** Runs a checker; resolves with what it printed, or fails with it (both exit non-zero on a problem). */
 async function check(file: string, args: string[]): Promise<string> {

@@ -49,9 +49,10 @@ beforeAll(async () => {
   );
 }, SETUP_TIMEOUT_MS);
 
+// Installed projects: removing them took over 10 s on a busy machine.
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
-});
+}, SETUP_TIMEOUT_MS);
 
 /** Runs a script in a project with `node`; resolves with what it printed as JSON on its last line. */
 async function node(

@@ -63,9 +63,10 @@ beforeAll(async () => {
   await installPacked(repo, await sharedPack(repo, work), app, readme.packages);
 }, SETUP_TIMEOUT_MS);
 
+// Installed projects: removing them took over 10 s on a busy machine.
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
-});
+}, SETUP_TIMEOUT_MS);
 
 it('reads the install line, the file and the command from the README', () => {
   expect(readme.packages).toEqual(['zod', 'tsx']);

@@ -95,7 +95,7 @@ describe('the optional call code in Chromium, from the packed package', {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     await stub?.close();
     if (work) rmSync(work, { recursive: true, force: true });
-  });
+  }, SETUP_TIMEOUT_MS);
 
   it('runs approval, retry, concurrency, steps, a question, a widget and tracing as Node does', async () => {
     const page = await browser.page();
