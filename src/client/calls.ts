@@ -841,13 +841,32 @@ function keptArguments(args: unknown): boolean {
   return true;
 }
 
-/** What the outbox keeps of `execution` until its result is acked: a `tool_call` of its ids, tool and small arguments. */
+/**
+ * What the outbox keeps of a call until its result is acked: a `tool_call` of its ids, tool and small arguments. A
+ * class, not an object literal, so that V8 never makes these in the old generation (see src/client/outbox.ts
+ * `Entry`).
+ */
+class AnsweredCall {
+  readonly type = 'tool_call';
+  readonly callId: string;
+  readonly runId: string;
+  readonly toolName: string;
+  readonly arguments: unknown;
+
+  constructor(callId: string, runId: string, toolName: string, args: unknown) {
+    this.callId = callId;
+    this.runId = runId;
+    this.toolName = toolName;
+    this.arguments = args;
+  }
+}
+
+/** What the outbox keeps of `execution` until its result is acked ({@link AnsweredCall}). */
 function answeredCall(execution: Execution): ToolCallFrame {
   const { callId, runId, toolName } = execution;
   const args = execution.arguments;
-  return args === undefined
-    ? { type: 'tool_call', callId, runId, toolName }
-    : { type: 'tool_call', callId, runId, toolName, arguments: keptArguments(args) ? args : NOT_KEPT };
+  const kept = args === undefined || keptArguments(args) ? args : NOT_KEPT;
+  return new AnsweredCall(callId, runId, toolName, kept);
 }
 
 /** Whether two `tool_call.arguments` are the same JSON (arguments too deep to compare count as different). */
@@ -980,8 +999,7 @@ export class FinishedIds {
     // The first generation fills with nothing to forget yet: the table stays as it is.
     if (oldest !== this.#oldest || words !== this.#table.length) {
       this.#oldest = oldest;
-      if (words === this.#table.length) this.#table.fill(0);
-      else this.#table = new Int32Array(words);
+      this.#table = new Int32Array(words);
       for (let n = oldest; n < count; n++) {
         const place = n % RING_IDS;
         this.#insert(this.#hash(this.#ring[place] as string), place);
