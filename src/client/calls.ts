@@ -332,7 +332,8 @@ export class CallRunner implements ExecutionOwner {
           execution.callId,
           abortReason('the call passed its deadline', 'TimeoutError', 'deadline'),
         ),
-      leased: (execution) => this.#leased && this.#leases.holds(execution),
+      // A call the lease holds has begun: a call not begun (each new call is armed) is not asked about.
+      leased: (execution) => this.#leased && execution.begun && this.#leases.holds(execution),
       logger,
     });
     this.#outbox = new Outbox({
@@ -460,7 +461,8 @@ export class CallRunner implements ExecutionOwner {
     this.#held.set(callId, execution);
     this.#traces?.received(execution, frame);
     // A call of a run its caller aborted (the service has not heard yet): it ends cancelled, never started.
-    if (this.#abortedRuns.has(frame.runId)) this.#cancel(callId, this.#abortedRuns.get(frame.runId));
+    if (this.#abortedRuns.size > 0 && this.#abortedRuns.has(frame.runId))
+      this.#cancel(callId, this.#abortedRuns.get(frame.runId));
     else {
       const waits = this.#slots.admit(execution);
       if (waits) this.#traces?.queued(execution);
@@ -627,7 +629,7 @@ export class CallRunner implements ExecutionOwner {
       this.#cancel(callId, abortReason(`the service refused the call (${refused})`, 'AbortError', refused));
     this.#outbox.ack(callId);
     if (this.#slots.queued > 0) this.#slots.reopen();
-    if (this.#updated.delete(callId)) this.#options.updates.forget(callId);
+    if (this.#updated.size > 0 && this.#updated.delete(callId)) this.#options.updates.forget(callId);
     // A call that ends puts its result in the outbox: only an ack can leave the runner idle.
     if (this.#idleWaiters.length > 0 && this.#isIdle()) {
       const waiters = this.#idleWaiters;

@@ -200,6 +200,7 @@ export class Backpressure {
 
   /** A result of `callId` that is not retryable goes out: a busy answer held for that call is obsolete. */
   answered(callId: string): void {
+    if (this.#heldBusy.size === 0) return;
     const before = this.#heldBusy.get(callId);
     if (before === undefined) return;
     this.#heldBusy.delete(callId);
