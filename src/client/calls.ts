@@ -312,8 +312,8 @@ export class CallRunner implements ExecutionOwner {
     this.#slots = new Slots({
       maxConcurrency: options.maxConcurrency,
       // In the call's trace, if any: spans its context function and its tool start are children of its span.
-      start: (execution) =>
-        this.#traces ? this.#traces.start(execution, this.#start) : this.#start(execution),
+      // Decided here: an untraced client's call goes straight to `#start`.
+      start: this.#traces ? (execution) => this.#traces?.start(execution, this.#start) : this.#start,
       mayStart: () => !this.#outbox.full,
       expireIfOverdue: (execution) => {
         if (!this.#deadlines.overdue(execution)) return false;
@@ -849,13 +849,14 @@ function keptArguments(args: unknown): boolean {
  * `Entry`).
  */
 class AnsweredCall {
-  readonly type = 'tool_call';
-  readonly callId: string;
-  readonly runId: string;
-  readonly toolName: string;
-  readonly arguments: unknown;
+  declare readonly type: 'tool_call';
+  declare readonly callId: string;
+  declare readonly runId: string;
+  declare readonly toolName: string;
+  declare readonly arguments: unknown;
 
   constructor(callId: string, runId: string, toolName: string, args: unknown) {
+    this.type = 'tool_call';
     this.callId = callId;
     this.runId = runId;
     this.toolName = toolName;
@@ -976,16 +977,8 @@ export class FinishedIds {
     if (this.#count === this.#remakeAt) this.#remake();
     const place = this.#count % RING_IDS;
     this.#ring[place] = id;
-    this.#insert(this.#hash(id), place);
+    insert(this.#table, this.#hash(id), place);
     this.#count += 1;
-  }
-
-  #insert(hash: number, place: number): void {
-    const table = this.#table;
-    const mask = table.length - 1;
-    let at = hash & mask;
-    while (table[at] !== 0) at = (at + 1) & mask;
-    table[at] = (hash & TAG_BITS) | (place + 1);
   }
 
   /**
@@ -1004,10 +997,18 @@ export class FinishedIds {
       this.#table = new Int32Array(words);
       for (let n = oldest; n < count; n++) {
         const place = n % RING_IDS;
-        this.#insert(this.#hash(this.#ring[place] as string), place);
+        insert(this.#table, this.#hash(this.#ring[place] as string), place);
       }
     }
     const nextGeneration = (generations + 1) * REMEMBERED_CALL_IDS;
     this.#remakeAt = words < MAX_TABLE_WORDS ? Math.min(nextGeneration, oldest + words / 4) : nextGeneration;
   }
+}
+
+/** Puts the id at `place` in the ring, of hash `hash`, in the first free word from its own (linear probing). */
+function insert(table: Int32Array, hash: number, place: number): void {
+  const mask = table.length - 1;
+  let at = hash & mask;
+  while (table[at] !== 0) at = (at + 1) & mask;
+  table[at] = (hash & TAG_BITS) | (place + 1);
 }

@@ -145,22 +145,27 @@ export function hasRoom(
  * young.
  */
 class Entry {
-  frame: ToolResultFrame;
+  declare frame: ToolResultFrame;
   /** The call's frame: its tool's name, for the texts and events about this result. */
-  readonly call: ToolCallFrame;
-  sentOn = -1;
+  declare readonly call: ToolCallFrame;
+  declare sentOn: number;
   /** `frame` is already the error result that replaced one that could not be sent. */
-  replaced = false;
+  declare replaced: boolean;
   /** The size of `frame` as sent, in bytes (see {@link frameBytes}). */
-  bytes = 0;
+  declare bytes: number;
   /** Frames of the call to write before `frame` on this socket ({@link OutboxOptions.lead}); `lead[leadAt]` next. */
-  lead: readonly ClientFrame[] | undefined;
-  leadAt = 0;
+  declare lead: readonly ClientFrame[] | undefined;
+  declare leadAt: number;
 
+  // Fields are declared only and set here: no field initializer runs per result.
   constructor(frame: ToolResultFrame, call: ToolCallFrame, lead: readonly ClientFrame[] | undefined) {
     this.frame = frame;
     this.call = call;
+    this.sentOn = -1;
+    this.replaced = false;
+    this.bytes = 0;
     this.lead = lead;
+    this.leadAt = 0;
   }
 }
 
@@ -169,14 +174,14 @@ class Entry {
  * order on the wire, `undefined` until set (`JSON.stringify` leaves those out): one hidden class for every result.
  */
 class ResultFrame implements ToolResultFrame {
-  readonly type = 'tool_result';
-  readonly callId: string;
-  readonly status: ToolResultFrame['status'];
-  output: string;
-  readonly durationMs: number | undefined;
-  widget: ToolResultFrame['widget'] = undefined;
-  content: ToolResultFrame['content'] = undefined;
-  result: ToolResultFrame['result'] = undefined;
+  declare readonly type: 'tool_result';
+  declare readonly callId: string;
+  declare readonly status: ToolResultFrame['status'];
+  declare output: string;
+  declare readonly durationMs: number | undefined;
+  declare widget: ToolResultFrame['widget'];
+  declare content: ToolResultFrame['content'];
+  declare result: ToolResultFrame['result'];
 
   constructor(
     callId: string,
@@ -184,10 +189,14 @@ class ResultFrame implements ToolResultFrame {
     output: string,
     durationMs: number | undefined,
   ) {
+    this.type = 'tool_result';
     this.callId = callId;
     this.status = status;
     this.output = output;
     this.durationMs = durationMs;
+    this.widget = undefined;
+    this.content = undefined;
+    this.result = undefined;
   }
 }
 
