@@ -15,7 +15,8 @@
  * - the call updates (./call-updates.ts, through the client): progress, preliminary results, events, steps,
  *   questions, and the lease, told of a call only when the service took the lease or the call reported something.
  *
- * The file holds the runner's dependencies, the options of one call, the runner, and the log line of a failed call.
+ * The file holds the runner's dependencies, the options of one call, the runner, the log line of a failed call, and
+ * the ids of the finished calls the runner remembers.
  *
  * @module
  */
@@ -231,17 +232,10 @@ class ClientExecution extends Execution {
 }
 
 /**
- * Finished call ids are remembered, to refuse a re-delivery after the `ack`, in two generations of this many: at
- * least the last 10,000 and at most the last 20,000.
+ * Finished call ids are remembered, to refuse a re-delivery after the `ack`, in generations of this many: at least
+ * the last 10,000 and at most the last 20,000 (see {@link FinishedIds}).
  */
 const REMEMBERED_CALL_IDS = 10_000;
-
-/**
- * The size of the first generation of finished ids at which it turns once and turns back (nothing changes): after
- * V8 has given `finished` the record of what its code meets (a function gets one after its first few calls) and
- * before it optimises it (thousands of calls).
- */
-const EARLY_TURN = 64;
 
 /** Runs whose caller aborted them, remembered so that their calls still on the way abort on arrival. */
 const REMEMBERED_ABORTED_RUNS = 256;
@@ -259,17 +253,8 @@ export class CallRunner implements ExecutionOwner {
   readonly #options: CallRunnerOptions & { updates: CallUpdateHooks };
   /** Calls received and not finished: queued, running or parked. */
   readonly #held = new CallMap<Execution>();
-  /**
-   * Ids of finished calls, newest generation first. When it is full it becomes the older one and the older is
-   * dropped whole: no deletion per call (each one, in a large set, costs a few cache misses).
-   */
-  #finished = new Set<string>();
-  #finishedBefore = new Set<string>();
-  /**
-   * The size at which {@link CallRunner.#finished} becomes the older generation: {@link REMEMBERED_CALL_IDS}, and
-   * {@link EARLY_TURN} for the first generation, whose turn is undone at once (see {@link CallRunner.finished}).
-   */
-  #turnAt = EARLY_TURN;
+  /** Ids of finished calls: the last 10,000 to 20,000. */
+  readonly #finished = new FinishedIds();
   /** Runs aborted by their caller (`client.run({ signal })`), oldest first, with the abort reason. */
   readonly #abortedRuns = new Map<string, unknown>();
   #accepting = true;
@@ -330,8 +315,8 @@ export class CallRunner implements ExecutionOwner {
     this.#slots = new Slots({
       maxConcurrency: options.maxConcurrency,
       // In the call's trace, if any: spans its context function and its tool start are children of its span.
-      start: (execution) =>
-        this.#traces ? this.#traces.start(execution, this.#start) : this.#start(execution),
+      // Decided here: an untraced client's call goes straight to `#start`.
+      start: this.#traces ? (execution) => this.#traces?.start(execution, this.#start) : this.#start,
       mayStart: () => !this.#outbox.full,
       expireIfOverdue: (execution) => {
         if (!this.#deadlines.overdue(execution)) return false;
@@ -350,7 +335,8 @@ export class CallRunner implements ExecutionOwner {
           execution.callId,
           abortReason('the call passed its deadline', 'TimeoutError', 'deadline'),
         ),
-      leased: (execution) => this.#leased && this.#leases.holds(execution),
+      // A call the lease holds has begun: a call not begun (each new call is armed) is not asked about.
+      leased: (execution) => this.#leased && execution.begun && this.#leases.holds(execution),
       logger,
     });
     this.#outbox = new Outbox({
@@ -469,7 +455,7 @@ export class CallRunner implements ExecutionOwner {
       this.#approvals.redelivered(held, frame);
       return;
     }
-    if (this.#finished.has(callId) || this.#finishedBefore.has(callId)) {
+    if (this.#finished.has(callId)) {
       this.#options.logger.debug({ callId }, 'tool_call for a finished call ignored');
       return;
     }
@@ -479,7 +465,8 @@ export class CallRunner implements ExecutionOwner {
     this.#held.set(callId, execution);
     this.#traces?.received(execution, frame);
     // A call of a run its caller aborted (the service has not heard yet): it ends cancelled, never started.
-    if (this.#abortedRuns.has(frame.runId)) this.#cancel(callId, this.#abortedRuns.get(frame.runId));
+    if (this.#abortedRuns.size > 0 && this.#abortedRuns.has(frame.runId))
+      this.#cancel(callId, this.#abortedRuns.get(frame.runId));
     else {
       const waits = this.#slots.admit(execution);
       if (waits) this.#traces?.queued(execution);
@@ -498,7 +485,7 @@ export class CallRunner implements ExecutionOwner {
       this.#outbox.resend(callId);
       return;
     }
-    if (this.#held.has(callId) || this.#finished.has(callId) || this.#finishedBefore.has(callId)) return;
+    if (this.#held.has(callId) || this.#finished.has(callId)) return;
     const toolName = about.toolName ?? 'the tool';
     // Its error result is held until the ack, as any result: within the same limits as a call that runs.
     if (this.#refusedNew(callId, toolName)) return;
@@ -644,7 +631,7 @@ export class CallRunner implements ExecutionOwner {
       this.#cancel(callId, abortReason(`the service refused the call (${refused})`, 'AbortError', refused));
     this.#outbox.ack(callId);
     if (this.#slots.queued > 0) this.#slots.reopen();
-    if (this.#updated.delete(callId)) this.#options.updates.forget(callId);
+    if (this.#updated.size > 0 && this.#updated.delete(callId)) this.#options.updates.forget(callId);
     // A call that ends puts its result in the outbox: only an ack can leave the runner idle.
     if (this.#idleWaiters.length > 0 && this.#isIdle()) {
       const waiters = this.#idleWaiters;
@@ -762,19 +749,6 @@ export class CallRunner implements ExecutionOwner {
     const { callId } = execution;
     this.#deadlines.arm(execution, undefined);
     this.#held.delete(callId);
-    if (this.#finished.size >= this.#turnAt) {
-      this.#finishedBefore = this.#finished;
-      this.#finished = new Set();
-      if (this.#turnAt === EARLY_TURN) {
-        // The early turn, undone: the ids remembered stay as they were (the generations turn at 10,000 each), but
-        // the turn has run once while V8 records what the code meets, before it optimises `finished`. At the
-        // first real turn (the 10,001st call) the optimised code then has what it needs, where code that never
-        // ran would be thrown away and compiled again.
-        this.#finished = this.#finishedBefore;
-        this.#finishedBefore = new Set();
-        this.#turnAt = REMEMBERED_CALL_IDS;
-      }
-    }
     this.#finished.add(callId);
     const { updates } = this.#options;
     if (this.#leased) updates.ended(execution);
@@ -877,13 +851,33 @@ function keptArguments(args: unknown): boolean {
   return true;
 }
 
-/** What the outbox keeps of `execution` until its result is acked: a `tool_call` of its ids, tool and small arguments. */
+/**
+ * What the outbox keeps of a call until its result is acked: a `tool_call` of its ids, tool and small arguments. A
+ * class, not an object literal, so that V8 never makes these in the old generation (see src/client/outbox.ts
+ * `Entry`).
+ */
+class AnsweredCall {
+  declare readonly type: 'tool_call';
+  declare readonly callId: string;
+  declare readonly runId: string;
+  declare readonly toolName: string;
+  declare readonly arguments: unknown;
+
+  constructor(callId: string, runId: string, toolName: string, args: unknown) {
+    this.type = 'tool_call';
+    this.callId = callId;
+    this.runId = runId;
+    this.toolName = toolName;
+    this.arguments = args;
+  }
+}
+
+/** What the outbox keeps of `execution` until its result is acked ({@link AnsweredCall}). */
 function answeredCall(execution: Execution): ToolCallFrame {
   const { callId, runId, toolName } = execution;
   const args = execution.arguments;
-  return args === undefined
-    ? { type: 'tool_call', callId, runId, toolName }
-    : { type: 'tool_call', callId, runId, toolName, arguments: keptArguments(args) ? args : NOT_KEPT };
+  const kept = args === undefined || keptArguments(args) ? args : NOT_KEPT;
+  return new AnsweredCall(callId, runId, toolName, kept);
 }
 
 /** Whether two `tool_call.arguments` are the same JSON (arguments too deep to compare count as different). */
@@ -911,4 +905,118 @@ function logFailure(
   const fields: Record<string, unknown> = { callId, runId, toolName, status: result.status };
   if (result.error !== undefined) fields.error = result.error;
   logger.warn(fields, output);
+}
+
+/** The ids a {@link FinishedIds} holds at most: two generations. Below 2^15, so a place in the ring fits 15 bits. */
+const RING_IDS = 2 * REMEMBERED_CALL_IDS;
+/** The low bits of a table word: the id's place in the ring, plus 1 (0 is a free word). */
+const PLACE_BITS = 0x7fff;
+/** The high bits of a table word: the same bits of the id's hash. */
+const TAG_BITS = ~PLACE_BITS;
+/** The first table, in words; it doubles while it would be more than a quarter full, up to {@link MAX_TABLE_WORDS}. */
+const FIRST_TABLE_WORDS = 128;
+/** 256 KB: at most 20,000 ids in it, under a third full. */
+const MAX_TABLE_WORDS = 65_536;
+
+/** A seed of this process's hashes of ids, so that a service cannot choose ids that all land in one place. */
+const ID_HASH_SEED = (Math.random() * 0x1_0000_0000) >>> 0;
+
+/**
+ * A 32-bit hash of a call id: FNV-1a from this process's seed, then mixed (murmur3's finalizer), so that every bit
+ * depends on every character.
+ */
+function hashCallId(id: string): number {
+  let hash = ID_HASH_SEED ^ 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  return hash ^ (hash >>> 16);
+}
+
+/**
+ * The ids of the calls that finished here, so that a call id runs at most once: a `tool_call` for one of them is
+ * ignored. They are remembered in generations of {@link REMEMBERED_CALL_IDS}: when a generation is full, the one
+ * before it is forgotten whole, so that the last 10,000 to 20,000 are known.
+ *
+ * Every new call asks, and nearly always about an id that is not here. A `Set` of strings answers by walking its
+ * table's chain and comparing the strings on it: a few cache misses, in two generations, for a call that comes
+ * after others have run (~1.5 µs). Here the ids are kept in the order they finished, in a ring, and found through
+ * an open-addressing table of 32-bit words (linear probing), each holding an id's place in the ring and the high
+ * bits of its hash: a question reads one run of words, and compares a string only when those bits match. The table
+ * is made again from the ring when it grows (from {@link FIRST_TABLE_WORDS} words, so that a client that runs few
+ * calls keeps little) and when a generation is forgotten; it grows in the first calls, so that the code that makes
+ * it has run long before the first generation is forgotten (V8 then keeps the optimised code of `add`).
+ */
+export class FinishedIds {
+  /** The ids in the order they finished: the `n`th (from 0) at `n % RING_IDS`. */
+  readonly #ring: string[] = [];
+  /** Open addressing: 0 free, else `TAG_BITS` of the id's hash with its place in the ring plus 1. */
+  #table = new Int32Array(FIRST_TABLE_WORDS);
+  /** Ids added so far. */
+  #count = 0;
+  /** The first id (by its number) remembered: the table holds the ids from this one to the last. */
+  #oldest = 0;
+  /** The number of ids at which the table is made again, before the next one is added. */
+  #remakeAt = FIRST_TABLE_WORDS / 4;
+  readonly #hash: (id: string) => number;
+
+  /** `hash`: for tests, to make ids collide. @default hashCallId */
+  constructor(hash: (id: string) => number = hashCallId) {
+    this.#hash = hash;
+  }
+
+  /** Whether `id` is one of the remembered ids. */
+  has(id: string): boolean {
+    const hash = this.#hash(id);
+    const tag = hash & TAG_BITS;
+    const table = this.#table;
+    const mask = table.length - 1;
+    for (let at = hash & mask; ; at = (at + 1) & mask) {
+      const word = table[at] as number;
+      if (word === 0) return false;
+      if ((word & TAG_BITS) === tag && this.#ring[(word & PLACE_BITS) - 1] === id) return true;
+    }
+  }
+
+  /** Remembers `id` (not remembered yet: a remembered id never runs again). */
+  add(id: string): void {
+    if (this.#count === this.#remakeAt) this.#remake();
+    const place = this.#count % RING_IDS;
+    this.#ring[place] = id;
+    insert(this.#table, this.#hash(id), place);
+    this.#count += 1;
+  }
+
+  /**
+   * Forgets the generation before the last full one, if one has just filled, and makes the table again: larger,
+   * while the ids kept and those to come before the next remake would fill more than a quarter of it.
+   */
+  #remake(): void {
+    const count = this.#count;
+    const generations = Math.floor(count / REMEMBERED_CALL_IDS);
+    const oldest = Math.max(this.#oldest, (generations - 1) * REMEMBERED_CALL_IDS);
+    let words = this.#table.length;
+    while (words < MAX_TABLE_WORDS && (count - oldest) * 4 >= words) words *= 2;
+    // The first generation fills with nothing to forget yet: the table stays as it is.
+    if (oldest !== this.#oldest || words !== this.#table.length) {
+      this.#oldest = oldest;
+      this.#table = new Int32Array(words);
+      for (let n = oldest; n < count; n++) {
+        const place = n % RING_IDS;
+        insert(this.#table, this.#hash(this.#ring[place] as string), place);
+      }
+    }
+    const nextGeneration = (generations + 1) * REMEMBERED_CALL_IDS;
+    this.#remakeAt = words < MAX_TABLE_WORDS ? Math.min(nextGeneration, oldest + words / 4) : nextGeneration;
+  }
+}
+
+/** Puts the id at `place` in the ring, of hash `hash`, in the first free word from its own (linear probing). */
+function insert(table: Int32Array, hash: number, place: number): void {
+  const mask = table.length - 1;
+  let at = hash & mask;
+  while (table[at] !== 0) at = (at + 1) & mask;
+  table[at] = (hash & TAG_BITS) | (place + 1);
 }

@@ -45,7 +45,8 @@ export class Deadlines {
    * unless `force` (the socket is down: it stops once the service would re-dispatch it).
    */
   arm(execution: Execution, deadlineMs: number | undefined, force = false): void {
-    if (!force && this.#options.leased?.(execution) === true) deadlineMs = undefined;
+    if (deadlineMs !== undefined && !force && this.#options.leased?.(execution) === true)
+      deadlineMs = undefined;
     if (deadlineMs === undefined) {
       execution.deadlineAt = undefined;
       return;

@@ -134,19 +134,70 @@ export function hasRoom(
   return buffered <= highWaterMarkBytes && (buffered === 0 || buffered + bytes <= maxBufferedBytes);
 }
 
-/** One result waiting for its `ack`, and the socket generation it was last written on (`-1`: not yet). */
-interface Entry {
-  frame: ToolResultFrame;
+/**
+ * One result waiting for its `ack`, and the socket generation it was last written on (`-1`: not yet).
+ *
+ * A class, as {@link ResultFrame} and the kept `tool_call` of an answered call (src/client/calls.ts): V8 notes where
+ * each object literal is made, and once most objects of a place outlive a young-generation collection (results
+ * held until their ack while calls are many in flight) it makes that place's objects in the old generation from
+ * then on, throwing away the optimised code that makes them, once per process between its 10,000th and 20,000th
+ * calls; the results of lone calls then become old-generation garbage. The instances of a class are always made
+ * young.
+ */
+class Entry {
+  declare frame: ToolResultFrame;
   /** The call's frame: its tool's name, for the texts and events about this result. */
-  call: ToolCallFrame;
-  sentOn: number;
+  declare readonly call: ToolCallFrame;
+  declare sentOn: number;
   /** `frame` is already the error result that replaced one that could not be sent. */
-  replaced: boolean;
+  declare replaced: boolean;
   /** The size of `frame` as sent, in bytes (see {@link frameBytes}). */
-  bytes: number;
+  declare bytes: number;
   /** Frames of the call to write before `frame` on this socket ({@link OutboxOptions.lead}); `lead[leadAt]` next. */
-  lead: readonly ClientFrame[] | undefined;
-  leadAt: number;
+  declare lead: readonly ClientFrame[] | undefined;
+  declare leadAt: number;
+
+  // Fields are declared only and set here: no field initializer runs per result.
+  constructor(frame: ToolResultFrame, call: ToolCallFrame, lead: readonly ClientFrame[] | undefined) {
+    this.frame = frame;
+    this.call = call;
+    this.sentOn = -1;
+    this.replaced = false;
+    this.bytes = 0;
+    this.lead = lead;
+    this.leadAt = 0;
+  }
+}
+
+/**
+ * A `tool_result` frame as the outbox makes it (a class: see {@link Entry}), with every field it may get in their
+ * order on the wire, `undefined` until set (`JSON.stringify` leaves those out): one hidden class for every result.
+ */
+class ResultFrame implements ToolResultFrame {
+  declare readonly type: 'tool_result';
+  declare readonly callId: string;
+  declare readonly status: ToolResultFrame['status'];
+  declare output: string;
+  declare readonly durationMs: number | undefined;
+  declare widget: ToolResultFrame['widget'];
+  declare content: ToolResultFrame['content'];
+  declare result: ToolResultFrame['result'];
+
+  constructor(
+    callId: string,
+    status: ToolResultFrame['status'],
+    output: string,
+    durationMs: number | undefined,
+  ) {
+    this.type = 'tool_result';
+    this.callId = callId;
+    this.status = status;
+    this.output = output;
+    this.durationMs = durationMs;
+    this.widget = undefined;
+    this.content = undefined;
+    this.result = undefined;
+  }
 }
 
 /** `[null,null,{"type":` and `}]`: the JSON of a result part of its kind alone, around the kind's string. */
@@ -237,15 +288,7 @@ export class Outbox {
     // The result's kind (feature `result_parts`), when the frame has room for it (./result-parts.ts).
     if (part !== undefined) addResultPart(resultFrame, part, this.#options.socket.maxPayloadBytes);
     const lead = updated ? this.#options.lead?.(frame.callId, false) : undefined;
-    const entry: Entry = {
-      frame: resultFrame,
-      call: frame,
-      sentOn: -1,
-      replaced: false,
-      bytes: 0,
-      lead: lead?.length ? lead : undefined,
-      leadAt: 0,
-    };
+    const entry = new Entry(resultFrame, frame, lead?.length ? lead : undefined);
     // A second result for one call id replaces the first (the runner never sends two; counted right anyway).
     const before = this.#entries.get(frame.callId);
     if (before !== undefined) this.#bytes -= before.bytes;
@@ -291,10 +334,11 @@ export class Outbox {
     if (limit < this.#cutTo) {
       for (const entry of this.#entries.values()) {
         // A result part is left out of a result cut again (its value would not fit either).
-        const { widget, content, result: _, ...rest } = entry.frame;
+        const { callId, status, output, durationMs, widget, content } = entry.frame;
         const before = utf8Length(encodeFrame(entry.frame));
         if (before <= limit) continue;
-        entry.frame = this.#withContent(this.#fit({ ...rest }, entry.call, widget), content);
+        const cut = new ResultFrame(callId, status, output, durationMs);
+        entry.frame = this.#withContent(this.#fit(cut, entry.call, widget), content);
         this.#resize(entry);
         // The call id, the tool and the sizes only: never the output, which may hold what redaction missed.
         this.#options.logger?.warn(
@@ -334,13 +378,12 @@ export class Outbox {
       this.ack(frame.callId);
       return 'dropped';
     }
-    entry.frame = {
-      type: 'tool_result',
-      callId: frame.callId,
-      status: 'error',
-      output: undeliverableText(entry.call.toolName, code),
-      durationMs: frame.durationMs,
-    };
+    entry.frame = new ResultFrame(
+      frame.callId,
+      'error',
+      undeliverableText(entry.call.toolName, code),
+      frame.durationMs,
+    );
     entry.replaced = true;
     entry.sentOn = -1;
     this.#resize(entry);
@@ -410,13 +453,7 @@ export class Outbox {
 
   #resultFrame(frame: ToolCallFrame, result: ToolCallResult, durationMs: number): ToolResultFrame {
     const { redactor } = this.#options;
-    const out: ToolResultFrame = {
-      type: 'tool_result',
-      callId: frame.callId,
-      status: result.status,
-      output: '',
-      durationMs,
-    };
+    const out: ToolResultFrame = new ResultFrame(frame.callId, result.status, '', durationMs);
     // Redact first, then cut: a cut through a secret would leave a piece of it that no rule matches.
     // A JSON output stays JSON: a secret is replaced inside its values (`redactOutput`, src/redact.ts).
     out.output = toWellFormed(redactOutput(redactor, result.output));
@@ -437,7 +474,7 @@ export class Outbox {
       out.widget = widget as ToolResultFrame['widget'];
       const size = utf8Length(JSON.stringify(out));
       if (size > socket.maxPayloadBytes) {
-        delete out.widget;
+        out.widget = undefined;
         this.#options.widgetInvalid({
           toolName: frame.toolName,
           callId: frame.callId,

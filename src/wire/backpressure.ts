@@ -86,6 +86,13 @@ export class Backpressure {
 
   constructor(options: BackpressureOptions) {
     this.#options = options;
+    // Each count a write reads is stored once more: V8 takes a field stored only once for a constant, and the first
+    // pong (the first heartbeat, seconds in) or the first answer held would then throw away the optimised code of
+    // every function that reads it, which each write of a call runs.
+    this.#confirmed = 0;
+    this.#withheld = 0;
+    this.#heldPongBytes = 0;
+    this.#heldBusyBytes = 0;
   }
 
   /** Bytes the socket holds unread by the service, as best known, plus the answers held here. */
@@ -200,6 +207,7 @@ export class Backpressure {
 
   /** A result of `callId` that is not retryable goes out: a busy answer held for that call is obsolete. */
   answered(callId: string): void {
+    if (this.#heldBusy.size === 0) return;
     const before = this.#heldBusy.get(callId);
     if (before === undefined) return;
     this.#heldBusy.delete(callId);

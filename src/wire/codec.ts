@@ -276,7 +276,10 @@ function nestsTooDeep(type: string, value: Record<string, unknown>): boolean {
   const max = MAX_FRAME_DEPTH;
   if (type !== 'tool_call') return nestsDeeperThan(value, max);
   for (const key in value) {
-    if (key !== 'arguments' && nestsDeeperThan(value[key], max - 1)) return true;
+    // Most fields are ids, names and numbers: only an object or an array is walked.
+    const item = value[key];
+    if (typeof item === 'object' && item !== null && key !== 'arguments' && nestsDeeperThan(item, max - 1))
+      return true;
   }
   return false;
 }

@@ -30,7 +30,7 @@ describe('Incoming, in a call runner', () => {
     expect(echo.ran.slice(20_001)).toEqual(['c9999', 'c0']);
   });
 
-  it('forgets none of the first finished calls when its first generation of ids turns early and back', async () => {
+  it('forgets none of the first finished calls while its table of ids grows', async () => {
     const echo = recordsCalls('echo');
     const { calls, call } = recording([echo.tool]);
     for (let i = 0; i < 200; i++) {

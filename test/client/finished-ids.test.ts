@@ -1,0 +1,108 @@
+/**
+ * `FinishedIds` (src/client/calls.ts): the finished call ids a call runner remembers, in generations of 10,000,
+ * checked against two `Set`s that turn every 10,000 ids (what it answers must not differ), with ids whose hashes
+ * collide often, so that the string comparisons and the long runs of the table are taken.
+ */
+import { describe, expect, it } from 'vitest';
+import { FinishedIds } from '../../src/client/calls';
+
+/** Two generations of 10,000: the newest and the one before. */
+class Generations {
+  newest = new Set<string>();
+  before = new Set<string>();
+
+  has(id: string): boolean {
+    return this.newest.has(id) || this.before.has(id);
+  }
+
+  add(id: string): void {
+    if (this.newest.size >= 10_000) {
+      this.before = this.newest;
+      this.newest = new Set();
+    }
+    this.newest.add(id);
+  }
+}
+
+/** A deterministic pseudo-random sequence (mulberry32). */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** A hash with 2,048 values: every value is shared by many ids, in its table place and its high bits alike. */
+function collidingHash(id: string): number {
+  let hash = 0;
+  for (let i = 0; i < id.length; i++) hash = (hash * 31 + id.charCodeAt(i)) & 0x7ff;
+  return Math.imul(hash, 0x9e3779b1);
+}
+
+describe('FinishedIds', () => {
+  it.each([
+    ['its own hash', undefined],
+    ['a hash whose values collide', collidingHash],
+  ])('answers as two generations of 10,000 would, over 45,000 ids (%s)', (_, hash) => {
+    const ids = new FinishedIds(hash);
+    const reference = new Generations();
+    const next = random(7);
+    const added: string[] = [];
+    const wrong: string[] = [];
+    let fresh = 0;
+    for (let step = 0; step < 45_000; step++) {
+      // Mostly new ids; sometimes one added before (remembered or forgotten), or one never added.
+      const pick = next();
+      let id: string;
+      if (pick < 0.9 || added.length === 0) id = `call-${fresh++}`;
+      else if (pick < 0.95) id = added[Math.floor(next() * added.length)] as string;
+      else id = `never-${Math.floor(next() * 1_000_000)}`;
+      if (ids.has(id) !== reference.has(id)) wrong.push(id);
+      // As the runner does: an id it remembers is not run again, any other id runs and finishes.
+      if (!reference.has(id) && !id.startsWith('never-')) {
+        ids.add(id);
+        reference.add(id);
+        added.push(id);
+      }
+    }
+    for (const id of added.slice(-25_000)) if (ids.has(id) !== reference.has(id)) wrong.push(id);
+    expect(wrong).toEqual([]);
+    expect(added.length).toBeGreaterThan(40_000);
+  });
+
+  it('remembers the last 10,000 to 20,000 ids, forgetting 10,000 at a time', () => {
+    const ids = new FinishedIds();
+    for (let i = 0; i < 20_001; i++) ids.add(`c${i}`);
+    expect([ids.has('c20000'), ids.has('c10000'), ids.has('c9999'), ids.has('c0')]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    for (let i = 20_001; i < 30_000; i++) ids.add(`c${i}`);
+    expect([ids.has('c10000'), ids.has('c29999')]).toEqual([true, true]);
+    ids.add('c30000');
+    expect([ids.has('c10000'), ids.has('c19999'), ids.has('c20000'), ids.has('c30000')]).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
+  });
+
+  it('tells apart ids of one hash, and the empty id', () => {
+    const ids = new FinishedIds(() => 0x12345678);
+    for (const id of ['a', 'b', '', 'ab']) ids.add(id);
+    expect(['a', 'b', '', 'ab', 'ba', 'c'].map((id) => ids.has(id))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
+});
