@@ -315,8 +315,13 @@ export class CallRunner implements ExecutionOwner {
     this.#slots = new Slots({
       maxConcurrency: options.maxConcurrency,
       // In the call's trace, if any: spans its context function and its tool start are children of its span.
-      // Decided here: an untraced client's call goes straight to `#start`.
-      start: this.#traces ? (execution) => this.#traces?.start(execution, this.#start) : this.#start,
+      // Decided here: an untraced client's call goes straight to `#start`. A client with `tracing` may get its
+      // tracing code later (`traceWith`, in a browser's `connect()`), so it is asked for at each start.
+      start:
+        options.tracing === undefined
+          ? this.#start
+          : (execution) =>
+              this.#traces ? this.#traces.start(execution, this.#start) : this.#start(execution),
       mayStart: () => !this.#outbox.full,
       expireIfOverdue: (execution) => {
         if (!this.#deadlines.overdue(execution)) return false;
@@ -962,7 +967,7 @@ export class FinishedIds {
   #remakeAt = FIRST_TABLE_WORDS / 4;
   readonly #hash: (id: string) => number;
 
-  /** `hash`: for tests, to make ids collide. @default hashCallId */
+  /** `hash`: for tests, to make ids collide (without it, {@link hashCallId}). */
   constructor(hash: (id: string) => number = hashCallId) {
     this.#hash = hash;
   }
