@@ -8,33 +8,39 @@
  */
 
 /**
- * Whether `fn` may read an argument past its first: `false` only when its source shows at most one parameter,
- * none of them a rest parameter, and never names `arguments` or `eval` (the only other ways to reach an argument).
- * A function whose source cannot be read (native, bound, a class) may: `true`.
+ * Whether `fn` may read an argument past its first: `false` only when its source plainly shows at most one
+ * parameter, none of them a rest parameter, and never names `arguments` or `eval` (the only other ways to reach an
+ * argument). A source it does not read plainly may: `true` for native code, a bound function, a class, a
+ * sloppy-mode `function`, a string or computed method name, a comment, regular expression or template literal in
+ * the parameters, a `\u` escape anywhere, and for a value that is not a function.
  */
 export function readsPastFirstArgument(fn: unknown): boolean {
   if (typeof fn !== 'function') return true;
+  // A sloppy-mode `function`'s arguments are readable from outside it while it runs (`fn.arguments`).
+  if (Object.hasOwn(fn, 'arguments')) return true;
   let source: string;
   try {
     source = Function.prototype.toString.call(fn);
   } catch {
     return true;
   }
-  // A word test over the whole source: a property or a string of that name only costs the call its `ctx`.
-  if (/\b(?:arguments|eval)\b/.test(source)) return true;
-  // A method with a computed name (`[key](input, ctx) {}`): its first bracket is not its parameters'.
-  if (source.startsWith('[')) return true;
-  const params = parameterList(source);
-  if (params === undefined || params.length > 1) return true;
-  return params.length === 1 && hasRestParameter(source);
-}
-
-/** Whether the first parameter of `source` (read by {@link parameterList}) is a rest parameter (`...args`). */
-function hasRestParameter(source: string): boolean {
-  const bare = /^(?:async\s+)?[A-Za-z_$][\w$]*\s*=>/.test(source);
-  if (bare) return false;
-  const inner = balanced(source, source.indexOf('('));
-  return inner === undefined || inner.trim().startsWith('...');
+  // A word test over the whole source: a property or a string of that name only costs the call its `ctx`. A `\u`
+  // escape can spell either name (`\u0061rguments`).
+  if (/\\u|\b(?:arguments|eval)\b/.test(source)) return true;
+  if (/\{\s*\[native code\]\s*\}\s*$/.test(source) || /^class\b/.test(source)) return true;
+  // `x => …`, `async x => …`: one bare parameter.
+  if (/^(?:async\s+)?[\p{ID_Start}$_][\p{ID_Continue}$\u200C\u200D]*\s*=>/u.test(source)) return false;
+  // Before the parameters only keywords, a plain name and `*`: no comment, string or computed key holds a `(`.
+  const head = /^[\p{ID_Continue}$#\s*]*\(/u.exec(source);
+  if (head === null) return true;
+  const inner = balanced(source, head[0].length - 1);
+  // A comment, regular expression or template literal could hide a `)` or `,` from the scan; each begins with `/`
+  // or a backtick, and the text before that mark is read right, so finding the mark is enough to say `true`.
+  if (inner === undefined || /[/`]/.test(inner)) return true;
+  const params = splitTopLevel(inner, ',')
+    .map((param) => param.trim())
+    .filter((param) => param !== '');
+  return params.length > 1 || (params.length === 1 && (params[0] as string).startsWith('...'));
 }
 
 /**

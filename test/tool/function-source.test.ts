@@ -57,6 +57,76 @@ describe('readsPastFirstArgument', () => {
   });
 });
 
+/**
+ * A strict-mode function of exactly `source` (a test file's own functions lose their comments to the transform):
+ * strict, as a module's or a class's code is, so only its source decides.
+ */
+function strictFunction(source: string): unknown {
+  return new Function(`"use strict"; return (${source});`)();
+}
+
+describe('readsPastFirstArgument on sources that hide a second parameter from a simple scan', () => {
+  it('says true where a comment, string key, computed key, regex, template or escape hides it', () => {
+    const sources = [
+      // a `(` in a comment or a key before the parameters
+      'function /* (x) */ named(input, ctx) { return ctx; }',
+      '({ execute /* (x) */ (input, ctx) { return ctx; } }).execute',
+      "({ 'a(b)'(input, ctx) { return ctx; } })['a(b)']",
+      "({ async ['a(b)'](input, ctx) { return ctx; } })['a(b)']",
+      "({ *[String('y')](input, ctx) { yield ctx; } }).y",
+      // a quote or bracket in a comment inside the parameters
+      "(\n  // the user's input\n  input,\n  ctx,\n) => ctx",
+      "(input /* don't */, ctx) => ctx",
+      '(input /* (see docs */, ctx) => ctx',
+      // a `)` or quote in a regular expression or template literal default
+      '(input = /[)]/, ctx) => ctx',
+      "(input = /'/, ctx = /'/) => ctx",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source under test holds a template literal.
+      '(input = `${`)`}`, ctx) => ctx',
+      // `arguments` spelt with an escape
+      'function (input) { return \\u0061rguments[1]; }',
+    ];
+    expect(sources.map((source) => readsPastFirstArgument(strictFunction(source)))).toEqual(
+      sources.map(() => true),
+    );
+  });
+
+  it('says false for plain one-parameter sources, unicode names included', () => {
+    const sources = [
+      'ü => ü',
+      '(ü) => ü',
+      'async (input) => input',
+      'async function* g(input) { yield input; }',
+      '({ async *m(input) { yield input; } }).m',
+      '(class { static run(input) { return input; } }).run',
+      "(input = 'a, b') => input",
+      '(input,) => input',
+      'async => async',
+    ];
+    expect(sources.map((source) => readsPastFirstArgument(strictFunction(source)))).toEqual(
+      sources.map(() => false),
+    );
+  });
+
+  it('says true for a sloppy-mode function, whose arguments another function can read as fn.arguments', () => {
+    const sloppy = new Function('input', 'return input;');
+    const execute = new Function('helper', 'return function execute(input) { return helper(execute); };')(
+      (fn: { arguments: unknown[] }) => fn.arguments[1],
+    ) as (input: unknown, ctx: unknown) => unknown;
+    expect(execute({}, 'the ctx')).toBe('the ctx');
+    expect([readsPastFirstArgument(sloppy), readsPastFirstArgument(execute)]).toEqual([true, true]);
+  });
+
+  it('hands the ctx to an execute whose second parameter follows a comment', async () => {
+    const commented = tool({
+      name: 'commented',
+      description: 'd',
+      execute: strictFunction("(input /* the user's */, ctx) => ctx.callId") as (input: unknown) => string,
+    });
+    expect(await invokeTool(commented, {}, { callId: 'c3' })).toMatchObject({ status: 'ok', output: 'c3' });
+  });
+});
+
 describe('a tool whose execute takes no ctx', () => {
   it('runs without one, and its other callbacks still get the ctx of the call', async () => {
     const seen: unknown[] = [];
