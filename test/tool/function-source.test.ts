@@ -2,7 +2,7 @@
  * `readsPastFirstArgument` (src/tool/function-source.ts): a tool's `execute` that cannot read a second argument
  * gets no `ctx` made for it; any way a function could reach one keeps it.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { invokeTool } from '../../src/call/invoke';
 import { readsPastFirstArgument } from '../../src/tool/function-source';
 import { type ToolContext, tool } from '../../src/tool/tool';
@@ -128,6 +128,10 @@ describe('readsPastFirstArgument on sources that hide a second parameter from a 
 });
 
 describe('a tool whose execute takes no ctx', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('runs without one, and its other callbacks still get the ctx of the call', async () => {
     const seen: unknown[] = [];
     const plain = tool({
@@ -143,6 +147,55 @@ describe('a tool whose execute takes no ctx', () => {
     const result = await invokeTool(plain, {}, { callId: 'c1', runId: 'r1' });
     expect(result).toMatchObject({ status: 'error', output: 'c1 plain down' });
     expect(seen).toEqual([{}]);
+  });
+
+  it('tells errorFunction ctx.approved of an approved call', async () => {
+    const gated = tool({
+      name: 'gated',
+      description: 'd',
+      needsApproval: true,
+      execute: (_input: unknown) => {
+        throw new Error('down');
+      },
+      errorFunction: (ctx: ToolContext, error: unknown) =>
+        `${ctx.approved} ${ctx.signal.aborted} ${(error as Error).message}`,
+    });
+    const asked = await invokeTool(gated, {}, { callId: 'a1', approve: () => true });
+    const given = await invokeTool(gated, {}, { callId: 'a2', approved: true });
+    expect([asked.output, given.output]).toEqual(['true false down', 'true false down']);
+  });
+
+  it('tells errorFunction of a timeout through a ctx.signal made after it fired', async () => {
+    vi.useFakeTimers();
+    const slow = tool({
+      name: 'slow',
+      description: 'd',
+      timeoutMs: 20,
+      execute: (_input: unknown) => new Promise(() => {}),
+      errorFunction: (ctx: ToolContext) => `${ctx.signal.aborted} ${(ctx.signal.reason as Error).name}`,
+    });
+    const result = invokeTool(slow, {}, { callId: 't1' });
+    await vi.advanceTimersByTimeAsync(20);
+    expect(await result).toMatchObject({ status: 'timeout', output: 'true TimeoutError' });
+  });
+
+  it("leaves a ctx.signal first read after the call ended unaborted by the caller's later abort", async () => {
+    const caller = new AbortController();
+    let kept: ToolContext | undefined;
+    const failing = tool({
+      name: 'failing',
+      description: 'd',
+      execute: (_input: unknown) => {
+        throw new Error('down');
+      },
+      errorFunction: (ctx: ToolContext) => {
+        kept = ctx;
+        return 'kept';
+      },
+    });
+    const result = await invokeTool(failing, {}, { callId: 'k1', signal: caller.signal });
+    caller.abort();
+    expect([result.status, result.output, kept?.signal.aborted]).toEqual(['error', 'kept', false]);
   });
 
   it('still hands a ctx to an execute that reads it through arguments', async () => {
