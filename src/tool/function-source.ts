@@ -52,9 +52,7 @@ export function parameterList(source: string): Array<string | string[]> | undefi
   // `x => …` and `async x => …`: one bare parameter.
   const bare = /^(?:async\s+)?([A-Za-z_$][\w$]*)\s*=>/.exec(source);
   if (bare !== null && bare[1] !== 'async') return [(bare[1] as string).replace(/^_+(?=[A-Za-z$])/, '')];
-  const open = source.indexOf('(');
-  if (open < 0) return undefined;
-  const inner = balanced(source, open);
+  const inner = parameterText(withoutComments(source));
   if (inner === undefined) return undefined;
   return splitTopLevel(inner, ',')
     .map((param) => param.trim())
@@ -72,6 +70,39 @@ export function parameterList(source: string): Array<string | string[]> | undefi
       // `_ctx`, `...args`: the name without the marks of an unused or rest parameter.
       return pattern.replace(/^\.\.\./, '').replace(/^_+(?=[A-Za-z$])/, '');
     });
+}
+
+/**
+ * The text between the parentheses of a function's parameters (comments already taken out): past its keywords and
+ * its name, which may be a string or a computed key holding a `(` of its own; `undefined` when none is found.
+ */
+function parameterText(source: string): string | undefined {
+  const keyAt = /^(?:(?:async|get|set|static)\s+)*\*?\s*/.exec(source)?.[0].length ?? 0;
+  const key = source[keyAt];
+  let open: number;
+  if (key === '"' || key === "'" || key === '[') {
+    const keyEnd =
+      key === '[' ? keyAt + (balanced(source, keyAt)?.length ?? Number.NaN) + 1 : skipString(source, keyAt);
+    open = /^\s*\(/.test(source.slice(keyEnd + 1)) ? source.indexOf('(', keyEnd + 1) : -1;
+  } else open = (/^[\p{ID_Continue}$#\s*]*\(/u.exec(source)?.[0].length ?? 0) - 1;
+  return open < 0 ? undefined : balanced(source, open);
+}
+
+/** `source` without its comments (strings and template literals kept whole), for reading names out of it. */
+function withoutComments(source: string): string {
+  let text = '';
+  let from = 0;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i] as string;
+    if (char === '"' || char === "'" || char === '`') i = skipString(source, i);
+    else if (char === '/' && (source[i + 1] === '/' || source[i + 1] === '*')) {
+      const end = source[i + 1] === '/' ? source.indexOf('\n', i) : source.indexOf('*/', i + 2) + 2;
+      text += `${source.slice(from, i)} `;
+      from = end <= 1 ? source.length : end;
+      i = from - 1;
+    }
+  }
+  return text + source.slice(from);
 }
 
 const CLOSING: Record<string, string> = { '(': ')', '{': '}', '[': ']' };

@@ -4,7 +4,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { invokeTool } from '../../src/call/invoke';
-import { readsPastFirstArgument } from '../../src/tool/function-source';
+import { parameterList, readsPastFirstArgument } from '../../src/tool/function-source';
+import { approvalOrder } from '../../src/tool/shapes';
 import { type ToolContext, tool } from '../../src/tool/tool';
 
 /** A method name given as a computed key. */
@@ -124,6 +125,27 @@ describe('readsPastFirstArgument on sources that hide a second parameter from a 
       execute: strictFunction("(input /* the user's */, ctx) => ctx.callId") as (input: unknown) => string,
     });
     expect(await invokeTool(commented, {}, { callId: 'c3' })).toMatchObject({ status: 'ok', output: 'c3' });
+  });
+});
+
+describe('parameterList past comments and method keys', () => {
+  it('reads the parameters, not a ( in a comment, a string key or a computed key', () => {
+    const sources = [
+      'function /* (input) */ check(ctx, input) { return 1; }',
+      "async ['x(y)'](ctx, input) {}",
+      "*[key('z')](ctx, input) {}",
+      '"a(b)"(ctx, input) {}',
+      "(ctx /* the call's */, input) => 1",
+      "(\n  // why (it's)\n  ctx,\n  input,\n) => 1",
+    ];
+    expect(sources.map(parameterList)).toEqual(sources.map(() => ['ctx', 'input']));
+  });
+
+  it("orders a commented needsApproval's arguments as toolwire's (ctx, input)", () => {
+    const commented = strictFunction(
+      'function /* (input) */ check(ctx, input) { return input.amount > 100; }',
+    );
+    expect(approvalOrder(commented)).toBe('toolwire');
   });
 });
 
