@@ -16,18 +16,25 @@
  */
 export function readsPastFirstArgument(fn: unknown): boolean {
   if (typeof fn !== 'function') return true;
-  // A sloppy-mode `function`'s arguments are readable from outside it while it runs (`fn.arguments`).
-  if (Object.hasOwn(fn, 'arguments')) return true;
   let source: string;
   try {
     source = Function.prototype.toString.call(fn);
   } catch {
     return true;
   }
+  if (/\{\s*\[native code\]\s*\}\s*$/.test(source) || /^class\b/.test(source)) return true;
+  // A sloppy-mode `function`'s arguments are readable from outside it while it runs (`fn.arguments`, or
+  // `caller.arguments` in a function it calls). Reading the property throws for any other function, but for a
+  // strict `function` in some engines (Bun's): those may too. Read after the native check: no Proxy trap runs.
+  try {
+    void (fn as { arguments?: unknown }).arguments;
+    return true;
+  } catch {
+    // Strict mode, an arrow, a method, async or a generator: its arguments are its own.
+  }
   // A word test over the whole source: a property or a string of that name only costs the call its `ctx`. A `\u`
   // escape can spell either name (`\u0061rguments`).
   if (/\\u|\b(?:arguments|eval)\b/.test(source)) return true;
-  if (/\{\s*\[native code\]\s*\}\s*$/.test(source) || /^class\b/.test(source)) return true;
   // `x => …`, `async x => …`: one bare parameter.
   if (/^(?:async\s+)?[\p{ID_Start}$_][\p{ID_Continue}$\u200C\u200D]*\s*=>/u.test(source)) return false;
   // Before the parameters only keywords, a plain name and `*`: no comment, string or computed key holds a `(`.
