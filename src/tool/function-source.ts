@@ -41,9 +41,10 @@ export function readsPastFirstArgument(fn: unknown): boolean {
   const head = /^[\p{ID_Continue}$#\s*]*\(/u.exec(source);
   if (head === null) return true;
   const inner = balanced(source, head[0].length - 1);
-  // A comment, regular expression or template literal could hide a `)` or `,` from the scan; each begins with `/`
-  // or a backtick, and the text before that mark is read right, so finding the mark is enough to say `true`.
-  if (inner === undefined || /[/`]/.test(inner)) return true;
+  // A comment, regular expression or template literal could hide a `)` or `,` from the scan; each begins with `/`,
+  // a backtick, or (an HTML-like comment of a script) `<!--` or `-->`, and the text before that mark is read
+  // right, so finding the mark is enough to say `true`.
+  if (inner === undefined || /[/`]|<!--|-->/.test(inner)) return true;
   const params = splitTopLevel(inner, ',')
     .map((param) => param.trim())
     .filter((param) => param !== '');

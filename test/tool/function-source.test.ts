@@ -92,6 +92,20 @@ describe('readsPastFirstArgument on sources that hide a second parameter from a 
     );
   });
 
+  it("says true where a script's HTML-like comment hides a ) before a second parameter", () => {
+    // A sloppy script's source (a `new Function` body): `<!--` and a line's leading `-->` begin comments there.
+    const opening = new Function('return (input <!-- )\n, ctx) => ctx;')() as (
+      input: unknown,
+      ctx: unknown,
+    ) => unknown;
+    const closing = new Function('return (input\n--> )\n, ctx) => ctx;')() as (
+      input: unknown,
+      ctx: unknown,
+    ) => unknown;
+    expect([opening({}, 'the ctx'), closing({}, 'the ctx')]).toEqual(['the ctx', 'the ctx']);
+    expect([readsPastFirstArgument(opening), readsPastFirstArgument(closing)]).toEqual([true, true]);
+  });
+
   it('says false for plain one-parameter sources, unicode names included', () => {
     const sources = [
       'ü => ü',
