@@ -8,9 +8,11 @@
  */
 
 /**
- * Whether `fn` may read an argument past its first: `false` only when its source shows at most one parameter,
- * none of them a rest parameter, and never names `arguments` or `eval` (the only other ways to reach an argument).
- * A function whose source cannot be read (native, bound, a class) may: `true`.
+ * Whether `fn` may read an argument past its first: `false` only when its source plainly shows at most one
+ * parameter, none of them a rest parameter, and never names `arguments` or `eval` (the only other ways to reach an
+ * argument). A source it does not read plainly may: `true` for native code, a bound function, a class, a
+ * sloppy-mode `function`, a string or computed method name, a comment, regular expression or template literal in
+ * the parameters, a `\u` escape anywhere, and for a value that is not a function.
  */
 export function readsPastFirstArgument(fn: unknown): boolean {
   if (typeof fn !== 'function') return true;
@@ -20,21 +22,33 @@ export function readsPastFirstArgument(fn: unknown): boolean {
   } catch {
     return true;
   }
-  // A word test over the whole source: a property or a string of that name only costs the call its `ctx`.
-  if (/\b(?:arguments|eval)\b/.test(source)) return true;
-  // A method with a computed name (`[key](input, ctx) {}`): its first bracket is not its parameters'.
-  if (source.startsWith('[')) return true;
-  const params = parameterList(source);
-  if (params === undefined || params.length > 1) return true;
-  return params.length === 1 && hasRestParameter(source);
-}
-
-/** Whether the first parameter of `source` (read by {@link parameterList}) is a rest parameter (`...args`). */
-function hasRestParameter(source: string): boolean {
-  const bare = /^(?:async\s+)?[A-Za-z_$][\w$]*\s*=>/.test(source);
-  if (bare) return false;
-  const inner = balanced(source, source.indexOf('('));
-  return inner === undefined || inner.trim().startsWith('...');
+  if (/\{\s*\[native code\]\s*\}\s*$/.test(source) || /^class\b/.test(source)) return true;
+  // A sloppy-mode `function`'s arguments are readable from outside it while it runs (`fn.arguments`, or
+  // `caller.arguments` in a function it calls). Reading the property throws for any other function, but for a
+  // strict `function` in some engines (Bun's): those may too. Read after the native check: no Proxy trap runs.
+  try {
+    void (fn as { arguments?: unknown }).arguments;
+    return true;
+  } catch {
+    // Strict mode, an arrow, a method, async or a generator: its arguments are its own.
+  }
+  // A word test over the whole source: a property or a string of that name only costs the call its `ctx`. A `\u`
+  // escape can spell either name (`\u0061rguments`).
+  if (/\\u|\b(?:arguments|eval)\b/.test(source)) return true;
+  // `x => …`, `async x => …`: one bare parameter.
+  if (/^(?:async\s+)?[\p{ID_Start}$_][\p{ID_Continue}$\u200C\u200D]*\s*=>/u.test(source)) return false;
+  // Before the parameters only keywords, a plain name and `*`: no comment, string or computed key holds a `(`.
+  const head = /^[\p{ID_Continue}$#\s*]*\(/u.exec(source);
+  if (head === null) return true;
+  const inner = balanced(source, head[0].length - 1);
+  // A comment, regular expression or template literal could hide a `)` or `,` from the scan; each begins with `/`,
+  // a backtick, or (an HTML-like comment of a script) `<!--` or `-->`, and the text before that mark is read
+  // right, so finding the mark is enough to say `true`.
+  if (inner === undefined || /[/`]|<!--|-->/.test(inner)) return true;
+  const params = splitTopLevel(inner, ',')
+    .map((param) => param.trim())
+    .filter((param) => param !== '');
+  return params.length > 1 || (params.length === 1 && (params[0] as string).startsWith('...'));
 }
 
 /**
@@ -46,9 +60,7 @@ export function parameterList(source: string): Array<string | string[]> | undefi
   // `x => …` and `async x => …`: one bare parameter.
   const bare = /^(?:async\s+)?([A-Za-z_$][\w$]*)\s*=>/.exec(source);
   if (bare !== null && bare[1] !== 'async') return [(bare[1] as string).replace(/^_+(?=[A-Za-z$])/, '')];
-  const open = source.indexOf('(');
-  if (open < 0) return undefined;
-  const inner = balanced(source, open);
+  const inner = parameterText(withoutComments(source));
   if (inner === undefined) return undefined;
   return splitTopLevel(inner, ',')
     .map((param) => param.trim())
@@ -66,6 +78,39 @@ export function parameterList(source: string): Array<string | string[]> | undefi
       // `_ctx`, `...args`: the name without the marks of an unused or rest parameter.
       return pattern.replace(/^\.\.\./, '').replace(/^_+(?=[A-Za-z$])/, '');
     });
+}
+
+/**
+ * The text between the parentheses of a function's parameters (comments already taken out): past its keywords and
+ * its name, which may be a string or a computed key holding a `(` of its own; `undefined` when none is found.
+ */
+function parameterText(source: string): string | undefined {
+  const keyAt = /^(?:(?:async|get|set|static)\s+)*\*?\s*/.exec(source)?.[0].length ?? 0;
+  const key = source[keyAt];
+  let open: number;
+  if (key === '"' || key === "'" || key === '[') {
+    const keyEnd =
+      key === '[' ? keyAt + (balanced(source, keyAt)?.length ?? Number.NaN) + 1 : skipString(source, keyAt);
+    open = /^\s*\(/.test(source.slice(keyEnd + 1)) ? source.indexOf('(', keyEnd + 1) : -1;
+  } else open = (/^[\p{ID_Continue}$#\s*]*\(/u.exec(source)?.[0].length ?? 0) - 1;
+  return open < 0 ? undefined : balanced(source, open);
+}
+
+/** `source` without its comments (strings and template literals kept whole), for reading names out of it. */
+function withoutComments(source: string): string {
+  let text = '';
+  let from = 0;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i] as string;
+    if (char === '"' || char === "'" || char === '`') i = skipString(source, i);
+    else if (char === '/' && (source[i + 1] === '/' || source[i + 1] === '*')) {
+      const end = source[i + 1] === '/' ? source.indexOf('\n', i) : source.indexOf('*/', i + 2) + 2;
+      text += `${source.slice(from, i)} `;
+      from = end <= 1 ? source.length : end;
+      i = from - 1;
+    }
+  }
+  return text + source.slice(from);
 }
 
 const CLOSING: Record<string, string> = { '(': ')', '{': '}', '[': ']' };
