@@ -1,5 +1,6 @@
-import { afterAll, vi } from 'vitest';
+import { afterAll, afterEach, vi } from 'vitest';
 import { WebSocket } from 'ws';
+import { runAfterTest } from './support/after-test';
 // The optional parts, registered as the Node entry (src/node.ts) registers them, for the test files that import
 // the source directly rather than through `toolwire`.
 import '../src/zod3';
@@ -33,6 +34,9 @@ const GUARDED = [
   'fetch',
 ] as const;
 const before = new Map(GUARDED.map((name) => [name, globalThis[name] as unknown]));
+
+// What the shared helpers opened for a test (test/support/after-test.ts) is closed when it ends.
+afterEach(runAfterTest);
 
 // What a file changed of the shared globals (fake timers, spies, stubbed globals and env) is put back when it
 // ends, so that a file run after it in the same module graph (`isolate: false`) starts as in a fresh worker.

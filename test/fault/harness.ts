@@ -2,7 +2,7 @@
  * Shared set-up of the fault suites: a stub on 127.0.0.1 port 0, clients and proxies closed after each test, a
  * WebSocket that records every frame a client sends and receives, and small waiting helpers.
  */
-import { afterEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import { WebSocket as WsWebSocket } from 'ws';
 import {
   type StubServer,
@@ -12,19 +12,15 @@ import {
 } from '../../server-stub/index';
 import { Client, type ClientOptions } from '../../src/index';
 import type { WebSocketConstructor } from '../../src/wire/transport';
+import { afterTest } from '../support/after-test';
 import { type ProxyOptions, startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { type RawServiceOptions, startRawService } from './raw-service';
 
 export const API_KEY = 'sk-live-Q7ZP-FAULT-9X4W';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 /** Runs `cleanup` after the current test, in reverse order of registration. */
 export function onCleanup(cleanup: () => Promise<void> | void): void {
-  cleanups.push(cleanup);
+  afterTest(cleanup);
 }
 
 export async function stub(options: StubServerOptions = {}): Promise<StubServer> {

@@ -4,13 +4,7 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { afterEach } from 'vitest';
-
-const open: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-  for (const close of open.splice(0).reverse()) await close();
-});
+import { afterTest } from '../support/after-test';
 
 /** Connects a new MCP client to `server` over `InMemoryTransport.createLinkedPair()`. */
 export async function linkedClient(server: McpServer): Promise<McpClient> {
@@ -18,7 +12,7 @@ export async function linkedClient(server: McpServer): Promise<McpClient> {
   await server.connect(serverSide);
   const client = new McpClient({ name: 'toolwire-test', version: '1.0.0' });
   await client.connect(clientSide);
-  open.push(async () => {
+  afterTest(async () => {
     await client.close();
     await server.close();
   });
@@ -37,7 +31,7 @@ export async function stdioClient(): Promise<McpClient> {
   });
   const client = new McpClient({ name: 'toolwire-test', version: '1.0.0' });
   await client.connect(transport);
-  open.push(() => client.close());
+  afterTest(() => client.close());
   return client;
 }
 

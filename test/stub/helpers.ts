@@ -1,5 +1,4 @@
 /** Shared helpers of the stub tests: a stub with a capturing logger, event waits, HTTP calls. */
-import { afterEach } from 'vitest';
 import {
   type StubEvents,
   type StubLogger,
@@ -8,6 +7,7 @@ import {
   startStubServer,
 } from '../../server-stub/index';
 import type { AgentDefinition } from '../../src/wire/protocol';
+import { afterTest } from '../support/after-test';
 import type { TestClient } from './test-client';
 
 export interface LogLine {
@@ -27,24 +27,17 @@ export function captureLogger(): StubLogger & { lines: LogLine[] } {
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-const open: Array<{ close(): Promise<void> }> = [];
-
-afterEach(async () => {
-  const all = open.splice(0);
-  await Promise.all(all.map((item) => item.close()));
-});
-
 /** Starts a stub (closed after the test) with a capturing logger. */
 export async function stub(options: StubServerOptions = {}): Promise<StubServer & { log: LogLine[] }> {
   const logger = captureLogger();
   const server = await startStubServer({ logger, ...options });
-  open.push(server);
+  afterTest(() => server.close());
   return Object.assign(server, { log: logger.lines });
 }
 
 /** Registers clients to close after the test. */
 export function track<T extends TestClient>(client: T): T {
-  open.push({ close: () => client.drop() });
+  afterTest(() => client.drop());
   return client;
 }
 

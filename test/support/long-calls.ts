@@ -3,7 +3,6 @@
  * the lease): a stub whose model calls `export` and then repeats what the tool said, a client that reconnects
  * fast, a proxy to cut the connection, each closed after the test; and small waits.
  */
-import { afterEach } from 'vitest';
 import {
   type StubServer,
   type StubServerOptions,
@@ -12,12 +11,8 @@ import {
   startStubServer,
 } from '../../server-stub/index';
 import { Client, type ClientOptions, type RunEvent } from '../../src/index';
+import { afterTest } from './after-test';
 import { startTcpProxy } from './tcp-proxy';
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 
 /** A stub (closed after the test); its model calls `export`, then answers with the tool's output. */
 export async function stub(options: StubServerOptions = {}): Promise<StubServer> {
@@ -29,7 +24,7 @@ export async function stub(options: StubServerOptions = {}): Promise<StubServer>
     ]),
     ...options,
   });
-  cleanups.push(() => server.close());
+  afterTest(() => server.close());
   return server;
 }
 
@@ -46,14 +41,14 @@ export function client(
     reconnect: { initialDelayMs: 5, maxDelayMs: 50 },
     ...extra,
   });
-  cleanups.push(() => made.close({ drain: false }));
+  afterTest(() => made.close({ drain: false }));
   return made;
 }
 
 /** A TCP proxy to `server` (closed after the test), to drop or black-hole the connection. */
 export async function proxyTo(server: StubServer): Promise<Awaited<ReturnType<typeof startTcpProxy>>> {
   const proxy = await startTcpProxy({ targetPort: server.port });
-  cleanups.push(() => proxy.close());
+  afterTest(() => proxy.close());
   return proxy;
 }
 
