@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CallMap } from '../../src/client/call-map';
-
-/** A small deterministic generator (mulberry32), so that a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { seededRandom as random } from '../support/tcp-proxy';
 
 const state = <V>(map: CallMap<V> | Map<string, V>) => ({ size: map.size, values: [...map.values()] });
 

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FinishedIds } from '../../src/client/calls';
+import { seededRandom as random } from '../support/tcp-proxy';
 
 /** Two generations of 10,000: the newest and the one before. */
 class Generations {
@@ -22,17 +23,6 @@ class Generations {
     }
     this.newest.add(id);
   }
-}
-
-/** A deterministic pseudo-random sequence (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 /** A hash with 2,048 values: every value is shared by many ids, in its table place and its high bits alike. */
