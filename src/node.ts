@@ -1,8 +1,8 @@
 /**
  * The Node entry of `toolwire` (the `node` export condition; Bun and Deno resolve it too): the core
  * (./index.ts) with every optional part registered (zod 3 and valibot parameters, plain JSON Schema parameters
- * and the JSON Schema validator, the optional call code of src/call/parts.ts, runs), and `ws` as the WebSocket of clients made in Node, so that a Node user imports
- * nothing else.
+ * and the JSON Schema validator, runs, and the optional call code of ./call/parts.ts and tracing, which browsers
+ * load on need), and `ws` as the WebSocket of clients made in Node, so that a Node user imports nothing else.
  *
  * The registrations are written here, as in ./zod3.ts, ./valibot.ts and ./json-schema.ts, rather than imported
  * from those entries: an entry that another imports is built into a shared chunk, which the package's

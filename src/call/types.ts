@@ -198,11 +198,6 @@ export interface ResultSink {
    * the call (a client's call has it already); `startCall` sets it to now when absent.
    */
   started?: number | undefined;
-  /**
-   * Set by the call when it starts: its redaction by field name (src/call/redaction.ts), for what the host
-   * records of the call itself (a client's trace of its arguments).
-   */
-  redaction?: CallRedaction | undefined;
 }
 
 /**

@@ -56,6 +56,7 @@ import {
   type ExecutionOwner,
   type ToolCallFrame,
 } from './execution';
+import { FinishedIds } from './finished-ids';
 import { type CallSocket, Outbox } from './outbox';
 import { type Questioner, questionHooks } from './questions';
 import { resultPartOf } from './result-parts';
@@ -230,12 +231,6 @@ class ClientExecution extends Execution {
     return (this.signal.owner as CallRunner).callOptions.redactor;
   }
 }
-
-/**
- * Finished call ids are remembered, to refuse a re-delivery after the `ack`, in generations of this many: at least
- * the last 10,000 and at most the last 20,000 (see {@link FinishedIds}).
- */
-const REMEMBERED_CALL_IDS = 10_000;
 
 /** Runs whose caller aborted them, remembered so that their calls still on the way abort on arrival. */
 const REMEMBERED_ABORTED_RUNS = 256;
@@ -910,118 +905,4 @@ function logFailure(
   const fields: Record<string, unknown> = { callId, runId, toolName, status: result.status };
   if (result.error !== undefined) fields.error = result.error;
   logger.warn(fields, output);
-}
-
-/** The ids a {@link FinishedIds} holds at most: two generations. Below 2^15, so a place in the ring fits 15 bits. */
-const RING_IDS = 2 * REMEMBERED_CALL_IDS;
-/** The low bits of a table word: the id's place in the ring, plus 1 (0 is a free word). */
-const PLACE_BITS = 0x7fff;
-/** The high bits of a table word: the same bits of the id's hash. */
-const TAG_BITS = ~PLACE_BITS;
-/** The first table, in words; it doubles while it would be more than a quarter full, up to {@link MAX_TABLE_WORDS}. */
-const FIRST_TABLE_WORDS = 128;
-/** 256 KB: at most 20,000 ids in it, under a third full. */
-const MAX_TABLE_WORDS = 65_536;
-
-/** A seed of this process's hashes of ids, so that a service cannot choose ids that all land in one place. */
-const ID_HASH_SEED = (Math.random() * 0x1_0000_0000) >>> 0;
-
-/**
- * A 32-bit hash of a call id: FNV-1a from this process's seed, then mixed (murmur3's finalizer), so that every bit
- * depends on every character.
- */
-function hashCallId(id: string): number {
-  let hash = ID_HASH_SEED ^ 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  return hash ^ (hash >>> 16);
-}
-
-/**
- * The ids of the calls that finished here, so that a call id runs at most once: a `tool_call` for one of them is
- * ignored. They are remembered in generations of {@link REMEMBERED_CALL_IDS}: when a generation is full, the one
- * before it is forgotten whole, so that the last 10,000 to 20,000 are known.
- *
- * Every new call asks, and nearly always about an id that is not here. A `Set` of strings answers by walking its
- * table's chain and comparing the strings on it: a few cache misses, in two generations, for a call that comes
- * after others have run (~1.5 µs). Here the ids are kept in the order they finished, in a ring, and found through
- * an open-addressing table of 32-bit words (linear probing), each holding an id's place in the ring and the high
- * bits of its hash: a question reads one run of words, and compares a string only when those bits match. The table
- * is made again from the ring when it grows (from {@link FIRST_TABLE_WORDS} words, so that a client that runs few
- * calls keeps little) and when a generation is forgotten; it grows in the first calls, so that the code that makes
- * it has run long before the first generation is forgotten (V8 then keeps the optimised code of `add`).
- */
-export class FinishedIds {
-  /** The ids in the order they finished: the `n`th (from 0) at `n % RING_IDS`. */
-  readonly #ring: string[] = [];
-  /** Open addressing: 0 free, else `TAG_BITS` of the id's hash with its place in the ring plus 1. */
-  #table = new Int32Array(FIRST_TABLE_WORDS);
-  /** Ids added so far. */
-  #count = 0;
-  /** The first id (by its number) remembered: the table holds the ids from this one to the last. */
-  #oldest = 0;
-  /** The number of ids at which the table is made again, before the next one is added. */
-  #remakeAt = FIRST_TABLE_WORDS / 4;
-  readonly #hash: (id: string) => number;
-
-  /** `hash`: for tests, to make ids collide (without it, {@link hashCallId}). */
-  constructor(hash: (id: string) => number = hashCallId) {
-    this.#hash = hash;
-  }
-
-  /** Whether `id` is one of the remembered ids. */
-  has(id: string): boolean {
-    const hash = this.#hash(id);
-    const tag = hash & TAG_BITS;
-    const table = this.#table;
-    const mask = table.length - 1;
-    for (let at = hash & mask; ; at = (at + 1) & mask) {
-      const word = table[at] as number;
-      if (word === 0) return false;
-      if ((word & TAG_BITS) === tag && this.#ring[(word & PLACE_BITS) - 1] === id) return true;
-    }
-  }
-
-  /** Remembers `id` (not remembered yet: a remembered id never runs again). */
-  add(id: string): void {
-    if (this.#count === this.#remakeAt) this.#remake();
-    const place = this.#count % RING_IDS;
-    this.#ring[place] = id;
-    insert(this.#table, this.#hash(id), place);
-    this.#count += 1;
-  }
-
-  /**
-   * Forgets the generation before the last full one, if one has just filled, and makes the table again: larger,
-   * while the ids kept and those to come before the next remake would fill more than a quarter of it.
-   */
-  #remake(): void {
-    const count = this.#count;
-    const generations = Math.floor(count / REMEMBERED_CALL_IDS);
-    const oldest = Math.max(this.#oldest, (generations - 1) * REMEMBERED_CALL_IDS);
-    let words = this.#table.length;
-    while (words < MAX_TABLE_WORDS && (count - oldest) * 4 >= words) words *= 2;
-    // The first generation fills with nothing to forget yet: the table stays as it is.
-    if (oldest !== this.#oldest || words !== this.#table.length) {
-      this.#oldest = oldest;
-      this.#table = new Int32Array(words);
-      for (let n = oldest; n < count; n++) {
-        const place = n % RING_IDS;
-        insert(this.#table, this.#hash(this.#ring[place] as string), place);
-      }
-    }
-    const nextGeneration = (generations + 1) * REMEMBERED_CALL_IDS;
-    this.#remakeAt = words < MAX_TABLE_WORDS ? Math.min(nextGeneration, oldest + words / 4) : nextGeneration;
-  }
-}
-
-/** Puts the id at `place` in the ring, of hash `hash`, in the first free word from its own (linear probing). */
-function insert(table: Int32Array, hash: number, place: number): void {
-  const mask = table.length - 1;
-  let at = hash & mask;
-  while (table[at] !== 0) at = (at + 1) & mask;
-  table[at] = (hash & TAG_BITS) | (place + 1);
 }

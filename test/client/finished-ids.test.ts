@@ -1,10 +1,10 @@
 /**
- * `FinishedIds` (src/client/calls.ts): the finished call ids a call runner remembers, in generations of 10,000,
+ * `FinishedIds` (src/client/finished-ids.ts): the finished call ids a call runner remembers, in generations of 10,000,
  * checked against two `Set`s that turn every 10,000 ids (what it answers must not differ), with ids whose hashes
  * collide often, so that the string comparisons and the long runs of the table are taken.
  */
 import { describe, expect, it } from 'vitest';
-import { FinishedIds } from '../../src/client/calls';
+import { FinishedIds } from '../../src/client/finished-ids';
 import { seededRandom as random } from '../support/tcp-proxy';
 
 /** Two generations of 10,000: the newest and the one before. */
