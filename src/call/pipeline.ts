@@ -899,6 +899,11 @@ function succeed(call: CallState, returned: unknown): void {
  * `unchecked`: why the widget check could not be loaded (the widget is then dropped, as an invalid one is).
  */
 function project(call: CallState, value: unknown, unchecked?: string): void {
+  // A result that is not an object with an own `widget` (nearly all) is the data as it is: no split.
+  if (!mayHaveWidget(value)) {
+    projected(call, value, value, undefined);
+    return;
+  }
   const split = splitWidget(call, value, unchecked);
   // A page's first result with a widget waits for the widget check (./parts.ts). The tool has run by now: when
   // the check cannot load, the result stands and its widget is dropped and reported, as an invalid widget is.
@@ -915,28 +920,34 @@ function project(call: CallState, value: unknown, unchecked?: string): void {
     );
     return;
   }
-  const { data, widget } = split;
-  const done = (forModel: unknown) => {
-    const outcome: CallOutcome = { status: 'ok', output: '', value };
-    // A string is the model's text as it is; content parts (only from `content()`) go beside their text.
-    if (typeof forModel === 'string') outcome.output = forModel;
-    else if (isToolContent(forModel)) {
-      outcome.output = contentText(forModel.parts);
-      outcome.content = [...forModel.parts];
-    } else outcome.output = serializeOutput(forModel, call.options.redactor);
-    if (widget !== undefined) outcome.widget = widget;
-    call.done(outcome);
-  };
+  projected(call, value, split.data, split.widget);
+}
+
+/** The data of a result, its widget split off: through `toModelOutput` when the tool has one, then {@link ended}. */
+function projected(call: CallState, value: unknown, data: unknown, widget: Widget | undefined): void {
   const toModelOutput = call.internals.toModelOutput;
   if (toModelOutput === undefined) {
-    done(data);
+    ended(call, value, data, widget);
     return;
   }
   timed(
     call,
     () => toModelOutput(value, call.ctx),
-    (projected) => (projected.kind === 'value' ? done(projected.value) : stopped(call, projected)),
+    (forModel) =>
+      forModel.kind === 'value' ? ended(call, value, forModel.value, widget) : stopped(call, forModel),
   );
+}
+
+/** The call's outcome: `forModel` as the model's text (a string as it is, content parts beside their text). */
+function ended(call: CallState, value: unknown, forModel: unknown, widget: Widget | undefined): void {
+  const outcome: CallOutcome = { status: 'ok', output: '', value };
+  if (typeof forModel === 'string') outcome.output = forModel;
+  else if (isToolContent(forModel)) {
+    outcome.output = contentText(forModel.parts);
+    outcome.content = [...forModel.parts];
+  } else outcome.output = serializeOutput(forModel, call.options.redactor);
+  if (widget !== undefined) outcome.widget = widget;
+  call.done(outcome);
 }
 
 /*
@@ -1019,6 +1030,19 @@ function reportInvalidWidget(call: CallState, path: string, message: string): vo
 const NEEDS_WIDGET: unique symbol = Symbol('needs the widget check');
 
 /**
+ * Whether `value` may carry a widget to split off: a plain object with an own `widget`. A value whose check throws
+ * (a hostile proxy) has none: its data goes on as it is, and `serializeOutput` copes with it.
+ */
+function mayHaveWidget(value: unknown): value is { widget?: unknown } {
+  if (typeof value !== 'object' || value === null) return false;
+  try {
+    return isPlainObject(value) && Object.hasOwn(value, 'widget');
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Splits `{ ...data, widget }` into the data the model reads and a validated widget (or none). Never throws: a
  * `widget` getter that throws is an invalid widget at `(root)`. The data keeps the result's other properties
  * as they are (getters included), so `serializeOutput` writes them by its usual rules.
@@ -1030,7 +1054,7 @@ function splitWidget(
 ): { data: unknown; widget?: Widget } | typeof NEEDS_WIDGET {
   let descriptors: PropertyDescriptorMap;
   try {
-    if (!isPlainObject(value) || !Object.hasOwn(value, 'widget')) return { data: value };
+    if (!mayHaveWidget(value)) return { data: value };
     if (parts.widget === undefined && unchecked === undefined) return NEEDS_WIDGET;
     descriptors = Object.getOwnPropertyDescriptors(value);
     delete descriptors.widget;

@@ -46,30 +46,40 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
-/** UTF-8 bytes one UTF-16 unit (with the next, for a pair) takes inside a JSON string, and the units it spans. */
-export function jsonUnit(text: string, index: number): [bytes: number, units: number] {
+/**
+ * Characters JSON.stringify escapes, or writes differently from their UTF-8 (a lone surrogate, as `\udXXX`): text
+ * without any is, inside a JSON string, its UTF-8 size.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are among what it finds.
+const JSON_SPECIAL = /["\\\0-\x1f\ud800-\udfff]/;
+
+/**
+ * UTF-8 bytes the UTF-16 unit at `index` (with the next, for a pair: see {@link jsonUnits}) takes inside a JSON
+ * string. A number, not a pair: it runs once per character of every output checked against a limit.
+ */
+function jsonUnitBytes(text: string, index: number): number {
   const unit = text.charCodeAt(index);
-  if (unit < 0x20) return [unit === 8 || unit === 9 || unit === 10 || unit === 12 || unit === 13 ? 2 : 6, 1];
-  if (unit === 0x22 || unit === 0x5c) return [2, 1]; // \" and \\
-  if (unit < 0x80) return [1, 1];
-  if (unit < 0x800) return [2, 1];
-  if (unit >= 0xd800 && unit <= 0xdfff) {
-    const next = text.charCodeAt(index + 1);
-    if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) return [4, 2];
-    return [6, 1]; // JSON.stringify writes a lone surrogate as \udXXX
-  }
-  return [3, 1];
+  if (unit < 0x20) return unit === 8 || unit === 9 || unit === 10 || unit === 12 || unit === 13 ? 2 : 6;
+  if (unit === 0x22 || unit === 0x5c) return 2; // \" and \\
+  if (unit < 0x80) return 1;
+  if (unit < 0x800) return 2;
+  if (unit >= 0xd800 && unit <= 0xdfff) return jsonUnits(text, index) === 2 ? 4 : 6; // a lone one: \udXXX
+  return 3;
+}
+
+/** UTF-16 units the character at `index` spans: 2 for a surrogate pair, else 1. */
+function jsonUnits(text: string, index: number): 1 | 2 {
+  const unit = text.charCodeAt(index);
+  if (unit < 0xd800 || unit > 0xdbff) return 1;
+  const next = text.charCodeAt(index + 1);
+  return next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
 }
 
 /** UTF-8 size of `JSON.stringify(text)`, quotes included, without building it. */
 export function jsonStringBytes(text: string): number {
-  let bytes = 2;
-  for (let i = 0; i < text.length; ) {
-    const [size, units] = jsonUnit(text, i);
-    bytes += size;
-    i += units;
-  }
-  return bytes;
+  // Text that needs no escape: its UTF-8 size (native for long text) and the quotes. Other text (any JSON output
+  // has quotes) is written by the runtime: ~3x faster than counting each character here, and exact by definition.
+  return JSON_SPECIAL.test(text) ? utf8Length(JSON.stringify(text)) : utf8Length(text) + 2;
 }
 
 /**
@@ -80,10 +90,10 @@ export function jsonPrefix(text: string, maxBytes: number): string {
   let bytes = 0;
   let end = 0;
   while (end < text.length) {
-    const [size, units] = jsonUnit(text, end);
+    const size = jsonUnitBytes(text, end);
     if (bytes + size > maxBytes) break;
     bytes += size;
-    end += units;
+    end += jsonUnits(text, end);
   }
   return text.slice(0, end);
 }

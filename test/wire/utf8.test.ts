@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { utf8Length } from '../../src/wire/utf8';
+import { jsonPrefix, jsonStringBytes, utf8Length } from '../../src/wire/utf8';
 
 /** Texts of every kind of UTF-16 unit, each short and long (the long ones past the length counted natively). */
 const SAMPLES = [
@@ -12,6 +12,8 @@ const SAMPLES = [
   'lone low \udc00 first',
   'ends on a lone high \udbff',
   'reversed pair \udc00\ud800',
+  'quote " and backslash \\',
+  'controls \n\t\b\f\r and \u0000 \u001f',
 ];
 const TEXTS = SAMPLES.flatMap((sample) => [sample, `${'x'.repeat(300)}${sample}`, sample.repeat(40)]);
 const encoded = (text: string) => new TextEncoder().encode(text).length;
@@ -32,5 +34,31 @@ describe('utf8Length', () => {
     const browser = await import('../../src/wire/utf8');
     for (const text of TEXTS)
       expect(browser.utf8Length(text), JSON.stringify(text.slice(-40))).toBe(encoded(text));
+  });
+});
+
+describe('jsonStringBytes and jsonPrefix', () => {
+  const jsonBytes = (text: string) => encoded(JSON.stringify(text));
+
+  it('counts the bytes of JSON.stringify(text), escapes and lone surrogates included', () => {
+    for (const text of TEXTS)
+      expect(jsonStringBytes(text), JSON.stringify(text.slice(-40))).toBe(jsonBytes(text));
+  });
+
+  it('cuts to the longest prefix within the bytes, never inside a pair or an escape', () => {
+    for (const text of TEXTS) {
+      for (const max of [0, 1, 5, 6, 7, 40, 301, 4_000]) {
+        const prefix = jsonPrefix(text, max);
+        expect(text.startsWith(prefix)).toBe(true);
+        expect(jsonBytes(prefix) - 2).toBeLessThanOrEqual(max);
+        // One more character (a whole pair) would not fit.
+        if (prefix.length < text.length) {
+          const code = text.charCodeAt(prefix.length);
+          const next = text.charCodeAt(prefix.length + 1);
+          const units = code >= 0xd800 && code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
+          expect(jsonBytes(text.slice(0, prefix.length + units)) - 2).toBeGreaterThan(max);
+        }
+      }
+    }
   });
 });
