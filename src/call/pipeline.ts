@@ -47,7 +47,7 @@ import {
   tooDeepText,
 } from '../tool/model-text';
 import { serializeOutput, thrownMessage, toWellFormed, truncateUtf8 } from '../tool/output';
-import type { ValidationIssue } from '../tool/schema';
+import type { ValidationIssue, ValidationResult } from '../tool/schema';
 import { formatPath } from '../tool/schema/adapter';
 import {
   type AskOptions,
@@ -286,12 +286,13 @@ export abstract class CallRun extends Cancellation implements CallState {
    * methods `fulfilled` and `rejected` bound as the reactions on the phase's promise (a bound method is the
    * smallest function V8 makes).
    */
-  settle<T>(
-    fn: () => T | PromiseLike<T>,
+  settle<T, A = undefined>(
+    fn: (call: CallState, arg: A) => T | PromiseLike<T>,
     next: (outcome: Settled<Awaited<T>>, call: CallState) => void,
+    arg?: A,
   ): void {
     const signal = this.options.signal;
-    const pending = settleNow(fn, signal, next, this as CallState);
+    const pending = settleNow(fn, signal, next, this as CallState, arg as A);
     if (pending === undefined) return;
     this.#next = next as Next;
     signal?.addEventListener('abort', this, { once: true });
@@ -607,33 +608,47 @@ export function startRun(call: CallRun, tool: Tool, rawArguments: unknown, conte
  * `call.fail`.
  */
 export function runCall(call: CallState, args: object, refused?: readonly ValidationIssue[]): void {
-  const { tool, internals } = call;
-  timed(
-    call,
-    () => internals.parameters.validate(args),
-    (validated) => {
-      if (validated.kind === 'aborted') {
-        call.done(cancelled(call));
-        return;
-      }
-      if (validated.kind === 'timeout') return timedOut(call);
-      if (validated.kind === 'error') {
-        call.fail(validated.error);
-        return;
-      }
-      if (!validated.value.ok || refused !== undefined) {
-        const issues = withRefusals(validated.value.ok ? [] : validated.value.issues, refused ?? []);
-        const text = call.options.argumentsEdited ? editedInvalidText : invalidArgumentsText;
-        call.done({ status: 'invalid_arguments', output: text(tool.name, issues) });
-        return;
-      }
-      const input = validated.value.value;
-      call.validated(input);
-      if (call.options.argumentsEdited) call.editedArguments = args;
-      if (checkedBeforeExecute(call)) gated(call, input);
-      else execute(call, input, call.options.approved === true);
-    },
-  );
+  // A plain call's phases are functions made once; a call with refusals or edited arguments needs them after.
+  if (refused === undefined && call.options.argumentsEdited !== true)
+    timed(call, validateArguments, argumentsValidated, args);
+  else
+    timed(call, validateArguments, (validated) => argumentsValidated(validated, call, args, refused), args);
+}
+
+function validateArguments(call: CallState, args: object) {
+  return call.internals.parameters.validate(args);
+}
+
+/** The arguments validated: on to the gate or `execute`. `args` and `refused` only when the call needs them. */
+function argumentsValidated(
+  validated: Settled<ValidationResult>,
+  call: CallState,
+  args?: object,
+  refused?: readonly ValidationIssue[],
+): void {
+  if (validated.kind === 'aborted') {
+    call.done(cancelled(call));
+    return;
+  }
+  if (validated.kind === 'timeout') {
+    timedOut(call);
+    return;
+  }
+  if (validated.kind === 'error') {
+    call.fail(validated.error);
+    return;
+  }
+  if (!validated.value.ok || refused !== undefined) {
+    const issues = withRefusals(validated.value.ok ? [] : validated.value.issues, refused ?? []);
+    const text = call.options.argumentsEdited ? editedInvalidText : invalidArgumentsText;
+    call.done({ status: 'invalid_arguments', output: text(call.tool.name, issues) });
+    return;
+  }
+  const input = validated.value.value;
+  call.validated(input);
+  if (call.options.argumentsEdited) call.editedArguments = args;
+  if (checkedBeforeExecute(call)) gated(call, input);
+  else execute(call, input, call.options.approved === true);
 }
 
 /**
@@ -806,13 +821,14 @@ function execute(call: CallState, input: unknown, approved: boolean): void {
   // `false` is what a new `ctx` says: a call whose `ctx` is not made yet keeps it unmade.
   if (approved) call.ctx.approved = true;
   const { retry } = internals;
-  if (retry === undefined || retry.maxAttempts <= 1)
-    timed(
-      call,
-      () => internals.execute(input, internals.executeReadsContext ? call.ctx : (undefined as never)),
-      afterExecute,
-    );
+  if (retry === undefined || retry.maxAttempts <= 1) timed(call, callExecute, afterExecute, input);
   else withPart(call, 'retry', (part) => part.executeAttempts(call, input, retry, afterExecute));
+}
+
+/** The tool's `execute`, given a `ctx` only when it can read one. */
+function callExecute(call: CallState, input: unknown): unknown {
+  const { internals } = call;
+  return internals.execute(input, internals.executeReadsContext ? call.ctx : (undefined as never));
 }
 
 function afterExecute(result: Settled<unknown>, call: CallState): void {

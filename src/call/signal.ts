@@ -313,11 +313,12 @@ export function settleThen<T>(
  * returned a plain value or threw, or `signal` aborted), else returns the promise to wait for. For a waiter that
  * is not a {@link Wait} (a call waits on its phases itself: `CallRun.settle`, src/call/pipeline.ts).
  */
-export function settleNow<T, O>(
-  fn: () => T | PromiseLike<T>,
+export function settleNow<T, O, A = undefined>(
+  fn: (owner: O, arg: A) => T | PromiseLike<T>,
   signal: AbortLike | undefined,
   done: (outcome: Settled<Awaited<T>>, owner: O) => void,
   owner: O,
+  arg?: A,
 ): PromiseLike<T> | undefined {
   if (signal?.aborted) {
     done(ABORTED, owner);
@@ -325,7 +326,7 @@ export function settleNow<T, O>(
   }
   let pending: PromiseLike<T> | T;
   try {
-    pending = fn();
+    pending = fn(owner, arg as A);
   } catch (error) {
     done(signal?.aborted ? ABORTED : { kind: 'error', error }, owner);
     return undefined;
@@ -464,18 +465,20 @@ export function timeoutError(toolName: string, timeoutMs: number, stage: string 
 
 /**
  * Runs one phase of the tool's own work under what is left of the budget, spends the time it took, and goes on
- * with how it ended (at once when the phase answers synchronously; see {@link settleThen}). `next` gets `call`
- * back, so that it can be a function made once (a held call then keeps no closure for it).
+ * with how it ended (at once when the phase answers synchronously; see {@link settleThen}). `fn` gets `call` and
+ * `arg`, and `next` gets `call` back, so that both can be functions made once: a call without a time limit makes
+ * no closure for its phases, and a held call keeps none.
  */
-export function timed<T>(
+export function timed<T, A = undefined>(
   call: CallState,
-  fn: () => T | PromiseLike<T>,
+  fn: (call: CallState, arg: A) => T | PromiseLike<T>,
   next: (outcome: Settled<Awaited<T>>, call: CallState) => void,
+  arg?: A,
 ): void {
   const budget = call.remainingMs;
   if (budget === undefined) {
     // The call waits itself: a synchronous throw of `next` reaches the caller's guard, a later one `call.fail()`.
-    call.settle(fn, next);
+    call.settle(fn, next, arg);
     return;
   }
   const started = performance.now();
@@ -488,5 +491,5 @@ export function timed<T>(
     call.remainingMs = Math.max(0, budget - (performance.now() - started));
     next(settled, call);
   };
-  settleThen(fn, options, spend, call);
+  settleThen(() => fn(call, arg as A), options, spend, call);
 }

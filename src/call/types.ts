@@ -419,11 +419,12 @@ export interface CallState {
    * Runs `fn` under the call's signal and goes on with `next` when it is over, at once when it answers
    * synchronously (as `settleThen` does, src/call/signal.ts), the call itself being the wait: a call held on its
    * tool's promise keeps no object of its own for the wait. A throw of `next` after an asynchronous answer goes
-   * to {@link CallState.fail}.
+   * to {@link CallState.fail}. `fn` is called with the call and `arg`, so that a phase needs no closure of its own.
    */
-  settle<T>(
-    fn: () => T | PromiseLike<T>,
+  settle<T, A = undefined>(
+    fn: (call: CallState, arg: A) => T | PromiseLike<T>,
     next: (outcome: Settled<Awaited<T>>, call: CallState) => void,
+    arg?: A,
   ): void;
   /** Ends the call with the outcome (once; later outcomes are ignored). */
   done(outcome: CallOutcome): void;
