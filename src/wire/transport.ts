@@ -187,6 +187,10 @@ interface Corkable {
 interface WsEvents {
   on(event: 'unexpected-response', listener: (request: unknown, response: HttpResponse) => void): void;
   on(event: 'upgrade', listener: (response: HttpResponse) => void): void;
+  on(
+    event: 'message',
+    listener: (data: { toString(): string; length: number }, isBinary: boolean) => void,
+  ): void;
 }
 interface HttpResponse {
   statusCode?: number;
@@ -268,8 +272,11 @@ export function openTransport(
     socket.onerror = () => {};
     handlers.onClose(code, reason, failure);
   };
-  const events = socket as unknown as Partial<WsEvents>;
-  if (isWs && typeof events.on === 'function') {
+  const events =
+    isWs && typeof (socket as Partial<WsEvents>).on === 'function'
+      ? (socket as unknown as WsEvents)
+      : undefined;
+  if (events !== undefined) {
     // With a listener here `ws` leaves the failed upgrade to us: keep what it says, then end the attempt.
     events.on('unexpected-response', (_request, response) => {
       failure.status = response.statusCode;
@@ -286,13 +293,22 @@ export function openTransport(
   socket.onopen = () => {
     if (!done) handlers.onOpen();
   };
-  socket.onmessage = (event) => {
-    if (done) return;
-    const data = event.data;
-    // Text messages arrive as strings in every runtime (`ws` converts them too); anything else is binary.
-    if (typeof data === 'string') handlers.onMessage(data);
-    else handlers.onBinary(byteSize(data));
-  };
+  if (events !== undefined && (socket as { binaryType?: unknown }).binaryType === 'nodebuffer') {
+    // `ws`'s own event: its `onmessage` wraps each message in a `MessageEvent` (an object and two calls more per
+    // frame). With Buffers (the default) a text message is a Buffer of UTF-8 that `ws` has checked.
+    events.on('message', (data, isBinary) => {
+      if (done) return;
+      if (isBinary) handlers.onBinary(data.length);
+      else handlers.onMessage(data.toString());
+    });
+  } else
+    socket.onmessage = (event) => {
+      if (done) return;
+      const data = event.data;
+      // Text messages arrive as strings in every runtime (`ws` converts them too); anything else is binary.
+      if (typeof data === 'string') handlers.onMessage(data);
+      else handlers.onBinary(byteSize(data));
+    };
   // An error is always followed by a close in both `ws` and browsers; the close carries the code, and the
   // error (e.g. `connect ECONNREFUSED`, where the runtime gives one) says why.
   socket.onerror = (event) => {
