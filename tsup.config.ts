@@ -15,6 +15,7 @@ export default defineConfig({
     zod3: 'src/zod3.ts',
     valibot: 'src/valibot.ts',
     'json-schema': 'src/json-schema.ts',
+    strict: 'src/strict.ts',
     // What tests use: `invokeTool`, run replay, the widget check.
     testing: 'src/testing.ts',
     // What a tracer of your own is handed (no OpenTelemetry).

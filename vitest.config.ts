@@ -142,6 +142,7 @@ export default defineConfig({
       'toolwire/zod3': fileURLToPath(new URL('./src/zod3.ts', import.meta.url)),
       'toolwire/valibot': fileURLToPath(new URL('./src/valibot.ts', import.meta.url)),
       'toolwire/json-schema': fileURLToPath(new URL('./src/json-schema.ts', import.meta.url)),
+      'toolwire/strict': fileURLToPath(new URL('./src/strict.ts', import.meta.url)),
       'toolwire/server-stub': fileURLToPath(new URL('./server-stub/index.ts', import.meta.url)),
       // The Node entry, as the package's `node` condition gives it: the core with every optional part registered.
       toolwire: fileURLToPath(new URL('./src/node.ts', import.meta.url)),

@@ -388,8 +388,8 @@ ${bundleTable(figures.bundles)}
 
 \`ws\`, zod 3, valibot and arktype are never bundled (peers; browsers use the global WebSocket). One build
 serves every runtime (\`src/index.ts\`: the \`browser\` and \`default\` conditions); the JSON Schema validator
-is loaded by a dynamic \`import()\` when a tool first needs it, and zod 3 / valibot parameters need
-\`import 'toolwire/zod3'\` / \`import 'toolwire/valibot'\` once. The first download is gzipped as one file (the
+is loaded by a dynamic \`import()\` when a tool first needs it, and zod 3 / valibot parameters and \`strict: true\`
+need \`import 'toolwire/zod3'\` / \`import 'toolwire/valibot'\` / \`import 'toolwire/strict'\` once. The first download is gzipped as one file (the
 application's bundler merges its static chunks into its own entry chunk); \`npx tsx bench/bundle.ts\` lists it by
 input file. The peers: esbuild, browser, minified, one file, gzip level 9, zod left out, each a page that answers
 or makes a tool call with it (bench/lib/bundle-size.ts \`PEER_PAGES\`).

@@ -1,11 +1,11 @@
 /**
  * The Node entry of `toolwire` (the `node` export condition; Bun and Deno resolve it too): the core
  * (./index.ts) with every optional part registered (zod 3 and valibot parameters, plain JSON Schema parameters
- * and the JSON Schema validator, runs, and the optional call code of ./call/parts.ts and tracing, which browsers
- * load on need), and `ws` as the WebSocket of clients made in Node, so that a Node user imports nothing else.
+ * and the JSON Schema validator, `strict: true`, runs, and the optional call code of ./call/parts.ts and
+ * tracing, which browsers load on need), and `ws` as the WebSocket of clients made in Node, so that a Node user imports nothing else.
  *
- * The registrations are written here, as in ./zod3.ts, ./valibot.ts and ./json-schema.ts, rather than imported
- * from those entries: an entry that another imports is built into a shared chunk, which the package's
+ * The registrations are written here, as in ./zod3.ts, ./valibot.ts, ./json-schema.ts and ./strict.ts, rather
+ * than imported from those entries: an entry that another imports is built into a shared chunk, which the package's
  * `sideEffects` does not list, so a bundler would drop it.
  *
  * @packageDocumentation
@@ -20,12 +20,14 @@ import { registerPart } from './tool/schema/optional-parts';
 import { valibotAdapter } from './tool/schema/valibot';
 import * as validation from './tool/schema/validator';
 import { zod3Adapter, zod3InputJsonSchema } from './tool/schema/zod3';
+import { NotStrict, strictSchema } from './tool/strict';
 import { registerNodeWebSocket } from './wire/transport';
 import { loadWs } from './wire/ws';
 
 registerPart('zod3', { adapter: zod3Adapter, inputJsonSchema: zod3InputJsonSchema });
 registerPart('valibot', { adapter: valibotAdapter });
 registerPart('jsonSchema', { adapter: jsonSchemaAdapter, validation });
+registerPart('strict', { strictSchema, NotStrict });
 // The optional call code, which a browser page loads when its tools or calls first need it (src/call/parts.ts).
 registerAllCallParts();
 // Runs, which a browser page loads on its first `client.run()`, are here from the start.

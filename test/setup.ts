@@ -6,6 +6,7 @@ import { runAfterTest } from './support/after-test';
 import '../src/zod3';
 import '../src/valibot';
 import '../src/json-schema';
+import '../src/strict';
 import { registerAllCallParts } from '../src/call/all-parts';
 import { registerTracing } from '../src/client/client';
 import * as tracing from '../src/client/tracing';

@@ -10,7 +10,7 @@
  *   gzipped together: the application's bundler merges them into its own entry chunk;
  * - the first download of a page that imports only `{ Client, tool }` (what tree-shaking leaves);
  * - each chunk loaded later by a dynamic `import()` (the JSON Schema validator), downloaded when first needed;
- * - `toolwire/zod3` and `toolwire/valibot`, for a page that imports them;
+ * - `toolwire/zod3`, `toolwire/valibot` and `toolwire/strict`, for a page that imports them;
  * - the peers built the same way ({@link peerBundles}), to print side by side.
  *
  * @module
@@ -303,6 +303,7 @@ export async function bundleSizes(): Promise<BundleSize[]> {
   const page = await parts({ page: PAGE }, [...PEERS, 'zod'], true);
   const zod3 = await parts('src/zod3.ts', [...PEERS, 'zod'], false);
   const valibot = await parts('src/valibot.ts', [...PEERS, 'zod'], false);
+  const strict = await parts('src/strict.ts', [...PEERS, 'zod'], false);
   return [
     { label: 'first download, zod left out (the app ships zod 4)', target: true, ...lean.first },
     { label: 'first download, zod/mini included', target: false, ...withZod.first },
@@ -318,5 +319,6 @@ export async function bundleSizes(): Promise<BundleSize[]> {
     })),
     { label: "`import 'toolwire/zod3'` (zod 3 parameters)", target: false, ...zod3.first },
     { label: "`import 'toolwire/valibot'` (valibot parameters)", target: false, ...valibot.first },
+    { label: "`import 'toolwire/strict'` (`strict: true` tools)", target: false, ...strict.first },
   ];
 }

@@ -39,8 +39,9 @@ import {
 import { type ContentInput, content } from './content';
 import { readsPastFirstArgument } from './function-source';
 import { type LegacyZod3Schema, resolveSchema, type SchemaAdapter } from './schema';
+import { PART_IMPORTS, registeredPart } from './schema/optional-parts';
 import { isStandardSchema } from './schema/standard';
-import { NotStrict, strictSchema } from './strict';
+import type { StrictSchema } from './strict';
 
 /** A tool's side-effect class (Assembly Line's `sideEffect`). */
 export type SideEffect = 'none' | 'idempotent' | 'external';
@@ -958,7 +959,9 @@ export interface ToolOptions<
    * refused, since strict mode would make it `{}` (the root without properties is a tool without input). A schema
    * that cannot be made strict (that, a keyword strict mode does not support, an optional property that also
    * accepts `null`, …) is refused here with `unsupported_schema`, naming its JSON Pointer. See src/tool/strict.ts.
-   * `definition.parameters` is then the strict form; `inputSchemaOf(tool)` gives the ordinary one.
+   * `definition.parameters` is then the strict form; `inputSchemaOf(tool)` gives the ordinary one. Outside the
+   * Node entry (a browser, a worker, Deno without the `node` condition) it needs `import 'toolwire/strict'` once;
+   * without it a `strict: true` tool is refused with `unsupported_schema` naming that import.
    * @default false
    */
   strict?: boolean | undefined;
@@ -1370,11 +1373,19 @@ function parametersOf(
   const value = unwrapSchema(options[field], owner.name, field);
   const adapter = resolveSchema(value, { owner: owner.name, field, requireObject: true });
   if (options.strict !== true) return { adapter, inputSchema: adapter.jsonSchema };
-  let strict: ReturnType<typeof strictSchema>;
+  const part = registeredPart('strict');
+  if (part === undefined) {
+    return optionsFault(
+      { ...owner, error: ToolDefinitionError },
+      'unsupported_schema',
+      `strict: true is read only after \`import '${PART_IMPORTS.strict}'\` (once, before the tools are defined)`,
+    );
+  }
+  let strict: StrictSchema;
   try {
-    strict = strictSchema(adapter.jsonSchema);
+    strict = part.strictSchema(adapter.jsonSchema);
   } catch (error) {
-    if (!(error instanceof NotStrict)) throw error;
+    if (!(error instanceof part.NotStrict)) throw error;
     return optionsFault(
       { ...owner, error: ToolDefinitionError },
       'unsupported_schema',

@@ -33,6 +33,7 @@ beforeAll(async () => {
       zod3: 'src/zod3.ts',
       valibot: 'src/valibot.ts',
       'json-schema': 'src/json-schema.ts',
+      strict: 'src/strict.ts',
     },
   });
   lean = (await import(pathToFileURL(join(outDir, 'index.js')).href)) as typeof Toolwire;
@@ -79,6 +80,8 @@ describe('the core in a browser bundle', () => {
     expect(
       inputs.filter((path) => /src\/tool\/schema\/(zod3|valibot|json-schema|validator)\.ts$/.test(path)),
     ).toEqual([]);
+    // So is the rewrite of `strict: true` parameters, which `toolwire/strict` registers.
+    expect(inputs.filter((path) => /src\/tool\/strict\.ts$/.test(path))).toEqual([]);
     // The validator's code is in one chunk, which toolwire/json-schema imports statically and the core by import().
     const holders = Object.keys(metafile.outputs).filter((path) =>
       Object.keys(metafile.outputs[path]?.inputs ?? {}).includes('src/tool/schema/validator.ts'),
@@ -268,8 +271,25 @@ describe('the core in a browser bundle', () => {
     expect(await lean.invokeTool(double, { n: 3 })).toMatchObject({ status: 'ok', output: '6' });
   });
 
-  it('restores a strict tool’s arguments (optional nulls removed, in union branches too) with the validator it loads by import()', async () => {
+  it('refuses strict: true until toolwire/strict is imported, then restores a strict tool’s arguments (optional nulls removed, in union branches too) with the validator it loads by import()', async () => {
     const seen: unknown[] = [];
+    const define = () =>
+      lean.tool({
+        name: 'ship',
+        description: 'Ships a parcel.',
+        strict: true,
+        parameters: z.object({ note: z.string().optional() }),
+        execute: () => 'shipped',
+      });
+    expect(define).toThrow(
+      expect.objectContaining({
+        name: 'ToolDefinitionError',
+        code: 'unsupported_schema',
+        message:
+          'tool "ship": strict: true is read only after `import \'toolwire/strict\'` (once, before the tools are defined)',
+      }),
+    );
+    await import(pathToFileURL(join(outDir, 'strict.js')).href);
     const ship = lean.tool({
       name: 'ship',
       description: 'Ships a parcel.',

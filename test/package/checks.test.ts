@@ -69,6 +69,7 @@ it('passes Are the Types Wrong under the node16 profile: no problem in any entry
     './otel',
     './package.json',
     './server-stub',
+    './strict',
     './testing',
     './tracing',
     './valibot',

@@ -102,6 +102,7 @@ const ENTRIES = [
   'zod3',
   'valibot',
   'json-schema',
+  'strict',
   'testing',
   'tracing',
   'mcp/index',
@@ -150,7 +151,7 @@ describe('npm pack in a fresh clone', () => {
       sideEffects: string[];
     };
     expect(sideEffects).toEqual(
-      ['node', 'zod3', 'valibot', 'json-schema'].flatMap((entry) => [
+      ['node', 'zod3', 'valibot', 'json-schema', 'strict'].flatMap((entry) => [
         `./dist/${entry}.js`,
         `./dist/${entry}.cjs`,
       ]),

@@ -1,5 +1,5 @@
 /**
- * The optional parts of schema support, and where the core finds them. Three parts stay out of the core (what
+ * The optional parts of schema support, and where the core finds them. Four parts stay out of the core (what
  * `toolwire` is for a browser, a worker or Deno without the `node` condition), each registered by an entry the
  * user imports once, before defining tools:
  * - zod 3 parameters, converted with `zod-to-json-schema` (./zod3.ts): `toolwire/zod3` (src/zod3.ts);
@@ -7,13 +7,15 @@
  *   (src/valibot.ts);
  * - plain JSON Schema parameters, with their translation from older drafts and their definition-time checks
  *   (./json-schema.ts), and the JSON Schema validator (./validator.ts): `toolwire/json-schema`
- *   (src/json-schema.ts).
+ *   (src/json-schema.ts);
+ * - `strict: true`, the parameters rewritten in the form OpenAI's strict mode accepts (../strict.ts):
+ *   `toolwire/strict` (src/strict.ts).
  *
- * The Node entry (src/node.ts) registers all three, so a Node user imports nothing else. A schema whose part is
- * not registered is refused when the tool is defined (`unsupported_schema`), the message naming the one import
- * that fixes it. The validator is also used by the core itself, at call time (the check of a zod 4 schema that
- * was not proved faithful, or of a valibot or arktype schema, against its announcement; `strict: true`'s way
- * back): without `toolwire/json-schema` the core loads it with `import()` at the first validation that needs it:
+ * The Node entry (src/node.ts) registers all four, so a Node user imports nothing else. A schema (or a
+ * `strict: true`) whose part is not registered is refused when the tool is defined (`unsupported_schema`), the
+ * message naming the one import that fixes it. The validator is also used by the core itself, at call time (the
+ * check of a zod 4 schema that was not proved faithful, or of a valibot or arktype schema, against its
+ * announcement; `strict: true`'s way back): without `toolwire/json-schema` the core loads it with `import()` at the first validation that needs it:
  * the same module the entry registers, so that a bundler puts it in one chunk both share.
  *
  * The registry is a variable of this module, not a global: each copy of toolwire (two versions in one page, a
@@ -42,6 +44,15 @@ export interface OptionalParts {
   valibot?: { adapter(schema: StandardSchemaV1): SchemaAdapter };
   /** From `toolwire/json-schema`: the plain JSON Schema adapter, and the validator it brings with it. */
   jsonSchema?: { adapter(schema: JsonObject): SchemaAdapter; validation: Validation };
+  /** From `toolwire/strict`: the rewrite of `strict: true` tools' parameters and its way back (../strict.ts). */
+  strict?: {
+    /** The strict form and its way back; throws a `NotStrict` naming the part that cannot be made strict. */
+    strictSchema(announced: JsonObject): {
+      readonly schema: JsonObject;
+      readonly restore: (args: unknown) => MaybePromise<unknown>;
+    };
+    NotStrict: new (...args: never[]) => Error & { readonly pointer: string; readonly reason: string };
+  };
 }
 
 /** The import that registers each part, as a refusal names it. */
@@ -49,6 +60,7 @@ export const PART_IMPORTS: { readonly [K in keyof OptionalParts]-?: string } = {
   zod3: 'toolwire/zod3',
   valibot: 'toolwire/valibot',
   jsonSchema: 'toolwire/json-schema',
+  strict: 'toolwire/strict',
 };
 
 const parts: OptionalParts = {};

@@ -59,6 +59,51 @@ describe('the core without the optional parts', () => {
     });
   });
 
+  it('refuses strict: true with any kind of parameters until toolwire/strict is imported, then rewrites them', async () => {
+    const core = await freshCore();
+    const define = () =>
+      core.tool({
+        name: 'add',
+        description: 'Adds.',
+        strict: true,
+        parameters: z.object({ a: z.number(), note: z.string().optional() }),
+        execute: () => 'ok',
+      });
+    expect(refusal(define)).toEqual({
+      name: 'ToolDefinitionError',
+      code: 'unsupported_schema',
+      message:
+        'tool "add": strict: true is read only after `import \'toolwire/strict\'` (once, before the tools are defined)',
+    });
+    // `strict: false` (or none) needs nothing.
+    expect(() =>
+      core.tool({
+        name: 'add',
+        description: 'Adds.',
+        strict: false,
+        parameters: z.object({}),
+        execute: () => 'ok',
+      }),
+    ).not.toThrow();
+    await import('../../../src/strict');
+    expect(define().definition.parameters).toMatchObject({
+      required: ['a', 'note'],
+      additionalProperties: false,
+    });
+    // A schema strict mode cannot express is still refused by the part, naming its JSON Pointer.
+    expect(
+      refusal(() =>
+        core.tool({
+          name: 'add',
+          description: 'Adds.',
+          strict: true,
+          parameters: z.object({ tags: z.record(z.string(), z.string()) }),
+          execute: () => 'ok',
+        }),
+      ),
+    ).toMatchObject({ code: 'unsupported_schema', message: expect.stringContaining('#/properties/tags') });
+  });
+
   it('still validates a zod 3 or valibot outputSchema, which is never announced', async () => {
     const core = await freshCore();
     const answer = core.tool({
