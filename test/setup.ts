@@ -8,12 +8,14 @@ import '../src/valibot';
 import '../src/json-schema';
 import '../src/strict';
 import { registerAllCallParts } from '../src/call/all-parts';
-import { registerTracing } from '../src/client/client';
+import { registerDecisions, registerTracing } from '../src/client/client';
+import { Decisions } from '../src/client/decisions';
 import * as tracing from '../src/client/tracing';
 
-// The optional call code (src/call/parts.ts), registered up front as the Node entry does.
+// The optional call code (src/call/parts.ts), tracing and decisions, registered up front as the Node entry does.
 registerAllCallParts();
 registerTracing(tracing);
+registerDecisions(Decisions);
 
 // msw's WebSocket interceptor patches the global WebSocket; Node 20 has none, so install `ws` first.
 globalThis.WebSocket ??= WebSocket as unknown as typeof globalThis.WebSocket;

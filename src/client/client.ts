@@ -1,7 +1,7 @@
 /**
  * The public `Client`: one socket kept open to the service (src/wire/connection.ts), the tool calls it sends run in
  * this process (./calls.ts), agent runs started from here (./runs.ts), decisions sent with `client.decide()`
- * (./approvals.ts), and typed events (eventemitter3). This file holds, in order: the types of its events and
+ * (./decisions.ts), and typed events (eventemitter3). This file holds, in order: the types of its events and
  * state, the context source of its calls, its connection (the `hello` it announces, where each of the
  * connection's events and frames goes), the `Client` itself, and the wait of its drain on `close()`.
  *
@@ -30,7 +30,7 @@ import {
   utf8Length,
 } from '../wire/protocol';
 import { type Agent, addAgentTools, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
-import { approvalHeldByService, Decisions } from './approvals';
+import { approvalHeldByService } from './approvals';
 import { CallRunner } from './calls';
 import {
   type CallInfo,
@@ -46,6 +46,7 @@ import {
   type RunOptions,
   resolveClientOptions,
 } from './client-options';
+import type { Decisions } from './decisions';
 import type { RunEvent, RunResult, Runs } from './runs';
 import { drainOnSignals, type SignalHooks } from './signals';
 import type * as Tracing from './tracing';
@@ -71,6 +72,18 @@ const closedClient = () => new ConnectionError('closed', 'the client is closed')
 /** Makes `Runs` known up front (src/node.ts): every client's first `run()` then starts at once. */
 export function registerRuns(runs: typeof Runs): void {
   runsModule = runs;
+}
+
+/**
+ * The class of a client's decisions (./decisions.ts), once loaded. A page that never calls `client.decide()` never
+ * downloads it: the first `decide()` loads it with `import()`. The Node entry registers it
+ * ({@link registerDecisions}), so that a Node client's first decision waits for no import.
+ */
+let decisionsModule: typeof Decisions | undefined;
+
+/** Makes `Decisions` known up front (src/node.ts): every client's first `decide()` then sends at once. */
+export function registerDecisions(decisions: typeof Decisions): void {
+  decisionsModule = decisions;
 }
 
 /*
@@ -174,7 +187,11 @@ export interface ClientParts {
   readonly registry: ToolRegistry;
   /** The client's redactor (a tool definition's `approvalReason` is announced redacted). */
   readonly redactor: Redactor;
-  readonly decisions: Decisions;
+  /**
+   * `undefined` until the client's first `decide()` (./decisions.ts is then loaded, see {@link registerDecisions}):
+   * before it, no decision waits for an answer, and the frames that answer one are no one's.
+   */
+  readonly decisions: Decisions | undefined;
   readonly calls: CallRunner;
   /** `undefined` until the client's first `run()` (./runs.ts is then loaded, see {@link registerRuns}). */
   readonly runs: Runs | undefined;
@@ -216,7 +233,7 @@ export function clientConnection(
       features: options.tracing ? [...FEATURES] : FEATURES.filter((name) => name !== 'trace_context'),
     }),
     onWelcome: (welcome) => {
-      parts.decisions.welcomed(welcome.features);
+      parts.decisions?.welcomed(welcome.features);
       parts.calls.welcomed(welcome);
       parts.welcomed(welcome.features);
       parts.runs?.welcomed(welcome.features);
@@ -226,7 +243,7 @@ export function clientConnection(
     },
     onFrame: (frame) => routeFrame(parts, frame),
     onDisconnected: (code, reason) => {
-      parts.decisions.disconnected();
+      parts.decisions?.disconnected();
       parts.calls.disconnected();
       parts.emit('disconnected', { code, reason });
     },
@@ -245,10 +262,10 @@ export function clientConnection(
       else if (type === 'answer' && callId !== undefined && questionId !== undefined) {
         const reason = `the service's answer could not be read (${message})`;
         parts.calls.handle({ type: 'answer', callId, questionId, status: 'cancelled', reason });
-      } else if (!parts.decisions.refused(about, message)) parts.runs?.refused(about, message);
+      } else if (parts.decisions?.refused(about, message) !== true) parts.runs?.refused(about, message);
     },
     onClosed: (error) => {
-      parts.decisions.disconnected();
+      parts.decisions?.disconnected();
       parts.calls.abortAll('client closed');
       parts.calls.dispose();
       parts.runs?.failAll(error ?? new ConnectionError('closed', 'the client was closed'));
@@ -271,7 +288,8 @@ function routeFrame(
       parts.calls.handle(frame);
       return;
     case 'approval_applied':
-      parts.decisions.handle(frame);
+      // About a decision this client sent: none before its first decide() made `decisions`.
+      parts.decisions?.handle(frame);
       return;
     case 'run_started':
     case 'run_event':
@@ -280,7 +298,8 @@ function routeFrame(
       parts.runs?.handle(frame);
       return;
     case 'error':
-      if (!parts.decisions.handle(frame) && parts.runs?.handle(frame) !== true) serviceError(parts, frame);
+      if (parts.decisions?.handle(frame) !== true && parts.runs?.handle(frame) !== true)
+        serviceError(parts, frame);
       return;
   }
 }
@@ -334,7 +353,13 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   /** Made on the first `run()` ({@link Client.#runsNow}); the logger they report to until then. */
   #runs: Runs | undefined;
   #runsLoading: Promise<Runs> | undefined;
-  /** What waits for code to load (browsers only: `connect()`, runs), so that `close()` ends it ({@link Client.#untilClosed}). */
+  /** Made on the first `decide()` ({@link Client.#decisionsNow}). */
+  #decisions: Decisions | undefined;
+  #decisionsLoading: Promise<Decisions> | undefined;
+  /**
+   * What waits for code to load (browsers only: `connect()`, runs, decisions), so that `close()` ends it
+   * ({@link Client.#untilClosed}).
+   */
   #codeWaiters: Set<() => void> | undefined;
   readonly #logger: Logger;
   /** The features of the last `welcome`, `null` before the first: a `Runs` made after it is told them. */
@@ -343,12 +368,6 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   /** The client's `tracing`, if any. */
   readonly #tracing: ToolTracing | undefined;
   readonly #signals: SignalHooks; // told directly: the public events are the application's (it may clear them)
-  readonly #decisions = new Decisions(
-    (frame) => this.#connection.send(frame),
-    () => this.#connection.maxPayloadBytes,
-    () => this.#redactor,
-  );
-
   /** `policies`, whose gate `connect()` loads. */
   readonly #policies: readonly CallPolicy[] | undefined;
 
@@ -379,7 +398,9 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     this.#connection = clientConnection(resolved, options as ClientOptions, logger, {
       registry: this.#registry,
       redactor,
-      decisions: this.#decisions,
+      get decisions() {
+        return client.#decisions;
+      },
       get calls() {
         return client.#calls;
       },
@@ -583,11 +604,14 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * @throws (rejects) ConnectionError `closed` when the client is or gets closed first (for `connect()`: "the
    *   client was closed before it connected"); what `loading` rejects with, redacted.
    */
-  #untilClosed<R>(loading: Promise<R>, waiter: 'connect' | 'run'): Promise<R> {
+  #untilClosed<R>(loading: Promise<R>, waiter: 'connect' | 'run' | 'decide'): Promise<R> {
     const closed = () =>
       waiter === 'connect'
         ? new ConnectionError('closed', 'the client was closed before it connected')
-        : closedClient();
+        : // As ./decisions.ts answers a decision on a socket that is not open.
+          waiter === 'decide'
+          ? new ConnectionError('not_connected', 'decide(): the client is not connected')
+          : closedClient();
     if (this.#connection.state === 'closed') return Promise.reject(closed());
     return new Promise<R>((resolve, reject) => {
       this.#codeWaiters ??= new Set();
@@ -628,10 +652,17 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * @throws ApprovalError `unknown_call`, `not_pending`, `invalid_decision`, `unsupported`, `too_large` (over the
    *   service's `maxPayloadBytes`), `too_deep` (edited arguments over 64 levels), `timeout` (no answer within
    *   `DECISION_ANSWER_TIMEOUT_MS`, 30,000 ms, the socket open); ConnectionError `not_connected` only when the
-   *   socket is not open, `disconnected` when it dropped before the answer.
+   *   socket is not open, `disconnected` when it dropped before the answer; ToolwireError `load_failed` in a browser
+   *   when the decision code (loaded with `import()` at the first `decide()`) could not be loaded (the import's
+   *   error as `cause`; the next `decide()` loads again).
    */
   decide(callId: string, decision: ApprovalDecision): Promise<void> {
-    return this.#decisions.decide(callId, decision);
+    const decisions = this.#decisionsNow();
+    if (decisions !== undefined) return decisions.decide(callId, decision);
+    // A decision waiting for ./decisions.ts ends when `close()` does, not when the code arrives.
+    return this.#untilClosed(this.#loadDecisions(), 'decide').then((loaded) =>
+      loaded.decide(callId, decision),
+    );
   }
 
   /**
@@ -734,6 +765,41 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     }
     this.#runs = runs;
     return runs;
+  }
+
+  /**
+   * Loads ./decisions.ts (one load at a time). A failed load is forgotten, so the next `decide()` tries again.
+   *
+   * @throws (rejects) ToolwireError `load_failed` (the import's error as `cause`).
+   */
+  #loadDecisions(): Promise<Decisions> {
+    this.#decisionsLoading ??= loadCode('decision', () => import('./decisions')).then(
+      (loaded) => {
+        decisionsModule ??= loaded.Decisions;
+        return this.#decisionsNow() as Decisions;
+      },
+      (error: unknown) => {
+        this.#decisionsLoading = undefined;
+        throw error;
+      },
+    );
+    return this.#decisionsLoading;
+  }
+
+  /**
+   * This client's decisions, made at once when ./decisions.ts is loaded (always in Node: src/node.ts registers
+   * it), told the features of the last `welcome`.
+   */
+  #decisionsNow(): Decisions | undefined {
+    if (this.#decisions !== undefined || decisionsModule === undefined) return this.#decisions;
+    const decisions = new decisionsModule(
+      (frame) => this.#connection.send(frame),
+      () => this.#connection.maxPayloadBytes,
+      () => this.#redactor,
+    );
+    if (this.#features !== null) decisions.welcomed(this.#features);
+    this.#decisions = decisions;
+    return decisions;
   }
 
   #onRunEvent(event: RunEvent): void {

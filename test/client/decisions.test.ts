@@ -1,6 +1,6 @@
-/** `Decisions` (src/client/approvals.ts) on its own: how long a decision waits for the service's answer. */
+/** `Decisions` (src/client/decisions.ts) on its own: how long a decision waits for the service's answer. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Decisions } from '../../src/client/approvals';
+import { Decisions } from '../../src/client/decisions';
 import { ApprovalError } from '../../src/index';
 import { DECISION_ANSWER_TIMEOUT_MS } from '../../src/limits';
 import type { ClientFrame } from '../../src/wire/protocol';

@@ -1,0 +1,180 @@
+/**
+ * The decision code as a browser gets it: the core entry (src/index.ts) loads src/client/decisions.ts with
+ * `import()` at a client's first `decide()` (the Node entry and the tests' setup register it up front). Until
+ * then the client routes the frames that answer a decision itself: none can be waiting for one. A failed load
+ * fails that decision with `ToolwireError` `load_failed` and is forgotten, so the next `decide()` loads again;
+ * `close()` ends decisions still waiting for the code. The source is loaded afresh (`vi.resetModules()`) so that
+ * no registration is there.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type * as Core from '../../src/index';
+import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
+
+const DECISIONS = '../../src/client/decisions';
+
+/** The core with nothing registered. */
+async function freshCore(): Promise<typeof Core> {
+  vi.resetModules();
+  return import('../../src/index');
+}
+
+/** Mocks the decision code, counting its loads; it fails while `offline()` and waits for `arrived` first. */
+function mockDecisions(offline: () => boolean = () => false, arrived: Promise<void> = Promise.resolve()) {
+  const loads = { count: 0 };
+  vi.doMock(DECISIONS, async (importOriginal) => {
+    loads.count += 1;
+    await arrived;
+    if (offline()) throw new Error('the network is down');
+    return importOriginal();
+  });
+  return loads;
+}
+
+/**
+ * A service taking the feature `decisions`: it answers each `approval` frame carrying a `requestId` with
+ * `approval_applied`, and records the approvals it got.
+ */
+function service() {
+  const approvals: Array<Record<string, unknown>> = [];
+  let peer: MemoryPeer | undefined;
+  const pair = memorySocketPair({
+    onConnection(connected: MemoryPeer) {
+      peer = connected;
+      connected.onMessage = (text) => {
+        const frame = JSON.parse(text) as { type: string; callId: string; requestId?: string };
+        if (frame.type === 'hello') {
+          connected.send({
+            type: 'welcome',
+            sessionId: 's1',
+            resumed: false,
+            heartbeatIntervalMs: 15_000,
+            maxPayloadBytes: 1_048_576,
+            features: ['decisions'],
+          });
+        } else if (frame.type === 'approval') {
+          approvals.push(frame);
+          if (frame.requestId !== undefined) {
+            connected.send({
+              type: 'approval_applied',
+              requestId: frame.requestId,
+              callId: frame.callId,
+              approved: true,
+            });
+          }
+        }
+      };
+    },
+  });
+  return { pair, approvals, send: (frame: object) => peer!.send(frame) };
+}
+
+/** A client of the fresh core, connected to {@link service}. */
+async function connectedClient() {
+  const core = await freshCore();
+  const { pair, approvals, send } = service();
+  const client = new core.Client({
+    url: 'ws://service',
+    apiKey: 'key-1',
+    WebSocket: pair.WebSocket,
+    tools: [],
+  });
+  const errors: string[] = [];
+  client.on('error', (error) => errors.push(`${error.name} ${(error as Core.ConnectionError).code}`));
+  await client.connect();
+  return { core, client, approvals, send, errors };
+}
+
+const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+afterEach(() => {
+  vi.doUnmock(DECISIONS);
+  vi.resetModules();
+});
+
+describe('client.decide() where the decision code loads with import()', () => {
+  it('is not loaded by a client that never decides, whatever frames about decisions come', async () => {
+    const loads = mockDecisions();
+    const { client, send, errors } = await connectedClient();
+    // Answers to decisions this client never sent: the one ignored, the other an error event, as in Node.
+    send({ type: 'approval_applied', requestId: 'd1', callId: 'c1', approved: true });
+    send({ type: 'error', code: 'not_allowed', message: 'not pending', requestId: 'd1' });
+    await vi.waitFor(() => expect(errors).toEqual(['ConnectionError service_not_allowed']));
+    expect(loads.count).toBe(0);
+    await client.close();
+    expect(loads.count).toBe(0);
+  });
+
+  it('loads at the first decide(), with what the welcome before it negotiated, and once', async () => {
+    const loads = mockDecisions();
+    const { client, approvals } = await connectedClient();
+    // `always` needs the feature `decisions`, which the welcome gave before the code was there.
+    await client.decide('c1', { approved: true, always: true });
+    await client.decide('c2', false);
+    expect(approvals).toEqual([
+      { type: 'approval', callId: 'c1', approved: true, always: true, requestId: 'd1' },
+      { type: 'approval', callId: 'c2', approved: false, requestId: 'd2' },
+    ]);
+    expect(loads.count).toBe(1);
+    await client.close();
+  });
+
+  it('fails a decision whose code could not load with ToolwireError load_failed, and loads again at the next one', async () => {
+    let offline = true;
+    const loads = mockDecisions(() => offline);
+    const { core, client, approvals } = await connectedClient();
+
+    const error = (await client.decide('c1', true).catch((thrown: unknown) => thrown)) as Core.ToolwireError;
+    expect(error).toBeInstanceOf(core.ToolwireError);
+    expect({ name: error.name, code: error.code }).toEqual({ name: 'ToolwireError', code: 'load_failed' });
+    expect(error.message).toBe(
+      `toolwire could not load its decision code: ${(error.cause as Error).message}`,
+    );
+    expect(approvals).toEqual([]);
+
+    offline = false;
+    await client.decide('c1', true);
+    expect(approvals).toEqual([{ type: 'approval', callId: 'c1', approved: true, requestId: 'd1' }]);
+    expect(loads.count).toBe(2);
+    await client.close();
+  });
+
+  it('keeps the frames that come while the code loads, and sends the decision once it arrives', async () => {
+    let arrive: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      arrive = resolve;
+    });
+    mockDecisions(() => false, arrived);
+    const { client, approvals, send, errors } = await connectedClient();
+    const decided = client.decide('c1', { approved: false, reason: 'not now' });
+    // An error frame about something else comes meanwhile: still an error event, not taken for the decision's.
+    send({ type: 'error', code: 'internal', message: 'busy', requestId: 'd1' });
+    await vi.waitFor(() => expect(errors).toEqual(['ConnectionError service_internal']));
+    expect(approvals).toEqual([]);
+    arrive();
+    await decided;
+    expect(approvals).toEqual([
+      { type: 'approval', callId: 'c1', approved: false, reason: 'not now', requestId: 'd1' },
+    ]);
+    await client.close();
+  });
+
+  it('ends decisions still waiting for the code when the client closes, not when the code arrives', async () => {
+    let arrive: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      arrive = resolve;
+    });
+    mockDecisions(() => false, arrived);
+    const { core, client, approvals } = await connectedClient();
+    const decided = client.decide('c1', true).catch((thrown: unknown) => thrown);
+    await client.close();
+    const error = (await decided) as Core.ConnectionError;
+    expect(error).toBeInstanceOf(core.ConnectionError);
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: 'not_connected',
+      message: 'decide(): the client is not connected',
+    });
+    arrive();
+    await settled();
+    expect(approvals).toEqual([]);
+  });
+});
