@@ -1,9 +1,9 @@
 /**
  * The Node entry of `toolwire` (the `node` export condition; Bun and Deno resolve it too): the core
  * (./index.ts) with every optional part registered (zod 3 and valibot parameters, plain JSON Schema parameters
- * and the JSON Schema validator, `strict: true`, runs, decisions, and the optional call code of ./call/parts.ts
- * and tracing, which browsers load on need), and `ws` as the WebSocket of clients made in Node, so that a Node
- * user imports nothing else.
+ * and the JSON Schema validator, `strict: true`, runs, decisions, the questions put to the service, and the
+ * optional call code of ./call/parts.ts and tracing, which browsers load on need), and `ws` as the WebSocket of
+ * clients made in Node, so that a Node user imports nothing else.
  *
  * The registrations are written here, as in ./zod3.ts, ./valibot.ts, ./json-schema.ts and ./strict.ts, rather
  * than imported from those entries: an entry that another imports is built into a shared chunk, which the package's
@@ -13,9 +13,11 @@
  */
 
 import { registerAllCallParts } from './call/all-parts';
+import { registerSocketQuestions } from './client/call-updates';
 import { registerDecisions, registerRuns, registerTracing } from './client/client';
 import { Decisions } from './client/decisions';
 import { Runs } from './client/runs';
+import * as socketQuestions from './client/socket-questions';
 import * as tracing from './client/tracing';
 import { jsonSchemaAdapter } from './tool/schema/json-schema';
 import { registerPart } from './tool/schema/optional-parts';
@@ -36,6 +38,8 @@ registerAllCallParts();
 registerRuns(Runs);
 // So is the code of `client.decide()`, which a browser page loads on its first decision.
 registerDecisions(Decisions);
+// And the questions a call puts to the service, which a browser page loads on its first.
+registerSocketQuestions(socketQuestions);
 // So is the code of a client's `tracing`.
 registerTracing(tracing);
 // In Node, `ws` whether or not the runtime has a global WebSocket (Bun and Deno keep theirs: src/wire/transport.ts).

@@ -206,7 +206,7 @@ const CONCEPTS: ReadonlyArray<readonly [concept: string, files: readonly string[
   ['updates: progress, events, leases, step results', ['client/call-updates']],
   [
     'approvals (service side), decide(), questions',
-    ['client/approvals', 'client/decisions', 'client/questions', 'call/decision'],
+    ['client/approvals', 'client/decisions', 'client/questions', 'client/socket-questions', 'call/decision'],
   ],
   ['tracing and field redaction', ['client/tracing', 'call/redaction']],
   ['secrets: redactor, logger', ['redact', 'logger']],

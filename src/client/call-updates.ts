@@ -15,11 +15,14 @@
  *
  * This file holds the lease frames (`LeaseRenewal`), the step results (`StepResults`), the updates of a client's
  * calls that own both (`CallUpdates`: progress, preliminary results, events, questions), and the lease as the call
- * runner keeps it (`Leases`: which calls it holds, their deadlines while the socket is down).
+ * runner keeps it (`Leases`: which calls it holds, their deadlines while the socket is down). The questions put to
+ * the service are ./socket-questions.ts, loaded with `import()` at a browser page's first one
+ * ({@link registerSocketQuestions}).
  *
  * @module
  */
 import { boundedData } from '../call/context';
+import { loadCode } from '../call/parts';
 import type { StepRecord } from '../call/steps';
 import type {
   PreliminaryResult,
@@ -29,6 +32,7 @@ import type {
   ToolEvent,
   WidgetInvalidInfo,
 } from '../call/types';
+import { nobodyAnswers, QuestionError } from '../errors';
 import { MAX_TIMEOUT_MS } from '../limits';
 import type { Redactor } from '../logger';
 import { redactOutput } from '../redact';
@@ -50,7 +54,20 @@ import { jsonStringBytes } from '../wire/utf8';
 import type { Deadlines } from './deadlines';
 import type { Execution } from './execution';
 import { type CallSocket, ENVELOPE_BYTES, hasRoom } from './outbox';
-import { type Questioner, SocketQuestions } from './questions';
+import type { Questioner } from './questions';
+import type * as SocketQuestionsCode from './socket-questions';
+import type { SocketQuestions } from './socket-questions';
+
+/**
+ * ./socket-questions.ts once loaded: registered by the Node entry ({@link registerSocketQuestions}), else loaded by
+ * a client's first question put to the service. A page whose tools never ask one never downloads it.
+ */
+let socketQuestionsCode: typeof SocketQuestionsCode | undefined;
+
+/** Makes ./socket-questions.ts known up front (src/node.ts): no question then waits for an import. */
+export function registerSocketQuestions(code: typeof SocketQuestionsCode): void {
+  socketQuestionsCode = code;
+}
 
 /*
  * `LeaseRenewal`: the `lease` frames that keep the calls started here alive on the service (docs/protocol/updates.md),
@@ -416,7 +433,11 @@ export class CallUpdates implements CallUpdateHooks {
   /** The `lease` frames of the calls started here. */
   readonly #lease: LeaseRenewal;
   #graceMs: number = PROTOCOL_DEFAULTS.sessionGraceMs;
-  readonly #questions: SocketQuestions;
+  /** Made at the first question put to the service ({@link CallUpdates.#questionsNow}). */
+  #questions: SocketQuestions | undefined;
+  #questionsLoading: Promise<SocketQuestions> | undefined;
+  /** Sessions lost so far (`welcome.resumed: false`): a question whose code loaded across one is not sent. */
+  #sessionsLost = 0;
   readonly #steps: StepResults;
   /** Frames waiting for room on the socket, in order; `#queue[#queueAt]` next. */
   #queue: KeptFrame[] = [];
@@ -452,12 +473,6 @@ export class CallUpdates implements CallUpdateHooks {
       calls: options.calls,
       maxPayloadBytes: options.maxPayloadBytes,
     });
-    this.#questions = new SocketQuestions({
-      send: options.send,
-      redactor: options.redactor,
-      maxPayloadBytes: options.maxPayloadBytes,
-      enabled: () => this.#features.has('questions'),
-    });
     this.#steps = new StepResults(options.send, () => this.#features.has('steps'), options.maxPayloadBytes);
   }
 
@@ -469,15 +484,65 @@ export class CallUpdates implements CallUpdateHooks {
   /** Puts a call's question to the service (one function for every call). */
   readonly ask = (request: QuestionRequest): Promise<QuestionReply> => {
     this.#keeps(request.callId);
-    const asked = this.#questions.ask(request);
+    const questions = this.#questionsNow();
+    if (questions !== undefined) return this.#put(questions, request);
+    if (!this.#features.has('questions')) return Promise.reject(nobodyAnswers());
+    const sessionsLost = this.#sessionsLost;
+    return this.#loadQuestions().then(
+      (loaded) => {
+        // Put to the session the call came from, or to none: the service ignores it from another.
+        if (this.#sessionsLost !== sessionsLost)
+          throw (socketQuestionsCode as typeof SocketQuestionsCode).sessionLost();
+        return this.#put(loaded, request);
+      },
+      (error: unknown) => {
+        // The tool reads why nobody can answer, as for any other question that cannot be asked.
+        throw new QuestionError('failed', (error as Error).message, { cause: error });
+      },
+    );
+  };
+
+  #put(questions: SocketQuestions, request: QuestionRequest): Promise<QuestionReply> {
+    const asked = questions.ask(request);
     // Asking is a sign of life, as an update is.
     this.#lease.heard(request.callId, this.#now());
     return asked;
-  };
+  }
 
-  /** `answer` from the service. */
+  /**
+   * Loads ./socket-questions.ts (one load at a time). A failed load is forgotten, so the next question tries again.
+   *
+   * @throws (rejects) ToolwireError `load_failed` (the import's error as `cause`).
+   */
+  #loadQuestions(): Promise<SocketQuestions> {
+    this.#questionsLoading ??= loadCode('question', () => import('./socket-questions')).then(
+      (loaded) => {
+        socketQuestionsCode ??= loaded;
+        return this.#questionsNow() as SocketQuestions;
+      },
+      (error: unknown) => {
+        this.#questionsLoading = undefined;
+        throw error;
+      },
+    );
+    return this.#questionsLoading;
+  }
+
+  /** The open questions of these calls, made at once when ./socket-questions.ts is loaded (always in Node). */
+  #questionsNow(): SocketQuestions | undefined {
+    if (this.#questions !== undefined || socketQuestionsCode === undefined) return this.#questions;
+    this.#questions = new socketQuestionsCode.SocketQuestions({
+      send: this.#options.send,
+      redactor: this.#options.redactor,
+      maxPayloadBytes: this.#options.maxPayloadBytes,
+      enabled: () => this.#features.has('questions'),
+    });
+    return this.#questions;
+  }
+
+  /** `answer` from the service: before the first question was put, there is none it could answer. */
   answer(frame: FrameOf<ServiceFrame, 'answer'>): void {
-    this.#questions.answer(frame);
+    this.#questions?.answer(frame);
   }
 
   /** What the service said in `welcome`: the features it took, and the lease's terms. */
@@ -627,7 +692,7 @@ export class CallUpdates implements CallUpdateHooks {
   /** The call's result is about to be written: its open questions are dropped, whatever update still waits goes first. */
   beforeResult(callId: string): void {
     this.#ended.add(callId);
-    this.#questions.forget(callId);
+    this.#questions?.forget(callId);
     for (const slot of this.#calls.get(callId)?.values() ?? []) {
       if (slot.waiting) this.#write(slot);
     }
@@ -670,7 +735,8 @@ export class CallUpdates implements CallUpdateHooks {
    * go with it ({@link CallUpdates.lead}). Open questions go at once.
    */
   reconnected(resumed = true): void {
-    this.#questions.reconnected(resumed);
+    if (!resumed) this.#sessionsLost += 1;
+    this.#questions?.reconnected(resumed);
     this.#queue = [];
     this.#queueAt = 0;
     const callIds = new Set([...this.#steps.callIds(), ...this.#events.keys(), ...this.#calls.keys()]);

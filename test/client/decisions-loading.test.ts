@@ -18,14 +18,19 @@ async function freshCore(): Promise<typeof Core> {
   return import('../../src/index');
 }
 
-/** Mocks the decision code, counting its loads; it fails while `offline()` and waits for `arrived` first. */
+/**
+ * Mocks the decision code, counting the loads begun and done; it waits for `arrived`, then fails while
+ * `offline()`.
+ */
 function mockDecisions(offline: () => boolean = () => false, arrived: Promise<void> = Promise.resolve()) {
-  const loads = { count: 0 };
+  const loads = { count: 0, done: 0 };
   vi.doMock(DECISIONS, async (importOriginal) => {
     loads.count += 1;
     await arrived;
     if (offline()) throw new Error('the network is down');
-    return importOriginal();
+    const loaded = await importOriginal();
+    loads.done += 1;
+    return loaded;
   });
   return loads;
 }
@@ -83,8 +88,6 @@ async function connectedClient() {
   await client.connect();
   return { core, client, approvals, send, errors };
 }
-
-const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 afterEach(() => {
   vi.doUnmock(DECISIONS);
@@ -163,7 +166,7 @@ describe('client.decide() where the decision code loads with import()', () => {
     const arrived = new Promise<void>((resolve) => {
       arrive = resolve;
     });
-    mockDecisions(() => false, arrived);
+    const loads = mockDecisions(() => false, arrived);
     const { core, client, approvals } = await connectedClient();
     const decided = client.decide('c1', true).catch((thrown: unknown) => thrown);
     await client.close();
@@ -174,7 +177,7 @@ describe('client.decide() where the decision code loads with import()', () => {
       message: 'decide(): the client is not connected',
     });
     arrive();
-    await settled();
+    await vi.waitFor(() => expect(loads.done).toBe(1));
     expect(approvals).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { QuestionReply } from '../../src/call/types';
-import { SocketQuestions } from '../../src/client/questions';
+import { SocketQuestions } from '../../src/client/socket-questions';
 import { QuestionError } from '../../src/errors';
 import { Redactor } from '../../src/logger';
 import type { ClientFrame } from '../../src/wire/protocol';
