@@ -114,6 +114,27 @@ describe('the core in a browser bundle', () => {
     expect(dynamic).toContain(holders[0]);
   });
 
+  it.each([
+    ['client.decide()', 'src/client/decisions.ts'],
+    ['questions put to the service', 'src/client/socket-questions.ts'],
+  ])(
+    'leaves the code of %s out of the first download, in a chunk of its own loaded by import()',
+    (_what, file) => {
+      const first = [...closure(output('src/index.ts'))];
+      const inputs = first.flatMap((path) => Object.keys(metafile.outputs[path]?.inputs ?? {}));
+      expect(inputs).not.toContain(file);
+      const holders = Object.keys(metafile.outputs).filter((path) =>
+        Object.keys(metafile.outputs[path]?.inputs ?? {}).includes(file),
+      );
+      expect(holders).toHaveLength(1);
+      const dynamic = first.flatMap(
+        (path) =>
+          metafile.outputs[path]?.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path) ?? [],
+      );
+      expect(dynamic).toContain(holders[0]);
+    },
+  );
+
   it('runs the gate, approval, retry and questions', async () => {
     let attempts = 0;
     const flaky = lean.tool({
