@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Metafile } from 'esbuild';
@@ -134,6 +134,15 @@ describe('the core in a browser bundle', () => {
       expect(dynamic).toContain(holders[0]);
     },
   );
+
+  it('leaves the schemas of the frames a client sends out of the first download (only the service decodes them)', () => {
+    const first = [...closure(output('src/index.ts'))];
+    const code = first.map((path) => readFileSync(join(root, path), 'utf8')).join('\n');
+    // Messages only those schemas hold (approval's refinement, tool_progress's total); the service frames' are in.
+    expect(code).not.toContain('arguments may only be edited when approving');
+    expect(code).not.toContain('must be a number > 0');
+    expect(code).toContain('approval_applied');
+  });
 
   it('runs the gate, approval, retry and questions', async () => {
     let attempts = 0;
