@@ -425,6 +425,7 @@ describe('the optional call code, loaded with import()', () => {
       for (const run of [node, browser]) {
         expect(run.answer).toBe(SCENARIO_ANSWER);
         expect(run.traced).toEqual(SCENARIO_TRACE);
+        expect(run.answered).toEqual([200]);
       }
       expect(loaded(parts)).toEqual(['concurrency', 'gate', 'questions', 'retry', 'steps', 'widget']);
     } finally {

@@ -9,4 +9,4 @@ export declare function runScenario(
   toolwire: typeof Toolwire,
   url: string,
   apiKey: string,
-): Promise<{ answer: string; traced: string[]; statuses: string[] }>;
+): Promise<{ answer: string; traced: string[]; statuses: string[]; answered: number[] }>;

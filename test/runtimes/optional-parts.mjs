@@ -1,5 +1,7 @@
 // One client whose tools use every optional part of a call (approval, retry, per-key concurrency, steps,
-// questions, a widget) and `tracing`, against the stub with a scripted model. The same file runs in Node, in a
+// questions, a widget) and `tracing`, against the stub with a scripted model. Approval is decided over the socket
+// (`client.decide()`) and the question put to the service, answered over its HTTP API as a person would: the code
+// of both is optional too. The same file runs in Node, in a
 // page in Chromium (test/ui/optional-parts.test.ts), and under Bun and Deno (./smoke.mjs), each with the
 // `toolwire` it is given: the Node entry, which has all of that code up front, or the core a browser gets, which
 // loads it with import(). Every one must give the model the same text. Plain JavaScript that every runtime runs.
@@ -11,11 +13,13 @@ export const SCENARIO_TOOLS = ['approve_me', 'flaky', 'keyed', 'stepper', 'widge
 export const SCENARIO_ANSWER =
   'approved 2 | ok after 2 attempts | keyed 2 | step 4, answer blue | {"shown":2}';
 
-/** The trace events a run records, by tool. */
+/**
+ * The trace events a run records, by tool. The service holds `approve_me` for the decision (its definition says
+ * `needsApproval: true` and the client has no `onApproval`), so the call comes decided.
+ */
 export const SCENARIO_TRACE = [
-  'approve_me:toolwire.call.started',
-  'approve_me:toolwire.approval.requested',
   'approve_me:toolwire.approval.decided',
+  'approve_me:toolwire.call.started',
   'approve_me:end ok',
   'flaky:toolwire.call.started',
   'flaky:toolwire.retry',
@@ -94,8 +98,6 @@ export async function runScenario(toolwire, url, apiKey) {
     apiKey,
     tools,
     reconnect: false,
-    onApproval: () => true,
-    onQuestion: () => 'blue',
     tracing: {
       startCall: (call) => ({
         event: (name) => traced.push(`${call.toolName}:${name}`),
@@ -105,11 +107,28 @@ export async function runScenario(toolwire, url, apiKey) {
     },
   });
   client.on('tool_result', ({ toolName, status }) => statuses.push(`${toolName} ${status}`));
+  // A person approves in the page, and answers the question the run reports.
+  client.on('approval_requested', ({ callId }) => {
+    client.decide(callId, true).catch(() => {});
+  });
+  const answers = [];
+  client.on('run_event', (event) => {
+    if (event.kind !== 'question_asked') return;
+    const { runId, callId, questionId } = event;
+    const path = `/v1/runs/${runId}/calls/${callId}/questions/${questionId}`;
+    answers.push(
+      fetch(`${url.replace(/^ws/, 'http')}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ answer: 'blue' }),
+      }).then((response) => response.status),
+    );
+  });
   await client.connect();
   try {
     const agent = new Agent({ name: 'Scenario', instructions: 'Call each tool.', tools });
     const result = await client.run(agent, 'go');
-    return { answer: String(result.finalOutput), traced, statuses };
+    return { answer: String(result.finalOutput), traced, statuses, answered: await Promise.all(answers) };
   } finally {
     await client.close();
   }

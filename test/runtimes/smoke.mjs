@@ -319,6 +319,7 @@ for (const entry of ['node.js', 'index.js']) {
       const run = await runScenario(toolwire, service.url, 'scenario-key');
       equal(run.answer, SCENARIO_ANSWER, 'the model text');
       equal(run.traced, SCENARIO_TRACE, 'the trace events');
+      equal(run.answered, [200], 'the question answered over HTTP');
     } finally {
       await service.close();
     }

@@ -2,9 +2,9 @@
  * The optional call code in a real browser, from the package as a user gets it: the repository packed as a fresh
  * clone would be (`npm pack`), installed offline into an empty project, and a page bundled from that project with
  * esbuild for the browser (the `browser` condition: the core, which loads approval, retry, concurrency, steps,
- * questions, the widget check and tracing with `import()`). The page runs test/runtimes/optional-parts.mjs, whose
- * tools use every one of them, against the stub; the model must read what it reads in Node, and each part must
- * come as a chunk of its own.
+ * questions, the widget check, tracing, `client.decide()` and the questions put to the service with `import()`).
+ * The page runs test/runtimes/optional-parts.mjs, whose tools use every one of them, against the stub; the model
+ * must read what it reads in Node, and each part must come as a chunk of its own.
  */
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -97,7 +97,7 @@ describe('the optional call code in Chromium, from the packed package', {
     if (work) rmSync(work, { recursive: true, force: true });
   }, SETUP_TIMEOUT_MS);
 
-  it('runs approval, retry, concurrency, steps, a question, a widget and tracing as Node does', async () => {
+  it('runs approval, retry, concurrency, steps, a question, a widget, tracing and decide() as Node does', async () => {
     const page = await browser.page();
     const scripts: string[] = [];
     page.on('request', (request) => {
@@ -107,12 +107,14 @@ describe('the optional call code in Chromium, from the packed package', {
     await page.waitForSelector('body[data-done]', { state: 'attached' });
     const outcome = (await page.getAttribute('body', 'data-outcome')) ?? '';
     expect(await page.getAttribute('body', 'data-done'), outcome).toBe('true');
-    const { answer, traced, statuses } = JSON.parse(outcome) as {
+    const { answer, traced, statuses, answered } = JSON.parse(outcome) as {
       answer: string;
       traced: string[];
       statuses: string[];
+      answered: number[];
     };
     expect(answer).toBe(SCENARIO_ANSWER);
+    expect(answered).toEqual([200]);
     expect(traced).toEqual(SCENARIO_TRACE);
     expect(statuses).toEqual(['approve_me ok', 'flaky ok', 'keyed ok', 'stepper ok', 'widget_maker ok']);
     expect(page.errors).toEqual([]);
@@ -127,6 +129,8 @@ describe('the optional call code in Chromium, from the packed package', {
       'questions',
       'widget',
       'tracing',
+      'decisions',
+      'socket-questions',
     ])
       expect(
         scripts.some((name) => name.startsWith(`${part}-`)),
