@@ -30,6 +30,7 @@ const ENTRIES = new Set([
   'src/zod3.ts',
   'src/valibot.ts',
   'src/json-schema.ts',
+  'src/strict.ts',
   'src/compat.ts',
   'src/testing.ts',
   'src/tracing.ts',
