@@ -2,44 +2,71 @@
  * The optional call code as a browser gets it (src/call/parts.ts): the core entry (src/index.ts) loads the gate
  * (policies and approval), attempts, per-key concurrency, steps, questions and the widget check with `import()`
  * (the Node entry and the tests' setup register them up front). What a tool's definition or a client's options
- * need is loaded by `connect()` before `hello` and by `invokeTool` before the call; steps, questions and widgets
- * at their first use; a call that finds a part missing (a tool added while connected) waits for it. A load that
- * fails is `load_failed`, and the next need loads again. The source is loaded afresh (`vi.resetModules()`) so
- * that no registration is there.
+ * need is loaded by `connect()` before `hello`, within `connectTimeoutMs`, and by `invokeTool` before the call;
+ * steps, questions and widgets at their first use; a call that finds a part missing (a tool added while
+ * connected) waits for it. A load that fails is `load_failed`, and the next need loads again. The source is
+ * loaded afresh (`vi.resetModules()`) so that no registration is there; a held or failing load is set with the
+ * parts' own test seam (`setPartLoader`), the tracing code (not a part) with `vi.doMock`.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import type * as Parts from '../../src/call/parts';
+import type { ClientOptions } from '../../src/client/client-options';
 import type * as Core from '../../src/index';
 import * as nodeEntry from '../../src/node';
-import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
+import { type MemoryPeer, type MemorySocketPair, memorySocketPair } from '../helpers/memory-socket';
 import { runScenario, SCENARIO_ANSWER, SCENARIO_TRACE, scenarioScript } from '../runtimes/optional-parts.mjs';
 
-const APPROVAL = '../../src/call/approval';
-const CONCURRENCY = '../../src/call/concurrency';
-const RETRY = '../../src/call/retry';
-const WIDGET = '../../src/tool/widget';
+const TRACING = '../../src/client/tracing';
 
-/** A load held until `arrive()`: part `path` is mocked with it. */
-function heldLoad(path: string): { arrive: () => void } {
+/** The core with nothing registered, its registry of parts, and the seam that sets how a part loads. */
+async function freshCore(): Promise<{
+  core: typeof Core;
+  parts: Partial<Parts.CallParts>;
+  setPartLoader: typeof Parts.setPartLoader;
+}> {
+  vi.resetModules();
+  const core = await import('../../src/index');
+  const { parts, setPartLoader } = await import('../../src/call/parts');
+  return { core, parts, setPartLoader };
+}
+
+/** Part `name`'s load held until `arrive()`. */
+function heldPart(setPartLoader: typeof Parts.setPartLoader, name: Parts.PartName): { arrive: () => void } {
   let arrive: () => void = () => {};
   const arrived = new Promise<void>((resolve) => {
     arrive = resolve;
   });
-  vi.doMock(path, async (importOriginal) => {
+  setPartLoader(name, async (importPart) => {
     await arrived;
-    return importOriginal();
+    return importPart();
   });
   return { arrive };
 }
 
-/** The core with nothing registered, and its registry of parts. */
-async function freshCore(): Promise<{ core: typeof Core; parts: Partial<Parts.CallParts> }> {
-  vi.resetModules();
-  const core = await import('../../src/index');
-  const { parts } = await import('../../src/call/parts');
-  return { core, parts };
+/** Part `name`'s load failing while `offline` (as a page offline does), counting its loads. */
+function offlinePart(setPartLoader: typeof Parts.setPartLoader, name: Parts.PartName) {
+  const network = { offline: true, loads: 0 };
+  setPartLoader(name, async (importPart) => {
+    network.loads += 1;
+    if (network.offline) throw new Error('the network is down');
+    return importPart();
+  });
+  return network;
 }
+
+/** A client of `core` whose socket is one of `pair`'s, with `options` beside the URL and the key. */
+function clientOf(
+  core: typeof Core,
+  pair: MemorySocketPair,
+  options: Omit<ClientOptions, 'url' | 'apiKey' | 'WebSocket'>,
+): Core.Client {
+  return new core.Client({ url: 'ws://service', apiKey: 'key-1', WebSocket: pair.WebSocket, ...options });
+}
+
+/** A tool that needs approval: its calls need the gate. */
+const gatedTool = (core: typeof Core) =>
+  core.tool({ name: 'gated', description: 'Asks.', needsApproval: true, execute: () => 'ran' });
 
 /** What the parts registry holds now, by name. */
 const loaded = (parts: Partial<Parts.CallParts>) => Object.keys(parts).sort();
@@ -76,10 +103,7 @@ function service(parts: Partial<Parts.CallParts>) {
 }
 
 afterEach(() => {
-  vi.doUnmock(APPROVAL);
-  vi.doUnmock(CONCURRENCY);
-  vi.doUnmock(RETRY);
-  vi.doUnmock(WIDGET);
+  vi.doUnmock(TRACING);
   vi.useRealTimers();
   vi.resetModules();
 });
@@ -170,13 +194,7 @@ describe('the optional call code, loaded with import()', () => {
       concurrency: { limit: 1 },
       execute: () => 'ok',
     });
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [gated, keyed],
-      policies: [() => undefined],
-    });
+    const client = clientOf(core, pair, { tools: [gated, keyed], policies: [() => undefined] });
     await client.connect();
     expect(atHello).toEqual([['concurrency', 'gate']]);
     await client.close();
@@ -187,10 +205,7 @@ describe('the optional call code, loaded with import()', () => {
     const { pair, results, call } = service(parts);
     const started: string[] = [];
     const ping = core.tool({ name: 'ping', description: 'Pong.', execute: () => 'pong' });
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
+    const client = clientOf(core, pair, {
       tools: [ping],
       tracing: {
         startCall: (traced) => {
@@ -207,22 +222,10 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('runs a call of a tool added while connected once the code it needs arrives', async () => {
-    let arrive: () => void = () => {};
-    const arrived = new Promise<void>((resolve) => {
-      arrive = resolve;
-    });
-    vi.doMock(CONCURRENCY, async (importOriginal) => {
-      await arrived;
-      return importOriginal();
-    });
-    const { core, parts } = await freshCore();
+    const { core, parts, setPartLoader } = await freshCore();
+    const { arrive } = heldPart(setPartLoader, 'concurrency');
     const { pair, atHello, results, call } = service(parts);
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [],
-    });
+    const client = clientOf(core, pair, { tools: [] });
     await client.connect();
     expect(atHello).toEqual([[]]);
 
@@ -245,14 +248,8 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('fails connect() with load_failed when the code cannot load, and loads again at the next connect()', async () => {
-    let offline = true;
-    let loads = 0;
-    vi.doMock(APPROVAL, async (importOriginal) => {
-      loads += 1;
-      if (offline) throw new Error('the network is down');
-      return importOriginal();
-    });
-    const { core, parts } = await freshCore();
+    const { core, parts, setPartLoader } = await freshCore();
+    const network = offlinePart(setPartLoader, 'gate');
     const { pair, atHello } = service(parts);
     const gated = core.tool({
       name: 'gated',
@@ -260,12 +257,7 @@ describe('the optional call code, loaded with import()', () => {
       needsApproval: true,
       execute: () => 'ran',
     });
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [gated],
-    });
+    const client = clientOf(core, pair, { tools: [gated] });
 
     const error = (await client.connect().catch((thrown: unknown) => thrown)) as Core.ToolwireError;
     expect(error).toBeInstanceOf(core.ToolwireError);
@@ -273,21 +265,17 @@ describe('the optional call code, loaded with import()', () => {
     expect(error.message).toBe(`toolwire could not load its gate code: ${(error.cause as Error).message}`);
     expect(atHello).toEqual([]);
 
-    offline = false;
+    network.offline = false;
     await client.connect();
     expect(atHello).toEqual([['gate']]);
     // The registry's preload failed once, connect() failed once, the second connect() loaded.
-    expect(loads).toBe(2);
+    expect(network.loads).toBe(2);
     await client.close();
   });
 
   it('ends a call whose code cannot load with status error saying so; the next call loads again', async () => {
-    let offline = true;
-    vi.doMock(APPROVAL, async (importOriginal) => {
-      if (offline) throw new Error('the network is down');
-      return importOriginal();
-    });
-    const { core } = await freshCore();
+    const { core, setPartLoader } = await freshCore();
+    const network = offlinePart(setPartLoader, 'gate');
     const gated = core.tool({
       name: 'gated',
       description: 'Asks.',
@@ -301,7 +289,7 @@ describe('the optional call code, loaded with import()', () => {
       status: 'error',
       output: `Error running gated: toolwire could not load its gate code: ${(error.cause as Error).message}`,
     });
-    offline = false;
+    network.offline = false;
     await expect(core.invokeTool(gated, {}, { approve: () => true })).resolves.toMatchObject({
       status: 'ok',
       output: 'ran',
@@ -309,8 +297,8 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('ends an invokeTool call waiting for its code at its signal, and at its timeoutMs', async () => {
-    const { arrive } = heldLoad(RETRY);
-    const { core } = await freshCore();
+    const { core, setPartLoader } = await freshCore();
+    const { arrive } = heldPart(setPartLoader, 'retry');
     const flaky = core.tool({
       name: 'flaky',
       description: 'Retries.',
@@ -339,16 +327,10 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('ends a client call waiting for its code when the service cancels it', async () => {
-    const { arrive } = heldLoad(APPROVAL);
-    const { core } = await freshCore();
+    const { core, setPartLoader } = await freshCore();
+    const { arrive } = heldPart(setPartLoader, 'gate');
     const { pair, results, call, cancel } = service({});
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [],
-      onApproval: () => true,
-    });
+    const client = clientOf(core, pair, { tools: [], onApproval: () => true });
     await client.connect();
     client.addTool(
       core.tool({ name: 'gated', description: 'Asks.', needsApproval: true, execute: () => 'ran' }),
@@ -365,15 +347,10 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('ends connect() at close() while the code is still loading; a second connect() meanwhile is refused', async () => {
-    const { arrive } = heldLoad(APPROVAL);
-    const { core, parts } = await freshCore();
+    const { core, parts, setPartLoader } = await freshCore();
+    const { arrive } = heldPart(setPartLoader, 'gate');
     const { pair, atHello } = service(parts);
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [core.tool({ name: 'gated', description: 'Asks.', needsApproval: true, execute: () => 'ran' })],
-    });
+    const client = clientOf(core, pair, { tools: [gatedTool(core)] });
     const connecting = client.connect().catch((thrown: unknown) => thrown);
     const again = client.connect().catch((thrown: unknown) => thrown);
     await client.close();
@@ -390,15 +367,10 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('says hello once when connect() is called twice while the code loads', async () => {
-    const { arrive } = heldLoad(APPROVAL);
-    const { core, parts } = await freshCore();
+    const { core, parts, setPartLoader } = await freshCore();
+    const { arrive } = heldPart(setPartLoader, 'gate');
     const { pair, atHello } = service(parts);
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [core.tool({ name: 'gated', description: 'Asks.', needsApproval: true, execute: () => 'ran' })],
-    });
+    const client = clientOf(core, pair, { tools: [gatedTool(core)] });
     const first = client.connect();
     const second = client.connect().catch((thrown: unknown) => thrown);
     arrive();
@@ -433,12 +405,8 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('keeps the result of a tool that ran when its widget check cannot load, dropping the widget as invalid', async () => {
-    let offline = true;
-    vi.doMock(WIDGET, async (importOriginal) => {
-      if (offline) throw new Error('the network is down');
-      return importOriginal();
-    });
-    const { core } = await freshCore();
+    const { core, setPartLoader } = await freshCore();
+    const network = offlinePart(setPartLoader, 'widget');
     let runs = 0;
     const showing = core.tool({
       name: 'showing',
@@ -458,11 +426,10 @@ describe('the optional call code, loaded with import()', () => {
         toolName: 'showing',
         callId: expect.any(String),
         path: '(root)',
-        // After the prefix, the import's own message (vitest's, around the mock's error).
-        message: expect.stringMatching(/^could not be checked: toolwire could not load its widget code: \S/),
+        message: 'could not be checked: toolwire could not load its widget code: the network is down',
       },
     ]);
-    offline = false;
+    network.offline = false;
     await expect(core.invokeTool(showing, {}, options)).resolves.toMatchObject({
       status: 'ok',
       output: '{"shown":2}',
