@@ -7,7 +7,7 @@
  * - what a tool's definition or a host's options say a call needs ({@link partsFor}: `needsApproval` or
  *   `allowedAgentNames` → the gate, `retry` → attempts, `concurrency`, the client's `policies` → the gate) starts
  *   loading when the tool is put in a registry (a client's tools, `addTool`) or given to `invokeTool`, and is
- *   awaited by `connect()` before `hello` (`close()` ends that wait);
+ *   awaited by `connect()` before `hello`, within its `connectTimeoutMs` (`close()` also ends that wait);
  * - steps, questions and the widget check load at a page's first `ctx.step()`, `ctx.askQuestion()` or result
  *   carrying a `widget` (the first two return promises anyway);
  * - a call that finds a part it needs not loaded (`invokeTool`, a tool added while the client is connected, a call

@@ -31,17 +31,29 @@ async function freshCore(): Promise<{
   return { core, parts, setPartLoader };
 }
 
-/** Part `name`'s load held until `arrive()`. */
-function heldPart(setPartLoader: typeof Parts.setPartLoader, name: Parts.PartName): { arrive: () => void } {
+/**
+ * Part `name`'s load held until `arrive()`. The part's own import runs when the load starts, and `imported`
+ * resolves once it is done: from then on, arriving takes microtasks only (what a test on fake timers needs).
+ */
+function heldPart(
+  setPartLoader: typeof Parts.setPartLoader,
+  name: Parts.PartName,
+): { arrive: () => void; imported: Promise<void> } {
   let arrive: () => void = () => {};
   const arrived = new Promise<void>((resolve) => {
     arrive = resolve;
   });
-  setPartLoader(name, async (importPart) => {
-    await arrived;
-    return importPart();
+  let done: () => void = () => {};
+  const imported = new Promise<void>((resolve) => {
+    done = resolve;
   });
-  return { arrive };
+  setPartLoader(name, async (importPart) => {
+    const part = await importPart();
+    done();
+    await arrived;
+    return part;
+  });
+  return { arrive, imported };
 }
 
 /** Part `name`'s load failing while `offline` (as a page offline does), counting its loads. */
@@ -436,5 +448,223 @@ describe('the optional call code, loaded with import()', () => {
       widget: { type: 'Text', value: 'shown' },
     });
     expect(invalid).toHaveLength(1);
+  });
+});
+
+describe('connect() waiting for the code within connectTimeoutMs', () => {
+  /** A fresh core with the gate held, a service, and a client of a gated tool, its code import done. */
+  async function heldGateClient(options: Omit<ClientOptions, 'url' | 'apiKey' | 'WebSocket' | 'tools'> = {}) {
+    const { core, parts, setPartLoader } = await freshCore();
+    const gate = heldPart(setPartLoader, 'gate');
+    const served = service(parts);
+    const client = clientOf(core, served.pair, {
+      tools: [gatedTool(core)],
+      connectTimeoutMs: 1_000,
+      ...options,
+    });
+    // The registry started the load when the client was made; the rest is held.
+    await gate.imported;
+    vi.useFakeTimers();
+    return { core, parts, setPartLoader, arrive: gate.arrive, client, ...served };
+  }
+
+  /** `promise`'s outcome once settled, `'pending'` until then. */
+  function outcome(promise: Promise<unknown>): { current: unknown } {
+    const seen: { current: unknown } = { current: 'pending' };
+    promise.then(
+      () => {
+        seen.current = 'connected';
+      },
+      (error: unknown) => {
+        seen.current = error;
+      },
+    );
+    return seen;
+  }
+
+  it('rejects with connect_timeout naming the code after connectTimeoutMs, and keeps the code that comes later', async () => {
+    const { core, parts, arrive, client, pair, atHello } = await heldGateClient();
+    const connecting = outcome(client.connect());
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(connecting.current).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    const error = connecting.current as Core.ConnectionError;
+    expect(error).toBeInstanceOf(core.ConnectionError);
+    expect({ name: error.name, code: error.code, message: error.message }).toEqual({
+      name: 'ConnectionError',
+      code: 'connect_timeout',
+      message: "toolwire's gate code did not load within 1000ms",
+    });
+    // No attempt was made, no timer is left, and the client may connect again.
+    expect({ sockets: pair.peers.length, atHello, state: client.state, timers: vi.getTimerCount() }).toEqual({
+      sockets: 0,
+      atHello: [],
+      state: 'idle',
+      timers: 0,
+    });
+
+    arrive();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(loaded(parts)).toEqual(['gate']);
+    const again = client.connect();
+    // Straight to the socket: the connection's own deadline is the only timer.
+    expect({ state: client.state, timers: vi.getTimerCount() }).toEqual({ state: 'connecting', timers: 1 });
+    await again;
+    expect(atHello).toEqual([['gate']]);
+    await client.close();
+  });
+
+  it('names every part still missing when the time is up, and only those', async () => {
+    const { core, parts, setPartLoader } = await freshCore();
+    const gate = heldPart(setPartLoader, 'gate');
+    const retry = heldPart(setPartLoader, 'retry');
+    const concurrency = heldPart(setPartLoader, 'concurrency');
+    const { pair } = service(parts);
+    const tools = [
+      gatedTool(core),
+      core.tool({
+        name: 'flaky',
+        description: 'Retries.',
+        sideEffect: 'none',
+        retry: { maxAttempts: 2 },
+        execute: () => 'ran',
+      }),
+      core.tool({
+        name: 'keyed',
+        description: 'One at a time.',
+        concurrency: { limit: 1 },
+        execute: () => 'ok',
+      }),
+    ];
+    const client = clientOf(core, pair, { tools, connectTimeoutMs: 1_000 });
+    await Promise.all([gate.imported, retry.imported, concurrency.imported]);
+    vi.useFakeTimers();
+    const connecting = outcome(client.connect());
+    await vi.advanceTimersByTimeAsync(500);
+    retry.arrive();
+    await vi.advanceTimersByTimeAsync(500);
+    expect((connecting.current as Core.ConnectionError).message).toBe(
+      "toolwire's gate and concurrency code did not load within 1000ms",
+    );
+    expect(loaded(parts)).toEqual(['retry']);
+    gate.arrive();
+    concurrency.arrive();
+    await client.close();
+  });
+
+  it('ends the wait at once at close(), with no timer left', async () => {
+    const { core, arrive, client, atHello } = await heldGateClient();
+    const connecting = outcome(client.connect());
+    await vi.advanceTimersByTimeAsync(500);
+    await client.close();
+    await vi.advanceTimersByTimeAsync(0);
+    const error = connecting.current as Core.ConnectionError;
+    expect(error).toBeInstanceOf(core.ConnectionError);
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: 'closed',
+      message: 'the client was closed before it connected',
+    });
+    expect(vi.getTimerCount()).toBe(0);
+    arrive();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(atHello).toEqual([]);
+  });
+
+  it('connects when the code arrives just before the time is up', async () => {
+    const { arrive, client, atHello } = await heldGateClient();
+    const connecting = outcome(client.connect());
+    await vi.advanceTimersByTimeAsync(999);
+    arrive();
+    await vi.advanceTimersByTimeAsync(0);
+    expect({ connecting: connecting.current, state: client.state, atHello }).toEqual({
+      connecting: 'connected',
+      state: 'open',
+      atHello: [['gate']],
+    });
+    await client.close();
+  });
+
+  it('gives the socket what the wait for code left of connectTimeoutMs', async () => {
+    // The service never welcomes: the connection's deadline decides.
+    const { core, parts, setPartLoader } = await freshCore();
+    const gate = heldPart(setPartLoader, 'gate');
+    const pair = memorySocketPair({ open: 'manual' });
+    const client = clientOf(core, pair, { tools: [gatedTool(core)], connectTimeoutMs: 1_000 });
+    await gate.imported;
+    vi.useFakeTimers();
+    const connecting = outcome(client.connect());
+    await vi.advanceTimersByTimeAsync(600);
+    gate.arrive();
+    await vi.advanceTimersByTimeAsync(0);
+    expect({ loaded: loaded(parts), state: client.state, sockets: pair.peers.length }).toEqual({
+      loaded: ['gate'],
+      state: 'connecting',
+      sockets: 1,
+    });
+    await vi.advanceTimersByTimeAsync(399);
+    expect(connecting.current).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    const error = connecting.current as Core.ConnectionError;
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: 'connect_timeout',
+      message: 'no welcome from ws://service within 1000ms',
+    });
+  });
+
+  it('starts no timer for code when the code is there (the Node entry registers it)', async () => {
+    vi.useFakeTimers();
+    const { pair, atHello } = service({});
+    const client = new nodeEntry.Client({
+      url: 'ws://service',
+      apiKey: 'key-1',
+      WebSocket: pair.WebSocket,
+      tools: [
+        nodeEntry.tool({ name: 'gated', description: 'Asks.', needsApproval: true, execute: () => 'ran' }),
+      ],
+      policies: [() => undefined],
+      tracing: { startCall: () => undefined },
+      connectTimeoutMs: 1_000,
+    });
+    const connecting = client.connect();
+    // Already connecting, and the connection's own deadline is the only timer.
+    expect({ state: client.state, timers: vi.getTimerCount() }).toEqual({ state: 'connecting', timers: 1 });
+    await connecting;
+    expect(atHello).toEqual([[]]);
+    await client.close();
+  });
+
+  it('rejects with connect_timeout naming the tracing code when it does not arrive, and keeps it when it does', async () => {
+    let arrive: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      arrive = resolve;
+    });
+    let imports = 0;
+    vi.doMock(TRACING, async (importOriginal) => {
+      imports += 1;
+      await arrived;
+      return importOriginal();
+    });
+    const { core, parts } = await freshCore();
+    const { pair, atHello } = service(parts);
+    const tracing = { startCall: () => undefined };
+    const client = clientOf(core, pair, { tools: [], tracing, connectTimeoutMs: 1_000 });
+    vi.useFakeTimers();
+    const connecting = outcome(client.connect());
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((connecting.current as Core.ConnectionError).message).toBe(
+      "toolwire's tracing code did not load within 1000ms",
+    );
+    vi.useRealTimers();
+    arrive();
+    // The next connect() finds the load begun before, and loads nothing again.
+    await client.connect();
+    expect({ atHello, imports }).toEqual({ atHello: [[]], imports: 1 });
+    // Kept: another client with tracing goes straight to its socket.
+    const other = clientOf(core, service(parts).pair, { tools: [], tracing });
+    const otherConnecting = other.connect();
+    expect(other.state).toBe('connecting');
+    await otherConnecting;
+    await Promise.all([client.close(), other.close()]);
   });
 });
