@@ -12,7 +12,14 @@ import { loadCode, loadPart, type PartName, parts, partsFor, preloadParts } from
 import { ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
-import { ConnectionError, OptionsError, RunError, ToolDefinitionError, ToolwireError } from '../errors';
+import {
+  AbortError,
+  ConnectionError,
+  OptionsError,
+  RunError,
+  ToolDefinitionError,
+  ToolwireError,
+} from '../errors';
 import { type Logger, redactingLogger, silentLogger } from '../logger';
 import { isThenable } from '../maybe';
 import { clientRedactor, type Redactor, SHORT_SECRET } from '../redact';
@@ -71,8 +78,11 @@ function loadTracing(): Promise<void> {
   return tracingLoading;
 }
 
-/** What ends a wait for code besides `close()`: `connect()`'s `connectTimeoutMs`. */
-type CodeBound = { readonly timeoutMs: number; readonly still: () => string } | undefined;
+/** What ends a wait for code besides `close()`: `connect()`'s `connectTimeoutMs`, a run's `signal`. */
+type CodeBound =
+  | { readonly timeoutMs: number; readonly still: () => string }
+  | { readonly signal: AbortSignal }
+  | undefined;
 
 /** `['gate']` → `gate`, `['gate', 'retry', 'tracing']` → `gate, retry and tracing`. */
 const listed = (names: readonly string[]) =>
@@ -616,19 +626,24 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * `loading` (code the client waits for: browsers only), ended by `close()` or `bound` rather than by the code
    * alone: a page that closes the client, or whose network stalls, while a chunk is on its way gets its answer
    * anyway. The code, when it arrives, is kept by whoever loads it, not by this wait. The timer of a `timeoutMs`
-   * lives as long as the wait.
+   * and the listener on a `signal` live as long as the wait.
    *
    * @throws (rejects) ConnectionError `closed` when the client is or gets closed first (for `connect()`: "the
-   *   client was closed before it connected"); `connect_timeout` when `bound.timeoutMs` passes first; what
-   *   `loading` rejects with, redacted.
+   *   client was closed before it connected"); `connect_timeout` when `bound.timeoutMs` passes first; AbortError
+   *   `aborted` when `bound.signal` aborts first (as a run aborted before it started); what `loading` rejects
+   *   with, redacted.
    */
   #waitForCode<R>(loading: Promise<R>, waiter: 'connect' | 'run', bound: CodeBound): Promise<R> {
     const closed = () =>
       waiter === 'connect'
         ? new ConnectionError('closed', 'the client was closed before it connected')
         : closedClient();
-    const limit = bound;
+    const signal = bound !== undefined && 'signal' in bound ? bound.signal : undefined;
+    const limit = bound !== undefined && 'timeoutMs' in bound ? bound : undefined;
+    const aborted = () =>
+      new AbortError('aborted', 'the run was aborted before it started', { cause: signal?.reason });
     if (this.#connection.state === 'closed') return Promise.reject(closed());
+    if (signal?.aborted) return Promise.reject(aborted());
     return new Promise<R>((resolve, reject) => {
       this.#codeWaiters ??= new Set();
       const waiters = this.#codeWaiters;
@@ -636,10 +651,13 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       const settle = (outcome: () => void) => {
         if (!waiters.delete(end)) return;
         if (timer !== undefined) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         outcome();
       };
       const end = () => settle(() => reject(closed()));
+      const onAbort = () => settle(() => reject(aborted()));
       waiters.add(end);
+      signal?.addEventListener('abort', onAbort);
       if (limit !== undefined) {
         timer = setTimeout(() => {
           const message = `toolwire's ${limit.still()} code did not load within ${limit.timeoutMs}ms`;
@@ -744,8 +762,11 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       );
     const runs = this.#runsNow();
     if (runs !== undefined) return start(runs);
-    // A run waiting for ./runs.ts ends when `close()` does, not when the code arrives.
-    return this.#waitForCode(this.#loadRuns(), 'run', undefined).then(start);
+    // A run waiting for ./runs.ts ends when `close()` does or its `signal` aborts, not only when the code arrives.
+    const { signal } = options;
+    return this.#waitForCode(this.#loadRuns(), 'run', signal === undefined ? undefined : { signal }).then(
+      start,
+    );
   }
 
   /**
