@@ -7,7 +7,7 @@
  * - what a tool's definition or a host's options say a call needs ({@link partsFor}: `needsApproval` or
  *   `allowedAgentNames` → the gate, `retry` → attempts, `concurrency`, the client's `policies` → the gate) starts
  *   loading when the tool is put in a registry (a client's tools, `addTool`) or given to `invokeTool`, and is
- *   awaited by `connect()` before `hello` (`close()` ends that wait);
+ *   awaited by `connect()` before `hello`, within its `connectTimeoutMs` (`close()` also ends that wait);
  * - steps, questions and the widget check load at a page's first `ctx.step()`, `ctx.askQuestion()` or result
  *   carrying a `widget` (the first two return promises anyway);
  * - a call that finds a part it needs not loaded (`invokeTool`, a tool added while the client is connected, a call
@@ -47,7 +47,8 @@ export type PartName = keyof CallParts;
 /** The parts loaded (or registered) so far. */
 export const parts: Partial<CallParts> = {};
 
-const LOADERS: { readonly [K in PartName]: () => Promise<CallParts[K]> } = {
+/** How each part is imported. */
+const IMPORTS: { readonly [K in PartName]: () => Promise<CallParts[K]> } = {
   gate: () =>
     Promise.all([import('./approval'), import('./policies')]).then(([approval, policies]) => ({
       decideApproval: approval.decideApproval,
@@ -61,7 +62,33 @@ const LOADERS: { readonly [K in PartName]: () => Promise<CallParts[K]> } = {
   widget: () => import('../tool/widget'),
 };
 
+/** How a part is loaded instead of its import ({@link setPartLoader}): none outside tests. */
+let loaders:
+  | { [K in PartName]?: (importPart: () => Promise<CallParts[K]>) => Promise<CallParts[K]> }
+  | undefined;
+
 const loading: { [K in PartName]?: Promise<void> } = {};
+
+/**
+ * Internal, for tests only (not exported by any entry): part `name` is loaded with `load` instead of its plain
+ * `import()` from now on, `load` being given that import to call when it chooses (a load held until a test lets
+ * it arrive, a page offline); `undefined` puts the import back. Parts already loaded stay.
+ *
+ * @internal
+ */
+export function setPartLoader<K extends PartName>(
+  name: K,
+  load: ((importPart: () => Promise<CallParts[K]>) => Promise<CallParts[K]>) | undefined,
+): void {
+  loaders ??= {};
+  (loaders as Record<PartName, unknown>)[name] = load;
+}
+
+/** Part `name`'s load: its import, or what a test set instead. */
+function loaderOf<K extends PartName>(name: K): () => Promise<CallParts[K]> {
+  const load = loaders?.[name];
+  return load === undefined ? IMPORTS[name] : () => load(IMPORTS[name]);
+}
 
 /** Registers parts at once (the Node entry: every part), so that no call waits for them. */
 export function registerCallParts(given: Partial<CallParts>): void {
@@ -76,7 +103,7 @@ export function registerCallParts(given: Partial<CallParts>): void {
  */
 export function loadPart(name: PartName): Promise<void> {
   if (parts[name] !== undefined) return Promise.resolve();
-  loading[name] ??= loadCode(name, LOADERS[name] as () => Promise<unknown>).then(
+  loading[name] ??= loadCode(name, loaderOf(name) as () => Promise<unknown>).then(
     (part) => {
       (parts as Record<PartName, unknown>)[name] = part;
       loading[name] = undefined;

@@ -118,7 +118,11 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
   heartbeatIntervalMs?: number | undefined;
   /** Reconnect policy, or `false` to never reconnect. @default { initialDelayMs: 100, maxDelayMs: 10_000, maxAttempts: Infinity } */
   reconnect?: { [K in keyof ReconnectOptions]?: ReconnectOptions[K] | undefined } | false | undefined;
-  /** `connect()` rejects if no `welcome` arrived within this time. @default 30_000 */
+  /**
+   * `connect()` rejects (`ConnectionError` `connect_timeout`) if no `welcome` arrived within this time, in
+   * milliseconds, counted from the call: in a browser, its wait for the code the tools, `policies` and `tracing`
+   * need comes out of it, and code still missing when it is up rejects `connect()` naming it. @default 30_000
+   */
   connectTimeoutMs?: number | undefined;
   /**
    * The soft limit of what the service has not read yet, in bytes: past it results wait in the outbox, a `pong`

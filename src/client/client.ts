@@ -8,11 +8,20 @@
  * @module
  */
 import { EventEmitter } from 'eventemitter3';
-import { loadCode, loadParts, type PartName, partsFor, preloadParts } from '../call/parts';
+import { loadCode, loadPart, type PartName, parts, partsFor, preloadParts } from '../call/parts';
 import { ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
-import { ConnectionError, OptionsError, RunError, ToolDefinitionError, ToolwireError } from '../errors';
+import {
+  AbortError,
+  ApprovalError,
+  ConnectionError,
+  OptionsError,
+  RunError,
+  ToolDefinitionError,
+  ToolwireError,
+} from '../errors';
+import { DECISION_ANSWER_TIMEOUT_MS } from '../limits';
 import { type Logger, redactingLogger, silentLogger } from '../logger';
 import { isThenable } from '../maybe';
 import { clientRedactor, type Redactor, SHORT_SECRET } from '../redact';
@@ -54,6 +63,45 @@ import type { ToolTracing } from './tracing';
 
 /** ./tracing.ts: registered by the Node entry, else loaded by the `connect()` of a client with `tracing`. */
 let tracingCode: typeof Tracing | undefined;
+/** The load of ./tracing.ts under way (one at a time; a failed one is forgotten, so the next need loads again). */
+let tracingLoading: Promise<void> | undefined;
+
+/** Loads ./tracing.ts: kept when it arrives, even after the `connect()` that wanted it gave up. */
+function loadTracing(): Promise<void> {
+  tracingLoading ??= loadCode('tracing', () => import('./tracing')).then(
+    (code) => {
+      tracingCode ??= code;
+      tracingLoading = undefined;
+    },
+    (error: unknown) => {
+      tracingLoading = undefined;
+      throw error;
+    },
+  );
+  return tracingLoading;
+}
+
+/** What ends a wait for code besides `close()`: `connect()`'s `connectTimeoutMs`, a run's `signal`. */
+type CodeBound =
+  | {
+      readonly timeoutMs: number;
+      readonly still: () => string;
+      /** The error for `message` when the time is up. @default ConnectionError `connect_timeout` */
+      readonly error?: (message: string) => Error;
+    }
+  | { readonly signal: AbortSignal }
+  | undefined;
+
+/** A `decide()` waiting for its code: the time a decision has for its answer, then ApprovalError `timeout`. */
+const DECISION_CODE_BOUND: CodeBound = {
+  timeoutMs: DECISION_ANSWER_TIMEOUT_MS,
+  still: () => 'decision',
+  error: (message) => new ApprovalError('timeout', `decide(): ${message}`),
+};
+
+/** `['gate']` → `gate`, `['gate', 'retry', 'tracing']` → `gate, retry and tracing`. */
+const listed = (names: readonly string[]) =>
+  names.length < 2 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 
 /** Registers ./tracing.ts (the Node entry), so that no client with `tracing` waits for it. */
 export function registerTracing(code: typeof Tracing): void {
@@ -358,7 +406,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   #decisionsLoading: Promise<Decisions> | undefined;
   /**
    * What waits for code to load (browsers only: `connect()`, runs, decisions), so that `close()` ends it
-   * ({@link Client.#untilClosed}).
+   * ({@link Client.#waitForCode}).
    */
   #codeWaiters: Set<() => void> | undefined;
   readonly #logger: Logger;
@@ -370,12 +418,15 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   readonly #signals: SignalHooks; // told directly: the public events are the application's (it may clear them)
   /** `policies`, whose gate `connect()` loads. */
   readonly #policies: readonly CallPolicy[] | undefined;
+  /** `connectTimeoutMs`: bounds `connect()` as a whole, its wait for code included. */
+  readonly #connectTimeoutMs: number;
 
   constructor(options: ClientOptions<C, T>) {
     super();
     const resolved = resolveClientOptions(options as ClientOptions);
     this.#registry = new ToolRegistry(resolved.tools);
     this.#policies = options.policies as readonly CallPolicy[] | undefined;
+    this.#connectTimeoutMs = resolved.connectTimeoutMs;
     preloadParts(partsFor(undefined, { policies: this.#policies }));
     this.#maxConcurrency = resolved.maxConcurrency;
     // A key function's keys are read later, one per attempt: only a key given as a string is known now; the
@@ -498,20 +549,29 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    *   mean"), `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity; before any attempt.
    * @throws ToolwireError `load_failed` in a browser when the code the tools, `policies` or `tracing` need could not
    *   be loaded (src/call/parts.ts; the import's error as `cause`), before any attempt; the next call loads again.
+   *
+   * In a browser, `connect()` first waits for the code the tools, `policies` and `tracing` need that is not loaded
+   * yet (src/call/parts.ts). `connectTimeoutMs` bounds `connect()` as a whole, from the call to `welcome`: that
+   * wait and the socket's attempts share it, the attempts getting what the wait left. When the code is not there
+   * within it, `connect()` rejects with `ConnectionError` `connect_timeout` ("toolwire's gate code did not load
+   * within 30000ms", naming each part still missing) before any attempt, and the client stays as it was: code
+   * that arrives later is kept, and the next `connect()` goes straight to the socket. A client with its code loaded
+   * (always in Node, Bun and Deno: src/node.ts registers it) waits for nothing and starts no timer for it.
    */
   async connect(options: ConnectOptions = {}): Promise<void> {
     checkConnectOptions(options);
-    // The optional call code this client's tools and options need is here before `hello` (src/call/parts.ts).
-    const loading = this.#loadParts();
-    if (loading !== undefined) await this.#untilClosed(loading, 'connect');
-    if (this.#tracing !== undefined) {
-      tracingCode ??= await this.#untilClosed(
-        loadCode('tracing', () => import('./tracing')),
-        'connect',
-      );
-      this.#calls.traceWith(tracingCode.callTraces);
+    const loads = this.#codeToLoad();
+    let timeoutMs: number | undefined;
+    if (loads !== undefined) {
+      const started = performance.now();
+      const still = new Set(loads.keys());
+      const all = Promise.all([...loads].map(([what, load]) => load.then(() => still.delete(what))));
+      const bound = { timeoutMs: this.#connectTimeoutMs, still: () => listed([...still]) };
+      await this.#waitForCode(all, 'connect', bound);
+      timeoutMs = Math.max(0, this.#connectTimeoutMs - (performance.now() - started));
     }
-    await this.#connection.connect(options).catch((error: unknown) => {
+    if (this.#tracing !== undefined) this.#calls.traceWith((tracingCode as typeof Tracing).callTraces);
+    await this.#connection.connect(options, timeoutMs).catch((error: unknown) => {
       throw this.#redactor.error(error);
     });
   }
@@ -598,13 +658,17 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   }
 
   /**
-   * `loading` (code the client waits for: browsers only), ended by `close()` rather than by the code: a page that
-   * closes the client while a chunk is still on its way gets its answer at once.
+   * `loading` (code the client waits for: browsers only), ended by `close()` or `bound` rather than by the code
+   * alone: a page that closes the client, or whose network stalls, while a chunk is on its way gets its answer
+   * anyway. The code, when it arrives, is kept by whoever loads it, not by this wait. The timer of a `timeoutMs`
+   * and the listener on a `signal` live as long as the wait.
    *
    * @throws (rejects) ConnectionError `closed` when the client is or gets closed first (for `connect()`: "the
-   *   client was closed before it connected"); what `loading` rejects with, redacted.
+   *   client was closed before it connected"); `connect_timeout` when `bound.timeoutMs` passes first; AbortError
+   *   `aborted` when `bound.signal` aborts first (as a run aborted before it started); what `loading` rejects
+   *   with, redacted.
    */
-  #untilClosed<R>(loading: Promise<R>, waiter: 'connect' | 'run' | 'decide'): Promise<R> {
+  #waitForCode<R>(loading: Promise<R>, waiter: 'connect' | 'run' | 'decide', bound: CodeBound): Promise<R> {
     const closed = () =>
       waiter === 'connect'
         ? new ConnectionError('closed', 'the client was closed before it connected')
@@ -612,30 +676,53 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
           waiter === 'decide'
           ? new ConnectionError('not_connected', 'decide(): the client is not connected')
           : closedClient();
+    const signal = bound !== undefined && 'signal' in bound ? bound.signal : undefined;
+    const limit = bound !== undefined && 'timeoutMs' in bound ? bound : undefined;
+    const aborted = () =>
+      new AbortError('aborted', 'the run was aborted before it started', { cause: signal?.reason });
     if (this.#connection.state === 'closed') return Promise.reject(closed());
+    if (signal?.aborted) return Promise.reject(aborted());
     return new Promise<R>((resolve, reject) => {
       this.#codeWaiters ??= new Set();
       const waiters = this.#codeWaiters;
-      const end = () => reject(closed());
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const settle = (outcome: () => void) => {
+        if (!waiters.delete(end)) return;
+        if (timer !== undefined) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        outcome();
+      };
+      const end = () => settle(() => reject(closed()));
+      const onAbort = () => settle(() => reject(aborted()));
       waiters.add(end);
+      signal?.addEventListener('abort', onAbort);
+      if (limit !== undefined) {
+        timer = setTimeout(() => {
+          const message = `toolwire's ${limit.still()} code did not load within ${limit.timeoutMs}ms`;
+          const error = limit.error?.(message) ?? new ConnectionError('connect_timeout', message);
+          settle(() => reject(error));
+        }, limit.timeoutMs);
+      }
       loading.then(
-        (loaded) => {
-          if (waiters.delete(end)) resolve(loaded);
-        },
-        (error: unknown) => {
-          if (waiters.delete(end)) reject(this.#redactor.error(error));
-        },
+        (loaded) => settle(() => resolve(loaded)),
+        (error: unknown) => settle(() => reject(this.#redactor.error(error))),
       );
     });
   }
 
-  /** The optional call parts (src/call/parts.ts) this client's options and tools need, loaded. */
-  #loadParts(): Promise<void> | undefined {
+  /**
+   * The loads of the optional code this client's options and tools need that is not here yet, by what each loads
+   * (a part of src/call/parts.ts, `tracing`); `undefined` when all of it is (always in Node).
+   */
+  #codeToLoad(): Map<string, Promise<void>> | undefined {
     const registry = this.#registry;
     const names = new Set<PartName>(partsFor(undefined, { policies: this.#policies }));
     for (const name of registry.names())
       for (const part of partsFor(toolInternals(registry.get(name)))) names.add(part);
-    return loadParts(names);
+    const loads = new Map<string, Promise<void>>();
+    for (const name of names) if (parts[name] === undefined) loads.set(name, loadPart(name));
+    if (this.#tracing !== undefined && tracingCode === undefined) loads.set('tracing', loadTracing());
+    return loads.size === 0 ? undefined : loads;
   }
 
   /** Removes a tool by name; the service is told. Calls already running finish. Returns `false` if absent. */
@@ -651,7 +738,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * `decisions`).
    * @throws ApprovalError `unknown_call`, `not_pending`, `invalid_decision`, `unsupported`, `too_large` (over the
    *   service's `maxPayloadBytes`), `too_deep` (edited arguments over 64 levels), `timeout` (no answer within
-   *   `DECISION_ANSWER_TIMEOUT_MS`, 30,000 ms, the socket open); ConnectionError `not_connected` only when the
+   *   `DECISION_ANSWER_TIMEOUT_MS`, 30,000 ms, the socket open; in a browser, also when the decision code has not
+   *   loaded within that time); ConnectionError `not_connected` only when the
    *   socket is not open, `disconnected` when it dropped before the answer; ToolwireError `load_failed` in a browser
    *   when the decision code (loaded with `import()` at the first `decide()`) could not be loaded (the import's
    *   error as `cause`; the next `decide()` loads again).
@@ -659,8 +747,9 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   decide(callId: string, decision: ApprovalDecision): Promise<void> {
     const decisions = this.#decisionsNow();
     if (decisions !== undefined) return decisions.decide(callId, decision);
-    // A decision waiting for ./decisions.ts ends when `close()` does, not when the code arrives.
-    return this.#untilClosed(this.#loadDecisions(), 'decide').then((loaded) =>
+    // A decision waiting for ./decisions.ts ends when `close()` does, not when the code arrives, and has the time
+    // a decision has for its answer.
+    return this.#waitForCode(this.#loadDecisions(), 'decide', DECISION_CODE_BOUND).then((loaded) =>
       loaded.decide(callId, decision),
     );
   }
@@ -721,8 +810,11 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       );
     const runs = this.#runsNow();
     if (runs !== undefined) return start(runs);
-    // A run waiting for ./runs.ts ends when `close()` does, not when the code arrives.
-    return this.#untilClosed(this.#loadRuns(), 'run').then(start);
+    // A run waiting for ./runs.ts ends when `close()` does or its `signal` aborts, not only when the code arrives.
+    const { signal } = options;
+    return this.#waitForCode(this.#loadRuns(), 'run', signal === undefined ? undefined : { signal }).then(
+      start,
+    );
   }
 
   /**

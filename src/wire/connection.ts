@@ -216,8 +216,10 @@ export class Connection {
    * @throws ConnectionError `unauthorized`, `unsupported_protocol`, `connect_timeout`, `unreachable` (after
    *   `maxAttempts` failed attempts; the last one is the `cause`), `hello_too_large`, `invalid_url` or `closed`.
    * @throws OptionsError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
+   * @param timeoutMs - how long the first `welcome` may take: what is left of `connectTimeoutMs` when the owner
+   *   spent part of it before (a browser client waiting for its code); the whole of it when omitted.
    */
-  connect(options: ConnectOptions = {}): Promise<Welcome> {
+  connect(options: ConnectOptions = {}, timeoutMs = this.#options.connectTimeoutMs): Promise<Welcome> {
     if (this.#state === 'closed') {
       return Promise.reject(
         new ConnectionError('closed', 'this client is closed; create a new Client to connect again'),
@@ -243,7 +245,8 @@ export class Connection {
     const promise = new Promise<Welcome>((resolve, reject) => {
       this.#pending = { resolve, reject };
     });
-    this.#later(this.#options.connectTimeoutMs, () => {
+    // `connectTimeoutMs` after the owner's `connect()` began, whatever part of it the owner spent first.
+    this.#later(timeoutMs, () => {
       if (!this.#pending) return;
       const last = this.#lastFailure;
       const { url, connectTimeoutMs } = this.#options;

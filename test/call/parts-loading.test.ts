@@ -2,44 +2,83 @@
  * The optional call code as a browser gets it (src/call/parts.ts): the core entry (src/index.ts) loads the gate
  * (policies and approval), attempts, per-key concurrency, steps, questions and the widget check with `import()`
  * (the Node entry and the tests' setup register them up front). What a tool's definition or a client's options
- * need is loaded by `connect()` before `hello` and by `invokeTool` before the call; steps, questions and widgets
- * at their first use; a call that finds a part missing (a tool added while connected) waits for it. A load that
- * fails is `load_failed`, and the next need loads again. The source is loaded afresh (`vi.resetModules()`) so
- * that no registration is there.
+ * need is loaded by `connect()` before `hello`, within `connectTimeoutMs`, and by `invokeTool` before the call;
+ * steps, questions and widgets at their first use; a call that finds a part missing (a tool added while
+ * connected) waits for it. A load that fails is `load_failed`, and the next need loads again. The source is
+ * loaded afresh (`vi.resetModules()`) so that no registration is there; a held or failing load is set with the
+ * parts' own test seam (`setPartLoader`), the tracing code (not a part) with `vi.doMock`.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import type * as Parts from '../../src/call/parts';
+import type { ClientOptions } from '../../src/client/client-options';
 import type * as Core from '../../src/index';
 import * as nodeEntry from '../../src/node';
-import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
+import { type MemoryPeer, type MemorySocketPair, memorySocketPair } from '../helpers/memory-socket';
 import { runScenario, SCENARIO_ANSWER, SCENARIO_TRACE, scenarioScript } from '../runtimes/optional-parts.mjs';
 
-const APPROVAL = '../../src/call/approval';
-const CONCURRENCY = '../../src/call/concurrency';
-const RETRY = '../../src/call/retry';
-const WIDGET = '../../src/tool/widget';
+const TRACING = '../../src/client/tracing';
 
-/** A load held until `arrive()`: part `path` is mocked with it. */
-function heldLoad(path: string): { arrive: () => void } {
+/** The core with nothing registered, its registry of parts, and the seam that sets how a part loads. */
+async function freshCore(): Promise<{
+  core: typeof Core;
+  parts: Partial<Parts.CallParts>;
+  setPartLoader: typeof Parts.setPartLoader;
+}> {
+  vi.resetModules();
+  const core = await import('../../src/index');
+  const { parts, setPartLoader } = await import('../../src/call/parts');
+  return { core, parts, setPartLoader };
+}
+
+/**
+ * Part `name`'s load held until `arrive()`. The part's own import runs when the load starts, and `imported`
+ * resolves once it is done: from then on, arriving takes microtasks only (what a test on fake timers needs).
+ */
+function heldPart(
+  setPartLoader: typeof Parts.setPartLoader,
+  name: Parts.PartName,
+): { arrive: () => void; imported: Promise<void> } {
   let arrive: () => void = () => {};
   const arrived = new Promise<void>((resolve) => {
     arrive = resolve;
   });
-  vi.doMock(path, async (importOriginal) => {
-    await arrived;
-    return importOriginal();
+  let done: () => void = () => {};
+  const imported = new Promise<void>((resolve) => {
+    done = resolve;
   });
-  return { arrive };
+  setPartLoader(name, async (importPart) => {
+    const part = await importPart();
+    done();
+    await arrived;
+    return part;
+  });
+  return { arrive, imported };
 }
 
-/** The core with nothing registered, and its registry of parts. */
-async function freshCore(): Promise<{ core: typeof Core; parts: Partial<Parts.CallParts> }> {
-  vi.resetModules();
-  const core = await import('../../src/index');
-  const { parts } = await import('../../src/call/parts');
-  return { core, parts };
+/** Part `name`'s load failing while `offline` (as a page offline does), counting its loads. */
+function offlinePart(setPartLoader: typeof Parts.setPartLoader, name: Parts.PartName) {
+  const network = { offline: true, loads: 0 };
+  setPartLoader(name, async (importPart) => {
+    network.loads += 1;
+    if (network.offline) throw new Error('the network is down');
+    return importPart();
+  });
+  return network;
 }
+
+/** A client of `core` whose socket is one of `pair`'s, with `options` beside the URL and the key. */
+function clientOf(
+  core: typeof Core,
+  pair: MemorySocketPair,
+  options: Omit<ClientOptions, 'url' | 'apiKey' | 'WebSocket'>,
+): Core.Client {
+  return new core.Client({ url: 'ws://service', apiKey: 'key-1', WebSocket: pair.WebSocket, ...options });
+}
+
+/** A tool that needs approval: its calls need the gate. */
+const gatedTool = (core: typeof Core) =>
+  core.tool({ name: 'gated', description: 'Asks.', needsApproval: true, execute: () => 'ran' });
 
 /** What the parts registry holds now, by name. */
 const loaded = (parts: Partial<Parts.CallParts>) => Object.keys(parts).sort();
@@ -76,10 +115,7 @@ function service(parts: Partial<Parts.CallParts>) {
 }
 
 afterEach(() => {
-  vi.doUnmock(APPROVAL);
-  vi.doUnmock(CONCURRENCY);
-  vi.doUnmock(RETRY);
-  vi.doUnmock(WIDGET);
+  vi.doUnmock(TRACING);
   vi.useRealTimers();
   vi.resetModules();
 });
@@ -170,13 +206,7 @@ describe('the optional call code, loaded with import()', () => {
       concurrency: { limit: 1 },
       execute: () => 'ok',
     });
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [gated, keyed],
-      policies: [() => undefined],
-    });
+    const client = clientOf(core, pair, { tools: [gated, keyed], policies: [() => undefined] });
     await client.connect();
     expect(atHello).toEqual([['concurrency', 'gate']]);
     await client.close();
@@ -187,10 +217,7 @@ describe('the optional call code, loaded with import()', () => {
     const { pair, results, call } = service(parts);
     const started: string[] = [];
     const ping = core.tool({ name: 'ping', description: 'Pong.', execute: () => 'pong' });
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
+    const client = clientOf(core, pair, {
       tools: [ping],
       tracing: {
         startCall: (traced) => {
@@ -207,22 +234,10 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('runs a call of a tool added while connected once the code it needs arrives', async () => {
-    let arrive: () => void = () => {};
-    const arrived = new Promise<void>((resolve) => {
-      arrive = resolve;
-    });
-    vi.doMock(CONCURRENCY, async (importOriginal) => {
-      await arrived;
-      return importOriginal();
-    });
-    const { core, parts } = await freshCore();
+    const { core, parts, setPartLoader } = await freshCore();
+    const { arrive } = heldPart(setPartLoader, 'concurrency');
     const { pair, atHello, results, call } = service(parts);
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [],
-    });
+    const client = clientOf(core, pair, { tools: [] });
     await client.connect();
     expect(atHello).toEqual([[]]);
 
@@ -245,14 +260,8 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('fails connect() with load_failed when the code cannot load, and loads again at the next connect()', async () => {
-    let offline = true;
-    let loads = 0;
-    vi.doMock(APPROVAL, async (importOriginal) => {
-      loads += 1;
-      if (offline) throw new Error('the network is down');
-      return importOriginal();
-    });
-    const { core, parts } = await freshCore();
+    const { core, parts, setPartLoader } = await freshCore();
+    const network = offlinePart(setPartLoader, 'gate');
     const { pair, atHello } = service(parts);
     const gated = core.tool({
       name: 'gated',
@@ -260,12 +269,7 @@ describe('the optional call code, loaded with import()', () => {
       needsApproval: true,
       execute: () => 'ran',
     });
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [gated],
-    });
+    const client = clientOf(core, pair, { tools: [gated] });
 
     const error = (await client.connect().catch((thrown: unknown) => thrown)) as Core.ToolwireError;
     expect(error).toBeInstanceOf(core.ToolwireError);
@@ -273,21 +277,17 @@ describe('the optional call code, loaded with import()', () => {
     expect(error.message).toBe(`toolwire could not load its gate code: ${(error.cause as Error).message}`);
     expect(atHello).toEqual([]);
 
-    offline = false;
+    network.offline = false;
     await client.connect();
     expect(atHello).toEqual([['gate']]);
     // The registry's preload failed once, connect() failed once, the second connect() loaded.
-    expect(loads).toBe(2);
+    expect(network.loads).toBe(2);
     await client.close();
   });
 
   it('ends a call whose code cannot load with status error saying so; the next call loads again', async () => {
-    let offline = true;
-    vi.doMock(APPROVAL, async (importOriginal) => {
-      if (offline) throw new Error('the network is down');
-      return importOriginal();
-    });
-    const { core } = await freshCore();
+    const { core, setPartLoader } = await freshCore();
+    const network = offlinePart(setPartLoader, 'gate');
     const gated = core.tool({
       name: 'gated',
       description: 'Asks.',
@@ -301,7 +301,7 @@ describe('the optional call code, loaded with import()', () => {
       status: 'error',
       output: `Error running gated: toolwire could not load its gate code: ${(error.cause as Error).message}`,
     });
-    offline = false;
+    network.offline = false;
     await expect(core.invokeTool(gated, {}, { approve: () => true })).resolves.toMatchObject({
       status: 'ok',
       output: 'ran',
@@ -309,8 +309,8 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('ends an invokeTool call waiting for its code at its signal, and at its timeoutMs', async () => {
-    const { arrive } = heldLoad(RETRY);
-    const { core } = await freshCore();
+    const { core, setPartLoader } = await freshCore();
+    const { arrive } = heldPart(setPartLoader, 'retry');
     const flaky = core.tool({
       name: 'flaky',
       description: 'Retries.',
@@ -339,16 +339,10 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('ends a client call waiting for its code when the service cancels it', async () => {
-    const { arrive } = heldLoad(APPROVAL);
-    const { core } = await freshCore();
+    const { core, setPartLoader } = await freshCore();
+    const { arrive } = heldPart(setPartLoader, 'gate');
     const { pair, results, call, cancel } = service({});
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [],
-      onApproval: () => true,
-    });
+    const client = clientOf(core, pair, { tools: [], onApproval: () => true });
     await client.connect();
     client.addTool(
       core.tool({ name: 'gated', description: 'Asks.', needsApproval: true, execute: () => 'ran' }),
@@ -365,15 +359,10 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('ends connect() at close() while the code is still loading; a second connect() meanwhile is refused', async () => {
-    const { arrive } = heldLoad(APPROVAL);
-    const { core, parts } = await freshCore();
+    const { core, parts, setPartLoader } = await freshCore();
+    const { arrive } = heldPart(setPartLoader, 'gate');
     const { pair, atHello } = service(parts);
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [core.tool({ name: 'gated', description: 'Asks.', needsApproval: true, execute: () => 'ran' })],
-    });
+    const client = clientOf(core, pair, { tools: [gatedTool(core)] });
     const connecting = client.connect().catch((thrown: unknown) => thrown);
     const again = client.connect().catch((thrown: unknown) => thrown);
     await client.close();
@@ -390,15 +379,10 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('says hello once when connect() is called twice while the code loads', async () => {
-    const { arrive } = heldLoad(APPROVAL);
-    const { core, parts } = await freshCore();
+    const { core, parts, setPartLoader } = await freshCore();
+    const { arrive } = heldPart(setPartLoader, 'gate');
     const { pair, atHello } = service(parts);
-    const client = new core.Client({
-      url: 'ws://service',
-      apiKey: 'key-1',
-      WebSocket: pair.WebSocket,
-      tools: [core.tool({ name: 'gated', description: 'Asks.', needsApproval: true, execute: () => 'ran' })],
-    });
+    const client = clientOf(core, pair, { tools: [gatedTool(core)] });
     const first = client.connect();
     const second = client.connect().catch((thrown: unknown) => thrown);
     arrive();
@@ -434,12 +418,8 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('keeps the result of a tool that ran when its widget check cannot load, dropping the widget as invalid', async () => {
-    let offline = true;
-    vi.doMock(WIDGET, async (importOriginal) => {
-      if (offline) throw new Error('the network is down');
-      return importOriginal();
-    });
-    const { core } = await freshCore();
+    const { core, setPartLoader } = await freshCore();
+    const network = offlinePart(setPartLoader, 'widget');
     let runs = 0;
     const showing = core.tool({
       name: 'showing',
@@ -459,16 +439,233 @@ describe('the optional call code, loaded with import()', () => {
         toolName: 'showing',
         callId: expect.any(String),
         path: '(root)',
-        // After the prefix, the import's own message (vitest's, around the mock's error).
-        message: expect.stringMatching(/^could not be checked: toolwire could not load its widget code: \S/),
+        message: 'could not be checked: toolwire could not load its widget code: the network is down',
       },
     ]);
-    offline = false;
+    network.offline = false;
     await expect(core.invokeTool(showing, {}, options)).resolves.toMatchObject({
       status: 'ok',
       output: '{"shown":2}',
       widget: { type: 'Text', value: 'shown' },
     });
     expect(invalid).toHaveLength(1);
+  });
+});
+
+describe('connect() waiting for the code within connectTimeoutMs', () => {
+  /** A fresh core with the gate held, a service, and a client of a gated tool, its code import done. */
+  async function heldGateClient(options: Omit<ClientOptions, 'url' | 'apiKey' | 'WebSocket' | 'tools'> = {}) {
+    const { core, parts, setPartLoader } = await freshCore();
+    const gate = heldPart(setPartLoader, 'gate');
+    const served = service(parts);
+    const client = clientOf(core, served.pair, {
+      tools: [gatedTool(core)],
+      connectTimeoutMs: 1_000,
+      ...options,
+    });
+    // The registry started the load when the client was made; the rest is held.
+    await gate.imported;
+    vi.useFakeTimers();
+    return { core, parts, setPartLoader, arrive: gate.arrive, client, ...served };
+  }
+
+  /** `promise`'s outcome once settled, `'pending'` until then. */
+  function outcome(promise: Promise<unknown>): { current: unknown } {
+    const seen: { current: unknown } = { current: 'pending' };
+    promise.then(
+      () => {
+        seen.current = 'connected';
+      },
+      (error: unknown) => {
+        seen.current = error;
+      },
+    );
+    return seen;
+  }
+
+  it('rejects with connect_timeout naming the code after connectTimeoutMs, and keeps the code that comes later', async () => {
+    const { core, parts, arrive, client, pair, atHello } = await heldGateClient();
+    const connecting = outcome(client.connect());
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(connecting.current).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    const error = connecting.current as Core.ConnectionError;
+    expect(error).toBeInstanceOf(core.ConnectionError);
+    expect({ name: error.name, code: error.code, message: error.message }).toEqual({
+      name: 'ConnectionError',
+      code: 'connect_timeout',
+      message: "toolwire's gate code did not load within 1000ms",
+    });
+    // No attempt was made, no timer is left, and the client may connect again.
+    expect({ sockets: pair.peers.length, atHello, state: client.state, timers: vi.getTimerCount() }).toEqual({
+      sockets: 0,
+      atHello: [],
+      state: 'idle',
+      timers: 0,
+    });
+
+    arrive();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(loaded(parts)).toEqual(['gate']);
+    const again = client.connect();
+    // Straight to the socket: the connection's own deadline is the only timer.
+    expect({ state: client.state, timers: vi.getTimerCount() }).toEqual({ state: 'connecting', timers: 1 });
+    await again;
+    expect(atHello).toEqual([['gate']]);
+    await client.close();
+  });
+
+  it('names every part still missing when the time is up, and only those', async () => {
+    const { core, parts, setPartLoader } = await freshCore();
+    const gate = heldPart(setPartLoader, 'gate');
+    const retry = heldPart(setPartLoader, 'retry');
+    const concurrency = heldPart(setPartLoader, 'concurrency');
+    const { pair } = service(parts);
+    const tools = [
+      gatedTool(core),
+      core.tool({
+        name: 'flaky',
+        description: 'Retries.',
+        sideEffect: 'none',
+        retry: { maxAttempts: 2 },
+        execute: () => 'ran',
+      }),
+      core.tool({
+        name: 'keyed',
+        description: 'One at a time.',
+        concurrency: { limit: 1 },
+        execute: () => 'ok',
+      }),
+    ];
+    const client = clientOf(core, pair, { tools, connectTimeoutMs: 1_000 });
+    await Promise.all([gate.imported, retry.imported, concurrency.imported]);
+    vi.useFakeTimers();
+    const connecting = outcome(client.connect());
+    await vi.advanceTimersByTimeAsync(500);
+    retry.arrive();
+    await vi.advanceTimersByTimeAsync(500);
+    expect((connecting.current as Core.ConnectionError).message).toBe(
+      "toolwire's gate and concurrency code did not load within 1000ms",
+    );
+    expect(loaded(parts)).toEqual(['retry']);
+    gate.arrive();
+    concurrency.arrive();
+    await client.close();
+  });
+
+  it('ends the wait at once at close(), with no timer left', async () => {
+    const { core, arrive, client, atHello } = await heldGateClient();
+    const connecting = outcome(client.connect());
+    await vi.advanceTimersByTimeAsync(500);
+    await client.close();
+    await vi.advanceTimersByTimeAsync(0);
+    const error = connecting.current as Core.ConnectionError;
+    expect(error).toBeInstanceOf(core.ConnectionError);
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: 'closed',
+      message: 'the client was closed before it connected',
+    });
+    expect(vi.getTimerCount()).toBe(0);
+    arrive();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(atHello).toEqual([]);
+  });
+
+  it('connects when the code arrives just before the time is up', async () => {
+    const { arrive, client, atHello } = await heldGateClient();
+    const connecting = outcome(client.connect());
+    await vi.advanceTimersByTimeAsync(999);
+    arrive();
+    await vi.advanceTimersByTimeAsync(0);
+    expect({ connecting: connecting.current, state: client.state, atHello }).toEqual({
+      connecting: 'connected',
+      state: 'open',
+      atHello: [['gate']],
+    });
+    await client.close();
+  });
+
+  it('gives the socket what the wait for code left of connectTimeoutMs', async () => {
+    // The service never welcomes: the connection's deadline decides.
+    const { core, parts, setPartLoader } = await freshCore();
+    const gate = heldPart(setPartLoader, 'gate');
+    const pair = memorySocketPair({ open: 'manual' });
+    const client = clientOf(core, pair, { tools: [gatedTool(core)], connectTimeoutMs: 1_000 });
+    await gate.imported;
+    vi.useFakeTimers();
+    const connecting = outcome(client.connect());
+    await vi.advanceTimersByTimeAsync(600);
+    gate.arrive();
+    await vi.advanceTimersByTimeAsync(0);
+    expect({ loaded: loaded(parts), state: client.state, sockets: pair.peers.length }).toEqual({
+      loaded: ['gate'],
+      state: 'connecting',
+      sockets: 1,
+    });
+    await vi.advanceTimersByTimeAsync(399);
+    expect(connecting.current).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    const error = connecting.current as Core.ConnectionError;
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: 'connect_timeout',
+      message: 'no welcome from ws://service within 1000ms',
+    });
+  });
+
+  it('starts no timer for code when the code is there (the Node entry registers it)', async () => {
+    vi.useFakeTimers();
+    const { pair, atHello } = service({});
+    const client = new nodeEntry.Client({
+      url: 'ws://service',
+      apiKey: 'key-1',
+      WebSocket: pair.WebSocket,
+      tools: [
+        nodeEntry.tool({ name: 'gated', description: 'Asks.', needsApproval: true, execute: () => 'ran' }),
+      ],
+      policies: [() => undefined],
+      tracing: { startCall: () => undefined },
+      connectTimeoutMs: 1_000,
+    });
+    const connecting = client.connect();
+    // Already connecting, and the connection's own deadline is the only timer.
+    expect({ state: client.state, timers: vi.getTimerCount() }).toEqual({ state: 'connecting', timers: 1 });
+    await connecting;
+    expect(atHello).toEqual([[]]);
+    await client.close();
+  });
+
+  it('rejects with connect_timeout naming the tracing code when it does not arrive, and keeps it when it does', async () => {
+    let arrive: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      arrive = resolve;
+    });
+    let imports = 0;
+    vi.doMock(TRACING, async (importOriginal) => {
+      imports += 1;
+      await arrived;
+      return importOriginal();
+    });
+    const { core, parts } = await freshCore();
+    const { pair, atHello } = service(parts);
+    const tracing = { startCall: () => undefined };
+    const client = clientOf(core, pair, { tools: [], tracing, connectTimeoutMs: 1_000 });
+    vi.useFakeTimers();
+    const connecting = outcome(client.connect());
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((connecting.current as Core.ConnectionError).message).toBe(
+      "toolwire's tracing code did not load within 1000ms",
+    );
+    vi.useRealTimers();
+    arrive();
+    // The next connect() finds the load begun before, and loads nothing again.
+    await client.connect();
+    expect({ atHello, imports }).toEqual({ atHello: [[]], imports: 1 });
+    // Kept: another client with tracing goes straight to its socket.
+    const other = clientOf(core, service(parts).pair, { tools: [], tracing });
+    const otherConnecting = other.connect();
+    expect(other.state).toBe('connecting');
+    await otherConnecting;
+    await Promise.all([client.close(), other.close()]);
   });
 });

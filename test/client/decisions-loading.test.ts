@@ -8,6 +8,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type * as Core from '../../src/index';
+import { DECISION_ANSWER_TIMEOUT_MS } from '../../src/limits';
 import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
 
 const DECISIONS = '../../src/client/decisions';
@@ -158,6 +159,41 @@ describe('client.decide() where the decision code loads with import()', () => {
     expect(approvals).toEqual([
       { type: 'approval', callId: 'c1', approved: false, reason: 'not now', requestId: 'd1' },
     ]);
+    await client.close();
+  });
+
+  it('gives up on code that does not come within the time a decision has for its answer, and keeps it when it comes', async () => {
+    let arrive: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      arrive = resolve;
+    });
+    const loads = mockDecisions(() => false, arrived);
+    const { core, client, approvals } = await connectedClient();
+    vi.useFakeTimers();
+    try {
+      const timers = vi.getTimerCount();
+      const decided = client.decide('c1', true).catch((thrown: unknown) => thrown);
+      expect(vi.getTimerCount()).toBe(timers + 1);
+      await vi.advanceTimersByTimeAsync(DECISION_ANSWER_TIMEOUT_MS - 1);
+      expect(loads.done).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      const error = (await decided) as Core.ApprovalError;
+      expect(error).toBeInstanceOf(core.ApprovalError);
+      expect({ code: error.code, message: error.message }).toEqual({
+        code: 'timeout',
+        message: `decide(): toolwire's decision code did not load within ${DECISION_ANSWER_TIMEOUT_MS}ms`,
+      });
+      expect(vi.getTimerCount()).toBe(timers);
+      expect(approvals).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+    // The code that arrives late is kept: the next decision goes out without another load.
+    arrive();
+    await vi.waitFor(() => expect(loads.done).toBe(1));
+    await client.decide('c2', true);
+    expect(approvals).toEqual([{ type: 'approval', callId: 'c2', approved: true, requestId: 'd1' }]);
+    expect(loads.count).toBe(1);
     await client.close();
   });
 

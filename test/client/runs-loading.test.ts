@@ -1,7 +1,8 @@
 /**
  * The run code as a browser gets it: the core entry (src/index.ts) loads src/client/runs.ts with `import()` on a client's
  * first `run()` (the Node entry registers it up front). A failed load fails that run with `ToolwireError`
- * `load_failed` and is forgotten, so the next `run()` loads again; `close()` ends runs still waiting for the code.
+ * `load_failed` and is forgotten, so the next `run()` loads again; `close()`, and a run's own `signal`, end runs
+ * still waiting for the code.
  * The source is loaded afresh (`vi.resetModules()`) so that the Node entry's registration is not there.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -121,5 +122,35 @@ describe('client.run() where the run code loads with import()', () => {
     arrive();
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(runStarts).toEqual([]);
+  });
+
+  it('ends a run waiting for the code at once when its signal aborts; the code is kept for the next run', async () => {
+    let arrive: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      arrive = resolve;
+    });
+    vi.doMock(RUNS, async (importOriginal) => {
+      await arrived;
+      return importOriginal();
+    });
+    const { core, client, runStarts, agent } = await connectedClient();
+    const controller = new AbortController();
+    const running = client
+      .run(agent, 'one', { signal: controller.signal })
+      .catch((thrown: unknown) => thrown);
+    controller.abort(new Error('the user left'));
+    const error = (await running) as Core.AbortError;
+    expect(error).toBeInstanceOf(core.AbortError);
+    expect({ name: error.name, code: error.code, message: error.message }).toEqual({
+      name: 'AbortError',
+      code: 'aborted',
+      message: 'the run was aborted before it started',
+    });
+    expect(error.cause).toEqual(new Error('the user left'));
+
+    arrive();
+    await expect(client.run(agent, 'two')).resolves.toMatchObject({ runId: 'r1', finalOutput: 'echo two' });
+    expect(runStarts).toEqual(['two']);
+    await client.close();
   });
 });
