@@ -86,7 +86,7 @@ type CodeBound =
   | {
       readonly timeoutMs: number;
       readonly still: () => string;
-      /** The error for `message` when the time is up. @default ConnectionError `connect_timeout` */
+      /** The error for `message` when the time is up; without it, ConnectionError `connect_timeout`. */
       readonly error?: (message: string) => Error;
     }
   | { readonly signal: AbortSignal }
