@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import type { ToolRegistry } from '../call/registry';
 import { ToolDefinitionError } from '../errors';
 import {
@@ -274,12 +275,7 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
     return tool({
       name: options.toolName ?? derived,
       description: options.toolDescription,
-      parameters: {
-        type: 'object',
-        properties: { input: { type: 'string', description: `What to ask ${this.name}` } },
-        required: ['input'],
-        additionalProperties: false,
-      } as const,
+      parameters: agentToolParameters(this.name),
       async execute({ input }, ctx: ToolContext) {
         const run = (ctx as unknown as Record<symbol, NestedRun | undefined>)[NESTED_RUN];
         if (!run) throw new Error(`agent ${agent.name} can only run as a tool inside a toolwire Client`);
@@ -296,6 +292,32 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
       },
     });
   }
+}
+
+/**
+ * The parameters of an agent used as a tool, `{ input: string }`, as a Standard Schema that announces them
+ * itself (Standard JSON Schema) rather than a plain JSON Schema, which the core reads only after
+ * `toolwire/json-schema`: `asTool()` works in a browser without that import. Its `validate` takes any input: the
+ * announcement is the check (src/tool/schema/announced.ts), made by the JSON Schema validator, so the model reads
+ * what it read of the plain JSON Schema.
+ */
+function agentToolParameters(
+  agentName: string,
+): StandardSchemaV1<{ input: string }> & StandardJSONSchemaV1<{ input: string }> {
+  const schema = {
+    type: 'object',
+    properties: { input: { type: 'string', description: `What to ask ${agentName}` } },
+    required: ['input'],
+    additionalProperties: false,
+  };
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'toolwire',
+      validate: (value) => ({ value: value as { input: string } }),
+      jsonSchema: { input: () => schema, output: () => schema },
+    },
+  };
 }
 
 /** The wire definition of an agent: its tools by name; nothing executable. */

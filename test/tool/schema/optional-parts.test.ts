@@ -149,6 +149,40 @@ describe('the core without the optional parts', () => {
     expect(loads).toBe(1);
   });
 
+  it('makes an agent a tool with the validator it loads by import(), as the Node entry does', async () => {
+    const node = await import('../../../src/node');
+    const nodeTool = new node.Agent({ name: 'Researcher', instructions: 'Looks up.' }).asTool({
+      toolDescription: 'Looks things up.',
+    });
+    let loads = 0;
+    vi.doMock(VALIDATOR, async (importOriginal) => {
+      loads += 1;
+      return importOriginal();
+    });
+    const core = await freshCore();
+    const coreTool = new core.Agent({ name: 'Researcher', instructions: 'Looks up.' }).asTool({
+      toolDescription: 'Looks things up.',
+    });
+    expect(coreTool.definition).toEqual(nodeTool.definition);
+    expect(loads).toBe(0);
+    // The same text for the model, whatever the input (outside a client, a valid one ends in the tool's error).
+    const inputs: unknown[] = [
+      { input: 'who?' },
+      {},
+      { input: 3 },
+      { input: 'who?', extra: 1 },
+      { input: undefined },
+      'who?',
+      null,
+    ];
+    for (const input of inputs) {
+      const { durationMs: _core, ...fromCore } = await core.invokeTool(coreTool, input);
+      const { durationMs: _node, ...fromNode } = await node.invokeTool(nodeTool, input);
+      expect(fromCore, JSON.stringify(input)).toEqual(fromNode);
+    }
+    expect(loads).toBe(1);
+  });
+
   it('fails the validation whose load failed with ToolwireError load_failed, and loads again at the next', async () => {
     let offline = true;
     vi.doMock(VALIDATOR, async (importOriginal) => {
