@@ -6,12 +6,14 @@
  * `close()` ends decisions still waiting for the code. The source is loaded afresh (`vi.resetModules()`) so that
  * no registration is there.
  */
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type * as Core from '../../src/index';
 import { DECISION_ANSWER_TIMEOUT_MS } from '../../src/limits';
 import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
+import { mockChunk } from '../helpers/mocked-chunk';
 
-const DECISIONS = '../../src/client/decisions';
+const DECISIONS = fileURLToPath(new URL('../../src/client/decisions.ts', import.meta.url));
 
 /** The core with nothing registered. */
 async function freshCore(): Promise<typeof Core> {
@@ -19,22 +21,9 @@ async function freshCore(): Promise<typeof Core> {
   return import('../../src/index');
 }
 
-/**
- * Mocks the decision code, counting the loads begun and done; it waits for `arrived`, then fails while
- * `offline()`.
- */
-function mockDecisions(offline: () => boolean = () => false, arrived: Promise<void> = Promise.resolve()) {
-  const loads = { count: 0, done: 0 };
-  vi.doMock(DECISIONS, async (importOriginal) => {
-    loads.count += 1;
-    await arrived;
-    if (offline()) throw new Error('the network is down');
-    const loaded = await importOriginal();
-    loads.done += 1;
-    return loaded;
-  });
-  return loads;
-}
+/** Mocks the decision code (see {@link mockChunk}). */
+const mockDecisions = (offline?: () => boolean, arrived?: Promise<void>) =>
+  mockChunk(DECISIONS, offline, arrived);
 
 /**
  * A service taking the feature `decisions`: it answers each `approval` frame carrying a `requestId` with

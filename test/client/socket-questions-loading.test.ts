@@ -7,28 +7,17 @@
  * session was lost, while the code loaded is never sent. The source is loaded afresh (`vi.resetModules()`) so
  * that no registration is there.
  */
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type * as Core from '../../src/index';
 import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
+import { mockChunk } from '../helpers/mocked-chunk';
 
-const SOCKET_QUESTIONS = '../../src/client/socket-questions';
+const SOCKET_QUESTIONS = fileURLToPath(new URL('../../src/client/socket-questions.ts', import.meta.url));
 
-/**
- * Mocks the question code, counting the loads begun and done; it waits for `arrived`, then fails while
- * `offline()`.
- */
-function mockQuestions(offline: () => boolean = () => false, arrived: Promise<void> = Promise.resolve()) {
-  const loads = { count: 0, done: 0 };
-  vi.doMock(SOCKET_QUESTIONS, async (importOriginal) => {
-    loads.count += 1;
-    await arrived;
-    if (offline()) throw new Error('the network is down');
-    const loaded = await importOriginal();
-    loads.done += 1;
-    return loaded;
-  });
-  return loads;
-}
+/** Mocks the question code (see {@link mockChunk}). */
+const mockQuestions = (offline?: () => boolean, arrived?: Promise<void>) =>
+  mockChunk(SOCKET_QUESTIONS, offline, arrived);
 
 /** A load held until `arrive()`. */
 function held(): { arrived: Promise<void>; arrive: () => void } {
