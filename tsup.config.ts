@@ -40,7 +40,9 @@ export default defineConfig({
   sourcemap: false,
   // Node 20 and the browsers toolwire supports run ES2022 as written.
   target: 'es2022',
-  external: ['ws', 'zod', 'zod3', 'valibot', 'arktype', '@opentelemetry/api'],
+  // `toolwire` itself: the subpaths that define tools import the package's own entry for its registrations, which
+  // Node resolves to the Node entry (src/compat.ts).
+  external: ['toolwire', 'ws', 'zod', 'zod3', 'valibot', 'arktype', '@opentelemetry/api'],
   // CommonJS has no `import.meta`: there `import.meta.url` is `undefined` (src/wire/transport.ts then leaves
   // `ws` to `import('ws')`, which the CommonJS output turns into `require('ws')`).
   esbuildOptions(options, { format }) {

@@ -10,6 +10,11 @@
  *
  * @packageDocumentation
  */
+// In Node (and in Bun and Deno through the `node` condition) this is the package's Node entry, so that every optional
+// part (zod 3, valibot, JSON Schema, `strict: true`, ...) is registered before this subpath defines a tool, whatever
+// the program imported first. Elsewhere it is the core, which registers nothing (a bundler drops it).
+import 'toolwire';
+
 export { invokeTool } from './call/invoke';
 export type { InvokeOptions } from './call/types';
 export { type RecordedCall, ReplayError, type RunRecording, recordRun, replayTools } from './client/replay';

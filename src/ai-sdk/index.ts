@@ -5,6 +5,10 @@
  *
  * @packageDocumentation
  */
+// In Node (and in Bun and Deno through the `node` condition) this is the package's Node entry, so that every optional
+// part (zod 3, valibot, JSON Schema, `strict: true`, ...) is registered before this subpath defines a tool, whatever
+// the program imported first. Elsewhere it is the core, which registers nothing (a bundler drops it).
+import 'toolwire';
 import { type Tool as AiTool, jsonSchema, type ToolExecutionOptions } from 'ai';
 import { approvalNeeded, invokeTool } from '../call/invoke';
 import type { ApprovalDecision, ApprovalRequest, ToolCallResult } from '../call/types';

@@ -289,6 +289,63 @@ const otel = require('toolwire/otel');
   });
 });
 
+describe('the subpaths that define tools, imported before the root (Node)', () => {
+  // A program whose first toolwire import is a subpath: every optional part is there all the same (each of these
+  // subpaths imports the package's own Node entry), not only once something imports `toolwire`.
+  const SCRIPT = `
+const echo = {
+  listTools: async () => ({
+    tools: [{ name: 'echo', description: 'Echoes.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }],
+  }),
+  callTool: async ({ arguments: input }) => ({ content: [{ type: 'text', text: input.text }] }),
+};
+async function main() {
+  const strict = compat.defineTool({
+    name: 'strict_add',
+    description: 'Adds.',
+    strict: true,
+    inputSchema: { type: 'object', properties: { a: { type: 'number' }, note: { type: 'string' } }, required: ['a'] },
+    execute: ({ a }) => String(a + 1),
+  });
+  const [imported] = await mcp.importMcpTools(echo);
+  return {
+    strictRequired: strict.definition.parameters.required,
+    strictCall: (await testing.invokeTool(strict, { a: 1, note: null })).output,
+    mcpCall: (await testing.invokeTool(imported, { text: 'hi' })).output,
+  };
+}
+`;
+  const EXPECTED = { strictRequired: ['a', 'note'], strictCall: '2', mcpCall: 'hi' };
+
+  it('under import', async () => {
+    const printed = await node(
+      'newest',
+      'subpaths-first.mjs',
+      `import * as compat from 'toolwire/compat';
+import * as mcp from 'toolwire/mcp';
+import * as testing from 'toolwire/testing';
+${SCRIPT}
+console.log(JSON.stringify(await main()));
+`,
+    );
+    expect(printed).toEqual(EXPECTED);
+  });
+
+  it('under require', async () => {
+    const printed = await node(
+      'newest',
+      'subpaths-first.cjs',
+      `const compat = require('toolwire/compat');
+const mcp = require('toolwire/mcp');
+const testing = require('toolwire/testing');
+${SCRIPT}
+main().then((value) => console.log(JSON.stringify(value)));
+`,
+    );
+    expect(printed).toEqual(EXPECTED);
+  });
+});
+
 describe('one core for the root and the adapters', () => {
   // toolwire/mcp and toolwire/otel throw the root's own error classes (a second copy of the core would have its
   // own, and instanceof would be false), a tool an adapter made runs in the root's invokeTool, and
