@@ -129,6 +129,22 @@ export function loadCode<T>(what: string, load: () => Promise<T>): Promise<T> {
   });
 }
 
+/**
+ * `what`'s code (see {@link loadCode}), loaded one load at a time: every need while a load runs shares it, and a
+ * failed load is forgotten, so that the next need tries again. What keeps the module once it is here is the
+ * caller's (a `.then` on the promise: it runs even when the need that started the load gave up waiting).
+ */
+export function loadOnce<T>(what: string, load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () => {
+    loading ??= loadCode(what, load).catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return loading;
+  };
+}
+
 /** The parts of `names` loaded: `undefined` when all of them already are (nothing to wait for). */
 export function loadParts(names: Iterable<PartName>): Promise<void> | undefined {
   const waits: Array<Promise<void>> = [];

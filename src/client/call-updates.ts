@@ -22,7 +22,7 @@
  * @module
  */
 import { boundedData } from '../call/context';
-import { loadCode } from '../call/parts';
+import { loadOnce } from '../call/parts';
 import type { StepRecord } from '../call/steps';
 import type {
   PreliminaryResult,
@@ -63,6 +63,8 @@ import type { SocketQuestions } from './socket-questions';
  * a client's first question put to the service. A page whose tools never ask one never downloads it.
  */
 let socketQuestionsCode: typeof SocketQuestionsCode | undefined;
+/** ./socket-questions.ts, loaded one load at a time. */
+const questionsLoad = loadOnce('question', () => import('./socket-questions'));
 
 /** Makes ./socket-questions.ts known up front (src/node.ts): no question then waits for an import. */
 export function registerSocketQuestions(code: typeof SocketQuestionsCode): void {
@@ -435,7 +437,6 @@ export class CallUpdates implements CallUpdateHooks {
   #graceMs: number = PROTOCOL_DEFAULTS.sessionGraceMs;
   /** Made at the first question put to the service ({@link CallUpdates.#questionsNow}). */
   #questions: SocketQuestions | undefined;
-  #questionsLoading: Promise<SocketQuestions> | undefined;
   /** Sessions lost so far (`welcome.resumed: false`): a question whose code loaded across one is not sent. */
   #sessionsLost = 0;
   readonly #steps: StepResults;
@@ -515,17 +516,10 @@ export class CallUpdates implements CallUpdateHooks {
    * @throws (rejects) ToolwireError `load_failed` (the import's error as `cause`).
    */
   #loadQuestions(): Promise<SocketQuestions> {
-    this.#questionsLoading ??= loadCode('question', () => import('./socket-questions')).then(
-      (loaded) => {
-        socketQuestionsCode ??= loaded;
-        return this.#questionsNow() as SocketQuestions;
-      },
-      (error: unknown) => {
-        this.#questionsLoading = undefined;
-        throw error;
-      },
-    );
-    return this.#questionsLoading;
+    return questionsLoad().then((loaded) => {
+      socketQuestionsCode ??= loaded;
+      return this.#questionsNow() as SocketQuestions;
+    });
   }
 
   /** The open questions of these calls, made at once when ./socket-questions.ts is loaded (always in Node). */

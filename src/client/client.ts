@@ -8,7 +8,7 @@
  * @module
  */
 import { EventEmitter } from 'eventemitter3';
-import { loadCode, loadPart, type PartName, parts, partsFor, preloadParts } from '../call/parts';
+import { loadOnce, loadPart, type PartName, parts, partsFor, preloadParts } from '../call/parts';
 import { ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
@@ -19,7 +19,6 @@ import {
   OptionsError,
   RunError,
   ToolDefinitionError,
-  ToolwireError,
 } from '../errors';
 import { DECISION_ANSWER_TIMEOUT_MS } from '../limits';
 import { type Logger, redactingLogger, silentLogger } from '../logger';
@@ -63,22 +62,16 @@ import type { ToolTracing } from './tracing';
 
 /** ./tracing.ts: registered by the Node entry, else loaded by the `connect()` of a client with `tracing`. */
 let tracingCode: typeof Tracing | undefined;
-/** The load of ./tracing.ts under way (one at a time; a failed one is forgotten, so the next need loads again). */
-let tracingLoading: Promise<void> | undefined;
+/** ./tracing.ts, loaded one load at a time. */
+const tracingLoad = loadOnce('tracing', () => import('./tracing'));
+/** ./runs.ts and ./decisions.ts, loaded one load at a time (each client makes its own from the module). */
+const runsLoad = loadOnce('run', () => import('./runs'));
+const decisionsLoad = loadOnce('decision', () => import('./decisions'));
 
-/** Loads ./tracing.ts: kept when it arrives, even after the `connect()` that wanted it gave up. */
 function loadTracing(): Promise<void> {
-  tracingLoading ??= loadCode('tracing', () => import('./tracing')).then(
-    (code) => {
-      tracingCode ??= code;
-      tracingLoading = undefined;
-    },
-    (error: unknown) => {
-      tracingLoading = undefined;
-      throw error;
-    },
-  );
-  return tracingLoading;
+  return tracingLoad().then((code) => {
+    tracingCode ??= code;
+  });
 }
 
 /** What ends a wait for code besides `close()`: `connect()`'s `connectTimeoutMs`, a run's `signal`. */
@@ -400,10 +393,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   readonly #calls: CallRunner;
   /** Made on the first `run()` ({@link Client.#runsNow}); the logger they report to until then. */
   #runs: Runs | undefined;
-  #runsLoading: Promise<Runs> | undefined;
   /** Made on the first `decide()` ({@link Client.#decisionsNow}). */
   #decisions: Decisions | undefined;
-  #decisionsLoading: Promise<Decisions> | undefined;
   /**
    * What waits for code to load (browsers only: `connect()`, runs, decisions), so that `close()` ends it
    * ({@link Client.#waitForCode}).
@@ -823,20 +814,10 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * @throws (rejects) ToolwireError `load_failed` (the import's error as `cause`).
    */
   #loadRuns(): Promise<Runs> {
-    this.#runsLoading ??= import('./runs').then(
-      (loaded) => {
-        runsModule ??= loaded.Runs;
-        return this.#runsNow() as Runs;
-      },
-      (error: unknown) => {
-        this.#runsLoading = undefined;
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new ToolwireError('load_failed', `toolwire could not load its run code: ${reason}`, {
-          cause: error,
-        });
-      },
-    );
-    return this.#runsLoading;
+    return runsLoad().then((loaded) => {
+      runsModule ??= loaded.Runs;
+      return this.#runsNow() as Runs;
+    });
   }
 
   /** This client's runs, made at once when ./runs.ts is loaded (always in Node: src/node.ts registers it). */
@@ -865,17 +846,10 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * @throws (rejects) ToolwireError `load_failed` (the import's error as `cause`).
    */
   #loadDecisions(): Promise<Decisions> {
-    this.#decisionsLoading ??= loadCode('decision', () => import('./decisions')).then(
-      (loaded) => {
-        decisionsModule ??= loaded.Decisions;
-        return this.#decisionsNow() as Decisions;
-      },
-      (error: unknown) => {
-        this.#decisionsLoading = undefined;
-        throw error;
-      },
-    );
-    return this.#decisionsLoading;
+    return decisionsLoad().then((loaded) => {
+      decisionsModule ??= loaded.Decisions;
+      return this.#decisionsNow() as Decisions;
+    });
   }
 
   /**
