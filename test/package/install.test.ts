@@ -289,16 +289,43 @@ const otel = require('toolwire/otel');
   });
 });
 
-describe('the subpaths that define tools, imported before the root (Node)', () => {
-  // A program whose first toolwire import is a subpath: every optional part is there all the same (each of these
-  // subpaths imports the package's own Node entry), not only once something imports `toolwire`.
-  const SCRIPT = `
+/**
+ * `script` (which defines `main()`) run in the newest project twice, with `entries` (name → specifier) taken by
+ * `import` then by `require`, in that order; each run must print `expected`.
+ */
+function underImportAndRequire(
+  file: string,
+  entries: Record<string, string>,
+  script: string,
+  expected: unknown,
+): void {
+  const names = Object.entries(entries);
+  it('under import', async () => {
+    const imports = names.map(([name, spec]) => `import * as ${name} from '${spec}';`).join('\n');
+    const source = `${imports}\n${script}\nconsole.log(JSON.stringify(await main()));\n`;
+    expect(await node('newest', `${file}.mjs`, source)).toEqual(expected);
+  });
+  it('under require', async () => {
+    const requires = names.map(([name, spec]) => `const ${name} = require('${spec}');`).join('\n');
+    const source = `${requires}\n${script}\nmain().then((value) => console.log(JSON.stringify(value)));\n`;
+    expect(await node('newest', `${file}.cjs`, source)).toEqual(expected);
+  });
+}
+
+/** An MCP client's listTools/callTool, enough for importMcpTools: one tool `echo` with a plain JSON Schema. */
+const ECHO_MCP_CLIENT = `
 const echo = {
   listTools: async () => ({
     tools: [{ name: 'echo', description: 'Echoes.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }],
   }),
   callTool: async ({ arguments: input }) => ({ content: [{ type: 'text', text: input.text }] }),
 };
+`;
+
+describe('the subpaths that define tools, imported before the root (Node)', () => {
+  // A program whose first toolwire import is a subpath: every optional part is there all the same (each of these
+  // subpaths imports the package's own Node entry), not only once something imports `toolwire`.
+  const SCRIPT = `${ECHO_MCP_CLIENT}
 async function main() {
   const strict = compat.defineTool({
     name: 'strict_add',
@@ -315,35 +342,12 @@ async function main() {
   };
 }
 `;
-  const EXPECTED = { strictRequired: ['a', 'note'], strictCall: '2', mcpCall: 'hi' };
-
-  it('under import', async () => {
-    const printed = await node(
-      'newest',
-      'subpaths-first.mjs',
-      `import * as compat from 'toolwire/compat';
-import * as mcp from 'toolwire/mcp';
-import * as testing from 'toolwire/testing';
-${SCRIPT}
-console.log(JSON.stringify(await main()));
-`,
-    );
-    expect(printed).toEqual(EXPECTED);
-  });
-
-  it('under require', async () => {
-    const printed = await node(
-      'newest',
-      'subpaths-first.cjs',
-      `const compat = require('toolwire/compat');
-const mcp = require('toolwire/mcp');
-const testing = require('toolwire/testing');
-${SCRIPT}
-main().then((value) => console.log(JSON.stringify(value)));
-`,
-    );
-    expect(printed).toEqual(EXPECTED);
-  });
+  underImportAndRequire(
+    'subpaths-first',
+    { compat: 'toolwire/compat', mcp: 'toolwire/mcp', testing: 'toolwire/testing' },
+    SCRIPT,
+    { strictRequired: ['a', 'note'], strictCall: '2', mcpCall: 'hi' },
+  );
 });
 
 describe('one core for the root and the adapters', () => {
@@ -351,14 +355,7 @@ describe('one core for the root and the adapters', () => {
   // own, and instanceof would be false), a tool an adapter made runs in the root's invokeTool, and
   // toolwire/testing's invokeTool is the root's. An MCP client is only needed for its listTools/callTool, so a
   // stand-in does without the MCP SDK.
-  const SCRIPT = `
-const echo = {
-  listTools: async () => ({
-    tools: [{ name: 'echo', description: 'Echoes.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }],
-  }),
-  callTool: async ({ arguments: input }) => ({ content: [{ type: 'text', text: input.text }] }),
-};
-const thrown = async (fn) => {
+  const SCRIPT = `${ECHO_MCP_CLIENT}const thrown = async (fn) => {
   try {
     await fn();
   } catch (error) {
@@ -412,37 +409,18 @@ async function main() {
     classes: 13,
   };
 
-  it('under import', async () => {
-    const printed = await node(
-      'newest',
-      'one-core.mjs',
-      `import * as toolwire from 'toolwire';
-import * as mcp from 'toolwire/mcp';
-import * as otel from 'toolwire/otel';
-import * as testing from 'toolwire/testing';
-import * as tracing from 'toolwire/tracing';
-${SCRIPT}
-console.log(JSON.stringify(await main()));
-`,
-    );
-    expect(printed).toEqual(EXPECTED);
-  });
-
-  it('under require', async () => {
-    const printed = await node(
-      'newest',
-      'one-core.cjs',
-      `const toolwire = require('toolwire');
-const mcp = require('toolwire/mcp');
-const otel = require('toolwire/otel');
-const testing = require('toolwire/testing');
-const tracing = require('toolwire/tracing');
-${SCRIPT}
-main().then((value) => console.log(JSON.stringify(value)));
-`,
-    );
-    expect(printed).toEqual(EXPECTED);
-  });
+  underImportAndRequire(
+    'one-core',
+    {
+      toolwire: 'toolwire',
+      mcp: 'toolwire/mcp',
+      otel: 'toolwire/otel',
+      testing: 'toolwire/testing',
+      tracing: 'toolwire/tracing',
+    },
+    SCRIPT,
+    EXPECTED,
+  );
 });
 
 describe.each(Object.keys(PROJECTS) as Project[])(
