@@ -130,19 +130,50 @@ export function loadCode<T>(what: string, load: () => Promise<T>): Promise<T> {
 }
 
 /**
- * `what`'s code (see {@link loadCode}), loaded one load at a time: every need while a load runs shares it, and a
- * failed load is forgotten, so that the next need tries again. What keeps the module once it is here is the
- * caller's (a `.then` on the promise: it runs even when the need that started the load gave up waiting).
+ * Code a browser page loads with `import()` at its first need, and the Node entry registers up front (the client's
+ * runs, decisions, socket questions and tracing; the call parts above have their own table): `code` once here,
+ * `register()` for the Node entry, `load()` for a need.
  */
-export function loadOnce<T>(what: string, load: () => Promise<T>): () => Promise<T> {
-  let loading: Promise<T> | undefined;
-  return () => {
-    loading ??= loadCode(what, load).catch((error: unknown) => {
-      loading = undefined;
-      throw error;
-    });
-    return loading;
-  };
+export class CodeOnDemand<T> {
+  /** The code, once registered or loaded; `undefined` before. */
+  code: T | undefined;
+  readonly #what: string;
+  readonly #import: () => Promise<T>;
+  #loading: Promise<T> | undefined;
+
+  /** `what` names the code in a failed load's message (see {@link loadCode}); `load` imports it. */
+  constructor(what: string, load: () => Promise<T>) {
+    this.#what = what;
+    this.#import = load;
+  }
+
+  /** Makes the code known at once (the Node entry): no need then waits for an import. */
+  register(code: T): void {
+    this.code = code;
+  }
+
+  /**
+   * The code, loaded one load at a time: every need while a load runs shares it, and the code is kept when it
+   * arrives, even when the need that started the load gave up waiting.
+   *
+   * @throws (rejects) ToolwireError `load_failed` (the import's error as `cause`); a failed load is forgotten, so
+   *   the next need tries again.
+   */
+  load(): Promise<T> {
+    if (this.code !== undefined) return Promise.resolve(this.code);
+    this.#loading ??= loadCode(this.#what, this.#import).then(
+      (code) => {
+        this.code ??= code;
+        this.#loading = undefined;
+        return this.code;
+      },
+      (error: unknown) => {
+        this.#loading = undefined;
+        throw error;
+      },
+    );
+    return this.#loading;
+  }
 }
 
 /** The parts of `names` loaded: `undefined` when all of them already are (nothing to wait for). */

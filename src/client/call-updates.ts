@@ -22,7 +22,7 @@
  * @module
  */
 import { boundedData } from '../call/context';
-import { loadOnce } from '../call/parts';
+import { CodeOnDemand } from '../call/parts';
 import type { StepRecord } from '../call/steps';
 import type {
   PreliminaryResult,
@@ -62,13 +62,14 @@ import type { SocketQuestions } from './socket-questions';
  * ./socket-questions.ts once loaded: registered by the Node entry ({@link registerSocketQuestions}), else loaded by
  * a client's first question put to the service. A page whose tools never ask one never downloads it.
  */
-let socketQuestionsCode: typeof SocketQuestionsCode | undefined;
-/** ./socket-questions.ts, loaded one load at a time. */
-const questionsLoad = loadOnce('question', () => import('./socket-questions'));
+const socketQuestionsCode = new CodeOnDemand<typeof SocketQuestionsCode>(
+  'question',
+  () => import('./socket-questions'),
+);
 
 /** Makes ./socket-questions.ts known up front (src/node.ts): no question then waits for an import. */
 export function registerSocketQuestions(code: typeof SocketQuestionsCode): void {
-  socketQuestionsCode = code;
+  socketQuestionsCode.register(code);
 }
 
 /*
@@ -493,7 +494,7 @@ export class CallUpdates implements CallUpdateHooks {
       (loaded) => {
         // Put to the session the call came from, or to none: the service ignores it from another.
         if (this.#sessionsLost !== sessionsLost)
-          throw (socketQuestionsCode as typeof SocketQuestionsCode).sessionLost();
+          throw (socketQuestionsCode.code as typeof SocketQuestionsCode).sessionLost();
         return this.#put(loaded, request);
       },
       (error: unknown) => {
@@ -516,16 +517,14 @@ export class CallUpdates implements CallUpdateHooks {
    * @throws (rejects) ToolwireError `load_failed` (the import's error as `cause`).
    */
   #loadQuestions(): Promise<SocketQuestions> {
-    return questionsLoad().then((loaded) => {
-      socketQuestionsCode ??= loaded;
-      return this.#questionsNow() as SocketQuestions;
-    });
+    return socketQuestionsCode.load().then(() => this.#questionsNow() as SocketQuestions);
   }
 
   /** The open questions of these calls, made at once when ./socket-questions.ts is loaded (always in Node). */
   #questionsNow(): SocketQuestions | undefined {
-    if (this.#questions !== undefined || socketQuestionsCode === undefined) return this.#questions;
-    this.#questions = new socketQuestionsCode.SocketQuestions({
+    const code = socketQuestionsCode.code;
+    if (this.#questions !== undefined || code === undefined) return this.#questions;
+    this.#questions = new code.SocketQuestions({
       send: this.#options.send,
       redactor: this.#options.redactor,
       maxPayloadBytes: this.#options.maxPayloadBytes,

@@ -8,7 +8,7 @@
  * @module
  */
 import { EventEmitter } from 'eventemitter3';
-import { loadOnce, loadPart, type PartName, parts, partsFor, preloadParts } from '../call/parts';
+import { CodeOnDemand, loadPart, type PartName, parts, partsFor, preloadParts } from '../call/parts';
 import { ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
@@ -61,18 +61,7 @@ import type * as Tracing from './tracing';
 import type { ToolTracing } from './tracing';
 
 /** ./tracing.ts: registered by the Node entry, else loaded by the `connect()` of a client with `tracing`. */
-let tracingCode: typeof Tracing | undefined;
-/** ./tracing.ts, loaded one load at a time. */
-const tracingLoad = loadOnce('tracing', () => import('./tracing'));
-/** ./runs.ts and ./decisions.ts, loaded one load at a time (each client makes its own from the module). */
-const runsLoad = loadOnce('run', () => import('./runs'));
-const decisionsLoad = loadOnce('decision', () => import('./decisions'));
-
-function loadTracing(): Promise<void> {
-  return tracingLoad().then((code) => {
-    tracingCode ??= code;
-  });
-}
+const tracingCode = new CodeOnDemand<typeof Tracing>('tracing', () => import('./tracing'));
 
 /** What ends a wait for code besides `close()`: `connect()`'s `connectTimeoutMs`, a run's `signal`. */
 type CodeBound =
@@ -98,33 +87,35 @@ const listed = (names: readonly string[]) =>
 
 /** Registers ./tracing.ts (the Node entry), so that no client with `tracing` waits for it. */
 export function registerTracing(code: typeof Tracing): void {
-  tracingCode = code;
+  tracingCode.register(code);
 }
 
 /**
- * The class of a client's runs (./runs.ts, with the run events' schemas), once loaded. A page that never calls
- * `client.run()` never downloads it: the first `run()` loads it with `import()`. The Node entry registers it
+ * The class of a client's runs (./runs.ts, with the run events' schemas). A page that never calls `client.run()`
+ * never downloads it: the first `run()` loads it with `import()`. The Node entry registers it
  * ({@link registerRuns}), so that a Node client's first run waits for no import.
  */
-let runsModule: typeof Runs | undefined;
+const runsCode = new CodeOnDemand<typeof Runs>('run', () => import('./runs').then((loaded) => loaded.Runs));
 
 const closedClient = () => new ConnectionError('closed', 'the client is closed');
 
 /** Makes `Runs` known up front (src/node.ts): every client's first `run()` then starts at once. */
 export function registerRuns(runs: typeof Runs): void {
-  runsModule = runs;
+  runsCode.register(runs);
 }
 
 /**
- * The class of a client's decisions (./decisions.ts), once loaded. A page that never calls `client.decide()` never
- * downloads it: the first `decide()` loads it with `import()`. The Node entry registers it
- * ({@link registerDecisions}), so that a Node client's first decision waits for no import.
+ * The class of a client's decisions (./decisions.ts). A page that never calls `client.decide()` never downloads
+ * it: the first `decide()` loads it with `import()`. The Node entry registers it ({@link registerDecisions}), so
+ * that a Node client's first decision waits for no import.
  */
-let decisionsModule: typeof Decisions | undefined;
+const decisionsCode = new CodeOnDemand<typeof Decisions>('decision', () =>
+  import('./decisions').then((loaded) => loaded.Decisions),
+);
 
 /** Makes `Decisions` known up front (src/node.ts): every client's first `decide()` then sends at once. */
 export function registerDecisions(decisions: typeof Decisions): void {
-  decisionsModule = decisions;
+  decisionsCode.register(decisions);
 }
 
 /*
@@ -488,7 +479,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       redactor,
       logger,
       tracing: options.tracing,
-      callTraces: tracingCode?.callTraces,
+      callTraces: tracingCode.code?.callTraces,
       runCallers: liveRuns,
       events: {
         toolCall: (info) => this.#emit('tool_call', info),
@@ -561,7 +552,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       await this.#waitForCode(all, 'connect', bound);
       timeoutMs = Math.max(0, this.#connectTimeoutMs - (performance.now() - started));
     }
-    if (this.#tracing !== undefined) this.#calls.traceWith((tracingCode as typeof Tracing).callTraces);
+    if (this.#tracing !== undefined) this.#calls.traceWith((tracingCode.code as typeof Tracing).callTraces);
     await this.#connection.connect(options, timeoutMs).catch((error: unknown) => {
       throw this.#redactor.error(error);
     });
@@ -712,7 +703,11 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       for (const part of partsFor(toolInternals(registry.get(name)))) names.add(part);
     const loads = new Map<string, Promise<void>>();
     for (const name of names) if (parts[name] === undefined) loads.set(name, loadPart(name));
-    if (this.#tracing !== undefined && tracingCode === undefined) loads.set('tracing', loadTracing());
+    if (this.#tracing !== undefined && tracingCode.code === undefined)
+      loads.set(
+        'tracing',
+        tracingCode.load().then(() => undefined),
+      );
     return loads.size === 0 ? undefined : loads;
   }
 
@@ -791,7 +786,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const toolChoice = options.toolChoice ?? agent.toolChoice;
     // The tracer captures the caller's trace here, in the caller's context, for the run's calls to link to.
     // A run comes after `connect()`, which loaded ./tracing.ts for a client with `tracing`.
-    const traceCaller = this.#tracing === undefined ? undefined : tracingCode?.runCaller(this.#tracing);
+    const traceCaller = this.#tracing === undefined ? undefined : tracingCode.code?.runCaller(this.#tracing);
     const definition = agentDefinition(agent);
     const start = (runs: Runs) =>
       runs.start(
@@ -814,16 +809,14 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * @throws (rejects) ToolwireError `load_failed` (the import's error as `cause`).
    */
   #loadRuns(): Promise<Runs> {
-    return runsLoad().then((loaded) => {
-      runsModule ??= loaded.Runs;
-      return this.#runsNow() as Runs;
-    });
+    return runsCode.load().then(() => this.#runsNow() as Runs);
   }
 
   /** This client's runs, made at once when ./runs.ts is loaded (always in Node: src/node.ts registers it). */
   #runsNow(): Runs | undefined {
-    if (this.#runs !== undefined || runsModule === undefined) return this.#runs;
-    const runs = new runsModule(
+    const Made = runsCode.code;
+    if (this.#runs !== undefined || Made === undefined) return this.#runs;
+    const runs = new Made(
       (frame) => this.#connection.send(frame),
       (event) => this.#onRunEvent(event),
       () => this.#connection.maxPayloadBytes,
@@ -846,10 +839,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * @throws (rejects) ToolwireError `load_failed` (the import's error as `cause`).
    */
   #loadDecisions(): Promise<Decisions> {
-    return decisionsLoad().then((loaded) => {
-      decisionsModule ??= loaded.Decisions;
-      return this.#decisionsNow() as Decisions;
-    });
+    return decisionsCode.load().then(() => this.#decisionsNow() as Decisions);
   }
 
   /**
@@ -857,8 +847,9 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * it), told the features of the last `welcome`.
    */
   #decisionsNow(): Decisions | undefined {
-    if (this.#decisions !== undefined || decisionsModule === undefined) return this.#decisions;
-    const decisions = new decisionsModule(
+    const Made = decisionsCode.code;
+    if (this.#decisions !== undefined || Made === undefined) return this.#decisions;
+    const decisions = new Made(
       (frame) => this.#connection.send(frame),
       () => this.#connection.maxPayloadBytes,
       () => this.#redactor,
