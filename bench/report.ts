@@ -37,6 +37,14 @@ export interface Figures {
   heldCalls: number;
   memoryCalls: number;
   memoryWarmupCalls: number;
+  /** The callgrind table's set-up (bench/lib/instructions.ts), or `undefined` when it was not measured. */
+  instructions?: {
+    subjects: readonly SubjectName[];
+    warmupCalls: number;
+    levelWarmupCalls: number;
+    calls: number;
+    windows: number;
+  };
 }
 
 /** Where and how the run was made. */
@@ -78,6 +86,13 @@ function rows(figures: Figures): Row[] {
   for (const c of concurrencies)
     out.push({ label: `client CPU µs/call, ${c} in flight`, key: `cpu@${c}`, format: us });
   out.push({ label: 'driver CPU µs/call, 64 in flight (context)', key: 'driver@64', format: us });
+  if (figures.instructions)
+    for (const c of concurrencies)
+      out.push({
+        label: `client instructions/call (callgrind, user space), ${c} in flight`,
+        key: `instr@${c}`,
+        format: int,
+      });
   out.push({
     label: `client RSS after ${int(figures.memoryCalls)} calls, MB`,
     key: 'rss-after',
@@ -169,6 +184,13 @@ function targets(figures: Figures): Target[] {
       1.2,
       true,
     );
+  if (figures.instructions)
+    for (const c of figures.concurrencies)
+      paired(
+        `client instructions per call at ${c} in flight, user space (callgrind; reported)`,
+        `toolwire:instr@${c}`,
+        `floor:instr@${c}`,
+      );
   paired('p99 at 1 in flight ≤ 1.3× floor', 'toolwire:p99@1', 'floor:p99@1', 1.3);
   for (const n of figures.scaling.clients.filter((clients) => clients > 1))
     paired(
@@ -308,6 +330,24 @@ function bundleTable(bundles: BundleSize[]): string {
   return lines.join('\n');
 }
 
+/** What the instructions rows are, or that they were not measured. */
+function instructionsNote(figures: Figures): string {
+  const set = figures.instructions;
+  if (!set)
+    return '\nInstructions per call: not measured (needs valgrind with `callgrind_control`; `--no-instructions` skips them).\n';
+  return `
+Instructions per call: one process per subject (${set.subjects.join(', ')}) under Valgrind's callgrind, counting off
+while it starts and answers ${int(set.warmupCalls)} calls at 64 in flight, then at each number in flight
+${int(set.levelWarmupCalls)} more uncounted and ${set.windows} counted window${set.windows === 1 ? '' : 's'} of ${int(set.calls)} calls (every thread counted: V8's GC
+threads are part of the cost; V8 optimises on the main thread, \`--no-concurrent-recompilation\`, so that the warm-up
+ends at the same call in every run). What a window's garbage collections cost varies by a few thousand instructions
+per call between windows (a major GC falls in one or not). No neighbour on a shared machine moves these counts, so they show a change in the
+client's own work that the CPU times above, ±15% from run to run here, cannot. They are not time: the kernel's
+work (socket reads and writes, the same for every subject and a large part of the floor's CPU) is not counted, so
+the ratio to the floor is larger than the CPU-time ratio, and a cache miss counts as one instruction.
+`;
+}
+
 /** The whole report. */
 export function renderReport(figures: Figures, info: RunInfo): string {
   const spreadLine = figures.subjects
@@ -349,7 +389,7 @@ committed until the process is idle); heap + external growth is the leak indicat
 ${comparisonTable(figures)}
 
 Largest spread between repetitions (calls/s, (max − min)/median): ${spreadLine}.
-
+${instructionsNote(figures)}
 ## Targets (issue 28; the last rows from issue 7)
 
 Each ratio is the median of the ratios measured within each repetition; "spread" is (max − min) / median of those

@@ -8,7 +8,7 @@
  * Flags: `--reps N`, `--quick` (1 repetition, short runs: a smoke test), `--only floor,toolwire`,
  * `--no-write` (do not write bench/results/latest.md), `--profile <subject>` (one CPU-profiled session of
  * that subject, 4 s at `--in-flight N`, default 64; prints the hottest functions and keeps the .cpuprofile
- * in bench/.profiles).
+ * in bench/.profiles), `--no-instructions` (skip the callgrind table: it needs valgrind and takes ~3 minutes).
  *
  * @module
  */
@@ -18,6 +18,7 @@ import { cpus, loadavg } from 'node:os';
 import { SCHEMA_KINDS, type SchemaKindName } from './invoke-tool';
 import { buildEntries, ROOT } from './lib/build';
 import { bundleSizes, peerBundles } from './lib/bundle-size';
+import { Callgrind, callgrindAvailable } from './lib/instructions';
 import { announced, Channel, type Reply } from './lib/ipc';
 import { hottest } from './lib/profile';
 import {
@@ -69,6 +70,20 @@ const SCALING_WARMUP_MS = quick ? 150 : 300;
 const SCALING_WARMUP_CALLS_PER_CLIENT = quick ? 2_000 : 50_000;
 /** The cold start: the first calls a process answers after `connect()`, at 64 in flight. */
 const COLD_CALLS = 1_000;
+/**
+ * Instructions per call (bench/lib/instructions.ts): one process per subject under callgrind, warmed up with as
+ * many calls as V8 needs to finish optimising either client (toolwire's last hot functions are optimised after
+ * 40,000–45,000 calls; a window counted before holds ~7,000 instructions per call of TurboFan), then at each number in
+ * flight a warm-up and {@link INSTRUCTION_WINDOWS} counted windows. The subject optimises on its main thread
+ * (`--no-concurrent-recompilation`): under valgrind a background compiler thread gets so little time that optimised
+ * code arrives tens of thousands of calls late, at a different call for every run. MCP is left out (an HTTP request
+ * per call, minutes under valgrind).
+ */
+const INSTRUCTION_SUBJECTS = subjects.filter((name) => name !== 'mcp');
+const INSTRUCTION_WARMUP_CALLS = quick ? 5_000 : 60_000;
+const INSTRUCTION_LEVEL_WARMUP_CALLS = quick ? 1_000 : 10_000;
+const INSTRUCTION_CALLS = quick ? 500 : 5_000;
+const INSTRUCTION_WINDOWS = quick ? 1 : 2;
 /** MCP opens an HTTP request per call: 100,000 calls would take minutes, 10,000 held ones as many sockets. */
 const MEMORY_SUBJECTS = subjects.filter((name) => name !== 'mcp');
 
@@ -179,6 +194,39 @@ async function coldStart(
     record('cold-cpu', run.cpuUsPerCall);
   } finally {
     await pair.close();
+  }
+}
+
+/** One process under callgrind: user-space instructions per call at each number in flight. */
+async function instructionSession(
+  name: SubjectName,
+  spawnOptions: SpawnOptions,
+  record: (key: string, value: number) => void,
+): Promise<void> {
+  const counter = new Callgrind();
+  const pair = await Pair.start(name, spawnOptions, {
+    subjectWrapper: { command: counter.wrapper, startMs: 120_000 },
+    subjectNodeFlags: ['--no-concurrent-recompilation'],
+  });
+  try {
+    counter.attach(pair.subjectProcesses[0]!.pid!);
+    await pair.load({ tool: 'add', inFlight: 64, calls: INSTRUCTION_WARMUP_CALLS });
+    for (const inFlight of CONCURRENCIES) {
+      await pair.load({ tool: 'add', inFlight, calls: INSTRUCTION_LEVEL_WARMUP_CALLS });
+      for (let window = 0; window < INSTRUCTION_WINDOWS; window++) {
+        let failed = '';
+        const instructions = await counter.count(async () => {
+          const run = await pair.load({ tool: 'add', inFlight, calls: INSTRUCTION_CALLS });
+          if (run.errors > 0 || run.faults.length > 0)
+            failed = `${run.errors} wrong; ${run.faults.join('; ')}`;
+        });
+        if (failed) throw new Error(`${name} under callgrind @${inFlight}: ${failed}`);
+        record(`instr@${inFlight}`, instructions / INSTRUCTION_CALLS);
+      }
+    }
+  } finally {
+    await pair.close();
+    counter.dispose();
   }
 }
 
@@ -311,6 +359,15 @@ async function main(): Promise<void> {
     log('  invokeTool');
     for (const kind of rotate(SCHEMA_KINDS, rep)) await microSession(spawnOptions, kind, recorder(kind));
   }
+  const countInstructions = !flag('no-instructions') && callgrindAvailable();
+  if (countInstructions) {
+    for (const name of INSTRUCTION_SUBJECTS) {
+      log(`instructions per call (callgrind): ${name}`);
+      await instructionSession(name, spawnOptions, recorder(name));
+    }
+  } else if (!flag('no-instructions')) {
+    log('instructions per call: skipped (valgrind with callgrind_control is not installed)');
+  }
   const bundles = await bundleSizes();
   const peerSizes = await peerBundles();
 
@@ -346,6 +403,15 @@ async function main(): Promise<void> {
     heldCalls: HELD_CALLS,
     memoryWarmupCalls: MEMORY_WARMUP_CALLS,
     memoryCalls: MEMORY_CALLS,
+    instructions: countInstructions
+      ? {
+          subjects: INSTRUCTION_SUBJECTS,
+          warmupCalls: INSTRUCTION_WARMUP_CALLS,
+          levelWarmupCalls: INSTRUCTION_LEVEL_WARMUP_CALLS,
+          calls: INSTRUCTION_CALLS,
+          windows: INSTRUCTION_WINDOWS,
+        }
+      : undefined,
   };
   const report = renderReport(figures, {
     date: new Date().toISOString(),

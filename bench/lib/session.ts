@@ -41,18 +41,21 @@ export interface SpawnOptions {
   cores: [number, number] | undefined;
 }
 
-/** Starts a bundled entry point as a child with an IPC channel, pinned to `core` when given. */
+/**
+ * Starts a bundled entry point as a child with an IPC channel, pinned to `core` when given, under `wrapper` (a
+ * command prefix that runs the program in its own process, e.g. valgrind) when given.
+ */
 export function spawnEntry(
   file: string,
   args: string[],
   core: number | undefined,
   nodeFlags: string[] = [],
+  wrapper: string[] = [],
 ): ChildProcess {
-  const argv = [...nodeFlags, file, ...args];
+  const command = [...wrapper, process.execPath, ...nodeFlags, file, ...args];
+  if (core !== undefined) command.unshift('taskset', '-c', String(core));
   const stdio: ['ignore', 'ignore', 'inherit', 'ipc'] = ['ignore', 'ignore', 'inherit', 'ipc'];
-  return core === undefined
-    ? spawn(process.execPath, argv, { stdio })
-    : spawn('taskset', ['-c', String(core), process.execPath, ...argv], { stdio });
+  return spawn(command[0]!, command.slice(1), { stdio });
 }
 
 /** Asks a child to exit, and kills it if it has not within `graceMs`. */
@@ -75,6 +78,8 @@ export interface PairOptions {
   subjectArgs?: string[];
   /** Node flags for the subject (e.g. `--expose-gc`, `--cpu-prof`). */
   subjectNodeFlags?: string[];
+  /** A command prefix for the subject (bench/lib/instructions.ts: valgrind), and how long it may take to start. */
+  subjectWrapper?: { command: string[]; startMs: number };
   /** Decode every frame the subject sends with `decodeClientFrame` (protocol subjects). */
   validate?: boolean;
   /** Subject processes against the one driver (protocol subjects; the scaling's 1 to 8 clients). @default 1 */
@@ -90,6 +95,8 @@ export class Pair {
     readonly driver: Channel,
     readonly subjects: Channel[],
     readonly processes: ChildProcess[],
+    /** The subjects' processes, in the order of {@link subjects}. */
+    readonly subjectProcesses: ChildProcess[],
     /** The first subject's `hello`, in bytes, as the driver received it (protocol subjects). */
     readonly helloBytes: number,
     /** The first subject's connect time, ms: from opening the socket (toolwire: `new Client`) to `welcome`. */
@@ -109,6 +116,7 @@ export class Pair {
   ): Promise<Pair> {
     const { entries, cores } = spawnOptions;
     const processes: ChildProcess[] = [];
+    const subjectProcesses: ChildProcess[] = [];
     try {
       const startSubject = async (url: string | undefined) => {
         const child = spawnEntry(
@@ -116,9 +124,15 @@ export class Pair {
           [...(url === undefined ? [] : ['--url', url]), ...(options.subjectArgs ?? [])],
           cores?.[1],
           options.subjectNodeFlags,
+          options.subjectWrapper?.command,
         );
         processes.push(child);
-        const ready = await announced<Reply & { url?: string; connectMs?: number }>(child, `subject ${name}`);
+        subjectProcesses.push(child);
+        const ready = await announced<Reply & { url?: string; connectMs?: number }>(
+          child,
+          `subject ${name}`,
+          options.subjectWrapper?.startMs,
+        );
         return { channel: new Channel(child, `subject ${name}`), url: ready.url, connectMs: ready.connectMs };
       };
       const startDriver = async () => {
@@ -151,8 +165,12 @@ export class Pair {
           if (i === 0) connectMs = started.connectMs ?? Number.NaN;
         }
       }
-      const { helloBytes } = await driver.request<Reply & { helloBytes?: number }>('wait-client', {}, 30_000);
-      return new Pair(name, driver, subjects, processes, helloBytes ?? 0, connectMs);
+      const { helloBytes } = await driver.request<Reply & { helloBytes?: number }>(
+        'wait-client',
+        {},
+        options.subjectWrapper?.startMs ?? 30_000,
+      );
+      return new Pair(name, driver, subjects, processes, subjectProcesses, helloBytes ?? 0, connectMs);
     } catch (error) {
       await Promise.all(processes.map((child) => stop(child, 500)));
       throw error;
