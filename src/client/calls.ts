@@ -23,7 +23,7 @@
 import type { GateStats } from '../call/concurrency';
 import { parts } from '../call/parts';
 import { startByName, type ToolRegistry } from '../call/registry';
-import { abortReason, settleThen } from '../call/signal';
+import { abortReason, type Settled, settleNow, settleThen } from '../call/signal';
 import type {
   ApprovalDecision,
   ApprovalRequest,
@@ -536,27 +536,34 @@ export class CallRunner implements ExecutionOwner {
 
   /**
    * Runs a call that took its first slot: its context first (`contextFor`), then its tool. A context that fails
-   * fails the call: without it a tool could run unscoped (a query for every tenant). One function for every call.
+   * fails the call: without it a tool could run unscoped (a query for every tenant). One function for every call,
+   * and no closure for a context at hand (a value, or none): only a promised one is waited for.
    */
   readonly #start = (execution: Execution): void => {
     execution.started = Math.round(performance.now());
     const { callId, runId, toolName } = execution;
     const { events } = this.#options;
     if (events.listens?.('tool_call') !== false) events.toolCall({ callId, runId, toolName });
+    const pending = settleNow(this.#contextOf, execution, this.#contextReady, execution);
+    if (pending === undefined) return;
     // A cancel, the deadline or close() while the context is awaited ends the wait (the call layer then ends the
     // call as any aborted call, running nothing): a context that never comes cannot hold the call or its slot.
     settleThen(
-      () => this.#options.contextFor(execution),
+      () => pending,
       { signal: execution },
-      (outcome) => {
-        if (outcome.kind !== 'error')
-          this.#run(execution, outcome.kind === 'value' ? outcome.value : undefined);
-        else {
-          const output = contextFailedText(toolName, thrownMessage(outcome.error));
-          this.finished(execution, { status: 'error', output, durationMs: 0, error: outcome.error });
-        }
-      },
+      (outcome) => this.#contextReady(outcome, execution),
     );
+  };
+
+  readonly #contextOf = (execution: Execution): unknown => this.#options.contextFor(execution);
+
+  /** The call's context came (or failed, or the call was cancelled meanwhile): runs its tool, or fails it. */
+  readonly #contextReady = (outcome: Settled<unknown>, execution: Execution): void => {
+    if (outcome.kind !== 'error') this.#run(execution, outcome.kind === 'value' ? outcome.value : undefined);
+    else {
+      const output = contextFailedText(execution.toolName, thrownMessage(outcome.error));
+      this.finished(execution, { status: 'error', output, durationMs: 0, error: outcome.error });
+    }
   };
 
   /** Runs a call's tool, its context in hand. */
