@@ -8,7 +8,7 @@
  * @module
  */
 import { EventEmitter } from 'eventemitter3';
-import { CodeOnDemand, loadPart, type PartName, parts, partsFor, preloadParts } from '../call/parts';
+import { CodeOnDemand, callParts, type PartName, partsFor, preloadParts } from '../call/parts';
 import { ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
@@ -696,18 +696,15 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * The loads of the optional code this client's options and tools need that is not here yet, by what each loads
    * (a part of src/call/parts.ts, `tracing`); `undefined` when all of it is (always in Node).
    */
-  #codeToLoad(): Map<string, Promise<void>> | undefined {
+  #codeToLoad(): Map<string, Promise<unknown>> | undefined {
     const registry = this.#registry;
     const names = new Set<PartName>(partsFor(undefined, { policies: this.#policies }));
     for (const name of registry.names())
       for (const part of partsFor(toolInternals(registry.get(name)))) names.add(part);
-    const loads = new Map<string, Promise<void>>();
-    for (const name of names) if (parts[name] === undefined) loads.set(name, loadPart(name));
+    const loads = new Map<string, Promise<unknown>>();
+    for (const name of names) if (callParts[name].code === undefined) loads.set(name, callParts[name].load());
     if (this.#tracing !== undefined && tracingCode.code === undefined)
-      loads.set(
-        'tracing',
-        tracingCode.load().then(() => undefined),
-      );
+      loads.set('tracing', tracingCode.load());
     return loads.size === 0 ? undefined : loads;
   }
 
