@@ -22,10 +22,11 @@ async function freshCore(loads: { held?: boolean; offline?: boolean } = {}) {
 
 /**
  * A service taking the feature `decisions`: it answers each `approval` frame carrying a `requestId` with
- * `approval_applied`, and records the approvals it got.
+ * `approval_applied` (unless `answering` is off), and records the approvals it got.
  */
 function service() {
   const approvals: Array<Record<string, unknown>> = [];
+  const state = { answering: true };
   let peer: MemoryPeer | undefined;
   const pair = memorySocketPair({
     onConnection(connected: MemoryPeer) {
@@ -43,7 +44,7 @@ function service() {
           });
         } else if (frame.type === 'approval') {
           approvals.push(frame);
-          if (frame.requestId !== undefined) {
+          if (frame.requestId !== undefined && state.answering) {
             connected.send({
               type: 'approval_applied',
               requestId: frame.requestId,
@@ -55,13 +56,13 @@ function service() {
       };
     },
   });
-  return { pair, approvals, send: (frame: object) => peer!.send(frame) };
+  return { pair, approvals, state, send: (frame: object) => peer!.send(frame) };
 }
 
 /** A client of the fresh core, connected to {@link service}. */
 async function connectedClient(options: { held?: boolean; offline?: boolean } = {}) {
   const { core, loads } = await freshCore(options);
-  const { pair, approvals, send } = service();
+  const { pair, approvals, state, send } = service();
   const client = new core.Client({
     url: 'ws://service',
     apiKey: 'key-1',
@@ -71,7 +72,7 @@ async function connectedClient(options: { held?: boolean; offline?: boolean } = 
   const errors: string[] = [];
   client.on('error', (error) => errors.push(`${error.name} ${(error as Core.ConnectionError).code}`));
   await client.connect();
-  return { core, loads, client, approvals, send, errors };
+  return { core, loads, client, approvals, state, send, errors };
 }
 
 afterEach(() => {
@@ -179,5 +180,77 @@ describe('client.decide() where the decision code loads with import()', () => {
     loads.arrive();
     await vi.waitFor(() => expect(loads.done).toBe(1));
     expect(approvals).toEqual([]);
+  });
+
+  it('refuses arguments that are no decision with invalid_decision at once, loading nothing', async () => {
+    // The code could not load anyway: the refusal says what is wrong with the arguments, not load_failed.
+    const { core, client, approvals, loads } = await connectedClient({ offline: true });
+    const refusals = await Promise.all(
+      [
+        () => client.decide('c1', 'yes' as never),
+        () => client.decide('', true),
+        () => client.decide('c1', { approved: true, reasn: 'fine' } as never),
+        () => client.decide('c1', { approved: false, arguments: { a: 1 } }),
+      ].map((decide) =>
+        decide().then(
+          () => {
+            throw new Error('decided');
+          },
+          (thrown: unknown) => thrown as Core.ApprovalError,
+        ),
+      ),
+    );
+    for (const error of refusals) expect(error).toBeInstanceOf(core.ApprovalError);
+    expect(refusals.map(({ code, message }) => ({ code, message }))).toEqual([
+      {
+        code: 'invalid_decision',
+        message: 'decide(): the decision returned "yes" instead of true, false or { approved: boolean }',
+      },
+      { code: 'invalid_decision', message: 'decide(): callId must be a non-empty string' },
+      {
+        code: 'invalid_decision',
+        message: 'decide(): unknown option "reasn" (did you mean "reason"?)',
+      },
+      {
+        code: 'invalid_decision',
+        message: 'decide(): the decision edited the arguments of a call it rejected',
+      },
+    ]);
+    expect({ loads: loads.begun, approvals }).toEqual({ loads: 0, approvals: [] });
+    await client.close();
+  });
+
+  it('gives the answer what the wait for the code left of DECISION_ANSWER_TIMEOUT_MS, one timer at a time', async () => {
+    const { core, client, approvals, state, loads } = await connectedClient({ held: true });
+    state.answering = false;
+    vi.useFakeTimers();
+    try {
+      const timers = vi.getTimerCount();
+      const decided = client.decide('c1', true).catch((thrown: unknown) => thrown);
+      await loads.imported;
+      await vi.advanceTimersByTimeAsync(20_000);
+      loads.arrive();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(approvals).toEqual([{ type: 'approval', callId: 'c1', approved: true, requestId: 'd1' }]);
+      expect(vi.getTimerCount()).toBe(timers + 1);
+      await vi.advanceTimersByTimeAsync(DECISION_ANSWER_TIMEOUT_MS - 20_000 - 1);
+      let settled = false;
+      void decided.then(() => {
+        settled = true;
+      });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      const error = (await decided) as Core.ApprovalError;
+      expect(error).toBeInstanceOf(core.ApprovalError);
+      expect({ code: error.code, message: error.message }).toEqual({
+        code: 'timeout',
+        message: `decide(): the service did not answer within ${DECISION_ANSWER_TIMEOUT_MS} ms, so whether the decision was applied is unknown`,
+      });
+      expect(vi.getTimerCount()).toBe(timers);
+    } finally {
+      vi.useRealTimers();
+    }
+    await client.close();
   });
 });
