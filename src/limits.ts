@@ -34,8 +34,9 @@ export const MAX_VALUE_DEPTH = 64;
 
 /**
  * How long `client.decide()` waits for the service's answer to a decision (feature `decisions`: `approval_applied`
- * or an `error` naming its request), in milliseconds, while the socket stays open: past it the decision rejects
- * with `ApprovalError` `timeout` (whether the service applied it is unknown; a second decision is refused
- * `not_pending` if it did). A service answers at once; this bounds one that never does.
+ * or an `error` naming its request), in milliseconds from the call, while the socket stays open: past it the
+ * decision rejects with `ApprovalError` `timeout` (whether the service applied it is unknown; a second decision is
+ * refused `not_pending` if it did). A service answers at once; this bounds one that never does. In a browser the
+ * load of the decision code at a page's first `decide()` counts within it: the whole `decide()` has this bound.
  */
 export const DECISION_ANSWER_TIMEOUT_MS = 30_000;

@@ -2,12 +2,23 @@
  * An approver's answer read as a decision: `true`/`false`, or `{ approved, reason?, arguments?, always? }` (OpenAI
  * Agents' `alwaysApprove` / `alwaysReject` accepted for `always`), and how an unusable answer is shown. Apart from
  * ./approval.ts, which loads only for tools that ask for approval (./parts.ts): `client.decide()` reads its
- * decisions too.
+ * arguments here too ({@link readDecideArguments}), in the core, so that a browser refuses bad ones before it
+ * loads the code that sends a decision (src/client/decisions.ts).
  *
  * @module
  */
+import { ApprovalError } from '../errors';
 import { isPlainObject } from '../json';
+import {
+  aBoolean,
+  anything,
+  checkOptions,
+  isRecord,
+  type OptionsOwner,
+  type OptionsSpec,
+} from '../tool/check-options';
 import { serializeOutput } from '../tool/output';
+import type { ApprovalDecision } from './types';
 
 /** A decision, read. `arguments` only when approving; `always` applies it to the tool's later calls in the run. */
 export interface Decision {
@@ -52,4 +63,61 @@ function showAnswer(answer: unknown): string {
   if (typeof answer === 'symbol') return 'a symbol';
   const json = serializeOutput(typeof answer === 'string' ? JSON.stringify(answer) : answer);
   return json.length > MAX_SHOWN_ANSWER ? `${json.slice(0, MAX_SHOWN_ANSWER - 1)}…` : json;
+}
+
+/**
+ * The fields of a decision object `decide()` takes: a misspelt one is refused with "did you mean" rather than
+ * ignored (a `reasn` would send a rejection without its reason). `approved` and `arguments` are read by
+ * {@link readDecision}, which says what is wrong with them.
+ */
+const DECISION_FIELDS: OptionsSpec<Exclude<ApprovalDecision, boolean>> = {
+  rules: {
+    approved: anything,
+    reason: { expected: 'a string', test: (value) => typeof value === 'string' },
+    arguments: anything,
+    always: aBoolean,
+    alwaysApprove: aBoolean,
+    alwaysReject: aBoolean,
+  },
+  aliases: {
+    approve: 'approved',
+    approval: 'approved',
+    allowed: 'approved',
+    message: 'reason',
+    feedback: 'reason',
+    args: 'arguments',
+    input: 'arguments',
+    editedArguments: 'arguments',
+    remember: 'always',
+  },
+};
+const DECIDE_OWNER: OptionsOwner = {
+  name: 'decide()',
+  error: ApprovalError,
+  invalidCode: 'invalid_decision',
+  unknownCode: 'invalid_decision',
+};
+
+/**
+ * `client.decide(callId, given)`'s arguments read as a decision, or the error that refuses them, before anything
+ * is loaded or sent: ApprovalError `invalid_decision` (a `callId` that is not a non-empty string; a field a
+ * decision object does not have, with "did you mean"; a `reason` that is not a string, an `always` that is not a
+ * boolean; no decision, as {@link readDecision} says). The limits (edited arguments too deep, a frame too large)
+ * and what depends on the client (its secrets, the service's features) are checked where the decision is sent.
+ */
+export function readDecideArguments(callId: unknown, given: unknown): Decision | ApprovalError {
+  if (typeof callId !== 'string' || callId === '') {
+    return new ApprovalError('invalid_decision', 'decide(): callId must be a non-empty string');
+  }
+  try {
+    if (isRecord(given)) checkOptions(given, DECISION_FIELDS, DECIDE_OWNER);
+  } catch (error) {
+    return error as ApprovalError;
+  }
+  const decision = readDecision(given);
+  if (typeof decision === 'string') {
+    const message = decision.replace('the approver', 'the decision');
+    return new ApprovalError('invalid_decision', `decide(): ${message}`);
+  }
+  return decision;
 }

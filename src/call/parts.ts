@@ -18,6 +18,10 @@
  * them with the rest of the package and never wait. A part that fails to load (a page offline) is a
  * `ToolwireError` `load_failed`, for the call, `connect()` or `invokeTool` that needed it; the next need tries again.
  *
+ * Each part is a {@link CodeOnDemand}: code loaded on need, one load at a time, kept on arrival, forgotten when
+ * it fails. The client's own chunks (its runs, decisions, socket questions and tracing, src/client/) are made of
+ * the same class, and tests hold or fail any of their loads by name ({@link setCodeLoader}).
+ *
  * @module
  */
 import { ToolwireError } from '../errors';
@@ -44,83 +48,30 @@ export interface CallParts {
 /** A part's name. */
 export type PartName = keyof CallParts;
 
-/** The parts loaded (or registered) so far. */
-export const parts: Partial<CallParts> = {};
-
-/** How each part is imported. */
-const IMPORTS: { readonly [K in PartName]: () => Promise<CallParts[K]> } = {
-  gate: () =>
-    Promise.all([import('./approval'), import('./policies')]).then(([approval, policies]) => ({
-      decideApproval: approval.decideApproval,
-      lazyFrozenCopy: approval.lazyFrozenCopy,
-      passGate: policies.passGate,
-    })),
-  retry: () => import('./retry'),
-  concurrency: () => import('./concurrency'),
-  steps: () => import('./steps'),
-  questions: () => import('./questions'),
-  widget: () => import('../tool/widget'),
-};
-
-/** How a part is loaded instead of its import ({@link setPartLoader}): none outside tests. */
-let loaders:
-  | { [K in PartName]?: (importPart: () => Promise<CallParts[K]>) => Promise<CallParts[K]> }
-  | undefined;
-
-const loading: { [K in PartName]?: Promise<void> } = {};
+/** The parts' names. */
+export const PART_NAMES: readonly PartName[] = [
+  'gate',
+  'retry',
+  'concurrency',
+  'steps',
+  'questions',
+  'widget',
+];
 
 /**
- * Internal, for tests only (not exported by any entry): part `name` is loaded with `load` instead of its plain
- * `import()` from now on, `load` being given that import to call when it chooses (a load held until a test lets
- * it arrive, a page offline); `undefined` puts the import back. Parts already loaded stay.
- *
- * @internal
+ * How a test loads code instead of its import ({@link setCodeLoader}), by the code's name: none outside tests
+ * (then never made, and a load reads one `undefined`).
  */
-export function setPartLoader<K extends PartName>(
-  name: K,
-  load: ((importPart: () => Promise<CallParts[K]>) => Promise<CallParts[K]>) | undefined,
-): void {
-  loaders ??= {};
-  (loaders as Record<PartName, unknown>)[name] = load;
-}
+let testLoads: Map<string, (importCode: () => Promise<unknown>) => Promise<unknown>> | undefined;
 
-/** Part `name`'s load: its import, or what a test set instead. */
-function loaderOf<K extends PartName>(name: K): () => Promise<CallParts[K]> {
-  const load = loaders?.[name];
-  return load === undefined ? IMPORTS[name] : () => load(IMPORTS[name]);
-}
-
-/** Registers parts at once (the Node entry: every part), so that no call waits for them. */
-export function registerCallParts(given: Partial<CallParts>): void {
-  Object.assign(parts, given);
-}
-
-/**
- * Part `name`, loaded (one load at a time).
- *
- * @throws (rejects) ToolwireError `load_failed` when the load fails (the import's error as `cause`); the next
- *   call tries again.
- */
-export function loadPart(name: PartName): Promise<void> {
-  if (parts[name] !== undefined) return Promise.resolve();
-  loading[name] ??= loadCode(name, loaderOf(name) as () => Promise<unknown>).then(
-    (part) => {
-      (parts as Record<PartName, unknown>)[name] = part;
-      loading[name] = undefined;
-    },
-    (error: unknown) => {
-      loading[name] = undefined;
-      throw error;
-    },
-  );
-  return loading[name];
-}
+/** The names of the code made so far (each {@link CodeOnDemand}), which {@link setCodeLoader} takes. */
+const names = new Set<string>();
 
 /**
  * What `load` imports; a failed import is `ToolwireError` `load_failed`, `toolwire could not load its <what>
  * code: <reason>` (the import's error as `cause`).
  */
-export function loadCode<T>(what: string, load: () => Promise<T>): Promise<T> {
+function loadCode<T>(what: string, load: () => Promise<T>): Promise<T> {
   return load().catch((error: unknown) => {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ToolwireError('load_failed', `toolwire could not load its ${what} code: ${reason}`, {
@@ -130,9 +81,10 @@ export function loadCode<T>(what: string, load: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Code a browser page loads with `import()` at its first need, and the Node entry registers up front (the client's
- * runs, decisions, socket questions and tracing; the call parts above have their own table): `code` once here,
- * `register()` for the Node entry, `load()` for a need.
+ * Code a browser page loads with `import()` at its first need, and the Node entry registers up front: the parts
+ * of a call ({@link callParts}) and the client's runs, decisions, socket questions and tracing. `code` once here,
+ * `register()` for the Node entry, `load()` for a need. Made once, at module level: a call or a client reads
+ * `code` (one field) and pays nothing more.
  */
 export class CodeOnDemand<T> {
   /** The code, once registered or loaded; `undefined` before. */
@@ -141,10 +93,14 @@ export class CodeOnDemand<T> {
   readonly #import: () => Promise<T>;
   #loading: Promise<T> | undefined;
 
-  /** `what` names the code in a failed load's message (see {@link loadCode}); `load` imports it. */
+  /**
+   * `what` names the code, in a failed load's message (see {@link loadCode}) and for {@link setCodeLoader} (one
+   * name per code); `load` imports it.
+   */
   constructor(what: string, load: () => Promise<T>) {
     this.#what = what;
     this.#import = load;
+    names.add(what);
   }
 
   /** Makes the code known at once (the Node entry): no need then waits for an import. */
@@ -161,7 +117,10 @@ export class CodeOnDemand<T> {
    */
   load(): Promise<T> {
     if (this.code !== undefined) return Promise.resolve(this.code);
-    this.#loading ??= loadCode(this.#what, this.#import).then(
+    if (this.#loading !== undefined) return this.#loading;
+    const instead = testLoads?.get(this.#what);
+    const load = instead === undefined ? this.#import : () => instead(this.#import) as Promise<T>;
+    this.#loading = loadCode(this.#what, load).then(
       (code) => {
         this.code ??= code;
         this.#loading = undefined;
@@ -176,10 +135,54 @@ export class CodeOnDemand<T> {
   }
 }
 
+/**
+ * Internal, for tests only (not exported by any entry): the code named `what` (a {@link CodeOnDemand}: a part of
+ * {@link callParts}, `run`, `decision`, `question`, `tracing`) is loaded with `load` instead of its plain
+ * `import()` from its next load on, `load` being given that import to call when it chooses (a load held until a
+ * test lets it arrive, a page offline); `undefined` puts the import back. Code already here stays.
+ *
+ * @throws Error when no code of that name was made (a misspelt name would leave the import in place).
+ * @internal
+ */
+export function setCodeLoader(
+  what: string,
+  load: ((importCode: () => Promise<unknown>) => Promise<unknown>) | undefined,
+): void {
+  if (!names.has(what))
+    throw new Error(`setCodeLoader(): no code is named ${what} (${[...names].join(', ')})`);
+  testLoads ??= new Map();
+  if (load === undefined) testLoads.delete(what);
+  else testLoads.set(what, load);
+}
+
+/** Each part's code, by name; `code` is the part once registered or loaded. */
+export const callParts: { readonly [K in PartName]: CodeOnDemand<CallParts[K]> } = {
+  gate: new CodeOnDemand('gate', () =>
+    Promise.all([import('./approval'), import('./policies')]).then(([approval, policies]) => ({
+      decideApproval: approval.decideApproval,
+      lazyFrozenCopy: approval.lazyFrozenCopy,
+      passGate: policies.passGate,
+    })),
+  ),
+  retry: new CodeOnDemand('retry', () => import('./retry')),
+  concurrency: new CodeOnDemand('concurrency', () => import('./concurrency')),
+  steps: new CodeOnDemand('steps', () => import('./steps')),
+  questions: new CodeOnDemand('questions', () => import('./questions')),
+  widget: new CodeOnDemand('widget', () => import('../tool/widget')),
+};
+
+/** Registers parts at once (the Node entry: every part), so that no call waits for them. */
+export function registerCallParts(given: Partial<CallParts>): void {
+  for (const name of PART_NAMES) {
+    const part = given[name];
+    if (part !== undefined) (callParts[name] as CodeOnDemand<unknown>).register(part);
+  }
+}
+
 /** The parts of `names` loaded: `undefined` when all of them already are (nothing to wait for). */
 export function loadParts(names: Iterable<PartName>): Promise<void> | undefined {
-  const waits: Array<Promise<void>> = [];
-  for (const name of names) if (parts[name] === undefined) waits.push(loadPart(name));
+  const waits: Array<Promise<unknown>> = [];
+  for (const name of names) if (callParts[name].code === undefined) waits.push(callParts[name].load());
   return waits.length === 0 ? undefined : Promise.all(waits).then(() => undefined);
 }
 

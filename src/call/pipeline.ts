@@ -61,7 +61,7 @@ import type { Widget } from '../tool/widget';
 import type { ApprovalOutcome } from './approval';
 import { decodeArguments, refuseNumbers, scanArguments } from './arguments';
 import { checkEvent, checkEventCount, checkProgress, contextClassFor, newAttempt } from './context';
-import { type CallParts, loadPart, type PartName, parts } from './parts';
+import { type CallParts, type CodeOnDemand, callParts, type PartName } from './parts';
 import type { GateOutcome } from './policies';
 import { CallRedaction } from './redaction';
 import {
@@ -338,7 +338,7 @@ export abstract class CallRun extends Cancellation implements CallState {
     // It waited: it listens to the caller's signal until now, and a wait still open is dropped.
     if (waited !== undefined) this.options.signal?.removeEventListener('abort', this);
     // A tool with `concurrency`: the call's permit goes to the next call of its key (./concurrency.ts).
-    if (this.internals.concurrency !== undefined) parts.concurrency?.releasePermit(this);
+    if (this.internals.concurrency !== undefined) callParts.concurrency.code?.releasePermit(this);
     const { maxOutputBytes } = this.options;
     const redaction = this.redaction;
     if (redaction?.active === true) redactOutcome(outcome, redaction);
@@ -392,8 +392,8 @@ export abstract class CallRun extends Cancellation implements CallState {
   /** `ctx.step()`. */
   step(key: string, fn: () => unknown): Promise<unknown> {
     // ./steps.ts loads at a page's first step (./parts.ts).
-    const part = parts.steps;
-    if (part === undefined) return loadPart('steps').then(() => this.step(key, fn));
+    const part = callParts.steps.code;
+    if (part === undefined) return callParts.steps.load().then(() => this.step(key, fn));
     const rare = CallRun.#rareOf(this);
     rare.steps ??= new part.CallSteps(this.options.steps);
     return rare.steps.run(this, key, fn, {
@@ -453,8 +453,8 @@ export abstract class CallRun extends Cancellation implements CallState {
   /** `ctx.askQuestion()`. */
   askQuestion(question: string, options?: AskOptions<unknown>): Promise<unknown> {
     // ./questions.ts loads at a page's first question (./parts.ts).
-    const part = parts.questions;
-    if (part === undefined) return loadPart('questions').then(() => this.askQuestion(question, options));
+    const part = callParts.questions.code;
+    if (part === undefined) return callParts.questions.load().then(() => this.askQuestion(question, options));
     return part.askQuestion(
       this,
       typeof question === 'string' ? CallRun.#scrub(this, question) : question,
@@ -712,16 +712,17 @@ function gated(call: CallState, input: unknown): void {
  * its budget and signal (a load that fails ends the call `error`, saying so).
  */
 function withPart<K extends PartName>(call: CallState, name: K, go: (part: CallParts[K]) => void): void {
-  const part = parts[name];
+  const code: CodeOnDemand<CallParts[K]> = callParts[name];
+  const part = code.code;
   if (part !== undefined) {
     go(part);
     return;
   }
   timed(
     call,
-    () => loadPart(name),
+    () => code.load(),
     (loaded, waited) => {
-      if (loaded.kind === 'value') guarded(waited, () => go(parts[name] as CallParts[K]));
+      if (loaded.kind === 'value') guarded(waited, () => go(loaded.value));
       else stopped(waited, loaded);
     },
   );
@@ -780,7 +781,7 @@ function revalidate(call: CallState, edited: Record<string, unknown>): void {
         call.validated(input);
         call.editedArguments = edited;
         // Only an approver's edit comes here: the gate is loaded.
-        const { passGate, lazyFrozenCopy } = parts.gate as CallParts['gate'];
+        const { passGate, lazyFrozenCopy } = callParts.gate.code as CallParts['gate'];
         passGate(call, lazyFrozenCopy(input), (gate) =>
           guarded(call, () => {
             if (!gate.go) return refuse(call, gate);
@@ -802,7 +803,7 @@ function execute(call: CallState, input: unknown, approved: boolean): void {
   // A tool with `concurrency` waits for a permit first (./concurrency.ts), then comes back here holding it.
   const { concurrency } = internals;
   if (concurrency !== undefined) {
-    const part = parts.concurrency;
+    const part = callParts.concurrency.code;
     if (part === undefined) {
       withPart(call, 'concurrency', () => execute(call, input, approved));
       return;
@@ -848,10 +849,10 @@ function executed(call: CallState, value: unknown): void {
     return;
   }
   // What a tool yields may carry a widget: the widget check is loaded before the first value is read.
-  if (parts.widget === undefined) {
+  if (callParts.widget.code === undefined) {
     timed(
       call,
-      () => loadPart('widget'),
+      () => callParts.widget.load(),
       (loaded, waited) => {
         if (loaded.kind === 'value') drain(waited, iterator);
         else {
@@ -926,7 +927,7 @@ function project(call: CallState, value: unknown, unchecked?: string): void {
   if (split === NEEDS_WIDGET) {
     timed(
       call,
-      () => loadPart('widget'),
+      () => callParts.widget.load(),
       (loaded, waited) => {
         if (loaded.kind === 'value') guarded(waited, () => project(waited, value));
         else if (loaded.kind === 'error')
@@ -1071,7 +1072,7 @@ function splitWidget(
   let descriptors: PropertyDescriptorMap;
   try {
     if (!mayHaveWidget(value)) return { data: value };
-    if (parts.widget === undefined && unchecked === undefined) return NEEDS_WIDGET;
+    if (callParts.widget.code === undefined && unchecked === undefined) return NEEDS_WIDGET;
     descriptors = Object.getOwnPropertyDescriptors(value);
     delete descriptors.widget;
   } catch {
@@ -1090,7 +1091,7 @@ function splitWidget(
     reportInvalidWidget(call, formatPath([]), `could not be checked: ${unchecked}`);
     return { data };
   }
-  const checked = (parts.widget as CallParts['widget']).validateWidget(widget);
+  const checked = (callParts.widget.code as CallParts['widget']).validateWidget(widget);
   if (checked.ok) return { data, widget: checked.widget };
   reportInvalidWidget(call, checked.path, checked.message);
   return { data };

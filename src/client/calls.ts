@@ -21,7 +21,7 @@
  * @module
  */
 import type { GateStats } from '../call/concurrency';
-import { parts } from '../call/parts';
+import { callParts } from '../call/parts';
 import { startByName, type ToolRegistry } from '../call/registry';
 import { abortReason, type Settled, settleNow, settleThen } from '../call/signal';
 import type {
@@ -401,7 +401,7 @@ export class CallRunner implements ExecutionOwner {
       if (concurrency === undefined) continue;
       stats ??= {};
       // Before src/call/concurrency.ts is loaded (src/call/parts.ts) no call has entered a gate.
-      stats[name] = parts.concurrency?.concurrencyStats(concurrency) ?? { running: 0, waiting: 0 };
+      stats[name] = callParts.concurrency.code?.concurrencyStats(concurrency) ?? { running: 0, waiting: 0 };
     }
     return stats;
   }

@@ -8,7 +8,8 @@
  * @module
  */
 import { EventEmitter } from 'eventemitter3';
-import { CodeOnDemand, loadPart, type PartName, parts, partsFor, preloadParts } from '../call/parts';
+import { readDecideArguments } from '../call/decision';
+import { CodeOnDemand, callParts, type PartName, partsFor, preloadParts } from '../call/parts';
 import { ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
@@ -74,7 +75,7 @@ type CodeBound =
   | { readonly signal: AbortSignal }
   | undefined;
 
-/** A `decide()` waiting for its code: the time a decision has for its answer, then ApprovalError `timeout`. */
+/** A `decide()` waiting for its code: within the one bound of a whole `decide()`, then ApprovalError `timeout`. */
 const DECISION_CODE_BOUND: CodeBound = {
   timeoutMs: DECISION_ANSWER_TIMEOUT_MS,
   still: () => 'decision',
@@ -696,18 +697,15 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * The loads of the optional code this client's options and tools need that is not here yet, by what each loads
    * (a part of src/call/parts.ts, `tracing`); `undefined` when all of it is (always in Node).
    */
-  #codeToLoad(): Map<string, Promise<void>> | undefined {
+  #codeToLoad(): Map<string, Promise<unknown>> | undefined {
     const registry = this.#registry;
     const names = new Set<PartName>(partsFor(undefined, { policies: this.#policies }));
     for (const name of registry.names())
       for (const part of partsFor(toolInternals(registry.get(name)))) names.add(part);
-    const loads = new Map<string, Promise<void>>();
-    for (const name of names) if (parts[name] === undefined) loads.set(name, loadPart(name));
+    const loads = new Map<string, Promise<unknown>>();
+    for (const name of names) if (callParts[name].code === undefined) loads.set(name, callParts[name].load());
     if (this.#tracing !== undefined && tracingCode.code === undefined)
-      loads.set(
-        'tracing',
-        tracingCode.load().then(() => undefined),
-      );
+      loads.set('tracing', tracingCode.load());
     return loads.size === 0 ? undefined : loads;
   }
 
@@ -724,19 +722,24 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * `decisions`).
    * @throws ApprovalError `unknown_call`, `not_pending`, `invalid_decision`, `unsupported`, `too_large` (over the
    *   service's `maxPayloadBytes`), `too_deep` (edited arguments over 64 levels), `timeout` (no answer within
-   *   `DECISION_ANSWER_TIMEOUT_MS`, 30,000 ms, the socket open; in a browser, also when the decision code has not
-   *   loaded within that time); ConnectionError `not_connected` only when the
-   *   socket is not open, `disconnected` when it dropped before the answer; ToolwireError `load_failed` in a browser
-   *   when the decision code (loaded with `import()` at the first `decide()`) could not be loaded (the import's
-   *   error as `cause`; the next `decide()` loads again).
+   *   `DECISION_ANSWER_TIMEOUT_MS`, 30,000 ms from the call, the socket open; in a browser that time also covers
+   *   loading the decision code, and `timeout` comes as well when that code has not loaded within it);
+   *   ConnectionError `not_connected` only when the socket is not open, `disconnected` when it dropped before the
+   *   answer; ToolwireError `load_failed` in a browser when the decision code (loaded with `import()` at the first
+   *   `decide()`) could not be loaded (the import's error as `cause`; the next `decide()` loads again). Arguments
+   *   that are no decision (`invalid_decision`) are refused at once, before any load.
    */
   decide(callId: string, decision: ApprovalDecision): Promise<void> {
+    // Bad arguments are refused at once, before any wait for code.
+    const read = readDecideArguments(callId, decision);
+    if (read instanceof ApprovalError) return Promise.reject(read);
     const decisions = this.#decisionsNow();
-    if (decisions !== undefined) return decisions.decide(callId, decision);
-    // A decision waiting for ./decisions.ts ends when `close()` does, not when the code arrives, and has the time
-    // a decision has for its answer.
+    if (decisions !== undefined) return decisions.decide(callId, read);
+    // A decision waiting for ./decisions.ts ends when `close()` does, not when the code arrives; the wait for the
+    // code and the wait for the answer share the one bound of a decision.
+    const started = performance.now();
     return this.#waitForCode(this.#loadDecisions(), 'decide', DECISION_CODE_BOUND).then((loaded) =>
-      loaded.decide(callId, decision),
+      loaded.decide(callId, read, Math.max(0, DECISION_ANSWER_TIMEOUT_MS - (performance.now() - started))),
     );
   }
 

@@ -2,7 +2,9 @@
  * `client.decide(callId, decision)`: a human's decision sent over the client's socket as an `approval` frame
  * (docs/protocol/approvals.md). With the feature `decisions` the frame carries a `requestId`, edited `arguments`
  * and `always`, and the service answers it: `approval_applied`, or an `error` naming the request. Without it, the
- * decision is sent plain and the promise resolves once it is written.
+ * decision is sent plain and the promise resolves once it is written. `decide()`'s arguments are read before they
+ * come here (`readDecideArguments`, src/call/decision.ts); what is checked here are the limits (depth, frame
+ * size) and what depends on the client (its secrets, the service's features).
  *
  * A browser page loads this file with `import()` at its first `client.decide()` (./client.ts routes the service's
  * frames to it once it is there: before, no decision can be waiting for an answer); the Node entry registers it
@@ -10,57 +12,15 @@
  *
  * @module
  */
-import { readDecision } from '../call/decision';
-import type { ApprovalDecision } from '../call/types';
+import type { Decision } from '../call/decision';
 import { ApprovalError, ConnectionError } from '../errors';
 import { nestsDeeperThan } from '../json';
 import { DECISION_ANSWER_TIMEOUT_MS, MAX_ARGUMENT_DEPTH } from '../limits';
 import type { Redactor } from '../redact';
-import {
-  aBoolean,
-  anything,
-  checkOptions,
-  isRecord,
-  type OptionsOwner,
-  type OptionsSpec,
-} from '../tool/check-options';
 import { encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
 
 type Approval = FrameOf<ClientFrame, 'approval'>;
-
-/**
- * The fields of a decision object `decide()` takes: a misspelt one is refused with "did you mean" rather than
- * ignored (a `reasn` would send a rejection without its reason). `approved` and `arguments` are read by
- * `readDecision`, which says what is wrong with them.
- */
-const DECISION_FIELDS: OptionsSpec<Exclude<ApprovalDecision, boolean>> = {
-  rules: {
-    approved: anything,
-    reason: { expected: 'a string', test: (value) => typeof value === 'string' },
-    arguments: anything,
-    always: aBoolean,
-    alwaysApprove: aBoolean,
-    alwaysReject: aBoolean,
-  },
-  aliases: {
-    approve: 'approved',
-    approval: 'approved',
-    allowed: 'approved',
-    message: 'reason',
-    feedback: 'reason',
-    args: 'arguments',
-    input: 'arguments',
-    editedArguments: 'arguments',
-    remember: 'always',
-  },
-};
-const DECIDE_OWNER: OptionsOwner = {
-  name: 'decide()',
-  error: ApprovalError,
-  invalidCode: 'invalid_decision',
-  unknownCode: 'invalid_decision',
-};
 
 /** Decisions sent by one client and not answered yet, by request id. */
 export class Decisions {
@@ -93,23 +53,11 @@ export class Decisions {
     this.#negotiated = features?.includes('decisions') === true;
   }
 
-  /** Sends a decision; see `Client.decide`. */
-  decide(callId: string, given: ApprovalDecision): Promise<void> {
-    if (typeof callId !== 'string' || callId === '') {
-      return Promise.reject(
-        new ApprovalError('invalid_decision', 'decide(): callId must be a non-empty string'),
-      );
-    }
-    try {
-      if (isRecord(given)) checkOptions(given, DECISION_FIELDS, DECIDE_OWNER);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const decision = readDecision(given);
-    if (typeof decision === 'string') {
-      const message = decision.replace('the approver', 'the decision');
-      return Promise.reject(new ApprovalError('invalid_decision', `decide(): ${message}`));
-    }
+  /**
+   * Sends `decision` (read from `client.decide()`'s arguments by `readDecideArguments`, src/call/decision.ts) about
+   * call `callId`, waiting at most `timeoutMs` for the service's answer; see `Client.decide`.
+   */
+  decide(callId: string, decision: Decision, timeoutMs = DECISION_ANSWER_TIMEOUT_MS): Promise<void> {
     if (decision.arguments !== undefined && nestsDeeperThan(decision.arguments, MAX_ARGUMENT_DEPTH)) {
       const message = `decide(): the edited arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays (or hold a cycle), the most a call's arguments may`;
       return Promise.reject(new ApprovalError('too_deep', message));
@@ -156,7 +104,8 @@ export class Decisions {
         reject(notConnected());
         return;
       }
-      // A service that keeps the socket open but never answers must not hold the caller for ever.
+      // A service that keeps the socket open but never answers must not hold the caller for ever. The message
+      // names the bound of the whole decide(), of which a browser may have spent some loading this code.
       const timer = setTimeout(() => {
         if (!this.#pending.delete(requestId)) return;
         reject(
@@ -165,7 +114,7 @@ export class Decisions {
             `decide(): the service did not answer within ${DECISION_ANSWER_TIMEOUT_MS} ms, so whether the decision was applied is unknown`,
           ),
         );
-      }, DECISION_ANSWER_TIMEOUT_MS);
+      }, timeoutMs);
       this.#pending.set(requestId, { resolve, reject, timer });
     });
   }

@@ -38,8 +38,14 @@ import {
 } from './check-options';
 import { type ContentInput, content } from './content';
 import { readsPastFirstArgument } from './function-source';
-import { type LegacyZod3Schema, resolveSchema, type SchemaAdapter } from './schema';
-import { PART_IMPORTS, registeredPart } from './schema/optional-parts';
+import {
+  type LegacyZod3Schema,
+  partNeeded,
+  refuseMissingParts,
+  resolveSchema,
+  type SchemaAdapter,
+} from './schema';
+import { type OptionalParts, registeredPart } from './schema/optional-parts';
 import { isStandardSchema } from './schema/standard';
 import type { StrictSchema } from './strict';
 
@@ -961,7 +967,8 @@ export interface ToolOptions<
    * accepts `null`, …) is refused here with `unsupported_schema`, naming its JSON Pointer. See src/tool/strict.ts.
    * `definition.parameters` is then the strict form; `inputSchemaOf(tool)` gives the ordinary one. Outside the
    * Node entry (a browser, a worker, Deno without the `node` condition) it needs `import 'toolwire/strict'` once;
-   * without it a `strict: true` tool is refused with `unsupported_schema` naming that import.
+   * without it a `strict: true` tool is refused with `unsupported_schema` naming that import (and, in the same
+   * refusal, any other its parameters or `outputSchema` need, e.g. `toolwire/json-schema`).
    * @default false
    */
   strict?: boolean | undefined;
@@ -1279,7 +1286,8 @@ function deepFreeze<T>(value: T): T {
  *   e.g. `z.date()`; or a `z.preprocess()` / a pipe from `z.unknown()` into a narrower schema, zod 3 and 4
  *   alike, whose accepted input JSON Schema cannot describe; `z.unknown()`, `z.any()` and their transforms are
  *   fine inside an object, announced as `{}`; with `strict: true`, a schema strict mode cannot express, named
- *   by its JSON Pointer).
+ *   by its JSON Pointer; outside the Node entry, a definition that needs `toolwire/zod3`, `toolwire/valibot`,
+ *   `toolwire/json-schema` or `toolwire/strict` not imported yet, naming every import it needs in one refusal).
  * @example
  * ```ts
  * import { z } from 'zod';
@@ -1362,25 +1370,47 @@ function oneKey(options: Record<string, unknown>, keys: readonly [string, string
 }
 
 /**
+ * What the parameters (`parameters` or `inputSchema`, named by `field`) and `outputSchema` of a definition hold,
+ * unwrapped (an AI SDK schema gives its JSON Schema), once every optional part they and `strict: true` need is
+ * known to be registered: a browser's core has none, and a definition that needs several is refused once, naming
+ * every import (see `refuseMissingParts`).
+ *
+ * @throws ToolDefinitionError `unsupported_schema` naming the imports missing; `conflicting_options` when both
+ *   `parameters` and `inputSchema` are given; `invalid_parameters` for an AI SDK schema whose JSON Schema is a
+ *   promise.
+ */
+function schemasGiven(
+  options: Record<string, unknown>,
+  owner: OptionsOwner,
+): { field: 'parameters' | 'inputSchema'; parameters: unknown; output: unknown } {
+  const field = oneKey(options, ['parameters', 'inputSchema'], owner) as 'parameters' | 'inputSchema';
+  const parameters = unwrapSchema(options[field], owner.name, field);
+  const output =
+    options.outputSchema === undefined
+      ? undefined
+      : unwrapSchema(options.outputSchema, owner.name, 'outputSchema');
+  refuseMissingParts(owner.name, [
+    partNeeded(parameters, field),
+    partNeeded(output, 'outputSchema'),
+    options.strict === true ? { name: 'strict', what: 'strict is true' } : undefined,
+  ]);
+  return { field, parameters, output };
+}
+
+/**
  * The parameters' adapter, in strict form when asked (see src/tool/strict.ts), and their JSON Schema as
- * validation reads it (never the strict form).
+ * validation reads it (never the strict form). `value` is what `field` holds, unwrapped; the optional parts the
+ * definition needs are registered ({@link refuseMissingParts} came first).
  */
 function parametersOf(
   options: Record<string, unknown>,
+  field: 'parameters' | 'inputSchema',
+  value: unknown,
   owner: OptionsOwner,
 ): { adapter: SchemaAdapter; inputSchema: SchemaAdapter['jsonSchema'] } {
-  const field = oneKey(options, ['parameters', 'inputSchema'], owner) as 'parameters' | 'inputSchema';
-  const value = unwrapSchema(options[field], owner.name, field);
   const adapter = resolveSchema(value, { owner: owner.name, field, requireObject: true });
   if (options.strict !== true) return { adapter, inputSchema: adapter.jsonSchema };
-  const part = registeredPart('strict');
-  if (part === undefined) {
-    return optionsFault(
-      { ...owner, error: ToolDefinitionError },
-      'unsupported_schema',
-      `strict: true is read only after \`import '${PART_IMPORTS.strict}'\` (once, before the tools are defined)`,
-    );
-  }
+  const part = registeredPart('strict') as NonNullable<OptionalParts['strict']>;
   let strict: StrictSchema;
   try {
     strict = part.strictSchema(adapter.jsonSchema);
@@ -1432,7 +1462,8 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     loose.retry,
   );
   if (refusal !== undefined) throw new ToolDefinitionError('retry_not_allowed', `${owner.name}: ${refusal}`);
-  const { adapter: parameters, inputSchema } = parametersOf(loose, owner);
+  const schemas = schemasGiven(loose, owner);
+  const { adapter: parameters, inputSchema } = parametersOf(loose, schemas.field, schemas.parameters, owner);
   if ((loose.sensitiveFieldNames?.length ?? 0) > 0 && parameters.kind === 'none') {
     // A tool without parameters gets `{}`: the names could never match an input property.
     const names = JSON.stringify(loose.sensitiveFieldNames);
@@ -1440,9 +1471,9 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     optionsFault(owner, 'invalid_option', message);
   }
   const outputSchema =
-    loose.outputSchema === undefined
+    schemas.output === undefined
       ? undefined
-      : resolveSchema(unwrapSchema(loose.outputSchema, owner.name, 'outputSchema'), {
+      : resolveSchema(schemas.output, {
           owner: owner.name,
           field: 'outputSchema',
           requireObject: false,

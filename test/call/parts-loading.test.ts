@@ -6,66 +6,38 @@
  * steps, questions and widgets at their first use; a call that finds a part missing (a tool added while
  * connected) waits for it. A load that fails is `load_failed`, and the next need loads again. The source is
  * loaded afresh (`vi.resetModules()`) so that no registration is there; a held or failing load is set with the
- * parts' own test seam (`setPartLoader`), the tracing code (not a part) with `vi.doMock`.
+ * code's own test seam (`setCodeLoader`, test/helpers/code-loads.ts), for the parts and the tracing code alike.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import type * as Parts from '../../src/call/parts';
+import { PART_NAMES } from '../../src/call/parts';
 import type { ClientOptions } from '../../src/client/client-options';
 import type * as Core from '../../src/index';
 import * as nodeEntry from '../../src/node';
+import { controlLoads } from '../helpers/code-loads';
 import { type MemoryPeer, type MemorySocketPair, memorySocketPair } from '../helpers/memory-socket';
 import { runScenario, SCENARIO_ANSWER, SCENARIO_TRACE, scenarioScript } from '../runtimes/optional-parts.mjs';
 
-const TRACING = '../../src/client/tracing';
-
-/** The core with nothing registered, its registry of parts, and the seam that sets how a part loads. */
+/** The core with nothing registered, its parts' code, and the seam that sets how code loads. */
 async function freshCore(): Promise<{
   core: typeof Core;
-  parts: Partial<Parts.CallParts>;
-  setPartLoader: typeof Parts.setPartLoader;
+  parts: typeof Parts.callParts;
+  setCodeLoader: typeof Parts.setCodeLoader;
 }> {
   vi.resetModules();
   const core = await import('../../src/index');
-  const { parts, setPartLoader } = await import('../../src/call/parts');
-  return { core, parts, setPartLoader };
+  const { callParts, setCodeLoader } = await import('../../src/call/parts');
+  return { core, parts: callParts, setCodeLoader };
 }
 
-/**
- * Part `name`'s load held until `arrive()`. The part's own import runs when the load starts, and `imported`
- * resolves once it is done: from then on, arriving takes microtasks only (what a test on fake timers needs).
- */
-function heldPart(
-  setPartLoader: typeof Parts.setPartLoader,
-  name: Parts.PartName,
-): { arrive: () => void; imported: Promise<void> } {
-  let arrive: () => void = () => {};
-  const arrived = new Promise<void>((resolve) => {
-    arrive = resolve;
-  });
-  let done: () => void = () => {};
-  const imported = new Promise<void>((resolve) => {
-    done = resolve;
-  });
-  setPartLoader(name, async (importPart) => {
-    const part = await importPart();
-    done();
-    await arrived;
-    return part;
-  });
-  return { arrive, imported };
-}
+/** Part `name`'s loads held until `arrive()` (see {@link controlLoads}). */
+const heldPart = (setCodeLoader: typeof Parts.setCodeLoader, name: Parts.PartName) =>
+  controlLoads(setCodeLoader, name, { held: true });
 
-/** Part `name`'s load failing while `offline` (as a page offline does), counting its loads. */
-function offlinePart(setPartLoader: typeof Parts.setPartLoader, name: Parts.PartName) {
-  const network = { offline: true, loads: 0 };
-  setPartLoader(name, async (importPart) => {
-    network.loads += 1;
-    if (network.offline) throw new Error('the network is down');
-    return importPart();
-  });
-  return network;
-}
+/** Part `name`'s loads failing while `offline` (as a page offline does), counted. */
+const offlinePart = (setCodeLoader: typeof Parts.setCodeLoader, name: Parts.PartName) =>
+  controlLoads(setCodeLoader, name, { offline: true });
 
 /** A client of `core` whose socket is one of `pair`'s, with `options` beside the URL and the key. */
 function clientOf(
@@ -80,11 +52,12 @@ function clientOf(
 const gatedTool = (core: typeof Core) =>
   core.tool({ name: 'gated', description: 'Asks.', needsApproval: true, execute: () => 'ran' });
 
-/** What the parts registry holds now, by name. */
-const loaded = (parts: Partial<Parts.CallParts>) => Object.keys(parts).sort();
+/** The parts whose code is here now, by name. */
+const loaded = (parts: typeof Parts.callParts | undefined) =>
+  parts === undefined ? [] : PART_NAMES.filter((name) => parts[name].code !== undefined).sort();
 
 /** A service that welcomes the client, records what `hello` found loaded, and collects `tool_result` frames. */
-function service(parts: Partial<Parts.CallParts>) {
+function service(parts?: typeof Parts.callParts) {
   const atHello: string[][] = [];
   const results: Array<{ callId: string; status: string; output: string }> = [];
   let peer: MemoryPeer | undefined;
@@ -115,7 +88,6 @@ function service(parts: Partial<Parts.CallParts>) {
 }
 
 afterEach(() => {
-  vi.doUnmock(TRACING);
   vi.useRealTimers();
   vi.resetModules();
 });
@@ -234,8 +206,8 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('runs a call of a tool added while connected once the code it needs arrives', async () => {
-    const { core, parts, setPartLoader } = await freshCore();
-    const { arrive } = heldPart(setPartLoader, 'concurrency');
+    const { core, parts, setCodeLoader } = await freshCore();
+    const { arrive } = heldPart(setCodeLoader, 'concurrency');
     const { pair, atHello, results, call } = service(parts);
     const client = clientOf(core, pair, { tools: [] });
     await client.connect();
@@ -260,8 +232,8 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('fails connect() with load_failed when the code cannot load, and loads again at the next connect()', async () => {
-    const { core, parts, setPartLoader } = await freshCore();
-    const network = offlinePart(setPartLoader, 'gate');
+    const { core, parts, setCodeLoader } = await freshCore();
+    const network = offlinePart(setCodeLoader, 'gate');
     const { pair, atHello } = service(parts);
     const gated = core.tool({
       name: 'gated',
@@ -281,13 +253,13 @@ describe('the optional call code, loaded with import()', () => {
     await client.connect();
     expect(atHello).toEqual([['gate']]);
     // The registry's preload failed once, connect() failed once, the second connect() loaded.
-    expect(network.loads).toBe(2);
+    expect(network.begun).toBe(2);
     await client.close();
   });
 
   it('ends a call whose code cannot load with status error saying so; the next call loads again', async () => {
-    const { core, setPartLoader } = await freshCore();
-    const network = offlinePart(setPartLoader, 'gate');
+    const { core, setCodeLoader } = await freshCore();
+    const network = offlinePart(setCodeLoader, 'gate');
     const gated = core.tool({
       name: 'gated',
       description: 'Asks.',
@@ -309,8 +281,8 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('ends an invokeTool call waiting for its code at its signal, and at its timeoutMs', async () => {
-    const { core, setPartLoader } = await freshCore();
-    const { arrive } = heldPart(setPartLoader, 'retry');
+    const { core, setCodeLoader } = await freshCore();
+    const { arrive } = heldPart(setCodeLoader, 'retry');
     const flaky = core.tool({
       name: 'flaky',
       description: 'Retries.',
@@ -339,9 +311,9 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('ends a client call waiting for its code when the service cancels it', async () => {
-    const { core, setPartLoader } = await freshCore();
-    const { arrive } = heldPart(setPartLoader, 'gate');
-    const { pair, results, call, cancel } = service({});
+    const { core, setCodeLoader } = await freshCore();
+    const { arrive } = heldPart(setCodeLoader, 'gate');
+    const { pair, results, call, cancel } = service();
     const client = clientOf(core, pair, { tools: [], onApproval: () => true });
     await client.connect();
     client.addTool(
@@ -359,8 +331,8 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('ends connect() at close() while the code is still loading; a second connect() meanwhile is refused', async () => {
-    const { core, parts, setPartLoader } = await freshCore();
-    const { arrive } = heldPart(setPartLoader, 'gate');
+    const { core, parts, setCodeLoader } = await freshCore();
+    const { arrive } = heldPart(setCodeLoader, 'gate');
     const { pair, atHello } = service(parts);
     const client = clientOf(core, pair, { tools: [gatedTool(core)] });
     const connecting = client.connect().catch((thrown: unknown) => thrown);
@@ -379,8 +351,8 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('says hello once when connect() is called twice while the code loads', async () => {
-    const { core, parts, setPartLoader } = await freshCore();
-    const { arrive } = heldPart(setPartLoader, 'gate');
+    const { core, parts, setCodeLoader } = await freshCore();
+    const { arrive } = heldPart(setCodeLoader, 'gate');
     const { pair, atHello } = service(parts);
     const client = clientOf(core, pair, { tools: [gatedTool(core)] });
     const first = client.connect();
@@ -418,8 +390,8 @@ describe('the optional call code, loaded with import()', () => {
   });
 
   it('keeps the result of a tool that ran when its widget check cannot load, dropping the widget as invalid', async () => {
-    const { core, setPartLoader } = await freshCore();
-    const network = offlinePart(setPartLoader, 'widget');
+    const { core, setCodeLoader } = await freshCore();
+    const network = offlinePart(setCodeLoader, 'widget');
     let runs = 0;
     const showing = core.tool({
       name: 'showing',
@@ -455,8 +427,8 @@ describe('the optional call code, loaded with import()', () => {
 describe('connect() waiting for the code within connectTimeoutMs', () => {
   /** A fresh core with the gate held, a service, and a client of a gated tool, its code import done. */
   async function heldGateClient(options: Omit<ClientOptions, 'url' | 'apiKey' | 'WebSocket' | 'tools'> = {}) {
-    const { core, parts, setPartLoader } = await freshCore();
-    const gate = heldPart(setPartLoader, 'gate');
+    const { core, parts, setCodeLoader } = await freshCore();
+    const gate = heldPart(setCodeLoader, 'gate');
     const served = service(parts);
     const client = clientOf(core, served.pair, {
       tools: [gatedTool(core)],
@@ -466,7 +438,7 @@ describe('connect() waiting for the code within connectTimeoutMs', () => {
     // The registry started the load when the client was made; the rest is held.
     await gate.imported;
     vi.useFakeTimers();
-    return { core, parts, setPartLoader, arrive: gate.arrive, client, ...served };
+    return { core, parts, setCodeLoader, arrive: gate.arrive, client, ...served };
   }
 
   /** `promise`'s outcome once settled, `'pending'` until then. */
@@ -517,10 +489,10 @@ describe('connect() waiting for the code within connectTimeoutMs', () => {
   });
 
   it('names every part still missing when the time is up, and only those', async () => {
-    const { core, parts, setPartLoader } = await freshCore();
-    const gate = heldPart(setPartLoader, 'gate');
-    const retry = heldPart(setPartLoader, 'retry');
-    const concurrency = heldPart(setPartLoader, 'concurrency');
+    const { core, parts, setCodeLoader } = await freshCore();
+    const gate = heldPart(setCodeLoader, 'gate');
+    const retry = heldPart(setCodeLoader, 'retry');
+    const concurrency = heldPart(setCodeLoader, 'concurrency');
     const { pair } = service(parts);
     const tools = [
       gatedTool(core),
@@ -588,8 +560,8 @@ describe('connect() waiting for the code within connectTimeoutMs', () => {
 
   it('gives the socket what the wait for code left of connectTimeoutMs', async () => {
     // The service never welcomes: the connection's deadline decides.
-    const { core, parts, setPartLoader } = await freshCore();
-    const gate = heldPart(setPartLoader, 'gate');
+    const { core, parts, setCodeLoader } = await freshCore();
+    const gate = heldPart(setCodeLoader, 'gate');
     const pair = memorySocketPair({ open: 'manual' });
     const client = clientOf(core, pair, { tools: [gatedTool(core)], connectTimeoutMs: 1_000 });
     await gate.imported;
@@ -615,7 +587,7 @@ describe('connect() waiting for the code within connectTimeoutMs', () => {
 
   it('starts no timer for code when the code is there (the Node entry registers it)', async () => {
     vi.useFakeTimers();
-    const { pair, atHello } = service({});
+    const { pair, atHello } = service();
     const client = new nodeEntry.Client({
       url: 'ws://service',
       apiKey: 'key-1',
@@ -636,17 +608,8 @@ describe('connect() waiting for the code within connectTimeoutMs', () => {
   });
 
   it('rejects with connect_timeout naming the tracing code when it does not arrive, and keeps it when it does', async () => {
-    let arrive: () => void = () => {};
-    const arrived = new Promise<void>((resolve) => {
-      arrive = resolve;
-    });
-    let imports = 0;
-    vi.doMock(TRACING, async (importOriginal) => {
-      imports += 1;
-      await arrived;
-      return importOriginal();
-    });
-    const { core, parts } = await freshCore();
+    const { core, parts, setCodeLoader } = await freshCore();
+    const loads = controlLoads(setCodeLoader, 'tracing', { held: true });
     const { pair, atHello } = service(parts);
     const tracing = { startCall: () => undefined };
     const client = clientOf(core, pair, { tools: [], tracing, connectTimeoutMs: 1_000 });
@@ -657,10 +620,10 @@ describe('connect() waiting for the code within connectTimeoutMs', () => {
       "toolwire's tracing code did not load within 1000ms",
     );
     vi.useRealTimers();
-    arrive();
+    loads.arrive();
     // The next connect() finds the load begun before, and loads nothing again.
     await client.connect();
-    expect({ atHello, imports }).toEqual({ atHello: [[]], imports: 1 });
+    expect({ atHello, loads: loads.begun }).toEqual({ atHello: [[]], loads: 1 });
     // Kept: another client with tracing goes straight to its socket.
     const other = clientOf(core, service(parts).pair, { tools: [], tracing });
     const otherConnecting = other.connect();

@@ -6,31 +6,27 @@
  * `close()` ends decisions still waiting for the code. The source is loaded afresh (`vi.resetModules()`) so that
  * no registration is there.
  */
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type * as Core from '../../src/index';
 import { DECISION_ANSWER_TIMEOUT_MS } from '../../src/limits';
+import { controlLoads } from '../helpers/code-loads';
 import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
-import { mockChunk } from '../helpers/mocked-chunk';
 
-const DECISIONS = fileURLToPath(new URL('../../src/client/decisions.ts', import.meta.url));
-
-/** The core with nothing registered. */
-async function freshCore(): Promise<typeof Core> {
+/** The core with nothing registered, the loads of its decision code set by `loads` (see {@link controlLoads}). */
+async function freshCore(loads: { held?: boolean; offline?: boolean } = {}) {
   vi.resetModules();
-  return import('../../src/index');
+  const core = await import('../../src/index');
+  const { setCodeLoader } = await import('../../src/call/parts');
+  return { core, loads: controlLoads(setCodeLoader, 'decision', loads) };
 }
-
-/** Mocks the decision code (see {@link mockChunk}). */
-const mockDecisions = (offline?: () => boolean, arrived?: Promise<void>) =>
-  mockChunk(DECISIONS, offline, arrived);
 
 /**
  * A service taking the feature `decisions`: it answers each `approval` frame carrying a `requestId` with
- * `approval_applied`, and records the approvals it got.
+ * `approval_applied` (unless `answering` is off), and records the approvals it got.
  */
 function service() {
   const approvals: Array<Record<string, unknown>> = [];
+  const state = { answering: true };
   let peer: MemoryPeer | undefined;
   const pair = memorySocketPair({
     onConnection(connected: MemoryPeer) {
@@ -48,7 +44,7 @@ function service() {
           });
         } else if (frame.type === 'approval') {
           approvals.push(frame);
-          if (frame.requestId !== undefined) {
+          if (frame.requestId !== undefined && state.answering) {
             connected.send({
               type: 'approval_applied',
               requestId: frame.requestId,
@@ -60,13 +56,13 @@ function service() {
       };
     },
   });
-  return { pair, approvals, send: (frame: object) => peer!.send(frame) };
+  return { pair, approvals, state, send: (frame: object) => peer!.send(frame) };
 }
 
 /** A client of the fresh core, connected to {@link service}. */
-async function connectedClient() {
-  const core = await freshCore();
-  const { pair, approvals, send } = service();
+async function connectedClient(options: { held?: boolean; offline?: boolean } = {}) {
+  const { core, loads } = await freshCore(options);
+  const { pair, approvals, state, send } = service();
   const client = new core.Client({
     url: 'ws://service',
     apiKey: 'key-1',
@@ -76,30 +72,27 @@ async function connectedClient() {
   const errors: string[] = [];
   client.on('error', (error) => errors.push(`${error.name} ${(error as Core.ConnectionError).code}`));
   await client.connect();
-  return { core, client, approvals, send, errors };
+  return { core, loads, client, approvals, state, send, errors };
 }
 
 afterEach(() => {
-  vi.doUnmock(DECISIONS);
   vi.resetModules();
 });
 
 describe('client.decide() where the decision code loads with import()', () => {
   it('is not loaded by a client that never decides, whatever frames about decisions come', async () => {
-    const loads = mockDecisions();
-    const { client, send, errors } = await connectedClient();
+    const { client, send, errors, loads } = await connectedClient();
     // Answers to decisions this client never sent: the one ignored, the other an error event, as in Node.
     send({ type: 'approval_applied', requestId: 'd1', callId: 'c1', approved: true });
     send({ type: 'error', code: 'not_allowed', message: 'not pending', requestId: 'd1' });
     await vi.waitFor(() => expect(errors).toEqual(['ConnectionError service_not_allowed']));
-    expect(loads.count).toBe(0);
+    expect(loads.begun).toBe(0);
     await client.close();
-    expect(loads.count).toBe(0);
+    expect(loads.begun).toBe(0);
   });
 
   it('loads at the first decide(), with what the welcome before it negotiated, and once', async () => {
-    const loads = mockDecisions();
-    const { client, approvals } = await connectedClient();
+    const { client, approvals, loads } = await connectedClient();
     // `always` needs the feature `decisions`, which the welcome gave before the code was there.
     await client.decide('c1', { approved: true, always: true });
     await client.decide('c2', false);
@@ -107,14 +100,12 @@ describe('client.decide() where the decision code loads with import()', () => {
       { type: 'approval', callId: 'c1', approved: true, always: true, requestId: 'd1' },
       { type: 'approval', callId: 'c2', approved: false, requestId: 'd2' },
     ]);
-    expect(loads.count).toBe(1);
+    expect(loads.begun).toBe(1);
     await client.close();
   });
 
   it('fails a decision whose code could not load with ToolwireError load_failed, and loads again at the next one', async () => {
-    let offline = true;
-    const loads = mockDecisions(() => offline);
-    const { core, client, approvals } = await connectedClient();
+    const { core, client, approvals, loads } = await connectedClient({ offline: true });
 
     const error = (await client.decide('c1', true).catch((thrown: unknown) => thrown)) as Core.ToolwireError;
     expect(error).toBeInstanceOf(core.ToolwireError);
@@ -124,26 +115,21 @@ describe('client.decide() where the decision code loads with import()', () => {
     );
     expect(approvals).toEqual([]);
 
-    offline = false;
+    loads.offline = false;
     await client.decide('c1', true);
     expect(approvals).toEqual([{ type: 'approval', callId: 'c1', approved: true, requestId: 'd1' }]);
-    expect(loads.count).toBe(2);
+    expect(loads.begun).toBe(2);
     await client.close();
   });
 
   it('keeps the frames that come while the code loads, and sends the decision once it arrives', async () => {
-    let arrive: () => void = () => {};
-    const arrived = new Promise<void>((resolve) => {
-      arrive = resolve;
-    });
-    mockDecisions(() => false, arrived);
-    const { client, approvals, send, errors } = await connectedClient();
+    const { client, approvals, send, errors, loads } = await connectedClient({ held: true });
     const decided = client.decide('c1', { approved: false, reason: 'not now' });
     // An error frame about something else comes meanwhile: still an error event, not taken for the decision's.
     send({ type: 'error', code: 'internal', message: 'busy', requestId: 'd1' });
     await vi.waitFor(() => expect(errors).toEqual(['ConnectionError service_internal']));
     expect(approvals).toEqual([]);
-    arrive();
+    loads.arrive();
     await decided;
     expect(approvals).toEqual([
       { type: 'approval', callId: 'c1', approved: false, reason: 'not now', requestId: 'd1' },
@@ -152,12 +138,7 @@ describe('client.decide() where the decision code loads with import()', () => {
   });
 
   it('gives up on code that does not come within the time a decision has for its answer, and keeps it when it comes', async () => {
-    let arrive: () => void = () => {};
-    const arrived = new Promise<void>((resolve) => {
-      arrive = resolve;
-    });
-    const loads = mockDecisions(() => false, arrived);
-    const { core, client, approvals } = await connectedClient();
+    const { core, client, approvals, loads } = await connectedClient({ held: true });
     vi.useFakeTimers();
     try {
       const timers = vi.getTimerCount();
@@ -178,21 +159,16 @@ describe('client.decide() where the decision code loads with import()', () => {
       vi.useRealTimers();
     }
     // The code that arrives late is kept: the next decision goes out without another load.
-    arrive();
+    loads.arrive();
     await vi.waitFor(() => expect(loads.done).toBe(1));
     await client.decide('c2', true);
     expect(approvals).toEqual([{ type: 'approval', callId: 'c2', approved: true, requestId: 'd1' }]);
-    expect(loads.count).toBe(1);
+    expect(loads.begun).toBe(1);
     await client.close();
   });
 
   it('ends decisions still waiting for the code when the client closes, not when the code arrives', async () => {
-    let arrive: () => void = () => {};
-    const arrived = new Promise<void>((resolve) => {
-      arrive = resolve;
-    });
-    const loads = mockDecisions(() => false, arrived);
-    const { core, client, approvals } = await connectedClient();
+    const { core, client, approvals, loads } = await connectedClient({ held: true });
     const decided = client.decide('c1', true).catch((thrown: unknown) => thrown);
     await client.close();
     const error = (await decided) as Core.ConnectionError;
@@ -201,8 +177,80 @@ describe('client.decide() where the decision code loads with import()', () => {
       code: 'not_connected',
       message: 'decide(): the client is not connected',
     });
-    arrive();
+    loads.arrive();
     await vi.waitFor(() => expect(loads.done).toBe(1));
     expect(approvals).toEqual([]);
+  });
+
+  it('refuses arguments that are no decision with invalid_decision at once, loading nothing', async () => {
+    // The code could not load anyway: the refusal says what is wrong with the arguments, not load_failed.
+    const { core, client, approvals, loads } = await connectedClient({ offline: true });
+    const refusals = await Promise.all(
+      [
+        () => client.decide('c1', 'yes' as never),
+        () => client.decide('', true),
+        () => client.decide('c1', { approved: true, reasn: 'fine' } as never),
+        () => client.decide('c1', { approved: false, arguments: { a: 1 } }),
+      ].map((decide) =>
+        decide().then(
+          () => {
+            throw new Error('decided');
+          },
+          (thrown: unknown) => thrown as Core.ApprovalError,
+        ),
+      ),
+    );
+    for (const error of refusals) expect(error).toBeInstanceOf(core.ApprovalError);
+    expect(refusals.map(({ code, message }) => ({ code, message }))).toEqual([
+      {
+        code: 'invalid_decision',
+        message: 'decide(): the decision returned "yes" instead of true, false or { approved: boolean }',
+      },
+      { code: 'invalid_decision', message: 'decide(): callId must be a non-empty string' },
+      {
+        code: 'invalid_decision',
+        message: 'decide(): unknown option "reasn" (did you mean "reason"?)',
+      },
+      {
+        code: 'invalid_decision',
+        message: 'decide(): the decision edited the arguments of a call it rejected',
+      },
+    ]);
+    expect({ loads: loads.begun, approvals }).toEqual({ loads: 0, approvals: [] });
+    await client.close();
+  });
+
+  it('gives the answer what the wait for the code left of DECISION_ANSWER_TIMEOUT_MS, one timer at a time', async () => {
+    const { core, client, approvals, state, loads } = await connectedClient({ held: true });
+    state.answering = false;
+    vi.useFakeTimers();
+    try {
+      const timers = vi.getTimerCount();
+      const decided = client.decide('c1', true).catch((thrown: unknown) => thrown);
+      await loads.imported;
+      await vi.advanceTimersByTimeAsync(20_000);
+      loads.arrive();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(approvals).toEqual([{ type: 'approval', callId: 'c1', approved: true, requestId: 'd1' }]);
+      expect(vi.getTimerCount()).toBe(timers + 1);
+      await vi.advanceTimersByTimeAsync(DECISION_ANSWER_TIMEOUT_MS - 20_000 - 1);
+      let settled = false;
+      void decided.then(() => {
+        settled = true;
+      });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      const error = (await decided) as Core.ApprovalError;
+      expect(error).toBeInstanceOf(core.ApprovalError);
+      expect({ code: error.code, message: error.message }).toEqual({
+        code: 'timeout',
+        message: `decide(): the service did not answer within ${DECISION_ANSWER_TIMEOUT_MS} ms, so whether the decision was applied is unknown`,
+      });
+      expect(vi.getTimerCount()).toBe(timers);
+    } finally {
+      vi.useRealTimers();
+    }
+    await client.close();
   });
 });

@@ -26,7 +26,7 @@ describe('a decision the service never answers', () => {
   it('rejects with ApprovalError timeout once DECISION_ANSWER_TIMEOUT_MS have passed, the socket still open', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { decisions, sent } = connected();
-    const decided = decisions.decide('c1', true);
+    const decided = decisions.decide('c1', { approved: true });
     const outcome = decided.then(
       () => 'resolved',
       (error: unknown) => error,
@@ -56,8 +56,8 @@ describe('a decision the service never answers', () => {
   it('keeps no timer once the service answered or the socket dropped', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { decisions } = connected();
-    const applied = decisions.decide('c1', true);
-    const dropped = decisions.decide('c2', false);
+    const applied = decisions.decide('c1', { approved: true });
+    const dropped = decisions.decide('c2', { approved: false });
     expect(vi.getTimerCount()).toBe(2);
     decisions.handle({ type: 'approval_applied', requestId: 'd1', callId: 'c1', approved: true });
     await expect(applied).resolves.toBeUndefined();

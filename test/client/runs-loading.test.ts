@@ -7,14 +7,15 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type * as Core from '../../src/index';
+import { controlLoads } from '../helpers/code-loads';
 import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
 
-const RUNS = '../../src/client/runs';
-
-/** The core with nothing registered. */
-async function freshCore(): Promise<typeof Core> {
+/** The core with nothing registered, the loads of its run code set by `loads` (see {@link controlLoads}). */
+async function freshCore(loads: { held?: boolean; offline?: boolean }) {
   vi.resetModules();
-  return import('../../src/index');
+  const core = await import('../../src/index');
+  const { setCodeLoader } = await import('../../src/call/parts');
+  return { core, loads: controlLoads(setCodeLoader, 'run', loads) };
 }
 
 /** A service that welcomes the client and answers each `run_start` with a completed run echoing its input. */
@@ -52,8 +53,8 @@ function service() {
 }
 
 /** A client of the fresh core, connected to {@link service}, and an agent with no tools. */
-async function connectedClient() {
-  const core = await freshCore();
+async function connectedClient(options: { held?: boolean; offline?: boolean } = {}) {
+  const { core, loads } = await freshCore(options);
   const { pair, runStarts } = service();
   const client = new core.Client({
     url: 'ws://service',
@@ -62,24 +63,22 @@ async function connectedClient() {
     tools: [],
   });
   await client.connect();
-  return { core, client, runStarts, agent: new core.Agent({ name: 'A', instructions: '', tools: [] }) };
+  return {
+    core,
+    loads,
+    client,
+    runStarts,
+    agent: new core.Agent({ name: 'A', instructions: '', tools: [] }),
+  };
 }
 
 afterEach(() => {
-  vi.doUnmock(RUNS);
   vi.resetModules();
 });
 
 describe('client.run() where the run code loads with import()', () => {
   it('fails a run whose code could not load with ToolwireError load_failed, and loads again at the next run', async () => {
-    let offline = true;
-    let loads = 0;
-    vi.doMock(RUNS, async (importOriginal) => {
-      loads += 1;
-      if (offline) throw new Error('the network is down');
-      return importOriginal();
-    });
-    const { core, client, runStarts, agent } = await connectedClient();
+    const { core, client, runStarts, agent, loads } = await connectedClient({ offline: true });
 
     const error = (await client.run(agent, 'one').catch((thrown: unknown) => thrown)) as Core.ToolwireError;
     expect(error).toBeInstanceOf(core.ToolwireError);
@@ -87,27 +86,19 @@ describe('client.run() where the run code loads with import()', () => {
     expect(error.message).toBe(`toolwire could not load its run code: ${(error.cause as Error).message}`);
     expect(runStarts).toEqual([]);
 
-    offline = false;
+    loads.offline = false;
     await expect(client.run(agent, 'two')).resolves.toMatchObject({ runId: 'r1', finalOutput: 'echo two' });
     await expect(client.run(agent, 'three')).resolves.toMatchObject({
       runId: 'r2',
       finalOutput: 'echo three',
     });
     expect(runStarts).toEqual(['two', 'three']);
-    expect(loads).toBe(2);
+    expect(loads.begun).toBe(2);
     await client.close();
   });
 
   it('ends runs still waiting for the code when the client closes, not when the code arrives', async () => {
-    let arrive: () => void = () => {};
-    const arrived = new Promise<void>((resolve) => {
-      arrive = resolve;
-    });
-    vi.doMock(RUNS, async (importOriginal) => {
-      await arrived;
-      return importOriginal();
-    });
-    const { client, runStarts, agent } = await connectedClient();
+    const { client, runStarts, agent, loads } = await connectedClient({ held: true });
     const outcomes: string[] = [];
     const first = client.run(agent, 'one').catch((error: Core.ConnectionError) => {
       outcomes.push(`one: ${error.name} ${error.code}`);
@@ -119,21 +110,13 @@ describe('client.run() where the run code loads with import()', () => {
     await Promise.all([first, second]);
     expect(outcomes).toEqual(['one: ConnectionError closed', 'two: ConnectionError closed']);
 
-    arrive();
+    loads.arrive();
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(runStarts).toEqual([]);
   });
 
   it('ends a run waiting for the code at once when its signal aborts; the code is kept for the next run', async () => {
-    let arrive: () => void = () => {};
-    const arrived = new Promise<void>((resolve) => {
-      arrive = resolve;
-    });
-    vi.doMock(RUNS, async (importOriginal) => {
-      await arrived;
-      return importOriginal();
-    });
-    const { core, client, runStarts, agent } = await connectedClient();
+    const { core, client, runStarts, agent, loads } = await connectedClient({ held: true });
     const controller = new AbortController();
     const running = client
       .run(agent, 'one', { signal: controller.signal })
@@ -148,7 +131,7 @@ describe('client.run() where the run code loads with import()', () => {
     });
     expect(error.cause).toEqual(new Error('the user left'));
 
-    arrive();
+    loads.arrive();
     await expect(client.run(agent, 'two')).resolves.toMatchObject({ runId: 'r1', finalOutput: 'echo two' });
     expect(runStarts).toEqual(['two']);
     await client.close();

@@ -7,26 +7,10 @@
  * session was lost, while the code loaded is never sent. The source is loaded afresh (`vi.resetModules()`) so
  * that no registration is there.
  */
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type * as Core from '../../src/index';
+import { controlLoads } from '../helpers/code-loads';
 import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
-import { mockChunk } from '../helpers/mocked-chunk';
-
-const SOCKET_QUESTIONS = fileURLToPath(new URL('../../src/client/socket-questions.ts', import.meta.url));
-
-/** Mocks the question code (see {@link mockChunk}). */
-const mockQuestions = (offline?: () => boolean, arrived?: Promise<void>) =>
-  mockChunk(SOCKET_QUESTIONS, offline, arrived);
-
-/** A load held until `arrive()`. */
-function held(): { arrived: Promise<void>; arrive: () => void } {
-  let arrive: () => void = () => {};
-  const arrived = new Promise<void>((resolve) => {
-    arrive = resolve;
-  });
-  return { arrived, arrive };
-}
 
 interface Frame {
   type: string;
@@ -93,10 +77,18 @@ function service() {
   };
 }
 
-/** A client of a fresh core (nothing registered) with tools `asking` (catches) and `careless` (does not). */
-async function connectedClient(options: { onQuestion?: () => string } = {}) {
+/**
+ * A client of a fresh core (nothing registered) with tools `asking` (catches) and `careless` (does not), the
+ * loads of its question code set by `loads` (see {@link controlLoads}).
+ */
+async function connectedClient(
+  options: { onQuestion?: () => string } = {},
+  loads: { held?: boolean; offline?: boolean } = {},
+) {
   vi.resetModules();
   const core = await import('../../src/index');
+  const { setCodeLoader } = await import('../../src/call/parts');
+  const questionLoads = controlLoads(setCodeLoader, 'question', loads);
   const svc = service();
   const asking = core.tool({
     name: 'asking',
@@ -123,28 +115,25 @@ async function connectedClient(options: { onQuestion?: () => string } = {}) {
   });
   client.on('error', () => {});
   await client.connect();
-  return { core, client, ...svc };
+  return { core, client, loads: questionLoads, ...svc };
 }
 
 afterEach(() => {
-  vi.doUnmock(SOCKET_QUESTIONS);
   vi.resetModules();
 });
 
 describe('questions put to the service where their code loads with import()', () => {
   it('is not loaded by calls that ask no question, an onQuestion that answers, or answers to nothing', async () => {
-    const loads = mockQuestions();
-    const { client, results, call, send } = await connectedClient({ onQuestion: () => 'red' });
+    const { client, results, call, send, loads } = await connectedClient({ onQuestion: () => 'red' });
     send({ type: 'answer', callId: 'c0', questionId: 'q1', status: 'answered', answer: 'blue' });
     call('c1');
     await vi.waitFor(() => expect(results).toEqual([{ callId: 'c1', status: 'ok', output: 'answer red' }]));
-    expect(loads.count).toBe(0);
+    expect(loads.begun).toBe(0);
     await client.close({ drain: false });
   });
 
   it('loads at the first question put to the service, once', async () => {
-    const loads = mockQuestions();
-    const { client, questions, results, call } = await connectedClient();
+    const { client, questions, results, call, loads } = await connectedClient();
     call('c1');
     await vi.waitFor(() => expect(results).toHaveLength(1));
     call('c2');
@@ -154,14 +143,12 @@ describe('questions put to the service where their code loads with import()', ()
       { callId: 'c2', status: 'ok', output: 'answer blue' },
     ]);
     expect(questions).toEqual(['c1 q1 Which colour?', 'c2 q1 Which colour?']);
-    expect(loads.count).toBe(1);
+    expect(loads.begun).toBe(1);
     await client.close({ drain: false });
   });
 
   it('ends a question whose code could not load as QuestionError failed, the call with a result; the next loads again', async () => {
-    let offline = true;
-    const loads = mockQuestions(() => offline);
-    const { client, questions, results, call } = await connectedClient();
+    const { client, questions, results, call, loads } = await connectedClient({}, { offline: true });
     call('c1');
     call('c2', 'careless');
     await vi.waitFor(() => expect(results).toHaveLength(2));
@@ -181,58 +168,52 @@ describe('questions put to the service where their code loads with import()', ()
     });
     expect(questions).toEqual([]);
 
-    offline = false;
+    loads.offline = false;
     call('c3');
     await vi.waitFor(() => expect(results).toHaveLength(3));
     expect(results[2]).toEqual({ callId: 'c3', status: 'ok', output: 'answer blue' });
     expect(questions).toEqual(['c3 q1 Which colour?']);
-    expect(loads.count).toBe(2);
+    expect(loads.begun).toBe(2);
     await client.close({ drain: false });
   });
 
   it('sends a question once its code arrives, and takes the answer that comes for it', async () => {
-    const { arrived, arrive } = held();
-    const loads = mockQuestions(() => false, arrived);
-    const { client, questions, results, call } = await connectedClient();
+    const { client, questions, results, call, loads } = await connectedClient({}, { held: true });
     call('c1');
     // The call asked: its question waits for the code.
-    await vi.waitFor(() => expect(loads.count).toBe(1));
+    await vi.waitFor(() => expect(loads.begun).toBe(1));
     expect(questions).toEqual([]);
-    arrive();
+    loads.arrive();
     await vi.waitFor(() => expect(results).toEqual([{ callId: 'c1', status: 'ok', output: 'answer blue' }]));
     expect(questions).toEqual(['c1 q1 Which colour?']);
     await client.close({ drain: false });
   });
 
   it('never sends a question whose call was cancelled while its code loaded', async () => {
-    const { arrived, arrive } = held();
-    const loads = mockQuestions(() => false, arrived);
-    const { client, questions, results, call, send } = await connectedClient();
+    const { client, questions, results, call, send, loads } = await connectedClient({}, { held: true });
     call('c1');
     // The call asked: its question waits for the code.
-    await vi.waitFor(() => expect(loads.count).toBe(1));
+    await vi.waitFor(() => expect(loads.begun).toBe(1));
     send({ type: 'cancel', callId: 'c1' });
     await vi.waitFor(() => expect(results).toHaveLength(1));
     expect(results[0]).toMatchObject({ callId: 'c1', status: 'cancelled' });
-    arrive();
+    loads.arrive();
     await vi.waitFor(() => expect(loads.done).toBe(1));
     expect(questions).toEqual([]);
     await client.close({ drain: false });
   });
 
   it('never sends a question to a new session when the old one was lost while its code loaded', async () => {
-    const { arrived, arrive } = held();
-    const loads = mockQuestions(() => false, arrived);
-    const { client, questions, results, call, peer } = await connectedClient();
+    const { client, questions, results, call, peer, loads } = await connectedClient({}, { held: true });
     call('c1');
     // The call asked: its question waits for the code.
-    await vi.waitFor(() => expect(loads.count).toBe(1));
+    await vi.waitFor(() => expect(loads.begun).toBe(1));
     const reconnected = new Promise<boolean>((resolve) =>
       client.once('connected', ({ resumed }) => resolve(resumed)),
     );
     peer().close(1011, 'restarting');
     expect(await reconnected).toBe(false);
-    arrive();
+    loads.arrive();
     await vi.waitFor(() => expect(results).toHaveLength(1));
     expect(results[0]).toEqual({
       callId: 'c1',

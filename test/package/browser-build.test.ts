@@ -316,7 +316,7 @@ describe('the core in a browser bundle', () => {
         name: 'ToolDefinitionError',
         code: 'unsupported_schema',
         message:
-          'tool "ship": strict: true is read only after `import \'toolwire/strict\'` (once, before the tools are defined)',
+          'tool "ship": strict is true, which toolwire reads only after `import \'toolwire/strict\'` (once, before the tools are defined)',
       }),
     );
     await import(pathToFileURL(join(outDir, 'strict.js')).href);

@@ -130,6 +130,67 @@ function kindOfValue(value: unknown): string {
 }
 
 /**
+ * An optional part a definition reads (./optional-parts.ts): its name, and what in the definition needs it, as a
+ * refusal says it (`parameters is a plain JSON Schema`, `strict is true`).
+ */
+export interface PartNeed {
+  readonly name: keyof OptionalParts;
+  readonly what: string;
+}
+
+/**
+ * The optional part reading `value` as `field` takes, registered or not: `zod3` and `valibot` for those schemas
+ * (announced fields only: an `outputSchema` of a Standard Schema is only validated), `jsonSchema` for a plain JSON
+ * Schema; `undefined` for what the core reads alone (zod 4, arktype, Standard JSON Schema, none) and for what is
+ * no schema (refused by {@link resolveSchema} as such).
+ */
+export function partNeeded(value: unknown, field: SchemaOrigin['field']): PartNeed | undefined {
+  const announced = field !== 'outputSchema';
+  const need = (name: keyof OptionalParts, kind: string) => ({ name, what: `${field} is ${kind}` });
+  if (isStandardSchema(value)) {
+    if (!announced || isArkTypeSchema(value) || isZod4Schema(value) || hasStandardJsonSchema(value)) {
+      return undefined;
+    }
+    if (isZod3Schema(value)) return need('zod3', 'a zod 3 schema');
+    return isValibotSchema(value) ? need('valibot', 'a valibot schema') : undefined;
+  }
+  if (isLegacyZod3Schema(value)) return announced ? need('zod3', 'a zod 3 schema') : undefined;
+  if (unreadableZodReason(value) === undefined && isPlainObject(value)) {
+    return need('jsonSchema', 'a plain JSON Schema');
+  }
+  return undefined;
+}
+
+/**
+ * Refuses, once, a definition by `owner` that needs optional parts no entry registered, naming every import they
+ * need: `tool "add": parameters is a plain JSON Schema and strict is true, which toolwire reads only after
+ * \`import 'toolwire/json-schema'\` and \`import 'toolwire/strict'\` (once, before the tools are defined)`.
+ * Nothing when every part needed is registered.
+ *
+ * @throws ToolDefinitionError `unsupported_schema`.
+ */
+export function refuseMissingParts(owner: string, needs: ReadonlyArray<PartNeed | undefined>): void {
+  const missing = needs.filter(
+    (need): need is PartNeed => need !== undefined && registeredPart(need.name) === undefined,
+  );
+  if (missing.length > 0) throw missingParts(owner, missing);
+}
+
+/** The refusal of {@link refuseMissingParts} for the parts `missing`. */
+function missingParts(owner: string, missing: readonly PartNeed[]): ToolDefinitionError {
+  const imports = [...new Set(missing.map((need) => `\`import '${PART_IMPORTS[need.name]}'\``))];
+  return new ToolDefinitionError(
+    'unsupported_schema',
+    `${owner}: ${listed(missing.map((need) => need.what))}, which toolwire reads only after ${listed(imports)} ` +
+      '(once, before the tools are defined)',
+  );
+}
+
+/** `['a']` → `a`, `['a', 'b', 'c']` → `a, b and c`. */
+const listed = (items: readonly string[]) =>
+  items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+
+/**
  * The optional part `name`, for a schema described as `what` (`a zod 3 schema`).
  * @throws ToolDefinitionError `unsupported_schema` naming the import that registers it, when none did.
  */
@@ -140,11 +201,7 @@ function part<K extends keyof OptionalParts>(
 ): NonNullable<OptionalParts[K]> {
   const found = registeredPart(name);
   if (found !== undefined) return found;
-  throw new ToolDefinitionError(
-    'unsupported_schema',
-    `${origin.owner}: ${origin.field} is ${what}, which toolwire reads only after ` +
-      `\`import '${PART_IMPORTS[name]}'\` (once, before the tools are defined)`,
-  );
+  throw missingParts(origin.owner, [{ name, what: `${origin.field} is ${what}` }]);
 }
 
 function libraryAdapter(schema: StandardSchemaV1, origin: SchemaOrigin): SchemaAdapter {

@@ -73,7 +73,7 @@ describe('the core without the optional parts', () => {
       name: 'ToolDefinitionError',
       code: 'unsupported_schema',
       message:
-        'tool "add": strict: true is read only after `import \'toolwire/strict\'` (once, before the tools are defined)',
+        'tool "add": strict is true, which toolwire reads only after `import \'toolwire/strict\'` (once, before the tools are defined)',
     });
     // `strict: false` (or none) needs nothing.
     expect(() =>
@@ -102,6 +102,80 @@ describe('the core without the optional parts', () => {
         }),
       ),
     ).toMatchObject({ code: 'unsupported_schema', message: expect.stringContaining('#/properties/tags') });
+  });
+
+  it('refuses a definition needing several imports once, naming every one', async () => {
+    const core = await freshCore();
+    const plain = { type: 'object', properties: { a: { type: 'number' } } } as const;
+    expect(
+      refusal(() =>
+        core.tool({
+          name: 'add',
+          description: 'Adds.',
+          strict: true,
+          parameters: plain,
+          execute: () => 'ok',
+        }),
+      ),
+    ).toEqual({
+      name: 'ToolDefinitionError',
+      code: 'unsupported_schema',
+      message:
+        "tool \"add\": parameters is a plain JSON Schema and strict is true, which toolwire reads only after `import 'toolwire/json-schema'` and `import 'toolwire/strict'` (once, before the tools are defined)",
+    });
+    // Each import named once, whatever needs it; an outputSchema of a Standard Schema needs none.
+    expect(
+      refusal(() =>
+        core.tool({
+          name: 'add',
+          description: 'Adds.',
+          strict: true,
+          parameters: v.object({ a: v.number() }),
+          outputSchema: plain,
+          execute: () => 'ok',
+        }),
+      ).message,
+    ).toBe(
+      "tool \"add\": parameters is a valibot schema, outputSchema is a plain JSON Schema and strict is true, which toolwire reads only after `import 'toolwire/valibot'`, `import 'toolwire/json-schema'` and `import 'toolwire/strict'` (once, before the tools are defined)",
+    );
+    expect(
+      refusal(() =>
+        core.tool({
+          name: 'add',
+          description: 'Adds.',
+          parameters: plain,
+          outputSchema: plain,
+          execute: () => 'ok',
+        }),
+      ).message,
+    ).toBe(
+      'tool "add": parameters is a plain JSON Schema and outputSchema is a plain JSON Schema, which toolwire reads only after `import \'toolwire/json-schema\'` (once, before the tools are defined)',
+    );
+    expect(
+      refusal(() =>
+        core.tool({
+          name: 'add',
+          description: 'Adds.',
+          strict: true,
+          parameters: z.object({ a: z.number() }),
+          outputSchema: z3.object({ n: z3.number() }),
+          execute: () => 'ok',
+        }),
+      ).message,
+    ).toBe(
+      'tool "add": strict is true, which toolwire reads only after `import \'toolwire/strict\'` (once, before the tools are defined)',
+    );
+    // With both imported, the same definition is made.
+    await import('../../../src/json-schema');
+    await import('../../../src/strict');
+    const made = core.tool({
+      name: 'add',
+      description: 'Adds.',
+      strict: true,
+      parameters: plain,
+      execute: () => 'ok',
+    });
+    expect(made.definition.parameters).toMatchObject({ required: ['a'], additionalProperties: false });
   });
 
   it('still validates a zod 3 or valibot outputSchema, which is never announced', async () => {
