@@ -53,6 +53,7 @@ import { anArrayOf, describeValue, isRecord, type Rule } from './check-options';
 import { parameterList } from './function-source';
 import { bareFunctionDescription } from './model-text';
 import type { LegacyZod3Schema } from './schema';
+import { ANY_OBJECT } from './schema/adapter';
 import {
   type AiSdkContext,
   type AnyTool,
@@ -382,8 +383,6 @@ const made = new WeakMap<
   object,
   { members: Record<string, unknown>; byKey: Map<string | undefined, AnyTool> }
 >();
-/** The parameters of a bare function: any object, passed on as the model sent it. */
-const ANY_OBJECT = { type: 'object' } as const;
 
 /**
  * One tool from any accepted shape. With `key` (the value's key in a `tools` record) the key is the name, and

@@ -243,6 +243,24 @@ export const UNKNOWN_PIPE_MESSAGE =
   'JSON Schema cannot describe as its input; use the narrower schema itself';
 
 /**
+ * The parameters of a bare function in a `tools` record: any object, handed to `execute` as the model sent it.
+ * Announced as `{ "type": "object" }`. Read by the core itself (no `toolwire/json-schema` needed, in a browser
+ * either): arguments are decoded to an object before validation (src/call/arguments.ts), so every value
+ * `validate` sees is one the announcement accepts. Known by identity: a user's own `{ type: 'object' }` is a
+ * plain JSON Schema like any other.
+ */
+export const ANY_OBJECT: { readonly type: 'object' } = Object.freeze({ type: 'object' });
+
+/** Adapter for {@link ANY_OBJECT}. */
+export function anyObjectAdapter(): SchemaAdapter {
+  return {
+    kind: 'json-schema',
+    jsonSchema: { type: 'object' },
+    validate: (value) => ({ ok: true, value }),
+  };
+}
+
+/**
  * Adapter for omitted `parameters`: announces an object with no properties and hands `execute` an empty object,
  * whatever keys the model sent (arguments are decoded to an object first).
  */

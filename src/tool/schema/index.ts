@@ -15,7 +15,14 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ToolDefinitionError } from '../../errors';
 import { isPlainObject } from '../../json';
-import { type JsonObject, noneAdapter, type SchemaAdapter, UnsatisfiableSchemaError } from './adapter';
+import {
+  ANY_OBJECT,
+  anyObjectAdapter,
+  type JsonObject,
+  noneAdapter,
+  type SchemaAdapter,
+  UnsatisfiableSchemaError,
+} from './adapter';
 import { guardWithAnnounced, objectRoot } from './announced';
 import { arkTypeAdapter, arkTypeMessage, isArkTypeSchema } from './arktype';
 import { type OptionalParts, PART_IMPORTS, registeredPart } from './optional-parts';
@@ -155,7 +162,7 @@ export function partNeeded(value: unknown, field: SchemaOrigin['field']): PartNe
     return isValibotSchema(value) ? need('valibot', 'a valibot schema') : undefined;
   }
   if (isLegacyZod3Schema(value)) return announced ? need('zod3', 'a zod 3 schema') : undefined;
-  if (unreadableZodReason(value) === undefined && isPlainObject(value)) {
+  if (value !== ANY_OBJECT && unreadableZodReason(value) === undefined && isPlainObject(value)) {
     return need('jsonSchema', 'a plain JSON Schema');
   }
   return undefined;
@@ -250,6 +257,7 @@ function finish(schema: JsonObject, origin: SchemaOrigin): JsonObject {
  */
 export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapter {
   if (value === undefined) return noneAdapter();
+  if (value === ANY_OBJECT) return anyObjectAdapter();
   const kindCode =
     origin.field === 'parameters' || origin.field === 'inputSchema'
       ? 'invalid_parameters'

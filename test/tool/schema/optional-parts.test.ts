@@ -223,6 +223,33 @@ describe('the core without the optional parts', () => {
     expect(loads).toBe(1);
   });
 
+  it('reads the bare functions of a tools record without toolwire/json-schema, and loads no validator', async () => {
+    let loads = 0;
+    vi.doMock(VALIDATOR, async (importOriginal) => {
+      loads += 1;
+      return importOriginal();
+    });
+    const core = await freshCore();
+    const [echo] = core.toolsOf({ echo: (args: Record<string, unknown>) => JSON.stringify(args) });
+    expect(echo!.definition.parameters).toEqual({ type: 'object' });
+    // Any object, handed on as the model sent it; a call without arguments gets `{}`.
+    expect(await core.invokeTool(echo!, { q: 'x', n: [1, { deep: true }] })).toMatchObject({
+      status: 'ok',
+      output: '{"q":"x","n":[1,{"deep":true}]}',
+    });
+    expect(await core.invokeTool(echo!, undefined)).toMatchObject({ status: 'ok', output: '{}' });
+    expect(
+      () => new core.Client({ url: 'ws://127.0.0.1:1', apiKey: 'k', tools: { now: () => 'noon' } }),
+    ).not.toThrow();
+    expect(loads).toBe(0);
+    // A user's own `{ type: 'object' }` is a plain JSON Schema like any other.
+    expect(
+      refusal(() =>
+        core.tool({ name: 'own', description: 'Own.', parameters: { type: 'object' }, execute: () => 'ok' }),
+      ).message,
+    ).toContain("`import 'toolwire/json-schema'`");
+  });
+
   it('makes an agent a tool with the validator it loads by import(), as the Node entry does', async () => {
     const node = await import('../../../src/node');
     const nodeTool = new node.Agent({ name: 'Researcher', instructions: 'Looks up.' }).asTool({
