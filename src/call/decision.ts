@@ -80,8 +80,6 @@ const DECISION_FIELDS: OptionsSpec<Exclude<ApprovalDecision, boolean>> = {
     alwaysReject: aBoolean,
   },
   aliases: {
-    approve: 'approved',
-    approval: 'approved',
     allowed: 'approved',
     message: 'reason',
     feedback: 'reason',

@@ -60,7 +60,6 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
   },
   /** Names from neighbouring APIs, and what they are called here. */
   aliases: {
-    timeout: 'timeoutMs',
     onApproval: 'approve',
     abortSignal: 'signal',
     maxOutput: 'maxOutputBytes',

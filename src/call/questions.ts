@@ -46,7 +46,6 @@ const ASK_OPTIONS: OptionsSpec<AskOptions<unknown>> = {
     options: 'choices',
     enum: 'choices',
     answers: 'choices',
-    timeout: 'timeoutMs',
     answerSchema: 'schema',
     responseSchema: 'schema',
     requestedSchema: 'schema',

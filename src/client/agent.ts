@@ -105,7 +105,6 @@ const AGENT_OPTIONS: OptionsSpec<AgentOptions<ToolParameters | undefined>> = {
     prompt: 'instructions',
     outputSchema: 'outputType',
     output: 'outputType',
-    tool_choice: 'toolChoice',
   },
 };
 

@@ -358,7 +358,7 @@ export function checkRunArguments(agent: unknown, input: unknown, options: unkno
 /** What `client.close()` accepts: one rule per option of {@link CloseOptions}. */
 const CLOSE_OPTIONS: OptionsSpec<CloseOptions> = {
   rules: { drain: aBoolean, timeoutMs: aDuration(0) },
-  aliases: { timeout: 'timeoutMs', graceful: 'drain', drainTimeoutMs: 'timeoutMs' },
+  aliases: { graceful: 'drain', drainTimeoutMs: 'timeoutMs' },
 };
 const CLOSE_OWNER: OptionsOwner = { name: 'client.close()', error: OptionsError };
 
@@ -407,16 +407,14 @@ const RECONNECT_OPTIONS: OptionsSpec<ReconnectOptions> = {
     maxRetries: 'maxAttempts',
     attempts: 'maxAttempts',
     delayMs: 'initialDelayMs',
-    initialDelay: 'initialDelayMs',
     minDelay: 'initialDelayMs',
     minDelayMs: 'initialDelayMs',
-    maxDelay: 'maxDelayMs',
   },
 };
 
 const SIGNAL_OPTIONS: OptionsSpec<{ timeoutMs?: number }> = {
   rules: { timeoutMs: aDuration(0) },
-  aliases: { timeout: 'timeoutMs', drainTimeoutMs: 'timeoutMs' },
+  aliases: { drainTimeoutMs: 'timeoutMs' },
 };
 
 const isLogger = (value: unknown) =>
@@ -511,13 +509,11 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     maxConcurrentCalls: 'maxConcurrency',
     queueSize: 'maxQueue',
     maxQueueSize: 'maxQueue',
-    heartbeatInterval: 'heartbeatIntervalMs',
     pingInterval: 'heartbeatIntervalMs',
     pingIntervalMs: 'heartbeatIntervalMs',
     autoReconnect: 'reconnect',
     retry: 'reconnect',
     timeout: 'connectTimeoutMs',
-    connectTimeout: 'connectTimeoutMs',
     timeoutMs: 'connectTimeoutMs',
     highWaterMark: 'highWaterMarkBytes',
     maxBufferedAmount: 'maxBufferedBytes',
@@ -528,7 +524,6 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     redactions: 'redact',
     secrets: 'redact',
     approve: 'onApproval',
-    approval: 'onApproval',
     askQuestion: 'onQuestion',
     policy: 'policies',
     toolPolicies: 'policies',
@@ -538,7 +533,6 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     otel: 'tracing',
     signals: 'handleSignals',
     drainOnSignals: 'handleSignals',
-    handleSignal: 'handleSignals',
   },
 };
 

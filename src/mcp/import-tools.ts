@@ -171,7 +171,7 @@ const OPTIONS: OptionsSpec<ImportMcpToolsOptions> = {
     timeoutMs: aDuration(1),
     needsApproval: oneOf(aBoolean, aFunction),
   },
-  aliases: { timeout: 'timeoutMs', namePrefix: 'prefix', requiresApproval: 'needsApproval' },
+  aliases: { namePrefix: 'prefix', requiresApproval: 'needsApproval' },
 };
 
 function fail(code: string, message: string, cause?: unknown): never {

@@ -111,7 +111,7 @@ const OPTIONS: OptionsSpec<RegisterMcpToolsOptions> = {
     taskPollIntervalMs: aDuration(1),
     taskTtlMs: aDuration(1),
   },
-  aliases: { onApproval: 'approve', task: 'tasks', pollIntervalMs: 'taskPollIntervalMs', ttlMs: 'taskTtlMs' },
+  aliases: { onApproval: 'approve', pollIntervalMs: 'taskPollIntervalMs', ttlMs: 'taskTtlMs' },
 };
 
 /** The progress token of the MCP request, when its client asked for progress. */

@@ -286,11 +286,8 @@ const RETRY_SPEC: OptionsSpec<RetryOptions> = {
     attempts: 'maxAttempts',
     maxRetries: 'maxAttempts',
     retries: 'maxAttempts',
-    max_attempts: 'maxAttempts',
     delayMs: 'initialDelayMs',
     baseDelayMs: 'initialDelayMs',
-    initialDelay: 'initialDelayMs',
-    maxDelay: 'maxDelayMs',
     retryIf: 'when',
     shouldRetry: 'when',
     retryOn: 'when',
@@ -385,7 +382,7 @@ const CAPABILITY_SPEC: OptionsSpec<ToolCapability> = {
       `an array of at most ${CAPABILITY_LIMITS.maxAliases} tool names`,
     ),
   },
-  aliases: { tag: 'tags', alias: 'aliases', names: 'aliases', group: 'namespace', mode: 'execution' },
+  aliases: { alias: 'aliases', names: 'aliases', group: 'namespace', mode: 'execution' },
 };
 
 /** The rule of `tool({ capability })`. */
@@ -1223,9 +1220,6 @@ const TOOL_OPTIONS: OptionsSpec<AnyOptions> = {
     func: 'execute',
     onError: 'errorFunction',
     failureErrorFunction: 'errorFunction',
-    timeout: 'timeoutMs',
-    sideEffects: 'sideEffect',
-    side_effect: 'sideEffect',
     // `retries`, `maxRetries`, `attempts`, `shouldRetry`, `retryIf` …: the names `retry: { … }` knows, hinted as
     // `retry.maxAttempts` / `retry.when` at this level too (check-options.ts `suggest`).
     retryPolicy: 'retry',
