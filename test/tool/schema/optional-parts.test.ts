@@ -230,7 +230,7 @@ describe('the core without the optional parts', () => {
       return importOriginal();
     });
     const core = await freshCore();
-    const [echo] = core.toolsOf({ echo: (args: Record<string, unknown>) => JSON.stringify(args) });
+    const [echo] = core.toolsOf({ echo: (args: Record<string, unknown>) => JSON.stringify(args) }, 'test');
     expect(echo!.definition.parameters).toEqual({ type: 'object' });
     // Any object, handed on as the model sent it; a call without arguments gets `{}`.
     expect(await core.invokeTool(echo!, { q: 'x', n: [1, { deep: true }] })).toMatchObject({
