@@ -16,7 +16,11 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 function codesByClass(): Map<string, string[]> {
   const byClass = new Map<string, string[]>();
   let current: string[] | undefined;
-  const pages = ['docs/reference/errors.md', 'docs/reference/errors-runtime.md'];
+  const pages = [
+    'docs/reference/errors.md',
+    'docs/reference/errors-runtime.md',
+    'docs/reference/errors-loading.md',
+  ];
   const lines = pages.flatMap((page) => readFileSync(`${root}${page}`, 'utf8').split('\n'));
   for (const line of lines) {
     const heading = /^###? `?(\w+)`?/.exec(line);
@@ -105,7 +109,11 @@ function codesRaised(): Array<[string, string]> {
 }
 
 it('documents every code the sources raise by name', () => {
-  const pages = ['docs/reference/errors.md', 'docs/reference/errors-runtime.md']
+  const pages = [
+    'docs/reference/errors.md',
+    'docs/reference/errors-runtime.md',
+    'docs/reference/errors-loading.md',
+  ]
     .map((page) => readFileSync(`${root}${page}`, 'utf8'))
     .join('\n');
   const raised = codesRaised();

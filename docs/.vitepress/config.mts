@@ -61,6 +61,7 @@ export default defineConfig({
           { text: 'Events', link: '/reference/events' },
           { text: 'Errors', link: '/reference/errors' },
           { text: 'Errors at run time', link: '/reference/errors-runtime' },
+          { text: 'Errors loading code', link: '/reference/errors-loading' },
           { text: 'Defaults', link: '/reference/defaults' },
         ],
       },

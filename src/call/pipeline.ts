@@ -30,6 +30,7 @@
  * @module
  */
 
+import type { CodeOnDemand } from '../code-on-demand';
 import { isPlainObject } from '../json';
 import { MAX_ARGUMENT_DEPTH } from '../limits';
 import { type Logger, scopedLogger, silentLogger } from '../logger';
@@ -61,7 +62,7 @@ import type { Widget } from '../tool/widget';
 import type { ApprovalOutcome } from './approval';
 import { decodeArguments, refuseNumbers, scanArguments } from './arguments';
 import { checkEvent, checkEventCount, checkProgress, contextClassFor, newAttempt } from './context';
-import { type CallParts, type CodeOnDemand, callParts, type PartName } from './parts';
+import { type CallParts, callParts, type PartName } from './parts';
 import type { GateOutcome } from './policies';
 import { CallRedaction } from './redaction';
 import {

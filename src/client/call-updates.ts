@@ -22,7 +22,6 @@
  * @module
  */
 import { boundedData } from '../call/context';
-import { CodeOnDemand } from '../call/parts';
 import type { StepRecord } from '../call/steps';
 import type {
   PreliminaryResult,
@@ -32,6 +31,7 @@ import type {
   ToolEvent,
   WidgetInvalidInfo,
 } from '../call/types';
+import { CodeOnDemand } from '../code-on-demand';
 import { nobodyAnswers, QuestionError } from '../errors';
 import { MAX_TIMEOUT_MS } from '../limits';
 import type { Redactor } from '../logger';

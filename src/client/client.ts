@@ -9,10 +9,11 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import { readDecideArguments } from '../call/decision';
-import { CodeOnDemand, callParts, type PartName, partsFor, preloadParts } from '../call/parts';
+import { callParts, type PartName, partsFor, preloadParts } from '../call/parts';
 import { ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
+import { CodeOnDemand } from '../code-on-demand';
 import {
   AbortError,
   ApprovalError,

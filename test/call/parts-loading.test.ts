@@ -13,6 +13,7 @@ import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/
 import type * as Parts from '../../src/call/parts';
 import { PART_NAMES } from '../../src/call/parts';
 import type { ClientOptions } from '../../src/client/client-options';
+import type * as OnDemand from '../../src/code-on-demand';
 import type * as Core from '../../src/index';
 import * as nodeEntry from '../../src/node';
 import { controlLoads } from '../helpers/code-loads';
@@ -23,20 +24,21 @@ import { runScenario, SCENARIO_ANSWER, SCENARIO_TRACE, scenarioScript } from '..
 async function freshCore(): Promise<{
   core: typeof Core;
   parts: typeof Parts.callParts;
-  setCodeLoader: typeof Parts.setCodeLoader;
+  setCodeLoader: typeof OnDemand.setCodeLoader;
 }> {
   vi.resetModules();
   const core = await import('../../src/index');
-  const { callParts, setCodeLoader } = await import('../../src/call/parts');
+  const { callParts } = await import('../../src/call/parts');
+  const { setCodeLoader } = await import('../../src/code-on-demand');
   return { core, parts: callParts, setCodeLoader };
 }
 
 /** Part `name`'s loads held until `arrive()` (see {@link controlLoads}). */
-const heldPart = (setCodeLoader: typeof Parts.setCodeLoader, name: Parts.PartName) =>
+const heldPart = (setCodeLoader: typeof OnDemand.setCodeLoader, name: Parts.PartName) =>
   controlLoads(setCodeLoader, name, { held: true });
 
 /** Part `name`'s loads failing while `offline` (as a page offline does), counted. */
-const offlinePart = (setCodeLoader: typeof Parts.setCodeLoader, name: Parts.PartName) =>
+const offlinePart = (setCodeLoader: typeof OnDemand.setCodeLoader, name: Parts.PartName) =>
   controlLoads(setCodeLoader, name, { offline: true });
 
 /** A client of `core` whose socket is one of `pair`'s, with `options` beside the URL and the key. */

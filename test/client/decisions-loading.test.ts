@@ -16,7 +16,7 @@ import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
 async function freshCore(loads: { held?: boolean; offline?: boolean } = {}) {
   vi.resetModules();
   const core = await import('../../src/index');
-  const { setCodeLoader } = await import('../../src/call/parts');
+  const { setCodeLoader } = await import('../../src/code-on-demand');
   return { core, loads: controlLoads(setCodeLoader, 'decision', loads) };
 }
 

@@ -87,7 +87,7 @@ async function connectedClient(
 ) {
   vi.resetModules();
   const core = await import('../../src/index');
-  const { setCodeLoader } = await import('../../src/call/parts');
+  const { setCodeLoader } = await import('../../src/code-on-demand');
   const questionLoads = controlLoads(setCodeLoader, 'question', loads);
   const svc = service();
   const asking = core.tool({

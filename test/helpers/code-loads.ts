@@ -1,9 +1,9 @@
 /**
- * The loads of code a browser page loads with `import()` (a `CodeOnDemand` of src/call/parts.ts: a call part, the
+ * The loads of code a browser page loads with `import()` (a `CodeOnDemand`, src/code-on-demand.ts: a call part, the
  * client's runs, decisions, socket questions, tracing), as a test sets them through the code's own seam
  * (`setCodeLoader`), with no module mocked.
  */
-import type * as Parts from '../../src/call/parts';
+import type * as OnDemand from '../../src/code-on-demand';
 
 /** The loads of one code, as {@link controlLoads} runs them; live. */
 export interface CodeLoads {
@@ -29,7 +29,7 @@ export interface CodeLoads {
  * with the module graph.
  */
 export function controlLoads(
-  setCodeLoader: typeof Parts.setCodeLoader,
+  setCodeLoader: typeof OnDemand.setCodeLoader,
   name: string,
   options: { held?: boolean; offline?: boolean } = {},
 ): CodeLoads {

@@ -25,7 +25,7 @@
  * @module
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { ToolwireError } from '../../errors';
+import { CodeOnDemand } from '../../code-on-demand';
 import type { MaybePromise } from '../../maybe';
 import type { JsonObject, SchemaAdapter } from './adapter';
 import type * as ValidatorModule from './validator';
@@ -78,12 +78,16 @@ export function registeredPart<K extends keyof OptionalParts>(name: K): Optional
   return parts[name];
 }
 
-let loaded: Validation | undefined;
-let loading: Promise<Validation> | undefined;
+/** The validator loaded with `import()`, when no entry registered it. */
+const validator = new CodeOnDemand<Validation>(
+  'JSON Schema validator',
+  () => import('./validator'),
+  "`import 'toolwire/json-schema'` loads it with the page",
+);
 
 /** The validator when it is here without waiting (registered, or loaded before), else `undefined`. */
 export function validationIfReady(): Validation | undefined {
-  return parts.jsonSchema?.validation ?? loaded;
+  return parts.jsonSchema?.validation ?? validator.code;
 }
 
 /**
@@ -94,23 +98,5 @@ export function validationIfReady(): Validation | undefined {
  *   call tries again.
  */
 export function loadValidation(): MaybePromise<Validation> {
-  const ready = validationIfReady();
-  if (ready !== undefined) return ready;
-  loading ??= import('./validator').then(
-    (module) => {
-      loaded = module;
-      loading = undefined;
-      return module;
-    },
-    (error: unknown) => {
-      loading = undefined;
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new ToolwireError(
-        'load_failed',
-        `toolwire could not load the JSON Schema validator (\`import 'toolwire/json-schema'\` loads it with the page): ${reason}`,
-        { cause: error },
-      );
-    },
-  );
-  return loading;
+  return validationIfReady() ?? validator.load();
 }

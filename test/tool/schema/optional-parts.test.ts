@@ -9,8 +9,8 @@ import { z } from 'zod';
 import { z as z3 } from 'zod3';
 import type * as Core from '../../../src/index';
 import { resolveSchema } from '../../../src/tool/schema';
+import { controlLoads } from '../../helpers/code-loads';
 
-const VALIDATOR = '../../../src/tool/schema/validator';
 
 /** The core (src/index.ts) with nothing registered. */
 async function freshCore(): Promise<typeof Core> {
@@ -30,9 +30,14 @@ function refusal(define: () => unknown): { name: string; code: string; message: 
 }
 
 afterEach(() => {
-  vi.doUnmock(VALIDATOR);
   vi.resetModules();
 });
+
+/** Counts (and, `offline`, fails) the fresh core's loads of the JSON Schema validator: call after freshCore(). */
+async function validatorLoads(options: { offline?: boolean } = {}) {
+  const { setCodeLoader } = await import('../../../src/code-on-demand');
+  return controlLoads(setCodeLoader, 'JSON Schema validator', options);
+}
 
 describe('the core without the optional parts', () => {
   it('refuses zod 3, valibot and plain JSON Schema parameters, naming the import that registers each', async () => {
@@ -201,12 +206,8 @@ describe('the core without the optional parts', () => {
   });
 
   it('loads the validator with import() at the first validation a zod 4 guard needs, once', async () => {
-    let loads = 0;
-    vi.doMock(VALIDATOR, async (importOriginal) => {
-      loads += 1;
-      return importOriginal();
-    });
     const core = await freshCore();
+    const loads = await validatorLoads();
     // `z.coerce.number()` accepts "3", which the announced "type": "number" refuses: the guard checks it.
     const double = core.tool({
       name: 'double',
@@ -214,22 +215,18 @@ describe('the core without the optional parts', () => {
       parameters: z.object({ n: z.coerce.number() }),
       execute: ({ n }) => n * 2,
     });
-    expect(loads).toBe(0);
+    expect(loads.begun).toBe(0);
     expect(await core.invokeTool(double, { n: '3' })).toMatchObject({
       status: 'invalid_arguments',
       output: 'Invalid arguments for double: n: Instance type "string" is invalid. Expected "number"',
     });
     expect(await core.invokeTool(double, { n: 3 })).toMatchObject({ status: 'ok', output: '6' });
-    expect(loads).toBe(1);
+    expect(loads.begun).toBe(1);
   });
 
   it('reads the bare functions of a tools record without toolwire/json-schema, and loads no validator', async () => {
-    let loads = 0;
-    vi.doMock(VALIDATOR, async (importOriginal) => {
-      loads += 1;
-      return importOriginal();
-    });
     const core = await freshCore();
+    const loads = await validatorLoads();
     const [echo] = core.toolsOf({ echo: (args: Record<string, unknown>) => JSON.stringify(args) }, 'test');
     expect(echo!.definition.parameters).toEqual({ type: 'object' });
     // Any object, handed on as the model sent it; a call without arguments gets `{}`.
@@ -241,7 +238,7 @@ describe('the core without the optional parts', () => {
     expect(
       () => new core.Client({ url: 'ws://127.0.0.1:1', apiKey: 'k', tools: { now: () => 'noon' } }),
     ).not.toThrow();
-    expect(loads).toBe(0);
+    expect(loads.begun).toBe(0);
     // A user's own `{ type: 'object' }` is a plain JSON Schema like any other.
     expect(
       refusal(() =>
@@ -255,17 +252,13 @@ describe('the core without the optional parts', () => {
     const nodeTool = new node.Agent({ name: 'Researcher', instructions: 'Looks up.' }).asTool({
       toolDescription: 'Looks things up.',
     });
-    let loads = 0;
-    vi.doMock(VALIDATOR, async (importOriginal) => {
-      loads += 1;
-      return importOriginal();
-    });
     const core = await freshCore();
+    const loads = await validatorLoads();
     const coreTool = new core.Agent({ name: 'Researcher', instructions: 'Looks up.' }).asTool({
       toolDescription: 'Looks things up.',
     });
     expect(coreTool.definition).toEqual(nodeTool.definition);
-    expect(loads).toBe(0);
+    expect(loads.begun).toBe(0);
     // The same text for the model, whatever the input (outside a client, a valid one ends in the tool's error).
     const inputs: unknown[] = [
       { input: 'who?' },
@@ -281,16 +274,12 @@ describe('the core without the optional parts', () => {
       const { durationMs: _node, ...fromNode } = await node.invokeTool(nodeTool, input);
       expect(fromCore, JSON.stringify(input)).toEqual(fromNode);
     }
-    expect(loads).toBe(1);
+    expect(loads.begun).toBe(1);
   });
 
   it('fails the validation whose load failed with ToolwireError load_failed, and loads again at the next', async () => {
-    let offline = true;
-    vi.doMock(VALIDATOR, async (importOriginal) => {
-      if (offline) throw new Error('the network is down');
-      return importOriginal();
-    });
     const core = await freshCore();
+    const loads = await validatorLoads({ offline: true });
     const double = core.tool({
       name: 'double',
       description: 'Doubles n.',
@@ -303,10 +292,10 @@ describe('the core without the optional parts', () => {
     expect({ name: error.name, code: error.code }).toEqual({ name: 'ToolwireError', code: 'load_failed' });
     const reason = (error.cause as Error).message;
     expect(error.message).toBe(
-      `toolwire could not load the JSON Schema validator (\`import 'toolwire/json-schema'\` loads it with the page): ${reason}`,
+      `toolwire could not load its JSON Schema validator code (\`import 'toolwire/json-schema'\` loads it with the page): ${reason}`,
     );
     expect(failed).toMatchObject({ status: 'error', output: `Error running double: ${error.message}` });
-    offline = false;
+    loads.offline = false;
     expect(await core.invokeTool(double, { n: 3 })).toMatchObject({ status: 'ok', output: '6' });
   });
 });

@@ -3,9 +3,9 @@
  * forgotten, and the test seam that holds or fails a load by the code's name.
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { CodeOnDemand, setCodeLoader } from '../../src/call/parts';
-import { ToolwireError } from '../../src/errors';
-import { controlLoads } from '../helpers/code-loads';
+import { CodeOnDemand, setCodeLoader } from '../src/code-on-demand';
+import { ToolwireError } from '../src/errors';
+import { controlLoads } from './helpers/code-loads';
 
 /** Code named `what` whose import counts itself and gives `{ made: n }`, or fails while `failing`. */
 function codeNamed(what: string) {
