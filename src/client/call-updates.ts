@@ -3,21 +3,19 @@
  * and the latest of each type sent again after a reconnect, before the outbox, until the call's result is
  * acknowledged. Progress and preliminary results are snapshots, so they are coalesced: at most one per call and
  * type every {@link PROGRESS_INTERVAL_MS}, a newer one replacing one still waiting, the last always sent before
- * the call's result. With the feature `lease`, every call started here is kept alive on the service (docs/protocol/
- * docs/protocol/updates.md): one `lease` frame per interval for the calls that sent nothing else in it. Only for the
- * features the
- * service took in `welcome`.
+ * the call's result. With the feature `lease`, every call started here is kept alive on the service
+ * (docs/protocol/updates.md): one `lease` frame per interval for the calls that sent nothing else in it. Only for
+ * the features the service took in `welcome`.
  *
  * Events and step results go at the pace the socket drains ({@link Pacing}): one that finds the socket over
  * `highWaterMarkBytes`, or behind others still waiting, waits in a queue, in order. After a reconnect, the kept
  * frames of calls still running are queued behind the results (./outbox.ts writes each result after the frames of
  * its own call, {@link CallUpdates.lead}); a burst larger than `maxBufferedBytes` thus never gets the socket dropped.
  *
- * This file holds the lease frames (`LeaseRenewal`), the step results (`StepResults`), the updates of a client's
- * calls that own both (`CallUpdates`: progress, preliminary results, events, questions), and the lease as the call
- * runner keeps it (`Leases`: which calls it holds, their deadlines while the socket is down). The questions put to
- * the service are ./socket-questions.ts, loaded with `import()` at a browser page's first one
- * ({@link registerSocketQuestions}).
+ * This file holds `CallUpdates` (progress, preliminary results, events, questions) and the pace of the socket;
+ * it owns the lease frames (./lease-renewal.ts) and the step results (./step-results.ts). The lease as the call
+ * runner keeps it is ./leases.ts. The questions put to the service are ./socket-questions.ts, loaded with
+ * `import()` at a browser page's first one ({@link registerSocketQuestions}).
  *
  * @module
  */
@@ -33,7 +31,6 @@ import type {
 } from '../call/types';
 import { CodeOnDemand } from '../code-on-demand';
 import { nobodyAnswers, QuestionError } from '../errors';
-import { MAX_TIMEOUT_MS } from '../limits';
 import type { Redactor } from '../logger';
 import { redactOutput } from '../redact';
 import { toWellFormed, truncateJsonString } from '../tool/output';
@@ -44,19 +41,17 @@ import {
   type Feature,
   type FrameOf,
   featuresOf,
-  MAX_LEASE_IDS,
   PROGRESS_INTERVAL_MS,
   PROTOCOL_DEFAULTS,
   type ServiceFrame,
   utf8Length,
 } from '../wire/protocol';
-import { jsonStringBytes } from '../wire/utf8';
-import type { Deadlines } from './deadlines';
-import type { Execution } from './execution';
+import { type HeldCalls, type LeasedCall, LeaseRenewal } from './lease-renewal';
 import { type CallSocket, ENVELOPE_BYTES, hasRoom } from './outbox';
 import type { Questioner } from './questions';
 import type * as SocketQuestionsCode from './socket-questions';
 import type { SocketQuestions } from './socket-questions';
+import { type StepFrame, StepResults } from './step-results';
 
 /**
  * ./socket-questions.ts once loaded: registered by the Node entry ({@link registerSocketQuestions}), else loaded by
@@ -70,235 +65,6 @@ const socketQuestionsCode = new CodeOnDemand<typeof SocketQuestionsCode>(
 /** Makes ./socket-questions.ts known up front (src/node.ts): no question then waits for an import. */
 export function registerSocketQuestions(code: typeof SocketQuestionsCode): void {
   socketQuestionsCode.register(code);
-}
-
-/*
- * `LeaseRenewal`: the `lease` frames that keep the calls started here alive on the service (docs/protocol/updates.md),
- * one per interval for the calls the service heard nothing else of in it. When the service last heard of a call
- * is kept on the call itself ({@link LeasedCall}, the call runner's `Execution`), found through the calls the
- * runner holds: a held call costs no entry in a map of its own here.
- */
-/** A call the lease may cover, as the call runner holds it. */
-export interface LeasedCall {
-  readonly callId: string;
-  /** When the service last heard of the call (`now()` time): `-Infinity` once it started; `undefined` before. */
-  heardAt: number | undefined;
-  /**
-   * Set once the call updates keep something of the call until its result is acknowledged (an update, an event, a
-   * step, a question): the call runner then tells them when it ends and when it is acked.
-   */
-  updated?: boolean;
-}
-
-/** The calls the call runner holds (queued, running or parked), by id. */
-export interface HeldCalls {
-  get(callId: string): LeasedCall | undefined;
-  values(): Iterable<LeasedCall>;
-}
-
-/** What the lease renewal needs from the call updates. */
-export interface LeaseRenewalOptions {
-  /** Writes a frame on the current socket; `false` when it cannot now. */
-  send(frame: ClientFrame): boolean;
-  /** Monotonic time in milliseconds. */
-  now(): number;
-  calls: HeldCalls;
-  /** The service's frame limit, in UTF-8 bytes: a renewal is split into frames that each fit (none: no bound). */
-  maxPayloadBytes?(): number;
-}
-
-/** `{"type":"lease","callIds":[]}`: the bytes of a `lease` frame without its ids. */
-const LEASE_FRAME_BYTES = 29;
-
-/**
- * `calls` in batches of at most {@link MAX_LEASE_IDS} whose `lease` frame takes at most `limitBytes` (ids are at
- * most 256 characters, so with the documented minimum limit of 1,024 bytes each batch holds at least one).
- */
-function* leaseBatches(calls: readonly LeasedCall[], limitBytes: number): Generator<LeasedCall[]> {
-  let batch: LeasedCall[] = [];
-  let bytes = LEASE_FRAME_BYTES;
-  for (const call of calls) {
-    const id = jsonStringBytes(call.callId);
-    if (batch.length > 0 && (batch.length >= MAX_LEASE_IDS || bytes + 1 + id > limitBytes)) {
-      yield batch;
-      batch = [];
-      bytes = LEASE_FRAME_BYTES;
-    }
-    bytes += id + (batch.length === 0 ? 0 : 1);
-    batch.push(call);
-  }
-  if (batch.length > 0) yield batch;
-}
-
-/** The lease frames of one client's started calls. */
-export class LeaseRenewal {
-  readonly #options: LeaseRenewalOptions;
-  /** Calls started and not ended. */
-  #started = 0;
-  #everyMs = 0;
-  #timer: ReturnType<typeof setInterval> | undefined;
-
-  constructor(options: LeaseRenewalOptions) {
-    this.#options = options;
-  }
-
-  /** `true` when calls started here are leased (the feature, with its terms). */
-  get leased(): boolean {
-    return this.#everyMs > 0;
-  }
-
-  /**
-   * Renews every `everyMs` milliseconds from now on, at most every {@link MAX_TIMEOUT_MS} (a longer interval, which
-   * the service's terms may give, would fire every millisecond); `0`: no lease.
-   */
-  setInterval(everyMs: number): void {
-    this.#everyMs = Math.min(everyMs, MAX_TIMEOUT_MS);
-    this.#stop();
-    // Without a lease the call runner tells of no call (it tells of the calls begun when a lease starts again).
-    if (this.#everyMs === 0) this.#started = 0;
-    this.#startIfNeeded();
-  }
-
-  /** A call started running here: leased from now on (with the feature). */
-  started(call: LeasedCall): void {
-    call.heardAt = Number.NEGATIVE_INFINITY;
-    this.#started += 1;
-    this.#startIfNeeded();
-  }
-
-  /**
-   * A call has its result: no more lease for it. The timer is left to run: it stops at its next turn if no call is
-   * started by then, so that calls one at a time do not each set and clear an interval.
-   */
-  ended(call: LeasedCall): void {
-    if (call.heardAt === undefined) return;
-    call.heardAt = undefined;
-    this.#started = Math.max(0, this.#started - 1);
-  }
-
-  /** The service heard of the call (an update, a question, an event): a sign of life, as a `lease` frame is. */
-  heard(callId: string, at: number): void {
-    const call = this.#options.calls.get(callId);
-    if (call?.heardAt !== undefined) call.heardAt = at;
-  }
-
-  /** Stops the timer (the client closed). */
-  dispose(): void {
-    this.#started = 0;
-    this.#stop();
-  }
-
-  #startIfNeeded(): void {
-    if (this.#timer !== undefined || this.#everyMs === 0 || this.#started === 0) return;
-    this.#timer = setInterval(() => this.#renew(), this.#everyMs);
-    (this.#timer as { unref?: () => void }).unref?.();
-  }
-
-  #stop(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
-  }
-
-  /**
-   * One `lease` frame (or a few, 1,000 ids each) for the started calls the service heard nothing of lately, in the
-   * order the calls arrived (the order of the held calls; docs/protocol/updates.md). The walk ends at the last started
-   * call: calls queued for a slot arrived after every call that started (the queue is first in, first out), so a
-   * renewal costs about the started calls, not the queue behind them.
-   */
-  #renew(): void {
-    if (this.#started === 0) {
-      this.#stop();
-      return;
-    }
-    const now = this.#options.now();
-    const quiet: LeasedCall[] = [];
-    let left = this.#started;
-    for (const call of this.#options.calls.values()) {
-      if (call.heardAt === undefined) continue;
-      if (now - call.heardAt >= this.#everyMs - 1) quiet.push(call);
-      left -= 1;
-      if (left <= 0) break;
-    }
-    const limit = this.#options.maxPayloadBytes?.() ?? Number.POSITIVE_INFINITY;
-    for (const calls of leaseBatches(quiet, limit)) {
-      if (!this.#options.send({ type: 'lease', callIds: calls.map((call) => call.callId) })) return;
-      for (const call of calls) call.heardAt = now;
-    }
-  }
-}
-
-/*
- * The `step_result` frames of the calls this client runs (docs/protocol/steps.md): each completed step is sent at once,
- * with the feature `steps`, and kept until the call's result is acknowledged, to be sent again after a reconnect
- * (the service keeps the first result of each key, so a repeat is harmless).
- */
-type StepFrame = FrameOf<ClientFrame, 'step_result'>;
-
-/** The step results of every call of one client. */
-export class StepResults {
-  readonly #send: (frame: ClientFrame) => boolean;
-  readonly #enabled: () => boolean;
-  readonly #maxPayloadBytes: () => number;
-  /** Per call id, its step results, in the order completed. */
-  readonly #calls = new Map<string, StepFrame[]>();
-
-  /**
-   * @param send - writes a frame on the current socket (`false` when it cannot now).
-   * @param enabled - `true` while the service takes the feature `steps`.
-   * @param maxPayloadBytes - the service's frame limit, in UTF-8 bytes.
-   */
-  constructor(
-    send: (frame: ClientFrame) => boolean,
-    enabled: () => boolean,
-    maxPayloadBytes: () => number = () => Number.POSITIVE_INFINITY,
-  ) {
-    this.#send = send;
-    this.#enabled = enabled;
-    this.#maxPayloadBytes = maxPayloadBytes;
-  }
-
-  /**
-   * A step of a running call completed: its (already redacted, bounded) result goes to the service; `true` when
-   * it is kept until the call's result is acknowledged. A frame over the service's limit is offered once, so that
-   * the socket reports it (`frame_too_large`, on the client's `error` event), and is not kept: the step is kept for
-   * this process only, and `ctx.step()` has its result already.
-   */
-  step(record: StepRecord): boolean {
-    if (!this.#enabled()) return false;
-    const frame: StepFrame = {
-      type: 'step_result',
-      callId: record.callId,
-      key: record.key,
-      result: record.result,
-    };
-    if (frameBytes(frame) > this.#maxPayloadBytes()) {
-      this.#send(frame);
-      return false;
-    }
-    let frames = this.#calls.get(record.callId);
-    if (frames === undefined) {
-      frames = [];
-      this.#calls.set(record.callId, frames);
-    }
-    frames.push(frame);
-    this.#send(frame);
-    return true;
-  }
-
-  /** The step results kept of `callId`, in the order completed (none without the feature). */
-  of(callId: string): readonly StepFrame[] {
-    return (this.#enabled() && this.#calls.get(callId)) || [];
-  }
-
-  /** The ids of the calls step results are kept of. */
-  callIds(): Iterable<string> {
-    return this.#calls.keys();
-  }
-
-  /** The call's result was acknowledged (or dropped): its steps are the service's now. */
-  forget(callId: string): void {
-    this.#calls.delete(callId);
-  }
 }
 
 /** What the updates read of `welcome`. */
@@ -839,77 +605,5 @@ export class CallUpdates implements CallUpdateHooks {
     if (latest === undefined || !this.#options.send(latest)) return;
     // An update renews the call's lease as a `lease` frame would.
     this.#lease.heard(latest.callId, slot.writtenAt);
-  }
-}
-
-/*
- * The lease of long calls as the call runner keeps it (docs/protocol/updates.md): a call that has started here is kept
- * alive on the service while this client is connected (the call updates send the `lease` frames), so it has no
- * deadline of its own then; when the socket drops, it stops once the service would re-dispatch it (the session's
- * grace period, counted from the drop), unless a new socket resumes the session first. A call that starts while
- * the socket is down gets what is left of that grace period; one held when a new socket starts a new session
- * (`resumed: false`: nobody leases it any more) keeps it.
- */
-/** The states of a call that has started and not finished. */
-const STARTED: ReadonlySet<string> = new Set(['running', 'parked', 'resuming']);
-
-/** The leases of one client's running calls: which calls the lease holds, and their deadlines when offline. */
-export class Leases {
-  readonly #updates: Pick<CallUpdateHooks, 'leased' | 'sessionGraceMs' | 'started'>;
-  readonly #deadlines: () => Pick<Deadlines, 'arm'>;
-  /** When the socket dropped (`performance.now()` time); `undefined` while connected. */
-  #downSince: number | undefined;
-
-  /** @param deadlines - read when needed (the deadlines ask this object which calls it holds). */
-  constructor(
-    updates: Pick<CallUpdateHooks, 'leased' | 'sessionGraceMs' | 'started'>,
-    deadlines: () => Pick<Deadlines, 'arm'>,
-  ) {
-    this.#updates = updates;
-    this.#deadlines = deadlines;
-  }
-
-  /** `true` for a call the lease keeps alive: its tool began here, with the feature `lease` on this socket. */
-  holds(execution: Execution): boolean {
-    return this.#updates.leased && STARTED.has(execution.state) && execution.begun;
-  }
-
-  /**
-   * A call's tool began (its context in hand): leased from now on, so its deadline here goes; while the socket is
-   * down, it stops when the grace period that began at the drop ends.
-   */
-  started(execution: Execution): void {
-    execution.heardAt = Number.NEGATIVE_INFINITY;
-    this.#updates.started(execution);
-    if (!this.#updates.leased) return;
-    if (this.#downSince === undefined) this.#deadlines().arm(execution, undefined);
-    else this.#deadlines().arm(execution, this.#graceLeft(), true);
-  }
-
-  /** The socket dropped: each leased call stops once the session's grace period has passed. */
-  disconnected(held: Iterable<Execution>): void {
-    this.#downSince ??= performance.now();
-    if (!this.#updates.leased) return;
-    for (const execution of held) {
-      if (this.holds(execution) && execution.decide === undefined) {
-        this.#deadlines().arm(execution, this.#graceLeft(), true);
-      }
-    }
-  }
-
-  /**
-   * A new socket is open. When it resumed the session, the lease keeps the calls alive again (one the service gave
-   * up on gets its `cancel`); a new session knows none of them, so they keep the deadline the drop gave them.
-   */
-  reconnected(held: Iterable<Execution>, resumed = true): void {
-    this.#downSince = undefined;
-    if (!this.#updates.leased || !resumed) return;
-    for (const execution of held) if (this.holds(execution)) this.#deadlines().arm(execution, undefined);
-  }
-
-  /** What is left of the session's grace period since the drop, in milliseconds. */
-  #graceLeft(): number {
-    const since = this.#downSince ?? performance.now();
-    return Math.max(0, this.#updates.sessionGraceMs - Math.round(performance.now() - since));
   }
 }

@@ -46,7 +46,7 @@ import { toolInternals } from '../tool/tool';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
 import { CallMap } from './call-map';
-import { type CallUpdateHooks, CallUpdates, Leases, socketPacing, type WelcomeTerms } from './call-updates';
+import { type CallUpdateHooks, CallUpdates, socketPacing, type WelcomeTerms } from './call-updates';
 import type { CallInfo } from './client-options';
 import { Deadlines } from './deadlines';
 import {
@@ -57,6 +57,7 @@ import {
   type ToolCallFrame,
 } from './execution';
 import { FinishedIds } from './finished-ids';
+import { Leases } from './leases';
 import { type CallSocket, Outbox } from './outbox';
 import { type Questioner, questionHooks } from './questions';
 import { resultPartOf } from './result-parts';

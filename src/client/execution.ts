@@ -235,7 +235,7 @@ export class Execution extends CallRun {
   started = 0;
   /**
    * When the service last heard of the call (`performance.now()` time; `-Infinity` when not since it began),
-   * `undefined` until its tool began. Kept by `Leases` and the lease's renewal (src/client/call-updates.ts): a
+   * `undefined` until its tool began. Kept by `Leases` (./leases.ts) and `LeaseRenewal` (./lease-renewal.ts): a
    * field, not a map entry per call.
    */
   heardAt: number | undefined;

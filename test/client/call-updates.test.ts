@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LeasedCall } from '../../src/client/call-updates';
 import { CallUpdates } from '../../src/client/call-updates';
+import type { LeasedCall } from '../../src/client/lease-renewal';
 import { MAX_TIMEOUT_MS } from '../../src/limits';
 import { Redactor } from '../../src/logger';
 import type { ClientFrame } from '../../src/wire/protocol';

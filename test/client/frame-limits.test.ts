@@ -6,7 +6,7 @@
  * again (a redacted choice, a redacted step key) still finds what it names.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { type LeasedCall, LeaseRenewal } from '../../src/client/call-updates';
+import { type LeasedCall, LeaseRenewal } from '../../src/client/lease-renewal';
 import { ApprovalError, Client, QuestionError, tool } from '../../src/index';
 import { type ClientFrame, FEATURES, utf8Length } from '../../src/wire/protocol';
 import { FAKE_URL, type FakeConnection, fakeWebSocket, useFakeService, welcome } from './fake-service';

@@ -3,8 +3,8 @@
  * the client's own clock once the session's grace period has passed — also a call that starts while it is down.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { Leases } from '../../src/client/call-updates';
 import { Execution } from '../../src/client/execution';
+import { Leases } from '../../src/client/leases';
 
 function setup() {
   const armed: Array<[string, number | undefined, boolean]> = [];

@@ -11,7 +11,6 @@ import type * as Core from '../../../src/index';
 import { resolveSchema } from '../../../src/tool/schema';
 import { controlLoads } from '../../helpers/code-loads';
 
-
 /** The core (src/index.ts) with nothing registered. */
 async function freshCore(): Promise<typeof Core> {
   vi.resetModules();

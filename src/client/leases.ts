@@ -1,0 +1,79 @@
+/**
+ * The lease of long calls as the call runner keeps it (docs/protocol/updates.md): a call that has started here is kept
+ * alive on the service while this client is connected (the call updates send the `lease` frames), so it has no
+ * deadline of its own then; when the socket drops, it stops once the service would re-dispatch it (the session's
+ * grace period, counted from the drop), unless a new socket resumes the session first. A call that starts while
+ * the socket is down gets what is left of that grace period; one held when a new socket starts a new session
+ * (`resumed: false`: nobody leases it any more) keeps it.
+ *
+ * The frames themselves are ./lease-renewal.ts; ./call-updates.ts sends them.
+ *
+ * @module
+ */
+import type { CallUpdateHooks } from './call-updates';
+import type { Deadlines } from './deadlines';
+import type { Execution } from './execution';
+
+/** The states of a call that has started and not finished. */
+const STARTED: ReadonlySet<string> = new Set(['running', 'parked', 'resuming']);
+
+/** The leases of one client's running calls: which calls the lease holds, and their deadlines when offline. */
+export class Leases {
+  readonly #updates: Pick<CallUpdateHooks, 'leased' | 'sessionGraceMs' | 'started'>;
+  readonly #deadlines: () => Pick<Deadlines, 'arm'>;
+  /** When the socket dropped (`performance.now()` time); `undefined` while connected. */
+  #downSince: number | undefined;
+
+  /** @param deadlines - read when needed (the deadlines ask this object which calls it holds). */
+  constructor(
+    updates: Pick<CallUpdateHooks, 'leased' | 'sessionGraceMs' | 'started'>,
+    deadlines: () => Pick<Deadlines, 'arm'>,
+  ) {
+    this.#updates = updates;
+    this.#deadlines = deadlines;
+  }
+
+  /** `true` for a call the lease keeps alive: its tool began here, with the feature `lease` on this socket. */
+  holds(execution: Execution): boolean {
+    return this.#updates.leased && STARTED.has(execution.state) && execution.begun;
+  }
+
+  /**
+   * A call's tool began (its context in hand): leased from now on, so its deadline here goes; while the socket is
+   * down, it stops when the grace period that began at the drop ends.
+   */
+  started(execution: Execution): void {
+    execution.heardAt = Number.NEGATIVE_INFINITY;
+    this.#updates.started(execution);
+    if (!this.#updates.leased) return;
+    if (this.#downSince === undefined) this.#deadlines().arm(execution, undefined);
+    else this.#deadlines().arm(execution, this.#graceLeft(), true);
+  }
+
+  /** The socket dropped: each leased call stops once the session's grace period has passed. */
+  disconnected(held: Iterable<Execution>): void {
+    this.#downSince ??= performance.now();
+    if (!this.#updates.leased) return;
+    for (const execution of held) {
+      if (this.holds(execution) && execution.decide === undefined) {
+        this.#deadlines().arm(execution, this.#graceLeft(), true);
+      }
+    }
+  }
+
+  /**
+   * A new socket is open. When it resumed the session, the lease keeps the calls alive again (one the service gave
+   * up on gets its `cancel`); a new session knows none of them, so they keep the deadline the drop gave them.
+   */
+  reconnected(held: Iterable<Execution>, resumed = true): void {
+    this.#downSince = undefined;
+    if (!this.#updates.leased || !resumed) return;
+    for (const execution of held) if (this.holds(execution)) this.#deadlines().arm(execution, undefined);
+  }
+
+  /** What is left of the session's grace period since the drop, in milliseconds. */
+  #graceLeft(): number {
+    const since = this.#downSince ?? performance.now();
+    return Math.max(0, this.#updates.sessionGraceMs - Math.round(performance.now() - since));
+  }
+}
