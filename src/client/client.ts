@@ -101,6 +101,10 @@ const runsCode = new CodeOnDemand<typeof Runs>('run', () => import('./runs').the
 
 const closedClient = () => new ConnectionError('closed', 'the client is closed');
 
+/** `decide()` on a socket that is not open (as ./decisions.ts says it when a frame cannot be sent). */
+const decideNotConnected = () =>
+  new ConnectionError('not_connected', 'decide(): the client is not connected');
+
 /** Makes `Runs` known up front (src/node.ts): every client's first `run()` then starts at once. */
 export function registerRuns(runs: typeof Runs): void {
   runsCode.register(runs);
@@ -658,7 +662,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
         ? new ConnectionError('closed', 'the client was closed before it connected')
         : // As ./decisions.ts answers a decision on a socket that is not open.
           waiter === 'decide'
-          ? new ConnectionError('not_connected', 'decide(): the client is not connected')
+          ? decideNotConnected()
           : closedClient();
     const signal = bound !== undefined && 'signal' in bound ? bound.signal : undefined;
     const limit = bound !== undefined && 'timeoutMs' in bound ? bound : undefined;
@@ -728,12 +732,16 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    *   ConnectionError `not_connected` only when the socket is not open, `disconnected` when it dropped before the
    *   answer; ToolwireError `load_failed` in a browser when the decision code (loaded with `import()` at the first
    *   `decide()`) could not be loaded (the import's error as `cause`; the next `decide()` loads again). Arguments
-   *   that are no decision (`invalid_decision`) are refused at once, before any load.
+   *   that are no decision (`invalid_decision`) and a socket that is not open (`not_connected`) are refused at
+   *   once, before any load.
    */
   decide(callId: string, decision: ApprovalDecision): Promise<void> {
     // Bad arguments are refused at once, before any wait for code.
     const read = readDecideArguments(callId, decision);
     if (read instanceof ApprovalError) return Promise.reject(read);
+    // A socket that is not open answers at once, in a browser too: no decision code is loaded for a decision
+    // that cannot be sent (a page offline would otherwise wait for a chunk it cannot fetch).
+    if (!this.#connection.writable) return Promise.reject(decideNotConnected());
     const decisions = this.#decisionsNow();
     if (decisions !== undefined) return decisions.decide(callId, read);
     // A decision waiting for ./decisions.ts ends when `close()` does, not when the code arrives; the wait for the

@@ -220,6 +220,32 @@ describe('client.decide() where the decision code loads with import()', () => {
     await client.close();
   });
 
+  it('answers not_connected at once on a socket that is not open, loading nothing', async () => {
+    // A page offline: the code could not load, and the decision could not be sent anyway.
+    const { core, loads } = await freshCore({ offline: true });
+    const { pair, approvals } = service();
+    const client = new core.Client({
+      url: 'ws://service',
+      apiKey: 'key-1',
+      WebSocket: pair.WebSocket,
+      tools: [],
+    });
+    const error = (await client
+      .decide('c1', true)
+      .catch((thrown: unknown) => thrown)) as Core.ConnectionError;
+    expect(error).toBeInstanceOf(core.ConnectionError);
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: 'not_connected',
+      message: 'decide(): the client is not connected',
+    });
+    expect({ loads: loads.begun, approvals }).toEqual({ loads: 0, approvals: [] });
+    // Connected, the same decision loads its code (which fails here, as the page is offline).
+    await client.connect();
+    const failed = (await client.decide('c1', true).catch((thrown: unknown) => thrown)) as Core.ToolwireError;
+    expect({ code: failed.code, loads: loads.begun }).toEqual({ code: 'load_failed', loads: 1 });
+    await client.close();
+  });
+
   it('gives the answer what the wait for the code left of DECISION_ANSWER_TIMEOUT_MS, one timer at a time', async () => {
     const { core, client, approvals, state, loads } = await connectedClient({ held: true });
     state.answering = false;
