@@ -732,8 +732,9 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    *   ConnectionError `not_connected` only when the socket is not open, `disconnected` when it dropped before the
    *   answer; ToolwireError `load_failed` in a browser when the decision code (loaded with `import()` at the first
    *   `decide()`) could not be loaded (the import's error as `cause`; the next `decide()` loads again). Arguments
-   *   that are no decision (`invalid_decision`) and a socket that is not open (`not_connected`) are refused at
-   *   once, before any load.
+   *   that are no decision (`invalid_decision`: the id, the decision's shape, a misspelt field) and a socket that
+   *   is not open (`not_connected`) are refused at once, before any load; edited `arguments` (not JSON, too deep,
+   *   holding a secret) are checked by the loaded code.
    */
   decide(callId: string, decision: ApprovalDecision): Promise<void> {
     // Bad arguments are refused at once, before any wait for code.

@@ -306,6 +306,11 @@ describe('toolsOf (for bridges into other frameworks)', () => {
     const ping = { description: 'Pings.', execute: () => 'pong' };
     expect(toolsOf({ ping, now: () => 1 }, 'bridge()').map((made) => made.name)).toEqual(['ping', 'now']);
     const given = 'an array of tools or a record of tools keyed by name';
+    // Without an owner (a caller of its own, untyped), refusals name toolsOf() itself.
+    expect(refusal(() => (toolsOf as (tools: unknown) => unknown)([5]))).toMatchObject({
+      code: 'not_a_tool',
+      message: expect.stringMatching(/^toolsOf\(\): tools\[0\] must be a tool/),
+    });
     for (const [tools, shown] of [
       [5, '5'],
       [new Set([ping]), 'a Set (give [...set])'],
