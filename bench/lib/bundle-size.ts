@@ -203,7 +203,10 @@ const CONCEPTS: ReadonlyArray<readonly [concept: string, files: readonly string[
     'the client: Client, options, agents',
     ['client/client', 'client/client-options', 'client/agent', 'eventemitter3'],
   ],
-  ['updates: progress, events, leases, step results', ['client/call-updates']],
+  [
+    'updates: progress, events, leases, step results',
+    ['client/call-updates', 'client/lease-renewal', 'client/leases', 'client/step-results'],
+  ],
   [
     'approvals (service side), decide(), questions',
     ['client/approvals', 'client/decisions', 'client/questions', 'client/socket-questions', 'call/decision'],

@@ -11,6 +11,7 @@ import type { StepRecord } from '../call/steps';
 import { frameBytes } from '../wire/codec';
 import type { ClientFrame, FrameOf } from '../wire/protocol';
 
+/** A `step_result` frame, as {@link StepResults} sends it and keeps it until the call's result is acknowledged. */
 export type StepFrame = FrameOf<ClientFrame, 'step_result'>;
 
 /** The step results of every call of one client. */
