@@ -471,7 +471,7 @@ export function toTools(tools: unknown, owner: string): AnyTool[] {
  * `toolwire/ai-sdk`'s `toAiSdkTools()`, or your own): an array or a record keyed by name, of every shape a client
  * accepts, each made into a tool and checked now, in order, names unique.
  *
- * @param owner - how refusals name the caller, e.g. `'toAiSdkTools()'`. @default `'toolsOf()'`
+ * @param owner - how refusals name the caller, e.g. `'toAiSdkTools()'`; `'toolsOf()'` when not given.
  * @throws ToolDefinitionError `invalid_tools` when `tools` is neither an array nor a record of tools (a `Map`, a
  *   `Set` or a single tool: the message says what to give instead); `not_a_tool` for an entry of no accepted
  *   shape (named by its index or key); `duplicate_tool` when two different tools share a name (the same tool
