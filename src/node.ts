@@ -12,6 +12,7 @@
  * @packageDocumentation
  */
 
+import { createRequire } from 'node:module';
 import { registerAllCallParts } from './call/all-parts';
 import { registerSocketQuestions } from './client/call-updates';
 import { registerDecisions, registerRuns, registerTracing } from './client/client';
@@ -19,16 +20,19 @@ import { Decisions } from './client/decisions';
 import { Runs } from './client/runs';
 import * as socketQuestions from './client/socket-questions';
 import * as tracing from './client/tracing';
+import { ToolwireError } from './errors';
 import { jsonSchemaAdapter } from './tool/schema/json-schema';
-import { registerPart } from './tool/schema/optional-parts';
+import { registeredPart, registerPart } from './tool/schema/optional-parts';
 import { valibotAdapter } from './tool/schema/valibot';
 import * as validation from './tool/schema/validator';
-import { zod3Adapter, zod3InputJsonSchema } from './tool/schema/zod3';
+import { type Zod3Converter, zod3Part } from './tool/schema/zod3';
 import { NotStrict, strictSchema } from './tool/strict';
 import { registerNodeWebSocket } from './wire/transport';
 import { loadWs } from './wire/ws';
 
-registerPart('zod3', { adapter: zod3Adapter, inputJsonSchema: zod3InputJsonSchema });
+// zod 3's converter (and the copy of zod 3 it imports) is loaded by the first zod 3 schema, not at start-up; unless
+// `toolwire/zod3` was imported first, which brought it with the program (a bundled program needs that).
+if (registeredPart('zod3') === undefined) registerPart('zod3', zod3Part(requireZod3Converter));
 registerPart('valibot', { adapter: valibotAdapter });
 registerPart('jsonSchema', { adapter: jsonSchemaAdapter, validation });
 registerPart('strict', { strictSchema, NotStrict });
@@ -46,3 +50,29 @@ registerTracing(tracing);
 registerNodeWebSocket(loadWs);
 
 export * from './index';
+
+/**
+ * `zod-to-json-schema` through Node's `require`, resolved from this file: a process that defines no zod 3 tool
+ * never evaluates it, nor the copy of zod 3 it imports (`zod/v3`), which cost every Node process ~30 ms of CPU at
+ * start-up (Node 20; half of that on Node 24). What it reads of zod is the names of zod 3's types, so the
+ * CommonJS copy of `zod/v3` it brings serves the user's zod 3 schemas whichever copy made them.
+ *
+ * @throws ToolwireError `load_failed`, naming `toolwire/zod3` (whose import loads the converter with the program),
+ *   when `require` cannot find it: a Node program bundled into one file without its `node_modules`. `tool()`
+ *   refuses the tool with it (`unsupported_schema`), and the next zod 3 tool tries the load again.
+ */
+function requireZod3Converter(): Zod3Converter {
+  // `import.meta.url` is `undefined` in the CommonJS build (tsup.config.ts), which has `__filename`.
+  const from = import.meta.url ?? __filename;
+  try {
+    return createRequire(from)('zod-to-json-schema') as Zod3Converter;
+  } catch (error) {
+    // Node's message goes on with its require stack: its first line says what was missing.
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    throw new ToolwireError(
+      'load_failed',
+      `toolwire could not load its zod 3 converter, zod-to-json-schema (\`import 'toolwire/zod3'\` loads it with the program): ${reason}`,
+      { cause: error },
+    );
+  }
+}

@@ -11,7 +11,11 @@
  *
  * @packageDocumentation
  */
+import * as converter from 'zod-to-json-schema';
 import { registerPart } from './tool/schema/optional-parts';
-import { zod3Adapter, zod3InputJsonSchema } from './tool/schema/zod3';
+import { zod3Part } from './tool/schema/zod3';
 
-registerPart('zod3', { adapter: zod3Adapter, inputJsonSchema: zod3InputJsonSchema });
+registerPart(
+  'zod3',
+  zod3Part(() => converter),
+);

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Extra, installPacked, type Packed, runNpm, sharedPack } from './fresh-pack';
 
@@ -420,6 +421,106 @@ async function main() {
     },
     SCRIPT,
     EXPECTED,
+  );
+});
+
+describe("zod 3's converter in Node: loaded by the first zod 3 tool, not at start-up", () => {
+  it("leaves zod-to-json-schema out of the Node entry's imports (ESM and CommonJS)", () => {
+    const dist = join(apps.newest, 'node_modules/toolwire/dist');
+    for (const entry of ['node.js', 'node.cjs']) {
+      const reached = new Set<string>();
+      const visit = (file: string) => {
+        if (reached.has(file)) return;
+        reached.add(file);
+        const text = readFileSync(join(dist, file), 'utf8');
+        for (const match of text.matchAll(/(?:from|import|require\()\s*["']\.\/([^"']+)["']/g))
+          visit(match[1] as string);
+      };
+      visit(entry);
+      const loading = [...reached].filter((file) =>
+        /(?:from|import|require\()\s*["']zod-to-json-schema["']/.test(readFileSync(join(dist, file), 'utf8')),
+      );
+      expect(loading, entry).toEqual([]);
+    }
+  });
+
+  const SCRIPT = `const loaded = () => Object.keys(createRequire(process.cwd() + '/').cache).some((key) => key.includes('zod-to-json-schema'));
+async function main() {
+  const zod4 = toolwire.tool({ name: 'now', description: 'Now.', parameters: zod.z.object({ a: zod.z.number() }), execute: () => 'ok' });
+  const before = loaded();
+  const legacy = toolwire.tool({ name: 'echo', description: 'Echoes.', parameters: v3.z.object({ text: v3.z.string().min(1) }), execute: ({ text }) => text });
+  return {
+    zod4: zod4.definition.parameters.required,
+    before,
+    after: loaded(),
+    parameters: legacy.definition.parameters,
+    call: (await toolwire.invokeTool(legacy, { text: 'hi' })).output,
+    refused: (await toolwire.invokeTool(legacy, { text: '' })).status,
+  };
+}
+`;
+  it('refuses a zod 3 tool in a program bundled without node_modules, naming toolwire/zod3, which then serves', async () => {
+    // A one-file bundle (a serverless function, say) has no node_modules for require to find the converter in.
+    const bundled = mkdtempSync(join(tmpdir(), 'toolwire-bundled-'));
+    try {
+      const program = (first: string) => `${first}
+import { tool } from 'toolwire';
+import { z } from 'zod/v3';
+try {
+  const echo = tool({ name: 'echo', description: 'Echoes.', parameters: z.object({ text: z.string() }), execute: ({ text }) => text });
+  console.log(JSON.stringify({ required: echo.definition.parameters.required }));
+} catch (error) {
+  console.log(JSON.stringify({ name: error.name, code: error.code, message: error.message }));
+}
+`;
+      const outcomes: unknown[] = [];
+      for (const [name, first] of [
+        ['plain', ''],
+        ['with-zod3', "import 'toolwire/zod3';"],
+      ]) {
+        writeFileSync(join(apps.newest, `${name}.mjs`), program(first as string));
+        await build({
+          entryPoints: [join(apps.newest, `${name}.mjs`)],
+          bundle: true,
+          platform: 'node',
+          format: 'esm',
+          external: ['ws'],
+          outfile: join(bundled, `${name}.mjs`),
+          logLevel: 'silent',
+        });
+        const { stdout } = await run(process.execPath, [`${name}.mjs`], { cwd: bundled, timeout: 30_000 });
+        outcomes.push(JSON.parse(stdout.trim()));
+      }
+      expect(outcomes).toEqual([
+        {
+          name: 'ToolDefinitionError',
+          code: 'unsupported_schema',
+          message:
+            "tool \"echo\": parameters could not be read: toolwire could not load its zod 3 converter, zod-to-json-schema (`import 'toolwire/zod3'` loads it with the program): Cannot find module 'zod-to-json-schema'",
+        },
+        { required: ['text'] },
+      ]);
+    } finally {
+      rmSync(bundled, { recursive: true, force: true });
+    }
+  });
+
+  underImportAndRequire(
+    'zod3-on-demand',
+    { toolwire: 'toolwire', zod: 'zod', v3: 'zod/v3', nodeModule: 'node:module' },
+    `const { createRequire } = nodeModule;\n${SCRIPT}`,
+    {
+      zod4: ['a'],
+      before: false,
+      after: true,
+      parameters: {
+        type: 'object',
+        properties: { text: { type: 'string', minLength: 1 } },
+        required: ['text'],
+      },
+      call: 'hi',
+      refused: 'invalid_arguments',
+    },
   );
 });
 

@@ -34,6 +34,18 @@ const add = tool({
   execute: ({ a, b }) => String(a + b),
 });
 
+await check("a zod 3 tool, its converter loaded by the first one (the node entry's require)", async () => {
+  const { z: z3 } = await import('zod/v3');
+  const echo = tool({
+    name: 'echo',
+    description: 'Echoes.',
+    parameters: z3.object({ text: z3.string().min(1) }),
+    execute: ({ text }) => text,
+  });
+  equal(echo.definition.parameters.required, ['text'], 'required');
+  equal(echo.definition.parameters.properties.text, { type: 'string', minLength: 1 }, 'text');
+});
+
 await check('a zod tool call end to end against the stub', async () => {
   const service = await startStubServer({
     logger: silentLogger,

@@ -13,7 +13,7 @@
  * @module
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { ToolDefinitionError } from '../../errors';
+import { ToolDefinitionError, ToolwireError } from '../../errors';
 import { isPlainObject } from '../../json';
 import {
   ANY_OBJECT,
@@ -307,11 +307,15 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
     if (error instanceof ToolDefinitionError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     const code = library ? 'unsupported_schema' : kindCode;
-    const what = library
-      ? 'cannot be expressed as JSON Schema'
-      : error instanceof UnsatisfiableSchemaError
-        ? 'holds a schema no value can pass'
-        : 'is not a valid JSON Schema';
+    // The code that reads it could not be loaded (the Node entry's zod 3 converter, src/node.ts).
+    const unread = error instanceof ToolwireError && error.code === 'load_failed';
+    const what = unread
+      ? 'could not be read'
+      : library
+        ? 'cannot be expressed as JSON Schema'
+        : error instanceof UnsatisfiableSchemaError
+          ? 'holds a schema no value can pass'
+          : 'is not a valid JSON Schema';
     throw new ToolDefinitionError(code, `${origin.owner}: ${origin.field} ${what}: ${reason}`, {
       cause: error,
     });

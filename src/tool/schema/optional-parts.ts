@@ -11,7 +11,8 @@
  * - `strict: true`, the parameters rewritten in the form OpenAI's strict mode accepts (../strict.ts):
  *   `toolwire/strict` (src/strict.ts).
  *
- * The Node entry (src/node.ts) registers all four, so a Node user imports nothing else. A schema (or a
+ * The Node entry (src/node.ts) registers all four, so a Node user imports nothing else (zod 3's converter is
+ * loaded there with `require` at the first zod 3 schema). A schema (or a
  * `strict: true`) whose part is not registered is refused when the tool is defined (`unsupported_schema`), the
  * message naming the one import that fixes it. The validator is also used by the core itself, at call time (the
  * check of a zod 4 schema that was not proved faithful, or of a valibot or arktype schema, against its

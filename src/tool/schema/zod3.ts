@@ -6,11 +6,16 @@
  * recognised by the core (./index.ts), which also validates zod 3 from before 3.24 itself and converts it here
  * like any zod 3.
  *
+ * The converter is handed in by the entry that registers the adapter ({@link zod3Part}): `toolwire/zod3` imports
+ * it with the page; the Node entry loads it with `require` when the first zod 3 schema is read, so that a Node
+ * process with no zod 3 tool never evaluates it (nor the copy of zod 3 it imports, `zod/v3`: ~30 ms of CPU at
+ * start-up on Node 20).
+ *
  * @see https://github.com/StefanTerdell/zod-to-json-schema for the options used here.
  * @module
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { ignoreOverride, parseStringDef, zodToJsonSchema } from 'zod-to-json-schema';
+import type * as ZodToJsonSchema from 'zod-to-json-schema';
 import { type JsonObject, PREPROCESS_MESSAGE, type SchemaAdapter, UNKNOWN_PIPE_MESSAGE } from './adapter';
 import { standardAdapter } from './standard';
 
@@ -81,11 +86,19 @@ const OVERWRITES = new Set(['trim', 'toLowerCase', 'toUpperCase']);
  * the first of those alone: the later ones judge the rewritten value, not the input (`.trim().max(2)` accepts
  * `" ab "`). The closest superset; zod's verdict wins. Anything else as `zod-to-json-schema` made it.
  */
-function announceBeforeOverwrites(jsonSchema: unknown, def: Zod3Def, refs: unknown): unknown {
+function announceBeforeOverwrites(
+  converter: Zod3Converter,
+  jsonSchema: unknown,
+  def: Zod3Def,
+  refs: unknown,
+): unknown {
   if (def.typeName !== 'ZodString' || def.checks === undefined) return jsonSchema;
   const first = def.checks.findIndex((check) => OVERWRITES.has(check.kind as string));
   if (first === -1 || first === def.checks.length - 1) return jsonSchema;
-  const before = parseStringDef({ ...def, checks: def.checks.slice(0, first) } as never, refs as never);
+  const before = converter.parseStringDef(
+    { ...def, checks: def.checks.slice(0, first) } as never,
+    refs as never,
+  );
   const { description } = jsonSchema as { description?: unknown };
   return description === undefined ? before : { ...before, description };
 }
@@ -98,8 +111,9 @@ function announceBeforeOverwrites(jsonSchema: unknown, def: Zod3Def, refs: unkno
  * @throws Error naming the zod type when a part of the input cannot be expressed (e.g. `z.date()`), or for a
  *   `z.preprocess()` or a pipe from `z.unknown()` into a narrower schema (the rule for unknown inputs, ./adapter.ts).
  */
-export function zod3InputJsonSchema(schema: StandardSchemaV1): JsonObject {
-  const result = zodToJsonSchema(schema as never, {
+function inputJsonSchema(converter: Zod3Converter, schema: StandardSchemaV1): JsonObject {
+  const { ignoreOverride } = converter;
+  const result = converter.zodToJsonSchema(schema as never, {
     target: 'jsonSchema7', // numeric exclusiveMinimum; tuples are upgraded below
     $refStrategy: 'none',
     effectStrategy: 'input',
@@ -108,7 +122,7 @@ export function zod3InputJsonSchema(schema: StandardSchemaV1): JsonObject {
     applyRegexFlags: true, // a /…/i pattern as the same pattern without flags (zod-to-json-schema drops flags)
     allowedAdditionalProperties: undefined,
     postProcess: (jsonSchema, def, refs) =>
-      announceBeforeOverwrites(jsonSchema, def as Zod3Def, refs) as never,
+      announceBeforeOverwrites(converter, jsonSchema, def as Zod3Def, refs) as never,
     override: (def, refs, seen) => {
       const { typeName, effect } = def as Zod3Def;
       const what = typeof typeName === 'string' ? UNREPRESENTABLE[typeName] : undefined;
@@ -161,7 +175,32 @@ function upgradeTuples(node: unknown): unknown {
   return node;
 }
 
-/** Adapter for a zod 3 schema. @throws Error when the input side cannot be expressed as JSON Schema. */
-export function zod3Adapter(schema: StandardSchemaV1): SchemaAdapter {
-  return standardAdapter('zod3', schema, zod3InputJsonSchema(schema));
+/** What the conversion uses of `zod-to-json-schema`. */
+export type Zod3Converter = Pick<
+  typeof ZodToJsonSchema,
+  'zodToJsonSchema' | 'parseStringDef' | 'ignoreOverride'
+>;
+
+/** The zod 3 part an entry registers: the adapter and the conversion alone, as {@link OptionalParts} names them. */
+export interface Zod3Part {
+  /** Adapter for a zod 3 schema. @throws Error when the input side cannot be expressed as JSON Schema. */
+  adapter(schema: StandardSchemaV1): SchemaAdapter;
+  /** The input side of a zod 3 schema as JSON Schema (see {@link inputJsonSchema}). @throws as `adapter`. */
+  inputJsonSchema(schema: StandardSchemaV1): JsonObject;
+}
+
+/**
+ * The zod 3 part, converting with what `converter` gives: called at the first conversion, and its answer kept.
+ * @throws at a conversion, whatever `converter` throws (the converter could not be loaded).
+ */
+export function zod3Part(converter: () => Zod3Converter): Zod3Part {
+  let loaded: Zod3Converter | undefined;
+  const convert = (schema: StandardSchemaV1) => {
+    loaded ??= converter();
+    return inputJsonSchema(loaded, schema);
+  };
+  return {
+    adapter: (schema) => standardAdapter('zod3', schema, convert(schema)),
+    inputJsonSchema: convert,
+  };
 }

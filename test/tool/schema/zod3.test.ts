@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod3';
-import { invokeTool, tool } from '../../../src/index';
-import { expectDefinitionError } from '../../fixtures/schema/definition-error';
+import { invokeTool, ToolwireError, tool } from '../../../src/index';
+import { definitionRefusal, expectDefinitionError } from '../../fixtures/schema/definition-error';
 
 const echo = (input: unknown) => input;
 
@@ -78,5 +78,52 @@ describe('zod 3 parameters', () => {
       'unsupported_schema',
       'tool "pre": parameters cannot be expressed as JSON Schema: z.preprocess() accepts whatever its function turns into a valid value, which JSON Schema cannot describe; describe what the model sends and use .transform() instead',
     );
+  });
+});
+
+describe('the zod 3 part an entry registers (zod3Part)', () => {
+  it('asks for its converter at the first conversion, once, and not before', async () => {
+    const { zod3Part } = await import('../../../src/tool/schema/zod3');
+    const converter = await import('zod-to-json-schema');
+    let asked = 0;
+    const part = zod3Part(() => {
+      asked += 1;
+      return converter;
+    });
+    expect(asked).toBe(0);
+    expect(part.inputJsonSchema(z.object({ a: z.string() }) as never)).toMatchObject({ required: ['a'] });
+    part.adapter(z.object({ b: z.number() }) as never);
+    expect(asked).toBe(1);
+  });
+
+  it('refuses the tool with the reason when its converter cannot be loaded, and tries again at the next', async () => {
+    const { registerPart } = await import('../../../src/tool/schema/optional-parts');
+    const { zod3Part } = await import('../../../src/tool/schema/zod3');
+    const converter = await import('zod-to-json-schema');
+    let fails = true;
+    registerPart(
+      'zod3',
+      zod3Part(() => {
+        if (fails)
+          throw new ToolwireError('load_failed', 'toolwire could not load its zod 3 converter: gone');
+        return converter;
+      }),
+    );
+    try {
+      const define = () =>
+        tool({ name: 'echo', description: 'd', parameters: z.object({ a: z.string() }), execute: echo });
+      expect(definitionRefusal(define)).toEqual({
+        code: 'unsupported_schema',
+        message:
+          'tool "echo": parameters could not be read: toolwire could not load its zod 3 converter: gone',
+      });
+      fails = false;
+      expect(define().definition.parameters).toMatchObject({ required: ['a'] });
+    } finally {
+      registerPart(
+        'zod3',
+        zod3Part(() => converter),
+      );
+    }
   });
 });
