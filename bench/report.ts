@@ -406,8 +406,9 @@ machine has 2 cores shared with other work: absolute numbers are noisy, the rati
 client processes all of them share the subject core (the driver plays one service for all, on the other core), so
 calls/s measures how the clients share a core, not a gain. Every process is warmed up alike: ${int(figures.scalingWarmupCalls)}
 calls each (the driver hands calls to the processes in turn), whatever their number. The cold start is a fresh
-process apart: the CPU from its start to connected (Node's start, module evaluation — toolwire's Node entry with
-its optional parts —, the tools, the connect), then CPU per call over its first ${int(figures.coldCalls)} calls. Arguments are one string \`data\` (zod 4
+process apart: the CPU from its start to connected (Node's start, module evaluation — toolwire as the package is
+built, dist/node.js and the ES module files it imports, where the other scenarios run one bundle of src/ —, the
+tools, the connect), then CPU per call over its first ${int(figures.coldCalls)} calls. Arguments are one string \`data\` (zod 4
 \`z.string()\` in toolwire; the floor reads its length); 1 MB is 1,000,000 characters, within the 1 MiB frame
 limit. The held calls are those of the memory scenario above.
 

@@ -16,7 +16,7 @@ import { execSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { SCHEMA_KINDS, type SchemaKindName } from './invoke-tool';
-import { buildEntries, ROOT } from './lib/build';
+import { buildEntries, buildPackagedSubject, ROOT } from './lib/build';
 import { bundleSizes, peerBundles } from './lib/bundle-size';
 import { Callgrind, callgrindAvailable } from './lib/instructions';
 import { announced, Channel, type Reply } from './lib/ipc';
@@ -177,7 +177,8 @@ async function clientScaling(
 
 /**
  * A fresh process: the CPU it spent from its start to connected (Node's own start, module evaluation, the tools'
- * definitions, the connect), then CPU per call over its first {@link COLD_CALLS} calls at 64 in flight.
+ * definitions, the connect), then CPU per call over its first {@link COLD_CALLS} calls at 64 in flight. toolwire's
+ * process loads the built package (`coldOptions`), not the bundle of src/ the other scenarios run.
  */
 async function coldStart(
   name: SubjectName,
@@ -304,6 +305,10 @@ async function main(): Promise<void> {
     await profile(spawnOptions, profiled, Number(option('in-flight') ?? 64));
     return;
   }
+  // The cold start's toolwire is the package as built (dist/node.js), as a user's worker loads it.
+  const coldOptions: SpawnOptions = SCALING_SUBJECTS.includes('toolwire')
+    ? { ...spawnOptions, entries: { ...entries, toolwire: await buildPackagedSubject() } }
+    : spawnOptions;
   const loadBefore = loadavg();
   // Read now: the run takes minutes, and src/ may be edited meanwhile (the bundles were built from it as it is now).
   const commit = gitDescribe();
@@ -349,7 +354,7 @@ async function main(): Promise<void> {
     }
     for (const name of rotate(SCALING_SUBJECTS, rep)) {
       log(`  cold start: ${name}`);
-      await coldStart(name, spawnOptions, recorder(name));
+      await coldStart(name, coldOptions, recorder(name));
     }
     for (const name of rotate(SCALING_SUBJECTS, rep)) {
       log(`  scaling: ${name}`);

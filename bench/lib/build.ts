@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
@@ -76,4 +77,39 @@ export async function buildEntries(outDir: string = OUT_DIR): Promise<Record<Ent
     EntryName,
     string
   >;
+}
+
+/**
+ * Resolves the subjects' `src/node` to the package's built Node entry, `dist/node.js`, left external: toolwire as
+ * a user's program loads it (its ES modules as the build splits them, its packages from node_modules), not one
+ * bundle of src/.
+ */
+const builtPackage: Plugin = {
+  name: 'built-package',
+  setup(context) {
+    context.onResolve({ filter: /\/src\/node$/ }, () => ({ path: `${ROOT}dist/node.js`, external: true }));
+  },
+};
+
+/**
+ * Builds the package (`npm run build`, from src/ as it is now) and the toolwire subject against it, as
+ * `toolwire-package.mjs` in `outDir`; resolves with its path. For the cold start, whose start-up CPU includes
+ * loading toolwire: Node's ESM loader pays per file, so a bundle of src/ would start faster than the package does.
+ */
+export async function buildPackagedSubject(outDir: string = OUT_DIR): Promise<string> {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'ignore' });
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: { 'toolwire-package': ENTRIES.toolwire },
+    outdir: outDir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    plugins: [builtPackage],
+    logLevel: 'warning',
+  });
+  return `${outDir}/toolwire-package.mjs`;
 }
