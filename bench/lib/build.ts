@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { type BuildOptions, build, type Plugin } from 'esbuild';
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -54,24 +54,29 @@ export const registeringEntries: Plugin = {
   },
 };
 
+/** How a subject's process is bundled: ESM for Node 20, its packages loaded from node_modules as a user's are. */
+const SUBJECT_BUILD = {
+  absWorkingDir: ROOT,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  packages: 'external',
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  logLevel: 'warning',
+} as const satisfies BuildOptions;
+
 /**
  * Bundles every entry point into `outDir` (inside the repository, so that packages resolve from its
  * node_modules); resolves with the path of each bundle.
  */
 export async function buildEntries(outDir: string = OUT_DIR): Promise<Record<EntryName, string>> {
   await build({
-    absWorkingDir: ROOT,
+    ...SUBJECT_BUILD,
     entryPoints: Object.fromEntries(Object.entries(ENTRIES)),
     outdir: outDir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
     sourcemap: true,
     plugins: [registeringEntries],
-    logLevel: 'warning',
   });
   return Object.fromEntries(Object.keys(ENTRIES).map((name) => [name, `${outDir}/${name}.mjs`])) as Record<
     EntryName,
@@ -99,17 +104,10 @@ const builtPackage: Plugin = {
 export async function buildPackagedSubject(outDir: string = OUT_DIR): Promise<string> {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'ignore' });
   await build({
-    absWorkingDir: ROOT,
+    ...SUBJECT_BUILD,
     entryPoints: { 'toolwire-package': ENTRIES.toolwire },
     outdir: outDir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
     plugins: [builtPackage],
-    logLevel: 'warning',
   });
   return `${outDir}/toolwire-package.mjs`;
 }
