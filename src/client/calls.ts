@@ -563,7 +563,8 @@ export class CallRunner implements ExecutionOwner {
     if (outcome.kind !== 'error') this.#run(execution, outcome.kind === 'value' ? outcome.value : undefined);
     else {
       const output = contextFailedText(execution.toolName, thrownMessage(outcome.error));
-      this.finished(execution, { status: 'error', output, durationMs: 0, error: outcome.error });
+      const durationMs = Math.max(0, Math.round(performance.now()) - execution.started);
+      this.finished(execution, { status: 'error', output, durationMs, error: outcome.error });
     }
   };
 
@@ -766,7 +767,8 @@ export class CallRunner implements ExecutionOwner {
       updates.beforeResult(callId);
       this.#updated.add(callId);
     }
-    const durationMs = from === 'queued' ? 0 : Math.max(0, Math.round(performance.now()) - execution.started);
+    // A call that ran counted its time when it ended (ResultSink.started is its `started`): not read again here.
+    const durationMs = from === 'queued' ? 0 : result.durationMs;
     // The result's kind (feature `result_parts`): its value is sent only when `output` is not the result.
     const part = this.#resultParts
       ? resultPartOf(

@@ -49,13 +49,16 @@ function hashCallId(id: string): number {
  * after others have run (~1.5 µs). Here the ids are kept in the order they finished, in a ring, and found through
  * an open-addressing table of 32-bit words (linear probing), each holding an id's place in the ring and the high
  * bits of its hash: a question reads one run of words, and compares a string only when those bits match. The table
- * is made again from the ring when it grows (from {@link FIRST_TABLE_WORDS} words, so that a client that runs few
- * calls keeps little) and when a generation is forgotten; it grows in the first calls, so that the code that makes
- * it has run long before the first generation is forgotten (V8 then keeps the optimised code of `add`).
+ * is made again from the ring, whose ids' hashes are kept beside them, when it grows (from {@link FIRST_TABLE_WORDS}
+ * words, so that a client that runs few calls keeps little) and when a generation is forgotten; it grows in the
+ * first calls, so that the code that makes it has run long before the first generation is forgotten (V8 then keeps
+ * the optimised code of `add`).
  */
 export class FinishedIds {
   /** The ids in the order they finished: the `n`th (from 0) at `n % RING_IDS`. */
   readonly #ring: string[] = [];
+  /** The hash of each id in the ring, at the same place: a remake inserts them again without hashing the ids. */
+  #hashes = new Int32Array(FIRST_TABLE_WORDS / 4);
   /** Open addressing: 0 free, else `TAG_BITS` of the id's hash with its place in the ring plus 1. */
   #table = new Int32Array(FIRST_TABLE_WORDS);
   /** Ids added so far. */
@@ -88,8 +91,10 @@ export class FinishedIds {
   add(id: string): void {
     if (this.#count === this.#remakeAt) this.#remake();
     const place = this.#count % RING_IDS;
+    const hash = this.#hash(id);
     this.#ring[place] = id;
-    insert(this.#table, this.#hash(id), place);
+    this.#hashes[place] = hash;
+    insert(this.#table, hash, place);
     this.#count += 1;
   }
 
@@ -107,13 +112,21 @@ export class FinishedIds {
     if (oldest !== this.#oldest || words !== this.#table.length) {
       this.#oldest = oldest;
       this.#table = new Int32Array(words);
+      const hashes = this.#hashes;
       for (let n = oldest; n < count; n++) {
         const place = n % RING_IDS;
-        insert(this.#table, this.#hash(this.#ring[place] as string), place);
+        insert(this.#table, hashes[place] as number, place);
       }
     }
     const nextGeneration = (generations + 1) * REMEMBERED_CALL_IDS;
     this.#remakeAt = words < MAX_TABLE_WORDS ? Math.min(nextGeneration, oldest + words / 4) : nextGeneration;
+    // The hashes' ring holds every place written before the next remake (the places wrap at RING_IDS).
+    const places = Math.min(RING_IDS, this.#remakeAt);
+    if (this.#hashes.length < places) {
+      const grown = new Int32Array(places);
+      grown.set(this.#hashes);
+      this.#hashes = grown;
+    }
   }
 }
 

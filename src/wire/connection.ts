@@ -153,6 +153,8 @@ export class Connection {
   #welcomedAt = 0;
   /** The smallest frame the service closed a socket with 1009 for, in bytes; never written again. */
   #refusedBytes = Number.POSITIVE_INFINITY;
+  /** {@link maxPayloadBytes}, kept as it changes (on `welcome` and on a 1009): every result frame reads it. */
+  #frameLimit: number;
   #timers = new Set<ReturnType<typeof setTimeout>>();
   #pending: { resolve(welcome: Welcome): void; reject(error: ConnectionError): void } | undefined;
   readonly #options: ConnectionOptions;
@@ -168,6 +170,7 @@ export class Connection {
   constructor(options: ConnectionOptions) {
     this.#options = options;
     this.#socket = chooseWebSocket(options.WebSocket);
+    this.#frameLimit = this.#computeFrameLimit();
   }
 
   /** Current state. */
@@ -187,6 +190,10 @@ export class Connection {
    * cut to.
    */
   get maxPayloadBytes(): number {
+    return this.#frameLimit;
+  }
+
+  #computeFrameLimit(): number {
     const buffered = this.#options.maxBufferedBytes ?? BACKPRESSURE_DEFAULTS.maxBufferedBytes;
     return Math.min(this.#serviceLimit, buffered, this.#refusedBytes - 1);
   }
@@ -332,6 +339,7 @@ export class Connection {
         refusedBytes: this.#refusedBytes,
         onTooBig: (bytes) => {
           this.#refusedBytes = Math.min(this.#refusedBytes, bytes);
+          this.#frameLimit = this.#computeFrameLimit();
         },
         highWaterMarkBytes: options.highWaterMarkBytes ?? BACKPRESSURE_DEFAULTS.highWaterMarkBytes,
         maxBufferedBytes: options.maxBufferedBytes ?? BACKPRESSURE_DEFAULTS.maxBufferedBytes,
@@ -368,6 +376,7 @@ export class Connection {
   #onWelcome(link: Link, welcome: Welcome): void {
     if (link !== this.#link) return;
     this.#welcome = welcome;
+    this.#frameLimit = this.#computeFrameLimit();
     this.#sessionId = welcome.sessionId;
     // The attempt count is reset only once the connection proved stable (see #onClose), so a service that
     // welcomes and then drops at once still meets a growing backoff instead of a reconnect storm.

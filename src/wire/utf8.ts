@@ -77,6 +77,13 @@ function jsonUnits(text: string, index: number): 1 | 2 {
 
 /** UTF-8 size of `JSON.stringify(text)`, quotes included, without building it. */
 export function jsonStringBytes(text: string): number {
+  // Short text (an output such as `ok` or `42`) is counted here: a loop of a few units costs less than the call
+  // into the regular expression and the runtime's count, as in utf8Length.
+  if (text.length < LONG_TEXT) {
+    let bytes = 2;
+    for (let i = 0; i < text.length; i += jsonUnits(text, i)) bytes += jsonUnitBytes(text, i);
+    return bytes;
+  }
   // Text that needs no escape: its UTF-8 size (native for long text) and the quotes. Other text (any JSON output
   // has quotes) is written by the runtime: ~3x faster than counting each character here, and exact by definition.
   return JSON_SPECIAL.test(text) ? utf8Length(JSON.stringify(text)) : utf8Length(text) + 2;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tool } from '../../src/tool/tool';
 import { decodeServiceFrame } from '../../src/wire/codec';
 import { withCountedAbortControllers } from '../support/abort-controllers';
@@ -12,6 +12,42 @@ describe('CallRunner', () => {
       expect(sent).toEqual([expect.objectContaining({ type: 'tool_result', callId: 'c1', output: 'c1' })]);
       expect(made()).toBe(0);
     });
+  });
+});
+
+describe('CallRunner durationMs', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const durations = (sent: unknown[]) =>
+    sent.map(
+      (frame) => `${(frame as { callId: string }).callId}:${(frame as { durationMs: number }).durationMs}`,
+    );
+
+  it('counts from when the call started: its tool, a context that failed; 0 for one cancelled while queued', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const slow = tool({
+      name: 'slow',
+      description: 'Takes 250 ms.',
+      execute: () => new Promise<string>((resolve) => setTimeout(() => resolve('done'), 250)),
+    });
+    const noContext = tool({ name: 'no_context', description: 'Needs a context.', execute: () => 'never' });
+    const { calls, call, sent } = recording([slow, noContext], {
+      maxConcurrency: 2,
+      contextFor: (execution: { toolName: string }) =>
+        execution.toolName === 'no_context'
+          ? new Promise((_resolve, reject) => setTimeout(() => reject(new Error('no tenant')), 120))
+          : undefined,
+    });
+    call('s1', 'slow');
+    call('n1', 'no_context');
+    // Both slots are taken: this one waits in the queue and is cancelled there.
+    call('q1', 'slow');
+    await vi.advanceTimersByTimeAsync(50);
+    calls.cancel('q1', 'user');
+    await vi.advanceTimersByTimeAsync(300);
+    expect(durations(sent).sort()).toEqual(['n1:120', 'q1:0', 's1:250']);
   });
 });
 
