@@ -57,9 +57,11 @@ export * from './index';
  * start-up (Node 20; half of that on Node 24). What it reads of zod is the names of zod 3's types, so the
  * CommonJS copy of `zod/v3` it brings serves the user's zod 3 schemas whichever copy made them.
  *
- * @throws ToolwireError `load_failed`, naming `toolwire/zod3` (whose import loads the converter with the program),
- *   when `require` cannot find it: a Node program bundled into one file without its `node_modules`. `tool()`
- *   refuses the tool with it (`unsupported_schema`), and the next zod 3 tool tries the load again.
+ * @throws ToolwireError `load_failed`, naming `toolwire/zod3` (whose import bundles the converter with the program),
+ *   when `require` cannot find it: a Node program bundled into one file without its `node_modules`. ES modules
+ *   run in import order, so the import serves only when it runs before the tool is defined: at the top of the
+ *   module that defines the tool (or first in the entry). `tool()` refuses the tool with it (`unsupported_schema`),
+ *   and the next zod 3 tool tries the load again.
  */
 function requireZod3Converter(): Zod3Converter {
   // `import.meta.url` is `undefined` in the CommonJS build (tsup.config.ts), which has `__filename`.
@@ -71,7 +73,7 @@ function requireZod3Converter(): Zod3Converter {
     const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
     throw new ToolwireError(
       'load_failed',
-      `toolwire could not load its zod 3 converter, zod-to-json-schema (\`import 'toolwire/zod3'\` loads it with the program): ${reason}`,
+      `toolwire could not load its zod 3 converter, zod-to-json-schema (a bundled program imports \`toolwire/zod3\` at the top of each module that defines zod 3 tools): ${reason}`,
       { cause: error },
     );
   }

@@ -7,7 +7,10 @@
  * import 'toolwire/zod3';
  * ```
  *
- * The Node entry of `toolwire` registers it itself: there this import changes nothing.
+ * The Node entry of `toolwire` registers it itself, loading the converter with `require` at the first zod 3 tool.
+ * A Node program bundled into one file without its `node_modules` has nothing for `require` to find: there this
+ * import bundles the converter, and it must run before the first zod 3 tool is defined (ES modules run in import
+ * order): at the top of each module that defines zod 3 tools.
  *
  * @packageDocumentation
  */

@@ -459,7 +459,7 @@ async function main() {
   };
 }
 `;
-  it('refuses a zod 3 tool in a program bundled without node_modules, naming toolwire/zod3, which then serves', async () => {
+  it('refuses a zod 3 tool in a program bundled without node_modules, naming toolwire/zod3, which serves imported before the tool', async () => {
     // A one-file bundle (a serverless function, say) has no node_modules for require to find the converter in.
     const bundled = mkdtempSync(join(tmpdir(), 'toolwire-bundled-'));
     try {
@@ -473,12 +473,16 @@ try {
   console.log(JSON.stringify({ name: error.name, code: error.code, message: error.message }));
 }
 `;
+      // ES modules run in import order: an entry that imports the tools' module before `toolwire/zod3` has its
+      // tools defined before the converter is registered (docs/reference/errors-loading.md says so).
+      writeFileSync(join(apps.newest, 'tools-then-zod3-tools.mjs'), program(''));
       const outcomes: unknown[] = [];
-      for (const [name, first] of [
-        ['plain', ''],
-        ['with-zod3', "import 'toolwire/zod3';"],
+      for (const [name, text] of [
+        ['plain', program('')],
+        ['tools-then-zod3', "import './tools-then-zod3-tools.mjs';\nimport 'toolwire/zod3';\n"],
+        ['with-zod3', program("import 'toolwire/zod3';")],
       ]) {
-        writeFileSync(join(apps.newest, `${name}.mjs`), program(first as string));
+        writeFileSync(join(apps.newest, `${name}.mjs`), text as string);
         await build({
           entryPoints: [join(apps.newest, `${name}.mjs`)],
           bundle: true,
@@ -491,15 +495,13 @@ try {
         const { stdout } = await run(process.execPath, [`${name}.mjs`], { cwd: bundled, timeout: 30_000 });
         outcomes.push(JSON.parse(stdout.trim()));
       }
-      expect(outcomes).toEqual([
-        {
-          name: 'ToolDefinitionError',
-          code: 'unsupported_schema',
-          message:
-            "tool \"echo\": parameters could not be read: toolwire could not load its zod 3 converter, zod-to-json-schema (`import 'toolwire/zod3'` loads it with the program): Cannot find module 'zod-to-json-schema'",
-        },
-        { required: ['text'] },
-      ]);
+      const refused = {
+        name: 'ToolDefinitionError',
+        code: 'unsupported_schema',
+        message:
+          'tool "echo": parameters could not be read: toolwire could not load its zod 3 converter, zod-to-json-schema (a bundled program imports `toolwire/zod3` at the top of each module that defines zod 3 tools): Cannot find module \'zod-to-json-schema\'',
+      };
+      expect(outcomes).toEqual([refused, refused, { required: ['text'] }]);
     } finally {
       rmSync(bundled, { recursive: true, force: true });
     }
