@@ -33,7 +33,10 @@ interface QuickStart {
 
 function quickStart(): QuickStart {
   const readme = readFileSync(join(repo, 'README.md'), 'utf8');
-  const install = /^cd \.\.\/my-app && npm install \.\.\/toolwire\/toolwire-[\d.]+\.tgz (.+)$/m.exec(readme);
+  const install =
+    /^mkdir \.\.\/my-app && cd \.\.\/my-app && npm init -y && npm install \.\.\/toolwire\/toolwire-[\d.]+\.tgz (.+)$/m.exec(
+      readme,
+    );
   const section = readme.slice(
     readme.indexOf('## Quick Start'),
     readme.indexOf('\n## ', readme.indexOf('## Quick Start') + 1),
