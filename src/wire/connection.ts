@@ -321,8 +321,12 @@ export class Connection {
     try {
       socket = await this.#socket();
     } catch (error) {
-      const message = `no WebSocket implementation found (${describeThrown(error)}); pass \`WebSocket\` (e.g. \`import { WebSocket } from 'ws'\`)`;
-      this.#fail(new ConnectionError('no_websocket', message, { cause: error }));
+      // A loader that knew what went wrong said so (src/wire/ws.ts: `ws` in an ES module bundle).
+      if (error instanceof ConnectionError && error.code === 'no_websocket') this.#fail(error);
+      else {
+        const message = `no WebSocket implementation found (${describeThrown(error)}); pass \`WebSocket\` (e.g. \`import { WebSocket } from 'ws'\`)`;
+        this.#fail(new ConnectionError('no_websocket', message, { cause: error }));
+      }
       return;
     }
     if (this.#state === 'closed') return;

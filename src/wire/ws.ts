@@ -5,15 +5,28 @@
  *
  * @module
  */
+import { ConnectionError } from '../errors';
 import type { WebSocketConstructor } from './transport';
 
 /**
  * `ws`'s WebSocket: through Node's `require` where it can (see {@link requireWs}), else `import('ws')`.
- * @throws whatever loading `ws` throws (it is not installed).
+ * @throws ConnectionError `no_websocket` when `ws` was bundled into an ES module, whose bundler gave it no
+ *   `require` for Node's own modules (esbuild: `Dynamic require of "events" is not supported`), saying what to do;
+ *   else whatever loading `ws` throws (it is not installed).
  */
 export async function loadWs(): Promise<WebSocketConstructor> {
-  const module = (requireWs() ?? (await import('ws'))) as unknown as { WebSocket: WebSocketConstructor };
-  return module.WebSocket;
+  try {
+    const module = (requireWs() ?? (await import('ws'))) as unknown as { WebSocket: WebSocketConstructor };
+    return module.WebSocket;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (!reason.includes('Dynamic require of')) throw error;
+    throw new ConnectionError(
+      'no_websocket',
+      `no WebSocket implementation found: \`ws\` was bundled into an ES module, where its require() of Node's own modules fails (${reason}); bundle the program as CommonJS, keep \`ws\` out of the bundle and install it, or give the bundle a \`require\` (docs/guide/workers.md, "One file per worker")`,
+      { cause: error },
+    );
+  }
 }
 
 /**

@@ -637,6 +637,59 @@ console.log(JSON.stringify(await main()));
       expect(printed).toEqual(EXPECTED);
     });
 
+    it.runIf(project === 'newest')(
+      'runs bundled into one file from an empty folder: CommonJS, or ESM given a require; told what to do without one',
+      async () => {
+        // docs/guide/workers.md, "One file per worker": `ws` is CommonJS, and an ES module bundle gives its
+        // require() of Node's own modules nothing to call.
+        writeFileSync(
+          join(apps[project], 'worker-bundled.mjs'),
+          `${QUICK_START(`import { Agent, Client, RunError, tool } from 'toolwire';\nimport { z } from 'zod';`)}
+main().then((value) => console.log(JSON.stringify(value)), (error) => console.log(JSON.stringify({ name: error.name, code: error.code, message: error.message })));
+`,
+        );
+        const bundled = mkdtempSync(join(tmpdir(), 'toolwire-worker-'));
+        const REQUIRE_BANNER =
+          "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);";
+        try {
+          const printed: Record<string, unknown> = {};
+          for (const [name, format, banner] of [
+            ['esm.mjs', 'esm', undefined],
+            ['esm-with-require.mjs', 'esm', REQUIRE_BANNER],
+            ['commonjs.cjs', 'cjs', undefined],
+          ] as const) {
+            await build({
+              entryPoints: [join(apps[project], 'worker-bundled.mjs')],
+              bundle: true,
+              platform: 'node',
+              format,
+              ...(banner === undefined ? {} : { banner: { js: banner } }),
+              outfile: join(bundled, name),
+              logLevel: 'silent',
+            });
+            const { stdout } = await run(process.execPath, [name], {
+              cwd: bundled,
+              env: { ...process.env, TOOLWIRE_URL: url, TOOLWIRE_API_KEY: 'dev' },
+              timeout: 30_000,
+            });
+            printed[name] = JSON.parse(stdout.trim().split('\n').at(-1) ?? 'null');
+          }
+          expect(printed).toEqual({
+            'esm.mjs': {
+              name: 'ConnectionError',
+              code: 'no_websocket',
+              message:
+                'no WebSocket implementation found: `ws` was bundled into an ES module, where its require() of Node\'s own modules fails (Dynamic require of "events" is not supported); bundle the program as CommonJS, keep `ws` out of the bundle and install it, or give the bundle a `require` (docs/guide/workers.md, "One file per worker")',
+            },
+            'esm-with-require.mjs': EXPECTED,
+            'commonjs.cjs': EXPECTED,
+          });
+        } finally {
+          rmSync(bundled, { recursive: true, force: true });
+        }
+      },
+    );
+
     it('does the same from CommonJS', async () => {
       const printed = await node(
         project,
