@@ -360,6 +360,13 @@ export class Redactor {
    */
   #pass(text: string): string {
     const strings = text.includes('\\') || text.includes('%') ? this.#encoded : this.#literal;
+    if (this.#patterns.length === 0) {
+      // String rules alone (the API key, `redact` strings): nearly every text holds none, and is let through
+      // after one scan, without the lists of rules and spans.
+      if (strings === undefined) return text;
+      strings.lastIndex = 0;
+      return strings.test(text) ? this.#replace(text, [strings]) : text;
+    }
     return this.#replace(text, strings === undefined ? this.#patterns : [strings, ...this.#patterns]);
   }
 
