@@ -218,8 +218,13 @@ export function canSendHeaders(ctor: WebSocketConstructor): boolean {
   return typeof prototype?.terminate === 'function' && typeof prototype.on === 'function';
 }
 
-/** `ws` reads `maxPayload` with `| 0`: past 2^31 − 1 it would wrap around. */
-const MAX_WS_PAYLOAD = 2_147_483_647;
+/**
+ * The largest frame read, in bytes, whatever the service announces: a text frame becomes one string, which V8
+ * makes of at most 2^29 − 24 UTF-16 units (a UTF-8 byte gives at most one): a longer frame would throw
+ * `ERR_STRING_TOO_LONG` where nothing catches it. Over it, the frame is refused with 1009 as any frame over the limit.
+ * (`ws` reads `maxPayload` with `| 0` besides: past 2^31 − 1 it would wrap around.)
+ */
+export const MAX_WS_PAYLOAD = 536_870_888;
 
 /**
  * Local close codes for the errors `ws` fails a connection with (RFC 6455 §7.4.1), with a reason a person can

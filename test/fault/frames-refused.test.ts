@@ -4,8 +4,9 @@
  * resumes) afterwards.
  */
 import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { Agent, ProtocolError, tool } from '../../src/index';
-import type { WebSocketConstructor } from '../../src/wire/transport';
+import { MAX_WS_PAYLOAD, type WebSocketConstructor } from '../../src/wire/transport';
 import { TestClient } from '../stub/test-client';
 import { OpaqueWebSocket, recordingLogger } from './gateway';
 import { API_KEY, client, nextEvent, onCleanup, stub, until } from './harness';
@@ -66,6 +67,22 @@ describe('frame size on receive', () => {
     const disconnected = nextEvent<{ code: number; reason: string }>(worker, 'disconnected');
     service.socket().send(JSON.stringify({ type: 'ping', id: 'x'.repeat(100_000) }), { compress: true });
     expect(await disconnected).toEqual({ code: 1009, reason: 'a frame over 2048 bytes (maxPayloadBytes)' });
+  });
+
+  it('reads at most 536,870,888 bytes a frame, whatever the service announces: a longer one cannot be a string', async () => {
+    // A larger frame made V8 throw ERR_STRING_TOO_LONG in ws's 'message' listener: an uncaught exception.
+    const sockets: Array<{ _receiver?: { _maxPayload?: number } }> = [];
+    class Recorded extends WebSocket {
+      constructor(...args: ConstructorParameters<typeof WebSocket>) {
+        super(...args);
+        sockets.push(this as never);
+      }
+    }
+    const service = await rawService({ maxPayloadBytes: 2 ** 40 });
+    const worker = client(service.url, { WebSocket: Recorded as unknown as WebSocketConstructor });
+    await worker.connect();
+    expect(sockets.map((socket) => socket._receiver?._maxPayload)).toEqual([MAX_WS_PAYLOAD]);
+    expect(MAX_WS_PAYLOAD).toBe(2 ** 29 - 24);
   });
 
   it('where the runtime sets no limit (browsers), checks the size on receipt: error frame_too_large, stays open', async () => {
