@@ -161,6 +161,11 @@ export abstract class CallRun extends Cancellation implements CallState {
    * {@link WAITED} between waits and after them, {@link FINISHED} once the call has its result.
    */
   #next: Next | undefined;
+  /**
+   * A phase's promise (its `execute`, say) is pending: set when the call waits on one, cleared when it settles,
+   * even after the call has its result (a cancel or a timeout does not wait for it: see {@link CallRun.lateReturn}).
+   */
+  #open = false;
 
   /** @param options - the call's options; none: the call is its own (a subclass then has their members). */
   constructor(options?: CallOptions) {
@@ -296,19 +301,47 @@ export abstract class CallRun extends Cancellation implements CallState {
     const pending = settleNow(fn, signal, next, this as CallState, arg as A);
     if (pending === undefined) return;
     this.#next = next as Next;
+    this.#open = true;
     signal?.addEventListener('abort', this, { once: true });
     Promise.resolve(pending).then(this.fulfilled.bind(this), this.rejected.bind(this));
   }
 
   /** The promise of the phase the call waits on fulfilled. */
   fulfilled(value: unknown): void {
+    this.returned();
     CallRun.#settled(this, { kind: 'value', value });
   }
 
   /** The promise of the phase the call waits on rejected. */
   rejected(error: unknown): void {
+    this.returned();
     CallRun.#settled(this, { kind: 'error', error });
   }
+
+  /**
+   * Whether the promise of a phase is pending: when the call has its result, that its tool (or another phase's
+   * code) still runs, the call having been cancelled or timed out meanwhile.
+   */
+  get phaseOpen(): boolean {
+    return this.#open;
+  }
+
+  /** A phase's promise is pending (`settleThen`, for a phase with a time limit: ./signal.ts). */
+  opened(): void {
+    this.#open = true;
+  }
+
+  /** The pending phase's promise settled; after the call's end, {@link CallRun.lateReturn} is told. */
+  returned(): void {
+    this.#open = false;
+    if (this.#next === FINISHED) this.lateReturn();
+  }
+
+  /**
+   * The code a phase ran returned after the call had its result (it was cancelled or timed out while its tool
+   * ran): nothing to do here; a host frees what the running tool held (the client, its slot).
+   */
+  lateReturn(): void {}
 
   /**
    * The caller's cancellation aborted: the phase the call waits on ends `aborted` (its `ctx.signal`, once made,

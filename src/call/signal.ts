@@ -271,6 +271,10 @@ export const ABORTED = { kind: 'aborted' } as const;
 /** Who is told when `done` throws after an asynchronous answer (the call). */
 export interface SettleOwner {
   fail(error: unknown): void;
+  /** The promise of a phase is pending (a call keeps its slot while its tool runs: src/call/pipeline.ts). */
+  opened?(): void;
+  /** That promise settled, whether or not the wait was over already (aborted, timed out). */
+  returned?(): void;
 }
 
 /**
@@ -303,6 +307,7 @@ export function settleThen<T>(
   const pending = settleNow(fn, signal, done, owner);
   if (pending === undefined) return;
   const wait = new Wait(done as Done, signal, owner);
+  owner?.opened?.();
   signal?.addEventListener('abort', wait, { once: true });
   if (timeoutMs !== undefined) wait.limit(timeoutMs, onTimeout);
   relayTo(pending, wait);
@@ -379,6 +384,11 @@ class Wait {
   #done: Done | undefined;
   #signal: AbortLike | undefined;
   #owner: SettleOwner | undefined;
+  /**
+   * The owner to tell when the promise settles ({@link SettleOwner.returned}), kept after the wait is over: a
+   * call that ended while its tool ran is told when the tool returns.
+   */
+  #returnTo: SettleOwner | undefined;
   /** Its time limit, when it has one (a wait without keeps no field for its timer). */
   #limit: TimeLimit | undefined;
 
@@ -386,6 +396,7 @@ class Wait {
     this.#done = done;
     this.#signal = signal;
     this.#owner = owner;
+    this.#returnTo = owner?.returned === undefined ? undefined : owner;
   }
 
   /** Ends the wait with `timeout` after `timeoutMs`, `onTimeout` called first. */
@@ -409,12 +420,21 @@ class Wait {
 
   /** The promise waited for fulfilled (a reaction on it: see {@link relayTo}). */
   fulfilled(value: unknown): void {
+    Wait.#returned(this);
     this.finish({ kind: 'value', value });
   }
 
   /** The promise waited for rejected (a reaction on it: see {@link relayTo}). */
   rejected(error: unknown): void {
+    Wait.#returned(this);
     this.finish({ kind: 'error', error });
+  }
+
+  // Static: a private instance method would give every wait a field of its own (V8's brand).
+  static #returned(wait: Wait): void {
+    const owner = wait.#returnTo;
+    wait.#returnTo = undefined;
+    owner?.returned?.();
   }
 
   /** Ends the wait with `outcome`, unless it is over already. */

@@ -751,9 +751,15 @@ export class CallRunner implements ExecutionOwner {
     this.#options.updates.dispose?.();
   }
 
+  /** The tool of a call answered while it ran has returned (from its {@link Execution}): its slot is free. */
+  returned(execution: Execution): void {
+    this.#slots.release(execution);
+  }
+
   /** A call has its result (from its {@link Execution}). */
   finished(execution: Execution, result: ToolCallResult): void {
-    const from = this.#slots.finish(execution);
+    // Cancelled or timed out while its tool ran: answered now, its slot kept until the tool returns.
+    const from = this.#slots.finish(execution, execution.phaseOpen);
     if (from === undefined) return;
     const { callId } = execution;
     this.#deadlines.arm(execution, undefined);

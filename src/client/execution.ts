@@ -82,6 +82,8 @@ export function canMove(from: CallState, to: CallState): boolean {
 /** Where an {@link Execution} hands its result (the call runner). */
 export interface ExecutionOwner {
   finished(execution: Execution, result: ToolCallResult): void;
+  /** The tool of a call that had its result while it ran (cancelled, timed out) returned: see `Slots.release`. */
+  returned?(execution: Execution): void;
   /**
    * The {@link CallExtras} of the latest call of this owner that carried any: a call whose frame carries the
    * same values shares it (one object for the calls of one run, not one each). Kept by {@link Execution}.
@@ -376,5 +378,9 @@ export class Execution extends CallRun {
 
   result(result: ToolCallResult): void {
     this.owner.finished(this, result);
+  }
+
+  override lateReturn(): void {
+    this.owner.returned?.(this);
   }
 }

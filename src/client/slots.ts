@@ -70,6 +70,11 @@ export class Slots {
   #weightOf: WeightOf | undefined;
   /** The slots each running call took, once weights are on. */
   readonly #weights = new WeakMap<Execution, number>();
+  /**
+   * Calls that had their result while their tool still ran (cancelled, timed out: the service was answered at
+   * once), with the slots they keep until it returns ({@link Slots.release}).
+   */
+  readonly #lingering = new Map<Execution, number>();
   /** {@link Slots.#drainQueue} is running (a synchronous call finishing inside it must not start another). */
   #draining = false;
   /** A drain is scheduled (see {@link Slots.#scheduleDrain}). */
@@ -203,11 +208,19 @@ export class Slots {
   }
 
   /**
-   * The call has its result: its slot, or its place in line, is free. Returns the state it was in, or
+   * The call has its result: its slot, or its place in line, is free; but a running call whose tool still runs
+   * (`stillRunning`: it was cancelled or timed out, and answered at once) keeps its slot until the tool returns
+   * ({@link Slots.release}), so that no more than `maxConcurrency` tools ever run. Returns the state it was in, or
    * `undefined` when it had finished already (a second result is refused).
    */
-  finish(execution: Execution): CallState | undefined {
+  finish(execution: Execution, stillRunning = false): CallState | undefined {
     const from = this.#move(execution, 'finished');
+    if (from === 'running' && stillRunning) {
+      const weight = this.#weightOf === undefined ? 1 : (this.#weights.get(execution) ?? 1);
+      this.#lingering.set(execution, weight);
+      this.#running += weight;
+      this.#calls += 1;
+    }
     if (from === 'queued' || from === 'resuming') {
       // Ended in line (cancelled while queued, or its own timeout while resuming): it must not take a slot later.
       execution.resume = undefined;
@@ -215,6 +228,16 @@ export class Slots {
     }
     if (from !== undefined) this.#scheduleDrain();
     return from;
+  }
+
+  /** The tool of a call that had its result while it ran has returned: the slots it kept are free. */
+  release(execution: Execution): void {
+    const weight = this.#lingering.get(execution);
+    if (weight === undefined) return;
+    this.#lingering.delete(execution);
+    this.#running -= weight;
+    this.#calls -= 1;
+    this.#scheduleDrain();
   }
 
   /**

@@ -51,6 +51,61 @@ describe('CallRunner durationMs', () => {
   });
 });
 
+describe('CallRunner: a call answered while its tool still runs', () => {
+  /** A tool that ignores its signal and returns only when the test says so. */
+  function ignoresSignal(name: string, extra: { timeoutMs?: number } = {}) {
+    const pending: Array<() => void> = [];
+    const started: string[] = [];
+    const made = tool({
+      name,
+      description: 'Ignores its signal.',
+      ...extra,
+      execute: (_input, ctx) =>
+        new Promise<string>((resolve) => {
+          started.push(ctx.callId);
+          pending.push(() => resolve('late'));
+        }),
+    });
+    return { tool: made, pending, started };
+  }
+
+  it('answers a cancelled call at once and keeps its slot until execute returns', async () => {
+    const hang = ignoresSignal('hang');
+    const { calls, call, sent } = recording([hang.tool], { maxConcurrency: 2, maxQueue: 10 });
+    call('a', 'hang');
+    call('b', 'hang');
+    call('c', 'hang');
+    calls.cancel('a', 'user');
+    calls.cancel('b', 'user');
+    await nextTask();
+    // Both answered, neither tool returned: no third execute starts beside them.
+    expect(statuses(sent)).toEqual(['a:cancelled', 'b:cancelled']);
+    expect([calls.running, hang.started]).toEqual([2, ['a', 'b']]);
+    hang.pending[0]?.();
+    await nextTask();
+    expect([calls.running, hang.started]).toEqual([2, ['a', 'b', 'c']]);
+    hang.pending[1]?.();
+    hang.pending[2]?.();
+    await nextTask();
+    expect(calls.running).toBe(0);
+    expect(statuses(sent)).toEqual(['a:cancelled', 'b:cancelled', 'c:ok']);
+  });
+
+  it('does the same for a call past its tool timeoutMs (a cancel, the deadline and close() abort alike)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const slow = ignoresSignal('slow', { timeoutMs: 100 });
+    const { calls, call, sent } = recording([slow.tool], { maxConcurrency: 1, maxQueue: 10 });
+    call('t', 'slow');
+    call('q', 'slow');
+    await vi.advanceTimersByTimeAsync(100);
+    expect([statuses(sent), calls.running, slow.started]).toEqual([['t:timeout'], 1, ['t']]);
+    slow.pending[0]?.();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(slow.started).toEqual(['t', 'q']);
+    vi.useRealTimers();
+  });
+});
+
 describe('CallRunner idle', () => {
   it('is not idle while a call waits for a local approver, though it holds no slot', async () => {
     const answers: Array<(decision: boolean) => void> = [];

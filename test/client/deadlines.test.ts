@@ -7,7 +7,7 @@ import { keyedTool } from '../support/keyed-tool';
 import { nextTask, queuedBehindOne, recording, statuses, waitsForAbort } from './call-runner-harness';
 
 describe('Deadlines, in a call runner', () => {
-  it('aborts each call at its own deadline (plus the grace), with one timer for all', () => {
+  it('aborts each call at its own deadline (plus the grace), with one timer for all', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     try {
       const aborted: string[] = [];
@@ -28,6 +28,9 @@ describe('Deadlines, in a call runner', () => {
       expect(vi.getTimerCount()).toBe(1); // set again, for the next deadline
       vi.advanceTimersByTime(5_000);
       expect(aborted).toEqual(['soon:TimeoutError:deadline', 'late:TimeoutError:deadline']);
+      // Each aborted call keeps its slot until its tool returns (it resolves on the abort, a task later).
+      expect(calls.running).toBe(3);
+      await nextTask();
       expect(calls.running).toBe(1);
       expect(vi.getTimerCount()).toBe(1);
       calls.abortAll('test over');

@@ -158,9 +158,12 @@ describe('a value produced after the call was cancelled', () => {
     await started.promise;
     expect(server.runs.cancel(runId, 'test')).toBe(true);
     const transcript = await server.runs.waitFor(runId);
-    await until(() => worker.stats, { running: 0, queued: 0, unacked: 0 });
+    // Answered and acked, its slot kept while its tool still runs (docs/protocol/fleets.md).
+    await until(() => recording.sent.filter((frame) => frame.type === 'tool_result').length, 1);
+    await until(() => worker.stats, { running: 1, queued: 0, unacked: 0 });
     finish.resolve();
     await until(() => resolvedLate, true);
+    await until(() => worker.stats.running, 0);
     // Give a (wrong) late send every chance to happen before looking.
     await new Promise((resolve) => setImmediate(resolve));
     const results = recording.sent.filter((frame) => frame.type === 'tool_result');
