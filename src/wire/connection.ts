@@ -377,8 +377,19 @@ export class Connection {
     }
   }
 
-  #onWelcome(link: Link, welcome: Welcome): void {
+  #onWelcome(link: Link, given: Welcome): void {
     if (link !== this.#link) return;
+    // `resumed` with another session than the one `hello` asked for (or none) resumes nothing the client held there:
+    // it is a new session (its runs end `session_lost`, docs/protocol/lifecycle.md).
+    const asked = this.#sessionId;
+    let welcome = given;
+    if (given.resumed && given.sessionId !== asked) {
+      this.#options.logger.warn(
+        { sessionId: given.sessionId },
+        `the service said it resumed session ${given.sessionId}, but the client asked for ${asked ?? 'a new one'}; taken as a new session`,
+      );
+      welcome = { ...given, resumed: false };
+    }
     this.#welcome = welcome;
     this.#frameLimit = this.#computeFrameLimit();
     this.#sessionId = welcome.sessionId;

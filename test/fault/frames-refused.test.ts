@@ -182,6 +182,32 @@ describe('close 4009 (docs/protocol/sessions.md, docs/protocol/errors.md): anoth
   });
 });
 
+describe('a resume answered with another session (docs/protocol/lifecycle.md)', () => {
+  it('is a new session: connected says resumed false, and a run in flight ends session_lost', async () => {
+    const options: Parameters<typeof startRawService>[0] = {};
+    const service = await rawService(options);
+    const logger = recordingLogger();
+    const worker = client(service.url, { reconnect: FAST, logger });
+    await worker.connect();
+    const running = worker
+      .run(new Agent({ name: 'A', instructions: '', tools: [] }), 'go')
+      .catch((error) => error);
+    await until(() => types(service).includes('run_start'), true);
+    const start = service.frames.find((frame) => frame.type === 'run_start') as { requestId: string };
+    service.send({ type: 'run_started', requestId: start.requestId, runId: 'run-1' });
+    await roundTrip(service, 'started');
+    // The client asks to resume raw-session; the service answers with another session, and `resumed: true`.
+    options.welcome = { sessionId: 'other-session', resumed: true };
+    const reconnected = nextEvent<{ sessionId: string; resumed: boolean }>(worker, 'connected');
+    service.socket().close(1001, 'going away');
+    expect(await reconnected).toEqual({ sessionId: 'other-session', resumed: false });
+    expect(((await running) as { code?: string }).code).toBe('session_lost');
+    expect(logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)).toContain(
+      'the service said it resumed session other-session, but the client asked for raw-session; taken as a new session',
+    );
+  });
+});
+
 describe('a cancel with a reason the client does not know (docs/protocol/tool-calls.md)', () => {
   it('is accepted as a plain cancel: the call aborts with the text as the cause, and no error frame goes back', async () => {
     const service = await rawService();
