@@ -6,7 +6,7 @@
  *
  * - Over the soft limit (`highWaterMarkBytes`): answers that can wait are held, never queued without bound: one
  *   `pong` (to the latest `ping`; a pong answers the ping it names, and the newest is enough), the retryable
- *   "busy" results (one per call id, at most {@link MAX_HELD_ANSWERS}); `error` frames are not sent (only {@link ERROR_FRAMES_PER_INTERVAL} per
+ *   "busy" results (one per call id, at most {@link MAX_HELD_ANSWERS}: one more drops the socket); `error` frames are not sent (only {@link ERROR_FRAMES_PER_INTERVAL} per
  *   {@link ERROR_FRAME_INTERVAL_MS} are sent in any case). Results wait in the outbox, which reads
  *   {@link Backpressure.pendingBytes}.
  * - Over the hard limit (`maxBufferedBytes`): the socket is dropped (reported as 1008, as the stub closes a client
@@ -27,8 +27,8 @@ export const ERROR_FRAME_INTERVAL_MS = 1_000;
 /** Milliseconds between looks at a socket over the soft limit while answers are held. */
 const HELD_RETRY_MS = 20;
 /**
- * Retryable answers ("busy") held at most, one per call; past it a new one is dropped (its bytes count towards the
- * hard limit): the socket is then soon dropped, and the service offers the calls it has no answer for again.
+ * Retryable answers ("busy") held at most, one per call; one more drops the socket (as the hard limit does), and
+ * the service offers again, on the resumed session, the calls it has no answer for: none is left unanswered.
  */
 export const MAX_HELD_ANSWERS = 1_000;
 /** Unanswered pings remembered (a service that never answers would otherwise grow the list by one an interval). */
@@ -195,8 +195,15 @@ export class Backpressure {
       this.#heldBusyBytes -= utf8Length(before);
       this.#withheld += utf8Length(before);
     } else if (this.#heldBusy.size >= MAX_HELD_ANSWERS) {
-      this.#withheld += utf8Length(text);
-      this.#check();
+      // One answer more than can be held: dropping it would leave its call unanswered until its deadline (its
+      // bytes are far from the hard limit), so the socket goes now, and the service offers again, on the resumed
+      // session, every call it has no answer for.
+      if (!this.#overflowed) {
+        this.stop();
+        this.#options.overflow(
+          `the service is not reading, and ${MAX_HELD_ANSWERS} "busy" answers wait to be written: one more cannot be held`,
+        );
+      }
       return true;
     }
     this.#heldBusy.set(callId, text);

@@ -5,7 +5,7 @@
  * answers held beside it (they are not in the socket).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Backpressure } from '../../src/wire/backpressure';
+import { Backpressure, MAX_HELD_ANSWERS } from '../../src/wire/backpressure';
 
 /** A socket whose unsent bytes the test sets; each write adds its bytes (the test empties it). */
 function budgetOn(softLimitBytes: number) {
@@ -81,5 +81,23 @@ describe('held answers', () => {
     expect(socket.writes).toEqual([]);
     expect(budget.held).toBe(5);
     expect(budget.pendingBytes).toBe(101 + 5 * Buffer.byteLength(busyText('c0', 10)));
+  });
+
+  it('one busy answer more than MAX_HELD_ANSWERS drops the socket: no call is left without an answer', () => {
+    // Dropped, that answer's call would wait for its deadline: its bytes alone are far from the hard limit.
+    const { budget, socket } = budgetOn(100);
+    socket.unsent = 101;
+    for (let i = 0; i < MAX_HELD_ANSWERS; i++) budget.busy(`c${i}`, busyText(`c${i}`, 10));
+    expect(socket.overflows).toEqual([]);
+    // Another answer for a call already held replaces it: nothing is left unanswered.
+    budget.busy('c0', busyText('c0', 10));
+    expect(socket.overflows).toEqual([]);
+    budget.busy('one-more', busyText('one-more', 10));
+    expect(socket.overflows).toEqual([
+      'the service is not reading, and 1000 "busy" answers wait to be written: one more cannot be held',
+    ]);
+    budget.busy('and-another', busyText('and-another', 10));
+    expect(socket.overflows).toHaveLength(1);
+    expect(socket.writes).toEqual([]);
   });
 });
