@@ -262,6 +262,14 @@ export class Runs {
       case 'run_started': {
         const run = this.#byRequest.get(frame.requestId);
         if (!run) return true;
+        // A request starts one run: another run id for it later (a confused service) is not adopted.
+        if (run.runId !== undefined && run.runId !== frame.runId) {
+          this.#logger.debug(
+            { requestId: frame.requestId, runId: frame.runId },
+            `run_started for a request whose run is ${run.runId}, ignored`,
+          );
+          return true;
+        }
         run.runId = frame.runId;
         this.#byRun.set(frame.runId, run);
         if (run.cancelRequested) {

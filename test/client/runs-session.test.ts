@@ -64,3 +64,19 @@ describe('Runs in a new session', () => {
     await expect(pending).resolves.toMatchObject({ runId: 'r3', finalOutput: 'ok' });
   });
 });
+
+describe('Runs: run_started', () => {
+  it('adopts the first run id of a request; a second, other one is ignored, and the run ends with its own result', async () => {
+    const { made, sent } = runs();
+    const run = made.start(agent, 'one', options);
+    const { requestId } = sent[0] as { requestId: string };
+    made.handle({ type: 'run_started', requestId, runId: 'r1' });
+    made.handle({ type: 'run_started', requestId, runId: 'r2' });
+    made.handle({ type: 'run_started', requestId, runId: 'r1' });
+    const result = (runId: string, finalOutput: string) =>
+      ({ type: 'run_result', runId, status: 'completed', toolCalls: [], turns: 1, finalOutput }) as const;
+    made.handle({ ...result('r2', 'not this one'), toolCalls: [] });
+    made.handle({ ...result('r1', 'this one'), toolCalls: [] });
+    expect(await run).toMatchObject({ runId: 'r1', finalOutput: 'this one' });
+  });
+});
