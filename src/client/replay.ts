@@ -148,22 +148,49 @@ export function replayTools<T extends Tool<any, any, any>>(
         : `replayTools(): tools must be an array of tools made with tool(), got ${describeValue(tools)}`,
     );
   }
-  const left = recording.calls.map((call) => ({ call, key: argumentKey(call.arguments), used: false }));
+  const left = recording.calls.map((call) => ({
+    call,
+    key: argumentKey(call.arguments),
+    validated: undefined as Promise<string> | undefined,
+    used: false,
+  }));
   return tools.map(
     (source) =>
-      withExecute(source as Tool, (input) => {
+      withExecute(source as Tool, async (input) => {
+        // `execute` gets the arguments as validated (defaults filled in, unknown keys dropped); the recording has
+        // them as the model sent them: each is compared as recorded and as the tool's parameters read it.
         const key = argumentKey(input);
-        const found = left.find(
-          (entry) => !entry.used && entry.call.toolName === source.name && entry.key === key,
-        );
-        if (found === undefined) {
-          throw new ReplayError(
-            'not_recorded',
-            `no recorded call of ${source.name} with these arguments is left to replay (run ${recording.runId})`,
-          );
+        for (const entry of left) {
+          if (entry.used || entry.call.toolName !== source.name) continue;
+          entry.validated ??= validatedKey(source as Tool, entry.call.arguments);
+          if (entry.key !== key && (await entry.validated) !== key) continue;
+          // Taken by another call of the same arguments while this one waited for the validation.
+          if (entry.used) continue;
+          entry.used = true;
+          return answer(entry.call);
         }
-        found.used = true;
-        return answer(found.call);
+        throw new ReplayError(
+          'not_recorded',
+          `no recorded call of ${source.name} with these arguments is left to replay (run ${recording.runId})`,
+        );
       }) as T,
   );
+}
+
+/** The key of recorded arguments as `source`'s `execute` got them: validated by its parameters, when they pass. */
+async function validatedKey(source: Tool, recorded: unknown): Promise<string> {
+  let args = recorded;
+  if (typeof args === 'string') {
+    try {
+      args = args.trim() === '' ? {} : JSON.parse(args);
+    } catch {
+      return argumentKey(recorded);
+    }
+  }
+  try {
+    const result = await toolInternals(source)?.parameters.validate(args ?? {});
+    return argumentKey(result?.ok === true ? result.value : recorded);
+  } catch {
+    return argumentKey(recorded);
+  }
 }

@@ -70,6 +70,46 @@ describe('record and replay', () => {
     );
   });
 
+  it('matches the arguments as execute gets them: defaults filled in, unknown keys dropped, no parameters', async () => {
+    const { invokeTool } = await import('../../src/call/invoke');
+    const { z } = await import('zod');
+    const withDefault = tool({
+      name: 'with_default',
+      description: 'Has a default.',
+      parameters: z.object({ id: z.string(), n: z.number().default(1) }),
+      execute: () => 'live',
+    });
+    const bare = tool({ name: 'bare', description: 'No parameters.', execute: () => 'live' });
+    const recorded = (toolName: string, args: unknown, output: string) => ({
+      toolName,
+      arguments: args,
+      status: 'ok',
+      output,
+    });
+    const recording = {
+      version: 1 as const,
+      runId: 'r0',
+      calls: [
+        recorded('with_default', { id: 'o_1' }, 'first'),
+        recorded('with_default', { id: 'o_1', extra: true }, 'second'),
+        recorded('bare', { id: 'o_1' }, 'bare one'),
+      ],
+    };
+    const [defaulted, none] = replayTools(recording as never, [withDefault, bare]);
+    const outputs = [
+      (await invokeTool(defaulted as typeof withDefault, { id: 'o_1' })).output,
+      (await invokeTool(defaulted as typeof withDefault, { id: 'o_1', extra: true })).output,
+      (await invokeTool(none as typeof bare, { id: 'o_1' })).output,
+      (await invokeTool(defaulted as typeof withDefault, { id: 'o_1' })).output,
+    ];
+    expect(outputs).toEqual([
+      'first',
+      'second',
+      'bare one',
+      'Error running with_default: no recorded call of with_default with these arguments is left to replay (run r0)',
+    ]);
+  });
+
   it('refuses what is not a run result, a recording or a list of tools, saying what it got', () => {
     const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'live' });
     const recording = { version: 1 as const, runId: 'r0', calls: [] };
