@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { REDACTED, Redactor, type RedactRule } from './redact';
+import { REDACTED, Redactor, type RedactRule, SHORT_SECRET } from './redact';
 
 export { REDACTED, Redactor, type RedactRule } from './redact';
 
@@ -53,17 +53,19 @@ export function displayUrl(url: string): string {
 }
 
 /**
- * Scrubs secrets from the text of a message: every string given (however short: only a value is scrubbed, never
- * a sentence) and every match of a RegExp given (one that matches the empty string is skipped); anything else is
- * ignored. Overlapping matches are replaced as one span, so no rule can leave part of another's match behind.
+ * Scrubs secrets from a value a message quotes: every string given (one shorter than {@link SHORT_SECRET}
+ * characters only where the value is it entirely, as a `Client` treats such a key: `"kilo"` keeps its `k`) and
+ * every match of a RegExp given (one that matches the empty string is skipped); anything else is ignored.
+ * Overlapping matches are replaced as one span, so no rule can leave part of another's match behind.
  */
 export function secretScrubber(secrets: readonly unknown[]): (text: string) => string {
-  const rules = secrets.filter(
-    (secret): secret is RedactRule =>
-      (typeof secret === 'string' && secret !== '') ||
-      (secret instanceof RegExp && !new RegExp(secret.source, secret.flags.replace(/[gy]/g, '')).test('')),
+  const strings = secrets.filter((secret): secret is string => typeof secret === 'string' && secret !== '');
+  const patterns = secrets.filter(
+    (secret): secret is RegExp =>
+      secret instanceof RegExp && !new RegExp(secret.source, secret.flags.replace(/[gy]/g, '')).test(''),
   );
-  const redactor = new Redactor(rules);
+  const rules: RedactRule[] = [...strings.filter((secret) => secret.length >= SHORT_SECRET), ...patterns];
+  const redactor = new Redactor(rules, { whole: strings.filter((secret) => secret.length < SHORT_SECRET) });
   return (text) => redactor.text(text);
 }
 

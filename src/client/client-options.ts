@@ -585,7 +585,8 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     url: options.url ?? env('TOOLWIRE_URL'),
     apiKey: options.apiKey ?? env('TOOLWIRE_API_KEY'),
   };
-  // Every value a message shows is scrubbed of the key and the rules, whatever their length or validity.
+  // Every value a message shows is scrubbed of the key and the rules, whatever their validity (a key shorter than
+  // 4 characters where a value is it entirely: docs/guide/secrets.md).
   const rules: unknown = withEnv.redact;
   const owner: OptionsOwner = {
     ...CLIENT_OWNER,

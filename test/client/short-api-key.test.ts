@@ -132,3 +132,23 @@ describe('clientRedactor: the API key by value kind', () => {
     expect(clientRedactor('***', ['[redacted]', '[REDACTED]', '<redacted>']).replacement).toBe('###');
   });
 });
+
+describe('option errors of a Client with a short API key', () => {
+  it('quote words that hold the key as they are, and a value that is the key as [redacted]', () => {
+    const made = (options: Record<string, unknown>) => {
+      try {
+        new Client({ url: FAKE_URL, apiKey: 'k', reconnect: false, tools: [], ...options } as never);
+        return 'made';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    const lookup = tool({ name: 'lookup', description: 'd', execute: () => 'x' });
+    const other = tool({ name: 'lookup', description: 'other', execute: () => 'y' });
+    expect([made({ maxQueue: 'kilo' }), made({ maxQueue: 'k' }), made({ tools: [lookup, other] })]).toEqual([
+      'new Client(options): maxQueue must be a non-negative integer, got "kilo"',
+      `new Client(options): maxQueue must be a non-negative integer, got "${REDACTED}"`,
+      expect.stringContaining('"lookup"'),
+    ]);
+  });
+});
