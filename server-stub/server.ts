@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EventEmitter } from 'eventemitter3';
 import { WebSocketServer } from 'ws';
+import { Agent, agentDefinition } from '../src/client/agent';
 import { type AgentDefinition, CLOSE_CODES, SUBPROTOCOL } from '../src/wire/protocol';
 import { closeSocket } from './close-socket';
 import type { StubEvents } from './events';
@@ -35,13 +36,15 @@ export interface StubRuns {
   /**
    * Starts a run as `POST /v1/runs` does, with no client owning it, for the tenant of `options.apiKey`
    * (server-stub/tenants.ts: its calls go only to sessions opened with that key).
-   * @param agent - an agent definition, or the name of one given in `options.agents`.
+   * @param agent - an `Agent` (its tools by name), an agent definition, or the name of one given in
+   *   `options.agents`.
    * @param options - `apiKey`: @default the first of the server's `apiKeys` (none needed without them).
    * @returns the run id.
    * @throws Error when `agent` names no known agent.
    */
   start(
-    agent: AgentDefinition | string,
+    // biome-ignore lint/suspicious/noExplicitAny: an agent of any output.
+    agent: Agent<any> | AgentDefinition | string,
     input: string,
     options?: { maxTurns?: number; apiKey?: string },
   ): string;
@@ -170,7 +173,12 @@ export async function startStubServer(options: StubServerOptions = {}): Promise<
     list: () => service.runs.list(),
     waitFor: (runId) => service.runs.waitFor(runId),
     start(agent, input, startOptions = {}) {
-      const definition = typeof agent === 'string' ? resolved.agents.get(agent) : agent;
+      const definition =
+        typeof agent === 'string'
+          ? resolved.agents.get(agent)
+          : agent instanceof Agent
+            ? agentDefinition(agent)
+            : agent;
       if (!definition) throw new Error(`no agent named ${JSON.stringify(agent)}`);
       const started = service.runs.start({
         agent: definition,

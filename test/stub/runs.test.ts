@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { type Model, type RunTranscript, scriptedModel } from '../../server-stub/index';
+import { Agent, tool } from '../../src/index';
 import { agent, http, once, stub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 
@@ -239,6 +240,19 @@ describe('runs over HTTP', () => {
       body: { error: { code: 'not_allowed', message: `run ${runId} is already cancelled` } },
     });
     expect(server.runs.get(runId)).toMatchObject({ status: 'cancelled', error: 'the run was cancelled' });
+  });
+
+  it('starts a run of an Agent given as it is, its tools by name', async () => {
+    const server = await stub({ model: lookupModel() });
+    track(await TestClient.connect(server.url, { tools: [toolDef('lookup')] })).serve({
+      lookup: () => 'found',
+    });
+    const lookup = tool({ name: 'lookup', description: 'Looks up.', execute: () => 'not run here' });
+    const runId = server.runs.start(new Agent({ name: 'a', instructions: '', tools: [lookup] }), 'x');
+    expect(await server.runs.waitFor(runId)).toMatchObject({
+      status: 'completed',
+      toolCalls: [expect.objectContaining({ toolName: 'lookup', status: 'ok', output: 'found' })],
+    });
   });
 
   it('streams the events of a run as Server-Sent Events', async () => {
