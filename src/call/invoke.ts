@@ -67,6 +67,11 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
     abort: 'signal',
     onWidgetError: 'onWidgetInvalid',
     completedSteps: 'steps',
+    policy: 'policies',
+    toolPolicies: 'policies',
+    timeout: 'timeoutMs',
+    askQuestion: 'onQuestion',
+    emit: 'onEmit',
   },
 };
 

@@ -812,6 +812,8 @@ describe('usage errors', () => {
       'invokeTool(): unknown option "abortSignal" (did you mean "signal"?)',
     ],
     [{ callID: 'c1' }, 'invokeTool(): unknown option "callID" (did you mean "callId"?)'],
+    [{ policy: [] }, 'invokeTool(): unknown option "policy" (did you mean "policies"?)'],
+    [{ emit: () => {} }, 'invokeTool(): unknown option "emit" (did you mean "onEmit"?)'],
     [{ time_out_ms: 5 }, 'invokeTool(): unknown option "time_out_ms" (did you mean "timeoutMs"?)'],
     [{ maxOutputByte: 5 }, 'invokeTool(): unknown option "maxOutputByte" (did you mean "maxOutputBytes"?)'],
     [
