@@ -733,9 +733,31 @@ export class CallRunner implements ExecutionOwner {
     this.#options.updates.reconnected(resumed);
   }
 
-  /** Stops taking new calls; they are answered with a retryable shutting-down result. */
+  /**
+   * Stops taking new calls; they are answered with a retryable shutting-down result. So are the calls waiting for
+   * their first slot: they never started here, and another worker runs them now rather than this one after its
+   * running calls (or never, when its drain times out and aborts what it holds).
+   */
   stopAccepting(): void {
     this.#accepting = false;
+    for (const execution of [...this.#held.values()])
+      if (execution.state === 'queued') this.#handBack(execution);
+  }
+
+  /** A call that never started goes back to the service: answered as a new call is while the client stops. */
+  #handBack(execution: Execution): void {
+    if (this.#slots.finish(execution) === undefined) return;
+    const { callId, toolName } = execution;
+    this.#deadlines.arm(execution, undefined);
+    this.#held.delete(callId);
+    if (this.#leased) this.#options.updates.ended(execution);
+    const output = shuttingDownText(toolName);
+    this.#options.socket.send({ type: 'tool_result', callId, status: 'error', output, retryable: true });
+    this.#traces?.finished(execution, { status: 'error', output, durationMs: 0 }, output, 0);
+    this.#options.logger.debug(
+      { callId },
+      'a call that had not started handed back to the service (stopping)',
+    );
   }
 
   /** Resolves when no call is queued, running or parked (waiting for a human or a nested run) and the outbox is empty. */

@@ -160,6 +160,30 @@ describe('Incoming', () => {
     ]);
   });
 
+  it('hands back the calls waiting for their first slot when it stops; the running one goes on', async () => {
+    const hang = waitsForAbort('hang');
+    const { calls, call, sent } = recording([hang], { maxConcurrency: 1, maxQueue: 10 });
+    call('running', 'hang');
+    call('q1', 'hang');
+    call('q2', 'hang');
+    calls.stopAccepting();
+    const shuttingDown = (callId: string) => ({
+      type: 'tool_result',
+      callId,
+      status: 'error',
+      output: 'Error running hang: the client is shutting down; try again later',
+      retryable: true,
+    });
+    expect(sent).toEqual([shuttingDown('q1'), shuttingDown('q2')]);
+    expect([calls.running, calls.queued]).toEqual([1, 0]);
+    // Handed back, not finished here: the service may offer them again, and they are answered as new calls.
+    call('q1', 'hang');
+    expect(sent.at(-1)).toEqual(shuttingDown('q1'));
+    calls.abortAll('test over');
+    await nextTask();
+    expect(statuses(sent).slice(-1)).toEqual(['running:cancelled']);
+  });
+
   it('ignores a cancel for a call it does not hold', () => {
     const { calls, sent } = recording([recordsCalls('echo').tool]);
     calls.cancel('nobody', 'service');

@@ -1,0 +1,49 @@
+/**
+ * A worker that drains (`close()`, `handleSignals`) beside another worker of the same tools, against the stub
+ * (docs/guide/workers.md, "Deploys"): the calls it never started go to the other worker; only a call that outlives
+ * the drain's `timeoutMs` ends `cancelled`.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { scriptedModel } from '../../server-stub/index';
+import { tool } from '../../src/index';
+import { client, stub, until } from './harness';
+
+describe('a worker draining beside another', () => {
+  it('hands its queued calls to the other worker; only its running call, past the timeout, is cancelled', async () => {
+    const executed: string[] = [];
+    const work = (worker: string, gated: boolean) =>
+      tool({
+        name: 'work',
+        description: 'Works.',
+        parameters: z.object({ n: z.number() }),
+        execute: ({ n }, ctx) => {
+          executed.push(`${worker}:${n}`);
+          // Worker a's call runs past the drain's timeout (it stops on the abort); b's return at once.
+          if (!gated) return `${worker}:${n}`;
+          return new Promise<string>((_resolve, reject) =>
+            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+          );
+        },
+      });
+    const agent = { name: 'Fleet', instructions: '', tools: ['work'] };
+    const calls = [0, 1, 2, 3].map((n) => ({ name: 'work', arguments: { n } }));
+    const server = await stub({
+      agents: [agent],
+      model: scriptedModel([{ toolCalls: calls }, { text: 'done' }]),
+    });
+    const a = client(server.url, { tools: [work('a', true)], maxConcurrency: 1, maxQueue: 4 });
+    await a.connect();
+    const runId = server.runs.start('Fleet', 'go');
+    await until(() => a.stats, { running: 1, queued: 3, unacked: 0 });
+    const b = client(server.url, { tools: [work('b', false)] });
+    await b.connect();
+    await a.close({ timeoutMs: 200 });
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.status).toBe('completed');
+    const outcomes = transcript.toolCalls.map((call) => call.status).sort();
+    expect(outcomes).toEqual(['cancelled', 'ok', 'ok', 'ok']);
+    expect(executed.filter((name) => name.startsWith('a:'))).toEqual(['a:0']);
+    expect(executed.filter((name) => name.startsWith('b:')).sort()).toEqual(['b:1', 'b:2', 'b:3']);
+  });
+});
