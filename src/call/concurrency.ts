@@ -126,6 +126,17 @@ export function concurrencyStats(concurrency: Concurrency): GateStats {
 /** The permit each call holds, by call: given back when the call ends ({@link releasePermit}). */
 const permits = new WeakMap<CallState, { gate: ConcurrencyGate; key: string }>();
 
+/** Calls waiting at a gate: for a permit, or holding one, for their host's slot (their `execute` has not begun). */
+const atGate = new WeakSet<CallState>();
+
+/**
+ * `true` while the call waits at its tool's gate (see {@link enterGate}): a host that stops may hand it back to the
+ * service, as it never ran (src/client/calls.ts).
+ */
+export function waitingAtGate(call: CallState): boolean {
+  return atGate.has(call);
+}
+
 /** `true` when the call holds its permit (it goes on to `execute`). */
 export function holdsPermit(call: CallState): boolean {
   return permits.has(call);
@@ -183,12 +194,12 @@ export function enterGate(
     // A call that started without a host slot (it would have waited for one: src/client/slots.ts) takes one now,
     // in its key's turn; any other holds its slot and goes on at once.
     if (waits?.holdsSlot === undefined || waits.holdsSlot(callId)) go();
-    else waitThen(call, () => waits.unpark(callId, lane), go, stopped, undefined);
+    else waitAtGate(call, () => waits.unpark(callId, lane), go, stopped, undefined);
     return;
   }
   let waiter: Waiter | undefined;
   waits?.park(callId);
-  waitThen(
+  waitAtGate(
     call,
     () =>
       new Promise<void>((resolve) => {
@@ -208,6 +219,30 @@ export function enterGate(
     () => {
       if (waiter !== undefined) waiter.gone = true;
     },
+  );
+}
+
+/** {@link waitThen} for a call at its gate ({@link waitingAtGate} until it goes on or stops). */
+function waitAtGate(
+  call: CallState,
+  wait: () => Promise<void>,
+  go: () => void,
+  stopped: Stopped,
+  gone: (() => void) | undefined,
+): void {
+  atGate.add(call);
+  waitThen(
+    call,
+    wait,
+    () => {
+      atGate.delete(call);
+      go();
+    },
+    (stoppedCall, outcome) => {
+      atGate.delete(call);
+      stopped(stoppedCall, outcome);
+    },
+    gone,
   );
 }
 

@@ -254,6 +254,11 @@ export class CallRunner implements ExecutionOwner {
   /** Runs aborted by their caller (`client.run({ signal })`), oldest first, with the abort reason. */
   readonly #abortedRuns = new Map<string, unknown>();
   #accepting = true;
+  /**
+   * Calls of a tool with `concurrency` handed back while they waited at its gate ({@link CallRunner.stopAccepting}):
+   * answered as new calls when they end.
+   */
+  readonly #handingBack = new Set<Execution>();
   readonly #slots: Slots;
   readonly #deadlines: Deadlines;
   readonly #outbox: Outbox;
@@ -740,20 +745,37 @@ export class CallRunner implements ExecutionOwner {
    */
   stopAccepting(): void {
     this.#accepting = false;
-    for (const execution of [...this.#held.values()])
+    const gate = callParts.concurrency.code;
+    for (const execution of [...this.#held.values()]) {
       if (execution.state === 'queued') this.#handBack(execution);
+      else if (gate?.waitingAtGate(execution) === true) {
+        // Waiting for its key's turn (or, its permit taken, for a slot): its `execute` has not begun. Its wait ends
+        // on the abort, and `finished` answers it as it answers a queued call.
+        this.#handingBack.add(execution);
+        execution.abort(abortReason('the client is shutting down', 'AbortError', 'shutting_down'));
+      }
+    }
   }
 
-  /** A call that never started goes back to the service: answered as a new call is while the client stops. */
+  /**
+   * A call whose `execute` never began goes back to the service: answered as a new call is while the client stops
+   * (retryable), and not remembered as finished (the service gives it to another worker, or again to this one).
+   */
   #handBack(execution: Execution): void {
     if (this.#slots.finish(execution) === undefined) return;
-    const { callId, toolName } = execution;
+    const { callId, runId, toolName } = execution;
+    // A call that started emitted a `tool_call` event (read before the lease forgets that it began).
+    const started = execution.begun;
     this.#deadlines.arm(execution, undefined);
     this.#held.delete(callId);
     if (this.#leased) this.#options.updates.ended(execution);
     const output = shuttingDownText(toolName);
     this.#options.socket.send({ type: 'tool_result', callId, status: 'error', output, retryable: true });
     this.#traces?.finished(execution, { status: 'error', output, durationMs: 0 }, output, 0);
+    // It ends with its `tool_result` event.
+    const { events } = this.#options;
+    if (started && events.listens?.('tool_result') !== false)
+      events.toolResult({ callId, runId, toolName, status: 'error', durationMs: 0, output });
     this.#options.logger.debug(
       { callId },
       'a call that had not started handed back to the service (stopping)',
@@ -780,6 +802,10 @@ export class CallRunner implements ExecutionOwner {
 
   /** A call has its result (from its {@link Execution}). */
   finished(execution: Execution, result: ToolCallResult): void {
+    if (this.#handingBack.size > 0 && this.#handingBack.delete(execution)) {
+      this.#handBack(execution);
+      return;
+    }
     // Cancelled or timed out while its tool ran: answered now, its slot kept until the tool returns.
     const from = this.#slots.finish(execution, execution.phaseOpen);
     if (from === undefined) return;

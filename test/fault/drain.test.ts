@@ -46,4 +46,51 @@ describe('a worker draining beside another', () => {
     expect(executed.filter((name) => name.startsWith('a:'))).toEqual(['a:0']);
     expect(executed.filter((name) => name.startsWith('b:')).sort()).toEqual(['b:1', 'b:2', 'b:3']);
   });
+
+  it('does the same with the calls of a tool with concurrency waiting for their key', async () => {
+    const executed: string[] = [];
+    const keyed = { concurrency: { limit: 1, key: (input: { tenant: string }) => input.tenant } };
+    const work = (worker: string, gated: boolean) =>
+      tool({
+        name: 'work',
+        description: 'Works.',
+        parameters: z.object({ n: z.number(), tenant: z.string() }),
+        ...keyed,
+        execute: ({ n }, ctx) => {
+          executed.push(`${worker}:${n}`);
+          if (!gated) return `${worker}:${n}`;
+          return new Promise<string>((_resolve, reject) =>
+            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+          );
+        },
+      });
+    const agent = { name: 'Fleet', instructions: '', tools: ['work'] };
+    const calls = [0, 1, 2, 3].map((n) => ({ name: 'work', arguments: { n, tenant: 'acme' } }));
+    const server = await stub({
+      agents: [agent],
+      model: scriptedModel([{ toolCalls: calls }, { text: 'done' }]),
+    });
+    const a = client(server.url, { tools: [work('a', true)], maxConcurrency: 4 });
+    const events: string[] = [];
+    a.on('tool_call', ({ callId }) => events.push(`call ${callId}`));
+    a.on('tool_result', ({ callId, status }) => events.push(`result ${callId} ${status}`));
+    await a.connect();
+    const runId = server.runs.start('Fleet', 'go');
+    await until(() => a.stats.tools?.work, { running: 1, waiting: 3 });
+    const b = client(server.url, { tools: [work('b', false)] });
+    await b.connect();
+    await a.close({ timeoutMs: 200 });
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls.map((call) => call.status).sort()).toEqual(['cancelled', 'ok', 'ok', 'ok']);
+    expect(executed.filter((name) => name.startsWith('a:'))).toEqual(['a:0']);
+    expect(executed.filter((name) => name.startsWith('b:')).sort()).toEqual(['b:1', 'b:2', 'b:3']);
+    // Each call a started ended with its event: three handed back (error), the running one cancelled.
+    expect(events.filter((line) => line.startsWith('call'))).toHaveLength(4);
+    expect(
+      events
+        .filter((line) => line.startsWith('result'))
+        .map((line) => line.split(' ')[2])
+        .sort(),
+    ).toEqual(['cancelled', 'error', 'error', 'error']);
+  });
 });
