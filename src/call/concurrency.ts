@@ -194,12 +194,12 @@ export function enterGate(
     // A call that started without a host slot (it would have waited for one: src/client/slots.ts) takes one now,
     // in its key's turn; any other holds its slot and goes on at once.
     if (waits?.holdsSlot === undefined || waits.holdsSlot(callId)) go();
-    else waitAtGate(call, () => waits.unpark(callId, lane), go, stopped, undefined);
+    else waitThen(call, () => waits.unpark(callId, lane), go, stopped, undefined);
     return;
   }
   let waiter: Waiter | undefined;
   waits?.park(callId);
-  waitAtGate(
+  waitThen(
     call,
     () =>
       new Promise<void>((resolve) => {
@@ -222,36 +222,12 @@ export function enterGate(
   );
 }
 
-/** {@link waitThen} for a call at its gate ({@link waitingAtGate} until it goes on or stops). */
-function waitAtGate(
-  call: CallState,
-  wait: () => Promise<void>,
-  go: () => void,
-  stopped: Stopped,
-  gone: (() => void) | undefined,
-): void {
-  atGate.add(call);
-  waitThen(
-    call,
-    wait,
-    () => {
-      atGate.delete(call);
-      go();
-    },
-    (stoppedCall, outcome) => {
-      atGate.delete(call);
-      stopped(stoppedCall, outcome);
-    },
-    gone,
-  );
-}
-
 /** How a call that stopped while it waited for a permit or a slot ends (the pipeline's `stopped`). */
 type Stopped = (call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'value' }>) => void;
 
 /**
  * Waits on `wait` as a phase of the call (a cancel or the tool's `timeoutMs` ends it): then `go`, or, when the
- * wait ended otherwise, `gone` (if any) and `stopped`.
+ * wait ended otherwise, `gone` (if any) and `stopped`. The call is at its gate ({@link waitingAtGate}) meanwhile.
  */
 function waitThen(
   call: CallState,
@@ -260,7 +236,9 @@ function waitThen(
   stopped: Stopped,
   gone: (() => void) | undefined,
 ): void {
+  atGate.add(call);
   timed(call, wait, (outcome) => {
+    atGate.delete(call);
     if (outcome.kind === 'value') go();
     else {
       gone?.();

@@ -9,23 +9,30 @@ import { scriptedModel } from '../../server-stub/index';
 import { tool } from '../../src/index';
 import { client, stub, until } from './harness';
 
+/**
+ * The `work` tool of `worker`, recording each call it executes in `executed`: a gated one runs until it is aborted
+ * (past the drain's timeout), the other returns at once.
+ */
+function workOf(worker: string, gated: boolean, executed: string[], options: object = {}) {
+  return tool({
+    name: 'work',
+    description: 'Works.',
+    parameters: z.object({ n: z.number(), tenant: z.string().optional() }),
+    ...options,
+    execute: ({ n }, ctx) => {
+      executed.push(`${worker}:${n}`);
+      if (!gated) return `${worker}:${n}`;
+      return new Promise<string>((_resolve, reject) =>
+        ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+      );
+    },
+  });
+}
+
 describe('a worker draining beside another', () => {
   it('hands its queued calls to the other worker; only its running call, past the timeout, is cancelled', async () => {
     const executed: string[] = [];
-    const work = (worker: string, gated: boolean) =>
-      tool({
-        name: 'work',
-        description: 'Works.',
-        parameters: z.object({ n: z.number() }),
-        execute: ({ n }, ctx) => {
-          executed.push(`${worker}:${n}`);
-          // Worker a's call runs past the drain's timeout (it stops on the abort); b's return at once.
-          if (!gated) return `${worker}:${n}`;
-          return new Promise<string>((_resolve, reject) =>
-            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
-          );
-        },
-      });
+    const work = (worker: string, gated: boolean) => workOf(worker, gated, executed);
     const agent = { name: 'Fleet', instructions: '', tools: ['work'] };
     const calls = [0, 1, 2, 3].map((n) => ({ name: 'work', arguments: { n } }));
     const server = await stub({
@@ -49,21 +56,8 @@ describe('a worker draining beside another', () => {
 
   it('does the same with the calls of a tool with concurrency waiting for their key', async () => {
     const executed: string[] = [];
-    const keyed = { concurrency: { limit: 1, key: (input: { tenant: string }) => input.tenant } };
-    const work = (worker: string, gated: boolean) =>
-      tool({
-        name: 'work',
-        description: 'Works.',
-        parameters: z.object({ n: z.number(), tenant: z.string() }),
-        ...keyed,
-        execute: ({ n }, ctx) => {
-          executed.push(`${worker}:${n}`);
-          if (!gated) return `${worker}:${n}`;
-          return new Promise<string>((_resolve, reject) =>
-            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
-          );
-        },
-      });
+    const keyed = { concurrency: { limit: 1, key: (input: { tenant?: string }) => input.tenant ?? 'none' } };
+    const work = (worker: string, gated: boolean) => workOf(worker, gated, executed, keyed);
     const agent = { name: 'Fleet', instructions: '', tools: ['work'] };
     const calls = [0, 1, 2, 3].map((n) => ({ name: 'work', arguments: { n, tenant: 'acme' } }));
     const server = await stub({
