@@ -517,14 +517,18 @@ export class CallRunner implements ExecutionOwner {
     const outbox = this.#outbox;
     const room = this.#held.size + outbox.size < maxConcurrency + maxQueue && !outbox.full;
     if (this.#accepting && room) return false;
-    this.#options.socket.send({
-      type: 'tool_result',
-      callId,
-      status: 'error',
-      output: this.#accepting ? busyText(toolName) : shuttingDownText(toolName),
-      retryable: true,
-    });
+    this.#answerRetryable(callId, toolName);
     return true;
+  }
+
+  /**
+   * Answers a call this client does not run with a retryable result (busy; shutting down once it stops), which
+   * the service gives to another worker. Returns the output sent.
+   */
+  #answerRetryable(callId: string, toolName: string): string {
+    const output = this.#accepting ? busyText(toolName) : shuttingDownText(toolName);
+    this.#options.socket.send({ type: 'tool_result', callId, status: 'error', output, retryable: true });
+    return output;
   }
 
   /**
@@ -769,8 +773,7 @@ export class CallRunner implements ExecutionOwner {
     this.#deadlines.arm(execution, undefined);
     this.#held.delete(callId);
     if (this.#leased) this.#options.updates.ended(execution);
-    const output = shuttingDownText(toolName);
-    this.#options.socket.send({ type: 'tool_result', callId, status: 'error', output, retryable: true });
+    const output = this.#answerRetryable(callId, toolName);
     this.#traces?.finished(execution, { status: 'error', output, durationMs: 0 }, output, 0);
     // It ends with its `tool_result` event.
     const { events } = this.#options;

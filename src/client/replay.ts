@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { decodeArguments } from '../call/arguments';
 import { ToolwireError } from '../errors';
 import { describeValue } from '../tool/check-options';
 import { content } from '../tool/content';
@@ -179,16 +180,11 @@ export function replayTools<T extends Tool<any, any, any>>(
 
 /** The key of recorded arguments as `source`'s `execute` got them: validated by its parameters, when they pass. */
 async function validatedKey(source: Tool, recorded: unknown): Promise<string> {
-  let args = recorded;
-  if (typeof args === 'string') {
-    try {
-      args = args.trim() === '' ? {} : JSON.parse(args);
-    } catch {
-      return argumentKey(recorded);
-    }
-  }
+  // Decoded as a call decodes what the model sent (`''`, `null`, a JSON string, one double encoding).
+  const decoded = decodeArguments(recorded);
+  if (!decoded.ok) return argumentKey(recorded);
   try {
-    const result = await toolInternals(source)?.parameters.validate(args ?? {});
+    const result = await toolInternals(source)?.parameters.validate(decoded.value);
     return argumentKey(result?.ok === true ? result.value : recorded);
   } catch {
     return argumentKey(recorded);
