@@ -328,6 +328,24 @@ export class Redactor {
   }
 
   /**
+   * `value` with each of its own string fields redacted, one level deep (an event's ids and words, which the
+   * service chose): the same object when none holds a secret, else a copy (prototype kept) with those replaced.
+   */
+  fields<T extends object>(value: T): T {
+    if (this.empty) return value;
+    let copy: Record<string, unknown> | undefined;
+    for (const key of Object.keys(value)) {
+      const text = (value as Record<string, unknown>)[key];
+      if (typeof text !== 'string') continue;
+      const redacted = this.text(text);
+      if (redacted === text) continue;
+      copy ??= Object.assign(Object.create(Object.getPrototypeOf(value)), value) as Record<string, unknown>;
+      copy[key] = redacted;
+    }
+    return (copy ?? value) as T;
+  }
+
+  /**
    * `true` when strings must be redacted one by one before they are written as JSON: the redactor has RegExp
    * rules, which meet a string, not its JSON. String rules need no such pass: JSON escapes each character on its
    * own, so a secret inside a string is found in the JSON text in its escaped form by {@link Redactor.text}. A

@@ -885,9 +885,13 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
 
   // Listeners are user code: one that throws must not break the socket handler that emitted.
   #emit<E extends keyof ClientEvents>(event: E, ...args: EventEmitter.EventArgs<ClientEvents, E>): void {
-    // A service's or a socket's words may quote a secret (the key in a URL, an echo of it).
-    if ((event === 'error' || event === 'closed') && args[0] instanceof Error)
-      (args as unknown[])[0] = this.#redactor.error(args[0]);
+    // A service's or a socket's words may quote a secret (the key in a URL, an echo of it), and the ids and
+    // words an event carries are the service's (a call id, a close reason): redacted for the listeners there are.
+    const first = args[0];
+    if (first instanceof Error) {
+      if (event === 'error' || event === 'closed') (args as unknown[])[0] = this.#redactor.error(first);
+    } else if (typeof first === 'object' && first !== null && this.listenerCount(event) > 0)
+      (args as unknown[])[0] = this.#redactor.fields(first);
     try {
       this.emit(event, ...args);
     } catch (error) {

@@ -191,14 +191,21 @@ export function callTraces(
       // A tracer that throws leaves the call untraced; it never fails the call or the socket's handler.
       try {
         trace = tracing.startCall({
-          callId: frame.callId,
-          runId: frame.runId,
+          // The ids and names the service chose, redacted as an event's are.
+          callId: redactor.text(frame.callId),
+          runId: redactor.text(frame.runId),
           toolName: frame.toolName,
           description: client.registry.get(frame.toolName)?.description,
-          agentName: frame.agentName,
+          agentName: frame.agentName === undefined ? undefined : redactor.text(frame.agentName),
           runCaller: client.runCallers?.get(frame.runId)?.traceCaller,
           traceparent: frame.traceparent,
-          tracestate: frame.traceparent === undefined ? undefined : frame.tracestate,
+          // A trace state holding a secret is dropped: cut, it would not parse.
+          tracestate:
+            frame.traceparent === undefined ||
+            frame.tracestate === undefined ||
+            redactor.text(frame.tracestate) !== frame.tracestate
+              ? undefined
+              : frame.tracestate,
           arguments: () => tracedArguments(execution, redactor, client.registry),
         });
       } catch {

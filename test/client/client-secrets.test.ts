@@ -72,3 +72,62 @@ describe('errors handed to the caller', () => {
     expect(failure?.message).not.toContain(apiKey);
   });
 });
+
+describe('ids and words the service chose', () => {
+  it('reach event listeners and traces redacted: a call id, a run id, an agent name, a close reason', async () => {
+    const apiKey = 'svc-echoed-key-77';
+    const starts: unknown[] = [];
+    const client = new Client({
+      url: FAKE_URL,
+      WebSocket: fakeWebSocket(),
+      apiKey,
+      tools: [tool({ name: 'ok', description: 'Answers ok.', execute: () => 'ok' })],
+      logger: recordingLogger().logger,
+      reconnect: false,
+      tracing: {
+        startCall(call) {
+          starts.push({ ...call, arguments: undefined });
+          return undefined;
+        },
+      },
+    });
+    clients.push(client);
+    const connection = await service.connect(client);
+    const seen: unknown[] = [];
+    for (const event of ['tool_call', 'tool_result', 'disconnected'] as const)
+      client.on(event, (info: unknown) => seen.push(info));
+    const answered = connection.next('tool_result');
+    connection.send({
+      type: 'tool_call',
+      callId: `call-${apiKey}`,
+      runId: `run-${apiKey}`,
+      agentName: `agent ${apiKey}`,
+      toolName: 'ok',
+      arguments: {},
+      deadlineMs: 5_000,
+    });
+    // The service gets its own id back, as it sent it: it is the service's to know.
+    expect((await answered).callId).toBe(`call-${apiKey}`);
+    const closed = new Promise((resolve) => client.once('disconnected', resolve));
+    connection.close(4000, `bye ${apiKey}`);
+    await closed;
+    expect(seen).toEqual([
+      { callId: 'call-[redacted]', runId: 'run-[redacted]', toolName: 'ok' },
+      expect.objectContaining({
+        callId: 'call-[redacted]',
+        runId: 'run-[redacted]',
+        status: 'ok',
+        output: 'ok',
+      }),
+      { code: 4000, reason: 'bye [redacted]' },
+    ]);
+    expect(starts).toEqual([
+      expect.objectContaining({
+        callId: 'call-[redacted]',
+        runId: 'run-[redacted]',
+        agentName: 'agent [redacted]',
+      }),
+    ]);
+    expect(JSON.stringify([seen, starts])).not.toContain(apiKey);
+  });
+});
