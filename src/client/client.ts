@@ -763,14 +763,19 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   async close(options: CloseOptions = {}): Promise<void> {
     checkCloseOptions(options);
     const { drain = CLOSE_DEFAULTS.drain, timeoutMs = CLOSE_DEFAULTS.timeoutMs } = options;
-    if (this.#connection.state === 'closed') return;
+    const state = this.#connection.state;
+    if (state === 'closed') return;
     this.#calls.stopAccepting();
-    if (drain && this.#connection.writable) {
+    // A session to drain into: open, or being resumed (the socket dropped before or during the drain: running calls
+    // go on, and their results are delivered once it is back).
+    if (drain && (this.#connection.writable || state === 'reconnecting')) {
       this.#connection.drain();
-      const finished = await withTimeout(this.#calls.idle(), timeoutMs);
+      // The connection may end for good meanwhile (reconnecting gave up): nothing can be delivered then.
+      const ended = new Promise<void>((resolve) => this.once('closed', () => resolve()));
+      const finished = await withTimeout(Promise.race([this.#calls.idle(), ended]), timeoutMs);
       if (!finished) {
         this.#calls.abortAll('client closing');
-        await withTimeout(this.#calls.idle(), Math.min(2_000, timeoutMs));
+        await withTimeout(Promise.race([this.#calls.idle(), ended]), Math.min(2_000, timeoutMs));
       }
     } else {
       this.#calls.abortAll('client closing');

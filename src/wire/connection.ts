@@ -141,6 +141,8 @@ export const STABLE_CONNECTION_MS = 5_000;
 /** One logical connection to the service, which may span many sockets (one {@link Link} each). */
 export class Connection {
   #state: ConnectionState = 'idle';
+  /** {@link drain} was called: a socket opened from now on is draining too. */
+  #draining = false;
   #link: Link | undefined;
   #welcome: Welcome | undefined;
   #sessionId: string | undefined;
@@ -273,8 +275,12 @@ export class Connection {
     return this.#link.send(frame);
   }
 
-  /** Marks the connection as draining: still open, but the owner takes no new work. */
+  /**
+   * Marks the connection as draining: open, but the owner takes no new work. A socket that closes meanwhile is
+   * opened again (the session resumed, to deliver what the owner still has to send), and stays draining.
+   */
   drain(): void {
+    this.#draining = true;
     if (this.#state === 'open') this.#state = 'draining';
   }
 
@@ -398,7 +404,8 @@ export class Connection {
     this.#welcomedAt = Date.now();
     this.#failed = 0;
     this.#refusalRetried = false;
-    if (this.#state === 'connecting' || this.#state === 'reconnecting') this.#state = 'open';
+    if (this.#state === 'connecting' || this.#state === 'reconnecting')
+      this.#state = this.#draining ? 'draining' : 'open';
     const pending = this.#pending;
     this.#pending = undefined;
     this.#clearTimers();
@@ -478,10 +485,6 @@ export class Connection {
       if (!this.#retryRefusedKey(error)) this.#fail(error);
       return;
     }
-    if (this.#state === 'draining') {
-      this.#fail(new ConnectionError('closed', `socket closed while draining (${code})`));
-      return;
-    }
     if (code === CLOSE_CODES.sessionReplaced) {
       // docs/protocol/sessions.md and docs/protocol/errors.md: never reconnect with that session id; a new session is
       // the way back.
@@ -505,7 +508,7 @@ export class Connection {
     const policy = this.#options.reconnect;
     if (policy === false) return;
     this.#attempt += 1;
-    if (this.#state === 'open') this.#state = 'reconnecting';
+    if (this.#state === 'open' || this.#state === 'draining') this.#state = 'reconnecting';
     const delayMs = backoffDelay(this.#attempt, policy);
     this.#guard(() => this.#options.onReconnecting(this.#attempt, delayMs));
     this.#later(delayMs, () => {

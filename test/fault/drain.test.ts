@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { scriptedModel } from '../../server-stub/index';
 import { tool } from '../../src/index';
-import { client, stub, until } from './harness';
+import { client, proxyTo, stub, until } from './harness';
 
 /**
  * The `work` tool of `worker`, recording each call it executes in `executed`: a gated one runs until it is aborted
@@ -86,5 +86,82 @@ describe('a worker draining beside another', () => {
         .map((line) => line.split(' ')[2])
         .sort(),
     ).toEqual(['cancelled', 'error', 'error', 'error']);
+  });
+});
+
+describe('a worker whose socket drops while it drains', () => {
+  /** A `work` tool whose calls wait for `release()`, recording where each ran. */
+  function gatedWork(worker: string, executed: string[], gates: Array<() => void>) {
+    return tool({
+      name: 'work',
+      description: 'Works.',
+      parameters: z.object({ n: z.number() }),
+      execute: ({ n }) => {
+        executed.push(`${worker}:${n}`);
+        return new Promise<string>((resolve) => gates.push(() => resolve(`${worker}:${n}`)));
+      },
+    });
+  }
+
+  async function setUp() {
+    const executed: string[] = [];
+    const gates: Array<() => void> = [];
+    const server = await stub({
+      agents: [{ name: 'Fleet', instructions: '', tools: ['work'] }],
+      model: scriptedModel([{ toolCalls: [{ name: 'work', arguments: { n: 0 } }] }, { text: 'done' }]),
+    });
+    const proxy = await proxyTo(server);
+    const a = client(server.url.replace(`:${server.port}`, `:${proxy.port}`), {
+      tools: [gatedWork('a', executed, gates)],
+    });
+    const states: string[] = [];
+    a.on('connected', ({ resumed }) => states.push(`connected resumed=${resumed}`));
+    a.on('disconnected', () => states.push('disconnected'));
+    await a.connect();
+    const runId = server.runs.start('Fleet', 'go');
+    await until(() => a.stats.running, 1);
+    const b = client(server.url, { tools: [gatedWork('b', executed, gates)] });
+    await b.connect();
+    return { server, proxy, a, runId, executed, gates, states };
+  }
+
+  it('resumes its session, lets the running call finish and delivers its result: it runs once', async () => {
+    const { server, proxy, a, runId, executed, gates, states } = await setUp();
+    const closing = a.close({ timeoutMs: 10_000 });
+    expect(a.state).toBe('draining');
+    proxy.dropAll();
+    await until(() => states, ['connected resumed=false', 'disconnected', 'connected resumed=true']);
+    expect(a.state).toBe('draining');
+    gates.shift()?.();
+    const started = performance.now();
+    await closing;
+    expect(performance.now() - started).toBeLessThan(5_000);
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls.map((call) => [call.status, call.output])).toEqual([['ok', 'a:0']]);
+    expect(executed).toEqual(['a:0']);
+  });
+
+  it('drains the same when the socket is already down as close() is called', async () => {
+    const { server, proxy, a, runId, executed, gates, states } = await setUp();
+    // close() begins as the socket is found gone, before the client has opened another.
+    const closing = new Promise<void>((resolve, reject) =>
+      a.once('reconnecting', () => {
+        states.push(`closing in state ${a.state}`);
+        a.close({ timeoutMs: 10_000 }).then(resolve, reject);
+      }),
+    );
+    proxy.dropAll();
+    await until(() => a.state, 'draining');
+    gates.shift()?.();
+    await closing;
+    expect(states).toEqual([
+      'connected resumed=false',
+      'disconnected',
+      'closing in state reconnecting',
+      'connected resumed=true',
+    ]);
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls.map((call) => [call.status, call.output])).toEqual([['ok', 'a:0']]);
+    expect(executed).toEqual(['a:0']);
   });
 });
