@@ -12,6 +12,7 @@ import type { CallRedaction } from '../call/redaction';
 import type { ToolCallResult } from '../call/types';
 import { isPlainObject } from '../json';
 import type { Redactor } from '../logger';
+import { redactOutput } from '../redact';
 import { serializeOutput } from '../tool/output';
 import { encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, utf8Length } from '../wire/protocol';
@@ -21,10 +22,12 @@ export type ResultPartFrame = NonNullable<FrameOf<ClientFrame, 'tool_result'>['r
 
 /** `value` as JSON, redacted by the client's rules and the call's own fields (`sensitiveFieldNames`). */
 function redactedJson(value: unknown, redactor: Redactor, call: CallRedaction | undefined): unknown {
+  // The string rules (the API key, `redact` strings) are searched for in the JSON text, as in `output`:
+  // `serializeOutput` applies only the rules that must meet each string.
   const json =
     typeof value === 'string'
       ? redactor.text(value)
-      : (JSON.parse(serializeOutput(value, redactor)) as unknown);
+      : (JSON.parse(redactOutput(redactor, serializeOutput(value, redactor))) as unknown);
   return call?.active === true ? call.value(json) : json;
 }
 

@@ -34,7 +34,7 @@ const SHORT = `${KEY} ${encodeURIComponent(WORD)}`;
 const FRAME_TEXT: Record<string, string> = {
   hello: 'tools[].approvalReason',
   tools_update: 'tools[].approvalReason',
-  tool_result: 'output, widget, content',
+  tool_result: 'output, widget, content, result (its value)',
   approval_request: 'reason',
   approval: 'reason (edited arguments holding a secret are refused)',
   run_start: 'none redacted: input and agent are sent as written',
@@ -115,6 +115,21 @@ const worker = tool({
   },
 });
 
+/** Results whose full value travels beside `output` (feature `result_parts`): a projected one and a thrown one. */
+const projected = tool({
+  name: 'projected',
+  description: 'Shows the model less than it returns.',
+  execute: () => ({ full: `full ${ALL}`, list: [KEY, { deep: WORD }], [KEY]: 1 }),
+  toModelOutput: (output) => `shown ${Object.keys(output).length}`,
+});
+const thrower = tool({
+  name: 'thrower',
+  description: 'Throws plain data.',
+  execute: () => {
+    throw { reason: `thrown ${ALL}`, key: KEY };
+  },
+});
+
 describe('no secret reaches a frame the client sends', () => {
   it('lists every client frame type (a new one must be placed here)', () => {
     const options = clientFrameSchema._zod.def.options as unknown as Array<{
@@ -131,7 +146,7 @@ describe('no secret reaches a frame the client sends', () => {
       WebSocket: fakeWebSocket(),
       apiKey: KEY,
       redact: [WORD, /tok_[a-z0-9]+/],
-      tools: [gated, policed, announced, worker],
+      tools: [gated, policed, announced, worker, projected, thrower],
       policies: [(c) => (c.toolName === 'policed' ? { requireApproval: `policy ${ALL}` } : undefined)],
       reconnect: false,
     });
@@ -173,6 +188,15 @@ describe('no secret reaches a frame the client sends', () => {
       answer: 3,
     });
     await result;
+    for (const [callId, toolName] of [
+      ['c4', 'projected'],
+      ['c5', 'thrower'],
+    ] as const) {
+      const answered = connection.next('tool_result');
+      connection.send(call(callId, toolName));
+      const frame = await answered;
+      expect(frame.result, `${toolName}: ${frame.output}`).toMatchObject({ value: expect.anything() });
+    }
     expect(answers).toEqual([expect.stringContaining('step result [redacted]'), `no ${SHORT}`, 3]);
 
     const sent = connection.frames;
