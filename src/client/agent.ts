@@ -238,12 +238,16 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
 
   /**
    * Validates a final output against `outputType`: the parsed value, or the issues as one message.
-   * Without `outputType` the output is returned as it is.
+   * Without `outputType` the output must be a string (the model's text), as `RunResult.finalOutput` promises.
    */
   async parseOutput(
     value: unknown,
   ): Promise<{ ok: true; value: AgentOutput<O> } | { ok: false; message: string }> {
-    if (!this.#output) return { ok: true, value: value as AgentOutput<O> };
+    if (!this.#output) {
+      if (typeof value === 'string') return { ok: true, value: value as AgentOutput<O> };
+      const got = value === undefined ? 'none' : value === null ? 'null' : typeof value;
+      return { ok: false, message: `expected the model's text (a string), got ${got}` };
+    }
     const result = await this.#output.validate(value);
     if (result.ok) return { ok: true, value: result.value as AgentOutput<O> };
     return { ok: false, message: result.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ') };

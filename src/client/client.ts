@@ -611,7 +611,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       throw this.#redactor.error(
         new RunError(
           'invalid_output',
-          `the final output of ${agent.name} does not match its outputType: ${parsed.message}`,
+          `the final output of ${agent.name} does not match its ${agent.outputSchema === undefined ? 'output (no outputType)' : 'outputType'}: ${parsed.message}`,
         ),
       );
     }
@@ -841,6 +841,14 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       (runId, reason) => this.#calls.cancelRun(runId, reason),
       this.#logger,
       sharedAbort,
+      {
+        redact: (event) => this.#redactor.value(event),
+        listenerFailed: (error) =>
+          this.#emit(
+            'error',
+            new ConnectionError('listener_failed', "a run's onEvent listener threw", { cause: error }),
+          ),
+      },
     );
     // What the service takes (feature `run_options`) is known once a welcome came; a new Runs has no run to resend.
     if (this.#features !== null) {

@@ -95,12 +95,20 @@ export const MAX_ABANDONED_RUNS = 256;
 /** A logger that drops `debug` lines (the logger's own `silentLogger` would bring src/redact.ts along). */
 const NO_DEBUG: Pick<Logger, 'debug'> = { debug: () => {} };
 
+/** How many ended runs' ids a client keeps, to drop their events sent again after a resume. */
+const REMEMBERED_RUNS = 1_024;
+
 /** Tracks this client's runs. Owned by `Client`; not exported from the package. */
 export class Runs {
   readonly #byRequest = new Map<string, PendingRun>();
   readonly #byRun = new Map<string, PendingRun>();
   /** Runs whose caller aborted them, waiting for the service to end them, oldest first. */
   readonly #abandoned = new Set<PendingRun>();
+  /**
+   * The ids of the runs that ended here, the latest {@link REMEMBERED_RUNS}: their events sent again after a resume
+   * (docs/protocol/runs.md) came before their end, and are dropped.
+   */
+  readonly #ended = new Set<string>();
   readonly #send: (frame: ClientFrame) => boolean;
   readonly #onEvent: (event: RunEvent) => void;
   readonly #aborted: (runId: string, reason: unknown) => void;
@@ -113,6 +121,7 @@ export class Runs {
   readonly #maxPayloadBytes: () => number;
   readonly #logger: Pick<Logger, 'debug'>;
   readonly #listenTo: (signal: AbortSignal) => AbortLike;
+  readonly #hooks: { redact?: (event: RunEvent) => RunEvent; listenerFailed?: (error: unknown) => void };
 
   /**
    * This client's runs the service has started, by run id, read-only: a call of one of them gets its run context
@@ -136,7 +145,13 @@ export class Runs {
     aborted: (runId: string, reason: unknown) => void = () => {},
     logger: Pick<Logger, 'debug'> = NO_DEBUG,
     listenTo: (signal: AbortSignal) => AbortLike = (signal) => signal,
+    /**
+     * What a run's events are handed out as (the client's redactor: the ids and words in them are the service's
+     * and the model's), and where a run's `onEvent` that throws is reported.
+     */
+    hooks: { redact?: (event: RunEvent) => RunEvent; listenerFailed?: (error: unknown) => void } = {},
   ) {
+    this.#hooks = hooks;
     this.#listenTo = listenTo;
     this.#logger = logger;
     this.#send = send;
@@ -280,6 +295,7 @@ export class Runs {
       }
       case 'run_event': {
         const run = this.#byRun.get(frame.runId);
+        if (run === undefined && this.#ended.has(frame.runId)) return true;
         if (run !== undefined && frame.seq !== undefined) {
           // Sent again after a resume (docs/protocol/runs.md): this one already came.
           if (frame.seq <= run.eventSeq) return true;
@@ -287,22 +303,24 @@ export class Runs {
         }
         // A kind added after this version (docs/protocol/runs.md), or data its kind's shape refuses: informative, so
         // ignored rather than refused.
-        const event = toRunEvent(frame);
-        if (!('kind' in event)) {
+        const read = toRunEvent(frame);
+        if (!('kind' in read)) {
           this.#logger.debug(
             { runId: frame.runId, kind: frame.event.kind.slice(0, 64) },
-            'unknown' in event
+            'unknown' in read
               ? 'run_event of a kind this client does not know, ignored'
-              : `run_event whose data does not have its kind's shape, ignored (${event.malformed.slice(0, 200)})`,
+              : `run_event whose data does not have its kind's shape, ignored (${read.malformed.slice(0, 200)})`,
           );
           return true;
         }
+        const event = this.#hooks.redact === undefined ? read : this.#hooks.redact(read);
         const listener = run?.abandoned === true ? undefined : run?.onEvent;
         if (listener !== undefined) {
           try {
             listener(event);
-          } catch {
+          } catch (error) {
             // A listener's failure must not break the socket handler; the client's own event still goes out.
+            this.#hooks.listenerFailed?.(error);
           }
         }
         // An approval or a question of a nested run surfaces on each ancestor run too (docs/protocol/runs.md), with
@@ -432,7 +450,11 @@ export class Runs {
     run.cleanup();
     this.#abandoned.delete(run);
     this.#byRequest.delete(run.frame.requestId);
-    if (run.runId !== undefined) this.#byRun.delete(run.runId);
+    if (run.runId !== undefined) {
+      this.#byRun.delete(run.runId);
+      this.#ended.add(run.runId);
+      if (this.#ended.size > REMEMBERED_RUNS) this.#ended.delete(this.#ended.values().next().value as string);
+    }
   }
 }
 
