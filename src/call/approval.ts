@@ -16,6 +16,8 @@ import {
 } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
 import { type ApprovalNeed, DEFAULT_SIDE_EFFECT, isApprovalPolicy, readApprovalAnswer } from '../tool/tool';
+import { MAX_APPROVAL_REASON_CHARS } from '../wire/protocol';
+import { cutChars } from '../wire/utf8';
 import { readDecision } from './decision';
 import { settleThen, timed } from './signal';
 import type { ApprovalDecision, ApprovalRequest, CallState, RejectionReason } from './types';
@@ -65,7 +67,13 @@ export function decideApproval(
     return;
   }
   const decided = (need: ApprovalNeed) => {
-    const reason = joinReasons(need.required ? need.reason : undefined, policyReason);
+    // A predicate's reason is cut to MAX_APPROVAL_REASON_CHARS once redacted: a cut first could keep the start of
+    // a secret that the rules no longer match.
+    const own =
+      need.required && need.reason !== undefined
+        ? cutChars(redactedReason(call, need.reason), MAX_APPROVAL_REASON_CHARS)
+        : undefined;
+    const reason = joinReasons(own, policyReason);
     if (need.required || policyReason !== undefined) ask(call, view, reason, done);
     else done({ go: true, approved: false });
   };
@@ -148,11 +156,7 @@ function ask(
   // A reason may quote the arguments (`approvalRequired(\`pay ${amount}\`)`) or anything else: redacted as any
   // text of the call, then with the client's rules (its API key, `redact`), as the frame to the service is, so that
   // the approver, `approval_requested` listeners, logs and spans see what the service sees.
-  if (reason !== undefined) {
-    const fielded = call.redaction?.active === true ? call.redaction.text(reason) : reason;
-    const { redactor } = options;
-    request.reason = redactor === undefined || redactor.empty ? fielded : redactor.text(fielded);
-  }
+  if (reason !== undefined) request.reason = redactedReason(call, reason);
   if (options.agentName !== undefined) request.agentName = options.agentName;
   request.sideEffect = call.tool.definition.sideEffect ?? DEFAULT_SIDE_EFFECT;
   settleThen<ApprovalDecision>(
@@ -194,6 +198,13 @@ function ask(
       }
     },
   );
+}
+
+/** A reason redacted as any text of the call (its sensitive fields), then with the client's rules. */
+function redactedReason(call: CallState, reason: string): string {
+  const fielded = call.redaction?.active === true ? call.redaction.text(reason) : reason;
+  const { redactor } = call.options;
+  return redactor === undefined || redactor.empty ? fielded : redactor.text(fielded);
 }
 
 /** Two reasons for one approval (the tool's and a policy's), as one. */

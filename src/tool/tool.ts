@@ -486,16 +486,15 @@ export interface ApprovalNeed {
 /**
  * A predicate's answer as an {@link ApprovalNeed}. Fail safe: anything truthy that is not `{ required }` asks
  * for approval (a predicate that returns `'yes'` or `1` was meant to); `{ required }` is read as a boolean. A
- * reason that is not a string, or is empty, is dropped; a long one is cut to 1,000 characters.
+ * reason that is not a string, or is empty, is dropped; a long one is cut to 1,000 characters once redacted, by the
+ * approval phase (src/call/approval.ts).
  */
 export function readApprovalAnswer(answer: unknown): ApprovalNeed {
   if (typeof answer !== 'object' || answer === null) return { required: Boolean(answer) };
   if (!('required' in answer)) return { required: true };
   const { required, reason } = answer as { required: unknown; reason?: unknown };
   if (!required) return { required: false };
-  return typeof reason === 'string' && reason.trim() !== ''
-    ? { required: true, reason: reason.slice(0, MAX_APPROVAL_REASON_CHARS) }
-    : { required: true };
+  return typeof reason === 'string' && reason.trim() !== '' ? { required: true, reason } : { required: true };
 }
 
 const agentNames = anArrayOf(aString('a non-empty string', { minLength: 1 }));
