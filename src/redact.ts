@@ -454,7 +454,8 @@ export class Redactor {
     const visit = (item: unknown): void => {
       if (!(item instanceof Error) || seen.has(item) || seen.size > 16) return;
       seen.add(item);
-      for (const key of ['message', 'stack'] as const) {
+      // The name too: a class may name itself from what it was given (`HttpError(GET …?key=…)`).
+      for (const key of ['name', 'message', 'stack'] as const) {
         try {
           const text = item[key];
           if (typeof text !== 'string' || this.text(text) === text) continue;

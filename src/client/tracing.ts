@@ -246,7 +246,7 @@ export function callTraces(
         'toolwire.retry.attempt': info.attempt,
         'toolwire.retry.delay_ms': Math.max(0, Math.round(info.delayMs)),
       };
-      if (info.error instanceof Error) attributes['error.type'] = info.error.name;
+      if (info.error instanceof Error) attributes['error.type'] = redactor.text(String(info.error.name));
       traceOf(execution)?.event(TRACE_EVENTS.retry, attributes);
     },
     finished(execution, result, output, durationMs) {

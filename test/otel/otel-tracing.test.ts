@@ -172,6 +172,36 @@ describe('otelTracing() over the stub', () => {
     expect(invalid?.status.message).toMatch(/^Invalid arguments for lookup: id: /);
   });
 
+  it('redacts an error class name that quotes a secret, in error.type and the exception, retries included', async () => {
+    class HttpError extends Error {
+      override name = 'HttpError(GET /orders?key=hunter2-secret)';
+    }
+    let attempts = 0;
+    const fetching = tool({
+      name: 'fetch_order',
+      description: 'Fetches an order.',
+      sideEffect: 'none',
+      retry: { maxAttempts: 2, initialDelayMs: 0, maxDelayMs: 0 },
+      execute: () => {
+        attempts += 1;
+        throw new HttpError(`attempt ${attempts} failed`);
+      },
+    });
+    const { run } = await setup(
+      [{ toolCalls: [{ name: 'fetch_order', arguments: {} }] }, { text: 'sorry' }],
+      {
+        tools: [fetching],
+        tracing: otelTracing({ tracer }),
+        redact: ['hunter2-secret'],
+      },
+    );
+    await run();
+    const [span] = toolSpans();
+    expect(span?.attributes['error.type']).toBe('HttpError(GET /orders?key=[redacted])');
+    expect(JSON.stringify({ attributes: span?.attributes, events: span?.events })).not.toContain('hunter2');
+    expect(eventNames(span as ReadableSpan)).toContain(TRACE_EVENTS.retry);
+  });
+
   it('records the approval asked of the local approver and its decision as events', async () => {
     const refund = tool({
       name: 'refund',
