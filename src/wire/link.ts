@@ -9,6 +9,7 @@
  */
 import { ConnectionError, ProtocolError } from '../errors';
 import { displayUrl, type Logger } from '../logger';
+import { REDACTED } from '../redact';
 import { Backpressure } from './backpressure';
 import {
   type DecodeResult,
@@ -83,7 +84,8 @@ const HOST_NOT_FOUND = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_NOD
 export function attemptFailure(facts: AttemptFacts): AttemptFailure {
   // Messages show the URL without userinfo, query or fragment, where tokens travel.
   const url = displayUrl(facts.url);
-  const { code, reason, failure } = facts;
+  const { code, failure } = facts;
+  const reason = withoutUrlSecrets(facts.reason, facts.url);
   const retry = (errorCode: string, message: string, cause?: unknown): AttemptFailure => ({
     error: new ConnectionError(errorCode, `${url}: ${message}`, cause === undefined ? undefined : { cause }),
     fatal: false,
@@ -126,8 +128,18 @@ export function attemptFailure(facts: AttemptFacts): AttemptFailure {
       `the socket closed before welcome (${code}${reason ? ` ${reason}` : ''})`,
     );
   }
-  const error = failure.error as { code?: unknown; message?: unknown } | undefined;
-  const detail = typeof error?.message === 'string' ? error.message : '';
+  const thrown = failure.error as { code?: unknown; message?: unknown; name?: unknown } | undefined;
+  const said = typeof thrown?.message === 'string' ? thrown.message : '';
+  // A runtime's message may quote the whole URL, its query included (Bun's does): shown as `url` is, and the
+  // error kept as the cause is a copy saying the same.
+  const detail = withoutUrlSecrets(said, facts.url);
+  const error =
+    detail === said
+      ? thrown
+      : Object.assign(new Error(detail), {
+          name: typeof thrown?.name === 'string' ? thrown.name : 'Error',
+          ...(thrown?.code === undefined ? {} : { code: thrown.code }),
+        });
   if (error?.code === 'ECONNREFUSED')
     return retry('connection_refused', `connection refused (${detail})`, error);
   if (typeof error?.code === 'string' && HOST_NOT_FOUND.has(error.code)) {
@@ -142,6 +154,28 @@ export function attemptFailure(facts: AttemptFacts): AttemptFailure {
         : '. It cannot send headers either, so the API key travels in hello, not in an Authorization header'
     }`,
   );
+}
+
+/**
+ * `text` with the URL shown as {@link displayUrl} shows it, and any piece of its userinfo, query or fragment (where
+ * tokens travel) that is still there replaced: a runtime's message may quote the URL as given or as it parsed it.
+ */
+export function withoutUrlSecrets(text: string, url: string): string {
+  if (text === '') return text;
+  let out = text;
+  const forms = [url];
+  try {
+    forms.push(new URL(url).href);
+  } catch {
+    // not a URL the runtime would parse either
+  }
+  for (const form of forms) out = out.split(form).join(displayUrl(url));
+  const [, , userinfo, , query, fragment] =
+    /^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)?([^/?#]*@)?([^?#]*)(\?[^#]*)?(#.*)?$/s.exec(url) ?? [];
+  const secrets = [userinfo?.slice(0, -1), query?.slice(1), fragment?.slice(1)];
+  for (const secret of secrets)
+    if (secret !== undefined && secret.length >= 4) out = out.split(secret).join(REDACTED);
+  return out;
 }
 
 /** The service completed the upgrade without selecting `toolwire.v1`: it does not speak this protocol. */

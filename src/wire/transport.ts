@@ -325,6 +325,11 @@ export function openTransport(
       const status = upgradeStatus((event as { message?: unknown } | null)?.message);
       if (status !== undefined) failure.status = status;
     }
+    // Bun refuses an upgrade without our subprotocol in its own words ("Mismatch client protocol", "Missing
+    // client protocol"): the service does not speak the protocol, which retrying cannot change.
+    const message = (event as { message?: unknown } | null)?.message;
+    if (typeof message === 'string' && /\b(?:mismatch|missing) client protocol\b/i.test(message))
+      failure.selectedProtocol = '';
   };
   socket.onclose = (event) => {
     const local = wsFailure(failure.error, limit);

@@ -204,3 +204,63 @@ describe('not a WebSocket server at all', () => {
     expect(error.message).toBe('cannot open ws://exa mple.test: Invalid URL: ws://exa mple.test');
   });
 });
+
+/**
+ * A WHATWG-shaped WebSocket whose failed attempts are described as Bun describes them: an `error` event with a
+ * `message` (and an `error`) that quote the URL whole, query included.
+ */
+function talkativeWebSocket(message: (url: string) => string): WebSocketConstructor {
+  return class {
+    onopen: ((event: unknown) => void) | null = null;
+    onmessage: ((event: { data: unknown }) => void) | null = null;
+    onclose: ((event: { code: number; reason: string }) => void) | null = null;
+    onerror: ((event: unknown) => void) | null = null;
+    readyState = 0;
+    bufferedAmount = 0;
+    constructor(url: string) {
+      setTimeout(() => {
+        const text = message(url);
+        this.onerror?.({ type: 'error', message: text, error: new Error(text) });
+        this.readyState = 3;
+        this.onclose?.({ code: 1006, reason: '' });
+      }, 0);
+    }
+    send(): void {}
+    close(): void {}
+  } as unknown as WebSocketConstructor;
+}
+
+describe("a runtime's own words about a failed attempt", () => {
+  it('never quote the URL’s query or userinfo: errors, their causes and log lines', async () => {
+    const url = 'ws://user:pa55word@127.0.0.1:1/v1/ws?token=QSECRET-42#frag-secret';
+    const { worker, errors, warnings } = watched(url, {
+      WebSocket: talkativeWebSocket(
+        (given) => `WebSocket connection to '${given}' failed: Failed to connect`,
+      ),
+    });
+    const error = await rejection(worker.connect({ maxAttempts: 2 }));
+    expect(errors[0]?.message).toBe(
+      "ws://[redacted]@127.0.0.1:1/v1/ws?[redacted]#[redacted]: the connection failed (WebSocket connection to 'ws://[redacted]@127.0.0.1:1/v1/ws?[redacted]#[redacted]' failed: Failed to connect)",
+    );
+    const seen = JSON.stringify([
+      error.message,
+      String(error.cause),
+      errors.map((e) => [e.message, String(e.cause), String((e.cause as Error | undefined)?.stack)]),
+      warnings(),
+    ]);
+    for (const secret of ['QSECRET', 'pa55word', 'frag-secret']) expect(seen).not.toContain(secret);
+  });
+
+  it('"Mismatch client protocol" (Bun): unsupported_protocol at once, no retry', async () => {
+    let attempts = 0;
+    const { worker } = watched('ws://127.0.0.1:1/v1/ws', {
+      WebSocket: talkativeWebSocket(() => {
+        attempts += 1;
+        return 'Mismatch client protocol';
+      }),
+    });
+    const error = await rejection(worker.connect());
+    expect(error.code).toBe('unsupported_protocol');
+    expect(attempts).toBe(1);
+  });
+});
