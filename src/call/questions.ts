@@ -189,7 +189,12 @@ export function askQuestion(
     }
     return reply;
   };
-  return new Promise((resolve, reject) => {
+  // What the tool catches is redacted as every error the client rejects with: an approver's or a person's words
+  // (`onQuestion` threw, a decline's reason) may quote a secret.
+  const { redactor } = host.options;
+  return new Promise((resolve, settleReject) => {
+    const reject =
+      redactor === undefined ? settleReject : (error: unknown) => settleReject(redactor.error(error));
     const settleOptions = { signal: ctx.signal, timeoutMs: checked.timeoutMs };
     settleThen<QuestionReply>(ask, settleOptions, (settled) => {
       if (settled.kind !== 'value') stop.abort();
