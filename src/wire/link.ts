@@ -140,9 +140,14 @@ export function attemptFailure(facts: AttemptFacts): AttemptFailure {
           name: typeof thrown?.name === 'string' ? thrown.name : 'Error',
           ...(thrown?.code === undefined ? {} : { code: thrown.code }),
         });
-  if (error?.code === 'ECONNREFUSED')
+  // Node's `ws` names the failure by its code; Deno only in words ("tcp connect error: Connection refused",
+  // "dns error: failed to lookup address information").
+  if (error?.code === 'ECONNREFUSED' || (error?.code === undefined && /\bconnection refused\b/i.test(detail)))
     return retry('connection_refused', `connection refused (${detail})`, error);
-  if (typeof error?.code === 'string' && HOST_NOT_FOUND.has(error.code)) {
+  if (
+    (typeof error?.code === 'string' && HOST_NOT_FOUND.has(error.code)) ||
+    (error?.code === undefined && /\bdns error\b|failed to lookup address/i.test(detail))
+  ) {
     return retry('host_not_found', `host not found (${detail})`, error);
   }
   if (detail) return retry('network_error', `the connection failed (${detail})`, error);

@@ -264,3 +264,22 @@ describe("a runtime's own words about a failed attempt", () => {
     expect(attempts).toBe(1);
   });
 });
+
+describe("Deno's words for a failed attempt", () => {
+  it.each([
+    [
+      'failed to connect to WebSocket: tcp connect error: Connection refused (os error 111)',
+      'connection_refused',
+    ],
+    [
+      'failed to connect to WebSocket: dns error: failed to lookup address information: Name or service not known',
+      'host_not_found',
+    ],
+  ])('%s: %s', async (message, code) => {
+    const { worker, errors } = watched('ws://127.0.0.1:1/v1/ws', {
+      WebSocket: talkativeWebSocket(() => message),
+    });
+    await rejection(worker.connect({ maxAttempts: 1 }));
+    expect(errors.map((error) => error.code)).toEqual([code]);
+  });
+});
