@@ -53,7 +53,7 @@ import { anArrayOf, describeValue, isRecord, type Rule } from './check-options';
 import { parameterList } from './function-source';
 import { bareFunctionDescription } from './model-text';
 import type { LegacyZod3Schema } from './schema';
-import { ANY_OBJECT } from './schema/adapter';
+import { ANY_OBJECT, resolvePointer } from './schema/adapter';
 import {
   type AiSdkContext,
   type AnyTool,
@@ -355,20 +355,66 @@ const INPUT_NAMES = new Set(['input', 'args', 'arguments', 'params', 'parameters
  * native function, a class).
  */
 export function approvalOrder(predicate: unknown): ReturnType<ApprovalOrderOf> {
+  return readApproval(predicate)?.order;
+}
+
+/**
+ * {@link approvalOrder}, with the names a destructured first parameter reads when they alone chose toolwire's
+ * order (`({ context }) => …`): names of `ctx` members that an input may have too (see `refuseSharedNames`).
+ */
+function readApproval(
+  predicate: unknown,
+): { order: 'ai-sdk' | 'toolwire'; destructured: readonly string[] } | undefined {
   const fn = unbound.get(predicate as object) ?? predicate;
   if (typeof fn !== 'function') return undefined;
   const params = parameterList(Function.prototype.toString.call(fn));
   if (params === undefined) return undefined;
   const [first, second] = params;
-  if (first !== undefined) {
-    if (
-      typeof first === 'string'
-        ? CTX_NAMES.has(first)
-        : first.length > 0 && first.every((key) => CTX_MEMBERS.has(key))
-    )
-      return 'toolwire';
+  if (
+    (typeof second === 'string' && INPUT_NAMES.has(second)) ||
+    (typeof first === 'string' && CTX_NAMES.has(first))
+  )
+    return { order: 'toolwire', destructured: [] };
+  if (Array.isArray(first) && first.length > 0 && first.every((key) => CTX_MEMBERS.has(key)))
+    return { order: 'toolwire', destructured: first };
+  return { order: 'ai-sdk', destructured: [] };
+}
+
+/**
+ * The property names an input schema declares: at its root, in the branches of `anyOf`, `oneOf` and `allOf`, and
+ * behind a local `$ref`, a few levels deep.
+ */
+function declaredProperties(schema: unknown, root: unknown = schema, depth = 0, out = new Set<string>()) {
+  if (depth > 8 || !isPlainObject(schema)) return out;
+  const node = schema as Record<string, unknown>;
+  if (isPlainObject(node.properties)) for (const key of Object.keys(node.properties)) out.add(key);
+  for (const keyword of ['anyOf', 'oneOf', 'allOf']) {
+    const branches = node[keyword];
+    if (Array.isArray(branches))
+      for (const branch of branches) declaredProperties(branch, root, depth + 1, out);
   }
-  return typeof second === 'string' && INPUT_NAMES.has(second) ? 'toolwire' : 'ai-sdk';
+  if (typeof node.$ref === 'string')
+    declaredProperties(resolvePointer(root, node.$ref), root, depth + 1, out);
+  return out;
+}
+
+/**
+ * Refuses a tool whose `needsApproval` was read in toolwire's order only because its first parameter
+ * destructures names of `ctx` members, when its input declares one of those names too: `({ context }) =>
+ * context === 'production'` over an input with a `context` property reads the input in the AI SDK's order and
+ * `ctx.context` in toolwire's, and a guess either way may skip the approval it was written to ask for.
+ *
+ * @throws ToolDefinitionError `ambiguous_tool_shape` naming the tool, the names and how to tell.
+ */
+function refuseSharedNames(shaped: AnyTool, destructured: readonly string[], owner: string): void {
+  const declared = declaredProperties(toolInternals(shaped)?.inputSchema);
+  const shared = destructured.filter((name) => declared.has(name));
+  if (shared.length === 0) return;
+  const names = shared.map((name) => `"${name}"`).join(', ');
+  throw new ToolDefinitionError(
+    'ambiguous_tool_shape',
+    `${owner}: needsApproval destructures ${names}, which is both an input property and a member of toolwire's ctx, so nothing tells whether it takes (input, options) as in the AI SDK or (ctx, input) as in toolwire; add type: 'function' for the AI SDK's order, or give the schema as parameters (or write (ctx, input), or make the tool with toolwire's tool()) for toolwire's`,
+  );
 }
 
 function notATool(where: string, value: unknown): never {
@@ -442,8 +488,16 @@ function makeShaped(members: Record<string, unknown>, key: string | undefined, w
     );
   }
   const owner = typeof name === 'string' ? `tool ${describeValue(name)}` : 'tool (unnamed)';
-  const aiSdk = readsAiSdkConventions(members, owner, approvalOrder);
-  return makeTool(members, { ...(key === undefined ? {} : { key }), aiSdk });
+  // The ctx members a needsApproval destructures, when that alone chose toolwire's order.
+  let destructured: readonly string[] = [];
+  const aiSdk = readsAiSdkConventions(members, owner, (predicate) => {
+    const read = readApproval(predicate);
+    destructured = read?.destructured ?? [];
+    return read?.order;
+  });
+  const shaped = makeTool(members, { ...(key === undefined ? {} : { key }), aiSdk });
+  if (!aiSdk && destructured.length > 0) refuseSharedNames(shaped, destructured, owner);
+  return shaped;
 }
 
 /**

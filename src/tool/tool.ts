@@ -617,7 +617,8 @@ export type ApprovalOrderOf = (predicate: unknown) => ArgumentOrder | undefined;
  * - else (`inputSchema` a Standard Schema, nothing more) the AI SDK's, whose shape that is. A `needsApproval`
  *   function there is read by its own parameters (`orderOf`, see `approvalOrder` in ./shapes.ts): toolwire's
  *   order only when they say `(ctx, input)`, the AI SDK's otherwise; one whose parameters cannot be read (a bound
- *   or native function) is refused, since `(ctx, input)` read as `(input, options)` would skip approval.
+ *   or native function) is refused, since `(ctx, input)` read as `(input, options)` would skip approval (as is,
+ *   in ./shapes.ts once the input schema is read, one destructuring a name both `ctx` and the input have).
  *
  * @throws ToolDefinitionError `ambiguous_tool_shape` in that exception, naming the tool and saying how to tell.
  */

@@ -120,6 +120,69 @@ describe('argument order of needsApproval and toModelOutput', () => {
     expect(refusal(() => toTools([{ ...refund, name: 'refund' }], 'test')).code).toBe('ambiguous_tool_shape');
   });
 
+  it.each([
+    [
+      'context',
+      aiTool({
+        description: 'Deploys the app to an environment.',
+        inputSchema: z.object({ context: z.enum(['staging', 'production']) }),
+        needsApproval: async ({ context }) => context === 'production',
+        execute: async ({ context }) => `deployed to ${context}`,
+      }),
+    ],
+    [
+      'signal',
+      aiTool({
+        description: 'Cancels a subscription.',
+        inputSchema: z.object({ userId: z.string(), signal: z.enum(['soft', 'hard']) }),
+        needsApproval: async ({ signal }) => signal === 'hard',
+        execute: async ({ userId, signal }) => `${signal} cancel ${userId}`,
+      }),
+    ],
+  ])(
+    'refuses an AI SDK needsApproval destructuring "%s", an input property and a ctx member alike',
+    (name, given) => {
+      const message = `tool "t": needsApproval destructures "${name}", which is both an input property and a member of toolwire's ctx, so nothing tells whether it takes (input, options) as in the AI SDK or (ctx, input) as in toolwire; add type: 'function' for the AI SDK's order, or give the schema as parameters (or write (ctx, input), or make the tool with toolwire's tool()) for toolwire's`;
+      for (const make of [
+        () => toTools({ t: given }, 'test'),
+        () => toTools([{ ...given, name: 't' }], 'test'),
+        () => new Agent({ name: 'Ops', instructions: 'x', tools: { t: given } }),
+      ]) {
+        const refused = refusal(make);
+        expect(refused.code).toBe('ambiguous_tool_shape');
+        expect(refused.message).toBe(message);
+      }
+    },
+  );
+
+  it("asks for approval once the AI SDK tool says type: 'function', or the input does not share the name", async () => {
+    const deploy = aiTool({
+      type: 'function',
+      description: 'Deploys the app to an environment.',
+      inputSchema: z.object({ context: z.enum(['staging', 'production']) }),
+      needsApproval: async ({ context }) => context === 'production',
+      execute: async ({ context }) => `deployed to ${context}`,
+    });
+    const [made] = toTools({ deploy }, 'test');
+    expect(await invokeTool(made!, { context: 'production' })).toMatchObject({ status: 'rejected' });
+    expect(await invokeTool(made!, { context: 'staging' })).toMatchObject({
+      status: 'ok',
+      output: 'deployed to staging',
+    });
+    // No input property is named `context`: the pattern reads toolwire's ctx.
+    const scoped = {
+      description: 'Deploys',
+      inputSchema: z.object({ env: z.string() }),
+      needsApproval: ({ context }: { context: unknown }) => context !== 'admin',
+      execute: (input: { env: string }) => `deployed to ${input.env}`,
+    };
+    const [own] = toTools({ scoped }, 'test');
+    expect(await invokeTool(own!, { env: 'prod' }, { context: 'admin' })).toMatchObject({ status: 'ok' });
+    expect(await invokeTool(own!, { env: 'prod' }, { context: 'guest' })).toMatchObject({
+      status: 'rejected',
+    });
+  });
+
   it("reads toolwire's order when the object says so (parameters, or a toolwire-only key)", async () => {
     const predicate = vi.fn((_ctx: unknown, input: { amount: number }) => input.amount > 100);
     const refund = {
