@@ -288,7 +288,9 @@ function taskHandlerFor<C>(mcpServer: McpServer, served: AnyTool<C>, options: Re
     }, pollInterval);
     try {
       const onProgress = progressSender(extra);
-      const onQuestion = questionAsker(mcpServer, extra, taskId);
+      // A call whose client asked for no task (the MCP SDK polls the task for it) is still open: its questions go
+      // with it, as a plain call's do. Queued for the task, only tasks/result would deliver them.
+      const onQuestion = questionAsker(mcpServer, extra, plainCalls.has(extra.signal) ? undefined : taskId);
       const result = await run(served, args, context, options, {
         signal: controller.signal,
         ...(onProgress === undefined ? {} : { onProgress }),
@@ -321,6 +323,31 @@ function taskHandlerFor<C>(mcpServer: McpServer, served: AnyTool<C>, options: Re
     getTask: (_args: unknown, extra: TaskExtra & { taskId: string }) => extra.taskStore.getTask(extra.taskId),
     getTaskResult: (_args: unknown, extra: TaskExtra & { taskId: string }) =>
       extra.taskStore.getTaskResult(extra.taskId) as Promise<CallToolResult>,
+  };
+}
+
+/** The abort signals of `tools/call` requests run as a task for a client that asked for none. */
+const plainCalls = new WeakSet<AbortSignal>();
+/** The McpServers whose plain calls of task tools are marked in {@link plainCalls}. */
+const marking = new WeakSet<McpServer>();
+
+/**
+ * Marks each `tools/call` of a tool offered as a task whose client asked for no task, by its request's abort
+ * signal (the `extra` the MCP SDK gives `createTask` is a copy, its signal the request's own). The MCP SDK (1.x)
+ * runs such a call through its `handleAutomaticTaskPolling` method, which makes the task and polls it for the
+ * client, and nothing it gives `createTask` says so. Left unmarked when the method is not there (another SDK
+ * version): a call is then taken as a task, as before.
+ */
+function markPlainTaskCalls(mcpServer: McpServer): void {
+  if (marking.has(mcpServer)) return;
+  type Polling = (tool: unknown, request: unknown, extra: { signal?: unknown }) => Promise<unknown>;
+  const server = mcpServer as unknown as { handleAutomaticTaskPolling?: Polling };
+  const polling = server.handleAutomaticTaskPolling;
+  if (typeof polling !== 'function') return;
+  marking.add(mcpServer);
+  server.handleAutomaticTaskPolling = function (this: unknown, tool, request, extra) {
+    if (extra?.signal instanceof AbortSignal) plainCalls.add(extra.signal);
+    return polling.call(this, tool, request, extra);
   };
 }
 
@@ -392,6 +419,7 @@ export function registerMcpTools<C = unknown, T = ToolsGiven>(
         'capabilities: { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } } })',
     );
   }
+  if (made.some(offered)) markPlainTaskCalls(mcpServer);
   const registered: RegisteredTool[] = [];
   for (const served of made) {
     const { name, description } = served.definition;

@@ -195,6 +195,36 @@ describe('registerMcpTools({ tasks })', () => {
     expect(result).toMatchObject({ content: [{ type: 'text', text: 'shipped from Lyon' }] });
   });
 
+  it('asks ctx.askQuestion() of a client that asked for no task with the call itself, not queued for tasks/result', async () => {
+    const ship = tool({
+      name: 'ship',
+      description: 'Ships the order from a warehouse.',
+      execute: async (_input: unknown, ctx) =>
+        `shipped from ${await ctx.askQuestion('Which warehouse?', { choices: ['Berlin', 'Lyon'] })}`,
+    });
+    const server = taskServer();
+    registerMcpTools(server, [ship], { tasks: true, taskPollIntervalMs: 10 });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const mcp = new McpClient(
+      { name: 'asker', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    const asked: unknown[] = [];
+    mcp.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params);
+      return { action: 'accept', content: { answer: 'Berlin' } };
+    });
+    await mcp.connect(clientSide);
+    closers.push(async () => {
+      await mcp.close();
+      await server.close();
+    });
+    const result = await mcp.callTool({ name: 'ship', arguments: {} }, undefined, { timeout: 2000 });
+    expect(asked).toMatchObject([{ mode: 'form', message: 'Which warehouse?' }]);
+    expect(result.content).toEqual([{ type: 'text', text: 'shipped from Berlin' }]);
+  });
+
   it('answers a client that does not ask for a task with the result, through the MCP SDK’s polling', async () => {
     const { exportTables, gate } = longTool();
     gate.resolve();
