@@ -38,6 +38,7 @@ import {
 } from './check-options';
 import { type ContentInput, content } from './content';
 import { readsPastFirstArgument } from './function-source';
+import { thrownMessage } from './output';
 import {
   type LegacyZod3Schema,
   partNeeded,
@@ -45,6 +46,7 @@ import {
   resolveSchema,
   type SchemaAdapter,
 } from './schema';
+import { formatPath, type ValidationIssue, type ValidationResult } from './schema/adapter';
 import { type OptionalParts, registeredPart } from './schema/optional-parts';
 import { isStandardSchema } from './schema/standard';
 import type { StrictSchema } from './strict';
@@ -558,8 +560,8 @@ export function isAiSdkSchema(value: unknown): value is { readonly jsonSchema: u
 }
 
 /**
- * The schema to resolve: an AI SDK schema object is read as its JSON Schema (toolwire validates against it; the
- * object's own `validate` is not used); anything else as it is.
+ * The schema to resolve: an AI SDK schema object is read as its JSON Schema (toolwire validates against it, then
+ * runs the object's own `validate`: {@link withAiSdkValidate}); anything else as it is.
  * @throws ToolDefinitionError `invalid_parameters` when its JSON Schema is a promise (a lazy remote schema).
  */
 export function unwrapSchema(value: unknown, owner: string, field: string): unknown {
@@ -572,6 +574,58 @@ export function unwrapSchema(value: unknown, owner: string, field: string): unkn
     );
   }
   return json;
+}
+
+/**
+ * `adapter` followed by the `validate` of the AI SDK schema it was made of (`jsonSchema(schema, { validate })`,
+ * `zodSchema()`), which the AI SDK runs before `execute`: on arguments the JSON Schema accepted, its
+ * `{ success: true, value }` gives the input `execute` gets, and `{ success: false, error }` (or a throw, or a
+ * rejection: it may be async) makes the call `invalid_arguments`, the error's message read as an issue at
+ * `(root)` (an error with `issues`, as zod's, as one issue per entry at its path). `adapter` itself for any other
+ * schema, or an AI SDK schema without `validate`.
+ */
+export function withAiSdkValidate(adapter: SchemaAdapter, given: unknown): SchemaAdapter {
+  if (!isAiSdkSchema(given) || isStandardSchema(given)) return adapter;
+  const check: unknown = (given as { validate?: unknown }).validate;
+  if (typeof check !== 'function') return adapter;
+  const own = (value: unknown): ValidationResult | Promise<ValidationResult> => {
+    let answer: unknown;
+    try {
+      answer = check.call(given, value);
+    } catch (error) {
+      return { ok: false, issues: issuesOf(error) };
+    }
+    return isThenable(answer)
+      ? Promise.resolve(answer).then(readAnswer, (error: unknown) => ({ ok: false, issues: issuesOf(error) }))
+      : readAnswer(answer);
+  };
+  return {
+    ...adapter,
+    validate: (args) => andThen(adapter.validate(args), (result) => (result.ok ? own(result.value) : result)),
+  };
+}
+
+/** An AI SDK `validate` answer (`{ success, value } | { success: false, error }`) as a validation result. */
+function readAnswer(answer: unknown): ValidationResult {
+  if (isRecord(answer) && answer.success === true) return { ok: true, value: answer.value };
+  if (isRecord(answer) && answer.success === false) return { ok: false, issues: issuesOf(answer.error) };
+  return {
+    ok: false,
+    issues: [
+      { path: formatPath([]), message: `validate answered ${describeValue(answer)}, not { success, … }` },
+    ],
+  };
+}
+
+/** The issues of an AI SDK `validate` error: its `issues` (zod's, at their paths) when it has them, else its message. */
+function issuesOf(error: unknown): ValidationIssue[] {
+  const listed = isRecord(error) && Array.isArray(error.issues) ? error.issues : [];
+  const issues = listed.flatMap((issue: unknown) =>
+    isRecord(issue) && typeof issue.message === 'string'
+      ? [{ path: formatPath(Array.isArray(issue.path) ? issue.path : []), message: issue.message }]
+      : [],
+  );
+  return issues.length > 0 ? issues : [{ path: formatPath([]), message: thrownMessage(error, 'validate') }];
 }
 
 /** Keys only an AI SDK tool has: an object with one is read with the AI SDK's argument order. */
@@ -1457,7 +1511,8 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
   );
   if (refusal !== undefined) throw new ToolDefinitionError('retry_not_allowed', `${owner.name}: ${refusal}`);
   const schemas = schemasGiven(loose, owner);
-  const { adapter: parameters, inputSchema } = parametersOf(loose, schemas.field, schemas.parameters, owner);
+  const { adapter: resolved, inputSchema } = parametersOf(loose, schemas.field, schemas.parameters, owner);
+  const parameters = withAiSdkValidate(resolved, loose[schemas.field]);
   if ((loose.sensitiveFieldNames?.length ?? 0) > 0 && parameters.kind === 'none') {
     // A tool without parameters gets `{}`: the names could never match an input property.
     const names = JSON.stringify(loose.sensitiveFieldNames);

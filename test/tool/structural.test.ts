@@ -185,6 +185,50 @@ describe('AI SDK tools (ai@6 tool())', () => {
     expect(await invokeTool(made!, { amount: 500 }, { callId: 'c2' })).toMatchObject({ status: 'rejected' });
   });
 
+  it("runs a jsonSchema() input schema's own validate after its JSON Schema, as the AI SDK does", async () => {
+    const execute = vi.fn(async ({ amount }: { amount: number }) => `transferred ${amount}`);
+    const transfer = aiTool({
+      description: 'Transfers an amount.',
+      inputSchema: jsonSchema<{ amount: number }>(
+        { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] },
+        {
+          validate: async (value) => {
+            const { amount } = value as { amount: number };
+            return amount > 0
+              ? { success: true, value: { amount: Math.round(amount) } }
+              : { success: false, error: new Error('amount must be positive') };
+          },
+        },
+      ),
+      execute,
+    });
+    const [made] = toTools({ transfer }, 'test');
+    expect(await invokeTool(made!, { amount: -500 })).toMatchObject({
+      status: 'invalid_arguments',
+      output: 'Invalid arguments for transfer: (root): amount must be positive',
+    });
+    expect(execute).not.toHaveBeenCalled();
+    // The JSON Schema first: validate sees only what it accepts.
+    expect(await invokeTool(made!, { amount: 'x' })).toMatchObject({ status: 'invalid_arguments' });
+    // validate's value is the input.
+    expect(await invokeTool(made!, { amount: 2.4 })).toMatchObject({ status: 'ok', output: 'transferred 2' });
+    const throwing = {
+      ...transfer,
+      inputSchema: jsonSchema<{ amount: number }>(
+        { type: 'object', properties: { amount: { type: 'number' } } },
+        {
+          validate: () => {
+            throw new Error('the limits service is down');
+          },
+        },
+      ),
+    };
+    expect(await invokeTool(toTools({ transfer: throwing }, 'test')[0]!, { amount: 1 })).toMatchObject({
+      status: 'invalid_arguments',
+      output: 'Invalid arguments for transfer: (root): the limits service is down',
+    });
+  });
+
   it('validates outputSchema and reads a jsonSchema() input schema', async () => {
     const lookup = aiTool({
       description: 'Looks up.',
