@@ -75,6 +75,16 @@ function contextOf<C>(given: unknown, options: ToAiSdkToolsOptions<C>): { contex
   return context === undefined ? {} : { context: context as C };
 }
 
+/**
+ * The AI SDK's input (the model's arguments already parsed as JSON) as `invokeTool` reads raw arguments: a
+ * string (the model sent a JSON string) goes back as the JSON text it was, so that it is decoded once as
+ * `invokeTool` decodes that text (`"hello"` is `expected a JSON object, got string`; a double-encoded object is
+ * unwrapped), never parsed as JSON a second time. Anything else as it is.
+ */
+function asSent(input: unknown): unknown {
+  return typeof input === 'string' ? JSON.stringify(input) : input;
+}
+
 function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): AiSdkTool {
   const { approve } = options;
   // Without `approve`, the AI SDK's approval flow decides: `needsApproval: true` as it is, and any other
@@ -82,7 +92,7 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
   const approvedByAiSdk = approve === undefined && source.definition.needsApproval;
   const decided = new Set<string>();
   const askAiSdk = async (input: unknown, call: { toolCallId: string; experimental_context?: unknown }) => {
-    const needed = await approvalNeeded(source, input, {
+    const needed = await approvalNeeded(source, asSent(input), {
       callId: call.toolCallId,
       ...contextOf(call.experimental_context, options),
     });
@@ -99,7 +109,7 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
     ...(approvedByAiSdk ? { needsApproval: true } : approve === undefined ? { needsApproval: askAiSdk } : {}),
     execute: async (input: Record<string, unknown>, call: ToolExecutionOptions): Promise<string> => {
       const approved = approvedByAiSdk || decided.delete(call.toolCallId);
-      const result = await invokeTool(source, input, {
+      const result = await invokeTool(source, asSent(input), {
         callId: call.toolCallId,
         ...(call.abortSignal === undefined ? {} : { signal: call.abortSignal }),
         ...contextOf(call.experimental_context, options),

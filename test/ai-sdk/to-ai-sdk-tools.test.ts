@@ -1,7 +1,7 @@
 /** toolwire tools inside a real AI SDK `generateText` loop, driven by the AI SDK's own mock model. */
 import { tool as aiTool, generateText, type ModelMessage, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { OptionsError, type Tool, type ToolContext, ToolDefinitionError, tool } from 'toolwire';
+import { invokeTool, OptionsError, type Tool, type ToolContext, ToolDefinitionError, tool } from 'toolwire';
 import { ToolResultError, toAiSdkTools } from 'toolwire/ai-sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -177,6 +177,30 @@ describe('toAiSdkTools', () => {
       output: 'Error running charge: card declined',
     });
     expect(errors[1]!.error).toMatchObject({ name: 'ToolResultError', code: 'error' });
+  });
+
+  it('reads arguments the AI SDK parsed to a string as invokeTool reads that JSON text, never parsing twice', async () => {
+    seen.length = 0;
+    const result = await generateText({
+      model: model(
+        { id: 's', name: 'convert_temperature', input: '"hello"' },
+        { id: 'd', name: 'convert_temperature', input: JSON.stringify('{"value":100}') },
+      ),
+      tools: toAiSdkTools([convert]),
+      stopWhen: stepCountIs(3),
+      prompt: 'Go.',
+    });
+    expect(JSON.parse(result.text)).toEqual({
+      s: {
+        type: 'error-text',
+        value: (await invokeTool(convert, '"hello"')).output,
+      },
+      d: { type: 'text', value: '212°F' },
+    });
+    expect((await invokeTool(convert, '"hello"')).output).toBe(
+      'Invalid arguments for convert_temperature: expected a JSON object, got string',
+    );
+    expect(seen).toHaveLength(1);
   });
 
   it('leaves arguments that are not JSON to the AI SDK, which refuses them with its own text', async () => {
