@@ -13,11 +13,25 @@ import { isThenable } from '../maybe';
 import { anything, checkOptions, type OptionsOwner, type OptionsSpec } from '../tool/check-options';
 import { listIssues } from '../tool/model-text';
 import { resolveSchema, type SchemaAdapter } from '../tool/schema';
+import { ROOT_PATH } from '../tool/schema/adapter';
 import type { AskOptions, ToolContext } from '../tool/tool';
 import { QUESTION_LIMITS } from '../wire/protocol';
 import { show } from './context';
 import { settleThen } from './signal';
 import type { CallOptions, QuestionReply, QuestionRequest } from './types';
+
+/**
+ * The mark of a reply whose answer was asked as one field of a form (an MCP form elicitation asks a question
+ * whose schema is not an object as `{ answer }`): the answer's issues are reported at that field (`answer`,
+ * `answer.zip`, `answer[0]`), where the person who filled the form saw it, not at `(root)`.
+ */
+export const ANSWER_FIELD: unique symbol = Symbol('toolwire.answerField');
+
+/** `path` (rendered, `(root)` for the value itself) under the form field `field`. */
+function underField(field: string, path: string): string {
+  if (path === ROOT_PATH) return field;
+  return path.startsWith('[') ? `${field}${path}` : `${field}.${path}`;
+}
 
 /** What a question needs of its call. */
 export interface QuestionHost {
@@ -113,6 +127,10 @@ function accept(
 ): void {
   const fail = (code: string, message: string, reason?: string) =>
     done({ ok: false, error: new QuestionError(code, message, { reason }) });
+  const field =
+    typeof reply === 'object' && reply !== null
+      ? (reply as { [ANSWER_FIELD]?: unknown })[ANSWER_FIELD]
+      : undefined;
   // A bare string is the answer itself, as a bare `true` is a decision for `onApproval`.
   if (typeof reply === 'string') reply = { answer: reply };
   if (typeof reply !== 'object' || reply === null || !('answer' in reply || 'declined' in reply)) {
@@ -141,7 +159,13 @@ function accept(
   }
   const judge = (result: Awaited<ReturnType<SchemaAdapter['validate']>>) => {
     if (result.ok) done({ ok: true, value: result.value });
-    else fail('invalid_answer', `the answer does not match the schema: ${listIssues(result.issues)}`);
+    else {
+      const issues =
+        typeof field === 'string'
+          ? result.issues.map((issue) => ({ ...issue, path: underField(field, issue.path) }))
+          : result.issues;
+      fail('invalid_answer', `the answer does not match the schema: ${listIssues(issues)}`);
+    }
   };
   const validated = schema.validate(answer);
   if (isThenable(validated)) {

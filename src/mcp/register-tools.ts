@@ -13,6 +13,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import { looseObject, optional, string } from 'zod/mini';
 import { invokeTool } from '../call/invoke';
+import { ANSWER_FIELD } from '../call/questions';
 import type {
   ApprovalDecision,
   ApprovalRequest,
@@ -21,7 +22,7 @@ import type {
   QuestionReply,
   QuestionRequest,
 } from '../call/types';
-import { OptionsError, ToolDefinitionError } from '../errors';
+import { OptionsError, QuestionError, ToolDefinitionError } from '../errors';
 import { MAX_TIMEOUT_MS } from '../limits';
 import {
   aBoolean,
@@ -160,6 +161,61 @@ function requestedSchema(request: QuestionRequest): { schema: Record<string, unk
   };
 }
 
+/** The `format`s of a string an MCP form elicitation takes. */
+const FORM_FORMATS = new Set(['email', 'uri', 'date', 'date-time']);
+
+/** What a JSON Schema is, for a refusal: `an object`, `an array of numbers`, `a union (anyOf)`, … */
+function describeSchema(schema: unknown): string {
+  if (typeof schema !== 'object' || schema === null) return `the schema ${JSON.stringify(schema)}`;
+  const node = schema as Record<string, unknown>;
+  for (const keyword of ['anyOf', 'oneOf', 'allOf'])
+    if (Array.isArray(node[keyword])) return `a union (${keyword})`;
+  if (node.type === 'array') return `an array of ${describeSchema(node.items).replace(/^an? /, '')}s`;
+  if (typeof node.type === 'string') return `${/^[aeiou]/.test(node.type) ? 'an' : 'a'} ${node.type}`;
+  if (Array.isArray(node.type)) return `one of the types ${node.type.join(', ')}`;
+  if (typeof node.$ref === 'string') return `a reference (${node.$ref})`;
+  return 'a schema without a type';
+}
+
+/**
+ * Why the MCP form elicitation cannot ask a property of this schema, or `undefined` when it can: a form takes flat
+ * properties of type `string` (with a `format` of `email`, `uri`, `date` or `date-time` at most; an `enum` or
+ * titled `oneOf` is a choice), `number`, `integer` or `boolean`, or an array of enum values (a multiple choice).
+ */
+function unaskable(name: string, property: unknown): string | undefined {
+  const node = (typeof property === 'object' && property !== null ? property : {}) as Record<string, unknown>;
+  const unionOf = ['anyOf', 'oneOf', 'allOf'].some((keyword) => Array.isArray(node[keyword]));
+  if (node.type === 'string' && typeof node.format === 'string' && !FORM_FORMATS.has(node.format))
+    return `"${name}" is a string of format "${node.format}" (a form takes email, uri, date or date-time)`;
+  if (node.type === 'string' || node.type === 'boolean') return undefined;
+  if ((node.type === 'number' || node.type === 'integer') && !unionOf) return undefined;
+  if (node.type === 'array' && typeof node.items === 'object' && node.items !== null) {
+    const items = node.items as Record<string, unknown>;
+    if ((items.type === 'string' && Array.isArray(items.enum)) || Array.isArray(items.anyOf))
+      return undefined;
+  }
+  return `"${name}" is ${describeSchema(property)}`;
+}
+
+/**
+ * Refuses a question whose form the MCP client could not be sent, before it is sent (the MCP SDK would refuse
+ * it with a dump of its own schema): a form elicitation takes flat properties of primitive types only.
+ * @throws QuestionError `unsupported`, naming the first property it cannot ask.
+ */
+function refuseUnaskable(schema: Record<string, unknown>): void {
+  const properties = schema.properties;
+  const entries =
+    typeof properties === 'object' && properties !== null ? Object.entries(properties as object) : [];
+  for (const [name, property] of entries) {
+    const why = unaskable(name, property);
+    if (why === undefined) continue;
+    throw new QuestionError(
+      'unsupported',
+      `an MCP form elicitation takes flat properties of type string, number, integer or boolean (or a list of choices), and ${why}`,
+    );
+  }
+}
+
 /** `invokeTool`'s `onQuestion` sending an elicitation, in the task `taskId` when given; none without the capability. */
 function questionAsker(
   mcpServer: McpServer,
@@ -169,6 +225,7 @@ function questionAsker(
   if (mcpServer.server.getClientCapabilities()?.elicitation === undefined) return undefined;
   return async (request: QuestionRequest): Promise<QuestionReply> => {
     const { schema, wrapped } = requestedSchema(request);
+    refuseUnaskable(schema);
     try {
       const reply = await extra.sendRequest(
         {
@@ -186,7 +243,10 @@ function questionAsker(
       if (reply.action !== 'accept')
         return { declined: true, reason: `the MCP client answered ${reply.action}` };
       const content = reply.content ?? {};
-      return { answer: wrapped ? content.answer : content };
+      // A wrapped answer's issues point at its form field, `answer`, not at `(root)`.
+      if (!wrapped) return { answer: content };
+      const marked = { answer: content.answer, [ANSWER_FIELD]: 'answer' };
+      return marked;
     } finally {
       // The MCP SDK sets a task `input_required` while it waits for the answer, and leaves it so.
       if (taskId !== undefined && extra.taskStore !== undefined) {

@@ -7,9 +7,10 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ElicitRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
-import { tool } from 'toolwire';
+import { type ToolContext, tool } from 'toolwire';
 import { registerMcpTools } from 'toolwire/mcp';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { linkedClient } from './helpers';
 
 const exportTables = tool({
@@ -107,6 +108,52 @@ describe('registerMcpTools: questions', () => {
     const mcp = await elicitingClient(server, () => ({ action: 'decline' }));
     const result = await mcp.callTool({ name: 'ship', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: 'not shipped: QuestionError declined' }]);
+  });
+
+  /** A tool that asks `ask` and answers with what it got, or the QuestionError's code and message. */
+  const asking = (ask: (ctx: ToolContext) => Promise<unknown>) =>
+    tool({
+      name: 'ask',
+      description: 'Asks.',
+      execute: async (_input: unknown, ctx) => {
+        try {
+          return `got ${JSON.stringify(await ask(ctx))}`;
+        } catch (error) {
+          return `${(error as Error).name} ${(error as { code?: string }).code}: ${(error as Error).message}`;
+        }
+      },
+    });
+
+  it('refuses a question whose schema nests an object, naming the property, before asking anything', async () => {
+    const server = new McpServer({ name: 'shop', version: '1.0.0' });
+    const address = z.object({ name: z.string(), addr: z.object({ city: z.string() }) });
+    registerMcpTools(server, [asking((ctx) => ctx.askQuestion('Address?', { schema: address }))]);
+    const asked: string[] = [];
+    const mcp = await elicitingClient(server, (message) => {
+      asked.push(message);
+      return { action: 'accept', content: { name: 'Ada', addr: 'Lyon' } };
+    });
+    const result = await mcp.callTool({ name: 'ask', arguments: {} });
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: 'QuestionError unsupported: an MCP form elicitation takes flat properties of type string, number, integer or boolean (or a list of choices), and "addr" is an object',
+      },
+    ]);
+    expect(asked).toEqual([]);
+  });
+
+  it('reports a wrapped answer that fails its schema at answer, not (root)', async () => {
+    const server = new McpServer({ name: 'shop', version: '1.0.0' });
+    registerMcpTools(server, [asking((ctx) => ctx.askQuestion('How many?', { schema: z.number().int() }))]);
+    const mcp = await elicitingClient(server, () => ({ action: 'accept', content: { answer: 2.5 } }));
+    const result = await mcp.callTool({ name: 'ask', arguments: {} });
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: 'QuestionError invalid_answer: the answer does not match the schema: answer: Invalid input: expected int, received number',
+      },
+    ]);
   });
 
   it('rejects the question unsupported when the client takes no elicitation', async () => {
