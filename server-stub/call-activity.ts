@@ -52,8 +52,14 @@ export class CallActivity {
   readonly #seqs = new Map<UpdateKind, number>();
   progress: CallProgress | undefined;
   preliminary: CallPreliminary | undefined;
-  /** The call's questions, by id, in the order asked. */
+  /**
+   * The questions of the call's current dispatch (its stay in one session), by id, in the order asked. A question
+   * id is the client's and unique only within that dispatch: a call re-dispatched elsewhere numbers from `q1`
+   * again (docs/protocol/questions.md).
+   */
   readonly questions = new Map<string, CallQuestion>();
+  /** The questions of the call's earlier dispatches, closed, in the order asked. */
+  readonly #earlierQuestions: CallQuestion[] = [];
   /** Epoch milliseconds the call's lease runs out at (docs/protocol/updates.md); 0 when it has none. */
   leaseUntil = 0;
   /** `tool_event`s recorded (at most `EVENT_LIMITS.maxPerCall`, whichever session sent them). */
@@ -70,6 +76,39 @@ export class CallActivity {
     let open = 0;
     for (const question of this.questions.values()) if (question.status === 'open') open += 1;
     return open;
+  }
+
+  /** Every question the call asked, in every dispatch, in the order asked (the transcript's list). */
+  get allQuestions(): CallQuestion[] {
+    return [...this.#earlierQuestions, ...this.questions.values()];
+  }
+
+  /** How many questions the call asked in all its dispatches (`QUESTION_LIMITS.maxPerCall` bounds it). */
+  get questionCount(): number {
+    return this.#earlierQuestions.length + this.questions.size;
+  }
+
+  /**
+   * The question an HTTP answer names: the current dispatch's with that id, else the latest earlier one (closed, so
+   * the answer is refused).
+   */
+  question(questionId: string): CallQuestion | undefined {
+    const current = this.questions.get(questionId);
+    if (current !== undefined) return current;
+    for (let index = this.#earlierQuestions.length - 1; index >= 0; index--) {
+      const earlier = this.#earlierQuestions[index];
+      if (earlier?.questionId === questionId) return earlier;
+    }
+    return undefined;
+  }
+
+  /**
+   * The call left the session it was dispatched to (its questions are closed by then): a question it asks in its
+   * next dispatch is new, whatever its id.
+   */
+  endDispatch(): void {
+    this.#earlierQuestions.push(...this.questions.values());
+    this.questions.clear();
   }
 
   /**

@@ -353,7 +353,7 @@ export class Call implements RunCall {
     if (this.#answeredBy !== undefined) entry.answeredBy = this.#answeredBy;
     if (this.activity.progress !== undefined) entry.progress = { ...this.activity.progress };
     if (this.activity.preliminary !== undefined) entry.preliminary = { ...this.activity.preliminary };
-    if (this.activity.questions.size > 0) entry.questions = [...this.activity.questions.values()];
+    if (this.activity.questionCount > 0) entry.questions = this.activity.allQuestions;
     if (this.activity.steps.size > 0) entry.steps = Object.fromEntries(this.activity.steps);
     if (this.activity.sideEffect !== undefined) entry.sideEffect = this.activity.sideEffect;
     if (this.activity.strict) entry.strict = true;

@@ -25,7 +25,10 @@ export interface DispatcherDeps {
   >;
   sessions: ReadonlyMap<string, Session>;
   emit(run: Run, kind: RunEventKind, data: unknown): void;
-  /** The call ended, or left a session that expired: its open questions close (docs/protocol/questions.md). */
+  /**
+   * The call ended, or left the session it was dispatched to (expired, or gave it back): the questions of that
+   * dispatch end, the open ones unanswered (docs/protocol/questions.md).
+   */
   closeQuestions?(call: Call): void;
   /** A call was just held: an earlier `always` decision for its tool in its run decides it at once (`true`). */
   decidedAlways?(call: Call): boolean;
@@ -181,6 +184,7 @@ export class Dispatcher {
         'client busy; the call will be offered again',
       );
       session.calls.delete(call.callId);
+      this.#deps.closeQuestions?.(call);
       this.#releaseFleet(call);
       this.#evaluate(call);
       return;

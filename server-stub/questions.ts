@@ -41,7 +41,10 @@ export class Questions {
     this.#deps = deps;
   }
 
-  /** `question`: recorded and shown to people; a repeat changes nothing, or gets the answer again. */
+  /**
+   * `question`: recorded and shown to people; a repeat (the same id in the same dispatch of the call) changes nothing,
+   * or gets the answer again. The same id from a later dispatch is a new question.
+   */
   ask(session: Session, frame: FrameOf<ClientFrame, 'question'>): void {
     const call = this.#deps.dispatcher.get(frame.callId);
     if (call?.state !== 'dispatched' || call.sessionId !== session.id) return;
@@ -51,7 +54,7 @@ export class Questions {
       if (known.status !== 'open') this.#sendAnswer(call, known);
       return;
     }
-    if (questions.size >= QUESTION_LIMITS.maxPerCall) {
+    if (call.activity.questionCount >= QUESTION_LIMITS.maxPerCall) {
       // Not recorded: a client asking and withdrawing in turn must not grow the call without bound.
       const reason = `too many questions: a call may ask ${QUESTION_LIMITS.maxPerCall}`;
       const refused: CallQuestion = {
@@ -117,7 +120,7 @@ export class Questions {
         message: `no tool call ${JSON.stringify(callId)} in run ${runId}`,
       };
     }
-    const entry = call.activity.questions.get(questionId);
+    const entry = call.activity.question(questionId);
     if (!entry) {
       return {
         status: 404,
@@ -146,11 +149,15 @@ export class Questions {
     return undefined;
   }
 
-  /** The call ended or left its session: its open questions close, unanswered. */
+  /**
+   * The call ended or left its session: the questions of that dispatch end, the open ones unanswered, and a question
+   * the call asks after a re-dispatch is new even when its id is one the old dispatch used.
+   */
   closeAll(call: Call): void {
     for (const entry of call.activity.questions.values()) {
       if (entry.status === 'open') this.#close(call, entry, { status: 'cancelled', by: 'service' });
     }
+    call.activity.endDispatch();
   }
 
   /** A question was closed: with none open any more, the call's deadline starts again in full. */

@@ -827,7 +827,7 @@ export const question = /* @__PURE__ */ pure(() =>
   z.object({
     type: z.literal('question'),
     callId: id,
-    /** Chosen by the client, unique within the call. */
+    /** Chosen by the client, unique within the call's dispatch (its stay in one session; docs/protocol/questions.md). */
     questionId: id,
     question: z.string().check(z.minLength(1), z.maxLength(QUESTION_LIMITS.maxQuestionChars)),
     choices: z.optional(

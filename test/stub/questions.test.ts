@@ -210,4 +210,81 @@ describe('questions', () => {
         .filter((k) => k.startsWith('question')),
     ).toEqual([]);
   });
+
+  describe('a call re-dispatched after its session expired', () => {
+    async function redispatched() {
+      const server = await stub({ sessionGraceMs: 30, model: script() });
+      const first = track(
+        await TestClient.connect(server.url, { tools: [toolDef('export')], features: ['questions'] }),
+      );
+      const runId = server.runs.start(agent('a', ['export']), 'go');
+      const call = await first.next('tool_call');
+      const path = (questionId: string) => `/v1/runs/${runId}/calls/${call.callId}/questions/${questionId}`;
+      const ask = async (client: TestClient, question: string) => {
+        const asked = once(
+          server,
+          'run_event',
+          (info) =>
+            info.kind === 'question_asked' && (info.data as { question?: string }).question === question,
+        );
+        client.send({ type: 'question', callId: call.callId, questionId: 'q1', question });
+        await asked;
+      };
+      const moveToSecond = async () => {
+        const expired = once(server, 'session_expired');
+        await first.drop();
+        await expired;
+        const second = track(
+          await TestClient.connect(server.url, { tools: [toolDef('export')], features: ['questions'] }),
+        );
+        expect((await second.next('tool_call')).callId).toBe(call.callId);
+        return second;
+      };
+      return { server, first, runId, call, path, ask, moveToSecond };
+    }
+
+    it("never hands the new worker's q1 the answer a person gave the old worker's q1", async () => {
+      const { server, first, runId, call, path, ask, moveToSecond } = await redispatched();
+      await ask(first, 'Ship the export now?');
+      expect((await http(server, 'POST', path('q1'), { answer: 'yes' })).status).toBe(200);
+      expect(await first.next('answer')).toMatchObject({ questionId: 'q1', answer: 'yes' });
+      const second = await moveToSecond();
+      await ask(second, 'Also DELETE the source tables?');
+      expect(second.all('answer')).toEqual([]);
+      expect(await http(server, 'POST', path('q1'), { answer: 'no' })).toMatchObject({ status: 200 });
+      expect(await second.next('answer')).toEqual({
+        type: 'answer',
+        callId: call.callId,
+        questionId: 'q1',
+        status: 'answered',
+        answer: 'no',
+      });
+      second.result(call.callId, 'exported, nothing deleted');
+      const transcript = await server.runs.waitFor(runId);
+      expect(transcript.toolCalls[0]?.questions?.map((q) => [q.question, q.status, q.answer])).toEqual([
+        ['Ship the export now?', 'answered', 'yes'],
+        ['Also DELETE the source tables?', 'answered', 'no'],
+      ]);
+    });
+
+    it("leaves the new worker's q1 open when the old worker's q1 was still open as its session expired", async () => {
+      const { server, first, runId, call, path, ask, moveToSecond } = await redispatched();
+      await ask(first, 'Ship the export now?');
+      const second = await moveToSecond();
+      await ask(second, 'Also DELETE the source tables?');
+      expect(second.all('answer')).toEqual([]);
+      expect((await http(server, 'POST', path('q1'), { answer: 'no' })).status).toBe(200);
+      expect(await second.next('answer')).toMatchObject({
+        questionId: 'q1',
+        status: 'answered',
+        answer: 'no',
+      });
+      second.result(call.callId, 'ok');
+      const transcript = await server.runs.waitFor(runId);
+      expect(transcript.toolCalls[0]?.questions?.map((q) => [q.status, q.by])).toEqual([
+        ['cancelled', 'service'],
+        ['answered', 'http'],
+      ]);
+    });
+  });
 });
