@@ -7,16 +7,22 @@
 import type { ClientFrame, Feature, FrameOf } from '../src/wire/protocol';
 import type { Call, CallDecision } from './call';
 import type { Dispatcher } from './dispatcher';
+import { fitsFrame, frameBytes } from './fit-frame';
 import type { Run } from './run';
 import type { Session } from './session';
 import type { RunEventKind } from './transcript';
 
-/** Why a decision was refused: `unknown_call` (HTTP 404) or `not_allowed` (HTTP 409), with a message. */
-export type ApprovalRefusal = { code: 'unknown_call' | 'not_allowed'; message: string };
+/**
+ * Why a decision was refused: `unknown_call` (HTTP 404), `not_allowed` (HTTP 409), or `too_large` (HTTP 413: the
+ * `tool_call` carrying it would be over the frame limit), with a message.
+ */
+export type ApprovalRefusal = { code: 'unknown_call' | 'not_allowed' | 'too_large'; message: string };
 
 /** What approvals need from the service. */
 export interface ApprovalsDeps {
   dispatcher: Dispatcher;
+  /** The frame limit announced to clients: a decision whose `tool_call` would be larger is refused. */
+  maxPayloadBytes: number;
   /** The run with this id (to accept a nested run's call under an ancestor's id). */
   runOf(runId: string): Run | undefined;
   emit(run: Run, kind: RunEventKind, data: unknown): void;
@@ -72,6 +78,10 @@ export class Approvals {
             : `tool call ${callId} already finished (status ${status})`,
       };
     }
+    if (call.state === 'awaiting_approval' && call.decision === undefined) {
+      const tooLarge = this.#tooLarge(call, decision);
+      if (tooLarge !== undefined) return tooLarge;
+    }
     if (!call.decide(decision)) {
       return { code: 'not_allowed', message: `tool call ${callId} is not awaiting approval` };
     }
@@ -87,6 +97,21 @@ export class Approvals {
     if (decision.always === true) this.#keepAlways(call.run.id, call.toolName, decision);
     this.#deps.dispatcher.release(call);
     return undefined;
+  }
+
+  /**
+   * Why `decision` cannot be sent, or `undefined`: the `tool_call` that carries it (the reason, the edited arguments)
+   * would be over the frame limit, and the client would close 1009 and get it again on every resume. Checked before
+   * anything is recorded, so the call stays held for a decision that fits.
+   */
+  #tooLarge(call: Call, decision: CallDecision): ApprovalRefusal | undefined {
+    const frame = call.widestFrame(decision);
+    const limit = this.#deps.maxPayloadBytes;
+    if (fitsFrame(frame, limit)) return undefined;
+    return {
+      code: 'too_large',
+      message: `the decision makes a tool_call of ${frameBytes(frame)} bytes for tool call ${call.callId}, over the frame limit of ${limit} bytes`,
+    };
   }
 
   /** A call just held: decided at once (`true`) when its run has an `always` decision for its tool. */

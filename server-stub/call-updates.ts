@@ -9,6 +9,7 @@ import { type ClientFrame, EVENT_LIMITS, type FrameOf, STEP_LIMITS, utf8Length }
 import type { Call } from './call';
 import type { UpdateKind } from './call-activity';
 import type { Dispatcher } from './dispatcher';
+import { fitsFrame } from './fit-frame';
 import type { ResolvedStubOptions } from './options';
 import type { Run } from './run';
 import type { Session } from './session';
@@ -16,7 +17,7 @@ import type { RunEventKind } from './transcript';
 
 /** What the updates need from the service. */
 export interface CallUpdatesDeps {
-  options: Pick<ResolvedStubOptions, 'leaseMs'>;
+  options: Pick<ResolvedStubOptions, 'leaseMs' | 'maxPayloadBytes'>;
   dispatcher: Dispatcher;
   emit(run: Run, kind: RunEventKind, data: unknown): void;
 }
@@ -101,6 +102,10 @@ export class CallUpdates {
     if (steps === undefined || steps.has(frame.key) || steps.size >= STEP_LIMITS.maxPerCall) return;
     if (utf8Length(JSON.stringify(frame.result ?? null)) > STEP_LIMITS.maxResultBytes) return;
     steps.set(frame.key, frame.result ?? null);
+    // The steps ride on the call's `tool_call` when it is dispatched again: one that would take it over the frame
+    // limit is not kept (the step runs again there).
+    if (call !== undefined && !fitsFrame(call.widestFrame(), this.#deps.options.maxPayloadBytes))
+      steps.delete(frame.key);
   }
 
   /** `lease`: the named calls still run in `session`; each lease is renewed (docs/protocol/updates.md). */

@@ -8,13 +8,14 @@
  *
  * @module
  */
-import type {
-  ContentPart,
-  Feature,
-  FrameOf,
-  RunToolCallFrame,
-  ServiceFrame,
-  ToolCallStatus,
+import {
+  type ContentPart,
+  FEATURES,
+  type Feature,
+  type FrameOf,
+  type RunToolCallFrame,
+  type ServiceFrame,
+  type ToolCallStatus,
 } from '../src/wire/protocol';
 import { CallActivity } from './call-activity';
 import type { Run, RunCall } from './run';
@@ -79,6 +80,8 @@ export const TRANSITIONS = {
 } as const satisfies Record<string, { from: readonly CallState[]; to: CallState }>;
 
 type Transition = keyof typeof TRANSITIONS;
+
+const ALL_FEATURES: ReadonlySet<Feature> = new Set(FEATURES);
 
 /** The live record of one call. Driven by the dispatcher; read by its run for the transcript. */
 export class Call implements RunCall {
@@ -290,10 +293,12 @@ export class Call implements RunCall {
   /**
    * The `tool_call` frame for the call's current state, with the time left before its deadline, and the fields of
    * the `features` of the session it goes to (docs/protocol/approvals.md, docs/protocol/call-context.md).
+   * @param decision - the decision it carries: the call's own, or one not yet recorded (to check that it would fit).
    */
   frame(
     features: ReadonlySet<Feature> = new Set(),
     now: number = Date.now(),
+    decision: Pick<CallDecision, 'approved' | 'reason' | 'arguments'> | undefined = this.decision,
   ): FrameOf<ServiceFrame, 'tool_call'> {
     const frame: FrameOf<ServiceFrame, 'tool_call'> = {
       type: 'tool_call',
@@ -305,7 +310,6 @@ export class Call implements RunCall {
       traceparent: this.traceparent,
     };
     if (this.#deadlineAt !== undefined) frame.deadlineMs = Math.max(0, Math.round(this.#deadlineAt - now));
-    const decision = this.decision;
     if (decision) {
       frame.approved = decision.approved;
       if (decision.reason !== undefined) frame.reason = decision.reason;
@@ -325,6 +329,16 @@ export class Call implements RunCall {
     if (features.has('steps') && this.activity.steps.size > 0)
       frame.steps = Object.fromEntries(this.activity.steps);
     return frame;
+  }
+
+  /**
+   * The largest the call's `tool_call` can be on the wire: with every feature's fields and the widest deadline. What
+   * the service keeps for it from a client or a person (a decision, a step) is checked against the frame limit with this.
+   */
+  widestFrame(
+    decision: Pick<CallDecision, 'approved' | 'reason' | 'arguments'> | undefined = this.decision,
+  ): FrameOf<ServiceFrame, 'tool_call'> {
+    return { ...this.frame(ALL_FEATURES, 0, decision), deadlineMs: Number.MAX_SAFE_INTEGER };
   }
 
   /** The transcript entry. */

@@ -1,7 +1,9 @@
 /**
- * Keeps a `run_result` within the protocol's frame limit: a run's tool outputs and final answer may add up to
- * more than `maxPayloadBytes`, and a frame over the limit would be refused by the client, leaving its `run()`
- * waiting forever. The full transcript stays available at `GET /v1/runs/:runId`.
+ * Keeps what the stub sends within the frame limit it announced (`welcome.maxPayloadBytes`, docs/protocol/limits.md):
+ * a client closes 1009 on a larger frame, resumes, and would get the same frame again, forever. A `run_result` and
+ * a `run_event` are cut to fit (the full transcript stays available at `GET /v1/runs/:runId`); a frame built from
+ * what a person or a client sent (an answer, a decision) is checked with {@link fitsFrame} before anything is
+ * recorded, and refused when it cannot fit.
  *
  * @module
  */
@@ -10,23 +12,62 @@ import { encodeFrame } from '../src/wire/codec';
 import { type FrameOf, type ServiceFrame, utf8Length } from '../src/wire/protocol';
 
 type RunResultFrame = FrameOf<ServiceFrame, 'run_result'>;
+
+/** The size of `frame` on the wire, in bytes. */
+export function frameBytes(frame: ServiceFrame): number {
+  return utf8Length(encodeFrame(frame));
+}
+
+/** `true` when `frame` is at most `maxPayloadBytes` on the wire. */
+export function fitsFrame(frame: ServiceFrame, maxPayloadBytes: number): boolean {
+  return textFits(encodeFrame(frame), maxPayloadBytes);
+}
+
+/** `true` when the encoded frame `text` is at most `maxPayloadBytes` of UTF-8. */
+export function textFits(text: string, maxPayloadBytes: number): boolean {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: most frames are decided without counting.
+  return text.length * 3 <= maxPayloadBytes || utf8Length(text) <= maxPayloadBytes;
+}
 type RunEventFrame = FrameOf<ServiceFrame, 'run_event'>;
 
+/** The fields of an event's data kept when the rest does not fit: its ids and small scalars. */
+const MAX_KEPT_FIELD_CHARS = 256;
+
 /**
- * A `run_event` whose data carries a widget or content parts (a `tool_result`) and would be over the frame limit
- * goes without them (the transcript keeps them); any other event is returned as it is.
+ * A `run_event` that fits is returned as it is. One over the frame limit goes without its widget, content parts and
+ * result part (a `tool_result`; the transcript keeps them); if it is still over (a long answer, edited arguments, a
+ * long output or reason), its data keeps only its numbers, booleans and strings of at most 256 characters (the ids
+ * and the kind's small fields), with `truncated: true` and the size of the data it replaced, `bytes`.
  */
 export function fitRunEvent(frame: RunEventFrame, maxPayloadBytes: number): RunEventFrame {
+  if (fitsFrame(frame, maxPayloadBytes)) return frame;
   const data = frame.event.data;
-  if (
-    typeof data !== 'object' ||
-    data === null ||
-    !('content' in data || 'widget' in data || 'result' in data)
-  )
-    return frame;
-  if (utf8Length(encodeFrame(frame)) <= maxPayloadBytes) return frame;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    return { ...frame, event: { ...frame.event, data: { truncated: true, bytes: dataBytes(data) } } };
+  }
   const { content: _content, widget: _widget, result: _result, ...rest } = data as Record<string, unknown>;
-  return { ...frame, event: { ...frame.event, data: rest } };
+  const lighter: RunEventFrame = { ...frame, event: { ...frame.event, data: rest } };
+  if (fitsFrame(lighter, maxPayloadBytes)) return lighter;
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rest)) {
+    if (
+      typeof value === 'number' ||
+      typeof value === 'boolean' ||
+      (typeof value === 'string' && value.length <= MAX_KEPT_FIELD_CHARS)
+    )
+      kept[key] = value;
+  }
+  kept.truncated = true;
+  kept.bytes = dataBytes(data);
+  return { ...frame, event: { ...frame.event, data: kept } };
+}
+
+function dataBytes(data: unknown): number {
+  try {
+    return utf8Length(JSON.stringify(data) ?? 'null');
+  } catch {
+    return 0;
+  }
 }
 
 const size = (frame: RunResultFrame) => utf8Length(encodeFrame(frame));

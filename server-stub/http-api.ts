@@ -155,8 +155,10 @@ async function decide(
   if (body.arguments !== undefined) decision.arguments = body.arguments;
   if (body.always === true) decision.always = true;
   const refusal = service.approvals.decide(callId ?? '', decision, run.id);
-  if (refusal)
-    throw new HttpError(refusal.code === 'unknown_call' ? 404 : 409, refusal.code, refusal.message);
+  if (refusal) {
+    const status = refusal.code === 'unknown_call' ? 404 : refusal.code === 'too_large' ? 413 : 409;
+    throw new HttpError(status, refusal.code, refusal.message);
+  }
   sendJson(res, 200, { runId: run.id, callId, ...body });
 }
 

@@ -6,18 +6,19 @@
  * @module
  */
 import { Validator } from '@cfworker/json-schema';
-import { type ClientFrame, type FrameOf, QUESTION_LIMITS } from '../src/wire/protocol';
+import { type ClientFrame, type FrameOf, QUESTION_LIMITS, type ServiceFrame } from '../src/wire/protocol';
 import type { Call } from './call';
 import type { CallQuestion } from './call-activity';
 import type { Dispatcher } from './dispatcher';
+import { fitsFrame, frameBytes } from './fit-frame';
 import type { Run } from './run';
 import type { Session } from './session';
 import type { RunEventKind } from './transcript';
 
-/** Why an answer was refused: HTTP 400, 404 or 409 with the code. */
+/** Why an answer was refused: HTTP 400, 404, 409, or 413 (its `answer` frame would be over the frame limit), with the code. */
 export interface QuestionRefusal {
-  status: 400 | 404 | 409;
-  code: 'invalid_answer' | 'unknown_call' | 'unknown_question' | 'not_allowed';
+  status: 400 | 404 | 409 | 413;
+  code: 'invalid_answer' | 'unknown_call' | 'unknown_question' | 'not_allowed' | 'too_large';
   message: string;
 }
 
@@ -28,6 +29,8 @@ export type QuestionReply = { answer: unknown } | { declined: true; reason?: str
 export interface QuestionsDeps {
   dispatcher: Dispatcher;
   sessions: ReadonlyMap<string, Session>;
+  /** The frame limit announced to clients: an answer whose `answer` frame would be larger is refused. */
+  maxPayloadBytes: number;
   /** The run with this id (to accept a nested run's call under an ancestor's id). */
   runOf(runId: string): Run | undefined;
   emit(run: Run, kind: RunEventKind, data: unknown): void;
@@ -137,11 +140,29 @@ export class Questions {
         message: `question ${questionId} of tool call ${callId} ${what}`,
       };
     }
+    if (!('declined' in reply)) {
+      const problem = checkAnswer(entry, reply.answer);
+      if (problem !== undefined) return { status: 400, code: 'invalid_answer', message: problem };
+    }
+    // Checked before anything is recorded: a frame over the limit would make the client close 1009, resume, ask
+    // again and be sent it again, forever.
+    const frame = answerFrame(call.callId, {
+      ...entry,
+      ...('declined' in reply
+        ? { status: 'declined' as const, reason: reply.reason }
+        : { status: 'answered' as const, answer: reply.answer }),
+    });
+    const limit = this.#deps.maxPayloadBytes;
+    if (!fitsFrame(frame, limit)) {
+      return {
+        status: 413,
+        code: 'too_large',
+        message: `the reply makes an answer frame of ${frameBytes(frame)} bytes for question ${questionId} of tool call ${callId}, over the frame limit of ${limit} bytes`,
+      };
+    }
     if ('declined' in reply) {
       this.#close(call, entry, { status: 'declined', reason: reply.reason, by: 'http' });
     } else {
-      const problem = checkAnswer(entry, reply.answer);
-      if (problem !== undefined) return { status: 400, code: 'invalid_answer', message: problem };
       this.#close(call, entry, { status: 'answered', answer: reply.answer, by: 'http' });
     }
     this.#sendAnswer(call, entry);
@@ -195,14 +216,7 @@ export class Questions {
   /** Sends a closed question's outcome to the session the call is assigned to (dropped while it is detached). */
   #sendAnswer(call: Call, entry: CallQuestion): void {
     if (entry.status === 'open' || call.sessionId === undefined) return;
-    this.#deps.sessions.get(call.sessionId)?.send({
-      type: 'answer',
-      callId: call.callId,
-      questionId: entry.questionId,
-      status: entry.status,
-      ...(entry.status === 'answered' ? { answer: entry.answer } : {}),
-      ...(entry.reason === undefined ? {} : { reason: entry.reason }),
-    });
+    this.#deps.sessions.get(call.sessionId)?.send(answerFrame(call.callId, entry));
   }
 
   /** `true` when `run` is the run `runId` or nested (at any depth) in it. */
@@ -213,6 +227,21 @@ export class Questions {
     }
     return false;
   }
+}
+
+/** The `answer` frame telling the client how a closed question ended. */
+function answerFrame(
+  callId: string,
+  entry: Pick<CallQuestion, 'questionId' | 'status' | 'answer' | 'reason'>,
+): FrameOf<ServiceFrame, 'answer'> {
+  return {
+    type: 'answer',
+    callId,
+    questionId: entry.questionId,
+    status: entry.status as FrameOf<ServiceFrame, 'answer'>['status'],
+    ...(entry.status === 'answered' ? { answer: entry.answer } : {}),
+    ...(entry.reason === undefined ? {} : { reason: entry.reason }),
+  };
 }
 
 /** Why `answer` does not fit the question (its choices, its schema, or a string), or `undefined`. */

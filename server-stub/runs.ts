@@ -20,7 +20,7 @@ import {
 } from '../src/wire/protocol';
 import type { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
-import { fitRunEvent, fitRunResult } from './fit-frame';
+import { fitRunResult } from './fit-frame';
 import type { ResolvedStubOptions } from './options';
 import { Run, type RunEnd } from './run';
 import type { Session } from './session';
@@ -199,17 +199,13 @@ export class RunManager {
       owner?.runEventKinds.has(kind) === true ||
       (feature !== undefined && owner?.features.has(feature) === true);
     if (accepted && owner !== undefined) {
-      owner.send(
-        fitRunEvent(
-          {
-            type: 'run_event',
-            runId: run.id,
-            ...(recorded ? { seq: run.eventCount } : {}),
-            event: { kind, data },
-          },
-          this.#deps.options.maxPayloadBytes,
-        ),
-      );
+      // Cut to the frame limit by the session when it would be over it (server-stub/fit-frame.ts `fitRunEvent`).
+      owner.send({
+        type: 'run_event',
+        runId: run.id,
+        ...(recorded ? { seq: run.eventCount } : {}),
+        event: { kind, data },
+      });
     }
     this.#deps.events.emit('run_event', { runId: run.id, kind, data });
     // A human deciding for a nested run looks at the outer run: approvals and questions surface on every ancestor,

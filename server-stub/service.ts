@@ -73,6 +73,7 @@ export class StubService {
     });
     this.approvals = new Approvals({
       dispatcher: this.dispatcher,
+      maxPayloadBytes: options.maxPayloadBytes,
       emit,
       runOf: (runId) => this.runs.get(runId),
     });
@@ -80,6 +81,7 @@ export class StubService {
     this.questions = new Questions({
       dispatcher: this.dispatcher,
       sessions: this.sessions,
+      maxPayloadBytes: options.maxPayloadBytes,
       emit,
       runOf: (runId) => this.runs.get(runId),
     });
@@ -158,6 +160,19 @@ export class StubService {
             code: SLOW_READER_CLOSE_CODE,
             message: reason,
           });
+        },
+        {
+          maxPayloadBytes: this.options.maxPayloadBytes,
+          onTooLarge: (target, frame, bytes) =>
+            this.options.logger.error(
+              {
+                sessionId: target.id,
+                type: frame.type,
+                bytes,
+                maxPayloadBytes: this.options.maxPayloadBytes,
+              },
+              `not sending a ${frame.type} frame of ${bytes} bytes: over the frame limit`,
+            ),
         },
       );
       session.tenant = this.keys.tenantOf(apiKey);

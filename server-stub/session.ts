@@ -11,8 +11,21 @@ import {
   PROTOCOL_DEFAULTS,
   type ServiceFrame,
   type ToolDefinition,
+  utf8Length,
 } from '../src/wire/protocol';
 import { closeSocket } from './close-socket';
+import { fitRunEvent, textFits } from './fit-frame';
+
+/**
+ * The client's frame limit: a `run_event` over it is cut to fit (server-stub/fit-frame.ts); any other frame over it
+ * is not written, and reported.
+ */
+export interface SessionFrameLimit {
+  /** The frame limit the service announced in `welcome` (docs/protocol/limits.md). */
+  maxPayloadBytes: number;
+  /** Told of a frame that was not written because it was over the limit. */
+  onTooLarge(session: Session, frame: ServiceFrame, bytes: number): void;
+}
 
 /** `connected`: a socket is attached; `detached`: within the grace period; `expired`: gone for good. */
 export type SessionState = 'connected' | 'detached' | 'expired';
@@ -66,10 +79,13 @@ export class Session {
 
   readonly #maxBufferedBytes: number;
   readonly #onOverflow: (session: Session, reason: string) => void;
+  readonly #frameLimit: SessionFrameLimit;
 
   /**
    * @param maxBufferedBytes - a socket with more unsent bytes than this is closed with 1008 (slow reader).
    * @param onOverflow - told when that happens, with the close reason.
+   * @param frameLimit - the client's frame limit: a larger frame is never written (the client would close 1009,
+   *   resume and be sent it again). The default: the protocol's 1 MiB, nothing reported.
    */
   constructor(
     id: string,
@@ -77,12 +93,17 @@ export class Session {
     apiKey: string | undefined,
     maxBufferedBytes: number,
     onOverflow: (session: Session, reason: string) => void,
+    frameLimit: SessionFrameLimit = {
+      maxPayloadBytes: PROTOCOL_DEFAULTS.maxPayloadBytes,
+      onTooLarge: () => {},
+    },
   ) {
     this.id = id;
     this.seq = seq;
     this.apiKey = apiKey;
     this.#maxBufferedBytes = maxBufferedBytes;
     this.#onOverflow = onOverflow;
+    this.#frameLimit = frameLimit;
   }
 
   /**
@@ -141,16 +162,39 @@ export class Session {
       frame = plain;
     }
     if (this.#acks.length > 0) {
-      if (frame.type === 'tool_call') return this.#write({ ...frame, acks: this.#takeAcks() });
+      if (frame.type === 'tool_call') {
+        const withAcks = { ...frame, acks: this.#acks.slice(0, PROTOCOL_DEFAULTS.maxAcksPerFrame) };
+        const text = encodeFrame(withAcks);
+        // Acks ride on a call only when the two fit in one frame.
+        if (textFits(text, this.#frameLimit.maxPayloadBytes)) {
+          this.#takeAcks();
+          return this.#write(withAcks, text);
+        }
+      }
       this.#flushAcks();
     }
     return this.#write(frame);
   }
 
-  #write(frame: ServiceFrame): boolean {
+  /** Writes `frame` (encoded as `text`, when the caller has encoded it) if it is within the client's frame limit. */
+  #write(frame: ServiceFrame, text?: string): boolean {
     const socket = this.socket;
     if (socket && socket.readyState === socket.OPEN) {
-      socket.send(encodeFrame(frame));
+      const { maxPayloadBytes } = this.#frameLimit;
+      let encoded = text ?? encodeFrame(frame);
+      if (!textFits(encoded, maxPayloadBytes)) {
+        if (frame.type === 'run_event') {
+          frame = fitRunEvent(frame, maxPayloadBytes);
+          encoded = encodeFrame(frame);
+        }
+        if (!textFits(encoded, maxPayloadBytes)) {
+          // The last guard: what the service builds from a client's or a person's data is checked before it is
+          // recorded, so this is a frame the service could not make fit (a model's arguments over the limit).
+          this.#frameLimit.onTooLarge(this, frame, utf8Length(encoded));
+          return false;
+        }
+      }
+      socket.send(encoded);
       if (socket.bufferedAmount > this.#maxBufferedBytes && socket.readyState === socket.OPEN) {
         // A client that does not read would make the service buffer without bound.
         const reason = `the client is not reading: over ${this.#maxBufferedBytes} bytes waiting`;

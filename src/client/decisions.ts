@@ -191,11 +191,12 @@ export class Decisions {
 }
 
 /**
- * The service's `error` for a decision: `unknown_call` as it is, `not_allowed` (already decided, cancelled, not
- * held) as `not_pending`, any other code (`internal`, one added later) kept as the service's, quoted.
+ * The service's `error` for a decision: `unknown_call` and `too_large` (the `tool_call` carrying the decision would
+ * be over the frame limit) as they are, `not_allowed` (already decided, cancelled, not held) as `not_pending`, any
+ * other code (`internal`, one added later) kept as the service's, quoted.
  */
 function refusedBy(code: string, message: string): ApprovalError {
-  if (code === 'unknown_call') return new ApprovalError('unknown_call', `decide(): ${message}`);
+  if (code === 'unknown_call' || code === 'too_large') return new ApprovalError(code, `decide(): ${message}`);
   if (code === 'not_allowed') return new ApprovalError('not_pending', `decide(): ${message}`);
   return new ApprovalError(code, `decide(): the service refused the decision with ${code}: ${message}`);
 }

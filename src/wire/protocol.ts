@@ -74,6 +74,7 @@ export const ERROR_CODES = [
   'not_allowed',
   'busy',
   'internal',
+  'too_large',
 ] as const;
 
 export const errorFrame = z.object({

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { scriptedModel } from '../../server-stub/index';
-import { tool } from '../../src/index';
+import { Agent, tool } from '../../src/index';
 import { API_KEY, client, deferred, nextEvent, proxyTo, recordingWebSocket, stub, until } from './harness';
 
 async function decide(httpUrl: string, runId: string, callId: string, approved: boolean) {
@@ -94,5 +94,46 @@ describe('approvals over a flaky connection', () => {
       { type: 'approval_request', callId },
       { type: 'approval_request', callId },
     ]);
+  });
+
+  it('rejects decide() too_large when the decided tool_call would be over the frame limit, with no reconnect loop', async () => {
+    const server = await stub({
+      maxPayloadBytes: 2_048,
+      model: scriptedModel([{ toolCalls: [{ name: 'note', arguments: { note: 'n' } }] }, { text: 'ok' }]),
+    });
+    const ran: number[] = [];
+    const note = tool({
+      name: 'note',
+      description: 'Keeps a note; a human approves it.',
+      parameters: z.object({ note: z.string() }),
+      needsApproval: true,
+      execute: ({ note: text }) => {
+        ran.push(text.length);
+        return 'kept';
+      },
+    });
+    const worker = client(server.url, { tools: [note] });
+    const drops: number[] = [];
+    worker.on('disconnected', ({ code }) => drops.push(code));
+    await worker.connect();
+    const requested = nextEvent<{ callId: string }>(worker, 'approval_requested');
+    const run = worker.run(new Agent({ name: 'a', instructions: '', tools: [note] }), 'go');
+    const { callId } = await requested;
+    // The approval frame fits in 2,048 bytes; the tool_call the stub would send with it does not.
+    const refused = worker.decide(callId, { approved: true, arguments: { note: 'a'.repeat(1_800) } });
+    await expect(refused).rejects.toMatchObject({
+      name: 'ApprovalError',
+      code: 'too_large',
+      message: expect.stringMatching(
+        new RegExp(
+          `^decide\\(\\): the decision makes a tool_call of \\d+ bytes for tool call ${callId}, over the frame limit of 2048 bytes$`,
+        ),
+      ),
+    });
+    await worker.decide(callId, { approved: true, arguments: { note: 'short' } });
+    const result = await run;
+    expect(result.toolCalls.map((call) => call.status)).toEqual(['ok']);
+    expect(ran).toEqual([5]);
+    expect(drops).toEqual([]);
   });
 });

@@ -303,4 +303,67 @@ describe('approvals', () => {
       depth: 1,
     });
   });
+
+  it('refuses with 413 or error too_large a decision whose tool_call would be over the frame limit, and keeps the call held', async () => {
+    const server = await stub({ model: refundModel(), maxPayloadBytes: 1024 });
+    const client = track(
+      await TestClient.connect(server.url, { tools: [toolDef('refund', true)], features: ['decisions'] }),
+    );
+    const runId = server.runs.start(agent('a', ['refund']), 'go');
+    const callId = await heldCall(server, runId);
+    const decide = (body: unknown) => http(server, 'POST', `/v1/runs/${runId}/approvals/${callId}`, body);
+    const refused = await decide({ approved: false, reason: 'r'.repeat(1_000) });
+    expect(refused).toMatchObject({
+      status: 413,
+      body: {
+        error: {
+          code: 'too_large',
+          message: expect.stringMatching(
+            new RegExp(
+              `^the decision makes a tool_call of \\d+ bytes for tool call ${callId}, over the frame limit of 1024 bytes$`,
+            ),
+          ),
+        },
+      },
+    });
+    expect(
+      (await decide({ approved: true, arguments: { amount: 42, note: 'n'.repeat(1_000) } })).status,
+    ).toBe(413);
+    // Over the socket, the approval frame itself fits; the tool_call carrying it would not.
+    client.send({
+      type: 'approval',
+      callId,
+      approved: true,
+      requestId: 'd1',
+      arguments: { amount: 42, note: 'n'.repeat(850) },
+    });
+    expect(await client.next('error')).toMatchObject({ code: 'too_large', callId, requestId: 'd1' });
+    expect(server.runs.get(runId)?.toolCalls[0]).toMatchObject({ state: 'awaiting_approval' });
+    expect(server.runs.get(runId)?.toolCalls[0]?.approval?.decision).toBeUndefined();
+    expect(client.all('tool_call')).toEqual([]);
+    expect((await decide({ approved: true })).status).toBe(200);
+    expect(await client.next('tool_call')).toMatchObject({ callId, approved: true });
+  });
+
+  it('never writes a tool_call over the frame limit: it is logged, and the call ends at its deadline', async () => {
+    const server = await stub({
+      maxPayloadBytes: 1024,
+      callDeadlineMs: 100,
+      model: scriptedModel([
+        { toolCalls: [{ name: 'refund', arguments: { note: 'n'.repeat(2_000) } }] },
+        lastToolMessage,
+      ]),
+    });
+    const client = track(await TestClient.connect(server.url, { tools: [toolDef('refund')] }));
+    const runId = server.runs.start(agent('a', ['refund']), 'go');
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls[0]?.status).toBe('timeout');
+    expect(client.all('tool_call')).toEqual([]);
+    expect(server.log).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        message: expect.stringMatching(/^not sending a tool_call frame of \d+ bytes: over the frame limit$/),
+      }),
+    );
+  });
 });

@@ -211,6 +211,56 @@ describe('questions', () => {
     ).toEqual([]);
   });
 
+  it('refuses with 413 an answer or a decline whose answer frame would be over the frame limit, and records nothing', async () => {
+    const { client, call, path, server, runId } = await asking({ maxPayloadBytes: 1024 });
+    client.send({ type: 'question', callId: call.callId, questionId: 'q1', question: 'Note?' });
+    await client.next('run_event', (frame) => frame.event.kind === 'question_asked');
+    const answer = 'x'.repeat(1_000);
+    const bytes = JSON.stringify({
+      type: 'answer',
+      callId: call.callId,
+      questionId: 'q1',
+      status: 'answered',
+      answer,
+    }).length;
+    expect(await http(server, 'POST', path('q1'), { answer })).toMatchObject({
+      status: 413,
+      body: {
+        error: {
+          code: 'too_large',
+          message: `the reply makes an answer frame of ${bytes} bytes for question q1 of tool call ${call.callId}, over the frame limit of 1024 bytes`,
+        },
+      },
+    });
+    expect(
+      (await http(server, 'POST', path('q1'), { declined: true, reason: 'r'.repeat(1_000) })).status,
+    ).toBe(413);
+    expect(server.runs.get(runId)?.toolCalls[0]?.questions?.map((q) => q.status)).toEqual(['open']);
+    expect((await http(server, 'POST', path('q1'), { answer: 'short' })).status).toBe(200);
+    expect(await client.next('answer')).toMatchObject({ questionId: 'q1', answer: 'short' });
+    expect(client.all('answer')).toHaveLength(1);
+  });
+
+  it('cuts a question_asked event over the frame limit to its ids, marked truncated', async () => {
+    const { client, call } = await asking({ maxPayloadBytes: 1024 });
+    const question = `${'Which one? '.repeat(80)}`.trim();
+    client.send({ type: 'question', callId: call.callId, questionId: 'q1', question, choices: ['a', 'b'] });
+    const asked = await client.next('run_event', (frame) => frame.event.kind === 'question_asked');
+    expect(asked.event.data).toEqual({
+      callId: call.callId,
+      toolName: 'export',
+      questionId: 'q1',
+      truncated: true,
+      bytes: JSON.stringify({
+        callId: call.callId,
+        toolName: 'export',
+        questionId: 'q1',
+        question,
+        choices: ['a', 'b'],
+      }).length,
+    });
+  });
+
   describe('a call re-dispatched after its session expired', () => {
     async function redispatched() {
       const server = await stub({ sessionGraceMs: 30, model: script() });

@@ -14,9 +14,11 @@ import { TestClient, toolDef } from './test-client';
 async function started(
   features: string[],
   stubFeatures?: NonNullable<Parameters<typeof stub>[0]>['features'],
+  maxPayloadBytes?: number,
 ) {
   const server = await stub({
     ...(stubFeatures === undefined ? {} : { features: stubFeatures }),
+    ...(maxPayloadBytes === undefined ? {} : { maxPayloadBytes }),
     model: scriptedModel([{ toolCalls: [{ name: 'provision', arguments: {} }] }, { text: 'done' }]),
   });
   const client = track(await TestClient.connect(server.url, { tools: [toolDef('provision')], features }));
@@ -91,5 +93,22 @@ describe('steps and the call scope on the stub', () => {
     await settled(other);
     await settled(client);
     expect(server.runs.get(runId)?.toolCalls[0]?.steps).toBeUndefined();
+  });
+
+  it('does not keep a step whose result would take the call over the frame limit, so the call can be sent again', async () => {
+    const { server, client, runId, call } = await started(['steps'], undefined, 1_024);
+    const step = (key: string, result: unknown) =>
+      client.send({ type: 'step_result', callId: call.callId, key, result });
+    step('first', 'a'.repeat(200));
+    step('second', 'b'.repeat(200));
+    step('third', 'c'.repeat(200));
+    await settled(client);
+    const kept = { first: 'a'.repeat(200), second: 'b'.repeat(200) };
+    expect(server.runs.get(runId)?.toolCalls[0]?.steps).toEqual(kept);
+    await client.reconnect();
+    expect(await client.next('tool_call', (frame) => frame.steps !== undefined)).toMatchObject({
+      callId: call.callId,
+      steps: kept,
+    });
   });
 });
