@@ -31,6 +31,8 @@ export interface CallPreliminary {
 /** A question of a call (docs/protocol/questions.md), as the transcript shows it. */
 export interface CallQuestion {
   questionId: string;
+  /** The dispatch of the call that asked it (docs/protocol/questions.md), when not its first: 2 after one re-dispatch. */
+  dispatch?: number;
   question: string;
   choices?: string[];
   schema?: Record<string, unknown>;
@@ -60,6 +62,8 @@ export class CallActivity {
   readonly questions = new Map<string, CallQuestion>();
   /** The questions of the call's earlier dispatches, closed, in the order asked. */
   readonly #earlierQuestions: CallQuestion[] = [];
+  /** The number of the call's current dispatch: 1 until it leaves its first session. */
+  #dispatch = 1;
   /** Epoch milliseconds the call's lease runs out at (docs/protocol/updates.md); 0 when it has none. */
   leaseUntil = 0;
   /** `tool_event`s recorded (at most `EVENT_LIMITS.maxPerCall`, whichever session sent them). */
@@ -88,16 +92,27 @@ export class CallActivity {
     return this.#earlierQuestions.length + this.questions.size;
   }
 
+  /** The number of the call's current dispatch: 1, then one more each time the call leaves a session. */
+  get dispatch(): number {
+    return this.#dispatch;
+  }
+
   /**
-   * The question an HTTP answer names: the current dispatch's with that id, else the latest earlier one (closed, so
-   * the answer is refused).
+   * The question an HTTP answer names: with `dispatch`, the one with that id asked in that dispatch; without, the
+   * current dispatch's with that id, else the latest earlier one (closed, so the answer is refused).
    */
-  question(questionId: string): CallQuestion | undefined {
-    const current = this.questions.get(questionId);
-    if (current !== undefined) return current;
+  question(questionId: string, dispatch?: number): CallQuestion | undefined {
+    if (dispatch === undefined || dispatch === this.#dispatch) {
+      const current = this.questions.get(questionId);
+      if (current !== undefined || dispatch !== undefined) return current;
+    }
     for (let index = this.#earlierQuestions.length - 1; index >= 0; index--) {
       const earlier = this.#earlierQuestions[index];
-      if (earlier?.questionId === questionId) return earlier;
+      if (
+        earlier?.questionId === questionId &&
+        (dispatch === undefined || (earlier.dispatch ?? 1) === dispatch)
+      )
+        return earlier;
     }
     return undefined;
   }
@@ -109,6 +124,7 @@ export class CallActivity {
   endDispatch(): void {
     this.#earlierQuestions.push(...this.questions.values());
     this.questions.clear();
+    this.#dispatch += 1;
   }
 
   /**

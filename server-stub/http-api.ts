@@ -176,7 +176,7 @@ async function answerQuestion(
     body.declined === true
       ? { declined: true as const, ...(body.reason === undefined ? {} : { reason: body.reason }) }
       : { answer: body.answer };
-  const refusal = service.questions.answer(run.id, callId ?? '', questionId ?? '', reply);
+  const refusal = service.questions.answer(run.id, callId ?? '', questionId ?? '', reply, body.dispatch);
   if (refusal) throw new HttpError(refusal.status, refusal.code, refusal.message);
   sendJson(res, 200, {
     runId: run.id,

@@ -93,13 +93,21 @@ export function parseBody<T>(schema: z.ZodMiniType<T>, body: unknown): T {
   throw new HttpError(400, 'invalid_request', field === '' ? message : `${field} ${message}`);
 }
 
-/** `POST /v1/runs/:runId/calls/:callId/questions/:questionId`: `{ answer }` or `{ declined: true, reason? }`. */
+/**
+ * `POST /v1/runs/:runId/calls/:callId/questions/:questionId`: `{ answer }` or `{ declined: true, reason? }`, with
+ * `dispatch?` (the question event's, docs/protocol/questions.md).
+ */
 export const answerBody = z
   .object(
     {
       answer: z.optional(z.unknown()),
       declined: z.optional(z.literal(true, { error: 'must be true' })),
       reason: z.optional(z.string({ error: 'must be a string' })),
+      dispatch: z.optional(
+        z
+          .number({ error: 'must be an integer ≥ 1' })
+          .check(z.refine((n) => Number.isInteger(n) && n >= 1, { error: 'must be an integer ≥ 1' })),
+      ),
     },
     { error: NOT_AN_OBJECT },
   )

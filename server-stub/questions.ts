@@ -70,8 +70,10 @@ export class Questions {
       this.#sendAnswer(call, refused);
       return;
     }
+    const { dispatch } = call.activity;
     const entry: CallQuestion = {
       questionId: frame.questionId,
+      ...(dispatch === 1 ? {} : { dispatch }),
       question: frame.question,
       ...(frame.choices === undefined ? {} : { choices: frame.choices }),
       ...(frame.schema === undefined ? {} : { schema: frame.schema }),
@@ -88,6 +90,7 @@ export class Questions {
       callId: call.callId,
       toolName: call.toolName,
       questionId: entry.questionId,
+      ...(entry.dispatch === undefined ? {} : { dispatch: entry.dispatch }),
       question: entry.question,
       ...(entry.choices === undefined ? {} : { choices: entry.choices }),
       ...(entry.schema === undefined ? {} : { schema: entry.schema }),
@@ -107,6 +110,8 @@ export class Questions {
   /**
    * A person's answer (HTTP): checked, recorded, and sent to the client.
    * @param runId - the call's run or one it is nested in.
+   * @param dispatch - the dispatch of the call that asked (from the question's event): an answer meant for an
+   *   earlier dispatch's question never reaches the current dispatch's question with the same id.
    * @returns `undefined` when applied, else why not.
    */
   answer(
@@ -114,6 +119,7 @@ export class Questions {
     callId: string,
     questionId: string,
     reply: QuestionReply,
+    dispatch?: number,
   ): QuestionRefusal | undefined {
     const call = this.#deps.dispatcher.get(callId);
     if (!call || !this.#within(call.run, runId)) {
@@ -123,12 +129,13 @@ export class Questions {
         message: `no tool call ${JSON.stringify(callId)} in run ${runId}`,
       };
     }
-    const entry = call.activity.question(questionId);
+    const entry = call.activity.question(questionId, dispatch);
     if (!entry) {
+      const inDispatch = dispatch === undefined ? '' : ` in dispatch ${dispatch}`;
       return {
         status: 404,
         code: 'unknown_question',
-        message: `tool call ${callId} asked no question ${JSON.stringify(questionId)}`,
+        message: `tool call ${callId} asked no question ${JSON.stringify(questionId)}${inDispatch}`,
       };
     }
     if (entry.status !== 'open') {
@@ -206,6 +213,7 @@ export class Questions {
       callId: call.callId,
       toolName: call.toolName,
       questionId: entry.questionId,
+      ...(entry.dispatch === undefined ? {} : { dispatch: entry.dispatch }),
       status: end.status,
       ...('answer' in end ? { answer: end.answer } : {}),
       ...(end.reason === undefined ? {} : { reason: end.reason }),

@@ -317,6 +317,44 @@ describe('questions', () => {
       ]);
     });
 
+    it('refuses an HTTP answer naming the old dispatch, and numbers the new dispatch in its events', async () => {
+      const { server, first, runId, call, path, ask, moveToSecond } = await redispatched();
+      await ask(first, 'Ship the export now?');
+      const second = await moveToSecond();
+      const asked = once(
+        server,
+        'run_event',
+        (info) => info.kind === 'question_asked' && (info.data as { dispatch?: number }).dispatch === 2,
+      );
+      await ask(second, 'Also DELETE the source tables?');
+      expect((await asked).data).toEqual({
+        callId: call.callId,
+        toolName: 'export',
+        questionId: 'q1',
+        dispatch: 2,
+        question: 'Also DELETE the source tables?',
+      });
+      // A person still looking at the first worker's question answers it: refused, never given to the second's.
+      expect(await http(server, 'POST', path('q1'), { answer: 'yes', dispatch: 1 })).toMatchObject({
+        status: 409,
+        body: {
+          error: {
+            code: 'not_allowed',
+            message: `question q1 of tool call ${call.callId} was withdrawn or its call ended`,
+          },
+        },
+      });
+      expect((await http(server, 'POST', path('q1'), { answer: 'x', dispatch: 3 })).status).toBe(404);
+      expect((await http(server, 'POST', path('q1'), { answer: 'no', dispatch: 2 })).status).toBe(200);
+      expect(await second.next('answer')).toMatchObject({ questionId: 'q1', answer: 'no' });
+      second.result(call.callId, 'ok');
+      const transcript = await server.runs.waitFor(runId);
+      expect(transcript.toolCalls[0]?.questions?.map((q) => [q.questionId, q.dispatch, q.status])).toEqual([
+        ['q1', undefined, 'cancelled'],
+        ['q1', 2, 'answered'],
+      ]);
+    });
+
     it("leaves the new worker's q1 open when the old worker's q1 was still open as its session expired", async () => {
       const { server, first, runId, call, path, ask, moveToSecond } = await redispatched();
       await ask(first, 'Ship the export now?');

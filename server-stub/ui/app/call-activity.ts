@@ -72,16 +72,20 @@ export function clearPreliminary(card: CallCard): void {
 
 /**
  * Shows a `question_asked` event: the question and a way to answer it, posted to
- * `POST /v1/runs/:runId/calls/:callId/questions/:questionId`; a refusal (an answer the choices or the schema do
- * not allow) is shown in the box and it works again.
+ * `POST /v1/runs/:runId/calls/:callId/questions/:questionId` with the dispatch that asked it (so an answer to a
+ * question of a call since re-dispatched is refused, never given to the new worker's question of the same id); a
+ * refusal (an answer the choices or the schema do not allow) is shown in the box and it works again.
  */
 export function showQuestion(api: Api, runId: string, card: CallCard, data: EventData): void {
   const callId = String(data.callId);
   const questionId = String(data.questionId);
+  // Absent on a call's first dispatch (docs/protocol/questions.md).
+  const dispatch = typeof data.dispatch === 'number' ? data.dispatch : 1;
   const error = el('p', { class: 'question-error', attrs: { role: 'alert' } });
   error.hidden = true;
   const controls: Array<HTMLButtonElement | HTMLInputElement | HTMLTextAreaElement> = [];
-  const send = async (body: unknown) => {
+  const send = async (reply: Record<string, unknown>) => {
+    const body = { ...reply, dispatch };
     for (const control of controls) control.disabled = true;
     error.hidden = true;
     try {
