@@ -65,3 +65,34 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
   }
   return false;
 }
+
+/**
+ * Deepest level copied. Validated arguments nest at most 64 levels (`MAX_ARGUMENT_DEPTH`) unless a schema
+ * transform made them deeper or cyclic: past this level the value is shared as it is, rather than the copy
+ * overflowing the stack.
+ */
+const MAX_COPY_DEPTH = 256;
+
+/**
+ * A deep-frozen copy of `value`'s plain objects and arrays (everything else shared): what a call's observers
+ * (policies, the `needsApproval` predicate, approvers, `approval_requested` listeners) see of its arguments;
+ * see `lazyFrozenCopy` (src/call/approval.ts).
+ */
+export function frozenCopy<T>(value: T, depth = 1): T {
+  if (typeof value !== 'object' || value === null || depth > MAX_COPY_DEPTH) return value;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = new Array(value.length);
+    for (let index = 0; index < value.length; index += 1) copy[index] = frozenCopy(value[index], depth + 1);
+    return Object.freeze(copy) as T;
+  }
+  if (!isPlainObject(value)) return value;
+  const source = value as Record<string, unknown>;
+  const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
+  for (const key of Object.keys(source)) {
+    const item = frozenCopy(source[key], depth + 1);
+    // A key `__proto__` (JSON.parse makes it an own key) stays data: assigning it would set the prototype.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true });
+    else copy[key] = item;
+  }
+  return Object.freeze(copy) as T;
+}

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { isPlainObject } from '../json';
+import { frozenCopy } from '../json';
 import {
   approvalFailedText,
   cancelledText,
@@ -19,6 +19,7 @@ import { type ApprovalNeed, DEFAULT_SIDE_EFFECT, isApprovalPolicy, readApprovalA
 import { MAX_APPROVAL_REASON_CHARS } from '../wire/protocol';
 import { cutChars } from '../wire/utf8';
 import { readDecision } from './decision';
+import { restoreShown } from './redaction';
 import { settleThen, timed } from './signal';
 import type { ApprovalDecision, ApprovalRequest, CallState, RejectionReason } from './types';
 
@@ -150,7 +151,7 @@ function ask(
     callId: ctx.callId,
     runId: ctx.runId,
     toolName: name,
-    // The approver sees the redacted fields as the placeholder (`[redacted]`); see `restore` below.
+    // The approver sees the redacted fields as the placeholder (`[redacted]`); see `restoreShown` below.
     input: call.redaction?.active === true ? frozenCopy(call.redaction.value(view())) : view(),
   };
   // A reason may quote the arguments (`approvalRequired(\`pay ${amount}\`)`) or anything else: redacted as any
@@ -192,8 +193,9 @@ function ask(
         });
       } else if (decision.arguments === undefined) done({ go: true, approved: true });
       else {
-        // A redacted field the approver left as the placeholder keeps its value: execute never gets `[redacted]`.
-        const edited = call.redaction?.restore(decision.arguments, view()) ?? decision.arguments;
+        // What the approver left as it was shown redacted (a field's placeholder, a text with a secret replaced)
+        // keeps its value: execute never gets `[redacted]`.
+        const edited = restoreShown(decision.arguments, view(), request.input);
         done({ go: true, approved: true, edited });
       }
     },
@@ -267,33 +269,6 @@ function keepAlways(approver: Approver, runId: string, toolName: string, decisio
  * (`structuredClone` 11.8 ms, `structuredClone` then a deep freeze 20.7 ms; under load all three were 2 to 3
  * times slower, in the same order).
  */
-/**
- * Deepest level copied. Validated arguments nest at most 64 levels (`MAX_ARGUMENT_DEPTH`) unless a schema
- * transform made them deeper or cyclic: past this level the value is shared as it is, rather than the copy
- * overflowing the stack.
- */
-const MAX_COPY_DEPTH = 256;
-
-/** A deep-frozen copy of `value`'s plain objects and arrays (everything else shared). */
-export function frozenCopy<T>(value: T, depth = 1): T {
-  if (typeof value !== 'object' || value === null || depth > MAX_COPY_DEPTH) return value;
-  if (Array.isArray(value)) {
-    const copy: unknown[] = new Array(value.length);
-    for (let index = 0; index < value.length; index += 1) copy[index] = frozenCopy(value[index], depth + 1);
-    return Object.freeze(copy) as T;
-  }
-  if (!isPlainObject(value)) return value;
-  const source = value as Record<string, unknown>;
-  const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
-  for (const key of Object.keys(source)) {
-    const item = frozenCopy(source[key], depth + 1);
-    // A key `__proto__` (JSON.parse makes it an own key) stays data: assigning it would set the prototype.
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true });
-    else copy[key] = item;
-  }
-  return Object.freeze(copy) as T;
-}
-
 /** `frozenCopy(value)`, made at the first call of the returned function and kept. */
 export function lazyFrozenCopy<T>(value: T): () => T {
   let made = false;

@@ -168,34 +168,52 @@ export class CallRedaction {
     }
     return out;
   }
+}
 
-  /**
-   * Arguments an approver edited, after it was shown {@link CallRedaction.value} of `original`: a field of the
-   * names still holding the placeholder is given back its value in `original` at the same path (the approver left
-   * it alone); any other value there (a new one typed by the approver) is kept, and redacted from then on like
-   * the original. Fields not redacted are taken as the approver wrote them.
-   */
-  restore(edited: Record<string, unknown>, original: unknown): Record<string, unknown> {
-    if (this.#names.size === 0) return edited;
-    return this.#restore(edited, original, 0) as Record<string, unknown>;
-  }
+/**
+ * Arguments an approver edited, after it was shown `shown` (the redacted view of `original`: a field of the names
+ * as the placeholder, a text or a key with a secret replaced): wherever the edit holds, at the same path, exactly
+ * what the approver was shown there, and that differs from `original` there, the original value is put back (the
+ * approver left it alone; the guide's `{ ...request.input, amount: 50 }`); so is an object key shown redacted. Any
+ * other value is the approver's own and kept as written (redacted from then on like the original). A path the
+ * approver added, or one `original` does not have, is kept as written. Used on every path a decision takes: the
+ * local approver's and `client.decide()`'s (src/client/approvals.ts).
+ */
+export function restoreShown(
+  edited: Record<string, unknown>,
+  original: unknown,
+  shown: unknown,
+): Record<string, unknown> {
+  return restoreAt(edited, original, shown, 0) as Record<string, unknown>;
+}
 
-  #restore(edited: unknown, original: unknown, depth: number): unknown {
-    if (!isObject(edited) || !isObject(original) || depth > MAX_DEPTH) return edited;
-    if (Array.isArray(edited)) {
-      const from = Array.isArray(original) ? original : [];
-      return edited.map((item, index) => this.#restore(item, from[index], depth + 1));
-    }
-    const placeholder = this.placeholder;
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(edited)) {
-      const next = !this.#names.has(key)
-        ? this.#restore(item, (original as Record<string, unknown>)[key], depth + 1)
-        : item === placeholder && Object.hasOwn(original, key)
-          ? (original as Record<string, unknown>)[key]
-          : item;
-      Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
-    }
-    return out;
+function restoreAt(edited: unknown, original: unknown, shown: unknown, depth: number): unknown {
+  if (shown === original || depth > MAX_DEPTH) return edited;
+  // A value shown redacted whole (a field of the names, a text or number holding a secret).
+  if (!isObject(shown)) return edited === shown ? original : edited;
+  if (!isObject(edited) || !isObject(original)) return edited;
+  if (Array.isArray(edited) || Array.isArray(shown) || Array.isArray(original)) {
+    if (!Array.isArray(edited) || !Array.isArray(shown) || !Array.isArray(original)) return edited;
+    return edited.map((item, index) =>
+      index < original.length ? restoreAt(item, original[index], shown[index], depth + 1) : item,
+    );
   }
+  const from = original as Record<string, unknown>;
+  const seen = shown as Record<string, unknown>;
+  // The redacted view keeps the order of the keys: when it has as many as the original, the one at the same
+  // place is the key it showed (a key holding a secret is shown redacted).
+  const originalKeys = Object.keys(from);
+  const shownKeys = Object.keys(seen);
+  const sameShape = originalKeys.length === shownKeys.length;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(edited)) {
+    let target = key;
+    let next = item;
+    if (Object.hasOwn(seen, key)) {
+      if (!Object.hasOwn(from, key) && sameShape) target = originalKeys[shownKeys.indexOf(key)] ?? key;
+      if (Object.hasOwn(from, target)) next = restoreAt(item, from[target], seen[key], depth + 1);
+    }
+    Object.defineProperty(out, target, { value: next, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }

@@ -1,7 +1,7 @@
 /**
  * Approval as the client handles it, in the order this file holds it:
  *
- * - the approval a run's event reports for a call the service holds for a human (`approvalHeldByService`);
+ * - the approvals a run's events report for calls the service holds for a human (`HeldApprovals`);
  * - who decides whether a call that needs approval runs (`Approvals`): the local approver (`onApproval`) when the
  *   client has one; else the service, asked with an `approval_request` frame and answering with the call
  *   re-delivered with `approved` set. A call waiting for a human gives up its concurrency slot meanwhile.
@@ -10,7 +10,9 @@
  *
  * @module
  */
+import { CallRedaction, restoreShown } from '../call/redaction';
 import type { ApprovalDecision, ApprovalRequest } from '../call/types';
+import { frozenCopy } from '../json';
 import { isThenable } from '../maybe';
 import type { Redactor } from '../redact';
 import { fitTextField } from '../wire/codec';
@@ -21,32 +23,89 @@ import type { CallSocket } from './outbox';
 import type { RunEvent } from './runs';
 import type { Slots } from './slots';
 
-/*
- * The approval a run's event reports for a call the service holds for a human (`needsApproval: true` in its
- * definition): such a call never reaches this client before the decision, so the client reports it from the event.
- */
+/** Most approval requests held by the service that a client keeps for its `decide()` (the oldest forgotten first). */
+export const MAX_HELD_APPROVALS = 1_000;
+
+/** What a client keeps of an approval the service holds: the arguments, and what the approver was shown of them. */
+interface Held {
+  original: unknown;
+  shown: unknown;
+}
+
 /**
- * The approval request in a run's event, for a call the service holds for a human because its tool says
+ * The approvals a run's events report for calls the service holds for a human because their tool says
  * `needsApproval: true`: such a call never reaches this client before the decision, so the client reports it from
- * the event. `undefined` for any other event (predicate approvals were reported when the tool asked).
+ * the event (predicate approvals were reported when the tool asked). The approver is shown the arguments as a
+ * local approver is (docs/guide/secrets.md#sensitive-fields): the tool's `sensitiveFieldNames` as `"[redacted]"`,
+ * the client's rules applied, deep-frozen. The arguments as the service sent them are kept (for at most
+ * {@link MAX_HELD_APPROVALS} calls, until the decision), so that `client.decide()` puts back what an edit left as
+ * it was shown ({@link HeldApprovals.restore}): the decided call may run on any client of the fleet, which never
+ * saw what this one showed.
  */
-export function approvalHeldByService(event: RunEvent): ApprovalRequest | undefined {
-  if (
-    event.kind !== 'approval_requested' ||
-    event.requestedBy !== 'definition' ||
-    event.nestedRunId !== undefined
-  ) {
-    return undefined;
+export class HeldApprovals {
+  readonly #held = new Map<string, Held>();
+  readonly #redactor: () => Redactor;
+  readonly #sensitiveFieldNames: (toolName: string) => readonly string[];
+
+  /**
+   * @param redactor - the client's redactor (API key, `redact`).
+   * @param sensitiveFieldNames - a tool's `sensitiveFieldNames` by its name (none for a tool this client does not have).
+   */
+  constructor(redactor: () => Redactor, sensitiveFieldNames: (toolName: string) => readonly string[]) {
+    this.#redactor = redactor;
+    this.#sensitiveFieldNames = sensitiveFieldNames;
   }
-  const request: ApprovalRequest = {
-    callId: event.callId,
-    runId: event.runId,
-    toolName: event.toolName,
-    input: event.arguments,
-  };
-  if (event.reason !== undefined) request.reason = event.reason;
-  if (event.sideEffect !== undefined) request.sideEffect = event.sideEffect;
-  return request;
+
+  /**
+   * A run's event, as handed out (`event`, redacted) and as the service sent it (`raw`): the approval request to
+   * report for a call the service holds, else `undefined` (a decision forgets the call).
+   */
+  runEvent(event: RunEvent, raw: RunEvent): ApprovalRequest | undefined {
+    if (event.kind === 'approval_decided') {
+      this.#held.delete(event.callId);
+      return undefined;
+    }
+    if (
+      event.kind !== 'approval_requested' ||
+      raw.kind !== 'approval_requested' ||
+      event.requestedBy !== 'definition' ||
+      event.nestedRunId !== undefined
+    ) {
+      return undefined;
+    }
+    const names = this.#sensitiveFieldNames(event.toolName);
+    let redaction: CallRedaction | undefined;
+    if (names.length > 0) {
+      redaction = new CallRedaction(this.#redactor(), names, () => {});
+      redaction.addInputs(raw.arguments);
+    }
+    // `event` has the client's rules applied already; the fields of the names are scrubbed from the raw arguments.
+    const input = frozenCopy(redaction === undefined ? event.arguments : redaction.value(raw.arguments));
+    const request: ApprovalRequest = {
+      callId: event.callId,
+      runId: event.runId,
+      toolName: event.toolName,
+      input,
+    };
+    if (event.reason !== undefined)
+      request.reason = redaction === undefined ? event.reason : redaction.text(event.reason);
+    if (event.sideEffect !== undefined) request.sideEffect = event.sideEffect;
+    this.#held.delete(request.callId);
+    this.#held.set(request.callId, { original: raw.arguments, shown: input });
+    if (this.#held.size > MAX_HELD_APPROVALS) this.#held.delete(this.#held.keys().next().value as string);
+    return request;
+  }
+
+  /**
+   * Edited arguments for call `callId`, about to be sent by `client.decide()`: for a call the service holds,
+   * what the edit left as the approver was shown it (a field's `"[redacted]"`, a text with a secret replaced) is
+   * given back its value in the call's arguments (`restoreShown`, src/call/redaction.ts). Any other call's come
+   * back as they are: a call this client asked about is restored where it runs.
+   */
+  restore(callId: string, edited: Record<string, unknown>): Record<string, unknown> {
+    const held = this.#held.get(callId);
+    return held === undefined ? edited : restoreShown(edited, held.original, held.shown);
+  }
 }
 
 /** A local approver: gets the request, answers a decision (or a promise of one). */

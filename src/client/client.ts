@@ -40,7 +40,7 @@ import {
   utf8Length,
 } from '../wire/protocol';
 import { type Agent, addAgentTools, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
-import { approvalHeldByService } from './approvals';
+import { HeldApprovals } from './approvals';
 import { CallRunner } from './calls';
 import {
   type CallInfo,
@@ -392,6 +392,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   #runs: Runs | undefined;
   /** Made on the first `decide()` ({@link Client.#decisionsNow}). */
   #decisions: Decisions | undefined;
+  /** The approvals the service holds that this client's runs reported, for `approval_requested` and `decide()`. */
+  readonly #heldApprovals: HeldApprovals;
   /**
    * What waits for code to load (browsers only: `connect()`, runs, decisions), so that `close()` ends it
    * ({@link Client.#waitForCode}).
@@ -424,6 +426,10 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const logger = redactingLogger(options.logger ?? silentLogger, redactor);
     this.#redactor = redactor;
     this.#logger = logger;
+    this.#heldApprovals = new HeldApprovals(
+      () => this.#redactor,
+      (name) => toolInternals(this.#registry.get(name))?.sensitiveFieldNames ?? [],
+    );
     this.#signals = drainOnSignals(this, resolved.signalDrainMs, logger);
     if (staticKey !== undefined && staticKey.length < SHORT_SECRET) {
       // Not searched for in free text (docs/reliability/index.md, "Secrets"): it would take ordinary words with it.
@@ -836,7 +842,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     if (this.#runs !== undefined || Made === undefined) return this.#runs;
     const runs = new Made(
       (frame) => this.#connection.send(frame),
-      (event) => this.#onRunEvent(event),
+      (event, raw) => this.#onRunEvent(event, raw),
       () => this.#connection.maxPayloadBytes,
       (runId, reason) => this.#calls.cancelRun(runId, reason),
       this.#logger,
@@ -879,15 +885,16 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       (frame) => this.#connection.send(frame),
       () => this.#connection.maxPayloadBytes,
       () => this.#redactor,
+      (callId, edited) => this.#heldApprovals.restore(callId, edited),
     );
     if (this.#features !== null) decisions.welcomed(this.#features);
     this.#decisions = decisions;
     return decisions;
   }
 
-  #onRunEvent(event: RunEvent): void {
+  #onRunEvent(event: RunEvent, raw: RunEvent): void {
     this.#emit('run_event', event);
-    const held = approvalHeldByService(event);
+    const held = this.#heldApprovals.runEvent(event, raw);
     if (held !== undefined) this.#emit('approval_requested', held);
   }
 

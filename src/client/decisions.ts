@@ -37,15 +37,23 @@ export class Decisions {
   #next = 0;
   /** The client's redactor: a reason is sent redacted, edited arguments holding a secret are refused. */
   readonly #redactor: () => Redactor | undefined;
+  /**
+   * Edited arguments of a call given back what the approver left as it was shown redacted (a call the service
+   * holds: `HeldApprovals.restore`, ./approvals.ts).
+   */
+  readonly #restore: (callId: string, edited: Record<string, unknown>) => Record<string, unknown>;
 
   constructor(
     send: (frame: Approval) => boolean,
     maxPayloadBytes: () => number,
     redactor: () => Redactor | undefined = () => undefined,
+    restore: (callId: string, edited: Record<string, unknown>) => Record<string, unknown> = (_, edited) =>
+      edited,
   ) {
     this.#send = send;
     this.#maxPayloadBytes = maxPayloadBytes;
     this.#redactor = redactor;
+    this.#restore = restore;
   }
 
   /** `welcome` arrived: the features of the new socket. */
@@ -92,7 +100,9 @@ export class Decisions {
       if (refused !== undefined) return Promise.reject(refused);
       return this.#send(frame) ? Promise.resolve() : Promise.reject(notConnected());
     }
-    if (decision.arguments !== undefined) frame.arguments = decision.arguments;
+    // Checked for secrets as the approver wrote them; what it left as it was shown goes back as it was (the
+    // model's arguments, from the service).
+    if (decision.arguments !== undefined) frame.arguments = this.#restore(callId, decision.arguments);
     if (decision.always === true) frame.always = true;
     const requestId = `d${this.#next + 1}`;
     frame.requestId = requestId;

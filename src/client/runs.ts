@@ -110,7 +110,7 @@ export class Runs {
    */
   readonly #ended = new Set<string>();
   readonly #send: (frame: ClientFrame) => boolean;
-  readonly #onEvent: (event: RunEvent) => void;
+  readonly #onEvent: (event: RunEvent, raw: RunEvent) => void;
   readonly #aborted: (runId: string, reason: unknown) => void;
   #sequence = 0;
   /** The service takes `toolChoice` and `metadata` on this socket (feature `run_options`). */
@@ -131,6 +131,8 @@ export class Runs {
     this.#byRun;
 
   /**
+   * @param onEvent - told of each event of a run, as handed out (redacted) and as the service sent it (`raw`: the
+   *   arguments an approval was shown redacted for, which the client puts back in an edit; src/client/approvals.ts).
    * @param aborted - told, once its id is known, of each run its caller aborted: its tool calls in this process
    *   are aborted at once, without waiting for the service's `cancel` (the socket may be down).
    * @param listenTo - what a run's `signal` is listened to through: the client gives `sharedAbort`
@@ -140,7 +142,7 @@ export class Runs {
    */
   constructor(
     send: (frame: ClientFrame) => boolean,
-    onEvent: (event: RunEvent) => void,
+    onEvent: (event: RunEvent, raw: RunEvent) => void,
     maxPayloadBytes: () => number,
     aborted: (runId: string, reason: unknown) => void = () => {},
     logger: Pick<Logger, 'debug'> = NO_DEBUG,
@@ -329,7 +331,7 @@ export class Runs {
         // carry each event once.
         const origin = 'nestedRunId' in event ? event.nestedRunId : undefined;
         if (origin !== undefined && this.#byRun.has(origin)) return true;
-        this.#onEvent(event);
+        this.#onEvent(event, read);
         return true;
       }
       case 'run_result': {

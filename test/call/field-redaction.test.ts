@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { restoreShown } from '../../src/call/redaction';
 import { type ApprovalRequest, type CallPolicy, invokeTool, tool } from '../../src/index';
 
 /** A tool that needs approval and says what it got: `pin` is sensitive (by the tool, or by `policies`). */
@@ -110,5 +111,42 @@ describe('a JSON output', () => {
       execute: () => '{ "n": 1 }',
     });
     expect((await invokeTool(echo, { code: 'abcd' })).output).toBe('{ "n": 1 }');
+  });
+});
+
+describe('restoreShown (what an approver left as it was shown redacted)', () => {
+  const original = {
+    pin: { digits: '9876' },
+    note: 'vault hunter2 asap',
+    amount: 1234,
+    items: [{ pin: 'a1b2' }, { pin: 'c3d4' }],
+    'hunter2-key': 'v',
+  };
+  const shown = {
+    pin: '[redacted]',
+    note: 'vault [redacted] asap',
+    amount: '[redacted]',
+    items: [{ pin: '[redacted]' }, { pin: '[redacted]' }],
+    '[redacted]-key': 'v',
+  };
+
+  it('puts back every value and key left as shown, at any depth, and keeps what the approver changed or added', () => {
+    const edited = {
+      ...shown,
+      items: [{ pin: '[redacted]' }, { pin: 'new1' }, { pin: '[redacted]' }],
+      extra: 1,
+    };
+    expect(restoreShown(edited, original, shown)).toEqual({
+      pin: { digits: '9876' },
+      note: 'vault hunter2 asap',
+      amount: 1234,
+      items: [{ pin: 'a1b2' }, { pin: 'new1' }, { pin: '[redacted]' }],
+      'hunter2-key': 'v',
+      extra: 1,
+    });
+    expect(restoreShown({ note: 'vault [redacted] later', pin: '0000' }, original, shown)).toEqual({
+      note: 'vault [redacted] later',
+      pin: '0000',
+    });
   });
 });

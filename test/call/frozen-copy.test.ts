@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { frozenCopy, lazyFrozenCopy } from '../../src/call/approval';
+import { lazyFrozenCopy } from '../../src/call/approval';
+import { frozenCopy } from '../../src/json';
 
 describe('frozenCopy', () => {
   it('copies and freezes plain objects and arrays at every depth, leaving the original writable', () => {

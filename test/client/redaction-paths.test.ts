@@ -278,3 +278,74 @@ describe('an approver deciding over the socket (client.decide)', () => {
     },
   );
 });
+
+describe('the approver of every path, editing with the guide pattern { ...request.input, door }', () => {
+  /** A field the client's `redact` rule matches inside a longer text. */
+  const WORD = 'hunter2-TOPSECRET';
+  const NOTE = `ship to vault ${WORD} asap`;
+
+  it.each([
+    ['the service holds the call (needsApproval: true, client.decide)', 'held'],
+    ['the client asks (a predicate, client.decide)', 'predicate'],
+    ['onApproval decides', 'local'],
+  ] as const)(
+    'when %s: sees a deep-frozen redacted input, and what it left as shown keeps its value',
+    async (_how, path) => {
+      const got: unknown[] = [];
+      const probe = tool({
+        name: 'probe',
+        description: 'Probes.',
+        parameters: z.object({ pin: z.string(), door: z.string(), note: z.string() }),
+        sensitiveFieldNames: ['pin'],
+        needsApproval: path === 'predicate' ? () => true : true,
+        execute: (input) => {
+          got.push(input);
+          return 'opened';
+        },
+      });
+      const server = await stub({
+        model: scriptedModel([
+          { toolCalls: [{ name: 'probe', arguments: { pin: SECRET, door: 'front', note: NOTE } }] },
+          { text: 'done' },
+        ]),
+      });
+      const requests: Array<{ input: unknown }> = [];
+      const edit = (request: { input: unknown }) => ({
+        approved: true,
+        arguments: { ...(request.input as object), door: 'side' },
+      });
+      const worker = client(server.url, {
+        tools: [probe],
+        redact: [WORD],
+        ...(path === 'local'
+          ? {
+              onApproval: (request) => {
+                requests.push(request);
+                return edit(request);
+              },
+            }
+          : {}),
+      });
+      const decided: Promise<void>[] = [];
+      worker.on('approval_requested', (request) => {
+        if (path === 'local') return;
+        requests.push(request);
+        decided.push(worker.decide(request.callId, edit(request)));
+      });
+      await worker.connect();
+      const result = await worker.run(new Agent({ name: 'A', instructions: '', tools: [probe] }), 'go');
+      await Promise.all(decided);
+      expect(requests).toHaveLength(1);
+      const input = requests[0]?.input as Record<string, unknown>;
+      expect(input).toEqual({ pin: '[redacted]', door: 'front', note: 'ship to vault [redacted] asap' });
+      expect(Object.isFrozen(input)).toBe(true);
+      expect(() => {
+        input.door = 'back';
+      }).toThrow(TypeError);
+      expect(got).toEqual([{ pin: SECRET, door: 'side', note: NOTE }]);
+      expect(result.toolCalls[0]?.output).toBe(
+        'The approver edited the arguments of probe to {"pin":"[redacted]","door":"side","note":"ship to vault [redacted] asap"}.\nopened',
+      );
+    },
+  );
+});
