@@ -1,7 +1,7 @@
 /**
  * Approval as the client handles it, in the order this file holds it:
  *
- * - the approvals a run's events report for calls the service holds for a human (`HeldApprovals`);
+ * - the approvals this client reports to its listeners, and keeps for `client.decide()` (`ReportedApprovals`);
  * - who decides whether a call that needs approval runs (`Approvals`): the local approver (`onApproval`) when the
  *   client has one; else the service, asked with an `approval_request` frame and answering with the call
  *   re-delivered with `approved` set. A call waiting for a human gives up its concurrency slot meanwhile.
@@ -23,27 +23,43 @@ import type { CallSocket } from './outbox';
 import type { RunEvent } from './runs';
 import type { Slots } from './slots';
 
-/** Most approval requests held by the service that a client keeps for its `decide()` (the oldest forgotten first). */
-export const MAX_HELD_APPROVALS = 1_000;
+/**
+ * Most approval requests a client keeps for its `decide()`, and most runs whose `always` decisions it keeps (the
+ * oldest forgotten first, each).
+ */
+export const MAX_REPORTED_APPROVALS = 1_000;
 
-/** What a client keeps of an approval the service holds: the arguments, and what the approver was shown of them. */
-interface Held {
-  original: unknown;
-  shown: unknown;
+/** What a client keeps of an approval it reported: the call's run and tool, and for a call the service holds, its arguments and what the approver was shown of them. */
+interface Reported {
+  runId: string;
+  toolName: string;
+  held?: { original: unknown; shown: unknown };
 }
 
 /**
- * The approvals a run's events report for calls the service holds for a human because their tool says
- * `needsApproval: true`: such a call never reaches this client before the decision, so the client reports it from
- * the event (predicate approvals were reported when the tool asked). The approver is shown the arguments as a
- * local approver is (docs/guide/secrets.md#sensitive-fields): the tool's `sensitiveFieldNames` as `"[redacted]"`,
- * the client's rules applied, deep-frozen. The arguments as the service sent them are kept (for at most
- * {@link MAX_HELD_APPROVALS} calls, until the decision), so that `client.decide()` puts back what an edit left as
- * it was shown ({@link HeldApprovals.restore}): the decided call may run on any client of the fleet, which never
- * saw what this one showed.
+ * The approvals this client reports to its `approval_requested` listeners, and what it keeps of them for
+ * `client.decide()`:
+ *
+ * - a call the service holds for a human because its tool says `needsApproval: true` never reaches this client
+ *   before the decision: the client reports it from its run's event ({@link ReportedApprovals.runEvent}), shown
+ *   as a local approver is shown it (docs/guide/secrets.md#sensitive-fields: the tool's `sensitiveFieldNames` as
+ *   `"[redacted]"`, the client's rules applied, deep-frozen). The arguments as the service sent them are kept
+ *   until the decision, so that `client.decide()` puts back what an edit left as it was shown
+ *   ({@link ReportedApprovals.restore}): the decided call may run on any client of the fleet, which never saw what
+ *   this one showed.
+ * - a call this client asked the service about (a predicate, a policy) is reported when it asked
+ *   ({@link ReportedApprovals.asked}), unless an `always` decision this client knows of covers it: the service
+ *   then decides the call itself at once (docs/protocol/approvals.md, "Always"), and there is nothing to decide.
+ *   The client knows the `always` decisions of its own `decide()` and those its runs' `approval_decided` events
+ *   carry; one made over HTTP, in the agent UI or by another client, for a run another client started, it cannot
+ *   know: such a call is reported, and `decide()` on it is refused `not_pending`.
+ *
+ * At most {@link MAX_REPORTED_APPROVALS} calls and as many runs are kept.
  */
-export class HeldApprovals {
-  readonly #held = new Map<string, Held>();
+export class ReportedApprovals {
+  readonly #calls = new Map<string, Reported>();
+  /** Run id → the tools an `always` decision covers in it. */
+  readonly #always = new Map<string, Set<string>>();
   readonly #redactor: () => Redactor;
   readonly #sensitiveFieldNames: (toolName: string) => readonly string[];
 
@@ -58,11 +74,13 @@ export class HeldApprovals {
 
   /**
    * A run's event, as handed out (`event`, redacted) and as the service sent it (`raw`): the approval request to
-   * report for a call the service holds, else `undefined` (a decision forgets the call).
+   * report for a call the service holds, else `undefined`. A decision forgets the call, and keeps its `always`.
    */
   runEvent(event: RunEvent, raw: RunEvent): ApprovalRequest | undefined {
     if (event.kind === 'approval_decided') {
-      this.#held.delete(event.callId);
+      this.#calls.delete(event.callId);
+      // The decision holds in the call's own run: a nested run's, on the copy an outer run gets.
+      if (event.always === true) this.#keepAlways(event.nestedRunId ?? event.runId, event.toolName);
       return undefined;
     }
     if (
@@ -90,10 +108,26 @@ export class HeldApprovals {
     if (event.reason !== undefined)
       request.reason = redaction === undefined ? event.reason : redaction.text(event.reason);
     if (event.sideEffect !== undefined) request.sideEffect = event.sideEffect;
-    this.#held.delete(request.callId);
-    this.#held.set(request.callId, { original: raw.arguments, shown: input });
-    if (this.#held.size > MAX_HELD_APPROVALS) this.#held.delete(this.#held.keys().next().value as string);
+    this.#keep(request, { original: raw.arguments, shown: input });
     return request;
+  }
+
+  /**
+   * A call this client asked the service to decide: `true` when it is to be reported, `false` when an `always`
+   * decision this client knows of covers its tool in its run (the service decides it at once).
+   */
+  asked(request: ApprovalRequest): boolean {
+    if (this.#always.get(request.runId)?.has(request.toolName) === true) return false;
+    this.#keep(request, undefined);
+    return true;
+  }
+
+  /** `client.decide()` sent `decision` about `callId` and the service applied it: its `always` is kept. */
+  decided(callId: string, decision: { always?: boolean }): void {
+    const reported = this.#calls.get(callId);
+    this.#calls.delete(callId);
+    if (reported !== undefined && decision.always === true)
+      this.#keepAlways(reported.runId, reported.toolName);
   }
 
   /**
@@ -103,8 +137,28 @@ export class HeldApprovals {
    * back as they are: a call this client asked about is restored where it runs.
    */
   restore(callId: string, edited: Record<string, unknown>): Record<string, unknown> {
-    const held = this.#held.get(callId);
+    const held = this.#calls.get(callId)?.held;
     return held === undefined ? edited : restoreShown(edited, held.original, held.shown);
+  }
+
+  #keep(request: ApprovalRequest, held: Reported['held']): void {
+    const reported: Reported = { runId: request.runId, toolName: request.toolName };
+    if (held !== undefined) reported.held = held;
+    this.#calls.delete(request.callId);
+    this.#calls.set(request.callId, reported);
+    if (this.#calls.size > MAX_REPORTED_APPROVALS)
+      this.#calls.delete(this.#calls.keys().next().value as string);
+  }
+
+  #keepAlways(runId: string, toolName: string): void {
+    let tools = this.#always.get(runId);
+    if (tools === undefined) {
+      tools = new Set();
+      this.#always.set(runId, tools);
+      if (this.#always.size > MAX_REPORTED_APPROVALS)
+        this.#always.delete(this.#always.keys().next().value as string);
+    }
+    tools.add(toolName);
   }
 }
 
@@ -120,8 +174,8 @@ export interface ApprovalsOptions {
   redactor: Redactor;
   slots: Pick<Slots, 'park' | 'whenInSlot' | 'backInSlot'>;
   deadlines: Pick<Deadlines, 'arm'>;
-  /** Told of every request, whoever decides it. */
-  requested(request: ApprovalRequest): void;
+  /** Told of every request, whoever decides it: `service` when the service was asked (an `approval_request`). */
+  requested(request: ApprovalRequest, service: boolean): void;
   /** The calls held now, by id. */
   held: { get(callId: string): Execution | undefined };
 }
@@ -143,7 +197,7 @@ export class Approvals {
   ask(execution: Execution, request: ApprovalRequest): ApprovalDecision | Promise<ApprovalDecision> {
     const { onApproval, slots } = this.#options;
     if (onApproval) {
-      this.#options.requested(request);
+      this.#options.requested(request, false);
       // The deadline keeps running: the service does not know a local human is deciding.
       const decided = onApproval(request);
       if (!isThenable(decided)) return decided;
@@ -160,7 +214,7 @@ export class Approvals {
       execution.approvalReason = request.reason;
       this.#send(request.callId, request.reason);
       // Told only once the service has the request, so that a listener may answer at once with client.decide().
-      this.#options.requested(request);
+      this.#options.requested(request, true);
     });
   }
 

@@ -362,7 +362,7 @@ export class CallRunner implements ExecutionOwner {
       redactor: options.redactor,
       slots: this.#slots,
       deadlines: this.#deadlines,
-      requested: (request) => events.approvalRequested(request),
+      requested: (request, service) => events.approvalRequested(request, service),
       held: this.#held,
     });
   }

@@ -40,7 +40,7 @@ import {
   utf8Length,
 } from '../wire/protocol';
 import { type Agent, addAgentTools, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
-import { HeldApprovals } from './approvals';
+import { ReportedApprovals } from './approvals';
 import { CallRunner } from './calls';
 import {
   type CallInfo,
@@ -149,7 +149,10 @@ export interface ClientEvents {
    * (redacted); a result that is not `ok` is also logged at `warn`.
    */
   tool_result: [info: ToolCallEvent & { status: string; durationMs: number; output: string }];
-  /** A call needs a human decision; nothing runs until it arrives. */
+  /**
+   * A call needs a human decision; nothing runs until it arrives. Not emitted for a call an `always` decision the
+   * client knows of covers (its own `decide()`'s, or one a run it started reported): the service decides it at once.
+   */
   approval_requested: [request: ApprovalRequest];
   /** A widget failed validation or was too large, and was dropped (the model still got the data). */
   widget_invalid: [info: { toolName: string; callId: string; path: string; message: string }];
@@ -392,8 +395,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   #runs: Runs | undefined;
   /** Made on the first `decide()` ({@link Client.#decisionsNow}). */
   #decisions: Decisions | undefined;
-  /** The approvals the service holds that this client's runs reported, for `approval_requested` and `decide()`. */
-  readonly #heldApprovals: HeldApprovals;
+  /** The approvals this client reports to `approval_requested` listeners, kept for `decide()`. */
+  readonly #reportedApprovals: ReportedApprovals;
   /**
    * What waits for code to load (browsers only: `connect()`, runs, decisions), so that `close()` ends it
    * ({@link Client.#waitForCode}).
@@ -426,7 +429,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const logger = redactingLogger(options.logger ?? silentLogger, redactor);
     this.#redactor = redactor;
     this.#logger = logger;
-    this.#heldApprovals = new HeldApprovals(
+    this.#reportedApprovals = new ReportedApprovals(
       () => this.#redactor,
       (name) => toolInternals(this.#registry.get(name))?.sensitiveFieldNames ?? [],
     );
@@ -496,7 +499,11 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       events: {
         toolCall: (info) => this.#emit('tool_call', info),
         toolResult: (info) => this.#emit('tool_result', info),
-        approvalRequested: (request) => this.#emit('approval_requested', request),
+        approvalRequested: (request, service) => {
+          // A call an `always` decision covers is decided by the service at once: nobody is asked.
+          if (service !== true || this.#reportedApprovals.asked(request))
+            this.#emit('approval_requested', request);
+        },
         widgetInvalid: (info) => this.#emit('widget_invalid', info),
         listens: (event) => this.listenerCount(event) > 0,
       },
@@ -885,7 +892,10 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       (frame) => this.#connection.send(frame),
       () => this.#connection.maxPayloadBytes,
       () => this.#redactor,
-      (callId, edited) => this.#heldApprovals.restore(callId, edited),
+      {
+        restore: (callId, edited) => this.#reportedApprovals.restore(callId, edited),
+        applied: (callId, decision) => this.#reportedApprovals.decided(callId, decision),
+      },
     );
     if (this.#features !== null) decisions.welcomed(this.#features);
     this.#decisions = decisions;
@@ -894,7 +904,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
 
   #onRunEvent(event: RunEvent, raw: RunEvent): void {
     this.#emit('run_event', event);
-    const held = this.#heldApprovals.runEvent(event, raw);
+    const held = this.#reportedApprovals.runEvent(event, raw);
     if (held !== undefined) this.#emit('approval_requested', held);
   }
 

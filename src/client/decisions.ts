@@ -22,6 +22,14 @@ import { type ClientFrame, type FrameOf, type ServiceFrame, utf8Length } from '.
 
 type Approval = FrameOf<ClientFrame, 'approval'>;
 
+/** What the client keeps of the approvals it reported (`ReportedApprovals`, ./approvals.ts), told of decisions. */
+export interface DecisionHooks {
+  /** Edited arguments given back what the approver left as it was shown redacted (a call the service holds). */
+  restore?(callId: string, edited: Record<string, unknown>): Record<string, unknown>;
+  /** The service applied `decision` about `callId` (its `always` covers the tool's later calls in the run). */
+  applied?(callId: string, decision: Decision): void;
+}
+
 /** Decisions sent by one client and not answered yet, by request id. */
 export class Decisions {
   /** Sends a frame; `false` when the socket is not open. */
@@ -37,23 +45,19 @@ export class Decisions {
   #next = 0;
   /** The client's redactor: a reason is sent redacted, edited arguments holding a secret are refused. */
   readonly #redactor: () => Redactor | undefined;
-  /**
-   * Edited arguments of a call given back what the approver left as it was shown redacted (a call the service
-   * holds: `HeldApprovals.restore`, ./approvals.ts).
-   */
-  readonly #restore: (callId: string, edited: Record<string, unknown>) => Record<string, unknown>;
+  /** What the client keeps of the approvals it reported (`ReportedApprovals`, ./approvals.ts). */
+  readonly #reported: DecisionHooks;
 
   constructor(
     send: (frame: Approval) => boolean,
     maxPayloadBytes: () => number,
     redactor: () => Redactor | undefined = () => undefined,
-    restore: (callId: string, edited: Record<string, unknown>) => Record<string, unknown> = (_, edited) =>
-      edited,
+    reported: DecisionHooks = {},
   ) {
     this.#send = send;
     this.#maxPayloadBytes = maxPayloadBytes;
     this.#redactor = redactor;
-    this.#restore = restore;
+    this.#reported = reported;
   }
 
   /** `welcome` arrived: the features of the new socket. */
@@ -102,7 +106,8 @@ export class Decisions {
     }
     // Checked for secrets as the approver wrote them; what it left as it was shown goes back as it was (the
     // model's arguments, from the service).
-    if (decision.arguments !== undefined) frame.arguments = this.#restore(callId, decision.arguments);
+    if (decision.arguments !== undefined)
+      frame.arguments = this.#reported.restore?.(callId, decision.arguments) ?? decision.arguments;
     if (decision.always === true) frame.always = true;
     const requestId = `d${this.#next + 1}`;
     frame.requestId = requestId;
@@ -125,7 +130,11 @@ export class Decisions {
           ),
         );
       }, timeoutMs);
-      this.#pending.set(requestId, { resolve, reject, timer });
+      const applied = () => {
+        this.#reported.applied?.(callId, decision);
+        resolve();
+      };
+      this.#pending.set(requestId, { resolve: applied, reject, timer });
     });
   }
 

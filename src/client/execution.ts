@@ -22,7 +22,8 @@ export interface CallEvents {
     /** What the model reads (redacted). */
     output: string;
   }): void;
-  approvalRequested(request: ApprovalRequest): void;
+  /** A call needs a decision: `service` when the service was asked for it (the client has no `onApproval`). */
+  approvalRequested(request: ApprovalRequest, service?: boolean): void;
   widgetInvalid(info: WidgetInvalidInfo): void;
   /**
    * Whether anyone listens to `tool_call` / `tool_result` now: when not, a call makes no object for the event

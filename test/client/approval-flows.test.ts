@@ -219,6 +219,51 @@ describe('approvals with a reason, edited arguments and always, over the stub', 
     );
   });
 
+  it.each([
+    ['client.decide, by a worker that did not start the run', 'decide'],
+    ['HTTP, in a run this client started', 'http'],
+  ] as const)('reports no later call an always decision covers, decided with %s', async (_how, via) => {
+    const server = await stub({ model: scriptedModel(twoRefunds()) });
+    const gated = refund(() => ({ required: true, reason: 'asked here' }));
+    const client = await connected(server.url, { tools: [gated] });
+    const requests: ApprovalRequest[] = [];
+    const decided: Array<Promise<unknown>> = [];
+    client.on('approval_requested', (request) => {
+      requests.push(request);
+      decided.push(
+        via === 'decide'
+          ? client.decide(request.callId, { approved: true, always: true })
+          : fetch(`${server.httpUrl}/v1/runs/${request.runId}/approvals/${request.callId}`, {
+              method: 'POST',
+              headers: { authorization: 'Bearer test-key', 'content-type': 'application/json' },
+              body: JSON.stringify({ approved: true, always: true }),
+            }),
+      );
+    });
+    let runId: string;
+    if (via === 'http') runId = (await client.run(agentWith(gated), 'go')).runId;
+    else {
+      // Started over HTTP: this client gets the calls, not the run's events.
+      const started = await fetch(`${server.httpUrl}/v1/runs`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer test-key', 'content-type': 'application/json' },
+        body: JSON.stringify({
+          agent: { name: 'support', instructions: '', tools: ['refund'] },
+          input: 'go',
+        }),
+      });
+      runId = ((await started.json()) as { runId: string }).runId;
+    }
+    const transcript = await server.runs.waitFor(runId);
+    await Promise.all(decided);
+    expect(transcript.finalOutput).toBe('refunded 90 on o1 | refunded 20 on o2');
+    expect(transcript.toolCalls.map((call) => call.approval?.decision?.by)).toEqual([
+      via === 'decide' ? 'socket' : 'http',
+      'always',
+    ]);
+    expect(requests.map((request) => request.toolName)).toEqual(['refund']);
+  });
+
   it('refuses client.decide for an unknown call and for a call already decided, with typed errors', async () => {
     const server = await stub({ model: scriptedModel(twoRefunds()) });
     const gated = refund(true);
