@@ -1,8 +1,9 @@
 /**
- * `nestsDeeperThan` (src/json.ts): how deep objects and arrays nest, arrays walked by index and objects by key.
+ * `nestsDeeperThan` (src/json.ts): how deep objects and arrays nest, arrays walked by index and objects by key;
+ * `notJson`: what is not JSON as written.
  */
 import { describe, expect, it } from 'vitest';
-import { nestsDeeperThan } from '../src/json';
+import { nestsDeeperThan, notJson } from '../src/json';
 
 /** `levels` levels alternating arrays and objects, from an array: `[{"k":[…]}]`. */
 function mixed(levels: number): unknown {
@@ -35,5 +36,22 @@ describe('nestsDeeperThan', () => {
       false,
       false,
     ]);
+  });
+});
+
+describe('notJson', () => {
+  it('names what JSON.stringify would drop, empty or rewrite, and accepts a field left out as undefined', () => {
+    const cyclic: unknown[] = [];
+    cyclic.push({ back: cyclic });
+    expect(notJson({ a: [1, 'x', null, true], b: undefined }, 64)).toBeUndefined();
+    expect(notJson({ a: [1, undefined] }, 64, 'arguments')).toBe('arguments.a[1] is undefined');
+    expect(notJson({ n: Number.NaN }, 64, 'arguments')).toBe('arguments.n is NaN, which JSON cannot hold');
+    expect(notJson({ when: new Date(0) }, 64, 'arguments')).toBe(
+      'arguments.when is a Date, not a plain object or an array',
+    );
+    expect(notJson({ s: Symbol('s') }, 64, 'arguments')).toBe('arguments.s is a symbol');
+    expect(notJson(cyclic, 64, 'arguments')).toBe('arguments[0].back holds a cycle');
+    // Past the depth looked at, the depth check speaks.
+    expect(notJson({ a: { b: () => 1 } }, 1)).toBeUndefined();
   });
 });

@@ -14,7 +14,7 @@
  */
 import type { Decision } from '../call/decision';
 import { ApprovalError, ConnectionError } from '../errors';
-import { nestsDeeperThan } from '../json';
+import { nestsDeeperThan, notJson } from '../json';
 import { DECISION_ANSWER_TIMEOUT_MS, MAX_ARGUMENT_DEPTH } from '../limits';
 import type { Redactor } from '../redact';
 import { encodeFrame } from '../wire/codec';
@@ -70,11 +70,22 @@ export class Decisions {
    * call `callId`, waiting at most `timeoutMs` for the service's answer; see `Client.decide`.
    */
   decide(callId: string, decision: Decision, timeoutMs = DECISION_ANSWER_TIMEOUT_MS): Promise<void> {
-    if (decision.arguments !== undefined && nestsDeeperThan(decision.arguments, MAX_ARGUMENT_DEPTH)) {
-      const message = `decide(): the edited arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays (or hold a cycle), the most a call's arguments may`;
-      return Promise.reject(new ApprovalError('too_deep', message));
-    }
     const redactor = this.#redactor();
+    if (decision.arguments !== undefined) {
+      // Before the depth: a cycle is not JSON, however deep it seems.
+      const why = notJson(decision.arguments, MAX_ARGUMENT_DEPTH, 'arguments');
+      if (why !== undefined) {
+        // A key in the path is the approver's: redacted as any message of the client.
+        const message = `decide(): the decision is not JSON: ${why}`;
+        return Promise.reject(
+          new ApprovalError('invalid_decision', redactor === undefined ? message : redactor.text(message)),
+        );
+      }
+      if (nestsDeeperThan(decision.arguments, MAX_ARGUMENT_DEPTH)) {
+        const message = `decide(): the edited arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays, the most a call's arguments may`;
+        return Promise.reject(new ApprovalError('too_deep', message));
+      }
+    }
     const frame: Approval = { type: 'approval', callId, approved: decision.approved };
     if (decision.reason !== undefined)
       frame.reason = redactor === undefined ? decision.reason : redactor.text(decision.reason);
