@@ -32,8 +32,11 @@ export interface Decision {
 const MAX_SHOWN_ANSWER = 100;
 
 /**
- * An approver's answer, or a string saying why it is no decision: not a boolean nor `{ approved: boolean }`,
- * `arguments` that is not a plain object, or given with `approved: false`.
+ * An approver's answer, or a string saying why it is no decision: not a boolean nor `{ approved: boolean }`, a
+ * field a decision does not have (with "did you mean"), a `reason` that is not a string, an `always` (or
+ * `alwaysApprove` / `alwaysReject`) that is not a boolean, `arguments` that is not a plain object, or given with
+ * `approved: false`. The one reading of a decision on every path: `onApproval`, `invokeTool`'s `approve` and
+ * `client.decide()` ({@link readDecideArguments}).
  */
 export function readDecision(answer: unknown): Decision | string {
   const expected = 'instead of true, false or { approved: boolean }';
@@ -41,6 +44,10 @@ export function readDecision(answer: unknown): Decision | string {
   if (typeof answer !== 'object' || answer === null)
     return `the approver returned ${showAnswer(answer)} ${expected}`;
   const given = answer as Record<string, unknown>;
+  if (isRecord(given)) {
+    const fault = decisionFieldsFault(given);
+    if (fault !== undefined) return `the approver returned ${showAnswer(answer)}: ${fault}`;
+  }
   if (typeof given.approved !== 'boolean') return `the approver returned ${showAnswer(answer)} ${expected}`;
   const decision: Decision = { approved: given.approved };
   if (typeof given.reason === 'string') decision.reason = given.reason;
@@ -89,12 +96,25 @@ const DECISION_FIELDS: OptionsSpec<Exclude<ApprovalDecision, boolean>> = {
     remember: 'always',
   },
 };
-const DECIDE_OWNER: OptionsOwner = {
-  name: 'decide()',
+const DECISION_OWNER: OptionsOwner = {
+  name: 'decision',
   error: ApprovalError,
   invalidCode: 'invalid_decision',
   unknownCode: 'invalid_decision',
 };
+
+/**
+ * What is wrong with the fields of decision object `given` (`unknown option "reasn" (did you mean "reason"?)`,
+ * `reason must be a string, got 5`), or `undefined`: {@link DECISION_FIELDS}, the same for every path.
+ */
+function decisionFieldsFault(given: Record<string, unknown>): string | undefined {
+  try {
+    checkOptions(given, DECISION_FIELDS, DECISION_OWNER);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message.slice(`${DECISION_OWNER.name}: `.length);
+  }
+}
 
 /**
  * `client.decide(callId, given)`'s arguments read as a decision, or the error that refuses them, before anything
@@ -107,11 +127,8 @@ export function readDecideArguments(callId: unknown, given: unknown): Decision |
   if (typeof callId !== 'string' || callId === '') {
     return new ApprovalError('invalid_decision', 'decide(): callId must be a non-empty string');
   }
-  try {
-    if (isRecord(given)) checkOptions(given, DECISION_FIELDS, DECIDE_OWNER);
-  } catch (error) {
-    return error as ApprovalError;
-  }
+  const fault = isRecord(given) ? decisionFieldsFault(given) : undefined;
+  if (fault !== undefined) return new ApprovalError('invalid_decision', `decide(): ${fault}`);
   const decision = readDecision(given);
   if (typeof decision === 'string') {
     const message = decision.replace('the approver', 'the decision');

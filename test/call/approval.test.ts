@@ -100,7 +100,7 @@ describe('approval', () => {
     ['null', null, 'null'],
     ['a number', 1, '1'],
     ['an object whose approved is not a boolean', { approved: 'true' }, '{"approved":"true"}'],
-    ['an object without approved', { ok: true }, '{"ok":true}'],
+    ['an object without approved', { reason: 'fine' }, '{"reason":"fine"}'],
   ])(
     'does not run, and says approval could not be obtained, when the approver returns %s',
     async (_, returned, shown) => {
@@ -116,10 +116,10 @@ describe('approval', () => {
 
   it('shortens a long invalid answer from the approver', async () => {
     const { refund } = refundTool(true);
-    const approve = () => ({ note: 'x'.repeat(500) }) as never;
+    const approve = () => ({ reason: 'x'.repeat(500) }) as never;
     const result = await invokeTool(refund, { amount: 5 }, { approve });
     expect(result.output).toBe(
-      `issue_refund was not run: approval could not be obtained (the approver returned {"note":"${'x'.repeat(90)}… instead of true, false or { approved: boolean }).`,
+      `issue_refund was not run: approval could not be obtained (the approver returned {"reason":"${'x'.repeat(88)}… instead of true, false or { approved: boolean }).`,
     );
   });
 

@@ -83,6 +83,31 @@ describe('decide() decisions', () => {
     await client.close({ drain: false });
   });
 
+  it.each([
+    [{ approved: true, always: 'yes' }, 'always must be a boolean, got "yes"'],
+    [{ approved: true, always: 0 }, 'always must be a boolean, got 0'],
+    [{ approved: false, reason: 5 }, 'reason must be a string, got 5'],
+    [{ approved: true, alwaysApprove: 'on' }, 'alwaysApprove must be a boolean, got "on"'],
+    [{ approved: false, reasn: 'no' }, 'unknown option "reasn" (did you mean "reason"?)'],
+  ])('refuses %j alike from an approver (the call is not run) and in decide()', async (decision, fault) => {
+    const execute = () => 'ran';
+    const gated = tool({ name: 'refund', description: 'Refunds.', needsApproval: true, execute });
+    const result = await invokeTool(gated, {}, { approve: () => decision as never });
+    expect(result).toMatchObject({
+      status: 'rejected',
+      reason: 'approval_failed',
+      output: `refund was not run: approval could not be obtained (the approver returned ${JSON.stringify(decision)}: ${fault}).`,
+    });
+    const client = idle();
+    const error = await client.decide('c1', decision as never).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      name: 'ApprovalError',
+      code: 'invalid_decision',
+      message: `decide(): ${fault}`,
+    });
+    await client.close({ drain: false });
+  });
+
   it('takes every field of a decision (refused further on: not connected, or edits unsupported)', async () => {
     const client = idle();
     for (const decision of [
