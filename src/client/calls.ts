@@ -826,11 +826,14 @@ export class CallRunner implements ExecutionOwner {
     }
     // A call that ran counted its time when it ended (ResultSink.started is its `started`): not read again here.
     const durationMs = from === 'queued' ? 0 : result.durationMs;
-    // The result's kind (feature `result_parts`): its value is sent only when `output` is not the result.
+    // The result's kind (feature `result_parts`): its value is sent only when `output` is not the result: the tool
+    // projects it (`toModelOutput`), or an approver edited the arguments (the model reads a note before it).
     const part = this.#resultParts
       ? resultPartOf(
           result,
-          result.status === 'ok' && result.content === undefined && this.#projects(execution.toolName),
+          result.status === 'ok' &&
+            result.content === undefined &&
+            (execution.editedArguments !== undefined || this.#projects(execution.toolName)),
           this.#options.redactor,
           execution.redaction,
         )

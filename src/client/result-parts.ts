@@ -4,7 +4,8 @@
  * full result of a tool whose `toModelOutput` showed the model less.
  *
  * Lean on the wire: a plain result sends its kind only (`{ "type": "json" }`, the value being `output` parsed);
- * only a projected result (`toModelOutput`) or a thrown JSON value sends `value`, redacted as the output is.
+ * only a projected result (`toModelOutput`, or `output` after an approver's edited-arguments note) or a thrown
+ * JSON value sends `value`, redacted as the output is.
  *
  * @module
  */
@@ -50,8 +51,8 @@ const KIND_ONLY = Object.freeze({
 /**
  * The part of a call's result:
  * - `ok` with content parts: `content` (the parts travel in `content`);
- * - `ok` with a string: `text`; any other value: `json`; with `value` only when `projected` (the tool has
- *   `toModelOutput`, so `output` is not the result);
+ * - `ok` with a string: `text`; any other value: `json`; with `value` only when `projected` (`output` is not the
+ *   result: the tool has `toModelOutput`, or an approver edited the arguments and `output` starts with the note);
  * - a failure whose thrown value is plain JSON data (an object or an array, not an `Error`): `error-json` with it;
  * - a failure whose `output` is a JSON object or array (an `errorFunction` that wrote JSON): `error-json`, its
  *   value `output` parsed;

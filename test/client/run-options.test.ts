@@ -3,6 +3,7 @@
  * (feature `result_parts`), and run events typed by kind, against the stub.
  */
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { scriptedModel } from '../../server-stub/index';
 import { Agent, OptionsError, RunError, type RunEvent, tool } from '../../src/index';
 import { useStubClients } from '../support/stub-client';
@@ -141,6 +142,46 @@ describe('result parts', () => {
       result.toolCalls.map((call) => call.result),
     );
   });
+});
+
+describe('result parts after an approver edited the arguments', () => {
+  it.each([
+    [
+      'JSON',
+      (n: number) => ({ n, widget: { type: 'Badge', label: `n=${n}`, color: 'info' } }),
+      { type: 'json', value: { n: 2 } },
+      '{"n":2}',
+    ],
+    ['text', (n: number) => `n is ${n}`, { type: 'text', value: 'n is 2' }, 'n is 2'],
+  ] as const)(
+    'carry the %s result itself, since output starts with the note',
+    async (_kind, made, part, shown) => {
+      const edited = tool({
+        name: 'edited',
+        description: 'Is edited.',
+        parameters: z.object({ n: z.number() }),
+        needsApproval: true,
+        execute: ({ n }) => made(n),
+      });
+      const server = await stub({
+        model: scriptedModel([{ toolCalls: [{ name: 'edited', arguments: { n: 1 } }] }, { text: 'done' }]),
+      });
+      const client = await connected(server.url, { tools: [edited] });
+      const decided: Promise<void>[] = [];
+      client.on('approval_requested', (request) => {
+        decided.push(client.decide(request.callId, { approved: true, arguments: { n: 2 } }));
+      });
+      const events: RunEvent[] = [];
+      const result = await client.run(new Agent({ name: 'A', instructions: '', tools: [edited] }), 'go', {
+        onEvent: (event) => events.push(event),
+      });
+      await Promise.all(decided);
+      const output = `The approver edited the arguments of edited to {"n":2}.\n${shown}`;
+      expect(result.toolCalls.map((call) => [call.output, call.result])).toEqual([[output, part]]);
+      const event = events.find((item) => item.kind === 'tool_result');
+      expect(event?.kind === 'tool_result' ? event.result : undefined).toEqual(part);
+    },
+  );
 });
 
 describe('typed run events', () => {
