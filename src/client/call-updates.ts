@@ -183,6 +183,8 @@ export interface CallUpdatesOptions {
   calls: HeldCalls;
   /** When events and kept frames may be written; without it, they are written at once. */
   pacing?: Pacing;
+  /** A call's first question to the service is open (`open`), or its last one closed (see ./socket-questions.ts). */
+  asking?(callId: string, open: boolean): void;
 }
 
 const NOTHING_QUEUED: readonly KeptFrame[] = Object.freeze([]);
@@ -221,6 +223,7 @@ export class CallUpdates implements CallUpdateHooks {
     events: { widgetInvalid(info: WidgetInvalidInfo): void },
     calls: HeldCalls,
     pacing?: Pacing,
+    asking?: (callId: string, open: boolean) => void,
   ): CallUpdates {
     return new CallUpdates({
       send: (frame) => socket.send(frame),
@@ -229,6 +232,7 @@ export class CallUpdates implements CallUpdateHooks {
       widgetInvalid: (info) => events.widgetInvalid(info),
       calls,
       ...(pacing === undefined ? {} : { pacing }),
+      ...(asking === undefined ? {} : { asking }),
     });
   }
 
@@ -295,6 +299,7 @@ export class CallUpdates implements CallUpdateHooks {
       redactor: this.#options.redactor,
       maxPayloadBytes: this.#options.maxPayloadBytes,
       enabled: () => this.#features.has('questions'),
+      ...(this.#options.asking === undefined ? {} : { asking: this.#options.asking }),
     });
     return this.#questions;
   }

@@ -293,6 +293,11 @@ export class CallRunner implements ExecutionOwner {
           runnerOptions.maxBufferedBytes,
           () => this.#outbox.waiting,
         ),
+        // The service holds a call's deadline while it has a question open (docs/protocol/questions.md).
+        (callId, open) => {
+          const execution = this.#held.get(callId);
+          if (execution !== undefined) this.#deadlines.asking(execution, open);
+        },
       );
     const options = { ...runnerOptions, updates };
     this.#options = options;

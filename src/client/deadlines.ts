@@ -33,6 +33,11 @@ export class Deadlines {
   #at = Number.POSITIVE_INFINITY;
   /** The socket is down: deadlines are due without the grace. */
   #down = false;
+  /**
+   * Calls with a question open on the service (docs/protocol/questions.md): the service does not cut them at their
+   * deadline, so neither does this side. Weak: a call that ends with a question open leaves nothing behind.
+   */
+  readonly #asking = new WeakSet<Execution>();
 
   constructor(options: DeadlinesOptions) {
     this.#options = options;
@@ -42,11 +47,15 @@ export class Deadlines {
    * Sets (or, with `undefined`, clears) when a call aborts itself: `deadlineMs` plus {@link DEADLINE_GRACE_MS}
    * from now. The timer is set for the earliest deadline (a timer per call would cost a `Timeout` object and two
    * timer-list operations per call); calls that end first just leave it nothing to do. A leased call gets none
-   * unless `force` (the socket is down: it stops once the service would re-dispatch it).
+   * unless `force` (the socket is down: it stops once the service would re-dispatch it). A service's `deadlineMs`
+   * is kept with the call (its question restarts it in full, {@link Deadlines.asking}); a call with a question open
+   * gets no deadline until the last one closes.
    */
   arm(execution: Execution, deadlineMs: number | undefined, force = false): void {
-    if (deadlineMs !== undefined && !force && this.#options.leased?.(execution) === true)
-      deadlineMs = undefined;
+    if (deadlineMs !== undefined && !force) {
+      execution.deadlineMs = deadlineMs;
+      if (this.#asking.has(execution) || this.#options.leased?.(execution) === true) deadlineMs = undefined;
+    }
     if (deadlineMs === undefined) {
       execution.deadlineAt = undefined;
       return;
@@ -58,6 +67,20 @@ export class Deadlines {
     execution.deadlineAt = at;
     const due = this.#due(at);
     if (due < this.#at) this.#schedule(due);
+  }
+
+  /**
+   * A call's first question is open on the service (`open`), or its last one closed: while one is open the call
+   * has no deadline; when the last closes, its deadline starts again in full, from the `deadlineMs` it was given
+   * (docs/protocol/questions.md, as the service does).
+   */
+  asking(execution: Execution, open: boolean): void {
+    if (open) this.#asking.add(execution);
+    else if (!this.#asking.delete(execution)) return;
+    // A leased call has no deadline here but the session's grace while the socket is down: a question leaves it be.
+    if (this.#options.leased?.(execution) === true) return;
+    if (open) execution.deadlineAt = undefined;
+    else this.arm(execution, execution.deadlineMs);
   }
 
   /**

@@ -232,6 +232,11 @@ export class Execution extends CallRun {
    */
   deadlineAt: number | undefined;
   /**
+   * The service's `deadlineMs` for the call, as last received (its `tool_call`, or the one that brought a
+   * decision): the deadline a call starts again in full after its last question closes. Kept by `Deadlines`.
+   */
+  deadlineMs: number | undefined;
+  /**
    * When it started running (`performance.now()`, whole ms: a small integer, not a heap number); the call counts
    * its result's `durationMs` from it too (`ResultSink.started`).
    */

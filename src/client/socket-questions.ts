@@ -37,6 +37,11 @@ export interface SocketQuestionsOptions {
   maxPayloadBytes(): number;
   /** `true` while the service takes questions on the current socket. */
   enabled(): boolean;
+  /**
+   * A call's first open question was sent (`open`), or its last one closed (answered, withdrawn or failed; not
+   * when the call ends): the service holds the call's deadline meanwhile (docs/protocol/questions.md).
+   */
+  asking?(callId: string, open: boolean): void;
 }
 
 const keyOf = (callId: string, questionId: string) => `${callId}\u0000${questionId}`;
@@ -45,6 +50,8 @@ const keyOf = (callId: string, questionId: string) => `${callId}\u0000${question
 export class SocketQuestions {
   readonly #options: SocketQuestionsOptions;
   readonly #pending = new Map<string, Pending>();
+  /** Per call with a question open, how many are. */
+  readonly #open = new Map<string, number>();
 
   constructor(options: SocketQuestionsOptions) {
     this.#options = options;
@@ -78,11 +85,13 @@ export class SocketQuestions {
     const key = keyOf(request.callId, request.questionId);
     return new Promise<QuestionReply>((resolve, reject) => {
       this.#pending.set(key, { frame, choices: request.choices, resolve, reject });
+      this.#opened(request.callId);
       // The tool stopped waiting (its call ended or was cancelled, or the question timed out): withdraw it.
       request.signal.addEventListener(
         'abort',
         () => {
           if (!this.#pending.delete(key)) return;
+          this.#closed(request.callId);
           this.#options.send({
             type: 'question_cancel',
             callId: request.callId,
@@ -102,6 +111,7 @@ export class SocketQuestions {
     const pending = this.#pending.get(key);
     if (pending === undefined) return;
     this.#pending.delete(key);
+    this.#closed(frame.callId);
     if (frame.status === 'answered') pending.resolve({ answer: asGiven(pending, frame.answer) });
     else if (frame.status === 'declined') {
       pending.resolve(
@@ -120,6 +130,23 @@ export class SocketQuestions {
     for (const [key, pending] of this.#pending) {
       if (pending.frame.callId === callId) this.#pending.delete(key);
     }
+    this.#open.delete(callId);
+  }
+
+  #opened(callId: string): void {
+    const open = (this.#open.get(callId) ?? 0) + 1;
+    this.#open.set(callId, open);
+    if (open === 1) this.#options.asking?.(callId, true);
+  }
+
+  #closed(callId: string): void {
+    const open = (this.#open.get(callId) ?? 0) - 1;
+    if (open > 0) {
+      this.#open.set(callId, open);
+      return;
+    }
+    this.#open.delete(callId);
+    this.#options.asking?.(callId, false);
   }
 
   /**
@@ -132,6 +159,7 @@ export class SocketQuestions {
     for (const [key, pending] of [...this.#pending]) {
       if (!resumed) {
         this.#pending.delete(key);
+        this.#closed(pending.frame.callId);
         pending.reject(sessionLost());
       } else if (this.#options.enabled()) {
         // A new socket may announce a smaller limit: a question that no longer fits fails rather than wait.
@@ -139,6 +167,7 @@ export class SocketQuestions {
         if (size <= this.#options.maxPayloadBytes()) this.#options.send(pending.frame);
         else {
           this.#pending.delete(key);
+          this.#closed(pending.frame.callId);
           pending.reject(
             new QuestionError(
               'failed',
@@ -148,6 +177,7 @@ export class SocketQuestions {
         }
       } else {
         this.#pending.delete(key);
+        this.#closed(pending.frame.callId);
         pending.reject(new QuestionError('unsupported', 'the service no longer takes questions'));
       }
     }

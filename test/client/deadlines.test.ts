@@ -3,6 +3,7 @@ import { DEADLINE_GRACE_MS, Deadlines } from '../../src/client/deadlines';
 import { Execution } from '../../src/client/execution';
 import { MAX_TIMEOUT_MS } from '../../src/limits';
 import { silentLogger } from '../../src/logger';
+import { tool } from '../../src/tool/tool';
 import { keyedTool } from '../support/keyed-tool';
 import { nextTask, queuedBehindOne, recording, statuses, waitsForAbort } from './call-runner-harness';
 
@@ -236,6 +237,101 @@ describe('Deadlines while the socket is down', () => {
       vi.advanceTimersByTime(1_000);
       expect(expired).toEqual([`inGrace@${start + 300}`, `down@${start + 500}`, `after@${start + 3_000}`]);
       deadlines.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('Deadlines, in a call runner: a call with a question open on the service', () => {
+  /** A tool that asks the service one question (two with `twice`) and returns the answers; records its abort. */
+  const asking = (aborted: string[], twice = false) =>
+    tool({
+      name: 'asking',
+      description: 'Asks the service.',
+      execute: async (_input, ctx) => {
+        ctx.signal.addEventListener('abort', () => aborted.push(String(ctx.signal.reason)));
+        const first = ctx.askQuestion('Which city?');
+        const second = twice ? ctx.askQuestion('Which street?') : undefined;
+        return JSON.stringify([await first, await second]);
+      },
+    });
+
+  it('holds its deadline while the question is open, and starts it again in full once answered', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const aborted: string[] = [];
+      const { calls, call, sent } = recording([asking(aborted)]);
+      calls.welcomed({ features: ['questions'], heartbeatIntervalMs: 60_000 });
+      call('c1', 'asking', { deadlineMs: 1_500 });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(sent.map((frame) => frame.type)).toEqual(['question']);
+      // Past the deadline and its grace: the question holds it.
+      await vi.advanceTimersByTimeAsync(3_000);
+      expect(aborted).toEqual([]);
+      calls.handle({ type: 'answer', callId: 'c1', questionId: 'q1', status: 'answered', answer: 'Lyon' });
+      // The deadline starts again in full: 1,500 ms plus the grace from the answer.
+      await vi.advanceTimersByTimeAsync(1_500 + DEADLINE_GRACE_MS - 1);
+      expect(aborted).toEqual([]);
+      expect(sent.at(-1)).toMatchObject({ type: 'tool_result', callId: 'c1', status: 'ok' });
+      calls.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('starts the deadline again only when the last open question closes', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const aborted: string[] = [];
+      const { calls, call, sent } = recording([asking(aborted, true)]);
+      calls.welcomed({ features: ['questions'], heartbeatIntervalMs: 60_000 });
+      call('c1', 'asking', { deadlineMs: 1_500 });
+      await vi.advanceTimersByTimeAsync(0);
+      calls.handle({ type: 'answer', callId: 'c1', questionId: 'q1', status: 'answered', answer: 'Lyon' });
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(aborted).toEqual([]);
+      calls.handle({ type: 'answer', callId: 'c1', questionId: 'q2', status: 'answered', answer: 'Main' });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(sent.at(-1)).toMatchObject({
+        type: 'tool_result',
+        callId: 'c1',
+        status: 'ok',
+        output: '["Lyon","Main"]',
+      });
+      calls.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('cuts a call at its deadline counted in full from the answer, when the tool goes on waiting', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const aborted: string[] = [];
+      const stalls = tool({
+        name: 'stalls',
+        description: 'Asks, then runs until aborted.',
+        execute: async (_input, ctx) => {
+          await ctx.askQuestion('Go on?');
+          return new Promise<string>((resolve) =>
+            ctx.signal.addEventListener('abort', () => {
+              aborted.push((ctx.signal.reason as { cause?: unknown }).cause as string);
+              resolve('stopped');
+            }),
+          );
+        },
+      });
+      const { calls, call } = recording([stalls]);
+      calls.welcomed({ features: ['questions'], heartbeatIntervalMs: 60_000 });
+      call('c1', 'stalls', { deadlineMs: 1_500 });
+      await vi.advanceTimersByTimeAsync(10_000);
+      calls.handle({ type: 'answer', callId: 'c1', questionId: 'q1', status: 'answered', answer: 'yes' });
+      await vi.advanceTimersByTimeAsync(1_500 + DEADLINE_GRACE_MS - 1);
+      expect(aborted).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(aborted).toEqual(['deadline']);
+      calls.dispose();
     } finally {
       vi.useRealTimers();
     }
