@@ -332,7 +332,7 @@ export class Dispatcher {
         !buildOffers(call.run, call.toolName, this.#deps.sessions);
       const output = noBuild
         ? noBuildText(call.toolName, buildId, deadlineMs)
-        : timeoutText(call.toolName, deadlineMs);
+        : timeoutText(call.toolName, this.#limitThatCut(call, deadlineMs));
       this.#finish(call, { status: 'timeout', output });
     };
     call.armDeadline(deadlineMs, expire);
@@ -355,6 +355,19 @@ export class Dispatcher {
     if (!session?.features.has('lease') || now - call.createdAt >= maxCallDurationMs) return 0;
     const left = session.state === 'detached' ? leaseMs : call.activity.leaseUntil - now;
     return Math.max(0, Math.min(left, call.createdAt + maxCallDurationMs - now));
+  }
+
+  /**
+   * The limit the model is told cut a call at its deadline check: `maxCallDurationMs` for a leased call kept past
+   * its deadline until that bound (docs/protocol/updates.md), else the deadline.
+   */
+  #limitThatCut(call: Call, deadlineMs: number): number {
+    const { maxCallDurationMs } = this.#deps.options;
+    if (call.state !== 'dispatched' || call.sessionId === undefined || maxCallDurationMs <= deadlineMs)
+      return deadlineMs;
+    const session = this.#deps.sessions.get(call.sessionId);
+    const cut = session?.features.has('lease') === true && Date.now() - call.createdAt >= maxCallDurationMs;
+    return cut ? maxCallDurationMs : deadlineMs;
   }
 
   #sendCancel(call: Call, reason: CancelReason): void {

@@ -77,13 +77,15 @@ describe('lease', () => {
     expect((await client.next('run_result')).toolCalls).toMatchObject([{ status: 'ok' }]);
   });
 
-  it('cuts a leased call past maxCallDurationMs whatever its lease', async () => {
+  it('cuts a leased call past maxCallDurationMs whatever its lease, and tells the model that limit', async () => {
     const { client, call } = await leasedCall({ callDeadlineMs: 50, leaseMs: 5_000, maxCallDurationMs: 300 });
     const renewing = renew(client, call.callId, 10, 100);
     const cancel = await client.next('cancel');
     expect(cancel.reason).toBe('deadline');
     await renewing;
-    expect((await client.next('run_result')).toolCalls).toMatchObject([{ status: 'timeout' }]);
+    expect((await client.next('run_result')).toolCalls).toMatchObject([
+      { status: 'timeout', output: 'Error running export: timed out after 300ms' },
+    ]);
   });
 
   it('keeps a leased call while its session is detached, and the resumed session finishes it', async () => {
