@@ -454,18 +454,20 @@ export class Redactor {
     const visit = (item: unknown): void => {
       if (!(item instanceof Error) || seen.has(item) || seen.size > 16) return;
       seen.add(item);
-      // The name too: a class may name itself from what it was given (`HttpError(GET …?key=…)`).
-      for (const key of ['name', 'message', 'stack'] as const) {
+      // The name too: a class may name itself from what it was given (`HttpError(GET …?key=…)`); and a `code`,
+      // which may be a peer's word (an `error` frame's).
+      const fields = item as Error & { code?: unknown };
+      for (const key of ['name', 'message', 'stack', 'code'] as const) {
         try {
-          const text = item[key];
+          const text = fields[key];
           if (typeof text !== 'string' || this.text(text) === text) continue;
           const redacted = this.text(text);
           try {
-            item[key] = redacted;
+            fields[key] = redacted;
           } catch {
             // a getter without a setter (a DOMException's message): an own property shadows it
           }
-          if (item[key] !== redacted)
+          if (fields[key] !== redacted)
             Object.defineProperty(item, key, { value: redacted, writable: true, configurable: true });
         } catch {
           stuck = true; // a frozen error, or a getter that throws

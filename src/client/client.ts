@@ -58,6 +58,7 @@ import {
 } from './client-options';
 import type { Decisions } from './decisions';
 import type { RunEvent, RunResult, Runs } from './runs';
+import { serviceCode, serviceMessage } from './service-words';
 import { drainOnSignals, type SignalHooks } from './signals';
 import type * as Tracing from './tracing';
 import type { ToolTracing } from './tracing';
@@ -352,7 +353,10 @@ function serviceError(parts: ClientParts, frame: FrameOf<ServiceFrame, 'error'>)
     // the outbox.
     parts.calls.ack(frame.callId, frame.code);
   }
-  const error = new ConnectionError(`service_${frame.code}`, `the service reported: ${frame.message}`);
+  const error = new ConnectionError(
+    `service_${serviceCode(frame.code, parts.redactor)}`,
+    `the service reported: ${serviceMessage(frame.message, parts.redactor)}`,
+  );
   parts.emit('error', error);
 }
 
@@ -856,6 +860,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       sharedAbort,
       {
         redact: (event) => this.#redactor.value(event),
+        redactor: this.#redactor,
         listenerFailed: (error) =>
           this.#emit(
             'error',

@@ -19,6 +19,7 @@ import { DECISION_ANSWER_TIMEOUT_MS, MAX_ARGUMENT_DEPTH } from '../limits';
 import type { Redactor } from '../redact';
 import { encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
+import { serviceCode, serviceMessage } from './service-words';
 
 type Approval = FrameOf<ClientFrame, 'approval'>;
 
@@ -181,7 +182,10 @@ export class Decisions {
     this.#pending.delete(requestId);
     clearTimeout(pending.timer);
     if (frame.type === 'approval_applied') pending.resolve();
-    else pending.reject(refusedBy(frame.code, frame.message));
+    else {
+      const redactor = this.#redactor();
+      pending.reject(refusedBy(serviceCode(frame.code, redactor), serviceMessage(frame.message, redactor)));
+    }
     return true;
   }
 

@@ -18,6 +18,18 @@ import {
   utf8Length,
 } from '../wire/protocol';
 import { publicToolCalls, type RunEvent, type RunToolCall, toRunEvent } from './run-events';
+import { serviceCode, serviceMessage, type WordRedactor } from './service-words';
+
+/**
+ * What a client gives its runs: what a run's events are handed out as and what redacts the service's words in a
+ * run's error (the client's redactor: the ids and words in them are the service's and the model's), and where a
+ * run's `onEvent` that throws is reported.
+ */
+export interface RunsHooks {
+  redact?: (event: RunEvent) => RunEvent;
+  redactor?: WordRedactor;
+  listenerFailed?: (error: unknown) => void;
+}
 
 export type {
   RunEvent,
@@ -121,7 +133,7 @@ export class Runs {
   readonly #maxPayloadBytes: () => number;
   readonly #logger: Pick<Logger, 'debug'>;
   readonly #listenTo: (signal: AbortSignal) => AbortLike;
-  readonly #hooks: { redact?: (event: RunEvent) => RunEvent; listenerFailed?: (error: unknown) => void };
+  readonly #hooks: RunsHooks;
 
   /**
    * This client's runs the service has started, by run id, read-only: a call of one of them gets its run context
@@ -147,11 +159,7 @@ export class Runs {
     aborted: (runId: string, reason: unknown) => void = () => {},
     logger: Pick<Logger, 'debug'> = NO_DEBUG,
     listenTo: (signal: AbortSignal) => AbortLike = (signal) => signal,
-    /**
-     * What a run's events are handed out as (the client's redactor: the ids and words in them are the service's
-     * and the model's), and where a run's `onEvent` that throws is reported.
-     */
-    hooks: { redact?: (event: RunEvent) => RunEvent; listenerFailed?: (error: unknown) => void } = {},
+    hooks: RunsHooks = {},
   ) {
     this.#hooks = hooks;
     this.#listenTo = listenTo;
@@ -351,7 +359,10 @@ export class Runs {
             new AbortError('aborted', `run ${frame.runId} was cancelled`, { cause: run.abortReason }),
           );
         } else {
-          const message = frame.error ?? `run ${frame.runId} ${frame.status}`;
+          const message =
+            frame.error === undefined
+              ? `run ${frame.runId} ${frame.status}`
+              : serviceMessage(frame.error, this.#hooks.redactor);
           run.reject(new RunError(failureCode(frame), message));
         }
         return true;
@@ -362,7 +373,12 @@ export class Runs {
           (frame.runId !== undefined ? this.#byRun.get(frame.runId) : undefined);
         if (!run) return false;
         this.#settle(run);
-        run.reject(new RunError(frame.code, frame.message));
+        run.reject(
+          new RunError(
+            serviceCode(frame.code, this.#hooks.redactor),
+            serviceMessage(frame.message, this.#hooks.redactor),
+          ),
+        );
         return true;
       }
       default:
