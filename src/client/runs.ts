@@ -371,7 +371,7 @@ export class Runs {
         const run =
           (frame.requestId !== undefined ? this.#byRequest.get(frame.requestId) : undefined) ??
           (frame.runId !== undefined ? this.#byRun.get(frame.runId) : undefined);
-        if (!run) return false;
+        if (!run) return this.#overAlready(frame);
         this.#settle(run);
         run.reject(
           new RunError(
@@ -384,6 +384,19 @@ export class Runs {
       default:
         return false;
     }
+  }
+
+  /**
+   * Whether an `error` naming no pending run answers a `run_cancel` of a run that already ended here (its abort
+   * raced its end: the service says it is `not_allowed`, already completed, or `unknown_run`): nothing anyone must
+   * act on, so it is logged at `debug` and used, never an `error` event.
+   */
+  #overAlready(frame: FrameOf<ServiceFrame, 'error'>): boolean {
+    const { runId } = frame;
+    if (frame.requestId !== undefined || runId === undefined || !this.#ended.has(runId)) return false;
+    if (frame.code !== 'not_allowed' && frame.code !== 'unknown_run') return false;
+    this.#logger.debug({ runId, code: frame.code }, 'run_cancel answered for a run that already ended');
+    return true;
   }
 
   /**

@@ -5,6 +5,7 @@
 import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, Client } from '../../src/index';
+import { recordingLogger } from '../support/recording-logger';
 import { FAKE_URL, fakeService, fakeWebSocket } from './fake-service';
 
 const service = fakeService();
@@ -36,5 +37,69 @@ describe('a signal shared by many runs', () => {
     await client.close({ drain: false });
     expect(await Promise.all(runs)).toEqual(Array(30).fill('ConnectionError'));
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+});
+
+describe("a run's abort racing its end", () => {
+  it('emits no error event when the service answers the run_cancel that the run already completed', async () => {
+    const { logger, lines } = recordingLogger();
+    const client = new Client({
+      url: FAKE_URL,
+      WebSocket: fakeWebSocket(),
+      apiKey: 'run-race-key',
+      tools: [],
+      reconnect: false,
+      logger,
+    });
+    const errors: string[] = [];
+    client.on('error', (error) =>
+      errors.push(`${(error as Error & { code?: string }).code}: ${error.message}`),
+    );
+    const connection = await service.connect(client);
+    const controller = new AbortController();
+    const started = connection.next('run_start');
+    const running = client.run(new Agent({ name: 'A', instructions: 'x' }), 'go', {
+      signal: controller.signal,
+    });
+    const { requestId } = await started;
+    connection.send({ type: 'run_started', requestId, runId: 'r1' });
+    // The client reads run_started before its caller aborts: the run_cancel names the run.
+    await new Promise((resolve) => setImmediate(resolve));
+    const cancelled = connection.next('run_cancel');
+    controller.abort();
+    expect(await cancelled).toMatchObject({ type: 'run_cancel', runId: 'r1' });
+    // The service completed the run before it read the run_cancel, and says so.
+    connection.send({
+      type: 'run_result',
+      runId: 'r1',
+      status: 'completed',
+      finalOutput: 'done',
+      toolCalls: [],
+      turns: 1,
+    });
+    connection.send({
+      type: 'error',
+      code: 'not_allowed',
+      message: 'run r1 is already completed',
+      runId: 'r1',
+    });
+    // An error about a run this client never had is still reported.
+    connection.send({
+      type: 'error',
+      code: 'not_allowed',
+      message: 'run r9 is already completed',
+      runId: 'r9',
+    });
+    await expect.poll(() => errors.length).toBe(1);
+    expect(errors).toEqual(['service_not_allowed: the service reported: run r9 is already completed']);
+    await expect(running).rejects.toMatchObject({ name: 'AbortError', code: 'aborted' });
+    expect(lines.filter((line) => line.object.runId === 'r1' && line.object.code === 'not_allowed')).toEqual([
+      {
+        level: 'debug',
+        object: { runId: 'r1', code: 'not_allowed' },
+        message: 'run_cancel answered for a run that already ended',
+      },
+    ]);
+    await client.close({ drain: false });
   });
 });
