@@ -1068,10 +1068,14 @@ function reportInvalidWidget(call: CallState, path: string, message: string): vo
   };
   try {
     if (call.options.onWidgetInvalid) call.options.onWidgetInvalid(info);
-    else
-      console.warn(
-        `toolwire: dropped the invalid widget of ${info.toolName} (call ${info.callId}): ${path}: ${message}`,
-      );
+    else {
+      // `invokeTool()`: its `logger` when given (a client logs from its `onWidgetInvalid`), else the console.
+      const text = `dropped the invalid widget of ${info.toolName} (call ${info.callId}): ${info.path}: ${info.message}`;
+      const { logger } = call.options;
+      if (logger !== undefined)
+        logger.warn({ toolName: info.toolName, callId: info.callId, path: info.path }, text);
+      else console.warn(`toolwire: ${text}`);
+    }
   } catch {
     // A failing listener must not change the call's result.
   }

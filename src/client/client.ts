@@ -508,7 +508,14 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
           if (service !== true || this.#reportedApprovals.asked(request))
             this.#emit('approval_requested', request);
         },
-        widgetInvalid: (info) => this.#emit('widget_invalid', info),
+        // Always logged (the logger redacts), whether or not anyone listens to the event (docs/guide/model-output.md).
+        widgetInvalid: (info) => {
+          logger.warn(
+            { toolName: info.toolName, callId: info.callId, path: info.path },
+            `dropped the invalid widget of ${info.toolName} (call ${info.callId}): ${info.path}: ${info.message}`,
+          );
+          this.#emit('widget_invalid', info);
+        },
         listens: (event) => this.listenerCount(event) > 0,
       },
     });

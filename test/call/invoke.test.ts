@@ -8,6 +8,7 @@ import { OptionsError, TimeoutError, ToolDefinitionError } from '../../src/error
 import { type ToolContext, tool } from '../../src/tool/tool';
 import { TOOL_CALL_STATUSES } from '../../src/wire/protocol';
 import { unknownOptionMessage } from '../support/known-options';
+import { recordingLogger } from '../support/recording-logger';
 
 const echo = tool({
   name: 'echo',
@@ -234,6 +235,21 @@ describe('widgets', () => {
     expect(warn).toHaveBeenCalledWith(
       'toolwire: dropped the invalid widget of result (call call-2): type: expected one of "Card", "Text", "Badge", "Table", "Chart", "List", "Image"',
     );
+  });
+
+  it('logs a dropped widget at warn to its logger when one is given, not to the console', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { logger, lines } = recordingLogger();
+    await invokeTool(returning({ widget: { type: 'Badge', label: 7 } }), {}, { callId: 'call-3', logger });
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        object: { toolName: 'result', callId: 'call-3', path: 'label' },
+        message: 'dropped the invalid widget of result (call call-3): label: expected string',
+      },
+    ]);
+    expect(warn).not.toHaveBeenCalled();
+    warn.mockRestore();
   });
 
   it('keeps the result when the widget listener throws', async () => {
