@@ -27,7 +27,36 @@ export class ToolwireError extends Error {
     this.name = nameOf(new.target);
     this.code = code;
   }
+
+  /**
+   * `instanceof` across copies of toolwire in one process (its ES module and CommonJS builds both loaded: a
+   * CommonJS tools module used from an ES module app): an error of another copy's class of the same name is an
+   * instance, as it is of its own copy's. A class of your own that extends one of these keeps plain `instanceof`.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // `this` is the class `instanceof` asks about (a subclass inherits this method), not ToolwireError.
+    // biome-ignore lint/complexity/noThisInStatic lint/complexity/noUselessThisAlias: the class asked about
+    const cls = this;
+    if (Function.prototype[Symbol.hasInstance].call(cls, value)) return true;
+    const brand = Object.hasOwn(cls.prototype, ERROR_CLASS) ? cls.prototype[ERROR_CLASS as never] : undefined;
+    if (brand === undefined || typeof value !== 'object' || value === null) return false;
+    for (let proto = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto))
+      if (Object.hasOwn(proto, ERROR_CLASS) && proto[ERROR_CLASS] === brand) return true;
+    return false;
+  }
 }
+
+/** The key under which each error class of toolwire's names itself on its prototype, the same in every copy. */
+const ERROR_CLASS = Symbol.for('toolwire.errorClass');
+
+/**
+ * Names `cls` on its prototype for {@link ToolwireError}'s `instanceof` across copies of toolwire. Called once per
+ * class, beside it. @internal
+ */
+export function brandErrorClass(cls: abstract new (...args: never[]) => Error, name: string): void {
+  Object.defineProperty(cls.prototype, ERROR_CLASS, { value: name });
+}
+brandErrorClass(ToolwireError, 'ToolwireError');
 
 /**
  * The `name` of an error made by `target`: each class below names itself with a string; a subclass of your own gets
@@ -44,6 +73,7 @@ function nameOf(target: abstract new (...args: never[]) => unknown): string {
 export class ToolDefinitionError extends ToolwireError {
   override name = 'ToolDefinitionError';
 }
+brandErrorClass(ToolDefinitionError, 'ToolDefinitionError');
 
 /**
  * Options or arguments given to the client or to a call are wrong: a key the function does not have, a value of
@@ -69,31 +99,37 @@ export class ToolDefinitionError extends ToolwireError {
 export class OptionsError extends ToolwireError {
   override name = 'OptionsError';
 }
+brandErrorClass(OptionsError, 'OptionsError');
 
 /** The peer sent something that breaks protocol v1 (see docs/protocol/index.md). */
 export class ProtocolError extends ToolwireError {
   override name = 'ProtocolError';
 }
+brandErrorClass(ProtocolError, 'ProtocolError');
 
 /** The network failed, the service refused the connection, or the client is closed. */
 export class ConnectionError extends ToolwireError {
   override name = 'ConnectionError';
 }
+brandErrorClass(ConnectionError, 'ConnectionError');
 
 /** Something took longer than its `timeoutMs`. */
 export class TimeoutError extends ToolwireError {
   override name = 'TimeoutError';
 }
+brandErrorClass(TimeoutError, 'TimeoutError');
 
 /** An operation was aborted through an `AbortSignal` or a `cancel` from the service. */
 export class AbortError extends ToolwireError {
   override name = 'AbortError';
 }
+brandErrorClass(AbortError, 'AbortError');
 
 /** A run started with `client.run()` failed or was cancelled on the service. */
 export class RunError extends ToolwireError {
   override name = 'RunError';
 }
+brandErrorClass(RunError, 'RunError');
 
 /**
  * `ctx.askQuestion()` got no answer the tool can use. `code` says why: `declined` (the user chose not to answer;
@@ -116,6 +152,7 @@ export class QuestionError extends ToolwireError {
     this.reason = options?.reason;
   }
 }
+brandErrorClass(QuestionError, 'QuestionError');
 
 /** The refusal of a question nobody can answer: no `onQuestion`, and a service that does not take questions. */
 export function nobodyAnswers(): QuestionError {
@@ -139,3 +176,4 @@ export function nobodyAnswers(): QuestionError {
 export class ApprovalError extends ToolwireError {
   override name = 'ApprovalError';
 }
+brandErrorClass(ApprovalError, 'ApprovalError');

@@ -12,7 +12,7 @@ import 'toolwire';
 import { type Tool as AiTool, jsonSchema, type ToolExecutionOptions } from 'ai';
 import { approvalNeeded, invokeTool } from '../call/invoke';
 import type { ApprovalDecision, ApprovalRequest, ToolCallResult } from '../call/types';
-import { OptionsError, ToolwireError, type ToolwireErrorOptions } from '../errors';
+import { brandErrorClass, OptionsError, ToolwireError, type ToolwireErrorOptions } from '../errors';
 import { aFunction, anything, checkOptions, type OptionsSpec } from '../tool/check-options';
 import { type ToolSetOf, type ToolsGiven, toolsOf } from '../tool/shapes';
 import type { Tool } from '../tool/tool';
@@ -35,6 +35,7 @@ export class ToolResultError extends ToolwireError {
     this.result = result;
   }
 }
+brandErrorClass(ToolResultError, 'ToolResultError');
 
 /*
  * `toAiSdkTools()`: toolwire tools as AI SDK tools.

@@ -7,7 +7,7 @@
  * @module
  */
 import { decodeArguments } from '../call/arguments';
-import { ToolwireError } from '../errors';
+import { brandErrorClass, ToolwireError } from '../errors';
 import { describeValue } from '../tool/check-options';
 import { content } from '../tool/content';
 import { type Tool, toolInternals, withExecute } from '../tool/tool';
@@ -41,6 +41,7 @@ export interface RunRecording {
 export class ReplayError extends ToolwireError {
   override name = 'ReplayError';
 }
+brandErrorClass(ReplayError, 'ReplayError');
 
 /**
  * The recording of a finished run: each tool call's name, arguments and result, from `run()`'s result.

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Toolwire from '../../src/index';
+import * as source from '../../src/index';
 import type * as Testing from '../../src/testing';
 import { buildBrowser, root } from './browser-bundle';
 
@@ -89,5 +90,21 @@ describe('the core, minified by a bundler', () => {
     const connection = (await client.run(agent, 'x').catch((error: unknown) => error)) as Error;
     expect(connection).toBeInstanceOf(minified.ConnectionError);
     expect(connection.name).toBe('ConnectionError');
+  });
+
+  it('is instanceof across copies of toolwire (an ES module and a CommonJS build in one process)', () => {
+    // The minified bundle is a second copy of the core beside the sources this file imports.
+    const theirs = new minified.ConnectionError('closed', 'bye');
+    expect(theirs).toBeInstanceOf(source.ConnectionError);
+    expect(theirs).toBeInstanceOf(source.ToolwireError);
+    expect(new source.QuestionError('declined', 'no')).toBeInstanceOf(minified.QuestionError);
+    expect(new testing.ReplayError('not_recorded', 'no')).toBeInstanceOf(source.ToolwireError);
+    expect(theirs).not.toBeInstanceOf(source.OptionsError);
+    expect(new source.ToolwireError('c', 'm')).not.toBeInstanceOf(minified.ConnectionError);
+    // A class of the application's keeps plain instanceof: an error of another class is not one of it.
+    class PaymentError extends source.ToolwireError {}
+    expect(new minified.ToolwireError('c', 'm')).not.toBeInstanceOf(PaymentError);
+    expect(new PaymentError('c', 'm')).toBeInstanceOf(minified.ToolwireError);
+    expect({ code: 'closed' }).not.toBeInstanceOf(source.ConnectionError);
   });
 });
