@@ -509,6 +509,11 @@ export class Redactor {
       const digits = String(value);
       return this.text(digits) === digits ? value : this.replacement;
     }
+    // A symbol is written with its description (`Symbol(…)`): it goes whole when that holds a secret.
+    if (typeof value === 'symbol') {
+      const written = value.toString();
+      return this.text(written) === written ? value : this.replacement;
+    }
     if (value === null || typeof value !== 'object') return value;
     if (ancestors.includes(value)) return '[Circular]';
     if (ancestors.length >= MAX_REDACT_DEPTH) return '[Too deep]';
@@ -524,6 +529,9 @@ export class Redactor {
 
   #object(value: object, ancestors: object[]): unknown {
     if (Array.isArray(value)) return value.map((item) => this.#walk(item, ancestors));
+    // What JSON would write as `{}`: a Map as its entries, a Set as its values.
+    if (value instanceof Map) return [...value].map((entry) => this.#walk(entry, ancestors));
+    if (value instanceof Set) return [...value].map((item) => this.#walk(item, ancestors));
     if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
       return this.bytes(value) ? this.replacement : value;
     }

@@ -55,6 +55,29 @@ describe('Redactor', () => {
     expect(new Redactor(['4100']).value({ pin: 4_100_000, other: 12 })).toEqual({ pin: REDACTED, other: 12 });
   });
 
+  it('copies a Map as its entries and a Set as its values, and drops a symbol whose description holds a secret', () => {
+    const redactor = new Redactor(['s3cret']);
+    const kept = Symbol('plain');
+    const copy = redactor.value({
+      map: new Map<unknown, unknown>([
+        ['k', 's3cret'],
+        [2, { s3cret: 1 }],
+      ]),
+      set: new Set(['a s3cret', 'b']),
+      tagged: Symbol('token s3cret'),
+      kept,
+    });
+    expect(copy).toEqual({
+      map: [
+        ['k', REDACTED],
+        [2, { [REDACTED]: 1 }],
+      ],
+      set: [`a ${REDACTED}`, 'b'],
+      tagged: REDACTED,
+      kept,
+    });
+  });
+
   it('copies an Error with its stack, code, cause chain and inner errors, redacted', () => {
     const redactor = new Redactor(['s3cret']);
     const inner = Object.assign(new Error('inner s3cret'), { code: 'E_s3cret' });
