@@ -82,6 +82,23 @@ export function scrubError(error: unknown, scrub: (text: string) => string): unk
 }
 
 /**
+ * A line's own fields, each read on its own: a getter that throws gives `'[Unreadable]'` for its field, not the loss
+ * of the line.
+ */
+function readableFields(object: Record<string, unknown>): Record<string, unknown> {
+  if (typeof object !== 'object' || object === null) return {};
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(object)) {
+    try {
+      out[key] = object[key];
+    } catch {
+      out[key] = '[Unreadable]';
+    }
+  }
+  return out;
+}
+
+/**
  * `logger` for one scope (a call): `fields` added to every line (a line's own fields win), and every message and
  * field passed through `redactor` first when given. A logger that throws is ignored.
  */
@@ -94,7 +111,7 @@ export function scopedLogger(
     (level: keyof Logger) =>
     (object: Record<string, unknown>, message: string): void => {
       try {
-        const line = { ...fields, ...object };
+        const line = { ...fields, ...readableFields(object) };
         if (redactor === undefined) logger[level](line, message);
         else logger[level](redactor.value(line), redactor.text(message));
       } catch {

@@ -138,6 +138,34 @@ describe('ctx scope', () => {
     ]);
     expect((await invokeTool(logging, {})).status).toBe('ok');
   });
+
+  it('keeps a line whose field is a getter that throws, that field unreadable', async () => {
+    const { lines, logger } = recordingLogger();
+    const logging = tool({
+      name: 'logging',
+      description: 'd',
+      parameters: z.object({ pin: z.string().optional() }),
+      sensitiveFieldNames: ['pin'],
+      execute: (_input, ctx) => {
+        ctx.logger.warn(
+          {
+            rows: 3,
+            get broken(): unknown {
+              throw new Error('no');
+            },
+          },
+          'exported',
+        );
+        return '';
+      },
+    });
+    await invokeTool(logging, { pin: '4321' }, { callId: 'c4', logger });
+    await invokeTool(logging, {}, { callId: 'c5', logger });
+    expect(lines.map((line) => line.fields)).toEqual([
+      { callId: 'c4', toolName: 'logging', attempt: 1, rows: 3, broken: '[Unreadable]' },
+      { callId: 'c5', toolName: 'logging', attempt: 1, rows: 3, broken: '[Unreadable]' },
+    ]);
+  });
 });
 
 describe('sensitiveFieldNames', () => {
