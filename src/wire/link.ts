@@ -140,13 +140,14 @@ export function attemptFailure(facts: AttemptFacts): AttemptFailure {
           name: typeof thrown?.name === 'string' ? thrown.name : 'Error',
           ...(thrown?.code === undefined ? {} : { code: thrown.code }),
         });
-  // Node's `ws` names the failure by its code; Deno only in words ("tcp connect error: Connection refused",
-  // "dns error: failed to lookup address information").
-  if (error?.code === 'ECONNREFUSED' || (error?.code === undefined && /\bconnection refused\b/i.test(detail)))
+  // Node's `ws` names the failure by a string code; Deno only in words, its code being the DOMException's number
+  // ("failed to connect to WebSocket: dns error"; "tcp connect error", which does not say refused from unreachable).
+  const named = typeof error?.code === 'string';
+  if (error?.code === 'ECONNREFUSED' || (!named && /\bconnection refused\b/i.test(detail)))
     return retry('connection_refused', `connection refused (${detail})`, error);
   if (
-    (typeof error?.code === 'string' && HOST_NOT_FOUND.has(error.code)) ||
-    (error?.code === undefined && /\bdns error\b|failed to lookup address/i.test(detail))
+    (named && HOST_NOT_FOUND.has(error?.code as string)) ||
+    (!named && /\bdns error\b|failed to lookup address/i.test(detail))
   ) {
     return retry('host_not_found', `host not found (${detail})`, error);
   }

@@ -220,7 +220,8 @@ function talkativeWebSocket(message: (url: string) => string): WebSocketConstruc
     constructor(url: string) {
       setTimeout(() => {
         const text = message(url);
-        this.onerror?.({ type: 'error', message: text, error: new Error(text) });
+        // Deno's error is a DOMException: its `code` is a number (19, NETWORK_ERR), not a Node error code.
+        this.onerror?.({ type: 'error', message: text, error: Object.assign(new Error(text), { code: 19 }) });
         this.readyState = 3;
         this.onclose?.({ code: 1006, reason: '' });
       }, 0);
@@ -271,10 +272,8 @@ describe("Deno's words for a failed attempt", () => {
       'failed to connect to WebSocket: tcp connect error: Connection refused (os error 111)',
       'connection_refused',
     ],
-    [
-      'failed to connect to WebSocket: dns error: failed to lookup address information: Name or service not known',
-      'host_not_found',
-    ],
+    ['failed to connect to WebSocket: dns error', 'host_not_found'],
+    ['failed to connect to WebSocket: tcp connect error', 'network_error'],
   ])('%s: %s', async (message, code) => {
     const { worker, errors } = watched('ws://127.0.0.1:1/v1/ws', {
       WebSocket: talkativeWebSocket(() => message),
