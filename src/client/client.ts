@@ -8,8 +8,10 @@
  * @module
  */
 import { EventEmitter } from 'eventemitter3';
+import { decodeArguments } from '../call/arguments';
 import { readDecideArguments } from '../call/decision';
 import { callParts, type PartName, partsFor, preloadParts } from '../call/parts';
+import { CallRedaction } from '../call/redaction';
 import { ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
@@ -866,7 +868,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       this.#logger,
       sharedAbort,
       {
-        redact: (event) => this.#redactor.value(event),
+        redact: (event) => this.#redactor.value(this.#withoutSensitiveFields(event)),
         redactor: this.#redactor,
         listenerFailed: (error) =>
           this.#emit(
@@ -912,6 +914,34 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     if (this.#features !== null) decisions.welcomed(this.#features);
     this.#decisions = decisions;
     return decisions;
+  }
+
+  /**
+   * A run event with the values of its calls' sensitive fields (`sensitiveFieldNames` of this client's tool of
+   * that name) replaced, as the approver and the logs see them: in a call's `arguments`, and in each call of a
+   * `message`'s `toolCalls`.
+   */
+  #withoutSensitiveFields(event: RunEvent): RunEvent {
+    const hidden = (toolName: unknown, args: unknown): unknown => {
+      if (typeof toolName !== 'string' || args === undefined) return args;
+      const names = toolInternals(this.#registry.get(toolName))?.sensitiveFieldNames;
+      if (names === undefined || names.length === 0) return args;
+      const decoded = decodeArguments(args);
+      const value = decoded.ok ? decoded.value : args;
+      const redaction = new CallRedaction(this.#redactor, names, () => {});
+      redaction.addInputs(value);
+      return typeof value === 'string' ? redaction.text(value) : redaction.value(value);
+    };
+    const fields = event as { toolName?: unknown; arguments?: unknown; toolCalls?: unknown };
+    if (fields.arguments !== undefined)
+      return { ...event, arguments: hidden(fields.toolName, fields.arguments) } as RunEvent;
+    if (!Array.isArray(fields.toolCalls)) return event;
+    const toolCalls = fields.toolCalls.map((call: { name?: unknown; arguments?: unknown }) =>
+      call !== null && typeof call === 'object' && call.arguments !== undefined
+        ? { ...call, arguments: hidden(call.name, call.arguments) }
+        : call,
+    );
+    return { ...event, toolCalls } as RunEvent;
   }
 
   #onRunEvent(event: RunEvent, raw: RunEvent): void {

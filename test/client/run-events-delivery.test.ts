@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/client/run-events';
-import { Agent, Client, RunError } from '../../src/index';
+import { Agent, Client, RunError, tool } from '../../src/index';
 import { FAKE_URL, type FakeConnection, fakeWebSocket, useFakeService } from './fake-service';
 
 const { service, clients } = useFakeService();
@@ -113,6 +113,60 @@ describe('a run’s events', () => {
     expect(errors).toEqual([
       expect.objectContaining({ code: 'listener_failed', cause: new Error('listener bug') }),
     ]);
+  });
+});
+
+describe('a run’s events about a tool with sensitive fields', () => {
+  it('show those fields redacted, in a call’s arguments and in a message’s tool calls', async () => {
+    const pay = tool({
+      name: 'pay',
+      description: 'Pays.',
+      parameters: {
+        type: 'object',
+        properties: { pin: { type: 'string' }, amount: { type: 'number' } },
+      } as const,
+      sensitiveFieldNames: ['pin'],
+      execute: () => 'paid',
+    });
+    const client = new Client({
+      url: FAKE_URL,
+      WebSocket: fakeWebSocket(),
+      apiKey: KEY,
+      tools: [pay],
+      reconnect: false,
+    });
+    clients.push(client);
+    const connection = await service.connect(client);
+    const seen: unknown[] = [];
+    client.on('run_event', (event) => seen.push(event));
+    const { run } = await started(client, connection, 'r1', (event) => seen.push(event));
+    connection.send({
+      type: 'run_event',
+      runId: 'r1',
+      seq: 1,
+      event: {
+        kind: 'message',
+        data: {
+          role: 'assistant',
+          content: '',
+          toolCalls: [{ id: 'm1', name: 'pay', arguments: '{"pin":"97531","amount":5}' }],
+        },
+      },
+    });
+    connection.send({
+      type: 'run_event',
+      runId: 'r1',
+      seq: 2,
+      event: {
+        kind: 'tool_call',
+        data: { callId: 'c1', toolName: 'pay', arguments: { pin: '97531', amount: 5 }, depth: 0 },
+      },
+    });
+    connection.send(result('r1', 'done'));
+    await run;
+    expect(seen).toHaveLength(4);
+    expect(JSON.stringify(seen)).not.toContain('97531');
+    expect(seen[3]).toMatchObject({ kind: 'tool_call', arguments: { pin: '[redacted]', amount: 5 } });
   });
 });
 
