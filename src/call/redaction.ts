@@ -171,6 +171,17 @@ export class CallRedaction {
 }
 
 /**
+ * A call's arguments (decoded, or the text as given) as its observers are shown them: the values under its tool's
+ * sensitive field `names` replaced by `"[redacted]"`, and `redactor`'s rules applied (a trace, a run's events).
+ */
+export function shownArguments(args: unknown, names: readonly string[], redactor: Redactor): unknown {
+  if (names.length === 0) return redactor.value(args);
+  const redaction = new CallRedaction(redactor, names, () => {});
+  redaction.addInputs(args);
+  return redactor.value(typeof args === 'string' ? redaction.text(args) : redaction.value(args));
+}
+
+/**
  * Arguments an approver edited, after it was shown `shown` (the redacted view of `original`: a field of the names
  * as the placeholder, a text or a key with a secret replaced): wherever the edit holds, at the same path, exactly
  * what the approver was shown there, and that differs from `original` there, the original value is put back (the

@@ -11,7 +11,7 @@ import { EventEmitter } from 'eventemitter3';
 import { decodeArguments } from '../call/arguments';
 import { readDecideArguments } from '../call/decision';
 import { callParts, type PartName, partsFor, preloadParts } from '../call/parts';
-import { CallRedaction } from '../call/redaction';
+import { shownArguments } from '../call/redaction';
 import { ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
@@ -927,10 +927,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       const names = toolInternals(this.#registry.get(toolName))?.sensitiveFieldNames;
       if (names === undefined || names.length === 0) return args;
       const decoded = decodeArguments(args);
-      const value = decoded.ok ? decoded.value : args;
-      const redaction = new CallRedaction(this.#redactor, names, () => {});
-      redaction.addInputs(value);
-      return typeof value === 'string' ? redaction.text(value) : redaction.value(value);
+      return shownArguments(decoded.ok ? decoded.value : args, names, this.#redactor);
     };
     const fields = event as { toolName?: unknown; arguments?: unknown; toolCalls?: unknown };
     if (fields.arguments !== undefined)

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { cutChars } from '../wire/utf8';
 
 /** The longest error code taken from the service, in UTF-16 units; a longer one is cut, ending in `…`. */
 export const MAX_SERVICE_CODE_CHARS = 64;
@@ -24,20 +25,11 @@ export interface WordRedactor {
 
 /** The service's error `code`, redacted, then cut to {@link MAX_SERVICE_CODE_CHARS}. */
 export function serviceCode(code: string, redactor: WordRedactor | undefined): string {
-  return cut(redactor === undefined ? code : redactor.text(code), MAX_SERVICE_CODE_CHARS, '…');
+  return cutChars(redactor === undefined ? code : redactor.text(code), MAX_SERVICE_CODE_CHARS);
 }
 
 /** The service's error message, redacted, then cut to {@link MAX_SERVICE_MESSAGE_CHARS} with a marker. */
 export function serviceMessage(message: string, redactor: WordRedactor | undefined): string {
   const text = redactor === undefined ? message : redactor.text(message);
-  return cut(text, MAX_SERVICE_MESSAGE_CHARS, `… (${text.length} characters)`);
-}
-
-/** `text` cut to at most `max` units before `mark`, never between the two halves of a surrogate pair. */
-function cut(text: string, max: number, mark: string): string {
-  if (text.length <= max) return text;
-  let end = max - mark.length;
-  const unit = text.charCodeAt(end - 1);
-  if (unit >= 0xd800 && unit <= 0xdbff) end -= 1;
-  return `${text.slice(0, end)}${mark}`;
+  return cutChars(text, MAX_SERVICE_MESSAGE_CHARS, `… (${text.length} characters)`);
 }

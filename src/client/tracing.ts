@@ -7,7 +7,7 @@
  * @module
  */
 import { decodeArguments } from '../call/arguments';
-import { CallRedaction } from '../call/redaction';
+import { shownArguments } from '../call/redaction';
 import type { ToolRegistry } from '../call/registry';
 import type { ApprovalDecision, ToolCallResult } from '../call/types';
 import type { Redactor } from '../logger';
@@ -271,11 +271,12 @@ function tracedArguments(
   const raw = execution.arguments;
   const decoded = decodeArguments(raw);
   const args = decoded.ok ? decoded.value : raw;
-  let redaction = execution.redaction;
-  if (redaction === undefined) {
-    const names = toolInternals(registry.get(execution.toolName))?.sensitiveFieldNames ?? [];
-    redaction = new CallRedaction(redactor, names, () => {});
-    redaction.addInputs(args);
-  }
+  const redaction = execution.redaction;
+  if (redaction === undefined)
+    return shownArguments(
+      args,
+      toolInternals(registry.get(execution.toolName))?.sensitiveFieldNames ?? [],
+      redactor,
+    );
   return redactor.value(typeof args === 'string' ? redaction.text(args) : redaction.value(args));
 }

@@ -106,13 +106,13 @@ export function jsonPrefix(text: string, maxBytes: number): string {
 }
 
 /**
- * `text` cut to at most `max` UTF-16 units, ending with `…` when cut (within the `max`), never between the two
- * halves of a surrogate pair. `max` is at least 1.
+ * `text` cut to at most `max` UTF-16 units, ending with `mark` when cut (within the `max`), never between the two
+ * halves of a surrogate pair. `max` is longer than `mark`.
  */
-export function cutChars(text: string, max: number): string {
+export function cutChars(text: string, max: number, mark = '…'): string {
   if (text.length <= max) return text;
-  let end = max - 1;
+  let end = max - mark.length;
   const code = text.charCodeAt(end - 1);
   if (code >= 0xd800 && code <= 0xdbff) end -= 1;
-  return `${text.slice(0, end)}…`;
+  return `${text.slice(0, end)}${mark}`;
 }

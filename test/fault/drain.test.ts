@@ -133,9 +133,8 @@ describe('a worker whose socket drops while it drains', () => {
     await until(() => states, ['connected resumed=false', 'disconnected', 'connected resumed=true']);
     expect(a.state).toBe('draining');
     gates.shift()?.();
-    const started = performance.now();
+    // Had the drain waited out its timeoutMs, the call would have been aborted: its result says it ran to the end.
     await closing;
-    expect(performance.now() - started).toBeLessThan(5_000);
     const transcript = await server.runs.waitFor(runId);
     expect(transcript.toolCalls.map((call) => [call.status, call.output])).toEqual([['ok', 'a:0']]);
     expect(executed).toEqual(['a:0']);
