@@ -7,9 +7,10 @@
  */
 
 // The model reads the same words whether the SDK or the service wrote them.
-import { cancelledText, timeoutText, unknownToolText } from '../src/tool/model-text';
+import { argumentsTooLargeText, cancelledText, timeoutText, unknownToolText } from '../src/tool/model-text';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../src/wire/protocol';
 import type { Call, CallOutcome, CallResult } from './call';
+import { frameBytes } from './fit-frame';
 import { buildOffers, type FleetLimiter, noBuildText } from './fleet';
 import type { ResolvedStubOptions } from './options';
 import { atCapacity, mayServe, offeredStrict, offeredTools, pickSession } from './routing';
@@ -21,7 +22,7 @@ import type { RunEventKind } from './transcript';
 export interface DispatcherDeps {
   options: Pick<
     ResolvedStubOptions,
-    'callDeadlineMs' | 'busyRetryMs' | 'logger' | 'leaseMs' | 'maxCallDurationMs'
+    'callDeadlineMs' | 'busyRetryMs' | 'logger' | 'leaseMs' | 'maxCallDurationMs' | 'maxPayloadBytes'
   >;
   sessions: ReadonlyMap<string, Session>;
   emit(run: Run, kind: RunEventKind, data: unknown): void;
@@ -120,6 +121,24 @@ export class Dispatcher {
   /** Starts the call's deadline again in full (its last open question was answered, docs/protocol/questions.md). */
   restartDeadline(call: Call): void {
     this.#armDeadline(call);
+  }
+
+  /**
+   * `session` was not written the `tool_call` of `callId`: with its arguments it is over the client's frame limit
+   * (server-stub/session.ts), as it would be on every resume and on every other worker. The call ends now, with an
+   * error the model reads, rather than at its deadline (docs/protocol/limits.md). In a microtask: the write may come
+   * from a dispatch that offers the session more waiting calls, which must not nest once per call.
+   */
+  tooLarge(session: Session, callId: string, bytes: number): void {
+    void Promise.resolve().then(() => {
+      const call = this.#calls.get(callId);
+      if (call?.state === 'dispatched' && call.sessionId === session.id) this.#finishTooLarge(call, bytes);
+      else
+        this.#deps.options.logger.error(
+          { sessionId: session.id, callId, bytes, maxPayloadBytes: this.#deps.options.maxPayloadBytes },
+          `not sending a tool_call frame of ${bytes} bytes: over the frame limit`,
+        );
+    });
   }
 
   /** Re-sends the call's current `tool_call` to the session it is assigned to (if connected). */
@@ -295,6 +314,12 @@ export class Dispatcher {
     }
     this.#waiting.delete(call);
     if (call.decision === undefined && definition?.needsApproval === true && !target.localApprovals) {
+      // Nobody is asked about a call that could never be sent: it ends now (see tooLarge).
+      const bytes = frameBytes(call.frame(target.features));
+      if (bytes > this.#deps.options.maxPayloadBytes) {
+        this.#finishTooLarge(call, bytes);
+        return;
+      }
       call.activity.sideEffect = definition.sideEffect;
       this.hold(call, 'definition', definition.approvalReason);
       return;
@@ -368,6 +393,18 @@ export class Dispatcher {
     const session = this.#deps.sessions.get(call.sessionId);
     const cut = session?.features.has('lease') === true && Date.now() - call.createdAt >= maxCallDurationMs;
     return cut ? maxCallDurationMs : deadlineMs;
+  }
+
+  #finishTooLarge(call: Call, bytes: number): void {
+    const { logger, maxPayloadBytes } = this.#deps.options;
+    logger.warn(
+      { callId: call.callId, sessionId: call.sessionId, bytes, maxPayloadBytes },
+      `tool call ${call.callId} ends: its tool_call would be ${bytes} bytes, over the frame limit`,
+    );
+    this.#finish(call, {
+      status: 'error',
+      output: argumentsTooLargeText(call.toolName, bytes, maxPayloadBytes),
+    });
   }
 
   #sendCancel(call: Call, reason: CancelReason): void {

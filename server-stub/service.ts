@@ -163,7 +163,12 @@ export class StubService {
         },
         {
           maxPayloadBytes: this.options.maxPayloadBytes,
-          onTooLarge: (target, frame, bytes) =>
+          onTooLarge: (target, frame, bytes) => {
+            // A call that cannot be sent ends now, for the model to read why (docs/protocol/limits.md).
+            if (frame.type === 'tool_call') {
+              this.dispatcher.tooLarge(target, frame.callId, bytes);
+              return;
+            }
             this.options.logger.error(
               {
                 sessionId: target.id,
@@ -172,7 +177,8 @@ export class StubService {
                 maxPayloadBytes: this.options.maxPayloadBytes,
               },
               `not sending a ${frame.type} frame of ${bytes} bytes: over the frame limit`,
-            ),
+            );
+          },
         },
       );
       session.tenant = this.keys.tenantOf(apiKey);

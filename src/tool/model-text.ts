@@ -125,6 +125,15 @@ export function unreadableCallText(toolName: string, problem: string): string {
 }
 
 /**
+ * `Error running <name>: the arguments were too large for this worker: the tool call would be <n> bytes, over its
+ * frame limit of <m> bytes` (the service ends a call it cannot send, docs/protocol/limits.md). Sizes in UTF-8
+ * bytes; the arguments themselves are never quoted.
+ */
+export function argumentsTooLargeText(toolName: string, bytes: number, maxPayloadBytes: number): string {
+  return `Error running ${toolName}: the arguments were too large for this worker: the tool call would be ${bytes.toLocaleString('en-US')} bytes, over its frame limit of ${maxPayloadBytes.toLocaleString('en-US')} bytes`;
+}
+
+/**
  * Why a result could not be delivered, by the `ConnectionError` code of the failure: fixed texts, so nothing of
  * the output (or of what a socket threw) reaches the model.
  */

@@ -10,6 +10,17 @@ const lastToolMessage = ({ messages }: { messages: readonly { role: string; cont
 const refundModel = () =>
   scriptedModel([{ toolCalls: [{ name: 'refund', arguments: { amount: 42 } }] }, lastToolMessage]);
 
+/** The model's text for a call too large to send (src/tool/model-text.ts), checked against the 1024-byte limit. */
+function tooLargeText(output: string | undefined): string {
+  const match =
+    /^Error running refund: the arguments were too large for this worker: the tool call would be ([\d,]+) bytes, over its frame limit of 1,024 bytes$/.exec(
+      output ?? '',
+    );
+  expect(match, output).not.toBeNull();
+  expect(Number(match?.[1]?.replaceAll(',', ''))).toBeGreaterThan(1024);
+  return output as string;
+}
+
 async function heldCall(server: Awaited<ReturnType<typeof stub>>, runId: string) {
   const event = await once(
     server,
@@ -345,10 +356,11 @@ describe('approvals', () => {
     expect(await client.next('tool_call')).toMatchObject({ callId, approved: true });
   });
 
-  it('never writes a tool_call over the frame limit: it is logged, and the call ends at its deadline', async () => {
+  it('ends at once, as an error the model reads, a call whose tool_call would be over the frame limit', async () => {
     const server = await stub({
       maxPayloadBytes: 1024,
-      callDeadlineMs: 100,
+      // Far beyond the test's own timeout: the call must not wait for it.
+      callDeadlineMs: 60_000,
       model: scriptedModel([
         { toolCalls: [{ name: 'refund', arguments: { note: 'n'.repeat(2_000) } }] },
         lastToolMessage,
@@ -357,13 +369,75 @@ describe('approvals', () => {
     const client = track(await TestClient.connect(server.url, { tools: [toolDef('refund')] }));
     const runId = server.runs.start(agent('a', ['refund']), 'go');
     const transcript = await server.runs.waitFor(runId);
-    expect(transcript.toolCalls[0]?.status).toBe('timeout');
+    const text = tooLargeText(transcript.toolCalls[0]?.output);
+    expect(transcript).toMatchObject({
+      status: 'completed',
+      finalOutput: text,
+      toolCalls: [{ status: 'error', output: text, dispatchedTo: [client.sessionId] }],
+    });
     expect(client.all('tool_call')).toEqual([]);
     expect(server.log).toContainEqual(
       expect.objectContaining({
-        level: 'error',
-        message: expect.stringMatching(/^not sending a tool_call frame of \d+ bytes: over the frame limit$/),
+        level: 'warn',
+        message: expect.stringMatching(
+          /^tool call call_\S+ ends: its tool_call would be \d+ bytes, over the frame limit$/,
+        ),
       }),
     );
+  });
+
+  it('asks nobody to approve a call whose tool_call would be over the frame limit: it ends at once', async () => {
+    const server = await stub({
+      maxPayloadBytes: 1024,
+      callDeadlineMs: 60_000,
+      model: scriptedModel([
+        { toolCalls: [{ name: 'refund', arguments: { note: 'n'.repeat(2_000) } }] },
+        lastToolMessage,
+      ]),
+    });
+    const client = track(await TestClient.connect(server.url, { tools: [toolDef('refund', true)] }));
+    const runId = server.runs.start(agent('a', ['refund']), 'go');
+    const transcript = await server.runs.waitFor(runId);
+    const text = tooLargeText(transcript.toolCalls[0]?.output);
+    expect(transcript.status).toBe('completed');
+    expect(transcript.toolCalls[0]).toMatchObject({ status: 'error', output: text, dispatchedTo: [] });
+    expect(transcript.toolCalls[0]?.approval).toBeUndefined();
+    expect(transcript.events.map((event) => event.kind)).not.toContain('approval_requested');
+    expect(client.all('tool_call')).toEqual([]);
+  });
+
+  it('ends at once a call re-dispatched to a worker whose tool_call for it would be over the frame limit', async () => {
+    // The second call is sized to fit a plain worker's frame and not one with the call_context fields.
+    let note = '';
+    const server = await stub({
+      maxPayloadBytes: 1024,
+      callDeadlineMs: 60_000,
+      model: scriptedModel([
+        { toolCalls: [{ name: 'refund', arguments: { note: '' } }] },
+        () => ({ toolCalls: [{ name: 'refund', arguments: { note } }] }),
+        lastToolMessage,
+      ]),
+    });
+    const plain = track(await TestClient.connect(server.url, { tools: [toolDef('refund')] }));
+    const runId = server.runs.start(agent('a', ['refund']), 'go');
+    const probe = await plain.next('tool_call');
+    note = 'n'.repeat(1024 - Buffer.byteLength(JSON.stringify(probe)) - 16);
+    plain.result(probe.callId, 'done');
+    const big = await plain.next('tool_call', (frame) => frame.callId !== probe.callId);
+    expect(big.arguments).toEqual({ note });
+    const rich = track(
+      await TestClient.connect(server.url, { tools: [toolDef('refund')], features: ['call_context'] }),
+    );
+    // Closed with 1000: the session ends at once, and its call goes to the other worker.
+    await plain.close();
+    const transcript = await server.runs.waitFor(runId);
+    const text = tooLargeText(transcript.toolCalls[1]?.output);
+    expect(transcript.status).toBe('completed');
+    expect(transcript.toolCalls[1]).toMatchObject({
+      status: 'error',
+      output: text,
+      dispatchedTo: [plain.sessionId, rich.sessionId],
+    });
+    expect(rich.all('tool_call')).toEqual([]);
   });
 });
