@@ -206,6 +206,9 @@ class SocketHandler {
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       maxPayloadBytes: options.maxPayloadBytes,
       sessionGraceMs: options.sessionGraceMs,
+      // What the flood control below allows: the client paces its frames to it (docs/protocol/limits.md).
+      maxFramesPerSecond: options.maxFramesPerSecond,
+      maxFrameBurst: options.maxFrameBurst,
       ...(hello.features === undefined
         ? {}
         : { features: answeredFeatures(hello.features, session.features) }),

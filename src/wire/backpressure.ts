@@ -12,6 +12,11 @@
  * - Over the hard limit (`maxBufferedBytes`): the socket is dropped (reported as 1008, as the stub closes a client
  *   that stops reading) and the client resumes on a new one. The bytes of answers dropped or replaced while over
  *   the soft limit count towards it as if written: a service that keeps asking and never reads reaches it too.
+ * - Over the service's frame rate (`welcome.maxFramesPerSecond`, `maxFrameBurst`; docs/protocol/limits.md): every
+ *   frame counts, a token bucket as the service's own. A frame that finds no token, or frames already waiting,
+ *   waits in order ({@link Backpressure.paces}) and goes out as tokens come back; its bytes count as pending, so
+ *   writers that wait for room (the outbox, the call updates) wait for these too. A service that announced no rate
+ *   is not paced, and a write then costs one comparison more.
  *
  * @module
  */
@@ -31,6 +36,13 @@ const HELD_RETRY_MS = 20;
  * the service offers again, on the resumed session, the calls it has no answer for: none is left unanswered.
  */
 export const MAX_HELD_ANSWERS = 1_000;
+/**
+ * The share of the service's announced frame burst the client leaves unused (docs/protocol/limits.md): the service
+ * meters frames as it reads them, and frames written at the rate may reach it bunched.
+ */
+export const FRAME_BURST_RESERVE = 0.25;
+/** Frames written from the front of the paced list before it is cut (see `Backpressure.#flushPaced`). */
+const COMPACT_PACED_AT = 1_024;
 /** Unanswered pings remembered (a service that never answers would otherwise grow the list by one an interval). */
 const MAX_PINGS = 64;
 
@@ -52,10 +64,25 @@ export interface BackpressureOptions {
   countsOwn: boolean;
   /** Milliseconds, for the rate of `error` frames. */
   now(): number;
-  /** Writes one text frame (a held answer, or a probe ping); `false` when the socket is gone. */
+  /** Writes one text frame (a held answer, or a probe ping), within the frame rate; `false` when the socket is gone. */
   write(text: string, type: 'pong' | 'tool_result' | 'ping'): boolean;
+  /** Puts one frame that waited for the frame rate on the socket (not paced again); `false` when the socket is gone. */
+  transmit(paced: PacedFrame): boolean;
   /** The hard limit was passed: drop the socket. Called once. */
   overflow(message: string): void;
+}
+
+/** A frame that waits for the service's frame rate: its text, its type, and the frame when a caller gave it. */
+export class PacedFrame {
+  declare readonly text: string;
+  declare readonly type: string;
+  declare readonly frame: object | undefined;
+
+  constructor(text: string, type: string, frame: object | undefined) {
+    this.text = text;
+    this.type = type;
+    this.frame = frame;
+  }
 }
 
 /** One socket's write budget (see the module comment): what may be written now, what is held, when to drop. */
@@ -83,6 +110,16 @@ export class Backpressure {
   #unanswered = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #overflowed = false;
+  /** The service's frame rate in frames per millisecond; 0: none announced, nothing paced. */
+  #perMs = 0;
+  #burst = 0;
+  /** Frames the rate allows now (a token bucket of `#burst`), as of `#tokensAt` (`now()` time). */
+  #tokens = 0;
+  #tokensAt = 0;
+  /** Frames waiting for the rate, in order; `#paced[#pacedAt]` next. */
+  #paced: PacedFrame[] = [];
+  #pacedAt = 0;
+  #pacedBytes = 0;
 
   constructor(options: BackpressureOptions) {
     this.#options = options;
@@ -93,6 +130,61 @@ export class Backpressure {
     this.#withheld = 0;
     this.#heldPongBytes = 0;
     this.#heldBusyBytes = 0;
+    this.#pacedBytes = 0;
+    // The rate's fields take fractions once paced: a fraction stored first, so that `paceTo` does not change the
+    // representation of a field every write reads (V8 would throw away that code once per process, as above).
+    this.#perMs = 0.5;
+    this.#perMs = 0;
+    this.#tokens = 0.5;
+    this.#tokens = 0;
+    this.#tokensAt = 0.5;
+    this.#tokensAt = 0;
+  }
+
+  /**
+   * The service announced how fast it reads (`welcome.maxFramesPerSecond`, `maxFrameBurst`): from now on every frame
+   * written counts against that rate. The bucket keeps {@link FRAME_BURST_RESERVE} of the burst unused, for frames
+   * the network or the service's event loop bunches closer together than they were written; it starts full less the
+   * `hello` already written, as the service's (which started at the upgrade, before this) took it.
+   */
+  paceTo(framesPerSecond: number, burst: number): void {
+    this.#perMs = framesPerSecond / 1000;
+    this.#burst = Math.max(1, burst - Math.floor(burst * FRAME_BURST_RESERVE));
+    this.#tokens = this.#burst - 1;
+    this.#tokensAt = this.#options.now();
+  }
+
+  /**
+   * Keeps a frame to write (`text`, of `type`) when the frame rate has no room for it now, or others wait before it:
+   * `true`, and it goes out in order as the rate allows ({@link BackpressureOptions.transmit}); `false`: write it
+   * now (its token is taken).
+   */
+  paces(text: string, type: string, frame?: object): boolean {
+    if (this.#perMs === 0) return false;
+    if (this.#pacedAt === this.#paced.length && this.#take()) return false;
+    this.#paced.push(new PacedFrame(text, type, frame));
+    this.#pacedBytes += utf8Length(text);
+    this.#check();
+    this.#schedule(this.#nextTokenMs());
+    return true;
+  }
+
+  /** Takes a token when the rate has one now. */
+  #take(): boolean {
+    const now = this.#options.now();
+    const tokens = Math.min(this.#burst, this.#tokens + (now - this.#tokensAt) * this.#perMs);
+    this.#tokensAt = now;
+    if (tokens < 1) {
+      this.#tokens = tokens;
+      return false;
+    }
+    this.#tokens = tokens - 1;
+    return true;
+  }
+
+  /** Milliseconds until the rate has a token again (at least 1). */
+  #nextTokenMs(): number {
+    return Math.max(1, Math.ceil((1 - this.#tokens) / this.#perMs));
   }
 
   /** Bytes the socket holds unread by the service, as best known, plus the answers held here. */
@@ -101,7 +193,7 @@ export class Backpressure {
     const options = this.#options;
     const reported = options.reported();
     const unsent = options.countsOwn ? Math.max(reported, this.#written - this.#confirmed) : reported;
-    return unsent + this.#heldPongBytes + this.#heldBusyBytes;
+    return unsent + this.#heldPongBytes + this.#heldBusyBytes + this.#pacedBytes;
   }
 
   /** Bytes written on the socket and not yet read by the service, as best known: the held answers left out. */
@@ -248,11 +340,14 @@ export class Backpressure {
     return before;
   }
 
-  /** The socket is gone: stop looking. */
+  /** The socket is gone: stop looking. Frames waiting for the rate go with it (their writers send them again). */
   stop(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#overflowed = true;
+    this.#paced = [];
+    this.#pacedAt = 0;
+    this.#pacedBytes = 0;
   }
 
   #under(): boolean {
@@ -263,14 +358,41 @@ export class Backpressure {
 
   #hold(): void {
     this.#check();
+    this.#schedule(HELD_RETRY_MS);
+  }
+
+  /** Looks again (writes what waits) in `delayMs`, unless a look is already due. */
+  #schedule(delayMs: number): void {
     if (this.#timer === undefined && !this.#overflowed) {
       this.#timer = setTimeout(() => {
         this.#timer = undefined;
         this.#flush();
-      }, HELD_RETRY_MS);
+      }, delayMs);
       // Held answers alone do not keep the process alive (no-op in browsers).
       (this.#timer as { unref?: () => void }).unref?.();
     }
+  }
+
+  /** Writes the frames waiting for the rate while it has tokens; `false` when the socket is gone. */
+  #flushPaced(): boolean {
+    while (this.#pacedAt < this.#paced.length) {
+      if (!this.#take()) {
+        // A steady flow over the rate never drains the list: what was written leaves it now and then.
+        if (this.#pacedAt >= COMPACT_PACED_AT) {
+          this.#paced = this.#paced.slice(this.#pacedAt);
+          this.#pacedAt = 0;
+        }
+        this.#schedule(this.#nextTokenMs());
+        return true;
+      }
+      const next = this.#paced[this.#pacedAt] as PacedFrame;
+      this.#pacedAt += 1;
+      this.#pacedBytes -= utf8Length(next.text);
+      if (!this.#options.transmit(next) || this.#overflowed) return false;
+    }
+    this.#paced = [];
+    this.#pacedAt = 0;
+    return true;
   }
 
   /**
@@ -280,6 +402,8 @@ export class Backpressure {
    */
   #flush(): void {
     if (this.#overflowed) return;
+    // Frames waiting for the rate were written before any answer held now: they go first.
+    if (!this.#flushPaced()) return;
     const soft = this.#options.softLimitBytes;
     if (this.#heldPong !== undefined && this.#unsent() <= soft) {
       const id = this.#heldPong;

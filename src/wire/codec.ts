@@ -38,7 +38,16 @@ export const INFORMATIVE_SERVICE_FIELDS: Readonly<Record<string, readonly string
   // Names a peer does not know are ignored, never refused (docs/protocol/index.md); a lease without a valid leaseMs is
   // no lease (docs/protocol/updates.md);
   // without a valid sessionGraceMs the client assumes the default (docs/protocol/limits.md).
-  welcome: ['features', 'features.*', 'leaseMs', 'maxCallDurationMs', 'sessionGraceMs'],
+  // An invalid frame rate is no rate (docs/protocol/limits.md).
+  welcome: [
+    'features',
+    'features.*',
+    'leaseMs',
+    'maxCallDurationMs',
+    'sessionGraceMs',
+    'maxFramesPerSecond',
+    'maxFrameBurst',
+  ],
   // The trace context is informative (docs/protocol/trace-context.md); the reason of a rejection is text for the model.
   tool_call: ['traceparent', 'tracestate', 'reason'],
   // Any reason is a plain cancel (docs/protocol/tool-calls.md).

@@ -473,6 +473,7 @@ export class Link {
       countsOwn: true,
       now: () => clock.now(),
       write: (text, type) => this.#write(text, type),
+      transmit: (paced) => this.#transmit(paced.text, paced.type, paced.frame as ClientFrame | undefined),
       overflow: (message) => {
         this.#options.logger.warn({ code: CLOSE_CODES.policyViolation }, message);
         this.#drop(undefined, 'the service is not reading', CLOSE_CODES.policyViolation);
@@ -633,6 +634,9 @@ export class Link {
     this.#maxPayloadBytes = welcome.maxPayloadBytes;
     this.#sendLimit = sendLimit(welcome.maxPayloadBytes, this.#options);
     this.#transport.setMaxPayload(welcome.maxPayloadBytes);
+    const { maxFramesPerSecond } = welcome;
+    if (maxFramesPerSecond !== undefined)
+      this.#budget.paceTo(maxFramesPerSecond, welcome.maxFrameBurst ?? maxFramesPerSecond);
     this.#startHeartbeat(this.#options.heartbeatIntervalMs ?? welcome.heartbeatIntervalMs);
     this.#options.onWelcome(welcome);
   }
@@ -656,8 +660,18 @@ export class Link {
     this.#drop({ ...failure, reported: false }, 'handshake timeout');
   }
 
-  /** Writes one frame's text. A socket that throws is dropped, after the throw is logged and reported. */
+  /**
+   * Writes one frame's text, or keeps it to write in order within the service's frame rate (./backpressure.ts), in
+   * which case it counts as written (`true`): a socket that closes first loses it as it would have lost it unread.
+   */
   #write(text: string, type: string, frame?: ClientFrame): boolean {
+    if (this.#closed) return false;
+    if (this.#budget.paces(text, type, frame)) return true;
+    return this.#transmit(text, type, frame);
+  }
+
+  /** Puts one frame's text on the socket. A socket that throws is dropped, after the throw is logged and reported. */
+  #transmit(text: string, type: string, frame?: ClientFrame): boolean {
     if (this.#closed) return false;
     const failure = this.#transport.send(text);
     if (failure === undefined) {

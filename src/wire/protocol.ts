@@ -485,6 +485,13 @@ const welcome = z.object({
   leaseMs: z.optional(z.number().check(z.int(), z.minimum(1000))),
   /** With the feature `lease`: the longest a leased call may run, from the model's request. */
   maxCallDurationMs: z.optional(z.number().check(z.int(), z.minimum(1))),
+  /**
+   * The frames a second the service reads from this socket before it closes it with 4029, sustained; the client
+   * paces what it writes to it (docs/protocol/limits.md). Absent: not paced.
+   */
+  maxFramesPerSecond: z.optional(z.number().check(z.int(), z.minimum(1))),
+  /** The frames the service reads at once above that rate (its token bucket); absent: one second's frames. */
+  maxFrameBurst: z.optional(z.number().check(z.int(), z.minimum(1))),
   /** With the feature `builds`: how a run not started by a client is pinned to a build (docs/protocol/fleets.md). */
   buildPolicy: z.optional(z.string().check(z.maxLength(64))),
   /** With the feature `builds`: the build the operator set as current, if any. */

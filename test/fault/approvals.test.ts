@@ -136,4 +136,37 @@ describe('approvals over a flaky connection', () => {
     expect(ran).toEqual([5]);
     expect(drops).toEqual([]);
   });
+
+  it('decide() for 300 held calls at once stays within the frame rate the stub announced: no 4029, every call runs', async () => {
+    const calls = Array.from({ length: 300 }, (_, n) => ({ name: 'note', arguments: { note: `n${n}` } }));
+    const server = await stub({
+      maxFramesPerSecond: 1_000,
+      maxFrameBurst: 200,
+      model: scriptedModel([{ toolCalls: calls }, { text: 'ok' }]),
+    });
+    const ran: string[] = [];
+    const note = tool({
+      name: 'note',
+      description: 'Keeps a note; a human approves it.',
+      parameters: z.object({ note: z.string() }),
+      needsApproval: true,
+      execute: ({ note: text }) => {
+        ran.push(text);
+        return 'kept';
+      },
+    });
+    const worker = client(server.url, { tools: [note] });
+    const drops: number[] = [];
+    worker.on('disconnected', ({ code }) => drops.push(code));
+    const held: string[] = [];
+    worker.on('approval_requested', ({ callId }: { callId: string }) => held.push(callId));
+    await worker.connect();
+    const run = worker.run(new Agent({ name: 'a', instructions: '', tools: [note] }), 'go');
+    await until(() => held.length, 300);
+    await Promise.all(held.map((callId) => worker.decide(callId, true)));
+    const result = await run;
+    expect(result.toolCalls.map((call) => call.status)).toEqual(calls.map(() => 'ok'));
+    expect(ran.sort()).toEqual(calls.map((call) => call.arguments.note).sort());
+    expect(drops).toEqual([]);
+  });
 });

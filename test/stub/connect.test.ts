@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { STUB_DEFAULTS } from '../../server-stub/index';
 import { CLOSE_CODES, PROTOCOL_DEFAULTS } from '../../src/wire/protocol';
 import { http, stub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
@@ -15,6 +16,8 @@ describe('connecting', () => {
       heartbeatIntervalMs: PROTOCOL_DEFAULTS.heartbeatIntervalMs,
       maxPayloadBytes: PROTOCOL_DEFAULTS.maxPayloadBytes,
       sessionGraceMs: PROTOCOL_DEFAULTS.sessionGraceMs,
+      maxFramesPerSecond: STUB_DEFAULTS.maxFramesPerSecond,
+      maxFrameBurst: STUB_DEFAULTS.maxFrameBurst,
     });
     expect(server.sessions()).toEqual([
       { sessionId: client.sessionId, state: 'connected', tools: ['add'], inFlight: 0, localApprovals: false },

@@ -25,6 +25,7 @@ function budgetOn(softLimitBytes: number) {
       socket.unsent += Buffer.byteLength(text);
       return true;
     },
+    transmit: () => true,
     overflow: (message) => socket.overflows.push(message),
   });
   return { budget, socket };
