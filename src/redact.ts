@@ -438,57 +438,144 @@ export class Redactor {
   }
 
   /**
-   * Redacts what was thrown, whatever its kind, and returns it. An error has the `message` and `stack` of itself
-   * and of the errors of its `cause` chain (and an `AggregateError`'s `errors`) redacted in place where a rule
-   * matches (a `message` read through a getter, as a `DOMException`'s, is shadowed by an own property); an error
-   * that cannot be changed (frozen) and still holds a secret is given back as a redacted copy
-   * (`{ name, message, stack, code?, cause? }`, as {@link Redactor.value}). A string is given back redacted; any
-   * other value (a plain object, a number) as a redacted copy ({@link Redactor.value}). For the errors toolwire hands to its caller or logs, whose messages may quote a URL,
-   * a service's words or a tool's arguments.
+   * What was thrown, redacted, whatever its kind: the same value when nothing in it holds a secret, else a redacted
+   * copy; what was given is never changed (it may be a tool's error or the reason a user gave
+   * `AbortController.abort()`, which its owner still holds). For the errors toolwire hands to its caller, emits or
+   * logs, whose messages may quote a URL, a service's words or a tool's arguments.
+   *
+   * - An `Error`: its `name`, `message`, `stack` and `code`, and those of the errors of its `cause` chain and an
+   *   `AggregateError`'s `errors` (at most {@link MAX_REDACTED_ERRORS} errors in all), are read. An error in which,
+   *   or in whose causes, a rule matches is copied: same prototype (`instanceof` and the class's `name` hold), its
+   *   own properties, the matched fields redacted, its `cause` and `errors` the redacted ones (a `cause` that is no
+   *   `Error` as {@link Redactor.value} copies it). Any other error of the chain is kept as it is, by identity.
+   * - A string is given back redacted; any other value (a plain object, a number) as it is when no rule matches in
+   *   it, else as a redacted copy ({@link Redactor.value}).
    */
   error<T>(error: T): T {
     if (this.empty) return error;
-    if (!(error instanceof Error)) return this.value(error);
-    const seen = new Set<unknown>();
-    let stuck = false;
-    const visit = (item: unknown): void => {
-      if (!(item instanceof Error) || seen.has(item) || seen.size > 16) return;
-      seen.add(item);
-      // The name too: a class may name itself from what it was given (`HttpError(GET …?key=…)`); and a `code`,
-      // which may be a peer's word (an `error` frame's).
-      const fields = item as Error & { code?: unknown };
-      for (const key of ['name', 'message', 'stack', 'code'] as const) {
-        try {
-          const text = fields[key];
-          if (typeof text !== 'string' || this.text(text) === text) continue;
-          const redacted = this.text(text);
-          try {
-            fields[key] = redacted;
-          } catch {
-            // a getter without a setter (a DOMException's message): an own property shadows it
-          }
-          if (fields[key] !== redacted)
-            Object.defineProperty(item, key, { value: redacted, writable: true, configurable: true });
-        } catch {
-          stuck = true; // a frozen error, or a getter that throws
-        }
+    if (!(error instanceof Error)) return this.#holds(error, []) ? this.value(error) : error;
+    return this.#errorCopy(error) as T;
+  }
+
+  /**
+   * `error` with every error of its chain (causes, inner errors) that holds a secret, or leads to one that does,
+   * copied and redacted; the rest kept. The chain is read once, each field of each error at most once.
+   */
+  #errorCopy(root: Error): Error {
+    const plans = new Map<Error, ErrorPlan>();
+    const queue: Error[] = [root];
+    while (queue.length > 0 && plans.size < MAX_REDACTED_ERRORS) {
+      const item = queue.shift() as Error;
+      if (plans.has(item)) continue;
+      const plan = this.#errorPlan(item);
+      plans.set(item, plan);
+      for (const inner of plan.inner) if (!plans.has(inner)) queue.push(inner);
+    }
+    // An error is copied when it holds a secret or leads to an error that is copied (causes may form a cycle).
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const plan of plans.values()) {
+        if (plan.copy || !plan.inner.some((inner) => plans.get(inner)?.copy === true)) continue;
+        plan.copy = true;
+        changed = true;
       }
-      if (item.cause !== undefined && !(item.cause instanceof Error)) {
-        const cause = this.value(item.cause);
-        if (cause !== item.cause) {
-          try {
-            item.cause = cause;
-          } catch {
-            stuck = true;
-          }
-        }
+    }
+    if (plans.get(root)?.copy !== true) return root;
+    const copies = new Map<Error, Error>();
+    for (const [item, plan] of plans) if (plan.copy) copies.set(item, copyOwn(item));
+    const swap = (value: unknown): unknown => (value instanceof Error ? (copies.get(value) ?? value) : value);
+    for (const [item, copy] of copies) {
+      const plan = plans.get(item) as ErrorPlan;
+      for (const [key, value] of plan.fields) setOwn(copy, key, value);
+      if (plan.cause !== NONE) setOwn(copy, 'cause', swap(plan.cause));
+      if (plan.errors !== undefined) setOwn(copy, 'errors', plan.errors.map(swap));
+    }
+    return copies.get(root) as Error;
+  }
+
+  /**
+   * What one error holds: its fields as a copy shows them (redacted where a rule matches), its cause and inner
+   * errors (redacted copies of those that are no `Error` and hold a secret), and whether it must be copied for its
+   * own sake. A field whose getter throws is left out: nothing could read it, on the error or on a copy.
+   */
+  #errorPlan(item: Error): ErrorPlan {
+    const plan: ErrorPlan = { fields: new Map(), cause: NONE, errors: undefined, inner: [], copy: false };
+    const fields = item as Error & { code?: unknown };
+    for (const key of ['name', 'message', 'stack', 'code'] as const) {
+      try {
+        if (!(key in item)) continue;
+        const value = fields[key];
+        const redacted =
+          typeof value === 'string' ? this.text(value) : this.#holds(value, []) ? this.value(value) : value;
+        plan.fields.set(key, redacted);
+        if (redacted !== value) plan.copy = true;
+      } catch {
+        // a getter that throws
       }
-      visit(item.cause);
-      if (item instanceof AggregateError && Array.isArray(item.errors))
-        for (const inner of item.errors) visit(inner);
+    }
+    const kept = (value: unknown): unknown => {
+      if (value instanceof Error) {
+        plan.inner.push(value);
+        return value;
+      }
+      if (!this.#holds(value, [])) return value;
+      plan.copy = true;
+      return this.value(value);
     };
-    visit(error);
-    return stuck ? (this.value(error) as T) : error;
+    try {
+      if (item.cause !== undefined) plan.cause = kept(item.cause);
+    } catch {
+      // a getter that throws
+    }
+    try {
+      if (item instanceof AggregateError && Array.isArray(item.errors)) plan.errors = item.errors.map(kept);
+    } catch {
+      // a getter that throws
+    }
+    return plan;
+  }
+
+  /**
+   * `true` when {@link Redactor.value} would replace something in `value`: a rule matches one of its strings, keys,
+   * numbers or bytes, or a part of it cannot be read (nested past {@link MAX_REDACT_DEPTH}, a getter that throws).
+   */
+  #holds(value: unknown, ancestors: object[]): boolean {
+    if (typeof value === 'string') return this.text(value) !== value;
+    if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'symbol') {
+      const written = typeof value === 'symbol' ? value.toString() : String(value);
+      return this.text(written) !== written;
+    }
+    if (value === null || typeof value !== 'object' || ancestors.includes(value)) return false;
+    if (ancestors.length >= MAX_REDACT_DEPTH) return true;
+    ancestors.push(value);
+    try {
+      return this.#objectHolds(value, ancestors);
+    } catch {
+      return true;
+    } finally {
+      ancestors.pop();
+    }
+  }
+
+  #objectHolds(value: object, ancestors: object[]): boolean {
+    const any = (items: Iterable<unknown>): boolean => {
+      for (const item of items) if (this.#holds(item, ancestors)) return true;
+      return false;
+    };
+    if (Array.isArray(value) || value instanceof Set) return any(value);
+    if (value instanceof Map) return any([...value].flat());
+    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return this.bytes(value);
+    if (value instanceof Error) {
+      const { code } = value as { code?: unknown };
+      const parts = [String(value.name), String(value.message), value.stack, code, value.cause];
+      return any(value instanceof AggregateError ? [...parts, value.errors] : parts);
+    }
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') return this.#holds(toJSON.call(value), ancestors);
+    for (const [key, item] of Object.entries(value)) {
+      if (this.text(key) !== key || this.#holds(item, ancestors)) return true;
+    }
+    return false;
   }
 
   /**
@@ -553,6 +640,54 @@ export class Redactor {
     for (const [key, item] of Object.entries(value)) setKey(out, this.text(key), this.#walk(item, ancestors));
     return out;
   }
+}
+
+/** Most errors of one chain (the error, its causes, inner errors) that {@link Redactor.error} reads. */
+export const MAX_REDACTED_ERRORS = 17;
+
+/** No `cause` at all (a `cause` may be `undefined` only when it is absent: then it is left as it is). */
+const NONE: unique symbol = Symbol('none');
+
+/** What {@link Redactor.error} found in one error of a chain. */
+interface ErrorPlan {
+  /** `name`, `message`, `stack`, `code` as the copy shows them (those the error has and could be read). */
+  fields: Map<string, unknown>;
+  /** The cause as the copy holds it (an `Error` is swapped for its copy, if it has one), or {@link NONE}. */
+  cause: unknown;
+  /** An `AggregateError`'s inner errors, as {@link ErrorPlan.cause}. */
+  errors: unknown[] | undefined;
+  /** The errors this one leads to (its cause, its inner errors). */
+  inner: Error[];
+  /** `true` when it must be copied: it holds a secret, or leads to an error that is copied. */
+  copy: boolean;
+}
+
+/**
+ * A new object with `error`'s prototype and own properties, each writable and configurable on the copy (a frozen
+ * error gives a copy that is not). Internal slots are not copied: where a getter reads them (a `DOMException`'s
+ * `name`, `message`, `code`), {@link setOwn} shadows it with an own property.
+ */
+function copyOwn(error: Error): Error {
+  const copy = Object.create(Object.getPrototypeOf(error)) as Error;
+  for (const key of Reflect.ownKeys(error)) {
+    const descriptor = Object.getOwnPropertyDescriptor(error, key);
+    if (descriptor === undefined) continue;
+    if ('value' in descriptor) descriptor.writable = true;
+    descriptor.configurable = true;
+    Object.defineProperty(copy, key, descriptor);
+  }
+  return copy;
+}
+
+/** Sets `key` on a copy made by {@link copyOwn} unless it reads so already (through its prototype, say). */
+function setOwn(copy: Error, key: string, value: unknown): void {
+  try {
+    if ((copy as unknown as Record<string, unknown>)[key] === value) return;
+  } catch {
+    // a getter that needs the original's internal slots
+  }
+  const enumerable = Object.getOwnPropertyDescriptor(copy, key)?.enumerable ?? false;
+  Object.defineProperty(copy, key, { value, writable: true, configurable: true, enumerable });
 }
 
 /**

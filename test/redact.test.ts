@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OptionsError } from '../src/errors';
 import { redactingLogger } from '../src/logger';
 import { MAX_LEARNED_SECRETS, MAX_REDACT_DEPTH, REDACTED, Redactor } from '../src/redact';
 
@@ -93,15 +94,69 @@ describe('Redactor', () => {
     expect(JSON.stringify(copy)).not.toContain('s3cret');
   });
 
-  it('redacts an error and its causes in place, leaving one without a secret untouched', () => {
+  it('redacts an error and its causes into a copy, leaving the errors it was given unchanged', () => {
     const redactor = new Redactor(['s3cret']);
-    const cause = new Error('cause s3cret');
-    const error = redactor.error(new Error('top s3cret', { cause }));
-    expect([error.message, cause.message]).toEqual([`top ${REDACTED}`, `cause ${REDACTED}`]);
+    const cause = Object.assign(new TypeError('cause s3cret'), { code: 'E_s3cret' });
+    const original = new OptionsError('invalid_option', 'top s3cret', { cause });
+    const stack = original.stack;
+    const error = redactor.error(original);
+    expect(error).not.toBe(original);
+    expect(error).toBeInstanceOf(OptionsError);
+    expect(error).toMatchObject({ name: 'OptionsError', code: 'invalid_option', message: `top ${REDACTED}` });
     expect(error.stack).not.toContain('s3cret');
-    const clean = new Error('nothing here');
-    const stack = clean.stack;
-    expect(redactor.error(clean).stack).toBe(stack);
+    expect(error.cause).toBeInstanceOf(TypeError);
+    expect(error.cause).toMatchObject({ message: `cause ${REDACTED}`, code: `E_${REDACTED}` });
+    expect([original.message, original.stack, original.cause]).toEqual(['top s3cret', stack, cause]);
+    expect([cause.message, cause.code]).toEqual(['cause s3cret', 'E_s3cret']);
+  });
+
+  it('gives back the same error, its causes and a plain-object cause, when nothing needs redacting', () => {
+    const redactor = new Redactor(['s3cret']);
+    const reason = { why: 'user gave up', at: 3 };
+    const error = new Error('aborted', { cause: reason });
+    const stack = error.stack;
+    expect(redactor.error(error)).toBe(error);
+    expect(error.cause).toBe(reason);
+    expect(error.stack).toBe(stack);
+    expect(redactor.error(reason)).toBe(reason);
+  });
+
+  it('copies only the errors of a chain that lead to a secret', () => {
+    const redactor = new Redactor(['s3cret']);
+    const clean = new Error('clean');
+    const leaked = new Error('leaked s3cret', { cause: clean });
+    const top = new AggregateError([clean, leaked, { key: 's3cret' }], 'several', { cause: leaked });
+    const copy = redactor.error(top);
+    expect(copy).not.toBe(top);
+    expect(copy).toBeInstanceOf(AggregateError);
+    expect(copy.cause).not.toBe(leaked);
+    expect((copy.cause as Error).cause).toBe(clean);
+    expect(copy.errors[0]).toBe(clean);
+    expect(copy.errors[1]).toBe(copy.cause);
+    expect(copy.errors[2]).toEqual({ key: REDACTED });
+    expect(top.errors[2]).toEqual({ key: 's3cret' });
+    expect(leaked.message).toBe('leaked s3cret');
+  });
+
+  it('copies a plain object holding a secret, and a frozen error, without changing either', () => {
+    const redactor = new Redactor(['s3cret']);
+    const reason = Object.freeze({ why: 'token s3cret expired' });
+    expect(redactor.error(reason)).toEqual({ why: `token ${REDACTED} expired` });
+    expect(reason.why).toBe('token s3cret expired');
+    const frozen = Object.freeze(new RangeError('frozen s3cret'));
+    const copy = redactor.error(frozen);
+    expect(copy).toBeInstanceOf(RangeError);
+    expect(copy.message).toBe(`frozen ${REDACTED}`);
+    expect(frozen.message).toBe('frozen s3cret');
+  });
+
+  it('copies a DOMException as one, with its name and code', () => {
+    const redactor = new Redactor(['s3cret']);
+    const original = new DOMException('stopped: s3cret', 'AbortError');
+    const copy = redactor.error(original);
+    expect(copy).toBeInstanceOf(DOMException);
+    expect([copy.name, copy.message, copy.code]).toEqual(['AbortError', `stopped: ${REDACTED}`, 20]);
+    expect(original.message).toBe('stopped: s3cret');
   });
 
   it('finds a secret in bytes by their UTF-8 reading', () => {

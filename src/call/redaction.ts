@@ -142,15 +142,18 @@ export class CallRedaction {
   }
 
   /**
-   * What was thrown, redacted and given back, whatever its kind ({@link Redactor.error}): an error's message and
-   * stack (and its causes') in place, a string's text, a plain object's fields of the names (as
-   * {@link CallRedaction.value}) and searched values in a copy.
+   * What was thrown, redacted, whatever its kind ({@link Redactor.error}): the same value when nothing in it needs
+   * redacting, else a copy (what was thrown is never changed): an error's message and stack (and its causes')
+   * with the searched values replaced, a string's text, a plain object's fields of the names (as
+   * {@link CallRedaction.value}) and searched values.
    */
   error<T>(error: T): T {
-    const fields =
-      this.#names.size > 0 && isObject(error) && !(error instanceof Error)
-        ? (this.#scrubFields(error, 0) as T)
-        : error;
+    let fields = error;
+    if (this.#names.size > 0 && isObject(error) && !(error instanceof Error)) {
+      const found = { any: false };
+      const scrubbed = this.#scrubFields(error, 0, found) as T;
+      if (found.any) fields = scrubbed;
+    }
     return this.#redactor === undefined ? fields : this.#redactor.error(fields);
   }
 

@@ -247,7 +247,8 @@ export interface RunOptions<C = unknown> {
   /** `ctx.context` for every tool call of this run and of its nested runs. Never sent. */
   context?: C | undefined;
   /**
-   * Aborting rejects `run()` at once with `AbortError` (`cause`: `signal.reason`), connected or not, aborts the
+   * Aborting rejects `run()` at once with `AbortError` (`cause`: `signal.reason`, or a redacted copy of it
+   * when it holds a secret: the reason itself is never changed), connected or not, aborts the
    * run's tool calls in this process at once, and cancels the run on the service (`run_cancel`, re-sent after a
    * reconnect until the service ends the run; docs/protocol/tool-calls.md).
    */

@@ -80,7 +80,7 @@ export interface TracedResult {
   output: string;
   /** From the call's start to its result, in whole milliseconds (0 for a call that never started). */
   durationMs: number;
-  /** What was thrown, when something threw (redacted in place); see `ToolCallResult.error`. */
+  /** What was thrown, when something threw (a redacted copy when it holds a secret); see `ToolCallResult.error`. */
   error: unknown;
   /**
    * With status `rejected`: why. `declined` is an outcome (a person said no), not a failure; `approval_failed`,

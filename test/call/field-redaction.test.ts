@@ -114,6 +114,37 @@ describe('a JSON output', () => {
   });
 });
 
+describe('what a tool throws', () => {
+  const failing = (thrown: unknown) =>
+    tool({
+      name: 'unlock',
+      description: 'Unlocks.',
+      parameters: z.object({ pin: z.string() }),
+      sensitiveFieldNames: ['pin'],
+      execute: () => {
+        throw thrown;
+      },
+    });
+
+  it('is never changed: result.error is a redacted copy when it quotes a field, else the value thrown', async () => {
+    const cause = new Error('because orig-4455');
+    const thrown = new TypeError('refused orig-4455', { cause });
+    const result = await invokeTool(failing(thrown), { pin: 'orig-4455' });
+    expect(result.output).toBe('Error running unlock: refused [redacted]');
+    expect([thrown.message, cause.message]).toEqual(['refused orig-4455', 'because orig-4455']);
+    expect(thrown.stack).toContain('orig-4455');
+    expect(result.error).toBeInstanceOf(TypeError);
+    expect(result.error).toMatchObject({
+      message: 'refused [redacted]',
+      cause: { message: 'because [redacted]' },
+    });
+    const clean = new Error('no door');
+    expect((await invokeTool(failing(clean), { pin: 'orig-4455' })).error).toBe(clean);
+    const plain = { message: 'no door', door: 'front' };
+    expect((await invokeTool(failing(plain), { pin: 'orig-4455' })).error).toBe(plain);
+  });
+});
+
 describe('restoreShown (what an approver left as it was shown redacted)', () => {
   const original = {
     pin: { digits: '9876' },

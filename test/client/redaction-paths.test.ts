@@ -349,3 +349,42 @@ describe('the approver of every path, editing with the guide pattern { ...reques
     },
   );
 });
+
+describe('an error a tool throws', () => {
+  it('reaches the tracer and the log redacted, and stays as the tool threw it', async () => {
+    const thrown: Error[] = [];
+    const probe = tool({
+      name: 'probe',
+      description: 'Probes.',
+      execute: () => {
+        const error = new Error(`refused ${SECRET}`, { cause: new Error(`because ${SECRET}`) });
+        thrown.push(error);
+        throw error;
+      },
+    });
+    const server = await stub({
+      model: scriptedModel([{ toolCalls: [{ name: 'probe', arguments: {} }] }, { text: 'done' }]),
+    });
+    const lines: unknown[] = [];
+    const log = (fields: unknown, message: string) => lines.push({ fields, message });
+    const { tracing, seen } = recordingTracer();
+    const worker = client(server.url, {
+      tools: [probe],
+      redact: [SECRET],
+      logger: { debug: log, info: log, warn: log, error: log },
+      tracing,
+    });
+    await worker.connect();
+    await worker.run(new Agent({ name: 'A', instructions: '', tools: [probe] }), 'go');
+    expect(seen).toContainEqual(
+      expect.objectContaining({ error: expect.objectContaining({ message: 'refused [redacted]' }) }),
+    );
+    expect(JSON.stringify([lines, seen])).not.toContain(SECRET);
+    const [error] = thrown as [Error];
+    expect([error.message, (error.cause as Error).message]).toEqual([
+      `refused ${SECRET}`,
+      `because ${SECRET}`,
+    ]);
+    expect(error.stack).toContain(SECRET);
+  });
+});

@@ -103,3 +103,58 @@ describe("a run's abort racing its end", () => {
     await client.close({ drain: false });
   });
 });
+
+describe('the reason a run was aborted with', () => {
+  async function abortedRun(reason: unknown, before: boolean): Promise<Error & { cause?: unknown }> {
+    const client = new Client({
+      url: FAKE_URL,
+      WebSocket: fakeWebSocket(),
+      apiKey: 'run-reason-key',
+      tools: [],
+      reconnect: false,
+      redact: ['tok-secret-1'],
+    });
+    const connection = await service.connect(client);
+    const controller = new AbortController();
+    if (before) controller.abort(reason);
+    const started = connection.next('run_start');
+    const running = client.run(new Agent({ name: 'A', instructions: 'x' }), 'go', {
+      signal: controller.signal,
+    });
+    if (!before) {
+      const { requestId } = await started;
+      connection.send({ type: 'run_started', requestId, runId: 'r1' });
+      await new Promise((resolve) => setImmediate(resolve));
+      controller.abort(reason);
+    }
+    const error = (await running.catch((caught: unknown) => caught)) as Error;
+    await client.close({ drain: false });
+    return error;
+  }
+
+  it.each([true, false])(
+    'is the cause itself when it holds no secret (aborted before the start: %s)',
+    async (before) => {
+      const reason = { why: 'user gave up' };
+      const error = await abortedRun(reason, before);
+      expect(error).toMatchObject({ name: 'AbortError', code: 'aborted' });
+      expect(error.cause).toBe(reason);
+    },
+  );
+
+  it.each([true, false])(
+    'is never rewritten; the cause is a redacted copy when it holds a secret (before: %s)',
+    async (before) => {
+      const reason = new Error('token tok-secret-1 expired');
+      const plain = { why: 'token tok-secret-1 expired' };
+      const error = await abortedRun(reason, before);
+      expect(reason.message).toBe('token tok-secret-1 expired');
+      expect(reason.stack).toContain('tok-secret-1');
+      expect(error.cause).toBeInstanceOf(Error);
+      expect((error.cause as Error).message).toBe('token [redacted] expired');
+      const second = await abortedRun(plain, before);
+      expect(plain).toEqual({ why: 'token tok-secret-1 expired' });
+      expect(second.cause).toEqual({ why: 'token [redacted] expired' });
+    },
+  );
+});
