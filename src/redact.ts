@@ -538,7 +538,12 @@ export class Redactor {
   /**
    * `true` when {@link Redactor.value} would replace something in `value`: a rule matches one of its strings, keys,
    * numbers or bytes, or a part of it cannot be read (nested past {@link MAX_REDACT_DEPTH}, a getter that throws).
+   * Nothing is copied: for handing on a value as it is when nothing in it needs redacting.
    */
+  holds(value: unknown): boolean {
+    return !this.empty && this.#holds(value, []);
+  }
+
   #holds(value: unknown, ancestors: object[]): boolean {
     if (typeof value === 'string') return this.text(value) !== value;
     if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'symbol') {

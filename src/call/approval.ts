@@ -19,7 +19,7 @@ import { type ApprovalNeed, DEFAULT_SIDE_EFFECT, isApprovalPolicy, readApprovalA
 import { MAX_APPROVAL_REASON_CHARS } from '../wire/protocol';
 import { cutChars } from '../wire/utf8';
 import { readDecision } from './decision';
-import { restoreShown } from './redaction';
+import { restoreShown, shownArguments } from './redaction';
 import { settleThen, timed } from './signal';
 import type { ApprovalDecision, ApprovalRequest, CallState, RejectionReason } from './types';
 
@@ -151,8 +151,9 @@ function ask(
     callId: ctx.callId,
     runId: ctx.runId,
     toolName: name,
-    // The approver sees the redacted fields as the placeholder (`[redacted]`); see `restoreShown` below.
-    input: call.redaction?.active === true ? frozenCopy(call.redaction.value(view())) : view(),
+    // The approver sees what the service's approver would: the redacted fields as the placeholder (`[redacted]`),
+    // the client's rules applied; see `restoreShown` below.
+    input: shownInput(call, view()),
   };
   // A reason may quote the arguments (`approvalRequired(\`pay ${amount}\`)`) or anything else: redacted as any
   // text of the call, then with the client's rules (its API key, `redact`), as the frame to the service is, so that
@@ -200,6 +201,12 @@ function ask(
       }
     },
   );
+}
+
+/** `shownArguments` of the call's arguments, deep-frozen: `view` itself when nothing in it needs redacting. */
+function shownInput(call: CallState, view: unknown): unknown {
+  const shown = shownArguments(view, call.options.redactor, call.redaction);
+  return shown === view ? view : frozenCopy(shown);
 }
 
 /** A reason redacted as any text of the call (its sensitive fields), then with the client's rules. */

@@ -174,14 +174,33 @@ export class CallRedaction {
 }
 
 /**
- * A call's arguments (decoded, or the text as given) as its observers are shown them: the values under its tool's
- * sensitive field `names` replaced by `"[redacted]"`, and `redactor`'s rules applied (a trace, a run's events).
+ * A call's arguments (decoded, or the text as given) as everything outside the call is shown them: its approver
+ * (`onApproval`, `approval_requested`, whether the client asked or the service holds the call), its trace, a
+ * run's events. One view on every path (docs/guide/approvals.md, docs/guide/secrets.md#sensitive-fields):
+ *
+ * - the values of the sensitive fields replaced as {@link CallRedaction} does (`fields`: the call's own
+ *   redaction, which knows a policy's names and every version of the arguments, or the tool's
+ *   `sensitiveFieldNames` for a call that has none), on top of `redactor`'s rules;
+ * - else `redactor`'s rules (the API key, `redact`) applied: `args` itself when no rule matches in it (a `Date`
+ *   or a class instance a schema made stays one), else a redacted copy ({@link Redactor.value}).
+ *
+ * What an approver edits back is read against this view by {@link restoreShown}.
  */
-export function shownArguments(args: unknown, names: readonly string[], redactor: Redactor): unknown {
-  if (names.length === 0) return redactor.value(args);
-  const redaction = new CallRedaction(redactor, names, () => {});
-  redaction.addInputs(args);
-  return redactor.value(typeof args === 'string' ? redaction.text(args) : redaction.value(args));
+export function shownArguments(
+  args: unknown,
+  redactor: Redactor | undefined,
+  fields: CallRedaction | readonly string[] = [],
+): unknown {
+  let redaction: CallRedaction | undefined;
+  if (fields instanceof CallRedaction) redaction = fields;
+  else if (fields.length > 0) {
+    redaction = new CallRedaction(redactor, fields, () => {});
+    redaction.addInputs(args);
+  }
+  // The call's redaction applies its base rules (the client's) with the fields' values.
+  if (redaction?.active === true)
+    return typeof args === 'string' ? redaction.text(args) : redaction.value(args);
+  return redactor?.holds(args) === true ? redactor.value(args) : args;
 }
 
 /**

@@ -927,7 +927,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       const names = toolInternals(this.#registry.get(toolName))?.sensitiveFieldNames;
       if (names === undefined || names.length === 0) return args;
       const decoded = decodeArguments(args);
-      return shownArguments(decoded.ok ? decoded.value : args, names, this.#redactor);
+      return shownArguments(decoded.ok ? decoded.value : args, this.#redactor, names);
     };
     const fields = event as { toolName?: unknown; arguments?: unknown; toolCalls?: unknown };
     if (fields.arguments !== undefined)

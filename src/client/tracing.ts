@@ -271,12 +271,7 @@ function tracedArguments(
   const raw = execution.arguments;
   const decoded = decodeArguments(raw);
   const args = decoded.ok ? decoded.value : raw;
-  const redaction = execution.redaction;
-  if (redaction === undefined)
-    return shownArguments(
-      args,
-      toolInternals(registry.get(execution.toolName))?.sensitiveFieldNames ?? [],
-      redactor,
-    );
-  return redactor.value(typeof args === 'string' ? redaction.text(args) : redaction.value(args));
+  const fields =
+    execution.redaction ?? toolInternals(registry.get(execution.toolName))?.sensitiveFieldNames ?? [];
+  return shownArguments(args, redactor, fields);
 }

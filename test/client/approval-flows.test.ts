@@ -139,6 +139,58 @@ describe('approvals with a reason, edited arguments and always, over the stub', 
     }
   });
 
+  it.each([
+    ['onApproval', true, true],
+    ['a predicate, decided with client.decide', () => true, false],
+    ['a call the service holds, decided with client.decide', true, false],
+  ] as const)(
+    'shows a redact match as [redacted] to %s, and an edit leaving it keeps the original',
+    async (_path, needsApproval, local) => {
+      const server = await stub({
+        model: scriptedModel([
+          { toolCalls: [{ name: 'refund', arguments: { orderId: 'o1-tok-secret-1', amount: 90 } }] },
+          { text: 'done' },
+        ]),
+      });
+      const ran: unknown[] = [];
+      const gated = tool({
+        name: 'refund',
+        description: 'Refunds an order.',
+        parameters: z.object({ orderId: z.string(), amount: z.number() }),
+        needsApproval: needsApproval as never,
+        execute: (input) => {
+          ran.push(input);
+          return 'refunded';
+        },
+      });
+      const edit = (request: ApprovalRequest) => ({
+        approved: true,
+        arguments: { ...(request.input as object), amount: 50 },
+      });
+      const shown: unknown[] = [];
+      const client = await connected(server.url, {
+        tools: [gated],
+        redact: ['tok-secret-1'],
+        ...(local ? { onApproval: edit } : {}),
+      });
+      const decided: Promise<void>[] = [];
+      client.on('approval_requested', (request) => {
+        shown.push(request.input);
+        // An edit holding the secret is refused (invalid_decision): the call is then declined, not left held.
+        if (!local)
+          decided.push(
+            client.decide(request.callId, edit(request)).catch(() => client.decide(request.callId, false)),
+          );
+      });
+      const result = await client.run(agentWith(gated), 'refund');
+      await Promise.all(decided);
+      expect(shown).toEqual([{ orderId: 'o1-[redacted]', amount: 90 }]);
+      expect(Object.isFrozen(shown[0])).toBe(true);
+      expect(ran).toEqual([{ orderId: 'o1-tok-secret-1', amount: 50 }]);
+      expect(result.toolCalls.map((call) => call.status)).toEqual(['ok']);
+    },
+  );
+
   it('gives onApproval the reason of a predicate, and keeps its always decision for the run', async () => {
     const server = await stub({ model: scriptedModel(twoRefunds()) });
     const asked: ApprovalRequest[] = [];
