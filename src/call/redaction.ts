@@ -189,18 +189,28 @@ export class CallRedaction {
 export function shownArguments(
   args: unknown,
   redactor: Redactor | undefined,
-  fields: CallRedaction | readonly string[] = [],
+  fields: CallRedaction | readonly string[] | undefined = [],
 ): unknown {
-  let redaction: CallRedaction | undefined;
-  if (fields instanceof CallRedaction) redaction = fields;
-  else if (fields.length > 0) {
-    redaction = new CallRedaction(redactor, fields, () => {});
-    redaction.addInputs(args);
-  }
+  const redaction = fields instanceof CallRedaction ? fields : fieldRedaction(redactor, fields, args);
   // The call's redaction applies its base rules (the client's) with the fields' values.
   if (redaction?.active === true)
     return typeof args === 'string' ? redaction.text(args) : redaction.value(args);
   return redactor?.holds(args) === true ? redactor.value(args) : args;
+}
+
+/**
+ * The redaction of a call's fields of `names` that has none of its own (a call the service holds, a run's event,
+ * a call not started), over the values `args` holds there; `undefined` when there are no names.
+ */
+export function fieldRedaction(
+  redactor: Redactor | undefined,
+  names: readonly string[],
+  args: unknown,
+): CallRedaction | undefined {
+  if (names.length === 0) return undefined;
+  const redaction = new CallRedaction(redactor, names, () => {});
+  redaction.addInputs(args);
+  return redaction;
 }
 
 /**

@@ -10,7 +10,8 @@
  *
  * @module
  */
-import { CallRedaction, restoreShown } from '../call/redaction';
+import { decodeArguments } from '../call/arguments';
+import { fieldRedaction, restoreShown, shownArguments } from '../call/redaction';
 import type { ApprovalDecision, ApprovalRequest } from '../call/types';
 import { frozenCopy } from '../json';
 import { isThenable } from '../maybe';
@@ -43,7 +44,7 @@ interface Reported {
  * - a call the service holds for a human because its tool says `needsApproval: true` never reaches this client
  *   before the decision: the client reports it from its run's event ({@link ReportedApprovals.runEvent}), shown
  *   as a local approver is shown it (docs/guide/secrets.md#sensitive-fields: the tool's `sensitiveFieldNames` as
- *   `"[redacted]"`, the client's rules applied, deep-frozen). The arguments as the service sent them are kept
+ *   `"[redacted]"`, the client's rules applied, deep-frozen). The arguments the service sent (decoded) are kept
  *   until the decision, so that `client.decide()` puts back what an edit left as it was shown
  *   ({@link ReportedApprovals.restore}): the decided call may run on any client of the fleet, which never saw what
  *   this one showed.
@@ -92,23 +93,24 @@ export class ReportedApprovals {
       return undefined;
     }
     const names = this.#sensitiveFieldNames(event.toolName);
-    let redaction: CallRedaction | undefined;
-    if (names.length > 0) {
-      redaction = new CallRedaction(this.#redactor(), names, () => {});
-      redaction.addInputs(raw.arguments);
-    }
-    // `event` has the client's rules applied already; the fields of the names are scrubbed from the raw arguments.
-    const input = frozenCopy(redaction === undefined ? event.arguments : redaction.value(raw.arguments));
+    const redactor = this.#redactor();
+    // Decoded as the call will be (a model may send JSON text), then shown as a call this client asks about is
+    // (src/call/approval.ts): one view on every path, and an edit is put back against the same value.
+    const decoded = decodeArguments(raw.arguments);
+    const original = decoded.ok ? decoded.value : raw.arguments;
+    const fields = fieldRedaction(redactor, names, original);
+    const input = frozenCopy(shownArguments(original, redactor, fields));
     const request: ApprovalRequest = {
       callId: event.callId,
       runId: event.runId,
       toolName: event.toolName,
       input,
     };
+    // `event` has the client's rules applied already; a reason may quote a sensitive field's value too.
     if (event.reason !== undefined)
-      request.reason = redaction === undefined ? event.reason : redaction.text(event.reason);
+      request.reason = fields === undefined ? event.reason : fields.text(event.reason);
     if (event.sideEffect !== undefined) request.sideEffect = event.sideEffect;
-    this.#keep(request, { original: raw.arguments, shown: input });
+    this.#keep(request, { original, shown: input });
     return request;
   }
 

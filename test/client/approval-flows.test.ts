@@ -191,6 +191,49 @@ describe('approvals with a reason, edited arguments and always, over the stub', 
     },
   );
 
+  it.each([
+    ['onApproval', true],
+    ['a call the service holds, decided with client.decide', false],
+  ] as const)(
+    'decodes arguments written as JSON text for %s, a short sensitive field shown as [redacted]',
+    async (_path, local) => {
+      const server = await stub({
+        model: scriptedModel([
+          { toolCalls: [{ name: 'unlock', arguments: '{"door":"front","pin":"12"}' }] },
+          { text: 'done' },
+        ]),
+      });
+      const ran: unknown[] = [];
+      const unlock = tool({
+        name: 'unlock',
+        description: 'Unlocks a door.',
+        parameters: z.object({ door: z.string(), pin: z.string() }),
+        sensitiveFieldNames: ['pin'],
+        needsApproval: true,
+        execute: (input) => {
+          ran.push(input);
+          return 'open';
+        },
+      });
+      const edit = (request: ApprovalRequest) => ({
+        approved: true,
+        arguments: { ...(request.input as object), door: 'back' },
+      });
+      const shown: unknown[] = [];
+      const client = await connected(server.url, { tools: [unlock], ...(local ? { onApproval: edit } : {}) });
+      const decided: Promise<void>[] = [];
+      client.on('approval_requested', (request) => {
+        shown.push(request.input);
+        if (!local) decided.push(client.decide(request.callId, edit(request)));
+      });
+      const result = await client.run(new Agent({ name: 'A', instructions: 'x', tools: [unlock] }), 'go');
+      await Promise.all(decided);
+      expect(shown).toEqual([{ door: 'front', pin: '[redacted]' }]);
+      expect(ran).toEqual([{ door: 'back', pin: '12' }]);
+      expect(result.toolCalls.map((call) => call.status)).toEqual(['ok']);
+    },
+  );
+
   it('gives onApproval the reason of a predicate, and keeps its always decision for the run', async () => {
     const server = await stub({ model: scriptedModel(twoRefunds()) });
     const asked: ApprovalRequest[] = [];
