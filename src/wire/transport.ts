@@ -243,6 +243,26 @@ function wsFailure(error: unknown, limit: number): { code: number; reason: strin
 }
 
 /**
+ * A text frame of invalid UTF-8, as the other runtimes' WebSockets name it only in words (Deno: `Invalid UTF-8`;
+ * Bun: `Server sent invalid UTF8`; Node's global WebSocket: `Received invalid UTF-8 in text frame.`), each
+ * closing with 1006 or 0: reported with the 1007 `ws` reports (RFC 6455 §8.1).
+ */
+const INVALID_UTF8 = /\binvalid utf-?8\b/i;
+
+/** Close code reported where a socket ended without one (RFC 6455 §7.1.5); Deno reports 0 there. */
+const ABNORMAL_CLOSURE = 1006;
+
+/**
+ * The close code the runtime gave, or 1006 where it gave none a peer can send or RFC 6455 §7.4.1 reserves for
+ * reporting (`0`: Deno, for a reset, an end of stream or invalid UTF-8; `undefined` from a test double).
+ */
+function reportedCode(code: unknown): number {
+  return typeof code === 'number' && Number.isInteger(code) && code >= 1000 && code <= 4999
+    ? code
+    : ABNORMAL_CLOSURE;
+}
+
+/**
  * Opens a socket with the `toolwire.v1` subprotocol. Where the runtime allows (`ws`), `headers` go on the upgrade
  * request and `maxPayloadBytes` bounds every frame read.
  */
@@ -267,6 +287,8 @@ export function openTransport(
         ? new Ctor(url, { protocols: [SUBPROTOCOL], ...(headers ? { headers } : {}) })
         : new Ctor(url, [SUBPROTOCOL]);
   const failure: SocketFailure = {};
+  /** The message of the socket's error event, where the runtime gives one (Deno's and Bun's `ErrorEvent`). */
+  let errorEventMessage = '';
   let done = false;
   const finish = (code: number, reason: string) => {
     if (done) return;
@@ -319,22 +341,27 @@ export function openTransport(
   socket.onerror = (event) => {
     const error = (event as { error?: unknown } | null)?.error;
     if (error !== undefined) failure.error = error;
+    const message = (event as { message?: unknown } | null)?.message;
+    if (typeof message === 'string') errorEventMessage = message;
     // Bun and Deno name a refused upgrade's status only in the message ("Expected 101 status code: 403",
     // "Invalid status code: 403"); without it a 403 would read as a network failure, and be retried.
     if (style === 'options' && failure.status === undefined) {
-      const status = upgradeStatus((event as { message?: unknown } | null)?.message);
+      const status = upgradeStatus(message);
       if (status !== undefined) failure.status = status;
     }
     // Bun refuses an upgrade without our subprotocol in its own words ("Mismatch client protocol", "Missing
     // client protocol"): the service does not speak the protocol, which retrying cannot change.
-    const message = (event as { message?: unknown } | null)?.message;
     if (typeof message === 'string' && /\b(?:mismatch|missing) client protocol\b/i.test(message))
       failure.selectedProtocol = '';
   };
+  // Every runtime reports the same event with the same code: `ws`'s errors by their string code, the others'
+  // invalid UTF-8 by their words, and a close without a code (Deno's 0) as 1006.
   socket.onclose = (event) => {
     const local = wsFailure(failure.error, limit);
     if (local) finish(local.code, local.reason);
-    else finish(event.code, event.reason || errorMessage(failure.error));
+    else if (INVALID_UTF8.test(errorMessage(failure.error)) || INVALID_UTF8.test(errorEventMessage))
+      finish(1007, 'invalid UTF-8 in a text frame');
+    else finish(reportedCode(event?.code), event?.reason || errorMessage(failure.error));
   };
   let corked: Corkable | undefined;
   const uncork = () => {

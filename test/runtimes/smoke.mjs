@@ -132,6 +132,10 @@ async function proxyTo(port) {
     resume() {
       for (const [client] of pairs) client.resume();
     },
+    /** Writes raw bytes to every client, between the service's frames (the connections must be idle). */
+    inject(bytes) {
+      for (const [client] of pairs) client.write(bytes);
+    },
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }
@@ -315,6 +319,44 @@ for (const [socketName, WebSocket] of sockets)
       }
     },
   );
+
+// The same event gives the same close code on every runtime and socket: a connection cut (Deno's own WebSocket
+// reports code 0 there) and a text frame of invalid UTF-8 (1006 or 0 outside `ws`).
+const closeSockets = [['the default socket', undefined]];
+if (globalThis.WebSocket !== undefined && !globalThis.Deno)
+  closeSockets.push(['the global WebSocket', globalThis.WebSocket]);
+for (const [socketName, WebSocket] of closeSockets)
+  await check(`a cut is 1006 and invalid UTF-8 is 1007 (${socketName})`, async () => {
+    const service = await startStubServer({ logger: silentLogger, model: scriptedModel([]) });
+    const proxy = await proxyTo(service.port);
+    const client = new Client({
+      url: proxy.url,
+      apiKey: 'k',
+      tools: [add],
+      logger: silentLogger,
+      reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
+      ...(WebSocket === undefined ? {} : { WebSocket }),
+    });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      const codes = [];
+      for (const cause of ['cut', 'invalid UTF-8']) {
+        const disconnected = nextEvent(client, 'disconnected');
+        const resumed = nextEvent(client, 'connected');
+        // A text frame (FIN, opcode 1) of two bytes that are not UTF-8.
+        if (cause === 'cut') proxy.cut();
+        else proxy.inject(new Uint8Array([0x81, 0x02, 0xc3, 0x28]));
+        codes.push((await disconnected).code);
+        await resumed;
+      }
+      equal(codes, [1006, 1007], 'close codes (cut, invalid UTF-8)');
+    } finally {
+      await client.close();
+      await proxy.close();
+      await service.close();
+    }
+  });
 
 // The Node entry has approval, retry, concurrency, steps, questions, widgets and tracing up front; the core (what
 // `toolwire` is without the `node` condition: a browser, Deno or Bun told to leave it out) loads them with

@@ -245,3 +245,157 @@ describe('the options style (Bun, Deno)', () => {
     expect(upgradeStatus(undefined)).toBeUndefined();
   });
 });
+
+/**
+ * How each runtime reports one event (what its socket's `error` and `close` events carry, as measured with Deno
+ * 2.9, Bun 1 and Node 22's global WebSocket), and the close every runtime must report for it: the one `ws` gives.
+ */
+const RUNTIME_REPORTS: Array<{
+  event: string;
+  runtime: string;
+  error: { message?: string; error?: Error } | undefined;
+  close: { code: number; reason: string };
+  expected: [code: number, reason: string];
+}> = [
+  {
+    event: 'a text frame of invalid UTF-8',
+    runtime: 'Deno',
+    error: { message: 'Invalid UTF-8', error: new Error('Invalid UTF-8') },
+    close: { code: 0, reason: '' },
+    expected: [1007, 'invalid UTF-8 in a text frame'],
+  },
+  {
+    event: 'a text frame of invalid UTF-8',
+    runtime: 'Bun',
+    error: {
+      message: "WebSocket connection to 'ws://127.0.0.1:1/' failed: Server sent invalid UTF8",
+      error: new Error("WebSocket connection to 'ws://127.0.0.1:1/' failed: Server sent invalid UTF8"),
+    },
+    close: { code: 1006, reason: '' },
+    expected: [1007, 'invalid UTF-8 in a text frame'],
+  },
+  {
+    event: 'a text frame of invalid UTF-8',
+    runtime: "Node's global WebSocket",
+    error: {
+      message: 'Received invalid UTF-8 in text frame.',
+      error: new Error('Received invalid UTF-8 in text frame.'),
+    },
+    close: { code: 1006, reason: '' },
+    expected: [1007, 'invalid UTF-8 in a text frame'],
+  },
+  {
+    event: 'a connection reset',
+    runtime: 'Deno',
+    error: {
+      message: 'Connection reset by peer (os error 104)',
+      error: new Error('Connection reset by peer (os error 104)'),
+    },
+    close: { code: 0, reason: '' },
+    expected: [1006, 'Connection reset by peer (os error 104)'],
+  },
+  {
+    event: 'a connection ended without a close frame',
+    runtime: 'Deno',
+    error: { message: 'Unexpected EOF', error: new Error('Unexpected EOF') },
+    close: { code: 0, reason: '' },
+    expected: [1006, 'Unexpected EOF'],
+  },
+  {
+    event: 'a connection reset',
+    runtime: 'Bun',
+    error: undefined,
+    close: { code: 1006, reason: '' },
+    expected: [1006, ''],
+  },
+  {
+    event: 'a connection reset',
+    runtime: 'a browser',
+    error: {},
+    close: { code: 1006, reason: '' },
+    expected: [1006, ''],
+  },
+];
+
+/** A WHATWG WebSocket whose events the test fires, as a runtime's global would. */
+function scriptedSocket() {
+  const made: Array<{
+    onerror: ((event: unknown) => void) | null;
+    onclose: ((event: unknown) => void) | null;
+  }> = [];
+  const Native = class {
+    readyState = 1;
+    bufferedAmount = 0;
+    protocol = 'toolwire.v1';
+    onopen = null;
+    onmessage = null;
+    onclose = null;
+    onerror = null;
+    constructor() {
+      made.push(this);
+    }
+    send() {}
+    close() {}
+  } as unknown as WebSocketConstructor;
+  return { Native, made };
+}
+
+describe('close codes, the same on every runtime', () => {
+  it.each(RUNTIME_REPORTS)('reports $event in $runtime as ws does', ({ error, close, expected }) => {
+    for (const style of ['web', 'options'] as const) {
+      const { Native, made } = scriptedSocket();
+      const closes: Array<[number, string]> = [];
+      openTransport(
+        Native,
+        'ws://127.0.0.1:1',
+        { style, maxPayloadBytes: 1_024 },
+        { ...handlers, onClose: (code, reason) => closes.push([code, reason]) },
+      );
+      if (error !== undefined) made[0]?.onerror?.(error);
+      made[0]?.onclose?.(close);
+      expect(closes).toEqual([expected]);
+    }
+  });
+
+  it('keeps every code a peer or a runtime reports (1000 to 4999), and reads anything else as 1006', () => {
+    const codes = [1000, 1001, 1005, 1006, 1011, 1015, 3000, 4999, 0, -1, 999, 5000, 1006.5, Number.NaN];
+    const reported = codes.map((code) => {
+      const { Native, made } = scriptedSocket();
+      let seen: number | undefined;
+      openTransport(Native, 'ws://127.0.0.1:1', LIMITS, { ...handlers, onClose: (c) => (seen = c) });
+      made[0]?.onclose?.({ code, reason: '' });
+      return seen;
+    });
+    expect(reported).toEqual([
+      1000, 1001, 1005, 1006, 1011, 1015, 3000, 4999, 1006, 1006, 1006, 1006, 1006, 1006,
+    ]);
+  });
+
+  it.each([
+    ['a text frame of invalid UTF-8', [1007, 'invalid UTF-8 in a text frame']],
+    ['a connection reset', [1006, '']],
+  ] as const)('with ws over a real socket, reports %s with the same code', async (event, expected) => {
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => server.once('listening', resolve));
+    server.on('connection', (peer) => {
+      const raw = (peer as unknown as { _socket: import('node:net').Socket })._socket;
+      // A text frame (FIN, opcode 1) of two bytes that are not UTF-8; or the TCP connection reset (RST).
+      if (event === 'a text frame of invalid UTF-8') raw.write(Buffer.from([0x81, 0x02, 0xc3, 0x28]));
+      else raw.resetAndDestroy();
+    });
+    const { port } = server.address() as AddressInfo;
+    try {
+      const closed = new Promise<[number, string]>((resolve) => {
+        openTransport(
+          WebSocket as unknown as WebSocketConstructor,
+          `ws://127.0.0.1:${port}`,
+          { ...LIMITS, style: 'ws' },
+          { ...handlers, onClose: (code, reason) => resolve([code, reason]) },
+        );
+      });
+      expect(await closed).toEqual(expected);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
