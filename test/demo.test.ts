@@ -22,7 +22,7 @@ describe('the demo (npm start)', () => {
       '✓ ok',
       '{"count":2,"truncated":false,"orders":[{"id":"ord_7002","status":"open"',
       '✗ invalid_arguments',
-      'Invalid arguments for show_order: id: must look like ord_1234',
+      'Invalid arguments for show_order: id: expected a string matching /^ord_\\d+$/, received "order 7001"',
       'call   show_order {"id":"ord_7001"}',
       '╭─ Order ord_7001',
       ' shipped ',

@@ -17,7 +17,10 @@ export function listIssues(issues: readonly ValidationIssue[]): string {
   return rest > 0 ? `${listed.join('; ')}; and ${rest} more` : listed.join('; ');
 }
 
-/** `Invalid arguments for <name>: <path>: <message>; <path>: <message>` (paths like `items[0].sku`, `(root)`). */
+/**
+ * `Invalid arguments for <name>: <path>: <message>; <path>: <message>` (paths like `items[0].sku`, `(root)`),
+ * each message `expected <what>, received <what>` as ./schema/explain.ts words it for every kind of schema.
+ */
 export function invalidArgumentsText(toolName: string, issues: readonly ValidationIssue[]): string {
   return `Invalid arguments for ${toolName}: ${listIssues(issues)}`;
 }

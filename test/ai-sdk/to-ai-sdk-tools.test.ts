@@ -162,8 +162,7 @@ describe('toAiSdkTools', () => {
     expect(JSON.parse(result.text)).toEqual({
       a: {
         type: 'error-text',
-        value:
-          'Invalid arguments for convert_temperature: value: Invalid input: expected number, received string',
+        value: 'Invalid arguments for convert_temperature: value: expected a number, received "21"',
       },
       b: { type: 'error-text', value: 'Error running charge: card declined' },
     });

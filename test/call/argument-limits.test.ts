@@ -160,7 +160,7 @@ describe('numbers the model sends that JavaScript cannot hold', () => {
   it('lists the refusal with the schema’s other issues, in place of the schema’s own at that path', async () => {
     const strict = echo(z3.object({ name: z3.string(), id: z3.number().int() }));
     expect((await invokeTool(strict, '{"id":-12345678901234567890}')).output).toBe(
-      'Invalid arguments for echo: name: Required; id: -12345678901234567000 is past the integers JavaScript ' +
+      'Invalid arguments for echo: name: expected a string, received nothing; id: -12345678901234567000 is past the integers JavaScript ' +
         'holds exactly (±9007199254740991), so the number sent may have been rounded; send it as a string',
     );
     const zod4 = echo(z.object({ name: z.string(), id: z.int() }));

@@ -57,7 +57,7 @@ describe('argument decoding', () => {
     expect(await invokeTool(echo, raw)).toMatchObject({ status: 'ok', output: '{}', value: {} });
     expect(await invokeTool(needsText, raw)).toMatchObject({
       status: 'invalid_arguments',
-      output: 'Invalid arguments for needs_text: text: Invalid input: expected string, received undefined',
+      output: 'Invalid arguments for needs_text: text: expected a string, received nothing',
     });
   });
 
@@ -122,7 +122,7 @@ describe('argument decoding', () => {
     });
     expect(await invokeTool(strict, { n: 'x' })).toEqual({
       status: 'invalid_arguments',
-      output: 'Invalid arguments for strict: n: Invalid input: expected number, received string',
+      output: 'Invalid arguments for strict: n: expected a number, received "x"',
       durationMs: expect.any(Number),
     });
     expect(execute).not.toHaveBeenCalled();
@@ -607,7 +607,7 @@ describe('outputSchema', () => {
       execute: () => -1,
     });
     expect((await invokeTool(t, {})).output).toBe(
-      'Error running count: the result does not match the output schema: (root): -1 is less than 0',
+      'Error running count: the result does not match the output schema: (root): expected an integer >= 0, received -1',
     );
   });
 });

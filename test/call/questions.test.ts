@@ -122,7 +122,7 @@ describe('ctx.askQuestion()', () => {
     );
     expect(bad.value).toEqual({
       code: 'invalid_answer',
-      message: 'the answer does not match the schema: (root): 0 is less than 1',
+      message: 'the answer does not match the schema: (root): expected an integer >= 1, received 0',
       reason: undefined,
     });
   });

@@ -66,7 +66,7 @@ describe('importMcpTools', () => {
     const result = await invokeTool(weather, { city: 'X', unit: 'K' });
     expect(result.status).toBe('invalid_arguments');
     expect(result.output).toBe(
-      'Invalid arguments for weather_get: city: String is too short (1 < 2); unit: Instance does not match any of ["C","F"]',
+      'Invalid arguments for weather_get: city: expected a string of at least 2 characters, received a string of 1 character; unit: expected one of "C", "F", received "K"',
     );
     expect(callTool).not.toHaveBeenCalled();
   });

@@ -100,7 +100,7 @@ describe('registerMcpTools', () => {
     const invalid = await mcp.callTool({ name: 'find_order', arguments: { id: 'x', extra: true } });
     expect(invalid.isError).toBe(true);
     expect(texts(invalid)).toEqual([
-      'Invalid arguments for find_order: id: Invalid string: must match pattern /^o_\\d+$/',
+      'Invalid arguments for find_order: id: expected a string matching /^o_\\d+$/, received "x"',
     ]);
     const thrown = await mcp.callTool({ name: 'charge', arguments: {} });
     expect(thrown).toEqual({

@@ -23,7 +23,7 @@ describe('importMcpTools over stdio', () => {
     expect(await invokeTool(tools.get('wx_weather_get')!, '{"city":7}')).toMatchObject({
       status: 'invalid_arguments',
       output:
-        'Invalid arguments for wx_weather_get: city: Instance type "number" is invalid. Expected "string"',
+        'Invalid arguments for wx_weather_get: city: expected a string of at least 2 characters, received 7',
     });
     expect(await invokeTool(tools.get('wx_disk_write')!, { path: '/x' })).toMatchObject({
       status: 'error',

@@ -58,7 +58,8 @@ const EXPECTED_CALLS = [
   {
     toolName: 'weather_get',
     status: 'invalid_arguments',
-    output: 'Invalid arguments for weather_get: city: String is too short (1 < 2)',
+    output:
+      'Invalid arguments for weather_get: city: expected a string of at least 2 characters, received a string of 1 character',
   },
   { toolName: 'weather_get', status: 'ok', output: 'Sunny in Oslo, 20°C' },
   {

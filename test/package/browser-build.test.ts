@@ -296,7 +296,7 @@ describe('the core in a browser bundle', () => {
     });
     expect(await lean.invokeTool(double, { n: '3' })).toMatchObject({
       status: 'invalid_arguments',
-      output: 'Invalid arguments for double: n: Instance type "string" is invalid. Expected "number"',
+      output: 'Invalid arguments for double: n: expected a number, received "3"',
     });
     expect(await lean.invokeTool(double, { n: 3 })).toMatchObject({ status: 'ok', output: '6' });
   });
@@ -369,7 +369,7 @@ describe('the core in a browser bundle', () => {
     const invalid = await lean.invokeTool(sum, { a: 1, b: 'two' });
     expect(invalid).toMatchObject({
       status: 'invalid_arguments',
-      output: 'Invalid arguments for add: b: Instance type "string" is invalid. Expected "number"',
+      output: 'Invalid arguments for add: b: expected a number, received "two"',
     });
     expect(await lean.invokeTool(sum, { a: 1, b: 2 })).toMatchObject({ status: 'ok', output: '3' });
   });

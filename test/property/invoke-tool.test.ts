@@ -181,11 +181,11 @@ describe('invokeTool with hostile arguments', () => {
     const schema = tools[2]!;
     expect(await invokeTool(schema, { n: 10n })).toMatchObject({
       status: 'invalid_arguments',
-      output: 'Invalid arguments for schema: n: expected a JSON value, got bigint',
+      output: 'Invalid arguments for schema: n: expected a JSON value, received bigint',
     });
     expect(await invokeTool(schema, { list: [1, () => 2] })).toMatchObject({
       status: 'invalid_arguments',
-      output: 'Invalid arguments for schema: list[1]: expected a JSON value, got function',
+      output: 'Invalid arguments for schema: list[1]: expected a JSON value, received function',
     });
     // A property set to undefined is an absent one, as in JSON.
     expect(await invokeTool(schema, { n: undefined })).toMatchObject({ status: 'ok', output: '{}' });

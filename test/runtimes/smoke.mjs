@@ -358,6 +358,26 @@ for (const [socketName, WebSocket] of closeSockets)
     }
   });
 
+// What the model reads for refused arguments is told from the announced JSON Schema, with the validator the core
+// loads by import() where no entry registered it (dist/index.js): the same text from either entry.
+for (const entry of ['node.js', 'index.js']) {
+  await check(`refused arguments read the same, from dist/${entry}`, async () => {
+    const toolwire = await import(`../../dist/${entry}`);
+    const pick = toolwire.tool({
+      name: 'pick',
+      description: 'Picks.',
+      parameters: z.object({ id: z.union([z.string(), z.number()]), kind: z.enum(['a', 'b']) }),
+      execute: () => 'ok',
+    });
+    const result = await toolwire.invokeTool(pick, { id: true, kind: 'c' });
+    equal(
+      result.output,
+      'Invalid arguments for pick: id: expected a number or a string, received true; kind: expected one of "a", "b", received "c"',
+      'output',
+    );
+  });
+}
+
 // The Node entry has approval, retry, concurrency, steps, questions, widgets and tracing up front; the core (what
 // `toolwire` is without the `node` condition: a browser, Deno or Bun told to leave it out) loads them with
 // import(). Both give the model the same text.

@@ -78,7 +78,7 @@ describe('seed 000: Assemble', () => {
       ],
     });
     expect(lines).toEqual([
-      'issueRefund({"orderId":"","amount":-5}) → invalid_arguments: Invalid arguments for issueRefund: orderId: Too small: expected string to have >=1 characters; amount: Too small: expected number to be >0',
+      'issueRefund({"orderId":"","amount":-5}) → invalid_arguments: Invalid arguments for issueRefund: orderId: expected a string of at least 1 character, received a string of 0 characters; amount: expected a number > 0, received -5',
       'issueRefund({"orderId":"o_1","amount":12.5}) → ok: {"refundId":"re_o_1","status":"succeeded"}',
     ]);
   });

@@ -204,7 +204,7 @@ describe('seed 001: Assembly Line', () => {
       ],
     });
     expect(lines).toEqual([
-      'echo({}) → invalid_arguments: Invalid arguments for echo: message: missing required property',
+      'echo({}) → invalid_arguments: Invalid arguments for echo: message: expected a string, received nothing',
       'echo({"message":"hello"}) → ok: {"message":"hello"}',
       'lookup_record({"lookup":"acct-7"}) → ok: {"summary":"Found acct-7"}',
     ]);

@@ -40,7 +40,7 @@ const script = [
 ];
 
 const expected = [
-  'calculate({"op":"divide","a":1,"b":2}) → invalid_arguments: Invalid arguments for calculate: op: Invalid option: expected one of "add"|"multiply"',
+  'calculate({"op":"divide","a":1,"b":2}) → invalid_arguments: Invalid arguments for calculate: op: expected one of "add", "multiply", received "divide"',
   'calculate({"op":"multiply","a":42,"b":17}) → ok: {"value":714}',
 ];
 

@@ -93,7 +93,7 @@ describe('seed 004: Relay-E', () => {
       ],
     });
     expect(lines).toEqual([
-      'get_balance({"account":"a1"}) → invalid_arguments: Invalid arguments for get_balance: account_id: Invalid input: expected string, received undefined',
+      'get_balance({"account":"a1"}) → invalid_arguments: Invalid arguments for get_balance: account_id: expected a string, received nothing',
       'get_balance({"account_id":"a1"}) → ok: {"account_id":"a1","balance_usd":4231.55,"currency":"USD"}',
       'transfer_funds({"from_account":"a1","to_account":"a2","amount_usd":5000}) → rejected: transfer_funds was not run: the user declined.',
     ]);

@@ -95,7 +95,7 @@ describe('the agent UI with the demo (npm start -- --ui)', { timeout: BROWSER_TI
     expect(await search.locator('.call-output pre').textContent()).toContain('"count":2');
     const sloppy = page.locator('.call[data-status="invalid_arguments"]');
     expect(await sloppy.locator('.call-output pre').textContent()).toBe(
-      'Invalid arguments for show_order: id: must look like ord_1234',
+      'Invalid arguments for show_order: id: expected a string matching /^ord_\\d+$/, received "order 7001"',
     );
     const charge = page.locator('.call[data-tool="charge_card"]');
     await charge.locator('.pill', { hasText: 'error' }).waitFor();

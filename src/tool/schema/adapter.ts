@@ -28,7 +28,14 @@ export interface ValidationIssue {
 }
 
 /** Result of {@link SchemaAdapter.validate}: the parsed value or at least one issue. */
-export type ValidationResult = { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
+export type ValidationResult =
+  | { ok: true; value: unknown }
+  | {
+      ok: false;
+      issues: ValidationIssue[];
+      /** `true` when the library threw (or rejected) instead of judging: its one issue says so, not why the value is wrong. */
+      threw?: true;
+    };
 
 /** A schema of any supported kind, reduced to what `tool()` and `invokeTool()` need. */
 export interface SchemaAdapter {
@@ -43,7 +50,7 @@ export interface SchemaAdapter {
   validate(value: unknown): ValidationResult | Promise<ValidationResult>;
   /**
    * `true` when it was proved, as the adapter was made, that `validate` accepts nothing `jsonSchema` refuses,
-   * so that parameters need no check against their announcement after validation (see `guardWithAnnounced`
+   * so that parameters need no check against their announcement after validation (see the guard of `withAnnounced`
    * in ./announced.ts). Set only for zod 4 schemas made of trusted constructs (`zod4Trusted` in ./zod4.ts).
    * @default false
    */

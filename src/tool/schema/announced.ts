@@ -3,13 +3,14 @@
  * - the root: parameters are validated as an object, so they are announced with `"type": "object"` at the top
  *   ({@link objectRoot});
  * - the guard: a library schema's validation is made to refuse whatever its announcement refuses, so that
- *   `execute` never gets a value the model was told is invalid ({@link guardWithAnnounced});
+ *   `execute` never gets a value the model was told is invalid, and its refusals told in the announcement's
+ *   words ({@link withAnnounced});
  * - integers: whether the announcement says "integer" at a place in the arguments ({@link integerAt}).
  *
  * @module
  */
 import { isPlainObject } from '../../json';
-import { andThen } from '../../maybe';
+import { andThen, type MaybePromise } from '../../maybe';
 import {
   DATA_KEYWORDS,
   type JsonObject,
@@ -19,6 +20,7 @@ import {
   type ValidationResult,
 } from './adapter';
 import { loadValidation, type Validation, validationIfReady } from './optional-parts';
+import type { Validator } from './validator';
 
 /*
  * The root of tool parameters: what it announces, given that validation only ever sees objects there (the
@@ -123,43 +125,66 @@ function withoutFormats(node: unknown): unknown {
   return node;
 }
 
-/** The check of a value the library accepted against `schema`, with the validator `validation`. */
+/** The library's `result` on `value` judged against the announcement, with the validator `validation`. */
 type AnnouncedCheck = (value: unknown, result: ValidationResult) => ValidationResult;
 
-function announcedCheck(validation: Validation, schema: JsonObject): AnnouncedCheck {
-  const validator = validation.compile(schema);
-  return (value, result) => validation.announcedResult(validator, value, result);
+/**
+ * Acceptances are checked against `schema` without its formats (the library checks those its own way); a refusal
+ * is explained against the whole announcement, formats included, made at the first refusal (or without them,
+ * when the validator cannot take them).
+ */
+function announcedCheck(validation: Validation, announced: JsonObject): AnnouncedCheck {
+  const guard = validation.compile(withoutFormats(structuredClone(announced)) as JsonObject);
+  let whole: Validator | undefined;
+  const explaining = () => {
+    if (whole !== undefined) return whole;
+    try {
+      whole = validation.compile(structuredClone(announced));
+    } catch {
+      whole = guard;
+    }
+    return whole;
+  };
+  return (value, result) =>
+    result.ok
+      ? validation.announcedResult(guard, value, result)
+      : validation.refusedResult(explaining(), value, result.issues);
 }
 
 /**
- * Makes a library adapter refuse whatever its announced JSON Schema refuses, so that `execute` never gets a
- * value the model was told is invalid (e.g. valibot and arktype accept an array for a record; the announced
- * `"type": "object"` does not). The library validates first and its messages win; the announced schema
- * (without `format`, which the library checks itself) is then checked on the raw arguments with the JSON Schema
- * validator. `resolveSchema` leaves it out for an adapter that proved it unneeded
- * ({@link SchemaAdapter.acceptsOnlyAnnounced}).
+ * A library adapter (for parameters) read against its announced JSON Schema, which the library validates first:
+ * - a refusal is told in the announcement's words (`refusedResult` in ./validator.ts): the model reads the same
+ *   text for the same bad arguments whichever library checks them, the library's own message kept only where
+ *   the announcement has nothing to say (a refinement); a library that threw is reported as it is;
+ * - with `guard`, an acceptance is checked against the announcement (without `format`, which the library checks
+ *   itself), so that `execute` never gets a value the model was told is invalid (e.g. valibot and arktype
+ *   accept an array for a record; the announced `"type": "object"` does not). `resolveSchema` leaves the guard
+ *   out for an adapter that proved it unneeded ({@link SchemaAdapter.acceptsOnlyAnnounced}): its acceptances
+ *   cost nothing more.
  *
  * The validator is made now when it is here (registered by `toolwire/json-schema`, as in Node), else at the
- * first validation the library accepts, which loads it first (see `loadValidation`): a load that fails fails
- * that validation, and the next one tries again.
+ * first validation that needs it, which loads it first (see `loadValidation`): a load that fails fails an
+ * acceptance that needed the guard, and leaves a refusal in the library's words; the next one tries again.
  *
  * @throws Error from the validator, when it is here, for an announcement it cannot take (see `compile`).
  */
-export function guardWithAnnounced(adapter: SchemaAdapter): SchemaAdapter {
-  const schema = withoutFormats(structuredClone(adapter.jsonSchema)) as JsonObject;
+export function withAnnounced(adapter: SchemaAdapter, guard: boolean): SchemaAdapter {
+  const announced = adapter.jsonSchema;
   const ready = validationIfReady();
-  let check: AnnouncedCheck | undefined = ready === undefined ? undefined : announcedCheck(ready, schema);
+  let check: AnnouncedCheck | undefined = ready === undefined ? undefined : announcedCheck(ready, announced);
   const loadCheck = () =>
-    andThen(loadValidation(), (validation) => (check ??= announcedCheck(validation, schema)));
+    andThen(loadValidation(), (validation) => (check ??= announcedCheck(validation, announced)));
+  const judged = (value: unknown, result: ValidationResult): MaybePromise<ValidationResult> => {
+    if (check !== undefined) return check(value, result);
+    const loaded = andThen(loadCheck(), (made) => made(value, result));
+    return result.ok ? loaded : Promise.resolve(loaded).catch(() => result);
+  };
   return {
-    kind: adapter.kind,
-    jsonSchema: adapter.jsonSchema,
+    ...adapter,
     validate: (value) =>
-      andThen(adapter.validate(value), (result) => {
-        if (!result.ok) return result;
-        if (check !== undefined) return check(value, result);
-        return andThen(loadCheck(), (loaded) => loaded(value, result));
-      }),
+      andThen(adapter.validate(value), (result) =>
+        (result.ok && !guard) || (!result.ok && result.threw === true) ? result : judged(value, result),
+      ),
   };
 }
 

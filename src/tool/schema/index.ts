@@ -23,7 +23,7 @@ import {
   type SchemaAdapter,
   UnsatisfiableSchemaError,
 } from './adapter';
-import { guardWithAnnounced, objectRoot } from './announced';
+import { objectRoot, withAnnounced } from './announced';
 import { arkTypeAdapter, arkTypeMessage, isArkTypeSchema } from './arktype';
 import { type OptionalParts, PART_IMPORTS, registeredPart } from './optional-parts';
 import {
@@ -295,14 +295,12 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
       );
     }
     const finished: SchemaAdapter = { ...adapter, jsonSchema: finish(adapter.jsonSchema, origin) };
-    // Parameters are announced: validation must refuse what the announcement refuses (see guardWithAnnounced),
-    // which a JSON Schema does by itself and a zod 4 schema of trusted constructs was proved to do.
-    const guarded =
-      origin.requireObject &&
-      finished.kind !== 'json-schema' &&
-      finished.kind !== 'none' &&
-      finished.acceptsOnlyAnnounced !== true;
-    return guarded ? guardWithAnnounced(finished) : finished;
+    // Parameters are announced: validation must refuse what the announcement refuses, which a JSON Schema does
+    // by itself and a zod 4 schema of trusted constructs was proved to do; and a library's refusal is told in
+    // the announcement's words, as a JSON Schema's is (see withAnnounced).
+    const announcedLibrary =
+      origin.requireObject && finished.kind !== 'json-schema' && finished.kind !== 'none';
+    return announcedLibrary ? withAnnounced(finished, finished.acceptsOnlyAnnounced !== true) : finished;
   } catch (error) {
     if (error instanceof ToolDefinitionError) throw error;
     const reason = error instanceof Error ? error.message : String(error);

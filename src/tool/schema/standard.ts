@@ -38,7 +38,11 @@ export type IssueMessageFormatter = (issue: StandardSchemaV1.Issue) => string;
 
 const failedValidation = (error: unknown): ValidationResult => {
   const message = error instanceof Error ? error.message : String(error);
-  return { ok: false, issues: [{ path: formatPath([]), message: `validation failed: ${message}` }] };
+  return {
+    ok: false,
+    issues: [{ path: formatPath([]), message: `validation failed: ${message}` }],
+    threw: true,
+  };
 };
 
 /**

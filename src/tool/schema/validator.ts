@@ -11,97 +11,40 @@
  * @see https://github.com/cfworker/cfworker/tree/main/packages/json-schema
  * @module
  */
-import { type OutputUnit, Validator } from '@cfworker/json-schema';
-import {
-  formatPath,
-  type JsonObject,
-  pointerToSegments,
-  type ValidationIssue,
-  type ValidationResult,
-} from './adapter';
+import { dereference, type Schema, type ValidationResult as Verdict, validate } from '@cfworker/json-schema';
+import { formatPath, type JsonObject, type ValidationIssue, type ValidationResult } from './adapter';
+import { explainIssues, isInside } from './explain';
 
-export type { Validator };
+/** A compiled schema: its verdict on a value, and what ./explain.ts reads to say why. */
+export interface Validator {
+  /** The schema, annotated by the validator (each `$ref` resolved in {@link Validator.lookup}). */
+  readonly schema: Schema;
+  /** Every schema of the document by its absolute URI, for `$ref`s. */
+  readonly lookup: Record<string, Schema | boolean>;
+  /** The verdict on `instance`, with every error (not only the first). */
+  validate(instance: unknown): Verdict;
+}
 
 /**
- * A validator for `schema`, read as JSON Schema 2020-12, reporting every error (not only the first). It annotates
- * the schema it is given: pass a copy that nothing else reads.
+ * A validator for `schema`, read as JSON Schema 2020-12, reporting every error (as `@cfworker/json-schema`'s
+ * `Validator` does, whose schema and lookup this one keeps readable). It annotates the schema it is given: pass
+ * a copy that nothing else reads.
  *
  * @throws Error from the validator for a schema it cannot take (two subschemas with the same `$id`).
  */
 export function compile(schema: JsonObject): Validator {
-  return new Validator(schema, '2020-12', false);
+  const annotated = schema as Schema;
+  const lookup = dereference(annotated);
+  return {
+    schema: annotated,
+    lookup,
+    validate: (instance) => validate(instance, annotated, '2020-12', lookup, false),
+  };
 }
 
-// Errors that only summarise the errors of their subschemas, which are reported instead.
-const SUMMARY_KEYWORDS = new Set([
-  'properties',
-  'items',
-  'prefixItems',
-  'additionalItems',
-  'additionalProperties',
-  'patternProperties',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'allOf',
-  '$ref',
-  '$recursiveRef',
-  '$dynamicRef',
-  'dependentSchemas',
-  'dependencies',
-  'propertyNames',
-  'contains',
-  'then',
-  'else',
-]);
-// Errors whose subschema errors are alternatives; the summary is clearer than every branch's complaint.
-const ALTERNATIVE_KEYWORDS = new Set(['anyOf', 'oneOf', 'not']);
-
-function isBelow(location: string, other: string): boolean {
-  return other.startsWith(location === '#' ? '#/' : `${location}/`);
-}
-
-/** A cfworker message in toolwire's style: the missing property in the path, no trailing period. */
-function describe(error: OutputUnit, instance: unknown): ValidationIssue {
-  const segments = pointerToSegments(error.instanceLocation, instance);
-  let message = error.error.replace(/\.$/, '');
-  const missing = error.keyword === 'required' ? /required property "(.*)"$/.exec(message) : null;
-  if (missing?.[1] !== undefined) {
-    segments.push(missing[1]);
-    message = 'missing required property';
-  } else if (error.keyword === 'false') {
-    message = 'is not allowed';
-  } else if (error.keywordLocation.includes('/propertyNames/')) {
-    message = `invalid property name: ${message}`;
-  }
-  return { path: formatPath(segments), message };
-}
-
-/**
- * Turns `@cfworker/json-schema` output units into issues with rendered paths: summaries whose details are
- * reported are left out, alternatives (`anyOf`, `oneOf`, `not`) are reported once, duplicates are merged.
- */
-export function issuesFromOutput(errors: readonly OutputUnit[], instance: unknown): ValidationIssue[] {
-  const alternatives = errors
-    .filter((e) => ALTERNATIVE_KEYWORDS.has(e.keyword))
-    .map((e) => e.keywordLocation);
-  const issues: ValidationIssue[] = [];
-  const seen = new Set<string>();
-  for (const error of errors) {
-    if (alternatives.some((location) => isBelow(location, error.keywordLocation))) continue;
-    const summarised = errors.some(
-      (other) =>
-        isBelow(error.keywordLocation, other.keywordLocation) ||
-        isBelow(error.instanceLocation, other.instanceLocation),
-    );
-    if (SUMMARY_KEYWORDS.has(error.keyword) && summarised) continue;
-    const issue = describe(error, instance);
-    const key = `${issue.path}\u0000${issue.message}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      issues.push(issue);
-    }
-  }
-  return issues.length > 0 ? issues : [{ path: formatPath([]), message: 'does not match the schema' }];
+/** Why `value` fails the validator's schema, in the one wording of ./explain.ts. */
+export function explain(validator: Validator, value: unknown): ValidationIssue[] {
+  return explainIssues(value, validator.schema, validator.lookup);
 }
 
 /**
@@ -157,11 +100,12 @@ function withoutUnset(value: unknown, depth: number): unknown {
 export function plainResult(validator: Validator, value: unknown): ValidationResult {
   const foreign = nonJsonValue(value, [], 0);
   if (foreign) {
-    const message = `expected a JSON value, got ${foreign.type}`;
+    const message = `expected a JSON value, received ${foreign.type}`;
     return { ok: false, issues: [{ path: formatPath(foreign.path), message }] };
   }
-  const result = validator.validate(withoutUnset(value, 0));
-  return result.valid ? { ok: true, value } : { ok: false, issues: issuesFromOutput(result.errors, value) };
+  const plain = withoutUnset(value, 0);
+  const result = validator.validate(plain);
+  return result.valid ? { ok: true, value } : { ok: false, issues: explain(validator, plain) };
 }
 
 /** The library's `result` (valid), unless the announced schema's `validator` refuses the raw `value`. */
@@ -170,11 +114,35 @@ export function announcedResult(
   value: unknown,
   result: ValidationResult,
 ): ValidationResult {
-  let announced: ReturnType<Validator['validate']>;
+  let announced: Verdict;
   try {
     announced = validator.validate(value);
   } catch {
     return result; // e.g. a library pattern this validator cannot compile: the library's verdict stands
   }
-  return announced.valid ? result : { ok: false, issues: issuesFromOutput(announced.errors, value) };
+  return announced.valid ? result : { ok: false, issues: explain(validator, value) };
+}
+
+/**
+ * A library's refusal of `value` in the announcement's words: where the library refused (its issues' paths, and
+ * the paths above and below them), the issues of `value` against the announced schema (./explain.ts); then the
+ * library's `issues` on paths those leave alone (a refinement, which the announcement cannot say). The library's
+ * issues as they are when the announcement accepts `value`, or when the validator cannot judge it.
+ */
+export function refusedResult(
+  validator: Validator,
+  value: unknown,
+  issues: readonly ValidationIssue[],
+): ValidationResult {
+  try {
+    if (validator.validate(value).valid) return { ok: false, issues: [...issues] };
+    const related = (a: string, b: string) => a === b || isInside(a, b) || isInside(b, a);
+    const explained = explain(validator, value).filter((found) =>
+      issues.some((issue) => related(found.path, issue.path)),
+    );
+    const kept = issues.filter((issue) => !explained.some((found) => related(found.path, issue.path)));
+    return { ok: false, issues: [...explained, ...kept] };
+  } catch {
+    return { ok: false, issues: [...issues] };
+  }
 }

@@ -251,7 +251,7 @@ export function dropFlaggedPatterns(zodSchema: HookSchema, jsonSchema: JsonObjec
 
 /*
  * A proof, made once when a tool is defined, that a zod 4 schema accepts nothing its announced JSON Schema
- * refuses, so that `resolveSchema` can leave out `guardWithAnnounced` (about 3 µs per call). zod may refuse
+ * refuses, so that `resolveSchema` can leave out the guard of `withAnnounced` (about 3 µs per call). zod may refuse
  * more (a refinement, a transform's issues): its verdict and messages win, as with the guard.
  *
  * The proof walks the definition (`schema._zod.def`, shared by zod and zod/mini) and trusts only what is listed

@@ -63,7 +63,7 @@ describe('a parser installed on a zod 4 schema', () => {
     expect(adapter.acceptsOnlyAnnounced).toBeUndefined();
     expect(await adapter.validate({ s: 0 })).toEqual({
       ok: false,
-      issues: [{ path: 's', message: 'Instance type "number" is invalid. Expected "string"' }],
+      issues: [{ path: 's', message: 'expected a string, received 0' }],
     });
   });
 });

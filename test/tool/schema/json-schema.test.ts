@@ -173,14 +173,13 @@ describe('JSON Schema parameters', () => {
 
   it('puts a missing required property in the path', async () => {
     expect((await invokeTool(find, { filters: [{ field: 'a' }] })).output).toBe(
-      'Invalid arguments for find: q: missing required property; filters[0].op: missing required property',
+      'Invalid arguments for find: q: expected a string of at least 1 character, received nothing; filters[0].op: expected one of "eq", "ne", received nothing',
     );
   });
 
   it('quotes keys that are not identifiers and keeps numeric object keys as keys', async () => {
     expect((await invokeTool(find, { q: 'x', tags: { 'a b': 1, '0': 2 } })).output).toBe(
-      'Invalid arguments for find: tags["0"]: Instance type "number" is invalid. Expected "string"; ' +
-        'tags["a b"]: Instance type "number" is invalid. Expected "string"',
+      'Invalid arguments for find: tags["0"]: expected a string, received 2; tags["a b"]: expected a string, received 1',
     );
   });
 
@@ -192,7 +191,7 @@ describe('JSON Schema parameters', () => {
       execute: echo,
     });
     expect((await invokeTool(closed, { id: 'x', extra: 1 })).output).toBe(
-      'Invalid arguments for closed: extra: is not allowed',
+      'Invalid arguments for closed: extra: expected no such property (known: id), received 1',
     );
   });
 
@@ -204,7 +203,7 @@ describe('JSON Schema parameters', () => {
       execute: echo,
     });
     expect((await invokeTool(either, { id: true })).output).toBe(
-      'Invalid arguments for either: id: Instance does not match any subschemas',
+      'Invalid arguments for either: id: expected a number or a string, received true',
     );
   });
 
@@ -235,7 +234,7 @@ describe('JSON Schema parameters', () => {
       execute: echo,
     });
     expect((await invokeTool(linked, { sku: 'nope' })).output).toBe(
-      'Invalid arguments for linked: sku: String does not match pattern',
+      'Invalid arguments for linked: sku: expected a string matching /^[A-Z]+-[0-9]+$/, received "nope"',
     );
   });
 
@@ -249,7 +248,7 @@ describe('JSON Schema parameters', () => {
     });
     expect(shared.definition.parameters.properties).toEqual({ from: id, to: id });
     expect((await invokeTool(shared, { from: '', to: 'b' })).output).toBe(
-      'Invalid arguments for shared: from: String is too short (0 < 1)',
+      'Invalid arguments for shared: from: expected a string of at least 1 character, received a string of 0 characters',
     );
   });
 

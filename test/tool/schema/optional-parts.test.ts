@@ -217,7 +217,7 @@ describe('the core without the optional parts', () => {
     expect(loads.begun).toBe(0);
     expect(await core.invokeTool(double, { n: '3' })).toMatchObject({
       status: 'invalid_arguments',
-      output: 'Invalid arguments for double: n: Instance type "string" is invalid. Expected "number"',
+      output: 'Invalid arguments for double: n: expected a number, received "3"',
     });
     expect(await core.invokeTool(double, { n: 3 })).toMatchObject({ status: 'ok', output: '6' });
     expect(loads.begun).toBe(1);
@@ -309,7 +309,7 @@ describe('the core with toolwire/json-schema registered', () => {
     });
     expect(adapter.validate({ n: '3' })).toEqual({
       ok: false,
-      issues: [{ path: 'n', message: 'Instance type "string" is invalid. Expected "number"' }],
+      issues: [{ path: 'n', message: 'expected a number, received "3"' }],
     });
   });
 });

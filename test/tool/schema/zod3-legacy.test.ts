@@ -39,7 +39,7 @@ describe('zod 3.23 parameters', () => {
     expect(await invokeTool(search, { q: '', limit: 11 })).toMatchObject({
       status: 'invalid_arguments',
       output:
-        'Invalid arguments for search: q: String must contain at least 1 character(s); limit: Number must be less than or equal to 10',
+        'Invalid arguments for search: q: expected a string of at least 1 character, received a string of 0 characters; limit: expected an integer <= 10, received 11',
     });
   });
 

@@ -62,7 +62,7 @@ describe('zod 3 parameters', () => {
     });
     const bad = { root: { name: 'a', children: [{ name: 1, children: [] }] } };
     expect((await invokeTool(tree, bad)).output).toBe(
-      'Invalid arguments for tree: root.children[0].name: Expected string, received number',
+      'Invalid arguments for tree: root.children[0].name: expected a string, received 1',
     );
   });
 

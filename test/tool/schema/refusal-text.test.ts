@@ -1,0 +1,247 @@
+/**
+ * What the model reads for arguments its tool refuses, one table for every kind of schema: the same tool written
+ * with zod 4, zod 3, valibot, arktype and a plain JSON Schema, the same bad arguments, and one text for each,
+ * whichever library checks them (src/tool/schema/explain.ts). The one documented difference: a check the
+ * announcement cannot state (a refinement) keeps its library's message.
+ */
+import { type } from 'arktype';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { z as z4 } from 'zod';
+import { z as z3 } from 'zod3';
+import { invokeTool, type ToolParameters, tool } from '../../../src/index';
+
+const LIBRARIES: Array<[kind: string, parameters: unknown]> = [
+  [
+    'zod 4',
+    z4.strictObject({
+      name: z4.string().min(2).max(5),
+      age: z4.number().int().min(0),
+      kind: z4.enum(['a', 'b']),
+      tags: z4.array(z4.string()).max(2),
+      pick: z4.union([z4.string(), z4.number()]),
+      shape: z4.discriminatedUnion('t', [
+        z4.object({ t: z4.literal('c'), r: z4.number() }),
+        z4.object({ t: z4.literal('s'), w: z4.number() }),
+      ]),
+      email: z4.email().optional(),
+    }),
+  ],
+  [
+    'zod 3',
+    z3
+      .object({
+        name: z3.string().min(2).max(5),
+        age: z3.number().int().min(0),
+        kind: z3.enum(['a', 'b']),
+        tags: z3.array(z3.string()).max(2),
+        pick: z3.union([z3.string(), z3.number()]),
+        shape: z3.discriminatedUnion('t', [
+          z3.object({ t: z3.literal('c'), r: z3.number() }),
+          z3.object({ t: z3.literal('s'), w: z3.number() }),
+        ]),
+        email: z3.string().email().optional(),
+      })
+      .strict(),
+  ],
+  [
+    'valibot',
+    v.strictObject({
+      name: v.pipe(v.string(), v.minLength(2), v.maxLength(5)),
+      age: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      kind: v.picklist(['a', 'b']),
+      tags: v.pipe(v.array(v.string()), v.maxLength(2)),
+      pick: v.union([v.string(), v.number()]),
+      shape: v.variant('t', [
+        v.object({ t: v.literal('c'), r: v.number() }),
+        v.object({ t: v.literal('s'), w: v.number() }),
+      ]),
+      email: v.optional(v.pipe(v.string(), v.email())),
+    }),
+  ],
+  [
+    'arktype',
+    type({
+      '+': 'reject',
+      name: '2 <= string <= 5',
+      age: 'number.integer >= 0',
+      kind: "'a' | 'b'",
+      tags: 'string[] <= 2',
+      pick: 'string | number',
+      shape: type({ t: "'c'", r: 'number' }).or({ t: "'s'", w: 'number' }),
+      'email?': 'string.email',
+    }),
+  ],
+  [
+    'JSON Schema',
+    {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        name: { type: 'string', minLength: 2, maxLength: 5 },
+        age: { type: 'integer', minimum: 0 },
+        kind: { type: 'string', enum: ['a', 'b'] },
+        tags: { type: 'array', items: { type: 'string' }, maxItems: 2 },
+        pick: { anyOf: [{ type: 'string' }, { type: 'number' }] },
+        shape: {
+          oneOf: [
+            {
+              type: 'object',
+              properties: { t: { const: 'c' }, r: { type: 'number' } },
+              required: ['t', 'r'],
+            },
+            {
+              type: 'object',
+              properties: { t: { const: 's' }, w: { type: 'number' } },
+              required: ['t', 'w'],
+            },
+          ],
+        },
+        email: { type: 'string', format: 'email' },
+      },
+      required: ['name', 'age', 'kind', 'tags', 'pick', 'shape'],
+    },
+  ],
+];
+
+const GOOD = { name: 'abc', age: 3, kind: 'a', tags: ['x'], pick: 'p', shape: { t: 'c', r: 1 } };
+const { name: _name, ...withoutName } = GOOD;
+
+/** Bad arguments, and the one text every kind gives for them (after `Invalid arguments for find: `). */
+const BAD: Array<[what: string, args: object, text: string]> = [
+  ['a wrong type', { ...GOOD, name: 5 }, 'name: expected a string of 2 to 5 characters, received 5'],
+  ['a missing property', withoutName, 'name: expected a string of 2 to 5 characters, received nothing'],
+  ['null', { ...GOOD, name: null }, 'name: expected a string of 2 to 5 characters, received null'],
+  [
+    'a string too long',
+    { ...GOOD, name: 'abcdefg' },
+    'name: expected a string of 2 to 5 characters, received a string of 7 characters',
+  ],
+  ['a fraction for an integer', { ...GOOD, age: 1.5 }, 'age: expected an integer >= 0, received 1.5'],
+  ['a number too small', { ...GOOD, age: -1 }, 'age: expected an integer >= 0, received -1'],
+  // The JSON Schema path listed this one twice (its type, then its enum).
+  [
+    'a value of no enum, of the wrong type',
+    { ...GOOD, kind: 5 },
+    'kind: expected one of "a", "b", received 5',
+  ],
+  ['a value of no enum', { ...GOOD, kind: 'c' }, 'kind: expected one of "a", "b", received "c"'],
+  ['a wrong array item', { ...GOOD, tags: ['x', 3] }, 'tags[1]: expected a string, received 3'],
+  [
+    'too many items',
+    { ...GOOD, tags: ['x', 'y', 'z'] },
+    'tags: expected an array of at most 2 items, each a string, received an array of 3 items',
+  ],
+  // zod said only `Invalid input` here.
+  [
+    'a value no variant of a union takes',
+    { ...GOOD, pick: true },
+    'pick: expected a number or a string, received true',
+  ],
+  [
+    'a discriminator no variant takes',
+    { ...GOOD, shape: { t: 'x' } },
+    'shape.t: expected one of "c", "s", received "x"',
+  ],
+  [
+    'a wrong field of the variant chosen',
+    { ...GOOD, shape: { t: 'c', r: 'no' } },
+    'shape.r: expected a number, received "no"',
+  ],
+  [
+    'an unknown property',
+    { ...GOOD, extra: 1 },
+    'extra: expected no such property (known: age, email, kind, name, pick, shape, tags), received 1',
+  ],
+  [
+    'a malformed email',
+    { ...GOOD, email: 'nope' },
+    'email: expected a string in the format "email", received "nope"',
+  ],
+  [
+    'several mistakes',
+    { ...GOOD, name: 5, kind: 'c', tags: ['x', 3] },
+    'name: expected a string of 2 to 5 characters, received 5; kind: expected one of "a", "b", received "c"; ' +
+      'tags[1]: expected a string, received 3',
+  ],
+];
+
+describe.each(LIBRARIES)('refused arguments, %s', (_kind, parameters) => {
+  const find = tool({
+    name: 'find',
+    description: 'Finds.',
+    parameters: parameters as ToolParameters,
+    execute: () => 'ok',
+  });
+
+  it('accepts the good arguments', async () => {
+    expect(await invokeTool(find, GOOD)).toMatchObject({ status: 'ok' });
+  });
+
+  it.each(BAD)('reads the same for %s', async (_what, args, text) => {
+    expect(await invokeTool(find, args)).toMatchObject({
+      status: 'invalid_arguments',
+      output: `Invalid arguments for find: ${text}`,
+    });
+  });
+});
+
+describe('refused arguments, what the announcement cannot say', () => {
+  it('keeps the library’s message for a refinement, after the announcement’s issues', async () => {
+    const more = tool({
+      name: 'more',
+      description: 'd',
+      parameters: z4.object({ n: z4.number().refine((n) => n > 1, 'must be more than 1'), s: z4.string() }),
+      execute: () => 'ok',
+    });
+    expect((await invokeTool(more, { n: 0, s: 1 })).output).toBe(
+      'Invalid arguments for more: s: expected a string, received 1; n: must be more than 1',
+    );
+  });
+});
+
+describe('refused arguments, redacted', () => {
+  it('replaces the value of a sensitive field it shows, as in every text the model reads', async () => {
+    const unlock = tool({
+      name: 'unlock',
+      description: 'd',
+      sensitiveFieldNames: ['code'],
+      parameters: z4.object({ code: z4.enum(['open']), n: z4.number() }),
+      execute: () => 'ok',
+    });
+    expect((await invokeTool(unlock, { code: 'hunter2', n: 'hunter2' })).output).toBe(
+      'Invalid arguments for unlock: code: expected "open", received "[redacted]"; n: expected a number, received "[redacted]"',
+    );
+  });
+});
+
+describe('refused arguments, bounded', () => {
+  const many = tool({
+    name: 'many',
+    description: 'd',
+    parameters: {
+      type: 'object',
+      properties: {
+        v: { anyOf: [1, 2, 3, 4, 5, 6].map((minLength) => ({ type: 'string', minLength })) },
+        e: { enum: Array.from({ length: 12 }, (_, n) => `value${n}`) },
+        s: { type: 'string', pattern: `^${'x'.repeat(80)}$` },
+        k: { type: 'string', enum: ['a'] },
+      },
+    },
+    execute: () => 'ok',
+  });
+
+  it('names at most four variants of a union, then counts the rest', async () => {
+    expect((await invokeTool(many, { v: 1 })).output).toBe(
+      'Invalid arguments for many: v: expected a string of at least 1 character, a string of at least 2 characters, ' +
+        'a string of at least 3 characters, a string of at least 4 characters or 2 more, received 1',
+    );
+  });
+
+  it('names at most eight values of an enum, and cuts long values and patterns', async () => {
+    expect((await invokeTool(many, { e: 'z'.repeat(100), s: 'y' })).output).toBe(
+      'Invalid arguments for many: e: expected one of "value0", "value1", "value10", "value11", "value2", "value3", ' +
+        `"value4", "value5", or 4 more, received a string of 100 characters; s: expected a string matching /^${'x'.repeat(38)}…/, received "y"`,
+    );
+  });
+});
