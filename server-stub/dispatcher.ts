@@ -52,6 +52,8 @@ export class Dispatcher {
   readonly #overdue = new WeakSet<Call>();
   /** Counts dispatches, to spread calls between equally loaded sessions (server-stub/routing.ts). */
   #dispatches = 0;
+  /** The dispatch count when each call was last sent (its order among the calls sent, for {@link cancelCalls}). */
+  readonly #sentAt = new WeakMap<Call, number>();
 
   constructor(deps: DispatcherDeps) {
     this.#deps = deps;
@@ -226,11 +228,34 @@ export class Dispatcher {
     this.#finish(call, { status: 'cancelled', output: cancelledText(call.toolName) });
   }
 
-  /** Cancels every call of the run that is not done yet (the run ended). */
+  /**
+   * Cancels every call of the run that is not done yet (the run ended), so that no call of the run waiting in a
+   * client's queue can start in a slot freed by the cancel of another (docs/protocol/tool-calls.md): first the
+   * calls not sent to any client (ending one offers the waiting calls to its session), then those sent, the most
+   * recently sent first; the cancels to one session go out in one write.
+   */
   cancelCalls(run: Run, reason: CancelReason): void {
+    const open: Call[] = [];
     for (const { callId } of run.calls) {
       const call = this.#calls.get(callId);
-      if (call) this.cancel(call, reason);
+      if (call !== undefined && call.state !== 'done') open.push(call);
+    }
+    if (open.length === 0) return;
+    const sentAt = (call: Call) =>
+      call.sessionId === undefined ? Number.MAX_SAFE_INTEGER : (this.#sentAt.get(call) ?? 0);
+    open.sort((a, b) => sentAt(b) - sentAt(a));
+    const corked = new Set<Session>();
+    for (const call of open) {
+      const session = call.sessionId === undefined ? undefined : this.#deps.sessions.get(call.sessionId);
+      if (session !== undefined && !corked.has(session)) {
+        corked.add(session);
+        session.cork();
+      }
+    }
+    try {
+      for (const call of open) this.cancel(call, reason);
+    } finally {
+      for (const session of corked) session.uncork();
     }
   }
 
@@ -330,6 +355,7 @@ export class Dispatcher {
     if (call.run.buildId === undefined && target.buildId !== undefined) call.run.buildId = target.buildId;
     call.dispatch(target.id);
     target.lastDispatch = ++this.#dispatches;
+    this.#sentAt.set(call, this.#dispatches);
     call.activity.sideEffect = definition?.sideEffect;
     call.activity.strict = definition?.strict === true;
     // A leased call's lease starts when it is sent (docs/protocol/updates.md).

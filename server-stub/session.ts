@@ -76,6 +76,8 @@ export class Session {
   /** Results acknowledged and not yet told (see {@link Session.ack}). */
   #acks: string[] = [];
   readonly #recent: Array<{ frame: ServiceFrame; at: number }> = [];
+  /** The TCP socket each {@link cork} held (`undefined`: none), innermost last. */
+  readonly #corked: Array<TcpSocket | undefined> = [];
 
   readonly #maxBufferedBytes: number;
   readonly #onOverflow: (session: Session, reason: string) => void;
@@ -176,6 +178,22 @@ export class Session {
     return this.#write(frame);
   }
 
+  /**
+   * Holds what is written to the socket until {@link uncork}, which writes it at once: the frames between go out in
+   * one write (Node's `writev` on the TCP socket under `ws`), so that a client reads them together. Counted, as
+   * Node counts corks; a socket without a TCP socket under it (none attached) is not held.
+   */
+  cork(): void {
+    const raw = tcpSocketOf(this.socket);
+    if (raw !== undefined) raw.cork();
+    this.#corked.push(raw);
+  }
+
+  /** Ends the last {@link cork}. */
+  uncork(): void {
+    this.#corked.pop()?.uncork();
+  }
+
   /** Writes `frame` (encoded as `text`, when the caller has encoded it) if it is within the client's frame limit. */
   #write(frame: ServiceFrame, text?: string): boolean {
     const socket = this.socket;
@@ -235,6 +253,19 @@ export class Session {
     const kept = this.#kept.splice(0);
     for (const frame of [...recent, ...kept]) this.send(frame);
   }
+}
+
+/** What {@link Session.cork} needs of the TCP socket under a `ws` WebSocket. */
+interface TcpSocket {
+  cork(): void;
+  uncork(): void;
+}
+
+/** The TCP socket under `ws` (its `_socket`: `ws` has no public way to cork), when there is one. */
+function tcpSocketOf(socket: WebSocket | undefined): TcpSocket | undefined {
+  if (socket === undefined || socket.readyState !== socket.OPEN) return undefined;
+  const raw = (socket as unknown as { _socket?: Partial<TcpSocket> | null })._socket;
+  return typeof raw?.cork === 'function' && typeof raw.uncork === 'function' ? (raw as TcpSocket) : undefined;
 }
 
 function withoutStrict(tool: ToolDefinition): ToolDefinition {

@@ -253,6 +253,8 @@ export class CallRunner implements ExecutionOwner {
   readonly #finished = new FinishedIds();
   /** Runs aborted by their caller (`client.run({ signal })`), oldest first, with the abort reason. */
   readonly #abortedRuns = new Map<string, unknown>();
+  /** The run whose calls held here the service's last `run_cancelled` ended (see {@link CallRunner.cancel}). */
+  #lastRunCancelled: string | undefined;
   #accepting = true;
   /**
    * Calls of a tool with `concurrency` handed back while they waited at its gate ({@link CallRunner.stopAccepting}):
@@ -593,9 +595,25 @@ export class CallRunner implements ExecutionOwner {
     startByName(this.#options.registry, execution, execution.toolName, execution.arguments, context);
   }
 
-  /** Handles a `cancel`: aborts `ctx.signal` of the call, or drops it from the queue. */
+  /**
+   * Handles a `cancel`: aborts `ctx.signal` of the call, or drops it from the queue. `run_cancelled` says the
+   * service ended the call's run, and that each call of the run it sent gets the same cancel
+   * (docs/protocol/tool-calls.md): the calls of that run waiting here for a slot (queued, or in line to go on) end
+   * with the first, so that none starts in the slot that cancel freed before its own cancel is read. The run's
+   * running calls wait for their own; any other reason ends only its call.
+   */
   cancel(callId: string, reason: string): void {
-    this.#cancel(callId, abortReason(`cancelled by the service (${reason})`, 'AbortError', reason));
+    const aborted = abortReason(`cancelled by the service (${reason})`, 'AbortError', reason);
+    const execution = reason === 'run_cancelled' ? this.#held.get(callId) : undefined;
+    this.#cancel(callId, aborted);
+    // The run's other cancels follow at once: its calls waiting for a slot were ended with the first.
+    if (execution === undefined || execution.runId === this.#lastRunCancelled) return;
+    const { runId } = execution;
+    this.#lastRunCancelled = runId;
+    for (const other of [...this.#held.values()]) {
+      const waits = other.state === 'queued' || other.state === 'resuming';
+      if (waits && other.runId === runId) this.#cancel(other.callId, aborted);
+    }
   }
 
   /** Cancels a call (a `cancel`, its deadline, its run's abort, `close()`) with `reason` as its signal's reason. */

@@ -308,7 +308,9 @@ export class Slots {
   /**
    * Starts queued calls once the current task is done (a microtask), not at once: the frames that came with
    * the one that freed the slot (a burst of `cancel`s, `close()` aborting every call) are handled first, so a
-   * call cancelled while queued never starts.
+   * call cancelled while queued never starts. A cancel read in a later task comes too late for this: a service
+   * cancels a run's queued calls before its running ones, and the runner ends the run's calls waiting here at its
+   * first `run_cancelled` (docs/protocol/tool-calls.md, src/client/calls.ts `cancel`).
    */
   #scheduleDrain(): void {
     if (this.#drainDue || this.#queued === 0) return;

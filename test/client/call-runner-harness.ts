@@ -40,8 +40,11 @@ export function recording(
     events: { toolCall() {}, toolResult() {}, approvalRequested() {}, widgetInvalid() {} },
     ...overrides,
   });
-  const call = (callId: string, toolName: string, extra: { deadlineMs?: number; approved?: boolean } = {}) =>
-    calls.receive({ type: 'tool_call', callId, runId: 'r1', toolName, arguments: {}, ...extra });
+  const call = (
+    callId: string,
+    toolName: string,
+    extra: { deadlineMs?: number; approved?: boolean; runId?: string } = {},
+  ) => calls.receive({ type: 'tool_call', callId, runId: 'r1', toolName, arguments: {}, ...extra });
   return { calls, call, sent };
 }
 

@@ -26,6 +26,34 @@ describe('Slots, in a call runner: cancelling queued calls', () => {
     expect(ran).toEqual([]);
     expect(statuses(sent).sort()).toEqual(['q1:cancelled', 'q2:cancelled', 'q3:cancelled', 'run:cancelled']);
   });
+
+  it('ends the queued calls of a run with the first run_cancelled, though their own cancels come a task later', async () => {
+    const { calls, call, ran, sent } = queuedBehindOne();
+    call('run', 'stuck');
+    for (const id of ['q1', 'q2']) call(id, 'charge');
+    call('other', 'charge', { runId: 'r2' });
+    await nextTask();
+    calls.cancel('run', 'run_cancelled'); // a service that cancels in the order it dispatched
+    await nextTask();
+    for (const id of ['q1', 'q2']) {
+      calls.cancel(id, 'run_cancelled');
+      await nextTask();
+    }
+    // The call of another run takes the slot; none of the cancelled run's starts.
+    expect(ran).toEqual(['other']);
+    expect(statuses(sent)).toEqual(['run:cancelled', 'q1:cancelled', 'q2:cancelled', 'other:ok']);
+  });
+
+  it('ends only its call on a cancel for any other reason: the next call of the run takes the slot', async () => {
+    const { calls, call, ran, sent } = queuedBehindOne();
+    call('run', 'stuck');
+    for (const id of ['q1', 'q2']) call(id, 'charge');
+    await nextTask();
+    calls.cancel('run', 'deadline');
+    await nextTask();
+    expect(ran).toEqual(['q1', 'q2']);
+    expect(statuses(sent)).toEqual(['run:cancelled', 'q1:ok', 'q2:ok']);
+  });
 });
 
 describe('Slots, in a call runner: parked calls', () => {

@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
 import { agent, once, stub, track } from './helpers';
@@ -74,3 +75,47 @@ describe('how a run ends', () => {
     }
   });
 });
+
+describe('the order of a run cancel', () => {
+  it('cancels the calls not sent first, then the sent ones most recently sent first, in one write', async () => {
+    const toolCalls = ['c0', 'c1', 'c2', 'c3', 'c4'].map((id) => ({ name: 'wait', arguments: { id } }));
+    const server = await stub({ model: scriptedModel([{ toolCalls }]) });
+    // Two running and one queued in the client; the other two wait in the service.
+    const client = track(
+      await TestClient.connect(server.url, { tools: [toolDef('wait')], maxConcurrency: 2, maxQueue: 1 }),
+    );
+    const runId = server.runs.start(agent('a', ['wait']), 'go');
+    const sent = [];
+    for (let i = 0; i < 3; i += 1) sent.push((await client.next('tool_call')).callId);
+    // The writes of the service's end of the socket (every TCP socket but the client's) while it cancels.
+    const writes = countWrites((client.ws as unknown as { _socket: Socket })._socket);
+    try {
+      expect(server.runs.cancel(runId)).toBe(true);
+    } finally {
+      writes.stop();
+    }
+    const cancels = [];
+    for (let i = 0; i < 3; i += 1) cancels.push(await client.next('cancel'));
+    // A cancel that freed a slot first would let the queued call start before its own cancel is read.
+    expect(cancels).toEqual(
+      sent.reverse().map((callId) => ({ type: 'cancel', callId, reason: 'run_cancelled' })),
+    );
+    expect(writes.count).toBe(1);
+    // The calls that waited in the service were never sent.
+    expect(client.all('tool_call')).toHaveLength(3);
+  });
+});
+
+/** Counts the writes to the TCP socket of every socket but `except` (`_write` and `_writev` of Node's streams). */
+function countWrites(except: Socket): { readonly count: number; stop(): void } {
+  const proto = Socket.prototype as unknown as Record<'_write' | '_writev', (...args: unknown[]) => unknown>;
+  const original = { _write: proto._write, _writev: proto._writev };
+  const counted = { count: 0, stop: () => Object.assign(proto, original) };
+  for (const name of ['_write', '_writev'] as const) {
+    proto[name] = function (this: Socket, ...args: unknown[]) {
+      if (this !== except) counted.count += 1;
+      return original[name].apply(this, args);
+    };
+  }
+  return counted;
+}

@@ -27,6 +27,8 @@ export interface TestClientOptions {
   sessionId?: string;
   localApprovals?: boolean;
   maxConcurrency?: number;
+  /** `hello.maxQueue`: with `maxConcurrency`, the most calls the service sends at once. */
+  maxQueue?: number;
   /** `hello.runEventKinds`; absent, the client is one that knows only the first six kinds. */
   runEventKinds?: string[];
   protocol?: number;
@@ -137,6 +139,7 @@ export class TestClient {
         if (options.apiKey !== undefined && options.keyIn === 'hello') hello.apiKey = options.apiKey;
         if (options.localApprovals !== undefined) hello.localApprovals = options.localApprovals;
         if (options.maxConcurrency !== undefined) hello.maxConcurrency = options.maxConcurrency;
+        if (options.maxQueue !== undefined) hello.maxQueue = options.maxQueue;
         if (options.features !== undefined) hello.features = options.features;
         if (options.runEventKinds !== undefined) hello.runEventKinds = options.runEventKinds;
         this.send(hello);
