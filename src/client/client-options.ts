@@ -290,7 +290,11 @@ export const CLOSE_DEFAULTS = { drain: true, timeoutMs: 30_000 } as const;
 export interface CloseOptions {
   /** Finish running calls and flush results before closing. @default true */
   drain?: boolean | undefined;
-  /** Longest wait for draining, in milliseconds; then running calls are aborted with `cancelled` results. @default 30_000 */
+  /**
+   * The longest the drain takes, acks included, in milliseconds; then running calls are aborted with `cancelled`
+   * results and the client closes, leaving results not yet acked to the service (it sends those calls to another
+   * client after the session's grace period). @default 30_000
+   */
   timeoutMs?: number | undefined;
 }
 

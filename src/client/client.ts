@@ -780,11 +780,13 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   }
 
   /**
-   * Closes the client. With `drain` (the default) it stops taking calls, lets running ones finish (up to
-   * `timeoutMs`, then aborts them with `cancelled` results), waits for the service to ack every result, then
-   * cancels on the service the runs this client started that are still going (their `run()` promises reject
-   * with `ConnectionError` `closed`) and closes with code 1000. Rejects only with an `OptionsError` for invalid
-   * options (e.g. `timeout` for `timeoutMs`), before anything is closed.
+   * Closes the client. With `drain` (the default) it stops taking calls, lets running ones finish and waits for
+   * the service to ack every result, all within `timeoutMs`; then it cancels on the service the runs this client
+   * started that are still going (their `run()` promises reject with `ConnectionError` `closed`) and closes with
+   * code 1000. At `timeoutMs` it stops waiting: calls still running are aborted and answered `cancelled`, and
+   * results not acked by then (the service was out of reach) are not delivered by this client: the service sends
+   * those calls to another client once the session's grace period ends. Rejects only with an `OptionsError` for
+   * invalid options (e.g. `timeout` for `timeoutMs`), before anything is closed.
    */
   async close(options: CloseOptions = {}): Promise<void> {
     checkCloseOptions(options);
@@ -798,10 +800,16 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       this.#connection.drain();
       // The connection may end for good meanwhile (reconnecting gave up): nothing can be delivered then.
       const ended = new Promise<void>((resolve) => this.once('closed', () => resolve()));
+      const started = performance.now();
       const finished = await withTimeout(Promise.race([this.#calls.idle(), ended]), timeoutMs);
       if (!finished) {
+        // Out of time: the calls still running are aborted, and their `cancelled` results are written (if the
+        // socket is up) before the close frame. Acks are awaited only for what is left of `timeoutMs` (nothing,
+        // or about): close() as a whole keeps to it, as a pod's grace period does, and acks cannot come while the
+        // service is out of reach.
         this.#calls.abortAll('client closing');
-        await withTimeout(Promise.race([this.#calls.idle(), ended]), Math.min(2_000, timeoutMs));
+        const left = Math.round(timeoutMs - (performance.now() - started));
+        if (left > 0) await withTimeout(Promise.race([this.#calls.idle(), ended]), left);
       }
     } else {
       this.#calls.abortAll('client closing');

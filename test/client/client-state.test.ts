@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Agent, Client, ConnectionError, OptionsError, ToolDefinitionError, tool } from '../../src/index';
+import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
 import { unknownOptionMessage } from '../support/known-options';
 import { FAKE_URL, fakeWebSocket, useFakeService, welcome } from './fake-service';
 
@@ -698,5 +699,74 @@ describe('run() and close() options', () => {
     expect(client.state).toBe('idle');
     await client.close({ drain: false, timeoutMs: 0 });
     expect(client.state).toBe('closed');
+  });
+});
+
+describe('close() while the service is out of reach', () => {
+  /**
+   * A client whose first socket is welcomed and sent a call that runs until aborted, then dropped; every later
+   * socket fails at once (the service is down). Fake timers drive it.
+   */
+  async function cutOffWithACallRunning() {
+    const aborted: string[] = [];
+    const waits = tool({
+      name: 'waits',
+      description: 'Runs until aborted.',
+      execute: (_input, ctx) =>
+        new Promise<string>((resolve) =>
+          ctx.signal.addEventListener('abort', () => {
+            aborted.push(ctx.callId);
+            resolve('stopped');
+          }),
+        ),
+    });
+    const pair = memorySocketPair({
+      onConnection(peer) {
+        if (pair.peers.length > 1) {
+          queueMicrotask(() => peer.fail());
+          return;
+        }
+        peer.onMessage = (text) => {
+          if ((JSON.parse(text) as { type: string }).type !== 'hello') return;
+          peer.send(welcome('s1'));
+          peer.send({ type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 'waits', arguments: {} });
+        };
+      },
+    });
+    const client = new Client({
+      url: FAKE_URL,
+      WebSocket: pair.WebSocket,
+      apiKey: 'key-123456',
+      tools: [waits],
+      reconnect: { initialDelayMs: 100, maxDelayMs: 100 },
+    });
+    clients.push(client);
+    await client.connect();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(client.stats.running).toBe(1);
+    (pair.peers[0] as MemoryPeer).fail();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(client.state).toBe('reconnecting');
+    return { client, aborted };
+  }
+
+  it('returns within timeoutMs: the running call is aborted then, and no ack is waited for', async () => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
+    });
+    try {
+      const { client, aborted } = await cutOffWithACallRunning();
+      let closed = false;
+      const closing = client.close({ timeoutMs: 3_000 }).then(() => {
+        closed = true;
+      });
+      await vi.advanceTimersByTimeAsync(2_999);
+      expect([closed, aborted]).toEqual([false, []]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect([closed, aborted, client.state]).toEqual([true, ['c1'], 'closed']);
+      await closing;
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
