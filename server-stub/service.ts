@@ -128,13 +128,9 @@ export class StubService {
     resumed: boolean;
     duplicates: string[];
   } {
-    let session = hello.sessionId === undefined ? undefined : this.sessions.get(hello.sessionId);
+    let session = this.#resumable(hello, apiKey);
     let resumed = false;
-    // The same key, or (keys rotating) another key of the same tenant: docs/protocol/fleets.md.
-    const sameOwner =
-      session !== undefined &&
-      (session.apiKey === apiKey || (this.keys.checked && session.tenant === this.keys.tenantOf(apiKey)));
-    if (session && session.state !== 'expired' && sameOwner) {
+    if (session) {
       session.apiKey = apiKey;
       resumed = true;
       if (session.graceTimer !== undefined) clearTimeout(session.graceTimer);
@@ -195,6 +191,40 @@ export class StubService {
     session.features = new Set([...this.options.features].filter((feature) => offered.has(feature)));
     const duplicates = session.setTools(hello.tools);
     return { session, resumed, duplicates };
+  }
+
+  /**
+   * The session `hello` may resume: named by `hello.sessionId`, not expired, and opened with the same key or
+   * (keys rotating) another key of the same tenant (docs/protocol/fleets.md).
+   */
+  #resumable(hello: FrameOf<ClientFrame, 'hello'>, apiKey: string | undefined): Session | undefined {
+    const session = hello.sessionId === undefined ? undefined : this.sessions.get(hello.sessionId);
+    if (session === undefined || session.state === 'expired') return undefined;
+    const sameOwner =
+      session.apiKey === apiKey || (this.keys.checked && session.tenant === this.keys.tenantOf(apiKey));
+    return sameOwner ? session : undefined;
+  }
+
+  /**
+   * A `hello` was refused with 4010 (`reason`): when it resumed a session, that session ends now rather than
+   * wait out its grace period for a resume its worker cannot make (docs/protocol/fleets.md). Its calls go to
+   * other clients at once, its runs are cancelled; a socket still attached to it is closed with the same code.
+   */
+  refusedResume(hello: FrameOf<ClientFrame, 'hello'>, apiKey: string | undefined, reason: string): void {
+    const session = this.#resumable(hello, apiKey);
+    if (session === undefined) return;
+    if (session.graceTimer !== undefined) clearTimeout(session.graceTimer);
+    session.graceTimer = undefined;
+    const previous = session.socket;
+    session.socket = undefined;
+    if (previous !== undefined) closeSocket(previous, CLOSE_CODES.fleetConflict, reason);
+    session.state = 'detached';
+    session.detachedAt ??= Date.now();
+    this.options.logger.info(
+      { sessionId: session.id, code: CLOSE_CODES.fleetConflict },
+      'resume refused; the session ends now',
+    );
+    this.expire(session);
   }
 
   /** Called once `welcome` is on the wire: run frames that may have been lost, owed calls, waiting calls. */

@@ -194,6 +194,7 @@ class SocketHandler {
     const conflict = service.helloConflict(hello, key);
     if (conflict !== undefined) {
       this.#close(CLOSE_CODES.fleetConflict, conflict);
+      service.refusedResume(hello, key, conflict);
       return;
     }
     const { session, resumed, duplicates } = service.openSession(this.#ws, hello, key);

@@ -518,6 +518,14 @@ export class Connection {
 
   #fail(error: ConnectionError | undefined): void {
     if (this.#state === 'closed') return;
+    // Once connected, no `connect()` is left to reject: an application that listens for no event learns from this
+    // line that the client has stopped for good (e.g. its resume refused with 4010) and serves no more calls.
+    if (error !== undefined && this.#pending === undefined) {
+      this.#options.logger.error(
+        { code: error.code },
+        `the client closed for good and serves no more calls: ${error.message}`,
+      );
+    }
     this.#state = 'closed';
     this.#clearTimers();
     const link = this.#link;

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { Agent, Client, ConnectionError, OptionsError, ToolDefinitionError, tool } from '../../src/index';
 import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
 import { unknownOptionMessage } from '../support/known-options';
+import { recordingLogger } from '../support/recording-logger';
 import { FAKE_URL, fakeWebSocket, useFakeService, welcome } from './fake-service';
 
 const { service, clients } = useFakeService();
@@ -768,5 +769,49 @@ describe('close() while the service is out of reach', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('a resume the service refuses with 4010', () => {
+  it('closes the client for good: an error event, the closed event with fleet_conflict, an error line', async () => {
+    const { logger, lines } = recordingLogger();
+    const reason = 'fleet limits of echo disagree: this worker concurrency 2, the fleet concurrency 3';
+    const pair = memorySocketPair({
+      onConnection(peer) {
+        const first = pair.peers.length === 1;
+        peer.onMessage = (text) => {
+          if ((JSON.parse(text) as { type: string }).type !== 'hello') return;
+          if (first) peer.send(welcome('s1'));
+          else peer.close(4010, reason);
+        };
+      },
+    });
+    const client = new Client({
+      url: FAKE_URL,
+      WebSocket: pair.WebSocket,
+      apiKey: 'key-123456',
+      tools: [echo],
+      reconnect: { initialDelayMs: 1, maxDelayMs: 1 },
+      logger,
+    });
+    clients.push(client);
+    const seen: string[] = [];
+    client.on('error', (error) => seen.push(`error ${(error as ConnectionError).code}`));
+    const closed = new Promise<ConnectionError | undefined>((resolve) => client.once('closed', resolve));
+    await client.connect();
+    (pair.peers[0] as MemoryPeer).fail();
+    const error = await closed;
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect([error?.code, client.state, seen]).toEqual(['fleet_conflict', 'closed', ['error fleet_conflict']]);
+    const message = `${FAKE_URL}: the service refused the tools' fleet limits (4010: ${reason})`;
+    expect(error?.message).toBe(message);
+    expect(lines.filter((line) => line.level === 'error')).toEqual([
+      {
+        level: 'error',
+        object: { code: 'fleet_conflict' },
+        message: `the client closed for good and serves no more calls: ${message}`,
+      },
+    ]);
+    await expect(client.connect()).rejects.toMatchObject({ code: 'closed' });
   });
 });

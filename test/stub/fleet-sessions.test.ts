@@ -72,6 +72,44 @@ describe('fleet limits that disagree', () => {
     });
   });
 
+  it('ends a session whose resume it refused at once: the call it owed goes to another worker now', async () => {
+    const server = await stub({ model: oneCall(), sessionGraceMs: 60_000 });
+    const old = track(await TestClient.connect(server.url, { tools: [limited(2)] }));
+    const runId = server.runs.start(agent('fleet', ['work']), 'go');
+    const sent = await old.next('tool_call');
+    const detached = once(server, 'session_detached');
+    await old.drop();
+    await detached;
+    const fresh = track(await TestClient.connect(server.url, { tools: [limited(3)] }));
+    const expired = once(server, 'session_expired', (info) => info.sessionId === old.sessionId);
+    const resuming = track(TestClient.open(server.url, { tools: [limited(2)], sessionId: old.sessionId }));
+    expect((await resuming.closed).code).toBe(4010);
+    // Not after the 60 s of grace: next() gives up after 5 s.
+    const again = await fresh.next('tool_call');
+    expect(again.callId).toBe(sent.callId);
+    expect(await expired).toEqual({ sessionId: old.sessionId });
+    fresh.result(again.callId, 'from the new worker');
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls.map((call) => [call.output, call.dispatchedTo])).toEqual([
+      ['from the new worker', [old.sessionId, fresh.sessionId]],
+    ]);
+    expect(server.sessions().map((session) => session.sessionId)).toEqual([fresh.sessionId]);
+  });
+
+  it("keeps the session when the refused hello that names it comes with another tenant's key", async () => {
+    const server = await stub({ sessionGraceMs: 60_000, apiKeys: ['key-a', 'key-b'] });
+    const old = track(await TestClient.connect(server.url, { apiKey: 'key-a', tools: [limited(2)] }));
+    const detached = once(server, 'session_detached');
+    await old.drop();
+    await detached;
+    track(await TestClient.connect(server.url, { apiKey: 'key-b', tools: [limited(3)] }));
+    const other = track(
+      TestClient.open(server.url, { apiKey: 'key-b', tools: [limited(2)], sessionId: old.sessionId }),
+    );
+    expect((await other.closed).code).toBe(4010);
+    expect(server.sessions().find((session) => session.sessionId === old.sessionId)?.state).toBe('detached');
+  });
+
   it('still refuses a worker whose numbers differ from a connected session', async () => {
     const server = await stub();
     track(await TestClient.connect(server.url, { tools: [limited(2)] }));
