@@ -136,7 +136,7 @@ describe('a flood of calls', () => {
     await worker.connect();
     service.sendAll([call('c1'), call('c2'), call('c3')]);
     await until(() => worker.stats, { running: 1, queued: 2, unacked: 0 });
-    service.send({ type: 'cancel', callId: 'c2', reason: 'run_cancelled' });
+    service.send({ type: 'cancel', callId: 'c2', reason: 'deadline' });
     await until(
       () => service.results().map((result) => [result.callId, result.status]),
       [['c2', 'cancelled']],
