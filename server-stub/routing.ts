@@ -61,32 +61,51 @@ export function atCapacity(session: Session, inFlight: (session: Session) => num
   return inFlight(session) >= maxConcurrency + maxQueue;
 }
 
-/** `true` when some session of the run's tenant, connected or within its grace period, offers the tool. */
-export function mayServe(call: Call, sessions: ReadonlyMap<string, Session>): boolean {
+/**
+ * The live sessions (connected, or detached within their grace period) of the run's tenant whose tools the run
+ * sees: with `buildId`, only the sessions of that build (docs/protocol/fleets.md). Connected sessions come first,
+ * each group oldest first, so a definition is taken from a worker that is there.
+ */
+export function sessionsSeen(
+  run: Run,
+  sessions: ReadonlyMap<string, Session>,
+  buildId: string | undefined = run.buildId,
+): Session[] {
+  const connected: Session[] = [];
+  const detached: Session[] = [];
   for (const session of sessions.values()) {
-    if (session.state !== 'expired' && session.tenant === call.run.tenant && session.tools.has(call.toolName))
-      return true;
+    if (session.state === 'expired' || session.tenant !== run.tenant) continue;
+    if (buildId !== undefined && session.buildId !== buildId) continue;
+    (session.state === 'connected' ? connected : detached).push(session);
   }
-  return false;
+  return [...connected, ...detached];
 }
 
-/** The run's agent's tools that some live session of the run's tenant offers, in the agent's order. */
+/**
+ * `true` when the call may yet find a session: a live session of its run's build offers the tool, or (no session
+ * of that build is live: its workers may come back, docs/protocol/fleets.md) a live session of its tenant does.
+ * A pinned run whose build is connected but lacks the tool cannot be served.
+ */
+export function mayServe(call: Call, sessions: ReadonlyMap<string, Session>): boolean {
+  const ofBuild = sessionsSeen(call.run, sessions);
+  if (ofBuild.length > 0) return ofBuild.some((session) => session.tools.has(call.toolName));
+  return sessionsSeen(call.run, sessions, undefined).some((session) => session.tools.has(call.toolName));
+}
+
+/** The run's agent's tools that some live session of the run's tenant (and build) offers, in the agent's order. */
 export function offeredTools(run: Run, sessions: ReadonlyMap<string, Session>): string[] {
   const offered = new Set<string>();
-  for (const session of sessions.values()) {
-    if (session.state !== 'expired' && session.tenant === run.tenant)
-      for (const name of session.tools.keys()) offered.add(name);
-  }
+  for (const session of sessionsSeen(run, sessions))
+    for (const name of session.tools.keys()) offered.add(name);
   return run.agent.tools.filter((name) => offered.has(name));
 }
 
-/** `true` when a live session of the run's tenant offers the tool as strict (docs/protocol/call-context.md). */
+/**
+ * `true` when a live session of the run's tenant (and build) offers the tool as strict
+ * (docs/protocol/call-context.md).
+ */
 export function offeredStrict(run: Run, toolName: string, sessions: ReadonlyMap<string, Session>): boolean {
-  for (const session of sessions.values()) {
-    if (session.state !== 'expired' && session.tenant === run.tenant && session.tools.get(toolName)?.strict)
-      return true;
-  }
-  return false;
+  return sessionsSeen(run, sessions).some((session) => session.tools.get(toolName)?.strict === true);
 }
 
 function compareKeys(a: readonly number[], b: readonly number[]): number {

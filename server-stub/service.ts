@@ -22,6 +22,7 @@ import type { StubEvents } from './events';
 import { type ApiKeyEntry, FleetLimiter, fleetConflict, KeyRing } from './fleet';
 import type { ResolvedStubOptions } from './options';
 import { Questions } from './questions';
+import { sessionsSeen } from './routing';
 import type { Run } from './run';
 import { RunManager } from './runs';
 import { Session, SLOW_READER_CLOSE_CODE } from './session';
@@ -302,14 +303,16 @@ export class StubService {
   }
 
   /**
-   * Definitions of the run's agent's tools that a live session of the run's tenant offers (first offer wins), in
-   * the agent's order.
+   * Definitions of the run's agent's tools, in the agent's order, as the sessions of the run's build offer them
+   * (docs/protocol/fleets.md): the build it is pinned to, else its tenant's current build, else any build. A
+   * connected session's definition comes before a detached one's.
    */
   toolsFor(run: Run): ToolDefinition[] {
+    const seen = sessionsSeen(run, this.sessions, run.buildId ?? this.currentBuildOf(run.tenant));
     const out: ToolDefinition[] = [];
     for (const name of run.agent.tools) {
-      for (const session of this.sessions.values()) {
-        const definition = session.tenant === run.tenant ? session.tools.get(name) : undefined;
+      for (const session of seen) {
+        const definition = session.tools.get(name);
         if (definition) {
           out.push(definition);
           break;

@@ -4,8 +4,9 @@
  * their deadline. Several clients against one stub in this process: separate processes would prove nothing more.
  */
 import { describe, expect, it } from 'vitest';
-import { scriptedModel } from '../../server-stub/index';
+import { type Model, scriptedModel } from '../../server-stub/index';
 import { Client } from '../../src/index';
+import type { ToolDefinition } from '../../src/wire/protocol';
 import { agent, http, once, stub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 
@@ -273,5 +274,55 @@ describe("a run's build", () => {
       [unpinned, undefined],
     ]);
     expect(server.runs.get(pinned)).toMatchObject({ buildId: 'build-7' });
+  });
+});
+
+describe('the tools a pinned run sees', () => {
+  /** A scripted model that keeps the tool definitions it is shown at each turn. */
+  function watched(turns: Parameters<typeof scriptedModel>[0]) {
+    const inner = scriptedModel(turns);
+    const shown: ToolDefinition[][] = [];
+    const model: Model = {
+      ...(inner.info === undefined ? {} : { info: inner.info }),
+      nextTurn: (request) => {
+        shown.push(request.tools.map((definition) => ({ ...definition })) as ToolDefinition[]);
+        return inner.nextTurn(request);
+      },
+    };
+    return { model, shown };
+  }
+  const described = (name: string, description: string): ToolDefinition => ({
+    ...toolDef(name),
+    description,
+  });
+
+  it("are its build's definitions, not the oldest session's", async () => {
+    const { model, shown } = watched([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]);
+    const server = await stub({ model });
+    track(await TestClient.connect(server.url, { tools: [described('work', 'v1')], buildId: 'b1' }));
+    const b2 = track(
+      await TestClient.connect(server.url, { tools: [described('work', 'v2')], buildId: 'b2' }),
+    ).serve({ work: () => 'ok' });
+    server.setCurrentBuild('b2');
+    const transcript = await server.runs.waitFor(server.runs.start(agent('fleet', ['work']), 'go'));
+    expect(transcript).toMatchObject({ status: 'completed', buildId: 'b2' });
+    expect(shown.map((tools) => tools.map((tool) => tool.description))).toEqual([['v2'], ['v2']]);
+    expect(b2.executions.size).toBe(1);
+  });
+
+  it('leave out a tool only another build offers; a call of it is unknown_tool at once', async () => {
+    const { model, shown } = watched([{ toolCalls: [{ name: 'extra' }] }, { text: 'done' }]);
+    const server = await stub({ model, callDeadlineMs: 2_000 });
+    track(await TestClient.connect(server.url, { tools: [toolDef('work')], buildId: 'b1' }));
+    track(
+      await TestClient.connect(server.url, { tools: [toolDef('work'), toolDef('extra')], buildId: 'b2' }),
+    );
+    server.setCurrentBuild('b1');
+    const transcript = await server.runs.waitFor(server.runs.start(agent('fleet', ['work', 'extra']), 'go'));
+    expect(shown[0]?.map((tool) => tool.name)).toEqual(['work']);
+    expect(transcript.buildId).toBe('b1');
+    expect(transcript.toolCalls.map((call) => [call.status, call.output])).toEqual([
+      ['unknown_tool', 'Tool "extra" not found. Available tools: work'],
+    ]);
   });
 });

@@ -29,6 +29,8 @@ export interface TestClientOptions {
   maxConcurrency?: number;
   /** `hello.maxQueue`: with `maxConcurrency`, the most calls the service sends at once. */
   maxQueue?: number;
+  /** `hello.buildId` (docs/protocol/fleets.md). */
+  buildId?: string;
   /** `hello.runEventKinds`; absent, the client is one that knows only the first six kinds. */
   runEventKinds?: string[];
   protocol?: number;
@@ -140,6 +142,7 @@ export class TestClient {
         if (options.localApprovals !== undefined) hello.localApprovals = options.localApprovals;
         if (options.maxConcurrency !== undefined) hello.maxConcurrency = options.maxConcurrency;
         if (options.maxQueue !== undefined) hello.maxQueue = options.maxQueue;
+        if (options.buildId !== undefined) hello.buildId = options.buildId;
         if (options.features !== undefined) hello.features = options.features;
         if (options.runEventKinds !== undefined) hello.runEventKinds = options.runEventKinds;
         this.send(hello);
