@@ -13,7 +13,7 @@ import type { Call, CallOutcome, CallResult } from './call';
 import { frameBytes } from './fit-frame';
 import { buildOffers, type FleetLimiter, noBuildText } from './fleet';
 import type { ResolvedStubOptions } from './options';
-import { atCapacity, mayServe, offeredStrict, offeredTools, pickSession } from './routing';
+import { atCapacity, mayServe, offeredStrict, offeredTools, pickSession, slotsOf } from './routing';
 import { type Run, reportedPart } from './run';
 import type { Session } from './session';
 import type { RunEventKind } from './transcript';
@@ -94,6 +94,16 @@ export class Dispatcher {
   inFlight(session: Session): number {
     let count = 0;
     for (const callId of session.calls) if (this.#calls.get(callId)?.state === 'dispatched') count += 1;
+    return count;
+  }
+
+  /** Slots in flight on a session: each call dispatched there, result pending, counts its tool's `slots`. */
+  slotsInFlight(session: Session): number {
+    let count = 0;
+    for (const callId of session.calls) {
+      const call = this.#calls.get(callId);
+      if (call?.state === 'dispatched') count += slotsOf(session, call.toolName);
+    }
     return count;
   }
 
@@ -312,7 +322,7 @@ export class Dispatcher {
 
   #evaluate(call: Call): void {
     if (call.state !== 'waiting') return;
-    const target = pickSession(call, this.#deps.sessions, (session) => this.inFlight(session));
+    const target = pickSession(call, this.#deps.sessions, (session) => this.slotsInFlight(session));
     if (!target) {
       this.#waiting.add(call);
       if (call.sentTo.length === 0 && call.decision === undefined && !mayServe(call, this.#deps.sessions)) {
@@ -480,9 +490,9 @@ export class Dispatcher {
 
   /** A call of `session` ended: offer it waiting calls while it has room (it may have been at capacity). */
   #offerWaiting(session: Session): void {
-    const inFlight = (target: Session) => this.inFlight(target);
+    const slotsInFlight = (target: Session) => this.slotsInFlight(target);
     for (const call of [...this.#waiting]) {
-      if (session.state !== 'connected' || atCapacity(session, inFlight)) return;
+      if (session.state !== 'connected' || atCapacity(session, slotsInFlight)) return;
       this.#evaluate(call);
     }
   }

@@ -8,19 +8,24 @@ import { sameBuild } from './fleet';
 import type { Run } from './run';
 import type { Session } from './session';
 
+/** The slots one call of `toolName` takes on `session`: the tool's announced `slots`, else 1. */
+export function slotsOf(session: Session, toolName: string): number {
+  return session.tools.get(toolName)?.slots ?? 1;
+}
+
 /**
  * Where the call goes: the session it is assigned to (after its approval request) if that one is still around;
  * else the session that started the run, if it offers the tool (the run's context lives there); else the
- * connected session offering the tool with the fewest calls in flight (ties: the one sent a call least recently,
- * then the oldest), those under their
- * `maxConcurrency` first. Sessions that just answered "busy" for this call are skipped, and so are sessions
- * holding as many calls as they can take (`maxConcurrency + maxQueue`, when the client announced both): sending
- * more would only bring "busy" answers back, as fast as they can be written. `undefined`: wait.
+ * connected session offering the tool with the fewest slots in flight (each call counts its tool's `slots`; ties:
+ * the one sent a call least recently, then the oldest), those with free slots for the call first. Sessions that
+ * just answered "busy" for this call are skipped, and so are sessions holding as many calls as they can take
+ * (`maxConcurrency + maxQueue` slots, when the client announced both): sending more would only bring "busy"
+ * answers back, as fast as they can be written. `undefined`: wait.
  */
 export function pickSession(
   call: Call,
   sessions: ReadonlyMap<string, Session>,
-  inFlight: (session: Session) => number,
+  slotsInFlight: (session: Session) => number,
 ): Session | undefined {
   const usable = (session: Session) =>
     session.state === 'connected' &&
@@ -28,7 +33,7 @@ export function pickSession(
     sameBuild(call.run, session) &&
     session.tools.has(call.toolName) &&
     !call.busyFrom.has(session.id) &&
-    !atCapacity(session, inFlight);
+    !atCapacity(session, slotsInFlight);
   if (call.sessionId !== undefined) {
     const assigned = sessions.get(call.sessionId);
     if (assigned && assigned.state !== 'expired') return usable(assigned) ? assigned : undefined;
@@ -42,10 +47,10 @@ export function pickSession(
   let bestKey: [number, number, number, number] | undefined;
   for (const session of sessions.values()) {
     if (!usable(session)) continue;
-    const count = inFlight(session);
+    const used = slotsInFlight(session);
     const max = session.maxConcurrency;
-    const full = max !== undefined && max > 0 && count >= max;
-    const key: [number, number, number, number] = [full ? 1 : 0, count, session.lastDispatch, session.seq];
+    const full = max !== undefined && max > 0 && used > 0 && used + slotsOf(session, call.toolName) > max;
+    const key: [number, number, number, number] = [full ? 1 : 0, used, session.lastDispatch, session.seq];
     if (!bestKey || compareKeys(key, bestKey) < 0) {
       best = session;
       bestKey = key;
@@ -54,11 +59,14 @@ export function pickSession(
   return best;
 }
 
-/** `true` when the session holds as many calls as it said it can take (`maxConcurrency + maxQueue`). */
-export function atCapacity(session: Session, inFlight: (session: Session) => number): boolean {
+/**
+ * `true` when the session holds as many calls as it said it can take: `maxConcurrency + maxQueue` slots in
+ * flight.
+ */
+export function atCapacity(session: Session, slotsInFlight: (session: Session) => number): boolean {
   const { maxConcurrency, maxQueue } = session;
   if (maxConcurrency === undefined || maxConcurrency === 0 || maxQueue === undefined) return false;
-  return inFlight(session) >= maxConcurrency + maxQueue;
+  return slotsInFlight(session) >= maxConcurrency + maxQueue;
 }
 
 /**

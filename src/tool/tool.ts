@@ -1572,6 +1572,8 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     ...(loose.capability === undefined ? {} : { capability: capabilityOf(loose.capability) }),
     // Enforced by the service across the fleet (docs/protocol/fleets.md); an older service ignores it.
     ...(loose.fleet === undefined ? {} : { fleet: fleetLimits(loose.fleet) }),
+    // The service routes by free slots (docs/protocol/tool-calls.md); an older service ignores it.
+    ...(internals.slots === undefined ? {} : { slots: internals.slots }),
   });
   const made = { name: loose.name, description: loose.description, definition };
   Object.defineProperty(made, INTERNALS, { value: Object.freeze(internals) });

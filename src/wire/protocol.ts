@@ -677,6 +677,11 @@ export const toolDefinitionSchema = /* @__PURE__ */ pure(() =>
     ),
     /** Limits across every worker offering the tool (feature `fleet`); an older service ignores it. */
     fleet: z.optional(fleetLimitsSchema),
+    /**
+     * How many of the client's `maxConcurrency` slots one call takes (absent: 1), so that the service routes by
+     * free slots (docs/protocol/tool-calls.md); an older service ignores it.
+     */
+    slots: z.optional(z.number().check(z.int(), z.minimum(1))),
   }),
 );
 

@@ -211,6 +211,46 @@ describe('spreading calls', () => {
   });
 });
 
+describe('tools with slots', () => {
+  it('count their slots: a light call goes to the worker with free slots, not the one a heavy call fills', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'heavy' }, { name: 'work' }, { name: 'work' }, { name: 'work' }] },
+      { text: 'done' },
+    ]);
+    const server = await stub({ model });
+    const tools = [{ ...toolDef('heavy'), slots: 4 }, toolDef('work')];
+    let finishHeavy = () => {};
+    const heavyDone = new Promise<string>((resolve) => {
+      finishHeavy = () => resolve('heavy done');
+    });
+    const [first, second] = await Promise.all(
+      [0, 1].map(async () =>
+        track(await TestClient.connect(server.url, { tools, maxConcurrency: 4, maxQueue: 4 })),
+      ),
+    );
+    const ran: string[] = [];
+    for (const [name, worker] of [
+      ['first', first],
+      ['second', second],
+    ] as const) {
+      worker?.serve({
+        heavy: () => {
+          ran.push(`${name}: heavy`);
+          return heavyDone;
+        },
+        work: () => {
+          ran.push(`${name}: work`);
+          if (ran.filter((line) => line.endsWith('work')).length === 3) finishHeavy();
+          return 'ok';
+        },
+      });
+    }
+    const transcript = await server.runs.waitFor(server.runs.start(agent('fleet', ['heavy', 'work']), 'go'));
+    expect(transcript.status).toBe('completed');
+    expect([...ran].sort()).toEqual(['first: heavy', 'second: work', 'second: work', 'second: work']);
+  });
+});
+
 describe('hello.buildId', () => {
   it('is refused (4003) unless 1 to 128 printable ASCII characters without spaces', async () => {
     const server = await stub();

@@ -45,6 +45,15 @@ describe('tool()', () => {
     expect(toolDefinitionSchema.safeParse(search.definition).success).toBe(true);
   });
 
+  it('announces slots other than 1 in its definition, for the service to route by free slots', () => {
+    const heavy = tool({ name: 'heavy', description: 'Takes four slots.', slots: 4, execute });
+    expect(heavy.definition.slots).toBe(4);
+    expect(toolDefinitionSchema.safeParse(heavy.definition).success).toBe(true);
+    expect(
+      tool({ name: 'light', description: 'One slot.', slots: 1, execute }).definition,
+    ).not.toHaveProperty('slots');
+  });
+
   it.each([
     [true, true],
     [false, false],
