@@ -66,6 +66,8 @@ export class CallActivity {
   #dispatch = 1;
   /** Epoch milliseconds the call's lease runs out at (docs/protocol/updates.md); 0 when it has none. */
   leaseUntil = 0;
+  /** Nested runs this call started (`run_start.parentCallId`) still in progress: the call waits for them. */
+  nestedRuns = 0;
   /** `tool_event`s recorded (at most `EVENT_LIMITS.maxPerCall`, whichever session sent them). */
   events = 0;
   /** The side-effect class the tool's definition announced, where the call was last sent (docs/protocol/frames.md). */
@@ -80,6 +82,14 @@ export class CallActivity {
     let open = 0;
     for (const question of this.questions.values()) if (question.status === 'open') open += 1;
     return open;
+  }
+
+  /**
+   * `true` while the call waits for a person's answer or for a nested run it started: its client holds no slot
+   * for it then (it is parked), so the service does not count it against the client's slots.
+   */
+  get parked(): boolean {
+    return this.nestedRuns > 0 || this.openQuestions > 0;
   }
 
   /** Every question the call asked, in every dispatch, in the order asked (the transcript's list). */

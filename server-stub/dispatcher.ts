@@ -97,12 +97,15 @@ export class Dispatcher {
     return count;
   }
 
-  /** Slots in flight on a session: each call dispatched there, result pending, counts its tool's `slots`. */
+  /**
+   * Slots in flight on a session: each call dispatched there, result pending, counts its tool's `slots`, but for
+   * a parked call (waiting for an answer or a nested run), which holds no slot in its client.
+   */
   slotsInFlight(session: Session): number {
     let count = 0;
     for (const callId of session.calls) {
       const call = this.#calls.get(callId);
-      if (call?.state === 'dispatched') count += slotsOf(session, call.toolName);
+      if (call?.state === 'dispatched' && !call.activity.parked) count += slotsOf(session, call.toolName);
     }
     return count;
   }
@@ -309,7 +312,10 @@ export class Dispatcher {
     this.retryWaiting();
   }
 
-  /** Offers every waiting call again (a client connected, resumed, or changed its tools). */
+  /**
+   * Offers every waiting call again (a client connected, resumed, or changed its tools; a call parked and so left
+   * a slot free).
+   */
   retryWaiting(): void {
     for (const call of [...this.#waiting]) this.#evaluate(call);
   }

@@ -86,6 +86,8 @@ export class Questions {
       this.#sendAnswer(call, entry);
       return;
     }
+    // Waiting for the answer, the call holds no slot in its client: calls waiting for room may go there.
+    if (call.activity.openQuestions === 1) this.#deps.dispatcher.retryWaiting();
     this.#deps.emit(call.run, 'question_asked', {
       callId: call.callId,
       toolName: call.toolName,

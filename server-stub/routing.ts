@@ -18,9 +18,8 @@ export function slotsOf(session: Session, toolName: string): number {
  * else the session that started the run, if it offers the tool (the run's context lives there); else the
  * connected session offering the tool with the fewest slots in flight (each call counts its tool's `slots`; ties:
  * the one sent a call least recently, then the oldest), those with free slots for the call first. Sessions that
- * just answered "busy" for this call are skipped, and so are sessions holding as many calls as they can take
- * (`maxConcurrency + maxQueue` slots, when the client announced both): sending more would only bring "busy"
- * answers back, as fast as they can be written. `undefined`: wait.
+ * just answered "busy" for this call are skipped, and so are sessions already holding all the service gives them
+ * ({@link capacityOf}): the call waits in the service, for whichever worker has room first. `undefined`: wait.
  */
 export function pickSession(
   call: Call,
@@ -33,7 +32,7 @@ export function pickSession(
     sameBuild(call.run, session) &&
     session.tools.has(call.toolName) &&
     !call.busyFrom.has(session.id) &&
-    !atCapacity(session, slotsInFlight);
+    !atCapacity(session, slotsInFlight, slotsOf(session, call.toolName));
   if (call.sessionId !== undefined) {
     const assigned = sessions.get(call.sessionId);
     if (assigned && assigned.state !== 'expired') return usable(assigned) ? assigned : undefined;
@@ -60,13 +59,30 @@ export function pickSession(
 }
 
 /**
- * `true` when the session holds as many calls as it said it can take: `maxConcurrency + maxQueue` slots in
- * flight.
+ * The most slots the service keeps in flight on a session (docs/protocol/tool-calls.md): its `maxConcurrency`
+ * (the calls it runs) plus one more round queued behind them, `min(maxQueue, maxConcurrency)`, so that a slot
+ * that frees has its next call at hand. The backlog past that waits in the service, where any worker (one that
+ * connects later too) takes it as it has room. `Infinity` for a session that announced no `maxConcurrency` (or 0).
  */
-export function atCapacity(session: Session, slotsInFlight: (session: Session) => number): boolean {
+export function capacityOf(session: Session): number {
   const { maxConcurrency, maxQueue } = session;
-  if (maxConcurrency === undefined || maxConcurrency === 0 || maxQueue === undefined) return false;
-  return slotsInFlight(session) >= maxConcurrency + maxQueue;
+  if (maxConcurrency === undefined || maxConcurrency === 0) return Number.POSITIVE_INFINITY;
+  return maxConcurrency + Math.min(maxQueue ?? maxConcurrency, maxConcurrency);
+}
+
+/**
+ * `true` when the session cannot be sent a call of `weight` slots now: it has calls in flight and the call would
+ * take it past {@link capacityOf}.
+ */
+export function atCapacity(
+  session: Session,
+  slotsInFlight: (session: Session) => number,
+  weight = 1,
+): boolean {
+  const capacity = capacityOf(session);
+  if (capacity === Number.POSITIVE_INFINITY) return false;
+  const used = slotsInFlight(session);
+  return used > 0 && used + weight > capacity;
 }
 
 /**

@@ -157,6 +157,13 @@ export class RunManager {
     if (owner && request.requestId !== undefined)
       this.#byRequest.set(requestKey(owner.id, request.requestId), run);
     if (owner) owner.runsInProgress += 1;
+    // The call that started it waits, parked, holding no slot in its client: calls waiting for room may go there.
+    const parentCall =
+      request.parentCallId === undefined ? undefined : this.#deps.dispatcher.get(request.parentCallId);
+    if (parentCall !== undefined) {
+      parentCall.activity.nestedRuns += 1;
+      this.#deps.dispatcher.retryWaiting();
+    }
     this.#deps.events.emit('run_started', {
       runId: run.id,
       agent: run.agent.name,
@@ -286,6 +293,10 @@ export class RunManager {
     if (end.status === 'completed') run.end(end.status, { finalOutput: end.finalOutput });
     else if (end.status === 'failed') run.end(end.status, { error: end.error, code: end.code });
     else run.end(end.status, { error: this.#cancelText(run, end) });
+    const parentCall =
+      run.parentCallId === undefined ? undefined : this.#deps.dispatcher.get(run.parentCallId);
+    if (parentCall !== undefined)
+      parentCall.activity.nestedRuns = Math.max(0, parentCall.activity.nestedRuns - 1);
     const owner = run.ownerSessionId === undefined ? undefined : this.#deps.sessions.get(run.ownerSessionId);
     if (owner) {
       owner.runsInProgress = Math.max(0, owner.runsInProgress - 1);

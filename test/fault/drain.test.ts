@@ -42,7 +42,8 @@ describe('a worker draining beside another', () => {
     const a = client(server.url, { tools: [work('a', true)], maxConcurrency: 1, maxQueue: 4 });
     await a.connect();
     const runId = server.runs.start('Fleet', 'go');
-    await until(() => a.stats, { running: 1, queued: 3, unacked: 0 });
+    // One running, one queued behind it (the stub sends a worker one round past its slots); two wait in the stub.
+    await until(() => a.stats, { running: 1, queued: 1, unacked: 0 });
     const b = client(server.url, { tools: [work('b', false)] });
     await b.connect();
     await a.close({ timeoutMs: 200 });

@@ -211,6 +211,35 @@ describe('spreading calls', () => {
   });
 });
 
+describe('a backlog', () => {
+  it("stays in the service past one round beyond a worker's slots, and a worker that joins later takes it", async () => {
+    const model = scriptedModel([
+      { toolCalls: Array.from({ length: 8 }, () => ({ name: 'work' })) },
+      { text: 'done' },
+    ]);
+    const server = await stub({ model });
+    const worker = { tools: [toolDef('work')], maxConcurrency: 2, maxQueue: 1_000 };
+    const first = track(await TestClient.connect(server.url, worker));
+    const runId = server.runs.start(agent('fleet', ['work']), 'go');
+    const firstCalls = [];
+    for (let i = 0; i < 4; i++) firstCalls.push(await first.next('tool_call'));
+    // Two running, two queued behind them (min(maxQueue, maxConcurrency)); the other four wait in the service.
+    expect(server.sessions().map((session) => session.inFlight)).toEqual([4]);
+    const second = track(await TestClient.connect(server.url, worker));
+    const secondCalls = [];
+    for (let i = 0; i < 4; i++) secondCalls.push(await second.next('tool_call'));
+    expect(server.sessions().map((session) => session.inFlight)).toEqual([4, 4]);
+    for (const call of firstCalls) first.result(call.callId, 'first');
+    for (const call of secondCalls) second.result(call.callId, 'second');
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.status).toBe('completed');
+    expect(transcript.toolCalls.map((call) => call.output).sort()).toEqual([
+      ...Array.from({ length: 4 }, () => 'first'),
+      ...Array.from({ length: 4 }, () => 'second'),
+    ]);
+  });
+});
+
 describe('tools with slots', () => {
   it('count their slots: a light call goes to the worker with free slots, not the one a heavy call fills', async () => {
     const model = scriptedModel([
