@@ -13,7 +13,15 @@ import type { Call, CallOutcome, CallResult } from './call';
 import { frameBytes } from './fit-frame';
 import { buildOffers, type FleetLimiter, noBuildText } from './fleet';
 import type { ResolvedStubOptions } from './options';
-import { atCapacity, mayServe, offeredStrict, offeredTools, pickSession, slotsOf } from './routing';
+import {
+  atCapacity,
+  hasFreeSlots,
+  mayServe,
+  offeredStrict,
+  offeredTools,
+  pickSession,
+  slotsOf,
+} from './routing';
 import { type Run, reportedPart } from './run';
 import type { Session } from './session';
 import type { RunEventKind } from './transcript';
@@ -369,13 +377,17 @@ export class Dispatcher {
       fleet.started(call.callId, call.run.tenant, call.toolName, limits, target.id);
     // A run no client pinned takes the build of the first worker that takes one of its calls (fleets.md).
     if (call.run.buildId === undefined && target.buildId !== undefined) call.run.buildId = target.buildId;
+    const startsAtOnce = hasFreeSlots(target, this.slotsInFlight(target), slotsOf(target, call.toolName));
     call.dispatch(target.id);
     target.lastDispatch = ++this.#dispatches;
     this.#sentAt.set(call, this.#dispatches);
     call.activity.sideEffect = definition?.sideEffect;
     call.activity.strict = definition?.strict === true;
-    // A leased call's lease starts when it is sent (docs/protocol/updates.md).
-    if (target.features.has('lease')) call.activity.leaseUntil = Date.now() + this.#deps.options.leaseMs;
+    // A call sent into a free slot begins at once: its lease starts now, until the client's first renewal. One
+    // sent to queue behind the client's running calls is not leased until the client names it (a `lease`, an
+    // update): until then its deadline applies (docs/protocol/updates.md).
+    if (target.features.has('lease'))
+      call.activity.leaseUntil = startsAtOnce ? Date.now() + this.#deps.options.leaseMs : 0;
     target.calls.add(call.callId);
     target.send(call.frame(target.features));
   }
@@ -408,9 +420,9 @@ export class Dispatcher {
   /**
    * How long a call past its deadline is kept (docs/protocol/updates.md): while it has an open question
    * (docs/protocol/questions.md); until its lease runs out, while its session negotiated `lease`; a detached
-   * session's call is kept (it cannot renew until it resumes; its expiry ends or re-dispatches the call: the
-   * client stops it by the same rule, src/client/calls.ts `Leases`); 0 past `maxCallDurationMs`, or without a
-   * lease.
+   * session's leased call is kept (it cannot renew until it resumes; its expiry ends or re-dispatches the call:
+   * the client stops it by the same rule, src/client/calls.ts `Leases`); 0 past `maxCallDurationMs`, or without
+   * a lease (never leased: sent to queue behind the client's running calls and not named since).
    */
   #leaseLeft(call: Call): number {
     if (call.state !== 'dispatched' || call.sessionId === undefined) return 0;
@@ -420,6 +432,8 @@ export class Dispatcher {
     const { leaseMs, maxCallDurationMs } = this.#deps.options;
     const now = Date.now();
     if (!session?.features.has('lease') || now - call.createdAt >= maxCallDurationMs) return 0;
+    // Never leased (queued behind the client's running calls, not named since): its deadline applies.
+    if (call.activity.leaseUntil === 0) return 0;
     const left = session.state === 'detached' ? leaseMs : call.activity.leaseUntil - now;
     return Math.max(0, Math.min(left, call.createdAt + maxCallDurationMs - now));
   }

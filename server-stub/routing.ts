@@ -47,8 +47,7 @@ export function pickSession(
   for (const session of sessions.values()) {
     if (!usable(session)) continue;
     const used = slotsInFlight(session);
-    const max = session.maxConcurrency;
-    const full = max !== undefined && max > 0 && used > 0 && used + slotsOf(session, call.toolName) > max;
+    const full = !hasFreeSlots(session, used, slotsOf(session, call.toolName));
     const key: [number, number, number, number] = [full ? 1 : 0, used, session.lastDispatch, session.seq];
     if (!bestKey || compareKeys(key, bestKey) < 0) {
       best = session;
@@ -56,6 +55,15 @@ export function pickSession(
     }
   }
   return best;
+}
+
+/**
+ * `true` when a call of `weight` slots sent to the session now begins at once there: it announced no
+ * `maxConcurrency` (nothing is known), has nothing in flight, or has `weight` slots free of the `used` ones.
+ */
+export function hasFreeSlots(session: Session, used: number, weight: number): boolean {
+  const max = session.maxConcurrency;
+  return max === undefined || max === 0 || used === 0 || used + weight <= max;
 }
 
 /**

@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
+import { Client, tool } from '../../src/index';
+import { afterTest } from '../support/after-test';
 import { agent, dropAndWait, once, stub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 
@@ -151,6 +153,34 @@ describe('lease', () => {
     second.result(call.callId, 'exported by the second');
     expect((await owner.next('run_result')).toolCalls).toMatchObject([
       { status: 'ok', output: 'exported by the second' },
+    ]);
+  });
+
+  it('cuts a call queued behind maxConcurrency at its deadline, timeout, while the running call is leased', async () => {
+    const server = await stub({
+      model: scriptedModel([{ toolCalls: [{ name: 'work' }, { name: 'work' }] }, { text: 'done' }]),
+      callDeadlineMs: 200,
+      leaseMs: 5_000,
+    });
+    const work = tool({
+      name: 'work',
+      description: 'Works for 600 ms.',
+      execute: () => new Promise<string>((resolve) => setTimeout(() => resolve('worked'), 600)),
+    });
+    const client = new Client({
+      url: server.url,
+      apiKey: 'k',
+      tools: [work],
+      maxConcurrency: 1,
+      maxQueue: 1,
+    });
+    afterTest(() => client.close({ drain: false }));
+    await client.connect();
+    const transcript = await server.runs.waitFor(server.runs.start(agent('a', ['work']), 'go'));
+    // The running call outlives its deadline on its lease; the queued one is not leased yet: the deadline cuts it.
+    expect(transcript.toolCalls.map((call) => [call.status, call.output])).toEqual([
+      ['ok', 'worked'],
+      ['timeout', 'Error running work: timed out after 200ms'],
     ]);
   });
 });
