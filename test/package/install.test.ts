@@ -204,6 +204,76 @@ describe.each(Object.keys(PROJECTS) as Project[])('a project with the %s zod', (
   });
 });
 
+describe.each(Object.keys(PROJECTS) as Project[])(
+  'a zod 4 tool called through the stub, with the %s zod',
+  (project) => {
+    // The same announcement and the same calls with every zod the range admits: optional, default, union and
+    // transform fields, a check after .trim() and a case-insensitive pattern (which zod announces without its flag:
+    // toolwire leaves both out, or the check against the announcement would refuse what zod accepts).
+    const SCRIPT = `import { Agent, Client, invokeTool, tool } from 'toolwire';
+import { scriptedModel, silentLogger, startStubServer } from 'toolwire/server-stub';
+import { z } from 'zod';
+const seen = [];
+const book = tool({
+  name: 'book',
+  description: 'Books a room.',
+  parameters: z.object({
+    room: z.string().trim().max(4),
+    code: z.string().regex(/^[a-z]+$/i),
+    nights: z.number().int().positive().optional(),
+    plan: z.enum(['basic', 'full']).default('basic'),
+    guest: z.union([z.string(), z.object({ name: z.string() })]),
+    tags: z.string().transform((text) => text.split(',')),
+  }),
+  execute: (input) => {
+    seen.push(input);
+    return 'booked';
+  },
+});
+const service = await startStubServer({
+  logger: silentLogger,
+  model: scriptedModel([
+    { toolCalls: [{ name: 'book', arguments: { room: ' 101 ', code: 'ABC', guest: { name: 'Ada' }, tags: 'a,b' } }] },
+    ({ messages }) => ({ text: 'done: ' + messages.at(-1)?.content }),
+  ]),
+});
+const client = new Client({ url: service.url, apiKey: 'k', tools: [book], logger: silentLogger });
+await client.connect();
+const result = await client.run(new Agent({ name: 'A', instructions: 'Book.', tools: [book] }), 'book');
+await client.close();
+await service.close();
+const refused = await invokeTool(book, { room: 'big room', code: 'a1', guest: 1, tags: 'x' });
+console.log(JSON.stringify({ parameters: book.definition.parameters, finalOutput: result.finalOutput, seen, refused: refused.output }));
+`;
+
+    it('announces the same JSON Schema and gives the same results as with the newest zod', async () => {
+      expect(await node(project, 'zod-tool.mjs', SCRIPT)).toEqual({
+        parameters: {
+          type: 'object',
+          properties: {
+            room: { type: 'string' },
+            code: { type: 'string' },
+            nights: { type: 'integer', exclusiveMinimum: 0, maximum: 9007199254740991 },
+            plan: { default: 'basic', type: 'string', enum: ['basic', 'full'] },
+            guest: {
+              anyOf: [
+                { type: 'string' },
+                { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+              ],
+            },
+            tags: { type: 'string' },
+          },
+          required: ['room', 'code', 'guest', 'tags'],
+        },
+        finalOutput: 'done: booked',
+        seen: [{ room: '101', code: 'ABC', plan: 'basic', guest: { name: 'Ada' }, tags: ['a', 'b'] }],
+        refused:
+          'Invalid arguments for book: room: Too big: expected string to have <=4 characters; code: Invalid string: must match pattern /^[a-z]+$/i; guest: Invalid input',
+      });
+    });
+  },
+);
+
 describe('the installed tarball', () => {
   const EXPORTS = `{
     tool: typeof toolwire.tool,

@@ -99,11 +99,9 @@ function translate(schema: StandardSchemaV1, options: Record<string, unknown>): 
  *   Schema`), or for a `z.preprocess()` or a pipe from `z.unknown()` into a narrower schema.
  */
 export function zod4InputJsonSchema(schema: StandardSchemaV1): JsonObject {
-  const hooked = supportsUnrepresentableHook(schema);
   return translate(schema, {
     override: ({ zodSchema, jsonSchema }: { zodSchema: never; jsonSchema: JsonObject }) => {
       refuseUnknownPipes(zodSchema);
-      if (!hooked) return;
       refuseNonJson(zodSchema);
       announceBeforeOverwrites(zodSchema, jsonSchema);
       dropFlaggedPatterns(zodSchema, jsonSchema);
@@ -126,7 +124,9 @@ export function zod4Adapter(schema: StandardSchemaV1): SchemaAdapter {
 
 /*
  * toolwire's rules for what zod 4's `toJSONSchema` announces on the input side, passed to it as its
- * `unrepresentable` and `override` options:
+ * `unrepresentable` and `override` options. `override` is there from zod 4.0.0; `unrepresentable` takes a
+ * function from 4.6 (an older zod would take it for "any"), so on an older zod `z.undefined()` and `z.void()` are
+ * refused and `z.custom()` is refused in zod's words:
  * - `z.undefined()` and `z.void()` accept no JSON value (JSON has no `undefined`; an absent property is
  *   announced by `required`), so they are `{ "not": {} }`, and a literal's `undefined` is left out of its
  *   values (`{ "not": {} }` when it has no other). A bare `z.transform()` takes any input: `{}`.
@@ -198,7 +198,7 @@ export function announceBeforeOverwrites(zodSchema: HookSchema, jsonSchema: Json
   const { $schema: _dialect, ...bare } = toJSONSchema(before, {
     io: 'input',
     target: 'draft-2020-12',
-    unrepresentable,
+    ...(supportsUnrepresentableHook(zodSchema) ? { unrepresentable } : {}),
   }) as JsonObject;
   for (const key of Object.keys(jsonSchema)) if (!ANNOTATION_KEYWORDS.has(key)) delete jsonSchema[key];
   Object.assign(jsonSchema, bare);

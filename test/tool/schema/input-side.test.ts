@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod3';
+import { z as z40 } from 'zod3/v4';
 import { resolveSchema } from '../../../src/tool/schema';
 import { expectDefinitionError } from '../../fixtures/schema/definition-error';
 
@@ -15,6 +16,8 @@ const property = (schema: unknown) =>
 describe('checks after a rewrite', () => {
   it.each([
     ['zod 4 .trim()', z.object({ s: z.string().max(5).trim().max(2) })],
+    // zod 3.25's zod/v4 is zod 4.0, whose toJSONSchema takes no unrepresentable hook: the rules hold all the same.
+    ['zod 4.0 .trim()', z40.object({ s: z40.string().max(5).trim().max(2) })],
     ['zod 3 .trim()', z3.object({ s: z3.string().max(5).trim().max(2) })],
   ])('are not announced, and the untrimmed input passes (%s)', async (_, schema) => {
     expect(property(schema)).toEqual({ type: 'string', maxLength: 5 });
@@ -45,6 +48,12 @@ describe('checks after a rewrite', () => {
 describe('patterns with flags', () => {
   it('are not announced by zod 4, which announced /abc/i as "abc" and so refused "ABC"', async () => {
     const schema = z.object({ s: z.string().regex(/abc/i).regex(/^a/) });
+    expect(property(schema)).toEqual({ type: 'string', pattern: '^a' });
+    expect((await resolveSchema(schema, origin).validate({ s: 'aBC' })).ok).toBe(true);
+  });
+
+  it('are not announced by zod 4.0 (zod 3.25’s zod/v4) either', async () => {
+    const schema = z40.object({ s: z40.string().regex(/abc/i).regex(/^a/) });
     expect(property(schema)).toEqual({ type: 'string', pattern: '^a' });
     expect((await resolveSchema(schema, origin).validate({ s: 'aBC' })).ok).toBe(true);
   });
@@ -88,6 +97,27 @@ describe('zod 4 types no JSON argument can be', () => {
   ])('refuses %s, naming it', (_, schema, reason) => {
     expectDefinitionError(
       () => resolveSchema(z.object({ s: schema }), origin),
+      'unsupported_schema',
+      `tool "t": parameters cannot be expressed as JSON Schema: ${reason}`,
+    );
+  });
+});
+
+describe('zod 4.0 types no JSON argument can be (zod 3.25’s zod/v4)', () => {
+  it.each([
+    [
+      'z.promise(z.string())',
+      z40.promise(z40.string()),
+      'z.promise() hands execute a promise of its value, which no JSON argument is; describe the value itself',
+    ],
+    [
+      'z.file()',
+      z40.file(),
+      'z.file() accepts File objects, which JSON arguments cannot carry (a string or base64 can)',
+    ],
+  ])('refuses %s, naming it', (_, schema, reason) => {
+    expectDefinitionError(
+      () => resolveSchema(z40.object({ s: schema }), origin),
       'unsupported_schema',
       `tool "t": parameters cannot be expressed as JSON Schema: ${reason}`,
     );
