@@ -268,7 +268,7 @@ console.log(JSON.stringify({ parameters: book.definition.parameters, finalOutput
         finalOutput: 'done: booked',
         seen: [{ room: '101', code: 'ABC', plan: 'basic', guest: { name: 'Ada' }, tags: ['a', 'b'] }],
         refused:
-          'Invalid arguments for book: room: Too big: expected string to have <=4 characters; code: Invalid string: must match pattern /^[a-z]+$/i; guest: Invalid input',
+          'Invalid arguments for book: guest: expected a string or an object, received 1; room: Too big: expected string to have <=4 characters; code: Invalid string: must match pattern /^[a-z]+$/i',
       });
     });
   },
