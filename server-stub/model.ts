@@ -120,7 +120,7 @@ export interface ModelInfo {
 /**
  * A model could not answer: the request failed, or the answer was not understood, or a scripted model has no
  * turn for the run. The run that asked fails with this error's message. Codes: `model_unreachable`,
- * `model_timeout`, `model_http_error`, `model_malformed_response` ({@link openAIChatModel}); `no_script`,
+ * `model_timeout`, `model_http_error`, `model_malformed_response`, `model_invalid_tool` ({@link openAIChatModel}); `no_script`,
  * `script_exhausted` ({@link scriptedModel}).
  */
 export class ModelError extends ToolwireError {

@@ -84,7 +84,8 @@ const completionSchema = z.object({
  *   empty `model`, or a `timeoutMs` / `maxRetries` out of range.
  * @throws (from `nextTurn`, after the retries) ModelError `model_http_error` (the message names the endpoint, the
  *   HTTP status and the start of the body), `model_timeout`, `model_unreachable`, `model_stream_error` (an error
- *   event in the stream), `model_malformed_response`; `model_unavailable` when the `openai` package is not
+ *   event in the stream), `model_malformed_response`; `model_invalid_tool` (before any request) for a tool
+ *   whose parameters OpenAI refuses at the top level (a union, not an object); `model_unavailable` when the `openai` package is not
  *   installed. Every message names the endpoint and never holds the API key. The run fails with that message.
  * @example
  * ```ts
@@ -106,6 +107,7 @@ export function openAIChatModel(options: OpenAIChatModelOptions): Model {
       model: options.model,
     },
     async nextTurn(request) {
+      refuseWhatOpenAIRefuses(request.tools, endpoint);
       const Client = await loadOpenAI();
       const attempt: Attempts = { count: 0 };
       const client = new Client({
@@ -232,6 +234,34 @@ function checkOptions(options: OpenAIChatModelOptions) {
     maxRetries,
     stream: options.stream ?? OPENAI_MODEL_DEFAULTS.stream,
   };
+}
+
+/** Keywords OpenAI refuses at the top of a function's parameters, strict or not. */
+const REFUSED_AT_THE_TOP = ['oneOf', 'anyOf', 'allOf', 'enum', 'not'];
+
+/**
+ * Fails the turn, as OpenAI answers HTTP 400 to the whole request, when a tool's parameters are not an object at
+ * the top or hold `oneOf`, `anyOf`, `allOf`, `enum` or `not` there (a root union announced by a client: see
+ * docs/guide/tools.md), in OpenAI's words, before anything is sent; so that such a tool fails here as it would in
+ * production, whatever backend the stub talks to.
+ * @throws ModelError `model_invalid_tool` naming the tool.
+ */
+function refuseWhatOpenAIRefuses(tools: ModelRequest['tools'], endpoint: string): void {
+  for (const { name, parameters } of tools) {
+    const type = (parameters as { type?: unknown }).type;
+    let why: string;
+    if (type !== 'object') {
+      why = `schema must be a JSON Schema of 'type: "object"', got 'type: ${JSON.stringify(type ?? null)}'`;
+    } else if (REFUSED_AT_THE_TOP.some((key) => Object.hasOwn(parameters, key))) {
+      why =
+        "schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level " +
+        '(a union of objects is taken as a property of an object)';
+    } else continue;
+    throw new ModelError(
+      'model_invalid_tool',
+      `model request to ${endpoint} not sent: Invalid schema for function '${name}': ${why}`,
+    );
+  }
 }
 
 function requestBody(

@@ -21,6 +21,9 @@
  * model cannot see: an optional property is sent as `null` rather than left out, and an object carries no keys
  * beyond its declared properties.
  *
+ * The root is one object (OpenAI takes nothing else at the top of a function's parameters): a `$ref` there is
+ * replaced by the definition it points to, and a union there is refused, naming the fix (see `strictRoot`).
+ *
  * Refused too, naming the JSON Pointer: any keyword strict mode does not support (`minLength`, `allOf`, `not`,
  * `patternProperties`, `propertyNames`, `prefixItems`, …), a `format` it does not know, a schema without a type
  * (`{}`: any value), an array without `items`, and an optional property that also accepts `null` (a `null` would
@@ -292,13 +295,62 @@ class Converter {
   }
 }
 
+/** Keywords a root `$ref` may have beside it: what `objectRoot` adds (`type`), the definitions, annotations. */
+const BESIDE_ROOT_REF = new Set(['type', '$defs', 'definitions', ...DROPPED, 'description', 'title']);
+
+/**
+ * The root as strict mode takes it: one object. A `$ref` at the root (a recursive schema: arktype cycles, a JSON
+ * Schema `{ $ref: '#/$defs/A', $defs }`) is replaced by the definition it points to, the definitions kept for the
+ * `$ref`s inside (a `#` inside then means that definition, as before). A union at the root (`anyOf` / `oneOf`:
+ * `z.union()`, `z.discriminatedUnion()`, valibot `variant()`, arktype `.or()`), or an `enum` / `const` there, is
+ * refused: OpenAI takes a function's parameters only as an object with none of them at the top level, strict or not.
+ * @throws NotStrict naming the keyword.
+ */
+function strictRoot(announced: JsonObject): JsonObject {
+  let root = announced;
+  for (let hops = 0; typeof root.$ref === 'string'; hops++) {
+    const { $ref: ref, ...beside } = root;
+    const target = ref === '#' || hops > 32 ? undefined : resolveRef(ref, announced);
+    if (!isPlainObject(target) || (typeof target.$ref === 'string' && target.$ref === ref)) {
+      throw new NotStrict('#/$ref', 'a "$ref" at the root must point to a definition ("#/$defs/<name>")');
+    }
+    const other = Object.keys(beside).find((key) => !BESIDE_ROOT_REF.has(key));
+    if (other !== undefined) {
+      throw new NotStrict(
+        `#/${escapeSegment(other)}`,
+        'strict mode needs the root as one object: a "$ref" there is replaced by its definition, which it cannot be beside other keywords',
+      );
+    }
+    if (target.$defs !== undefined || target.definitions !== undefined) {
+      throw new NotStrict(`${ref}/$defs`, 'strict mode needs "$defs" at the root');
+    }
+    root = { ...beside, ...target };
+  }
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    if (root[key] === undefined) continue;
+    throw new NotStrict(
+      `#/${key}`,
+      `a union at the root cannot be made strict: OpenAI takes a function's parameters only as one object, with no "anyOf" or "oneOf" at the top level; make the union a property of an object (z.object({ input: <the union> }), v.object({ input: … }), type({ input: … }))`,
+    );
+  }
+  for (const key of ['enum', 'const'] as const) {
+    if (root[key] === undefined) continue;
+    throw new NotStrict(
+      `#/${key}`,
+      `strict mode needs the root as one object, with no "${key}" at the top level`,
+    );
+  }
+  return root;
+}
+
 /**
  * The strict form of an announced parameters schema (an object at the root), and {@link StrictSchema.restore}.
  * @throws NotStrict naming the JSON Pointer of the first part that cannot be made strict.
  */
 export function strictSchema(announced: JsonObject): StrictSchema {
-  const converter = new Converter(announced);
-  const { schema, plan } = converter.convert(announced, '#');
+  const root = strictRoot(announced);
+  const converter = new Converter(root);
+  const { schema, plan } = converter.convert(root, '#');
   converter.plans.set('#', plan);
   // Branch schemas are matched with the strict root's definitions (their `$ref`s point there).
   const way: WayBack = { plans: converter.plans, root: schema };

@@ -4,12 +4,40 @@
  * schema's own shape, with leaves now and then replaced by a value of another kind (`null` included).
  */
 import { Validator } from '@cfworker/json-schema';
+import { scope } from 'arktype';
 import fc from 'fast-check';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { invokeTool, type JsonSchemaObject, type ToolParameters, tool } from '../../src/index';
+import { z as z3 } from 'zod3';
+import {
+  invokeTool,
+  type JsonSchemaObject,
+  ToolDefinitionError,
+  type ToolParameters,
+  tool,
+} from '../../src/index';
 
 type Json = JsonSchemaObject;
+
+type Node = { name: string; note?: string | undefined; children: Node[] };
+const zodNode: z.ZodType<Node> = z.object({
+  name: z.string(),
+  note: z.string().optional(),
+  get children() {
+    return z.array(zodNode).max(2);
+  },
+});
+const valibotNode: v.GenericSchema<Node> = v.object({
+  name: v.string(),
+  note: v.optional(v.string()),
+  children: v.pipe(v.array(v.lazy(() => valibotNode)), v.maxLength(2)),
+});
+const arktypeNode = scope({ node: { name: 'string', 'note?': 'string', children: 'node[] <= 2' } }).export()
+  .node;
+const zod3Node: z3.ZodType<Node> = z3.lazy(() =>
+  z3.object({ name: z3.string(), note: z3.string().optional(), children: z3.array(zod3Node).max(2) }),
+);
 
 const CORPUS: Array<[string, ToolParameters]> = [
   ['zod: optional and required', z.object({ a: z.string().optional(), b: z.number() })],
@@ -70,11 +98,30 @@ const CORPUS: Array<[string, ToolParameters]> = [
       properties: { v: { anyOf: [{ type: 'string' }, { type: 'integer' }] }, w: { enum: ['x', 1] } },
     },
   ],
+  // A recursive root is announced as a `$ref` to its definition: the strict root is that definition, inlined.
+  ['zod: recursive root through z.lazy() (a root $ref)', z.lazy(() => zodNode)],
+  ['valibot: recursive root through lazy() (a root $ref)', v.lazy(() => valibotNode)],
+  ['arktype: cyclic scope at the root (a root $ref)', arktypeNode],
+  ['zod 3: recursive root through z.lazy()', zod3Node],
+  [
+    'JSON Schema: $ref at the root',
+    {
+      $ref: '#/$defs/query',
+      $defs: {
+        query: {
+          type: 'object',
+          properties: { q: { type: 'string' }, page: { type: 'integer' }, sub: { $ref: '#/$defs/query' } },
+          required: ['q'],
+        },
+      },
+    },
+  ],
 ];
 
 function resolve(schema: Json, root: Json): Json {
   const ref = schema.$ref;
   if (typeof ref !== 'string') return schema;
+  if (ref === '#') return root;
   const name = ref.split('/').at(-1) as string;
   return (root.$defs as Record<string, Json>)[name] as Json;
 }
@@ -172,5 +219,118 @@ describe('strict: true', () => {
       }),
       { numRuns: 150, seed: 17 },
     );
+  });
+});
+
+describe('strict: true at the root', () => {
+  const union = [
+    [
+      'zod 4 discriminated union',
+      z.discriminatedUnion('kind', [
+        z.object({ kind: z.literal('a'), x: z.number() }),
+        z.object({ kind: z.literal('b') }),
+      ]),
+      'oneOf',
+    ],
+    ['zod 4 union', z.union([z.object({ a: z.string() }), z.object({ b: z.number() })]), 'anyOf'],
+    [
+      'zod 3 discriminated union',
+      z3.discriminatedUnion('kind', [
+        z3.object({ kind: z3.literal('a'), x: z3.number() }),
+        z3.object({ kind: z3.literal('b') }),
+      ]),
+      'anyOf',
+    ],
+    [
+      'valibot variant',
+      v.variant('k', [v.object({ k: v.literal('a') }), v.object({ k: v.literal('b') })]),
+      'oneOf',
+    ],
+    ['arktype .or()', scope({ a: { k: "'a'" }, b: { k: "'b'" } }).type('a | b'), 'anyOf'],
+    [
+      'JSON Schema oneOf',
+      {
+        type: 'object',
+        oneOf: [
+          { type: 'object', properties: { k: { const: 'a' } }, required: ['k'] },
+          { type: 'object', properties: { k: { const: 'b' } }, required: ['k'] },
+        ],
+      },
+      'oneOf',
+    ],
+    [
+      'JSON Schema $ref to a union',
+      {
+        $ref: '#/$defs/u',
+        $defs: {
+          u: {
+            anyOf: [
+              { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+              { type: 'object', properties: { b: { type: 'number' } }, required: ['b'] },
+            ],
+          },
+        },
+      },
+      'anyOf',
+    ],
+  ] as Array<[string, ToolParameters, string]>;
+
+  it.each(union)('refuses a %s at the root, naming the fix', (_, parameters, keyword) => {
+    const make = () => tool({ name: 'u', description: 'd', parameters, strict: true, execute: () => 'x' });
+    expect(make).toThrow(ToolDefinitionError);
+    expect(make).toThrow(
+      `tool "u": parameters cannot be made strict at #/${keyword}: a union at the root cannot be made strict: ` +
+        `OpenAI takes a function's parameters only as one object, with no "anyOf" or "oneOf" at the top level; ` +
+        'make the union a property of an object (z.object({ input: <the union> }), v.object({ input: … }), ' +
+        'type({ input: … }))',
+    );
+    try {
+      make();
+    } catch (error) {
+      expect((error as ToolDefinitionError).code).toBe('unsupported_schema');
+    }
+  });
+
+  it('makes the same union strict once it is a property, as the refusal says', () => {
+    const input = z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('a'), x: z.number() }),
+      z.object({ kind: z.literal('b') }),
+    ]);
+    const wrapped = tool({
+      name: 'w',
+      description: 'd',
+      parameters: z.object({ input }),
+      strict: true,
+      execute: () => 'x',
+    });
+    expect(wrapped.definition.parameters).toMatchObject({ type: 'object', required: ['input'] });
+  });
+
+  it('announces a root $ref as its definition, and removes the nulls of its optional properties', async () => {
+    const parameters = scope({ node: { name: 'string', 'note?': 'string', children: 'node[]' } }).type({
+      root: 'node',
+      'top?': 'string',
+    });
+    const strict = tool({
+      name: 'reca',
+      description: 'd',
+      parameters,
+      strict: true,
+      execute: (input) => input,
+    });
+    const announced = strict.definition.parameters as Json;
+    expect(announced.$ref).toBeUndefined();
+    expect(announced.required).toEqual(['root', 'top']);
+    expect(announced.additionalProperties).toBe(false);
+    const sent = {
+      root: { name: 'a', note: null, children: [{ name: 'b', note: 'n', children: [] }] },
+      top: null,
+    };
+    expect(new Validator(JSON.parse(JSON.stringify(announced)), '2020-12', false).validate(sent).valid).toBe(
+      true,
+    );
+    const result = await invokeTool(strict, sent);
+    expect(result.status).toBe('ok');
+    expect(result.value).toEqual({ root: { name: 'a', children: [{ name: 'b', note: 'n', children: [] }] } });
   });
 });

@@ -334,6 +334,38 @@ describe('openAIChatModel: failures, retries and timeouts', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('refuses, as OpenAI does, a tool whose parameters are a union at the top level, sending nothing', async () => {
+    serve(() => sse(textChunks('never')));
+    const union = {
+      ...toolDef('pick'),
+      parameters: {
+        type: 'object',
+        anyOf: [
+          { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+          { type: 'object', properties: { b: { type: 'number' } }, required: ['b'] },
+        ],
+      },
+    };
+    const error = await failure(model().nextTurn(request({ tools: [toolDef('add'), union] })));
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error).toMatchObject({
+      code: 'model_invalid_tool',
+      message:
+        `model request to ${ENDPOINT} not sent: Invalid schema for function 'pick': schema must have type 'object' ` +
+        "and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level (a union of objects is taken as a " +
+        'property of an object)',
+    });
+    const notObject = {
+      ...toolDef('odd'),
+      parameters: { $ref: '#/$defs/x', $defs: { x: { type: 'object' } } },
+    };
+    expect((await failure(model().nextTurn(request({ tools: [notObject] })))).message).toBe(
+      `model request to ${ENDPOINT} not sent: Invalid schema for function 'odd': schema must be a JSON Schema of ` +
+        `'type: "object"', got 'type: null'`,
+    );
+    expect(seen).toHaveLength(0);
+  });
+
   it('retries a response slower than timeoutMs, and succeeds when the next one is in time', async () => {
     serve(async (n) => {
       if (n === 0) await delay('infinite');
