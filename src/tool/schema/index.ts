@@ -32,7 +32,8 @@ import {
   standardAdapter,
   standardInputJsonSchema,
 } from './standard';
-import { isZod4Schema, zod4Adapter } from './zod4';
+import { zod3Validate } from './zod-parse';
+import { isZod4Schema, zod4Adapter, zod4Validate } from './zod4';
 
 export type { JsonObject, SchemaAdapter, SchemaKind, ValidationIssue, ValidationResult } from './adapter';
 export { integerAt } from './announced';
@@ -99,7 +100,8 @@ function toResult(result: LegacyResult): StandardSchemaV1.Result<unknown> {
 
 /**
  * The schema as a Standard Schema (vendor `zod`): `safeParse`, or `safeParseAsync` when zod refuses to parse
- * it synchronously (an async refinement or transform: zod throws, naming the async).
+ * it synchronously (an async refinement or transform: zod throws, naming the async). Validated through
+ * {@link legacyZod3Adapter}, which goes straight to `safeParseAsync` once the schema is known to be async.
  */
 export function legacyZod3AsStandard(schema: LegacyZod3Schema): StandardSchemaV1 {
   return {
@@ -116,6 +118,12 @@ export function legacyZod3AsStandard(schema: LegacyZod3Schema): StandardSchemaV1
       },
     },
   };
+}
+
+/** Adapter for a zod 3 schema from before 3.24, each refinement and transform run once per call (./zod-parse.ts). */
+function legacyZod3Adapter(schema: LegacyZod3Schema, jsonSchema: JsonObject): SchemaAdapter {
+  const standard = legacyZod3AsStandard(schema);
+  return { ...standardAdapter('zod3', standard, jsonSchema), validate: zod3Validate(schema, standard) };
 }
 
 /** Where a schema comes from, for error messages: `tool "search_orders"` and `parameters`. */
@@ -264,11 +272,17 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
       : 'invalid_output_schema';
   // An output schema is only validated, never announced: any Standard Schema will do (z.date() included).
   if (origin.field === 'outputSchema' && isStandardSchema(value)) {
-    return standardAdapter('standard', value, {}, isArkTypeSchema(value) ? arkTypeMessage : undefined);
+    const adapter = standardAdapter(
+      'standard',
+      value,
+      {},
+      isArkTypeSchema(value) ? arkTypeMessage : undefined,
+    );
+    if (isZod4Schema(value)) return { ...adapter, validate: zod4Validate(value) };
+    if (isZod3Schema(value)) return { ...adapter, validate: zod3Validate(value as never, value) };
+    return adapter;
   }
-  if (origin.field === 'outputSchema' && isLegacyZod3Schema(value)) {
-    return standardAdapter('zod3', legacyZod3AsStandard(value), {});
-  }
+  if (origin.field === 'outputSchema' && isLegacyZod3Schema(value)) return legacyZod3Adapter(value, {});
   const library = isStandardSchema(value) || isLegacyZod3Schema(value);
   // Everything in here may meet what a library returns (a cycle, a schema too deep for the stack): any
   // failure is the developer's to see at definition time, as a ToolDefinitionError.
@@ -279,7 +293,7 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
       // zod before 3.24: validated through its own API, converted like any zod 3.
       const convert = part('zod3', 'a zod 3 schema', origin).inputJsonSchema;
       const jsonSchema = convert(value as unknown as StandardSchemaV1);
-      adapter = standardAdapter('zod3', legacyZod3AsStandard(value), jsonSchema);
+      adapter = legacyZod3Adapter(value, jsonSchema);
     } else if (unreadableZodReason(value) !== undefined) {
       throw new ToolDefinitionError(
         kindCode,

@@ -36,7 +36,8 @@ export function hasStandardJsonSchema(
 /** Rewrites a library's issue message, e.g. to remove a path the library already put in front of it. */
 export type IssueMessageFormatter = (issue: StandardSchemaV1.Issue) => string;
 
-const failedValidation = (error: unknown): ValidationResult => {
+/** A validator that threw or rejected, as one issue at the root. */
+export const failedValidation = (error: unknown): ValidationResult => {
   const message = error instanceof Error ? error.message : String(error);
   return {
     ok: false,
@@ -68,7 +69,8 @@ export function validateStandard(
   return renderResult(result as StandardSchemaV1.Result<unknown>, formatMessage);
 }
 
-function renderResult(
+/** A Standard Schema result as a {@link ValidationResult}, its issues' paths rendered. */
+export function renderResult(
   result: StandardSchemaV1.Result<unknown>,
   formatMessage: IssueMessageFormatter,
 ): ValidationResult {

@@ -18,6 +18,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type * as ZodToJsonSchema from 'zod-to-json-schema';
 import { type JsonObject, PREPROCESS_MESSAGE, type SchemaAdapter, UNKNOWN_PIPE_MESSAGE } from './adapter';
 import { standardAdapter } from './standard';
+import { zod3Validate } from './zod-parse';
 
 /** zod 3 type names whose values JSON cannot carry; `zod-to-json-schema` would map some of them silently. */
 const UNREPRESENTABLE: Readonly<Record<string, string>> = {
@@ -200,7 +201,10 @@ export function zod3Part(converter: () => Zod3Converter): Zod3Part {
     return inputJsonSchema(loaded, schema);
   };
   return {
-    adapter: (schema) => standardAdapter('zod3', schema, convert(schema)),
+    adapter: (schema) => ({
+      ...standardAdapter('zod3', schema, convert(schema)),
+      validate: zod3Validate(schema as never, schema),
+    }),
     inputJsonSchema: convert,
   };
 }

@@ -13,7 +13,7 @@
  * @module
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
-import { clone, toJSONSchema, type ZodMiniType } from 'zod/mini';
+import { clone, safeParseAsync, toJSONSchema, type ZodMiniType } from 'zod/mini';
 import { isPlainObject } from '../../json';
 import {
   ANNOTATION_KEYWORDS,
@@ -26,6 +26,7 @@ import {
   UNKNOWN_PIPE_MESSAGE,
 } from './adapter';
 import { standardAdapter } from './standard';
+import { holdsAsyncFunction, type SafeParseResult, type ZodParseAsync, zodValidate } from './zod-parse';
 
 /** The part of a zod 4 schema's internals this adapter reads (`schema._zod.def`). */
 interface Zod4Like {
@@ -117,9 +118,22 @@ export function zod4InputJsonSchema(schema: StandardSchemaV1): JsonObject {
  */
 export function zod4Adapter(schema: StandardSchemaV1): SchemaAdapter {
   const jsonSchema = zod4InputJsonSchema(schema);
-  const adapter = standardAdapter('zod4', schema, jsonSchema);
+  const adapter = { ...standardAdapter('zod4', schema, jsonSchema), validate: zod4Validate(schema) };
   const trusted = zod4Trusted(schema, jsonSchema, (options) => translate(schema, options));
   return trusted ? { ...adapter, acceptsOnlyAnnounced: true } : adapter;
+}
+
+/**
+ * Validation of a zod 4 schema, each refinement and transform run once per call (./zod-parse.ts): classic zod's
+ * own `safeParseAsync`, or zod's function of it for `zod/mini`, once the schema is known to be async.
+ */
+export function zod4Validate(schema: StandardSchemaV1): SchemaAdapter['validate'] {
+  const own = (schema as { safeParseAsync?: unknown }).safeParseAsync;
+  const parseAsync: ZodParseAsync =
+    typeof own === 'function'
+      ? (value) => own.call(schema, value) as Promise<SafeParseResult>
+      : (value) => safeParseAsync(schema as unknown as ZodMiniType, value) as Promise<SafeParseResult>;
+  return zodValidate(schema, parseAsync, holdsAsyncFunction(schema));
 }
 
 /*
