@@ -249,6 +249,40 @@ export const UNKNOWN_PIPE_MESSAGE =
   'a pipe from z.unknown() or z.any() into a narrower schema accepts only what that schema accepts, which ' +
   'JSON Schema cannot describe as its input; use the narrower schema itself';
 
+/*
+ * Defaults computed at each parse. A default that is a function (`.default(() => crypto.randomUUID())`) gives a new
+ * value at each call; the value a converter computed once, when the tool was made, is stale, and is not announced.
+ * valibot keeps the function where it can be seen (./valibot.ts); zod keeps it out of reach (zod 4 reads it through
+ * a getter that calls it, zod 3 wraps a value in a function too), so a zod default is read once more and judged by
+ * what it gives.
+ */
+/** How far from now a time a default gives is taken for a clock read when the tool was made, in milliseconds. */
+const CLOCK_WINDOW_MS = 60_000;
+
+/**
+ * `true` when a default read when the tool was made (`announced`, as announced) looks computed at each parse: read
+ * again, it gives another value (as JSON: a counter, an id, a random value), or it is the time it was read (an
+ * ISO date-time, or today's ISO date, or an epoch number in milliseconds or seconds, within a minute of now),
+ * which a clock gives the same twice within a millisecond. A function that gives the same other value twice
+ * cannot be told from a value, and is announced with it.
+ */
+export function looksComputed(announced: unknown, readAgain: () => unknown, now = Date.now()): boolean {
+  let again: string | undefined;
+  try {
+    again = JSON.stringify(readAgain());
+  } catch {
+    return true;
+  }
+  if (again !== JSON.stringify(announced)) return true;
+  const near = (ms: number) => Math.abs(ms - now) <= CLOCK_WINDOW_MS;
+  if (typeof announced === 'number') return near(announced) || near(announced * 1000);
+  if (typeof announced !== 'string') return false;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(announced)) {
+    return announced === new Date(now).toISOString().slice(0, 10);
+  }
+  return /^\d{4}-\d{2}-\d{2}T/.test(announced) && near(Date.parse(announced));
+}
+
 /**
  * The parameters of a bare function in a `tools` record: any object, handed to `execute` as the model sent it.
  * Announced as `{ "type": "object" }`. Read by the core itself (no `toolwire/json-schema` needed, in a browser

@@ -8,7 +8,7 @@
  * @module
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { DATA_KEYWORDS, type JsonObject, type SchemaAdapter } from './adapter';
+import { DATA_KEYWORDS, type JsonObject, looksComputed, type SchemaAdapter } from './adapter';
 import { standardAdapter } from './standard';
 
 /** The part of a fallback context this adapter reads (arktype's `ToJsonSchema.FallbackContext`). */
@@ -100,7 +100,16 @@ function withoutOverAnnounced(node: unknown, found: ReturnType<typeof overAnnoun
  * @throws Error naming the construct, e.g. `a Date cannot be represented in JSON Schema`.
  */
 export function arkTypeInputJsonSchema(schema: StandardSchemaV1): JsonObject {
-  const announced = (schema as unknown as ArkTypeLike).toJsonSchema({
+  const announced = convert(schema);
+  // A default given as a function is computed by the conversion: a second one tells it apart (./adapter.ts).
+  if (JSON.stringify(announced).includes('"default":')) withoutComputedDefaults(announced, convert(schema));
+  const found = overAnnounced(schema);
+  if (found.flaggedPatterns.size > 0 || found.deletesKeys) withoutOverAnnounced(announced, found);
+  return announced;
+}
+
+function convert(schema: StandardSchemaV1): JsonObject {
+  return (schema as unknown as ArkTypeLike).toJsonSchema({
     dialect: null,
     fallback: {
       morph: (ctx) => ctx.base,
@@ -111,9 +120,21 @@ export function arkTypeInputJsonSchema(schema: StandardSchemaV1): JsonObject {
       default: unrepresentable,
     },
   });
-  const found = overAnnounced(schema);
-  if (found.flaggedPatterns.size > 0 || found.deletesKeys) withoutOverAnnounced(announced, found);
-  return announced;
+}
+
+/**
+ * Leaves out (in place) each `default` of `node` that looks computed at each parse, `again` being a second
+ * conversion of the same schema (see `looksComputed` in ./adapter.ts): a function default
+ * (`['string', '=', () => crypto.randomUUID()]`) was called by each.
+ */
+function withoutComputedDefaults(node: unknown, again: unknown): void {
+  if (typeof node !== 'object' || node === null) return;
+  const here = node as Record<string, unknown>;
+  const there = (typeof again === 'object' && again !== null ? again : {}) as Record<string, unknown>;
+  if (Object.hasOwn(here, 'default') && looksComputed(here.default, () => there.default)) delete here.default;
+  for (const [key, child] of Object.entries(here)) {
+    if (!DATA_KEYWORDS.has(key)) withoutComputedDefaults(child, there[key]);
+  }
 }
 
 /** arktype puts the path in front of its message (`items[0].sku must be…`); `problem` is the text without it. */

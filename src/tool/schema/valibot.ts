@@ -22,6 +22,8 @@ import { standardAdapter } from './standard';
  *   annotations change nothing; a validation JSON Schema cannot express (`check`, `graphemes` …) is left out,
  *   as a refinement. `metadata()` only annotates: a keyword it holds (`{ minLength: 3 }`) is not announced,
  *   valibot never checking it.
+ * - A default that is a function (`optional(string(), () => crypto.randomUUID())`) is computed at each parse:
+ *   it is not announced, since the value the converter computed once would be stale.
  * - `undefined()` and `void()` accept no JSON value: `{ "not": {} }`.
  * - A tuple's trailing items that accept `undefined` (`optional()` …) may be absent: its `minItems` counts the
  *   items up to the last one that does not (the converter counted them all, refusing `["a"]` for
@@ -39,6 +41,8 @@ interface ValibotNode {
   wrapped?: ValibotNode;
   key?: ValibotNode;
   metadata?: Record<string, unknown>;
+  /** The default of `optional()`, `nullish()` …: a value, or a function computing one per parse. */
+  default?: unknown;
 }
 
 /** Transformations that hand on the value they get: a brand, a flavour or `readonly` only change its type. */
@@ -94,6 +98,10 @@ function overrideAction({
 function overrideSchemaWith(convert: (schema: ValibotNode) => JsonObject) {
   return ({ valibotSchema, jsonSchema }: { valibotSchema: ValibotNode; jsonSchema: JsonObject }) => {
     const { type } = valibotSchema;
+    if (typeof valibotSchema.default === 'function' && Object.hasOwn(jsonSchema, 'default')) {
+      const { default: _once, ...rest } = jsonSchema;
+      return rest;
+    }
     if (type === 'record' && KEY_SETS.has(valibotSchema.key?.type ?? '')) return jsonSchema;
     if (ONLY_UNDEFINED.has(type)) return { not: {} };
     if (TUPLES.has(type) && valibotSchema.items !== undefined) {

@@ -16,7 +16,13 @@
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type * as ZodToJsonSchema from 'zod-to-json-schema';
-import { type JsonObject, PREPROCESS_MESSAGE, type SchemaAdapter, UNKNOWN_PIPE_MESSAGE } from './adapter';
+import {
+  type JsonObject,
+  looksComputed,
+  PREPROCESS_MESSAGE,
+  type SchemaAdapter,
+  UNKNOWN_PIPE_MESSAGE,
+} from './adapter';
 import { standardAdapter } from './standard';
 import { zod3Validate } from './zod-parse';
 
@@ -45,6 +51,7 @@ interface Zod3Def {
   in?: Zod3Like;
   out?: Zod3Like;
   innerType?: Zod3Like;
+  defaultValue?: unknown;
 }
 interface Zod3Like {
   _def: Zod3Def;
@@ -105,6 +112,19 @@ function announceBeforeOverwrites(
 }
 
 /**
+ * A `.default()`'s announcement without its `default` when it looks computed at each parse
+ * (`.default(() => new Date().toISOString())`; see `looksComputed` in ./adapter.ts); anything else as it is.
+ */
+function withoutComputedDefault(jsonSchema: unknown, def: Zod3Def): unknown {
+  if (def.typeName !== 'ZodDefault' || typeof def.defaultValue !== 'function') return jsonSchema;
+  if (typeof jsonSchema !== 'object' || jsonSchema === null || !Object.hasOwn(jsonSchema, 'default')) {
+    return jsonSchema;
+  }
+  const { default: announced, ...rest } = jsonSchema as Record<string, unknown>;
+  return looksComputed(announced, def.defaultValue as () => unknown) ? rest : jsonSchema;
+}
+
+/**
  * JSON Schema (input side) of a zod 3 schema. Objects that strip unknown keys (zod's default) announce no
  * `additionalProperties`, so the announced schema accepts what zod accepts; `.strict()` announces `false`.
  * Recursive schemas become `$ref`s to their first occurrence; shared ones are inlined.
@@ -123,7 +143,10 @@ function inputJsonSchema(converter: Zod3Converter, schema: StandardSchemaV1): Js
     applyRegexFlags: true, // a /…/i pattern as the same pattern without flags (zod-to-json-schema drops flags)
     allowedAdditionalProperties: undefined,
     postProcess: (jsonSchema, def, refs) =>
-      announceBeforeOverwrites(converter, jsonSchema, def as Zod3Def, refs) as never,
+      withoutComputedDefault(
+        announceBeforeOverwrites(converter, jsonSchema, def as Zod3Def, refs),
+        def as Zod3Def,
+      ) as never,
     override: (def, refs, seen) => {
       const { typeName, effect } = def as Zod3Def;
       const what = typeof typeName === 'string' ? UNREPRESENTABLE[typeName] : undefined;

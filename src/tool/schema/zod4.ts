@@ -18,6 +18,7 @@ import { isPlainObject } from '../../json';
 import {
   ANNOTATION_KEYWORDS,
   type JsonObject,
+  looksComputed,
   PREPROCESS_MESSAGE,
   type SchemaAdapter,
   SUBSCHEMA_KEYWORDS,
@@ -103,6 +104,7 @@ export function zod4InputJsonSchema(schema: StandardSchemaV1): JsonObject {
   return translate(schema, {
     override: ({ zodSchema, jsonSchema }: { zodSchema: never; jsonSchema: JsonObject }) => {
       refuseUnknownPipes(zodSchema);
+      dropComputedDefault(zodSchema, jsonSchema);
       refuseNonJson(zodSchema);
       announceBeforeOverwrites(zodSchema, jsonSchema);
       dropFlaggedPatterns(zodSchema, jsonSchema);
@@ -193,6 +195,19 @@ export function unrepresentable({ zodSchema, message }: { zodSchema: HookSchema;
     return def.values.some((value) => value !== undefined) ? 'any' : { not: {} };
   }
   throw new Error(message);
+}
+
+/**
+ * For `.default()` and `.prefault()`, the announced `default` left out (in place) when it looks computed at each
+ * parse (`.default(() => new Date().toISOString())`; see `looksComputed` in ./adapter.ts).
+ */
+export function dropComputedDefault(
+  zodSchema: { _zod: { def: { type?: string } } },
+  jsonSchema: JsonObject,
+): void {
+  const def = zodSchema._zod.def as { type?: string; defaultValue?: unknown };
+  if ((def.type !== 'default' && def.type !== 'prefault') || !Object.hasOwn(jsonSchema, 'default')) return;
+  if (looksComputed(jsonSchema.default, () => def.defaultValue)) delete jsonSchema.default;
 }
 
 /**
