@@ -1016,7 +1016,9 @@ export interface ToolOptions<
    * refused, since strict mode would make it `{}` (the root without properties is a tool without input). A schema
    * that cannot be made strict (that, a keyword strict mode does not support, an optional property that also
    * accepts `null`, …) is refused here with `unsupported_schema`, naming its JSON Pointer. See src/tool/strict.ts.
-   * `definition.parameters` is then the strict form; `inputSchemaOf(tool)` gives the ordinary one. Outside the
+   * The root must be one object: a root `$ref` (a recursive schema) is announced as the object it names, and a
+   * root union (`anyOf`/`oneOf`, an `enum` or `const`), which OpenAI refuses, is refused here: wrap the union in a
+   * property. `definition.parameters` is then the strict form; `inputSchemaOf(tool)` gives the ordinary one. Outside the
    * Node entry (a browser, a worker, Deno without the `node` condition) it needs `import 'toolwire/strict'` once;
    * without it a `strict: true` tool is refused with `unsupported_schema` naming that import (and, in the same
    * refusal, any other its parameters or `outputSchema` need, e.g. `toolwire/json-schema`).
