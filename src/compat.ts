@@ -23,10 +23,13 @@ import {
   approvalRequired,
   type DefaultContext,
   type InferParameters,
+  type SchemaOf,
   type Tool,
   type ToolContext,
   type ToolOptions,
+  type ToolOptionsBase,
   type ToolParameters,
+  type ToolSchemaKeys,
   tool,
 } from './tool/tool';
 
@@ -61,7 +64,18 @@ export type DefineToolOptions<
   Out = unknown,
   C = DefaultContext,
   N extends string | undefined = string | undefined,
-> = Omit<ToolOptions<P, Out, C>, 'name' | 'execute'> & {
+> = DefineToolBase<P, Out, C, N> & Pick<ToolOptions<P, Out, C>, 'parameters' | 'inputSchema'>;
+
+/**
+ * {@link DefineToolOptions} but the schema (`parameters`, `inputSchema`): what {@link defineTool} types apart from
+ * the schema, whose type is inferred from the schema keys alone (see `ToolSchemaKeys`).
+ */
+export type DefineToolBase<
+  P extends ToolParameters | undefined = undefined,
+  Out = unknown,
+  C = DefaultContext,
+  N extends string | undefined = string | undefined,
+> = Omit<ToolOptionsBase<P, Out, C>, 'name' | 'execute'> & {
   /** The tool's name; without it, the definition is named by its key in a `tools` record. */
   name?: N;
   /** Does the work, as `tool()`'s `execute`, with other SDKs' names on `ctx` too. */
@@ -136,9 +150,10 @@ export function defineTool<
   Out = unknown,
   C = DefaultContext,
   N extends string | undefined = undefined,
+  I extends ToolParameters | undefined = undefined,
 >(
-  definition: DefineToolOptions<P, Out, C, N>,
-): N extends string ? Tool<InferParameters<P>, Out, C> : UnnamedTool<P, Out> {
+  definition: DefineToolBase<NoInfer<SchemaOf<P, I>>, Out, C, N> & ToolSchemaKeys<P, I>,
+): N extends string ? Tool<InferParameters<SchemaOf<P, I>>, Out, C> : UnnamedTool<SchemaOf<P, I>, Out> {
   const { execute } = definition as { execute: (input: unknown, ctx: CompatContext) => unknown };
   // A definition that is not an object, or has no execute function, is left for tool() to refuse with its message.
   const wrapped =
@@ -152,7 +167,7 @@ export function defineTool<
     return made as never;
   }
   // Named later by its record key, and read with toolwire's conventions (`parameters` says so; see shapes.ts).
-  const { inputSchema, parameters, ...rest } = definition as Record<string, unknown>;
+  const { inputSchema, parameters, ...rest } = definition as object as Record<string, unknown>;
   const schema = parameters ?? inputSchema;
   const unnamed: Record<string, unknown> = { ...rest, execute: wrapped };
   if (schema !== undefined) unnamed.parameters = schema;

@@ -207,19 +207,19 @@ const CASES: Record<string, Case> = {
     accept: (maxDepth) => agent.asTool({ toolDescription: 'x', maxDepth } as never),
   },
   // tool() and invokeTool()
-  'ToolOptions.needsApproval': {
+  'ToolOptionsBase.needsApproval': {
     value: false,
     accept: (v) => tool({ name: 't', description: 'd', execute, needsApproval: v as boolean }),
   },
-  'ToolOptions.strict': {
+  'ToolOptionsBase.strict': {
     value: false,
     accept: (v) => tool({ name: 't', description: 'd', execute, strict: v as boolean }),
   },
-  'ToolOptions.timeoutMs': {
+  'ToolOptionsBase.timeoutMs': {
     value: undefined, // none
     accept: (v) => tool({ name: 't', description: 'd', execute, timeoutMs: v as undefined }),
   },
-  'ToolOptions.allowedAgentNames': {
+  'ToolOptionsBase.allowedAgentNames': {
     value: undefined, // every agent may call it
     accept: (v) => tool({ name: 't', description: 'd', execute, allowedAgentNames: v as undefined }),
   },
@@ -393,18 +393,18 @@ const CASES: Record<string, Case> = {
   'InvokeOptions.steps': { value: undefined, accept: invoke('steps') }, // none
   'InvokeOptions.onStep': { value: undefined, accept: invoke('onStep') },
   'InvokeOptions.logger': { value: undefined, accept: invoke('logger') }, // nothing is logged
-  'ToolOptions.sideEffect': {
+  'ToolOptionsBase.sideEffect': {
     value: 'external',
     accept: (v) =>
       expect(tool({ name: 't', description: 'd', execute, sideEffect: v as 'external' }).definition).toEqual(
         tool({ name: 't', description: 'd', execute }).definition,
       ),
   },
-  'ToolOptions.retry': {
+  'ToolOptionsBase.retry': {
     value: undefined, // one attempt
     accept: (v) => tool({ name: 't', description: 'd', execute, retry: v as undefined }),
   },
-  'ToolOptions.concurrency': {
+  'ToolOptionsBase.concurrency': {
     value: undefined, // no limit but the client's
     accept: (v) => tool({ name: 't', description: 'd', execute, concurrency: v as undefined }),
   },
@@ -413,22 +413,22 @@ const CASES: Record<string, Case> = {
     accept: (v) =>
       tool({ name: 't', description: 'd', execute, concurrency: { limit: 1, key: v as undefined } }),
   },
-  'ToolOptions.slots': {
+  'ToolOptionsBase.slots': {
     value: 1,
     accept: (v) => tool({ name: 't', description: 'd', execute, slots: v as number }),
   },
-  'ToolOptions.fleet': {
+  'ToolOptionsBase.fleet': {
     value: undefined,
     accept: (v) => tool({ name: 't', description: 'd', execute, fleet: v as undefined }),
   },
-  'ToolOptions.defaultEnabled': {
+  'ToolOptionsBase.defaultEnabled': {
     value: undefined, // the service decides
     accept: (v) =>
       expect(
         tool({ name: 't', description: 'd', execute, defaultEnabled: v as undefined }).definition,
       ).toEqual(tool({ name: 't', description: 'd', execute }).definition),
   },
-  'ToolOptions.capability': {
+  'ToolOptionsBase.capability': {
     value: undefined, // none
     accept: (v) =>
       expect(tool({ name: 't', description: 'd', execute, capability: v as undefined }).definition).toEqual(
@@ -451,7 +451,7 @@ const CASES: Record<string, Case> = {
           .capability,
       ).toEqual({ execution: 'auto' }),
   },
-  'ToolOptions.sensitiveFieldNames': {
+  'ToolOptionsBase.sensitiveFieldNames': {
     value: [],
     accept: (v) => tool({ name: 't', description: 'd', execute, sensitiveFieldNames: v as string[] }),
   },

@@ -946,11 +946,7 @@ export interface ToolOptions<
   P extends ToolParameters | undefined = undefined,
   Out = unknown,
   C = DefaultContext,
-> {
-  /** Name the model calls the tool by: 1 to 64 letters, digits, `_` or `-`. */
-  name: string;
-  /** What the tool does and when to use it; the model reads it. Must not be empty. */
-  description: string;
+> extends ToolOptionsBase<P, Out, C> {
   /** Schema of the arguments: a Standard Schema, a JSON Schema object with `type: 'object'`, or omitted. */
   parameters?: P | undefined;
   /**
@@ -958,6 +954,38 @@ export interface ToolOptions<
    * never both (`conflicting_options`). An AI SDK `jsonSchema()` object is read as its JSON Schema.
    */
   inputSchema?: P | undefined;
+}
+
+/**
+ * The schema keys of {@link tool}'s options (see {@link ToolOptions}), typed apart so that the schema's type is
+ * inferred from them alone: `P` from `parameters`, `I` from `inputSchema`. Its keys are all optional, so that a
+ * misspelt required option (`descripton`) still lets the schema's type be inferred and the refusal names the
+ * typo (TypeScript infers nothing from an object literal into a type that lacks one of the literal's keys while
+ * the literal lacks one of the type's required keys).
+ */
+export interface ToolSchemaKeys<P, I> {
+  /** Schema of the arguments: a Standard Schema, a JSON Schema object with `type: 'object'`, or omitted. */
+  parameters?: P | undefined;
+  /**
+   * The same as `parameters`, under the name the AI SDK, MCP and several agent SDKs use. Give one of the two,
+   * never both (`conflicting_options`). An AI SDK `jsonSchema()` object is read as its JSON Schema.
+   */
+  inputSchema?: I | undefined;
+}
+
+/** The schema a tool's options give: `parameters` (`P`), else `inputSchema` (`I`). */
+export type SchemaOf<P, I> = [P] extends [undefined] ? I : P;
+
+/** {@link ToolOptions} but the schema (`parameters`, `inputSchema`). */
+export interface ToolOptionsBase<
+  P extends ToolParameters | undefined = undefined,
+  Out = unknown,
+  C = DefaultContext,
+> {
+  /** Name the model calls the tool by: 1 to 64 letters, digits, `_` or `-`. */
+  name: string;
+  /** What the tool does and when to use it; the model reads it. Must not be empty. */
+  description: string;
   /**
    * Does the work. Gets the validated input (the schema's output, e.g. with defaults applied). A string result
    * reaches the model unchanged; anything else as JSON (see `serializeOutput`). Throwing is fine: the
@@ -1349,10 +1377,15 @@ function deepFreeze<T>(value: T): T {
  * });
  * ```
  */
-export function tool<P extends ToolParameters | undefined = undefined, Out = unknown, C = DefaultContext>(
-  options: ToolOptions<P, Out, C>,
-): Tool<InferParameters<P>, Out, C> {
-  return makeTool(options, {}) as Tool<InferParameters<P>, Out, C>;
+export function tool<
+  P extends ToolParameters | undefined = undefined,
+  Out = unknown,
+  C = DefaultContext,
+  I extends ToolParameters | undefined = undefined,
+>(
+  options: ToolOptionsBase<NoInfer<SchemaOf<P, I>>, Out, C> & ToolSchemaKeys<P, I>,
+): Tool<InferParameters<SchemaOf<P, I>>, Out, C> {
+  return makeTool(options, {}) as Tool<InferParameters<SchemaOf<P, I>>, Out, C>;
 }
 
 /** How {@link makeTool} reads an object given in a `tools` option rather than to `tool()`. */

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod3';
+import { defineTool } from '../../src/compat';
 import {
   type DefaultContext,
   invokeTool,
@@ -163,5 +164,52 @@ describe('the other option types', () => {
   it('refuses a parameters value of no accepted kind at compile time', () => {
     // @ts-expect-error a string is not a schema
     tool({ name: 't', description: 'd', parameters: 'string', execute: () => 1 });
+  });
+});
+
+describe('a misspelt or conflicting option is refused on its own line', () => {
+  const schema = z.object({ email: z.string() });
+
+  it('a misspelt required option of a tool with parameters: the typo, not parameters, and the input still typed', () => {
+    tool({
+      name: 't',
+      // @ts-expect-error 'descripton' does not exist … Did you mean to write 'description'?
+      descripton: 'd',
+      parameters: schema,
+      execute: (input) => {
+        expectTypeOf(input).toEqualTypeOf<{ email: string }>();
+      },
+    });
+    defineTool({
+      name: 't',
+      // @ts-expect-error 'descripton' does not exist … Did you mean to write 'description'?
+      descripton: 'd',
+      inputSchema: schema,
+      execute: (input) => {
+        expectTypeOf(input).toEqualTypeOf<{ email: string }>();
+      },
+    });
+  });
+
+  it('another SDK’s name for execute (handler)', () => {
+    tool({
+      name: 't',
+      description: 'd',
+      parameters: schema,
+      // @ts-expect-error 'handler' does not exist
+      handler: ({ email }: { email: string }) => email,
+    });
+  });
+
+  it('inputSchema alone types the input as parameters does', () => {
+    const t = tool({
+      name: 't',
+      description: 'd',
+      inputSchema: schema,
+      execute: ({ email }) => email.length,
+    });
+    expectTypeOf(t).toEqualTypeOf<Tool<{ email: string }, number, DefaultContext>>();
+    const u = defineTool({ name: 'u', description: 'd', inputSchema: schema, execute: ({ email }) => email });
+    expectTypeOf(u).toEqualTypeOf<Tool<{ email: string }, string, DefaultContext>>();
   });
 });
