@@ -961,7 +961,8 @@ export interface ToolOptions<
  * inferred from them alone: `P` from `parameters`, `I` from `inputSchema`. Its keys are all optional, so that a
  * misspelt required option (`descripton`) still lets the schema's type be inferred and the refusal names the
  * typo (TypeScript infers nothing from an object literal into a type that lacks one of the literal's keys while
- * the literal lacks one of the type's required keys).
+ * the literal lacks one of the type's required keys). `inputSchema` beside `parameters` is refused, as `tool()`
+ * refuses it at run time (`conflicting_options`).
  */
 export interface ToolSchemaKeys<P, I> {
   /** Schema of the arguments: a Standard Schema, a JSON Schema object with `type: 'object'`, or omitted. */
@@ -970,7 +971,7 @@ export interface ToolSchemaKeys<P, I> {
    * The same as `parameters`, under the name the AI SDK, MCP and several agent SDKs use. Give one of the two,
    * never both (`conflicting_options`). An AI SDK `jsonSchema()` object is read as its JSON Schema.
    */
-  inputSchema?: I | undefined;
+  inputSchema?: ([P] extends [undefined] ? I : 'give parameters or inputSchema, not both') | undefined;
 }
 
 /** The schema a tool's options give: `parameters` (`P`), else `inputSchema` (`I`). */

@@ -201,6 +201,25 @@ describe('a misspelt or conflicting option is refused on its own line', () => {
     });
   });
 
+  it('parameters and inputSchema both: refused on inputSchema, as at run time (conflicting_options)', () => {
+    tool({
+      name: 't',
+      description: 'd',
+      parameters: schema,
+      // @ts-expect-error give parameters or inputSchema, not both
+      inputSchema: schema,
+      execute: ({ email }) => email,
+    });
+    defineTool({
+      name: 't',
+      description: 'd',
+      parameters: schema,
+      // @ts-expect-error give parameters or inputSchema, not both
+      inputSchema: schema,
+      execute: ({ email }) => email,
+    });
+  });
+
   it('inputSchema alone types the input as parameters does', () => {
     const t = tool({
       name: 't',
