@@ -51,7 +51,7 @@ export class ToolRegistry<T = ToolsGiven> {
       Array.isArray(tools) || isToolLike(tools) || !isIterable(tools) || tools instanceof Map
         ? tools
         : Array.from(tools as Iterable<unknown>);
-    for (const item of toTools(listed, 'ToolRegistry')) this.#put(item);
+    for (const item of toTools(listed, 'ToolRegistry')) this.#put(item, 'ToolRegistry');
   }
 
   /**
@@ -64,18 +64,17 @@ export class ToolRegistry<T = ToolsGiven> {
    */
   // biome-ignore lint/suspicious/noExplicitAny: a registry's tools run with any context.
   add<P>(source: ToolSourceOf<P, any>): void {
-    this.#put(toTool(source, 'ToolRegistry.add()'));
+    this.#put(toTool(source, 'ToolRegistry.add()'), 'ToolRegistry.add()', 'registry.remove');
   }
 
-  #put(tool: AnyTool): void {
+  /**
+   * Registers `tool`, refusing a different one of the same name in the words of `owner` (the call the user made),
+   * naming `remover` (that API's way to remove a tool) as the way to replace it.
+   */
+  #put(tool: AnyTool, owner: string, remover?: string): void {
     const registered = this.#tools.get(tool.name);
     if (registered === tool) return;
-    if (registered !== undefined) {
-      throw new ToolDefinitionError(
-        'duplicate_tool',
-        `ToolRegistry: a different tool named "${tool.name}" is already registered`,
-      );
-    }
+    if (registered !== undefined) throw duplicateTool(owner, tool.name, remover);
     this.#tools.set(tool.name, tool);
     // What its calls need of the optional call code starts loading now (./parts.ts).
     preloadParts(partsFor(toolInternals(tool)));
@@ -140,6 +139,20 @@ export class ToolRegistry<T = ToolsGiven> {
       }),
     );
   }
+}
+
+/**
+ * `duplicate_tool` for a tool whose name a different registered tool has, in the words of `owner`: with `remover`
+ * (the call that removes a tool there, e.g. `client.removeTool`), the tool is added alone, so the message says how
+ * to replace the one registered; without, two tools given together share the name.
+ */
+export function duplicateTool(owner: string, name: string, remover?: string): ToolDefinitionError {
+  return new ToolDefinitionError(
+    'duplicate_tool',
+    remover === undefined
+      ? `${owner}: two different tools are named "${name}"`
+      : `${owner}: a different tool named "${name}" is already registered; to replace it, call ${remover}("${name}") first, or give the new tool another name`,
+  );
 }
 
 function isIterable(value: unknown): value is Iterable<unknown> {

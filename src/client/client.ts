@@ -12,7 +12,7 @@ import { decodeArguments } from '../call/arguments';
 import { readDecideArguments } from '../call/decision';
 import { callParts, type PartName, partsFor, preloadParts } from '../call/parts';
 import { shownArguments } from '../call/redaction';
-import { ToolRegistry } from '../call/registry';
+import { duplicateTool, ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
 import { CodeOnDemand } from '../code-on-demand';
@@ -648,13 +648,16 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * Adds a tool while connected; the service is told with `tools_update`. Any shape `tools` accepts outside a
    * record (a `tool()` result, an object with its options, an AI SDK tool with a `name`).
    * @throws ToolDefinitionError as `tool()` does for an object it refuses; `not_a_tool`; `duplicate_tool` when a
-   *   different tool has that name (adding the tool it already runs does nothing); `too_large` when the
+   *   different tool has that name (call `removeTool(name)` first to replace it; adding the tool it already runs
+   *   does nothing); `too_large` when the
    *   tool definitions would no longer fit in one frame of the service's `maxPayloadBytes` (the tool is not added).
    */
   addTool<P>(source: ToolSourceOf<P, C>): void {
     const item = toTool(source, 'addTool()');
     // The tool this client already runs under that name: nothing to add or announce.
     if (this.#registry.get(item.name) === item) return;
+    if (this.#registry.has(item.name))
+      throw duplicateTool('client.addTool()', item.name, 'client.removeTool');
     checkToolSlots(item, this.#maxConcurrency, 'addTool()');
     this.#registry.add(item);
     this.#calls.toolsChanged();

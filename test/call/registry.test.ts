@@ -26,10 +26,7 @@ describe('ToolRegistry', () => {
 
   it('refuses two tools with the same name', () => {
     expect(() => new ToolRegistry([make('a'), make('a')])).toThrow(
-      new ToolDefinitionError(
-        'duplicate_tool',
-        'ToolRegistry: a different tool named "a" is already registered',
-      ),
+      new ToolDefinitionError('duplicate_tool', 'ToolRegistry: two different tools are named "a"'),
     );
   });
 

@@ -82,20 +82,29 @@ describe('two different tools with one name', () => {
       new ToolDefinitionError('duplicate_tool', 'Agent "A": two different tools are named "echo"'),
     );
     expect(() => new ToolRegistry([echo, otherEcho])).toThrowError(
-      new ToolDefinitionError(
-        'duplicate_tool',
-        'ToolRegistry: a different tool named "echo" is already registered',
-      ),
+      new ToolDefinitionError('duplicate_tool', 'ToolRegistry: two different tools are named "echo"'),
     );
     expect(() => toolsOf([echo, otherEcho], 'bridge()')).toThrowError(
       new ToolDefinitionError('duplicate_tool', 'bridge(): two different tools are named "echo"'),
     );
+  });
+
+  it('added alone, are refused naming the call the user made and how to replace the tool', async () => {
     const worker = client([echo]);
     await service.connect(worker);
     expect(() => worker.addTool(otherEcho)).toThrowError(
       new ToolDefinitionError(
         'duplicate_tool',
-        'ToolRegistry: a different tool named "echo" is already registered',
+        'client.addTool(): a different tool named "echo" is already registered; to replace it, call client.removeTool("echo") first, or give the new tool another name',
+      ),
+    );
+    expect(worker.removeTool('echo')).toBe(true);
+    worker.addTool(otherEcho);
+    const registry = new ToolRegistry([echo]);
+    expect(() => registry.add(otherEcho)).toThrowError(
+      new ToolDefinitionError(
+        'duplicate_tool',
+        'ToolRegistry.add(): a different tool named "echo" is already registered; to replace it, call registry.remove("echo") first, or give the new tool another name',
       ),
     );
   });
