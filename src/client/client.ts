@@ -553,12 +553,13 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
 
   /**
    * Opens the connection and announces the tools. Resolves once the service says `welcome`. Every attempt that
-   * fails meanwhile is reported at once (an `error` event and a `warn` line, with the cause); a refused key or
-   * protocol rejects at once. `connect({ maxAttempts: 1 })` rejects at the first failed attempt.
+   * fails meanwhile is reported at once (an `error` event, and a `warn` line with a `logger`, with the cause); a
+   * refused key or protocol rejects at once. `connect({ maxAttempts: 1 })` rejects at the first failed attempt.
    * @throws ConnectionError `unauthorized` (key refused, at the upgrade or by close 4001), `unsupported_protocol`,
    *   `connect_timeout`, `unreachable` (after `maxAttempts` failed attempts, the last one as `cause`),
-   *   `invalid_url`, `hello_too_large`, `already_connecting` when called twice, or `closed` when `close()` came
-   *   first.
+   *   `invalid_url`, `hello_too_large`, `already_connecting` when called again while connecting, `already_connected`
+   *   when called again once connected (call it once: the client reconnects by itself), or `closed` when
+   *   `close()` came first.
    * @throws OptionsError `invalid_options` when the options are not an object, `unknown_option` (with "did you
    *   mean"), `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity; before any attempt.
    * @throws ToolwireError `load_failed` in a browser when the code the tools, `policies` or `tracing` need could not

@@ -223,7 +223,8 @@ export class Connection {
   /**
    * Opens the connection. Resolves with the first `welcome`.
    * @throws ConnectionError `unauthorized`, `unsupported_protocol`, `connect_timeout`, `unreachable` (after
-   *   `maxAttempts` failed attempts; the last one is the `cause`), `hello_too_large`, `invalid_url` or `closed`.
+   *   `maxAttempts` failed attempts; the last one is the `cause`), `hello_too_large`, `invalid_url` or `closed`;
+   *   `already_connecting` while a first call is connecting, `already_connected` once one has resolved.
    * @throws OptionsError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
    * @param timeoutMs - how long the first `welcome` may take: what is left of `connectTimeoutMs` when the owner
    *   spent part of it before (a browser client waiting for its code); the whole of it when omitted.
@@ -234,9 +235,21 @@ export class Connection {
         new ConnectionError('closed', 'this client is closed; create a new Client to connect again'),
       );
     }
-    if (this.#state !== 'idle') {
+    if (this.#state === 'connecting') {
       return Promise.reject(
-        new ConnectionError('already_connecting', `connect() called in state ${this.#state}`),
+        new ConnectionError(
+          'already_connecting',
+          'connect() is already connecting; await the first call instead of calling it again',
+        ),
+      );
+    }
+    if (this.#state !== 'idle') {
+      // open, draining or reconnecting: the first connect() resolved, and the client reconnects by itself.
+      return Promise.reject(
+        new ConnectionError(
+          'already_connected',
+          `already connected (${this.#state}); call connect() once: the client reconnects by itself`,
+        ),
       );
     }
     const { maxAttempts } = options;

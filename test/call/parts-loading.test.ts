@@ -364,7 +364,7 @@ describe('the optional call code, loaded with import()', () => {
     const error = (await second) as Core.ConnectionError;
     expect({ code: error.code, message: error.message }).toEqual({
       code: 'already_connecting',
-      message: 'connect() called in state connecting',
+      message: 'connect() is already connecting; await the first call instead of calling it again',
     });
     expect(atHello).toEqual([['gate']]);
     await client.close();

@@ -457,6 +457,26 @@ describe('Client usage errors', () => {
       message: 'call connect() before run()',
     });
   });
+
+  it('rejects connect() again while connecting and once connected, saying to call it once', async () => {
+    const client = makeClient();
+    const opened = service.nextConnection();
+    const first = client.connect();
+    await expect(client.connect()).rejects.toMatchObject({
+      name: 'ConnectionError',
+      code: 'already_connecting',
+      message: 'connect() is already connecting; await the first call instead of calling it again',
+    });
+    const connection = await opened;
+    await connection.next('hello');
+    connection.send(welcome());
+    await first;
+    await expect(client.connect()).rejects.toMatchObject({
+      name: 'ConnectionError',
+      code: 'already_connected',
+      message: 'already connected (open); call connect() once: the client reconnects by itself',
+    });
+  });
 });
 
 describe('Client options', () => {
