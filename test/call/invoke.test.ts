@@ -336,6 +336,22 @@ describe('widgets', () => {
     );
   });
 
+  it('reads a toJSON() that throws as "[Unserializable Object: <message>]", status ok (docs/guide/model-output.md)', async () => {
+    const broken = {
+      toJSON(): never {
+        throw new Error('boom');
+      },
+    };
+    expect(await invokeTool(returning(broken), {})).toMatchObject({
+      status: 'ok',
+      output: '"[Unserializable Object: boom]"',
+    });
+    expect(await invokeTool(returning({ id: 1, broken }), {})).toMatchObject({
+      status: 'ok',
+      output: '{"id":1,"broken":"[Unserializable Object: boom]"}',
+    });
+  });
+
   it('only splits a plain object: an array or a class instance with a widget field is data', async () => {
     class Row {
       widget = 'not a widget';
