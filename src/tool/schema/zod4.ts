@@ -141,7 +141,7 @@ export function zod4Validate(schema: StandardSchemaV1): SchemaAdapter['validate'
 /*
  * toolwire's rules for what zod 4's `toJSONSchema` announces on the input side, passed to it as its
  * `unrepresentable` and `override` options. `override` is there from zod 4.0.0; `unrepresentable` takes a
- * function from 4.6 (an older zod would take it for "any"), so on an older zod `z.undefined()` and `z.void()` are
+ * function from 4.5 (an older zod would take it for "any"), so on an older zod `z.undefined()` and `z.void()` are
  * refused and `z.custom()` is refused in zod's words:
  * - `z.undefined()` and `z.void()` accept no JSON value (JSON has no `undefined`; an absent property is
  *   announced by `required`), so they are `{ "not": {} }`, and a literal's `undefined` is left out of its
@@ -172,7 +172,7 @@ interface HookSchema {
 }
 
 /** The zod 4 minor from which `toJSONSchema` takes a function as `unrepresentable` (older ones take it for "any"). */
-const UNREPRESENTABLE_HOOK_MINOR = 6;
+const UNREPRESENTABLE_HOOK_MINOR = 5;
 
 /** `true` when this zod 4 schema's `toJSONSchema` calls an `unrepresentable` function. */
 export function supportsUnrepresentableHook(schema: unknown): boolean {

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { z as z3 } from 'zod3';
 import { z as z40 } from 'zod3/v4';
 import { resolveSchema } from '../../../src/tool/schema';
+import { supportsUnrepresentableHook } from '../../../src/tool/schema/zod4';
 import { expectDefinitionError } from '../../fixtures/schema/definition-error';
 
 const origin = { owner: 'tool "t"', field: 'parameters', requireObject: true } as const;
@@ -100,6 +101,14 @@ describe('zod 4 types no JSON argument can be', () => {
       'unsupported_schema',
       `tool "t": parameters cannot be expressed as JSON Schema: ${reason}`,
     );
+  });
+});
+
+describe('zod’s unrepresentable hook', () => {
+  const made = (minor: number) => ({ _zod: { version: { major: 4, minor, patch: 0 } } });
+
+  it('is passed from zod 4.5, which calls it, so that z.undefined() is announced and z.custom() named', () => {
+    expect([4, 5, 6].map((minor) => supportsUnrepresentableHook(made(minor)))).toEqual([false, true, true]);
   });
 });
 
