@@ -14,6 +14,7 @@ import {
   orderSearchSchemas,
   validOrderSearches,
 } from '../../fixtures/schema/order-search';
+import { zodBefore } from '../../support/zod-version';
 
 const kinds = Object.entries(orderSearchSchemas).map(([kind, parameters]) => {
   const made = tool({ name: 'search_orders', description: 'Find orders.', parameters, execute: () => 'ok' });
@@ -169,7 +170,9 @@ function formatted(markdown: string): string {
 const biome = fileURLToPath(new URL('../../../node_modules/.bin/biome', import.meta.url));
 
 describe('announced.md', () => {
-  it('lists the announced schema of every kind side by side', async () => {
+  // The file is written from the locked zod: zod before 4.6 announces another email pattern (and, before 4.5,
+  // its own key order), which is zod's JSON Schema form; the fixtures above check that every kind still agrees.
+  it.skipIf(zodBefore('4.6.0'))('lists the announced schema of every kind side by side', async () => {
     await expect(formatted(announcedMarkdown())).toMatchFileSnapshot('../../fixtures/schema/announced.md');
   });
 });

@@ -9,6 +9,7 @@ import { z as z40 } from 'zod3/v4';
 import { resolveSchema } from '../../../src/tool/schema';
 import { supportsUnrepresentableHook } from '../../../src/tool/schema/zod4';
 import { expectDefinitionError } from '../../fixtures/schema/definition-error';
+import { zodBefore } from '../../support/zod-version';
 
 const origin = { owner: 'tool "t"', field: 'parameters', requireObject: true } as const;
 const property = (schema: unknown) =>
@@ -67,15 +68,18 @@ describe('patterns with flags', () => {
 });
 
 describe('a parser installed on a zod 4 schema', () => {
-  it('is not trusted to accept only what the definition says: z.withParser(z.string(), String) accepts 0', async () => {
-    const schema = z.object({ s: z.withParser(z.string(), (input) => String(input) as never) });
-    const adapter = resolveSchema(schema, origin);
-    expect(adapter.acceptsOnlyAnnounced).toBeUndefined();
-    expect(await adapter.validate({ s: 0 })).toEqual({
-      ok: false,
-      issues: [{ path: 's', message: 'expected a string, received 0' }],
-    });
-  });
+  it.skipIf(zodBefore('4.6.0'))(
+    'is not trusted to accept only what the definition says: z.withParser(z.string(), String) accepts 0 (z.withParser() came in zod 4.6)',
+    async () => {
+      const schema = z.object({ s: z.withParser(z.string(), (input) => String(input) as never) });
+      const adapter = resolveSchema(schema, origin);
+      expect(adapter.acceptsOnlyAnnounced).toBeUndefined();
+      expect(await adapter.validate({ s: 0 })).toEqual({
+        ok: false,
+        issues: [{ path: 's', message: 'expected a string, received 0' }],
+      });
+    },
+  );
 });
 
 describe('zod 4 types no JSON argument can be', () => {
@@ -93,7 +97,10 @@ describe('zod 4 types no JSON argument can be', () => {
     [
       'z.instanceof(Date)',
       z.instanceof(Date),
-      'z.custom() and z.instanceof() check their values with a function, which JSON Schema cannot represent',
+      // zod before 4.5 calls no unrepresentable hook: it refuses the schema all the same, in its own words.
+      zodBefore('4.5.0')
+        ? 'Custom types cannot be represented in JSON Schema'
+        : 'z.custom() and z.instanceof() check their values with a function, which JSON Schema cannot represent',
     ],
   ])('refuses %s, naming it', (_, schema, reason) => {
     expectDefinitionError(

@@ -4,6 +4,7 @@ import * as zm from 'zod/mini';
 import { z as z3 } from 'zod3';
 import { z as z3v4 } from 'zod3/v4';
 import { zod4DefinitionIsFaithful } from '../../../src/tool/schema/zod4';
+import { zodBefore } from '../../support/zod-version';
 
 enum Color {
   Red = 0,
@@ -55,7 +56,8 @@ const trusted: Array<[string, unknown]> = [
   ],
   ['z.record(z.string(), z.unknown())', z.record(z.string(), z.unknown())],
   ['.optional()', z.string().optional()],
-  ['.exactOptional()', z.string().exactOptional()],
+  // Made only where zod has it (4.3): the table is built when the file loads, on every zod the suite runs on.
+  ...(zodBefore('4.3.0') ? [] : [['.exactOptional()', z.string().exactOptional()] as [string, unknown]]),
   ['.nullable()', z.string().nullable()],
   ['.nonoptional() (from .required())', z.object({ a: z.string().optional() }).required()],
   ['.default()', z.number().default(1)],
@@ -145,10 +147,14 @@ const untrusted: Array<[string, unknown]> = [
   ['z.templateLiteral()', z.templateLiteral(['a', z.number()])],
   ['z.custom()', z.custom<string>((value) => typeof value === 'string')],
   ['z.intersection()', z.intersection(z.object({ a: z.string() }), z.object({ b: z.string() }))],
-  [
-    'z.xor() (oneOf, where zod may refuse an option the announcement accepts)',
-    z.xor([z.string(), z.number()]),
-  ],
+  ...(zodBefore('4.2.0')
+    ? []
+    : [
+        [
+          'z.xor() (oneOf, where zod may refuse an option the announcement accepts)',
+          z.xor([z.string(), z.number()]),
+        ] as [string, unknown],
+      ]),
   [
     'z.discriminatedUnion() with unionFallback',
     z.discriminatedUnion('k', [z.object({ k: z.literal('a') }), z.object({ k: z.literal('b') })], {
@@ -181,7 +187,8 @@ const deepIn = (schema: unknown) =>
     list: z.array(z.union([z.string(), z.object({ inner: schema as z.ZodType }).optional()])),
   });
 
-describe('zod4DefinitionIsFaithful', () => {
+// The proof trusts only the zod minor its rules were checked against (4.6): with an older zod it trusts nothing.
+describe.skipIf(zodBefore('4.6.0'))('zod4DefinitionIsFaithful', () => {
   it('trusts a typical tool schema', () => {
     const search = z.object({
       query: z.string().min(1).max(200).describe('What to look for'),

@@ -2,12 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { metadataOnlyAnnotates, NO_METADATA, zod4InputJsonSchema } from '../../../src/tool/schema/zod4';
 
+// zod's own converter, which every zod 4 has (Standard JSON Schema, `~standard.jsonSchema`, came in 4.2).
 const annotates = (schema: z.ZodType) =>
   metadataOnlyAnnotates(zod4InputJsonSchema(schema), () =>
-    schema['~standard'].jsonSchema.input({
-      target: 'draft-2020-12',
-      libraryOptions: { metadata: NO_METADATA },
-    }),
+    z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12', metadata: NO_METADATA as never }),
   );
 
 describe('metadataOnlyAnnotates', () => {

@@ -6,6 +6,7 @@ import { invokeTool, tool } from '../../../src/index';
 import { resolveSchema } from '../../../src/tool/schema';
 import { withAnnounced } from '../../../src/tool/schema/announced';
 import { zod4Adapter } from '../../../src/tool/schema/zod4';
+import { zodBefore } from '../../support/zod-version';
 
 const echo = (input: unknown) => input;
 
@@ -79,12 +80,6 @@ const looser: Array<[string, z.ZodType, unknown, string]> = [
     'o.extra: expected no such property (known: a), received 1',
   ],
   [
-    'an empty tuple with a rest whose nonoptional first item defaults',
-    z.object({ t: z.tuple([z.string().default('x').nonoptional()], z.number()) }),
-    { t: [] },
-    't: expected an array of at least 1 item, received an array of 0 items',
-  ],
-  [
     'a too long string whose .superRefine() removes the issue',
     z.object({
       s: z
@@ -111,6 +106,16 @@ const looser: Array<[string, z.ZodType, unknown, string]> = [
     }),
     { n: 'x' },
     'n: expected a number, received "x"',
+  ],
+];
+// zod announces a tuple's required items as `minItems` from 4.5; before, it announces no `minItems`, and the
+// announcement and zod both accept `[]`.
+const looserTuples: Array<[string, z.ZodType, unknown, string]> = [
+  [
+    'an empty tuple with a rest whose nonoptional first item defaults',
+    z.object({ t: z.tuple([z.string().default('x').nonoptional()], z.number()) }),
+    { t: [] },
+    't: expected an array of at least 1 item, received an array of 0 items',
   ],
   [
     'an empty tuple with a rest whose first item takes undefined',
@@ -152,12 +157,14 @@ describe('zod 4 parameters without Standard JSON Schema', () => {
       status: 'invalid_arguments',
       output: expect.stringMatching(/^Invalid arguments for mini: a: /),
     });
-    expect(
-      resolveSchema(parameters, { owner: 'tool "mini"', field: 'parameters', requireObject: true }),
-    ).toMatchObject({
-      kind: 'zod4',
-      acceptsOnlyAnnounced: true,
+    const adapter = resolveSchema(parameters, {
+      owner: 'tool "mini"',
+      field: 'parameters',
+      requireObject: true,
     });
+    expect(adapter.kind).toBe('zod4');
+    // The proof trusts only the zod minor its rules were checked against (4.6): before, the check stays.
+    expect(adapter.acceptsOnlyAnnounced).toBe(zodBefore('4.6.0') ? undefined : true);
   });
 
   it('takes schemas of zod 3.25’s zod/v4, and keeps the check against their announcement (another zod minor)', async () => {
@@ -181,63 +188,81 @@ describe('zod 4 parameters without Standard JSON Schema', () => {
 });
 
 describe('zod 4 parameters and their announcement', () => {
+  const refused = async (_: string, parameters: z.ZodType, args: unknown, message: string) => {
+    const made = tool({ name: 'check', description: 'Checks.', parameters, execute: echo });
+    const result = await invokeTool(made, args);
+    expect(result).toMatchObject({
+      status: 'invalid_arguments',
+      output: `Invalid arguments for check: ${message}`,
+    });
+  };
   it.each(looser)(
     'returns invalid_arguments for %s, which zod accepts and the announcement refuses',
-    async (_, parameters, args, message) => {
-      const made = tool({ name: 'check', description: 'Checks.', parameters, execute: echo });
-      const result = await invokeTool(made, args);
-      expect(result).toMatchObject({
-        status: 'invalid_arguments',
-        output: `Invalid arguments for check: ${message}`,
-      });
+    refused,
+  );
+  it.skipIf(zodBefore('4.5.0')).each(looserTuples)(
+    'returns invalid_arguments for %s, which zod accepts and the announcement refuses',
+    refused,
+  );
+
+  // zod before 4.5 counts a string's length in UTF-16 units, so .max(5) refuses five emoji that the announced
+  // maxLength (code points; JSON Schema has no count of UTF-16 units) accepts: zod's stricter verdict wins.
+
+  it.skipIf(zodBefore('4.5.0'))(
+    'gives zod’s verdicts for a schema of trusted constructs, refusals told from the announcement',
+    async () => {
+      const made = tool({ name: 'search', description: 'Finds.', parameters: search, execute: echo });
+      const outputs = [];
+      for (const args of searchArguments) outputs.push((await invokeTool(made, args)).output);
+      expect(outputs).toEqual([
+        '{"query":"😀😀😀😀😀","page":1}',
+        'Invalid arguments for search: query: expected a string of 1 to 5 characters, received a string of 6 characters; ' +
+          'page: expected an integer > 0, received 0; sort: expected null or one of "newest", "oldest", received "up"; ' +
+          'tags: expected an array of at most 2 items, each a string, received an array of 3 items',
+        'Invalid arguments for search: query: expected a string of 1 to 5 characters, received a string of 0 characters; ' +
+          'page: expected an integer > 0, received 1.5',
+        'Invalid arguments for search: query: expected a string of 1 to 5 characters, received nothing; ' +
+          'page: 9007199254740992 is past the integers JavaScript holds exactly (±9007199254740991), ' +
+          'so the number sent may have been rounded; send it as a string',
+        'Invalid arguments for search: tags[0]: expected a string, received 1',
+        '{"query":"a","page":1}',
+      ]);
     },
   );
 
-  it('gives zod’s verdicts for a schema of trusted constructs, refusals told from the announcement', async () => {
-    const made = tool({ name: 'search', description: 'Finds.', parameters: search, execute: echo });
-    const outputs = [];
-    for (const args of searchArguments) outputs.push((await invokeTool(made, args)).output);
-    expect(outputs).toEqual([
-      '{"query":"😀😀😀😀😀","page":1}',
-      'Invalid arguments for search: query: expected a string of 1 to 5 characters, received a string of 6 characters; ' +
-        'page: expected an integer > 0, received 0; sort: expected null or one of "newest", "oldest", received "up"; ' +
-        'tags: expected an array of at most 2 items, each a string, received an array of 3 items',
-      'Invalid arguments for search: query: expected a string of 1 to 5 characters, received a string of 0 characters; ' +
-        'page: expected an integer > 0, received 1.5',
-      'Invalid arguments for search: query: expected a string of 1 to 5 characters, received nothing; ' +
-        'page: 9007199254740992 is past the integers JavaScript holds exactly (±9007199254740991), ' +
-        'so the number sent may have been rounded; send it as a string',
-      'Invalid arguments for search: tags[0]: expected a string, received 1',
-      '{"query":"a","page":1}',
-    ]);
-  });
+  it.skipIf(zodBefore('4.5.0'))(
+    'validates a schema of trusted constructs as it would with the check against the announcement',
+    async () => {
+      const unchecked = zod4Adapter(search);
+      const checked = withAnnounced(unchecked, true);
+      const accepted = [
+        '{"query":"abc","page":3,"sort":null,"tags":["x","y"]}',
+        '{"query":"a","sort":"oldest","tags":[],"extra":true}',
+      ];
+      let ok = 0;
+      for (const args of [...searchArguments, ...accepted]) {
+        const value = JSON.parse(args) as unknown;
+        const alone = await unchecked.validate(value);
+        const both = await checked.validate(value);
+        // The same verdict (a refusal is worded from the announcement either way).
+        expect(both.ok).toBe(alone.ok);
+        if (alone.ok) expect(both).toEqual(alone);
+        if (alone.ok) ok += 1;
+      }
+      expect(ok).toBe(4); // both verdicts compared, not only zod's refusals
+    },
+  );
 
-  it('validates a schema of trusted constructs as it would with the check against the announcement', async () => {
-    const unchecked = zod4Adapter(search);
-    const checked = withAnnounced(unchecked, true);
-    const accepted = [
-      '{"query":"abc","page":3,"sort":null,"tags":["x","y"]}',
-      '{"query":"a","sort":"oldest","tags":[],"extra":true}',
-    ];
-    let ok = 0;
-    for (const args of [...searchArguments, ...accepted]) {
-      const value = JSON.parse(args) as unknown;
-      const alone = await unchecked.validate(value);
-      const both = await checked.validate(value);
-      // The same verdict (a refusal is worded from the announcement either way).
-      expect(both.ok).toBe(alone.ok);
-      if (alone.ok) expect(both).toEqual(alone);
-      if (alone.ok) ok += 1;
-    }
-    expect(ok).toBe(4); // both verdicts compared, not only zod's refusals
-  });
-
-  it('leaves the check against the announcement out only for a schema of trusted constructs', () => {
-    const origin = { owner: 'tool "t"', field: 'parameters', requireObject: true } as const;
-    expect(resolveSchema(search, origin).acceptsOnlyAnnounced).toBe(true);
-    expect(resolveSchema(z.object({ n: z.coerce.number() }), origin).acceptsOnlyAnnounced).toBeUndefined();
-    expect(
-      resolveSchema(z.object({ s: z.string().meta({ minLength: 3 }) }), origin).acceptsOnlyAnnounced,
-    ).toBe(undefined);
-  });
+  // The proof trusts only the zod minor its rules were checked against (4.6).
+  it.skipIf(zodBefore('4.6.0'))(
+    'leaves the check against the announcement out only for a schema of trusted constructs',
+    () => {
+      const origin = { owner: 'tool "t"', field: 'parameters', requireObject: true } as const;
+      expect(resolveSchema(search, origin).acceptsOnlyAnnounced).toBe(true);
+      expect(resolveSchema(z.object({ n: z.coerce.number() }), origin).acceptsOnlyAnnounced).toBeUndefined();
+      expect(
+        resolveSchema(z.object({ s: z.string().meta({ minLength: 3 }) }), origin).acceptsOnlyAnnounced,
+      ).toBe(undefined);
+    },
+  );
 });
