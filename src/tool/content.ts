@@ -35,9 +35,14 @@ export interface ToolContent {
   readonly [CONTENT]: true;
 }
 
-/** `true` for a value made by {@link content}. */
+/** `true` for a value made by {@link content}. Never throws (a Proxy whose `get` trap throws is not one). */
 export function isToolContent(value: unknown): value is ToolContent {
-  return typeof value === 'object' && value !== null && (value as { [CONTENT]?: unknown })[CONTENT] === true;
+  if (typeof value !== 'object' || value === null) return false;
+  try {
+    return (value as { [CONTENT]?: unknown })[CONTENT] === true;
+  } catch {
+    return false;
+  }
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

@@ -207,7 +207,13 @@ function objectToJson(value: object, key: string, walk: Walk): Json | undefined 
     const special = specialReading(value, walk.redactor);
     if (special !== undefined) return toJson(special.reads, key, walk);
   }
-  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  let toJSON: unknown;
+  try {
+    toJSON = (value as { toJSON?: unknown }).toJSON;
+  } catch {
+    // A `toJSON` that cannot be read (a getter, a Proxy's `get` trap that throws) is none: the properties are
+    // read one by one, each that throws giving "[Unreadable: …]" as a getter does.
+  }
   if (typeof toJSON === 'function') return toJson(toJSON.call(value, key), key, walk);
   if (Array.isArray(value)) return listToJson(value, walk);
   if (proto !== Object.prototype && proto !== null) {
@@ -267,8 +273,10 @@ function mapToJson(map: Map<unknown, unknown>, walk: Walk): Json {
  *   when it has them; a `toJSON()` method is honoured; an object that refers to one of its ancestors is
  *   `"[Circular]"` while the same object reached twice without a cycle is written twice; a class instance with
  *   no own enumerable keys is `"[ClassName]"` (e.g. `"[Promise]"`, `"[Generator]"`) rather than a silent `{}`;
- *   a getter that throws gives `"[Unreadable: message]"` in place of its property, and a `toJSON` (or anything
- *   else reading an object) that throws `"[Unserializable ClassName: message]"` (see {@link thrownMessage};
+ *   a getter that throws gives `"[Unreadable: message]"` in place of its property (so does a Proxy's `get` trap
+ *   that throws, for each property), and a `toJSON` call that throws, or an object that cannot be read at all
+ *   (a Proxy whose `ownKeys` or `getPrototypeOf` trap throws, a revoked Proxy),
+ *   `"[Unserializable ClassName: message]"` (see {@link thrownMessage};
  *   `reading it threw undefined` for a bare `throw undefined`); past {@link MAX_OUTPUT_DEPTH} levels
  *   `"[Too deep]"`, past {@link MAX_OUTPUT_NODES} values a marker saying how many more there were. Never throws.
  *

@@ -183,6 +183,57 @@ describe('results', () => {
     );
   });
 
+  it('reads a Proxy whose get trap throws as a getter that throws: each property "[Unreadable: …]"', async () => {
+    const guarded = () =>
+      new Proxy(
+        { id: 7, owner: 'ana' },
+        {
+          get(): never {
+            throw new Error('no access');
+          },
+        },
+      );
+    expect(await invokeTool(returning({ order: guarded(), total: 84 }), {})).toMatchObject({
+      status: 'ok',
+      output: '{"order":{"id":"[Unreadable: no access]","owner":"[Unreadable: no access]"},"total":84}',
+    });
+    // Returned as the result itself, its `then` is read to tell a promise, as `await` reads it: that read throws,
+    // and the call fails with the trap's message, whether `execute` is async or not (docs/guide/model-output.md).
+    const later = tool({ name: 'later', description: 'd', execute: async () => guarded() });
+    for (const made of [returning(guarded()), later]) {
+      expect(await invokeTool(made, {})).toMatchObject({
+        status: 'error',
+        output: `Error running ${made.name}: no access`,
+      });
+    }
+  });
+
+  it('gives a preliminary result of a yielded Proxy whose get trap throws, each property "[Unreadable: …]"', async () => {
+    const yielding = tool({
+      name: 'yielding',
+      description: 'd',
+      *execute() {
+        yield new Proxy(
+          { step: 1 },
+          {
+            get(): never {
+              throw new Error('no access');
+            },
+          },
+        );
+        return 'done';
+      },
+    });
+    const preliminary: string[] = [];
+    const result = await invokeTool(
+      yielding,
+      {},
+      { onPreliminary: (update) => preliminary.push(update.output) },
+    );
+    expect(result).toMatchObject({ status: 'ok', output: 'done' });
+    expect(preliminary).toEqual(['{"step":"[Unreadable: no access]"}']);
+  });
+
   it('awaits an async execute', async () => {
     const later = tool({ name: 'later', description: 'd', execute: async () => ({ done: true }) });
     expect(await invokeTool(later, {})).toMatchObject({

@@ -135,6 +135,32 @@ const KINDS: Kind[] = [
     reads: "[Unserializable Object: Cannot perform 'getPrototypeOf' on a proxy that has been revoked]",
   },
   {
+    name: 'Proxy whose get trap throws',
+    value: () =>
+      new Proxy(
+        { id: 7 },
+        {
+          get(): never {
+            throw new Error('no access');
+          },
+        },
+      ),
+    reads: { id: '[Unreadable: no access]' },
+  },
+  {
+    name: 'Proxy whose ownKeys trap throws',
+    value: () =>
+      new Proxy(
+        { id: 7 },
+        {
+          ownKeys(): never {
+            throw new Error('no keys');
+          },
+        },
+      ),
+    reads: '[Unserializable Object: no keys]',
+  },
+  {
     name: 'getter that throws',
     value: () => ({
       ok: 1,
