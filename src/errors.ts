@@ -37,11 +37,32 @@ export class ToolwireError extends Error {
     // `this` is the class `instanceof` asks about (a subclass inherits this method), not ToolwireError.
     // biome-ignore lint/complexity/noThisInStatic lint/complexity/noUselessThisAlias: the class asked about
     const cls = this;
-    if (Function.prototype[Symbol.hasInstance].call(cls, value)) return true;
-    const brand = Object.hasOwn(cls.prototype, ERROR_CLASS) ? cls.prototype[ERROR_CLASS as never] : undefined;
-    if (brand === undefined || typeof value !== 'object' || value === null) return false;
-    for (let proto = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto))
-      if (Object.hasOwn(proto, ERROR_CLASS) && proto[ERROR_CLASS] === brand) return true;
+    // Never throws: a value whose prototype chain cannot be read (a hostile Proxy a tool threw) is no instance.
+    try {
+      if (Function.prototype[Symbol.hasInstance].call(cls, value)) return true;
+      const brand = Object.hasOwn(cls.prototype, ERROR_CLASS)
+        ? cls.prototype[ERROR_CLASS as never]
+        : undefined;
+      if (brand === undefined || typeof value !== 'object' || value === null) return false;
+      for (let proto = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto))
+        if (Object.hasOwn(proto, ERROR_CLASS) && proto[ERROR_CLASS] === brand) return true;
+      return false;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/**
+ * `value instanceof Error`, never throwing: a value whose prototype chain cannot be read (a Proxy whose
+ * `getPrototypeOf` trap throws, a revoked Proxy) is no `Error`. For the values a user's code throws or returns.
+ * @internal
+ */
+export function isError(value: unknown): value is Error {
+  if (typeof value !== 'object' || value === null) return false;
+  try {
+    return value instanceof Error;
+  } catch {
     return false;
   }
 }

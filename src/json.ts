@@ -7,11 +7,19 @@
 /** A JSON object (a plain object with string keys). */
 export type JsonObject = { [key: string]: unknown };
 
-/** `true` for a plain object (`{}` literal or `Object.create(null)`), the only shape a JSON Schema can have here. */
+/**
+ * `true` for a plain object (`{}` literal or `Object.create(null)`), the only shape a JSON Schema can have here.
+ * Never throws: a value whose prototype cannot be read (a Proxy whose `getPrototypeOf` trap throws, a revoked
+ * Proxy) is not one.
+ */
 export function isPlainObject(value: unknown): value is JsonObject {
   if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
+  try {
+    const proto = Object.getPrototypeOf(value);
+    return proto === Object.prototype || proto === null;
+  } catch {
+    return false;
+  }
 }
 
 /** JSON type name of a value as a model would say it: `array`, `null`, `number`, … */

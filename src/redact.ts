@@ -450,11 +450,17 @@ export class Redactor {
    *   `Error` as {@link Redactor.value} copies it). Any other error of the chain is kept as it is, by identity.
    * - A string is given back redacted; any other value (a plain object, a number) as it is when no rule matches in
    *   it, else as a redacted copy ({@link Redactor.value}).
+   * - A value that cannot be read (a Proxy whose traps throw, a revoked Proxy: it might hide a secret) is
+   *   `'[Unreadable]'`, as {@link Redactor.value} writes it. Never throws.
    */
   error<T>(error: T): T {
     if (this.empty) return error;
-    if (!(error instanceof Error)) return this.#holds(error, []) ? this.value(error) : error;
-    return this.#errorCopy(error) as T;
+    try {
+      if (!(error instanceof Error)) return this.#holds(error, []) ? this.value(error) : error;
+      return this.#errorCopy(error) as T;
+    } catch {
+      return '[Unreadable]' as T;
+    }
   }
 
   /**

@@ -159,6 +159,37 @@ describe('Redactor', () => {
     expect(original.message).toBe('stopped: s3cret');
   });
 
+  it.each([
+    [
+      'a Proxy whose getPrototypeOf trap throws',
+      () =>
+        new Proxy(new Error('sk-live-1'), {
+          getPrototypeOf(): never {
+            throw new Error('no prototype');
+          },
+        }),
+    ],
+    [
+      'a Proxy whose ownKeys trap throws',
+      () =>
+        new Proxy(new Error('sk-live-1'), {
+          ownKeys(): never {
+            throw new Error('no keys');
+          },
+        }),
+    ],
+    [
+      'a revoked Proxy',
+      () => {
+        const { proxy, revoke } = Proxy.revocable(new Error('sk-live-1'), {});
+        revoke();
+        return proxy;
+      },
+    ],
+  ])('gives "[Unreadable]" for a thrown value it cannot read: %s', (_, make) => {
+    expect(new Redactor(['sk-live-1']).error(make())).toBe('[Unreadable]');
+  });
+
   it('finds a secret in bytes by their UTF-8 reading', () => {
     const redactor = new Redactor(['ключ']);
     expect(redactor.bytes(new TextEncoder().encode('\u00ff ключ'))).toBe(true);

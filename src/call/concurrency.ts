@@ -19,6 +19,7 @@
  */
 import { isThenable } from '../maybe';
 import { errorText } from '../tool/model-text';
+import { thrownMessage } from '../tool/output';
 import type { ToolInternals } from '../tool/tool';
 import { type Settled, timed } from './signal';
 import type { CallState } from './types';
@@ -168,7 +169,7 @@ export function enterGate(
     try {
       key = gate.key(input, call.ctx as never);
     } catch (error) {
-      const message = `concurrency.key threw: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `concurrency.key threw: ${thrownMessage(error, 'it')}`;
       call.done({ status: 'error', output: errorText(call.tool.name, message), error });
       return;
     }

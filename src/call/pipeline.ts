@@ -88,10 +88,12 @@ import type {
 } from './types';
 import { closeIterator, drainYields, iteratorOf } from './yields';
 
-/** A bug in toolwire or a schema library must still give the model an answer. */
+/**
+ * A bug in toolwire or a schema library must still give the model an answer: whatever was thrown, read without
+ * throwing again (`thrownMessage`).
+ */
 function bugOutcome(tool: Tool, error: unknown): CallOutcome {
-  const message = error instanceof Error ? error.message : String(error);
-  return { status: 'error', output: errorText(tool.name, message), error };
+  return { status: 'error', output: errorText(tool.name, thrownMessage(error, 'toolwire')), error };
 }
 
 /** What few calls need, kept apart so that a call needs no field for it (see `CallRun`). */

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { isError } from '../errors';
 import { REDACTED, Redactor, redactOutput, SHORT_SECRET, sensitiveValues } from '../redact';
 import { serializeOutput } from '../tool/output';
 
@@ -27,6 +28,9 @@ export const MIN_SEARCHED_CHARS = SHORT_SECRET;
 const MAX_DEPTH = 64;
 
 const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
+
+/** What stands for a value that cannot be read, as {@link Redactor.value} writes it. */
+const UNREADABLE = '[Unreadable]';
 
 /** What a call scrubs with; see the module. One per call, grown as the call learns its names and arguments. */
 export class CallRedaction {
@@ -145,11 +149,12 @@ export class CallRedaction {
    * What was thrown, redacted, whatever its kind ({@link Redactor.error}): the same value when nothing in it needs
    * redacting, else a copy (what was thrown is never changed): an error's message and stack (and its causes')
    * with the searched values replaced, a string's text, a plain object's fields of the names (as
-   * {@link CallRedaction.value}) and searched values.
+   * {@link CallRedaction.value}) and searched values. Never throws: what cannot be read (a hostile Proxy) is
+   * `'[Unreadable]'`, as {@link Redactor.value} writes it.
    */
   error<T>(error: T): T {
     let fields = error;
-    if (this.#names.size > 0 && isObject(error) && !(error instanceof Error)) {
+    if (this.#names.size > 0 && isObject(error) && !isError(error)) {
       const found = { any: false };
       const scrubbed = this.#scrubFields(error, 0, found) as T;
       if (found.any) fields = scrubbed;
@@ -159,17 +164,28 @@ export class CallRedaction {
 
   #scrubFields(value: unknown, depth: number, found = { any: false }): unknown {
     if (!isObject(value) || depth > MAX_DEPTH) return value;
-    if (Array.isArray(value)) return value.map((item) => this.#scrubFields(item, depth + 1, found));
-    if (value instanceof Error || ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
-    const toJSON = (value as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === 'function') return this.#scrubFields(toJSON.call(value), depth + 1, found);
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      if (this.#names.has(key)) found.any = true;
-      const next = this.#names.has(key) ? this.placeholder : this.#scrubFields(item, depth + 1, found);
-      Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
+    try {
+      if (Array.isArray(value)) return value.map((item) => this.#scrubFields(item, depth + 1, found));
+      if (value instanceof Error || ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
+      const toJSON = (value as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return this.#scrubFields(toJSON.call(value), depth + 1, found);
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(value)) {
+        if (this.#names.has(key)) found.any = true;
+        const next = this.#names.has(key) ? this.placeholder : this.#scrubFields(item, depth + 1, found);
+        Object.defineProperty(out, key, {
+          value: next,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return out;
+    } catch {
+      // A value that cannot be read (a hostile Proxy, a getter that throws) may hide a field of the names.
+      found.any = true;
+      return UNREADABLE;
     }
-    return out;
   }
 }
 

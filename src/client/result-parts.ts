@@ -32,11 +32,18 @@ function redactedJson(value: unknown, redactor: Redactor, call: CallRedaction | 
   return call?.active === true ? call.value(json) : json;
 }
 
-/** The result without its `widget` (sent apart, in `tool_result.widget`). */
+/**
+ * The result without its `widget` (sent apart, in `tool_result.widget`). A result that cannot be read (a hostile
+ * Proxy) had no widget split off either: it is given as it is, and `serializeOutput` copes with it.
+ */
 function withoutWidget(value: unknown): unknown {
-  if (!isPlainObject(value) || !Object.hasOwn(value, 'widget')) return value;
-  const { widget: _, ...rest } = value;
-  return rest;
+  try {
+    if (!isPlainObject(value) || !Object.hasOwn(value, 'widget')) return value;
+    const { widget: _, ...rest } = value;
+    return rest;
+  } catch {
+    return value;
+  }
 }
 
 /** The parts without a value, one each: a plain result's part is one of these, never made per call. */
@@ -66,7 +73,7 @@ export function resultPartOf(
 ): ResultPartFrame {
   if (result.status !== 'ok') {
     const thrown = result.error;
-    if (result.status === 'error' && (isPlainObject(thrown) || Array.isArray(thrown)))
+    if (result.status === 'error' && isJsonData(thrown))
       return { type: 'error-json', value: redactedJson(thrown, redactor, call) };
     // An `errorFunction` that wrote JSON (an object or an array) for the model: the receiver parses `output`.
     return isJsonText(result.output) ? KIND_ONLY['error-json'] : KIND_ONLY['error-text'];
@@ -90,6 +97,18 @@ export function addResultPart(
   if (part.value === undefined || utf8Length(encodeFrame(frame)) <= maxPayloadBytes) return true;
   delete frame.result;
   return false;
+}
+
+/**
+ * Whether a thrown value is plain JSON data (a plain object or an array). Never throws: a revoked Proxy, or one
+ * whose `getPrototypeOf` trap throws, is not.
+ */
+function isJsonData(value: unknown): boolean {
+  try {
+    return isPlainObject(value) || Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 /** Whether `text` is a JSON object or array. */

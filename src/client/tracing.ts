@@ -10,6 +10,7 @@ import { decodeArguments } from '../call/arguments';
 import { shownArguments } from '../call/redaction';
 import type { ToolRegistry } from '../call/registry';
 import type { ApprovalDecision, ToolCallResult } from '../call/types';
+import { isError } from '../errors';
 import type { Redactor } from '../logger';
 import { isThenable } from '../maybe';
 import { toolInternals } from '../tool/tool';
@@ -246,7 +247,8 @@ export function callTraces(
         'toolwire.retry.attempt': info.attempt,
         'toolwire.retry.delay_ms': Math.max(0, Math.round(info.delayMs)),
       };
-      if (info.error instanceof Error) attributes['error.type'] = redactor.text(String(info.error.name));
+      const type = errorName(info.error);
+      if (type !== undefined) attributes['error.type'] = redactor.text(type);
       traceOf(execution)?.event(TRACE_EVENTS.retry, attributes);
     },
     finished(execution, result, output, durationMs) {
@@ -274,4 +276,14 @@ function tracedArguments(
   const fields =
     execution.redaction ?? toolInternals(registry.get(execution.toolName))?.sensitiveFieldNames ?? [];
   return shownArguments(args, redactor, fields);
+}
+
+/** The `name` of what a tool threw when it is an `Error`; never throws (a hostile Proxy gives none). */
+function errorName(thrown: unknown): string | undefined {
+  if (!isError(thrown)) return undefined;
+  try {
+    return String(thrown.name);
+  } catch {
+    return undefined;
+  }
 }

@@ -20,7 +20,7 @@ import {
 } from '@opentelemetry/api';
 import type { CallTrace, ToolTracing, TracedCall, TracedResult } from '../client/tracing';
 
-import { OptionsError } from '../errors';
+import { isError, OptionsError } from '../errors';
 import { VERSION } from '../version';
 
 /*
@@ -182,7 +182,7 @@ function spanTrace(span: Span, recordOutputs: boolean, recordArgumentsOf: Traced
       if (result.reason !== undefined) span.setAttribute('toolwire.call.reason', result.reason);
       // A person declining the call is an outcome the app asked for, not an error of the call.
       if (result.status !== 'ok' && result.reason !== 'declined') {
-        const thrown = result.error instanceof Error ? result.error : undefined;
+        const thrown = readable(result.error);
         span.setAttribute('error.type', errorType(result.status, thrown));
         if (thrown !== undefined) span.recordException(thrown);
         const message = thrown?.message || result.output;
@@ -191,6 +191,20 @@ function spanTrace(span: Span, recordOutputs: boolean, recordArgumentsOf: Traced
       span.end();
     },
   };
+}
+
+/**
+ * What a tool threw, when it is an `Error` whose name and message can be read: a value whose traps throw (a hostile
+ * Proxy) records no exception, and the status message is the result's text.
+ */
+function readable(thrown: unknown): Error | undefined {
+  if (!isError(thrown)) return undefined;
+  try {
+    const { name, message } = thrown;
+    return typeof name === 'string' && typeof message === 'string' ? thrown : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

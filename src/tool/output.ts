@@ -392,9 +392,17 @@ function messageOf(thrown: unknown, thrower: string, redactor: Redactor | undefi
       message = undefined;
     }
     if (typeof message === 'string') {
-      const head = message !== '' ? message : errorName(thrown);
-      if (!(thrown instanceof AggregateError)) return head;
-      return head + innerErrors((thrown as { errors?: unknown }).errors, thrower, redactor, depth);
+      // A hostile Proxy may give a message and throw on the rest: what cannot be read is left out.
+      let head = message;
+      let inner = '';
+      try {
+        if (message === '') head = errorName(thrown);
+        if (thrown instanceof AggregateError)
+          inner = innerErrors((thrown as { errors?: unknown }).errors, thrower, redactor, depth);
+      } catch {
+        // its name, its prototype or its errors could not be read
+      }
+      return head === '' ? 'Error' : head + inner;
     }
   }
   return serializeOutput(thrown, redactor);

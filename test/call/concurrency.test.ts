@@ -98,4 +98,30 @@ describe('tool({ concurrency: { limit, key } })', () => {
       'Error running work: concurrency.key must return a string of 1 to 256 characters, got a string of 257 characters',
     ]);
   });
+
+  it('ends a call whose key throws a Proxy that cannot be read, saying so', async () => {
+    const hostile = new Proxy(
+      {},
+      {
+        getPrototypeOf(): never {
+          throw new Error('no prototype');
+        },
+      },
+    );
+    const work = tool({
+      name: 'work',
+      description: 'Work.',
+      concurrency: {
+        limit: 1,
+        key: () => {
+          throw hostile;
+        },
+      },
+      execute: () => 'done',
+    });
+    expect(await invokeTool(work, {})).toMatchObject({
+      status: 'error',
+      output: 'Error running work: concurrency.key threw: "[Unserializable Object: no prototype]"',
+    });
+  });
 });

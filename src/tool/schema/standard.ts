@@ -7,6 +7,7 @@
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import { isThenable, type MaybePromise } from '../../maybe';
+import { thrownMessage } from '../output';
 import {
   formatPath,
   type JsonObject,
@@ -38,7 +39,8 @@ export type IssueMessageFormatter = (issue: StandardSchemaV1.Issue) => string;
 
 /** A validator that threw or rejected, as one issue at the root. */
 export const failedValidation = (error: unknown): ValidationResult => {
-  const message = error instanceof Error ? error.message : String(error);
+  // What the schema's own code threw (a refinement of the user's): read without throwing again.
+  const message = thrownMessage(error, 'the schema');
   return {
     ok: false,
     issues: [{ path: formatPath([]), message: `validation failed: ${message}` }],
