@@ -7,8 +7,8 @@
  *   a sink);
  * - `startCall` / `startRun`: the arguments decoded and checked (./arguments.ts), `ctx` made (./context.ts) when
  *   `execute` may read it (else when first asked for), then `runCall`;
- * - `runCall` and its phases: validate → the gate and approval → `execute` → `outputSchema` → the widget split →
- *   `toModelOutput` → the model's text;
+ * - `runCall` and its phases: validate → the gate and approval → `execute` → the widget split → `outputSchema`
+ *   (on the data) → `toModelOutput` → the model's text;
  * - how a call ends when a phase gives no value: cancelled, timed out or failed (through `errorFunction`);
  * - the widget split, and the note the model reads when an approver edited the arguments.
  *
@@ -928,33 +928,15 @@ function preliminary(call: CallState, value: unknown): void {
   call.preliminary({ output, value, ...(widget === undefined ? {} : { widget }) });
 }
 
-/** `execute` returned: `outputSchema`, then the widget split and `toModelOutput`. */
-function succeed(call: CallState, returned: unknown): void {
-  const schema = call.internals.outputSchema;
-  if (schema === undefined) {
-    project(call, returned);
-    return;
-  }
-  timed(
-    call,
-    () => schema.validate(returned),
-    (checked) => {
-      if (checked.kind !== 'value') stopped(call, checked);
-      else if (!checked.value.ok)
-        call.done({ status: 'error', output: outputMismatchText(call.tool.name, checked.value.issues) });
-      else project(call, checked.value.value);
-    },
-  );
-}
-
 /**
- * The result's widget split off, and the rest turned into the model's text (through `toModelOutput`).
+ * `execute` returned: the result's widget split off, the rest checked by `outputSchema` (which describes what the
+ * model reads: the data, never the widget), then turned into the model's text (through `toModelOutput`).
  * `unchecked`: why the widget check could not be loaded (the widget is then dropped, as an invalid one is).
  */
-function project(call: CallState, value: unknown, unchecked?: string): void {
+function succeed(call: CallState, value: unknown, unchecked?: string): void {
   // A result that is not an object with an own `widget` (nearly all) is the data as it is: no split.
   if (!mayHaveWidget(value)) {
-    projected(call, value, value, undefined);
+    checkOutput(call, value, value, undefined);
     return;
   }
   const split = splitWidget(call, value, unchecked);
@@ -965,15 +947,75 @@ function project(call: CallState, value: unknown, unchecked?: string): void {
       call,
       () => callParts.widget.load(),
       (loaded, waited) => {
-        if (loaded.kind === 'value') guarded(waited, () => project(waited, value));
+        if (loaded.kind === 'value') guarded(waited, () => succeed(waited, value));
         else if (loaded.kind === 'error')
-          guarded(waited, () => project(waited, value, thrownMessage(loaded.error, 'the load')));
+          guarded(waited, () => succeed(waited, value, thrownMessage(loaded.error, 'the load')));
         else stopped(waited, loaded);
       },
     );
     return;
   }
-  projected(call, value, split.data, split.widget);
+  checkOutput(call, value, split.data, split.widget);
+}
+
+/**
+ * The data of a result (its widget split off) checked by the tool's `outputSchema`, when it has one, then
+ * {@link projected}: `toModelOutput` and `ToolCallResult.value` get what the schema parsed, the widget put back.
+ * A mismatch ends the call `error`.
+ */
+function checkOutput(call: CallState, value: unknown, data: unknown, widget: Widget | undefined): void {
+  const schema = call.internals.outputSchema;
+  if (schema === undefined) {
+    projected(call, value, data, widget);
+    return;
+  }
+  timed(
+    call,
+    () => schema.validate(data),
+    (checked) => {
+      if (checked.kind !== 'value') stopped(call, checked);
+      else if (checked.value.ok) {
+        const parsed = checked.value.value;
+        const whole = widget !== undefined && isPlainObject(parsed) ? { ...parsed, widget } : parsed;
+        projected(call, whole, parsed, widget);
+      } else if (data !== value) checkWhole(call, value, widget, checked.value.issues);
+      else call.done({ status: 'error', output: outputMismatchText(call.tool.name, checked.value.issues) });
+    },
+  );
+}
+
+/**
+ * A result with a widget whose data the schema refused: a schema written for the whole result, widget included
+ * (`widget: z.any()`, as one had to be while the schema saw the widget), still passes it, the model reading the
+ * parsed result without its widget. Else the call ends `error` with the data's issues.
+ */
+function checkWhole(
+  call: CallState,
+  value: unknown,
+  widget: Widget | undefined,
+  issues: readonly ValidationIssue[],
+): void {
+  const schema = call.internals.outputSchema as NonNullable<ToolInternals['outputSchema']>;
+  timed(
+    call,
+    () => schema.validate(value),
+    (checked) => {
+      if (checked.kind !== 'value') stopped(call, checked);
+      else if (!checked.value.ok)
+        call.done({ status: 'error', output: outputMismatchText(call.tool.name, issues) });
+      else {
+        const parsed = checked.value.value;
+        projected(call, parsed, withoutOwnWidget(parsed), widget);
+      }
+    },
+  );
+}
+
+/** `value` without its own `widget` (a copy), or `value` itself when it has none. */
+function withoutOwnWidget(value: unknown): unknown {
+  if (!mayHaveWidget(value)) return value;
+  const { widget: _, ...rest } = value;
+  return rest;
 }
 
 /** The data of a result, its widget split off: through `toModelOutput` when the tool has one, then {@link ended}. */

@@ -1064,7 +1064,11 @@ export interface ToolOptionsBase<
    * @default none
    */
   timeoutMs?: number | undefined;
-  /** Schema the result must match (any kind `parameters` accepts); a mismatch is an `error` result. */
+  /**
+   * Schema the result must match (any kind `parameters` accepts): the data the model reads, a `widget` split off
+   * first (one that refuses unknown keys does not refuse it; one that names `widget` itself is still met by the
+   * whole result). A mismatch is an `error` result.
+   */
   outputSchema?: ToolParameters | undefined;
   /**
    * What the model reads instead of the full result: it receives `execute`'s full return value (parsed by

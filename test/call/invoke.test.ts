@@ -677,6 +677,57 @@ describe('outputSchema', () => {
       'Error running count: the result does not match the output schema: (root): expected an integer >= 0, received -1',
     );
   });
+
+  it.each([
+    ['strips unknown keys', z.object({ n: z.number() })],
+    ['refuses unknown keys', z.strictObject({ n: z.number() })],
+    ['names the widget (written for the whole result)', z.strictObject({ n: z.number(), widget: z.any() })],
+  ])('checks the data: a schema that %s lets the widget go to the UI', async (_, outputSchema) => {
+    const widget = { type: 'Text', value: 'w' };
+    const onWidgetInvalid = vi.fn();
+    const counted = tool({
+      name: 'counted',
+      description: 'd',
+      outputSchema,
+      execute: () => ({ n: 1, widget }),
+    });
+    expect(await invokeTool(counted, {}, { onWidgetInvalid })).toMatchObject({
+      status: 'ok',
+      output: '{"n":1}',
+      widget,
+      value: { n: 1, widget },
+    });
+    expect(onWidgetInvalid).not.toHaveBeenCalled();
+  });
+
+  it('gives toModelOutput what the schema parsed, the widget put back, and checks the data of an invalid widget', async () => {
+    const projections: unknown[] = [];
+    const counted = tool({
+      name: 'counted',
+      description: 'd',
+      outputSchema: z.object({ n: z.number(), note: z.string().default('none') }),
+      execute: (): { n: number; widget?: unknown } => ({ n: 1, widget: { type: 'Text', value: 'w' } }),
+      toModelOutput: (output) => {
+        projections.push(output);
+        return output.n;
+      },
+    });
+    expect(await invokeTool(counted, {})).toMatchObject({ status: 'ok', output: '1' });
+    expect(projections).toEqual([{ n: 1, note: 'none', widget: { type: 'Text', value: 'w' } }]);
+    const onWidgetInvalid = vi.fn();
+    const broken = tool({
+      name: 'broken',
+      description: 'd',
+      outputSchema: z.strictObject({ n: z.number() }),
+      execute: () => ({ n: 'one', widget: { type: 'Text', value: 5 } }),
+    });
+    expect(await invokeTool(broken, {}, { onWidgetInvalid })).toMatchObject({
+      status: 'error',
+      output:
+        'Error running broken: the result does not match the output schema: n: Invalid input: expected number, received string',
+    });
+    expect(onWidgetInvalid).toHaveBeenCalledWith(expect.objectContaining({ path: 'value' }));
+  });
 });
 
 describe('toModelOutput', () => {
