@@ -244,8 +244,9 @@ function wsFailure(error: unknown, limit: number): { code: number; reason: strin
 
 /**
  * A text frame of invalid UTF-8, as the other runtimes' WebSockets name it only in words (Deno: `Invalid UTF-8`;
- * Bun: `Server sent invalid UTF8`; Node's global WebSocket: `Received invalid UTF-8 in text frame.`), each
- * closing with 1006 or 0: reported with the 1007 `ws` reports (RFC 6455 §8.1).
+ * Bun: `Server sent invalid UTF8`; Node 22's global WebSocket: `Received invalid UTF-8 in text frame.`), each
+ * closing with 1006 or 0: reported with the 1007 `ws` reports (RFC 6455 §8.1). Node 24's global WebSocket gives no
+ * words (an error event without a message): its 1006 stays.
  */
 const INVALID_UTF8 = /\binvalid utf-?8\b/i;
 

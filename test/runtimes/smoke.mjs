@@ -288,6 +288,8 @@ for (const [socketName, WebSocket] of sockets)
         url: proxy.url,
         apiKey: 'k',
         tools: [big],
+        // Every call at once: the service sends a worker calls for its free slots (and one round more) only.
+        maxConcurrency: CALLS,
         logger: silentLogger,
         ...(WebSocket === undefined ? {} : { WebSocket }),
       });
@@ -350,7 +352,13 @@ for (const [socketName, WebSocket] of closeSockets)
         codes.push((await disconnected).code);
         await resumed;
       }
-      equal(codes, [1006, 1007], 'close codes (cut, invalid UTF-8)');
+      // Node 24's global WebSocket (undici 7) reports invalid UTF-8 with no words at all (an error event without a
+      // message, then 1006): nothing tells it from a cut there, so it stays 1006.
+      const wordless =
+        socketName === 'the global WebSocket' &&
+        globalThis.Bun === undefined &&
+        Number(globalThis.process?.versions?.node?.split('.')[0]) >= 24;
+      equal(codes, [1006, wordless ? 1006 : 1007], 'close codes (cut, invalid UTF-8)');
     } finally {
       await client.close();
       await proxy.close();
