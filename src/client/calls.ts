@@ -516,13 +516,17 @@ export class CallRunner implements ExecutionOwner {
    * A new call is refused with a retryable result when the client stops taking calls or has no room for it. Calls
    * running, queued, and results waiting for their ack all hold memory: together they stay within
    * maxConcurrency + maxQueue, so a service that floods calls, or never acks, cannot grow this process; results
-   * waiting for their ack also stay within maxOutboxBytes (plus those of the calls already taken). Every new call
-   * passes here, whether it is run or only answered (an unreadable one).
+   * waiting for their ack also stay within maxOutboxBytes (plus those of the calls already taken). Calls waiting for
+   * a human or a nested run ({@link Slots.waiting}) count apart, all held calls within twice that: the calls of a
+   * nested run come to this client, which must have room for them while its callers wait. Every new call passes here, whether
+   * it is run or only answered (an unreadable one).
    */
   #refusedNew(callId: string, toolName: string): boolean {
     const { maxConcurrency, maxQueue } = this.#options;
     const outbox = this.#outbox;
-    const room = this.#held.size + outbox.size < maxConcurrency + maxQueue && !outbox.full;
+    const capacity = maxConcurrency + maxQueue;
+    const held = this.#held.size;
+    const room = held - this.#slots.waiting + outbox.size < capacity && held < 2 * capacity && !outbox.full;
     if (this.#accepting && room) return false;
     this.#answerRetryable(callId, toolName);
     return true;

@@ -106,7 +106,9 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
   maxConcurrency?: number | undefined;
   /**
    * Calls waiting for a slot. Calls running, waiting, and results not yet acknowledged together stay within
-   * `maxConcurrency + maxQueue`; past that the service is told the client is busy (a retryable result).
+   * `maxConcurrency + maxQueue`; past that the service is told the client is busy (a retryable result). Calls
+   * waiting for a human (a decision, an answer) or a nested run hold no slot and count apart, every call held
+   * within `2 × (maxConcurrency + maxQueue)`: a nested run's calls come to this client while its callers wait.
    * @default 1000
    */
   maxQueue?: number | undefined;

@@ -71,6 +71,11 @@ export class Slots {
   /** The slots each running call took, once weights are on. */
   readonly #weights = new WeakMap<Execution, number>();
   /**
+   * Calls that gave their slot up to wait for a human or a nested run ({@link Slots.park}), until they go on or end:
+   * the service counts them in no slot, nor does the room for new calls (see {@link Slots.waiting}).
+   */
+  readonly #waiting = new Set<Execution>();
+  /**
    * Calls that had their result while their tool still ran (cancelled, timed out: the service was answered at
    * once), with the slots they keep until it returns ({@link Slots.release}).
    */
@@ -126,6 +131,16 @@ export class Slots {
   }
 
   /**
+   * Calls that gave their slot up to wait for a human (a decision, an answer) or a nested run ({@link Slots.park}):
+   * neither running nor in line. The room for new calls leaves them out: a nested run's own calls come to this
+   * client, and would be refused "busy" once its waiting callers filled `maxConcurrency + maxQueue` (a deadlock
+   * until the deadline).
+   */
+  get waiting(): number {
+    return this.#waiting.size;
+  }
+
+  /**
    * A new call: it starts now if a slot is free and nobody is in line; a keyed one that would wait starts without
    * a slot (see {@link Slots.startEarly}); any other waits in its lane. Returns `true` when it did not get a
    * slot (it waits, or waits after its key is known).
@@ -153,6 +168,7 @@ export class Slots {
   park(execution: Execution): void {
     if (execution.state !== 'running') return;
     this.#move(execution, 'parked');
+    this.#waiting.add(execution);
     this.#scheduleDrain();
   }
 
@@ -246,6 +262,7 @@ export class Slots {
    */
   #move(execution: Execution, to: CallState): CallState | undefined {
     const from = execution.moveTo(to);
+    if (from === 'parked' && this.#waiting.size > 0) this.#waiting.delete(execution);
     if (from === 'running') {
       // What it took when it entered (its tool may have been removed or replaced since).
       this.#running -= this.#weightOf === undefined ? 1 : (this.#weights.get(execution) ?? 1);

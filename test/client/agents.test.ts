@@ -387,6 +387,41 @@ describe('agents as tools', () => {
     expect(results.map((result) => result.finalOutput)).toEqual(['blue', 'blue']);
   });
 
+  it("takes a nested run's calls while its callers fill maxConcurrency + maxQueue, waiting", async () => {
+    // Two agents-as-tools wait on a client with room for two calls in all: the waiting ones count apart, else
+    // the nested runs' own calls (which come back to this client) would be answered busy until the deadline.
+    const fact = tool({ name: 'fact', description: 'A fact.', execute: () => 'blue' });
+    const inner = new Agent({ name: 'Inner', instructions: '', tools: [fact] });
+    const outer = new Agent({
+      name: 'Outer',
+      instructions: '',
+      tools: [inner.asTool({ toolName: 'ask', toolDescription: 'Ask.' })],
+    });
+    const { client } = await setup(
+      {
+        Outer: [
+          {
+            toolCalls: [
+              { name: 'ask', arguments: { input: 'a' } },
+              { name: 'ask', arguments: { input: 'b' } },
+            ],
+          },
+          lastTool,
+        ],
+        Inner: [{ toolCalls: [{ name: 'fact' }] }, lastTool],
+      },
+      [],
+      { maxConcurrency: 1, maxQueue: 1 },
+    );
+    const busy: string[] = [];
+    client.on('tool_result', (event) => {
+      if (event.status === 'busy') busy.push(event.toolName);
+    });
+    const result = await client.run(outer, 'one');
+    expect(result.finalOutput).toBe('blue');
+    expect(busy).toEqual([]);
+  });
+
   it('stops an agent that calls itself at the nesting bound, with an error text the model reads', async () => {
     const tools: Tool<never, unknown, never>[] = [];
     const loop = new Agent({ name: 'Loop', instructions: '', tools });
