@@ -6,13 +6,22 @@
  */
 import { utf8Length } from '../wire/utf8';
 import type { ValidationIssue } from './schema';
+import { cut } from './schema/adapter';
 
 /** At most this many validation issues are listed; the rest are counted (`; and 3 more`). */
 export const MAX_LISTED_ISSUES = 10;
 
-/** `<path>: <message>; …`, at most {@link MAX_LISTED_ISSUES} of them. */
+/**
+ * Longest issue line (`<path>: <message>`), in characters, cut with `…`: a library's own message (a refinement's)
+ * is shown as the library wrote it, up to this.
+ */
+export const MAX_ISSUE_LINE = 400;
+
+/** `<path>: <message>; …`, at most {@link MAX_LISTED_ISSUES} of them, each at most {@link MAX_ISSUE_LINE} characters. */
 export function listIssues(issues: readonly ValidationIssue[]): string {
-  const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `${issue.path}: ${issue.message}`);
+  const listed = issues
+    .slice(0, MAX_LISTED_ISSUES)
+    .map((issue) => cut(`${issue.path}: ${issue.message}`, MAX_ISSUE_LINE));
   const rest = issues.length - listed.length;
   return rest > 0 ? `${listed.join('; ')}; and ${rest} more` : listed.join('; ');
 }

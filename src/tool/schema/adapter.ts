@@ -62,11 +62,36 @@ export const ROOT_PATH = '(root)';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
+/** Longest key shown whole in a path or a list of names, in characters; a longer one is cut and counted. */
+export const MAX_KEY_SHOWN = 40;
+
+/** `text` in at most `max` characters, cut with `…` (never through a surrogate pair). */
+export function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 2)) ? max - 2 : max - 1;
+  return `${text.slice(0, end)}…`;
+}
+
+/**
+ * A key the arguments or the schema named, as the model reads it in a list: whole up to {@link MAX_KEY_SHOWN}
+ * characters, else its start and its length (`"kkk…" (200000 characters)`).
+ */
+export function showKey(key: string): string {
+  if (key.length <= MAX_KEY_SHOWN) return key;
+  return longKey(key);
+}
+
+function longKey(key: string): string {
+  const start = cut(JSON.stringify(key.slice(0, MAX_KEY_SHOWN * 2)), MAX_KEY_SHOWN);
+  return `${start}" (${[...key].length} characters)`;
+}
+
 /** One path segment: a key, or a Standard Schema `{ key }` segment (valibot uses those). */
 export type PathSegmentLike = PropertyKey | { readonly key: PropertyKey };
 
 /**
- * Renders a path: identifier keys joined with `.`, array indices (numbers) as `[0]`, other keys as `["a b"]`.
+ * Renders a path: identifier keys joined with `.`, array indices (numbers) as `[0]`, other keys as `["a b"]`, a
+ * key over {@link MAX_KEY_SHOWN} characters by its start and length (`["kkk…" (200000 characters)]`).
  *
  * @example
  * ```ts
@@ -80,7 +105,8 @@ export function formatPath(segments: readonly PathSegmentLike[] | undefined): st
   for (const segment of segments) {
     const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
     if (typeof key === 'number') out += `[${key}]`;
-    else if (typeof key === 'symbol') out += `[${String(key)}]`;
+    else if (typeof key === 'symbol') out += `[${cut(String(key), MAX_KEY_SHOWN)}]`;
+    else if (key.length > MAX_KEY_SHOWN) out += `[${longKey(key)}]`;
     else if (IDENTIFIER.test(key)) out += out === '' ? key : `.${key}`;
     else out += `[${JSON.stringify(key)}]`;
   }

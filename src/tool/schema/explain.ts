@@ -17,13 +17,13 @@
  *   (`expected a number or a string`; at most {@link MAX_BRANCHES} named, then `or <n> more`).
  *
  * Bounded: at most {@link MAX_ISSUES} issues are found (the model reads the first ten), a description is cut to
- * {@link MAX_DESCRIPTION} characters, values named in full only when short. Loaded with the JSON Schema
+ * {@link MAX_DESCRIPTION} characters, values and keys named in full only when short. Loaded with the JSON Schema
  * validator (./validator.ts), never by the core directly.
  *
  * @module
  */
 import { type Schema, validate } from '@cfworker/json-schema';
-import { formatPath, ROOT_PATH, type ValidationIssue } from './adapter';
+import { cut, formatPath, ROOT_PATH, showKey, type ValidationIssue } from './adapter';
 
 /** Most issues found in one value; `listIssues` shows ten and counts the rest. */
 export const MAX_ISSUES = 100;
@@ -50,13 +50,6 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
-
-/** `text` in at most `max` characters, cut with `…` (never through a surrogate pair). */
-function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 2)) ? max - 2 : max - 1;
-  return `${text.slice(0, end)}…`;
-}
 
 /** A JSON value as the model reads it: short ones in full, longer ones cut (`"abc…`). */
 function show(value: unknown): string {
@@ -252,7 +245,7 @@ class Explanation {
         const list =
           known.length === 0
             ? ''
-            : ` (known: ${known.slice(0, MAX_NAMES).join(', ')}${known.length > MAX_NAMES ? ', …' : ''})`;
+            : ` (known: ${known.slice(0, MAX_NAMES).map(showKey).join(', ')}${known.length > MAX_NAMES ? ', …' : ''})`;
         this.add([...path, key], `no such property${list}`, this.received(child, []));
         continue;
       }

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { z as z4 } from 'zod';
 import { z as z3 } from 'zod3';
 import { invokeTool, type ToolParameters, tool } from '../../../src/index';
+import { MAX_ISSUE_LINE } from '../../../src/tool/model-text';
 
 const LIBRARIES: Array<[kind: string, parameters: unknown]> = [
   [
@@ -242,6 +243,135 @@ describe('refused arguments, bounded', () => {
     expect((await invokeTool(many, { e: 'z'.repeat(100), s: 'y' })).output).toBe(
       'Invalid arguments for many: e: expected one of "value0", "value1", "value10", "value11", "value2", "value3", ' +
         `"value4", "value5", or 4 more, received a string of 100 characters; s: expected a string matching /^${'x'.repeat(38)}…/, received "y"`,
+    );
+  });
+});
+
+describe('refused arguments, long keys and messages', () => {
+  const HUGE = 'k'.repeat(200_000);
+  const CUT = `"${'k'.repeat(38)}…" (200000 characters)`;
+  const LONG: Array<[kind: string, parameters: unknown]> = [
+    [
+      'zod 4',
+      z4.strictObject({
+        rec: z4.record(z4.string(), z4.number()),
+        inner: z4.strictObject({ a: z4.number() }),
+      }),
+    ],
+    [
+      'zod 3',
+      z3
+        .object({
+          rec: z3.record(z3.string(), z3.number()),
+          inner: z3.object({ a: z3.number() }).strict(),
+        })
+        .strict(),
+    ],
+    [
+      'valibot',
+      v.strictObject({
+        rec: v.record(v.string(), v.number()),
+        inner: v.strictObject({ a: v.number() }),
+      }),
+    ],
+    [
+      'arktype',
+      type({ '+': 'reject', rec: 'Record<string, number>', inner: { '+': 'reject', a: 'number' } }),
+    ],
+    [
+      'JSON Schema',
+      {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          rec: { type: 'object', additionalProperties: { type: 'number' } },
+          inner: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { a: { type: 'number' } },
+            required: ['a'],
+          },
+        },
+        required: ['rec', 'inner'],
+      },
+    ],
+  ];
+  const OK = { rec: {}, inner: { a: 1 } };
+  const ROWS: Array<[what: string, args: object, text: string]> = [
+    [
+      'a huge unknown key',
+      { ...OK, [HUGE]: 1 },
+      `[${CUT}]: expected no such property (known: inner, rec), received 1`,
+    ],
+    ['a huge record key', { ...OK, rec: { [HUGE]: 'x' } }, `rec[${CUT}]: expected a number, received "x"`],
+    [
+      'a huge key in a nested path',
+      { ...OK, inner: { a: 1, [HUGE]: 1 } },
+      `inner[${CUT}]: expected no such property (known: a), received 1`,
+    ],
+  ];
+
+  describe.each(LONG)('%s', (_kind, parameters) => {
+    const keys = tool({
+      name: 'keys',
+      description: 'd',
+      parameters: parameters as ToolParameters,
+      execute: () => 'ok',
+    });
+    it.each(ROWS)('cuts %s to its start and length', async (_what, args, text) => {
+      expect(await invokeTool(keys, args)).toMatchObject({
+        status: 'invalid_arguments',
+        output: `Invalid arguments for keys: ${text}`,
+      });
+    });
+  });
+
+  // arktype says `must be <what>` of its own.
+  const REFINED: Array<[kind: string, parameters: unknown, said: string]> = [
+    ['zod 4', z4.object({ n: z4.number().refine((n) => n > 1, HUGE) }), ''],
+    ['zod 3', z3.object({ n: z3.number().refine((n) => n > 1, HUGE) }), ''],
+    [
+      'valibot',
+      v.object({
+        n: v.pipe(
+          v.number(),
+          v.check((n) => n > 1, HUGE),
+        ),
+      }),
+      '',
+    ],
+    ['arktype', type({ n: type('number').narrow((n, ctx) => n > 1 || ctx.mustBe(HUGE)) }), 'must be '],
+  ];
+  it.each(REFINED)('cuts a huge refinement message, %s', async (_kind, parameters, said) => {
+    const refined = tool({
+      name: 'refined',
+      description: 'd',
+      parameters: parameters as ToolParameters,
+      execute: () => 'ok',
+    });
+    const { status, output } = await invokeTool(refined, { n: 0 });
+    expect(status).toBe('invalid_arguments');
+    const line = `n: ${said}`;
+    expect(output).toBe(
+      `Invalid arguments for refined: ${line}${'k'.repeat(MAX_ISSUE_LINE - line.length - 1)}…`,
+    );
+  });
+
+  it('cuts a huge property name the schema declares, in a path and among the known ones', async () => {
+    const wide = tool({
+      name: 'wide',
+      description: 'd',
+      parameters: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { [HUGE]: { type: 'number' } },
+        required: [HUGE],
+      },
+      execute: () => 'ok',
+    });
+    expect((await invokeTool(wide, { x: 1 })).output).toBe(
+      `Invalid arguments for wide: [${CUT}]: expected a number, received nothing; ` +
+        `x: expected no such property (known: ${CUT}), received 1`,
     );
   });
 });
