@@ -359,7 +359,8 @@ describe('agents as tools', () => {
     expect(innerRun?.parentRunId).toBe(middleRun?.runId);
   });
 
-  it('does not deadlock when every concurrency slot holds an agent waiting for its nested run', async () => {
+  /** An outer agent whose turn calls two agents-as-tools, each running `Inner`, which calls `fact`. */
+  async function twoNestedAsks(options: Partial<ConstructorParameters<typeof Client>[0]>) {
     const fact = tool({ name: 'fact', description: 'A fact.', execute: () => 'blue' });
     const inner = new Agent({ name: 'Inner', instructions: '', tools: [fact] });
     const outer = new Agent({
@@ -367,59 +368,31 @@ describe('agents as tools', () => {
       instructions: '',
       tools: [inner.asTool({ toolName: 'ask', toolDescription: 'Ask.' })],
     });
+    const ask = (input: string) => ({ name: 'ask', arguments: { input } });
     const { client } = await setup(
       {
-        Outer: [
-          {
-            toolCalls: [
-              { name: 'ask', arguments: { input: 'a' } },
-              { name: 'ask', arguments: { input: 'b' } },
-            ],
-          },
-          lastTool,
-        ],
+        Outer: [{ toolCalls: [ask('a'), ask('b')] }, lastTool],
         Inner: [{ toolCalls: [{ name: 'fact' }] }, lastTool],
       },
       [],
-      { maxConcurrency: 1 },
+      options,
     );
+    return { client, outer };
+  }
+
+  it('does not deadlock when every concurrency slot holds an agent waiting for its nested run', async () => {
+    const { client, outer } = await twoNestedAsks({ maxConcurrency: 1 });
     const results = await Promise.all([client.run(outer, 'one'), client.run(outer, 'two')]);
     expect(results.map((result) => result.finalOutput)).toEqual(['blue', 'blue']);
   });
 
   it("takes a nested run's calls while its callers fill maxConcurrency + maxQueue, waiting", async () => {
-    // Two agents-as-tools wait on a client with room for two calls in all: the waiting ones count apart, else
-    // the nested runs' own calls (which come back to this client) would be answered busy until the deadline.
-    const fact = tool({ name: 'fact', description: 'A fact.', execute: () => 'blue' });
-    const inner = new Agent({ name: 'Inner', instructions: '', tools: [fact] });
-    const outer = new Agent({
-      name: 'Outer',
-      instructions: '',
-      tools: [inner.asTool({ toolName: 'ask', toolDescription: 'Ask.' })],
-    });
-    const { client } = await setup(
-      {
-        Outer: [
-          {
-            toolCalls: [
-              { name: 'ask', arguments: { input: 'a' } },
-              { name: 'ask', arguments: { input: 'b' } },
-            ],
-          },
-          lastTool,
-        ],
-        Inner: [{ toolCalls: [{ name: 'fact' }] }, lastTool],
-      },
-      [],
-      { maxConcurrency: 1, maxQueue: 1 },
-    );
-    const busy: string[] = [];
-    client.on('tool_result', (event) => {
-      if (event.status === 'busy') busy.push(event.toolName);
-    });
+    // Room for two calls in all, both taken by callers waiting on nested runs: the waiting ones count apart, else
+    // the nested runs' own calls (which come back to this client) were answered busy until the stub's 10 s
+    // deadline, and the model read a timeout.
+    const { client, outer } = await twoNestedAsks({ maxConcurrency: 1, maxQueue: 1 });
     const result = await client.run(outer, 'one');
     expect(result.finalOutput).toBe('blue');
-    expect(busy).toEqual([]);
   });
 
   it('stops an agent that calls itself at the nesting bound, with an error text the model reads', async () => {
