@@ -7,9 +7,9 @@
  *
  * @module
  */
+import { backoffDelay } from '../backoff';
 import { TimeoutError } from '../errors';
 import { RETRY_DEFAULTS, type RetryOptions } from '../tool/tool';
-import { backoffDelay } from '../wire/connection';
 import { type Settled, settleThen } from './signal';
 import type { AbortLike, CallState } from './types';
 import { untilFirstYield } from './yields';

@@ -7,6 +7,8 @@
  *
  * @module
  */
+
+import { type BackoffOptions, backoffDelay } from '../backoff';
 import { ConnectionError, OptionsError, type ProtocolError } from '../errors';
 import { displayUrl, type Logger, scrubError } from '../logger';
 import { learnApiKey, type Redactor, SHORT_SECRET } from '../redact';
@@ -30,36 +32,6 @@ import {
 
 export type { Welcome } from './link';
 export { HANDSHAKE_TIMEOUT_MS } from './link';
-
-/*
- * Reconnect delays: exponential backoff with full jitter.
- *
- * @see https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/ ("Full Jitter")
- */
-/** Backoff settings. All durations in milliseconds. */
-export interface BackoffOptions {
-  /** Ceiling of the first delay. @default 100 */
-  initialDelayMs: number;
-  /** No delay is longer than this. @default 10_000 */
-  maxDelayMs: number;
-}
-
-/**
- * Delay before reconnect attempt `attempt` (1 for the first retry): a uniform random value in
- * `[0, min(maxDelayMs, initialDelayMs × 2^(attempt−1))]`.
- *
- * @param random - a source in `[0, 1)`, replaceable for tests. @default Math.random
- * @returns whole milliseconds, never negative.
- */
-export function backoffDelay(
-  attempt: number,
-  options: BackoffOptions,
-  random: () => number = Math.random,
-): number {
-  const exponent = Math.min(Math.max(attempt - 1, 0), 30);
-  const ceiling = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** exponent);
-  return Math.floor(random() * (ceiling + 1));
-}
 
 /*
  * The options of a {@link Connection} and of its `connect()`.

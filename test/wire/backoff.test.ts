@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../../src/wire/connection';
+import { backoffDelay } from '../../src/backoff';
 
 const options = { initialDelayMs: 100, maxDelayMs: 1_000 };
 
