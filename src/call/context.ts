@@ -12,7 +12,7 @@ import { nestsDeeperThan } from '../json';
 import { MAX_VALUE_DEPTH } from '../limits';
 import { type Logger, silentLogger } from '../logger';
 import type { Redactor } from '../redact';
-import { checkOptions, type OptionsOwner, type OptionsSpec } from '../tool/check-options';
+import { checkOptions, type OptionsOwner, type OptionsSpec, show } from '../tool/check-options';
 import { serializeOutput, toWellFormed } from '../tool/output';
 import type { AskOptions, IdempotencyKeyOptions, ProgressInput, ToolContext } from '../tool/tool';
 import { EVENT_LIMITS, MAX_PROGRESS_MESSAGE_CHARS, utf8Length } from '../wire/protocol';
@@ -260,13 +260,6 @@ export function newAttempt(call: AttemptSource, number: number): Attempt {
  */
 const isFiniteNumber = (value: unknown): value is number =>
   typeof value === 'number' && Number.isFinite(value);
-
-/** A wrong value as a `ctx` method's error quotes it: a string's first 40 units, an array or object by kind. */
-export function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
-  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
-  return String(value);
-}
 
 function invalid(message: string): never {
   throw new ToolDefinitionError('invalid_progress', `ctx.progress(): ${message}`);

@@ -10,13 +10,12 @@ import { nobodyAnswers, QuestionError, ToolDefinitionError } from '../errors';
 import { nestsDeeperThan } from '../json';
 import { MAX_TIMEOUT_MS, MAX_VALUE_DEPTH } from '../limits';
 import { isThenable } from '../maybe';
-import { anything, checkOptions, type OptionsOwner, type OptionsSpec } from '../tool/check-options';
+import { anything, checkOptions, type OptionsOwner, type OptionsSpec, show } from '../tool/check-options';
 import { listIssues } from '../tool/model-text';
 import { resolveSchema, type SchemaAdapter } from '../tool/schema';
 import { ROOT_PATH } from '../tool/schema/adapter';
 import type { AskOptions, ToolContext } from '../tool/tool';
 import { QUESTION_LIMITS } from '../wire/protocol';
-import { show } from './context';
 import { settleThen } from './signal';
 import type { CallOptions, QuestionReply, QuestionRequest } from './types';
 

@@ -118,6 +118,13 @@ export function describeSecret(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+/** A wrong value as a `ctx` method's error (src/call/context.ts, src/call/questions.ts) quotes it: a string's first 40 units, an array or object by kind. */
+export function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
+  return String(value);
+}
+
 /** `true` for a non-null object that is not an array. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
