@@ -1,8 +1,9 @@
 /**
  * Retry, the execute phase of a call whose tool has `retry` (a tool without runs `execute` once, in
  * src/call/pipeline.ts): attempts until one succeeds, the call is cancelled, `retry.when` says no, or
- * `retry.maxAttempts` ran. This file holds `executeAttempts`, then `retry.when` and the wait between attempts. Each
- * attempt has a `ctx` and a signal of its own (`ctx.attempt` tells them apart; everything else is the same) and
+ * `retry.maxAttempts` ran. This file holds `executeAttempts`, then `retry.when`, the wait between attempts, and
+ * how the attempt of a tool that yields ends at its first yield (`untilFirstYield`; preliminary results are
+ * ./yields.ts). Each attempt has a `ctx` and a signal of its own (`ctx.attempt` tells them apart; everything else is the same) and
  * `timeoutMs` of its own; between attempts the call waits a backoff delay with full jitter, which a cancel ends.
  *
  * @module
@@ -12,7 +13,7 @@ import { TimeoutError } from '../errors';
 import { RETRY_DEFAULTS, type RetryOptions } from '../tool/tool';
 import { type Settled, settleThen } from './signal';
 import type { AbortLike, CallState } from './types';
-import { untilFirstYield } from './yields';
+import { iteratorOf } from './yields';
 
 /**
  * `retry.when(error)`, answered to `then`: `true` only for `true` (or a promise of it). A `when` that throws or
@@ -82,7 +83,7 @@ export function executeAttempts(
         new TimeoutError('timeout', `${name} timed out after ${timeoutMs}ms (attempt ${number})`),
       );
     settleThen(
-      // A generator's attempt lasts until its first yield: one that throws before it is retried (./yields.ts).
+      // A generator's attempt lasts until its first yield: one that throws before it is retried.
       () => untilFirstYield(internals.execute(input, attempt.ctx)),
       { signal, timeoutMs: budget, onTimeout },
       (settled) => {
@@ -130,4 +131,37 @@ export function executeAttempts(
     pause(delayMs, signal, (goOn) => (goOn ? run(number + 1) : next({ kind: 'aborted' }, call)));
   };
   run(1);
+}
+
+type AnyIterator = Iterator<unknown> | AsyncIterator<unknown>;
+
+/**
+ * `execute`'s value as an attempt ends with it: a value that yields nothing as it is (a promise of one too); one that
+ * yields, once its first step is taken (a step that throws is the attempt's failure), as an async iterator that
+ * gives that step first and then the rest of the original (`return()` ends the original).
+ */
+export function untilFirstYield(value: unknown): unknown {
+  if (typeof (value as PromiseLike<unknown> | undefined)?.then === 'function')
+    return (value as PromiseLike<unknown>).then(untilFirstYield);
+  const iterator = iteratorOf(value);
+  if (iterator === undefined) return value;
+  return Promise.resolve(iterator.next()).then((first) => replaying(iterator, first));
+}
+
+function replaying(iterator: AnyIterator, first: IteratorResult<unknown>): AsyncIterableIterator<unknown> {
+  let head: IteratorResult<unknown> | undefined = first;
+  const replay: AsyncIterableIterator<unknown> = {
+    next: () => {
+      const step = head;
+      head = undefined;
+      return step === undefined ? Promise.resolve(iterator.next()) : Promise.resolve(step);
+    },
+    return: (result?: unknown) => {
+      head = undefined;
+      const closing = iterator.return?.(result);
+      return Promise.resolve(closing ?? { done: true as const, value: result });
+    },
+    [Symbol.asyncIterator]: () => replay,
+  };
+  return replay;
 }
