@@ -3,7 +3,8 @@
  * `notJson`: what is not JSON as written.
  */
 import { describe, expect, it } from 'vitest';
-import { nestsDeeperThan, notJson } from '../src/json';
+import { nestsDeeperThan } from '../src/json';
+import { notJson } from '../src/not-json';
 
 /** `levels` levels alternating arrays and objects, from an array: `[{"k":[…]}]`. */
 function mixed(levels: number): unknown {

@@ -14,8 +14,9 @@
  */
 import type { Decision } from '../call/decision';
 import { ApprovalError, ConnectionError } from '../errors';
-import { nestsDeeperThan, notJson } from '../json';
+import { nestsDeeperThan } from '../json';
 import { DECISION_ANSWER_TIMEOUT_MS, MAX_ARGUMENT_DEPTH } from '../limits';
+import { notJson } from '../not-json';
 import type { Redactor } from '../redact';
 import { encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, type ServiceFrame, utf8Length } from '../wire/protocol';
