@@ -15,7 +15,7 @@ import {
   noApproverText,
 } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
-import { type ApprovalNeed, DEFAULT_SIDE_EFFECT, isApprovalPolicy, readApprovalAnswer } from '../tool/tool';
+import { DEFAULT_SIDE_EFFECT, isApprovalPolicy } from '../tool/tool';
 import { MAX_APPROVAL_REASON_CHARS } from '../wire/protocol';
 import { cutChars } from '../wire/utf8';
 import { readDecision } from './decision';
@@ -287,4 +287,24 @@ export function lazyFrozenCopy<T>(value: T): () => T {
     }
     return copy;
   };
+}
+
+/** Whether a call needs approval, and why when known. */
+export interface ApprovalNeed {
+  required: boolean;
+  reason?: string;
+}
+
+/**
+ * A predicate's answer as an {@link ApprovalNeed}. Fail safe: anything truthy that is not `{ required }` asks
+ * for approval (a predicate that returns `'yes'` or `1` was meant to); `{ required }` is read as a boolean. A
+ * reason that is not a string, or is empty, is dropped; a long one is cut to 1,000 characters once redacted, by the
+ * approval phase ({@link decideApproval}, above).
+ */
+export function readApprovalAnswer(answer: unknown): ApprovalNeed {
+  if (typeof answer !== 'object' || answer === null) return { required: Boolean(answer) };
+  if (!('required' in answer)) return { required: true };
+  const { required, reason } = answer as { required: unknown; reason?: unknown };
+  if (!required) return { required: false };
+  return typeof reason === 'string' && reason.trim() !== '' ? { required: true, reason } : { required: true };
 }

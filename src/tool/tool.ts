@@ -479,26 +479,6 @@ export const aNeedsApproval: Rule = {
       ['none', 'idempotent', 'external'].includes(value.sideEffect)),
 };
 
-/** Whether a call needs approval, and why when known. */
-export interface ApprovalNeed {
-  required: boolean;
-  reason?: string;
-}
-
-/**
- * A predicate's answer as an {@link ApprovalNeed}. Fail safe: anything truthy that is not `{ required }` asks
- * for approval (a predicate that returns `'yes'` or `1` was meant to); `{ required }` is read as a boolean. A
- * reason that is not a string, or is empty, is dropped; a long one is cut to 1,000 characters once redacted, by the
- * approval phase (src/call/approval.ts).
- */
-export function readApprovalAnswer(answer: unknown): ApprovalNeed {
-  if (typeof answer !== 'object' || answer === null) return { required: Boolean(answer) };
-  if (!('required' in answer)) return { required: true };
-  const { required, reason } = answer as { required: unknown; reason?: unknown };
-  if (!required) return { required: false };
-  return typeof reason === 'string' && reason.trim() !== '' ? { required: true, reason } : { required: true };
-}
-
 const agentNames = anArrayOf(aString('a non-empty string', { minLength: 1 }));
 
 /**
