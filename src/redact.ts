@@ -20,12 +20,14 @@ import { setKey } from './json';
 const REGEXP_SPECIAL = /[.*+?^${}()|[\]\\/-]/g;
 export const escapeRegExp = (text: string): string => text.replace(REGEXP_SPECIAL, '\\$&');
 
-/** `[0-9]`-or-either-case pattern for a hex number of `width` digits (escapes may use either case). */
-function hexPattern(value: number, width: number): string {
-  return [...value.toString(16).padStart(width, '0')]
-    .map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit))
-    .join('');
+/** `[0-9]`-or-either-case pattern for each digit of a hex number of `width` digits (escapes may use either case). */
+export function hexDigits(value: number, width: number): string[] {
+  return [...value.toString(16).padStart(width, '0')].map((digit) =>
+    /[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit,
+  );
 }
+
+const hexPattern = (value: number, width: number): string => hexDigits(value, width).join('');
 
 /** JSON's short escapes (`\n`, `\"`, …; `\/` is JSON too), by UTF-16 unit. */
 const SHORT_ESCAPES: Readonly<Record<number, string>> = {
@@ -40,15 +42,17 @@ const SHORT_ESCAPES: Readonly<Record<number, string>> = {
 
 const UTF8 = new TextEncoder();
 
-/** `%XX` for each UTF-8 byte of `char` (hex in either case). */
-const percentForm = (char: string): string =>
-  [...UTF8.encode(char)].map((byte) => `%${hexPattern(byte, 2)}`).join('');
+/** `%XX` for each UTF-8 byte of `char` (hex in either case), one pattern piece per character. */
+export const percentAtoms = (char: string): string[] =>
+  [...UTF8.encode(char)].flatMap((byte) => ['%', ...hexDigits(byte, 2)]);
+
+const percentForm = (char: string): string => percentAtoms(char).join('');
 
 /**
  * One escape's backslash, itself escaped up to four times over (1, 3, 7 or 15 backslashes before a quote, 2, 4,
  * 8 or 16 for a backslash). Bounded, so that a text of many backslashes costs linear time, never quadratic.
  */
-const ESCAPE = '\\\\{1,16}';
+export const ESCAPE = '\\\\{1,16}';
 
 /**
  * A match starts at the first backslash of a run, never inside it: without this, every position of a long run
@@ -64,23 +68,36 @@ const FIRST_ESCAPE = AT_RUN_START + ESCAPE;
  * case), `\xXX`, `\u{…}`, a short escape (`\n`, `\"`, `\/`), and `%XX` per UTF-8 byte (`+` for a space).
  */
 function unitForms(unit: number, lead: string): string {
-  const forms = [escapeRegExp(String.fromCharCode(unit))];
+  return `(?:${unitAtoms(unit, lead)
+    .map((form) => form.join(''))
+    .join('|')})`;
+}
+
+/**
+ * The forms of {@link unitForms}, each as its pattern pieces, one piece per character it matches (or per run:
+ * `lead`, `0*`): what a stream's redaction needs to tell a form's beginning (src/client/text-deltas.ts).
+ */
+export function unitAtoms(unit: number, lead: string): string[][] {
+  const forms = [[escapeRegExp(String.fromCharCode(unit))]];
   const short = SHORT_ESCAPES[unit];
-  if (short !== undefined) forms.push(`${lead}${escapeRegExp(short)}`);
-  forms.push(`${lead}u${hexPattern(unit, 4)}`);
+  if (short !== undefined) forms.push([lead, escapeRegExp(short)]);
+  forms.push([lead, 'u', ...hexDigits(unit, 4)]);
   if (unit < 0xd800 || unit > 0xdfff) {
-    forms.push(`${lead}u\\{0*${hexPattern(unit, 1)}\\}`, percentForm(String.fromCharCode(unit)));
-    if (unit < 0x100) forms.push(`${lead}x${hexPattern(unit, 2)}`);
-    if (unit === 0x20) forms.push('\\+');
+    forms.push(
+      [lead, 'u', '\\{', '0*', ...hexDigits(unit, 1), '\\}'],
+      percentAtoms(String.fromCharCode(unit)),
+    );
+    if (unit < 0x100) forms.push([lead, 'x', ...hexDigits(unit, 2)]);
+    if (unit === 0x20) forms.push(['\\+']);
   }
-  return `(?:${forms.join('|')})`;
+  return forms;
 }
 
 /**
  * `count` backslashes: as they are or escaped up to four times over (one quantifier for the whole run, so that
  * no run of backslashes in the text is tried in every split), or each as `\u005c`, `\x5c` or `%5C`.
  */
-function backslashRun(count: number, lead: string): string {
+export function backslashRun(count: number, lead: string): string {
   const each = `(?:${ESCAPE}u005[cC]|${ESCAPE}x5[cC]|%5[cC])`;
   const first = `(?:${lead}u005[cC]|${lead}x5[cC]|%5[cC])`;
   const start = lead === ESCAPE ? '' : AT_RUN_START;
@@ -302,6 +319,15 @@ export class Redactor {
   get replacement(): string {
     if (this.#base !== undefined) this.#sync();
     return this.#replacement;
+  }
+
+  /**
+   * The string rules in force (the API key, `redact` strings, learned keys), longest first: a new array whenever
+   * they change, so a caller may keep what it built from them until then.
+   */
+  get secrets(): readonly string[] {
+    if (this.#base !== undefined) this.#sync();
+    return this.#strings;
   }
 
   /** `true` when there is nothing to redact. */

@@ -162,7 +162,9 @@ export interface ClientEvents {
   /**
    * Progress of a run this client started: `turn`, `message`, `tool_call`, `tool_result`, `approval_requested`,
    * `approval_decided`, and `text_delta` (`{ turn, delta }`: the model's text as it streams, before the turn's
-   * `message`) when the service's model streams (docs/protocol/runs.md).
+   * `message`) when the service's model streams (docs/protocol/runs.md), redacted as one stream per run and turn:
+   * the end of a delta that could begin a secret is held back until the next delta or the turn's end
+   * (docs/guide/secrets.md).
    */
   run_event: [event: RunEvent];
   /**
@@ -289,6 +291,7 @@ export function clientConnection(
     onDisconnected: (code, reason) => {
       parts.decisions?.disconnected();
       parts.calls.disconnected();
+      parts.runs?.disconnected();
       parts.emit('disconnected', { code, reason });
     },
     onReconnecting: (attempt, delayMs) => parts.emit('reconnecting', { attempt, delayMs }),
@@ -882,6 +885,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       {
         redact: (event) => this.#redactor.value(this.#withoutSensitiveFields(event)),
         redactor: this.#redactor,
+        deltas: this.#redactor,
         listenerFailed: (error) =>
           this.#emit(
             'error',

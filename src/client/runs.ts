@@ -19,6 +19,7 @@ import {
 } from '../wire/protocol';
 import { publicToolCalls, type RunEvent, type RunToolCall, toRunEvent } from './run-events';
 import { serviceCode, serviceMessage, type WordRedactor } from './service-words';
+import { type Released, type StreamRedactor, TextDeltas } from './text-deltas';
 
 /**
  * What a client gives its runs: what a run's events are handed out as and what redacts the service's words in a
@@ -28,6 +29,8 @@ import { serviceCode, serviceMessage, type WordRedactor } from './service-words'
 export interface RunsHooks {
   redact?: (event: RunEvent) => RunEvent;
   redactor?: WordRedactor;
+  /** What redacts `text_delta` events as one stream per run and turn (src/client/text-deltas.ts). */
+  deltas?: StreamRedactor;
   listenerFailed?: (error: unknown) => void;
 }
 
@@ -129,6 +132,8 @@ export class Runs {
   #runOptions = false;
   /** A `welcome` has come on some socket: {@link Runs.welcomed} has said what the service takes. */
   #welcomedOnce = false;
+  /** The text each run's stream holds back, made on the first `text_delta` (with {@link RunsHooks.deltas}). */
+  #deltas: TextDeltas | undefined;
 
   readonly #maxPayloadBytes: () => number;
   readonly #logger: Pick<Logger, 'debug'>;
@@ -323,23 +328,18 @@ export class Runs {
           );
           return true;
         }
-        const event = this.#hooks.redact === undefined ? read : this.#hooks.redact(read);
-        const listener = run?.abandoned === true ? undefined : run?.onEvent;
-        if (listener !== undefined) {
-          try {
-            listener(event);
-          } catch (error) {
-            // A listener's failure must not break the socket handler; the client's own event still goes out.
-            this.#hooks.listenerFailed?.(error);
-          }
+        if (read.kind === 'text_delta' && this.#hooks.deltas !== undefined) {
+          this.#deltas ??= new TextDeltas(this.#hooks.deltas);
+          const { released, now } = this.#deltas.delta(frame.runId, read.turn, read.delta);
+          for (const held of released) this.#release(held);
+          // A delta held whole goes out with the next one, or when its turn ends.
+          if (now !== '' || read.delta === '')
+            this.#deliver(run, { ...this.#redacted({ ...read, delta: '' }), delta: now } as RunEvent, read);
+          return true;
         }
-        // An approval or a question of a nested run surfaces on each ancestor run too (docs/protocol/runs.md), with
-        // `data.runId` naming the nested run. When that run is this client's as well, the client has the event
-        // already: the copy goes to the ancestor's `onEvent` only, so `run_event` and `approval_requested`
-        // carry each event once.
-        const origin = 'nestedRunId' in event ? event.nestedRunId : undefined;
-        if (origin !== undefined && this.#byRun.has(origin)) return true;
-        this.#onEvent(event, read);
+        // The end of a turn's text: what its stream holds goes out first.
+        if (read.kind === 'message' || read.kind === 'turn') this.#flush(frame.runId, run);
+        this.#deliver(run, this.#redacted(read), read);
         return true;
       }
       case 'run_result': {
@@ -384,6 +384,48 @@ export class Runs {
       default:
         return false;
     }
+  }
+
+  #redacted(event: RunEvent): RunEvent {
+    return this.#hooks.redact === undefined ? event : this.#hooks.redact(event);
+  }
+
+  /** Hands an event of `run` (`undefined`: a run this client did not start) to its `onEvent` and the client. */
+  #deliver(run: PendingRun | undefined, event: RunEvent, raw: RunEvent): void {
+    const listener = run?.abandoned === true ? undefined : run?.onEvent;
+    if (listener !== undefined) {
+      try {
+        listener(event);
+      } catch (error) {
+        // A listener's failure must not break the socket handler; the client's own event still goes out.
+        this.#hooks.listenerFailed?.(error);
+      }
+    }
+    // An approval or a question of a nested run surfaces on each ancestor run too (docs/protocol/runs.md), with
+    // `data.runId` naming the nested run. When that run is this client's as well, the client has the event
+    // already: the copy goes to the ancestor's `onEvent` only, so `run_event` and `approval_requested`
+    // carry each event once.
+    const origin = 'nestedRunId' in event ? event.nestedRunId : undefined;
+    if (origin !== undefined && this.#byRun.has(origin)) return;
+    this.#onEvent(event, raw);
+  }
+
+  /** Hands out the text a run's stream held, as one last `text_delta` of its turn. */
+  #release(held: Released, run = this.#byRun.get(held.runId)): void {
+    const event: RunEvent = { kind: 'text_delta', runId: held.runId, turn: held.turn, delta: '' };
+    this.#deliver(run, { ...this.#redacted(event), delta: held.delta } as RunEvent, event);
+  }
+
+  /** The run's stream ended (its turn, the run, the socket): what it holds goes out. */
+  #flush(runId: string | undefined, run: PendingRun | undefined): void {
+    if (runId === undefined || this.#deltas === undefined) return;
+    const held = this.#deltas.end(runId);
+    if (held !== undefined) this.#release(held, run);
+  }
+
+  /** The socket dropped: every stream's held text goes out (the deltas sent meanwhile are not sent again). */
+  disconnected(): void {
+    for (const runId of this.#deltas?.holding() ?? []) this.#flush(runId, this.#byRun.get(runId));
   }
 
   /**
@@ -440,6 +482,7 @@ export class Runs {
 
   /** Rejects every run (the client closed for good). */
   failAll(error: ConnectionError): void {
+    this.disconnected();
     for (const run of [...this.#byRequest.values()]) {
       this.#settle(run);
       run.reject(error);
@@ -453,6 +496,7 @@ export class Runs {
    */
   #abort(run: PendingRun, reason: unknown): void {
     if (run.abandoned) return;
+    this.#flush(run.runId, run);
     run.cancelRequested = true;
     run.abortReason = reason;
     const { runId } = run;
@@ -478,6 +522,7 @@ export class Runs {
   }
 
   #settle(run: PendingRun): void {
+    this.#flush(run.runId, run);
     run.cleanup();
     this.#abandoned.delete(run);
     this.#byRequest.delete(run.frame.requestId);
