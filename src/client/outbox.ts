@@ -48,7 +48,7 @@ function described(part: ContentPart): string {
 
 /**
  * The parts to send with `frame` (its output and widget already set): redacted (text, JSON, a file's name and
- * type; binary data is not scanned), and within `maxPayloadBytes` with the frame, or `undefined` when even the
+ * type; an image or file whose bytes hold a secret as a text part of the replacement), and within `maxPayloadBytes` with the frame, or `undefined` when even the
  * parts' replacements do not fit (the output then carries everything there is to read).
  */
 export function fitContent(

@@ -10,7 +10,7 @@ import { ToolDefinitionError } from '../errors';
 import { nestsDeeperThan } from '../json';
 import { MAX_VALUE_DEPTH } from '../limits';
 import { CONTENT_LIMITS, type ContentPart } from '../wire/protocol';
-import { serializeOutput, toBase64, wellFormedJson } from './output';
+import { fromBase64, serializeOutput, toBase64, wellFormedJson } from './output';
 import type { Widget } from './widget';
 
 export type { ContentPart } from '../wire/protocol';
@@ -167,13 +167,18 @@ function partText(item: ContentPart): string {
 
 /**
  * A content part with its text redacted by `redactor`: a text part's text, a JSON part's value, a file part's
- * `filename` and `mediaType` (each kept within 255 characters). Binary `data` (an image's, a file's) is not
- * scanned: it is sent as the tool made it.
+ * `filename` and `mediaType` (each kept within 255 characters). Binary `data` (an image's, a file's) is checked by
+ * its bytes, as binary data in a result is (`Redactor.value`, src/redact.ts): a part whose bytes hold a secret becomes a
+ * text part of the replacement (`[redacted]`), as such data in a result reads as the replacement.
  */
 export function redactedPart(
   part: ContentPart,
   redactor: { text(text: string): string; value<T>(value: T): T },
 ): ContentPart {
+  if (part.type === 'image' || part.type === 'file') {
+    const checked: unknown = redactor.value(fromBase64(part.data));
+    if (typeof checked === 'string') return { type: 'text', text: checked };
+  }
   switch (part.type) {
     case 'text':
       return { type: 'text', text: redactor.text(part.text) };

@@ -46,6 +46,16 @@ export function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/** The bytes of a base64 string: with `Buffer` where the runtime has it, else `atob`. */
+export function fromBase64(data: string): Uint8Array {
+  const buffer = (globalThis as { Buffer?: { from(s: string, e: string): Uint8Array } }).Buffer;
+  if (buffer !== undefined) return buffer.from(data, 'base64');
+  const binary = atob(data);
+  const bytes = new Uint8Array(binary.length);
+  for (let at = 0; at < binary.length; at++) bytes[at] = binary.charCodeAt(at);
+  return bytes;
+}
+
 /** The bytes of byte-oriented binary data (`ArrayBuffer`, `DataView`, `Uint8Array` and `Buffer`), else none. */
 function bytesOf(value: object): Uint8Array | undefined {
   if (value instanceof ArrayBuffer) return new Uint8Array(value);

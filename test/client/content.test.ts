@@ -116,3 +116,40 @@ describe('content parts over the stub', () => {
     ]);
   });
 });
+
+describe('the data of image and file parts', () => {
+  it('is checked by its bytes: a part holding the API key or a redact string is sent as [redacted]', async () => {
+    const key = 'sk-content-key-2468';
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    const clean = new Uint8Array([137, 80, 78, 71, 0, 255]);
+    const parts = tool({
+      name: 'parts',
+      description: 'Parts, some holding secrets.',
+      execute: () =>
+        content([
+          { type: 'image', data: clean, mediaType: 'image/png' },
+          { type: 'file', data: bytes(`config: ${key}`), mediaType: 'text/plain', filename: 'a.txt' },
+          { type: 'image', data: btoa(`\u0089PNG hunter2-pass`), mediaType: 'image/png' },
+        ]),
+    });
+    const server = await stub(['parts']);
+    const client = new Client({
+      url: server.url,
+      apiKey: key,
+      redact: ['hunter2-pass'],
+      tools: [parts],
+      reconnect: false,
+    });
+    cleanups.push(() => client.close({ drain: false }));
+    await client.connect();
+    const result = await client.run(new Agent({ name: 'A', instructions: '', tools: [parts] }), 'go');
+    expect(result.toolCalls[0]?.content).toEqual([
+      { type: 'image', data: btoa(String.fromCharCode(...clean)), mediaType: 'image/png' },
+      { type: 'text', text: '[redacted]' },
+      { type: 'text', text: '[redacted]' },
+    ]);
+    expect(result.toolCalls[0]?.output).toBe(
+      '[image: image/png, 6 bytes]\n[file a.txt: text/plain, 27 bytes]\n[image: image/png, 17 bytes]',
+    );
+  });
+});
