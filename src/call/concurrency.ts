@@ -22,7 +22,7 @@ import { errorText } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
 import type { ToolInternals } from '../tool/tool';
 import { type Settled, timed } from './signal';
-import type { CallState } from './types';
+import type { CallState, CallWaits } from './types';
 
 /** Longest concurrency key, in characters. */
 const MAX_CONCURRENCY_KEY_CHARS = 256;
@@ -195,11 +195,15 @@ export function enterGate(
     // A call that started without a host slot (it would have waited for one: src/client/slots.ts) takes one now,
     // in its key's turn; any other holds its slot and goes on at once.
     if (waits?.holdsSlot === undefined || waits.holdsSlot(callId)) go();
-    else waitThen(call, () => waits.unpark(callId, lane), go, stopped, undefined);
+    else {
+      waits.gateWait?.(callId, 'slot');
+      waitThen(call, () => waits.unpark(callId, lane), goOn(waits, callId, go), stopped, undefined);
+    }
     return;
   }
   let waiter: Waiter | undefined;
   waits?.park(callId);
+  waits?.gateWait?.(callId, 'key');
   waitThen(
     call,
     () =>
@@ -215,12 +219,21 @@ export function enterGate(
         };
         gate.enqueue(permit.key, waiter);
       }),
-    go,
+    goOn(waits, callId, go),
     stopped,
     () => {
       if (waiter !== undefined) waiter.gone = true;
     },
   );
+}
+
+/** `go`, after telling the host that the call's wait at its gate is over (`CallWaits.gateWait`). */
+function goOn(waits: CallWaits | undefined, callId: string, go: () => void): () => void {
+  if (waits?.gateWait === undefined) return go;
+  return () => {
+    waits.gateWait?.(callId, undefined);
+    go();
+  };
 }
 
 /** How a call that stopped while it waited for a permit or a slot ends (the pipeline's `stopped`). */

@@ -376,6 +376,13 @@ export interface CallWaits {
    * before a slot was free (its key is known only once its input is validated). Absent: it always does.
    */
   holdsSlot?(callId: string): boolean;
+  /**
+   * A call of a tool with `concurrency` begins to wait at its gate, its `execute` not begun: for its key's turn
+   * (`'key'`: its key is at its limit; it holds no slot), or, holding its key's permit, for a slot in its key's
+   * turn (`'slot'`); `undefined`: the wait is over and it goes on to `execute`, holding both. Told only of calls
+   * that wait (a call that ends while it waits is not told again). Absent: nothing is told.
+   */
+  gateWait?(callId: string, waits: 'key' | 'slot' | undefined): void;
 }
 
 /** How a wait on a callback ended (`settleThen`, src/call/signal.ts). */

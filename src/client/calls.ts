@@ -39,6 +39,7 @@ import {
   cancelledText,
   contextFailedText,
   shuttingDownText,
+  timeoutText,
   unreadableCallText,
 } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
@@ -272,6 +273,13 @@ export class CallRunner implements ExecutionOwner {
   #resultParts = false;
   /** Finished calls the call updates keep something of, until their result is acked. */
   readonly #updated = new Set<string>();
+  /** A tool with `concurrency` was added: its calls may wait at its gate, their tool not begun. */
+  #keyed = false;
+  /**
+   * Calls that passed their deadline before their tool began (queued, waiting for their context or for their
+   * concurrency key's turn): they end `timeout` ({@link CallRunner.finished}), as the service tells the model.
+   */
+  readonly #timedOut = new Set<Execution>();
   #traces: CallTraces | undefined;
   #idleWaiters: Array<() => void> = [];
   /** Shared by this client's calls whose frames carry the same values (./execution.ts `CallExtras`). */
@@ -333,8 +341,8 @@ export class CallRunner implements ExecutionOwner {
       mayStart: () => !this.#outbox.full,
       expireIfOverdue: (execution) => {
         if (!this.#deadlines.overdue(execution)) return false;
-        this.#cancel(
-          execution.callId,
+        this.#expire(
+          execution,
           abortReason('the call passed its deadline before it started', 'TimeoutError', 'deadline'),
         );
         return true;
@@ -344,12 +352,11 @@ export class CallRunner implements ExecutionOwner {
     this.#deadlines = new Deadlines({
       held: () => this.#held.values(),
       expire: (execution) =>
-        this.#cancel(
-          execution.callId,
-          abortReason('the call passed its deadline', 'TimeoutError', 'deadline'),
-        ),
+        this.#expire(execution, abortReason('the call passed its deadline', 'TimeoutError', 'deadline')),
       // A call the lease holds has begun: a call not begun (each new call is armed) is not asked about.
       leased: (execution) => this.#leased && execution.begun && this.#leases.holds(execution),
+      // Only a client with a tool with `concurrency` keeps a deadline aside (src/client/deadlines.ts).
+      mayWait: (execution) => this.#keyed && this.#isKeyed(execution.toolName),
       logger,
     });
     this.#outbox = new Outbox({
@@ -396,13 +403,39 @@ export class CallRunner implements ExecutionOwner {
       this.#slots.weighBy((execution) => toolInternals(registry.get(execution.toolName))?.slots ?? 1);
     // A call of a tool with `concurrency` that would wait for a slot starts without one: its key, known once its
     // input is validated, gives it its lane (src/client/slots.ts).
-    const keyed = registry
-      .names()
-      .some((name) => toolInternals(registry.get(name))?.concurrency !== undefined);
+    const keyed = registry.names().some((name) => this.#isKeyed(name));
+    if (keyed) this.#keyed = true;
     if (keyed)
       this.#slots.startEarly(
         (execution) => toolInternals(registry.get(execution.toolName))?.concurrency !== undefined,
       );
+  }
+
+  /** Whether the tool of that name has `concurrency` (its calls may wait at its gate). */
+  #isKeyed(toolName: string): boolean {
+    return toolInternals(this.#options.registry.get(toolName))?.concurrency !== undefined;
+  }
+
+  /**
+   * A call of a tool with `concurrency` waits at its gate, its tool not begun (`waits`: for its key's turn, or for
+   * a slot in it), or goes on to its tool (`undefined`). While it waits it is not leased: the service's deadline
+   * applies to it as to a queued call (docs/protocol/updates.md), what is left of it.
+   */
+  gateWait(callId: string, waits: 'key' | 'slot' | undefined): void {
+    const execution = this.#held.get(callId);
+    if (execution === undefined || execution.state === 'finished') return;
+    if (waits === undefined) {
+      if (execution.begun) return;
+      execution.begin();
+      if (this.#leased) this.#leases.started(execution);
+      return;
+    }
+    if (!execution.begun) return;
+    if (this.#leased) {
+      this.#options.updates.ended(execution);
+      this.#deadlines.resume(execution);
+    }
+    execution.heardAt = undefined;
   }
 
   /** Per tool with `concurrency`: calls holding a permit and calls waiting for one, in this process. */
@@ -620,6 +653,16 @@ export class CallRunner implements ExecutionOwner {
     }
   }
 
+  /**
+   * A call passed its deadline here. One whose tool began is cancelled; one whose tool never began (queued,
+   * waiting for its context or at its concurrency key's gate) ends `timeout`, with the text the service gives the
+   * model for a call it cut at its deadline (docs/protocol/tool-calls.md).
+   */
+  #expire(execution: Execution, reason: unknown): void {
+    if (!execution.begun) this.#timedOut.add(execution);
+    this.#cancel(execution.callId, reason);
+  }
+
   /** Cancels a call (a `cancel`, its deadline, its run's abort, `close()`) with `reason` as its signal's reason. */
   #cancel(callId: string, reason: unknown): void {
     const execution = this.#held.get(callId);
@@ -793,10 +836,10 @@ export class CallRunner implements ExecutionOwner {
    * (retryable), and not remembered as finished (the service gives it to another worker, or again to this one).
    */
   #handBack(execution: Execution): void {
+    // A call that left the queue emitted a `tool_call` event (its wait at its gate came after it).
+    const started = execution.state !== 'queued';
     if (this.#slots.finish(execution) === undefined) return;
     const { callId, runId, toolName } = execution;
-    // A call that started emitted a `tool_call` event (read before the lease forgets that it began).
-    const started = execution.begun;
     this.#deadlines.arm(execution, undefined);
     this.#held.delete(callId);
     if (this.#leased) this.#options.updates.ended(execution);
@@ -833,8 +876,14 @@ export class CallRunner implements ExecutionOwner {
   /** A call has its result (from its {@link Execution}). */
   finished(execution: Execution, result: ToolCallResult): void {
     if (this.#handingBack.size > 0 && this.#handingBack.delete(execution)) {
+      this.#timedOut.delete(execution);
       this.#handBack(execution);
       return;
+    }
+    if (this.#timedOut.size > 0 && this.#timedOut.delete(execution) && result.status === 'cancelled') {
+      // Its tool never began: it timed out waiting, as the service says (the deadline it was given).
+      const output = timeoutText(execution.toolName, execution.deadlineMs ?? 0);
+      result = { status: 'timeout', output, durationMs: result.durationMs };
     }
     // Cancelled or timed out while its tool ran: answered now, its slot kept until the tool returns.
     const from = this.#slots.finish(execution, execution.phaseOpen);

@@ -23,7 +23,23 @@ export interface DeadlinesOptions {
    * with the feature `lease`, docs/protocol/updates.md): it gets no deadline here (see {@link Deadlines.arm}).
    */
   leased?(execution: Execution): boolean;
+  /**
+   * `true` for a call that may leave the lease before its tool begins (a call of a tool with `concurrency`, which
+   * waits at its gate for its key's turn): its deadline is kept aside while the lease holds it, for
+   * {@link Deadlines.resume}. Absent: no call does.
+   */
+  mayWait?(execution: Execution): boolean;
   logger: Logger;
+}
+
+/**
+ * When a call given `deadlineMs` now aborts itself (`performance.now()` time). The grace lets the service's own
+ * cancel (and timeout result) come first whenever it can. The service's number may be huge: past the longest
+ * timer, it is as good as none. Whole milliseconds: a small integer is stored in the call itself, a fraction in a
+ * heap number of its own.
+ */
+function dueAt(deadlineMs: number): number {
+  return Math.ceil(performance.now() + Math.min(deadlineMs + DEADLINE_GRACE_MS, MAX_TIMEOUT_MS));
 }
 
 export class Deadlines {
@@ -38,6 +54,11 @@ export class Deadlines {
    * deadline, so neither does this side. Weak: a call that ends with a question open leaves nothing behind.
    */
   readonly #asking = new WeakSet<Execution>();
+  /**
+   * The deadline (as `deadlineAt`) of each call the lease holds that may leave it before its tool begins
+   * ({@link DeadlinesOptions.mayWait}): only calls of tools with `concurrency` have an entry.
+   */
+  readonly #aside = new WeakMap<Execution, number>();
 
   constructor(options: DeadlinesOptions) {
     this.#options = options;
@@ -54,16 +75,42 @@ export class Deadlines {
   arm(execution: Execution, deadlineMs: number | undefined, force = false): void {
     if (deadlineMs !== undefined && !force) {
       execution.deadlineMs = deadlineMs;
-      if (this.#asking.has(execution) || this.#options.leased?.(execution) === true) deadlineMs = undefined;
+      if (this.#options.leased?.(execution) === true) {
+        if (this.#options.mayWait?.(execution) === true) this.#aside.set(execution, dueAt(deadlineMs));
+        deadlineMs = undefined;
+      } else if (this.#asking.has(execution)) deadlineMs = undefined;
     }
     if (deadlineMs === undefined) {
       execution.deadlineAt = undefined;
       return;
     }
-    // The grace lets the service's own cancel (and timeout result) come first whenever it can. The service's
-    // number may be huge: past the longest timer, it is as good as none.
-    // Whole milliseconds: a small integer is stored in the call itself, a fraction in a heap number of its own.
-    const at = Math.ceil(performance.now() + Math.min(deadlineMs + DEADLINE_GRACE_MS, MAX_TIMEOUT_MS));
+    this.#set(execution, dueAt(deadlineMs));
+  }
+
+  /**
+   * The lease holds the call now (its tool began, with the feature `lease`): it has no deadline here. A call that
+   * may leave the lease before its tool begins ({@link DeadlinesOptions.mayWait}) keeps its deadline aside, once:
+   * a deadline the socket's drop gave it is not the service's.
+   */
+  suspend(execution: Execution): void {
+    const at = execution.deadlineAt;
+    if (at !== undefined && !this.#aside.has(execution) && this.#options.mayWait?.(execution) === true)
+      this.#aside.set(execution, at);
+    execution.deadlineAt = undefined;
+  }
+
+  /**
+   * The lease no longer holds the call (it waits for its concurrency key's turn, its tool not begun): the deadline
+   * it had before the lease applies again (a call past it ends at the next sweep, at once).
+   */
+  resume(execution: Execution): void {
+    const at = this.#aside.get(execution);
+    if (at === undefined) return;
+    this.#aside.delete(execution);
+    this.#set(execution, at);
+  }
+
+  #set(execution: Execution, at: number): void {
     execution.deadlineAt = at;
     const due = this.#due(at);
     if (due < this.#at) this.#schedule(due);

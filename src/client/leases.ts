@@ -20,14 +20,14 @@ const STARTED: ReadonlySet<string> = new Set(['running', 'parked', 'resuming']);
 /** The leases of one client's running calls: which calls the lease holds, and their deadlines when offline. */
 export class Leases {
   readonly #updates: Pick<CallUpdateHooks, 'leased' | 'sessionGraceMs' | 'started'>;
-  readonly #deadlines: () => Pick<Deadlines, 'arm'>;
+  readonly #deadlines: () => Pick<Deadlines, 'arm' | 'suspend'>;
   /** When the socket dropped (`performance.now()` time); `undefined` while connected. */
   #downSince: number | undefined;
 
   /** @param deadlines - read when needed (the deadlines ask this object which calls it holds). */
   constructor(
     updates: Pick<CallUpdateHooks, 'leased' | 'sessionGraceMs' | 'started'>,
-    deadlines: () => Pick<Deadlines, 'arm'>,
+    deadlines: () => Pick<Deadlines, 'arm' | 'suspend'>,
   ) {
     this.#updates = updates;
     this.#deadlines = deadlines;
@@ -46,8 +46,8 @@ export class Leases {
     execution.heardAt = Number.NEGATIVE_INFINITY;
     this.#updates.started(execution);
     if (!this.#updates.leased) return;
-    if (this.#downSince === undefined) this.#deadlines().arm(execution, undefined);
-    else this.#deadlines().arm(execution, this.#graceLeft(), true);
+    this.#deadlines().suspend(execution);
+    if (this.#downSince !== undefined) this.#deadlines().arm(execution, this.#graceLeft(), true);
   }
 
   /** The socket dropped: each leased call stops once the session's grace period has passed. */
@@ -68,7 +68,7 @@ export class Leases {
   reconnected(held: Iterable<Execution>, resumed = true): void {
     this.#downSince = undefined;
     if (!this.#updates.leased || !resumed) return;
-    for (const execution of held) if (this.holds(execution)) this.#deadlines().arm(execution, undefined);
+    for (const execution of held) if (this.holds(execution)) this.#deadlines().suspend(execution);
   }
 
   /** What is left of the session's grace period since the drop, in milliseconds. */

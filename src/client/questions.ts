@@ -13,7 +13,8 @@ export type Questioner = (request: QuestionRequest) => QuestionReply | Promise<Q
 /**
  * `onQuestion` and `waits` for every call of a runner (one pair of functions, not a closure per call): `answerer`
  * answers; a call waiting for an answer gives its concurrency slot up, and however the wait ends (the question's
- * own time limit too, while `answerer` still runs) it takes one back before the tool goes on.
+ * own time limit too, while `answerer` still runs) it takes one back before the tool goes on. A call waiting at its
+ * concurrency key's gate tells the runner (`gateWait`).
  */
 export function questionHooks(
   answerer: Questioner,
@@ -21,6 +22,7 @@ export function questionHooks(
     park(callId: string): void;
     resumeParked<T>(callId: string, value: T, lane?: string): Promise<T>;
     holdsSlot(callId: string): boolean;
+    gateWait(callId: string, waits: 'key' | 'slot' | undefined): void;
   },
 ): { onQuestion: Questioner; waits: CallWaits } {
   return {
@@ -29,6 +31,7 @@ export function questionHooks(
       park: (callId) => calls.park(callId),
       unpark: (callId, lane) => calls.resumeParked(callId, undefined, lane),
       holdsSlot: (callId) => calls.holdsSlot(callId),
+      gateWait: (callId, waits) => calls.gateWait(callId, waits),
     },
   };
 }

@@ -58,7 +58,7 @@ describe('Deadlines, in a call runner: cancelling queued calls', () => {
     }
     await nextTask(); // the queue drains after the task
     expect(ran).toEqual([]);
-    expect(statuses(sent).sort()).toEqual(['late:cancelled', 'run:cancelled']);
+    expect(statuses(sent).sort()).toEqual(['late:timeout', 'run:cancelled']);
     calls.dispose();
   });
 });
@@ -78,7 +78,7 @@ describe("Deadlines, in a call runner: a slot freed after a queued call's deadli
     }
     await nextTask(); // the queue drains after the task
     expect(ran).toEqual([]);
-    expect(statuses(sent).sort()).toEqual(['late:cancelled', 'run:cancelled']);
+    expect(statuses(sent).sort()).toEqual(['late:timeout', 'run:cancelled']);
     calls.dispose();
   });
 
@@ -105,7 +105,12 @@ describe("Deadlines, in a call runner: a slot freed after a queued call's deadli
     }
     await nextTask();
     expect(started).toEqual(['a0']);
-    expect(statuses(sent).sort()).toEqual(['a0:ok', 'a1:cancelled']);
+    expect(statuses(sent).sort()).toEqual(['a0:ok', 'a1:timeout']);
+    // Its tool never began: it timed out, as the service tells the model, after the deadline it was given.
+    expect(sent.find((frame) => frame.type === 'tool_result' && frame.callId === 'a1')).toMatchObject({
+      status: 'timeout',
+      output: 'Error running work: timed out after 100ms',
+    });
     expect(calls.running).toBe(0);
     calls.dispose();
   });

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEADLINE_GRACE_MS } from '../../src/client/deadlines';
+import { keyedTool } from '../support/keyed-tool';
 import { nextTask, recording, results, waitsForAbort } from './call-runner-harness';
 
 afterEach(() => {
@@ -44,7 +45,11 @@ describe('the lease and calls whose tool has not begun', () => {
     expect(sent.filter((frame) => frame.type === 'lease')).toEqual([{ type: 'lease', callIds: ['c2'] }]);
     // The deadline, and the client's grace after it (the service's own cancel would come first).
     await vi.advanceTimersByTimeAsync(4_000 + DEADLINE_GRACE_MS);
-    expect(results(sent)).toEqual(['c1:cancelled']); // as any call its deadline ends here
+    // Its tool never began: it timed out, as the service says of a call it cut at its deadline.
+    expect(results(sent)).toEqual(['c1:timeout']);
+    expect(sent.find((frame) => frame.type === 'tool_result')).toMatchObject({
+      output: 'Error running stuck: timed out after 5000ms',
+    });
     expect(calls.running).toBe(1);
   });
 
@@ -61,5 +66,78 @@ describe('the lease and calls whose tool has not begun', () => {
     expect(results(sent)).toEqual(['c1:cancelled']);
     expect(calls.running).toBe(0);
     expect(ran).toEqual([]);
+  });
+
+  it('leases a keyed call only once it may run: one waiting for its key ends timeout at its deadline', async () => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
+    });
+    const { work, started, release } = keyedTool(1);
+    const { calls, sent } = recording([work]);
+    calls.welcomed(welcome);
+    const send = (callId: string, deadlineMs: number) =>
+      calls.receive({
+        type: 'tool_call',
+        callId,
+        runId: 'r1',
+        toolName: 'work',
+        arguments: { tenant: 'a', n: Number(callId.slice(1)) },
+        deadlineMs,
+      });
+    send('a0', 60_000);
+    send('a1', 5_000);
+    send('a2', 60_000);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(started).toEqual(['a0']);
+    // a1 and a2 wait for their key's turn, their tool not begun: not leased.
+    const leases = () => sent.filter((frame) => frame.type === 'lease');
+    expect(leases()).toEqual([{ type: 'lease', callIds: ['a0'] }]);
+    await vi.advanceTimersByTimeAsync(4_000 + DEADLINE_GRACE_MS);
+    expect(results(sent)).toEqual(['a1:timeout']);
+    expect(sent.find((frame) => frame.type === 'tool_result')).toMatchObject({
+      output: 'Error running work: timed out after 5000ms',
+    });
+    release('a0');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(started).toEqual(['a0', 'a2']);
+    // a2 runs now: leased from here on.
+    expect(leases().at(-1)).toEqual({ type: 'lease', callIds: ['a2'] });
+    release('a2');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(results(sent)).toEqual(['a1:timeout', 'a0:ok', 'a2:ok']);
+    calls.dispose();
+  });
+
+  it('leases no keyed call that holds its key but waits for a slot: past its deadline it ends timeout', async () => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
+    });
+    const { work, started } = keyedTool(2);
+    const { calls, sent } = recording([work, waitsForAbort('stuck')], { maxConcurrency: 1 });
+    calls.welcomed(welcome);
+    calls.receive({
+      type: 'tool_call',
+      callId: 's1',
+      runId: 'r1',
+      toolName: 'stuck',
+      arguments: {},
+      deadlineMs: 60_000,
+    });
+    // No slot is free: it starts without one, takes its key's permit, and waits for a slot in its key's turn.
+    calls.receive({
+      type: 'tool_call',
+      callId: 'b0',
+      runId: 'r1',
+      toolName: 'work',
+      arguments: { tenant: 'b', n: 0 },
+      deadlineMs: 5_000,
+    });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(sent.filter((frame) => frame.type === 'lease')).toEqual([{ type: 'lease', callIds: ['s1'] }]);
+    await vi.advanceTimersByTimeAsync(4_000 + DEADLINE_GRACE_MS);
+    expect(results(sent)).toEqual(['b0:timeout']);
+    expect(started).toEqual([]);
+    calls.abortAll('test over');
+    calls.dispose();
   });
 });

@@ -11,6 +11,8 @@ function setup() {
   const deadlines = {
     arm: (execution: Execution, deadlineMs: number | undefined, force = false) =>
       armed.push([execution.frame.callId, deadlineMs, force]),
+    // The lease holds the call: no deadline of its own (recorded as one cleared).
+    suspend: (execution: Execution) => armed.push([execution.frame.callId, undefined, false]),
   };
   const updates = { leased: true, sessionGraceMs: 10_000, started: () => {} };
   const leases = new Leases(updates, () => deadlines);
@@ -32,7 +34,10 @@ describe('Leases', () => {
       const late = call('late');
       late.moveTo('running');
       leases.started(late);
-      expect(armed).toEqual([['late', 6_000, true]]);
+      expect(armed).toEqual([
+        ['late', undefined, false],
+        ['late', 6_000, true],
+      ]);
     } finally {
       vi.useRealTimers();
     }

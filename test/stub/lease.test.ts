@@ -184,3 +184,43 @@ describe('lease', () => {
     ]);
   });
 });
+
+describe('lease: a call waiting in the client behind a cancelled call whose tool runs on', () => {
+  it('ends timeout, not cancelled, though the service leased it from dispatch', async () => {
+    const server = await stub({
+      model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]),
+      callDeadlineMs: 200,
+      leaseMs: 5_000,
+    });
+    let returned!: () => void;
+    const lingering = new Promise<void>((resolve) => {
+      returned = resolve;
+    });
+    let calls = 0;
+    const work = tool({
+      name: 'work',
+      description: 'The first call ignores its cancel until the test lets it return.',
+      execute: async () => {
+        calls += 1;
+        if (calls === 1) await lingering;
+        return 'worked';
+      },
+    });
+    const client = new Client({ url: server.url, apiKey: 'k', tools: [work], maxConcurrency: 1 });
+    afterTest(() => client.close({ drain: false }));
+    await client.connect();
+    const running = new Promise((resolve) => client.once('tool_call', resolve));
+    const first = server.runs.start(agent('a', ['work']), 'go');
+    await running;
+    expect(server.runs.cancel(first)).toBe(true);
+    // The service heard `cancelled` (its slot looks free) while the tool still holds the client's one slot.
+    const second = server.runs.start(agent('a', ['work']), 'again');
+    const transcript = await server.runs.waitFor(second);
+    returned();
+    // The second call was sent into what the service took for a free slot (leased from dispatch), and waited in
+    // the client without ever starting: its deadline ended it as a timeout.
+    expect(calls).toBe(1);
+    expect(transcript.toolCalls.map((call) => call.status)).toEqual(['timeout']);
+    expect(transcript.toolCalls[0]?.output).toMatch(/^Error running work: timed out after \d+ms$/);
+  });
+});
