@@ -66,6 +66,11 @@ export class CallActivity {
   #dispatch = 1;
   /** Epoch milliseconds the call's lease runs out at (docs/protocol/updates.md); 0 when it has none. */
   leaseUntil = 0;
+  /**
+   * The client said the call waits for its concurrency key's turn (`key_waits`, docs/protocol/fleets.md): it holds
+   * no slot there, and is not leased, until the client says it runs.
+   */
+  waitsForKey = false;
   /** Nested runs this call started (`run_start.parentCallId`) still in progress: the call waits for them. */
   nestedRuns = 0;
   /** `tool_event`s recorded (at most `EVENT_LIMITS.maxPerCall`, whichever session sent them). */

@@ -120,7 +120,9 @@ export class CallUpdates {
   #running(session: Session, callId: string): Call | undefined {
     const call = this.#deps.dispatcher.get(callId);
     if (call?.state !== 'dispatched' || call.sessionId !== session.id) return undefined;
-    if (session.features.has('lease')) call.activity.leaseUntil = Date.now() + this.#deps.options.leaseMs;
+    // A call waiting for its key's turn is not leased until the client says it runs (docs/protocol/fleets.md).
+    if (session.features.has('lease') && !call.activity.waitsForKey)
+      call.activity.leaseUntil = Date.now() + this.#deps.options.leaseMs;
     return call;
   }
 

@@ -58,6 +58,8 @@ export class Dispatcher {
   #fleetTimer: ReturnType<typeof setTimeout> | undefined;
   /** Calls whose deadline has passed and that are kept only while their lease holds. */
   readonly #overdue = new WeakSet<Call>();
+  /** What each call's deadline does when it passes (its check when the lease that kept it goes: `keyWaits`). */
+  readonly #expireOf = new WeakMap<Call, () => void>();
   /** Counts dispatches, to spread calls between equally loaded sessions (server-stub/routing.ts). */
   #dispatches = 0;
   /** The dispatch count when each call was last sent (its order among the calls sent, for {@link cancelCalls}). */
@@ -111,11 +113,55 @@ export class Dispatcher {
    */
   slotsInFlight(session: Session): number {
     let count = 0;
+    let waiting = 0;
     for (const callId of session.calls) {
       const call = this.#calls.get(callId);
-      if (call?.state === 'dispatched' && !call.activity.parked) count += slotsOf(session, call.toolName);
+      if (call?.state !== 'dispatched' || call.activity.parked) continue;
+      // Waiting for its concurrency key's turn (feature `key_waits`): no slot held (docs/protocol/fleets.md).
+      if (call.activity.waitsForKey) waiting += 1;
+      else count += slotsOf(session, call.toolName);
     }
-    return count;
+    if (waiting === 0) return count;
+    // The client holds the waiting calls too: never more calls than it takes, `maxConcurrency + maxQueue`
+    // (docs/protocol/fleets.md). A session holding that many has no room, whatever its calls hold.
+    const { maxConcurrency } = session;
+    if (maxConcurrency === undefined || maxConcurrency === 0) return count;
+    const held = count + waiting;
+    return held >= maxConcurrency + (session.maxQueue ?? maxConcurrency) ? Number.MAX_SAFE_INTEGER : count;
+  }
+
+  /**
+   * `key_waits` (feature `key_waits`, docs/protocol/fleets.md): calls of `session` that wait for their concurrency
+   * key's turn hold no slot and are not leased (one already past its deadline ends now); calls that go on hold
+   * their slots again and are leased from now. Ids not in flight on that session are ignored.
+   */
+  keyWaits(session: Session, frame: FrameOf<ClientFrame, 'key_waits'>): void {
+    if (!session.features.has('key_waits')) return;
+    let freed = false;
+    const overdue: Call[] = [];
+    for (const callId of frame.waiting ?? []) {
+      const call = this.#inFlightOn(session, callId);
+      if (call === undefined || call.activity.waitsForKey) continue;
+      call.activity.waitsForKey = true;
+      call.activity.leaseUntil = 0;
+      freed = true;
+      if (this.#overdue.has(call)) overdue.push(call);
+    }
+    for (const callId of frame.running ?? []) {
+      const call = this.#inFlightOn(session, callId);
+      if (call === undefined || !call.activity.waitsForKey) continue;
+      call.activity.waitsForKey = false;
+      if (session.features.has('lease')) call.activity.leaseUntil = Date.now() + this.#deps.options.leaseMs;
+    }
+    // Kept past its deadline by a lease it no longer has: it ends now, as it would have at its deadline.
+    for (const call of overdue) this.#expireOf.get(call)?.();
+    if (freed) this.#offerWaiting(session);
+  }
+
+  /** The call of that id when it is in flight on `session`. */
+  #inFlightOn(session: Session, callId: string): Call | undefined {
+    const call = this.#calls.get(callId);
+    return call?.state === 'dispatched' && call.sessionId === session.id ? call : undefined;
   }
 
   /** Holds a call until a human decides. `requestedBy` says why. The deadline stops until the decision. */
@@ -283,9 +329,17 @@ export class Dispatcher {
   /** A session has said `welcome`: re-send what it owes results for, then offer it the waiting calls. */
   onSessionReady(session: Session, resumed: boolean): void {
     if (resumed) {
+      const leaseUntil = Date.now() + this.#deps.options.leaseMs;
       for (const callId of session.calls) {
         const call = this.#calls.get(callId);
-        if (call?.state === 'dispatched') session.send(call.frame(session.features));
+        if (call?.state !== 'dispatched') continue;
+        // Its client says again which calls wait for their key (docs/protocol/fleets.md): until then, each holds
+        // its slots, and is leased again with the feature.
+        if (call.activity.waitsForKey) {
+          call.activity.waitsForKey = false;
+          if (session.features.has('lease')) call.activity.leaseUntil = leaseUntil;
+        }
+        session.send(call.frame(session.features));
       }
     }
     this.retryWaiting();
@@ -379,6 +433,7 @@ export class Dispatcher {
     if (call.run.buildId === undefined && target.buildId !== undefined) call.run.buildId = target.buildId;
     const startsAtOnce = hasFreeSlots(target, this.slotsInFlight(target), slotsOf(target, call.toolName));
     call.dispatch(target.id);
+    call.activity.waitsForKey = false;
     target.lastDispatch = ++this.#dispatches;
     this.#sentAt.set(call, this.#dispatches);
     call.activity.sideEffect = definition?.sideEffect;
@@ -414,6 +469,7 @@ export class Dispatcher {
         : timeoutText(call.toolName, this.#limitThatCut(call, deadlineMs));
       this.#finish(call, { status: 'timeout', output });
     };
+    this.#expireOf.set(call, expire);
     call.armDeadline(deadlineMs, expire);
   }
 

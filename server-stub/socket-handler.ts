@@ -249,6 +249,9 @@ class SocketHandler {
       case 'lease':
         service.updates.lease(session, frame);
         return;
+      case 'key_waits':
+        service.dispatcher.keyWaits(session, frame);
+        return;
       case 'tool_event':
         service.updates.event(session, frame);
         return;

@@ -58,6 +58,7 @@ import {
   type ToolCallFrame,
 } from './execution';
 import { FinishedIds } from './finished-ids';
+import { KeyWaits } from './key-waits';
 import { Leases } from './leases';
 import { type CallSocket, Outbox } from './outbox';
 import { type Questioner, questionHooks } from './questions';
@@ -280,6 +281,8 @@ export class CallRunner implements ExecutionOwner {
    * concurrency key's turn): they end `timeout` ({@link CallRunner.finished}), as the service tells the model.
    */
   readonly #timedOut = new Set<Execution>();
+  /** The calls waiting for their key's turn, as the service is told (feature `key_waits`). */
+  readonly #keyWaits: KeyWaits;
   #traces: CallTraces | undefined;
   #idleWaiters: Array<() => void> = [];
   /** Shared by this client's calls whose frames carry the same values (./execution.ts `CallExtras`). */
@@ -313,6 +316,7 @@ export class CallRunner implements ExecutionOwner {
     this.#options = options;
     this.#traces = options.tracing && options.callTraces?.(options.tracing, options.redactor, options);
     this.#leases = new Leases(updates, () => this.#deadlines);
+    this.#keyWaits = new KeyWaits(socket);
     this.callOptions = {
       policies: options.policies,
       approve: this.#approve,
@@ -425,11 +429,14 @@ export class CallRunner implements ExecutionOwner {
     const execution = this.#held.get(callId);
     if (execution === undefined || execution.state === 'finished') return;
     if (waits === undefined) {
+      this.#keyWaits.running(callId);
       if (execution.begun) return;
       execution.begin();
       if (this.#leased) this.#leases.started(execution);
       return;
     }
+    // Waiting for its key's turn it holds no slot: the service may count it in none (feature `key_waits`).
+    if (waits === 'key') this.#keyWaits.waiting(callId);
     if (!execution.begun) return;
     if (this.#leased) {
       this.#options.updates.ended(execution);
@@ -792,6 +799,7 @@ export class CallRunner implements ExecutionOwner {
     updates.setWelcome?.(welcome);
     this.#leased = updates.leased;
     this.#resultParts = updates.takesResultParts === true;
+    this.#keyWaits.welcomed(welcome.features?.includes('key_waits') === true, welcome.resumed !== false);
     if (this.#leased && !leasedBefore) {
       for (const execution of this.#held.values()) if (execution.begun) updates.started(execution);
     }
@@ -842,6 +850,7 @@ export class CallRunner implements ExecutionOwner {
     const { callId, runId, toolName } = execution;
     this.#deadlines.arm(execution, undefined);
     this.#held.delete(callId);
+    if (this.#keyed) this.#keyWaits.ended(callId);
     if (this.#leased) this.#options.updates.ended(execution);
     const output = this.#answerRetryable(callId, toolName);
     this.#traces?.finished(execution, { status: 'error', output, durationMs: 0 }, output, 0);
@@ -892,6 +901,7 @@ export class CallRunner implements ExecutionOwner {
     this.#deadlines.arm(execution, undefined);
     this.#held.delete(callId);
     this.#finished.add(callId);
+    if (this.#keyed) this.#keyWaits.ended(callId);
     const { updates } = this.#options;
     if (this.#leased) updates.ended(execution);
     const { updated } = execution;

@@ -131,6 +131,8 @@ export const CLOSE_CODES = {
  */
 /** Most call ids one `lease` frame carries. */
 export const MAX_LEASE_IDS = 1_000;
+/** Most call ids in each list of a `key_waits` frame (docs/protocol/fleets.md). */
+export const MAX_KEY_WAIT_IDS = 1_000;
 
 /** Every feature this version of the protocol defines (docs/protocol/index.md). */
 export const FEATURES = [
@@ -149,6 +151,7 @@ export const FEATURES = [
   'run_codes',
   'builds',
   'fleet',
+  'key_waits',
   'run_options',
   'result_parts',
 ] as const;
@@ -835,6 +838,28 @@ export const lease = /* @__PURE__ */ pure(() =>
   }),
 );
 
+const keyWaitIds = z.optional(z.array(id).check(z.minLength(1), z.maxLength(MAX_KEY_WAIT_IDS)));
+
+/**
+ * `key_waits` (client → service, feature `key_waits`): `waiting`: these calls wait for their concurrency key's turn,
+ * holding no slot, their tool not begun; `running`: these calls, named in `waiting` before, hold their slots again
+ * (docs/protocol/fleets.md).
+ */
+export const keyWaits = /* @__PURE__ */ pure(() =>
+  z
+    .object({
+      type: z.literal('key_waits'),
+      waiting: keyWaitIds,
+      running: keyWaitIds,
+    })
+    .check(
+      z.refine((frame) => frame.waiting !== undefined || frame.running !== undefined, {
+        message: 'waiting or running is required',
+        path: ['waiting'],
+      }),
+    ),
+);
+
 /** `question` (client → service, feature `questions`): the running call asks the user. */
 export const question = /* @__PURE__ */ pure(() =>
   z.object({
@@ -930,6 +955,7 @@ export const clientFrameSchema = /* @__PURE__ */ pure(() =>
     toolProgress,
     toolPreliminary,
     lease,
+    keyWaits,
     question,
     questionCancel,
     toolEvent,

@@ -1,0 +1,108 @@
+/**
+ * The feature `key_waits` in a client (docs/protocol/fleets.md): the calls waiting for their concurrency key's turn
+ * are named to the service, and named again when they go on, one frame per task; nothing for calls that never wait,
+ * nor without the feature.
+ */
+import { describe, expect, it } from 'vitest';
+import { KeyWaits } from '../../src/client/key-waits';
+import type { ClientFrame } from '../../src/wire/protocol';
+import { keyedTool } from '../support/keyed-tool';
+import { nextTask, recording, recordsCalls } from './call-runner-harness';
+
+const welcome = { features: ['key_waits'], heartbeatIntervalMs: 15_000, sessionGraceMs: 60_000 };
+const keyWaitsOf = (sent: ClientFrame[]) => sent.filter((frame) => frame.type === 'key_waits');
+
+describe('key_waits, in a call runner', () => {
+  it('names the calls that wait for their key, those that go on, and the waiting ones again on resume', async () => {
+    const { work, started, release } = keyedTool(1);
+    const plain = recordsCalls('plain');
+    const { calls, sent } = recording([work, plain.tool]);
+    calls.welcomed(welcome);
+    const send = (tenant: string, n: number) =>
+      calls.receive({
+        type: 'tool_call',
+        callId: `${tenant}${n}`,
+        runId: 'r1',
+        toolName: 'work',
+        arguments: { tenant, n },
+      });
+    send('a', 0);
+    send('a', 1);
+    send('a', 2);
+    send('b', 0);
+    calls.receive({ type: 'tool_call', callId: 'p1', runId: 'r1', toolName: 'plain', arguments: {} });
+    await nextTask();
+    expect(started).toEqual(['a0', 'b0']);
+    // One frame for the task; the calls that did not wait (a0, b0, the plain call) are never named.
+    expect(keyWaitsOf(sent)).toEqual([{ type: 'key_waits', waiting: ['a1', 'a2'] }]);
+    release('a0');
+    await nextTask();
+    expect(started).toEqual(['a0', 'b0', 'a1']);
+    expect(keyWaitsOf(sent).at(-1)).toEqual({ type: 'key_waits', running: ['a1'] });
+    // A resumed session counts every call as holding its slots again: the waiting one is named again.
+    calls.welcomed({ ...welcome, resumed: true });
+    await nextTask();
+    expect(keyWaitsOf(sent).at(-1)).toEqual({ type: 'key_waits', waiting: ['a2'] });
+    expect(keyWaitsOf(sent)).toHaveLength(3);
+    // A call that ends while it waits is not named again: its result tells the service.
+    calls.cancel('a2', 'user');
+    release('a1');
+    release('b0');
+    await nextTask();
+    expect(keyWaitsOf(sent)).toHaveLength(3);
+    calls.dispose();
+  });
+
+  it('sends nothing new when the service did not take the feature', async () => {
+    const { work, started } = keyedTool(1);
+    const { calls, sent } = recording([work]);
+    calls.welcomed({ ...welcome, features: [] });
+    for (const n of [0, 1, 2])
+      calls.receive({
+        type: 'tool_call',
+        callId: `a${n}`,
+        runId: 'r1',
+        toolName: 'work',
+        arguments: { tenant: 'a', n },
+      });
+    await nextTask();
+    expect(started).toEqual(['a0']);
+    expect(keyWaitsOf(sent)).toEqual([]);
+    calls.abortAll('test over');
+    calls.dispose();
+  });
+});
+
+describe('KeyWaits', () => {
+  function setup(maxPayloadBytes = 1_048_576) {
+    const sent: ClientFrame[] = [];
+    const waits = new KeyWaits({
+      send: (frame) => {
+        sent.push(frame);
+        return true;
+      },
+      maxPayloadBytes,
+    });
+    waits.welcomed(true, false);
+    return { waits, sent };
+  }
+
+  it('names nothing for a call that waits and goes on within one task', async () => {
+    const { waits, sent } = setup();
+    waits.waiting('c1');
+    waits.running('c1');
+    waits.running('c2'); // never named waiting
+    await nextTask();
+    expect(sent).toEqual([]);
+  });
+
+  it('splits the ids into frames that fit the frame limit', async () => {
+    const { waits, sent } = setup(100);
+    const ids = Array.from({ length: 12 }, (_, n) => `call_${String(n).padStart(3, '0')}`);
+    for (const id of ids) waits.waiting(id);
+    await nextTask();
+    expect(sent.length).toBeGreaterThan(1);
+    for (const frame of sent) expect(JSON.stringify(frame).length).toBeLessThanOrEqual(100);
+    expect(sent.flatMap((frame) => (frame as { waiting?: string[] }).waiting ?? [])).toEqual(ids);
+  });
+});
