@@ -346,11 +346,23 @@ function taskHandlerFor<C>(mcpServer: McpServer, served: AnyTool<C>, options: Re
         () => controller.abort(new Error('the task is gone (past its ttl)')),
       );
     }, pollInterval);
+    // A call whose client asked for no task (the MCP SDK polls the task for it) is still open: it is cancelled as a
+    // plain call is (its request's abort signal, `notifications/cancelled`), the client knowing no task id to cancel,
+    // and the task with it; its questions go with it. Queued for the task, only tasks/result would deliver them.
+    const plain = plainCalls.has(extra.signal);
+    const onCancelled = () => {
+      controller.abort(extra.signal.reason ?? new Error('the MCP client cancelled the call'));
+      store.updateTaskStatus(taskId, 'cancelled').catch(() => {
+        // Already ended, or gone: nothing to mark.
+      });
+    };
+    if (plain) {
+      if (extra.signal.aborted) onCancelled();
+      else extra.signal.addEventListener('abort', onCancelled, { once: true });
+    }
     try {
       const onProgress = progressSender(extra);
-      // A call whose client asked for no task (the MCP SDK polls the task for it) is still open: its questions go
-      // with it, as a plain call's do. Queued for the task, only tasks/result would deliver them.
-      const onQuestion = questionAsker(mcpServer, extra, plainCalls.has(extra.signal) ? undefined : taskId);
+      const onQuestion = questionAsker(mcpServer, extra, plain ? undefined : taskId);
       const result = await run(served, args, context, options, {
         signal: controller.signal,
         ...(onProgress === undefined ? {} : { onProgress }),
@@ -359,6 +371,7 @@ function taskHandlerFor<C>(mcpServer: McpServer, served: AnyTool<C>, options: Re
       await store.storeTaskResult(taskId, 'completed', result);
     } finally {
       clearInterval(watch);
+      if (plain) extra.signal.removeEventListener('abort', onCancelled);
     }
   };
   return {

@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { invokeTool, OptionsError, type ProgressUpdate, tool } from 'toolwire';
 import { importMcpTools, registerMcpTools } from 'toolwire/mcp';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deferred, linkedClient, PATIENT } from './helpers';
 
 const TASK_CAPABILITIES = { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } } as const;
@@ -233,6 +233,21 @@ describe('registerMcpTools({ tasks })', () => {
     const mcp = await linkedClient(server);
     const result = await mcp.callTool({ name: 'export_tables', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: 'exported 3 tables' }]);
+  });
+
+  it('aborts ctx.signal and cancels the task when a client that asked for no task cancels its call', async () => {
+    const { exportTables, seen } = longTool();
+    const server = taskServer();
+    registerMcpTools(server, [exportTables], { tasks: true, taskPollIntervalMs: 10 });
+    const mcp = await linkedClient(server);
+    const stop = new AbortController();
+    const called = mcp.callTool({ name: 'export_tables', arguments: {} }, undefined, { signal: stop.signal });
+    await vi.waitFor(async () => expect((await mcp.experimental.tasks.listTasks()).tasks).toHaveLength(1));
+    stop.abort('the user pressed stop');
+    await expect(called).rejects.toThrow(/pressed stop/);
+    await vi.waitFor(() => expect(seen.aborted).toBe(true));
+    const [task] = (await mcp.experimental.tasks.listTasks()).tasks;
+    expect(task?.status).toBe('cancelled');
   });
 
   it('refuses tasks on an McpServer that does not take them', () => {
