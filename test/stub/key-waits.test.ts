@@ -111,27 +111,15 @@ describe('key_waits: a quiet tenant behind another tenant’s burst', () => {
     expect(transcript.toolCalls.map((call) => call.status)).toEqual(Array(BURST + 1).fill('ok'));
   });
 
-  it('works as before with a client that does not offer the feature', async () => {
-    const { started, startOf, releaseA, finish } = await burst({ older: true });
+  it.each([
+    ['with a client that does not offer the feature', { older: true }],
+    [
+      'against a service without the feature',
+      { stubFeatures: FEATURES.filter((name) => name !== 'key_waits') },
+    ],
+  ] as const)('works as before %s', async (_, options) => {
+    const { started, startOf, releaseA, finish } = await burst(options);
     // The service holds the rest of the burst, b0 behind it, while the worker holds 2 × maxConcurrency calls.
-    const b0 = startOf('b0');
-    let released = 0;
-    while (!started.includes('b0')) {
-      await releaseA();
-      released += 1;
-    }
-    await b0;
-    // b0 reached the worker only once the service had sent it the burst's calls before it.
-    expect(started).toEqual([...Array.from({ length: BURST - 1 }, (_, n) => `a${n}`), 'b0']);
-    expect(released).toBe(BURST - 1);
-    const transcript = await finish();
-    expect(transcript.toolCalls.map((call) => call.status)).toEqual(Array(BURST + 1).fill('ok'));
-  });
-
-  it('works as before against a service without the feature', async () => {
-    const { started, startOf, releaseA, finish } = await burst({
-      stubFeatures: FEATURES.filter((name) => name !== 'key_waits'),
-    });
     const b0 = startOf('b0');
     let released = 0;
     while (!started.includes('b0')) {
