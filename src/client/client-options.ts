@@ -407,7 +407,8 @@ const RECONNECT_OPTIONS: OptionsSpec<ReconnectOptions> = {
   rules: {
     initialDelayMs: aDuration(0),
     maxDelayMs: aDuration(0),
-    maxAttempts: anInteger({ min: 0, infinity: true }),
+    // As `connect({ maxAttempts })`: a first attempt is always made (`false` for none after a drop).
+    maxAttempts: anInteger({ min: 1, infinity: true }),
   },
   aliases: {
     retries: 'maxAttempts',

@@ -41,6 +41,7 @@ export interface ReconnectOptions extends BackoffOptions {
   /**
    * Consecutive attempts that do not reach the service (no `welcome`) before giving up; the client then closes.
    * A connection that was welcomed, however short, proves the service reachable and starts the count again.
+   * A whole number ≥ 1 or `Infinity` (`new Client()` throws `OptionsError` `invalid_option` otherwise).
    * @default Infinity
    */
   maxAttempts: number;

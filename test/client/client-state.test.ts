@@ -545,7 +545,12 @@ describe('Client options', () => {
     [
       { reconnect: { maxAttempts: 1.5 } },
       'invalid_option',
-      'new Client(options): reconnect.maxAttempts must be a non-negative integer or Infinity, got 1.5',
+      'new Client(options): reconnect.maxAttempts must be a positive integer or Infinity, got 1.5',
+    ],
+    [
+      { reconnect: { maxAttempts: 0 } },
+      'invalid_option',
+      'new Client(options): reconnect.maxAttempts must be a positive integer or Infinity, got 0',
     ],
     [
       { reconnect: { initialDelayMs: 1.5 } },
