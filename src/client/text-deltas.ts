@@ -108,11 +108,16 @@ function heldFrom(text: string, secrets: readonly Part[][]): number {
       const known = here.get(part);
       if (known === undefined || start < known) here.set(part, start);
     };
+    const { firsts } = secret[0] as Part;
     for (let at = 0; at <= text.length; at++) {
-      const here = states.get(at) ?? new Map<number, number>();
-      states.delete(at);
-      if (at < text.length && !here.has(0) && (secret[0] as Part).firsts.includes(text[at] as string))
+      // Most places start no form and continue none: nothing is made for them.
+      let here = states.get(at);
+      if (here !== undefined) states.delete(at);
+      if (at < text.length && here?.has(0) !== true && firsts.includes(text[at] as string)) {
+        here ??= new Map<number, number>();
         here.set(0, at);
+      }
+      if (here === undefined) continue;
       for (const [index, start] of here) {
         if (start >= cut) continue;
         if (at === text.length) {
