@@ -606,7 +606,8 @@ export function startCall(
 export function startRun(call: CallRun, tool: Tool, rawArguments: unknown, context: unknown): void {
   CallRun.take(call, tool, context);
   if (call.options.signal?.aborted) {
-    call.done(cancelled(call));
+    // Aborted while its host held it (waiting for its context): its tool never began.
+    call.done(notBegun(tool.name, call.options));
     return;
   }
   const decoded = decodeArguments(rawArguments);
@@ -850,7 +851,7 @@ function execute(call: CallState, input: unknown, approved: boolean): void {
         concurrency,
         input,
         () => guarded(call, () => execute(call, input, approved)),
-        stopped,
+        stoppedAtGate,
       );
       return;
     }
@@ -1055,6 +1056,19 @@ const cancelled = (call: CallState): CallOutcome => ({
 });
 
 /**
+ * The outcome of a call stopped before its tool began (its host held it, or it waited at its concurrency key's
+ * gate): `timeout` when its host's deadline stopped it (`options.deadlineMs` set, its signal's reason a
+ * `TimeoutError`), with the text the service gives the model for a call it cut at its deadline
+ * (docs/protocol/tool-calls.md); else cancelled.
+ */
+export function notBegun(toolName: string, options: CallOptions): CallOutcome {
+  const { deadlineMs } = options;
+  if (deadlineMs !== undefined && (options.signal?.reason as { name?: unknown })?.name === 'TimeoutError')
+    return { status: 'timeout', output: timeoutText(toolName, deadlineMs) };
+  return { status: 'cancelled', output: cancelledText(toolName) };
+}
+
+/**
  * Ends a call whose budget ran out: `timeout`, with the timeout text (through `errorFunction`), naming the stage
  * that hung when it was a policy or the `needsApproval` check.
  */
@@ -1071,6 +1085,12 @@ function stopped(call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'va
     const message = thrownMessage(outcome.error, undefined, call.options.redactor);
     failure(call, 'error', outcome.error, errorText(call.tool.name, message));
   }
+}
+
+/** Ends a call that stopped while it waited at its concurrency key's gate, its tool not begun. */
+function stoppedAtGate(call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'value' }>): void {
+  if (outcome.kind === 'aborted') call.done(notBegun(call.tool.name, call.options));
+  else stopped(call, outcome);
 }
 
 /**

@@ -335,6 +335,11 @@ export type CallOutcome = Omit<ToolCallResult, 'durationMs'>;
 export interface CallOptions extends Omit<InvokeOptions, 'signal'> {
   /** Cancels the call: a caller's `AbortSignal`, or the client's cancellation of the call (src/client/execution.ts). */
   signal?: AbortLike | undefined;
+  /**
+   * The host's deadline for the call, in milliseconds (the service's `deadlineMs`): a call its signal aborts with a
+   * `TimeoutError` before its tool began ends `timeout`, "timed out after <deadlineMs>ms".
+   */
+  deadlineMs?: number | undefined;
   /** Reason of the rejection a decided `tool_call` carries (`approved: false`), appended to the model's text. */
   rejectionReason?: string | undefined;
   /** The arguments are the ones an approver edited (a decided `tool_call` said so, docs/protocol/approvals.md). */

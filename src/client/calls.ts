@@ -22,6 +22,7 @@
  */
 import type { GateStats } from '../call/concurrency';
 import { callParts } from '../call/parts';
+import { notBegun } from '../call/pipeline';
 import { startByName, type ToolRegistry } from '../call/registry';
 import { abortReason, type Settled, settleNow, settleThen } from '../call/signal';
 import type {
@@ -34,14 +35,7 @@ import type {
 } from '../call/types';
 import type { ConnectionError } from '../errors';
 import type { Logger, Redactor } from '../logger';
-import {
-  busyText,
-  cancelledText,
-  contextFailedText,
-  shuttingDownText,
-  timeoutText,
-  unreadableCallText,
-} from '../tool/model-text';
+import { busyText, contextFailedText, shuttingDownText, unreadableCallText } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
 import { toolInternals } from '../tool/tool';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../wire/protocol';
@@ -276,11 +270,6 @@ export class CallRunner implements ExecutionOwner {
   readonly #updated = new Set<string>();
   /** A tool with `concurrency` was added: its calls may wait at its gate, their tool not begun. */
   #keyed = false;
-  /**
-   * Calls that passed their deadline before their tool began (queued, waiting for their context or for their
-   * concurrency key's turn): they end `timeout` ({@link CallRunner.finished}), as the service tells the model.
-   */
-  readonly #timedOut = new Set<Execution>();
   /** The calls waiting for their key's turn, as the service is told (feature `key_waits`). */
   readonly #keyWaits: KeyWaits;
   #traces: CallTraces | undefined;
@@ -345,8 +334,8 @@ export class CallRunner implements ExecutionOwner {
       mayStart: () => !this.#outbox.full,
       expireIfOverdue: (execution) => {
         if (!this.#deadlines.overdue(execution)) return false;
-        this.#expire(
-          execution,
+        this.#cancel(
+          execution.callId,
           abortReason('the call passed its deadline before it started', 'TimeoutError', 'deadline'),
         );
         return true;
@@ -355,8 +344,12 @@ export class CallRunner implements ExecutionOwner {
     this.toolsChanged();
     this.#deadlines = new Deadlines({
       held: () => this.#held.values(),
+      // A call whose tool began ends cancelled; one that never began, `timeout` (src/call/pipeline.ts `notBegun`).
       expire: (execution) =>
-        this.#expire(execution, abortReason('the call passed its deadline', 'TimeoutError', 'deadline')),
+        this.#cancel(
+          execution.callId,
+          abortReason('the call passed its deadline', 'TimeoutError', 'deadline'),
+        ),
       // A call the lease holds has begun: a call not begun (each new call is armed) is not asked about.
       leased: (execution) => this.#leased && execution.begun && this.#leases.holds(execution),
       // Only a client with a tool with `concurrency` keeps a deadline aside (src/client/deadlines.ts).
@@ -660,16 +653,6 @@ export class CallRunner implements ExecutionOwner {
     }
   }
 
-  /**
-   * A call passed its deadline here. One whose tool began is cancelled; one whose tool never began (queued,
-   * waiting for its context or at its concurrency key's gate) ends `timeout`, with the text the service gives the
-   * model for a call it cut at its deadline (docs/protocol/tool-calls.md).
-   */
-  #expire(execution: Execution, reason: unknown): void {
-    if (!execution.begun) this.#timedOut.add(execution);
-    this.#cancel(execution.callId, reason);
-  }
-
   /** Cancels a call (a `cancel`, its deadline, its run's abort, `close()`) with `reason` as its signal's reason. */
   #cancel(callId: string, reason: unknown): void {
     const execution = this.#held.get(callId);
@@ -678,12 +661,10 @@ export class CallRunner implements ExecutionOwner {
     this.#slots.leaveLine(execution);
     execution.abort(reason);
     if (execution.state === 'queued') {
-      // Never started: it ends here, without a slot, a `tool_call` event or its context.
-      this.finished(execution, {
-        status: 'cancelled',
-        output: cancelledText(execution.toolName),
-        durationMs: 0,
-      });
+      // Never started: it ends here, without a slot, a `tool_call` event or its context (`timeout` at its deadline).
+      const result = notBegun(execution.toolName, execution.options) as ToolCallResult;
+      result.durationMs = 0;
+      this.finished(execution, result);
     }
   }
 
@@ -885,14 +866,8 @@ export class CallRunner implements ExecutionOwner {
   /** A call has its result (from its {@link Execution}). */
   finished(execution: Execution, result: ToolCallResult): void {
     if (this.#handingBack.size > 0 && this.#handingBack.delete(execution)) {
-      this.#timedOut.delete(execution);
       this.#handBack(execution);
       return;
-    }
-    if (this.#timedOut.size > 0 && this.#timedOut.delete(execution) && result.status === 'cancelled') {
-      // Its tool never began: it timed out waiting, as the service says (the deadline it was given).
-      const output = timeoutText(execution.toolName, execution.deadlineMs ?? 0);
-      result = { status: 'timeout', output, durationMs: result.durationMs };
     }
     // Cancelled or timed out while its tool ran: answered now, its slot kept until the tool returns.
     const from = this.#slots.finish(execution, execution.phaseOpen);

@@ -233,7 +233,8 @@ export class Execution extends CallRun {
   deadlineAt: number | undefined;
   /**
    * The service's `deadlineMs` for the call, as last received (its `tool_call`, or the one that brought a
-   * decision): the deadline a call starts again in full after its last question closes. Kept by `Deadlines`.
+   * decision): the deadline a call starts again in full after its last question closes. Kept by `Deadlines`;
+   * the call's `CallOptions.deadlineMs` (a call stopped by it before its tool began ends `timeout`).
    */
   deadlineMs: number | undefined;
   /**
