@@ -16,9 +16,9 @@
 import type { ToolCallResult, WidgetInvalidInfo } from '../call/types';
 import type { Logger, Redactor } from '../logger';
 import { redactOutput } from '../redact';
-import { base64Bytes, type ContentPart, redactedPart } from '../tool/content';
+import { type ContentPart, redactedPart } from '../tool/content';
 import { undeliverableText } from '../tool/model-text';
-import { toWellFormed, truncateJsonString } from '../tool/output';
+import { base64Bytes, toWellFormed, truncateJsonString } from '../tool/output';
 import { frameBytes as encodedBytes, encodeFrame } from '../wire/codec';
 import { type ClientFrame, type FrameOf, utf8Length } from '../wire/protocol';
 import { jsonStringBytes } from '../wire/utf8';

@@ -18,6 +18,7 @@ import {
   type OptionsSpec,
   oneOf,
 } from '../tool/check-options';
+import { base64Bytes } from '../tool/output';
 import { TOOL_NAME_PATTERN, type Tool, type ToolContext, tool } from '../tool/tool';
 
 /*
@@ -41,12 +42,6 @@ type Part = Record<string, unknown>;
 const isRecord = (value: unknown): value is Part =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
-/** Bytes held by base64 text (its padding and any whitespace not counted). */
-export function base64Bytes(data: string): number {
-  const digits = data.replace(/[\s=]/g, '').length;
-  return Math.floor((digits * 3) / 4);
-}
 
 function omitted(kind: string, details: Array<string | undefined>): string {
   const shown = details.filter((detail) => detail !== undefined && detail !== '');

@@ -10,7 +10,7 @@ import { ToolDefinitionError } from '../errors';
 import { nestsDeeperThan } from '../json';
 import { MAX_VALUE_DEPTH } from '../limits';
 import { CONTENT_LIMITS, type ContentPart } from '../wire/protocol';
-import { fromBase64, serializeOutput, toBase64, wellFormedJson } from './output';
+import { base64Bytes, fromBase64, serializeOutput, toBase64, wellFormedJson } from './output';
 import type { Widget } from './widget';
 
 export type { ContentPart } from '../wire/protocol';
@@ -64,12 +64,6 @@ function base64Of(data: unknown, index: number): string {
   if (data instanceof Uint8Array) return toBase64(data);
   if (data instanceof ArrayBuffer) return toBase64(new Uint8Array(data));
   return fail(index, 'data must be bytes (Uint8Array, ArrayBuffer) or a base64 string');
-}
-
-/** Bytes a base64 string decodes to. */
-export function base64Bytes(data: string): number {
-  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
-  return (data.length / 4) * 3 - padding;
 }
 
 function part(input: ContentInput, index: number): ContentPart {

@@ -56,6 +56,12 @@ export function fromBase64(data: string): Uint8Array {
   return bytes;
 }
 
+/** Bytes held by base64 text (its padding and any whitespace not counted). */
+export function base64Bytes(data: string): number {
+  const digits = data.replace(/[\s=]/g, '').length;
+  return Math.floor((digits * 3) / 4);
+}
+
 /** The bytes of byte-oriented binary data (`ArrayBuffer`, `DataView`, `Uint8Array` and `Buffer`), else none. */
 function bytesOf(value: object): Uint8Array | undefined {
   if (value instanceof ArrayBuffer) return new Uint8Array(value);

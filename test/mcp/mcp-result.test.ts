@@ -1,6 +1,5 @@
 import { contentPartText, mcpResultText } from 'toolwire/mcp';
 import { describe, expect, it } from 'vitest';
-import { base64Bytes } from '../../src/mcp/import-tools';
 
 describe('contentPartText', () => {
   it('reads text parts and embedded text resources verbatim', () => {
@@ -68,14 +67,5 @@ describe('mcpResultText', () => {
   it('reads the toolResult of protocol 2024-10-07', () => {
     expect(mcpResultText({ toolResult: 'plain' })).toBe('plain');
     expect(mcpResultText({ toolResult: { ok: true } })).toBe('{"ok":true}');
-  });
-});
-
-describe('base64Bytes', () => {
-  it('agrees with Buffer on every padding', () => {
-    for (const bytes of ['', 'a', 'ab', 'abc', 'abcd', 'hello, world']) {
-      const encoded = Buffer.from(bytes).toString('base64');
-      expect(base64Bytes(encoded)).toBe(Buffer.byteLength(bytes));
-    }
   });
 });

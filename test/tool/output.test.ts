@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  base64Bytes,
   serializeOutput,
   thrownMessage,
   toWellFormed,
@@ -296,5 +297,16 @@ describe('truncateUtf8', () => {
         },
       ),
     );
+  });
+});
+
+describe('base64Bytes', () => {
+  it('agrees with Buffer on every padding, and without padding or with line breaks', () => {
+    for (const bytes of ['', 'a', 'ab', 'abc', 'abcd', 'hello, world']) {
+      const encoded = Buffer.from(bytes).toString('base64');
+      expect(base64Bytes(encoded)).toBe(Buffer.byteLength(bytes));
+      expect(base64Bytes(encoded.replace(/=+$/, ''))).toBe(Buffer.byteLength(bytes));
+    }
+    expect(base64Bytes('aGVs\r\nbG8s\nIHdv cmxk')).toBe(12);
   });
 });
