@@ -22,8 +22,9 @@
  * alone or in a `tools` array or record: each entry is checked against its own schema (`T` maps each index or
  * key to the schema written there, inferred from the value given; you never write it). What they check, for an
  * object given as a tool:
- * - `execute` is there (or, as the AI SDK's own `Tool` type allows, an `outputSchema` stands in its place: the
- *   runtime refuses that one, `invalid_execute`), and its input is the schema's type: an annotation of another
+ * - `execute` is there (or, as the AI SDK's own `Tool` type allows, an `outputSchema` stands in its place, and in
+ *   an object of that type whose `execute` returns `any` it may be missing: the runtime refuses either without
+ *   it, `invalid_execute`), and its input is the schema's type: an annotation of another
  *   type is an error (a JSON Schema whose shape types cannot read gives `Record<string, unknown>`, which a
  *   narrower annotation may replace);
  * - `parameters` or `inputSchema`, never both; `needsApproval` or `requiresApproval`, never both;
@@ -145,13 +146,32 @@ type OneApprovalKey =
   | { readonly requiresApproval?: Approval | undefined; readonly needsApproval?: undefined };
 
 /**
+ * `true` when `P` is the AI SDK's `FlexibleSchema<T>`, the type its `Tool` gives `inputSchema`: a union of every
+ * schema kind it takes, a lazy `() => Schema<T>` among them. A schema written in place is one of them, never the
+ * union, so this tells an object typed by the AI SDK's `Tool` from one written in place.
+ */
+type IsAiSdkInputSchema<P> = 0 extends 1 & P
+  ? false
+  : [Extract<P, () => unknown>] extends [never]
+    ? false
+    : [Exclude<P, () => unknown>] extends [never]
+      ? false
+      : true;
+
+/**
  * `execute`, typed by the schema. The second shape is the AI SDK `Tool` type's own (a tool with an
- * `outputSchema` may lack `execute` there), so that what `ai`'s `tool()` returns assigns; the runtime refuses
- * it without `execute` (`invalid_execute`).
+ * `outputSchema` may lack `execute` there), so that what `ai`'s `tool()` returns assigns. The third, only for an
+ * object typed by the AI SDK's `Tool` ({@link IsAiSdkInputSchema}), leaves `execute` optional, as that type
+ * does when `execute` returns `any` (e.g. `(await fetch(url)).json()`): `P` is all a type here sees of an entry
+ * (see {@link ToolSetOf}), so such a tool is not told from an AI SDK tool with no `execute` at all. The runtime
+ * refuses any of them without `execute` (`invalid_execute`); an object written in place must have it.
  */
 type ExecuteKey<P, C> =
   | { readonly execute: ExecuteOf<SchemaInput<P>, C>; readonly outputSchema?: unknown }
-  | { readonly outputSchema: unknown; readonly execute?: undefined };
+  | { readonly outputSchema: unknown; readonly execute?: undefined }
+  | (IsAiSdkInputSchema<P> extends true
+      ? { readonly execute?: ExecuteOf<SchemaInput<P>, C> | undefined; readonly outputSchema?: unknown }
+      : never);
 
 /**
  * An object accepted as a tool, with schema `P` (under `parameters` or `inputSchema`) typing `execute`'s input

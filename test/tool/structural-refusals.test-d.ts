@@ -2,7 +2,7 @@
  * TypeScript refuses what the runtime refuses when a tool is made (src/tool/shapes.ts), in every entry
  * point: each `@ts-expect-error` below is a `ToolDefinitionError` at run time (test/tool/structural.test.ts).
  */
-import { tool as aiTool } from 'ai';
+import { tool as aiTool, jsonSchema } from 'ai';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { toAiSdkTools } from '../../src/ai-sdk';
@@ -117,6 +117,22 @@ describe('shapes the runtime refuses', () => {
     void invokeTool({ name: 't', description: 'd' }, {});
     // @ts-expect-error execute is missing
     new ToolRegistry({ t: { description: 'd' } });
+  });
+
+  it('an object without execute whose schema is an AI SDK one (only the AI SDK’s Tool type may lack execute)', () => {
+    const text = jsonSchema<{ text: string }>({ type: 'object' });
+    // @ts-expect-error execute is missing
+    new Client({ url, apiKey: 'k', tools: { t: { description: 'd', inputSchema: text } } });
+    // @ts-expect-error execute is missing
+    new Agent({ name: 'A', instructions: '', tools: [{ name: 't', description: 'd', inputSchema: text }] });
+    // @ts-expect-error execute is missing
+    client.addTool({ name: 't', description: 'd', inputSchema: text });
+    new Client({
+      url,
+      apiKey: 'k',
+      // @ts-expect-error execute is undefined
+      tools: { t: { description: 'd', inputSchema: schema, execute: undefined } },
+    });
   });
 
   it('both parameters and inputSchema', () => {

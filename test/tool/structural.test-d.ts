@@ -1,8 +1,10 @@
 /** Types of the structural contract: `execute`'s input stays inferred from the schema for every typed shape. */
-import { tool as aiTool, type ToolExecutionOptions } from 'ai';
+import { tool as aiTool, jsonSchema, type ToolExecutionOptions } from 'ai';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, Client, invokeTool, type ToolContext, tool } from '../../src/index';
+import { toAiSdkTools } from '../../src/ai-sdk';
+import { Agent, Client, invokeTool, type ToolContext, ToolRegistry, tool } from '../../src/index';
+import { registerMcpTools } from '../../src/mcp/index';
 import type { ToolSource } from '../../src/tool/shapes';
 
 describe('execute’s input is inferred for every accepted shape', () => {
@@ -111,5 +113,79 @@ describe('execute’s input is inferred for every accepted shape', () => {
       // @ts-expect-error `needApproval` is not an option (the client refuses it at run time as well)
       tools: { refund: { description: 'd', execute: () => 1, needApproval: true } },
     });
+  });
+});
+
+declare const mcpServer: Parameters<typeof registerMcpTools>[0];
+
+describe('an AI SDK tool is accepted whatever its execute returns', () => {
+  const url = 'ws://127.0.0.1:1';
+  const Url = z.object({ url: z.string() });
+  const Text = jsonSchema<{ text: string }>({ type: 'object', properties: { text: { type: 'string' } } });
+  // `any`: the AI SDK's `Tool` type then makes `execute` optional.
+  const anyZod = aiTool({
+    description: 'd',
+    inputSchema: Url,
+    execute: async ({ url }) => (await fetch(url)).json(),
+  });
+  const anyJson = aiTool({ description: 'd', inputSchema: Text, execute: ({ text }) => JSON.parse(text) });
+  const unknownZod = aiTool({
+    description: 'd',
+    inputSchema: Url,
+    execute: async ({ url }): Promise<unknown> => url,
+  });
+  const unknownJson = aiTool({ description: 'd', inputSchema: Text, execute: ({ text }): unknown => text });
+  const typedZod = aiTool({
+    description: 'd',
+    inputSchema: Url,
+    execute: async ({ url }) => ({ status: 200, url }),
+  });
+  const typedJson = aiTool({
+    description: 'd',
+    inputSchema: Text,
+    execute: ({ text }) => ({ length: text.length }),
+  });
+
+  it('the AI SDK types execute optional when it returns any, and keeps its input typed', () => {
+    expectTypeOf<undefined>().toExtend<(typeof anyZod)['execute']>();
+    expectTypeOf<undefined>().toExtend<(typeof anyJson)['execute']>();
+    expectTypeOf<Parameters<NonNullable<(typeof anyZod)['execute']>>[0]>().toEqualTypeOf<{ url: string }>();
+    expectTypeOf<Parameters<NonNullable<(typeof anyJson)['execute']>>[0]>().toEqualTypeOf<{ text: string }>();
+  });
+
+  it('in a record and an array of Client, Agent and ToolRegistry', () => {
+    const tools = { anyZod, anyJson, unknownZod, unknownJson, typedZod, typedJson };
+    new Client({ url, apiKey: 'k', tools });
+    new Client({ url, apiKey: 'k', tools: { anyZod, anyJson } });
+    new Client({
+      url,
+      apiKey: 'k',
+      tools: [
+        { ...anyZod, name: 'a' },
+        { ...anyJson, name: 'b' },
+      ],
+    });
+    new Agent({ name: 'A', instructions: '', tools: { anyZod, anyJson, typedZod } });
+    new Agent({
+      name: 'A',
+      instructions: '',
+      tools: [
+        { ...anyZod, name: 'a' },
+        { ...unknownJson, name: 'b' },
+      ],
+    });
+    new ToolRegistry({ anyZod, anyJson });
+    new ToolRegistry([{ ...anyZod, name: 'a' }]);
+  });
+
+  it('in addTool(), invokeTool(), registry.add() and the bridges', () => {
+    const client = new Client({ url, apiKey: 'k', tools: {} });
+    client.addTool({ ...anyZod, name: 'a' });
+    client.addTool({ ...anyJson, name: 'b' });
+    void invokeTool({ ...anyZod, name: 'a' }, { url: 'https://example.com' });
+    void invokeTool({ ...anyJson, name: 'b' }, { text: '1' });
+    new ToolRegistry().add({ ...anyJson, name: 'b' });
+    toAiSdkTools({ anyZod, anyJson });
+    registerMcpTools(mcpServer, { anyZod, unknownZod, typedJson });
   });
 });

@@ -21,6 +21,12 @@ const j = aiTool({
   inputSchema: jsonSchema<{ q: string }>({ type: 'object', properties: { q: { type: 'string' } } }),
   execute: async ({ q }) => q,
 });
+// An `execute` returning `any`: the AI SDK types it optional.
+const f = aiTool({
+  description: 'f',
+  inputSchema: z.object({ u: z.string() }),
+  execute: async ({ u }) => JSON.parse(u),
+});
 const made = tool({
   name: 'made',
   description: 'd',
@@ -31,11 +37,12 @@ const plain = { name: 'plain', description: 'd', inputSchema: z.object({ n: z.nu
 
 new Agent({ name: 'A', instructions: 'i', tools: { w, j, made, plain } });
 new Agent({ name: 'A', instructions: 'i', tools: [{ ...w, name: 'w' }, made, plain] });
-new Client({ url, apiKey: 'k', tools: { w, j } });
+new Client({ url, apiKey: 'k', tools: { w, j, f } });
 new Client({ url, apiKey: 'k', tools: [{ ...w, name: 'w' }] });
 new ToolRegistry({ w, j });
 new ToolRegistry([{ ...w, name: 'w' }]);
 client.addTool({ ...w, name: 'w' });
+client.addTool({ ...f, name: 'f' });
 void invokeTool({ ...j, name: 'j' }, { q: 'x' });
 toAiSdkTools({ w, j });
 registerMcpTools(mcpServer, [{ ...w, name: 'w' }]);
