@@ -29,6 +29,8 @@ Options:
                                again on SIGHUP (a socket on a key no longer listed is closed 4001)
   --admin-key <key>            key of the operator routes PUT /v1/admin/keys and /v1/admin/build (default:
                                TOOLWIRE_STUB_ADMIN_KEY; without either the routes are off)
+  --cors <origin>              let web pages of this origin (e.g. http://localhost:5173) call the HTTP API;
+                               repeat for several (default: none, only the stub's own pages such as the agent UI)
   --script <file.json>         scripted model: an array of turns, or { "<agent>": [turns] }. It is not a
                                language model: it plays the same turns whatever is asked. Without --script
                                and --openai-base-url the script is empty and every run fails saying so
@@ -83,6 +85,7 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
       'api-key': { type: 'string', multiple: true },
       'api-keys-file': { type: 'string' },
       'admin-key': { type: 'string' },
+      cors: { type: 'string', multiple: true },
       script: { type: 'string' },
       agents: { type: 'string' },
       'openai-base-url': { type: 'string' },
@@ -116,6 +119,7 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   if (values['api-key'] !== undefined) options.apiKeys = values['api-key'];
   const adminKey = values['admin-key'] ?? env.TOOLWIRE_STUB_ADMIN_KEY;
   if (adminKey !== undefined && adminKey !== '') options.adminKey = adminKey;
+  if (values.cors !== undefined) options.corsOrigins = values.cors;
   let keysFile: { path: string; keys: ApiKeyEntry[] } | undefined;
   const keysPath = values['api-keys-file'];
   if (keysPath !== undefined) {
@@ -209,10 +213,13 @@ function checkAsFlags(options: Omit<StubServerOptions, 'logger'>): void {
     resolveStubOptions({ ...options, logger: silentLogger });
   } catch (error) {
     const message = (error as Error).message.replace(/^startStubServer: /, '');
+    // Options whose flag is not the option's name in kebab case (a repeatable flag names one value).
+    const flags: Record<string, string> = { corsOrigins: 'cors' };
     throw new Error(
-      message.replace(
-        /^(\w+)/,
-        (field: string) => `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+      message.replace(/^(\w+)(\[\d+\])?/, (whole: string, field: string) =>
+        flags[field] === undefined
+          ? `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}${whole.slice(field.length)}`
+          : `--${flags[field]}`,
       ),
     );
   }

@@ -262,8 +262,13 @@ export function createHttpHandler(
 ): (request: IncomingMessage, response: ServerResponse) => void {
   const { logger } = service.options;
   return (request, response) => {
-    response.setHeader('access-control-allow-origin', '*');
-    if (request.method === 'OPTIONS') {
+    const origin = request.headers.origin;
+    const cors = origin !== undefined && service.options.corsOrigins.has(origin);
+    if (cors) {
+      response.setHeader('access-control-allow-origin', origin);
+      response.setHeader('vary', 'origin');
+    }
+    if (request.method === 'OPTIONS' && cors) {
       response.writeHead(204, {
         'access-control-allow-methods': 'GET, POST, PUT, OPTIONS',
         'access-control-allow-headers': 'authorization, content-type',
@@ -296,6 +301,8 @@ async function route(
   const path = new URL(request.url ?? '/', 'http://stub.invalid').pathname;
   const matching = ROUTES.filter((candidate) => candidate.pattern.test(path));
   if (matching.length === 0) throw new HttpError(404, 'not_found', `no route for ${path}`);
+  // Before the method too: a refused page's preflight (OPTIONS) is told why.
+  if (matching.some((candidate) => candidate.auth !== false)) checkOrigin(service, request);
   const found = matching.find((candidate) => candidate.method === request.method);
   if (!found) {
     response.setHeader('allow', matching.map((candidate) => candidate.method).join(', '));
@@ -305,6 +312,31 @@ async function route(
   const tenant = found.auth === true ? authorize(service, request) : undefined;
   const params = (found.pattern.exec(path) ?? []).slice(1).map(decodeSegment);
   await found.handler(service, request, response, params, tenant);
+}
+
+/**
+ * Refuses a request a browser sent from a page of another origin than the stub's, unless the stub lets that origin
+ * in (`corsOrigins`). A browser sends `Origin` on every cross-origin request and every POST; it sends none on a
+ * same-origin GET, and other HTTP clients send none at all, so those pass. Checked before the key: a stub that
+ * accepts any key would otherwise let any web page the user visits start runs and decide approvals (a cross-origin
+ * POST of a "simple" body is sent without asking first, even when its answer cannot be read).
+ * @throws HttpError 403 `origin_not_allowed`.
+ */
+function checkOrigin(service: StubService, request: IncomingMessage): void {
+  const origin = request.headers.origin;
+  if (origin === undefined || service.options.corsOrigins.has(origin)) return;
+  let host: string | undefined;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    // `null` (a sandboxed frame, a file: page) or garbage: not the stub's own pages.
+  }
+  if (host !== undefined && host === request.headers.host) return;
+  throw new HttpError(
+    403,
+    'origin_not_allowed',
+    `requests from web pages of ${JSON.stringify(origin)} are not allowed: start the stub with corsOrigins (--cors ${origin}) to let that origin in`,
+  );
 }
 
 /**

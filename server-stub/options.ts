@@ -44,6 +44,15 @@ export interface StubServerOptions {
    */
   adminKey?: string;
   /**
+   * Origins of other web pages allowed to call the HTTP API from a browser (CORS), each exactly
+   * `scheme://host[:port]`, e.g. `['http://localhost:5173']`. A request that a browser sends from any other
+   * origin (its `Origin` header names neither one of these nor the stub itself) is refused with 403
+   * `origin_not_allowed`, and no CORS header lets such a page read an answer: a page on another site cannot drive
+   * the stub, even one that accepts any key. Requests without `Origin` (curl, servers, the SDK) are not affected.
+   * @default [] (only the stub's own pages, such as the agent UI)
+   */
+  corsOrigins?: readonly string[];
+  /**
    * The model that plays every run. @default scriptedModel([]): a scripted model with no script, so every run
    * fails with a `no_script` error saying so (give it a script, or a real model such as `openAIChatModel`).
    */
@@ -123,10 +132,15 @@ export const STUB_DEFAULTS = {
 /** Options after defaults and checks. */
 export interface ResolvedStubOptions
   extends Required<
-    Omit<StubServerOptions, 'apiKeys' | 'adminKey' | 'agents' | 'model' | 'logger' | 'features'>
+    Omit<
+      StubServerOptions,
+      'apiKeys' | 'adminKey' | 'corsOrigins' | 'agents' | 'model' | 'logger' | 'features'
+    >
   > {
   /** `undefined`: the operator routes are off. */
   adminKey: string | undefined;
+  /** Origins allowed to call the HTTP API from a browser, besides the stub's own. */
+  corsOrigins: ReadonlySet<string>;
   /** `undefined`: any key is accepted. */
   apiKeys: readonly ApiKeyEntry[] | undefined;
   agents: ReadonlyMap<string, AgentDefinition>;
@@ -139,6 +153,7 @@ const KNOWN_KEYS = new Set<string>([
   ...Object.keys(STUB_DEFAULTS),
   'apiKeys',
   'adminKey',
+  'corsOrigins',
   'agents',
   'model',
   'logger',
@@ -191,6 +206,16 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
     if (apiKeys?.some((entry) => keyOf(entry) === adminKey))
       fail("adminKey must not be one of apiKeys: it is no tenant's key");
   }
+  const corsOrigins = new Set<string>();
+  if (options.corsOrigins !== undefined && !Array.isArray(options.corsOrigins))
+    fail(`corsOrigins must be an array of origins, got ${describe(options.corsOrigins)}`);
+  for (const [index, origin] of (options.corsOrigins ?? []).entries()) {
+    if (!isOrigin(origin))
+      fail(
+        `corsOrigins[${index}] must be an origin, scheme://host[:port] with no path (e.g. "http://localhost:5173"), got ${describe(origin)}`,
+      );
+    corsOrigins.add(origin);
+  }
   const agents = new Map<string, AgentDefinition>();
   for (const [index, agent] of (options.agents ?? []).entries()) {
     const parsed = agentDefinitionSchema.safeParse(agent);
@@ -214,6 +239,7 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
     host,
     apiKeys,
     adminKey,
+    corsOrigins,
     agents,
     model,
     logger: options.logger ?? consoleLogger(),
@@ -230,6 +256,17 @@ const MINIMUMS: Partial<Record<keyof typeof STUB_DEFAULTS, number>> = {
   maxBufferedBytes: 1024,
   leaseMs: 1000,
 };
+
+/** `true` for an origin as a browser sends it in `Origin`: `http(s)://host[:port]`, nothing after. */
+function isOrigin(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
 
 function describe(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);

@@ -525,6 +525,21 @@ const CASES: Record<string, Case> = {
       }
     },
   },
+  // []: only the stub's own pages; a page of another origin is refused
+  'StubServerOptions.corsOrigins': {
+    value: [],
+    accept: async (corsOrigins) => {
+      const server = await startStubServer({ corsOrigins: corsOrigins as string[], logger: silent });
+      try {
+        const answer = await fetch(`${server.httpUrl}/v1/runs`, {
+          headers: { origin: 'http://elsewhere.test' },
+        });
+        expect(answer.status).toBe(403);
+      } finally {
+        await server.close();
+      }
+    },
+  },
   'HeartbeatOptions.clock': { internal: 'Heartbeat is not exported' },
   'SchemaAdapter.acceptsOnlyAnnounced': { internal: 'a flag set by the schema adapters themselves' },
   'SettleOptions.timeoutMs': { internal: 'settleThen is not exported' },

@@ -29,6 +29,17 @@ describe('toolwire-stub arguments', () => {
     });
   });
 
+  it('takes the origins of --cors, and refuses one that is not an origin naming the flag', () => {
+    expect(parseCliArgs(['--cors', 'http://localhost:5173', '--cors', 'https://app.test'])).toEqual({
+      kind: 'start',
+      debug: false,
+      options: { corsOrigins: ['http://localhost:5173', 'https://app.test'] },
+    });
+    expect(() => parseCliArgs(['--cors', 'localhost:5173'])).toThrow(
+      '--cors must be an origin, scheme://host[:port] with no path (e.g. "http://localhost:5173"), got "localhost:5173"',
+    );
+  });
+
   it('loads a script and agents from JSON files', () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolwire-stub-'));
     writeFileSync(join(dir, 'script.json'), JSON.stringify([{ text: 'hello' }]));

@@ -69,14 +69,9 @@ describe('the optional call code in Chromium, from the packed package', {
       logLevel: 'warning',
     });
     const scripts = new Map(bundled.outputFiles.map((file) => [basename(file.path), file.text]));
-    stub = await startStubServer({
-      apiKeys: ['page-key'],
-      logger: silentLogger,
-      model: scriptedModel(scenarioScript() as Parameters<typeof scriptedModel>[0]),
-    });
-    const config = JSON.stringify({ url: stub.url, apiKey: 'page-key' });
-    const html = `<!doctype html><html><head><meta charset="utf-8"><title>optional parts</title></head><body>
-<script type="application/json" id="config">${config}</script><script type="module" src="/page.js"></script></body></html>`;
+    // The page is served from an origin of its own (an application's dev server), which the stub lets in
+    // (corsOrigins): the page answers a question over the HTTP API.
+    let html = '';
     server = createServer((request, response) => {
       const script = scripts.get(request.url?.slice(1) ?? '');
       if (script !== undefined) {
@@ -88,6 +83,15 @@ describe('the optional call code in Chromium, from the packed package', {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     pageUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`;
+    stub = await startStubServer({
+      apiKeys: ['page-key'],
+      logger: silentLogger,
+      corsOrigins: [new URL(pageUrl).origin],
+      model: scriptedModel(scenarioScript() as Parameters<typeof scriptedModel>[0]),
+    });
+    const config = JSON.stringify({ url: stub.url, apiKey: 'page-key' });
+    html = `<!doctype html><html><head><meta charset="utf-8"><title>optional parts</title></head><body>
+<script type="application/json" id="config">${config}</script><script type="module" src="/page.js"></script></body></html>`;
   }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {

@@ -1,0 +1,113 @@
+/**
+ * Which web pages may call the HTTP API (docs/protocol/http-api.md): the stub's own (the agent UI), the origins of
+ * `corsOrigins`, and no other, even on a stub that accepts any key.
+ */
+import { describe, expect, it } from 'vitest';
+import { scriptedModel, startStubServer } from '../../server-stub/index';
+import { agent, once, stub, track } from './helpers';
+import { TestClient, toolDef } from './test-client';
+
+const refundModel = () =>
+  scriptedModel([{ toolCalls: [{ name: 'refund', arguments: { amount: 42 } }] }, { text: 'done' }]);
+
+/** A request as a browser sends it from a page of `origin` (`undefined`: no `Origin`, as curl or a server). */
+async function fromPage(
+  url: string,
+  origin: string | undefined,
+  method = 'GET',
+  body?: unknown,
+): Promise<{ status: number; body: unknown; headers: Headers }> {
+  const headers: Record<string, string> = { authorization: 'Bearer anything' };
+  if (origin !== undefined) headers.origin = origin;
+  if (body !== undefined) headers['content-type'] = 'text/plain';
+  const response = await fetch(url, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  const json = response.headers.get('content-type')?.startsWith('application/json') === true;
+  return { status: response.status, body: json ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+describe('requests from web pages', () => {
+  it('refuses a page of another origin on a stub that accepts any key, and sends it no CORS header', async () => {
+    const server = await stub({ model: refundModel() });
+    track(await TestClient.connect(server.url, { tools: [toolDef('refund', true)] }));
+    const runId = server.runs.start(agent('a', ['refund']), 'go');
+    const requested = await once(
+      server,
+      'run_event',
+      (info) => info.runId === runId && info.kind === 'approval_requested',
+    );
+    const { callId } = requested.data as { callId: string };
+    const evil = 'http://evil.example:8080';
+    const refusal = {
+      error: {
+        code: 'origin_not_allowed',
+        message: `requests from web pages of "${evil}" are not allowed: start the stub with corsOrigins (--cors ${evil}) to let that origin in`,
+      },
+    };
+    for (const [method, path, body] of [
+      ['GET', '/v1/runs', undefined],
+      ['GET', `/v1/runs/${runId}`, undefined],
+      ['GET', `/v1/runs/${runId}/events`, undefined],
+      ['POST', '/v1/runs', { agent: agent('b', ['refund']), input: 'x' }],
+      ['POST', `/v1/runs/${runId}/approvals/${callId}`, { approved: true, arguments: { amount: 99999 } }],
+      ['OPTIONS', `/v1/runs/${runId}/approvals/${callId}`, undefined],
+      ['GET', '/v1/admin/keys', undefined],
+    ] as const) {
+      const answer = await fromPage(`${server.httpUrl}${path}`, evil, method, body);
+      expect({ method, path, status: answer.status, body: answer.body }).toEqual({
+        method,
+        path,
+        status: 403,
+        body: refusal,
+      });
+      expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+    }
+    // A sandboxed frame or a file: page says `null`.
+    expect((await fromPage(`${server.httpUrl}/v1/runs`, 'null')).status).toBe(403);
+    expect(server.runs.get(runId)?.toolCalls[0]?.state).toBe('awaiting_approval');
+    expect(server.runs.list()).toHaveLength(1);
+    // The page itself and the health check are static and carry no data: any page may load them.
+    expect((await fromPage(`${server.httpUrl}/`, evil)).status).toBe(200);
+    expect((await fromPage(`${server.httpUrl}/v1/health`, evil)).status).toBe(200);
+  });
+
+  it("serves the stub's own pages (the agent UI) and clients that send no Origin", async () => {
+    const server = await stub({ model: refundModel() });
+    track(await TestClient.connect(server.url, { tools: [toolDef('refund', true)] }));
+    const own = new URL(server.httpUrl).origin;
+    const started = await fromPage(`${server.httpUrl}/v1/runs`, own, 'POST', {
+      agent: agent('a', ['refund']),
+      input: 'go',
+    });
+    expect(started.status).toBe(201);
+    const { runId } = started.body as { runId: string };
+    expect((await fromPage(`${server.httpUrl}/v1/runs/${runId}`, undefined)).status).toBe(200);
+    expect(
+      (await fromPage(`${server.httpUrl}/v1/runs`, own)).headers.get('access-control-allow-origin'),
+    ).toBeNull();
+  });
+
+  it('lets the origins of corsOrigins in, with CORS headers naming the origin', async () => {
+    const server = await stub({ corsOrigins: ['http://localhost:5173'] });
+    const allowed = await fromPage(`${server.httpUrl}/v1/runs`, 'http://localhost:5173');
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+    expect(allowed.headers.get('vary')).toBe('origin');
+    const preflight = await fromPage(`${server.httpUrl}/v1/runs`, 'http://localhost:5173', 'OPTIONS');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('authorization, content-type');
+    expect((await fromPage(`${server.httpUrl}/v1/runs`, 'http://localhost:5174')).status).toBe(403);
+  });
+
+  it('refuses a corsOrigins entry that is not an origin, naming it', async () => {
+    await expect(startStubServer({ corsOrigins: ['http://localhost:5173/app'] })).rejects.toThrow(
+      'startStubServer: corsOrigins[0] must be an origin, scheme://host[:port] with no path (e.g. "http://localhost:5173"), got "http://localhost:5173/app"',
+    );
+    await expect(startStubServer({ corsOrigins: ['*'] })).rejects.toThrow('corsOrigins[0] must be an origin');
+  });
+});
