@@ -45,6 +45,7 @@ export const BROWSER_TESTS = [
   'test/ui/approvals.test.ts',
   'test/ui/browser-example.test.ts',
   'test/ui/call-facts.test.ts',
+  'test/ui/composer.test.ts',
   'test/ui/live-counts.test.ts',
   'test/ui/long-calls.test.ts',
   'test/ui/optional-parts.test.ts',

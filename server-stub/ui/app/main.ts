@@ -54,7 +54,8 @@ const composer = el(
 input.addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
-    composer.requestSubmit();
+    // As the button: no second run while the first is being started (or when there is no agent to start).
+    if (!send.disabled) composer.requestSubmit();
   }
 });
 
@@ -88,11 +89,15 @@ document.body.append(
 
 // ---- behaviour -------------------------------------------------------------------------------------------
 
+/** `true` while `POST /v1/runs` is in flight: one message starts one run, however often it is sent. */
+let sending = false;
+
 async function onSend(event: SubmitEvent): Promise<void> {
   event.preventDefault();
   const text = input.value.trim();
   const agent = agentSelect.value;
-  if (text === '' || agent === '') return;
+  if (sending || text === '' || agent === '') return;
+  sending = true;
   send.disabled = true;
   composerError.hidden = true;
   try {
@@ -105,7 +110,8 @@ async function onSend(event: SubmitEvent): Promise<void> {
     composerError.textContent = `Could not start the run: ${error instanceof Error ? error.message : String(error)}`;
     composerError.hidden = false;
   } finally {
-    send.disabled = false;
+    sending = false;
+    send.disabled = agents.length === 0;
   }
 }
 
@@ -198,7 +204,7 @@ function renderAgents(): void {
   clear(agentSelect);
   for (const name of names) agentSelect.append(el('option', { text: name, attrs: { value: name } }));
   if (names.includes(chosen)) agentSelect.value = chosen;
-  send.disabled = names.length === 0;
+  send.disabled = sending || names.length === 0;
   if (view === undefined) {
     clear(scroller);
     scroller.append(emptyState());
