@@ -78,10 +78,22 @@ export function setCallStatus(card: CallCard, status: string): void {
  * `POST /v1/runs/:runId/approvals/:callId` (docs/protocol/approvals.md); a refusal is shown and the buttons work again.
  */
 /**
- * Calls decided from this page: their `approval_decided` (which may come before the POST answers) is labelled
- * "in this page" rather than "over HTTP" (the stub records both as `by: 'http'`).
+ * A decision this page posted for a held call: in flight, taken by the stub, or refused (someone else decided
+ * first, the call ended, …) with the stub's message. The call's `approval_decided` (which may come before the POST
+ * answers; the stub records both the page's and any other HTTP decision as `by: 'http'`) is labelled "in this
+ * page" only when the stub took this page's decision.
  */
-export const decidedInPage = new Set<string>();
+export interface PageDecision {
+  approved: boolean;
+  outcome: 'pending' | 'taken' | 'refused';
+  /** The stub's refusal, when `refused`. */
+  message?: string;
+  /** Called once when a `pending` decision settles. */
+  onSettled?: () => void;
+}
+
+/** The latest decision this page posted, by call id. */
+export const decidedInPage = new Map<string, PageDecision>();
 
 export function approvalBox(api: Api, runId: string, callId: string, data: EventData): HTMLElement {
   const reason = el('input', {
@@ -124,17 +136,21 @@ export function approvalBox(api: Api, runId: string, callId: string, data: Event
         return;
       }
     }
-    decidedInPage.add(callId);
+    const mine: PageDecision = { approved, outcome: 'pending' };
+    decidedInPage.set(callId, mine);
     try {
       await api.json(
         'POST',
         `/v1/runs/${encodeURIComponent(runId)}/approvals/${encodeURIComponent(callId)}`,
         body,
       );
+      mine.outcome = 'taken';
     } catch (caught) {
-      decidedInPage.delete(callId);
-      fail(caught instanceof Error ? caught.message : String(caught));
+      mine.outcome = 'refused';
+      mine.message = caught instanceof Error ? caught.message : String(caught);
+      fail(mine.message);
     }
+    mine.onSettled?.();
   };
   const buttons = [
     el('button', {

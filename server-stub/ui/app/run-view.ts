@@ -223,28 +223,45 @@ export class RunView {
         return;
       }
       case 'approval_decided': {
-        const card = this.#calls.get(String(data.callId));
+        const callId = String(data.callId);
+        const card = this.#calls.get(callId);
         if (!card) return;
         clear(card.approval);
         const approved = data.approved === true;
-        const by =
-          data.by === 'socket'
-            ? 'by a client'
-            : data.by === 'always'
-              ? 'for the whole run earlier'
-              : decidedInPage.has(String(data.callId))
-                ? 'in this page'
-                : 'over HTTP';
+        // What this page posted, if anything: its decision is the one recorded only when the stub took it.
+        const mine = data.by === 'http' ? decidedInPage.get(callId) : undefined;
         const reason = typeof data.reason === 'string' && data.reason !== '' ? `: ${data.reason}` : '';
         const edited =
           data.arguments === undefined ? '' : ` with edited arguments ${JSON.stringify(data.arguments)}`;
         const always = data.always === true ? ' (for every call of this tool in this run)' : '';
-        card.approval.append(
-          el('p', {
-            class: `decision ${approved ? 'approved' : 'rejected'}`,
-            text: `${approved ? 'Approved' : 'Rejected'} ${by}${edited}${always}${reason}`,
-          }),
-        );
+        const decision = el('p', { class: `decision ${approved ? 'approved' : 'rejected'}` });
+        card.approval.append(decision);
+        const show = () => {
+          const inPage =
+            mine !== undefined &&
+            (mine.outcome === 'taken' || (mine.outcome === 'pending' && mine.approved === approved));
+          const by =
+            data.by === 'socket'
+              ? 'by a client'
+              : data.by === 'always'
+                ? 'for the whole run earlier'
+                : inPage
+                  ? 'in this page'
+                  : 'over HTTP';
+          decision.textContent = `${approved ? 'Approved' : 'Rejected'} ${by}${edited}${always}${reason}`;
+          if (mine?.outcome === 'refused' && mine.message !== undefined) {
+            card.approval.append(
+              el('p', {
+                class: 'approval-error',
+                attrs: { role: 'alert' },
+                text: `Your ${mine.approved ? 'approval' : 'rejection'} was not recorded: ${mine.message}`,
+              }),
+            );
+          }
+        };
+        show();
+        // The page's own POST has not answered yet: the label is corrected when it does.
+        if (mine?.outcome === 'pending') mine.onSettled = show;
         if (approved) setCallStatus(card, 'running');
         return;
       }
