@@ -48,6 +48,7 @@ export const BROWSER_TESTS = [
   'test/ui/composer.test.ts',
   'test/ui/live-counts.test.ts',
   'test/ui/long-calls.test.ts',
+  'test/ui/nested-runs.test.ts',
   'test/ui/optional-parts.test.ts',
   'test/ui/page.test.ts',
   'test/ui/streaming.test.ts',

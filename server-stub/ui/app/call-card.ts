@@ -37,7 +37,10 @@ export function callCard(
   const result = el('div', { class: 'call-result' });
   const root = el(
     'article',
-    { class: 'call', dataset: { callId, tool: toolName } },
+    {
+      class: 'call',
+      dataset: { callId, tool: toolName, ...(nestedRunId === undefined ? {} : { nestedRunId }) },
+    },
     el(
       'header',
       { class: 'call-head' },

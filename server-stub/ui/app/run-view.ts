@@ -215,8 +215,12 @@ export class RunView {
         this.#card(String(data.callId), String(data.toolName), data.arguments ?? {}, undefined, data.strict);
         return;
       case 'approval_requested': {
-        const nested = typeof data.runId === 'string' && data.runId !== this.runId ? data.runId : undefined;
-        const card = this.#card(String(data.callId), String(data.toolName), data.arguments ?? {}, nested);
+        const card = this.#card(
+          String(data.callId),
+          String(data.toolName),
+          data.arguments ?? {},
+          this.#nestedRunOf(data),
+        );
         setCallStatus(card, 'awaiting approval');
         clear(card.approval);
         card.approval.append(approvalBox(this.#deps.api, this.runId, String(data.callId), data));
@@ -280,41 +284,101 @@ export class RunView {
         showQuestion(
           this.#deps.api,
           this.runId,
-          this.#card(String(data.callId), String(data.toolName), undefined),
+          this.#card(String(data.callId), String(data.toolName), undefined, this.#nestedRunOf(data)),
           data,
         );
         return;
       case 'question_answered':
-        showAnswer(this.#card(String(data.callId), String(data.toolName), undefined), data);
+        showAnswer(
+          this.#card(String(data.callId), String(data.toolName), undefined, this.#nestedRunOf(data)),
+          data,
+        );
         return;
       case 'tool_result': {
-        const card = this.#card(String(data.callId), String(data.toolName), undefined);
-        const status = String(data.status);
-        setCallStatus(card, status);
-        clearPreliminary(card);
-        card.duration.textContent = formatDuration(data.durationMs);
-        clear(card.result);
-        card.result.append(
-          el(
-            'div',
-            { class: 'call-output' },
-            el('div', { class: 'label', text: 'output (what the model read)' }),
-            el('pre', { text: typeof data.output === 'string' ? data.output : pretty(data.output) }),
-          ),
-        );
-        if (Array.isArray(data.content)) card.result.append(renderContent(data.content));
-        if (data.widget !== undefined) {
-          card.result.append(renderWidget(data.widget, { onChart: (chart) => this.#charts.add(chart) }));
-        }
-        // A call that ended without a decision (cancelled, timed out) leaves no buttons behind.
-        card.approval
-          .querySelector('.approval')
-          ?.replaceWith(el('p', { class: 'decision', text: 'No decision' }));
+        this.#showResult(this.#card(String(data.callId), String(data.toolName), undefined), data);
         void refreshCallFacts(this.#deps.api, this.runId, this.#calls, this.#abort.signal);
+        // A call of this run ended: when it was an agent's, its nested run is over, and so are the nested calls
+        // shown here for their approvals and questions.
+        void this.#settleNested();
         return;
       }
       default:
         return;
+    }
+  }
+
+  /** The nested run an approval or question event surfaced from (`data.runId` naming another run), if any. */
+  #nestedRunOf(data: EventData): string | undefined {
+    return typeof data.runId === 'string' && data.runId !== this.runId ? data.runId : undefined;
+  }
+
+  /** Shows a call's result (`tool_result` data, or a transcript's entry of a finished call). */
+  #showResult(card: CallCard, data: EventData): void {
+    const status = String(data.status);
+    setCallStatus(card, status);
+    clearPreliminary(card);
+    card.duration.textContent = formatDuration(data.durationMs);
+    clear(card.result);
+    card.result.append(
+      el(
+        'div',
+        { class: 'call-output' },
+        el('div', { class: 'label', text: 'output (what the model read)' }),
+        el('pre', { text: typeof data.output === 'string' ? data.output : pretty(data.output) }),
+      ),
+    );
+    if (Array.isArray(data.content)) card.result.append(renderContent(data.content));
+    if (data.widget !== undefined) {
+      card.result.append(renderWidget(data.widget, { onChart: (chart) => this.#charts.add(chart) }));
+    }
+    // A call that ended without a decision (cancelled, timed out) leaves no buttons behind.
+    card.approval
+      .querySelector('.approval')
+      ?.replaceWith(el('p', { class: 'decision', text: 'No decision' }));
+  }
+
+  /**
+   * Shows the results of the nested runs' calls shown here (for their approvals and questions): this run's
+   * stream never carries them, so they are read from each nested run's transcript, for the calls that have ended.
+   */
+  async #settleNested(): Promise<void> {
+    const open = new Map<string, string[]>();
+    for (const [callId, card] of this.#calls) {
+      const nestedRunId = card.root.dataset.nestedRunId;
+      if (nestedRunId === undefined || this.#tallies.get(callId)?.finished !== false) continue;
+      open.set(nestedRunId, [...(open.get(nestedRunId) ?? []), callId]);
+    }
+    await Promise.all(
+      [...open].map(async ([nestedRunId, callIds]) => {
+        let transcript: Transcript;
+        try {
+          transcript = await this.#deps.api.json<Transcript>(
+            'GET',
+            `/v1/runs/${encodeURIComponent(nestedRunId)}`,
+            undefined,
+            this.#abort.signal,
+          );
+        } catch {
+          return;
+        }
+        this.#settleFrom(transcript, callIds);
+      }),
+    );
+  }
+
+  /** Shows the result of each of `callIds` that has ended in `transcript` and has none shown yet. */
+  #settleFrom(transcript: Transcript, callIds: Iterable<string>): void {
+    if (this.#abort.signal.aborted) return;
+    const wanted = new Set(callIds);
+    for (const entry of transcript.toolCalls ?? []) {
+      const card = this.#calls.get(entry.callId);
+      if (!wanted.has(entry.callId) || card === undefined || entry.status === undefined) continue;
+      if (this.#tallies.get(entry.callId)?.finished !== false) continue;
+      const data: EventData = { ...entry };
+      const stick = this.#atBottom();
+      this.#showResult(card, data);
+      this.#count('tool_result', data);
+      if (stick) this.#toBottom();
     }
   }
 
@@ -390,6 +454,15 @@ export class RunView {
     }
     if (transcript)
       void refreshCallFacts(this.#deps.api, this.runId, this.#calls, this.#abort.signal, transcript);
+    // Every call has ended with the run: show the result of any still shown as running (the nested runs' calls,
+    // whose results this stream never carries), and mark the rest, whose result is not known, as ended.
+    if (transcript) this.#settleFrom(transcript, this.#calls.keys());
+    await this.#settleNested();
+    for (const [callId, card] of this.#calls) {
+      if (this.#tallies.get(callId)?.finished !== false) continue;
+      setCallStatus(card, 'ended');
+      this.#count('tool_result', { callId });
+    }
     const status = transcript?.status ?? ending ?? 'completed';
     this.#setStatus(status);
     this.#setLive('ended', '');
