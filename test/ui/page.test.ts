@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_INPUT } from '../../examples/demo/script';
 import { type StubServer, scriptedModel, startStubServer } from '../../server-stub/index';
+import { Client, tool } from '../../src/index';
 import { TestClient, toolDef } from '../stub/test-client';
 import { startTcpProxy } from '../support/tcp-proxy';
 import { BROWSER_TIMEOUT_MS, useBrowser } from './browser';
@@ -473,6 +474,72 @@ describe('connection, clients and keys', { timeout: BROWSER_TIMEOUT_MS }, () => 
     expect(await page.locator('.call[data-tool="refund"]').count()).toBe(1);
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.locator('.msg.final .bubble', { hasText: 'refunded' }).waitFor();
+    expect(page.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('shows a run the stub forgot as no longer live: no running calls, no Cancel, nothing to decide', async () => {
+    const stub = await startStubServer({
+      apiKeys: ['k'],
+      logger: quiet,
+      agents: [{ name: 'Refunder', instructions: '', tools: ['refund', 'slow'] }],
+      model: scriptedModel([{ toolCalls: [{ name: 'refund' }, { name: 'slow' }] }, { text: 'done' }]),
+    });
+    open.push(stub);
+    const refund = tool({
+      name: 'refund',
+      description: 'Refunds.',
+      needsApproval: true,
+      execute: () => 'ok',
+    });
+    const slow = tool({
+      name: 'slow',
+      description: 'Works until cancelled.',
+      execute: async (_input, ctx) => {
+        await ctx.progress({ progress: 1, message: 'working' });
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+        return 'stopped';
+      },
+    });
+    const client = new Client({ url: stub.url, apiKey: 'k', tools: [refund, slow], reconnect: false });
+    await client.connect();
+    open.push({ close: () => client.close({ drain: false }) });
+    const proxy = await startTcpProxy({ targetPort: stub.port });
+    open.push(proxy);
+    const page = await browser.page();
+    await page.goto(`http://127.0.0.1:${proxy.port}/#key=k`);
+    await page.getByRole('textbox', { name: 'Message' }).fill('refund please');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('button', { name: 'Approve' }).waitFor();
+    await page.locator('.call[data-tool="slow"] .progress-bar').waitFor();
+    const runId = new URLSearchParams(new URL(page.url()).hash.slice(1)).get('run');
+    // The stub restarts (as after a crash): the stream breaks without its end, and the run is unknown from now on.
+    await page.route(`**/v1/runs/${runId}`, (route) =>
+      route.fulfill({
+        status: 404,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'unknown_run', message: `no run "${runId}"` } }),
+      }),
+    );
+    expect(proxy.dropAll()).toBeGreaterThan(0);
+    await page.locator('.thread .notice', { hasText: 'not on the stub any more' }).waitFor();
+    const counts = page.locator('.run-head .run-counts');
+    expect(await counts.textContent()).toBe('2 calls');
+    expect(await counts.getAttribute('data-running')).toBe('0');
+    expect(await page.locator('.run').getAttribute('data-status')).toBe('unknown');
+    expect(await page.locator('.run-head .run-status').textContent()).toBe('unknown');
+    expect(await page.locator('.run-head .cancel-run').isVisible()).toBe(false);
+    expect(await page.locator('.run-head .live').textContent()).toBe('');
+    expect(await page.locator('.progress-bar').count()).toBe(0);
+    expect(await page.locator('.approval').count()).toBe(0);
+    expect(
+      await page
+        .locator('.call')
+        .evaluateAll((cards) => cards.map((card) => (card as HTMLElement).dataset.status)),
+    ).toEqual(['unknown', 'unknown']);
+    expect(await page.locator('.call .decision').textContent()).toBe(
+      'No decision: the stub no longer knows this run',
+    );
     expect(page.errors).toEqual([]);
     await page.close();
   });

@@ -480,7 +480,28 @@ export class RunView {
     );
   }
 
+  /**
+   * The stub does not know the run (it restarted): nothing shown is live any more, and nothing can be cancelled,
+   * decided or answered (every route would answer 404), so the run and its open calls show `unknown`.
+   */
   #gone(): void {
+    const slot = this.#head.querySelector('.run-status');
+    if (slot) {
+      clear(slot);
+      slot.append(pill('unknown'));
+    }
+    this.element.dataset.status = 'unknown';
+    const cancel = this.#head.querySelector<HTMLButtonElement>('.cancel-run');
+    if (cancel) cancel.hidden = true;
+    for (const [callId, card] of this.#calls) {
+      if (this.#tallies.get(callId)?.finished !== false) continue;
+      setCallStatus(card, 'unknown');
+      card.activity.querySelector('.progress-bar')?.remove();
+      this.#count('tool_result', { callId });
+    }
+    for (const box of Array.from(this.#thread.querySelectorAll('.approval, .question'))) {
+      box.replaceWith(el('p', { class: 'decision', text: 'No decision: the stub no longer knows this run' }));
+    }
     this.#setLive('ended', '');
     this.#problem(
       'This run is not on the stub any more: it keeps runs in memory only, so a restart forgets them. Pick another run or send a new message.',
