@@ -63,15 +63,20 @@ export class ApiError extends Error {
 
 const KEY_STORAGE = 'toolwire.apiKey';
 
-/** Reads `#key=…` from the fragment into session storage and removes it from the address bar. */
-export function takeKeyFromFragment(): void {
+/**
+ * Reads `#key=…` from the fragment into session storage and removes it from the address bar (when the page loads,
+ * and when an address carrying a key is opened in a tab that already shows the page).
+ * @returns `true` when a key was taken.
+ */
+export function takeKeyFromFragment(): boolean {
   const params = new URLSearchParams(location.hash.slice(1));
   const key = params.get('key');
-  if (key === null) return;
+  if (key === null) return false;
   if (key !== '') sessionStorage.setItem(KEY_STORAGE, key);
   params.delete('key');
   const rest = params.toString();
   history.replaceState(null, '', `${location.pathname}${location.search}${rest === '' ? '' : `#${rest}`}`);
+  return key !== '';
 }
 
 /** The HTTP API of the stub that served the page. */

@@ -396,3 +396,20 @@ takeKeyFromFragment();
 const initial = new URLSearchParams(location.hash.slice(1)).get('run');
 select(initial ?? undefined);
 void refresh();
+
+// An address of this page opened in a tab that already shows it (the printed `#key=…` address pasted, a `#run=…`
+// link) changes only the fragment: the page does not load again, so it reads the fragment here.
+window.addEventListener('hashchange', () => {
+  const tookKey = takeKeyFromFragment();
+  const runId = new URLSearchParams(location.hash.slice(1)).get('run') ?? undefined;
+  if (tookKey) {
+    // As the key form: everything is read again with the new key.
+    const shown = runId ?? view?.runId;
+    view?.dispose();
+    view = undefined;
+    select(shown);
+    void refresh();
+  } else if (runId !== undefined) {
+    select(runId);
+  }
+});
