@@ -24,7 +24,8 @@ Starts the toolwire service stand-in and prints its ws:// URL on stdout (logs go
 Options:
   --port <n>                   TCP port (default 0: a free port)
   --host <address>             interface to bind (default 127.0.0.1)
-  --api-key <key>              accepted API key; repeat for several (default: any key is accepted)
+  --api-key <key>              accepted API key (printable ASCII, no spaces); repeat for several
+                               (default: any key is accepted)
   --api-keys-file <path>       accepted API keys, one a line: <key> or <key> <tenant>; # comments. Read
                                again on SIGHUP (a socket on a key no longer listed is closed 4001)
   --admin-key <key>            key of the operator routes PUT /v1/admin/keys and /v1/admin/build (default:
@@ -214,7 +215,7 @@ function checkAsFlags(options: Omit<StubServerOptions, 'logger'>): void {
   } catch (error) {
     const message = (error as Error).message.replace(/^startStubServer: /, '');
     // Options whose flag is not the option's name in kebab case (a repeatable flag names one value).
-    const flags: Record<string, string> = { corsOrigins: 'cors' };
+    const flags: Record<string, string> = { corsOrigins: 'cors', apiKeys: 'api-key' };
     throw new Error(
       message.replace(/^(\w+)(\[\d+\])?/, (whole: string, field: string) =>
         flags[field] === undefined

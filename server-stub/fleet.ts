@@ -11,7 +11,7 @@ import {
   MAX_BUILD_ID_CHARS,
   type ToolDefinition,
 } from '../src/wire/protocol';
-import { keyAccepted } from './auth';
+import { keyAccepted, keyProblem } from './auth';
 import type { Run } from './run';
 import type { Session } from './session';
 
@@ -29,7 +29,9 @@ export function tenantOfEntry(entry: ApiKeyEntry): string {
 }
 
 /**
- * Checks a list of keys: each a non-empty string or `{ key, tenant }` of non-empty strings.
+ * Checks a list of keys: each a non-empty string or `{ key, tenant }` of non-empty strings, each key one a client
+ * can send (`Authorization: Bearer <key>`: 1 to 4,096 printable ASCII characters without spaces, as the client
+ * checks its own).
  * @throws TypeError naming the entry at fault (`apiKeys[2]`), never a key; and as {@link repeatedKeyProblem}.
  */
 export function checkApiKeyEntries(entries: readonly unknown[], where: string): ApiKeyEntry[] {
@@ -41,6 +43,9 @@ export function checkApiKeyEntries(entries: readonly unknown[], where: string): 
       throw new TypeError(
         `${where}[${index}] must be a non-empty string or { key, tenant } of non-empty strings`,
       );
+    // A key no client can send (a space, a non-ASCII character) would be accepted here and never matched.
+    const problem = keyProblem(key);
+    if (problem !== undefined) throw new TypeError(`${where}[${index}]${isObject ? '.key' : ''} ${problem}`);
   }
   const checked = entries as readonly ApiKeyEntry[];
   const repeated = repeatedKeyProblem(checked, where);

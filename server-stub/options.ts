@@ -32,8 +32,9 @@ export interface StubServerOptions {
   host?: string;
   /**
    * Accepted API keys, for both the WebSocket and the HTTP API: each a string (a tenant of its own) or
-   * `{ key, tenant }` (a key of a named tenant, as `server.setApiKeys` takes; docs/protocol/fleets.md). A key may
-   * not be listed for two tenants. When absent or empty, any key (or none) is accepted and the server says so
+   * `{ key, tenant }` (a key of a named tenant, as `server.setApiKeys` takes; docs/protocol/fleets.md). A key is 1
+   * to 4,096 printable ASCII characters without spaces (what a client can send in `Authorization: Bearer <key>`),
+   * and may not be listed for two tenants. When absent or empty, any key (or none) is accepted and the server says so
    * through the logger.
    */
   apiKeys?: readonly ApiKeyEntry[];

@@ -76,7 +76,8 @@ export interface StubServer {
    * opened with a key no longer accepted is closed with 4001 `API key revoked`. An empty list accepts any key.
    * From outside the process: `PUT /v1/admin/keys`, or `toolwire-stub --api-keys-file` and SIGHUP.
    * @returns how many sockets were closed 4001.
-   * @throws TypeError when a key or tenant is not a non-empty string.
+   * @throws TypeError when a key or tenant is not a non-empty string, or a key is not 1 to 4,096 printable ASCII
+   *   characters without spaces (what a client can send).
    */
   setApiKeys(keys: readonly ApiKeyEntry[]): number;
   /**

@@ -209,7 +209,7 @@ describe('toolwire-stub', () => {
   it('prints the agent UI address with the key of --api-key, so that the page opens signed in', async () => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'server-stub/cli.ts', '--port', '0', '--api-key', 'k 1/x'],
+      ['--import', 'tsx', 'server-stub/cli.ts', '--port', '0', '--api-key', 'k+1/x='],
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stderr = '';
@@ -224,7 +224,27 @@ describe('toolwire-stub', () => {
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
-    expect(line).toMatch(/^toolwire-stub: agent UI at http:\/\/127\.0\.0\.1:\d+\/#key=k%201%2Fx\n$/);
+    expect(line).toMatch(/^toolwire-stub: agent UI at http:\/\/127\.0\.0\.1:\d+\/#key=k%2B1%2Fx%3D\n$/);
+  });
+
+  it('exits with code 2 for an --api-key no client could send (a space, a non-ASCII character)', async () => {
+    for (const key of ['dev key', 'clé']) {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'server-stub/cli.ts', '--port', '0', '--api-key', 'good', '--api-key', key],
+        { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
+      expect(code).toBe(2);
+      expect(stderr).toContain(
+        `toolwire-stub: --api-key must be 1 to 4096 printable ASCII characters without spaces, got a string of ${key.length} characters\n\nUsage: toolwire-stub`,
+      );
+      expect(stderr).not.toContain(key);
+    }
   });
 
   it('exits with code 2 for an --agents file of invalid definitions, as for a bad flag', async () => {

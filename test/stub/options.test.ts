@@ -44,6 +44,15 @@ describe('stub options', () => {
       { apiKeys: [''] },
       'startStubServer: apiKeys[0] must be a non-empty string or { key, tenant } of non-empty strings',
     ],
+    // Keys no client can send in `Authorization: Bearer <key>`: accepted, they would never match.
+    [
+      { apiKeys: ['ok', 'dev key'] },
+      'startStubServer: apiKeys[1] must be 1 to 4096 printable ASCII characters without spaces, got a string of 7 characters',
+    ],
+    [
+      { apiKeys: [{ key: 'clé', tenant: 'acme' }] },
+      'startStubServer: apiKeys[0].key must be 1 to 4096 printable ASCII characters without spaces, got a string of 3 characters',
+    ],
     [{ host: '' }, 'startStubServer: host must be a non-empty string, got ""'],
     [{ agents: [agent('a', []), agent('a', [])] }, 'startStubServer: agents[1]: the name "a" is used twice'],
     [{ model: {} }, 'startStubServer: model must have a nextTurn(request) method'],
