@@ -17,6 +17,7 @@ import type { Run } from './run';
 import type { StubService } from './service';
 import type { RunStatus } from './transcript';
 import { serveUi, UI_PATHS } from './ui/serve';
+import { pageRefusal } from './web-pages';
 
 /**
  * Answers one request; `params` are the route's path captures, percent-decoded; `tenant` is the request's
@@ -302,7 +303,10 @@ async function route(
   const matching = ROUTES.filter((candidate) => candidate.pattern.test(path));
   if (matching.length === 0) throw new HttpError(404, 'not_found', `no route for ${path}`);
   // Before the method too: a refused page's preflight (OPTIONS) is told why.
-  if (matching.some((candidate) => candidate.auth !== false)) checkOrigin(service, request);
+  if (matching.some((candidate) => candidate.auth !== false)) {
+    const refusal = pageRefusal(service, request);
+    if (refusal !== undefined) throw new HttpError(403, refusal.code, refusal.message);
+  }
   const found = matching.find((candidate) => candidate.method === request.method);
   if (!found) {
     response.setHeader('allow', matching.map((candidate) => candidate.method).join(', '));
@@ -312,31 +316,6 @@ async function route(
   const tenant = found.auth === true ? authorize(service, request) : undefined;
   const params = (found.pattern.exec(path) ?? []).slice(1).map(decodeSegment);
   await found.handler(service, request, response, params, tenant);
-}
-
-/**
- * Refuses a request a browser sent from a page of another origin than the stub's, unless the stub lets that origin
- * in (`corsOrigins`). A browser sends `Origin` on every cross-origin request and every POST; it sends none on a
- * same-origin GET, and other HTTP clients send none at all, so those pass. Checked before the key: a stub that
- * accepts any key would otherwise let any web page the user visits start runs and decide approvals (a cross-origin
- * POST of a "simple" body is sent without asking first, even when its answer cannot be read).
- * @throws HttpError 403 `origin_not_allowed`.
- */
-function checkOrigin(service: StubService, request: IncomingMessage): void {
-  const origin = request.headers.origin;
-  if (origin === undefined || service.options.corsOrigins.has(origin)) return;
-  let host: string | undefined;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    // `null` (a sandboxed frame, a file: page) or garbage: not the stub's own pages.
-  }
-  if (host !== undefined && host === request.headers.host) return;
-  throw new HttpError(
-    403,
-    'origin_not_allowed',
-    `requests from web pages of ${JSON.stringify(origin)} are not allowed: start the stub with corsOrigins (--cors ${origin}) to let that origin in`,
-  );
 }
 
 /**

@@ -28,7 +28,10 @@ import { scriptedModel } from './scripted-model';
 export interface StubServerOptions {
   /** TCP port; `0` picks a free one (read it from `url`). @default 0 */
   port?: number;
-  /** Interface to bind. @default '127.0.0.1' */
+  /**
+   * Interface to bind. Bound to a loopback address, the stub answers only requests addressed to a loopback name
+   * (`localhost`, `127.x.x.x`, `[::1]`; 403 `host_not_allowed` otherwise, against DNS rebinding). @default '127.0.0.1'
+   */
   host?: string;
   /**
    * Accepted API keys, for both the WebSocket and the HTTP API: each a string (a tenant of its own) or
@@ -49,7 +52,8 @@ export interface StubServerOptions {
    * `scheme://host[:port]`, e.g. `['http://localhost:5173']`. A request that a browser sends from any other
    * origin (its `Origin` header names neither one of these nor the stub itself) is refused with 403
    * `origin_not_allowed`, and no CORS header lets such a page read an answer: a page on another site cannot drive
-   * the stub, even one that accepts any key. Requests without `Origin` (curl, servers, the SDK) are not affected.
+   * the stub, even one that accepts any key; while it accepts any key, such a page cannot open its WebSocket
+   * either. Requests without `Origin` (curl, servers, the SDK) are not affected.
    * @default [] (only the stub's own pages, such as the agent UI)
    */
   corsOrigins?: readonly string[];

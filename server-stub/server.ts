@@ -18,6 +18,7 @@ import { resolveStubOptions, type StubServerOptions } from './options';
 import { type SessionInfo, StubService } from './service';
 import { acceptSocket } from './socket-handler';
 import type { RunSummary, RunTranscript } from './transcript';
+import { pageRefusal } from './web-pages';
 
 /** Paths that accept the WebSocket upgrade. */
 export const WEBSOCKET_PATHS = ['/', '/v1/ws'] as const;
@@ -125,6 +126,15 @@ export async function startStubServer(options: StubServerOptions = {}): Promise<
     if (!(WEBSOCKET_PATHS as readonly string[]).includes(path) || service.closed) {
       const status = service.closed ? '503 Service Unavailable' : '404 Not Found';
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    const refusal = pageRefusal(service, request, true);
+    if (refusal !== undefined) {
+      logger.warn({ origin: request.headers.origin, host: request.headers.host }, refusal.message);
+      const body = JSON.stringify({ error: refusal });
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => acceptSocket(service, ws, request));

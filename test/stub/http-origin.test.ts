@@ -1,8 +1,11 @@
 /**
- * Which web pages may call the HTTP API (docs/protocol/http-api.md): the stub's own (the agent UI), the origins of
- * `corsOrigins`, and no other, even on a stub that accepts any key.
+ * Which web pages may call the HTTP API and open the WebSocket (docs/protocol/http-api.md): the stub's own (the
+ * agent UI), the origins of `corsOrigins`, and no other, even on a stub that accepts any key; and, on a loopback
+ * bind, only requests addressed to a loopback name (a page that renames 127.0.0.1 is of no origin of the stub).
  */
+import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { scriptedModel, startStubServer } from '../../server-stub/index';
 import { agent, once, stub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
@@ -109,5 +112,79 @@ describe('requests from web pages', () => {
       'startStubServer: corsOrigins[0] must be an origin, scheme://host[:port] with no path (e.g. "http://localhost:5173"), got "http://localhost:5173/app"',
     );
     await expect(startStubServer({ corsOrigins: ['*'] })).rejects.toThrow('corsOrigins[0] must be an origin');
+  });
+});
+
+/** An HTTP GET with the headers given as they are (`fetch` cannot set `Host`): status and error code. */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; code?: string }> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(
+      url,
+      { headers: { authorization: 'Bearer anything', ...headers } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        response.on('end', () => {
+          const code = text.startsWith('{')
+            ? (JSON.parse(text) as { error?: { code: string } }).error?.code
+            : undefined;
+          resolve({ status: response.statusCode ?? 0, ...(code === undefined ? {} : { code }) });
+        });
+      },
+    );
+    sent.on('error', reject);
+    sent.end();
+  });
+}
+
+/** Opens a WebSocket with these headers: `open`, or the HTTP status of the refused upgrade. */
+function upgrade(url: string, headers: Record<string, string>): Promise<'open' | number> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(url, 'toolwire.v1', { headers: { authorization: 'Bearer k', ...headers } });
+    socket.on('open', () => {
+      socket.close();
+      resolve('open');
+    });
+    socket.on('unexpected-response', (_, response) => {
+      resolve(response.statusCode ?? 0);
+      response.resume();
+    });
+    socket.on('error', () => undefined);
+  });
+}
+
+describe('pages that rename 127.0.0.1, and WebSockets of other pages', () => {
+  it('answers only requests addressed to a loopback name on a loopback bind (DNS rebinding)', async () => {
+    const server = await stub({});
+    const { port } = new URL(server.httpUrl);
+    // A page at http://evil.example:<port> whose name resolves to 127.0.0.1: of its own origin, by its own name.
+    const renamed = { host: `evil.example:${port}`, origin: `http://evil.example:${port}` };
+    expect(await rawGet(`${server.httpUrl}/v1/runs`, renamed)).toEqual({
+      status: 403,
+      code: 'host_not_allowed',
+    });
+    expect(await rawGet(`${server.httpUrl}/v1/runs`, { host: `evil.example:${port}` })).toEqual({
+      status: 403,
+      code: 'host_not_allowed',
+    });
+    expect(await upgrade(server.url, renamed)).toBe(403);
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `app.localhost:${port}`, `[::1]:${port}`])
+      expect((await rawGet(`${server.httpUrl}/v1/runs`, { host })).status).toBe(200);
+    expect(await upgrade(server.url, { host: `localhost:${port}` })).toBe('open');
+  });
+
+  it('refuses the WebSocket of a page of another origin while any key is accepted', async () => {
+    const open = await stub({});
+    expect(await upgrade(open.url, { origin: 'http://evil.example' })).toBe(403);
+    expect(await upgrade(open.url, { origin: new URL(open.httpUrl).origin })).toBe('open');
+    expect(await upgrade(open.url, {})).toBe('open');
+    const listed = await stub({ corsOrigins: ['http://localhost:5173'] });
+    expect(await upgrade(listed.url, { origin: 'http://localhost:5173' })).toBe('open');
+    // With keys, a page must know one: a browser client served from another page is a supported use.
+    const keyed = await stub({ apiKeys: ['k'] });
+    expect(await upgrade(keyed.url, { origin: 'http://localhost:5173' })).toBe('open');
   });
 });
