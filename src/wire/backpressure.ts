@@ -1,8 +1,9 @@
 /**
  * The write budget of one socket, against a service that stops reading. Every frame the client writes counts:
- * the bytes the socket reports as unsent (`bufferedAmount`) and, for a WebSocket other than `ws`, the bytes written
- * since the service last proved it had read them (a `pong` to a ping sent after them), whichever is larger, since
- * such a socket may report nothing, always 0, or late. Answers held back here count too.
+ * the bytes the socket reports as unsent (`bufferedAmount`) and the bytes written since the service last proved it
+ * had read them (a `pong` to a ping sent after them), whichever is larger, since a socket may report nothing, always
+ * 0, or late, and `ws` leaves out what the kernel holds. Answers held back here count too. A proof asked for and not
+ * given within two heartbeat intervals drops the socket (see `Backpressure.proofTimeout`).
  *
  * - Over the soft limit (`highWaterMarkBytes`): answers that can wait are held, never queued without bound: one
  *   `pong` (to the latest `ping`; a pong answers the ping it names, and the newest is enough), the retryable
@@ -60,7 +61,7 @@ export interface BackpressureOptions {
   hardLimitBytes: number;
   /** `bufferedAmount` as the socket reports it (0 when it reports nothing). */
   reported(): number;
-  /** The socket's own figure may be wrong (not `ws`): count the bytes written until a `pong` proves them read. */
+  /** The socket's own figure may be short: count the bytes written until a `pong` proves them read. */
   countsOwn: boolean;
   /** Milliseconds, for the rate of `error` frames. */
   now(): number;
@@ -109,6 +110,9 @@ export class Backpressure {
   /** Invalid frames not answered (rate limit or backpressure) since the last one answered. */
   #unanswered = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Milliseconds a probe ping may go unanswered (see `proofTimeout`); `undefined`: not judged yet. */
+  #proofTimeoutMs: number | undefined;
+  #proofTimer: ReturnType<typeof setTimeout> | undefined;
   #overflowed = false;
   /** The service's frame rate in frames per millisecond; 0: none announced, nothing paced. */
   #perMs = 0;
@@ -249,18 +253,60 @@ export class Backpressure {
     if (this.#pings.has(id)) this.#pings.set(id, this.#written);
   }
 
-  /** A `pong` from the service: everything written up to the ping it answers has been read. */
+  /**
+   * A `pong` from the service: everything written up to the ping it answers has been read. A `pong` without `id`
+   * (frames.md allows it) answers the oldest ping written and not yet answered: pings are answered in order, so
+   * that one at least has been read (docs/protocol/lifecycle.md: a `pong` also answers every earlier ping).
+   */
   ponged(id: string | undefined): void {
-    if (id === undefined) return;
-    const at = this.#pings.get(id);
+    const key = id ?? this.#oldestPing();
+    if (key === undefined) return;
+    const at = this.#pings.get(key);
     if (at === undefined) return;
     if (at > this.#confirmed) this.#confirmed = at;
+    if (this.#proofTimer !== undefined && this.#probeAt <= this.#confirmed) {
+      clearTimeout(this.#proofTimer);
+      this.#proofTimer = undefined;
+    }
     // Pings are answered in order: older ones will not be answered any more usefully.
-    for (const [key] of this.#pings) {
-      this.#pings.delete(key);
-      if (key === id) break;
+    for (const [older] of this.#pings) {
+      this.#pings.delete(older);
+      if (older === key) break;
     }
     this.#flush();
+  }
+
+  /** The id of the oldest ping written and not yet answered. */
+  #oldestPing(): string | undefined {
+    for (const [key, at] of this.#pings) if (at >= 0) return key;
+    return undefined;
+  }
+
+  /**
+   * A probe ping (a proof of reading that writes wait for) unanswered for `ms` milliseconds drops the socket, as
+   * the hard limit does: a service that reads but never answers, or answers only with other frames (which keep the
+   * heartbeat content), would otherwise hold every write for ever. The connection sets it to two heartbeat
+   * intervals once `welcome` announces one; until then no probe is judged.
+   */
+  proofTimeout(ms: number): void {
+    this.#proofTimeoutMs = ms;
+    if (this.#probeAt > this.#confirmed) this.#startProofTimer();
+  }
+
+  #startProofTimer(): void {
+    if (this.#proofTimer !== undefined || this.#overflowed || this.#proofTimeoutMs === undefined) return;
+    const ms = this.#proofTimeoutMs;
+    this.#proofTimer = setTimeout(() => {
+      this.#proofTimer = undefined;
+      if (this.#overflowed || this.#probeAt <= this.#confirmed) return;
+      const unproven = this.#written - this.#confirmed;
+      this.stop();
+      this.#options.overflow(
+        `the service did not answer a ping in ${ms} ms: ${unproven} bytes written are not proven read, and writes wait for that proof`,
+      );
+    }, ms);
+    // The proof timer alone does not keep the process alive (no-op in browsers).
+    (this.#proofTimer as { unref?: () => void }).unref?.();
   }
 
   /** A `ping` from the service: answered now if the socket has room, else its pong is held (one, the latest). */
@@ -344,6 +390,8 @@ export class Backpressure {
   stop(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
+    if (this.#proofTimer !== undefined) clearTimeout(this.#proofTimer);
+    this.#proofTimer = undefined;
     this.#overflowed = true;
     this.#paced = [];
     this.#pacedAt = 0;
@@ -442,6 +490,7 @@ export class Backpressure {
     if (!this.#options.write(text, 'ping')) return -1;
     // `write` came back through `wrote`, which counted the ping.
     this.#pings.set(id, this.#written);
+    this.#startProofTimer();
     return this.#written;
   }
 

@@ -469,7 +469,8 @@ export class Link {
       hardLimitBytes: options.maxBufferedBytes,
       reported: () => this.#transport.bufferedAmount,
       // Every socket: a runtime may report its unsent bytes late, in part, or always as 0 (Bun's `ws` does, and
-      // Deno's under `ws`), and `ws` in Node counts only what the kernel has not taken (see ./backpressure.ts).
+      // Deno's under `ws`), and `ws` in Node counts only what its socket has not yet handed to the kernel, whose
+      // buffers (both ends) hold megabytes more that the service has not read.
       countsOwn: true,
       now: () => clock.now(),
       write: (text, type) => this.#write(text, type),
@@ -652,6 +653,8 @@ export class Link {
       },
       dead: () => this.#drop(undefined, 'heartbeat timeout', CLOSE_CODES.heartbeatTimeout),
     });
+    // A proof of reading unanswered this long is a stalled service, as silence is a dead one.
+    this.#budget.proofTimeout(2 * this.#heartbeat.intervalMs);
   }
 
   #handshakeTimedOut(): void {

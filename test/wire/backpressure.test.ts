@@ -4,7 +4,7 @@
  * socket says, what the client writes to a service that stopped reading stays within `maxBufferedBytes`, then
  * the socket is dropped (1008) and the session resumed; against a service that reads, nothing is dropped.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../src/logger';
 import { ERROR_FRAMES_PER_INTERVAL } from '../../src/wire/backpressure';
 import { Connection, type ConnectionOptions } from '../../src/wire/connection';
@@ -207,5 +207,84 @@ describe('error frames', () => {
     );
     expect(link.state).toBe('open');
     link.close();
+  });
+});
+
+describe('a service that reads but answers pings without id, or not at all', () => {
+  /** A service that reads every frame and answers `ping` as `pong` says (`'none'`: never). */
+  function readingService(pong: 'id' | 'no id' | 'none') {
+    const service = memoryService('always 0', () => false);
+    const original = service.WebSocket;
+    class Answering extends (original as unknown as new (
+      ...args: unknown[]
+    ) => {
+      read: Array<{ type: string; id?: string }>;
+      serve(frame: unknown): void;
+      send(text: string): void;
+    }) {
+      override send(text: string): void {
+        const frame = JSON.parse(text) as { type: string; id?: string };
+        if (frame.type !== 'ping' || frame.id === undefined) {
+          super.send(text);
+          return;
+        }
+        // Read, and answered as `pong` says.
+        this.read.push(frame);
+        if (pong !== 'none')
+          queueMicrotask(() => this.serve(pong === 'id' ? { type: 'pong', id: frame.id } : { type: 'pong' }));
+      }
+    }
+    return { ...service, WebSocket: Answering as unknown as WebSocketConstructor };
+  }
+
+  async function writeResults(link: Connection, count: number): Promise<void> {
+    for (let index = 0; index < count; index++) {
+      while (link.bufferedAmount > SOFT) await new Promise((resolve) => setTimeout(resolve, 1));
+      link.send(result(`c${index}`, 'x'.repeat(1_000)));
+    }
+  }
+
+  it.each(['id', 'no id'] as const)(
+    'a pong with %s proves the bytes before its ping read: nothing stalls',
+    async (pong) => {
+      const service = readingService(pong);
+      const { connection: link, disconnects } = connection(service.WebSocket);
+      await link.connect();
+      await writeResults(link, 100);
+      expect(service.sockets[0]!.read.filter((frame) => frame.type === 'tool_result')).toHaveLength(100);
+      expect(disconnects).toEqual([]);
+      link.close();
+    },
+  );
+
+  it('a probe ping unanswered for two heartbeat intervals drops the socket (1008, logged) and resumes', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'queueMicrotask'] });
+    try {
+      const service = readingService('none');
+      const { connection: link, disconnects, warnings } = connection(service.WebSocket);
+      const connected = link.connect();
+      await vi.advanceTimersByTimeAsync(0);
+      await connected;
+      // Past half the soft limit unproven: a probe ping goes out, and writes wait for its answer.
+      for (let index = 0; index < 3; index++) link.send(result(`c${index}`, 'x'.repeat(400)));
+      expect(link.bufferedAmount).toBeGreaterThan(SOFT / 2);
+      expect(service.sockets[0]!.read.filter((frame) => frame.type === 'ping')).toHaveLength(1);
+      // The service keeps talking (the heartbeat stays content), but never answers the ping.
+      for (let step = 0; step < 119; step++) {
+        await vi.advanceTimersByTimeAsync(1_000);
+        service.sockets[0]!.serve({ type: 'ack', callId: 'c0' });
+      }
+      expect(disconnects).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(disconnects).toEqual([{ code: 1008, reason: 'the service is not reading' }]);
+      expect(warnings).toEqual([
+        'the service did not answer a ping in 120000 ms: 1506 bytes written are not proven read, and writes wait for that proof',
+      ]);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(service.hellos).toEqual([undefined, 's1']);
+      link.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
