@@ -304,7 +304,7 @@ export class Connection {
       this.#refusedKey = undefined;
       if (refused !== undefined && refused === key) {
         const message = `the service refused the API key, and the apiKey function returned the same key again`;
-        this.#fail(new ConnectionError('unauthorized', message));
+        this.#refusedForGood(new ConnectionError('unauthorized', message));
         return;
       }
     }
@@ -468,7 +468,7 @@ export class Connection {
             : 'unsupported_protocol';
       const error = new ConnectionError(errorCode, `the service refused the connection (${detail})`);
       // A revoked key (docs/protocol/fleets.md): a key function may have the new one.
-      if (!this.#retryRefusedKey(error)) this.#fail(error);
+      if (!this.#retryRefusedKey(error)) this.#refusedForGood(error);
       return;
     }
     if (code === CLOSE_CODES.sessionReplaced) {
@@ -500,6 +500,16 @@ export class Connection {
     this.#later(delayMs, () => {
       if (this.#state === 'connecting' || this.#state === 'reconnecting') void this.#open();
     });
+  }
+
+  /**
+   * The service refused this client in a way retrying cannot mend: the `error` event, then `closed` with the same
+   * error (docs/guide/client.md), as an attempt refused at the upgrade does.
+   */
+  #refusedForGood(error: ConnectionError): void {
+    if (this.#state === 'closed') return;
+    this.#guard(() => this.#options.onError(error));
+    this.#fail(error);
   }
 
   #fail(error: ConnectionError | undefined): void {

@@ -840,3 +840,37 @@ describe('a resume the service refuses with 4010', () => {
     await expect(client.connect()).rejects.toMatchObject({ code: 'closed' });
   });
 });
+
+describe('a welcomed socket the service closes for good (4001, 4010)', () => {
+  it.each([
+    [4001, 'unauthorized'],
+    [4010, 'fleet_conflict'],
+  ])('closed %i: disconnected, then the error event, then closed with %s', async (code, errorCode) => {
+    const pair = memorySocketPair({
+      onConnection(peer) {
+        peer.onMessage = (text) => {
+          if ((JSON.parse(text) as { type: string }).type === 'hello') peer.send(welcome('s1'));
+        };
+      },
+    });
+    const client = new Client({
+      url: FAKE_URL,
+      WebSocket: pair.WebSocket,
+      apiKey: 'key-123456',
+      tools: [echo],
+      reconnect: { initialDelayMs: 1, maxDelayMs: 1 },
+      logger: recordingLogger().logger,
+    });
+    clients.push(client);
+    const seen: string[] = [];
+    client.on('disconnected', ({ code: closedWith }) => seen.push(`disconnected ${closedWith}`));
+    client.on('error', (error) => seen.push(`error ${(error as ConnectionError).code}`));
+    const closed = new Promise<ConnectionError | undefined>((resolve) => client.once('closed', resolve));
+    client.on('closed', (error) => seen.push(`closed ${error?.code}`));
+    await client.connect();
+    (pair.peers[0] as MemoryPeer).close(code, 'refused');
+    const error = await closed;
+    expect(seen).toEqual([`disconnected ${code}`, `error ${errorCode}`, `closed ${errorCode}`]);
+    expect(error?.message).toBe(`the service refused the connection (${code}: refused)`);
+  });
+});
