@@ -310,8 +310,17 @@ export class Runs {
       }
       case 'run_event': {
         const run = this.#byRun.get(frame.runId);
-        if (run === undefined && this.#ended.has(frame.runId)) return true;
-        if (run !== undefined && frame.seq !== undefined) {
+        if (run === undefined) {
+          // Only a run this client started has events for it (docs/reference/events.md); one that ended here is
+          // forgotten quietly, another is a confused service.
+          if (!this.#ended.has(frame.runId))
+            this.#logger.debug(
+              { runId: frame.runId.slice(0, 64) },
+              'run_event of a run this client did not start, ignored',
+            );
+          return true;
+        }
+        if (frame.seq !== undefined) {
           // Sent again after a resume (docs/protocol/runs.md): this one already came.
           if (frame.seq <= run.eventSeq) return true;
           run.eventSeq = frame.seq;

@@ -100,6 +100,28 @@ describe('a run’s events', () => {
     expect(seen).toEqual(['r1 message', 'r2 message']);
   });
 
+  it('of a run this client did not start are dropped, an approval of it included', async () => {
+    const { client, connection } = await connected();
+    const seen: string[] = [];
+    client.on('run_event', (event) => seen.push(`${event.runId} ${event.kind}`));
+    client.on('approval_requested', (request) => seen.push(`approval ${request.callId}`));
+    connection.send(message('stranger', 1));
+    connection.send({
+      type: 'run_event',
+      runId: 'stranger',
+      seq: 2,
+      event: {
+        kind: 'approval_requested',
+        data: { callId: 'c9', toolName: 'x', arguments: {} },
+      },
+    });
+    const { run } = await started(client, connection, 'r1');
+    connection.send(message('r1', 1));
+    connection.send(result('r1', 'done'));
+    await run;
+    expect(seen).toEqual(['r1 message']);
+  });
+
   it('an onEvent that throws is reported as listener_failed; the run goes on', async () => {
     const { client, connection } = await connected();
     const errors: Error[] = [];
