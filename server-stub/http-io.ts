@@ -5,7 +5,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { nestsDeeperThan } from '../src/json';
+import { jsonSyntaxError, nestsDeeperThan } from '../src/json';
 import { MAX_FRAME_DEPTH } from '../src/limits';
 
 /** A refusal with its HTTP status. */
@@ -78,7 +78,7 @@ export async function readJsonBody(
   try {
     body = JSON.parse(text);
   } catch (error) {
-    throw new HttpError(400, 'invalid_json', `request body is not valid JSON: ${(error as Error).message}`);
+    throw new HttpError(400, 'invalid_json', `request body is not valid JSON: ${jsonSyntaxError(error)}`);
   }
   // As for frames (docs/protocol/limits.md): what reads the body later (a schema check, the transcript's copies)
   // recurses.

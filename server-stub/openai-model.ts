@@ -7,6 +7,7 @@
 import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import { z } from 'zod/mini';
 import { OptionsError } from '../src/errors';
+import { jsonSyntaxError } from '../src/json';
 import { MAX_TIMEOUT_MS } from '../src/limits';
 import { displayUrl } from '../src/logger';
 import type { ChatMessage, Model, ModelRequest, ModelTurn } from './model';
@@ -353,7 +354,7 @@ function parseCompletion(body: string, endpoint: string): ModelTurn {
   } catch (error) {
     throw new ModelError(
       'model_malformed_response',
-      `model response from ${endpoint} is not JSON: ${messageOf(error)}`,
+      `model response from ${endpoint} is not JSON: ${jsonSyntaxError(error)}`,
     );
   }
   const parsed = completionSchema.safeParse(json);

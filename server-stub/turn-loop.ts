@@ -5,6 +5,7 @@
  * @module
  */
 import { Validator } from '@cfworker/json-schema';
+import { jsonSyntaxError } from '../src/json';
 import type { ToolChoice, ToolDefinition } from '../src/wire/protocol';
 import { Call } from './call';
 import type { Dispatcher } from './dispatcher';
@@ -162,7 +163,7 @@ function finalOutput(run: Run, text: string): { value: unknown } | { error: stri
     value = JSON.parse(text);
   } catch (error) {
     return {
-      error: `the final output is not JSON, but the agent has an outputSchema: ${(error as Error).message}`,
+      error: `the final output is not JSON, but the agent has an outputSchema: ${jsonSyntaxError(error)}`,
     };
   }
   const result = new Validator(

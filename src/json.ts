@@ -104,3 +104,16 @@ export function frozenCopy<T>(value: T, depth = 1): T {
   }
   return Object.freeze(copy) as T;
 }
+
+/**
+ * Why `JSON.parse` refused a text, in fixed words: `unexpected end of input`, else `invalid syntax`, with the
+ * position when the parser gave one (`at position 7`). Never the parser's own message, which quotes the text around
+ * the fault (V8: `Unexpected token 's', "sk-live-01"... is not valid JSON`; JavaScriptCore names the token): a cut
+ * of a secret that no redaction rule recognises would reach logs, `error` frames and what the model reads.
+ */
+export function jsonSyntaxError(error: unknown): string {
+  const message = error instanceof Error ? error.message : '';
+  if (/end of (JSON )?input|Unexpected EOF|end of data/i.test(message)) return 'unexpected end of input';
+  const position = /at position (\d+)/.exec(message)?.[1];
+  return position === undefined ? 'invalid syntax' : `invalid syntax at position ${position}`;
+}

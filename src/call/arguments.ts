@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { jsonTypeName } from '../json';
+import { jsonSyntaxError, jsonTypeName } from '../json';
 import { MAX_ARGUMENT_DEPTH } from '../limits';
 import { integerAt, type ValidationIssue } from '../tool/schema';
 import { formatPath } from '../tool/schema/adapter';
@@ -28,7 +28,8 @@ function fromParsed(parsed: unknown): DecodedArguments {
  * - absent (`undefined`), `null`, `''` or whitespace, and the JSON text `null`: `{}`;
  * - an object (not an array): used as it is;
  * - a string: parsed as JSON; a JSON string that itself holds JSON (double-encoded) is unwrapped once;
- * - text that is not JSON: `not_json` with the parser's message;
+ * - text that is not JSON: `not_json` with why, in fixed words and a position (never the parser's message, which
+ *   quotes the text: `jsonSyntaxError`);
  * - any other JSON value (`[]`, `42`, `"text"`, `true`): `not_object` with its JSON type.
  *
  * @example
@@ -45,7 +46,7 @@ export function decodeArguments(raw: unknown): DecodedArguments {
   try {
     parsed = JSON.parse(raw);
   } catch (error) {
-    return { ok: false, reason: 'not_json', detail: error instanceof Error ? error.message : String(error) };
+    return { ok: false, reason: 'not_json', detail: jsonSyntaxError(error) };
   }
   if (typeof parsed !== 'string') return fromParsed(parsed);
   // Double-encoded: a JSON string whose content is the JSON object. Unwrapped once, never more.

@@ -34,9 +34,9 @@ export function invalidArgumentsText(toolName: string, issues: readonly Validati
   return `Invalid arguments for ${toolName}: ${listIssues(issues)}`;
 }
 
-/** `Invalid arguments for <name>: the arguments are not valid JSON (<parser message>)`. */
-export function notJsonText(toolName: string, parserMessage: string): string {
-  return `Invalid arguments for ${toolName}: the arguments are not valid JSON (${parserMessage})`;
+/** `Invalid arguments for <name>: the arguments are not valid JSON (<why: src/json.ts jsonSyntaxError>)`. */
+export function notJsonText(toolName: string, why: string): string {
+  return `Invalid arguments for ${toolName}: the arguments are not valid JSON (${why})`;
 }
 
 /** `Invalid arguments for <name>: expected a JSON object, got <array|number|string|boolean>`. */

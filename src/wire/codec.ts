@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { nestsDeeperThan } from '../json';
+import { jsonSyntaxError, nestsDeeperThan } from '../json';
 import { MAX_FRAME_DEPTH } from '../limits';
 import type { Logger } from '../logger';
 import {
@@ -180,7 +180,7 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
   try {
     value = JSON.parse(raw);
   } catch (error) {
-    return { ok: false, code: 'invalid_json', message: `frame is not JSON: ${(error as Error).message}` };
+    return { ok: false, code: 'invalid_json', message: `frame is not JSON: ${jsonSyntaxError(error)}` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, code: 'invalid_frame', message: 'frame must be a JSON object' };

@@ -37,9 +37,21 @@ describe('decodeArguments', () => {
     expect(decodeArguments(10n)).toEqual({ ok: false, reason: 'not_object', type: 'bigint' });
   });
 
-  it('refuses text that is not JSON with the parser’s message', () => {
-    const result = decodeArguments('{"a":');
-    expect(result).toMatchObject({ ok: false, reason: 'not_json' });
-    expect((result as { detail: string }).detail.length).toBeGreaterThan(0);
+  it('refuses text that is not JSON saying why in fixed words, never quoting the text (a secret may be in it)', () => {
+    expect(decodeArguments('{"a":')).toEqual({
+      ok: false,
+      reason: 'not_json',
+      detail: 'unexpected end of input',
+    });
+    expect(decodeArguments('{"a":1}x')).toEqual({
+      ok: false,
+      reason: 'not_json',
+      detail: 'invalid syntax at position 7',
+    });
+    expect(decodeArguments('sk-live-0123456789abcdef')).toEqual({
+      ok: false,
+      reason: 'not_json',
+      detail: 'invalid syntax',
+    });
   });
 });

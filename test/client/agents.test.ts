@@ -268,7 +268,7 @@ describe('outputType', () => {
     expect(error).toMatchObject({
       code: 'invalid_output',
       message: expect.stringMatching(
-        /^the final output is not JSON, but the agent has an outputSchema: Unexpected token/,
+        /^the final output is not JSON, but the agent has an outputSchema: invalid syntax$/,
       ),
     });
   });

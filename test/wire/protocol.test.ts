@@ -28,6 +28,19 @@ describe('decodeServiceFrame', () => {
     expect(result.ok === false && result.code).toBe('invalid_json');
   });
 
+  it('says why a frame is not JSON without quoting it: no cut of a secret reaches a log or an error frame', () => {
+    expect(decodeServiceFrame('sk-live-0123456789abcdef')).toEqual({
+      ok: false,
+      code: 'invalid_json',
+      message: 'frame is not JSON: invalid syntax',
+    });
+    expect(decodeServiceFrame('{"type":"ping"} sk-live-0123456789abcdef')).toEqual({
+      ok: false,
+      code: 'invalid_json',
+      message: 'frame is not JSON: invalid syntax at position 16',
+    });
+  });
+
   it('refuses a frame over the size limit before parsing it', () => {
     const raw = JSON.stringify({ type: 'ping', id: 'x'.repeat(2000) });
     expect(decodeServiceFrame(raw, 1024)).toEqual({
