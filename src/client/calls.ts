@@ -597,7 +597,9 @@ export class CallRunner implements ExecutionOwner {
     execution.started = Math.round(performance.now());
     const { callId, runId, toolName } = execution;
     const { events } = this.#options;
-    if (events.listens?.('tool_call') !== false) events.toolCall({ callId, runId, toolName });
+    // A call of a tool this client does not have runs nothing: it ends unknown_tool, as a call that never began.
+    if (events.listens?.('tool_call') !== false && this.#options.registry.has(toolName))
+      events.toolCall({ callId, runId, toolName });
     const pending = settleNow(this.#contextOf, execution, this.#contextReady, execution);
     if (pending === undefined) return;
     // A cancel, the deadline or close() while the context is awaited ends the wait (the call layer then ends the

@@ -287,7 +287,10 @@ describe('Client tool calls (msw)', () => {
   });
 
   it('answers an unknown tool with unknown_tool listing the tools', async () => {
-    const { connection } = await connected();
+    const { client, connection } = await connected();
+    const events: string[] = [];
+    client.on('tool_call', ({ callId }) => events.push(`call ${callId}`));
+    client.on('tool_result', ({ callId, status }) => events.push(`result ${callId} ${status}`));
     const result = connection.next('tool_result');
     connection.send({ type: 'tool_call', callId: 'c3', runId: 'r1', toolName: 'nope', arguments: {} });
     expect(await result).toMatchObject({
@@ -295,6 +298,8 @@ describe('Client tool calls (msw)', () => {
       status: 'unknown_tool',
       output: 'Tool "nope" not found. Available tools: echo',
     });
+    // Nothing ran: a tool_result with no tool_call, as for any call answered without starting.
+    expect(events).toEqual(['result c3 unknown_tool']);
   });
 });
 
