@@ -219,21 +219,27 @@ export type RunToolCall = Omit<WireRunToolCall, 'result'> & {
 const optional = <T extends z.core.SomeType>(schema: T) => z.catch(z.optional(schema), undefined);
 const text = z.string();
 const count = z.number();
+/** A model turn: a whole number from 1. */
+const turn = z.number().check(z.int(), z.minimum(1));
+/** A nesting depth: a whole number from 0. */
+const depth = z.number().check(z.int(), z.minimum(0));
+/** A duration in milliseconds: not negative. */
+const duration = z.number().check(z.minimum(0));
 const call = { callId: text, toolName: text };
 const nested = { runId: optional(text) };
 /** Any value, or none. */
 const any = z.optional(z.unknown());
 
 const DATA: Readonly<Record<RunEventKind, z.ZodMiniType>> = {
-  turn: z.object({ turn: count }),
+  turn: z.object({ turn }),
   message: z.object({
     role: z.literal('assistant'),
     content: text,
     toolCalls: optional(z.array(z.object({ id: text, name: text, arguments: any }))),
     model: optional(text),
   }),
-  text_delta: z.object({ turn: count, delta: text }),
-  tool_call: z.object({ ...call, arguments: any, depth: count, strict: optional(z.boolean()) }),
+  text_delta: z.object({ turn, delta: text }),
+  tool_call: z.object({ ...call, arguments: any, depth, strict: optional(z.boolean()) }),
   tool_result: z.object({
     ...call,
     status: text,
@@ -241,7 +247,7 @@ const DATA: Readonly<Record<RunEventKind, z.ZodMiniType>> = {
     widget: any,
     content: optional(z.array(contentPartSchema)),
     result: optional(z.object({ type: text, value: any })),
-    durationMs: count,
+    durationMs: duration,
   }),
   approval_requested: z.object({
     ...call,

@@ -122,6 +122,27 @@ describe('a run’s events', () => {
     expect(seen).toEqual(['r1 message']);
   });
 
+  it('whose fields do not have their kind’s shape are not delivered (a turn below 1, a negative duration)', async () => {
+    const { client, connection } = await connected();
+    const seen: string[] = [];
+    client.on('run_event', (event) => seen.push(`${event.kind} ${event.seq}`));
+    const { run } = await started(client, connection, 'r1');
+    const event = (seq: number, kind: string, data: object) =>
+      connection.send({ type: 'run_event', runId: 'r1', seq, event: { kind, data } });
+    const call = { callId: 'c1', toolName: 'x' };
+    event(1, 'turn', { turn: -3 });
+    event(2, 'turn', { turn: 1.5 });
+    event(3, 'text_delta', { turn: 0, delta: 'a' });
+    event(4, 'tool_call', { ...call, arguments: {}, depth: -1 });
+    event(5, 'tool_result', { ...call, status: 'ok', output: 'o', durationMs: -1 });
+    event(6, 'turn', { turn: 1 });
+    event(7, 'tool_call', { ...call, arguments: {}, depth: 0 });
+    event(8, 'tool_result', { ...call, status: 'ok', output: 'o', durationMs: 0 });
+    connection.send(result('r1', 'done'));
+    await run;
+    expect(seen).toEqual(['turn 6', 'tool_call 7', 'tool_result 8']);
+  });
+
   it('an onEvent that throws is reported as listener_failed; the run goes on', async () => {
     const { client, connection } = await connected();
     const errors: Error[] = [];
