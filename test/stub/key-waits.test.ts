@@ -167,10 +167,14 @@ describe('key_waits, as the service reads it', () => {
       .map((frame) => frame.type)
       .filter((type) => type === 'tool_call' || type === 'cancel');
     expect(order.slice(0, 5)).toEqual(['tool_call', 'tool_call', 'tool_call', 'tool_call', 'cancel']);
+    // Sent behind the running call, it is not leased: its deadline cuts it too (a leased one would run on).
+    expect(await client.next('cancel', (frame) => frame.callId === fifth.callId)).toMatchObject({
+      reason: 'deadline',
+    });
     client.result(fifth.callId, 'fifth');
     client.result(first.callId, 'first');
     const result = await client.next('run_result');
-    // The fifth's deadline ran while it waited in the service: sent behind the running call, it was not leased.
+    // The fifth's answer came after its cut: the model reads its timeout.
     expect(result.toolCalls.map((call) => call.status)).toEqual([
       'ok',
       'timeout',
