@@ -71,3 +71,50 @@ it('type-checks every TypeScript block in README.md and docs/', () => {
   expect(problems).toEqual([]);
   // One TypeScript program over every snippet: about 25 s on a busy 2-core machine.
 }, 90_000);
+
+/** The fenced blocks of a page, in order, with their language. */
+function blocks(text: string): Array<{ lang: string; code: string; at: number }> {
+  return [...text.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((match) => ({
+    lang: match[1] ?? '',
+    code: match[2] ?? '',
+    at: match.index ?? 0,
+  }));
+}
+
+it('names the file and the command of every program a page runs against the stub it starts', () => {
+  // A TypeScript block that connects a client with top-level await, in the section where a page starts the
+  // stand-in with `npx toolwire-stub`, is a program the reader runs against it: the page must say which file (an
+  // ES module, `.mts`, since `npm init -y` makes a CommonJS project where a `.ts` file with top-level await does
+  // not run) and how.
+  const problems: string[] = [];
+  for (const file of docFiles(root)) {
+    const text = readFileSync(`${root}${file}`, 'utf8');
+    const found = blocks(text);
+    const stub = found.find((block) => block.lang === 'sh' && /npx toolwire-stub /.test(block.code));
+    if (stub === undefined) continue;
+    for (const block of found.filter((other) => other.at > stub.at)) {
+      if (/^#{1,6} /m.test(text.slice(stub.at, block.at))) break;
+      if (block.lang !== 'ts' || !/^await \w+\.connect\(/m.test(block.code)) continue;
+      const named =
+        [...text.slice(Math.max(0, block.at - 400), block.at).matchAll(/save this as `([^`]+)`/g)].at(
+          -1,
+        )?.[1] ?? /^\/\/ (\S+\.m?ts)\b/.exec(block.code)?.[1];
+      const where = `${file}: the block at line ${text.slice(0, block.at).split('\n').length}`;
+      if (named === undefined) problems.push(`${where} names no file`);
+      else if (!named.endsWith('.mts')) problems.push(`${where} is named ${named}, not an .mts module`);
+      else if (!found.some((other) => other.lang === 'sh' && other.code.includes(`npx tsx ${named}`)))
+        problems.push(`${where} has no command running it (npx tsx ${named})`);
+    }
+  }
+  expect(problems).toEqual([]);
+});
+
+it('installs tsx with the tarball wherever a page installs it, for the `npx tsx` its commands run', () => {
+  const lines = docFiles(root).flatMap((file) =>
+    [...readFileSync(`${root}${file}`, 'utf8').matchAll(/^.*npm install \S*toolwire-[\d.]+\.tgz.*$/gm)].map(
+      (match) => `${file}: ${match[0]}`,
+    ),
+  );
+  expect(lines.length).toBeGreaterThan(0);
+  expect(lines.filter((line) => !/\btsx\b/.test(line))).toEqual([]);
+});
