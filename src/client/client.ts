@@ -65,6 +65,18 @@ import { drainOnSignals, type SignalHooks } from './signals';
 import type * as Tracing from './tracing';
 import type { ToolTracing } from './tracing';
 
+declare global {
+  /**
+   * `Symbol.asyncDispose`, which `Client` keys its dispose method by, declared as lib.esnext.disposable and
+   * @types/node declare it (the same declaration, so they merge): the published types then compile in a project
+   * whose lib has neither (`lib: ["ES2022", "DOM"]`, no @types/node), as test/package/install.test.ts checks.
+   * `await using` still needs that lib; where the runtime has no `Symbol.asyncDispose`, `close()` is the way.
+   */
+  interface SymbolConstructor {
+    readonly asyncDispose: unique symbol;
+  }
+}
+
 /** ./tracing.ts: registered by the Node entry, else loaded by the `connect()` of a client with `tracing`. */
 const tracingCode = new CodeOnDemand<typeof Tracing>('tracing', () => import('./tracing'));
 

@@ -5,7 +5,15 @@
  * the README's Quick Start run against the `toolwire-stub` binary of each install.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -187,6 +195,67 @@ describe('the declarations users compile against', () => {
       expect([...new Set(renamed)], file).toEqual([]);
     }
   });
+
+  // A browser project: its lib has neither lib.esnext.disposable nor @types/node (where `Symbol.asyncDispose` is
+  // declared), and it checks every declaration file (no skipLibCheck). Every entry point whose peers the project
+  // has (toolwire/mcp and toolwire/ai-sdk need theirs), through `import` (the `browser`/`import` types, .d.ts)
+  // and through `require` (the .d.cts). That the package's own declaration of `Symbol.asyncDispose` merges with
+  // lib.esnext.disposable's and @types/node's is checked by `npm run typecheck`, whose config has both.
+  it.each([
+    ['import', 'Bundler', 'mts'],
+    ['require', 'NodeNext', 'cts'],
+  ])(
+    'type-check under lib ES2022 + DOM, strict, without skipLibCheck or @types/node (%s)',
+    async (how, resolution, ext) => {
+      const dir = join(apps.newest, `browser-types-${how}`);
+      mkdirSync(dir, { recursive: true });
+      const specifiers = [
+        '',
+        'zod3',
+        'valibot',
+        'json-schema',
+        'strict',
+        'testing',
+        'tracing',
+        'compat',
+        'otel',
+        'server-stub',
+      ];
+      const lines = specifiers.map((subpath, index) => {
+        const spec = subpath === '' ? 'toolwire' : `toolwire/${subpath}`;
+        return how === 'import'
+          ? `import * as m${index} from '${spec}';`
+          : `import m${index} = require('${spec}');`;
+      });
+      const code = `${lines.join('\n')}
+const client = new m0.Client({ url: 'ws://127.0.0.1:1', apiKey: 'k', tools: [] });
+export const used = [client, ${specifiers.map((_, index) => `m${index}`).join(', ')}];
+`;
+      writeFileSync(join(dir, `main.${ext}`), code);
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'ES2022',
+            lib: ['ES2022', 'DOM'],
+            module: resolution === 'Bundler' ? 'ESNext' : 'NodeNext',
+            moduleResolution: resolution,
+            strict: true,
+            noEmit: true,
+            types: [],
+          },
+          files: [`main.${ext}`],
+        }),
+      );
+      const tsc = join(repo, 'node_modules/typescript/bin/tsc');
+      const problems = await run(process.execPath, [tsc, '-p', dir], { cwd: dir, timeout: 60_000 }).then(
+        () => '',
+        (error: { stdout?: string }) => error.stdout ?? String(error),
+      );
+      expect(problems).toBe('');
+    },
+    90_000,
+  );
 });
 
 describe.each(Object.keys(PROJECTS) as Project[])('a project with the %s zod', (project) => {
