@@ -120,6 +120,9 @@ const closedClient = () => new ConnectionError('closed', 'the client is closed')
 const decideNotConnected = () =>
   new ConnectionError('not_connected', 'decide(): the client is not connected');
 
+/** `decide()` on a client that `close()` ended, as `run()` says it: no later connection will take it. */
+const decideClosed = () => new ConnectionError('closed', 'decide(): the client is closed');
+
 /** Makes `Runs` known up front (src/node.ts): every client's first `run()` then starts at once. */
 export function registerRuns(runs: typeof Runs): void {
   runsCode.register(runs);
@@ -324,7 +327,7 @@ export function clientConnection(
       } else if (parts.decisions?.refused(about, message) !== true) parts.runs?.refused(about, message);
     },
     onClosed: (error) => {
-      parts.decisions?.disconnected();
+      parts.decisions?.disconnected('closed');
       parts.calls.abortAll('client closed');
       parts.calls.dispose();
       parts.runs?.failAll(error ?? new ConnectionError('closed', 'the client was closed'));
@@ -705,9 +708,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const closed = () =>
       waiter === 'connect'
         ? new ConnectionError('closed', 'the client was closed before it connected')
-        : // As ./decisions.ts answers a decision on a socket that is not open.
-          waiter === 'decide'
-          ? decideNotConnected()
+        : waiter === 'decide'
+          ? decideClosed()
           : closedClient();
     const signal = bound !== undefined && 'signal' in bound ? bound.signal : undefined;
     const limit = bound !== undefined && 'timeoutMs' in bound ? bound : undefined;
@@ -774,8 +776,9 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    *   service's `maxPayloadBytes`), `too_deep` (edited arguments over 64 levels), `timeout` (no answer within
    *   `DECISION_ANSWER_TIMEOUT_MS`, 30,000 ms from the call, the socket open; in a browser that time also covers
    *   loading the decision code, and `timeout` comes as well when that code has not loaded within it);
-   *   ConnectionError `not_connected` only when the socket is not open, `disconnected` when it dropped before the
-   *   answer; ToolwireError `load_failed` in a browser when the decision code (loaded with `import()` at the first
+   *   ConnectionError `closed` once the client is closed (and for a decision still waiting when it closes),
+   *   `not_connected` when the socket is not open otherwise (before `connect()`, while reconnecting),
+   *   `disconnected` when it dropped before the answer; ToolwireError `load_failed` in a browser when the decision code (loaded with `import()` at the first
    *   `decide()`) could not be loaded (the import's error as `cause`; the next `decide()` loads again). Arguments
    *   that are no decision (`invalid_decision`: the id, the decision's shape, a misspelt field) and a socket that
    *   is not open (`not_connected`) are refused at once, before any load; edited `arguments` (not JSON, too deep,
@@ -787,6 +790,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     if (read instanceof ApprovalError) return Promise.reject(read);
     // A socket that is not open answers at once, in a browser too: no decision code is loaded for a decision
     // that cannot be sent (a page offline would otherwise wait for a chunk it cannot fetch).
+    if (this.#connection.state === 'closed') return Promise.reject(decideClosed());
     if (!this.#connection.writable) return Promise.reject(decideNotConnected());
     const decisions = this.#decisionsNow();
     if (decisions !== undefined) return decisions.decide(callId, read);

@@ -211,13 +211,20 @@ export class Decisions {
   }
 
   /**
-   * The socket dropped or the client closed: no answer will come for what was sent on it. Whether the service
-   * applied such a decision is unknown; the caller may decide again (a second decision is refused `not_pending`).
+   * The socket dropped (`ConnectionError` `disconnected`) or the client closed (`closed`): no answer will come for
+   * what was sent on it. Whether the service applied such a decision is unknown; after a drop the caller may
+   * decide again (a second decision is refused `not_pending`).
    */
-  disconnected(): void {
+  disconnected(why: 'dropped' | 'closed' = 'dropped'): void {
     const pending = [...this.#pending.values()];
     this.#pending.clear();
-    const error = new ConnectionError('disconnected', 'decide(): the socket dropped before the answer');
+    const error =
+      why === 'closed'
+        ? new ConnectionError(
+            'closed',
+            'decide(): the client was closed before the service answered, so whether the decision was applied is unknown',
+          )
+        : new ConnectionError('disconnected', 'decide(): the socket dropped before the answer');
     for (const { reject, timer } of pending) {
       clearTimeout(timer);
       reject(error);

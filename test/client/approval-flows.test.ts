@@ -390,7 +390,8 @@ describe('approvals with a reason, edited arguments and always, over the stub', 
     await client.close();
     await expect(client.decide('call_1', true)).rejects.toMatchObject({
       name: 'ConnectionError',
-      code: 'not_connected',
+      code: 'closed',
+      message: 'decide(): the client is closed',
     });
   });
 

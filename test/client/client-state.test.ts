@@ -463,6 +463,44 @@ describe('Client usage errors', () => {
     });
   });
 
+  it('rejects decide() after close() with closed, as run() is, and before connect() with not_connected', async () => {
+    const before = await makeClient()
+      .decide('c1', true)
+      .catch((e: unknown) => e);
+    expect(before).toBeInstanceOf(ConnectionError);
+    expect(before).toMatchObject({ code: 'not_connected', message: 'decide(): the client is not connected' });
+    const { client } = await connected();
+    await client.close({ drain: false });
+    const decided = await client.decide('c1', true).catch((e: unknown) => e);
+    expect(decided).toBeInstanceOf(ConnectionError);
+    expect(decided).toMatchObject({ code: 'closed', message: 'decide(): the client is closed' });
+    await expect(client.run(new Agent({ name: 'A', instructions: '' }), 'hi')).rejects.toMatchObject({
+      name: 'ConnectionError',
+      code: 'closed',
+      message: 'the client is closed',
+    });
+  });
+
+  it('rejects a decision still waiting for its answer with closed when the client closes', async () => {
+    const client = makeClient();
+    const opened = service.nextConnection();
+    const connecting = client.connect();
+    const connection = await opened;
+    await connection.next('hello');
+    connection.send(welcome('s1', { features: ['decisions'] }));
+    await connecting;
+    const decided = client.decide('c1', true).catch((e: unknown) => e);
+    await connection.next('approval');
+    await client.close({ drain: false });
+    const error = await decided;
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).toMatchObject({
+      code: 'closed',
+      message:
+        'decide(): the client was closed before the service answered, so whether the decision was applied is unknown',
+    });
+  });
+
   it('rejects connect() again while connecting and once connected, saying to call it once', async () => {
     const client = makeClient();
     const opened = service.nextConnection();

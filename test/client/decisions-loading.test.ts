@@ -174,8 +174,8 @@ describe('client.decide() where the decision code loads with import()', () => {
     const error = (await decided) as Core.ConnectionError;
     expect(error).toBeInstanceOf(core.ConnectionError);
     expect({ code: error.code, message: error.message }).toEqual({
-      code: 'not_connected',
-      message: 'decide(): the client is not connected',
+      code: 'closed',
+      message: 'decide(): the client is closed',
     });
     loads.arrive();
     await vi.waitFor(() => expect(loads.done).toBe(1));
