@@ -32,29 +32,58 @@ export interface Decision {
 const MAX_SHOWN_ANSWER = 100;
 
 /**
+ * Who gave a decision, as the text saying why it is none names them: an approver (`onApproval`, `invokeTool`'s
+ * `approve`) returned it; `client.decide()` was passed it, so nothing "returned" it.
+ */
+interface DecisionWording {
+  /** Before the value shown: `the approver returned "yes"`. */
+  answer: string;
+  /** Edited arguments given with a rejection. */
+  editedRejected: string;
+  /** Before edited arguments that are not an object. */
+  arguments: string;
+}
+
+const APPROVER_WORDING: DecisionWording = {
+  answer: 'the approver returned',
+  editedRejected: 'the approver edited the arguments of a call it rejected',
+  arguments: 'the approver returned arguments',
+};
+
+/** `client.decide(callId, decision)`: the caller passed the decision. */
+const DECIDE_WORDING: DecisionWording = {
+  answer: 'the decision is',
+  editedRejected: 'the decision edits the arguments of a call it rejects (approved: false)',
+  arguments: "the decision's arguments are",
+};
+
+/**
  * An approver's answer, or a string saying why it is no decision: not a boolean nor `{ approved: boolean }`, a
  * field a decision does not have (with "did you mean"), a `reason` that is not a string, an `always` (or
  * `alwaysApprove` / `alwaysReject`) that is not a boolean, `arguments` that is not a plain object, or given with
  * `approved: false`. The one reading of a decision on every path: `onApproval`, `invokeTool`'s `approve` and
- * `client.decide()` ({@link readDecideArguments}).
+ * `client.decide()` ({@link readDecideArguments}, which words the faults as its own with `wording`).
  */
-export function readDecision(answer: unknown): Decision | string {
+export function readDecision(
+  answer: unknown,
+  wording: DecisionWording = APPROVER_WORDING,
+): Decision | string {
   const expected = 'instead of true, false or { approved: boolean }';
   if (typeof answer === 'boolean') return { approved: answer };
   if (typeof answer !== 'object' || answer === null)
-    return `the approver returned ${showAnswer(answer)} ${expected}`;
+    return `${wording.answer} ${showAnswer(answer)} ${expected}`;
   const given = answer as Record<string, unknown>;
   if (isRecord(given)) {
     const fault = decisionFieldsFault(given);
-    if (fault !== undefined) return `the approver returned ${showAnswer(answer)}: ${fault}`;
+    if (fault !== undefined) return `${wording.answer} ${showAnswer(answer)}: ${fault}`;
   }
-  if (typeof given.approved !== 'boolean') return `the approver returned ${showAnswer(answer)} ${expected}`;
+  if (typeof given.approved !== 'boolean') return `${wording.answer} ${showAnswer(answer)} ${expected}`;
   const decision: Decision = { approved: given.approved };
   if (typeof given.reason === 'string') decision.reason = given.reason;
   if (given.arguments !== undefined) {
-    if (!given.approved) return 'the approver edited the arguments of a call it rejected';
+    if (!given.approved) return wording.editedRejected;
     if (!isPlainObject(given.arguments)) {
-      return `the approver returned arguments ${showAnswer(given.arguments)} instead of an object`;
+      return `${wording.arguments} ${showAnswer(given.arguments)} instead of an object`;
     }
     decision.arguments = given.arguments;
   }
@@ -129,10 +158,7 @@ export function readDecideArguments(callId: unknown, given: unknown): Decision |
   }
   const fault = isRecord(given) ? decisionFieldsFault(given) : undefined;
   if (fault !== undefined) return new ApprovalError('invalid_decision', `decide(): ${fault}`);
-  const decision = readDecision(given);
-  if (typeof decision === 'string') {
-    const message = decision.replace('the approver', 'the decision');
-    return new ApprovalError('invalid_decision', `decide(): ${message}`);
-  }
+  const decision = readDecision(given, DECIDE_WORDING);
+  if (typeof decision === 'string') return new ApprovalError('invalid_decision', `decide(): ${decision}`);
   return decision;
 }

@@ -204,7 +204,7 @@ describe('client.decide() where the decision code loads with import()', () => {
     expect(refusals.map(({ code, message }) => ({ code, message }))).toEqual([
       {
         code: 'invalid_decision',
-        message: 'decide(): the decision returned "yes" instead of true, false or { approved: boolean }',
+        message: 'decide(): the decision is "yes" instead of true, false or { approved: boolean }',
       },
       { code: 'invalid_decision', message: 'decide(): callId must be a non-empty string' },
       {
@@ -213,7 +213,7 @@ describe('client.decide() where the decision code loads with import()', () => {
       },
       {
         code: 'invalid_decision',
-        message: 'decide(): the decision edited the arguments of a call it rejected',
+        message: 'decide(): the decision edits the arguments of a call it rejects (approved: false)',
       },
     ]);
     expect({ loads: loads.begun, approvals }).toEqual({ loads: 0, approvals: [] });

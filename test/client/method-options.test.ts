@@ -72,15 +72,35 @@ describe('decide() decisions', () => {
     [{ approved: true, always: 'yes' }, 'decide(): always must be a boolean, got "yes"'],
     [
       { approved: 'true' },
-      'decide(): the decision returned {"approved":"true"} instead of true, false or { approved: boolean }',
+      'decide(): the decision is {"approved":"true"} instead of true, false or { approved: boolean }',
     ],
-    [null, 'decide(): the decision returned null instead of true, false or { approved: boolean }'],
+    [null, 'decide(): the decision is null instead of true, false or { approved: boolean }'],
+    [
+      { approved: false, arguments: { a: 1 } },
+      'decide(): the decision edits the arguments of a call it rejects (approved: false)',
+    ],
+    [{ approved: true, arguments: [1] }, `decide(): the decision's arguments are [1] instead of an object`],
   ])('refuses %j with invalid_decision before anything is sent', async (decision, message) => {
     const client = idle();
     const error = await client.decide('c1', decision as never).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApprovalError);
     expect(error).toMatchObject({ code: 'invalid_decision', message });
     await client.close({ drain: false });
+  });
+
+  it('says "returned" of an approver that returned a decision, never of decide(), which was passed one', async () => {
+    const execute = () => 'ran';
+    const gated = tool({ name: 'refund', description: 'Refunds.', needsApproval: true, execute });
+    const outputs = [];
+    for (const answer of [null, { approved: true, arguments: [1] }, { approved: false, arguments: {} }]) {
+      const result = await invokeTool(gated, {}, { approve: () => answer as never });
+      outputs.push(result.output);
+    }
+    expect(outputs).toEqual([
+      'refund was not run: approval could not be obtained (the approver returned null instead of true, false or { approved: boolean }).',
+      'refund was not run: approval could not be obtained (the approver returned arguments [1] instead of an object).',
+      'refund was not run: approval could not be obtained (the approver edited the arguments of a call it rejected).',
+    ]);
   });
 
   it.each([
