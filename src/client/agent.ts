@@ -351,7 +351,9 @@ export function addAgentTools(registry: ToolRegistry, agent: Agent<any>): boolea
     if (registered !== undefined && registered !== item) {
       return new ToolDefinitionError(
         'duplicate_tool',
-        `agent "${agent.name}" has a tool "${item.name}", but this client already runs a different tool with that name`,
+        `agent "${agent.name}" has a tool "${item.name}", but this client already runs a different tool with that name; ` +
+          'give the agent and the client the same tool object (tools are compared by identity: two tool() calls ' +
+          'make two tools, even with the same options), or rename one of them',
       );
     }
   }

@@ -234,12 +234,20 @@ describe('run() and context mistakes', () => {
   it('refuses an agent whose tool has the name of a different tool of the client', async () => {
     const mine = tool({ name: 'a', description: 'Client A.', execute: () => 'CLIENT A' });
     const theirs = tool({ name: 'a', description: 'Agent A.', execute: () => 'AGENT A' });
-    const { client } = await setup([], [mine] as never);
+    const { client } = await setup([{ text: 'done' }], [mine] as never);
     await expect(
       client.run(new Agent({ name: 'A', instructions: '', tools: [theirs] }), 'x'),
-    ).rejects.toThrowError(
-      'agent "A" has a tool "a", but this client already runs a different tool with that name',
-    );
+    ).rejects.toMatchObject({
+      name: 'ToolDefinitionError',
+      code: 'duplicate_tool',
+      message:
+        'agent "A" has a tool "a", but this client already runs a different tool with that name; give the agent and ' +
+        'the client the same tool object (tools are compared by identity: two tool() calls make two tools, even ' +
+        'with the same options), or rename one of them',
+    });
+    // The same tool object in both is no conflict: the run starts with it.
+    const result = await client.run(new Agent({ name: 'A', instructions: '', tools: [mine] }), 'x');
+    expect(result.finalOutput).toBe('done');
   });
 });
 
