@@ -191,6 +191,13 @@ const CASES: Record<string, Case> = {
         }).name,
       ).toBe('Research_team'),
   },
+  'AsToolOptions.toolDescription': {
+    value: 'Runs the agent "Helper" with the input as its request and returns its final answer.',
+    accept: (toolDescription) =>
+      expect(agent.asTool({ toolDescription: toolDescription as string }).description).toBe(
+        agent.asTool().description,
+      ),
+  },
   'AsToolOptions.outputExtractor': {
     value: (result: { finalOutput: unknown }) =>
       typeof result.finalOutput === 'string'

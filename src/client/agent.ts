@@ -70,8 +70,12 @@ export type AgentOutput<O> = 0 extends 1 & O
 export interface AsToolOptions {
   /** Tool name. @default the agent's name with characters outside `[a-zA-Z0-9_-]` replaced by `_` */
   toolName?: string | undefined;
-  /** What the calling model reads to decide when to use this agent. Required. */
-  toolDescription: string;
+  /**
+   * What the calling model reads to decide when to use this agent: say what the agent knows or does. Without it
+   * the description only names the agent.
+   * @default Runs the agent "<name>" with the input as its request and returns its final answer.
+   */
+  toolDescription?: string | undefined;
   /** Turns the nested run's result into what the calling model reads. @default the final output (JSON if not a string) */
   outputExtractor?: ((result: RunResult) => string | Promise<string>) | undefined;
   /** Model turns of the nested run. @default the service's default */
@@ -118,7 +122,6 @@ const AS_TOOL_OPTIONS: OptionsSpec<AsToolOptions> = {
     toolDescription: {
       expected: 'a non-empty string',
       test: (value) => typeof value === 'string' && value.trim() !== '',
-      required: true,
     },
     outputExtractor: aFunction,
     maxTurns: anInteger({ min: 1 }),
@@ -257,12 +260,21 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
    * This agent as a tool with parameters `{ input: string }`. Its `execute` runs the agent as a nested run (the
    * parent run and call are recorded on the service) and returns the final output. A failed or cancelled nested
    * run, or one past `maxDepth`, comes back to the calling model as this tool's error text.
-   * @throws ToolDefinitionError `invalid_options`, `unknown_option` (e.g. `description` for `toolDescription`),
-   *   `invalid_option` (`toolDescription` missing or empty, `maxTurns` or `maxDepth` not a positive integer,
-   *   `outputExtractor` not a function), `invalid_name` (a `toolName` outside `^[a-zA-Z0-9_-]{1,64}$`, or none can
-   *   be derived from the agent's name).
+   * Every option may be left out, as in the OpenAI Agents SDK; give `toolDescription` all the same, since the
+   * default only names the agent.
+   * @example
+   * ```ts
+   * import { Agent } from 'toolwire';
+   *
+   * const researcher = new Agent({ name: 'Researcher', instructions: 'Look facts up.' });
+   * const ask = researcher.asTool({ toolName: 'ask_researcher', toolDescription: 'Ask a factual question.' });
+   * ```
+   * @throws ToolDefinitionError `invalid_options` (not an object, e.g. `null`), `unknown_option` (e.g.
+   *   `description` for `toolDescription`), `invalid_option` (`toolDescription` empty, `maxTurns` or `maxDepth`
+   *   not a positive integer, `outputExtractor` not a function), `invalid_name` (a `toolName` outside
+   *   `^[a-zA-Z0-9_-]{1,64}$`, or none can be derived from the agent's name).
    */
-  asTool(options: AsToolOptions): Tool<{ input: string }, string> {
+  asTool(options: AsToolOptions = {}): Tool<{ input: string }, string> {
     const where = `Agent "${this.name}".asTool()`;
     checkOptions(options, AS_TOOL_OPTIONS, { name: where, error: ToolDefinitionError });
     const { maxDepth = DEFAULT_MAX_DEPTH } = options;
@@ -277,7 +289,7 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
     const agent = this as unknown as Agent<any>;
     return tool({
       name: options.toolName ?? derived,
-      description: options.toolDescription,
+      description: options.toolDescription ?? defaultToolDescription(this.name),
       parameters: agentToolParameters(this.name),
       async execute({ input }, ctx: ToolContext) {
         const run = (ctx as unknown as Record<symbol, NestedRun | undefined>)[NESTED_RUN];
@@ -295,6 +307,11 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
       },
     });
   }
+}
+
+/** The description of an agent used as a tool when `asTool()` is given none ({@link AsToolOptions.toolDescription}). */
+function defaultToolDescription(agentName: string): string {
+  return `Runs the agent ${JSON.stringify(agentName)} with the input as its request and returns its final answer.`;
 }
 
 /**

@@ -161,6 +161,20 @@ describe('asTool options', () => {
     );
   });
 
+  it('makes a tool with no options at all, and with a toolName alone, as the OpenAI Agents SDK does', () => {
+    const bare = agent.asTool();
+    expect(bare.definition).toMatchObject({
+      name: 'Researcher',
+      description: 'Runs the agent "Researcher" with the input as its request and returns its final answer.',
+    });
+    const named = agent.asTool({ toolName: 'ask_researcher' });
+    expect([named.name, named.description]).toEqual([
+      'ask_researcher',
+      'Runs the agent "Researcher" with the input as its request and returns its final answer.',
+    ]);
+    expect(agent.asTool({ toolDescription: 'Look facts up.' }).description).toBe('Look facts up.');
+  });
+
   it('derives the tool name from the agent name', () => {
     expect(new Agent({ name: 'Research team', instructions: '' }).asTool({ toolDescription: 'x' }).name).toBe(
       'Research_team',
