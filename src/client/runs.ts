@@ -382,10 +382,11 @@ export class Runs {
           (frame.runId !== undefined ? this.#byRun.get(frame.runId) : undefined);
         if (!run) return this.#overAlready(frame);
         this.#settle(run);
+        const message = serviceMessage(frame.message, this.#hooks.redactor);
         run.reject(
           new RunError(
             serviceCode(frame.code, this.#hooks.redactor),
-            serviceMessage(frame.message, this.#hooks.redactor),
+            frame.code === 'busy' ? `${message}${BUSY_HINT}` : message,
           ),
         );
         return true;
@@ -542,6 +543,16 @@ export class Runs {
     }
   }
 }
+
+/**
+ * Follows the service's `busy` refusal of a `run_start` (its limit of runs in progress per session, e.g. the stub's
+ * `maxRunsPerSession`, 64): what to do about it. The client does not queue runs itself: the service does not
+ * announce its limit, and a hidden queue would let `run()` wait without bound.
+ */
+const BUSY_HINT =
+  "; no run was started. The service limits the runs in progress at once in one client's session: wait for some " +
+  'of these runs to end before starting more (keep fewer run() calls going at once), or start the others from ' +
+  'another Client, which has its own session';
 
 /**
  * The `RunError` code of a run that did not complete: `run_cancelled`, `invalid_output` when the service says its

@@ -251,6 +251,60 @@ describe('run() and context mistakes', () => {
   });
 });
 
+describe('runs in progress at once', () => {
+  it("refuses a run past the service's limit of runs in progress per session at once, saying what to do", async () => {
+    const server = await startStubServer({
+      apiKeys: ['agents-test-key'],
+      logger: silentLogger,
+      model: scriptedModel([
+        { toolCalls: [{ name: 'hold' }] },
+        { toolCalls: [{ name: 'hold' }] },
+        { text: 'done' },
+        { text: 'done' },
+      ]),
+      maxRunsPerSession: 2,
+    });
+    cleanups.push(() => server.close());
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered = 0;
+    let bothInside = () => {};
+    const inside = new Promise<void>((resolve) => {
+      bothInside = resolve;
+    });
+    const hold = tool({
+      name: 'hold',
+      description: 'Holds the run.',
+      execute: async () => {
+        entered += 1;
+        if (entered === 2) bothInside();
+        await held;
+        return 'held';
+      },
+    });
+    const client = new Client({ url: server.url, apiKey: 'agents-test-key', tools: [hold] });
+    cleanups.push(() => client.close({ drain: false }));
+    await client.connect();
+    const agent = new Agent({ name: 'A', instructions: '', tools: [hold] });
+    const first = [client.run(agent, 'one'), client.run(agent, 'two')];
+    await inside;
+    const error = await client.run(agent, 'three').catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(RunError);
+    expect(error).toMatchObject({
+      code: 'busy',
+      message:
+        'this session already has 2 runs in progress (maxRunsPerSession); no run was started. The service limits ' +
+        "the runs in progress at once in one client's session: wait for some of these runs to end before starting " +
+        'more (keep fewer run() calls going at once), or start the others from another Client, which has its own ' +
+        'session',
+    });
+    release();
+    expect((await Promise.all(first)).map((result) => result.finalOutput)).toEqual(['done', 'done']);
+  });
+});
+
 describe('outputType', () => {
   it('parses the final answer with the agent outputType and types it', async () => {
     const agent = new Agent({

@@ -70,7 +70,7 @@ describe("the service's words in an error", () => {
   it("cuts an error frame's message of 900 KB to the cap, saying how long it was", async () => {
     const error = await refusedRun((requestId) => ({
       type: 'error',
-      code: 'busy',
+      code: 'not_allowed',
       message: 'm'.repeat(900_000),
       requestId,
     }));
