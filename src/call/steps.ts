@@ -15,8 +15,9 @@ import { STEP_LIMITS, utf8Length } from '../wire/protocol';
 /*
  * What a completed step's result becomes (docs/protocol/steps.md): the value `ctx.step()` returns, the same whether
  * the step ran now, ran in an earlier attempt of the call, or ran in a process that died. It is the result as
- * the service keeps it: written as JSON (by the rules of a tool's output, src/tool/output.ts), redacted, and
- * read back. Kinds JSON has no form for are refused, naming where they are.
+ * the service keeps it: written as JSON (a plain JSON value as it is, a `Date` its ISO text, other objects by the
+ * rules of a tool's output, src/tool/output.ts), redacted, and read back. What JSON has no form for, or would
+ * empty or rewrite without a word (`NaN`, a `Map`), is refused, naming where it is.
  */
 /** A step result as kept: its JSON text and its size in bytes, or why it cannot be kept. */
 export type KeptValue = { ok: true; json: string; bytes: number } | { ok: false; reason: string };
@@ -36,10 +37,11 @@ function pathText(path: ReadonlyArray<string | number>): string {
 
 /**
  * Why `value` cannot be kept as JSON, or `undefined`: a BigInt (a `BigInt64Array` or `BigUint64Array` too), a
- * function or a symbol anywhere (JSON would turn them into a string or drop them, so the value read back would
- * not be the one returned), a cycle, or nesting deeper than {@link MAX_OUTPUT_DEPTH} levels (written
- * `"[Too deep]"`). Walks arrays, plain objects, `Map` values and `Set` members; other objects are written by
- * their own rules. Stops (answering `undefined`) past {@link MAX_OUTPUT_NODES} values.
+ * function or a symbol, `NaN` or `±Infinity` (a boxed one, or one in a `Float32Array` or `Float64Array`, too), a
+ * `Map` or a `Set` anywhere (JSON would turn each into a string, `null` or `{}`, or drop it, so the value read back
+ * would not be the one returned), a cycle, or nesting deeper than {@link MAX_OUTPUT_DEPTH} levels (written
+ * `"[Too deep]"`). Walks arrays and plain objects; other objects are written by their own rules. Stops
+ * (answering `undefined`) past {@link MAX_OUTPUT_NODES} values.
  */
 export function unkeepable(value: unknown): string | undefined {
   const path: Array<string | number> = [];
@@ -48,6 +50,10 @@ export function unkeepable(value: unknown): string | undefined {
   const visit = (item: unknown): string | undefined => {
     nodes += 1;
     if (nodes > MAX_OUTPUT_NODES || path.length > MAX_OUTPUT_DEPTH) return undefined;
+    if (typeof item === 'number')
+      return Number.isFinite(item)
+        ? undefined
+        : `${pathText(path)} is ${item}, which JSON cannot hold (return null or a string)`;
     if (typeof item === 'bigint')
       return `${pathText(path)} is a BigInt, which JSON cannot hold (return a string)`;
     if (typeof item === 'function') return `${pathText(path)} is a function, which JSON cannot hold`;
@@ -55,11 +61,16 @@ export function unkeepable(value: unknown): string | undefined {
     if (typeof item !== 'object' || item === null) return undefined;
     if (item instanceof BigInt64Array || item instanceof BigUint64Array)
       return `${pathText(path)} is a ${item.constructor.name}, whose BigInts JSON cannot hold (return strings)`;
+    if ((item instanceof Float32Array || item instanceof Float64Array) && !item.every(Number.isFinite))
+      return `${pathText(path)} is a ${item.constructor.name} holding NaN or Infinity, which JSON cannot hold`;
+    if (item instanceof Number && !Number.isFinite(item.valueOf()))
+      return `${pathText(path)} is ${item.valueOf()}, which JSON cannot hold (return null or a string)`;
+    if (item instanceof Map)
+      return `${pathText(path)} is a Map, which JSON writes as {} (return Object.fromEntries(map) or [...map])`;
+    if (item instanceof Set) return `${pathText(path)} is a Set, which JSON writes as {} (return [...set])`;
     if (ancestors.includes(item)) return `${pathText(path)} refers back to its own container (a cycle)`;
     let entries: Iterable<[string | number, unknown]>;
     if (Array.isArray(item)) entries = item.entries();
-    else if (item instanceof Map) entries = [...item].map(([key, child]) => [String(key), child]);
-    else if (item instanceof Set) entries = [...item].entries();
     else if (Object.getPrototypeOf(item) === Object.prototype || Object.getPrototypeOf(item) === null)
       entries = Object.entries(item);
     else return undefined;
@@ -81,8 +92,9 @@ export function unkeepable(value: unknown): string | undefined {
 
 /**
  * The kept form of a step's result: `undefined` becomes `null` (a step that returns nothing is kept, as
- * `null`), everything else its JSON as a tool's output is written (`Date` → ISO string, `Map` → object, `Set` →
- * array, `NaN` → `"NaN"`), redacted with `redactor`. Each reader parses its own copy
+ * `null`), a plain JSON value is itself, a `Date` its ISO text, other objects are written as a tool's output is
+ * (an `Error` `{ name, message }`, binary data a `data:` URL), all redacted with `redactor`; what
+ * {@link unkeepable} names is refused. Each reader parses its own copy
  * (`JSON.parse(json)`), as a process the call is re-dispatched to would. Never throws.
  */
 export function keptValue(value: unknown, redactor: Redactor | undefined): KeptValue {
@@ -172,7 +184,8 @@ export class CallSteps {
    * Rejects with `fn`'s own error (nothing is kept: the next attempt runs it again); a `ToolDefinitionError`
    * `invalid_step` for a bad key or `fn` (before `fn` runs), `too_many_steps` when the call already has
    * `STEP_LIMITS.maxPerCall` durable steps (before `fn` runs), `invalid_step_result` when the result holds what
-   * JSON cannot (a BigInt, a function, a symbol, a cycle: `fn` ran, its result is not kept); the call's abort
+   * JSON cannot hold as it is (a BigInt, `NaN`, a `Map`, a function, a cycle: {@link unkeepable}; `fn` ran, its
+   * result is not kept); the call's abort
    * reason when the call was cancelled or timed out, and an `AbortError` `call_ended` once it has its result
    * (`fn` does not run).
    */

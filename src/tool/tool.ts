@@ -203,11 +203,12 @@ export interface ContextScope {
    * for the retries of the call only.
    *
    * **What it returns** is the result as the service keeps it, every time, the first run included: its JSON
-   * (written as a tool's output is: a `Date` becomes its ISO string, a `Map` an object, a `Set` an array,
-   * `undefined` in an object is left out, `undefined` as the result is `null`), redacted like every value the
+   * (a `Date` becomes its ISO string, `undefined` in an object is left out, `undefined` as the result is `null`,
+   * an object of another class is written as a tool's output is), redacted like every value the
    * client sends (a secret in a step result comes back as `[redacted]`: fetch secrets outside steps), as a fresh
    * copy for each reader. So a tool behaves the same whether its process died or not. The type says `T`; for a
-   * result that is not plain JSON it is that JSON form.
+   * result that is not plain JSON it is that JSON form. What JSON would empty or rewrite (`NaN`, a `Map`, a `Set`)
+   * is refused rather than changed.
    *
    * **Bounds.** A result over 16,384 bytes of JSON (`STEP_LIMITS.maxResultBytes`) is returned and kept for this
    * process only, with a `warn` on `ctx.logger` (the work is done; refusing it would only make a retry redo it).
@@ -221,7 +222,8 @@ export interface ContextScope {
    * @throws (as the returned promise's rejection, never synchronously) what `fn` throws (nothing is kept: the
    *   next attempt runs it again); ToolDefinitionError `invalid_step` when `key` is not a string of 1 to 256
    *   characters or `fn` not a function, `too_many_steps` past 32 steps (`fn` does not run), and
-   *   `invalid_step_result` when the result holds a BigInt, a function or a symbol anywhere, or a cycle (`fn` ran;
+   *   `invalid_step_result` when the result holds a BigInt, `NaN` or `±Infinity`, a `Map` or a `Set`, a function
+   *   or a symbol anywhere, or a cycle (`fn` ran;
    *   nothing is kept); the call's abort reason once it was cancelled or timed out, and AbortError `call_ended`
    *   once it has its result (`fn` does not run).
    * @example

@@ -43,10 +43,11 @@ describe('ctx.step() returns the kept form of its result', () => {
         seen.push(
           await ctx.step('reserve', () => ({
             when,
-            tags: new Set(['a']),
+            tags: ['a'],
             gone: undefined,
             password,
-            nested: [undefined, Number.NaN],
+            nested: [undefined, -0],
+            failure: new TypeError('late'),
           })),
         );
         if (ctx.attempt === 1) throw new Error('flake');
@@ -55,7 +56,13 @@ describe('ctx.step() returns the kept form of its result', () => {
     });
     const args = { password: 'hunter22-secret' };
     await invokeTool(provision, args, { callId: 'c1', onStep: (step) => records.push(step) });
-    const kept = { when: when.toISOString(), tags: ['a'], password: '[redacted]', nested: [null, 'NaN'] };
+    const kept = {
+      when: when.toISOString(),
+      tags: ['a'],
+      password: '[redacted]',
+      nested: [null, 0],
+      failure: { name: 'TypeError', message: 'late' },
+    };
     expect(records).toEqual([{ callId: 'c1', key: 'reserve', result: kept }]);
     // A re-dispatch: the service hands the kept steps to the next process.
     await invokeTool(provision, args, { callId: 'c1', steps: { reserve: records[0]!.result } });
@@ -102,11 +109,33 @@ describe('ctx.step() results JSON cannot hold', () => {
       () => ({ client: { send() {} } }),
       '$.client.send is a function, which JSON cannot hold',
     ],
+    ['a symbol', () => ({ 'k y': Symbol('s') }), '$["k y"] is a symbol, which JSON cannot hold'],
     [
-      'a symbol in a Map',
-      () => new Map([['k y', Symbol('s')]]),
-      '$["k y"] is a symbol, which JSON cannot hold',
+      'NaN',
+      () => ({ rows: [1, Number.NaN] }),
+      '$.rows[1] is NaN, which JSON cannot hold (return null or a string)',
     ],
+    [
+      'Infinity at the root',
+      () => Number.POSITIVE_INFINITY,
+      '$ is Infinity, which JSON cannot hold (return null or a string)',
+    ],
+    [
+      '-Infinity, boxed',
+      () => ({ low: new Number(Number.NEGATIVE_INFINITY) }),
+      '$.low is -Infinity, which JSON cannot hold (return null or a string)',
+    ],
+    [
+      'a Float64Array holding NaN',
+      () => ({ samples: new Float64Array([1, Number.NaN]) }),
+      '$.samples is a Float64Array holding NaN or Infinity, which JSON cannot hold',
+    ],
+    [
+      'a Map',
+      () => ({ byId: new Map([[1, 2]]) }),
+      '$.byId is a Map, which JSON writes as {} (return Object.fromEntries(map) or [...map])',
+    ],
+    ['a Set', () => new Set([1]), '$ is a Set, which JSON writes as {} (return [...set])'],
     ['a cycle', cyclic, '$.node.self refers back to its own container (a cycle)'],
     [
       'a BigInt64Array',
