@@ -33,6 +33,32 @@ describe('ctx.emit()', () => {
     ]);
   });
 
+  it('writes what JSON has no form for by the rules of a result, never throwing for the data', async () => {
+    const cycle: { name: string; self?: unknown } = { name: 'n' };
+    cycle.self = cycle;
+    const datas = [10n, Number.NaN, () => 1, { run: () => 1, at: 1 }, cycle, new Set([1]), new Error('boom')];
+    const seen: ToolEvent[] = [];
+    const emitter = tool({
+      name: 'emitter',
+      description: 'd',
+      execute: (_input, ctx) => {
+        for (const data of datas) ctx.emit('x', data);
+        return 'ok';
+      },
+    });
+    const result = await invokeTool(emitter, {}, { onEmit: (event) => seen.push(event) });
+    expect(result).toMatchObject({ status: 'ok', output: 'ok' });
+    expect(seen.map((event) => event.data)).toEqual([
+      '10',
+      'NaN',
+      null,
+      { at: 1 },
+      { name: 'n', self: '[Circular]' },
+      [1],
+      { name: 'Error', message: 'boom' },
+    ]);
+  });
+
   it('bounds the data at 16,384 bytes of JSON, and drops events after the call ended', async () => {
     const seen: ToolEvent[] = [];
     let late: (() => void) | undefined;
