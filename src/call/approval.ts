@@ -11,7 +11,7 @@ import {
   approvalFailedText,
   cancelledText,
   declinedText,
-  errorText,
+  needsApprovalFailedText,
   noApproverText,
 } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
@@ -39,8 +39,8 @@ export type ApprovalOutcome =
  * Decides whether the call may run. The predicate and the approver see `view()`: a deep-frozen copy of the
  * arguments ({@link lazyFrozenCopy}), never `execute`'s. An earlier decision (`options.approved`) wins; otherwise `needsApproval`
  * is evaluated (`true`, `approvalRequired(reason)`, or a predicate answering a boolean or `{ required, reason }`)
- * under the call's time budget (`timed`; a predicate that throws ends the call with `Error running <name>:
- * <message>`, one that runs out of time ends it `timeout`). `policyReason` (a client policy's
+ * under the call's time budget (`timed`; a predicate that throws ends the call `error` with `Error running <name>:
+ * needsApproval threw: <message>`, one that runs out of time ends it `timeout` `… in the needsApproval check`). `policyReason` (a client policy's
  * `requireApproval`) asks for approval whatever the tool says. Then `options.approve` is asked, without a time
  * limit (a human may take minutes; `options.signal` ends the wait), unless it answered `always` for this tool
  * in this run before. `true` or `{ approved: true, arguments? }` approves; `false` or `{ approved: false,
@@ -97,7 +97,7 @@ export function decideApproval(
         done({
           go: false,
           status: 'error',
-          output: errorText(name, thrownMessage(outcome.error, undefined, options.redactor)),
+          output: needsApprovalFailedText(name, thrownMessage(outcome.error, 'it', options.redactor)),
           error: outcome.error,
         });
       else decided(readApprovalAnswer(outcome.value));

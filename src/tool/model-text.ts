@@ -59,6 +59,15 @@ export function errorText(toolName: string, message: string): string {
 }
 
 /**
+ * `Error running <name>: needsApproval threw: <message>`: the tool's `needsApproval` predicate threw or rejected,
+ * before `execute` (which did not run); `<message>` by `thrownMessage` (`it threw undefined` for a value without
+ * one). Named, as a hung predicate's timeout is, so that the model and the log never read it as `execute`'s error.
+ */
+export function needsApprovalFailedText(toolName: string, message: string): string {
+  return errorText(toolName, `needsApproval threw: ${message}`);
+}
+
+/**
  * `Error running <name>: timed out after <n>ms`, or, when the time ran out before `execute` (in a policy or the
  * `needsApproval` check), `Error running <name>: timed out after <n>ms in policy 2` (the stage that hung).
  */

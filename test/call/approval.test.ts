@@ -177,15 +177,32 @@ describe('approval', () => {
     expect((await invokeTool(refund, { amount: 5 })).status).toBe('rejected');
   });
 
-  it('gives an error result, running nothing, when the predicate throws', async () => {
+  it('gives an error result naming the needsApproval check, running nothing, when the predicate throws', async () => {
+    const down = new Error('policy service down');
     const { refund, execute } = refundTool(() => {
-      throw new Error('policy service down');
+      throw down;
     });
     expect(await invokeTool(refund, { amount: 5 }, { approve: () => true })).toMatchObject({
       status: 'error',
-      output: 'Error running issue_refund: policy service down',
+      output: 'Error running issue_refund: needsApproval threw: policy service down',
+      error: down,
     });
     expect(execute).not.toHaveBeenCalled();
+  });
+
+  it('names the needsApproval check when the predicate rejects, or throws a value with no message', async () => {
+    const { refund: rejecting } = refundTool(() => Promise.reject(new Error('lookup failed')));
+    expect(await invokeTool(rejecting, { amount: 5 }, { approve: () => true })).toMatchObject({
+      status: 'error',
+      output: 'Error running issue_refund: needsApproval threw: lookup failed',
+    });
+    const { refund: bare } = refundTool(() => {
+      throw undefined;
+    });
+    expect(await invokeTool(bare, { amount: 5 }, { approve: () => true })).toMatchObject({
+      status: 'error',
+      output: 'Error running issue_refund: needsApproval threw: it threw undefined',
+    });
   });
 
   it('does not ask for approval when the arguments are invalid', async () => {
