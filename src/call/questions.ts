@@ -91,10 +91,12 @@ function checkQuestion(question: unknown, options: AskOptions<unknown>): Checked
     if (!Array.isArray(choices) || choices.length === 0 || choices.length > maxChoices) {
       invalid(`choices must be an array of 1 to ${maxChoices} strings, got ${show(choices)}`);
     }
-    for (const choice of choices) {
+    for (const [index, choice] of choices.entries()) {
       if (typeof choice !== 'string' || choice === '' || choice.length > maxChoiceChars) {
         invalid(`each choice must be a string of 1 to ${maxChoiceChars} characters, got ${show(choice)}`);
       }
+      // Two buttons with one text: the user cannot tell them apart, nor the tool which was meant.
+      if (choices.indexOf(choice) !== index) invalid(`choices must differ, got ${show(choice)} twice`);
     }
   }
   if (

@@ -70,7 +70,9 @@ export interface ProgressInput {
 
 /** What `ctx.askQuestion()` takes besides the question. */
 export interface AskOptions<S = undefined> {
-  /** The answer must be one of these (1 to 50 strings of 1 to 200 characters); the UI shows a button each. */
+  /**
+   * The answer must be one of these (1 to 50 different strings of 1 to 200 characters); the UI shows a button each.
+   */
   choices?: readonly string[] | undefined;
   /**
    * The answer must match this: any Standard Schema (zod, valibot, arktype, …) or a JSON Schema object. The
