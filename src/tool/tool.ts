@@ -265,7 +265,10 @@ export const MAX_RETRY_ATTEMPTS = 100;
 export interface RetryOptions {
   /** How many times `execute` may run in all, the first included: 1 to 100 (1: no retry). */
   maxAttempts: number;
-  /** Ceiling of the delay before the second attempt; it doubles for each further one. @default 100 */
+  /**
+   * Ceiling of the delay before the second attempt; it doubles for each further one. At most `maxDelayMs`.
+   * @default 100
+   */
   initialDelayMs?: number | undefined;
   /** No delay between attempts is longer than this. @default 2_000 */
   maxDelayMs?: number | undefined;
@@ -334,6 +337,21 @@ export function retryRefusal(
       ? `no sideEffect (which means '${DEFAULT_SIDE_EFFECT}')`
       : `sideEffect 'external'`;
   return `retry is allowed only for sideEffect 'none' or 'idempotent', since a retry runs execute again; got ${given}`;
+}
+
+/**
+ * Why the delays of `retry` contradict each other, or `undefined`: an `initialDelayMs` above `maxDelayMs` (each
+ * given, or {@link RETRY_DEFAULTS}' when not), as `new Client({ reconnect })` refuses it: no delay is longer than
+ * `maxDelayMs`, so the initial delay could never be waited.
+ */
+function retryDelaysFault(retry: RetryOptions | undefined): string | undefined {
+  if (retry === undefined) return undefined;
+  const initialDelayMs = retry.initialDelayMs ?? RETRY_DEFAULTS.initialDelayMs;
+  const maxDelayMs = retry.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs;
+  if (initialDelayMs <= maxDelayMs) return undefined;
+  const initial = `${initialDelayMs}${retry.initialDelayMs === undefined ? ', the default' : ''}`;
+  const max = `${maxDelayMs}${retry.maxDelayMs === undefined ? ', the default' : ''}`;
+  return `retry.initialDelayMs (${initial}) must not exceed retry.maxDelayMs (${max})`;
 }
 
 /*
@@ -1534,6 +1552,8 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     loose.retry,
   );
   if (refusal !== undefined) throw new ToolDefinitionError('retry_not_allowed', `${owner.name}: ${refusal}`);
+  const delays = retryDelaysFault(loose.retry);
+  if (delays !== undefined) optionsFault(owner, 'invalid_retry', delays);
   const schemas = schemasGiven(loose, owner);
   const { adapter: resolved, inputSchema } = parametersOf(loose, schemas.field, schemas.parameters, owner);
   const parameters = withAiSdkValidate(resolved, loose[schemas.field]);

@@ -57,6 +57,50 @@ describe('tool({ retry })', () => {
     );
     expectDefinitionError(
       () =>
+        tool({
+          name: 'r',
+          description: 'd',
+          execute,
+          sideEffect: 'none',
+          retry: { maxAttempts: 2, initialDelayMs: 500, maxDelayMs: 100 },
+        }),
+      'invalid_retry',
+      'tool "r": retry.initialDelayMs (500) must not exceed retry.maxDelayMs (100)',
+    );
+    expectDefinitionError(
+      () =>
+        tool({
+          name: 'r',
+          description: 'd',
+          execute,
+          sideEffect: 'none',
+          retry: { maxAttempts: 2, initialDelayMs: 5_000 },
+        }),
+      'invalid_retry',
+      'tool "r": retry.initialDelayMs (5000) must not exceed retry.maxDelayMs (2000, the default)',
+    );
+    expectDefinitionError(
+      () =>
+        tool({
+          name: 'r',
+          description: 'd',
+          execute,
+          sideEffect: 'none',
+          retry: { maxAttempts: 2, maxDelayMs: 50 },
+        }),
+      'invalid_retry',
+      'tool "r": retry.initialDelayMs (100, the default) must not exceed retry.maxDelayMs (50)',
+    );
+    // Equal is a fixed ceiling: allowed.
+    tool({
+      name: 'r',
+      description: 'd',
+      execute,
+      sideEffect: 'none',
+      retry: { maxAttempts: 2, initialDelayMs: 2_000 },
+    });
+    expectDefinitionError(
+      () =>
         tool({ name: 'r', description: 'd', execute, sideEffect: 'none', retry: { maxRetries: 2 } as never }),
       'unknown_option',
       'tool "r": unknown option "retry.maxRetries" (did you mean "retry.maxAttempts"?)',
