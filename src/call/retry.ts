@@ -16,7 +16,8 @@ import type { AbortLike, CallState } from './types';
 import { iteratorOf } from './yields';
 
 /**
- * `retry.when(error)`, answered to `then`: `true` only for `true` (or a promise of it). A `when` that throws or
+ * `retry.when(error)`, answered to `then`: its answer read as a condition (a truthy one retries, as a
+ * `needsApproval` predicate's asks: a `when` that answers `'yes'` or `1` was meant to). A `when` that throws or
  * rejects says no; so does an async `when` that has not answered within `timeoutMs` (the tool's, when it has
  * one). A cancel of the call while it answers ends the call `cancelled` (`then` gets `'aborted'`).
  */
@@ -36,7 +37,7 @@ function worthRetrying(
     () => when(error),
     limits,
     (settled) =>
-      then(settled.kind === 'aborted' ? 'aborted' : settled.kind === 'value' && settled.value === true),
+      then(settled.kind === 'aborted' ? 'aborted' : settled.kind === 'value' && Boolean(settled.value)),
     owner,
   );
 }

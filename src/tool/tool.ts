@@ -274,7 +274,9 @@ export interface RetryOptions {
   maxDelayMs?: number | undefined;
   /**
    * Whether this failure (what `execute` threw, or the `TimeoutError` of an attempt that ran out of time) is
-   * worth another attempt: `true` (or a promise of `true`) retries. A `when` that throws or rejects counts as
+   * worth another attempt: `true` (or a promise of `true`) retries. Any other answer is read as a condition, as
+   * a `needsApproval` predicate's is: a truthy one (`'yes'`, `1`) retries, a falsy one (`undefined` from a `when`
+   * that forgot to return, `0`, `''`) does not. A `when` that throws or rejects counts as
    * `false`, and so does an async one that has not answered within the tool's `timeoutMs`; a cancel of the call
    * while it answers ends the call `cancelled`. @default every failure is retried
    */

@@ -243,6 +243,26 @@ describe('tool({ retry })', () => {
     expect(runs).toEqual([1]);
   });
 
+  it('reads an answer of retry.when that is not a boolean as a condition, as needsApproval does', async () => {
+    const runs: unknown[] = [];
+    for (const answer of ['yes', 1, { retry: true }, Promise.resolve('yes'), undefined, 0, '', null]) {
+      let attempts = 0;
+      const loose = tool({
+        name: 'loose',
+        description: 'd',
+        sideEffect: 'none',
+        retry: { maxAttempts: 2, initialDelayMs: 0, when: () => answer as never },
+        execute: () => {
+          attempts += 1;
+          throw new Error('flake');
+        },
+      });
+      await invokeTool(loose, {});
+      runs.push(attempts);
+    }
+    expect(runs).toEqual([2, 2, 2, 2, 1, 1, 1, 1]);
+  });
+
   it('ends the backoff at once when the call is cancelled, running no further attempt', async () => {
     const controller = new AbortController();
     const runs: number[] = [];
