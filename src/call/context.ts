@@ -12,7 +12,7 @@ import { nestsDeeperThan } from '../json';
 import { MAX_VALUE_DEPTH } from '../limits';
 import { type Logger, silentLogger } from '../logger';
 import type { Redactor } from '../redact';
-import { checkOptions, type OptionsOwner, type OptionsSpec, show } from '../tool/check-options';
+import { checkOptions, type OptionsOwner, type OptionsSpec, optionsFault, show } from '../tool/check-options';
 import { serializeOutput, toWellFormed } from '../tool/output';
 import type { AskOptions, IdempotencyKeyOptions, ProgressInput, ToolContext } from '../tool/tool';
 import { EVENT_LIMITS, MAX_PROGRESS_MESSAGE_CHARS, utf8Length } from '../wire/protocol';
@@ -71,13 +71,16 @@ const KEY_OWNER: OptionsOwner = { name: 'ctx.idempotencyKey()', error: ToolDefin
 
 /**
  * `ctx.idempotencyKey`: per call `toolwire:<callId>[:<scope>]`, per run `toolwire-run:<runId>[:<scope>]`, each
- * part URI-encoded.
+ * part URI-encoded. A scope that is not a string is refused: written as text, every object would be one scope
+ * (`[object Object]`), and two side effects would share a key.
  */
 function idempotencyKeyFor(
   callId: string,
   runId: string,
 ): (scope?: string, options?: IdempotencyKeyOptions) => string {
   return (scope, options) => {
+    if (scope !== undefined && typeof scope !== 'string')
+      optionsFault(KEY_OWNER, 'invalid_option', `scope must be a string or undefined, got ${show(scope)}`);
     if (options !== undefined) checkOptions(options, KEY_OPTIONS, KEY_OWNER);
     const base =
       options?.per === 'run'

@@ -940,7 +940,9 @@ export interface ToolContext<C = DefaultContext> extends ContextMethods, Context
    * const perRun = ctx.idempotencyKey('welcome-email', { per: 'run' });
    * ```
    * @throws ToolDefinitionError `invalid_options`, `unknown_option` (with "did you mean": `{ pre: 'run' }`) or
-   *   `invalid_option` (`per` other than `'call'` or `'run'`): a misspelt option never gives a key of another kind.
+   *   `invalid_option` (`per` other than `'call'` or `'run'`): a misspelt option never gives a key of another kind;
+   *   `invalid_option` for a `scope` that is not a string (an object would read `[object Object]`, one scope for
+   *   all: pass `String(id)` or a template).
    */
   idempotencyKey(scope?: string, options?: IdempotencyKeyOptions): string;
 }

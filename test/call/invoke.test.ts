@@ -785,6 +785,33 @@ describe('ctx', () => {
     expect(seen[0]?.signal.aborted).toBe(false);
   });
 
+  it('refuses an idempotencyKey scope that is not a string, naming it', async () => {
+    const errors: unknown[] = [];
+    const keyed = tool({
+      name: 'keyed',
+      description: 'd',
+      execute: (_input, ctx) => {
+        for (const scope of [5, { id: 1 }, null]) {
+          try {
+            ctx.idempotencyKey(scope as never);
+          } catch (error) {
+            errors.push(error);
+          }
+        }
+        return [ctx.idempotencyKey(), ctx.idempotencyKey(undefined, { per: 'run' }), ctx.idempotencyKey('5')];
+      },
+    });
+    const result = await invokeTool(keyed, {}, { callId: 'c1', runId: 'r1' });
+    expect(result.output).toBe('["toolwire:c1","toolwire-run:r1","toolwire:c1:5"]');
+    expect(
+      errors.map((error) => error instanceof ToolDefinitionError && [error.code, error.message]),
+    ).toEqual([
+      ['invalid_option', 'ctx.idempotencyKey(): scope must be a string or undefined, got 5'],
+      ['invalid_option', 'ctx.idempotencyKey(): scope must be a string or undefined, got an object'],
+      ['invalid_option', 'ctx.idempotencyKey(): scope must be a string or undefined, got null'],
+    ]);
+  });
+
   it('gives signal and idempotencyKey to a tool that destructures ctx in its parameters', async () => {
     const seen: Array<{ key: string; aborted: boolean }> = [];
     const t = tool({
