@@ -55,42 +55,30 @@ describe('tool({ retry })', () => {
       'invalid_retry',
       'tool "r": retry.maxAttempts must be a positive integer up to 100, got 0',
     );
-    expectDefinitionError(
-      () =>
-        tool({
-          name: 'r',
-          description: 'd',
-          execute,
-          sideEffect: 'none',
-          retry: { maxAttempts: 2, initialDelayMs: 500, maxDelayMs: 100 },
-        }),
-      'invalid_retry',
-      'tool "r": retry.initialDelayMs (500) must not exceed retry.maxDelayMs (100)',
-    );
-    expectDefinitionError(
-      () =>
-        tool({
-          name: 'r',
-          description: 'd',
-          execute,
-          sideEffect: 'none',
-          retry: { maxAttempts: 2, initialDelayMs: 5_000 },
-        }),
-      'invalid_retry',
-      'tool "r": retry.initialDelayMs (5000) must not exceed retry.maxDelayMs (2000, the default)',
-    );
-    expectDefinitionError(
-      () =>
-        tool({
-          name: 'r',
-          description: 'd',
-          execute,
-          sideEffect: 'none',
-          retry: { maxAttempts: 2, maxDelayMs: 50 },
-        }),
-      'invalid_retry',
-      'tool "r": retry.initialDelayMs (100, the default) must not exceed retry.maxDelayMs (50)',
-    );
+    for (const [retry, message] of [
+      [
+        { initialDelayMs: 500, maxDelayMs: 100 },
+        'retry.initialDelayMs (500) must not exceed retry.maxDelayMs (100)',
+      ],
+      [
+        { initialDelayMs: 5_000 },
+        'retry.initialDelayMs (5000) must not exceed retry.maxDelayMs (2000, the default)',
+      ],
+      [{ maxDelayMs: 50 }, 'retry.initialDelayMs (100, the default) must not exceed retry.maxDelayMs (50)'],
+    ] as const) {
+      expectDefinitionError(
+        () =>
+          tool({
+            name: 'r',
+            description: 'd',
+            execute,
+            sideEffect: 'none',
+            retry: { maxAttempts: 2, ...retry },
+          }),
+        'invalid_retry',
+        `tool "r": ${message}`,
+      );
+    }
     // Equal is a fixed ceiling: allowed.
     tool({
       name: 'r',
