@@ -31,3 +31,21 @@ export function backoffDelay(
   const ceiling = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** exponent);
   return Math.floor(random() * (ceiling + 1));
 }
+
+/**
+ * Why backoff delays contradict each other, or `undefined`: an `initialDelayMs` above `maxDelayMs` (each as
+ * `given`, else as `defaults`, which the text then names), which no delay could ever wait. The one rule of
+ * `new Client({ reconnect })` and a tool's `retry`; `name` is the option's (`'reconnect'`, `'retry'`).
+ */
+export function backoffDelaysFault(
+  name: string,
+  given: Partial<BackoffOptions>,
+  defaults: Readonly<BackoffOptions>,
+): string | undefined {
+  const initialDelayMs = given.initialDelayMs ?? defaults.initialDelayMs;
+  const maxDelayMs = given.maxDelayMs ?? defaults.maxDelayMs;
+  if (initialDelayMs <= maxDelayMs) return undefined;
+  const initial = `${initialDelayMs}${given.initialDelayMs === undefined ? ', the default' : ''}`;
+  const max = `${maxDelayMs}${given.maxDelayMs === undefined ? ', the default' : ''}`;
+  return `${name}.initialDelayMs (${initial}) must not exceed ${name}.maxDelayMs (${max})`;
+}

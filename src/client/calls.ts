@@ -664,9 +664,7 @@ export class CallRunner implements ExecutionOwner {
     execution.abort(reason);
     if (execution.state === 'queued') {
       // Never started: it ends here, without a slot, a `tool_call` event or its context (`timeout` at its deadline).
-      const result = notBegun(execution.toolName, execution.options) as ToolCallResult;
-      result.durationMs = 0;
-      this.finished(execution, result);
+      this.finished(execution, { ...notBegun(execution.toolName, execution.options), durationMs: 0 });
     }
   }
 

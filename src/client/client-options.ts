@@ -5,6 +5,8 @@
  *
  * @module
  */
+
+import { backoffDelaysFault } from '../backoff';
 import type { CallPolicy, QuestionReply } from '../call/types';
 import { OptionsError } from '../errors';
 import { isPlainObject } from '../json';
@@ -614,13 +616,11 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
           maxDelayMs: given?.maxDelayMs ?? CLIENT_DEFAULTS.reconnect.maxDelayMs,
           maxAttempts: given?.maxAttempts ?? CLIENT_DEFAULTS.reconnect.maxAttempts,
         };
-  if (reconnect !== false && reconnect.initialDelayMs > reconnect.maxDelayMs) {
-    optionsFault(
-      owner,
-      'invalid_option',
-      `reconnect.initialDelayMs (${describeValue(reconnect.initialDelayMs, owner.redact)}) must not exceed reconnect.maxDelayMs (${describeValue(reconnect.maxDelayMs, owner.redact)})`,
-    );
-  }
+  const delays =
+    given === false || given === undefined
+      ? undefined
+      : backoffDelaysFault('reconnect', given, CLIENT_DEFAULTS.reconnect);
+  if (delays !== undefined) optionsFault(owner, 'invalid_option', delays);
   const highWaterMarkBytes = options.highWaterMarkBytes ?? CLIENT_DEFAULTS.highWaterMarkBytes;
   const maxBufferedBytes = options.maxBufferedBytes ?? CLIENT_DEFAULTS.maxBufferedBytes;
   if (maxBufferedBytes < highWaterMarkBytes) {

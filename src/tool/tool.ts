@@ -14,6 +14,7 @@
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { backoffDelaysFault } from '../backoff';
 import { ToolDefinitionError } from '../errors';
 import type { Logger } from '../logger';
 import { andThen, isThenable, type MaybePromise } from '../maybe';
@@ -339,21 +340,6 @@ export function retryRefusal(
       ? `no sideEffect (which means '${DEFAULT_SIDE_EFFECT}')`
       : `sideEffect 'external'`;
   return `retry is allowed only for sideEffect 'none' or 'idempotent', since a retry runs execute again; got ${given}`;
-}
-
-/**
- * Why the delays of `retry` contradict each other, or `undefined`: an `initialDelayMs` above `maxDelayMs` (each
- * given, or {@link RETRY_DEFAULTS}' when not), as `new Client({ reconnect })` refuses it: no delay is longer than
- * `maxDelayMs`, so the initial delay could never be waited.
- */
-function retryDelaysFault(retry: RetryOptions | undefined): string | undefined {
-  if (retry === undefined) return undefined;
-  const initialDelayMs = retry.initialDelayMs ?? RETRY_DEFAULTS.initialDelayMs;
-  const maxDelayMs = retry.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs;
-  if (initialDelayMs <= maxDelayMs) return undefined;
-  const initial = `${initialDelayMs}${retry.initialDelayMs === undefined ? ', the default' : ''}`;
-  const max = `${maxDelayMs}${retry.maxDelayMs === undefined ? ', the default' : ''}`;
-  return `retry.initialDelayMs (${initial}) must not exceed retry.maxDelayMs (${max})`;
 }
 
 /*
@@ -1556,7 +1542,8 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     loose.retry,
   );
   if (refusal !== undefined) throw new ToolDefinitionError('retry_not_allowed', `${owner.name}: ${refusal}`);
-  const delays = retryDelaysFault(loose.retry);
+  const delays =
+    loose.retry === undefined ? undefined : backoffDelaysFault('retry', loose.retry, RETRY_DEFAULTS);
   if (delays !== undefined) optionsFault(owner, 'invalid_retry', delays);
   const schemas = schemasGiven(loose, owner);
   const { adapter: resolved, inputSchema } = parametersOf(loose, schemas.field, schemas.parameters, owner);

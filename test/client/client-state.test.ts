@@ -606,6 +606,11 @@ describe('Client options', () => {
       'new Client(options): reconnect.initialDelayMs (5000) must not exceed reconnect.maxDelayMs (100)',
     ],
     [
+      { reconnect: { initialDelayMs: 20_000 } },
+      'invalid_option',
+      'new Client(options): reconnect.initialDelayMs (20000) must not exceed reconnect.maxDelayMs (10000, the default)',
+    ],
+    [
       { redact: [/(?:)/g] },
       'invalid_option',
       'new Client(options): redact[0] must be a string of 4 characters or more (shorter ones would scrub ordinary words) or a RegExp that does not match the empty string, got a RegExp',
