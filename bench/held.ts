@@ -2,7 +2,8 @@
  * `npm run bench:held`: only the held-calls memory measure of `npm run bench` (issue 20's target), for the floor
  * and toolwire, in a few seconds. Each repetition starts a fresh pair (subject with `--expose-gc`), warms it up
  * with calls of `add`, collects garbage, holds 10,000 calls of `hold` and collects again: heap + external per
- * call held, as the full bench measures it (minus its 100,000-call leak run). Prints medians; writes nothing.
+ * call held, as the full bench measures it (minus its 100,000-call leak run), and the time per call to take them in
+ * (wall, and the subject's own CPU). Prints medians; writes nothing.
  * Each measure is made for both kinds of `tool_call` (bench/driver.ts `FrameKind`): `stub`, as the stub sends them
  * to a client of default options (features taken, `agentName` and `sessionId` on each call: issue 20's target is
  * for these), and `plain` (no features, no call context).
@@ -64,8 +65,19 @@ for (let rep = 0; rep < reps; rep++) {
           );
         const perCall =
           (held.measured.heapUsed + held.measured.external - after.heapUsed - after.external) / heldCalls;
-        samples.set(label, [...(samples.get(label) ?? []), perCall]);
-        process.stderr.write(`rep ${rep + 1} ${label}: ${perCall.toFixed(0)} B/call\n`);
+        const intakeUs = (held.holdMs * 1000) / heldCalls;
+        const intakeCpuUs = held.holdCpuUs / heldCalls;
+        for (const [figure, value] of [
+          ['B per held call (heap + external)', perCall],
+          ['µs per call to take them in (wall)', intakeUs],
+          ['µs of subject CPU per call taken in', intakeCpuUs],
+        ] as const) {
+          const key = `${label}: ${figure}`;
+          samples.set(key, [...(samples.get(key) ?? []), value]);
+        }
+        process.stderr.write(
+          `rep ${rep + 1} ${label}: ${perCall.toFixed(0)} B/call, intake ${intakeUs.toFixed(1)} µs/call wall, ${intakeCpuUs.toFixed(1)} µs CPU\n`,
+        );
       } finally {
         await pair.close();
       }
@@ -74,5 +86,5 @@ for (let rep = 0; rep < reps; rep++) {
 }
 for (const [name, values] of samples)
   process.stdout.write(
-    `${name}: ${median(values).toFixed(0)} B per held call (heap + external; ${values.map((v) => v.toFixed(0)).join(', ')})\n`,
+    `${name}: ${median(values).toFixed(1)} (${values.map((v) => v.toFixed(1)).join(', ')})\n`,
   );

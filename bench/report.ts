@@ -215,6 +215,11 @@ function targets(figures: Figures): Target[] {
     'floor:hold-us',
     1.5,
   );
+  paired(
+    `${int(figures.heldCalls)} held calls: the client's own CPU per call to take them in (reported)`,
+    'toolwire:hold-cpu-us',
+    'floor:hold-cpu-us',
+  );
   // Judged on heap + external: RSS after a GC moves in steps of up to ~20 MB between runs (it can even come out
   // negative per call); it is shown beside the verdict for context.
   const held = v('toolwire:held-heap');
@@ -280,6 +285,7 @@ function scalingTable(figures: Figures): string {
     ['cold start: CPU from process start to connected, ms', 'startup-cpu-ms', us],
     [`cold start: client CPU µs/call, first ${int(figures.coldCalls)} calls at 64 in flight`, 'cold-cpu', us],
     [`${int(figures.heldCalls)} calls held: µs per call to take them all in`, 'hold-us', us],
+    [`${int(figures.heldCalls)} calls held: client CPU µs per call taken in`, 'hold-cpu-us', us],
     [`${int(figures.heldCalls)} calls held: heap + external per call, bytes`, 'held-heap', int],
     ...clients.flatMap(
       (n): Array<[string, string, (n: number) => string]> => [
@@ -410,7 +416,9 @@ process apart: the CPU from its start to connected (Node's start, module evaluat
 built, dist/node.js and the ES module files it imports, where the other scenarios run one bundle of src/ —, the
 tools, the connect), then CPU per call over its first ${int(figures.coldCalls)} calls. Arguments are one string \`data\` (zod 4
 \`z.string()\` in toolwire; the floor reads its length); 1 MB is 1,000,000 characters, within the 1 MiB frame
-limit. The held calls are those of the memory scenario above.
+limit. The held calls are those of the memory scenario above; the time to take them in is wall time from the
+first call sent (the driver's sending and two IPC round trips included), and the client's own CPU over the same
+span is printed beside it.
 
 ${scalingTable(figures)}
 

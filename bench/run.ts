@@ -239,6 +239,7 @@ async function memorySession(pair: Pair, record: (key: string, value: number) =>
   const after = await pair.mark(true);
   const held = await pair.hold(HELD_CALLS, () => pair.mark(true));
   record('hold-us', (held.holdMs * 1000) / HELD_CALLS);
+  record('hold-cpu-us', held.holdCpuUs / HELD_CALLS);
   if (held.errors > 0 || held.completed !== HELD_CALLS) {
     throw new Error(
       `${pair.name}: ${held.completed}/${HELD_CALLS} held calls came back, ${held.errors} wrong`,

@@ -210,11 +210,18 @@ export class Pair {
   async hold<T>(
     count: number,
     measure: () => Promise<T>,
-  ): Promise<{ measured: T; completed: number; errors: number; faults: string[]; holdMs: number }> {
+  ): Promise<{
+    measured: T;
+    completed: number;
+    errors: number;
+    faults: string[];
+    holdMs: number;
+    holdCpuUs: number;
+  }> {
     const started = performance.now();
-    const held = this.subject.request('expect-held', { count }, 120_000);
+    const held = this.subject.request<Reply & { cpuUs: number }>('expect-held', { count }, 120_000);
     await this.driver.request('hold', { count });
-    await held;
+    const { cpuUs: holdCpuUs } = await held;
     const holdMs = performance.now() - started;
     const measured = await measure();
     await this.subject.request('release');
@@ -223,7 +230,7 @@ export class Pair {
       {},
       120_000,
     );
-    return { measured, completed: result.completed, errors: result.errors, faults, holdMs };
+    return { measured, completed: result.completed, errors: result.errors, faults, holdMs, holdCpuUs };
   }
 
   /** Stops both processes. */
