@@ -11,7 +11,7 @@ import {
   approvalFailedText,
   cancelledText,
   declinedText,
-  needsApprovalFailedText,
+  hookFailedText,
   noApproverText,
 } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
@@ -97,7 +97,7 @@ export function decideApproval(
         done({
           go: false,
           status: 'error',
-          output: needsApprovalFailedText(name, thrownMessage(outcome.error, 'it', options.redactor)),
+          output: hookFailedText(name, 'needsApproval', thrownMessage(outcome.error, 'it', options.redactor)),
           error: outcome.error,
         });
       else decided(readApprovalAnswer(outcome.value));

@@ -40,6 +40,7 @@ import {
   editedInvalidText,
   editedNoteText,
   errorText,
+  hookFailedText,
   invalidArgumentsText,
   notJsonText,
   notObjectText,
@@ -51,6 +52,7 @@ import { serializeOutput, thrownMessage, toWellFormed, truncateUtf8 } from '../t
 import type { ValidationIssue, ValidationResult } from '../tool/schema';
 import { formatPath } from '../tool/schema/adapter';
 import {
+  AiSdkErrorOutput,
   type AskOptions,
   type ProgressInput,
   type Tool,
@@ -1029,8 +1031,21 @@ function projected(call: CallState, value: unknown, data: unknown, widget: Widge
   timed(
     call,
     () => toModelOutput(value, call.ctx),
-    (forModel) =>
-      forModel.kind === 'value' ? ended(call, value, forModel.value, widget) : stopped(call, forModel),
+    (forModel) => {
+      if (forModel.kind === 'value') ended(call, value, forModel.value, widget);
+      else if (forModel.kind !== 'error') stopped(call, forModel);
+      else {
+        // `execute` ran and returned: the text names the function that failed, as a throwing `needsApproval`'s does;
+        // an AI SDK tool's `error-text` answer is its own error, as `execute`'s would read.
+        const { error } = forModel;
+        const message = thrownMessage(error, 'it', call.options.redactor);
+        const text =
+          error instanceof AiSdkErrorOutput
+            ? errorText(call.tool.name, message)
+            : hookFailedText(call.tool.name, 'toModelOutput', message);
+        failure(call, 'error', error, text);
+      }
+    },
   );
 }
 

@@ -59,12 +59,17 @@ export function errorText(toolName: string, message: string): string {
 }
 
 /**
- * `Error running <name>: needsApproval threw: <message>`: the tool's `needsApproval` predicate threw or rejected,
- * before `execute` (which did not run); `<message>` by `thrownMessage` (`it threw undefined` for a value without
- * one). Named, as a hung predicate's timeout is, so that the model and the log never read it as `execute`'s error.
+ * `Error running <name>: <hook> threw: <message>`: a function of the tool other than `execute` threw or rejected:
+ * its `needsApproval` predicate (before `execute`, which did not run) or its `toModelOutput` (after `execute`
+ * returned); `<message>` by `thrownMessage` (`it threw undefined` for a value without one). Named, as a hung
+ * predicate's timeout is, so that the model and the log never read it as `execute`'s error.
  */
-export function needsApprovalFailedText(toolName: string, message: string): string {
-  return errorText(toolName, `needsApproval threw: ${message}`);
+export function hookFailedText(
+  toolName: string,
+  hook: 'needsApproval' | 'toModelOutput',
+  message: string,
+): string {
+  return errorText(toolName, `${hook} threw: ${message}`);
 }
 
 /**

@@ -784,6 +784,13 @@ export function objectCallbacks(
 }
 
 /**
+ * An AI SDK `toModelOutput`'s `error-text` or `error-json` answer, thrown so that the call ends `error` with it as
+ * the message (`Error running <name>: <value>`, as an `execute` throw reads): the tool's answer, not a failure of
+ * its `toModelOutput`.
+ */
+export class AiSdkErrorOutput extends Error {}
+
+/**
  * An AI SDK tool result output as the value toolwire serialises: `text` its string, `json` its value,
  * `content` toolwire content parts (`text`; `media`, `image-data` and `file-data` as image or file parts),
  * `execution-denied` its reason. `error-text` / `error-json` throw, so the call is an `error` result whose text
@@ -797,9 +804,9 @@ export function fromAiSdkOutput(answer: unknown): unknown {
     case 'json':
       return value;
     case 'error-text':
-      throw new Error(String(value));
+      throw new AiSdkErrorOutput(String(value));
     case 'error-json':
-      throw new Error(JSON.stringify(value));
+      throw new AiSdkErrorOutput(JSON.stringify(value));
     case 'execution-denied':
       return typeof answer.reason === 'string' ? answer.reason : 'The tool execution was denied.';
     case 'content':

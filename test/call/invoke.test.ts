@@ -739,21 +739,42 @@ describe('toModelOutput', () => {
     });
   });
 
-  it('gives an error result when the projection throws', async () => {
-    const lookup = tool({
-      name: 'lookup',
-      description: 'd',
-      execute: () => ({ summary: 'x' }),
-      toModelOutput: () => {
+  it('gives an error result naming toModelOutput when the projection throws or rejects', async () => {
+    const projections = [
+      () => {
         throw new Error('projection broke');
       },
+      () => Promise.reject(new Error('projection broke')),
+    ];
+    for (const toModelOutput of projections) {
+      const execute = vi.fn(() => ({ summary: 'x' }));
+      const lookup = tool({ name: 'lookup', description: 'd', execute, toModelOutput });
+      // execute ran and returned: the model and the log must not read its failure as execute's.
+      expect(await invokeTool(lookup, {})).toEqual({
+        status: 'error',
+        output: 'Error running lookup: toModelOutput threw: projection broke',
+        error: new Error('projection broke'),
+        durationMs: expect.any(Number),
+      });
+      expect(execute).toHaveBeenCalledTimes(1);
+    }
+    const quiet = tool({
+      name: 'quiet',
+      description: 'd',
+      execute: () => 1,
+      toModelOutput: () => Promise.reject(undefined),
+      errorFunction: (_ctx, error) => `errorFunction saw ${String(error)}`,
     });
-    expect(await invokeTool(lookup, {})).toEqual({
-      status: 'error',
-      output: 'Error running lookup: projection broke',
-      error: new Error('projection broke'),
-      durationMs: expect.any(Number),
+    expect((await invokeTool(quiet, {})).output).toBe('errorFunction saw undefined');
+    const bare = tool({
+      name: 'bare',
+      description: 'd',
+      execute: () => 1,
+      toModelOutput: () => Promise.reject(undefined),
     });
+    expect((await invokeTool(bare, {})).output).toBe(
+      'Error running bare: toModelOutput threw: it threw undefined',
+    );
   });
 });
 
