@@ -9,7 +9,7 @@ import type { Redactor } from '../redact';
 import { unknownToolText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
 import type { ToolSetOf, ToolSource, ToolSourceOf, ToolsGiven } from '../tool/shapes';
-import { isToolLike, toTool, toTools } from '../tool/shapes';
+import { isToolLike, toTool, toTools, twoToolsNamed } from '../tool/shapes';
 import { type AnyTool, type Tool, toolInternals } from '../tool/tool';
 import { MAX_APPROVAL_REASON_CHARS, type ToolDefinition } from '../wire/protocol';
 import { cutChars } from '../wire/utf8';
@@ -150,7 +150,7 @@ export function duplicateTool(owner: string, name: string, remover?: string): To
   return new ToolDefinitionError(
     'duplicate_tool',
     remover === undefined
-      ? `${owner}: two different tools are named "${name}"`
+      ? `${owner}: ${twoToolsNamed(name)}`
       : `${owner}: a different tool named "${name}" is already registered; to replace it, call ${remover}("${name}") first, or give the new tool another name`,
   );
 }

@@ -19,7 +19,14 @@ import {
   type Rule,
 } from '../tool/check-options';
 import { resolveSchema, type SchemaAdapter } from '../tool/schema';
-import { aToolSet, type ToolSetOf, type ToolsGiven, toTools, uniqueTools } from '../tool/shapes';
+import {
+  aToolSet,
+  type ToolSetOf,
+  type ToolsGiven,
+  toTools,
+  twoToolsNamed,
+  uniqueTools,
+} from '../tool/shapes';
 import {
   type InferParameters,
   TOOL_NAME_PATTERN,
@@ -207,10 +214,7 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
         : toTools(listed, `Agent ${describeValue(options.name)}`);
     // The same tool listed twice is kept once (in a copy of the list); two different tools may not share a name.
     const unique = uniqueTools(tools, (name) => {
-      throw new ToolDefinitionError(
-        'duplicate_tool',
-        `Agent "${options.name}": two different tools are named "${name}"`,
-      );
+      throw new ToolDefinitionError('duplicate_tool', `Agent "${options.name}": ${twoToolsNamed(name)}`);
     });
     this.name = options.name;
     this.instructions = options.instructions ?? '';

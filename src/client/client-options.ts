@@ -30,7 +30,14 @@ import {
   optionsFault,
   type Rule,
 } from '../tool/check-options';
-import { aToolSet, type ToolSetOf, type ToolsGiven, toTools, uniqueTools } from '../tool/shapes';
+import {
+  aToolSet,
+  type ToolSetOf,
+  type ToolsGiven,
+  toTools,
+  twoToolsNamed,
+  uniqueTools,
+} from '../tool/shapes';
 import { type Tool, toolInternals } from '../tool/tool';
 import { API_KEY_PATTERN, MAX_API_KEY_CHARS } from '../wire/api-key';
 import type { ConnectOptions, ReconnectOptions } from '../wire/connection';
@@ -632,11 +639,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   }
   // The same tool listed twice is kept once; two different tools may not share a name.
   const tools = uniqueTools(toTools(options.tools, CLIENT_OWNER.name), (name) =>
-    optionsFault(
-      owner,
-      'duplicate_tool',
-      `two different tools are named ${describeValue(name, owner.redact)}`,
-    ),
+    optionsFault(owner, 'duplicate_tool', twoToolsNamed(name)),
   );
   const maxConcurrency = options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency;
   for (const item of tools) checkToolSlots(item, maxConcurrency, CLIENT_OWNER.name);

@@ -562,8 +562,16 @@ export function toolsOf<C = unknown, T = ToolsGiven>(tools: ToolSetOf<T, C>, own
     );
   }
   return uniqueTools(toTools(tools, owner), (name) => {
-    throw new ToolDefinitionError('duplicate_tool', `${owner}: two different tools are named "${name}"`);
+    throw new ToolDefinitionError('duplicate_tool', `${owner}: ${twoToolsNamed(name)}`);
   });
+}
+
+/**
+ * The text of `duplicate_tool` for two different tools given together under one name, with its fix: users meet it
+ * by calling `tool()` twice with the same options, which makes two tools.
+ */
+export function twoToolsNamed(name: string): string {
+  return `two different tools are named "${name}"; tools are compared by identity (two tool() calls make two tools, even with the same options): list one tool object, or rename one of them`;
 }
 
 /**

@@ -394,7 +394,7 @@ describe('toAiSdkTools', () => {
     ).toThrow(
       new ToolDefinitionError(
         'duplicate_tool',
-        'toAiSdkTools(): two different tools are named "convert_temperature"',
+        'toAiSdkTools(): two different tools are named "convert_temperature"; tools are compared by identity (two tool() calls make two tools, even with the same options): list one tool object, or rename one of them',
       ),
     );
     expect(() => toAiSdkTools([convert], { abortSignal: undefined } as never)).toThrow(

@@ -26,7 +26,10 @@ describe('ToolRegistry', () => {
 
   it('refuses two tools with the same name', () => {
     expect(() => new ToolRegistry([make('a'), make('a')])).toThrow(
-      new ToolDefinitionError('duplicate_tool', 'ToolRegistry: two different tools are named "a"'),
+      new ToolDefinitionError(
+        'duplicate_tool',
+        'ToolRegistry: two different tools are named "a"; tools are compared by identity (two tool() calls make two tools, even with the same options): list one tool object, or rename one of them',
+      ),
     );
   });
 

@@ -95,7 +95,7 @@ describe('Agent options', () => {
     const t = tool({ name: 't', description: 'T.', execute: () => '' });
     const other = tool({ name: 't', description: 'Another T.', execute: () => '' });
     expect(() => new Agent({ name: 'A', instructions: '', tools: [t, other] })).toThrowError(
-      'Agent "A": two different tools are named "t"',
+      'Agent "A": two different tools are named "t"; tools are compared by identity (two tool() calls make two tools, even with the same options): list one tool object, or rename one of them',
     );
     expect(new Agent({ name: 'A', instructions: '', tools: [t, t] }).tools).toEqual([t]);
   });

@@ -673,7 +673,7 @@ describe('Client options', () => {
     [
       { tools: [echo, tool({ name: 'echo', description: 'Another echo.', execute: () => '' })] },
       'duplicate_tool',
-      'new Client(options): two different tools are named "echo"',
+      'new Client(options): two different tools are named "echo"; tools are compared by identity (two tool() calls make two tools, even with the same options): list one tool object, or rename one of them',
     ],
     [
       { url: 'http://x' },

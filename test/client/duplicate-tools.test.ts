@@ -76,16 +76,28 @@ describe('the same tool given twice', () => {
 describe('two different tools with one name', () => {
   it('are refused everywhere, naming the name', async () => {
     expect(() => client([echo, otherEcho])).toThrowError(
-      new OptionsError('duplicate_tool', 'new Client(options): two different tools are named "echo"'),
+      new OptionsError(
+        'duplicate_tool',
+        'new Client(options): two different tools are named "echo"; tools are compared by identity (two tool() calls make two tools, even with the same options): list one tool object, or rename one of them',
+      ),
     );
     expect(() => new Agent({ name: 'A', instructions: '', tools: [echo, otherEcho] })).toThrowError(
-      new ToolDefinitionError('duplicate_tool', 'Agent "A": two different tools are named "echo"'),
+      new ToolDefinitionError(
+        'duplicate_tool',
+        'Agent "A": two different tools are named "echo"; tools are compared by identity (two tool() calls make two tools, even with the same options): list one tool object, or rename one of them',
+      ),
     );
     expect(() => new ToolRegistry([echo, otherEcho])).toThrowError(
-      new ToolDefinitionError('duplicate_tool', 'ToolRegistry: two different tools are named "echo"'),
+      new ToolDefinitionError(
+        'duplicate_tool',
+        'ToolRegistry: two different tools are named "echo"; tools are compared by identity (two tool() calls make two tools, even with the same options): list one tool object, or rename one of them',
+      ),
     );
     expect(() => toolsOf([echo, otherEcho], 'bridge()')).toThrowError(
-      new ToolDefinitionError('duplicate_tool', 'bridge(): two different tools are named "echo"'),
+      new ToolDefinitionError(
+        'duplicate_tool',
+        'bridge(): two different tools are named "echo"; tools are compared by identity (two tool() calls make two tools, even with the same options): list one tool object, or rename one of them',
+      ),
     );
   });
 

@@ -226,7 +226,7 @@ describe('registerMcpTools', () => {
     ).toThrow(
       new ToolDefinitionError(
         'duplicate_tool',
-        'registerMcpTools(): two different tools are named "find_order"',
+        'registerMcpTools(): two different tools are named "find_order"; tools are compared by identity (two tool() calls make two tools, even with the same options): list one tool object, or rename one of them',
       ),
     );
     expect(() => registerMcpTools(mcpServer, order as never)).toThrow(

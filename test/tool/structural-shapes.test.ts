@@ -397,7 +397,8 @@ describe('toolsOf (for bridges into other frameworks)', () => {
       ),
     ).toEqual({
       code: 'duplicate_tool',
-      message: 'bridge(): two different tools are named "a"',
+      message:
+        'bridge(): two different tools are named "a"; tools are compared by identity (two tool() calls make two tools, even with the same options): list one tool object, or rename one of them',
     });
     // @ts-expect-error a number is not a tool
     expect(refusal(() => toolsOf({ ping: 1 }, 'bridge()')).code).toBe('not_a_tool');
