@@ -130,6 +130,35 @@ export function encodedPattern(secret: string): string {
   return backslashes > 0 ? out + backslashRun(backslashes, lead()) : out;
 }
 
+/**
+ * A secret's UTF-8 bytes must be at least this long for its base64 forms to be looked for: each form is then at
+ * least 13 characters of the base64 alphabet, which ordinary text does not hold by chance.
+ */
+export const MIN_BASE64_SECRET_BYTES = 12;
+
+/**
+ * The base64 and base64url characters that `secret` certainly becomes inside any base64 text (`Basic` credentials
+ * `user:secret`, a token a tool encodes itself): one form per alignment of its first byte within the encoded
+ * data (3), without the characters at either end that also hold bits of the bytes around it. Finding one of them
+ * finds the secret but for a few bits at its ends. None for a secret under {@link MIN_BASE64_SECRET_BYTES} bytes.
+ */
+export function base64Forms(secret: string): string[] {
+  const bytes = UTF8.encode(secret);
+  if (bytes.length < MIN_BASE64_SECRET_BYTES) return [];
+  const forms = new Set<string>();
+  for (const lead of [0, 1, 2]) {
+    let binary = '\0'.repeat(lead);
+    for (const byte of bytes) binary += String.fromCharCode(byte);
+    // The characters made of the lead's bits (0, 2 or 3) and those past the last whole 6 bits of the secret.
+    const skip = [0, 2, 3][lead] as number;
+    const end = Math.floor(((lead + bytes.length) * 8) / 6);
+    const form = btoa(binary).slice(skip, end);
+    forms.add(form);
+    forms.add(form.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return [...forms];
+}
+
 /** What to scrub: exact strings (e.g. secrets) and patterns. */
 export type RedactRule = string | RegExp;
 
@@ -219,6 +248,8 @@ export class Redactor {
   #literal: RegExp | undefined;
   /** Every string rule in every form, or none; used only on text that holds a `\` or a `%`. */
   #encoded: RegExp | undefined;
+  /** The base64 forms of the string rules long enough to have them ({@link base64Forms}), or none. */
+  #base64: string[] = [];
   #replacement = REDACTED;
 
   constructor(rules: readonly RedactRule[], options: RedactorOptions = {}, base?: Redactor) {
@@ -256,6 +287,7 @@ export class Redactor {
     this.#strings = [...strings].sort((a, b) => b.length - a.length);
     this.#literal = undefined;
     this.#encoded = undefined;
+    this.#base64 = [...new Set(this.#strings.flatMap(base64Forms))];
     if (this.#strings.length > 0) {
       this.#literal = new RegExp(this.#strings.map(escapeRegExp).join('|'), 'g');
       // A lookahead finds every start, overlapping ones too (`abcd` and `cdef` in `abcdef`).
@@ -409,13 +441,23 @@ export class Redactor {
       // after one scan, without the lists of rules and spans.
       if (strings === undefined) return text;
       strings.lastIndex = 0;
-      return strings.test(text) ? this.#replace(text, [strings]) : text;
+      return strings.test(text) || this.#hasBase64(text) ? this.#replace(text, [strings]) : text;
     }
     return this.#replace(text, strings === undefined ? this.#patterns : [strings, ...this.#patterns]);
   }
 
+  /** Whether `text` holds a base64 form of a secret ({@link base64Forms}): a search per form, no regular expression. */
+  #hasBase64(text: string): boolean {
+    for (const form of this.#base64) if (text.includes(form)) return true;
+    return false;
+  }
+
   #replace(text: string, rules: readonly RegExp[]): string {
     const spans: Array<[number, number]> = [];
+    for (const form of this.#base64) {
+      for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1))
+        spans.push([at, at + form.length]);
+    }
     for (const rule of rules) {
       rule.lastIndex = 0;
       if (rule === this.#literal) {

@@ -24,6 +24,39 @@ describe('Redactor', () => {
     }
   });
 
+  it('finds a secret a tool wrote as base64 or base64url inside a text, at any alignment', () => {
+    const secret = 'sk-live-0123456789abcdef';
+    const redactor = new Redactor([secret]);
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    const b64url = (text: string) => Buffer.from(text).toString('base64url');
+    for (const encoded of [
+      b64(secret),
+      b64(`user:${secret}`),
+      b64(`${secret}:x`),
+      b64(`ab${secret}cdef`),
+      b64url(`?>${secret}~`),
+      b64(`ключ ${secret}`),
+    ]) {
+      const text = `Authorization: Basic ${encoded}`;
+      const out = redactor.text(text);
+      expect(out, encoded).toContain(REDACTED);
+      // What is left of the encoding holds a few bits of the secret at most: no 3 bytes of it decode from it.
+      const left = out.replace('Authorization: Basic ', '').split(REDACTED).join('');
+      expect(Buffer.from(left, 'base64').toString('latin1')).not.toMatch(/live|0123|cdef/);
+    }
+    // In JSON and in a redacted copy of a value alike.
+    expect(redactor.text(JSON.stringify({ token: b64(secret) }))).toBe(`{"token":"${REDACTED}"}`);
+    expect(redactor.value({ headers: [`Basic ${b64(`u:${secret}`)}`] })).toEqual({
+      headers: [expect.stringContaining(REDACTED)],
+    });
+    // A short secret's base64 forms would match by chance: only the secret itself is looked for.
+    const short = new Redactor(['sk-live-01']);
+    expect(short.text(b64('sk-live-01'))).toBe(b64('sk-live-01'));
+    // Other base64 is left as it is.
+    const other = b64('sk-live-0123456789abcdeX');
+    expect(redactor.text(`${other} ${b64('hello world, nothing secret here')}`)).not.toContain(REDACTED);
+  });
+
   it('applies RegExp rules globally, never sticky, as written', () => {
     expect(new Redactor([/sk-\d+/y]).text('a sk-1 b sk-22')).toBe(`a ${REDACTED} b ${REDACTED}`);
   });

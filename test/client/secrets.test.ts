@@ -60,6 +60,23 @@ describe('redaction of secrets that need escapes', () => {
     expectNoLeak(texts, secret);
   });
 
+  it('keeps a secret out when the tool wrote it in base64 itself (Basic credentials), in any place', () => {
+    const secret = 'sk-live-0123456789abcdef';
+    const basic = (user: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
+    expectNoLeak(runLeaking([secret], () => ({ sent: { authorization: basic('u') } })).texts, secret);
+    expectNoLeak(runLeaking([secret], () => `header was ${basic('ab')}`).texts, secret);
+    expectNoLeak(
+      runLeaking([secret], () => {
+        throw new Error(`401 for ${basic('abc')}`);
+      }).texts,
+      secret,
+    );
+    expectNoLeak(
+      runLeaking([secret], () => ({ widget: { type: 'Text', value: basic('x') }, n: 1 })).texts,
+      secret,
+    );
+  });
+
   it('applies a RegExp rule to every string before it is written as JSON (a newline inside a match)', () => {
     const { frame } = runLeaking([/BEGIN KEY\n[^\n]*\nEND KEY/], () => ({ pem: 'BEGIN KEY\nabc\nEND KEY' }));
     expect((frame as { output: string }).output).toBe('{"pem":"[redacted]"}');

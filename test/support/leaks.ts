@@ -39,6 +39,18 @@ export function findLeak(text: string, secret: string, depth = 0, at = 'text'): 
   for (const form of encodedForms(secret)) {
     if (text.includes(form)) return `${at} holds ${JSON.stringify(form)}`;
   }
+  // Inside base64 text (`Basic` credentials), at any alignment: any 8 bytes of a long secret.
+  const bytes = Buffer.from(secret);
+  if (bytes.length >= 12) {
+    for (const run of text.match(/[A-Za-z0-9+/_-]{12,}/g) ?? []) {
+      for (const lead of ['', 'A', 'AA', 'AAA']) {
+        const decoded = Buffer.from(lead + run.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+        for (let i = 0; i + 8 <= bytes.length; i++) {
+          if (decoded.includes(bytes.subarray(i, i + 8))) return `${at} holds the secret in base64: ${run}`;
+        }
+      }
+    }
+  }
   if (depth > 6) return undefined;
   const decoded: Array<[string, string]> = [];
   try {
