@@ -18,7 +18,7 @@ import { resolveStubOptions, type StubServerOptions } from './options';
 import { type SessionInfo, StubService } from './service';
 import { acceptSocket } from './socket-handler';
 import type { RunSummary, RunTranscript } from './transcript';
-import { pageRefusal } from './web-pages';
+import { pageRefusal, reachableWithoutKeys } from './web-pages';
 
 /** Paths that accept the WebSocket upgrade. */
 export const WEBSOCKET_PATHS = ['/', '/v1/ws'] as const;
@@ -152,6 +152,8 @@ export async function startStubServer(options: StubServerOptions = {}): Promise<
   const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
   if (resolved.apiKeys === undefined) {
     logger.warn({}, 'no apiKeys configured: accepting any API key (or none)');
+    const reachable = reachableWithoutKeys(resolved.host, port);
+    if (reachable !== undefined) logger.warn({ host: resolved.host, port }, reachable);
   }
   logger.info({ url: `ws://${host}:${port}` }, 'toolwire stub listening');
 

@@ -55,6 +55,15 @@ export function pageRefusal(
   };
 }
 
+/**
+ * The warning for a stub that accepts any key while bound to an address other machines can reach (`0.0.0.0`, a
+ * LAN address): anyone who reaches the port, no browser needed, is a client. `undefined` for a loopback address.
+ */
+export function reachableWithoutKeys(host: string, port: number): string | undefined {
+  if (isLoopback(host)) return undefined;
+  return `bound to ${host}, which other machines may reach, with no apiKeys: anyone who reaches port ${port} can start runs, read transcripts, decide approvals and offer tools; give apiKeys (--api-key) or bind to 127.0.0.1`;
+}
+
 /** The host name of a `Host` header (`name:port`, `[v6]:port`), without its port and brackets, lower-cased. */
 function hostName(host: string): string {
   const bracketed = /^\[([^\]]*)\](?::\d*)?$/.exec(host);

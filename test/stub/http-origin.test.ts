@@ -7,6 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { scriptedModel, startStubServer } from '../../server-stub/index';
+import { reachableWithoutKeys } from '../../server-stub/web-pages';
 import { agent, once, stub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 
@@ -186,5 +187,24 @@ describe('pages that rename 127.0.0.1, and WebSockets of other pages', () => {
     // With keys, a page must know one: a browser client served from another page is a supported use.
     const keyed = await stub({ apiKeys: ['k'] });
     expect(await upgrade(keyed.url, { origin: 'http://localhost:5173' })).toBe('open');
+  });
+});
+
+describe('a stub other machines may reach', () => {
+  it('warns, once it listens with no apiKeys on an address that is not loopback, what that opens and how to close it', () => {
+    expect(reachableWithoutKeys('0.0.0.0', 8080)).toBe(
+      'bound to 0.0.0.0, which other machines may reach, with no apiKeys: anyone who reaches port 8080 can start runs, read transcripts, decide approvals and offer tools; give apiKeys (--api-key) or bind to 127.0.0.1',
+    );
+    for (const host of ['::', '192.168.1.20', 'my-laptop.lan'])
+      expect(reachableWithoutKeys(host, 1)).toBeDefined();
+    for (const host of ['127.0.0.1', '127.3.2.1', 'localhost', '::1', 'app.localhost'])
+      expect(reachableWithoutKeys(host, 1), host).toBeUndefined();
+  });
+
+  it('says nothing of it on the loopback stub of every test', async () => {
+    const server = await stub();
+    expect(server.log.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([
+      'no apiKeys configured: accepting any API key (or none)',
+    ]);
   });
 });
