@@ -104,7 +104,9 @@ async function burst(options: { stubFeatures?: readonly string[]; older?: boolea
 describe('key_waits: a quiet tenant behind another tenant’s burst', () => {
   it('starts the quiet tenant’s call at once: the burst’s waiting calls hold no slot', async () => {
     const { started, startOf, finish } = await burst({});
-    await startOf('b0');
+    // Without the feature b0 would never start here: fail by the assertion below, naming what started, not by the
+    // test's timeout (the wait ends as soon as b0 starts).
+    await Promise.race([startOf('b0'), new Promise((resolve) => setTimeout(resolve, 3_000))]);
     // No call of the burst has ended: b0 reached the worker past the burst and took the free slot.
     expect(started).toEqual(['a0', 'b0']);
     const transcript = await finish();
