@@ -21,6 +21,8 @@
  *
  * @module
  */
+import { MAX_TIMEOUT_MS } from '../limits';
+import { LATE_WAKE_MS } from './heartbeat';
 import { utf8Length } from './utf8';
 
 /** The limits' defaults, in bytes (the client's `highWaterMarkBytes` and `maxBufferedBytes`). */
@@ -69,8 +71,16 @@ export interface BackpressureOptions {
   write(text: string, type: 'pong' | 'tool_result' | 'ping'): boolean;
   /** Puts one frame that waited for the frame rate on the socket (not paced again); `false` when the socket is gone. */
   transmit(paced: PacedFrame): boolean;
-  /** The hard limit was passed: drop the socket. Called once. */
-  overflow(message: string): void;
+  /**
+   * Runs `fn` once the I/O already waiting has been read (the heartbeat clock's `afterIo`): a proof judged on a
+   * late wake-up waits for it, as the heartbeat's verdict does. Left out: judged at once.
+   */
+  afterIo?(fn: () => void): void;
+  /**
+   * The hard limit was passed, or a proof of reading was not given in time: drop the socket (`reason`: the close
+   * reason, `'the service is not reading'` when left out). Called once.
+   */
+  overflow(message: string, reason?: string): void;
 }
 
 /** A frame that waits for the service's frame rate: its text, its type, and the frame when a caller gave it. */
@@ -96,8 +106,18 @@ export class Backpressure {
   /** Pings written and not yet answered: id → bytes written up to and including it. Oldest first. */
   readonly #pings = new Map<string, number>();
   #pingSeq = 0;
-  /** The bytes a probe ping confirms once answered; a new probe waits for it. */
+  /**
+   * The bytes a probe ping confirms once answered; a new probe waits for it. While the probe waits for the frame
+   * rate, a count past every byte written (it confirms nothing yet), until it is on the socket.
+   */
   #probeAt = -1;
+  /** The id of the latest probe ping. */
+  #probeId: string | undefined;
+  /**
+   * The service sent a `pong` without id while no ping of this socket waited for one: its id-less pongs come
+   * unasked, so from then on they prove it alive (the heartbeat), not that it read what was written.
+   */
+  #pongsUnasked = false;
   /** The id of the latest `ping` while its `pong` is held (`null`: a ping without id); `undefined`: none held. */
   #heldPong: string | null | undefined;
   #heldPongBytes = 0;
@@ -221,8 +241,7 @@ export class Backpressure {
         // No probe from inside the probe's own write. A count past every byte written, not Infinity: a field that
         // held only small integers and takes a fraction would change the shape of this object, and V8 would throw
         // away the optimised code of every function that reads it (each write of a call).
-        this.#probeAt = this.#written + 1;
-        this.#probeAt = this.#writePing();
+        this.#probe();
       }
     }
     this.#check();
@@ -236,21 +255,12 @@ export class Backpressure {
   askProof(): void {
     if (!this.#options.countsOwn || this.#written <= this.#confirmed || this.#probeAt > this.#confirmed)
       return;
-    this.#probeAt = this.#written + 1;
-    this.#probeAt = this.#writePing();
+    this.#probe();
   }
 
-  /** The id for a heartbeat ping about to be written; its pong proves the bytes before it were read. */
-  pingId(): string {
-    const id = String(++this.#pingSeq);
-    // Recorded once written (see pinged): the ping itself is among the bytes it confirms.
-    this.#remember(id);
-    return id;
-  }
-
-  /** A heartbeat ping was written: what its pong will confirm. */
-  pinged(id: string): void {
-    if (this.#pings.has(id)) this.#pings.set(id, this.#written);
+  /** Writes a heartbeat ping; its pong proves the bytes written before it read. */
+  heartbeatPing(): void {
+    this.#sendPing(this.#nextPingId());
   }
 
   /**
@@ -259,8 +269,13 @@ export class Backpressure {
    * that one at least has been read (docs/protocol/lifecycle.md: a `pong` also answers every earlier ping).
    */
   ponged(id: string | undefined): void {
-    const key = id ?? this.#oldestPing();
-    if (key === undefined) return;
+    let key = id;
+    if (key === undefined) {
+      key = this.#oldestPing();
+      // Unasked (a keep-alive of the service's own): it answers no ping, and later ones may not either.
+      if (key === undefined) this.#pongsUnasked = true;
+      if (key === undefined || this.#pongsUnasked) return;
+    }
     const at = this.#pings.get(key);
     if (at === undefined) return;
     if (at > this.#confirmed) this.#confirmed = at;
@@ -289,24 +304,46 @@ export class Backpressure {
    * intervals once `welcome` announces one; until then no probe is judged.
    */
   proofTimeout(ms: number): void {
-    this.#proofTimeoutMs = ms;
-    if (this.#probeAt > this.#confirmed) this.#startProofTimer();
+    // Two intervals of the longest heartbeat are past the longest timer: waited at most that long.
+    this.#proofTimeoutMs = Math.min(ms, MAX_TIMEOUT_MS);
+    if (this.#probeAt > this.#confirmed && this.#probeOnSocket()) this.#startProofTimer();
   }
 
+  /** Whether the latest probe ping is on the socket (not waiting for the frame rate). */
+  #probeOnSocket(): boolean {
+    const id = this.#probeId;
+    return id !== undefined && (this.#pings.get(id) ?? -1) >= 0;
+  }
+
+  /** Starts the wait for the probe's answer, from when the probe went on the socket. */
   #startProofTimer(): void {
     if (this.#proofTimer !== undefined || this.#overflowed || this.#proofTimeoutMs === undefined) return;
     const ms = this.#proofTimeoutMs;
+    const dueAt = this.#options.now() + ms;
     this.#proofTimer = setTimeout(() => {
       this.#proofTimer = undefined;
-      if (this.#overflowed || this.#probeAt <= this.#confirmed) return;
-      const unproven = this.#written - this.#confirmed;
-      this.stop();
-      this.#options.overflow(
-        `the service did not answer a ping in ${ms} ms: ${unproven} bytes written are not proven read, and writes wait for that proof`,
-      );
+      // A late wake-up means the process was busy, maybe with the pong waiting unread: judged once it is read.
+      const { afterIo } = this.#options;
+      if (afterIo !== undefined && this.#options.now() - dueAt > LATE_WAKE_MS)
+        afterIo(() => this.#judgeProof(ms));
+      else this.#judgeProof(ms);
     }, ms);
     // The proof timer alone does not keep the process alive (no-op in browsers).
     (this.#proofTimer as { unref?: () => void }).unref?.();
+  }
+
+  /** The probe's answer is `ms` late: drops the socket unless it came (or the socket is gone). */
+  #judgeProof(ms: number): void {
+    if (this.#overflowed || this.#probeAt <= this.#confirmed) return;
+    const unproven = this.#written - this.#confirmed;
+    const unasked = this.#pongsUnasked
+      ? "; its pongs without id come unasked (a keep-alive), so they cannot prove it read what was written: a pong must answer a ping, with the ping's id"
+      : '';
+    this.stop();
+    this.#options.overflow(
+      `the service did not answer a ping in ${ms} ms: ${unproven} bytes written are not proven read, and writes wait for that proof${unasked}`,
+      'the service did not answer a ping',
+    );
   }
 
   /** A `ping` from the service: answered now if the socket has room, else its pong is held (one, the latest). */
@@ -360,30 +397,33 @@ export class Backpressure {
   }
 
   /**
-   * An invalid frame from the service is to be answered with an `error` frame of `bytes` bytes. Returns how
-   * many invalid frames went unanswered before this one (to log with it), or `undefined` when this one is not
-   * to be answered (nor logged): over the rate, or while the socket is over the soft limit.
+   * An invalid frame from the service is to be answered with an `error` frame of `bytes` bytes. Returns how many
+   * invalid frames went unanswered before this one and whether this one is sent (to log with it): `send: false`
+   * while the socket is over the soft limit (logged all the same: the log is how a user learns why, say, a pong
+   * with a numeric id proves nothing); `undefined` when it is neither answered nor logged (over the rate of
+   * {@link ERROR_FRAMES_PER_INTERVAL} a second).
    */
-  mayAnswerError(bytes: number): number | undefined {
+  mayAnswerError(bytes: number): { unanswered: number; send: boolean } | undefined {
     const now = this.#options.now();
     if (now - this.#intervalStart >= ERROR_FRAME_INTERVAL_MS) {
       this.#intervalStart = now;
       this.#errorsInInterval = 0;
     }
+    const logged = this.#errorsInInterval < ERROR_FRAMES_PER_INTERVAL;
+    if (logged) this.#errorsInInterval += 1;
     if (!this.#under()) {
       this.#unanswered += 1;
       this.#withheld += bytes;
       this.#check();
-      return undefined;
+      return logged && !this.#overflowed ? { unanswered: this.#unanswered - 1, send: false } : undefined;
     }
-    if (this.#errorsInInterval >= ERROR_FRAMES_PER_INTERVAL) {
+    if (!logged) {
       this.#unanswered += 1;
       return undefined;
     }
-    this.#errorsInInterval += 1;
     const before = this.#unanswered;
     this.#unanswered = 0;
-    return before;
+    return { unanswered: before, send: true };
   }
 
   /** The socket is gone: stop looking. Frames waiting for the rate go with it (their writers send them again). */
@@ -437,6 +477,7 @@ export class Backpressure {
       this.#pacedAt += 1;
       this.#pacedBytes -= utf8Length(next.text);
       if (!this.#options.transmit(next) || this.#overflowed) return false;
+      if (next.type === 'ping') this.#pingWent((JSON.parse(next.text) as { id: string }).id);
     }
     this.#paced = [];
     this.#pacedAt = 0;
@@ -483,15 +524,43 @@ export class Backpressure {
     );
   }
 
-  #writePing(): number {
+  /** Asks the service for a proof of reading: a ping whose pong writes wait for, judged ({@link proofTimeout}). */
+  #probe(): void {
+    const id = this.#nextPingId();
+    this.#probeId = id;
+    // A count past every byte written, not Infinity (a fraction would change the field's representation, and V8
+    // would throw away the optimised code of every write that reads it): no second probe from inside this one's
+    // write, nor while it waits for the frame rate. Set to what it confirms once it is on the socket (#pingWent).
+    this.#probeAt = this.#written + 1;
+    if (!this.#sendPing(id)) this.#probeAt = -1;
+  }
+
+  #nextPingId(): string {
     const id = String(++this.#pingSeq);
     this.#remember(id);
+    return id;
+  }
+
+  /** Writes ping `id`: on the socket now, or in turn when it waits for the frame rate; `false` when the socket is gone. */
+  #sendPing(id: string): boolean {
     const text = JSON.stringify({ type: 'ping', id });
-    if (!this.#options.write(text, 'ping')) return -1;
-    // `write` came back through `wrote`, which counted the ping.
+    if (!this.#options.write(text, 'ping')) return false;
+    const paced = this.#paced;
+    if (this.#pacedAt < paced.length && paced[paced.length - 1]?.text === text) return true;
+    this.#pingWent(id);
+    return true;
+  }
+
+  /**
+   * Ping `id` is on the socket: its pong will prove every byte written so far read (`write` came back through
+   * `wrote`, which counted the ping); a probe's wait for its answer starts now.
+   */
+  #pingWent(id: string): void {
+    if (!this.#pings.has(id)) return;
     this.#pings.set(id, this.#written);
+    if (id !== this.#probeId || this.#overflowed) return;
+    this.#probeAt = this.#written;
     this.#startProofTimer();
-    return this.#written;
   }
 
   #remember(id: string): void {

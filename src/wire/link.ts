@@ -475,9 +475,10 @@ export class Link {
       now: () => clock.now(),
       write: (text, type) => this.#write(text, type),
       transmit: (paced) => this.#transmit(paced.text, paced.type, paced.frame as ClientFrame | undefined),
-      overflow: (message) => {
+      afterIo: (fn) => clock.afterIo(fn),
+      overflow: (message, reason = 'the service is not reading') => {
         this.#options.logger.warn({ code: CLOSE_CODES.policyViolation }, message);
-        this.#drop(undefined, 'the service is not reading', CLOSE_CODES.policyViolation);
+        this.#drop(undefined, reason, CLOSE_CODES.policyViolation);
       },
     });
   }
@@ -608,13 +609,19 @@ export class Link {
   #refuse(code: RefusalCode, message: string, about?: RefusedFrame): void {
     const answer = refusal(code, message, about);
     const text = encodeFrame(answer);
-    // At most ERROR_FRAMES_PER_INTERVAL answers (and log lines) a second, none while the service does not read.
-    const unanswered = this.#budget.mayAnswerError(utf8Length(text));
-    if (unanswered === undefined || this.#closed) return;
+    // At most ERROR_FRAMES_PER_INTERVAL answers and log lines a second; logged but not answered while the service
+    // does not read.
+    const verdict = this.#budget.mayAnswerError(utf8Length(text));
+    if (verdict === undefined || this.#closed) return;
+    const { unanswered, send } = verdict;
     const more = unanswered > 0 ? ` (${unanswered} more invalid frames before it were not answered)` : '';
+    const held = send ? '' : ' (not answered: the service has not read what was written)';
     const { type: _, message: __, ...fields } = answer;
-    this.#options.logger.warn({ ...fields, unanswered }, `invalid frame from the service: ${message}${more}`);
-    this.#write(text, 'error');
+    this.#options.logger.warn(
+      { ...fields, unanswered },
+      `invalid frame from the service: ${message}${held}${more}`,
+    );
+    if (send) this.#write(text, 'error');
   }
 
   /** Before the first `welcome`, ends the attempt on a frame that cannot come before it (docs/protocol/lifecycle.md). */
@@ -647,10 +654,7 @@ export class Link {
     this.#heartbeat = startHeartbeat(requestedMs, {
       clock: this.#options.heartbeatClock,
       logger: this.#options.logger,
-      ping: () => {
-        const id = this.#budget.pingId();
-        if (this.#write(encodeFrame({ type: 'ping', id }), 'ping')) this.#budget.pinged(id);
-      },
+      ping: () => this.#budget.heartbeatPing(),
       dead: () => this.#drop(undefined, 'heartbeat timeout', CLOSE_CODES.heartbeatTimeout),
     });
     // A proof of reading unanswered this long is a stalled service, as silence is a dead one.

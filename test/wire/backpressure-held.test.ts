@@ -5,10 +5,10 @@
  * answers held beside it (they are not in the socket).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Backpressure, MAX_HELD_ANSWERS } from '../../src/wire/backpressure';
+import { Backpressure, ERROR_FRAMES_PER_INTERVAL, MAX_HELD_ANSWERS } from '../../src/wire/backpressure';
 
 /** A socket whose unsent bytes the test sets; each write adds its bytes (the test empties it). */
-function budgetOn(softLimitBytes: number) {
+function budgetOn(softLimitBytes: number, now: () => number = () => 0) {
   const socket = {
     unsent: 0,
     writes: [] as Array<{ text: string; type: string }>,
@@ -19,7 +19,7 @@ function budgetOn(softLimitBytes: number) {
     hardLimitBytes: Number.MAX_SAFE_INTEGER,
     reported: () => socket.unsent,
     countsOwn: false,
-    now: () => 0,
+    now,
     write: (text, type) => {
       socket.writes.push({ text, type });
       socket.unsent += Buffer.byteLength(text);
@@ -100,5 +100,34 @@ describe('held answers', () => {
     budget.busy('and-another', busyText('and-another', 10));
     expect(socket.overflows).toHaveLength(1);
     expect(socket.writes).toEqual([]);
+  });
+});
+
+describe('error answers over the soft limit', () => {
+  it('are logged but not sent, within the rate of error lines, and counted for the next one sent', () => {
+    const { budget, socket } = budgetOn(100);
+    socket.unsent = 101;
+    // Logged (a numeric pong id, say, is how the log explains a stall), never written while the service does not read.
+    expect(budget.mayAnswerError(50)).toEqual({ unanswered: 0, send: false });
+    expect(budget.mayAnswerError(50)).toEqual({ unanswered: 1, send: false });
+    for (let n = 2; n < ERROR_FRAMES_PER_INTERVAL; n++) budget.mayAnswerError(50);
+    // Past the rate: neither logged nor sent.
+    expect(budget.mayAnswerError(50)).toBeUndefined();
+    socket.unsent = 0;
+    vi.advanceTimersByTime(0);
+    expect(budget.mayAnswerError(50)).toBeUndefined();
+    expect(socket.writes).toEqual([]);
+  });
+
+  it('are sent once the socket has room, saying how many went unanswered', () => {
+    let now = 0;
+    const { budget, socket } = budgetOn(100, () => now);
+    socket.unsent = 101;
+    budget.mayAnswerError(50);
+    budget.mayAnswerError(50);
+    socket.unsent = 0;
+    now = 1_000;
+    expect(budget.mayAnswerError(50)).toEqual({ unanswered: 2, send: true });
+    expect(budget.mayAnswerError(50)).toEqual({ unanswered: 0, send: true });
   });
 });

@@ -276,7 +276,7 @@ describe('a service that reads but answers pings without id, or not at all', () 
       }
       expect(disconnects).toEqual([]);
       await vi.advanceTimersByTimeAsync(1_000);
-      expect(disconnects).toEqual([{ code: 1008, reason: 'the service is not reading' }]);
+      expect(disconnects).toEqual([{ code: 1008, reason: 'the service did not answer a ping' }]);
       expect(warnings).toEqual([
         'the service did not answer a ping in 120000 ms: 1506 bytes written are not proven read, and writes wait for that proof',
       ]);
