@@ -131,21 +131,24 @@ export function encodedPattern(secret: string): string {
 }
 
 /**
- * A secret's UTF-8 bytes must be at least this long for its base64 forms to be looked for: each form is then at
- * least 13 characters of the base64 alphabet, which ordinary text does not hold by chance.
+ * A secret's UTF-8 bytes must be at least this long for its byte encodings to be looked for ({@link byteForms}):
+ * each is then at least 13 characters of the base64 or hex alphabet, which ordinary text does not hold by chance.
  */
-export const MIN_BASE64_SECRET_BYTES = 12;
+export const MIN_BYTE_FORM_SECRET_BYTES = 12;
 
 /**
- * The base64 and base64url characters that `secret` certainly becomes inside any base64 text (`Basic` credentials
- * `user:secret`, a token a tool encodes itself): one form per alignment of its first byte within the encoded
- * data (3), without the characters at either end that also hold bits of the bytes around it. Finding one of them
- * finds the secret but for a few bits at its ends. None for a secret under {@link MIN_BASE64_SECRET_BYTES} bytes.
+ * What `secret`'s UTF-8 bytes certainly become when a tool encodes them itself, alone or inside other data: its
+ * hex (either case), and the base64 and base64url characters of its bytes inside any base64 text (`Basic`
+ * credentials `user:secret`): one form per alignment of its first byte within the encoded data (3), without the
+ * characters at either end that also hold bits of the bytes around it. Finding one of them finds the secret but
+ * for a few bits at its ends. None for a secret under {@link MIN_BYTE_FORM_SECRET_BYTES} bytes.
  */
-export function base64Forms(secret: string): string[] {
+export function byteForms(secret: string): string[] {
   const bytes = UTF8.encode(secret);
-  if (bytes.length < MIN_BASE64_SECRET_BYTES) return [];
-  const forms = new Set<string>();
+  if (bytes.length < MIN_BYTE_FORM_SECRET_BYTES) return [];
+  let hex = '';
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
+  const forms = new Set<string>([hex, hex.toUpperCase()]);
   for (const lead of [0, 1, 2]) {
     let binary = '\0'.repeat(lead);
     for (const byte of bytes) binary += String.fromCharCode(byte);
@@ -248,8 +251,8 @@ export class Redactor {
   #literal: RegExp | undefined;
   /** Every string rule in every form, or none; used only on text that holds a `\` or a `%`. */
   #encoded: RegExp | undefined;
-  /** The base64 forms of the string rules long enough to have them ({@link base64Forms}), or none. */
-  #base64: string[] = [];
+  /** The byte encodings of the string rules long enough to have them ({@link byteForms}), or none. */
+  #byteForms: string[] = [];
   #replacement = REDACTED;
 
   constructor(rules: readonly RedactRule[], options: RedactorOptions = {}, base?: Redactor) {
@@ -287,7 +290,7 @@ export class Redactor {
     this.#strings = [...strings].sort((a, b) => b.length - a.length);
     this.#literal = undefined;
     this.#encoded = undefined;
-    this.#base64 = [...new Set(this.#strings.flatMap(base64Forms))];
+    this.#byteForms = [...new Set(this.#strings.flatMap(byteForms))];
     if (this.#strings.length > 0) {
       this.#literal = new RegExp(this.#strings.map(escapeRegExp).join('|'), 'g');
       // A lookahead finds every start, overlapping ones too (`abcd` and `cdef` in `abcdef`).
@@ -441,20 +444,20 @@ export class Redactor {
       // after one scan, without the lists of rules and spans.
       if (strings === undefined) return text;
       strings.lastIndex = 0;
-      return strings.test(text) || this.#hasBase64(text) ? this.#replace(text, [strings]) : text;
+      return strings.test(text) || this.#hasByteForm(text) ? this.#replace(text, [strings]) : text;
     }
     return this.#replace(text, strings === undefined ? this.#patterns : [strings, ...this.#patterns]);
   }
 
-  /** Whether `text` holds a base64 form of a secret ({@link base64Forms}): a search per form, no regular expression. */
-  #hasBase64(text: string): boolean {
-    for (const form of this.#base64) if (text.includes(form)) return true;
+  /** Whether `text` holds a byte encoding of a secret ({@link byteForms}): a search per form, no regular expression. */
+  #hasByteForm(text: string): boolean {
+    for (const form of this.#byteForms) if (text.includes(form)) return true;
     return false;
   }
 
   #replace(text: string, rules: readonly RegExp[]): string {
     const spans: Array<[number, number]> = [];
-    for (const form of this.#base64) {
+    for (const form of this.#byteForms) {
       for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1))
         spans.push([at, at + form.length]);
     }

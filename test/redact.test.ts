@@ -24,7 +24,7 @@ describe('Redactor', () => {
     }
   });
 
-  it('finds a secret a tool wrote as base64 or base64url inside a text, at any alignment', () => {
+  it('finds a secret a tool wrote as base64, base64url or hex inside a text, at any alignment', () => {
     const secret = 'sk-live-0123456789abcdef';
     const redactor = new Redactor([secret]);
     const b64 = (text: string) => Buffer.from(text).toString('base64');
@@ -44,6 +44,10 @@ describe('Redactor', () => {
       const left = out.replace('Authorization: Basic ', '').split(REDACTED).join('');
       expect(Buffer.from(left, 'base64').toString('latin1')).not.toMatch(/live|0123|cdef/);
     }
+    // Hex, in either case, alone or among other bytes.
+    const hex = Buffer.from(`:${secret};`).toString('hex');
+    for (const text of [hex, hex.toUpperCase()]) expect(redactor.text(`dump ${text}`)).toContain(REDACTED);
+    expect(redactor.text(`dump ${hex}`)).not.toContain(Buffer.from('live-0123').toString('hex'));
     // In JSON and in a redacted copy of a value alike.
     expect(redactor.text(JSON.stringify({ token: b64(secret) }))).toBe(`{"token":"${REDACTED}"}`);
     expect(redactor.value({ headers: [`Basic ${b64(`u:${secret}`)}`] })).toEqual({

@@ -60,7 +60,7 @@ describe('redaction of secrets that need escapes', () => {
     expectNoLeak(texts, secret);
   });
 
-  it('keeps a secret out when the tool wrote it in base64 itself (Basic credentials), in any place', () => {
+  it('keeps a secret out when the tool wrote it in base64 (Basic credentials) or hex itself, in any place', () => {
     const secret = 'sk-live-0123456789abcdef';
     const basic = (user: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
     expectNoLeak(runLeaking([secret], () => ({ sent: { authorization: basic('u') } })).texts, secret);
@@ -75,6 +75,7 @@ describe('redaction of secrets that need escapes', () => {
       runLeaking([secret], () => ({ widget: { type: 'Text', value: basic('x') }, n: 1 })).texts,
       secret,
     );
+    expectNoLeak(runLeaking([secret], () => `token ${Buffer.from(secret).toString('hex')}`).texts, secret);
   });
 
   it('applies a RegExp rule to every string before it is written as JSON (a newline inside a match)', () => {

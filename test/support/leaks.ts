@@ -39,7 +39,13 @@ export function findLeak(text: string, secret: string, depth = 0, at = 'text'): 
   for (const form of encodedForms(secret)) {
     if (text.includes(form)) return `${at} holds ${JSON.stringify(form)}`;
   }
-  // Inside base64 text (`Basic` credentials), at any alignment: any 8 bytes of a long secret.
+  // As hex, or inside base64 text (`Basic` credentials) at any alignment: any 8 bytes of a long secret.
+  const lower = text.toLowerCase();
+  if (Buffer.byteLength(secret) >= 12) {
+    const hex = Buffer.from(secret).toString('hex');
+    for (let i = 0; i + 16 <= hex.length; i += 2)
+      if (lower.includes(hex.slice(i, i + 16))) return `${at} holds the secret in hex`;
+  }
   const bytes = Buffer.from(secret);
   if (bytes.length >= 12) {
     for (const run of text.match(/[A-Za-z0-9+/_-]{12,}/g) ?? []) {
