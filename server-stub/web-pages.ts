@@ -49,9 +49,14 @@ export function pageRefusal(
     // `null` (a sandboxed frame, a file: page) or garbage: not the stub's own pages.
   }
   if (originHost !== undefined && originHost === host) return undefined;
+  // A page of no origin (`null`) cannot be let in by name: every sandboxed frame and file: page on the web sends it.
+  const fix =
+    originHost === undefined
+      ? 'serve the page over http(s) and start the stub with corsOrigins (--cors <its origin>)'
+      : `start the stub with corsOrigins (--cors ${origin}) to let that origin in`;
   return {
     code: 'origin_not_allowed',
-    message: `requests from web pages of ${JSON.stringify(origin)} are not allowed: start the stub with corsOrigins (--cors ${origin}) to let that origin in`,
+    message: `requests from web pages of ${JSON.stringify(origin)} are not allowed: ${fix}`,
   };
 }
 

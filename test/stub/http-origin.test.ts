@@ -70,8 +70,17 @@ describe('requests from web pages', () => {
       });
       expect(answer.headers.get('access-control-allow-origin')).toBeNull();
     }
-    // A sandboxed frame or a file: page says `null`.
-    expect((await fromPage(`${server.httpUrl}/v1/runs`, 'null')).status).toBe(403);
+    // A sandboxed frame or a file: page says `null`: not an origin --cors could let in.
+    expect(await fromPage(`${server.httpUrl}/v1/runs`, 'null')).toMatchObject({
+      status: 403,
+      body: {
+        error: {
+          code: 'origin_not_allowed',
+          message:
+            'requests from web pages of "null" are not allowed: serve the page over http(s) and start the stub with corsOrigins (--cors <its origin>)',
+        },
+      },
+    });
     expect(server.runs.get(runId)?.toolCalls[0]?.state).toBe('awaiting_approval');
     expect(server.runs.list()).toHaveLength(1);
     // The page itself and the health check are static and carry no data: any page may load them.
