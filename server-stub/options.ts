@@ -48,8 +48,10 @@ export interface StubServerOptions {
    */
   adminKey?: string;
   /**
-   * Origins of other web pages allowed to call the HTTP API from a browser (CORS), each exactly
-   * `scheme://host[:port]`, e.g. `['http://localhost:5173']`. A request that a browser sends from any other
+   * Origins of other web pages allowed to call the HTTP API from a browser (CORS), each `scheme://host[:port]`
+   * (http or https), e.g. `['http://localhost:5173']`; an address as copied from the address bar (a trailing `/`,
+   * capitals, the scheme's default port) is read as the origin a browser sends. Anything else is refused
+   * (`OptionsError`). A request that a browser sends from any other
    * origin (its `Origin` header names neither one of these nor the stub itself) is refused with 403
    * `origin_not_allowed`, and no CORS header lets such a page read an answer: a page on another site cannot drive
    * the stub, even one that accepts any key; while it accepts any key, such a page cannot open its WebSocket
@@ -214,10 +216,11 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
   const corsOrigins = new Set<string>();
   if (options.corsOrigins !== undefined && !Array.isArray(options.corsOrigins))
     fail(`corsOrigins must be an array of origins, got ${describe(options.corsOrigins)}`);
-  for (const [index, origin] of (options.corsOrigins ?? []).entries()) {
-    if (!isOrigin(origin))
+  for (const [index, given] of (options.corsOrigins ?? []).entries()) {
+    const origin = originOf(given);
+    if (origin === undefined)
       fail(
-        `corsOrigins[${index}] must be an origin, scheme://host[:port] with no path (e.g. "http://localhost:5173"), got ${describe(origin)}`,
+        `corsOrigins[${index}] must be an origin, scheme://host[:port] with no path (e.g. "http://localhost:5173"), got ${describe(given)}`,
       );
     corsOrigins.add(origin);
   }
@@ -263,13 +266,19 @@ const MINIMUMS: Partial<Record<keyof typeof STUB_DEFAULTS, number>> = {
 };
 
 /** `true` for an origin as a browser sends it in `Origin`: `http(s)://host[:port]`, nothing after. */
-function isOrigin(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
+/**
+ * The origin `value` names, as a browser sends it in `Origin` (lower-case, no default port), or `undefined` when it
+ * names none: an http(s) address with nothing past its origin but the `/` a copied address ends with.
+ */
+function originOf(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
   try {
     const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+    // No path, query, fragment or credentials: the address is its origin and a `/`.
+    return url.href === `${url.origin}/` ? url.origin : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

@@ -121,7 +121,24 @@ describe('requests from web pages', () => {
     await expect(startStubServer({ corsOrigins: ['http://localhost:5173/app'] })).rejects.toThrow(
       'startStubServer: corsOrigins[0] must be an origin, scheme://host[:port] with no path (e.g. "http://localhost:5173"), got "http://localhost:5173/app"',
     );
-    await expect(startStubServer({ corsOrigins: ['*'] })).rejects.toThrow('corsOrigins[0] must be an origin');
+    for (const given of [
+      '*',
+      'null',
+      'localhost:5173',
+      'http://me@localhost:5173',
+      'http://localhost:5173/?x',
+      'ws://localhost:5173',
+    ])
+      await expect(startStubServer({ corsOrigins: [given] }), given).rejects.toThrow(
+        'corsOrigins[0] must be an origin',
+      );
+  });
+
+  it('takes an origin as copied from the address bar: a trailing slash, capitals, the default port', async () => {
+    const server = await stub({ corsOrigins: ['HTTP://LocalHost:5173/', 'http://app.test:80'] });
+    expect((await fromPage(`${server.httpUrl}/v1/runs`, 'http://localhost:5173')).status).toBe(200);
+    // A browser leaves the default port out of Origin.
+    expect((await fromPage(`${server.httpUrl}/v1/runs`, 'http://app.test')).status).toBe(200);
   });
 });
 
