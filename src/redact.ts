@@ -253,6 +253,8 @@ export class Redactor {
   #encoded: RegExp | undefined;
   /** The byte encodings of the string rules long enough to have them ({@link byteForms}), or none. */
   #byteForms: string[] = [];
+  /** The length of the shortest of {@link Redactor.#byteForms}: a shorter text holds none. */
+  #shortestByteForm = 0;
   #replacement = REDACTED;
 
   constructor(rules: readonly RedactRule[], options: RedactorOptions = {}, base?: Redactor) {
@@ -291,6 +293,7 @@ export class Redactor {
     this.#literal = undefined;
     this.#encoded = undefined;
     this.#byteForms = [...new Set(this.#strings.flatMap(byteForms))];
+    this.#shortestByteForm = Math.min(...this.#byteForms.map((form) => form.length));
     if (this.#strings.length > 0) {
       this.#literal = new RegExp(this.#strings.map(escapeRegExp).join('|'), 'g');
       // A lookahead finds every start, overlapping ones too (`abcd` and `cdef` in `abcdef`).
@@ -451,6 +454,7 @@ export class Redactor {
 
   /** Whether `text` holds a byte encoding of a secret ({@link byteForms}): a search per form, no regular expression. */
   #hasByteForm(text: string): boolean {
+    if (text.length < this.#shortestByteForm) return false;
     for (const form of this.#byteForms) if (text.includes(form)) return true;
     return false;
   }
