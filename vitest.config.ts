@@ -43,6 +43,7 @@ declare module 'vitest' {
 /** Files that drive a browser. */
 export const BROWSER_TESTS = [
   'test/ui/address.test.ts',
+  'test/ui/hosts.test.ts',
   'test/ui/approvals.test.ts',
   'test/ui/browser-example.test.ts',
   'test/ui/call-facts.test.ts',
