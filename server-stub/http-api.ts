@@ -17,7 +17,7 @@ import type { Run } from './run';
 import type { StubService } from './service';
 import type { RunStatus } from './transcript';
 import { serveUi, UI_PATHS } from './ui/serve';
-import { pageRefusal } from './web-pages';
+import { logRefusal, pageRefusal } from './web-pages';
 
 /**
  * Answers one request; `params` are the route's path captures, percent-decoded; `tenant` is the request's
@@ -305,7 +305,10 @@ async function route(
   // Before the method too: a refused page's preflight (OPTIONS) is told why.
   if (matching.some((candidate) => candidate.auth !== false)) {
     const refusal = pageRefusal(service, request);
-    if (refusal !== undefined) throw new HttpError(403, refusal.code, refusal.message);
+    if (refusal !== undefined) {
+      logRefusal(service, request, refusal);
+      throw new HttpError(403, refusal.code, refusal.message);
+    }
   }
   const found = matching.find((candidate) => candidate.method === request.method);
   if (!found) {

@@ -18,7 +18,7 @@ import { resolveStubOptions, type StubServerOptions } from './options';
 import { type SessionInfo, StubService } from './service';
 import { acceptSocket } from './socket-handler';
 import type { RunSummary, RunTranscript } from './transcript';
-import { pageRefusal, reachableWithoutKeys } from './web-pages';
+import { logRefusal, pageRefusal, reachableWithoutKeys } from './web-pages';
 
 /** Paths that accept the WebSocket upgrade. */
 export const WEBSOCKET_PATHS = ['/', '/v1/ws'] as const;
@@ -130,7 +130,7 @@ export async function startStubServer(options: StubServerOptions = {}): Promise<
     }
     const refusal = pageRefusal(service, request, true);
     if (refusal !== undefined) {
-      logger.warn({ origin: request.headers.origin, host: request.headers.host }, refusal.message);
+      logRefusal(service, request, refusal);
       const body = JSON.stringify({ error: refusal });
       socket.end(
         `HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,

@@ -36,7 +36,7 @@ export function pageRefusal(
   if (host !== undefined && isLoopback(service.options.host) && !isLoopback(hostName(host))) {
     return {
       code: 'host_not_allowed',
-      message: `the stub is bound to ${service.options.host} and answers only requests addressed to a loopback name (localhost, 127.0.0.1, [::1]), not ${JSON.stringify(host)}`,
+      message: `the stub is bound to ${service.options.host} and answers only requests addressed to a loopback name (localhost, 127.0.0.1, [::1]), not ${JSON.stringify(host)}: open it as http://localhost with the same port, or start the stub with --host set to the address that name reaches`,
     };
   }
   const origin = request.headers.origin;
@@ -58,6 +58,28 @@ export function pageRefusal(
     code: 'origin_not_allowed',
     message: `requests from web pages of ${JSON.stringify(origin)} are not allowed: ${fix}`,
   };
+}
+
+/** Refusals logged per stub: each distinct one once (a page retries every few seconds), at most this many. */
+const MAX_LOGGED_REFUSALS = 64;
+const logged = new WeakMap<StubService, Set<string>>();
+
+/**
+ * Logs `refusal` (a `warn`, with the request's `Origin` and `Host`) the first time this stub refuses it: a page
+ * that polls would otherwise write the same line every few seconds. HTTP routes and upgrades alike.
+ */
+export function logRefusal(service: StubService, request: IncomingMessage, refusal: PageRefusal): void {
+  let seen = logged.get(service);
+  if (seen === undefined) {
+    seen = new Set();
+    logged.set(service, seen);
+  }
+  if (seen.has(refusal.message) || seen.size >= MAX_LOGGED_REFUSALS) return;
+  seen.add(refusal.message);
+  service.options.logger.warn(
+    { code: refusal.code, origin: request.headers.origin, host: request.headers.host },
+    `refused a request: ${refusal.message}`,
+  );
 }
 
 /**

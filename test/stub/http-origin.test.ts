@@ -201,6 +201,11 @@ describe('pages that rename 127.0.0.1, and WebSockets of other pages', () => {
     for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `app.localhost:${port}`, `[::1]:${port}`])
       expect((await rawGet(`${server.httpUrl}/v1/runs`, { host })).status).toBe(200);
     expect(await upgrade(server.url, { host: `localhost:${port}` })).toBe('open');
+    // Each refusal is logged once, with its fix (a refused page polls every few seconds).
+    const refusals = server.log.filter((line) => line.message.startsWith('refused a request'));
+    expect(refusals.map((line) => line.message)).toEqual([
+      `refused a request: the stub is bound to 127.0.0.1 and answers only requests addressed to a loopback name (localhost, 127.0.0.1, [::1]), not "evil.example:${port}": open it as http://localhost with the same port, or start the stub with --host set to the address that name reaches`,
+    ]);
   });
 
   it('refuses the WebSocket of a page of another origin while any key is accepted', async () => {

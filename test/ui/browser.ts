@@ -28,7 +28,8 @@ export async function openBrowser(): Promise<TestBrowser> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   // Loopback only: anything else is aborted (and would show up as a failed resource in the page).
   await context.route(
-    (url) => !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) && url.protocol !== 'data:',
+    (url) =>
+      !['127.0.0.1', 'localhost', 'localhost.', '[::1]'].includes(url.hostname) && url.protocol !== 'data:',
     (route) => route.abort('blockedbyclient'),
   );
   return {

@@ -56,4 +56,24 @@ describe('the agent UI at each loopback name', { timeout: BROWSER_TIMEOUT_MS }, 
       await stub.close();
     }
   });
+
+  it('at a name the stub refuses says why and how to fix it, not that the stub is down', async () => {
+    const stub = await startStubServer({
+      logger: silentLogger,
+      agents: [{ name: 'A', instructions: '', tools: [] }],
+    });
+    const page = await browser.page();
+    try {
+      // `localhost.` reaches 127.0.0.1, and is no loopback name to the stub (as an /etc/hosts alias or a proxy's).
+      const { port } = new URL(stub.httpUrl);
+      await page.goto(`http://localhost.:${port}/`);
+      const notice = page.locator('.notice', { hasText: 'The stub refuses this page' });
+      await notice.waitFor();
+      expect(await notice.textContent()).toContain('open it as http://localhost with the same port');
+      expect(await page.locator('.connection').textContent()).toBe('refused by the stub');
+    } finally {
+      await page.close();
+      await stub.close();
+    }
+  });
 });

@@ -14,10 +14,12 @@ import { pill } from './status-pill';
 /** How often the runs list and the agents are refreshed. */
 const POLL_MS = 1500;
 
-type Connection = 'connecting' | 'online' | 'offline' | 'unauthorized';
+type Connection = 'connecting' | 'online' | 'offline' | 'unauthorized' | 'refused';
 
 const api = new Api();
 let connection: Connection = 'connecting';
+/** Why the stub refuses this page (its Host or Origin: server-stub/web-pages.ts), while `connection` is `refused`. */
+let refusal = '';
 let runs: RunSummary[] = [];
 let agents: AgentInfo[] = [];
 let clients = 0;
@@ -174,7 +176,15 @@ async function refresh(): Promise<void> {
     model = known.model;
     setConnection('online');
   } catch (error) {
-    setConnection(error instanceof ApiError && error.status === 401 ? 'unauthorized' : 'offline');
+    if (error instanceof ApiError && error.status === 401) setConnection('unauthorized');
+    else if (
+      error instanceof ApiError &&
+      (error.code === 'host_not_allowed' || error.code === 'origin_not_allowed')
+    ) {
+      // The stub answers, and says why not: no use retrying as if it were down.
+      refusal = error.message;
+      setConnection('refused');
+    } else setConnection('offline');
   }
   renderAgents();
   renderRuns();
@@ -193,7 +203,9 @@ function setConnection(next: Connection): void {
         ? 'stub unreachable · retrying'
         : next === 'unauthorized'
           ? 'API key needed'
-          : 'connecting…';
+          : next === 'refused'
+            ? 'refused by the stub'
+            : 'connecting…';
 }
 
 function renderAgents(): void {
@@ -236,6 +248,10 @@ function renderNotices(): void {
     return;
   }
   clear(notices);
+  if (connection === 'refused') {
+    notices.append(notice('warn', `The stub refuses this page: ${refusal}`));
+    return;
+  }
   if (connection === 'offline') {
     notices.append(
       notice(
