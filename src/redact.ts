@@ -134,7 +134,7 @@ export function encodedPattern(secret: string): string {
  * A secret's UTF-8 bytes must be at least this long for its byte encodings to be looked for ({@link byteForms}):
  * each is then at least 13 characters of the base64 or hex alphabet, which ordinary text does not hold by chance.
  */
-export const MIN_BYTE_FORM_SECRET_BYTES = 12;
+const MIN_BYTE_FORM_SECRET_BYTES = 12;
 
 /**
  * What `secret`'s UTF-8 bytes certainly become when a tool encodes them itself, alone or inside other data: its
@@ -143,7 +143,7 @@ export const MIN_BYTE_FORM_SECRET_BYTES = 12;
  * characters at either end that also hold bits of the bytes around it. Finding one of them finds the secret but
  * for a few bits at its ends. None for a secret under {@link MIN_BYTE_FORM_SECRET_BYTES} bytes.
  */
-export function byteForms(secret: string): string[] {
+function byteForms(secret: string): string[] {
   const bytes = UTF8.encode(secret);
   if (bytes.length < MIN_BYTE_FORM_SECRET_BYTES) return [];
   let hex = '';
