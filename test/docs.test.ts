@@ -109,6 +109,31 @@ it('names the file and the command of every program a page runs against the stub
   expect(problems).toEqual([]);
 });
 
+it('starts the stand-in with a script and closes the client wherever a page runs an agent against it', () => {
+  // A block that connects to the stand-in at ws://127.0.0.1:8787 and starts a run needs a script for its model on
+  // the page (without one every run fails `run_failed`); and a program that connects and runs must close its
+  // client, since an open client keeps the process alive.
+  const problems: string[] = [];
+  for (const file of docFiles(root)) {
+    const text = readFileSync(`${root}${file}`, 'utf8');
+    const found = blocks(text);
+    const scripted = found.some(
+      (block) => block.lang === 'sh' && /npx toolwire-stub .*--script /.test(block.code),
+    );
+    for (const block of found) {
+      const runs = /^(?:const \w+ = )?await (\w+)\.run\(/m.exec(block.code);
+      if (block.lang !== 'ts' || runs === null || !/^await \w+\.connect\(/m.test(block.code)) continue;
+      const where = `${file}: the block at line ${text.slice(0, block.at).split('\n').length}`;
+      if (block.code.includes('ws://127.0.0.1:8787') && !scripted)
+        problems.push(
+          `${where} runs against the stand-in, and no \`npx toolwire-stub … --script\` starts it`,
+        );
+      if (!block.code.includes(`await ${runs[1]}.close()`)) problems.push(`${where} never closes ${runs[1]}`);
+    }
+  }
+  expect(problems).toEqual([]);
+});
+
 it('installs tsx with the tarball wherever a page installs it, for the `npx tsx` its commands run', () => {
   const lines = docFiles(root).flatMap((file) =>
     [...readFileSync(`${root}${file}`, 'utf8').matchAll(/^.*npm install \S*toolwire-[\d.]+\.tgz.*$/gm)].map(
