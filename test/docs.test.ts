@@ -1,6 +1,8 @@
 /**
  * Code in the docs must compile: every ```ts block of README.md and of every page under docs/ is type-checked
- * against the sources, as a user would write it (imports from 'toolwire' and its subpaths). And their links hold:
+ * against the sources, as a user would write it (imports from 'toolwire' and its subpaths), all in one program as
+ * in one app that follows several pages: a block named for a file of the app (```ts [app-context.ts]) is
+ * checked too, so the `AppContext` other-sdks.md declares holds for every other block. And their links hold:
  * every relative link names a file that exists, and a heading of it when it has a `#fragment`.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,10 +19,12 @@ const PRELUDE = 'declare const db: { orders: { search(query: object): Promise<ob
 
 function snippets(): Array<{ name: string; code: string }> {
   return docFiles(root).flatMap((file) =>
-    [...readFileSync(`${root}${file}`, 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match, index) => ({
-      name: `${file.replace(/[/.]/g, '_')}_${index}`,
-      code: match[1] ?? '',
-    })),
+    [...readFileSync(`${root}${file}`, 'utf8').matchAll(/```ts(?: \[[^\]\n]+\])?\n([\s\S]*?)```/g)].map(
+      (match, index) => ({
+        name: `${file.replace(/[/.]/g, '_')}_${index}`,
+        code: match[1] ?? '',
+      }),
+    ),
   );
 }
 
