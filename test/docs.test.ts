@@ -138,6 +138,30 @@ it('starts the stand-in with a script and closes the client wherever a page runs
   expect(problems).toEqual([]);
 });
 
+it('names the install of every package an integration page imports besides toolwire', () => {
+  // An integration page is read on its own: the packages its blocks import (a peer such as `ai` at the major
+  // toolwire supports, not npm's latest) are in an `npm install` on the page.
+  const problems: string[] = [];
+  for (const file of docFiles(root).filter((path) => path.startsWith('docs/integrations/'))) {
+    const text = readFileSync(`${root}${file}`, 'utf8');
+    const installed = [...text.matchAll(/npm install((?:\s+[^\s`]+)+)/g)].flatMap((match) =>
+      (match[1] ?? '')
+        .trim()
+        .split(/\s+/)
+        .map((spec) => spec.replace(/(.)@.*$/, '$1')),
+    );
+    const imported = blocks(text)
+      .filter((block) => block.lang === 'ts')
+      .flatMap((block) => [...block.code.matchAll(/ from '([^'.][^']*)'/g)].map((match) => match[1] ?? ''))
+      .filter((specifier) => !specifier.startsWith('node:'))
+      .map((specifier) => (/^(@[^/]+\/)?[^/]+/.exec(specifier) ?? [''])[0]);
+    for (const name of new Set(imported))
+      if (name !== 'toolwire' && !installed.includes(name))
+        problems.push(`${file} imports ${name}, never installed`);
+  }
+  expect(problems).toEqual([]);
+});
+
 it('installs tsx with the tarball wherever a page installs it, for the `npx tsx` its commands run', () => {
   const lines = docFiles(root).flatMap((file) =>
     [...readFileSync(`${root}${file}`, 'utf8').matchAll(/^.*npm install \S*toolwire-[\d.]+\.tgz.*$/gm)].map(
