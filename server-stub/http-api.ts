@@ -12,7 +12,7 @@ import { getBuild, listKeys, putBuild, replaceKeys } from './admin';
 import { bearerKey, keyAccepted } from './auth';
 import type { CallDecision } from './call';
 import { answerBody, cancelBody, decisionBody, parseBody, startRunBody } from './http-bodies';
-import { decodeSegment, HttpError, readJsonBody, sendJson } from './http-io';
+import { decodeSegment, duplicateHost, HttpError, readJsonBody, requestPath, sendJson } from './http-io';
 import type { Run } from './run';
 import type { StubService } from './service';
 import type { RunStatus } from './transcript';
@@ -263,6 +263,12 @@ export function createHttpHandler(
 ): (request: IncomingMessage, response: ServerResponse) => void {
   const { logger } = service.options;
   return (request, response) => {
+    // Before anything else, a preflight included: no answer of the stub depends on which of two names it reads.
+    const duplicate = duplicateHost(request);
+    if (duplicate !== undefined) {
+      sendJson(response, 400, { error: { code: duplicate.code, message: duplicate.message } });
+      return;
+    }
     const origin = request.headers.origin;
     const cors = origin !== undefined && service.options.corsOrigins.has(origin);
     if (cors) {
@@ -299,7 +305,7 @@ async function route(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  const path = new URL(request.url ?? '/', 'http://stub.invalid').pathname;
+  const path = requestPath(request);
   const matching = ROUTES.filter((candidate) => candidate.pattern.test(path));
   if (matching.length === 0) throw new HttpError(404, 'not_found', `no route for ${path}`);
   // Before the method too: a refused page's preflight (OPTIONS) is told why.

@@ -21,6 +21,31 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * The path of a request as sent: its request target up to a `?` or `#`, not decoded or normalized. Routes match an
+ * origin-form target (`/v1/runs`); any other (`http://host/v1/runs`, `*`) matches none. Never parsed with
+ * `new URL(target, base)`, which reads the start of `//v1/runs` as a host name (and throws for `//`).
+ */
+export function requestPath(request: IncomingMessage): string {
+  const target = request.url ?? '/';
+  const end = target.search(/[?#]/);
+  return end === -1 ? target : target.slice(0, end);
+}
+
+/**
+ * The refusal of a request with more than one `Host` header, or `undefined`. Node's `headers.host` keeps the first,
+ * where a proxy in front may read another, so the host check (server-stub/web-pages.ts) would judge a name the
+ * request is not only addressed to; HTTP answers such a request 400 (RFC 9112, section 3.2). Counted in
+ * `rawHeaders`, which keeps every header as sent.
+ */
+export function duplicateHost(request: IncomingMessage): HttpError | undefined {
+  let count = 0;
+  for (let i = 0; i < request.rawHeaders.length; i += 2)
+    if (request.rawHeaders[i]?.toLowerCase() === 'host') count += 1;
+  if (count <= 1) return undefined;
+  return new HttpError(400, 'invalid_request', `the request has ${count} Host headers; HTTP allows one`);
+}
+
 /** Writes a JSON response (a 401 also says `WWW-Authenticate: Bearer`); ends the response if headers are out. */
 export function sendJson(response: ServerResponse, status: number, body: unknown): void {
   if (response.headersSent) {

@@ -5,6 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { EventEmitter } from 'eventemitter3';
 import { WebSocketServer } from 'ws';
 import { Agent, agentDefinition } from '../src/client/agent';
@@ -13,6 +14,7 @@ import { closeSocket } from './close-socket';
 import type { StubEvents } from './events';
 import { type ApiKeyEntry, buildIdProblem } from './fleet';
 import { createHttpHandler } from './http-api';
+import { duplicateHost, requestPath } from './http-io';
 import type { Model } from './model';
 import { resolveStubOptions, type StubServerOptions } from './options';
 import { type SessionInfo, StubService } from './service';
@@ -97,6 +99,14 @@ export interface StubServer {
   close(): Promise<void>;
 }
 
+/** Answers an upgrade with `status` (`403 Forbidden`) and `{ error }` as JSON, and closes the socket. */
+function refuseUpgrade(socket: Duplex, status: string, error: { code: string; message: string }): void {
+  const body = JSON.stringify({ error });
+  socket.end(
+    `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
 /**
  * Starts a stand-in for the hosted model service: protocol v1 over WebSocket plus the HTTP API, bound to
  * 127.0.0.1 on a free port by default.
@@ -122,8 +132,12 @@ export async function startStubServer(options: StubServerOptions = {}): Promise<
   });
   http.on('upgrade', (request, socket, head) => {
     socket.on('error', (error) => logger.debug({ error: error.message }, 'socket error during upgrade'));
-    const path = new URL(request.url ?? '/', 'http://stub.invalid').pathname;
-    if (!(WEBSOCKET_PATHS as readonly string[]).includes(path) || service.closed) {
+    const duplicate = duplicateHost(request);
+    if (duplicate !== undefined) {
+      refuseUpgrade(socket, '400 Bad Request', { code: duplicate.code, message: duplicate.message });
+      return;
+    }
+    if (!(WEBSOCKET_PATHS as readonly string[]).includes(requestPath(request)) || service.closed) {
       const status = service.closed ? '503 Service Unavailable' : '404 Not Found';
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
@@ -131,10 +145,7 @@ export async function startStubServer(options: StubServerOptions = {}): Promise<
     const refusal = pageRefusal(service, request, true);
     if (refusal !== undefined) {
       logRefusal(service, request, refusal);
-      const body = JSON.stringify({ error: refusal });
-      socket.end(
-        `HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-      );
+      refuseUpgrade(socket, '403 Forbidden', refusal);
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => acceptSocket(service, ws, request));

@@ -120,7 +120,7 @@ describe('HTTP request bodies', () => {
     expect(server.runs.get(runId)?.status).toBe('completed');
   });
 
-  it('answers a request target that is no URL path with a 500, and keeps serving', async () => {
+  it('answers a request target that is no URL path with a 404 naming it, and keeps serving', async () => {
     const server = await stub();
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(server.port, '127.0.0.1');
@@ -132,9 +132,9 @@ describe('HTTP request bodies', () => {
       socket.on('close', () => resolve(text));
       socket.write('GET //[ HTTP/1.1\r\nHost: stub\r\nConnection: close\r\n\r\n');
     });
-    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 500 Internal Server Error');
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 404 Not Found');
     expect(answer.slice(answer.indexOf('\r\n\r\n') + 4)).toBe(
-      '{"error":{"code":"internal","message":"the stub failed to handle the request"}}',
+      '{"error":{"code":"not_found","message":"no route for //["}}',
     );
     expect(await http(server, 'GET', '/v1/health')).toMatchObject({ status: 200, body: { ok: true } });
   });

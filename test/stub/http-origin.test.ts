@@ -4,6 +4,7 @@
  * bind, only requests addressed to a loopback name (a page that renames 127.0.0.1 is of no origin of the stub).
  */
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { scriptedModel, startStubServer } from '../../server-stub/index';
@@ -167,6 +168,31 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
   });
 }
 
+/**
+ * Sends `text` as it is over a new TCP connection (what `http.request` cannot: two `Host` headers, a target it
+ * would rewrite) and reads the first response: its status and its JSON body, if any.
+ */
+function raw(port: string, text: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(text));
+    let received = '';
+    const done = () => {
+      const [head = '', body = ''] = received.split('\r\n\r\n');
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
+      resolve({ status, body: body.startsWith('{') ? JSON.parse(body) : undefined });
+      socket.destroy();
+    };
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      // A 101 keeps the socket open: its head is the whole answer.
+      if (received.startsWith('HTTP/1.1 101') && received.includes('\r\n\r\n')) done();
+    });
+    socket.on('end', done);
+    socket.on('error', reject);
+  });
+}
+
 /** Opens a WebSocket with these headers: `open`, or the HTTP status of the refused upgrade. */
 function upgrade(url: string, headers: Record<string, string>): Promise<'open' | number> {
   return new Promise((resolve) => {
@@ -206,6 +232,59 @@ describe('pages that rename 127.0.0.1, and WebSockets of other pages', () => {
     expect(refusals.map((line) => line.message)).toEqual([
       `refused a request: the stub is bound to 127.0.0.1 and answers only requests addressed to a loopback name (localhost, 127.0.0.1, [::1]), not "evil.example:${port}": open it as http://localhost with the same port, or start the stub with --host set to the address that name reaches`,
     ]);
+  });
+
+  it('refuses a request with two Host headers, whichever comes first, HTTP routes and upgrades alike', async () => {
+    const server = await stub({ corsOrigins: ['http://localhost:5173'] });
+    const { port } = new URL(server.httpUrl);
+    const twice = {
+      error: { code: 'invalid_request', message: 'the request has 2 Host headers; HTTP allows one' },
+    };
+    const ws =
+      'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: toolwire.v1\r\n';
+    for (const [first, second] of [
+      [`localhost:${port}`, `evil.example:${port}`],
+      [`evil.example:${port}`, `localhost:${port}`],
+    ])
+      for (const [request, head] of [
+        ['GET /v1/runs', ''],
+        ['GET /v1/health', ''],
+        ['OPTIONS /v1/runs', 'Origin: http://localhost:5173\r\n'],
+        ['GET /v1/ws', ws],
+      ]) {
+        const sent = `${request} HTTP/1.1\r\nHost: ${first}\r\n${head}Host: ${second}\r\nAuthorization: Bearer k\r\n`;
+        expect({ request, first, answer: await raw(port, `${sent}Connection: close\r\n\r\n`) }).toEqual({
+          request,
+          first,
+          answer: { status: 400, body: twice },
+        });
+      }
+    expect(server.runs.list()).toEqual([]);
+  });
+
+  it('routes by the path as sent: a path starting with // names no host and matches no route', async () => {
+    const server = await stub({});
+    const { port } = new URL(server.httpUrl);
+    const get = (target: string, head = '') =>
+      raw(port, `GET ${target} HTTP/1.1\r\nHost: localhost:${port}\r\n${head}Connection: close\r\n\r\n`);
+    const none = (path: string) => ({
+      status: 404,
+      body: { error: { code: 'not_found', message: `no route for ${path}` } },
+    });
+    expect(await get('//v1/runs')).toEqual(none('//v1/runs'));
+    // `new URL('//evil.example/v1/runs', base)` reads evil.example as the host and /v1/runs as the path.
+    expect(await get('//evil.example/v1/runs')).toEqual(none('//evil.example/v1/runs'));
+    expect(await get('//')).toEqual(none('//'));
+    expect(await get('http://evil.example/v1/runs')).toEqual(none('http://evil.example/v1/runs'));
+    expect((await get('/v1/runs?limit=1')).status).toBe(200);
+    const ws =
+      'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: toolwire.v1\r\n';
+    for (const target of ['//', '//evil.example/v1/ws', '//v1/ws'])
+      expect({ target, answer: await get(target, ws) }).toEqual({
+        target,
+        answer: { status: 404, body: undefined },
+      });
+    expect((await get('/v1/ws', ws)).status).toBe(101);
   });
 
   it('refuses the WebSocket of a page of another origin while any key is accepted', async () => {
