@@ -99,7 +99,7 @@ export interface StubServer {
   close(): Promise<void>;
 }
 
-/** Answers an upgrade with `status` (`403 Forbidden`) and `{ error }` as JSON, and closes the socket. */
+/** Answers an upgrade with `status` (e.g. `400 Bad Request`) and `{ error }` as JSON, and closes the socket. */
 function refuseUpgrade(socket: Duplex, status: string, error: { code: string; message: string }): void {
   const body = JSON.stringify({ error });
   socket.end(
