@@ -904,7 +904,11 @@ export type DefaultContext = [keyof AppContext] extends [never]
 /**
  * What `execute` and the other callbacks receive besides the input: the fields below, the methods of
  * {@link ContextMethods} (`progress`, …) and the members of {@link ContextScope} (`attempt`, `step`, …).
- * `C` is the run context's type (`ctx.context`): {@link DefaultContext} unless the tool says.
+ * `C` is the run context's type (`ctx.context`): {@link DefaultContext} unless the tool says. TypeScript takes a
+ * tool's `C` from the first callback of its options that reads `ctx`, in the order written: annotate `execute`'s
+ * `ctx` (`ctx: ToolContext<Mine>`) and write `execute` before `needsApproval`, `errorFunction` and the others whose
+ * `ctx` is left unannotated, else their default fixes `C` first and `execute`'s annotation is refused (or, with no
+ * `AppContext`, silently loose).
  */
 export interface ToolContext<C = DefaultContext> extends ContextMethods, ContextScope {
   /** The run context given to the client (or to `invokeTool`); it never leaves the process. */
