@@ -464,6 +464,7 @@ export class CallUpdates implements CallUpdateHooks {
 
   /** The call's result was acknowledged (or dropped): its updates are no longer needed. */
   forget(callId: string): void {
+    this.#questions?.forget(callId);
     this.#ended.delete(callId);
     this.#events.delete(callId);
     this.#steps.forget(callId);

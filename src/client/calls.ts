@@ -35,7 +35,13 @@ import type {
 } from '../call/types';
 import type { ConnectionError } from '../errors';
 import type { Logger, Redactor } from '../logger';
-import { busyText, contextFailedText, shuttingDownText, unreadableCallText } from '../tool/model-text';
+import {
+  busyText,
+  contextFailedText,
+  lostCallText,
+  shuttingDownText,
+  unreadableCallText,
+} from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
 import { toolInternals } from '../tool/tool';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../wire/protocol';
@@ -253,10 +259,11 @@ export class CallRunner implements ExecutionOwner {
   #lastRunCancelled: string | undefined;
   #accepting = true;
   /**
-   * Calls of a tool with `concurrency` handed back while they waited at its gate ({@link CallRunner.stopAccepting}):
-   * answered as new calls when they end.
+   * Calls whose end is not a result for the service: `'back'`, a call of a tool with `concurrency` handed back while
+   * it waited at its gate ({@link CallRunner.stopAccepting}), answered as a new call is; `'lost'`, a leased call
+   * stopped by its session's grace period ({@link CallRunner.#dropLost}).
    */
-  readonly #handingBack = new Set<Execution>();
+  readonly #handingBack = new Map<Execution, 'back' | 'lost'>();
   readonly #slots: Slots;
   readonly #deadlines: Deadlines;
   readonly #outbox: Outbox;
@@ -345,11 +352,25 @@ export class CallRunner implements ExecutionOwner {
     this.#deadlines = new Deadlines({
       held: () => this.#held.values(),
       // A call whose tool began ends cancelled; one that never began, `timeout` (src/call/pipeline.ts `notBegun`).
-      expire: (execution) =>
+      // A leased call stopped by its session's grace period is the service's to give to another worker.
+      expire: (execution) => {
+        if (this.#leased && this.#leases.lost(execution)) {
+          this.#handingBack.set(execution, 'lost');
+          this.#cancel(
+            execution.callId,
+            abortReason(
+              "the socket was down for the session's grace period: the service gives the call to another worker",
+              'AbortError',
+              'session_expired',
+            ),
+          );
+          return;
+        }
         this.#cancel(
           execution.callId,
           abortReason('the call passed its deadline', 'TimeoutError', 'deadline'),
-        ),
+        );
+      },
       // A call the lease holds has begun: a call not begun (each new call is armed) is not asked about.
       leased: (execution) => this.#leased && execution.begun && this.#leases.holds(execution),
       // Only a client with a tool with `concurrency` keeps a deadline aside (src/client/deadlines.ts).
@@ -814,7 +835,7 @@ export class CallRunner implements ExecutionOwner {
       else if (gate?.waitingAtGate(execution) === true) {
         // Waiting for its key's turn (or, its permit taken, for a slot): its `execute` has not begun. Its wait ends
         // on the abort, and `finished` answers it as it answers a queued call.
-        this.#handingBack.add(execution);
+        this.#handingBack.set(execution, 'back');
         execution.abort(abortReason('the client is shutting down', 'AbortError', 'shutting_down'));
       }
     }
@@ -845,6 +866,34 @@ export class CallRunner implements ExecutionOwner {
     );
   }
 
+  /**
+   * A leased call stopped when its session's grace period passed while the socket was down
+   * (docs/protocol/updates.md): by then the service has given it to another worker, or sends it here again on a
+   * resume that came after this side's clock ran out. Its end is no result for the service: nothing is sent or kept
+   * in the outbox, and the id is not remembered as finished, so that the call runs again if it comes back. Its slot
+   * is kept until its tool returns, as a cancelled call's.
+   */
+  #dropLost(execution: Execution, result: ToolCallResult): void {
+    if (this.#slots.finish(execution, execution.phaseOpen) === undefined) return;
+    const { callId, runId, toolName } = execution;
+    this.#deadlines.arm(execution, undefined);
+    this.#held.delete(callId);
+    if (this.#keyed) this.#keyWaits.ended(callId);
+    const { updates, events, logger } = this.#options;
+    if (this.#leased) updates.ended(execution);
+    // Its progress, events, step results and questions are the call's, which runs again elsewhere.
+    if (execution.updated) updates.forget(callId);
+    const output = lostCallText(toolName);
+    const { durationMs } = result;
+    this.#traces?.finished(execution, { status: 'cancelled', output, durationMs }, output, durationMs);
+    if (events.listens?.('tool_result') !== false)
+      events.toolResult({ callId, runId, toolName, status: 'cancelled', durationMs, output });
+    logger.warn(
+      { callId },
+      "a call stopped: the socket was down for its session's grace period, and the service gives it to another worker",
+    );
+  }
+
   /** Resolves when no call is queued, running or parked (waiting for a human or a nested run) and the outbox is empty. */
   idle(): Promise<void> {
     if (this.#isIdle()) return Promise.resolve();
@@ -865,9 +914,14 @@ export class CallRunner implements ExecutionOwner {
 
   /** A call has its result (from its {@link Execution}). */
   finished(execution: Execution, result: ToolCallResult): void {
-    if (this.#handingBack.size > 0 && this.#handingBack.delete(execution)) {
-      this.#handBack(execution);
-      return;
+    if (this.#handingBack.size > 0) {
+      const kind = this.#handingBack.get(execution);
+      if (kind !== undefined) {
+        this.#handingBack.delete(execution);
+        if (kind === 'back') this.#handBack(execution);
+        else this.#dropLost(execution, result);
+        return;
+      }
     }
     // Cancelled or timed out while its tool ran: answered now, its slot kept until the tool returns.
     const from = this.#slots.finish(execution, execution.phaseOpen);

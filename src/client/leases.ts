@@ -23,6 +23,11 @@ export class Leases {
   readonly #deadlines: () => Pick<Deadlines, 'arm' | 'suspend'>;
   /** When the socket dropped (`performance.now()` time); `undefined` while connected. */
   #downSince: number | undefined;
+  /**
+   * The calls whose deadline here is the session's grace period (armed while the socket was down, not given back
+   * by a resume): when it passes, the service has given them to another worker ({@link Leases.lost}).
+   */
+  readonly #graceArmed = new WeakSet<Execution>();
 
   /** @param deadlines - read when needed (the deadlines ask this object which calls it holds). */
   constructor(
@@ -47,7 +52,7 @@ export class Leases {
     this.#updates.started(execution);
     if (!this.#updates.leased) return;
     this.#deadlines().suspend(execution);
-    if (this.#downSince !== undefined) this.#deadlines().arm(execution, this.#graceLeft(), true);
+    if (this.#downSince !== undefined) this.#armGrace(execution);
   }
 
   /** The socket dropped: each leased call stops once the session's grace period has passed. */
@@ -55,9 +60,7 @@ export class Leases {
     this.#downSince ??= performance.now();
     if (!this.#updates.leased) return;
     for (const execution of held) {
-      if (this.holds(execution) && execution.decide === undefined) {
-        this.#deadlines().arm(execution, this.#graceLeft(), true);
-      }
+      if (this.holds(execution) && execution.decide === undefined) this.#armGrace(execution);
     }
   }
 
@@ -68,7 +71,25 @@ export class Leases {
   reconnected(held: Iterable<Execution>, resumed = true): void {
     this.#downSince = undefined;
     if (!this.#updates.leased || !resumed) return;
-    for (const execution of held) if (this.holds(execution)) this.#deadlines().suspend(execution);
+    for (const execution of held) {
+      if (!this.holds(execution)) continue;
+      this.#graceArmed.delete(execution);
+      this.#deadlines().suspend(execution);
+    }
+  }
+
+  /**
+   * `true` for a call stopped by the end of its session's grace period (counted from the drop): the service gives
+   * it to another worker then (or sends it here again, on a resume that came after this side's clock ran out), so
+   * its result is not the call's (docs/protocol/updates.md).
+   */
+  lost(execution: Execution): boolean {
+    return this.#graceArmed.has(execution);
+  }
+
+  #armGrace(execution: Execution): void {
+    this.#graceArmed.add(execution);
+    this.#deadlines().arm(execution, this.#graceLeft(), true);
   }
 
   /** What is left of the session's grace period since the drop, in milliseconds. */

@@ -135,6 +135,14 @@ export function shuttingDownText(toolName: string): string {
 }
 
 /**
+ * `<name> was stopped here: the socket was down for the session's grace period, and the service gives the call to
+ * another worker`: a leased call's end that is no result (a `tool_result` event's output, never sent).
+ */
+export function lostCallText(toolName: string): string {
+  return `${toolName} was stopped here: the socket was down for the session's grace period, and the service gives the call to another worker`;
+}
+
+/**
  * `Error running <name>: the client could not provide its context (<message>)`: the client's `context` function
  * threw or rejected, and the tool did not run.
  */

@@ -1,0 +1,114 @@
+/**
+ * A leased call stopped by its session's grace period (docs/protocol/updates.md): the service has given it to
+ * another worker by then, or sends it here again on a resume that came after this side's clock ran out, so its end
+ * is no result: nothing is sent for it, on this socket or a later one, and the call runs again if it comes back.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ToolCallFrame } from '../../src/client/execution';
+import { nextTask, recording, results, waitsForAbort } from './call-runner-harness';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const welcome = { features: ['lease'], leaseMs: 3_000, heartbeatIntervalMs: 15_000, sessionGraceMs: 60_000 };
+const exportCall: ToolCallFrame = {
+  type: 'tool_call',
+  callId: 'c1',
+  runId: 'r1',
+  toolName: 'export',
+  arguments: {},
+  deadlineMs: 5_000,
+};
+
+function lostWorker() {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
+  const aborted: string[] = [];
+  const ended: Array<{ status: string; output: string }> = [];
+  let up = true;
+  const { calls, sent } = recording(
+    [waitsForAbort('export', (callId, reason) => aborted.push(`${callId}: ${String(reason)}`))],
+    {
+      writable: () => up,
+      events: {
+        toolCall() {},
+        toolResult: (info) => ended.push({ status: info.status, output: info.output }),
+        approvalRequested() {},
+        widgetInvalid() {},
+      },
+    },
+  );
+  calls.welcomed(welcome);
+  const drop = () => {
+    up = false;
+    calls.disconnected();
+  };
+  const reconnect = (resumed: boolean) => {
+    up = true;
+    calls.welcomed({ ...welcome, resumed });
+  };
+  return { calls, sent, aborted, ended, drop, reconnect };
+}
+
+describe("a leased call past its session's grace period", () => {
+  it('sends no result for it on a resume, and runs it again when the service sends it again', async () => {
+    const { calls, sent, aborted, ended, drop, reconnect } = lostWorker();
+    calls.receive(exportCall);
+    await nextTask();
+    drop();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(aborted).toEqual([
+      "c1: AbortError: the socket was down for the session's grace period: the service gives the call to another worker",
+    ]);
+    expect(ended).toEqual([
+      {
+        status: 'cancelled',
+        output:
+          "export was stopped here: the socket was down for the session's grace period, and the service gives the call to another worker",
+      },
+    ]);
+    expect(calls.running).toBe(0);
+    // The service had not given up on the session yet (it noticed the drop later): it resumes, and sends the call
+    // again, which runs here anew instead of being answered `cancelled` from the outbox.
+    reconnect(true);
+    await nextTask();
+    expect(results(sent)).toEqual([]);
+    calls.receive(exportCall);
+    await nextTask();
+    expect(calls.running).toBe(1);
+    calls.cancel('c1', 'run_cancelled');
+    await nextTask();
+    expect(results(sent)).toEqual(['c1:cancelled']);
+  });
+
+  it('sends no result for it on a new session either (the service gave it to another worker)', async () => {
+    const { calls, sent, aborted, drop, reconnect } = lostWorker();
+    calls.receive(exportCall);
+    await nextTask();
+    drop();
+    await vi.advanceTimersByTimeAsync(30_000);
+    // A new session (the old one expired on the service side, which counted from an earlier drop): the call is
+    // the service's now, and still stops at the end of the grace this side counts.
+    // (connected again, a second later, as any deadline here: src/client/deadlines.ts).
+    reconnect(false);
+    await vi.advanceTimersByTimeAsync(31_000);
+    expect(aborted).toHaveLength(1);
+    await nextTask();
+    expect(results(sent)).toEqual([]);
+    expect(calls.running).toBe(0);
+  });
+
+  it('keeps sending the result of a call that resumed in time', async () => {
+    const { calls, sent, aborted, drop, reconnect } = lostWorker();
+    calls.receive(exportCall);
+    await nextTask();
+    drop();
+    await vi.advanceTimersByTimeAsync(30_000);
+    reconnect(true);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(aborted).toEqual([]);
+    calls.cancel('c1', 'run_cancelled');
+    await nextTask();
+    expect(results(sent)).toEqual(['c1:cancelled']);
+  });
+});
