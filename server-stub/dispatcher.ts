@@ -237,11 +237,9 @@ export class Dispatcher {
     }
     if (call.state === 'done') {
       // A re-send from the session that answered (its outbox after a reconnect), or a late result from a session
-      // the call was sent to before the service ended it (deadline, cancel): received, nothing recorded again.
-      if (
-        call.answeredBy === session.id ||
-        (call.answeredBy === undefined && call.sentTo.includes(session.id))
-      ) {
+      // the call was sent to before it ended (its deadline, a cancel, another session's result, which sent this one
+      // `cancel { reason: 'redispatched' }`): received, nothing recorded again.
+      if (call.answeredBy === session.id || call.sentTo.includes(session.id)) {
         session.ack(call.callId);
         // The worker has stopped running it: its fleet slot is free (docs/protocol/fleets.md).
         if (this.#deps.fleet?.release(call.callId, session.id) === true)

@@ -160,6 +160,16 @@ describe('sessions', () => {
       reason: 'redispatched',
     });
     expect((await server.runs.waitFor(runId)).finalOutput).toBe('from elsewhere');
+    // The copy answers the cancel as a client does (`cancelled`): acknowledged, not recorded, no error.
+    original.send({
+      type: 'tool_result',
+      callId: call.callId,
+      status: 'cancelled',
+      output: 'Error running work: the call was cancelled',
+    });
+    expect(await original.next('ack')).toEqual({ type: 'ack', callId: call.callId });
+    expect(original.all('error')).toEqual([]);
+    expect(server.runs.get(runId)?.toolCalls[0]).toMatchObject({ output: 'from elsewhere' });
   });
 
   it('cancels the runs a session started when that session expires', async () => {
