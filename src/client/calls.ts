@@ -366,6 +366,7 @@ export class CallRunner implements ExecutionOwner {
           );
           return;
         }
+        logger.warn({ callId: execution.callId }, 'call passed its deadline');
         this.#cancel(
           execution.callId,
           abortReason('the call passed its deadline', 'TimeoutError', 'deadline'),
@@ -375,7 +376,6 @@ export class CallRunner implements ExecutionOwner {
       leased: (execution) => this.#leased && execution.begun && this.#leases.holds(execution),
       // Only a client with a tool with `concurrency` keeps a deadline aside (src/client/deadlines.ts).
       mayWait: (execution) => this.#keyed && this.#isKeyed(execution.toolName),
-      logger,
     });
     this.#outbox = new Outbox({
       socket,

@@ -6,7 +6,6 @@
  * @module
  */
 import { MAX_TIMEOUT_MS } from '../limits';
-import type { Logger } from '../logger';
 import type { Execution } from './execution';
 
 /** Extra time after `deadlineMs` before a call aborts itself, in milliseconds. */
@@ -16,7 +15,7 @@ export const DEADLINE_GRACE_MS = 1_000;
 export interface DeadlinesOptions {
   /** Every call held now (queued, running or parked): the ones the sweep looks at. */
   held(): Iterable<Execution>;
-  /** Cancels a call past its deadline. */
+  /** Cancels a call past its deadline (and says so in the log). */
   expire(execution: Execution): void;
   /**
    * `true` for a call the service keeps alive past its deadline while this client is connected (a started call,
@@ -29,7 +28,6 @@ export interface DeadlinesOptions {
    * {@link Deadlines.resume}. Absent: no call does.
    */
   mayWait?(execution: Execution): boolean;
-  logger: Logger;
 }
 
 /**
@@ -195,7 +193,6 @@ export class Deadlines {
         continue;
       }
       execution.deadlineAt = undefined;
-      this.#options.logger.warn({ callId: execution.callId }, 'call passed its deadline');
       this.#options.expire(execution);
     }
     if (next < this.#at) this.#schedule(next);

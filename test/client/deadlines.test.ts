@@ -2,7 +2,6 @@ import { describe, expect, it, vi } from 'vitest';
 import { DEADLINE_GRACE_MS, Deadlines } from '../../src/client/deadlines';
 import { Execution } from '../../src/client/execution';
 import { MAX_TIMEOUT_MS } from '../../src/limits';
-import { silentLogger } from '../../src/logger';
 import { tool } from '../../src/tool/tool';
 import { keyedTool } from '../support/keyed-tool';
 import { nextTask, queuedBehindOne, recording, statuses, waitsForAbort } from './call-runner-harness';
@@ -129,7 +128,6 @@ describe('Deadlines', () => {
       const deadlines = new Deadlines({
         held: () => held,
         expire: (execution) => expired.push(execution.frame.callId),
-        logger: silentLogger,
       });
       const [a, b, c] = held as [Execution, Execution, Execution];
       deadlines.arm(a, 0);
@@ -167,7 +165,6 @@ describe('Deadlines past the timer range', () => {
       const deadlines = new Deadlines({
         held: () => held,
         expire: (execution) => expired.push(execution.frame.callId),
-        logger: silentLogger,
       });
       deadlines.arm(held[0] as Execution, huge);
       // A delay past the range would fire after 1 ms and set the timer again, over and over.
@@ -191,7 +188,7 @@ describe('Deadlines past the timer range', () => {
     process.on('warning', onWarning);
     try {
       const owner = { finished() {} };
-      const deadlines = new Deadlines({ held: () => [], expire: () => {}, logger: silentLogger });
+      const deadlines = new Deadlines({ held: () => [], expire: () => {} });
       // Several tries: the overflow shows only when `performance.now()` has a fraction, which it nearly always has.
       for (let i = 0; i < 10; i++)
         deadlines.arm(
@@ -223,7 +220,6 @@ describe('Deadlines while the socket is down', () => {
       const deadlines = new Deadlines({
         held: () => held,
         expire: (execution) => expired.push(`${execution.frame.callId}@${performance.now()}`),
-        logger: silentLogger,
       });
       const [inGrace, down, after] = held as [Execution, Execution, Execution];
       const start = performance.now();
