@@ -520,6 +520,7 @@ export class CallRunner implements ExecutionOwner {
     if (held !== undefined) {
       this.#joined(held, frame);
       this.#approvals.redelivered(held, frame);
+      if (this.#leased) this.#leases.redelivered(held);
       return;
     }
     if (this.#finished.has(callId)) {

@@ -87,6 +87,14 @@ export class Leases {
     return this.#graceArmed.has(execution);
   }
 
+  /**
+   * The service sent the call again on the socket now open (a new session it gave the call to): the call is owed
+   * here again, so the end of the old session's grace no longer stops it, and the lease holds it.
+   */
+  redelivered(execution: Execution): void {
+    if (this.#graceArmed.delete(execution) && this.holds(execution)) this.#deadlines().suspend(execution);
+  }
+
   #armGrace(execution: Execution): void {
     this.#graceArmed.add(execution);
     this.#deadlines().arm(execution, this.#graceLeft(), true);

@@ -98,6 +98,24 @@ describe("a leased call past its session's grace period", () => {
     expect(calls.running).toBe(0);
   });
 
+  it('runs on a call the service gives this process again on a new session, and sends its result', async () => {
+    const { calls, sent, aborted, drop, reconnect } = lostWorker();
+    calls.receive(exportCall);
+    await nextTask();
+    drop();
+    await vi.advanceTimersByTimeAsync(30_000);
+    // The old session expired on the service side, which gave the call to this process's new session: it is owed
+    // here again, and joins the call still running.
+    reconnect(false);
+    calls.receive(exportCall);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(aborted).toEqual([]);
+    expect(calls.running).toBe(1);
+    calls.cancel('c1', 'run_cancelled');
+    await nextTask();
+    expect(results(sent)).toEqual(['c1:cancelled']);
+  });
+
   it('keeps sending the result of a call that resumed in time', async () => {
     const { calls, sent, aborted, drop, reconnect } = lostWorker();
     calls.receive(exportCall);
