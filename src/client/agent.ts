@@ -361,12 +361,14 @@ export function agentDefinition(agent: Agent<any>): AgentDefinition {
  * The tools of an agent about to run, added to the client's registry.
  */
 /**
- * Adds to `registry` the tools of `agent` it does not run yet. Returns whether any was added (they must then be
- * announced), or a `ToolDefinitionError` `duplicate_tool` when the agent has a different tool under a name the
- * registry already runs.
+ * The tools of `agent` that `registry` does not run yet (for the client to add, as `addTool()` adds one), or a
+ * `ToolDefinitionError` `duplicate_tool` when the agent has a different tool under a name the registry already runs.
  */
 // biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output type.
-export function addAgentTools(registry: ToolRegistry, agent: Agent<any>): boolean | ToolDefinitionError {
+export function missingAgentTools(
+  registry: ToolRegistry,
+  agent: Agent<any>,
+): Agent['tools'] | ToolDefinitionError {
   for (const item of agent.tools) {
     const registered = registry.get(item.name);
     if (registered !== undefined && registered !== item) {
@@ -378,9 +380,7 @@ export function addAgentTools(registry: ToolRegistry, agent: Agent<any>): boolea
       );
     }
   }
-  const missing = agent.tools.filter((item) => !registry.has(item.name));
-  for (const item of missing) registry.add(item);
-  return missing.length > 0;
+  return agent.tools.filter((item) => !registry.has(item.name));
 }
 
 Object.defineProperty(Agent.prototype, AGENT, { value: true });

@@ -29,7 +29,7 @@ import { type Logger, redactingLogger, silentLogger } from '../logger';
 import { isThenable } from '../maybe';
 import { clientRedactor, type Redactor, SHORT_SECRET } from '../redact';
 import { type ToolSourceOf, type ToolsGiven, toTool } from '../tool/shapes';
-import { toolInternals } from '../tool/tool';
+import { type Tool, toolInternals } from '../tool/tool';
 import { VERSION } from '../version';
 import { Connection, type ConnectionState, type ConnectOptions } from '../wire/connection';
 import {
@@ -41,7 +41,7 @@ import {
   type ServiceFrame,
   utf8Length,
 } from '../wire/protocol';
-import { type Agent, addAgentTools, agentDefinition, NESTED_RUN, type NestedRun } from './agent';
+import { type Agent, agentDefinition, missingAgentTools, NESTED_RUN, type NestedRun } from './agent';
 import { ReportedApprovals } from './approvals';
 import { CallRunner } from './calls';
 import {
@@ -613,8 +613,9 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * Starts a run of `agent` on the service. The agent's definition is sent; its tools' `execute` functions and
    * `context` stay here, and its tools run in this client.
    * @returns the run's result once the agent answers.
-   * @throws OptionsError `invalid_agent`, `invalid_input` or `invalid_option` for a wrong argument, before anything
-   *   is sent; RunError `run_failed` / `run_cancelled` / a service error code, `invalid_output` when the final
+   * @throws OptionsError `invalid_agent`, `invalid_input` or `invalid_option` for a wrong argument (or an agent
+   *   tool with more `slots` than `maxConcurrency`), before anything is sent; ToolDefinitionError `duplicate_tool`,
+   *   `too_large` for an agent tool this client cannot add (as `addTool()`); RunError `run_failed` / `run_cancelled` / a service error code, `invalid_output` when the final
    *   output does not match the agent's `outputType`, `session_lost` when the client reconnects into a new session
    *   (`welcome.resumed: false`) while the run is going; AbortError at once when `signal` aborts; ConnectionError
    *   `not_connected` before `connect()`, `closed` when the client closed first. While the client is reconnecting
@@ -677,19 +678,30 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     if (this.#registry.get(item.name) === item) return;
     if (this.#registry.has(item.name))
       throw duplicateTool('client.addTool()', item.name, 'client.removeTool');
-    checkToolSlots(item, this.#maxConcurrency, 'addTool()');
-    this.#registry.add(item);
-    this.#calls.toolsChanged();
+    this.#addTools([item], 'addTool()');
+  }
+
+  /**
+   * Adds tools this client does not run yet and announces them (`addTool()`, and a run's agent tools): each
+   * checked against `maxConcurrency` (its `slots`), and all of them left out again when the definitions would no
+   * longer fit in one frame of the service's `maxPayloadBytes`.
+   * @throws OptionsError `invalid_option` (a tool's `slots`); ToolDefinitionError `too_large`.
+   */
+  #addTools(items: readonly Tool[], owner: string): void {
+    for (const item of items) checkToolSlots(item, this.#maxConcurrency, owner);
+    for (const item of items) this.#registry.add(item);
     const size = utf8Length(
       JSON.stringify({ type: 'tools_update', tools: this.#registry.definitions(this.#redactor) }),
     );
     if (size > this.#connection.maxPayloadBytes) {
-      this.#registry.remove(item.name);
+      for (const item of items) this.#registry.remove(item.name);
+      const names = items.map((item) => `"${item.name}"`).join(', ');
       throw new ToolDefinitionError(
         'too_large',
-        `adding tool "${item.name}" makes the tool definitions ${size} bytes, over the service's limit of ${this.#connection.maxPayloadBytes}`,
+        `${owner}: adding ${items.length === 1 ? 'tool' : 'tools'} ${names} makes the tool definitions ${size} bytes, over the service's limit of ${this.#connection.maxPayloadBytes}`,
       );
     }
+    this.#calls.toolsChanged();
     this.#announce();
   }
 
@@ -855,9 +867,15 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   /** Starts a run after making sure this client runs the agent's tools (announced before `run_start`). */
   // biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output type.
   #startRun(agent: Agent<any>, input: string, options: Parameters<Runs['start']>[2]): Promise<RunResult> {
-    const added = addAgentTools(this.#registry, agent);
-    if (added instanceof Error) return Promise.reject(added);
-    if (added) this.#announce();
+    const missing = missingAgentTools(this.#registry, agent);
+    if (missing instanceof Error) return Promise.reject(missing);
+    if (missing.length > 0) {
+      try {
+        this.#addTools(missing, `client.run(): agent "${agent.name}"`);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     const toolChoice = options.toolChoice ?? agent.toolChoice;
     // The tracer captures the caller's trace here, in the caller's context, for the run's calls to link to.
     // A run comes after `connect()`, which loaded ./tracing.ts for a client with `tracing`.

@@ -319,9 +319,64 @@ describe('Client tools and events (msw)', () => {
     const { client } = await connected();
     const huge = tool({ name: 'huge', description: 'x'.repeat(70_000), execute: () => '' });
     expect(() => client.addTool(huge)).toThrowError(
-      /^adding tool "huge" makes the tool definitions \d+ bytes, over the service's limit of 65536$/,
+      /^addTool\(\): adding tool "huge" makes the tool definitions \d+ bytes, over the service's limit of 65536$/,
     );
     expect(client.removeTool('huge')).toBe(false);
+  });
+
+  it("weighs the calls of a run's agent tool by its slots, as if the client had been given it", async () => {
+    const { client, connection } = await connected({ maxConcurrency: 4 });
+    const ends: Array<() => void> = [];
+    const heavy = tool({
+      name: 'heavy',
+      description: 'Takes 3 slots.',
+      slots: 3,
+      execute: () => new Promise<string>((resolve) => ends.push(() => resolve('done'))),
+    });
+    void client.run(new Agent({ name: 'A', tools: [heavy] }), 'hi').catch(() => {});
+    await connection.next('run_start');
+    const call = (callId: string) =>
+      connection.send({ type: 'tool_call', callId, runId: 'r1', toolName: 'heavy', arguments: {} });
+    call('h1');
+    call('h2');
+    await vi.waitFor(() => expect(ends).toHaveLength(1));
+    // 3 + 3 slots are more than 4: the second waits for the first.
+    await vi.waitFor(() => expect(client.stats).toMatchObject({ running: 1, queued: 1 }));
+    expect(ends).toHaveLength(1);
+    ends[0]?.();
+    await vi.waitFor(() => expect(ends).toHaveLength(2));
+  });
+
+  it("checks a run's agent tools as addTool() does, before anything is sent, and keeps serving", async () => {
+    const { client, connection } = await connected({ maxConcurrency: 2 });
+    const huge = tool({ name: 'huge', description: 'x'.repeat(70_000), execute: () => '' });
+    await expect(client.run(new Agent({ name: 'A', tools: [huge] }), 'hi')).rejects.toThrowError(
+      /^client\.run\(\): agent "A": adding tool "huge" makes the tool definitions \d+ bytes, over the service's limit of 65536$/,
+    );
+    const wide = tool({ name: 'wide', description: 'Takes 3 slots.', slots: 3, execute: () => '' });
+    await expect(client.run(new Agent({ name: 'B', tools: [wide] }), 'hi')).rejects.toMatchObject({
+      code: 'invalid_option',
+      message:
+        'client.run(): agent "B": tool "wide" has slots 3, more than maxConcurrency (2): none of its calls could ever run',
+    });
+    expect(client.removeTool('huge')).toBe(false);
+    expect(client.removeTool('wide')).toBe(false);
+    // Nothing was announced or started, and the tools it had are still served.
+    expect(
+      connection.frames.filter((frame) => frame.type === 'tools_update' || frame.type === 'run_start'),
+    ).toEqual([]);
+    connection.send({
+      type: 'tool_call',
+      callId: 'e1',
+      runId: 'r1',
+      toolName: 'echo',
+      arguments: { text: 'still' },
+    });
+    expect(await connection.next('tool_result')).toMatchObject({
+      callId: 'e1',
+      status: 'ok',
+      output: 'still',
+    });
   });
 
   it('asks the service for approval, runs nothing until the decision, then runs once', async () => {
