@@ -364,9 +364,9 @@ export function agentDefinition(agent: Agent<any>): AgentDefinition {
  * The tools of `agent` that `registry` does not run yet (for the client to add, as `addTool()` adds one), or a
  * `ToolDefinitionError` `duplicate_tool` when the agent has a different tool under a name the registry already runs.
  */
-// biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output type.
 export function missingAgentTools(
   registry: ToolRegistry,
+  // biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output type.
   agent: Agent<any>,
 ): Agent['tools'] | ToolDefinitionError {
   for (const item of agent.tools) {
