@@ -399,12 +399,25 @@ export class CallRunner implements ExecutionOwner {
     });
   }
 
-  /** Calls executing now, and calls waiting for a slot. */
+  /** Calls holding slots. */
   get running(): number {
     return this.#slots.running;
   }
+
+  /**
+   * Calls whose `execute` waits to begin: in line for a slot, and calls of tools with `concurrency` waiting for their
+   * key's turn (those hold no slot and are in no line of the slots: counted here, so that the backlog shows).
+   */
   get queued(): number {
-    return this.#slots.queued;
+    const queued = this.#slots.queued;
+    const gate = this.#keyed ? callParts.concurrency.code : undefined;
+    if (gate === undefined) return queued;
+    let atKey = 0;
+    // A call waiting for its key is parked at its gate; one granted its permit waits in its key's lane (`resuming`,
+    // counted by the slots) or runs.
+    for (const execution of this.#held.values())
+      if (execution.state === 'parked' && gate.waitingAtGate(execution)) atKey += 1;
+    return queued + atKey;
   }
 
   /** Slots held ({@link CallRunner.running} plus the extra slots of calls of tools with `slots`); `undefined`

@@ -209,7 +209,10 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
 export interface ClientStats {
   /** Calls executing (holding slots). */
   running: number;
-  /** Calls waiting for a slot. */
+  /**
+   * Calls waiting to begin: in line for a slot, and calls of tools with `concurrency` waiting for their key's turn
+   * (the backlog this process holds; calls waiting for a human or a nested run are in neither count).
+   */
   queued: number;
   /** Results sent and not yet acknowledged. */
   unacked: number;

@@ -552,7 +552,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   }
 
   /**
-   * Calls executing (`running`), waiting for a slot (`queued`), results not yet acknowledged (`unacked`), and the
+   * Calls executing (`running`), waiting to begin (`queued`: for a slot, or for their concurrency key's turn), results not yet acknowledged (`unacked`), and the
    * `maxConcurrency` slots held (`slots`: more than `running` when tools have `slots`). With tools that have
    * `concurrency`, `tools` gives each one's calls holding a permit (`running`) and waiting for one (`waiting`).
    */

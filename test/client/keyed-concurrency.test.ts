@@ -55,6 +55,36 @@ describe('a client running a keyed tool', () => {
     expect(client.stats.tools).toEqual({ work: { running: 3, waiting: 98 } });
   });
 
+  it('counts the calls waiting for their key in stats.queued: the backlog shows', async () => {
+    const { client, started, release, send } = await keyedClient(4, 1);
+    for (let n = 0; n < 12; n++) send('a', n);
+    await settle();
+    expect(started).toEqual(['a0']);
+    expect(client.stats).toMatchObject({
+      running: 1,
+      queued: 11,
+      tools: { work: { running: 1, waiting: 11 } },
+    });
+    release('a0');
+    await settle();
+    expect(client.stats).toMatchObject({ running: 1, queued: 10 });
+  });
+
+  it('counts a call granted its key and waiting for a slot once in stats.queued', async () => {
+    const { client, started, release, send } = await keyedClient(1, 1);
+    send('a', 0);
+    send('b', 0);
+    send('a', 1);
+    await settle();
+    expect(started).toEqual(['a0']);
+    // b0 holds its key's permit and waits in its lane for the slot; a1 waits for its key.
+    expect(client.stats).toMatchObject({ running: 1, queued: 2 });
+    release('a0');
+    await settle();
+    expect(started).toEqual(['a0', 'b0']);
+    expect(client.stats).toMatchObject({ running: 1, queued: 1 });
+  });
+
   it('serves keys in turn when running calls hold every slot, however many calls a key sent first', async () => {
     // limit ≥ maxConcurrency: no key waits at its limit; the busy tenant's calls hold both slots.
     const { client, started, release, send } = await keyedClient(2, 10);
