@@ -222,6 +222,18 @@ export class Call implements RunCall {
   }
 
   /**
+   * `sessionId`, which asked for the call's approval, answered busy while the call waits for the decision (it is
+   * draining, docs/protocol/approvals.md): the call stays held, no longer assigned, and that session is skipped for
+   * it until the next busy retry, so that the decision goes to another client.
+   */
+  handBackHeld(sessionId: string): boolean {
+    if (this.#state !== 'awaiting_approval' || this.#sessionId !== sessionId) return false;
+    this.#sessionId = undefined;
+    this.#busyFrom.add(sessionId);
+    return true;
+  }
+
+  /**
    * The session the call is assigned to expired. The call is no longer assigned; a dispatched one goes back to
    * `waiting` (returns `true`: offer it again), a held one stays held.
    */

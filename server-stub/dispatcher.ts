@@ -219,7 +219,8 @@ export class Dispatcher {
   /**
    * Handles a `tool_result`: records it and answers `ack`, or answers `error` (`unknown_call`,
    * `duplicate_result`, or `not_allowed` for a call held for approval or never sent to a client). A
-   * `retryable` result is acknowledged but not recorded: the call is offered again.
+   * `retryable` result is acknowledged but not recorded: the call is offered again, or, held for the approval its
+   * client asked for, stays held and is no longer that client's.
    */
   onResult(session: Session, frame: FrameOf<ClientFrame, 'tool_result'>): void {
     const found = this.#calls.get(frame.callId);
@@ -264,6 +265,15 @@ export class Dispatcher {
     }
     session.ack(call.callId);
     if (frame.retryable === true) {
+      if (call.handBackHeld(session.id)) {
+        // Held for the decision it asked for: it stays held, and the decision goes to another client.
+        logger.debug(
+          { callId: call.callId, sessionId: session.id },
+          'client gave back a call held for approval; the decision goes to another client',
+        );
+        session.calls.delete(call.callId);
+        return;
+      }
       if (!call.requeueBusy(session.id)) return;
       logger.debug(
         { callId: call.callId, sessionId: session.id },

@@ -185,6 +185,8 @@ export interface ApprovalsOptions {
 /** The approvals of one client's calls: asks (locally or the service), and hands decisions back to the calls. */
 export class Approvals {
   readonly #options: ApprovalsOptions;
+  /** Calls waiting for the local approver's later decision (`onApproval` returned a promise). */
+  readonly #local = new WeakSet<Execution>();
 
   constructor(options: ApprovalsOptions) {
     this.#options = options;
@@ -204,7 +206,8 @@ export class Approvals {
       const decided = onApproval(request);
       if (!isThenable(decided)) return decided;
       slots.park(execution);
-      return inSlotIfApproved(decided, request.callId, this.#options);
+      this.#local.add(execution);
+      return inSlotIfApproved(decided, request.callId, this.#options, this.#local);
     }
     return new Promise<ApprovalDecision>((resolve) => {
       // The service's deadline clock pauses while a call waits for a human (docs/protocol/tool-calls.md), and the call
@@ -218,6 +221,11 @@ export class Approvals {
       // Told only once the service has the request, so that a listener may answer at once with client.decide().
       this.#options.requested(request, true);
     });
+  }
+
+  /** Whether the call waits for a decision (the service's, or the local approver's later one). */
+  waiting(execution: Execution): boolean {
+    return execution.decide !== undefined || this.#local.has(execution);
   }
 
   /**
@@ -275,9 +283,11 @@ function inSlotIfApproved(
   decided: PromiseLike<ApprovalDecision>,
   callId: string,
   options: Pick<ApprovalsOptions, 'held' | 'slots'>,
+  local: WeakSet<Execution>,
 ): Promise<ApprovalDecision> {
   return Promise.resolve(decided).then((decision) => {
     const waiting = options.held.get(callId);
+    if (waiting !== undefined) local.delete(waiting);
     const approved =
       decision === true || (typeof decision === 'object' && decision !== null && decision.approved === true);
     return approved && waiting !== undefined ? options.slots.backInSlot(waiting, decision) : decision;

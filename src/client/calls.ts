@@ -837,22 +837,37 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /**
-   * Stops taking new calls; they are answered with a retryable shutting-down result. So are the calls waiting for
-   * their first slot: they never started here, and another worker runs them now rather than this one after its
-   * running calls (or never, when its drain times out and aborts what it holds).
+   * Stops taking new calls; they are answered with a retryable shutting-down result. So are the calls whose
+   * `execute` has not begun: waiting for their first slot, for their key's turn, or for an approval (the service's
+   * human, or `onApproval`). They never ran here, and another worker runs them now rather than this one after its
+   * running calls (or never, when its drain times out and aborts what it holds); a call held for the service's
+   * decision stays held there, and the decision goes to the worker that then gets it (docs/protocol/approvals.md).
+   * Calls that began and wait for a person's answer or a nested run are running: the drain waits for them, and a
+   * `warn` says so.
    */
   stopAccepting(): void {
+    if (!this.#accepting) return;
     this.#accepting = false;
     const gate = callParts.concurrency.code;
+    const stopping = abortReason('the client is shutting down', 'AbortError', 'shutting_down');
     for (const execution of [...this.#held.values()]) {
       if (execution.state === 'queued') this.#handBack(execution);
-      else if (gate?.waitingAtGate(execution) === true) {
-        // Waiting for its key's turn (or, its permit taken, for a slot): its `execute` has not begun. Its wait ends
-        // on the abort, and `finished` answers it as it answers a queued call.
+      else if (
+        gate?.waitingAtGate(execution) === true ||
+        (execution.state === 'parked' && this.#approvals.waiting(execution))
+      ) {
+        // Waiting for its key's turn (or, its permit taken, for a slot), or for a decision: its `execute` has not
+        // begun. Its wait ends on the abort, and `finished` answers it as it answers a queued call.
         this.#handingBack.set(execution, 'back');
-        execution.abort(abortReason('the client is shutting down', 'AbortError', 'shutting_down'));
+        execution.abort(stopping);
       }
     }
+    const waiting = this.#slots.waiting;
+    if (waiting > 0)
+      this.#options.logger.warn(
+        { calls: waiting },
+        `${waiting} call(s) that began wait for a person's answer (ctx.askQuestion) or a nested run: the drain waits for them within its timeoutMs, then cancels them`,
+      );
   }
 
   /**
@@ -992,6 +1007,13 @@ export class CallRunner implements ExecutionOwner {
   readonly #approve = (request: ApprovalRequest): ApprovalDecision | Promise<ApprovalDecision> => {
     const execution = this.#held.get(request.callId);
     if (execution === undefined) return false; // cannot happen: a call asks while it runs
+    if (!this.#accepting) {
+      // It reached its approval while the client stops: its `execute` has not begun, so it goes back to the
+      // service (see stopAccepting) rather than hold the drain for a human.
+      this.#handingBack.set(execution, 'back');
+      execution.abort(abortReason('the client is shutting down', 'AbortError', 'shutting_down'));
+      return false;
+    }
     const decision = this.#approvals.ask(execution, request);
     return this.#traces ? this.#traces.approval(execution, decision) : decision;
   };

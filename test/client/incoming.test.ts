@@ -184,6 +184,129 @@ describe('Incoming', () => {
     expect(statuses(sent).slice(-1)).toEqual(['running:cancelled']);
   });
 
+  it('hands back a call waiting for the service’s approval decision when it stops; the drain does not wait for it', async () => {
+    const guarded = tool({
+      name: 'guarded',
+      description: 'Needs a human.',
+      needsApproval: () => true,
+      execute: () => 'ran',
+    });
+    const { calls, call, sent } = recording([guarded]);
+    call('c1', 'guarded');
+    await nextTask();
+    expect(sent).toEqual([{ type: 'approval_request', callId: 'c1' }]);
+    calls.stopAccepting();
+    await nextTask();
+    const shuttingDown = {
+      type: 'tool_result',
+      callId: 'c1',
+      status: 'error',
+      output: 'Error running guarded: the client is shutting down; try again later',
+      retryable: true,
+    };
+    expect(sent.slice(1)).toEqual([shuttingDown]);
+    expect([calls.running, calls.queued, calls.unacked]).toEqual([0, 0, 0]);
+    let idle = false;
+    void calls.idle().then(() => {
+      idle = true;
+    });
+    await nextTask();
+    expect(idle).toBe(true);
+    // The decision crossing the hand-back reaches this client: answered as a new call, nothing run.
+    call('c1', 'guarded', { approved: true });
+    await nextTask();
+    expect(sent.slice(2)).toEqual([shuttingDown]);
+  });
+
+  it('hands back a call waiting for a local approver’s later decision; the decision runs nothing', async () => {
+    let decide: (approved: boolean) => void = () => {};
+    const ran: string[] = [];
+    const guarded = tool({
+      name: 'guarded',
+      description: 'Needs a human.',
+      needsApproval: true,
+      execute: (_input, ctx) => {
+        ran.push(ctx.callId);
+        return 'ran';
+      },
+    });
+    const { calls, call, sent } = recording([guarded], {
+      onApproval: () =>
+        new Promise<boolean>((resolve) => {
+          decide = resolve;
+        }),
+    });
+    call('c1', 'guarded');
+    await nextTask();
+    calls.stopAccepting();
+    await nextTask();
+    expect(statuses(sent)).toEqual(['c1:error']);
+    expect(sent[0]).toMatchObject({ retryable: true });
+    decide(true);
+    await nextTask();
+    expect(ran).toEqual([]);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('hands back a call that comes to its approval while the client stops, without asking', async () => {
+    let contextReady: (value: unknown) => void = () => {};
+    const guarded = tool({
+      name: 'guarded',
+      description: 'Needs a human.',
+      needsApproval: () => true,
+      execute: () => 'ran',
+    });
+    const { calls, call, sent } = recording([guarded], {
+      contextFor: () =>
+        new Promise((resolve) => {
+          contextReady = resolve;
+        }),
+    });
+    call('c1', 'guarded');
+    await nextTask();
+    calls.stopAccepting();
+    contextReady({});
+    await nextTask();
+    expect(sent).toEqual([
+      {
+        type: 'tool_result',
+        callId: 'c1',
+        status: 'error',
+        output: 'Error running guarded: the client is shutting down; try again later',
+        retryable: true,
+      },
+    ]);
+  });
+
+  it('keeps a call that began and waits for a person’s answer, and says the drain waits for it', async () => {
+    const logger = recordingLogger();
+    const asker = tool({
+      name: 'asker',
+      description: 'Asks.',
+      execute: async (_input, ctx) => String(await ctx.askQuestion('Which warehouse?')),
+    });
+    const { calls, call, sent } = recording([asker], {
+      logger,
+      onQuestion: () => new Promise<string>(() => {}),
+    });
+    call('c1', 'asker');
+    await nextTask();
+    calls.stopAccepting();
+    await nextTask();
+    expect(sent).toEqual([]);
+    expect(logger.lines.filter((line) => line.level === 'warn')).toEqual([
+      {
+        level: 'warn',
+        object: { calls: 1 },
+        message:
+          "1 call(s) that began wait for a person's answer (ctx.askQuestion) or a nested run: the drain waits for them within its timeoutMs, then cancels them",
+      },
+    ]);
+    calls.abortAll('test over');
+    await nextTask();
+    expect(statuses(sent)).toEqual(['c1:cancelled']);
+  });
+
   it('ignores a cancel for a call it does not hold', () => {
     const { calls, sent } = recording([recordsCalls('echo').tool]);
     calls.cancel('nobody', 'service');

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { scriptedModel } from '../../server-stub/index';
 import { tool } from '../../src/index';
-import { client, proxyTo, stub, until } from './harness';
+import { API_KEY, client, proxyTo, stub, until } from './harness';
 
 /**
  * The `work` tool of `worker`, recording each call it executes in `executed`: a gated one runs until it is aborted
@@ -87,6 +87,44 @@ describe('a worker draining beside another', () => {
         .map((line) => line.split(' ')[2])
         .sort(),
     ).toEqual(['cancelled', 'error', 'error', 'error']);
+  });
+});
+
+describe('a worker draining while its calls wait for a human', () => {
+  it('hands the calls it asked approval for to the other worker at once: approved later, they run there once', async () => {
+    const executed: string[] = [];
+    const guarded = (worker: string) => workOf(worker, false, executed, { needsApproval: () => true });
+    const agent = { name: 'Fleet', instructions: '', tools: ['work'] };
+    const calls = [0, 1, 2].map((n) => ({ name: 'work', arguments: { n } }));
+    const server = await stub({
+      agents: [agent],
+      model: scriptedModel([{ toolCalls: calls }, { text: 'done' }]),
+    });
+    const a = client(server.url, { tools: [guarded('a')], maxConcurrency: 2 });
+    const asked: string[] = [];
+    a.on('approval_requested', ({ callId }) => asked.push(callId));
+    await a.connect();
+    const runId = server.runs.start('Fleet', 'go');
+    await until(() => asked.length, 3);
+    const b = client(server.url, { tools: [guarded('b')] });
+    await b.connect();
+    // Nothing runs on a: its drain has nothing to wait for (a drain that waited would end the calls cancelled).
+    await a.close({ timeoutMs: 10_000 });
+    expect(a.stats).toEqual({ running: 0, queued: 0, unacked: 0 });
+    for (const callId of asked) {
+      const response = await fetch(
+        `${server.url.replace('ws', 'http')}/v1/runs/${runId}/approvals/${callId}`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ approved: true }),
+        },
+      );
+      expect(response.status).toBe(200);
+    }
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls.map((call) => call.status)).toEqual(['ok', 'ok', 'ok']);
+    expect(executed.sort()).toEqual(['b:0', 'b:1', 'b:2']);
   });
 });
 

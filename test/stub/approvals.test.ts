@@ -191,6 +191,39 @@ describe('approvals', () => {
     expect(approver.all('error')).toEqual([]);
   });
 
+  it('keeps a held call held when the client that asked answers busy, and sends the decision to another client', async () => {
+    const server = await stub({ model: refundModel() });
+    const asker = track(await TestClient.connect(server.url, { tools: [toolDef('refund')] }));
+    const runId = server.runs.start(agent('a', ['refund']), 'go');
+    const call = await asker.next('tool_call');
+    asker.send({ type: 'approval_request', callId: call.callId, reason: 'over 10' });
+    await once(server, 'run_event', (info) => info.kind === 'approval_requested');
+    // The asker drains: it gives the call back with the busy answer.
+    asker.result(call.callId, 'Error running refund: the client is shutting down; try again later', {
+      status: 'error',
+      retryable: true,
+    });
+    expect(await asker.next('ack')).toMatchObject({ callId: call.callId });
+    expect(server.runs.get(runId)?.toolCalls[0]).toMatchObject({
+      state: 'awaiting_approval',
+      dispatchedTo: [asker.welcome?.sessionId],
+    });
+    const other = track(await TestClient.connect(server.url, { tools: [toolDef('refund')] }));
+    expect(
+      await http(server, 'POST', `/v1/runs/${runId}/approvals/${call.callId}`, { approved: true }),
+    ).toMatchObject({ status: 200 });
+    const decided = await other.next('tool_call');
+    expect(decided).toMatchObject({ callId: call.callId, approved: true });
+    other.result(call.callId, 'refunded');
+    expect((await server.runs.waitFor(runId)).finalOutput).toBe('refunded');
+    expect(server.runs.get(runId)?.toolCalls[0]).toMatchObject({
+      status: 'ok',
+      answeredBy: other.welcome?.sessionId,
+    });
+    expect(asker.all('tool_call')).toHaveLength(1);
+    expect(asker.all('error')).toEqual([]);
+  });
+
   it('cancels a call held after the client asked approval when its run is cancelled', async () => {
     const server = await stub({ model: refundModel() });
     const client = track(await TestClient.connect(server.url, { tools: [toolDef('refund')] }));
