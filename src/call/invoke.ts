@@ -60,6 +60,7 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
   },
   /** Names from neighbouring APIs, and what they are called here. */
   aliases: {
+    experimental_context: 'context',
     onApproval: 'approve',
     abortSignal: 'signal',
     maxOutput: 'maxOutputBytes',

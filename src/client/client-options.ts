@@ -338,6 +338,9 @@ const RUN_OPTIONS: OptionsSpec<RunOptions> = {
     metadata: aRunMetadata,
   },
   aliases: {
+    experimental_context: 'context',
+    // Events as they happen (the AI SDK's and the OpenAI Agents SDK's streaming).
+    stream: 'onEvent',
     abortSignal: 'signal',
     turns: 'maxTurns',
     maxSteps: 'maxTurns',

@@ -990,6 +990,10 @@ describe('usage errors', () => {
     [{ callID: 'c1' }, 'invokeTool(): unknown option "callID" (did you mean "callId"?)'],
     [{ policy: [] }, 'invokeTool(): unknown option "policy" (did you mean "policies"?)'],
     [{ emit: () => {} }, 'invokeTool(): unknown option "emit" (did you mean "onEmit"?)'],
+    [
+      { experimental_context: {} },
+      'invokeTool(): unknown option "experimental_context" (did you mean "context"?)',
+    ],
     [{ time_out_ms: 5 }, 'invokeTool(): unknown option "time_out_ms" (did you mean "timeoutMs"?)'],
     [{ maxOutputByte: 5 }, 'invokeTool(): unknown option "maxOutputByte" (did you mean "maxOutputBytes"?)'],
     [

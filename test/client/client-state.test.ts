@@ -786,10 +786,16 @@ describe('run() and close() options', () => {
       'unknown_option',
       'client.run(): unknown option "abortSignal" (did you mean "signal"?)',
     ],
+    [{ stream: true }, 'unknown_option', 'client.run(): unknown option "stream" (did you mean "onEvent"?)'],
     [
-      { stream: true },
+      { experimental_context: {} },
       'unknown_option',
-      unknownOptionMessage('client.run(): unknown option "stream"', 'context', 'signal', 'maxTurns'),
+      'client.run(): unknown option "experimental_context" (did you mean "context"?)',
+    ],
+    [
+      { maxOutputBytes: 1 },
+      'unknown_option',
+      unknownOptionMessage('client.run(): unknown option "maxOutputBytes"', 'context', 'signal', 'maxTurns'),
     ],
     [{ maxTurns: 0 }, 'invalid_option', 'client.run(): maxTurns must be a positive integer, got 0'],
     [{ signal: 'stop' }, 'invalid_option', 'client.run(): signal must be an AbortSignal, got "stop"'],
