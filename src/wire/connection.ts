@@ -245,7 +245,12 @@ export class Connection {
       if (!this.#pending) return;
       const last = this.#lastFailure;
       const { url, connectTimeoutMs } = this.#options;
-      const message = `no welcome from ${displayUrl(url)} within ${connectTimeoutMs}ms${last ? ` (last attempt: ${last.message})` : ''}`;
+      // Nothing listened at the address: the service is not running there (or the url is wrong).
+      const hint =
+        last?.code === 'connection_refused'
+          ? '; nothing accepts connections there: start the service (the stand-in: npx toolwire-stub) or check the url'
+          : '';
+      const message = `no welcome from ${displayUrl(url)} within ${connectTimeoutMs}ms${last ? ` (last attempt: ${last.message})` : ''}${hint}`;
       this.#fail(new ConnectionError('connect_timeout', message, last ? { cause: last } : undefined));
     });
     void this.#open();

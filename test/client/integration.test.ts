@@ -91,6 +91,21 @@ describe('Client against the stub', () => {
     await expect.poll(() => worker.stats).toEqual({ running: 0, queued: 0, unacked: 0 });
   });
 
+  it('says what to do when nothing accepts connections at the url', async () => {
+    const { createServer } = await import('node:net');
+    // A port that was free a moment ago: nothing listens there now.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    const nobody = client(`ws://127.0.0.1:${port}`, { connectTimeoutMs: 200 });
+    const error = await nobody.connect().catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ConnectionError', code: 'connect_timeout' });
+    expect((error as Error).message).toMatch(
+      /\(last attempt: .*connection refused \(.*\)\); nothing accepts connections there: start the service \(the stand-in: npx toolwire-stub\) or check the url$/,
+    );
+  });
+
   it('rejects connect() cleanly, without crashing, when the handshake never completes', async () => {
     const { createServer } = await import('node:net');
     const sockets = new Set<import('node:net').Socket>();
