@@ -44,7 +44,11 @@ const INVOKE_OPTIONS: OptionsSpec<InvokeOptions> = {
     policies: anArrayOf(aFunction, 'an array of functions'),
     approve: aFunction,
     timeoutMs: aDuration(1),
-    maxOutputBytes: anInteger({ min: 1, unit: 'bytes' }),
+    // Room for the truncation note (up to 55 bytes) and some of the text: a smaller cap would cut the note itself.
+    maxOutputBytes: {
+      ...anInteger({ min: 64 }),
+      expected: 'an integer of at least 64 bytes (the truncation note alone takes up to 55)',
+    },
     onWidgetInvalid: aFunction,
     onProgress: aFunction,
     onPreliminary: aFunction,

@@ -242,8 +242,8 @@ export interface InvokeOptions<C = unknown> {
    */
   timeoutMs?: number | undefined;
   /**
-   * Cap on `output` in UTF-8 bytes (a positive integer): longer text is cut at a character boundary and ends
-   * with `\n[truncated: the full output was <n> bytes]`, the whole within the cap. @default no cap
+   * Cap on `output` in UTF-8 bytes (an integer of at least 64): longer text is cut at a character boundary and
+   * ends with `\n[truncated: the full output was <n> bytes]`, the whole within the cap. @default no cap
    */
   maxOutputBytes?: number | undefined;
   /** Told about a widget that failed validation and was dropped. @default a `console.warn` naming the path */

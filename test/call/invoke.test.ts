@@ -929,9 +929,9 @@ describe('ctx', () => {
 
 describe('maxOutputBytes', () => {
   it('truncates the output at a character boundary with a marker stating the original size', async () => {
-    const result = await invokeTool(returning('é'.repeat(100)), {}, { maxOutputBytes: 60 });
+    const result = await invokeTool(returning('é'.repeat(100)), {}, { maxOutputBytes: 64 });
     const marker = '\n[truncated: the full output was 200 bytes]';
-    expect(result.output).toBe(`${'é'.repeat(8)}${marker}`);
+    expect(result.output).toBe(`${'é'.repeat(10)}${marker}`);
     expect(result.value).toBe('é'.repeat(100));
   });
 
@@ -965,7 +965,14 @@ describe('usage errors', () => {
       { timeoutMs: 0 },
       'invokeTool(): timeoutMs must be a positive integer of milliseconds up to 2147483647 (the longest timer), got 0',
     ],
-    [{ maxOutputBytes: 1.5 }, 'invokeTool(): maxOutputBytes must be a positive integer of bytes, got 1.5'],
+    [
+      { maxOutputBytes: 1.5 },
+      'invokeTool(): maxOutputBytes must be an integer of at least 64 bytes (the truncation note alone takes up to 55), got 1.5',
+    ],
+    [
+      { maxOutputBytes: 10 },
+      'invokeTool(): maxOutputBytes must be an integer of at least 64 bytes (the truncation note alone takes up to 55), got 10',
+    ],
     [{ callId: 42 }, 'invokeTool(): callId must be a string, got 42'],
     [{ runId: null }, 'invokeTool(): runId must be a string, got null'],
     [{ depth: -1 }, 'invokeTool(): depth must be a non-negative integer, got -1'],

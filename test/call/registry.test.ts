@@ -84,7 +84,8 @@ describe('ToolRegistry', () => {
     await expect(registry.invoke('nope', '{}', { maxOutputBytes: -1 })).rejects.toMatchObject({
       name: 'OptionsError',
       code: 'invalid_option',
-      message: 'ToolRegistry.invoke(): maxOutputBytes must be a positive integer of bytes, got -1',
+      message:
+        'ToolRegistry.invoke(): maxOutputBytes must be an integer of at least 64 bytes (the truncation note alone takes up to 55), got -1',
     });
   });
 

@@ -158,7 +158,7 @@ describe('invokeTool with hostile arguments', () => {
       fc.asyncProperty(
         fc.constantFrom(...tools),
         rawArguments,
-        fc.option(fc.integer({ min: 1, max: 300 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 64, max: 300 }), { nil: undefined }),
         async (target, raw, maxOutputBytes) => {
           const before = executions;
           const result = await invokeTool(
@@ -210,7 +210,7 @@ describe('invokeTool with hostile tools', () => {
       fc.asyncProperty(
         hostile,
         fc.boolean(),
-        fc.option(fc.integer({ min: 1, max: 200 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 64, max: 200 }), { nil: undefined }),
         async (value, throws, maxOutputBytes) => {
           const target = throws ? throwing(value) : returning(value);
           const result = await invokeTool(target, {}, maxOutputBytes === undefined ? {} : { maxOutputBytes });
