@@ -334,19 +334,26 @@ export class Dispatcher {
     }
   }
 
-  /** A session has said `welcome`: re-send what it owes results for, then offer it the waiting calls. */
+  /**
+   * A session has said `welcome`: re-send what it owes results for, then offer it the waiting calls. A resume
+   * renews (docs/protocol/updates.md): each call of the session that was leased has its lease from now, since the
+   * renewals its client sent before the drop may have died with the socket, and the next deadline check would
+   * otherwise read the lease the call had before the drop.
+   */
   onSessionReady(session: Session, resumed: boolean): void {
     if (resumed) {
       const leaseUntil = Date.now() + this.#deps.options.leaseMs;
+      const leasing = session.features.has('lease');
       for (const callId of session.calls) {
         const call = this.#calls.get(callId);
         if (call?.state !== 'dispatched') continue;
+        const { activity } = call;
         // Its client says again which calls wait for their key (docs/protocol/fleets.md): until then, each holds
-        // its slots, and is leased again with the feature.
-        if (call.activity.waitsForKey) {
-          call.activity.waitsForKey = false;
-          if (session.features.has('lease')) call.activity.leaseUntil = leaseUntil;
-        }
+        // its slots, and is leased again with the feature. A call never leased (queued behind the client's running
+        // calls, not named since) stays so.
+        const leased = activity.waitsForKey || activity.leaseUntil !== 0;
+        activity.waitsForKey = false;
+        activity.leaseUntil = leasing && leased ? leaseUntil : 0;
         session.send(call.frame(session.features));
       }
     }

@@ -497,10 +497,12 @@ export class CallUpdates implements CallUpdateHooks {
   /**
    * A socket (re)opened: every step result, event and latest update of the calls still running goes again (the
    * `seq` makes it harmless), queued behind the results, in turns the socket drains; those of calls with a result
-   * go with it ({@link CallUpdates.lead}). Open questions go at once.
+   * go with it ({@link CallUpdates.lead}). Open questions go at once. A resumed session has every started call
+   * renewed at once (docs/protocol/updates.md: a resume renews).
    */
   reconnected(resumed = true): void {
     if (!resumed) this.#sessionsLost += 1;
+    else this.#lease.resumed();
     this.#questions?.reconnected(resumed);
     this.#queue = [];
     this.#queueAt = 0;

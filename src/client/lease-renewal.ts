@@ -110,6 +110,18 @@ export class LeaseRenewal {
     this.#started = Math.max(0, this.#started - 1);
   }
 
+  /**
+   * The session resumed (`welcome.resumed: true`): every started call is renewed now, whatever was sent of it before
+   * the drop (that may have died with the socket; the service leases the session's calls from the resume,
+   * docs/protocol/updates.md), and the next renewal comes one interval from now.
+   */
+  resumed(): void {
+    if (this.#everyMs === 0 || this.#started === 0) return;
+    this.#stop();
+    this.#renew(true);
+    this.#startIfNeeded();
+  }
+
   /** The service heard of the call (an update, a question, an event): a sign of life, as a `lease` frame is. */
   heard(callId: string, at: number): void {
     const call = this.#options.calls.get(callId);
@@ -137,9 +149,9 @@ export class LeaseRenewal {
    * One `lease` frame (or a few, 1,000 ids each) for the started calls the service heard nothing of lately, in the
    * order the calls arrived (the order of the held calls; docs/protocol/updates.md). The walk ends at the last started
    * call: calls queued for a slot arrived after every call that started (the queue is first in, first out), so a
-   * renewal costs about the started calls, not the queue behind them.
+   * renewal costs about the started calls, not the queue behind them. `all`: every started call (a resume).
    */
-  #renew(): void {
+  #renew(all = false): void {
     if (this.#started === 0) {
       this.#stop();
       return;
@@ -149,7 +161,7 @@ export class LeaseRenewal {
     let left = this.#started;
     for (const call of this.#options.calls.values()) {
       if (call.heardAt === undefined) continue;
-      if (now - call.heardAt >= this.#everyMs - 1) quiet.push(call);
+      if (all || now - call.heardAt >= this.#everyMs - 1) quiet.push(call);
       left -= 1;
       if (left <= 0) break;
     }

@@ -263,6 +263,29 @@ describe('CallUpdates (lease)', () => {
     made.dispose();
   });
 
+  it('renews every started call at once when the session resumes, then one interval later, and not on a new session', () => {
+    vi.useFakeTimers();
+    const { made, call, sent, advance } = updates(['lease']);
+    made.started(call('c1'));
+    made.started(call('c2'));
+    advance(1_000);
+    expect(sent).toEqual([{ type: 'lease', callIds: ['c1', 'c2'] }]);
+    // The socket drops (that renewal may have died with it) and a new one resumes the session half an interval on:
+    // the service leases the calls from the resume, and hears of them now, not an interval later.
+    advance(500);
+    made.reconnected(true);
+    expect(sent.slice(1)).toEqual([{ type: 'lease', callIds: ['c1', 'c2'] }]);
+    advance(999);
+    expect(sent).toHaveLength(2);
+    advance(1);
+    expect(sent.slice(2)).toEqual([{ type: 'lease', callIds: ['c1', 'c2'] }]);
+    // A new session knows none of them: nothing is sent at once.
+    advance(500);
+    made.reconnected(false);
+    expect(sent).toHaveLength(3);
+    made.dispose();
+  });
+
   it('leases nothing when the service did not take the feature', () => {
     vi.useFakeTimers();
     const { made, call, sent, advance } = updates(['progress']);

@@ -40,9 +40,13 @@ describe('the lease and calls whose tool has not begun', () => {
       deadlineMs: 5_000,
     });
     await nextTask();
-    calls.reconnected(); // a new socket: the lease goes on for the calls whose tool runs, only
+    // A new socket resumes the session: the lease goes on for the calls whose tool runs, only, renewed at once and
+    // then every interval.
+    calls.reconnected();
+    const lease = { type: 'lease', callIds: ['c2'] };
+    expect(sent.filter((frame) => frame.type === 'lease')).toEqual([lease]);
     await vi.advanceTimersByTimeAsync(1_000);
-    expect(sent.filter((frame) => frame.type === 'lease')).toEqual([{ type: 'lease', callIds: ['c2'] }]);
+    expect(sent.filter((frame) => frame.type === 'lease')).toEqual([lease, lease]);
     // The deadline, and the client's grace after it (the service's own cancel would come first).
     await vi.advanceTimersByTimeAsync(4_000 + DEADLINE_GRACE_MS);
     // Its tool never began: it timed out, as the service says of a call it cut at its deadline.

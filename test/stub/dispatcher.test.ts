@@ -1,0 +1,109 @@
+/**
+ * The dispatcher on its own (server-stub/dispatcher.ts), on fake timers: sessions with no socket under them, the
+ * service's moves (a drop, a resume) made by hand, so what is asserted is the service's rule and not a race.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Call } from '../../server-stub/call';
+import { Dispatcher } from '../../server-stub/dispatcher';
+import { silentLogger } from '../../server-stub/logger';
+import { Run } from '../../server-stub/run';
+import { Session } from '../../server-stub/session';
+import type { Feature } from '../../src/wire/protocol';
+import { toolDef } from './test-client';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** The stub's defaults scaled down, as a tester ran them: deadline 1 s, lease 6 s (three 2 s heartbeats). */
+const OPTIONS = {
+  callDeadlineMs: 1_000,
+  leaseMs: 6_000,
+  busyRetryMs: 250,
+  maxCallDurationMs: 86_400_000,
+  maxPayloadBytes: 1_048_576,
+  logger: silentLogger,
+};
+
+function harness() {
+  const sessions = new Map<string, Session>();
+  const dispatcher = new Dispatcher({ options: OPTIONS, sessions, emit: () => {} });
+  const run = new Run({
+    id: 'run_1',
+    agent: { name: 'a', instructions: 'i', tools: ['work'] },
+    input: 'x',
+    maxTurns: 3,
+    depth: 0,
+    startedBy: 'api',
+  });
+  let calls = 0;
+  return {
+    dispatcher,
+    /** A connected session offering `work`, with these features and limits. */
+    session(features: Feature[], limits: { maxConcurrency?: number; maxQueue?: number } = {}): Session {
+      const session = new Session(`s${sessions.size + 1}`, sessions.size + 1, undefined, 1 << 30, () => {});
+      session.features = new Set(features);
+      session.setTools([toolDef('work')]);
+      session.maxConcurrency = limits.maxConcurrency;
+      session.maxQueue = limits.maxQueue;
+      sessions.set(session.id, session);
+      return session;
+    },
+    /** A call of `work` the model asked for now. */
+    submit(): Call {
+      calls += 1;
+      const call = new Call({
+        callId: `call_${calls}`,
+        modelCallId: `m${calls}`,
+        run,
+        toolName: 'work',
+        arguments: {},
+        turn: 1,
+      });
+      void dispatcher.submit(call);
+      return call;
+    },
+  };
+}
+
+describe('Dispatcher: a resume renews the lease (docs/protocol/updates.md)', () => {
+  it('keeps a leased call for leaseMs from the resume, though its lease from before the drop has run out', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, session, submit } = harness();
+    const worker = session(['lease']);
+    const call = submit();
+    expect(call.state).toBe('dispatched');
+    // The network drops at 2 s; the service keeps the detached session's call past its deadline and its lease.
+    vi.advanceTimersByTime(2_000);
+    worker.state = 'detached';
+    vi.advanceTimersByTime(8_000);
+    expect(call.state).toBe('dispatched');
+    // 10 s: the session resumes. Its client's first renewal may come up to an interval later, or be lost.
+    worker.state = 'connected';
+    dispatcher.onSessionReady(worker, true);
+    vi.advanceTimersByTime(5_999);
+    expect(call.state).toBe('dispatched');
+    // Never renewed since: the lease the resume gave runs out, and the deadline cuts the call.
+    vi.advanceTimersByTime(1);
+    expect(call.toTranscript()).toMatchObject({
+      status: 'timeout',
+      output: 'Error running work: timed out after 1000ms',
+    });
+  });
+
+  it('leaves a call that was never leased (queued behind the running one) to its deadline on resume', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, session, submit } = harness();
+    const worker = session(['lease'], { maxConcurrency: 1 });
+    const running = submit();
+    const queued = submit();
+    expect([running.state, queued.state]).toEqual(['dispatched', 'dispatched']);
+    worker.state = 'detached';
+    vi.advanceTimersByTime(500);
+    worker.state = 'connected';
+    dispatcher.onSessionReady(worker, true);
+    vi.advanceTimersByTime(500);
+    expect(queued.toTranscript()).toMatchObject({ status: 'timeout' });
+    expect(running.state).toBe('dispatched');
+  });
+});
