@@ -492,7 +492,9 @@ export class Dispatcher {
    * How long a call past its deadline is kept (docs/protocol/updates.md): while it has an open question
    * (docs/protocol/questions.md); until its lease runs out, while its session negotiated `lease`; a detached
    * session's leased call is kept (it cannot renew until it resumes; its expiry ends or re-dispatches the call:
-   * the client stops it by the same rule, src/client/calls.ts `Leases`); 0 past `maxCallDurationMs`, or without
+   * the client stops it by the same rule, src/client/calls.ts `Leases`), and so is one whose socket is being closed
+   * (found silent: the close handshake may outlast the lease of a call whose last renewal was lost); 0 past
+   * `maxCallDurationMs`, or without
    * a lease (never leased: sent to queue behind the client's running calls and not named since).
    */
   #leaseLeft(call: Call): number {
@@ -505,7 +507,7 @@ export class Dispatcher {
     if (!session?.features.has('lease') || now - call.createdAt >= maxCallDurationMs) return 0;
     // Never leased (queued behind the client's running calls, not named since): its deadline applies.
     if (call.activity.leaseUntil === 0) return 0;
-    const left = session.state === 'detached' ? leaseMs : call.activity.leaseUntil - now;
+    const left = dropped(session) ? leaseMs : call.activity.leaseUntil - now;
     return Math.max(0, Math.min(left, call.createdAt + maxCallDurationMs - now));
   }
 
@@ -597,6 +599,15 @@ export class Dispatcher {
     this.#deps.options.logger.warn({ sessionId: session.id, code, callId }, message);
     session.send({ type: 'error', code, message, callId });
   }
+}
+
+/**
+ * `true` when the session has dropped: detached, or its socket is closing (the service closed it, e.g. found silent,
+ * and waits for the close handshake before it detaches the session).
+ */
+function dropped(session: Session): boolean {
+  const { socket } = session;
+  return session.state === 'detached' || (socket !== undefined && socket.readyState === socket.CLOSING);
 }
 
 function frameOutcome(frame: FrameOf<ClientFrame, 'tool_result'>): CallResult {

@@ -91,6 +91,26 @@ describe('Dispatcher: a resume renews the lease (docs/protocol/updates.md)', () 
     });
   });
 
+  it('keeps a leased call while the service closes the socket it found silent, past the lease', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { session, submit } = harness();
+    const worker = session(['lease']);
+    // The socket under the session, as `ws` shows it: the service has sent its close frame (the client stopped
+    // answering: its renewal due at 2 s never came) and waits up to a second for the handshake.
+    const socket = { readyState: 1, OPEN: 1, CLOSING: 2, send: () => {} };
+    worker.socket = socket as never;
+    const call = submit();
+    vi.advanceTimersByTime(5_800);
+    socket.readyState = socket.CLOSING;
+    // 6 s: the lease from the dispatch runs out while the socket closes; the call is kept as for a detached session.
+    vi.advanceTimersByTime(700);
+    expect(call.state).toBe('dispatched');
+    worker.socket = undefined;
+    worker.state = 'detached';
+    vi.advanceTimersByTime(6_000);
+    expect(call.state).toBe('dispatched');
+  });
+
   it('leaves a call that was never leased (queued behind the running one) to its deadline on resume', () => {
     vi.useFakeTimers({ now: 0 });
     const { dispatcher, session, submit } = harness();
