@@ -63,7 +63,7 @@ import { Leases } from './leases';
 import { type CallSocket, Outbox } from './outbox';
 import { type Questioner, questionHooks } from './questions';
 import { resultPartOf } from './result-parts';
-import { Slots } from './slots';
+import { SLOW_CALL_MS, Slots } from './slots';
 import type { CallTraces, callTraces, ToolTracing } from './tracing';
 
 /** A `tool_call` or an `ack`, as the decoder gives both: with the fields of both (src/wire/codec.ts `callFrame`). */
@@ -952,8 +952,9 @@ export class CallRunner implements ExecutionOwner {
         return;
       }
     }
-    // Cancelled or timed out while its tool ran: answered now, its slot kept until the tool returns.
-    const from = this.#slots.finish(execution, execution.phaseOpen);
+    // Cancelled or timed out while its tool ran: answered now, its slot kept until the tool returns. A slow call's
+    // result leaves before the next call starts (src/client/slots.ts).
+    const from = this.#slots.finish(execution, execution.phaseOpen, result.durationMs >= SLOW_CALL_MS);
     if (from === undefined) return;
     const { callId } = execution;
     this.#deadlines.arm(execution, undefined);

@@ -17,9 +17,26 @@
  * A call of a tool with `slots: n` takes `n` slots ({@link Slots.weighBy}); a client none of whose tools has
  * it counts one a call, without asking.
  *
+ * A result leaves before the next call starts when the call took long: the transport corks the writes of a task
+ * until it ends, and a synchronous tool blocks the event loop, so a line of them drained in one task would send
+ * every result at the end of the last (the service, hearing nothing, closes the socket). A call that ran
+ * {@link SLOW_CALL_MS} or more ({@link Slots.finish}'s `slow`: its duration is measured anyway) makes the next
+ * calls, new ones too, wait for a later task, where the results have left and the frames that came are read.
+ * Quick calls are unaffected: no clock is read here.
+ *
  * @module
  */
 import type { CallState, canMove, Execution } from './execution';
+
+/** A call that ran this long (milliseconds) lets its result out before the next call starts (see the module). */
+export const SLOW_CALL_MS = 50;
+
+/** Runs `fn` in a later task, after the I/O waiting now: `setImmediate` where there is one, else a 0 ms timer. */
+function laterTask(fn: () => void): void {
+  const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
+  if (typeof immediate === 'function') immediate(fn);
+  else setTimeout(fn, 0);
+}
 
 /** Dependencies of {@link Slots}. */
 export interface SlotsOptions {
@@ -84,6 +101,8 @@ export class Slots {
   #draining = false;
   /** A drain is scheduled (see {@link Slots.#scheduleDrain}). */
   #drainDue = false;
+  /** A slow call ended in this task: calls start in a later one ({@link SLOW_CALL_MS}). */
+  #yielding = false;
 
   constructor(options: SlotsOptions) {
     this.#maxConcurrency = options.maxConcurrency;
@@ -148,11 +167,16 @@ export class Slots {
   admit(execution: Execution): boolean {
     // Calls start in their turn: while others wait (a drain is due), a new one waits behind them.
     const weight = this.#weightOf === undefined ? 1 : this.#weightOf(execution);
-    if (this.#running + weight <= this.#maxConcurrency && this.#queued === 0 && this.#mayStart()) {
+    if (
+      this.#running + weight <= this.#maxConcurrency &&
+      this.#queued === 0 &&
+      !this.#yielding &&
+      this.#mayStart()
+    ) {
       this.#begin(execution);
       return false;
     }
-    if (this.#startsEarly?.(execution) === true && this.#mayStart()) {
+    if (this.#startsEarly?.(execution) === true && !this.#yielding && this.#mayStart()) {
       this.#move(execution, 'parked');
       this.#start(execution);
     } else this.#enqueue(execution, '');
@@ -229,8 +253,16 @@ export class Slots {
    * ({@link Slots.release}), so that no more than `maxConcurrency` tools ever run. Returns the state it was in, or
    * `undefined` when it had finished already (a second result is refused).
    */
-  finish(execution: Execution, stillRunning = false): CallState | undefined {
+  finish(execution: Execution, stillRunning = false, slow = false): CallState | undefined {
     const from = this.#move(execution, 'finished');
+    if (slow && !this.#yielding) {
+      // Its result goes out when this task ends: the next call starts in a later one.
+      this.#yielding = true;
+      laterTask(() => {
+        this.#yielding = false;
+        this.#scheduleDrain();
+      });
+    }
     if (from === 'running' && stillRunning) {
       const weight = this.#weightOf === undefined ? 1 : (this.#weights.get(execution) ?? 1);
       this.#lingering.set(execution, weight);
@@ -330,7 +362,7 @@ export class Slots {
    * first `run_cancelled` (docs/protocol/tool-calls.md, src/client/calls.ts `cancel`).
    */
   #scheduleDrain(): void {
-    if (this.#drainDue || this.#queued === 0) return;
+    if (this.#drainDue || this.#queued === 0 || this.#yielding) return;
     this.#drainDue = true;
     void Promise.resolve().then(() => {
       this.#drainDue = false;
@@ -347,8 +379,9 @@ export class Slots {
     if (this.#draining) return;
     this.#draining = true;
     try {
-      // One call per free slot: a call that ended while queued (cancelled) has left the queue without one.
-      while (this.#running < this.#maxConcurrency) {
+      // One call per free slot: a call that ended while queued (cancelled) has left the queue without one. None
+      // after a slow call: the line is drained again in a later task.
+      while (!this.#yielding && this.#running < this.#maxConcurrency) {
         const first = this.#first.length > 0;
         const lane = first ? undefined : this.#turn();
         const line = first ? this.#first : lane === '' ? this.#queue : this.#lanes.get(lane as string);

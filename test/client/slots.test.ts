@@ -15,6 +15,61 @@ import {
   waitsForAbort,
 } from './call-runner-harness';
 
+describe('Slots, in a call runner: slow calls', () => {
+  /** A synchronous tool that keeps the event loop `ms` (the fake clock moves on while it runs). */
+  function blocking(ms: number) {
+    const ran: string[] = [];
+    const made = tool({
+      name: 'block',
+      description: 'Blocks the event loop.',
+      execute: (_input, ctx) => {
+        ran.push(ctx.callId);
+        vi.advanceTimersByTime(ms);
+        return ctx.callId;
+      },
+    });
+    return { tool: made, ran };
+  }
+
+  it('starts the next call in a later task after a slow one, so that its result leaves first', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      const { tool: block, ran } = blocking(1_500);
+      const { calls, sent } = recording([block], { maxConcurrency: 1 });
+      const call = (callId: string) =>
+        calls.receive({ type: 'tool_call', callId, runId: 'r1', toolName: 'block', arguments: {} });
+      // Three calls in one read of the socket, and the queue behind them: one per task.
+      call('b1');
+      call('b2');
+      call('b3');
+      expect(ran).toEqual(['b1']);
+      expect(statuses(sent)).toEqual(['b1:ok']);
+      await nextTask();
+      expect(ran).toEqual(['b1', 'b2']);
+      await nextTask();
+      expect(ran).toEqual(['b1', 'b2', 'b3']);
+      expect(statuses(sent)).toEqual(['b1:ok', 'b2:ok', 'b3:ok']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('runs quick synchronous calls many to a task', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      const { tool: block, ran } = blocking(1);
+      const { calls } = recording([block], { maxConcurrency: 1 });
+      for (const id of ['q1', 'q2', 'q3'])
+        calls.receive({ type: 'tool_call', callId: id, runId: 'r1', toolName: 'block', arguments: {} });
+      await Promise.resolve();
+      await Promise.resolve();
+      expect(ran).toEqual(['q1', 'q2', 'q3']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe('Slots, in a call runner: cancelling queued calls', () => {
   it('does not start a queued call whose cancel came in the same task as the one that freed its slot', async () => {
     const { calls, call, ran, sent } = queuedBehindOne();
