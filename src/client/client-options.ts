@@ -39,7 +39,7 @@ import {
   uniqueTools,
 } from '../tool/shapes';
 import { type Tool, toolInternals } from '../tool/tool';
-import { API_KEY_PATTERN, MAX_API_KEY_CHARS } from '../wire/api-key';
+import { API_KEY_PATTERN, describeKey, MAX_API_KEY_CHARS } from '../wire/api-key';
 import type { ConnectOptions, ReconnectOptions } from '../wire/connection';
 import {
   BUILD_ID_PATTERN,
@@ -469,8 +469,8 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
       ),
       required: true,
       whenMissing: '(or set TOOLWIRE_API_KEY)',
-      // A secret, even when refused: shown by kind and size only (`got a string of 2 characters`).
-      show: describeSecret,
+      // A secret, even when refused: shown by kind and size, and the first character a key cannot hold.
+      show: (value) => describeKey(value, describeSecret),
     },
     tools: { ...aToolSet, required: true },
     buildId: aString(

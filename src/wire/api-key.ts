@@ -22,6 +22,21 @@ export const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
 /** Longest key accepted, in characters. */
 export const MAX_API_KEY_CHARS = 4_096;
 
+/**
+ * A refused key, described without showing it: its kind and size, and for a string the first character that is
+ * not printable ASCII, by position and code point (`a string of 9 characters; character 9 is U+2026`): such a
+ * character is never part of a key, and it is what to fix (an ellipsis pasted from a page, a space, a newline).
+ */
+export function describeKey(value: unknown, describe: (value: unknown) => string): string {
+  const kind = describe(value);
+  if (typeof value !== 'string') return kind;
+  const at = value.search(/[^\x21-\x7e]/u);
+  if (at === -1) return kind;
+  const point = value.codePointAt(at) ?? 0;
+  const name = point === 0x20 ? ' (a space)' : point === 0x0a || point === 0x0d ? ' (a line break)' : '';
+  return `${kind}; character ${at + 1} is U+${point.toString(16).toUpperCase().padStart(4, '0')}${name}, not printable ASCII`;
+}
+
 /** A key read, or why it could not be. */
 export type KeyRead = { ok: true; key: string } | { ok: false; error: ConnectionError };
 
@@ -79,8 +94,9 @@ export async function readApiKey(
     returned.length > MAX_API_KEY_CHARS ||
     !API_KEY_PATTERN.test(returned)
   ) {
-    const got =
-      typeof returned === 'string' ? `a string of ${returned.length} characters` : describeKind(returned);
+    const got = describeKey(returned, (value) =>
+      typeof value === 'string' ? `a string of ${value.length} characters` : describeKind(value),
+    );
     return failed(
       `must return a non-empty string of printable ASCII without spaces, at most ${MAX_API_KEY_CHARS} characters; got ${got}`,
     );

@@ -673,12 +673,17 @@ describe('Client options', () => {
     [
       { apiKey: 'a\nb' },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 3 characters',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 3 characters; character 2 is U+000A (a line break), not printable ASCII',
     ],
     [
       { apiKey: 'k y' },
       'invalid_option',
-      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 3 characters',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 3 characters; character 2 is U+0020 (a space), not printable ASCII',
+    ],
+    [
+      { apiKey: 'sk-live-…' },
+      'invalid_option',
+      'new Client(options): apiKey must be a non-empty string of printable ASCII without spaces, at most 4096 characters (it travels in an HTTP header) or a function returning one (read before every connection attempt), got a string of 9 characters; character 9 is U+2026, not printable ASCII',
     ],
     [
       { apiKey: 12345678 },
