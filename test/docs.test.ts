@@ -1,7 +1,7 @@
 /**
  * Code in the docs must compile: every ```ts block of README.md and of every page under docs/ is type-checked
  * against the sources, as a user would write it (imports from 'toolwire' and its subpaths), all in one program as
- * in one app that follows several pages: a block named for a file of the app (```ts [app-context.ts]) is
+ * in one app that follows several pages: a block named for a file of the app (```ts [app-context.mts]) is
  * checked too, so the `AppContext` other-sdks.md declares holds for every other block. And their links hold:
  * every relative link names a file that exists, and a heading of it when it has a `#fragment`.
  */

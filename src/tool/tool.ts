@@ -874,12 +874,14 @@ export type InferParameters<P> = [P] extends [undefined]
  * declare fields, that tool's `ctx.context` has them (and only them). A tool typed with `ToolContext<Mine>`
  * keeps `Mine` either way.
  *
- * In a file of its own, make it a module (an `export {}` or an import), else TypeScript reads the declaration as
- * the whole of `'toolwire'` and every other import of it fails.
+ * In a file of its own, make it a module that loads toolwire (`import type {} from 'toolwire'`), else TypeScript
+ * reads the declaration as the whole of `'toolwire'` (or, under `nodenext`, cannot find the module to add to);
+ * give the file the extension of the app's other files (`.mts` beside `.mts`), so that it adds to the types they
+ * import.
  *
  * @example
  * ```ts
- * export {};
+ * import type {} from 'toolwire';
  *
  * declare module 'toolwire' {
  *   interface AppContext {

@@ -78,7 +78,7 @@ describe('the seeds under strict tsc', () => {
 
   it('narrows tool contexts with AppContext declared in a file of its own, as the guide shows it', () => {
     const guide = readFileSync(join(repo, 'docs/guide/other-sdks.md'), 'utf8');
-    const block = /```ts \[app-context\.ts\]\n([\s\S]*?)```/.exec(guide)?.[1];
+    const block = /```ts \[app-context\.m?ts\]\n([\s\S]*?)```/.exec(guide)?.[1];
     expect(block).toContain("declare module 'toolwire'");
     const declaration = join(work, 'app-context.ts');
     writeFileSync(declaration, block ?? '');
