@@ -163,7 +163,7 @@ function finalOutput(run: Run, text: string): { value: unknown } | { error: stri
     value = JSON.parse(text);
   } catch (error) {
     return {
-      error: `the final output is not JSON, but the agent has an outputSchema: ${jsonSyntaxError(error)}`,
+      error: `the final output is not JSON, but the agent has an outputSchema (the SDK's outputType): ${jsonSyntaxError(error)}`,
     };
   }
   const result = new Validator(
@@ -176,5 +176,5 @@ function finalOutput(run: Run, text: string): { value: unknown } | { error: stri
     .slice(0, 3)
     .map((error) => `${error.instanceLocation}: ${error.error}`)
     .join('; ');
-  return { error: `the final output does not match the agent's outputSchema: ${detail}` };
+  return { error: `the final output does not match the agent's outputSchema (the SDK's outputType): ${detail}` };
 }

@@ -330,7 +330,7 @@ describe('outputType', () => {
     expect(error).toMatchObject({
       code: 'invalid_output',
       message: expect.stringMatching(
-        /^the final output is not JSON, but the agent has an outputSchema: invalid syntax$/,
+        /^the final output is not JSON, but the agent has an outputSchema \(the SDK's outputType\): invalid syntax$/,
       ),
     });
   });
@@ -346,7 +346,7 @@ describe('outputType', () => {
     expect(error).toBeInstanceOf(RunError);
     expect(error).toMatchObject({ code: 'invalid_output' });
     expect((error as Error).message).toBe(
-      'the final output does not match the agent\'s outputSchema: #: Property "answer" does not match schema.; #/answer: Instance type "number" is invalid. Expected "string".',
+      'the final output does not match the agent\'s outputSchema (the SDK\'s outputType): #: Property "answer" does not match schema.; #/answer: Instance type "number" is invalid. Expected "string".',
     );
   });
 

@@ -330,8 +330,9 @@ describe('runs over the socket', () => {
     }
     expect(Object.fromEntries(results)).toEqual({
       good: { n: 4 },
-      bad: 'the final output does not match the agent\'s outputSchema: #: Instance does not have required property "n".',
-      prose: 'the final output is not JSON, but the agent has an outputSchema: invalid syntax',
+      bad: 'the final output does not match the agent\'s outputSchema (the SDK\'s outputType): #: Instance does not have required property "n".',
+      prose:
+        "the final output is not JSON, but the agent has an outputSchema (the SDK's outputType): invalid syntax",
     });
   });
 
