@@ -176,5 +176,7 @@ function finalOutput(run: Run, text: string): { value: unknown } | { error: stri
     .slice(0, 3)
     .map((error) => `${error.instanceLocation}: ${error.error}`)
     .join('; ');
-  return { error: `the final output does not match the agent's outputSchema (the SDK's outputType): ${detail}` };
+  return {
+    error: `the final output does not match the agent's outputSchema (the SDK's outputType): ${detail}`,
+  };
 }
