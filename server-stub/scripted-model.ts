@@ -5,6 +5,7 @@
  * @module
  */
 import { OptionsError } from '../src/errors';
+import { suggest } from '../src/tool/check-options';
 import { type Model, ModelError, type ModelInfo, type ModelRequest, type ModelTurn } from './model';
 
 /** What a scripted turn function receives: the {@link ModelRequest} without its abort signal and text callback. */
@@ -104,6 +105,30 @@ function agentsWithTurns(entries: ReadonlyArray<[string, readonly ScriptedTurn[]
     .join(', ');
 }
 
+/** The keys of a scripted turn, and other APIs' names for them (OpenAI's chat messages, the AI SDK). */
+const TURN_KEYS = ['text', 'toolCalls'];
+const TURN_ALIASES = { tool_calls: 'toolCalls', content: 'text', message: 'text' };
+/** The keys of a scripted tool call, and other APIs' names for them. */
+const CALL_KEYS = ['name', 'arguments', 'id'];
+const CALL_ALIASES = { args: 'arguments', input: 'arguments', parameters: 'arguments', function: 'name' };
+
+/** Refuses a key the script does not know (a misspelt one would be dropped, or read as a missing `text`). */
+function unknownKeys(
+  value: object,
+  known: readonly string[],
+  aliases: Readonly<Record<string, string>>,
+  where: string,
+): void {
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const hint = suggest(key, known, aliases);
+    throw new OptionsError(
+      'invalid_script',
+      `${where}: unknown key "${key}"${hint === undefined ? `; known keys: ${known.join(', ')}` : ` (did you mean "${hint}"?)`}`,
+    );
+  }
+}
+
 function checkTurn(turn: unknown, where: string): asserts turn is ModelTurn {
   if (typeof turn !== 'object' || turn === null) {
     throw new OptionsError(
@@ -111,6 +136,7 @@ function checkTurn(turn: unknown, where: string): asserts turn is ModelTurn {
       `${where} must be { text } or { toolCalls }, got ${typeof turn}`,
     );
   }
+  unknownKeys(turn, TURN_KEYS, TURN_ALIASES, where);
   const { text, toolCalls } = turn as { text?: unknown; toolCalls?: unknown };
   if (toolCalls === undefined) {
     if (typeof text !== 'string') throw new OptionsError('invalid_script', `${where}: text must be a string`);
@@ -123,6 +149,8 @@ function checkTurn(turn: unknown, where: string): asserts turn is ModelTurn {
     throw new OptionsError('invalid_script', `${where}: text must be a string when given`);
   }
   toolCalls.forEach((call: unknown, index) => {
+    if (typeof call === 'object' && call !== null)
+      unknownKeys(call, CALL_KEYS, CALL_ALIASES, `${where}: toolCalls[${index}]`);
     const { name, id } = (call ?? {}) as { name?: unknown; id?: unknown };
     if (typeof name !== 'string' || name.length === 0) {
       throw new OptionsError(

@@ -57,14 +57,32 @@ describe('scriptedModel', () => {
     expect(malformed).toThrow(
       new OptionsError(
         'invalid_script',
-        'scriptedModel: turn 1 of agent "(all agents)": text must be a string',
+        'scriptedModel: turn 1 of agent "(all agents)": unknown key "nope"; known keys: text, toolCalls',
       ),
+    );
+    expect(() => scriptedModel([{ text: 'ok' }, {} as never])).toThrow(
+      'scriptedModel: turn 1 of agent "(all agents)": text must be a string',
     );
     expect(() => scriptedModel({ a: [{ toolCalls: [{ name: '' }] }] })).toThrow(
       'scriptedModel: turn 0 of agent "a": toolCalls[0].name must be a non-empty string',
     );
     expect(() => scriptedModel({ a: 'nope' as never })).toThrow(
       'scriptedModel: the turns of agent "a" must be an array',
+    );
+  });
+
+  it.each([
+    [{ tool_calls: [{ name: 'a' }] }, 'unknown key "tool_calls" (did you mean "toolCalls"?)'],
+    [{ content: 'hi' }, 'unknown key "content" (did you mean "text"?)'],
+    [
+      { toolCalls: [{ name: 'a', args: { q: 1 } }] },
+      'toolCalls[0]: unknown key "args" (did you mean "arguments"?)',
+    ],
+    [{ toolCalls: [{ function: 'a' }] }, 'toolCalls[0]: unknown key "function" (did you mean "name"?)'],
+    [{ toolcalls: [] }, 'unknown key "toolcalls" (did you mean "toolCalls"?)'],
+  ])('refuses the script turn %j naming the key it means, instead of dropping it', (turn, message) => {
+    expect(() => scriptedModel({ Support: [turn as never] })).toThrow(
+      new OptionsError('invalid_script', `scriptedModel: turn 0 of agent "Support": ${message}`),
     );
   });
 
