@@ -125,14 +125,17 @@ it('starts the stand-in with a script and closes the client wherever a page runs
       (block) => block.lang === 'sh' && /npx toolwire-stub .*--script /.test(block.code),
     );
     for (const block of found) {
-      const runs = /^(?:const \w+ = )?await (\w+)\.run\(/m.exec(block.code);
-      if (block.lang !== 'ts' || runs === null || !/^await \w+\.connect\(/m.test(block.code)) continue;
+      // The run may be anywhere in the block: at its top level, or in a function it calls (`return await
+      // client.run(…)` in a helper); the client to close is the one the block connects.
+      const connects = /^await (\w+)\.connect\(/m.exec(block.code);
+      if (block.lang !== 'ts' || connects === null || !/\b\w+\.run\(/.test(block.code)) continue;
       const where = `${file}: the block at line ${text.slice(0, block.at).split('\n').length}`;
       if (block.code.includes('ws://127.0.0.1:8787') && !scripted)
         problems.push(
           `${where} runs against the stand-in, and no \`npx toolwire-stub … --script\` starts it`,
         );
-      if (!block.code.includes(`await ${runs[1]}.close()`)) problems.push(`${where} never closes ${runs[1]}`);
+      if (!block.code.includes(`await ${connects[1]}.close()`))
+        problems.push(`${where} never closes ${connects[1]}`);
     }
   }
   expect(problems).toEqual([]);
