@@ -23,6 +23,7 @@ import {
   OptionsError,
   RunError,
   ToolDefinitionError,
+  type ToolwireError,
 } from '../errors';
 import { DECISION_ANSWER_TIMEOUT_MS } from '../limits';
 import { type Logger, redactingLogger, silentLogger } from '../logger';
@@ -184,9 +185,10 @@ export interface ClientEvents {
   run_event: [event: RunEvent];
   /**
    * Something went wrong that did not end the client by itself: a connection attempt that failed (each one, with
-   * its cause), a protocol error from the service, a frame that could not be sent, a 4009.
+   * its cause), a protocol error from the service, a frame that could not be sent, a 4009. Always a `ToolwireError`
+   * (`ConnectionError`, `ProtocolError`, `OptionsError` for a failed `context` function): branch on its `code`.
    */
-  error: [error: Error];
+  error: [error: ToolwireError];
   /** The client closed for good; `error` says why when it was not `close()`. */
   closed: [error: ConnectionError | undefined];
 }

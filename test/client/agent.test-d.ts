@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, type Client, type RunResult } from '../../src/index';
+import { Agent, type Client, type RunResult, type ToolwireError } from '../../src/index';
 
 declare const client: Client;
 
@@ -28,5 +28,14 @@ describe('run() result types', () => {
     expectTypeOf(client.run(agent, 'x')).resolves.toEqualTypeOf<
       RunResult<{ [x: string]: unknown; ok: boolean }>
     >();
+  });
+});
+
+describe('client events', () => {
+  it("types an error listener's argument as a ToolwireError, whose code a listener branches on", () => {
+    client.on('error', (error) => {
+      expectTypeOf(error).toEqualTypeOf<ToolwireError>();
+      expectTypeOf(error.code).toBeString();
+    });
   });
 });
