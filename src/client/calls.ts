@@ -238,6 +238,9 @@ class ClientExecution extends Execution {
 /** Runs whose caller aborted them, remembered so that their calls still on the way abort on arrival. */
 const REMEMBERED_ABORTED_RUNS = 256;
 
+/** Why a call whose `execute` has not begun is handed back when the client stops taking calls. */
+const shuttingDown = () => abortReason('the client is shutting down', 'AbortError', 'shutting_down');
+
 /**
  * Runs tool calls for one client. Owned by `Client`; not exported from the package.
  *
@@ -849,7 +852,6 @@ export class CallRunner implements ExecutionOwner {
     if (!this.#accepting) return;
     this.#accepting = false;
     const gate = callParts.concurrency.code;
-    const stopping = abortReason('the client is shutting down', 'AbortError', 'shutting_down');
     for (const execution of [...this.#held.values()]) {
       if (execution.state === 'queued') this.#handBack(execution);
       else if (
@@ -859,7 +861,7 @@ export class CallRunner implements ExecutionOwner {
         // Waiting for its key's turn (or, its permit taken, for a slot), or for a decision: its `execute` has not
         // begun. Its wait ends on the abort, and `finished` answers it as it answers a queued call.
         this.#handingBack.set(execution, 'back');
-        execution.abort(stopping);
+        execution.abort(shuttingDown());
       }
     }
     const waiting = this.#slots.waiting;
@@ -879,10 +881,7 @@ export class CallRunner implements ExecutionOwner {
     const started = execution.state !== 'queued';
     if (this.#slots.finish(execution) === undefined) return;
     const { callId, runId, toolName } = execution;
-    this.#deadlines.arm(execution, undefined);
-    this.#held.delete(callId);
-    if (this.#keyed) this.#keyWaits.ended(callId);
-    if (this.#leased) this.#options.updates.ended(execution);
+    this.#release(execution);
     const output = this.#answerRetryable(callId, toolName);
     this.#traces?.finished(execution, { status: 'error', output, durationMs: 0 }, output, 0);
     // It ends with its `tool_result` event.
@@ -905,11 +904,8 @@ export class CallRunner implements ExecutionOwner {
   #dropLost(execution: Execution, result: ToolCallResult): void {
     if (this.#slots.finish(execution, execution.phaseOpen) === undefined) return;
     const { callId, runId, toolName } = execution;
-    this.#deadlines.arm(execution, undefined);
-    this.#held.delete(callId);
-    if (this.#keyed) this.#keyWaits.ended(callId);
+    this.#release(execution);
     const { updates, events, logger } = this.#options;
-    if (this.#leased) updates.ended(execution);
     // Its progress, events, step results and questions are the call's, which runs again elsewhere.
     if (execution.updated) updates.forget(callId);
     const output = lostCallText(toolName);
@@ -921,6 +917,17 @@ export class CallRunner implements ExecutionOwner {
       { callId },
       "a call stopped: the socket was down for its session's grace period, and the service gives it to another worker",
     );
+  }
+
+  /**
+   * A call that ended here (with a result, handed back, or lost with its session) is no longer held: no deadline,
+   * no key wait, no lease.
+   */
+  #release(execution: Execution): void {
+    this.#deadlines.arm(execution, undefined);
+    this.#held.delete(execution.callId);
+    if (this.#keyed) this.#keyWaits.ended(execution.callId);
+    if (this.#leased) this.#options.updates.ended(execution);
   }
 
   /** Resolves when no call is queued, running or parked (waiting for a human or a nested run) and the outbox is empty. */
@@ -957,12 +964,9 @@ export class CallRunner implements ExecutionOwner {
     const from = this.#slots.finish(execution, execution.phaseOpen, result.durationMs >= SLOW_CALL_MS);
     if (from === undefined) return;
     const { callId } = execution;
-    this.#deadlines.arm(execution, undefined);
-    this.#held.delete(callId);
+    this.#release(execution);
     this.#finished.add(callId);
-    if (this.#keyed) this.#keyWaits.ended(callId);
     const { updates } = this.#options;
-    if (this.#leased) updates.ended(execution);
     const { updated } = execution;
     if (updated) {
       // Its open questions are dropped, and the last progress or preliminary result goes before the result.
@@ -1012,7 +1016,7 @@ export class CallRunner implements ExecutionOwner {
       // It reached its approval while the client stops: its `execute` has not begun, so it goes back to the
       // service (see stopAccepting) rather than hold the drain for a human.
       this.#handingBack.set(execution, 'back');
-      execution.abort(abortReason('the client is shutting down', 'AbortError', 'shutting_down'));
+      execution.abort(shuttingDown());
       return false;
     }
     const decision = this.#approvals.ask(execution, request);

@@ -26,17 +26,11 @@
  *
  * @module
  */
+import { afterIo } from '../wire/heartbeat';
 import type { CallState, canMove, Execution } from './execution';
 
 /** A call that ran this long (milliseconds) lets its result out before the next call starts (see the module). */
 export const SLOW_CALL_MS = 50;
-
-/** Runs `fn` in a later task, after the I/O waiting now: `setImmediate` where there is one, else a 0 ms timer. */
-function laterTask(fn: () => void): void {
-  const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
-  if (typeof immediate === 'function') immediate(fn);
-  else setTimeout(fn, 0);
-}
 
 /** Dependencies of {@link Slots}. */
 export interface SlotsOptions {
@@ -258,7 +252,7 @@ export class Slots {
     if (slow && !this.#yielding) {
       // Its result goes out when this task ends: the next call starts in a later one.
       this.#yielding = true;
-      laterTask(() => {
+      afterIo(() => {
         this.#yielding = false;
         this.#scheduleDrain();
       });

@@ -25,6 +25,18 @@ export interface HeartbeatClock {
   afterIo(fn: () => void): void;
 }
 
+/**
+ * Runs `fn` once the I/O already waiting has been read: `setImmediate` where there is one (Node, Bun: the check
+ * phase follows the poll phase that reads sockets), else a 0 ms timer. It does not keep the process alive by
+ * itself. Looked up at each call, so fake timers installed later are seen.
+ */
+export function afterIo(fn: () => void): void {
+  const immediate = (globalThis as { setImmediate?: (fn: () => void) => { unref?: () => void } })
+    .setImmediate;
+  if (typeof immediate === 'function') immediate(fn).unref?.();
+  else setTimeout(fn, 0);
+}
+
 /** The real clock. Globals are looked up at each call, so fake timers installed later are seen. */
 export const systemClock: HeartbeatClock = {
   now: () => Date.now(),
@@ -35,12 +47,7 @@ export const systemClock: HeartbeatClock = {
     return timer;
   },
   clearTimeout: (timer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
-  afterIo(fn) {
-    const immediate = (globalThis as { setImmediate?: (fn: () => void) => { unref?: () => void } })
-      .setImmediate;
-    if (typeof immediate === 'function') immediate(fn).unref?.();
-    else setTimeout(fn, 0);
-  },
+  afterIo,
 };
 
 /**

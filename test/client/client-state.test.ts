@@ -350,11 +350,15 @@ describe('Client tools and events (msw)', () => {
   it("checks a run's agent tools as addTool() does, before anything is sent, and keeps serving", async () => {
     const { client, connection } = await connected({ maxConcurrency: 2 });
     const huge = tool({ name: 'huge', description: 'x'.repeat(70_000), execute: () => '' });
-    await expect(client.run(new Agent({ name: 'A', tools: [huge] }), 'hi')).rejects.toThrowError(
+    // Refused before anything is sent: a run that started instead is a failure to see, not a wait.
+    const started = connection.next('run_start').then(() => new Error('the run started'));
+    const refused = (agent: Agent) =>
+      Promise.race([client.run(agent, 'hi'), started]).then((value) => Promise.reject(value));
+    await expect(refused(new Agent({ name: 'A', tools: [huge] }))).rejects.toThrowError(
       /^client\.run\(\): agent "A": adding tool "huge" makes the tool definitions \d+ bytes, over the service's limit of 65536$/,
     );
     const wide = tool({ name: 'wide', description: 'Takes 3 slots.', slots: 3, execute: () => '' });
-    await expect(client.run(new Agent({ name: 'B', tools: [wide] }), 'hi')).rejects.toMatchObject({
+    await expect(refused(new Agent({ name: 'B', tools: [wide] }))).rejects.toMatchObject({
       code: 'invalid_option',
       message:
         'client.run(): agent "B": tool "wide" has slots 3, more than maxConcurrency (2): none of its calls could ever run',
