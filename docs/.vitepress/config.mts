@@ -38,6 +38,7 @@ export default defineConfig({
           { text: 'Agents and nested runs', link: '/guide/agents' },
           { text: 'Durability', link: '/guide/durability' },
           { text: 'Several workers', link: '/guide/workers' },
+          { text: 'Deploys', link: '/guide/deploys' },
           { text: 'Browsers', link: '/guide/browsers' },
           { text: 'Testing your tools', link: '/guide/testing' },
           { text: 'Coming from other SDKs', link: '/guide/other-sdks' },

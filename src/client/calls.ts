@@ -241,6 +241,12 @@ const REMEMBERED_ABORTED_RUNS = 256;
 /** Why a call whose `execute` has not begun is handed back when the client stops taking calls. */
 const shuttingDown = () => abortReason('the client is shutting down', 'AbortError', 'shutting_down');
 
+/** The call's tool says running it again is harmless (`sideEffect` `'none'` or `'idempotent'`). */
+function runsAgain(registry: ToolRegistry, execution: Execution): boolean {
+  const sideEffect = registry.get(execution.toolName)?.definition.sideEffect;
+  return sideEffect === 'none' || sideEffect === 'idempotent';
+}
+
 /**
  * Runs tool calls for one client. Owned by `Client`; not exported from the package.
  *
@@ -263,10 +269,11 @@ export class CallRunner implements ExecutionOwner {
   #accepting = true;
   /**
    * Calls whose end is not a result for the service: `'back'`, a call of a tool with `concurrency` handed back while
-   * it waited at its gate ({@link CallRunner.stopAccepting}), answered as a new call is; `'lost'`, a leased call
+   * it waited at its gate ({@link CallRunner.stopAccepting}), answered as a new call is; `'again'`, a running call
+   * of a tool that may run again, handed back so when the client closes ({@link CallRunner.abortAll}); `'lost'`, a leased call
    * stopped by its session's grace period ({@link CallRunner.#dropLost}).
    */
-  readonly #handingBack = new Map<Execution, 'back' | 'lost'>();
+  readonly #handingBack = new Map<Execution, 'back' | 'again' | 'lost'>();
   readonly #slots: Slots;
   readonly #deadlines: Deadlines;
   readonly #outbox: Outbox;
@@ -725,10 +732,26 @@ export class CallRunner implements ExecutionOwner {
     }
   }
 
-  /** Aborts every call still queued, running or parked (their results say `cancelled`). */
+  /**
+   * The client closes with calls still held (its drain ran out of time, or `drain: false`): each is aborted. A call
+   * of a tool that may run again (`sideEffect` `'none'` or `'idempotent'`, as for `retry`) goes back to the service,
+   * answered as a call that had not begun (retryable), and another worker runs it again; any other call is answered
+   * `cancelled`, since running it again is not this client's decision.
+   */
   abortAll(reason: string): void {
     const aborted = abortReason(`cancelled (${reason})`, 'AbortError', reason);
-    for (const execution of [...this.#held.values()]) this.#cancel(execution.callId, aborted);
+    const { registry } = this.#options;
+    for (const execution of [...this.#held.values()]) {
+      if (
+        execution.state !== 'queued' &&
+        !this.#handingBack.has(execution) &&
+        runsAgain(registry, execution)
+      ) {
+        // Its `ctx.signal` says the client is shutting down; `finished` hands it back.
+        this.#handingBack.set(execution, 'again');
+        execution.abort(shuttingDown());
+      } else this.#cancel(execution.callId, aborted);
+    }
   }
 
   /**
@@ -873,25 +896,27 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /**
-   * A call whose `execute` never began goes back to the service: answered as a new call is while the client stops
-   * (retryable), and not remembered as finished (the service gives it to another worker, or again to this one).
+   * A call goes back to the service: answered as a new call is while the client stops (retryable), and not
+   * remembered as finished (the service gives it to another worker, or again to this one). Mostly a call whose
+   * `execute` never began; one that ran (`result`: its tool may run again, and the client closes,
+   * {@link CallRunner.abortAll}) keeps its slot until its tool returns, as a cancelled call's, and its updates are
+   * dropped: the call runs again elsewhere.
    */
-  #handBack(execution: Execution): void {
+  #handBack(execution: Execution, result?: ToolCallResult): void {
     // A call that left the queue emitted a `tool_call` event (its wait at its gate came after it).
     const started = execution.state !== 'queued';
-    if (this.#slots.finish(execution) === undefined) return;
+    if (this.#slots.finish(execution, result !== undefined && execution.phaseOpen) === undefined) return;
     const { callId, runId, toolName } = execution;
     this.#release(execution);
+    if (execution.updated) this.#options.updates.forget(callId);
     const output = this.#answerRetryable(callId, toolName);
-    this.#traces?.finished(execution, { status: 'error', output, durationMs: 0 }, output, 0);
+    const durationMs = result?.durationMs ?? 0;
+    this.#traces?.finished(execution, { status: 'error', output, durationMs }, output, durationMs);
     // It ends with its `tool_result` event.
     const { events } = this.#options;
     if (started && events.listens?.('tool_result') !== false)
-      events.toolResult({ callId, runId, toolName, status: 'error', durationMs: 0, output });
-    this.#options.logger.debug(
-      { callId },
-      'a call that had not started handed back to the service (stopping)',
-    );
+      events.toolResult({ callId, runId, toolName, status: 'error', durationMs, output });
+    this.#options.logger.debug({ callId }, 'a call handed back to the service (stopping)');
   }
 
   /**
@@ -954,8 +979,8 @@ export class CallRunner implements ExecutionOwner {
       const kind = this.#handingBack.get(execution);
       if (kind !== undefined) {
         this.#handingBack.delete(execution);
-        if (kind === 'back') this.#handBack(execution);
-        else this.#dropLost(execution, result);
+        if (kind === 'lost') this.#dropLost(execution, result);
+        else this.#handBack(execution, kind === 'again' ? result : undefined);
         return;
       }
     }

@@ -305,9 +305,10 @@ export interface CloseOptions {
   /** Finish running calls and flush results before closing. @default true */
   drain?: boolean | undefined;
   /**
-   * The longest the drain takes, acks included, in milliseconds; then running calls are aborted with `cancelled`
-   * results and the client closes, leaving results not yet acked to the service (it sends those calls to another
-   * client after the session's grace period). @default 30_000
+   * The longest the drain takes, acks included, in milliseconds; then running calls are aborted (a call of a tool
+   * with `sideEffect` `'none'` or `'idempotent'` is handed back to the service, which gives it to another client;
+   * any other is answered `cancelled`) and the client closes, leaving results not yet acked to the service (it sends
+   * those calls to another client after the session's grace period). @default 30_000
    */
   timeoutMs?: number | undefined;
 }

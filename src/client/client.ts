@@ -823,8 +823,9 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * among them: a `warn` says the drain waits for it) and waits for
    * the service to ack every result, all within `timeoutMs`; then it cancels on the service the runs this client
    * started that are still going (their `run()` promises reject with `ConnectionError` `closed`) and closes with
-   * code 1000. At `timeoutMs` it stops waiting: calls still running are aborted and answered `cancelled`, and
-   * results not acked by then (the service was out of reach) are not delivered by this client: the service sends
+   * code 1000. At `timeoutMs` it stops waiting: calls still running are aborted (those of a tool with `sideEffect`
+   * `'none'` or `'idempotent'` are handed back to the service, answered busy, and another client runs them again;
+   * the others are answered `cancelled`), and results not acked by then (the service was out of reach) are not delivered by this client: the service sends
    * those calls to another client once the session's grace period ends. Rejects only with an `OptionsError` for
    * invalid options (e.g. `timeout` for `timeoutMs`), before anything is closed.
    */

@@ -80,6 +80,60 @@ describe('Incoming, in a call runner', () => {
   });
 });
 
+describe('Incoming, in a call runner: calls still running when the client closes', () => {
+  it("hands back a running call of a tool that may run again, and cancels an 'external' tool's", async () => {
+    const reasons: unknown[] = [];
+    const stopsOn = (name: string, sideEffect: 'idempotent' | 'none' | 'external') =>
+      tool({
+        name,
+        description: 'Runs until aborted.',
+        sideEffect,
+        execute: (_input, ctx) =>
+          new Promise<string>((resolve) =>
+            ctx.signal.addEventListener('abort', () => {
+              reasons.push(ctx.signal.reason);
+              resolve('stopped');
+            }),
+          ),
+      });
+    const { calls, call, sent } = recording([
+      stopsOn('put', 'idempotent'),
+      stopsOn('read', 'none'),
+      stopsOn('charge', 'external'),
+    ]);
+    call('p1', 'put');
+    call('r1', 'read');
+    call('c1', 'charge');
+    await nextTask();
+    // As close() does: it stops taking calls, then its drain runs out of time.
+    calls.stopAccepting();
+    calls.abortAll('client closing');
+    await nextTask();
+    expect(sent).toEqual([
+      {
+        type: 'tool_result',
+        callId: 'p1',
+        status: 'error',
+        output: 'Error running put: the client is shutting down; try again later',
+        retryable: true,
+      },
+      {
+        type: 'tool_result',
+        callId: 'r1',
+        status: 'error',
+        output: 'Error running read: the client is shutting down; try again later',
+        retryable: true,
+      },
+      expect.objectContaining({ callId: 'c1', status: 'cancelled' }),
+    ]);
+    expect(reasons.map((reason) => (reason as Error).message)).toEqual([
+      'the client is shutting down',
+      'the client is shutting down',
+      'cancelled (client closing)',
+    ]);
+  });
+});
+
 describe('Incoming, in a call runner: cancelling queued calls', () => {
   it('aborts every call on abortAll (close) without running the queued ones', async () => {
     const { calls, call, ran, sent } = queuedBehindOne();

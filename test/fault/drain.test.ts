@@ -55,6 +55,54 @@ describe('a worker draining beside another', () => {
     expect(executed.filter((name) => name.startsWith('b:')).sort()).toEqual(['b:1', 'b:2', 'b:3']);
   });
 
+  it('hands a running call of an idempotent tool, past the timeout, to the other worker, which runs it again', async () => {
+    const executed: string[] = [];
+    const steps: string[] = [];
+    // Call 0 on a: its step finishes, then it runs past the drain. On b it runs again, its step's result kept.
+    const work = (worker: string, gated: boolean) =>
+      tool({
+        name: 'work',
+        description: 'Works.',
+        sideEffect: 'idempotent',
+        parameters: z.object({ n: z.number() }),
+        execute: async ({ n }, ctx) => {
+          executed.push(`${worker}:${n}`);
+          const step = await ctx.step('reserve', () => {
+            steps.push(`${worker}:${n}`);
+            return `reserved by ${worker}`;
+          });
+          if (!gated) return `${worker}:${n} ${step}`;
+          return new Promise<string>((_resolve, reject) =>
+            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+          );
+        },
+      });
+    const agent = { name: 'Fleet', instructions: '', tools: ['work'] };
+    const calls = [0, 1, 2, 3].map((n) => ({ name: 'work', arguments: { n } }));
+    const server = await stub({
+      agents: [agent],
+      model: scriptedModel([{ toolCalls: calls }, { text: 'done' }]),
+    });
+    const a = client(server.url, { tools: [work('a', true)], maxConcurrency: 1, maxQueue: 4 });
+    const events: string[] = [];
+    a.on('tool_result', ({ callId, status }) => events.push(`${callId} ${status}`));
+    await a.connect();
+    const runId = server.runs.start('Fleet', 'go');
+    await until(() => a.stats, { running: 1, queued: 1, unacked: 0 });
+    const b = client(server.url, { tools: [work('b', false)] });
+    await b.connect();
+    await a.close({ timeoutMs: 200 });
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls.map((call) => call.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(executed.filter((name) => name.startsWith('a:'))).toEqual(['a:0']);
+    expect(executed.filter((name) => name.startsWith('b:')).sort()).toEqual(['b:0', 'b:1', 'b:2', 'b:3']);
+    expect(steps.sort()).toEqual(['a:0', 'b:1', 'b:2', 'b:3']);
+    expect(transcript.toolCalls[0]?.output).toBe('b:0 reserved by a');
+    // On a, the running call ended with its event, handed back (error, retryable); the queued one never began.
+    expect(events).toEqual([expect.stringMatching(/ error$/)]);
+    await b.close();
+  });
+
   it('does the same with the calls of a tool with concurrency waiting for their key', async () => {
     const executed: string[] = [];
     const keyed = { concurrency: { limit: 1, key: (input: { tenant?: string }) => input.tenant ?? 'none' } };
