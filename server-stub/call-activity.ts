@@ -71,6 +71,8 @@ export class CallActivity {
    * no slot there, and is not leased, until the client says it runs.
    */
   waitsForKey = false;
+  /** The service asked the session it waits on to hand it back (`hand_back`, docs/protocol/fleets.md). */
+  handBackAsked = false;
   /** Nested runs this call started (`run_start.parentCallId`) still in progress: the call waits for them. */
   nestedRuns = 0;
   /** `tool_event`s recorded (at most `EVENT_LIMITS.maxPerCall`, whichever session sent them). */

@@ -11,7 +11,7 @@ import { argumentsTooLargeText, cancelledText, timeoutText, unknownToolText } fr
 import type { ClientFrame, FrameOf, ServiceFrame } from '../src/wire/protocol';
 import type { Call, CallOutcome, CallResult } from './call';
 import { frameBytes } from './fit-frame';
-import { buildOffers, type FleetLimiter, noBuildText } from './fleet';
+import { buildOffers, type FleetLimiter, noBuildText, sameBuild } from './fleet';
 import type { ResolvedStubOptions } from './options';
 import {
   atCapacity,
@@ -60,6 +60,8 @@ export class Dispatcher {
   readonly #overdue = new WeakSet<Call>();
   /** What each call's deadline does when it passes (its check when the lease that kept it goes: `keyWaits`). */
   readonly #expireOf = new WeakMap<Call, () => void>();
+  /** {@link Dispatcher.#evenOut} runs after the current task. */
+  #evenOutDue = false;
   /** Counts dispatches, to spread calls between equally loaded sessions (server-stub/routing.ts). */
   #dispatches = 0;
   /** The dispatch count when each call was last sent (its order among the calls sent, for {@link cancelCalls}). */
@@ -155,7 +157,10 @@ export class Dispatcher {
     }
     // Kept past its deadline by a lease it no longer has: it ends now, as it would have at its deadline.
     for (const call of overdue) this.#expireOf.get(call)?.();
-    if (freed) this.#offerWaiting(session);
+    if (freed) {
+      this.#offerWaiting(session);
+      this.#evenOutSoon();
+    }
   }
 
   /** The call of that id when it is in flight on `session`. */
@@ -358,6 +363,7 @@ export class Dispatcher {
       }
     }
     this.retryWaiting();
+    this.#evenOutSoon();
   }
 
   /** A session expired: its calls go back to the pool (at-least-once: the old process may have run them). */
@@ -449,6 +455,7 @@ export class Dispatcher {
     const startsAtOnce = hasFreeSlots(target, this.slotsInFlight(target), slotsOf(target, call.toolName));
     call.dispatch(target.id);
     call.activity.waitsForKey = false;
+    call.activity.handBackAsked = false;
     target.lastDispatch = ++this.#dispatches;
     this.#sentAt.set(call, this.#dispatches);
     call.activity.sideEffect = definition?.sideEffect;
@@ -564,7 +571,105 @@ export class Dispatcher {
     const part = reportedPart(outcome);
     if (part !== undefined) data.result = part;
     this.#deps.emit(call.run, 'tool_result', data);
-    if (freed && session) this.#offerWaiting(session);
+    if (freed && session) {
+      this.#offerWaiting(session);
+      if (session.state === 'connected') this.#evenOutSoon();
+    }
+  }
+
+  /** Runs {@link Dispatcher.#evenOut} once, after what happens now (many calls may end in one task). */
+  #evenOutSoon(): void {
+    if (this.#evenOutDue) return;
+    this.#evenOutDue = true;
+    queueMicrotask(() => {
+      this.#evenOutDue = false;
+      this.#evenOut();
+    });
+  }
+
+  /**
+   * Feature `hand_back` (docs/protocol/fleets.md): a connected session with free slots, and no call waiting here
+   * that it could take, takes a share of the calls another session holds waiting for their key's turn. From the
+   * session with the most such calls it could be sent, it takes at most half the difference between their waiting
+   * calls and its own, and no more than its free slots: the calls sent last are asked back first. Evening out, not
+   * emptying: the service does not know the keys, and a call that waits again on its new worker must not move back.
+   * Nothing is asked while an earlier ask is unanswered (its calls still wait where they were): the counts would
+   * not yet show where those calls go.
+   */
+  #evenOut(): void {
+    const { sessions } = this.#deps;
+    const holders: Session[] = [];
+    for (const session of sessions.values()) {
+      if (session.state !== 'connected' || !session.features.has('hand_back')) continue;
+      const { waiting, asked } = this.#keyWaitsOn(session);
+      if (asked > 0) return;
+      if (waiting > 0) holders.push(session);
+    }
+    if (holders.length === 0) return;
+    for (const taker of sessions.values()) {
+      if (taker.state !== 'connected') continue;
+      const free = this.#freeSlots(taker);
+      if (free <= 0 || [...this.#waiting].some((call) => this.#couldTake(taker, call))) continue;
+      const own = this.#keyWaitsOn(taker).waiting;
+      let best: Call[] = [];
+      for (const holder of holders) {
+        if (holder === taker) continue;
+        const movable: Call[] = [];
+        for (const callId of holder.calls) {
+          const call = this.#calls.get(callId);
+          if (
+            call?.state === 'dispatched' &&
+            call.activity.waitsForKey &&
+            !call.activity.handBackAsked &&
+            call.run.ownerSessionId !== holder.id &&
+            this.#couldTake(taker, call)
+          )
+            movable.push(call);
+        }
+        if (movable.length > best.length) best = movable;
+      }
+      const count = Math.min(free, Math.floor((best.length - own) / 2));
+      if (count <= 0) continue;
+      best.sort((a, b) => (this.#sentAt.get(b) ?? 0) - (this.#sentAt.get(a) ?? 0));
+      const asked = best.slice(0, count);
+      for (const call of asked) call.activity.handBackAsked = true;
+      const holder = sessions.get(asked[0]?.sessionId ?? '');
+      holder?.send({ type: 'hand_back', callIds: asked.map((call) => call.callId) });
+      this.#deps.options.logger.debug(
+        { from: holder?.id, to: taker.id, calls: count },
+        'asking a worker to hand back calls waiting for their key, for a worker with room',
+      );
+    }
+  }
+
+  /** The calls in flight on `session` that wait for their key's turn: not asked back (`waiting`), and asked. */
+  #keyWaitsOn(session: Session): { waiting: number; asked: number } {
+    let waiting = 0;
+    let asked = 0;
+    for (const callId of session.calls) {
+      const call = this.#calls.get(callId);
+      if (call?.state !== 'dispatched' || !call.activity.waitsForKey) continue;
+      if (call.activity.handBackAsked) asked += 1;
+      else waiting += 1;
+    }
+    return { waiting, asked };
+  }
+
+  /** Slots of `session` not held by its calls in flight; a session that announced no `maxConcurrency` has none known. */
+  #freeSlots(session: Session): number {
+    const max = session.maxConcurrency;
+    if (max === undefined || max === 0) return 0;
+    return max - this.slotsInFlight(session);
+  }
+
+  /** `session` may be sent `call`: its tenant and build, and the tool offered. */
+  #couldTake(session: Session, call: Call): boolean {
+    return (
+      session.tenant === call.run.tenant &&
+      sameBuild(call.run, session) &&
+      session.tools.has(call.toolName) &&
+      !call.busyFrom.has(session.id)
+    );
   }
 
   /** The call no longer counts against its tool's fleet limits: calls waiting for room are offered again. */

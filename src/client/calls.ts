@@ -240,6 +240,8 @@ const REMEMBERED_ABORTED_RUNS = 256;
 
 /** Why a call whose `execute` has not begun is handed back when the client stops taking calls. */
 const shuttingDown = () => abortReason('the client is shutting down', 'AbortError', 'shutting_down');
+/** Why a call waiting for its key's turn is handed back when the service asks for it (feature `hand_back`). */
+const handedBack = () => abortReason('handed back to the service', 'AbortError', 'handed_back');
 
 /** The call's tool says running it again is harmless (`sideEffect` `'none'` or `'idempotent'`). */
 function runsAgain(registry: ToolRegistry, execution: Execution): boolean {
@@ -501,7 +503,10 @@ export class CallRunner implements ExecutionOwner {
     return this.#outbox.size;
   }
 
-  /** Handles the frames about calls (`tool_call`, `cancel`, `ack`, `answer`); `false` for any other frame. */
+  /**
+   * Handles the frames about calls (`tool_call`, `cancel`, `hand_back`, `ack`, `answer`); `false` for any other
+   * frame.
+   */
   handle(frame: ServiceFrame): boolean {
     switch (frame.type) {
       case 'tool_call':
@@ -521,6 +526,9 @@ export class CallRunner implements ExecutionOwner {
       }
       case 'cancel':
         this.cancel(frame.callId, frame.reason ?? 'service');
+        return true;
+      case 'hand_back':
+        this.#giveBack(frame.callIds);
         return true;
       case 'answer':
         this.#options.updates.answer(frame);
@@ -896,6 +904,24 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /**
+   * The service asks for calls back (feature `hand_back`, docs/protocol/fleets.md): each one still waiting for its
+   * key's turn, its tool not begun, is answered busy, and the service gives it to a worker with room. Any other id
+   * (a call that began or ended, or is not held here) is ignored.
+   */
+  #giveBack(callIds: readonly string[]): void {
+    const gate = callParts.concurrency.code;
+    if (gate === undefined) return;
+    for (const callId of callIds) {
+      const execution = this.#held.get(callId);
+      if (execution === undefined || this.#handingBack.has(execution) || !gate.waitingAtGate(execution))
+        continue;
+      // Its wait ends on the abort, and `finished` hands it back.
+      this.#handingBack.set(execution, 'back');
+      execution.abort(handedBack());
+    }
+  }
+
+  /**
    * A call goes back to the service: answered as a new call is while the client stops (retryable), and not
    * remembered as finished (the service gives it to another worker, or again to this one). Mostly a call whose
    * `execute` never began; one that ran (`result`: its tool may run again, and the client closes,
@@ -916,7 +942,7 @@ export class CallRunner implements ExecutionOwner {
     const { events } = this.#options;
     if (started && events.listens?.('tool_result') !== false)
       events.toolResult({ callId, runId, toolName, status: 'error', durationMs, output });
-    this.#options.logger.debug({ callId }, 'a call handed back to the service (stopping)');
+    this.#options.logger.debug({ callId }, 'a call handed back to the service');
   }
 
   /**

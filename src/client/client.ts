@@ -347,6 +347,7 @@ function routeFrame(
   switch (frame.type) {
     case 'tool_call':
     case 'cancel':
+    case 'hand_back':
     case 'ack':
     case 'answer':
       parts.calls.handle(frame);

@@ -152,6 +152,7 @@ export const FEATURES = [
   'builds',
   'fleet',
   'key_waits',
+  'hand_back',
   'run_options',
   'result_parts',
 ] as const;
@@ -529,6 +530,15 @@ const cancel = z.object({
   reason: z.optional(z.string()), // `deadline`, `run_cancelled`, … or any text: a plain cancel (docs/protocol/tool-calls.md)
 });
 
+/**
+ * `hand_back` (service → client, feature `hand_back`): each named call still waiting for its concurrency key's turn
+ * is answered busy, so that another worker takes it (docs/protocol/fleets.md).
+ */
+const handBack = z.object({
+  type: z.literal('hand_back'),
+  callIds: z.array(id).check(z.minLength(1), z.maxLength(MAX_KEY_WAIT_IDS)),
+});
+
 /** One result acknowledged (`callId`), or several at once (`callIds`), or both; never neither. */
 const ack = z
   .object({
@@ -603,6 +613,7 @@ export const serviceFrameSchema = z.discriminatedUnion('type', [
   welcome,
   toolCall,
   cancel,
+  handBack,
   ack,
   runStarted,
   runEvent,

@@ -53,6 +53,49 @@ describe('key_waits, in a call runner', () => {
     calls.dispose();
   });
 
+  it('hands back the calls the service asks for (hand_back) that still wait for their key, and no other', async () => {
+    const { work, started, release } = keyedTool(1);
+    const { calls, sent } = recording([work]);
+    calls.welcomed({ ...welcome, features: ['key_waits', 'hand_back'] });
+    for (const n of [0, 1, 2])
+      calls.receive({
+        type: 'tool_call',
+        callId: `a${n}`,
+        runId: 'r1',
+        toolName: 'work',
+        arguments: { tenant: 'a', n },
+      });
+    await nextTask();
+    expect(started).toEqual(['a0']);
+    // a0 runs, a2 waits, c9 is not held here: only a2 goes back.
+    calls.handle({ type: 'hand_back', callIds: ['a0', 'a2', 'c9'] });
+    await nextTask();
+    expect(sent.filter((frame) => frame.type === 'tool_result')).toEqual([
+      {
+        type: 'tool_result',
+        callId: 'a2',
+        status: 'error',
+        output: 'Error running work: the client is busy; try again later',
+        retryable: true,
+      },
+    ]);
+    // Not finished here: sent again, it is a new call, and it waits for its key again.
+    calls.receive({
+      type: 'tool_call',
+      callId: 'a2',
+      runId: 'r1',
+      toolName: 'work',
+      arguments: { tenant: 'a', n: 2 },
+    });
+    release('a0');
+    await nextTask();
+    release('a1');
+    await nextTask();
+    expect(started).toEqual(['a0', 'a1', 'a2']);
+    release('a2');
+    calls.dispose();
+  });
+
   it('sends nothing new when the service did not take the feature', async () => {
     const { work, started } = keyedTool(1);
     const { calls, sent } = recording([work]);
