@@ -4,27 +4,14 @@
  * older client, which does not offer the feature, keeps the calls it was sent.
  */
 import { describe, expect, it } from 'vitest';
-import { WebSocket as NodeWebSocket } from 'ws';
 import { scriptedModel } from '../../server-stub/index';
 import { Client, tool } from '../../src/index';
 import { until } from '../fault/harness';
 import { afterTest } from '../support/after-test';
+import { olderWebSocket } from '../support/older-websocket';
 import { agent, stub } from './helpers';
 
 const BURST = 8;
-
-/** A `ws` WebSocket that offers no `hand_back` in its `hello`: a client from before the feature. */
-class OlderWebSocket extends NodeWebSocket {
-  override send(data: unknown, ...rest: unknown[]): void {
-    let out = data;
-    if (typeof data === 'string' && data.includes('"hello"')) {
-      const frame = JSON.parse(data) as { type: string; features?: string[] };
-      if (frame.type === 'hello')
-        out = JSON.stringify({ ...frame, features: frame.features?.filter((name) => name !== 'hand_back') });
-    }
-    (super.send as (...args: unknown[]) => void)(out, ...rest);
-  }
-}
 
 /** A burst of one tenant's calls to worker `a` (one at a time per tenant), then worker `b` joins. */
 async function burstThenJoin(older: boolean) {
@@ -63,7 +50,7 @@ async function burstThenJoin(older: boolean) {
       apiKey: 'k',
       tools: [work(name)],
       maxConcurrency: 4,
-      ...(older ? { WebSocket: OlderWebSocket as never } : {}),
+      ...(older ? { WebSocket: olderWebSocket('hand_back') as never } : {}),
     });
     afterTest(() => client.close({ drain: false }));
     return client;

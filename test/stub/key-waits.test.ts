@@ -5,30 +5,17 @@
  * wait on the service's side, the quiet tenant's call behind them).
  */
 import { describe, expect, it } from 'vitest';
-import { WebSocket as NodeWebSocket } from 'ws';
 import { scriptedModel } from '../../server-stub/index';
 import { Client, tool } from '../../src/index';
 import { FEATURES } from '../../src/wire/protocol';
 import { afterTest } from '../support/after-test';
+import { olderWebSocket } from '../support/older-websocket';
 import { agent, stub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 
 /** 5 × maxConcurrency calls of tenant `a` (one at a time per tenant), then one of tenant `b`. */
 const BURST = 10;
 const MAX_CONCURRENCY = 2;
-
-/** A `ws` WebSocket that offers no `key_waits` in its `hello`: a client from before the feature. */
-class OlderWebSocket extends NodeWebSocket {
-  override send(data: unknown, ...rest: unknown[]): void {
-    let out = data;
-    if (typeof data === 'string' && data.includes('"hello"')) {
-      const frame = JSON.parse(data) as { type: string; features?: string[] };
-      if (frame.type === 'hello')
-        out = JSON.stringify({ ...frame, features: frame.features?.filter((name) => name !== 'key_waits') });
-    }
-    (super.send as (...args: unknown[]) => void)(out, ...rest);
-  }
-}
 
 async function burst(options: { stubFeatures?: readonly string[]; older?: boolean }) {
   const toolCalls = [
@@ -68,7 +55,7 @@ async function burst(options: { stubFeatures?: readonly string[]; older?: boolea
     apiKey: 'k',
     tools: [work],
     maxConcurrency: MAX_CONCURRENCY,
-    ...(options.older ? { WebSocket: OlderWebSocket as never } : {}),
+    ...(options.older ? { WebSocket: olderWebSocket('key_waits') as never } : {}),
   });
   afterTest(() => client.close({ drain: false }));
   await client.connect();
