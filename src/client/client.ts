@@ -440,6 +440,13 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   readonly #policies: readonly CallPolicy[] | undefined;
   /** `connectTimeoutMs`: bounds `connect()` as a whole, its wait for code included. */
   readonly #connectTimeoutMs: number;
+  /**
+   * Whether `tool_call` / `tool_result` have listeners. Every call asks (it makes no object for an event nobody
+   * listens to): kept as listeners come and go ({@link Client.#listenersChanged}), not looked up in the emitter's
+   * table twice a call.
+   */
+  #callListened = false;
+  #resultListened = false;
 
   constructor(options: ClientOptions<C, T>) {
     super();
@@ -539,7 +546,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
           );
           this.#emit('widget_invalid', info);
         },
-        listens: (event) => this.listenerCount(event) > 0,
+        listens: (event) => (event === 'tool_call' ? this.#callListened : this.#resultListened),
       },
     });
   }
@@ -1007,6 +1014,64 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   #announce(): void {
     if (this.#connection.writable)
       this.#connection.send({ type: 'tools_update', tools: this.#registry.definitions(this.#redactor) });
+  }
+
+  // Every way a listener comes or goes (`once` listeners leave through `removeListener`): the call events'
+  // listeners are counted again ({@link Client.#callListened}).
+  override on<E extends EventEmitter.EventNames<ClientEvents>>(
+    event: E,
+    fn: EventEmitter.EventListener<ClientEvents, E>,
+    context?: unknown,
+  ): this {
+    super.on(event, fn, context);
+    return this.#listenersChanged();
+  }
+
+  override addListener<E extends EventEmitter.EventNames<ClientEvents>>(
+    event: E,
+    fn: EventEmitter.EventListener<ClientEvents, E>,
+    context?: unknown,
+  ): this {
+    return this.on(event, fn, context);
+  }
+
+  override once<E extends EventEmitter.EventNames<ClientEvents>>(
+    event: E,
+    fn: EventEmitter.EventListener<ClientEvents, E>,
+    context?: unknown,
+  ): this {
+    super.once(event, fn, context);
+    return this.#listenersChanged();
+  }
+
+  override removeListener<E extends EventEmitter.EventNames<ClientEvents>>(
+    event: E,
+    fn?: EventEmitter.EventListener<ClientEvents, E>,
+    context?: unknown,
+    once?: boolean,
+  ): this {
+    super.removeListener(event, fn, context, once);
+    return this.#listenersChanged();
+  }
+
+  override off<E extends EventEmitter.EventNames<ClientEvents>>(
+    event: E,
+    fn?: EventEmitter.EventListener<ClientEvents, E>,
+    context?: unknown,
+    once?: boolean,
+  ): this {
+    return this.removeListener(event, fn, context, once);
+  }
+
+  override removeAllListeners(event?: EventEmitter.EventNames<ClientEvents>): this {
+    super.removeAllListeners(event);
+    return this.#listenersChanged();
+  }
+
+  #listenersChanged(): this {
+    this.#callListened = this.listenerCount('tool_call') > 0;
+    this.#resultListened = this.listenerCount('tool_result') > 0;
+    return this;
   }
 
   // Listeners are user code: one that throws must not break the socket handler that emitted.

@@ -201,6 +201,36 @@ describe('Client tool calls (msw)', () => {
     await expect.poll(() => client.stats.unacked).toBe(0);
   });
 
+  it('gives tool_call and tool_result to the listeners there are at each call, however they came and went', async () => {
+    const { client, connection } = await connected();
+    const events: string[] = [];
+    const call = async (callId: string) => {
+      const result = connection.next('tool_result');
+      connection.send({
+        type: 'tool_call',
+        callId,
+        runId: 'r1',
+        toolName: 'echo',
+        arguments: { text: callId },
+      });
+      await result;
+    };
+    const onCall = ({ callId }: { callId: string }) => events.push(`call ${callId}`);
+    const onResult = ({ callId }: { callId: string }) => events.push(`result ${callId}`);
+    await call('c1'); // nobody listens
+    client.addListener('tool_call', onCall);
+    await call('c2');
+    client.off('tool_call', onCall);
+    client.once('tool_result', onResult);
+    await call('c3');
+    await call('c4'); // the `once` listener has gone
+    client.on('tool_call', onCall);
+    await call('c5');
+    client.removeAllListeners();
+    await call('c6');
+    expect(events).toEqual(['call c2', 'result c3', 'call c5']);
+  });
+
   it('drops results acked several at once (callIds) and acked on a later tool_call (acks)', async () => {
     const { client, connection } = await connected();
     const call = (callId: string, acks?: string[]) =>
