@@ -382,21 +382,9 @@ export function openTransport(
       // Nothing more to do with a socket that is already gone.
     }
   }
-  return {
-    // Read twice per result written: without the closure `read` would take.
-    get bufferedAmount() {
-      try {
-        const amount = socket.bufferedAmount;
-        return typeof amount === 'number' ? amount : 0;
-      } catch {
-        // A getter that throws (a polyfill, a proxy) reports nothing unsent.
-        return 0;
-      }
-    },
-    get protocol() {
-      const protocol = read(() => socket.protocol);
-      return typeof protocol === 'string' ? protocol : undefined;
-    },
+  // The accessors are defined apart: V8 keeps an object literal with accessors as a dictionary, and then every read
+  // of the transport (its `send`, its `bufferedAmount` twice per result written) is a generic lookup.
+  const transport: Omit<Transport, 'bufferedAmount' | 'protocol'> = {
     send(text) {
       if (done) return undefined;
       try {
@@ -444,6 +432,28 @@ export function openTransport(
       finish(code, reason);
     },
   };
+  return Object.defineProperties(transport, {
+    // Read twice per result written: without the closure `read` would take.
+    bufferedAmount: {
+      get(): number {
+        try {
+          const amount = socket.bufferedAmount;
+          return typeof amount === 'number' ? amount : 0;
+        } catch {
+          // A getter that throws (a polyfill, a proxy) reports nothing unsent.
+          return 0;
+        }
+      },
+      enumerable: true,
+    },
+    protocol: {
+      get(): string | undefined {
+        const protocol = read(() => socket.protocol);
+        return typeof protocol === 'string' ? protocol : undefined;
+      },
+      enumerable: true,
+    },
+  }) as Transport;
 }
 
 /** Reads a property of a socket that might throw from a getter (a polyfill, a proxy). */
