@@ -348,8 +348,8 @@ export class CallRunner implements ExecutionOwner {
       start:
         options.tracing === undefined
           ? this.#start
-          : (execution) =>
-              this.#traces ? this.#traces.start(execution, this.#start) : this.#start(execution),
+          : (execution, now) =>
+              this.#traces ? this.#traces.start(execution, this.#start) : this.#start(execution, now),
       mayStart: () => !this.#outbox.full,
       expireIfOverdue: (execution) => {
         if (!this.#deadlines.overdue(execution)) return false;
@@ -560,14 +560,16 @@ export class CallRunner implements ExecutionOwner {
     }
     if (this.#refusedNew(callId, frame.toolName)) return;
     const execution = new ClientExecution(frame, this);
-    this.#deadlines.arm(execution, frame.deadlineMs);
+    // The clock is read once on arrival: its deadline counts from it, and so does a call that starts now.
+    const now = performance.now();
+    this.#deadlines.arrived(execution, frame.deadlineMs, now);
     this.#held.set(callId, execution);
     this.#traces?.received(execution, frame);
     // A call of a run its caller aborted (the service has not heard yet): it ends cancelled, never started.
     if (this.#abortedRuns.size > 0 && this.#abortedRuns.has(frame.runId))
       this.#cancel(callId, this.#abortedRuns.get(frame.runId));
     else {
-      const waits = this.#slots.admit(execution);
+      const waits = this.#slots.admit(execution, now);
       if (waits) this.#traces?.queued(execution);
     }
   }
@@ -646,8 +648,8 @@ export class CallRunner implements ExecutionOwner {
    * fails the call: without it a tool could run unscoped (a query for every tenant). One function for every call,
    * and no closure for a context at hand (a value, or none): only a promised one is waited for.
    */
-  readonly #start = (execution: Execution): void => {
-    execution.started = Math.round(performance.now());
+  readonly #start = (execution: Execution, now?: number): void => {
+    execution.started = Math.round(now ?? performance.now());
     const { callId, runId, toolName } = execution;
     const { events } = this.#options;
     // A call of a tool this client does not have runs nothing: it ends unknown_tool, as a call that never began.

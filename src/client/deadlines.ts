@@ -36,8 +36,8 @@ export interface DeadlinesOptions {
  * timer, it is as good as none. Whole milliseconds: a small integer is stored in the call itself, a fraction in a
  * heap number of its own.
  */
-function dueAt(deadlineMs: number): number {
-  return Math.ceil(performance.now() + Math.min(deadlineMs + DEADLINE_GRACE_MS, MAX_TIMEOUT_MS));
+function dueAt(deadlineMs: number, now = performance.now()): number {
+  return Math.ceil(now + Math.min(deadlineMs + DEADLINE_GRACE_MS, MAX_TIMEOUT_MS));
 }
 
 export class Deadlines {
@@ -83,6 +83,17 @@ export class Deadlines {
       return;
     }
     this.#set(execution, dueAt(deadlineMs));
+  }
+
+  /**
+   * A new call, arrived at `now` (`performance.now()`, as its caller read it): its deadline, when the service gave
+   * one, counts from then. Its tool has not begun, so neither the lease nor a question holds it yet (see
+   * {@link Deadlines.arm}).
+   */
+  arrived(execution: Execution, deadlineMs: number | undefined, now: number): void {
+    if (deadlineMs === undefined) return;
+    execution.deadlineMs = deadlineMs;
+    this.#set(execution, dueAt(deadlineMs, now));
   }
 
   /**

@@ -35,8 +35,11 @@ export const SLOW_CALL_MS = 50;
 /** Dependencies of {@link Slots}. */
 export interface SlotsOptions {
   maxConcurrency: number;
-  /** Begins a call that just took its first slot (it is `running`). */
-  start(execution: Execution): void;
+  /**
+   * Begins a call that just took its first slot (it is `running`). `now`: the clock as its caller read it in this
+   * turn (`performance.now()`), when the call starts on its arrival ({@link Slots.admit}).
+   */
+  start(execution: Execution, now?: number): void;
   /**
    * `false` while no call may take its first slot (the outbox is full): queued calls wait, calls going on after
    * a wait do not. Call {@link Slots.reopen} when it may again. @default always `true`
@@ -55,7 +58,7 @@ export type WeightOf = (execution: Execution) => number;
 
 export class Slots {
   readonly #maxConcurrency: number;
-  readonly #start: (execution: Execution) => void;
+  readonly #start: (execution: Execution, now?: number) => void;
   readonly #mayStart: () => boolean;
   readonly #expireIfOverdue: ((execution: Execution) => boolean) | undefined;
   /** Calls going on after a wait (`resuming`): first in line, in the order they may go on. */
@@ -156,9 +159,10 @@ export class Slots {
   /**
    * A new call: it starts now if a slot is free and nobody is in line; a keyed one that would wait starts without
    * a slot (see {@link Slots.startEarly}); any other waits in its lane. Returns `true` when it did not get a
-   * slot (it waits, or waits after its key is known).
+   * slot (it waits, or waits after its key is known). `now`: the clock as read on its arrival, for a call that
+   * starts now ({@link SlotsOptions.start}).
    */
-  admit(execution: Execution): boolean {
+  admit(execution: Execution, now?: number): boolean {
     // Calls start in their turn: while others wait (a drain is due), a new one waits behind them.
     const weight = this.#weightOf === undefined ? 1 : this.#weightOf(execution);
     if (
@@ -167,12 +171,12 @@ export class Slots {
       !this.#yielding &&
       this.#mayStart()
     ) {
-      this.#begin(execution);
+      this.#begin(execution, now);
       return false;
     }
     if (this.#startsEarly?.(execution) === true && !this.#yielding && this.#mayStart()) {
       this.#move(execution, 'parked');
-      this.#start(execution);
+      this.#start(execution, now);
     } else this.#enqueue(execution, '');
     return true;
   }
@@ -305,9 +309,9 @@ export class Slots {
     return from;
   }
 
-  #begin(execution: Execution): void {
+  #begin(execution: Execution, now?: number): void {
     this.#move(execution, 'running');
-    this.#start(execution);
+    this.#start(execution, now);
   }
 
   /** A call waits in `lane` (`''`: the calls not keyed), its lane taking its turn after those waiting now. */
