@@ -207,11 +207,12 @@ async function instructionSession(
   const counter = new Callgrind();
   const pair = await Pair.start(name, spawnOptions, {
     subjectWrapper: { command: counter.wrapper, startMs: 120_000 },
-    subjectNodeFlags: ['--no-concurrent-recompilation'],
+    subjectNodeFlags: ['--no-concurrent-recompilation', '--expose-gc'],
   });
   try {
     counter.attach(pair.subjectProcesses[0]!.pid!);
     await pair.load({ tool: 'add', inFlight: 64, calls: INSTRUCTION_WARMUP_CALLS });
+    await pair.settle();
     for (const inFlight of CONCURRENCIES) {
       await pair.load({ tool: 'add', inFlight, calls: INSTRUCTION_LEVEL_WARMUP_CALLS });
       for (let window = 0; window < INSTRUCTION_WINDOWS; window++) {

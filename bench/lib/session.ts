@@ -182,6 +182,11 @@ export class Pair {
     return (await this.subject.request<Reply & { mark: Mark }>('mark', { gc })).mark;
   }
 
+  /** Has the subject collect garbage while idle, outside any nextTick callback (harness `settle`; `--expose-gc`). */
+  async settle(): Promise<void> {
+    await this.subject.request('settle', {});
+  }
+
   /**
    * Runs load and returns the driver's measurements, the subjects' CPU per call (all of them together), and any
    * protocol faults.

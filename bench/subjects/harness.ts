@@ -68,6 +68,24 @@ export function mark(gc: boolean): Mark {
   };
 }
 
+/**
+ * Puts the process in the state a long-running one reaches after major GCs while idle: four full GCs from a timer,
+ * outside any `process.nextTick` callback (needs `--expose-gc`). Node's tick object and ws's send options are object
+ * literals with computed keys; V8 holds their literal's intermediate maps weakly and records one map per property or
+ * gives up for good ("megamorphic"). Once they are collected with no such object alive, every later literal takes a
+ * runtime call per property (Node 20-24). Whether a process gets there otherwise depends on where its first major GC
+ * falls during start-up, which differs from run to run and from subject to subject: this makes it the same for all.
+ */
+function settle(): Promise<void> {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  return new Promise((resolve) => {
+    setTimeout(() => {
+      for (let i = 0; i < 4; i++) collect?.();
+      resolve();
+    }, 10);
+  });
+}
+
 /** Answers the orchestrator's commands, then announces the subject as ready with `fields`. */
 export function runHarness(
   holds: Holds,
@@ -78,6 +96,9 @@ export function runHarness(
     switch (request.cmd) {
       case 'mark':
         return { mark: mark(request.gc === true) };
+      case 'settle':
+        await settle();
+        return {};
       case 'expect-held': {
         // The subject's own CPU from being told to expect the calls until it holds them all: the intake without the
         // driver's sending, the IPC round trips or another process's turn on the core, which its wall time includes.
