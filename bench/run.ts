@@ -160,9 +160,10 @@ async function clientScaling(
   record: (key: string, value: number) => void,
 ): Promise<void> {
   for (const clients of CLIENTS) {
-    const pair = await Pair.start(name, spawnOptions, { clients });
+    const pair = await Pair.start(name, spawnOptions, { clients, subjectNodeFlags: ['--expose-gc'] });
     try {
       await pair.load({ tool: 'add', inFlight: 64, calls: SCALING_WARMUP_CALLS_PER_CLIENT * clients });
+      await pair.settle();
       const run = await pair.load({ tool: 'add', inFlight: 64, durationMs: SCALING_RUN_MS });
       if (run.errors > 0 || run.faults.length > 0) {
         throw new Error(`${name} × ${clients}: ${run.errors} wrong results; ${run.faults.join('; ')}`);
@@ -327,13 +328,17 @@ async function main(): Promise<void> {
     const pairs: Pair[] = [];
     try {
       for (const name of rotate(subjects, rep)) {
-        const pair = await Pair.start(name, spawnOptions);
+        const pair = await Pair.start(name, spawnOptions, { subjectNodeFlags: ['--expose-gc'] });
         pairs.push(pair);
         recorder(name)('hello-bytes@0', pair.helloBytes);
         recorder(name)('connect-ms@0', pair.connectMs);
       }
       log(`  throughput: ${pairs.map((pair) => pair.name).join(', ')}`);
-      for (const pair of pairs) await pair.load({ tool: 'add', inFlight: 64, durationMs: WARMUP_MS });
+      for (const pair of pairs) {
+        await pair.load({ tool: 'add', inFlight: 64, durationMs: WARMUP_MS });
+        // The state a long-running process reaches (bench/subjects/harness.ts `settle`), the same for every subject.
+        await pair.settle();
+      }
       for (const inFlight of CONCURRENCIES) await throughputRound(pairs, inFlight, recorder);
       for (const pair of pairs) {
         if ((SCALING_SUBJECTS as readonly SubjectName[]).includes(pair.name))

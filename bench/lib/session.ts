@@ -182,9 +182,12 @@ export class Pair {
     return (await this.subject.request<Reply & { mark: Mark }>('mark', { gc })).mark;
   }
 
-  /** Has the subject collect garbage while idle, outside any nextTick callback (harness `settle`; `--expose-gc`). */
+  /**
+   * Has every subject process collect garbage while idle, outside any nextTick callback (harness `settle`;
+   * `--expose-gc`).
+   */
   async settle(): Promise<void> {
-    await this.subject.request('settle', {});
+    for (const subject of this.subjects) await subject.request('settle', {});
   }
 
   /**
