@@ -71,8 +71,13 @@ export class CallActivity {
    * no slot there, and is not leased, until the client says it runs.
    */
   waitsForKey = false;
-  /** The service asked the session it waits on to hand it back (`hand_back`, docs/protocol/fleets.md). */
-  handBackAsked = false;
+  /**
+   * The service asked the session the call waits on to hand it back (`hand_back`, docs/protocol/fleets.md), for this
+   * session: until the call leaves, the ask is unanswered; then the call goes there if it can.
+   */
+  handBackTo: string | undefined;
+  /** The call was asked back once: it is not asked again (a call moves once, not from worker to worker). */
+  handedBack = false;
   /** Nested runs this call started (`run_start.parentCallId`) still in progress: the call waits for them. */
   nestedRuns = 0;
   /** `tool_event`s recorded (at most `EVENT_LIMITS.maxPerCall`, whichever session sent them). */

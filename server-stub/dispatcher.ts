@@ -17,6 +17,7 @@ import {
   atCapacity,
   hasFreeSlots,
   mayServe,
+  mayTake,
   offeredStrict,
   offeredTools,
   pickSession,
@@ -288,6 +289,8 @@ export class Dispatcher {
       this.#deps.closeQuestions?.(call);
       this.#releaseFleet(call);
       this.#evaluate(call);
+      // An answered hand_back lets the evening out go on (server-stub/dispatcher.ts #evenOut).
+      this.#evenOutSoon();
       return;
     }
     const previous = call.sessionId;
@@ -358,6 +361,9 @@ export class Dispatcher {
         // calls, not named since) stays so.
         const leased = activity.waitsForKey || activity.leaseUntil !== 0;
         activity.waitsForKey = false;
+        // A hand_back asked before the drop, or its answers, may have died with the socket: it may be asked again.
+        activity.handBackTo = undefined;
+        activity.handedBack = false;
         activity.leaseUntil = leasing && leased ? leaseUntil : 0;
         session.send(call.frame(session.features));
       }
@@ -411,7 +417,15 @@ export class Dispatcher {
 
   #evaluate(call: Call): void {
     if (call.state !== 'waiting') return;
-    const target = pickSession(call, this.#deps.sessions, (session) => this.slotsInFlight(session));
+    const slotsInFlight = (session: Session) => this.slotsInFlight(session);
+    // Handed back for a worker with room (#evenOut): it goes there while that worker may take it.
+    const { handBackTo } = call.activity;
+    call.activity.handBackTo = undefined;
+    const taker = handBackTo === undefined ? undefined : this.#deps.sessions.get(handBackTo);
+    const target =
+      taker !== undefined && mayTake(taker, call, slotsInFlight)
+        ? taker
+        : pickSession(call, this.#deps.sessions, slotsInFlight);
     if (!target) {
       this.#waiting.add(call);
       if (call.sentTo.length === 0 && call.decision === undefined && !mayServe(call, this.#deps.sessions)) {
@@ -455,7 +469,6 @@ export class Dispatcher {
     const startsAtOnce = hasFreeSlots(target, this.slotsInFlight(target), slotsOf(target, call.toolName));
     call.dispatch(target.id);
     call.activity.waitsForKey = false;
-    call.activity.handBackAsked = false;
     target.lastDispatch = ++this.#dispatches;
     this.#sentAt.set(call, this.#dispatches);
     call.activity.sideEffect = definition?.sideEffect;
@@ -599,29 +612,31 @@ export class Dispatcher {
   #evenOut(): void {
     const { sessions } = this.#deps;
     const holders: Session[] = [];
+    // A tenant with an ask unanswered waits for it; the others go on.
+    const answering = new Set<string | undefined>();
     for (const session of sessions.values()) {
       if (session.state !== 'connected' || !session.features.has('hand_back')) continue;
       const { waiting, asked } = this.#keyWaitsOn(session);
-      if (asked > 0) return;
-      if (waiting > 0) holders.push(session);
+      if (asked > 0) answering.add(session.tenant);
+      else if (waiting > 0) holders.push(session);
     }
     if (holders.length === 0) return;
     for (const taker of sessions.values()) {
-      if (taker.state !== 'connected') continue;
+      if (taker.state !== 'connected' || answering.has(taker.tenant)) continue;
       const free = this.#freeSlots(taker);
       if (free <= 0 || [...this.#waiting].some((call) => this.#couldTake(taker, call))) continue;
       const own = this.#keyWaitsOn(taker).waiting;
       let best: Call[] = [];
       for (const holder of holders) {
-        if (holder === taker) continue;
+        if (holder === taker || holder.tenant !== taker.tenant) continue;
         const movable: Call[] = [];
         for (const callId of holder.calls) {
           const call = this.#calls.get(callId);
           if (
             call?.state === 'dispatched' &&
             call.activity.waitsForKey &&
-            !call.activity.handBackAsked &&
-            call.run.ownerSessionId !== holder.id &&
+            !call.activity.handedBack &&
+            call.run.ownerSessionId === undefined &&
             this.#couldTake(taker, call)
           )
             movable.push(call);
@@ -632,9 +647,13 @@ export class Dispatcher {
       if (count <= 0) continue;
       best.sort((a, b) => (this.#sentAt.get(b) ?? 0) - (this.#sentAt.get(a) ?? 0));
       const asked = best.slice(0, count);
-      for (const call of asked) call.activity.handBackAsked = true;
+      for (const call of asked) {
+        call.activity.handedBack = true;
+        call.activity.handBackTo = taker.id;
+      }
       const holder = sessions.get(asked[0]?.sessionId ?? '');
       holder?.send({ type: 'hand_back', callIds: asked.map((call) => call.callId) });
+      answering.add(taker.tenant);
       this.#deps.options.logger.debug(
         { from: holder?.id, to: taker.id, calls: count },
         'asking a worker to hand back calls waiting for their key, for a worker with room',
@@ -649,7 +668,7 @@ export class Dispatcher {
     for (const callId of session.calls) {
       const call = this.#calls.get(callId);
       if (call?.state !== 'dispatched' || !call.activity.waitsForKey) continue;
-      if (call.activity.handBackAsked) asked += 1;
+      if (call.activity.handBackTo !== undefined) asked += 1;
       else waiting += 1;
     }
     return { waiting, asked };

@@ -26,13 +26,7 @@ export function pickSession(
   sessions: ReadonlyMap<string, Session>,
   slotsInFlight: (session: Session) => number,
 ): Session | undefined {
-  const usable = (session: Session) =>
-    session.state === 'connected' &&
-    session.tenant === call.run.tenant &&
-    sameBuild(call.run, session) &&
-    session.tools.has(call.toolName) &&
-    !call.busyFrom.has(session.id) &&
-    !atCapacity(session, slotsInFlight, slotsOf(session, call.toolName));
+  const usable = (session: Session) => mayTake(session, call, slotsInFlight);
   if (call.sessionId !== undefined) {
     const assigned = sessions.get(call.sessionId);
     if (assigned && assigned.state !== 'expired') return usable(assigned) ? assigned : undefined;
@@ -55,6 +49,21 @@ export function pickSession(
     }
   }
   return best;
+}
+
+/**
+ * `true` when `session` may be sent `call` now: connected, of the run's tenant and build, offering the tool, not
+ * busy for this call, and with room for it.
+ */
+export function mayTake(session: Session, call: Call, slotsInFlight: (session: Session) => number): boolean {
+  return (
+    session.state === 'connected' &&
+    session.tenant === call.run.tenant &&
+    sameBuild(call.run, session) &&
+    session.tools.has(call.toolName) &&
+    !call.busyFrom.has(session.id) &&
+    !atCapacity(session, slotsInFlight, slotsOf(session, call.toolName))
+  );
 }
 
 /**

@@ -901,7 +901,7 @@ export class CallRunner implements ExecutionOwner {
     if (waiting > 0)
       this.#options.logger.warn(
         { calls: waiting },
-        `${waiting} call(s) that began wait for a person's answer (ctx.askQuestion) or a nested run: the drain waits for them within its timeoutMs, then cancels them`,
+        `${waiting} call(s) that began wait for a person's answer (ctx.askQuestion) or a nested run: the drain waits for them within its timeoutMs, then cancels them (or hands back those of tools with sideEffect 'none' or 'idempotent')`,
       );
   }
 

@@ -284,7 +284,9 @@ describe('Slots, in a call runner: queue', () => {
     // The clock stands still: no call counts as slow (SLOW_CALL_MS), whatever the machine's load, so all the calls
     // run in the task after the release.
     vi.useFakeTimers({ toFake: ['performance'] });
-    afterTest(() => vi.useRealTimers());
+    afterTest(() => {
+      vi.useRealTimers();
+    });
     const release: Array<() => void> = [];
     const slow = tool({
       name: 'slow',

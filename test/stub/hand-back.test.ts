@@ -9,7 +9,8 @@ import { Client, tool } from '../../src/index';
 import { until } from '../fault/harness';
 import { afterTest } from '../support/after-test';
 import { olderWebSocket } from '../support/older-websocket';
-import { agent, stub } from './helpers';
+import { agent, stub, track } from './helpers';
+import { TestClient, toolDef } from './test-client';
 
 const BURST = 8;
 
@@ -97,5 +98,90 @@ describe('hand_back: a worker that joins after a burst', () => {
     expect(transcript.toolCalls.map((call) => call.status)).toEqual(Array(BURST).fill('ok'));
     expect(executed.every((name) => name.startsWith('a:'))).toBe(true);
     expect(handedBack).toEqual([]);
+  });
+});
+
+describe('hand_back, as the service sends it', () => {
+  /** Worker a holds `held` calls of a server-started run: the first runs, the rest wait for their key; b connects. */
+  async function holderAndTaker(held = 4) {
+    const server = await stub({
+      model: scriptedModel([{ toolCalls: Array(held).fill({ name: 'work' }) }, { text: 'done' }]),
+    });
+    const features = ['key_waits', 'hand_back'];
+    const a = track(
+      await TestClient.connect(server.url, {
+        tools: [toolDef('work')],
+        features,
+        maxConcurrency: 2,
+        maxQueue: held - 2,
+      }),
+    );
+    server.runs.start(agent('a', ['work']), 'go');
+    const calls = [];
+    for (let n = 0; n < held; n++) {
+      const call = await a.next('tool_call');
+      calls.push(call);
+      // Said to wait, it holds no slot: the service sends more, up to maxConcurrency + maxQueue.
+      if (n > 0) a.send({ type: 'key_waits', waiting: [call.callId] });
+    }
+    // The stub has read the key_waits once it answers a ping sent after it.
+    a.send({ type: 'ping', id: 'p1' });
+    await a.next('pong');
+    const b = track(
+      await TestClient.connect(server.url, { tools: [toolDef('work')], features, maxConcurrency: 2 }),
+    );
+    return { server, a, b, calls };
+  }
+
+  it('asks again after a resume when the ask was lost, and the call goes to the worker it was asked for', async () => {
+    const { a, b, calls } = await holderAndTaker();
+    // Of 3 waiting against none: 1, the call sent last.
+    const asked = await a.next('hand_back');
+    expect(asked.callIds).toEqual([calls[3]?.callId]);
+    // The socket drops before a answers: on the resume the stub sends a's calls again and forgets the ask.
+    await a.reconnect();
+    for (let n = 0; n < 4; n++) await a.next('tool_call');
+    a.send({ type: 'key_waits', waiting: calls.slice(1).map((call) => call.callId) });
+    const again = await a.next('hand_back');
+    expect(again.callIds).toEqual([calls[3]?.callId]);
+    a.result(again.callIds[0] as string, 'busy', { status: 'error', retryable: true });
+    const moved = await b.next('tool_call');
+    expect(moved.callId).toBe(calls[3]?.callId);
+  });
+
+  it('asks a call back once: waiting again on its new worker, it stays there', async () => {
+    const { server, a, b, calls } = await holderAndTaker(6);
+    // Of 5 waiting against none: 2, the calls sent last.
+    const asked = await a.next('hand_back');
+    expect(asked.callIds).toEqual([calls[5]?.callId, calls[4]?.callId]);
+    for (const callId of asked.callIds) a.result(callId, 'busy', { status: 'error', retryable: true });
+    const moved = [await b.next('tool_call'), await b.next('tool_call')];
+    // Both wait there (b runs another call of the key elsewhere, say): b has its 2 slots free again, and 2 waiting
+    // against a's 3 asks nothing. Then a ends all its calls, and has room with nothing waiting.
+    b.send({ type: 'key_waits', waiting: moved.map((call) => call.callId) });
+    for (const client of [b, a]) {
+      client.send({ type: 'ping', id: 'sync' });
+      await client.next('pong');
+    }
+    for (const call of calls.slice(0, 4)) a.result(call.callId, 'ok');
+    for (const client of [a, b]) {
+      client.send({ type: 'ping', id: 'sync' });
+      await client.next('pong');
+    }
+    // c joins with room: b's 2 waiting calls would be shared with it, but they moved once already.
+    const c = track(
+      await TestClient.connect(server.url, {
+        tools: [toolDef('work')],
+        features: ['key_waits', 'hand_back'],
+        maxConcurrency: 2,
+      }),
+    );
+    for (const client of [c, b]) {
+      client.send({ type: 'ping', id: 'sync' });
+      await client.next('pong');
+    }
+    expect(b.all('hand_back')).toEqual([]);
+    expect(c.all('tool_call')).toEqual([]);
+    expect(a.all('hand_back')).toHaveLength(1);
   });
 });
