@@ -353,7 +353,7 @@ describe('Incoming', () => {
         level: 'warn',
         object: { calls: 1 },
         message:
-          "1 call(s) that began wait for a person's answer (ctx.askQuestion) or a nested run: the drain waits for them within its timeoutMs, then cancels them",
+          "1 call(s) that began wait for a person's answer (ctx.askQuestion) or a nested run: the drain waits for them within its timeoutMs, then cancels them (or hands back those of tools with sideEffect 'none' or 'idempotent')",
       },
     ]);
     calls.abortAll('test over');
