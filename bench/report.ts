@@ -374,7 +374,7 @@ ${info.date}, Node ${info.node}, ${info.cpu}, commit ${info.commit}. Pinning: ${
 Load average: ${info.load}. The machine is shared: absolute numbers move between runs; ratios within one run
 are what count, and CPU per call is the steadiest figure. Medians of ${info.reps} interleaved repetitions,
 ${info.runMs} ms per throughput run, each after a warm-up at the same number in flight (all subjects' processes are
-started first and take their turns at one number in flight before the next, so their windows lie seconds apart). After
+started first and take their turns at one number in flight before the next, so their windows lie seconds apart). Before
 its first warm-up each subject process collects garbage four times while idle: V8 then runs \`process.nextTick\` and
 ws \`send\` through its slower path for their object literals, as in a long-running process (before, where a process's
 first major GC fell decided it, differently for each subject). The whole run took ${info.durationS.toFixed(0)} s. Every ratio
