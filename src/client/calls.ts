@@ -743,16 +743,17 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /**
-   * The client closes with calls still held (its drain ran out of time, or `drain: false`): each is aborted. A call
-   * of a tool that may run again (`sideEffect` `'none'` or `'idempotent'`, as for `retry`) goes back to the service,
-   * answered as a call that had not begun (retryable), and another worker runs it again; any other call is answered
-   * `cancelled`, since running it again is not this client's decision.
+   * Aborts every call still held: its result says `cancelled`. With `handBack` (`close()`: its drain ran out of
+   * time, or `drain: false`), a running call of a tool that may run again (`sideEffect` `'none'` or `'idempotent'`,
+   * as for `retry`) goes back to the service instead, answered as a call that had not begun (retryable), and another
+   * worker runs it again: running any other again is not this client's decision.
    */
-  abortAll(reason: string): void {
+  abortAll(reason: string, handBack = false): void {
     const aborted = abortReason(`cancelled (${reason})`, 'AbortError', reason);
     const { registry } = this.#options;
     for (const execution of [...this.#held.values()]) {
       if (
+        handBack &&
         execution.state !== 'queued' &&
         !this.#handingBack.has(execution) &&
         runsAgain(registry, execution)

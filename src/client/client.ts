@@ -856,12 +856,12 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
         // socket is up) before the close frame. Acks are awaited only for what is left of `timeoutMs` (nothing,
         // or about): close() as a whole keeps to it, as a pod's grace period does, and acks cannot come while the
         // service is out of reach.
-        this.#calls.abortAll('client closing');
+        this.#calls.abortAll('client closing', true);
         const left = Math.round(timeoutMs - (performance.now() - started));
         if (left > 0) await withTimeout(Promise.race([this.#calls.idle(), ended]), left);
       }
     } else {
-      this.#calls.abortAll('client closing');
+      this.#calls.abortAll('client closing', true);
     }
     // Runs started here cannot go on without this client (their context lives here): cancel them on the service
     // rather than leave them waiting for a session that will not come back.

@@ -107,7 +107,7 @@ describe('Incoming, in a call runner: calls still running when the client closes
     await nextTask();
     // As close() does: it stops taking calls, then its drain runs out of time.
     calls.stopAccepting();
-    calls.abortAll('client closing');
+    calls.abortAll('client closing', true);
     await nextTask();
     expect(sent).toEqual([
       {
@@ -131,6 +131,24 @@ describe('Incoming, in a call runner: calls still running when the client closes
       'the client is shutting down',
       'cancelled (client closing)',
     ]);
+  });
+});
+
+describe('Incoming, in a call runner: the connection ends for good', () => {
+  it('cancels a running call of an idempotent tool: only close() hands calls back', async () => {
+    const put = tool({
+      name: 'put',
+      description: 'Runs until aborted.',
+      sideEffect: 'idempotent',
+      execute: (_input, ctx) =>
+        new Promise<string>((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped'))),
+    });
+    const { calls, call, sent } = recording([put]);
+    call('p1', 'put');
+    await nextTask();
+    calls.abortAll('client closed');
+    await nextTask();
+    expect(sent).toEqual([expect.objectContaining({ callId: 'p1', status: 'cancelled' })]);
   });
 });
 
