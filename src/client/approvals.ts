@@ -187,6 +187,8 @@ export class Approvals {
   readonly #options: ApprovalsOptions;
   /** Calls waiting for the local approver's later decision (`onApproval` returned a promise). */
   readonly #local = new WeakSet<Execution>();
+  /** Calls the local approver was asked about: a person here decided, another worker would ask again. */
+  readonly #askedHere = new WeakSet<Execution>();
 
   constructor(options: ApprovalsOptions) {
     this.#options = options;
@@ -201,6 +203,7 @@ export class Approvals {
   ask(execution: Execution, request: ApprovalRequest): ApprovalDecision | Promise<ApprovalDecision> {
     const { onApproval, slots } = this.#options;
     if (onApproval) {
+      this.#askedHere.add(execution);
       this.#options.requested(request, false);
       // The deadline keeps running: the service does not know a local human is deciding.
       const decided = onApproval(request);
@@ -221,6 +224,14 @@ export class Approvals {
       // Told only once the service has the request, so that a listener may answer at once with client.decide().
       this.#options.requested(request, true);
     });
+  }
+
+  /**
+   * Whether the local approver (`onApproval`) was asked about the call: the decision is this process's, so the
+   * call is not handed to another worker (feature `hand_back`), where a person would be asked again.
+   */
+  askedHere(execution: Execution): boolean {
+    return this.#askedHere.has(execution);
   }
 
   /** Whether the call waits for a decision (the service's, or the local approver's later one). */

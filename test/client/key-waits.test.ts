@@ -4,7 +4,9 @@
  * nor without the feature.
  */
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { KeyWaits } from '../../src/client/key-waits';
+import { tool } from '../../src/index';
 import type { ClientFrame } from '../../src/wire/protocol';
 import { keyedTool } from '../support/keyed-tool';
 import { nextTask, recording, recordsCalls } from './call-runner-harness';
@@ -93,6 +95,52 @@ describe('key_waits, in a call runner', () => {
     await nextTask();
     expect(started).toEqual(['a0', 'a1', 'a2']);
     release('a2');
+    calls.dispose();
+  });
+
+  it('keeps a waiting call its own approver decided: another worker would ask the person again', async () => {
+    const asked: string[] = [];
+    const started: string[] = [];
+    const releases = new Map<string, () => void>();
+    const refund = tool({
+      name: 'refund',
+      description: 'Refund an order of a tenant.',
+      parameters: z.object({ tenant: z.string(), n: z.number().int() }),
+      needsApproval: (_ctx, { n }) => n !== 2,
+      concurrency: { limit: 1, key: (input) => input.tenant },
+      execute: ({ tenant, n }) =>
+        new Promise<string>((resolve) => {
+          started.push(`${tenant}${n}`);
+          releases.set(`${tenant}${n}`, () => resolve('ok'));
+        }),
+    });
+    const { calls, sent } = recording([refund], {
+      onApproval: (request) => {
+        asked.push(request.callId);
+        return true;
+      },
+    });
+    calls.welcomed({ ...welcome, features: ['key_waits', 'hand_back'] });
+    for (const n of [0, 1, 2])
+      calls.receive({
+        type: 'tool_call',
+        callId: `a${n}`,
+        runId: 'r1',
+        toolName: 'refund',
+        arguments: { tenant: 'a', n },
+      });
+    await nextTask();
+    expect(started).toEqual(['a0']);
+    expect(asked).toEqual(['a0', 'a1']);
+    // a1 was approved here and stays; a2 needed no approval and goes back.
+    calls.handle({ type: 'hand_back', callIds: ['a1', 'a2'] });
+    await nextTask();
+    expect(sent.filter((frame) => frame.type === 'tool_result').map((frame) => frame.callId)).toEqual(['a2']);
+    releases.get('a0')?.();
+    await nextTask();
+    expect(started).toEqual(['a0', 'a1']);
+    expect(asked).toEqual(['a0', 'a1']);
+    releases.get('a1')?.();
     calls.dispose();
   });
 
