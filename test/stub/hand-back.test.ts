@@ -185,3 +185,61 @@ describe('hand_back, as the service sends it', () => {
     expect(a.all('hand_back')).toHaveLength(1);
   });
 });
+
+describe('hand_back, one ask of a tenant at a time', () => {
+  it("asks nothing more of a tenant while one of its asks is unanswered; another tenant's go on", async () => {
+    const four = (name: string) => [{ toolCalls: Array(4).fill({ name }) }, { text: 'done' }];
+    const server = await stub({
+      apiKeys: ['k1', 'k2'],
+      model: scriptedModel({ w: four('work'), o: four('other') }),
+    });
+    const features = ['key_waits', 'hand_back'];
+    const open = async (apiKey: string, tools: string[], maxQueue = 0) =>
+      track(
+        await TestClient.connect(server.url, {
+          apiKey,
+          tools: tools.map((name) => toolDef(name)),
+          features,
+          maxConcurrency: 2,
+          maxQueue,
+        }),
+      );
+    const sync = async (...clients: TestClient[]) => {
+      for (const client of clients) {
+        client.send({ type: 'ping', id: 'sync' });
+        await client.next('pong');
+      }
+    };
+    /** `holder` takes a run's 4 calls: one runs, 3 wait for their key. */
+    const hold = async (holder: TestClient, apiKey: string, name: 'w' | 'o', tool: string) => {
+      server.runs.start(agent(name, [tool]), 'go', { apiKey });
+      const calls = [];
+      for (let n = 0; n < 4; n++) calls.push(await holder.next('tool_call'));
+      holder.send({ type: 'key_waits', waiting: calls.slice(1).map((call) => call.callId) });
+      await sync(holder);
+      return calls;
+    };
+    // Tenant 1: a1 holds `work` calls, d1 `other` calls (neither can take the other's); tenant 2: a2, `work`.
+    const a1 = await open('k1', ['work'], 2);
+    await hold(a1, 'k1', 'w', 'work');
+    const d1 = await open('k1', ['other'], 2);
+    await hold(d1, 'k1', 'o', 'other');
+    const a2 = await open('k2', ['work'], 2);
+    await hold(a2, 'k2', 'w', 'work');
+    // c1 joins with room: a1 is asked for one call; it does not answer yet.
+    const c1 = await open('k1', ['work', 'other']);
+    const asked = await a1.next('hand_back');
+    expect(asked.callIds).toHaveLength(1);
+    // e1 joins with room too: d1 could share with it, but tenant 1 has an ask unanswered.
+    const e1 = await open('k1', ['work', 'other']);
+    await sync(e1, d1, a1);
+    expect(d1.all('hand_back')).toEqual([]);
+    // Tenant 2 is not held up by tenant 1's ask.
+    await open('k2', ['work']);
+    expect((await a2.next('hand_back')).callIds).toHaveLength(1);
+    // a1 answers: the call moves to c1, and tenant 1's sharing goes on (d1 is asked now).
+    a1.result(asked.callIds[0] as string, 'busy', { status: 'error', retryable: true });
+    expect((await c1.next('tool_call')).callId).toBe(asked.callIds[0]);
+    expect((await d1.next('hand_back')).callIds).toHaveLength(1);
+  });
+});
