@@ -8,7 +8,7 @@
 
 import { backoffDelaysFault } from '../backoff';
 import type { CallPolicy, QuestionReply } from '../call/types';
-import { OptionsError } from '../errors';
+import { OptionsError, ToolDefinitionError } from '../errors';
 import { isPlainObject } from '../json';
 import { displayUrl, type Logger, type RedactRule, secretScrubber } from '../logger';
 import {
@@ -596,8 +596,9 @@ function env(name: string): string | undefined {
 /**
  * Checks options and applies defaults.
  * @throws OptionsError `invalid_options` (not an object), `unknown_option` (with "did you mean"),
- *   `invalid_option` naming the option and the value, `not_a_tool` or `duplicate_tool`; ToolDefinitionError for
- *   a tool of `tools` that is refused (as `tool()` refuses it, naming the tool and the field). No message shows a
+ *   `invalid_option` naming the option and the value; ToolDefinitionError for a tool of `tools` that is refused
+ *   (as `tool()` refuses it, naming the tool and the field), `not_a_tool` (an entry of no accepted shape, named
+ *   by its index or key) or `duplicate_tool`. No message shows a
  *   secret: values are scrubbed of the API key and the `redact` rules, `url` is shown without its userinfo,
  *   query and fragment, and the API key and redact rules themselves only by kind and size.
  */
@@ -645,9 +646,9 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     );
   }
   // The same tool listed twice is kept once; two different tools may not share a name.
-  const tools = uniqueTools(toTools(options.tools, CLIENT_OWNER.name), (name) =>
-    optionsFault(owner, 'duplicate_tool', twoToolsNamed(name)),
-  );
+  const tools = uniqueTools(toTools(options.tools, CLIENT_OWNER.name), (name) => {
+    throw new ToolDefinitionError('duplicate_tool', `${CLIENT_OWNER.name}: ${twoToolsNamed(name)}`);
+  });
   const maxConcurrency = options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency;
   for (const item of tools) checkToolSlots(item, maxConcurrency, CLIENT_OWNER.name);
   return {

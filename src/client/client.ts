@@ -411,7 +411,9 @@ function dropsResult(code: string): boolean {
  * // … tool calls now run in this process …
  * await client.close();
  * ```
- * @throws OptionsError from the constructor when an option is invalid (the message names the field).
+ * @throws OptionsError from the constructor when an option is invalid (the message names the field);
+ *   ToolDefinitionError when an entry of `tools` is refused: no tool (`not_a_tool`), refused as `tool()` refuses
+ *   it, or a second tool of one name (`duplicate_tool`).
  */
 export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEvents> {
   readonly #registry: ToolRegistry;

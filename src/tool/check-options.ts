@@ -45,6 +45,11 @@ export interface Rule {
   readonly test: (value: unknown) => boolean;
   /** Code of the error; the owner's `invalidCode` when absent. */
   readonly code?: string;
+  /**
+   * The class of the error; the owner's when absent. A value refused as a tool is a `ToolDefinitionError` wherever
+   * it is given (`new Client()`'s options, an agent, a registry).
+   */
+  readonly error?: OptionsErrorClass;
   /** `undefined` is refused too. */
   readonly required?: boolean;
   /** Added to the message when a required option is absent, e.g. `(or set TOOLWIRE_URL)`. */
@@ -194,7 +199,7 @@ function checkValue(value: unknown, rule: Rule, owner: OptionsOwner, path: strin
   if (value === undefined || !rule.test(value)) {
     const missing = value === undefined && rule.whenMissing !== undefined ? ` ${rule.whenMissing}` : '';
     optionsFault(
-      owner,
+      rule.error === undefined ? owner : { ...owner, error: rule.error },
       rule.code ?? owner.invalidCode ?? 'invalid_option',
       `${path} must be ${rule.expected}${missing}, got ${(rule.show ?? describeValue)(value, owner.redact ?? keep)}`,
     );

@@ -280,11 +280,15 @@ export function isToolRecord(value: unknown): value is Record<string, unknown> {
   );
 }
 
-/** The rule of an item of a `tools` array (`not_a_tool`); a refused object is shown with its `name`. */
+/**
+ * The rule of an item of a `tools` array (`ToolDefinitionError` `not_a_tool`, whoever owns the option); a refused
+ * object is shown with its `name`.
+ */
 export const aTool: Rule = {
   expected: 'a tool (made with tool(), or an object with description and execute)',
   test: isToolLike,
   code: 'not_a_tool',
+  error: ToolDefinitionError,
   show: (value) => describeNotATool(value),
 };
 

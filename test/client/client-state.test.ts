@@ -740,11 +740,6 @@ describe('Client options', () => {
       'new Client(options): tools must be an array of tools or a record of tools keyed by name, got "search"',
     ],
     [
-      { tools: [echo, { name: 'fake', definition: { name: 'fake' } }] },
-      'not_a_tool',
-      'new Client(options): tools[1] must be a tool (made with tool(), or an object with description and execute), got an object named "fake"',
-    ],
-    [
       { maxConcurency: 4 },
       'unknown_option',
       'new Client(options): unknown option "maxConcurency" (did you mean "maxConcurrency"?)',
@@ -765,11 +760,6 @@ describe('Client options', () => {
       unknownOptionMessage('new Client(options): unknown option "tls"', 'url', 'apiKey', 'tools'),
     ],
     [
-      { tools: [echo, tool({ name: 'echo', description: 'Another echo.', execute: () => '' })] },
-      'duplicate_tool',
-      'new Client(options): two different tools are named "echo"; tools are compared by identity (two tool() calls make two tools, even with the same options): list one tool object, or rename one of them',
-    ],
-    [
       { url: 'http://x' },
       'invalid_option',
       'new Client(options): url must be a ws:// or wss:// URL, got "http://x"',
@@ -777,6 +767,31 @@ describe('Client options', () => {
   ])('explains why %j is refused', (extra, code, message) => {
     expect(make(extra)).toThrowError(expect.objectContaining({ name: 'OptionsError', code, message }));
   });
+
+  it.each([
+    [
+      { tools: [echo, { name: 'fake', definition: { name: 'fake' } }] },
+      'not_a_tool',
+      'new Client(options): tools[1] must be a tool (made with tool(), or an object with description and execute), got an object named "fake"',
+    ],
+    [
+      { tools: { echo, fake: 42 } },
+      'not_a_tool',
+      'new Client(options): tools.fake must be a tool (made with tool(), or an object with description and execute), got 42',
+    ],
+    [
+      { tools: [echo, tool({ name: 'echo', description: 'Another echo.', execute: () => '' })] },
+      'duplicate_tool',
+      'new Client(options): two different tools are named "echo"; tools are compared by identity (two tool() calls make two tools, even with the same options): list one tool object, or rename one of them',
+    ],
+  ])(
+    'refuses what is no tool in %j as a ToolDefinitionError, in an array or a record',
+    (extra, code, message) => {
+      expect(make(extra)).toThrowError(
+        expect.objectContaining({ name: 'ToolDefinitionError', code, message }),
+      );
+    },
+  );
 
   it.each(['', ' ', 'b 1', 'a\nb', 'a\u0000b', '\ud800', 'é'])('refuses the buildId %j', (buildId) => {
     expect(() => new Client({ url: 'ws://localhost:1', apiKey: 'k-123', tools: [], buildId })).toThrow(

@@ -3,15 +3,7 @@
  * alike in the five places that take tools (new Client, new Agent, ToolRegistry, toolsOf, client.addTool).
  */
 import { describe, expect, it } from 'vitest';
-import {
-  Agent,
-  Client,
-  OptionsError,
-  ToolDefinitionError,
-  ToolRegistry,
-  tool,
-  toolsOf,
-} from '../../src/index';
+import { Agent, Client, ToolDefinitionError, ToolRegistry, tool, toolsOf } from '../../src/index';
 import { FAKE_URL, fakeWebSocket, useFakeService } from './fake-service';
 
 const { service, clients } = useFakeService();
@@ -76,7 +68,7 @@ describe('the same tool given twice', () => {
 describe('two different tools with one name', () => {
   it('are refused everywhere, naming the name', async () => {
     expect(() => client([echo, otherEcho])).toThrowError(
-      new OptionsError(
+      new ToolDefinitionError(
         'duplicate_tool',
         'new Client(options): two different tools are named "echo"; tools are compared by identity (two tool() calls make two tools, even with the same options): list one tool object, or rename one of them',
       ),
