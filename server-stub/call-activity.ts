@@ -76,8 +76,11 @@ export class CallActivity {
    * session: until the call leaves, the ask is unanswered; then the call goes there if it can.
    */
   handBackTo: string | undefined;
-  /** The call was asked back once: it is not asked again (a call moves once, not from worker to worker). */
-  handedBack = false;
+  /**
+   * Epoch milliseconds the call was last asked back (`-Infinity`: never): it is not asked again before
+   * `handBackAgainMs` has passed since, so that it does not move from worker to worker within a moment.
+   */
+  handedBackAt = Number.NEGATIVE_INFINITY;
   /** Nested runs this call started (`run_start.parentCallId`) still in progress: the call waits for them. */
   nestedRuns = 0;
   /** `tool_event`s recorded (at most `EVENT_LIMITS.maxPerCall`, whichever session sent them). */

@@ -31,7 +31,13 @@ import type { RunEventKind } from './transcript';
 export interface DispatcherDeps {
   options: Pick<
     ResolvedStubOptions,
-    'callDeadlineMs' | 'busyRetryMs' | 'logger' | 'leaseMs' | 'maxCallDurationMs' | 'maxPayloadBytes'
+    | 'callDeadlineMs'
+    | 'busyRetryMs'
+    | 'handBackAgainMs'
+    | 'logger'
+    | 'leaseMs'
+    | 'maxCallDurationMs'
+    | 'maxPayloadBytes'
   >;
   sessions: ReadonlyMap<string, Session>;
   emit(run: Run, kind: RunEventKind, data: unknown): void;
@@ -57,6 +63,10 @@ export class Dispatcher {
   readonly #waiting = new Set<Call>();
   /** Offers the waiting calls again when a tool's fleet rate window lets one more start. */
   #fleetTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Runs {@link Dispatcher.#evenOut} when a call asked back before may be asked again, and a worker has room. */
+  #evenOutTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When {@link Dispatcher.#evenOutTimer} fires (epoch milliseconds). */
+  #evenOutTimerAt = 0;
   /** Calls whose deadline has passed and that are kept only while their lease holds. */
   readonly #overdue = new WeakSet<Call>();
   /** What each call's deadline does when it passes (its check when the lease that kept it goes: `keyWaits`). */
@@ -363,7 +373,7 @@ export class Dispatcher {
         activity.waitsForKey = false;
         // A hand_back asked before the drop, or its answers, may have died with the socket: it may be asked again.
         activity.handBackTo = undefined;
-        activity.handedBack = false;
+        activity.handedBackAt = Number.NEGATIVE_INFINITY;
         activity.leaseUntil = leasing && leased ? leaseUntil : 0;
         session.send(call.frame(session.features));
       }
@@ -412,6 +422,7 @@ export class Dispatcher {
   /** Clears every timer (server shutdown). */
   dispose(): void {
     if (this.#fleetTimer !== undefined) clearTimeout(this.#fleetTimer);
+    if (this.#evenOutTimer !== undefined) clearTimeout(this.#evenOutTimer);
     for (const call of this.#calls.values()) call.stopTimers();
   }
 
@@ -605,7 +616,8 @@ export class Dispatcher {
    * that it could take, takes a share of the calls another session holds waiting for their key's turn. From the
    * session with the most such calls it could be sent, it takes at most half the difference between their waiting
    * calls and its own, and no more than its free slots: the calls sent last are asked back first. Evening out, not
-   * emptying: the service does not know the keys, and a call that waits again on its new worker must not move back.
+   * emptying: the service does not know the keys. A call that waits again on its new worker is asked back again only
+   * `handBackAgainMs` after it was last asked (then this runs again), so that it does not hop from worker to worker.
    * Nothing is asked while an earlier ask is unanswered (its calls still wait where they were): the counts would
    * not yet show where those calls go.
    */
@@ -621,6 +633,10 @@ export class Dispatcher {
       else if (waiting > 0) holders.push(session);
     }
     if (holders.length === 0) return;
+    const now = Date.now();
+    const againMs = this.#deps.options.handBackAgainMs;
+    /** The earliest time a call left out for its last ask may be asked again. */
+    let again = Number.POSITIVE_INFINITY;
     for (const taker of sessions.values()) {
       if (taker.state !== 'connected' || answering.has(taker.tenant)) continue;
       const free = this.#freeSlots(taker);
@@ -633,13 +649,15 @@ export class Dispatcher {
         for (const callId of holder.calls) {
           const call = this.#calls.get(callId);
           if (
-            call?.state === 'dispatched' &&
-            call.activity.waitsForKey &&
-            !call.activity.handedBack &&
-            call.run.ownerSessionId === undefined &&
-            this.#couldTake(taker, call)
+            call?.state !== 'dispatched' ||
+            !call.activity.waitsForKey ||
+            call.run.ownerSessionId !== undefined ||
+            !this.#couldTake(taker, call)
           )
-            movable.push(call);
+            continue;
+          const { handedBackAt } = call.activity;
+          if (now - handedBackAt >= againMs) movable.push(call);
+          else again = Math.min(again, handedBackAt + againMs);
         }
         if (movable.length > best.length) best = movable;
       }
@@ -648,7 +666,7 @@ export class Dispatcher {
       best.sort((a, b) => (this.#sentAt.get(b) ?? 0) - (this.#sentAt.get(a) ?? 0));
       const asked = best.slice(0, count);
       for (const call of asked) {
-        call.activity.handedBack = true;
+        call.activity.handedBackAt = now;
         call.activity.handBackTo = taker.id;
       }
       const holder = sessions.get(asked[0]?.sessionId ?? '');
@@ -659,6 +677,23 @@ export class Dispatcher {
         'asking a worker to hand back calls waiting for their key, for a worker with room',
       );
     }
+    if (again !== Number.POSITIVE_INFINITY) this.#evenOutAt(again);
+  }
+
+  /** Runs {@link Dispatcher.#evenOut} at `at` (epoch milliseconds), or earlier if it is due earlier already. */
+  #evenOutAt(at: number): void {
+    if (this.#evenOutTimer !== undefined) {
+      if (this.#evenOutTimerAt <= at) return;
+      clearTimeout(this.#evenOutTimer);
+    }
+    this.#evenOutTimerAt = at;
+    this.#evenOutTimer = setTimeout(
+      () => {
+        this.#evenOutTimer = undefined;
+        this.#evenOut();
+      },
+      Math.max(0, at - Date.now()),
+    );
   }
 
   /** The calls in flight on `session` that wait for their key's turn: not asked back (`waiting`), and asked. */

@@ -98,6 +98,12 @@ export interface StubServerOptions {
   maxRunsPerSession?: number;
   /** Delay before a call answered "busy" (`retryable`) is offered again when no other client can take it. @default 250 */
   busyRetryMs?: number;
+  /**
+   * A call handed back to another worker (feature `hand_back`, docs/protocol/fleets.md) may be asked back again
+   * once it has waited this long, in milliseconds, since it was last asked: it moves on at most this often, never
+   * from worker to worker within a moment. @default 1_000
+   */
+  handBackAgainMs?: number;
   /** Largest HTTP request body accepted (a larger one gets 413). @default 1_048_576 */
   maxHttpBodyBytes?: number;
   /**
@@ -132,6 +138,7 @@ export const STUB_DEFAULTS = {
   maxRunDepth: 8,
   maxRunsPerSession: 64,
   busyRetryMs: 250,
+  handBackAgainMs: 1_000,
   maxHttpBodyBytes: 1_048_576,
   maxBufferedBytes: 16_777_216,
 } as const;
@@ -260,6 +267,7 @@ const MINIMUMS: Partial<Record<keyof typeof STUB_DEFAULTS, number>> = {
   heartbeatIntervalMs: MIN_HEARTBEAT_INTERVAL_MS,
   sessionGraceMs: 0,
   busyRetryMs: 0,
+  handBackAgainMs: 0,
   maxPayloadBytes: 1024,
   maxBufferedBytes: 1024,
   leaseMs: 1000,

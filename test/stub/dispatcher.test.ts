@@ -20,14 +20,15 @@ const OPTIONS = {
   callDeadlineMs: 1_000,
   leaseMs: 6_000,
   busyRetryMs: 250,
+  handBackAgainMs: 1_000,
   maxCallDurationMs: 86_400_000,
   maxPayloadBytes: 1_048_576,
   logger: silentLogger,
 };
 
-function harness() {
+function harness(options: Partial<typeof OPTIONS> = {}) {
   const sessions = new Map<string, Session>();
-  const dispatcher = new Dispatcher({ options: OPTIONS, sessions, emit: () => {} });
+  const dispatcher = new Dispatcher({ options: { ...OPTIONS, ...options }, sessions, emit: () => {} });
   const run = new Run({
     id: 'run_1',
     agent: { name: 'a', instructions: 'i', tools: ['work'] },
@@ -125,5 +126,55 @@ describe('Dispatcher: a resume renews the lease (docs/protocol/updates.md)', () 
     vi.advanceTimersByTime(500);
     expect(queued.toTranscript()).toMatchObject({ status: 'timeout' });
     expect(running.state).toBe('dispatched');
+  });
+});
+
+describe('Dispatcher: a call handed back moves on at most every handBackAgainMs (docs/protocol/fleets.md)', () => {
+  it('asks a call back again once it has waited that long on the worker it moved to, for a worker with room', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, session, submit } = harness({ handBackAgainMs: 300 });
+    const features: Feature[] = ['key_waits', 'hand_back'];
+    const frames = (worker: Session) => {
+      const sent: string[][] = [];
+      vi.spyOn(worker, 'send').mockImplementation((frame) => {
+        if (frame.type === 'hand_back') sent.push([...frame.callIds]);
+        return true;
+      });
+      return sent;
+    };
+    const w1 = session(features, { maxConcurrency: 3 });
+    const askedOfW1 = frames(w1);
+    const calls = [submit(), submit(), submit(), submit(), submit()];
+    expect(calls.every((call) => call.sessionId === w1.id)).toBe(true);
+    const ids = calls.map((call) => call.callId);
+    dispatcher.keyWaits(w1, { type: 'key_waits', waiting: ids.slice(1) });
+    // w2 joins with 2 slots: of w1's 4 waiting calls it is given 2, the last sent.
+    const w2 = session(features, { maxConcurrency: 2 });
+    const askedOfW2 = frames(w2);
+    dispatcher.onSessionReady(w2, false);
+    await Promise.resolve();
+    expect(askedOfW1).toEqual([[ids[4], ids[3]]]);
+    for (const callId of [ids[4], ids[3]] as string[])
+      dispatcher.onResult(w1, {
+        type: 'tool_result',
+        callId,
+        status: 'error',
+        output: 'busy',
+        retryable: true,
+      });
+    expect([calls[3]?.sessionId, calls[4]?.sessionId]).toEqual([w2.id, w2.id]);
+    // Both wait there too (their key is busy on w2); w1's others run now, in all its slots.
+    dispatcher.keyWaits(w2, { type: 'key_waits', waiting: [ids[3], ids[4]] as string[] });
+    dispatcher.keyWaits(w1, { type: 'key_waits', running: ids.slice(1, 3) });
+    // w3 joins with room: w2's calls moved a moment ago, so they stay for now.
+    const w3 = session(features, { maxConcurrency: 2 });
+    dispatcher.onSessionReady(w3, false);
+    await Promise.resolve();
+    vi.advanceTimersByTime(299);
+    expect(askedOfW2).toEqual([]);
+    // 300 ms after they were asked: one of the two moves on, to w3 (the one sent to w2 last).
+    vi.advanceTimersByTime(1);
+    expect(askedOfW2).toEqual([[ids[3]]]);
+    expect(askedOfW1).toHaveLength(1);
   });
 });

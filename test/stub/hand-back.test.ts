@@ -149,7 +149,7 @@ describe('hand_back, as the service sends it', () => {
     expect(moved.callId).toBe(calls[3]?.callId);
   });
 
-  it('asks a call back once: waiting again on its new worker, it stays there', async () => {
+  it('asks a call back once: waiting again on its new worker, it stays there (for handBackAgainMs)', async () => {
     const { server, a, b, calls } = await holderAndTaker(6);
     // Of 5 waiting against none: 2, the calls sent last.
     const asked = await a.next('hand_back');

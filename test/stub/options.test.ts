@@ -30,6 +30,7 @@ describe('stub options', () => {
       maxRunDepth: 8,
       maxRunsPerSession: 64,
       busyRetryMs: 250,
+      handBackAgainMs: 1_000,
       maxHttpBodyBytes: 1_048_576,
       maxBufferedBytes: 16_777_216,
     });
