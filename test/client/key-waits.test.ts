@@ -4,9 +4,7 @@
  * nor without the feature.
  */
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { KeyWaits } from '../../src/client/key-waits';
-import { tool } from '../../src/index';
 import type { ClientFrame } from '../../src/wire/protocol';
 import { keyedTool } from '../support/keyed-tool';
 import { nextTask, recording, recordsCalls } from './call-runner-harness';
@@ -14,24 +12,26 @@ import { nextTask, recording, recordsCalls } from './call-runner-harness';
 const welcome = { features: ['key_waits'], heartbeatIntervalMs: 15_000, sessionGraceMs: 60_000 };
 const keyWaitsOf = (sent: ClientFrame[]) => sent.filter((frame) => frame.type === 'key_waits');
 
+/** `tool_call`s of the keyed tool `work` for `tenant`, numbered `ns`: call ids `<tenant><n>`. */
+function sendCalls(calls: ReturnType<typeof recording>['calls'], tenant: string, ns: number[]): void {
+  for (const n of ns)
+    calls.receive({
+      type: 'tool_call',
+      callId: `${tenant}${n}`,
+      runId: 'r1',
+      toolName: 'work',
+      arguments: { tenant, n },
+    });
+}
+
 describe('key_waits, in a call runner', () => {
   it('names the calls that wait for their key, those that go on, and the waiting ones again on resume', async () => {
     const { work, started, release } = keyedTool(1);
     const plain = recordsCalls('plain');
     const { calls, sent } = recording([work, plain.tool]);
     calls.welcomed(welcome);
-    const send = (tenant: string, n: number) =>
-      calls.receive({
-        type: 'tool_call',
-        callId: `${tenant}${n}`,
-        runId: 'r1',
-        toolName: 'work',
-        arguments: { tenant, n },
-      });
-    send('a', 0);
-    send('a', 1);
-    send('a', 2);
-    send('b', 0);
+    sendCalls(calls, 'a', [0, 1, 2]);
+    sendCalls(calls, 'b', [0]);
     calls.receive({ type: 'tool_call', callId: 'p1', runId: 'r1', toolName: 'plain', arguments: {} });
     await nextTask();
     expect(started).toEqual(['a0', 'b0']);
@@ -59,14 +59,7 @@ describe('key_waits, in a call runner', () => {
     const { work, started, release } = keyedTool(1);
     const { calls, sent } = recording([work]);
     calls.welcomed({ ...welcome, features: ['key_waits', 'hand_back'] });
-    for (const n of [0, 1, 2])
-      calls.receive({
-        type: 'tool_call',
-        callId: `a${n}`,
-        runId: 'r1',
-        toolName: 'work',
-        arguments: { tenant: 'a', n },
-      });
+    sendCalls(calls, 'a', [0, 1, 2]);
     await nextTask();
     expect(started).toEqual(['a0']);
     // a0 runs, a2 waits, c9 is not held here: only a2 goes back.
@@ -100,35 +93,15 @@ describe('key_waits, in a call runner', () => {
 
   it('keeps a waiting call its own approver decided: another worker would ask the person again', async () => {
     const asked: string[] = [];
-    const started: string[] = [];
-    const releases = new Map<string, () => void>();
-    const refund = tool({
-      name: 'refund',
-      description: 'Refund an order of a tenant.',
-      parameters: z.object({ tenant: z.string(), n: z.number().int() }),
-      needsApproval: (_ctx, { n }) => n !== 2,
-      concurrency: { limit: 1, key: (input) => input.tenant },
-      execute: ({ tenant, n }) =>
-        new Promise<string>((resolve) => {
-          started.push(`${tenant}${n}`);
-          releases.set(`${tenant}${n}`, () => resolve('ok'));
-        }),
-    });
-    const { calls, sent } = recording([refund], {
+    const { work, started, release } = keyedTool(1, (n) => n !== 2);
+    const { calls, sent } = recording([work], {
       onApproval: (request) => {
         asked.push(request.callId);
         return true;
       },
     });
     calls.welcomed({ ...welcome, features: ['key_waits', 'hand_back'] });
-    for (const n of [0, 1, 2])
-      calls.receive({
-        type: 'tool_call',
-        callId: `a${n}`,
-        runId: 'r1',
-        toolName: 'refund',
-        arguments: { tenant: 'a', n },
-      });
+    sendCalls(calls, 'a', [0, 1, 2]);
     await nextTask();
     expect(started).toEqual(['a0']);
     expect(asked).toEqual(['a0', 'a1']);
@@ -136,11 +109,11 @@ describe('key_waits, in a call runner', () => {
     calls.handle({ type: 'hand_back', callIds: ['a1', 'a2'] });
     await nextTask();
     expect(sent.filter((frame) => frame.type === 'tool_result').map((frame) => frame.callId)).toEqual(['a2']);
-    releases.get('a0')?.();
+    release('a0');
     await nextTask();
     expect(started).toEqual(['a0', 'a1']);
     expect(asked).toEqual(['a0', 'a1']);
-    releases.get('a1')?.();
+    release('a1');
     calls.dispose();
   });
 
@@ -148,14 +121,7 @@ describe('key_waits, in a call runner', () => {
     const { work, started } = keyedTool(1);
     const { calls, sent } = recording([work]);
     calls.welcomed({ ...welcome, features: [] });
-    for (const n of [0, 1, 2])
-      calls.receive({
-        type: 'tool_call',
-        callId: `a${n}`,
-        runId: 'r1',
-        toolName: 'work',
-        arguments: { tenant: 'a', n },
-      });
+    sendCalls(calls, 'a', [0, 1, 2]);
     await nextTask();
     expect(started).toEqual(['a0']);
     expect(keyWaitsOf(sent)).toEqual([]);

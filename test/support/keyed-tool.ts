@@ -7,14 +7,18 @@ import { concurrencyStats } from '../../src/call/concurrency';
 import { tool } from '../../src/index';
 import { toolInternals } from '../../src/tool/tool';
 
-/** A keyed tool whose calls record when they start and end only when released, in start order. */
-export function keyedTool(limit: number) {
+/**
+ * A keyed tool whose calls record when they start and end only when released, in start order. `needsApproval`:
+ * which calls need approval, by their `n`.
+ */
+export function keyedTool(limit: number, needsApproval?: (n: number) => boolean) {
   const started: string[] = [];
   const releases = new Map<string, () => void>();
   const work = tool({
     name: 'work',
     description: 'Work for a tenant.',
     parameters: z.object({ tenant: z.string(), n: z.number().int() }),
+    needsApproval: needsApproval === undefined ? false : (_ctx, { n }) => needsApproval(n),
     concurrency: { limit, key: (input) => input.tenant },
     execute: ({ tenant, n }) =>
       new Promise<string>((resolve) => {
