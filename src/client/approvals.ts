@@ -187,8 +187,11 @@ export class Approvals {
   readonly #options: ApprovalsOptions;
   /** Calls waiting for the local approver's later decision (`onApproval` returned a promise). */
   readonly #local = new WeakSet<Execution>();
-  /** Calls the local approver was asked about: a person here decided, another worker would ask again. */
-  readonly #askedHere = new WeakSet<Execution>();
+  /**
+   * Calls the local approver answered with a promise (a person, say): another worker would ask them again. An
+   * answer given at once (a policy) costs nothing to give again, so those calls may move.
+   */
+  readonly #waitedHere = new WeakSet<Execution>();
 
   constructor(options: ApprovalsOptions) {
     this.#options = options;
@@ -203,13 +206,13 @@ export class Approvals {
   ask(execution: Execution, request: ApprovalRequest): ApprovalDecision | Promise<ApprovalDecision> {
     const { onApproval, slots } = this.#options;
     if (onApproval) {
-      this.#askedHere.add(execution);
       this.#options.requested(request, false);
       // The deadline keeps running: the service does not know a local human is deciding.
       const decided = onApproval(request);
       if (!isThenable(decided)) return decided;
       slots.park(execution);
       this.#local.add(execution);
+      this.#waitedHere.add(execution);
       return inSlotIfApproved(decided, request.callId, this.#options, this.#local);
     }
     return new Promise<ApprovalDecision>((resolve) => {
@@ -227,11 +230,11 @@ export class Approvals {
   }
 
   /**
-   * Whether the local approver (`onApproval`) was asked about the call: the decision is this process's, so the
-   * call is not handed to another worker (feature `hand_back`), where a person would be asked again.
+   * Whether the local approver (`onApproval`) answered about the call with a promise (a person, say): the call is
+   * not handed to another worker (feature `hand_back`), where they would be asked again.
    */
-  askedHere(execution: Execution): boolean {
-    return this.#askedHere.has(execution);
+  waitedHere(execution: Execution): boolean {
+    return this.#waitedHere.has(execution);
   }
 
   /** Whether the call waits for a decision (the service's, or the local approver's later one). */

@@ -909,8 +909,8 @@ export class CallRunner implements ExecutionOwner {
   /**
    * The service asks for calls back (feature `hand_back`, docs/protocol/fleets.md): each one still waiting for its
    * key's turn, its tool not begun, is answered busy, and the service gives it to a worker with room. Any other id
-   * (a call that began or ended, or is not held here) is ignored, and so is a call the local approver decided: on
-   * another worker a person would be asked about it again.
+   * (a call that began or ended, or is not held here) is ignored, and so is a call the local approver answered with
+   * a promise (a person, say): on another worker they would be asked about it again.
    */
   #giveBack(callIds: readonly string[]): void {
     const gate = callParts.concurrency.code;
@@ -921,7 +921,7 @@ export class CallRunner implements ExecutionOwner {
         execution === undefined ||
         this.#handingBack.has(execution) ||
         !gate.waitingAtGate(execution) ||
-        this.#approvals.askedHere(execution)
+        this.#approvals.waitedHere(execution)
       )
         continue;
       // Its wait ends on the abort, and `finished` hands it back.

@@ -91,28 +91,30 @@ describe('key_waits, in a call runner', () => {
     calls.dispose();
   });
 
-  it('keeps a waiting call its own approver decided: another worker would ask the person again', async () => {
+  it('keeps a waiting call its own approver approved through a promise: a person would be asked again', async () => {
     const asked: string[] = [];
     const { work, started, release } = keyedTool(1, (n) => n !== 2);
     const { calls, sent } = recording([work], {
+      // a1 waits for a person (a promise); a policy answers the others at once.
       onApproval: (request) => {
         asked.push(request.callId);
-        return true;
+        return request.callId === 'a1' ? Promise.resolve(true) : true;
       },
     });
     calls.welcomed({ ...welcome, features: ['key_waits', 'hand_back'] });
-    sendCalls(calls, 'a', [0, 1, 2]);
+    sendCalls(calls, 'a', [0, 1, 2, 3]);
     await nextTask();
     expect(started).toEqual(['a0']);
-    expect(asked).toEqual(['a0', 'a1']);
-    // a1 was approved here and stays; a2 needed no approval and goes back.
-    calls.handle({ type: 'hand_back', callIds: ['a1', 'a2'] });
+    expect(asked).toEqual(['a0', 'a1', 'a3']);
+    // a1 stays; a2 needed no approval and a3's policy answers anywhere alike: they go back.
+    calls.handle({ type: 'hand_back', callIds: ['a1', 'a2', 'a3'] });
     await nextTask();
-    expect(sent.filter((frame) => frame.type === 'tool_result').map((frame) => frame.callId)).toEqual(['a2']);
+    const results = sent.filter((frame) => frame.type === 'tool_result');
+    expect(results.map((frame) => frame.callId).sort()).toEqual(['a2', 'a3']);
     release('a0');
     await nextTask();
     expect(started).toEqual(['a0', 'a1']);
-    expect(asked).toEqual(['a0', 'a1']);
+    expect(asked).toEqual(['a0', 'a1', 'a3']);
     release('a1');
     calls.dispose();
   });
