@@ -24,6 +24,35 @@ describe('CallMap', () => {
     }
   });
 
+  it('answers as a Map does with dozens of keys held, places freed and taken again, and walks between', () => {
+    const next = random(50);
+    const calls = new CallMap<number>();
+    const model = new Map<string, number>();
+    for (let step = 0; step < 20_000; step++) {
+      const key = `c${Math.floor(next() * 48)}`;
+      const roll = next();
+      if (roll < 0.5) {
+        calls.set(key, step);
+        model.set(key, step);
+      } else if (roll < 0.98) expect(calls.delete(key)).toBe(model.delete(key));
+      else {
+        // A walk that deletes what it visits and sets a new key now and then, on both.
+        const walked = (target: CallMap<number> | Map<string, number>) => {
+          const seen: number[] = [];
+          for (const value of target.values()) {
+            seen.push(value);
+            if (value % 3 === 0) target.delete(`c${value % 48}`);
+            if (value % 7 === 0) target.set(`c${(value + 1) % 48}`, -value);
+          }
+          return seen;
+        };
+        expect(walked(calls)).toEqual(walked(model));
+      }
+      expect(calls.get(key)).toBe(model.get(key));
+      expect(state(calls)).toEqual(state(model));
+    }
+  });
+
   it('keeps the order the keys came in when the first one goes while others stay', () => {
     const calls = new CallMap<string>();
     calls.set('a', 'A').set('b', 'B');
