@@ -14,6 +14,7 @@ import { isError } from '../errors';
 import type { Redactor } from '../logger';
 import { isThenable } from '../maybe';
 import { toolInternals } from '../tool/tool';
+import { CallMap } from './call-map';
 import type { Execution, ToolCallFrame } from './execution';
 
 /*
@@ -171,8 +172,13 @@ export function callTraces(
     runCallers?: { get(runId: string): { readonly traceCaller?: unknown } | undefined } | undefined;
   },
 ): CallTraces {
-  const traces = new Map<Execution, { trace: CallTrace; arrived: number }>();
-  const traceOf = (execution: Execution) => traces.get(execution)?.trace;
+  // By call id, each with its call: a `CallMap` holds no call's objects past its end (./call-map.ts).
+  const traces = new CallMap<{ execution: Execution; trace: CallTrace; arrived: number }>();
+  const tracedOf = (execution: Execution) => {
+    const traced = traces.get(execution.callId);
+    return traced?.execution === execution ? traced : undefined;
+  };
+  const traceOf = (execution: Execution) => tracedOf(execution)?.trace;
   const decidedEvent = (
     trace: CallTrace,
     value: ApprovalDecision | { approved: boolean; reason?: string | undefined },
@@ -213,7 +219,7 @@ export function callTraces(
         return;
       }
       if (trace === undefined) return;
-      traces.set(execution, { trace, arrived: performance.now() });
+      traces.set(execution.callId, { execution, trace, arrived: performance.now() });
       // Held by the service for a human before it was sent (a tool whose definition needs approval).
       if (frame.approved !== undefined)
         decidedEvent(trace, { approved: frame.approved, reason: frame.reason });
@@ -222,7 +228,7 @@ export function callTraces(
       traceOf(execution)?.event(TRACE_EVENTS.queued);
     },
     start(execution, start) {
-      const traced = traces.get(execution);
+      const traced = tracedOf(execution);
       if (traced === undefined) return start(execution);
       traced.trace.event(TRACE_EVENTS.started, {
         'toolwire.queue.duration_ms': Math.max(0, Math.round(performance.now() - traced.arrived)),
@@ -252,9 +258,9 @@ export function callTraces(
       traceOf(execution)?.event(TRACE_EVENTS.retry, attributes);
     },
     finished(execution, result, output, durationMs) {
-      const traced = traces.get(execution);
+      const traced = tracedOf(execution);
       if (traced === undefined) return;
-      traces.delete(execution);
+      traces.delete(execution.callId);
       const error = result.error === undefined ? undefined : redactor.error(result.error);
       traced.trace.end({ status: result.status, output, durationMs, error, reason: result.reason });
     },
