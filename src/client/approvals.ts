@@ -18,6 +18,7 @@ import { isThenable } from '../maybe';
 import type { Redactor } from '../redact';
 import { fitTextField } from '../wire/codec';
 import type { ClientFrame, FrameOf } from '../wire/protocol';
+import { CallMap } from './call-map';
 import type { Deadlines } from './deadlines';
 import type { Execution, ToolCallFrame } from './execution';
 import type { CallSocket } from './outbox';
@@ -58,7 +59,7 @@ interface Reported {
  * At most {@link MAX_REPORTED_APPROVALS} calls and as many runs are kept.
  */
 export class ReportedApprovals {
-  readonly #calls = new Map<string, Reported>();
+  readonly #calls = new CallMap<Reported>();
   /** Run id → the tools an `always` decision covers in it. */
   readonly #always = new Map<string, Set<string>>();
   readonly #redactor: () => Redactor;
@@ -148,8 +149,7 @@ export class ReportedApprovals {
     if (held !== undefined) reported.held = held;
     this.#calls.delete(request.callId);
     this.#calls.set(request.callId, reported);
-    if (this.#calls.size > MAX_REPORTED_APPROVALS)
-      this.#calls.delete(this.#calls.keys().next().value as string);
+    if (this.#calls.size > MAX_REPORTED_APPROVALS) this.#calls.delete(this.#calls.oldestKey() as string);
   }
 
   #keepAlways(runId: string, toolName: string): void {

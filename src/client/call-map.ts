@@ -98,6 +98,24 @@ export class CallMap<V> {
     return true;
   }
 
+  /** The key that came first of those held, if any. */
+  oldestKey(): string | undefined {
+    if (this.#firstKey !== NONE) return this.#firstKey;
+    for (const key of this.#rest.keys()) return key;
+    return undefined;
+  }
+
+  /** The keys in the order they came, live as a `Map`'s (see {@link CallMap.values}). */
+  *keys(): Generator<string, void, undefined> {
+    this.#walks += 1;
+    try {
+      if (this.#firstKey !== NONE) yield this.#firstKey;
+      yield* this.#rest.keys();
+    } finally {
+      this.#walks -= 1;
+    }
+  }
+
   /**
    * The values in the order their keys came, live as a `Map`'s: an entry deleted before it is reached is not
    * visited, one set meanwhile is (last).

@@ -46,6 +46,7 @@ import {
   type ServiceFrame,
   utf8Length,
 } from '../wire/protocol';
+import { CallMap } from './call-map';
 import { type HeldCalls, type LeasedCall, LeaseRenewal } from './lease-renewal';
 import { type CallSocket, ENVELOPE_BYTES, hasRoom } from './outbox';
 import type { Questioner } from './questions';
@@ -198,9 +199,9 @@ export class CallUpdates implements CallUpdateHooks {
   readonly #now: () => number;
   #features: ReadonlySet<Feature> = new Set();
   /** Per call id, a slot per snapshot type (only for calls that sent one). */
-  readonly #calls = new Map<string, Map<SnapshotKind, Slot>>();
+  readonly #calls = new CallMap<Map<SnapshotKind, Slot>>();
   /** Per call id, its `tool_event`s (every one counts: all are kept, to be sent again after a reconnect). */
-  readonly #events = new Map<string, FrameOf<ClientFrame, 'tool_event'>[]>();
+  readonly #events = new CallMap<FrameOf<ClientFrame, 'tool_event'>[]>();
   /** The `lease` frames of the calls started here. */
   readonly #lease: LeaseRenewal;
   #graceMs: number = PROTOCOL_DEFAULTS.sessionGraceMs;

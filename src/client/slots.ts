@@ -70,8 +70,11 @@ export class Slots {
    * is {@link Slots.#queue}; the others hold the `resuming` calls of one tool and concurrency key.
    */
   readonly #lanes = new Map<string, Execution[]>();
-  /** The lane of each call waiting in a keyed lane. */
-  readonly #laneOf = new Map<Execution, string>();
+  /**
+   * The lane of each call waiting in a keyed lane. Weak, as the other maps of calls here: a `Map` whose keys come and
+   * go would keep them through young-generation collections (./call-map.ts).
+   */
+  readonly #laneOf = new WeakMap<Execution, string>();
   /** Calls waiting in line, first in line and lanes together. */
   #queued = 0;
   /** Set once a tool with `concurrency` is added: whether a call starts before its first slot. */
@@ -93,7 +96,7 @@ export class Slots {
    * Calls that had their result while their tool still ran (cancelled, timed out: the service was answered at
    * once), with the slots they keep until it returns ({@link Slots.release}).
    */
-  readonly #lingering = new Map<Execution, number>();
+  readonly #lingering = new WeakMap<Execution, number>();
   /** {@link Slots.#drainQueue} is running (a synchronous call finishing inside it must not start another). */
   #draining = false;
   /** A drain is scheduled (see {@link Slots.#scheduleDrain}). */

@@ -10,6 +10,7 @@
 import type { StepRecord } from '../call/steps';
 import { frameBytes } from '../wire/codec';
 import type { ClientFrame, FrameOf } from '../wire/protocol';
+import { CallMap } from './call-map';
 
 /** A `step_result` frame, as {@link StepResults} sends it and keeps it until the call's result is acknowledged. */
 export type StepFrame = FrameOf<ClientFrame, 'step_result'>;
@@ -20,7 +21,7 @@ export class StepResults {
   readonly #enabled: () => boolean;
   readonly #maxPayloadBytes: () => number;
   /** Per call id, its step results, in the order completed. */
-  readonly #calls = new Map<string, StepFrame[]>();
+  readonly #calls = new CallMap<StepFrame[]>();
 
   /**
    * @param send - writes a frame on the current socket (`false` when it cannot now).

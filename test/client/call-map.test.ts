@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { CallMap } from '../../src/client/call-map';
 import { seededRandom as random } from '../support/tcp-proxy';
 
-const state = <V>(map: CallMap<V> | Map<string, V>) => ({ size: map.size, values: [...map.values()] });
+const state = <V>(map: CallMap<V> | Map<string, V>) => ({
+  size: map.size,
+  values: [...map.values()],
+  keys: [...map.keys()],
+  oldest: map instanceof CallMap ? map.oldestKey() : map.keys().next().value,
+});
 
 describe('CallMap', () => {
   it('answers as a Map does over 4,000 random sets, deletes and reads of a few keys', () => {
