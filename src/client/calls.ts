@@ -273,9 +273,11 @@ export class CallRunner implements ExecutionOwner {
    * Calls whose end is not a result for the service: `'back'`, a call of a tool with `concurrency` handed back while
    * it waited at its gate ({@link CallRunner.stopAccepting}), answered as a new call is; `'again'`, a running call
    * of a tool that may run again, handed back so when the client closes ({@link CallRunner.abortAll}); `'lost'`, a leased call
-   * stopped by its session's grace period ({@link CallRunner.#dropLost}).
+   * stopped by its session's grace period ({@link CallRunner.#dropLost}). Weak, with their count apart (read on every
+   * call's end): a `Map` whose keys come and go keeps them through young-generation collections (./call-map.ts).
    */
-  readonly #handingBack = new Map<Execution, 'back' | 'again' | 'lost'>();
+  readonly #handingBack = new WeakMap<Execution, 'back' | 'again' | 'lost'>();
+  #handingBackCount = 0;
   readonly #slots: Slots;
   readonly #deadlines: Deadlines;
   readonly #outbox: Outbox;
@@ -367,7 +369,7 @@ export class CallRunner implements ExecutionOwner {
       // A leased call stopped by its session's grace period is the service's to give to another worker.
       expire: (execution) => {
         if (this.#leased && this.#leases.lost(execution)) {
-          this.#handingBack.set(execution, 'lost');
+          this.#handBackAs(execution, 'lost');
           this.#cancel(
             execution.callId,
             abortReason(
@@ -759,7 +761,7 @@ export class CallRunner implements ExecutionOwner {
         runsAgain(registry, execution)
       ) {
         // Its `ctx.signal` says the client is shutting down; `finished` hands it back.
-        this.#handingBack.set(execution, 'again');
+        this.#handBackAs(execution, 'again');
         execution.abort(shuttingDown());
       } else this.#cancel(execution.callId, aborted);
     }
@@ -894,7 +896,7 @@ export class CallRunner implements ExecutionOwner {
       ) {
         // Waiting for its key's turn (or, its permit taken, for a slot), or for a decision: its `execute` has not
         // begun. Its wait ends on the abort, and `finished` answers it as it answers a queued call.
-        this.#handingBack.set(execution, 'back');
+        this.#handBackAs(execution, 'back');
         execution.abort(shuttingDown());
       }
     }
@@ -904,6 +906,12 @@ export class CallRunner implements ExecutionOwner {
         { calls: waiting },
         `${waiting} call(s) that began wait for a person's answer (ctx.askQuestion) or a nested run: the drain waits for them within its timeoutMs, then cancels them (or hands back those of tools with sideEffect 'none' or 'idempotent')`,
       );
+  }
+
+  /** Marks how a call's end goes back to the service ({@link CallRunner.#handingBack}). */
+  #handBackAs(execution: Execution, kind: 'back' | 'again' | 'lost'): void {
+    if (!this.#handingBack.has(execution)) this.#handingBackCount += 1;
+    this.#handingBack.set(execution, kind);
   }
 
   /**
@@ -925,7 +933,7 @@ export class CallRunner implements ExecutionOwner {
       )
         continue;
       // Its wait ends on the abort, and `finished` hands it back.
-      this.#handingBack.set(execution, 'back');
+      this.#handBackAs(execution, 'back');
       execution.abort(handedBack());
     }
   }
@@ -1010,10 +1018,11 @@ export class CallRunner implements ExecutionOwner {
 
   /** A call has its result (from its {@link Execution}). */
   finished(execution: Execution, result: ToolCallResult): void {
-    if (this.#handingBack.size > 0) {
+    if (this.#handingBackCount > 0) {
       const kind = this.#handingBack.get(execution);
       if (kind !== undefined) {
         this.#handingBack.delete(execution);
+        this.#handingBackCount -= 1;
         if (kind === 'lost') this.#dropLost(execution, result);
         else this.#handBack(execution, kind === 'again' ? result : undefined);
         return;
@@ -1075,7 +1084,7 @@ export class CallRunner implements ExecutionOwner {
     if (!this.#accepting) {
       // It reached its approval while the client stops: its `execute` has not begun, so it goes back to the
       // service (see stopAccepting) rather than hold the drain for a human.
-      this.#handingBack.set(execution, 'back');
+      this.#handBackAs(execution, 'back');
       execution.abort(shuttingDown());
       return false;
     }

@@ -89,9 +89,12 @@ export class Slots {
   readonly #weights = new WeakMap<Execution, number>();
   /**
    * Calls that gave their slot up to wait for a human or a nested run ({@link Slots.park}), until they go on or end:
-   * the service counts them in no slot, nor does the room for new calls (see {@link Slots.waiting}).
+   * the service counts them in no slot, nor does the room for new calls (see {@link Slots.waiting}). Weak, with
+   * their count apart: a `Set` whose members come and go keeps them through young-generation collections
+   * (./call-map.ts).
    */
-  readonly #waiting = new Set<Execution>();
+  readonly #waiting = new WeakSet<Execution>();
+  #waitingCount = 0;
   /**
    * Calls that had their result while their tool still ran (cancelled, timed out: the service was answered at
    * once), with the slots they keep until it returns ({@link Slots.release}).
@@ -156,7 +159,7 @@ export class Slots {
    * until the deadline).
    */
   get waiting(): number {
-    return this.#waiting.size;
+    return this.#waitingCount;
   }
 
   /**
@@ -193,7 +196,10 @@ export class Slots {
   park(execution: Execution): void {
     if (execution.state !== 'running') return;
     this.#move(execution, 'parked');
-    this.#waiting.add(execution);
+    if (!this.#waiting.has(execution)) {
+      this.#waiting.add(execution);
+      this.#waitingCount += 1;
+    }
     this.#scheduleDrain();
   }
 
@@ -295,7 +301,8 @@ export class Slots {
    */
   #move(execution: Execution, to: CallState): CallState | undefined {
     const from = execution.moveTo(to);
-    if (from === 'parked' && this.#waiting.size > 0) this.#waiting.delete(execution);
+    if (from === 'parked' && this.#waitingCount > 0 && this.#waiting.delete(execution))
+      this.#waitingCount -= 1;
     if (from === 'running') {
       // What it took when it entered (its tool may have been removed or replaced since).
       this.#running -= this.#weightOf === undefined ? 1 : (this.#weights.get(execution) ?? 1);
