@@ -89,8 +89,15 @@ function rows(figures: Figures): Row[] {
   if (figures.instructions)
     for (const c of concurrencies)
       out.push({
-        label: `client instructions/call (callgrind, user space), ${c} in flight`,
+        label: `client instructions/call (callgrind, user space, V8's compilers left out), ${c} in flight`,
         key: `instr@${c}`,
+        format: int,
+      });
+  if (figures.instructions)
+    for (const c of concurrencies)
+      out.push({
+        label: `V8's compilers in those windows, instructions/call (warm-up; context), ${c} in flight`,
+        key: `instr-compiler@${c}`,
         format: int,
       });
   out.push({
@@ -356,8 +363,10 @@ while it starts and answers ${int(set.warmupCalls)} calls at 64 in flight and co
 long-running process's do: where its first major GC falls decided it before), then at each number in flight
 ${int(set.levelWarmupCalls)} more uncounted and ${set.windows} counted window${set.windows === 1 ? '' : 's'} of ${int(set.calls)} calls (every thread counted: V8's GC
 threads are part of the cost; V8 optimises on the main thread, \`--no-concurrent-recompilation\`, so that the warm-up
-ends at the same call in every run). What a window's garbage collections cost varies by a few thousand instructions
-per call between windows (a major GC falls in one or not). No neighbour on a shared machine moves these counts, so they show a change in the
+ends at the same call in every run). The instructions of V8's compilers (by function name in callgrind's dump) are
+counted apart and left out of the rows above them: a change of calls in flight has V8 optimise some functions again
+in the first windows after it, up to ~10,000 instructions a call in one window and none in the next, differently in
+every run; that is the warm-up's work (the cold start rows below), not a call's. No neighbour on a shared machine moves these counts, so they show a change in the
 client's own work that the CPU times above, ±15% from run to run here, cannot. They are not time: the kernel's
 work (socket reads and writes, the same for every subject and a large part of the floor's CPU) is not counted, so
 the ratio to the floor is larger than the CPU-time ratio, and a cache miss counts as one instruction.
