@@ -433,7 +433,9 @@ The floor and toolwire only, ${figures.scalingSubjects.length === 2 ? 'each rati
 machine has 2 cores shared with other work: absolute numbers are noisy, the ratios are the figures. With 2 to 8
 client processes all of them share the subject core (the driver plays one service for all, on the other core), so
 calls/s measures how the clients share a core, not a gain. Every process is warmed up alike: ${int(figures.scalingWarmupCalls)}
-calls each (the driver hands calls to the processes in turn), whatever their number. The cold start is a fresh
+calls each (the driver hands calls to the processes in turn), whatever their number; the floor's processes and
+toolwire's run side by side and take turns, in their warm-ups and their windows, so that the two windows of a
+ratio lie seconds apart and neither set has idled long before its own. The cold start is a fresh
 process apart: the CPU from its start to connected (Node's start, module evaluation — toolwire as the package is
 built, dist/node.js and the ES module files it imports, where the other scenarios run one bundle of src/ —, the
 tools, the connect), then CPU per call over its first ${int(figures.coldCalls)} calls. Arguments are one string \`data\` (zod 4

@@ -68,6 +68,8 @@ const SCALING_WARMUP_MS = quick ? 150 : 300;
  * same run: still warming up. A fleet's cold workers are the cold start's figure.
  */
 const SCALING_WARMUP_CALLS_PER_CLIENT = quick ? 2_000 : 50_000;
+/** The client processes' warm-ups are taken in turns of this many steps (see `clientScaling`). */
+const SCALING_WARMUP_STEPS = 5;
 /** The cold start: the first calls a process answers after `connect()`, at 64 in flight. */
 const COLD_CALLS = 1_000;
 /**
@@ -154,26 +156,42 @@ async function toolScaling(
   }
 }
 
-/** 1 to 8 client processes against one driver, 64 calls in flight in all: calls/s and CPU per call. */
+/**
+ * 1 to 8 client processes against one driver, 64 calls in flight in all: calls/s and CPU per call. At each number of
+ * processes the subjects' sets run side by side and take turns, as in {@link throughputRound}: their warm-ups in
+ * {@link SCALING_WARMUP_STEPS} steps and then each measured run after a short warm-up, so that no set idles long
+ * before its window (8 floor processes idle for the ~10 s of toolwire's warm-up read 31 µs a call in their next
+ * window, 17 µs from the third on) and the windows of a ratio lie seconds apart. Before, the subjects ran one after
+ * the other, minutes apart: the 8-process ratio read 1.29× and 1.62× in two runs of the same code.
+ */
 async function clientScaling(
-  name: SubjectName,
+  names: readonly SubjectName[],
   spawnOptions: SpawnOptions,
-  record: (key: string, value: number) => void,
+  record: (name: SubjectName) => (key: string, value: number) => void,
 ): Promise<void> {
   for (const clients of CLIENTS) {
-    const pair = await Pair.start(name, spawnOptions, { clients, subjectNodeFlags: ['--expose-gc'] });
+    const pairs: Pair[] = [];
     try {
-      // Before the warm-up: the collections also drop code V8 compiled, which the warm-up then compiles again.
-      await pair.settle();
-      await pair.load({ tool: 'add', inFlight: 64, calls: SCALING_WARMUP_CALLS_PER_CLIENT * clients });
-      const run = await pair.load({ tool: 'add', inFlight: 64, durationMs: SCALING_RUN_MS });
-      if (run.errors > 0 || run.faults.length > 0) {
-        throw new Error(`${name} × ${clients}: ${run.errors} wrong results; ${run.faults.join('; ')}`);
+      for (const name of names) {
+        const pair = await Pair.start(name, spawnOptions, { clients, subjectNodeFlags: ['--expose-gc'] });
+        pairs.push(pair);
+        // Before the warm-up: the collections also drop code V8 compiled, which the warm-up then compiles again.
+        await pair.settle();
       }
-      record(`clients-calls/s@${clients}`, run.callsPerSecond);
-      record(`clients-cpu@${clients}`, run.cpuUsPerCall);
+      const stepCalls = Math.ceil((SCALING_WARMUP_CALLS_PER_CLIENT * clients) / SCALING_WARMUP_STEPS);
+      for (let step = 0; step < SCALING_WARMUP_STEPS; step++)
+        for (const pair of pairs) await pair.load({ tool: 'add', inFlight: 64, calls: stepCalls });
+      for (const pair of pairs) {
+        await pair.load({ tool: 'add', inFlight: 64, durationMs: SCALING_WARMUP_MS });
+        const run = await pair.load({ tool: 'add', inFlight: 64, durationMs: SCALING_RUN_MS });
+        if (run.errors > 0 || run.faults.length > 0) {
+          throw new Error(`${pair.name} × ${clients}: ${run.errors} wrong results; ${run.faults.join('; ')}`);
+        }
+        record(pair.name)(`clients-calls/s@${clients}`, run.callsPerSecond);
+        record(pair.name)(`clients-cpu@${clients}`, run.cpuUsPerCall);
+      }
     } finally {
-      await pair.close();
+      for (const pair of pairs) await pair.close();
     }
   }
 }
@@ -372,8 +390,9 @@ async function main(): Promise<void> {
     for (const name of rotate(SCALING_SUBJECTS, rep)) {
       log(`  scaling: ${name}`);
       await toolScaling(name, spawnOptions, recorder(name));
-      await clientScaling(name, spawnOptions, recorder(name));
     }
+    log(`  client processes: ${rotate(SCALING_SUBJECTS, rep).join(', ')}`);
+    await clientScaling(rotate(SCALING_SUBJECTS, rep), spawnOptions, recorder);
     log('  invokeTool');
     for (const kind of rotate(SCHEMA_KINDS, rep)) await microSession(spawnOptions, kind, recorder(kind));
   }
