@@ -358,9 +358,8 @@ function instructionsNote(figures: Figures): string {
     return '\nInstructions per call: not measured (needs valgrind with `callgrind_control`; `--no-instructions` skips them).\n';
   return `
 Instructions per call: one process per subject (${set.subjects.join(', ')}) under Valgrind's callgrind, counting off
-while it starts and answers ${int(set.warmupCalls)} calls at 64 in flight and collects garbage four times while idle
-(so that every subject's \`process.nextTick\` and ws \`send\` take V8's runtime path for their object literals, as a
-long-running process's do: where its first major GC falls decided it before), then at each number in flight
+while it starts, collects garbage four times while idle (as before the throughput rounds: the same state of V8 for
+every subject) and answers ${int(set.warmupCalls)} calls at 64 in flight, then at each number in flight
 ${int(set.levelWarmupCalls)} more uncounted and ${set.windows} counted window${set.windows === 1 ? '' : 's'} of ${int(set.calls)} calls (every thread counted: V8's GC
 threads are part of the cost; V8 optimises on the main thread, \`--no-concurrent-recompilation\`, so that the warm-up
 ends at the same call in every run). The instructions of V8's compilers (by function name in callgrind's dump) are

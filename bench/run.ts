@@ -73,14 +73,14 @@ const SCALING_WARMUP_STEPS = 5;
 /** The cold start: the first calls a process answers after `connect()`, at 64 in flight. */
 const COLD_CALLS = 1_000;
 /**
- * Instructions per call (bench/lib/instructions.ts): one process per subject under callgrind, warmed up with as
- * many calls as V8 needs to finish optimising either client (toolwire's last hot functions are optimised after
- * 40,000–45,000 calls; a window counted before holds ~7,000 instructions per call of TurboFan), settled, then at each
+ * Instructions per call (bench/lib/instructions.ts): one process per subject under callgrind, settled and warmed up
+ * with as many calls as V8 needs to finish optimising either client (toolwire's last hot functions are optimised
+ * after 40,000–45,000 calls; a window counted before holds ~7,000 instructions per call of TurboFan), then at each
  * number in flight a warm-up and {@link INSTRUCTION_WINDOWS} counted windows, V8's compilers counted apart (a change
  * of calls in flight still has them optimise some functions again in the first windows). The subject optimises on
- * its main thread (`--no-concurrent-recompilation`): under valgrind a background compiler thread gets so little time that optimised
- * code arrives tens of thousands of calls late, at a different call for every run. MCP is left out (an HTTP request
- * per call, minutes under valgrind).
+ * its main thread (`--no-concurrent-recompilation`): under valgrind a background compiler thread gets so little time
+ * that optimised code arrives tens of thousands of calls late, at a different call for every run. MCP is left out (an
+ * HTTP request per call, minutes under valgrind).
  */
 const INSTRUCTION_SUBJECTS = subjects.filter((name) => name !== 'mcp');
 const INSTRUCTION_WARMUP_CALLS = quick ? 5_000 : 60_000;
@@ -232,8 +232,13 @@ async function instructionSession(
   });
   try {
     counter.attach(pair.subjectProcesses[0]!.pid!);
-    await pair.load({ tool: 'add', inFlight: 64, calls: INSTRUCTION_WARMUP_CALLS });
+    // Settled first, as in the throughput rounds, so that the counts and the CPU times measure one state of V8.
+    // Settled after the warm-up, both subjects took the runtime path for their literals (bench/subjects/harness.ts
+    // `settle`: ~13,000 instructions a call more for each) and V8 optimised toolwire's code again inside the
+    // windows, differently in each (at 512 in flight 62k, 69k, 56k, 55k a call in four windows in a row; settled
+    // first 46.2k, 46.6k, 46.2k, 46.0k, and within 1.5% for every subject and number in flight).
     await pair.settle();
+    await pair.load({ tool: 'add', inFlight: 64, calls: INSTRUCTION_WARMUP_CALLS });
     for (const inFlight of CONCURRENCIES) {
       await pair.load({ tool: 'add', inFlight, calls: INSTRUCTION_LEVEL_WARMUP_CALLS });
       for (let window = 0; window < INSTRUCTION_WINDOWS; window++) {
