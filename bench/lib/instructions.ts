@@ -51,7 +51,10 @@ export function compilerShare(dump: string): Counted {
   let compiler = 0;
   let inCompiler = false;
   let callCost = false;
+  // A cost line is its positions (`line`, or `instr line` with `--dump-instr=yes`) and then the one event.
+  let positions = 1;
   for (const line of dump.split('\n')) {
+    if (line.startsWith('positions:')) positions = line.split(' ').length - 1;
     const named = /^c?fn=\((\d+)\)(?: (.*))?$/.exec(line);
     if (named) {
       const name = named[2] ?? names.get(named[1]!) ?? '';
@@ -61,7 +64,7 @@ export function compilerShare(dump: string): Counted {
     else if (/^[0-9+*-]/.test(line)) {
       if (callCost) callCost = false;
       else {
-        const cost = Number(line.split(' ')[1] ?? 0);
+        const cost = Number(line.split(' ')[positions] ?? 0);
         total += cost;
         if (inCompiler) compiler += cost;
       }

@@ -30,8 +30,19 @@ fn=(1)
 totals: 1400
 `;
 
+// With `--dump-instr=yes` each cost line begins with the instruction's address (absolute, relative or `*`).
+const BY_INSTRUCTION = DUMP.replace('positions: line', 'positions: instr line').replace(
+  /^([0-9+]\S*) (\S+)$/gm,
+  (_line, position: string, cost: string) => `+${position.length} ${position} ${cost}`,
+);
+
 describe('callgrind dump', () => {
   it("adds each function's own cost, the compilers' apart, reading names given once and calls' costs as the callee's", () => {
     expect(compilerShare(DUMP)).toEqual({ total: 1400, compiler: 800 });
+  });
+
+  it('reads the cost after the positions when lines also carry instruction addresses', () => {
+    expect(BY_INSTRUCTION).toContain('+1 0 300');
+    expect(compilerShare(BY_INSTRUCTION)).toEqual({ total: 1400, compiler: 800 });
   });
 });
