@@ -34,16 +34,21 @@ type RunEventFrame = FrameOf<ServiceFrame, 'run_event'>;
 const MAX_KEPT_FIELD_CHARS = 256;
 
 /**
- * A `run_event` that fits is returned as it is. One over the frame limit goes without its widget, content parts and
- * result part (a `tool_result`; the transcript keeps them); if it is still over (a long answer, edited arguments, a
- * long output or reason), its data keeps only its numbers, booleans and strings of at most 256 characters (the ids
- * and the kind's small fields), with `truncated: true` and the size of the data it replaced, `bytes`.
+ * A `run_event` that fits is returned as it is. A `message` over the frame limit keeps its text and its calls, their
+ * largest parts cut (see `fitMessage`). Any other event over it goes without its widget, content parts and result
+ * part (a `tool_result`; the transcript keeps them); if it is still over (edited arguments, a long output or
+ * reason), its data keeps only its numbers, booleans and strings of at most 256 characters (the ids and the kind's
+ * small fields), with `truncated: true` and the size of the data it replaced, `bytes`.
  */
 export function fitRunEvent(frame: RunEventFrame, maxPayloadBytes: number): RunEventFrame {
   if (fitsFrame(frame, maxPayloadBytes)) return frame;
   const data = frame.event.data;
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     return { ...frame, event: { ...frame.event, data: { truncated: true, bytes: dataBytes(data) } } };
+  }
+  if (frame.event.kind === 'message') {
+    const message = fitMessage(frame, data as Record<string, unknown>, maxPayloadBytes);
+    if (message !== undefined) return message;
   }
   const { content: _content, widget: _widget, result: _result, ...rest } = data as Record<string, unknown>;
   const lighter: RunEventFrame = { ...frame, event: { ...frame.event, data: rest } };
@@ -62,6 +67,47 @@ export function fitRunEvent(frame: RunEventFrame, maxPayloadBytes: number): RunE
   return { ...frame, event: { ...frame.event, data: kept } };
 }
 
+/**
+ * A `message` event cut to fit, or `undefined` when cutting cannot make it fit: its `content` is the assistant's text
+ * (a string, not content parts), which a reader needs. The largest parts are cut first, one cap for all, halved
+ * until the frame fits: each call's `arguments` larger than the cap become `{ truncated: true, bytes }`, and the text
+ * longer than it is cut with the truncation marker. Before, large arguments cost the event its text and every call,
+ * and the SDK dropped the event that was left (a `message` without `content` is malformed).
+ */
+function fitMessage(
+  frame: RunEventFrame,
+  data: Record<string, unknown>,
+  maxPayloadBytes: number,
+): RunEventFrame | undefined {
+  const { content, toolCalls } = data;
+  if (typeof content !== 'string') return undefined;
+  const calls = Array.isArray(toolCalls) ? (toolCalls as unknown[]) : [];
+  const argumentBytes = calls.map((call) =>
+    typeof call === 'object' && call !== null ? dataBytes((call as { arguments?: unknown }).arguments) : 0,
+  );
+  let cap = Math.max(utf8Length(content), ...argumentBytes);
+  while (cap > 64) {
+    cap = Math.floor(cap / 2);
+    const partCap = cap;
+    const cut: Record<string, unknown> = {
+      ...data,
+      content: truncateUtf8(content, partCap),
+      ...(Array.isArray(toolCalls)
+        ? {
+            toolCalls: calls.map((call, index) =>
+              argumentBytes[index]! > partCap
+                ? { ...(call as object), arguments: { truncated: true, bytes: argumentBytes[index]! } }
+                : call,
+            ),
+          }
+        : {}),
+    };
+    const fitted: RunEventFrame = { ...frame, event: { ...frame.event, data: cut } };
+    if (fitsFrame(fitted, maxPayloadBytes)) return fitted;
+  }
+  return undefined;
+}
+
 function dataBytes(data: unknown): number {
   try {
     return utf8Length(JSON.stringify(data) ?? 'null');
@@ -73,28 +119,45 @@ function dataBytes(data: unknown): number {
 const size = (frame: RunResultFrame) => utf8Length(encodeFrame(frame));
 
 /**
- * Returns `frame` unchanged when it fits; otherwise a copy with widgets and content parts dropped, then tool outputs and finally a
- * string `finalOutput` cut (at character boundaries, with the truncation marker) until it fits.
+ * The stand-in for a call's `arguments` in a cut `run_result`: the size of the JSON it replaced, as a `run_event`'s
+ * cut data says it ({@link fitRunEvent}).
+ */
+function cutArguments(bytes: number): { truncated: true; bytes: number } {
+  return { truncated: true, bytes };
+}
+
+/**
+ * Returns `frame` unchanged when it fits; otherwise a copy with widgets and content parts dropped, then the calls'
+ * largest parts cut, one cap for all, halved until the frame fits: an `output` longer than the cap is cut (at
+ * character boundaries, with the truncation marker) and `arguments` larger than it become
+ * `{ truncated: true, bytes }`; then a string `finalOutput` is cut. Calls are left out only when all that is not
+ * enough (thousands of calls): before, one call's large arguments left out every call after it.
  */
 export function fitRunResult(frame: RunResultFrame, maxPayloadBytes: number): RunResultFrame {
   if (size(frame) <= maxPayloadBytes) return frame;
+  const argumentBytes = frame.toolCalls.map((call) => dataBytes(call.arguments));
   let fitted: RunResultFrame = {
     ...frame,
     toolCalls: frame.toolCalls.map(
       ({ widget: _widget, content: _content, result: _result, ...call }) => call,
     ),
   };
-  let cap = Math.max(0, ...frame.toolCalls.map((call) => utf8Length(call.output)));
+  let cap = Math.max(0, ...frame.toolCalls.map((call) => utf8Length(call.output)), ...argumentBytes);
   while (size(fitted) > maxPayloadBytes && cap > 64) {
     cap = Math.floor(cap / 2);
-    const outputCap = cap;
+    const partCap = cap;
     fitted = {
       ...fitted,
       // Cut from the original each time, so the marker states the real size.
-      toolCalls: fitted.toolCalls.map((call, index) => ({
-        ...call,
-        output: truncateUtf8(frame.toolCalls[index]?.output ?? call.output, outputCap),
-      })),
+      toolCalls: fitted.toolCalls.map((call, index) => {
+        const original = frame.toolCalls[index]!;
+        const bytes = argumentBytes[index]!;
+        return {
+          ...call,
+          output: truncateUtf8(original.output, partCap),
+          arguments: bytes > partCap ? cutArguments(bytes) : original.arguments,
+        };
+      }),
     };
   }
   if (typeof frame.finalOutput === 'string') {

@@ -206,7 +206,12 @@ export type ToolResultPart =
   | { type: 'error-text'; value: string }
   | { type: 'error-json'; value: unknown };
 
-/** One tool call of a finished run: what the model read (`output`), and the result's kind and value (`result`). */
+/**
+ * One tool call of a finished run: what the model read (`output`), and the result's kind and value (`result`). In a
+ * result that would not fit the frame limit the service cuts the largest parts: a long `output` ends with the
+ * truncation marker and large `arguments` read `{ truncated: true, bytes }` (docs/protocol/runs.md); its
+ * transcript keeps them whole.
+ */
 export type RunToolCall = Omit<WireRunToolCall, 'result'> & {
   /** The result's kind and value; absent when the service does not report it (an older service). */
   result?: ToolResultPart;

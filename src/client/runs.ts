@@ -48,7 +48,10 @@ export interface RunResult<Output = unknown> {
   runId: string;
   /** The agent's final answer: a string, or the parsed object when the agent has an `outputType`. */
   finalOutput: Output;
-  /** Every tool call of the run, in the order they finished. */
+  /**
+   * Every tool call of the run, in the order they finished; large parts cut to fit the frame limit (see
+   * {@link RunToolCall}), and a run of thousands of calls may carry only the first.
+   */
   toolCalls: RunToolCall[];
   /** Model turns taken. */
   turns: number;

@@ -179,7 +179,12 @@ describe('a client facing a stalled service: memory, in a process of its own', {
     expect(report.stats.unacked).toBeLessThanOrEqual(
       Math.ceil(MAX_OUTBOX_BYTES / resultBytes) + MAX_CONCURRENCY,
     );
-    expect(report.stats.unacked + report.stats.queued).toBe(Math.min(RESULTS, CAPACITY));
+    // Counted in the snapshot the wait ended on: by the report a moment later a few queued calls may have begun
+    // (seen once in a full run on a loaded machine: running 4, queued 277, unacked 19).
+    expect(stats.unacked + stats.queued).toBe(Math.min(RESULTS, CAPACITY));
+    expect(report.stats.running + report.stats.unacked + report.stats.queued).toBe(
+      Math.min(RESULTS, CAPACITY),
+    );
     expect(report.heapAfterGcMiB - report.baseHeapMiB).toBeLessThan(
       (report.stats.unacked * resultBytes) / MiB + 8,
     );
