@@ -72,6 +72,8 @@ interface Row {
   key: string;
   format: (n: number) => string;
   memory?: boolean;
+  /** No ratio to the floor: a figure for context whose ratio means nothing (a count that may be 0). */
+  noRatio?: boolean;
 }
 
 function rows(figures: Figures): Row[] {
@@ -99,6 +101,7 @@ function rows(figures: Figures): Row[] {
         label: `V8's compilers in those windows, instructions/call (warm-up; context), ${c} in flight`,
         key: `instr-compiler@${c}`,
         format: int,
+        noRatio: true,
       });
   out.push({
     label: `client RSS after ${int(figures.memoryCalls)} calls, MB`,
@@ -140,7 +143,7 @@ function comparisonTable(figures: Figures): string {
       const measured = row.memory && !figures.memorySubjects.includes(name);
       const value = measured ? Number.NaN : figures.value(`${name}:${row.key}`);
       const paired = figures.ratio(`${name}:${row.key}`, `floor:${row.key}`);
-      cells.push(row.format(value), hasFloor ? ratio(paired) : '');
+      cells.push(row.format(value), hasFloor && row.noRatio !== true ? ratio(paired) : '');
     }
     lines.push(`| ${cells.join(' | ')} |`);
   }
