@@ -119,8 +119,8 @@ function dataBytes(data: unknown): number {
 const size = (frame: RunResultFrame) => utf8Length(encodeFrame(frame));
 
 /**
- * The stand-in for a call's `arguments` in a cut `run_result`: the size of the JSON it replaced, as a `run_event`'s
- * cut data says it ({@link fitRunEvent}).
+ * The stand-in for a call's `arguments` (or a structured `finalOutput`) in a cut `run_result`: the size of the JSON
+ * it replaced, as a `run_event`'s cut data says it ({@link fitRunEvent}).
  */
 function cutArguments(bytes: number): { truncated: true; bytes: number } {
   return { truncated: true, bytes };
@@ -166,6 +166,15 @@ export function fitRunResult(frame: RunResultFrame, maxPayloadBytes: number): Ru
       finalCap = Math.floor(finalCap / 2);
       fitted = { ...fitted, finalOutput: truncateUtf8(frame.finalOutput, finalCap) };
     }
+  }
+  // A structured final output (an agent's outputType) cannot be cut and stay valid: its size in its place, for the
+  // SDK to say so (a frame over the limit would not be sent at all, and the run would never end for its client).
+  if (
+    size(fitted) > maxPayloadBytes &&
+    frame.finalOutput !== undefined &&
+    typeof frame.finalOutput !== 'string'
+  ) {
+    fitted = { ...fitted, finalOutput: cutArguments(dataBytes(frame.finalOutput)) };
   }
   // Calls beyond what fits are left out: the transcript over HTTP has them all.
   while (size(fitted) > maxPayloadBytes && fitted.toolCalls.length > 0) {

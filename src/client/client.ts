@@ -117,6 +117,18 @@ const runsCode = new CodeOnDemand<typeof Runs>('run', () => import('./runs').the
 
 const closedClient = () => new ConnectionError('closed', 'the client is closed');
 
+/**
+ * The size a service gave in place of a structured final output too large for a frame (`{ truncated: true, bytes }`,
+ * docs/protocol/runs.md), or `undefined` for any other value.
+ */
+function cutOutputBytes(value: unknown): number | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { truncated, bytes, ...rest } = value as { truncated?: unknown; bytes?: unknown };
+  return truncated === true && typeof bytes === 'number' && Object.keys(rest).length === 0
+    ? bytes
+    : undefined;
+}
+
 /** `decide()` on a socket that is not open (as ./decisions.ts says it when a frame cannot be sent). */
 const decideNotConnected = () =>
   new ConnectionError('not_connected', 'decide(): the client is not connected');
@@ -666,6 +678,14 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     });
     const parsed = await agent.parseOutput(result.finalOutput);
     if (!parsed.ok) {
+      const cut = cutOutputBytes(result.finalOutput);
+      if (cut !== undefined)
+        throw this.#redactor.error(
+          new RunError(
+            'invalid_output',
+            `the final output of ${agent.name} was ${cut} bytes, over the frame limit: the service sent its size in its place (its transcript of run ${result.runId} has it whole)`,
+          ),
+        );
       throw this.#redactor.error(
         new RunError(
           'invalid_output',

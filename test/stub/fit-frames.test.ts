@@ -3,9 +3,10 @@
  * that no call and no text is lost for one large part.
  */
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { fitRunEvent, fitRunResult } from '../../server-stub/fit-frame';
 import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
-import { Agent, Client, tool } from '../../src/node';
+import { Agent, Client, RunError, tool } from '../../src/node';
 import { encodeFrame } from '../../src/wire/codec';
 import type { FrameOf, ServiceFrame } from '../../src/wire/protocol';
 
@@ -67,6 +68,14 @@ describe('fitRunResult', () => {
     expect(fitted.toolCalls[1]!.arguments).toEqual({ truncated: true, bytes: 900 * 1024 + 8 });
     expect(fitted.toolCalls[0]!.output.length).toBeLessThan(700_000);
     expect(fitted.toolCalls[2]).toMatchObject({ arguments: { i: 1 }, output: 'x'.repeat(1_000) });
+  });
+
+  it('puts the size of a structured final output too large in its place, and keeps the calls', () => {
+    const frame = { ...result([call(1, { i: 1 })]), finalOutput: { s: 'x'.repeat(2_000_000) } };
+    const fitted = fitRunResult(frame, LIMIT);
+    expect(bytes(fitted)).toBeLessThanOrEqual(LIMIT);
+    expect(fitted.finalOutput).toEqual({ truncated: true, bytes: 2_000_008 });
+    expect(fitted.toolCalls).toEqual([call(1, { i: 1 })]);
   });
 
   it('leaves calls out only when cutting every part is not enough', () => {
@@ -161,6 +170,27 @@ describe('client.run', () => {
           ['small', 'tiny', { i: 1 }],
           ['small', 'tiny', { i: 2 }],
         ].sort(),
+      );
+    } finally {
+      await client.close();
+      await service.close();
+    }
+  });
+
+  it('rejects with invalid_output naming the size when a structured final output is too large for a frame', async () => {
+    const service = await startStubServer({
+      logger: silentLogger,
+      model: scriptedModel([{ text: JSON.stringify({ s: 'x'.repeat(1_100_000) }) }]),
+    });
+    const client = new Client({ url: service.url, apiKey: 'k', tools: [], reconnect: false });
+    try {
+      await client.connect();
+      const agent = new Agent({ name: 'Writer', outputType: z.object({ s: z.string() }) });
+      const error = await client.run(agent, 'go').catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(RunError);
+      expect(error).toMatchObject({ code: 'invalid_output' });
+      expect((error as Error).message).toMatch(
+        /^the final output of Writer was 1100008 bytes, over the frame limit: .* run run_/,
       );
     } finally {
       await client.close();
