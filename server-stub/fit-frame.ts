@@ -33,6 +33,25 @@ type RunEventFrame = FrameOf<ServiceFrame, 'run_event'>;
 /** The fields of an event's data kept when the rest does not fit: its ids and small scalars. */
 const MAX_KEPT_FIELD_CHARS = 256;
 
+/** The smallest cap a cut goes down to, in bytes: below it a part is not worth cutting. */
+const MIN_CAP_BYTES = 64;
+
+/**
+ * What a value too large for a frame is sent as: `bytes`, the size of the JSON it replaced (as the SDK records event
+ * data over its limit, docs/protocol/updates.md).
+ */
+function sizeInPlace(bytes: number): { truncated: true; bytes: number } {
+  return { truncated: true, bytes };
+}
+
+/**
+ * The caps of a cut, largest parts first: `largest` halved, again and again, down to {@link MIN_CAP_BYTES}. A cut
+ * tries each in turn until its frame fits, so that only parts larger than needed are cut.
+ */
+function* halvings(largest: number): Generator<number> {
+  for (let cap = Math.floor(largest / 2); cap >= MIN_CAP_BYTES / 2; cap = Math.floor(cap / 2)) yield cap;
+}
+
 /**
  * A `run_event` that fits is returned as it is. A `message` over the frame limit keeps its text and its calls, their
  * largest parts cut (see `fitMessage`). Any other event over it goes without its widget, content parts and result
@@ -44,7 +63,7 @@ export function fitRunEvent(frame: RunEventFrame, maxPayloadBytes: number): RunE
   if (fitsFrame(frame, maxPayloadBytes)) return frame;
   const data = frame.event.data;
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    return { ...frame, event: { ...frame.event, data: { truncated: true, bytes: dataBytes(data) } } };
+    return { ...frame, event: { ...frame.event, data: sizeInPlace(dataBytes(data)) } };
   }
   if (frame.event.kind === 'message') {
     const message = fitMessage(frame, data as Record<string, unknown>, maxPayloadBytes);
@@ -62,17 +81,15 @@ export function fitRunEvent(frame: RunEventFrame, maxPayloadBytes: number): RunE
     )
       kept[key] = value;
   }
-  kept.truncated = true;
-  kept.bytes = dataBytes(data);
-  return { ...frame, event: { ...frame.event, data: kept } };
+  return { ...frame, event: { ...frame.event, data: { ...kept, ...sizeInPlace(dataBytes(data)) } } };
 }
 
 /**
  * A `message` event cut to fit, or `undefined` when cutting cannot make it fit: its `content` is the assistant's text
  * (a string, not content parts), which a reader needs. The largest parts are cut first, one cap for all, halved
  * until the frame fits: each call's `arguments` larger than the cap become `{ truncated: true, bytes }`, and the text
- * longer than it is cut with the truncation marker. Before, large arguments cost the event its text and every call,
- * and the SDK dropped the event that was left (a `message` without `content` is malformed).
+ * longer than it is cut with the truncation marker (a `message` without `content` is malformed: the SDK would drop
+ * it).
  */
 function fitMessage(
   frame: RunEventFrame,
@@ -81,27 +98,14 @@ function fitMessage(
 ): RunEventFrame | undefined {
   const { content, toolCalls } = data;
   if (typeof content !== 'string') return undefined;
-  const calls = Array.isArray(toolCalls) ? (toolCalls as unknown[]) : [];
-  const argumentBytes = calls.map((call) =>
-    typeof call === 'object' && call !== null ? dataBytes((call as { arguments?: unknown }).arguments) : 0,
-  );
-  let cap = Math.max(utf8Length(content), ...argumentBytes);
-  while (cap > 64) {
-    cap = Math.floor(cap / 2);
-    const partCap = cap;
-    const cut: Record<string, unknown> = {
-      ...data,
-      content: truncateUtf8(content, partCap),
-      ...(Array.isArray(toolCalls)
-        ? {
-            toolCalls: calls.map((call, index) =>
-              argumentBytes[index]! > partCap
-                ? { ...(call as object), arguments: { truncated: true, bytes: argumentBytes[index]! } }
-                : call,
-            ),
-          }
-        : {}),
-    };
+  const calls = Array.isArray(toolCalls) ? (toolCalls as Array<{ arguments?: unknown }>) : undefined;
+  const argumentBytes = calls?.map((call) => dataBytes(call?.arguments)) ?? [];
+  for (const cap of halvings(Math.max(utf8Length(content), ...argumentBytes))) {
+    const cut: Record<string, unknown> = { ...data, content: truncateUtf8(content, cap) };
+    if (calls !== undefined)
+      cut.toolCalls = calls.map((call, index) =>
+        argumentBytes[index]! > cap ? { ...call, arguments: sizeInPlace(argumentBytes[index]!) } : call,
+      );
     const fitted: RunEventFrame = { ...frame, event: { ...frame.event, data: cut } };
     if (fitsFrame(fitted, maxPayloadBytes)) return fitted;
   }
@@ -119,19 +123,11 @@ function dataBytes(data: unknown): number {
 const size = (frame: RunResultFrame) => utf8Length(encodeFrame(frame));
 
 /**
- * The stand-in for a call's `arguments` (or a structured `finalOutput`) in a cut `run_result`: the size of the JSON
- * it replaced, as a `run_event`'s cut data says it ({@link fitRunEvent}).
- */
-function cutArguments(bytes: number): { truncated: true; bytes: number } {
-  return { truncated: true, bytes };
-}
-
-/**
  * Returns `frame` unchanged when it fits; otherwise a copy with widgets and content parts dropped, then the calls'
  * largest parts cut, one cap for all, halved until the frame fits: an `output` longer than the cap is cut (at
  * character boundaries, with the truncation marker) and `arguments` larger than it become
- * `{ truncated: true, bytes }`; then a string `finalOutput` is cut. Calls are left out only when all that is not
- * enough (thousands of calls): before, one call's large arguments left out every call after it.
+ * `{ truncated: true, bytes }`; then a string `finalOutput` is cut, and a structured one replaced by its size.
+ * Calls are left out only when all that is not enough (thousands of calls).
  */
 export function fitRunResult(frame: RunResultFrame, maxPayloadBytes: number): RunResultFrame {
   if (size(frame) <= maxPayloadBytes) return frame;
@@ -142,29 +138,26 @@ export function fitRunResult(frame: RunResultFrame, maxPayloadBytes: number): Ru
       ({ widget: _widget, content: _content, result: _result, ...call }) => call,
     ),
   };
-  let cap = Math.max(0, ...frame.toolCalls.map((call) => utf8Length(call.output)), ...argumentBytes);
-  while (size(fitted) > maxPayloadBytes && cap > 64) {
-    cap = Math.floor(cap / 2);
-    const partCap = cap;
+  const largest = Math.max(0, ...frame.toolCalls.map((call) => utf8Length(call.output)), ...argumentBytes);
+  for (const cap of halvings(largest)) {
+    if (size(fitted) <= maxPayloadBytes) break;
     fitted = {
       ...fitted,
       // Cut from the original each time, so the marker states the real size.
       toolCalls: fitted.toolCalls.map((call, index) => {
         const original = frame.toolCalls[index]!;
-        const bytes = argumentBytes[index]!;
         return {
           ...call,
-          output: truncateUtf8(original.output, partCap),
-          arguments: bytes > partCap ? cutArguments(bytes) : original.arguments,
+          output: truncateUtf8(original.output, cap),
+          arguments: argumentBytes[index]! > cap ? sizeInPlace(argumentBytes[index]!) : original.arguments,
         };
       }),
     };
   }
   if (typeof frame.finalOutput === 'string') {
-    let finalCap = utf8Length(frame.finalOutput);
-    while (size(fitted) > maxPayloadBytes && finalCap > 64) {
-      finalCap = Math.floor(finalCap / 2);
-      fitted = { ...fitted, finalOutput: truncateUtf8(frame.finalOutput, finalCap) };
+    for (const cap of halvings(utf8Length(frame.finalOutput))) {
+      if (size(fitted) <= maxPayloadBytes) break;
+      fitted = { ...fitted, finalOutput: truncateUtf8(frame.finalOutput, cap) };
     }
   }
   // A structured final output (an agent's outputType) cannot be cut and stay valid: its size in its place, for the
@@ -174,7 +167,7 @@ export function fitRunResult(frame: RunResultFrame, maxPayloadBytes: number): Ru
     frame.finalOutput !== undefined &&
     typeof frame.finalOutput !== 'string'
   ) {
-    fitted = { ...fitted, finalOutput: cutArguments(dataBytes(frame.finalOutput)) };
+    fitted = { ...fitted, finalOutput: sizeInPlace(dataBytes(frame.finalOutput)) };
   }
   // Calls beyond what fits are left out: the transcript over HTTP has them all.
   while (size(fitted) > maxPayloadBytes && fitted.toolCalls.length > 0) {
