@@ -110,10 +110,13 @@ export function frozenCopy<T>(value: T, depth = 1): T {
  * position when the parser gave one (`at position 7`). Never the parser's own message, which quotes the text around
  * the fault (V8: `Unexpected token 's', "sk-live-01"... is not valid JSON`; JavaScriptCore names the token): a cut
  * of a secret that no redaction rule recognises would reach logs, `error` frames and what the model reads.
+ * @param offset - added to the parser's position: where the parsed text starts in the text the model sent.
  */
-export function jsonSyntaxError(error: unknown): string {
+export function jsonSyntaxError(error: unknown, offset = 0): string {
   const message = error instanceof Error ? error.message : '';
   if (/end of (JSON )?input|Unexpected EOF|end of data/i.test(message)) return 'unexpected end of input';
   const position = /at position (\d+)/.exec(message)?.[1];
-  return position === undefined ? 'invalid syntax' : `invalid syntax at position ${position}`;
+  return position === undefined
+    ? 'invalid syntax'
+    : `invalid syntax at position ${Number(position) + offset}`;
 }

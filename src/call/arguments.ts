@@ -27,7 +27,9 @@ function fromParsed(parsed: unknown): DecodedArguments {
  *
  * - absent (`undefined`), `null`, `''` or whitespace, and the JSON text `null`: `{}`;
  * - an object (not an array): used as it is;
- * - a string: parsed as JSON; a JSON string that itself holds JSON (double-encoded) is unwrapped once;
+ * - a string: parsed as JSON, around which any Unicode blank is left out (a byte order mark, a no-break space:
+ *   JSON itself allows only space, tab, CR and LF); a JSON string that itself holds JSON (double-encoded) is
+ *   unwrapped once;
  * - text that is not JSON: `not_json` with why, in fixed words and a position (never the parser's message, which
  *   quotes the text: `jsonSyntaxError`);
  * - any other JSON value (`[]`, `42`, `"text"`, `true`): `not_object` with its JSON type.
@@ -46,7 +48,15 @@ export function decodeArguments(raw: unknown): DecodedArguments {
   try {
     parsed = JSON.parse(raw);
   } catch (error) {
-    return { ok: false, reason: 'not_json', detail: jsonSyntaxError(error) };
+    // Around the JSON, what `trim()` takes for blank and JSON does not (a byte order mark, a no-break space).
+    const inner = raw.trim();
+    if (inner.length === raw.length) return { ok: false, reason: 'not_json', detail: jsonSyntaxError(error) };
+    try {
+      parsed = JSON.parse(inner);
+    } catch (again) {
+      const offset = raw.length - raw.trimStart().length;
+      return { ok: false, reason: 'not_json', detail: jsonSyntaxError(again, offset) };
+    }
   }
   if (typeof parsed !== 'string') return fromParsed(parsed);
   // Double-encoded: a JSON string whose content is the JSON object. Unwrapped once, never more.

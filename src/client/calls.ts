@@ -501,6 +501,11 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /** Results not yet acknowledged by the service. */
+  /** Calls that gave their slot up to wait for a human or a nested run ({@link Slots.waiting}). */
+  get waiting(): number {
+    return this.#slots.waiting;
+  }
+
   get unacked(): number {
     return this.#outbox.size;
   }

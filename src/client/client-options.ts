@@ -211,9 +211,15 @@ export interface ClientStats {
   running: number;
   /**
    * Calls waiting to begin: in line for a slot, and calls of tools with `concurrency` waiting for their key's turn
-   * (the backlog this process holds; calls waiting for a human or a nested run are in neither count).
+   * (the backlog this process holds; calls waiting for a human or a nested run are in `waiting`).
    */
   queued: number;
+  /**
+   * Calls that gave their slot up to wait for a human (an approval decision, an answer to a question) or for a
+   * nested run (an agent tool): in neither `running` nor `queued`, and waiting without a deadline of their own
+   * while a person decides. An `onApproval` that never settles shows here, its call held until `close()`.
+   */
+  waiting: number;
   /** Results sent and not yet acknowledged. */
   unacked: number;
   /**

@@ -584,6 +584,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const stats: ClientStats = {
       running: this.#calls.running,
       queued: this.#calls.queued,
+      waiting: this.#calls.waiting,
       unacked: this.#calls.unacked,
     };
     const slots = this.#calls.slotsHeld;
@@ -702,9 +703,15 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * @throws ToolDefinitionError as `tool()` does for an object it refuses; `not_a_tool`; `duplicate_tool` when a
    *   different tool has that name (call `removeTool(name)` first to replace it; adding the tool it already runs
    *   does nothing); `too_large` when the
-   *   tool definitions would no longer fit in one frame of the service's `maxPayloadBytes` (the tool is not added).
+   *   tool definitions would no longer fit in one frame of the service's `maxPayloadBytes` (the tool is not added);
+   *   ConnectionError `closed` once the client is closed (a closed client runs no tool again).
    */
   addTool<P>(source: ToolSourceOf<P, C>): void {
+    if (this.#connection.state === 'closed')
+      throw new ConnectionError(
+        'closed',
+        'client.addTool(): the client is closed; make a new Client to add tools',
+      );
     const item = toTool(source, 'addTool()');
     // The tool this client already runs under that name: nothing to add or announce.
     if (this.#registry.get(item.name) === item) return;

@@ -353,6 +353,8 @@ function errorName(error: { name?: unknown; constructor?: unknown }): string {
  * - `undefined`, `null`, a symbol or a function, which carry no message and whose JSON says nothing:
  *   `<thrower> threw undefined`, `… threw null`, `… threw a symbol` (`… threw a symbol: <description>` when it
  *   has one), `… threw a function`;
+ * - an object whose `message` cannot be read (its getter or a Proxy's `get` trap throws): `<thrower> threw an
+ *   Error whose message could not be read: <what reading it threw>` (`an object` when it has no class name);
  * - anything else: its JSON by {@link serializeOutput} (`throw 42` → `42`, `throw { code: 'E1' }` →
  *   `{"code":"E1"}`).
  *
@@ -404,8 +406,11 @@ function messageOf(thrown: unknown, thrower: string, redactor: Redactor | undefi
     let message: unknown;
     try {
       message = (thrown as { message?: unknown }).message;
-    } catch {
-      message = undefined;
+    } catch (error) {
+      // An Error whose message getter throws, a Proxy whose get trap does: its JSON would say nothing true.
+      const kind = className(thrown);
+      const named = kind === 'Object' ? 'an object' : `${/^[AEIOU]/.test(kind) ? 'an' : 'a'} ${kind}`;
+      return `${thrower} threw ${named} whose message could not be read: ${messageOf(error, 'reading it', redactor, depth + 1)}`;
     }
     if (typeof message === 'string') {
       // A hostile Proxy may give a message and throw on the rest: what cannot be read is left out.

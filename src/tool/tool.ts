@@ -1523,9 +1523,23 @@ function parametersOf(
 }
 
 /**
+ * `true` for what the OpenAI Agents SDK's `tool()` returns: a `FunctionTool` runs through `invoke` and has
+ * `isEnabled`, with the `execute` it was given kept out of reach, so toolwire has nothing to run.
+ */
+function isAgentsSdkTool(given: unknown): boolean {
+  return (
+    isRecord(given) &&
+    typeof given.invoke === 'function' &&
+    'isEnabled' in given &&
+    given.execute === undefined
+  );
+}
+
+/**
  * `tool()` for any accepted object: the options checked (see {@link tool}), the other SDKs' names read, and
  * the callbacks adapted. `from.key` names a tool from a `tools` record (an own `name` must then equal it).
- * @throws ToolDefinitionError as {@link tool} does; `name_mismatch` when `name` and the record key differ.
+ * @throws ToolDefinitionError as {@link tool} does; `name_mismatch` when `name` and the record key differ;
+ *   `not_a_tool` for the object the OpenAI Agents SDK's `tool()` returns (its options are what to give).
  */
 export function makeTool(given: unknown, from: MakeToolFrom): Tool {
   const ownName = isRecord(given) ? given.name : undefined;
@@ -1546,6 +1560,12 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     );
   }
   const options = isRecord(given) && from.key !== undefined ? { ...given, name: from.key } : given;
+  if (isAgentsSdkTool(options)) {
+    throw new ToolDefinitionError(
+      'not_a_tool',
+      `${owner.name} is a tool made by the OpenAI Agents SDK's tool() (it has invoke and isEnabled, no execute), which toolwire cannot run: give toolwire the options you gave that tool() ({ name, description, parameters, execute, … }), or make it with toolwire's tool()`,
+    );
+  }
   checkOptions(options, TOOL_OPTIONS, owner);
   const loose = options as AnyOptions & Record<string, unknown>;
   const sideEffect = sideEffectOf(loose.sideEffect, loose.needsApproval ?? loose.requiresApproval, owner);

@@ -12,6 +12,9 @@ describe('decodeArguments', () => {
     ['{"a":1}', { a: 1 }],
     [JSON.stringify('{"a":1}'), { a: 1 }],
     [{ a: 1 }, { a: 1 }],
+    ['\uFEFF{"a":1}', { a: 1 }],
+    ['\u00A0{"a":1}\u2028', { a: 1 }],
+    ['\uFEFF', {}],
   ])('decodes %j to an object', (raw, value) => {
     expect(decodeArguments(raw)).toEqual({ ok: true, value });
   });
@@ -47,6 +50,12 @@ describe('decodeArguments', () => {
       ok: false,
       reason: 'not_json',
       detail: 'invalid syntax at position 7',
+    });
+    // Counted in the text the model sent, blanks JSON does not allow included.
+    expect(decodeArguments('\uFEFF{"a":1}x')).toEqual({
+      ok: false,
+      reason: 'not_json',
+      detail: 'invalid syntax at position 8',
     });
     expect(decodeArguments('sk-live-0123456789abcdef')).toEqual({
       ok: false,

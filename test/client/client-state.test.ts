@@ -447,6 +447,27 @@ describe('Client tools and events (msw)', () => {
     expect(runs).toBe(1);
   });
 
+  it('counts a call held by an onApproval that has not answered as waiting, and runs it once answered', async () => {
+    let answer: ((approved: boolean) => void) | undefined;
+    const guarded = tool({
+      name: 'guarded',
+      description: 'Needs a yes.',
+      needsApproval: true,
+      execute: () => 'done',
+    });
+    const { client, connection } = await connected({
+      tools: [guarded],
+      onApproval: () => new Promise<boolean>((resolve) => (answer = resolve)),
+    });
+    connection.send({ type: 'tool_call', callId: 'a1', runId: 'r1', toolName: 'guarded', arguments: {} });
+    await vi.waitFor(() => expect(answer).toBeDefined());
+    expect(client.stats).toEqual({ running: 0, queued: 0, waiting: 1, unacked: 0 });
+    const result = connection.next('tool_result');
+    answer?.(true);
+    expect(await result).toMatchObject({ callId: 'a1', status: 'ok', output: 'done' });
+    expect(client.stats).toEqual({ running: 0, queued: 0, waiting: 0, unacked: 1 });
+  });
+
   it('emits widget_invalid and still sends the data when a widget is invalid', async () => {
     const card = tool({
       name: 'card',
@@ -568,6 +589,21 @@ describe('Client usage errors', () => {
       code: 'closed',
       message: 'the client is closed',
     });
+  });
+
+  it('refuses addTool() on a closed client with closed, and adds before connect()', async () => {
+    const late = tool({ name: 'late', description: 'Added late.', execute: () => 'ok' });
+    const idle = makeClient();
+    idle.addTool(late);
+    const { client } = await connected();
+    await client.close({ drain: false });
+    expect(() => client.addTool(late)).toThrow(
+      expect.objectContaining({
+        name: 'ConnectionError',
+        code: 'closed',
+        message: 'client.addTool(): the client is closed; make a new Client to add tools',
+      }),
+    );
   });
 
   it('rejects a decision still waiting for its answer with closed when the client closes', async () => {

@@ -41,8 +41,8 @@ const READS: Record<string, { thrownObject: string; thrownError: string; returne
     returned: '"[Unserializable Object: getPrototypeOf trap]"',
   },
   get: {
-    thrownObject: 'Error running hostile: {"code":"[Unreadable: get trap]"}',
-    thrownError: 'Error running hostile: "[Unserializable Object: get trap]"',
+    thrownObject: 'Error running hostile: the tool threw an object whose message could not be read: get trap',
+    thrownError: 'Error running hostile: the tool threw an object whose message could not be read: get trap',
     returned: 'Error running hostile: get trap',
   },
   has: {
@@ -61,8 +61,8 @@ const READS: Record<string, { thrownObject: string; thrownError: string; returne
     returned: '"[Unserializable Object: getOwnPropertyDescriptor trap]"',
   },
   revoked: {
-    thrownObject: `Error running hostile: "[Unserializable Object: ${REVOKED('getPrototypeOf')}]"`,
-    thrownError: `Error running hostile: "[Unserializable Object: ${REVOKED('getPrototypeOf')}]"`,
+    thrownObject: `Error running hostile: the tool threw an object whose message could not be read: ${REVOKED('get')}`,
+    thrownError: `Error running hostile: the tool threw an object whose message could not be read: ${REVOKED('get')}`,
     returned: `Error running hostile: ${REVOKED('get')}`,
   },
 };

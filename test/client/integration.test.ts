@@ -88,7 +88,7 @@ describe('Client against the stub', () => {
     expect(result.toolCalls.every((call) => call.status === 'ok')).toBe(true);
     expect(runs.size).toBe(1_000);
     expect([...runs.values()].every((count) => count === 1)).toBe(true);
-    await expect.poll(() => worker.stats).toEqual({ running: 0, queued: 0, unacked: 0 });
+    await expect.poll(() => worker.stats).toEqual({ running: 0, queued: 0, waiting: 0, unacked: 0 });
   });
 
   it('says what to do when nothing accepts connections at the url', async () => {

@@ -39,7 +39,7 @@ describe('Client({ handleSignals: true })', () => {
     worker.child.stdin?.write('go\n');
     expect(await worker.exited).toEqual({ code: null, signal: 'SIGTERM' });
     // Closed only once the result was acknowledged: nothing running, queued or unacked.
-    expect(worker.lines).toContain('closed {"running":0,"queued":0,"unacked":0}');
+    expect(worker.lines).toContain('closed {"running":0,"queued":0,"waiting":0,"unacked":0}');
     const transcript = await server.runs.waitFor(runId);
     expect(transcript.toolCalls.map(({ callId: id, status, output }) => ({ id, status, output }))).toEqual([
       { id: callId, status: 'ok', output: 'done' },
@@ -66,6 +66,6 @@ describe('Client({ handleSignals: true })', () => {
     worker.child.stdin?.end();
     // Drained and closed; nothing keeps the process alive, and nothing killed it.
     expect(await worker.exited).toEqual({ code: 0, signal: null });
-    expect(worker.lines).toContain('closed {"running":0,"queued":0,"unacked":0}');
+    expect(worker.lines).toContain('closed {"running":0,"queued":0,"waiting":0,"unacked":0}');
   });
 });

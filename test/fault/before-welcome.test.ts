@@ -60,7 +60,7 @@ describe('a frame before welcome that is not a readable welcome', () => {
       // The client answered none of them with an error frame: it closed instead.
       expect(raw.frames.map((frame) => frame.type)).toEqual(['hello', 'hello']);
       // Nothing ran: a tool_call before welcome is not a call.
-      expect(worker.stats).toEqual({ running: 0, queued: 0, unacked: 0 });
+      expect(worker.stats).toEqual({ running: 0, queued: 0, waiting: 0, unacked: 0 });
     },
   );
 

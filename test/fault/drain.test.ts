@@ -43,7 +43,7 @@ describe('a worker draining beside another', () => {
     await a.connect();
     const runId = server.runs.start('Fleet', 'go');
     // One running, one queued behind it (the stub sends a worker one round past its slots); two wait in the stub.
-    await until(() => a.stats, { running: 1, queued: 1, unacked: 0 });
+    await until(() => a.stats, { running: 1, queued: 1, waiting: 0, unacked: 0 });
     const b = client(server.url, { tools: [work('b', false)] });
     await b.connect();
     await a.close({ timeoutMs: 200 });
@@ -88,7 +88,7 @@ describe('a worker draining beside another', () => {
     a.on('tool_result', ({ callId, status }) => events.push(`${callId} ${status}`));
     await a.connect();
     const runId = server.runs.start('Fleet', 'go');
-    await until(() => a.stats, { running: 1, queued: 1, unacked: 0 });
+    await until(() => a.stats, { running: 1, queued: 1, waiting: 0, unacked: 0 });
     const b = client(server.url, { tools: [work('b', false)] });
     await b.connect();
     await a.close({ timeoutMs: 200 });
@@ -158,7 +158,7 @@ describe('a worker draining while its calls wait for a human', () => {
     await b.connect();
     // Nothing runs on a: its drain has nothing to wait for (a drain that waited would end the calls cancelled).
     await a.close({ timeoutMs: 10_000 });
-    expect(a.stats).toEqual({ running: 0, queued: 0, unacked: 0 });
+    expect(a.stats).toEqual({ running: 0, queued: 0, waiting: 0, unacked: 0 });
     for (const callId of asked) {
       const response = await fetch(
         `${server.url.replace('ws', 'http')}/v1/runs/${runId}/approvals/${callId}`,

@@ -65,14 +65,14 @@ describe('a flood of calls', () => {
       baseHeapMiB: number;
       heapAfterGcMiB: number;
       peakStats: { running: number; queued: number; unacked: number };
-      stats: { running: number; queued: number; unacked: number };
+      stats: { running: number; queued: number; waiting: number; unacked: number };
       peakConcurrent: number;
       executed: number;
       executedTwice: number;
     };
     expect(report).toMatchObject({
       peakStats: { running: 4, queued: 100, unacked: 0 },
-      stats: { running: 0, queued: 0, unacked: 0 },
+      stats: { running: 0, queued: 0, waiting: 0, unacked: 0 },
       peakConcurrent: 4,
       executed: 104,
       executedTwice: 0,
@@ -98,7 +98,7 @@ describe('a flood of calls', () => {
       5,
     );
     expect(results.filter((result) => result.retryable === true)).toHaveLength(45);
-    expect(worker.stats).toEqual({ running: 0, queued: 0, unacked: 5 });
+    expect(worker.stats).toEqual({ running: 0, queued: 0, waiting: 0, unacked: 5 });
     // Once the service acks, the client takes calls again.
     for (const result of results.filter((item) => item.retryable !== true)) {
       service.send({ type: 'ack', callId: result.callId });
@@ -135,14 +135,14 @@ describe('a flood of calls', () => {
     const worker = client(service.url, { tools: [hold], maxConcurrency: 1 });
     await worker.connect();
     service.sendAll([call('c1'), call('c2'), call('c3')]);
-    await until(() => worker.stats, { running: 1, queued: 2, unacked: 0 });
+    await until(() => worker.stats, { running: 1, queued: 2, waiting: 0, unacked: 0 });
     service.send({ type: 'cancel', callId: 'c2', reason: 'deadline' });
     await until(
       () => service.results().map((result) => [result.callId, result.status]),
       [['c2', 'cancelled']],
     );
     // The service's ack of c2 may still be on its way.
-    await until(() => worker.stats, { running: 1, queued: 1, unacked: 0 });
+    await until(() => worker.stats, { running: 1, queued: 1, waiting: 0, unacked: 0 });
     expect([...releases.keys()]).toEqual(['c1']);
     releases.get('c1')?.();
     await until(() => [...releases.keys()], ['c1', 'c3']);

@@ -37,7 +37,7 @@ async function callOnce(
   await worker.connect();
   const runId = server.runs.start({ name: 'a', instructions: '', tools: ['emit'] }, 'go');
   const transcript = await server.runs.waitFor(runId);
-  await until(() => worker.stats, { running: 0, queued: 0, unacked: 0 });
+  await until(() => worker.stats, { running: 0, queued: 0, waiting: 0, unacked: 0 });
   const results = recording.sent.filter((frame) => frame.type === 'tool_result');
   const largest = Math.max(...recording.sentRaw.map(utf8Length));
   return { call: transcript.toolCalls[0]!, results, largest, recording };
@@ -160,7 +160,7 @@ describe('a value produced after the call was cancelled', () => {
     const transcript = await server.runs.waitFor(runId);
     // Answered and acked, its slot kept while its tool still runs (docs/protocol/fleets.md).
     await until(() => recording.sent.filter((frame) => frame.type === 'tool_result').length, 1);
-    await until(() => worker.stats, { running: 1, queued: 0, unacked: 0 });
+    await until(() => worker.stats, { running: 1, queued: 0, waiting: 0, unacked: 0 });
     finish.resolve();
     await until(() => resolvedLate, true);
     await until(() => worker.stats.running, 0);
@@ -182,7 +182,7 @@ describe('a value produced after the call was cancelled', () => {
       status: 'cancelled',
       output: 'Error running stubborn: the call was cancelled',
     });
-    expect(worker.stats).toEqual({ running: 0, queued: 0, unacked: 0 });
+    expect(worker.stats).toEqual({ running: 0, queued: 0, waiting: 0, unacked: 0 });
   });
 });
 

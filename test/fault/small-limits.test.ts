@@ -39,7 +39,7 @@ describe('a run whose calls outgrow small write limits', () => {
       await worker.connect();
       const result = await worker.run(new Agent({ name: 'A', instructions: 'x', tools: [w] }), 'go');
       expect(result.toolCalls.map((call) => call.status)).toEqual(Array.from({ length: calls }, () => 'ok'));
-      expect(worker.stats).toEqual({ running: 0, queued: 0, unacked: 0 });
+      expect(worker.stats).toEqual({ running: 0, queued: 0, waiting: 0, unacked: 0 });
     });
   }
 });

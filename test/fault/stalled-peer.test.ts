@@ -140,16 +140,16 @@ describe('the outbox, bounded in bytes', () => {
     });
     await worker.connect();
     service.sendAll(Array.from({ length: 10 }, (_, index) => call(`c${index}`)));
-    await until(() => worker.stats, { running: 1, queued: 9, unacked: 0 });
+    await until(() => worker.stats, { running: 1, queued: 9, waiting: 0, unacked: 0 });
     gate.resolve();
     // Five results of ~10,1 kB pass 50,000 bytes: the five calls still queued wait, none is refused.
-    await until(() => worker.stats, { running: 0, queued: 5, unacked: 5 });
+    await until(() => worker.stats, { running: 0, queued: 5, waiting: 0, unacked: 5 });
     service.send(call('late'));
     await until(() => service.results().find((result) => result.callId === 'late')?.retryable, true);
     expect(service.results().filter((result) => result.retryable !== true)).toHaveLength(5);
     // One ack makes room: one more queued call runs, and the outbox is full again.
     service.send({ type: 'ack', callId: 'c0' });
-    await until(() => worker.stats, { running: 0, queued: 4, unacked: 5 });
+    await until(() => worker.stats, { running: 0, queued: 4, waiting: 0, unacked: 5 });
     // The stats change when c5's result is written; wait for the service to have read it.
     const finished = () =>
       service

@@ -43,7 +43,7 @@ describe('unreadable tool_call frames, never acked', () => {
       retryable: true,
     });
     expect(results.filter((result) => result.retryable === true)).toHaveLength(15);
-    expect(worker.stats).toEqual({ running: 0, queued: 0, unacked: 5 });
+    expect(worker.stats).toEqual({ running: 0, queued: 0, waiting: 0, unacked: 5 });
   });
 
   it('are answered busy while unacked results take maxOutboxBytes', async () => {

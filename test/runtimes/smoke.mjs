@@ -302,7 +302,7 @@ for (const [socketName, WebSocket] of sockets)
         // Every result is written or held: none acked, since the service read none of them.
         equal(
           client.stats,
-          { running: 0, queued: 0, unacked: CALLS },
+          { running: 0, queued: 0, waiting: 0, unacked: CALLS },
           'stats while the service does not read',
         );
         proxy.resume();

@@ -224,6 +224,37 @@ describe('thrownMessage', () => {
     expect(thrownMessage(() => {})).toBe('the tool threw a function');
   });
 
+  it('says so when the message of what was thrown cannot be read, rather than writing its JSON', () => {
+    const error = new Error('x');
+    Object.defineProperty(error, 'message', {
+      get() {
+        throw new Error('getter failed');
+      },
+    });
+    expect(thrownMessage(error)).toBe(
+      'the tool threw an Error whose message could not be read: getter failed',
+    );
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap failed');
+        },
+      },
+    );
+    expect(thrownMessage(hostile, 'the approver')).toBe(
+      'the approver threw an object whose message could not be read: trap failed',
+    );
+    class QuotaError {
+      get message(): string {
+        throw 'no quota';
+      }
+    }
+    expect(thrownMessage(new QuotaError())).toBe(
+      'the tool threw a QuotaError whose message could not be read: no quota',
+    );
+  });
+
   it('names who threw when told', () => {
     expect(thrownMessage(undefined, 'the approver')).toBe('the approver threw undefined');
     expect(thrownMessage('', 'the approver')).toBe('the approver threw an empty string');

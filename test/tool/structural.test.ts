@@ -300,6 +300,39 @@ describe('OpenAI Agents style tools (mirrored shapes)', () => {
     expect(approvals[0]).toEqual(['k', '1', 'k']);
   });
 
+  it("refuses the object the Agents SDK's tool() returns, saying what it is and what to give", () => {
+    // The keys of @openai/agents' FunctionTool: its execute is reachable only through invoke.
+    const made = {
+      type: 'function',
+      name: 'get_weather',
+      description: 'Weather.',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      strict: true,
+      invoke: async () => 'sunny',
+      needsApproval: async () => false,
+      isEnabled: async () => true,
+      timeoutMs: undefined,
+      inputGuardrails: [],
+      outputGuardrails: [],
+    };
+    const message =
+      "is a tool made by the OpenAI Agents SDK's tool() (it has invoke and isEnabled, no execute), which toolwire cannot run: give toolwire the options you gave that tool() ({ name, description, parameters, execute, … }), or make it with toolwire's tool()";
+    for (const give of [
+      () => toTools([made], 'tools'),
+      () => toTools({ get_weather: made }, 'tools'),
+      () => tool(made as never),
+      () => new Agent({ name: 'A', tools: [made as never] }),
+    ]) {
+      expect(give).toThrow(
+        expect.objectContaining({
+          name: 'ToolDefinitionError',
+          code: 'not_a_tool',
+          message: expect.stringContaining(message),
+        }),
+      );
+    }
+  });
+
   it('reads errorFunction: null as the default text', async () => {
     const failing = {
       name: 'f',
