@@ -501,9 +501,19 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /** Results not yet acknowledged by the service. */
-  /** Calls that gave their slot up to wait for a human or a nested run ({@link Slots.waiting}). */
+  /**
+   * Calls begun that hold no slot and wait for something other than their key's turn: a human (a decision, an
+   * answer) or a nested run. Whether such a call gave a slot up ({@link Slots.waiting}) or never had one (a call of
+   * a tool with `concurrency` begun while every slot was busy), and never one waiting at its key's gate (in
+   * {@link CallRunner.queued}).
+   */
   get waiting(): number {
-    return this.#slots.waiting;
+    const gate = this.#keyed ? callParts.concurrency.code : undefined;
+    if (gate === undefined) return this.#slots.waiting;
+    let waiting = 0;
+    for (const execution of this.#held.values())
+      if (execution.state === 'parked' && !gate.waitingAtGate(execution)) waiting += 1;
+    return waiting;
   }
 
   get unacked(): number {

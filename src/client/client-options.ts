@@ -215,9 +215,11 @@ export interface ClientStats {
    */
   queued: number;
   /**
-   * Calls that gave their slot up to wait for a human (an approval decision, an answer to a question) or for a
-   * nested run (an agent tool): in neither `running` nor `queued`, and waiting without a deadline of their own
-   * while a person decides. An `onApproval` that never settles shows here, its call held until `close()`.
+   * Calls begun in this process that hold no slot while they wait for a human (an `onApproval` decision, an answer
+   * to a question) or for a nested run (an agent tool): in neither `running` nor `queued` (a call waiting for its
+   * concurrency key's turn is `queued`), and waiting without a deadline of their own while a person decides. An
+   * `onApproval` that never settles shows here, its call held until `close()`. A call the service holds for a
+   * `decide()` has not reached this process yet: it is in no count here.
    */
   waiting: number;
   /** Results sent and not yet acknowledged. */
