@@ -500,7 +500,6 @@ export class CallRunner implements ExecutionOwner {
     return stats;
   }
 
-  /** Results not yet acknowledged by the service. */
   /**
    * Calls begun that hold no slot and wait for something other than their key's turn: a human (a decision, an
    * answer) or a nested run. Whether such a call gave a slot up ({@link Slots.waiting}) or never had one (a call of
@@ -516,6 +515,7 @@ export class CallRunner implements ExecutionOwner {
     return waiting;
   }
 
+  /** Results not yet acknowledged by the service. */
   get unacked(): number {
     return this.#outbox.size;
   }
