@@ -25,6 +25,9 @@ function resolve(target: Target, conditions: readonly string[]): string | undefi
   return undefined;
 }
 
+const SUBPATHS = Object.keys(exports).filter(
+  (entry) => entry.startsWith('./') && entry !== './package.json' && entry !== './server-stub',
+);
 const REGISTERING = ['./zod3', './valibot', './json-schema', './strict'];
 
 describe('the package in a browser bundle', () => {
@@ -32,9 +35,25 @@ describe('the package in a browser bundle', () => {
     'gives an entry that registers a part the core of the root, by %s',
     (kind) => {
       const conditions = ['browser', kind];
-      expect(resolve(exports['.'] as Target, conditions)).toBe('./dist/index.js');
+      expect(resolve(exports['.'] as Target, conditions)).toBe('./dist/browser/index.js');
       const resolved = REGISTERING.map((entry) => resolve(exports[entry] as Target, conditions));
-      expect(resolved).toEqual(REGISTERING.map((entry) => `./dist/${entry.slice(2)}.js`));
+      expect(resolved).toEqual(REGISTERING.map((entry) => `./dist/browser/${entry.slice(2)}.js`));
     },
   );
+});
+
+// Each build shares one core among its own entries only (tsup.config.ts): a subpath from the other build would
+// bring a second core, whose registry and error classes the root's tools do not know.
+describe.each([
+  ['Node, by import', ['node', 'import'], /^\.\/dist\/[^/]+(\/index)?\.js$/],
+  ['Node, by require', ['node', 'require'], /^\.\/dist\/[^/]+(\/index)?\.cjs$/],
+  ['a browser', ['browser', 'import'], /^\.\/dist\/browser\//],
+  ['an edge runtime', ['workerd', 'worker', 'import'], /^\.\/dist\/browser\//],
+  ['a resolver with no known condition', ['import'], /^\.\/dist\/browser\//],
+])('the package in %s', (_name, conditions, build) => {
+  it('resolves the root and every subpath into one build', () => {
+    for (const entry of ['.', ...SUBPATHS]) {
+      expect(resolve(exports[entry] as Target, conditions), entry).toMatch(build);
+    }
+  });
 });

@@ -9,4 +9,6 @@ export declare function runScenario(
   toolwire: typeof Toolwire,
   url: string,
   apiKey: string,
+  /** More options of the `Client` (its `WebSocket` on a runtime with none). */
+  options?: Partial<Toolwire.ClientOptions>,
 ): Promise<{ answer: string; traced: string[]; statuses: string[]; answered: number[] }>;

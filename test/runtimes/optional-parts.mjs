@@ -50,7 +50,7 @@ export function scenarioScript(runs = 1) {
  * Connects a client with the scenario's tools (from `toolwire`, a module namespace) to the stub at `url`, runs
  * one agent turn per tool, and resolves with the model's final text, the trace events and the results' statuses.
  */
-export async function runScenario(toolwire, url, apiKey) {
+export async function runScenario(toolwire, url, apiKey, options = {}) {
   const { Agent, Client, tool } = toolwire;
   let failures = 1;
   const tools = [
@@ -98,6 +98,7 @@ export async function runScenario(toolwire, url, apiKey) {
     apiKey,
     tools,
     reconnect: false,
+    ...options,
     tracing: {
       startCall: (call) => ({
         event: (name) => traced.push(`${call.toolName}:${name}`),

@@ -2,6 +2,7 @@
 // Bun and Deno. Prints one line per check and exits 1 on the first failure.
 import { createServer } from 'node:http';
 import { createServer as createTcpServer, connect as tcpConnect } from 'node:net';
+import { WebSocket } from 'ws';
 import { z } from 'zod';
 import { Agent, Client, tool } from '../../dist/node.js';
 import { scriptedModel, silentLogger, startStubServer } from '../../dist/server-stub/index.js';
@@ -367,8 +368,8 @@ for (const [socketName, WebSocket] of closeSockets)
   });
 
 // What the model reads for refused arguments is told from the announced JSON Schema, with the validator the core
-// loads by import() where no entry registered it (dist/index.js): the same text from either entry.
-for (const entry of ['node.js', 'index.js']) {
+// loads by import() where no entry registered it (dist/browser/index.js): the same text from either entry.
+for (const entry of ['node.js', 'browser/index.js']) {
   await check(`refused arguments read the same, from dist/${entry}`, async () => {
     const toolwire = await import(`../../dist/${entry}`);
     const pick = toolwire.tool({
@@ -388,8 +389,9 @@ for (const entry of ['node.js', 'index.js']) {
 
 // The Node entry has approval, retry, concurrency, steps, questions, widgets and tracing up front; the core (what
 // `toolwire` is without the `node` condition: a browser, Deno or Bun told to leave it out) loads them with
-// import(). Both give the model the same text.
-for (const entry of ['node.js', 'index.js']) {
+// import(). Both give the model the same text. The browser build has no `ws`: on a runtime without a global
+// WebSocket (Node 20) it is given one, as a program there would.
+for (const entry of ['node.js', 'browser/index.js']) {
   await check(`every optional part of a call, from dist/${entry}`, async () => {
     const service = await startStubServer({
       apiKeys: ['scenario-key'],
@@ -398,7 +400,8 @@ for (const entry of ['node.js', 'index.js']) {
     });
     try {
       const toolwire = await import(`../../dist/${entry}`);
-      const run = await runScenario(toolwire, service.url, 'scenario-key');
+      const options = entry.startsWith('browser/') && globalThis.WebSocket === undefined ? { WebSocket } : {};
+      const run = await runScenario(toolwire, service.url, 'scenario-key', options);
       equal(run.answer, SCENARIO_ANSWER, 'the model text');
       equal(run.traced, SCENARIO_TRACE, 'the trace events');
       equal(run.answered, [200], 'the question answered over HTTP');
