@@ -354,7 +354,8 @@ function errorName(error: { name?: unknown; constructor?: unknown }): string {
  *   `<thrower> threw undefined`, `… threw null`, `… threw a symbol` (`… threw a symbol: <description>` when it
  *   has one), `… threw a function`;
  * - an object whose `message` cannot be read (its getter or a Proxy's `get` trap throws): `<thrower> threw an
- *   Error whose message could not be read: <what reading it threw>` (`an object` when it has no class name);
+ *   Error whose message could not be read: <what reading it threw>` (`an instance of QuotaError` for another
+ *   class, `an object` when it has no class name);
  * - anything else: its JSON by {@link serializeOutput} (`throw 42` → `42`, `throw { code: 'E1' }` →
  *   `{"code":"E1"}`).
  *
@@ -409,7 +410,9 @@ function messageOf(thrown: unknown, thrower: string, redactor: Redactor | undefi
     } catch (error) {
       // An Error whose message getter throws, a Proxy whose get trap does: its JSON would say nothing true.
       const kind = className(thrown);
-      const named = kind === 'Object' ? 'an object' : `${/^[AEIOU]/.test(kind) ? 'an' : 'a'} ${kind}`;
+      // No article guessed from a class name's first letter ("an UserError"): "an instance of" fits every name.
+      const named =
+        kind === 'Object' ? 'an object' : kind === 'Error' ? 'an Error' : `an instance of ${kind}`;
       return `${thrower} threw ${named} whose message could not be read: ${messageOf(error, 'reading it', redactor, depth + 1)}`;
     }
     if (typeof message === 'string') {

@@ -251,7 +251,16 @@ describe('thrownMessage', () => {
       }
     }
     expect(thrownMessage(new QuotaError())).toBe(
-      'the tool threw a QuotaError whose message could not be read: no quota',
+      'the tool threw an instance of QuotaError whose message could not be read: no quota',
+    );
+    // No article guessed from the name's first letter.
+    class UserError {
+      get message(): string {
+        throw 'unreadable';
+      }
+    }
+    expect(thrownMessage(new UserError())).toBe(
+      'the tool threw an instance of UserError whose message could not be read: unreadable',
     );
   });
 
