@@ -461,8 +461,8 @@ ${peerTable(figures)}
 
 ${bundleTable(figures.bundles)}
 
-\`ws\`, zod 3, valibot and arktype are never bundled (peers; browsers use the global WebSocket). One build
-serves every runtime (\`src/index.ts\`: the \`browser\` and \`default\` conditions); the JSON Schema validator
+\`ws\`, zod 3, valibot and arktype are never bundled (peers; browsers use the global WebSocket). A page gets
+the package's browser build (\`src/index.ts\`: every condition but \`node\`); the JSON Schema validator
 is loaded by a dynamic \`import()\` when a tool first needs it, and zod 3 / valibot parameters and \`strict: true\`
 need \`import 'toolwire/zod3'\` / \`import 'toolwire/valibot'\` / \`import 'toolwire/strict'\` once. The first download is gzipped as one file (the
 application's bundler merges its static chunks into its own entry chunk); \`npx tsx bench/bundle.ts\` lists it by

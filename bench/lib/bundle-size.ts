@@ -3,8 +3,8 @@
  * minified, code splitting on, gzipped (level 9). `ws` is never bundled (browsers use the global
  * `WebSocket`); the schema libraries a user brings (zod 3, valibot, arktype) are peers and left out.
  *
- * Figures (see `bundleSizes`), all of the one build every runtime gets (`src/index.ts`, the `browser` and
- * `default` conditions of `toolwire`):
+ * Figures (see `bundleSizes`), all of the browser build (`src/index.ts`: every condition of `toolwire` but `node`,
+ * tsup.config.ts):
  * - what the page downloads first, with zod left out (an application that already ships zod 4) — the issue's
  *   target figure — and with zod in. The first download is the entry and the chunks it imports statically,
  *   gzipped together: the application's bundler merges them into its own entry chunk;
