@@ -6,6 +6,7 @@
  * @module
  */
 
+import { MAX_TIMEOUT_MS } from '../src/limits';
 // The model reads the same words whether the SDK or the service wrote them.
 import { argumentsTooLargeText, cancelledText, timeoutText, unknownToolText } from '../src/tool/model-text';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../src/wire/protocol';
@@ -63,6 +64,8 @@ export class Dispatcher {
   readonly #waiting = new Set<Call>();
   /** Offers the waiting calls again when a tool's fleet rate window lets one more start. */
   #fleetTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When {@link Dispatcher.#fleetTimer} fires (epoch milliseconds). */
+  #fleetTimerAt = 0;
   /** Runs {@link Dispatcher.#evenOut} when a call asked back before may be asked again, and a worker has room. */
   #evenOutTimer: ReturnType<typeof setTimeout> | undefined;
   /** When {@link Dispatcher.#evenOutTimer} fires (epoch milliseconds). */
@@ -452,8 +455,13 @@ export class Dispatcher {
     const definition = target.tools.get(call.toolName);
     const limits = definition?.fleet;
     const fleet = this.#deps.fleet;
-    if (limits !== undefined && fleet !== undefined && call.decision === undefined) {
+    // Held for a person first: the limits count dispatches, and this one is not sent until it is decided.
+    const heldFirst =
+      call.decision === undefined && definition?.needsApproval === true && !target.localApprovals;
+    // A call its worker held for a decision (requestedBy `client`) still counts from its dispatch.
+    if (limits !== undefined && fleet !== undefined && !heldFirst && !fleet.counts(call.callId)) {
       // Over the tool's fleet-wide limit: held here, sent when a call of it ends or its rate window lets one more start.
+      // An approved call too: a person's decision is not a dispatch.
       const waitMs = fleet.waitFor(call.run.tenant, call.toolName, limits);
       if (waitMs > 0) {
         this.#waiting.add(call);
@@ -462,7 +470,7 @@ export class Dispatcher {
       }
     }
     this.#waiting.delete(call);
-    if (call.decision === undefined && definition?.needsApproval === true && !target.localApprovals) {
+    if (heldFirst) {
       // Nobody is asked about a call that could never be sent: it ends now (see tooLarge).
       const bytes = frameBytes(call.frame(target.features));
       if (bytes > this.#deps.options.maxPayloadBytes) {
@@ -732,12 +740,25 @@ export class Dispatcher {
       void Promise.resolve().then(() => this.retryWaiting());
   }
 
+  /**
+   * Offers the waiting calls again in `delayMs`: one timer for every tool's rate window, set for the earliest (a
+   * tool whose window is long must not hold up another's). Capped at the longest delay a timer takes (a `perSecond`
+   * of 1e-8 waits years): a longer one would fire after 1 ms, and again.
+   */
   #retryFleetIn(delayMs: number): void {
-    if (this.#fleetTimer !== undefined) return;
-    this.#fleetTimer = setTimeout(() => {
-      this.#fleetTimer = undefined;
-      this.retryWaiting();
-    }, delayMs);
+    const at = Date.now() + Math.min(delayMs, MAX_TIMEOUT_MS);
+    if (this.#fleetTimer !== undefined) {
+      if (this.#fleetTimerAt <= at) return;
+      clearTimeout(this.#fleetTimer);
+    }
+    this.#fleetTimerAt = at;
+    this.#fleetTimer = setTimeout(
+      () => {
+        this.#fleetTimer = undefined;
+        this.retryWaiting();
+      },
+      Math.min(delayMs, MAX_TIMEOUT_MS),
+    );
   }
 
   /** A call of `session` ended: offer it waiting calls while it has room (it may have been at capacity). */

@@ -260,6 +260,12 @@ export class FleetLimiter {
     sessionId?: string,
   ): void {
     const name = bucketName(tenant, toolName);
+    const counted = this.#counted.get(callId);
+    if (counted !== undefined) {
+      // Sent again after its worker held it for a decision: it has counted since its first dispatch.
+      counted.sessionId = sessionId;
+      return;
+    }
     const bucket = this.#bucket(tenant, toolName);
     bucket.inFlight += 1;
     if (limits.perSecond !== undefined) {
@@ -268,6 +274,11 @@ export class FleetLimiter {
       if (bucket.starts.length > size) bucket.starts.splice(0, bucket.starts.length - size);
     }
     this.#counted.set(callId, { bucket: name, sessionId });
+  }
+
+  /** Whether the call counts now: dispatched, and neither released nor its session ended. */
+  counts(callId: string): boolean {
+    return this.#counted.has(callId);
   }
 
   /**

@@ -5,10 +5,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Call } from '../../server-stub/call';
 import { Dispatcher } from '../../server-stub/dispatcher';
+import { FleetLimiter } from '../../server-stub/fleet';
 import { silentLogger } from '../../server-stub/logger';
 import { Run } from '../../server-stub/run';
 import { Session } from '../../server-stub/session';
-import type { Feature } from '../../src/wire/protocol';
+import type { Feature, ToolDefinition } from '../../src/wire/protocol';
 import { toolDef } from './test-client';
 
 afterEach(() => {
@@ -176,5 +177,131 @@ describe('Dispatcher: a call handed back moves on at most every handBackAgainMs 
     vi.advanceTimersByTime(1);
     expect(askedOfW2).toEqual([[ids[3]]]);
     expect(askedOfW1).toHaveLength(1);
+  });
+});
+
+describe('Dispatcher: fleet-wide limits (docs/protocol/fleets.md)', () => {
+  /** Sessions offering `tools` (each a name and its definition's extras), with a fleet limiter on fake time. */
+  function fleetHarness(tools: Record<string, Partial<ToolDefinition>>) {
+    const sessions = new Map<string, Session>();
+    const fleet = new FleetLimiter(() => Date.now());
+    // Deadlines longer than the windows waited for.
+    const options = { ...OPTIONS, callDeadlineMs: 60_000 };
+    const dispatcher = new Dispatcher({ options, sessions, emit: () => {}, fleet });
+    const run = new Run({
+      id: 'run_1',
+      agent: { name: 'a', instructions: 'i', tools: Object.keys(tools) },
+      input: 'x',
+      maxTurns: 3,
+      depth: 0,
+      startedBy: 'api',
+    });
+    let calls = 0;
+    return {
+      dispatcher,
+      fleet,
+      session(): Session {
+        const session = new Session(`s${sessions.size + 1}`, sessions.size + 1, undefined, 1 << 30, () => {});
+        session.features = new Set<Feature>(['fleet']);
+        session.setTools(Object.entries(tools).map(([name, extra]) => ({ ...toolDef(name), ...extra })));
+        vi.spyOn(session, 'send').mockReturnValue(true);
+        sessions.set(session.id, session);
+        return session;
+      },
+      submit(toolName: string): Call {
+        calls += 1;
+        const call = new Call({
+          callId: `call_${calls}`,
+          modelCallId: `m${calls}`,
+          run,
+          toolName,
+          arguments: {},
+          turn: 1,
+        });
+        void dispatcher.submit(call);
+        return call;
+      },
+    };
+  }
+
+  it('holds an approved call to the limits as any other: a decision is not a dispatch', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, fleet, session, submit } = fleetHarness({
+      work: { needsApproval: true, fleet: { concurrency: 1, perSecond: 100 } },
+    });
+    const w1 = session();
+    session();
+    const calls = [submit('work'), submit('work'), submit('work')];
+    // Each is held for a person first, sent nowhere: the limits count nothing yet.
+    expect(calls.map((call) => call.state)).toEqual([
+      'awaiting_approval',
+      'awaiting_approval',
+      'awaiting_approval',
+    ]);
+    for (const call of calls) {
+      call.decide({ approved: true, by: 'http' });
+      dispatcher.release(call);
+    }
+    expect(calls.map((call) => call.state)).toEqual(['dispatched', 'waiting', 'waiting']);
+    expect(fleet.inFlight(undefined, 'work')).toBe(1);
+    dispatcher.onResult(w1, {
+      type: 'tool_result',
+      callId: calls[0]?.callId as string,
+      status: 'ok',
+      output: 'x',
+    });
+    vi.advanceTimersByTime(10);
+    expect(calls.map((call) => call.state)).toEqual(['done', 'dispatched', 'waiting']);
+    expect(fleet.inFlight(undefined, 'work')).toBe(1);
+  });
+
+  it('counts a call its worker held for a decision once, from its first dispatch', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, fleet, session, submit } = fleetHarness({ work: { fleet: { concurrency: 1 } } });
+    const w1 = session();
+    const call = submit('work');
+    expect(call.state).toBe('dispatched');
+    dispatcher.hold(call, 'client', undefined);
+    call.decide({ approved: true, by: 'http' });
+    dispatcher.release(call);
+    expect(call.state).toBe('dispatched');
+    expect(fleet.inFlight(undefined, 'work')).toBe(1);
+    dispatcher.onResult(w1, { type: 'tool_result', callId: call.callId, status: 'ok', output: 'x' });
+    expect(fleet.inFlight(undefined, 'work')).toBe(0);
+  });
+
+  it("sends a tool's waiting call when its own window allows, whatever another tool's window", () => {
+    vi.useFakeTimers({ now: 0 });
+    const { session, submit } = fleetHarness({
+      slow: { fleet: { perSecond: 0.1 } },
+      fast: { fleet: { perSecond: 1 } },
+    });
+    session();
+    const slow = [submit('slow'), submit('slow')];
+    const fast = [submit('fast'), submit('fast')];
+    expect([...slow, ...fast].map((call) => call.state)).toEqual([
+      'dispatched',
+      'waiting',
+      'dispatched',
+      'waiting',
+    ]);
+    // fast's window lets one more start after 1 s; slow's only after 10 s.
+    vi.advanceTimersByTime(1_000);
+    expect(fast[1]?.state).toBe('dispatched');
+    expect(slow[1]?.state).toBe('waiting');
+    vi.advanceTimersByTime(9_000);
+    expect(slow[1]?.state).toBe('dispatched');
+  });
+
+  it('sets no timer longer than a timer takes, however small perSecond is', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, session, submit } = fleetHarness({ rare: { fleet: { perSecond: 1e-8 } } });
+    session();
+    const retries = vi.spyOn(dispatcher, 'retryWaiting');
+    const calls = [submit('rare'), submit('rare')];
+    expect(calls.map((call) => call.state)).toEqual(['dispatched', 'waiting']);
+    // A delay past the longest a timer takes fires after 1 ms instead, and again, every millisecond.
+    vi.advanceTimersByTime(1_000);
+    expect(retries).not.toHaveBeenCalled();
   });
 });
