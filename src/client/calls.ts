@@ -896,6 +896,8 @@ export class CallRunner implements ExecutionOwner {
    * human, or `onApproval`). They never ran here, and another worker runs them now rather than this one after its
    * running calls (or never, when its drain times out and aborts what it holds); a call held for the service's
    * decision stays held there, and the decision goes to the worker that then gets it (docs/protocol/approvals.md).
+   * A call waiting for its key that the local approver approved through a promise (a person) stays, as it does at
+   * a `hand_back`: on another worker the person would be asked again. The drain waits for it.
    * Calls that began and wait for a person's answer or a nested run are running: the drain waits for them, and a
    * `warn` says so.
    */
@@ -906,7 +908,7 @@ export class CallRunner implements ExecutionOwner {
     for (const execution of [...this.#held.values()]) {
       if (execution.state === 'queued') this.#handBack(execution);
       else if (
-        gate?.waitingAtGate(execution) === true ||
+        (gate?.waitingAtGate(execution) === true && !this.#approvals.waitedHere(execution)) ||
         (execution.state === 'parked' && this.#approvals.waiting(execution))
       ) {
         // Waiting for its key's turn (or, its permit taken, for a slot), or for a decision: its `execute` has not

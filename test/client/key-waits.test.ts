@@ -119,6 +119,32 @@ describe('key_waits, in a call runner', () => {
     calls.dispose();
   });
 
+  it('keeps such a call through a drain too: it runs here once its key is free', async () => {
+    const asked: string[] = [];
+    const { work, started, release } = keyedTool(1, () => true);
+    const { calls, sent } = recording([work], {
+      onApproval: (request) => {
+        asked.push(request.callId);
+        return request.callId === 'a1' ? Promise.resolve(true) : true;
+      },
+    });
+    calls.welcomed({ ...welcome, features: ['key_waits', 'hand_back'] });
+    sendCalls(calls, 'a', [0, 1, 2]);
+    await nextTask();
+    expect(started).toEqual(['a0']);
+    // The worker stops (SIGTERM, a deploy): a2 goes back to the service; a1, which a person approved, stays.
+    calls.stopAccepting();
+    await nextTask();
+    const results = sent.filter((frame) => frame.type === 'tool_result');
+    expect(results.map((frame) => frame.callId)).toEqual(['a2']);
+    release('a0');
+    await nextTask();
+    expect(started).toEqual(['a0', 'a1']);
+    expect(asked).toEqual(['a0', 'a1', 'a2']);
+    release('a1');
+    calls.dispose();
+  });
+
   it('sends nothing new when the service did not take the feature', async () => {
     const { work, started } = keyedTool(1);
     const { calls, sent } = recording([work]);
