@@ -1,9 +1,9 @@
 /**
- * The conditions of package.json `exports` as a bundler for a browser reads them: `browser` beside `import` for an
- * `import`, beside `require` for a `require()` (esbuild with `platform: 'browser'`, webpack's web target). The
- * entries that register an optional part into the core must resolve to the same build of the core the root does,
- * whichever of the two a page's code uses: a registration made into another copy changes nothing for the core the
- * page's tools are made with.
+ * The conditions of package.json `exports` as resolvers read them: Node (`node`, by `import` or `require`), a bundler
+ * for a browser (`browser` beside `import`, or beside `require` for a CommonJS module in the page), edge runtimes and
+ * others. Every entry must resolve into the build the root does (tsup.config.ts), whichever way a program's code
+ * reaches it: a registration made into another copy of the core changes nothing for the core the program's tools
+ * are made with, and the Node build does not load in a page.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -28,16 +28,16 @@ function resolve(target: Target, conditions: readonly string[]): string | undefi
 const SUBPATHS = Object.keys(exports).filter(
   (entry) => entry.startsWith('./') && entry !== './package.json' && entry !== './server-stub',
 );
-const REGISTERING = ['./zod3', './valibot', './json-schema', './strict'];
-
 describe('the package in a browser bundle', () => {
   it.each(['import', 'require'])(
-    'gives an entry that registers a part the core of the root, by %s',
+    'gives every entry, by %s, the browser build the root comes from (a require too: a CommonJS module in a page)',
     (kind) => {
       const conditions = ['browser', kind];
       expect(resolve(exports['.'] as Target, conditions)).toBe('./dist/browser/index.js');
-      const resolved = REGISTERING.map((entry) => resolve(exports[entry] as Target, conditions));
-      expect(resolved).toEqual(REGISTERING.map((entry) => `./dist/browser/${entry.slice(2)}.js`));
+      const resolved = SUBPATHS.map((entry) => resolve(exports[entry] as Target, conditions));
+      // The same file as Node's ES module, from the browser build.
+      const inNode = SUBPATHS.map((entry) => resolve(exports[entry] as Target, ['node', 'import']));
+      expect(resolved).toEqual(inNode.map((file) => file?.replace('./dist/', './dist/browser/')));
     },
   );
 });
@@ -50,6 +50,12 @@ describe.each([
   ['a browser', ['browser', 'import'], /^\.\/dist\/browser\//],
   ['an edge runtime', ['workerd', 'worker', 'import'], /^\.\/dist\/browser\//],
   ['a resolver with no known condition', ['import'], /^\.\/dist\/browser\//],
+  [
+    'a CommonJS resolver neither Node nor a browser (React Native)',
+    ['react-native', 'require'],
+    /^\.\/dist\/browser\//,
+  ],
+  ['an edge runtime, by require', ['workerd', 'worker', 'browser', 'require'], /^\.\/dist\/browser\//],
 ])('the package in %s', (_name, conditions, build) => {
   it('resolves the root and every subpath into one build', () => {
     for (const entry of ['.', ...SUBPATHS]) {

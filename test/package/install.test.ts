@@ -119,6 +119,20 @@ const ENTRIES = [
   'server-stub/index',
 ];
 
+/** The subpaths a page may import (all but the server stub, a Node program). */
+const SUBPATHS = [
+  'zod3',
+  'valibot',
+  'json-schema',
+  'strict',
+  'testing',
+  'tracing',
+  'compat',
+  'mcp',
+  'ai-sdk',
+  'otel',
+];
+
 describe('npm pack in a fresh clone', () => {
   it('ships the built entry points with their types, the CLI, README, CHANGELOG and LICENSE, and nothing else', () => {
     const files = packed.files;
@@ -361,6 +375,42 @@ console.log(JSON.stringify({ parameters: book.definition.parameters, finalOutput
 );
 
 describe('the installed tarball', () => {
+  // tsup.config.ts: a page gets the browser build whole, whether its code imports toolwire or a CommonJS module in
+  // it requires it; a subpath from the Node build would bring Node's modules and a second core.
+  it.each(['import', 'require'])(
+    'bundles for a browser page with every entry reached by %s, all from the browser build',
+    async (how) => {
+      const specifiers = ['toolwire', ...SUBPATHS.map((subpath) => `toolwire/${subpath}`)];
+      const lines = specifiers.map((spec, index) =>
+        how === 'import' ? `import * as m${index} from '${spec}';` : `const m${index} = require('${spec}');`,
+      );
+      const file = join(apps.newest, `page-${how}.${how === 'import' ? 'mjs' : 'cjs'}`);
+      writeFileSync(
+        file,
+        `${lines.join('\n')}\nconsole.log(${specifiers.map((_, index) => `m${index}`).join(', ')});\n`,
+      );
+      const result = await build({
+        entryPoints: [file],
+        bundle: true,
+        platform: 'browser',
+        format: 'esm',
+        write: false,
+        metafile: true,
+        // The page's own libraries, which it brings or leaves out.
+        external: ['ai', 'valibot', 'zod3', 'arktype', '@modelcontextprotocol/sdk'],
+        logLevel: 'silent',
+      });
+      const fromToolwire = Object.keys(result.metafile.inputs)
+        .filter((input) => input.includes('node_modules/toolwire/'))
+        .map((input) =>
+          input.slice(input.indexOf('node_modules/toolwire/') + 'node_modules/toolwire/'.length),
+        );
+      expect(fromToolwire.length).toBeGreaterThan(0);
+      expect(fromToolwire.filter((input) => !input.startsWith('dist/browser/'))).toEqual([]);
+    },
+    60_000,
+  );
+
   const EXPORTS = `{
     tool: typeof toolwire.tool,
     Client: typeof toolwire.Client,
