@@ -114,7 +114,10 @@ export function attemptFailure(facts: AttemptFacts): AttemptFailure {
     return unsupportedProtocol(url);
   }
   if (code === CLOSE_CODES.fleetConflict) {
-    return stop('fleet_conflict', `the service refused the tools' fleet limits (${code}: ${reason})`);
+    return stop(
+      'fleet_conflict',
+      `the service refused the tools' fleet limits (${code}: ${reason}); every worker offering a tool must announce the same fleet limits: to change them, replace every worker offering it, or rename the tool`,
+    );
   }
   if (code === CLOSE_CODES.unauthorized || code === CLOSE_CODES.unsupportedProtocol) {
     return stop(

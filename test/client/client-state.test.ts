@@ -1027,7 +1027,7 @@ describe('a resume the service refuses with 4010', () => {
     const error = await closed;
     expect(error).toBeInstanceOf(ConnectionError);
     expect([error?.code, client.state, seen]).toEqual(['fleet_conflict', 'closed', ['error fleet_conflict']]);
-    const message = `${FAKE_URL}: the service refused the tools' fleet limits (4010: ${reason})`;
+    const message = `${FAKE_URL}: the service refused the tools' fleet limits (4010: ${reason}); every worker offering a tool must announce the same fleet limits: to change them, replace every worker offering it, or rename the tool`;
     expect(error?.message).toBe(message);
     expect(lines.filter((line) => line.level === 'error')).toEqual([
       {

@@ -148,7 +148,7 @@ describe('tool({ fleet })', () => {
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).code).toBe('fleet_conflict');
     expect((error as ConnectionError).message).toBe(
-      `${server.url}: the service refused the tools' fleet limits (4010: fleet limits of work disagree: this worker concurrency 3, the fleet concurrency 2)`,
+      `${server.url}: the service refused the tools' fleet limits (4010: fleet limits of work disagree: this worker concurrency 3, the fleet concurrency 2); every worker offering a tool must announce the same fleet limits: to change them, replace every worker offering it, or rename the tool`,
     );
   });
 });
