@@ -72,6 +72,11 @@ export class CallActivity {
    */
   waitsForKey = false;
   /**
+   * The limits of its tool's `fleet` that hold the call on the service's side now (docs/protocol/fleets.md), as the
+   * model reads them if its deadline passes there (`concurrency 1`); `undefined` once it is sent, or when none do.
+   */
+  heldByFleet: string | undefined;
+  /**
    * The service asked the session the call waits on to hand it back (`hand_back`, docs/protocol/fleets.md), for this
    * session: until the call leaves, the ask is unanswered; then the call goes there if it can.
    */

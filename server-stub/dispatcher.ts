@@ -12,7 +12,14 @@ import { argumentsTooLargeText, cancelledText, timeoutText, unknownToolText } fr
 import type { ClientFrame, FrameOf, ServiceFrame } from '../src/wire/protocol';
 import type { Call, CallOutcome, CallResult } from './call';
 import { frameBytes } from './fit-frame';
-import { buildOffers, type FleetLimiter, noBuildText, sameBuild } from './fleet';
+import {
+  buildOffers,
+  describeLimits,
+  type FleetLimiter,
+  fleetHeldText,
+  noBuildText,
+  sameBuild,
+} from './fleet';
 import type { ResolvedStubOptions } from './options';
 import {
   atCapacity,
@@ -442,6 +449,8 @@ export class Dispatcher {
         : pickSession(call, this.#deps.sessions, slotsInFlight);
     if (!target) {
       this.#waiting.add(call);
+      // Waiting for a worker now, whatever held it before.
+      call.activity.heldByFleet = undefined;
       if (call.sentTo.length === 0 && call.decision === undefined && !mayServe(call, this.#deps.sessions)) {
         this.#finish(call, {
           status: 'unknown_tool',
@@ -465,11 +474,13 @@ export class Dispatcher {
       const waitMs = fleet.waitFor(call.run.tenant, call.toolName, limits);
       if (waitMs > 0) {
         this.#waiting.add(call);
+        call.activity.heldByFleet = describeLimits(limits);
         if (Number.isFinite(waitMs)) this.#retryFleetIn(waitMs);
         return;
       }
     }
     this.#waiting.delete(call);
+    call.activity.heldByFleet = undefined;
     if (heldFirst) {
       // Nobody is asked about a call that could never be sent: it ends now (see tooLarge).
       const bytes = frameBytes(call.frame(target.features));
@@ -518,9 +529,12 @@ export class Dispatcher {
         call.state === 'waiting' &&
         buildId !== undefined &&
         !buildOffers(call.run, call.toolName, this.#deps.sessions);
+      const { heldByFleet } = call.activity;
       const output = noBuild
         ? noBuildText(call.toolName, buildId, deadlineMs)
-        : timeoutText(call.toolName, this.#limitThatCut(call, deadlineMs));
+        : call.state === 'waiting' && heldByFleet !== undefined
+          ? fleetHeldText(call.toolName, deadlineMs, heldByFleet)
+          : timeoutText(call.toolName, this.#limitThatCut(call, deadlineMs));
       this.#finish(call, { status: 'timeout', output });
     };
     this.#expireOf.set(call, expire);

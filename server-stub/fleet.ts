@@ -5,6 +5,8 @@
  *
  * @module
  */
+
+import { timeoutText } from '../src/tool/model-text';
 import {
   BUILD_ID_PATTERN,
   type FleetLimits,
@@ -152,6 +154,11 @@ export function buildPolicyOf(current: string | undefined): {
     : { buildPolicy: 'current', currentBuildId: current };
 }
 
+/** What the model reads of a call whose deadline passed while its tool's fleet-wide limits held it back. */
+export function fleetHeldText(toolName: string, deadlineMs: number, limits: string): string {
+  return `${timeoutText(toolName, deadlineMs)}: the tool's fleet-wide limit (${limits}) held it back`;
+}
+
 /** The text a call that waited in vain for a worker of its run's build ends with. */
 export function noBuildText(toolName: string, buildId: string, deadlineMs: number): string {
   return `Error running ${toolName}: no worker of build ${buildId} was connected within ${deadlineMs}ms`;
@@ -176,7 +183,7 @@ export function buildOffers(run: Run, toolName: string, sessions: ReadonlyMap<st
   return false;
 }
 
-function describeLimits(limits: FleetLimits | undefined): string {
+export function describeLimits(limits: FleetLimits | undefined): string {
   if (limits === undefined) return 'none';
   const parts: string[] = [];
   if (limits.concurrency !== undefined) parts.push(`concurrency ${limits.concurrency}`);

@@ -293,6 +293,18 @@ describe('Dispatcher: fleet-wide limits (docs/protocol/fleets.md)', () => {
     expect(slow[1]?.state).toBe('dispatched');
   });
 
+  it('tells the model a fleet limit held back a call whose deadline passed while it waited', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { session, submit } = fleetHarness({ work: { fleet: { concurrency: 1 } } });
+    session();
+    const [running, held] = [submit('work'), submit('work')];
+    vi.advanceTimersByTime(60_000);
+    expect(running.result?.output).toBe('Error running work: timed out after 60000ms');
+    expect(held.result?.output).toBe(
+      "Error running work: timed out after 60000ms: the tool's fleet-wide limit (concurrency 1) held it back",
+    );
+  });
+
   it('sets no timer longer than a timer takes, however small perSecond is', () => {
     vi.useFakeTimers({ now: 0 });
     const { dispatcher, session, submit } = fleetHarness({ rare: { fleet: { perSecond: 1e-8 } } });
