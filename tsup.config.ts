@@ -59,6 +59,11 @@ function oneCore(entries: Record<string, string>): Plugin {
   return {
     name: 'one-core',
     setup(build) {
+      // The bare import of src/node.ts each entry begins with must stay: package.json's `sideEffects` names built
+      // files, not sources, so esbuild would take src/node.ts for a pure module and drop the import.
+      build.onResolve({ filter: /\/src\/node\.ts$/ }, (args) =>
+        args.path === NODE_ENTRY ? { path: NODE_ENTRY, sideEffects: true } : undefined,
+      );
       build.onLoad({ filter: /\.ts$/ }, async (args) => {
         if (args.path.includes('/node_modules/')) return undefined;
         const text = await readFile(args.path, 'utf8');
@@ -111,9 +116,6 @@ export default defineConfig([
     dts: true,
     esbuildPlugins: [oneCore(NODE_ENTRIES)],
     esbuildOptions(options, { format }) {
-      // The bare `import './node'` above must stay: package.json's `sideEffects` names built files, not sources,
-      // so esbuild would take src/node.ts for a pure module and drop it.
-      options.ignoreAnnotations = true;
       if (format === 'cjs') {
         // CommonJS has no `import.meta`: there `import.meta.url` is `undefined` (src/wire/transport.ts then leaves
         // `ws` to `import('ws')`, which the CommonJS output turns into `require('ws')`).
