@@ -357,7 +357,18 @@ export function anInteger(bounds: IntegerBounds): Rule {
     test: (value) =>
       (infinity && value === Number.POSITIVE_INFINITY) ||
       (Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max),
+    show: showUnsafeInteger,
   };
+}
+
+/**
+ * A refused value as {@link describeValue} shows it; an integer too large to be held exactly (`1e308`) says so, or
+ * "must be a positive integer, got 1e+308" would read as a contradiction.
+ */
+function showUnsafeInteger(value: unknown, redact: Redact): string {
+  if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value))
+    return `${value}, past the largest integer a number holds exactly (${Number.MAX_SAFE_INTEGER})`;
+  return describeValue(value, redact);
 }
 
 /** A duration a timer can hold: whole milliseconds from `min` to {@link MAX_TIMEOUT_MS}. */

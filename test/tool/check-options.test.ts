@@ -48,6 +48,11 @@ describe('checkOptions', () => {
       'invalid_option',
       'demo(): limitMs must be a positive integer of milliseconds up to 2147483647 (the longest timer), got 2147483648',
     ],
+    [
+      { name: 'x', nested: { depth: 1e308 } },
+      'invalid_option',
+      'demo(): nested.depth must be a non-negative integer up to 9, got 1e+308, past the largest integer a number holds exactly (9007199254740991)',
+    ],
     [{ name: 'x', items: ['a', 2] }, 'invalid_option', 'demo(): items[1] must be a string, got 2'],
     [
       { name: 'x', items: ['a', undefined] },
