@@ -206,16 +206,29 @@ export function fleetConflict(
   sessions: ReadonlyMap<string, Session>,
   self: Session | undefined,
 ): string | undefined {
+  return fleetConflicts(tools, tenant, sessions, self)[0]?.reason;
+}
+
+/** Every tool of `tools` whose `fleet` limits disagree with the fleet's, and why (see {@link fleetConflict}). */
+export function fleetConflicts(
+  tools: readonly ToolDefinition[],
+  tenant: string | undefined,
+  sessions: ReadonlyMap<string, Session>,
+  self: Session | undefined,
+): Array<{ toolName: string; reason: string }> {
+  const found: Array<{ toolName: string; reason: string }> = [];
   for (const tool of tools) {
     for (const other of sessions.values()) {
       if (other === self || other.state !== 'connected' || other.tenant !== tenant) continue;
       const theirs = other.tools.get(tool.name);
       if (theirs === undefined || sameLimits(theirs.fleet, tool.fleet)) continue;
       // Short: a close reason fits in 123 bytes.
-      return `fleet limits of ${tool.name} disagree: this worker ${describeLimits(tool.fleet)}, the fleet ${describeLimits(theirs.fleet)}`;
+      const reason = `fleet limits of ${tool.name} disagree: this worker ${describeLimits(tool.fleet)}, the fleet ${describeLimits(theirs.fleet)}`;
+      found.push({ toolName: tool.name, reason });
+      break;
     }
   }
-  return undefined;
+  return found;
 }
 
 interface Bucket {

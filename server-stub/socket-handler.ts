@@ -25,7 +25,7 @@ import {
 import { socketDecision } from './approvals';
 import { bearerKey } from './auth';
 import { closeSocket } from './close-socket';
-import { buildIdProblem, buildPolicyOf, fleetConflict } from './fleet';
+import { buildIdProblem, buildPolicyOf, fleetConflicts } from './fleet';
 import { RateLimiter } from './rate-limiter';
 import type { StubService } from './service';
 import type { Session } from './session';
@@ -285,9 +285,11 @@ class SocketHandler {
         return;
       }
       case 'tools_update': {
-        const conflict = fleetConflict(frame.tools, session.tenant, service.sessions, session);
-        if (conflict !== undefined) {
-          this.#error('not_allowed', conflict);
+        const conflicts = fleetConflicts(frame.tools, session.tenant, service.sessions, session);
+        if (conflicts.length > 0) {
+          // Named, so that the client drops them and announces the rest again (docs/protocol/fleets.md).
+          const reasons = conflicts.map((conflict) => conflict.reason).join('; ');
+          this.#error('not_allowed', reasons, { tools: conflicts.map((conflict) => conflict.toolName) });
           return;
         }
         const duplicates = service.updateTools(session, frame.tools);
@@ -333,7 +335,7 @@ class SocketHandler {
   #error(
     code: ErrorCode,
     message: string,
-    ids: { callId?: string; runId?: string; requestId?: string } = {},
+    ids: { callId?: string; runId?: string; requestId?: string; tools?: string[] } = {},
   ): void {
     const sessionId = this.#session?.id;
     this.#service.options.logger.warn(

@@ -275,6 +275,11 @@ export interface ClientParts {
   readonly signals: SignalHooks;
   /** Emits a public event of the client (a listener's throw is caught there). */
   emit<E extends keyof ClientEvents>(event: E, ...args: EventEmitter.EventArgs<ClientEvents, E>): void;
+  /**
+   * The service refused these tools of a `tools_update` (their fleet limits disagree, docs/protocol/fleets.md): the
+   * client drops them and announces the others again.
+   */
+  toolsRefused(names: readonly string[]): void;
 }
 
 /** The connection of a client with these options, its events routed to `parts`. */
@@ -381,8 +386,25 @@ function routeFrame(
   }
 }
 
-/** An `error` frame about no decision or run: an `error` event; one naming a call may drop its result. */
+/**
+ * An `error` frame about no decision or run: an `error` event; one naming a call may drop its result. One naming
+ * tools of a refused `tools_update` drops them here (a `hello` that offered them would be refused with 4010, and
+ * with it every other tool of this client) and says so as `ConnectionError` `fleet_conflict`.
+ */
 function serviceError(parts: ClientParts, frame: FrameOf<ServiceFrame, 'error'>): void {
+  const names = frame.tools?.filter((name) => parts.registry.has(name)) ?? [];
+  if (names.length > 0) {
+    parts.toolsRefused(names);
+    const listed = names.map((name) => JSON.stringify(name)).join(', ');
+    parts.emit(
+      'error',
+      new ConnectionError(
+        'fleet_conflict',
+        `the service refused ${names.length === 1 ? 'tool' : 'tools'} ${listed}: ${serviceMessage(frame.message, parts.redactor)}; this client no longer offers ${names.length === 1 ? 'it' : 'them'} and goes on with its other tools (every worker offering a tool must announce the same fleet limits)`,
+      ),
+    );
+    return;
+  }
   if (frame.callId !== undefined && dropsResult(frame.code)) {
     // The service will never record this result (docs/protocol/tool-calls.md, docs/protocol/errors.md): drop it from
     // the outbox.
@@ -508,6 +530,11 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       },
       signals: this.#signals,
       emit: (event, ...args) => this.#emit(event, ...args),
+      toolsRefused: (names) => {
+        for (const name of names) this.#registry.remove(name);
+        this.#calls.toolsChanged();
+        this.#announce();
+      },
     });
     this.#tracing = options.tracing;
     // The runs' run contexts and trace captures, by run id: none before the first run().
@@ -699,7 +726,9 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
 
   /**
    * Adds a tool while connected; the service is told with `tools_update`. Any shape `tools` accepts outside a
-   * record (a `tool()` result, an object with its options, an AI SDK tool with a `name`).
+   * record (a `tool()` result, an object with its options, an AI SDK tool with a `name`). A tool whose `fleet`
+   * limits the service refuses (other workers announce other limits) is removed again when the service says so,
+   * with an `error` event (`ConnectionError` `fleet_conflict`); the client goes on with its other tools.
    * @throws ToolDefinitionError as `tool()` does for an object it refuses; `not_a_tool`; `duplicate_tool` when a
    *   different tool has that name (call `removeTool(name)` first to replace it; adding the tool it already runs
    *   does nothing); `too_large` when the

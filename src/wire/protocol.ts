@@ -84,6 +84,8 @@ export const errorFrame = z.object({
   callId: z.optional(z.string()),
   requestId: z.optional(z.string()),
   runId: z.optional(z.string()),
+  /** The tools of a refused `tools_update` that the service refused (their fleet limits disagree): docs/protocol/fleets.md. */
+  tools: z.optional(z.array(z.string())),
 });
 
 /**

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { scriptedModel } from '../../server-stub/index';
-import { Client, ConnectionError, OptionsError, ToolDefinitionError, tool } from '../../src/index';
-import { API_KEY, client, stub } from '../fault/harness';
+import { Agent, Client, ConnectionError, OptionsError, ToolDefinitionError, tool } from '../../src/index';
+import { API_KEY, client, nextEvent, proxyTo, stub } from '../fault/harness';
 import { AGENT, workTurns } from './helpers';
 
 const parameters = z.object({ n: z.number().int(), tenant: z.string() });
@@ -150,6 +150,43 @@ describe('tool({ fleet })', () => {
     expect((error as ConnectionError).message).toBe(
       `${server.url}: the service refused the tools' fleet limits (4010: fleet limits of work disagree: this worker concurrency 3, the fleet concurrency 2); every worker offering a tool must announce the same fleet limits: to change them, replace every worker offering it, or rename the tool`,
     );
+  });
+});
+
+describe('a tools_update whose fleet limits disagree', () => {
+  it('drops the refused tool, announces the others, and keeps serving them across a reconnect', async () => {
+    const server = await stub({
+      model: scriptedModel([{ toolCalls: [{ name: 'other', arguments: {} }] }, { text: 'done' }]),
+    });
+    const proxy = await proxyTo(server);
+    const execute = () => 'ran';
+    const first = client(server.url, {
+      tools: [tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 2 } })],
+    });
+    await first.connect();
+    const other = tool({ name: 'other', description: 'd', execute });
+    const second = client(proxy.url, { tools: [other], reconnect: { initialDelayMs: 1, maxDelayMs: 5 } });
+    const errors: ConnectionError[] = [];
+    second.on('error', (error) => errors.push(error as ConnectionError));
+    await second.connect();
+    // One update with a tool that agrees and one that does not: the service refuses it whole, naming `work`.
+    second.addTool(tool({ name: 'extra', description: 'd', execute }));
+    second.addTool(tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 3 } }));
+    await until(() => errors.length > 0);
+    expect(errors.map((error) => [error.code, error.message])).toEqual([
+      [
+        'fleet_conflict',
+        'the service refused tool "work": fleet limits of work disagree: this worker concurrency 3, the fleet concurrency 2; this client no longer offers it and goes on with its other tools (every worker offering a tool must announce the same fleet limits)',
+      ],
+    ]);
+    await until(() => server.sessions().some((session) => session.tools.includes('extra')));
+    // A drop: the resume's hello no longer offers `work`, so it is not refused (4010), and `other` still runs.
+    const resumed = nextEvent<{ resumed: boolean }>(second, 'connected');
+    proxy.dropAll();
+    expect((await resumed).resumed).toBe(true);
+    expect(second.state).toBe('open');
+    const result = await second.run(new Agent({ name: 'a', instructions: '', tools: [other] }), 'go');
+    expect(result.toolCalls.map((call) => [call.toolName, call.status])).toEqual([['other', 'ok']]);
   });
 });
 
