@@ -215,8 +215,8 @@ export function fleetConflicts(
   tenant: string | undefined,
   sessions: ReadonlyMap<string, Session>,
   self: Session | undefined,
-): Array<{ toolName: string; reason: string }> {
-  const found: Array<{ toolName: string; reason: string }> = [];
+): Array<{ toolName: string; fleet: FleetLimits | undefined; reason: string }> {
+  const found: Array<{ toolName: string; fleet: FleetLimits | undefined; reason: string }> = [];
   for (const tool of tools) {
     for (const other of sessions.values()) {
       if (other === self || other.state !== 'connected' || other.tenant !== tenant) continue;
@@ -224,7 +224,7 @@ export function fleetConflicts(
       if (theirs === undefined || sameLimits(theirs.fleet, tool.fleet)) continue;
       // Short: a close reason fits in 123 bytes.
       const reason = `fleet limits of ${tool.name} disagree: this worker ${describeLimits(tool.fleet)}, the fleet ${describeLimits(theirs.fleet)}`;
-      found.push({ toolName: tool.name, reason });
+      found.push({ toolName: tool.name, fleet: tool.fleet, reason });
       break;
     }
   }

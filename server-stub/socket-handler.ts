@@ -18,6 +18,7 @@ import {
   CLOSE_CODES,
   type ClientFrame,
   type ERROR_CODES,
+  type FleetLimits,
   type FrameOf,
   PROTOCOL_VERSION,
   SUBPROTOCOL,
@@ -286,13 +287,23 @@ class SocketHandler {
       }
       case 'tools_update': {
         const conflicts = fleetConflicts(frame.tools, session.tenant, service.sessions, session);
+        let tools = frame.tools;
         if (conflicts.length > 0) {
-          // Named, so that the client drops them and announces the rest again (docs/protocol/fleets.md).
-          const reasons = conflicts.map((conflict) => conflict.reason).join('; ');
-          this.#error('not_allowed', reasons, { tools: conflicts.map((conflict) => conflict.toolName) });
-          return;
+          // Named with the limits refused, so that the client drops them (docs/protocol/fleets.md); the update's
+          // other tools apply, and a refused name keeps what the session offered before under it, if anything.
+          const refused = new Set(conflicts.map((conflict) => conflict.toolName));
+          tools = frame.tools.flatMap((tool) => {
+            if (!refused.has(tool.name)) return [tool];
+            const before = session.tools.get(tool.name);
+            return before === undefined ? [] : [before];
+          });
+          // One error a tool, each with its own reason.
+          for (const { toolName, fleet, reason } of conflicts)
+            this.#error('not_allowed', reason, {
+              tools: [{ name: toolName, ...(fleet === undefined ? {} : { fleet }) }],
+            });
         }
-        const duplicates = service.updateTools(session, frame.tools);
+        const duplicates = service.updateTools(session, tools);
         if (duplicates.length > 0) this.#warnDuplicates(duplicates);
         return;
       }
@@ -335,7 +346,12 @@ class SocketHandler {
   #error(
     code: ErrorCode,
     message: string,
-    ids: { callId?: string; runId?: string; requestId?: string; tools?: string[] } = {},
+    ids: {
+      callId?: string;
+      runId?: string;
+      requestId?: string;
+      tools?: Array<{ name: string; fleet?: FleetLimits }>;
+    } = {},
   ): void {
     const sessionId = this.#session?.id;
     this.#service.options.logger.warn(

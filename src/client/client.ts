@@ -392,15 +392,24 @@ function routeFrame(
  * with it every other tool of this client) and says so as `ConnectionError` `fleet_conflict`.
  */
 function serviceError(parts: ClientParts, frame: FrameOf<ServiceFrame, 'error'>): void {
-  const names = frame.tools?.filter((name) => parts.registry.has(name)) ?? [];
-  if (names.length > 0) {
+  if (frame.tools !== undefined) {
+    // Only a tool this client still offers as refused: a refusal of an update that a later one replaced (the tool
+    // removed, or added again with other limits) is stale, and says nothing about what the client offers now.
+    const names = frame.tools
+      .filter(({ name, fleet }) => {
+        const offered = parts.registry.get(name);
+        return offered !== undefined && sameFleetLimits(offered.definition.fleet, fleet);
+      })
+      .map(({ name }) => name);
+    if (names.length === 0) return;
     parts.toolsRefused(names);
     const listed = names.map((name) => JSON.stringify(name)).join(', ');
+    const them = names.length === 1 ? 'it' : 'them';
     parts.emit(
       'error',
       new ConnectionError(
         'fleet_conflict',
-        `the service refused ${names.length === 1 ? 'tool' : 'tools'} ${listed}: ${serviceMessage(frame.message, parts.redactor)}; this client no longer offers ${names.length === 1 ? 'it' : 'them'} and goes on with its other tools (every worker offering a tool must announce the same fleet limits)`,
+        `the service refused ${names.length === 1 ? 'tool' : 'tools'} ${listed}: ${serviceMessage(frame.message, parts.redactor)}; this client no longer offers ${them} and goes on with its other tools. Every worker offering a tool must announce the same fleet limits: to change them, replace every worker offering ${them}, or rename ${them}`,
       ),
     );
     return;
@@ -415,6 +424,14 @@ function serviceError(parts: ClientParts, frame: FrameOf<ServiceFrame, 'error'>)
     `the service reported: ${serviceMessage(frame.message, parts.redactor)}`,
   );
   parts.emit('error', error);
+}
+
+/** Whether two tools' `fleet` limits are the same (absent and `{}` alike). */
+function sameFleetLimits(
+  a: { concurrency?: number; perSecond?: number } | undefined,
+  b: { concurrency?: number; perSecond?: number } | undefined,
+): boolean {
+  return a?.concurrency === b?.concurrency && a?.perSecond === b?.perSecond;
 }
 
 /**

@@ -84,8 +84,20 @@ export const errorFrame = z.object({
   callId: z.optional(z.string()),
   requestId: z.optional(z.string()),
   runId: z.optional(z.string()),
-  /** The tools of a refused `tools_update` that the service refused (their fleet limits disagree): docs/protocol/fleets.md. */
-  tools: z.optional(z.array(z.string())),
+  /**
+   * The tools of a `tools_update` the service refused, with the `fleet` limits they were announced with (other
+   * workers announce others): docs/protocol/fleets.md.
+   */
+  tools: z.optional(
+    z.array(
+      z.object({
+        name: z.string(),
+        fleet: z.optional(
+          z.object({ concurrency: z.optional(z.number()), perSecond: z.optional(z.number()) }),
+        ),
+      }),
+    ),
+  ),
 });
 
 /**

@@ -176,7 +176,7 @@ describe('a tools_update whose fleet limits disagree', () => {
     expect(errors.map((error) => [error.code, error.message])).toEqual([
       [
         'fleet_conflict',
-        'the service refused tool "work": fleet limits of work disagree: this worker concurrency 3, the fleet concurrency 2; this client no longer offers it and goes on with its other tools (every worker offering a tool must announce the same fleet limits)',
+        'the service refused tool "work": fleet limits of work disagree: this worker concurrency 3, the fleet concurrency 2; this client no longer offers it and goes on with its other tools. Every worker offering a tool must announce the same fleet limits: to change them, replace every worker offering it, or rename it',
       ],
     ]);
     await until(() => server.sessions().some((session) => session.tools.includes('extra')));
@@ -187,6 +187,29 @@ describe('a tools_update whose fleet limits disagree', () => {
     expect(second.state).toBe('open');
     const result = await second.run(new Agent({ name: 'a', instructions: '', tools: [other] }), 'go');
     expect(result.toolCalls.map((call) => [call.toolName, call.status])).toEqual([['other', 'ok']]);
+  });
+});
+
+describe('a refusal that comes after the client changed its tools', () => {
+  it('is stale: a tool added again with the fleet limits is kept, and no error is emitted for it', async () => {
+    const server = await stub();
+    const execute = () => 'ran';
+    await client(server.url, {
+      tools: [tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 2 } })],
+    }).connect();
+    const second = client(server.url, { tools: [tool({ name: 'other', description: 'd', execute })] });
+    const errors: ConnectionError[] = [];
+    second.on('error', (error) => errors.push(error as ConnectionError));
+    await second.connect();
+    // Within one task: the refusal of the first update arrives after the corrected tool was added.
+    second.addTool(tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 3 } }));
+    second.removeTool('work');
+    second.addTool(tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 2 } }));
+    const offers = () => server.sessions().find((session) => session.tools.includes('other'))?.tools ?? [];
+    await until(() => offers().includes('work'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(offers().sort()).toEqual(['other', 'work']);
+    expect(errors).toEqual([]);
   });
 });
 
