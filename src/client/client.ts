@@ -280,6 +280,11 @@ export interface ClientParts {
    * client drops them and announces the others again.
    */
   toolsRefused(names: readonly string[]): void;
+  /**
+   * A resume was refused (4010) for this tool's fleet limits: `true` when the client added it since it was made
+   * (`addTool()`, a run's tools) and drops it now; `false` for one it was made with, or does not offer.
+   */
+  refusedAtResume(toolName: string): boolean;
 }
 
 /** The connection of a client with these options, its events routed to `parts`. */
@@ -330,6 +335,8 @@ export function clientConnection(
     },
     onReconnecting: (attempt, delayMs) => parts.emit('reconnecting', { attempt, delayMs }),
     onError: (error) => parts.emit('error', error),
+    // A tool added while the socket was down (or whose refusal was lost with it): dropped, not the whole client.
+    onFleetRefused: (toolName) => parts.refusedAtResume(toolName),
     // A frame that will never go out as it is (already reported through onError).
     onUnsendable: (frame, error) => {
       if (frame.type === 'run_start') parts.runs?.unsendable(frame, error);
@@ -468,6 +475,11 @@ function dropsResult(code: string): boolean {
  */
 export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEvents> {
   readonly #registry: ToolRegistry;
+  /**
+   * Names of the tools added since the client was made (`addTool()`, a run's tools): one the service refuses at a
+   * resume (4010) is dropped, where a tool the client was made with closes it (docs/reference/errors-runtime.md).
+   */
+  readonly #added = new Set<string>();
   readonly #maxConcurrency: number;
   readonly #connection: Connection;
   readonly #calls: CallRunner;
@@ -548,9 +560,19 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       signals: this.#signals,
       emit: (event, ...args) => this.#emit(event, ...args),
       toolsRefused: (names) => {
-        for (const name of names) this.#registry.remove(name);
+        for (const name of names) {
+          this.#registry.remove(name);
+          this.#added.delete(name);
+        }
         this.#calls.toolsChanged();
         this.#announce();
+      },
+      refusedAtResume: (name) => {
+        if (!this.#added.has(name) || !this.#registry.has(name)) return false;
+        this.#added.delete(name);
+        this.#registry.remove(name);
+        this.#calls.toolsChanged();
+        return true;
       },
     });
     this.#tracing = options.tracing;
@@ -745,7 +767,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * Adds a tool while connected; the service is told with `tools_update`. Any shape `tools` accepts outside a
    * record (a `tool()` result, an object with its options, an AI SDK tool with a `name`). A tool whose `fleet`
    * limits the service refuses (other workers announce other limits) is removed again when the service says so,
-   * with an `error` event (`ConnectionError` `fleet_conflict`); the client goes on with its other tools.
+   * with an `error` event (`ConnectionError` `fleet_conflict`); the client goes on with its other tools. Added
+   * while the socket is down, it is refused at the resume (4010): the client drops it and starts a new session.
    * @throws ToolDefinitionError as `tool()` does for an object it refuses; `not_a_tool`; `duplicate_tool` when a
    *   different tool has that name (call `removeTool(name)` first to replace it; adding the tool it already runs
    *   does nothing); `too_large` when the
@@ -775,11 +798,15 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   #addTools(items: readonly Tool[], owner: string): void {
     for (const item of items) checkToolSlots(item, this.#maxConcurrency, owner);
     for (const item of items) this.#registry.add(item);
+    for (const item of items) this.#added.add(item.name);
     const size = utf8Length(
       JSON.stringify({ type: 'tools_update', tools: this.#registry.definitions(this.#redactor) }),
     );
     if (size > this.#connection.maxPayloadBytes) {
-      for (const item of items) this.#registry.remove(item.name);
+      for (const item of items) {
+        this.#registry.remove(item.name);
+        this.#added.delete(item.name);
+      }
       const names = items.map((item) => `"${item.name}"`).join(', ');
       throw new ToolDefinitionError(
         'too_large',
@@ -860,6 +887,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
 
   /** Removes a tool by name; the service is told. Calls already running finish. Returns `false` if absent. */
   removeTool(name: string): boolean {
+    this.#added.delete(name);
     const removed = this.#registry.remove(name);
     if (removed) this.#announce();
     return removed;

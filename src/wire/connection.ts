@@ -97,6 +97,13 @@ export interface ConnectionOptions extends Pick<LinkOptions, 'onRefused'> {
    * dropped and the client reconnects, so a frame re-sent as it was may throw again). Called after `onError`.
    */
   onUnsendable(frame: ClientFrame, error: ConnectionError): void;
+  /**
+   * A reconnection's `hello` was refused with 4010 for this tool's fleet limits (docs/protocol/fleets.md: a tool
+   * added since, whose refusal never came, or came while the socket was down). `true` when the owner no longer
+   * offers it: the connection then starts a new session with the `hello` it makes now, as a 4010 ends the refused
+   * one. Absent, or `false`: the connection closes, as for any 4010.
+   */
+  onFleetRefused?(toolName: string): boolean;
   /** The heartbeat's clock and timers. @default the system clock */
   heartbeatClock?: HeartbeatClock;
   /** Answers that can wait are held while more than this many bytes are unread by the service. @default 1 MiB */
@@ -431,6 +438,25 @@ export class Connection {
     return true;
   }
 
+  /**
+   * A reconnection refused with 4010 for a tool the owner then stops offering ({@link ConnectionOptions.onFleetRefused}):
+   * a new session, at once. Never for `connect()`'s own attempts: a client whose first `hello` is refused was told
+   * so by `connect()`. The tool is named by the close reason, whose words the protocol fixes
+   * (`fleet limits of <tool> disagree: …`).
+   */
+  #retryRefusedTool(error: ConnectionError): boolean {
+    if (error.code !== 'fleet_conflict' || this.#state !== 'reconnecting') return false;
+    const named = /\(4010: fleet limits of ([A-Za-z0-9_-]{1,64}) disagree\b/.exec(error.message)?.[1];
+    if (named === undefined || this.#options.onFleetRefused?.(named) !== true) return false;
+    this.#sessionId = undefined;
+    this.#options.logger.warn(
+      { code: error.code, tool: named },
+      `${error.message}; starting a new session without ${named}`,
+    );
+    this.#scheduleReconnect();
+    return true;
+  }
+
   /** An attempt that did not reach `welcome` (its socket closed, or its key could not be read). */
   #attemptFailed(failure: LinkClose['failure'], reported: boolean): void {
     this.#failed += 1;
@@ -445,7 +471,7 @@ export class Connection {
     const url = displayUrl(this.#options.url);
     const attempts = `${this.#failed} attempt${this.#failed === 1 ? '' : 's'}`;
     if (fatal) {
-      if (!this.#retryRefusedKey(error)) this.#fail(error);
+      if (!this.#retryRefusedKey(error) && !this.#retryRefusedTool(error)) this.#fail(error);
     } else if (this.#state === 'connecting') {
       if (this.#failed >= this.#connectMaxAttempts) {
         const message = `cannot reach ${url} after ${attempts}: ${error.message}`;

@@ -190,6 +190,35 @@ describe('a tools_update whose fleet limits disagree', () => {
   });
 });
 
+describe('a tool added while the socket is down, whose limits disagree', () => {
+  it('is dropped when the resume is refused (4010): a new session goes on with the other tools', async () => {
+    const server = await stub({
+      model: scriptedModel([{ toolCalls: [{ name: 'other', arguments: {} }] }, { text: 'done' }]),
+    });
+    const proxy = await proxyTo(server);
+    const execute = () => 'ran';
+    await client(server.url, {
+      tools: [tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 2 } })],
+    }).connect();
+    const other = tool({ name: 'other', description: 'd', execute });
+    const second = client(proxy.url, { tools: [other], reconnect: { initialDelayMs: 20, maxDelayMs: 40 } });
+    const errors: string[] = [];
+    second.on('error', (error) => errors.push((error as ConnectionError).code));
+    await second.connect();
+    const firstSession = second.sessionId;
+    second.once('reconnecting', () =>
+      second.addTool(tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 3 } })),
+    );
+    const connected = nextEvent<{ resumed: boolean; sessionId: string }>(second, 'connected');
+    proxy.dropAll();
+    const { resumed, sessionId } = await connected;
+    expect([resumed, sessionId === firstSession, second.state]).toEqual([false, false, 'open']);
+    expect(errors).toContain('fleet_conflict');
+    const result = await second.run(new Agent({ name: 'a', instructions: '', tools: [other] }), 'go');
+    expect(result.toolCalls.map((call) => [call.toolName, call.status])).toEqual([['other', 'ok']]);
+  });
+});
+
 describe('a refusal that comes after the client changed its tools', () => {
   it('is stale: a tool added again with the fleet limits is kept, and no error is emitted for it', async () => {
     const server = await stub();
