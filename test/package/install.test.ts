@@ -241,16 +241,10 @@ describe('the declarations users compile against', () => {
     async (how, resolution, ext) => {
       const dir = join(apps.newest, `browser-types-${how}`);
       mkdirSync(dir, { recursive: true });
+      // Every entry but those whose peers the project lacks (toolwire/mcp and toolwire/ai-sdk).
       const specifiers = [
         '',
-        'zod3',
-        'valibot',
-        'json-schema',
-        'strict',
-        'testing',
-        'tracing',
-        'compat',
-        'otel',
+        ...SUBPATHS.filter((subpath) => subpath !== 'mcp' && subpath !== 'ai-sdk'),
         'server-stub',
       ];
       const lines = specifiers.map((subpath, index) => {

@@ -27,17 +27,22 @@ const OPTIONS = {
   logger: silentLogger,
 };
 
-function harness(options: Partial<typeof OPTIONS> = {}) {
-  const sessions = new Map<string, Session>();
-  const dispatcher = new Dispatcher({ options: { ...OPTIONS, ...options }, sessions, emit: () => {} });
-  const run = new Run({
+/** A run of an agent with these tools, started over HTTP. */
+function runOf(tools: string[]): Run {
+  return new Run({
     id: 'run_1',
-    agent: { name: 'a', instructions: 'i', tools: ['work'] },
+    agent: { name: 'a', instructions: 'i', tools },
     input: 'x',
     maxTurns: 3,
     depth: 0,
     startedBy: 'api',
   });
+}
+
+function harness(options: Partial<typeof OPTIONS> = {}) {
+  const sessions = new Map<string, Session>();
+  const dispatcher = new Dispatcher({ options: { ...OPTIONS, ...options }, sessions, emit: () => {} });
+  const run = runOf(['work']);
   let calls = 0;
   return {
     dispatcher,
@@ -188,14 +193,7 @@ describe('Dispatcher: fleet-wide limits (docs/protocol/fleets.md)', () => {
     // Deadlines longer than the windows waited for.
     const options = { ...OPTIONS, callDeadlineMs: 60_000 };
     const dispatcher = new Dispatcher({ options, sessions, emit: () => {}, fleet });
-    const run = new Run({
-      id: 'run_1',
-      agent: { name: 'a', instructions: 'i', tools: Object.keys(tools) },
-      input: 'x',
-      maxTurns: 3,
-      depth: 0,
-      startedBy: 'api',
-    });
+    const run = runOf(Object.keys(tools));
     let calls = 0;
     return {
       dispatcher,
