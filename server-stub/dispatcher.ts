@@ -6,11 +6,11 @@
  * @module
  */
 
-import { MAX_TIMEOUT_MS } from '../src/limits';
 // The model reads the same words whether the SDK or the service wrote them.
 import { argumentsTooLargeText, cancelledText, timeoutText, unknownToolText } from '../src/tool/model-text';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../src/wire/protocol';
 import type { Call, CallOutcome, CallResult } from './call';
+import { EarliestTimer } from './earliest-timer';
 import { frameBytes } from './fit-frame';
 import {
   buildOffers,
@@ -69,14 +69,13 @@ export class Dispatcher {
   readonly #calls = new Map<string, Call>();
   /** Calls in state `waiting`, in arrival order. */
   readonly #waiting = new Set<Call>();
-  /** Offers the waiting calls again when a tool's fleet rate window lets one more start. */
-  #fleetTimer: ReturnType<typeof setTimeout> | undefined;
-  /** When {@link Dispatcher.#fleetTimer} fires (epoch milliseconds). */
-  #fleetTimerAt = 0;
+  /**
+   * Offers the waiting calls again when a tool's fleet rate window lets one more start: one timer for every tool's
+   * window, set for the earliest (a tool whose window is long must not hold up another's).
+   */
+  readonly #fleetRetry = new EarliestTimer(() => this.retryWaiting());
   /** Runs {@link Dispatcher.#evenOut} when a call asked back before may be asked again, and a worker has room. */
-  #evenOutTimer: ReturnType<typeof setTimeout> | undefined;
-  /** When {@link Dispatcher.#evenOutTimer} fires (epoch milliseconds). */
-  #evenOutTimerAt = 0;
+  readonly #evenOutTimer = new EarliestTimer(() => this.#evenOut());
   /** Calls whose deadline has passed and that are kept only while their lease holds. */
   readonly #overdue = new WeakSet<Call>();
   /** What each call's deadline does when it passes (its check when the lease that kept it goes: `keyWaits`). */
@@ -431,8 +430,8 @@ export class Dispatcher {
 
   /** Clears every timer (server shutdown). */
   dispose(): void {
-    if (this.#fleetTimer !== undefined) clearTimeout(this.#fleetTimer);
-    if (this.#evenOutTimer !== undefined) clearTimeout(this.#evenOutTimer);
+    this.#fleetRetry.clear();
+    this.#evenOutTimer.clear();
     for (const call of this.#calls.values()) call.stopTimers();
   }
 
@@ -475,7 +474,7 @@ export class Dispatcher {
       if (waitMs > 0) {
         this.#waiting.add(call);
         call.activity.heldByFleet = describeLimits(limits);
-        if (Number.isFinite(waitMs)) this.#retryFleetIn(waitMs);
+        if (Number.isFinite(waitMs)) this.#fleetRetry.at(Date.now() + waitMs);
         return;
       }
     }
@@ -699,23 +698,7 @@ export class Dispatcher {
         'asking a worker to hand back calls waiting for their key, for a worker with room',
       );
     }
-    if (again !== Number.POSITIVE_INFINITY) this.#evenOutAt(again);
-  }
-
-  /** Runs {@link Dispatcher.#evenOut} at `at` (epoch milliseconds), or earlier if it is due earlier already. */
-  #evenOutAt(at: number): void {
-    if (this.#evenOutTimer !== undefined) {
-      if (this.#evenOutTimerAt <= at) return;
-      clearTimeout(this.#evenOutTimer);
-    }
-    this.#evenOutTimerAt = at;
-    this.#evenOutTimer = setTimeout(
-      () => {
-        this.#evenOutTimer = undefined;
-        this.#evenOut();
-      },
-      Math.max(0, at - Date.now()),
-    );
+    if (again !== Number.POSITIVE_INFINITY) this.#evenOutTimer.at(again);
   }
 
   /** The calls in flight on `session` that wait for their key's turn: not asked back (`waiting`), and asked. */
@@ -752,27 +735,6 @@ export class Dispatcher {
   #releaseFleet(call: Call): void {
     if (this.#deps.fleet?.release(call.callId) === true)
       void Promise.resolve().then(() => this.retryWaiting());
-  }
-
-  /**
-   * Offers the waiting calls again in `delayMs`: one timer for every tool's rate window, set for the earliest (a
-   * tool whose window is long must not hold up another's). Capped at the longest delay a timer takes (a `perSecond`
-   * of 1e-8 waits years): a longer one would fire after 1 ms, and again.
-   */
-  #retryFleetIn(delayMs: number): void {
-    const at = Date.now() + Math.min(delayMs, MAX_TIMEOUT_MS);
-    if (this.#fleetTimer !== undefined) {
-      if (this.#fleetTimerAt <= at) return;
-      clearTimeout(this.#fleetTimer);
-    }
-    this.#fleetTimerAt = at;
-    this.#fleetTimer = setTimeout(
-      () => {
-        this.#fleetTimer = undefined;
-        this.retryWaiting();
-      },
-      Math.min(delayMs, MAX_TIMEOUT_MS),
-    );
   }
 
   /** A call of `session` ended: offer it waiting calls while it has room (it may have been at capacity). */

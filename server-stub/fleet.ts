@@ -11,6 +11,7 @@ import {
   BUILD_ID_PATTERN,
   type FleetLimits,
   MAX_BUILD_ID_CHARS,
+  sameFleetLimits,
   type ToolDefinition,
 } from '../src/wire/protocol';
 import { keyAccepted, keyProblem } from './auth';
@@ -191,10 +192,6 @@ export function describeLimits(limits: FleetLimits | undefined): string {
   return parts.length === 0 ? 'none' : parts.join(', ');
 }
 
-function sameLimits(a: FleetLimits | undefined, b: FleetLimits | undefined): boolean {
-  return a?.concurrency === b?.concurrency && a?.perSecond === b?.perSecond;
-}
-
 /**
  * Why `tools`, announced by a session of `tenant`, cannot join the fleet: the first tool whose `fleet` limits
  * differ from those a connected session of the tenant announced (not `self`, a session being resumed or
@@ -221,7 +218,7 @@ export function fleetConflicts(
     for (const other of sessions.values()) {
       if (other === self || other.state !== 'connected' || other.tenant !== tenant) continue;
       const theirs = other.tools.get(tool.name);
-      if (theirs === undefined || sameLimits(theirs.fleet, tool.fleet)) continue;
+      if (theirs === undefined || sameFleetLimits(theirs.fleet, tool.fleet)) continue;
       // Short: a close reason fits in 123 bytes.
       const reason = `fleet limits of ${tool.name} disagree: this worker ${describeLimits(tool.fleet)}, the fleet ${describeLimits(theirs.fleet)}`;
       found.push({ toolName: tool.name, fleet: tool.fleet, reason });

@@ -40,6 +40,7 @@ import {
   NEGOTIATED_RUN_EVENT_KINDS,
   PROTOCOL_VERSION,
   type ServiceFrame,
+  sameFleetLimits,
   utf8Length,
 } from '../wire/protocol';
 import { type Agent, agentDefinition, missingAgentTools, NESTED_RUN, type NestedRun } from './agent';
@@ -433,14 +434,6 @@ function serviceError(parts: ClientParts, frame: FrameOf<ServiceFrame, 'error'>)
   parts.emit('error', error);
 }
 
-/** Whether two tools' `fleet` limits are the same (absent and `{}` alike). */
-function sameFleetLimits(
-  a: { concurrency?: number; perSecond?: number } | undefined,
-  b: { concurrency?: number; perSecond?: number } | undefined,
-): boolean {
-  return a?.concurrency === b?.concurrency && a?.perSecond === b?.perSecond;
-}
-
 /**
  * Whether an `error` naming a `callId` drops that call's result (docs/protocol/errors.md): `unknown_call`,
  * `duplicate_result`, `not_allowed`, and any code this protocol version does not list (a newer service's). The
@@ -559,19 +552,10 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       },
       signals: this.#signals,
       emit: (event, ...args) => this.#emit(event, ...args),
-      toolsRefused: (names) => {
-        for (const name of names) {
-          this.#registry.remove(name);
-          this.#added.delete(name);
-        }
-        this.#calls.toolsChanged();
-        this.#announce();
-      },
+      toolsRefused: (names) => this.#dropTools(names),
       refusedAtResume: (name) => {
         if (!this.#added.has(name) || !this.#registry.has(name)) return false;
-        this.#added.delete(name);
-        this.#registry.remove(name);
-        this.#calls.toolsChanged();
+        this.#dropTools([name]);
         return true;
       },
     });
@@ -883,6 +867,19 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     if (this.#tracing !== undefined && tracingCode.code === undefined)
       loads.set('tracing', tracingCode.load());
     return loads.size === 0 ? undefined : loads;
+  }
+
+  /**
+   * Stops offering tools the service refused for their fleet limits (docs/protocol/fleets.md), and announces the
+   * others again when the socket is open (at a resume, the next `hello` does).
+   */
+  #dropTools(names: readonly string[]): void {
+    for (const name of names) {
+      this.#registry.remove(name);
+      this.#added.delete(name);
+    }
+    this.#calls.toolsChanged();
+    this.#announce();
   }
 
   /** Removes a tool by name; the service is told. Calls already running finish. Returns `false` if absent. */

@@ -439,19 +439,17 @@ export class Connection {
   }
 
   /**
-   * A reconnection refused with 4010 for a tool the owner then stops offering ({@link ConnectionOptions.onFleetRefused}):
-   * a new session, at once. Never for `connect()`'s own attempts: a client whose first `hello` is refused was told
-   * so by `connect()`. The tool is named by the close reason, whose words the protocol fixes
-   * (`fleet limits of <tool> disagree: …`).
+   * A reconnection refused with 4010 for `tool` (named by the close reason, ./link.ts `AttemptFailure.refusedTool`),
+   * which the owner then stops offering ({@link ConnectionOptions.onFleetRefused}): a new session, at once. Never for
+   * `connect()`'s own attempts: a client whose first `hello` is refused was told so by `connect()`.
    */
-  #retryRefusedTool(error: ConnectionError): boolean {
-    if (error.code !== 'fleet_conflict' || this.#state !== 'reconnecting') return false;
-    const named = /\(4010: fleet limits of ([A-Za-z0-9_-]{1,64}) disagree\b/.exec(error.message)?.[1];
-    if (named === undefined || this.#options.onFleetRefused?.(named) !== true) return false;
+  #retryRefusedTool(error: ConnectionError, tool: string | undefined): boolean {
+    if (tool === undefined || this.#state !== 'reconnecting') return false;
+    if (this.#options.onFleetRefused?.(tool) !== true) return false;
     this.#sessionId = undefined;
     this.#options.logger.warn(
-      { code: error.code, tool: named },
-      `${error.message}; starting a new session without ${named}`,
+      { code: error.code, tool },
+      `${error.message}; starting a new session without ${tool}`,
     );
     this.#scheduleReconnect();
     return true;
@@ -471,7 +469,8 @@ export class Connection {
     const url = displayUrl(this.#options.url);
     const attempts = `${this.#failed} attempt${this.#failed === 1 ? '' : 's'}`;
     if (fatal) {
-      if (!this.#retryRefusedKey(error) && !this.#retryRefusedTool(error)) this.#fail(error);
+      if (!this.#retryRefusedKey(error) && !this.#retryRefusedTool(error, failure.refusedTool))
+        this.#fail(error);
     } else if (this.#state === 'connecting') {
       if (this.#failed >= this.#connectMaxAttempts) {
         const message = `cannot reach ${url} after ${attempts}: ${error.message}`;

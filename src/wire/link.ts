@@ -64,6 +64,11 @@ import {
 export interface AttemptFailure {
   error: ConnectionError;
   fatal: boolean;
+  /**
+   * With a 4010: the tool the close reason names (`fleet limits of <tool> disagree: …`, words docs/protocol/fleets.md
+   * fixes), which the owner may stop offering and try again with another `hello`.
+   */
+  refusedTool?: string;
 }
 
 /** What is known of an attempt whose socket closed before `welcome`. */
@@ -114,10 +119,14 @@ export function attemptFailure(facts: AttemptFacts): AttemptFailure {
     return unsupportedProtocol(url);
   }
   if (code === CLOSE_CODES.fleetConflict) {
-    return stop(
-      'fleet_conflict',
-      `the service refused the tools' fleet limits (${code}: ${reason}); every worker offering a tool must announce the same fleet limits: to change them, replace every worker offering it, or rename the tool`,
-    );
+    const refusedTool = /^fleet limits of (\S+) disagree\b/.exec(facts.reason)?.[1];
+    return {
+      ...stop(
+        'fleet_conflict',
+        `the service refused the tools' fleet limits (${code}: ${reason}); every worker offering a tool must announce the same fleet limits: to change them, replace every worker offering it, or rename the tool`,
+      ),
+      ...(refusedTool === undefined ? {} : { refusedTool }),
+    };
   }
   if (code === CLOSE_CODES.unauthorized || code === CLOSE_CODES.unsupportedProtocol) {
     return stop(

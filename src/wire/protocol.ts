@@ -668,6 +668,11 @@ export const fleetLimitsSchema = /* @__PURE__ */ pure(() =>
 /** A tool's fleet-wide limits, as announced. */
 export type FleetLimits = z.infer<typeof fleetLimitsSchema>;
 
+/** Whether two tools announce the same fleet-wide limits (none and `{}` alike): workers of a fleet must. */
+export function sameFleetLimits(a: FleetLimits | undefined, b: FleetLimits | undefined): boolean {
+  return a?.concurrency === b?.concurrency && a?.perSecond === b?.perSecond;
+}
+
 /** JSON-serialisable definition of a tool, as announced to the service. */
 export const toolDefinitionSchema = /* @__PURE__ */ pure(() =>
   z.object({

@@ -153,25 +153,44 @@ describe('tool({ fleet })', () => {
   });
 });
 
+/** `work` with fleet limits `{ concurrency }`. */
+function workAt(concurrency: number) {
+  return tool({ name: 'work', description: 'd', execute: () => 'ran', fleet: { concurrency } });
+}
+
+/**
+ * A stub whose model calls `other`; a worker offering `work` at fleet concurrency 2; a second worker offering
+ * `other`, through a proxy that can drop its socket, its `error` events recorded. `runsOther()` runs an agent with
+ * `other` on the second worker: the status of each call.
+ */
+async function twoWorkers(reconnect: { initialDelayMs: number; maxDelayMs: number }) {
+  const server = await stub({
+    model: scriptedModel([{ toolCalls: [{ name: 'other', arguments: {} }] }, { text: 'done' }]),
+  });
+  const proxy = await proxyTo(server);
+  await client(server.url, { tools: [workAt(2)] }).connect();
+  const other = tool({ name: 'other', description: 'd', execute: () => 'ran' });
+  const second = client(proxy.url, { tools: [other], reconnect });
+  const errors: ConnectionError[] = [];
+  second.on('error', (error) => errors.push(error as ConnectionError));
+  await second.connect();
+  const runsOther = async () => {
+    const result = await second.run(new Agent({ name: 'a', instructions: '', tools: [other] }), 'go');
+    return result.toolCalls.map((call) => [call.toolName, call.status]);
+  };
+  const offers = () => server.sessions().find((session) => session.tools.includes('other'))?.tools ?? [];
+  return { proxy, second, errors, runsOther, offers };
+}
+
 describe('a tools_update whose fleet limits disagree', () => {
   it('drops the refused tool, announces the others, and keeps serving them across a reconnect', async () => {
-    const server = await stub({
-      model: scriptedModel([{ toolCalls: [{ name: 'other', arguments: {} }] }, { text: 'done' }]),
+    const { proxy, second, errors, runsOther, offers } = await twoWorkers({
+      initialDelayMs: 1,
+      maxDelayMs: 5,
     });
-    const proxy = await proxyTo(server);
-    const execute = () => 'ran';
-    const first = client(server.url, {
-      tools: [tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 2 } })],
-    });
-    await first.connect();
-    const other = tool({ name: 'other', description: 'd', execute });
-    const second = client(proxy.url, { tools: [other], reconnect: { initialDelayMs: 1, maxDelayMs: 5 } });
-    const errors: ConnectionError[] = [];
-    second.on('error', (error) => errors.push(error as ConnectionError));
-    await second.connect();
-    // One update with a tool that agrees and one that does not: the service refuses it whole, naming `work`.
-    second.addTool(tool({ name: 'extra', description: 'd', execute }));
-    second.addTool(tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 3 } }));
+    // One update with a tool that agrees and one that does not: the service applies the first and names `work`.
+    second.addTool(tool({ name: 'extra', description: 'd', execute: () => 'ran' }));
+    second.addTool(workAt(3));
     await until(() => errors.length > 0);
     expect(errors.map((error) => [error.code, error.message])).toEqual([
       [
@@ -179,64 +198,40 @@ describe('a tools_update whose fleet limits disagree', () => {
         'the service refused tool "work": fleet limits of work disagree: this worker concurrency 3, the fleet concurrency 2; this client no longer offers it and goes on with its other tools. Every worker offering a tool must announce the same fleet limits: to change them, replace every worker offering it, or rename it',
       ],
     ]);
-    await until(() => server.sessions().some((session) => session.tools.includes('extra')));
+    await until(() => offers().includes('extra'));
     // A drop: the resume's hello no longer offers `work`, so it is not refused (4010), and `other` still runs.
     const resumed = nextEvent<{ resumed: boolean }>(second, 'connected');
     proxy.dropAll();
     expect((await resumed).resumed).toBe(true);
     expect(second.state).toBe('open');
-    const result = await second.run(new Agent({ name: 'a', instructions: '', tools: [other] }), 'go');
-    expect(result.toolCalls.map((call) => [call.toolName, call.status])).toEqual([['other', 'ok']]);
+    expect(await runsOther()).toEqual([['other', 'ok']]);
   });
 });
 
 describe('a tool added while the socket is down, whose limits disagree', () => {
   it('is dropped when the resume is refused (4010): a new session goes on with the other tools', async () => {
-    const server = await stub({
-      model: scriptedModel([{ toolCalls: [{ name: 'other', arguments: {} }] }, { text: 'done' }]),
-    });
-    const proxy = await proxyTo(server);
-    const execute = () => 'ran';
-    await client(server.url, {
-      tools: [tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 2 } })],
-    }).connect();
-    const other = tool({ name: 'other', description: 'd', execute });
-    const second = client(proxy.url, { tools: [other], reconnect: { initialDelayMs: 20, maxDelayMs: 40 } });
-    const errors: string[] = [];
-    second.on('error', (error) => errors.push((error as ConnectionError).code));
-    await second.connect();
+    const { proxy, second, errors, runsOther } = await twoWorkers({ initialDelayMs: 20, maxDelayMs: 40 });
     const firstSession = second.sessionId;
-    second.once('reconnecting', () =>
-      second.addTool(tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 3 } })),
-    );
+    second.once('reconnecting', () => second.addTool(workAt(3)));
     const connected = nextEvent<{ resumed: boolean; sessionId: string }>(second, 'connected');
     proxy.dropAll();
     const { resumed, sessionId } = await connected;
     expect([resumed, sessionId === firstSession, second.state]).toEqual([false, false, 'open']);
-    expect(errors).toContain('fleet_conflict');
-    const result = await second.run(new Agent({ name: 'a', instructions: '', tools: [other] }), 'go');
-    expect(result.toolCalls.map((call) => [call.toolName, call.status])).toEqual([['other', 'ok']]);
+    expect(errors.map((error) => error.code)).toContain('fleet_conflict');
+    expect(await runsOther()).toEqual([['other', 'ok']]);
   });
 });
 
 describe('a refusal that comes after the client changed its tools', () => {
   it('is stale: a tool added again with the fleet limits is kept, and no error is emitted for it', async () => {
-    const server = await stub();
-    const execute = () => 'ran';
-    await client(server.url, {
-      tools: [tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 2 } })],
-    }).connect();
-    const second = client(server.url, { tools: [tool({ name: 'other', description: 'd', execute })] });
-    const errors: ConnectionError[] = [];
-    second.on('error', (error) => errors.push(error as ConnectionError));
-    await second.connect();
+    const { second, errors, runsOther, offers } = await twoWorkers({ initialDelayMs: 1, maxDelayMs: 5 });
     // Within one task: the refusal of the first update arrives after the corrected tool was added.
-    second.addTool(tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 3 } }));
+    second.addTool(workAt(3));
     second.removeTool('work');
-    second.addTool(tool({ name: 'work', description: 'd', execute, fleet: { concurrency: 2 } }));
-    const offers = () => server.sessions().find((session) => session.tools.includes('other'))?.tools ?? [];
+    second.addTool(workAt(2));
     await until(() => offers().includes('work'));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A run is a round trip on the same socket: the refusal, sent before, has been read by its end.
+    expect(await runsOther()).toEqual([['other', 'ok']]);
     expect(offers().sort()).toEqual(['other', 'work']);
     expect(errors).toEqual([]);
   });

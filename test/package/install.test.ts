@@ -104,34 +104,21 @@ function copiesOf(app: string, name: string): Array<{ path: string; version: str
   return found;
 }
 
-/** The entry points of the Node build, as dist/ paths without extension (tsup.config.ts). */
-const ENTRIES = [
-  'node',
-  'zod3',
-  'valibot',
-  'json-schema',
-  'strict',
-  'testing',
-  'tracing',
-  'mcp/index',
-  'ai-sdk/index',
-  'otel/index',
-  'server-stub/index',
-];
-
-/** The subpaths a page may import (all but the server stub, a Node program). */
-const SUBPATHS = [
-  'zod3',
-  'valibot',
-  'json-schema',
-  'strict',
-  'testing',
-  'tracing',
-  'compat',
-  'mcp',
-  'ai-sdk',
-  'otel',
-];
+const manifest = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+  exports: Record<string, { node?: { import: { default: string } }; import?: { default: string } } | string>;
+};
+/** The subpaths of package.json `exports` a page may import (all but the server stub, a Node program). */
+const SUBPATHS = Object.keys(manifest.exports)
+  .filter((key) => key.startsWith('./') && key !== './package.json' && key !== './server-stub')
+  .map((key) => key.slice(2));
+/**
+ * The entry points of the Node build, as dist/ paths without extension (tsup.config.ts): what each entry of
+ * `exports` gives Node's `import`.
+ */
+const ENTRIES = Object.values(manifest.exports).flatMap((target) => {
+  const file = typeof target === 'string' ? undefined : (target.node?.import ?? target.import)?.default;
+  return file?.startsWith('./dist/') ? [file.slice('./dist/'.length, -'.js'.length)] : [];
+});
 
 describe('npm pack in a fresh clone', () => {
   it('ships the built entry points with their types, the CLI, README, CHANGELOG and LICENSE, and nothing else', () => {
