@@ -30,6 +30,16 @@ export function jsonTypeName(value: unknown): string {
 }
 
 /**
+ * A deep copy of JSON data (a JSON Schema, a parsed value): `structuredClone` where the runtime has it, else a trip
+ * through JSON text, which copies JSON data alike (React Native and Jest's jsdom environment have no
+ * `structuredClone`). Chosen once, when the module loads.
+ */
+export const cloneJson: <T>(value: T) => T =
+  typeof structuredClone === 'function'
+    ? (value) => structuredClone(value)
+    : (value) => (value === undefined ? value : JSON.parse(JSON.stringify(value)));
+
+/**
  * `target[key] = value`, except that a `__proto__` key becomes an own property, as `JSON.parse` makes it,
  * instead of replacing the target's prototype (and vanishing from the output).
  */

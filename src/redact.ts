@@ -12,6 +12,7 @@
  * @module
  */
 import { setKey } from './json';
+import { utf8Bytes, utf8Text } from './utf8';
 
 /*
  * The patterns: a secret as written and in every escaped or encoded form a text may hold it (JSON-escaped up to
@@ -40,11 +41,9 @@ const SHORT_ESCAPES: Readonly<Record<number, string>> = {
   47: '/',
 };
 
-const UTF8 = new TextEncoder();
-
 /** `%XX` for each UTF-8 byte of `char` (hex in either case), one pattern piece per character. */
 export const percentAtoms = (char: string): string[] =>
-  [...UTF8.encode(char)].flatMap((byte) => ['%', ...hexDigits(byte, 2)]);
+  [...utf8Bytes(char)].flatMap((byte) => ['%', ...hexDigits(byte, 2)]);
 
 const percentForm = (char: string): string => percentAtoms(char).join('');
 
@@ -144,7 +143,7 @@ const MIN_BYTE_FORM_SECRET_BYTES = 12;
  * for a few bits at its ends. None for a secret under {@link MIN_BYTE_FORM_SECRET_BYTES} bytes.
  */
 function byteForms(secret: string): string[] {
-  const bytes = UTF8.encode(secret);
+  const bytes = utf8Bytes(secret);
   if (bytes.length < MIN_BYTE_FORM_SECRET_BYTES) return [];
   let hex = '';
   for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
@@ -508,7 +507,7 @@ export class Redactor {
     const bytes = ArrayBuffer.isView(view)
       ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength)
       : new Uint8Array(view);
-    const text = new TextDecoder('utf-8').decode(bytes);
+    const text = utf8Text(bytes);
     return this.#pass(text) !== text;
   }
 

@@ -13,6 +13,7 @@ import { type Tool as AiTool, jsonSchema, type ToolExecutionOptions } from 'ai';
 import { approvalNeeded, invokeTool } from '../call/invoke';
 import type { ApprovalDecision, ApprovalRequest, ToolCallResult } from '../call/types';
 import { brandErrorClass, OptionsError, ToolwireError, type ToolwireErrorOptions } from '../errors';
+import { cloneJson } from '../json';
 import { aFunction, anything, checkOptions, type OptionsSpec } from '../tool/check-options';
 import { type ToolSetOf, type ToolsGiven, toolsOf } from '../tool/shapes';
 import type { Tool } from '../tool/tool';
@@ -101,7 +102,7 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
     if (needed !== undefined) decided.add(call.toolCallId);
     return needed === true;
   };
-  const parameters = structuredClone(source.definition.parameters) as Parameters<typeof jsonSchema>[0];
+  const parameters = cloneJson(source.definition.parameters) as Parameters<typeof jsonSchema>[0];
   return {
     description: source.description,
     // No `validate`: the AI SDK only parses the JSON; invokeTool validates, so the model reads toolwire's text.

@@ -16,8 +16,8 @@ import {
 } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
 import { DEFAULT_SIDE_EFFECT, isApprovalPolicy } from '../tool/tool';
+import { cutChars } from '../utf8';
 import { MAX_APPROVAL_REASON_CHARS } from '../wire/protocol';
-import { cutChars } from '../wire/utf8';
 import { readDecision } from './decision';
 import { restoreShown, shownArguments } from './redaction';
 import { settleThen, timed } from './signal';

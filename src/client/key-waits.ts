@@ -7,8 +7,9 @@
  *
  * @module
  */
+
+import { jsonStringBytes } from '../utf8';
 import { type ClientFrame, type FrameOf, MAX_KEY_WAIT_IDS } from '../wire/protocol';
-import { jsonStringBytes } from '../wire/utf8';
 
 /** What {@link KeyWaits} needs of the socket. */
 export interface KeyWaitsSocket {

@@ -9,8 +9,8 @@
  * @module
  */
 import { MAX_TIMEOUT_MS } from '../limits';
+import { jsonStringBytes } from '../utf8';
 import { type ClientFrame, MAX_LEASE_IDS } from '../wire/protocol';
-import { jsonStringBytes } from '../wire/utf8';
 
 /** A call the lease may cover, as the call runner holds it. */
 export interface LeasedCall {

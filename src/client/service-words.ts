@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { cutChars } from '../wire/utf8';
+import { cutChars } from '../utf8';
 
 /** The longest error code taken from the service, in UTF-16 units; a longer one is cut, ending in `…`. */
 export const MAX_SERVICE_CODE_CHARS = 64;

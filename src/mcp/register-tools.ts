@@ -23,6 +23,7 @@ import type {
   QuestionRequest,
 } from '../call/types';
 import { OptionsError, QuestionError, ToolDefinitionError } from '../errors';
+import { cloneJson } from '../json';
 import { MAX_TIMEOUT_MS } from '../limits';
 import {
   aBoolean,
@@ -56,7 +57,7 @@ export const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 export function announcedSchema(jsonSchema: Readonly<Record<string, unknown>>) {
   const schema = looseObject({});
   const internals = schema._zod as { toJSONSchema?: () => Record<string, unknown> };
-  internals.toJSONSchema = () => ({ $schema: DRAFT_2020_12, ...structuredClone(jsonSchema) });
+  internals.toJSONSchema = () => ({ $schema: DRAFT_2020_12, ...cloneJson(jsonSchema) });
   return schema;
 }
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { utf8Length } from '../wire/utf8';
+import { utf8Length } from '../utf8';
 import type { ValidationIssue } from './schema';
 import { cut } from './schema/adapter';
 

@@ -11,7 +11,7 @@
  */
 import { setKey } from '../json';
 import type { Redactor } from '../redact';
-import { jsonPrefix, jsonStringBytes, utf8Length } from '../wire/utf8';
+import { jsonPrefix, jsonStringBytes, utf8Length } from '../utf8';
 
 /*
  * What the objects JSON has no form for read as, in a tool's result. The walk over containers is below

@@ -16,6 +16,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { backoffDelaysFault } from '../backoff';
 import { ToolDefinitionError } from '../errors';
+import { cloneJson } from '../json';
 import type { Logger } from '../logger';
 import { andThen, isThenable, type MaybePromise } from '../maybe';
 import { type FleetLimits, MAX_APPROVAL_REASON_CHARS, type ToolDefinition } from '../wire/protocol';
@@ -1602,7 +1603,7 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
       : objectCallbacks(loose.execute as never, loose.toModelOutput, from.aiSdk);
   const internals: ToolInternals = {
     parameters,
-    inputSchema: deepFreeze(structuredClone(inputSchema)),
+    inputSchema: deepFreeze(cloneJson(inputSchema)),
     outputSchema,
     execute: adapted.execute as ToolInternals['execute'],
     executeReadsContext: readsPastFirstArgument(adapted.execute),
@@ -1672,7 +1673,7 @@ function capabilityOf(given: ToolCapability): NonNullable<ToolDefinition['capabi
  */
 export function inputSchemaOf(tool: Tool): JsonSchemaObject {
   const kept = toolInternals(tool)?.inputSchema;
-  return structuredClone(kept ?? tool.definition.parameters) as JsonSchemaObject;
+  return cloneJson(kept ?? tool.definition.parameters) as JsonSchemaObject;
 }
 
 /** The announced `fleet` limits: only the numbers given. */

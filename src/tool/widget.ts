@@ -9,7 +9,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { jsonStringBytes } from '../wire/utf8';
+import { jsonStringBytes } from '../utf8';
 import { thrownMessage } from './output';
 import { formatPath } from './schema/adapter';
 

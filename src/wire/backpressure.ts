@@ -22,8 +22,8 @@
  * @module
  */
 import { MAX_TIMEOUT_MS } from '../limits';
+import { utf8Length } from '../utf8';
 import { LATE_WAKE_MS } from './heartbeat';
-import { utf8Length } from './utf8';
 
 /** The limits' defaults, in bytes (the client's `highWaterMarkBytes` and `maxBufferedBytes`). */
 export const BACKPRESSURE_DEFAULTS = { highWaterMarkBytes: 1_048_576, maxBufferedBytes: 16_777_216 } as const;

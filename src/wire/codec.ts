@@ -11,6 +11,7 @@
 import { jsonSyntaxError, nestsDeeperThan } from '../json';
 import { MAX_FRAME_DEPTH } from '../limits';
 import type { Logger } from '../logger';
+import { cutChars, jsonPrefix, jsonStringBytes, utf8Length } from '../utf8';
 import {
   type ClientFrame,
   clientFrameSchema,
@@ -23,7 +24,6 @@ import {
   serviceFrameSchema,
   TOOL_CALL_STATUSES,
 } from './protocol';
-import { cutChars, jsonPrefix, jsonStringBytes, utf8Length } from './utf8';
 
 /*
  * The informative fields of each frame: fields a receiver drops, rather than refuse the whole frame, when their

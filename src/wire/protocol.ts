@@ -16,10 +16,10 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { utf8Length } from './utf8';
+import { utf8Length } from '../utf8';
 
 /** UTF-8 length of a string in bytes, without allocating (lone surrogates count as U+FFFD, 3 bytes). */
-export { utf8Length } from './utf8';
+export { utf8Length } from '../utf8';
 
 /*
  * Field schemas the frames share: ids, counts, JSON objects.

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { OptionsError, tool } from '../../src/index';
+import { utf8Length } from '../../src/utf8';
 import { encodeFrame } from '../../src/wire/codec';
 import type { ServiceFrame } from '../../src/wire/protocol';
-import { utf8Length } from '../../src/wire/utf8';
 import { API_KEY, client, rawService, until } from './harness';
 
 const call = (callId: string, toolName: string): Extract<ServiceFrame, { type: 'tool_call' }> => ({

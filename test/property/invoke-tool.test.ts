@@ -11,8 +11,8 @@ import { z } from 'zod';
 import { invokeTool, tool } from '../../src/index';
 import { Redactor } from '../../src/logger';
 import { serializeOutput, truncateJsonString, truncationMarker } from '../../src/tool/output';
+import { jsonStringBytes } from '../../src/utf8';
 import { TOOL_CALL_STATUSES, utf8Length } from '../../src/wire/protocol';
-import { jsonStringBytes } from '../../src/wire/utf8';
 
 const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort();
 afterEach(() => {

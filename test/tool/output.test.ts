@@ -10,8 +10,8 @@ import {
   truncationMarker,
   wellFormedJson,
 } from '../../src/tool/output';
+import { jsonStringBytes } from '../../src/utf8';
 import { utf8Length } from '../../src/wire/protocol';
-import { jsonStringBytes } from '../../src/wire/utf8';
 
 describe('serializeOutput', () => {
   it('returns a string unchanged, the empty string included', () => {

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { isPlainObject } from '../../json';
+import { cloneJson, isPlainObject } from '../../json';
 import { andThen, type MaybePromise } from '../../maybe';
 import {
   DATA_KEYWORDS,
@@ -134,12 +134,12 @@ type AnnouncedCheck = (value: unknown, result: ValidationResult) => ValidationRe
  * when the validator cannot take them).
  */
 function announcedCheck(validation: Validation, announced: JsonObject): AnnouncedCheck {
-  const guard = validation.compile(withoutFormats(structuredClone(announced)) as JsonObject);
+  const guard = validation.compile(withoutFormats(cloneJson(announced)) as JsonObject);
   let whole: Validator | undefined;
   const explaining = () => {
     if (whole !== undefined) return whole;
     try {
-      whole = validation.compile(structuredClone(announced));
+      whole = validation.compile(cloneJson(announced));
     } catch {
       whole = guard;
     }

@@ -11,7 +11,7 @@
  * @see https://github.com/cfworker/cfworker/tree/main/packages/json-schema
  * @module
  */
-import { isPlainObject } from '../../json';
+import { cloneJson, isPlainObject } from '../../json';
 import {
   ANNOTATION_KEYWORDS,
   DATA_KEYWORDS,
@@ -39,7 +39,7 @@ import { compile, plainResult } from './validator';
 export function jsonSchemaAdapter(schema: JsonObject): SchemaAdapter {
   const jsonSchema = to202012(checkJsonSchema(schema));
   checkSatisfiable(jsonSchema);
-  const validator = compile(structuredClone(jsonSchema));
+  const validator = compile(cloneJson(jsonSchema));
   return {
     kind: 'json-schema',
     jsonSchema,

@@ -9,6 +9,7 @@
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { toJsonSchema } from '@valibot/to-json-schema';
+import { cloneJson } from '../../json';
 import { ANNOTATION_KEYWORDS, type JsonObject, type SchemaAdapter } from './adapter';
 import { standardAdapter } from './standard';
 
@@ -79,10 +80,10 @@ function overrideAction({
   errors?: [string, ...string[]];
 }): Frozen | undefined {
   const frozen = jsonSchema[FROZEN];
-  if (frozen !== undefined) return { ...structuredClone(frozen), [FROZEN]: frozen };
+  if (frozen !== undefined) return { ...cloneJson(frozen), [FROZEN]: frozen };
   if (valibotAction.kind === 'transformation' && !IDENTITIES.has(valibotAction.type)) {
     const { [FROZEN]: _none, ...before } = jsonSchema;
-    return { ...structuredClone(before), [FROZEN]: before };
+    return { ...cloneJson(before), [FROZEN]: before };
   }
   if (valibotAction.type === 'metadata' && valibotAction.metadata !== undefined) {
     const out: Frozen = { ...jsonSchema };

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { jsonPrefix, jsonStringBytes, utf8Length } from '../../src/wire/utf8';
+import { jsonPrefix, jsonStringBytes, utf8Bytes, utf8Length, utf8Text } from '../src/utf8';
 
 /** Texts of every kind of UTF-16 unit, each short and long (the long ones past the length counted natively). */
 const SAMPLES = [
@@ -31,7 +31,7 @@ describe('utf8Length', () => {
   it('counts the same where the runtime has no Buffer (browsers)', async () => {
     vi.stubGlobal('Buffer', undefined);
     vi.resetModules();
-    const browser = await import('../../src/wire/utf8');
+    const browser = await import('../src/utf8');
     for (const text of TEXTS)
       expect(browser.utf8Length(text), JSON.stringify(text.slice(-40))).toBe(encoded(text));
   });
@@ -60,5 +60,56 @@ describe('jsonStringBytes and jsonPrefix', () => {
         }
       }
     }
+  });
+});
+
+describe('utf8Bytes and utf8Text', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.resetModules();
+  });
+
+  /** The module as a runtime without TextEncoder and TextDecoder loads it (Jest's jsdom environment). */
+  const withoutCodecs = async () => {
+    vi.stubGlobal('TextEncoder', undefined);
+    vi.stubGlobal('TextDecoder', undefined);
+    vi.resetModules();
+    return import('../src/utf8');
+  };
+
+  it('encodes as TextEncoder does where the runtime has none, a lone surrogate as U+FFFD', async () => {
+    const native = TEXTS.map((text) => utf8Bytes(text));
+    const here = await withoutCodecs();
+    TEXTS.forEach((text, index) => {
+      expect(here.utf8Bytes(text), JSON.stringify(text.slice(-40))).toEqual(native[index]);
+    });
+  });
+
+  it('decodes valid UTF-8 as TextDecoder does, and invalid bytes to U+FFFD around the same characters', async () => {
+    const valid = TEXTS.map((text) => utf8Bytes(text));
+    let seed = 7;
+    const random = Array.from({ length: 300 }, () =>
+      Uint8Array.from({ length: 1 + (seed % 24) }, () => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return seed % 3 === 0 ? 0x80 + (seed % 64) : seed % 256;
+      }),
+    );
+    const cases = [
+      ...valid,
+      ...random,
+      Uint8Array.of(0xe0, 0x80, 0x80), // overlong
+      Uint8Array.of(0xed, 0xa0, 0x80), // a surrogate
+      Uint8Array.of(0xf4, 0x90, 0x80, 0x80), // past U+10FFFF
+      Uint8Array.of(0xf0, 0x9f, 0x98, 0x41), // cut short
+      Uint8Array.of(0xc0, 0xaf, 0xff, 0x41),
+    ];
+    const native = cases.map((bytes) => utf8Text(bytes));
+    const here = await withoutCodecs();
+    const runs = (text: string) => text.replace(/\ufffd+/g, '\ufffd');
+    cases.forEach((bytes, index) => {
+      const decoded = here.utf8Text(bytes);
+      if (index < valid.length) expect(decoded).toBe(native[index]);
+      else expect(runs(decoded), String([...bytes])).toBe(runs(native[index] as string));
+    });
   });
 });

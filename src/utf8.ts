@@ -116,3 +116,69 @@ export function cutChars(text: string, max: number, mark = '…'): string {
   if (code >= 0xd800 && code <= 0xdbff) end -= 1;
   return `${text.slice(0, end)}${mark}`;
 }
+
+/**
+ * The runtime's UTF-8 encoder and decoder, where it has them. Jest's jsdom environment and some embedded engines
+ * have neither: there the functions below encode and decode here, so that importing toolwire never fails.
+ */
+const encoder = typeof TextEncoder === 'function' ? new TextEncoder() : undefined;
+const decoder = typeof TextDecoder === 'function' ? new TextDecoder('utf-8') : undefined;
+
+/** The UTF-8 bytes of `text`; a lone surrogate becomes U+FFFD, as `TextEncoder` writes it. */
+export function utf8Bytes(text: string): Uint8Array {
+  if (encoder !== undefined) return encoder.encode(text);
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    let code = text.codePointAt(i) as number;
+    if (code > 0xffff) i++;
+    else if (code >= 0xd800 && code <= 0xdfff) code = 0xfffd;
+    if (code < 0x80) bytes.push(code);
+    else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 0x3f));
+    else if (code < 0x10000)
+      bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
+    else {
+      bytes.push(
+        0xf0 | (code >> 18),
+        0x80 | ((code >> 12) & 0x3f),
+        0x80 | ((code >> 6) & 0x3f),
+        0x80 | (code & 0x3f),
+      );
+    }
+  }
+  return Uint8Array.from(bytes);
+}
+
+/** Smallest code point each sequence length may encode (a longer sequence for a smaller one is invalid). */
+const LEAST = [0, 0, 0x80, 0x800, 0x10000];
+
+/**
+ * The text of UTF-8 `bytes`. Valid sequences read as `TextDecoder` reads them; where the runtime has no
+ * `TextDecoder`, each byte of an invalid sequence becomes U+FFFD (`TextDecoder` may write fewer).
+ */
+export function utf8Text(bytes: Uint8Array): string {
+  if (decoder !== undefined) return decoder.decode(bytes);
+  let text = '';
+  for (let i = 0; i < bytes.length; ) {
+    const lead = bytes[i] as number;
+    const size = lead < 0x80 ? 1 : lead < 0xc2 ? 0 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : lead < 0xf5 ? 4 : 0;
+    let code = size === 1 ? lead : lead & (0xff >> (size + 1));
+    let read = 1;
+    for (; read < size && ((bytes[i + read] ?? 0) & 0xc0) === 0x80; read++) {
+      code = (code << 6) | ((bytes[i + read] as number) & 0x3f);
+    }
+    if (
+      size > 0 &&
+      read === size &&
+      code >= (LEAST[size] as number) &&
+      code <= 0x10ffff &&
+      (code < 0xd800 || code > 0xdfff)
+    ) {
+      text += String.fromCodePoint(code);
+      i += size;
+    } else {
+      text += '\ufffd';
+      i++;
+    }
+  }
+  return text;
+}
