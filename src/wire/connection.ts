@@ -399,7 +399,7 @@ export class Connection {
     this.#sessionId = welcome.sessionId;
     // The attempt count is reset only once the connection proved stable (see #onClose), so a service that
     // welcomes and then drops at once still meets a growing backoff instead of a reconnect storm.
-    this.#welcomedAt = Date.now();
+    this.#welcomedAt = performance.now();
     this.#failed = 0;
     this.#refusalRetried = false;
     if (this.#state === 'connecting' || this.#state === 'reconnecting')
@@ -416,7 +416,7 @@ export class Connection {
     this.#options.logger.info({ code, reason }, 'socket closed');
     if (welcomed) {
       this.#guard(() => this.#options.onDisconnected(code, reason));
-      if (Date.now() - this.#welcomedAt >= STABLE_CONNECTION_MS) this.#attempt = 0;
+      if (performance.now() - this.#welcomedAt >= STABLE_CONNECTION_MS) this.#attempt = 0;
       this.#afterDisconnect(code, reason);
       return;
     }

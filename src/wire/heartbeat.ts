@@ -37,9 +37,13 @@ export function afterIo(fn: () => void): void {
   else setTimeout(fn, 0);
 }
 
-/** The real clock. Globals are looked up at each call, so fake timers installed later are seen. */
+/**
+ * The real clock: monotonic (`performance.now()`), so that a step of the wall clock (NTP, a virtual machine's clock
+ * put right) moves neither a ping nor a verdict. Globals are looked up at each call, so fake timers installed later
+ * are seen.
+ */
 export const systemClock: HeartbeatClock = {
-  now: () => Date.now(),
+  now: () => performance.now(),
   setTimeout(fn, ms) {
     const timer = setTimeout(fn, ms);
     // A heartbeat alone does not keep the process alive (no-op in browsers).
@@ -102,7 +106,7 @@ export class Heartbeat {
   heard(): void {
     // Every frame passes here: the real clock is read directly (the same global, looked up now).
     const clock = this.#clock;
-    this.#lastHeard = clock === systemClock ? Date.now() : clock.now();
+    this.#lastHeard = clock === systemClock ? performance.now() : clock.now();
     this.#unansweredSince = undefined;
   }
 

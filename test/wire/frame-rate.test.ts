@@ -101,7 +101,7 @@ const approvals = (read: ReturnType<typeof memoryService>['read']) =>
   read.filter((entry) => entry.frame.type === 'approval').map((entry) => entry.frame.callId);
 
 beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
 });
 afterEach(() => {
   vi.useRealTimers();

@@ -3,7 +3,7 @@
  * then `setImmediate`), where the loop can be blocked: while blocked, time passes and nothing runs; timers that
  * fell due then run once, late, and frames that arrived meanwhile wait to be read.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Heartbeat, type HeartbeatClock } from '../../src/wire/heartbeat';
 
 class SimulatedLoop {
@@ -154,4 +154,36 @@ describe('Heartbeat', () => {
     expect(peer.pings).toEqual([1_000]);
     expect(peer.deaths).toEqual([]);
   });
+});
+
+describe('Heartbeat on the real clock', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it.each([
+    ['back', -20_000],
+    ['forward', 300_000],
+  ])(
+    'is not moved by a step of the wall clock %s: a silent peer is given up on two intervals after its last frame',
+    (_, stepMs) => {
+      vi.useFakeTimers();
+      const pings: number[] = [];
+      const deaths: number[] = [];
+      const started = performance.now();
+      const heartbeat = new Heartbeat({
+        intervalMs: 1_000,
+        ping: () => pings.push(performance.now() - started),
+        dead: (silentMs) => deaths.push(silentMs),
+      });
+      vi.advanceTimersByTime(500);
+      heartbeat.heard();
+      // NTP, or a virtual machine's clock put right: Date.now() jumps, performance.now() does not.
+      vi.setSystemTime(Date.now() + stepMs);
+      vi.advanceTimersByTime(2_600);
+      expect(pings).toEqual([1_000, 2_000]);
+      expect(deaths).toEqual([2_000]);
+      heartbeat.stop();
+    },
+  );
 });
