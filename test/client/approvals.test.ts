@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { approvalRequired, Client, type ClientOptions, tool } from '../../src/index';
+import { memorySocketPair } from '../helpers/memory-socket';
+import { afterTest } from '../support/after-test';
 import {
   gatedInOneSlot,
   nextTask,
@@ -119,4 +122,132 @@ describe('Approvals: a request the service refuses', () => {
       expect(calls.running + calls.queued).toBe(0);
     },
   );
+});
+
+/**
+ * A call of a tool whose own definition needs approval that the service sends undecided (it went by another
+ * worker's definition, or holds nothing), to a real client over an in-memory socket
+ * (docs/protocol/approvals.md, "Held calls and decisions").
+ */
+describe('Approvals: an undecided call of a tool whose own definition needs approval', () => {
+  /** A client offering `refund` gated by `needsApproval`, connected in memory; `frames` are what it sent. */
+  async function connectedWith(needsApproval: unknown, extra: Partial<ClientOptions> = {}) {
+    const ran: Array<{ callId: string; approved: boolean }> = [];
+    const refund = tool({
+      name: 'refund',
+      description: 'Refunds an order.',
+      needsApproval: needsApproval as never,
+      execute: (_input, ctx) => {
+        ran.push({ callId: ctx.callId, approved: ctx.approved });
+        return 'refunded';
+      },
+    });
+    const frames: Array<Record<string, unknown> & { type: string }> = [];
+    const waiters: Array<{ type: string; resolve: (frame: Record<string, unknown>) => void }> = [];
+    const pair = memorySocketPair({
+      onConnection(peer) {
+        peer.onMessage = (text) => {
+          const frame = JSON.parse(text) as Record<string, unknown> & { type: string };
+          frames.push(frame);
+          const index = waiters.findIndex((waiter) => waiter.type === frame.type);
+          if (index >= 0) waiters.splice(index, 1)[0]?.resolve(frame);
+          if (frame.type === 'hello')
+            peer.send({
+              type: 'welcome',
+              sessionId: 's1',
+              resumed: false,
+              heartbeatIntervalMs: 60_000,
+              maxPayloadBytes: 65_536,
+            });
+        };
+      },
+    });
+    const client = new Client({
+      url: 'ws://toolwire.test/v1/ws',
+      apiKey: 'key-123456',
+      WebSocket: pair.WebSocket,
+      tools: [refund],
+      reconnect: false,
+      ...extra,
+    });
+    afterTest(() => client.close({ drain: false }));
+    await client.connect();
+    const peer = await pair.nextPeer();
+    const next = (type: string) =>
+      new Promise<Record<string, unknown>>((resolve) => waiters.push({ type, resolve }));
+    const call = (extraFields: Record<string, unknown> = {}) =>
+      peer.send({
+        type: 'tool_call',
+        callId: 'c1',
+        runId: 'r1',
+        toolName: 'refund',
+        arguments: {},
+        ...extraFields,
+      });
+    return { client, frames, next, call, ran };
+  }
+
+  it.each([
+    ['true', true, undefined],
+    ['approvalRequired(reason)', approvalRequired('Refunds move money.'), 'Refunds move money.'],
+    ['a predicate that says so', () => true, undefined],
+  ])(
+    'asks the service with approval_request for needsApproval %s, and runs it only once approved',
+    async (_name, needsApproval, reason) => {
+      const { frames, next, call, ran } = await connectedWith(needsApproval);
+      const asked = next('approval_request');
+      call();
+      expect(await asked).toEqual({
+        type: 'approval_request',
+        callId: 'c1',
+        ...(reason === undefined ? {} : { reason }),
+      });
+      expect(ran).toEqual([]);
+      expect(frames.filter((frame) => frame.type === 'tool_result')).toEqual([]);
+      const result = next('tool_result');
+      call({ approved: true });
+      expect(await result).toMatchObject({ callId: 'c1', status: 'ok', output: 'refunded' });
+      expect(ran).toEqual([{ callId: 'c1', approved: true }]);
+    },
+  );
+
+  it('ends the call rejected, never run, when the decision it asked for declines it', async () => {
+    const { next, call, ran } = await connectedWith(true);
+    const asked = next('approval_request');
+    call();
+    await asked;
+    const result = next('tool_result');
+    call({ approved: false, reason: 'not today' });
+    expect(await result).toMatchObject({
+      callId: 'c1',
+      status: 'rejected',
+      output: 'refund was not run: the user declined. Reason: not today',
+    });
+    expect(ran).toEqual([]);
+  });
+
+  it('asks its own approver instead when it has onApproval, and sends no approval_request', async () => {
+    const requests: string[] = [];
+    const { frames, next, call, ran } = await connectedWith(true, {
+      onApproval: (request) => {
+        requests.push(request.callId);
+        return false;
+      },
+    });
+    const result = next('tool_result');
+    call();
+    expect(await result).toMatchObject({ callId: 'c1', status: 'rejected' });
+    expect(requests).toEqual(['c1']);
+    expect(ran).toEqual([]);
+    expect(frames.filter((frame) => frame.type === 'approval_request')).toEqual([]);
+  });
+
+  it('runs an undecided call at once when its predicate says this input needs no approval', async () => {
+    const { frames, next, call, ran } = await connectedWith(() => false);
+    const result = next('tool_result');
+    call();
+    expect(await result).toMatchObject({ callId: 'c1', status: 'ok' });
+    expect(ran).toEqual([{ callId: 'c1', approved: false }]);
+    expect(frames.filter((frame) => frame.type === 'approval_request')).toEqual([]);
+  });
 });
