@@ -16,6 +16,7 @@ import {
   type RunToolCallFrame,
   type ServiceFrame,
   type ToolCallStatus,
+  type ToolDefinition,
 } from '../src/wire/protocol';
 import { CallActivity } from './call-activity';
 import type { Run, RunCall } from './run';
@@ -61,6 +62,11 @@ export interface CallInit {
   toolName: string;
   arguments: unknown;
   turn: number;
+  /**
+   * The tool's definition the model was shown in the turn that asked for the call (server-stub/definitions.ts);
+   * absent when none was (no worker offered the tool then).
+   */
+  shown?: ToolDefinition | undefined;
 }
 
 /**
@@ -92,6 +98,11 @@ export class Call implements RunCall {
   readonly arguments: unknown;
   readonly depth: number;
   readonly turn: number;
+  /**
+   * The definition the model was shown when it asked for the call: sessions whose own differs take it last, and
+   * it is held for approval if this one says so (docs/protocol/tool-calls.md).
+   */
+  readonly shown: ToolDefinition | undefined;
   readonly createdAt = Date.now();
   /** The W3C Trace Context parent the call's `tool_call` names (docs/protocol/trace-context.md): the run's trace, a span of its own. */
   readonly traceparent: string;
@@ -120,6 +131,7 @@ export class Call implements RunCall {
     this.arguments = init.arguments;
     this.depth = init.run.depth;
     this.turn = init.turn;
+    this.shown = init.shown;
     this.traceparent = traceparent(init.run.traceId, newSpanId());
     this.done = new Promise((resolve) => {
       this.#settle = resolve;

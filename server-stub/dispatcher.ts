@@ -10,6 +10,7 @@
 import { argumentsTooLargeText, cancelledText, timeoutText, unknownToolText } from '../src/tool/model-text';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../src/wire/protocol';
 import type { Call, CallOutcome, CallResult } from './call';
+import { agreesWithShown } from './definitions';
 import { EarliestTimer } from './earliest-timer';
 import { frameBytes } from './fit-frame';
 import {
@@ -463,9 +464,13 @@ export class Dispatcher {
     const definition = target.tools.get(call.toolName);
     const limits = definition?.fleet;
     const fleet = this.#deps.fleet;
-    // Held for a person first: the limits count dispatches, and this one is not sent until it is decided.
+    // Held for a person first: the limits count dispatches, and this one is not sent until it is decided. Held when
+    // the definition the model was shown or the target's says so (they differ in a deploy without builds), unless
+    // the target asks its own approver: only its own definition makes it ask (docs/protocol/tool-calls.md).
+    const ownGate = definition?.needsApproval === true;
+    const gate = ownGate ? definition : call.shown?.needsApproval === true ? call.shown : undefined;
     const heldFirst =
-      call.decision === undefined && definition?.needsApproval === true && !target.localApprovals;
+      call.decision === undefined && gate !== undefined && !(ownGate && target.localApprovals);
     // A call its worker held for a decision (requestedBy `client`) still counts from its dispatch.
     if (limits !== undefined && fleet !== undefined && !heldFirst && !fleet.counts(call.callId)) {
       // Over the tool's fleet-wide limit: held here, sent when a call of it ends or its rate window lets one more start.
@@ -487,8 +492,8 @@ export class Dispatcher {
         this.#finishTooLarge(call, bytes);
         return;
       }
-      call.activity.sideEffect = definition.sideEffect;
-      this.hold(call, 'definition', definition.approvalReason);
+      call.activity.sideEffect = gate.sideEffect;
+      this.hold(call, 'definition', gate.approvalReason);
       return;
     }
     if (limits !== undefined && fleet !== undefined)
@@ -673,7 +678,9 @@ export class Dispatcher {
             call?.state !== 'dispatched' ||
             !call.activity.waitsForKey ||
             call.run.ownerSessionId !== undefined ||
-            !this.#couldTake(taker, call)
+            !this.#couldTake(taker, call) ||
+            // Never from a worker whose definition is the one the model was shown to one whose is not.
+            (!agreesWithShown(taker, call) && agreesWithShown(holder, call))
           )
             continue;
           const { handedBackAt } = call.activity;

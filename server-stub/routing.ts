@@ -4,6 +4,7 @@
  * @module
  */
 import type { Call } from './call';
+import { agreesWithShown } from './definitions';
 import { sameBuild } from './fleet';
 import type { Run } from './run';
 import type { Session } from './session';
@@ -17,7 +18,8 @@ export function slotsOf(session: Session, toolName: string): number {
  * Where the call goes: the session it is assigned to (after its approval request) if that one is still around;
  * else the session that started the run, if it offers the tool (the run's context lives there); else the
  * connected session offering the tool with the fewest slots in flight (each call counts its tool's `slots`; ties:
- * the one sent a call least recently, then the oldest), those with free slots for the call first. Sessions that
+ * the one sent a call least recently, then the oldest), those with free slots for the call first, and those whose
+ * definition of the tool is the one the model was shown before any other (server-stub/definitions.ts). Sessions that
  * just answered "busy" for this call are skipped, and so are sessions already holding all the service gives them
  * ({@link capacityOf}): the call waits in the service, for whichever worker has room first. `undefined`: wait.
  */
@@ -37,12 +39,19 @@ export function pickSession(
     return usable(owner) ? owner : undefined;
   }
   let best: Session | undefined;
-  let bestKey: [number, number, number, number] | undefined;
+  let bestKey: [number, number, number, number, number] | undefined;
   for (const session of sessions.values()) {
     if (!usable(session)) continue;
     const used = slotsInFlight(session);
     const full = !hasFreeSlots(session, used, slotsOf(session, call.toolName));
-    const key: [number, number, number, number] = [full ? 1 : 0, used, session.lastDispatch, session.seq];
+    const differs = !agreesWithShown(session, call);
+    const key: [number, number, number, number, number] = [
+      differs ? 1 : 0,
+      full ? 1 : 0,
+      used,
+      session.lastDispatch,
+      session.seq,
+    ];
     if (!bestKey || compareKeys(key, bestKey) < 0) {
       best = session;
       bestKey = key;
@@ -105,7 +114,7 @@ export function atCapacity(
 /**
  * The live sessions (connected, or detached within their grace period) of the run's tenant whose tools the run
  * sees: with `buildId`, only the sessions of that build (docs/protocol/fleets.md). Connected sessions come first,
- * each group oldest first, so a definition is taken from a worker that is there.
+ * each group oldest first (which definition the model is shown: server-stub/definitions.ts).
  */
 export function sessionsSeen(
   run: Run,

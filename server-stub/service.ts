@@ -17,6 +17,7 @@ import {
 import { Approvals } from './approvals';
 import { CallUpdates } from './call-updates';
 import { closeSocket } from './close-socket';
+import { ToolDefinitions } from './definitions';
 import { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
 import { type ApiKeyEntry, FleetLimiter, fleetConflict, KeyRing } from './fleet';
@@ -53,6 +54,8 @@ export class StubService {
   /** The keys accepted now and their tenants (server-stub/fleet.ts). */
   readonly keys: KeyRing;
   readonly fleet = new FleetLimiter();
+  /** The tools' definitions across each tenant's sessions: which one the model is shown, and disagreements. */
+  readonly definitions: ToolDefinitions;
   /** The build runs no client started are pinned to, for tenants the operator set none for. */
   currentBuild: string | undefined;
   /** The current build of each tenant the operator set one for (docs/protocol/fleets.md). */
@@ -63,6 +66,7 @@ export class StubService {
   constructor(options: ResolvedStubOptions) {
     this.options = options;
     this.keys = new KeyRing(options.apiKeys === undefined ? undefined : [...options.apiKeys]);
+    this.definitions = new ToolDefinitions(this.sessions, options.logger);
     const emit = (run: Run, kind: RunEventKind, data: unknown) => this.runs.emit(run, kind, data);
     this.dispatcher = new Dispatcher({
       options,
@@ -190,7 +194,7 @@ export class StubService {
     session.runEventKinds = new Set(hello.runEventKinds);
     const offered = featuresOf(hello.features);
     session.features = new Set([...this.options.features].filter((feature) => offered.has(feature)));
-    const duplicates = session.setTools(hello.tools);
+    const duplicates = this.definitions.announce(session, hello.tools);
     return { session, resumed, duplicates };
   }
 
@@ -261,6 +265,7 @@ export class StubService {
     session.graceTimer = undefined;
     session.state = 'expired';
     this.sessions.delete(session.id);
+    this.definitions.ended(session);
     this.options.logger.info({ sessionId: session.id }, 'session expired');
     this.events.emit('session_expired', { sessionId: session.id });
     this.runs.onSessionExpired(session);
@@ -297,27 +302,27 @@ export class StubService {
 
   /** `tools_update`: replaces what the session offers, then offers it the waiting calls. */
   updateTools(session: Session, tools: readonly ToolDefinition[]): string[] {
-    const duplicates = session.setTools(tools);
+    const duplicates = this.definitions.announce(session, tools);
     this.dispatcher.retryWaiting();
     return duplicates;
   }
 
   /**
-   * Definitions of the run's agent's tools, in the agent's order, as the sessions of the run's build offer them
-   * (docs/protocol/fleets.md): the build it is pinned to, else its tenant's current build, else any build. A
-   * connected session's definition comes before a detached one's.
+   * Definitions of the run's agent's tools, in the agent's order, as the model is shown them: as the sessions of
+   * the run's build offer them (docs/protocol/fleets.md: the build it is pinned to, else its tenant's current
+   * build, else any build); where they differ, the run's own client's, else the newest a connected session offers
+   * (docs/protocol/tool-calls.md, server-stub/definitions.ts).
    */
   toolsFor(run: Run): ToolDefinition[] {
     const seen = sessionsSeen(run, this.sessions, run.buildId ?? this.currentBuildOf(run.tenant));
+    const ownerId = run.ownerSessionId;
+    const owner = ownerId === undefined ? undefined : this.sessions.get(ownerId);
+    // The run's calls go to its own client (server-stub/routing.ts): the model is shown its definitions.
+    const own = owner !== undefined && seen.includes(owner) ? owner : undefined;
     const out: ToolDefinition[] = [];
     for (const name of run.agent.tools) {
-      for (const session of seen) {
-        const definition = session.tools.get(name);
-        if (definition) {
-          out.push(definition);
-          break;
-        }
-      }
+      const definition = this.definitions.shown(name, seen, own);
+      if (definition !== undefined) out.push(definition);
     }
     return out;
   }

@@ -17,7 +17,7 @@ import type { RunEventKind } from './transcript';
 export interface TurnLoopDeps {
   model: Model;
   dispatcher: Dispatcher;
-  /** Definitions of the agent's tools that some client offers now. */
+  /** Definitions of the agent's tools that some client offers now, as the model is shown them. */
   toolsFor(run: Run): ToolDefinition[];
   emit(run: Run, kind: RunEventKind, data: unknown): void;
   /** The model sends its request for turn `turn` again (see `ModelRequest.onRetry`). */
@@ -57,10 +57,12 @@ async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
     run.partialText = '';
     let turn: ModelTurn;
     const toolChoice = toolChoiceFor(run);
+    // The definitions this turn shows: each call keeps the one of its tool (server-stub/definitions.ts).
+    const shown = deps.toolsFor(run);
     try {
       turn = await deps.model.nextTurn({
         messages: run.messages.map((message) => ({ ...message })),
-        tools: offered(deps.toolsFor(run), toolChoice),
+        tools: offered(shown, toolChoice),
         toolChoice,
         agent: run.agent,
         runId: run.id,
@@ -112,6 +114,7 @@ async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
             toolName: toolCall.name,
             arguments: toolCall.arguments,
             turn: run.turns,
+            shown: shown.find((tool) => tool.name === toolCall.name),
           }),
         ),
       ),

@@ -315,3 +315,134 @@ describe('Dispatcher: fleet-wide limits (docs/protocol/fleets.md)', () => {
     expect(retries).not.toHaveBeenCalled();
   });
 });
+
+describe('Dispatcher: workers that disagree on a definition (docs/protocol/tool-calls.md)', () => {
+  /** `refund` as an old worker announces it, and as a new one that changed its description. */
+  const OLD: ToolDefinition = { ...toolDef('refund'), description: 'Refunds an order.' };
+  const NEW: ToolDefinition = { ...toolDef('refund'), description: 'Refunds an order, in full.' };
+
+  /** Sessions offering `refund` as each says, every frame sent kept; calls of `refund` shown a definition. */
+  function disagreeing() {
+    const sessions = new Map<string, Session>();
+    const events: Array<{ kind: string; data: unknown }> = [];
+    const dispatcher = new Dispatcher({
+      options: OPTIONS,
+      sessions,
+      emit: (_run, kind, data) => events.push({ kind, data }),
+    });
+    const run = runOf(['refund']);
+    const sent = new Map<Session, Array<Record<string, unknown>>>();
+    let calls = 0;
+    return {
+      dispatcher,
+      events,
+      sent,
+      session(
+        definition: ToolDefinition,
+        extra: { maxConcurrency?: number; localApprovals?: boolean; features?: Feature[] } = {},
+      ): Session {
+        const session = new Session(`s${sessions.size + 1}`, sessions.size + 1, undefined, 1 << 30, () => {});
+        session.features = new Set(extra.features ?? []);
+        session.setTools([definition]);
+        session.maxConcurrency = extra.maxConcurrency;
+        session.localApprovals = extra.localApprovals === true;
+        const frames: Array<Record<string, unknown>> = [];
+        sent.set(session, frames);
+        vi.spyOn(session, 'send').mockImplementation((frame) => {
+          frames.push(frame as never);
+          return true;
+        });
+        sessions.set(session.id, session);
+        return session;
+      },
+      /** A call of `refund` the model asked for after it was shown `shown` (a copy: compared by digest). */
+      submit(shown: ToolDefinition): Call {
+        calls += 1;
+        const call = new Call({
+          callId: `call_${calls}`,
+          modelCallId: `m${calls}`,
+          run,
+          toolName: 'refund',
+          arguments: {},
+          turn: 1,
+          shown: structuredClone(shown),
+        });
+        void dispatcher.submit(call);
+        return call;
+      },
+    };
+  }
+
+  it('sends a call first to the sessions that agree with what the model was shown, and to another only when none may take it', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, session, submit } = disagreeing();
+    // The old worker is older and idle: only its definition differing sends the calls past it.
+    const old = session(OLD, { maxConcurrency: 1 });
+    const fresh = session(NEW, { maxConcurrency: 1 });
+    const calls = [submit(NEW), submit(NEW), submit(NEW), submit(NEW)];
+    // Two to the new worker (one running, one queued behind it: its room), then the old one rather than wait.
+    expect(calls.map((call) => call.sessionId)).toEqual([fresh.id, fresh.id, old.id, old.id]);
+    dispatcher.onResult(fresh, { type: 'tool_result', callId: 'call_1', status: 'ok', output: 'x' });
+    const fifth = submit(NEW);
+    expect(fifth.sessionId).toBe(fresh.id);
+    // A call shown the old definition goes the other way.
+    dispatcher.onResult(old, { type: 'tool_result', callId: 'call_3', status: 'ok', output: 'x' });
+    dispatcher.onResult(fresh, { type: 'tool_result', callId: 'call_2', status: 'ok', output: 'x' });
+    expect(submit(OLD).sessionId).toBe(old.id);
+  });
+
+  it.each([
+    ['says so', 'does not', false],
+    ['says so', 'does not, and it decides locally', true],
+    ['does not', 'says so', false],
+  ] as const)(
+    "holds a call for a decision when the definition shown %s and the receiving worker's %s",
+    (shownGate, _own, localApprovals) => {
+      vi.useFakeTimers({ now: 0 });
+      const { dispatcher, events, sent, session, submit } = disagreeing();
+      const gated = { ...NEW, needsApproval: true, approvalReason: 'Refunds move money.' };
+      const shown = shownGate === 'says so' ? gated : OLD;
+      const worker = session(shownGate === 'says so' ? OLD : gated, { localApprovals });
+      const call = submit(shown);
+      expect(call.state).toBe('awaiting_approval');
+      expect(sent.get(worker)).toEqual([]);
+      expect(events.find((event) => event.kind === 'approval_requested')?.data).toEqual({
+        callId: call.callId,
+        toolName: 'refund',
+        arguments: {},
+        requestedBy: 'definition',
+        reason: 'Refunds move money.',
+      });
+      call.decide({ approved: true, by: 'http' });
+      dispatcher.release(call);
+      expect(sent.get(worker)).toEqual([expect.objectContaining({ callId: call.callId, approved: true })]);
+    },
+  );
+
+  it('sends a call undecided to a worker whose own definition needs approval and that decides locally', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { sent, session, submit } = disagreeing();
+    const worker = session({ ...NEW, needsApproval: true }, { localApprovals: true });
+    const call = submit(OLD);
+    expect(call.state).toBe('dispatched');
+    expect(sent.get(worker)).toEqual([expect.not.objectContaining({ approved: expect.anything() })]);
+  });
+
+  it('hands back a call waiting for its key to a worker that agrees with what the model was shown, never to one that differs', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, sent, session, submit } = disagreeing();
+    const features: Feature[] = ['key_waits', 'hand_back'];
+    const holder = session(NEW, { maxConcurrency: 4, features });
+    const calls = [submit(NEW), submit(NEW), submit(NEW), submit(NEW)];
+    dispatcher.keyWaits(holder, { type: 'key_waits', waiting: calls.slice(1).map((call) => call.callId) });
+    const handBacks = () => (sent.get(holder) ?? []).filter((frame) => frame.type === 'hand_back');
+    // An old worker with room joins: it would take calls shown a definition it does not have.
+    dispatcher.onSessionReady(session(OLD, { maxConcurrency: 2, features }), false);
+    await Promise.resolve();
+    expect(handBacks()).toEqual([]);
+    // A new one joins: it takes its share.
+    dispatcher.onSessionReady(session(NEW, { maxConcurrency: 2, features }), false);
+    await Promise.resolve();
+    expect(handBacks()).toEqual([{ type: 'hand_back', callIds: ['call_4'] }]);
+  });
+});
