@@ -199,14 +199,16 @@ export class StubService {
   }
 
   /**
-   * The session `hello` may resume: named by `hello.sessionId`, not expired, and opened with the same key or
-   * (keys rotating) another key of the same tenant (docs/protocol/fleets.md).
+   * The session `hello` may resume: named by `hello.sessionId`, not expired, and opened with a key of the tenant
+   * the key is now (keys rotating: another key of it; a key moved to another tenant resumes none of the old
+   * tenant's sessions, docs/protocol/fleets.md).
    */
   #resumable(hello: FrameOf<ClientFrame, 'hello'>, apiKey: string | undefined): Session | undefined {
     const session = hello.sessionId === undefined ? undefined : this.sessions.get(hello.sessionId);
     if (session === undefined || session.state === 'expired') return undefined;
-    const sameOwner =
-      session.apiKey === apiKey || (this.keys.checked && session.tenant === this.keys.tenantOf(apiKey));
+    const sameOwner = this.keys.checked
+      ? session.tenant === this.keys.tenantOf(apiKey)
+      : session.apiKey === apiKey;
     return sameOwner ? session : undefined;
   }
 
@@ -292,7 +294,13 @@ export class StubService {
     for (const session of this.sessions.values()) {
       const { socket, apiKey } = session;
       if (socket === undefined || !this.keys.checked) continue;
-      if (apiKey === undefined || !this.keys.accepts(apiKey)) {
+      // A key listed now for another tenant is revoked for the session's: the session and its socket are that
+      // tenant's (a fresh socket with the key is the other tenant's, as a resume with it starts a new session).
+      if (
+        apiKey === undefined ||
+        !this.keys.accepts(apiKey) ||
+        this.keys.tenantOf(apiKey) !== session.tenant
+      ) {
         closeSocket(socket, CLOSE_CODES.unauthorized, 'API key revoked');
         revoked += 1;
       }

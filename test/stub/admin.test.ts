@@ -118,6 +118,25 @@ describe('operator routes', () => {
     expect((await call(server.httpUrl, 'GET', '/v1/agents', 'key-1')).status).toBe(401);
   });
 
+  it("closes 4001 a socket whose key now belongs to another tenant: it held the old tenant's session", async () => {
+    const server = await stub({ apiKeys: ['a', { key: 'moving', tenant: 'a' }, 'b'], adminKey: ADMIN });
+    const client = await TestClient.connect(server.url, { apiKey: 'moving' });
+    const stays = await TestClient.connect(server.url, { apiKey: 'a' });
+    const put = (keys: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/keys', ADMIN, { keys });
+    expect(await put(['a', 'b', { key: 'moving', tenant: 'b' }])).toEqual({
+      status: 200,
+      body: { keys: 3, tenants: 2, revoked: 1 },
+    });
+    expect(await client.closed).toMatchObject({ code: 4001, reason: 'API key revoked' });
+    // A resume with it is the other tenant's: a new session.
+    const again = await TestClient.connect(server.url, {
+      apiKey: 'moving',
+      sessionId: client.welcome?.sessionId as string,
+    });
+    expect(again.welcome?.resumed).toBe(false);
+    expect(server.sessions().find((session) => session.sessionId === stays.welcome?.sessionId)).toBeDefined();
+  });
+
   it('sets and clears the current build, and refuses a bad one', async () => {
     const server = await stub({ adminKey: ADMIN });
     const put = (body: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/build', ADMIN, body);
