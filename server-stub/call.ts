@@ -67,6 +67,11 @@ export interface CallInit {
    * absent when none was (no worker offered the tool then).
    */
   shown?: ToolDefinition | undefined;
+  /**
+   * The definition that holds the call for a person, if any (server-stub/definitions.ts `gateOf`): the shown one,
+   * else a live worker's whose own says `needsApproval`.
+   */
+  gate?: ToolDefinition | undefined;
 }
 
 /**
@@ -103,6 +108,8 @@ export class Call implements RunCall {
    * it is held for approval if this one says so (docs/protocol/tool-calls.md).
    */
   readonly shown: ToolDefinition | undefined;
+  /** The definition that holds the call for a person when no worker's own asks first ({@link CallInit.gate}). */
+  readonly gate: ToolDefinition | undefined;
   readonly createdAt = Date.now();
   /** The W3C Trace Context parent the call's `tool_call` names (docs/protocol/trace-context.md): the run's trace, a span of its own. */
   readonly traceparent: string;
@@ -132,6 +139,7 @@ export class Call implements RunCall {
     this.depth = init.run.depth;
     this.turn = init.turn;
     this.shown = init.shown;
+    this.gate = init.gate;
     this.traceparent = traceparent(init.run.traceId, newSpanId());
     this.done = new Promise((resolve) => {
       this.#settle = resolve;

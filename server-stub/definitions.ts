@@ -2,8 +2,9 @@
  * A tool's definitions across a tenant's workers (docs/protocol/tool-calls.md, "Workers that disagree on a
  * definition"): workers may announce one tool name differently (a rolling deploy without `buildId`). Here: the
  * digest that tells two definitions apart, made once per announcement; which definition the model is shown (the
- * run's own client's, else the newest); whether a session agrees with what the model was shown when it asked for
- * a call; and the one warning an operator gets when connected workers begin to disagree.
+ * run's own client's, else the newest: the one whose definition appeared last in the tenant); whether a session
+ * takes the arguments the model was shown a schema for; which definition holds a call for approval; and the one
+ * warning an operator gets when connected workers begin to disagree.
  *
  * @module
  */
@@ -39,6 +40,23 @@ export function digestOf(definition: ToolDefinition): string {
   return digest;
 }
 
+/** Each announced definition's digest of what its arguments must be (`parameters`, `strict`). */
+const argumentDigests = new WeakMap<ToolDefinition, string>();
+
+/**
+ * The digest of what `definition` takes as arguments: its `parameters` and `strict`, in canonical JSON. Two
+ * workers whose definitions differ only in words (a description) or approval take the same arguments.
+ */
+export function argumentsDigestOf(definition: ToolDefinition): string {
+  let digest = argumentDigests.get(definition);
+  if (digest === undefined) {
+    const { parameters, strict } = definition;
+    digest = createHash('sha256').update(canonicalJson({ parameters, strict })).digest('base64url');
+    argumentDigests.set(definition, digest);
+  }
+  return digest;
+}
+
 /** The top-level fields whose values differ between two definitions of a tool, sorted (`slots` left out). */
 export function differingFields(a: ToolDefinition, b: ToolDefinition): string[] {
   const fields = new Set([...Object.keys(a), ...Object.keys(b)]);
@@ -53,29 +71,52 @@ export function differingFields(a: ToolDefinition, b: ToolDefinition): string[] 
 }
 
 /**
- * `true` when `session`'s definition of the call's tool is the one the model was shown when it asked for the call
- * (`call.shown`), or nothing was shown, or the session does not offer the tool (it is not asked).
+ * `true` when `session`'s definition of the call's tool takes the arguments of the one the model was shown when it
+ * asked for the call (`call.shown`: the same `parameters` and `strict`), or nothing was shown, or the session does
+ * not offer the tool (it is not asked).
  */
 export function agreesWithShown(session: Session, call: Call): boolean {
   const { shown } = call;
   if (shown === undefined) return true;
   const own = session.tools.get(call.toolName);
-  return own === undefined || own === shown || digestOf(own) === digestOf(shown);
+  return own === undefined || own === shown || argumentsDigestOf(own) === argumentsDigestOf(shown);
 }
 
 /**
- * The definitions the tenants' sessions announce, as a fleet: when each one first appeared among the live sessions
- * of its tenant (which one is the newest), and the disagreements already reported to the operator.
+ * The definition that holds a call of `toolName` for a person: `shown` when it says `needsApproval`, else the first
+ * of `seen` (the live sessions whose tools the run sees) whose own says so; `undefined` when none does. While one
+ * worker gates a tool, no call of it runs undecided on another (a restarted old worker included).
+ */
+export function gateOf(
+  toolName: string,
+  shown: ToolDefinition | undefined,
+  seen: readonly Session[],
+): ToolDefinition | undefined {
+  if (shown?.needsApproval === true) return shown;
+  for (const session of seen) {
+    const definition = session.tools.get(toolName);
+    if (definition?.needsApproval === true) return definition;
+  }
+  return undefined;
+}
+
+/** Definitions of one tool remembered per tenant, by when each first appeared: older ones are forgotten past it. */
+const REMEMBERED_DEFINITIONS = 16;
+
+/**
+ * The definitions the tenants' sessions announce, as a fleet: when each one first appeared in its tenant (which one
+ * is the newest), and the disagreements already reported to the operator.
  */
 export class ToolDefinitions {
   readonly #sessions: ReadonlyMap<string, Session>;
   readonly #logger: Logger;
   /**
-   * Per session, per tool: the announcement at which its definition first appeared among the live sessions of
-   * its tenant (a count: the higher, the newer). A resume, or a worker announcing a definition that another live
-   * session already has, keeps the older count.
+   * Per tenant, per tool, per definition digest: the announcement at which that definition first appeared (a count:
+   * the higher, the newer). Kept while a live session of the tenant offers the tool, and past the sessions that
+   * announced it: a worker of the old code that restarts during a deploy (a crash, a rescheduled pod) does not make
+   * its definition the newest again. At most {@link REMEMBERED_DEFINITIONS} per tool, the oldest forgotten first.
    */
-  readonly #firstSeen = new WeakMap<Session, Map<string, number>>();
+  readonly #firstSeen = new Map<string | undefined, Map<string, Map<string, number>>>();
   #announcements = 0;
   /**
    * Per tenant: the disagreements reported (`tool \0 digest \0 digest`), kept while both definitions are live, so
@@ -94,25 +135,34 @@ export class ToolDefinitions {
    * disagreement with another connected session of its tenant and build that is new is logged, once.
    */
   announce(session: Session, tools: readonly ToolDefinition[]): string[] {
-    const before = session.tools;
-    const seenBefore = this.#firstSeen.get(session);
     const duplicates = session.setTools(tools);
     const announcement = ++this.#announcements;
-    const seen = new Map<string, number>();
-    for (const [name, definition] of session.tools) {
-      const digest = digestOf(definition);
-      const previous = before.get(name);
-      const kept =
-        previous !== undefined && digestOf(previous) === digest ? seenBefore?.get(name) : undefined;
-      seen.set(name, kept ?? this.#heldSince(session, name, digest) ?? announcement);
+    let tenant = this.#firstSeen.get(session.tenant);
+    if (tenant === undefined) {
+      tenant = new Map();
+      this.#firstSeen.set(session.tenant, tenant);
     }
-    this.#firstSeen.set(session, seen);
+    for (const [name, definition] of session.tools) {
+      let byDigest = tenant.get(name);
+      if (byDigest === undefined) {
+        byDigest = new Map();
+        tenant.set(name, byDigest);
+      }
+      const digest = digestOf(definition);
+      if (byDigest.has(digest)) continue;
+      byDigest.set(digest, announcement);
+      // Insertion order is the order they first appeared: the first key is the oldest.
+      if (byDigest.size > REMEMBERED_DEFINITIONS) byDigest.delete(byDigest.keys().next().value as string);
+    }
     this.#forget(session.tenant);
     if (session.state === 'connected') this.#report(session);
     return duplicates;
   }
 
-  /** A session ended: the disagreements it alone kept alive are forgotten (one that comes back is new). */
+  /**
+   * A session ended: the disagreements it alone kept alive are forgotten (one that comes back is new), and so are
+   * the tools no live session of its tenant offers any more.
+   */
   ended(session: Session): void {
     this.#forget(session.tenant);
   }
@@ -132,7 +182,7 @@ export class ToolDefinitions {
       const definition = session.tools.get(toolName);
       if (definition === undefined) continue;
       const connected = session.state === 'connected';
-      const firstSeen = this.#firstSeen.get(session)?.get(toolName) ?? 0;
+      const firstSeen = this.#firstSeen.get(session.tenant)?.get(toolName)?.get(digestOf(definition)) ?? 0;
       if (bestConnected && !connected) continue;
       if (connected === bestConnected && firstSeen <= bestSeen) continue;
       best = definition;
@@ -140,19 +190,6 @@ export class ToolDefinitions {
       bestSeen = firstSeen;
     }
     return best;
-  }
-
-  /** The oldest count of another live session of `session`'s tenant that offers `digest` as `toolName`. */
-  #heldSince(session: Session, toolName: string, digest: string): number | undefined {
-    let since: number | undefined;
-    for (const other of this.#sessions.values()) {
-      if (other === session || other.state === 'expired' || other.tenant !== session.tenant) continue;
-      const theirs = other.tools.get(toolName);
-      if (theirs === undefined || digestOf(theirs) !== digest) continue;
-      const count = this.#firstSeen.get(other)?.get(toolName);
-      if (count !== undefined && (since === undefined || count < since)) since = count;
-    }
-    return since;
   }
 
   /**
@@ -194,20 +231,32 @@ export class ToolDefinitions {
           fields,
           ...(session.buildId === undefined ? {} : { buildId: session.buildId }),
         },
-        `workers disagree on tool ${name} (${fields.join(', ')}): its calls go first to the workers whose definition the model is shown`,
+        disagreementText(name, fields),
       );
     }
   }
 
-  /** Forgets the reported disagreements of `tenant` whose two definitions are not both offered by live sessions. */
+  /**
+   * Forgets the reported disagreements of `tenant` whose two definitions are not both offered by live sessions, and
+   * when the definitions of a tool first appeared, for the tools no live session of it offers.
+   */
   #forget(tenant: string | undefined): void {
-    const reported = this.#reported.get(tenant);
-    if (reported === undefined) return;
     const live = new Set<string>();
+    const offered = new Set<string>();
     for (const session of this.#sessions.values()) {
       if (session.state === 'expired' || session.tenant !== tenant) continue;
-      for (const [name, definition] of session.tools) live.add(`${name}\0${digestOf(definition)}`);
+      for (const [name, definition] of session.tools) {
+        live.add(`${name}\0${digestOf(definition)}`);
+        offered.add(name);
+      }
     }
+    const firstSeen = this.#firstSeen.get(tenant);
+    if (firstSeen !== undefined) {
+      for (const name of firstSeen.keys()) if (!offered.has(name)) firstSeen.delete(name);
+      if (firstSeen.size === 0) this.#firstSeen.delete(tenant);
+    }
+    const reported = this.#reported.get(tenant);
+    if (reported === undefined) return;
     for (const pair of reported) {
       const [name, a, b] = pair.split('\0');
       if (!live.has(`${name}\0${a}`) || !live.has(`${name}\0${b}`)) reported.delete(pair);
@@ -216,11 +265,28 @@ export class ToolDefinitions {
   }
 }
 
-/** JSON with the keys of every object sorted: the same text for the same value, whatever the key order. */
+/** The warning's words: what the model is shown, and what the differing fields change for the tool's calls. */
+function disagreementText(toolName: string, fields: readonly string[]): string {
+  let text = `workers disagree on tool ${toolName} (${fields.join(', ')}): the model is shown the newest definition`;
+  if (fields.includes('parameters') || fields.includes('strict')) {
+    text += '; its calls wait for the workers that take its arguments';
+  }
+  if (fields.includes('needsApproval'))
+    text += '; its calls are held for approval while any worker asks for it';
+  return text;
+}
+
+/**
+ * JSON with the keys of every object sorted, and every `required` list of names: the same text for the same value,
+ * whatever the order of the keys or of the required names (zod lists them in the order of the fields).
+ */
 function canonicalJson(value: unknown): string {
   return (
-    JSON.stringify(value, (_key, item: unknown) => {
-      if (typeof item !== 'object' || item === null || Array.isArray(item)) return item;
+    JSON.stringify(value, (key, item: unknown) => {
+      if (Array.isArray(item)) {
+        return key === 'required' && item.every((name) => typeof name === 'string') ? [...item].sort() : item;
+      }
+      if (typeof item !== 'object' || item === null) return item;
       const record = item as Record<string, unknown>;
       return Object.fromEntries(
         Object.keys(record)

@@ -468,7 +468,7 @@ export class Dispatcher {
     // the definition the model was shown or the target's says so (they differ in a deploy without builds), unless
     // the target asks its own approver: only its own definition makes it ask (docs/protocol/tool-calls.md).
     const ownGate = definition?.needsApproval === true;
-    const gate = ownGate ? definition : call.shown?.needsApproval === true ? call.shown : undefined;
+    const gate = ownGate ? definition : call.gate;
     const heldFirst =
       call.decision === undefined && gate !== undefined && !(ownGate && target.localApprovals);
     // A call its worker held for a decision (requestedBy `client`) still counts from its dispatch.

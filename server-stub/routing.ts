@@ -18,10 +18,12 @@ export function slotsOf(session: Session, toolName: string): number {
  * Where the call goes: the session it is assigned to (after its approval request) if that one is still around;
  * else the session that started the run, if it offers the tool (the run's context lives there); else the
  * connected session offering the tool with the fewest slots in flight (each call counts its tool's `slots`; ties:
- * the one sent a call least recently, then the oldest), those with free slots for the call first, and those whose
- * definition of the tool is the one the model was shown before any other (server-stub/definitions.ts). Sessions that
+ * the one sent a call least recently, then the oldest), those with free slots for the call first. Sessions that
  * just answered "busy" for this call are skipped, and so are sessions already holding all the service gives them
  * ({@link capacityOf}): the call waits in the service, for whichever worker has room first. `undefined`: wait.
+ * A session whose definition of the tool takes other arguments than the one the model was shown
+ * (server-stub/definitions.ts) is sent the call only while no connected session that takes them could be: the
+ * call waits for those rather than fail on a worker that would refuse its arguments, or drop a field.
  */
 export function pickSession(
   call: Call,
@@ -39,25 +41,28 @@ export function pickSession(
     return usable(owner) ? owner : undefined;
   }
   let best: Session | undefined;
-  let bestKey: [number, number, number, number, number] | undefined;
+  let bestKey: [number, number, number, number] | undefined;
+  let differing: Session | undefined;
+  let differingKey: [number, number, number, number] | undefined;
+  let agreeingThere = false;
   for (const session of sessions.values()) {
+    const agrees = agreesWithShown(session, call);
+    if (agrees && !agreeingThere && mayBeSent(session, call)) agreeingThere = true;
     if (!usable(session)) continue;
     const used = slotsInFlight(session);
     const full = !hasFreeSlots(session, used, slotsOf(session, call.toolName));
-    const differs = !agreesWithShown(session, call);
-    const key: [number, number, number, number, number] = [
-      differs ? 1 : 0,
-      full ? 1 : 0,
-      used,
-      session.lastDispatch,
-      session.seq,
-    ];
-    if (!bestKey || compareKeys(key, bestKey) < 0) {
-      best = session;
-      bestKey = key;
+    const key: [number, number, number, number] = [full ? 1 : 0, used, session.lastDispatch, session.seq];
+    if (agrees) {
+      if (!bestKey || compareKeys(key, bestKey) < 0) {
+        best = session;
+        bestKey = key;
+      }
+    } else if (!differingKey || compareKeys(key, differingKey) < 0) {
+      differing = session;
+      differingKey = key;
     }
   }
-  return best;
+  return best ?? (agreeingThere ? undefined : differing);
 }
 
 /**
@@ -65,13 +70,20 @@ export function pickSession(
  * busy for this call, and with room for it.
  */
 export function mayTake(session: Session, call: Call, slotsInFlight: (session: Session) => number): boolean {
+  return mayBeSent(session, call) && !atCapacity(session, slotsInFlight, slotsOf(session, call.toolName));
+}
+
+/**
+ * `true` when `session` may be sent `call` once it has room: connected, of the run's tenant and build, offering the
+ * tool, and not busy for this call.
+ */
+function mayBeSent(session: Session, call: Call): boolean {
   return (
     session.state === 'connected' &&
     session.tenant === call.run.tenant &&
     sameBuild(call.run, session) &&
     session.tools.has(call.toolName) &&
-    !call.busyFrom.has(session.id) &&
-    !atCapacity(session, slotsInFlight, slotsOf(session, call.toolName))
+    !call.busyFrom.has(session.id)
   );
 }
 

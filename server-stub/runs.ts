@@ -69,6 +69,8 @@ export interface RunManagerDeps {
   dispatcher: Dispatcher;
   events: EventEmitter<StubEvents>;
   toolsFor(run: Run): ToolDefinition[];
+  /** The definition that holds a call of `toolName` for a person, given the one shown (server-stub/definitions.ts). */
+  gateFor(run: Run, toolName: string, shown: ToolDefinition | undefined): ToolDefinition | undefined;
   /** The build the operator set as current, for runs no client started (docs/protocol/fleets.md). */
   currentBuild?(tenant: string | undefined): string | undefined;
 }
@@ -175,6 +177,7 @@ export class RunManager {
         model: options.model,
         dispatcher: this.#deps.dispatcher,
         toolsFor: this.#deps.toolsFor,
+        gateFor: this.#deps.gateFor,
         emit: (r, kind, data) => this.emit(r, kind, data),
         retried: (r, info) => {
           const failed = info.status === undefined ? 'failed' : `failed with HTTP ${info.status}`;

@@ -17,7 +17,7 @@ import {
 import { Approvals } from './approvals';
 import { CallUpdates } from './call-updates';
 import { closeSocket } from './close-socket';
-import { ToolDefinitions } from './definitions';
+import { gateOf, ToolDefinitions } from './definitions';
 import { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
 import { type ApiKeyEntry, FleetLimiter, fleetConflict, KeyRing } from './fleet';
@@ -96,6 +96,12 @@ export class StubService {
       dispatcher: this.dispatcher,
       events: this.events,
       toolsFor: (run) => this.toolsFor(run),
+      gateFor: (run, toolName, shown) =>
+        gateOf(
+          toolName,
+          shown,
+          sessionsSeen(run, this.sessions, run.buildId ?? this.currentBuildOf(run.tenant)),
+        ),
       currentBuild: (tenant) => this.currentBuildOf(tenant),
     });
   }

@@ -19,6 +19,8 @@ export interface TurnLoopDeps {
   dispatcher: Dispatcher;
   /** Definitions of the agent's tools that some client offers now, as the model is shown them. */
   toolsFor(run: Run): ToolDefinition[];
+  /** The definition that holds a call of `toolName` for a person, given the one shown (server-stub/definitions.ts). */
+  gateFor(run: Run, toolName: string, shown: ToolDefinition | undefined): ToolDefinition | undefined;
   emit(run: Run, kind: RunEventKind, data: unknown): void;
   /** The model sends its request for turn `turn` again (see `ModelRequest.onRetry`). */
   retried?(run: Run, info: { turn: number; attempt: number; status?: number }): void;
@@ -105,8 +107,9 @@ async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
     }));
     addMessage(run, deps, { role: 'assistant', content: turn.text ?? '', toolCalls, ...by });
     const outcomes = await Promise.all(
-      toolCalls.map((toolCall) =>
-        deps.dispatcher.submit(
+      toolCalls.map((toolCall) => {
+        const definition = shown.find((tool) => tool.name === toolCall.name);
+        return deps.dispatcher.submit(
           new Call({
             callId: deps.newCallId(),
             modelCallId: toolCall.id,
@@ -114,10 +117,11 @@ async function loop(run: Run, deps: TurnLoopDeps): Promise<void> {
             toolName: toolCall.name,
             arguments: toolCall.arguments,
             turn: run.turns,
-            shown: shown.find((tool) => tool.name === toolCall.name),
+            shown: definition,
+            gate: deps.gateFor(run, toolCall.name, definition),
           }),
-        ),
-      ),
+        );
+      }),
     );
     if (run.status !== 'running') return;
     outcomes.forEach((outcome, index) => {

@@ -3,7 +3,13 @@
  * model is shown, and the operator's warning, on sessions with no socket under them.
  */
 import { describe, expect, it } from 'vitest';
-import { differingFields, digestOf, ToolDefinitions } from '../../server-stub/definitions';
+import {
+  argumentsDigestOf,
+  differingFields,
+  digestOf,
+  gateOf,
+  ToolDefinitions,
+} from '../../server-stub/definitions';
 import { Session } from '../../server-stub/session';
 import type { ToolDefinition } from '../../src/wire/protocol';
 import { captureLogger } from './helpers';
@@ -82,6 +88,29 @@ describe('digestOf', () => {
   });
 });
 
+describe('argumentsDigestOf', () => {
+  it('is the same for definitions that differ only in words or approval, and ignores the order of required names', () => {
+    const worded: ToolDefinition = { ...OLD, description: 'Refunds an order, in full.', needsApproval: true };
+    expect(argumentsDigestOf(worded)).toBe(argumentsDigestOf(OLD));
+    expect(argumentsDigestOf(NEW)).not.toBe(argumentsDigestOf(OLD));
+    const reordered = structuredClone(NEW);
+    (reordered.parameters as { required: string[] }).required.reverse();
+    expect(digestOf(reordered)).toBe(digestOf(NEW));
+    expect(argumentsDigestOf(reordered)).toBe(argumentsDigestOf(NEW));
+  });
+});
+
+describe('gateOf', () => {
+  it("is the shown definition when it asks approval, else a live worker's that does, else none", () => {
+    const { join } = fleet();
+    const plain = join([OLD]);
+    const gated = join([NEW]);
+    expect(gateOf('refund', NEW, [plain])).toBe(NEW);
+    expect(gateOf('refund', OLD, [plain, gated])).toEqual(NEW);
+    expect(gateOf('refund', OLD, [plain])).toBeUndefined();
+  });
+});
+
 describe('differingFields', () => {
   it('names the top-level fields whose values differ, sorted, leaving slots out', () => {
     expect(differingFields(OLD, { ...NEW, description: 'Refunds.', slots: 2 })).toEqual([
@@ -130,13 +159,19 @@ describe('ToolDefinitions: the definition the model is shown', () => {
     expect(definitions.shown('refund', [old, fresh], join([]))).toEqual(NEW);
   });
 
-  it('is newest again when a definition comes back after no live session had it (a rollback)', () => {
+  it('stays older when its old code comes back while the newer one is live, and is shown once that one is gone', () => {
     const { definitions, join, expire } = fleet();
     const old = join([OLD]);
     const fresh = join([NEW]);
+    // A worker of the old code restarts mid-deploy (a crash, a rescheduled pod): its session is new, not its code.
     expire(old);
     const back = join([OLD]);
-    expect(definitions.shown('refund', [fresh, back], undefined)).toEqual(OLD);
+    expect(definitions.shown('refund', [fresh, back], undefined)).toEqual(NEW);
+    // A rollback ends when the new workers are gone.
+    expire(fresh);
+    expect(definitions.shown('refund', [back], undefined)).toEqual(OLD);
+    // Then the new code again is newest again only as it was: it first appeared after the old one.
+    expect(definitions.shown('refund', [back, join([NEW])], undefined)).toEqual(NEW);
   });
 });
 
@@ -149,7 +184,7 @@ describe('ToolDefinitions: the warning when workers disagree', () => {
       {
         level: 'warn',
         message:
-          'workers disagree on tool refund (needsApproval, parameters): its calls go first to the workers whose definition the model is shown',
+          'workers disagree on tool refund (needsApproval, parameters): the model is shown the newest definition; its calls wait for the workers that take its arguments; its calls are held for approval while any worker asks for it',
         fields: {
           toolName: 'refund',
           sessionId: 's2',

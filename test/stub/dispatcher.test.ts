@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Call } from '../../server-stub/call';
+import { gateOf } from '../../server-stub/definitions';
 import { Dispatcher } from '../../server-stub/dispatcher';
 import { FleetLimiter } from '../../server-stub/fleet';
 import { silentLogger } from '../../server-stub/logger';
@@ -317,9 +318,14 @@ describe('Dispatcher: fleet-wide limits (docs/protocol/fleets.md)', () => {
 });
 
 describe('Dispatcher: workers that disagree on a definition (docs/protocol/tool-calls.md)', () => {
-  /** `refund` as an old worker announces it, and as a new one that changed its description. */
+  /** `refund` as an old worker announces it, and as a new one that takes one more argument. */
   const OLD: ToolDefinition = { ...toolDef('refund'), description: 'Refunds an order.' };
-  const NEW: ToolDefinition = { ...toolDef('refund'), description: 'Refunds an order, in full.' };
+  const NEW: ToolDefinition = {
+    ...OLD,
+    parameters: { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] },
+  };
+  /** The old definition in other words: it takes the same arguments. */
+  const REWORDED: ToolDefinition = { ...OLD, description: 'Refunds an order, in full.' };
 
   /** Sessions offering `refund` as each says, every frame sent kept; calls of `refund` shown a definition. */
   function disagreeing() {
@@ -366,6 +372,7 @@ describe('Dispatcher: workers that disagree on a definition (docs/protocol/tool-
           arguments: {},
           turn: 1,
           shown: structuredClone(shown),
+          gate: gateOf('refund', shown, [...sessions.values()]),
         });
         void dispatcher.submit(call);
         return call;
@@ -373,22 +380,34 @@ describe('Dispatcher: workers that disagree on a definition (docs/protocol/tool-
     };
   }
 
-  it('sends a call first to the sessions that agree with what the model was shown, and to another only when none may take it', () => {
+  it('sends a call only to the sessions that take the arguments the model was shown while one is connected', () => {
     vi.useFakeTimers({ now: 0 });
     const { dispatcher, session, submit } = disagreeing();
-    // The old worker is older and idle: only its definition differing sends the calls past it.
+    // The old worker is older and idle: only its other arguments keep the calls from it.
     const old = session(OLD, { maxConcurrency: 1 });
     const fresh = session(NEW, { maxConcurrency: 1 });
     const calls = [submit(NEW), submit(NEW), submit(NEW), submit(NEW)];
-    // Two to the new worker (one running, one queued behind it: its room), then the old one rather than wait.
-    expect(calls.map((call) => call.sessionId)).toEqual([fresh.id, fresh.id, old.id, old.id]);
+    // Two to the new worker (one running, one queued behind it: its room); the others wait for it, rather than
+    // fail on a worker that would refuse their arguments (or drop one).
+    expect(calls.map((call) => call.sessionId)).toEqual([fresh.id, fresh.id, undefined, undefined]);
     dispatcher.onResult(fresh, { type: 'tool_result', callId: 'call_1', status: 'ok', output: 'x' });
-    const fifth = submit(NEW);
-    expect(fifth.sessionId).toBe(fresh.id);
+    expect(calls[2]?.sessionId).toBe(fresh.id);
     // A call shown the old definition goes the other way.
-    dispatcher.onResult(old, { type: 'tool_result', callId: 'call_3', status: 'ok', output: 'x' });
-    dispatcher.onResult(fresh, { type: 'tool_result', callId: 'call_2', status: 'ok', output: 'x' });
     expect(submit(OLD).sessionId).toBe(old.id);
+    // No connected worker takes the new arguments: the old one is sent the call rather than let it wait.
+    fresh.state = 'detached';
+    dispatcher.retryWaiting();
+    expect(calls[3]?.sessionId).toBe(old.id);
+  });
+
+  it('shares the calls among workers whose definitions differ only in words', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { session, submit } = disagreeing();
+    const old = session(OLD, { maxConcurrency: 1 });
+    const fresh = session(REWORDED, { maxConcurrency: 1 });
+    expect([submit(REWORDED), submit(REWORDED)].map((call) => call.sessionId).sort()).toEqual(
+      [old.id, fresh.id].sort(),
+    );
   });
 
   it.each([
