@@ -1,7 +1,9 @@
 /**
  * The updates a client sends about a call it runs (docs/protocol/updates.md): used when the call is assigned to the
- * sending session, not done, and the update is newer than the last of its kind; otherwise ignored without an
- * answer. Each one becomes a run event and the latest is kept in the call's transcript entry.
+ * sending session, not done, and the update is newer than the last of its kind; otherwise ignored, but for a call
+ * that ended or is another session's, which the sender is told to stop (`cancel { reason: 'not_dispatched' }`,
+ * docs/protocol/sessions.md). Each one used becomes a run event and the latest is kept in the call's transcript
+ * entry.
  *
  * @module
  */
@@ -108,18 +110,28 @@ export class CallUpdates {
       steps.delete(frame.key);
   }
 
-  /** `lease`: the named calls still run in `session`; each lease is renewed (docs/protocol/updates.md). */
+  /**
+   * `lease`: the named calls still run in `session`; each lease is renewed (docs/protocol/updates.md). A named call
+   * that is not dispatched to `session` may get `cancel { reason: 'not_dispatched' }`, once per frame.
+   */
   lease(session: Session, frame: FrameOf<ClientFrame, 'lease'>): void {
-    for (const callId of frame.callIds) this.#running(session, callId);
+    const { dispatcher } = this.#deps;
+    const strays: string[] = [];
+    for (const callId of frame.callIds) if (!this.#running(session, callId, false)) strays.push(callId);
+    if (strays.length > 0) dispatcher.notDispatched(session, strays);
   }
 
   /**
    * The call, when `callId` is dispatched to `session` (its lease renewed, with the feature `lease`: any update
-   * is a sign of life, a repeated one too).
+   * is a sign of life, a repeated one too). Else `undefined`, and (unless `tell` is `false`) the session may be
+   * told the call is not its own (server-stub/dispatcher.ts `notDispatched`).
    */
-  #running(session: Session, callId: string): Call | undefined {
+  #running(session: Session, callId: string, tell = true): Call | undefined {
     const call = this.#deps.dispatcher.get(callId);
-    if (call?.state !== 'dispatched' || call.sessionId !== session.id) return undefined;
+    if (call?.state !== 'dispatched' || call.sessionId !== session.id) {
+      if (tell) this.#deps.dispatcher.notDispatched(session, [callId]);
+      return undefined;
+    }
     // A call waiting for its key's turn is not leased until the client says it runs (docs/protocol/fleets.md).
     if (session.features.has('lease') && !call.activity.waitsForKey)
       call.activity.leaseUntil = Date.now() + this.#deps.options.leaseMs;

@@ -121,6 +121,8 @@ export class Call implements RunCall {
   #sessionId: string | undefined;
   readonly #sentTo: string[] = [];
   readonly #busyFrom = new Set<string>();
+  /** Sessions told `cancel { reason: 'not_dispatched' }` for the call (see {@link Call.disown}). */
+  #disowned: Set<string> | undefined;
   #approval: CallApproval | undefined;
   #deadlineAt: number | undefined;
   #deadlineTimer: ReturnType<typeof setTimeout> | undefined;
@@ -261,6 +263,20 @@ export class Call implements RunCall {
     if (this.#state === 'done') return false;
     this.#sessionId = undefined;
     return this.#apply('requeue');
+  }
+
+  /**
+   * `sessionId` was told the call is not its own (`cancel { reason: 'not_dispatched' }`, docs/protocol/sessions.md):
+   * the `cancelled` it answers with is the echo of that cancel, never the call's result.
+   */
+  disown(sessionId: string): void {
+    this.#disowned ??= new Set();
+    this.#disowned.add(sessionId);
+  }
+
+  /** `true` when `sessionId` was told the call is not its own (see {@link Call.disown}). */
+  disowned(sessionId: string): boolean {
+    return this.#disowned?.has(sessionId) === true;
   }
 
   /** `sessionId` is gone: it is no longer skipped as busy. */

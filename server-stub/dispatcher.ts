@@ -162,6 +162,9 @@ export class Dispatcher {
     if (!session.features.has('key_waits')) return;
     let freed = false;
     const overdue: Call[] = [];
+    const named = new Set([...(frame.waiting ?? []), ...(frame.running ?? [])]);
+    const strays = [...named].filter((callId) => this.#inFlightOn(session, callId) === undefined);
+    if (strays.length > 0) this.notDispatched(session, strays);
     for (const callId of frame.waiting ?? []) {
       const call = this.#inFlightOn(session, callId);
       if (call === undefined || call.activity.waitsForKey) continue;
@@ -181,6 +184,27 @@ export class Dispatcher {
     if (freed) {
       this.#offerWaiting(session);
       this.#evenOutSoon();
+    }
+  }
+
+  /**
+   * `session` named these calls as calls it runs (a `lease`, a call update, a `question`, `key_waits`), and they are
+   * not dispatched to it. Each that ended (but by this session's own result) or is assigned to another session gets
+   * `cancel { reason: 'not_dispatched' }`, once per id: its worker may have missed the call's end (a `cancel` written
+   * while its socket was down is not repeated) and would otherwise run it on, or wait for ever for an answer
+   * (docs/protocol/sessions.md). A call assigned to `session` (held after its `approval_request`, or decided and on
+   * its way back there), waiting here for a worker, unknown, or another tenant's is left alone.
+   */
+  notDispatched(session: Session, callIds: Iterable<string>): void {
+    for (const callId of new Set(callIds)) {
+      const call = this.#calls.get(callId);
+      if (call === undefined || call.run.tenant !== session.tenant) continue;
+      const ended = call.state === 'done' && call.answeredBy !== session.id;
+      const elsewhere =
+        call.state !== 'done' && call.sessionId !== undefined && call.sessionId !== session.id;
+      if (!ended && !elsewhere) continue;
+      call.disown(session.id);
+      session.send({ type: 'cancel', callId, reason: 'not_dispatched' });
     }
   }
 
@@ -263,10 +287,11 @@ export class Dispatcher {
       return;
     }
     if (call.state === 'done') {
-      // A re-send from the session that answered (its outbox after a reconnect), or a late result from a session
+      // A re-send from the session that answered (its outbox after a reconnect), a late result from a session
       // the call was sent to before it ended (its deadline, a cancel, another session's result, which sent this one
-      // `cancel { reason: 'redispatched' }`): received, nothing recorded again.
-      if (call.answeredBy === session.id || call.sentTo.includes(session.id)) {
+      // `cancel { reason: 'redispatched' }`), or the answer of a session told `not_dispatched`: received, nothing
+      // recorded again.
+      if (call.answeredBy === session.id || call.sentTo.includes(session.id) || call.disowned(session.id)) {
         session.ack(call.callId);
         // The worker has stopped running it: its fleet slot is free (docs/protocol/fleets.md).
         if (this.#deps.fleet?.release(call.callId, session.id) === true)
@@ -279,6 +304,12 @@ export class Dispatcher {
         `tool call ${call.callId} already has a result (status ${call.result?.status})`,
         call.callId,
       );
+      return;
+    }
+    if (call.sessionId !== session.id && call.disowned(session.id)) {
+      // The answer of a session told the call is not its own (`not_dispatched`): its worker stopped it, and the call
+      // is another session's, or waits for one (docs/protocol/sessions.md). Received, nothing recorded.
+      session.ack(call.callId);
       return;
     }
     if (call.state === 'awaiting_approval' && call.sessionId !== session.id) {
@@ -734,7 +765,8 @@ export class Dispatcher {
       session.tenant === call.run.tenant &&
       sameBuild(call.run, session) &&
       session.tools.has(call.toolName) &&
-      !call.busyFrom.has(session.id)
+      !call.busyFrom.has(session.id) &&
+      !call.disowned(session.id)
     );
   }
 

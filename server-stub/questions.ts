@@ -46,11 +46,18 @@ export class Questions {
 
   /**
    * `question`: recorded and shown to people; a repeat (the same id in the same dispatch of the call) changes nothing,
-   * or gets the answer again. The same id from a later dispatch is a new question.
+   * or gets the answer again. The same id from a later dispatch is a new question. A question about a call not
+   * dispatched to `session` is not recorded; a call that ended or is another session's gets
+   * `cancel { reason: 'not_dispatched' }` there (server-stub/dispatcher.ts `notDispatched`).
    */
   ask(session: Session, frame: FrameOf<ClientFrame, 'question'>): void {
-    const call = this.#deps.dispatcher.get(frame.callId);
-    if (call?.state !== 'dispatched' || call.sessionId !== session.id) return;
+    const { dispatcher } = this.#deps;
+    const call = dispatcher.get(frame.callId);
+    if (call?.state !== 'dispatched' || call.sessionId !== session.id) {
+      // Nobody would answer it: a call that ended, or is another session's, is stopped there.
+      dispatcher.notDispatched(session, [frame.callId]);
+      return;
+    }
     const { questions } = call.activity;
     const known = questions.get(frame.questionId);
     if (known) {

@@ -67,7 +67,7 @@ export function pickSession(
 
 /**
  * `true` when `session` may be sent `call` now: connected, of the run's tenant and build, offering the tool, not
- * busy for this call, and with room for it.
+ * busy for this call, never told it was not its own (`not_dispatched`), and with room for it.
  */
 export function mayTake(session: Session, call: Call, slotsInFlight: (session: Session) => number): boolean {
   return mayBeSent(session, call) && !atCapacity(session, slotsInFlight, slotsOf(session, call.toolName));
@@ -83,7 +83,9 @@ function mayBeSent(session: Session, call: Call): boolean {
     session.tenant === call.run.tenant &&
     sameBuild(call.run, session) &&
     session.tools.has(call.toolName) &&
-    !call.busyFrom.has(session.id)
+    !call.busyFrom.has(session.id) &&
+    // Told the call was not its own, it stopped it and its answer was acknowledged: never sent it again.
+    !call.disowned(session.id)
   );
 }
 

@@ -243,6 +243,17 @@ const shuttingDown = () => abortReason('the client is shutting down', 'AbortErro
 /** Why a call waiting for its key's turn is handed back when the service asks for it (feature `hand_back`). */
 const handedBack = () => abortReason('handed back to the service', 'AbortError', 'handed_back');
 
+/**
+ * The message of `ctx.signal.reason` for a service's `cancel` with `reason` (docs/reference/errors-runtime.md):
+ * `cancelled by the service (<reason>)`, and what the service meant by a reason a reader could not guess.
+ */
+function serviceCancelText(reason: string): string {
+  const text = `cancelled by the service (${reason})`;
+  return reason === 'not_dispatched'
+    ? `${text}: the call had already ended there, or gone to another worker`
+    : text;
+}
+
 /** The call's tool says running it again is harmless (`sideEffect` `'none'` or `'idempotent'`). */
 function runsAgain(registry: ToolRegistry, execution: Execution): boolean {
   const sideEffect = registry.get(execution.toolName)?.definition.sideEffect;
@@ -714,7 +725,7 @@ export class CallRunner implements ExecutionOwner {
    * running calls wait for their own; any other reason ends only its call.
    */
   cancel(callId: string, reason: string): void {
-    const aborted = abortReason(`cancelled by the service (${reason})`, 'AbortError', reason);
+    const aborted = abortReason(serviceCancelText(reason), 'AbortError', reason);
     const execution = reason === 'run_cancelled' ? this.#held.get(callId) : undefined;
     this.#cancel(callId, aborted);
     // The run's other cancels follow at once: its calls waiting for a slot were ended with the first.

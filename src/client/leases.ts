@@ -65,8 +65,9 @@ export class Leases {
   }
 
   /**
-   * A new socket is open. When it resumed the session, the lease keeps the calls alive again (one the service gave
-   * up on gets its `cancel`); a new session knows none of them, so they keep the deadline the drop gave them.
+   * A new socket is open. When it resumed the session, the lease keeps the calls alive again (one that ended or
+   * went elsewhere while the socket was down gets `cancel { reason: 'not_dispatched' }` at its first renewal,
+   * docs/protocol/sessions.md); a new session knows none of them, so they keep the deadline the drop gave them.
    */
   reconnected(held: Iterable<Execution>, resumed = true): void {
     this.#downSince = undefined;

@@ -61,6 +61,40 @@ describe('Incoming, in a call runner', () => {
     expect(sent).toEqual([expect.objectContaining({ callId: 'w1', status: 'cancelled' })]);
   });
 
+  it('ends a call waiting for its question at a not_dispatched cancel: the question, the wait and the call end', async () => {
+    const seen: string[] = [];
+    const asker = tool({
+      name: 'asker',
+      description: 'Asks the service, then goes on whatever the outcome.',
+      execute: async (_input, ctx) => {
+        ctx.signal.addEventListener('abort', () => {
+          const reason = ctx.signal.reason as DOMException & { cause: unknown };
+          seen.push(`${reason.name}: ${reason.message} (cause ${String(reason.cause)})`);
+        });
+        try {
+          await ctx.askQuestion('Which warehouse?');
+        } catch (error) {
+          seen.push(String(error));
+        }
+        return 'went on';
+      },
+    });
+    const { calls, call, sent } = recording([asker]);
+    calls.welcomed({ features: ['questions'], heartbeatIntervalMs: 60_000 });
+    call('a1', 'asker');
+    await nextTask();
+    expect(sent.map((frame) => frame.type)).toEqual(['question']);
+    expect(calls.waiting).toBe(1);
+    calls.handle({ type: 'cancel', callId: 'a1', reason: 'not_dispatched' });
+    await nextTask();
+    expect(seen).toEqual([
+      'AbortError: cancelled by the service (not_dispatched): the call had already ended there, or gone to another worker (cause not_dispatched)',
+      'QuestionError: the call was cancelled',
+    ]);
+    expect(calls.waiting).toBe(0);
+    expect(statuses(sent.filter((frame) => frame.type === 'tool_result'))).toEqual(['a1:cancelled']);
+  });
+
   it('aborts ctx.signal of every running call when the client closes, with an AbortError', async () => {
     const reasons: unknown[] = [];
     const { calls, call, sent } = recording([waitsForAbort('wait', (_id, reason) => reasons.push(reason))]);

@@ -90,7 +90,7 @@ describe('tool_progress', () => {
     expect(client.all('run_event').filter((f) => f.event.kind === 'tool_progress')).toHaveLength(2);
   });
 
-  it('ignores progress for a call that is done, unknown, or assigned to another session, without an error', async () => {
+  it('ignores progress for a call that is done, unknown, or assigned to another session, without an error; that session is told to stop it', async () => {
     const { server, client, runId, call } = await started(['progress']);
     const other = track(await TestClient.connect(server.url, { features: ['progress'] }));
     other.send({ type: 'tool_progress', callId: call.callId, seq: 1, progress: 9 });
@@ -106,6 +106,10 @@ describe('tool_progress', () => {
     expect(server.runs.get(runId)?.events.filter((event) => event.kind === 'tool_progress')).toEqual([]);
     expect(client.all('error')).toEqual([]);
     expect(other.all('error')).toEqual([]);
+    // The call is another session's: `other` stops it (docs/protocol/sessions.md). The call's own session, whose
+    // progress crossed its own result, is told nothing.
+    expect(other.all('cancel')).toEqual([{ type: 'cancel', callId: call.callId, reason: 'not_dispatched' }]);
+    expect(client.all('cancel')).toEqual([]);
   });
 
   it('keeps tool_progress events from an owner that did not negotiate progress, but records them', async () => {

@@ -187,7 +187,7 @@ describe('questions', () => {
     expect((await http(server, 'POST', path('q1'), { answer: 'late' })).status).toBe(409);
   });
 
-  it('ignores a question from a session the call is not assigned to, and sends question events only to owners with the feature', async () => {
+  it('records no question from a session the call is not assigned to (it is told to stop the call), and sends question events only to owners with the feature', async () => {
     const server = await stub({ model: script() });
     const owner = track(await TestClient.connect(server.url));
     const worker = track(
@@ -198,6 +198,11 @@ describe('questions', () => {
     const { runId } = await owner.next('run_started');
     const call = await worker.next('tool_call');
     stranger.send({ type: 'question', callId: call.callId, questionId: 'x', question: 'Mine?' });
+    expect(await stranger.next('cancel')).toEqual({
+      type: 'cancel',
+      callId: call.callId,
+      reason: 'not_dispatched',
+    });
     worker.send({ type: 'question', callId: call.callId, questionId: 'q1', question: 'Which?' });
     await once(server, 'run_event', (info) => info.kind === 'question_asked');
     worker.result(call.callId, 'ok');

@@ -84,7 +84,7 @@ describe('steps and the call scope on the stub', () => {
     expect(again).toMatchObject({ callId: call.callId, steps: kept });
   });
 
-  it('ignores a step_result from a session the call is not dispatched to', async () => {
+  it('keeps no step_result from a session the call is not dispatched to, and tells it to stop the call', async () => {
     const { server, client, runId, call } = await started(['steps']);
     const other = track(
       await TestClient.connect(server.url, { tools: [toolDef('provision')], features: ['steps'] }),
@@ -93,6 +93,8 @@ describe('steps and the call scope on the stub', () => {
     await settled(other);
     await settled(client);
     expect(server.runs.get(runId)?.toolCalls[0]?.steps).toBeUndefined();
+    expect(other.all('cancel')).toEqual([{ type: 'cancel', callId: call.callId, reason: 'not_dispatched' }]);
+    expect(client.all('cancel')).toEqual([]);
   });
 
   it('does not keep a step whose result would take the call over the frame limit, so the call can be sent again', async () => {

@@ -1,0 +1,173 @@
+/**
+ * A call that ended, or went to another worker, while its worker was away (docs/protocol/sessions.md): the worker
+ * comes back and names the call (its open question sent again, its lease renewed), and the stub answers
+ * `cancel { reason: 'not_dispatched' }`, so the call stops there instead of waiting for an answer or renewing a
+ * lease nobody reads. The real client against the real stub, through a proxy that cuts the connection; every step
+ * waits for an event, never for time.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StubServer } from '../../server-stub/index';
+import { type Client, QuestionError, tool } from '../../src/index';
+import { agent, track } from '../stub/helpers';
+import { TestClient, toolDef } from '../stub/test-client';
+import { client, proxyTo, stub } from '../support/long-calls';
+import type { TcpProxy } from '../support/tcp-proxy';
+
+/** What the tool saw: its `ctx.signal`'s reason, and how each of its questions ended. */
+interface Seen {
+  aborted: string[];
+  questions: string[];
+}
+
+/** Asks which warehouse (no time limit) until it gets an answer or its call is aborted. */
+function asker(seen: Seen) {
+  return tool({
+    name: 'export',
+    description: 'Asks which warehouse, then exports there.',
+    execute: async (_input, ctx) => {
+      ctx.signal.addEventListener('abort', () => seen.aborted.push(String(ctx.signal.reason)));
+      while (!ctx.signal.aborted) {
+        try {
+          return `exported to ${await ctx.askQuestion('Which warehouse?', { choices: ['Berlin', 'Lyon'] })}`;
+        } catch (error) {
+          if (!(error instanceof QuestionError)) throw error;
+          seen.questions.push(`${error.code}: ${error.message}`);
+        }
+      }
+      return 'not exported';
+    },
+  });
+}
+
+/** Runs until its `ctx.signal` aborts (a long call its client keeps leased). */
+function longRunner(seen: Seen) {
+  return tool({
+    name: 'export',
+    description: 'Exports for a long while.',
+    execute: (_input, ctx) =>
+      new Promise<string>((resolve) =>
+        ctx.signal.addEventListener('abort', () => {
+          seen.aborted.push(String(ctx.signal.reason));
+          resolve('stopped');
+        }),
+      ),
+  });
+}
+
+/** Resolves on the stub's next run event of `kind`. */
+function nextRunEvent(server: StubServer, kind: string): Promise<void> {
+  return new Promise((resolve) => {
+    const listener = (info: { kind: string }) => {
+      if (info.kind !== kind) return;
+      server.events.off('run_event', listener);
+      resolve();
+    };
+    server.events.on('run_event', listener);
+  });
+}
+
+/** Cuts the worker off (its reconnects swallowed) and resolves once the stub has detached its session. */
+async function cutOff(server: StubServer, proxy: TcpProxy): Promise<void> {
+  const detached = new Promise((resolve) => server.events.once('session_detached', resolve));
+  proxy.blackhole(true);
+  proxy.dropAll();
+  await detached;
+}
+
+/** Lets the worker back in and resolves with its next `connected` event. */
+async function letBackIn(worker: Client, proxy: TcpProxy): Promise<{ resumed: boolean }> {
+  const connected = new Promise<{ resumed: boolean }>((resolve) => worker.once('connected', resolve));
+  proxy.blackhole(false);
+  // A reconnect made meanwhile lost its hello to the blackhole and would wait out a handshake timeout: cut it,
+  // so that the next one, made at once, goes through.
+  proxy.dropAll();
+  return connected;
+}
+
+const NOT_DISPATCHED =
+  'AbortError: cancelled by the service (not_dispatched): the call had already ended there, or gone to another worker';
+
+describe('a call that ended while its worker was away', () => {
+  it('stops when the worker resumes and asks its open question again: the question ends, the call ends cancelled', async () => {
+    const server = await stub({ features: ['questions'], callDeadlineMs: 5_000 });
+    const proxy = await proxyTo(server);
+    const seen: Seen = { aborted: [], questions: [] };
+    const worker = client(proxy.url, [asker(seen)]);
+    await worker.connect();
+    const asked = nextRunEvent(server, 'question_asked');
+    const runId = server.runs.start(agent('a', ['export']), 'go');
+    await asked;
+    expect(worker.stats).toMatchObject({ running: 0, waiting: 1 });
+    await cutOff(server, proxy);
+    expect(server.runs.cancel(runId)).toBe(true);
+    const ended = new Promise<{ status: string }>((resolve) => worker.once('tool_result', resolve));
+    expect(await letBackIn(worker, proxy)).toMatchObject({ resumed: true });
+    expect(await ended).toMatchObject({ status: 'cancelled' });
+    expect(seen.aborted).toEqual([NOT_DISPATCHED]);
+    expect(seen.questions).toEqual(['cancelled: the call was cancelled']);
+    // Its result is acknowledged (and not recorded): nothing is held for the call any more, and a drain has
+    // nothing to wait for.
+    await expect.poll(() => worker.stats).toMatchObject({ running: 0, waiting: 0, unacked: 0 });
+    expect(server.runs.get(runId)?.toolCalls).toMatchObject([
+      { status: 'cancelled', output: 'Error running export: the call was cancelled' },
+    ]);
+  });
+
+  it('stops a leased call when the worker resumes and renews its lease', async () => {
+    const server = await stub({ features: ['lease'], callDeadlineMs: 5_000, leaseMs: 60_000 });
+    const proxy = await proxyTo(server);
+    const seen: Seen = { aborted: [], questions: [] };
+    const worker = client(proxy.url, [longRunner(seen)]);
+    await worker.connect();
+    const started = new Promise((resolve) => worker.once('tool_call', resolve));
+    const runId = server.runs.start(agent('a', ['export']), 'go');
+    await started;
+    await cutOff(server, proxy);
+    expect(server.runs.cancel(runId)).toBe(true);
+    const ended = new Promise<{ status: string }>((resolve) => worker.once('tool_result', resolve));
+    expect(await letBackIn(worker, proxy)).toMatchObject({ resumed: true });
+    expect(await ended).toMatchObject({ status: 'cancelled' });
+    expect(seen.aborted).toEqual([NOT_DISPATCHED]);
+    await expect.poll(() => worker.stats).toMatchObject({ running: 0, waiting: 0, unacked: 0 });
+    expect(server.runs.get(runId)?.toolCalls).toMatchObject([
+      { status: 'cancelled', output: 'Error running export: the call was cancelled' },
+    ]);
+  });
+});
+
+describe('a call that went to another worker while its first worker was away', () => {
+  it('stops on the first worker when it comes back in a new session and asks again; the other worker result stands', async () => {
+    // No lease: the first worker's call, waiting for an answer, has no clock of its own to stop it.
+    const server = await stub({ features: ['questions'], callDeadlineMs: 60_000, sessionGraceMs: 100 });
+    const proxy = await proxyTo(server);
+    const seen: Seen = { aborted: [], questions: [] };
+    const first = client(proxy.url, [asker(seen)]);
+    await first.connect();
+    const asked = nextRunEvent(server, 'question_asked');
+    const runId = server.runs.start(agent('a', ['export']), 'go');
+    await asked;
+    const expired = new Promise((resolve) => server.events.once('session_expired', resolve));
+    await cutOff(server, proxy);
+    await expired;
+    // Its session gone, the call goes to the next worker offering the tool.
+    const second = track(
+      await TestClient.connect(server.url, { tools: [toolDef('export')], features: ['questions'] }),
+    );
+    const call = await second.next('tool_call');
+    // The first worker comes back: its session is gone, so its question ends, and the tool asks again there.
+    const ended = new Promise<{ status: string }>((resolve) => first.once('tool_result', resolve));
+    expect(await letBackIn(first, proxy)).toMatchObject({ resumed: false });
+    expect(await ended).toMatchObject({ status: 'cancelled' });
+    expect(seen.aborted).toEqual([NOT_DISPATCHED]);
+    expect(seen.questions).toEqual([
+      'cancelled: the session was lost: the client reconnected in a new session, which cannot answer a question put to the old one',
+      'cancelled: the call was cancelled',
+    ]);
+    // The first worker's `cancelled` is acknowledged and not recorded: the call is the second worker's.
+    await expect.poll(() => first.stats).toMatchObject({ running: 0, waiting: 0, unacked: 0 });
+    second.result(call.callId, 'exported by the second');
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls).toMatchObject([{ status: 'ok', output: 'exported by the second' }]);
+    expect(second.all('cancel')).toEqual([]);
+  });
+});
