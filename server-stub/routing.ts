@@ -75,7 +75,7 @@ export function mayTake(session: Session, call: Call, slotsInFlight: (session: S
 
 /**
  * `true` when `session` may be sent `call` once it has room: connected, of the run's tenant and build, offering the
- * tool, and not busy for this call.
+ * tool, neither busy for this call nor told it was not its own.
  */
 function mayBeSent(session: Session, call: Call): boolean {
   return (
