@@ -473,6 +473,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * resume (4010) is dropped, where a tool the client was made with closes it (docs/reference/errors-runtime.md).
    */
   readonly #added = new Set<string>();
+  /** A `removeTool()` not announced yet: it is, at the end of the task or with the next announcement. */
+  #removalToAnnounce = false;
   readonly #maxConcurrency: number;
   readonly #connection: Connection;
   readonly #calls: CallRunner;
@@ -882,11 +884,21 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     this.#announce();
   }
 
-  /** Removes a tool by name; the service is told. Calls already running finish. Returns `false` if absent. */
+  /**
+   * Removes a tool by name; the service is told at the end of the current task (with the next `addTool()` or
+   * `run()` when one comes first), so that `removeTool(name)` then `addTool(newVersion)` replaces the tool without a
+   * moment in which the service sees no worker offer it (the calls waiting for it there would end
+   * `unknown_tool`). Calls already running finish. Returns `false` if absent.
+   */
   removeTool(name: string): boolean {
     this.#added.delete(name);
     const removed = this.#registry.remove(name);
-    if (removed) this.#announce();
+    if (removed && !this.#removalToAnnounce) {
+      this.#removalToAnnounce = true;
+      queueMicrotask(() => {
+        if (this.#removalToAnnounce) this.#announce();
+      });
+    }
     return removed;
   }
 
@@ -990,6 +1002,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
         return Promise.reject(error);
       }
     }
+    // A tool removed in this task is announced gone before the run starts.
+    if (this.#removalToAnnounce) this.#announce();
     const toolChoice = options.toolChoice ?? agent.toolChoice;
     // The tracer captures the caller's trace here, in the caller's context, for the run's calls to link to.
     // A run comes after `connect()`, which loaded ./tracing.ts for a client with `tracing`.
@@ -1112,6 +1126,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   }
 
   #announce(): void {
+    this.#removalToAnnounce = false;
     if (this.#connection.writable)
       this.#connection.send({ type: 'tools_update', tools: this.#registry.definitions(this.#redactor) });
   }

@@ -345,6 +345,30 @@ describe('Client tools and events (msw)', () => {
     expect(client.removeTool('echo')).toBe(false);
   });
 
+  it('replaces a tool removed and added in one task with one tools_update: the service never sees it missing', async () => {
+    const { client, connection } = await connected();
+    client.removeTool('echo');
+    client.addTool(tool({ name: 'echo', description: 'Echoes, louder.', execute: () => 'ECHO' }));
+    client.removeTool('nothing');
+    const update = await connection.next('tools_update');
+    expect(update.tools.map((definition) => [definition.name, definition.description])).toEqual([
+      ['echo', 'Echoes, louder.'],
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(connection.frames.filter((frame) => frame.type === 'tools_update')).toHaveLength(1);
+  });
+
+  it('announces a removal before a run started in the same task', async () => {
+    const { client, connection } = await connected();
+    client.addTool(tool({ name: 'ping', description: 'Pong.', execute: () => 'pong' }));
+    await connection.next('tools_update');
+    client.removeTool('ping');
+    void client.run(new Agent({ name: 'A' }), 'hi').catch(() => {});
+    await connection.next('run_start');
+    const types = connection.frames.map((frame) => frame.type);
+    expect(types.slice(types.lastIndexOf('tools_update'))).toEqual(['tools_update', 'run_start']);
+  });
+
   it('refuses a tool whose definition would not fit in one frame, and keeps the others announced', async () => {
     const { client } = await connected();
     const huge = tool({ name: 'huge', description: 'x'.repeat(70_000), execute: () => '' });
