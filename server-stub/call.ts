@@ -205,6 +205,8 @@ export class Call implements RunCall {
     if (!this.#apply('dispatch')) return false;
     this.#sessionId = sessionId;
     if (this.#sentTo.at(-1) !== sessionId) this.#sentTo.push(sessionId);
+    // Sent again to a session told it was not its own (the only worker left, say): its own again.
+    this.#disowned?.delete(sessionId);
     return true;
   }
 

@@ -306,9 +306,10 @@ export class Dispatcher {
       );
       return;
     }
-    if (call.sessionId !== session.id && call.disowned(session.id)) {
-      // The answer of a session told the call is not its own (`not_dispatched`): its worker stopped it, and the call
-      // is another session's, or waits for one (docs/protocol/sessions.md). Received, nothing recorded.
+    if (call.sessionId !== session.id && call.disowned(session.id) && frame.status === 'cancelled') {
+      // The echo of `not_dispatched` from a client that answers it (an older one): its worker stopped the call, which
+      // is another session's or waits for one (docs/protocol/sessions.md). Received, nothing recorded. A result of
+      // any other status is the call's, from wherever it comes (a tool that finished before its worker was told).
       session.ack(call.callId);
       return;
     }
@@ -765,8 +766,7 @@ export class Dispatcher {
       session.tenant === call.run.tenant &&
       sameBuild(call.run, session) &&
       session.tools.has(call.toolName) &&
-      !call.busyFrom.has(session.id) &&
-      !call.disowned(session.id)
+      !call.busyFrom.has(session.id)
     );
   }
 

@@ -75,7 +75,7 @@ export function mayTake(session: Session, call: Call, slotsInFlight: (session: S
 
 /**
  * `true` when `session` may be sent `call` once it has room: connected, of the run's tenant and build, offering the
- * tool, neither busy for this call nor told it was not its own.
+ * tool, and not busy for this call.
  */
 function mayBeSent(session: Session, call: Call): boolean {
   return (
@@ -83,9 +83,7 @@ function mayBeSent(session: Session, call: Call): boolean {
     session.tenant === call.run.tenant &&
     sameBuild(call.run, session) &&
     session.tools.has(call.toolName) &&
-    !call.busyFrom.has(session.id) &&
-    // Told the call was not its own, it stopped it and its answer was acknowledged: never sent it again.
-    !call.disowned(session.id)
+    !call.busyFrom.has(session.id)
   );
 }
 

@@ -38,6 +38,7 @@ import type { Logger, Redactor } from '../logger';
 import {
   busyText,
   contextFailedText,
+  disownedCallText,
   lostCallText,
   shuttingDownText,
   unreadableCallText,
@@ -284,10 +285,11 @@ export class CallRunner implements ExecutionOwner {
    * Calls whose end is not a result for the service: `'back'`, a call of a tool with `concurrency` handed back while
    * it waited at its gate ({@link CallRunner.stopAccepting}), answered as a new call is; `'again'`, a running call
    * of a tool that may run again, handed back so when the client closes ({@link CallRunner.abortAll}); `'lost'`, a leased call
-   * stopped by its session's grace period ({@link CallRunner.#dropLost}). Weak, with their count apart (read on every
+   * stopped by its session's grace period, and `'disowned'`, a call the service said it no longer holds here
+   * (`cancel { reason: 'not_dispatched' }`), both ended without a result ({@link CallRunner.#dropLost}). Weak, with their count apart (read on every
    * call's end): a `Map` whose keys come and go keeps them through young-generation collections (./call-map.ts).
    */
-  readonly #handingBack = new WeakMap<Execution, 'back' | 'again' | 'lost'>();
+  readonly #handingBack = new WeakMap<Execution, 'back' | 'again' | 'lost' | 'disowned'>();
   #handingBackCount = 0;
   readonly #slots: Slots;
   readonly #deadlines: Deadlines;
@@ -726,6 +728,12 @@ export class CallRunner implements ExecutionOwner {
    */
   cancel(callId: string, reason: string): void {
     const aborted = abortReason(serviceCancelText(reason), 'AbortError', reason);
+    if (reason === 'not_dispatched') {
+      // The service does not want its answer (docs/protocol/sessions.md): it ends without a result, and is not
+      // remembered as finished, so that the call runs here again if the service sends it again.
+      const disowned = this.#held.get(callId);
+      if (disowned !== undefined && !this.#handingBack.has(disowned)) this.#handBackAs(disowned, 'disowned');
+    }
     const execution = reason === 'run_cancelled' ? this.#held.get(callId) : undefined;
     this.#cancel(callId, aborted);
     // The run's other cancels follow at once: its calls waiting for a slot were ended with the first.
@@ -937,7 +945,7 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /** Marks how a call's end goes back to the service ({@link CallRunner.#handingBack}). */
-  #handBackAs(execution: Execution, kind: 'back' | 'again' | 'lost'): void {
+  #handBackAs(execution: Execution, kind: 'back' | 'again' | 'lost' | 'disowned'): void {
     if (!this.#handingBack.has(execution)) this.#handingBackCount += 1;
     this.#handingBack.set(execution, kind);
   }
@@ -993,25 +1001,28 @@ export class CallRunner implements ExecutionOwner {
   /**
    * A leased call stopped when its session's grace period passed while the socket was down
    * (docs/protocol/updates.md): by then the service has given it to another worker, or sends it here again on a
-   * resume that came after this side's clock ran out. Its end is no result for the service: nothing is sent or kept
-   * in the outbox, and the id is not remembered as finished, so that the call runs again if it comes back. Its slot
-   * is kept until its tool returns, as a cancelled call's.
+   * resume that came after this side's clock ran out; or (`disowned`) a call the service said it no longer holds
+   * here (docs/protocol/sessions.md). Its end is no result for the service: nothing is sent or kept in the outbox,
+   * and the id is not remembered as finished, so that the call runs again if it comes back. Its slot is kept until
+   * its tool returns, as a cancelled call's.
    */
-  #dropLost(execution: Execution, result: ToolCallResult): void {
+  #dropLost(execution: Execution, result: ToolCallResult, kind: 'lost' | 'disowned'): void {
     if (this.#slots.finish(execution, execution.phaseOpen) === undefined) return;
     const { callId, runId, toolName } = execution;
     this.#release(execution);
     const { updates, events, logger } = this.#options;
     // Its progress, events, step results and questions are the call's, which runs again elsewhere.
     if (execution.updated) updates.forget(callId);
-    const output = lostCallText(toolName);
+    const output = kind === 'lost' ? lostCallText(toolName) : disownedCallText(toolName);
     const { durationMs } = result;
     this.#traces?.finished(execution, { status: 'cancelled', output, durationMs }, output, durationMs);
     if (events.listens?.('tool_result') !== false)
       events.toolResult({ callId, runId, toolName, status: 'cancelled', durationMs, output });
     logger.warn(
       { callId },
-      "a call stopped: the socket was down for its session's grace period, and the service gives it to another worker",
+      kind === 'lost'
+        ? "a call stopped: the socket was down for its session's grace period, and the service gives it to another worker"
+        : 'a call stopped: the service no longer holds it for this worker (it ended, or went to another worker, while the socket was down)',
     );
   }
 
@@ -1051,7 +1062,7 @@ export class CallRunner implements ExecutionOwner {
       if (kind !== undefined) {
         this.#handingBack.delete(execution);
         this.#handingBackCount -= 1;
-        if (kind === 'lost') this.#dropLost(execution, result);
+        if (kind === 'lost' || kind === 'disowned') this.#dropLost(execution, result, kind);
         else this.#handBack(execution, kind === 'again' ? result : undefined);
         return;
       }

@@ -143,6 +143,14 @@ export function lostCallText(toolName: string): string {
 }
 
 /**
+ * What a call's `tool_result` event reads when the service said it no longer holds the call here
+ * (`cancel { reason: 'not_dispatched' }`: it ended, or went to another worker, while the socket was down).
+ */
+export function disownedCallText(toolName: string): string {
+  return `${toolName} was stopped here: the service no longer holds the call for this worker (it ended, or went to another worker, while the socket was down)`;
+}
+
+/**
  * `Error running <name>: the client could not provide its context (<message>)`: the client's `context` function
  * threw or rejected, and the tool did not run.
  */

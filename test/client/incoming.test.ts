@@ -61,7 +61,7 @@ describe('Incoming, in a call runner', () => {
     expect(sent).toEqual([expect.objectContaining({ callId: 'w1', status: 'cancelled' })]);
   });
 
-  it('ends a call waiting for its question at a not_dispatched cancel: the question, the wait and the call end', async () => {
+  it('ends a call waiting for its question at a not_dispatched cancel, without a result: it runs again if sent again', async () => {
     const seen: string[] = [];
     const asker = tool({
       name: 'asker',
@@ -92,7 +92,11 @@ describe('Incoming, in a call runner', () => {
       'QuestionError: the call was cancelled',
     ]);
     expect(calls.waiting).toBe(0);
-    expect(statuses(sent.filter((frame) => frame.type === 'tool_result'))).toEqual(['a1:cancelled']);
+    // The service does not want its answer: nothing is sent, and the call is not remembered as finished.
+    expect(statuses(sent.filter((frame) => frame.type === 'tool_result'))).toEqual([]);
+    call('a1', 'asker');
+    await nextTask();
+    expect(sent.map((frame) => frame.type)).toEqual(['question', 'question_cancel', 'question']);
   });
 
   it('aborts ctx.signal of every running call when the client closes, with an AbortError', async () => {

@@ -10,7 +10,7 @@ import type { StubServer } from '../../server-stub/index';
 import { type Client, QuestionError, tool } from '../../src/index';
 import { agent, track } from '../stub/helpers';
 import { TestClient, toolDef } from '../stub/test-client';
-import { client, proxyTo, stub } from '../support/long-calls';
+import { client, deferred, proxyTo, stub } from '../support/long-calls';
 import type { TcpProxy } from '../support/tcp-proxy';
 
 /** What the tool saw: its `ctx.signal`'s reason, and how each of its questions ended. */
@@ -169,5 +169,47 @@ describe('a call that went to another worker while its first worker was away', (
     const transcript = await server.runs.waitFor(runId);
     expect(transcript.toolCalls).toMatchObject([{ status: 'ok', output: 'exported by the second' }]);
     expect(second.all('cancel')).toEqual([]);
+  });
+
+  it('keeps a result the first worker finished while it was away: its progress, re-sent first, does not void it', async () => {
+    // The first worker's tool reported progress, then finished while it was cut off: when it comes back in a new
+    // session it sends its progress again (told not_dispatched: the call is the second's now), then its result.
+    const server = await stub({ features: ['progress'], callDeadlineMs: 60_000, sessionGraceMs: 100 });
+    const proxy = await proxyTo(server);
+    const gate = deferred();
+    const first = client(proxy.url, [
+      tool({
+        name: 'export',
+        description: 'Reports progress, then exports once let go.',
+        execute: async (_input, ctx) => {
+          ctx.progress({ progress: 1, total: 2, message: 'half way' });
+          await gate.promise;
+          return 'exported by the first';
+        },
+      }),
+    ]);
+    await first.connect();
+    const progressed = nextRunEvent(server, 'tool_progress');
+    const runId = server.runs.start(agent('a', ['export']), 'go');
+    await progressed;
+    const expired = new Promise((resolve) => server.events.once('session_expired', resolve));
+    await cutOff(server, proxy);
+    const finished = new Promise((resolve) => first.once('tool_result', resolve));
+    gate.resolve();
+    await finished;
+    await expired;
+    const second = track(
+      await TestClient.connect(server.url, { tools: [toolDef('export')], features: ['progress'] }),
+    );
+    const call = await second.next('tool_call');
+    expect(await letBackIn(first, proxy)).toMatchObject({ resumed: false });
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls).toMatchObject([{ status: 'ok', output: 'exported by the first' }]);
+    expect(await second.next('cancel')).toEqual({
+      type: 'cancel',
+      callId: call.callId,
+      reason: 'redispatched',
+    });
+    await expect.poll(() => first.stats).toMatchObject({ running: 0, unacked: 0 });
   });
 });

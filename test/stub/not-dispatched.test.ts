@@ -1,8 +1,8 @@
 /**
  * A session that names a call not dispatched to it (docs/protocol/sessions.md): in a `lease`, a call update, a
  * `question` or `key_waits`. A call that ended (but by that session's own result) or is another session's is
- * stopped there with `cancel { reason: 'not_dispatched' }`, once per frame, and what that session answers is
- * acknowledged and not recorded; any other call it names is left alone. Every step waits for a frame or an event,
+ * stopped there with `cancel { reason: 'not_dispatched' }`, once per frame, and the `cancelled` an older client
+ * answers it with is acknowledged and not recorded; any other call it names is left alone. Every step waits for a frame or an event,
  * never for time: a `ping` answered after the frames under test proves they were read.
  */
 import { describe, expect, it } from 'vitest';
@@ -92,29 +92,46 @@ describe('a call that ended while its session was detached', () => {
 });
 
 describe('a call dispatched to another session', () => {
-  it('is stopped where it is named; that session answer is not recorded, and it is never sent the call', async () => {
+  it('is stopped where it is named; its echo is not recorded, and it may be sent the call again', async () => {
     const { server, worker, runId, call } = await dispatched();
     const stray = track(
       await TestClient.connect(server.url, { tools: [toolDef('export')], features: FEATURES }),
     );
     stray.send({ type: 'lease', callIds: [call.callId] });
     expect(await stray.next('cancel')).toEqual(notDispatched(call.callId));
+    // An older client answers the cancel with `cancelled`: its echo, received and not recorded.
     stray.result(call.callId, 'stopped', { status: 'cancelled' });
     expect(await stray.next('ack')).toEqual({ type: 'ack', callId: call.callId });
     expect(server.runs.get(runId)?.status).toBe('running');
-    // Its worker leaves for good: the call is offered again at once, and not to the session told it was not its own.
+    // Its worker leaves for good: the call is offered again at once, to the session told it was not its own too
+    // (it may be the only worker left).
     const expired = once(server, 'session_expired', (info) => info.sessionId === worker.sessionId);
     await worker.close(1000);
     await expired;
-    const third = track(await TestClient.connect(server.url, { tools: [toolDef('export')] }));
-    expect((await third.next('tool_call')).callId).toBe(call.callId);
-    third.result(call.callId, 'exported by the third');
+    expect((await stray.next('tool_call')).callId).toBe(call.callId);
+    stray.result(call.callId, 'exported by the stray');
     expect((await server.runs.waitFor(runId)).toolCalls).toMatchObject([
-      { status: 'ok', output: 'exported by the third' },
+      { status: 'ok', output: 'exported by the stray' },
     ]);
-    await settled(stray);
-    expect(stray.all('tool_call')).toEqual([]);
-    expect(third.all('cancel')).toEqual([]);
+  });
+
+  it("takes a result of that session that is not the cancel's echo: a tool that finished before it was told", async () => {
+    const { server, worker, runId, call } = await dispatched();
+    const stray = track(
+      await TestClient.connect(server.url, { tools: [toolDef('export')], features: FEATURES }),
+    );
+    stray.send({ type: 'tool_progress', callId: call.callId, seq: 1, progress: 1 });
+    expect(await stray.next('cancel')).toEqual(notDispatched(call.callId));
+    // Its outbox, re-sent after its progress: the call's result, from wherever it comes.
+    stray.result(call.callId, 'exported before it was told');
+    expect((await server.runs.waitFor(runId)).toolCalls).toMatchObject([
+      { status: 'ok', output: 'exported before it was told' },
+    ]);
+    expect(await worker.next('cancel')).toEqual({
+      type: 'cancel',
+      callId: call.callId,
+      reason: 'redispatched',
+    });
   });
 });
 
