@@ -66,6 +66,22 @@ function nextRunEvent(server: StubServer, kind: string): Promise<void> {
   });
 }
 
+/**
+ * A stub with `options`, a worker behind a proxy whose tool asks a question, and a run whose call waits for the
+ * answer there.
+ */
+async function waitingForAnswer(options: Parameters<typeof stub>[0]) {
+  const server = await stub({ features: ['questions'], ...options });
+  const proxy = await proxyTo(server);
+  const seen: Seen = { aborted: [], questions: [] };
+  const worker = client(proxy.url, [asker(seen)]);
+  await worker.connect();
+  const asked = nextRunEvent(server, 'question_asked');
+  const runId = server.runs.start(agent('a', ['export']), 'go');
+  await asked;
+  return { server, proxy, seen, worker, runId };
+}
+
 /** Cuts the worker off (its reconnects swallowed) and resolves once the stub has detached its session. */
 async function cutOff(server: StubServer, proxy: TcpProxy): Promise<void> {
   const detached = new Promise((resolve) => server.events.once('session_detached', resolve));
@@ -89,14 +105,7 @@ const NOT_DISPATCHED =
 
 describe('a call that ended while its worker was away', () => {
   it('stops when the worker resumes and asks its open question again: the question ends, the call ends cancelled', async () => {
-    const server = await stub({ features: ['questions'], callDeadlineMs: 5_000 });
-    const proxy = await proxyTo(server);
-    const seen: Seen = { aborted: [], questions: [] };
-    const worker = client(proxy.url, [asker(seen)]);
-    await worker.connect();
-    const asked = nextRunEvent(server, 'question_asked');
-    const runId = server.runs.start(agent('a', ['export']), 'go');
-    await asked;
+    const { server, proxy, seen, worker, runId } = await waitingForAnswer({ callDeadlineMs: 5_000 });
     expect(worker.stats).toMatchObject({ running: 0, waiting: 1 });
     await cutOff(server, proxy);
     expect(server.runs.cancel(runId)).toBe(true);
@@ -138,14 +147,16 @@ describe('a call that ended while its worker was away', () => {
 describe('a call that went to another worker while its first worker was away', () => {
   it('stops on the first worker when it comes back in a new session and asks again; the other worker result stands', async () => {
     // No lease: the first worker's call, waiting for an answer, has no clock of its own to stop it.
-    const server = await stub({ features: ['questions'], callDeadlineMs: 60_000, sessionGraceMs: 100 });
-    const proxy = await proxyTo(server);
-    const seen: Seen = { aborted: [], questions: [] };
-    const first = client(proxy.url, [asker(seen)]);
-    await first.connect();
-    const asked = nextRunEvent(server, 'question_asked');
-    const runId = server.runs.start(agent('a', ['export']), 'go');
-    await asked;
+    const {
+      server,
+      proxy,
+      seen,
+      worker: first,
+      runId,
+    } = await waitingForAnswer({
+      callDeadlineMs: 60_000,
+      sessionGraceMs: 100,
+    });
     const expired = new Promise((resolve) => server.events.once('session_expired', resolve));
     await cutOff(server, proxy);
     await expired;
