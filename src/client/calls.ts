@@ -290,6 +290,11 @@ export class CallRunner implements ExecutionOwner {
    * call's end): a `Map` whose keys come and go keeps them through young-generation collections (./call-map.ts).
    */
   readonly #handingBack = new WeakMap<Execution, 'back' | 'again' | 'lost' | 'disowned'>();
+  /**
+   * Ids of calls told `not_dispatched` whose tool still runs (it did not stop at its signal): the call, sent here
+   * again meanwhile, is answered busy, never run a second time at once in this process. Made at the first.
+   */
+  #disownedRunning: Set<string> | undefined;
   #handingBackCount = 0;
   readonly #slots: Slots;
   readonly #deadlines: Deadlines;
@@ -586,6 +591,11 @@ export class CallRunner implements ExecutionOwner {
     }
     if (this.#finished.has(callId)) {
       this.#options.logger.debug({ callId }, 'tool_call for a finished call ignored');
+      return;
+    }
+    if (this.#disownedRunning?.has(callId) === true) {
+      // Its first run's tool has not returned: the service tries again later, or another worker takes it.
+      this.#answerRetryable(callId, frame.toolName);
       return;
     }
     if (this.#refusedNew(callId, frame.toolName)) return;
@@ -1010,6 +1020,10 @@ export class CallRunner implements ExecutionOwner {
     if (this.#slots.finish(execution, execution.phaseOpen) === undefined) return;
     const { callId, runId, toolName } = execution;
     this.#release(execution);
+    if (kind === 'disowned' && execution.phaseOpen) {
+      this.#disownedRunning ??= new Set();
+      this.#disownedRunning.add(callId);
+    }
     const { updates, events, logger } = this.#options;
     // Its progress, events, step results and questions are the call's, which runs again elsewhere.
     if (execution.updated) updates.forget(callId);
@@ -1053,6 +1067,7 @@ export class CallRunner implements ExecutionOwner {
   /** The tool of a call answered while it ran has returned (from its {@link Execution}): its slot is free. */
   returned(execution: Execution): void {
     this.#slots.release(execution);
+    this.#disownedRunning?.delete(execution.callId);
   }
 
   /** A call has its result (from its {@link Execution}). */

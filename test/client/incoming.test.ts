@@ -99,6 +99,39 @@ describe('Incoming, in a call runner', () => {
     expect(sent.map((frame) => frame.type)).toEqual(['question', 'question_cancel', 'question']);
   });
 
+  it('answers busy when a call told not_dispatched comes again while its tool still runs, and runs it once that returned', async () => {
+    const starts: number[] = [];
+    let letGo!: () => void;
+    const stubborn = tool({
+      name: 'stubborn',
+      description: 'Runs to its end whatever its signal says.',
+      execute: async () => {
+        starts.push(starts.length + 1);
+        if (starts.length === 1) await new Promise<void>((resolve) => (letGo = resolve));
+        return `run ${starts.length}`;
+      },
+    });
+    const { calls, call, sent } = recording([stubborn]);
+    calls.welcomed({ heartbeatIntervalMs: 60_000 });
+    call('s1', 'stubborn');
+    await nextTask();
+    calls.handle({ type: 'cancel', callId: 's1', reason: 'not_dispatched' });
+    await nextTask();
+    // Sent again (the only worker left, say) while its first run still runs: busy, not a second run at once.
+    call('s1', 'stubborn');
+    await nextTask();
+    expect(starts).toEqual([1]);
+    expect(sent.filter((frame) => frame.type === 'tool_result')).toEqual([
+      expect.objectContaining({ callId: 's1', status: 'error', retryable: true }),
+    ]);
+    letGo();
+    await nextTask();
+    call('s1', 'stubborn');
+    await nextTask();
+    expect(starts).toEqual([1, 2]);
+    expect(statuses(sent.filter((frame) => frame.type === 'tool_result'))).toEqual(['s1:error', 's1:ok']);
+  });
+
   it('aborts ctx.signal of every running call when the client closes, with an AbortError', async () => {
     const reasons: unknown[] = [];
     const { calls, call, sent } = recording([waitsForAbort('wait', (_id, reason) => reasons.push(reason))]);
