@@ -95,6 +95,11 @@ export class ToolRegistry<T = ToolsGiven> {
     return this.#tools.has(name);
   }
 
+  /** The registered tools, in the order they were added. */
+  tools(): AnyTool[] {
+    return [...this.#tools.values()];
+  }
+
   /** Names of the registered tools, in the order they were added. */
   names(): string[] {
     return [...this.#tools.keys()];

@@ -30,9 +30,10 @@ import { type Logger, redactingLogger, silentLogger } from '../logger';
 import { isThenable } from '../maybe';
 import { clientRedactor, type Redactor, SHORT_SECRET } from '../redact';
 import { type ToolSourceOf, type ToolsGiven, toTool } from '../tool/shapes';
-import { type Tool, toolInternals } from '../tool/tool';
+import { type AnyTool, type Tool, toolInternals } from '../tool/tool';
 import { VERSION } from '../version';
 import { Connection, type ConnectionState, type ConnectOptions } from '../wire/connection';
+import { afterIo } from '../wire/heartbeat';
 import {
   ERROR_CODES,
   FEATURES,
@@ -286,6 +287,30 @@ export interface ClientParts {
    * (`addTool()`, a run's tools) and drops it now; `false` for one it was made with, or does not offer.
    */
   refusedAtResume(toolName: string): boolean;
+  /** Announces the tools offered now (`tools_update`): they changed after the `hello` went out. */
+  announceTools(): void;
+}
+
+/** `true` when `registry` holds exactly `tools`, in that order. */
+function sameTools(tools: readonly AnyTool[], registry: ToolRegistry): boolean {
+  const now = registry.tools();
+  return now.length === tools.length && now.every((tool, index) => tool === tools[index]);
+}
+
+/** The `hello` a client with these options sends, offering the tools of `parts` now. */
+function helloFrame(resolved: ResolvedClientOptions, options: ClientOptions, parts: ClientParts) {
+  return {
+    protocol: PROTOCOL_VERSION,
+    sdk: { name: 'toolwire', version: VERSION },
+    tools: parts.registry.definitions(parts.redactor),
+    localApprovals: options.onApproval !== undefined,
+    maxConcurrency: resolved.maxConcurrency,
+    maxQueue: resolved.maxQueue,
+    ...(resolved.buildId === undefined ? {} : { buildId: resolved.buildId }),
+    runEventKinds: [...NEGOTIATED_RUN_EVENT_KINDS],
+    // Every addition this SDK knows (docs/protocol/index.md), the trace context with a tracer; the service picks.
+    features: options.tracing ? [...FEATURES] : FEATURES.filter((name) => name !== 'trace_context'),
+  };
 }
 
 /** The connection of a client with these options, its events routed to `parts`. */
@@ -295,6 +320,8 @@ export function clientConnection(
   logger: Logger,
   parts: ClientParts,
 ): Connection {
+  // The tools the last `hello` offered: one added or removed before its `welcome` is announced then.
+  let offered: readonly AnyTool[] = [];
   return new Connection({
     url: resolved.url,
     apiKey: resolved.apiKey,
@@ -306,18 +333,10 @@ export function clientConnection(
     highWaterMarkBytes: resolved.highWaterMarkBytes,
     maxBufferedBytes: resolved.maxBufferedBytes,
     logger,
-    hello: () => ({
-      protocol: PROTOCOL_VERSION,
-      sdk: { name: 'toolwire', version: VERSION },
-      tools: parts.registry.definitions(parts.redactor),
-      localApprovals: options.onApproval !== undefined,
-      maxConcurrency: resolved.maxConcurrency,
-      maxQueue: resolved.maxQueue,
-      ...(resolved.buildId === undefined ? {} : { buildId: resolved.buildId }),
-      runEventKinds: [...NEGOTIATED_RUN_EVENT_KINDS],
-      // Every addition this SDK knows (docs/protocol/index.md), the trace context with a tracer; the service picks.
-      features: options.tracing ? [...FEATURES] : FEATURES.filter((name) => name !== 'trace_context'),
-    }),
+    hello: () => {
+      offered = parts.registry.tools();
+      return helloFrame(resolved, options, parts);
+    },
     onWelcome: (welcome) => {
       parts.decisions?.welcomed(welcome.features);
       parts.calls.welcomed(welcome);
@@ -325,6 +344,7 @@ export function clientConnection(
       parts.runs?.welcomed(welcome.features);
       parts.runs?.reconnected(welcome.resumed);
       parts.signals.connected();
+      if (!sameTools(offered, parts.registry)) parts.announceTools();
       parts.emit('connected', { sessionId: welcome.sessionId, resumed: welcome.resumed });
     },
     onFrame: (frame) => routeFrame(parts, frame),
@@ -560,6 +580,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
         this.#dropTools([name]);
         return true;
       },
+      announceTools: () => this.#announce(),
     });
     this.#tracing = options.tracing;
     // The runs' run contexts and trace captures, by run id: none before the first run().
@@ -895,7 +916,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const removed = this.#registry.remove(name);
     if (removed && !this.#removalToAnnounce) {
       this.#removalToAnnounce = true;
-      queueMicrotask(() => {
+      afterIo(() => {
         if (this.#removalToAnnounce) this.#announce();
       });
     }

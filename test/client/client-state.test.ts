@@ -358,6 +358,31 @@ describe('Client tools and events (msw)', () => {
     expect(connection.frames.filter((frame) => frame.type === 'tools_update')).toHaveLength(1);
   });
 
+  it('replaces a tool in one tools_update across awaits of settled promises in the task', async () => {
+    const { client, connection } = await connected();
+    client.removeTool('echo');
+    await Promise.resolve();
+    await (async () => {})();
+    client.addTool(tool({ name: 'echo', description: 'Echoes, louder.', execute: () => 'ECHO' }));
+    await connection.next('tools_update');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(connection.frames.filter((frame) => frame.type === 'tools_update')).toHaveLength(1);
+  });
+
+  it('announces the tools at welcome when they changed after the hello went out', async () => {
+    const client = makeClient();
+    const opened = service.nextConnection();
+    const connecting = client.connect();
+    const connection = await opened;
+    expect((await connection.next('hello')).tools.map((definition) => definition.name)).toEqual(['echo']);
+    client.removeTool('echo');
+    client.addTool(tool({ name: 'ping', description: 'Pong.', execute: () => 'pong' }));
+    const update = connection.next('tools_update');
+    connection.send(welcome('s1'));
+    await connecting;
+    expect((await update).tools.map((definition) => definition.name)).toEqual(['ping']);
+  });
+
   it('announces a removal before a run started in the same task', async () => {
     const { client, connection } = await connected();
     client.addTool(tool({ name: 'ping', description: 'Pong.', execute: () => 'pong' }));
