@@ -9,15 +9,18 @@ import { ConnectionError } from '../errors';
 import type { WebSocketConstructor } from './transport';
 
 /**
- * `ws`'s WebSocket: through Node's `require` where it can (see {@link requireWs}), else `import('ws')`.
+ * `ws`'s WebSocket: through Node's `require` where it can (see {@link requireWs}), else `import('ws')`. Where `ws`
+ * gives none, the runtime's global `WebSocket`: a test environment that resolves the `browser` condition in Node
+ * (Jest's jsdom environment) gets `ws`'s browser stub, and jsdom's own WebSocket is there.
  * @throws ConnectionError `no_websocket` when `ws` was bundled into an ES module, whose bundler gave it no
  *   `require` for Node's own modules (esbuild: `Dynamic require of "events" is not supported`), saying what to do;
- *   else whatever loading `ws` throws (it is not installed).
+ *   or when `ws` gives no WebSocket and the runtime has no global one; else whatever loading `ws` throws (it is not
+ *   installed).
  */
 export async function loadWs(): Promise<WebSocketConstructor> {
+  let module: { WebSocket?: unknown } | undefined;
   try {
-    const module = (requireWs() ?? (await import('ws'))) as unknown as { WebSocket: WebSocketConstructor };
-    return module.WebSocket;
+    module = (requireWs() ?? (await import('ws'))) as { WebSocket?: unknown };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (!reason.includes('Dynamic require of')) throw error;
@@ -27,6 +30,13 @@ export async function loadWs(): Promise<WebSocketConstructor> {
       { cause: error },
     );
   }
+  if (typeof module?.WebSocket === 'function') return module.WebSocket as WebSocketConstructor;
+  const global = (globalThis as { WebSocket?: unknown }).WebSocket;
+  if (typeof global === 'function') return global as WebSocketConstructor;
+  throw new ConnectionError(
+    'no_websocket',
+    "no WebSocket implementation found: `ws` resolved to a module without one (its browser stub, where the `browser` condition is resolved in Node) and the runtime has no global WebSocket; pass `WebSocket` (the test environment's own, or `ws`'s from a file that resolves it for Node)",
+  );
 }
 
 /**

@@ -196,6 +196,32 @@ describe('chooseWebSocket', () => {
     vi.stubGlobal('process', { ...process, getBuiltinModule: undefined });
     expect(await loadWs()).toBe(WebSocket);
   });
+
+  it("takes the global WebSocket where ws resolves to its browser stub (Jest's jsdom environment), else says so", async () => {
+    vi.stubGlobal('process', { ...process, getBuiltinModule: undefined });
+    const Global = fakeSocketClass([], false);
+    vi.stubGlobal('WebSocket', Global);
+    // What `ws` gives under the `browser` condition: a function that throws, without a WebSocket.
+    vi.doMock('ws', () => ({
+      default: () => {
+        throw new Error('ws does not work in the browser');
+      },
+      WebSocket: undefined,
+    }));
+    vi.resetModules();
+    try {
+      const { loadWs: load } = await import('../../src/wire/ws');
+      expect(await load()).toBe(Global);
+      vi.stubGlobal('WebSocket', undefined);
+      await expect(load()).rejects.toMatchObject({
+        code: 'no_websocket',
+        message: expect.stringContaining('its browser stub'),
+      });
+    } finally {
+      vi.doUnmock('ws');
+      vi.resetModules();
+    }
+  });
 });
 
 describe('the options style (Bun, Deno)', () => {
