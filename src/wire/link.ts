@@ -657,7 +657,11 @@ export class Link {
     const { maxFramesPerSecond } = welcome;
     if (maxFramesPerSecond !== undefined)
       this.#budget.paceTo(maxFramesPerSecond, welcome.maxFrameBurst ?? maxFramesPerSecond);
-    this.#startHeartbeat(this.#options.heartbeatIntervalMs ?? welcome.heartbeatIntervalMs);
+    // A client may ping more often than the service asks, never less: the service closes a socket silent for two
+    // of its own intervals (4008), an idle one included.
+    const asked = this.#options.heartbeatIntervalMs;
+    const service = welcome.heartbeatIntervalMs;
+    this.#startHeartbeat(asked === undefined ? service : Math.min(asked, service));
     this.#options.onWelcome(welcome);
   }
 

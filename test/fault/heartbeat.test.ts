@@ -69,7 +69,7 @@ async function detectionAfterSilence(options: {
   });
   worker.on('error', () => {});
   await worker.connect();
-  const interval = options.clientMs ?? options.announcedMs;
+  const interval = Math.min(options.clientMs ?? options.announcedMs, options.announcedMs);
   // Let the peer answer some pings, then go silent right after its last pong.
   for (let i = 0; i < options.pongsBeforeSilence; i++) await vi.advanceTimersByTimeAsync(interval);
   expect(peer.pings).toBe(options.pongsBeforeSilence);
@@ -89,6 +89,12 @@ describe('dead-peer detection, exact (fake timers)', () => {
   it('gives up 200 ms after the last frame with a 100 ms heartbeat set on the client', async () => {
     expect(await detectionAfterSilence({ announcedMs: 15_000, clientMs: 100, pongsBeforeSilence: 3 })).toBe(
       200,
+    );
+  });
+
+  it("pings at the service's interval when the client asks for a longer one: an idle socket is never closed 4008", async () => {
+    expect(await detectionAfterSilence({ announcedMs: 1_000, clientMs: 60_000, pongsBeforeSilence: 0 })).toBe(
+      2_000,
     );
   });
 
