@@ -1017,10 +1017,13 @@ export class CallRunner implements ExecutionOwner {
    * its tool returns, as a cancelled call's.
    */
   #dropLost(execution: Execution, result: ToolCallResult, kind: 'lost' | 'disowned'): void {
-    if (this.#slots.finish(execution, execution.phaseOpen) === undefined) return;
+    const from = this.#slots.finish(execution, execution.phaseOpen);
+    if (from === undefined) return;
     const { callId, runId, toolName } = execution;
     this.#release(execution);
-    if (kind === 'disowned' && execution.phaseOpen) {
+    // Its tool still runs (it keeps its slot until it returns, and `returned` is told then); a call that waited
+    // for its key's turn, a person or its context never began its tool.
+    if (kind === 'disowned' && from === 'running' && execution.phaseOpen) {
       this.#disownedRunning ??= new Set();
       this.#disownedRunning.add(callId);
     }

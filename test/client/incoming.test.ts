@@ -132,6 +132,36 @@ describe('Incoming, in a call runner', () => {
     expect(statuses(sent.filter((frame) => frame.type === 'tool_result'))).toEqual(['s1:error', 's1:ok']);
   });
 
+  it('runs anew a call told not_dispatched while it waited for its key, when it comes again', async () => {
+    const ran: string[] = [];
+    let letGo!: () => void;
+    const keyed = tool({
+      name: 'keyed',
+      description: 'One call at a time.',
+      concurrency: { limit: 1, key: () => 'same' },
+      execute: async (_input, ctx) => {
+        ran.push(ctx.callId);
+        if (ran.length === 1) await new Promise<void>((resolve) => (letGo = resolve));
+        return 'done';
+      },
+    });
+    const { calls, call, sent } = recording([keyed]);
+    calls.welcomed({ heartbeatIntervalMs: 60_000 });
+    call('k1', 'keyed');
+    call('k2', 'keyed');
+    await nextTask();
+    expect(ran).toEqual(['k1']);
+    calls.handle({ type: 'cancel', callId: 'k2', reason: 'not_dispatched' });
+    await nextTask();
+    letGo();
+    await nextTask();
+    // Its tool never began: nothing of it runs, so it is not answered busy.
+    call('k2', 'keyed');
+    await nextTask();
+    expect(ran).toEqual(['k1', 'k2']);
+    expect(statuses(sent.filter((frame) => frame.type === 'tool_result'))).toEqual(['k1:ok', 'k2:ok']);
+  });
+
   it('aborts ctx.signal of every running call when the client closes, with an AbortError', async () => {
     const reasons: unknown[] = [];
     const { calls, call, sent } = recording([waitsForAbort('wait', (_id, reason) => reasons.push(reason))]);
