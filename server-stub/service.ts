@@ -322,13 +322,21 @@ export class StubService {
   }
 
   /**
+   * The live sessions whose tools `run` sees (server-stub/routing.ts `sessionsSeen`): of the build it is pinned to,
+   * else its tenant's current build, else any build.
+   */
+  #seenBy(run: Run): Session[] {
+    return sessionsSeen(run, this.sessions, run.buildId ?? this.currentBuildOf(run.tenant));
+  }
+
+  /**
    * Definitions of the run's agent's tools, in the agent's order, as the model is shown them: as the sessions of
    * the run's build offer them (docs/protocol/fleets.md: the build it is pinned to, else its tenant's current
    * build, else any build); where they differ, the run's own client's, else the newest a connected session offers
    * (docs/protocol/tool-calls.md, server-stub/definitions.ts).
    */
   toolsFor(run: Run): ToolDefinition[] {
-    const seen = sessionsSeen(run, this.sessions, run.buildId ?? this.currentBuildOf(run.tenant));
+    const seen = this.#seenBy(run);
     const ownerId = run.ownerSessionId;
     const owner = ownerId === undefined ? undefined : this.sessions.get(ownerId);
     // The run's calls go to its own client (server-stub/routing.ts): the model is shown its definitions.

@@ -95,7 +95,10 @@ export class ToolRegistry<T = ToolsGiven> {
     return this.#tools.has(name);
   }
 
-  /** The registered tools, in the order they were added. */
+  /**
+   * The registered tools, in the order they were added.
+   * @returns a new array each time: changing it changes nothing registered.
+   */
   tools(): AnyTool[] {
     return [...this.#tools.values()];
   }

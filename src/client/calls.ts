@@ -286,7 +286,7 @@ export class CallRunner implements ExecutionOwner {
    * it waited at its gate ({@link CallRunner.stopAccepting}), answered as a new call is; `'again'`, a running call
    * of a tool that may run again, handed back so when the client closes ({@link CallRunner.abortAll}); `'lost'`, a leased call
    * stopped by its session's grace period, and `'disowned'`, a call the service said it no longer holds here
-   * (`cancel { reason: 'not_dispatched' }`), both ended without a result ({@link CallRunner.#dropLost}). Weak, with their count apart (read on every
+   * (`cancel { reason: 'not_dispatched' }`), both ended without a result ({@link CallRunner.#endWithoutResult}). Weak, with their count apart (read on every
    * call's end): a `Map` whose keys come and go keeps them through young-generation collections (./call-map.ts).
    */
   readonly #handingBack = new WeakMap<Execution, 'back' | 'again' | 'lost' | 'disowned'>();
@@ -1016,7 +1016,7 @@ export class CallRunner implements ExecutionOwner {
    * and the id is not remembered as finished, so that the call runs again if it comes back. Its slot is kept until
    * its tool returns, as a cancelled call's.
    */
-  #dropLost(execution: Execution, result: ToolCallResult, kind: 'lost' | 'disowned'): void {
+  #endWithoutResult(execution: Execution, result: ToolCallResult, kind: 'lost' | 'disowned'): void {
     const from = this.#slots.finish(execution, execution.phaseOpen);
     if (from === undefined) return;
     const { callId, runId, toolName } = execution;
@@ -1080,7 +1080,7 @@ export class CallRunner implements ExecutionOwner {
       if (kind !== undefined) {
         this.#handingBack.delete(execution);
         this.#handingBackCount -= 1;
-        if (kind === 'lost' || kind === 'disowned') this.#dropLost(execution, result, kind);
+        if (kind === 'lost' || kind === 'disowned') this.#endWithoutResult(execution, result, kind);
         else this.#handBack(execution, kind === 'again' ? result : undefined);
         return;
       }

@@ -100,6 +100,23 @@ async function letBackIn(worker: Client, proxy: TcpProxy): Promise<{ resumed: bo
   return connected;
 }
 
+/**
+ * Cuts the worker off, cancels the run while it is away (the cancel is lost with the socket), lets it back in (a
+ * resume), and resolves with how its call ended there (its `tool_result` event).
+ */
+async function cancelledWhileAway(
+  server: StubServer,
+  proxy: TcpProxy,
+  worker: Client,
+  runId: string,
+): Promise<{ status: string }> {
+  await cutOff(server, proxy);
+  expect(server.runs.cancel(runId)).toBe(true);
+  const ended = new Promise<{ status: string }>((resolve) => worker.once('tool_result', resolve));
+  expect(await letBackIn(worker, proxy)).toMatchObject({ resumed: true });
+  return ended;
+}
+
 const NOT_DISPATCHED =
   'AbortError: cancelled by the service (not_dispatched): the call had already ended there, or gone to another worker';
 
@@ -107,14 +124,10 @@ describe('a call that ended while its worker was away', () => {
   it('stops when the worker resumes and asks its open question again: the question ends, the call ends cancelled', async () => {
     const { server, proxy, seen, worker, runId } = await waitingForAnswer({ callDeadlineMs: 5_000 });
     expect(worker.stats).toMatchObject({ running: 0, waiting: 1 });
-    await cutOff(server, proxy);
-    expect(server.runs.cancel(runId)).toBe(true);
-    const ended = new Promise<{ status: string }>((resolve) => worker.once('tool_result', resolve));
-    expect(await letBackIn(worker, proxy)).toMatchObject({ resumed: true });
-    expect(await ended).toMatchObject({ status: 'cancelled' });
+    expect(await cancelledWhileAway(server, proxy, worker, runId)).toMatchObject({ status: 'cancelled' });
     expect(seen.aborted).toEqual([NOT_DISPATCHED]);
     expect(seen.questions).toEqual(['cancelled: the call was cancelled']);
-    // Its result is acknowledged (and not recorded): nothing is held for the call any more, and a drain has
+    // It ends without a result (the service wants none): nothing is held for the call any more, and a drain has
     // nothing to wait for.
     await expect.poll(() => worker.stats).toMatchObject({ running: 0, waiting: 0, unacked: 0 });
     expect(server.runs.get(runId)?.toolCalls).toMatchObject([
@@ -131,11 +144,7 @@ describe('a call that ended while its worker was away', () => {
     const started = new Promise((resolve) => worker.once('tool_call', resolve));
     const runId = server.runs.start(agent('a', ['export']), 'go');
     await started;
-    await cutOff(server, proxy);
-    expect(server.runs.cancel(runId)).toBe(true);
-    const ended = new Promise<{ status: string }>((resolve) => worker.once('tool_result', resolve));
-    expect(await letBackIn(worker, proxy)).toMatchObject({ resumed: true });
-    expect(await ended).toMatchObject({ status: 'cancelled' });
+    expect(await cancelledWhileAway(server, proxy, worker, runId)).toMatchObject({ status: 'cancelled' });
     expect(seen.aborted).toEqual([NOT_DISPATCHED]);
     await expect.poll(() => worker.stats).toMatchObject({ running: 0, waiting: 0, unacked: 0 });
     expect(server.runs.get(runId)?.toolCalls).toMatchObject([
