@@ -826,12 +826,16 @@ export class CallRunner implements ExecutionOwner {
     this.#outbox.ack(callId);
     if (this.#slots.queued > 0) this.#slots.reopen();
     if (this.#updated.size > 0 && this.#updated.delete(callId)) this.#options.updates.forget(callId);
-    // A call that ends puts its result in the outbox: only an ack can leave the runner idle.
-    if (this.#idleWaiters.length > 0 && this.#isIdle()) {
-      const waiters = this.#idleWaiters;
-      this.#idleWaiters = [];
-      for (const resolve of waiters) resolve();
-    }
+    // A call that ends puts its result in the outbox: only an ack, or a call that ends without a result
+    // (`#endWithoutResult`), can leave the runner idle.
+    if (this.#idleWaiters.length > 0 && this.#isIdle()) this.#wakeIdle();
+  }
+
+  /** Nothing is held and every result is acked: resolves the waiters of {@link CallRunner.idle}. */
+  #wakeIdle(): void {
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   /**
@@ -1035,6 +1039,8 @@ export class CallRunner implements ExecutionOwner {
     this.#traces?.finished(execution, { status: 'cancelled', output, durationMs }, output, durationMs);
     if (events.listens?.('tool_result') !== false)
       events.toolResult({ callId, runId, toolName, status: 'cancelled', durationMs, output });
+    // No result to wait an ack for: a drain waiting for this call is over once it was the last.
+    if (this.#idleWaiters.length > 0 && this.#isIdle()) this.#wakeIdle();
     logger.warn(
       { callId },
       kind === 'lost'

@@ -99,6 +99,19 @@ describe('Incoming, in a call runner', () => {
     expect(sent.map((frame) => frame.type)).toEqual(['question', 'question_cancel', 'question']);
   });
 
+  it('resolves a drain waiting for the calls once the last one held is told not_dispatched', async () => {
+    const { calls, call } = recording([waitsForAbort('wait')]);
+    call('w1', 'wait');
+    await nextTask();
+    let drained = false;
+    void calls.idle().then(() => {
+      drained = true;
+    });
+    calls.handle({ type: 'cancel', callId: 'w1', reason: 'not_dispatched' });
+    await nextTask();
+    expect(drained).toBe(true);
+  });
+
   it('answers busy when a call told not_dispatched comes again while its tool still runs, and runs it once that returned', async () => {
     const starts: number[] = [];
     let letGo!: () => void;
