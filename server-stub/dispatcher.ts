@@ -208,6 +208,20 @@ export class Dispatcher {
     }
   }
 
+  /**
+   * The ids of the calls `session` owes a result for (`welcome.owed`, feature `owed_calls`,
+   * docs/protocol/sessions.md): each assigned to it and not done: dispatched there, held after its
+   * `approval_request`, or decided and on its way back there.
+   */
+  owedBy(session: Session): string[] {
+    const owed: string[] = [];
+    for (const callId of session.calls) {
+      const call = this.#calls.get(callId);
+      if (call !== undefined && call.state !== 'done' && call.sessionId === session.id) owed.push(callId);
+    }
+    return owed;
+  }
+
   /** The call of that id when it is in flight on `session`. */
   #inFlightOn(session: Session, callId: string): Call | undefined {
     const call = this.#calls.get(callId);

@@ -21,11 +21,13 @@ import {
   type FleetLimits,
   type FrameOf,
   PROTOCOL_VERSION,
+  type ServiceFrame,
   SUBPROTOCOL,
 } from '../src/wire/protocol';
 import { socketDecision } from './approvals';
 import { bearerKey } from './auth';
 import { closeSocket } from './close-socket';
+import { fitsFrame } from './fit-frame';
 import { buildIdProblem, buildPolicyOf, fleetConflicts } from './fleet';
 import { RateLimiter } from './rate-limiter';
 import type { StubService } from './service';
@@ -201,7 +203,7 @@ class SocketHandler {
     const { session, resumed, duplicates } = service.openSession(this.#ws, hello, key);
     this.#session = session;
     if (duplicates.length > 0) this.#warnDuplicates(duplicates);
-    session.send({
+    const welcome: FrameOf<ServiceFrame, 'welcome'> = {
       type: 'welcome',
       sessionId: session.id,
       resumed,
@@ -218,13 +220,32 @@ class SocketHandler {
         ? { leaseMs: options.leaseMs, maxCallDurationMs: options.maxCallDurationMs }
         : {}),
       ...(session.features.has('builds') ? buildPolicyOf(service.currentBuildOf(session.tenant)) : {}),
-    });
+    };
+    if (resumed && session.features.has('owed_calls')) this.#listOwed(session, welcome);
+    session.send(welcome);
     options.logger.info(
       { sessionId: session.id, resumed, remote: this.#remote, tools: [...session.tools.keys()] },
       resumed ? 'session resumed' : 'session opened',
     );
     this.#startHeartbeat();
     service.ready(session, resumed);
+  }
+
+  /**
+   * A resume's `welcome` lists the calls the session still owes a result for (feature `owed_calls`,
+   * docs/protocol/sessions.md), so that its client drops the others it holds: their `cancel` may have been lost with
+   * the socket. A list that would take the `welcome` over the frame limit is left out (unknown: the client keeps its
+   * calls), with a `warn`.
+   */
+  #listOwed(session: Session, welcome: FrameOf<ServiceFrame, 'welcome'>): void {
+    const { maxPayloadBytes, logger } = this.#service.options;
+    welcome.owed = this.#service.dispatcher.owedBy(session);
+    if (fitsFrame(welcome, maxPayloadBytes)) return;
+    logger.warn(
+      { sessionId: session.id, calls: welcome.owed.length, maxPayloadBytes },
+      'welcome.owed left out: the list of calls owed would take the welcome over the frame limit',
+    );
+    delete welcome.owed;
   }
 
   #route(session: Session, frame: ClientFrame): void {

@@ -739,10 +739,9 @@ export class CallRunner implements ExecutionOwner {
   cancel(callId: string, reason: string): void {
     const aborted = abortReason(serviceCancelText(reason), 'AbortError', reason);
     if (reason === 'not_dispatched') {
-      // The service does not want its answer (docs/protocol/sessions.md): it ends without a result, and is not
-      // remembered as finished, so that the call runs here again if the service sends it again.
       const disowned = this.#held.get(callId);
-      if (disowned !== undefined && !this.#handingBack.has(disowned)) this.#handBackAs(disowned, 'disowned');
+      if (disowned !== undefined) this.#disown(disowned, aborted);
+      return;
     }
     const execution = reason === 'run_cancelled' ? this.#held.get(callId) : undefined;
     this.#cancel(callId, aborted);
@@ -753,6 +752,34 @@ export class CallRunner implements ExecutionOwner {
     for (const other of [...this.#held.values()]) {
       const waits = other.state === 'queued' || other.state === 'resuming';
       if (waits && other.runId === runId) this.#cancel(other.callId, aborted);
+    }
+  }
+
+  /**
+   * The service no longer holds the call for this worker (`cancel { reason: 'not_dispatched' }`, or left out of
+   * `welcome.owed`, docs/protocol/sessions.md) and does not want its answer: it ends without a result, and is not
+   * remembered as finished, so that the call runs here again if the service sends it again.
+   */
+  #disown(execution: Execution, reason: unknown): void {
+    if (!this.#handingBack.has(execution)) this.#handBackAs(execution, 'disowned');
+    this.#cancel(execution.callId, reason);
+  }
+
+  /**
+   * A resume's `welcome` listed the calls the service is still owed a result for by this session (feature
+   * `owed_calls`, docs/protocol/sessions.md): every call held here that is not among them ended there while the
+   * socket was down (its `cancel` lost with it), or went to another worker. Each is disowned ({@link
+   * CallRunner.#disown}): a queued call never starts, a call waiting for its key's turn, a decision or an answer
+   * stops waiting, a running call's `ctx.signal` aborts. A finished call is not held: its result, waiting for its
+   * ack, goes out as before. Ids not held here are ignored.
+   */
+  #dropNotOwed(owed: readonly string[]): void {
+    const kept = new Set(owed);
+    let reason: unknown;
+    for (const execution of [...this.#held.values()]) {
+      if (kept.has(execution.callId)) continue;
+      reason ??= abortReason(serviceCancelText('not_dispatched'), 'AbortError', 'not_dispatched');
+      this.#disown(execution, reason);
     }
   }
 
@@ -893,16 +920,28 @@ export class CallRunner implements ExecutionOwner {
 
   /**
    * `welcome` arrived: what the service takes on this socket (docs/protocol/index.md), then {@link reconnected}. When
-   * it
-   * begins to lease calls, the calls that began while it did not are leased too.
+   * it begins to lease calls, the calls that began while it did not are leased too. A resume's list of the calls
+   * still owed (feature `owed_calls`) drops the others held here first ({@link CallRunner.#dropNotOwed}).
    */
-  welcomed(welcome: WelcomeTerms & { resumed?: boolean }): void {
+  welcomed(
+    welcome: WelcomeTerms & Pick<FrameOf<ServiceFrame, 'welcome'>, 'owed'> & { resumed?: boolean },
+  ): void {
     const { updates } = this.#options;
     const leasedBefore = this.#leased;
     updates.setWelcome?.(welcome);
     this.#leased = updates.leased;
     this.#resultParts = updates.takesResultParts === true;
     this.#keyWaits.welcomed(welcome.features?.includes('key_waits') === true, welcome.resumed !== false);
+    // The calls the service still owes a result for (feature `owed_calls`): the others held here are dropped before
+    // anything is sent again for them (their approval requests, leases, questions, key waits).
+    const { owed } = welcome;
+    if (
+      owed !== undefined &&
+      welcome.resumed === true &&
+      this.#held.size > 0 &&
+      welcome.features?.includes('owed_calls') === true
+    )
+      this.#dropNotOwed(owed);
     if (this.#leased && !leasedBefore) {
       for (const execution of this.#held.values()) if (execution.begun) updates.started(execution);
     }

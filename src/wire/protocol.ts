@@ -169,6 +169,7 @@ export const FEATURES = [
   'hand_back',
   'run_options',
   'result_parts',
+  'owed_calls',
 ] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];
@@ -514,6 +515,11 @@ const welcome = z.object({
   buildPolicy: z.optional(z.string().check(z.maxLength(64))),
   /** With the feature `builds`: the build the operator set as current, if any. */
   currentBuildId: z.optional(z.string().check(z.maxLength(MAX_BUILD_ID_CHARS))),
+  /**
+   * With the feature `owed_calls`, on a resume: every call the service is still owed a result for by the session
+   * (docs/protocol/sessions.md). Bounded by the frame limit alone; absent: unknown.
+   */
+  owed: z.optional(z.array(id)),
 });
 
 const toolCall = z.object({

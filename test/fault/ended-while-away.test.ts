@@ -2,11 +2,13 @@
  * A call that ended, or went to another worker, while its worker was away (docs/protocol/sessions.md): the worker
  * comes back and names the call (its open question sent again, its lease renewed), and the stub answers
  * `cancel { reason: 'not_dispatched' }`, so the call stops there instead of waiting for an answer or renewing a
- * lease nobody reads. The real client against the real stub, through a proxy that cuts the connection; every step
+ * lease nobody reads; with the feature `owed_calls` the resume's `welcome` lists the calls still owed, and the worker
+ * drops the others at once, running or queued. The stubs of the tests that name a call use no `owed_calls` (an
+ * older service). The real client against the real stub, through a proxy that cuts the connection; every step
  * waits for an event, never for time.
  */
 import { describe, expect, it } from 'vitest';
-import type { StubServer } from '../../server-stub/index';
+import { type StubServer, scriptedModel } from '../../server-stub/index';
 import { type Client, QuestionError, tool } from '../../src/index';
 import { agent, track } from '../stub/helpers';
 import { TestClient, toolDef } from '../stub/test-client';
@@ -149,6 +151,62 @@ describe('a call that ended while its worker was away', () => {
     await expect.poll(() => worker.stats).toMatchObject({ running: 0, waiting: 0, unacked: 0 });
     expect(server.runs.get(runId)?.toolCalls).toMatchObject([
       { status: 'cancelled', output: 'Error running export: the call was cancelled' },
+    ]);
+  });
+});
+
+describe('calls held by a worker whose run was cancelled while it was away (feature owed_calls)', () => {
+  it('drops them when the worker resumes: the running call aborts, the queued one never starts', async () => {
+    // One slot: the first call runs, the second waits behind it (a third waits in the service).
+    const server = await stub({
+      callDeadlineMs: 60_000,
+      model: scriptedModel([
+        { toolCalls: [{ name: 'refund' }, { name: 'refund' }, { name: 'refund' }] },
+        { text: 'done' },
+      ]),
+    });
+    const proxy = await proxyTo(server);
+    const started: string[] = [];
+    const aborted: string[] = [];
+    const gate = deferred();
+    const worker = client(
+      proxy.url,
+      [
+        tool({
+          name: 'refund',
+          description: 'Refunds the order, once let go (or stops at its signal).',
+          execute: async (_input, ctx) => {
+            started.push(ctx.callId);
+            ctx.signal.addEventListener('abort', () => aborted.push(String(ctx.signal.reason)));
+            await Promise.race([
+              gate.promise,
+              new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)),
+            ]);
+            return 'refunded';
+          },
+        }),
+      ],
+      { maxConcurrency: 1 },
+    );
+    await worker.connect();
+    const ended: Array<{ callId: string; status: string }> = [];
+    worker.on('tool_result', (event) => ended.push(event));
+    const runId = server.runs.start(agent('a', ['refund']), 'refund the order');
+    await expect.poll(() => worker.stats).toMatchObject({ running: 1, queued: 1 });
+    const [running] = started;
+    await cutOff(server, proxy);
+    expect(server.runs.cancel(runId)).toBe(true);
+    expect(await letBackIn(worker, proxy)).toMatchObject({ resumed: true });
+    // The running call's tool would finish now: the queued call must not start in its slot.
+    gate.resolve();
+    await expect.poll(() => worker.stats).toMatchObject({ running: 0, queued: 0, waiting: 0, unacked: 0 });
+    expect(started).toEqual([running]);
+    expect(aborted).toEqual([NOT_DISPATCHED]);
+    expect(ended.map((event) => event.status)).toEqual(['cancelled', 'cancelled']);
+    expect((await server.runs.waitFor(runId)).toolCalls.map((call) => call.status)).toEqual([
+      'cancelled',
+      'cancelled',
+      'cancelled',
     ]);
   });
 });

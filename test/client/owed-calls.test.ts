@@ -1,0 +1,254 @@
+/**
+ * Feature `owed_calls` (docs/protocol/sessions.md): a resume's `welcome` lists the calls the service is still owed a
+ * result for by the session, and the client drops every call it holds that is not among them: their `cancel` was
+ * lost with the socket. A call runner over a recording socket; every step waits for a task, never for time.
+ */
+import { describe, expect, it } from 'vitest';
+import { tool } from '../../src/index';
+import type { ClientFrame } from '../../src/wire/protocol';
+import {
+  nextTask,
+  parkedOnSocketApproval,
+  recording,
+  recordsCalls,
+  results,
+  waitsForAbort,
+} from './call-runner-harness';
+
+const NOT_DISPATCHED =
+  'cancelled by the service (not_dispatched): the call had already ended there, or gone to another worker';
+
+/** A resume's `welcome`, with `owed` and the features the service took. */
+const resumed = (owed: string[] | undefined, features = ['owed_calls']) => ({
+  resumed: true,
+  features,
+  heartbeatIntervalMs: 60_000,
+  ...(owed === undefined ? {} : { owed }),
+});
+
+/** The `tool_result` events of a call runner, as `callId:status`. */
+function endings() {
+  const ended: string[] = [];
+  const events = {
+    toolCall() {},
+    toolResult(info: { callId: string; status: string }) {
+      ended.push(`${info.callId}:${info.status}`);
+    },
+    approvalRequested() {},
+    widgetInvalid() {},
+  };
+  return { ended, events };
+}
+
+/** A tool that records each call it starts and runs until let go (`letGo`) or aborted (`aborted`: the reasons). */
+function gatedTool(name: string) {
+  const started: string[] = [];
+  const aborted: unknown[] = [];
+  const gates = new Map<string, () => void>();
+  const made = tool({
+    name,
+    description: 'Refunds an order, once let go.',
+    execute: (_input, ctx) =>
+      new Promise<string>((resolve) => {
+        started.push(ctx.callId);
+        gates.set(ctx.callId, () => resolve('refunded'));
+        ctx.signal.addEventListener('abort', () => {
+          aborted.push(ctx.signal.reason);
+          resolve('stopped');
+        });
+      }),
+  });
+  return { tool: made, started, aborted, letGo: (callId: string) => gates.get(callId)?.() };
+}
+
+const toolResults = (sent: ClientFrame[]) => results(sent);
+
+describe('a resume whose welcome lists the calls owed (feature owed_calls)', () => {
+  it('never starts a queued call left out of owed; the owed one queued behind it starts in its turn', async () => {
+    const refund = gatedTool('refund');
+    const { ended, events } = endings();
+    const { calls, call, sent } = recording([refund.tool], { maxConcurrency: 1, events });
+    call('c1', 'refund');
+    call('c2', 'refund');
+    call('c3', 'refund');
+    await nextTask();
+    expect(refund.started).toEqual(['c1']);
+    expect(calls.queued).toBe(2);
+    calls.welcomed(resumed(['c1', 'c3']));
+    expect(calls.queued).toBe(1);
+    refund.letGo('c1');
+    await nextTask();
+    refund.letGo('c3');
+    await nextTask();
+    expect(refund.started).toEqual(['c1', 'c3']);
+    // No result for the dropped call: the service wants none.
+    expect(toolResults(sent)).toEqual(['c1:ok', 'c3:ok']);
+    expect(ended).toEqual(['c2:cancelled', 'c1:ok', 'c3:ok']);
+  });
+
+  it('aborts a running call left out of owed with the not_dispatched reason, sends nothing, and runs it anew if sent again', async () => {
+    const reasons: unknown[] = [];
+    const { ended, events } = endings();
+    const { calls, call, sent } = recording(
+      [waitsForAbort('refund', (_id, reason) => reasons.push(reason))],
+      {
+        events,
+      },
+    );
+    call('r1', 'refund');
+    await nextTask();
+    expect(calls.running).toBe(1);
+    calls.welcomed(resumed([]));
+    await nextTask();
+    expect(reasons).toEqual([
+      expect.objectContaining({ name: 'AbortError', message: NOT_DISPATCHED, cause: 'not_dispatched' }),
+    ]);
+    expect(reasons[0]).toBeInstanceOf(DOMException);
+    expect(ended).toEqual(['r1:cancelled']);
+    expect(toolResults(sent)).toEqual([]);
+    expect({ running: calls.running, unacked: calls.unacked }).toEqual({ running: 0, unacked: 0 });
+    // Not remembered as finished: sent again (the only worker left, say), it runs anew.
+    call('r1', 'refund');
+    await nextTask();
+    expect(calls.running).toBe(1);
+  });
+
+  it('drops a call waiting for its concurrency key: it never runs when the key frees', async () => {
+    const ran: string[] = [];
+    const gates: Array<() => void> = [];
+    const keyed = tool({
+      name: 'keyed',
+      description: 'One call a customer at a time.',
+      concurrency: { limit: 1, key: () => 'customer-1' },
+      execute: async (_input, ctx) => {
+        ran.push(ctx.callId);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        return 'done';
+      },
+    });
+    const { ended, events } = endings();
+    const { calls, call, sent } = recording([keyed], { events });
+    call('k1', 'keyed');
+    call('k2', 'keyed');
+    await nextTask();
+    expect(ran).toEqual(['k1']);
+    expect(calls.queued).toBe(1);
+    calls.welcomed(resumed(['k1']));
+    await nextTask();
+    expect(calls.queued).toBe(0);
+    gates[0]?.();
+    await nextTask();
+    await nextTask();
+    expect(ran).toEqual(['k1']);
+    expect(toolResults(sent)).toEqual(['k1:ok']);
+    expect(ended).toEqual(['k2:cancelled', 'k1:ok']);
+  });
+
+  it('ends a call waiting for the answer to its question: it no longer counts in stats.waiting', async () => {
+    const seen: string[] = [];
+    const asker = tool({
+      name: 'asker',
+      description: 'Asks which warehouse.',
+      execute: async (_input, ctx) => {
+        try {
+          return await ctx.askQuestion('Which warehouse?');
+        } catch (error) {
+          seen.push(String(error));
+          return 'not exported';
+        }
+      },
+    });
+    const { calls, call, sent } = recording([asker]);
+    calls.welcomed({ features: ['questions', 'owed_calls'], heartbeatIntervalMs: 60_000 });
+    call('a1', 'asker');
+    await nextTask();
+    expect(calls.waiting).toBe(1);
+    calls.welcomed(resumed([], ['questions', 'owed_calls']));
+    await nextTask();
+    expect(seen).toEqual(['QuestionError: the call was cancelled']);
+    expect(calls.waiting).toBe(0);
+    // Its question is not asked again on the new socket, and no result goes out.
+    expect(sent.map((frame) => frame.type)).toEqual(['question', 'question_cancel']);
+  });
+
+  it('ends a call waiting for the decision it asked for, without asking again', async () => {
+    const setup = parkedOnSocketApproval();
+    setup.start();
+    await nextTask();
+    expect(setup.sent.map((frame) => frame.type)).toEqual(['approval_request']);
+    setup.calls.welcomed(resumed([]));
+    await nextTask();
+    expect(setup.sent.map((frame) => frame.type)).toEqual(['approval_request']);
+    expect(setup.calls.waiting).toBe(0);
+    expect(setup.ran).toEqual([]);
+  });
+
+  it('leaves a finished call alone: its result, waiting for its ack, goes out again', async () => {
+    const echo = recordsCalls('echo');
+    const { calls, call, sent } = recording([echo.tool, waitsForAbort('refund')]);
+    call('f1', 'echo');
+    call('r1', 'refund');
+    await nextTask();
+    expect(toolResults(sent)).toEqual(['f1:ok']);
+    // Neither is owed: the service recorded f1's result before the drop (its ack was lost) and r1 ended there.
+    calls.welcomed(resumed([]));
+    await nextTask();
+    expect(toolResults(sent)).toEqual(['f1:ok', 'f1:ok']);
+    expect(calls.unacked).toBe(1);
+    calls.ack('f1');
+    expect({ running: calls.running, unacked: calls.unacked }).toEqual({ running: 0, unacked: 0 });
+  });
+
+  it('ignores an owed id it does not hold, and takes its tool_call after the welcome; an owed call it holds is joined', async () => {
+    const refund = gatedTool('refund');
+    const { calls, call, sent } = recording([refund.tool]);
+    call('c1', 'refund');
+    await nextTask();
+    // c2 was lost with the socket: owed, and sent again after the welcome.
+    calls.welcomed(resumed(['c1', 'c2']));
+    call('c1', 'refund');
+    call('c2', 'refund');
+    await nextTask();
+    expect(refund.started).toEqual(['c1', 'c2']);
+    refund.letGo('c1');
+    refund.letGo('c2');
+    await nextTask();
+    expect(toolResults(sent)).toEqual(['c1:ok', 'c2:ok']);
+  });
+
+  it('resolves a drain waiting for the calls once the last one held is dropped', async () => {
+    const { calls, call } = recording([waitsForAbort('refund')]);
+    call('r1', 'refund');
+    await nextTask();
+    let drained = false;
+    void calls.idle().then(() => {
+      drained = true;
+    });
+    calls.welcomed(resumed([]));
+    await nextTask();
+    expect(drained).toBe(true);
+  });
+});
+
+describe('a welcome that does not list the calls owed: every call is kept', () => {
+  it.each([
+    ['an older service (owed_calls not taken), even with a list', resumed([], [])],
+    ['a service that took owed_calls but sent no list (unknown)', resumed(undefined)],
+    ['a new session', { ...resumed([]), resumed: false }],
+  ])('%s', async (_case, welcome) => {
+    const refund = gatedTool('refund');
+    const { calls, call, sent } = recording([refund.tool], { maxConcurrency: 1 });
+    call('c1', 'refund');
+    call('c2', 'refund');
+    await nextTask();
+    calls.welcomed(welcome);
+    await nextTask();
+    expect(refund.aborted).toEqual([]);
+    refund.letGo('c1');
+    await nextTask();
+    refund.letGo('c2');
+    await nextTask();
+    expect(refund.started).toEqual(['c1', 'c2']);
+    expect(toolResults(sent)).toEqual(['c1:ok', 'c2:ok']);
+  });
+});
