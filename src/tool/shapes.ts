@@ -320,8 +320,10 @@ function membersOf(value: object): Record<string, unknown> {
     for (const key of plain ? Object.keys(level) : Object.getOwnPropertyNames(level)) {
       if (Object.hasOwn(out, key) || (!plain && !isToolOptionName(key))) continue;
       const member: unknown = Reflect.get(value, key);
-      if (typeof member === 'function') {
-        const bound = member.bind(value);
+      // A schema may be a function (an arktype Type is callable, with no `Function.prototype` to bind with): it is
+      // kept as it is, a bound copy would lose its `~standard` and every other property.
+      if (typeof member === 'function' && !SCHEMA_MEMBERS.has(key)) {
+        const bound = Function.prototype.bind.call(member, value);
         // A bound function's source is `[native code]`: its parameters are read from the member itself.
         if (key === 'needsApproval') unbound.set(bound, member);
         out[key] = bound;
@@ -331,6 +333,9 @@ function membersOf(value: object): Record<string, unknown> {
   }
   return out;
 }
+
+/** The members of a tool that hold a schema, never bound by {@link membersOf}. */
+const SCHEMA_MEMBERS = new Set(['parameters', 'inputSchema', 'outputSchema']);
 
 /** The function each bound `needsApproval` of {@link membersOf} was made of. */
 const unbound = new WeakMap<object, unknown>();

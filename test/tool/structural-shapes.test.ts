@@ -1,8 +1,9 @@
 /** Break pass of issue 17: which argument order a plain object's callbacks use, odd `tools` values, class instances, read-once snapshots, sensitiveFieldNames without parameters. */
 import { tool as aiTool } from 'ai';
+import { type } from 'arktype';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { Agent, invokeTool, tool, toolsOf } from '../../src/index';
+import { Agent, Client, invokeTool, tool, toolsOf } from '../../src/index';
 import { approvalOrder, toTools } from '../../src/tool/shapes';
 import { definitionRefusal } from '../fixtures/schema/definition-error';
 
@@ -260,6 +261,30 @@ describe('class instances', () => {
     for (const made of [fromArray, fromRecord]) {
       expect(await invokeTool(made!, { k: 'a' })).toMatchObject({ status: 'ok', output: '1' });
     }
+  });
+});
+
+describe('a schema that is a function (arktype)', () => {
+  // An arktype Type is callable, with no Function.prototype: it was bound like a method, and the bind threw.
+  const Point = type({ n: 'number' });
+  const execute = async ({ n }: { n: number }) => String(n * 2);
+  it('is read as parameters in a plain object, a record, an AI SDK tool and a client, not bound', async () => {
+    const shapes = [
+      ...toTools([{ name: 'p', description: 'd', inputSchema: Point, execute }], 'test'),
+      ...toTools([{ name: 'q', description: 'd', parameters: Point, execute }], 'test'),
+      ...toTools({ r: { description: 'd', inputSchema: Point, execute } }, 'test'),
+      ...toTools({ s: aiTool({ description: 'd', inputSchema: Point, execute }) }, 'test'),
+    ];
+    for (const made of shapes) {
+      expect(await invokeTool(made, { n: 2 })).toMatchObject({ status: 'ok', output: '4' });
+      expect(await invokeTool(made, { n: 'x' })).toMatchObject({ status: 'invalid_arguments' });
+    }
+    const client = new Client({
+      url: 'ws://127.0.0.1:1',
+      apiKey: 'k',
+      tools: [{ name: 't', description: 'd', inputSchema: Point, execute }],
+    });
+    expect(client.removeTool('t')).toBe(true);
   });
 });
 
