@@ -212,7 +212,9 @@ class Explanation {
       typeof part === 'boolean' || !isObject(part.properties) ? [] : Object.keys(part.properties),
     );
     return candidates.find((key) =>
-      branches.every((branch) => fixedValues(this.parts(this.#property(branch, key))).length > 0),
+      branches.every(
+        (branch) => fixedValues(this.parts(this.#property(branch, key)), MAX_DISCRIMINATOR_VALUES).length > 0,
+      ),
     );
   }
 
@@ -393,15 +395,21 @@ function safeTest(pattern: string, text: string): boolean {
   }
 }
 
-/** The values the parts allow by `const` or `enum` (the first that says), or `[]` when none fixes them. */
-function fixedValues(parts: Node[]): unknown[] {
+/**
+ * The values the parts allow by `const` or `enum` (the first that says), or `[]` when none fixes them or (with
+ * `most`) an `enum` lists more than `most`: a property that tells union branches apart has a few values.
+ */
+function fixedValues(parts: Node[], most = Number.POSITIVE_INFINITY): unknown[] {
   for (const part of parts) {
     if (typeof part === 'boolean') continue;
     if (Object.hasOwn(part, 'const')) return [part.const];
-    if (Array.isArray(part.enum) && part.enum.length <= MAX_VALUES * 4) return part.enum;
+    if (Array.isArray(part.enum)) return part.enum.length <= most ? part.enum : [];
   }
   return [];
 }
+
+/** The most values of a property that tells union branches apart (see `Explanation.#discriminator`). */
+const MAX_DISCRIMINATOR_VALUES = MAX_VALUES * 4;
 
 /**
  * Alternatives as the model reads them, whatever order a library announced them in: `a number or a string`,

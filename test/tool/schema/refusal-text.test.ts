@@ -247,6 +247,30 @@ describe('refused arguments, bounded', () => {
   });
 });
 
+describe('refused arguments, a long enum', () => {
+  // An enum of more than 32 values read as none: the model was told "expected one of , received …".
+  const values = Array.from({ length: 40 }, (_, n) => `v${String(n).padStart(2, '0')}`);
+  const expected =
+    'Invalid arguments for big: e: expected one of "v00", "v01", "v02", "v03", "v04", "v05", "v06", "v07", ' +
+    'or 32 more, received "zz"';
+  it.each([
+    ['JSON Schema', { type: 'object', properties: { e: { enum: values } }, required: ['e'] }],
+    ['zod 4', z4.object({ e: z4.enum(values as [string, ...string[]]) })],
+    ['zod 3', z3.object({ e: z3.enum(values as [string, ...string[]]) })],
+    ['valibot', v.object({ e: v.picklist(values) })],
+    ['arktype', type({ e: type.enumerated(...values) })],
+  ])('names its first eight values and counts the rest, %s', async (_kind, parameters) => {
+    const big = tool({
+      name: 'big',
+      description: 'd',
+      parameters: parameters as ToolParameters,
+      execute: () => 'ok',
+    });
+    expect((await invokeTool(big, { e: 'zz' })).output).toBe(expected);
+    expect((await invokeTool(big, { e: 'v39' })).output).toBe('ok');
+  });
+});
+
 describe('refused arguments, long keys and messages', () => {
   const HUGE = 'k'.repeat(200_000);
   const CUT = `"${'k'.repeat(38)}…" (200000 characters)`;
