@@ -4,7 +4,9 @@
  * - the approvals this client reports to its listeners, and keeps for `client.decide()` (`ReportedApprovals`);
  * - who decides whether a call that needs approval runs (`Approvals`): the local approver (`onApproval`) when the
  *   client has one; else the service, asked with an `approval_request` frame and answering with the call
- *   re-delivered with `approved` set. A call waiting for a human gives up its concurrency slot meanwhile.
+ *   re-delivered with `approved` set. A call waiting for a human gives up its concurrency slot meanwhile. A call
+ *   is put to the local approver once: one the service took back while the answer was to come, and sends again,
+ *   waits for that answer.
  *
  * A human's decision sent over the socket with `client.decide()` is ./decisions.ts.
  *
@@ -164,6 +166,12 @@ export class ReportedApprovals {
   }
 }
 
+/**
+ * Most answers a client keeps of its local approver for calls the service took back while they were to come (the
+ * oldest forgotten first): see {@link Approvals.left}.
+ */
+const MAX_LEFT_ANSWERS = 1_000;
+
 /** A local approver: gets the request, answers a decision (or a promise of one). */
 export type Approver = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
 
@@ -174,7 +182,7 @@ export interface ApprovalsOptions {
   socket: Pick<CallSocket, 'send' | 'maxPayloadBytes'>;
   /** The client's redactor: a reason is sent redacted. */
   redactor: Redactor;
-  slots: Pick<Slots, 'park' | 'whenInSlot' | 'backInSlot'>;
+  slots: Pick<Slots, 'park' | 'whenInSlot'>;
   deadlines: Pick<Deadlines, 'arm'>;
   /** Told of every request, whoever decides it: `service` when the service was asked (an `approval_request`). */
   requested(request: ApprovalRequest, service: boolean): void;
@@ -185,8 +193,16 @@ export interface ApprovalsOptions {
 /** The approvals of one client's calls: asks (locally or the service), and hands decisions back to the calls. */
 export class Approvals {
   readonly #options: ApprovalsOptions;
-  /** Calls waiting for the local approver's later decision (`onApproval` returned a promise). */
-  readonly #local = new WeakSet<Execution>();
+  /**
+   * Calls waiting for the local approver's later decision (`onApproval` returned a promise), or approved by it and
+   * waiting for a slot to go on with it: each with its wait ({@link inSlotIfApproved}).
+   */
+  readonly #local = new WeakMap<Execution, LocalWait>();
+  /**
+   * By call id, the local approver's answers (to come, or come) about calls that ended here before they went on
+   * with them: the service took them back ({@link Approvals.left}). Made at the first.
+   */
+  #left: Map<string, PromiseLike<ApprovalDecision>> | undefined;
   /**
    * Calls the local approver answered with a promise (a person, say): another worker would ask them again. An
    * answer given at once (a policy) costs nothing to give again, so those calls may move.
@@ -206,14 +222,21 @@ export class Approvals {
   ask(execution: Execution, request: ApprovalRequest): ApprovalDecision | Promise<ApprovalDecision> {
     const { onApproval, slots } = this.#options;
     if (onApproval) {
-      this.#options.requested(request, false);
-      // The deadline keeps running: the service does not know a local human is deciding.
-      const decided = onApproval(request);
-      if (!isThenable(decided)) return decided;
+      // A call sent again after the service took it back waits for the answer it was to get (`left`), unasked.
+      const rejoined = this.#left === undefined ? undefined : this.#rejoined(request.callId);
+      let decided: ApprovalDecision | PromiseLike<ApprovalDecision>;
+      if (rejoined !== undefined) decided = rejoined;
+      else {
+        this.#options.requested(request, false);
+        // The deadline keeps running: the service does not know a local human is deciding.
+        decided = onApproval(request);
+        if (!isThenable(decided)) return decided;
+      }
       slots.park(execution);
-      this.#local.add(execution);
       this.#waitedHere.add(execution);
-      return inSlotIfApproved(decided, request.callId, this.#options, this.#local);
+      const wait: LocalWait = { decided };
+      this.#local.set(execution, wait);
+      return inSlotIfApproved(wait, request.callId, this.#options, this.#local);
     }
     return new Promise<ApprovalDecision>((resolve) => {
       // The service's deadline clock pauses while a call waits for a human (docs/protocol/tool-calls.md), and the call
@@ -235,6 +258,33 @@ export class Approvals {
    */
   waitedHere(execution: Execution): boolean {
     return this.#waitedHere.has(execution);
+  }
+
+  /**
+   * A call ended here without a result: the service took it back (src/client/calls.ts `#endWithoutResult`), and may
+   * send it here again. When it waited for the local approver's later answer (a person may be deciding), or had it
+   * and waited for a slot to go on, that answer is kept for it: the call, sent again, waits for it rather than ask
+   * the approver a second time (one prompt per call, whose answer decides it). An answer the call went on with is
+   * used: a call sent again after that is a new run, asked again. At most {@link MAX_LEFT_ANSWERS} are kept (a
+   * promise each, nothing of the call); one about a call that never comes back is forgotten past the limit.
+   */
+  left(execution: Execution): void {
+    const wait = this.#local.get(execution);
+    if (wait === undefined) return;
+    this.#local.delete(execution);
+    const { callId } = execution;
+    this.#left ??= new Map();
+    this.#left.delete(callId);
+    this.#left.set(callId, wait.decided);
+    if (this.#left.size > MAX_LEFT_ANSWERS) this.#left.delete(this.#left.keys().next().value as string);
+  }
+
+  /** The answer kept for a call sent again ({@link Approvals.left}), taken: it decides that call alone. */
+  #rejoined(callId: string): PromiseLike<ApprovalDecision> | undefined {
+    const left = this.#left as Map<string, PromiseLike<ApprovalDecision>>;
+    const waited = left.get(callId);
+    if (waited !== undefined) left.delete(callId);
+    return waited;
   }
 
   /** Whether the call waits for a decision (the service's, or the local approver's later one). */
@@ -288,23 +338,40 @@ export class Approvals {
   }
 }
 
+/** A call's wait for its local approver's later decision: one per ask, told apart by identity. */
+interface LocalWait {
+  readonly decided: PromiseLike<ApprovalDecision>;
+}
+
 /**
- * A local approver's later decision; an approved call takes a slot back first. Made outside any function that
- * holds the call: the reaction keeps the call's id only, so an approver whose promise never settles (and that
- * keeps it) keeps nothing of a call that ended meanwhile. A call no longer held goes on at once, without a slot.
+ * A local approver's later decision; an approved call takes a slot back first, and its wait ends once it goes
+ * on. Made outside any function that holds the call: the reaction keeps the call's id only, so an approver whose
+ * promise never settles (and that keeps it) keeps nothing of a call that ended meanwhile. The call held under that
+ * id is the one of this wait only when `local` says so: not a call of the same id sent again after the first
+ * ended, which has a wait of its own ({@link Approvals.left}). A call no longer held goes on at once, without a
+ * slot.
  */
 function inSlotIfApproved(
-  decided: PromiseLike<ApprovalDecision>,
+  wait: LocalWait,
   callId: string,
   options: Pick<ApprovalsOptions, 'held' | 'slots'>,
-  local: WeakSet<Execution>,
+  local: WeakMap<Execution, LocalWait>,
 ): Promise<ApprovalDecision> {
-  return Promise.resolve(decided).then((decision) => {
-    const waiting = options.held.get(callId);
-    if (waiting !== undefined) local.delete(waiting);
+  return Promise.resolve(wait.decided).then((decision) => {
+    const held = options.held.get(callId);
+    if (held === undefined || local.get(held) !== wait) return decision;
     const approved =
       decision === true || (typeof decision === 'object' && decision !== null && decision.approved === true);
-    return approved && waiting !== undefined ? options.slots.backInSlot(waiting, decision) : decision;
+    if (!approved) {
+      local.delete(held);
+      return decision;
+    }
+    return new Promise<ApprovalDecision>((resolve) =>
+      options.slots.whenInSlot(held, () => {
+        local.delete(held);
+        resolve(decision);
+      }),
+    );
   });
 }
 

@@ -291,10 +291,12 @@ export class CallRunner implements ExecutionOwner {
    */
   readonly #handingBack = new WeakMap<Execution, 'back' | 'again' | 'lost' | 'disowned'>();
   /**
-   * Ids of calls told `not_dispatched` whose tool still runs (it did not stop at its signal): the call, sent here
-   * again meanwhile, is answered busy, never run a second time at once in this process. Made at the first.
+   * Ids of calls ended without a result (`'lost'`, `'disowned'`) whose code still runs: their tool did not stop at
+   * its signal, whether it ran or waited for an answer or a nested run ({@link CallRunner.#forgo}). The call, sent
+   * here again meanwhile, is answered busy, never run a second time at once in this process (nor met by what the
+   * first run still does by its id: a question, a nested run's end). Made at the first.
    */
-  #disownedRunning: Set<string> | undefined;
+  #stillRunning: Set<string> | undefined;
   #handingBackCount = 0;
   readonly #slots: Slots;
   readonly #deadlines: Deadlines;
@@ -387,7 +389,7 @@ export class CallRunner implements ExecutionOwner {
       // A leased call stopped by its session's grace period is the service's to give to another worker.
       expire: (execution) => {
         if (this.#leased && this.#leases.lost(execution)) {
-          this.#handBackAs(execution, 'lost');
+          this.#forgo(execution, 'lost');
           this.#cancel(
             execution.callId,
             abortReason(
@@ -593,7 +595,7 @@ export class CallRunner implements ExecutionOwner {
       this.#options.logger.debug({ callId }, 'tool_call for a finished call ignored');
       return;
     }
-    if (this.#disownedRunning?.has(callId) === true) {
+    if (this.#stillRunning?.has(callId) === true) {
       // Its first run's tool has not returned: the service tries again later, or another worker takes it.
       this.#answerRetryable(callId, frame.toolName);
       return;
@@ -761,7 +763,7 @@ export class CallRunner implements ExecutionOwner {
    * remembered as finished, so that the call runs here again if the service sends it again.
    */
   #disown(execution: Execution, reason: unknown): void {
-    if (!this.#handingBack.has(execution)) this.#handBackAs(execution, 'disowned');
+    if (!this.#handingBack.has(execution)) this.#forgo(execution, 'disowned');
     this.#cancel(execution.callId, reason);
   }
 
@@ -1004,6 +1006,22 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /**
+   * The service will take no result of a held call, about to be aborted: it ends without one
+   * ({@link CallRunner.#endWithoutResult}), and may be sent here again. Told now, before the abort ends its waits,
+   * whether its code runs: a phase of it open, its tool begun and not in line for a slot. That is a tool running,
+   * or waiting for an answer or a nested run (it may go on when that wait ends at the abort); not a call waiting
+   * for its key's turn or a slot in it (its tool has not begun), for a decision (nothing of it runs), for its
+   * context, or in line to go on after a wait (cancelled there, it never goes on).
+   */
+  #forgo(execution: Execution, kind: 'lost' | 'disowned'): void {
+    this.#handBackAs(execution, kind);
+    if (execution.phaseOpen && execution.begun && execution.state !== 'resuming') {
+      this.#stillRunning ??= new Set();
+      this.#stillRunning.add(execution.callId);
+    }
+  }
+
+  /**
    * The service asks for calls back (feature `hand_back`, docs/protocol/fleets.md): each one still waiting for its
    * key's turn, its tool not begun, is answered busy, and the service gives it to a worker with room. Any other id
    * (a call that began or ended, or is not held here) is ignored, and so is a call the local approver answered with
@@ -1056,20 +1074,18 @@ export class CallRunner implements ExecutionOwner {
    * (docs/protocol/updates.md): by then the service has given it to another worker, or sends it here again on a
    * resume that came after this side's clock ran out; or (`disowned`) a call the service said it no longer holds
    * here (docs/protocol/sessions.md). Its end is no result for the service: nothing is sent or kept in the outbox,
-   * and the id is not remembered as finished, so that the call runs again if it comes back. Its slot is kept until
-   * its tool returns, as a cancelled call's.
+   * and the id is not remembered as finished, so that the call runs again if it comes back: answered busy while
+   * its first run's code still runs, and waiting for the answer its local approver was to give it, if any, rather
+   * than ask again. Its slot is kept until its tool returns, as a cancelled call's.
    */
   #endWithoutResult(execution: Execution, result: ToolCallResult, kind: 'lost' | 'disowned'): void {
-    const from = this.#slots.finish(execution, execution.phaseOpen);
-    if (from === undefined) return;
+    if (this.#slots.finish(execution, execution.phaseOpen) === undefined) return;
     const { callId, runId, toolName } = execution;
     this.#release(execution);
-    // Its tool still runs (it keeps its slot until it returns, and `returned` is told then); a call that waited
-    // for its key's turn, a person or its context never began its tool.
-    if (kind === 'disowned' && from === 'running' && execution.phaseOpen) {
-      this.#disownedRunning ??= new Set();
-      this.#disownedRunning.add(callId);
-    }
+    // What of it outlives its end meets the call if it comes again: its code, while it runs (answered busy until
+    // `returned` is told; a phase that closed before the end tells nothing), and its local approver's answer.
+    if (!execution.phaseOpen) this.#stillRunning?.delete(callId);
+    this.#approvals.left(execution);
     const { updates, events, logger } = this.#options;
     // Its progress, events, step results and questions are the call's, which runs again elsewhere.
     if (execution.updated) updates.forget(callId);
@@ -1115,7 +1131,7 @@ export class CallRunner implements ExecutionOwner {
   /** The tool of a call answered while it ran has returned (from its {@link Execution}): its slot is free. */
   returned(execution: Execution): void {
     this.#slots.release(execution);
-    this.#disownedRunning?.delete(execution.callId);
+    this.#stillRunning?.delete(execution.callId);
   }
 
   /** A call has its result (from its {@link Execution}). */

@@ -171,7 +171,9 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    * Decide approvals in this process (a CLI prompt, a policy) instead of asking the service's human.
    * Returns `true`/`false` or `{ approved, reason }`, or a promise of it; while the promise is pending the call
    * gives up its `maxConcurrency` slot (the service's deadline keeps running: it does not know a human is
-   * deciding). A throw or a rejection rejects the call.
+   * deciding). A throw or a rejection rejects the call. A call is put to it once: one the service takes back while
+   * the promise is pending and sends here again waits for that promise, whose answer decides it
+   * (docs/protocol/sessions.md, "Calls a session no longer holds").
    */
   onApproval?: Approver | undefined;
   /**

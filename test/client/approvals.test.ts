@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ApprovalDecision } from '../../src/call/types';
 import { approvalRequired, Client, type ClientOptions, tool } from '../../src/index';
 import { memorySocketPair } from '../helpers/memory-socket';
 import { afterTest } from '../support/after-test';
@@ -8,8 +9,10 @@ import {
   parkedOnLocalApprover,
   parkedOnSocketApproval,
   parkers,
+  recording,
   releasedWhileSlotBusy,
   results,
+  waitsForAbort,
 } from './call-runner-harness';
 
 describe('Approvals, in a call runner: parked calls', () => {
@@ -122,6 +125,144 @@ describe('Approvals: a request the service refuses', () => {
       expect(calls.running + calls.queued).toBe(0);
     },
   );
+});
+
+/**
+ * The service takes back a call before its decision (`cancel { reason: 'not_dispatched' }`,
+ * docs/protocol/sessions.md), then sends it here again (the only worker left, say): a person may have the first
+ * prompt on screen. The call is put to its local approver once, and that answer decides it; one the service's
+ * human decides comes back decided.
+ */
+describe('Approvals: a call the service took back before its decision', () => {
+  /** A runner whose `gated` tool needs approval, asked of a local approver that answers later (`answers`). */
+  function askingLater(maxConcurrency = 16) {
+    const asked: string[] = [];
+    const requested: string[] = [];
+    const answers: Array<(decision: ApprovalDecision) => void> = [];
+    const ran: string[] = [];
+    const gated = tool({
+      name: 'gated',
+      description: 'Needs approval.',
+      needsApproval: true,
+      execute: (_input, ctx) => {
+        ran.push(ctx.callId);
+        return 'ran';
+      },
+    });
+    const other = tool({ name: 'other', description: 'Answers at once.', execute: () => 'other' });
+    const runner = recording([gated, other, waitsForAbort('stuck')], {
+      maxConcurrency,
+      onApproval: (request) => {
+        asked.push(request.callId);
+        return new Promise<ApprovalDecision>((resolve) => answers.push(resolve));
+      },
+      events: {
+        toolCall() {},
+        toolResult() {},
+        approvalRequested: (request) => requested.push(request.callId),
+        widgetInvalid() {},
+      },
+    });
+    runner.calls.welcomed({ heartbeatIntervalMs: 60_000 });
+    return { ...runner, asked, requested, answers, ran };
+  }
+
+  it('asks once about the call sent again while the first answer is to come; that answer decides it', async () => {
+    const { calls, call, sent, asked, requested, answers, ran } = askingLater(1);
+    call('g1', 'gated');
+    await nextTask();
+    calls.handle({ type: 'cancel', callId: 'g1', reason: 'not_dispatched' });
+    await nextTask();
+    expect(calls.waiting).toBe(0);
+    call('g1', 'gated');
+    await nextTask();
+    expect(asked).toEqual(['g1']);
+    expect(requested).toEqual(['g1']);
+    // It waits for the first answer, without its slot: another call runs meanwhile.
+    expect({ waiting: calls.waiting, running: calls.running }).toEqual({ waiting: 1, running: 0 });
+    call('o1', 'other');
+    await nextTask();
+    answers[0]!(true);
+    await nextTask();
+    expect(ran).toEqual(['g1']);
+    expect(results(sent)).toEqual(['o1:ok', 'g1:ok']);
+    expect({ waiting: calls.waiting, running: calls.running }).toEqual({ waiting: 0, running: 0 });
+  });
+
+  it('decides the call sent again by the answer given while it was away, without asking again', async () => {
+    const { calls, call, sent, asked, answers, ran } = askingLater();
+    call('g1', 'gated');
+    await nextTask();
+    calls.handle({ type: 'cancel', callId: 'g1', reason: 'not_dispatched' });
+    await nextTask();
+    answers[0]!({ approved: false, reason: 'not this one' });
+    await nextTask();
+    expect(results(sent)).toEqual([]);
+    call('g1', 'gated');
+    await nextTask();
+    expect(asked).toEqual(['g1']);
+    expect(ran).toEqual([]);
+    expect(sent).toEqual([
+      expect.objectContaining({
+        callId: 'g1',
+        status: 'rejected',
+        output: 'gated was not run: the user declined. Reason: not this one',
+      }),
+    ]);
+  });
+
+  it('keeps an approval the call had not gone on with (it waited in line for a slot) for the call sent again', async () => {
+    const { calls, call, sent, asked, answers, ran } = askingLater(1);
+    call('g1', 'gated');
+    await nextTask();
+    call('s1', 'stuck');
+    answers[0]!(true);
+    await nextTask();
+    expect(calls.queued).toBe(1);
+    calls.handle({ type: 'cancel', callId: 'g1', reason: 'not_dispatched' });
+    call('g1', 'gated');
+    await nextTask();
+    expect(asked).toEqual(['g1']);
+    expect(ran).toEqual([]);
+    calls.cancel('s1', 'done with it');
+    await nextTask();
+    expect(ran).toEqual(['g1']);
+    expect(results(sent)).toEqual(['s1:cancelled', 'g1:ok']);
+    expect(calls.running).toBe(0);
+  });
+
+  it('asks nothing again about a call taken back while the service decided it: it comes again decided', async () => {
+    const { calls, call, sent, ran, start } = parkedOnSocketApproval();
+    calls.welcomed({ heartbeatIntervalMs: 60_000 });
+    start();
+    await nextTask();
+    calls.handle({ type: 'cancel', callId: 'g1', reason: 'not_dispatched' });
+    await nextTask();
+    // The service holds the call for its human (one prompt, there), and sends it decided.
+    call('g1', 'gated', { approved: true });
+    await nextTask();
+    expect(ran).toEqual(['g1']);
+    expect(sent.map((frame) => frame.type)).toEqual(['approval_request', 'tool_result']);
+    expect(results(sent)).toEqual(['g1:ok']);
+  });
+
+  it('keeps waiting for the first answer when the call is taken back and sent again twice', async () => {
+    const { calls, call, sent, asked, answers, ran } = askingLater();
+    call('g1', 'gated');
+    await nextTask();
+    calls.handle({ type: 'cancel', callId: 'g1', reason: 'not_dispatched' });
+    call('g1', 'gated');
+    await nextTask();
+    // Taken back again before the answer came: the second time too, it waits for that answer.
+    calls.handle({ type: 'cancel', callId: 'g1', reason: 'not_dispatched' });
+    call('g1', 'gated');
+    await nextTask();
+    expect(asked).toEqual(['g1']);
+    answers[0]!(true);
+    await nextTask();
+    expect(ran).toEqual(['g1']);
+    expect(results(sent)).toEqual(['g1:ok']);
+  });
 });
 
 /**

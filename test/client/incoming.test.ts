@@ -145,6 +145,77 @@ describe('Incoming, in a call runner', () => {
     expect(statuses(sent.filter((frame) => frame.type === 'tool_result'))).toEqual(['s1:error', 's1:ok']);
   });
 
+  it('answers busy when a call told not_dispatched comes again while its tool, which waited for an answer, still runs', async () => {
+    const runs: string[] = [];
+    const questions: AbortSignal[] = [];
+    let letGo!: () => void;
+    const asker = tool({
+      name: 'asker',
+      description: 'Asks, and goes on for a while whatever the outcome.',
+      execute: async (_input, ctx) => {
+        runs.push(`start ${runs.length + 1}`);
+        try {
+          return `answer ${await ctx.askQuestion('Which warehouse?')}`;
+        } catch (error) {
+          if (runs.length === 1) await new Promise<void>((resolve) => (letGo = resolve));
+          return String(error);
+        }
+      },
+    });
+    const { calls, call, sent } = recording([asker], {
+      onQuestion: (request) => {
+        questions.push(request.signal as AbortSignal);
+        return runs.length === 1 ? new Promise<string>(() => {}) : 'Lyon';
+      },
+    });
+    calls.welcomed({ heartbeatIntervalMs: 60_000 });
+    call('a1', 'asker');
+    await nextTask();
+    expect(calls.waiting).toBe(1);
+    calls.handle({ type: 'cancel', callId: 'a1', reason: 'not_dispatched' });
+    await nextTask();
+    // The person answering is told the question is moot; the tool goes on after it.
+    expect(questions.map((signal) => signal.aborted)).toEqual([true]);
+    call('a1', 'asker');
+    await nextTask();
+    expect(runs).toEqual(['start 1']);
+    expect(sent).toEqual([expect.objectContaining({ callId: 'a1', status: 'error', retryable: true })]);
+    letGo();
+    await nextTask();
+    call('a1', 'asker');
+    await nextTask();
+    expect(runs).toEqual(['start 1', 'start 2']);
+    expect(sent.at(-1)).toMatchObject({ callId: 'a1', status: 'ok', output: 'answer Lyon' });
+  });
+
+  it('runs anew a call told not_dispatched while, answered, it waited in line for a slot (it never goes on there)', async () => {
+    const runs: string[] = [];
+    const asker = tool({
+      name: 'asker',
+      description: 'Asks, then answers with the answer.',
+      execute: async (_input, ctx) => {
+        runs.push(`start ${runs.length + 1}`);
+        return `answer ${await ctx.askQuestion('Which warehouse?')}`;
+      },
+    });
+    const { calls, call, sent } = recording([asker, waitsForAbort('stuck')], {
+      maxConcurrency: 1,
+      onQuestion: () => Promise.resolve('Lyon'),
+    });
+    calls.welcomed({ heartbeatIntervalMs: 60_000 });
+    call('a1', 'asker');
+    call('s1', 'stuck');
+    await nextTask();
+    expect(calls.queued).toBe(1);
+    calls.handle({ type: 'cancel', callId: 'a1', reason: 'not_dispatched' });
+    await nextTask();
+    call('a1', 'asker');
+    calls.cancel('s1', 'done with it');
+    await nextTask();
+    expect(runs).toEqual(['start 1', 'start 2']);
+    expect(statuses(sent.filter((frame) => frame.type === 'tool_result'))).toEqual(['s1:cancelled', 'a1:ok']);
+  });
+
   it('runs anew a call told not_dispatched while it waited for its key, when it comes again', async () => {
     const ran: string[] = [];
     let letGo!: () => void;

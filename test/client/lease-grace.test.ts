@@ -1,10 +1,12 @@
 /**
  * A leased call stopped by its session's grace period (docs/protocol/updates.md): the service has given it to
  * another worker by then, or sends it here again on a resume that came after this side's clock ran out, so its end
- * is no result: nothing is sent for it, on this socket or a later one, and the call runs again if it comes back.
+ * is no result: nothing is sent for it, on this socket or a later one, and the call runs again if it comes back
+ * (answered busy while its first run's tool still runs; its local approver not asked twice).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ToolCallFrame } from '../../src/client/execution';
+import { tool } from '../../src/index';
 import { nextTask, recording, results, waitsForAbort } from './call-runner-harness';
 
 afterEach(() => {
@@ -21,8 +23,13 @@ const exportCall: ToolCallFrame = {
   deadlineMs: 5_000,
 };
 
-function lostWorker() {
+/** Timers and `performance.now()` that move only when the test says. */
+function fakeTimers() {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
+}
+
+function lostWorker() {
+  fakeTimers();
   const aborted: string[] = [];
   const ended: Array<{ status: string; output: string }> = [];
   let up = true;
@@ -114,6 +121,83 @@ describe("a leased call past its session's grace period", () => {
     calls.cancel('c1', 'run_cancelled');
     await nextTask();
     expect(results(sent)).toEqual(['c1:cancelled']);
+  });
+
+  it('answers busy when it comes again while its tool, deaf to its signal, still runs, and runs it once that returned', async () => {
+    fakeTimers();
+    const starts: number[] = [];
+    let letGo!: () => void;
+    const stubborn = tool({
+      name: 'export',
+      description: 'Runs to its end whatever its signal says.',
+      execute: async () => {
+        starts.push(starts.length + 1);
+        if (starts.length === 1) await new Promise<void>((resolve) => (letGo = resolve));
+        return `run ${starts.length}`;
+      },
+    });
+    let up = true;
+    const { calls, sent } = recording([stubborn], { writable: () => up });
+    calls.welcomed(welcome);
+    calls.receive(exportCall);
+    await nextTask();
+    up = false;
+    calls.disconnected();
+    await vi.advanceTimersByTimeAsync(60_000);
+    up = true;
+    calls.welcomed({ ...welcome, resumed: true });
+    calls.receive(exportCall);
+    await nextTask();
+    expect(starts).toEqual([1]);
+    expect(sent.filter((frame) => frame.type === 'tool_result')).toEqual([
+      expect.objectContaining({ callId: 'c1', status: 'error', retryable: true }),
+    ]);
+    letGo();
+    await nextTask();
+    calls.receive(exportCall);
+    await nextTask();
+    expect(starts).toEqual([1, 2]);
+    expect(results(sent)).toEqual(['c1:error', 'c1:ok']);
+  });
+
+  it('asks its local approver once when it waited for the answer and comes again', async () => {
+    fakeTimers();
+    const asked: string[] = [];
+    const answers: Array<(approved: boolean) => void> = [];
+    const ran: string[] = [];
+    const gated = tool({
+      name: 'export',
+      description: 'Needs approval.',
+      needsApproval: true,
+      execute: (_input, ctx) => {
+        ran.push(ctx.callId);
+        return 'exported';
+      },
+    });
+    let up = true;
+    const { calls, sent } = recording([gated], {
+      writable: () => up,
+      onApproval: (request) => {
+        asked.push(request.callId);
+        return new Promise<boolean>((resolve) => answers.push(resolve));
+      },
+    });
+    calls.welcomed(welcome);
+    calls.receive(exportCall);
+    await nextTask();
+    up = false;
+    calls.disconnected();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(calls.waiting).toBe(0);
+    up = true;
+    calls.welcomed({ ...welcome, resumed: true });
+    calls.receive(exportCall);
+    await nextTask();
+    expect(asked).toEqual(['c1']);
+    answers[0]!(true);
+    await nextTask();
+    expect(ran).toEqual(['c1']);
+    expect(results(sent)).toEqual(['c1:ok']);
   });
 
   it('keeps sending the result of a call that resumed in time', async () => {

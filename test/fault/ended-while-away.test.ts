@@ -291,3 +291,49 @@ describe('a call that went to another worker while its first worker was away', (
     await expect.poll(() => first.stats).toMatchObject({ running: 0, unacked: 0 });
   });
 });
+
+describe('a call whose local approver is deciding when its worker loses it', () => {
+  it('asks the approver once when the call comes back after another worker held it; that answer decides it', async () => {
+    const server = await stub({ features: ['lease'], callDeadlineMs: 60_000, sessionGraceMs: 100 });
+    const proxy = await proxyTo(server);
+    const asked: string[] = [];
+    const answers: Array<(approved: boolean) => void> = [];
+    const promptShown = deferred();
+    const first = client(
+      proxy.url,
+      [tool({ name: 'export', description: 'Exports.', needsApproval: true, execute: () => 'exported' })],
+      {
+        onApproval: (request) => {
+          asked.push(request.callId);
+          promptShown.resolve();
+          return new Promise<boolean>((resolve) => answers.push(resolve));
+        },
+      },
+    );
+    await first.connect();
+    const runId = server.runs.start(agent('a', ['export']), 'go');
+    await promptShown.promise;
+    // Cut off past its session's grace: the call leaves it (its end is no result), and goes to a second worker.
+    const expired = new Promise((resolve) => server.events.once('session_expired', resolve));
+    const lost = new Promise<{ status: string }>((resolve) => first.once('tool_result', resolve));
+    await cutOff(server, proxy);
+    expect(await lost).toMatchObject({ status: 'cancelled' });
+    await expired;
+    const second = track(
+      await TestClient.connect(server.url, { tools: [toolDef('export', true)], localApprovals: true }),
+    );
+    const call = await second.next('tool_call');
+    expect(await letBackIn(first, proxy)).toMatchObject({ resumed: false });
+    // The second worker goes before deciding: the call comes back to the first, the only worker left, where the
+    // person still has the first prompt on screen.
+    const back = new Promise((resolve) => first.once('tool_call', resolve));
+    await second.drop();
+    await back;
+    await expect.poll(() => first.stats).toMatchObject({ waiting: 1 });
+    expect(asked).toEqual([call.callId]);
+    answers[0]!(true);
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls).toMatchObject([{ status: 'ok', output: 'exported' }]);
+    expect(answers).toHaveLength(1);
+  });
+});
