@@ -62,8 +62,10 @@ import {
   type ApprovalPolicy,
   describeNotATool,
   type EmptyInput,
+  IMPORT_MCP_TOOLS,
   isToolOptionName,
   makeTool,
+  mcpListingKeys,
   type RetryOptions,
   readsAiSdkConventions,
   type SideEffect,
@@ -303,6 +305,8 @@ export const aToolSet: Rule = {
 export function describeToolSet(value: unknown): string {
   if (value instanceof Map) return 'a Map (give Object.fromEntries(map) or [...map.values()])';
   if (value instanceof Set) return 'a Set (give [...set])';
+  if (mcpListingKeys(value) !== undefined)
+    return `an MCP tool listing (an entry of what an MCP client's listTools() answers), ${IMPORT_MCP_TOOLS}`;
   if (isPlainObject(value) && isToolLike(value)) return 'a single tool (give [tool] or { name: tool })';
   return describeValue(value);
 }
@@ -446,7 +450,22 @@ function refuseSharedNames(shaped: AnyTool, destructured: readonly string[], own
   );
 }
 
+/**
+ * `true` for what an MCP client's `listTools()` answers (`{ tools, nextCursor? }`) or its `tools`: an array of MCP
+ * tool listings (see `mcpListingKeys` in ./tool.ts).
+ */
+function isMcpToolList(value: unknown): boolean {
+  const list = isPlainObject(value) && Array.isArray(value.tools) ? value.tools : value;
+  return Array.isArray(list) && list.length > 0 && list.every((item) => mcpListingKeys(item) !== undefined);
+}
+
 function notATool(where: string, value: unknown): never {
+  if (isMcpToolList(value)) {
+    throw new ToolDefinitionError(
+      'not_a_tool',
+      `${where} holds MCP tool listings (what an MCP client's listTools() answers), ${IMPORT_MCP_TOOLS}`,
+    );
+  }
   throw new ToolDefinitionError(
     'not_a_tool',
     `${where} must be a tool (made with tool(), or an object with description and execute), got ${describeNotATool(value)}`,

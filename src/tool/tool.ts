@@ -16,7 +16,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { backoffDelaysFault } from '../backoff';
 import { ToolDefinitionError } from '../errors';
-import { cloneJson } from '../json';
+import { cloneJson, isPlainObject } from '../json';
 import type { Logger } from '../logger';
 import { andThen, isThenable, type MaybePromise } from '../maybe';
 import { type FleetLimits, MAX_APPROVAL_REASON_CHARS, type ToolDefinition } from '../wire/protocol';
@@ -1376,7 +1376,9 @@ function deepFreeze<T>(value: T): T {
  *   alike, whose accepted input JSON Schema cannot describe; `z.unknown()`, `z.any()` and their transforms are
  *   fine inside an object, announced as `{}`; with `strict: true`, a schema strict mode cannot express, named
  *   by its JSON Pointer; outside the Node entry, a definition that needs `toolwire/zod3`, `toolwire/valibot`,
- *   `toolwire/json-schema` or `toolwire/strict` not imported yet, naming every import it needs in one refusal).
+ *   `toolwire/json-schema` or `toolwire/strict` not imported yet, naming every import it needs in one refusal),
+ *   `not_a_tool` (the object the OpenAI Agents SDK's `tool()` returns; an MCP tool as an MCP client's
+ *   `listTools()` lists it, which `importMcpTools()` from `toolwire/mcp` imports).
  * @example
  * ```ts
  * import { z } from 'zod';
@@ -1536,11 +1538,33 @@ function isAgentsSdkTool(given: unknown): boolean {
   );
 }
 
+/** Keys an MCP tool listing has and a toolwire tool does not (`outputSchema` only with no `execute` to check). */
+const MCP_LISTING_KEYS = ['annotations', 'execution', '_meta', 'title', 'outputSchema'] as const;
+
+/**
+ * The MCP-only keys of an MCP tool as an MCP client's `listTools()` lists it (`{ name, description?, inputSchema:
+ * { type: 'object', … }, title?, annotations?, execution?, outputSchema?, _meta? }`), or `undefined` for anything
+ * else: a description of a tool on an MCP server, with nothing to run. Only an object with no `execute` whose
+ * `inputSchema` is a plain JSON Schema of an object, which toolwire refuses anyway, is read so.
+ */
+export function mcpListingKeys(given: unknown): readonly string[] | undefined {
+  if (!isRecord(given) || given.execute !== undefined) return undefined;
+  const schema = given.inputSchema;
+  if (!isPlainObject(schema) || schema.type !== 'object') return undefined;
+  const keys = MCP_LISTING_KEYS.filter((key) => given[key] !== undefined);
+  return keys.length > 0 ? keys : undefined;
+}
+
+/** What to do with MCP tools as `listTools()` lists them, ending a refusal of one. */
+export const IMPORT_MCP_TOOLS =
+  "which toolwire cannot run: import the MCP server's tools with importMcpTools(mcpClient) from 'toolwire/mcp', which calls each through that MCP client";
+
 /**
  * `tool()` for any accepted object: the options checked (see {@link tool}), the other SDKs' names read, and
  * the callbacks adapted. `from.key` names a tool from a `tools` record (an own `name` must then equal it).
  * @throws ToolDefinitionError as {@link tool} does; `name_mismatch` when `name` and the record key differ;
- *   `not_a_tool` for the object the OpenAI Agents SDK's `tool()` returns (its options are what to give).
+ *   `not_a_tool` for the object the OpenAI Agents SDK's `tool()` returns (its options are what to give), and for
+ *   an MCP tool as an MCP client's `listTools()` lists it (`importMcpTools()` imports it).
  */
 export function makeTool(given: unknown, from: MakeToolFrom): Tool {
   const ownName = isRecord(given) ? given.name : undefined;
@@ -1553,6 +1577,13 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
         : 'tool (unnamed)',
     error: ToolDefinitionError,
   };
+  const listing = mcpListingKeys(given);
+  if (listing !== undefined) {
+    throw new ToolDefinitionError(
+      'not_a_tool',
+      `${owner.name} is an MCP tool listing (an entry of what an MCP client's listTools() answers: it has inputSchema and ${listing.join(', ')}, no execute), ${IMPORT_MCP_TOOLS}`,
+    );
+  }
   if (from.key !== undefined && ownName !== undefined && ownName !== from.key) {
     optionsFault(
       owner,

@@ -2,9 +2,9 @@
 import { tool as aiTool, jsonSchema } from 'ai';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { Agent, invokeTool, type ToolContext, tool } from '../../src/index';
+import { Agent, Client, invokeTool, type ToolContext, tool } from '../../src/index';
 import { toTools } from '../../src/tool/shapes';
-import { definitionRefusal } from '../fixtures/schema/definition-error';
+import { definitionRefusal, expectDefinitionError } from '../fixtures/schema/definition-error';
 import { unknownOptionMessage } from '../support/known-options';
 
 const refusal = definitionRefusal;
@@ -405,5 +405,112 @@ describe('strict: true', () => {
       code: 'unsupported_schema',
       message: `tool "s": parameters cannot be made strict ${where}`,
     });
+  });
+});
+
+describe("an MCP tool listing (an entry of what an MCP client's listTools() answers)", () => {
+  const IMPORT =
+    "which toolwire cannot run: import the MCP server's tools with importMcpTools(mcpClient) from 'toolwire/mcp', which calls each through that MCP client";
+  // As the MCP SDK 1.x client lists a tool of McpServer.registerTool (its name need not be a toolwire name).
+  const listed = {
+    name: 'read.file',
+    description: 'Reads a file',
+    inputSchema: {
+      type: 'object',
+      properties: { path: { type: 'string' } },
+      required: ['path'],
+      $schema: 'http://json-schema.org/draft-07/schema#',
+    },
+    execution: { taskSupport: 'forbidden' },
+  };
+  const entry = (name: string, keys: string) =>
+    `tool "${name}" is an MCP tool listing (an entry of what an MCP client's listTools() answers: it has inputSchema and ${keys}, no execute), ${IMPORT}`;
+  const options = { url: 'ws://127.0.0.1:1', apiKey: 'k' };
+
+  it('refuses it wherever a tool is taken, naming the tool and importMcpTools()', () => {
+    for (const give of [
+      () => tool(listed as never),
+      () => toTools([listed], 'tools'),
+      () => toTools({ 'read.file': listed }, 'tools'),
+      () => new Agent({ name: 'A', tools: [listed as never] }),
+      () => new Client({ ...options, tools: [listed as never] }),
+      () => new Client({ ...options, tools: [] }).addTool(listed as never),
+    ]) {
+      expectDefinitionError(give, 'not_a_tool', entry('read.file', 'execution'));
+    }
+    // Under a record key of its own: what it is, before its name differs from the key.
+    expectDefinitionError(
+      () => toTools({ read_file: listed }, 'tools'),
+      'not_a_tool',
+      entry('read_file', 'execution'),
+    );
+  });
+
+  it('refuses one written by hand by its MCP keys, not as a misspelt option', () => {
+    const written = {
+      name: 'read_file',
+      title: 'Read a file',
+      description: 'Reads a file',
+      inputSchema: { type: 'object', properties: {} },
+      outputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+      annotations: { readOnlyHint: true },
+      _meta: { owner: 'files' },
+    };
+    expectDefinitionError(
+      () => tool(written as never),
+      'not_a_tool',
+      entry('read_file', 'annotations, _meta, title, outputSchema'),
+    );
+    expectDefinitionError(
+      () => tool({ ...written, title: undefined, outputSchema: undefined, _meta: undefined } as never),
+      'not_a_tool',
+      entry('read_file', 'annotations'),
+    );
+  });
+
+  it("refuses listTools()'s answer given as tools or as one tool, saying to import it", () => {
+    const answer = { tools: [listed], nextCursor: 'c' };
+    expectDefinitionError(
+      () => new Client({ ...options, tools: answer as never }),
+      'not_a_tool',
+      `new Client(options): tools.tools holds MCP tool listings (what an MCP client's listTools() answers), ${IMPORT}`,
+    );
+    expectDefinitionError(
+      () => new Client({ ...options, tools: [] }).addTool(answer as never),
+      'not_a_tool',
+      `addTool() holds MCP tool listings (what an MCP client's listTools() answers), ${IMPORT}`,
+    );
+    expect(() => new Client({ ...options, tools: listed as never })).toThrow(
+      expect.objectContaining({
+        name: 'OptionsError',
+        code: 'invalid_option',
+        message: `new Client(options): tools must be an array of tools or a record of tools keyed by name, got an MCP tool listing (an entry of what an MCP client's listTools() answers), ${IMPORT}`,
+      }),
+    );
+  });
+
+  it('takes a tool with execute under inputSchema and outputSchema, and refuses one with neither MCP key nor execute as before', async () => {
+    const summarize = {
+      name: 'summarize',
+      title: 'Summarize',
+      description: 'Summarizes.',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      outputSchema: { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'] },
+      execute: ({ text }: { text: string }) => ({ summary: text.slice(0, 3) }),
+    };
+    expect(await invokeTool(summarize, { text: 'abcdef' })).toMatchObject({ status: 'ok' });
+    const ai = aiTool({
+      title: 'Add',
+      description: 'Adds.',
+      inputSchema: jsonSchema<{ a: number }>({ type: 'object', properties: { a: { type: 'number' } } }),
+      outputSchema: z.number(),
+      execute: async ({ a }) => a + 1,
+    });
+    expect(await invokeTool({ ...ai, name: 'add' }, { a: 1 })).toMatchObject({ status: 'ok', output: '2' });
+    expectDefinitionError(
+      () => tool({ name: 'bare', description: 'd', inputSchema: { type: 'object' } } as never),
+      'invalid_execute',
+      'tool "bare": execute must be a function, got undefined',
+    );
   });
 });
