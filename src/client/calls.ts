@@ -307,6 +307,14 @@ export class CallRunner implements ExecutionOwner {
   #leased = false;
   /** The service takes a result's kind beside its output (feature `result_parts`), on this socket. */
   #resultParts = false;
+  /** The service lists the calls still owed when this client resumes (feature `owed_calls`), on the last socket. */
+  #listsOwed = false;
+  /**
+   * The socket is down and the service will list the calls still owed at the resume: no call waiting for its first
+   * slot starts until then ({@link CallRunner.welcomed}). Its run may have been cancelled meanwhile, and the cancel
+   * lost with the socket.
+   */
+  #awaitingOwed = false;
   /** Finished calls the call updates keep something of, until their result is acked. */
   readonly #updated = new Set<string>();
   /** A tool with `concurrency` was added: its calls may wait at its gate, their tool not begun. */
@@ -372,7 +380,7 @@ export class CallRunner implements ExecutionOwner {
           ? this.#start
           : (execution, now) =>
               this.#traces ? this.#traces.start(execution, this.#start) : this.#start(execution, now),
-      mayStart: () => !this.#outbox.full,
+      mayStart: () => !this.#outbox.full && !this.#awaitingOwed,
       expireIfOverdue: (execution) => {
         if (!this.#deadlines.overdue(execution)) return false;
         this.#cancel(
@@ -771,8 +779,9 @@ export class CallRunner implements ExecutionOwner {
    * A resume's `welcome` listed the calls the service is still owed a result for by this session (feature
    * `owed_calls`, docs/protocol/sessions.md): every call held here that is not among them ended there while the
    * socket was down (its `cancel` lost with it), or went to another worker. Each is disowned ({@link
-   * CallRunner.#disown}): a queued call never starts, a call waiting for its key's turn, a decision or an answer
-   * stops waiting, a running call's `ctx.signal` aborts. A finished call is not held: its result, waiting for its
+   * CallRunner.#disown}): a queued call never starts (none started while the socket was down,
+   * {@link CallRunner.disconnected}), a call waiting for its key's turn, a decision or an answer stops waiting, a
+   * running call's `ctx.signal` aborts. A finished call is not held: its result, waiting for its
    * ack, goes out as before. Ids not held here are ignored.
    */
   #dropNotOwed(owed: readonly string[]): void {
@@ -914,10 +923,14 @@ export class CallRunner implements ExecutionOwner {
     return state === undefined || state === 'running' || state === 'finished';
   }
 
-  /** The socket dropped: a leased call stops once the service would re-dispatch it (see `Leases`). */
+  /**
+   * The socket dropped: a leased call stops once the service would re-dispatch it (see `Leases`). With the feature
+   * `owed_calls`, calls waiting for their first slot start no more until the resume says which are still owed.
+   */
   disconnected(): void {
     this.#leases.disconnected(this.#held.values());
     this.#deadlines.disconnected();
+    if (this.#listsOwed) this.#awaitingOwed = true;
   }
 
   /**
@@ -937,13 +950,14 @@ export class CallRunner implements ExecutionOwner {
     // The calls the service still owes a result for (feature `owed_calls`): the others held here are dropped before
     // anything is sent again for them (their approval requests, leases, questions, key waits).
     const { owed } = welcome;
-    if (
-      owed !== undefined &&
-      welcome.resumed === true &&
-      this.#held.size > 0 &&
-      welcome.features?.includes('owed_calls') === true
-    )
+    this.#listsOwed = welcome.features?.includes('owed_calls') === true;
+    if (owed !== undefined && welcome.resumed === true && this.#held.size > 0 && this.#listsOwed)
       this.#dropNotOwed(owed);
+    // Calls held back while the socket was down start now, those still owed (or all, without a list).
+    if (this.#awaitingOwed) {
+      this.#awaitingOwed = false;
+      if (this.#slots.queued > 0) this.#slots.reopen();
+    }
     if (this.#leased && !leasedBefore) {
       for (const execution of this.#held.values()) if (execution.begun) updates.started(execution);
     }

@@ -86,6 +86,54 @@ describe('a resume whose welcome lists the calls owed (feature owed_calls)', () 
     expect(ended).toEqual(['c2:cancelled', 'c1:ok', 'c3:ok']);
   });
 
+  it('starts no queued call while the socket is down, when a slot frees there: the resume says which may', async () => {
+    // The run of c2 may be cancelled while the socket is down, its cancel lost: c2 waits for the resume's list.
+    for (const owed of [['c3'], []]) {
+      const refund = gatedTool('refund');
+      const { calls, call, sent } = recording([refund.tool], { maxConcurrency: 1 });
+      calls.welcomed({ ...resumed(undefined), resumed: false });
+      call('c1', 'refund');
+      call('c2', 'refund');
+      call('c3', 'refund');
+      await nextTask();
+      calls.disconnected();
+      refund.letGo('c1');
+      await nextTask();
+      expect(refund.started).toEqual(['c1']);
+      expect(calls.queued).toBe(2);
+      calls.welcomed(resumed(owed));
+      await nextTask();
+      expect(refund.started).toEqual(owed.length === 0 ? ['c1'] : ['c1', 'c3']);
+      expect(calls.queued).toBe(0);
+      // c1's result, sent again at the resume (no ack came); none for the dropped call.
+      expect(new Set(toolResults(sent))).toEqual(new Set(['c1:ok']));
+    }
+  });
+
+  it('starts queued calls while the socket is down with a service that lists none, and after a new session', async () => {
+    for (const [first, next] of [
+      [resumed(undefined, []), resumed(undefined, [])],
+      [resumed(undefined), { ...resumed(undefined), resumed: false }],
+    ] as const) {
+      const refund = gatedTool('refund');
+      const { calls, call } = recording([refund.tool], { maxConcurrency: 1 });
+      calls.welcomed({ ...first, resumed: false });
+      call('c1', 'refund');
+      call('c2', 'refund');
+      await nextTask();
+      calls.disconnected();
+      refund.letGo('c1');
+      await nextTask();
+      const downStarted = [...refund.started];
+      calls.welcomed(next);
+      await nextTask();
+      expect({ downStarted, started: refund.started }).toEqual({
+        downStarted: first.features.length === 0 ? ['c1', 'c2'] : ['c1'],
+        started: ['c1', 'c2'],
+      });
+    }
+  });
+
   it('aborts a running call left out of owed with the not_dispatched reason, sends nothing, and runs it anew if sent again', async () => {
     const reasons: unknown[] = [];
     const { ended, events } = endings();

@@ -209,6 +209,62 @@ describe('calls held by a worker whose run was cancelled while it was away (feat
       'cancelled',
     ]);
   });
+
+  it('starts no queued call in a slot freed while the worker is away: the resume says it ended', async () => {
+    // One slot: the first call runs, the second waits behind it (a third waits in the service).
+    const server = await stub({
+      callDeadlineMs: 60_000,
+      model: scriptedModel([
+        { toolCalls: [{ name: 'refund' }, { name: 'refund' }, { name: 'refund' }] },
+        { text: 'done' },
+      ]),
+    });
+    const proxy = await proxyTo(server);
+    const started: string[] = [];
+    const aborted: string[] = [];
+    const gate = deferred();
+    const worker = client(
+      proxy.url,
+      [
+        tool({
+          name: 'refund',
+          description: 'Refunds the order, once let go (or stops at its signal).',
+          execute: async (_input, ctx) => {
+            started.push(ctx.callId);
+            ctx.signal.addEventListener('abort', () => aborted.push(String(ctx.signal.reason)));
+            await Promise.race([
+              gate.promise,
+              new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)),
+            ]);
+            return 'refunded';
+          },
+        }),
+      ],
+      { maxConcurrency: 1 },
+    );
+    await worker.connect();
+    const ended: Array<{ callId: string; status: string }> = [];
+    worker.on('tool_result', (event) => ended.push(event));
+    const runId = server.runs.start(agent('a', ['refund']), 'refund the order');
+    await expect.poll(() => worker.stats).toMatchObject({ running: 1, queued: 1 });
+    const [running] = started;
+    await cutOff(server, proxy);
+    expect(server.runs.cancel(runId)).toBe(true);
+    // The running call's tool finishes while the worker is away: the queued call must not start in its slot.
+    gate.resolve();
+    await expect.poll(() => worker.stats).toMatchObject({ running: 0 });
+    expect(started).toEqual([running]);
+    expect(await letBackIn(worker, proxy)).toMatchObject({ resumed: true });
+    await expect.poll(() => worker.stats).toMatchObject({ running: 0, queued: 0, waiting: 0, unacked: 0 });
+    expect(started).toEqual([running]);
+    expect(aborted).toEqual([]);
+    expect(ended.map((event) => event.status)).toEqual(['ok', 'cancelled']);
+    expect((await server.runs.waitFor(runId)).toolCalls.map((call) => call.status)).toEqual([
+      'cancelled',
+      'cancelled',
+      'cancelled',
+    ]);
+  });
 });
 
 describe('a call that went to another worker while its first worker was away', () => {
