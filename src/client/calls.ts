@@ -864,8 +864,8 @@ export class CallRunner implements ExecutionOwner {
     this.#outbox.ack(callId);
     if (this.#slots.queued > 0) this.#slots.reopen();
     if (this.#updated.size > 0 && this.#updated.delete(callId)) this.#options.updates.forget(callId);
-    // A call that ends puts its result in the outbox: only an ack, or a call that ends without a result
-    // (`#endWithoutResult`), can leave the runner idle.
+    // A call that ends puts its result in the outbox: only an ack, or a call that ends without a result kept
+    // (`#endWithoutResult`, `#handBack`), can leave the runner idle.
     if (this.#idleWaiters.length > 0 && this.#isIdle()) this.#wakeIdle();
   }
 
@@ -1080,6 +1080,8 @@ export class CallRunner implements ExecutionOwner {
     const { events } = this.#options;
     if (started && events.listens?.('tool_result') !== false)
       events.toolResult({ callId, runId, toolName, status: 'error', durationMs, output });
+    // Answered at once, with no result kept for an ack: a drain waiting for this call is over once it was the last.
+    if (this.#idleWaiters.length > 0 && this.#isIdle()) this.#wakeIdle();
     this.#options.logger.debug({ callId }, 'a call handed back to the service');
   }
 

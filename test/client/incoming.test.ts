@@ -535,6 +535,35 @@ describe('Incoming', () => {
     ]);
   });
 
+  it('resolves a drain whose last call, come to its approval while the client stops, is handed back', async () => {
+    let contextReady: (value: unknown) => void = () => {};
+    const guarded = tool({
+      name: 'guarded',
+      description: 'Needs a human.',
+      needsApproval: () => true,
+      execute: () => 'ran',
+    });
+    const { calls, call, sent } = recording([guarded], {
+      contextFor: () =>
+        new Promise((resolve) => {
+          contextReady = resolve;
+        }),
+    });
+    call('c1', 'guarded');
+    await nextTask();
+    // As close() does: it stops taking calls, then waits for the calls it holds.
+    calls.stopAccepting();
+    let drained = false;
+    void calls.idle().then(() => {
+      drained = true;
+    });
+    contextReady({});
+    await nextTask();
+    expect(statuses(sent)).toEqual(['c1:error']);
+    expect([calls.running, calls.queued, calls.unacked]).toEqual([0, 0, 0]);
+    expect(drained).toBe(true);
+  });
+
   it('keeps a call that began and waits for a person’s answer, and says the drain waits for it', async () => {
     const logger = recordingLogger();
     const asker = tool({

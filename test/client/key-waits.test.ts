@@ -145,6 +145,48 @@ describe('key_waits, in a call runner', () => {
     calls.dispose();
   });
 
+  it('resolves a drain whose last call, come to its key while the client stops, is handed back (hand_back)', async () => {
+    // Two clients of one process share the tool's gate: `x`'s call holds the key, `y` drains.
+    const { work, started, release } = keyedTool(1);
+    let contextReady: (value: unknown) => void = () => {};
+    const x = recording([work]);
+    const y = recording([work], {
+      contextFor: () =>
+        new Promise((resolve) => {
+          contextReady = resolve;
+        }),
+    });
+    y.calls.welcomed({ ...welcome, features: ['key_waits', 'hand_back'] });
+    sendCalls(x.calls, 'a', [0]);
+    sendCalls(y.calls, 'a', [1]);
+    await nextTask();
+    y.calls.stopAccepting();
+    let drained = false;
+    void y.calls.idle().then(() => {
+      drained = true;
+    });
+    // Its context comes after the stop: it waits for its key, and the service asks for it back.
+    contextReady({});
+    await nextTask();
+    expect(y.calls.queued).toBe(1);
+    y.calls.handle({ type: 'hand_back', callIds: ['a1'] });
+    await nextTask();
+    expect(y.sent.filter((frame) => frame.type === 'tool_result')).toEqual([
+      {
+        type: 'tool_result',
+        callId: 'a1',
+        status: 'error',
+        output: 'Error running work: the client is shutting down; try again later',
+        retryable: true,
+      },
+    ]);
+    expect(drained).toBe(true);
+    expect(started).toEqual(['a0']);
+    release('a0');
+    x.calls.dispose();
+    y.calls.dispose();
+  });
+
   it('sends nothing new when the service did not take the feature', async () => {
     const { work, started } = keyedTool(1);
     const { calls, sent } = recording([work]);
