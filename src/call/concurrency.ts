@@ -197,7 +197,7 @@ export function enterGate(
     if (waits?.holdsSlot === undefined || waits.holdsSlot(callId)) go();
     else {
       waits.gateWait?.(callId, 'slot');
-      waitThen(call, () => waits.unpark(callId, lane), goOn(waits, callId, go), stopped, undefined);
+      waitThen(call, () => backInSlot(waits, callId, lane), goOn(waits, callId, go), stopped, undefined);
     }
     return;
   }
@@ -214,7 +214,7 @@ export function enterGate(
           grant: () => {
             permits.set(call, permit);
             if (waits === undefined) resolve();
-            else void waits.unpark(callId, lane).then(resolve);
+            else void backInSlot(waits, callId, lane).then(resolve);
           },
         };
         gate.enqueue(permit.key, waiter);
@@ -225,6 +225,14 @@ export function enterGate(
       if (waiter !== undefined) waiter.gone = true;
     },
   );
+}
+
+/**
+ * The call takes its host's slot in its key's lane (`CallWaits.unpark`). One cancelled or timed out in line has
+ * ended there (`false`): its wait at the gate ended at the abort, before this, so the wait never goes on to `go`.
+ */
+function backInSlot(waits: CallWaits, callId: string, lane: string): Promise<void> {
+  return waits.unpark(callId, lane).then((inSlot) => (inSlot ? undefined : new Promise<void>(() => {})));
 }
 
 /** `go`, after telling the host that the call's wait at its gate is over (`CallWaits.gateWait`). */

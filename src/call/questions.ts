@@ -243,8 +243,13 @@ export function askQuestion(
         }
       };
       // However the wait ended, even by the question's own time limit while `onQuestion` still runs, the tool
-      // goes on only once its host lets it (back in a slot). A cancelled call has ended: nothing to take back.
-      if (parked && settled.kind !== 'aborted') void waits?.unpark(ctx.callId).then(goOn);
+      // goes on only once its host lets it (back in a slot). A cancelled call has ended: nothing to take back; nor
+      // for one cancelled or timed out while in line for its slot: the question ends `cancelled` there.
+      if (parked && settled.kind !== 'aborted')
+        void waits?.unpark(ctx.callId).then((inSlot) => {
+          if (inSlot) goOn();
+          else reject(new QuestionError('cancelled', 'the call was cancelled'));
+        });
       else goOn();
     });
   });

@@ -371,11 +371,12 @@ export interface CallWaits {
   park(callId: string): void;
   /**
    * The wait ended, however it ended (an answer, a refusal, a throw, the question's own time limit): resolves
-   * once the call may go on (the client: once it holds a slot again; at once for a call that has ended). With
-   * `lane` (a call of a tool with `concurrency` holding its key's permit: the tool's name and the key), it takes
-   * its slot in that lane's turn rather than first in line.
+   * `true` once the call may go on (the client: once it holds a slot again; at once for a call that has ended), or
+   * `false` when the call was cancelled or timed out while it waited to go on (it ended there, without a slot).
+   * With `lane` (a call of a tool with `concurrency` holding its key's permit: the tool's name and the key), it
+   * takes its slot in that lane's turn rather than first in line.
    */
-  unpark(callId: string, lane?: string): Promise<void>;
+  unpark(callId: string, lane?: string): Promise<boolean>;
   /**
    * Whether the call holds its host's slot now: `false` for a call of a tool with `concurrency` that started
    * before a slot was free (its key is known only once its input is validated). Absent: it always does.

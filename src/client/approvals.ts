@@ -315,7 +315,8 @@ export class Approvals {
       frame.argumentsEdited === true && typeof frame.arguments === 'object' && frame.arguments !== null
         ? { approved: true, arguments: frame.arguments as Record<string, unknown> }
         : true;
-    if (frame.approved) this.#options.slots.whenInSlot(execution, () => decide(decision));
+    // Cancelled while in line, it ends where it waits: the decision goes nowhere.
+    if (frame.approved) this.#options.slots.whenInSlot(execution, (inSlot) => inSlot && decide(decision));
     else decide({ approved: false, reason: frame.reason ?? '' });
   }
 
@@ -367,7 +368,10 @@ function inSlotIfApproved(
       return decision;
     }
     return new Promise<ApprovalDecision>((resolve) =>
-      options.slots.whenInSlot(held, () => {
+      options.slots.whenInSlot(held, (inSlot) => {
+        // Cancelled while in line, it ends where it waits (its approval's wait ends at the abort), and the answer
+        // not gone on with stays for the call if it is sent again (`left`).
+        if (!inSlot) return;
         local.delete(held);
         resolve(decision);
       }),

@@ -903,14 +903,30 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /**
-   * A call parked by {@link CallRunner.park} goes on: resolves with `value` once it holds a slot again, at once if
-   * one is free, else first in line for the next, so that calls never run over `maxConcurrency`. A call that has
-   * ended meanwhile gets `value` at once, without a slot.
+   * A call parked by {@link CallRunner.park} goes on: resolves `true` once it holds a slot again, at once if one is
+   * free, else first in line for the next, so that calls never run over `maxConcurrency` (with `lane`, in that
+   * lane's turn: src/client/slots.ts). Resolves `false` when the call is cancelled or times out while in line: it
+   * ended there, and its tool learns it from what it waited for (`QuestionError` `cancelled`, the abort reason).
+   * A call that has ended meanwhile gets `true` at once, without a slot.
    */
-  resumeParked<T>(callId: string, value: T, lane?: string): Promise<T> {
+  unpark(callId: string, lane?: string): Promise<boolean> {
+    const execution = this.#held.get(callId);
+    if (execution === undefined) return Promise.resolve(true);
+    return this.#slots.backInSlot(execution, lane);
+  }
+
+  /**
+   * {@link CallRunner.unpark} for a call that waited for a nested run: resolves with its result, `value`, once the
+   * call holds a slot again; rejects with the reason of its `ctx.signal` when it is cancelled or times out while in
+   * line, so that its tool's `await` settles there.
+   */
+  resumeParked<T>(callId: string, value: T): Promise<T> {
     const execution = this.#held.get(callId);
     if (execution === undefined) return Promise.resolve(value);
-    return this.#slots.backInSlot(execution, value, lane);
+    return this.#slots.backInSlot(execution).then((inSlot) => {
+      if (inSlot) return value;
+      throw execution.ctx.signal.reason;
+    });
   }
 
   /**
@@ -1022,14 +1038,14 @@ export class CallRunner implements ExecutionOwner {
   /**
    * The service will take no result of a held call, about to be aborted: it ends without one
    * ({@link CallRunner.#endWithoutResult}), and may be sent here again. Told now, before the abort ends its waits,
-   * whether its code runs: a phase of it open, its tool begun and not in line for a slot. That is a tool running,
-   * or waiting for an answer or a nested run (it may go on when that wait ends at the abort); not a call waiting
-   * for its key's turn or a slot in it (its tool has not begun), for a decision (nothing of it runs), for its
-   * context, or in line to go on after a wait (cancelled there, it never goes on).
+   * whether its code runs: a phase of it open, its tool begun. That is a tool running, or waiting for an answer or
+   * a nested run, or in line for a slot to go on after one (it goes on when that wait ends at the abort); not a
+   * call waiting for its key's turn or a slot in it (its tool has not begun), for a decision (nothing of it runs),
+   * or for its context.
    */
   #forgo(execution: Execution, kind: 'lost' | 'disowned'): void {
     this.#handBackAs(execution, kind);
-    if (execution.phaseOpen && execution.begun && execution.state !== 'resuming') {
+    if (execution.phaseOpen && execution.begun) {
       this.#stillRunning ??= new Set();
       this.#stillRunning.add(execution.callId);
     }

@@ -589,7 +589,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const nestedRun: NestedRun = (agent, input, maxTurns, ctx) => {
       this.#calls.park(ctx.callId);
       // The nested run shares the calling run's context (what the calling tool got as ctx.context). Once it has
-      // its answer, the calling tool goes on in a slot of its own (a failure just ends it: it needs none).
+      // its answer, the calling tool goes on in a slot of its own (a failure just ends it: it needs none); cancelled
+      // while in line for that slot, its `await` rejects with the abort reason.
       return this.#startRun(agent, input, {
         context: ctx.context,
         signal: ctx.signal,

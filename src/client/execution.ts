@@ -110,7 +110,7 @@ export type CallExtras = Readonly<Partial<Pick<ToolCallFrame, LaterField>>>;
  * {@link Execution.updated}, {@link Execution.extras}): one object made when first needed.
  */
 class RareState {
-  resume: (() => void) | undefined = undefined;
+  resume: ((inSlot: boolean) => void) | undefined = undefined;
   decide: ((decision: ApprovalDecision) => void) | undefined = undefined;
   approvalReason: string | undefined = undefined;
   updated = false;
@@ -325,12 +325,15 @@ export class Execution extends CallRun {
     return this.#state;
   }
 
-  /** In state `resuming`: what goes on once it holds a slot again. Kept by `Slots`. */
-  get resume(): (() => void) | undefined {
+  /**
+   * In state `resuming`: what goes on once it holds a slot again (`true`), or learns that the call left the line
+   * without one (`false`: cancelled or timed out there). Kept by `Slots`.
+   */
+  get resume(): ((inSlot: boolean) => void) | undefined {
     return Execution.#stateOf(this)?.resume;
   }
 
-  set resume(resume: (() => void) | undefined) {
+  set resume(resume: ((inSlot: boolean) => void) | undefined) {
     if (resume !== undefined || Execution.#stateOf(this) !== undefined)
       Execution.#rareOf(this).resume = resume;
   }

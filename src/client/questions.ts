@@ -20,7 +20,7 @@ export function questionHooks(
   answerer: Questioner,
   calls: {
     park(callId: string): void;
-    resumeParked<T>(callId: string, value: T, lane?: string): Promise<T>;
+    unpark(callId: string, lane?: string): Promise<boolean>;
     holdsSlot(callId: string): boolean;
     gateWait(callId: string, waits: 'key' | 'slot' | undefined): void;
   },
@@ -29,7 +29,7 @@ export function questionHooks(
     onQuestion: answerer,
     waits: {
       park: (callId) => calls.park(callId),
-      unpark: (callId, lane) => calls.resumeParked(callId, undefined, lane),
+      unpark: (callId, lane) => calls.unpark(callId, lane),
       holdsSlot: (callId) => calls.holdsSlot(callId),
       gateWait: (callId, waits) => calls.gateWait(callId, waits),
     },

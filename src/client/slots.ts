@@ -204,25 +204,29 @@ export class Slots {
   }
 
   /**
-   * Runs `go` once the call holds a slot again: at once if one is free, else first in line for the next (a
-   * cancel there ends the call without one, see {@link Slots.leaveLine}, and `go` never runs). A call that ended
-   * meanwhile, or never gave its slot up, goes on at once.
+   * Runs `go(true)` once the call holds a slot again: at once if one is free, else first in line for the next. A
+   * cancel or a timeout there ends the call without one ({@link Slots.leaveLine}, {@link Slots.finish}): then
+   * `go(false)`, so that what waits on it (a tool's `await`) settles rather than hangs. A call that ended
+   * meanwhile, or never gave its slot up, goes on at once (`go(true)`).
    *
    * With `lane` (a call of a tool with `concurrency` holding its key's permit; not empty, one per tool and key),
    * the call waits for its turn in that lane instead, as a new call would: at once only if a slot is free and
    * nobody is in line.
    */
-  whenInSlot(execution: Execution, go: () => void, lane?: string): void {
+  whenInSlot(execution: Execution, go: (inSlot: boolean) => void, lane?: string): void {
     const { state } = execution;
     if (state === 'parked') {
       const weight = this.#weightOf === undefined ? 1 : this.#weightOf(execution);
       const free = this.#running + weight <= this.#maxConcurrency;
       // Going on after a wait: first in line. Keyed, for its first slot: only when nobody waits before it.
       const now = lane === undefined ? free : free && this.#queued === 0 && this.#mayStart();
-      if (now && lane !== undefined && this.#expireIfOverdue?.(execution) === true) return;
+      if (now && lane !== undefined && this.#expireIfOverdue?.(execution) === true) {
+        go(false);
+        return;
+      }
       if (now) {
         this.#move(execution, 'running');
-        go();
+        go(true);
       } else {
         this.#move(execution, 'resuming');
         execution.resume = go;
@@ -233,25 +237,36 @@ export class Slots {
       }
     } else if (state === 'resuming') {
       // Already in line (two nested runs of one call ended): one place, both go on with it.
-      const first = execution.resume as () => void;
-      execution.resume = () => {
-        first();
-        go();
+      const first = execution.resume as (inSlot: boolean) => void;
+      execution.resume = (inSlot) => {
+        first(inSlot);
+        go(inSlot);
       };
-    } else go();
+    } else go(true);
   }
 
-  /** {@link Slots.whenInSlot} as a promise of `value`. */
-  backInSlot<T>(execution: Execution, value: T, lane?: string): Promise<T> {
-    return new Promise<T>((resolve) => this.whenInSlot(execution, () => resolve(value), lane));
+  /** {@link Slots.whenInSlot} as a promise: `true` back in a slot, `false` when the call left the line without one. */
+  backInSlot(execution: Execution, lane?: string): Promise<boolean> {
+    return new Promise<boolean>((resolve) => this.whenInSlot(execution, resolve, lane));
   }
 
-  /** A call in line to go on is cancelled: it leaves the line and ends where it waited, without a slot. */
+  /**
+   * A call in line to go on is cancelled: it leaves the line and ends where it waited, without a slot; what waited
+   * for it to go on is told so (`resume(false)`).
+   */
   leaveLine(execution: Execution): void {
     if (execution.state !== 'resuming') return;
     this.#move(execution, 'parked');
-    execution.resume = undefined;
     this.#remove(execution, 'resuming');
+    Slots.#leftLine(execution);
+  }
+
+  /** A call left the line without a slot: its continuation, if any, is told (`false`) and dropped. */
+  static #leftLine(execution: Execution): void {
+    const resume = execution.resume;
+    if (resume === undefined) return;
+    execution.resume = undefined;
+    resume(false);
   }
 
   /**
@@ -278,8 +293,8 @@ export class Slots {
     }
     if (from === 'queued' || from === 'resuming') {
       // Ended in line (cancelled while queued, or its own timeout while resuming): it must not take a slot later.
-      execution.resume = undefined;
       this.#remove(execution, from);
+      Slots.#leftLine(execution);
     }
     if (from !== undefined) this.#scheduleDrain();
     return from;
@@ -415,10 +430,10 @@ export class Slots {
         }
         if (next.state === 'queued') this.#begin(next);
         else {
-          const resume = next.resume as () => void;
+          const resume = next.resume as (inSlot: boolean) => void;
           next.resume = undefined;
           this.#move(next, 'running');
-          resume();
+          resume(true);
         }
       }
     } finally {

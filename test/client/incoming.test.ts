@@ -188,7 +188,7 @@ describe('Incoming, in a call runner', () => {
     expect(sent.at(-1)).toMatchObject({ callId: 'a1', status: 'ok', output: 'answer Lyon' });
   });
 
-  it('runs anew a call told not_dispatched while, answered, it waited in line for a slot (it never goes on there)', async () => {
+  it('runs anew a call told not_dispatched while, answered, it waited in line for a slot (its question ends cancelled)', async () => {
     const runs: string[] = [];
     const asker = tool({
       name: 'asker',

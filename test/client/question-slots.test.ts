@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { QuestionReply, QuestionRequest } from '../../src/call/types';
+import type { CallRunner } from '../../src/client/calls';
 import { QuestionError } from '../../src/errors';
 import { tool } from '../../src/tool/tool';
 import { nextTask, recording, results, waitsForAbort } from './call-runner-harness';
@@ -118,6 +119,53 @@ describe('questions and concurrency slots', () => {
     await nextTask();
     expect(calls.running).toBe(0);
   });
+
+  it.each([
+    ['the service cancels it', (calls: CallRunner) => calls.cancel('a1', 'user pressed stop')],
+    ['the service no longer holds it', (calls: CallRunner) => calls.cancel('a1', 'not_dispatched')],
+    ['its run is aborted', (calls: CallRunner) => calls.cancelRun('r1', 'stop')],
+    ['its deadline passes', () => vi.advanceTimersByTime(60_000)],
+    ['its tool’s timeoutMs passes', () => vi.advanceTimersByTime(5_000)],
+  ])(
+    'rejects the answered question cancelled, and the tool runs on to its finally, when %s while it waits in line for a slot',
+    async (_, end) => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const went: string[] = [];
+      const asker = tool({
+        name: 'asker',
+        description: 'Asks, then answers with the answer.',
+        timeoutMs: 5_000,
+        execute: async (_input, ctx) => {
+          try {
+            return `answer ${String(await ctx.askQuestion('Which warehouse?'))}`;
+          } catch (error) {
+            went.push(error instanceof QuestionError ? `${error.code}: ${error.message}` : String(error));
+            throw error;
+          } finally {
+            went.push(`finally, signal aborted: ${ctx.signal.aborted}`);
+          }
+        },
+      });
+      const { calls, call } = recording([asker, waitsForAbort('stuck')], {
+        maxConcurrency: 1,
+        onQuestion: () => Promise.resolve('Lyon'),
+      });
+      calls.welcomed({ heartbeatIntervalMs: 60_000 });
+      call('a1', 'asker', { deadlineMs: 60_000 });
+      call('s1', 'stuck', { runId: 'r2' });
+      await nextTask();
+      // Answered, and in line for the slot `s1` holds.
+      expect([calls.running, calls.queued]).toEqual([1, 1]);
+      end(calls);
+      await nextTask();
+      expect(went).toEqual(['cancelled: the call was cancelled', 'finally, signal aborted: true']);
+      expect([calls.running, calls.queued, calls.waiting]).toEqual([1, 0, 0]);
+      calls.cancel('s1', 'done with it');
+      await nextTask();
+      expect(calls.running).toBe(0);
+      calls.dispose();
+    },
+  );
 
   it('abandons a local onQuestion that never settles: its late answer has no effect', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });

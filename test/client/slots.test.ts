@@ -233,6 +233,67 @@ describe('Slots, in a call runner: slot accounting', () => {
     expect(calls.queued).toBe(0);
   });
 
+  it.each([
+    [
+      'the service cancels it',
+      (calls: CallRunner) => calls.cancel('n1', 'user pressed stop'),
+      'AbortError: cancelled by the service (user pressed stop)',
+    ],
+    [
+      'the service no longer holds it',
+      (calls: CallRunner) => calls.cancel('n1', 'not_dispatched'),
+      'AbortError: cancelled by the service (not_dispatched): the call had already ended there, or gone to another worker',
+    ],
+    [
+      'its run is aborted',
+      (calls: CallRunner) => calls.cancelRun('r1', 'stop'),
+      'AbortError: run r1 was aborted by its caller',
+    ],
+  ])(
+    'rejects the nested run’s await with the abort reason, and the tool runs on to its finally, when %s while it waits in line',
+    async (_, end, reason) => {
+      let runner: CallRunner | undefined;
+      let open: (() => void) | undefined;
+      const went: string[] = [];
+      const nesting = tool({
+        name: 'nesting',
+        description: 'Waits for a nested run.',
+        execute: async (_input, ctx) => {
+          runner!.park(ctx.callId);
+          try {
+            await new Promise<void>((resolve) => {
+              open = resolve;
+            });
+            return await runner!.resumeParked(ctx.callId, 'the answer');
+          } catch (error) {
+            went.push(
+              error === ctx.signal.reason ? `${(error as Error).name}: ${(error as Error).message}` : 'other',
+            );
+            throw error;
+          } finally {
+            went.push('finally');
+          }
+        },
+      });
+      const { calls, call } = recording([nesting, waitsForAbort('stuck')], { maxConcurrency: 1 });
+      runner = calls;
+      call('n1', 'nesting');
+      await nextTask();
+      call('s1', 'stuck', { runId: 'r2' });
+      await nextTask();
+      open!();
+      await nextTask();
+      expect(calls.queued).toBe(1);
+      end(calls);
+      await nextTask();
+      expect(went).toEqual([reason, 'finally']);
+      expect([calls.running, calls.queued, calls.waiting]).toEqual([1, 0, 0]);
+      calls.cancel('s1', 'done with it');
+      await nextTask();
+      expect(calls.running).toBe(0);
+    },
+  );
+
   it('gives no slot later to a call that timed out while waiting in line for one', async () => {
     let runner: CallRunner | undefined;
     let open: (() => void) | undefined;
@@ -397,22 +458,34 @@ describe('Slots', () => {
     expect([a.state, slots.queued, slots.running]).toEqual(['running', 0, 1]);
   });
 
-  it('takes a call cancelled in line out of it, so it never goes on and takes no slot', async () => {
+  it('takes a call cancelled in line out of it, telling its wait it holds no slot, so it takes none', async () => {
     const { slots, make } = slotsOf(1);
     const [a, b] = [make('a'), make('b')];
     slots.admit(a);
     slots.park(a);
     slots.admit(b);
-    let went = false;
-    slots.whenInSlot(a, () => {
-      went = true;
-    });
+    const went: boolean[] = [];
+    slots.whenInSlot(a, (inSlot) => went.push(inSlot));
     slots.leaveLine(a);
-    expect([a.state, slots.queued]).toEqual(['parked', 0]);
+    expect(went).toEqual([false]);
+    expect([a.state, slots.queued, a.resume]).toEqual(['parked', 0, undefined]);
     expect(slots.finish(a)).toBe('parked');
     slots.finish(b);
     await Promise.resolve();
-    expect(went).toBe(false);
+    expect(went).toEqual([false]);
     expect(slots.running).toBe(0);
+  });
+
+  it('tells the wait of a call that ends in line (its own timeout) it holds no slot', async () => {
+    const { slots, make } = slotsOf(1);
+    const [a, b] = [make('a'), make('b')];
+    slots.admit(a);
+    slots.park(a);
+    slots.admit(b);
+    const went: Promise<boolean> = slots.backInSlot(a);
+    expect(slots.finish(a)).toBe('resuming');
+    slots.finish(b);
+    expect(await went).toBe(false);
+    expect([slots.running, slots.queued]).toEqual([0, 0]);
   });
 });
