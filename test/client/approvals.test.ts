@@ -246,6 +246,26 @@ describe('Approvals: a call the service took back before its decision', () => {
     expect(results(sent)).toEqual(['g1:ok']);
   });
 
+  it("runs on the service's decision when the call comes back decided, whatever the local approver answered", async () => {
+    for (const [local, service] of [
+      [false, true],
+      [true, false],
+    ] as const) {
+      const { calls, call, sent, asked, answers, ran } = askingLater();
+      call('g1', 'gated');
+      await nextTask();
+      calls.handle({ type: 'cancel', callId: 'g1', reason: 'not_dispatched' });
+      answers[0]!(local);
+      await nextTask();
+      // Another worker's human decided it on the service; it comes back with that decision, and nothing is asked.
+      call('g1', 'gated', { approved: service });
+      await nextTask();
+      expect(asked).toEqual(['g1']);
+      expect(ran).toEqual(service ? ['g1'] : []);
+      expect(results(sent)).toEqual([service ? 'g1:ok' : 'g1:rejected']);
+    }
+  });
+
   it('keeps waiting for the first answer when the call is taken back and sent again twice', async () => {
     const { calls, call, sent, asked, answers, ran } = askingLater();
     call('g1', 'gated');
