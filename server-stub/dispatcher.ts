@@ -118,7 +118,7 @@ export class Dispatcher {
       });
     } else {
       this.#armDeadline(call);
-      this.#evaluate(call);
+      this.#evaluate(call, true);
     }
     return call.done;
   }
@@ -482,7 +482,14 @@ export class Dispatcher {
     for (const call of this.#calls.values()) call.stopTimers();
   }
 
-  #evaluate(call: Call): void {
+  /**
+   * Sends the call to a session that may take it now, or keeps it waiting for one. `first`: the model has just
+   * asked for it. A call of a tool no live session offers then ends `unknown_tool` at once; a call already waiting
+   * keeps waiting, within its deadline, when the last session offering its tool goes (expires, leaves with 1000,
+   * drops the tool), as the calls owed by an expired session do: its worker may come back in a new session
+   * (docs/protocol/tool-calls.md).
+   */
+  #evaluate(call: Call, first = false): void {
     if (call.state !== 'waiting') return;
     const slotsInFlight = (session: Session) => this.slotsInFlight(session);
     // Handed back for a worker with room (#evenOut): it goes there while that worker may take it.
@@ -497,7 +504,7 @@ export class Dispatcher {
       this.#waiting.add(call);
       // Waiting for a worker now, whatever held it before.
       call.activity.heldByFleet = undefined;
-      if (call.sentTo.length === 0 && call.decision === undefined && !mayServe(call, this.#deps.sessions)) {
+      if (first && !mayServe(call, this.#deps.sessions)) {
         this.#finish(call, {
           status: 'unknown_tool',
           output: unknownToolText(call.toolName, offeredTools(call.run, this.#deps.sessions)),

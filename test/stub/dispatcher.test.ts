@@ -57,6 +57,12 @@ function harness(options: Partial<typeof OPTIONS> = {}) {
       sessions.set(session.id, session);
       return session;
     },
+    /** The session ends for good, as the service ends it: its grace period ran out, or its client closed with 1000. */
+    expire(session: Session): void {
+      session.state = 'expired';
+      sessions.delete(session.id);
+      dispatcher.onSessionExpired(session);
+    },
     /** A call of `work` the model asked for now. */
     submit(): Call {
       calls += 1;
@@ -133,6 +139,69 @@ describe('Dispatcher: a resume renews the lease (docs/protocol/updates.md)', () 
     vi.advanceTimersByTime(500);
     expect(queued.toTranscript()).toMatchObject({ status: 'timeout' });
     expect(running.state).toBe('dispatched');
+  });
+});
+
+describe('Dispatcher: a call waiting for a worker when the last one offering its tool goes (docs/protocol/tool-calls.md)', () => {
+  it("keeps a call queued in the service waiting when its only worker's session expires, for the worker's next session", () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, session, submit, expire } = harness();
+    const worker = session([], { maxConcurrency: 1, maxQueue: 0 });
+    const running = submit();
+    const queued = submit();
+    expect([running.state, queued.state]).toEqual(['dispatched', 'waiting']);
+    worker.state = 'detached';
+    vi.advanceTimersByTime(300);
+    expire(worker);
+    // The call sent to the session and the call that was never sent wait alike (at-least-once, within the deadline).
+    expect([running.state, queued.state]).toEqual(['waiting', 'waiting']);
+    vi.advanceTimersByTime(300);
+    // The worker is back in a new session: it takes both, one at a time.
+    const back = session([], { maxConcurrency: 1, maxQueue: 0 });
+    dispatcher.onSessionReady(back, false);
+    const [first, second] = [queued, running].sort(
+      (a, b) => Number(b.state === 'dispatched') - Number(a.state === 'dispatched'),
+    );
+    expect([first?.state, first?.sessionId, second?.state]).toEqual(['dispatched', back.id, 'waiting']);
+    dispatcher.onResult(back, {
+      type: 'tool_result',
+      callId: first?.callId ?? '',
+      status: 'ok',
+      output: 'done',
+    });
+    expect([second?.state, second?.sessionId]).toEqual(['dispatched', back.id]);
+    dispatcher.onResult(back, {
+      type: 'tool_result',
+      callId: second?.callId ?? '',
+      status: 'ok',
+      output: 'done',
+    });
+    expect([running, queued].map((call) => call.toTranscript().status)).toEqual(['ok', 'ok']);
+  });
+
+  it('keeps it waiting when the worker stops offering the tool, and ends it at its deadline', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, session, submit } = harness();
+    const worker = session([], { maxConcurrency: 1, maxQueue: 0 });
+    submit();
+    const queued = submit();
+    worker.setTools([]);
+    dispatcher.retryWaiting();
+    expect(queued.state).toBe('waiting');
+    vi.advanceTimersByTime(1_000);
+    expect(queued.toTranscript()).toMatchObject({
+      status: 'timeout',
+      output: 'Error running work: timed out after 1000ms',
+    });
+  });
+
+  it('answers unknown_tool at once for a call of a tool no live session offers', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { submit } = harness();
+    expect(submit().toTranscript()).toMatchObject({
+      status: 'unknown_tool',
+      output: 'Tool "work" not found. No tools are available.',
+    });
   });
 });
 

@@ -144,6 +144,33 @@ describe('sessions', () => {
     expect((await server.runs.waitFor(runId)).finalOutput).toBe('late but fine');
   });
 
+  it('keeps the calls waiting in the service when the only worker leaves, for the worker that replaces it', async () => {
+    const server = await stub({ model: twoCalls() });
+    const leaving = track(
+      await TestClient.connect(server.url, { tools: [toolDef('work')], maxConcurrency: 1, maxQueue: 0 }),
+    );
+    const runId = server.runs.start(agent('a', ['work']), 'go');
+    const sent = await leaving.next('tool_call');
+    expect(server.runs.get(runId)?.toolCalls.map((call) => call.state)).toEqual(['dispatched', 'waiting']);
+    // A deploy: the worker closes with 1000 (it has left) before it answers, and its replacement connects.
+    const expired = once(server, 'session_expired');
+    await leaving.close(1000);
+    await expired;
+    expect(server.runs.get(runId)?.toolCalls.map((call) => call.state)).toEqual(['waiting', 'waiting']);
+    const next = track(await TestClient.connect(server.url, { tools: [toolDef('work')] }));
+    const [first, second] = [await next.next('tool_call'), await next.next('tool_call')];
+    expect([first.callId, second.callId].sort()).toEqual(
+      server.runs
+        .get(runId)
+        ?.toolCalls.map((call) => call.callId)
+        .sort(),
+    );
+    expect([first.callId, second.callId]).toContain(sent.callId);
+    next.result(first.callId, `n${JSON.stringify(first.arguments)}`);
+    next.result(second.callId, `n${JSON.stringify(second.arguments)}`);
+    expect((await server.runs.waitFor(runId)).finalOutput).toBe('n{"n":1} | n{"n":2}');
+  });
+
   it('accepts a result from a restarted process before the session expires, and cancels the other copy', async () => {
     const server = await stub({
       model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, joinToolMessages]),
