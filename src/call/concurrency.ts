@@ -28,9 +28,6 @@ import type { CallState, CallWaits } from './types';
 const MAX_CONCURRENCY_KEY_CHARS = 256;
 
 interface Waiter {
-  readonly call: object;
-  /** Set when the call ended while it waited: it is skipped. */
-  gone: boolean;
   grant(): void;
 }
 
@@ -47,8 +44,11 @@ class ConcurrencyGate {
   readonly limit: number;
   readonly key: ((input: unknown, ctx: never) => unknown) | undefined;
   readonly #running = new Map<string, number>();
-  /** Waiting calls by key, each in arrival order; a key is present only while it has waiters. */
-  readonly #waiting = new Map<string, Waiter[]>();
+  /**
+   * Waiting calls by key, each in arrival order (a `Set` keeps it, and lets a call that stops waiting leave from
+   * anywhere in its line at once); a key is present only while it has waiters.
+   */
+  readonly #waiting = new Map<string, Set<Waiter>>();
   #runningTotal = 0;
   #waitingTotal = 0;
 
@@ -72,9 +72,21 @@ class ConcurrencyGate {
 
   enqueue(key: string, waiter: Waiter): void {
     const line = this.#waiting.get(key);
-    if (line === undefined) this.#waiting.set(key, [waiter]);
-    else line.push(waiter);
+    if (line === undefined) this.#waiting.set(key, new Set([waiter]));
+    else line.add(waiter);
     this.#waitingTotal += 1;
+  }
+
+  /**
+   * The waiter's call ended while it waited (cancelled, timed out, handed back, dropped by the service): it leaves
+   * its line now, and the count with it, rather than when its key's permit is next free (which may be never, or a
+   * long-running call away). One granted its permit already is not in the line: nothing to do.
+   */
+  withdraw(key: string, waiter: Waiter): void {
+    const line = this.#waiting.get(key);
+    if (line === undefined || !line.delete(waiter)) return;
+    this.#waitingTotal -= 1;
+    if (line.size === 0) this.#waiting.delete(key);
   }
 
   /** Gives a permit of `key` back; the next live waiter of that key takes it. */
@@ -86,21 +98,15 @@ class ConcurrencyGate {
     this.#grantNext(key);
   }
 
+  /** The first waiter of `key` (every one in the line is live: {@link ConcurrencyGate.withdraw}) takes a permit. */
   #grantNext(key: string): void {
     const line = this.#waiting.get(key);
-    while (line !== undefined && line.length > 0) {
-      const waiter = line.shift() as Waiter;
-      this.#waitingTotal -= 1;
-      if (line.length === 0) {
-        // Leaves the rotation; a key that comes back joins at its end (Map order): keys are served in turn.
-        this.#waiting.delete(key);
-      }
-      if (waiter.gone) continue;
-      this.#running.set(key, (this.#running.get(key) ?? 0) + 1);
-      this.#runningTotal += 1;
-      waiter.grant();
-      return;
-    }
+    if (line === undefined) return;
+    const waiter = line.values().next().value as Waiter;
+    this.withdraw(key, waiter);
+    this.#running.set(key, (this.#running.get(key) ?? 0) + 1);
+    this.#runningTotal += 1;
+    waiter.grant();
   }
 }
 
@@ -209,8 +215,6 @@ export function enterGate(
     () =>
       new Promise<void>((resolve) => {
         waiter = {
-          call,
-          gone: false,
           grant: () => {
             permits.set(call, permit);
             if (waits === undefined) resolve();
@@ -222,7 +226,7 @@ export function enterGate(
     goOn(waits, callId, go),
     stopped,
     () => {
-      if (waiter !== undefined) waiter.gone = true;
+      if (waiter !== undefined) gate.withdraw(permit.key, waiter);
     },
   );
 }

@@ -49,12 +49,41 @@ describe('tool({ concurrency: { limit, key } })', () => {
     expect(stats()).toEqual({ running: 1, waiting: 2 });
     controller.abort('no longer needed');
     expect(await cancelled).toMatchObject({ status: 'cancelled' });
+    expect(stats()).toEqual({ running: 1, waiting: 1 });
     release('a0');
     await first;
     await settle();
     expect(started).toEqual(['a0', 'a2']);
     release('a2');
     expect(await third).toMatchObject({ status: 'ok', output: 'a2' });
+    expect(stats()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('stops counting a call as waiting once it ends there, while its key stays busy', async () => {
+    const { work, stats, release } = keyedTool(1);
+    const first = invokeTool(work, { tenant: 'a', n: 0 });
+    const controller = new AbortController();
+    const cancelled = [1, 2, 3].map((n) =>
+      invokeTool(work, { tenant: 'a', n }, { signal: controller.signal }),
+    );
+    const timedOut = invokeTool(work, { tenant: 'a', n: 4 }, { timeoutMs: 1 });
+    const last = invokeTool(work, { tenant: 'a', n: 5 });
+    await settle();
+    expect(stats()).toEqual({ running: 1, waiting: 5 });
+    controller.abort('no longer needed');
+    expect((await Promise.all(cancelled)).map((result) => result.status)).toEqual([
+      'cancelled',
+      'cancelled',
+      'cancelled',
+    ]);
+    expect(await timedOut).toMatchObject({ status: 'timeout' });
+    expect(stats()).toEqual({ running: 1, waiting: 1 });
+    release('a0');
+    await first;
+    await settle();
+    expect(stats()).toEqual({ running: 1, waiting: 0 });
+    release('a5');
+    expect(await last).toMatchObject({ status: 'ok', output: 'a5' });
     expect(stats()).toEqual({ running: 0, waiting: 0 });
   });
 

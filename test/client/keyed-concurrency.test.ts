@@ -3,10 +3,12 @@
  * starts at once however many calls of the first wait; calls waiting for a slot are served by key in turn (round
  * robin), calls of tools without `concurrency` taking one turn together (src/client/slots.ts).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { DEADLINE_GRACE_MS } from '../../src/client/deadlines';
 import { Client, tool } from '../../src/index';
 import { keyedTool } from '../support/keyed-tool';
+import { nextTask, recording } from './call-runner-harness';
 import { FAKE_URL, type FakeConnection, fakeWebSocket, useFakeService } from './fake-service';
 
 const { service, clients } = useFakeService();
@@ -214,5 +216,101 @@ describe('a client running a keyed tool', () => {
     await settle();
     expect(started).toEqual(['a0', 'a1']);
     expect(client.stats).toMatchObject({ running: 1, queued: 0 });
+  });
+});
+
+/** The service cancels the calls `a1`–`a3` with `reason`. */
+function cancelAll(calls: ReturnType<typeof recording>['calls'], reason: string): void {
+  for (const callId of ['a1', 'a2', 'a3']) calls.cancel(callId, reason);
+}
+
+/** How the calls `a1`–`a3` (run `C`), waiting for their key, stop waiting. */
+const endings: Array<[string, (calls: ReturnType<typeof recording>['calls']) => void]> = [
+  ['the service cancels their run', (calls) => cancelAll(calls, 'run_cancelled')],
+  ['the service cancels them', (calls) => cancelAll(calls, 'user')],
+  ['the service no longer holds them', (calls) => cancelAll(calls, 'not_dispatched')],
+  [
+    'a resume does not list them as owed',
+    (calls) => {
+      calls.disconnected();
+      calls.welcomed({
+        resumed: true,
+        features: ['owed_calls'],
+        owed: ['a0', 'a4'],
+        heartbeatIntervalMs: 60_000,
+      });
+    },
+  ],
+  [
+    'the service asks for them back',
+    (calls) => calls.handle({ type: 'hand_back', callIds: ['a1', 'a2', 'a3'] }),
+  ],
+  ['their deadline passes', () => vi.advanceTimersByTime(DEADLINE_GRACE_MS)],
+  ['their run’s caller aborts it', (calls) => calls.cancelRun('C', new Error('stop'))],
+];
+
+describe('a client’s counts of a keyed tool’s calls that stop waiting for their key', () => {
+  it.each(endings)('drops them from stats at once when %s, its key still busy', async (_how, end) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const { work, started, release } = keyedTool(1);
+      const { calls } = recording([work], { maxConcurrency: 8 });
+      calls.welcomed({ features: ['owed_calls', 'hand_back', 'key_waits'], heartbeatIntervalMs: 60_000 });
+      const send = (n: number, runId: string, deadlineMs?: number) =>
+        calls.receive({
+          type: 'tool_call',
+          callId: `a${n}`,
+          runId,
+          toolName: 'work',
+          arguments: { tenant: 'a', n },
+          ...(deadlineMs === undefined ? {} : { deadlineMs }),
+        });
+      send(0, 'K');
+      for (const n of [1, 2, 3]) send(n, 'C', 0);
+      send(4, 'K2');
+      await nextTask();
+      expect(started).toEqual(['a0']);
+      expect(calls.concurrencyStats()).toEqual({ work: { running: 1, waiting: 4 } });
+      expect(calls.queued).toBe(4);
+      end(calls);
+      await nextTask();
+      expect(calls.concurrencyStats()).toEqual({ work: { running: 1, waiting: 1 } });
+      expect([calls.running, calls.queued, calls.waiting]).toEqual([1, 1, 0]);
+      release('a0');
+      await nextTask();
+      expect(started).toEqual(['a0', 'a4']);
+      expect(calls.concurrencyStats()).toEqual({ work: { running: 1, waiting: 0 } });
+      expect([calls.running, calls.queued, calls.waiting]).toEqual([1, 0, 0]);
+      calls.abortAll('test over');
+      calls.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it.each([
+    ['the client stops taking calls (a drain)', false],
+    ['the client closes', true],
+  ])('drops them from stats at once when %s', async (_how, closes) => {
+    const { work, started } = keyedTool(1);
+    const { calls } = recording([work], { maxConcurrency: 8 });
+    for (const n of [0, 1, 2, 3])
+      calls.receive({
+        type: 'tool_call',
+        callId: `a${n}`,
+        runId: 'r1',
+        toolName: 'work',
+        arguments: { tenant: 'a', n },
+      });
+    await nextTask();
+    expect(started).toEqual(['a0']);
+    if (closes) calls.abortAll('closing');
+    else calls.stopAccepting();
+    await nextTask();
+    // Closing ends the running call too (its permit freed at its end, whenever its tool returns).
+    expect(calls.concurrencyStats()).toEqual({ work: { running: closes ? 0 : 1, waiting: 0 } });
+    expect(calls.queued).toBe(0);
+    calls.abortAll('test over');
+    calls.dispose();
   });
 });
