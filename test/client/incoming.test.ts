@@ -505,20 +505,26 @@ describe('Incoming', () => {
     expect(sent).toHaveLength(1);
   });
 
-  it('hands back a call that comes to its approval while the client stops, without asking', async () => {
-    let contextReady: (value: unknown) => void = () => {};
+  /** A runner whose `guarded` tool needs approval, and whose calls wait for their context until `contextReady()`. */
+  function guardedWaitingForContext() {
+    let ready: (value: unknown) => void = () => {};
     const guarded = tool({
       name: 'guarded',
       description: 'Needs a human.',
       needsApproval: () => true,
       execute: () => 'ran',
     });
-    const { calls, call, sent } = recording([guarded], {
+    const runner = recording([guarded], {
       contextFor: () =>
         new Promise((resolve) => {
-          contextReady = resolve;
+          ready = resolve;
         }),
     });
+    return { ...runner, contextReady: (value: unknown) => ready(value) };
+  }
+
+  it('hands back a call that comes to its approval while the client stops, without asking', async () => {
+    const { calls, call, sent, contextReady } = guardedWaitingForContext();
     call('c1', 'guarded');
     await nextTask();
     calls.stopAccepting();
@@ -536,19 +542,7 @@ describe('Incoming', () => {
   });
 
   it('resolves a drain whose last call, come to its approval while the client stops, is handed back', async () => {
-    let contextReady: (value: unknown) => void = () => {};
-    const guarded = tool({
-      name: 'guarded',
-      description: 'Needs a human.',
-      needsApproval: () => true,
-      execute: () => 'ran',
-    });
-    const { calls, call, sent } = recording([guarded], {
-      contextFor: () =>
-        new Promise((resolve) => {
-          contextReady = resolve;
-        }),
-    });
+    const { calls, call, sent, contextReady } = guardedWaitingForContext();
     call('c1', 'guarded');
     await nextTask();
     // As close() does: it stops taking calls, then waits for the calls it holds.

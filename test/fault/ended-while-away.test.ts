@@ -156,7 +156,11 @@ describe('a call that ended while its worker was away', () => {
 });
 
 describe('calls held by a worker whose run was cancelled while it was away (feature owed_calls)', () => {
-  it('drops them when the worker resumes: the running call aborts, the queued one never starts', async () => {
+  /**
+   * A run of three refunds against a worker of one slot, cut off from the stub: the first call runs (until `gate`
+   * is let go, or its signal aborts), the second waits behind it, a third waits in the service.
+   */
+  async function refundsCutOff() {
     // One slot: the first call runs, the second waits behind it (a third waits in the service).
     const server = await stub({
       callDeadlineMs: 60_000,
@@ -195,6 +199,11 @@ describe('calls held by a worker whose run was cancelled while it was away (feat
     await expect.poll(() => worker.stats).toMatchObject({ running: 1, queued: 1 });
     const [running] = started;
     await cutOff(server, proxy);
+    return { server, proxy, worker, runId, running, started, aborted, gate, ended };
+  }
+
+  it('drops them when the worker resumes: the running call aborts, the queued one never starts', async () => {
+    const { server, proxy, worker, runId, running, started, aborted, gate, ended } = await refundsCutOff();
     expect(server.runs.cancel(runId)).toBe(true);
     expect(await letBackIn(worker, proxy)).toMatchObject({ resumed: true });
     // The running call's tool would finish now: the queued call must not start in its slot.
@@ -211,44 +220,7 @@ describe('calls held by a worker whose run was cancelled while it was away (feat
   });
 
   it('starts no queued call in a slot freed while the worker is away: the resume says it ended', async () => {
-    // One slot: the first call runs, the second waits behind it (a third waits in the service).
-    const server = await stub({
-      callDeadlineMs: 60_000,
-      model: scriptedModel([
-        { toolCalls: [{ name: 'refund' }, { name: 'refund' }, { name: 'refund' }] },
-        { text: 'done' },
-      ]),
-    });
-    const proxy = await proxyTo(server);
-    const started: string[] = [];
-    const aborted: string[] = [];
-    const gate = deferred();
-    const worker = client(
-      proxy.url,
-      [
-        tool({
-          name: 'refund',
-          description: 'Refunds the order, once let go (or stops at its signal).',
-          execute: async (_input, ctx) => {
-            started.push(ctx.callId);
-            ctx.signal.addEventListener('abort', () => aborted.push(String(ctx.signal.reason)));
-            await Promise.race([
-              gate.promise,
-              new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)),
-            ]);
-            return 'refunded';
-          },
-        }),
-      ],
-      { maxConcurrency: 1 },
-    );
-    await worker.connect();
-    const ended: Array<{ callId: string; status: string }> = [];
-    worker.on('tool_result', (event) => ended.push(event));
-    const runId = server.runs.start(agent('a', ['refund']), 'refund the order');
-    await expect.poll(() => worker.stats).toMatchObject({ running: 1, queued: 1 });
-    const [running] = started;
-    await cutOff(server, proxy);
+    const { server, proxy, worker, runId, running, started, aborted, gate, ended } = await refundsCutOff();
     expect(server.runs.cancel(runId)).toBe(true);
     // The running call's tool finishes while the worker is away: the queued call must not start in its slot.
     gate.resolve();
