@@ -9,7 +9,7 @@ import { AbortError, ToolDefinitionError } from '../errors';
 import { nestsDeeperThan } from '../json';
 import { MAX_VALUE_DEPTH } from '../limits';
 import type { Redactor } from '../redact';
-import { MAX_OUTPUT_DEPTH, MAX_OUTPUT_NODES, serializeOutput } from '../tool/output';
+import { MAX_OUTPUT_DEPTH, MAX_OUTPUT_NODES, serializeOutput, thrownMessage } from '../tool/output';
 import { STEP_LIMITS, utf8Length } from '../wire/protocol';
 
 /*
@@ -37,13 +37,13 @@ function pathText(path: ReadonlyArray<string | number>): string {
 
 /**
  * Why `value` cannot be kept as JSON, or `undefined`: a BigInt (a `BigInt64Array` or `BigUint64Array` too), a
- * function or a symbol, `NaN` or `±Infinity` (a boxed one, or one in a `Float32Array` or `Float64Array`, too), a
+ * function or a symbol (a field keyed by one too), a field whose getter throws, `NaN` or `±Infinity` (a boxed one, or one in a `Float32Array` or `Float64Array`, too), a
  * `Map` or a `Set` anywhere (JSON would turn each into a string, `null` or `{}`, or drop it, so the value read back
  * would not be the one returned), a cycle, or nesting deeper than {@link MAX_OUTPUT_DEPTH} levels (written
  * `"[Too deep]"`). Walks arrays and plain objects; other objects are written by their own rules. Stops
  * (answering `undefined`) past {@link MAX_OUTPUT_NODES} values.
  */
-export function unkeepable(value: unknown): string | undefined {
+export function unkeepable(value: unknown, redactor?: Redactor): string | undefined {
   const path: Array<string | number> = [];
   const ancestors: object[] = [];
   let nodes = 0;
@@ -69,15 +69,29 @@ export function unkeepable(value: unknown): string | undefined {
       return `${pathText(path)} is a Map, which JSON writes as {} (return Object.fromEntries(map) or [...map])`;
     if (item instanceof Set) return `${pathText(path)} is a Set, which JSON writes as {} (return [...set])`;
     if (ancestors.includes(item)) return `${pathText(path)} refers back to its own container (a cycle)`;
-    let entries: Iterable<[string | number, unknown]>;
-    if (Array.isArray(item)) entries = item.entries();
-    else if (Object.getPrototypeOf(item) === Object.prototype || Object.getPrototypeOf(item) === null)
-      entries = Object.entries(item);
-    else return undefined;
+    let keys: Iterable<string | number>;
+    if (Array.isArray(item)) keys = item.keys();
+    else if (Object.getPrototypeOf(item) === Object.prototype || Object.getPrototypeOf(item) === null) {
+      // JSON leaves a symbol-keyed field out: the value read back would lack it.
+      if (
+        Object.getOwnPropertySymbols(item).some((key) =>
+          Object.prototype.propertyIsEnumerable.call(item, key),
+        )
+      )
+        return `${pathText(path)} has a field keyed by a symbol, which JSON leaves out`;
+      keys = Object.keys(item);
+    } else return undefined;
     ancestors.push(item);
     try {
-      for (const [key, child] of entries) {
+      for (const key of keys) {
         path.push(key);
+        let child: unknown;
+        try {
+          child = (item as Record<string | number, unknown>)[key];
+        } catch (error) {
+          // A getter that throws: JSON would write nothing the tool returned.
+          return `${pathText(path)} could not be read (${thrownMessage(error, 'its getter', redactor)})`;
+        }
         const found = visit(child);
         path.pop();
         if (found !== undefined) return found;
@@ -87,7 +101,12 @@ export function unkeepable(value: unknown): string | undefined {
     }
     return undefined;
   };
-  return visit(value);
+  try {
+    return visit(value);
+  } catch (error) {
+    // A proxy whose keys cannot be listed, and the like.
+    return `it could not be read (${thrownMessage(error, 'reading it', redactor)})`;
+  }
 }
 
 /**
@@ -98,7 +117,7 @@ export function unkeepable(value: unknown): string | undefined {
  * (`JSON.parse(json)`), as a process the call is re-dispatched to would. Never throws.
  */
 export function keptValue(value: unknown, redactor: Redactor | undefined): KeptValue {
-  const refused = unkeepable(value);
+  const refused = unkeepable(value, redactor);
   if (refused !== undefined) return { ok: false, reason: refused };
   try {
     const json = typeof value === 'string' ? JSON.stringify(value) : serializeOutput(value ?? null);

@@ -143,6 +143,34 @@ describe('ctx.step() results JSON cannot hold', () => {
       '$.ids is a BigInt64Array, whose BigInts JSON cannot hold (return strings)',
     ],
     [
+      'a field keyed by a symbol',
+      () => ({ rows: [{ id: 1, [Symbol('cursor')]: 'c1' }] }),
+      '$.rows[0] has a field keyed by a symbol, which JSON leaves out',
+    ],
+    [
+      'a field whose getter throws',
+      () => ({
+        a: 1,
+        get total(): number {
+          throw new Error('boom');
+        },
+      }),
+      '$.total could not be read (boom)',
+    ],
+    [
+      'a proxy whose keys cannot be listed',
+      () =>
+        new Proxy(
+          {},
+          {
+            ownKeys() {
+              throw new Error('revoked');
+            },
+          },
+        ),
+      'it could not be read (revoked)',
+    ],
+    [
       'nesting deeper than 64 levels',
       () => {
         let value: unknown = 'leaf';
