@@ -1068,6 +1068,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       sharedAbort,
       {
         redact: (event) => this.#redactor.value(this.#withoutSensitiveFields(event)),
+        redactCall: (call) =>
+          this.#redactor.value({ ...call, arguments: this.#hiddenArguments(call.toolName, call.arguments) }),
         redactor: this.#redactor,
         deltas: this.#redactor,
         listenerFailed: (error) =>
@@ -1122,13 +1124,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * `message`'s `toolCalls`.
    */
   #withoutSensitiveFields(event: RunEvent): RunEvent {
-    const hidden = (toolName: unknown, args: unknown): unknown => {
-      if (typeof toolName !== 'string' || args === undefined) return args;
-      const names = toolInternals(this.#registry.get(toolName))?.sensitiveFieldNames;
-      if (names === undefined || names.length === 0) return args;
-      const decoded = decodeArguments(args);
-      return shownArguments(decoded.ok ? decoded.value : args, this.#redactor, names);
-    };
+    const hidden = this.#hiddenArguments;
     const fields = event as { toolName?: unknown; arguments?: unknown; toolCalls?: unknown };
     if (fields.arguments !== undefined)
       return { ...event, arguments: hidden(fields.toolName, fields.arguments) } as RunEvent;
@@ -1140,6 +1136,15 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     );
     return { ...event, toolCalls } as RunEvent;
   }
+
+  /** A call's arguments with the values of its tool's `sensitiveFieldNames` (this client's tool of that name) replaced. */
+  readonly #hiddenArguments = (toolName: unknown, args: unknown): unknown => {
+    if (typeof toolName !== 'string' || args === undefined) return args;
+    const names = toolInternals(this.#registry.get(toolName))?.sensitiveFieldNames;
+    if (names === undefined || names.length === 0) return args;
+    const decoded = decodeArguments(args);
+    return shownArguments(decoded.ok ? decoded.value : args, this.#redactor, names);
+  };
 
   #onRunEvent(event: RunEvent, raw: RunEvent): void {
     this.#emit('run_event', event);

@@ -7,6 +7,7 @@
  * @module
  */
 import { decodeArguments } from '../call/arguments';
+import { shownArguments } from '../call/redaction';
 import { brandErrorClass, ToolwireError } from '../errors';
 import { describeValue } from '../tool/check-options';
 import { content } from '../tool/content';
@@ -44,7 +45,9 @@ export class ReplayError extends ToolwireError {
 brandErrorClass(ReplayError, 'ReplayError');
 
 /**
- * The recording of a finished run: each tool call's name, arguments and result, from `run()`'s result.
+ * The recording of a finished run: each tool call's name, arguments and result, from `run()`'s result, which
+ * holds them redacted (the API key, `redact` rules, the values of `sensitiveFieldNames`): a recording holds no
+ * secret. {@link replayTools} matches the sensitive fields as hidden.
  *
  * @example
  * ```ts
@@ -162,10 +165,14 @@ export function replayTools<T extends Tool<any, any, any>>(
         // `execute` gets the arguments as validated (defaults filled in, unknown keys dropped); the recording has
         // them as the model sent them: each is compared as recorded and as the tool's parameters read it.
         const key = argumentKey(input);
+        // A run's result has its calls' sensitive fields hidden (docs/guide/secrets.md): so is the call's key.
+        const names = toolInternals(source)?.sensitiveFieldNames ?? [];
+        const hidden = names.length === 0 ? key : argumentKey(shownArguments(input, undefined, names));
         for (const entry of left) {
           if (entry.used || entry.call.toolName !== source.name) continue;
           entry.validated ??= validatedKey(source as Tool, entry.call.arguments);
-          if (entry.key !== key && (await entry.validated) !== key) continue;
+          const same = (recorded: string) => recorded === key || recorded === hidden;
+          if (!same(entry.key) && !same(await entry.validated)) continue;
           // Taken by another call of the same arguments while this one waited for the validation.
           if (entry.used) continue;
           entry.used = true;

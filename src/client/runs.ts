@@ -28,6 +28,8 @@ import { type Released, type StreamRedactor, TextDeltas } from './text-deltas';
  */
 export interface RunsHooks {
   redact?: (event: RunEvent) => RunEvent;
+  /** What a finished run's calls are handed out as (`RunResult.toolCalls`): redacted as its events are. */
+  redactCall?: (call: RunToolCall) => RunToolCall;
   redactor?: WordRedactor;
   /** What redacts `text_delta` events as one stream per run and turn (src/client/text-deltas.ts). */
   deltas?: StreamRedactor;
@@ -50,7 +52,9 @@ export interface RunResult<Output = unknown> {
   finalOutput: Output;
   /**
    * Every tool call of the run, in the order they finished; large parts cut to fit the frame limit (see
-   * {@link RunToolCall}), and a run of thousands of calls may carry only the first.
+   * {@link RunToolCall}), and a run of thousands of calls may carry only the first. Redacted as the run's events
+   * are: the API key and `redact` rules replaced everywhere, and in `arguments` the values of the
+   * `sensitiveFieldNames` of this client's tool of that name.
    */
   toolCalls: RunToolCall[];
   /** Model turns taken. */
@@ -362,7 +366,7 @@ export class Runs {
           run.resolve({
             runId: frame.runId,
             finalOutput: frame.finalOutput,
-            toolCalls: publicToolCalls(frame.toolCalls),
+            toolCalls: this.#redactedCalls(publicToolCalls(frame.toolCalls)),
             turns: frame.turns,
             ...(frame.model === undefined ? {} : { model: frame.model }),
           });
@@ -397,6 +401,11 @@ export class Runs {
       default:
         return false;
     }
+  }
+
+  #redactedCalls(calls: RunToolCall[]): RunToolCall[] {
+    const redact = this.#hooks.redactCall;
+    return redact === undefined ? calls : calls.map(redact);
   }
 
   #redacted(event: RunEvent): RunEvent {

@@ -52,6 +52,60 @@ describe('record and replay', () => {
     ]);
   });
 
+  it('hands out and records no secret, and replays the calls whose sensitive fields it hid', async () => {
+    const key = 'sk-live-REPLAY-1234567';
+    let runs = 0;
+    const login = tool({
+      name: 'login',
+      description: 'Logs in.',
+      parameters: {
+        type: 'object',
+        properties: { user: { type: 'string' }, password: { type: 'string' } },
+        required: ['user', 'password'],
+      } as const,
+      sensitiveFieldNames: ['password'],
+      execute: ({ user }) => {
+        runs += 1;
+        return `hi ${user}`;
+      },
+    });
+    const turn = {
+      toolCalls: [
+        { name: 'login', arguments: { user: 'ada', password: 'horse-battery' } },
+        { name: 'login', arguments: { user: `u-${key}`, password: 'staple' } },
+      ],
+    };
+    const server = await stub({
+      apiKeys: [key],
+      model: scriptedModel([turn, { text: 'done' }, turn, { text: 'done' }]),
+    });
+    const live = await connected(server.url, { apiKey: key, tools: [login] });
+    const first = await live.run(new Agent({ name: 'S', instructions: '.', tools: [login] }), 'go');
+    // As the run's events have them (docs/guide/secrets.md): the key and the sensitive fields' values replaced.
+    expect(first.toolCalls.map((call) => call.arguments)).toEqual([
+      { user: 'ada', password: '[redacted]' },
+      { user: 'u-[redacted]', password: '[redacted]' },
+    ]);
+    expect(first.toolCalls[1]?.output).toBe('hi u-[redacted]');
+    const saved = JSON.stringify(recordRun(first));
+    for (const secret of [key, 'horse-battery', 'staple']) expect(saved).not.toContain(secret);
+
+    // A sensitive field is matched as hidden; the API key, which the recording no longer holds, is not.
+    const replayed = replayTools(JSON.parse(saved), [login]);
+    const again = await connected(server.url, { apiKey: key, tools: replayed });
+    await live.close();
+    const second = await again.run(new Agent({ name: 'S', instructions: '.', tools: replayed }), 'go');
+    expect(runs).toBe(2);
+    expect(second.toolCalls.map((call) => [call.status, call.output])).toEqual([
+      ['ok', 'hi ada'],
+      [
+        'error',
+        'Error running login: no recorded call of login with these arguments is left to replay (run ' +
+          `${first.runId})`,
+      ],
+    ]);
+  });
+
   it('fails a call the recording has no answer for, naming the tool', async () => {
     const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'live' });
     const [replayed] = replayTools({ version: 1, runId: 'r0', calls: [] }, [echo]);
