@@ -191,13 +191,14 @@ export async function putBuild(
       'tenant: the stub accepts any API key, so every client is one tenant; leave tenant out',
     );
   // A typo would set a build nobody reads; the name is not echoed (it might be a key typed by mistake).
-  if (body.tenant !== undefined && !service.keys.hasTenant(body.tenant))
+  const tenant = body.tenant === undefined ? undefined : service.keys.tenantNamed(body.tenant);
+  if (body.tenant !== undefined && tenant === undefined)
     throw new HttpError(
       400,
       'invalid_request',
       'tenant: no accepted key belongs to that tenant (GET /v1/admin/keys lists the tenants by id)',
     );
-  service.setCurrentBuild(body.buildId ?? undefined, body.tenant);
-  const state = buildPolicyOf(service.currentBuildOf(body.tenant));
-  sendJson(res, 200, body.tenant === undefined ? state : { tenantId: tenantIdOf(body.tenant), ...state });
+  service.setCurrentBuild(body.buildId ?? undefined, tenant);
+  const state = buildPolicyOf(service.currentBuildOf(tenant));
+  sendJson(res, 200, tenant === undefined ? state : { tenantId: tenantIdOf(tenant), ...state });
 }

@@ -77,9 +77,21 @@ export function repeatedKeyProblem(entries: readonly ApiKeyEntry[], where: strin
 /** How a run no client started is pinned to a build (`welcome.buildPolicy`). */
 export type BuildPolicy = 'first_call' | 'current';
 
-/** The accepted keys and their tenants; `undefined` keys: any key is accepted and everyone is one tenant. */
+/**
+ * The accepted keys and their tenants; `undefined` keys: any key is accepted and everyone is one tenant.
+ *
+ * A tenant is named in the lists (a key listed alone names a tenant after itself), but sessions, runs and the
+ * rest of the stub hold the tenant itself, which outlives a change of name: a list that names the tenant of
+ * some keys anew (`key-1` before; `key-1 acme` and `key-2 acme` now) keeps it the same tenant, so the rotation
+ * that follows resumes its sessions and finishes its runs (docs/protocol/fleets.md, "Rotating API keys").
+ */
 export class KeyRing {
+  /** Each accepted key's tenant. */
   #tenants: Map<string, string> | undefined;
+  /** Each tenant by the name the list gives it. */
+  #named = new Map<string, string>();
+  /** Tenants made for a name another tenant had first (`<name>\0<n>`). */
+  #made = 0;
 
   constructor(entries: readonly ApiKeyEntry[] | undefined) {
     this.#tenants = undefined;
@@ -87,14 +99,58 @@ export class KeyRing {
   }
 
   /**
-   * Replaces the accepted keys (an empty list accepts any key, as no `apiKeys` does).
+   * Replaces the accepted keys (an empty list accepts any key, as no `apiKeys` does). A name listed before names
+   * the same tenant. A name new to the list names the tenant renamed, when the keys listed for it that were
+   * accepted before all had one tenant, whose name is no longer listed and which no other new name continues;
+   * otherwise a new tenant. So a key listed for a tenant that goes on (its name still listed) has moved to it:
+   * that tenant is not the key's old one.
    * @throws TypeError as {@link checkApiKeyEntries}; the keys stay as they were.
    */
   set(entries: readonly ApiKeyEntry[]): void {
+    const checked = checkApiKeyEntries(entries, 'apiKeys');
+    const keysOf = new Map<string, string[]>();
+    for (const entry of checked) {
+      const name = tenantOfEntry(entry);
+      const keys = keysOf.get(name) ?? [];
+      keys.push(keyOf(entry));
+      keysOf.set(name, keys);
+    }
+    const named = new Map<string, string>();
+    for (const name of keysOf.keys()) {
+      const tenant = this.#named.get(name);
+      if (tenant !== undefined) named.set(name, tenant);
+    }
+    const taken = new Set(named.values());
+    // The tenants a name new to the list may continue: each tenant the keys listed under it had before, once.
+    const claims = new Map<string, string[]>();
+    for (const [name, keys] of keysOf) {
+      if (named.has(name)) continue;
+      const before = new Set(keys.flatMap((key) => this.#tenants?.get(key) ?? []));
+      const [tenant] = before;
+      if (before.size !== 1 || tenant === undefined || taken.has(tenant)) continue;
+      claims.set(tenant, [...(claims.get(tenant) ?? []), name]);
+    }
+    for (const [tenant, names] of claims) {
+      const [name] = names;
+      // A tenant whose keys went to two new names is split, not renamed: neither name continues it.
+      if (names.length === 1 && name !== undefined) {
+        named.set(name, tenant);
+        taken.add(tenant);
+      }
+    }
+    for (const name of keysOf.keys()) {
+      if (named.has(name)) continue;
+      // A tenant that still holds the name's string (it was renamed since) is not this new one.
+      let tenant = name;
+      while (taken.has(tenant) || [...this.#named.values()].includes(tenant))
+        tenant = `${name}\0${++this.#made}`;
+      named.set(name, tenant);
+      taken.add(tenant);
+    }
     const tenants = new Map<string, string>();
-    for (const entry of checkApiKeyEntries(entries, 'apiKeys'))
-      tenants.set(keyOf(entry), tenantOfEntry(entry));
+    for (const [name, keys] of keysOf) for (const key of keys) tenants.set(key, named.get(name) as string);
     this.#tenants = tenants.size > 0 ? tenants : undefined;
+    this.#named = tenants.size > 0 ? named : new Map();
   }
 
   /** How many distinct keys are accepted (0: any key). */
@@ -116,11 +172,9 @@ export class KeyRing {
     return keyAccepted(this.keys, key);
   }
 
-  /** Whether some accepted key belongs to `tenant` (a key listed alone is its own tenant). */
-  hasTenant(tenant: string): boolean {
-    if (this.#tenants === undefined) return false;
-    for (const owner of this.#tenants.values()) if (owner === tenant) return true;
-    return false;
+  /** The tenant the list names `name` (a key listed alone names its own), or `undefined` when no key has it. */
+  tenantNamed(name: string): string | undefined {
+    return this.#named.get(name);
   }
 
   /** The tenant of `key`: `undefined` when keys are not checked (one tenant for all). */

@@ -232,9 +232,10 @@ export async function startStubServer(options: StubServerOptions = {}): Promise<
         throw new TypeError(`setCurrentBuild: buildId ${problem.replace(/, got/, ' or undefined, got')}`);
       if (tenant !== undefined && (typeof tenant !== 'string' || tenant === ''))
         throw new TypeError('setCurrentBuild: tenant must be a non-empty string or undefined');
-      if (tenant !== undefined && !service.keys.hasTenant(tenant))
+      const named = tenant === undefined ? undefined : service.keys.tenantNamed(tenant);
+      if (tenant !== undefined && named === undefined)
         throw new TypeError('setCurrentBuild: no accepted key belongs to that tenant');
-      service.setCurrentBuild(buildId, tenant);
+      service.setCurrentBuild(buildId, named);
     },
     close,
   };

@@ -112,8 +112,8 @@ export class StubService {
   }
 
   /**
-   * Sets the current build (`undefined` clears it): of `tenant` (a tenant name, as `apiKeys` gives it: a key
-   * listed alone is its own tenant), or without one the default of the tenants that set none.
+   * Sets the current build (`undefined` clears it): of `tenant` (the tenant a name of the key list stands for,
+   * {@link KeyRing.tenantNamed}), or without one the default of the tenants that set none.
    */
   setCurrentBuild(buildId: string | undefined, tenant?: string): void {
     if (tenant === undefined) this.currentBuild = buildId;
@@ -128,7 +128,7 @@ export class StubService {
 
   /**
    * Attaches a socket that sent a valid `hello` to a session: the one named by `hello.sessionId` when it is still
-   * resumable and was opened with the same key (a socket still attached to it is closed with 4009), else a new one.
+   * resumable and of the key's tenant (a socket still attached to it is closed with 4009), else a new one.
    */
   openSession(
     ws: WebSocket,
@@ -205,9 +205,9 @@ export class StubService {
   }
 
   /**
-   * The session `hello` may resume: named by `hello.sessionId`, not expired, and opened with a key of the tenant
-   * the key is now (keys rotating: another key of it; a key moved to another tenant resumes none of the old
-   * tenant's sessions, docs/protocol/fleets.md).
+   * The session `hello` may resume: named by `hello.sessionId`, not expired, and of the tenant the key is of now:
+   * any key of it (keys rotating, docs/protocol/fleets.md; a key moved to another tenant resumes none of the old
+   * tenant's sessions).
    */
   #resumable(hello: FrameOf<ClientFrame, 'hello'>, apiKey: string | undefined): Session | undefined {
     const session = hello.sessionId === undefined ? undefined : this.sessions.get(hello.sessionId);

@@ -1,6 +1,7 @@
 /**
  * Limits in one process (keyed concurrency, slots) and across clients (fleet limits), bad input, and a key
- * function that fails: several clients in one process against one stub, where separate processes prove nothing.
+ * function that fails or is rotated: several clients in one process against one stub, where separate processes
+ * prove nothing.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -269,5 +270,42 @@ describe('apiKey as a function', () => {
     const error = await worker.connect().catch((thrown: unknown) => thrown);
     expect(calls).toBe(2);
     expect((error as ConnectionError).code).toBe('unauthorized');
+  });
+
+  it('resumes its session when its key is rotated to a newly named tenant: the calls it holds finish there', async () => {
+    const server = await stub({ apiKeys: ['key-1'], agents: [AGENT], model: scriptedModel(workTurns(2)) });
+    const { work, waiting } = gatedWork({});
+    let key = 'key-1';
+    const worker = client(server.url, { apiKey: () => key, tools: [work], maxConcurrency: 1 });
+    const connected: Array<{ sessionId: string; resumed: boolean }> = [];
+    const errors: unknown[] = [];
+    worker.on('connected', (info) => connected.push(info));
+    worker.on('error', (error) => errors.push(error));
+    await worker.connect();
+    const runId = server.runs.start('Fleet', 'go', { apiKey: 'key-1' });
+    await expect.poll(() => worker.stats).toMatchObject({ running: 1, queued: 1 });
+    // The operator names key-1's tenant and gives it a second key; the worker gets the new key; key-1 goes.
+    server.setApiKeys([
+      { key: 'key-1', tenant: 'acme' },
+      { key: 'key-2', tenant: 'acme' },
+    ]);
+    key = 'key-2';
+    expect(server.setApiKeys([{ key: 'key-2', tenant: 'acme' }])).toBe(1);
+    await until(() => connected.length === 2);
+    const sessionId = connected[0]?.sessionId;
+    expect(connected).toEqual([
+      { sessionId, resumed: false },
+      { sessionId, resumed: true },
+    ]);
+    while ((server.runs.get(runId)?.status ?? 'running') === 'running') {
+      waiting.shift()?.();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls.map((call) => [call.output, call.answeredBy])).toEqual([
+      ['t0:0', sessionId],
+      ['t0:1', sessionId],
+    ]);
+    expect(errors).toEqual([]);
   });
 });

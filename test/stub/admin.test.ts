@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keyId, parseKeysFile } from '../../server-stub/admin';
 import { parseCliArgs } from '../../server-stub/cli-args';
+import { KeyRing } from '../../server-stub/fleet';
 import { scriptedModel, startStubServer } from '../../server-stub/index';
 import { OptionsError } from '../../src/errors';
 import { stub } from '../fault/harness';
-import { agent } from './helpers';
-import { TestClient } from './test-client';
+import { agent, track } from './helpers';
+import { TestClient, toolDef } from './test-client';
 
 const ADMIN = 'operator-admin-key';
 
@@ -135,6 +136,57 @@ describe('operator routes', () => {
     });
     expect(again.welcome?.resumed).toBe(false);
     expect(server.sessions().find((session) => session.sessionId === stays.welcome?.sessionId)).toBeDefined();
+  });
+
+  it('keeps a tenant whose keys are named anew: the rotation resumes its session, its results are taken', async () => {
+    const server = await stub({
+      apiKeys: ['key-1'],
+      adminKey: ADMIN,
+      model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]),
+    });
+    const tools = [toolDef('work')];
+    const client = await TestClient.connect(server.url, {
+      apiKey: 'key-1',
+      tools,
+      features: ['call_context'],
+    });
+    const runId = server.runs.start(agent('a', ['work']), 'go', { apiKey: 'key-1' });
+    const sent = await client.next('tool_call');
+    expect(sent.tenantId).toMatch(/^t_[0-9a-f]{16}$/);
+    const put = (keys: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/keys', ADMIN, { keys });
+    // key-1 was a tenant of its own; the list names that tenant acme: the same tenant, no socket closed.
+    expect(
+      await put([
+        { key: 'key-1', tenant: 'acme' },
+        { key: 'key-2', tenant: 'acme' },
+      ]),
+    ).toEqual({
+      status: 200,
+      body: { keys: 2, tenants: 1, revoked: 0 },
+    });
+    expect(await put([{ key: 'key-2', tenant: 'acme' }])).toEqual({
+      status: 200,
+      body: { keys: 1, tenants: 1, revoked: 1 },
+    });
+    expect(await client.closed).toMatchObject({ code: 4001, reason: 'API key revoked' });
+    const resumed = track(
+      await TestClient.connect(server.url, { apiKey: 'key-2', sessionId: client.sessionId, tools }),
+    );
+    expect(resumed.welcome).toMatchObject({ sessionId: client.sessionId, resumed: true });
+    expect((await resumed.next('tool_call')).callId).toBe(sent.callId);
+    resumed.result(sent.callId, 'worked');
+    expect(await resumed.next('ack')).toEqual({ type: 'ack', callId: sent.callId });
+    const transcript = await server.runs.waitFor(runId);
+    expect([transcript.status, transcript.toolCalls[0]?.answeredBy]).toEqual(['completed', client.sessionId]);
+    // One tenant throughout: its id, its build.
+    const { body } = await call(server.httpUrl, 'PUT', '/v1/admin/build', ADMIN, {
+      buildId: 'b2',
+      tenant: 'acme',
+    });
+    expect(body).toEqual({ tenantId: sent.tenantId, buildPolicy: 'current', currentBuildId: 'b2' });
+    expect((await call(server.httpUrl, 'GET', '/v1/admin/keys', ADMIN)).body.keys).toEqual([
+      { id: keyId('key-2'), tenantId: sent.tenantId },
+    ]);
   });
 
   it('sets and clears the current build, and refuses a bad one', async () => {
@@ -274,6 +326,40 @@ describe('apiKeys and setApiKeys', () => {
     );
     // The keys stay as they were.
     expect((await TestClient.connect(server.url, { apiKey: 'key-1' })).welcome?.resumed).toBe(false);
+  });
+
+  it('keep a tenant through a new name, and tell a split, a move and a new tenant of an old name apart', () => {
+    const ring = new KeyRing(['key-1', { key: 'a1', tenant: 'a' }, { key: 'a2', tenant: 'a' }, 'b']);
+    const [first, a, b] = ['key-1', 'a1', 'b'].map((key) => ring.tenantOf(key));
+    ring.set([
+      { key: 'key-1', tenant: 'acme' },
+      { key: 'key-2', tenant: 'acme' },
+      { key: 'a1', tenant: 'x' },
+      { key: 'a2', tenant: 'y' },
+      'b',
+      { key: 'b2', tenant: 'b' },
+    ]);
+    // Renamed: the same tenant. Split in two: neither part is the old one. Kept by name: the same.
+    expect([ring.tenantNamed('acme'), ring.tenantOf('key-2'), ring.tenantOf('b2')]).toEqual([
+      first,
+      first,
+      b,
+    ]);
+    const split = [ring.tenantOf('a1'), ring.tenantOf('a2')];
+    expect(new Set([a, ...split]).size).toBe(3);
+    // A tenant that takes the first name of a renamed one is another; a key moved to a tenant that goes on is its.
+    ring.set([
+      { key: 'key-2', tenant: 'acme' },
+      { key: 'key-9', tenant: 'key-1' },
+      { key: 'a1', tenant: 'b' },
+      'b',
+    ]);
+    expect(ring.tenantOf('key-2')).toBe(first);
+    expect(ring.tenantOf('key-9')).not.toBe(first);
+    expect(ring.tenantOf('a1')).toBe(b);
+    // Listed alone again, a key names its tenant after itself: still the same tenant.
+    ring.set(['key-2']);
+    expect(ring.tenantOf('key-2')).toBe(first);
   });
 
   it('refuse an entry that is neither, naming it', async () => {
