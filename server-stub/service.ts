@@ -207,15 +207,12 @@ export class StubService {
   /**
    * The session `hello` may resume: named by `hello.sessionId`, not expired, and of the tenant the key is of now:
    * any key of it (keys rotating, docs/protocol/fleets.md; a key moved to another tenant resumes none of the old
-   * tenant's sessions).
+   * tenant's sessions). A stub that accepts any key has one tenant: any key resumes.
    */
   #resumable(hello: FrameOf<ClientFrame, 'hello'>, apiKey: string | undefined): Session | undefined {
     const session = hello.sessionId === undefined ? undefined : this.sessions.get(hello.sessionId);
     if (session === undefined || session.state === 'expired') return undefined;
-    const sameOwner = this.keys.checked
-      ? session.tenant === this.keys.tenantOf(apiKey)
-      : session.apiKey === apiKey;
-    return sameOwner ? session : undefined;
+    return session.tenant === this.keys.tenantOf(apiKey) ? session : undefined;
   }
 
   /**

@@ -93,6 +93,16 @@ describe('sessions', () => {
     expect(otherKey.sessionId).not.toBe(unknown.sessionId);
   });
 
+  it('resumes with another key on a stub that accepts any key: its clients are one tenant', async () => {
+    const server = await stub();
+    const first = track(await TestClient.connect(server.url, { apiKey: 'dev-key-1' }));
+    await first.drop();
+    const second = track(
+      await TestClient.connect(server.url, { apiKey: 'dev-key-2', sessionId: first.sessionId }),
+    );
+    expect(second.welcome).toMatchObject({ sessionId: first.sessionId, resumed: true });
+  });
+
   it('re-dispatches the calls of an expired session to another client with the same callId', async () => {
     const server = await stub({
       sessionGraceMs: 30,
