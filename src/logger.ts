@@ -98,9 +98,62 @@ function readableFields(object: Record<string, unknown>): Record<string, unknown
   return out;
 }
 
+const isFields = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `format` with pino's placeholders (`%s`, `%d`, `%i`, `%f`, `%j`, `%o`, `%O`, `%%`) filled from `args`; the rest left. */
+function interpolated(format: string, args: unknown[]): { text: string; left: unknown[] } {
+  let next = 0;
+  const text = format.replace(/%[sdifjoO%]/g, (token) => {
+    if (token === '%%') return '%';
+    if (next >= args.length) return token;
+    const arg = args[next++];
+    if (token === '%d' || token === '%i' || token === '%f') return String(Number(arg));
+    if (token === '%s') return typeof arg === 'string' ? arg : String(arg);
+    try {
+      return JSON.stringify(arg) ?? String(arg);
+    } catch {
+      return String(arg);
+    }
+  });
+  return { text, left: args.slice(next) };
+}
+
+/**
+ * A line as the methods of a pino logger take it: `(fields, message?, ...args)`, `(error, message?)` (the error
+ * as `err`), or `(message, ...args)`; a plain object left after the placeholders adds its fields, anything else
+ * left is added to the message. `message` is `undefined` when none was given.
+ */
+function lineOf(args: unknown[]): { object: Record<string, unknown>; message: string | undefined } {
+  const [first, second, ...rest] = args;
+  if (first instanceof Error)
+    return { object: { err: first }, message: typeof second === 'string' ? second : first.message };
+  let object: Record<string, unknown> = {};
+  let format: unknown;
+  let left: unknown[];
+  if (isFields(first)) {
+    object = readableFields(first);
+    format = second;
+    left = rest;
+  } else {
+    format = first;
+    left = args.slice(1);
+  }
+  if (format === undefined) return { object, message: undefined };
+  const filled = interpolated(typeof format === 'string' ? format : String(format), left);
+  let message = filled.text;
+  for (const arg of filled.left) {
+    if (isFields(arg) && !(arg instanceof Error)) object = { ...object, ...readableFields(arg) };
+    else message += ` ${typeof arg === 'string' ? arg : String(arg)}`;
+  }
+  return { object, message };
+}
+
 /**
  * `logger` for one scope (a call): `fields` added to every line (a line's own fields win), and every message and
- * field passed through `redactor` first when given. A logger that throws is ignored.
+ * field passed through `redactor` first when given. A logger that throws is ignored. Takes what a pino logger's
+ * methods take (`ctx.logger.info('rows: %d', 4)`, `warn(error)`), not only `(fields, message)`, so that no line a
+ * tool's JavaScript writes is lost; the line reaches `logger` as `(fields, message)`, or `(fields)` without one.
  */
 export function scopedLogger(
   logger: Logger,
@@ -109,11 +162,18 @@ export function scopedLogger(
 ): Logger {
   const wrap =
     (level: keyof Logger) =>
-    (object: Record<string, unknown>, message: string): void => {
+    (...args: unknown[]): void => {
       try {
-        const line = { ...fields, ...readableFields(object) };
-        if (redactor === undefined) logger[level](line, message);
-        else logger[level](redactor.value(line), redactor.text(message));
+        const read =
+          args.length === 2 && isFields(args[0]) && !(args[0] instanceof Error) && typeof args[1] === 'string'
+            ? { object: readableFields(args[0]), message: args[1] }
+            : lineOf(args);
+        const line = { ...fields, ...read.object };
+        const shown = redactor === undefined ? line : redactor.value(line);
+        const { message } = read;
+        const write = logger[level] as (object: Record<string, unknown>, message?: string) => void;
+        if (message === undefined) write.call(logger, shown);
+        else write.call(logger, shown, redactor === undefined ? message : redactor.text(message));
       } catch {
         // A broken logger must not break the tool.
       }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OptionsError } from '../src/errors';
-import { redactingLogger } from '../src/logger';
+import { redactingLogger, scopedLogger } from '../src/logger';
 import { MAX_LEARNED_SECRETS, MAX_REDACT_DEPTH, REDACTED, Redactor } from '../src/redact';
 
 describe('Redactor', () => {
@@ -249,6 +249,42 @@ describe('redactingLogger', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).not.toContain('pa\\"ss');
     expect(lines[0]).not.toContain('pa"ss');
+  });
+
+  it("takes what a pino logger's methods take, redacted, and loses no line a tool's JavaScript writes", () => {
+    const lines: unknown[][] = [];
+    const record = (...args: unknown[]) => lines.push(args);
+    const raw = { debug: record, info: record, warn: record, error: record };
+    const logger = scopedLogger(raw, { callId: 'c1' }, new Redactor(['hunter2']));
+    // biome-ignore lint/suspicious/noExplicitAny: the calls a JavaScript tool makes, outside the types.
+    const loose = logger as any;
+    loose.info('message only');
+    loose.info('rows: %d of %s (%j) 100%%', 4, 'hunter2', { a: 1 });
+    loose.info('message first', { rows: 4 }, 'and more');
+    loose.info({ only: 1 });
+    const boom = new Error('boom hunter2');
+    loose.warn(boom);
+    loose.warn(boom, 'export failed');
+    logger.info({ rows: 3 }, 'exported');
+    expect(lines.map((line) => line.slice(1))).toEqual([
+      ['message only'],
+      ['rows: 4 of [redacted] ({"a":1}) 100%'],
+      ['message first and more'],
+      [],
+      ['boom [redacted]'],
+      ['export failed'],
+      ['exported'],
+    ]);
+    expect(lines.map((line) => line[0])).toMatchObject([
+      { callId: 'c1' },
+      { callId: 'c1' },
+      { callId: 'c1', rows: 4 },
+      { callId: 'c1', only: 1 },
+      { callId: 'c1', err: { message: 'boom [redacted]' } },
+      { callId: 'c1', err: { message: 'boom [redacted]' } },
+      { callId: 'c1', rows: 3 },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('hunter2');
   });
 });
 
