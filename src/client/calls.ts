@@ -869,6 +869,25 @@ export class CallRunner implements ExecutionOwner {
     if (this.#idleWaiters.length > 0 && this.#isIdle()) this.#wakeIdle();
   }
 
+  /**
+   * The service refused a result with `code` (one that drops it, docs/protocol/tool-calls.md): it is forgotten as at
+   * {@link CallRunner.ack}. Returns whether that is worth an `error` event: not for the result of a call that ended
+   * `cancelled` that the service does not know (`unknown_call`, `duplicate_result`: it restarted, or the client
+   * re-sent it into a new session), which tells the service nothing it wants; that is logged at `debug`.
+   */
+  refusedResult(callId: string, code: string): boolean {
+    const quiet =
+      (code === 'unknown_call' || code === 'duplicate_result') &&
+      this.#outbox.statusOf(callId) === 'cancelled';
+    this.ack(callId, code);
+    if (quiet)
+      this.#options.logger.debug(
+        { callId, code },
+        'the service does not take the cancelled result of a call it no longer knows; it is dropped',
+      );
+    return !quiet;
+  }
+
   /** Nothing is held and every result is acked: resolves the waiters of {@link CallRunner.idle}. */
   #wakeIdle(): void {
     const waiters = this.#idleWaiters;

@@ -442,11 +442,14 @@ function serviceError(parts: ClientParts, frame: FrameOf<ServiceFrame, 'error'>)
     );
     return;
   }
-  if (frame.callId !== undefined && dropsResult(frame.code)) {
-    // The service will never record this result (docs/protocol/tool-calls.md, docs/protocol/errors.md): drop it from
-    // the outbox.
-    parts.calls.ack(frame.callId, frame.code);
-  }
+  // The service will never record this result (docs/protocol/tool-calls.md, docs/protocol/errors.md): drop it from
+  // the outbox.
+  if (
+    frame.callId !== undefined &&
+    dropsResult(frame.code) &&
+    !parts.calls.refusedResult(frame.callId, frame.code)
+  )
+    return;
   const error = new ConnectionError(
     `service_${serviceCode(frame.code, parts.redactor)}`,
     `the service reported: ${serviceMessage(frame.message, parts.redactor)}`,

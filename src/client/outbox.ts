@@ -316,6 +316,11 @@ export class Outbox {
     return this.#entries.get(callId)?.call;
   }
 
+  /** The status of the result held for `callId`, waiting for its ack; `undefined` when none is. */
+  statusOf(callId: string): ToolResultFrame['status'] | undefined {
+    return this.#entries.get(callId)?.frame.status;
+  }
+
   /** The service has the result, or will never take it: forget it. */
   ack(callId: string): void {
     const entry = this.#entries.get(callId);

@@ -278,6 +278,39 @@ describe('Client tool calls (msw)', () => {
     },
   );
 
+  it.each(['unknown_call', 'duplicate_result'] as const)(
+    'drops the cancelled result of a call the service no longer knows (%s) quietly: no error event',
+    async (code) => {
+      const waits = tool({
+        name: 'waits',
+        description: 'Waits until cancelled.',
+        execute: (_input, ctx) =>
+          new Promise<string>((_resolve, reject) =>
+            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+          ),
+      });
+      const { logger, lines } = recordingLogger();
+      const { client, connection } = await connected({ tools: [waits], logger });
+      const errors: string[] = [];
+      client.on('error', (error) => errors.push(error.message));
+      const result = connection.next('tool_result');
+      connection.send({ type: 'tool_call', callId: 'w1', runId: 'r1', toolName: 'waits', arguments: {} });
+      connection.send({ type: 'cancel', callId: 'w1', reason: 'service' });
+      expect(await result).toMatchObject({ callId: 'w1', status: 'cancelled' });
+      // As after a restart of the service, or a re-send into a new session: it knows nothing of w1.
+      connection.send({ type: 'error', code, callId: 'w1', message: 'no tool call has the id "w1"' });
+      await expect.poll(() => client.stats.unacked).toBe(0);
+      expect(errors).toEqual([]);
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 'debug',
+          message:
+            'the service does not take the cancelled result of a call it no longer knows; it is dropped',
+        }),
+      );
+    },
+  );
+
   it('tells the model about bad arguments without running the tool', async () => {
     const { connection } = await connected();
     const result = connection.next('tool_result');
