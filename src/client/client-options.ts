@@ -312,13 +312,17 @@ export const CLOSE_DEFAULTS = { drain: true, timeoutMs: 30_000 } as const;
 
 /** Options of {@link Client.close}. */
 export interface CloseOptions {
-  /** Finish running calls and flush results before closing. @default true */
+  /**
+   * Finish running calls and have their results acked before closing, reopening the socket if it is down.
+   * @default true
+   */
   drain?: boolean | undefined;
   /**
    * The longest the drain takes, acks included, in milliseconds; then running calls are aborted (a call of a tool
    * with `sideEffect` `'none'` or `'idempotent'` is handed back to the service, which gives it to another client;
-   * any other is answered `cancelled`) and the client closes, leaving results not yet acked to the service (it sends
-   * those calls to another client after the session's grace period). @default 30_000
+   * any other is answered `cancelled`) and the client closes. With the socket down then, results not yet acked and
+   * those answers are left to the service: it sends those calls to another client after the session's grace
+   * period (at least once). @default 30_000
    */
   timeoutMs?: number | undefined;
 }

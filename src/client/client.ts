@@ -173,7 +173,10 @@ export interface ClientEvents {
   connected: [info: { sessionId: string; resumed: boolean }];
   /** The socket closed; the client reconnects unless it was closed or refused. */
   disconnected: [info: { code: number; reason: string }];
-  /** A reconnect attempt is scheduled in `delayMs` milliseconds. */
+  /**
+   * A reconnect attempt is scheduled in `delayMs` milliseconds; the same attempt is announced again, sooner, when
+   * `close()` begins a drain while the socket is down.
+   */
   reconnecting: [info: { attempt: number; delayMs: number }];
   /** A call started executing. */
   tool_call: [info: ToolCallEvent];
@@ -968,11 +971,16 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * among them: a `warn` says the drain waits for it) and waits for
    * the service to ack every result, all within `timeoutMs`; then it cancels on the service the runs this client
    * started that are still going (their `run()` promises reject with `ConnectionError` `closed`) and closes with
-   * code 1000. At `timeoutMs` it stops waiting: calls still running are aborted (those of a tool with `sideEffect`
-   * `'none'` or `'idempotent'` are handed back to the service, answered busy, and another client runs them again;
-   * the others are answered `cancelled`), and results not acked by then (the service was out of reach) are not delivered by this client: the service sends
-   * those calls to another client once the session's grace period ends. Rejects only with an `OptionsError` for
-   * invalid options (e.g. `timeout` for `timeoutMs`), before anything is closed.
+   * code 1000. A socket that drops during the drain, or was down when it began, is reopened (attempts at most
+   * `DRAIN_RECONNECT_MAX_DELAY_MS`, 1 s, apart) and the session resumed, so that the results reach the service; the
+   * drain ends as soon as nothing is left to run or to ack. At `timeoutMs` it stops waiting: calls still running
+   * are aborted (those of a tool with `sideEffect` `'none'` or `'idempotent'` are handed back to the service,
+   * answered busy, and another client runs them again; the others are answered `cancelled`). If the socket is
+   * up, those answers and any result not acked yet go out before the close frame; if it is down, they are not
+   * delivered by this client: no close reaches the service, which keeps the session's calls for its grace period
+   * and then gives the ones it has no result for to another client (they may run twice: at least once). Rejects
+   * only with an `OptionsError` for invalid options (e.g. `timeout` for `timeoutMs`), before anything is closed.
+   * @see docs/guide/client.md ("Closing")
    */
   async close(options: CloseOptions = {}): Promise<void> {
     checkCloseOptions(options);

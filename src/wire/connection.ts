@@ -118,6 +118,21 @@ export type ConnectionState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 
 /** A connection open this long (milliseconds) resets the backoff; a shorter one counts as a failed attempt. */
 export const STABLE_CONNECTION_MS = 5_000;
 
+/**
+ * The longest wait between attempts to reopen the socket while draining, in milliseconds: a drain has its results
+ * to deliver within its `timeoutMs`, and a backoff grown during an outage (up to `reconnect.maxDelayMs`) would let
+ * it sleep through the service's return. The delays keep their full jitter, under this ceiling.
+ */
+export const DRAIN_RECONNECT_MAX_DELAY_MS = 1_000;
+
+/** The backoff while draining: `policy`'s, its delays at most {@link DRAIN_RECONNECT_MAX_DELAY_MS}. */
+function drainBackoff(policy: BackoffOptions): BackoffOptions {
+  return {
+    initialDelayMs: Math.min(policy.initialDelayMs, DRAIN_RECONNECT_MAX_DELAY_MS),
+    maxDelayMs: Math.min(policy.maxDelayMs, DRAIN_RECONNECT_MAX_DELAY_MS),
+  };
+}
+
 /** One logical connection to the service, which may span many sockets (one {@link Link} each). */
 export class Connection {
   #state: ConnectionState = 'idle';
@@ -138,6 +153,8 @@ export class Connection {
   /** {@link maxPayloadBytes}, kept as it changes (on `welcome` and on a 1009): every result frame reads it. */
   #frameLimit: number;
   #timers = new Set<ReturnType<typeof setTimeout>>();
+  /** The timer of the next attempt while it waits out its backoff delay, and when it is due (`performance.now()`). */
+  #retry: { timer: ReturnType<typeof setTimeout>; at: number } | undefined;
   #pending: { resolve(welcome: Welcome): void; reject(error: ConnectionError): void } | undefined;
   readonly #options: ConnectionOptions;
   /** Finds the WebSocket and how it is called, chosen for the runtime when the connection is made. */
@@ -274,12 +291,22 @@ export class Connection {
   }
 
   /**
-   * Marks the connection as draining: open, but the owner takes no new work. A socket that closes meanwhile is
-   * opened again (the session resumed, to deliver what the owner still has to send), and stays draining.
+   * Marks the connection as draining: open, but the owner takes no new work. A socket that closes meanwhile, or
+   * was down, is opened again (the session resumed, to deliver what the owner still has to send), and stays
+   * draining; until then the attempts come at most {@link DRAIN_RECONNECT_MAX_DELAY_MS} apart, sooner than a
+   * backoff grown during the outage would make them.
    */
   drain(): void {
     this.#draining = true;
     if (this.#state === 'open') this.#state = 'draining';
+    const retry = this.#retry;
+    const policy = this.#options.reconnect;
+    if (retry === undefined || policy === false) return;
+    if (retry.at - performance.now() <= DRAIN_RECONNECT_MAX_DELAY_MS) return;
+    clearTimeout(retry.timer);
+    this.#timers.delete(retry.timer);
+    this.#retry = undefined;
+    this.#retryLater(policy);
   }
 
   /** Closes with a normal close code and stops reconnecting. Idempotent. */
@@ -525,11 +552,21 @@ export class Connection {
     if (policy === false) return;
     this.#attempt += 1;
     if (this.#state === 'open' || this.#state === 'draining') this.#state = 'reconnecting';
-    const delayMs = backoffDelay(this.#attempt, policy);
-    this.#guard(() => this.#options.onReconnecting(this.#attempt, delayMs));
-    this.#later(delayMs, () => {
+    this.#retryLater(policy);
+  }
+
+  /**
+   * Opens a socket after this attempt's backoff delay (under {@link DRAIN_RECONNECT_MAX_DELAY_MS} while draining),
+   * and says when. The timer is set before the owner is told, so that a `close()` from its listener finds it.
+   */
+  #retryLater(policy: BackoffOptions): void {
+    const delayMs = backoffDelay(this.#attempt, this.#draining ? drainBackoff(policy) : policy);
+    const timer = this.#later(delayMs, () => {
+      if (this.#retry?.timer === timer) this.#retry = undefined;
       if (this.#state === 'connecting' || this.#state === 'reconnecting') void this.#open();
     });
+    this.#retry = { timer, at: performance.now() + delayMs };
+    this.#guard(() => this.#options.onReconnecting(this.#attempt, delayMs));
   }
 
   /**
@@ -579,7 +616,7 @@ export class Connection {
     }
   }
 
-  #later(ms: number, fn: () => void): void {
+  #later(ms: number, fn: () => void): ReturnType<typeof setTimeout> {
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       fn();
@@ -587,10 +624,12 @@ export class Connection {
     // Not unref'd: while connecting or reconnecting, the client keeps the process alive (as an open socket
     // would), so a tool server does not exit during an outage. `close()` clears every timer.
     this.#timers.add(timer);
+    return timer;
   }
 
   #clearTimers(): void {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
+    this.#retry = undefined;
   }
 }
