@@ -27,6 +27,19 @@ export function closeSocket(ws: WebSocket, code: number, reason: string): void {
   }
 }
 
+/**
+ * The code of the close frame the peer sent, once `ws` has read it; `undefined` before. `ws` tells of the peer's
+ * close only with its `close` event, once the TCP connection has ended too: a moment later, or at its close
+ * timeout (30 s) when the peer never ends it. Until then it keeps the code it read in fields of its own (ws 8),
+ * read here; without them the answer is `undefined`, as before any close frame.
+ */
+export function closeCodeReceived(ws: WebSocket): number | undefined {
+  const read = ws as unknown as { _closeFrameReceived?: unknown; _closeCode?: unknown };
+  return read._closeFrameReceived === true && typeof read._closeCode === 'number'
+    ? read._closeCode
+    : undefined;
+}
+
 /** Cuts `reason` to at most 123 UTF-8 bytes without splitting a character. */
 export function truncateReason(reason: string): string {
   if (Buffer.byteLength(reason) <= MAX_REASON_BYTES) return reason;

@@ -229,6 +229,7 @@ export function buildOffers(run: Run, toolName: string, sessions: ReadonlyMap<st
   for (const session of sessions.values()) {
     if (
       session.state !== 'expired' &&
+      !session.left &&
       session.tenant === run.tenant &&
       sameBuild(run, session) &&
       session.tools.has(toolName)
@@ -249,7 +250,8 @@ export function describeLimits(limits: FleetLimits | undefined): string {
 /**
  * Why `tools`, announced by a session of `tenant`, cannot join the fleet: the first tool whose `fleet` limits
  * differ from those a connected session of the tenant announced (not `self`, a session being resumed or
- * updated), or `undefined` when they agree. A detached session does not count: it is checked when it resumes.
+ * updated), or `undefined` when they agree. A detached session does not count (it is checked when it resumes), nor
+ * one whose client has left (server-stub/session.ts `left`).
  */
 export function fleetConflict(
   tools: readonly ToolDefinition[],
@@ -270,7 +272,7 @@ export function fleetConflicts(
   const found: Array<{ toolName: string; fleet: FleetLimits | undefined; reason: string }> = [];
   for (const tool of tools) {
     for (const other of sessions.values()) {
-      if (other === self || other.state !== 'connected' || other.tenant !== tenant) continue;
+      if (other === self || other.state !== 'connected' || other.left || other.tenant !== tenant) continue;
       const theirs = other.tools.get(tool.name);
       if (theirs === undefined || sameFleetLimits(theirs.fleet, tool.fleet)) continue;
       // Short: a close reason fits in 123 bytes.

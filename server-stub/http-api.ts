@@ -58,7 +58,7 @@ function listAgents(
   const offered = new Set<string>();
   let clients = 0;
   for (const session of service.sessions.values()) {
-    if (session.state !== 'connected' || session.tenant !== tenant) continue;
+    if (session.state !== 'connected' || session.left || session.tenant !== tenant) continue;
     clients += 1;
     for (const name of session.tools.keys()) offered.add(name);
   }

@@ -74,12 +74,13 @@ export function mayTake(session: Session, call: Call, slotsInFlight: (session: S
 }
 
 /**
- * `true` when `session` may be sent `call` once it has room: connected, of the run's tenant and build, offering the
- * tool, and not busy for this call.
+ * `true` when `session` may be sent `call` once it has room: connected (its client has not left), of the run's
+ * tenant and build, offering the tool, and not busy for this call.
  */
 function mayBeSent(session: Session, call: Call): boolean {
   return (
     session.state === 'connected' &&
+    !session.left &&
     session.tenant === call.run.tenant &&
     sameBuild(call.run, session) &&
     session.tools.has(call.toolName) &&
@@ -124,8 +125,8 @@ export function atCapacity(
 }
 
 /**
- * The live sessions (connected, or detached within their grace period) of the run's tenant whose tools the run
- * sees: with `buildId`, only the sessions of that build (docs/protocol/fleets.md). Connected sessions come first,
+ * The live sessions (connected, or detached within their grace period; not one whose client has left) of the run's
+ * tenant whose tools the run sees: with `buildId`, only the sessions of that build (docs/protocol/fleets.md). Connected sessions come first,
  * each group oldest first (which definition the model is shown: server-stub/definitions.ts).
  */
 export function sessionsSeen(
@@ -136,7 +137,7 @@ export function sessionsSeen(
   const connected: Session[] = [];
   const detached: Session[] = [];
   for (const session of sessions.values()) {
-    if (session.state === 'expired' || session.tenant !== run.tenant) continue;
+    if (session.state === 'expired' || session.left || session.tenant !== run.tenant) continue;
     if (buildId !== undefined && session.buildId !== buildId) continue;
     (session.state === 'connected' ? connected : detached).push(session);
   }

@@ -7,13 +7,14 @@
 import type { WebSocket } from 'ws';
 import { encodeFrame } from '../src/wire/codec';
 import {
+  CLOSE_CODES,
   type Feature,
   PROTOCOL_DEFAULTS,
   type ServiceFrame,
   type ToolDefinition,
   utf8Length,
 } from '../src/wire/protocol';
-import { closeSocket } from './close-socket';
+import { closeCodeReceived, closeSocket } from './close-socket';
 import { fitRunEvent, textFits } from './fit-frame';
 
 /**
@@ -56,6 +57,15 @@ export class Session {
   tenant: string | undefined;
   state: SessionState = 'connected';
   socket: WebSocket | undefined;
+  /**
+   * Its client has left: the stub has read its close with 1000 (`client.close()`, docs/protocol/sessions.md) and the
+   * socket is finishing its close. The session ends at the socket's `close` event, a moment later (or `ws`'s close
+   * timeout for a client that does not end the connection); until then it is still `connected`, but it offers no
+   * tool and is sent no call, so a call the model asks for meanwhile is decided as if it had gone.
+   */
+  get left(): boolean {
+    return this.socket !== undefined && closeCodeReceived(this.socket) === CLOSE_CODES.normal;
+  }
   tools = new Map<string, ToolDefinition>();
   localApprovals = false;
   /** The features negotiated on the current socket (docs/protocol/index.md); none until `hello` offers some. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
 import { CLOSE_CODES } from '../../src/wire/protocol';
+import { afterTest } from '../support/after-test';
 import { agent, once, stub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 
@@ -179,6 +180,34 @@ describe('sessions', () => {
     next.result(first.callId, `n${JSON.stringify(first.arguments)}`);
     next.result(second.callId, `n${JSON.stringify(second.arguments)}`);
     expect((await server.runs.waitFor(runId)).finalOutput).toBe('n{"n":1} | n{"n":2}');
+  });
+
+  it('counts a worker that closed with 1000 as gone once its close is read: a call asked for then is unknown_tool', async () => {
+    const server = await stub({
+      model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, joinToolMessages]),
+      callDeadlineMs: 1_000,
+    });
+    const leaving = await TestClient.connect(server.url, { tools: [toolDef('work')] });
+    // The worker closes with 1000 and does not end its TCP connection at once (a busy or slow peer): `ws` calls
+    // close() again when the stub's answering close frame arrives, which is held here. So the stub has read the
+    // close, and its socket waits for the connection to end.
+    const { ws } = leaving;
+    const close = ws.close.bind(ws);
+    const answered = new Promise<void>((resolve) => {
+      ws.close = (code?: number, reason?: string | Buffer) => {
+        if (ws.readyState === ws.CLOSING) resolve();
+        else close(code, reason);
+      };
+    });
+    afterTest(() => ws.terminate());
+    ws.close(1000, 'client closed');
+    await answered;
+    expect(server.sessions().map((session) => session.state)).toEqual(['connected']);
+    const runId = server.runs.start(agent('a', ['work']), 'go');
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls.map((call) => [call.status, call.output])).toEqual([
+      ['unknown_tool', 'Tool "work" not found. No tools are available.'],
+    ]);
   });
 
   it('accepts a result from a restarted process before the session expires, and cancels the other copy', async () => {
