@@ -497,6 +497,7 @@ const welcome = z.object({
   resumed: z.boolean(),
   heartbeatIntervalMs: z.number().check(z.int(), z.minimum(1)),
   maxPayloadBytes: z.number().check(z.int(), z.minimum(1024)),
+  /** How long the session outlives its socket, in milliseconds (docs/protocol/sessions.md); absent: 60,000. */
   sessionGraceMs: z.optional(nonNegativeInt),
   /** The ones of `hello.features` the service uses on this socket; absent: none. */
   features: z.optional(featureList),
