@@ -85,11 +85,13 @@ async function waitingForAnswer(options: Parameters<typeof stub>[0]) {
 }
 
 /** Cuts the worker off (its reconnects swallowed) and resolves once the stub has detached its session. */
-async function cutOff(server: StubServer, proxy: TcpProxy): Promise<void> {
+async function cutOff(server: StubServer, proxy: TcpProxy, worker?: Client): Promise<void> {
   const detached = new Promise((resolve) => server.events.once('session_detached', resolve));
   proxy.blackhole(true);
   proxy.dropAll();
   await detached;
+  // The worker hears of the drop on its own time: what the test does next must find it away, not still open.
+  if (worker !== undefined) await expect.poll(() => worker.state).not.toBe('open');
 }
 
 /** Lets the worker back in and resolves with its next `connected` event. */
@@ -112,7 +114,7 @@ async function cancelledWhileAway(
   worker: Client,
   runId: string,
 ): Promise<{ status: string }> {
-  await cutOff(server, proxy);
+  await cutOff(server, proxy, worker);
   expect(server.runs.cancel(runId)).toBe(true);
   const ended = new Promise<{ status: string }>((resolve) => worker.once('tool_result', resolve));
   expect(await letBackIn(worker, proxy)).toMatchObject({ resumed: true });
@@ -198,7 +200,7 @@ describe('calls held by a worker whose run was cancelled while it was away (feat
     const runId = server.runs.start(agent('a', ['refund']), 'refund the order');
     await expect.poll(() => worker.stats).toMatchObject({ running: 1, queued: 1 });
     const [running] = started;
-    await cutOff(server, proxy);
+    await cutOff(server, proxy, worker);
     return { server, proxy, worker, runId, running, started, aborted, gate, ended };
   }
 
