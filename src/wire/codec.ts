@@ -49,6 +49,9 @@ export const INFORMATIVE_SERVICE_FIELDS: Readonly<Record<string, readonly string
     'maxFramesPerSecond',
     'maxFrameBurst',
     'owed',
+    // What the builds are (feature `builds`, docs/protocol/fleets.md) is for operators: the client reads neither.
+    'buildPolicy',
+    'currentBuildId',
   ],
   // The trace context is informative (docs/protocol/trace-context.md); the reason of a rejection is text for the model.
   tool_call: ['traceparent', 'tracestate', 'reason'],
