@@ -685,7 +685,7 @@ function argumentsValidated(
   }
   const input = validated.value.value;
   call.validated(input);
-  if (call.options.argumentsEdited) call.editedArguments = args;
+  if (call.options.argumentsEdited) call.editedArguments = ranWith(input, args);
   if (checkedBeforeExecute(call)) gated(call, input);
   else execute(call, input, call.options.approved === true);
 }
@@ -818,7 +818,7 @@ function revalidate(call: CallState, edited: Record<string, unknown>): void {
       } else {
         const input = validated.value.value;
         call.validated(input);
-        call.editedArguments = edited;
+        call.editedArguments = ranWith(input, edited);
         // Only an approver's edit comes here: the gate is loaded.
         const { passGate, lazyFrozenCopy } = callParts.gate.code as CallParts['gate'];
         passGate(call, lazyFrozenCopy(input), (gate) =>
@@ -1219,6 +1219,14 @@ function splitWidget(
  * output always keeps its room: the note's JSON is shown only up to 512 bytes (else the edited fields are named,
  * see `editedNoteText` in src/tool/model-text.ts), and with `maxOutputBytes` the note takes at most half of it.
  */
+/**
+ * What the model is told an approver's edit ran with: the validated input (a schema strips the fields it does not
+ * know, and fills defaults), or the edit itself when validation gave no object.
+ */
+function ranWith(input: unknown, edited: object | undefined): object | undefined {
+  return typeof input === 'object' && input !== null ? input : edited;
+}
+
 /** `The approver edited the arguments of <name> to <JSON>.`, or the names of the edited fields when longer. */
 function editedNote(call: CallState, args: object): string {
   const { redaction } = call;

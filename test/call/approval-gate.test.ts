@@ -181,6 +181,37 @@ describe('the "approver edited" note', () => {
     );
   });
 
+  it('tells the model the edited arguments the call ran with: not the fields the schema stripped', async () => {
+    const { made, received } = refund({ needsApproval: true });
+    const result = await invokeTool(
+      made,
+      { orderId: 'o1', amount: 10 },
+      { approve: () => ({ approved: true, arguments: { orderId: 'o1', amount: 5, evil: 'x' } }) },
+    );
+    expect(received).toEqual([{ orderId: 'o1', amount: 5 }]);
+    expect(result).toMatchObject({
+      status: 'ok',
+      output: 'The approver edited the arguments of refund to {"orderId":"o1","amount":5}.\nrefunded 5 on o1',
+    });
+  });
+
+  it('tells the model what a call the service sent with edited arguments ran with', async () => {
+    const { made, received } = refund();
+    const { startCall } = await import('../../src/call/pipeline');
+    const result = await new Promise<{ output: string }>((resolve) =>
+      startCall(
+        made as never,
+        { orderId: 'o1', amount: 5, evil: 'x' },
+        { approved: true, argumentsEdited: true },
+        { result: resolve },
+      ),
+    );
+    expect(received).toEqual([{ orderId: 'o1', amount: 5 }]);
+    expect(result.output).toBe(
+      'The approver edited the arguments of refund to {"orderId":"o1","amount":5}.\nrefunded 5 on o1',
+    );
+  });
+
   it('keeps the tool output in what the model reads with an edit near the frame limit', async () => {
     const { made } = refund({ needsApproval: true });
     // About 1 MB of edited arguments, with the cap at 1 MiB (the default maxPayloadBytes).
