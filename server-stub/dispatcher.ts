@@ -230,8 +230,19 @@ export class Dispatcher {
 
   /** Holds a call until a human decides. `requestedBy` says why. The deadline stops until the decision. */
   hold(call: Call, requestedBy: 'definition' | 'client', reason: string | undefined): void {
+    // Held after its client's `approval_request`, it was in flight there: it holds no slot now.
+    const session =
+      call.state === 'dispatched' && call.sessionId !== undefined
+        ? this.#deps.sessions.get(call.sessionId)
+        : undefined;
     if (!call.hold(requestedBy, reason)) return;
     this.#waiting.delete(call);
+    // Its room goes to the calls waiting here, as when a call ends (after the event: the request is heard first).
+    if (session !== undefined)
+      queueMicrotask(() => {
+        this.#offerWaiting(session);
+        this.#evenOutSoon();
+      });
     // An earlier `always` for this tool in this run decides at once, asking nobody (docs/protocol/approvals.md).
     if (this.#deps.decidedAlways?.(call) === true) return;
     this.#deps.emit(call.run, 'approval_requested', {

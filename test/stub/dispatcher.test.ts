@@ -255,6 +255,22 @@ describe('Dispatcher: a call handed back moves on at most every handBackAgainMs 
   });
 });
 
+describe('Dispatcher: calls held for a person (docs/protocol/approvals.md)', () => {
+  it('offers a worker a waiting call as soon as one of its calls is held for the approval it asked for', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, session, submit } = harness();
+    const worker = session([], { maxConcurrency: 1, maxQueue: 1 });
+    const calls = [submit(), submit(), submit()];
+    // One slot and one more round: the third waits in the service.
+    expect(calls.map((call) => call.state)).toEqual(['dispatched', 'dispatched', 'waiting']);
+    // The client's predicate asks a human about the first (`approval_request`): it holds no slot now.
+    dispatcher.hold(calls[0] as Call, 'client', undefined);
+    await Promise.resolve();
+    expect(calls.map((call) => call.state)).toEqual(['awaiting_approval', 'dispatched', 'dispatched']);
+    expect(calls[2]?.sessionId).toBe(worker.id);
+  });
+});
+
 describe('Dispatcher: fleet-wide limits (docs/protocol/fleets.md)', () => {
   /** Sessions offering `tools` (each a name and its definition's extras), with a fleet limiter on fake time. */
   function fleetHarness(tools: Record<string, Partial<ToolDefinition>>) {
