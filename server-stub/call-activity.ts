@@ -72,6 +72,12 @@ export class CallActivity {
    */
   waitsForKey = false;
   /**
+   * The client said the call waits for its own approver, a person, say (`approval_waits`,
+   * docs/protocol/approvals.md): it holds no slot there until the client says it runs. Unlike a call waiting for its
+   * key it stays leased, and is never asked back.
+   */
+  waitsForApprover = false;
+  /**
    * The limits of its tool's `fleet` that hold the call on the service's side now (docs/protocol/fleets.md), as the
    * model reads them if its deadline passes there (`concurrency 1`); `undefined` once it is sent, or when none do.
    */

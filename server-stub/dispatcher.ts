@@ -132,7 +132,8 @@ export class Dispatcher {
 
   /**
    * Slots in flight on a session: each call dispatched there, result pending, counts its tool's `slots`, but for
-   * a parked call (waiting for an answer or a nested run), which holds no slot in its client.
+   * a parked call (waiting for an answer or a nested run), which holds no slot in its client, and calls its client
+   * said wait for their key or for its approver (within the client's own bound, below).
    */
   slotsInFlight(session: Session): number {
     let count = 0;
@@ -140,8 +141,9 @@ export class Dispatcher {
     for (const callId of session.calls) {
       const call = this.#calls.get(callId);
       if (call?.state !== 'dispatched' || call.activity.parked) continue;
-      // Waiting for its concurrency key's turn (feature `key_waits`): no slot held (docs/protocol/fleets.md).
-      if (call.activity.waitsForKey) waiting += 1;
+      // Waiting for its concurrency key's turn (feature `key_waits`, docs/protocol/fleets.md) or for its client's
+      // approver (feature `approval_waits`, docs/protocol/approvals.md): no slot held.
+      if (call.activity.waitsForKey || call.activity.waitsForApprover) waiting += 1;
       else count += slotsOf(session, call.toolName);
     }
     if (waiting === 0) return count;
@@ -162,9 +164,7 @@ export class Dispatcher {
     if (!session.features.has('key_waits')) return;
     let freed = false;
     const overdue: Call[] = [];
-    const named = new Set([...(frame.waiting ?? []), ...(frame.running ?? [])]);
-    const strays = [...named].filter((callId) => this.#inFlightOn(session, callId) === undefined);
-    if (strays.length > 0) this.notDispatched(session, strays);
+    this.#strays(session, frame);
     for (const callId of frame.waiting ?? []) {
       const call = this.#inFlightOn(session, callId);
       if (call === undefined || call.activity.waitsForKey) continue;
@@ -188,7 +188,45 @@ export class Dispatcher {
   }
 
   /**
-   * `session` named these calls as calls it runs (a `lease`, a call update, a `question`, `key_waits`), and they are
+   * `approval_waits` (feature `approval_waits`, docs/protocol/approvals.md): calls of `session` that wait for its
+   * client's own approver (a person, say) hold no slot; calls that go on hold their slots again. Either way its
+   * client has taken it up: the frame renews its lease, as an update does (its client renews it while its person
+   * decides), and it is never asked back (`hand_back`). Ids not in flight on that session are ignored.
+   */
+  approvalWaits(session: Session, frame: FrameOf<ClientFrame, 'approval_waits'>): void {
+    if (!session.features.has('approval_waits')) return;
+    let freed = false;
+    this.#strays(session, frame);
+    const leaseUntil = session.features.has('lease') ? Date.now() + this.#deps.options.leaseMs : 0;
+    for (const callId of frame.waiting ?? []) {
+      const call = this.#inFlightOn(session, callId);
+      if (call === undefined) continue;
+      call.activity.leaseUntil = leaseUntil;
+      if (call.activity.waitsForApprover) continue;
+      call.activity.waitsForApprover = true;
+      freed = true;
+    }
+    for (const callId of frame.running ?? []) {
+      const call = this.#inFlightOn(session, callId);
+      if (call === undefined) continue;
+      call.activity.leaseUntil = leaseUntil;
+      call.activity.waitsForApprover = false;
+    }
+    if (freed) {
+      this.#offerWaiting(session);
+      this.#evenOutSoon();
+    }
+  }
+
+  /** The ids a `key_waits` or `approval_waits` frame names that are not in flight on `session` ({@link notDispatched}). */
+  #strays(session: Session, frame: { waiting?: string[] | undefined; running?: string[] | undefined }): void {
+    const named = new Set([...(frame.waiting ?? []), ...(frame.running ?? [])]);
+    const strays = [...named].filter((callId) => this.#inFlightOn(session, callId) === undefined);
+    if (strays.length > 0) this.notDispatched(session, strays);
+  }
+
+  /**
+   * `session` named these calls as calls it runs (a `lease`, a call update, a `question`, `key_waits`, `approval_waits`), and they are
    * not dispatched to it. Each that ended (but by this session's own result) or is assigned to another session gets
    * `cancel { reason: 'not_dispatched' }`, once per id: its worker may have missed the call's end (a `cancel` written
    * while its socket was down is not repeated) and would otherwise run it on, or wait for ever for an answer
@@ -438,6 +476,7 @@ export class Dispatcher {
         // calls, not named since) stays so.
         const leased = activity.waitsForKey || activity.leaseUntil !== 0;
         activity.waitsForKey = false;
+        activity.waitsForApprover = false;
         // A hand_back asked before the drop, or its answers, may have died with the socket: it may be asked again.
         activity.handBackTo = undefined;
         activity.handedBackAt = Number.NEGATIVE_INFINITY;
@@ -567,6 +606,7 @@ export class Dispatcher {
     const startsAtOnce = hasFreeSlots(target, this.slotsInFlight(target), slotsOf(target, call.toolName));
     call.dispatch(target.id);
     call.activity.waitsForKey = false;
+    call.activity.waitsForApprover = false;
     target.lastDispatch = ++this.#dispatches;
     this.#sentAt.set(call, this.#dispatches);
     call.activity.sideEffect = definition?.sideEffect;

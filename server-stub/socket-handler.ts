@@ -274,6 +274,9 @@ class SocketHandler {
       case 'key_waits':
         service.dispatcher.keyWaits(session, frame);
         return;
+      case 'approval_waits':
+        service.dispatcher.approvalWaits(session, frame);
+        return;
       case 'tool_event':
         service.updates.event(session, frame);
         return;

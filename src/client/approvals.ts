@@ -25,6 +25,7 @@ import type { Deadlines } from './deadlines';
 import type { Execution, ToolCallFrame } from './execution';
 import type { CallSocket } from './outbox';
 import type { RunEvent } from './runs';
+import type { SlotlessWaits } from './slotless-waits';
 import type { Slots } from './slots';
 
 /**
@@ -188,6 +189,11 @@ export interface ApprovalsOptions {
   requested(request: ApprovalRequest, service: boolean): void;
   /** The calls held now, by id. */
   held: { get(callId: string): Execution | undefined };
+  /**
+   * Told of the calls that wait for the local approver's later answer, and of those that go on approved (feature
+   * `approval_waits`, docs/protocol/approvals.md); absent without `onApproval`.
+   */
+  waits?: Pick<SlotlessWaits, 'waiting' | 'running'>;
 }
 
 /** The approvals of one client's calls: asks (locally or the service), and hands decisions back to the calls. */
@@ -228,11 +234,14 @@ export class Approvals {
       if (rejoined !== undefined) decided = rejoined;
       else {
         this.#options.requested(request, false);
-        // The deadline keeps running: the service does not know a local human is deciding.
+        // The service's deadline applies as to a running call: its lease keeps the call while it waits
+        // (docs/protocol/updates.md).
         decided = onApproval(request);
         if (!isThenable(decided)) return decided;
       }
       slots.park(execution);
+      // The service counts it in no slot while it waits (feature `approval_waits`), and never asks it back.
+      this.#options.waits?.waiting(request.callId);
       this.#waitedHere.add(execution);
       const wait: LocalWait = { decided };
       this.#local.set(execution, wait);
@@ -355,7 +364,7 @@ interface LocalWait {
 function inSlotIfApproved(
   wait: LocalWait,
   callId: string,
-  options: Pick<ApprovalsOptions, 'held' | 'slots'>,
+  options: Pick<ApprovalsOptions, 'held' | 'slots' | 'waits'>,
   local: WeakMap<Execution, LocalWait>,
 ): Promise<ApprovalDecision> {
   return Promise.resolve(wait.decided).then((decision) => {
@@ -373,6 +382,7 @@ function inSlotIfApproved(
         // not gone on with stays for the call if it is sent again (`left`).
         if (!inSlot) return;
         local.delete(held);
+        options.waits?.running(callId);
         resolve(decision);
       }),
     );

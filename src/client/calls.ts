@@ -59,11 +59,11 @@ import {
   type ToolCallFrame,
 } from './execution';
 import { FinishedIds } from './finished-ids';
-import { KeyWaits } from './key-waits';
 import { Leases } from './leases';
 import { type CallSocket, Outbox } from './outbox';
 import { type Questioner, questionHooks } from './questions';
 import { resultPartOf } from './result-parts';
+import { SlotlessWaits } from './slotless-waits';
 import { SLOW_CALL_MS, Slots } from './slots';
 import type { CallTraces, callTraces, ToolTracing } from './tracing';
 
@@ -320,7 +320,12 @@ export class CallRunner implements ExecutionOwner {
   /** A tool with `concurrency` was added: its calls may wait at its gate, their tool not begun. */
   #keyed = false;
   /** The calls waiting for their key's turn, as the service is told (feature `key_waits`). */
-  readonly #keyWaits: KeyWaits;
+  readonly #keyWaits: SlotlessWaits;
+  /**
+   * The calls waiting for the local approver's later answer, as the service is told (feature `approval_waits`): made
+   * only for a client with `onApproval`, so a client without one pays nothing for it.
+   */
+  readonly #approvalWaits: SlotlessWaits | undefined;
   #traces: CallTraces | undefined;
   #idleWaiters: Array<() => void> = [];
   /** Shared by this client's calls whose frames carry the same values (./execution.ts `CallExtras`). */
@@ -354,7 +359,9 @@ export class CallRunner implements ExecutionOwner {
     this.#options = options;
     this.#traces = options.tracing && options.callTraces?.(options.tracing, options.redactor, options);
     this.#leases = new Leases(updates, () => this.#deadlines);
-    this.#keyWaits = new KeyWaits(socket);
+    this.#keyWaits = new SlotlessWaits(socket, 'key_waits');
+    this.#approvalWaits =
+      runnerOptions.onApproval === undefined ? undefined : new SlotlessWaits(socket, 'approval_waits');
     this.callOptions = {
       policies: options.policies,
       approve: this.#approve,
@@ -438,6 +445,7 @@ export class CallRunner implements ExecutionOwner {
       deadlines: this.#deadlines,
       requested: (request, service) => events.approvalRequested(request, service),
       held: this.#held,
+      ...(this.#approvalWaits === undefined ? {} : { waits: this.#approvalWaits }),
     });
   }
 
@@ -982,6 +990,10 @@ export class CallRunner implements ExecutionOwner {
     this.#leased = updates.leased;
     this.#resultParts = updates.takesResultParts === true;
     this.#keyWaits.welcomed(welcome.features?.includes('key_waits') === true, welcome.resumed !== false);
+    this.#approvalWaits?.welcomed(
+      welcome.features?.includes('approval_waits') === true,
+      welcome.resumed !== false,
+    );
     // The calls the service still owes a result for (feature `owed_calls`): the others held here are dropped before
     // anything is sent again for them (their approval requests, leases, questions, key waits).
     const { owed } = welcome;
@@ -1163,6 +1175,7 @@ export class CallRunner implements ExecutionOwner {
     this.#deadlines.arm(execution, undefined);
     this.#held.delete(execution.callId);
     if (this.#keyed) this.#keyWaits.ended(execution.callId);
+    this.#approvalWaits?.ended(execution.callId);
     if (this.#leased) this.#options.updates.ended(execution);
   }
 

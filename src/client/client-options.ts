@@ -170,8 +170,12 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
   /**
    * Decide approvals in this process (a CLI prompt, a policy) instead of asking the service's human.
    * Returns `true`/`false` or `{ approved, reason }`, or a promise of it; while the promise is pending the call
-   * gives up its `maxConcurrency` slot (the service's deadline keeps running: it does not know a human is
-   * deciding). A throw or a rejection rejects the call. A call is put to it once: one the service takes back while
+   * gives up its `maxConcurrency` slot, and the service counts it in none of this worker's slots either (feature
+   * `approval_waits`; an older service counts it as running). Meanwhile the call is leased as a running call is:
+   * with the feature `lease` the client keeps it alive while the person decides (up to the service's
+   * `maxCallDurationMs`, a day in the stub), without it the service's deadline cuts it. The service never asks for it
+   * back for another worker (`hand_back`), where the person would be asked again; a draining `close()` gives it
+   * back. A throw or a rejection rejects the call. A call is put to it once: one the service takes back while
    * the promise is pending and sends here again waits for that promise, whose answer decides it
    * (docs/protocol/sessions.md, "Calls a session no longer holds").
    */

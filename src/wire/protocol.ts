@@ -147,6 +147,8 @@ export const CLOSE_CODES = {
 export const MAX_LEASE_IDS = 1_000;
 /** Most call ids in each list of a `key_waits` frame (docs/protocol/fleets.md). */
 export const MAX_KEY_WAIT_IDS = 1_000;
+/** Most call ids in each list of an `approval_waits` frame (docs/protocol/approvals.md). */
+export const MAX_APPROVAL_WAIT_IDS = 1_000;
 
 /** Every feature this version of the protocol defines (docs/protocol/index.md). */
 export const FEATURES = [
@@ -170,6 +172,7 @@ export const FEATURES = [
   'run_options',
   'result_parts',
   'owed_calls',
+  'approval_waits',
 ] as const;
 /** One of {@link FEATURES}. */
 export type Feature = (typeof FEATURES)[number];
@@ -897,6 +900,28 @@ export const keyWaits = /* @__PURE__ */ pure(() =>
     ),
 );
 
+const approvalWaitIds = z.optional(z.array(id).check(z.minLength(1), z.maxLength(MAX_APPROVAL_WAIT_IDS)));
+
+/**
+ * `approval_waits` (client → service, feature `approval_waits`): `waiting`: these calls wait for the client's own
+ * approver (a person, say), holding no slot, their tool not begun; `running`: these calls, named in `waiting` before,
+ * were approved and hold their slots again (docs/protocol/approvals.md).
+ */
+export const approvalWaits = /* @__PURE__ */ pure(() =>
+  z
+    .object({
+      type: z.literal('approval_waits'),
+      waiting: approvalWaitIds,
+      running: approvalWaitIds,
+    })
+    .check(
+      z.refine((frame) => frame.waiting !== undefined || frame.running !== undefined, {
+        message: 'waiting or running is required',
+        path: ['waiting'],
+      }),
+    ),
+);
+
 /** `question` (client → service, feature `questions`): the running call asks the user. */
 export const question = /* @__PURE__ */ pure(() =>
   z.object({
@@ -993,6 +1018,7 @@ export const clientFrameSchema = /* @__PURE__ */ pure(() =>
     toolPreliminary,
     lease,
     keyWaits,
+    approvalWaits,
     question,
     questionCancel,
     toolEvent,

@@ -43,6 +43,7 @@ const FRAME_TEXT: Record<string, string> = {
   tool_preliminary: 'output, widget',
   lease: 'ids only',
   key_waits: 'ids only',
+  approval_waits: 'ids only',
   question: 'question, choices, schema',
   question_cancel: 'ids only',
   tool_event: 'data (a name holding a secret is refused)',

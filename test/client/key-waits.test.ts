@@ -4,7 +4,6 @@
  * nor without the feature.
  */
 import { describe, expect, it } from 'vitest';
-import { KeyWaits } from '../../src/client/key-waits';
 import type { ClientFrame } from '../../src/wire/protocol';
 import { keyedTool } from '../support/keyed-tool';
 import { nextTask, recording, recordsCalls } from './call-runner-harness';
@@ -197,39 +196,5 @@ describe('key_waits, in a call runner', () => {
     expect(keyWaitsOf(sent)).toEqual([]);
     calls.abortAll('test over');
     calls.dispose();
-  });
-});
-
-describe('KeyWaits', () => {
-  function setup(maxPayloadBytes = 1_048_576) {
-    const sent: ClientFrame[] = [];
-    const waits = new KeyWaits({
-      send: (frame) => {
-        sent.push(frame);
-        return true;
-      },
-      maxPayloadBytes,
-    });
-    waits.welcomed(true, false);
-    return { waits, sent };
-  }
-
-  it('names nothing for a call that waits and goes on within one task', async () => {
-    const { waits, sent } = setup();
-    waits.waiting('c1');
-    waits.running('c1');
-    waits.running('c2'); // never named waiting
-    await nextTask();
-    expect(sent).toEqual([]);
-  });
-
-  it('splits the ids into frames that fit the frame limit', async () => {
-    const { waits, sent } = setup(100);
-    const ids = Array.from({ length: 12 }, (_, n) => `call_${String(n).padStart(3, '0')}`);
-    for (const id of ids) waits.waiting(id);
-    await nextTask();
-    expect(sent.length).toBeGreaterThan(1);
-    for (const frame of sent) expect(JSON.stringify(frame).length).toBeLessThanOrEqual(100);
-    expect(sent.flatMap((frame) => (frame as { waiting?: string[] }).waiting ?? [])).toEqual(ids);
   });
 });

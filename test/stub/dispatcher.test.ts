@@ -269,6 +269,42 @@ describe('Dispatcher: calls held for a person (docs/protocol/approvals.md)', () 
     expect(calls.map((call) => call.state)).toEqual(['awaiting_approval', 'dispatched', 'dispatched']);
     expect(calls[2]?.sessionId).toBe(worker.id);
   });
+
+  it('counts calls waiting for their client’s approver in no slot, within maxConcurrency + maxQueue, leased and never asked back', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, session, submit } = harness();
+    const features: Feature[] = ['approval_waits', 'key_waits', 'hand_back', 'lease'];
+    const worker = session(features, { maxConcurrency: 1, maxQueue: 3 });
+    const askedBack: string[][] = [];
+    vi.spyOn(worker, 'send').mockImplementation((frame) => {
+      if (frame.type === 'hand_back') askedBack.push([...frame.callIds]);
+      return true;
+    });
+    const calls = Array.from({ length: 6 }, () => submit());
+    const ids = calls.map((call) => call.callId);
+    const states = () => calls.map((call) => call.state);
+    expect(states()).toEqual(['dispatched', 'dispatched', 'waiting', 'waiting', 'waiting', 'waiting']);
+    // The first two wait for a person: two more are sent, and then the worker holds maxConcurrency + maxQueue.
+    dispatcher.approvalWaits(worker, { type: 'approval_waits', waiting: ids.slice(0, 2) });
+    expect(states()).toEqual(['dispatched', 'dispatched', 'dispatched', 'dispatched', 'waiting', 'waiting']);
+    // Past their deadline (1 s): named by the frame, the waiting calls are leased (6 s), and so is the third, sent
+    // into the free slot; the fourth, sent to queue behind it and never named, is cut, and so are the last two,
+    // sent into its room past their deadline.
+    vi.advanceTimersByTime(1_000);
+    expect(states()).toEqual(['dispatched', 'dispatched', 'dispatched', 'done', 'done', 'done']);
+    // A worker with room joins: nothing is asked back of the person's calls.
+    const taker = session(features, { maxConcurrency: 2 });
+    dispatcher.onSessionReady(taker, false);
+    await Promise.resolve();
+    expect(askedBack).toEqual([]);
+    // Approved, they hold their slots again: the session is full, and their lease is renewed.
+    vi.advanceTimersByTime(4_000);
+    dispatcher.approvalWaits(worker, { type: 'approval_waits', running: ids.slice(0, 2) });
+    vi.advanceTimersByTime(5_999);
+    expect(calls.slice(0, 2).map((call) => call.state)).toEqual(['dispatched', 'dispatched']);
+    vi.advanceTimersByTime(1);
+    expect(calls.slice(0, 2).map((call) => call.state)).toEqual(['done', 'done']);
+  });
 });
 
 describe('Dispatcher: fleet-wide limits (docs/protocol/fleets.md)', () => {

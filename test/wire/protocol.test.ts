@@ -151,7 +151,7 @@ describe('frame fixtures (test/fixtures/frames)', () => {
 
   it('has a valid and an invalid fixture for every frame type', () => {
     const all = [...new Set([...clientTypes, ...serviceTypes])].sort();
-    expect(all).toHaveLength(28);
+    expect(all).toHaveLength(29);
     const validTypes = new Set(valid.map(([, frame]) => (frame as { type: string }).type));
     const invalidTypes = new Set(invalid.map(([file]) => file.split('-')[0]?.replace(/\.json$/, '')));
     expect(all.filter((type) => !validTypes.has(type))).toEqual([]);

@@ -1,39 +1,55 @@
 /**
- * `KeyWaits`: with the feature `key_waits` (docs/protocol/fleets.md), the service is told which calls wait for their
- * concurrency key's turn (they hold no slot here) and which of those go on, so that it counts their slots as free
- * and sends this client calls another key could run at once. The changes of one task go in one `key_waits` frame;
- * a call that waits and goes on within it is not named. Only calls that wait for their key are ever named: a client
- * without tools with `concurrency` sends nothing.
+ * `SlotlessWaits`: the service is told which calls wait in this client holding no slot, their tool not begun, and
+ * which of those go on, so that it counts their slots as free and sends this client calls that could run at once.
+ * One instance per kind of wait, each its own feature and frame:
+ *
+ * - `key_waits` (docs/protocol/fleets.md): calls waiting for their concurrency key's turn. Only calls that wait for
+ *   their key are named: a client without tools with `concurrency` sends nothing.
+ * - `approval_waits` (docs/protocol/approvals.md): calls waiting for the client's own approver (`onApproval`
+ *   answered with a promise: a person, say). Made only for a client with `onApproval`.
+ *
+ * The changes of one task go in one frame; a call that waits and goes on within it is not named.
  *
  * @module
  */
 
 import { jsonStringBytes } from '../utf8';
-import { type ClientFrame, type FrameOf, MAX_KEY_WAIT_IDS } from '../wire/protocol';
+import { type ClientFrame, type FrameOf, MAX_APPROVAL_WAIT_IDS, MAX_KEY_WAIT_IDS } from '../wire/protocol';
 
-/** What {@link KeyWaits} needs of the socket. */
-export interface KeyWaitsSocket {
+/** What {@link SlotlessWaits} needs of the socket. */
+export interface SlotlessWaitsSocket {
   /** Writes a frame on the current socket; `false` when it cannot now. */
   send(frame: ClientFrame): boolean;
   readonly maxPayloadBytes: number;
 }
 
-/** `{"type":"key_waits","waiting":[],"running":[]}`: the bytes of a frame without its ids. */
-const FRAME_BYTES = 46;
+/** The frame (and feature) of a kind of wait. */
+export type SlotlessWait = 'key_waits' | 'approval_waits';
 
-/** The `key_waits` of one client. */
-export class KeyWaits {
-  readonly #socket: KeyWaitsSocket;
+/** Most ids in each list of the frame of each kind. */
+const MAX_IDS: Readonly<Record<SlotlessWait, number>> = {
+  key_waits: MAX_KEY_WAIT_IDS,
+  approval_waits: MAX_APPROVAL_WAIT_IDS,
+};
+
+/** The calls of one client that wait without a slot for one reason, as the service is told of them. */
+export class SlotlessWaits {
+  readonly #socket: SlotlessWaitsSocket;
+  readonly #type: SlotlessWait;
+  /** `{"type":"<type>","waiting":[],"running":[]}`: the bytes of a frame without its ids. */
+  readonly #frameBytes: number;
   /** The feature is on for this socket. */
   #on = false;
-  /** Calls the service is told (or is about to be told) wait for their key: at most the calls held. */
+  /** Calls the service is told (or is about to be told) wait: at most the calls held. */
   readonly #waiting = new Set<string>();
   /** Calls to name in the next frame: `true` waiting, `false` going on. */
   readonly #pending = new Map<string, boolean>();
   #due = false;
 
-  constructor(socket: KeyWaitsSocket) {
+  constructor(socket: SlotlessWaitsSocket, type: SlotlessWait) {
     this.#socket = socket;
+    this.#type = type;
+    this.#frameBytes = JSON.stringify({ type, waiting: [], running: [] }).length;
   }
 
   /**
@@ -51,7 +67,7 @@ export class KeyWaits {
     this.#schedule();
   }
 
-  /** A call begins to wait for its key's turn. */
+  /** A call begins to wait. */
   waiting(callId: string): void {
     if (!this.#on || this.#waiting.has(callId)) return;
     this.#waiting.add(callId);
@@ -59,7 +75,7 @@ export class KeyWaits {
     this.#schedule();
   }
 
-  /** A call named waiting goes on (its tool begins, holding its slots). */
+  /** A call named waiting goes on (it holds its slots again). */
   running(callId: string): void {
     if (!this.#waiting.delete(callId)) return;
     // Not told yet that it waited: nothing to tell.
@@ -86,29 +102,27 @@ export class KeyWaits {
     });
   }
 
-  /** Writes the pending changes, in frames of at most {@link MAX_KEY_WAIT_IDS} ids a list that fit the frame limit. */
+  /** Writes the pending changes, in frames of at most {@link MAX_IDS} ids a list that fit the frame limit. */
   #flush(): void {
     if (this.#pending.size === 0) return;
     const limit = this.#socket.maxPayloadBytes;
+    const maxIds = MAX_IDS[this.#type];
     let waiting: string[] = [];
     let running: string[] = [];
-    let bytes = FRAME_BYTES;
+    let bytes = this.#frameBytes;
     const send = (): boolean => {
-      const frame: FrameOf<ClientFrame, 'key_waits'> = { type: 'key_waits' };
+      const frame: FrameOf<ClientFrame, SlotlessWait> = { type: this.#type };
       if (waiting.length > 0) frame.waiting = waiting;
       if (running.length > 0) frame.running = running;
       waiting = [];
       running = [];
-      bytes = FRAME_BYTES;
+      bytes = this.#frameBytes;
       return this.#socket.send(frame);
     };
     for (const [callId, waits] of this.#pending) {
       const list = waits ? waiting : running;
       const idBytes = jsonStringBytes(callId) + 1;
-      if (
-        list.length >= MAX_KEY_WAIT_IDS ||
-        (bytes + idBytes > limit && waiting.length + running.length > 0)
-      ) {
+      if (list.length >= maxIds || (bytes + idBytes > limit && waiting.length + running.length > 0)) {
         // A frame that cannot go now (the socket is down) is left: the next welcome names the waiting calls again.
         if (!send()) break;
       }
