@@ -8,12 +8,14 @@
  * - `approval_waits` (docs/protocol/approvals.md): calls waiting for the client's own approver (`onApproval`
  *   answered with a promise: a person, say). Made only for a client with `onApproval`.
  *
- * The changes of one task go in one frame; a call that waits and goes on within it is not named.
+ * The changes of one task (and of the promises it settles) go in one frame; a call that waits and goes on within
+ * it is not named.
  *
  * @module
  */
 
 import { jsonStringBytes } from '../utf8';
+import { afterIo } from '../wire/heartbeat';
 import { type ClientFrame, type FrameOf, MAX_APPROVAL_WAIT_IDS, MAX_KEY_WAIT_IDS } from '../wire/protocol';
 
 /** What {@link SlotlessWaits} needs of the socket. */
@@ -96,7 +98,9 @@ export class SlotlessWaits {
   #schedule(): void {
     if (this.#due) return;
     this.#due = true;
-    queueMicrotask(() => {
+    // Once the task and the promises it settled are done, not at the next microtask: an approver that answers at
+    // once with a promise (an `async` rule) answers within them, and its call is then never named.
+    afterIo(() => {
       this.#due = false;
       this.#flush();
     });

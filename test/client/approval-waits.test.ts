@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApprovalDecision } from '../../src/call/types';
 import { tool } from '../../src/tool/tool';
 import type { ClientFrame } from '../../src/wire/protocol';
-import { nextTask, recording } from './call-runner-harness';
+import { nextTask, recording, taskAfterSettled } from './call-runner-harness';
 
 const welcome = { features: ['approval_waits'], heartbeatIntervalMs: 15_000, sessionGraceMs: 60_000 };
 const waitsOf = (sent: ClientFrame[]) => sent.filter((frame) => frame.type === 'approval_waits');
@@ -53,17 +53,58 @@ describe('approval_waits, in a call runner', () => {
     decide('c1', true);
     // Rejected, c2 ends with its result: nothing more to say of it.
     decide('c2', false);
-    await nextTask();
+    await taskAfterSettled();
     expect(ran).toEqual(['c0', 'c1']);
+    // Approved, c1 ran and ended within the task: its result tells the service, no `running` is needed.
+    expect(waitsOf(sent)).toHaveLength(1);
+    // Approved and still running at the end of its task: named as going on.
+    decide('c3', true);
+    expect(ran).toEqual(['c0', 'c1']);
+    await nextTask();
+    expect(ran).toEqual(['c0', 'c1', 'c3']);
+    calls.dispose();
+  });
+
+  it('names a call approved that still runs at the end of its task as going on, and names waiting ones again on resume', async () => {
+    let finish: (output: string) => void = () => {};
+    const running = new Promise<string>((resolve) => {
+      finish = resolve;
+    });
+    const slow = tool({
+      name: 'refund',
+      description: 'Refunds.',
+      needsApproval: true,
+      execute: () => running,
+    });
+    const { onApproval, decide } = person();
+    const { calls, call, sent } = recording([slow], { onApproval });
+    calls.welcomed(welcome);
+    for (const callId of ['c1', 'c2']) call(callId, 'refund');
+    await nextTask();
+    expect(waitsOf(sent)).toEqual([{ type: 'approval_waits', waiting: ['c1', 'c2'] }]);
+    decide('c1', true);
+    await taskAfterSettled();
     expect(waitsOf(sent).at(-1)).toEqual({ type: 'approval_waits', running: ['c1'] });
     // A resumed session counts every call as holding its slots again: the waiting one is named again.
     calls.welcomed({ ...welcome, resumed: true });
     await nextTask();
-    expect(waitsOf(sent).at(-1)).toEqual({ type: 'approval_waits', waiting: ['c3'] });
+    expect(waitsOf(sent).at(-1)).toEqual({ type: 'approval_waits', waiting: ['c2'] });
     // A new session knows none of them, and is told of none that waited before it.
     calls.welcomed({ ...welcome, resumed: false });
     await nextTask();
     expect(waitsOf(sent)).toHaveLength(3);
+    finish('refunded');
+    calls.dispose();
+  });
+
+  it('names no call an async approver answers at once (a rule written as an async function)', async () => {
+    const { refund, ran } = refundTool();
+    const { calls, call, sent } = recording([refund], { onApproval: async () => true });
+    calls.welcomed(welcome);
+    for (const callId of ['c1', 'c2', 'c3']) call(callId, 'refund');
+    await taskAfterSettled();
+    expect(ran).toEqual(['c1', 'c2', 'c3']);
+    expect(waitsOf(sent)).toEqual([]);
     calls.dispose();
   });
 

@@ -77,6 +77,15 @@ export function recordsCalls(name: string) {
 }
 
 export const nextTask = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The end of the task that a step made now (a lock released, a person's answer) goes on in: its promises settle
+ * first, then what they scheduled for the end of their task (the `key_waits` and `approval_waits` frames) is written.
+ */
+export const taskAfterSettled = async () => {
+  await nextTask();
+  await nextTask();
+};
 export const callIds = (sent: ClientFrame[]) => sent.map((frame) => (frame as { callId: string }).callId);
 export const statuses = (sent: ClientFrame[]) =>
   sent.map((frame) => `${(frame as { callId: string }).callId}:${(frame as { status: string }).status}`);

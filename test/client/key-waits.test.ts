@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClientFrame } from '../../src/wire/protocol';
 import { keyedTool } from '../support/keyed-tool';
-import { nextTask, recording, recordsCalls } from './call-runner-harness';
+import { nextTask, recording, recordsCalls, taskAfterSettled } from './call-runner-harness';
 
 const welcome = { features: ['key_waits'], heartbeatIntervalMs: 15_000, sessionGraceMs: 60_000 };
 const keyWaitsOf = (sent: ClientFrame[]) => sent.filter((frame) => frame.type === 'key_waits');
@@ -37,7 +37,7 @@ describe('key_waits, in a call runner', () => {
     // One frame for the task; the calls that did not wait (a0, b0, the plain call) are never named.
     expect(keyWaitsOf(sent)).toEqual([{ type: 'key_waits', waiting: ['a1', 'a2'] }]);
     release('a0');
-    await nextTask();
+    await taskAfterSettled();
     expect(started).toEqual(['a0', 'b0', 'a1']);
     expect(keyWaitsOf(sent).at(-1)).toEqual({ type: 'key_waits', running: ['a1'] });
     // A resumed session counts every call as holding its slots again: the waiting one is named again.
