@@ -972,14 +972,15 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * the service to ack every result, all within `timeoutMs`; then it cancels on the service the runs this client
    * started that are still going (their `run()` promises reject with `ConnectionError` `closed`) and closes with
    * code 1000. A socket that drops during the drain, or was down when it began, is reopened (attempts at most
-   * `DRAIN_RECONNECT_MAX_DELAY_MS`, 1 s, apart) and the session resumed, so that the results reach the service; the
-   * drain ends as soon as nothing is left to run or to ack. At `timeoutMs` it stops waiting: calls still running
-   * are aborted (those of a tool with `sideEffect` `'none'` or `'idempotent'` are handed back to the service,
-   * answered busy, and another client runs them again; the others are answered `cancelled`). If the socket is
-   * up, those answers and any result not acked yet go out before the close frame; if it is down, they are not
-   * delivered by this client: no close reaches the service, which keeps the session's calls for its grace period
-   * and then gives the ones it has no result for to another client (they may run twice: at least once). Rejects
-   * only with an `OptionsError` for invalid options (e.g. `timeout` for `timeoutMs`), before anything is closed.
+   * `DRAIN_RECONNECT_MAX_DELAY_MS`, 1 s, apart, until `timeoutMs` whatever `reconnect.maxAttempts` says) and the
+   * session resumed, so that the results reach the service; the drain ends as soon as nothing is left to run or
+   * to ack. At `timeoutMs` it stops waiting: calls still running are aborted (those of a tool with `sideEffect`
+   * `'none'` or `'idempotent'` are handed back to the service, answered busy, and another client runs them again;
+   * the others are answered `cancelled`). If the socket is up, those answers and any result not acked yet go out
+   * before the close frame; if it is down, they are not delivered by this client: no close reaches the service,
+   * which keeps the session's calls for its grace period and then gives the ones it has no result for to another
+   * client (they may run twice: at least once). Rejects only with an `OptionsError` for invalid options (e.g.
+   * `timeout` for `timeoutMs`), before anything is closed.
    * @see docs/guide/client.md ("Closing")
    */
   async close(options: CloseOptions = {}): Promise<void> {

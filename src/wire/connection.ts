@@ -41,6 +41,7 @@ export interface ReconnectOptions extends BackoffOptions {
   /**
    * Consecutive attempts that do not reach the service (no `welcome`) before giving up; the client then closes.
    * A connection that was welcomed, however short, proves the service reachable and starts the count again.
+   * Not while `close()` drains: the attempts then go on until the drain's `timeoutMs`.
    * A whole number ≥ 1 or `Infinity` (`new Client()` throws `OptionsError` `invalid_option` otherwise).
    * @default Infinity
    */
@@ -294,7 +295,8 @@ export class Connection {
    * Marks the connection as draining: open, but the owner takes no new work. A socket that closes meanwhile, or
    * was down, is opened again (the session resumed, to deliver what the owner still has to send), and stays
    * draining; until then the attempts come at most {@link DRAIN_RECONNECT_MAX_DELAY_MS} apart, sooner than a
-   * backoff grown during the outage would make them.
+   * backoff grown during the outage would make them, and `reconnect.maxAttempts` no longer ends them: the owner's
+   * deadline does, by {@link close}.
    */
   drain(): void {
     this.#draining = true;
@@ -503,7 +505,8 @@ export class Connection {
         const message = `cannot reach ${url} after ${attempts}: ${error.message}`;
         this.#fail(new ConnectionError('unreachable', message, { cause: error }));
       } else this.#scheduleReconnect();
-    } else if (policy === false || this.#failed >= policy.maxAttempts) {
+    } else if (policy === false || (!this.#draining && this.#failed >= policy.maxAttempts)) {
+      // Not while draining: the drain's `timeoutMs` bounds the attempts then (the owner closes at it).
       const message = `cannot reach ${url}: ${error.message}; gave up after ${attempts}`;
       this.#fail(new ConnectionError('unreachable', message, { cause: error }));
     } else this.#scheduleReconnect();

@@ -1240,3 +1240,99 @@ describe('a welcomed socket the service closes for good (4001, 4010)', () => {
     expect(error?.message).toBe(`the service refused the connection (${code}: refused)`);
   });
 });
+
+describe('close() while the socket is down: the attempts the drain makes', () => {
+  /**
+   * A client with one call running over a memory service that is `up` (welcomes and acks), `down` (resets each
+   * socket) or `hang` (accepts the socket, never answers hello), as `mode` says when each socket opens.
+   */
+  async function drainingSetup(reconnect: {
+    initialDelayMs?: number;
+    maxDelayMs?: number;
+    maxAttempts?: number;
+  }) {
+    let finish: (() => void) | undefined;
+    const work = tool({
+      name: 'work',
+      description: 'Works until told to finish.',
+      execute: () => new Promise<string>((resolve) => (finish = () => resolve('done'))),
+    });
+    const service: { mode: 'up' | 'down' | 'hang' } = { mode: 'up' };
+    const results: string[] = [];
+    const pair = memorySocketPair({
+      onConnection(peer) {
+        if (service.mode === 'down') {
+          queueMicrotask(() => peer.fail());
+          return;
+        }
+        if (service.mode === 'hang') return;
+        const first = pair.peers.length === 1;
+        peer.onMessage = (text) => {
+          const frame = JSON.parse(text) as { type: string; callId?: string };
+          if (frame.type === 'hello') {
+            peer.send(welcome('s1', { resumed: !first }));
+            if (first)
+              peer.send({ type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 'work', arguments: {} });
+          }
+          if (frame.type === 'tool_result' && !first) {
+            results.push(`${frame.callId} on socket ${pair.peers.length}`);
+            peer.send({ type: 'ack', callId: frame.callId });
+          }
+        };
+      },
+    });
+    const client = new Client({
+      url: FAKE_URL,
+      WebSocket: pair.WebSocket,
+      apiKey: 'key-123456',
+      tools: [work],
+      reconnect,
+    });
+    clients.push(client);
+    const errors: string[] = [];
+    client.on('error', (error) => errors.push(`${error.code}: ${error.message}`));
+    await client.connect();
+    await vi.advanceTimersByTimeAsync(0);
+    return { client, pair, service, results, errors, finish: () => finish?.() };
+  }
+
+  /** Closes with `timeoutMs` and says after how many milliseconds `close()` resolved. */
+  function timedClose(client: Client, timeoutMs: number): Promise<number> {
+    const started = performance.now();
+    return client.close({ timeoutMs }).then(() => performance.now() - started);
+  }
+
+  it('goes on past reconnect.maxAttempts until timeoutMs, and delivers the result when the service is back', async () => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
+    });
+    // Each backoff delay is half its ceiling.
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    try {
+      const { client, pair, service, results, errors, finish } = await drainingSetup({ maxAttempts: 3 });
+      service.mode = 'down';
+      (pair.peers[0] as MemoryPeer).fail();
+      await vi.advanceTimersByTimeAsync(0);
+      finish();
+      const closing = timedClose(client, 20_000);
+      // Three attempts fail within the first second: past maxAttempts, the drain keeps trying.
+      await vi.advanceTimersByTimeAsync(6_000);
+      expect([client.state, results, errors.filter((e) => e.startsWith('unreachable'))]).toEqual([
+        'reconnecting',
+        [],
+        [],
+      ]);
+      service.mode = 'up';
+      await vi.advanceTimersByTimeAsync(14_000);
+      const closedAfter = await closing;
+      expect([closedAfter, results, client.stats.unacked]).toEqual([
+        6_250,
+        [`c1 on socket ${pair.peers.length}`],
+        0,
+      ]);
+    } finally {
+      random.mockRestore();
+      vi.useRealTimers();
+    }
+  });
+});
