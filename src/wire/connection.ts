@@ -126,6 +126,15 @@ export const STABLE_CONNECTION_MS = 5_000;
  */
 export const DRAIN_RECONNECT_MAX_DELAY_MS = 1_000;
 
+/**
+ * The longest an attempt to reopen the socket may take to reach `welcome` while draining, in milliseconds from its
+ * start ({@link HANDSHAKE_TIMEOUT_MS} otherwise): an attempt stuck in its handshake (a port that accepts TCP but
+ * never answers the upgrade, a service that never answers `hello`) is cut then, and the next one follows at the
+ * drain's pace. Two seconds leave a live service room for TCP, TLS, the upgrade and `hello`/`welcome` over a slow
+ * link (about five round trips of 300 ms), where one would cut it every time.
+ */
+export const DRAIN_HANDSHAKE_TIMEOUT_MS = 2_000;
+
 /** The backoff while draining: `policy`'s, its delays at most {@link DRAIN_RECONNECT_MAX_DELAY_MS}. */
 function drainBackoff(policy: BackoffOptions): BackoffOptions {
   return {
@@ -295,12 +304,15 @@ export class Connection {
    * Marks the connection as draining: open, but the owner takes no new work. A socket that closes meanwhile, or
    * was down, is opened again (the session resumed, to deliver what the owner still has to send), and stays
    * draining; until then the attempts come at most {@link DRAIN_RECONNECT_MAX_DELAY_MS} apart, sooner than a
-   * backoff grown during the outage would make them, and `reconnect.maxAttempts` no longer ends them: the owner's
+   * backoff grown during the outage would make them, each cut {@link DRAIN_HANDSHAKE_TIMEOUT_MS} after it began
+   * without `welcome` (the one under way now too), and `reconnect.maxAttempts` no longer ends them: the owner's
    * deadline does, by {@link close}.
    */
   drain(): void {
     this.#draining = true;
     if (this.#state === 'open') this.#state = 'draining';
+    // An attempt under way is cut at the drain's pace too, not HANDSHAKE_TIMEOUT_MS after it began.
+    this.#link?.handshakeWithin(DRAIN_HANDSHAKE_TIMEOUT_MS);
     const retry = this.#retry;
     const policy = this.#options.reconnect;
     if (retry === undefined || policy === false) return;
@@ -397,6 +409,7 @@ export class Connection {
           if (link === this.#link) this.#onClose(close);
         },
       });
+      if (this.#draining) link.handshakeWithin(DRAIN_HANDSHAKE_TIMEOUT_MS);
       this.#link = link;
     } catch (error) {
       // An invalid URL throws at once everywhere (no retry can fix it); its message may quote the URL.

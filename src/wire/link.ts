@@ -240,12 +240,19 @@ export function helloText(
   return { error: new ConnectionError('hello_too_large', message), fatal: true };
 }
 
-/** No `welcome` within {@link HANDSHAKE_TIMEOUT_MS}: says whether the upgrade completed. Retried. */
-export function handshakeTimeout(url: string, opened: boolean): AttemptFailure {
+/**
+ * No `welcome` within `timeoutMs` ({@link HANDSHAKE_TIMEOUT_MS}, or less while draining): says whether the upgrade
+ * completed. Retried.
+ */
+export function handshakeTimeout(
+  url: string,
+  opened: boolean,
+  timeoutMs = HANDSHAKE_TIMEOUT_MS,
+): AttemptFailure {
   const shown = displayUrl(url);
   const message = opened
-    ? `${shown}: no welcome within ${HANDSHAKE_TIMEOUT_MS} ms (the socket opened, but the service did not answer hello)`
-    : `${shown}: the WebSocket upgrade did not complete within ${HANDSHAKE_TIMEOUT_MS} ms`;
+    ? `${shown}: no welcome within ${timeoutMs} ms (the socket opened, but the service did not answer hello)`
+    : `${shown}: the WebSocket upgrade did not complete within ${timeoutMs} ms`;
   return { error: new ConnectionError('handshake_timeout', message), fatal: false };
 }
 
@@ -416,7 +423,10 @@ export class Link {
   readonly #options: LinkOptions;
   readonly #transport: Transport;
   readonly #sendsHeaders: boolean;
-  readonly #handshakeTimer: ReturnType<typeof setTimeout>;
+  #handshakeTimer: ReturnType<typeof setTimeout>;
+  /** When the attempt began (`performance.now()`), and how long it has to reach `welcome`, in milliseconds. */
+  readonly #startedAt = performance.now();
+  #handshakeMs = HANDSHAKE_TIMEOUT_MS;
   #opened = false;
   #welcomed = false;
   #closed = false;
@@ -531,6 +541,18 @@ export class Link {
       this.#budget.answered(frame.callId);
     }
     return this.#write(text, frame.type, frame);
+  }
+
+  /**
+   * Gives the attempt at most `timeoutMs` from its start to reach `welcome` (never more than it had): a draining
+   * connection's pace. Past already, it ends at the next turn of the event loop. Nothing once welcomed or closed.
+   */
+  handshakeWithin(timeoutMs: number): void {
+    if (this.#closed || this.#welcomed || timeoutMs >= this.#handshakeMs) return;
+    this.#handshakeMs = timeoutMs;
+    clearTimeout(this.#handshakeTimer);
+    const left = Math.max(0, this.#startedAt + timeoutMs - performance.now());
+    this.#handshakeTimer = setTimeout(() => this.#handshakeTimedOut(), left);
   }
 
   /** Closes politely; `onClose` is not called. */
@@ -679,7 +701,7 @@ export class Link {
 
   #handshakeTimedOut(): void {
     if (this.#closed || this.#welcomed) return;
-    const failure = handshakeTimeout(this.#options.url, this.#opened);
+    const failure = handshakeTimeout(this.#options.url, this.#opened, this.#handshakeMs);
     this.#drop({ ...failure, reported: false }, 'handshake timeout');
   }
 

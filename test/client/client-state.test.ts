@@ -1335,4 +1335,44 @@ describe('close() while the socket is down: the attempts the drain makes', () =>
       vi.useRealTimers();
     }
   });
+
+  it('cuts an attempt stuck in its handshake 2 s after it began, the one under way at close() included', async () => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
+    });
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    try {
+      const { client, pair, service, results, errors, finish } = await drainingSetup({
+        initialDelayMs: 100,
+        maxDelayMs: 100,
+      });
+      // The port accepts sockets but never answers: the attempt 50 ms after the drop hangs in its handshake.
+      service.mode = 'hang';
+      (pair.peers[0] as MemoryPeer).fail();
+      await vi.advanceTimersByTimeAsync(0);
+      finish();
+      await vi.advanceTimersByTimeAsync(100);
+      expect([client.state, pair.peers.length]).toEqual(['reconnecting', 2]);
+      const closing = timedClose(client, 8_000);
+      // The attempt under way (begun 50 ms before close()) is cut at 1.95 s; the next, begun at 2 s, hangs too and
+      // is cut at 4 s (the service is back at 3 s, but that socket was accepted by the hanging port); the third, at
+      // 4.05 s, delivers. Each waited 10 s before.
+      await vi.advanceTimersByTimeAsync(2_900);
+      service.mode = 'up';
+      await vi.advanceTimersByTimeAsync(5_100);
+      const closedAfter = await closing;
+      expect([closedAfter, results, client.stats.unacked, errors]).toEqual([
+        4_050,
+        ['c1 on socket 4'],
+        0,
+        [
+          'handshake_timeout: ws://toolwire.test/v1/ws: no welcome within 2000 ms (the socket opened, but the service did not answer hello)',
+          'handshake_timeout: ws://toolwire.test/v1/ws: no welcome within 2000 ms (the socket opened, but the service did not answer hello)',
+        ],
+      ]);
+    } finally {
+      random.mockRestore();
+      vi.useRealTimers();
+    }
+  });
 });
