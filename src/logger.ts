@@ -18,8 +18,30 @@ export interface Logger {
   error(object: Record<string, unknown>, message: string): void;
 }
 
+/**
+ * One level of a {@link CallLogger}: what a pino logger's method takes. Fields and a message (pino's `%s`, `%d`,
+ * `%i`, `%f`, `%j`, `%o`, `%O` and `%%` filled from `args`; what is left added to the message, a plain object's
+ * fields to the line's), an `Error` (as the line's `err`; its message when none is given), or a message alone.
+ */
+export interface LogMethod {
+  (fields: Record<string, unknown>, message?: string, ...args: unknown[]): void;
+  (error: Error, message?: string): void;
+  (message: string, ...args: unknown[]): void;
+}
+
+/**
+ * `ctx.logger`: a {@link Logger} that also takes pino's other forms ({@link LogMethod}), as a tool written for pino
+ * calls it. Each line reaches the client's logger as `(fields, message)`, or `(fields)` when it has no message.
+ */
+export interface CallLogger extends Logger {
+  debug: LogMethod;
+  info: LogMethod;
+  warn: LogMethod;
+  error: LogMethod;
+}
+
 /** The default logger: discards everything. */
-export const silentLogger: Logger = {
+export const silentLogger: CallLogger = {
   debug() {},
   info() {},
   warn() {},
@@ -159,7 +181,7 @@ export function scopedLogger(
   logger: Logger,
   fields: Record<string, unknown>,
   redactor?: Pick<Redactor, 'value' | 'text'> | undefined,
-): Logger {
+): CallLogger {
   const wrap =
     (level: keyof Logger) =>
     (...args: unknown[]): void => {

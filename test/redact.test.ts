@@ -256,15 +256,14 @@ describe('redactingLogger', () => {
     const record = (...args: unknown[]) => lines.push(args);
     const raw = { debug: record, info: record, warn: record, error: record };
     const logger = scopedLogger(raw, { callId: 'c1' }, new Redactor(['hunter2']));
-    // biome-ignore lint/suspicious/noExplicitAny: the calls a JavaScript tool makes, outside the types.
-    const loose = logger as any;
-    loose.info('message only');
-    loose.info('rows: %d of %s (%j) 100%%', 4, 'hunter2', { a: 1 });
-    loose.info('message first', { rows: 4 }, 'and more');
-    loose.info({ only: 1 });
+    // The forms pino takes, typed as `ctx.logger` has them (CallLogger), and one a JavaScript tool may write.
+    logger.info('message only');
+    logger.info('rows: %d of %s (%j) 100%%', 4, 'hunter2', { a: 1 });
+    logger.info('message first', { rows: 4 }, 'and more');
+    logger.info({ only: 1 });
     const boom = new Error('boom hunter2');
-    loose.warn(boom);
-    loose.warn(boom, 'export failed');
+    logger.warn(boom);
+    logger.warn(boom, 'export failed');
     logger.info({ rows: 3 }, 'exported');
     expect(lines.map((line) => line.slice(1))).toEqual([
       ['message only'],

@@ -10,7 +10,7 @@
 import { ToolDefinitionError } from '../errors';
 import { nestsDeeperThan } from '../json';
 import { MAX_VALUE_DEPTH } from '../limits';
-import { type Logger, silentLogger } from '../logger';
+import { type CallLogger, type Logger, silentLogger } from '../logger';
 import type { Redactor } from '../redact';
 import { checkOptions, type OptionsOwner, type OptionsSpec, optionsFault, show } from '../tool/check-options';
 import { serializeOutput, toWellFormed } from '../tool/output';
@@ -126,7 +126,7 @@ export class CallContext {
   declare tenantId: string | undefined;
   declare userId: string | undefined;
   declare agentRevision: string | undefined;
-  declare readonly logger: Logger;
+  declare readonly logger: CallLogger;
 
   static {
     SIGNAL = lazyProperty('signal', function (this: CallContext) {
@@ -191,7 +191,7 @@ export class CallContext {
     this.agentRevision = place.agentRevision;
     // Without a logger there is nothing to scope: a plain field (an accessor costs every `ctx` a defineProperty).
     if (call.logs === true) Object.defineProperty(this, 'logger', LOGGER);
-    else (this as { logger: Logger }).logger = silentLogger;
+    else (this as { logger: CallLogger }).logger = silentLogger;
   }
 }
 

@@ -17,7 +17,7 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { backoffDelaysFault } from '../backoff';
 import { ToolDefinitionError } from '../errors';
 import { cloneJson, isPlainObject } from '../json';
-import type { Logger } from '../logger';
+import type { CallLogger } from '../logger';
 import { andThen, isThenable, type MaybePromise } from '../maybe';
 import { type FleetLimits, MAX_APPROVAL_REASON_CHARS, type ToolDefinition } from '../wire/protocol';
 import {
@@ -197,9 +197,10 @@ export interface ContextScope {
   /**
    * The client's logger (or `invokeTool`'s `logger`), for this call: each line gets `callId`, `toolName` and
    * `attempt` among its fields, and every text and field is redacted (the client's `redact` rules, the API key,
-   * the values of the tool's `sensitiveFieldNames`). Silent when there is no logger.
+   * the values of the tool's `sensitiveFieldNames`). Silent when there is no logger. Takes pino's forms
+   * (`ctx.logger.info('rows: %d', 4)`, `ctx.logger.warn(error)`) as well as `(fields, message)`.
    */
-  readonly logger: Logger;
+  readonly logger: CallLogger;
   /**
    * A durable step: runs `fn` once for this call and keeps its result. When the same `key` is reached again in
    * this call (a retry, or the call re-dispatched to another process after this one died), `fn` does not run:
