@@ -1078,91 +1078,6 @@ describe('close() while the service is out of reach', () => {
   });
 });
 
-describe('close() while the socket is down and the service comes back', () => {
-  it('tries again within the drain rather than after a long backoff, and delivers the result of a call that finished', async () => {
-    vi.useFakeTimers({
-      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
-    });
-    // Each backoff delay is half its ceiling.
-    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
-    try {
-      let finish: (() => void) | undefined;
-      const work = tool({
-        name: 'work',
-        description: 'Works until told to finish.',
-        execute: () => new Promise<string>((resolve) => (finish = () => resolve('done'))),
-      });
-      let serviceUp = true;
-      const results: string[] = [];
-      const pair = memorySocketPair({
-        onConnection(peer) {
-          if (!serviceUp) {
-            queueMicrotask(() => peer.fail());
-            return;
-          }
-          const first = pair.peers.length === 1;
-          peer.onMessage = (text) => {
-            const frame = JSON.parse(text) as { type: string; callId?: string };
-            if (frame.type === 'hello') {
-              peer.send(welcome('s1', { resumed: !first }));
-              if (first)
-                peer.send({ type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 'work', arguments: {} });
-            }
-            if (frame.type === 'tool_result' && !first) {
-              results.push(`${frame.callId} on socket ${pair.peers.length}`);
-              peer.send({ type: 'ack', callId: frame.callId });
-            }
-          };
-        },
-      });
-      const client = new Client({
-        url: FAKE_URL,
-        WebSocket: pair.WebSocket,
-        apiKey: 'key-123456',
-        tools: [work],
-        reconnect: { initialDelayMs: 10_000, maxDelayMs: 10_000 },
-      });
-      clients.push(client);
-      const reconnecting: unknown[] = [];
-      client.on('reconnecting', (info) => reconnecting.push(info));
-      await client.connect();
-      await vi.advanceTimersByTimeAsync(0);
-      serviceUp = false;
-      (pair.peers[0] as MemoryPeer).fail();
-      await vi.advanceTimersByTimeAsync(0);
-      // The call finishes while the socket is down: its result waits for the next socket.
-      finish?.();
-      await vi.advanceTimersByTimeAsync(0);
-      expect([client.state, client.stats.unacked, reconnecting]).toEqual([
-        'reconnecting',
-        1,
-        [{ attempt: 1, delayMs: 5_000 }],
-      ]);
-      // SIGTERM during the blip; the service is back a moment later.
-      const started = performance.now();
-      let closedAfter: number | undefined;
-      const closing = client.close({ timeoutMs: 3_000 }).then(() => {
-        closedAfter = performance.now() - started;
-      });
-      serviceUp = true;
-      await vi.advanceTimersByTimeAsync(3_000);
-      await closing;
-      expect([closedAfter, results, client.stats.unacked, reconnecting]).toEqual([
-        500,
-        ['c1 on socket 2'],
-        0,
-        [
-          { attempt: 1, delayMs: 5_000 },
-          { attempt: 1, delayMs: 500 },
-        ],
-      ]);
-    } finally {
-      random.mockRestore();
-      vi.useRealTimers();
-    }
-  });
-});
-
 describe('a resume the service refuses with 4010', () => {
   it('closes the client for good: an error event, the closed event with fleet_conflict, an error line', async () => {
     const { logger, lines } = recordingLogger();
@@ -1301,6 +1216,49 @@ describe('close() while the socket is down: the attempts the drain makes', () =>
     const started = performance.now();
     return client.close({ timeoutMs }).then(() => performance.now() - started);
   }
+
+  it('tries again within the drain rather than after a long backoff, and delivers the result of a call that finished', async () => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
+    });
+    // Each backoff delay is half its ceiling.
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    try {
+      const { client, pair, service, results, finish } = await drainingSetup({
+        initialDelayMs: 10_000,
+        maxDelayMs: 10_000,
+      });
+      const reconnecting: unknown[] = [];
+      client.on('reconnecting', (info) => reconnecting.push(info));
+      service.mode = 'down';
+      (pair.peers[0] as MemoryPeer).fail();
+      await vi.advanceTimersByTimeAsync(0);
+      // The call finishes while the socket is down: its result waits for the next socket.
+      finish();
+      await vi.advanceTimersByTimeAsync(0);
+      expect([client.state, client.stats.unacked, reconnecting]).toEqual([
+        'reconnecting',
+        1,
+        [{ attempt: 1, delayMs: 5_000 }],
+      ]);
+      // SIGTERM during the blip; the service is back a moment later.
+      const closing = timedClose(client, 3_000);
+      service.mode = 'up';
+      await vi.advanceTimersByTimeAsync(3_000);
+      expect([await closing, results, client.stats.unacked, reconnecting]).toEqual([
+        500,
+        ['c1 on socket 2'],
+        0,
+        [
+          { attempt: 1, delayMs: 5_000 },
+          { attempt: 1, delayMs: 500 },
+        ],
+      ]);
+    } finally {
+      random.mockRestore();
+      vi.useRealTimers();
+    }
+  });
 
   it('goes on past reconnect.maxAttempts until timeoutMs, and delivers the result when the service is back', async () => {
     vi.useFakeTimers({
