@@ -878,29 +878,26 @@ export const lease = /* @__PURE__ */ pure(() =>
   }),
 );
 
-const keyWaitIds = z.optional(z.array(id).check(z.minLength(1), z.maxLength(MAX_KEY_WAIT_IDS)));
+/**
+ * A frame naming calls that wait in the client holding no slot, their tool not begun (`key_waits`,
+ * `approval_waits`): `waiting` and `running`, each 1 to `maxIds` ids, at least one of them.
+ */
+function slotlessWaitsFrame<T extends 'key_waits' | 'approval_waits'>(type: T, maxIds: number) {
+  const ids = z.optional(z.array(id).check(z.minLength(1), z.maxLength(maxIds)));
+  return z.object({ type: z.literal(type), waiting: ids, running: ids }).check(
+    z.refine((frame) => frame.waiting !== undefined || frame.running !== undefined, {
+      message: 'waiting or running is required',
+      path: ['waiting'],
+    }),
+  );
+}
 
 /**
  * `key_waits` (client → service, feature `key_waits`): `waiting`: these calls wait for their concurrency key's turn,
  * holding no slot, their tool not begun; `running`: these calls, named in `waiting` before, hold their slots again
  * (docs/protocol/fleets.md).
  */
-export const keyWaits = /* @__PURE__ */ pure(() =>
-  z
-    .object({
-      type: z.literal('key_waits'),
-      waiting: keyWaitIds,
-      running: keyWaitIds,
-    })
-    .check(
-      z.refine((frame) => frame.waiting !== undefined || frame.running !== undefined, {
-        message: 'waiting or running is required',
-        path: ['waiting'],
-      }),
-    ),
-);
-
-const approvalWaitIds = z.optional(z.array(id).check(z.minLength(1), z.maxLength(MAX_APPROVAL_WAIT_IDS)));
+export const keyWaits = /* @__PURE__ */ pure(() => slotlessWaitsFrame('key_waits', MAX_KEY_WAIT_IDS));
 
 /**
  * `approval_waits` (client → service, feature `approval_waits`): `waiting`: these calls wait for the client's own
@@ -908,18 +905,7 @@ const approvalWaitIds = z.optional(z.array(id).check(z.minLength(1), z.maxLength
  * were approved and hold their slots again (docs/protocol/approvals.md).
  */
 export const approvalWaits = /* @__PURE__ */ pure(() =>
-  z
-    .object({
-      type: z.literal('approval_waits'),
-      waiting: approvalWaitIds,
-      running: approvalWaitIds,
-    })
-    .check(
-      z.refine((frame) => frame.waiting !== undefined || frame.running !== undefined, {
-        message: 'waiting or running is required',
-        path: ['waiting'],
-      }),
-    ),
+  slotlessWaitsFrame('approval_waits', MAX_APPROVAL_WAIT_IDS),
 );
 
 /** `question` (client → service, feature `questions`): the running call asks the user. */

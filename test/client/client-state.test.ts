@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Agent, Client, ConnectionError, OptionsError, ToolDefinitionError, tool } from '../../src/index';
 import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
 import { unknownOptionMessage } from '../support/known-options';
@@ -1157,6 +1157,18 @@ describe('a welcomed socket the service closes for good (4001, 4010)', () => {
 });
 
 describe('close() while the socket is down: the attempts the drain makes', () => {
+  // A fake clock, and each backoff delay half its ceiling.
+  beforeEach(() => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
+    });
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.useRealTimers();
+  });
+
   /**
    * A client with one call running over a memory service that is `up` (welcomes and acks), `down` (resets each
    * socket) or `hang` (accepts the socket, never answers hello), as `mode` says when each socket opens.
@@ -1218,119 +1230,90 @@ describe('close() while the socket is down: the attempts the drain makes', () =>
   }
 
   it('tries again within the drain rather than after a long backoff, and delivers the result of a call that finished', async () => {
-    vi.useFakeTimers({
-      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
+    const { client, pair, service, results, finish } = await drainingSetup({
+      initialDelayMs: 10_000,
+      maxDelayMs: 10_000,
     });
-    // Each backoff delay is half its ceiling.
-    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
-    try {
-      const { client, pair, service, results, finish } = await drainingSetup({
-        initialDelayMs: 10_000,
-        maxDelayMs: 10_000,
-      });
-      const reconnecting: unknown[] = [];
-      client.on('reconnecting', (info) => reconnecting.push(info));
-      service.mode = 'down';
-      (pair.peers[0] as MemoryPeer).fail();
-      await vi.advanceTimersByTimeAsync(0);
-      // The call finishes while the socket is down: its result waits for the next socket.
-      finish();
-      await vi.advanceTimersByTimeAsync(0);
-      expect([client.state, client.stats.unacked, reconnecting]).toEqual([
-        'reconnecting',
-        1,
-        [{ attempt: 1, delayMs: 5_000 }],
-      ]);
-      // SIGTERM during the blip; the service is back a moment later.
-      const closing = timedClose(client, 3_000);
-      service.mode = 'up';
-      await vi.advanceTimersByTimeAsync(3_000);
-      expect([await closing, results, client.stats.unacked, reconnecting]).toEqual([
-        500,
-        ['c1 on socket 2'],
-        0,
-        [
-          { attempt: 1, delayMs: 5_000 },
-          { attempt: 1, delayMs: 500 },
-        ],
-      ]);
-    } finally {
-      random.mockRestore();
-      vi.useRealTimers();
-    }
+    const reconnecting: unknown[] = [];
+    client.on('reconnecting', (info) => reconnecting.push(info));
+    service.mode = 'down';
+    (pair.peers[0] as MemoryPeer).fail();
+    await vi.advanceTimersByTimeAsync(0);
+    // The call finishes while the socket is down: its result waits for the next socket.
+    finish();
+    await vi.advanceTimersByTimeAsync(0);
+    expect([client.state, client.stats.unacked, reconnecting]).toEqual([
+      'reconnecting',
+      1,
+      [{ attempt: 1, delayMs: 5_000 }],
+    ]);
+    // SIGTERM during the blip; the service is back a moment later.
+    const closing = timedClose(client, 3_000);
+    service.mode = 'up';
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect([await closing, results, client.stats.unacked, reconnecting]).toEqual([
+      500,
+      ['c1 on socket 2'],
+      0,
+      [
+        { attempt: 1, delayMs: 5_000 },
+        { attempt: 1, delayMs: 500 },
+      ],
+    ]);
   });
 
   it('goes on past reconnect.maxAttempts until timeoutMs, and delivers the result when the service is back', async () => {
-    vi.useFakeTimers({
-      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
-    });
-    // Each backoff delay is half its ceiling.
-    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
-    try {
-      const { client, pair, service, results, errors, finish } = await drainingSetup({ maxAttempts: 3 });
-      service.mode = 'down';
-      (pair.peers[0] as MemoryPeer).fail();
-      await vi.advanceTimersByTimeAsync(0);
-      finish();
-      const closing = timedClose(client, 20_000);
-      // Three attempts fail within the first second: past maxAttempts, the drain keeps trying.
-      await vi.advanceTimersByTimeAsync(6_000);
-      expect([client.state, results, errors.filter((e) => e.startsWith('unreachable'))]).toEqual([
-        'reconnecting',
-        [],
-        [],
-      ]);
-      service.mode = 'up';
-      await vi.advanceTimersByTimeAsync(14_000);
-      const closedAfter = await closing;
-      expect([closedAfter, results, client.stats.unacked]).toEqual([
-        6_250,
-        [`c1 on socket ${pair.peers.length}`],
-        0,
-      ]);
-    } finally {
-      random.mockRestore();
-      vi.useRealTimers();
-    }
+    const { client, pair, service, results, errors, finish } = await drainingSetup({ maxAttempts: 3 });
+    service.mode = 'down';
+    (pair.peers[0] as MemoryPeer).fail();
+    await vi.advanceTimersByTimeAsync(0);
+    finish();
+    const closing = timedClose(client, 20_000);
+    // Three attempts fail within the first second: past maxAttempts, the drain keeps trying.
+    await vi.advanceTimersByTimeAsync(6_000);
+    expect([client.state, results, errors.filter((e) => e.startsWith('unreachable'))]).toEqual([
+      'reconnecting',
+      [],
+      [],
+    ]);
+    service.mode = 'up';
+    await vi.advanceTimersByTimeAsync(14_000);
+    const closedAfter = await closing;
+    expect([closedAfter, results, client.stats.unacked]).toEqual([
+      6_250,
+      [`c1 on socket ${pair.peers.length}`],
+      0,
+    ]);
   });
 
   it('cuts an attempt stuck in its handshake 2 s after it began, the one under way at close() included', async () => {
-    vi.useFakeTimers({
-      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
+    const { client, pair, service, results, errors, finish } = await drainingSetup({
+      initialDelayMs: 100,
+      maxDelayMs: 100,
     });
-    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
-    try {
-      const { client, pair, service, results, errors, finish } = await drainingSetup({
-        initialDelayMs: 100,
-        maxDelayMs: 100,
-      });
-      // The port accepts sockets but never answers: the attempt 50 ms after the drop hangs in its handshake.
-      service.mode = 'hang';
-      (pair.peers[0] as MemoryPeer).fail();
-      await vi.advanceTimersByTimeAsync(0);
-      finish();
-      await vi.advanceTimersByTimeAsync(100);
-      expect([client.state, pair.peers.length]).toEqual(['reconnecting', 2]);
-      const closing = timedClose(client, 8_000);
-      // The attempt under way (begun 50 ms before close()) is cut at 1.95 s; the next, begun at 2 s, hangs too and
-      // is cut at 4 s (the service is back at 3 s, but that socket was accepted by the hanging port); the third, at
-      // 4.05 s, delivers. Each waited 10 s before.
-      await vi.advanceTimersByTimeAsync(2_900);
-      service.mode = 'up';
-      await vi.advanceTimersByTimeAsync(5_100);
-      const closedAfter = await closing;
-      expect([closedAfter, results, client.stats.unacked, errors]).toEqual([
-        4_050,
-        ['c1 on socket 4'],
-        0,
-        [
-          'handshake_timeout: ws://toolwire.test/v1/ws: no welcome within 2000 ms (the socket opened, but the service did not answer hello)',
-          'handshake_timeout: ws://toolwire.test/v1/ws: no welcome within 2000 ms (the socket opened, but the service did not answer hello)',
-        ],
-      ]);
-    } finally {
-      random.mockRestore();
-      vi.useRealTimers();
-    }
+    // The port accepts sockets but never answers: the attempt 50 ms after the drop hangs in its handshake.
+    service.mode = 'hang';
+    (pair.peers[0] as MemoryPeer).fail();
+    await vi.advanceTimersByTimeAsync(0);
+    finish();
+    await vi.advanceTimersByTimeAsync(100);
+    expect([client.state, pair.peers.length]).toEqual(['reconnecting', 2]);
+    const closing = timedClose(client, 8_000);
+    // The attempt under way (begun 50 ms before close()) is cut at 1.95 s; the next, begun at 2 s, hangs too and
+    // is cut at 4 s (the service is back at 3 s, but that socket was accepted by the hanging port); the third, at
+    // 4.05 s, delivers. Each waited 10 s before.
+    await vi.advanceTimersByTimeAsync(2_900);
+    service.mode = 'up';
+    await vi.advanceTimersByTimeAsync(5_100);
+    const closedAfter = await closing;
+    expect([closedAfter, results, client.stats.unacked, errors]).toEqual([
+      4_050,
+      ['c1 on socket 4'],
+      0,
+      [
+        'handshake_timeout: ws://toolwire.test/v1/ws: no welcome within 2000 ms (the socket opened, but the service did not answer hello)',
+        'handshake_timeout: ws://toolwire.test/v1/ws: no welcome within 2000 ms (the socket opened, but the service did not answer hello)',
+      ],
+    ]);
   });
 });
