@@ -269,8 +269,8 @@ function invalid(message: string): never {
 }
 
 /**
- * The update as sent: `progress`, `total` when given, `message` when given (well-formed, at most
- * {@link MAX_PROGRESS_MESSAGE_CHARS} characters, cut at a code point).
+ * The update as checked: `progress`, `total` when given, `message` when given, whole (the caller redacts it, then
+ * cuts it with {@link cutProgressMessage}: a cut before redaction could halve a secret, leaving a piece no rule finds).
  * @throws ToolDefinitionError `invalid_progress` naming the field and the value.
  */
 export function checkProgress(update: ProgressInput): ProgressInput {
@@ -287,9 +287,14 @@ export function checkProgress(update: ProgressInput): ProgressInput {
   }
   if (message !== undefined) {
     if (typeof message !== 'string') invalid(`message must be a string, got ${show(message)}`);
-    checked.message = toWellFormed(firstUnits(message, MAX_PROGRESS_MESSAGE_CHARS));
+    checked.message = message;
   }
   return checked;
+}
+
+/** A progress message once redacted: well-formed, at most {@link MAX_PROGRESS_MESSAGE_CHARS} characters, cut at a code point. */
+export function cutProgressMessage(message: string): string {
+  return toWellFormed(firstUnits(message, MAX_PROGRESS_MESSAGE_CHARS));
 }
 
 /** The first `max` UTF-16 units of `text`, never ending in half a surrogate pair. */

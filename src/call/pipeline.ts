@@ -63,7 +63,14 @@ import {
 import type { Widget } from '../tool/widget';
 import type { ApprovalOutcome } from './approval';
 import { decodeArguments, refuseNumbers, scanArguments } from './arguments';
-import { checkEvent, checkEventCount, checkProgress, contextClassFor, newAttempt } from './context';
+import {
+  checkEvent,
+  checkEventCount,
+  checkProgress,
+  contextClassFor,
+  cutProgressMessage,
+  newAttempt,
+} from './context';
 import { type CallParts, callParts, type PartName } from './parts';
 import type { GateOutcome } from './policies';
 import { CallRedaction } from './redaction';
@@ -523,6 +530,13 @@ export abstract class CallRun extends Cancellation implements CallState {
     const listener = this.options.onProgress;
     if (this.finished || listener === undefined) return;
     const { callId, runId, toolName } = this.ctx;
+    if (checked.message !== undefined) {
+      // Redacted whole, then cut: a secret across the cut would otherwise leave a piece no rule finds.
+      const { redactor } = this.options;
+      checked.message = cutProgressMessage(
+        redactor === undefined ? checked.message : redactor.text(checked.message),
+      );
+    }
     try {
       listener({ callId, runId, toolName, ...CallRun.#scrub(this, checked) });
     } catch {

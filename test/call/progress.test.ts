@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { ProgressUpdate } from '../../src/call/types';
 import { ToolDefinitionError } from '../../src/errors';
 import { invokeTool } from '../../src/index';
@@ -84,6 +85,22 @@ describe('ctx.progress()', () => {
     });
     await invokeTool(chatty, {}, { onProgress: (u) => seen.push(u) });
     expect(seen[0]?.message).toBe('a'.repeat(999));
+  });
+
+  it('redacts a long message before cutting it, so no piece of a secret across the cut is left', async () => {
+    const seen: ProgressUpdate[] = [];
+    const login = tool({
+      name: 'login',
+      description: 'Logs in.',
+      parameters: z.object({ password: z.string() }),
+      sensitiveFieldNames: ['password'],
+      execute: ({ password }, ctx) => {
+        ctx.progress({ progress: 1, message: `${'a'.repeat(992)}${password} and more` });
+        return '';
+      },
+    });
+    await invokeTool(login, { password: 'hunter2-TOPSECRET' }, { onProgress: (u) => seen.push(u) });
+    expect(seen[0]?.message).toBe(`${'a'.repeat(992)}[redacte`);
   });
 
   it('drops progress after the call ended, and ignores a listener that throws', async () => {

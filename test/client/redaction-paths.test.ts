@@ -92,6 +92,14 @@ const ROWS: Row[] = [
     },
   },
   {
+    path: 'tool_progress message, the value across its 1,000-character cut',
+    frame: 'tool_progress',
+    execute: (pin, ctx) => {
+      ctx.progress({ progress: 1, message: `${'.'.repeat(992)}${pin}` });
+      return 'ok';
+    },
+  },
+  {
     path: 'tool_preliminary output and widget',
     frame: 'tool_preliminary',
     execute: async function* (pin) {
