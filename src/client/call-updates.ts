@@ -127,6 +127,11 @@ export interface CallUpdateHooks {
   reconnected(resumed?: boolean): void;
   /** The frames of a call to write before its result (absent in a test double: none). See {@link CallUpdates.lead}. */
   lead?(callId: string, all: boolean): readonly ClientFrame[];
+  /**
+   * Bytes the updates keep of calls whose result waits for its ack (absent in a test double: none). See
+   * {@link CallUpdates.endedBytes}.
+   */
+  readonly endedBytes?: number;
   /** `answer` from the service. */
   answer(frame: FrameOf<ServiceFrame, 'answer'>): void;
   /** What the service takes on the current socket (absent in a test double: nothing). */
@@ -146,6 +151,19 @@ export interface Pacing {
 
 /** Milliseconds between looks at a socket over its limit while frames wait in the queue. */
 const PACING_RETRY_MS = 5;
+
+/** What a kept `tool_preliminary` frame is counted at: its output (as sent, at most) and widget, and more. */
+function preliminaryBytes(frame: SnapshotFrame): number {
+  if (frame.type !== 'tool_preliminary') return 0;
+  return (
+    frame.output.length * 3 +
+    (frame.widget === undefined ? 0 : utf8Length(JSON.stringify(frame.widget))) +
+    KEPT_FRAME_BYTES
+  );
+}
+
+/** What a kept frame is counted at beyond its data (its envelope, a callId of 256 characters escaped, the object). */
+const KEPT_FRAME_BYTES = 2048;
 
 /** The {@link Pacing} of `socket`, with the client's limits; `resultsWaiting` reads the outbox. */
 export function socketPacing(
@@ -216,6 +234,10 @@ export class CallUpdates implements CallUpdateHooks {
   #pumpTimer: ReturnType<typeof setTimeout> | undefined;
   /** Calls whose result was handed to the outbox: what is kept of them goes before their result (see `lead`). */
   readonly #ended = new Set<string>();
+  /** Per call id, the bytes of its kept events, step results and latest preliminary result (see `endedBytes`). */
+  readonly #bytes = new CallMap<number>();
+  /** The sum of {@link CallUpdates.#bytes} over the calls in {@link CallUpdates.#ended}. */
+  #endedBytes = 0;
 
   /** The updates of a client's calls, written on `socket`; a dropped widget is told to `events`. */
   static on(
@@ -251,8 +273,26 @@ export class CallUpdates implements CallUpdateHooks {
 
   /** A step a running call completed (one function for every call: it is `onStep`). */
   readonly step = (record: StepRecord): void => {
-    if (this.#steps.step(record)) this.#keeps(record.callId);
+    const bytes = this.#steps.step(record);
+    if (bytes === 0) return;
+    this.#keeps(record.callId);
+    this.#count(record.callId, bytes);
   };
+
+  /**
+   * Bytes kept of the calls whose result waits for its ack: their events, step results and latest preliminary
+   * result, kept to be sent again before the result on a new socket. The outbox counts them with its results
+   * (`maxOutboxBytes`), so that a service that never acks cannot make the client keep them without bound.
+   */
+  get endedBytes(): number {
+    return this.#endedBytes;
+  }
+
+  /** `bytes` more (or fewer) are kept of `callId`. */
+  #count(callId: string, bytes: number): void {
+    this.#bytes.set(callId, (this.#bytes.get(callId) ?? 0) + bytes);
+    if (this.#ended.has(callId)) this.#endedBytes += bytes;
+  }
 
   /** Puts a call's question to the service (one function for every call). */
   readonly ask = (request: QuestionRequest): Promise<QuestionReply> => {
@@ -411,6 +451,11 @@ export class CallUpdates implements CallUpdateHooks {
         });
       }
     }
+    // The latest preliminary result is kept until the result's ack: counted in place of the one before it.
+    this.#count(
+      result.callId,
+      preliminaryBytes(frame) - (slot.latest === undefined ? 0 : preliminaryBytes(slot.latest)),
+    );
     this.#offer(slot, frame);
   };
 
@@ -438,16 +483,21 @@ export class CallUpdates implements CallUpdateHooks {
       seq: events.length + 1,
       event: event.event,
     };
+    // Kept until the result's ack: counted at its data's JSON (data over its bound is kept as a few bytes) and more.
+    let kept = KEPT_FRAME_BYTES;
     // Redacted, then bounded again (a replacement may be longer than what it replaced).
     if ('data' in event) {
       const json = JSON.stringify(this.#options.redactor.value(event.data));
       frame.data = boundedData(json);
+      const bytes = utf8Length(json);
+      if (bytes <= EVENT_LIMITS.maxDataBytes) kept += bytes;
       // Data the frame limit leaves no room for is recorded as data over its own bound is (docs/protocol/updates.md).
       const limit = this.#options.maxPayloadBytes();
       if (json.length * 3 + 2048 > limit && frameBytes(frame) > limit)
         frame.data = { truncated: true, bytes: utf8Length(json) };
     }
     events.push(frame);
+    this.#count(event.callId, kept);
     const { pacing } = this.#options;
     if (this.#queueAt < this.#queue.length || (pacing !== undefined && !pacing.room(frame)))
       this.#enqueue(frame);
@@ -456,7 +506,10 @@ export class CallUpdates implements CallUpdateHooks {
 
   /** The call's result is about to be written: its open questions are dropped, whatever update still waits goes first. */
   beforeResult(callId: string): void {
-    this.#ended.add(callId);
+    if (!this.#ended.has(callId)) {
+      this.#ended.add(callId);
+      this.#endedBytes += this.#bytes.get(callId) ?? 0;
+    }
     this.#questions?.forget(callId);
     for (const slot of this.#calls.get(callId)?.values() ?? []) {
       if (slot.waiting) this.#write(slot);
@@ -466,7 +519,8 @@ export class CallUpdates implements CallUpdateHooks {
   /** The call's result was acknowledged (or dropped): its updates are no longer needed. */
   forget(callId: string): void {
     this.#questions?.forget(callId);
-    this.#ended.delete(callId);
+    if (this.#ended.delete(callId)) this.#endedBytes -= this.#bytes.get(callId) ?? 0;
+    this.#bytes.delete(callId);
     this.#events.delete(callId);
     this.#steps.forget(callId);
     const slots = this.#calls.get(callId);

@@ -436,6 +436,7 @@ export class CallRunner implements ExecutionOwner {
       takesContent: () => options.updates.takesContent,
       logger,
       ...(updates.lead === undefined ? {} : { lead: updates.lead.bind(updates) }),
+      ...(updates.endedBytes === undefined ? {} : { keptBytes: () => updates.endedBytes ?? 0 }),
     });
     this.#approvals = new Approvals({
       onApproval: options.onApproval,

@@ -153,7 +153,8 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    */
   maxBufferedBytes?: number | undefined;
   /**
-   * Bytes of results waiting for their ack (as sent, UTF-8). Past it new calls are answered "busy" (a retryable
+   * Bytes of results waiting for their ack (as sent, UTF-8), with the events, step results and latest preliminary
+   * result their calls keep until then (to send again before them on a new socket). Past it new calls are answered "busy" (a retryable
    * result) and queued calls wait to start, as when `maxConcurrency + maxQueue` is reached; calls already running
    * still add theirs (each at most the service's `maxPayloadBytes`). @default 16_777_216
    */

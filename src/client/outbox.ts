@@ -116,6 +116,11 @@ export interface OutboxOptions {
    * absent.
    */
   lead?(callId: string, all: boolean): readonly ClientFrame[];
+  /**
+   * Bytes kept beside the results, to be sent again before them on a new socket (the events, step results and
+   * latest preliminary result of their calls): counted with the results against `maxBytes`. None when absent.
+   */
+  keptBytes?(): number;
 }
 
 /**
@@ -267,9 +272,10 @@ export class Outbox {
     return this.#backlog || this.#flushTimer !== undefined;
   }
 
-  /** The results held take `maxBytes` or more: no new call is to be taken until acks free room. */
+  /** The results held, with what is kept beside them, take `maxBytes` or more: no new call is taken until acks free room. */
   get full(): boolean {
-    return this.#bytes >= (this.#options.maxBytes ?? Number.POSITIVE_INFINITY);
+    const kept = this.#options.keptBytes?.() ?? 0;
+    return this.#bytes + kept >= (this.#options.maxBytes ?? Number.POSITIVE_INFINITY);
   }
 
   /**

@@ -39,22 +39,23 @@ export class StepResults {
   }
 
   /**
-   * A step of a running call completed: its (already redacted, bounded) result goes to the service; `true` when
-   * it is kept until the call's result is acknowledged. A frame over the service's limit is offered once, so that
+   * A step of a running call completed: its (already redacted, bounded) result goes to the service; the bytes of
+   * its frame when it is kept until the call's result is acknowledged, else 0. A frame over the service's limit is offered once, so that
    * the socket reports it (`frame_too_large`, on the client's `error` event), and is not kept: the step is kept for
    * this process only, and `ctx.step()` has its result already.
    */
-  step(record: StepRecord): boolean {
-    if (!this.#enabled()) return false;
+  step(record: StepRecord): number {
+    if (!this.#enabled()) return 0;
     const frame: StepFrame = {
       type: 'step_result',
       callId: record.callId,
       key: record.key,
       result: record.result,
     };
-    if (frameBytes(frame) > this.#maxPayloadBytes()) {
+    const bytes = frameBytes(frame);
+    if (bytes > this.#maxPayloadBytes()) {
       this.#send(frame);
-      return false;
+      return 0;
     }
     let frames = this.#calls.get(record.callId);
     if (frames === undefined) {
@@ -63,7 +64,7 @@ export class StepResults {
     }
     frames.push(frame);
     this.#send(frame);
-    return true;
+    return bytes;
   }
 
   /** The step results kept of `callId`, in the order completed (none without the feature). */

@@ -114,6 +114,38 @@ describe('a flood of calls', () => {
     });
   });
 
+  it('counts the events and step results kept with unacked results against maxOutboxBytes', async () => {
+    const service = await rawService({ ack: false, welcome: { features: ['events', 'steps'] } });
+    // Records 10 events and 4 steps of ~10 KB each, kept until its result's ack (for a resend), then answers.
+    const chatty = tool({
+      name: 'hold',
+      description: 'Records a lot.',
+      execute: async (_input, ctx) => {
+        for (let i = 0; i < 10; i++) ctx.emit('rows.exported', { rows: 'r'.repeat(10_000) + i });
+        for (let i = 0; i < 4; i++) await ctx.step(`page-${i}`, () => 'p'.repeat(10_000) + i);
+        return 'ok';
+      },
+    });
+    const worker = client(service.url, { tools: [chatty], maxOutboxBytes: 100_000 });
+    await worker.connect();
+    for (let i = 0; i < 3; i++) {
+      service.send(call(`c${i}`));
+      await until(() => service.results().length, i + 1);
+    }
+    // The first result is 2 bytes of output, with ~140 KB kept beside it: the outbox is full, the rest are busy.
+    expect(service.results().map((result) => `${result.callId}:${result.retryable === true}`)).toEqual([
+      'c0:false',
+      'c1:true',
+      'c2:true',
+    ]);
+    expect(worker.stats.unacked).toBe(1);
+    // Its ack frees the room: the next call runs.
+    service.send({ type: 'ack', callId: 'c0' });
+    service.send(call('c3'));
+    await until(() => service.results().length, 4);
+    expect(service.results().at(-1)).toMatchObject({ callId: 'c3', status: 'ok', output: 'ok' });
+  });
+
   it('keeps maxConcurrency when a queued call is cancelled', async () => {
     const service = await rawService();
     const releases = new Map<string, () => void>();
