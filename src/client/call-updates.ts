@@ -128,10 +128,10 @@ export interface CallUpdateHooks {
   /** The frames of a call to write before its result (absent in a test double: none). See {@link CallUpdates.lead}. */
   lead?(callId: string, all: boolean): readonly ClientFrame[];
   /**
-   * Bytes the updates keep of calls whose result waits for its ack (absent in a test double: none). See
-   * {@link CallUpdates.endedBytes}.
+   * Where to count the bytes kept of calls whose result waits for its ack (absent in a test double: none). See
+   * {@link CallUpdates.countKeptIn}.
    */
-  readonly endedBytes?: number;
+  countKeptIn?(outbox: KeptBytes): void;
   /** `answer` from the service. */
   answer(frame: FrameOf<ServiceFrame, 'answer'>): void;
   /** What the service takes on the current socket (absent in a test double: nothing). */
@@ -147,6 +147,12 @@ export interface Pacing {
   readonly writable: boolean;
   /** `true` while results wait to be written: they go first. */
   resultsWaiting(): boolean;
+}
+
+/** What counts the bytes kept beside the results waiting for their ack: the outbox (`Outbox.keep`). */
+export interface KeptBytes {
+  /** `bytes` more (negative: fewer) are kept beside the results. */
+  keep(bytes: number): void;
 }
 
 /** Milliseconds between looks at a socket over its limit while frames wait in the queue. */
@@ -236,8 +242,8 @@ export class CallUpdates implements CallUpdateHooks {
   readonly #ended = new Set<string>();
   /** Per call id, the bytes of its kept events, step results and latest preliminary result (see `endedBytes`). */
   readonly #bytes = new CallMap<number>();
-  /** The sum of {@link CallUpdates.#bytes} over the calls in {@link CallUpdates.#ended}. */
-  #endedBytes = 0;
+  /** Counts the bytes of {@link CallUpdates.#bytes} of the calls in {@link CallUpdates.#ended} (see `countKeptIn`). */
+  #keptIn: KeptBytes | undefined;
 
   /** The updates of a client's calls, written on `socket`; a dropped widget is told to `events`. */
   static on(
@@ -280,18 +286,19 @@ export class CallUpdates implements CallUpdateHooks {
   };
 
   /**
-   * Bytes kept of the calls whose result waits for its ack: their events, step results and latest preliminary
-   * result, kept to be sent again before the result on a new socket. The outbox counts them with its results
-   * (`maxOutboxBytes`), so that a service that never acks cannot make the client keep them without bound.
+   * Bytes kept of the calls whose result waits for its ack (their events, step results and latest preliminary
+   * result, kept to be sent again before the result on a new socket) are counted in `outbox` from now on, with its
+   * results (`maxOutboxBytes`): a service that never acks cannot make the client keep them without bound. Told as
+   * they change, so that a call without updates costs the outbox nothing.
    */
-  get endedBytes(): number {
-    return this.#endedBytes;
+  countKeptIn(outbox: KeptBytes): void {
+    this.#keptIn = outbox;
   }
 
   /** `bytes` more (or fewer) are kept of `callId`. */
   #count(callId: string, bytes: number): void {
     this.#bytes.set(callId, (this.#bytes.get(callId) ?? 0) + bytes);
-    if (this.#ended.has(callId)) this.#endedBytes += bytes;
+    if (this.#ended.has(callId)) this.#keptIn?.keep(bytes);
   }
 
   /** Puts a call's question to the service (one function for every call). */
@@ -508,7 +515,8 @@ export class CallUpdates implements CallUpdateHooks {
   beforeResult(callId: string): void {
     if (!this.#ended.has(callId)) {
       this.#ended.add(callId);
-      this.#endedBytes += this.#bytes.get(callId) ?? 0;
+      const bytes = this.#bytes.get(callId);
+      if (bytes !== undefined) this.#keptIn?.keep(bytes);
     }
     this.#questions?.forget(callId);
     for (const slot of this.#calls.get(callId)?.values() ?? []) {
@@ -519,7 +527,10 @@ export class CallUpdates implements CallUpdateHooks {
   /** The call's result was acknowledged (or dropped): its updates are no longer needed. */
   forget(callId: string): void {
     this.#questions?.forget(callId);
-    if (this.#ended.delete(callId)) this.#endedBytes -= this.#bytes.get(callId) ?? 0;
+    if (this.#ended.delete(callId)) {
+      const bytes = this.#bytes.get(callId);
+      if (bytes !== undefined) this.#keptIn?.keep(-bytes);
+    }
     this.#bytes.delete(callId);
     this.#events.delete(callId);
     this.#steps.forget(callId);

@@ -436,8 +436,8 @@ export class CallRunner implements ExecutionOwner {
       takesContent: () => options.updates.takesContent,
       logger,
       ...(updates.lead === undefined ? {} : { lead: updates.lead.bind(updates) }),
-      ...(updates.endedBytes === undefined ? {} : { keptBytes: () => updates.endedBytes ?? 0 }),
     });
+    updates.countKeptIn?.(this.#outbox);
     this.#approvals = new Approvals({
       onApproval: options.onApproval,
       socket,

@@ -116,11 +116,6 @@ export interface OutboxOptions {
    * absent.
    */
   lead?(callId: string, all: boolean): readonly ClientFrame[];
-  /**
-   * Bytes kept beside the results, to be sent again before them on a new socket (the events, step results and
-   * latest preliminary result of their calls): counted with the results against `maxBytes`. None when absent.
-   */
-  keptBytes?(): number;
 }
 
 /**
@@ -251,6 +246,8 @@ export class Outbox {
   #cutTo: number;
   /** Bytes of every result held (the sum of the entries' `bytes`). */
   #bytes = 0;
+  /** Bytes kept beside the results (see {@link Outbox.keep}). */
+  #kept = 0;
 
   constructor(options: OutboxOptions) {
     this.#options = options;
@@ -272,10 +269,17 @@ export class Outbox {
     return this.#backlog || this.#flushTimer !== undefined;
   }
 
+  /**
+   * Bytes kept beside the results, to be sent again before them on a new socket (the events, step results and latest
+   * preliminary result of their calls; negative: fewer): counted with the results against `maxBytes`.
+   */
+  keep(bytes: number): void {
+    this.#kept += bytes;
+  }
+
   /** The results held, with what is kept beside them, take `maxBytes` or more: no new call is taken until acks free room. */
   get full(): boolean {
-    const kept = this.#options.keptBytes?.() ?? 0;
-    return this.#bytes + kept >= (this.#options.maxBytes ?? Number.POSITIVE_INFINITY);
+    return this.#bytes + this.#kept >= (this.#options.maxBytes ?? Number.POSITIVE_INFINITY);
   }
 
   /**
