@@ -168,6 +168,31 @@ export class ToolDefinitions {
   }
 
   /**
+   * The tenant `from` merged into `into` (server-stub/fleet.ts `KeyRing`): when each definition first appeared is
+   * the earlier of the two tenants' records, and the disagreements either reported stay reported.
+   */
+  mergeTenant(from: string | undefined, into: string | undefined): void {
+    const theirs = this.#firstSeen.get(from);
+    if (theirs !== undefined) {
+      const ours = this.#firstSeen.get(into) ?? new Map<string, Map<string, number>>();
+      for (const [name, byDigest] of theirs) {
+        const both = new Map(ours.get(name));
+        for (const [digest, seen] of byDigest) both.set(digest, Math.min(seen, both.get(digest) ?? seen));
+        // Oldest first, as announce keeps them.
+        const sorted = [...both].sort((a, b) => a[1] - b[1]).slice(-REMEMBERED_DEFINITIONS);
+        ours.set(name, new Map(sorted));
+      }
+      this.#firstSeen.set(into, ours);
+      this.#firstSeen.delete(from);
+    }
+    const reported = this.#reported.get(from);
+    if (reported !== undefined) {
+      this.#reported.set(into, new Set([...(this.#reported.get(into) ?? []), ...reported]));
+      this.#reported.delete(from);
+    }
+  }
+
+  /**
    * The definition of `toolName` the model is shown: `owner`'s (the live session that started the run, its
    * calls go there) when it offers the tool; else, among `seen` (the live sessions whose tools the run sees,
    * server-stub/routing.ts `sessionsSeen`), the newest of the connected sessions', else of the detached ones'.

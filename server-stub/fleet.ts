@@ -77,20 +77,32 @@ export function repeatedKeyProblem(entries: readonly ApiKeyEntry[], where: strin
 /** How a run no client started is pinned to a build (`welcome.buildPolicy`). */
 export type BuildPolicy = 'first_call' | 'current';
 
+/** A tenant as the stub holds it: a string, or `undefined` for the one tenant of a stub that accepts any key. */
+export type Tenant = string | undefined;
+
+/** What a new key list did to the tenants that had keys before, besides keeping or renaming them. */
+export interface KeyChange {
+  /** Each tenant that goes on as another one, and that one: its sessions, runs and the rest are that tenant's now. */
+  merged: Map<Tenant, Tenant>;
+  /** The tenants left with no key under any name: closed, their sessions and runs end. */
+  closed: Tenant[];
+}
+
 /**
  * The accepted keys and their tenants; `undefined` keys: any key is accepted and everyone is one tenant.
  *
- * A tenant is named in the lists (a key listed alone names a tenant after itself), but sessions, runs and the
- * rest of the stub hold the tenant itself, which outlives a change of name: a list that names the tenant of
- * some keys anew (`key-1` before; `key-1 acme` and `key-2 acme` now) keeps it the same tenant, so the rotation
- * that follows resumes its sessions and finishes its runs (docs/protocol/fleets.md, "Rotating API keys").
+ * A tenant is an account. The lists name it (a key listed alone names a tenant after itself), but sessions, runs
+ * and the rest of the stub hold the tenant itself, which outlives a change of names and keys: the same name, or a
+ * key it had, carries it into the next list (docs/protocol/fleets.md, "Rotating API keys"). So a rotation resumes
+ * its sessions and finishes its runs however the operator writes it, as long as the name or a key stays.
  */
 export class KeyRing {
   /** Each accepted key's tenant. */
   #tenants: Map<string, string> | undefined;
   /** Each tenant by the name the list gives it. */
   #named = new Map<string, string>();
-  /** Tenants made for a name another tenant had first (`<name>\0<n>`). */
+  /** Every tenant there has been: a new tenant never takes the identity of an old one (`<name>\0<n>` then). */
+  readonly #used = new Set<string>();
   #made = 0;
 
   constructor(entries: readonly ApiKeyEntry[] | undefined) {
@@ -99,15 +111,32 @@ export class KeyRing {
   }
 
   /**
-   * Replaces the accepted keys (an empty list accepts any key, as no `apiKeys` does). A name listed before names
-   * the same tenant. A name new to the list names the tenant renamed, when the keys listed for it that were
-   * accepted before all had one tenant, whose name is no longer listed and which no other new name continues;
-   * otherwise a new tenant. So a key listed for a tenant that goes on (its name still listed) has moved to it:
-   * that tenant is not the key's old one.
+   * Replaces the accepted keys (an empty list accepts any key, as no `apiKeys` does), and says what became of the
+   * tenants that had keys before:
+   * - A name listed before names the same tenant; a key listed now under another tenant that goes on under its
+   *   own name has moved to that tenant (the sessions opened with it are the old tenant's).
+   * - Another tenant goes on where the first of its keys still listed is listed now: named anew when that name is
+   *   new to the list and the tenant is the first one there (a rename), else merged into the tenant of that name
+   *   (its keys listed under other names have moved). Its keys split between two new names: the first one
+   *   listed continues it.
+   * - A tenant none of whose keys is listed is closed. A name listed later starts a new tenant.
+   * - With no keys checked before, the one tenant's keys are `presented`, the keys its clients are connected with
+   *   (oldest first): it merges into the tenant of the first one listed now. An empty list merges every tenant
+   *   into the one tenant of a stub that accepts any key.
    * @throws TypeError as {@link checkApiKeyEntries}; the keys stay as they were.
    */
-  set(entries: readonly ApiKeyEntry[]): void {
+  set(entries: readonly ApiKeyEntry[], presented: readonly string[] = []): KeyChange {
     const checked = checkApiKeyEntries(entries, 'apiKeys');
+    const merged = new Map<Tenant, Tenant>();
+    const previous = this.#tenants;
+    if (checked.length === 0) {
+      for (const tenant of new Set(previous?.values())) merged.set(tenant, undefined);
+      this.#tenants = undefined;
+      this.#named = new Map();
+      return { merged, closed: [] };
+    }
+    // The keys each tenant had: the list's, or the keys the one tenant of a stub that accepted any key was used with.
+    const before = new Map<string, Tenant>(previous ?? presented.map((key) => [key, undefined]));
     const keysOf = new Map<string, string[]>();
     for (const entry of checked) {
       const name = tenantOfEntry(entry);
@@ -120,37 +149,35 @@ export class KeyRing {
       const tenant = this.#named.get(name);
       if (tenant !== undefined) named.set(name, tenant);
     }
-    const taken = new Set(named.values());
-    // The tenants a name new to the list may continue: each tenant the keys listed under it had before, once.
-    const claims = new Map<string, string[]>();
-    for (const [name, keys] of keysOf) {
-      if (named.has(name)) continue;
-      const before = new Set(keys.flatMap((key) => this.#tenants?.get(key) ?? []));
-      const [tenant] = before;
-      if (before.size !== 1 || tenant === undefined || taken.has(tenant)) continue;
-      claims.set(tenant, [...(claims.get(tenant) ?? []), name]);
-    }
-    for (const [tenant, names] of claims) {
-      const [name] = names;
-      // A tenant whose keys went to two new names is split, not renamed: neither name continues it.
-      if (names.length === 1 && name !== undefined) {
-        named.set(name, tenant);
-        taken.add(tenant);
+    const kept = new Set<Tenant>(named.values());
+    // Each other tenant's first key listed now, in the order of the list: the name it goes on under.
+    const goesTo = new Map<Tenant, string>();
+    for (const [name, keys] of keysOf)
+      for (const key of keys) {
+        if (!before.has(key)) continue;
+        const tenant = before.get(key);
+        if (!kept.has(tenant) && !goesTo.has(tenant)) goesTo.set(tenant, name);
       }
-    }
+    for (const [tenant, name] of goesTo)
+      if (tenant !== undefined && !named.has(name)) named.set(name, tenant);
     for (const name of keysOf.keys()) {
       if (named.has(name)) continue;
-      // A tenant that still holds the name's string (it was renamed since) is not this new one.
       let tenant = name;
-      while (taken.has(tenant) || [...this.#named.values()].includes(tenant))
-        tenant = `${name}\0${++this.#made}`;
+      while (this.#used.has(tenant)) tenant = `${name}\0${++this.#made}`;
       named.set(name, tenant);
-      taken.add(tenant);
+      this.#used.add(tenant);
     }
+    for (const [tenant, name] of goesTo) {
+      const into = named.get(name);
+      if (into !== tenant) merged.set(tenant, into);
+    }
+    const olds = previous === undefined ? [undefined] : new Set(previous.values());
+    const closed = [...olds].filter((tenant) => !kept.has(tenant) && !goesTo.has(tenant));
     const tenants = new Map<string, string>();
     for (const [name, keys] of keysOf) for (const key of keys) tenants.set(key, named.get(name) as string);
-    this.#tenants = tenants.size > 0 ? tenants : undefined;
-    this.#named = tenants.size > 0 ? named : new Map();
+    this.#tenants = tenants;
+    this.#named = named;
+    return { merged, closed };
   }
 
   /** How many distinct keys are accepted (0: any key). */
@@ -285,8 +312,10 @@ export function fleetConflicts(
 }
 
 interface Bucket {
+  readonly tenant: Tenant;
+  readonly toolName: string;
   inFlight: number;
-  /** The times (ms) of the last starts, oldest first: at most `max(1, ⌊perSecond⌋)` of them. */
+  /** The times (ms) of the last starts, oldest first: cut to `max(1, ⌊perSecond⌋)` of them at each start. */
   starts: number[];
 }
 
@@ -377,6 +406,20 @@ export class FleetLimiter {
     return released;
   }
 
+  /** The tenant `from` merged into `into` ({@link KeyRing.set}): its calls count with `into`'s now. */
+  merge(from: Tenant, into: Tenant): void {
+    for (const [name, bucket] of [...this.#buckets]) {
+      if (bucket.tenant !== from) continue;
+      this.#buckets.delete(name);
+      const { toolName } = bucket;
+      const target = this.#bucket(into, toolName);
+      target.inFlight += bucket.inFlight;
+      target.starts = [...target.starts, ...bucket.starts].sort((a, b) => a - b);
+      const moved = bucketName(into, toolName);
+      for (const counted of this.#counted.values()) if (counted.bucket === name) counted.bucket = moved;
+    }
+  }
+
   /** Calls of this tool in flight across the fleet. */
   inFlight(tenant: string | undefined, toolName: string): number {
     return this.#buckets.get(bucketName(tenant, toolName))?.inFlight ?? 0;
@@ -386,7 +429,7 @@ export class FleetLimiter {
     const name = bucketName(tenant, toolName);
     let bucket = this.#buckets.get(name);
     if (bucket === undefined) {
-      bucket = { inFlight: 0, starts: [] };
+      bucket = { tenant, toolName, inFlight: 0, starts: [] };
       this.#buckets.set(name, bucket);
     }
     return bucket;

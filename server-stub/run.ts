@@ -49,10 +49,11 @@ export interface RunCall {
 /**
  * Why a run is cancelled: `requested` by a client, `POST /v1/runs/:runId/cancel` or `server.runs.cancel()`;
  * `parent_ended` (the run it is nested in ended); `owner_expired` (the session that started it is gone for good);
+ * `tenant_closed` (no key of its tenant is accepted any more, server-stub/fleet.ts `KeyRing`);
  * `shutdown` (the server is closing). It decides the run's `error` text, the `cancel` reason its calls in
  * flight get, and how its nested runs end.
  */
-export type RunCancelCause = 'requested' | 'parent_ended' | 'owner_expired' | 'shutdown';
+export type RunCancelCause = 'requested' | 'parent_ended' | 'owner_expired' | 'tenant_closed' | 'shutdown';
 
 /**
  * Why a run failed, when it is one the protocol names (`run_result.code`, feature `run_codes`, docs/protocol/runs.md):
@@ -107,8 +108,11 @@ export class Run {
   readonly traceId: string;
   readonly startedBy: RunOrigin;
   readonly ownerSessionId: string | undefined;
-  /** The tenant (API key) the run belongs to: only its sessions and HTTP requests see and serve it. */
-  readonly tenant: string | undefined;
+  /**
+   * The tenant the run belongs to: only its sessions and HTTP requests see and serve it. It changes only when the
+   * tenant merges into another (server-stub/fleet.ts `KeyRing`).
+   */
+  tenant: string | undefined;
   /** The build the run's calls go to (docs/protocol/fleets.md); `undefined`: not pinned yet, any worker. */
   buildId: string | undefined = undefined;
   readonly requestId: string | undefined;
@@ -116,8 +120,6 @@ export class Run {
   readonly parentCallId: string | undefined;
   /** The end user the run acts for (`tool_call.userId`, feature `call_context`). */
   readonly userId: string | undefined;
-  /** The tenant's id as tool calls are told it (`tool_call.tenantId`): never the API key. */
-  readonly tenantId: string;
   /**
    * The identity of the agent's definition the run started with (`tool_call.agentRevision`): its name and the
    * first 12 hex digits of the SHA-256 of its definition's JSON, so a change of instructions, model, tools or
@@ -162,11 +164,15 @@ export class Run {
     this.parentRunId = init.parentRunId;
     this.parentCallId = init.parentCallId;
     this.userId = init.userId;
-    this.tenantId = tenantIdOf(init.tenant);
     this.agentRevision = `${init.agent.name}@${createHash('sha256').update(JSON.stringify(init.agent)).digest('hex').slice(0, 12)}`;
     this.ended = new Promise((resolve) => {
       this.#resolveEnded = resolve;
     });
+  }
+
+  /** The tenant's id as tool calls are told it (`tool_call.tenantId`): never the API key. */
+  get tenantId(): string {
+    return tenantIdOf(this.tenant);
   }
 
   /** Events recorded so far: the `seq` of the latest (`run_event.seq`, docs/protocol/runs.md). */

@@ -325,6 +325,8 @@ export class RunManager {
       }
       case 'owner_expired':
         return 'the run was cancelled: the session that started it expired';
+      case 'tenant_closed':
+        return 'the run was cancelled: no API key of its tenant is accepted any more';
       case 'shutdown':
         return 'the run was cancelled: the service shut down';
     }
@@ -360,6 +362,22 @@ export class RunManager {
         this.end(run, { status: 'cancelled', cause: 'owner_expired' });
       }
     }
+  }
+
+  /** The runs of `from` are `into`'s from now on: `from` merged into it (server-stub/fleet.ts `KeyRing`). */
+  mergeTenant(from: string | undefined, into: string | undefined): void {
+    for (const run of this.#runs.values()) if (run.tenant === from) run.tenant = into;
+  }
+
+  /** No key of `tenant` is accepted any more: its runs still in progress are cancelled. How many were. */
+  closeTenant(tenant: string | undefined): number {
+    let cancelled = 0;
+    for (const run of this.#runs.values()) {
+      if (run.tenant !== tenant || run.status !== 'running') continue;
+      this.end(run, { status: 'cancelled', cause: 'tenant_closed' });
+      cancelled += 1;
+    }
+    return cancelled;
   }
 
   /** Cancels every run still in progress (server shutdown). */

@@ -76,7 +76,9 @@ export interface StubServer {
   /**
    * Replaces the accepted API keys at run time (docs/protocol/fleets.md): each a string (a tenant of its own) or
    * `{ key, tenant }` (another key of an existing tenant: a rotation; its sessions resume with it). A socket
-   * opened with a key no longer accepted is closed with 4001 `API key revoked`. An empty list accepts any key.
+   * opened with a key no longer accepted is closed with 4001 `API key revoked`. A tenant whose keys move into
+   * another goes on as that one; a tenant left with no key is closed, its runs cancelled (docs/protocol/stub.md,
+   * "Tenants"). An empty list accepts any key.
    * From outside the process: `PUT /v1/admin/keys`, or `toolwire-stub --api-keys-file` and SIGHUP.
    * @returns how many sockets were closed 4001.
    * @throws TypeError when a key or tenant is not a non-empty string, or a key is not 1 to 4,096 printable ASCII

@@ -27,6 +27,7 @@ import { sessionsSeen } from './routing';
 import type { Run } from './run';
 import { RunManager } from './runs';
 import { Session, SLOW_READER_CLOSE_CODE } from './session';
+import { tenantIdOf } from './tenants';
 import type { RunEventKind } from './transcript';
 
 /** Public view of a session, for `server.sessions()`. */
@@ -287,12 +288,17 @@ export class StubService {
   }
 
   /**
-   * Replaces the accepted keys (docs/protocol/fleets.md). A socket opened with a key no longer accepted is closed
-   * with 4001 `API key revoked`; its session waits for a resume with a key of its tenant. Returns how many
-   * sockets were closed.
+   * Replaces the accepted keys (docs/protocol/fleets.md, server-stub/fleet.ts `KeyRing`). A tenant merged into
+   * another is that tenant from now on: its sessions, runs, calls in flight and fleet counts. A socket opened
+   * with a key no longer accepted, or moved to another tenant, is closed with 4001 `API key revoked`; its session
+   * waits for a resume with a key of its tenant. A tenant left with no key is closed: its sessions end at once
+   * (none could resume) and its runs are cancelled. Returns how many sockets were closed.
    */
   setApiKeys(entries: readonly ApiKeyEntry[]): number {
-    this.keys.set(entries);
+    // With any key accepted until now, the one tenant holds the keys its clients use, oldest session first.
+    const presented = this.keys.checked ? [] : [...this.sessions.values()].flatMap((s) => s.apiKey ?? []);
+    const change = this.keys.set(entries, presented);
+    for (const [from, into] of change.merged) this.#mergeTenant(from, into);
     let revoked = 0;
     for (const session of this.sessions.values()) {
       const { socket, apiKey } = session;
@@ -308,7 +314,50 @@ export class StubService {
         revoked += 1;
       }
     }
+    for (const tenant of change.closed) this.#closeTenant(tenant);
+    if (change.merged.size > 0) this.dispatcher.retryWaiting();
     return revoked;
+  }
+
+  /** `from` goes on as `into` (server-stub/fleet.ts `KeyRing`): everything `from` held is `into`'s now. */
+  #mergeTenant(from: string | undefined, into: string | undefined): void {
+    for (const session of this.sessions.values()) if (session.tenant === from) session.tenant = into;
+    this.runs.mergeTenant(from, into);
+    this.definitions.mergeTenant(from, into);
+    this.fleet.merge(from, into);
+    // The tenant merged into keeps its own current build.
+    if (from !== undefined) this.tenantBuilds.delete(from);
+    this.options.logger.info(
+      { tenantId: tenantIdOf(from), intoTenantId: tenantIdOf(into) },
+      'a tenant goes on as another: its keys are listed for it now',
+    );
+  }
+
+  /**
+   * No key of `tenant` is accepted any more: its runs are cancelled and its sessions end now, since no key could
+   * resume them (their sockets were closed 4001).
+   */
+  #closeTenant(tenant: string | undefined): void {
+    const runs = this.runs.closeTenant(tenant);
+    let sessions = 0;
+    for (const session of [...this.sessions.values()]) {
+      if (session.tenant !== tenant) continue;
+      if (session.graceTimer !== undefined) clearTimeout(session.graceTimer);
+      session.graceTimer = undefined;
+      const previous = session.socket;
+      session.socket = undefined;
+      if (previous !== undefined) closeSocket(previous, CLOSE_CODES.unauthorized, 'API key revoked');
+      session.state = 'detached';
+      session.detachedAt ??= Date.now();
+      this.expire(session);
+      sessions += 1;
+    }
+    if (tenant !== undefined) this.tenantBuilds.delete(tenant);
+    if (runs + sessions > 0)
+      this.options.logger.warn(
+        { tenantId: tenantIdOf(tenant), sessions, runs },
+        'no API key of a tenant is accepted any more: its sessions and runs ended (to rotate keys, keep its name or a key)',
+      );
   }
 
   /** `tools_update`: replaces what the session offers, then offers it the waiting calls. */

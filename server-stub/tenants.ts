@@ -1,6 +1,7 @@
 /**
- * Tenants: with `apiKeys` set, each API key is a tenant of its own. A run belongs to the tenant that started it
- * (over a socket or HTTP; a nested run to its parent's); its calls go only to that tenant's sessions, results,
+ * Tenants: with `apiKeys` set, each API key belongs to one tenant, an account that outlives changes of its keys
+ * (server-stub/fleet.ts `KeyRing`; a key listed alone is a tenant of its own). A run belongs to the tenant that
+ * started it (over a socket or HTTP; a nested run to its parent's); its calls go only to that tenant's sessions, results,
  * decisions and answers are taken only from them, and the HTTP API (so the agent UI) shows and acts on that
  * tenant's runs only. Another tenant's run or call reads as unknown (`unknown_run`, `unknown_call`, HTTP 404),
  * never as "not yours", so ids do not leak. A stub without `apiKeys` accepts any key, and then everyone is one

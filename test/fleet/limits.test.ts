@@ -1,10 +1,11 @@
 /**
- * Limits in one process (keyed concurrency, slots) and across clients (fleet limits), bad input, and a key
- * function that fails or is rotated: several clients in one process against one stub, where separate processes
- * prove nothing.
+ * Limits in one process (keyed concurrency, slots) and across clients (fleet limits), bad input, a key
+ * function that fails or is rotated, and a key list changed under a worker: several clients in one process against
+ * one stub, where separate processes prove nothing.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { ApiKeyEntry } from '../../server-stub/fleet';
 import { scriptedModel } from '../../server-stub/index';
 import { Agent, Client, ConnectionError, OptionsError, ToolDefinitionError, tool } from '../../src/index';
 import { API_KEY, client, nextEvent, proxyTo, stub } from '../fault/harness';
@@ -306,6 +307,46 @@ describe('apiKey as a function', () => {
       ['t0:0', sessionId],
       ['t0:1', sessionId],
     ]);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('the key list changing under a worker', () => {
+  const cases: Array<[string, ApiKeyEntry[] | undefined, ApiKeyEntry[]]> = [
+    [
+      "its tenant's last key moves into another tenant",
+      ['key-1', { key: 'key-9', tenant: 'acme' }],
+      [
+        { key: 'key-1', tenant: 'acme' },
+        { key: 'key-9', tenant: 'acme' },
+      ],
+    ],
+    ['a stub that accepted any key is given keys', undefined, ['key-2', 'key-1']],
+  ];
+
+  it.each(cases)('keeps its session and the calls it holds when %s', async (_, before, after) => {
+    const server = await stub({ apiKeys: before, agents: [AGENT], model: scriptedModel(workTurns(2)) });
+    const { work, waiting } = gatedWork({});
+    const worker = client(server.url, { apiKey: 'key-1', tools: [work], maxConcurrency: 1 });
+    const connected: Array<{ sessionId: string; resumed: boolean }> = [];
+    const errors: unknown[] = [];
+    worker.on('connected', (info) => connected.push(info));
+    worker.on('error', (error) => errors.push(error));
+    await worker.connect();
+    const runId = server.runs.start('Fleet', 'go', { apiKey: 'key-1' });
+    await expect.poll(() => worker.stats).toMatchObject({ running: 1, queued: 1 });
+    expect(server.setApiKeys(after)).toBe(0);
+    while ((server.runs.get(runId)?.status ?? 'running') === 'running') {
+      waiting.shift()?.();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const transcript = await server.runs.waitFor(runId);
+    const sessionId = connected[0]?.sessionId;
+    expect(transcript.toolCalls.map((call) => [call.output, call.answeredBy])).toEqual([
+      ['t0:0', sessionId],
+      ['t0:1', sessionId],
+    ]);
+    expect(connected).toEqual([{ sessionId, resumed: false }]);
     expect(errors).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ import { KeyRing } from '../../server-stub/fleet';
 import { scriptedModel, startStubServer } from '../../server-stub/index';
 import { OptionsError } from '../../src/errors';
 import { stub } from '../fault/harness';
-import { agent, track } from './helpers';
+import { agent, stub as loggedStub, track } from './helpers';
 import { TestClient, toolDef } from './test-client';
 
 const ADMIN = 'operator-admin-key';
@@ -189,6 +189,133 @@ describe('operator routes', () => {
     ]);
   });
 
+  it("takes a tenant's session along when its last key moves into another tenant: no socket closed", async () => {
+    const server = await stub({
+      apiKeys: ['key-1', { key: 'key-9', tenant: 'acme' }],
+      adminKey: ADMIN,
+      model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]),
+    });
+    const tools = [toolDef('work')];
+    const client = track(await TestClient.connect(server.url, { apiKey: 'key-1', tools }));
+    const runId = server.runs.start(agent('a', ['work']), 'go', { apiKey: 'key-1' });
+    const sent = await client.next('tool_call');
+    const put = (keys: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/keys', ADMIN, { keys });
+    expect(
+      await put([
+        { key: 'key-1', tenant: 'acme' },
+        { key: 'key-9', tenant: 'acme' },
+      ]),
+    ).toEqual({ status: 200, body: { keys: 2, tenants: 1, revoked: 0 } });
+    client.result(sent.callId, 'worked');
+    expect(await client.next('ack')).toEqual({ type: 'ack', callId: sent.callId });
+    const transcript = await server.runs.waitFor(runId);
+    expect([transcript.status, transcript.toolCalls[0]?.answeredBy]).toEqual(['completed', client.sessionId]);
+    // One tenant now: acme's other key sees the run and resumes the session.
+    expect((await call(server.httpUrl, 'GET', `/v1/runs/${runId}`, 'key-9')).status).toBe(200);
+    await client.drop();
+    const resumed = track(
+      await TestClient.connect(server.url, { apiKey: 'key-9', sessionId: client.sessionId, tools }),
+    );
+    expect(resumed.welcome?.resumed).toBe(true);
+  });
+
+  it("keeps a split tenant's session under the first name listed; a key under the other has moved", async () => {
+    const server = await stub({
+      apiKeys: [
+        { key: 'a1', tenant: 'a' },
+        { key: 'a2', tenant: 'a' },
+      ],
+      adminKey: ADMIN,
+      model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]),
+    });
+    const tools = [toolDef('work')];
+    const first = track(await TestClient.connect(server.url, { apiKey: 'a1', tools }));
+    const runId = server.runs.start(agent('a', ['work']), 'go', { apiKey: 'a1' });
+    const sent = await first.next('tool_call');
+    const second = track(await TestClient.connect(server.url, { apiKey: 'a2', tools }));
+    const put = (keys: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/keys', ADMIN, { keys });
+    expect(
+      await put([
+        { key: 'a1', tenant: 'x' },
+        { key: 'a2', tenant: 'y' },
+      ]),
+    ).toEqual({ status: 200, body: { keys: 2, tenants: 2, revoked: 1 } });
+    expect(await second.closed).toMatchObject({ code: 4001, reason: 'API key revoked' });
+    first.result(sent.callId, 'worked');
+    expect(await first.next('ack')).toEqual({ type: 'ack', callId: sent.callId });
+    expect((await server.runs.waitFor(runId)).status).toBe('completed');
+    expect((await call(server.httpUrl, 'GET', `/v1/runs/${runId}`, 'a2')).status).toBe(404);
+  });
+
+  it('closes a tenant left with no key: its runs are cancelled, saying why, and its sessions end', async () => {
+    const server = await loggedStub({
+      apiKeys: ['key-1'],
+      adminKey: ADMIN,
+      model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]),
+    });
+    const tools = [toolDef('work')];
+    const client = await TestClient.connect(server.url, {
+      apiKey: 'key-1',
+      tools,
+      features: ['call_context'],
+    });
+    const runId = server.runs.start(agent('a', ['work']), 'go', { apiKey: 'key-1' });
+    const sent = await client.next('tool_call');
+    // Two keys listed alone are two tenants: key-1's has no key left.
+    expect(await call(server.httpUrl, 'PUT', '/v1/admin/keys', ADMIN, { keys: ['key-2'] })).toEqual({
+      status: 200,
+      body: { keys: 1, tenants: 1, revoked: 1 },
+    });
+    expect(await client.closed).toMatchObject({ code: 4001, reason: 'API key revoked' });
+    const transcript = await server.runs.waitFor(runId);
+    expect([transcript.status, transcript.error]).toEqual([
+      'cancelled',
+      'the run was cancelled: no API key of its tenant is accepted any more',
+    ]);
+    expect(server.sessions()).toEqual([]);
+    expect(server.log.filter((line) => line.level === 'warn')).toEqual([
+      {
+        level: 'warn',
+        message:
+          'no API key of a tenant is accepted any more: its sessions and runs ended (to rotate keys, keep its name or a key)',
+        fields: { tenantId: sent.tenantId, sessions: 1, runs: 1 },
+      },
+    ]);
+    const again = track(
+      await TestClient.connect(server.url, { apiKey: 'key-2', sessionId: client.sessionId, tools }),
+    );
+    expect(again.welcome?.resumed).toBe(false);
+  });
+
+  it('moves the sessions of a stub that accepted any key to the tenant of their key, and back', async () => {
+    const server = await stub({
+      apiKeys: undefined,
+      adminKey: ADMIN,
+      model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]),
+    });
+    const tools = [toolDef('work')];
+    const client = track(await TestClient.connect(server.url, { apiKey: 'dev-key', tools }));
+    const runId = server.runs.start(agent('a', ['work']), 'go');
+    const sent = await client.next('tool_call');
+    const put = (keys: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/keys', ADMIN, { keys });
+    expect(await put(['other-key', 'dev-key'])).toEqual({
+      status: 200,
+      body: { keys: 2, tenants: 2, revoked: 0 },
+    });
+    client.result(sent.callId, 'worked');
+    expect(await client.next('ack')).toEqual({ type: 'ack', callId: sent.callId });
+    expect((await server.runs.waitFor(runId)).status).toBe('completed');
+    expect((await call(server.httpUrl, 'GET', `/v1/runs/${runId}`, 'dev-key')).status).toBe(200);
+    expect((await call(server.httpUrl, 'GET', `/v1/runs/${runId}`, 'other-key')).status).toBe(404);
+    // Any key again: everyone is one tenant, and the session resumes with any key.
+    expect(server.setApiKeys([])).toBe(0);
+    await client.drop();
+    const resumed = track(
+      await TestClient.connect(server.url, { apiKey: 'any-key', sessionId: client.sessionId, tools }),
+    );
+    expect(resumed.welcome?.resumed).toBe(true);
+  });
+
   it('sets and clears the current build, and refuses a bad one', async () => {
     const server = await stub({ adminKey: ADMIN });
     const put = (body: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/build', ADMIN, body);
@@ -331,7 +458,7 @@ describe('apiKeys and setApiKeys', () => {
   it('keep a tenant through a new name, and tell a split, a move and a new tenant of an old name apart', () => {
     const ring = new KeyRing(['key-1', { key: 'a1', tenant: 'a' }, { key: 'a2', tenant: 'a' }, 'b']);
     const [first, a, b] = ['key-1', 'a1', 'b'].map((key) => ring.tenantOf(key));
-    ring.set([
+    const split = ring.set([
       { key: 'key-1', tenant: 'acme' },
       { key: 'key-2', tenant: 'acme' },
       { key: 'a1', tenant: 'x' },
@@ -339,27 +466,91 @@ describe('apiKeys and setApiKeys', () => {
       'b',
       { key: 'b2', tenant: 'b' },
     ]);
-    // Renamed: the same tenant. Split in two: neither part is the old one. Kept by name: the same.
+    // Renamed: the same tenant. Kept by name: the same.
     expect([ring.tenantNamed('acme'), ring.tenantOf('key-2'), ring.tenantOf('b2')]).toEqual([
       first,
       first,
       b,
     ]);
-    const split = [ring.tenantOf('a1'), ring.tenantOf('a2')];
-    expect(new Set([a, ...split]).size).toBe(3);
-    // A tenant that takes the first name of a renamed one is another; a key moved to a tenant that goes on is its.
-    ring.set([
-      { key: 'key-2', tenant: 'acme' },
-      { key: 'key-9', tenant: 'key-1' },
-      { key: 'a1', tenant: 'b' },
-      'b',
-    ]);
+    // Split in two new names: the first listed continues it, the other is a new tenant (a2 has moved to it).
+    expect(ring.tenantOf('a1')).toBe(a);
+    expect([a, first, b]).not.toContain(ring.tenantOf('a2'));
+    expect(split).toEqual({ merged: new Map(), closed: [] });
+    // A tenant that takes the first name of a renamed one is another; a key moved to a tenant that goes on is its,
+    // and takes its old tenant along when it was that tenant's last key; a tenant with no key left is closed.
+    const y = ring.tenantOf('a2');
+    expect(
+      ring.set([
+        { key: 'key-2', tenant: 'acme' },
+        { key: 'key-9', tenant: 'key-1' },
+        { key: 'a1', tenant: 'b' },
+        'b',
+      ]),
+    ).toEqual({ merged: new Map([[a, b]]), closed: [y] });
     expect(ring.tenantOf('key-2')).toBe(first);
     expect(ring.tenantOf('key-9')).not.toBe(first);
     expect(ring.tenantOf('a1')).toBe(b);
     // Listed alone again, a key names its tenant after itself: still the same tenant.
     ring.set(['key-2']);
     expect(ring.tenantOf('key-2')).toBe(first);
+  });
+
+  it('merge a tenant whose last key moves into another tenant into that one', () => {
+    const ring = new KeyRing(['key-1', { key: 'key-9', tenant: 'acme' }]);
+    const [old, acme] = ['key-1', 'key-9'].map((key) => ring.tenantOf(key));
+    expect(
+      ring.set([
+        { key: 'key-1', tenant: 'acme' },
+        { key: 'key-9', tenant: 'acme' },
+      ]),
+    ).toEqual({ merged: new Map([[old, acme]]), closed: [] });
+    expect(ring.tenantOf('key-1')).toBe(acme);
+    // Two tenants' keys under a name new to the list: the first listed is renamed, the other merges into it.
+    const two = new KeyRing(['p', 'q']);
+    const [p, q] = ['p', 'q'].map((key) => two.tenantOf(key));
+    expect(
+      two.set([
+        { key: 'q', tenant: 'pq' },
+        { key: 'p', tenant: 'pq' },
+      ]),
+    ).toEqual({ merged: new Map([[p, q]]), closed: [] });
+    expect(two.tenantNamed('pq')).toBe(q);
+  });
+
+  it('keep a tenant through a rotation by its name, and close one whose keys all go under another name', () => {
+    const ring = new KeyRing([{ key: 'key-1', tenant: 'acme' }, 'key-5']);
+    const [acme, five] = ['key-1', 'key-5'].map((key) => ring.tenantOf(key));
+    expect(ring.set([{ key: 'key-2', tenant: 'acme' }, 'key-6'])).toEqual({
+      merged: new Map(),
+      closed: [five],
+    });
+    expect(ring.tenantOf('key-2')).toBe(acme);
+    expect([acme, five]).not.toContain(ring.tenantOf('key-6'));
+    // A closed tenant stays closed: its name listed again starts a new one.
+    ring.set([{ key: 'key-2', tenant: 'acme' }, 'key-5']);
+    expect([acme, five]).not.toContain(ring.tenantOf('key-5'));
+  });
+
+  it('merge the one tenant of a stub that accepted any key into the tenant of the first key its clients use', () => {
+    const ring = new KeyRing(undefined);
+    expect(ring.set(['other', 'dev-2', 'dev-1'], ['dev-1', 'dev-2', 'gone'])).toEqual({
+      merged: new Map([[undefined, 'dev-2']]),
+      closed: [],
+    });
+    // Not one key its clients use listed: it is closed.
+    expect(new KeyRing(undefined).set(['other'], ['dev-1'])).toEqual({
+      merged: new Map(),
+      closed: [undefined],
+    });
+    // Back to any key: every tenant is the one tenant.
+    expect(ring.set([])).toEqual({
+      merged: new Map([
+        ['other', undefined],
+        ['dev-2', undefined],
+        ['dev-1', undefined],
+      ]),
+      closed: [],
+    });
   });
 
   it('refuse an entry that is neither, naming it', async () => {

@@ -86,3 +86,21 @@ describe('FleetLimiter concurrency', () => {
     expect(fleet.inFlight('t', 'work')).toBe(0);
   });
 });
+
+describe('FleetLimiter merge', () => {
+  it("counts a merged tenant's calls with the tenant it merged into, until each is released", () => {
+    const { fleet, at } = limiter();
+    const limits = { concurrency: 2, perSecond: 2 };
+    fleet.started('a1', 'acme', 'work', limits, 's1');
+    at(100);
+    fleet.started('k1', 'key-1', 'work', limits, 's2');
+    fleet.merge('key-1', 'acme');
+    expect([fleet.inFlight('acme', 'work'), fleet.inFlight('key-1', 'work')]).toEqual([2, 0]);
+    expect(fleet.waitFor('acme', 'work', limits)).toBe(Number.POSITIVE_INFINITY);
+    // Released under its old session, it frees the slot of the tenant it counts with now.
+    expect(fleet.release('k1', 's2')).toBe(true);
+    expect(fleet.inFlight('acme', 'work')).toBe(1);
+    // Both starts count in acme's window: the next may start 1,000 ms after the first.
+    expect(fleet.waitFor('acme', 'work', limits)).toBe(900);
+  });
+});
