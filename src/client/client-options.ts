@@ -80,8 +80,9 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    * A function (`() => string | Promise<string>`) is read before every connection attempt, so keys rotate
    * without a restart: a refusal (close 4001, HTTP 401/403) reads it once more and tries a different key at once,
    * and the session resumes with it (docs/protocol/fleets.md). A function that throws, rejects, returns no key
-   * or takes over 10_000 ms (`API_KEY_TIMEOUT_MS`) fails that attempt (`ConnectionError` `api_key_failed`, the
-   * cause scrubbed of keys), which is retried with backoff. Each key it returns is scrubbed as a key given as a
+   * or takes over 10_000 ms (`API_KEY_TIMEOUT_MS`; while `close()` drains, past 2_000 ms from the attempt's start,
+   * `DRAIN_HANDSHAKE_TIMEOUT_MS`) fails that attempt (`ConnectionError` `api_key_failed`, the cause scrubbed of
+   * keys), which is retried with backoff. Each key it returns is scrubbed as a key given as a
    * string is, from the moment it is returned (the 16 latest are kept: `MAX_LEARNED_SECRETS`); a key it throws
    * in an error before it ever returned it is not known to be one, and shows in that error.
    * @default process.env.TOOLWIRE_API_KEY

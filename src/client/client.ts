@@ -973,7 +973,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * started that are still going (their `run()` promises reject with `ConnectionError` `closed`) and closes with
    * code 1000. A socket that drops during the drain, or was down when it began, is reopened (attempts at most
    * `DRAIN_RECONNECT_MAX_DELAY_MS`, 1 s, apart, each cut `DRAIN_HANDSHAKE_TIMEOUT_MS`, 2 s, after it began without
-   * `welcome`, the one under way included, until `timeoutMs` whatever `reconnect.maxAttempts` says) and the
+   * `welcome`, the one under way included, and an `apiKey` function that hangs with it, until `timeoutMs` whatever `reconnect.maxAttempts` says) and the
    * session resumed, so that the results reach the service; the drain ends as soon as nothing is left to run or
    * to ack. At `timeoutMs` it stops waiting: calls still running are aborted (those of a tool with `sideEffect`
    * `'none'` or `'idempotent'` are handed back to the service, answered busy, and another client runs them again;

@@ -128,10 +128,12 @@ export const DRAIN_RECONNECT_MAX_DELAY_MS = 1_000;
 
 /**
  * The longest an attempt to reopen the socket may take to reach `welcome` while draining, in milliseconds from its
- * start ({@link HANDSHAKE_TIMEOUT_MS} otherwise): an attempt stuck in its handshake (a port that accepts TCP but
- * never answers the upgrade, a service that never answers `hello`) is cut then, and the next one follows at the
- * drain's pace. Two seconds leave a live service room for TCP, TLS, the upgrade and `hello`/`welcome` over a slow
- * link (about five round trips of 300 ms), where one would cut it every time.
+ * start ({@link HANDSHAKE_TIMEOUT_MS} otherwise): an attempt stuck in any step (an `apiKey` function that does not
+ * answer, a WebSocket class that does not load, a port that accepts TCP but never answers the upgrade, a service
+ * that never answers `hello`) is cut then, and the next one follows at the drain's pace. The steps share the one
+ * bound, counted from before the key is read, so that an attempt never holds the drain longer whichever step
+ * stalls. Two seconds leave a live service room for TCP, TLS, the upgrade and `hello`/`welcome` over a slow link
+ * (about five round trips of 300 ms), where one would cut it every time.
  */
 export const DRAIN_HANDSHAKE_TIMEOUT_MS = 2_000;
 
@@ -171,6 +173,14 @@ export class Connection {
   readonly #socket: () => Promise<WebSocketChoice>;
   /** The key the current attempt presented (read from a key function, or the key itself). */
   #key: string | undefined;
+  /** Counts attempts: an attempt whose number is no longer this one was cut, and what it awaited is ignored. */
+  #attemptId = 0;
+  /** When the current attempt began (`performance.now()`), before its key was read. */
+  #attemptStartedAt = 0;
+  /** What the current attempt awaits before it has a socket: its key (a key function), or the WebSocket class. */
+  #preparing: 'key' | 'socket' | undefined;
+  /** While draining: the timer that cuts the attempt being prepared {@link DRAIN_HANDSHAKE_TIMEOUT_MS} after it began. */
+  #cut: ReturnType<typeof setTimeout> | undefined;
   /** The key of a refused attempt that a key function is being read again for. */
   #refusedKey: string | undefined;
   /** A refusal was met by reading the key again since the last `welcome` (a second refusal ends the connection). */
@@ -305,14 +315,17 @@ export class Connection {
    * was down, is opened again (the session resumed, to deliver what the owner still has to send), and stays
    * draining; until then the attempts come at most {@link DRAIN_RECONNECT_MAX_DELAY_MS} apart, sooner than a
    * backoff grown during the outage would make them, each cut {@link DRAIN_HANDSHAKE_TIMEOUT_MS} after it began
-   * without `welcome` (the one under way now too), and `reconnect.maxAttempts` no longer ends them: the owner's
+   * without `welcome` (the one under way now too, whether it waits for its key, the WebSocket class or the
+   * service), and `reconnect.maxAttempts` no longer ends them: the owner's
    * deadline does, by {@link close}.
    */
   drain(): void {
     this.#draining = true;
     if (this.#state === 'open') this.#state = 'draining';
-    // An attempt under way is cut at the drain's pace too, not HANDSHAKE_TIMEOUT_MS after it began.
+    // An attempt under way is cut at the drain's pace too, not HANDSHAKE_TIMEOUT_MS after it began: in its
+    // handshake, or still reading its key or loading the WebSocket class.
     this.#link?.handshakeWithin(DRAIN_HANDSHAKE_TIMEOUT_MS);
+    this.#cutPreparing();
     const retry = this.#retry;
     const policy = this.#options.reconnect;
     if (retry === undefined || policy === false) return;
@@ -333,6 +346,10 @@ export class Connection {
   }
 
   async #open(): Promise<void> {
+    const attempt = ++this.#attemptId;
+    this.#attemptStartedAt = performance.now();
+    this.#preparing = 'key';
+    if (this.#draining) this.#cutPreparing();
     let key: string;
     const source = this.#options.apiKey;
     if (typeof source === 'string') key = source;
@@ -341,7 +358,10 @@ export class Connection {
       const { redactor } = this.#options;
       const read = await readApiKey(source, this.#key, API_KEY_TIMEOUT_MS, redactor);
       if (!read.ok) {
-        if (this.#state !== 'closed') this.#attemptFailed({ error: read.error, fatal: false }, false);
+        if (this.#state !== 'closed' && attempt === this.#attemptId) {
+          this.#prepared();
+          this.#attemptFailed({ error: read.error, fatal: false }, false);
+        }
         return;
       }
       key = read.key;
@@ -352,7 +372,8 @@ export class Connection {
           `the apiKey function returned a key shorter than ${SHORT_SECRET} characters: it is not searched for inside the texts tools return, log and throw, only replaced where it is a whole value; use a longer key in production`,
         );
       }
-      if (this.#state === 'closed') return;
+      // Cut meanwhile (a draining connection's pace): the next attempt reads the key again.
+      if (this.#state === 'closed' || attempt !== this.#attemptId) return;
       const refused = this.#refusedKey;
       this.#refusedKey = undefined;
       if (refused !== undefined && refused === key) {
@@ -362,10 +383,12 @@ export class Connection {
       }
     }
     this.#key = key;
+    this.#preparing = 'socket';
     let socket: WebSocketChoice;
     try {
       socket = await this.#socket();
     } catch (error) {
+      if (attempt !== this.#attemptId) return;
       // A loader that knew what went wrong said so (src/wire/ws.ts: `ws` in an ES module bundle).
       if (error instanceof ConnectionError && error.code === 'no_websocket') this.#fail(error);
       else {
@@ -374,7 +397,8 @@ export class Connection {
       }
       return;
     }
-    if (this.#state === 'closed') return;
+    if (this.#state === 'closed' || attempt !== this.#attemptId) return;
+    this.#prepared();
     const options = this.#options;
     try {
       const link: Link = new Link({
@@ -382,6 +406,7 @@ export class Connection {
         style: socket.style,
         url: options.url,
         apiKey: key,
+        startedAt: this.#attemptStartedAt,
         maxPayloadBytes: this.#serviceLimit,
         heartbeatIntervalMs: options.heartbeatIntervalMs,
         heartbeatClock: options.heartbeatClock,
@@ -421,6 +446,35 @@ export class Connection {
         }),
       );
     }
+  }
+
+  /**
+   * While draining, cuts the attempt still reading its key or loading the WebSocket class
+   * {@link DRAIN_HANDSHAKE_TIMEOUT_MS} after it began, as its handshake would be (./link.ts `handshakeWithin`):
+   * the attempt fails (`api_key_failed`, `handshake_timeout`) and the next follows at the drain's pace; what the
+   * step gives later is ignored. Nothing when no attempt is being prepared, or its cut is set already.
+   */
+  #cutPreparing(): void {
+    if (this.#preparing === undefined || this.#cut !== undefined) return;
+    const attempt = this.#attemptId;
+    const left = Math.max(0, this.#attemptStartedAt + DRAIN_HANDSHAKE_TIMEOUT_MS - performance.now());
+    this.#cut = this.#later(left, () => {
+      this.#cut = undefined;
+      const step = this.#preparing;
+      if (step === undefined || attempt !== this.#attemptId || this.#state === 'closed') return;
+      this.#preparing = undefined;
+      this.#attemptId += 1;
+      this.#attemptFailed({ error: preparationTimeout(step, this.#options.url), fatal: false }, false);
+    });
+  }
+
+  /** The attempt has its key and WebSocket class (or failed before): nothing left for {@link #cutPreparing}. */
+  #prepared(): void {
+    this.#preparing = undefined;
+    if (this.#cut === undefined) return;
+    clearTimeout(this.#cut);
+    this.#timers.delete(this.#cut);
+    this.#cut = undefined;
   }
 
   #onWelcome(link: Link, given: Welcome): void {
@@ -647,5 +701,20 @@ export class Connection {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
     this.#retry = undefined;
+    this.#cut = undefined;
   }
+}
+
+/**
+ * An attempt cut while draining before it had a socket: its key function had not answered (`api_key_failed`, in
+ * the words of ./api-key.ts), or the WebSocket class had not loaded (`handshake_timeout`).
+ */
+function preparationTimeout(step: 'key' | 'socket', url: string): ConnectionError {
+  const ms = DRAIN_HANDSHAKE_TIMEOUT_MS;
+  return step === 'key'
+    ? new ConnectionError('api_key_failed', `the apiKey function did not answer within ${ms}ms`)
+    : new ConnectionError(
+        'handshake_timeout',
+        `${displayUrl(url)}: the WebSocket class did not load within ${ms} ms`,
+      );
 }

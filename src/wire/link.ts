@@ -384,6 +384,11 @@ export interface LinkOptions {
   style: SocketStyle;
   url: string;
   apiKey: string;
+  /**
+   * When the attempt began (`performance.now()`), before its key was read and the WebSocket class loaded: what
+   * {@link Link.handshakeWithin} counts from.
+   */
+  startedAt: number;
   /** The frame limit until `welcome` announces one: the last announced, else the protocol default. */
   maxPayloadBytes: number;
   /** Overrides the interval announced in `welcome`, in milliseconds. */
@@ -425,7 +430,7 @@ export class Link {
   readonly #sendsHeaders: boolean;
   #handshakeTimer: ReturnType<typeof setTimeout>;
   /** When the attempt began (`performance.now()`), and how long it has to reach `welcome`, in milliseconds. */
-  readonly #startedAt = performance.now();
+  readonly #startedAt: number;
   #handshakeMs = HANDSHAKE_TIMEOUT_MS;
   #opened = false;
   #welcomed = false;
@@ -452,6 +457,7 @@ export class Link {
 
   constructor(options: LinkOptions) {
     this.#options = options;
+    this.#startedAt = options.startedAt;
     this.#maxPayloadBytes = options.maxPayloadBytes;
     this.#sendLimit = sendLimit(options.maxPayloadBytes, options);
     this.#dropped = droppedFieldsLog(options.logger, 'service');

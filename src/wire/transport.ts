@@ -125,10 +125,15 @@ let nodeWebSocket: (() => Promise<WebSocketConstructor>) | undefined;
 /**
  * Makes `load` the WebSocket of every client made in Node without a `WebSocket` option, whether or not the runtime
  * has a global `WebSocket` (Node 22 and later do): `ws` sends the key as a header, reports a refused upgrade's
- * status, and its `bufferedAmount` is the same on every Node version. Called once by the Node entry.
+ * status, and its `bufferedAmount` is the same on every Node version. Called once by the Node entry. Returns the
+ * loader it replaces, so that a test can put it back (a client reads the loader when it is made).
  */
-export function registerNodeWebSocket(load: () => Promise<WebSocketConstructor>): void {
+export function registerNodeWebSocket(
+  load: (() => Promise<WebSocketConstructor>) | undefined,
+): (() => Promise<WebSocketConstructor>) | undefined {
+  const previous = nodeWebSocket;
   nodeWebSocket = load;
+  return previous;
 }
 
 /** The WebSocket a client opens its sockets with, and how it calls it. */

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Agent, Client, ConnectionError, OptionsError, ToolDefinitionError, tool } from '../../src/index';
-import { type MemoryPeer, memorySocketPair } from '../helpers/memory-socket';
+import { registerNodeWebSocket } from '../../src/wire/transport';
+import { type MemoryPeer, type MemorySocketPair, memorySocketPair } from '../helpers/memory-socket';
 import { unknownOptionMessage } from '../support/known-options';
 import { recordingLogger } from '../support/recording-logger';
 import { FAKE_URL, fakeWebSocket, useFakeService, welcome } from './fake-service';
@@ -1009,6 +1010,65 @@ describe('run() and close() options', () => {
   });
 });
 
+describe('an apiKey function that never answers, outside a drain', () => {
+  it('fails that attempt after 10 s with api_key_failed, an error event and a warn line, then tries again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    try {
+      const pair = memorySocketPair({
+        onConnection(peer) {
+          peer.onMessage = (text) => {
+            if ((JSON.parse(text) as { type: string }).type === 'hello') peer.send(welcome('s1'));
+          };
+        },
+      });
+      const key = { hangs: 0 };
+      const { logger, lines } = recordingLogger();
+      const client = new Client({
+        url: FAKE_URL,
+        WebSocket: pair.WebSocket,
+        apiKey: () => (key.hangs-- > 0 ? new Promise<string>(() => {}) : 'key-123456'),
+        tools: [echo],
+        reconnect: { initialDelayMs: 100, maxDelayMs: 100 },
+        logger,
+      });
+      clients.push(client);
+      const seen: string[] = [];
+      client.on('error', (error) => seen.push(`error ${error.code}: ${error.message}`));
+      client.on('reconnecting', ({ attempt, delayMs }) => seen.push(`reconnecting ${attempt} ${delayMs}`));
+      client.on('connected', () => seen.push('connected'));
+      await client.connect();
+      seen.length = 0;
+      key.hangs = 1;
+      (pair.peers[0] as MemoryPeer).fail();
+      await vi.advanceTimersByTimeAsync(50 + 9_999);
+      expect([client.state, seen]).toEqual(['reconnecting', ['reconnecting 1 50']]);
+      await vi.advanceTimersByTimeAsync(1);
+      await vi.advanceTimersByTimeAsync(50);
+      expect([client.state, pair.peers.length, seen]).toEqual([
+        'open',
+        2,
+        [
+          'reconnecting 1 50',
+          'error api_key_failed: the apiKey function did not answer within 10000ms',
+          'reconnecting 2 50',
+          'connected',
+        ],
+      ]);
+      expect(lines.filter((line) => line.level === 'warn')).toEqual([
+        {
+          level: 'warn',
+          object: { attempt: 1, code: 'api_key_failed' },
+          message: 'connection attempt 1 failed: the apiKey function did not answer within 10000ms',
+        },
+      ]);
+    } finally {
+      vi.restoreAllMocks();
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe('close() while the service is out of reach', () => {
   /**
    * A client whose first socket is welcomed and sent a call that runs until aborted, then dropped; every later
@@ -1173,11 +1233,10 @@ describe('close() while the socket is down: the attempts the drain makes', () =>
    * A client with one call running over a memory service that is `up` (welcomes and acks), `down` (resets each
    * socket) or `hang` (accepts the socket, never answers hello), as `mode` says when each socket opens.
    */
-  async function drainingSetup(reconnect: {
-    initialDelayMs?: number;
-    maxDelayMs?: number;
-    maxAttempts?: number;
-  }) {
+  async function drainingSetup(
+    reconnect: { initialDelayMs?: number; maxDelayMs?: number; maxAttempts?: number },
+    more: (pair: MemorySocketPair) => Partial<ConstructorParameters<typeof Client>[0]> = () => ({}),
+  ) {
     let finish: (() => void) | undefined;
     const work = tool({
       name: 'work',
@@ -1214,6 +1273,7 @@ describe('close() while the socket is down: the attempts the drain makes', () =>
       apiKey: 'key-123456',
       tools: [work],
       reconnect,
+      ...more(pair),
     });
     clients.push(client);
     const errors: string[] = [];
@@ -1314,6 +1374,108 @@ describe('close() while the socket is down: the attempts the drain makes', () =>
         'handshake_timeout: ws://toolwire.test/v1/ws: no welcome within 2000 ms (the socket opened, but the service did not answer hello)',
         'handshake_timeout: ws://toolwire.test/v1/ws: no welcome within 2000 ms (the socket opened, but the service did not answer hello)',
       ],
+    ]);
+  });
+  it('cuts an attempt whose apiKey function hangs 2 s after it began, the one under way at close() included', async () => {
+    // The key function answers at once, except the number of times `hangs` says: then it never answers.
+    const key = { hangs: 0 };
+    const apiKey = () => {
+      if (key.hangs === 0) return 'key-123456';
+      key.hangs -= 1;
+      return new Promise<string>(() => {});
+    };
+    const { client, pair, results, errors, finish } = await drainingSetup(
+      { initialDelayMs: 100, maxDelayMs: 100 },
+      () => ({ apiKey }),
+    );
+    key.hangs = 2;
+    (pair.peers[0] as MemoryPeer).fail();
+    await vi.advanceTimersByTimeAsync(0);
+    finish();
+    await vi.advanceTimersByTimeAsync(100);
+    expect([client.state, pair.peers.length, key.hangs]).toEqual(['reconnecting', 1, 1]);
+    const closing = timedClose(client, 8_000);
+    // The attempt under way (begun 50 ms before close()) is cut at 1.95 s; the next, begun at 2 s, hangs too and
+    // is cut at 4 s; the third, at 4.05 s, delivers. Each held the drain 10 s (API_KEY_TIMEOUT_MS) before.
+    await vi.advanceTimersByTimeAsync(8_000);
+    const closedAfter = await closing;
+    expect([closedAfter, results, client.stats.unacked, errors]).toEqual([
+      4_050,
+      ['c1 on socket 2'],
+      0,
+      [
+        'api_key_failed: the apiKey function did not answer within 2000ms',
+        'api_key_failed: the apiKey function did not answer within 2000ms',
+      ],
+    ]);
+  });
+
+  it('counts the time its apiKey function took in the 2 s of an attempt stuck in its handshake', async () => {
+    const key = { slow: false };
+    const apiKey = () =>
+      key.slow
+        ? new Promise<string>((resolve) => setTimeout(() => resolve('key-123456'), 1_500))
+        : 'key-123456';
+    const { client, pair, service, results, errors, finish } = await drainingSetup(
+      { initialDelayMs: 100, maxDelayMs: 100 },
+      () => ({ apiKey }),
+    );
+    key.slow = true;
+    service.mode = 'hang';
+    (pair.peers[0] as MemoryPeer).fail();
+    await vi.advanceTimersByTimeAsync(0);
+    finish();
+    await vi.advanceTimersByTimeAsync(100);
+    const closing = timedClose(client, 8_000);
+    // The attempt begun at 50 ms has its key at 1.55 s, its socket accepted by the hanging port: cut at 2.05 s,
+    // 2 s after the attempt began (not after its socket). The next, begun at 2.1 s, has its key at 3.6 s: delivered.
+    await vi.advanceTimersByTimeAsync(1_500);
+    expect(pair.peers.length).toBe(2);
+    service.mode = 'up';
+    await vi.advanceTimersByTimeAsync(6_500);
+    const closedAfter = await closing;
+    expect([closedAfter, results, errors]).toEqual([
+      3_500,
+      ['c1 on socket 3'],
+      [
+        'handshake_timeout: ws://toolwire.test/v1/ws: no welcome within 2000 ms (the socket opened, but the service did not answer hello)',
+      ],
+    ]);
+  });
+
+  it('cuts an attempt whose WebSocket class does not load 2 s after it began', async () => {
+    // The loader a runtime without the WebSocket option uses (`import('ws')` in Node): it never answers once.
+    const loader = { hangs: 0 };
+    let previous: Parameters<typeof registerNodeWebSocket>[0];
+    let setup: Awaited<ReturnType<typeof drainingSetup>>;
+    try {
+      // A client made without the WebSocket option takes the loader registered when it is made.
+      setup = await drainingSetup({ initialDelayMs: 100, maxDelayMs: 100 }, (pair) => {
+        previous = registerNodeWebSocket(() => {
+          if (loader.hangs === 0) return Promise.resolve(pair.WebSocket);
+          loader.hangs -= 1;
+          return new Promise(() => {});
+        });
+        return { WebSocket: undefined };
+      });
+    } finally {
+      registerNodeWebSocket(previous);
+    }
+    const { client, pair, results, errors, finish } = setup;
+    loader.hangs = 1;
+    (pair.peers[0] as MemoryPeer).fail();
+    await vi.advanceTimersByTimeAsync(0);
+    finish();
+    await vi.advanceTimersByTimeAsync(100);
+    expect([client.state, pair.peers.length, loader.hangs]).toEqual(['reconnecting', 1, 0]);
+    const closing = timedClose(client, 8_000);
+    await vi.advanceTimersByTimeAsync(8_000);
+    const closedAfter = await closing;
+    expect([closedAfter, results, client.stats.unacked, errors]).toEqual([
+      2_000,
+      ['c1 on socket 2'],
+      0,
+      ['handshake_timeout: ws://toolwire.test/v1/ws: the WebSocket class did not load within 2000 ms'],
     ]);
   });
 });
