@@ -3,11 +3,12 @@
  * (docs/guide/workers.md, "Deploys"): the calls it never started go to the other worker; only a call that outlives
  * the drain's `timeoutMs` ends `cancelled`.
  */
-import { describe, expect, it } from 'vitest';
+import { connect, createServer, type Socket } from 'node:net';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { scriptedModel } from '../../server-stub/index';
+import { type StubServer, scriptedModel } from '../../server-stub/index';
 import { tool } from '../../src/index';
-import { API_KEY, client, proxyTo, stub, until } from './harness';
+import { API_KEY, client, deferred, onCleanup, proxyTo, stub, until } from './harness';
 
 /**
  * The `work` tool of `worker`, recording each call it executes in `executed`: a gated one runs until it is aborted
@@ -249,5 +250,112 @@ describe('a worker whose socket drops while it drains', () => {
     const transcript = await server.runs.waitFor(runId);
     expect(transcript.toolCalls.map((call) => [call.status, call.output])).toEqual([['ok', 'a:0']]);
     expect(executed).toEqual(['a:0']);
+  });
+});
+
+describe('a worker draining while a real port accepts its attempt and never answers', () => {
+  /**
+   * A TCP port in front of the stub on 127.0.0.1: while `hang`, it accepts each connection and says nothing (no
+   * HTTP answer to the upgrade); else it pipes it to the stub. `dropPiped()` breaks the piped connections.
+   */
+  async function frontOf(server: StubServer) {
+    const piped: Socket[] = [];
+    const held: Socket[] = [];
+    const front = { mode: 'pipe' as 'pipe' | 'hang', held, heldClosed: 0, port: 0 };
+    const tcp = createServer((socket) => {
+      socket.on('error', () => {});
+      if (front.mode === 'hang') {
+        held.push(socket);
+        socket.on('close', () => (front.heldClosed += 1));
+        // Reads (and drops) what comes, so that it sees the client close the connection.
+        socket.resume();
+        return;
+      }
+      const upstream = connect(server.port, '127.0.0.1');
+      upstream.on('error', () => socket.destroy());
+      socket.on('close', () => upstream.destroy());
+      upstream.on('close', () => socket.destroy());
+      socket.pipe(upstream).pipe(socket);
+      piped.push(socket);
+    });
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    front.port = (tcp.address() as { port: number }).port;
+    onCleanup(async () => {
+      for (const socket of [...piped, ...held]) socket.destroy();
+      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    });
+    const dropPiped = () => {
+      for (const socket of piped.splice(0)) socket.destroy();
+    };
+    return { front, dropPiped };
+  }
+
+  /**
+   * Lets real I/O happen, and the fake timers due now run, until `done()`: the fake clock does not move. Fails after
+   * 5 s of real time (`Date` is not faked), a failure bound on loopback I/O, not a timing.
+   */
+  async function io(done: () => boolean): Promise<void> {
+    const failAt = Date.now() + 5_000;
+    while (!done()) {
+      if (Date.now() > failAt) throw new Error(`still waiting for ${done.toString()}`);
+      await vi.advanceTimersByTimeAsync(0);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  it('cuts the attempt 2 s after it began and delivers the result over the next one, once the service is back', async () => {
+    const gate = deferred<string>();
+    const work = tool({ name: 'work', description: 'Works.', execute: () => gate.promise });
+    const server = await stub({
+      agents: [{ name: 'Fleet', instructions: '', tools: ['work'] }],
+      model: scriptedModel([{ toolCalls: [{ name: 'work', arguments: {} }] }, { text: 'done' }]),
+    });
+    const { front, dropPiped } = await frontOf(server);
+    const url = server.url.replace(`:${server.port}`, `:${front.port}`);
+    const a = client(url, { tools: [work], reconnect: { initialDelayMs: 100, maxDelayMs: 100 } });
+    const errors: string[] = [];
+    a.on('error', (error) => errors.push(`${error.code}: ${error.message}`));
+    await a.connect();
+    const runId = server.runs.start('Fleet', 'go');
+    await until(() => a.stats.running, 1);
+    // The clock is fake from here (the real sockets are not): every figure below is exact. Each backoff delay is
+    // half its ceiling: 50 ms.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    try {
+      front.mode = 'hang';
+      dropPiped();
+      await io(() => a.state === 'reconnecting');
+      // The attempt 50 ms after the drop: the port accepts it and never answers the upgrade.
+      await vi.advanceTimersByTimeAsync(50);
+      await io(() => front.held.length === 1);
+      gate.resolve('done');
+      await io(() => a.stats.unacked === 1);
+      const started = performance.now();
+      let closedAfter: number | undefined;
+      const closing = a.close({ timeoutMs: 5_000 }).then(() => {
+        closedAfter = performance.now() - started;
+      });
+      // The service is back, but the attempt under way was accepted by the hanging port.
+      front.mode = 'pipe';
+      await vi.advanceTimersByTimeAsync(1_999);
+      expect([a.state, front.heldClosed, errors]).toEqual(['reconnecting', 0, []]);
+      await vi.advanceTimersByTimeAsync(1);
+      // Cut: the client closed the TCP connection it had opened.
+      await io(() => front.heldClosed === 1);
+      expect(errors).toEqual([
+        `handshake_timeout: ${url}: the WebSocket upgrade did not complete within 2000 ms`,
+      ]);
+      // The next attempt, 50 ms later, resumes the session, delivers the result and has its ack: close() returns.
+      await vi.advanceTimersByTimeAsync(50);
+      await io(() => closedAfter !== undefined);
+      await closing;
+      expect([closedAfter, a.stats.unacked, front.held.length]).toEqual([2_050, 0, 1]);
+    } finally {
+      vi.restoreAllMocks();
+      vi.useRealTimers();
+    }
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls.map((call) => [call.status, call.output])).toEqual([['ok', 'done']]);
   });
 });
