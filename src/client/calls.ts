@@ -255,6 +255,17 @@ function serviceCancelText(reason: string): string {
     : text;
 }
 
+/**
+ * The `warn` line of a client that closed with results the service had not acknowledged: their count and calls (the
+ * first 10), and what becomes of those calls.
+ */
+function unackedAtCloseText(callIds: readonly string[]): string {
+  const one = callIds.length === 1;
+  const shown = callIds.slice(0, 10).join(', ');
+  const more = callIds.length > 10 ? ` and ${callIds.length - 10} more` : '';
+  return `the client closed with ${callIds.length} result${one ? '' : 's'} the service had not acknowledged (call${one ? '' : 's'} ${shown}${more}): it may not have ${one ? 'it' : 'them'}, and gives a call it has no result for to another client after the session's grace period, which runs it again`;
+}
+
 /** The call's tool says running it again is harmless (`sideEffect` `'none'` or `'idempotent'`). */
 function runsAgain(registry: ToolRegistry, execution: Execution): boolean {
   const sideEffect = registry.get(execution.toolName)?.definition.sideEffect;
@@ -328,6 +339,8 @@ export class CallRunner implements ExecutionOwner {
   readonly #approvalWaits: SlotlessWaits | undefined;
   #traces: CallTraces | undefined;
   #idleWaiters: Array<() => void> = [];
+  /** Once closed ({@link CallRunner.dispose}): the results it closed without an ack, a final figure. */
+  #unackedAtClose: number | undefined;
   /** Shared by this client's calls whose frames carry the same values (./execution.ts `CallExtras`). */
   lastExtras: CallExtras | undefined = undefined;
   /** What every call of this client shares: read by each call, its own options (`ClientExecution`). */
@@ -552,9 +565,12 @@ export class CallRunner implements ExecutionOwner {
     return waiting;
   }
 
-  /** Results not yet acknowledged by the service. */
+  /**
+   * Results not yet acknowledged by the service; once {@link CallRunner.dispose}d (the client closed), those it
+   * closed without an ack.
+   */
   get unacked(): number {
-    return this.#outbox.size;
+    return this.#unackedAtClose ?? this.#outbox.size;
   }
 
   /**
@@ -1186,9 +1202,15 @@ export class CallRunner implements ExecutionOwner {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Stops timers. */
+  /**
+   * Stops timers; the client closed. The results never acknowledged are let go, their number kept as
+   * {@link CallRunner.unacked}'s final figure, and a `warn` line names their calls: the service may not have them.
+   */
   dispose(): void {
-    this.#outbox.dispose();
+    const callIds = this.#outbox.close();
+    this.#unackedAtClose = callIds.length;
+    if (callIds.length > 0)
+      this.#options.logger.warn({ unacked: callIds.length }, unackedAtCloseText(callIds));
     this.#deadlines.dispose();
     this.#options.updates.dispose?.();
   }

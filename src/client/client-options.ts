@@ -230,7 +230,12 @@ export interface ClientStats {
    * `decide()` has not reached this process yet: it is in no count here.
    */
   waiting: number;
-  /** Results sent and not yet acknowledged. */
+  /**
+   * Results sent and not yet acknowledged. Once the client is closed, a final figure: the results it closed without
+   * an ack (a drain that ran out of `timeoutMs`, `drain: false`, a socket down), which the service may not have; it
+   * gives a call it has no result for to another client after the session's grace period. A `warn` line names
+   * their calls at the close; the client holds none of them any more.
+   */
   unacked: number;
   /**
    * `maxConcurrency` slots held: `running`, plus the extra slots of calls of tools with `slots`. Present once a

@@ -656,7 +656,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   }
 
   /**
-   * Calls executing (`running`), waiting to begin (`queued`: for a slot, or for their concurrency key's turn), results not yet acknowledged (`unacked`), and the
+   * Calls executing (`running`), waiting to begin (`queued`: for a slot, or for their concurrency key's turn), results
+   * not yet acknowledged (`unacked`; once closed, a final figure: those it closed without an ack), and the
    * `maxConcurrency` slots held (`slots`: more than `running` when tools have `slots`). With tools that have
    * `concurrency`, `tools` gives each one's calls holding a permit (`running`) and waiting for one (`waiting`).
    */
@@ -973,15 +974,17 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
    * started that are still going (their `run()` promises reject with `ConnectionError` `closed`) and closes with
    * code 1000. A socket that drops during the drain, or was down when it began, is reopened (attempts at most
    * `DRAIN_RECONNECT_MAX_DELAY_MS`, 1 s, apart, each cut `DRAIN_HANDSHAKE_TIMEOUT_MS`, 2 s, after it began without
-   * `welcome`, the one under way included, and an `apiKey` function that hangs with it, until `timeoutMs` whatever `reconnect.maxAttempts` says) and the
-   * session resumed, so that the results reach the service; the drain ends as soon as nothing is left to run or
-   * to ack. At `timeoutMs` it stops waiting: calls still running are aborted (those of a tool with `sideEffect`
-   * `'none'` or `'idempotent'` are handed back to the service, answered busy, and another client runs them again;
-   * the others are answered `cancelled`). If the socket is up, those answers and any result not acked yet go out
-   * before the close frame; if it is down, they are not delivered by this client: no close reaches the service,
-   * which keeps the session's calls for its grace period and then gives the ones it has no result for to another
-   * client (they may run twice: at least once). Rejects only with an `OptionsError` for invalid options (e.g.
-   * `timeout` for `timeoutMs`), before anything is closed.
+   * `welcome` whichever step holds it (its `apiKey` function, loading the WebSocket class, the handshake), the one
+   * under way included, until `timeoutMs` whatever `reconnect.maxAttempts` says) and the session resumed, so that
+   * the results reach the service; the drain ends as soon as nothing is left to run or to ack. At `timeoutMs` it
+   * stops waiting: calls still running are aborted (those of a tool with `sideEffect` `'none'` or `'idempotent'`
+   * are handed back to the service, answered busy, and another client runs them again; the others are answered
+   * `cancelled`). If the socket is up, those answers and any result not acked yet go out before the close frame;
+   * if it is down, they are not delivered by this client: no close reaches the service, which keeps the session's
+   * calls for its grace period and then gives the ones it has no result for to another client (they may run twice:
+   * at least once). The results closed without an ack stay counted in `stats.unacked`, a final figure, and a `warn`
+   * line names their calls. Rejects only with an `OptionsError` for invalid options (e.g. `timeout` for
+   * `timeoutMs`), before anything is closed.
    * @see docs/guide/client.md ("Closing")
    */
   async close(options: CloseOptions = {}): Promise<void> {

@@ -422,6 +422,17 @@ export class Outbox {
     this.#flushTimer = undefined;
   }
 
+  /**
+   * The client closed: stops the backpressure timer and lets go of every result still held, none of which can be
+   * acknowledged any more. Returns their call ids, oldest first.
+   */
+  close(): string[] {
+    this.dispose();
+    const callIds = [...this.#entries.values()].map((entry) => entry.call.callId);
+    for (const callId of callIds) this.ack(callId);
+    return callIds;
+  }
+
   /** Counts `entry` again after its frame changed. */
   #resize(entry: Entry): void {
     const bytes = frameBytes(entry.frame);

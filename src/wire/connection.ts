@@ -316,8 +316,7 @@ export class Connection {
    * draining; until then the attempts come at most {@link DRAIN_RECONNECT_MAX_DELAY_MS} apart, sooner than a
    * backoff grown during the outage would make them, each cut {@link DRAIN_HANDSHAKE_TIMEOUT_MS} after it began
    * without `welcome` (the one under way now too, whether it waits for its key, the WebSocket class or the
-   * service), and `reconnect.maxAttempts` no longer ends them: the owner's
-   * deadline does, by {@link close}.
+   * service), and `reconnect.maxAttempts` no longer ends them: the owner's deadline does, by {@link close}.
    */
   drain(): void {
     this.#draining = true;

@@ -1074,7 +1074,7 @@ describe('close() while the service is out of reach', () => {
    * A client whose first socket is welcomed and sent a call that runs until aborted, then dropped; every later
    * socket fails at once (the service is down). Fake timers drive it.
    */
-  async function cutOffWithACallRunning() {
+  async function cutOffWithACallRunning(logger?: ReturnType<typeof recordingLogger>['logger']) {
     const aborted: string[] = [];
     const waits = tool({
       name: 'waits',
@@ -1106,6 +1106,7 @@ describe('close() while the service is out of reach', () => {
       apiKey: 'key-123456',
       tools: [waits],
       reconnect: { initialDelayMs: 100, maxDelayMs: 100 },
+      ...(logger === undefined ? {} : { logger }),
     });
     clients.push(client);
     await client.connect();
@@ -1132,6 +1133,36 @@ describe('close() while the service is out of reach', () => {
       await vi.advanceTimersByTimeAsync(1);
       expect([closed, aborted, client.state]).toEqual([true, ['c1'], 'closed']);
       await closing;
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+  it('keeps in stats.unacked the results it closed without an ack, and a warn line names their calls', async () => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
+    });
+    try {
+      const { logger, lines } = recordingLogger();
+      const { client } = await cutOffWithACallRunning(logger);
+      const closing = client.close({ timeoutMs: 3_000 });
+      await vi.advanceTimersByTimeAsync(3_000);
+      await closing;
+      // The aborted call's `cancelled` answer, which the service never got: a final figure, for as long as the
+      // client is kept.
+      expect([client.state, client.stats]).toEqual([
+        'closed',
+        { running: 0, queued: 0, waiting: 0, unacked: 1 },
+      ]);
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(client.stats.unacked).toBe(1);
+      expect(lines.filter((line) => line.level === 'warn' && 'unacked' in (line.object ?? {}))).toEqual([
+        {
+          level: 'warn',
+          object: { unacked: 1 },
+          message:
+            "the client closed with 1 result the service had not acknowledged (call c1): it may not have it, and gives a call it has no result for to another client after the session's grace period, which runs it again",
+        },
+      ]);
     } finally {
       vi.useRealTimers();
     }
