@@ -44,13 +44,15 @@ export type KeyRead = { ok: true; key: string } | { ok: false; error: Connection
  * Calls the key function once, within {@link API_KEY_TIMEOUT_MS}. A throw, a rejection, a hang or a value that is
  * not a key fails with `ConnectionError` `api_key_failed`; its message and `cause` are scrubbed of `previous` (the
  * last key read), of whatever the function returned, and of every secret `redactor` knows (the client's: each key
- * the function returned before, in every encoding it covers), so no key is shown.
+ * the function returned before, in every encoding it covers), so no key is shown. Once `signal` aborts (the attempt
+ * was given up: the client closed, or a drain cut it), the read stops waiting, its timer cleared, and fails at once.
  */
 export async function readApiKey(
   source: () => string | Promise<string>,
   previous: string | undefined,
   timeoutMs: number = API_KEY_TIMEOUT_MS,
   redactor?: Redactor,
+  signal?: AbortSignal,
 ): Promise<KeyRead> {
   let returned: unknown;
   const secrets = (): string[] =>
@@ -70,6 +72,7 @@ export async function readApiKey(
     ),
   });
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let stop: (() => void) | undefined;
   try {
     const value = source();
     returned = isThenable(value)
@@ -80,6 +83,11 @@ export async function readApiKey(
               () => reject(new KeyTimeout(`did not answer within ${timeoutMs}ms`)),
               timeoutMs,
             );
+            if (signal === undefined) return;
+            // A timer left behind would hold a closed client's process open for the rest of the timeout.
+            stop = () => reject(new KeyTimeout('was not waited for: the attempt was given up'));
+            if (signal.aborted) stop();
+            else signal.addEventListener('abort', stop, { once: true });
           }),
         ])
       : value;
@@ -88,6 +96,7 @@ export async function readApiKey(
     return failed(`threw: ${describeThrown(error)}`, error);
   } finally {
     if (timer !== undefined) clearTimeout(timer);
+    if (stop !== undefined) signal?.removeEventListener('abort', stop);
   }
   if (
     typeof returned !== 'string' ||

@@ -179,6 +179,8 @@ export class Connection {
   #attemptStartedAt = 0;
   /** What the current attempt awaits before it has a socket: its key (a key function), or the WebSocket class. */
   #preparing: 'key' | 'socket' | undefined;
+  /** Ends the wait for an `apiKey` function's key when its attempt is given up (closed, or cut by a drain). */
+  #keyRead: AbortController | undefined;
   /** While draining: the timer that cuts the attempt being prepared {@link DRAIN_HANDSHAKE_TIMEOUT_MS} after it began. */
   #cut: ReturnType<typeof setTimeout> | undefined;
   /** The key of a refused attempt that a key function is being read again for. */
@@ -355,7 +357,10 @@ export class Connection {
     else {
       // A key function: read before every attempt; a throw, a hang or a bad value fails this attempt only.
       const { redactor } = this.#options;
-      const read = await readApiKey(source, this.#key, API_KEY_TIMEOUT_MS, redactor);
+      const keyRead = new AbortController();
+      this.#keyRead = keyRead;
+      const read = await readApiKey(source, this.#key, API_KEY_TIMEOUT_MS, redactor, keyRead.signal);
+      if (this.#keyRead === keyRead) this.#keyRead = undefined;
       if (!read.ok) {
         if (this.#state !== 'closed' && attempt === this.#attemptId) {
           this.#prepared();
@@ -463,6 +468,7 @@ export class Connection {
       if (step === undefined || attempt !== this.#attemptId || this.#state === 'closed') return;
       this.#preparing = undefined;
       this.#attemptId += 1;
+      this.#keyRead?.abort();
       this.#attemptFailed({ error: preparationTimeout(step, this.#options.url), fatal: false }, false);
     });
   }
@@ -660,6 +666,7 @@ export class Connection {
     }
     this.#state = 'closed';
     this.#clearTimers();
+    this.#keyRead?.abort();
     const link = this.#link;
     this.#link = undefined;
     link?.abandon();

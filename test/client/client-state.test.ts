@@ -1067,6 +1067,30 @@ describe('an apiKey function that never answers, outside a drain', () => {
       vi.useRealTimers();
     }
   });
+  it('close() during a hung key read leaves no timer to hold the process open', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const pair = memorySocketPair({});
+      const client = new Client({
+        url: FAKE_URL,
+        WebSocket: pair.WebSocket,
+        apiKey: () => new Promise<string>(() => {}),
+        tools: [echo],
+      });
+      clients.push(client);
+      const connecting = client.connect().catch((error: Error) => error.message);
+      await vi.advanceTimersByTimeAsync(1_000);
+      await client.close();
+      // The key's 10 s wait ended with the client: nothing is left to keep an exiting process alive.
+      expect([await connecting, vi.getTimerCount(), pair.peers.length]).toEqual([
+        'the client was closed before it connected',
+        0,
+        0,
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
 
 describe('close() while the service is out of reach', () => {

@@ -2,7 +2,7 @@
  * A key the apiKey function returns that cannot travel in a header is refused naming what to fix: its size, and
  * the first character that is not printable ASCII (by position and code point), never the key.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { readApiKey } from '../../src/wire/api-key';
 
 describe('readApiKey', () => {
@@ -27,5 +27,31 @@ describe('readApiKey', () => {
       ok: true,
       key: 'sk-live-example',
     });
+  });
+
+  it('stops waiting for a hung key once its attempt is given up, its timer cleared', async () => {
+    vi.useFakeTimers();
+    try {
+      const givenUp = new AbortController();
+      const reading = readApiKey(
+        () => new Promise<string>(() => {}),
+        undefined,
+        10_000,
+        undefined,
+        givenUp.signal,
+      );
+      await vi.advanceTimersByTimeAsync(1_000);
+      givenUp.abort();
+      expect(await reading).toMatchObject({
+        ok: false,
+        error: {
+          code: 'api_key_failed',
+          message: 'the apiKey function was not waited for: the attempt was given up',
+        },
+      });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
