@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { keyId, parseKeysFile } from '../../server-stub/admin';
 import { parseCliArgs } from '../../server-stub/cli-args';
 import { KeyRing } from '../../server-stub/fleet';
-import { scriptedModel, startStubServer } from '../../server-stub/index';
+import { type StubServerOptions, scriptedModel, startStubServer } from '../../server-stub/index';
 import { OptionsError } from '../../src/errors';
 import { stub } from '../fault/harness';
 import { agent, stub as loggedStub, track } from './helpers';
@@ -27,6 +27,17 @@ async function call(base: string, method: string, path: string, key: string | un
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
   return { status: response.status, body: await response.json() };
+}
+
+/** A stub whose model has `work` called once, with the admin routes, and `put(keys)` for its key list. */
+async function workStub(apiKeys: StubServerOptions['apiKeys']) {
+  const server = await loggedStub({
+    apiKeys,
+    adminKey: ADMIN,
+    model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]),
+  });
+  const put = (keys: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/keys', ADMIN, { keys });
+  return { server, tools: [toolDef('work')], put };
 }
 
 describe('operator routes', () => {
@@ -139,12 +150,7 @@ describe('operator routes', () => {
   });
 
   it('keeps a tenant whose keys are named anew: the rotation resumes its session, its results are taken', async () => {
-    const server = await stub({
-      apiKeys: ['key-1'],
-      adminKey: ADMIN,
-      model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]),
-    });
-    const tools = [toolDef('work')];
+    const { server, tools, put } = await workStub(['key-1']);
     const client = await TestClient.connect(server.url, {
       apiKey: 'key-1',
       tools,
@@ -153,7 +159,6 @@ describe('operator routes', () => {
     const runId = server.runs.start(agent('a', ['work']), 'go', { apiKey: 'key-1' });
     const sent = await client.next('tool_call');
     expect(sent.tenantId).toMatch(/^t_[0-9a-f]{16}$/);
-    const put = (keys: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/keys', ADMIN, { keys });
     // key-1 was a tenant of its own; the list names that tenant acme: the same tenant, no socket closed.
     expect(
       await put([
@@ -190,16 +195,10 @@ describe('operator routes', () => {
   });
 
   it("takes a tenant's session along when its last key moves into another tenant: no socket closed", async () => {
-    const server = await stub({
-      apiKeys: ['key-1', { key: 'key-9', tenant: 'acme' }],
-      adminKey: ADMIN,
-      model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]),
-    });
-    const tools = [toolDef('work')];
+    const { server, tools, put } = await workStub(['key-1', { key: 'key-9', tenant: 'acme' }]);
     const client = track(await TestClient.connect(server.url, { apiKey: 'key-1', tools }));
     const runId = server.runs.start(agent('a', ['work']), 'go', { apiKey: 'key-1' });
     const sent = await client.next('tool_call');
-    const put = (keys: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/keys', ADMIN, { keys });
     expect(
       await put([
         { key: 'key-1', tenant: 'acme' },
@@ -220,20 +219,14 @@ describe('operator routes', () => {
   });
 
   it("keeps a split tenant's session under the first name listed; a key under the other has moved", async () => {
-    const server = await stub({
-      apiKeys: [
-        { key: 'a1', tenant: 'a' },
-        { key: 'a2', tenant: 'a' },
-      ],
-      adminKey: ADMIN,
-      model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]),
-    });
-    const tools = [toolDef('work')];
+    const { server, tools, put } = await workStub([
+      { key: 'a1', tenant: 'a' },
+      { key: 'a2', tenant: 'a' },
+    ]);
     const first = track(await TestClient.connect(server.url, { apiKey: 'a1', tools }));
     const runId = server.runs.start(agent('a', ['work']), 'go', { apiKey: 'a1' });
     const sent = await first.next('tool_call');
     const second = track(await TestClient.connect(server.url, { apiKey: 'a2', tools }));
-    const put = (keys: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/keys', ADMIN, { keys });
     expect(
       await put([
         { key: 'a1', tenant: 'x' },
@@ -248,12 +241,7 @@ describe('operator routes', () => {
   });
 
   it('closes a tenant left with no key: its runs are cancelled, saying why, and its sessions end', async () => {
-    const server = await loggedStub({
-      apiKeys: ['key-1'],
-      adminKey: ADMIN,
-      model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]),
-    });
-    const tools = [toolDef('work')];
+    const { server, tools, put } = await workStub(['key-1']);
     const client = await TestClient.connect(server.url, {
       apiKey: 'key-1',
       tools,
@@ -262,7 +250,7 @@ describe('operator routes', () => {
     const runId = server.runs.start(agent('a', ['work']), 'go', { apiKey: 'key-1' });
     const sent = await client.next('tool_call');
     // Two keys listed alone are two tenants: key-1's has no key left.
-    expect(await call(server.httpUrl, 'PUT', '/v1/admin/keys', ADMIN, { keys: ['key-2'] })).toEqual({
+    expect(await put(['key-2'])).toEqual({
       status: 200,
       body: { keys: 1, tenants: 1, revoked: 1 },
     });
@@ -288,16 +276,10 @@ describe('operator routes', () => {
   });
 
   it('moves the sessions of a stub that accepted any key to the tenant of their key, and back', async () => {
-    const server = await stub({
-      apiKeys: undefined,
-      adminKey: ADMIN,
-      model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]),
-    });
-    const tools = [toolDef('work')];
+    const { server, tools, put } = await workStub(undefined);
     const client = track(await TestClient.connect(server.url, { apiKey: 'dev-key', tools }));
     const runId = server.runs.start(agent('a', ['work']), 'go');
     const sent = await client.next('tool_call');
-    const put = (keys: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/keys', ADMIN, { keys });
     expect(await put(['other-key', 'dev-key'])).toEqual({
       status: 200,
       body: { keys: 2, tenants: 2, revoked: 0 },
