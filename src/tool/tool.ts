@@ -1539,6 +1539,16 @@ function isAgentsSdkTool(given: unknown): boolean {
   );
 }
 
+/**
+ * `true` for a copy of a `tool()` result (`{ ...tool, description: '…' }`): its own `definition` is the copied
+ * one (a name and parameters), while what runs the tool stayed behind, held privately by the original.
+ */
+function isToolCopy(given: unknown): boolean {
+  if (!isRecord(given) || !isPlainObject(given.definition)) return false;
+  const { definition } = given;
+  return typeof definition.name === 'string' && isPlainObject(definition.parameters);
+}
+
 /** Keys an MCP tool listing has and a toolwire tool does not (`outputSchema` only with no `execute` to check). */
 const MCP_LISTING_KEYS = ['annotations', 'execution', '_meta', 'title', 'outputSchema'] as const;
 
@@ -1564,8 +1574,9 @@ export const IMPORT_MCP_TOOLS =
  * `tool()` for any accepted object: the options checked (see {@link tool}), the other SDKs' names read, and
  * the callbacks adapted. `from.key` names a tool from a `tools` record (an own `name` must then equal it).
  * @throws ToolDefinitionError as {@link tool} does; `name_mismatch` when `name` and the record key differ;
- *   `not_a_tool` for the object the OpenAI Agents SDK's `tool()` returns (its options are what to give), and for
- *   an MCP tool as an MCP client's `listTools()` lists it (`importMcpTools()` imports it).
+ *   `not_a_tool` for the object the OpenAI Agents SDK's `tool()` returns (its options are what to give), for
+ *   an MCP tool as an MCP client's `listTools()` lists it (`importMcpTools()` imports it), and for a copy of a
+ *   `tool()` result (`{ ...tool }`, which leaves its `execute` behind).
  */
 export function makeTool(given: unknown, from: MakeToolFrom): Tool {
   const ownName = isRecord(given) ? given.name : undefined;
@@ -1593,6 +1604,12 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     );
   }
   const options = isRecord(given) && from.key !== undefined ? { ...given, name: from.key } : given;
+  if (isToolCopy(options)) {
+    throw new ToolDefinitionError(
+      'not_a_tool',
+      `${owner.name} is a copy of a tool() result ({ ...tool }): it has the tool's definition but not its execute, which toolwire cannot run: to change a tool, call tool() again with the options you gave it (tool({ ...options, description: '…' }))`,
+    );
+  }
   if (isAgentsSdkTool(options)) {
     throw new ToolDefinitionError(
       'not_a_tool',

@@ -333,6 +333,28 @@ describe('OpenAI Agents style tools (mirrored shapes)', () => {
     }
   });
 
+  it('refuses a copy of a tool() result ({ ...tool }), saying that it lost its execute and what to do', async () => {
+    const lookup = tool({
+      name: 'lookup',
+      description: 'Finds an order.',
+      parameters: z.object({ id: z.string() }),
+      execute: ({ id }) => id,
+    });
+    const message =
+      "tool \"lookup\" is a copy of a tool() result ({ ...tool }): it has the tool's definition but not its execute, which toolwire cannot run: to change a tool, call tool() again with the options you gave it (tool({ ...options, description: '…' }))";
+    const refusal = expect.objectContaining({ name: 'ToolDefinitionError', code: 'not_a_tool', message });
+    const copy = { ...lookup, description: 'Finds an order fast.' };
+    expect(() => toTools([copy], 'tools')).toThrow(refusal);
+    expect(() => new Agent({ name: 'A', tools: { lookup: copy } })).toThrow(
+      expect.objectContaining({ code: 'not_a_tool', message: expect.stringContaining(message) }),
+    );
+    // With an execute of its own, the copy's definition is still not an option of tool().
+    expect(() => tool({ ...lookup, execute: () => 'x' } as never)).toThrow(refusal);
+    await expect(invokeTool(copy, { id: 'o_1' })).rejects.toThrow(
+      expect.objectContaining({ code: 'not_a_tool', message: expect.stringContaining(message) }),
+    );
+  });
+
   it('reads errorFunction: null as the default text', async () => {
     const failing = {
       name: 'f',
