@@ -91,7 +91,10 @@ export interface TracedResult {
   reason: ToolCallResult['reason'];
 }
 
-/** One call's trace, made by {@link ToolTracing.startCall}. Its methods must not throw. */
+/**
+ * One call's trace, made by {@link ToolTracing.startCall}. Its methods should not throw: a throw is caught, and loses
+ * that event or span, never the call.
+ */
 export interface CallTrace {
   /** Something happened to the call: one of {@link TRACE_EVENTS}. */
   event(name: string, attributes?: TraceAttributes): void;
@@ -219,6 +222,7 @@ export function callTraces(
         return;
       }
       if (trace === undefined) return;
+      trace = guarded(trace);
       traces.set(execution.callId, { execution, trace, arrived: performance.now() });
       // Held by the service for a human before it was sent (a tool whose definition needs approval).
       if (frame.approved !== undefined)
@@ -263,6 +267,50 @@ export function callTraces(
       traces.delete(execution.callId);
       const error = result.error === undefined ? undefined : redactor.error(result.error);
       traced.trace.end({ status: result.status, output, durationMs, error, reason: result.reason });
+    },
+  };
+}
+
+/**
+ * `trace` kept from throwing, as `startCall` is: a tracer's bug (an `event`, `run` or `end` that throws) never
+ * fails, stalls or rejects the call. `run` always returns (or throws) what `fn` did: when the tracer throws before
+ * calling `fn`, `fn` runs untraced; when it throws after, `fn`'s own outcome stands.
+ */
+function guarded(trace: CallTrace): CallTrace {
+  return {
+    event(name, attributes) {
+      try {
+        trace.event(name, attributes);
+      } catch {
+        // The event is lost; the call goes on.
+      }
+    },
+    run<T>(fn: () => T): T {
+      let outcome: { value: T } | { thrown: unknown } | undefined;
+      const traced = () => {
+        try {
+          outcome = { value: fn() };
+        } catch (thrown) {
+          outcome = { thrown };
+        }
+        if ('thrown' in outcome) throw outcome.thrown;
+        return outcome.value;
+      };
+      try {
+        trace.run(traced);
+      } catch {
+        // The tracer's own throw, or fn's passed through: fn's outcome decides below.
+      }
+      if (outcome === undefined) return fn();
+      if ('thrown' in outcome) throw outcome.thrown;
+      return outcome.value;
+    },
+    end(result) {
+      try {
+        trace.end(result);
+      } catch {
+        // The span is lost; the result was sent.
+      }
     },
   };
 }

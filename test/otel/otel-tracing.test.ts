@@ -528,6 +528,47 @@ describe('otelTracing() over the stub', () => {
     ]);
   });
 
+  it('runs every call, approvals included, when a trace of your own throws from event, run or end', async () => {
+    const refund = tool({
+      name: 'refund',
+      description: 'Refunds.',
+      needsApproval: true,
+      execute: () => 'refunded',
+    });
+    const fault = () => {
+      throw new Error('tracer bug');
+    };
+    const fine = { event() {}, run: <T>(fn: () => T) => fn(), end() {} };
+    const traces = {
+      event: { ...fine, event: fault },
+      run: { ...fine, run: fault },
+      end: { ...fine, end: fault },
+    };
+    for (const [broken, throwing] of Object.entries(traces)) {
+      const { run, client: traced } = await setup(
+        [
+          {
+            toolCalls: [
+              { name: 'lookup', arguments: { id: 'A1' } },
+              { name: 'refund', arguments: {} },
+            ],
+          },
+          { text: 'ok' },
+        ],
+        { tools: [lookup, refund], onApproval: () => true, tracing: { startCall: () => throwing } },
+      );
+      const result = await run();
+      expect([broken, result.toolCalls.map(({ status, output }) => ({ status, output }))]).toEqual([
+        broken,
+        [
+          { status: 'ok', output: 'order A1: shipped' },
+          { status: 'ok', output: 'refunded' },
+        ],
+      ]);
+      await traced.close();
+    }
+  });
+
   it('sends no trace context and makes no span without the tracing option', async () => {
     const { socket, run } = await setup([
       { toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }] },
