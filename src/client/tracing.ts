@@ -27,7 +27,9 @@ export type TraceAttributes = Record<string, string | number | boolean>;
 /**
  * The names of the events a {@link CallTrace} is told of, with their attributes:
  *
- * - `toolwire.call.queued`: every `maxConcurrency` slot was busy when the call arrived; it waits in line.
+ * - `toolwire.call.queued`: the call could not start when it arrived, and waits in line: every `maxConcurrency`
+ *   slot was busy (or its `slots` did not fit), or a call that ran 50 ms or more has just ended and its result goes
+ *   out first, or the results waiting for their ack have filled `maxOutboxBytes`.
  * - `toolwire.call.started`: the call took a slot and runs; `toolwire.queue.duration_ms` (whole ms), how long
  *   it waited for it (0 when it did not).
  * - `toolwire.approval.requested`: the call waits for a human's decision; `toolwire.approval.by` is `local`
