@@ -87,6 +87,15 @@ function asSent(input: unknown): unknown {
   return typeof input === 'string' ? JSON.stringify(input) : input;
 }
 
+/**
+ * How many call ids a tool from {@link toAiSdkTools} holds of approvals the AI SDK asked about whose `execute` has
+ * not come (yet): a call declined, or left unanswered in a chat, never comes, and its id would be held for as long
+ * as the tools live. Past the bound the oldest id is forgotten; its call, were it run after all, checks its
+ * approval again and is `rejected` (nothing runs unapproved). The AI SDK asks again right before it runs an
+ * approved call, so an id is held only from that ask to `execute`.
+ */
+const MAX_DECIDED_CALLS = 10_000;
+
 function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): AiSdkTool {
   const { approve } = options;
   // Without `approve`, the AI SDK's approval flow decides: `needsApproval: true` as it is, and any other
@@ -99,7 +108,11 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
       ...contextOf(call.experimental_context, options),
     });
     // Decided here (a human asks when `true`): execute then runs it as approved. Undecided: execute reports why.
-    if (needed !== undefined) decided.add(call.toolCallId);
+    if (needed !== undefined) {
+      decided.delete(call.toolCallId);
+      decided.add(call.toolCallId);
+      if (decided.size > MAX_DECIDED_CALLS) decided.delete(decided.values().next().value as string);
+    }
     return needed === true;
   };
   const parameters = cloneJson(source.definition.parameters) as Parameters<typeof jsonSchema>[0];

@@ -330,6 +330,35 @@ describe('toAiSdkTools', () => {
     expect(ran).toEqual([50, 5000]);
   });
 
+  it('keeps the ids of at most 10,000 approvals asked and never run, forgetting the oldest', async () => {
+    const transfer = tool({
+      name: 'transfer',
+      description: 'Transfers money.',
+      parameters: z.object({ amountEur: z.number() }),
+      needsApproval: (_ctx, { amountEur }) => amountEur > 1_000,
+      execute: ({ amountEur }) => `sent €${amountEur}`,
+    });
+    const { transfer: given } = toAiSdkTools([transfer]);
+    const needs = given!.needsApproval as (
+      input: unknown,
+      options: { toolCallId: string },
+    ) => Promise<boolean>;
+    const execute = (toolCallId: string) =>
+      Promise.resolve(
+        given!.execute!({ amountEur: 5000 }, { toolCallId, messages: [] }) as string | Promise<string>,
+      );
+    const run = (toolCallId: string) =>
+      execute(toolCallId).catch((error: ToolResultError) => error.result.status);
+    // Asked, answered `true`, then approved in the AI SDK (which asks again right before execute): it runs.
+    await needs({ amountEur: 5000 }, { toolCallId: 'kept' });
+    expect(await run('kept')).toBe('sent €5000');
+    // Asked and never run (declined, or left unanswered in a chat): each id is held until 10,000 newer ones.
+    await needs({ amountEur: 5000 }, { toolCallId: 'oldest' });
+    for (let i = 0; i < 10_000; i++) await needs({ amountEur: 5000 }, { toolCallId: `abandoned_${i}` });
+    expect(await run('oldest')).toBe('rejected');
+    expect(await run('abandoned_9999')).toBe('sent €5000');
+  });
+
   it('decides approvals in this process with approve, predicates included', async () => {
     const transfer = tool({
       name: 'transfer',
