@@ -275,8 +275,8 @@ export function callTraces(
 
 /**
  * `trace` kept from throwing, as `startCall` is: a tracer's bug (an `event`, `run` or `end` that throws) never
- * fails, stalls or rejects the call. `run` always returns (or throws) what `fn` did: when the tracer throws before
- * calling `fn`, `fn` runs untraced; when it throws after, `fn`'s own outcome stands.
+ * fails, stalls or rejects the call. `run` always returns (or throws) what `fn` did: when the tracer throws (or
+ * returns) without calling `fn`, `fn` runs untraced; when it throws after, `fn`'s own outcome stands.
  */
 function guarded(trace: CallTrace): CallTrace {
   return {

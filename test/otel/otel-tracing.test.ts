@@ -528,12 +528,13 @@ describe('otelTracing() over the stub', () => {
     ]);
   });
 
-  it('runs every call, approvals included, when a trace of your own throws from event, run or end', async () => {
+  it('runs every call once, approvals included, when a trace of your own throws or misuses run', async () => {
+    let refunds = 0;
     const refund = tool({
       name: 'refund',
       description: 'Refunds.',
       needsApproval: true,
-      execute: () => 'refunded',
+      execute: () => `refunded ${++refunds}`,
     });
     const fault = () => {
       throw new Error('tracer bug');
@@ -543,8 +544,18 @@ describe('otelTracing() over the stub', () => {
       event: { ...fine, event: fault },
       run: { ...fine, run: fault },
       end: { ...fine, end: fault },
+      // run() that never calls fn, or calls it twice.
+      skipped: { ...fine, run: () => undefined as never },
+      twice: {
+        ...fine,
+        run: <T>(fn: () => T) => {
+          fn();
+          return fn();
+        },
+      },
     };
     for (const [broken, throwing] of Object.entries(traces)) {
+      refunds = 0;
       const { run, client: traced } = await setup(
         [
           {
@@ -562,7 +573,7 @@ describe('otelTracing() over the stub', () => {
         broken,
         [
           { status: 'ok', output: 'order A1: shipped' },
-          { status: 'ok', output: 'refunded' },
+          { status: 'ok', output: 'refunded 1' },
         ],
       ]);
       await traced.close();
