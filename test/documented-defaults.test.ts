@@ -136,6 +136,7 @@ const CASES: Record<string, Case> = {
   'ClientOptions.highWaterMarkBytes': { value: 1_048_576, accept: (v) => client({ highWaterMarkBytes: v }) },
   'ClientOptions.maxBufferedBytes': { value: 16_777_216, accept: (v) => client({ maxBufferedBytes: v }) },
   'ClientOptions.maxOutboxBytes': { value: 16_777_216, accept: (v) => client({ maxOutboxBytes: v }) },
+  'ClientOptions.maxQueueBytes': { value: 16_777_216, accept: (v) => client({ maxQueueBytes: v }) },
   'ClientOptions.WebSocket': { value: globalThis.WebSocket, accept: (v) => client({ WebSocket: v }) },
   'ClientOptions.logger': { value: silent, accept: (v) => client({ logger: v }) },
   'ClientOptions.redact': { value: [], accept: (v) => client({ redact: v }) },
@@ -514,6 +515,7 @@ const CASES: Record<string, Case> = {
   // not part of the public API
   'CallRunnerOptions.updates': { internal: 'CallRunner is not exported' },
   'CallRunnerOptions.maxOutboxBytes': { internal: 'CallRunner is not exported (the client passes its own)' },
+  'CallRunnerOptions.maxQueueBytes': { internal: 'CallRunner is not exported (the client passes its own)' },
   'OutboxOptions.maxBytes': { internal: 'Outbox is not exported' },
   'SlotsOptions.mayStart': { internal: 'Slots is not exported' },
   'ConnectionOptions.highWaterMarkBytes': { internal: 'Connection is not exported' },
@@ -610,6 +612,7 @@ describe('documented defaults', () => {
           highWaterMarkBytes: 1_048_576,
           maxBufferedBytes: 16_777_216,
           maxOutboxBytes: 16_777_216,
+          maxQueueBytes: 16_777_216,
           WebSocket: globalThis.WebSocket as never,
           logger: silent,
           redact: [],

@@ -22,7 +22,7 @@ import { fitTextField } from '../wire/codec';
 import type { ClientFrame, FrameOf } from '../wire/protocol';
 import { CallMap } from './call-map';
 import type { Deadlines } from './deadlines';
-import type { Execution, ToolCallFrame } from './execution';
+import { type Execution, forgetLargeArguments, type ToolCallFrame } from './execution';
 import type { CallSocket } from './outbox';
 import type { RunEvent } from './runs';
 import type { SlotlessWaits } from './slotless-waits';
@@ -239,6 +239,8 @@ export class Approvals {
         decided = onApproval(request);
         if (!isThenable(decided)) return decided;
       }
+      // Its tool has its arguments: while it waits, only small ones are kept (./execution.ts).
+      forgetLargeArguments(execution);
       slots.park(execution);
       // The service counts it in no slot while it waits (feature `approval_waits`), and never asks it back.
       this.#options.waits?.waiting(request.callId);
@@ -252,6 +254,7 @@ export class Approvals {
       // gives
       // up its slot meanwhile: a human may take minutes, and the calls queued behind it must not wait for them.
       this.#options.deadlines.arm(execution, undefined);
+      forgetLargeArguments(execution);
       slots.park(execution);
       execution.decide = resolve;
       execution.approvalReason = request.reason;

@@ -52,10 +52,18 @@ import { type CallUpdateHooks, CallUpdates, socketPacing, type WelcomeTerms } fr
 import type { CallInfo } from './client-options';
 import { Deadlines } from './deadlines';
 import {
+  ArgumentsText,
+  argumentsText,
   type CallEvents,
   type CallExtras,
   Execution,
   type ExecutionOwner,
+  forgetLargeArguments,
+  keptArguments,
+  keptOf,
+  NOT_KEPT,
+  parsedArguments,
+  sameArguments,
   type ToolCallFrame,
 } from './execution';
 import { FinishedIds } from './finished-ids';
@@ -81,6 +89,11 @@ export interface CallRunnerOptions {
   maxBufferedBytes?: number;
   /** Bytes of results waiting for their ack past which no new call is taken. @default Infinity */
   maxOutboxBytes?: number;
+  /**
+   * Bytes of the arguments of calls waiting for their first slot (their JSON text, UTF-8) past which no new call is
+   * taken. @default Infinity
+   */
+  maxQueueBytes?: number;
   /** The client's connection. */
   socket: CallSocket;
   /** `ctx.context` for a call; may return a promise, and may throw (the call then fails without running). */
@@ -338,6 +351,8 @@ export class CallRunner implements ExecutionOwner {
    */
   readonly #approvalWaits: SlotlessWaits | undefined;
   #traces: CallTraces | undefined;
+  /** UTF-8 bytes of the arguments of the calls waiting for their first slot, held as JSON text (./execution.ts). */
+  #queuedBytes = 0;
   #idleWaiters: Array<() => void> = [];
   /** Once closed ({@link CallRunner.dispose}): the results it closed without an ack, a final figure. */
   #unackedAtClose: number | undefined;
@@ -401,6 +416,7 @@ export class CallRunner implements ExecutionOwner {
           : (execution, now) =>
               this.#traces ? this.#traces.start(execution, this.#start) : this.#start(execution, now),
       mayStart: () => !this.#outbox.full && !this.#awaitingOwed,
+      lined: this.#lined,
       expireIfOverdue: (execution) => {
         if (!this.#deadlines.overdue(execution)) return false;
         this.#cancel(
@@ -526,6 +542,8 @@ export class CallRunner implements ExecutionOwner {
       if (this.#leased) this.#leases.started(execution);
       return;
     }
+    // Its tool has its arguments (validated for its key): while it waits, only small ones are kept.
+    forgetLargeArguments(execution);
     // Waiting for its key's turn it holds no slot: the service may count it in none (feature `key_waits`).
     if (waits === 'key') this.#keyWaits.waiting(callId);
     if (!execution.begun) return;
@@ -679,17 +697,22 @@ export class CallRunner implements ExecutionOwner {
    * A new call is refused with a retryable result when the client stops taking calls or has no room for it. Calls
    * running, queued, and results waiting for their ack all hold memory: together they stay within
    * maxConcurrency + maxQueue, so a service that floods calls, or never acks, cannot grow this process; results
-   * waiting for their ack also stay within maxOutboxBytes (plus those of the calls already taken). Calls waiting for
+   * waiting for their ack also stay within maxOutboxBytes (plus those of the calls already taken), and the arguments
+   * of queued calls within maxQueueBytes (plus the last one queued). Calls waiting for
    * a human or a nested run ({@link Slots.waiting}) count apart, all held calls within twice that: the calls of a
    * nested run come to this client, which must have room for them while its callers wait. Every new call passes here, whether
    * it is run or only answered (an unreadable one).
    */
   #refusedNew(callId: string, toolName: string): boolean {
-    const { maxConcurrency, maxQueue } = this.#options;
+    const { maxConcurrency, maxQueue, maxQueueBytes = Number.POSITIVE_INFINITY } = this.#options;
     const outbox = this.#outbox;
     const capacity = maxConcurrency + maxQueue;
     const held = this.#held.size;
-    const room = held - this.#slots.waiting + outbox.size < capacity && held < 2 * capacity && !outbox.full;
+    const room =
+      held - this.#slots.waiting + outbox.size < capacity &&
+      held < 2 * capacity &&
+      !outbox.full &&
+      this.#queuedBytes < maxQueueBytes;
     if (this.#accepting && room) return false;
     this.#answerRetryable(callId, toolName);
     return true;
@@ -711,7 +734,7 @@ export class CallRunner implements ExecutionOwner {
    * which may hold secrets).
    */
   #joined(first: Pick<ToolCallFrame, 'callId' | 'toolName' | 'arguments'>, again: ToolCallFrame): void {
-    if (first.arguments === NOT_KEPT || sameArguments(first.arguments, again.arguments)) return;
+    if (sameArguments(first.arguments, again.arguments)) return;
     this.#options.logger.warn(
       { callId: first.callId, toolName: first.toolName },
       'a re-delivered tool_call has arguments different from the call of that id; it joins the call as first received, and its arguments are ignored',
@@ -943,7 +966,10 @@ export class CallRunner implements ExecutionOwner {
    */
   park(callId: string): void {
     const execution = this.#held.get(callId);
-    if (execution !== undefined) this.#slots.park(execution);
+    if (execution === undefined) return;
+    // Its tool has its arguments: while it waits, only small ones are kept (./execution.ts).
+    forgetLargeArguments(execution);
+    this.#slots.park(execution);
   }
 
   /**
@@ -1312,6 +1338,26 @@ export class CallRunner implements ExecutionOwner {
   readonly #onWidgetInvalid = (info: WidgetInvalidInfo): void =>
     this.#options.events.widgetInvalid(this.#options.redactor.value(info));
 
+  /**
+   * A new call waits for its first slot: its arguments are held as JSON text meanwhile, their bytes counted
+   * against `maxQueueBytes` (./execution.ts). Taken from the line they are parsed again (to start, or to end
+   * past its deadline, answered as it would have been then); a call that ended in line (cancelled) keeps what an
+   * answered call keeps of them.
+   */
+  readonly #lined = (execution: Execution, change: 'waits' | 'taken' | 'ended'): void => {
+    const args = execution.arguments;
+    if (change === 'waits') {
+      if (typeof args !== 'object' || args === null || args instanceof ArgumentsText) return;
+      const text = argumentsText(args);
+      execution.arguments = text;
+      this.#queuedBytes += text.bytes;
+      return;
+    }
+    if (!(args instanceof ArgumentsText)) return;
+    this.#queuedBytes -= args.bytes;
+    execution.arguments = change === 'taken' ? parsedArguments(args) : keptOf(args);
+  };
+
   /** No call queued, running or parked (waiting for a human or a nested run), and every result acked. */
   #isIdle(): boolean {
     return this.#held.size === 0 && this.#outbox.size === 0;
@@ -1321,36 +1367,9 @@ export class CallRunner implements ExecutionOwner {
 /*
  * What the outbox keeps of a call whose result waits for its ack: its ids and tool name (the texts and the log
  * lines about the result name them), and its arguments only when they are small enough to keep for comparing a
- * re-delivery ({@link KEPT_ARGUMENTS}). Never its kept steps or larger arguments: a service that never acks would
+ * re-delivery (./execution.ts). Never its kept steps or larger arguments: a service that never acks would
  * hold them for every call while the outbox counts only its results' bytes (`maxOutboxBytes`).
  */
-/**
- * The arguments kept with an answered call: a plain object of at most 16 fields, each a number, boolean, null or
- * string, with at most 256 characters of keys and strings in all (at most about 1.5 KB of heap), or a string of at
- * most 256 characters. Anything else is not kept.
- */
-const KEPT_ARGUMENTS = { fields: 16, chars: 256 } as const;
-
-/** Stands for arguments not kept: a re-delivery of the call is not compared (it joins the call all the same). */
-const NOT_KEPT: unique symbol = Symbol('arguments not kept');
-
-/** Whether `args` is small enough to keep with an answered call (see {@link KEPT_ARGUMENTS}). */
-function keptArguments(args: unknown): boolean {
-  if (typeof args === 'string') return args.length <= KEPT_ARGUMENTS.chars;
-  if (typeof args !== 'object' || args === null) return true;
-  let fields = 0;
-  let chars = 0;
-  for (const key in args) {
-    const value: unknown = (args as Record<string, unknown>)[key];
-    if (typeof value === 'object' && value !== null) return false;
-    if (typeof value === 'string') chars += value.length;
-    chars += key.length;
-    fields += 1;
-    if (fields > KEPT_ARGUMENTS.fields || chars > KEPT_ARGUMENTS.chars) return false;
-  }
-  return true;
-}
-
 /**
  * What the outbox keeps of a call until its result is acked: a `tool_call` of its ids, tool and small arguments. A
  * class, not an object literal, so that V8 never makes these in the old generation (see src/client/outbox.ts
@@ -1378,16 +1397,6 @@ function answeredCall(execution: Execution): ToolCallFrame {
   const args = execution.arguments;
   const kept = args === undefined || keptArguments(args) ? args : NOT_KEPT;
   return new AnsweredCall(callId, runId, toolName, kept);
-}
-
-/** Whether two `tool_call.arguments` are the same JSON (arguments too deep to compare count as different). */
-function sameArguments(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  try {
-    return JSON.stringify(a) === JSON.stringify(b);
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -160,6 +160,15 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    * still add theirs (each at most the service's `maxPayloadBytes`). @default 16_777_216
    */
   maxOutboxBytes?: number | undefined;
+  /**
+   * Bytes of the arguments of calls waiting for a slot (`maxQueue`): a queued call holds its arguments as JSON text
+   * (UTF-8), parsed again when it starts. Past it new calls are answered "busy" (a retryable result), as when
+   * `maxConcurrency + maxQueue` is reached; the last call queued may pass it by its own arguments (each at most the
+   * service's `maxPayloadBytes`). Calls running hold their arguments as their tools do; a call waiting for a human,
+   * its concurrency key's turn or a nested run keeps only small arguments (its tool has them).
+   * @default 16_777_216
+   */
+  maxQueueBytes?: number | undefined;
   /** WebSocket constructor. @default the global `WebSocket`, else the `ws` package */
   WebSocket?: WebSocketConstructor | undefined;
   /** A pino-compatible logger. @default a logger that discards everything */
@@ -270,6 +279,7 @@ export const CLIENT_DEFAULTS = {
   highWaterMarkBytes: 1_048_576,
   maxBufferedBytes: 16_777_216,
   maxOutboxBytes: 16_777_216,
+  maxQueueBytes: 16_777_216,
   reconnect: { initialDelayMs: 100, maxDelayMs: 10_000, maxAttempts: Number.POSITIVE_INFINITY },
 } as const;
 
@@ -518,6 +528,7 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     // never sent.
     maxBufferedBytes: anInteger({ min: 1_024, unit: 'bytes' }),
     maxOutboxBytes: anInteger({ min: 1, unit: 'bytes' }),
+    maxQueueBytes: anInteger({ min: 1, unit: 'bytes' }),
     WebSocket: aFunction,
     logger: { expected: 'a logger with debug, info, warn and error methods', test: isLogger },
     // The rules are secrets themselves: shown by kind and size only.
@@ -567,6 +578,7 @@ const CLIENT_OPTIONS: OptionsSpec<ClientOptions> = {
     highWaterMark: 'highWaterMarkBytes',
     maxBufferedAmount: 'maxBufferedBytes',
     maxOutboxSize: 'maxOutboxBytes',
+    maxQueueSizeBytes: 'maxQueueBytes',
     webSocketImpl: 'WebSocket',
     WebSocketImpl: 'WebSocket',
     ws: 'WebSocket',
@@ -599,6 +611,7 @@ export interface ResolvedClientOptions
       | 'highWaterMarkBytes'
       | 'maxBufferedBytes'
       | 'maxOutboxBytes'
+      | 'maxQueueBytes'
       | 'redact'
     >
   > {
@@ -687,6 +700,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     highWaterMarkBytes,
     maxBufferedBytes,
     maxOutboxBytes: options.maxOutboxBytes ?? CLIENT_DEFAULTS.maxOutboxBytes,
+    maxQueueBytes: options.maxQueueBytes ?? CLIENT_DEFAULTS.maxQueueBytes,
     redact: options.redact ?? [],
     reconnect,
     signalDrainMs: !options.handleSignals

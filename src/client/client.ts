@@ -613,6 +613,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       highWaterMarkBytes: resolved.highWaterMarkBytes,
       maxBufferedBytes: resolved.maxBufferedBytes,
       maxOutboxBytes: resolved.maxOutboxBytes,
+      maxQueueBytes: resolved.maxQueueBytes,
       socket: this.#connection,
       contextFor: contextSource(liveRuns, options as ClientOptions, (error) => this.#emit('error', error)),
       onApproval: options.onApproval,

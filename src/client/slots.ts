@@ -51,6 +51,12 @@ export interface SlotsOptions {
    * returns `true`. Absent: calls never expire here.
    */
   expireIfOverdue?(execution: Execution): boolean;
+  /**
+   * Told when a new call starts waiting for its first slot (`'waits'`), and when it stops: it is `'taken'` from the
+   * line to start (or to end there, past its deadline: {@link SlotsOptions.expireIfOverdue} is asked next), or it
+   * `'ended'` in line (cancelled). Calls going on after a wait are not told. Absent: nobody is told.
+   */
+  lined?(execution: Execution, change: 'waits' | 'taken' | 'ended'): void;
 }
 
 /** The slots one call takes (`tool({ slots })`), from 1 to `maxConcurrency`. */
@@ -61,6 +67,7 @@ export class Slots {
   readonly #start: (execution: Execution, now?: number) => void;
   readonly #mayStart: () => boolean;
   readonly #expireIfOverdue: ((execution: Execution) => boolean) | undefined;
+  readonly #lined: SlotsOptions['lined'];
   /** Calls going on after a wait (`resuming`): first in line, in the order they may go on. */
   readonly #first: Execution[] = [];
   /** The lane of calls not keyed: `queued`, in the order they came. */
@@ -112,6 +119,7 @@ export class Slots {
     this.#start = options.start;
     this.#mayStart = options.mayStart ?? (() => true);
     this.#expireIfOverdue = options.expireIfOverdue;
+    this.#lined = options.lined;
   }
 
   /** {@link SlotsOptions.mayStart} may have turned `true`: queued calls start if slots are free. */
@@ -353,6 +361,7 @@ export class Slots {
       if (line.length === 1) this.#lanes.set(lane, line);
     }
     this.#queued += 1;
+    if (lane === '') this.#lined?.(execution, 'waits');
   }
 
   /** A call leaves the line (it ended, or was cancelled) from where it waited, a state `from`. */
@@ -365,6 +374,7 @@ export class Slots {
     line.splice(index, 1);
     this.#queued -= 1;
     if (lane === undefined) return;
+    if (lane === '') this.#lined?.(execution, 'ended');
     if (lane !== '') this.#laneOf.delete(execution);
     if (line.length === 0) this.#lanes.delete(lane);
   }
@@ -425,6 +435,7 @@ export class Slots {
             this.#lanes.set(lane, line);
           }
           if (lane !== '') this.#laneOf.delete(next);
+          if (lane === '') this.#lined?.(next, 'taken');
           // Its deadline passed while it waited: the model was told it timed out; it ends without starting.
           if (this.#expireIfOverdue?.(next) === true) continue;
         }
