@@ -22,7 +22,8 @@ import { fitTextField } from '../wire/codec';
 import type { ClientFrame, FrameOf } from '../wire/protocol';
 import { CallMap } from './call-map';
 import type { Deadlines } from './deadlines';
-import { type Execution, forgetLargeArguments, type ToolCallFrame } from './execution';
+import type { Execution, ToolCallFrame } from './execution';
+import { forgetLargeArguments } from './held-arguments';
 import type { CallSocket } from './outbox';
 import type { RunEvent } from './runs';
 import type { SlotlessWaits } from './slotless-waits';
@@ -239,7 +240,7 @@ export class Approvals {
         decided = onApproval(request);
         if (!isThenable(decided)) return decided;
       }
-      // Its tool has its arguments: while it waits, only small ones are kept (./execution.ts).
+      // Its tool has its arguments: while it waits, only small ones are kept (./held-arguments.ts).
       forgetLargeArguments(execution);
       slots.park(execution);
       // The service counts it in no slot while it waits (feature `approval_waits`), and never asks it back.

@@ -1,7 +1,7 @@
 /**
  * `CallRunner`: the tool calls the service sends to one client, from the `tool_call` that brings a call to its
  * result acknowledged. It holds the calls by id and wires the parts that each keep one side of them; a call is one
- * {@link Execution} (./execution.ts) that all of them share.
+ * {@link Execution} (./held-arguments.ts) that all of them share.
  *
  * - arrival: a `tool_call` is new, a re-delivery (joined to the call of its id: a call id runs at most once per
  *   process), the service's decision on a call it held for a human, or refused (busy, shutting down, unreadable);
@@ -52,21 +52,23 @@ import { type CallUpdateHooks, CallUpdates, socketPacing, type WelcomeTerms } fr
 import type { CallInfo } from './client-options';
 import { Deadlines } from './deadlines';
 import {
-  ArgumentsText,
-  argumentsText,
   type CallEvents,
   type CallExtras,
   Execution,
   type ExecutionOwner,
+  type ToolCallFrame,
+} from './execution';
+import { FinishedIds } from './finished-ids';
+import {
+  ArgumentsText,
+  argumentsText,
   forgetLargeArguments,
   keptArguments,
   keptOf,
   NOT_KEPT,
   parsedArguments,
   sameArguments,
-  type ToolCallFrame,
-} from './execution';
-import { FinishedIds } from './finished-ids';
+} from './held-arguments';
 import { Leases } from './leases';
 import { type CallSocket, Outbox } from './outbox';
 import { type Questioner, questionHooks } from './questions';
@@ -351,7 +353,7 @@ export class CallRunner implements ExecutionOwner {
    */
   readonly #approvalWaits: SlotlessWaits | undefined;
   #traces: CallTraces | undefined;
-  /** UTF-8 bytes of the arguments of the calls waiting for their first slot, held as JSON text (./execution.ts). */
+  /** UTF-8 bytes of the arguments of the calls waiting for their first slot, held as JSON text (./held-arguments.ts). */
   #queuedBytes = 0;
   #idleWaiters: Array<() => void> = [];
   /** Once closed ({@link CallRunner.dispose}): the results it closed without an ack, a final figure. */
@@ -967,7 +969,7 @@ export class CallRunner implements ExecutionOwner {
   park(callId: string): void {
     const execution = this.#held.get(callId);
     if (execution === undefined) return;
-    // Its tool has its arguments: while it waits, only small ones are kept (./execution.ts).
+    // Its tool has its arguments: while it waits, only small ones are kept (./held-arguments.ts).
     forgetLargeArguments(execution);
     this.#slots.park(execution);
   }
@@ -1340,7 +1342,7 @@ export class CallRunner implements ExecutionOwner {
 
   /**
    * A new call waits for its first slot: its arguments are held as JSON text meanwhile, their bytes counted
-   * against `maxQueueBytes` (./execution.ts). Taken from the line they are parsed again (to start, or to end
+   * against `maxQueueBytes` (./held-arguments.ts). Taken from the line they are parsed again (to start, or to end
    * past its deadline, answered as it would have been then); a call that ended in line (cancelled) keeps what an
    * answered call keeps of them.
    */
@@ -1367,7 +1369,7 @@ export class CallRunner implements ExecutionOwner {
 /*
  * What the outbox keeps of a call whose result waits for its ack: its ids and tool name (the texts and the log
  * lines about the result name them), and its arguments only when they are small enough to keep for comparing a
- * re-delivery (./execution.ts). Never its kept steps or larger arguments: a service that never acks would
+ * re-delivery (./held-arguments.ts). Never its kept steps or larger arguments: a service that never acks would
  * hold them for every call while the outbox counts only its results' bytes (`maxOutboxBytes`).
  */
 /**

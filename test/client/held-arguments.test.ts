@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { argumentsText, parsedArguments } from '../../src/client/execution';
+import { argumentsText, parsedArguments } from '../../src/client/held-arguments';
 import { Client, OptionsError, tool } from '../../src/index';
 import { collectedAll } from '../support/gc';
 import { nextTask, recording, results, waitsForAbort } from './call-runner-harness';

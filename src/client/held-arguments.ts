@@ -1,0 +1,194 @@
+/**
+ * What a call held by the client keeps of its `tool_call` arguments while it is not running, so that what it holds
+ * is about their bytes rather than the heap of their parsed objects (a 1 MiB frame of `{"a":[{},{},…]}` parses to
+ * about 21 MiB):
+ *
+ * - waiting for its first slot (queued): its arguments as JSON text ({@link ArgumentsText}), parsed again when it
+ *   starts; the bytes of every queued call's text are counted against `maxQueueBytes` (./calls.ts);
+ * - once its tool has them (it waits for a human, its key's turn or a nested run; its result waits for its ack):
+ *   only small arguments ({@link keptArguments}), to tell a re-delivery with other arguments; larger ones are
+ *   forgotten ({@link NOT_KEPT}), and a re-delivery of such a call is not compared.
+ *
+ * A running call keeps them parsed: its tool has them anyway.
+ *
+ * @module
+ */
+import { MAX_ARGUMENT_DEPTH } from '../limits';
+import { utf8Length } from '../utf8';
+
+/**
+ * The arguments kept once a call's tool has them: a plain object of at most 16 fields, each a number, boolean, null
+ * or string, with at most 256 characters of keys and strings in all (at most about 1.5 KB of heap), or a string of
+ * at most 256 characters. Anything else is not kept.
+ */
+const KEPT_ARGUMENTS = { fields: 16, chars: 256 } as const;
+
+/**
+ * The longest JSON text of arguments {@link keptArguments} may keep: 256 characters of keys and strings escaped
+ * (6 each at most), 16 numbers (24 characters at most) and the punctuation of 16 fields. Longer text is not parsed
+ * to be looked at.
+ */
+const KEPT_TEXT_CHARS = 6 * KEPT_ARGUMENTS.chars + KEPT_ARGUMENTS.fields * (24 + 6) + 2;
+
+/** Stands for arguments not kept: a re-delivery of the call is not compared (it joins the call all the same). */
+export const NOT_KEPT: unique symbol = Symbol('arguments not kept');
+
+/** Whether `args` is small enough to keep once its call's tool has them (see {@link KEPT_ARGUMENTS}). */
+export function keptArguments(args: unknown): boolean {
+  if (typeof args === 'string') return args.length <= KEPT_ARGUMENTS.chars;
+  if (typeof args !== 'object' || args === null) return true;
+  let fields = 0;
+  let chars = 0;
+  for (const key in args) {
+    const value: unknown = (args as Record<string, unknown>)[key];
+    if (typeof value === 'object' && value !== null) return false;
+    if (typeof value === 'string') chars += value.length;
+    chars += key.length;
+    fields += 1;
+    if (fields > KEPT_ARGUMENTS.fields || chars > KEPT_ARGUMENTS.chars) return false;
+  }
+  return true;
+}
+
+/**
+ * How {@link ArgumentsText} holds its arguments: `plain` JSON; JSON that stands for numbers JSON cannot write
+ * (`-0`, `±Infinity`: `1e400` parses to `Infinity`) by marked strings (`revived`); arguments nested deeper than
+ * {@link MAX_ARGUMENT_DEPTH}, which the call refuses before anything reads them: an object (`deepObject`) or an
+ * array (`deepArray`), their text kept only to compare a re-delivery.
+ */
+type TextKind = 'plain' | 'revived' | 'deepObject' | 'deepArray';
+
+/**
+ * A call's arguments (an object or an array) as JSON text, while it waits for a slot. Parsed again
+ * ({@link parsedArguments}) they are what `JSON.parse` gave: every number (`-0` and `±Infinity` too), every
+ * string (lone surrogates too), and `__proto__` keys as own data properties. A class, so that V8 makes these young
+ * (see src/client/outbox.ts `Entry`).
+ */
+export class ArgumentsText {
+  declare readonly text: string | undefined;
+  declare readonly kind: TextKind;
+  /** UTF-8 bytes of {@link ArgumentsText.text}: what the queue counts against `maxQueueBytes`. */
+  declare readonly bytes: number;
+
+  constructor(text: string | undefined, kind: TextKind) {
+    this.text = text;
+    this.kind = kind;
+    this.bytes = text === undefined ? 0 : utf8Length(text);
+  }
+}
+
+/** Starts a marked string: `\u0000-0`, `\u0000Infinity`, `\u0000-Infinity`; a string that starts so gets one more. */
+const MARK = '\u0000';
+
+function replaced(_key: string, value: unknown): unknown {
+  if (typeof value === 'number') {
+    if (value === 0) return Object.is(value, -0) ? `${MARK}-0` : value;
+    return Number.isFinite(value) ? value : `${MARK}${value}`;
+  }
+  return typeof value === 'string' && value.startsWith(MARK) ? MARK + value : value;
+}
+
+function revived(_key: string, value: unknown): unknown {
+  if (typeof value !== 'string' || !value.startsWith(MARK)) return value;
+  const rest = value.slice(1);
+  if (rest.startsWith(MARK)) return rest;
+  return rest === '-0' ? -0 : Number(rest);
+}
+
+/**
+ * One walk without recursion: whether `root` nests deeper than {@link MAX_ARGUMENT_DEPTH}, or holds a number JSON
+ * cannot write (`-0`, `±Infinity`).
+ */
+function walk(root: object): 'plain' | 'revived' | 'deep' {
+  let kind: 'plain' | 'revived' = 'plain';
+  const objects: object[] = [root];
+  const depths: number[] = [1];
+  for (let value = objects.pop(); value !== undefined; value = objects.pop()) {
+    const depth = depths.pop() as number;
+    if (depth > MAX_ARGUMENT_DEPTH) return 'deep';
+    // An array by its indices (`for…in` over one takes V8's slow path), an object by `for…in`.
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) if (look(value[i], depth)) kind = 'revived';
+    } else
+      for (const key in value) if (look((value as Record<string, unknown>)[key], depth)) kind = 'revived';
+  }
+  return kind;
+
+  /** Puts `item` in line to walk when it holds more; `true` when it is a number JSON cannot write. */
+  function look(item: unknown, depth: number): boolean {
+    if (typeof item === 'object' && item !== null) {
+      objects.push(item);
+      depths.push(depth + 1);
+      return false;
+    }
+    return typeof item === 'number' && (item === 0 ? Object.is(item, -0) : !Number.isFinite(item));
+  }
+}
+
+/** `args` (an object or an array, as a `tool_call` carried it) as JSON text. */
+export function argumentsText(args: object): ArgumentsText {
+  const kind = walk(args);
+  if (kind === 'plain') return new ArgumentsText(JSON.stringify(args), 'plain');
+  if (kind === 'revived') return new ArgumentsText(JSON.stringify(args, replaced), 'revived');
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(args);
+  } catch {
+    // Too deep to write: nothing to compare a re-delivery with (nor could the arguments themselves be).
+  }
+  return new ArgumentsText(text, Array.isArray(args) ? 'deepArray' : 'deepObject');
+}
+
+/**
+ * The arguments `held` stands for, parsed again. Arguments too deep come back as arguments of the same kind the
+ * call refuses alike, read by nothing else: an empty array (`not_object`), or an object one level deeper than
+ * {@link MAX_ARGUMENT_DEPTH} (`too_deep`).
+ */
+export function parsedArguments(held: ArgumentsText): unknown {
+  switch (held.kind) {
+    case 'plain':
+      return JSON.parse(held.text as string);
+    case 'revived':
+      return JSON.parse(held.text as string, revived);
+    case 'deepArray':
+      return [];
+    case 'deepObject': {
+      let deep: Record<string, unknown> = {};
+      for (let depth = 1; depth <= MAX_ARGUMENT_DEPTH; depth++) deep = { deep };
+      return deep;
+    }
+  }
+}
+
+/**
+ * What is kept of arguments once a call's tool has them: `args` when small ({@link keptArguments}), else
+ * {@link NOT_KEPT}. Arguments held as text are looked at parsed when their text is short enough to be kept.
+ */
+export function keptOf(args: unknown): unknown {
+  if (args instanceof ArgumentsText) {
+    if (args.kind === 'deepArray' || args.kind === 'deepObject') return NOT_KEPT;
+    if ((args.text as string).length > KEPT_TEXT_CHARS) return NOT_KEPT;
+    args = parsedArguments(args);
+  }
+  return args === undefined || keptArguments(args) ? args : NOT_KEPT;
+}
+
+/**
+ * Whether the arguments a call keeps (`kept`: parsed, {@link ArgumentsText} or {@link NOT_KEPT}) are the same JSON
+ * as `again` (a re-delivery's); arguments too deep to write count as different, arguments not kept as the same.
+ */
+export function sameArguments(kept: unknown, again: unknown): boolean {
+  if (kept === NOT_KEPT || kept === again) return true;
+  try {
+    if (!(kept instanceof ArgumentsText)) return JSON.stringify(kept) === JSON.stringify(again);
+    if (kept.kind === 'revived') return JSON.stringify(parsedArguments(kept)) === JSON.stringify(again);
+    return kept.text !== undefined && kept.text === JSON.stringify(again);
+  } catch {
+    return false;
+  }
+}
+
+/** A call whose tool has its arguments waits (a human, its key's turn, a nested run): it keeps only small ones. */
+export function forgetLargeArguments(execution: { arguments: unknown }): void {
+  execution.arguments = keptOf(execution.arguments);
+}
