@@ -353,6 +353,8 @@ export class CallRunner implements ExecutionOwner {
    */
   readonly #approvalWaits: SlotlessWaits | undefined;
   #traces: CallTraces | undefined;
+  /** The client traces its calls: a trace records a call's arguments at its end (./held-arguments.ts). */
+  readonly tracesArguments: boolean;
   /** UTF-8 bytes of the arguments of the calls waiting for their first slot, held as JSON text (./held-arguments.ts). */
   #queuedBytes = 0;
   #idleWaiters: Array<() => void> = [];
@@ -388,6 +390,7 @@ export class CallRunner implements ExecutionOwner {
     const options = { ...runnerOptions, updates };
     this.#options = options;
     this.#traces = options.tracing && options.callTraces?.(options.tracing, options.redactor, options);
+    this.tracesArguments = options.tracing !== undefined;
     this.#leases = new Leases(updates, () => this.#deadlines);
     this.#keyWaits = new SlotlessWaits(socket, 'key_waits');
     this.#approvalWaits =
@@ -1349,7 +1352,12 @@ export class CallRunner implements ExecutionOwner {
   readonly #lined = (execution: Execution, change: 'waits' | 'taken' | 'ended'): void => {
     const args = execution.arguments;
     if (change === 'waits') {
-      if (typeof args !== 'object' || args === null || args instanceof ArgumentsText) return;
+      // A string is the model's JSON text as it wrote it: counted too, its bytes are held all the same.
+      if (
+        typeof args !== 'string' &&
+        (typeof args !== 'object' || args === null || args instanceof ArgumentsText)
+      )
+        return;
       const text = argumentsText(args);
       execution.arguments = text;
       this.#queuedBytes += text.bytes;
@@ -1357,7 +1365,8 @@ export class CallRunner implements ExecutionOwner {
     }
     if (!(args instanceof ArgumentsText)) return;
     this.#queuedBytes -= args.bytes;
-    execution.arguments = change === 'taken' ? parsedArguments(args) : keptOf(args);
+    if (change === 'taken') execution.arguments = parsedArguments(args);
+    else if (!this.tracesArguments) execution.arguments = keptOf(args);
   };
 
   /** No call queued, running or parked (waiting for a human or a nested run), and every result acked. */

@@ -83,6 +83,8 @@ export function canMove(from: CallState, to: CallState): boolean {
 /** Where an {@link Execution} hands its result (the call runner). */
 export interface ExecutionOwner {
   finished(execution: Execution, result: ToolCallResult): void;
+  /** A trace records the call's arguments at its end: a waiting call keeps them as text, not only small ones. */
+  readonly tracesArguments?: boolean;
   /** The tool of a call that had its result while it ran (cancelled, timed out) returned: see `Slots.release`. */
   returned?(execution: Execution): void;
   /**

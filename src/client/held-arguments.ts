@@ -59,7 +59,7 @@ export function keptArguments(args: unknown): boolean {
 type TextKind = 'plain' | 'revived' | 'deepObject' | 'deepArray';
 
 /**
- * A call's arguments (an object or an array) as JSON text, while it waits for a slot. Parsed again
+ * A call's arguments (an object, an array or a string) as JSON text, while it waits for a slot. Parsed again
  * ({@link parsedArguments}) they are what `JSON.parse` gave: every number (`-0` and `±Infinity` too), every
  * string (lone surrogates too), and `__proto__` keys as own data properties. A class, so that V8 makes these young
  * (see src/client/outbox.ts `Entry`).
@@ -125,8 +125,12 @@ function walk(root: object): 'plain' | 'revived' | 'deep' {
   }
 }
 
-/** `args` (an object or an array, as a `tool_call` carried it) as JSON text. */
-export function argumentsText(args: object): ArgumentsText {
+/**
+ * `args` (an object or an array, as a `tool_call` carried it, or a string: arguments the model wrote as JSON text)
+ * as JSON text.
+ */
+export function argumentsText(args: object | string): ArgumentsText {
+  if (typeof args === 'string') return new ArgumentsText(JSON.stringify(args), 'plain');
   const kind = walk(args);
   if (kind === 'plain') return new ArgumentsText(JSON.stringify(args), 'plain');
   if (kind === 'revived') return new ArgumentsText(JSON.stringify(args, replaced), 'revived');
@@ -188,7 +192,21 @@ export function sameArguments(kept: unknown, again: unknown): boolean {
   }
 }
 
-/** A call whose tool has its arguments waits (a human, its key's turn, a nested run): it keeps only small ones. */
-export function forgetLargeArguments(execution: { arguments: unknown }): void {
-  execution.arguments = keptOf(execution.arguments);
+/**
+ * A call whose tool has its arguments waits (a human, its key's turn, a nested run): it keeps only small ones; in a
+ * client that traces (`tracesArguments`), larger ones as JSON text, for the trace to record at the call's end.
+ */
+export function forgetLargeArguments(execution: {
+  arguments: unknown;
+  readonly owner: { readonly tracesArguments?: boolean };
+}): void {
+  const args = execution.arguments;
+  if (execution.owner.tracesArguments !== true) execution.arguments = keptOf(args);
+  else if (
+    typeof args === 'object' &&
+    args !== null &&
+    !(args instanceof ArgumentsText) &&
+    !keptArguments(args)
+  )
+    execution.arguments = argumentsText(args);
 }

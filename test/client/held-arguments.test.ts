@@ -1,5 +1,5 @@
 /**
- * What a held call keeps of its arguments while it is not running (src/client/execution.ts `ArgumentsText`,
+ * What a held call keeps of its arguments while it is not running (src/client/held-arguments.ts `ArgumentsText`,
  * `keptOf`): a queued call their JSON text, counted against `maxQueueBytes`, parsed again as they came when it
  * starts; a call waiting for a human keeps no large ones (its tool has them). A 1 MiB frame of `{"a":[{},{},…]}`
  * parses to about 21 MiB: held as parsed objects, 1,000 queued calls would take about 21 GiB.
@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { argumentsText, parsedArguments } from '../../src/client/held-arguments';
+import { callTraces, type ToolTracing } from '../../src/client/tracing';
 import { Client, OptionsError, tool } from '../../src/index';
 import { collectedAll } from '../support/gc';
 import { nextTask, recording, results, waitsForAbort } from './call-runner-harness';
@@ -116,6 +117,35 @@ describe('a call waiting for a slot', () => {
     await setup.unstick();
     setup.queue('q4', { text: 'w' });
     expect(results(setup.sent).slice(1)).toEqual(['s1:cancelled', 'q1:ok', 'q2:ok', 'q4:ok']);
+  });
+
+  it('counts arguments the model sent as JSON text against maxQueueBytes too', async () => {
+    const setup = queuedBehindStuck({ maxQueueBytes: 25 });
+    const text = `{"text":"${'x'.repeat(20)}"}`;
+    setup.queue('q1', text);
+    setup.queue('q2', { text: 'y' });
+    expect(results(setup.sent)).toEqual(['q2:error']);
+    await setup.unstick();
+    expect(setup.got).toEqual([{ text: 'x'.repeat(20) }]);
+  });
+
+  it('is traced with its arguments when it ends in line, in a client that traces', async () => {
+    const recorded: unknown[] = [];
+    const tracing: ToolTracing = {
+      startCall: (call) => ({
+        event() {},
+        run: (fn) => fn(),
+        end() {
+          recorded.push(call.arguments());
+        },
+      }),
+    };
+    const setup = queuedBehindStuck({ tracing, callTraces });
+    const args = { list: Array.from({ length: 300 }, (_, i) => i), note: 'n' };
+    setup.queue('q1', args);
+    setup.calls.cancel('q1', 'service');
+    await nextTask();
+    expect(recorded).toEqual([args]);
   });
 
   it('ended in line (cancelled) frees its bytes and is answered as any call', async () => {
