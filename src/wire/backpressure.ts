@@ -129,6 +129,7 @@ export class Backpressure {
   #intervalStart = Number.NEGATIVE_INFINITY;
   /** Invalid frames not answered (rate limit or backpressure) since the last one answered. */
   #unanswered = 0;
+  #stopped = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Milliseconds a probe ping may go unanswered (see `proofTimeout`); `undefined`: not judged yet. */
   #proofTimeoutMs: number | undefined;
@@ -426,8 +427,19 @@ export class Backpressure {
     return { unanswered: before, send: true };
   }
 
+  /** Invalid frames not answered since the last one logged: told with the next one, or when the socket closes. */
+  get unanswered(): number {
+    return this.#unanswered;
+  }
+
+  /** {@link Backpressure.stop} was called. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
   /** The socket is gone: stop looking. Frames waiting for the rate go with it (their writers send them again). */
   stop(): void {
+    this.#stopped = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#proofTimer !== undefined) clearTimeout(this.#proofTimer);

@@ -10,7 +10,7 @@
 import { ConnectionError, ProtocolError } from '../errors';
 import { displayUrl, type Logger } from '../logger';
 import { REDACTED } from '../redact';
-import { Backpressure } from './backpressure';
+import { Backpressure, ERROR_FRAMES_PER_INTERVAL } from './backpressure';
 import {
   type DecodeResult,
   decodeServiceFrame,
@@ -780,6 +780,13 @@ export class Link {
 
   #stop(): void {
     this.#closed = true;
+    // A flood of invalid frames that stopped is told here, or never: each unanswered one waits for the next log line.
+    const { unanswered } = this.#budget;
+    if (unanswered > 0 && !this.#budget.stopped)
+      this.#options.logger.warn(
+        { unanswered },
+        `${unanswered} more invalid frames from the service were not answered (over ${ERROR_FRAMES_PER_INTERVAL} a second, or not read) before the socket closed`,
+      );
     this.#budget.stop();
     clearTimeout(this.#handshakeTimer);
     this.#heartbeat?.stop();

@@ -207,6 +207,10 @@ describe('error frames', () => {
     );
     expect(link.state).toBe('open');
     link.close();
+    // The flood stopped: what went unanswered since the last line is told as the socket closes.
+    expect(warnings.slice(2 * ERROR_FRAMES_PER_INTERVAL)).toEqual([
+      `990 more invalid frames from the service were not answered (over ${ERROR_FRAMES_PER_INTERVAL} a second, or not read) before the socket closed`,
+    ]);
   });
 });
 
