@@ -63,9 +63,7 @@ import {
   ArgumentsText,
   argumentsText,
   forgetLargeArguments,
-  keptArguments,
   keptOf,
-  NOT_KEPT,
   parsedArguments,
   sameArguments,
 } from './held-arguments';
@@ -1405,9 +1403,7 @@ class AnsweredCall {
 /** What the outbox keeps of `execution` until its result is acked ({@link AnsweredCall}). */
 function answeredCall(execution: Execution): ToolCallFrame {
   const { callId, runId, toolName } = execution;
-  const args = execution.arguments;
-  const kept = args === undefined || keptArguments(args) ? args : NOT_KEPT;
-  return new AnsweredCall(callId, runId, toolName, kept);
+  return new AnsweredCall(callId, runId, toolName, keptOf(execution.arguments));
 }
 
 /**

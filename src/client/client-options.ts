@@ -164,9 +164,10 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    * Bytes of the arguments of calls waiting for a slot (`maxQueue`): a queued call holds its arguments as JSON text
    * (UTF-8), parsed again when it starts. Past it new calls are answered "busy" (a retryable result), as when
    * `maxConcurrency + maxQueue` is reached; the last call queued may pass it by its own arguments (each at most the
-   * service's `maxPayloadBytes`). Calls running hold their arguments as their tools do; a call waiting for a human,
-   * its concurrency key's turn or a nested run keeps only small arguments (its tool has them).
-   * @default 16_777_216
+   * service's `maxPayloadBytes`). Not counted here: calls running, which hold their arguments as their tools do, and
+   * calls waiting for a human, their concurrency key's turn or a nested run, which keep only small arguments (with
+   * `tracing`, larger ones as text) while their tool keeps what its schema took: all within `maxConcurrency +
+   * maxQueue`. A positive integer (`Infinity` too is refused: `OptionsError`). @default 16_777_216
    */
   maxQueueBytes?: number | undefined;
   /** WebSocket constructor. @default the global `WebSocket`, else the `ws` package */

@@ -31,10 +31,10 @@ const KEPT_ARGUMENTS = { fields: 16, chars: 256 } as const;
 const KEPT_TEXT_CHARS = 6 * KEPT_ARGUMENTS.chars + KEPT_ARGUMENTS.fields * (24 + 6) + 2;
 
 /** Stands for arguments not kept: a re-delivery of the call is not compared (it joins the call all the same). */
-export const NOT_KEPT: unique symbol = Symbol('arguments not kept');
+const NOT_KEPT: unique symbol = Symbol('arguments not kept');
 
 /** Whether `args` is small enough to keep once its call's tool has them (see {@link KEPT_ARGUMENTS}). */
-export function keptArguments(args: unknown): boolean {
+function keptArguments(args: unknown): boolean {
   if (typeof args === 'string') return args.length <= KEPT_ARGUMENTS.chars;
   if (typeof args !== 'object' || args === null) return true;
   let fields = 0;
