@@ -135,9 +135,9 @@ const buildBody = z.object(
 
 /** `GET /v1/admin/keys`: the accepted keys by fingerprint, with their tenants' ids. */
 export function listKeys(service: StubService, _req: IncomingMessage, res: ServerResponse): void {
-  const keys = [...(service.keys.keys ?? [])].map((key) => ({
+  const keys = service.keys.entries().map(([key, tenant]) => ({
     id: keyId(key),
-    tenantId: tenantIdOf(service.keys.tenantOf(key)),
+    tenantId: tenantIdOf(tenant),
   }));
   sendJson(res, 200, { checked: service.keys.checked, keys });
 }

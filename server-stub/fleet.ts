@@ -204,10 +204,18 @@ export class KeyRing {
     return this.#named.get(name);
   }
 
-  /** The tenant of `key`: `undefined` when keys are not checked (one tenant for all). */
-  tenantOf(key: string | undefined): string | undefined {
-    if (this.#tenants === undefined || key === undefined) return undefined;
-    return this.#tenants.get(key) ?? key;
+  /**
+   * The tenant of `key`: `undefined` when keys are not checked (one tenant for all); `null` (no tenant) when they
+   * are and `key` is not accepted, or absent. Not a check in constant time: authenticate with {@link accepts}.
+   */
+  tenantOf(key: string | undefined): Tenant | null {
+    if (this.#tenants === undefined) return undefined;
+    return key === undefined ? null : (this.#tenants.get(key) ?? null);
+  }
+
+  /** Each accepted key with its tenant, in the order of the list (none while any key is accepted). */
+  entries(): Array<[key: string, tenant: string]> {
+    return [...(this.#tenants ?? [])];
   }
 }
 

@@ -87,6 +87,8 @@ export interface RunInit {
   ownerSessionId?: string;
   /** The tenant (API key) the run belongs to; see server-stub/tenants.ts. */
   tenant?: string | undefined;
+  /** The key an HTTP request or the library started it with, if any (a secret: never shown). */
+  apiKey?: string | undefined;
   requestId?: string;
   parentRunId?: string;
   parentCallId?: string;
@@ -113,6 +115,12 @@ export class Run {
    * tenant merges into another (server-stub/fleet.ts `KeyRing`).
    */
   tenant: string | undefined;
+  /**
+   * The key an HTTP request or the library started it with, if any: a stub that accepted any key and is given keys
+   * keeps the one tenant for a key listed now (server-stub/fleet.ts `KeyRing.set`). A secret: in no transcript,
+   * event or log.
+   */
+  readonly apiKey: string | undefined;
   /** The build the run's calls go to (docs/protocol/fleets.md); `undefined`: not pinned yet, any worker. */
   buildId: string | undefined = undefined;
   readonly requestId: string | undefined;
@@ -158,6 +166,7 @@ export class Run {
     this.startedBy = init.startedBy;
     this.ownerSessionId = init.ownerSessionId;
     this.tenant = init.tenant;
+    this.apiKey = init.apiKey;
     this.requestId = init.requestId;
     this.toolChoice = init.toolChoice ?? 'auto';
     this.metadata = init.metadata;

@@ -45,6 +45,8 @@ export interface StartRunRequest {
   owner?: Session;
   /** The tenant starting it (server-stub/tenants.ts): a nested run must be in its parent's tenant. */
   tenant: string | undefined;
+  /** The key an HTTP request or the library started it with (kept, never shown: {@link Run.apiKey}). */
+  apiKey?: string | undefined;
   requestId?: string;
   parentRunId?: string;
   parentCallId?: string;
@@ -143,6 +145,7 @@ export class RunManager {
       startedBy: request.startedBy,
       ...(owner ? { ownerSessionId: owner.id } : {}),
       tenant: request.tenant,
+      apiKey: request.apiKey,
       ...(request.requestId === undefined ? {} : { requestId: request.requestId }),
       ...(request.parentRunId === undefined ? {} : { parentRunId: request.parentRunId }),
       ...(request.parentCallId === undefined ? {} : { parentCallId: request.parentCallId }),
@@ -367,6 +370,11 @@ export class RunManager {
   /** The runs of `from` are `into`'s from now on: `from` merged into it (server-stub/fleet.ts `KeyRing`). */
   mergeTenant(from: string | undefined, into: string | undefined): void {
     for (const run of this.#runs.values()) if (run.tenant === from) run.tenant = into;
+  }
+
+  /** The keys runs were started with over HTTP or from the library ({@link Run.apiKey}), oldest run first. */
+  startedWith(): string[] {
+    return [...this.#runs.values()].flatMap((run) => run.apiKey ?? []);
   }
 
   /** No key of `tenant` is accepted any more: its runs still in progress are cancelled. How many were. */

@@ -43,7 +43,8 @@ export interface StubRuns {
    *   `options.agents`.
    * @param options - `apiKey`: @default the first of the server's `apiKeys` (none needed without them).
    * @returns the run id.
-   * @throws Error when `agent` names no known agent.
+   * @throws Error when `agent` names no known agent, or `options.apiKey` is not a key the server accepts (the
+   *   message never shows it).
    */
   start(
     // biome-ignore lint/suspicious/noExplicitAny: an agent of any output.
@@ -77,8 +78,9 @@ export interface StubServer {
    * Replaces the accepted API keys at run time (docs/protocol/fleets.md): each a string (a tenant of its own) or
    * `{ key, tenant }` (another key of an existing tenant: a rotation; its sessions resume with it). A socket
    * opened with a key no longer accepted is closed with 4001 `API key revoked`. A tenant whose keys move into
-   * another goes on as that one; a tenant left with no key is closed, its runs cancelled (docs/protocol/stub.md,
-   * "Tenants"). An empty list accepts any key.
+   * another goes on as that one (a tool of its workers whose `fleet` limits disagree with the other's workers' is
+   * refused, as in a `tools_update`); a tenant left with no key is closed, its runs cancelled
+   * (docs/protocol/stub.md, "Tenants"). An empty list accepts any key.
    * From outside the process: `PUT /v1/admin/keys`, or `toolwire-stub --api-keys-file` and SIGHUP.
    * @returns how many sockets were closed 4001.
    * @throws TypeError when a key or tenant is not a non-empty string, or a key is not 1 to 4,096 printable ASCII
@@ -206,11 +208,15 @@ export async function startStubServer(options: StubServerOptions = {}): Promise<
             ? agentDefinition(agent)
             : agent;
       if (!definition) throw new Error(`no agent named ${JSON.stringify(agent)}`);
+      const apiKey = startOptions.apiKey ?? service.keys.entries()[0]?.[0];
+      const tenant = service.keys.tenantOf(apiKey);
+      if (tenant === null) throw new Error('runs.start: options.apiKey is not an accepted API key');
       const started = service.runs.start({
         agent: definition,
         input,
         startedBy: 'api',
-        tenant: service.keys.tenantOf(startOptions.apiKey ?? service.keys.keys?.values().next().value),
+        tenant,
+        apiKey,
         ...(startOptions.maxTurns === undefined ? {} : { maxTurns: startOptions.maxTurns }),
       });
       if ('code' in started) throw new Error(started.message);

@@ -20,7 +20,7 @@ import { closeSocket } from './close-socket';
 import { gateOf, ToolDefinitions } from './definitions';
 import { Dispatcher } from './dispatcher';
 import type { StubEvents } from './events';
-import { type ApiKeyEntry, FleetLimiter, fleetConflict, KeyRing } from './fleet';
+import { type ApiKeyEntry, FleetLimiter, fleetConflict, fleetConflicts, KeyRing, type Tenant } from './fleet';
 import type { ResolvedStubOptions } from './options';
 import { Questions } from './questions';
 import { sessionsSeen } from './routing';
@@ -129,18 +129,20 @@ export class StubService {
 
   /**
    * Attaches a socket that sent a valid `hello` to a session: the one named by `hello.sessionId` when it is still
-   * resumable and of the key's tenant (a socket still attached to it is closed with 4009), else a new one.
+   * resumable and of `tenant`, the tenant of the accepted `apiKey` (a socket still attached to it is closed with
+   * 4009), else a new one.
    */
   openSession(
     ws: WebSocket,
     hello: FrameOf<ClientFrame, 'hello'>,
     apiKey: string | undefined,
+    tenant: Tenant,
   ): {
     session: Session;
     resumed: boolean;
     duplicates: string[];
   } {
-    let session = this.#resumable(hello, apiKey);
+    let session = this.#resumable(hello, tenant);
     let resumed = false;
     if (session) {
       session.apiKey = apiKey;
@@ -189,7 +191,7 @@ export class StubService {
           },
         },
       );
-      session.tenant = this.keys.tenantOf(apiKey);
+      session.tenant = tenant;
       this.sessions.set(session.id, session);
     }
     session.socket = ws;
@@ -206,14 +208,14 @@ export class StubService {
   }
 
   /**
-   * The session `hello` may resume: named by `hello.sessionId`, not expired, and of the tenant the key is of now:
-   * any key of it (keys rotating, docs/protocol/fleets.md; a key moved to another tenant resumes none of the old
-   * tenant's sessions). A stub that accepts any key has one tenant: any key resumes.
+   * The session `hello` may resume: named by `hello.sessionId`, not expired, and of `tenant`, the tenant the key is
+   * of now: any key of it (keys rotating, docs/protocol/fleets.md; a key moved to another tenant resumes none of
+   * the old tenant's sessions). A stub that accepts any key has one tenant: any key resumes.
    */
-  #resumable(hello: FrameOf<ClientFrame, 'hello'>, apiKey: string | undefined): Session | undefined {
+  #resumable(hello: FrameOf<ClientFrame, 'hello'>, tenant: Tenant): Session | undefined {
     const session = hello.sessionId === undefined ? undefined : this.sessions.get(hello.sessionId);
     if (session === undefined || session.state === 'expired') return undefined;
-    return session.tenant === this.keys.tenantOf(apiKey) ? session : undefined;
+    return session.tenant === tenant ? session : undefined;
   }
 
   /**
@@ -221,8 +223,8 @@ export class StubService {
    * wait out its grace period for a resume its worker cannot make (docs/protocol/fleets.md). Its calls go to
    * other clients at once, its runs are cancelled; a socket still attached to it is closed with the same code.
    */
-  refusedResume(hello: FrameOf<ClientFrame, 'hello'>, apiKey: string | undefined, reason: string): void {
-    const session = this.#resumable(hello, apiKey);
+  refusedResume(hello: FrameOf<ClientFrame, 'hello'>, tenant: Tenant, reason: string): void {
+    const session = this.#resumable(hello, tenant);
     if (session === undefined) return;
     if (session.graceTimer !== undefined) clearTimeout(session.graceTimer);
     session.graceTimer = undefined;
@@ -279,44 +281,85 @@ export class StubService {
   }
 
   /**
-   * Why a `hello` cannot join the fleet: its tools' `fleet` limits differ from a live session's of the tenant
-   * (docs/protocol/fleets.md); `undefined` when they agree.
+   * Why a `hello` of `tenant` cannot join the fleet: its tools' `fleet` limits differ from a live session's of the
+   * tenant (docs/protocol/fleets.md); `undefined` when they agree.
    */
-  helloConflict(hello: FrameOf<ClientFrame, 'hello'>, apiKey: string | undefined): string | undefined {
+  helloConflict(hello: FrameOf<ClientFrame, 'hello'>, tenant: Tenant): string | undefined {
     const resuming = hello.sessionId === undefined ? undefined : this.sessions.get(hello.sessionId);
-    return fleetConflict(hello.tools, this.keys.tenantOf(apiKey), this.sessions, resuming);
+    return fleetConflict(hello.tools, tenant, this.sessions, resuming);
   }
 
   /**
    * Replaces the accepted keys (docs/protocol/fleets.md, server-stub/fleet.ts `KeyRing`). A tenant merged into
-   * another is that tenant from now on: its sessions, runs, calls in flight and fleet counts. A socket opened
-   * with a key no longer accepted, or moved to another tenant, is closed with 4001 `API key revoked`; its session
-   * waits for a resume with a key of its tenant. A tenant left with no key is closed: its sessions end at once
-   * (none could resume) and its runs are cancelled. Returns how many sockets were closed.
+   * another is that tenant from now on: its sessions, runs, calls in flight and fleet counts; its connected
+   * sessions join the other's fleet as their `hello` would ({@link StubService.#joinFleet}). A socket opened with a
+   * key no longer accepted, or moved to another tenant, is closed with 4001 `API key revoked`; its session waits
+   * for a resume with a key of its tenant. A tenant left with no key is closed: its sessions end at once (none
+   * could resume) and its runs are cancelled. Returns how many sockets were closed.
    */
   setApiKeys(entries: readonly ApiKeyEntry[]): number {
-    // With any key accepted until now, the one tenant holds the keys its clients use, oldest session first.
-    const presented = this.keys.checked ? [] : [...this.sessions.values()].flatMap((s) => s.apiKey ?? []);
+    // With any key accepted until now, the one tenant holds the keys its clients use, oldest session first, then
+    // those its runs were started with (HTTP, the library), oldest first.
+    const presented = this.keys.checked
+      ? []
+      : [...[...this.sessions.values()].flatMap((s) => s.apiKey ?? []), ...this.runs.startedWith()];
     const change = this.keys.set(entries, presented);
+    const before = new Map<Session, Tenant>();
+    for (const session of this.sessions.values()) before.set(session, session.tenant);
     for (const [from, into] of change.merged) this.#mergeTenant(from, into);
-    let revoked = 0;
+    const revoked = new Set<Session>();
     for (const session of this.sessions.values()) {
       const { socket, apiKey } = session;
       if (socket === undefined || !this.keys.checked) continue;
       // A key listed now for another tenant is revoked for the session's: the session and its socket are that
       // tenant's (a fresh socket with the key is the other tenant's, as a resume with it starts a new session).
-      if (
-        apiKey === undefined ||
-        !this.keys.accepts(apiKey) ||
-        this.keys.tenantOf(apiKey) !== session.tenant
-      ) {
+      // A key not accepted any more is of no tenant (`null`), never the session's.
+      if (this.keys.tenantOf(apiKey) !== session.tenant) {
         closeSocket(socket, CLOSE_CODES.unauthorized, 'API key revoked');
-        revoked += 1;
+        revoked.add(session);
       }
     }
+    for (const into of new Set(change.merged.values())) this.#joinFleet(into, before, revoked);
     for (const tenant of change.closed) this.#closeTenant(tenant);
     if (change.merged.size > 0) this.dispatcher.retryWaiting();
-    return revoked;
+    return revoked.size;
+  }
+
+  /**
+   * Tenants merged into `into`: each of their connected sessions (oldest first; not one whose socket was just
+   * revoked) is checked as its `hello` would be (docs/protocol/fleets.md, "Fleet-wide limits") against the
+   * connected sessions of `into` and those checked before it. A tool whose `fleet` limits disagree is refused as
+   * in a `tools_update`: the session no longer offers it (its calls of the tool in flight go on), and is told with
+   * an `error not_allowed` naming the tool and the limits refused, on which the client drops it and goes on with
+   * its other tools. The socket stays open: the merge is the operator's doing, not the worker's.
+   */
+  #joinFleet(into: Tenant, before: ReadonlyMap<Session, Tenant>, revoked: ReadonlySet<Session>): void {
+    const fleet = new Map<string, Session>();
+    const joining: Session[] = [];
+    for (const session of this.sessions.values()) {
+      if (session.tenant !== into || session.state !== 'connected' || session.left || revoked.has(session))
+        continue;
+      if (before.get(session) === into) fleet.set(session.id, session);
+      else joining.push(session);
+    }
+    for (const session of joining) {
+      const conflicts = fleetConflicts([...session.tools.values()], into, fleet, session);
+      fleet.set(session.id, session);
+      if (conflicts.length === 0) continue;
+      const refused = new Set(conflicts.map((conflict) => conflict.toolName));
+      for (const { toolName, fleet: limits, reason } of conflicts) {
+        const tools = [{ name: toolName, ...(limits === undefined ? {} : { fleet: limits }) }];
+        this.options.logger.warn(
+          { sessionId: session.id, code: 'not_allowed', tools },
+          `tool refused as its tenant merged into another: ${reason}`,
+        );
+        session.send({ type: 'error', code: 'not_allowed', message: reason, tools });
+      }
+      this.definitions.announce(
+        session,
+        [...session.tools.values()].filter((tool) => !refused.has(tool.name)),
+      );
+    }
   }
 
   /** `from` goes on as `into` (server-stub/fleet.ts `KeyRing`): everything `from` held is `into`'s now. */

@@ -177,30 +177,30 @@ class SocketHandler {
       return;
     }
     const key = this.#headerKey ?? hello.apiKey;
-    if (service.keys.checked) {
-      if (key === undefined) {
-        this.#close(
-          CLOSE_CODES.unauthorized,
-          'missing API key: send "Authorization: Bearer <key>" or hello.apiKey',
-        );
-        return;
-      }
-      if (!service.keys.accepts(key)) {
-        this.#close(CLOSE_CODES.unauthorized, 'invalid API key');
-        return;
-      }
+    if (service.keys.checked && key === undefined) {
+      this.#close(
+        CLOSE_CODES.unauthorized,
+        'missing API key: send "Authorization: Bearer <key>" or hello.apiKey',
+      );
+      return;
+    }
+    // Accepted first: that comparison takes the same time whatever the key, a look-up of its tenant does not.
+    const tenant = key === undefined || service.keys.accepts(key) ? service.keys.tenantOf(key) : null;
+    if (tenant === null) {
+      this.#close(CLOSE_CODES.unauthorized, 'invalid API key');
+      return;
     }
     if (service.closed) {
       this.#close(CLOSE_CODES.goingAway, 'service shutting down');
       return;
     }
-    const conflict = service.helloConflict(hello, key);
+    const conflict = service.helloConflict(hello, tenant);
     if (conflict !== undefined) {
       this.#close(CLOSE_CODES.fleetConflict, conflict);
-      service.refusedResume(hello, key, conflict);
+      service.refusedResume(hello, tenant, conflict);
       return;
     }
-    const { session, resumed, duplicates } = service.openSession(this.#ws, hello, key);
+    const { session, resumed, duplicates } = service.openSession(this.#ws, hello, key, tenant);
     this.#session = session;
     if (duplicates.length > 0) this.#warnDuplicates(duplicates);
     const welcome: FrameOf<ServiceFrame, 'welcome'> = {

@@ -22,11 +22,3 @@ export function tenantIdOf(tenant: string | undefined): string {
   if (tenant === undefined) return 'default';
   return `t_${createHash('sha256').update(tenant).digest('hex').slice(0, 16)}`;
 }
-
-/** The tenant of a request or socket that presented `key`: the key when keys are checked, else the one tenant. */
-export function tenantOf(
-  apiKeys: ReadonlySet<string> | undefined,
-  key: string | undefined,
-): string | undefined {
-  return apiKeys === undefined ? undefined : key;
-}

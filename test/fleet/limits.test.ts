@@ -350,3 +350,36 @@ describe('the key list changing under a worker', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('a tenant merged into another whose workers announce other fleet limits', () => {
+  it('has the worker drop that tool: its session and its other tools go on, and it is told why', async () => {
+    const server = await stub({
+      apiKeys: ['key-1', { key: 'key-9', tenant: 'acme' }],
+      model: scriptedModel([{ toolCalls: [{ name: 'other', arguments: {} }] }, { text: 'done' }]),
+    });
+    await client(server.url, { apiKey: 'key-9', tools: [workAt(2)] }).connect();
+    const other = tool({ name: 'other', description: 'd', execute: () => 'ran' });
+    const joining = client(server.url, { apiKey: 'key-1', tools: [workAt(3), other] });
+    const errors: ConnectionError[] = [];
+    const connected: unknown[] = [];
+    joining.on('error', (error) => errors.push(error as ConnectionError));
+    joining.on('connected', (info) => connected.push(info));
+    await joining.connect();
+    const merged: ApiKeyEntry[] = [
+      { key: 'key-1', tenant: 'acme' },
+      { key: 'key-9', tenant: 'acme' },
+    ];
+    expect(server.setApiKeys(merged)).toBe(0);
+    await until(() => errors.length > 0);
+    expect(errors.map((error) => [error.code, error.message])).toEqual([
+      [
+        'fleet_conflict',
+        'the service refused tool "work": fleet limits of work disagree: this worker concurrency 3, the fleet concurrency 2; this client no longer offers it and goes on with its other tools. Every worker offering a tool must announce the same fleet limits: to change them, replace every worker offering it, or rename it',
+      ],
+    ]);
+    expect(joining.state).toBe('open');
+    expect(connected).toHaveLength(1);
+    const runs = await joining.run(new Agent({ name: 'a', instructions: '', tools: [other] }), 'go');
+    expect(runs.toolCalls.map((call) => [call.toolName, call.status])).toEqual([['other', 'ok']]);
+  });
+});

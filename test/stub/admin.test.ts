@@ -298,6 +298,95 @@ describe('operator routes', () => {
     expect(resumed.welcome?.resumed).toBe(true);
   });
 
+  it.each([
+    ['over HTTP', 'http'],
+    ['from the library', 'library'],
+  ] as const)(
+    'keeps a run started %s on a stub that accepted any key with the tenant of its key',
+    async (_, how) => {
+      let decide!: () => void;
+      const decided = new Promise<void>((resolve) => {
+        decide = resolve;
+      });
+      // The model answers once the keys are set: the run is in progress then, with no worker connected.
+      const server = await loggedStub({
+        adminKey: ADMIN,
+        model: {
+          nextTurn: async ({ messages }) => {
+            await decided;
+            return messages.some((message) => message.role === 'tool')
+              ? { text: 'done' }
+              : { toolCalls: [{ name: 'work' }] };
+          },
+        },
+      });
+      const definition = agent('a', ['work']);
+      const runId =
+        how === 'http'
+          ? ((await call(server.httpUrl, 'POST', '/v1/runs', 'dev-key', { agent: definition, input: 'go' }))
+              .body.runId as string)
+          : server.runs.start(definition, 'go', { apiKey: 'dev-key' });
+      expect(
+        await call(server.httpUrl, 'PUT', '/v1/admin/keys', ADMIN, { keys: ['other-key', 'dev-key'] }),
+      ).toEqual({
+        status: 200,
+        body: { keys: 2, tenants: 2, revoked: 0 },
+      });
+      expect(server.runs.get(runId)?.status).toBe('running');
+      expect((await call(server.httpUrl, 'GET', `/v1/runs/${runId}`, 'dev-key')).status).toBe(200);
+      expect((await call(server.httpUrl, 'GET', `/v1/runs/${runId}`, 'other-key')).status).toBe(404);
+      const worker = track(
+        await TestClient.connect(server.url, { apiKey: 'dev-key', tools: [toolDef('work')] }),
+      );
+      decide();
+      const sent = await worker.next('tool_call');
+      worker.result(sent.callId, 'worked');
+      expect((await server.runs.waitFor(runId)).status).toBe('completed');
+      expect(JSON.stringify([server.runs.list(), server.runs.get(runId), server.log])).not.toContain(
+        'dev-key',
+      );
+    },
+  );
+
+  it("refuses, at a merge, a tool whose fleet limits disagree with the tenant's workers, as a tools_update", async () => {
+    const { server, put } = await workStub(['key-1', { key: 'key-9', tenant: 'acme' }]);
+    const work = (concurrency: number) => ({ ...toolDef('work'), fleet: { concurrency } });
+    const acme = track(await TestClient.connect(server.url, { apiKey: 'key-9', tools: [work(2)] }));
+    const joining = track(
+      await TestClient.connect(server.url, { apiKey: 'key-1', tools: [work(3), toolDef('other')] }),
+    );
+    expect(
+      await put([
+        { key: 'key-1', tenant: 'acme' },
+        { key: 'key-9', tenant: 'acme' },
+      ]),
+    ).toEqual({ status: 200, body: { keys: 2, tenants: 1, revoked: 0 } });
+    const reason = 'fleet limits of work disagree: this worker concurrency 3, the fleet concurrency 2';
+    expect(await joining.next('error')).toEqual({
+      type: 'error',
+      code: 'not_allowed',
+      message: reason,
+      tools: [{ name: 'work', fleet: { concurrency: 3 } }],
+    });
+    // It goes on with its other tools, its socket open; the tenant's own worker is told nothing.
+    expect(server.sessions().map((session) => [session.sessionId, session.tools])).toEqual([
+      [acme.sessionId, ['work']],
+      [joining.sessionId, ['other']],
+    ]);
+    expect(acme.all('error')).toEqual([]);
+    expect(server.log.filter((line) => line.level === 'warn')).toEqual([
+      {
+        level: 'warn',
+        message: `tool refused as its tenant merged into another: ${reason}`,
+        fields: {
+          sessionId: joining.sessionId,
+          code: 'not_allowed',
+          tools: [{ name: 'work', fleet: { concurrency: 3 } }],
+        },
+      },
+    ]);
+  });
+
   it('sets and clears the current build, and refuses a bad one', async () => {
     const server = await stub({ adminKey: ADMIN });
     const put = (body: unknown) => call(server.httpUrl, 'PUT', '/v1/admin/build', ADMIN, body);
@@ -533,6 +622,30 @@ describe('apiKeys and setApiKeys', () => {
       ]),
       closed: [],
     });
+  });
+
+  it('give no tenant for a key they do not accept, even one spelled as a tenant name', () => {
+    const ring = new KeyRing(['key-1', { key: 'key-2', tenant: 'acme' }]);
+    expect([ring.tenantOf('acme'), ring.tenantOf('key-3'), ring.tenantOf(undefined)]).toEqual([
+      null,
+      null,
+      null,
+    ]);
+    expect([ring.tenantOf('key-2'), ring.tenantOf('key-1')]).toEqual([
+      ring.tenantNamed('acme'),
+      ring.tenantNamed('key-1'),
+    ]);
+    // Any key accepted: everyone is the one tenant.
+    const open = new KeyRing(undefined);
+    expect([open.tenantOf('acme'), open.tenantOf(undefined)]).toEqual([undefined, undefined]);
+  });
+
+  it('start no run from the library for a key they do not accept', async () => {
+    const server = await stub({ apiKeys: [{ key: 'key-2', tenant: 'acme' }] });
+    expect(() => server.runs.start(agent('a', ['work']), 'go', { apiKey: 'acme' })).toThrow(
+      new Error('runs.start: options.apiKey is not an accepted API key'),
+    );
+    expect(server.runs.list()).toEqual([]);
   });
 
   it('refuse an entry that is neither, naming it', async () => {
