@@ -58,6 +58,7 @@ import {
   type ExecutionOwner,
   type ToolCallFrame,
 } from './execution';
+import { FailureLog } from './failure-log';
 import { FinishedIds } from './finished-ids';
 import {
   ArgumentsText,
@@ -358,6 +359,10 @@ export class CallRunner implements ExecutionOwner {
   #idleWaiters: Array<() => void> = [];
   /** Once closed ({@link CallRunner.dispose}): the results it closed without an ack, a final figure. */
   #unackedAtClose: number | undefined;
+  /** The `warn` line of each failed call, those the service caused bounded (./failure-log.ts). */
+  readonly #failures: FailureLog;
+  /** The call the service sent that could not be read while it ends ({@link CallRunner.unreadable}). */
+  #unreadableId: string | undefined;
   /** Shared by this client's calls whose frames carry the same values (./execution.ts `CallExtras`). */
   lastExtras: CallExtras | undefined = undefined;
   /** What every call of this client shares: read by each call, its own options (`ClientExecution`). */
@@ -390,6 +395,7 @@ export class CallRunner implements ExecutionOwner {
     this.#traces = options.tracing && options.callTraces?.(options.tracing, options.redactor, options);
     this.tracesArguments = options.tracing !== undefined;
     this.#leases = new Leases(updates, () => this.#deadlines);
+    this.#failures = new FailureLog(logger);
     this.#keyWaits = new SlotlessWaits(socket, 'key_waits');
     this.#approvalWaits =
       runnerOptions.onApproval === undefined ? undefined : new SlotlessWaits(socket, 'approval_waits');
@@ -689,11 +695,14 @@ export class CallRunner implements ExecutionOwner {
     const frame: ToolCallFrame = { type: 'tool_call', callId, runId: about.runId ?? '', toolName };
     const execution = new ClientExecution(frame, this);
     this.#held.set(callId, execution);
+    // The service caused its failure: its line is bounded as theirs are (./failure-log.ts).
+    this.#unreadableId = callId;
     this.finished(execution, {
       status: 'error',
       output: unreadableCallText(toolName, message),
       durationMs: 0,
     });
+    this.#unreadableId = undefined;
   }
 
   /**
@@ -1017,6 +1026,7 @@ export class CallRunner implements ExecutionOwner {
    * `owed_calls`, calls waiting for their first slot start no more until the resume says which are still owed.
    */
   disconnected(): void {
+    this.#failures.flush('socket');
     this.#leases.disconnected(this.#held.values());
     this.#deadlines.disconnected();
     if (this.#listsOwed) this.#awaitingOwed = true;
@@ -1236,6 +1246,7 @@ export class CallRunner implements ExecutionOwner {
    * {@link CallRunner.unacked}'s final figure, and a `warn` line names their calls: the service may not have them.
    */
   dispose(): void {
+    this.#failures.flush('client');
     const callIds = this.#outbox.close();
     this.#unackedAtClose = callIds.length;
     if (callIds.length > 0)
@@ -1302,7 +1313,8 @@ export class CallRunner implements ExecutionOwner {
         output,
       });
     this.#traces?.finished(execution, result, output, durationMs);
-    if (result.status !== 'ok') logFailure(this.#options.logger, execution, result, output);
+    if (result.status !== 'ok')
+      this.#failures.failed(execution, result, output, this.#unreadableId === callId);
   }
 
   /** The tool of that name shows the model a projection of its result (`toModelOutput`). */
@@ -1404,21 +1416,4 @@ class AnsweredCall {
 function answeredCall(execution: Execution): ToolCallFrame {
   const { callId, runId, toolName } = execution;
   return new AnsweredCall(callId, runId, toolName, keptOf(execution.arguments));
-}
-
-/**
- * Logs a result that is not `ok` at `warn`: the model reads its text; the operator sees it too (already
- * redacted), with what was thrown: its stack and cause chain, which the model never reads (the logger redacts
- * them).
- */
-function logFailure(
-  logger: Logger,
-  call: Pick<ToolCallFrame, 'callId' | 'runId' | 'toolName'>,
-  result: ToolCallResult,
-  output: string,
-): void {
-  const { callId, runId, toolName } = call;
-  const fields: Record<string, unknown> = { callId, runId, toolName, status: result.status };
-  if (result.error !== undefined) fields.error = result.error;
-  logger.warn(fields, output);
 }

@@ -1,0 +1,118 @@
+/**
+ * The `warn` line of each call whose result is not `ok`: the model reads its text, the operator sees it too
+ * (already redacted), with what was thrown (its stack and cause chain, which the model never reads).
+ *
+ * A failure the service caused, by what it sent rather than by what a tool did, is logged at most
+ * {@link SERVICE_FAILURE_LINES_PER_INTERVAL} times per {@link SERVICE_FAILURE_INTERVAL_MS}, as invalid frames are
+ * (src/wire/backpressure.ts `ERROR_FRAMES_PER_INTERVAL`): a service that sends 20,000 calls of a tool this client
+ * does not offer writes 10 lines a second, not 20,000. The rest are counted, and the count is told with the next
+ * such line, or when the socket or the client closes. Those failures are (see {@link causedByService}):
+ * - `unknown_tool`: a call of a tool this client does not offer;
+ * - `invalid_arguments`: arguments the tool's schema refused;
+ * - `rejected` for `not_allowed`: a call for an agent the tool does not allow (`allowedAgentNames`);
+ * - `cancelled`: the service cancelled the call (or the caller of its run aborted: counted alike);
+ * - a call the service sent that could not be read (an `error` result, its frame already logged as invalid).
+ *
+ * A tool's own failure (`error`, `timeout`, a person's or a policy's `rejected`) is logged every time: it is about
+ * the operator's own code, each line carries its own error and stack, and a call that ran its tool took a slot.
+ *
+ * @module
+ */
+import type { ToolCallResult } from '../call/types';
+import type { Logger } from '../logger';
+
+/** Lines of failures the service caused logged at most this many times per {@link SERVICE_FAILURE_INTERVAL_MS}. */
+export const SERVICE_FAILURE_LINES_PER_INTERVAL = 10;
+/** The interval of {@link SERVICE_FAILURE_LINES_PER_INTERVAL}, in milliseconds. */
+export const SERVICE_FAILURE_INTERVAL_MS = 1_000;
+
+/** `true` when the result says the service caused the failure by what it sent (see the module comment). */
+export function causedByService(result: Pick<ToolCallResult, 'status' | 'reason'>): boolean {
+  const { status } = result;
+  return (
+    status === 'unknown_tool' ||
+    status === 'invalid_arguments' ||
+    status === 'cancelled' ||
+    (status === 'rejected' && result.reason === 'not_allowed')
+  );
+}
+
+/** One client's failure log (see the module comment): one object for the client's life, none per call. */
+export class FailureLog {
+  readonly #logger: Logger;
+  #linesInInterval = 0;
+  #intervalStart = Number.NEGATIVE_INFINITY;
+  /** Failures the service caused that were not logged since the last line told them, by status. */
+  #unlogged = new Map<string, number>();
+  #unloggedCount = 0;
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  /**
+   * Logs the failed call's line at `warn` (`output`: what the model reads), or counts it when the service caused
+   * it (`fromService`, or {@link causedByService}) and more than the bound were logged within the interval.
+   */
+  failed(
+    call: { readonly callId: string; readonly runId: string; readonly toolName: string },
+    result: ToolCallResult,
+    output: string,
+    fromService: boolean,
+  ): void {
+    const { callId, runId, toolName } = call;
+    const { status } = result;
+    const fields: Record<string, unknown> = { callId, runId, toolName, status };
+    if (result.error !== undefined) fields.error = result.error;
+    if (!fromService && !causedByService(result)) {
+      this.#logger.warn(fields, output);
+      return;
+    }
+    const now = performance.now();
+    if (now - this.#intervalStart >= SERVICE_FAILURE_INTERVAL_MS) {
+      this.#intervalStart = now;
+      this.#linesInInterval = 0;
+    }
+    if (this.#linesInInterval >= SERVICE_FAILURE_LINES_PER_INTERVAL) {
+      this.#unlogged.set(status, (this.#unlogged.get(status) ?? 0) + 1);
+      this.#unloggedCount += 1;
+      return;
+    }
+    this.#linesInInterval += 1;
+    if (this.#unloggedCount === 0) {
+      this.#logger.warn(fields, output);
+      return;
+    }
+    const { count, statuses, calls, were, each } = this.#take();
+    this.#logger.warn(
+      { ...fields, unlogged: count, unloggedStatuses: statuses },
+      `${output} (before it, ${count} more ${calls} the service caused ${were} not logged, over ${SERVICE_FAILURE_LINES_PER_INTERVAL} a second: ${each})`,
+    );
+  }
+
+  /** Failures not logged since the last line: told with the next one, or by {@link FailureLog.flush}. */
+  get unlogged(): number {
+    return this.#unloggedCount;
+  }
+
+  /** The socket (`'socket'`) or the client (`'client'`) closed: a count not told yet is told now, in one line. */
+  flush(closed: 'socket' | 'client'): void {
+    if (this.#unloggedCount === 0) return;
+    const { count, statuses, calls, were, each } = this.#take();
+    this.#logger.warn(
+      { unlogged: count, unloggedStatuses: statuses },
+      `${count} more ${calls} the service caused ${were} not logged (over ${SERVICE_FAILURE_LINES_PER_INTERVAL} a second) before the ${closed} closed: ${each}`,
+    );
+  }
+
+  /** The count not told yet, then 0: by status as fields, and in words (`unknown_tool 19990, cancelled 2`). */
+  #take(): { count: number; statuses: Record<string, number>; calls: string; were: string; each: string } {
+    const count = this.#unloggedCount;
+    const statuses = Object.fromEntries(this.#unlogged);
+    const each = [...this.#unlogged].map(([status, n]) => `${status} ${n}`).join(', ');
+    this.#unlogged = new Map();
+    this.#unloggedCount = 0;
+    const one = count === 1;
+    return { count, statuses, calls: one ? 'failed call' : 'failed calls', were: one ? 'was' : 'were', each };
+  }
+}
