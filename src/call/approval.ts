@@ -20,7 +20,7 @@ import { cutChars } from '../utf8';
 import { MAX_APPROVAL_REASON_CHARS } from '../wire/protocol';
 import { readDecision } from './decision';
 import { restoreShown, shownArguments } from './redaction';
-import { settleThen, timed } from './signal';
+import { type CallAbortState, CallSignal, settleThen, timed } from './signal';
 import type { ApprovalDecision, ApprovalRequest, CallState, RejectionReason } from './types';
 
 /** How the approval step ended: go ahead (with the approver's edited arguments, if any), or a result. */
@@ -147,14 +147,19 @@ function ask(
     return;
   }
   const { signal } = options;
-  const request: ApprovalRequest = {
-    callId: ctx.callId,
-    runId: ctx.runId,
-    toolName: name,
-    // The approver sees what the service's approver would: the redacted fields as the placeholder (`[redacted]`),
-    // the client's rules applied; see `restoreShown` below.
-    input: shownInput(call, view()),
-  };
+  // Its `signal` follows the call's cancellation until the decision arrives (made only if read: see `withSignal`).
+  const asking = new CallSignal(signal, name);
+  const request = withSignal(
+    {
+      callId: ctx.callId,
+      runId: ctx.runId,
+      toolName: name,
+      // The approver sees what the service's approver would: the redacted fields as the placeholder
+      // (`[redacted]`), the client's rules applied; see `restoreShown` below.
+      input: shownInput(call, view()),
+    } as ApprovalRequest,
+    asking,
+  );
   // A reason may quote the arguments (`approvalRequired(\`pay ${amount}\`)`) or anything else: redacted as any
   // text of the call, then with the client's rules (its API key, `redact`), as the frame to the service is, so that
   // the approver, `approval_requested` listeners, logs and spans see what the service sees.
@@ -165,6 +170,8 @@ function ask(
     () => approve(request),
     { signal },
     (outcome) => {
+      // The wait is over: an abort of the call from now on is not the approver's to hear (one until now is).
+      asking.end();
       if (outcome.kind === 'aborted' || signal?.aborted) {
         done({ go: false, status: 'cancelled', output: cancelledText(name) });
         return;
@@ -201,6 +208,38 @@ function ask(
       }
     },
   );
+}
+
+/*
+ * `ApprovalRequest.signal`: an own, enumerable, read-only property whose getter makes the signal at its first read
+ * (`CallSignal`, ./signal.ts: an `AbortController` costs microseconds and hundreds of bytes, and most approvers never
+ * read it). One getter for every request, its state found by the request: no closure per request.
+ */
+/** The abort state of each approval request's `signal`, by request. */
+const requestSignals = new WeakMap<object, CallAbortState>();
+
+/** The getter of `ApprovalRequest.signal`. */
+function requestSignal(this: object): AbortSignal {
+  // A getter taken off its request and called on another object: a signal that never aborts.
+  return requestSignals.get(this)?.signal ?? new AbortController().signal;
+}
+
+/**
+ * Gives `request` its `signal`, the one of `state`: whoever made the request aborts or ends `state` (its owner:
+ * the call's approval phase, or the client for a call the service holds, src/client/approvals.ts).
+ */
+export function withSignal(request: Omit<ApprovalRequest, 'signal'>, state: CallAbortState): ApprovalRequest {
+  requestSignals.set(request, state);
+  Object.defineProperty(request, 'signal', { get: requestSignal, enumerable: true });
+  return request as ApprovalRequest;
+}
+
+/**
+ * The abort state of `request.signal` ({@link withSignal}): the client ends it when the decision arrives before
+ * the call's wait is over (an approved call waits for a slot to go on), and asks whether it was read.
+ */
+export function signalState(request: ApprovalRequest): CallAbortState | undefined {
+  return requestSignals.get(request);
 }
 
 /** `shownArguments` of the call's arguments, deep-frozen: `view` itself when nothing in it needs redacting. */

@@ -130,6 +130,11 @@ export abstract class CallAbortState {
     return controller.signal;
   }
 
+  /** Whether `signal` was read (made). */
+  get read(): boolean {
+    return this.#state instanceof AbortController;
+  }
+
   /** The caller's cancellation aborted (this listens to it once `signal` is read). */
   handleEvent(): void {
     this.abort(CallAbortState.#outerReason(this));
@@ -152,7 +157,10 @@ export abstract class CallAbortState {
   }
 }
 
-/** {@link CallAbortState} of a tool named at its making: an attempt's `ctx.signal`, and a bare signal in tests. */
+/**
+ * {@link CallAbortState} of a tool named at its making: an attempt's `ctx.signal`, an approval request's `signal`
+ * (src/call/approval.ts), and a bare signal in tests.
+ */
 export class CallSignal extends CallAbortState {
   readonly #toolName: string;
 

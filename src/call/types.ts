@@ -41,6 +41,19 @@ export interface ApprovalRequest {
    * was declared with, else the tool's `sideEffect` (`'external'` when it says none).
    */
   sideEffect?: SideEffect;
+  /**
+   * Aborts when the decision is no longer wanted, with the reason `ctx.signal` would get (a `DOMException` named
+   * `AbortError`, or `TimeoutError` for the service's deadline, what caused it in `cause`): the service cancelled
+   * the call (its run ended, say), the call passed its deadline, the client closed or handed the call back, the
+   * service gave the call to another worker (`session_expired`, `not_dispatched`), or `invokeTool`'s `signal`
+   * aborted. Never aborted once the decision has arrived, whatever happens to the call after. For a call the
+   * service holds for its own human (the `approval_requested` event of a run this client started), it aborts when
+   * the run ends undecided or the client closes. Made when first read: an approver that never reads it pays
+   * nothing for it. An approver that read it (and so was told the prompt was moot) is asked again when the
+   * service sends the call back to this client; one that never read it is not: its answer decides the call.
+   * @see docs/protocol/approvals.md ("When a decision is no longer wanted")
+   */
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -232,7 +245,8 @@ export interface InvokeOptions<C = unknown> {
   policies?: readonly CallPolicy<C>[] | undefined;
   /**
    * Asked when the tool needs approval and `approved` is undefined. May take minutes; an abort of `signal`
-   * while waiting ends the call as `cancelled` and `execute` never runs. A throw gives a `rejected` result.
+   * while waiting ends the call as `cancelled` (`execute` never runs) and aborts the request's `signal` with its
+   * reason. A throw gives a `rejected` result.
    */
   approve?: ((request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>) | undefined;
   /**

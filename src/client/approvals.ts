@@ -12,8 +12,10 @@
  *
  * @module
  */
+import { signalState, withSignal } from '../call/approval';
 import { decodeArguments } from '../call/arguments';
 import { fieldRedaction, restoreShown, shownArguments } from '../call/redaction';
+import { abortReason, type CallAbortState, CallSignal } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest } from '../call/types';
 import { frozenCopy } from '../json';
 import { isThenable } from '../maybe';
@@ -35,11 +37,14 @@ import type { Slots } from './slots';
  */
 export const MAX_REPORTED_APPROVALS = 1_000;
 
-/** What a client keeps of an approval it reported: the call's run and tool, and for a call the service holds, its arguments and what the approver was shown of them. */
+/**
+ * What a client keeps of an approval it reported: the call's run and tool, and for a call the service holds, its
+ * arguments, what the approver was shown of them, and the abort state of the request's `signal`.
+ */
 interface Reported {
   runId: string;
   toolName: string;
-  held?: { original: unknown; shown: unknown };
+  held?: { original: unknown; shown: unknown; signal: CallAbortState };
 }
 
 /**
@@ -60,6 +65,9 @@ interface Reported {
  *   carry; one made over HTTP, in the agent UI or by another client, for a run another client started, it cannot
  *   know: such a call is reported, and `decide()` on it is refused `not_pending`.
  *
+ * The `signal` of a request for a call the service holds aborts when its run ends here undecided (its
+ * `run_result`, or the client closed: {@link ReportedApprovals.runEnded}); its decision, or the call forgotten past
+ * the limit, leaves it as it is. A request this client asked about has the call's own (src/call/approval.ts).
  * At most {@link MAX_REPORTED_APPROVALS} calls and as many runs are kept.
  */
 export class ReportedApprovals {
@@ -105,18 +113,33 @@ export class ReportedApprovals {
     const original = decoded.ok ? decoded.value : raw.arguments;
     const fields = fieldRedaction(redactor, names, original);
     const input = frozenCopy(shownArguments(original, redactor, fields));
-    const request: ApprovalRequest = {
-      callId: event.callId,
-      runId: event.runId,
-      toolName: event.toolName,
-      input,
-    };
+    const signal = new CallSignal(undefined, event.toolName);
+    const request = withSignal(
+      { callId: event.callId, runId: event.runId, toolName: event.toolName, input },
+      signal,
+    );
     // `event` has the client's rules applied already; a reason may quote a sensitive field's value too.
     if (event.reason !== undefined)
       request.reason = fields === undefined ? event.reason : fields.text(event.reason);
     if (event.sideEffect !== undefined) request.sideEffect = event.sideEffect;
-    this.#keep(request, { original, shown: input });
+    this.#keep(request, { original, shown: input, signal });
     return request;
+  }
+
+  /**
+   * Run `runId`, started by this client, ended (or the client closed): the requests reported for its calls the
+   * service held, still undecided, abort their `signal`; nobody will decide them now.
+   */
+  runEnded(runId: string): void {
+    if (this.#calls.size === 0) return;
+    let reason: unknown;
+    for (const callId of [...this.#calls.keys()]) {
+      const reported = this.#calls.get(callId);
+      if (reported?.runId !== runId || reported.held === undefined) continue;
+      this.#calls.delete(callId);
+      reason ??= abortReason(`run ${runId} ended before a decision`, 'AbortError', 'run_ended');
+      reported.held.signal.abort(reason);
+    }
   }
 
   /**
@@ -206,10 +229,15 @@ export class Approvals {
    */
   readonly #local = new WeakMap<Execution, LocalWait>();
   /**
-   * By call id, the local approver's answers (to come, or come) about calls that ended here before they went on
-   * with them: the service took them back ({@link Approvals.left}). Made at the first.
+   * By call id, the waits for the local approver's answers (to come, or come) about calls that ended here before
+   * they went on with them: the service took them back ({@link Approvals.left}). Made at the first.
    */
-  #left: Map<string, PromiseLike<ApprovalDecision>> | undefined;
+  #left: Map<string, LocalWait> | undefined;
+  /**
+   * The `signal` of the request of each call waiting for the service's decision: it stops following the call when
+   * the decision arrives ({@link Approvals.redelivered}), before an approved call waits for its slot.
+   */
+  readonly #serviceAsked = new WeakMap<Execution, CallAbortState>();
   /**
    * Calls the local approver answered with a promise (a person, say): another worker would ask them again. An
    * answer given at once (a policy) costs nothing to give again, so those calls may move.
@@ -232,7 +260,7 @@ export class Approvals {
       // A call sent again after the service took it back waits for the answer it was to get (`left`), unasked.
       const rejoined = this.#left === undefined ? undefined : this.#rejoined(request.callId);
       let decided: ApprovalDecision | PromiseLike<ApprovalDecision>;
-      if (rejoined !== undefined) decided = rejoined;
+      if (rejoined !== undefined) decided = rejoined.decided;
       else {
         this.#options.requested(request, false);
         // The service's deadline applies as to a running call: its lease keeps the call while it waits
@@ -246,7 +274,11 @@ export class Approvals {
       // The service counts it in no slot while it waits (feature `approval_waits`), and never asks it back.
       this.#options.waits?.waiting(request.callId);
       this.#waitedHere.add(execution);
-      const wait: LocalWait = { decided };
+      // The request the approver has: the first one when the call waits for that answer again.
+      const wait: LocalWait = {
+        decided,
+        asked: rejoined === undefined ? signalState(request) : rejoined.asked,
+      };
       this.#local.set(execution, wait);
       return inSlotIfApproved(wait, request.callId, this.#options, this.#local);
     }
@@ -259,6 +291,8 @@ export class Approvals {
       slots.park(execution);
       execution.decide = resolve;
       execution.approvalReason = request.reason;
+      const asked = signalState(request);
+      if (asked !== undefined) this.#serviceAsked.set(execution, asked);
       this.#send(request.callId, request.reason);
       // Told only once the service has the request, so that a listener may answer at once with client.decide().
       this.#options.requested(request, true);
@@ -279,7 +313,8 @@ export class Approvals {
    * and waited for a slot to go on, that answer is kept for it: the call, sent again, waits for it rather than ask
    * the approver a second time (one prompt per call, whose answer decides it). An answer the call went on with is
    * used: a call sent again after that is a new run, asked again. At most {@link MAX_LEFT_ANSWERS} are kept (a
-   * promise each, nothing of the call); one about a call that never comes back is forgotten past the limit.
+   * promise each and the request's signal state, nothing of the call); one about a call that never comes back is
+   * forgotten past the limit.
    */
   left(execution: Execution): void {
     const wait = this.#local.get(execution);
@@ -288,16 +323,21 @@ export class Approvals {
     const { callId } = execution;
     this.#left ??= new Map();
     this.#left.delete(callId);
-    this.#left.set(callId, wait.decided);
+    this.#left.set(callId, wait);
     if (this.#left.size > MAX_LEFT_ANSWERS) this.#left.delete(this.#left.keys().next().value as string);
   }
 
-  /** The answer kept for a call sent again ({@link Approvals.left}), taken: it decides that call alone. */
-  #rejoined(callId: string): PromiseLike<ApprovalDecision> | undefined {
-    const left = this.#left as Map<string, PromiseLike<ApprovalDecision>>;
+  /**
+   * The wait kept for a call sent again ({@link Approvals.left}), taken: its answer decides that call alone. None
+   * when the approver read the request's `signal`: it was told the prompt was moot when the call was taken back
+   * (and may never answer it), so the call sent again is asked again.
+   */
+  #rejoined(callId: string): LocalWait | undefined {
+    const left = this.#left as Map<string, LocalWait>;
     const waited = left.get(callId);
-    if (waited !== undefined) left.delete(callId);
-    return waited;
+    if (waited === undefined) return undefined;
+    left.delete(callId);
+    return waited.asked?.read === true ? undefined : waited;
   }
 
   /** Whether the call waits for a decision (the service's, or the local approver's later one). */
@@ -319,6 +359,8 @@ export class Approvals {
     // not ask again: the service would answer with the decided call, and so on without end.
     if (decide === undefined) return;
     execution.decide = undefined;
+    // The decision has arrived: the request's `signal` no longer follows the call (it may wait for a slot now).
+    this.#serviceAsked.get(execution)?.end();
     // The service restarts the deadline in full after a decision (docs/protocol/tool-calls.md).
     this.#options.deadlines.arm(execution, frame.deadlineMs);
     // An approved call goes back to work in a slot of its own: now if one is free, else first in line for the
@@ -355,6 +397,8 @@ export class Approvals {
 /** A call's wait for its local approver's later decision: one per ask, told apart by identity. */
 interface LocalWait {
   readonly decided: PromiseLike<ApprovalDecision>;
+  /** The abort state of the `signal` of the request the approver was given: it ends when the answer arrives. */
+  readonly asked: CallAbortState | undefined;
 }
 
 /**
@@ -372,6 +416,8 @@ function inSlotIfApproved(
   local: WeakMap<Execution, LocalWait>,
 ): Promise<ApprovalDecision> {
   return Promise.resolve(wait.decided).then((decision) => {
+    // The answer has arrived: the request's `signal` no longer follows the call (an approved one may wait in line).
+    wait.asked?.end();
     const held = options.held.get(callId);
     if (held === undefined || local.get(held) !== wait) return decision;
     const approved =

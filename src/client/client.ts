@@ -1094,6 +1094,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
             'error',
             new ConnectionError('listener_failed', "a run's onEvent listener threw", { cause: error }),
           ),
+        // The requests reported for its calls the service held, undecided, abort their `signal`.
+        ended: (runId) => this.#reportedApprovals.runEnded(runId),
       },
     );
     // What the service takes (feature `run_options`) is known once a welcome came; a new Runs has no run to resend.

@@ -34,6 +34,8 @@ export interface RunsHooks {
   /** What redacts `text_delta` events as one stream per run and turn (src/client/text-deltas.ts). */
   deltas?: StreamRedactor;
   listenerFailed?: (error: unknown) => void;
+  /** A run the service had started is over here (its `run_result`, an error, or the client closed). */
+  ended?: (runId: string) => void;
 }
 
 export type {
@@ -552,6 +554,7 @@ export class Runs {
       this.#byRun.delete(run.runId);
       this.#ended.add(run.runId);
       if (this.#ended.size > REMEMBERED_RUNS) this.#ended.delete(this.#ended.values().next().value as string);
+      this.#hooks.ended?.(run.runId);
     }
   }
 }

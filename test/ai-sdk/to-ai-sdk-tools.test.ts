@@ -391,6 +391,35 @@ describe('toAiSdkTools', () => {
     expect(asked).toEqual([{ amountEur: 5000 }]);
   });
 
+  it("aborts the approver's request.signal when the AI SDK call is aborted while it decides", async () => {
+    const controller = new AbortController();
+    let signal: AbortSignal | undefined;
+    const transfer = tool({
+      name: 'transfer',
+      description: 'Transfers money.',
+      needsApproval: true,
+      execute: () => 'sent',
+    });
+    const tools = toAiSdkTools([transfer], {
+      approve: (request) =>
+        new Promise((resolve) => {
+          signal = request.signal;
+          request.signal.addEventListener('abort', () => resolve(false));
+          controller.abort(new Error('the user left'));
+        }),
+    });
+    const running = generateText({
+      model: model({ id: 't', name: 'transfer', input: '{}' }),
+      tools,
+      stopWhen: stepCountIs(3),
+      abortSignal: controller.signal,
+      prompt: 'Pay.',
+    });
+    await expect(running).rejects.toThrow('the user left');
+    expect(signal?.aborted).toBe(true);
+    expect(signal?.reason).toEqual(new Error('the user left'));
+  });
+
   it('refuses what is not a tool and two tools of one name', () => {
     expect(() => toAiSdkTools([{ name: 'x' } as unknown as Tool])).toThrow(
       new ToolDefinitionError(

@@ -43,6 +43,7 @@ describe('approval', () => {
       toolName: 'issue_refund',
       input: { amount: 5 },
       sideEffect: 'external',
+      signal: expect.any(AbortSignal),
     });
   });
 

@@ -9,6 +9,7 @@ import {
 } from '../../server-stub/index';
 import {
   Agent,
+  type ApprovalRequest,
   type CallInfo,
   Client,
   OptionsError,
@@ -509,18 +510,27 @@ describe('approvals', () => {
     const runs: string[] = [];
     const refund = refundTool(runs);
     const { client, server } = await setup(script, [refund] as never);
-    const requested: unknown[] = [];
+    const requested: ApprovalRequest[] = [];
     client.on('approval_requested', (request) => requested.push(request));
     const approval = nextApproval(client);
     const running = client.run(new Agent({ name: 'A', instructions: '', tools: [refund] }), 'go');
     const { runId, callId } = await approval;
     expect(runs).toEqual([]);
     expect(requested).toEqual([
-      { callId, runId, toolName: 'refund', input: { orderId: 'o1' }, sideEffect: 'external' },
+      {
+        callId,
+        runId,
+        toolName: 'refund',
+        input: { orderId: 'o1' },
+        sideEffect: 'external',
+        signal: expect.any(AbortSignal),
+      },
     ]);
     expect((await decide(server, runId, callId, { approved: true })).status).toBe(200);
     const result = await running;
     expect(result.finalOutput).toBe('refunded o1 (approved=true)');
+    // Decided: the run's end does not tell the approver the decision is no longer wanted.
+    expect(requested[0]!.signal.aborted).toBe(false);
     expect((await decide(server, runId, callId, { approved: true })).status).toBe(409);
     expect(runs).toEqual([callId]);
   });
@@ -550,9 +560,20 @@ describe('approvals', () => {
     const running = client.run(new Agent({ name: 'A', instructions: '', tools: [refund] }), 'go', {
       signal: controller.signal,
     });
+    const requested: ApprovalRequest[] = [];
+    client.on('approval_requested', (request) => requested.push(request));
     const { runId, callId } = await approval;
+    await expect.poll(() => requested.length).toBe(1);
+    const { signal } = requested[0]!;
     controller.abort();
     await expect(running).rejects.toMatchObject({ name: 'AbortError' });
+    // The run ended undecided (its `run_result` came): whoever shows the prompt is told it is moot.
+    await expect.poll(() => signal.aborted).toBe(true);
+    expect(signal.reason).toMatchObject({
+      name: 'AbortError',
+      message: `run ${runId} ended before a decision`,
+      cause: 'run_ended',
+    });
     expect((await decide(server, runId, callId, { approved: true })).status).toBe(409);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(runs).toEqual([]);

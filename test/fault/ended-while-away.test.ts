@@ -367,3 +367,46 @@ describe('a call whose local approver is deciding when its worker loses it', () 
     expect(answers).toHaveLength(1);
   });
 });
+
+describe('a call whose local approver listens to request.signal when its worker loses it', () => {
+  it('tells the approver the prompt is moot when the service gives the call to another worker, and asks again when it comes back', async () => {
+    const server = await stub({ features: ['lease'], callDeadlineMs: 60_000, sessionGraceMs: 100 });
+    const proxy = await proxyTo(server);
+    const signals: AbortSignal[] = [];
+    const answers: Array<(approved: boolean) => void> = [];
+    const prompts = [deferred(), deferred()];
+    const first = client(
+      proxy.url,
+      [tool({ name: 'export', description: 'Exports.', needsApproval: true, execute: () => 'exported' })],
+      {
+        onApproval: (request) => {
+          prompts[signals.length]?.resolve();
+          signals.push(request.signal);
+          // A prompt that goes away when the decision is no longer wanted (and is never answered then).
+          return new Promise<boolean>((resolve) => answers.push(resolve));
+        },
+      },
+    );
+    await first.connect();
+    const runId = server.runs.start(agent('a', ['export']), 'go');
+    await prompts[0]!.promise;
+    const expired = new Promise((resolve) => server.events.once('session_expired', resolve));
+    await cutOff(server, proxy);
+    await expect.poll(() => signals[0]!.aborted).toBe(true);
+    expect(signals[0]!.reason).toMatchObject({ name: 'AbortError', cause: 'session_expired' });
+    await expired;
+    const second = track(
+      await TestClient.connect(server.url, { tools: [toolDef('export', true)], localApprovals: true }),
+    );
+    await second.next('tool_call');
+    expect(await letBackIn(first, proxy)).toMatchObject({ resumed: false });
+    // The second worker goes before deciding: the call comes back to the first, which asks again.
+    await second.drop();
+    await prompts[1]!.promise;
+    expect(signals[1]!.aborted).toBe(false);
+    answers[1]!(true);
+    const transcript = await server.runs.waitFor(runId);
+    expect(transcript.toolCalls).toMatchObject([{ status: 'ok', output: 'exported' }]);
+    expect(signals[1]!.aborted).toBe(false);
+  });
+});
