@@ -1,8 +1,10 @@
 /**
  * Heap held by calls a client holds while a service floods it with `tool_call`s of large arguments
  * (`{"a":[{},{},…]}`, about `maxPayloadBytes` each) for a tool that never returns: `maxConcurrency` calls run, the
- * rest wait in the queue. Prints the heap after GC before and after the flood. Run with `--expose-gc`:
- * `npm run bench:held-arguments -- [calls] [objects|arrays|numbers|strings] [maxQueueBytes]`.
+ * rest wait in the queue. With `keyed`, the tool has `concurrency: { limit: 1 }` and a schema that keeps `a`: one
+ * call runs, the rest wait for their key's turn, each holding the input its schema gave. Prints the heap after GC
+ * before and after the flood. Run with `--expose-gc`:
+ * `npm run bench:held-arguments -- [calls] [objects|arrays|numbers|strings] [maxQueueBytes] [queued|keyed]`.
  *
  * @module
  */
@@ -13,7 +15,9 @@ import { Client, tool } from '../src/node';
 
 const CALLS = Number(process.argv[2] ?? 60);
 const SHAPE = process.argv[3] ?? 'objects';
-const MAX_QUEUE_BYTES = process.argv[4] === undefined ? undefined : Number(process.argv[4]);
+const MAX_QUEUE_BYTES =
+  process.argv[4] === undefined || process.argv[4] === '-' ? undefined : Number(process.argv[4]);
+const KEYED = process.argv[5] === 'keyed';
 const PAYLOAD = 1_048_576;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with --expose-gc');
@@ -63,12 +67,20 @@ server.on('connection', (socket) => {
   });
 });
 
-const hang = tool({
-  name: 'hang',
-  description: 'Never returns.',
-  parameters: z.object({}),
-  execute: () => new Promise<string>(() => {}),
-});
+const hang = KEYED
+  ? tool({
+      name: 'hang',
+      description: 'Never returns; one call at a time.',
+      parameters: z.object({ a: z.array(z.unknown()) }),
+      concurrency: { limit: 1, key: () => 'one' },
+      execute: () => new Promise<string>(() => {}),
+    })
+  : tool({
+      name: 'hang',
+      description: 'Never returns.',
+      parameters: z.object({}),
+      execute: () => new Promise<string>(() => {}),
+    });
 const client = new Client({
   url,
   apiKey: 'held-arguments',
@@ -91,6 +103,6 @@ while (client.stats.running + client.stats.queued + results < CALLS)
 const after = heapAfterGc();
 const { running, queued } = client.stats;
 console.log(
-  `${CALLS} calls of ${args.length.toLocaleString('en-US')} bytes (${SHAPE}): ${running} running, ${queued} queued, ${results} answered; heap after GC ${((after - before) / 2 ** 20).toFixed(1)} MiB more (${((after - before) / CALLS / 2 ** 20).toFixed(2)} MiB a call)`,
+  `${CALLS} calls of ${args.length.toLocaleString('en-US')} bytes (${SHAPE}${KEYED ? ', keyed' : ''}): ${running} running, ${queued} queued, ${results} answered; heap after GC ${((after - before) / 2 ** 20).toFixed(1)} MiB more (${((after - before) / CALLS / 2 ** 20).toFixed(2)} MiB a call)`,
 );
 process.exit(0);

@@ -218,6 +218,11 @@ export interface ApprovalsOptions {
    * `approval_waits`, docs/protocol/approvals.md); absent without `onApproval`.
    */
   waits?: Pick<SlotlessWaits, 'waiting' | 'running'>;
+  /**
+   * Whether the call is of a tool with `concurrency`: approved, it may wait at its gate, where its arguments' bytes
+   * count against `maxQueueBytes`, so they are measured before they are forgotten (./held-arguments.ts).
+   */
+  mayWaitAtGate(execution: Execution): boolean;
 }
 
 /** The approvals of one client's calls: asks (locally or the service), and hands decisions back to the calls. */
@@ -269,7 +274,7 @@ export class Approvals {
         if (!isThenable(decided)) return decided;
       }
       // Its tool has its arguments: while it waits, only small ones are kept (./held-arguments.ts).
-      forgetLargeArguments(execution);
+      forgetLargeArguments(execution, this.#options.mayWaitAtGate(execution));
       slots.park(execution);
       // The service counts it in no slot while it waits (feature `approval_waits`), and never asks it back.
       this.#options.waits?.waiting(request.callId);
@@ -287,7 +292,7 @@ export class Approvals {
       // gives
       // up its slot meanwhile: a human may take minutes, and the calls queued behind it must not wait for them.
       this.#options.deadlines.arm(execution, undefined);
-      forgetLargeArguments(execution);
+      forgetLargeArguments(execution, this.#options.mayWaitAtGate(execution));
       slots.park(execution);
       execution.decide = resolve;
       execution.approvalReason = request.reason;

@@ -91,8 +91,8 @@ export interface CallRunnerOptions {
   /** Bytes of results waiting for their ack past which no new call is taken. @default Infinity */
   maxOutboxBytes?: number;
   /**
-   * Bytes of the arguments of calls waiting for their first slot (their JSON text, UTF-8) past which no new call is
-   * taken. @default Infinity
+   * Bytes of the arguments of calls waiting to begin (their JSON text, UTF-8): in line for their first slot, or at
+   * their tool's gate (`concurrency`), past which no new call is taken. @default Infinity
    */
   maxQueueBytes?: number;
   /** The client's connection. */
@@ -354,8 +354,14 @@ export class CallRunner implements ExecutionOwner {
   #traces: CallTraces | undefined;
   /** The client traces its calls: a trace records a call's arguments at its end (./held-arguments.ts). */
   readonly tracesArguments: boolean;
-  /** UTF-8 bytes of the arguments of the calls waiting for their first slot, held as JSON text (./held-arguments.ts). */
-  #queuedBytes = 0;
+  /**
+   * UTF-8 bytes of the arguments of the calls waiting to begin (./held-arguments.ts): in line for their first slot
+   * (held as JSON text: {@link CallRunner.#lined}), and at their tool's gate, for their key's turn or a slot in it
+   * ({@link CallRunner.#atGate}). Counted against `maxQueueBytes`.
+   */
+  #waitingBytes = 0;
+  /** The calls at their tool's gate whose arguments' bytes count in {@link CallRunner.#waitingBytes}. Made at the first. */
+  #countedAtGate: Set<Execution> | undefined;
   #idleWaiters: Array<() => void> = [];
   /** Once closed ({@link CallRunner.dispose}): the results it closed without an ack, a final figure. */
   #unackedAtClose: number | undefined;
@@ -485,6 +491,7 @@ export class CallRunner implements ExecutionOwner {
       requested: (request, service) => events.approvalRequested(request, service),
       held: this.#held,
       ...(this.#approvalWaits === undefined ? {} : { waits: this.#approvalWaits }),
+      mayWaitAtGate: (execution) => this.#keyed && this.#isKeyed(execution.toolName),
     });
   }
 
@@ -545,14 +552,17 @@ export class CallRunner implements ExecutionOwner {
     const execution = this.#held.get(callId);
     if (execution === undefined || execution.state === 'finished') return;
     if (waits === undefined) {
+      this.#leftGate(execution);
       this.#keyWaits.running(callId);
       if (execution.begun) return;
       execution.begin();
       if (this.#leased) this.#leases.started(execution);
       return;
     }
-    // Its tool has its arguments (validated for its key): while it waits, only small ones are kept.
-    forgetLargeArguments(execution);
+    // Its tool has its arguments (validated for its key): while it waits, only small ones are kept, and the input
+    // its tool holds counts against maxQueueBytes by their bytes.
+    forgetLargeArguments(execution, true);
+    this.#atGate(execution);
     // Waiting for its key's turn it holds no slot: the service may count it in none (feature `key_waits`).
     if (waits === 'key') this.#keyWaits.waiting(callId);
     if (!execution.begun) return;
@@ -561,6 +571,32 @@ export class CallRunner implements ExecutionOwner {
       this.#deadlines.resume(execution);
     }
     execution.heardAt = undefined;
+  }
+
+  /**
+   * A call begins to wait at its tool's gate, its tool holding the input its schema made: the bytes of its arguments
+   * as they came (./held-arguments.ts `argumentBytes`, measured once) count in {@link CallRunner.#waitingBytes}
+   * until it goes on to its tool or ends ({@link CallRunner.#leftGate}). Their bytes, not the input's: that is not
+   * JSON text, and may be smaller (keys a schema strips) or larger (defaults, transforms).
+   */
+  #atGate(execution: Execution): void {
+    this.#countedAtGate ??= new Set();
+    if (this.#countedAtGate.has(execution)) return;
+    this.#countedAtGate.add(execution);
+    this.#waitingBytes += execution.argumentBytes ?? 0;
+  }
+
+  /** The call no longer waits at its gate: it goes on to its tool, or ended there. */
+  #leftGate(execution: Execution): void {
+    if (this.#countedAtGate?.delete(execution) === true) this.#waitingBytes -= execution.argumentBytes ?? 0;
+  }
+
+  /**
+   * UTF-8 bytes of the arguments of the calls waiting to begin, counted against `maxQueueBytes`: in line for their
+   * first slot, or at their tool's gate.
+   */
+  get waitingBytes(): number {
+    return this.#waitingBytes;
   }
 
   /** Per tool with `concurrency`: calls holding a permit and calls waiting for one, in this process. */
@@ -724,7 +760,7 @@ export class CallRunner implements ExecutionOwner {
       held - this.#slots.waiting + outbox.size < capacity &&
       held < 2 * capacity &&
       !outbox.full &&
-      this.#queuedBytes < maxQueueBytes;
+      this.#waitingBytes < maxQueueBytes;
     if (this.#accepting && room) return false;
     this.#answerRetryable(callId, toolName);
     return true;
@@ -974,13 +1010,20 @@ export class CallRunner implements ExecutionOwner {
 
   /**
    * A running call gives up its concurrency slot while it only waits for a nested run: the nested run's own
-   * calls come to this client too, and would otherwise queue behind the calls waiting for them.
+   * calls come to this client too, and would otherwise queue behind the calls waiting for them. So does a call
+   * about to wait for its key's turn (src/call/concurrency.ts), before {@link CallRunner.gateWait}.
    */
   park(callId: string): void {
     const execution = this.#held.get(callId);
     if (execution === undefined) return;
-    // Its tool has its arguments: while it waits, only small ones are kept (./held-arguments.ts).
-    forgetLargeArguments(execution);
+    // Its tool has its arguments: while it waits, only small ones are kept (./held-arguments.ts); one about to wait
+    // for its key's turn (no permit yet) has them measured first, for `gateWait` to count.
+    forgetLargeArguments(
+      execution,
+      this.#keyed &&
+        this.#isKeyed(execution.toolName) &&
+        callParts.concurrency.code?.holdsPermit(execution) === false,
+    );
     this.#slots.park(execution);
   }
 
@@ -1230,7 +1273,10 @@ export class CallRunner implements ExecutionOwner {
   #release(execution: Execution): void {
     this.#deadlines.arm(execution, undefined);
     this.#held.delete(execution.callId);
-    if (this.#keyed) this.#keyWaits.ended(execution.callId);
+    if (this.#keyed) {
+      this.#keyWaits.ended(execution.callId);
+      this.#leftGate(execution);
+    }
     this.#approvalWaits?.ended(execution.callId);
     if (this.#leased) this.#options.updates.ended(execution);
   }
@@ -1370,11 +1416,11 @@ export class CallRunner implements ExecutionOwner {
         return;
       const text = argumentsText(args);
       execution.arguments = text;
-      this.#queuedBytes += text.bytes;
+      this.#waitingBytes += text.bytes;
       return;
     }
     if (!(args instanceof ArgumentsText)) return;
-    this.#queuedBytes -= args.bytes;
+    this.#waitingBytes -= args.bytes;
     if (change === 'taken') execution.arguments = parsedArguments(args);
     else if (!this.tracesArguments) execution.arguments = keptOf(args);
   };

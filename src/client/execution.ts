@@ -109,12 +109,14 @@ export type CallExtras = Readonly<Partial<Pick<ToolCallFrame, LaterField>>>;
 
 /**
  * What few calls keep (see {@link Execution.resume}, {@link Execution.decide}, {@link Execution.approvalReason},
- * {@link Execution.updated}, {@link Execution.extras}): one object made when first needed.
+ * {@link Execution.argumentBytes}, {@link Execution.updated}, {@link Execution.extras}): one object made when first
+ * needed.
  */
 class RareState {
   resume: ((inSlot: boolean) => void) | undefined = undefined;
   decide: ((decision: ApprovalDecision) => void) | undefined = undefined;
   approvalReason: string | undefined = undefined;
+  argumentBytes: number | undefined = undefined;
   updated = false;
   extras: CallExtras | undefined;
 
@@ -366,6 +368,19 @@ export class Execution extends CallRun {
   set approvalReason(reason: string | undefined) {
     if (reason !== undefined || Execution.#stateOf(this) !== undefined)
       Execution.#rareOf(this).approvalReason = reason;
+  }
+
+  /**
+   * UTF-8 bytes of its arguments as they came (src/client/held-arguments.ts `argumentBytes`), measured when a call
+   * of a tool with `concurrency` forgot them: what it counts against `maxQueueBytes` while it waits at its gate.
+   */
+  get argumentBytes(): number | undefined {
+    return Execution.#stateOf(this)?.argumentBytes;
+  }
+
+  set argumentBytes(bytes: number | undefined) {
+    if (bytes !== undefined || Execution.#stateOf(this) !== undefined)
+      Execution.#rareOf(this).argumentBytes = bytes;
   }
 
   // Static: a private instance method or accessor would give every call a field of its own (V8's brand).

@@ -7,14 +7,16 @@
  *   starts; the bytes of every queued call's text are counted against `maxQueueBytes` (./calls.ts);
  * - once its tool has them (it waits for a human, its key's turn or a nested run; its result waits for its ack):
  *   only small arguments ({@link keptArguments}), to tell a re-delivery with other arguments; larger ones are
- *   forgotten ({@link NOT_KEPT}), and a re-delivery of such a call is not compared.
+ *   forgotten ({@link NOT_KEPT}), and a re-delivery of such a call is not compared. A call of a tool with
+ *   `concurrency` has them measured first ({@link argumentBytes}): while it waits at its gate its tool holds the
+ *   input its schema gave, and their bytes stand for it against `maxQueueBytes` (./calls.ts).
  *
  * A running call keeps them parsed: its tool has them anyway.
  *
  * @module
  */
 import { MAX_ARGUMENT_DEPTH } from '../limits';
-import { utf8Length } from '../utf8';
+import { jsonStringBytes, utf8Length } from '../utf8';
 
 /**
  * The arguments kept once a call's tool has them: a plain object of at most 16 fields, each a number, boolean, null
@@ -195,11 +197,17 @@ export function sameArguments(kept: unknown, again: unknown): boolean {
 /**
  * A call whose tool has its arguments waits (a human, its key's turn, a nested run): it keeps only small ones; in a
  * client that traces (`tracesArguments`), larger ones as JSON text, for the trace to record at the call's end.
+ * With `measure` (a call of a tool with `concurrency`, which may wait at its gate now or later) their bytes are
+ * kept first, once, as `argumentBytes` ({@link argumentBytes}): what it counts against `maxQueueBytes` there.
  */
-export function forgetLargeArguments(execution: {
-  arguments: unknown;
-  readonly owner: { readonly tracesArguments?: boolean };
-}): void {
+export function forgetLargeArguments(
+  execution: {
+    arguments: unknown;
+    argumentBytes: number | undefined;
+    readonly owner: { readonly tracesArguments?: boolean };
+  },
+  measure = false,
+): void {
   const args = execution.arguments;
   if (execution.owner.tracesArguments !== true) execution.arguments = keptOf(args);
   else if (
@@ -209,4 +217,86 @@ export function forgetLargeArguments(execution: {
     !keptArguments(args)
   )
     execution.arguments = argumentsText(args);
+  if (measure && execution.argumentBytes === undefined) {
+    // Made into text just now, their bytes are known.
+    const held = execution.arguments;
+    execution.argumentBytes = argumentBytes(held instanceof ArgumentsText ? held : args);
+  }
+}
+
+/**
+ * UTF-8 bytes of the JSON text of a call's arguments in any form it holds them: parsed as the frame carried them
+ * (an object, or a string: arguments the model wrote as JSON text, counted as the frame carried it, quoted), as
+ * {@link ArgumentsText} (its `bytes`), or none (0). Not their heap, which is larger (up to 21 times for
+ * `{"a":[{},{},…]}`), and not the input a schema made of them, which may be smaller (keys it strips) or larger
+ * (defaults it adds, values it transforms): the bytes the service sent, as `maxQueueBytes` counts them for a
+ * queued call. Arguments not kept count 0: measure them before they are forgotten ({@link forgetLargeArguments}).
+ */
+export function argumentBytes(args: unknown): number {
+  if (args instanceof ArgumentsText) return args.bytes;
+  return args === NOT_KEPT || args === undefined ? 0 : jsonBytes(args);
+}
+
+/**
+ * UTF-8 bytes of `JSON.stringify(value)` for a value `JSON.parse` made (a tree of objects, arrays, strings,
+ * numbers, booleans and `null`), without building the text: an integer's digits counted, a string's bytes as
+ * {@link jsonStringBytes} counts them. Past {@link MAX_ARGUMENT_DEPTH} levels (a call refuses such arguments
+ * before its tool has them) a container counts as its brackets only, so the walk recurses at most that deep: a
+ * recursion, several times faster than a walk with a stack of its own (a 1 MiB `{"a":[{},{},…]}`: ~5 ms against
+ * ~100 ms, and ~15 ms to stringify). A value JSON cannot write counts as `null` in an array and not at all in an
+ * object (`undefined`, a function, a symbol); a number JSON cannot write (`NaN`, `±Infinity`) as `null`.
+ */
+export function jsonBytes(value: unknown, depth = 1): number {
+  if (typeof value !== 'object' || value === null) return scalarBytes(value, true);
+  // The brackets, then the items and the commas between them.
+  let bytes = 2;
+  if (Array.isArray(value)) {
+    if (value.length > 0) bytes += value.length - 1;
+    if (depth > MAX_ARGUMENT_DEPTH) return bytes;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      bytes +=
+        typeof item === 'object' && item !== null ? jsonBytes(item, depth + 1) : scalarBytes(item, true);
+    }
+    return bytes;
+  }
+  if (depth > MAX_ARGUMENT_DEPTH) return bytes;
+  let fields = 0;
+  for (const key in value) {
+    const item: unknown = (value as Record<string, unknown>)[key];
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+    // The key, its colon and the value.
+    bytes +=
+      jsonStringBytes(key) +
+      1 +
+      (typeof item === 'object' && item !== null ? jsonBytes(item, depth + 1) : scalarBytes(item, false));
+    fields += 1;
+  }
+  return fields > 0 ? bytes + fields - 1 : bytes;
+}
+
+/** UTF-8 bytes of a value that holds no other in JSON text; `null` where it is written so ({@link jsonBytes}). */
+function scalarBytes(value: unknown, inArray: boolean): number {
+  switch (typeof value) {
+    case 'string':
+      return jsonStringBytes(value);
+    case 'number':
+      return numberBytes(value);
+    case 'boolean':
+      return value ? 4 : 5;
+    case 'object':
+      return 4;
+    default:
+      return inArray ? 4 : 0;
+  }
+}
+
+/** Characters (ASCII: bytes) of `JSON.stringify(n)`: an integer's digits counted, other numbers written. */
+function numberBytes(n: number): number {
+  if (Number.isSafeInteger(n)) {
+    let digits = n < 0 ? 2 : 1;
+    for (let rest = Math.abs(n); rest >= 10; rest = Math.floor(rest / 10)) digits += 1;
+    return digits;
+  }
+  return Number.isFinite(n) ? String(n).length : 4;
 }

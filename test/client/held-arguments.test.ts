@@ -1,16 +1,20 @@
 /**
  * What a held call keeps of its arguments while it is not running (src/client/held-arguments.ts `ArgumentsText`,
  * `keptOf`): a queued call their JSON text, counted against `maxQueueBytes`, parsed again as they came when it
- * starts; a call waiting for a human keeps no large ones (its tool has them). A 1 MiB frame of `{"a":[{},{},…]}`
- * parses to about 21 MiB: held as parsed objects, 1,000 queued calls would take about 21 GiB.
+ * starts; a call waiting for a human keeps no large ones (its tool has them); a call waiting for its key's turn keeps
+ * none either, and their bytes count against `maxQueueBytes` while its tool holds its input. A 1 MiB frame of
+ * `{"a":[{},{},…]}` parses to about 21 MiB: held as parsed objects, 1,000 queued calls would take about 21 GiB.
  */
-import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { argumentsText, parsedArguments } from '../../src/client/held-arguments';
+import { DEADLINE_GRACE_MS } from '../../src/client/deadlines';
+import { argumentsText, jsonBytes, parsedArguments } from '../../src/client/held-arguments';
 import { callTraces, type ToolTracing } from '../../src/client/tracing';
 import { Client, OptionsError, tool } from '../../src/index';
+import { utf8Length } from '../../src/utf8';
 import { collectedAll } from '../support/gc';
-import { nextTask, recording, results, waitsForAbort } from './call-runner-harness';
+import { nextTask, type RunnerOptions, recording, results, waitsForAbort } from './call-runner-harness';
 
 /** A tool that records the arguments each call's `execute` got. */
 function recordsInput() {
@@ -155,6 +159,233 @@ describe('a call waiting for a slot', () => {
     setup.queue('q2', { text: 'y' });
     expect(setup.calls.queued).toBe(1);
     expect(results(setup.sent)).toEqual(['q1:cancelled']);
+  });
+});
+
+/** The arguments of a call of {@link keyedWithPad}'s tool: a tenant, a number and 1,000 characters `é`. */
+const padArgs = (n: number, tenant = 'a') => ({ tenant, n, pad: 'é'.repeat(1_000) });
+
+/** UTF-8 bytes of the JSON text of {@link padArgs} with a one-digit `n` (`é` is 2 bytes). */
+const BYTES = 2_029;
+
+/**
+ * A tool whose calls of one tenant run one at a time (`concurrency: { limit: 1, key: tenant }`), its schema keeping
+ * their `pad`, each running until `release(callId)`; `send` delivers a call of it with a 1,000-character pad.
+ */
+function keyedWithPad(overrides: Partial<RunnerOptions> = {}, needsApproval = false) {
+  const releases = new Map<string, () => void>();
+  const started: string[] = [];
+  const work = tool({
+    name: 'work',
+    description: 'Work for a tenant.',
+    parameters: z.object({ tenant: z.string(), n: z.number(), pad: z.string() }),
+    needsApproval,
+    concurrency: { limit: 1, key: (input) => input.tenant },
+    execute: (_input, ctx) =>
+      new Promise<string>((resolve) => {
+        started.push(ctx.callId);
+        releases.set(ctx.callId, () => resolve('done'));
+      }),
+  });
+  const runner = recording([work], { maxConcurrency: 8, ...overrides });
+  const send = (
+    callId: string,
+    n: number,
+    extra: { runId?: string; deadlineMs?: number; tenant?: string } = {},
+  ) =>
+    runner.calls.receive({
+      type: 'tool_call',
+      callId,
+      runId: extra.runId ?? 'r1',
+      toolName: 'work',
+      arguments: padArgs(n, extra.tenant),
+      ...(extra.deadlineMs === undefined ? {} : { deadlineMs: extra.deadlineMs }),
+    });
+  const release = async (callId: string) => {
+    releases.get(callId)?.();
+    await nextTask();
+    await nextTask();
+  };
+  return { ...runner, started, send, release };
+}
+
+/** The service cancels the calls `a1`–`a3` with `reason`. */
+function cancelWaiting(calls: ReturnType<typeof recording>['calls'], reason: string): void {
+  for (const callId of ['a1', 'a2', 'a3']) calls.cancel(callId, reason);
+}
+
+/** How the calls `a1`–`a3` (run `C`, a deadline of 0), waiting for their key, stop waiting. */
+const keyWaitEndings: Array<[string, (calls: ReturnType<typeof recording>['calls']) => void]> = [
+  ['the service cancels them', (calls) => cancelWaiting(calls, 'user')],
+  ['the service cancels their run', (calls) => cancelWaiting(calls, 'run_cancelled')],
+  ['the service no longer holds them', (calls) => cancelWaiting(calls, 'not_dispatched')],
+  [
+    'a resume does not list them as owed',
+    (calls) => {
+      calls.disconnected();
+      calls.welcomed({ resumed: true, features: ['owed_calls'], owed: ['a0'], heartbeatIntervalMs: 60_000 });
+    },
+  ],
+  [
+    'the service asks for them back',
+    (calls) => calls.handle({ type: 'hand_back', callIds: ['a1', 'a2', 'a3'] }),
+  ],
+  ['their deadline passes', () => vi.advanceTimersByTime(DEADLINE_GRACE_MS)],
+  ['their run’s caller aborts it', (calls) => calls.cancelRun('C', new Error('stop'))],
+  ['the client stops taking calls (a drain hands them back)', (calls) => calls.stopAccepting()],
+  ['the client closes', (calls) => calls.abortAll('closing')],
+];
+
+describe('a call waiting for its key’s turn', () => {
+  it('counts its arguments’ bytes against maxQueueBytes: past it new calls are answered busy', async () => {
+    expect(utf8Length(JSON.stringify(padArgs(1)))).toBe(BYTES);
+    const { calls, sent, send } = keyedWithPad({ maxQueueBytes: 3 * BYTES });
+    send('a0', 0);
+    for (const n of [1, 2, 3]) send(`a${n}`, n);
+    await nextTask();
+    expect(calls.concurrencyStats()).toEqual({ work: { running: 1, waiting: 3 } });
+    expect(calls.waitingBytes).toBe(3 * BYTES);
+    // A call of another key would run at once: refused all the same, as behind a full queue.
+    send('a4', 4);
+    send('b0', 0, { tenant: 'b' });
+    expect(results(sent)).toEqual(['a4:error', 'b0:error']);
+    expect(sent.at(-1)).toMatchObject({
+      callId: 'b0',
+      status: 'error',
+      output: 'Error running work: the client is busy; try again later',
+      retryable: true,
+    });
+    expect(calls.concurrencyStats()).toEqual({ work: { running: 1, waiting: 3 } });
+    calls.abortAll('test over');
+    calls.dispose();
+  });
+
+  it('gives its bytes back when it takes its permit, and each call that follows', async () => {
+    const { calls, sent, started, send, release } = keyedWithPad({ maxQueueBytes: 2 * BYTES });
+    send('a0', 0);
+    send('a1', 1);
+    send('a2', 2);
+    await nextTask();
+    expect(calls.waitingBytes).toBe(2 * BYTES);
+    await release('a0');
+    expect(started).toEqual(['a0', 'a1']);
+    expect(calls.waitingBytes).toBe(BYTES);
+    send('a3', 3);
+    await nextTask();
+    expect(calls.waitingBytes).toBe(2 * BYTES);
+    for (const id of ['a1', 'a2', 'a3']) await release(id);
+    expect(started).toEqual(['a0', 'a1', 'a2', 'a3']);
+    expect(calls.waitingBytes).toBe(0);
+    expect(calls.concurrencyStats()).toEqual({ work: { running: 0, waiting: 0 } });
+    expect(results(sent)).toEqual(['a0:ok', 'a1:ok', 'a2:ok', 'a3:ok']);
+    calls.dispose();
+  });
+
+  it('gives its bytes back when it takes its permit without a slot, and waits for one', async () => {
+    const { calls, started, send, release } = keyedWithPad({ maxConcurrency: 1 });
+    send('a0', 0);
+    send('b0', 0, { tenant: 'b' });
+    await nextTask();
+    // b0 holds its key's permit and waits for the one slot: counted too, its tool holding its input.
+    expect(started).toEqual(['a0']);
+    expect(calls.waitingBytes).toBe(BYTES);
+    await release('a0');
+    expect(started).toEqual(['a0', 'b0']);
+    expect(calls.waitingBytes).toBe(0);
+    calls.abortAll('test over');
+    calls.dispose();
+  });
+
+  it.each(keyWaitEndings)('gives its bytes back when %s', async (_how, end) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const { calls, started, send, release } = keyedWithPad({ maxQueueBytes: 3 * BYTES });
+      calls.welcomed({ features: ['owed_calls', 'hand_back', 'key_waits'], heartbeatIntervalMs: 60_000 });
+      send('a0', 0, { runId: 'K' });
+      for (const n of [1, 2, 3]) send(`a${n}`, n, { runId: 'C', deadlineMs: 0 });
+      await nextTask();
+      expect(calls.waitingBytes).toBe(3 * BYTES);
+      end(calls);
+      await nextTask();
+      expect(calls.waitingBytes).toBe(0);
+      expect(calls.concurrencyStats()?.work?.waiting).toBe(0);
+      await release('a0');
+      expect(started).toEqual(['a0']);
+      expect(calls.waitingBytes).toBe(0);
+      calls.abortAll('test over');
+      calls.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('is counted once when the service sends it again, and again once when it comes back after a hand-back', async () => {
+    const { calls, send } = keyedWithPad();
+    calls.welcomed({ features: ['hand_back', 'key_waits'], heartbeatIntervalMs: 60_000 });
+    send('a0', 0);
+    send('a1', 1);
+    await nextTask();
+    send('a1', 1);
+    await nextTask();
+    expect(calls.waitingBytes).toBe(BYTES);
+    calls.handle({ type: 'hand_back', callIds: ['a1'] });
+    await nextTask();
+    expect(calls.waitingBytes).toBe(0);
+    send('a1', 1);
+    await nextTask();
+    expect(calls.waitingBytes).toBe(BYTES);
+    expect(calls.concurrencyStats()).toEqual({ work: { running: 1, waiting: 1 } });
+    calls.abortAll('test over');
+    calls.dispose();
+  });
+
+  it('counts the bytes of arguments forgotten while it waited for its approval', async () => {
+    const { calls, send } = keyedWithPad({}, true);
+    send('a0', 0);
+    send('a1', 1);
+    await nextTask();
+    expect(calls.waitingBytes).toBe(0);
+    for (const id of ['a0', 'a1'])
+      calls.receive({ type: 'tool_call', callId: id, runId: 'r1', toolName: 'work', approved: true });
+    await nextTask();
+    expect(calls.concurrencyStats()).toEqual({ work: { running: 1, waiting: 1 } });
+    expect(calls.waitingBytes).toBe(BYTES);
+    calls.abortAll('test over');
+    await nextTask();
+    expect(calls.waitingBytes).toBe(0);
+    calls.dispose();
+  });
+
+  it('counts the same bytes in a client that traces (its arguments held as text)', async () => {
+    const tracing: ToolTracing = { startCall: () => ({ event() {}, run: (fn) => fn(), end() {} }) };
+    const { calls, send } = keyedWithPad({ tracing, callTraces });
+    send('a0', 0);
+    send('a1', 1);
+    await nextTask();
+    expect(calls.waitingBytes).toBe(BYTES);
+    calls.cancel('a1', 'user');
+    expect(calls.waitingBytes).toBe(0);
+    calls.abortAll('test over');
+    calls.dispose();
+  });
+});
+
+describe('jsonBytes', () => {
+  it('is the UTF-8 size of the JSON text of any value JSON parses to', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
+        expect(jsonBytes(value)).toBe(utf8Length(JSON.stringify(value)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it.each([
+    ['-0, integers and floats', [-0, 0, 7, -12, 1e21, 2 ** 53, -(2 ** 53) - 2, 0.1, 1.5e-7, -1e300]],
+    ['escapes and non-ASCII text', { 'k"\\': 'a\n\u0001"é😀\ud800', '': [true, false, null] }],
+    ['__proto__ keys', JSON.parse('{"__proto__":{"p":[1,{}]},"a":[]}')],
+  ])('counts %s exactly', (_what, value) => {
+    expect(jsonBytes(value)).toBe(utf8Length(JSON.stringify(value)));
   });
 });
 
