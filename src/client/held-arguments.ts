@@ -140,15 +140,16 @@ export function argumentsText(args: object | string): ArgumentsText {
   try {
     text = JSON.stringify(args);
   } catch {
-    // Too deep to write: nothing to compare a re-delivery with (nor could the arguments themselves be).
+    // Too deep to write: nothing to compare a re-delivery with, nor to parse again (see TOO_DEEP).
   }
   return new ArgumentsText(text, Array.isArray(args) ? 'deepArray' : 'deepObject');
 }
 
 /**
- * The arguments `held` stands for, parsed again. Arguments too deep come back as arguments of the same kind the
- * call refuses alike, read by nothing else: an empty array (`not_object`), or an object one level deeper than
- * {@link MAX_ARGUMENT_DEPTH} (`too_deep`).
+ * The arguments `held` stands for, parsed again. Arguments too deep, which the call refuses, come back parsed from
+ * their text as JSON wrote it (a trace records them as they came but for a number JSON cannot write: `-0` reads
+ * `0`, `±Infinity` `null`); without a text (too deep to write), as a stand-in of the same kind the call refuses
+ * alike ({@link TOO_DEEP}), read by nothing else.
  */
 export function parsedArguments(held: ArgumentsText): unknown {
   switch (held.kind) {
@@ -157,13 +158,49 @@ export function parsedArguments(held: ArgumentsText): unknown {
     case 'revived':
       return JSON.parse(held.text as string, revived);
     case 'deepArray':
-      return [];
-    case 'deepObject': {
-      let deep: Record<string, unknown> = {};
-      for (let depth = 1; depth <= MAX_ARGUMENT_DEPTH; depth++) deep = { deep };
-      return deep;
-    }
+    case 'deepObject':
+      if (held.text !== undefined) {
+        try {
+          // No reviver: reviving recurses, where parsing does not in the common engines.
+          return JSON.parse(held.text);
+        } catch {
+          // Written, but too deep for this engine to read back: the stand-in below.
+        }
+      }
+      return tooDeep(held.kind);
   }
+}
+
+/**
+ * Stand-ins for arguments too deep to write as JSON, one of each kind made at the first: an empty array (refused
+ * `not_object`), and an object one level deeper than {@link MAX_ARGUMENT_DEPTH} (refused `too_deep`). Known by
+ * identity ({@link recordedArguments}); frozen, as every call that has one shares it.
+ */
+const TOO_DEEP: { deepArray?: readonly unknown[]; deepObject?: object } = {};
+
+function tooDeep(kind: 'deepArray' | 'deepObject'): unknown {
+  if (kind === 'deepArray') {
+    TOO_DEEP.deepArray ??= Object.freeze([]);
+    return TOO_DEEP.deepArray;
+  }
+  if (TOO_DEEP.deepObject === undefined) {
+    let deep: object = Object.freeze({});
+    for (let depth = 1; depth <= MAX_ARGUMENT_DEPTH; depth++) deep = Object.freeze({ deep });
+    TOO_DEEP.deepObject = deep;
+  }
+  return TOO_DEEP.deepObject;
+}
+
+/** What a trace records of arguments too deep to write as JSON, which no call keeps: a note, not a stand-in. */
+export const TOO_DEEP_TO_RECORD = '[arguments nested too deep to write as JSON: not recorded]';
+
+/**
+ * The arguments a trace records of what a call holds (`execution.arguments`): as they are, parsed again when held
+ * as text ({@link parsedArguments}), or {@link TOO_DEEP_TO_RECORD} for the stand-in of arguments too deep to write.
+ */
+export function recordedArguments(held: unknown): unknown {
+  const args = held instanceof ArgumentsText ? parsedArguments(held) : held;
+  return args === TOO_DEEP.deepArray || args === TOO_DEEP.deepObject ? TOO_DEEP_TO_RECORD : args;
 }
 
 /**

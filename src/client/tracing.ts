@@ -16,7 +16,7 @@ import { isThenable } from '../maybe';
 import { toolInternals } from '../tool/tool';
 import { CallMap } from './call-map';
 import type { Execution, ToolCallFrame } from './execution';
-import { ArgumentsText, parsedArguments } from './held-arguments';
+import { recordedArguments } from './held-arguments';
 
 /*
  * The seam's shapes: what a tracer implements ({@link ToolTracing}, {@link CallTrace}), the events it is told of
@@ -327,9 +327,8 @@ function tracedArguments(
   redactor: Redactor,
   registry: Pick<ToolRegistry, 'get'>,
 ): unknown {
-  const held = execution.arguments;
   // A call that waited holds large arguments as text in a client that traces (./held-arguments.ts).
-  const raw = held instanceof ArgumentsText ? parsedArguments(held) : held;
+  const raw = recordedArguments(execution.arguments);
   const decoded = decodeArguments(raw);
   const args = decoded.ok ? decoded.value : raw;
   const fields =

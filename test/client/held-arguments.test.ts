@@ -152,6 +152,46 @@ describe('a call waiting for a slot', () => {
     expect(recorded).toEqual([args]);
   });
 
+  it('is traced with its arguments when they nest too deep, or with a note when too deep to write', async () => {
+    const recorded: unknown[] = [];
+    const tracing: ToolTracing = {
+      startCall: (call) => ({
+        event() {},
+        run: (fn) => fn(),
+        end() {
+          recorded.push(call.arguments());
+        },
+      }),
+    };
+    const setup = queuedBehindStuck({ tracing, callTraces });
+    const nest = (levels: number) => {
+      let deep: unknown = { leaf: -1 };
+      for (let i = 0; i < levels; i++) deep = { deep };
+      return deep;
+    };
+    setup.queue('q1', nest(100));
+    setup.queue('q2', nest(100_000));
+    let deepArray: unknown = ['x'];
+    for (let i = 0; i < 100; i++) deepArray = [deepArray];
+    setup.queue('q3', deepArray);
+    setup.queue('q4', nest(100_000));
+    setup.calls.cancel('q4', 'service');
+    await setup.unstick();
+    expect(recorded.slice(0, 1)).toEqual(['[arguments nested too deep to write as JSON: not recorded]']);
+    expect(recorded.slice(2)).toEqual([
+      nest(100),
+      '[arguments nested too deep to write as JSON: not recorded]',
+      deepArray,
+    ]);
+    expect(results(setup.sent)).toEqual([
+      'q4:cancelled',
+      's1:cancelled',
+      'q1:invalid_arguments',
+      'q2:invalid_arguments',
+      'q3:invalid_arguments',
+    ]);
+  });
+
   it('ended in line (cancelled) frees its bytes and is answered as any call', async () => {
     const setup = queuedBehindStuck({ maxQueueBytes: 25 });
     setup.queue('q1', { text: 'x'.repeat(30) });
