@@ -110,6 +110,22 @@ describe('a call waiting for a slot', () => {
     expect(setup.got).toEqual([]);
   });
 
+  it('runs with arguments of exactly 64 levels, -0 at the bottom, and refuses 65', async () => {
+    const setup = queuedBehindStuck();
+    const nest = (levels: number) => {
+      let deep: unknown = { z: -0 };
+      for (let i = 1; i < levels; i++) deep = { deep };
+      return deep;
+    };
+    setup.queue('q64', nest(64));
+    setup.queue('q65', nest(65));
+    await setup.unstick();
+    expect(results(setup.sent).slice(1)).toEqual(['q64:ok', 'q65:invalid_arguments']);
+    let bottom = setup.got[0] as { deep?: unknown; z?: number };
+    for (let i = 1; i < 64; i++) bottom = bottom.deep as typeof bottom;
+    expect(Object.is(bottom.z, -0)).toBe(true);
+  });
+
   it('is answered busy once the arguments queued reach maxQueueBytes, and taken again once they start', async () => {
     const setup = queuedBehindStuck({ maxQueueBytes: 25 });
     setup.queue('q1', { text: 'x'.repeat(10) }); // {"text":"xxxxxxxxxx"}: 21 bytes
