@@ -15,7 +15,7 @@ import type { ApprovalDecision, ApprovalRequest, ToolCallResult } from '../call/
 import { brandErrorClass, OptionsError, ToolwireError, type ToolwireErrorOptions } from '../errors';
 import { cloneJson } from '../json';
 import { aFunction, anything, checkOptions, type OptionsSpec } from '../tool/check-options';
-import { type ToolSetOf, type ToolsGiven, toolsOf } from '../tool/shapes';
+import { type ToolSetOf, type ToolsContext, type ToolsGiven, toolsOf } from '../tool/shapes';
 import type { Tool } from '../tool/tool';
 
 /*
@@ -47,8 +47,9 @@ export type AiSdkTool = AiTool<Record<string, unknown>, string>;
 /** Options of {@link toAiSdkTools}. Every field is optional. */
 export interface ToAiSdkToolsOptions<C = unknown> {
   /**
-   * `ctx.context` when the AI SDK call gives no `experimental_context` (when it does, that is the context).
-   * @default undefined
+   * `ctx.context` when the AI SDK call gives no `experimental_context` (when it does, that is the context). Of
+   * the type the tools declare (`ToolContext<…>`, all of them at once), as `invokeTool` checks its `context`; the
+   * AI SDK's `experimental_context` is `unknown` and not checked. @default undefined
    */
   context?: C | undefined;
   /**
@@ -177,7 +178,7 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
  * });
  * ```
  */
-export function toAiSdkTools<C = unknown, T = ToolsGiven>(
+export function toAiSdkTools<C extends ToolsContext<T>, T = ToolsGiven>(
   tools: ToolSetOf<T, C>,
   options: ToAiSdkToolsOptions<C> = {},
 ): Record<string, AiSdkTool> {

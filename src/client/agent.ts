@@ -22,12 +22,14 @@ import { resolveSchema, type SchemaAdapter } from '../tool/schema';
 import {
   aToolSet,
   type ToolSetOf,
+  type ToolsContext,
   type ToolsGiven,
   toTools,
   twoToolsNamed,
   uniqueTools,
 } from '../tool/shapes';
 import {
+  type DefaultContext,
   type InferParameters,
   TOOL_NAME_PATTERN,
   type Tool,
@@ -47,7 +49,8 @@ export interface AgentOptions<O extends ToolParameters | undefined = undefined, 
   instructions?: string | undefined;
   /**
    * Tools the agent may call; they run in the client that starts the run. An array or a record keyed by name,
-   * of any shape a client's `tools` accepts (`ToolSet`; `T` types it entry by entry, inferred). @default []
+   * of any shape a client's `tools` accepts (`ToolSet`; `T` types it entry by entry, inferred). The run context
+   * its `tool()` results declare (`ToolsContext`) is what `client.run()` takes for this agent. @default []
    */
   // biome-ignore lint/suspicious/noExplicitAny: an agent's tools run with the context of the run that uses it.
   tools?: ToolSetOf<T, any> | undefined;
@@ -65,6 +68,13 @@ export interface AgentOptions<O extends ToolParameters | undefined = undefined, 
    */
   toolChoice?: ToolChoice | undefined;
 }
+
+/**
+ * The run context an agent's tools need ({@link ToolsContext} of its `tools`, those of the agents it uses as tools
+ * included): what `client.run()` checks its `context` against. `unknown` when no tool declares one.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any agent.
+export type AgentContext<A extends Agent<any>> = A extends Agent<any, infer T> ? ToolsContext<T> : unknown;
 
 /** The final output type of an agent: a string, or what its `outputType` parses to. */
 export type AgentOutput<O> = 0 extends 1 & O
@@ -278,7 +288,11 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
    *   not a positive integer, `outputExtractor` not a function), `invalid_name` (a `toolName` outside
    *   `^[a-zA-Z0-9_-]{1,64}$`, or none can be derived from the agent's name).
    */
-  asTool(options: AsToolOptions = {}): Tool<{ input: string }, string> {
+  // biome-ignore lint/suspicious/noExplicitAny: any agent; `this` types the tool's context (see AgentToolContext).
+  asTool<A extends Agent<any>>(
+    this: A,
+    options: AsToolOptions = {},
+  ): Tool<{ input: string }, string, AgentToolContext<A>> {
     const where = `Agent "${this.name}".asTool()`;
     checkOptions(options, AS_TOOL_OPTIONS, { name: where, error: ToolDefinitionError });
     const { maxDepth = DEFAULT_MAX_DEPTH } = options;
@@ -312,6 +326,14 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
     });
   }
 }
+
+/**
+ * The context of an agent used as a tool: the one its tools need (its nested run gets the calling run's), else
+ * a tool's default ({@link DefaultContext}).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any agent.
+type AgentToolContext<A extends Agent<any>> =
+  unknown extends AgentContext<A> ? DefaultContext : AgentContext<A>;
 
 /** The description of an agent used as a tool when `asTool()` is given none ({@link AsToolOptions.toolDescription}). */
 function defaultToolDescription(agentName: string): string {

@@ -295,7 +295,11 @@ export const CLIENT_DEFAULTS = {
  */
 /** Options of {@link Client.run}. */
 export interface RunOptions<C = unknown> {
-  /** `ctx.context` for every tool call of this run and of its nested runs. Never sent. */
+  /**
+   * `ctx.context` for every tool call of this run and of its nested runs. Never sent. In `client.run()`, of the
+   * client's context type and the one the agent's `tool()` results declare (`ToolContext<…>`), as `invokeTool`
+   * checks its `context`.
+   */
   context?: C | undefined;
   /**
    * Aborting rejects `run()` at once with `AbortError` (`cause`: `signal.reason`, or a redacted copy of it

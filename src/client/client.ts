@@ -44,7 +44,14 @@ import {
   sameFleetLimits,
   utf8Length,
 } from '../wire/protocol';
-import { type Agent, agentDefinition, missingAgentTools, NESTED_RUN, type NestedRun } from './agent';
+import {
+  type Agent,
+  type AgentContext,
+  agentDefinition,
+  missingAgentTools,
+  NESTED_RUN,
+  type NestedRun,
+} from './agent';
 import { ReportedApprovals } from './approvals';
 import { CallRunner } from './calls';
 import {
@@ -718,7 +725,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
 
   /**
    * Starts a run of `agent` on the service. The agent's definition is sent; its tools' `execute` functions and
-   * `context` stay here, and its tools run in this client.
+   * `context` stay here, and its tools run in this client. `context` is typed as the client's context and what
+   * the agent's tools declare ({@link AgentContext}): a context of another type does not compile.
    * @returns the run's result once the agent answers.
    * @throws OptionsError `invalid_agent`, `invalid_input` or `invalid_option` for a wrong argument (or an agent
    *   tool with more `slots` than `maxConcurrency`), before anything is sent; ToolDefinitionError `duplicate_tool`,
@@ -732,7 +740,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   async run<A extends Agent<any>>(
     agent: A,
     input: string,
-    options: RunOptions<C> = {},
+    options: RunOptions<C & AgentContext<A>> = {},
   ): Promise<RunResult<RunOutput<A>>> {
     checkRunArguments(agent, input, options);
     const { state } = this.#connection;

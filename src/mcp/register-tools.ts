@@ -35,7 +35,7 @@ import {
   oneOf,
 } from '../tool/check-options';
 import { thrownMessage } from '../tool/output';
-import { type ToolSetOf, type ToolsGiven, toolsOf } from '../tool/shapes';
+import { type ToolSetOf, type ToolsContext, type ToolsGiven, toolsOf } from '../tool/shapes';
 import { inputSchemaOf, type Tool } from '../tool/tool';
 
 /*
@@ -68,7 +68,8 @@ export type McpRequestExtra = RequestHandlerExtra<ServerRequest, ServerNotificat
 export interface RegisterMcpToolsOptions<C = unknown> {
   /**
    * `ctx.context` of every call, or a function of the MCP request giving it (or a promise of it), e.g. from
-   * `extra.authInfo`. If the function throws, the call fails without running: the MCP client reads
+   * `extra.authInfo`; of the type the tools declare (`ToolContext<…>`, all of them at once), as `invokeTool`
+   * checks its `context`. If the function throws, the call fails without running: the MCP client reads
    * `Error running <name>: the MCP server could not provide its context (<message>)`. @default undefined
    */
   context?: C | ((extra: McpRequestExtra) => C | Promise<C>) | undefined;
@@ -477,7 +478,7 @@ function serverTakesToolTasks(mcpServer: McpServer): boolean | undefined {
  * await server.connect(new StdioServerTransport());
  * ```
  */
-export function registerMcpTools<C = unknown, T = ToolsGiven>(
+export function registerMcpTools<C extends ToolsContext<T>, T = ToolsGiven>(
   mcpServer: McpServer,
   tools: ToolSetOf<T, C>,
   options: RegisterMcpToolsOptions<C> = {},

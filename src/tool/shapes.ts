@@ -231,10 +231,10 @@ export type ToolSet =
  * object. Its `name`, if any, is not checked against its key here (a name held in a variable is a `string`,
  * which no type can tell from a differing one): the runtime refuses one that differs (`name_mismatch`).
  */
-export type ToolEntry<P, C = unknown> = AnyTool | ToolFunction | TypedToolObject<P, C> | undefined;
+export type ToolEntry<P, C = unknown> = ToolResultOf<P> | ToolFunction | TypedToolObject<P, C> | undefined;
 
 /** One item of a `tools` array with schema `P`: a `tool()` result or a named typed object. */
-export type ToolItem<P, C = unknown> = AnyTool | NamedToolObject<P, C>;
+export type ToolItem<P, C = unknown> = ToolResultOf<P> | NamedToolObject<P, C>;
 
 /**
  * A `tools` option typed entry by entry: `T` maps each index or key to its entry's schema, inferred from the
@@ -251,6 +251,46 @@ export type ToolSetOf<T, C = unknown> =
  */
 // biome-ignore lint/suspicious/noExplicitAny: untyped entries.
 export type ToolsGiven = Readonly<Record<string, any>> | readonly any[];
+
+/**
+ * A `tool()` result in a `tools` option: {@link AnyTool} with its type-level `'~types'` (input, output and context
+ * types) inferred as `P`, so that the context it declares is known ({@link ToolsContext}).
+ */
+export type ToolResultOf<P> = Omit<AnyTool, '~types'> & { readonly '~types'?: P | undefined };
+
+/**
+ * `unknown` for `any` (a context no tool narrowed) and for `never` (a tool's types erased, `Tool<never, unknown,
+ * never>`: no context could be given to it), else `X`.
+ */
+type Narrowed<X> = 0 extends 1 & X ? unknown : [X] extends [never] ? unknown : X;
+
+/** The context one entry of `T` ({@link ToolSetOf}) declares: a `tool()` result's `C`, else `unknown`. */
+type ContextOfEntry<P> = P extends {
+  readonly input: unknown;
+  readonly output: unknown;
+  readonly context: infer X;
+}
+  ? Narrowed<X>
+  : unknown;
+
+/**
+ * The run context the `tool()` results of a `tools` option need, all of them at once: `T` is that option's
+ * inferred map ({@link ToolSetOf}). `ToolContext<{ tenantId: string }>` in one tool's `execute` and
+ * `ToolContext<{ userId: string }>` in another's make `{ tenantId: string } & { userId: string }`; a tool that
+ * declares none adds nothing; `unknown` when none does. A `context` given with those tools (to a bridge, to
+ * `client.run()` for an agent's tools) must be of this type, as `invokeTool` checks its `context` against its one
+ * tool's. Objects and bare functions are checked by the `C` of {@link ToolSetOf} instead, which types their `ctx`.
+ * Type-level only.
+ */
+export type ToolsContext<T> = Both<{ [K in keyof T]: (context: ContextOfEntry<T[K]>) => void }>;
+
+/**
+ * The parameters of the functions in `F` (a tuple or record of functions), all at once. Entry by entry as
+ * functions, so that an entry of `unknown` does not absorb the others as it would in a union.
+ */
+type Both<F> = (F extends readonly unknown[] ? F[number] : F[keyof F]) extends (context: infer X) => void
+  ? X
+  : unknown;
 
 /**
  * One tool given alone (`addTool`, `invokeTool`, `ToolRegistry.add`): a `tool()` result (of any context type,
