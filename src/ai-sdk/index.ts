@@ -15,7 +15,7 @@ import type { ApprovalDecision, ApprovalRequest, ToolCallResult } from '../call/
 import { brandErrorClass, OptionsError, ToolwireError, type ToolwireErrorOptions } from '../errors';
 import { cloneJson } from '../json';
 import { aFunction, anything, checkOptions, type OptionsSpec } from '../tool/check-options';
-import { type ToolSetOf, type ToolsContext, type ToolsGiven, toolsOf } from '../tool/shapes';
+import { markViewOf, type ToolSetOf, type ToolsContext, type ToolsGiven, toolsOf } from '../tool/shapes';
 import type { Tool } from '../tool/tool';
 
 /*
@@ -117,7 +117,7 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
     return needed === true;
   };
   const parameters = cloneJson(source.definition.parameters) as Parameters<typeof jsonSchema>[0];
-  return {
+  const made: AiSdkTool = {
     description: source.description,
     // No `validate`: the AI SDK only parses the JSON; invokeTool validates, so the model reads toolwire's text.
     inputSchema: jsonSchema<Record<string, unknown>>(parameters),
@@ -136,6 +136,8 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
       return result.output;
     },
   };
+  // Given back to toolwire (a Client, an Agent, invokeTool, toAiSdkTools again), it is `source` itself.
+  return markViewOf(made, source);
 }
 
 /**
@@ -156,7 +158,9 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
  * - Widgets never reach the model (as with the hosted service); `ToolCallResult.value` is not returned.
  *
  * `tools` takes every shape `new Client({ tools })` takes: an array or a record keyed by name of `tool()`
- * results, plain objects, AI SDK tools and (in a record) bare functions.
+ * results, plain objects, AI SDK tools and (in a record) bare functions. Each tool returned, given back to toolwire
+ * (a `Client`, an `Agent`, `invokeTool`, `toAiSdkTools` again), is the toolwire tool it was made from, so the
+ * same tool from two calls is one tool; toolwire then runs it as its own (these `options` are the AI SDK's only).
  *
  * @throws ToolDefinitionError `invalid_tools` when `tools` is neither an array nor a record of tools,
  *   `not_a_tool` for an entry of no accepted shape (named by its index or key), what `tool()` throws for an

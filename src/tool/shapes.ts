@@ -512,6 +512,30 @@ function notATool(where: string, value: unknown): never {
   );
 }
 
+/*
+ * Views: a toolwire tool as another framework's tool object (what `toAiSdkTools()` returns for each tool). Given
+ * back to toolwire, a view is the tool it was made from, so that the same tool seen twice (two `toAiSdkTools()`
+ * calls, a view and the tool itself) is one tool, as a `tool()` result given twice is.
+ */
+// `Symbol.for`, so that a view made by one copy of toolwire (ESM and CJS both loaded) is read by the other.
+const VIEW_OF = Symbol.for('toolwire.tool.view-of.v1');
+
+/**
+ * Marks `view` as standing for `tool` in another framework: {@link toTool} then reads it as `tool` itself (its
+ * own members are not read). A hidden property (not enumerable): a copy of the view (`{ ...view }`, maybe
+ * edited) is read by its members, as any other object is.
+ */
+export function markViewOf<V extends object>(view: V, tool: AnyTool): V {
+  return Object.defineProperty(view, VIEW_OF, { value: tool });
+}
+
+/** The tool `value` is a view of ({@link markViewOf}), or `undefined`. */
+function viewedTool(value: unknown): AnyTool | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const viewed = (value as { [VIEW_OF]?: unknown })[VIEW_OF];
+  return toolInternals(viewed) === undefined ? undefined : (viewed as AnyTool);
+}
+
 /** Per object: its members as first read, and the tool made of them under each record key (or none). */
 const made = new WeakMap<
   object,
@@ -528,14 +552,15 @@ const made = new WeakMap<
  * read the first time it is given anywhere, and that snapshot is the tool wherever the value is given after
  * (to a client, an agent, `addTool`, `invokeTool`, under any record key): the same object is the same tool, and
  * `invokeTool(object, …)` checks it once. Later edits of the object (a new `execute`, `description` or
- * schema) are not seen; a `tool()` result is frozen. To change a tool, give a new object.
+ * schema) are not seen; a `tool()` result is frozen. To change a tool, give a new object. A view of a tool in
+ * another framework ({@link markViewOf}: what `toAiSdkTools()` returns) is the tool itself.
  *
  * @param where - how a refusal names the value, e.g. `tools.search` or `invokeTool()`.
  * @throws ToolDefinitionError as `tool()` does (naming the tool and the field); `not_a_tool` for a value of no
  *   accepted shape; `name_mismatch` when a tool's name differs from its record key.
  */
 export function toTool(value: unknown, where: string, key?: string): AnyTool {
-  const existing = toolInternals(value) === undefined ? undefined : (value as AnyTool);
+  const existing = toolInternals(value) === undefined ? viewedTool(value) : (value as AnyTool);
   if (existing !== undefined) {
     if (key !== undefined && existing.name !== key) {
       throw new ToolDefinitionError(

@@ -1,10 +1,21 @@
 /** toolwire tools inside a real AI SDK `generateText` loop, driven by the AI SDK's own mock model. */
 import { tool as aiTool, generateText, type ModelMessage, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { invokeTool, OptionsError, type Tool, type ToolContext, ToolDefinitionError, tool } from 'toolwire';
+import {
+  Agent,
+  Client,
+  invokeTool,
+  OptionsError,
+  type Tool,
+  type ToolContext,
+  ToolDefinitionError,
+  tool,
+  toolsOf,
+} from 'toolwire';
 import { ToolResultError, toAiSdkTools } from 'toolwire/ai-sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { FAKE_URL, fakeWebSocket, useFakeService } from '../client/fake-service';
 
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
 type CallOptions = Parameters<MockLanguageModelV3['doGenerate']>[0];
@@ -467,5 +478,57 @@ describe('toAiSdkTools', () => {
         'toAiSdkTools(): unknown option "experimental_context" (did you mean "context"?)',
       ),
     );
+  });
+});
+
+describe('a tool from toAiSdkTools() given back to toolwire', () => {
+  const { service, clients } = useFakeService();
+
+  it('is the toolwire tool it was made from, however many toAiSdkTools() calls made it', async () => {
+    const twice = { ...toAiSdkTools([convert, failing]), ...toAiSdkTools([convert]) };
+    const agent = new Agent({ name: 'A', instructions: '', tools: twice });
+    expect(agent.tools).toHaveLength(2);
+    expect(agent.tools[0]).toBe(convert);
+    expect(agent.tools[1]).toBe(failing);
+    // Unnamed in an array, beside the tool itself: one tool.
+    const [view] = Object.values(toAiSdkTools([convert]));
+    expect(toolsOf([convert, view as never])).toEqual([convert]);
+    // Run as toolwire runs the tool: its own text, not an AI SDK error wrapped in another.
+    expect((await invokeTool(toAiSdkTools([failing]).charge as never, {})).output).toBe(
+      'Error running charge: card declined',
+    );
+    // Under another key it is refused as the tool itself is.
+    expect(() => toolsOf({ other: view as never })).toThrow(
+      new ToolDefinitionError(
+        'name_mismatch',
+        'toolsOf(): tools.other: the tool is named "convert_temperature", but its key in tools is "other"',
+      ),
+    );
+  });
+
+  it("runs an agent's tools from one toAiSdkTools() call in a client given them by another", async () => {
+    const client = new Client({
+      url: FAKE_URL,
+      WebSocket: fakeWebSocket(),
+      apiKey: 'key-123456',
+      tools: toAiSdkTools([failing]),
+    });
+    clients.push(client);
+    const connection = await service.connect(client);
+    const started = connection.next('run_start');
+    const running = client.run(
+      new Agent({ name: 'A', instructions: '', tools: toAiSdkTools([failing]) }),
+      'go',
+    );
+    running.catch(() => {});
+    // A refusal of the agent's tool ends the test at once (it rejects before anything is sent).
+    await Promise.race([started, running]);
+    const result = connection.next('tool_result');
+    connection.send({ type: 'tool_call', callId: 'c1', runId: 'r1', toolName: 'charge', arguments: {} });
+    expect(await result).toMatchObject({
+      callId: 'c1',
+      status: 'error',
+      output: 'Error running charge: card declined',
+    });
   });
 });
