@@ -2,9 +2,10 @@
  * Heap held by calls a client holds while a service floods it with `tool_call`s of large arguments
  * (`{"a":[{},{},…]}`, about `maxPayloadBytes` each) for a tool that never returns: `maxConcurrency` calls run, the
  * rest wait in the queue. With `keyed`, the tool has `concurrency: { limit: 1 }` and a schema that keeps `a`: one
- * call runs, the rest wait for their key's turn, each holding the input its schema gave. Prints the heap after GC
- * before and after the flood. Run with `--expose-gc`:
- * `npm run bench:held-arguments -- [calls] [objects|arrays|numbers|strings] [maxQueueBytes] [queued|keyed]`.
+ * call runs, the rest wait for their key's turn, each holding the input its schema gave. With `approval`, the tool
+ * needs approval, has that schema, and the client's `onApproval` never answers: every call waits for a human, holding
+ * that input. Prints the heap after GC before and after the flood. Run with `--expose-gc`:
+ * `npm run bench:held-arguments -- [calls] [objects|arrays|numbers|strings] [maxQueueBytes] [queued|keyed|approval]`.
  *
  * @module
  */
@@ -17,7 +18,8 @@ const CALLS = Number(process.argv[2] ?? 60);
 const SHAPE = process.argv[3] ?? 'objects';
 const MAX_QUEUE_BYTES =
   process.argv[4] === undefined || process.argv[4] === '-' ? undefined : Number(process.argv[4]);
-const KEYED = process.argv[5] === 'keyed';
+const MODE = process.argv[5] ?? 'queued';
+if (!['queued', 'keyed', 'approval'].includes(MODE)) throw new Error(`unknown mode ${MODE}`);
 const PAYLOAD = 1_048_576;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with --expose-gc');
@@ -67,26 +69,36 @@ server.on('connection', (socket) => {
   });
 });
 
-const hang = KEYED
-  ? tool({
-      name: 'hang',
-      description: 'Never returns; one call at a time.',
-      parameters: z.object({ a: z.array(z.unknown()) }),
-      concurrency: { limit: 1, key: () => 'one' },
-      execute: () => new Promise<string>(() => {}),
-    })
-  : tool({
-      name: 'hang',
-      description: 'Never returns.',
-      parameters: z.object({}),
-      execute: () => new Promise<string>(() => {}),
-    });
+const hang =
+  MODE === 'keyed'
+    ? tool({
+        name: 'hang',
+        description: 'Never returns; one call at a time.',
+        parameters: z.object({ a: z.array(z.unknown()) }),
+        concurrency: { limit: 1, key: () => 'one' },
+        execute: () => new Promise<string>(() => {}),
+      })
+    : MODE === 'approval'
+      ? tool({
+          name: 'hang',
+          description: 'Needs an approval that never comes.',
+          parameters: z.object({ a: z.array(z.unknown()) }),
+          needsApproval: true,
+          execute: () => 'never',
+        })
+      : tool({
+          name: 'hang',
+          description: 'Never returns.',
+          parameters: z.object({}),
+          execute: () => new Promise<string>(() => {}),
+        });
 const client = new Client({
   url,
   apiKey: 'held-arguments',
   tools: [hang],
   reconnect: false,
   maxConcurrency: 16,
+  ...(MODE === 'approval' ? { onApproval: () => new Promise<boolean>(() => {}) } : {}),
   ...(MAX_QUEUE_BYTES === undefined ? {} : { maxQueueBytes: MAX_QUEUE_BYTES }),
 });
 await client.connect();
@@ -98,11 +110,11 @@ for (let i = 0; i < CALLS; i++) {
   );
   await new Promise((resolve) => setTimeout(resolve, 5));
 }
-while (client.stats.running + client.stats.queued + results < CALLS)
+while (client.stats.running + client.stats.queued + client.stats.waiting + results < CALLS)
   await new Promise((resolve) => setTimeout(resolve, 20));
 const after = heapAfterGc();
-const { running, queued } = client.stats;
+const { running, queued, waiting } = client.stats;
 console.log(
-  `${CALLS} calls of ${args.length.toLocaleString('en-US')} bytes (${SHAPE}${KEYED ? ', keyed' : ''}): ${running} running, ${queued} queued, ${results} answered; heap after GC ${((after - before) / 2 ** 20).toFixed(1)} MiB more (${((after - before) / CALLS / 2 ** 20).toFixed(2)} MiB a call)`,
+  `${CALLS} calls of ${args.length.toLocaleString('en-US')} bytes (${SHAPE}, ${MODE}): ${running} running, ${queued} queued, ${waiting} waiting, ${results} answered; heap after GC ${((after - before) / 2 ** 20).toFixed(1)} MiB more (${((after - before) / CALLS / 2 ** 20).toFixed(2)} MiB a call)`,
 );
 process.exit(0);

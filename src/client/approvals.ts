@@ -219,10 +219,12 @@ export interface ApprovalsOptions {
    */
   waits?: Pick<SlotlessWaits, 'waiting' | 'running'>;
   /**
-   * Whether the call is of a tool with `concurrency`: approved, it may wait at its gate, where its arguments' bytes
-   * count against `maxQueueBytes`, so they are measured before they are forgotten (./held-arguments.ts).
+   * Told when a call begins to wait for a decision (`waits`: `true`), its arguments measured as they are forgotten
+   * (./held-arguments.ts), and when it goes on approved (`false`): meanwhile its tool holds the input its schema
+   * made, counted against `maxQueueBytes` by their bytes. A call that ends while it waits (rejected, cancelled, its
+   * deadline, handed back, the client closing) is not told here: its end releases its bytes (./calls.ts).
    */
-  mayWaitAtGate(execution: Execution): boolean;
+  waitsForDecision(execution: Execution, waits: boolean): void;
 }
 
 /** The approvals of one client's calls: asks (locally or the service), and hands decisions back to the calls. */
@@ -273,8 +275,10 @@ export class Approvals {
         decided = onApproval(request);
         if (!isThenable(decided)) return decided;
       }
-      // Its tool has its arguments: while it waits, only small ones are kept (./held-arguments.ts).
-      forgetLargeArguments(execution, this.#options.mayWaitAtGate(execution));
+      // Its tool has its arguments: while it waits, only small ones are kept (./held-arguments.ts), and their bytes
+      // count against maxQueueBytes for the input its tool holds.
+      forgetLargeArguments(execution, true);
+      this.#options.waitsForDecision(execution, true);
       slots.park(execution);
       // The service counts it in no slot while it waits (feature `approval_waits`), and never asks it back.
       this.#options.waits?.waiting(request.callId);
@@ -292,7 +296,8 @@ export class Approvals {
       // gives
       // up its slot meanwhile: a human may take minutes, and the calls queued behind it must not wait for them.
       this.#options.deadlines.arm(execution, undefined);
-      forgetLargeArguments(execution, this.#options.mayWaitAtGate(execution));
+      forgetLargeArguments(execution, true);
+      this.#options.waitsForDecision(execution, true);
       slots.park(execution);
       execution.decide = resolve;
       execution.approvalReason = request.reason;
@@ -376,7 +381,12 @@ export class Approvals {
         ? { approved: true, arguments: frame.arguments as Record<string, unknown> }
         : true;
     // Cancelled while in line, it ends where it waits: the decision goes nowhere.
-    if (frame.approved) this.#options.slots.whenInSlot(execution, (inSlot) => inSlot && decide(decision));
+    if (frame.approved)
+      this.#options.slots.whenInSlot(execution, (inSlot) => {
+        if (!inSlot) return;
+        this.#options.waitsForDecision(execution, false);
+        decide(decision);
+      });
     else decide({ approved: false, reason: frame.reason ?? '' });
   }
 
@@ -417,7 +427,7 @@ interface LocalWait {
 function inSlotIfApproved(
   wait: LocalWait,
   callId: string,
-  options: Pick<ApprovalsOptions, 'held' | 'slots' | 'waits'>,
+  options: Pick<ApprovalsOptions, 'held' | 'slots' | 'waits' | 'waitsForDecision'>,
   local: WeakMap<Execution, LocalWait>,
 ): Promise<ApprovalDecision> {
   return Promise.resolve(wait.decided).then((decision) => {
@@ -438,6 +448,7 @@ function inSlotIfApproved(
         if (!inSlot) return;
         local.delete(held);
         options.waits?.running(callId);
+        options.waitsForDecision(held, false);
         resolve(decision);
       }),
     );

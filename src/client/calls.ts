@@ -91,8 +91,9 @@ export interface CallRunnerOptions {
   /** Bytes of results waiting for their ack past which no new call is taken. @default Infinity */
   maxOutboxBytes?: number;
   /**
-   * Bytes of the arguments of calls waiting to begin (their JSON text, UTF-8): in line for their first slot, or at
-   * their tool's gate (`concurrency`), past which no new call is taken. @default Infinity
+   * Bytes of the arguments of calls waiting to begin (their JSON text, UTF-8): in line for their first slot, for a
+   * decision on their approval, or at their tool's gate (`concurrency`), past which no new call is taken.
+   * @default Infinity
    */
   maxQueueBytes?: number;
   /** The client's connection. */
@@ -356,12 +357,15 @@ export class CallRunner implements ExecutionOwner {
   readonly tracesArguments: boolean;
   /**
    * UTF-8 bytes of the arguments of the calls waiting to begin (./held-arguments.ts): in line for their first slot
-   * (held as JSON text: {@link CallRunner.#lined}), and at their tool's gate, for their key's turn or a slot in it
-   * ({@link CallRunner.#atGate}). Counted against `maxQueueBytes`.
+   * (held as JSON text: {@link CallRunner.#lined}), for a decision on their approval, and at their tool's gate, for
+   * their key's turn or a slot in it ({@link CallRunner.#waits}). Counted against `maxQueueBytes`.
    */
   #waitingBytes = 0;
-  /** The calls at their tool's gate whose arguments' bytes count in {@link CallRunner.#waitingBytes}. Made at the first. */
-  #countedAtGate: Set<Execution> | undefined;
+  /**
+   * The calls waiting for a decision or at their tool's gate, whose arguments' bytes count in
+   * {@link CallRunner.#waitingBytes}: each once, whichever it waits for. Made at the first.
+   */
+  #countedWaits: Set<Execution> | undefined;
   #idleWaiters: Array<() => void> = [];
   /** Once closed ({@link CallRunner.dispose}): the results it closed without an ack, a final figure. */
   #unackedAtClose: number | undefined;
@@ -491,7 +495,7 @@ export class CallRunner implements ExecutionOwner {
       requested: (request, service) => events.approvalRequested(request, service),
       held: this.#held,
       ...(this.#approvalWaits === undefined ? {} : { waits: this.#approvalWaits }),
-      mayWaitAtGate: (execution) => this.#keyed && this.#isKeyed(execution.toolName),
+      waitsForDecision: (execution, waits) => (waits ? this.#waits(execution) : this.#goesOn(execution)),
     });
   }
 
@@ -552,7 +556,7 @@ export class CallRunner implements ExecutionOwner {
     const execution = this.#held.get(callId);
     if (execution === undefined || execution.state === 'finished') return;
     if (waits === undefined) {
-      this.#leftGate(execution);
+      this.#goesOn(execution);
       this.#keyWaits.running(callId);
       if (execution.begun) return;
       execution.begin();
@@ -562,7 +566,7 @@ export class CallRunner implements ExecutionOwner {
     // Its tool has its arguments (validated for its key): while it waits, only small ones are kept, and the input
     // its tool holds counts against maxQueueBytes by their bytes.
     forgetLargeArguments(execution, true);
-    this.#atGate(execution);
+    this.#waits(execution);
     // Waiting for its key's turn it holds no slot: the service may count it in none (feature `key_waits`).
     if (waits === 'key') this.#keyWaits.waiting(callId);
     if (!execution.begun) return;
@@ -574,26 +578,27 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /**
-   * A call begins to wait at its tool's gate, its tool holding the input its schema made: the bytes of its arguments
-   * as they came (./held-arguments.ts `argumentBytes`, measured once) count in {@link CallRunner.#waitingBytes}
-   * until it goes on to its tool or ends ({@link CallRunner.#leftGate}). Their bytes, not the input's: that is not
-   * JSON text, and may be smaller (keys a schema strips) or larger (defaults, transforms).
+   * A call begins to wait for a decision on its approval, or at its tool's gate, its tool holding the input its
+   * schema made: the bytes of its arguments as they came (./held-arguments.ts `argumentBytes`, measured once) count
+   * in {@link CallRunner.#waitingBytes} until it goes on or ends ({@link CallRunner.#goesOn}). Counted once: an
+   * approved call of a tool with `concurrency` that then waits at its gate is not counted twice. Their bytes, not
+   * the input's: that is not JSON text, and may be smaller (keys a schema strips) or larger (defaults, transforms).
    */
-  #atGate(execution: Execution): void {
-    this.#countedAtGate ??= new Set();
-    if (this.#countedAtGate.has(execution)) return;
-    this.#countedAtGate.add(execution);
+  #waits(execution: Execution): void {
+    this.#countedWaits ??= new Set();
+    if (this.#countedWaits.has(execution)) return;
+    this.#countedWaits.add(execution);
     this.#waitingBytes += execution.argumentBytes ?? 0;
   }
 
-  /** The call no longer waits at its gate: it goes on to its tool, or ended there. */
-  #leftGate(execution: Execution): void {
-    if (this.#countedAtGate?.delete(execution) === true) this.#waitingBytes -= execution.argumentBytes ?? 0;
+  /** The call no longer waits for a decision or at its gate: it goes on, or ended there. */
+  #goesOn(execution: Execution): void {
+    if (this.#countedWaits?.delete(execution) === true) this.#waitingBytes -= execution.argumentBytes ?? 0;
   }
 
   /**
    * UTF-8 bytes of the arguments of the calls waiting to begin, counted against `maxQueueBytes`: in line for their
-   * first slot, or at their tool's gate.
+   * first slot, for a decision on their approval, or at their tool's gate.
    */
   get waitingBytes(): number {
     return this.#waitingBytes;
@@ -1273,10 +1278,9 @@ export class CallRunner implements ExecutionOwner {
   #release(execution: Execution): void {
     this.#deadlines.arm(execution, undefined);
     this.#held.delete(execution.callId);
-    if (this.#keyed) {
-      this.#keyWaits.ended(execution.callId);
-      this.#leftGate(execution);
-    }
+    if (this.#keyed) this.#keyWaits.ended(execution.callId);
+    // Only a client whose calls waited for a decision or at a gate has bytes of theirs counted.
+    if (this.#countedWaits !== undefined) this.#goesOn(execution);
     this.#approvalWaits?.ended(execution.callId);
     if (this.#leased) this.#options.updates.ended(execution);
   }

@@ -163,16 +163,17 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
   /**
    * Bytes of the arguments of calls waiting to begin, counted as the UTF-8 size of their JSON text as the service
    * sent them: calls waiting for a slot (`maxQueue`), which hold their arguments as that text, parsed again when
-   * they start; and calls of a tool with `concurrency` waiting at its gate (for their key's turn, or holding its
-   * permit, for a slot), whose tool holds the input its schema made of them (measured once when the wait begins;
-   * that input's heap may be many times its bytes: up to about 21 for `{"a":[{},{},…]}`). Past it new calls are
-   * answered "busy" (a retryable result), as when `maxConcurrency + maxQueue` is reached; the last call to begin
-   * waiting may pass it by its own arguments (each at most the service's `maxPayloadBytes`), and so may calls
-   * between their arrival and their gate (validating, awaiting their context or approval). Not counted here: calls
-   * running, which hold their arguments as their tools do, and calls waiting for a human or a nested run, which
-   * keep only small arguments (with `tracing`, larger ones as text) while their tool keeps what its schema took:
-   * all within `maxConcurrency + maxQueue`. A positive integer (`Infinity` too is refused: `OptionsError`).
-   * @default 16_777_216
+   * they start; calls waiting for a decision on their approval (`onApproval`'s later answer, or the service's),
+   * until they go on approved; and calls of a tool with `concurrency` waiting at its gate (for their key's turn, or
+   * holding its permit, for a slot). Those two kinds keep only small arguments while their tool holds the input its
+   * schema made of them (measured once, when its first wait begins; counted once, also when an approved call then
+   * waits at its gate; that input's heap may be many times its bytes: up to about 21 for `{"a":[{},{},…]}`, about 42 for a call
+   * waiting for a decision, whose approver has a frozen copy). Past it new calls are answered "busy" (a retryable
+   * result), as when `maxConcurrency + maxQueue` is reached; the last call to begin waiting may pass it by its own
+   * arguments (each at most the service's `maxPayloadBytes`), and so may calls between their arrival and their
+   * wait (validating, awaiting their context). Not counted here: calls running, which hold their arguments as their
+   * tools do, and calls waiting for a person's answer or a nested run (bounded in number: all calls held stay
+   * within `2 × (maxConcurrency + maxQueue)`). A positive integer (`Infinity` too is refused: `OptionsError`). @default 16_777_216
    */
   maxQueueBytes?: number | undefined;
   /** WebSocket constructor. @default the global `WebSocket`, else the `ws` package */

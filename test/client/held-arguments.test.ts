@@ -1,8 +1,8 @@
 /**
  * What a held call keeps of its arguments while it is not running (src/client/held-arguments.ts `ArgumentsText`,
  * `keptOf`): a queued call their JSON text, counted against `maxQueueBytes`, parsed again as they came when it
- * starts; a call waiting for a human keeps no large ones (its tool has them); a call waiting for its key's turn keeps
- * none either, and their bytes count against `maxQueueBytes` while its tool holds its input. A 1 MiB frame of
+ * starts; a call waiting for a decision on its approval, or for its key's turn, keeps no large ones (its tool has
+ * them), and their bytes count against `maxQueueBytes` while its tool holds its input. A 1 MiB frame of
  * `{"a":[{},{},…]}` parses to about 21 MiB: held as parsed objects, 1,000 queued calls would take about 21 GiB.
  */
 import fc from 'fast-check';
@@ -395,15 +395,17 @@ describe('a call waiting for its key’s turn', () => {
     calls.dispose();
   });
 
-  it('counts the bytes of arguments forgotten while it waited for its approval', async () => {
+  it('counts the bytes of arguments forgotten while it waited for its approval, once', async () => {
     const { calls, send } = keyedWithPad({}, true);
     send('a0', 0);
     send('a1', 1);
     await nextTask();
-    expect(calls.waitingBytes).toBe(0);
+    // Both wait for a decision: counted for that wait.
+    expect(calls.waitingBytes).toBe(2 * BYTES);
     for (const id of ['a0', 'a1'])
       calls.receive({ type: 'tool_call', callId: id, runId: 'r1', toolName: 'work', approved: true });
     await nextTask();
+    // a0 runs; a1 waits at its gate now, counted there alone (not for its decision too).
     expect(calls.concurrencyStats()).toEqual({ work: { running: 1, waiting: 1 } });
     expect(calls.waitingBytes).toBe(BYTES);
     calls.abortAll('test over');
@@ -424,6 +426,212 @@ describe('a call waiting for its key’s turn', () => {
     calls.abortAll('test over');
     calls.dispose();
   });
+});
+
+/** Who decides the calls of {@link approvedWithPad}'s tool: a local approver (`onApproval`), or the service. */
+type Decider = 'local' | 'service';
+
+/**
+ * `review`, a tool needing approval whose schema keeps a 1,000-character pad (no `concurrency`), each call running
+ * until `finish(callId)`; `stuck`, and `echo` (no approval, answers at once). `send` delivers a call of `review`,
+ * `decide` gives the decision on one.
+ */
+function approvedWithPad(decider: Decider, overrides: Partial<RunnerOptions> = {}) {
+  const answers = new Map<string, (approved: boolean) => void>();
+  const finishes = new Map<string, () => void>();
+  const review = tool({
+    name: 'review',
+    description: 'Needs approval.',
+    parameters: z.object({ tenant: z.string(), n: z.number(), pad: z.string() }),
+    needsApproval: true,
+    execute: (_input, ctx) =>
+      new Promise<string>((resolve) => finishes.set(ctx.callId, () => resolve('done'))),
+  });
+  const runner = recording([review, waitsForAbort('stuck'), recordsInput().tool], {
+    maxConcurrency: 8,
+    ...(decider === 'local'
+      ? {
+          onApproval: (request) => new Promise<boolean>((resolve) => answers.set(request.callId, resolve)),
+        }
+      : {}),
+    ...overrides,
+  });
+  const send = (callId: string, n: number, extra: { runId?: string; deadlineMs?: number } = {}) =>
+    runner.calls.receive({
+      type: 'tool_call',
+      callId,
+      runId: extra.runId ?? 'r1',
+      toolName: 'review',
+      arguments: padArgs(n),
+      ...(extra.deadlineMs === undefined ? {} : { deadlineMs: extra.deadlineMs }),
+    });
+  const decide = (callId: string, approved: boolean) => {
+    if (decider === 'local') answers.get(callId)?.(approved);
+    else runner.calls.receive({ type: 'tool_call', callId, runId: 'r1', toolName: 'review', approved });
+  };
+  const finish = async (callId: string) => {
+    finishes.get(callId)?.();
+    await nextTask();
+  };
+  return { ...runner, send, decide, finish };
+}
+
+const deciders: Decider[] = ['local', 'service'];
+
+/** How the calls `a1`–`a3` (run `C`, a deadline of 0), waiting for a decision, stop waiting; and for which decider. */
+const decisionWaitEndings: Array<
+  [string, Decider[], (calls: ReturnType<typeof recording>['calls']) => void]
+> = [
+  ['the service cancels them', deciders, (calls) => cancelWaiting(calls, 'user')],
+  ['the service cancels their run', deciders, (calls) => cancelWaiting(calls, 'run_cancelled')],
+  ['the service no longer holds them', deciders, (calls) => cancelWaiting(calls, 'not_dispatched')],
+  [
+    'a resume does not list them as owed',
+    deciders,
+    (calls) => {
+      calls.disconnected();
+      calls.welcomed({ resumed: true, features: ['owed_calls'], owed: ['a0'], heartbeatIntervalMs: 60_000 });
+    },
+  ],
+  // The service's deadline pauses while it decides (docs/protocol/tool-calls.md).
+  ['their deadline passes', ['local'], () => vi.advanceTimersByTime(DEADLINE_GRACE_MS)],
+  [
+    'the service refuses them (their session is gone)',
+    ['service'],
+    (calls) => {
+      for (const callId of ['a1', 'a2', 'a3']) calls.ack(callId, 'session_expired');
+    },
+  ],
+  ['their run’s caller aborts it', deciders, (calls) => calls.cancelRun('C', new Error('stop'))],
+  ['the client stops taking calls (a drain hands them back)', deciders, (calls) => calls.stopAccepting()],
+  ['the client closes', deciders, (calls) => calls.abortAll('closing')],
+];
+
+describe('a call waiting for a decision on its approval', () => {
+  it.each(deciders)(
+    'counts its arguments’ bytes against maxQueueBytes: past it new calls are answered busy (%s)',
+    async (decider) => {
+      const { calls, sent, send } = approvedWithPad(decider, { maxQueueBytes: 3 * BYTES });
+      for (const n of [1, 2, 3]) send(`a${n}`, n);
+      await nextTask();
+      expect(calls.waiting).toBe(3);
+      expect(calls.waitingBytes).toBe(3 * BYTES);
+      // A call of a tool without approval would run at once: refused all the same, as behind a full queue.
+      send('a4', 4);
+      calls.receive({ type: 'tool_call', callId: 'e1', runId: 'r1', toolName: 'echo', arguments: {} });
+      expect(results(sent)).toEqual(['a4:error', 'e1:error']);
+      expect(sent.at(-1)).toMatchObject({
+        callId: 'e1',
+        status: 'error',
+        output: 'Error running echo: the client is busy; try again later',
+        retryable: true,
+      });
+      expect(calls.waiting).toBe(3);
+      calls.abortAll('test over');
+      await nextTask();
+      expect(calls.waitingBytes).toBe(0);
+      calls.dispose();
+    },
+  );
+
+  it.each(deciders)(
+    'gives its bytes back when approved and it goes on, or rejected (%s)',
+    async (decider) => {
+      const { calls, sent, send, decide, finish } = approvedWithPad(decider, { maxQueueBytes: 2 * BYTES });
+      send('a1', 1);
+      send('a2', 2);
+      await nextTask();
+      expect(calls.waitingBytes).toBe(2 * BYTES);
+      decide('a1', true);
+      await nextTask();
+      // a1 runs: its input is its tool's now, as any running call's.
+      expect(calls.running).toBe(1);
+      expect(calls.waitingBytes).toBe(BYTES);
+      send('a3', 3);
+      await nextTask();
+      expect(calls.waitingBytes).toBe(2 * BYTES);
+      decide('a2', false);
+      decide('a3', true);
+      await nextTask();
+      expect(calls.running).toBe(2);
+      expect(calls.waitingBytes).toBe(0);
+      await finish('a1');
+      await finish('a3');
+      expect(results(sent)).toEqual(['a2:rejected', 'a1:ok', 'a3:ok']);
+      calls.dispose();
+    },
+  );
+
+  it.each(deciders)('keeps its bytes counted while, approved, it waits for a slot (%s)', async (decider) => {
+    const { calls, sent, send, decide, finish } = approvedWithPad(decider, { maxConcurrency: 1 });
+    send('a1', 1);
+    send('a2', 2);
+    await nextTask();
+    calls.receive({ type: 'tool_call', callId: 's1', runId: 'r1', toolName: 'stuck', arguments: {} });
+    await nextTask();
+    decide('a1', true);
+    decide('a2', true);
+    await nextTask();
+    // Approved, both wait in line for the slot s1 holds: their tools still hold their input.
+    expect(calls.waitingBytes).toBe(2 * BYTES);
+    calls.cancel('a2', 'user');
+    expect(calls.waitingBytes).toBe(BYTES);
+    calls.cancel('s1', 'user');
+    await nextTask();
+    await nextTask();
+    expect(calls.running).toBe(1);
+    expect(calls.waitingBytes).toBe(0);
+    await finish('a1');
+    expect(results(sent)).toEqual(['a2:cancelled', 's1:cancelled', 'a1:ok']);
+    calls.dispose();
+  });
+
+  it('is counted again once when, taken back while it waited, it comes back to wait for the same answer', async () => {
+    const { calls, sent, send, decide, finish } = approvedWithPad('local');
+    send('a1', 1);
+    await nextTask();
+    expect(calls.waitingBytes).toBe(BYTES);
+    calls.cancel('a1', 'not_dispatched');
+    await nextTask();
+    expect(calls.waitingBytes).toBe(0);
+    send('a1', 1);
+    await nextTask();
+    expect(calls.waitingBytes).toBe(BYTES);
+    decide('a1', true);
+    await nextTask();
+    expect(calls.running).toBe(1);
+    expect(calls.waitingBytes).toBe(0);
+    await finish('a1');
+    expect(results(sent)).toEqual(['a1:ok']);
+    calls.dispose();
+  });
+
+  for (const decider of deciders)
+    it.each(decisionWaitEndings.filter(([, who]) => who.includes(decider)))(
+      `gives its bytes back when %s (${decider})`,
+      async (_how, _who, end) => {
+        vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+        try {
+          const { calls, send, decide } = approvedWithPad(decider, { maxQueueBytes: 4 * BYTES });
+          calls.welcomed({ features: ['owed_calls', 'approval_waits'], heartbeatIntervalMs: 60_000 });
+          send('a0', 0, { runId: 'K' });
+          for (const n of [1, 2, 3]) send(`a${n}`, n, { runId: 'C', deadlineMs: 0 });
+          await nextTask();
+          expect(calls.waitingBytes).toBe(4 * BYTES);
+          decide('a0', true);
+          await nextTask();
+          expect(calls.waitingBytes).toBe(3 * BYTES);
+          end(calls);
+          await nextTask();
+          expect(calls.waitingBytes).toBe(0);
+          expect(calls.waiting).toBe(0);
+          calls.abortAll('test over');
+          calls.dispose();
+        } finally {
+          vi.useRealTimers();
+        }
+      },
+    );
 });
 
 describe('jsonBytes', () => {
