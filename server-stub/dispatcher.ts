@@ -404,6 +404,10 @@ export class Dispatcher {
       this.#deps.closeQuestions?.(call);
       this.#releaseFleet(call);
       this.#evaluate(call);
+      // The room the call held there is free: the other calls waiting may go (this one is skipped there until its
+      // retry). Else a call the client keeps refusing, first in line, holds back those the client would take: the
+      // calls of the nested runs its waiting callers wait for, which alone can end those waits.
+      this.#offerWaiting(session);
       // An answered hand_back lets the evening out go on (server-stub/dispatcher.ts #evenOut).
       this.#evenOutSoon();
       return;

@@ -117,8 +117,18 @@ export interface CallRunnerOptions {
   tracing?: ToolTracing | undefined;
   /** ./tracing.ts's `callTraces` when the code is here (else the client gives it later: `traceWith`). */
   callTraces?: typeof callTraces | undefined;
-  /** This client's runs by id, for the traces of their calls (what `tracing.runStarted` captured). */
-  runCallers?: { get(runId: string): { readonly traceCaller?: unknown } | undefined } | undefined;
+  /**
+   * This client's runs by id: for the traces of their calls (what `tracing.runStarted` captured), and to tell the
+   * calls of a nested run one of its calls waits for (`run_start.parentCallId`), which it must take.
+   */
+  runCallers?: { get(runId: string): RunOfThisClient | undefined } | undefined;
+}
+
+/** What the call runner reads of a run this client started (src/client/runs.ts). */
+interface RunOfThisClient {
+  readonly traceCaller?: unknown;
+  /** Its `run_start`: `parentCallId` names the call that waits for it, when it is a nested run. */
+  readonly frame?: { readonly parentCallId?: string };
 }
 
 /*
@@ -701,7 +711,7 @@ export class CallRunner implements ExecutionOwner {
       this.#answerRetryable(callId, frame.toolName);
       return;
     }
-    if (this.#refusedNew(callId, frame.toolName)) return;
+    if (this.#refusedNew(callId, frame.toolName, frame.runId)) return;
     const execution = new ClientExecution(frame, this);
     // The clock is read once on arrival: its deadline counts from it, and so does a call that starts now.
     const now = performance.now();
@@ -753,22 +763,29 @@ export class CallRunner implements ExecutionOwner {
    * waiting for their ack also stay within maxOutboxBytes (plus those of the calls already taken), and the arguments
    * of queued calls within maxQueueBytes (plus the last one queued). Calls waiting for
    * a human or a nested run ({@link Slots.waiting}) count apart, all held calls within twice that: the calls of a
-   * nested run come to this client, which must have room for them while its callers wait. Every new call passes here, whether
-   * it is run or only answered (an unreadable one).
+   * nested run come to this client, which must have room for them while its callers wait. Those calls alone can
+   * end such a wait, so a call of a nested run started here has one more round, all held calls within three times
+   * the room: callers filling twice the room would otherwise have their nested runs' calls answered busy until
+   * their deadlines. Every new call passes here, whether it is run or only answered (an unreadable one).
    */
-  #refusedNew(callId: string, toolName: string): boolean {
+  #refusedNew(callId: string, toolName: string, runId?: string): boolean {
     const { maxConcurrency, maxQueue, maxQueueBytes = Number.POSITIVE_INFINITY } = this.#options;
     const outbox = this.#outbox;
     const capacity = maxConcurrency + maxQueue;
     const held = this.#held.size;
     const room =
       held - this.#slots.waiting + outbox.size < capacity &&
-      held < 2 * capacity &&
+      (held < 2 * capacity || (held < 3 * capacity && this.#ofNestedRun(runId))) &&
       !outbox.full &&
       this.#waitingBytes < maxQueueBytes;
     if (this.#accepting && room) return false;
     this.#answerRetryable(callId, toolName);
     return true;
+  }
+
+  /** `true` for a run this client started as a nested run (`asTool()`): one of its calls waits for it. */
+  #ofNestedRun(runId: string | undefined): boolean {
+    return runId !== undefined && this.#options.runCallers?.get(runId)?.frame?.parentCallId !== undefined;
   }
 
   /**

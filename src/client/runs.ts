@@ -151,10 +151,17 @@ export class Runs {
 
   /**
    * This client's runs the service has started, by run id, read-only: a call of one of them gets its run context
-   * as `ctx.context` (the client's context source reads it here).
+   * as `ctx.context` (the client's context source reads it here), and is taken with more room when the run is
+   * nested (`frame.parentCallId`: one of this client's calls waits for it, src/client/calls.ts).
    */
-  readonly live: ReadonlyMap<string, { readonly context: unknown; readonly traceCaller?: unknown }> =
-    this.#byRun;
+  readonly live: ReadonlyMap<
+    string,
+    {
+      readonly context: unknown;
+      readonly traceCaller?: unknown;
+      readonly frame: { readonly parentCallId?: string };
+    }
+  > = this.#byRun;
 
   /**
    * @param onEvent - told of each event of a run, as handed out (redacted) and as the service sent it (`raw`: the

@@ -422,8 +422,8 @@ describe('agents as tools', () => {
     expect(innerRun?.parentRunId).toBe(middleRun?.runId);
   });
 
-  /** An outer agent whose turn calls two agents-as-tools, each running `Inner`, which calls `fact`. */
-  async function twoNestedAsks(options: Partial<ConstructorParameters<typeof Client>[0]>) {
+  /** An outer agent whose turn calls `asks` (two) agents-as-tools, each running `Inner`, which calls `fact`. */
+  async function twoNestedAsks(options: Partial<ConstructorParameters<typeof Client>[0]>, asks = 2) {
     const fact = tool({ name: 'fact', description: 'A fact.', execute: () => 'blue' });
     const inner = new Agent({ name: 'Inner', instructions: '', tools: [fact] });
     const outer = new Agent({
@@ -434,7 +434,7 @@ describe('agents as tools', () => {
     const ask = (input: string) => ({ name: 'ask', arguments: { input } });
     const { client } = await setup(
       {
-        Outer: [{ toolCalls: [ask('a'), ask('b')] }, lastTool],
+        Outer: [{ toolCalls: Array.from({ length: asks }, (_, index) => ask(`q${index}`)) }, lastTool],
         Inner: [{ toolCalls: [{ name: 'fact' }] }, lastTool],
       },
       [],
@@ -456,6 +456,28 @@ describe('agents as tools', () => {
     const { client, outer } = await twoNestedAsks({ maxConcurrency: 1, maxQueue: 1 });
     const result = await client.run(outer, 'one');
     expect(result.finalOutput).toBe('blue');
+  });
+
+  it("takes a nested run's calls while its callers fill twice maxConcurrency + maxQueue, waiting", async () => {
+    // Room for one call, two callers waiting on nested runs: every call held counts within twice the room, and
+    // the nested runs' own calls, which alone can end those waits, were answered busy until the 10 s deadline.
+    const { client, outer } = await twoNestedAsks({ maxConcurrency: 1, maxQueue: 0 });
+    const result = await client.run(outer, 'one');
+    expect(result.finalOutput).toBe('blue');
+    expect(result.toolCalls.map((call) => [call.toolName, call.status, call.output])).toEqual([
+      ['ask', 'ok', 'blue'],
+      ['ask', 'ok', 'blue'],
+    ]);
+  });
+
+  it('runs more agents-as-tools in one turn than the client takes at once, the rest offered as room frees', async () => {
+    // Room for one call: two callers wait on their nested runs, the client answers the other two busy, and the
+    // nested runs' calls go past those (the stub offers the room a busy call held to the calls behind it).
+    const { client, outer } = await twoNestedAsks({ maxConcurrency: 1, maxQueue: 0 }, 4);
+    const result = await client.run(outer, 'one');
+    expect(result.toolCalls.map((call) => [call.toolName, call.status, call.output])).toEqual(
+      Array.from({ length: 4 }, () => ['ask', 'ok', 'blue']),
+    );
   });
 
   it('stops an agent that calls itself at the nesting bound, with an error text the model reads', async () => {

@@ -255,6 +255,34 @@ describe('Dispatcher: a call handed back moves on at most every handBackAgainMs 
   });
 });
 
+describe('Dispatcher: a busy client (docs/protocol/tool-calls.md#a-busy-client)', () => {
+  it('offers the room a call answered busy held to the calls waiting behind it, and that call again later', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, session, submit } = harness();
+    const worker = session([], { maxConcurrency: 1, maxQueue: 0 });
+    const calls = [submit(), submit()];
+    const states = () => calls.map((call) => call.state);
+    expect(states()).toEqual(['dispatched', 'waiting']);
+    // The client refuses the first (its callers waiting on nested runs fill it): the second goes at once, rather
+    // than wait behind a call the client keeps refusing (the nested runs' calls it would take, in agents.test.ts).
+    const [first, second] = calls as [Call, Call];
+    dispatcher.onResult(worker, {
+      type: 'tool_result',
+      callId: first.callId,
+      status: 'error',
+      output: 'busy',
+      retryable: true,
+    });
+    expect(states()).toEqual(['waiting', 'dispatched']);
+    expect(second.sessionId).toBe(worker.id);
+    // The refused one is offered again once the second ends.
+    vi.advanceTimersByTime(250);
+    expect(states()).toEqual(['waiting', 'dispatched']);
+    dispatcher.onResult(worker, { type: 'tool_result', callId: second.callId, status: 'ok', output: 'done' });
+    expect(states()).toEqual(['dispatched', 'done']);
+  });
+});
+
 describe('Dispatcher: calls held for a person (docs/protocol/approvals.md)', () => {
   it('offers a worker a waiting call as soon as one of its calls is held for the approval it asked for', async () => {
     vi.useFakeTimers({ now: 0 });
