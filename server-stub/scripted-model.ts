@@ -74,8 +74,11 @@ export function scriptedModel(script: Script): Model {
     async nextTurn(request) {
       const { signal: _signal, onText: _onText, ...input } = request;
       const name = request.agent.name;
+      // The script's own key only: an agent named `constructor` or `__proto__` has no turns it did not give.
       const turns = perAgent
-        ? (script as Record<string, readonly ScriptedTurn[] | undefined>)[name]
+        ? Object.hasOwn(script, name)
+          ? (script as Record<string, readonly ScriptedTurn[] | undefined>)[name]
+          : undefined
         : (script as readonly ScriptedTurn[]);
       if (turns === undefined || turns.length === 0) {
         const known = perAgent ? ` (it has turns for: ${agentsWithTurns(entries) || 'none'})` : '';

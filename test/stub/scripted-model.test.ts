@@ -119,6 +119,23 @@ describe('scriptedModel', () => {
     );
   });
 
+  it('has no script for an agent named as a property every object inherits (constructor, __proto__)', async () => {
+    const model = scriptedModel({ b: [{ text: 'b' }] });
+    for (const name of ['constructor', '__proto__', 'hasOwnProperty', 'toString']) {
+      await expect(model.nextTurn(request(0, { agent: agent(name, []) }))).rejects.toMatchObject({
+        name: 'ModelError',
+        code: 'no_script',
+        message: expect.stringMatching(
+          new RegExp(`^scriptedModel: no script for agent "${name}" \\(it has turns for: b\\), so `),
+        ),
+      });
+    }
+    // A script may still name such an agent: its own key is read.
+    const own = scriptedModel(JSON.parse('{"constructor":[{"text":"c"}],"__proto__":[{"text":"p"}]}'));
+    expect(await own.nextTurn(request(0, { agent: agent('constructor', []) }))).toEqual({ text: 'c' });
+    expect(await own.nextTurn(request(0, { agent: agent('__proto__', []) }))).toEqual({ text: 'p' });
+  });
+
   it('rejects when a function turn returns something that is not a turn', async () => {
     const model = scriptedModel([() => ({ toolCalls: 'x' }) as never]);
     await expect(model.nextTurn(request(0))).rejects.toMatchObject({
