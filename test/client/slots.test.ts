@@ -196,6 +196,47 @@ describe('Slots, in a call runner: slot accounting', () => {
     expect(calls.running).toBe(0);
   });
 
+  it("takes the calls of a nested run started here past twice the room, within three times, and no other's", async () => {
+    let runner: CallRunner | undefined;
+    const nesting = tool({
+      name: 'nesting',
+      description: 'Waits for a nested run, for ever.',
+      execute: (_input, ctx) => {
+        runner!.park(ctx.callId);
+        return new Promise<never>(() => {});
+      },
+    });
+    const other = recordsCalls('other');
+    // Room for one call (maxConcurrency 1, maxQueue 0); run `n1` is a nested run this client started for `p1`.
+    const runs = new Map([['n1', { frame: { parentCallId: 'p1' } }]]);
+    const { calls, call, sent } = recording([nesting, other.tool], {
+      maxConcurrency: 1,
+      maxQueue: 0,
+      runCallers: { get: (runId) => runs.get(runId) },
+    });
+    runner = calls;
+    const busy = () =>
+      sent.flatMap((frame) =>
+        frame.type === 'tool_result' && frame.retryable === true ? [frame.callId] : [],
+      );
+    call('p1', 'nesting');
+    await nextTask();
+    call('p2', 'nesting');
+    await nextTask();
+    expect(calls.waiting).toBe(2);
+    // Two callers wait: twice the room is held. A call of another run is refused; one of the nested run is taken.
+    call('o1', 'other', { runId: 'r9' });
+    call('c1', 'nesting', { runId: 'n1' });
+    await nextTask();
+    expect(busy()).toEqual(['o1']);
+    expect(calls.waiting).toBe(3);
+    // Three times the room held: even a call of the nested run is refused now (memory stays bounded).
+    call('c2', 'other', { runId: 'n1' });
+    await nextTask();
+    expect(busy()).toEqual(['o1', 'c2']);
+    expect(other.ran).toEqual([]);
+  });
+
   it('waits in line once for a call whose two nested runs end while every slot is busy, and runs it once', async () => {
     let runner: CallRunner | undefined;
     const gates: Array<() => void> = [];
