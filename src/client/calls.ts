@@ -124,6 +124,12 @@ export interface CallRunnerOptions {
   runCallers?: { get(runId: string): RunOfThisClient | undefined } | undefined;
 }
 
+/**
+ * The nesting depths of agents used as tools given room of their own past twice `maxConcurrency + maxQueue`
+ * (`maxConcurrency` each): the stub's `maxRunDepth`. Calls deeper share the deepest's.
+ */
+const NESTED_DEPTHS_RESERVED = 8;
+
 /** What the call runner reads of a run this client started (src/client/runs.ts). */
 interface RunOfThisClient {
   readonly traceCaller?: unknown;
@@ -711,7 +717,7 @@ export class CallRunner implements ExecutionOwner {
       this.#answerRetryable(callId, frame.toolName);
       return;
     }
-    if (this.#refusedNew(callId, frame.toolName, frame.runId)) return;
+    if (this.#refusedNew(callId, frame.toolName, frame)) return;
     const execution = new ClientExecution(frame, this);
     // The clock is read once on arrival: its deadline counts from it, and so does a call that starts now.
     const now = performance.now();
@@ -764,18 +770,20 @@ export class CallRunner implements ExecutionOwner {
    * of queued calls within maxQueueBytes (plus the last one queued). Calls waiting for
    * a human or a nested run ({@link Slots.waiting}) count apart, all held calls within twice that: the calls of a
    * nested run come to this client, which must have room for them while its callers wait. Those calls alone can
-   * end such a wait, so a call of a nested run started here has one more round, all held calls within three times
-   * the room: callers filling twice the room would otherwise have their nested runs' calls answered busy until
-   * their deadlines. Every new call passes here, whether it is run or only answered (an unreadable one).
+   * end such a wait, so a call of a nested run started here at depth d has `d × maxConcurrency` more (d at most
+   * {@link NESTED_DEPTHS_RESERVED}): the callers of each depth fill at most the room of theirs, and the deepest
+   * calls always have room, so nested runs end. Else callers filling twice the room had their nested runs' calls
+   * answered busy until their deadlines. Every new call passes here, whether it is run or only answered (an
+   * unreadable one).
    */
-  #refusedNew(callId: string, toolName: string, runId?: string): boolean {
+  #refusedNew(callId: string, toolName: string, frame?: Pick<ToolCallFrame, 'runId' | 'depth'>): boolean {
     const { maxConcurrency, maxQueue, maxQueueBytes = Number.POSITIVE_INFINITY } = this.#options;
     const outbox = this.#outbox;
     const capacity = maxConcurrency + maxQueue;
     const held = this.#held.size;
     const room =
       held - this.#slots.waiting + outbox.size < capacity &&
-      (held < 2 * capacity || (held < 3 * capacity && this.#ofNestedRun(runId))) &&
+      (held < 2 * capacity || held < 2 * capacity + maxConcurrency * this.#nestedDepth(frame)) &&
       !outbox.full &&
       this.#waitingBytes < maxQueueBytes;
     if (this.#accepting && room) return false;
@@ -783,9 +791,14 @@ export class CallRunner implements ExecutionOwner {
     return true;
   }
 
-  /** `true` for a run this client started as a nested run (`asTool()`): one of its calls waits for it. */
-  #ofNestedRun(runId: string | undefined): boolean {
-    return runId !== undefined && this.#options.runCallers?.get(runId)?.frame?.parentCallId !== undefined;
+  /**
+   * The depth of a call of a nested run this client started (`asTool()`: one of its calls waits for it), 1 to
+   * {@link NESTED_DEPTHS_RESERVED}; 0 for any other call.
+   */
+  #nestedDepth(frame: Pick<ToolCallFrame, 'runId' | 'depth'> | undefined): number {
+    if (frame === undefined || this.#options.runCallers?.get(frame.runId)?.frame?.parentCallId === undefined)
+      return 0;
+    return Math.min(Math.max(frame.depth ?? 1, 1), NESTED_DEPTHS_RESERVED);
   }
 
   /**

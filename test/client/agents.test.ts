@@ -480,6 +480,39 @@ describe('agents as tools', () => {
     );
   });
 
+  it('runs agents-as-tools fanned out two levels deep with room for one call', async () => {
+    // Two Middles wait (twice the room), each asking two Inners: each depth has room of its own for its calls.
+    const fact = tool({ name: 'fact', description: 'A fact.', execute: () => 'blue' });
+    const inner = new Agent({ name: 'Inner', instructions: '', tools: [fact] });
+    const middle = new Agent({
+      name: 'Middle',
+      instructions: '',
+      tools: [inner.asTool({ toolName: 'ask_inner', toolDescription: 'Ask Inner.' })],
+    });
+    const outer = new Agent({
+      name: 'Outer',
+      instructions: '',
+      tools: [middle.asTool({ toolName: 'ask_middle', toolDescription: 'Ask Middle.' })],
+    });
+    const both = (name: string) => ({
+      toolCalls: [0, 1].map((n) => ({ name, arguments: { input: `${n}` } })),
+    });
+    const joined = ({ messages }: { messages: readonly { role: string; content: string }[] }) => ({
+      text: messages.flatMap((message) => (message.role === 'tool' ? [message.content] : [])).join('+'),
+    });
+    const { client } = await setup(
+      {
+        Outer: [both('ask_middle'), joined],
+        Middle: [both('ask_inner'), joined],
+        Inner: [{ toolCalls: [{ name: 'fact' }] }, lastTool],
+      },
+      [],
+      { maxConcurrency: 1, maxQueue: 0 },
+    );
+    const result = await client.run(outer, 'what colour is the sky?');
+    expect(result.finalOutput).toBe('blue+blue+blue+blue');
+  });
+
   it('stops an agent that calls itself at the nesting bound, with an error text the model reads', async () => {
     const tools: Tool<never, unknown, never>[] = [];
     const loop = new Agent({ name: 'Loop', instructions: '', tools });

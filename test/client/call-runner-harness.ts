@@ -43,7 +43,7 @@ export function recording(
   const call = (
     callId: string,
     toolName: string,
-    extra: { deadlineMs?: number; approved?: boolean; runId?: string } = {},
+    extra: { deadlineMs?: number; approved?: boolean; runId?: string; depth?: number } = {},
   ) => calls.receive({ type: 'tool_call', callId, runId: 'r1', toolName, arguments: {}, ...extra });
   return { calls, call, sent };
 }

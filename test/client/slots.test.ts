@@ -196,7 +196,7 @@ describe('Slots, in a call runner: slot accounting', () => {
     expect(calls.running).toBe(0);
   });
 
-  it("takes the calls of a nested run started here past twice the room, within three times, and no other's", async () => {
+  it("takes the calls of a nested run started here past twice the room, maxConcurrency more a depth, and no other's", async () => {
     let runner: CallRunner | undefined;
     const nesting = tool({
       name: 'nesting',
@@ -207,8 +207,11 @@ describe('Slots, in a call runner: slot accounting', () => {
       },
     });
     const other = recordsCalls('other');
-    // Room for one call (maxConcurrency 1, maxQueue 0); run `n1` is a nested run this client started for `p1`.
-    const runs = new Map([['n1', { frame: { parentCallId: 'p1' } }]]);
+    // Room for one call (maxConcurrency 1, maxQueue 0); runs `n1` and `n2` are nested runs this client started.
+    const runs = new Map([
+      ['n1', { frame: { parentCallId: 'p1' } }],
+      ['n2', { frame: { parentCallId: 'c1' } }],
+    ]);
     const { calls, call, sent } = recording([nesting, other.tool], {
       maxConcurrency: 1,
       maxQueue: 0,
@@ -226,15 +229,16 @@ describe('Slots, in a call runner: slot accounting', () => {
     expect(calls.waiting).toBe(2);
     // Two callers wait: twice the room is held. A call of another run is refused; one of the nested run is taken.
     call('o1', 'other', { runId: 'r9' });
-    call('c1', 'nesting', { runId: 'n1' });
+    call('c1', 'nesting', { runId: 'n1', depth: 1 });
     await nextTask();
     expect(busy()).toEqual(['o1']);
     expect(calls.waiting).toBe(3);
-    // Three times the room held: even a call of the nested run is refused now (memory stays bounded).
-    call('c2', 'other', { runId: 'n1' });
+    // Depth 1 has filled its room; a call one deeper has room of its own (the nested run's caller waits there).
+    call('c2', 'other', { runId: 'n1', depth: 1 });
+    call('d1', 'other', { runId: 'n2', depth: 2 });
     await nextTask();
     expect(busy()).toEqual(['o1', 'c2']);
-    expect(other.ran).toEqual([]);
+    expect(other.ran).toEqual(['d1']);
   });
 
   it('waits in line once for a call whose two nested runs end while every slot is busy, and runs it once', async () => {
