@@ -135,6 +135,17 @@ export abstract class CallAbortState {
     return this.#state instanceof AbortController;
   }
 
+  /**
+   * Follows `outer` from now on, as if new, when `signal` was never read: an abort before now, which nobody saw,
+   * is forgotten. For an approval request whose call the service took back and sent again: the answer to it is
+   * wanted again (src/client/approvals.ts). A signal read keeps its state.
+   */
+  renew(outer: AbortLike | undefined): void {
+    if (this.read) return;
+    this.#state = undefined;
+    this.#outer = outer;
+  }
+
   /** The caller's cancellation aborted (this listens to it once `signal` is read). */
   handleEvent(): void {
     this.abort(CallAbortState.#outerReason(this));

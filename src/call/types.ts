@@ -50,7 +50,8 @@ export interface ApprovalRequest {
    * service holds for its own human (the `approval_requested` event of a run this client started), it aborts when
    * the run ends undecided or the client closes. Made when first read: an approver that never reads it pays
    * nothing for it. An approver that read it (and so was told the prompt was moot) is asked again when the
-   * service sends the call back to this client; one that never read it is not: its answer decides the call.
+   * service sends the call back to this client; one that never read it is not: its answer decides the call, and
+   * its `signal`, read after the call came back, follows that call (not aborted for the call taken back).
    * @see docs/protocol/approvals.md ("When a decision is no longer wanted")
    */
   readonly signal: AbortSignal;

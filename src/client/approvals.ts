@@ -267,8 +267,12 @@ export class Approvals {
       // A call sent again after the service took it back waits for the answer it was to get (`left`), unasked.
       const rejoined = this.#left === undefined ? undefined : this.#rejoined(request.callId);
       let decided: ApprovalDecision | PromiseLike<ApprovalDecision>;
-      if (rejoined !== undefined) decided = rejoined.decided;
-      else {
+      if (rejoined !== undefined) {
+        decided = rejoined.decided;
+        // The first request's `signal`, never read, was aborted when the call was taken back: the answer to it is
+        // wanted again, so it follows this call until it comes (read late, it must not say the prompt is moot).
+        rejoined.asked?.renew(execution.options.signal);
+      } else {
         this.#options.requested(request, false);
         // The service's deadline applies as to a running call: its lease keeps the call while it waits
         // (docs/protocol/updates.md).

@@ -253,3 +253,45 @@ describe('ApprovalRequest.signal of a call the service takes back and sends agai
     expect(results(sent)).toEqual(['g1:ok']);
   });
 });
+
+describe('ApprovalRequest.signal of a prompt whose call came back unread', () => {
+  it('is not aborted when first read after the call came back: its answer is wanted again', async () => {
+    const { calls, call, requests, answers, sent, ran } = runner(true);
+    calls.welcomed({ heartbeatIntervalMs: 60_000 });
+    call('g1', 'gated');
+    await nextTask();
+    calls.handle({ type: 'cancel', callId: 'g1', reason: 'not_dispatched' });
+    call('g1', 'gated');
+    await nextTask();
+    expect(requests).toHaveLength(1);
+    // A UI that reads the signal only when it shows the prompt: the call waits for this very answer.
+    expect(requests[0]!.signal.aborted).toBe(false);
+    answers[0]!(true);
+    await nextTask();
+    expect(ran).toEqual(['g1']);
+    expect(results(sent)).toEqual(['g1:ok']);
+    expect(requests[0]!.signal.aborted).toBe(false);
+  });
+
+  it('aborts with the cancel of the call that came back, read before it or after', async () => {
+    for (const readFirst of [true, false]) {
+      const { calls, call, requests, sent } = runner(true);
+      calls.welcomed({ heartbeatIntervalMs: 60_000 });
+      call('g1', 'gated');
+      await nextTask();
+      calls.handle({ type: 'cancel', callId: 'g1', reason: 'not_dispatched' });
+      call('g1', 'gated');
+      await nextTask();
+      const early = readFirst ? requests[0]!.signal : undefined;
+      calls.handle({ type: 'cancel', callId: 'g1', reason: 'run_cancelled' });
+      expect(why(early ?? requests[0]!.signal)).toEqual({
+        aborted: true,
+        name: 'AbortError',
+        message: 'cancelled by the service (run_cancelled)',
+        cause: 'run_cancelled',
+      });
+      await nextTask();
+      expect(results(sent)).toEqual(['g1:cancelled']);
+    }
+  });
+});
