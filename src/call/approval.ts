@@ -211,7 +211,7 @@ function ask(
 }
 
 /*
- * `ApprovalRequest.signal`: an own, enumerable, read-only property whose getter makes the signal at its first read
+ * `ApprovalRequest.signal`: an own, read-only property whose getter makes the signal at its first read
  * (`CallSignal`, ./signal.ts: an `AbortController` costs microseconds and hundreds of bytes, and most approvers never
  * read it). One getter for every request, its state found by the request: no closure per request.
  */
@@ -230,7 +230,10 @@ function requestSignal(this: object): AbortSignal {
  */
 export function withSignal(request: Omit<ApprovalRequest, 'signal'>, state: CallAbortState): ApprovalRequest {
   requestSignals.set(request, state);
-  Object.defineProperty(request, 'signal', { get: requestSignal, enumerable: true });
+  // Not enumerable: code that copies the request (`JSON.stringify` in a logger, a spread, `structuredClone`, which
+  // Bun refuses for an `AbortSignal`) neither carries it nor reads it, and so does not count as an approver that
+  // read it (asked again when its call comes back, src/client/approvals.ts).
+  Object.defineProperty(request, 'signal', { get: requestSignal, enumerable: false });
   return request as ApprovalRequest;
 }
 

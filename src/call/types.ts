@@ -49,7 +49,8 @@ export interface ApprovalRequest {
    * aborted. Never aborted once the decision has arrived, whatever happens to the call after. For a call the
    * service holds for its own human (the `approval_requested` event of a run this client started), it aborts when
    * the run ends undecided or the client closes. Made when first read: an approver that never reads it pays
-   * nothing for it. An approver that read it (and so was told the prompt was moot) is asked again when the
+   * nothing for it. Not enumerable: `JSON.stringify`, a spread and `structuredClone` leave it out (and do not
+   * read it). An approver that read it (and so was told the prompt was moot) is asked again when the
    * service sends the call back to this client; one that never read it is not: its answer decides the call, and
    * its `signal`, read after the call came back, follows that call (not aborted for the call taken back).
    * @see docs/protocol/approvals.md ("When a decision is no longer wanted")

@@ -139,7 +139,8 @@ describe('ApprovalRequest.signal (invokeTool)', () => {
       (request as { signal: unknown }).signal = undefined;
     }).toThrow(TypeError);
     expect(request.signal).toBe(request.signal);
-    expect(Object.keys(request)).toContain('signal');
+    expect(Object.keys(request)).not.toContain('signal');
+    expect(JSON.stringify(request)).not.toContain('signal');
     answers[0]!(true);
     expect(await pending).toMatchObject({ status: 'ok' });
     expect(request.signal.aborted).toBe(false);

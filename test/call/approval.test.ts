@@ -43,7 +43,6 @@ describe('approval', () => {
       toolName: 'issue_refund',
       input: { amount: 5 },
       sideEffect: 'external',
-      signal: expect.any(AbortSignal),
     });
   });
 

@@ -295,3 +295,38 @@ describe('ApprovalRequest.signal of a prompt whose call came back unread', () =>
     }
   });
 });
+
+describe('ApprovalRequest.signal and code that copies the request', () => {
+  it('is not read by a listener that logs the request as JSON: the approver is still asked once', async () => {
+    const logged: string[] = [];
+    const { calls, call, requests, answers, sent, ran } = runner(true, {
+      events: {
+        toolCall() {},
+        toolResult() {},
+        approvalRequested: (request) => {
+          logged.push(JSON.stringify(request));
+        },
+        widgetInvalid() {},
+      },
+    });
+    calls.welcomed({ heartbeatIntervalMs: 60_000 });
+    call('g1', 'gated');
+    await nextTask();
+    expect(JSON.parse(logged[0]!)).toEqual({
+      callId: 'g1',
+      runId: 'r1',
+      toolName: 'gated',
+      input: {},
+      sideEffect: 'external',
+    });
+    expect({ ...requests[0]! }).not.toHaveProperty('signal');
+    calls.handle({ type: 'cancel', callId: 'g1', reason: 'not_dispatched' });
+    call('g1', 'gated');
+    await nextTask();
+    expect(requests).toHaveLength(1);
+    answers[0]!(true);
+    await nextTask();
+    expect(ran).toEqual(['g1']);
+    expect(results(sent)).toEqual(['g1:ok']);
+  });
+});
