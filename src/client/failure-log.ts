@@ -5,8 +5,9 @@
  * A failure the service caused, by what it sent rather than by what a tool did, is logged at most
  * {@link SERVICE_FAILURE_LINES_PER_INTERVAL} times per {@link SERVICE_FAILURE_INTERVAL_MS}, as invalid frames are
  * (src/wire/backpressure.ts `ERROR_FRAMES_PER_INTERVAL`): a service that sends 20,000 calls of a tool this client
- * does not offer writes 10 lines a second, not 20,000. The rest are counted, and the count is told with the next
- * such line, or when the socket or the client closes. Those failures are (see {@link causedByService}):
+ * does not offer writes 10 lines a second, not 20,000. The rest are counted, and the count is told at the end of
+ * that second (a timer, armed only while a count waits, that holds no process open), or sooner with the next such
+ * line or when the socket or the client closes. Those failures are (see {@link causedByService}):
  * - `unknown_tool`: a call of a tool this client does not offer;
  * - `invalid_arguments`: arguments the tool's schema refused;
  * - `rejected` for `not_allowed`: a call for an agent the tool does not allow (`allowedAgentNames`);
@@ -45,6 +46,8 @@ export class FailureLog {
   /** Failures the service caused that were not logged since the last line told them, by status. */
   #unlogged = new Map<string, number>();
   #unloggedCount = 0;
+  /** Tells the count at the end of the interval in which it began, while one waits ({@link FailureLog.failed}). */
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(logger: Logger) {
     this.#logger = logger;
@@ -76,6 +79,12 @@ export class FailureLog {
     if (this.#linesInInterval >= SERVICE_FAILURE_LINES_PER_INTERVAL) {
       this.#unlogged.set(status, (this.#unlogged.get(status) ?? 0) + 1);
       this.#unloggedCount += 1;
+      // Told when the interval ends, unless a line or a close tells it first: a flood followed by quiet is not
+      // left untold until the socket closes (perhaps days later, or never if the process dies first).
+      if (this.#timer === undefined) {
+        this.#timer = setTimeout(tellUnlogged, this.#intervalStart + SERVICE_FAILURE_INTERVAL_MS - now, this);
+        (this.#timer as { unref?: () => void }).unref?.();
+      }
       return;
     }
     this.#linesInInterval += 1;
@@ -95,13 +104,17 @@ export class FailureLog {
     return this.#unloggedCount;
   }
 
-  /** The socket (`'socket'`) or the client (`'client'`) closed: a count not told yet is told now, in one line. */
-  flush(closed: 'socket' | 'client'): void {
+  /**
+   * A count not told yet is told now, in one line: the socket (`'socket'`) or the client (`'client'`) closed, or
+   * (none) the interval in which it began ended.
+   */
+  flush(closed?: 'socket' | 'client'): void {
     if (this.#unloggedCount === 0) return;
     const { count, statuses, calls, were, each } = this.#take();
+    const when = closed === undefined ? '' : ` before the ${closed} closed`;
     this.#logger.warn(
       { unlogged: count, unloggedStatuses: statuses },
-      `${count} more ${calls} the service caused ${were} not logged (over ${SERVICE_FAILURE_LINES_PER_INTERVAL} a second) before the ${closed} closed: ${each}`,
+      `${count} more ${calls} the service caused ${were} not logged (over ${SERVICE_FAILURE_LINES_PER_INTERVAL} a second)${when}: ${each}`,
     );
   }
 
@@ -112,7 +125,14 @@ export class FailureLog {
     const each = [...this.#unlogged].map(([status, n]) => `${status} ${n}`).join(', ');
     this.#unlogged = new Map();
     this.#unloggedCount = 0;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
     const one = count === 1;
     return { count, statuses, calls: one ? 'failed call' : 'failed calls', were: one ? 'was' : 'were', each };
   }
+}
+
+/** The interval in which a count began ended (one function for every log's timer). */
+function tellUnlogged(log: FailureLog): void {
+  log.flush();
 }

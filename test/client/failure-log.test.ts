@@ -1,7 +1,7 @@
 /**
  * The failure log (src/client/failure-log.ts): a service that floods calls it got wrong (a tool this client does
- * not offer, bad arguments, unreadable calls) gets 10 `warn` lines a second, the rest counted and told with the next
- * line or when the socket or the client closes; a tool's own failure is logged every time.
+ * not offer, bad arguments, unreadable calls) gets 10 `warn` lines a second, the rest counted and told at the end
+ * of that second, or sooner when the socket or the client closes; a tool's own failure is logged every time.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -63,22 +63,26 @@ describe('a flood of calls the service got wrong', () => {
       object: { callId: 'c0', runId: 'r1', toolName: 'missing', status: 'unknown_tool' },
       message: missingText,
     });
-    // A second later, the next line tells how many were not logged.
+    // A second later, a line tells how many were not logged; the next call's line is as any.
     vi.advanceTimersByTime(1_000);
-    send('c20000', 'strict', { n: 'x' });
     expect(warned()).toHaveLength(11);
-    expect(warned()[10]?.object).toMatchObject({
-      callId: 'c20000',
-      status: 'invalid_arguments',
-      unlogged: 19_990,
-      unloggedStatuses: { unknown_tool: 19_990 },
+    expect(warned()[10]).toEqual({
+      level: 'warn',
+      object: { unlogged: 19_990, unloggedStatuses: { unknown_tool: 19_990 } },
+      message:
+        '19990 more failed calls the service caused were not logged (over 10 a second): unknown_tool 19990',
     });
-    expect(warned()[10]?.message).toMatch(
-      / \(before it, 19990 more failed calls the service caused were not logged, over 10 a second: unknown_tool 19990\)$/,
-    );
+    send('c20000', 'strict', { n: 'x' });
+    expect(warned()).toHaveLength(12);
+    expect(warned()[11]?.object).toEqual({
+      callId: 'c20000',
+      runId: 'r1',
+      toolName: 'strict',
+      status: 'invalid_arguments',
+    });
     // Nothing is left to tell at the socket's close.
     calls.disconnected();
-    expect(warned()).toHaveLength(11);
+    expect(warned()).toHaveLength(12);
   });
 
   it('tells the count not logged when the socket closes, and when the client closes', () => {
@@ -100,6 +104,33 @@ describe('a flood of calls the service got wrong', () => {
     expect(warned().at(-1)?.message).toBe(
       '1 more failed call the service caused was not logged (over 10 a second) before the client closed: unknown_tool 1',
     );
+  });
+
+  it('tells the count at the end of the second when no other line comes to tell it', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { send, warned, calls } = runner();
+    for (let i = 0; i < 15; i++) send(`c${i}`, 'missing');
+    expect(warned()).toHaveLength(10);
+    vi.advanceTimersByTime(999);
+    expect(warned()).toHaveLength(10);
+    vi.advanceTimersByTime(1);
+    expect(warned()).toHaveLength(11);
+    expect(warned().at(-1)).toEqual({
+      level: 'warn',
+      object: { unlogged: 5, unloggedStatuses: { unknown_tool: 5 } },
+      message: '5 more failed calls the service caused were not logged (over 10 a second): unknown_tool 5',
+    });
+    // Told once: nothing is left for the socket's close, and no timer is left behind.
+    calls.disconnected();
+    expect(warned()).toHaveLength(11);
+    expect(vi.getTimerCount()).toBe(0);
+    // A line in the next second logs as usual; a client that closes first leaves no timer either.
+    send('c15', 'missing');
+    expect(warned()).toHaveLength(12);
+    for (let i = 16; i < 30; i++) send(`c${i}`, 'missing');
+    calls.dispose();
+    expect(warned().at(-1)?.message).toMatch(/before the client closed: unknown_tool 5$/);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('bounds the lines of calls that could not be read, whose frames were already logged as invalid', () => {
