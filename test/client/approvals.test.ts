@@ -231,6 +231,22 @@ describe('Approvals: a call the service took back before its decision', () => {
     expect(calls.running).toBe(0);
   });
 
+  it('ends a call the service approved, taken back in line for a slot, without a result: it runs once sent again', async () => {
+    const { calls, call, sent, ran } = await releasedWhileSlotBusy(parkedOnSocketApproval());
+    expect(calls.queued).toBe(1);
+    calls.handle({ type: 'cancel', callId: 'g1', reason: 'not_dispatched' });
+    await nextTask();
+    expect(results(sent)).toEqual([]);
+    // Sent again decided while the slot is still taken: it waits for it, and runs once.
+    call('g1', 'gated', { approved: true });
+    await nextTask();
+    calls.cancel('s1', 'done with it');
+    await nextTask();
+    expect(ran).toEqual(['g1']);
+    expect(results(sent)).toEqual(['s1:cancelled', 'g1:ok']);
+    expect(sent.filter((frame) => frame.type === 'approval_request')).toHaveLength(1);
+  });
+
   it('asks nothing again about a call taken back while the service decided it: it comes again decided', async () => {
     const { calls, call, sent, ran, start } = parkedOnSocketApproval();
     calls.welcomed({ heartbeatIntervalMs: 60_000 });
