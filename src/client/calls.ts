@@ -814,13 +814,15 @@ export class CallRunner implements ExecutionOwner {
   /**
    * A re-delivered `tool_call` joins the call of its id, whatever its arguments: a call id is executed at most
    * once. Different arguments mean a confused service; the operator is told which call (never the arguments,
-   * which may hold secrets).
+   * which may hold secrets), within the bound of the lines the service causes (./failure-log.ts): a service that
+   * sends them without end does not flood the log.
    */
   #joined(first: Pick<ToolCallFrame, 'callId' | 'toolName' | 'arguments'>, again: ToolCallFrame): void {
     if (sameArguments(first.arguments, again.arguments)) return;
-    this.#options.logger.warn(
+    this.#failures.serviceLine(
       { callId: first.callId, toolName: first.toolName },
       'a re-delivered tool_call has arguments different from the call of that id; it joins the call as first received, and its arguments are ignored',
+      'arguments_differ',
     );
   }
 

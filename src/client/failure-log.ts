@@ -17,6 +17,10 @@
  * A tool's own failure (`error`, `timeout`, a person's or a policy's `rejected`) is logged every time: it is about
  * the operator's own code, each line carries its own error and stack, and a call that ran its tool took a slot.
  *
+ * Within the same bound go the other lines a confused or hostile service could repeat at will, that are no failed
+ * call ({@link FailureLog.serviceLine}): a re-delivered `tool_call` whose arguments differ from the call of its id
+ * (`arguments_differ`). They count by that kind, and the line telling a count of them says `lines`.
+ *
  * @module
  */
 import type { ToolCallResult } from '../call/types';
@@ -46,6 +50,8 @@ export class FailureLog {
   /** Failures the service caused that were not logged since the last line told them, by status. */
   #unlogged = new Map<string, number>();
   #unloggedCount = 0;
+  /** Whether lines that are no failed call ({@link FailureLog.serviceLine}) are among those counted. */
+  #unloggedOther = false;
   /** Tells the count at the end of the interval in which it began, while one waits ({@link FailureLog.failed}). */
   #timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -71,14 +77,28 @@ export class FailureLog {
       this.#logger.warn(fields, output);
       return;
     }
+    this.#bounded(fields, output, status, false);
+  }
+
+  /**
+   * Logs at `warn` a line the service caused that is no failed call (see the module comment), within the bound of
+   * the failures it caused; past it, counted as `kind` (e.g. `arguments_differ`).
+   */
+  serviceLine(fields: Record<string, unknown>, message: string, kind: string): void {
+    this.#bounded(fields, message, kind, true);
+  }
+
+  /** Logs the line, or counts it as `kind` past the bound ({@link SERVICE_FAILURE_LINES_PER_INTERVAL}). */
+  #bounded(fields: Record<string, unknown>, output: string, kind: string, other: boolean): void {
     const now = performance.now();
     if (now - this.#intervalStart >= SERVICE_FAILURE_INTERVAL_MS) {
       this.#intervalStart = now;
       this.#linesInInterval = 0;
     }
     if (this.#linesInInterval >= SERVICE_FAILURE_LINES_PER_INTERVAL) {
-      this.#unlogged.set(status, (this.#unlogged.get(status) ?? 0) + 1);
+      this.#unlogged.set(kind, (this.#unlogged.get(kind) ?? 0) + 1);
       this.#unloggedCount += 1;
+      if (other) this.#unloggedOther = true;
       // Told when the interval ends, unless a line or a close tells it first: a flood followed by quiet is not
       // left untold until the socket closes (perhaps days later, or never if the process dies first).
       if (this.#timer === undefined) {
@@ -118,17 +138,21 @@ export class FailureLog {
     );
   }
 
-  /** The count not told yet, then 0: by status as fields, and in words (`unknown_tool 19990, cancelled 2`). */
+  /**
+   * The count not told yet, then 0: by status (or kind) as fields, and in words (`unknown_tool 19990, cancelled 2`).
+   */
   #take(): { count: number; statuses: Record<string, number>; calls: string; were: string; each: string } {
     const count = this.#unloggedCount;
     const statuses = Object.fromEntries(this.#unlogged);
     const each = [...this.#unlogged].map(([status, n]) => `${status} ${n}`).join(', ');
+    const noun = this.#unloggedOther ? 'line' : 'failed call';
     this.#unlogged = new Map();
     this.#unloggedCount = 0;
+    this.#unloggedOther = false;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     const one = count === 1;
-    return { count, statuses, calls: one ? 'failed call' : 'failed calls', were: one ? 'was' : 'were', each };
+    return { count, statuses, calls: one ? noun : `${noun}s`, were: one ? 'was' : 'were', each };
   }
 }
 

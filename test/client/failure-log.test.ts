@@ -163,3 +163,36 @@ describe("a tool's own failure", () => {
     expect(warned()).toEqual([]);
   });
 });
+
+describe('a flood of re-delivered calls whose arguments differ', () => {
+  it('logs them within the same bound, counted apart as arguments_differ', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { calls, warned } = runner();
+    // Its result waits for its ack: each re-delivery joins it (and its result is sent again).
+    calls.receive({ type: 'tool_call', callId: 's1', runId: 'r1', toolName: 'strict', arguments: { n: 1 } });
+    for (let i = 0; i < 1_000; i++)
+      calls.receive({
+        type: 'tool_call',
+        callId: 's1',
+        runId: 'r1',
+        toolName: 'strict',
+        arguments: { n: i + 2 },
+      });
+    expect(warned()).toHaveLength(SERVICE_FAILURE_LINES_PER_INTERVAL);
+    expect(warned()[0]).toEqual({
+      level: 'warn',
+      object: { callId: 's1', toolName: 'strict' },
+      message:
+        'a re-delivered tool_call has arguments different from the call of that id; it joins the call as first received, and its arguments are ignored',
+    });
+    vi.advanceTimersByTime(1_000);
+    expect(warned().at(-1)).toEqual({
+      level: 'warn',
+      object: { unlogged: 990, unloggedStatuses: { arguments_differ: 990 } },
+      message: '990 more lines the service caused were not logged (over 10 a second): arguments_differ 990',
+    });
+    // A re-delivery with the same arguments says nothing.
+    calls.receive({ type: 'tool_call', callId: 's1', runId: 'r1', toolName: 'strict', arguments: { n: 1 } });
+    expect(warned()).toHaveLength(SERVICE_FAILURE_LINES_PER_INTERVAL + 1);
+  });
+});
