@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { signalState, withSignal } from '../call/approval';
+import { signalState, withSignal } from '../call/approval-request';
 import { decodeArguments } from '../call/arguments';
 import { fieldRedaction, restoreShown, shownArguments } from '../call/redaction';
 import { abortReason, type CallAbortState, CallSignal } from '../call/signal';

@@ -3,7 +3,7 @@
  * approver decides, and no longer once the decision has arrived; it is made only when read.
  */
 import { describe, expect, it } from 'vitest';
-import { signalState } from '../../src/call/approval';
+import { signalState } from '../../src/call/approval-request';
 import { invokeTool } from '../../src/call/invoke';
 import type { ApprovalDecision, ApprovalRequest } from '../../src/call/types';
 import { tool } from '../../src/tool/tool';

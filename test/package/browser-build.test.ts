@@ -135,6 +135,22 @@ describe('the core in a browser bundle', () => {
     },
   );
 
+  // The parts of a call a tool asks for (src/call/parts.ts) come by import(); code every client has must not import
+  // them statically (an ApprovalRequest's signal once pulled approval.ts into every page: +3.2 KB minified).
+  it.each([
+    'src/call/approval.ts',
+    'src/call/policies.ts',
+    'src/call/retry.ts',
+    'src/call/concurrency.ts',
+    'src/call/steps.ts',
+    'src/call/questions.ts',
+    'src/tool/widget.ts',
+  ])('leaves %s, a part of a call loaded on first use, out of the first download', (file) => {
+    const first = [...closure(output('src/index.ts'))];
+    const inputs = first.flatMap((path) => Object.keys(metafile.outputs[path]?.inputs ?? {}));
+    expect(inputs).not.toContain(file);
+  });
+
   it('leaves the schemas of the frames a client sends out of the first download (only the service decodes them)', () => {
     const first = [...closure(output('src/index.ts'))];
     const code = first.map((path) => readFileSync(join(root, path), 'utf8')).join('\n');
