@@ -236,6 +236,17 @@ export class Approvals {
    */
   readonly #local = new WeakMap<Execution, LocalWait>();
   /**
+   * Calls approved by the local approver's later answer that took their slot ({@link inSlotIfApproved}): their
+   * tool is about to begin, unless it has `concurrency` and waits at its gate ({@link Approvals.atGate}). One whose
+   * tool begins at once leaves its entry here, dropped with the call (nothing reads it again).
+   */
+  readonly #decided = new WeakMap<Execution, LocalWait>();
+  /**
+   * Calls so approved that wait at their tool's gate (for their key's turn, or a slot in it): their answer is not
+   * used until their tool begins ({@link Approvals.begins}), and is kept for them if they are taken back meanwhile.
+   */
+  readonly #atGate = new WeakMap<Execution, LocalWait>();
+  /**
    * By call id, the waits for the local approver's answers (to come, or come) about calls that ended here before
    * they went on with them: the service took them back ({@link Approvals.left}). Made at the first.
    */
@@ -293,7 +304,7 @@ export class Approvals {
         asked: rejoined === undefined ? signalState(request) : rejoined.asked,
       };
       this.#local.set(execution, wait);
-      return inSlotIfApproved(wait, request.callId, this.#options, this.#local);
+      return inSlotIfApproved(wait, request.callId, this.#options, this.#local, this.#decided);
     }
     return new Promise<ApprovalDecision>((resolve) => {
       // The service's deadline clock pauses while a call waits for a human (docs/protocol/tool-calls.md), and the call
@@ -324,16 +335,17 @@ export class Approvals {
   /**
    * A call ended here without a result: the service took it back (src/client/calls.ts `#endWithoutResult`), and may
    * send it here again. When it waited for the local approver's later answer (a person may be deciding), or had it
-   * and waited for a slot to go on, that answer is kept for it: the call, sent again, waits for it rather than ask
-   * the approver a second time (one prompt per call, whose answer decides it). An answer the call went on with is
-   * used: a call sent again after that is a new run, asked again. At most {@link MAX_LEFT_ANSWERS} are kept (a
-   * promise each and the request's signal state, nothing of the call); one about a call that never comes back is
-   * forgotten past the limit.
+   * and waited for a slot or at its tool's gate to go on, that answer is kept for it: the call, sent again, waits
+   * for it rather than ask the approver a second time (one prompt per call, whose answer decides it). An answer is
+   * used when the call's tool begins: a call sent again after that is a new run, asked again. At most
+   * {@link MAX_LEFT_ANSWERS} are kept (a promise each and the request's signal state, nothing of the call); one
+   * about a call that never comes back is forgotten past the limit.
    */
   left(execution: Execution): void {
-    const wait = this.#local.get(execution);
+    const wait = this.#local.get(execution) ?? this.#atGate.get(execution);
     if (wait === undefined) return;
     this.#local.delete(execution);
+    this.#atGate.delete(execution);
     const { callId } = execution;
     this.#left ??= new Map();
     this.#left.delete(callId);
@@ -352,6 +364,22 @@ export class Approvals {
     if (waited === undefined) return undefined;
     left.delete(callId);
     return waited.asked?.read === true ? undefined : waited;
+  }
+
+  /**
+   * A call of a tool with `concurrency` waits at its gate, its tool not begun: an answer of the local approver it
+   * has (it is past its decision, {@link Approvals.waiting} `false`) is not used yet ({@link Approvals.left}).
+   */
+  atGate(execution: Execution): void {
+    const wait = this.#decided.get(execution);
+    if (wait === undefined) return;
+    this.#decided.delete(execution);
+    this.#atGate.set(execution, wait);
+  }
+
+  /** A call that waited at its tool's gate goes on to its tool: the answer it had, if any, is used. */
+  begins(execution: Execution): void {
+    this.#atGate.delete(execution);
   }
 
   /** Whether the call waits for a decision (the service's, or the local approver's later one). */
@@ -422,7 +450,8 @@ interface LocalWait {
 
 /**
  * A local approver's later decision; an approved call takes a slot back first, and its wait ends once it goes
- * on. Made outside any function that holds the call: the reaction keeps the call's id only, so an approver whose
+ * on: moved to `decided`, where a call that then waits at its tool's gate finds it ({@link Approvals.atGate}).
+ * Made outside any function that holds the call: the reaction keeps the call's id only, so an approver whose
  * promise never settles (and that keeps it) keeps nothing of a call that ended meanwhile. The call held under that
  * id is the one of this wait only when `local` says so: not a call of the same id sent again after the first
  * ended, which has a wait of its own ({@link Approvals.left}). A call no longer held goes on at once, without a
@@ -433,6 +462,7 @@ function inSlotIfApproved(
   callId: string,
   options: Pick<ApprovalsOptions, 'held' | 'slots' | 'waits' | 'waitsForDecision'>,
   local: WeakMap<Execution, LocalWait>,
+  decided: WeakMap<Execution, LocalWait>,
 ): Promise<ApprovalDecision> {
   return Promise.resolve(wait.decided).then((decision) => {
     // The answer has arrived: the request's `signal` no longer follows the call (an approved one may wait in line).
@@ -451,6 +481,7 @@ function inSlotIfApproved(
         // not gone on with stays for the call if it is sent again (`left`).
         if (!inSlot) return;
         local.delete(held);
+        decided.set(held, wait);
         options.waits?.running(callId);
         options.waitsForDecision(held, false);
         resolve(decision);

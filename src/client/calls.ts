@@ -573,6 +573,7 @@ export class CallRunner implements ExecutionOwner {
     if (execution === undefined || execution.state === 'finished') return;
     if (waits === undefined) {
       this.#goesOn(execution);
+      this.#approvals.begins(execution);
       this.#keyWaits.running(callId);
       if (execution.begun) return;
       execution.begin();
@@ -583,6 +584,8 @@ export class CallRunner implements ExecutionOwner {
     // its tool holds counts against maxQueueBytes by their bytes.
     forgetLargeArguments(execution, true);
     this.#waits(execution);
+    // Approved by its local approver, it has not used the answer yet: taken back here, it keeps it (`left`).
+    this.#approvals.atGate(execution);
     // Waiting for its key's turn it holds no slot: the service may count it in none (feature `key_waits`).
     if (waits === 'key') this.#keyWaits.waiting(callId);
     if (!execution.begun) return;
