@@ -355,15 +355,16 @@ export class Approvals {
 
   /**
    * The wait kept for a call sent again ({@link Approvals.left}), taken: its answer decides that call alone. None
-   * when the approver read the request's `signal`: it was told the prompt was moot when the call was taken back
-   * (and may never answer it), so the call sent again is asked again.
+   * when the approver read the request's `signal` and it aborted: it was told the prompt was moot when the call was
+   * taken back (and may never answer it), so the call sent again is asked again. One whose answer came before the
+   * take-back (an approved call in line for a slot or at its gate) never aborted: that answer still decides.
    */
   #rejoined(callId: string): LocalWait | undefined {
     const left = this.#left as Map<string, LocalWait>;
     const waited = left.get(callId);
     if (waited === undefined) return undefined;
     left.delete(callId);
-    return waited.asked?.read === true ? undefined : waited;
+    return waited.asked?.read === true && waited.asked.signal.aborted ? undefined : waited;
   }
 
   /**
