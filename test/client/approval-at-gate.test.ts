@@ -27,7 +27,62 @@ function setup(onRequest: (request: ApprovalRequest) => void = () => {}) {
   return { ...keyed, calls, sent, asked, requests, answers, send, takeBack };
 }
 
-describe('break3: an approved call taken back at its key', () => {
+/**
+ * A call of a tool with `concurrency` approved by the local approver's later answer takes its slot, then waits at
+ * its key's gate: its answer is used only when its tool begins (src/client/approvals.ts `atGate`, `begins`), so
+ * taken back before that and sent again, it is not asked again.
+ */
+describe('An approved call taken back at its key', () => {
+  it.each([
+    ['told not_dispatched', 'cancel'],
+    ['left out of a resumed session', 'resume'],
+  ] as const)('keeps the answer for the call sent again when %s', async (_, how) => {
+    const t = setup();
+    t.send('g2', 2);
+    await nextTask();
+    t.send('a1', 1); // runs, and holds the key
+    await nextTask();
+    t.answers[0]!(true);
+    await nextTask();
+    // Approved, it waits at its key's gate behind a1: its tool has not begun, and it waits for no decision.
+    expect(t.started).toEqual(['a1']);
+    expect(t.calls.waiting).toBe(0);
+    if (how === 'cancel') t.takeBack('g2');
+    else t.calls.welcomed({ ...welcome, features: ['owed_calls'], resumed: true, owed: ['a1'] });
+    await nextTask();
+    expect(results(t.sent)).toEqual([]);
+    t.send('g2', 2);
+    await nextTask();
+    expect(t.asked).toEqual(['g2']);
+    t.release('a1');
+    await nextTask();
+    expect(t.started).toEqual(['a1', 'a2']);
+    t.release('a2');
+    await nextTask();
+    expect(results(t.sent)).toEqual(['a1:ok', 'g2:ok']);
+    expect(t.asked).toEqual(['g2']);
+  });
+
+  it('asks again about a call taken back once its tool began: its answer was used', async () => {
+    const t = setup();
+    t.send('g2', 2);
+    await nextTask();
+    t.send('a1', 1);
+    await nextTask();
+    t.answers[0]!(true);
+    await nextTask();
+    t.release('a1');
+    await nextTask();
+    expect(t.started).toEqual(['a1', 'a2']);
+    t.takeBack('g2');
+    t.release('a2'); // deaf to its signal, it returns
+    await nextTask();
+    t.send('g2', 2);
+    await nextTask();
+    expect(t.asked).toEqual(['g2', 'g2']);
+    expect(results(t.sent)).toEqual(['a1:ok']);
+  });
+
   it('asks once an approver that read request.signal: it never aborted (the answer had come)', async () => {
     const t = setup((request) => void request.signal);
     t.send('g2', 2);

@@ -3,7 +3,6 @@ import type { ApprovalDecision } from '../../src/call/types';
 import { approvalRequired, Client, type ClientOptions, tool } from '../../src/index';
 import { memorySocketPair } from '../helpers/memory-socket';
 import { afterTest } from '../support/after-test';
-import { keyedTool } from '../support/keyed-tool';
 import {
   gatedInOneSlot,
   nextTask,
@@ -230,102 +229,6 @@ describe('Approvals: a call the service took back before its decision', () => {
     expect(ran).toEqual(['g1']);
     expect(results(sent)).toEqual(['s1:cancelled', 'g1:ok']);
     expect(calls.running).toBe(0);
-  });
-
-  it.each([
-    ['told not_dispatched', 'cancel'],
-    ['left out of a resumed session', 'resume'],
-  ] as const)(
-    'keeps an approval the call had not gone on with (it waited at its key) when %s, for the call sent again',
-    async (_, how) => {
-      const asked: string[] = [];
-      const answers: Array<(decision: ApprovalDecision) => void> = [];
-      const { work, started, release } = keyedTool(1, (n) => n === 2);
-      const { calls, sent } = recording([work], {
-        maxConcurrency: 4,
-        onApproval: (request) => {
-          asked.push(request.callId);
-          return new Promise<ApprovalDecision>((resolve) => answers.push(resolve));
-        },
-      });
-      calls.welcomed({ heartbeatIntervalMs: 60_000, sessionGraceMs: 60_000 });
-      const send = (callId: string, n: number) =>
-        calls.receive({
-          type: 'tool_call',
-          callId,
-          runId: 'r1',
-          toolName: 'work',
-          arguments: { tenant: 'a', n },
-        });
-      send('g2', 2);
-      await nextTask();
-      send('a1', 1); // runs, and holds the key
-      await nextTask();
-      answers[0]!(true);
-      await nextTask();
-      // Approved, it waits at its key's gate behind a1: its tool has not begun, and it waits for no decision.
-      expect(started).toEqual(['a1']);
-      expect(calls.waiting).toBe(0);
-      if (how === 'cancel') calls.handle({ type: 'cancel', callId: 'g2', reason: 'not_dispatched' });
-      else
-        calls.welcomed({
-          features: ['owed_calls'],
-          heartbeatIntervalMs: 60_000,
-          sessionGraceMs: 60_000,
-          resumed: true,
-          owed: ['a1'],
-        });
-      await nextTask();
-      expect(results(sent)).toEqual([]);
-      send('g2', 2);
-      await nextTask();
-      expect(asked).toEqual(['g2']);
-      release('a1');
-      await nextTask();
-      expect(started).toEqual(['a1', 'a2']);
-      release('a2');
-      await nextTask();
-      expect(results(sent)).toEqual(['a1:ok', 'g2:ok']);
-      expect(asked).toEqual(['g2']);
-    },
-  );
-
-  it('asks again about a call taken back once its tool began after waiting at its key: its answer was used', async () => {
-    const asked: string[] = [];
-    const answers: Array<(decision: ApprovalDecision) => void> = [];
-    const { work, started, release } = keyedTool(1, (n) => n === 2);
-    const { calls, sent } = recording([work], {
-      maxConcurrency: 4,
-      onApproval: (request) => {
-        asked.push(request.callId);
-        return new Promise<ApprovalDecision>((resolve) => answers.push(resolve));
-      },
-    });
-    calls.welcomed({ heartbeatIntervalMs: 60_000, sessionGraceMs: 60_000 });
-    const send = (callId: string, n: number) =>
-      calls.receive({
-        type: 'tool_call',
-        callId,
-        runId: 'r1',
-        toolName: 'work',
-        arguments: { tenant: 'a', n },
-      });
-    send('g2', 2);
-    await nextTask();
-    send('a1', 1);
-    await nextTask();
-    answers[0]!(true);
-    await nextTask();
-    release('a1');
-    await nextTask();
-    expect(started).toEqual(['a1', 'a2']);
-    calls.handle({ type: 'cancel', callId: 'g2', reason: 'not_dispatched' });
-    release('a2'); // deaf to its signal, it returns
-    await nextTask();
-    send('g2', 2);
-    await nextTask();
-    expect(asked).toEqual(['g2', 'g2']);
-    expect(results(sent)).toEqual(['a1:ok']);
   });
 
   it('ends a call the service approved, taken back in line for a slot, without a result: it runs once sent again', async () => {
