@@ -25,11 +25,12 @@
  */
 import type { ToolCallResult } from '../call/types';
 import type { Logger } from '../logger';
+import { ERROR_FRAME_INTERVAL_MS, ERROR_FRAMES_PER_INTERVAL, IntervalBudget } from '../wire/backpressure';
 
 /** Lines of failures the service caused logged at most this many times per {@link SERVICE_FAILURE_INTERVAL_MS}. */
-export const SERVICE_FAILURE_LINES_PER_INTERVAL = 10;
+export const SERVICE_FAILURE_LINES_PER_INTERVAL = ERROR_FRAMES_PER_INTERVAL;
 /** The interval of {@link SERVICE_FAILURE_LINES_PER_INTERVAL}, in milliseconds. */
-export const SERVICE_FAILURE_INTERVAL_MS = 1_000;
+export const SERVICE_FAILURE_INTERVAL_MS = ERROR_FRAME_INTERVAL_MS;
 
 /** `true` when the result says the service caused the failure by what it sent (see the module comment). */
 export function causedByService(result: Pick<ToolCallResult, 'status' | 'reason'>): boolean {
@@ -45,8 +46,7 @@ export function causedByService(result: Pick<ToolCallResult, 'status' | 'reason'
 /** One client's failure log (see the module comment): one object for the client's life, none per call. */
 export class FailureLog {
   readonly #logger: Logger;
-  #linesInInterval = 0;
-  #intervalStart = Number.NEGATIVE_INFINITY;
+  readonly #lines = new IntervalBudget(SERVICE_FAILURE_LINES_PER_INTERVAL, SERVICE_FAILURE_INTERVAL_MS);
   /** Failures the service caused that were not logged since the last line told them, by status. */
   #unlogged = new Map<string, number>();
   #unloggedCount = 0;
@@ -91,23 +91,18 @@ export class FailureLog {
   /** Logs the line, or counts it as `kind` past the bound ({@link SERVICE_FAILURE_LINES_PER_INTERVAL}). */
   #bounded(fields: Record<string, unknown>, output: string, kind: string, other: boolean): void {
     const now = performance.now();
-    if (now - this.#intervalStart >= SERVICE_FAILURE_INTERVAL_MS) {
-      this.#intervalStart = now;
-      this.#linesInInterval = 0;
-    }
-    if (this.#linesInInterval >= SERVICE_FAILURE_LINES_PER_INTERVAL) {
+    if (!this.#lines.admit(now)) {
       this.#unlogged.set(kind, (this.#unlogged.get(kind) ?? 0) + 1);
       this.#unloggedCount += 1;
       if (other) this.#unloggedOther = true;
       // Told when the interval ends, unless a line or a close tells it first: a flood followed by quiet is not
       // left untold until the socket closes (perhaps days later, or never if the process dies first).
       if (this.#timer === undefined) {
-        this.#timer = setTimeout(tellUnlogged, this.#intervalStart + SERVICE_FAILURE_INTERVAL_MS - now, this);
+        this.#timer = setTimeout(tellUnlogged, this.#lines.start + SERVICE_FAILURE_INTERVAL_MS - now, this);
         (this.#timer as { unref?: () => void }).unref?.();
       }
       return;
     }
-    this.#linesInInterval += 1;
     if (this.#unloggedCount === 0) {
       this.#logger.warn(fields, output);
       return;

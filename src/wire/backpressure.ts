@@ -32,6 +32,37 @@ export const BACKPRESSURE_DEFAULTS = { highWaterMarkBytes: 1_048_576, maxBuffere
 export const ERROR_FRAMES_PER_INTERVAL = 10;
 /** The interval of {@link ERROR_FRAMES_PER_INTERVAL}, in milliseconds. */
 export const ERROR_FRAME_INTERVAL_MS = 1_000;
+
+/**
+ * At most `limit` of something a peer can repeat at will per fixed interval of `intervalMs` (milliseconds, from the
+ * first admitted after the last interval ended): invalid frames answered and logged here, the log lines of failures
+ * the service caused (src/client/failure-log.ts). What is not admitted is the owner's to count and tell.
+ */
+export class IntervalBudget {
+  #used = 0;
+  #start = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    readonly limit: number,
+    readonly intervalMs: number,
+  ) {}
+
+  /** Start of the current interval, a reading of the clock `admit` is given (`-Infinity` before the first). */
+  get start(): number {
+    return this.#start;
+  }
+
+  /** Whether one more is admitted at `now` (milliseconds, a monotonic clock), counting it if so. */
+  admit(now: number): boolean {
+    if (now - this.#start >= this.intervalMs) {
+      this.#start = now;
+      this.#used = 0;
+    }
+    if (this.#used >= this.limit) return false;
+    this.#used += 1;
+    return true;
+  }
+}
 /** Milliseconds between looks at a socket over the soft limit while answers are held. */
 const HELD_RETRY_MS = 20;
 /**
@@ -125,8 +156,7 @@ export class Backpressure {
   #heldBusyBytes = 0;
   /** Bytes of answers dropped or replaced since the socket was last under the soft limit. */
   #withheld = 0;
-  #errorsInInterval = 0;
-  #intervalStart = Number.NEGATIVE_INFINITY;
+  readonly #errorLines = new IntervalBudget(ERROR_FRAMES_PER_INTERVAL, ERROR_FRAME_INTERVAL_MS);
   /** Invalid frames not answered (rate limit or backpressure) since the last one answered. */
   #unanswered = 0;
   #stopped = false;
@@ -405,13 +435,7 @@ export class Backpressure {
    * {@link ERROR_FRAMES_PER_INTERVAL} a second).
    */
   mayAnswerError(bytes: number): { unanswered: number; send: boolean } | undefined {
-    const now = this.#options.now();
-    if (now - this.#intervalStart >= ERROR_FRAME_INTERVAL_MS) {
-      this.#intervalStart = now;
-      this.#errorsInInterval = 0;
-    }
-    const logged = this.#errorsInInterval < ERROR_FRAMES_PER_INTERVAL;
-    if (logged) this.#errorsInInterval += 1;
+    const logged = this.#errorLines.admit(this.#options.now());
     if (!this.#under()) {
       this.#unanswered += 1;
       this.#withheld += bytes;
