@@ -7,9 +7,10 @@
  *   starts; the bytes of every queued call's text are counted against `maxQueueBytes` (./calls.ts);
  * - once its tool has them (it waits for a human, its key's turn or a nested run; its result waits for its ack):
  *   only small arguments ({@link keptArguments}), to tell a re-delivery with other arguments; larger ones are
- *   forgotten ({@link NOT_KEPT}), and a re-delivery of such a call is not compared. A call of a tool with
- *   `concurrency` has them measured first ({@link argumentBytes}): while it waits at its gate its tool holds the
- *   input its schema gave, and their bytes stand for it against `maxQueueBytes` (./calls.ts).
+ *   forgotten ({@link NOT_KEPT}), and a re-delivery of such a call is not compared. A call that waits for a
+ *   decision on its approval, or at its tool's gate (`concurrency`), has them measured first ({@link argumentBytes}):
+ *   meanwhile its tool holds the input its schema gave, and their bytes stand for it against `maxQueueBytes`
+ *   (./calls.ts).
  *
  * A running call keeps them parsed: its tool has them anyway.
  *
