@@ -24,7 +24,14 @@ function setup(onRequest: (request: ApprovalRequest) => void = () => {}) {
   const send = (callId: string, n: number, tenant = 'a') =>
     calls.receive({ type: 'tool_call', callId, runId: 'r1', toolName: 'work', arguments: { tenant, n } });
   const takeBack = (callId: string) => calls.handle({ type: 'cancel', callId, reason: 'not_dispatched' });
-  return { ...keyed, calls, sent, asked, requests, answers, send, takeBack };
+  /** g2 sent (its approver asked), then a1, which runs and holds key a: g2, once approved, waits behind it. */
+  const askedBehindA1 = async () => {
+    send('g2', 2);
+    await nextTask();
+    send('a1', 1);
+    await nextTask();
+  };
+  return { ...keyed, calls, sent, asked, requests, answers, send, takeBack, askedBehindA1 };
 }
 
 /**
@@ -38,10 +45,7 @@ describe('An approved call taken back at its key', () => {
     ['left out of a resumed session', 'resume'],
   ] as const)('keeps the answer for the call sent again when %s', async (_, how) => {
     const t = setup();
-    t.send('g2', 2);
-    await nextTask();
-    t.send('a1', 1); // runs, and holds the key
-    await nextTask();
+    await t.askedBehindA1();
     t.answers[0]!(true);
     await nextTask();
     // Approved, it waits at its key's gate behind a1: its tool has not begun, and it waits for no decision.
@@ -65,10 +69,7 @@ describe('An approved call taken back at its key', () => {
 
   it('asks again about a call taken back once its tool began: its answer was used', async () => {
     const t = setup();
-    t.send('g2', 2);
-    await nextTask();
-    t.send('a1', 1);
-    await nextTask();
+    await t.askedBehindA1();
     t.answers[0]!(true);
     await nextTask();
     t.release('a1');
@@ -85,10 +86,7 @@ describe('An approved call taken back at its key', () => {
 
   it('asks once an approver that read request.signal: it never aborted (the answer had come)', async () => {
     const t = setup((request) => void request.signal);
-    t.send('g2', 2);
-    await nextTask();
-    t.send('a1', 1);
-    await nextTask();
+    await t.askedBehindA1();
     t.answers[0]!(true);
     await nextTask();
     expect(t.started).toEqual(['a1']);
@@ -135,10 +133,7 @@ describe('An approved call taken back at its key', () => {
 
   it('a rejection that comes after the take-back decides the call sent again: one prompt, no run', async () => {
     const t = setup();
-    t.send('g2', 2);
-    await nextTask();
-    t.send('a1', 1);
-    await nextTask();
+    await t.askedBehindA1();
     t.takeBack('g2');
     await nextTask();
     t.send('g2', 2);
@@ -154,10 +149,7 @@ describe('An approved call taken back at its key', () => {
 
   it('a rejected call taken back is not run nor asked again when re-sent', async () => {
     const t = setup();
-    t.send('g2', 2);
-    await nextTask();
-    t.send('a1', 1);
-    await nextTask();
+    await t.askedBehindA1();
     t.answers[0]!(false);
     await nextTask();
     t.takeBack('g2');
@@ -198,10 +190,7 @@ describe('An approved call taken back at its key', () => {
 
   it('always: true, taken back at the gate: asked once, run once; a later call is not asked', async () => {
     const t = setup();
-    t.send('g2', 2);
-    await nextTask();
-    t.send('a1', 1);
-    await nextTask();
+    await t.askedBehindA1();
     t.answers[0]!({ approved: true, always: true });
     await nextTask();
     t.takeBack('g2');
@@ -221,10 +210,7 @@ describe('An approved call taken back at its key', () => {
 
   it('taken back twice at the gate: asked once, run once', async () => {
     const t = setup();
-    t.send('g2', 2);
-    await nextTask();
-    t.send('a1', 1);
-    await nextTask();
+    await t.askedBehindA1();
     t.answers[0]!(true);
     await nextTask();
     for (let i = 0; i < 3; i++) {
@@ -244,10 +230,7 @@ describe('An approved call taken back at its key', () => {
 
   it('a new session (not resumed) loses the call at its gate: sent again, it is asked once', async () => {
     const t = setup();
-    t.send('g2', 2);
-    await nextTask();
-    t.send('a1', 1);
-    await nextTask();
+    await t.askedBehindA1();
     t.answers[0]!(true);
     await nextTask();
     t.calls.welcomed({ ...welcome, features: ['owed_calls'] });
@@ -277,10 +260,7 @@ describe('An approved call taken back at its key', () => {
 
   it('cancelled at the gate, then sent again with its id: not asked nor run again', async () => {
     const t = setup();
-    t.send('g2', 2);
-    await nextTask();
-    t.send('a1', 1);
-    await nextTask();
+    await t.askedBehindA1();
     t.answers[0]!(true);
     await nextTask();
     t.calls.handle({ type: 'cancel', callId: 'g2', reason: 'run_cancelled' });
@@ -296,10 +276,7 @@ describe('An approved call taken back at its key', () => {
   it('a drain keeps the approved call at its key; it runs here once, asked once', async () => {
     const t = setup();
     t.calls.welcomed({ ...welcome, features: ['key_waits', 'hand_back'] });
-    t.send('g2', 2);
-    await nextTask();
-    t.send('a1', 1);
-    await nextTask();
+    await t.askedBehindA1();
     t.answers[0]!(true);
     await nextTask();
     t.calls.stopAccepting();
