@@ -33,6 +33,7 @@ import {
 import {
   aToolSet,
   type ToolSetOf,
+  type ToolsContext,
   type ToolsGiven,
   toTools,
   twoToolsNamed,
@@ -61,6 +62,17 @@ export interface CallInfo {
   runId: string;
   toolName: string;
 }
+
+/** A run context of type `C`, or a function of the call giving it (or a promise of it). */
+type ContextOrFunction<C> = C | ((call: CallInfo) => C | Promise<C>);
+
+/**
+ * The type of a client's `context` option: `C` is inferred from the value given (or from what its function
+ * returns); `Needed` is the run context the client's `tool()` results declare (`ToolsContext`, `unknown` when none
+ * does), which `C` must also be. A message of TypeScript's naming `ClientContext<{}, { db: Db }>` says that `{}`
+ * was given where the tools need `{ db: Db }`. `Needed` is never inferred from the context (`NoInfer`).
+ */
+type ClientContext<C, Needed> = ContextOrFunction<C> & NoInfer<ContextOrFunction<Needed>>;
 
 /**
  * Options of `new Client(...)`; every duration is in milliseconds. `C` is the run context; `T` types `tools` entry by entry (inferred from the
@@ -105,8 +117,15 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    * `ctx.context` for calls of runs this client did not start (for example runs started over HTTP), or a function
    * of the call returning it (or a promise of it). Runs started with `client.run()` use the context given there.
    * A function that throws or rejects fails the call (status `error`) without running the tool. Never sent.
+   *
+   * Its type (a function's result's, awaited) is checked at compile time against the context the `tool()` results
+   * of `tools` declare (`ToolContext<{ db: Db }>` in an `execute`, else `AppContext` once the app declares it; all of
+   * them at once, an agent's `asTool()` carrying its agent's tools'): `{}`, or `() => ({ db: 1 })`, does not compile
+   * beside such a tool. Tools that declare none take any context, and leaving it out compiles (their calls then get
+   * `undefined` outside `client.run()`). Not checked against tools given later (`addTool()`), nor against `tools`
+   * when the type arguments are written out (`new Client<Ctx>(…)` checks it against `Ctx` only).
    */
-  context?: C | ((call: CallInfo) => C | Promise<C>) | undefined;
+  context?: ClientContext<C, ToolsContext<T>> | undefined;
   /**
    * Calls executing at once; the rest wait in order. A call waiting for a human's approval (over the socket, or
    * from an `onApproval` that returns a promise) or for a nested agent run does not count: it holds no slot

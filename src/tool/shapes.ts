@@ -278,11 +278,20 @@ type ContextOfEntry<P> = P extends {
  * inferred map ({@link ToolSetOf}). `ToolContext<{ tenantId: string }>` in one tool's `execute` and
  * `ToolContext<{ userId: string }>` in another's make `{ tenantId: string } & { userId: string }`; a tool that
  * declares none adds nothing; `unknown` when none does. A `context` given with those tools (to a bridge, to
- * `client.run()` for an agent's tools) must be of this type, as `invokeTool` checks its `context` against its one
- * tool's. Objects and bare functions are checked by the `C` of {@link ToolSetOf} instead, which types their `ctx`.
- * Type-level only.
+ * `new Client()`, to `client.run()` for an agent's tools) must be of this type, as `invokeTool` checks its
+ * `context` against its one tool's. Objects and bare functions are checked by the `C` of {@link ToolSetOf} instead,
+ * which types their `ctx`. An array held in a variable counts each tool its element type names; TypeScript types
+ * `[a, b]` by `b` alone when `a` is a subtype of `b` (a tool of a declared context beside one of the loose default
+ * with the same input and output), and then only `b` counts: `[a, b] as const` keeps both. Type-level only.
  */
-export type ToolsContext<T> = Both<{ [K in keyof T]: (context: ContextOfEntry<T[K]>) => void }>;
+export type ToolsContext<T> = Both<{ [K in keyof T]: NeedsContext<T[K]> }>;
+
+/**
+ * One entry's context as the parameter of a function: one function per member when the entry is a union (the
+ * element of an array held in a variable, `const tools = [a, b]`, is `A | B`), so that {@link Both} needs each
+ * member's context rather than any one of them.
+ */
+type NeedsContext<P> = P extends unknown ? (context: ContextOfEntry<P>) => void : never;
 
 /**
  * The parameters of the functions in `F` (a tuple or record of functions), all at once. Entry by entry as

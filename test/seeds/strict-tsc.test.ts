@@ -98,4 +98,18 @@ describe('the seeds under strict tsc', () => {
       "Property 'tenantID' does not exist on type 'AppContext'. Did you mean 'tenantId'?",
     );
   }, 300_000);
+
+  it("checks a client's context against AppContext once the app declares it, for tools that say no other", () => {
+    const withClient = `${CENCORI_WITH_APP_CONTEXT.replace('{ Agent, tool }', '{ Agent, Client, tool }')}
+export const client = new Client({ tools: [searchOrders], context: (call) => ({ tenantId: call.runId }) });
+`;
+    const good = join(work, 'cencori-client.ts');
+    writeFileSync(good, withClient);
+    expect(diagnostics([good])).toEqual([]);
+    const bad = join(work, 'cencori-client-typo.ts');
+    writeFileSync(bad, withClient.replace('({ tenantId: call.runId })', '({ tenant: call.runId })'));
+    expect(diagnostics([bad]).join('\n')).toContain(
+      "Type '(call: CallInfo) => { tenant: string; }' is not assignable to type 'ClientContext<{ tenant: string; }, AppContext> | undefined'.",
+    );
+  }, 300_000);
 });
