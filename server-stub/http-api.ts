@@ -12,7 +12,7 @@ import { getBuild, listKeys, putBuild, replaceKeys } from './admin';
 import { bearerKey, keyAccepted } from './auth';
 import type { CallDecision } from './call';
 import { answerBody, cancelBody, decisionBody, parseBody, startRunBody } from './http-bodies';
-import { decodeSegment, duplicateHost, HttpError, readJsonBody, requestPath, sendJson } from './http-io';
+import { duplicateHost, HttpError, pathParam, readJsonBody, requestPath, sendJson } from './http-io';
 import type { Run } from './run';
 import type { StubService } from './service';
 import type { RunStatus } from './transcript';
@@ -37,6 +37,8 @@ interface Route {
   handler: Handler;
   /** `false` for the health check and the agent UI's files; `'admin'` for the operator routes (admin key only). */
   auth: boolean | 'admin';
+  /** The names of the pattern's captures, each an id (`runId`, `callId`, `questionId`), for {@link pathParam}. */
+  params?: readonly string[];
 }
 
 /** `GET /v1/health`: up, and which protocol it speaks. */
@@ -228,6 +230,8 @@ function streamEvents(
   req.on('close', stop);
 }
 
+const RUN = ['runId'];
+
 /** Every route, tried in order. */
 const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: /^\/v1\/health$/, auth: false, handler: health },
@@ -242,13 +246,20 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: /^\/v1\/agents$/, auth: true, handler: listAgents },
   { method: 'POST', pattern: /^\/v1\/runs$/, auth: true, handler: startRun },
   { method: 'GET', pattern: /^\/v1\/runs$/, auth: true, handler: listRuns },
-  { method: 'GET', pattern: /^\/v1\/runs\/([^/]+)$/, auth: true, handler: getRun },
-  { method: 'GET', pattern: /^\/v1\/runs\/([^/]+)\/events$/, auth: true, handler: streamEvents },
-  { method: 'POST', pattern: /^\/v1\/runs\/([^/]+)\/cancel$/, auth: true, handler: cancelRun },
-  { method: 'POST', pattern: /^\/v1\/runs\/([^/]+)\/approvals\/([^/]+)$/, auth: true, handler: decide },
+  { method: 'GET', pattern: /^\/v1\/runs\/([^/]+)$/, params: RUN, auth: true, handler: getRun },
+  { method: 'GET', pattern: /^\/v1\/runs\/([^/]+)\/events$/, params: RUN, auth: true, handler: streamEvents },
+  { method: 'POST', pattern: /^\/v1\/runs\/([^/]+)\/cancel$/, params: RUN, auth: true, handler: cancelRun },
+  {
+    method: 'POST',
+    pattern: /^\/v1\/runs\/([^/]+)\/approvals\/([^/]+)$/,
+    params: ['runId', 'callId'],
+    auth: true,
+    handler: decide,
+  },
   {
     method: 'POST',
     pattern: /^\/v1\/runs\/([^/]+)\/calls\/([^/]+)\/questions\/([^/]+)$/,
+    params: ['runId', 'callId', 'questionId'],
     auth: true,
     handler: answerQuestion,
   },
@@ -324,7 +335,9 @@ async function route(
   }
   if (found.auth === 'admin') authorizeAdmin(service, request);
   const tenant = found.auth === true ? authorize(service, request) : undefined;
-  const params = (found.pattern.exec(path) ?? []).slice(1).map(decodeSegment);
+  const params = (found.pattern.exec(path) ?? [])
+    .slice(1)
+    .map((segment, index) => pathParam(segment, found.params?.[index] ?? 'path segment'));
   await found.handler(service, request, response, params, tenant);
 }
 

@@ -1,7 +1,7 @@
 /**
  * The request bodies of the HTTP API, as schemas, and {@link parseBody}, which checks one and refuses a
- * malformed body with a 400 naming the first field at fault (`input must be a string`). Unknown fields are
- * ignored.
+ * malformed body with a 400 naming the field at fault and the rule it breaks (`input must be a string`,
+ * `agent.tools[0] must be a string`). Unknown fields are ignored.
  *
  * @module
  */
@@ -11,33 +11,110 @@ import { HttpError } from './http-io';
 
 const NOT_AN_OBJECT = 'request body must be a JSON object';
 
-/** The first few problems of an agent definition, each as `agent.<path>: <what>`. */
-function agentDetail(issues: readonly { code: string; path: readonly PropertyKey[] }[]): string {
-  return issues
-    .slice(0, 3)
-    .map(
-      (issue) =>
-        `agent${issue.path.map((key) => `.${String(key)}`).join('')}: ${issue.code.replaceAll('_', ' ')}`,
-    )
-    .join('; ');
+/**
+ * The rule of a count (`maxTurns`, `dispatch`): an integer from 1 to `Number.MAX_SAFE_INTEGER`, the range of
+ * `run_start.maxTurns` over the socket and of the client's `maxTurns` option. Past it, adding 1 to a count
+ * changes nothing (2 ** 53 + 1 === 2 ** 53), so a run would never reach its bound: refused, not clamped.
+ */
+const COUNT_RULE = `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}`;
+
+const count = z
+  .number({ error: COUNT_RULE })
+  .check(z.refine((n) => Number.isSafeInteger(n) && n >= 1, { error: COUNT_RULE }));
+
+const TOOL_CHOICE_RULE = 'must be "auto", "none", "required" or { "type": "tool", "name": <tool name> }';
+
+/** What a value of each JSON type is called in a rule. */
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'a boolean',
+  object: 'an object',
+  record: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+/** `a`, `a or b`, `a, b or c`. */
+function either(choices: readonly string[]): string {
+  return choices.length <= 1
+    ? (choices[0] ?? '')
+    : `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`;
 }
 
-/** `POST /v1/runs`: `{ agent: AgentDefinition | string, input: string, maxTurns?: int ≥ 1, userId?: string }`. */
+/** `at most 128 characters long`, `at least 1 item`, `≤ 5`: a bound of a string, an array or a number. */
+function bound(issue: { origin: string; inclusive?: boolean }, side: 'min' | 'max', limit: unknown): string {
+  const n = Number(limit);
+  const plural = n === 1 ? '' : 's';
+  const word = side === 'min' ? 'at least' : 'at most';
+  if (issue.origin === 'string') return `${word} ${n} character${plural} long`;
+  if (issue.origin === 'array' || issue.origin === 'set') return `${word} ${n} item${plural}`;
+  const sign =
+    side === 'min' ? (issue.inclusive === false ? '>' : '≥') : issue.inclusive === false ? '<' : '≤';
+  return `${sign} ${String(limit)}`;
+}
+
+/**
+ * The rule a value broke, for an issue whose schema gives no message of its own: zod/mini has no locale and would
+ * say only "Invalid input". Passed to each parse, never set for the process with `z.config` (that would change
+ * the messages of every zod schema in it, a user's too).
+ */
+function ruleOf(issue: z.core.$ZodRawIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
+    case 'too_small':
+      return `must be ${bound(issue, 'min', issue.minimum)}`;
+    case 'too_big':
+      return `must be ${bound(issue, 'max', issue.maximum)}`;
+    case 'invalid_format':
+      return issue.format === 'regex' && issue.pattern !== undefined
+        ? `must match ${issue.pattern}`
+        : `must be a valid ${issue.format}`;
+    case 'invalid_value':
+      return `must be ${either(issue.values.map((value) => JSON.stringify(value)))}`;
+    case 'invalid_union':
+      return issue.inst === toolChoiceSchema ? TOOL_CHOICE_RULE : 'matches none of the forms it may take';
+    default:
+      return 'is not valid';
+  }
+}
+
+/** `agent.tools[0]`: a path as a reader of the body writes it. */
+function pathText(path: readonly PropertyKey[]): string {
+  return path
+    .map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`))
+    .join('');
+}
+
+/**
+ * An issue as `<path> <rule>`. A union whose value took the shape of one of its forms (an object where an agent
+ * name or definition goes) says what is wrong inside that form, up to three problems (`agent.name must be a
+ * string; agent.tools must be an array`), rather than that it matches no form.
+ */
+function describeIssue(issue: z.core.$ZodIssue, at: readonly PropertyKey[] = []): string {
+  const path = [...at, ...issue.path];
+  if (issue.code === 'invalid_union') {
+    const shaped = issue.errors.find((issues) => issues.length > 0 && issues.every((i) => i.path.length > 0));
+    if (shaped !== undefined)
+      return shaped
+        .slice(0, 3)
+        .map((inner) => describeIssue(inner, path))
+        .join('; ');
+  }
+  const field = pathText(path);
+  return field === '' ? issue.message : `${field} ${issue.message}`;
+}
+
+/** `POST /v1/runs`: `{ agent: AgentDefinition | string, input: string, maxTurns?, userId?, toolChoice?, metadata? }`. */
 export const startRunBody = z.object(
   {
     agent: z.union([z.string(), agentDefinitionSchema], {
-      // The definition branch's problems say what is wrong (the string branch only says "not a string").
-      error: (issue) => {
-        const branches = issue.code === 'invalid_union' && 'errors' in issue ? issue.errors : [];
-        return `must be an agent name or an agent definition (${agentDetail(branches[1] ?? [])})`;
-      },
+      error: 'must be an agent name or an agent definition ({ name, instructions, tools })',
     }),
     input: z.string({ error: 'must be a string' }),
-    maxTurns: z.optional(
-      z
-        .number({ error: 'must be an integer ≥ 1' })
-        .check(z.refine((n) => Number.isInteger(n) && n >= 1, { error: 'must be an integer ≥ 1' })),
-    ),
+    maxTurns: z.optional(count),
     /** The end user the run acts for: given to its tool calls as `tool_call.userId` (feature `call_context`). */
     userId: z.optional(
       z
@@ -82,15 +159,14 @@ export const cancelBody = z.object(
 
 /**
  * The body, checked against its schema.
- * @throws HttpError 400 `invalid_request` naming the first field at fault, e.g. `approved must be a boolean`.
+ * @throws HttpError 400 `invalid_request` naming the first field at fault and its rule, e.g. `approved must be a
+ *   boolean`.
  */
 export function parseBody<T>(schema: z.ZodMiniType<T>, body: unknown): T {
-  const parsed = schema.safeParse(body);
+  const parsed = schema.safeParse(body, { error: ruleOf });
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const field = issue?.path.map(String).join('.') ?? '';
-  const message = issue?.message ?? NOT_AN_OBJECT;
-  throw new HttpError(400, 'invalid_request', field === '' ? message : `${field} ${message}`);
+  throw new HttpError(400, 'invalid_request', issue === undefined ? NOT_AN_OBJECT : describeIssue(issue));
 }
 
 /**
@@ -103,17 +179,13 @@ export const answerBody = z
       answer: z.optional(z.unknown()),
       declined: z.optional(z.literal(true, { error: 'must be true' })),
       reason: z.optional(z.string({ error: 'must be a string' })),
-      dispatch: z.optional(
-        z
-          .number({ error: 'must be an integer ≥ 1' })
-          .check(z.refine((n) => Number.isInteger(n) && n >= 1, { error: 'must be an integer ≥ 1' })),
-      ),
+      dispatch: z.optional(count),
     },
     { error: NOT_AN_OBJECT },
   )
   .check(
     z.refine((body) => body.declined === true || 'answer' in body, {
-      error: 'must have an answer, or declined: true',
+      error: 'is required unless declined is true',
       path: ['answer'],
     }),
   );

@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { jsonSyntaxError, nestsDeeperThan } from '../src/json';
 import { MAX_FRAME_DEPTH } from '../src/limits';
+import { MAX_ID_CHARS } from '../src/wire/protocol';
 
 /** A refusal with its HTTP status. */
 export class HttpError extends Error {
@@ -62,11 +63,21 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 }
 
 /**
- * Reads a JSON body of at most `limit` bytes.
+ * Whether a `Content-Type` names JSON: `application/json`, any case, parameters (`; charset=utf-8`) aside. A
+ * request that names none is read as JSON too.
+ */
+function isJsonType(type: string): boolean {
+  return (type.split(';', 1)[0] ?? '').trim().toLowerCase() === 'application/json';
+}
+
+/**
+ * Reads a JSON body of at most `limit` bytes. A body that is not empty is JSON: a `Content-Type` other than
+ * `application/json` (`text/plain`, a form's `application/x-www-form-urlencoded`, what `curl -d` sends without
+ * `-H 'Content-Type: application/json'`) is refused rather than read as JSON anyway.
  *
- * @param optional - when `true`, an empty body is `{}`; else it is refused.
- * @throws HttpError 413 `payload_too_large` past the limit, 400 `invalid_request` for an empty body, 400
- *   `invalid_json` for one that does not parse.
+ * @param optional - when `true`, an empty body is `{}` (whatever its `Content-Type`); else it is refused.
+ * @throws HttpError 413 `payload_too_large` past the limit, 400 `invalid_request` for an empty body, 415
+ *   `unsupported_media_type` for another content type, 400 `invalid_json` for a body that does not parse.
  */
 export async function readJsonBody(
   request: IncomingMessage,
@@ -99,6 +110,15 @@ export async function readJsonBody(
     if (optional) return {};
     throw new HttpError(400, 'invalid_request', 'request body is empty; a JSON object is required');
   }
+  const type = request.headers['content-type'];
+  if (type !== undefined && !isJsonType(type)) {
+    const shown = type.length > 100 ? `${type.slice(0, 100)}…` : type;
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      `content-type must be application/json, got ${JSON.stringify(shown)}`,
+    );
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -115,13 +135,27 @@ export async function readJsonBody(
 }
 
 /**
- * A path segment, percent-decoded.
- * @throws HttpError 400 `invalid_request` for a malformed escape.
+ * A path parameter (`runId`, `callId`, `questionId`), percent-decoded: an id, 1 to {@link MAX_ID_CHARS} characters
+ * as on the wire (a longer one names nothing the stub has).
+ * @throws HttpError 400 `invalid_request` naming the parameter, for a malformed escape or an id too long.
  */
-export function decodeSegment(segment: string): string {
+export function pathParam(segment: string, name: string): string {
+  let value: string;
   try {
-    return decodeURIComponent(segment);
+    value = decodeURIComponent(segment);
   } catch {
-    throw new HttpError(400, 'invalid_request', `malformed path segment ${JSON.stringify(segment)}`);
+    const shown = segment.length > 100 ? `${segment.slice(0, 100)}…` : segment;
+    throw new HttpError(
+      400,
+      'invalid_request',
+      `${name} must be percent-encoded UTF-8, got ${JSON.stringify(shown)}`,
+    );
   }
+  if (value.length > MAX_ID_CHARS)
+    throw new HttpError(
+      400,
+      'invalid_request',
+      `${name} must be 1 to ${MAX_ID_CHARS} characters, got ${value.length}`,
+    );
+  return value;
 }

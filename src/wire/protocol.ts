@@ -24,8 +24,10 @@ export { utf8Length } from '../utf8';
 /*
  * Field schemas the frames share: ids, counts, JSON objects.
  */
-/** An opaque id (`callId`, `runId`, …): 1 to 256 characters. */
-export const id = z.string().check(z.minLength(1), z.maxLength(256));
+/** Longest id, in characters (UTF-16 code units). */
+export const MAX_ID_CHARS = 256;
+/** An opaque id (`callId`, `runId`, …): 1 to {@link MAX_ID_CHARS} characters. */
+export const id = z.string().check(z.minLength(1), z.maxLength(MAX_ID_CHARS));
 /** An integer ≥ 0. */
 export const nonNegativeInt = z.number().check(z.int(), z.minimum(0));
 /** Longest `hello.buildId`, in characters (docs/protocol/fleets.md). */

@@ -50,23 +50,23 @@ describe('HTTP request bodies', () => {
     expect(refusal(startRunBody, { agent: 'known', input: 7 })).toEqual(invalid('input must be a string'));
     for (const maxTurns of [0, 1.5, '3', null]) {
       expect(refusal(startRunBody, { agent: 'known', input: 'x', maxTurns })).toEqual(
-        invalid('maxTurns must be an integer ≥ 1'),
+        invalid('maxTurns must be an integer from 1 to 9007199254740991'),
       );
     }
     expect(refusal(startRunBody, { agent: 5, input: 'x' })).toEqual(
-      invalid('agent must be an agent name or an agent definition (agent: invalid type)'),
+      invalid('agent must be an agent name or an agent definition ({ name, instructions, tools })'),
     );
     expect(refusal(startRunBody, { input: 'x' })).toEqual(
-      invalid('agent must be an agent name or an agent definition (agent: invalid type)'),
+      invalid('agent must be an agent name or an agent definition ({ name, instructions, tools })'),
     );
     expect(
       refusal(startRunBody, { agent: { name: 'a', instructions: 'i', tools: [1] }, input: 'x' }),
-    ).toEqual(invalid('agent must be an agent name or an agent definition (agent.tools.0: invalid type)'));
+    ).toEqual(invalid('agent.tools[0] must be a string'));
   });
 
   it('reports the first field at fault, in the order the body is documented', () => {
     expect(refusal(startRunBody, { agent: 5, input: 5, maxTurns: 0 })).toEqual(
-      invalid('agent must be an agent name or an agent definition (agent: invalid type)'),
+      invalid('agent must be an agent name or an agent definition ({ name, instructions, tools })'),
     );
     expect(refusal(decisionBody, { approved: 'yes', reason: 5 })).toEqual(
       invalid('approved must be a boolean'),
@@ -101,7 +101,7 @@ describe('HTTP request bodies', () => {
     });
     expect(
       await http(server, 'POST', '/v1/runs', { agent: 'known', input: 'x', maxTurns: 'two' }),
-    ).toMatchObject(error('maxTurns must be an integer ≥ 1'));
+    ).toMatchObject(error('maxTurns must be an integer from 1 to 9007199254740991'));
     expect(await http(server, 'POST', '/v1/runs', { agent: 'known', input: ['x'] })).toMatchObject(
       error('input must be a string'),
     );

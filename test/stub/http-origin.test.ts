@@ -15,16 +15,20 @@ import { TestClient, toolDef } from './test-client';
 const refundModel = () =>
   scriptedModel([{ toolCalls: [{ name: 'refund', arguments: { amount: 42 } }] }, { text: 'done' }]);
 
-/** A request as a browser sends it from a page of `origin` (`undefined`: no `Origin`, as curl or a server). */
+/**
+ * A request as a browser sends it from a page of `origin` (`undefined`: no `Origin`, as curl or a server), its body
+ * as `type` (text/plain: what a page may send another origin without a preflight).
+ */
 async function fromPage(
   url: string,
   origin: string | undefined,
   method = 'GET',
   body?: unknown,
+  type = 'text/plain',
 ): Promise<{ status: number; body: unknown; headers: Headers }> {
   const headers: Record<string, string> = { authorization: 'Bearer anything' };
   if (origin !== undefined) headers.origin = origin;
-  if (body !== undefined) headers['content-type'] = 'text/plain';
+  if (body !== undefined) headers['content-type'] = type;
   const response = await fetch(url, {
     method,
     headers,
@@ -93,10 +97,14 @@ describe('requests from web pages', () => {
     const server = await stub({ model: refundModel() });
     track(await TestClient.connect(server.url, { tools: [toolDef('refund', true)] }));
     const own = new URL(server.httpUrl).origin;
-    const started = await fromPage(`${server.httpUrl}/v1/runs`, own, 'POST', {
-      agent: agent('a', ['refund']),
-      input: 'go',
-    });
+    // As the agent UI sends it (a page's text/plain body, sent without a preflight, would be refused 415).
+    const started = await fromPage(
+      `${server.httpUrl}/v1/runs`,
+      own,
+      'POST',
+      { agent: agent('a', ['refund']), input: 'go' },
+      'application/json',
+    );
     expect(started.status).toBe(201);
     const { runId } = started.body as { runId: string };
     expect((await fromPage(`${server.httpUrl}/v1/runs/${runId}`, undefined)).status).toBe(200);

@@ -116,7 +116,7 @@ describe('questions', () => {
     });
     expect(await http(server, 'POST', path('n'), { nothing: true })).toMatchObject({
       status: 400,
-      body: { error: { code: 'invalid_request', message: 'answer must have an answer, or declined: true' } },
+      body: { error: { code: 'invalid_request', message: 'answer is required unless declined is true' } },
     });
   });
 

@@ -161,7 +161,7 @@ describe('runs over HTTP', () => {
         error: {
           code: 'invalid_request',
           message:
-            'agent must be an agent name or an agent definition (agent.name: too small; agent.instructions: invalid type; agent.tools: invalid type)',
+            'agent.name must be at least 1 character long; agent.instructions must be a string; agent.tools must be an array',
         },
       },
     });
@@ -173,7 +173,9 @@ describe('runs over HTTP', () => {
       await http(server, 'POST', '/v1/runs', { agent: 'known', input: 'x', maxTurns: 0 }, 'k'),
     ).toMatchObject({
       status: 400,
-      body: { error: { code: 'invalid_request', message: 'maxTurns must be an integer ≥ 1' } },
+      body: {
+        error: { code: 'invalid_request', message: 'maxTurns must be an integer from 1 to 9007199254740991' },
+      },
     });
     expect(await http(server, 'GET', '/v1/runs/run_nope', undefined, 'k')).toMatchObject({
       status: 404,
