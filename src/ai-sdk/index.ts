@@ -9,12 +9,20 @@
 // part (zod 3, valibot, JSON Schema, `strict: true`, ...) is registered before this subpath defines a tool, whatever
 // the program imported first. Elsewhere it is the core, which registers nothing (a bundler drops it).
 import 'toolwire';
-import { type Tool as AiTool, jsonSchema, type ToolExecutionOptions } from 'ai';
+import {
+  type Tool as AiTool,
+  type JSONValue,
+  jsonSchema,
+  type ToolExecutionOptions,
+  type ToolResultPart,
+} from 'ai';
 import { approvalNeeded, invokeTool } from '../call/invoke';
 import type { ApprovalDecision, ApprovalRequest, ToolCallResult } from '../call/types';
 import { brandErrorClass, OptionsError, ToolwireError, type ToolwireErrorOptions } from '../errors';
 import { cloneJson } from '../json';
 import { aFunction, anything, checkOptions, type OptionsSpec } from '../tool/check-options';
+import type { ContentPart } from '../tool/content';
+import { wellFormedJson } from '../tool/output';
 import { markViewOf, type ToolSetOf, type ToolsContext, type ToolsGiven, toolsOf } from '../tool/shapes';
 import type { Tool } from '../tool/tool';
 
@@ -41,8 +49,60 @@ brandErrorClass(ToolResultError, 'ToolResultError');
 /*
  * `toAiSdkTools()`: toolwire tools as AI SDK tools.
  */
-/** An AI SDK tool made by {@link toAiSdkTools}: its input a JSON object, its output the text the model reads. */
-export type AiSdkTool = AiTool<Record<string, unknown>, string>;
+/**
+ * What a tool from {@link toAiSdkTools} returns for a result made with `content()`: the text a model that reads
+ * only text would read (`ToolCallResult.output`) and the parts (`ToolCallResult.content`, binary data as base64).
+ * Plain JSON, so that it can be kept in UI messages and given back to `convertToModelMessages`.
+ */
+export interface AiSdkContentOutput {
+  output: string;
+  content: ContentPart[];
+}
+
+/**
+ * An AI SDK tool made by {@link toAiSdkTools}: its input a JSON object, its output the text the model reads (a
+ * string), or {@link AiSdkContentOutput} for a result made with `content()`, which its `toModelOutput` gives the
+ * model as parts.
+ */
+export type AiSdkTool = AiTool<Record<string, unknown>, string | AiSdkContentOutput>;
+
+/** A tool result as the AI SDK gives it to the model (its `ToolResultOutput`). */
+type ModelOutput = ToolResultPart['output'];
+type ModelPart = Extract<ModelOutput, { type: 'content' }>['value'][number];
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** One content part as the AI SDK's: text as `text`, JSON as the `text` of its JSON, images and files as data. */
+function modelPart(part: unknown): ModelPart {
+  if (!isRecord(part)) return { type: 'text', text: wellFormedJson(JSON.stringify(part ?? null)) };
+  const { type, data, mediaType } = part;
+  if (type === 'text' && typeof part.text === 'string') return { type: 'text', text: part.text };
+  if ((type === 'image' || type === 'file') && typeof data === 'string' && typeof mediaType === 'string') {
+    if (type === 'image') return { type: 'image-data', data, mediaType };
+    const { filename } = part;
+    return { type: 'file-data', data, mediaType, ...(typeof filename === 'string' ? { filename } : {}) };
+  }
+  return {
+    type: 'text',
+    text: wellFormedJson(JSON.stringify(type === 'json' ? (part.value ?? null) : part)),
+  };
+}
+
+/**
+ * The `toModelOutput` of every tool from {@link toAiSdkTools} (one function, not one per tool or call): a string is
+ * the `text` it is, as the AI SDK makes it without one; an {@link AiSdkContentOutput} is `content` of its parts
+ * (`text`; `image-data`; `file-data` with the filename; a JSON part as the text of its JSON). The AI SDK also gives
+ * it outputs kept in UI messages (`convertToModelMessages`), so it reads nothing but the JSON; any other value is
+ * `json`, as without one.
+ */
+function toModelOutput({ output }: { output: unknown }): ModelOutput {
+  if (typeof output === 'string') return { type: 'text', value: output };
+  if (isRecord(output) && Array.isArray(output.content)) {
+    return { type: 'content', value: output.content.map(modelPart) };
+  }
+  return { type: 'json', value: (output ?? null) as JSONValue };
+}
 
 /** Options of {@link toAiSdkTools}. Every field is optional. */
 export interface ToAiSdkToolsOptions<C = unknown> {
@@ -123,7 +183,11 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
     inputSchema: jsonSchema<Record<string, unknown>>(parameters),
     ...(source.definition.strict === true ? { strict: true } : {}),
     ...(approvedByAiSdk ? { needsApproval: true } : approve === undefined ? { needsApproval: askAiSdk } : {}),
-    execute: async (input: Record<string, unknown>, call: ToolExecutionOptions): Promise<string> => {
+    toModelOutput,
+    execute: async (
+      input: Record<string, unknown>,
+      call: ToolExecutionOptions,
+    ): Promise<string | AiSdkContentOutput> => {
       const approved = approvedByAiSdk || decided.delete(call.toolCallId);
       const result = await invokeTool(source, asSent(input), {
         callId: call.toolCallId,
@@ -133,7 +197,8 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
         ...(approved ? { approved: true } : {}),
       });
       if (result.status !== 'ok') throw new ToolResultError(result);
-      return result.output;
+      const { content } = result;
+      return content === undefined ? result.output : { output: result.output, content };
     },
   };
   // Given back to toolwire (a Client, an Agent, invokeTool, toAiSdkTools again), it is `source` itself.
@@ -155,6 +220,10 @@ function toAiSdkTool<C>(source: AnyTool<C>, options: ToAiSdkToolsOptions<C>): Ai
  *   (strict mode) or left out (a provider without strict mode) alike.
  * - An `ok` call's output is the text the model reads (a `text` tool output); any other status throws a
  *   {@link ToolResultError} whose message is that text, which the AI SDK gives the model as a `tool-error`.
+ * - A result made with `content()` is an {@link AiSdkContentOutput} (`{ output, content }`), which the tool's
+ *   `toModelOutput` gives the model as the AI SDK's `content` output: text and JSON parts as `text`, images as
+ *   `image-data`, files as `file-data` (with the filename). Whether the model sees an image or a file depends on
+ *   the provider's support for them in tool results.
  * - Widgets never reach the model (as with the hosted service); `ToolCallResult.value` is not returned.
  *
  * `tools` takes every shape `new Client({ tools })` takes: an array or a record keyed by name of `tool()`

@@ -18,8 +18,17 @@ import {
   type OptionsSpec,
   oneOf,
 } from '../tool/check-options';
+import {
+  type ContentInput,
+  contentWithText,
+  isBase64,
+  isFilename,
+  isMediaType,
+  type ToolContent,
+} from '../tool/content';
 import { base64Bytes } from '../tool/output';
 import { TOOL_NAME_PATTERN, type Tool, type ToolContext, tool } from '../tool/tool';
+import { CONTENT_LIMITS } from '../wire/protocol';
 
 /*
  * What the model reads for an MCP `tools/call` result: the text of its content, in order, with a short note in
@@ -36,6 +45,22 @@ import { TOOL_NAME_PATTERN, type Tool, type ToolContext, tool } from '../tool/to
  *
  * Parts are joined with a newline. A result with no content but `structuredContent` reads as that object's
  * compact JSON; a result with neither reads as `''`.
+ *
+ * That text is the imported tool's `output`, always. Beside it, the parts toolwire can carry travel as content
+ * parts (`content()`, docs/guide/model-output.md), so that a model that takes images sees the image:
+ *
+ * | MCP content part                          | content part                                                  |
+ * | ----------------------------------------- | ------------------------------------------------------------- |
+ * | `image` of PNG, JPEG, GIF or WebP         | `image`, of that `mediaType`                                  |
+ * | `image` of another type, `audio`          | `file`, of its `mimeType`                                     |
+ * | `resource` holding a `blob`               | `file`, of its `mimeType` (else `application/octet-stream`), named by the last segment of its URI's path (`file:///r/a.pdf` → `a.pdf`) when it has one |
+ * | any other (text, a text resource, a link) | `text`: its text or note as above, next ones joined by `\n`   |
+ *
+ * A result with none of the first three is its text alone, as it always was. A part is its note instead (in a
+ * text part) when its data is not base64, its media type is not `type/subtype` (at most 255 characters), or it
+ * would take the result past `CONTENT_LIMITS.maxParts` parts. Size is bounded where a frame is: a `Client`
+ * sends in place of a part too large for the service's frame limit a text saying so (`[image image/png of
+ * 3,145,728 bytes not sent: …]`), never a failed call. `structuredContent` stays out of the parts.
  */
 type Part = Record<string, unknown>;
 
@@ -92,6 +117,107 @@ export function mcpResultText(result: unknown): string {
   return '';
 }
 
+/**
+ * `data` as the base64 `content()` takes: as it is, or without the white space and with the padding that MCP's
+ * own check (`atob`) lets a server leave out; `undefined` when it is not base64.
+ */
+function base64Of(data: unknown): string | undefined {
+  if (typeof data !== 'string') return undefined;
+  if (isBase64(data)) return data;
+  const bare = data.replace(/[\t\n\f\r ]/g, '');
+  const padded = bare.length % 4 === 0 ? bare : `${bare}${'='.repeat(4 - (bare.length % 4))}`;
+  return isBase64(padded) ? padded : undefined;
+}
+
+/**
+ * The last segment of a URI's path, percent-decoded (`file:///r/a%20b.pdf` → `a b.pdf`), when there is one that
+ * `content()` takes as a filename; none for a URI without a path (`memo://week`, `urn:x`, `data:…`).
+ */
+function filenameOf(uri: unknown): string | undefined {
+  if (typeof uri !== 'string') return undefined;
+  let path: string;
+  try {
+    path = new URL(uri).pathname;
+  } catch {
+    return undefined;
+  }
+  if (!path.startsWith('/')) return undefined;
+  let name = path.slice(path.lastIndexOf('/') + 1);
+  try {
+    name = decodeURIComponent(name);
+  } catch {
+    // Not percent-encoding after all: the segment as written.
+  }
+  return name !== '' && isFilename(name) ? name : undefined;
+}
+
+const IMAGE_TYPES: readonly string[] = CONTENT_LIMITS.imageTypes;
+
+/** The content part toolwire carries for an MCP part (the table above), or `undefined`: then its text. */
+function carriedPart(part: Part): ContentInput | undefined {
+  if (part.type === 'image' || part.type === 'audio') {
+    const data = base64Of(part.data);
+    const mediaType = part.mimeType;
+    if (data === undefined || typeof mediaType !== 'string') return undefined;
+    const image = part.type === 'image' ? mediaType.toLowerCase() : '';
+    if (IMAGE_TYPES.includes(image)) return { type: 'image', data, mediaType: image as 'image/png' };
+    return isMediaType(mediaType) ? { type: 'file', data, mediaType } : undefined;
+  }
+  const resource = part.type === 'resource' && isRecord(part.resource) ? part.resource : undefined;
+  if (resource === undefined || typeof resource.text === 'string') return undefined;
+  const data = base64Of(resource.blob);
+  const mediaType = resource.mimeType ?? 'application/octet-stream';
+  if (data === undefined || !isMediaType(mediaType)) return undefined;
+  const filename = filenameOf(resource.uri);
+  return { type: 'file', data, mediaType, ...(filename === undefined ? {} : { filename }) };
+}
+
+/** Whether an MCP part is of a kind toolwire may carry as more than text (checked before any part is made). */
+const mayCarry = (part: unknown): boolean =>
+  isRecord(part) &&
+  (part.type === 'image' ||
+    part.type === 'audio' ||
+    (part.type === 'resource' && isRecord(part.resource) && typeof part.resource.text !== 'string'));
+
+/**
+ * The content parts of an MCP result's `content` (the second table above), or `undefined` when toolwire carries
+ * none of them but as text. Text parts next to each other are one, so that the parts never pass
+ * `CONTENT_LIMITS.maxParts`: a part is carried only while one more text part would still fit after it.
+ */
+function carriedParts(content: readonly unknown[]): ContentInput[] | undefined {
+  if (!content.some(mayCarry)) return undefined;
+  const parts: ContentInput[] = [];
+  let carried = 0;
+  for (const item of content) {
+    const made = isRecord(item) && parts.length < CONTENT_LIMITS.maxParts - 1 ? carriedPart(item) : undefined;
+    if (made !== undefined) {
+      parts.push(made);
+      carried += 1;
+      continue;
+    }
+    const text = contentPartText(item);
+    const last = parts[parts.length - 1];
+    if (last?.type === 'text') last.text = `${last.text}\n${text}`;
+    else parts.push({ type: 'text', text });
+  }
+  return carried === 0 ? undefined : parts;
+}
+
+/**
+ * What an imported tool returns for an MCP result that is not an error: `text` (its {@link mcpResultText}), with
+ * the parts toolwire carries beside it when there are any.
+ */
+function resultOf(result: unknown, text: string): string | ToolContent {
+  const parts = isRecord(result) && Array.isArray(result.content) ? carriedParts(result.content) : undefined;
+  if (parts === undefined) return text;
+  try {
+    return contentWithText(parts, text);
+  } catch {
+    // Never, as the parts are checked as content() checks them; were the two to differ, the text alone.
+    return text;
+  }
+}
+
 /** What an `isError` result with no text makes the tool throw (the model reads `Error running <name>: …`). */
 export const EMPTY_MCP_ERROR = 'the MCP server reported an error without a message';
 
@@ -122,8 +248,12 @@ export type McpTool = ListToolsResult['tools'][number];
 export type McpToolSource = Pick<McpClient, 'listTools' | 'callTool'> &
   Partial<Pick<McpClient, 'request' | 'getServerCapabilities'>>;
 
-/** A tool imported from an MCP server: its input is the JSON object the MCP input schema accepts. */
-export type McpImportedTool = Tool<Record<string, unknown>, string>;
+/**
+ * A tool imported from an MCP server: its input is the JSON object the MCP input schema accepts; it returns the
+ * result's text, or `content()` of its parts with that text as `output` when the result holds images, audio or
+ * binary resources (see `mcpResultText`, and docs/integrations/mcp.md for the parts).
+ */
+export type McpImportedTool = Tool<Record<string, unknown>, string | ToolContent>;
 
 /** Options of {@link importMcpTools}. Every field is optional. */
 export interface ImportMcpToolsOptions {
@@ -412,11 +542,11 @@ function importOne(client: McpToolSource, mcpTool: McpTool, name: string, option
       ...(timeout === undefined ? {} : { timeout }),
     });
   };
-  const execute = async (input: Record<string, unknown>, ctx: ToolContext): Promise<string> => {
+  const execute = async (input: Record<string, unknown>, ctx: ToolContext): Promise<string | ToolContent> => {
     const result = await call(input, ctx);
     const text = mcpResultText(result);
     if (isRecord(result) && result.isError === true) throw new Error(errorText(text, mcpTool.name));
-    return text;
+    return resultOf(result, text);
   };
   try {
     return tool({
@@ -425,7 +555,7 @@ function importOne(client: McpToolSource, mcpTool: McpTool, name: string, option
       parameters: mcpTool.inputSchema,
       needsApproval,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      execute: execute as (input: unknown, ctx: ToolContext) => Promise<string>,
+      execute: execute as (input: unknown, ctx: ToolContext) => Promise<string | ToolContent>,
     }) as McpImportedTool;
   } catch (error) {
     if (!(error instanceof ToolDefinitionError)) throw error;
@@ -445,7 +575,9 @@ function importOne(client: McpToolSource, mcpTool: McpTool, name: string, option
  *   out) cancels the MCP request (`notifications/cancelled`);
  * - answers with the text of the result's content (see `mcpResultText`: text parts verbatim, a short note such
  *   as `[image omitted: image/png, 1234 bytes]` for each part that is not text, `structuredContent` as JSON
- *   when there is no content); an `isError` result is an `error` result, the model reading
+ *   when there is no content) as `output`; a result with images, audio or binary resources gives them beside
+ *   that text as content parts (`content()`: an image of PNG, JPEG, GIF or WebP as an image, the others as
+ *   files), so a model that takes images sees them; an `isError` result is an `error` result, the model reading
  *   `Error running <name>: <the result's text>`; an MCP protocol failure (e.g. the connection closed) likewise.
  *   `structuredContent` is not checked against the tool's `outputSchema` (the MCP SDK's `callTool` would throw
  *   such a result away): the model reads the content;

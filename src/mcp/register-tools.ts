@@ -34,7 +34,8 @@ import {
   type OptionsSpec,
   oneOf,
 } from '../tool/check-options';
-import { thrownMessage } from '../tool/output';
+import type { ContentPart } from '../tool/content';
+import { thrownMessage, wellFormedJson } from '../tool/output';
 import { type ToolSetOf, type ToolsContext, type ToolsGiven, toolsOf } from '../tool/shapes';
 import { inputSchemaOf, type Tool } from '../tool/tool';
 
@@ -296,8 +297,36 @@ async function run<C>(
     ...(context === undefined ? {} : { context }),
     ...(approve === undefined ? {} : { approve }),
   });
-  const content: CallToolResult['content'] = [{ type: 'text', text: result.output }];
-  return result.status === 'ok' ? { content } : { content, isError: true };
+  if (result.status !== 'ok') return { content: [{ type: 'text', text: result.output }], isError: true };
+  const parts = result.content;
+  return { content: parts === undefined ? [{ type: 'text', text: result.output }] : parts.map(mcpPart) };
+}
+
+/**
+ * A toolwire content part as an MCP content part: text as text; an image as an image; a file of an `audio/*` type
+ * as audio (MCP audio has no name: the filename is not sent); any other file as an embedded `resource` with its
+ * `blob`, `mimeType` and a `uri` of `file:///` and its filename (percent-encoded; `part-<n>` for the part at
+ * 1-based position n when it has none: MCP needs a URI, and the resource is in the result only, not readable
+ * with `resources/read`); a JSON part as the text of its JSON.
+ */
+function mcpPart(part: ContentPart, index: number): CallToolResult['content'][number] {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'json':
+      return { type: 'text', text: wellFormedJson(JSON.stringify(part.value)) };
+    case 'image':
+      return { type: 'image', data: part.data, mimeType: part.mediaType };
+    case 'file': {
+      if (part.mediaType.toLowerCase().startsWith('audio/'))
+        return { type: 'audio', data: part.data, mimeType: part.mediaType };
+      const name = part.filename === undefined ? `part-${index + 1}` : encodeURIComponent(part.filename);
+      return {
+        type: 'resource',
+        resource: { uri: `file:///${name}`, mimeType: part.mediaType, blob: part.data },
+      };
+    }
+  }
 }
 
 function handlerFor<C>(mcpServer: McpServer, served: AnyTool<C>, options: RegisterMcpToolsOptions<C>) {
@@ -442,6 +471,9 @@ function serverTakesToolTasks(mcpServer: McpServer): boolean | undefined {
  * arguments against the listed schema; with the `$schema` of draft 2020-12), and each `tools/call` runs it as `invokeTool` does:
  *
  * - the MCP client reads `ToolCallResult.output`, as one text part, exactly what the hosted model would read;
+ *   a result made with `content()` is its parts instead: text and JSON (its JSON text) as text parts, images as
+ *   image parts, `audio/*` files as audio parts, other files as embedded resources (`blob`, `mimeType`, and
+ *   `uri` `file:///<filename>`, or `file:///part-<n>` for the n-th part when it has no filename);
  * - any status other than `ok` (invalid arguments, a throw, a timeout, a rejection, a cancel) sets `isError`;
  * - the MCP request's abort signal (the client's `notifications/cancelled`, or the connection closing) is the
  *   call's `signal`: `ctx.signal` aborts;

@@ -27,6 +27,8 @@ export type ContentInput =
 
 // `Symbol.for`, so that content made by one copy of toolwire (ESM and CJS both loaded) is content in the other.
 const CONTENT = Symbol.for('toolwire.content.v1');
+/** The text of a content result made by {@link contentWithText}, in place of its parts' text (its `output`). */
+const TEXT = Symbol.for('toolwire.content.text.v1');
 
 /** A result made by {@link content}: its parts (binary data as base64), and the widget for the UI, if any. */
 export interface ToolContent {
@@ -52,13 +54,24 @@ const MEDIA_TYPE =
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
+/** Whether {@link content} takes `data` as a base64 string: padded to a multiple of 4, no other characters. */
+export const isBase64 = (data: string): boolean => data.length % 4 === 0 && BASE64.test(data);
+
+/** Whether {@link content} takes `value` as a file part's `mediaType`: `type/subtype[; name=value]`, ≤ 255 characters. */
+export const isMediaType = (value: unknown): value is string =>
+  typeof value === 'string' && value.length <= 255 && MEDIA_TYPE.test(value);
+
+/** Whether {@link content} takes `value` as a file part's `filename`: ≤ 255 characters, no control characters. */
+export const isFilename = (value: unknown): value is string =>
+  typeof value === 'string' && value.length <= 255 && !CONTROL.test(value);
+
 function fail(index: number, message: string): never {
   throw new ToolDefinitionError('invalid_content', `content(): part ${index}: ${message}`);
 }
 
 function base64Of(data: unknown, index: number): string {
   if (typeof data === 'string') {
-    if (data.length % 4 !== 0 || !BASE64.test(data)) fail(index, 'data must be bytes or a base64 string');
+    if (!isBase64(data)) fail(index, 'data must be bytes or a base64 string');
     return data;
   }
   if (data instanceof Uint8Array) return toBase64(data);
@@ -84,11 +97,7 @@ function part(input: ContentInput, index: number): ContentPart {
     }
     case 'file': {
       // Both are written into the text the model reads (`[file <name>: <type>, …]`): no line breaks, no brackets.
-      if (
-        typeof input.mediaType !== 'string' ||
-        input.mediaType.length > 255 ||
-        !MEDIA_TYPE.test(input.mediaType)
-      ) {
+      if (!isMediaType(input.mediaType)) {
         fail(
           index,
           `mediaType must be a media type such as text/csv, got ${JSON.stringify(String(input.mediaType).slice(0, 80))}`,
@@ -100,7 +109,7 @@ function part(input: ContentInput, index: number): ContentPart {
         mediaType: input.mediaType,
       };
       if (input.filename !== undefined) {
-        if (typeof input.filename !== 'string' || input.filename.length > 255 || CONTROL.test(input.filename))
+        if (!isFilename(input.filename))
           fail(index, 'filename must be a string of at most 255 characters without control characters');
         made.filename = input.filename;
       }
@@ -133,6 +142,20 @@ function part(input: ContentInput, index: number): ContentPart {
  * ```
  */
 export function content(parts: readonly ContentInput[], options: { widget?: unknown } = {}): ToolContent {
+  return madeContent(parts, options.widget, undefined);
+}
+
+/**
+ * {@link content} whose `output` is `text` rather than its parts' text ({@link contentText}): for a bridge whose
+ * text is already fixed, as an imported MCP tool's is (`mcpResultText`, src/mcp/import-tools.ts). Internal: not
+ * exported from the package's root.
+ * @throws ToolDefinitionError `invalid_content`, as {@link content}.
+ */
+export function contentWithText(parts: readonly ContentInput[], text: string): ToolContent {
+  return madeContent(parts, undefined, text);
+}
+
+function madeContent(parts: readonly ContentInput[], widget: unknown, text: string | undefined): ToolContent {
   if (!Array.isArray(parts) || parts.length === 0 || parts.length > CONTENT_LIMITS.maxParts) {
     throw new ToolDefinitionError(
       'invalid_content',
@@ -140,14 +163,21 @@ export function content(parts: readonly ContentInput[], options: { widget?: unkn
     );
   }
   // Every index, holes included (`map` skips them, and a hole would be written as `null`).
-  const made = { parts: Object.freeze(Array.from(parts, part)), [CONTENT]: true as const };
-  if (options.widget !== undefined) Object.assign(made, { widget: options.widget });
-  return Object.freeze(made) as ToolContent;
+  const out = { parts: Object.freeze(Array.from(parts, part)), [CONTENT]: true as const };
+  if (widget !== undefined) Object.assign(out, { widget });
+  if (text !== undefined) Object.assign(out, { [TEXT]: text });
+  return Object.freeze(out) as ToolContent;
 }
 
 /** The text of the parts for a model that reads only text: text, JSON, and a note per image or file. */
 export function contentText(parts: readonly ContentPart[]): string {
   return parts.map(partText).join('\n');
+}
+
+/** A content result's `output`: the text it was made with ({@link contentWithText}), else {@link contentText}. */
+export function contentOutput(value: ToolContent): string {
+  const own = (value as { [TEXT]?: unknown })[TEXT];
+  return typeof own === 'string' ? own : contentText(value.parts);
 }
 
 /** One part as text: itself, its JSON, or a note for an image or a file. */

@@ -1,9 +1,10 @@
 /** toolwire tools inside a real AI SDK `generateText` loop, driven by the AI SDK's own mock model. */
-import { tool as aiTool, generateText, type ModelMessage, stepCountIs } from 'ai';
+import { tool as aiTool, convertToModelMessages, generateText, type ModelMessage, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import {
   Agent,
   Client,
+  content,
   invokeTool,
   OptionsError,
   type Tool,
@@ -478,6 +479,80 @@ describe('toAiSdkTools', () => {
         'toAiSdkTools(): unknown option "experimental_context" (did you mean "context"?)',
       ),
     );
+  });
+});
+
+const PNG = 'iVBORw0KGgo=';
+const report = tool({
+  name: 'report',
+  description: 'The weekly report.',
+  execute: () =>
+    content([
+      { type: 'text', text: 'Week 12.' },
+      { type: 'image', data: PNG, mediaType: 'image/png' },
+      { type: 'file', data: 'JVBERg==', mediaType: 'application/pdf', filename: 'week 12.pdf' },
+      { type: 'json', value: { total: 390 } },
+    ]),
+});
+const REPORT_OUTPUT =
+  'Week 12.\n[image: image/png, 8 bytes]\n[file week 12.pdf: application/pdf, 4 bytes]\n{"total":390}';
+const REPORT_PARTS = [
+  { type: 'text', text: 'Week 12.' },
+  { type: 'image-data', data: PNG, mediaType: 'image/png' },
+  { type: 'file-data', data: 'JVBERg==', mediaType: 'application/pdf', filename: 'week 12.pdf' },
+  { type: 'text', text: '{"total":390}' },
+];
+
+describe('toAiSdkTools: content parts', () => {
+  it('gives the model a content() result as parts through toModelOutput, and the app { output, content }', async () => {
+    const result = await generateText({
+      model: model(
+        { id: 'c1', name: 'report', input: '{}' },
+        { id: 'c2', name: 'convert_temperature', input: '{"value":21}' },
+      ),
+      tools: toAiSdkTools([report, convert]),
+      stopWhen: stepCountIs(3),
+      prompt: 'The report, and 21°C in °F.',
+    });
+    expect(JSON.parse(result.text)).toEqual({
+      c1: { type: 'content', value: REPORT_PARTS },
+      c2: { type: 'text', value: '69.8°F' },
+    });
+    const outputs = result.steps[0]!.toolResults.map(({ toolCallId, output }) => ({ toolCallId, output }));
+    expect(outputs).toEqual([
+      {
+        toolCallId: 'c1',
+        output: { output: REPORT_OUTPUT, content: (await invokeTool(report, {})).content },
+      },
+      // A tool without content returns its text, a string, as before.
+      { toolCallId: 'c2', output: '69.8°F' },
+    ]);
+  });
+
+  it('gives the model the parts of an output kept in UI messages (convertToModelMessages)', async () => {
+    const tools = toAiSdkTools([report]);
+    const { content: parts } = await invokeTool(report, {});
+    const kept = JSON.parse(JSON.stringify({ output: REPORT_OUTPUT, content: parts })) as unknown;
+    const messages = await convertToModelMessages(
+      [
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'tool-report', toolCallId: 'c1', state: 'output-available', input: {}, output: kept },
+          ],
+        },
+      ] as never,
+      { tools },
+    );
+    const toolMessage = messages.find((message) => message.role === 'tool');
+    expect(toolMessage?.content).toEqual([
+      {
+        type: 'tool-result',
+        toolCallId: 'c1',
+        toolName: 'report',
+        output: { type: 'content', value: REPORT_PARTS },
+      },
+    ]);
   });
 });
 

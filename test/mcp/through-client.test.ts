@@ -13,7 +13,7 @@ import { importMcpTools } from 'toolwire/mcp';
 import { otelTracing } from 'toolwire/otel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ScriptedTurn, scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
-import { fixtureMcpServer } from '../fixtures/mcp/server';
+import { fixtureMcpServer, PNG_BASE64 } from '../fixtures/mcp/server';
 import { linkedClient, PATIENT, stdioClient } from './helpers';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -112,6 +112,55 @@ describe('imported MCP tools through the Client against the stub', () => {
       'execute_tool weather_get',
     ]);
     expect(client.eventNames()).toEqual([]);
+  });
+
+  it('sends the image of an MCP result as a content part, and a text in place of one too large for a frame', async () => {
+    const big = Buffer.alloc(200_000, 7).toString('base64');
+    const server = fixtureMcpServer();
+    server.registerTool('big_chart', { description: 'A large chart.' }, async () => ({
+      content: [
+        { type: 'text', text: 'Sales.' },
+        { type: 'image', data: big, mimeType: 'image/png' },
+      ],
+    }));
+    const stub = await startStubServer({
+      apiKeys: ['test-key'],
+      logger: silentLogger,
+      maxPayloadBytes: 65_536,
+      model: scriptedModel([{ toolCalls: [{ name: 'chart' }, { name: 'big_chart' }] }, { text: 'seen' }]),
+    });
+    cleanups.push(() => stub.close());
+    const tools = await importMcpTools(await linkedClient(server));
+    const client = new Client({ url: stub.url, apiKey: 'test-key', tools, reconnect: false });
+    cleanups.push(() => client.close({ drain: false }));
+    const disconnects: unknown[] = [];
+    client.on('disconnected', (info) => disconnects.push(info));
+    await client.connect();
+    const result = await client.run(new Agent({ name: 'A', instructions: '', tools }), 'Charts.');
+    expect(disconnects).toEqual([]);
+    const calls = Object.fromEntries(
+      result.toolCalls.map(({ toolName, output, content }) => [toolName, { output, content }]),
+    );
+    expect(calls).toEqual({
+      chart: {
+        output: 'Rain on Tuesday.\n[image omitted: image/png, 68 bytes]\nMemo: bring a coat.',
+        content: [
+          { type: 'text', text: 'Rain on Tuesday.' },
+          { type: 'image', data: PNG_BASE64, mediaType: 'image/png' },
+          { type: 'text', text: 'Memo: bring a coat.' },
+        ],
+      },
+      big_chart: {
+        output: 'Sales.\n[image omitted: image/png, 200000 bytes]',
+        content: [
+          { type: 'text', text: 'Sales.' },
+          {
+            type: 'text',
+            text: "[image image/png of 200,000 bytes not sent: the result would be over the service's limit of 65,536 bytes]",
+          },
+        ],
+      },
+    });
   });
 
   it('cancels the MCP request when the run is cancelled', async () => {
