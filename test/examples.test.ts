@@ -126,7 +126,7 @@ describe('examples', { timeout: 60_000 }, () => {
   it('from-mcp: an MCP server over stdio, its tools run for the hosted agent', async () => {
     const out = await example('from-mcp');
     expect(out).toContain(
-      '→ ok: Radar for Oslo: showers moving east.\n[image omitted: image/png, 68 bytes]\n',
+      '→ ok: Radar for Oslo: showers moving east.\n[image: image/png, 68 bytes]\n',
     );
     // The two calls of the second turn run at once, so their lines may come in either order.
     expect(out.split('\n').sort()).toEqual(
@@ -135,7 +135,7 @@ describe('examples', { timeout: 60_000 }, () => {
         'wx_weather_current({"city":"O"}) → invalid_arguments: Invalid arguments for wx_weather_current: city: expected a string of at least 2 characters, received a string of 1 character',
         'wx_weather_current({"city":"Bergen"}) → error: Error running wx_weather_current: no station in Bergen',
         'wx_weather_radar({"city":"Oslo"}) → ok: Radar for Oslo: showers moving east.',
-        '[image omitted: image/png, 68 bytes]',
+        '[image: image/png, 68 bytes]',
         'wx_weather_current({"city":"Oslo"}) → ok: 4°C, light snow',
         'answer: 4°C, light snow',
         '',

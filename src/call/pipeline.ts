@@ -34,7 +34,7 @@ import type { CodeOnDemand } from '../code-on-demand';
 import { isPlainObject } from '../json';
 import { MAX_ARGUMENT_DEPTH } from '../limits';
 import { type Logger, scopedLogger, silentLogger } from '../logger';
-import { contentOutput, isToolContent, redactedPart } from '../tool/content';
+import { contentText, isToolContent, redactedPart } from '../tool/content';
 import {
   cancelledText,
   editedInvalidText,
@@ -941,7 +941,7 @@ function preliminary(call: CallState, value: unknown): void {
   if (split === NEEDS_WIDGET) return; // never: the widget check is loaded before a tool's yields are read
   const { data, widget } = split;
   // Content parts of a preliminary result travel as their text.
-  const output = isToolContent(data) ? contentOutput(data) : serializeOutput(data, call.options.redactor);
+  const output = isToolContent(data) ? contentText(data.parts) : serializeOutput(data, call.options.redactor);
   call.preliminary({ output, value, ...(widget === undefined ? {} : { widget }) });
 }
 
@@ -1068,7 +1068,7 @@ function ended(call: CallState, value: unknown, forModel: unknown, widget: Widge
   const outcome: CallOutcome = { status: 'ok', output: '', value };
   if (typeof forModel === 'string') outcome.output = forModel;
   else if (isToolContent(forModel)) {
-    outcome.output = contentOutput(forModel);
+    outcome.output = contentText(forModel.parts);
     outcome.content = [...forModel.parts];
   } else outcome.output = serializeOutput(forModel, call.options.redactor);
   if (widget !== undefined) outcome.widget = widget;

@@ -20,7 +20,7 @@ import {
 } from '../tool/check-options';
 import {
   type ContentInput,
-  contentWithText,
+  content,
   isBase64,
   isFilename,
   isMediaType,
@@ -31,10 +31,10 @@ import { TOOL_NAME_PATTERN, type Tool, type ToolContext, tool } from '../tool/to
 import { CONTENT_LIMITS } from '../wire/protocol';
 
 /*
- * What the model reads for an MCP `tools/call` result: the text of its content, in order, with a short note in
- * place of every part that is not text. These strings are part of the contract (tests pin them).
+ * The text of an MCP `tools/call` result (`mcpResultText`): its content, in order, with a short note in place of
+ * every part that is not text. These strings are part of the contract (tests pin them).
  *
- * | MCP content part                         | the model reads                                      |
+ * | MCP content part                         | its text                                             |
  * | ---------------------------------------- | ---------------------------------------------------- |
  * | `text`                                   | its text, unchanged                                  |
  * | `resource` holding `text`                | that text, unchanged                                 |
@@ -46,8 +46,9 @@ import { CONTENT_LIMITS } from '../wire/protocol';
  * Parts are joined with a newline. A result with no content but `structuredContent` reads as that object's
  * compact JSON; a result with neither reads as `''`.
  *
- * That text is the imported tool's `output`, always. Beside it, the parts toolwire can carry travel as content
- * parts (`content()`, docs/guide/model-output.md), so that a model that takes images sees the image:
+ * The parts toolwire can carry travel as content parts (`content()`, docs/guide/model-output.md), so that a
+ * model that takes images sees the image; the tool's `output`, the text a model that reads only text gets, then
+ * reads each carried part as `content()` writes it (`[image: image/png, 1,234 bytes]`), the others as above:
  *
  * | MCP content part                          | content part                                                  |
  * | ----------------------------------------- | ------------------------------------------------------------- |
@@ -56,7 +57,7 @@ import { CONTENT_LIMITS } from '../wire/protocol';
  * | `resource` holding a `blob`               | `file`, of its `mimeType` (else `application/octet-stream`), named by the last segment of its URI's path (`file:///r/a.pdf` → `a.pdf`) when it has one |
  * | any other (text, a text resource, a link) | `text`: its text or note as above, next ones joined by `\n`   |
  *
- * A result with none of the first three is its text alone, as it always was. A part is its note instead (in a
+ * A result with none of the first three is its text alone (a string). A part is its note instead (in a
  * text part) when its data is not base64, its media type is not `type/subtype` (at most 255 characters), or it
  * would take the result past `CONTENT_LIMITS.maxParts` parts. Size is bounded where a frame is: a `Client`
  * sends in place of a part too large for the service's frame limit a text saying so (`[image image/png of
@@ -79,7 +80,7 @@ function bytes(data: unknown): string | undefined {
   return `${count} ${count === 1 ? 'byte' : 'bytes'}`;
 }
 
-/** The text the model reads for one content part (see the table in this module's comment). */
+/** The text of one MCP content part (the first table in this module's comment). */
 export function contentPartText(part: unknown): string {
   if (!isRecord(part)) return '[content omitted]';
   switch (part.type) {
@@ -204,14 +205,15 @@ function carriedParts(content: readonly unknown[]): ContentInput[] | undefined {
 }
 
 /**
- * What an imported tool returns for an MCP result that is not an error: `text` (its {@link mcpResultText}), with
- * the parts toolwire carries beside it when there are any.
+ * What an imported tool returns for an MCP result that is not an error: `text` (its {@link mcpResultText}), or
+ * `content()` of its parts when toolwire carries some of them (whose `output` reads each carried part as
+ * `content()`'s note, `[image: image/png, 1,234 bytes]`, and the others as in `text`).
  */
 function resultOf(result: unknown, text: string): string | ToolContent {
   const parts = isRecord(result) && Array.isArray(result.content) ? carriedParts(result.content) : undefined;
   if (parts === undefined) return text;
   try {
-    return contentWithText(parts, text);
+    return content(parts);
   } catch {
     // Never, as the parts are checked as content() checks them; were the two to differ, the text alone.
     return text;
@@ -250,8 +252,8 @@ export type McpToolSource = Pick<McpClient, 'listTools' | 'callTool'> &
 
 /**
  * A tool imported from an MCP server: its input is the JSON object the MCP input schema accepts; it returns the
- * result's text, or `content()` of its parts with that text as `output` when the result holds images, audio or
- * binary resources (see `mcpResultText`, and docs/integrations/mcp.md for the parts).
+ * result's text (see `mcpResultText`), or `content()` of its parts when the result holds images, audio or binary
+ * resources (see docs/integrations/mcp.md for the parts).
  */
 export type McpImportedTool = Tool<Record<string, unknown>, string | ToolContent>;
 
@@ -351,8 +353,8 @@ function descriptionOf(mcpTool: McpTool): string {
 const MCP_TIMEOUT_MARGIN_MS = 1_000;
 
 /*
- * Results are read with schemas that accept any object: what the model reads is decided by `mcpResultText`,
- * which never throws, and not by the MCP SDK's checks. `structuredContent` is not checked against the tool's
+ * Results are read with schemas that accept any object: what the model reads is decided here (`mcpResultText`,
+ * `resultOf`), never throwing, and not by the MCP SDK's checks. `structuredContent` is not checked against the tool's
  * `outputSchema` either: the model reads the content, and an `isError` result is the server's own error text.
  */
 const ANY_RESULT = looseObject({});
@@ -575,10 +577,11 @@ function importOne(client: McpToolSource, mcpTool: McpTool, name: string, option
  *   out) cancels the MCP request (`notifications/cancelled`);
  * - answers with the text of the result's content (see `mcpResultText`: text parts verbatim, a short note such
  *   as `[image omitted: image/png, 1234 bytes]` for each part that is not text, `structuredContent` as JSON
- *   when there is no content) as `output`; a result with images, audio or binary resources gives them beside
- *   that text as content parts (`content()`: an image of PNG, JPEG, GIF or WebP as an image, the others as
- *   files), so a model that takes images sees them; an `isError` result is an `error` result, the model reading
- *   `Error running <name>: <the result's text>`; an MCP protocol failure (e.g. the connection closed) likewise.
+ *   when there is no content) as `output`; a result with images, audio or binary resources gives them as
+ *   content parts (`content()`: an image of PNG, JPEG, GIF or WebP as an image, the others as files), so a
+ *   model that takes images sees them, and its `output` reads each as `content()`'s note (`[image: image/png,
+ *   1,234 bytes]`); an `isError` result is an `error` result, the model reading `Error running <name>: <the
+ *   result's text>`; an MCP protocol failure (e.g. the connection closed) likewise.
  *   `structuredContent` is not checked against the tool's `outputSchema` (the MCP SDK's `callTool` would throw
  *   such a result away): the model reads the content;
  * - tells `ctx.progress()` each MCP progress notification of the call;

@@ -27,8 +27,6 @@ export type ContentInput =
 
 // `Symbol.for`, so that content made by one copy of toolwire (ESM and CJS both loaded) is content in the other.
 const CONTENT = Symbol.for('toolwire.content.v1');
-/** The text of a content result made by {@link contentWithText}, in place of its parts' text (its `output`). */
-const TEXT = Symbol.for('toolwire.content.text.v1');
 
 /** A result made by {@link content}: its parts (binary data as base64), and the widget for the UI, if any. */
 export interface ToolContent {
@@ -142,20 +140,6 @@ function part(input: ContentInput, index: number): ContentPart {
  * ```
  */
 export function content(parts: readonly ContentInput[], options: { widget?: unknown } = {}): ToolContent {
-  return madeContent(parts, options.widget, undefined);
-}
-
-/**
- * {@link content} whose `output` is `text` rather than its parts' text ({@link contentText}): for a bridge whose
- * text is already fixed, as an imported MCP tool's is (`mcpResultText`, src/mcp/import-tools.ts). Internal: not
- * exported from the package's root.
- * @throws ToolDefinitionError `invalid_content`, as {@link content}.
- */
-export function contentWithText(parts: readonly ContentInput[], text: string): ToolContent {
-  return madeContent(parts, undefined, text);
-}
-
-function madeContent(parts: readonly ContentInput[], widget: unknown, text: string | undefined): ToolContent {
   if (!Array.isArray(parts) || parts.length === 0 || parts.length > CONTENT_LIMITS.maxParts) {
     throw new ToolDefinitionError(
       'invalid_content',
@@ -163,21 +147,14 @@ function madeContent(parts: readonly ContentInput[], widget: unknown, text: stri
     );
   }
   // Every index, holes included (`map` skips them, and a hole would be written as `null`).
-  const out = { parts: Object.freeze(Array.from(parts, part)), [CONTENT]: true as const };
-  if (widget !== undefined) Object.assign(out, { widget });
-  if (text !== undefined) Object.assign(out, { [TEXT]: text });
-  return Object.freeze(out) as ToolContent;
+  const made = { parts: Object.freeze(Array.from(parts, part)), [CONTENT]: true as const };
+  if (options.widget !== undefined) Object.assign(made, { widget: options.widget });
+  return Object.freeze(made) as ToolContent;
 }
 
 /** The text of the parts for a model that reads only text: text, JSON, and a note per image or file. */
 export function contentText(parts: readonly ContentPart[]): string {
   return parts.map(partText).join('\n');
-}
-
-/** A content result's `output`: the text it was made with ({@link contentWithText}), else {@link contentText}. */
-export function contentOutput(value: ToolContent): string {
-  const own = (value as { [TEXT]?: unknown })[TEXT];
-  return typeof own === 'string' ? own : contentText(value.parts);
 }
 
 /** One part as text: itself, its JSON, or a note for an image or a file. */

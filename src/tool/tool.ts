@@ -19,7 +19,12 @@ import { ToolDefinitionError } from '../errors';
 import { cloneJson, isPlainObject } from '../json';
 import type { CallLogger } from '../logger';
 import { andThen, isThenable, type MaybePromise } from '../maybe';
-import { type FleetLimits, MAX_APPROVAL_REASON_CHARS, type ToolDefinition } from '../wire/protocol';
+import {
+  CONTENT_LIMITS,
+  type FleetLimits,
+  MAX_APPROVAL_REASON_CHARS,
+  type ToolDefinition,
+} from '../wire/protocol';
 import {
   aBoolean,
   aDuration,
@@ -794,9 +799,10 @@ export class AiSdkErrorOutput extends Error {}
 
 /**
  * An AI SDK tool result output as the value toolwire serialises: `text` its string, `json` its value,
- * `content` toolwire content parts (`text`; `media`, `image-data` and `file-data` as image or file parts),
- * `execution-denied` its reason. `error-text` / `error-json` throw, so the call is an `error` result whose text
- * is `Error running <name>: <value>` (or `errorFunction`'s). Anything else is used as it is.
+ * `content` toolwire content parts (`text`; `media` and `image-data` of PNG, JPEG, GIF or WebP as image parts,
+ * of any other type and `file-data` as file parts), `execution-denied` its reason. `error-text` / `error-json`
+ * throw, so the call is an `error` result whose text is `Error running <name>: <value>` (or `errorFunction`'s).
+ * Anything else is used as it is.
  */
 export function fromAiSdkOutput(answer: unknown): unknown {
   if (!isRecord(answer) || typeof answer.type !== 'string') return answer;
@@ -818,6 +824,8 @@ export function fromAiSdkOutput(answer: unknown): unknown {
   }
 }
 
+const IMAGE_TYPES: readonly string[] = CONTENT_LIMITS.imageTypes;
+
 function contentPart(part: unknown): ContentInput {
   if (!isRecord(part)) return { type: 'json', value: part };
   if (part.type === 'text' && typeof part.text === 'string') return { type: 'text', text: part.text };
@@ -827,8 +835,9 @@ function contentPart(part: unknown): ContentInput {
     (part.type === 'media' || part.type === 'image-data' || part.type === 'file-data') &&
     typeof data === 'string'
   ) {
-    return mediaType.startsWith('image/') && part.type !== 'file-data'
-      ? { type: 'image', data, mediaType: mediaType as 'image/png' }
+    // An image of a type the service does not take as an image (SVG, TIFF, …) travels as a file.
+    return part.type !== 'file-data' && IMAGE_TYPES.includes(mediaType.toLowerCase())
+      ? { type: 'image', data, mediaType: mediaType.toLowerCase() as 'image/png' }
       : {
           type: 'file',
           data,

@@ -1,7 +1,7 @@
 /**
  * Content parts across MCP, both ways, with the real MCP SDK in memory: an imported tool gives toolwire the
- * images, audio and binary resources of its MCP result as `content()` beside the unchanged text, and a toolwire
- * tool served with registerMcpTools answers its `content()` as MCP content parts.
+ * images, audio and binary resources of its MCP result as `content()` (its output reading each as content()'s
+ * note), and a toolwire tool served with registerMcpTools answers its `content()` as MCP content parts.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
@@ -31,8 +31,8 @@ async function importedAnswering(answer: CallToolResult) {
 
 const image = (data: string, mimeType: string) => ({ type: 'image' as const, data, mimeType });
 
-describe('importMcpTools: content parts beside the text', () => {
-  it('gives images, audio and binary resources as content parts, the text staying exactly the notes', async () => {
+describe('importMcpTools: content parts', () => {
+  it('gives images, audio and binary resources as content parts, each read in the output as content()’s note', async () => {
     const answer: CallToolResult = {
       content: [
         { type: 'text', text: 'The login page.' },
@@ -50,12 +50,10 @@ describe('importMcpTools: content parts beside the text', () => {
     };
     const result = await invokeTool(await importedAnswering(answer), {});
     expect(result.status).toBe('ok');
-    expect(result.output).toBe(mcpResultText(answer));
     expect(result.output).toBe(
-      'The login page.\n[image omitted: image/png, 68 bytes]\n[image omitted: image/svg+xml, 6 bytes]\n' +
-        '[audio omitted: audio/wav, 4 bytes]\n' +
-        '[resource omitted: file:///reports/q3%20sales.pdf, application/pdf, 4 bytes]\n' +
-        '[resource omitted: memo://raw, 2 bytes]\nMemo.\n[resource link: file:///r/a.pdf (a.pdf)]',
+      'The login page.\n[image: image/png, 68 bytes]\n[file: image/svg+xml, 6 bytes]\n' +
+        '[file: audio/wav, 4 bytes]\n[file q3 sales.pdf: application/pdf, 4 bytes]\n' +
+        '[file: application/octet-stream, 2 bytes]\nMemo.\n[resource link: file:///r/a.pdf (a.pdf)]',
     );
     expect(result.content).toEqual([
       { type: 'text', text: 'The login page.' },
@@ -91,7 +89,10 @@ describe('importMcpTools: content parts beside the text', () => {
       ],
     };
     const result = await invokeTool(await importedAnswering(answer), {});
-    expect(result.output).toBe(mcpResultText(answer));
+    expect(result.output).toBe(
+      '[image omitted: png, 3 bytes]\n[image: image/png, 3 bytes]\n[image: image/gif, 2 bytes]\n' +
+        '[image: image/webp, 3 bytes]',
+    );
     expect(result.content).toEqual([
       { type: 'text', text: '[image omitted: png, 3 bytes]' },
       { type: 'image', data: 'AAAA', mediaType: 'image/png' },
@@ -120,12 +121,14 @@ describe('importMcpTools: content parts beside the text', () => {
   it('carries at most 64 parts: the images past them are their notes, in one text part', async () => {
     const answer: CallToolResult = { content: Array.from({ length: 100 }, () => image('AAAA', 'image/png')) };
     const result = await invokeTool(await importedAnswering(answer), {});
-    expect(result.output).toBe(mcpResultText(answer));
+    const carried = Array.from({ length: 63 }, () => '[image: image/png, 3 bytes]');
+    const left = Array.from({ length: 37 }, () => '[image omitted: image/png, 3 bytes]');
+    expect(result.output).toBe([...carried, ...left].join('\n'));
     expect(result.content).toHaveLength(64);
     expect(result.content!.slice(0, 63).every((part) => part.type === 'image')).toBe(true);
     expect(result.content![63]).toEqual({
       type: 'text',
-      text: Array.from({ length: 37 }, () => '[image omitted: image/png, 3 bytes]').join('\n'),
+      text: left.join('\n'),
     });
   });
 
@@ -217,16 +220,14 @@ describe('registerMcpTools: content parts', () => {
     });
   });
 
-  it('comes back through importMcpTools as the same parts, beside the MCP notes', async () => {
+  it('comes back through importMcpTools as the same parts, read as content()’s notes', async () => {
     const mcpServer = new McpServer({ name: 'toolwire-tools', version: '1.0.0' });
     registerMcpTools(mcpServer, [report]);
     const [imported] = await importMcpTools(await linkedClient(mcpServer));
     const result = await invokeTool(imported!, {});
     expect(result.output).toBe(
-      'Week 12.\n[image omitted: image/png, 68 bytes]\n' +
-        '[resource omitted: file:///week%2012.pdf, application/pdf, 4 bytes]\n' +
-        '[resource omitted: file:///part-4, application/octet-stream, 2 bytes]\n' +
-        '[audio omitted: audio/wav, 4 bytes]\n{"total":390}',
+      'Week 12.\n[image: image/png, 68 bytes]\n[file week 12.pdf: application/pdf, 4 bytes]\n' +
+        '[file part-4: application/octet-stream, 2 bytes]\n[file: audio/wav, 4 bytes]\n{"total":390}',
     );
     // MCP audio has no name, and a JSON part is its text there.
     expect(result.content).toEqual([

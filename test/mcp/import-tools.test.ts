@@ -80,11 +80,11 @@ describe('importMcpTools', () => {
     });
   });
 
-  it('reads text parts and embedded text, and puts a note in place of an image', async () => {
+  it('reads text parts and embedded text verbatim, and content()’s note for an image', async () => {
     const mcp = await linkedClient(fixtureMcpServer());
     const chart = (await byName(mcp)).get('chart')!;
     expect((await invokeTool(chart, {})).output).toBe(
-      'Rain on Tuesday.\n[image omitted: image/png, 68 bytes]\nMemo: bring a coat.',
+      'Rain on Tuesday.\n[image: image/png, 68 bytes]\nMemo: bring a coat.',
     );
   });
 

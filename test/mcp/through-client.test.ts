@@ -70,7 +70,7 @@ const EXPECTED_CALLS = [
   {
     toolName: 'chart',
     status: 'ok',
-    output: 'Rain on Tuesday.\n[image omitted: image/png, 68 bytes]\nMemo: bring a coat.',
+    output: 'Rain on Tuesday.\n[image: image/png, 68 bytes]\nMemo: bring a coat.',
   },
 ];
 
@@ -143,7 +143,7 @@ describe('imported MCP tools through the Client against the stub', () => {
     );
     expect(calls).toEqual({
       chart: {
-        output: 'Rain on Tuesday.\n[image omitted: image/png, 68 bytes]\nMemo: bring a coat.',
+        output: 'Rain on Tuesday.\n[image: image/png, 68 bytes]\nMemo: bring a coat.',
         content: [
           { type: 'text', text: 'Rain on Tuesday.' },
           { type: 'image', data: PNG_BASE64, mediaType: 'image/png' },
@@ -151,7 +151,7 @@ describe('imported MCP tools through the Client against the stub', () => {
         ],
       },
       big_chart: {
-        output: 'Sales.\n[image omitted: image/png, 200000 bytes]',
+        output: 'Sales.\n[image: image/png, 200,000 bytes]',
         content: [
           { type: 'text', text: 'Sales.' },
           {

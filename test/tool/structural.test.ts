@@ -167,6 +167,33 @@ describe('AI SDK tools (ai@6 tool())', () => {
     expect(await call(2)).toMatchObject({ status: 'error', output: 'Error running failed: not found' });
   });
 
+  it('gives toModelOutput’s images of a type the service takes as images, and the others (SVG, TIFF) as files', async () => {
+    const drawing = aiTool({
+      description: 'Draws.',
+      inputSchema: z.object({}),
+      execute: async () => 'drawn',
+      toModelOutput: () => ({
+        type: 'content',
+        value: [
+          { type: 'image-data', data: 'PHN2Zy8+', mediaType: 'image/svg+xml' },
+          { type: 'media', data: 'SUkqAA==', mediaType: 'image/tiff' },
+          { type: 'image-data', data: 'AAAA', mediaType: 'IMAGE/PNG' },
+        ],
+      }),
+    });
+    const [made] = toTools({ drawing }, 'test');
+    const result = await invokeTool(made!, {});
+    expect(result).toMatchObject({
+      status: 'ok',
+      output: '[file: image/svg+xml, 6 bytes]\n[file: image/tiff, 4 bytes]\n[image: image/png, 3 bytes]',
+    });
+    expect(result.content).toEqual([
+      { type: 'file', data: 'PHN2Zy8+', mediaType: 'image/svg+xml' },
+      { type: 'file', data: 'SUkqAA==', mediaType: 'image/tiff' },
+      { type: 'image', data: 'AAAA', mediaType: 'image/png' },
+    ]);
+  });
+
   it('asks needsApproval(input, options) in the AI SDK order', async () => {
     const predicate = vi.fn((input: { amount: number }, options: { toolCallId: string }) => {
       expect(options.toolCallId).toBe('c2');
