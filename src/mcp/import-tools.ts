@@ -23,6 +23,7 @@ import {
   content,
   isBase64,
   isFilename,
+  isImageType,
   isMediaType,
   type ToolContent,
 } from '../tool/content';
@@ -152,8 +153,6 @@ function filenameOf(uri: unknown): string | undefined {
   return name !== '' && isFilename(name) ? name : undefined;
 }
 
-const IMAGE_TYPES: readonly string[] = CONTENT_LIMITS.imageTypes;
-
 /** The content part toolwire carries for an MCP part (the table above), or `undefined`: then its text. */
 function carriedPart(part: Part): ContentInput | undefined {
   if (part.type === 'image' || part.type === 'audio') {
@@ -161,7 +160,7 @@ function carriedPart(part: Part): ContentInput | undefined {
     const mediaType = part.mimeType;
     if (data === undefined || typeof mediaType !== 'string') return undefined;
     const image = part.type === 'image' ? mediaType.toLowerCase() : '';
-    if (IMAGE_TYPES.includes(image)) return { type: 'image', data, mediaType: image as 'image/png' };
+    if (isImageType(image)) return { type: 'image', data, mediaType: image };
     return isMediaType(mediaType) ? { type: 'file', data, mediaType } : undefined;
   }
   const resource = part.type === 'resource' && isRecord(part.resource) ? part.resource : undefined;

@@ -18,10 +18,13 @@ export type { ContentPart } from '../wire/protocol';
 /** Binary data: bytes, or a base64 string. */
 export type BinaryData = Uint8Array | ArrayBuffer | string;
 
+/** The media types of an image part: those every service takes as an image. */
+export type ImageType = (typeof CONTENT_LIMITS.imageTypes)[number];
+
 /** What {@link content} takes: a part as written by the tool. */
 export type ContentInput =
   | { type: 'text'; text: string }
-  | { type: 'image'; data: BinaryData; mediaType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' }
+  | { type: 'image'; data: BinaryData; mediaType: ImageType }
   | { type: 'file'; data: BinaryData; mediaType: string; filename?: string }
   | { type: 'json'; value: unknown };
 
@@ -51,6 +54,10 @@ const MEDIA_TYPE =
   /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|"[^"\\\r\n]*"))*$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
 const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** Whether {@link content} takes `value` as an image part's `mediaType` (`CONTENT_LIMITS.imageTypes`; exact case). */
+export const isImageType = (value: unknown): value is ImageType =>
+  (CONTENT_LIMITS.imageTypes as readonly unknown[]).includes(value);
 
 /** Whether {@link content} takes `data` as a base64 string: padded to a multiple of 4, no other characters. */
 export const isBase64 = (data: string): boolean => data.length % 4 === 0 && BASE64.test(data);
@@ -85,7 +92,7 @@ function part(input: ContentInput, index: number): ContentPart {
       return { type: 'text', text: input.text };
     case 'image': {
       const mediaType = input.mediaType;
-      if (!(CONTENT_LIMITS.imageTypes as readonly string[]).includes(mediaType)) {
+      if (!isImageType(mediaType)) {
         fail(
           index,
           `mediaType must be one of ${CONTENT_LIMITS.imageTypes.join(', ')}, got ${String(mediaType)}`,

@@ -19,12 +19,7 @@ import { ToolDefinitionError } from '../errors';
 import { cloneJson, isPlainObject } from '../json';
 import type { CallLogger } from '../logger';
 import { andThen, isThenable, type MaybePromise } from '../maybe';
-import {
-  CONTENT_LIMITS,
-  type FleetLimits,
-  MAX_APPROVAL_REASON_CHARS,
-  type ToolDefinition,
-} from '../wire/protocol';
+import { type FleetLimits, MAX_APPROVAL_REASON_CHARS, type ToolDefinition } from '../wire/protocol';
 import {
   aBoolean,
   aDuration,
@@ -43,7 +38,7 @@ import {
   optionsFault,
   type Rule,
 } from './check-options';
-import { type ContentInput, content } from './content';
+import { type ContentInput, content, isImageType } from './content';
 import { readsPastFirstArgument } from './function-source';
 import { thrownMessage } from './output';
 import {
@@ -824,8 +819,6 @@ export function fromAiSdkOutput(answer: unknown): unknown {
   }
 }
 
-const IMAGE_TYPES: readonly string[] = CONTENT_LIMITS.imageTypes;
-
 function contentPart(part: unknown): ContentInput {
   if (!isRecord(part)) return { type: 'json', value: part };
   if (part.type === 'text' && typeof part.text === 'string') return { type: 'text', text: part.text };
@@ -836,8 +829,9 @@ function contentPart(part: unknown): ContentInput {
     typeof data === 'string'
   ) {
     // An image of a type the service does not take as an image (SVG, TIFF, …) travels as a file.
-    return part.type !== 'file-data' && IMAGE_TYPES.includes(mediaType.toLowerCase())
-      ? { type: 'image', data, mediaType: mediaType.toLowerCase() as 'image/png' }
+    const image = part.type === 'file-data' ? '' : mediaType.toLowerCase();
+    return isImageType(image)
+      ? { type: 'image', data, mediaType: image }
       : {
           type: 'file',
           data,
