@@ -125,9 +125,7 @@ describe('examples', { timeout: 60_000 }, () => {
 
   it('from-mcp: an MCP server over stdio, its tools run for the hosted agent', async () => {
     const out = await example('from-mcp');
-    expect(out).toContain(
-      '→ ok: Radar for Oslo: showers moving east.\n[image: image/png, 68 bytes]\n',
-    );
+    expect(out).toContain('→ ok: Radar for Oslo: showers moving east.\n[image: image/png, 68 bytes]\n');
     // The two calls of the second turn run at once, so their lines may come in either order.
     expect(out.split('\n').sort()).toEqual(
       [
