@@ -12,6 +12,7 @@ import { jsonSyntaxError, nestsDeeperThan } from '../json';
 import { MAX_FRAME_DEPTH } from '../limits';
 import type { Logger } from '../logger';
 import { cutChars, jsonPrefix, jsonStringBytes, utf8Length } from '../utf8';
+import { type Fault, faultsOf, ruleOf } from './issue-text';
 import {
   type ClientFrame,
   clientFrameSchema,
@@ -209,7 +210,7 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
     const fast = fastServiceFrame(type, value as Record<string, unknown>);
     if (fast) return { ok: true, frame: fast as F };
   }
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(value, SAY_RULES);
   if (parsed.success) return { ok: true, frame: shaped(schema, parsed.data) as F };
   const issues = parsed.error.issues;
   if (issues.length === 1 && issues[0]?.code === 'invalid_union' && issues[0].path.join('.') === 'type') {
@@ -219,18 +220,30 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
       message: `unknown frame type ${JSON.stringify(type.slice(0, 64))}`,
     };
   }
-  const lenient = withoutInformative<F>(schema, raw, type, issues);
+  const faults = issues.flatMap((issue) => faultsOf(issue));
+  const lenient = withoutInformative<F>(schema, raw, type, faults);
   if (lenient !== undefined) return lenient;
-  const shown = issues.slice(0, 5);
-  const detail = shown.map((issue) => `${where(issue.path)}: ${describeIssue(issue)}`).join('; ');
+  // Each fault once (the keys of a record may break one rule many times), the first few: the message stays short.
+  const shown = new Map<string, string>();
+  for (const { path, rule } of faults) {
+    if (shown.size === MAX_SHOWN_FAULTS) break;
+    const field = where(path);
+    shown.set(`${field}: ${rule}`, field);
+  }
   return {
     ok: false,
     code: 'invalid_frame',
-    message: `invalid ${type.slice(0, 64)} frame: ${detail}`,
-    fields: [...new Set(shown.map((issue) => where(issue.path)))],
+    message: `invalid ${type.slice(0, 64)} frame: ${[...shown.keys()].join('; ')}`,
+    fields: [...new Set(shown.values())],
     ...readable(type, value as Record<string, unknown>),
   };
 }
+
+/** The parse options of every frame: its refusals state each rule in words (./issue-text.ts). */
+const SAY_RULES = { error: ruleOf };
+
+/** Most faults a refusal names. */
+const MAX_SHOWN_FAULTS = 5;
 
 /** A service's `tool_call` or `ack` in the one shape of the fast path ({@link callFrame}); any other frame as it is. */
 const shaped = (schema: FrameSchema, frame: ClientFrame | ServiceFrame) =>
@@ -246,7 +259,7 @@ function withoutInformative<F>(
   schema: FrameSchema,
   raw: string,
   type: string,
-  issues: ReadonlyArray<{ path: PropertyKey[]; code: string }>,
+  faults: readonly Fault[],
 ): DecodeResult<F> | undefined {
   const patterns = (schema === serviceFrameSchema ? INFORMATIVE_SERVICE_FIELDS : INFORMATIVE_CLIENT_FIELDS)[
     type
@@ -254,11 +267,13 @@ function withoutInformative<F>(
   if (patterns === undefined) return undefined;
   const paths: PropertyKey[][] = [];
   const dropped: string[] = [];
-  for (const issue of issues) {
-    const path = informativePath(patterns, issue.path);
+  for (const fault of faults) {
+    const path = informativePath(patterns, fault.path);
     if (path === undefined) return undefined;
     paths.push(path);
-    dropped.push(`${where(path)}: ${describeIssue(issue as Parameters<typeof describeIssue>[0])}`);
+    // A fault inside the dropped field (an item of `owed`, `result.type`) is named too: the rule is its own.
+    const inside = fault.path.length > path.length ? `${where(fault.path)} ` : '';
+    dropped.push(`${where(path)}: ${inside}${fault.rule}`);
   }
   const value = JSON.parse(raw) as Record<string, unknown>;
   // A client that cannot read the traceparent ignores both trace fields (docs/protocol/trace-context.md).
@@ -515,21 +530,6 @@ export function fastServiceFrame(type: string, value: Record<string, unknown>): 
     userId,
     undefined,
   );
-}
-
-// zod/mini ships no message locale (and installing one globally would change the user's zod), so say it here.
-function describeIssue(issue: {
-  code: string;
-  expected?: unknown;
-  values?: unknown;
-  minimum?: unknown;
-  message?: string;
-}): string {
-  if (issue.code === 'custom' && issue.message) return issue.message;
-  if (issue.code === 'invalid_type') return `expected ${String(issue.expected)}`;
-  if (issue.code === 'invalid_value') return `expected one of ${JSON.stringify(issue.values)}`;
-  if (issue.code === 'too_small') return `must be at least ${String(issue.minimum)}`;
-  return issue.code.replaceAll('_', ' ');
 }
 
 /**

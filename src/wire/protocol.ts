@@ -41,6 +41,13 @@ export const BUILD_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
 export const positiveInt = z.number().check(z.int(), z.minimum(1));
 /** A JSON object. */
 export const jsonObject = z.record(z.string(), z.unknown());
+/**
+ * A tool's name (`ToolDefinition.name`, its aliases, `run_start.toolChoice.name`): 1 to 64 letters, digits, `_`
+ * or `-`.
+ */
+const toolName = z
+  .string()
+  .check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/, { error: 'must be 1 to 64 letters, digits, _ or -' }));
 
 /*
  * What both directions use: the call statuses, feature lists, and the frames either side sends (`ping`, `pong`,
@@ -297,7 +304,11 @@ export const CONTENT_LIMITS = {
   imageTypes: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'],
 } as const;
 
-const base64 = z.string().check(z.regex(/^[A-Za-z0-9+/]*={0,2}$/));
+const base64 = z.string().check(
+  z.regex(/^[A-Za-z0-9+/]*={0,2}$/, {
+    error: 'must be base64 (letters, digits, + and /, then up to two =)',
+  }),
+);
 
 /** One content part of a result (docs/protocol/call-context.md). */
 export const contentPartSchema = z.discriminatedUnion('type', [
@@ -387,10 +398,10 @@ export const TOOL_CHOICE_MODES = ['auto', 'none', 'required'] as const;
  * `required`: some tool; `{ type: 'tool', name }`: that tool. `required` and a named tool hold until the model
  * has called a tool in the run, then later turns are `auto` (so a run can end); `none` holds for every turn.
  */
-export const toolChoiceSchema = z.union([
-  z.enum(TOOL_CHOICE_MODES),
-  z.object({ type: z.literal('tool'), name: z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/)) }),
-]);
+export const toolChoiceSchema = z.union(
+  [z.enum(TOOL_CHOICE_MODES), z.object({ type: z.literal('tool'), name: toolName })],
+  { error: 'must be "auto", "none", "required" or { "type": "tool", "name": <tool name> }' },
+);
 /** One of {@link TOOL_CHOICE_MODES}, or `{ type: 'tool', name }`. */
 export type ToolChoice = z.infer<typeof toolChoiceSchema>;
 
@@ -688,7 +699,7 @@ export function sameFleetLimits(a: FleetLimits | undefined, b: FleetLimits | und
 /** JSON-serialisable definition of a tool, as announced to the service. */
 export const toolDefinitionSchema = /* @__PURE__ */ pure(() =>
   z.object({
-    name: z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/)),
+    name: toolName,
     description: z.string().check(z.minLength(1)),
     parameters: jsonObject,
     needsApproval: z.boolean(),
@@ -713,11 +724,15 @@ export const toolDefinitionSchema = /* @__PURE__ */ pure(() =>
       z.object({
         visibility: z.optional(z.enum(['auto', 'always', 'deferred', 'skill', 'hidden'])),
         execution: z.optional(z.enum(['auto', 'direct', 'sandbox', 'both'])),
-        namespace: z.optional(z.string().check(z.regex(/^[a-zA-Z0-9_.:/-]{1,64}$/))),
-        tags: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(64))).check(z.maxLength(32))),
-        aliases: z.optional(
-          z.array(z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/))).check(z.maxLength(16)),
+        namespace: z.optional(
+          z
+            .string()
+            .check(
+              z.regex(/^[a-zA-Z0-9_.:/-]{1,64}$/, { error: 'must be 1 to 64 letters, digits or _ . : / -' }),
+            ),
         ),
+        tags: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(64))).check(z.maxLength(32))),
+        aliases: z.optional(z.array(toolName).check(z.maxLength(16))),
       }),
     ),
     /** Limits across every worker offering the tool (feature `fleet`); an older service ignores it. */
@@ -854,7 +869,7 @@ export const toolProgress = /* @__PURE__ */ pure(() =>
     seq: positiveInt,
     progress: finite,
     total: z.optional(
-      z.number().check(z.refine((n) => Number.isFinite(n) && n > 0, { message: 'must be a number > 0' })),
+      z.number().check(z.refine((n) => Number.isFinite(n) && n > 0, { message: 'must be greater than 0' })),
     ),
     message: z.optional(z.string().check(z.maxLength(MAX_PROGRESS_MESSAGE_CHARS))),
   }),
@@ -944,7 +959,9 @@ export const toolEvent = /* @__PURE__ */ pure(() =>
     callId: id,
     /** Counted per call by the client, one up per event; the service records each once, in order. */
     seq: positiveInt,
-    event: z.string().check(z.regex(EVENT_LIMITS.namePattern)),
+    event: z
+      .string()
+      .check(z.regex(EVENT_LIMITS.namePattern, { error: 'must be 1 to 128 letters, digits or _ . : / -' })),
     data: z.optional(z.unknown()),
   }),
 );

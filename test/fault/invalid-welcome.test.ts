@@ -29,7 +29,7 @@ function watched(url: string) {
 
 describe('a welcome wrong in a required field', () => {
   it.each([
-    [{ heartbeatIntervalMs: 1.5 }, 'heartbeatIntervalMs', 'heartbeatIntervalMs: expected int', '1.5'],
+    [{ heartbeatIntervalMs: 1.5 }, 'heartbeatIntervalMs', 'heartbeatIntervalMs: must be an integer', '1.5'],
     [{ maxPayloadBytes: 512 }, 'maxPayloadBytes', 'maxPayloadBytes: must be at least 1024', '512'],
   ])(
     '(%o) ends each attempt at once, closed 4003; connect() names the field when attempts run out',
@@ -73,7 +73,7 @@ describe('a welcome wrong in a required field', () => {
     const connecting = worker.connect();
     expect(await first).toMatchObject({
       code: 'invalid_welcome',
-      message: `${raw.url}: the service's welcome cannot be read (heartbeatIntervalMs: expected int; maxPayloadBytes: must be at least 1024); the client closed the socket (4003)`,
+      message: `${raw.url}: the service's welcome cannot be read (heartbeatIntervalMs: must be an integer; maxPayloadBytes: must be at least 1024); the client closed the socket (4003)`,
     });
     delete options.welcome;
     await connecting;
@@ -92,7 +92,7 @@ describe('a welcome wrong in a required field', () => {
       ok: false,
       code: 'invalid_frame',
       message:
-        'invalid welcome frame: heartbeatIntervalMs: expected int; maxPayloadBytes: must be at least 1024',
+        'invalid welcome frame: heartbeatIntervalMs: must be an integer; maxPayloadBytes: must be at least 1024',
       fields: ['heartbeatIntervalMs', 'maxPayloadBytes'],
     });
     const valid = { ...welcome, heartbeatIntervalMs: 1, maxPayloadBytes: PROTOCOL_DEFAULTS.maxPayloadBytes };
@@ -105,7 +105,7 @@ describe('a welcome wrong in a required field', () => {
     const error = (await worker
       .connect({ maxAttempts: 1 })
       .catch((caught: unknown) => caught)) as ConnectionError;
-    const failure = `${raw.url}: the service's welcome cannot be read (resumed: expected boolean; also wrong, informative (would be dropped): sessionGraceMs: expected number); the client closed the socket (4003)`;
+    const failure = `${raw.url}: the service's welcome cannot be read (resumed: must be a boolean; also wrong, informative (would be dropped): sessionGraceMs: must be a number); the client closed the socket (4003)`;
     expect(errors.map((e) => [e.code, e.message])).toEqual([['invalid_welcome', failure]]);
     // The last attempt: nothing says it is retried.
     expect(error).toMatchObject({

@@ -122,7 +122,7 @@ describe('connecting', () => {
     const closed = await client.closed;
     expect(closed.code).toBe(CLOSE_CODES.helloExpected);
     expect(closed.reason).toBe(
-      'expected hello: invalid hello frame: tools.0.name: expected string; tools.0.description: expected string; tools.0.parame...',
+      'expected hello: invalid hello frame: tools.0.name: must be a string; tools.0.description: must be a string; tools.0.para...',
     );
     expect(Buffer.byteLength(closed.reason)).toBe(123);
   });

@@ -67,7 +67,7 @@ describe('hostile and broken clients', () => {
       type: 'error',
       code: 'invalid_frame',
       message:
-        'invalid tool_result frame: callId: must be at least 1; status: expected one of ["ok","error","invalid_arguments","unknown_tool","rejected","timeout","cancelled"]; output: expected string',
+        'invalid tool_result frame: callId: must be at least 1 character; status: must be "ok", "error", "invalid_arguments", "unknown_tool", "rejected", "timeout" or "cancelled"; output: must be a string',
     });
     hostile.sendRaw('[1,2]');
     expect(await hostile.next('error')).toEqual({

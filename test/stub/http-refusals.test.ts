@@ -95,7 +95,7 @@ let deep: unknown = 'end';
 for (let depth = 0; depth < 128; depth++) deep = { deeper: deep };
 const manyKeys = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`k${i}`, i]));
 const USER_ID = 'userId must be a string of 1 to 256 characters';
-const TOOL_NAME = 'toolChoice.name must match /^[a-zA-Z0-9_-]{1,64}$/';
+const TOOL_NAME = 'toolChoice.name must be 1 to 64 letters, digits, _ or -';
 const METADATA_BYTES = 'metadata must be at most 16384 bytes of JSON';
 const BUILD_ID = 'buildId must be 1 to 128 printable ASCII characters without spaces, or null';
 

@@ -101,7 +101,7 @@ describe('tool_call: runs, dropping what is informative (docs/protocol/index.md,
       ['debug', { type: 'tool_call', callId: 'c2' }],
     ]);
     expect(lines[0]?.message).toBe(
-      'an informative field of a tool_call frame from the service is invalid and was ignored: traceparent: too big',
+      'an informative field of a tool_call frame from the service is invalid and was ignored: traceparent: must be at most 512 characters',
     );
     expect(JSON.stringify(logger.lines)).not.toContain('xxxxxxxxxx');
   });
@@ -109,16 +109,16 @@ describe('tool_call: runs, dropping what is informative (docs/protocol/index.md,
 
 describe('tool_call: refused, naming its call, and answered as its error result (docs/protocol/errors.md)', () => {
   const cases: Array<[string, Record<string, unknown>, string]> = [
-    ['deadlineMs 1e300', { deadlineMs: 1e300 }, 'deadlineMs: too big'],
+    ['deadlineMs 1e300', { deadlineMs: 1e300 }, 'deadlineMs: must be at most 9007199254740991'],
     ['deadlineMs -5', { deadlineMs: -5 }, 'deadlineMs: must be at least 0'],
-    ['deadlineMs 1.5', { deadlineMs: 1.5 }, 'deadlineMs: expected int'],
-    ['deadlineMs "100"', { deadlineMs: '100' }, 'deadlineMs: expected number'],
-    ['deadlineMs null', { deadlineMs: null }, 'deadlineMs: expected number'],
-    ['approved "yes"', { approved: 'yes' }, 'approved: expected boolean'],
+    ['deadlineMs 1.5', { deadlineMs: 1.5 }, 'deadlineMs: must be an integer'],
+    ['deadlineMs "100"', { deadlineMs: '100' }, 'deadlineMs: must be a number'],
+    ['deadlineMs null', { deadlineMs: null }, 'deadlineMs: must be a number'],
+    ['approved "yes"', { approved: 'yes' }, 'approved: must be a boolean'],
     ['depth -1', { depth: -1 }, 'depth: must be at least 0'],
-    ['an empty id in acks', { acks: [''] }, 'acks.0: must be at least 1'],
-    ['steps not an object', { steps: 'x' }, 'steps: expected record'],
-    ['argumentsEdited false', { argumentsEdited: false }, 'argumentsEdited: expected one of [true]'],
+    ['an empty id in acks', { acks: [''] }, 'acks.0: must be at least 1 character'],
+    ['steps not an object', { steps: 'x' }, 'steps: must be an object'],
+    ['argumentsEdited false', { argumentsEdited: false }, 'argumentsEdited: must be true'],
   ];
   it.each(cases)(
     '%s: error invalid_frame with callId and runId, and an error result; never run',
@@ -371,7 +371,7 @@ describe('runs: run_started, run_event, run_result (docs/protocol/runs.md)', () 
       name: 'RunError',
       code: 'invalid_frame',
       message:
-        'the service sent a run_result this client cannot read: invalid run_result frame: turns: expected number',
+        'the service sent a run_result this client cannot read: invalid run_result frame: turns: must be a number',
     });
     await s.settle();
     expect(s.refusals()).toMatchObject([{ code: 'invalid_frame', runId: 'r1' }]);
