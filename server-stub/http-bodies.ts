@@ -6,6 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { faultsOf, ruleOf } from '../src/wire/issue-text';
 import { agentDefinitionSchema, runMetadata, toolChoiceSchema } from '../src/wire/protocol';
 import { HttpError } from './http-io';
 
@@ -22,65 +23,6 @@ const count = z
   .number({ error: COUNT_RULE })
   .check(z.refine((n) => Number.isSafeInteger(n) && n >= 1, { error: COUNT_RULE }));
 
-const TOOL_CHOICE_RULE = 'must be "auto", "none", "required" or { "type": "tool", "name": <tool name> }';
-
-/** What a value of each JSON type is called in a rule. */
-const TYPE_NAMES: Record<string, string> = {
-  string: 'a string',
-  number: 'a number',
-  int: 'an integer',
-  boolean: 'a boolean',
-  object: 'an object',
-  record: 'an object',
-  array: 'an array',
-  null: 'null',
-};
-
-/** `a`, `a or b`, `a, b or c`. */
-function either(choices: readonly string[]): string {
-  return choices.length <= 1
-    ? (choices[0] ?? '')
-    : `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`;
-}
-
-/** `at most 128 characters long`, `at least 1 item`, `≤ 5`: a bound of a string, an array or a number. */
-function bound(issue: { origin: string; inclusive?: boolean }, side: 'min' | 'max', limit: unknown): string {
-  const n = Number(limit);
-  const plural = n === 1 ? '' : 's';
-  const word = side === 'min' ? 'at least' : 'at most';
-  if (issue.origin === 'string') return `${word} ${n} character${plural} long`;
-  if (issue.origin === 'array' || issue.origin === 'set') return `${word} ${n} item${plural}`;
-  const sign =
-    side === 'min' ? (issue.inclusive === false ? '>' : '≥') : issue.inclusive === false ? '<' : '≤';
-  return `${sign} ${String(limit)}`;
-}
-
-/**
- * The rule a value broke, for an issue whose schema gives no message of its own: zod/mini has no locale and would
- * say only "Invalid input". Passed to each parse, never set for the process with `z.config` (that would change
- * the messages of every zod schema in it, a user's too).
- */
-function ruleOf(issue: z.core.$ZodRawIssue): string {
-  switch (issue.code) {
-    case 'invalid_type':
-      return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
-    case 'too_small':
-      return `must be ${bound(issue, 'min', issue.minimum)}`;
-    case 'too_big':
-      return `must be ${bound(issue, 'max', issue.maximum)}`;
-    case 'invalid_format':
-      return issue.format === 'regex' && issue.pattern !== undefined
-        ? `must match ${issue.pattern}`
-        : `must be a valid ${issue.format}`;
-    case 'invalid_value':
-      return `must be ${either(issue.values.map((value) => JSON.stringify(value)))}`;
-    case 'invalid_union':
-      return issue.inst === toolChoiceSchema ? TOOL_CHOICE_RULE : 'matches none of the forms it may take';
-    default:
-      return 'is not valid';
-  }
-}
-
 /** `agent.tools[0]`: a path as a reader of the body writes it. */
 function pathText(path: readonly PropertyKey[]): string {
   return path
@@ -89,22 +31,18 @@ function pathText(path: readonly PropertyKey[]): string {
 }
 
 /**
- * An issue as `<path> <rule>`. A union whose value took the shape of one of its forms (an object where an agent
- * name or definition goes) says what is wrong inside that form, up to three problems (`agent.name must be a
- * string; agent.tools must be an array`), rather than that it matches no form.
+ * An issue as `<path> <rule>`, the rule in words (src/wire/issue-text.ts). A union whose value took the shape of
+ * one of its forms (an object where an agent name or definition goes) says what is wrong inside that form, up to
+ * three problems (`agent.name must be a string; agent.tools must be an array`), rather than that it matches no
+ * form.
  */
-function describeIssue(issue: z.core.$ZodIssue, at: readonly PropertyKey[] = []): string {
-  const path = [...at, ...issue.path];
-  if (issue.code === 'invalid_union') {
-    const shaped = issue.errors.find((issues) => issues.length > 0 && issues.every((i) => i.path.length > 0));
-    if (shaped !== undefined)
-      return shaped
-        .slice(0, 3)
-        .map((inner) => describeIssue(inner, path))
-        .join('; ');
-  }
-  const field = pathText(path);
-  return field === '' ? issue.message : `${field} ${issue.message}`;
+function describeIssue(issue: z.core.$ZodIssue): string {
+  return faultsOf(issue)
+    .map(({ path, rule }) => {
+      const field = pathText(path);
+      return field === '' ? rule : `${field} ${rule}`;
+    })
+    .join('; ');
 }
 
 /** `POST /v1/runs`: `{ agent: AgentDefinition | string, input: string, maxTurns?, userId?, toolChoice?, metadata? }`. */

@@ -145,11 +145,11 @@ const ROWS: Row[] = [
       run({ agent: {} }),
       'agent.name must be a string; agent.instructions must be a string; agent.tools must be an array',
     ],
-    ['agent.name empty', definition({ name: '' }), 'agent.name must be at least 1 character long'],
+    ['agent.name empty', definition({ name: '' }), 'agent.name must be at least 1 character'],
     [
       'agent.name of 129 characters',
       definition({ name: 'n'.repeat(129) }),
-      'agent.name must be at most 128 characters long',
+      'agent.name must be at most 128 characters',
     ],
     ['agent.name a number', definition({ name: 7 }), 'agent.name must be a string'],
     ['agent.instructions a number', definition({ instructions: 5 }), 'agent.instructions must be a string'],

@@ -161,7 +161,7 @@ describe('runs over HTTP', () => {
         error: {
           code: 'invalid_request',
           message:
-            'agent.name must be at least 1 character long; agent.instructions must be a string; agent.tools must be an array',
+            'agent.name must be at least 1 character; agent.instructions must be a string; agent.tools must be an array',
         },
       },
     });
