@@ -18,15 +18,21 @@ import {
   PROTOCOL_DEFAULTS,
   type RetiredFeature,
 } from '../src/wire/protocol';
+import { MAX_WS_PAYLOAD } from '../src/wire/transport';
 import { keyProblem } from './auth';
 import { type ApiKeyEntry, checkApiKeyEntries, keyOf } from './fleet';
 import { consoleLogger } from './logger';
 import type { Model } from './model';
 import { scriptedModel } from './scripted-model';
 
-/** Options of {@link startStubServer}. Durations are in milliseconds, sizes in bytes. */
+/**
+ * Options of {@link startStubServer}. Durations are in milliseconds, sizes in bytes. Every number is an integer: a
+ * duration at most 2,147,483,647 (`MAX_TIMEOUT_MS`, the longest timer), a count or a size at most
+ * `Number.MAX_SAFE_INTEGER` where its entry says no less; any other value is refused (`OptionsError`
+ * `invalid_option`, naming the option, its bound and the value).
+ */
 export interface StubServerOptions {
-  /** TCP port; `0` picks a free one (read it from `url`). @default 0 */
+  /** TCP port, 0 to 65,535; `0` picks a free one (read it from `url`). @default 0 */
   port?: number;
   /**
    * Interface to bind. Bound to a loopback address, the stub answers only requests addressed to a loopback name
@@ -82,7 +88,10 @@ export interface StubServerOptions {
   leaseMs?: number;
   /** With the feature `lease`: the longest a leased call may run, from the model's request. @default 86_400_000 */
   maxCallDurationMs?: number;
-  /** Largest frame accepted (a larger one closes the socket with 1009). Minimum 1024. @default 1_048_576 */
+  /**
+   * Largest frame accepted (a larger one closes the socket with 1009). From 1,024 to 536,870,888 (`MAX_WS_PAYLOAD`:
+   * a frame becomes one string, and V8 makes none longer). @default 1_048_576
+   */
   maxPayloadBytes?: number;
   /** How long a new connection may take to send `hello` before it is closed with 4003. @default 10_000 */
   helloTimeoutMs?: number;
@@ -104,7 +113,10 @@ export interface StubServerOptions {
    * from worker to worker within a moment. @default 1_000
    */
   handBackAgainMs?: number;
-  /** Largest HTTP request body accepted (a larger one gets 413). @default 1_048_576 */
+  /**
+   * Largest HTTP request body accepted (a larger one gets 413). At most 536,870,888, as `maxPayloadBytes`.
+   * @default 1_048_576
+   */
   maxHttpBodyBytes?: number;
   /**
    * Unsent bytes a socket may hold before the stub closes it with 1008: a client that stops reading cannot make
@@ -190,13 +202,10 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
       fail(`${key} must be an integer ≥ ${min}, got ${describe(value)}`);
     }
-    // Past the longest timer, setTimeout fires after 1 ms: a 30-day deadline would end every call at once.
-    if (key.endsWith('Ms') && value > MAX_TIMEOUT_MS) {
-      fail(`${key} must be at most ${MAX_TIMEOUT_MS} (the longest timer), got ${describe(value)}`);
-    }
+    const [max, why] = key.endsWith('Ms') ? LONGEST_TIMER : (MAXIMUMS[key] ?? LARGEST_COUNT);
+    if (value > max) fail(`${key} must be at most ${max} (${why}), got ${describe(value)}`);
     numbers[key] = value;
   }
-  if (numbers.port > 65_535) fail(`port must be ≤ 65535, got ${numbers.port}`);
   const host = options.host ?? STUB_DEFAULTS.host;
   if (typeof host !== 'string' || host.length === 0)
     fail(`host must be a non-empty string, got ${describe(host)}`);
@@ -273,7 +282,31 @@ const MINIMUMS: Partial<Record<keyof typeof STUB_DEFAULTS, number>> = {
   leaseMs: 1000,
 };
 
-/** `true` for an origin as a browser sends it in `Origin`: `http(s)://host[:port]`, nothing after. */
+/** The largest value of an option, and why, as its refusal says it. */
+type Maximum = readonly [max: number, why: string];
+
+/**
+ * Of a duration: past the longest timer, `setTimeout` fires after 1 ms (a 30-day deadline would end every call at
+ * once).
+ */
+const LONGEST_TIMER: Maximum = [MAX_TIMEOUT_MS, 'the longest timer'];
+
+/**
+ * Of a count (turns, depth, runs, frames) and of a number of bytes held: past it, adding 1 changes nothing
+ * (2 ** 53 + 1 === 2 ** 53), so a count would never reach its bound.
+ */
+const LARGEST_COUNT: Maximum = [Number.MAX_SAFE_INTEGER, 'the largest integer a number holds exactly'];
+
+/** The options with a bound of their own; every other one is a duration or a count. */
+const MAXIMUMS: Partial<Record<keyof typeof STUB_DEFAULTS, Maximum>> = {
+  port: [65_535, 'the largest TCP port'],
+  // A frame and a body become one string, which V8 makes of at most 2^29 − 24 UTF-16 units (a UTF-8 byte gives at
+  // most one): a larger one would throw where nothing catches it. `ws` reads a larger `maxPayload` as none at all
+  // besides (`| 0`: 2^32 is 0).
+  maxPayloadBytes: [MAX_WS_PAYLOAD, 'the longest string V8 makes of a frame'],
+  maxHttpBodyBytes: [MAX_WS_PAYLOAD, 'the longest string V8 makes of a body'],
+};
+
 /**
  * The origin `value` names, as a browser sends it in `Origin` (lower-case, no default port), or `undefined` when it
  * names none: an http(s) address with nothing past its origin but the `/` a copied address ends with.

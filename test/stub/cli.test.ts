@@ -124,7 +124,15 @@ describe('toolwire-stub arguments', () => {
       '--max-call-duration-ms must be at most 2147483647 (the longest timer), got 9999999999',
     ],
     [['--heartbeat-interval-ms', '5'], '--heartbeat-interval-ms must be an integer ≥ 100, got 5'],
-    [['--port', '70000'], '--port must be ≤ 65535, got 70000'],
+    [['--port', '70000'], '--port must be at most 65535 (the largest TCP port), got 70000'],
+    [
+      ['--max-payload-bytes', '1e308'],
+      '--max-payload-bytes must be at most 536870888 (the longest string V8 makes of a frame), got 1e+308',
+    ],
+    [
+      ['--max-payload-bytes', '4294967296'],
+      '--max-payload-bytes must be at most 536870888 (the longest string V8 makes of a frame), got 4294967296',
+    ],
     [
       ['--features', 'progress,telepathy'],
       `--features: unknown feature "telepathy" (known: ${FEATURES.join(', ')}; or all, or none)`,

@@ -37,7 +37,7 @@ describe('stub options', () => {
   });
 
   it.each([
-    [{ port: 70_000 }, 'startStubServer: port must be ≤ 65535, got 70000'],
+    [{ port: 70_000 }, 'startStubServer: port must be at most 65535 (the largest TCP port), got 70000'],
     [{ callDeadlineMs: 0 }, 'startStubServer: callDeadlineMs must be an integer ≥ 1, got 0'],
     [{ heartbeatIntervalMs: 1.5 }, 'startStubServer: heartbeatIntervalMs must be an integer ≥ 100, got 1.5'],
     [{ maxPayloadBytes: 100 }, 'startStubServer: maxPayloadBytes must be an integer ≥ 1024, got 100'],
@@ -65,6 +65,50 @@ describe('stub options', () => {
       message,
     });
   });
+
+  // Each numeric option's largest value, and why: a timer's, a count's that still counts, a port's, a string's.
+  const TIMER = [2_147_483_647, 'the longest timer'] as const;
+  const COUNT = [Number.MAX_SAFE_INTEGER, 'the largest integer a number holds exactly'] as const;
+  const maxima: Record<string, readonly [number, string]> = {
+    port: [65_535, 'the largest TCP port'],
+    heartbeatIntervalMs: TIMER,
+    callDeadlineMs: TIMER,
+    sessionGraceMs: TIMER,
+    leaseMs: TIMER,
+    maxCallDurationMs: TIMER,
+    maxPayloadBytes: [536_870_888, 'the longest string V8 makes of a frame'],
+    helloTimeoutMs: TIMER,
+    maxFramesPerSecond: COUNT,
+    maxFrameBurst: COUNT,
+    maxTurns: COUNT,
+    maxRunDepth: COUNT,
+    maxRunsPerSession: COUNT,
+    busyRetryMs: TIMER,
+    handBackAgainMs: TIMER,
+    maxHttpBodyBytes: [536_870_888, 'the longest string V8 makes of a body'],
+    maxBufferedBytes: COUNT,
+  };
+
+  it('bounds every numeric option', () => {
+    const numeric = Object.keys(STUB_DEFAULTS).filter((key) => key !== 'host');
+    expect(Object.keys(maxima)).toEqual(numeric);
+  });
+
+  it.each(Object.entries(maxima))(
+    'takes %s up to its largest value, and refuses one above it',
+    (key, [max, why]) => {
+      expect(resolveStubOptions({ [key]: max })).toMatchObject({ [key]: max });
+      // The next number above (past 2^53 − 1, integers are 2 apart: 2^53 is the next one).
+      for (const above of [max + 1, 1e308])
+        expect(() => resolveStubOptions({ [key]: above })).toThrow(
+          expect.objectContaining({
+            name: 'OptionsError',
+            code: 'invalid_option',
+            message: `startStubServer: ${key} must be at most ${max} (${why}), got ${above}`,
+          }),
+        );
+    },
+  );
 
   it('treats an empty apiKeys list as "any key"', () => {
     expect(resolveStubOptions({ apiKeys: [] }).apiKeys).toBeUndefined();
