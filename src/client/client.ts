@@ -686,8 +686,11 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   /**
    * Opens the connection and announces the tools. Resolves once the service says `welcome`. Every attempt that
    * fails meanwhile is reported at once (an `error` event, and a `warn` line with a `logger`, with the cause); a
-   * refused key or protocol rejects at once. `connect({ maxAttempts: 1 })` rejects at the first failed attempt.
-   * @throws ConnectionError `unauthorized` (key refused, at the upgrade or by close 4001), `unsupported_protocol`,
+   * refused key or protocol rejects at once, and so does an address that answers but not as a toolwire service
+   * (docs/protocol/lifecycle.md). `connect({ maxAttempts: 1 })` rejects at the first failed attempt.
+   * @throws ConnectionError `unauthorized` (key refused, at the upgrade or by close 4001), `unsupported_protocol`
+   *   (close 4002, or no `toolwire.v1` subprotocol), `upgrade_failed` (an HTTP status other than 101 that is not
+   *   408, 429 or 5xx, which are retried), `invalid_welcome` (a first frame that is not a protocol frame),
    *   `connect_timeout`, `unreachable` (after `maxAttempts` failed attempts, the last one as `cause`),
    *   `invalid_url`, `hello_too_large`, `already_connecting` when called again while connecting, `already_connected`
    *   when called again once connected (call it once: the client reconnects by itself), or `closed` when

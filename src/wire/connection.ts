@@ -241,7 +241,8 @@ export class Connection {
 
   /**
    * Opens the connection. Resolves with the first `welcome`.
-   * @throws ConnectionError `unauthorized`, `unsupported_protocol`, `connect_timeout`, `unreachable` (after
+   * @throws ConnectionError `unauthorized`, `unsupported_protocol`, `upgrade_failed` and `invalid_welcome` (not a
+   *   toolwire service: ./link.ts `AttemptFailure.notTheProtocol`), `connect_timeout`, `unreachable` (after
    *   `maxAttempts` failed attempts; the last one is the `cause`), `hello_too_large`, `invalid_url` or `closed`;
    *   `already_connecting` while a first call is connecting, `already_connected` once one has resolved.
    * @throws OptionsError `invalid_option` when `maxAttempts` is not a whole number ≥ 1 or Infinity.
@@ -291,12 +292,7 @@ export class Connection {
       if (!this.#pending) return;
       const last = this.#lastFailure;
       const { url, connectTimeoutMs } = this.#options;
-      // Nothing listened at the address: the service is not running there (or the url is wrong).
-      const hint =
-        last?.code === 'connection_refused'
-          ? '; nothing accepts connections there: start the service (the stand-in: npx toolwire-stub) or check the url'
-          : '';
-      const message = `no welcome from ${displayUrl(url)} within ${connectTimeoutMs}ms${last ? ` (last attempt: ${last.message})` : ''}${hint}`;
+      const message = `no welcome from ${displayUrl(url)} within ${connectTimeoutMs}ms${last ? ` (last attempt: ${last.message})` : ''}${refusedHint(last)}`;
       this.#fail(new ConnectionError('connect_timeout', message, last ? { cause: last } : undefined));
     });
     void this.#open();
@@ -573,13 +569,15 @@ export class Connection {
       if (!this.#retryRefusedKey(error) && !this.#retryRefusedTool(error, failure.refusedTool))
         this.#fail(error);
     } else if (this.#state === 'connecting') {
-      if (this.#failed >= this.#connectMaxAttempts) {
-        const message = `cannot reach ${url} after ${attempts}: ${error.message}`;
+      // No toolwire service at the address, before any session worked there: the URL is wrong (./link.ts).
+      if (failure.notTheProtocol === true) this.#fail(error);
+      else if (this.#failed >= this.#connectMaxAttempts) {
+        const message = `cannot reach ${url} after ${attempts}: ${error.message}${refusedHint(error)}`;
         this.#fail(new ConnectionError('unreachable', message, { cause: error }));
       } else this.#scheduleReconnect();
     } else if (policy === false || (!this.#draining && this.#failed >= policy.maxAttempts)) {
       // Not while draining: the drain's `timeoutMs` bounds the attempts then (the owner closes at it).
-      const message = `cannot reach ${url}: ${error.message}; gave up after ${attempts}`;
+      const message = `cannot reach ${url}: ${error.message}; gave up after ${attempts}${refusedHint(error)}`;
       this.#fail(new ConnectionError('unreachable', message, { cause: error }));
     } else this.#scheduleReconnect();
   }
@@ -709,6 +707,13 @@ export class Connection {
     this.#retry = undefined;
     this.#cut = undefined;
   }
+}
+
+/** After an error whose last attempt found nothing listening: the service is not running there, or the url is wrong. */
+function refusedHint(last: ConnectionError | undefined): string {
+  return last?.code === 'connection_refused'
+    ? '; nothing accepts connections there: start the service (the stand-in: npx toolwire-stub) or check the url'
+    : '';
 }
 
 /**

@@ -46,24 +46,35 @@ import {
  * fails when its socket closes before `welcome`; what the runtime said about it (see {@link SocketFailure}) and
  * the close code decide the {@link ConnectionError} code:
  *
- * | code                    | what happened                                                                   | retried |
- * | ----------------------- | ------------------------------------------------------------------------------- | ------- |
- * | `connection_refused`    | nothing listens at the address (`ECONNREFUSED`)                                  | yes     |
- * | `host_not_found`        | the host name does not resolve (`ENOTFOUND`, `EAI_AGAIN`)                        | yes     |
- * | `network_error`         | any other socket or TLS error the runtime names                                 | yes     |
- * | `upgrade_failed`        | the upgrade was answered with an HTTP status other than 101 (a 3xx names where) | yes     |
- * | `unauthorized`          | HTTP 401 or 403 at the upgrade, or close 4001: the key was refused              | no      |
- * | `unsupported_protocol`  | no `toolwire.v1` subprotocol selected, or close 4002                            | no      |
- * | `fleet_conflict`        | close 4010: a tool's `fleet` limits differ from other workers' (fleets.md)      | no      |
- * | `connection_failed`     | the runtime's WebSocket failed and gives no reason (browsers)                   | yes     |
- * | `closed_before_welcome` | the socket opened, then closed before `welcome`                                 | yes     |
+ * | code                    | what happened                                                                     | retried         |
+ * | ----------------------- | --------------------------------------------------------------------------------- | --------------- |
+ * | `connection_refused`    | nothing listens at the address (`ECONNREFUSED`; Deno: `tcp connect error`)        | yes             |
+ * | `host_not_found`        | the host name does not resolve (`ENOTFOUND`, `EAI_AGAIN`)                         | yes             |
+ * | `network_error`         | any other socket or TLS error the runtime names                                   | yes             |
+ * | `upgrade_failed`        | HTTP 408, 429 or 5xx instead of 101: the service or its gateway is not ready      | yes             |
+ * | `upgrade_failed`        | any other HTTP status instead of 101 (a 3xx names where): not a toolwire endpoint | after a session |
+ * | `unauthorized`          | HTTP 401 or 403 at the upgrade, or close 4001: the key was refused                | no              |
+ * | `unsupported_protocol`  | no `toolwire.v1` subprotocol selected: not a toolwire endpoint                    | after a session |
+ * | `unsupported_protocol`  | close 4002: the service refuses this protocol version                             | no              |
+ * | `fleet_conflict`        | close 4010: a tool's `fleet` limits differ from other workers' (fleets.md)        | no              |
+ * | `connection_failed`     | the runtime's WebSocket failed and gives no reason (browsers)                     | yes             |
+ * | `closed_before_welcome` | the socket opened, then closed before `welcome`                                   | yes             |
  *
  * `handshake_timeout` and `invalid_welcome` (see the handshake below) and `send_failed` are decided by the link itself.
+ * "After a session": the address answers, but not as a toolwire service ({@link AttemptFailure.notTheProtocol}).
  */
 /** A failed attempt: the error to report and whether reconnecting can help. */
 export interface AttemptFailure {
   error: ConnectionError;
+  /** Retrying cannot help: the service refused this client (its key, its protocol version, its fleet limits). */
   fatal: boolean;
+  /**
+   * The address answers, but not as a toolwire service: an HTTP status that is not the upgrade (a wrong path's
+   * 404, a plain web server's 200, a redirect), no `toolwire.v1` subprotocol, or a first frame that is not a
+   * protocol frame. `connect()`'s first connection stops there (the URL is wrong: retrying cannot mend it); after
+   * a session worked at this address it is retried (a deploy may route elsewhere for a moment).
+   */
+  notTheProtocol?: true;
   /**
    * With a 4010: the tool the close reason names (`fleet limits of <tool> disagree: …`, words docs/protocol/fleets.md
    * fixes), which the owner may stop offering and try again with another `hello`.
@@ -106,14 +117,15 @@ export function attemptFailure(facts: AttemptFacts): AttemptFailure {
         `the API key was refused at the WebSocket upgrade (HTTP ${failure.status})`,
       );
     }
+    const { status } = failure;
+    const answered = `the WebSocket upgrade was answered with HTTP ${status} instead of 101`;
+    // The service, or the gateway in front of it, is there but not ready (starting, overloaded, being deployed).
+    if (status === 408 || status === 429 || status >= 500) return retry('upgrade_failed', answered);
     const redirect =
-      failure.status >= 300 && failure.status < 400 && failure.location !== undefined
+      status >= 300 && status < 400 && failure.location !== undefined
         ? ` (a redirect to ${failure.location}: use that URL; WebSocket clients do not follow redirects)`
-        : '';
-    return retry(
-      'upgrade_failed',
-      `the WebSocket upgrade was answered with HTTP ${failure.status} instead of 101${redirect}`,
-    );
+        : ': no toolwire service answers at this URL (is it right?)';
+    return { ...retry('upgrade_failed', `${answered}${redirect}`), notTheProtocol: true };
   }
   if (failure.selectedProtocol !== undefined && failure.selectedProtocol !== SUBPROTOCOL) {
     return unsupportedProtocol(url);
@@ -152,11 +164,17 @@ export function attemptFailure(facts: AttemptFacts): AttemptFailure {
           name: typeof thrown?.name === 'string' ? thrown.name : 'Error',
           ...(thrown?.code === undefined ? {} : { code: thrown.code }),
         });
-  // Node's `ws` names the failure by a string code; Deno only in words, its code being the DOMException's number
-  // ("failed to connect to WebSocket: dns error"; "tcp connect error", which does not say refused from unreachable).
+  // Node's `ws` and Bun name the failure by a string code (Bun's ECONNREFUSED says "Failed to connect"); Deno only
+  // in words, its code being the DOMException's number: "failed to connect to WebSocket: dns error", and "tcp
+  // connect error" for a refused connection, its cause left out (an unreachable host reads the same, after the
+  // system's wait). Refused is what it means on a machine where the service is not running yet, the common case.
   const named = typeof error?.code === 'string';
   if (error?.code === 'ECONNREFUSED' || (!named && /\bconnection refused\b/i.test(detail)))
     return retry('connection_refused', `connection refused (${detail})`, error);
+  if (!named && /\btcp connect error$/i.test(detail)) {
+    const message = `connection refused, or the host unreachable (${detail}: this runtime does not say which)`;
+    return retry('connection_refused', message, error);
+  }
   if (
     (named && HOST_NOT_FOUND.has(error?.code as string)) ||
     (!named && /\bdns error\b|failed to lookup address/i.test(detail))
@@ -196,14 +214,18 @@ export function withoutUrlSecrets(text: string, url: string): string {
   return out;
 }
 
-/** The service completed the upgrade without selecting `toolwire.v1`: it does not speak this protocol. */
+/**
+ * The service completed the upgrade without selecting `toolwire.v1`: it does not speak this protocol (see
+ * {@link AttemptFailure.notTheProtocol}).
+ */
 export function unsupportedProtocol(url: string): AttemptFailure {
   return {
     error: new ConnectionError(
       'unsupported_protocol',
       `${displayUrl(url)}: the service did not select the subprotocol ${SUBPROTOCOL}, so it does not speak this protocol (is the URL right?)`,
     ),
-    fatal: true,
+    fatal: false,
+    notTheProtocol: true,
   };
 }
 
@@ -282,14 +304,14 @@ export type EarlyFrame = DecodeResult<ServiceFrame> | 'binary';
 
 /**
  * Whether a frame received before the socket's first `welcome` ends the attempt (docs/protocol/lifecycle.md): anything
- * but a
- * readable `welcome`, an `error` frame (readable or not: it keeps its meaning, and a close that follows it, e.g.
- * 4001, decides) or a `ping` (either side may ping at any time, docs/protocol/lifecycle.md; it is answered) cannot be
- * followed by anything
- * that makes the attempt good. It ends at once, closed with 4003 (the handshake frame was not valid, as the service
- * does for `hello`), as `invalid_welcome`, retried with the normal backoff (a service being deployed may answer
- * right on the next attempt). `undefined` for a frame that may come first. The error and the close reason name
- * fields and frame types, never the values sent.
+ * but a readable `welcome`, an `error` frame (readable or not: it keeps its meaning, and a close that follows it,
+ * e.g. 4001, decides) or a `ping` (either side may ping at any time, docs/protocol/lifecycle.md; it is answered)
+ * cannot be followed by anything that makes the attempt good. It ends at once, closed with 4003 (the handshake frame
+ * was not valid, as the service does for `hello`), as `invalid_welcome`, retried with the normal backoff (a service
+ * being deployed may answer right on the next attempt); but a frame no toolwire service sends at all (not JSON, not
+ * an object, no string `type`, a type the protocol does not have, binary) says the address is not a toolwire
+ * service ({@link AttemptFailure.notTheProtocol}). `undefined` for a frame that may come first. The error and the
+ * close reason name fields and frame types, never the values sent.
  */
 export function beforeWelcome(
   url: string,
@@ -311,6 +333,13 @@ export function beforeWelcome(
     return failed(message, `invalid welcome: ${fields.join(', ')}`);
   }
   const what = earlyFrame(early);
+  if (!isProtocolFrame(early)) {
+    const ended = failed(
+      `${shown}: the service sent ${what} where its welcome was expected, so it does not speak this protocol (is the URL right?); ${closed}`,
+      `expected welcome, got ${what}`,
+    );
+    return { ...ended, failure: { ...ended.failure, notTheProtocol: true } };
+  }
   return failed(
     `${shown}: the service sent ${what} where its welcome was expected; ${closed}`,
     `expected welcome, got ${what}`,
@@ -324,6 +353,19 @@ function failed(message: string, reason: string): { failure: AttemptFailure; rea
     reason: reason.slice(0, 123),
   };
 }
+
+/**
+ * Whether a toolwire service could have sent the frame, if wrongly: one of the protocol's types (valid or not), or
+ * too large or deep to read. Not: binary, not JSON, not a JSON object, no string `type`, an unknown type.
+ */
+function isProtocolFrame(early: EarlyFrame): boolean {
+  if (early === 'binary') return false;
+  if (early.ok) return true;
+  if (early.code === 'invalid_json' || early.code === 'unknown_type') return false;
+  return !NOT_A_FRAME.test(early.message);
+}
+
+const NOT_A_FRAME = /^frame (?:must be a JSON object|has no string "type")$/;
 
 /** What the frame was, in words that quote no value of it. */
 function earlyFrame(early: EarlyFrame): string {

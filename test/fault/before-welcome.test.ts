@@ -3,7 +3,8 @@
  * (docs/protocol/lifecycle.md). Any
  * other frame, readable or not, cannot be followed by anything that makes the attempt good: the attempt ends at
  * once, closed with 4003, as `invalid_welcome`, retried with the normal backoff, as a `welcome` wrong in a
- * required field does. Event-driven: a client that waited for the 10 s handshake timeout would outlast the test.
+ * required field does; but a frame no toolwire service sends (not JSON, …) makes the first `connect()` reject at
+ * once. Event-driven: a client that waited for the 10 s handshake timeout would outlast the test.
  */
 import { describe, expect, it } from 'vitest';
 import type { ConnectionError } from '../../src/index';
@@ -19,16 +20,9 @@ async function service(options: RawServiceOptions) {
 
 describe('a frame before welcome that is not a readable welcome', () => {
   it.each([
-    ['null', 'a frame that is not a JSON object'],
-    ['[1]', 'a frame that is not a JSON object'],
-    ['"welcome"', 'a frame that is not a JSON object'],
-    ['{"type":"welcome"', 'a frame that is not JSON'],
-    ['{"sessionId":"s"}', 'a frame with no string "type"'],
-    ['{"type":"hola"}', 'a frame of an unknown type'],
     ['{"type":"pong","id":"p"}', 'a pong frame'],
     ['{"type":"tool_call","callId":"c1","runId":"r1","toolName":"t","arguments":{}}', 'a tool_call frame'],
     ['{"type":"ack"}', 'an invalid ack frame'],
-    [Buffer.from('welcome'), 'a binary frame'],
   ])(
     '(%s) ends each attempt at once, closed 4003, as invalid_welcome, with the normal backoff',
     async (first, what) => {
@@ -61,6 +55,33 @@ describe('a frame before welcome that is not a readable welcome', () => {
       expect(raw.frames.map((frame) => frame.type)).toEqual(['hello', 'hello']);
       // Nothing ran: a tool_call before welcome is not a call.
       expect(worker.stats).toEqual({ running: 0, queued: 0, waiting: 0, unacked: 0 });
+    },
+  );
+
+  it.each([
+    ['null', 'a frame that is not a JSON object'],
+    ['[1]', 'a frame that is not a JSON object'],
+    ['"welcome"', 'a frame that is not a JSON object'],
+    ['{"type":"welcome"', 'a frame that is not JSON'],
+    ['{"sessionId":"s"}', 'a frame with no string "type"'],
+    ['{"type":"hola"}', 'a frame of an unknown type'],
+    [Buffer.from('welcome'), 'a binary frame'],
+  ])(
+    '(%s) is not toolwire: closed 4003, and connect() rejects at its first attempt, as invalid_welcome',
+    async (first, what) => {
+      const raw = await service({ welcomeText: first });
+      const worker = client(raw.url, { reconnect: { initialDelayMs: 1, maxDelayMs: 5 } });
+      const errors: ConnectionError[] = [];
+      worker.on('error', (error) => errors.push(error as ConnectionError));
+      const error = (await worker.connect().catch((caught: unknown) => caught)) as ConnectionError;
+      expect(error).toMatchObject({
+        code: 'invalid_welcome',
+        message: `${raw.url}: the service sent ${what} where its welcome was expected, so it does not speak this protocol (is the URL right?); the client closed the socket (4003)`,
+      });
+      expect(errors).toEqual([error]);
+      expect(worker.state).toBe('closed');
+      await until(() => raw.closes, [{ code: 4003, reason: `expected welcome, got ${what}` }]);
+      expect(raw.frames.map((frame) => frame.type)).toEqual(['hello']);
     },
   );
 

@@ -58,6 +58,68 @@ export async function noSubprotocolServer(selects: string | false = false): Prom
   return { url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, requests };
 }
 
+/** How {@link switchableService} answers an upgrade: as a toolwire service, or not. */
+export type SwitchableAnswer = 'toolwire' | 'no subprotocol' | 'not JSON' | 4002 | 404;
+
+/**
+ * One address that answers as a bare toolwire service (a `welcome` to each `hello`, session `s1`, resumed when
+ * asked), or, after `answer()`, as something else: an HTTP status, no subprotocol, a page where `welcome`
+ * belongs, a close 4002 after `hello`; as a deploy may, for a moment. `dropAll()` ends the sockets open now.
+ */
+export async function switchableService(): Promise<{
+  url: string;
+  answer(answer: SwitchableAnswer): void;
+  dropAll(): void;
+}> {
+  let answer: SwitchableAnswer = 'toolwire';
+  const wss = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (protocols) =>
+      answer !== 'no subprotocol' && protocols.has('toolwire.v1') ? 'toolwire.v1' : false,
+  });
+  const server = createServer((_request, response) => response.writeHead(404).end());
+  server.on('upgrade', (request, socket, head) => {
+    if (typeof answer === 'number' && answer < 1000) {
+      socket.end(`HTTP/1.1 ${answer} Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      ws.on('error', () => {});
+      ws.on('message', (data) => {
+        const frame = JSON.parse(String(data)) as { type: string; sessionId?: string };
+        if (frame.type !== 'hello') return;
+        if (answer === 'not JSON') ws.send('<html>Down for maintenance</html>');
+        else if (answer === 4002) ws.close(4002, 'unsupported protocol version');
+        else
+          ws.send(
+            JSON.stringify({
+              type: 'welcome',
+              sessionId: 's1',
+              resumed: frame.sessionId === 's1',
+              heartbeatIntervalMs: 60_000,
+              maxPayloadBytes: 1_048_576,
+            }),
+          );
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const dropAll = () => {
+    for (const ws of wss.clients) ws.terminate();
+  };
+  onCleanup(() => {
+    dropAll();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return {
+    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    answer: (next) => {
+      answer = next;
+    },
+    dropAll,
+  };
+}
+
 /** A TCP server that is not an HTTP server: it answers `reply` to whatever comes, or resets the connection. */
 export async function notHttpServer(reply: string | 'reset'): Promise<string> {
   const sockets = new Set<Socket>();

@@ -2,7 +2,7 @@
 // Bun and Deno. Prints one line per check and exits 1 on the first failure.
 import { createServer } from 'node:http';
 import { createServer as createTcpServer, connect as tcpConnect } from 'node:net';
-import { WebSocket } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { Agent, Client, tool } from '../../dist/node.js';
 import { scriptedModel, silentLogger, startStubServer } from '../../dist/server-stub/index.js';
@@ -95,6 +95,79 @@ await check(
     } finally {
       await client.close();
       gateway.close();
+    }
+  },
+);
+
+await check('nothing listening is connection_refused, its error naming the way out', async () => {
+  const probe = createServer();
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  const client = new Client({
+    url: `ws://127.0.0.1:${port}`,
+    apiKey: 'k',
+    tools: [add],
+    logger: silentLogger,
+  });
+  const codes = [];
+  client.on('error', (error) => codes.push(error.code));
+  const error = await client.connect({ maxAttempts: 1 }).then(
+    () => undefined,
+    (thrown) => thrown,
+  );
+  equal(
+    [error?.code, error?.cause?.code, codes],
+    ['unreachable', 'connection_refused', ['connection_refused']],
+    'codes',
+  );
+  if (!error.message.includes('nothing accepts connections there: start the service'))
+    throw new Error(`no hint in: ${error.message}`);
+});
+
+await check(
+  'an address that is not toolwire rejects connect() at its first attempt, naming why',
+  async () => {
+    const upgrades = [];
+    const web = createServer((_request, response) => response.end('a web page'));
+    web.on('upgrade', (request, socket) => {
+      upgrades.push(request.url);
+      const status = request.url === '/page' ? '200 OK' : '404 Not Found';
+      socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    });
+    await new Promise((resolve) => web.listen(0, '127.0.0.1', resolve));
+    // A WebSocket server that answers whatever comes with a line of text (it selects the subprotocol offered).
+    const echo = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise((resolve) => echo.once('listening', resolve));
+    echo.on('connection', (socket) => socket.on('message', () => socket.send('echo: hello')));
+    const cases = [
+      [`ws://127.0.0.1:${web.address().port}/page`, 'upgrade_failed', 'HTTP 200 instead of 101'],
+      [`ws://127.0.0.1:${web.address().port}/wrong`, 'upgrade_failed', 'HTTP 404 instead of 101'],
+      [`ws://127.0.0.1:${echo.address().port}`, 'invalid_welcome', 'a frame that is not JSON'],
+    ];
+    try {
+      for (const [url, code, words] of cases) {
+        const client = new Client({ url, apiKey: 'k', tools: [add], logger: silentLogger });
+        const events = [];
+        client.on('error', (error) => events.push(error));
+        const started = Date.now();
+        const error = await client.connect().then(
+          () => undefined,
+          (thrown) => thrown,
+        );
+        equal(
+          [error?.name, error?.code, events.length, events[0] === error],
+          ['ConnectionError', code, 1, true],
+          url,
+        );
+        if (!error.message.includes(words)) throw new Error(`${url}: ${error.message}`);
+        if (Date.now() - started > 1_000)
+          throw new Error(`${url}: rejected after ${Date.now() - started} ms`);
+      }
+      equal(upgrades, ['/page', '/wrong'], 'upgrade requests');
+    } finally {
+      web.close();
+      await new Promise((resolve) => echo.close(resolve));
     }
   },
 );
