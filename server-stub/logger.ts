@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Logger } from '../src/logger';
+import { type Logger, logLine } from '../src/logger';
 
 export { silentLogger } from '../src/logger';
 
@@ -18,8 +18,7 @@ export type StubLogger = Logger;
  */
 export function consoleLogger(options: { debug?: boolean } = {}): Logger {
   const write = (level: string, fields: Record<string, unknown>, message: string) => {
-    const extra = Object.keys(fields).length > 0 ? ` ${safeJson(fields)}` : '';
-    process.stderr.write(`[toolwire-stub] ${level} ${message}${extra}\n`);
+    process.stderr.write(`${logLine('[toolwire-stub]', level, fields, message)}\n`);
   };
   return {
     debug: (fields, message) => {
@@ -29,14 +28,4 @@ export function consoleLogger(options: { debug?: boolean } = {}): Logger {
     warn: (fields, message) => write('warn', fields, message),
     error: (fields, message) => write('error', fields, message),
   };
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value, (_key, item: unknown) =>
-      item instanceof Error ? { name: item.name, message: item.message } : item,
-    );
-  } catch {
-    return '[unserialisable]';
-  }
 }

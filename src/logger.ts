@@ -1,8 +1,9 @@
 /**
- * Logging. toolwire logs nothing unless given a logger; everything it logs passes through a {@link Redactor}
- * first (./redact.ts), so the API key and user-named secrets never reach a log line. Here: the logger's shape,
- * the loggers toolwire wraps yours in (redacting, scoped to a call), and the helpers that keep secrets out of
- * messages (a URL as shown, a scrubbed error).
+ * Logging. A client given no logger writes its `error` lines to the console ({@link consoleErrorLogger}) and
+ * nothing else; everything it logs passes through a {@link Redactor} first (./redact.ts), so the API key and
+ * user-named secrets never reach a log line. Here: the logger's shape, the default loggers, the loggers toolwire
+ * wraps yours in (redacting, scoped to a call), and the helpers that keep secrets out of messages (a URL as
+ * shown, a scrubbed error).
  *
  * @module
  */
@@ -40,13 +41,59 @@ export interface CallLogger extends Logger {
   error: LogMethod;
 }
 
-/** The default logger: discards everything. */
+/** A logger that discards everything: `invokeTool`'s default, and `ctx.logger` where there is no logger. */
 export const silentLogger: CallLogger = {
   debug() {},
   info() {},
   warn() {},
   error() {},
 };
+
+/**
+ * A client's default logger: each `error` line to `console.error` (stderr in Node, Bun and Deno), as
+ * `[toolwire] error <message> <fields as JSON>`; `debug`, `info` and `warn` discarded. An `error` line says the
+ * client stopped doing its work or lost some of it, where no exception reaches the application: refused for good
+ * after it connected (a revoked key, 4001; fleet limits that disagree, 4010), a result it could not deliver, a
+ * listener of its own that threw, a tool's `ctx.logger.error()`. A process that listens for no event still leaves
+ * that line in its supervisor's log. What the client recovers from (a failed attempt it retries) is a `warn`,
+ * left to a logger the application gives. The client redacts every line before it reaches this logger.
+ */
+export const consoleErrorLogger: Logger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error(fields, message) {
+    globalThis.console?.error(logLine('[toolwire]', 'error', fields, message));
+  },
+};
+
+/**
+ * One log line as text: `<prefix> <level> <message>`, then the fields as JSON when there are any (an `Error` as its
+ * `name` and `message`, never its stack; fields that cannot be serialised as `[unserialisable]`).
+ */
+export function logLine(
+  prefix: string,
+  level: string,
+  fields: Record<string, unknown>,
+  message: string | undefined,
+): string {
+  const extra = typeof fields === 'object' && fields !== null && Object.keys(fields).length > 0;
+  return `${prefix} ${level}${message === undefined ? '' : ` ${message}`}${extra ? ` ${fieldsJson(fields)}` : ''}`;
+}
+
+function fieldsJson(value: unknown): string {
+  try {
+    return JSON.stringify(value, (_key, item: unknown) =>
+      item instanceof Error
+        ? { name: item.name, message: item.message }
+        : typeof item === 'bigint'
+          ? item.toString()
+          : item,
+    );
+  } catch {
+    return '[unserialisable]';
+  }
+}
 
 /** Wraps a logger so that every message and field goes through the redactor. A logger that throws is ignored. */
 export function redactingLogger(logger: Logger, redactor: Redactor): Logger {

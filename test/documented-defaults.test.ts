@@ -27,6 +27,7 @@ import {
   STEP_LIMITS,
   tool,
 } from '../src/index';
+import { consoleErrorLogger } from '../src/logger';
 import { importMcpTools, registerMcpTools } from '../src/mcp/index';
 import { otelTracing } from '../src/otel';
 import { validateWidget } from '../src/testing';
@@ -138,7 +139,7 @@ const CASES: Record<string, Case> = {
   'ClientOptions.maxOutboxBytes': { value: 16_777_216, accept: (v) => client({ maxOutboxBytes: v }) },
   'ClientOptions.maxQueueBytes': { value: 16_777_216, accept: (v) => client({ maxQueueBytes: v }) },
   'ClientOptions.WebSocket': { value: globalThis.WebSocket, accept: (v) => client({ WebSocket: v }) },
-  'ClientOptions.logger': { value: silent, accept: (v) => client({ logger: v }) },
+  'ClientOptions.logger': { value: consoleErrorLogger, accept: (v) => client({ logger: v }) },
   'ClientOptions.redact': { value: [], accept: (v) => client({ redact: v }) },
   'ClientOptions.buildId': { value: undefined, accept: (v) => client({ buildId: v as undefined }) },
   'ClientOptions.tracing': { value: undefined, accept: (v) => client({ tracing: v }) }, // no tracing

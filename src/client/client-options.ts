@@ -197,7 +197,14 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
   maxQueueBytes?: number | undefined;
   /** WebSocket constructor. @default the global `WebSocket`, else the `ws` package */
   WebSocket?: WebSocketConstructor | undefined;
-  /** A pino-compatible logger. @default a logger that discards everything */
+  /**
+   * A pino-compatible logger (`debug`, `info`, `warn`, `error`), given every line redacted. Without one, the `error`
+   * lines go to `console.error` (stderr), as `[toolwire] error <message> <fields as JSON>`, and the others are
+   * discarded: an `error` line says the client stopped serving or lost work where no exception reaches you (refused
+   * for good after it connected, a result it could not deliver). To log nothing at all, pass
+   * `{ debug() {}, info() {}, warn() {}, error() {} }`.
+   * @default `error` lines to the console, the rest discarded
+   */
   logger?: Logger | undefined;
   /**
    * Strings (4+ characters) and patterns scrubbed from every output, widget and log line, as the API key is (when

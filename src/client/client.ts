@@ -26,7 +26,7 @@ import {
   type ToolwireError,
 } from '../errors';
 import { DECISION_ANSWER_TIMEOUT_MS } from '../limits';
-import { type Logger, redactingLogger, silentLogger } from '../logger';
+import { consoleErrorLogger, type Logger, redactingLogger } from '../logger';
 import { isThenable } from '../maybe';
 import { clientRedactor, type Redactor, SHORT_SECRET } from '../redact';
 import { type ToolSourceOf, type ToolsGiven, toTool } from '../tool/shapes';
@@ -553,7 +553,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     // connection teaches the redactor each one the function returns before it is used (src/wire/connection.ts).
     const staticKey = typeof resolved.apiKey === 'string' ? resolved.apiKey : undefined;
     const redactor = clientRedactor(staticKey ?? '', resolved.redact);
-    const logger = redactingLogger(options.logger ?? silentLogger, redactor);
+    const logger = redactingLogger(options.logger ?? consoleErrorLogger, redactor);
     this.#redactor = redactor;
     this.#logger = logger;
     this.#reportedApprovals = new ReportedApprovals(

@@ -197,7 +197,8 @@ export interface ContextScope {
   /**
    * The client's logger (or `invokeTool`'s `logger`), for this call: each line gets `callId`, `toolName` and
    * `attempt` among its fields, and every text and field is redacted (the client's `redact` rules, the API key,
-   * the values of the tool's `sensitiveFieldNames`). Silent when there is no logger. Takes pino's forms
+   * the values of the tool's `sensitiveFieldNames`). A client given no logger writes the `error` lines to the
+   * console and discards the rest; `invokeTool` without a `logger` discards everything. Takes pino's forms
    * (`ctx.logger.info('rows: %d', 4)`, `ctx.logger.warn(error)`) as well as `(fields, message)`.
    */
   readonly logger: CallLogger;

@@ -172,6 +172,32 @@ await check(
   },
 );
 
+await check('a client given no logger writes its refusal for good to stderr, the key redacted', async () => {
+  const key = 'sk-smoke-REVOKED-KEY-1234';
+  const service = await startStubServer({ logger: silentLogger, apiKeys: [key], model: scriptedModel([]) });
+  const client = new Client({ url: service.url, apiKey: key, tools: [add] });
+  const lines = [];
+  const original = console.error;
+  console.error = (...args) => lines.push(args.join(' '));
+  try {
+    await client.connect();
+    const closed = nextEvent(client, 'closed');
+    service.setApiKeys(['another-key-entirely']);
+    equal((await closed)?.code, 'unauthorized', 'closed with');
+    equal(
+      lines,
+      [
+        '[toolwire] error the client closed for good and serves no more calls: the service refused the connection (4001: API key revoked) {"code":"unauthorized"}',
+      ],
+      'stderr',
+    );
+  } finally {
+    console.error = original;
+    await client.close();
+    await service.close();
+  }
+});
+
 /** A TCP proxy to `port` whose `cut()` drops every connection through it (a network cut mid-call). */
 async function proxyTo(port) {
   const pairs = new Set();
