@@ -746,58 +746,72 @@ export class Dispatcher {
   }
 
   /**
-   * Feature `hand_back` (docs/protocol/fleets.md): a connected session with free slots, and no call waiting here
-   * that it could take, takes a share of the calls another session holds waiting for their key's turn. From the
-   * session with the most such calls it could be sent, it takes at most half the difference between their waiting
-   * calls and its own, and no more than its free slots: the calls sent last are asked back first. Evening out, not
-   * emptying: the service does not know the keys. A call that waits again on its new worker is asked back again only
-   * `handBackAgainMs` after it was last asked (then this runs again), so that it does not hop from worker to worker.
-   * Nothing is asked while an earlier ask is unanswered (its calls still wait where they were): the counts would
-   * not yet show where those calls go.
+   * Feature `hand_back` (docs/protocol/fleets.md): a connected session with free slots (the taker), and no call
+   * waiting here that it could take, takes calls another session holds that have not begun there:
+   *
+   * - Calls queued behind that session's running calls ({@link Dispatcher.#notBegunOn}): the taker starts them at
+   *   once, so from the session with the most such calls it could be sent, it takes as many as it has free slots.
+   * - Else calls waiting for their key's turn: from the session with the most such calls it could be sent, at most
+   *   half the difference between their waiting calls and its own, and no more than its free slots. Evening out, not
+   *   emptying: the service does not know the keys.
+   *
+   * The calls sent last are asked back first. A call asked back is asked again only `handBackAgainMs` after it was
+   * last asked (then this runs again), so that it does not hop from worker to worker. Nothing more of a tenant is
+   * asked while an earlier ask is unanswered (its calls still wait where they were): the counts would not yet show
+   * where those calls go.
    */
   #evenOut(): void {
     const { sessions } = this.#deps;
-    const holders: Session[] = [];
-    // A tenant with an ask unanswered waits for it; the others go on.
-    const answering = new Set<string | undefined>();
-    for (const session of sessions.values()) {
-      if (session.state !== 'connected' || !session.features.has('hand_back')) continue;
-      const { waiting, asked } = this.#keyWaitsOn(session);
-      if (asked > 0) answering.add(session.tenant);
-      else if (waiting > 0) holders.push(session);
-    }
-    if (holders.length === 0) return;
     const now = Date.now();
     const againMs = this.#deps.options.handBackAgainMs;
-    /** The earliest time a call left out for its last ask may be asked again. */
+    const holders: Array<{ session: Session; held: NotBegun }> = [];
+    // A tenant with an ask unanswered waits for it; the others go on.
+    const answering = new Set<string | undefined>();
+    /** The earliest time a call left out for its last ask may be asked again, or an ask counts as answered. */
     let again = Number.POSITIVE_INFINITY;
-    for (const taker of sessions.values()) {
-      if (taker.state !== 'connected' || answering.has(taker.tenant)) continue;
+    for (const session of sessions.values()) {
+      if (session.state !== 'connected' || !session.features.has('hand_back')) continue;
+      const held = this.#notBegunOn(session, now);
+      if (held.askedUntil !== undefined) {
+        answering.add(session.tenant);
+        again = Math.min(again, held.askedUntil);
+      } else if (held.keyWaits.length > 0 || held.queued.length > 0) holders.push({ session, held });
+    }
+    for (const taker of holders.length === 0 ? [] : sessions.values()) {
+      if (taker.state !== 'connected' || taker.left || answering.has(taker.tenant)) continue;
       const free = this.#freeSlots(taker);
       if (free <= 0 || [...this.#waiting].some((call) => this.#couldTake(taker, call))) continue;
-      const own = this.#keyWaitsOn(taker).waiting;
-      let best: Call[] = [];
-      for (const holder of holders) {
-        if (holder === taker || holder.tenant !== taker.tenant) continue;
-        const movable: Call[] = [];
-        for (const callId of holder.calls) {
-          const call = this.#calls.get(callId);
+      /** The calls of `holder` that may be asked back for the taker now. */
+      const movable = (holder: Session, calls: readonly Call[]): Call[] =>
+        calls.filter((call) => {
           if (
-            call?.state !== 'dispatched' ||
-            !call.activity.waitsForKey ||
             call.run.ownerSessionId !== undefined ||
             !this.#couldTake(taker, call) ||
             // Never from a worker whose definition is the one the model was shown to one whose is not.
             (!agreesWithShown(taker, call) && agreesWithShown(holder, call))
           )
-            continue;
+            return false;
           const { handedBackAt } = call.activity;
-          if (now - handedBackAt >= againMs) movable.push(call);
-          else again = Math.min(again, handedBackAt + againMs);
+          if (now - handedBackAt >= againMs) return true;
+          again = Math.min(again, handedBackAt + againMs);
+          return false;
+        });
+      const largest = (of: (held: NotBegun) => readonly Call[]): Call[] => {
+        let best: Call[] = [];
+        for (const { session: holder, held } of holders) {
+          if (holder === taker || holder.tenant !== taker.tenant) continue;
+          const calls = movable(holder, of(held));
+          if (calls.length > best.length) best = calls;
         }
-        if (movable.length > best.length) best = movable;
+        return best;
+      };
+      let best = largest((held) => held.queued);
+      let count = Math.min(free, best.length);
+      const queued = count > 0;
+      if (!queued) {
+        best = largest((held) => held.keyWaits);
+        count = Math.min(free, Math.floor((best.length - this.#notBegunOn(taker, now).keyWaits.length) / 2));
       }
-      const count = Math.min(free, Math.floor((best.length - own) / 2));
       if (count <= 0) continue;
       best.sort((a, b) => (this.#sentAt.get(b) ?? 0) - (this.#sentAt.get(a) ?? 0));
       const asked = best.slice(0, count);
@@ -808,25 +822,78 @@ export class Dispatcher {
       const holder = sessions.get(asked[0]?.sessionId ?? '');
       holder?.send({ type: 'hand_back', callIds: asked.map((call) => call.callId) });
       answering.add(taker.tenant);
+      if (queued) again = Math.min(again, now + againMs);
       this.#deps.options.logger.debug(
         { from: holder?.id, to: taker.id, calls: count },
-        'asking a worker to hand back calls waiting for their key, for a worker with room',
+        queued
+          ? 'asking a worker to hand back calls queued behind its running calls, for a worker with room'
+          : 'asking a worker to hand back calls waiting for their key, for a worker with room',
       );
     }
     if (again !== Number.POSITIVE_INFINITY) this.#evenOutTimer.at(again);
   }
 
-  /** The calls in flight on `session` that wait for their key's turn: not asked back (`waiting`), and asked. */
-  #keyWaitsOn(session: Session): { waiting: number; asked: number } {
-    let waiting = 0;
-    let asked = 0;
+  /**
+   * The calls in flight on `session` that have not begun there and are not asked back: those waiting for their
+   * key's turn (`key_waits`), and those queued behind its running calls by the service's count
+   * ({@link Dispatcher.#queuedOn}). `askedUntil`: set while an ask of its calls is unanswered, the time an ask of
+   * queued calls counts as answered at the latest (`Infinity` for a call waiting for its key: until it leaves or
+   * runs). A queued call asked back that has begun is no longer counted queued once a call before it ends.
+   */
+  #notBegunOn(session: Session, now: number): NotBegun {
+    const keyWaits: Call[] = [];
+    const queued: Call[] = [];
+    let askedUntil: number | undefined;
     for (const callId of session.calls) {
       const call = this.#calls.get(callId);
       if (call?.state !== 'dispatched' || !call.activity.waitsForKey) continue;
-      if (call.activity.handBackTo !== undefined) asked += 1;
-      else waiting += 1;
+      if (call.activity.handBackTo !== undefined) askedUntil = Number.POSITIVE_INFINITY;
+      else keyWaits.push(call);
     }
-    return { waiting, asked };
+    const againMs = this.#deps.options.handBackAgainMs;
+    for (const call of this.#queuedOn(session)) {
+      // Decided for the client that asked, it goes back there (docs/protocol/tool-calls.md): not moved.
+      if (call.approval?.requestedBy === 'client') continue;
+      const until = call.activity.handedBackAt + againMs;
+      if (call.activity.handBackTo === undefined || until <= now) queued.push(call);
+      else askedUntil = Math.min(askedUntil ?? Number.POSITIVE_INFINITY, until);
+    }
+    return { keyWaits, queued, askedUntil };
+  }
+
+  /**
+   * The calls the service counts as queued in `session`'s client behind its running calls (docs/protocol/fleets.md),
+   * the calls sent last first ({@link Dispatcher.#slotted}).
+   */
+  #queuedOn(session: Session): Call[] {
+    return this.#slotted(session).queued.reverse();
+  }
+
+  /**
+   * The calls in flight on `session` that hold slots in its client by the service's count (not parked, not waiting
+   * for their key or their approver), in the order they were sent, which is the order its client starts them in:
+   * `begun`, those within its `maxConcurrency` slots (the first always), and `queued`, the rest from the first that
+   * does not fit. None queued for a session that announced no `maxConcurrency`.
+   */
+  #slotted(session: Session): { begun: Call[]; queued: Call[] } {
+    const holding: Call[] = [];
+    for (const callId of session.calls) {
+      const call = this.#calls.get(callId);
+      if (call?.state !== 'dispatched') continue;
+      const { activity } = call;
+      if (activity.parked || activity.waitsForKey || activity.waitsForApprover) continue;
+      holding.push(call);
+    }
+    const max = session.maxConcurrency;
+    if (max === undefined || max === 0) return { begun: holding, queued: [] };
+    holding.sort((a, b) => (this.#sentAt.get(a) ?? 0) - (this.#sentAt.get(b) ?? 0));
+    let used = 0;
+    for (const [index, call] of holding.entries()) {
+      if (!hasFreeSlots(session, used, slotsOf(session, call.toolName)))
+        return { begun: holding.slice(0, index), queued: holding.slice(index) };
+      used += slotsOf(session, call.toolName);
+    }
+    return { begun: holding, queued: [] };
   }
 
   /** Slots of `session` not held by its calls in flight; a session that announced no `maxConcurrency` has none known. */
@@ -870,6 +937,16 @@ export class Dispatcher {
     this.#deps.options.logger.warn({ sessionId: session.id, code, callId }, message);
     session.send({ type: 'error', code, message, callId });
   }
+}
+
+/** What a session holds that has not begun there ({@link Dispatcher.#notBegunOn}). */
+interface NotBegun {
+  /** Calls waiting for their key's turn, not asked back. */
+  keyWaits: Call[];
+  /** Calls queued behind its running calls, not asked back (or asked longer than `handBackAgainMs` ago). */
+  queued: Call[];
+  /** Set while an ask of its calls is unanswered: when it counts as answered at the latest. */
+  askedUntil: number | undefined;
 }
 
 /**

@@ -24,6 +24,9 @@ export function slotsOf(session: Session, toolName: string): number {
  * A session whose definition of the tool takes other arguments than the one the model was shown
  * (server-stub/definitions.ts) is sent the call only while no connected session that takes them could be: the
  * call waits for those rather than fail on a worker that would refuse its arguments, or drop a field.
+ * A session without free slots for the call that cannot hand calls back (no feature `hand_back`) is sent it to
+ * queue only while it is the one connected session that could be (docs/protocol/fleets.md): queued there, the call
+ * would wait behind that session's running calls however idle the others are.
  */
 export function pickSession(
   call: Call,
@@ -41,17 +44,24 @@ export function pickSession(
     return usable(owner) ? owner : undefined;
   }
   let best: Session | undefined;
-  let bestKey: [number, number, number, number] | undefined;
+  let bestKey: Key | undefined;
   let differing: Session | undefined;
-  let differingKey: [number, number, number, number] | undefined;
-  let agreeingThere = false;
+  let differingKey: Key | undefined;
+  /** Sessions that could be sent the call once they have room: those that take the shown arguments, the others. */
+  let agreeingThere = 0;
+  let differingThere = 0;
   for (const session of sessions.values()) {
     const agrees = agreesWithShown(session, call);
-    if (agrees && !agreeingThere && mayBeSent(session, call)) agreeingThere = true;
+    if (mayBeSent(session, call)) {
+      if (agrees) agreeingThere += 1;
+      else differingThere += 1;
+    }
     if (!usable(session)) continue;
     const used = slotsInFlight(session);
     const full = !hasFreeSlots(session, used, slotsOf(session, call.toolName));
-    const key: [number, number, number, number] = [full ? 1 : 0, used, session.lastDispatch, session.seq];
+    // Of the sessions without free slots, those that can hand the call back come first (queuesThere).
+    const stuck = full && !session.features.has('hand_back');
+    const key: Key = [full ? 1 : 0, stuck ? 1 : 0, used, session.lastDispatch, session.seq];
     if (agrees) {
       if (!bestKey || compareKeys(key, bestKey) < 0) {
         best = session;
@@ -62,7 +72,23 @@ export function pickSession(
       differingKey = key;
     }
   }
-  return best ?? (agreeingThere ? undefined : differing);
+  if (agreeingThere > 0) return queuesThere(bestKey, agreeingThere) ? best : undefined;
+  return queuesThere(differingKey, differingThere) ? differing : undefined;
+}
+
+/**
+ * The order of the sessions a call may go to ({@link pickSession}), least first: without free slots for it, without
+ * them and unable to hand it back, slots in flight, when last sent a call, age.
+ */
+type Key = [number, number, number, number, number];
+
+/**
+ * `true` when the session chosen (its {@link Key}) may be sent the call: it has free slots for it, or can hand it
+ * back (feature `hand_back`) when another session has room, or is the one session that could be sent it
+ * (`sessionsThere`).
+ */
+function queuesThere(key: Key | undefined, sessionsThere: number): boolean {
+  return key !== undefined && (key[1] === 0 || sessionsThere === 1);
 }
 
 /**

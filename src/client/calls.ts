@@ -1222,26 +1222,23 @@ export class CallRunner implements ExecutionOwner {
   }
 
   /**
-   * The service asks for calls back (feature `hand_back`, docs/protocol/fleets.md): each one still waiting for its
-   * key's turn, its tool not begun, is answered busy, and the service gives it to a worker with room. Any other id
-   * (a call that began or ended, or is not held here) is ignored, and so is a call the local approver answered with
-   * a promise (a person, say): on another worker they would be asked about it again.
+   * The service asks for calls back (feature `hand_back`, docs/protocol/fleets.md): each one whose tool has not
+   * begun, in line for its first slot or waiting for its key's turn, is answered busy, and the service gives it to a
+   * worker with room. Any other id (a call that began or ended, or is not held here) is ignored, and so is a call the
+   * local approver answered with a promise (a person, say): on another worker they would be asked about it again.
    */
   #giveBack(callIds: readonly string[]): void {
     const gate = callParts.concurrency.code;
-    if (gate === undefined) return;
     for (const callId of callIds) {
       const execution = this.#held.get(callId);
-      if (
-        execution === undefined ||
-        this.#handingBack.has(execution) ||
-        !gate.waitingAtGate(execution) ||
-        this.#approvals.waitedHere(execution)
-      )
-        continue;
-      // Its wait ends on the abort, and `finished` hands it back.
-      this.#handBackAs(execution, 'back');
-      execution.abort(handedBack());
+      if (execution === undefined || this.#handingBack.has(execution)) continue;
+      // In line for its first slot: nothing of it has run.
+      if (execution.state === 'queued') this.#handBack(execution);
+      else if (gate?.waitingAtGate(execution) === true && !this.#approvals.waitedHere(execution)) {
+        // Its wait ends on the abort, and `finished` hands it back.
+        this.#handBackAs(execution, 'back');
+        execution.abort(handedBack());
+      }
     }
   }
 

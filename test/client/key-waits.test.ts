@@ -1,9 +1,11 @@
 /**
  * The feature `key_waits` in a client (docs/protocol/fleets.md): the calls waiting for their concurrency key's turn
  * are named to the service, and named again when they go on, one frame per task; nothing for calls that never wait,
- * nor without the feature.
+ * nor without the feature. And `hand_back`: the calls asked back that have not begun (waiting for their key, or
+ * queued for a slot) are answered busy.
  */
 import { describe, expect, it } from 'vitest';
+import { tool } from '../../src/tool/tool';
 import type { ClientFrame } from '../../src/wire/protocol';
 import { keyedTool } from '../support/keyed-tool';
 import { nextTask, recording, recordsCalls, taskAfterSettled } from './call-runner-harness';
@@ -195,6 +197,49 @@ describe('key_waits, in a call runner', () => {
     expect(started).toEqual(['a0']);
     expect(keyWaitsOf(sent)).toEqual([]);
     calls.abortAll('test over');
+    calls.dispose();
+  });
+});
+
+describe('hand_back of calls queued for a slot, in a call runner', () => {
+  it('answers busy each call asked for that waits for its first slot, runs it never, and keeps the others', async () => {
+    const started: string[] = [];
+    const gates = new Map<string, () => void>();
+    const work = tool({
+      name: 'work',
+      description: 'Runs until the test lets it end.',
+      execute: (_input, ctx) => {
+        started.push(ctx.callId);
+        return new Promise<string>((resolve) => gates.set(ctx.callId, () => resolve(ctx.callId)));
+      },
+    });
+    const { calls, sent } = recording([work], { maxConcurrency: 1 });
+    // No tool with `concurrency`, no `key_waits`: the queue alone.
+    calls.welcomed({ ...welcome, features: ['hand_back'] });
+    for (const callId of ['q0', 'q1', 'q2'])
+      calls.receive({ type: 'tool_call', callId, runId: 'r1', toolName: 'work', arguments: {} });
+    await nextTask();
+    expect([started, calls.queued]).toEqual([['q0'], 2]);
+    // q0 runs, q2 waits in line, z9 is not held here: only q2 goes back.
+    calls.handle({ type: 'hand_back', callIds: ['q0', 'q2', 'z9'] });
+    await nextTask();
+    expect(sent.filter((frame) => frame.type === 'tool_result')).toEqual([
+      {
+        type: 'tool_result',
+        callId: 'q2',
+        status: 'error',
+        output: 'Error running work: the client is busy; try again later',
+        retryable: true,
+      },
+    ]);
+    expect(calls.queued).toBe(1);
+    gates.get('q0')?.();
+    await nextTask();
+    expect(started).toEqual(['q0', 'q1']);
+    gates.get('q1')?.();
+    await nextTask();
+    expect(started).toEqual(['q0', 'q1']);
+    expect(calls.queued).toBe(0);
     calls.dispose();
   });
 });

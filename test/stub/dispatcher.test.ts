@@ -255,6 +255,60 @@ describe('Dispatcher: a call handed back moves on at most every handBackAgainMs 
   });
 });
 
+describe('Dispatcher: a call queued behind running ones is asked back for a worker with room (docs/protocol/fleets.md)', () => {
+  it('asks the call sent last past the slots, and asks again after handBackAgainMs when the worker did not answer', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, session, submit } = harness({ handBackAgainMs: 300 });
+    const w1 = session(['hand_back'], { maxConcurrency: 1, maxQueue: 1 });
+    const asked: string[][] = [];
+    vi.spyOn(w1, 'send').mockImplementation((frame) => {
+      if (frame.type === 'hand_back') asked.push([...frame.callIds]);
+      return true;
+    });
+    // Alone, w1 takes its slot's call and one more round queued behind it.
+    const [running, queued] = [submit(), submit()];
+    expect([running.sessionId, queued.sessionId]).toEqual([w1.id, w1.id]);
+    // w2 joins with a free slot, and nothing waits in the service: w1's queued call is asked back for it.
+    const w2 = session(['hand_back'], { maxConcurrency: 1 });
+    dispatcher.onSessionReady(w2, false);
+    await Promise.resolve();
+    expect(asked).toEqual([[queued.callId]]);
+    // No answer (w1 may have begun it, taking its queue out of order): nothing more is asked until handBackAgainMs.
+    vi.advanceTimersByTime(299);
+    expect(asked).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(asked).toEqual([[queued.callId], [queued.callId]]);
+    // Answered busy this time: it goes to w2, which starts it at once.
+    dispatcher.onResult(w1, {
+      type: 'tool_result',
+      callId: queued.callId,
+      status: 'error',
+      output: 'busy',
+      retryable: true,
+    });
+    expect(queued.sessionId).toBe(w2.id);
+  });
+
+  it('asks nothing of a worker whose queued call began: once the call before it ends, it is counted running', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, session, submit } = harness();
+    const w1 = session(['hand_back'], { maxConcurrency: 1, maxQueue: 1 });
+    const asked: string[][] = [];
+    vi.spyOn(w1, 'send').mockImplementation((frame) => {
+      if (frame.type === 'hand_back') asked.push([...frame.callIds]);
+      return true;
+    });
+    const [first, second] = [submit(), submit()];
+    dispatcher.onResult(w1, { type: 'tool_result', callId: first.callId, status: 'ok', output: 'done' });
+    const w2 = session(['hand_back'], { maxConcurrency: 1 });
+    dispatcher.onSessionReady(w2, false);
+    await Promise.resolve();
+    vi.advanceTimersByTime(5_000);
+    expect(asked).toEqual([]);
+    expect(second.sessionId).toBe(w1.id);
+  });
+});
+
 describe('Dispatcher: a busy client (docs/protocol/tool-calls.md#a-busy-client)', () => {
   it('offers the room a call answered busy held to the calls waiting behind it, and that call again later', () => {
     vi.useFakeTimers({ now: 0 });

@@ -212,30 +212,64 @@ describe('spreading calls', () => {
 });
 
 describe('a backlog', () => {
-  it("stays in the service past one round beyond a worker's slots, and a worker that joins later takes it", async () => {
+  /** 8 calls of one turn; a first worker (maxConcurrency 2) takes its round, then a second one connects. */
+  async function backlogThenJoin(features: string[]) {
     const model = scriptedModel([
       { toolCalls: Array.from({ length: 8 }, () => ({ name: 'work' })) },
       { text: 'done' },
     ]);
     const server = await stub({ model });
-    const worker = { tools: [toolDef('work')], maxConcurrency: 2, maxQueue: 1_000 };
+    const worker = { tools: [toolDef('work')], maxConcurrency: 2, maxQueue: 1_000, features };
     const first = track(await TestClient.connect(server.url, worker));
     const runId = server.runs.start(agent('fleet', ['work']), 'go');
     const firstCalls = [];
     for (let i = 0; i < 4; i++) firstCalls.push(await first.next('tool_call'));
-    // Two running, two queued behind them (min(maxQueue, maxConcurrency)); the other four wait in the service.
+    // Alone: two running, two queued behind them (min(maxQueue, maxConcurrency)); the other four wait in the service.
     expect(server.sessions().map((session) => session.inFlight)).toEqual([4]);
     const second = track(await TestClient.connect(server.url, worker));
-    const secondCalls = [];
-    for (let i = 0; i < 4; i++) secondCalls.push(await second.next('tool_call'));
-    expect(server.sessions().map((session) => session.inFlight)).toEqual([4, 4]);
+    return { server, runId, first, firstCalls, second };
+  }
+
+  it("stays in the service past one round beyond a worker's slots, and a worker that joins later takes it", async () => {
+    const { server, runId, first, firstCalls, second } = await backlogThenJoin([]);
+    const secondCalls = [await second.next('tool_call'), await second.next('tool_call')];
+    // Two workers could take the calls, and neither hands a call back: the second is sent calls for its free slots
+    // only, and the rest waits in the service for whichever has room first.
+    expect(server.sessions().map((session) => session.inFlight)).toEqual([4, 2]);
+    expect(server.runs.get(runId)?.toolCalls.filter((call) => call.state === 'waiting')).toHaveLength(2);
+    first.serve({ work: () => 'first' });
+    second.serve({ work: () => 'second' });
     for (const call of firstCalls) first.result(call.callId, 'first');
     for (const call of secondCalls) second.result(call.callId, 'second');
     const transcript = await server.runs.waitFor(runId);
     expect(transcript.status).toBe('completed');
+    const outputs = transcript.toolCalls.map((call) => call.output);
+    expect(outputs.filter((output) => output === 'first').length).toBeGreaterThanOrEqual(4);
+    expect(outputs.filter((output) => output === 'second').length).toBeGreaterThanOrEqual(2);
+    expect(outputs).toHaveLength(8);
+  });
+
+  it("asks a worker that joins with room for the round queued on the first worker's (feature hand_back)", async () => {
+    const { server, runId, first, firstCalls, second } = await backlogThenJoin(['hand_back']);
+    // The second takes its round from the service's backlog; nothing is asked back while calls wait there.
+    const secondCalls = [];
+    for (let i = 0; i < 4; i++) secondCalls.push(await second.next('tool_call'));
+    expect(server.sessions().map((session) => session.inFlight)).toEqual([4, 4]);
+    expect(first.all('hand_back')).toEqual([]);
+    // It ends its four: with room and nothing waiting in the service, it is given the first's queued round, the
+    // calls sent there last.
+    for (const call of secondCalls) second.result(call.callId, 'second');
+    const asked = await first.next('hand_back');
+    expect(asked.callIds).toEqual([firstCalls[3]?.callId, firstCalls[2]?.callId]);
+    for (const callId of asked.callIds) first.result(callId, 'busy', { status: 'error', retryable: true });
+    const moved = [await second.next('tool_call'), await second.next('tool_call')];
+    expect(moved.map((call) => call.callId).sort()).toEqual([...asked.callIds].sort());
+    for (const call of moved) second.result(call.callId, 'second');
+    for (const call of firstCalls.slice(0, 2)) first.result(call.callId, 'first');
+    const transcript = await server.runs.waitFor(runId);
     expect(transcript.toolCalls.map((call) => call.output).sort()).toEqual([
-      ...Array.from({ length: 4 }, () => 'first'),
-      ...Array.from({ length: 4 }, () => 'second'),
+      ...Array.from({ length: 2 }, () => 'first'),
+      ...Array.from({ length: 6 }, () => 'second'),
     ]);
   });
 });
