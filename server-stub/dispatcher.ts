@@ -616,8 +616,8 @@ export class Dispatcher {
     call.activity.sideEffect = definition?.sideEffect;
     call.activity.strict = definition?.strict === true;
     // A call sent into a free slot begins at once: its lease starts now, until the client's first renewal. One
-    // sent to queue behind the client's running calls is not leased until the client names it (a `lease`, an
-    // update): until then its deadline applies (docs/protocol/updates.md).
+    // sent to queue behind the client's running calls is not leased until a slot frees for it (#leaseBegun) or the
+    // client names it (a `lease`, an update): until then its deadline applies (docs/protocol/updates.md).
     if (target.features.has('lease'))
       call.activity.leaseUntil = startsAtOnce ? Date.now() + this.#deps.options.leaseMs : 0;
     target.calls.add(call.callId);
@@ -896,6 +896,27 @@ export class Dispatcher {
     return { begun: holding, queued: [] };
   }
 
+  /**
+   * Room freed on `session`: a call it holds queued behind its running calls that now has a slot by the service's
+   * count begins there, so it is leased from now, as a call sent into a free slot is when sent
+   * (docs/protocol/updates.md); else its deadline would cut it while it runs, before its client's first renewal
+   * names it. A client that takes its queue out of order may not have begun it: it ends such a call itself, `timeout`,
+   * at its deadline.
+   */
+  #leaseBegun(session: Session): void {
+    const max = session.maxConcurrency;
+    if (!session.features.has('lease') || max === undefined || max === 0) return;
+    let unleased = false;
+    for (const callId of session.calls) {
+      const call = this.#calls.get(callId);
+      if (call?.state === 'dispatched' && call.activity.leaseUntil === 0) unleased = true;
+    }
+    if (!unleased) return;
+    const leaseUntil = Date.now() + this.#deps.options.leaseMs;
+    for (const call of this.#slotted(session).begun)
+      if (call.activity.leaseUntil === 0) call.activity.leaseUntil = leaseUntil;
+  }
+
   /** Slots of `session` not held by its calls in flight; a session that announced no `maxConcurrency` has none known. */
   #freeSlots(session: Session): number {
     const max = session.maxConcurrency;
@@ -919,8 +940,12 @@ export class Dispatcher {
       void Promise.resolve().then(() => this.retryWaiting());
   }
 
-  /** A call of `session` ended: offer it waiting calls while it has room (it may have been at capacity). */
+  /**
+   * A call of `session` ended (or holds no slot now): a call queued there behind it begins, and it is offered waiting
+   * calls while it has room (it may have been at capacity).
+   */
   #offerWaiting(session: Session): void {
+    this.#leaseBegun(session);
     const slotsInFlight = (target: Session) => this.slotsInFlight(target);
     for (const call of [...this.#waiting]) {
       if (session.state !== 'connected' || atCapacity(session, slotsInFlight)) return;

@@ -142,6 +142,26 @@ describe('Dispatcher: a resume renews the lease (docs/protocol/updates.md)', () 
   });
 });
 
+describe('Dispatcher: a call queued behind the running one is leased once a slot frees for it (docs/protocol/updates.md)', () => {
+  it('keeps it past its deadline while it runs, before its client names it', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, session, submit } = harness();
+    const worker = session(['lease'], { maxConcurrency: 1 });
+    const [first, second, third] = [submit(), submit(), submit()];
+    // One slot and one round queued behind it; the third waits in the service.
+    expect([first.state, second.state, third.state]).toEqual(['dispatched', 'dispatched', 'waiting']);
+    vi.advanceTimersByTime(200);
+    // The first ends: its client starts the second now, and is sent the third to queue behind it.
+    dispatcher.onResult(worker, { type: 'tool_result', callId: first.callId, status: 'ok', output: 'done' });
+    expect([second.activity.leaseUntil, third.activity.leaseUntil]).toEqual([6_200, 0]);
+    // Past the deadline (1 s), before its client's first renewal could name it: the second runs on; the third,
+    // queued all along, is cut.
+    vi.advanceTimersByTime(1_000);
+    expect(second.state).toBe('dispatched');
+    expect(third.toTranscript()).toMatchObject({ status: 'timeout' });
+  });
+});
+
 describe('Dispatcher: a call waiting for a worker when the last one offering its tool goes (docs/protocol/tool-calls.md)', () => {
   it("keeps a call queued in the service waiting when its only worker's session expires, for the worker's next session", () => {
     vi.useFakeTimers({ now: 0 });
