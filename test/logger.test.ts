@@ -102,4 +102,46 @@ describe('a client given no logger', () => {
     ]);
     expect(written).not.toHaveBeenCalled();
   });
+
+  it('writes a listener that threw to stderr when no error listener hears it, or an error listener threw', async () => {
+    const written = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const { client, peer } = await connected();
+    const closed = new Promise((resolve) => client.once('closed', resolve));
+    client.on('closed', () => {
+      throw new Error(`closed listener bug ${KEY}`);
+    });
+    peer.close(4001, 'invalid API key');
+    await closed;
+    // After the refusal's own line: the listener's, with its error (redacted, its stack to find the listener by).
+    const lines = written.mock.calls.map(([line]) => String(line));
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(
+      /^\[toolwire\] error a "closed" listener threw \{"code":"listener_failed","error":\{"name":"Error","message":"closed listener bug \[redacted\]","stack":"Error: closed listener bug \[redacted\]\\n {4}at /,
+    );
+    expect(lines.join('\n')).not.toContain(KEY);
+
+    written.mockClear();
+    const second = await connected();
+    const heard: unknown[] = [];
+    second.client.on('error', (error) => {
+      heard.push(error);
+      throw new Error('error listener bug');
+    });
+    const secondClosed = new Promise((resolve) => second.client.once('closed', resolve));
+    second.client.on('closed', () => {
+      throw new Error('closed listener bug');
+    });
+    second.peer.close(4001, 'invalid API key');
+    await secondClosed;
+    // The error listener heard the refusal and the closed listener's failure, and threw at each.
+    expect(heard).toEqual([
+      expect.objectContaining({ code: 'unauthorized' }),
+      expect.objectContaining({ code: 'listener_failed' }),
+    ]);
+    expect(written.mock.calls.map(([line]) => String(line).split(' {')[0])).toEqual([
+      '[toolwire] error a "error" listener threw',
+      '[toolwire] error the client closed for good and serves no more calls: the service refused the connection (4001: invalid API key)',
+      '[toolwire] error a "error" listener threw',
+    ]);
+  });
 });

@@ -1100,11 +1100,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
           this.#redactor.value({ ...call, arguments: this.#hiddenArguments(call.toolName, call.arguments) }),
         redactor: this.#redactor,
         deltas: this.#redactor,
-        listenerFailed: (error) =>
-          this.#emit(
-            'error',
-            new ConnectionError('listener_failed', "a run's onEvent listener threw", { cause: error }),
-          ),
+        listenerFailed: (error) => this.#listenerFailed("a run's onEvent listener threw", error, false),
         // The requests reported for its calls the service held, undecided, abort their `signal`.
         ended: (runId) => this.#reportedApprovals.runEnded(runId),
       },
@@ -1258,12 +1254,21 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     try {
       this.emit(event, ...args);
     } catch (error) {
-      if (event !== 'error')
-        this.#emit(
-          'error',
-          new ConnectionError('listener_failed', `a "${event}" listener threw`, { cause: error }),
-        );
+      this.#listenerFailed(`a "${event}" listener threw`, error, event === 'error');
     }
+  }
+
+  /**
+   * A listener of the application's threw (`error` when it was an `error` listener): reported as an `error` event
+   * (`listener_failed`); where no `error` listener hears it, or it was one, as an `error` log line instead, so that
+   * a failure is never silent (with no `logger`, on the console).
+   */
+  #listenerFailed(message: string, cause: unknown, inErrorListener: boolean): void {
+    if (!inErrorListener && this.listenerCount('error') > 0) {
+      this.#emit('error', new ConnectionError('listener_failed', message, { cause }));
+      return;
+    }
+    this.#logger.error({ code: 'listener_failed', error: cause }, message);
   }
 }
 
