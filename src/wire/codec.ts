@@ -173,6 +173,8 @@ export type DecodeResult<F> =
       about?: RefusedFrame;
       /** A known frame type with wrong fields: the paths of the fields at fault (never their values). */
       fields?: readonly string[];
+      /** Not a frame of any type: JSON that is not an object, or an object with no string `type`. */
+      shapeless?: true;
     };
 
 type FrameSchema = typeof clientFrameSchema | typeof serviceFrameSchema;
@@ -189,11 +191,11 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
     return { ok: false, code: 'invalid_json', message: `frame is not JSON: ${jsonSyntaxError(error)}` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, code: 'invalid_frame', message: 'frame must be a JSON object' };
+    return { ok: false, code: 'invalid_frame', message: 'frame must be a JSON object', shapeless: true };
   }
   const type = (value as { type?: unknown }).type;
   if (typeof type !== 'string') {
-    return { ok: false, code: 'invalid_frame', message: 'frame has no string "type"' };
+    return { ok: false, code: 'invalid_frame', message: 'frame has no string "type"', shapeless: true };
   }
   // Whatever reads a frame's values later may recurse (a JSON Schema check, JSON.stringify, structuredClone).
   if (nestsTooDeep(type, value as Record<string, unknown>)) {

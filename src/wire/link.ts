@@ -361,11 +361,8 @@ function failed(message: string, reason: string): { failure: AttemptFailure; rea
 function isProtocolFrame(early: EarlyFrame): boolean {
   if (early === 'binary') return false;
   if (early.ok) return true;
-  if (early.code === 'invalid_json' || early.code === 'unknown_type') return false;
-  return !NOT_A_FRAME.test(early.message);
+  return early.code !== 'invalid_json' && early.code !== 'unknown_type' && early.shapeless !== true;
 }
-
-const NOT_A_FRAME = /^frame (?:must be a JSON object|has no string "type")$/;
 
 /** What the frame was, in words that quote no value of it. */
 function earlyFrame(early: EarlyFrame): string {

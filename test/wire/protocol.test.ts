@@ -74,7 +74,10 @@ describe('decodeClientFrame', () => {
       ok: false,
       code: 'invalid_frame',
       message: 'frame must be a JSON object',
+      shapeless: true,
     });
+    expect(decodeServiceFrame('{"callId":"c1"}')).toMatchObject({ shapeless: true });
+    expect(decodeServiceFrame('{"type":"cancel"}')).not.toHaveProperty('shapeless');
   });
 
   it('round-trips a frame through encodeFrame', () => {
@@ -129,8 +132,15 @@ describe('frame fixtures (test/fixtures/frames)', () => {
   it.each(invalid)('refuses invalid/%s with its code and message', (_file, spec) => {
     const decode = spec.direction === 'client' ? decodeClientFrame : decodeServiceFrame;
     const raw = spec.raw ?? JSON.stringify(spec.frame);
-    // `fields` (the paths at fault) is pinned above and by test/fault/invalid-welcome.test.ts.
-    const { fields: _, ...decoded } = decode(raw, spec.maxPayloadBytes) as { fields?: unknown };
+    // `fields` (the paths at fault) and `shapeless` are pinned above and by test/fault/invalid-welcome.test.ts.
+    const {
+      fields: _,
+      shapeless: __,
+      ...decoded
+    } = decode(raw, spec.maxPayloadBytes) as {
+      fields?: unknown;
+      shapeless?: unknown;
+    };
     expect(decoded).toEqual({ ok: false, ...spec.expect });
   });
 
