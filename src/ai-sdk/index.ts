@@ -55,7 +55,9 @@ brandErrorClass(ToolResultError, 'ToolResultError');
  * Plain JSON, so that it can be kept in UI messages and given back to `convertToModelMessages`.
  */
 export interface AiSdkContentOutput {
+  /** The text a model that reads only text reads: the text and JSON parts, and a note per image or file. */
   output: string;
+  /** The parts, as `content()` made them (`text`, `json`, `image` and `file`, their `data` base64). */
   content: ContentPart[];
 }
 

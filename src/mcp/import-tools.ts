@@ -172,20 +172,12 @@ function carriedPart(part: Part): ContentInput | undefined {
   return { type: 'file', data, mediaType, ...(filename === undefined ? {} : { filename }) };
 }
 
-/** Whether an MCP part is of a kind toolwire may carry as more than text (checked before any part is made). */
-const mayCarry = (part: unknown): boolean =>
-  isRecord(part) &&
-  (part.type === 'image' ||
-    part.type === 'audio' ||
-    (part.type === 'resource' && isRecord(part.resource) && typeof part.resource.text !== 'string'));
-
 /**
  * The content parts of an MCP result's `content` (the second table above), or `undefined` when toolwire carries
  * none of them but as text. Text parts next to each other are one, so that the parts never pass
  * `CONTENT_LIMITS.maxParts`: a part is carried only while one more text part would still fit after it.
  */
 function carriedParts(content: readonly unknown[]): ContentInput[] | undefined {
-  if (!content.some(mayCarry)) return undefined;
   const parts: ContentInput[] = [];
   let carried = 0;
   for (const item of content) {

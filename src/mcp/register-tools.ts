@@ -34,8 +34,8 @@ import {
   type OptionsSpec,
   oneOf,
 } from '../tool/check-options';
-import type { ContentPart } from '../tool/content';
-import { thrownMessage, wellFormedJson } from '../tool/output';
+import { type ContentPart, partText } from '../tool/content';
+import { thrownMessage } from '../tool/output';
 import { type ToolSetOf, type ToolsContext, type ToolsGiven, toolsOf } from '../tool/shapes';
 import { inputSchemaOf, type Tool } from '../tool/tool';
 
@@ -312,9 +312,8 @@ async function run<C>(
 function mcpPart(part: ContentPart, index: number): CallToolResult['content'][number] {
   switch (part.type) {
     case 'text':
-      return { type: 'text', text: part.text };
     case 'json':
-      return { type: 'text', text: wellFormedJson(JSON.stringify(part.value)) };
+      return { type: 'text', text: partText(part) };
     case 'image':
       return { type: 'image', data: part.data, mimeType: part.mediaType };
     case 'file': {

@@ -165,7 +165,7 @@ export function contentText(parts: readonly ContentPart[]): string {
 }
 
 /** One part as text: itself, its JSON, or a note for an image or a file. */
-function partText(item: ContentPart): string {
+export function partText(item: ContentPart): string {
   const bytes = (data: string) => `${base64Bytes(data).toLocaleString('en-US')} bytes`;
   if (item.type === 'text') return item.text;
   if (item.type === 'json') return wellFormedJson(JSON.stringify(item.value));
