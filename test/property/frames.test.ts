@@ -56,9 +56,11 @@ function checkResult(
   expect(result.message.length).toBeGreaterThan(0);
   expect(
     Object.keys(result)
-      .filter((key) => key !== 'about' && key !== 'fields')
+      .filter((key) => key !== 'about' && key !== 'fields' && key !== 'shapeless')
       .sort(),
   ).toEqual(['code', 'message', 'ok']);
+  if (result.shapeless !== undefined)
+    expect(result).toMatchObject({ code: 'invalid_frame', shapeless: true });
   // What of the refused frame is readable: its type and well-formed ids, strings only.
   for (const value of Object.values(result.about ?? {})) expect(typeof value).toBe('string');
   // The paths of the fields at fault, for a known frame type with wrong fields; named in the message too.
