@@ -12,6 +12,7 @@ import { brandErrorClass, ToolwireError } from '../errors';
 import { describeValue } from '../tool/check-options';
 import { content } from '../tool/content';
 import { type Tool, toolInternals, withExecute } from '../tool/tool';
+import { RESULT_PART_TYPES } from '../wire/protocol';
 import type { RunResult, RunToolCall } from './runs';
 
 /** One recorded call: the tool, the arguments the model gave, and what the call ended with. */
@@ -130,8 +131,9 @@ function answer(call: RecordedCall): unknown {
  * const replayed = replayTools(recording, [refund]); // refund never runs: its recorded results answer
  * const agent = new Agent({ name: 'Support', instructions: 'Help.', tools: replayed });
  * ```
- * @throws ReplayError `invalid_recording` when `recording` is not a recording (version 1, with `calls`), or
- *   `tools` is not an array of tools made with `tool()`.
+ * @throws ReplayError `invalid_recording` when `recording` is not a recording (version 1, with `calls`), a call
+ *   of it lacks a string `toolName`, `status` or `output` or has a `result` of no known type (naming the call and
+ *   the field), or `tools` is not an array of tools made with `tool()`.
  */
 // biome-ignore lint/suspicious/noExplicitAny: tools of any input, output and context.
 export function replayTools<T extends Tool<any, any, any>>(
@@ -142,6 +144,13 @@ export function replayTools<T extends Tool<any, any, any>>(
     throw new ReplayError(
       'invalid_recording',
       'replayTools(): the recording is not one recordRun() made (version 1)',
+    );
+  }
+  const badCall = recording.calls.map(recordedCallFault).findIndex((fault) => fault !== undefined);
+  if (badCall !== -1) {
+    throw new ReplayError(
+      'invalid_recording',
+      `replayTools(): calls[${badCall}]${recordedCallFault(recording.calls[badCall])}`,
     );
   }
   const notTool = Array.isArray(tools) ? tools.findIndex((item) => toolInternals(item) === undefined) : -1;
@@ -184,6 +193,30 @@ export function replayTools<T extends Tool<any, any, any>>(
         );
       }) as T,
   );
+}
+
+/**
+ * What is wrong with one entry of a recording's `calls`, as the rest of a sentence naming it (` must be …, got …`),
+ * or `undefined` when a replay can answer with it: a hand-written or damaged recording is refused when it is given,
+ * never a `TypeError` when a replayed call reaches the entry.
+ */
+function recordedCallFault(call: unknown): string | undefined {
+  if (call === null || typeof call !== 'object') return ` must be an object, got ${describeValue(call)}`;
+  const entry = call as Record<string, unknown>;
+  for (const field of ['toolName', 'status', 'output'] as const) {
+    if (typeof entry[field] !== 'string')
+      return `.${field} must be a string, got ${describeValue(entry[field])}`;
+  }
+  const part = entry.result as { type?: unknown } | null | undefined;
+  if (
+    part !== undefined &&
+    (part === null ||
+      typeof part !== 'object' ||
+      !(RESULT_PART_TYPES as readonly unknown[]).includes(part.type))
+  ) {
+    return `.result must be { type, value? } with type ${RESULT_PART_TYPES.slice(0, -1).join(', ')} or ${RESULT_PART_TYPES.at(-1)}, got ${describeValue(part)}`;
+  }
+  return undefined;
 }
 
 /** The key of recorded arguments as `source`'s `execute` got them: validated by its parameters, when they pass. */

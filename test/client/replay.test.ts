@@ -195,4 +195,34 @@ describe('record and replay', () => {
     );
     expect(replayTools(recording, [])).toEqual([]);
   });
+
+  it('refuses a recording whose calls lack what a replay answers with, naming the call and field', () => {
+    const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'live' });
+    const good = { toolName: 'echo', arguments: {}, status: 'ok', output: 'hi' };
+    const refusal = (call: unknown) => {
+      try {
+        replayTools({ version: 1, runId: 'r0', calls: [good, call] } as never, [echo]);
+      } catch (error) {
+        const { name, code, message } = error as ReplayError;
+        return { name, code, message };
+      }
+      throw new Error('expected a refusal');
+    };
+    const invalid = (message: string) => ({ name: 'ReplayError', code: 'invalid_recording', message });
+    expect(refusal(null)).toEqual(invalid('replayTools(): calls[1] must be an object, got null'));
+    expect(refusal({ ...good, toolName: 5 })).toEqual(
+      invalid('replayTools(): calls[1].toolName must be a string, got 5'),
+    );
+    expect(refusal({ toolName: 'echo', arguments: {}, status: 'ok' })).toEqual(
+      invalid('replayTools(): calls[1].output must be a string, got undefined'),
+    );
+    expect(refusal({ ...good, status: undefined })).toEqual(
+      invalid('replayTools(): calls[1].status must be a string, got undefined'),
+    );
+    expect(refusal({ ...good, result: { type: 'jsonish', value: 1 } })).toEqual(
+      invalid(
+        'replayTools(): calls[1].result must be { type, value? } with type text, json, error-text, error-json or content, got an object',
+      ),
+    );
+  });
 });
