@@ -7,7 +7,7 @@
 import { OptionsError } from '../src/errors';
 import { MAX_TIMEOUT_MS } from '../src/limits';
 import type { Logger } from '../src/logger';
-import { describeSecret } from '../src/tool/check-options';
+import { describeSecret, suggest } from '../src/tool/check-options';
 import {
   type AgentDefinition,
   agentDefinitionSchema,
@@ -186,13 +186,30 @@ const KNOWN_KEYS = new Set<string>([
   'features',
 ]);
 
+/** Names a user may bring from the CLI's flags or other servers, and the option each means here. */
+const STUB_OPTION_ALIASES: Readonly<Record<string, string>> = {
+  apiKey: 'apiKeys',
+  key: 'apiKeys',
+  keys: 'apiKeys',
+  cors: 'corsOrigins',
+  origins: 'corsOrigins',
+  script: 'model',
+};
+
 /**
  * Applies defaults and checks every option.
  * @throws OptionsError `invalid_option` naming the field and the value.
  */
 export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStubOptions {
   for (const key of Object.keys(options)) {
-    if (!KNOWN_KEYS.has(key)) fail(`unknown option "${key}"`);
+    if (KNOWN_KEYS.has(key)) continue;
+    // As the SDK's own options say it: a likely name, else every name (the CLI's `--api-key` is `apiKeys` here).
+    const hint = suggest(key, [...KNOWN_KEYS], STUB_OPTION_ALIASES);
+    fail(
+      `unknown option ${JSON.stringify(key)}${
+        hint === undefined ? `; known options: ${[...KNOWN_KEYS].join(', ')}` : ` (did you mean "${hint}"?)`
+      }`,
+    );
   }
   const numbers = {} as Record<keyof typeof STUB_DEFAULTS, number>;
   for (const key of Object.keys(STUB_DEFAULTS) as Array<keyof typeof STUB_DEFAULTS>) {

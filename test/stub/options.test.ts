@@ -57,7 +57,24 @@ describe('stub options', () => {
     [{ host: '' }, 'startStubServer: host must be a non-empty string, got ""'],
     [{ agents: [agent('a', []), agent('a', [])] }, 'startStubServer: agents[1]: the name "a" is used twice'],
     [{ model: {} }, 'startStubServer: model must have a nextTurn(request) method'],
-    [{ timeoutMs: 5 }, 'startStubServer: unknown option "timeoutMs"'],
+    [{ apiKey: 'dev' }, 'startStubServer: unknown option "apiKey" (did you mean "apiKeys"?)'],
+    [
+      { cors: ['http://localhost:5173'] },
+      'startStubServer: unknown option "cors" (did you mean "corsOrigins"?)',
+    ],
+    [
+      { timeoutMs: 5 },
+      `startStubServer: unknown option "timeoutMs"; known options: ${[
+        ...Object.keys(STUB_DEFAULTS),
+        'apiKeys',
+        'adminKey',
+        'corsOrigins',
+        'agents',
+        'model',
+        'logger',
+        'features',
+      ].join(', ')}`,
+    ],
   ])('refuses %j', async (options, message) => {
     await expect(startStubServer(options as never)).rejects.toMatchObject({
       name: 'OptionsError',
