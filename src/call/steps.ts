@@ -117,6 +117,12 @@ export function unkeepable(value: unknown, redactor?: Redactor): string | undefi
  * (`JSON.parse(json)`), as a process the call is re-dispatched to would. Never throws.
  */
 export function keptValue(value: unknown, redactor: Redactor | undefined): KeptValue {
+  const kept = keptAsIs(value, redactor);
+  // Why it was refused names a path, which may be a field keyed by a secret: redacted as every error text is.
+  return kept.ok || redactor === undefined ? kept : { ok: false, reason: redactor.text(kept.reason) };
+}
+
+function keptAsIs(value: unknown, redactor: Redactor | undefined): KeptValue {
   const refused = unkeepable(value, redactor);
   if (refused !== undefined) return { ok: false, reason: refused };
   try {

@@ -373,3 +373,28 @@ describe('ctx.step() keys, bounds and timing', () => {
     });
   });
 });
+
+describe('a refused step result names where, redacted', () => {
+  it('redacts a secret in the path of what JSON cannot hold, in the message and the stack', async () => {
+    const caught: string[] = [];
+    const secret = 'hunter22-secret';
+    const keyed = tool({
+      name: 'keyed',
+      description: 'd',
+      parameters: z.object({ password: z.string() }),
+      sensitiveFieldNames: ['password'],
+      execute: async ({ password }, ctx) => {
+        try {
+          await ctx.step('by-password', () => ({ [password]: Number.NaN }));
+        } catch (error) {
+          caught.push(`${(error as Error).message} | ${String((error as Error).stack)}`);
+        }
+        return 'done';
+      },
+    });
+    await invokeTool(keyed, { password: secret });
+    expect(caught).toHaveLength(1);
+    expect(caught[0]).toContain('$["[redacted]"] is NaN');
+    expect(caught[0]).not.toContain(secret);
+  });
+});
