@@ -186,7 +186,8 @@ export function askQuestion(
   try {
     checked = checkQuestion(question, options);
   } catch (error) {
-    return Promise.reject(error);
+    // The refusal may quote the question or a choice, secrets and all: redacted as every error the tool catches.
+    return Promise.reject(host.options.redactor?.error(error) ?? error);
   }
   const handler = host.options.onQuestion;
   if (host.finished) return Promise.reject(new QuestionError('cancelled', 'the call has already ended'));

@@ -266,3 +266,28 @@ describe('ctx.askQuestion()', () => {
     ]);
   });
 });
+
+describe('a question refused before it is asked', () => {
+  it('redacts a secret its message would quote', async () => {
+    const caught: string[] = [];
+    const secret = 'hunter22-secret';
+    const asking = tool({
+      name: 'asking',
+      description: 'd',
+      parameters: z.object({ password: z.string() }),
+      sensitiveFieldNames: ['password'],
+      execute: async ({ password }, ctx) => {
+        try {
+          await ctx.askQuestion('Which?', { choices: [password, password] });
+        } catch (error) {
+          caught.push(`${(error as Error).message} | ${String((error as Error).stack)}`);
+        }
+        return 'done';
+      },
+    });
+    await invokeTool(asking, { password: secret }, { onQuestion: () => 'x' });
+    expect(caught).toHaveLength(1);
+    expect(caught[0]).toContain('choices must differ, got "[redacted]" twice');
+    expect(caught[0]).not.toContain(secret);
+  });
+});
