@@ -1029,7 +1029,7 @@ function checkWhole(
 }
 
 /** `value` without its own `widget` (a copy), or `value` itself when it has none. */
-function withoutOwnWidget(value: unknown): unknown {
+export function withoutOwnWidget(value: unknown): unknown {
   if (!mayHaveWidget(value)) return value;
   const { widget: _, ...rest } = value;
   return rest;

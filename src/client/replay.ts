@@ -7,11 +7,12 @@
  * @module
  */
 import { decodeArguments } from '../call/arguments';
+import { withoutOwnWidget } from '../call/pipeline';
 import { shownArguments } from '../call/redaction';
 import { brandErrorClass, ToolwireError } from '../errors';
 import { describeValue } from '../tool/check-options';
 import { content } from '../tool/content';
-import { type Tool, toolInternals, withExecute } from '../tool/tool';
+import { type Tool, type ToolInternals, toolInternals, withExecute } from '../tool/tool';
 import { RESULT_PART_TYPES } from '../wire/protocol';
 import type { RunResult, RunToolCall } from './runs';
 
@@ -101,8 +102,24 @@ function argumentKey(value: unknown): string {
   );
 }
 
-/** What `execute` gave for a recorded call: its value again, or the same failure thrown. */
-function answer(call: RecordedCall): unknown {
+/**
+ * The text the model read for a recorded call that has no result part (a service without `result_parts`, or a run's
+ * summary cut to fit its frame): the value `execute` returned is not in the recording, so the replayed tool's
+ * `outputSchema` and `toModelOutput`, written for that value, pass this text by as the model read it. As JSON
+ * (the call's result part of a replayed run), the text.
+ */
+class RecordedText {
+  constructor(readonly text: string) {}
+  toJSON(): string {
+    return this.text;
+  }
+}
+
+/**
+ * What `execute` gave for a recorded call: its value again, or the same failure thrown. Without a result part, the
+ * model's text (`projects`: wrapped for a tool whose `outputSchema` or `toModelOutput` would read it as a value).
+ */
+function answer(call: RecordedCall, projects: boolean): unknown {
   const part = call.result;
   const prefix = `Error running ${call.toolName}: `;
   const message = call.output.startsWith(prefix) ? call.output.slice(prefix.length) : call.output;
@@ -110,13 +127,37 @@ function answer(call: RecordedCall): unknown {
   if (part?.type === 'error-text' || (part === undefined && call.status !== 'ok')) throw new Error(message);
   if (part?.type === 'content') return content(part.value);
   if (part !== undefined) return part.value;
-  return call.output;
+  return projects ? new RecordedText(call.output) : call.output;
+}
+
+/**
+ * The replayed copy's `outputSchema` and `toModelOutput`: the tool's own, which a {@link RecordedText} passes by
+ * (without a `toModelOutput` of its own, the model reads the data as the tool's result would be read); `undefined`
+ * for a tool with neither, whose model text is the recorded text as it is.
+ */
+function projectionOf(
+  internals: ToolInternals,
+): Pick<ToolInternals, 'outputSchema' | 'toModelOutput'> | undefined {
+  const { outputSchema: schema, toModelOutput } = internals;
+  if (schema === undefined && toModelOutput === undefined) return undefined;
+  return {
+    outputSchema: schema && {
+      kind: schema.kind,
+      jsonSchema: schema.jsonSchema,
+      validate: (value) => (value instanceof RecordedText ? { ok: true, value } : schema.validate(value)),
+    },
+    toModelOutput: (value, ctx) => {
+      if (value instanceof RecordedText) return value.text;
+      return toModelOutput === undefined ? withoutOwnWidget(value) : toModelOutput(value, ctx);
+    },
+  };
 }
 
 /**
  * Copies of `tools` whose `execute` answers from `recording` and never runs: a call is answered by the first
  * recorded call of the same tool with the same arguments not answered yet (a value returned again; a failure
- * thrown again, so the model reads what it read). A call the recording has no answer for fails with a
+ * thrown again, so the model reads what it read; without the value, where the run had no result part, the text
+ * the model read, past the tool's `outputSchema` and `toModelOutput`). A call the recording has no answer for fails with a
  * `ReplayError` `not_recorded` that names the tool (the model reads it as the tool's error). A tool not in the
  * recording is given back as a copy that fails every call the same way. Give the copies to both the `Client`
  * and the `Agent`.
@@ -168,9 +209,11 @@ export function replayTools<T extends Tool<any, any, any>>(
     validated: undefined as Promise<string> | undefined,
     used: false,
   }));
-  return tools.map(
-    (source) =>
-      withExecute(source as Tool, async (input) => {
+  return tools.map((source) => {
+    const projection = projectionOf(toolInternals(source) as ToolInternals);
+    return withExecute(
+      source as Tool,
+      async (input) => {
         // `execute` gets the arguments as validated (defaults filled in, unknown keys dropped); the recording has
         // them as the model sent them: each is compared as recorded and as the tool's parameters read it.
         const key = argumentKey(input);
@@ -185,14 +228,16 @@ export function replayTools<T extends Tool<any, any, any>>(
           // Taken by another call of the same arguments while this one waited for the validation.
           if (entry.used) continue;
           entry.used = true;
-          return answer(entry.call);
+          return answer(entry.call, projection !== undefined);
         }
         throw new ReplayError(
           'not_recorded',
           `no recorded call of ${source.name} with these arguments is left to replay (run ${recording.runId})`,
         );
-      }) as T,
-  );
+      },
+      projection,
+    ) as T;
+  });
 }
 
 /**

@@ -1439,15 +1439,21 @@ export function dryRunOf(source: Tool, answer: unknown): Tool {
 
 /**
  * A copy of a `tool()` result whose `execute` is `execute` (everything else kept: validation, approval,
- * `toModelOutput`), for a replay that answers calls without running the tool (src/client/replay.ts).
+ * `toModelOutput`, unless `projection` gives its own `outputSchema` and `toModelOutput`), for a replay that answers
+ * calls without running the tool (src/client/replay.ts).
  */
-export function withExecute(source: Tool, execute: ToolInternals['execute']): Tool {
+export function withExecute(
+  source: Tool,
+  execute: ToolInternals['execute'],
+  projection?: Pick<ToolInternals, 'outputSchema' | 'toModelOutput'>,
+): Tool {
   const internals = toolInternals(source);
   if (internals === undefined) return source;
   const made = { name: source.name, description: source.description, definition: source.definition };
   Object.defineProperty(made, INTERNALS, {
     value: Object.freeze({
       ...internals,
+      ...projection,
       execute,
       executeReadsContext: readsPastFirstArgument(execute),
       retry: undefined,

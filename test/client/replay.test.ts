@@ -1,6 +1,6 @@
 /** `recordRun()` and `replayTools()`: a run replayed from its recording gives the same answers and runs nothing. */
 import { describe, expect, it } from 'vitest';
-import { scriptedModel } from '../../server-stub/index';
+import { type ScriptedTurn, type ScriptInput, scriptedModel } from '../../server-stub/index';
 import { Agent, tool } from '../../src/index';
 import { ReplayError, recordRun, replayTools } from '../../src/testing';
 import { useStubClients } from '../support/stub-client';
@@ -223,6 +223,63 @@ describe('record and replay', () => {
       invalid(
         'replayTools(): calls[1].result must be { type, value? } with type text, json, error-text, error-json or content, got an object',
       ),
+    );
+  });
+
+  it('replays what the model read where the recording has no result part, past outputSchema and toModelOutput', async () => {
+    // A service without `result_parts` (or a run summary cut to fit its frame) records each call's text only.
+    const tools = [
+      tool({ name: 'mo', description: 'm', execute: () => ({ a: 1 }), toModelOutput: (o) => `A is ${o.a}` }),
+      tool({ name: 'num', description: 'n', execute: () => 42, outputSchema: { type: 'number' } as const }),
+      tool({ name: 'plain', description: 'p', execute: () => ({ b: 2 }) }),
+    ];
+    const script: ScriptedTurn[] = [
+      { toolCalls: ['mo', 'num', 'plain'].map((name) => ({ name, arguments: {} })) },
+      ({ messages }: ScriptInput) => ({
+        text: messages
+          .slice(-3)
+          .map((message) => message.content)
+          .join(' | '),
+      }),
+    ];
+    const server = await stub({ features: [], model: scriptedModel([...script, ...script]) });
+    const live = await connected(server.url, { tools });
+    const first = await live.run(new Agent({ name: 'S', instructions: '.', tools }), 'go');
+    await live.close();
+    const recording = JSON.parse(JSON.stringify(recordRun(first)));
+    expect(recording.calls.map((call: { result?: unknown }) => call.result)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+
+    const replayed = replayTools(recording, tools);
+    const again = await connected(server.url, { tools: replayed });
+    const second = await again.run(new Agent({ name: 'S', instructions: '.', tools: replayed }), 'go');
+    expect(first.finalOutput).toBe('A is 1 | 42 | {"b":2}');
+    expect(second.finalOutput).toBe(first.finalOutput);
+    const lines = (calls: typeof first.toolCalls) => calls.map((c) => [c.toolName, c.status, c.output]);
+    expect(lines(second.toolCalls)).toEqual(lines(first.toolCalls));
+  });
+
+  it('replays a result with a widget past an outputSchema as the live run read it', async () => {
+    const shown = tool({
+      name: 'shown',
+      description: 's',
+      execute: () => ({ c: 3, widget: { type: 'Badge', label: 'C' } }),
+      outputSchema: { type: 'object', properties: { c: { type: 'number' } } } as const,
+    });
+    const script = [{ toolCalls: [{ name: 'shown', arguments: {} }] }, { text: 'done' }];
+    const server = await stub({ model: scriptedModel([...script, ...script]) });
+    const live = await connected(server.url, { tools: [shown] });
+    const first = await live.run(new Agent({ name: 'S', instructions: '.', tools: [shown] }), 'go');
+    await live.close();
+    const replayed = replayTools(JSON.parse(JSON.stringify(recordRun(first))), [shown]);
+    const again = await connected(server.url, { tools: replayed });
+    const second = await again.run(new Agent({ name: 'S', instructions: '.', tools: replayed }), 'go');
+    expect(first.toolCalls[0]?.output).toBe('{"c":3}');
+    expect(second.toolCalls.map((c) => [c.output, c.result])).toEqual(
+      first.toolCalls.map((c) => [c.output, c.result]),
     );
   });
 });
