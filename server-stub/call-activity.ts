@@ -84,7 +84,8 @@ export class CallActivity {
   heldByFleet: string | undefined;
   /**
    * The service asked the session the call waits on to hand it back (`hand_back`, docs/protocol/fleets.md), for this
-   * session: until the call leaves, the ask is unanswered; then the call goes there if it can.
+   * session: until the call leaves, the ask is unanswered. Answered busy, the call goes there if it can; an ask the
+   * client ignored (the call had begun) moves nothing, wherever the call goes next.
    */
   handBackTo: string | undefined;
   /**

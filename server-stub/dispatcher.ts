@@ -252,10 +252,18 @@ export class Dispatcher {
    * `approval_request`, or decided and on its way back there.
    */
   owedBy(session: Session): string[] {
-    const owed: string[] = [];
+    return this.#owedCalls(session).map((call) => call.callId);
+  }
+
+  /**
+   * The calls {@link owedBy} lists: what a resume re-sends is read from the same list, so that the service never
+   * sends a session again a call its `welcome.owed` left out (its client drops such a call, then runs it anew).
+   */
+  #owedCalls(session: Session): Call[] {
+    const owed: Call[] = [];
     for (const callId of session.calls) {
       const call = this.#calls.get(callId);
-      if (call !== undefined && call.state !== 'done' && call.sessionId === session.id) owed.push(callId);
+      if (call !== undefined && call.state !== 'done' && call.sessionId === session.id) owed.push(call);
     }
     return owed;
   }
@@ -395,6 +403,8 @@ export class Dispatcher {
         session.calls.delete(call.callId);
         return;
       }
+      // Asked back for a worker with room (#evenOut), and this is the answer: it goes there if that one may take it.
+      const { handBackTo } = call.activity;
       if (!call.requeueBusy(session.id)) return;
       logger.debug(
         { callId: call.callId, sessionId: session.id },
@@ -403,7 +413,7 @@ export class Dispatcher {
       session.calls.delete(call.callId);
       this.#deps.closeQuestions?.(call);
       this.#releaseFleet(call);
-      this.#evaluate(call);
+      this.#evaluate(call, false, handBackTo);
       // The room the call held there is free: the other calls waiting may go (this one is skipped there until its
       // retry). Else a call the client keeps refusing, first in line, holds back those the client would take: the
       // calls of the nested runs its waiting callers wait for, which alone can end those waits.
@@ -471,9 +481,8 @@ export class Dispatcher {
     if (resumed) {
       const leaseUntil = Date.now() + this.#deps.options.leaseMs;
       const leasing = session.features.has('lease');
-      for (const callId of session.calls) {
-        const call = this.#calls.get(callId);
-        if (call?.state !== 'dispatched') continue;
+      for (const call of this.#owedCalls(session)) {
+        if (call.state !== 'dispatched') continue;
         const { activity } = call;
         // Its client says again which calls wait for their key (docs/protocol/fleets.md): until then, each holds
         // its slots, and is leased again with the feature. A call never leased (queued behind the client's running
@@ -541,13 +550,14 @@ export class Dispatcher {
    * asked for it. A call of a tool no live session offers then ends `unknown_tool` at once; a call already waiting
    * keeps waiting, within its deadline, when the last session offering its tool goes (expires, leaves with 1000,
    * drops the tool), as the calls owed by an expired session do: its worker may come back in a new session
-   * (docs/protocol/tool-calls.md).
+   * (docs/protocol/tool-calls.md). `handBackTo`: the call's worker answered busy the ask to hand it back for this
+   * session (#evenOut), which takes it while it may. An ask the worker ignored (it had begun the call) moves nothing:
+   * such a call that its worker then held for a person comes here with the decision, for that worker
+   * (docs/protocol/approvals.md).
    */
-  #evaluate(call: Call, first = false): void {
+  #evaluate(call: Call, first = false, handBackTo?: string): void {
     if (call.state !== 'waiting') return;
     const slotsInFlight = (session: Session) => this.slotsInFlight(session);
-    // Handed back for a worker with room (#evenOut): it goes there while that worker may take it.
-    const { handBackTo } = call.activity;
     call.activity.handBackTo = undefined;
     const taker = handBackTo === undefined ? undefined : this.#deps.sessions.get(handBackTo);
     const target =

@@ -327,6 +327,53 @@ describe('Dispatcher: a call queued behind running ones is asked back for a work
     expect(asked).toEqual([]);
     expect(second.sessionId).toBe(w1.id);
   });
+
+  it('sends a call asked back that its worker began and held for its approval back there with the decision, once', async () => {
+    // The soak's duplicate (test/fault/soak.ts): the worker began the call before it read the ask, ignored the ask,
+    // and asked a person; the decision went to the worker it was asked back for, which ran it, and the first worker,
+    // told on resume that the call was not its own, was then sent it again and ran it too.
+    vi.useFakeTimers({ now: 0 });
+    const { dispatcher, session, submit } = harness();
+    /** The `tool_call`s a worker is written (none while its socket is down), and the calls it is asked back. */
+    const frames = (worker: Session) => {
+      const sent = { calls: [] as Array<{ callId: string; approved?: boolean }>, asked: [] as string[][] };
+      vi.spyOn(worker, 'send').mockImplementation((frame) => {
+        if (worker.state !== 'connected') return false;
+        if (frame.type === 'tool_call') sent.calls.push({ callId: frame.callId, approved: frame.approved });
+        if (frame.type === 'hand_back') sent.asked.push([...frame.callIds]);
+        return true;
+      });
+      return sent;
+    };
+    const features: Feature[] = ['hand_back', 'owed_calls'];
+    const w1 = session(features, { maxConcurrency: 1, maxQueue: 1 });
+    const toW1 = frames(w1);
+    const [, queued] = [submit(), submit()] as [Call, Call];
+    const w2 = session(features, { maxConcurrency: 1 });
+    const toW2 = frames(w2);
+    dispatcher.onSessionReady(w2, false);
+    await Promise.resolve();
+    expect(toW1.asked).toEqual([[queued.callId]]);
+    // w1 had begun it (its slot freed first): the ask is ignored, and its predicate asks a person about the call.
+    dispatcher.hold(queued, 'client', undefined);
+    await Promise.resolve();
+    // Its socket drops; the person approves meanwhile. The decision waits for w1, which asked.
+    w1.state = 'detached';
+    expect(queued.decide({ approved: true, by: 'http' })).toBe(true);
+    dispatcher.release(queued);
+    expect(queued.sessionId).toBe(w1.id);
+    expect(toW2.calls).toEqual([]);
+    // w1 resumes: the call is owed there, and it goes there with its decision; w2 never gets it.
+    w1.state = 'connected';
+    toW1.calls.length = 0;
+    expect(dispatcher.owedBy(w1)).toContain(queued.callId);
+    dispatcher.onSessionReady(w1, true);
+    expect(toW1.calls).toContainEqual({ callId: queued.callId, approved: true });
+    expect(toW2.calls).toEqual([]);
+    // Every call re-sent on the resume is one the session owes (a client drops the others, then runs them anew).
+    const owed = dispatcher.owedBy(w1);
+    for (const { callId } of toW1.calls) expect(owed).toContain(callId);
+  });
 });
 
 describe('Dispatcher: a busy client (docs/protocol/tool-calls.md#a-busy-client)', () => {
