@@ -141,6 +141,10 @@ class SocketHandler {
       }
       return;
     }
+    // Its session resumed on another socket (this one closes, 4009): what still arrives here is not read. The new
+    // socket's `welcome` (its `owed`, the calls sent again) is where client and service met; a late "busy" would take
+    // away a call the resume gave back (docs/protocol/sessions.md). The client sends there what it still needs.
+    if (this.#session.socket !== this.#ws) return;
     if (!decoded.ok) {
       // A peer never answers an error frame with an error frame (docs/protocol/errors.md).
       if (isRefusedErrorFrame(decoded)) options.logger.warn({ sessionId: this.#session.id }, decoded.message);

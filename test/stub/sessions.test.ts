@@ -81,6 +81,40 @@ describe('sessions', () => {
     ]);
   });
 
+  it('reads nothing more from a socket another connection resumed its session on: a late "busy" moves no call', async () => {
+    const server = await stub({
+      model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, joinToolMessages]),
+    });
+    const first = track(await TestClient.connect(server.url, { tools: [toolDef('work')] }));
+    const runId = server.runs.start(agent('a', ['work']), 'go');
+    const call = await first.next('tool_call');
+    const other = track(await TestClient.connect(server.url, { tools: [toolDef('work')] }));
+    // The first socket is half-open: what its client writes now reaches the service only after the resume (a
+    // network that delivers late). It answers the call busy, then gives the socket up and resumes on a new one.
+    const tcp = (first.ws as unknown as { _socket: { cork(): void; uncork(): void } })._socket;
+    tcp.cork();
+    first.send({
+      type: 'tool_result',
+      callId: call.callId,
+      status: 'error',
+      output: 'busy',
+      retryable: true,
+    });
+    const resumed = track(
+      await TestClient.connect(server.url, { sessionId: first.sessionId, tools: [toolDef('work')] }),
+    );
+    expect(resumed.welcome).toMatchObject({ sessionId: first.sessionId, resumed: true });
+    // The call is still the session's: it is sent again on the new socket, and the client runs it.
+    expect((await resumed.next('tool_call')).callId).toBe(call.callId);
+    // The busy arrives on the replaced socket (before its close handshake ends): it is not the resumed client's word.
+    tcp.uncork();
+    expect((await first.closed).code).toBe(CLOSE_CODES.sessionReplaced);
+    resumed.result(call.callId, 'ran once');
+    expect((await server.runs.waitFor(runId)).finalOutput).toBe('ran once');
+    expect(other.all('tool_call')).toEqual([]);
+    expect(server.runs.get(runId)?.toolCalls.map((entry) => entry.dispatchedTo)).toEqual([[first.sessionId]]);
+  });
+
   it('starts a new session for an unknown session id or a different key', async () => {
     const server = await stub({ apiKeys: ['k1', 'k2'] });
     const unknown = track(await TestClient.connect(server.url, { apiKey: 'k1', sessionId: 'sess_gone' }));
