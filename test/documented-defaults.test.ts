@@ -215,6 +215,10 @@ const CASES: Record<string, Case> = {
     value: 5,
     accept: (maxDepth) => agent.asTool({ toolDescription: 'x', maxDepth } as never),
   },
+  'AsToolOptions.timeoutMs': {
+    value: undefined, // none
+    accept: (timeoutMs) => agent.asTool({ toolDescription: 'x', timeoutMs } as never),
+  },
   // tool() and invokeTool()
   'ToolOptionsBase.needsApproval': {
     value: false,

@@ -8,6 +8,7 @@ import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/sp
 import type { ToolRegistry } from '../call/registry';
 import { ToolDefinitionError } from '../errors';
 import {
+  aDuration,
   aFunction,
   anInteger,
   anything,
@@ -99,6 +100,12 @@ export interface AsToolOptions {
   maxTurns?: number | undefined;
   /** Deepest nesting allowed: a call from a run at this depth or deeper fails cleanly. @default 5 */
   maxDepth?: number | undefined;
+  /**
+   * The call's time limit in milliseconds, the nested run and `outputExtractor` included, as a tool's `timeoutMs`:
+   * past it the call ends `timeout` (the model reads that it timed out) and the nested run is cancelled.
+   * @default none: the call waits for the nested run as long as the service's deadline lets it
+   */
+  timeoutMs?: number | undefined;
 }
 
 /** The option rule of a `toolChoice` (`client.run()`, `new Agent()`). */
@@ -143,6 +150,7 @@ const AS_TOOL_OPTIONS: OptionsSpec<AsToolOptions> = {
     outputExtractor: aFunction,
     maxTurns: anInteger({ min: 1 }),
     maxDepth: anInteger({ min: 1 }),
+    timeoutMs: { ...aDuration(1), code: 'invalid_timeout' },
   },
   aliases: {
     name: 'toolName',
@@ -285,7 +293,8 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
    * ```
    * @throws ToolDefinitionError `invalid_options` (not an object, e.g. `null`), `unknown_option` (e.g.
    *   `description` for `toolDescription`), `invalid_option` (`toolDescription` empty, `maxTurns` or `maxDepth`
-   *   not a positive integer, `outputExtractor` not a function), `invalid_name` (a `toolName` outside
+   *   not a positive integer, `outputExtractor` not a function), `invalid_timeout` (`timeoutMs` not a positive
+   *   integer of milliseconds), `invalid_name` (a `toolName` outside
    *   `^[a-zA-Z0-9_-]{1,64}$`, or none can be derived from the agent's name).
    */
   // biome-ignore lint/suspicious/noExplicitAny: any agent; `this` types the tool's context (see AgentToolContext).
@@ -309,6 +318,7 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
       name: options.toolName ?? derived,
       description: options.toolDescription ?? defaultToolDescription(this.name),
       parameters: agentToolParameters(this.name),
+      timeoutMs: options.timeoutMs,
       async execute({ input }, ctx: ToolContext) {
         const run = (ctx as unknown as Record<symbol, NestedRun | undefined>)[NESTED_RUN];
         if (!run) throw new Error(`agent ${agent.name} can only run as a tool inside a toolwire Client`);

@@ -545,6 +545,65 @@ describe('agents as tools', () => {
     const result = await client.run(outer, 'go');
     expect(String(result.finalOutput)).toMatch(/^Error running ask: .*turn/);
   });
+
+  it('ends a call past asTool timeoutMs, cancelling its nested run or waiting no more for outputExtractor', async () => {
+    let aborted = 0;
+    const stuck = tool({
+      name: 'stuck',
+      description: 'Never answers.',
+      execute: (_input, ctx) =>
+        new Promise<string>((_resolve, reject) =>
+          ctx.signal.addEventListener('abort', () => {
+            aborted += 1;
+            reject(ctx.signal.reason);
+          }),
+        ),
+    });
+    const hangs = new Agent({ name: 'Hangs', instructions: '', tools: [stuck] });
+    const quick = new Agent({ name: 'Quick', instructions: '', tools: [] });
+    const outer = new Agent({
+      name: 'Outer',
+      instructions: '',
+      tools: [
+        hangs.asTool({ toolName: 'ask_hangs', toolDescription: 'Ask.', timeoutMs: 50 }),
+        quick.asTool({
+          toolName: 'ask_quick',
+          toolDescription: 'Ask.',
+          timeoutMs: 50,
+          outputExtractor: () => new Promise<string>(() => {}),
+        }),
+      ],
+    });
+    const { client } = await setup(
+      {
+        Outer: [
+          { toolCalls: [{ name: 'ask_hangs', arguments: { input: 'x' } }] },
+          { toolCalls: [{ name: 'ask_quick', arguments: { input: 'y' } }] },
+          lastTool,
+        ],
+        Hangs: [{ toolCalls: [{ name: 'stuck' }] }, lastTool],
+        Quick: [{ text: 'fine' }],
+      },
+      [stuck] as never,
+    );
+    const result = await client.run(outer, 'go');
+    expect(result.toolCalls.map((call) => [call.toolName, call.status])).toEqual([
+      ['ask_hangs', 'timeout'],
+      ['ask_quick', 'timeout'],
+    ]);
+    expect(result.toolCalls.map((call) => call.output)).toEqual([
+      expect.stringMatching(/timed out after 50ms/),
+      expect.stringMatching(/timed out after 50ms/),
+    ]);
+    await expect.poll(() => aborted).toBe(1);
+  });
+
+  it('refuses an asTool timeoutMs that is not a positive integer of milliseconds', () => {
+    const inner = new Agent({ name: 'Inner', instructions: '', tools: [] });
+    expect(() => inner.asTool({ timeoutMs: 0 })).toThrow(
+      'Agent "Inner".asTool(): timeoutMs must be a positive integer of milliseconds',
+    );
+  });
 });
 
 describe('approvals', () => {
