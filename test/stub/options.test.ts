@@ -64,16 +64,10 @@ describe('stub options', () => {
     ],
     [
       { timeoutMs: 5 },
-      `startStubServer: unknown option "timeoutMs"; known options: ${[
-        ...Object.keys(STUB_DEFAULTS),
-        'apiKeys',
-        'adminKey',
-        'corsOrigins',
-        'agents',
-        'model',
-        'logger',
-        'features',
-      ].join(', ')}`,
+      // Nothing close: every option is listed, those of the defaults and the others.
+      expect.stringMatching(
+        /^startStubServer: unknown option "timeoutMs"; known options: port, .*, apiKeys, adminKey, corsOrigins, agents, model, logger, features$/,
+      ),
     ],
   ])('refuses %j', async (options, message) => {
     await expect(startStubServer(options as never)).rejects.toMatchObject({
