@@ -230,9 +230,18 @@ export function replayTools<T extends Tool<any, any, any>>(
           entry.used = true;
           return answer(entry.call, projection !== undefined);
         }
+        // A run summary cut to fit its frame keeps no arguments of its largest calls (docs/protocol/runs.md).
+        const cut = left.some(
+          (entry) =>
+            !entry.used && entry.call.toolName === source.name && isCutArguments(entry.call.arguments),
+        );
         throw new ReplayError(
           'not_recorded',
-          `no recorded call of ${source.name} with these arguments is left to replay (run ${recording.runId})`,
+          `no recorded call of ${source.name} with these arguments is left to replay (run ${recording.runId})${
+            cut
+              ? `; the recording has calls of ${source.name} whose arguments the run's summary cut to fit its frame (the run's transcript, GET /v1/runs/${recording.runId}, has them whole)`
+              : ''
+          }`,
         );
       },
       projection,
@@ -262,6 +271,13 @@ function recordedCallFault(call: unknown): string | undefined {
     return `.result must be { type, value? } with type ${RESULT_PART_TYPES.slice(0, -1).join(', ')} or ${RESULT_PART_TYPES.at(-1)}, got ${describeValue(part)}`;
   }
   return undefined;
+}
+
+/** Arguments a run's summary cut to fit its frame: `{ truncated: true, bytes }` (docs/protocol/runs.md). */
+function isCutArguments(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const { truncated, bytes, ...rest } = value as Record<string, unknown>;
+  return truncated === true && typeof bytes === 'number' && Object.keys(rest).length === 0;
 }
 
 /** The key of recorded arguments as `source`'s `execute` got them: validated by its parameters, when they pass. */

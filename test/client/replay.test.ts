@@ -124,6 +124,27 @@ describe('record and replay', () => {
     );
   });
 
+  it('says why where the run summary cut the arguments of a call of that tool', async () => {
+    const echo = tool({
+      name: 'echo',
+      description: 'Echoes.',
+      parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const,
+      execute: () => 'live',
+    });
+    const cut = {
+      toolName: 'echo',
+      arguments: { truncated: true, bytes: 2_000_000 },
+      status: 'ok',
+      output: 'x',
+    };
+    const [replayed] = replayTools({ version: 1, runId: 'r1', calls: [cut] }, [echo]);
+    const { invokeTool } = await import('../../src/call/invoke');
+    const result = await invokeTool(replayed as typeof echo, { text: 'long' });
+    expect(result.output).toBe(
+      "Error running echo: no recorded call of echo with these arguments is left to replay (run r1); the recording has calls of echo whose arguments the run's summary cut to fit its frame (the run's transcript, GET /v1/runs/r1, has them whole)",
+    );
+  });
+
   it('matches the arguments as execute gets them: defaults filled in, unknown keys dropped, no parameters', async () => {
     const { invokeTool } = await import('../../src/call/invoke');
     const { z } = await import('zod');
