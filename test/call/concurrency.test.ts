@@ -4,7 +4,7 @@
  * many waiting calls never delays another key's call; within a key calls go in the order they came; a waiting call
  * that is cancelled is skipped. Deterministic: every `execute` waits for the test to release it.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { invokeTool, tool } from '../../src/index';
 import { keyedTool } from '../support/keyed-tool';
 
@@ -60,31 +60,39 @@ describe('tool({ concurrency: { limit, key } })', () => {
   });
 
   it('stops counting a call as waiting once it ends there, while its key stays busy', async () => {
-    const { work, stats, release } = keyedTool(1);
-    const first = invokeTool(work, { tenant: 'a', n: 0 });
-    const controller = new AbortController();
-    const cancelled = [1, 2, 3].map((n) =>
-      invokeTool(work, { tenant: 'a', n }, { signal: controller.signal }),
-    );
-    const timedOut = invokeTool(work, { tenant: 'a', n: 4 }, { timeoutMs: 1 });
-    const last = invokeTool(work, { tenant: 'a', n: 5 });
-    await settle();
-    expect(stats()).toEqual({ running: 1, waiting: 5 });
-    controller.abort('no longer needed');
-    expect((await Promise.all(cancelled)).map((result) => result.status)).toEqual([
-      'cancelled',
-      'cancelled',
-      'cancelled',
-    ]);
-    expect(await timedOut).toMatchObject({ status: 'timeout' });
-    expect(stats()).toEqual({ running: 1, waiting: 1 });
-    release('a0');
-    await first;
-    await settle();
-    expect(stats()).toEqual({ running: 1, waiting: 0 });
-    release('a5');
-    expect(await last).toMatchObject({ status: 'ok', output: 'a5' });
-    expect(stats()).toEqual({ running: 0, waiting: 0 });
+    // The timeout's timer fires when the test says (on a loaded machine a real 1 ms timer fired within settle()).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const { work, stats, release } = keyedTool(1);
+      const first = invokeTool(work, { tenant: 'a', n: 0 });
+      const controller = new AbortController();
+      const cancelled = [1, 2, 3].map((n) =>
+        invokeTool(work, { tenant: 'a', n }, { signal: controller.signal }),
+      );
+      const timedOut = invokeTool(work, { tenant: 'a', n: 4 }, { timeoutMs: 1 });
+      const last = invokeTool(work, { tenant: 'a', n: 5 });
+      await settle();
+      expect(stats()).toEqual({ running: 1, waiting: 5 });
+      controller.abort('no longer needed');
+      expect((await Promise.all(cancelled)).map((result) => result.status)).toEqual([
+        'cancelled',
+        'cancelled',
+        'cancelled',
+      ]);
+      expect(stats()).toEqual({ running: 1, waiting: 2 });
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await timedOut).toMatchObject({ status: 'timeout' });
+      expect(stats()).toEqual({ running: 1, waiting: 1 });
+      release('a0');
+      await first;
+      await settle();
+      expect(stats()).toEqual({ running: 1, waiting: 0 });
+      release('a5');
+      expect(await last).toMatchObject({ status: 'ok', output: 'a5' });
+      expect(stats()).toEqual({ running: 0, waiting: 0 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('counts keys apart: a key that frees a permit gives it to no other key', async () => {
