@@ -11,7 +11,7 @@ import { withoutOwnWidget } from '../call/pipeline';
 import { shownArguments } from '../call/redaction';
 import { brandErrorClass, ToolwireError } from '../errors';
 import { describeValue } from '../tool/check-options';
-import { content } from '../tool/content';
+import { content, type ToolContent } from '../tool/content';
 import { type Tool, type ToolInternals, toolInternals, withExecute } from '../tool/tool';
 import { RESULT_PART_TYPES } from '../wire/protocol';
 import type { RunResult, RunToolCall } from './runs';
@@ -103,16 +103,30 @@ function argumentKey(value: unknown): string {
 }
 
 /**
- * The text the model read for a recorded call that has no result part (a service without `result_parts`, or a run's
- * summary cut to fit its frame): the value `execute` returned is not in the recording, so the replayed tool's
- * `outputSchema` and `toModelOutput`, written for that value, pass this text by as the model read it. As JSON
- * (the call's result part of a replayed run), the text.
+ * What the model read for a recorded call whose value the recording does not hold: the text of a call without a
+ * result part (a service without `result_parts`, or a run's summary cut to fit its frame), or the content parts of a
+ * `content` part, which may be what `toModelOutput` made of the value. The replayed tool's `outputSchema` and
+ * `toModelOutput`, written for the value, pass it by as the model read it. As JSON (the call's result part of a
+ * replayed run), the text.
  */
-class RecordedText {
-  constructor(readonly text: string) {}
-  toJSON(): string {
-    return this.text;
+class RecordedOutput {
+  constructor(readonly shown: string | ToolContent) {}
+  toJSON(): unknown {
+    return this.shown;
   }
+}
+
+/**
+ * The text the model read for each failure a replayed `execute` throws again, by the value thrown: the replayed
+ * copy of a tool with `errorFunction` gives it as it is, since that text is `errorFunction`'s already (run again
+ * on it, it would read `Sorry: Sorry: …`, or miss the value a thrown object had).
+ */
+const failureTexts = new WeakMap<object, string>();
+
+/** Throws `thrown` again for `call`, noting the text the model read for it. */
+function fail(call: RecordedCall, thrown: unknown): never {
+  if (thrown !== null && typeof thrown === 'object') failureTexts.set(thrown, call.output);
+  throw thrown;
 }
 
 /**
@@ -123,42 +137,52 @@ function answer(call: RecordedCall, projects: boolean): unknown {
   const part = call.result;
   const prefix = `Error running ${call.toolName}: `;
   const message = call.output.startsWith(prefix) ? call.output.slice(prefix.length) : call.output;
-  if (part?.type === 'error-json') throw part.value;
-  if (part?.type === 'error-text' || (part === undefined && call.status !== 'ok')) throw new Error(message);
-  if (part?.type === 'content') return content(part.value);
+  if (part?.type === 'error-json') fail(call, part.value);
+  if (part?.type === 'error-text' || (part === undefined && call.status !== 'ok'))
+    fail(call, new Error(message));
+  if (part?.type === 'content')
+    return projects ? new RecordedOutput(content(part.value)) : content(part.value);
   if (part !== undefined) return part.value;
-  return projects ? new RecordedText(call.output) : call.output;
+  return projects ? new RecordedOutput(call.output) : call.output;
 }
 
 /**
- * The replayed copy's `outputSchema` and `toModelOutput`: the tool's own, which a {@link RecordedText} passes by
- * (without a `toModelOutput` of its own, the model reads the data as the tool's result would be read); `undefined`
- * for a tool with neither, whose model text is the recorded text as it is.
+ * The replayed copy's `outputSchema`, `toModelOutput` and `errorFunction`: the tool's own, which a
+ * {@link RecordedOutput} and a recorded failure pass by (without a `toModelOutput` of its own, the model reads the
+ * data as the tool's result would be read); `undefined` for a tool with none, whose model text is the recorded
+ * text as it is.
  */
 function projectionOf(
   internals: ToolInternals,
-): Pick<ToolInternals, 'outputSchema' | 'toModelOutput'> | undefined {
-  const { outputSchema: schema, toModelOutput } = internals;
-  if (schema === undefined && toModelOutput === undefined) return undefined;
+): Pick<ToolInternals, 'outputSchema' | 'toModelOutput' | 'errorFunction'> | undefined {
+  const { outputSchema: schema, toModelOutput, errorFunction } = internals;
+  if (schema === undefined && toModelOutput === undefined && errorFunction === undefined) return undefined;
   return {
     outputSchema: schema && {
       kind: schema.kind,
       jsonSchema: schema.jsonSchema,
-      validate: (value) => (value instanceof RecordedText ? { ok: true, value } : schema.validate(value)),
+      validate: (value) => (value instanceof RecordedOutput ? { ok: true, value } : schema.validate(value)),
     },
     toModelOutput: (value, ctx) => {
-      if (value instanceof RecordedText) return value.text;
+      if (value instanceof RecordedOutput) return value.shown;
       return toModelOutput === undefined ? withoutOwnWidget(value) : toModelOutput(value, ctx);
     },
+    errorFunction:
+      errorFunction &&
+      ((ctx, error) =>
+        error !== null && typeof error === 'object' && failureTexts.has(error)
+          ? failureTexts.get(error)
+          : errorFunction(ctx, error)),
   };
 }
 
 /**
  * Copies of `tools` whose `execute` answers from `recording` and never runs: a call is answered by the first
  * recorded call of the same tool with the same arguments not answered yet (a value returned again; a failure
- * thrown again, so the model reads what it read; without the value, where the run had no result part, the text
- * the model read, past the tool's `outputSchema` and `toModelOutput`). A call the recording has no answer for fails with a
- * `ReplayError` `not_recorded` that names the tool (the model reads it as the tool's error). A tool not in the
+ * thrown again, so the model reads what it read, a tool's `errorFunction` text as recorded; without the value,
+ * where the run had no result part, the text the model read, and a `content` part's parts, past the tool's
+ * `outputSchema` and `toModelOutput`). A call the recording has no answer for fails with a `ReplayError`
+ * `not_recorded` that names the tool (the model reads it as the tool's error). A tool not in the
  * recording is given back as a copy that fails every call the same way. Give the copies to both the `Client`
  * and the `Agent`.
  *
@@ -210,7 +234,9 @@ export function replayTools<T extends Tool<any, any, any>>(
     used: false,
   }));
   return tools.map((source) => {
-    const projection = projectionOf(toolInternals(source) as ToolInternals);
+    const internals = toolInternals(source) as ToolInternals;
+    const projection = projectionOf(internals);
+    const projects = internals.outputSchema !== undefined || internals.toModelOutput !== undefined;
     return withExecute(
       source as Tool,
       async (input) => {
@@ -228,7 +254,7 @@ export function replayTools<T extends Tool<any, any, any>>(
           // Taken by another call of the same arguments while this one waited for the validation.
           if (entry.used) continue;
           entry.used = true;
-          return answer(entry.call, projection !== undefined);
+          return answer(entry.call, projects);
         }
         // A run summary cut to fit its frame keeps no arguments of its largest calls (docs/protocol/runs.md).
         const cut = left.some(

@@ -1439,13 +1439,13 @@ export function dryRunOf(source: Tool, answer: unknown): Tool {
 
 /**
  * A copy of a `tool()` result whose `execute` is `execute` (everything else kept: validation, approval,
- * `toModelOutput`, unless `projection` gives its own `outputSchema` and `toModelOutput`), for a replay that answers
- * calls without running the tool (src/client/replay.ts).
+ * `toModelOutput`, unless `projection` gives its own `outputSchema`, `toModelOutput` and `errorFunction`), for a
+ * replay that answers calls without running the tool (src/client/replay.ts).
  */
 export function withExecute(
   source: Tool,
   execute: ToolInternals['execute'],
-  projection?: Pick<ToolInternals, 'outputSchema' | 'toModelOutput'>,
+  projection?: Pick<ToolInternals, 'outputSchema' | 'toModelOutput' | 'errorFunction'>,
 ): Tool {
   const internals = toolInternals(source);
   if (internals === undefined) return source;

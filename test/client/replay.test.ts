@@ -1,7 +1,7 @@
 /** `recordRun()` and `replayTools()`: a run replayed from its recording gives the same answers and runs nothing. */
 import { describe, expect, it } from 'vitest';
 import { type ScriptedTurn, type ScriptInput, scriptedModel } from '../../server-stub/index';
-import { Agent, tool } from '../../src/index';
+import { Agent, content, tool } from '../../src/index';
 import { ReplayError, recordRun, replayTools } from '../../src/testing';
 import { useStubClients } from '../support/stub-client';
 
@@ -282,6 +282,60 @@ describe('record and replay', () => {
     const lines = (calls: typeof first.toolCalls) => calls.map((c) => [c.toolName, c.status, c.output]);
     expect(lines(second.toolCalls)).toEqual(lines(first.toolCalls));
   });
+
+  it.each([
+    ['with result parts', undefined],
+    ['without result parts', []],
+  ] as const)(
+    'replays failures past errorFunction and content past toModelOutput as read (%s)',
+    async (_name, features) => {
+      const tools = [
+        tool({
+          name: 'sorry',
+          description: 's',
+          execute: () => {
+            throw new Error('boom');
+          },
+          errorFunction: (_ctx, error) => `Sorry: ${(error as Error).message}`,
+        }),
+        tool({
+          name: 'coded',
+          description: 'c',
+          execute: () => {
+            throw { code: 42 };
+          },
+          errorFunction: (_ctx, error) => JSON.stringify({ failed: (error as { code: number }).code }),
+        }),
+        tool({
+          name: 'parts',
+          description: 'p',
+          execute: () => ({ a: 1 }),
+          toModelOutput: (output) => content([{ type: 'text', text: `A is ${output.a}` }]),
+        }),
+      ];
+      const script: ScriptedTurn[] = [
+        { toolCalls: tools.map((item) => ({ name: item.name, arguments: {} })) },
+        ({ messages }: ScriptInput) => ({
+          text: messages
+            .slice(-3)
+            .map((message) => message.content)
+            .join(' | '),
+        }),
+      ];
+      const server = await stub({ features, model: scriptedModel([...script, ...script]) });
+      const live = await connected(server.url, { tools });
+      const first = await live.run(new Agent({ name: 'S', instructions: '.', tools }), 'go');
+      await live.close();
+      const replayed = replayTools(JSON.parse(JSON.stringify(recordRun(first))), tools);
+      const again = await connected(server.url, { tools: replayed });
+      const second = await again.run(new Agent({ name: 'S', instructions: '.', tools: replayed }), 'go');
+      expect(first.finalOutput).toBe('Sorry: boom | {"failed":42} | A is 1');
+      expect(second.finalOutput).toBe(first.finalOutput);
+      const lines = (calls: typeof first.toolCalls) =>
+        calls.map((c) => [c.toolName, c.status, c.output, c.result]);
+      expect(lines(second.toolCalls)).toEqual(lines(first.toolCalls));
+    },
+  );
 
   it('replays a result with a widget past an outputSchema as the live run read it', async () => {
     const shown = tool({
