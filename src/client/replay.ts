@@ -197,8 +197,8 @@ function projectionOf(
  * const agent = new Agent({ name: 'Support', instructions: 'Help.', tools: replayed });
  * ```
  * @throws ReplayError `invalid_recording` when `recording` is not a recording (version 1, with `calls`), a call
- *   of it lacks a string `toolName`, `status` or `output` or has a `result` of no known type (naming the call and
- *   the field), or `tools` is not an array of tools made with `tool()`.
+ *   of it lacks a string `toolName`, `status` or `output` or has a `result` of no known type or whose `value` is
+ *   not what its type says (naming the call and the field), or `tools` is not an array of tools made with `tool()`.
  */
 // biome-ignore lint/suspicious/noExplicitAny: tools of any input, output and context.
 export function replayTools<T extends Tool<any, any, any>>(
@@ -295,6 +295,27 @@ function recordedCallFault(call: unknown): string | undefined {
       !(RESULT_PART_TYPES as readonly unknown[]).includes(part.type))
   ) {
     return `.result must be { type, value? } with type ${RESULT_PART_TYPES.slice(0, -1).join(', ')} or ${RESULT_PART_TYPES.at(-1)}, got ${describeValue(part)}`;
+  }
+  return part === undefined ? undefined : resultValueFault(part as NonNullable<RecordedCall['result']>);
+}
+
+/**
+ * What is wrong with the value of a recorded result part, as in {@link recordedCallFault}: `recordRun()` gives each
+ * part the value its type says (the text of a `text` part, the JSON of a `json` one, the parts of a `content` one),
+ * which a replay answers with.
+ */
+function resultValueFault(part: NonNullable<RecordedCall['result']>): string | undefined {
+  const { type, value } = part as { type: string; value?: unknown };
+  if ((type === 'text' || type === 'error-text') && typeof value !== 'string')
+    return `.result.value must be the string of a ${type} part, got ${describeValue(value)}`;
+  if ((type === 'json' || type === 'error-json') && !Object.hasOwn(part, 'value'))
+    return `.result.value must be the JSON value of a ${type} part, got undefined`;
+  if (type === 'content') {
+    try {
+      content(value as never);
+    } catch (error) {
+      return `.result.value must be the parts of a content part (${(error as Error).message})`;
+    }
   }
   return undefined;
 }

@@ -245,6 +245,18 @@ describe('record and replay', () => {
         'replayTools(): calls[1].result must be { type, value? } with type text, json, error-text, error-json or content, got an object',
       ),
     );
+    // A part's value must be what its type says: else the replay would read `null`, `42` or a content() error.
+    expect(refusal({ ...good, result: { type: 'json' } })).toEqual(
+      invalid('replayTools(): calls[1].result.value must be the JSON value of a json part, got undefined'),
+    );
+    expect(refusal({ ...good, result: { type: 'text', value: 42 } })).toEqual(
+      invalid('replayTools(): calls[1].result.value must be the string of a text part, got 42'),
+    );
+    expect(refusal({ ...good, result: { type: 'content', value: 'x' } })).toEqual(
+      invalid(
+        'replayTools(): calls[1].result.value must be the parts of a content part (content(): parts must be an array of 1 to 64 parts)',
+      ),
+    );
   });
 
   it('replays what the model read where the recording has no result part, past outputSchema and toModelOutput', async () => {
