@@ -10,6 +10,7 @@ import { decodeArguments } from '../call/arguments';
 import { withoutOwnWidget } from '../call/pipeline';
 import { shownArguments } from '../call/redaction';
 import { brandErrorClass, ToolwireError } from '../errors';
+import { isPlainObject } from '../json';
 import { describeValue } from '../tool/check-options';
 import { content, type ToolContent } from '../tool/content';
 import { type Tool, type ToolInternals, toolInternals, withExecute } from '../tool/tool';
@@ -27,6 +28,8 @@ export interface RecordedCall {
   output: string;
   /** The result's kind and value, when the service reported it (feature `result_parts`). */
   result?: RunToolCall['result'];
+  /** The widget the result carried for the chat UI, when it had one (the model never reads it). */
+  widget?: unknown;
 }
 
 /** The tool calls of one run, in the order they finished: plain JSON, to save and load as you like. */
@@ -47,7 +50,7 @@ export class ReplayError extends ToolwireError {
 brandErrorClass(ReplayError, 'ReplayError');
 
 /**
- * The recording of a finished run: each tool call's name, arguments and result, from `run()`'s result, which
+ * The recording of a finished run: each tool call's name, arguments, result and widget, from `run()`'s result, which
  * holds them redacted (the API key, `redact` rules, the values of `sensitiveFieldNames`): a recording holds no
  * secret. {@link replayTools} matches the sensitive fields as hidden.
  *
@@ -79,6 +82,7 @@ export function recordRun(result: Pick<RunResult, 'runId' | 'toolCalls'>): RunRe
         output: call.output,
       };
       if (call.result !== undefined) recorded.result = call.result;
+      if (call.widget !== undefined) recorded.widget = call.widget;
       return recorded;
     }),
   };
@@ -142,6 +146,9 @@ function answer(call: RecordedCall, projects: boolean): unknown {
     fail(call, new Error(message));
   if (part?.type === 'content')
     return projects ? new RecordedOutput(content(part.value)) : content(part.value);
+  // The widget goes back where `execute` returned it, beside the data: the page shows it, `toModelOutput` reads it.
+  if (part?.type === 'json' && call.widget !== undefined && isPlainObject(part.value))
+    return { ...part.value, widget: call.widget };
   if (part !== undefined) return part.value;
   return projects ? new RecordedOutput(call.output) : call.output;
 }

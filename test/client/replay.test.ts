@@ -349,24 +349,43 @@ describe('record and replay', () => {
     },
   );
 
-  it('replays a result with a widget past an outputSchema as the live run read it', async () => {
+  it('replays a result with its widget: the page shows it, toModelOutput reads it, past an outputSchema', async () => {
     const shown = tool({
       name: 'shown',
       description: 's',
       execute: () => ({ c: 3, widget: { type: 'Badge', label: 'C' } }),
       outputSchema: { type: 'object', properties: { c: { type: 'number' } } } as const,
     });
-    const script = [{ toolCalls: [{ name: 'shown', arguments: {} }] }, { text: 'done' }];
+    const read = tool({
+      name: 'read',
+      description: 'r',
+      execute: () => ({ rows: 1, widget: { type: 'Badge', label: 'R' } }),
+      toModelOutput: (value: { rows: number; widget?: unknown }) =>
+        `rows ${value.rows} ${value.widget !== undefined}`,
+    });
+    const tools = [shown, read];
+    const script = [
+      {
+        toolCalls: [
+          { name: 'shown', arguments: {} },
+          { name: 'read', arguments: {} },
+        ],
+      },
+      { text: 'done' },
+    ];
     const server = await stub({ model: scriptedModel([...script, ...script]) });
-    const live = await connected(server.url, { tools: [shown] });
-    const first = await live.run(new Agent({ name: 'S', instructions: '.', tools: [shown] }), 'go');
+    const live = await connected(server.url, { tools });
+    const first = await live.run(new Agent({ name: 'S', instructions: '.', tools }), 'go');
     await live.close();
-    const replayed = replayTools(JSON.parse(JSON.stringify(recordRun(first))), [shown]);
+    const replayed = replayTools(JSON.parse(JSON.stringify(recordRun(first))), tools);
     const again = await connected(server.url, { tools: replayed });
     const second = await again.run(new Agent({ name: 'S', instructions: '.', tools: replayed }), 'go');
-    expect(first.toolCalls[0]?.output).toBe('{"c":3}');
-    expect(second.toolCalls.map((c) => [c.output, c.result])).toEqual(
-      first.toolCalls.map((c) => [c.output, c.result]),
-    );
+    const lines = (calls: typeof first.toolCalls) =>
+      calls.map((c) => [c.toolName, c.output, c.result, c.widget]);
+    expect(lines(first.toolCalls)).toEqual([
+      ['shown', '{"c":3}', { type: 'json', value: { c: 3 } }, { type: 'Badge', label: 'C' }],
+      ['read', 'rows 1 true', { type: 'json', value: { rows: 1 } }, { type: 'Badge', label: 'R' }],
+    ]);
+    expect(lines(second.toolCalls)).toEqual(lines(first.toolCalls));
   });
 });
