@@ -1,11 +1,28 @@
 /** `recordRun()` and `replayTools()`: a run replayed from its recording gives the same answers and runs nothing. */
 import { describe, expect, it } from 'vitest';
 import { type ScriptedTurn, type ScriptInput, scriptedModel } from '../../server-stub/index';
-import { Agent, content, tool } from '../../src/index';
-import { ReplayError, recordRun, replayTools } from '../../src/testing';
+import { Agent, content, type Tool, tool } from '../../src/index';
+import { ReplayError, type RunRecording, recordRun, replayTools } from '../../src/testing';
 import { useStubClients } from '../support/stub-client';
 
 const { stub, connected } = useStubClients();
+
+/** A run live, then again on the same stub with `tools` replayed from its recording (the script played twice). */
+// biome-ignore lint/suspicious/noExplicitAny: tools of any input and output, as replayTools takes them.
+async function liveThenReplayed(tools: Tool<any, any, any>[], script: ScriptedTurn[], features?: []) {
+  const server = await stub({
+    ...(features === undefined ? {} : { features }),
+    model: scriptedModel([...script, ...script]),
+  });
+  const live = await connected(server.url, { tools });
+  const first = await live.run(new Agent({ name: 'S', instructions: '.', tools }), 'go');
+  await live.close();
+  const recording = JSON.parse(JSON.stringify(recordRun(first))) as RunRecording;
+  const replayed = replayTools(recording, tools);
+  const again = await connected(server.url, { tools: replayed });
+  const second = await again.run(new Agent({ name: 'S', instructions: '.', tools: replayed }), 'go');
+  return { first, second, recording };
+}
 
 describe('record and replay', () => {
   it('replays the recorded results without running execute, failures included', async () => {
@@ -275,20 +292,8 @@ describe('record and replay', () => {
           .join(' | '),
       }),
     ];
-    const server = await stub({ features: [], model: scriptedModel([...script, ...script]) });
-    const live = await connected(server.url, { tools });
-    const first = await live.run(new Agent({ name: 'S', instructions: '.', tools }), 'go');
-    await live.close();
-    const recording = JSON.parse(JSON.stringify(recordRun(first)));
-    expect(recording.calls.map((call: { result?: unknown }) => call.result)).toEqual([
-      undefined,
-      undefined,
-      undefined,
-    ]);
-
-    const replayed = replayTools(recording, tools);
-    const again = await connected(server.url, { tools: replayed });
-    const second = await again.run(new Agent({ name: 'S', instructions: '.', tools: replayed }), 'go');
+    const { first, second, recording } = await liveThenReplayed(tools, script, []);
+    expect(recording.calls.map((call) => call.result)).toEqual([undefined, undefined, undefined]);
     expect(first.finalOutput).toBe('A is 1 | 42 | {"b":2}');
     expect(second.finalOutput).toBe(first.finalOutput);
     const lines = (calls: typeof first.toolCalls) => calls.map((c) => [c.toolName, c.status, c.output]);
@@ -334,13 +339,7 @@ describe('record and replay', () => {
             .join(' | '),
         }),
       ];
-      const server = await stub({ features, model: scriptedModel([...script, ...script]) });
-      const live = await connected(server.url, { tools });
-      const first = await live.run(new Agent({ name: 'S', instructions: '.', tools }), 'go');
-      await live.close();
-      const replayed = replayTools(JSON.parse(JSON.stringify(recordRun(first))), tools);
-      const again = await connected(server.url, { tools: replayed });
-      const second = await again.run(new Agent({ name: 'S', instructions: '.', tools: replayed }), 'go');
+      const { first, second } = await liveThenReplayed(tools, script, features as [] | undefined);
       expect(first.finalOutput).toBe('Sorry: boom | {"failed":42} | A is 1');
       expect(second.finalOutput).toBe(first.finalOutput);
       const lines = (calls: typeof first.toolCalls) =>
@@ -373,13 +372,7 @@ describe('record and replay', () => {
       },
       { text: 'done' },
     ];
-    const server = await stub({ model: scriptedModel([...script, ...script]) });
-    const live = await connected(server.url, { tools });
-    const first = await live.run(new Agent({ name: 'S', instructions: '.', tools }), 'go');
-    await live.close();
-    const replayed = replayTools(JSON.parse(JSON.stringify(recordRun(first))), tools);
-    const again = await connected(server.url, { tools: replayed });
-    const second = await again.run(new Agent({ name: 'S', instructions: '.', tools: replayed }), 'go');
+    const { first, second } = await liveThenReplayed(tools, script);
     const lines = (calls: typeof first.toolCalls) =>
       calls.map((c) => [c.toolName, c.output, c.result, c.widget]);
     expect(lines(first.toolCalls)).toEqual([
