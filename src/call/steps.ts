@@ -122,6 +122,7 @@ export function keptValue(value: unknown, redactor: Redactor | undefined): KeptV
   return kept.ok || redactor === undefined ? kept : { ok: false, reason: redactor.text(kept.reason) };
 }
 
+/** {@link keptValue} before its refusal's reason is redacted (its kept JSON is redacted here already). */
 function keptAsIs(value: unknown, redactor: Redactor | undefined): KeptValue {
   const refused = unkeepable(value, redactor);
   if (refused !== undefined) return { ok: false, reason: refused };

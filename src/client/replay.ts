@@ -155,25 +155,27 @@ function answer(call: RecordedCall, projects: boolean): unknown {
 
 /**
  * The replayed copy's `outputSchema`, `toModelOutput` and `errorFunction`: the tool's own, which a
- * {@link RecordedOutput} and a recorded failure pass by (without a `toModelOutput` of its own, the model reads the
- * data as the tool's result would be read); `undefined` for a tool with none, whose model text is the recorded
- * text as it is.
+ * {@link RecordedOutput} and a recorded failure pass by. A tool with neither `outputSchema` nor `toModelOutput`
+ * gets none (its model text is the recorded text as it is, no {@link RecordedOutput} needed); one without a
+ * `toModelOutput` of its own gets one that gives the data as the tool's result would be read.
  */
 function projectionOf(
   internals: ToolInternals,
-): Pick<ToolInternals, 'outputSchema' | 'toModelOutput' | 'errorFunction'> | undefined {
+): Pick<ToolInternals, 'outputSchema' | 'toModelOutput' | 'errorFunction'> {
   const { outputSchema: schema, toModelOutput, errorFunction } = internals;
-  if (schema === undefined && toModelOutput === undefined && errorFunction === undefined) return undefined;
   return {
     outputSchema: schema && {
       kind: schema.kind,
       jsonSchema: schema.jsonSchema,
       validate: (value) => (value instanceof RecordedOutput ? { ok: true, value } : schema.validate(value)),
     },
-    toModelOutput: (value, ctx) => {
-      if (value instanceof RecordedOutput) return value.shown;
-      return toModelOutput === undefined ? withoutOwnWidget(value) : toModelOutput(value, ctx);
-    },
+    toModelOutput:
+      schema === undefined && toModelOutput === undefined
+        ? undefined
+        : (value, ctx) => {
+            if (value instanceof RecordedOutput) return value.shown;
+            return toModelOutput === undefined ? withoutOwnWidget(value) : toModelOutput(value, ctx);
+          },
     errorFunction:
       errorFunction &&
       ((ctx, error) =>
@@ -241,9 +243,9 @@ export function replayTools<T extends Tool<any, any, any>>(
     used: false,
   }));
   return tools.map((source) => {
-    const internals = toolInternals(source) as ToolInternals;
-    const projection = projectionOf(internals);
-    const projects = internals.outputSchema !== undefined || internals.toModelOutput !== undefined;
+    const projection = projectionOf(toolInternals(source) as ToolInternals);
+    // Its model text is made from what `execute` returns: a text the recording has instead must pass that by.
+    const projects = projection.toModelOutput !== undefined;
     return withExecute(
       source as Tool,
       async (input) => {
