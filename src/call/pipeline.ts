@@ -1112,7 +1112,8 @@ function stopped(call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'va
   else if (outcome.kind === 'timeout') timedOut(call);
   else {
     const message = thrownMessage(outcome.error, undefined, call.options.redactor);
-    failure(call, 'error', outcome.error, errorText(call.tool.name, message));
+    const status = call.internals.failureStatus?.(outcome.error) ?? 'error';
+    failure(call, status, outcome.error, errorText(call.tool.name, message));
   }
 }
 
@@ -1126,7 +1127,12 @@ function stoppedAtGate(call: CallState, outcome: Exclude<Settled<unknown>, { kin
  * Ends the call with the model's text for a failure: `errorFunction`'s, verbatim, or `fallback` when it is absent,
  * throws, returns something other than a string, or does not answer within {@link errorFunctionTimeoutMs}.
  */
-function failure(call: CallState, status: 'error' | 'timeout', error: unknown, fallback: string): void {
+function failure(
+  call: CallState,
+  status: 'error' | 'timeout' | 'cancelled',
+  error: unknown,
+  fallback: string,
+): void {
   const { errorFunction } = call.internals;
   if (errorFunction === undefined) {
     call.done({ status, output: fallback, error });

@@ -127,11 +127,24 @@ class RecordedOutput {
  */
 const failureTexts = new WeakMap<object, string>();
 
-/** Throws `thrown` again for `call`, noting the text the model read for it. */
+/**
+ * The status each failure a replayed `execute` throws again ends with, by the value thrown, when the run recorded
+ * it other than `error`: a call that timed out or was cancelled ends so again, with the text the model read.
+ */
+const failureStatuses = new WeakMap<object, 'timeout' | 'cancelled'>();
+
+/** Throws `thrown` again for `call`, noting the text the model read for it and the status it ended with. */
 function fail(call: RecordedCall, thrown: unknown): never {
-  if (thrown !== null && typeof thrown === 'object') failureTexts.set(thrown, call.output);
+  if (thrown !== null && typeof thrown === 'object') {
+    failureTexts.set(thrown, call.output);
+    if (call.status === 'timeout' || call.status === 'cancelled') failureStatuses.set(thrown, call.status);
+  }
   throw thrown;
 }
+
+/** A replayed failure's recorded status (see {@link failureStatuses}). */
+const failureStatus = (error: unknown) =>
+  error !== null && typeof error === 'object' ? failureStatuses.get(error) : undefined;
 
 /**
  * What `execute` gave for a recorded call: its value again, or the same failure thrown. Without a result part, the
@@ -161,7 +174,7 @@ function answer(call: RecordedCall, projects: boolean): unknown {
  */
 function projectionOf(
   internals: ToolInternals,
-): Pick<ToolInternals, 'outputSchema' | 'toModelOutput' | 'errorFunction'> {
+): Pick<ToolInternals, 'outputSchema' | 'toModelOutput' | 'errorFunction' | 'failureStatus'> {
   const { outputSchema: schema, toModelOutput, errorFunction } = internals;
   return {
     outputSchema: schema && {
@@ -182,13 +195,15 @@ function projectionOf(
         error !== null && typeof error === 'object' && failureTexts.has(error)
           ? failureTexts.get(error)
           : errorFunction(ctx, error)),
+    failureStatus,
   };
 }
 
 /**
  * Copies of `tools` whose `execute` answers from `recording` and never runs: a call is answered by the first
  * recorded call of the same tool with the same arguments not answered yet (a value returned again; a failure
- * thrown again, so the model reads what it read, a tool's `errorFunction` text as recorded; without the value,
+ * thrown again, so the model reads what it read, a tool's `errorFunction` text as recorded, and a call that
+ * timed out or was cancelled ends so again; without the value,
  * where the run had no result part, the text the model read, and a `content` part's parts, past the tool's
  * `outputSchema` and `toModelOutput`). A call the recording has no answer for fails with a `ReplayError`
  * `not_recorded` that names the tool (the model reads it as the tool's error). A tool not in the

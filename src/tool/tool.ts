@@ -1216,6 +1216,11 @@ export interface ToolInternals {
   readonly slots?: number | undefined;
   /** Gets the call's `ctx` too (the AI SDK's `toModelOutput` reads the call id and input through it). */
   readonly toModelOutput: ((output: unknown, ctx: ToolContext) => unknown) | undefined;
+  /**
+   * The status a failure thrown by `execute` ends with when it is not `error`: a replayed copy's recorded `timeout`
+   * or `cancelled` (src/client/replay.ts). Absent on a tool made by {@link tool}.
+   */
+  readonly failureStatus?: ((error: unknown) => 'timeout' | 'cancelled' | undefined) | undefined;
 }
 
 // `Symbol.for`, so that a tool made by one copy of toolwire (ESM and CJS both loaded) runs in the other.
@@ -1439,13 +1444,13 @@ export function dryRunOf(source: Tool, answer: unknown): Tool {
 
 /**
  * A copy of a `tool()` result whose `execute` is `execute` (everything else kept: validation, approval,
- * `toModelOutput`, unless `projection` gives its own `outputSchema`, `toModelOutput` and `errorFunction`), for a
- * replay that answers calls without running the tool (src/client/replay.ts).
+ * `toModelOutput`, unless `projection` gives its own `outputSchema`, `toModelOutput`, `errorFunction` and
+ * `failureStatus`), for a replay that answers calls without running the tool (src/client/replay.ts).
  */
 export function withExecute(
   source: Tool,
   execute: ToolInternals['execute'],
-  projection?: Pick<ToolInternals, 'outputSchema' | 'toModelOutput' | 'errorFunction'>,
+  projection?: Pick<ToolInternals, 'outputSchema' | 'toModelOutput' | 'errorFunction' | 'failureStatus'>,
 ): Tool {
   const internals = toolInternals(source);
   if (internals === undefined) return source;

@@ -2,14 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { type ScriptedTurn, type ScriptInput, scriptedModel } from '../../server-stub/index';
 import { Agent, content, type Tool, tool } from '../../src/index';
-import { ReplayError, type RunRecording, recordRun, replayTools } from '../../src/testing';
+import { invokeTool, ReplayError, type RunRecording, recordRun, replayTools } from '../../src/testing';
 import { useStubClients } from '../support/stub-client';
 
 const { stub, connected } = useStubClients();
 
 /** A run live, then again on the same stub with `tools` replayed from its recording (the script played twice). */
 // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output, as replayTools takes them.
-async function liveThenReplayed(tools: Tool<any, any, any>[], script: ScriptedTurn[], features?: []) {
+async function liveThenReplayed(tools: Tool<any, any, any>[], script: ScriptedTurn[], features?: readonly []) {
   const server = await stub({
     ...(features === undefined ? {} : { features }),
     model: scriptedModel([...script, ...script]),
@@ -339,7 +339,7 @@ describe('record and replay', () => {
             .join(' | '),
         }),
       ];
-      const { first, second } = await liveThenReplayed(tools, script, features as [] | undefined);
+      const { first, second } = await liveThenReplayed(tools, script, features);
       expect(first.finalOutput).toBe('Sorry: boom | {"failed":42} | A is 1');
       expect(second.finalOutput).toBe(first.finalOutput);
       const lines = (calls: typeof first.toolCalls) =>
@@ -347,6 +347,58 @@ describe('record and replay', () => {
       expect(lines(second.toolCalls)).toEqual(lines(first.toolCalls));
     },
   );
+
+  it.each([
+    ['with result parts', undefined],
+    ['without result parts', []],
+  ] as const)(
+    'replays a call that timed out as timed out, errorFunction text as read (%s)',
+    async (_n, features) => {
+      const hangs = () => new Promise<never>(() => {});
+      const tools = [
+        tool({ name: 'slow', description: 's', timeoutMs: 20, execute: hangs }),
+        tool({
+          name: 'sorry',
+          description: 's',
+          timeoutMs: 20,
+          execute: hangs,
+          errorFunction: (_ctx, error) => `Sorry: ${(error as Error).message}`,
+        }),
+      ];
+      const script = [{ toolCalls: [{ name: 'slow' }, { name: 'sorry' }] }, { text: 'done' }];
+      const { first, second } = await liveThenReplayed(tools, script, features);
+      const lines = (calls: typeof first.toolCalls) => calls.map((c) => [c.toolName, c.status, c.output]);
+      expect(lines(first.toolCalls)).toEqual([
+        ['slow', 'timeout', 'Error running slow: timed out after 20ms'],
+        ['sorry', 'timeout', 'Sorry: sorry timed out after 20ms'],
+      ]);
+      expect(lines(second.toolCalls)).toEqual(lines(first.toolCalls));
+    },
+  );
+
+  it('replays a recorded cancelled call as cancelled, with the text the model read', async () => {
+    const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'live' });
+    const output = 'Error running echo: the call was cancelled';
+    const recording: RunRecording = {
+      version: 1,
+      runId: 'r0',
+      calls: [
+        {
+          toolName: 'echo',
+          arguments: {},
+          status: 'cancelled',
+          output,
+          result: { type: 'error-text', value: output },
+        },
+        { toolName: 'echo', arguments: {}, status: 'error', output: 'Error running echo: boom' },
+      ],
+    };
+    const [replayed] = replayTools(recording, [echo]);
+    const cancelled = await invokeTool(replayed as typeof echo, {});
+    expect([cancelled.status, cancelled.output]).toEqual(['cancelled', output]);
+    const failed = await invokeTool(replayed as typeof echo, {});
+    expect([failed.status, failed.output]).toEqual(['error', 'Error running echo: boom']);
+  });
 
   it('replays a result with its widget: the page shows it, toModelOutput reads it, past an outputSchema', async () => {
     const shown = tool({
