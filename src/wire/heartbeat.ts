@@ -184,7 +184,9 @@ export function startHeartbeat(requestedMs: number, options: LinkHeartbeatOption
     intervalMs,
     ...(options.clock ? { clock: options.clock } : {}),
     ping: options.ping,
-    dead: (silentMs) => {
+    dead: (silence) => {
+      // The monotonic clock has fractions of a millisecond: a log line reads whole ones.
+      const silentMs = Math.round(silence);
       options.logger.warn(
         { intervalMs: heartbeat.intervalMs, silentMs },
         `no frame from the service for ${silentMs} ms (two heartbeat intervals of ${heartbeat.intervalMs} ms)`,

@@ -4,7 +4,7 @@
  * fell due then run once, late, and frames that arrived meanwhile wait to be read.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Heartbeat, type HeartbeatClock } from '../../src/wire/heartbeat';
+import { Heartbeat, type HeartbeatClock, startHeartbeat } from '../../src/wire/heartbeat';
 
 class SimulatedLoop {
   now = 0;
@@ -186,4 +186,30 @@ describe('Heartbeat on the real clock', () => {
       heartbeat.stop();
     },
   );
+});
+
+describe('startHeartbeat', () => {
+  it('logs the silence in whole milliseconds when the clock has fractions', () => {
+    const loop = new SimulatedLoop();
+    // performance.now() has fractions of a millisecond: the first reading is whole, the later ones are not.
+    let reads = 0;
+    const clock: HeartbeatClock = { ...loop.clock, now: () => loop.now + (reads++ === 0 ? 0 : 0.4) };
+    const warnings: Array<[unknown, string]> = [];
+    const logger = {
+      debug() {},
+      info() {},
+      warn: (fields: unknown, message: string) => warnings.push([fields, message]),
+      error() {},
+    };
+    let dead = 0;
+    startHeartbeat(1_000, { clock, logger, ping() {}, dead: () => dead++ });
+    loop.runUntil(5_000);
+    expect(dead).toBe(1);
+    expect(warnings).toEqual([
+      [
+        { intervalMs: 1_000, silentMs: 2_000 },
+        'no frame from the service for 2000 ms (two heartbeat intervals of 1000 ms)',
+      ],
+    ]);
+  });
 });
