@@ -294,7 +294,7 @@ function unackedAtCloseText(callIds: readonly string[]): string {
   const one = callIds.length === 1;
   const shown = callIds.slice(0, 10).join(', ');
   const more = callIds.length > 10 ? ` and ${callIds.length - 10} more` : '';
-  return `the client closed with ${callIds.length} result${one ? '' : 's'} the service had not acknowledged (call${one ? '' : 's'} ${shown}${more}): it may not have ${one ? 'it' : 'them'}, and gives a call it has no result for to another client after the session's grace period, which runs it again`;
+  return `the client closed with ${callIds.length} result${one ? '' : 's'} the service had not acknowledged (call${one ? '' : 's'} ${shown}${more}): it may not have ${one ? 'it' : 'them'}, and gives a call it has no result for to another client, which runs it again: at once when this client's close reached it, else after the session's grace period`;
 }
 
 /** The call's tool says running it again is harmless (`sideEffect` `'none'` or `'idempotent'`). */

@@ -1184,7 +1184,7 @@ describe('close() while the service is out of reach', () => {
           level: 'warn',
           object: { unacked: 1 },
           message:
-            "the client closed with 1 result the service had not acknowledged (call c1): it may not have it, and gives a call it has no result for to another client after the session's grace period, which runs it again",
+            "the client closed with 1 result the service had not acknowledged (call c1): it may not have it, and gives a call it has no result for to another client, which runs it again: at once when this client's close reached it, else after the session's grace period",
         },
       ]);
     } finally {
