@@ -21,7 +21,9 @@ export async function readStream(
   const { endpoint } = context;
   let text = '';
   let choices = 0;
-  const calls: Array<{ id: string; name: string; arguments: string }> = [];
+  const calls: StreamedCall[] = [];
+  /** The server's `index` of a call → its place in `calls`. */
+  const slots = new Map<number, number>();
   const iterator = stream[Symbol.asyncIterator]();
   for (;;) {
     const next = await nextPiece(iterator, request.signal, context);
@@ -35,15 +37,9 @@ export async function readStream(
       request.onText?.(delta.content);
     }
     for (const piece of delta.tool_calls ?? []) {
-      // Some servers leave out `index`: a new id starts a new call, anything else continues the last one.
-      const index =
-        typeof piece.index === 'number'
-          ? piece.index
-          : piece.id && !calls.some((call) => call?.id === piece.id)
-            ? calls.length
-            : Math.max(0, calls.length - 1);
-      calls[index] ??= { id: '', name: '', arguments: '' };
-      const call = calls[index];
+      const at = callAt(calls, slots, piece);
+      calls[at] ??= { id: '', name: '', arguments: '' };
+      const call = calls[at];
       if (piece.id) call.id = piece.id;
       if (piece.function?.name) call.name = piece.function.name;
       if (piece.function?.arguments) call.arguments += piece.function.arguments;
@@ -57,7 +53,7 @@ export async function readStream(
       `model response from ${endpoint} is not a chat completion stream: it ended without a choice`,
     );
   }
-  const toolCalls = calls.filter((call) => call !== undefined);
+  const toolCalls = calls;
   if (toolCalls.length > 0) {
     const nameless = toolCalls.findIndex((call) => call.name === '');
     if (nameless !== -1) {
@@ -76,6 +72,36 @@ export async function readStream(
     };
   }
   return { text };
+}
+
+/** A tool call as its streamed pieces build it. */
+interface StreamedCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Where in `calls` a streamed piece of a tool call belongs. A piece is the call of its `id` when one has it; else
+ * the call of its `index`, unless that call has another id: a new id at an index already taken is a new call
+ * (Ollama sends each call of a turn whole, all at index 0). Without an `index` (some servers leave it out), a
+ * new id starts a new call and anything else continues the last one.
+ */
+function callAt(
+  calls: readonly StreamedCall[],
+  slots: Map<number, number>,
+  piece: { index?: number; id?: string },
+): number {
+  const { index, id } = piece;
+  const known = id ? calls.findIndex((call) => call.id === id) : -1;
+  if (typeof index !== 'number') {
+    if (known !== -1) return known;
+    return id ? calls.length : Math.max(0, calls.length - 1);
+  }
+  let at = known !== -1 ? known : slots.get(index);
+  if (at === undefined || (id && known === -1 && calls[at]?.id)) at = calls.length;
+  slots.set(index, at);
+  return at;
 }
 
 /**

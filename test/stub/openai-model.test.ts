@@ -210,6 +210,33 @@ describe('openAIChatModel: requests and answers', () => {
     });
   });
 
+  it('keeps parallel tool calls apart when the server gives each a new id at one index (Ollama)', async () => {
+    // Ollama's OpenAI-compatible stream sends every call of a turn whole, each with its own id, all at index 0.
+    serve(() =>
+      sse([
+        chunk({
+          role: 'assistant',
+          tool_calls: [
+            { index: 0, id: 'call_a', type: 'function', function: { name: 'add', arguments: '{"a":2}' } },
+          ],
+        }),
+        chunk({
+          tool_calls: [
+            { index: 0, id: 'call_b', type: 'function', function: { name: 'mul', arguments: '{}' } },
+          ],
+        }),
+        chunk({ tool_calls: [{ index: 0, id: 'call_b', function: { arguments: '' } }] }),
+        chunk({}, 'tool_calls'),
+      ]),
+    );
+    expect(await model().nextTurn(request())).toEqual({
+      toolCalls: [
+        { id: 'call_a', name: 'add', arguments: '{"a":2}' },
+        { id: 'call_b', name: 'mul', arguments: '{}' },
+      ],
+    });
+  });
+
   it('with stream: false, asks for a whole answer and maps tool_calls back', async () => {
     serve(() =>
       json({
