@@ -71,9 +71,8 @@ export function parseTraceparent(value: unknown): RemoteParent | undefined {
  * not end `ok`, but for a call a person declined), as the OpenAI Agents SDK and the AI SDK emit a span per tool
  * call; `gen_ai.agent.name` when the service names the run's agent. Its parent is the service's span named by
  * `tool_call.traceparent` (docs/protocol/trace-context.md), and a call of a run this process started is linked to the
- * span
- * that called `client.run()` (and it back to the call); without a `traceparent` that span is the parent, else
- * the active context. What happens to the call (queued, started, approval asked and decided, retries) is
+ * span that called `client.run()` (and it back to the call); without a `traceparent` that span is the parent, else
+ * the call starts a trace of its own (never a child of the span active at `connect()`). What happens to the call (queued, started, approval asked and decided, retries) is
  * recorded as span events.
  *
  * @see https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#execute-tool-span
@@ -135,9 +134,9 @@ export function otelTracing(options: OtelTracingOptions = {}): ToolTracing {
       const caller = callerSpan(call.runCaller);
       const remote = remoteParent(call);
       // In the service's trace, linked to the code that called client.run() here; parented by that code when
-      // the service sends no trace context.
-      const parent =
-        remote ?? (caller === undefined ? context.active() : trace.setSpan(context.active(), caller));
+      // the service sends no trace context, and else a trace of its own. Never the active context: a call
+      // arrives on the socket, whose context is whatever was active at connect() (a startup span, ended long ago).
+      const parent = remote ?? (caller === undefined ? ROOT_CONTEXT : trace.setSpan(ROOT_CONTEXT, caller));
       const links: Link[] =
         caller !== undefined && remote !== undefined
           ? [{ context: caller.spanContext(), attributes: { 'toolwire.link': 'run.caller' } }]
@@ -151,7 +150,7 @@ export function otelTracing(options: OtelTracingOptions = {}): ToolTracing {
       if (links.length > 0 && caller?.isRecording() === true && typeof caller.addLink === 'function')
         caller.addLink({ context: span.spanContext(), attributes: { 'toolwire.link': 'tool.call' } });
       // Recorded at the end: the fields a policy redacts are known once the policies ran.
-      return spanTrace(span, recordOutputs, recordArguments ? call : undefined);
+      return spanTrace(span, parent, recordOutputs, recordArguments ? call : undefined);
     },
     // The span active where client.run() is called: the calls of that run link to it.
     runStarted: () => {
@@ -168,12 +167,19 @@ function callerSpan(caller: unknown): Span | undefined {
     : undefined;
 }
 
-function spanTrace(span: Span, recordOutputs: boolean, recordArgumentsOf: TracedCall | undefined): CallTrace {
+function spanTrace(
+  span: Span,
+  parent: Context,
+  recordOutputs: boolean,
+  recordArgumentsOf: TracedCall | undefined,
+): CallTrace {
+  // `execute` runs in the call's span, under the call's parent: none of the socket's context.
+  const within = trace.setSpan(parent, span);
   return {
     event: (name, attributes) => {
       span.addEvent(name, attributes);
     },
-    run: (fn) => context.with(trace.setSpan(context.active(), span), fn),
+    run: (fn) => context.with(within, fn),
     end: (result: TracedResult) => {
       span.setAttribute('toolwire.call.status', result.status);
       if (recordArgumentsOf !== undefined)

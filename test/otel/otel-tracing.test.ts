@@ -345,6 +345,30 @@ describe('otelTracing() over the stub', () => {
     expect(span?.links).toEqual([]);
   });
 
+  it('starts a trace of its own for a call with no trace context, whatever span was active at connect()', async () => {
+    const server = await stub({
+      model: scriptedModel([{ toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }] }, { text: 'ok' }]),
+    });
+    const tracing = otelTracing({ tracer });
+    const untraced = client(server.url, {
+      tools: [lookup],
+      tracing: {
+        startCall: (call) => tracing.startCall({ ...call, traceparent: undefined, tracestate: undefined }),
+      },
+    });
+    // A traced startup routine connects; calls come in long after its span ended.
+    await tracer.startActiveSpan('startup', async (startup) => {
+      await untraced.connect();
+      startup.end();
+    });
+    const agent = new Agent({ name: 'Support', instructions: 'help', tools: [lookup] });
+    await untraced.run(agent, 'go');
+    const startup = exporter.getFinishedSpans().find((span) => span.name === 'startup') as ReadableSpan;
+    const [span] = toolSpans();
+    expect(span?.parentSpanContext).toBeUndefined();
+    expect(span?.spanContext().traceId).not.toBe(startup.spanContext().traceId);
+  });
+
   it("names the default tracer's instrumentation scope toolwire, with the package's version", async () => {
     expect(trace.setGlobalTracerProvider(provider)).toBe(true);
     try {
