@@ -110,6 +110,31 @@ class Explanation {
     return out;
   }
 
+  /**
+   * {@link parts} of `schema`, and what applies to `value` by them, deeply: the `then` or `else` of an `if` (as
+   * `value` passes the `if` or not), the `dependentSchemas` of the properties it has.
+   */
+  applied(value: unknown, schema: Node): Node[] {
+    const out = this.parts(schema);
+    for (let index = 0; index < out.length && out.length < MAX_PARTS; index += 1) {
+      const part = out[index] as Node;
+      if (typeof part === 'boolean') continue;
+      const more: Node[] = [];
+      if (part.if !== undefined) {
+        const branch = this.matches(value, part.if as Node) ? part.then : part.else;
+        if (branch !== undefined) more.push(branch as Node);
+      }
+      if (isObject(value) && isObject(part.dependentSchemas)) {
+        for (const [key, dependent] of Object.entries(part.dependentSchemas))
+          if (Object.hasOwn(value, key)) more.push(dependent as Node);
+      }
+      for (const node of more)
+        for (const found of this.parts(node))
+          if (!out.includes(found) && out.length < MAX_PARTS) out.push(found);
+    }
+    return out;
+  }
+
   add(path: Path, expected: string, received: string): void {
     const rendered = formatPath(path);
     if (this.full || this.#paths.has(rendered)) return;
@@ -123,7 +148,7 @@ class Explanation {
   walk(value: unknown, schema: Node, path: Path): void {
     if (this.full || this.matches(value, schema)) return;
     const before = this.issues.length;
-    const parts = this.parts(schema);
+    const parts = this.applied(value, schema);
     if (!parts.every((part) => this.#shapeFits(value, part))) {
       this.add(path, this.describe(schema), this.received(value, parts));
       return;
@@ -140,7 +165,23 @@ class Explanation {
     }
     if (isObject(value)) this.#object(value, parts, path);
     else if (Array.isArray(value)) this.#array(value, parts, path);
+    if (this.issues.length === before) this.#not(value, parts, path);
     if (this.issues.length === before) this.add(path, this.describe(schema), this.received(value, parts));
+  }
+
+  /** A value that passes what a part's `not` refuses: `anything but "x"`. */
+  #not(value: unknown, parts: Node[], path: Path): void {
+    for (const part of parts) {
+      if (typeof part === 'boolean' || part.not === undefined || !this.matches(value, part.not as Node))
+        continue;
+      const refused = this.describe(part.not as Node);
+      const expected =
+        refused === 'any value' || refused === 'no value'
+          ? 'a value its "not" schema refuses'
+          : `anything but ${refused}`;
+      this.add(path, expected, this.received(value, parts));
+      return;
+    }
   }
 
   /** `true` when `value` has a type `part` allows and is among its `enum` / `const`, if it has them. */
@@ -239,8 +280,31 @@ class Explanation {
           this.add([...path, name], this.describe(this.#childOf(schemas, name)[0] ?? true), 'nothing');
       }
     }
+    for (const part of schemas) {
+      if (!isObject(part.dependentRequired)) continue;
+      for (const [key, names] of Object.entries(part.dependentRequired)) {
+        if (!Object.hasOwn(value, key) || !Array.isArray(names)) continue;
+        for (const name of names) {
+          if (typeof name !== 'string' || Object.hasOwn(value, name)) continue;
+          const expected = this.describe(this.#childOf(schemas, name)[0] ?? true);
+          this.add([...path, name], `${expected} (as ${showKey(key)} is given)`, 'nothing');
+        }
+      }
+    }
     for (const [key, child] of Object.entries(value)) {
       if (this.full) return;
+      const naming = schemas.find(
+        (part) => part.propertyNames !== undefined && !this.matches(key, part.propertyNames as Node),
+      );
+      if (naming !== undefined) {
+        const rule = naming.propertyNames as Node;
+        const expected =
+          rule === false
+            ? 'no such property'
+            : `a name ${this.describe(rule).replace(/^a (value|string) ?/, '')}`;
+        this.add([...path, key], expected.trimEnd(), show(key));
+        continue;
+      }
       const applied = this.#childOf(schemas, key);
       if (applied.includes(false)) {
         const known = [...declared].sort();
@@ -251,7 +315,9 @@ class Explanation {
         this.add([...path, key], `no such property${list}`, this.received(child, []));
         continue;
       }
-      for (const schema of applied) this.walk(child, schema, [...path, key]);
+      // Several schemas apply to one property (an `allOf`, a `then`): judged and described together.
+      if (applied.length === 1) this.walk(child, applied[0] as Node, [...path, key]);
+      else if (applied.length > 1) this.walk(child, { allOf: applied } as Schema, [...path, key]);
     }
     for (const part of schemas) {
       const count = Object.keys(value).length;
@@ -310,6 +376,34 @@ class Explanation {
           this.add([...path, index], `at most ${plural(prefix.length, 'item')}`, this.received(item, []));
         else if (schema !== undefined) this.walk(item, schema, [...path, index]);
       }
+    }
+    for (const part of parts) {
+      if (typeof part === 'boolean') continue;
+      if (part.uniqueItems === true) this.#repeated(value, path);
+      if (part.contains === undefined) continue;
+      const { contains, minContains, maxContains } = part;
+      const rule: Schema = { contains } as Schema;
+      if (minContains !== undefined) rule.minContains = minContains;
+      if (maxContains !== undefined) rule.maxContains = maxContains;
+      if (this.matches(value, rule)) continue;
+      const what = this.describe(contains as Node, MAX_DESCRIBE_DEPTH - 1);
+      const count = countPhrase(minContains ?? 1, maxContains, 'item');
+      const expected =
+        count === 'at least 1 item' ? `an array holding ${what}` : `an array holding ${count} each ${what}`;
+      this.add(path, expected, this.received(value, []));
+    }
+  }
+
+  /** The first item of `items` equal to one before it (JSON Schema's `uniqueItems`: objects by their members). */
+  #repeated(items: unknown[], path: Path): void {
+    const seen = new Set<string>();
+    for (const [index, item] of items.entries()) {
+      const key = canonicalJson(item);
+      if (seen.has(key)) {
+        this.add([...path, index], 'an item unlike the ones before it', this.received(item, []));
+        return;
+      }
+      seen.add(key);
     }
   }
 
@@ -385,6 +479,21 @@ class Explanation {
 export function isInside(path: string, parent: string): boolean {
   if (parent === ROOT_PATH) return path !== ROOT_PATH;
   return path.startsWith(`${parent}.`) || path.startsWith(`${parent}[`);
+}
+
+/** `value` as JSON with every object's keys sorted: equal JSON values, equal texts. */
+function canonicalJson(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, member: unknown) =>
+      isObject(member)
+        ? Object.fromEntries(
+            Object.keys(member)
+              .sort()
+              .map((name) => [name, member[name]]),
+          )
+        : member,
+    ) ?? 'null'
+  );
 }
 
 function safeTest(pattern: string, text: string): boolean {

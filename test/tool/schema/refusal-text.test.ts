@@ -399,3 +399,93 @@ describe('refused arguments, long keys and messages', () => {
     );
   });
 });
+
+describe('refused arguments, keywords that judge an object or an array as a whole', () => {
+  // Each of these was read as "expected an object, received an object" (or "expected any value, received …"):
+  // true of the value and of no use to a model mending its call.
+  const refused = async (parameters: unknown, args: Record<string, unknown>) =>
+    (
+      await invokeTool(
+        tool({ name: 't', description: 'd', parameters: parameters as ToolParameters, execute: () => 'ok' }),
+        args,
+      )
+    ).output;
+  const pair = { a: { type: 'string' }, b: { type: 'string' } };
+
+  it('says which branch of if / then / else failed, and where', async () => {
+    const conditional = {
+      type: 'object',
+      properties: { kind: { type: 'string' }, b: { type: 'string' } },
+      if: { properties: { kind: { const: 'x' } }, required: ['kind'] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keyword
+      then: { required: ['b'] },
+      else: { properties: { b: { maxLength: 1 } } },
+    };
+    expect(await refused(conditional, { kind: 'x' })).toBe(
+      'Invalid arguments for t: b: expected a string, received nothing',
+    );
+    expect(await refused(conditional, { kind: 'y', b: 'long' })).toBe(
+      'Invalid arguments for t: b: expected a string of at most 1 character, received a string of 4 characters',
+    );
+  });
+
+  it('names a property another one requires (dependentRequired, draft-07 dependencies)', async () => {
+    const expected = 'Invalid arguments for t: b: expected a string (as a is given), received nothing';
+    expect(
+      await refused({ type: 'object', properties: pair, dependentRequired: { a: ['b'] } }, { a: 'x' }),
+    ).toBe(expected);
+    const draft07 = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: pair,
+      dependencies: { a: ['b'] },
+    };
+    expect(await refused(draft07, { a: 'x' })).toBe(expected);
+  });
+
+  it('applies a dependent schema of a property given', async () => {
+    const dependent = {
+      type: 'object',
+      properties: pair,
+      dependentSchemas: { a: { properties: { b: { minLength: 3 } }, required: ['b'] } },
+    };
+    expect(await refused(dependent, { a: 'x', b: 'y' })).toBe(
+      'Invalid arguments for t: b: expected a string of at least 3 characters, received a string of 1 character',
+    );
+  });
+
+  it('names a property whose name is refused (propertyNames, a zod record of enum keys)', async () => {
+    expect(await refused({ type: 'object', propertyNames: { pattern: '^[a-z]+$' } }, { ok: 1, A1: 2 })).toBe(
+      'Invalid arguments for t: A1: expected a name matching /^[a-z]+$/, received "A1"',
+    );
+    const record = z4.object({ r: z4.record(z4.enum(['a', 'b']), z4.number()) });
+    expect(await refused(record, { r: { a: 1, b: 2, c: 3 } })).toBe(
+      'Invalid arguments for t: r.c: expected a name one of "a", "b", received "c"',
+    );
+  });
+
+  it('names the repeated item of an array whose items must be unique, and what an array must contain', async () => {
+    const lists = {
+      type: 'object',
+      properties: {
+        u: { type: 'array', uniqueItems: true },
+        c: { type: 'array', contains: { const: 5 } },
+        m: { type: 'array', contains: { type: 'string' }, minContains: 2 },
+      },
+    };
+    expect(await refused(lists, { u: [1, { a: 1, b: 2 }, { b: 2, a: 1 }], c: [1], m: ['x', 1] })).toBe(
+      'Invalid arguments for t: u[2]: expected an item unlike the ones before it, received an object; ' +
+        'c: expected an array holding 5, received an array of 1 item; ' +
+        'm: expected an array holding at least 2 items each a string, received an array of 2 items',
+    );
+  });
+
+  it('says what a value must not be (not)', async () => {
+    expect(await refused({ type: 'object', properties: { a: { not: { const: 'x' } } } }, { a: 'x' })).toBe(
+      'Invalid arguments for t: a: expected anything but "x", received "x"',
+    );
+    expect(await refused({ type: 'object', properties: pair, not: { required: ['a'] } }, { a: 'x' })).toBe(
+      'Invalid arguments for t: (root): expected a value its "not" schema refuses, received an object',
+    );
+  });
+});
