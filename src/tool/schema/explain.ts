@@ -302,10 +302,15 @@ class Explanation {
           rule === false
             ? 'no such property'
             : `a name ${this.describe(rule).replace(/^a (value|string) ?/, '')}`;
-        this.add([...path, key], expected.trimEnd(), show(key));
+        this.add([...path, key], expected.trimEnd(), rule === false ? this.received(child, []) : show(key));
         continue;
       }
-      const applied = this.#childOf(schemas, key);
+      let applied = this.#childOf(schemas, key);
+      if (applied.length === 0) {
+        // A property nothing else evaluates meets `unevaluatedProperties`, when a part has it.
+        const rest = schemas.find((part) => part.unevaluatedProperties !== undefined)?.unevaluatedProperties;
+        if (rest !== undefined) applied = [rest as Node];
+      }
       if (applied.includes(false)) {
         const known = [...declared].sort();
         const list =
@@ -371,7 +376,8 @@ class Explanation {
       for (const part of parts) {
         if (typeof part === 'boolean') continue;
         const prefix = Array.isArray(part.prefixItems) ? (part.prefixItems as Node[]) : [];
-        const schema = index < prefix.length ? prefix[index] : (part.items as Node | undefined);
+        const schema =
+          index < prefix.length ? prefix[index] : ((part.items ?? part.unevaluatedItems) as Node | undefined);
         if (schema === false)
           this.add([...path, index], `at most ${plural(prefix.length, 'item')}`, this.received(item, []));
         else if (schema !== undefined) this.walk(item, schema, [...path, index]);

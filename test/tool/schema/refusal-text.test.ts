@@ -480,6 +480,25 @@ describe('refused arguments, keywords that judge an object or an array as a whol
     );
   });
 
+  it('names what unevaluatedProperties and unevaluatedItems refuse', async () => {
+    const closed = {
+      type: 'object',
+      allOf: [{ properties: { a: { type: 'string' } } }],
+      properties: { l: { type: 'array', prefixItems: [{ type: 'number' }], unevaluatedItems: false } },
+      unevaluatedProperties: false,
+    };
+    expect(await refused(closed, { a: 'x', l: [1, 2], b: 1 })).toBe(
+      'Invalid arguments for t: l[1]: expected at most 1 item, received 2; ' +
+        'b: expected no such property (known: a, l), received 1',
+    );
+    expect(
+      await refused(
+        { type: 'object', properties: { x: { type: 'object', propertyNames: false } } },
+        { x: { a: 1 } },
+      ),
+    ).toBe('Invalid arguments for t: x.a: expected no such property, received 1');
+  });
+
   it('says what a value must not be (not)', async () => {
     expect(await refused({ type: 'object', properties: { a: { not: { const: 'x' } } } }, { a: 'x' })).toBe(
       'Invalid arguments for t: a: expected anything but "x", received "x"',
