@@ -30,6 +30,7 @@ import {
 import { base64Bytes } from '../tool/output';
 import { TOOL_NAME_PATTERN, type Tool, type ToolContext, tool } from '../tool/tool';
 import { CONTENT_LIMITS } from '../wire/protocol';
+import { checkMcpClient } from './sdk-objects';
 
 /*
  * The text of an MCP `tools/call` result (`mcpResultText`): its content, in order, with a short note in place of
@@ -585,7 +586,8 @@ function importOne(client: McpToolSource, mcpTool: McpTool, name: string, option
  *
  * @param mcpClient - a connected `Client` from `@modelcontextprotocol/sdk/client/index.js`.
  * @returns the tools, in the order the server lists them (after `filter`).
- * @throws OptionsError (as a rejection) for bad options (`invalid_options`, `unknown_option` with "did you
+ * @throws OptionsError (as a rejection) `invalid_mcp_client` when `mcpClient` is not an MCP client (an
+ *   `McpServer`, nothing) or is an MCP SDK `Client` not connected yet, saying what to give; for bad options (`invalid_options`, `unknown_option` with "did you
  *   mean", `invalid_option`), from toolwire's shared options checker. ToolDefinitionError for a name that cannot be made valid (`invalid_name`), two tools given the same name
  *   (`duplicate_tool`), or an input schema toolwire cannot use (`invalid_parameters`, naming the MCP tool and
  *   the JSON Pointer): leave such a tool out with `filter`. ProtocolError `mcp_cursor_loop` when the server
@@ -607,6 +609,7 @@ export async function importMcpTools(
   mcpClient: McpToolSource,
   options: ImportMcpToolsOptions = {},
 ): Promise<McpImportedTool[]> {
+  checkMcpClient(mcpClient);
   checkOptions(options, OPTIONS, { name: 'importMcpTools()', error: OptionsError });
   const listed = await listAll(mcpClient);
   const names = new Map<string, string>();

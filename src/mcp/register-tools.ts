@@ -38,6 +38,7 @@ import { type ContentPart, partText } from '../tool/content';
 import { thrownMessage } from '../tool/output';
 import { type ToolSetOf, type ToolsContext, type ToolsGiven, toolsOf } from '../tool/shapes';
 import { inputSchemaOf, type Tool } from '../tool/tool';
+import { checkMcpServer } from './sdk-objects';
 
 /*
  * The input schema a toolwire tool is registered with on an `McpServer`. The MCP SDK (1.x) takes zod schemas
@@ -490,6 +491,8 @@ function serverTakesToolTasks(mcpServer: McpServer): boolean | undefined {
  * `tools` takes every shape `new Client({ tools })` takes: an array or a record keyed by name of `tool()`
  * results, plain objects, AI SDK tools and (in a record) bare functions.
  *
+ * @throws OptionsError `invalid_mcp_server` when `mcpServer` is not an `McpServer` (the low-level `Server`, an MCP
+ *   client, nothing), saying what to give.
  * @throws ToolDefinitionError `invalid_tools` when `tools` is neither an array nor a record of tools,
  *   `not_a_tool` for an entry of no accepted shape (named by its index or key), what `tool()` throws for an
  *   object it refuses, `duplicate_tool` for two tools of one name or a name already registered on the server (then
@@ -514,6 +517,7 @@ export function registerMcpTools<C extends ToolsContext<T>, T = ToolsGiven>(
   tools: ToolSetOf<T, C>,
   options: RegisterMcpToolsOptions<C> = {},
 ): RegisteredTool[] {
+  checkMcpServer(mcpServer);
   const made = toolsOf(tools, 'registerMcpTools()') as AnyTool<C>[];
   checkOptions(options, OPTIONS, { name: 'registerMcpTools()', error: OptionsError });
   const offered = (served: AnyTool<C>): boolean =>

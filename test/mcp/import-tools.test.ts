@@ -1,5 +1,6 @@
-import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { invokeTool, ProtocolError, ToolDefinitionError } from 'toolwire';
+import { Client, type Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { invokeTool, OptionsError, ProtocolError, ToolDefinitionError } from 'toolwire';
 import { importMcpTools, type McpTool, type McpToolSource } from 'toolwire/mcp';
 import { describe, expect, it, vi } from 'vitest';
 import { fixtureMcpServer } from '../fixtures/mcp/server';
@@ -232,5 +233,25 @@ describe('importMcpTools', () => {
     await expect(bad({ filter: 'a' })).rejects.toMatchObject({ code: 'invalid_option' });
     await expect(bad({ needsApproval: 'yes' })).rejects.toMatchObject({ code: 'invalid_option' });
     expect(source.listTools).not.toHaveBeenCalled();
+  });
+
+  it('refuses a first argument that is not a connected MCP client, saying what to give', async () => {
+    const start =
+      'importMcpTools(): the first argument must be a connected MCP Client (from @modelcontextprotocol/sdk/client/index.js), got';
+    await expect(importMcpTools(new McpServer({ name: 's', version: '1' }) as never)).rejects.toThrow(
+      new OptionsError(
+        'invalid_mcp_client',
+        `${start} an McpServer: registerMcpTools() serves toolwire tools from one`,
+      ),
+    );
+    await expect(importMcpTools(undefined as never)).rejects.toThrow(
+      new OptionsError('invalid_mcp_client', `${start} undefined`),
+    );
+    await expect(importMcpTools(new Client({ name: 'c', version: '1' }))).rejects.toThrow(
+      new OptionsError(
+        'invalid_mcp_client',
+        `${start} a client that is not connected: await mcpClient.connect(transport) first`,
+      ),
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { tool as aiTool } from 'ai';
 import { OptionsError, type Tool, type ToolContext, ToolDefinitionError, tool } from 'toolwire';
@@ -244,6 +245,30 @@ describe('registerMcpTools', () => {
     );
     // All or nothing: find_order, registered before the refusal, was removed again.
     expect(registerMcpTools(mcpServer, [order])).toHaveLength(1);
+  });
+
+  it('refuses a first argument that is not an McpServer, saying what it is and what to give', () => {
+    const low = new McpServer({ name: 'low', version: '1.0.0' }).server;
+    expect(() => registerMcpTools(low as never, [order])).toThrow(
+      new OptionsError(
+        'invalid_mcp_server',
+        'registerMcpTools(): the first argument must be an McpServer (from @modelcontextprotocol/sdk/server/mcp.js), ' +
+          'got the low-level Server: make an McpServer, and connect that instead (its .server is the low-level one)',
+      ),
+    );
+    expect(() => registerMcpTools(new McpClient({ name: 'c', version: '1' }) as never, [order])).toThrow(
+      new OptionsError(
+        'invalid_mcp_server',
+        'registerMcpTools(): the first argument must be an McpServer (from @modelcontextprotocol/sdk/server/mcp.js), ' +
+          "got an MCP client: importMcpTools() takes a client, to use its server's tools here",
+      ),
+    );
+    expect(() => registerMcpTools(undefined as never, [order])).toThrow(
+      new OptionsError(
+        'invalid_mcp_server',
+        'registerMcpTools(): the first argument must be an McpServer (from @modelcontextprotocol/sdk/server/mcp.js), got undefined',
+      ),
+    );
   });
 
   it('checks its options', () => {
