@@ -455,13 +455,35 @@ function markPlainTaskCalls(mcpServer: McpServer): void {
   };
 }
 
-/** Whether the McpServer takes tasks for tools/call, when the MCP SDK lets that be read. */
-function serverTakesToolTasks(mcpServer: McpServer): boolean | undefined {
+/** The McpServer's capabilities, when the MCP SDK lets them be read. */
+function capabilitiesOf(mcpServer: McpServer): ServerCapabilities | undefined {
   // `getCapabilities` is not public in the MCP SDK 1.x types; read when present, else not checked.
   const read = (mcpServer.server as unknown as { getCapabilities?: () => ServerCapabilities })
     .getCapabilities;
-  if (typeof read !== 'function') return undefined;
-  return read.call(mcpServer.server)?.tasks?.requests?.tools?.call !== undefined;
+  return typeof read === 'function' ? (read.call(mcpServer.server) ?? {}) : undefined;
+}
+
+/** Whether the McpServer takes tasks for tools/call, when the MCP SDK lets that be read. */
+function serverTakesToolTasks(mcpServer: McpServer): boolean | undefined {
+  const capabilities = capabilitiesOf(mcpServer);
+  return capabilities === undefined ? undefined : capabilities.tasks?.requests?.tools?.call !== undefined;
+}
+
+/**
+ * Refuses an McpServer that is connected without the `tools` capability: the MCP SDK announces capabilities when
+ * it connects and cannot add one later (its `registerTool` throws "Cannot register capabilities after connecting
+ * to transport"), and a client told of no tools would never list them.
+ * @throws OptionsError `invalid_mcp_server`, saying how to offer tools.
+ */
+function refuseConnectedWithoutTools(mcpServer: McpServer): void {
+  const connected = typeof mcpServer.isConnected === 'function' && mcpServer.isConnected();
+  if (!connected || capabilitiesOf(mcpServer)?.tools !== undefined) return;
+  throw new OptionsError(
+    'invalid_mcp_server',
+    'registerMcpTools(): the McpServer is connected and was not offering tools when it connected (the MCP SDK ' +
+      'cannot add the tools capability then): register the tools before mcpServer.connect(), or make the ' +
+      'McpServer with capabilities: { tools: { listChanged: true } }',
+  );
 }
 
 /**
@@ -484,15 +506,17 @@ function serverTakesToolTasks(mcpServer: McpServer): boolean | undefined {
  * - with {@link RegisterMcpToolsOptions.tasks}, a call that asks for a task runs as an MCP task.
  *
  * Widgets, events and preliminary results are not sent (an MCP host has no place for them); `needsApproval`
- * needs {@link RegisterMcpToolsOptions.approve}. Register before `mcpServer.connect()`, or after it: the MCP SDK tells
- * connected clients that the list changed.
+ * needs {@link RegisterMcpToolsOptions.approve}. Register before `mcpServer.connect()`, or after it on a server that
+ * offered tools when it connected (tools registered before, or `capabilities: { tools: { listChanged: true } }`):
+ * the MCP SDK tells connected clients that the list changed.
  *
  * @returns the MCP SDK's handles, one per tool in order (`disable()`, `enable()`, `remove()`).
  * `tools` takes every shape `new Client({ tools })` takes: an array or a record keyed by name of `tool()`
  * results, plain objects, AI SDK tools and (in a record) bare functions.
  *
  * @throws OptionsError `invalid_mcp_server` when `mcpServer` is not an `McpServer` (the low-level `Server`, an MCP
- *   client, nothing), saying what to give.
+ *   client, nothing), saying what to give, or is connected without offering tools (none registered before
+ *   `connect()`).
  * @throws ToolDefinitionError `invalid_tools` when `tools` is neither an array nor a record of tools,
  *   `not_a_tool` for an entry of no accepted shape (named by its index or key), what `tool()` throws for an
  *   object it refuses, `duplicate_tool` for two tools of one name or a name already registered on the server (then
@@ -529,6 +553,7 @@ export function registerMcpTools<C extends ToolsContext<T>, T = ToolsGiven>(
         'capabilities: { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } } })',
     );
   }
+  refuseConnectedWithoutTools(mcpServer);
   if (made.some(offered)) markPlainTaskCalls(mcpServer);
   const registered: RegisteredTool[] = [];
   for (const served of made) {
@@ -550,6 +575,8 @@ export function registerMcpTools<C extends ToolsContext<T>, T = ToolsGiven>(
       );
     } catch (error) {
       for (const handle of registered) handle.remove();
+      // A name the server has already ("Tool <name> is already registered"); anything else is the MCP SDK's own.
+      if (!/already registered/i.test(thrownMessage(error))) throw error;
       throw new ToolDefinitionError(
         'duplicate_tool',
         `registerMcpTools(): the MCP server refused the tool ${JSON.stringify(name)} (${thrownMessage(error)})`,

@@ -271,6 +271,25 @@ describe('registerMcpTools', () => {
     );
   });
 
+  it('registers after connect() on a server with tools, and says why not on one connected without', async () => {
+    const serving = server();
+    registerMcpTools(serving, [order]);
+    const mcp = await linkedClient(serving);
+    registerMcpTools(serving, [failing]);
+    expect((await mcp.listTools()).tools.map((listed) => listed.name)).toEqual(['find_order', 'charge']);
+
+    const bare = server();
+    await linkedClient(bare);
+    expect(() => registerMcpTools(bare, [order])).toThrow(
+      new OptionsError(
+        'invalid_mcp_server',
+        'registerMcpTools(): the McpServer is connected and was not offering tools when it connected (the MCP ' +
+          'SDK cannot add the tools capability then): register the tools before mcpServer.connect(), or make the ' +
+          'McpServer with capabilities: { tools: { listChanged: true } }',
+      ),
+    );
+  });
+
   it('checks its options', () => {
     expect(() => registerMcpTools(server(), [order], { contxt: {} } as never)).toThrow(
       new OptionsError(
