@@ -7,9 +7,11 @@ import { useStubClients } from '../support/stub-client';
 
 const { stub, connected } = useStubClients();
 
-/** A run live, then again on the same stub with `tools` replayed from its recording (the script played twice). */
 // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output, as replayTools takes them.
-async function liveThenReplayed(tools: Tool<any, any, any>[], script: ScriptedTurn[], features?: readonly []) {
+type AnyTool = Tool<any, any, any>;
+
+/** A run live, then again on the same stub with `tools` replayed from its recording (the script played twice). */
+async function liveThenReplayed(tools: AnyTool[], script: ScriptedTurn[], features?: readonly []) {
   const server = await stub({
     ...(features === undefined ? {} : { features }),
     model: scriptedModel([...script, ...script]),
