@@ -214,6 +214,8 @@ class SocketHandler {
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       maxPayloadBytes: options.maxPayloadBytes,
       sessionGraceMs: options.sessionGraceMs,
+      // The figure of a deadline's timeout text, for the calls the client ends itself (docs/protocol/tool-calls.md).
+      callDeadlineMs: options.callDeadlineMs,
       // What the flood control below allows: the client paces its frames to it (docs/protocol/limits.md).
       maxFramesPerSecond: options.maxFramesPerSecond,
       maxFrameBurst: options.maxFrameBurst,

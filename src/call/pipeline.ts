@@ -1087,13 +1087,13 @@ const cancelled = (call: CallState): CallOutcome => ({
 /**
  * The outcome of a call stopped before its tool began (its host held it, or it waited at its concurrency key's
  * gate): `timeout` when its host's deadline stopped it (`options.deadlineMs` set, its signal's reason a
- * `TimeoutError`), with the text the service gives the model for a call it cut at its deadline
- * (docs/protocol/tool-calls.md); else cancelled.
+ * `TimeoutError`), with the text the service gives the model for a call it cut at its deadline, naming the whole
+ * deadline (`options.callDeadlineMs`, else `deadlineMs`; docs/protocol/tool-calls.md); else cancelled.
  */
 export function notBegun(toolName: string, options: CallOptions): CallOutcome {
   const { deadlineMs } = options;
   if (deadlineMs !== undefined && (options.signal?.reason as { name?: unknown })?.name === 'TimeoutError')
-    return { status: 'timeout', output: timeoutText(toolName, deadlineMs) };
+    return { status: 'timeout', output: timeoutText(toolName, options.callDeadlineMs ?? deadlineMs) };
   return { status: 'cancelled', output: cancelledText(toolName) };
 }
 

@@ -352,10 +352,16 @@ export interface CallOptions extends Omit<InvokeOptions, 'signal'> {
   /** Cancels the call: a caller's `AbortSignal`, or the client's cancellation of the call (src/client/execution.ts). */
   signal?: AbortLike | undefined;
   /**
-   * The host's deadline for the call, in milliseconds (the service's `deadlineMs`): a call its signal aborts with a
-   * `TimeoutError` before its tool began ends `timeout`, "timed out after <deadlineMs>ms".
+   * The host's deadline for the call, in milliseconds (the service's `deadlineMs`: the time left when it was sent): a
+   * call its signal aborts with a `TimeoutError` before its tool began ends `timeout`, "timed out after <n>ms", `n`
+   * being {@link CallOptions.callDeadlineMs} when known, else this.
    */
   deadlineMs?: number | undefined;
+  /**
+   * The whole deadline the call had, in milliseconds (the service's `welcome.callDeadlineMs`): the figure the model
+   * reads when the deadline stopped the call before its tool began, as the service writes it for a call it cut.
+   */
+  callDeadlineMs?: number | undefined;
   /** Reason of the rejection a decided `tool_call` carries (`approved: false`), appended to the model's text. */
   rejectionReason?: string | undefined;
   /** The arguments are the ones an approver edited (a decided `tool_call` said so, docs/protocol/approvals.md). */

@@ -265,6 +265,10 @@ class ClientExecution extends Execution {
   get redactor(): SharedCallOptions['redactor'] {
     return (this.signal.owner as CallRunner).callOptions.redactor;
   }
+
+  get callDeadlineMs(): number | undefined {
+    return (this.signal.owner as CallRunner).callDeadlineMs;
+  }
 }
 
 /** Runs whose caller aborted them, remembered so that their calls still on the way abort on arrival. */
@@ -393,6 +397,11 @@ export class CallRunner implements ExecutionOwner {
   lastExtras: CallExtras | undefined = undefined;
   /** What every call of this client shares: read by each call, its own options (`ClientExecution`). */
   readonly callOptions: SharedCallOptions;
+  /**
+   * The service's per-call deadline (`welcome.callDeadlineMs`, docs/protocol/tool-calls.md): the figure of the text of
+   * a call the deadline stops before its tool began. `undefined` until a `welcome` announces it.
+   */
+  callDeadlineMs: number | undefined = undefined;
 
   constructor(runnerOptions: CallRunnerOptions) {
     const { socket, events, logger } = runnerOptions;
@@ -1121,10 +1130,12 @@ export class CallRunner implements ExecutionOwner {
    * still owed (feature `owed_calls`) drops the others held here first ({@link CallRunner.#dropNotOwed}).
    */
   welcomed(
-    welcome: WelcomeTerms & Pick<FrameOf<ServiceFrame, 'welcome'>, 'owed'> & { resumed?: boolean },
+    welcome: WelcomeTerms &
+      Pick<FrameOf<ServiceFrame, 'welcome'>, 'owed' | 'callDeadlineMs'> & { resumed?: boolean },
   ): void {
     const { updates } = this.#options;
     const leasedBefore = this.#leased;
+    this.callDeadlineMs = welcome.callDeadlineMs;
     updates.setWelcome?.(welcome);
     this.#leased = updates.leased;
     this.#resultParts = updates.takesResultParts === true;

@@ -1,14 +1,17 @@
 /**
  * `Deadlines`: a call whose `deadlineMs` (plus {@link DEADLINE_GRACE_MS}) has passed is cancelled here, in case
  * the service's own `cancel` was lost with a socket. While the socket is down no `cancel` can come, so there is no
- * grace: a call stops at its deadline. One timer serves every call.
+ * grace: a call stops at its deadline. Nor is there for a call whose tool has not begun: a service that counts it
+ * as running (sent into what it took for a free slot, or queued behind a call whose result came while its tool
+ * ran on, holding the slot) may have leased it, and then sends no `cancel` (docs/protocol/tool-calls.md). One
+ * timer serves every call.
  *
  * @module
  */
 import { MAX_TIMEOUT_MS } from '../limits';
 import type { Execution } from './execution';
 
-/** Extra time after `deadlineMs` before a call aborts itself, in milliseconds. */
+/** Extra time after `deadlineMs` before a call whose tool began aborts itself while connected, in milliseconds. */
 export const DEADLINE_GRACE_MS = 1_000;
 
 /** Dependencies of {@link Deadlines}. */
@@ -121,7 +124,7 @@ export class Deadlines {
 
   #set(execution: Execution, at: number): void {
     execution.deadlineAt = at;
-    const due = this.#due(at);
+    const due = this.#due(execution, at);
     if (due < this.#at) this.#schedule(due);
   }
 
@@ -161,9 +164,12 @@ export class Deadlines {
     this.#rescan();
   }
 
-  /** When a call whose deadline (plus the grace) is `at` stops: without the grace while the socket is down. */
-  #due(at: number): number {
-    return this.#down ? at - DEADLINE_GRACE_MS : at;
+  /**
+   * When a call whose deadline (plus the grace) is `at` stops: without the grace while the socket is down, or while
+   * its tool has not begun (see the module; `heardAt` is unset until then, ./execution.ts `begun`).
+   */
+  #due(execution: Execution, at: number): number {
+    return this.#down || execution.heardAt === undefined ? at - DEADLINE_GRACE_MS : at;
   }
 
   #rescan(): void {
@@ -198,7 +204,7 @@ export class Deadlines {
     for (const execution of [...this.#options.held()]) {
       const at = execution.deadlineAt;
       if (at === undefined) continue;
-      const due = this.#due(at);
+      const due = this.#due(execution, at);
       if (due > now) {
         next = Math.min(next, due);
         continue;

@@ -38,7 +38,8 @@ import {
 export const INFORMATIVE_SERVICE_FIELDS: Readonly<Record<string, readonly string[]>> = {
   // Names a peer does not know are ignored, never refused (docs/protocol/index.md); a lease without a valid leaseMs is
   // no lease (docs/protocol/updates.md);
-  // without a valid sessionGraceMs the client assumes the default (docs/protocol/limits.md).
+  // without a valid sessionGraceMs the client assumes the default (docs/protocol/limits.md), without a valid
+  // callDeadlineMs it names the call's deadlineMs (docs/protocol/tool-calls.md).
   // An invalid frame rate is no rate (docs/protocol/limits.md). An invalid `owed` is unknown, as a whole: a list
   // without an id it held would drop that call (docs/protocol/sessions.md).
   welcome: [
@@ -47,6 +48,7 @@ export const INFORMATIVE_SERVICE_FIELDS: Readonly<Record<string, readonly string
     'leaseMs',
     'maxCallDurationMs',
     'sessionGraceMs',
+    'callDeadlineMs',
     'maxFramesPerSecond',
     'maxFrameBurst',
     'owed',

@@ -515,6 +515,11 @@ const welcome = z.object({
   maxPayloadBytes: z.number().check(z.int(), z.minimum(1024)),
   /** How long the session outlives its socket, in milliseconds (docs/protocol/sessions.md); absent: 60,000. */
   sessionGraceMs: z.optional(nonNegativeInt),
+  /**
+   * The service's per-call deadline, in milliseconds (docs/protocol/tool-calls.md): the figure of the timeout text of
+   * a call the client ends at its deadline, its tool not begun. Absent: the call's `deadlineMs`.
+   */
+  callDeadlineMs: z.optional(z.number().check(z.int(), z.minimum(1))),
   /** The ones of `hello.features` the service uses on this socket; absent: none. */
   features: z.optional(featureList),
   /** With the feature `lease`: how long a call's lease lasts without renewal (docs/protocol/updates.md). */

@@ -130,6 +130,7 @@ describe('Deadlines', () => {
         expire: (execution) => expired.push(execution.frame.callId),
       });
       const [a, b, c] = held as [Execution, Execution, Execution];
+      for (const execution of held) execution.begin(); // running: their tools began
       deadlines.arm(a, 0);
       deadlines.arm(b, 0);
       deadlines.arm(c, 10);
@@ -143,6 +144,36 @@ describe('Deadlines', () => {
       deadlines.arm(a, 5_000);
       deadlines.dispose();
       expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('Deadlines of calls whose tool has not begun', () => {
+  it('stops such a call at its deadline, without the grace: a service that leased it sends no cancel', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const owner = { finished() {} };
+      const held = ['queued', 'running'].map(
+        (callId) =>
+          new Execution({ type: 'tool_call', callId, runId: 'r1', toolName: 't', arguments: {} }, owner),
+      );
+      const expired: string[] = [];
+      const deadlines = new Deadlines({
+        held: () => held,
+        expire: (execution) => expired.push(`${execution.frame.callId}@${performance.now()}`),
+      });
+      const [queued, running] = held as [Execution, Execution];
+      const start = performance.now();
+      deadlines.arrived(queued, 500, start);
+      deadlines.arrived(running, 500, start);
+      running.begin();
+      vi.advanceTimersByTime(500);
+      expect(expired).toEqual([`queued@${start + 500}`]);
+      vi.advanceTimersByTime(DEADLINE_GRACE_MS);
+      expect(expired).toEqual([`queued@${start + 500}`, `running@${start + 500 + DEADLINE_GRACE_MS}`]);
+      deadlines.dispose();
     } finally {
       vi.useRealTimers();
     }
@@ -222,6 +253,7 @@ describe('Deadlines while the socket is down', () => {
         expire: (execution) => expired.push(`${execution.frame.callId}@${performance.now()}`),
       });
       const [inGrace, down, after] = held as [Execution, Execution, Execution];
+      for (const execution of held) execution.begin(); // running: their tools began
       const start = performance.now();
       deadlines.arm(inGrace, 100);
       deadlines.arm(down, 500);

@@ -16,6 +16,7 @@ describe('connecting', () => {
       heartbeatIntervalMs: PROTOCOL_DEFAULTS.heartbeatIntervalMs,
       maxPayloadBytes: PROTOCOL_DEFAULTS.maxPayloadBytes,
       sessionGraceMs: PROTOCOL_DEFAULTS.sessionGraceMs,
+      callDeadlineMs: PROTOCOL_DEFAULTS.callDeadlineMs,
       maxFramesPerSecond: STUB_DEFAULTS.maxFramesPerSecond,
       maxFrameBurst: STUB_DEFAULTS.maxFrameBurst,
     });

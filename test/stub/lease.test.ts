@@ -2,7 +2,7 @@
  * The lease (docs/protocol/updates.md): a call whose client keeps it alive is not cut at the stub's per-call deadline.
  * Deadlines here are short and the "long" calls several times longer; what is asserted is how each call ended.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { scriptedModel } from '../../server-stub/index';
 import { Client, tool } from '../../src/index';
 import { afterTest } from '../support/after-test';
@@ -185,7 +185,7 @@ describe('lease', () => {
   });
 });
 
-describe('lease: a call waiting in the client behind a cancelled call whose tool runs on', () => {
+describe('lease: a call waiting in the client behind a call whose result came while its tool runs on', () => {
   it('ends timeout, not cancelled, though the service leased it from dispatch', async () => {
     const server = await stub({
       model: scriptedModel([{ toolCalls: [{ name: 'work' }] }, { text: 'done' }]),
@@ -220,7 +220,68 @@ describe('lease: a call waiting in the client behind a cancelled call whose tool
     // The second call was sent into what the service took for a free slot (leased from dispatch), and waited in
     // the client without ever starting: its deadline ended it as a timeout.
     expect(calls).toBe(1);
-    expect(transcript.toolCalls.map((call) => call.status)).toEqual(['timeout']);
-    expect(transcript.toolCalls[0]?.output).toMatch(/^Error running work: timed out after \d+ms$/);
+    // The model reads the deadline the call had, as the service counts it: not the time left when it was sent.
+    expect(transcript.toolCalls.map((call) => [call.status, call.output])).toEqual([
+      ['timeout', 'Error running work: timed out after 200ms'],
+    ]);
+  });
+
+  it('ends at its deadline, not a second later, and the model reads that deadline', async () => {
+    // Found with real workers: maxConcurrency 1, a tool with `timeoutMs: 500` deaf to its signal that runs 3 s, four
+    // calls in one turn, callDeadlineMs 8000 and leaseMs 3000. Each timed-out tool keeps the one slot 2.5 s after its
+    // result, while the service counts the call queued behind it as begun (leased). The last call, sent at +3.5 s
+    // with 4,500 ms left, ended at +9 s, "timed out after 4500ms".
+    const server = await stub({
+      model: scriptedModel([
+        { toolCalls: Array.from({ length: 4 }, (_, n) => ({ name: 'work', arguments: { n } })) },
+        { text: 'done' },
+      ]),
+      callDeadlineMs: 8_000,
+      leaseMs: 3_000,
+    });
+    const work = tool({
+      name: 'work',
+      description: 'Runs 3 s whatever its signal says.',
+      timeoutMs: 500,
+      execute: () => new Promise<string>((resolve) => setTimeout(() => resolve('worked'), 3_000)),
+    });
+    const client = new Client({ url: server.url, apiKey: 'k', tools: [work], maxConcurrency: 1 });
+    afterTest(() => client.close({ drain: false }));
+    // The clock is fake from before the client connects (the socket is not): every figure below is exact.
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'],
+    });
+    try {
+      // Each step of the clock, then the frames it caused, to and fro over the socket (a few turns of the loop each).
+      const settle = async () => {
+        for (let turn = 0; turn < 20; turn++) {
+          await vi.advanceTimersByTimeAsync(0);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      };
+      let connected = false;
+      void client.connect().then(() => {
+        connected = true;
+      });
+      for (let step = 0; !connected && step < 100; step++) await settle();
+      const startedAt = Date.now();
+      const runId = server.runs.start(agent('a', ['work']), 'go');
+      await settle();
+      while (server.runs.get(runId)?.status === 'running' && Date.now() - startedAt < 20_000) {
+        await vi.advanceTimersByTimeAsync(100);
+        await settle();
+      }
+      const transcript = server.runs.get(runId);
+      expect(transcript?.toolCalls.map((call) => [call.status, call.output, call.durationMs])).toEqual([
+        ['timeout', 'Error running work: timed out after 500ms', 500],
+        ['timeout', 'Error running work: timed out after 500ms', 3_500],
+        ['timeout', 'Error running work: timed out after 500ms', 6_500],
+        // Queued behind the third call's tool, which held the slot until +9 s: it never began, and ends at its
+        // deadline, as the service counts it, whoever ends it.
+        ['timeout', 'Error running work: timed out after 8000ms', 8_000],
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
