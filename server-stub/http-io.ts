@@ -122,8 +122,8 @@ export async function readJsonBody(
   let body: unknown;
   try {
     body = JSON.parse(text);
-  } catch (error) {
-    throw new HttpError(400, 'invalid_json', `request body is not valid JSON: ${jsonSyntaxError(error)}`);
+  } catch {
+    throw new HttpError(400, 'invalid_json', `request body is not valid JSON: ${jsonSyntaxError(text)}`);
   }
   // As for frames (docs/protocol/limits.md): what reads the body later (a schema check, the transcript's copies)
   // recurses.

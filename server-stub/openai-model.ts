@@ -351,10 +351,10 @@ function parseCompletion(body: string, endpoint: string): ModelTurn {
   let json: unknown;
   try {
     json = JSON.parse(body);
-  } catch (error) {
+  } catch {
     throw new ModelError(
       'model_malformed_response',
-      `model response from ${endpoint} is not JSON: ${jsonSyntaxError(error)}`,
+      `model response from ${endpoint} is not JSON: ${jsonSyntaxError(body)}`,
     );
   }
   const parsed = completionSchema.safeParse(json);

@@ -168,9 +168,9 @@ function finalOutput(run: Run, text: string): { value: unknown } | { error: stri
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
+  } catch {
     return {
-      error: `the final output is not JSON, but the agent has an outputSchema (the SDK's outputType): ${jsonSyntaxError(error)}`,
+      error: `the final output is not JSON, but the agent has an outputSchema (the SDK's outputType): ${jsonSyntaxError(text)}`,
     };
   }
   const result = new Validator(

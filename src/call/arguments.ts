@@ -47,15 +47,15 @@ export function decodeArguments(raw: unknown): DecodedArguments {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
-  } catch (error) {
+  } catch {
     // Around the JSON, what `trim()` takes for blank and JSON does not (a byte order mark, a no-break space).
     const inner = raw.trim();
-    if (inner.length === raw.length) return { ok: false, reason: 'not_json', detail: jsonSyntaxError(error) };
+    if (inner.length === raw.length) return { ok: false, reason: 'not_json', detail: jsonSyntaxError(raw) };
     try {
       parsed = JSON.parse(inner);
-    } catch (again) {
+    } catch {
       const offset = raw.length - raw.trimStart().length;
-      return { ok: false, reason: 'not_json', detail: jsonSyntaxError(again, offset) };
+      return { ok: false, reason: 'not_json', detail: jsonSyntaxError(inner, offset) };
     }
   }
   if (typeof parsed !== 'string') return fromParsed(parsed);

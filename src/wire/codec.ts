@@ -189,8 +189,8 @@ function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number
   let value: unknown;
   try {
     value = JSON.parse(raw);
-  } catch (error) {
-    return { ok: false, code: 'invalid_json', message: `frame is not JSON: ${jsonSyntaxError(error)}` };
+  } catch {
+    return { ok: false, code: 'invalid_json', message: `frame is not JSON: ${jsonSyntaxError(raw)}` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, code: 'invalid_frame', message: 'frame must be a JSON object', shapeless: true };

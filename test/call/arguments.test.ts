@@ -60,7 +60,37 @@ describe('decodeArguments', () => {
     expect(decodeArguments('sk-live-0123456789abcdef')).toEqual({
       ok: false,
       reason: 'not_json',
-      detail: 'invalid syntax',
+      detail: 'invalid syntax at position 0',
+    });
+  });
+
+  it.each([
+    // Cut short after a value, a key, a literal's start, a number's sign, an escape: the model's output ended.
+    ['{"name":"ab"', 'unexpected end of input'],
+    ['{"name"', 'unexpected end of input'],
+    ['{"a":[1,2', 'unexpected end of input'],
+    ['{"a":tr', 'unexpected end of input'],
+    ['{"a":-', 'unexpected end of input'],
+    ['{"a":"b\\', 'unexpected end of input'],
+    ['{', 'unexpected end of input'],
+    // A fault inside the text, by its index, whether or not the runtime's parser gives one.
+    ['garbage', 'invalid syntax at position 0'],
+    ['{"a":tru}', 'invalid syntax at position 8'],
+    ['{"a":1,}', 'invalid syntax at position 7'],
+    ['{"a":01}', 'invalid syntax at position 6'],
+    ['{"a":"\\u12x4"}', 'invalid syntax at position 10'],
+    ['{"a":"x\ty"}', 'invalid syntax at position 7'],
+    ['{a:1}', 'invalid syntax at position 1'],
+    ['{"a":1}}', 'invalid syntax at position 7'],
+  ])('says where %j stops being JSON, from the text, the same on every runtime', (raw, detail) => {
+    expect(decodeArguments(raw)).toEqual({ ok: false, reason: 'not_json', detail });
+  });
+
+  it('finds the fault in text nested 100,000 levels deep', () => {
+    expect(decodeArguments(`${'['.repeat(100_000)}x`)).toEqual({
+      ok: false,
+      reason: 'not_json',
+      detail: 'invalid syntax at position 100000',
     });
   });
 });

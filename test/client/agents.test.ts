@@ -331,7 +331,7 @@ describe('outputType', () => {
     expect(error).toMatchObject({
       code: 'invalid_output',
       message: expect.stringMatching(
-        /^the final output is not JSON, but the agent has an outputSchema \(the SDK's outputType\): invalid syntax$/,
+        /^the final output is not JSON, but the agent has an outputSchema \(the SDK's outputType\): invalid syntax at position 1$/,
       ),
     });
   });

@@ -35,7 +35,11 @@ type Row = [label: string, sent: Sent, status: number, code: string, message: st
 
 const EMPTY = 'request body is empty; a JSON object is required';
 const NOT_OBJECT = 'request body must be a JSON object';
-const NOT_JSON: Refusal = [400, 'invalid_json', 'request body is not valid JSON: invalid syntax'];
+const NOT_JSON: Refusal = [
+  400,
+  'invalid_json',
+  'request body is not valid JSON: invalid syntax at position 0',
+];
 const NOT_JSON_TYPE = (type: string): Refusal => [
   415,
   'unsupported_media_type',
@@ -107,7 +111,7 @@ const ROWS: Row[] = [
     [
       'a body cut short',
       '{',
-      [400, 'invalid_json', 'request body is not valid JSON: invalid syntax at position 1'],
+      [400, 'invalid_json', 'request body is not valid JSON: unexpected end of input'],
     ],
     ['NaN for a body', 'NaN', NOT_JSON],
     ['null for a body', 'null', NOT_OBJECT],

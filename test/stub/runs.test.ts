@@ -334,7 +334,7 @@ describe('runs over the socket', () => {
       good: { n: 4 },
       bad: 'the final output does not match the agent\'s outputSchema (the SDK\'s outputType): #: Instance does not have required property "n".',
       prose:
-        "the final output is not JSON, but the agent has an outputSchema (the SDK's outputType): invalid syntax",
+        "the final output is not JSON, but the agent has an outputSchema (the SDK's outputType): invalid syntax at position 1",
     });
   });
 

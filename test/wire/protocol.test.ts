@@ -40,7 +40,7 @@ describe('decodeServiceFrame', () => {
     expect(decodeServiceFrame('sk-live-0123456789abcdef')).toEqual({
       ok: false,
       code: 'invalid_json',
-      message: 'frame is not JSON: invalid syntax',
+      message: 'frame is not JSON: invalid syntax at position 0',
     });
     expect(decodeServiceFrame('{"type":"ping"} sk-live-0123456789abcdef')).toEqual({
       ok: false,
