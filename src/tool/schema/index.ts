@@ -91,6 +91,29 @@ export function unreadableZodReason(value: unknown): string | undefined {
   return 'looks like a zod schema from before zod 3 (no _def.typeName), which toolwire does not read; upgrade zod to 3.24 or later';
 }
 
+/** Each library's object schema, as a refusal of a shape names it. */
+const OBJECT_SCHEMA: Readonly<Record<string, string>> = {
+  zod: 'z.object({ … })',
+  valibot: 'v.object({ … })',
+  arktype: 'type({ … })',
+};
+
+/**
+ * Why an object whose every value is a library's schema (a shape: `{ a: z.string() }`, what the MCP SDK's
+ * `inputSchema` takes) is refused, naming the object schema to wrap it in; `undefined` for anything else.
+ */
+export function shapeReason(value: unknown): string | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const values = Object.values(value);
+  if (values.length === 0 || !values.every((item) => isStandardSchema(item) || isLegacyZod3Schema(item))) {
+    return undefined;
+  }
+  const first = values[0] as { '~standard'?: { vendor?: unknown } };
+  const vendor = typeof first['~standard']?.vendor === 'string' ? first['~standard'].vendor : 'zod';
+  const wrapper = OBJECT_SCHEMA[vendor] ?? `${vendor}'s object schema`;
+  return `is an object of ${vendor} schemas (a shape), not a schema: wrap it in ${wrapper}`;
+}
+
 const SYNC_REFUSED = /async|promise/i;
 
 function toResult(result: LegacyResult): StandardSchemaV1.Result<unknown> {
@@ -170,7 +193,12 @@ export function partNeeded(value: unknown, field: SchemaOrigin['field']): PartNe
     return isValibotSchema(value) ? need('valibot', 'a valibot schema') : undefined;
   }
   if (isLegacyZod3Schema(value)) return announced ? need('zod3', 'a zod 3 schema') : undefined;
-  if (value !== ANY_OBJECT && unreadableZodReason(value) === undefined && isPlainObject(value)) {
+  if (
+    value !== ANY_OBJECT &&
+    unreadableZodReason(value) === undefined &&
+    shapeReason(value) === undefined &&
+    isPlainObject(value)
+  ) {
     return need('jsonSchema', 'a plain JSON Schema');
   }
   return undefined;
@@ -299,6 +327,8 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
         kindCode,
         `${origin.owner}: ${origin.field} ${unreadableZodReason(value)}`,
       );
+    } else if (shapeReason(value) !== undefined) {
+      throw new ToolDefinitionError(kindCode, `${origin.owner}: ${origin.field} ${shapeReason(value)}`);
     } else if (isPlainObject(value)) {
       adapter = part('jsonSchema', 'a plain JSON Schema', origin).adapter(value);
     } else {

@@ -268,17 +268,47 @@ function checkRefCycles(root: JsonObject): void {
 }
 
 /**
+ * Why `value`, met in a JSON Schema, is not JSON whose meaning survives `JSON.stringify`: a schema library's
+ * schema (zod, valibot, arktype: a Standard Schema, or zod 3 before it; zod 4's would turn into its internals,
+ * `{"def":…,"type":"string"}`), or an instance of a class without `toJSON` (a Map would turn into `{}`);
+ * `undefined` for JSON values and for objects that say what they are in JSON (a Date).
+ */
+function notJsonReason(value: unknown): string | undefined {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return undefined;
+  if ('~standard' in value || ('_def' in value && 'safeParse' in value)) {
+    const vendor = (value as { '~standard'?: { vendor?: unknown } })['~standard']?.vendor;
+    const library = typeof vendor === 'string' ? vendor : 'zod';
+    return (
+      `it holds ${/^[aeiou]/.test(library) ? 'an' : 'a'} ${library} schema, which a plain JSON Schema cannot: write the whole parameters with ` +
+      `${library} (its object schema around this one), or this part as JSON Schema`
+    );
+  }
+  if (typeof value === 'function' || Array.isArray(value) || isPlainObject(value)) return undefined;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
+  return `it holds an instance of ${value.constructor?.name || 'an unknown class'}, which is not JSON`;
+}
+
+/**
  * A deep copy that is plain JSON, or an error describing why the schema is not one.
  *
- * @throws Error when the schema is not JSON-serialisable (a cycle, a BigInt, a function value).
+ * @throws Error when the schema is not JSON-serialisable (a cycle, a BigInt, a function value), or holds what
+ *   would change in the copy (a schema library's schema, a class instance: see {@link notJsonReason}), naming
+ *   its JSON Pointer.
  */
 function jsonCopy(schema: JsonObject): JsonObject {
   let text: string;
+  // Where each object met so far sits, for the message: JSON.stringify meets a holder before its values.
+  const pointers = new Map<object, Pointer>();
   try {
-    text = JSON.stringify(schema, (_key, value: unknown) => {
+    text = JSON.stringify(schema, function (this: Record<string, unknown>, key, value: unknown) {
+      const raw = this[key];
+      const pointer = key === '' && !pointers.has(this) ? [] : [...(pointers.get(this) ?? []), key];
+      const reason = notJsonReason(raw);
+      if (reason !== undefined) fail(pointer, reason);
       if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') {
         throw new Error(`it holds a ${typeof value}, which is not JSON`);
       }
+      if (typeof value === 'object' && value !== null) pointers.set(value, pointer);
       return value;
     });
   } catch (error) {

@@ -1,4 +1,8 @@
+import { type } from 'arktype';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { z as z3 } from 'zod3';
 import { invokeTool, tool } from '../../../src/index';
 import { expectDefinitionError } from '../../fixtures/schema/definition-error';
 
@@ -409,5 +413,54 @@ describe('JSON Schema parameters', () => {
       else: true,
     };
     expect(() => tool({ name: 'ok', description: 'd', parameters: lenient, execute: echo })).not.toThrow();
+  });
+});
+
+describe('a JSON Schema holding what is not JSON', () => {
+  it.each([
+    ['zod 4', z.string(), 'a zod'],
+    ['zod 3', z3.string(), 'a zod'],
+    ['valibot', v.string(), 'a valibot'],
+    ['arktype', type('string'), 'an arktype'],
+  ])(
+    'refuses a %s schema inside it, naming its pointer, never announcing its internals',
+    (_, inner, library) => {
+      const vendor = library.split(' ')[1];
+      expectDefinitionError(
+        () =>
+          tool({
+            name: 'mixed',
+            description: 'd',
+            parameters: { type: 'object', properties: { q: { anyOf: [{ type: 'number' }, inner] } } },
+            execute: echo,
+          }),
+        'invalid_parameters',
+        `tool "mixed": parameters is not a valid JSON Schema: #/properties/q/anyOf/1: it holds ${library} schema, which a plain JSON Schema cannot: write the whole parameters with ${vendor} (its object schema around this one), or this part as JSON Schema`,
+      );
+    },
+  );
+
+  it('refuses an instance of a class that JSON would turn into something else, keeping a Date (its toJSON)', () => {
+    expectDefinitionError(
+      () =>
+        tool({
+          name: 'map',
+          description: 'd',
+          parameters: { type: 'object', properties: { a: { enum: new Map([['x', 1]]) } } },
+          execute: echo,
+        }),
+      'invalid_parameters',
+      'tool "map": parameters is not a valid JSON Schema: #/properties/a/enum: it holds an instance of Map, which is not JSON',
+    );
+    const dated = tool({
+      name: 'dated',
+      description: 'd',
+      parameters: { type: 'object', properties: { a: { type: 'string', default: new Date(0) } } },
+      execute: echo,
+    });
+    expect(dated.definition.parameters).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string', default: '1970-01-01T00:00:00.000Z' } },
+    });
   });
 });

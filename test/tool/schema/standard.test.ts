@@ -1,6 +1,10 @@
 import { runInNewContext } from 'node:vm';
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import { type } from 'arktype';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { z as z3 } from 'zod3';
 import { invokeTool, tool } from '../../../src/index';
 import { expectDefinitionError } from '../../fixtures/schema/definition-error';
 
@@ -174,6 +178,21 @@ describe('parameters of no accepted kind', () => {
       () => tool({ name: 'bad', description: 'd', parameters: parameters as never, execute: echo }),
       'invalid_parameters',
       expected('bad', got),
+    );
+  });
+});
+
+describe('an object of schemas (a shape) as parameters', () => {
+  it.each([
+    ['zod 4', { email: z.email(), limit: z.number() }, 'zod', 'z.object({ … })'],
+    ['zod 3', { email: z3.string() }, 'zod', 'z.object({ … })'],
+    ['valibot', { email: v.string() }, 'valibot', 'v.object({ … })'],
+    ['arktype', { email: type('string') }, 'arktype', 'type({ … })'],
+  ])('refuses a %s shape, naming the object schema to wrap it in', (_, parameters, vendor, wrapper) => {
+    expectDefinitionError(
+      () => tool({ name: 'find', description: 'd', parameters: parameters as never, execute: echo }),
+      'invalid_parameters',
+      `tool "find": parameters is an object of ${vendor} schemas (a shape), not a schema: wrap it in ${wrapper}`,
     );
   });
 });
