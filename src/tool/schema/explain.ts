@@ -242,6 +242,13 @@ class Explanation {
 
   #branchList(branches: Node[], depth = 0): string {
     if (depth >= MAX_DESCRIBE_DEPTH) return `one of ${branches.length} kinds of value`;
+    // Branches that each fix their values (`z.union([z.literal(1), z.literal(2)])`, valibot's `union` of
+    // literals) are said as the `enum` they equal (`z.enum()`, `picklist()`, a JSON Schema's): `one of 1, 2`.
+    const fixed = branches.map((branch) => fixedValues(this.parts(branch)));
+    if (fixed.every((values) => values.length > 0)) {
+      const shown = [...new Set(fixed.flat().map(show))];
+      return shown.length === 1 ? (shown[0] as string) : `one of ${listValues(shown)}`;
+    }
     return alternatives(branches.map((branch) => this.describe(branch, depth + 1)));
   }
 
@@ -362,10 +369,11 @@ class Explanation {
   #array(value: unknown[], parts: Node[], path: Path): void {
     for (const part of parts) {
       if (typeof part === 'boolean') continue;
-      const { minItems, maxItems } = part;
+      const { minItems } = part;
+      const maxItems = maxItemsOf(part);
       if (
         (typeof minItems === 'number' && value.length < minItems) ||
-        (typeof maxItems === 'number' && value.length > maxItems)
+        (maxItems !== undefined && value.length > maxItems)
       ) {
         this.add(path, this.describe(part), this.received(value, []));
         return;
@@ -463,7 +471,7 @@ class Explanation {
       case 'null':
         return 'null';
       case 'array': {
-        const count = countPhrase(schema.minItems, schema.maxItems, 'item');
+        const count = countPhrase(schema.minItems, maxItemsOf(schema), 'item');
         // A tuple's items differ by place: only its length is said.
         const items = Array.isArray(schema.prefixItems) ? undefined : (schema.items as Node | undefined);
         const described =
@@ -557,6 +565,17 @@ function typesOf(parts: Schema[]): string[] | undefined {
         : types.filter((type) => own.includes(type) || (type === 'integer' && own.includes('number')));
   }
   return types;
+}
+
+/**
+ * The most items `schema` allows: its `maxItems`, or the length of its `prefixItems` when `items` is `false` (a
+ * closed tuple, as valibot, arktype and JSON Schema write one; zod writes `maxItems`), whichever is lower.
+ */
+function maxItemsOf(schema: Schema): number | undefined {
+  const max = typeof schema.maxItems === 'number' ? schema.maxItems : undefined;
+  if (schema.items !== false) return max;
+  const closed = Array.isArray(schema.prefixItems) ? schema.prefixItems.length : 0;
+  return max === undefined ? closed : Math.min(max, closed);
 }
 
 function countPhrase(min: unknown, max: unknown, word: string): string {

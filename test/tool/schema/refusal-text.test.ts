@@ -26,6 +26,8 @@ const LIBRARIES: Array<[kind: string, parameters: unknown]> = [
         z4.object({ t: z4.literal('s'), w: z4.number() }),
       ]),
       email: z4.email().optional(),
+      level: z4.union([z4.literal(1), z4.literal(2)]),
+      pair: z4.tuple([z4.string(), z4.number()]),
     }),
   ],
   [
@@ -42,6 +44,8 @@ const LIBRARIES: Array<[kind: string, parameters: unknown]> = [
           z3.object({ t: z3.literal('s'), w: z3.number() }),
         ]),
         email: z3.string().email().optional(),
+        level: z3.union([z3.literal(1), z3.literal(2)]),
+        pair: z3.tuple([z3.string(), z3.number()]),
       })
       .strict(),
   ],
@@ -58,6 +62,8 @@ const LIBRARIES: Array<[kind: string, parameters: unknown]> = [
         v.object({ t: v.literal('s'), w: v.number() }),
       ]),
       email: v.optional(v.pipe(v.string(), v.email())),
+      level: v.union([v.literal(1), v.literal(2)]),
+      pair: v.strictTuple([v.string(), v.number()]),
     }),
   ],
   [
@@ -71,6 +77,8 @@ const LIBRARIES: Array<[kind: string, parameters: unknown]> = [
       pick: 'string | number',
       shape: type({ t: "'c'", r: 'number' }).or({ t: "'s'", w: 'number' }),
       'email?': 'string.email',
+      level: '1 | 2',
+      pair: ['string', 'number'],
     }),
   ],
   [
@@ -99,13 +107,29 @@ const LIBRARIES: Array<[kind: string, parameters: unknown]> = [
           ],
         },
         email: { type: 'string', format: 'email' },
+        level: { anyOf: [{ const: 1 }, { const: 2 }] },
+        pair: {
+          type: 'array',
+          prefixItems: [{ type: 'string' }, { type: 'number' }],
+          items: false,
+          minItems: 2,
+        },
       },
-      required: ['name', 'age', 'kind', 'tags', 'pick', 'shape'],
+      required: ['name', 'age', 'kind', 'tags', 'pick', 'shape', 'level', 'pair'],
     },
   ],
 ];
 
-const GOOD = { name: 'abc', age: 3, kind: 'a', tags: ['x'], pick: 'p', shape: { t: 'c', r: 1 } };
+const GOOD = {
+  name: 'abc',
+  age: 3,
+  kind: 'a',
+  tags: ['x'],
+  pick: 'p',
+  shape: { t: 'c', r: 1 },
+  level: 1,
+  pair: ['p', 1],
+};
 const { name: _name, ...withoutName } = GOOD;
 
 /** Bad arguments, and the one text every kind gives for them (after `Invalid arguments for find: `). */
@@ -152,7 +176,15 @@ const BAD: Array<[what: string, args: object, text: string]> = [
   [
     'an unknown property',
     { ...GOOD, extra: 1 },
-    'extra: expected no such property (known: age, email, kind, name, pick, shape, tags), received 1',
+    'extra: expected no such property (known: age, email, kind, level, name, pair, pick, shape, tags), received 1',
+  ],
+  // A union of literals reads as the enum it equals (zod 3 and arktype announce an enum, the others an anyOf).
+  ['a value no literal takes', { ...GOOD, level: 3 }, 'level: expected one of 1, 2, received 3'],
+  // A closed tuple reads by its length (zod announces maxItems, the others items: false).
+  [
+    'a tuple too long',
+    { ...GOOD, pair: ['p', 1, 2] },
+    'pair: expected an array of exactly 2 items, received an array of 3 items',
   ],
   [
     'a malformed email',
