@@ -12,8 +12,14 @@
  * @module
  */
 import { dereference, type Schema, type ValidationResult as Verdict, validate } from '@cfworker/json-schema';
-import { formatPath, type JsonObject, type ValidationIssue, type ValidationResult } from './adapter';
-import { explainIssues, isInside } from './explain';
+import {
+  formatPath,
+  type JsonObject,
+  ROOT_PATH,
+  type ValidationIssue,
+  type ValidationResult,
+} from './adapter';
+import { explainIssues } from './explain';
 
 /** A compiled schema: its verdict on a value, and what ./explain.ts reads to say why. */
 export interface Validator {
@@ -26,8 +32,10 @@ export interface Validator {
 }
 
 /**
- * A validator for `schema`, read as JSON Schema 2020-12, reporting every error (as `@cfworker/json-schema`'s
- * `Validator` does, whose schema and lookup this one keeps readable). It annotates the schema it is given: pass
+ * A validator for `schema`, read as JSON Schema 2020-12 (as `@cfworker/json-schema`'s `Validator` does, whose
+ * schema and lookup this one keeps readable). Only its verdict is read (the words come from ./explain.ts), so it
+ * stops at the first error: collecting every error of arguments with a hundred thousand wrong items would overflow
+ * the stack (the validator spreads each level's errors into the next). It annotates the schema it is given: pass
  * a copy that nothing else reads.
  *
  * @throws Error from the validator for a schema it cannot take (two subschemas with the same `$id`).
@@ -38,7 +46,7 @@ export function compile(schema: JsonObject): Validator {
   return {
     schema: annotated,
     lookup,
-    validate: (instance) => validate(instance, annotated, '2020-12', lookup, false),
+    validate: (instance) => validate(instance, annotated, '2020-12', lookup, true),
   };
 }
 
@@ -123,6 +131,26 @@ export function announcedResult(
   return announced.valid ? result : { ok: false, issues: explain(validator, value) };
 }
 
+/** The paths `path` lies inside, as `isInside` (./explain.ts) tells them: the root, and each cut before a `.` or a `[`. */
+function parentsOf(path: string): string[] {
+  if (path === ROOT_PATH) return [];
+  const out = [ROOT_PATH];
+  for (let index = 0; index < path.length; index += 1) {
+    if (path[index] === '.' || path[index] === '[') out.push(path.slice(0, index));
+  }
+  return out;
+}
+
+/**
+ * Whether a path is one of `paths`, lies inside one or holds one, in time that grows with the path, not with
+ * `paths`: a library refuses a hundred thousand wrong items with as many issues.
+ */
+function relatedTo(paths: readonly string[]): (path: string) => boolean {
+  const own = new Set(paths);
+  const holders = new Set(paths.flatMap(parentsOf));
+  return (path) => own.has(path) || holders.has(path) || parentsOf(path).some((parent) => own.has(parent));
+}
+
 /**
  * A library's refusal of `value` in the announcement's words: where the library refused (its issues' paths, and
  * the paths above and below them), the issues of `value` against the announced schema (./explain.ts); then the
@@ -136,11 +164,10 @@ export function refusedResult(
 ): ValidationResult {
   try {
     if (validator.validate(value).valid) return { ok: false, issues: [...issues] };
-    const related = (a: string, b: string) => a === b || isInside(a, b) || isInside(b, a);
-    const explained = explain(validator, value).filter((found) =>
-      issues.some((issue) => related(found.path, issue.path)),
-    );
-    const kept = issues.filter((issue) => !explained.some((found) => related(found.path, issue.path)));
+    const nearRefused = relatedTo(issues.map((issue) => issue.path));
+    const explained = explain(validator, value).filter((found) => nearRefused(found.path));
+    const nearExplained = relatedTo(explained.map((found) => found.path));
+    const kept = issues.filter((issue) => !nearExplained(issue.path));
     return { ok: false, issues: [...explained, ...kept] };
   } catch {
     return { ok: false, issues: [...issues] };

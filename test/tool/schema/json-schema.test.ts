@@ -1,6 +1,6 @@
 import { type } from 'arktype';
 import * as v from 'valibot';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod3';
 import { invokeTool, tool } from '../../../src/index';
@@ -462,5 +462,26 @@ describe('a JSON Schema holding what is not JSON', () => {
       type: 'object',
       properties: { a: { type: 'string', default: '1970-01-01T00:00:00.000Z' } },
     });
+  });
+});
+
+describe('arguments with a hundred thousand wrong items', () => {
+  // The validator collected every item's error and spread them into the next level: past about 100,000 it
+  // overflowed the stack on V8 (Node, Deno), which read as the tool failing, while Bun refused them.
+  const ids = JSON.stringify({ ids: Array.from({ length: 120_000 }, () => 's') });
+  const text =
+    'Invalid arguments for wide: ' +
+    Array.from({ length: 10 }, (_, index) => `ids[${index}]: expected an integer, received "s"`).join('; ');
+
+  it.each([
+    ['a JSON Schema', { type: 'object', properties: { ids: { type: 'array', items: { type: 'integer' } } } }],
+    ['a valibot schema', v.object({ ids: v.array(v.pipe(v.number(), v.integer())) })],
+  ])('refuses them as invalid arguments, in the announced words, with %s', async (_, parameters) => {
+    const execute = vi.fn(echo);
+    const wide = tool({ name: 'wide', description: 'd', parameters: parameters as never, execute });
+    const result = await invokeTool(wide, ids);
+    expect(result.status).toBe('invalid_arguments');
+    expect(result.output.startsWith(`${text}; and `)).toBe(true);
+    expect(execute).not.toHaveBeenCalled();
   });
 });
