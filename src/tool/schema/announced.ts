@@ -189,6 +189,57 @@ export function withAnnounced(adapter: SchemaAdapter, guard: boolean): SchemaAda
 }
 
 /*
+ * Property names `Object.prototype` also has (`constructor`, `toString`, `valueOf`, …). A library reads an absent
+ * property through the prototype (`input.toString` is a function), so an optional property of such a name could
+ * never be left out, nor its default applied: `{}` read `toString: expected number, received function`. Where the
+ * announcement declares one, the library reads arguments whose objects have no prototype, and `execute` gets
+ * ordinary objects back. Other tools pay nothing.
+ */
+const INHERITED: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** `true` when `schema` declares, at any depth, a property named as one of `Object.prototype`'s. */
+function declaresInherited(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.some(declaresInherited);
+  if (!isPlainObject(schema)) return false;
+  const { properties, required } = schema;
+  if (isPlainObject(properties) && Object.keys(properties).some((name) => INHERITED.has(name))) return true;
+  if (Array.isArray(required) && required.some((name) => INHERITED.has(name as string))) return true;
+  return Object.entries(schema).some(([key, value]) => !DATA_KEYWORDS.has(key) && declaresInherited(value));
+}
+
+/** `value` with each plain object's prototype set to `proto` (a copy; arrays copied, anything else shared). */
+function reprototyped(value: unknown, proto: object | null): unknown {
+  if (Array.isArray(value)) return value.map((item) => reprototyped(item, proto));
+  if (!isPlainObject(value)) return value;
+  const copy = Object.create(proto) as Record<string, unknown>;
+  for (const [key, item] of Object.entries(value)) {
+    // defineProperty: a key `__proto__` stays data.
+    Object.defineProperty(copy, key, {
+      value: reprototyped(item, proto),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return copy;
+}
+
+/**
+ * `adapter`, validating arguments whose objects have no prototype when its announcement declares a property
+ * `Object.prototype` also has (see {@link INHERITED}); `adapter` itself otherwise.
+ */
+export function withOwnPropertiesOnly(adapter: SchemaAdapter): SchemaAdapter {
+  if (!declaresInherited(adapter.jsonSchema)) return adapter;
+  return {
+    ...adapter,
+    validate: (value) =>
+      andThen(adapter.validate(reprototyped(value, null)), (result) =>
+        result.ok ? { ...result, value: reprototyped(result.value, Object.prototype) } : result,
+      ),
+  };
+}
+
+/*
  * Whether a tool's JSON Schema says "integer" at a place in its arguments: integers past 2^53 are refused there,
  * because the model's number was rounded when it was parsed (see src/call/arguments.ts).
  */

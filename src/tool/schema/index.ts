@@ -23,7 +23,7 @@ import {
   type SchemaAdapter,
   UnsatisfiableSchemaError,
 } from './adapter';
-import { objectRoot, withAnnounced } from './announced';
+import { objectRoot, withAnnounced, withOwnPropertiesOnly } from './announced';
 import { arkTypeAdapter, arkTypeMessage, isArkTypeSchema } from './arktype';
 import { type OptionalParts, PART_IMPORTS, registeredPart } from './optional-parts';
 import {
@@ -344,7 +344,9 @@ export function resolveSchema(value: unknown, origin: SchemaOrigin): SchemaAdapt
     // the announcement's words, as a JSON Schema's is (see withAnnounced).
     const announcedLibrary =
       origin.requireObject && finished.kind !== 'json-schema' && finished.kind !== 'none';
-    return announcedLibrary ? withAnnounced(finished, finished.acceptsOnlyAnnounced !== true) : finished;
+    return announcedLibrary
+      ? withAnnounced(withOwnPropertiesOnly(finished), finished.acceptsOnlyAnnounced !== true)
+      : finished;
   } catch (error) {
     if (error instanceof ToolDefinitionError) throw error;
     const reason = error instanceof Error ? error.message : String(error);

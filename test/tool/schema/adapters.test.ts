@@ -353,3 +353,70 @@ describe.each(KINDS)('%s: arguments that are not a JSON object', (_, parameters)
     });
   });
 });
+
+describe('properties named as Object.prototype’s (constructor, toString, valueOf)', () => {
+  const KINDS: Array<[string, unknown]> = [
+    [
+      'zod 4',
+      z4.object({
+        constructor: z4.string(),
+        toString: z4.number().optional(),
+        valueOf: z4.string().default('d'),
+        inner: z4.object({ hasOwnProperty: z4.boolean().optional() }),
+      }),
+    ],
+    [
+      'zod 3',
+      z3.object({
+        constructor: z3.string(),
+        toString: z3.number().optional(),
+        valueOf: z3.string().default('d'),
+        inner: z3.object({ hasOwnProperty: z3.boolean().optional() }),
+      }),
+    ],
+    [
+      'valibot',
+      v.object({
+        constructor: v.string(),
+        toString: v.optional(v.number()),
+        valueOf: v.optional(v.string(), 'd'),
+        inner: v.object({ hasOwnProperty: v.optional(v.boolean()) }),
+      }),
+    ],
+    [
+      'arktype',
+      type({
+        constructor: 'string',
+        'toString?': 'number',
+        valueOf: ['string', '=', 'd'],
+        inner: { 'hasOwnProperty?': 'boolean' },
+      }),
+    ],
+  ];
+
+  it.each(KINDS)(
+    '%s: leaves them out when absent (the prototype’s are no values), applying defaults',
+    async (_, parameters) => {
+      let received: unknown;
+      const made = tool({
+        name: 'p',
+        description: 'd',
+        parameters: parameters as ToolParameters,
+        execute: (input) => {
+          received = input;
+          return 'ran';
+        },
+      });
+      expect(await invokeTool(made, '{"constructor":"c","inner":{}}')).toMatchObject({ status: 'ok' });
+      expect(received).toEqual({ constructor: 'c', valueOf: 'd', inner: {} });
+      // execute gets ordinary objects.
+      expect(Object.getPrototypeOf(received)).toBe(Object.prototype);
+      expect(Object.getPrototypeOf((received as { inner: object }).inner)).toBe(Object.prototype);
+      expect(await invokeTool(made, '{"inner":{"hasOwnProperty":1}}')).toMatchObject({
+        status: 'invalid_arguments',
+        output:
+          'Invalid arguments for p: constructor: expected a string, received nothing; inner.hasOwnProperty: expected a boolean, received 1',
+      });
+    },
+  );
+});
