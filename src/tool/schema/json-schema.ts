@@ -38,6 +38,8 @@ import { compile, plainResult } from './validator';
  */
 export function jsonSchemaAdapter(schema: JsonObject): SchemaAdapter {
   const jsonSchema = to202012(checkJsonSchema(schema));
+  // Again on the translation: a `$recursiveRef` or `$dynamicRef` became a `$ref` that may close a cycle.
+  checkRefCycles(jsonSchema);
   checkSatisfiable(jsonSchema);
   const validator = compile(cloneJson(jsonSchema));
   return {
@@ -346,7 +348,7 @@ export function checkJsonSchema(schema: JsonObject): JsonObject {
  * | draft-04              | `exclusiveMinimum: true` + `minimum: n` → `exclusiveMinimum: n` (same for maximum); `id` → `$id` (`"#name"` → `$anchor`) |
  * | draft-04, -06, -07    | `items: [...]` → `prefixItems`, `additionalItems` → `items`; `definitions` → `$defs`; `dependencies` → `dependentRequired` / `dependentSchemas`; the siblings of a `$ref`, which these drafts ignore, are dropped (annotations kept) |
  * | 2019-09               | `items: [...]` and `additionalItems` as above; `$recursiveRef` → `$ref` when only the root has `$recursiveAnchor`; `dependencies`, split in two by 2019-09, is dropped |
- * | 2020-12               | as written (`additionalItems` and `dependencies`, not 2020-12 keywords, are dropped)  |
+ * | 2020-12               | as written (`additionalItems` and `dependencies`, not 2020-12 keywords, are dropped), but `$dynamicRef` → `$ref: "#"` when it names the root's `$dynamicAnchor` (refused elsewhere, and a `$dynamicAnchor` below the root) |
  * | none                  | 2020-12, and the forms of earlier drafts that 2020-12 gives no meaning (an `items` array with its `additionalItems`, a boolean `exclusiveMinimum`, `dependencies`, `definitions`) read as those drafts meant them |
  *
  * A keyword a later draft defines and the schema's draft does not (`const` in draft-04, `if` in draft-06,
@@ -404,10 +406,14 @@ const UNKNOWN: Record<Dialect, ReadonlySet<string>> = {
   none: new Set(),
 };
 
-/** One translation: the dialect, and whether it is draft-04, -06 or -07 (where `$ref` ignores its siblings). */
+/**
+ * One translation: the dialect, whether it is draft-04, -06 or -07 (where `$ref` ignores its siblings), and the
+ * root's `$dynamicAnchor` (2020-12), the one a `$dynamicRef` is read against.
+ */
 interface Context {
   dialect: Dialect;
   older: boolean;
+  dynamicAnchor?: string;
 }
 
 /** Where a keyword of `node` went in 2020-12 (`undefined`: it stays). */
@@ -489,6 +495,21 @@ function translateNode(schema: unknown, pointer: readonly string[], ctx: Context
     } else if (keyword === '$recursiveAnchor' && dialect === '2019-09') {
       if (!root && value === true)
         fail(here, 'a $recursiveAnchor below the root is not translated; write the schema in 2020-12');
+    } else if (keyword === '$dynamicRef' && !drop.has(keyword)) {
+      // The validator does not read $dynamicRef: one that names the root's $dynamicAnchor is a $ref to the root
+      // (no other scope declares one), as 2019-09's $recursiveRef is; any other would be announced and not checked.
+      if (value !== `#${ctx.dynamicAnchor}` || '$ref' in source)
+        fail(
+          here,
+          "a $dynamicRef is read only beside no $ref, naming the root's $dynamicAnchor; write the recursion with $defs and $ref",
+        );
+      out.$ref = '#';
+    } else if (keyword === '$dynamicAnchor' && !drop.has(keyword)) {
+      if (!root)
+        fail(
+          here,
+          'a $dynamicAnchor below the root is not translated; write the recursion with $defs and $ref',
+        );
     } else out[name] = value;
   }
   if (dialect === '4' || (dialect === 'none' && typeof source.exclusiveMinimum === 'boolean'))
@@ -546,8 +567,12 @@ function rewriteRefs(node: unknown, original: JsonObject, ctx: Context): void {
  */
 export function to202012(schema: JsonObject): JsonObject {
   const dialect = dialectOf(schema);
-  const ctx: Context = { dialect, older: dialect === '4' || dialect === '6' || dialect === '7' };
   const { $schema: _dialect, ...rest } = schema;
+  const ctx: Context = {
+    dialect,
+    older: dialect === '4' || dialect === '6' || dialect === '7',
+    ...(typeof rest.$dynamicAnchor === 'string' && { dynamicAnchor: rest.$dynamicAnchor }),
+  };
   const translated = translateNode(rest, [], ctx, true) as JsonObject;
   rewriteRefs(translated, rest, ctx);
   return translated;

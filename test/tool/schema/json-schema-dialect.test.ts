@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tool } from '../../../src/index';
+import { invokeTool, tool } from '../../../src/index';
 import { resolveSchema } from '../../../src/tool/schema';
 import { to202012 } from '../../../src/tool/schema/json-schema';
 import { expectDefinitionError } from '../../fixtures/schema/definition-error';
@@ -166,11 +166,50 @@ describe('JSON Schema parameters of each draft, announced in 2020-12', () => {
       { $schema: D2019, type: 'object', properties: { a: { $recursiveAnchor: true } } },
       '#/properties/a/$recursiveAnchor: a $recursiveAnchor below the root is not translated; write the schema in 2020-12',
     ],
+    // A $recursiveRef becomes a $ref: one that closes a cycle without moving into the value is refused as such.
+    [
+      { $schema: D2019, $recursiveAnchor: true, type: 'object', allOf: [{ $recursiveRef: '#' }] },
+      '#/allOf/0/$ref: this $ref leads back to itself without moving into the value',
+    ],
+    [
+      { $dynamicAnchor: 'n', type: 'object', properties: { c: { items: { $dynamicRef: '#other' } } } },
+      "#/properties/c/items/$dynamicRef: a $dynamicRef is read only beside no $ref, naming the root's $dynamicAnchor; write the recursion with $defs and $ref",
+    ],
+    [
+      { type: 'object', properties: { c: { $dynamicAnchor: 'n', type: 'object' } } },
+      '#/properties/c/$dynamicAnchor: a $dynamicAnchor below the root is not translated; write the recursion with $defs and $ref',
+    ],
   ])('refuses what it does not read, naming where: %j', (schema, problem) => {
     expectDefinitionError(
       () => resolveSchema(schema, origin),
       'invalid_parameters',
       `tool "t": parameters is not a valid JSON Schema: ${problem}`,
     );
+  });
+});
+
+describe("2020-12's $dynamicRef", () => {
+  // The validator does not read $dynamicRef: announced as written, it checked nothing there.
+  it("is a $ref to the root when it names the root's $dynamicAnchor: announced so, and validated", async () => {
+    const tree = tool({
+      name: 'tree',
+      description: 'd',
+      parameters: {
+        $schema: D2020,
+        $dynamicAnchor: 'node',
+        type: 'object',
+        properties: { v: { type: 'number' }, kids: { type: 'array', items: { $dynamicRef: '#node' } } },
+      },
+      execute: () => 'ran',
+    });
+    expect(tree.definition.parameters).toEqual({
+      type: 'object',
+      properties: { v: { type: 'number' }, kids: { type: 'array', items: { $ref: '#' } } },
+    });
+    expect(await invokeTool(tree, { v: 1, kids: [{ v: 2, kids: [] }] })).toMatchObject({ status: 'ok' });
+    expect(await invokeTool(tree, { kids: [{ v: 'x' }] })).toMatchObject({
+      status: 'invalid_arguments',
+      output: 'Invalid arguments for tree: kids[0].v: expected a number, received "x"',
+    });
   });
 });
