@@ -92,6 +92,47 @@ function show(value: unknown): string {
   return String(value);
 }
 
+/** Every schema object of `root` with its JSON Pointer (data keywords' values are no schemas). */
+function subschemas(node: unknown, pointer: Pointer, out: Array<[Pointer, JsonObject]> = []) {
+  if (Array.isArray(node)) {
+    for (const [index, item] of node.entries()) subschemas(item, [...pointer, String(index)], out);
+  }
+  if (!isPlainObject(node)) return out;
+  out.push([pointer, node]);
+  for (const [key, child] of Object.entries(node)) {
+    if (!DATA_KEYWORDS.has(key)) subschemas(child, [...pointer, key], out);
+  }
+  return out;
+}
+
+/**
+ * What to write instead of a `$ref` that is no JSON Pointer into the schema: the pointer of the schema it names by
+ * its `$anchor` (`"#item"`) or its `$id` (`"item.json"`, `"https://example.com/s.json#/$defs/a"`), when the
+ * schema has one; else what toolwire reads; nothing for a JSON Pointer (it points nowhere). The validator and the
+ * models' services take JSON Pointers.
+ */
+function pointerHint(root: JsonObject, ref: string): string {
+  if (ref.startsWith('#/')) return '';
+  const hash = ref.indexOf('#');
+  const [base, fragment] = hash < 0 ? [ref, ''] : [ref.slice(0, hash), ref.slice(hash + 1)];
+  const sameDocument = (id: unknown) =>
+    typeof id === 'string' &&
+    id !== '' &&
+    (id === base || id.endsWith(`/${base}`) || base.endsWith(`/${id}`));
+  for (const [pointer, node] of subschemas(root, [])) {
+    let target: string | undefined;
+    if (base === '' && fragment !== '' && !fragment.startsWith('/')) {
+      if (node.$anchor === fragment || node.$dynamicAnchor === fragment) target = renderPointer(pointer);
+    } else if (base !== '' && sameDocument(node.$id)) {
+      const within = fragment.startsWith('/') ? fragment : '';
+      if (fragment === '' || within !== '') target = `${renderPointer(pointer)}${within}`;
+    }
+    if (target !== undefined)
+      return `; write its JSON Pointer, ${JSON.stringify(target)} (a $ref is read as one)`;
+  }
+  return ' (a $ref is read as a JSON Pointer into the schema, such as "#/$defs/item"; nothing is fetched)';
+}
+
 /** `true` for a schema in either form: an object or a boolean. */
 const isSchema = (value: unknown) => isPlainObject(value) || typeof value === 'boolean';
 
@@ -175,7 +216,7 @@ function checkSchema(schema: unknown, pointer: Pointer, root: JsonObject): void 
   if (has('$ref')) {
     const ref = schema.$ref as string;
     if (resolvePointer(root, ref) === undefined)
-      fail(at('$ref'), `${show(ref)} does not point inside the schema`);
+      fail(at('$ref'), `${show(ref)} does not point inside the schema${pointerHint(root, ref)}`);
   }
 
   for (const keyword of SUBSCHEMA_KEYWORDS) if (has(keyword)) checkSchema(schema[keyword], at(keyword), root);

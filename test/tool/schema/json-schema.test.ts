@@ -270,6 +270,48 @@ describe('JSON Schema parameters', () => {
     );
   });
 
+  it.each([
+    [
+      'an $anchor',
+      {
+        type: 'object',
+        properties: { a: { $ref: '#item' } },
+        $defs: { i: { $anchor: 'item', type: 'string' } },
+      },
+      '"#item" does not point inside the schema; write its JSON Pointer, "#/$defs/i" (a $ref is read as one)',
+    ],
+    [
+      'the root’s $id',
+      {
+        $id: 'https://example.com/s.json',
+        type: 'object',
+        properties: { a: { $ref: 'https://example.com/s.json#/$defs/b' } },
+        $defs: { b: { type: 'string' } },
+      },
+      '"https://example.com/s.json#/$defs/b" does not point inside the schema; write its JSON Pointer, "#/$defs/b" (a $ref is read as one)',
+    ],
+    [
+      'a subschema’s $id',
+      {
+        type: 'object',
+        properties: { a: { $ref: 'item.json' } },
+        $defs: { b: { $id: 'item.json', type: 'string' } },
+      },
+      '"item.json" does not point inside the schema; write its JSON Pointer, "#/$defs/b" (a $ref is read as one)',
+    ],
+    [
+      'another document',
+      { type: 'object', properties: { a: { $ref: 'https://example.com/other.json' } } },
+      '"https://example.com/other.json" does not point inside the schema (a $ref is read as a JSON Pointer into the schema, such as "#/$defs/item"; nothing is fetched)',
+    ],
+  ])('refuses a $ref to %s, saying which JSON Pointer to write', (_, parameters, problem) => {
+    expectDefinitionError(
+      () => tool({ name: 'named', description: 'd', parameters, execute: echo }),
+      'invalid_parameters',
+      `tool "named": parameters is not a valid JSON Schema: #/properties/a/$ref: ${problem}`,
+    );
+  });
+
   it('refuses a schema that says no type', () => {
     expectDefinitionError(
       () => tool({ name: 'untyped', description: 'd', parameters: { properties: {} }, execute: echo }),
