@@ -163,9 +163,11 @@ export function refusedResult(
   issues: readonly ValidationIssue[],
 ): ValidationResult {
   try {
-    if (validator.validate(value).valid) return { ok: false, issues: [...issues] };
+    // As for a plain JSON Schema (see plainResult): a property set to undefined is an absent one.
+    const plain = withoutUnset(value, 0);
+    if (validator.validate(plain).valid) return { ok: false, issues: [...issues] };
     const nearRefused = relatedTo(issues.map((issue) => issue.path));
-    const explained = explain(validator, value).filter((found) => nearRefused(found.path));
+    const explained = explain(validator, plain).filter((found) => nearRefused(found.path));
     const nearExplained = relatedTo(explained.map((found) => found.path));
     const kept = issues.filter((issue) => !nearExplained(issue.path));
     return { ok: false, issues: [...explained, ...kept] };

@@ -136,6 +136,12 @@ const { name: _name, ...withoutName } = GOOD;
 const BAD: Array<[what: string, args: object, text: string]> = [
   ['a wrong type', { ...GOOD, name: 5 }, 'name: expected a string of 2 to 5 characters, received 5'],
   ['a missing property', withoutName, 'name: expected a string of 2 to 5 characters, received nothing'],
+  // An object given to invokeTool: a property set to undefined is an absent one, as in JSON.
+  [
+    'a property set to undefined',
+    { ...GOOD, name: undefined },
+    'name: expected a string of 2 to 5 characters, received nothing',
+  ],
   ['null', { ...GOOD, name: null }, 'name: expected a string of 2 to 5 characters, received null'],
   [
     'a string too long',
