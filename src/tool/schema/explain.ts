@@ -232,8 +232,33 @@ class Explanation {
         this.walk(value, sameType[0] as Node, path);
         return;
       }
+      // Objects of several shapes: the one that declares the most of the keys sent, when one does.
+      if (isObject(value) && sameType.length > 1) {
+        const sent = Object.keys(value);
+        const scores = sameType.map((branch) => sent.filter((key) => this.#declares(branch, key)).length);
+        const best = Math.max(...scores);
+        if (best > 0 && scores.indexOf(best) === scores.lastIndexOf(best)) {
+          this.walk(value, sameType[scores.indexOf(best)] as Node, path);
+          return;
+        }
+      }
     }
     this.add(path, this.#branchList(branches), this.received(value, []));
+  }
+
+  /** `true` when `branch` (or a part of it) names `key` among its `properties`. */
+  #declares(branch: Node, key: string): boolean {
+    return this.parts(branch).some(
+      (part) => typeof part !== 'boolean' && isObject(part.properties) && Object.hasOwn(part.properties, key),
+    );
+  }
+
+  /** The properties `branch` requires (its parts' `required`), in order, each once. */
+  #requiredOf(branch: Node): string[] {
+    const names = this.parts(branch).flatMap((part) =>
+      typeof part !== 'boolean' && Array.isArray(part.required) ? (part.required as unknown[]) : [],
+    );
+    return [...new Set(names.filter((name): name is string => typeof name === 'string'))];
   }
 
   #typeFits(value: unknown, part: Schema): boolean {
@@ -249,7 +274,21 @@ class Explanation {
       const shown = [...new Set(fixed.flat().map(show))];
       return shown.length === 1 ? (shown[0] as string) : `one of ${listValues(shown)}`;
     }
-    return alternatives(branches.map((branch) => this.describe(branch, depth + 1)));
+    const described = branches.map((branch) => this.describe(branch, depth + 1));
+    // Branches that read alike (`an object`, twice) are told apart by the properties each requires.
+    if (new Set(described).size < described.length) {
+      return alternatives(
+        branches.map((branch, index) => {
+          const required = this.#requiredOf(branch).map(showKey);
+          const own = described[index] as string;
+          if (required.length === 0) return own;
+          const shown = required.slice(0, MAX_VALUES);
+          const more = required.length > shown.length ? ` and ${required.length - shown.length} more` : '';
+          return `${own} with ${shown.join(', ')}${more}`;
+        }),
+      );
+    }
+    return alternatives(described);
   }
 
   /** A property every branch fixes (`const`, or a short `enum`) and requires: what tells the branches apart. */

@@ -546,3 +546,43 @@ describe('refused arguments, keywords that judge an object or an array as a whol
     );
   });
 });
+
+describe('refused arguments, a union of objects', () => {
+  const UNIONS: Array<[kind: string, parameters: unknown]> = [
+    ['zod 4', z4.union([z4.object({ a: z4.string() }), z4.object({ b: z4.number() })])],
+    ['zod 3', z3.union([z3.object({ a: z3.string() }), z3.object({ b: z3.number() })])],
+    ['valibot', v.union([v.object({ a: v.string() }), v.object({ b: v.number() })])],
+    ['arktype', type({ a: 'string' }).or({ b: 'number' })],
+    [
+      'JSON Schema',
+      {
+        anyOf: [
+          { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+          { type: 'object', properties: { b: { type: 'number' } }, required: ['b'] },
+        ],
+      },
+    ],
+  ];
+
+  // Both read `an object`: it said `(root): expected an object, received an object`.
+  it.each(UNIONS)(
+    '%s: enters the shape whose keys were sent, else names each by what it requires',
+    async (_, parameters) => {
+      const pick = tool({
+        name: 'pick',
+        description: 'd',
+        parameters: parameters as ToolParameters,
+        execute: () => 'ok',
+      });
+      expect(await invokeTool(pick, { a: 1 })).toMatchObject({
+        status: 'invalid_arguments',
+        output: 'Invalid arguments for pick: a: expected a string, received 1',
+      });
+      expect(await invokeTool(pick, { c: 1 })).toMatchObject({
+        status: 'invalid_arguments',
+        output:
+          'Invalid arguments for pick: (root): expected an object with a or an object with b, received an object',
+      });
+    },
+  );
+});
