@@ -8,7 +8,10 @@
  * Flags: `--reps N`, `--quick` (1 repetition, short runs: a smoke test), `--only floor,toolwire`,
  * `--no-write` (do not write bench/results/latest.md), `--profile <subject>` (one CPU-profiled session of
  * that subject, 4 s at `--in-flight N`, default 64; prints the hottest functions and keeps the .cpuprofile
- * in bench/.profiles), `--no-instructions` (skip the callgrind table: it needs valgrind and takes ~3 minutes).
+ * in bench/.profiles), `--no-instructions` (skip the callgrind table: it needs valgrind and takes ~3 minutes),
+ * `--instructions-only` (only the callgrind counts, each window printed: `--windows N`, default 2; `--in-flight 1,64`
+ * for those numbers in flight only; `--keep-dumps DIR` copies the dumps there as `<pid>.<n>`, and has V8 write
+ * /tmp/perf-<pid>.map, which names the JavaScript code in them).
  *
  * @module
  */
@@ -86,7 +89,7 @@ const INSTRUCTION_SUBJECTS = subjects.filter((name) => name !== 'mcp');
 const INSTRUCTION_WARMUP_CALLS = quick ? 5_000 : 60_000;
 const INSTRUCTION_LEVEL_WARMUP_CALLS = quick ? 1_000 : 10_000;
 const INSTRUCTION_CALLS = quick ? 500 : 5_000;
-const INSTRUCTION_WINDOWS = quick ? 1 : 2;
+const INSTRUCTION_WINDOWS = Number(option('windows') ?? (quick ? 1 : 2));
 /** MCP opens an HTTP request per call: 100,000 calls would take minutes, 10,000 held ones as many sockets. */
 const MEMORY_SUBJECTS = subjects.filter((name) => name !== 'mcp');
 
@@ -224,11 +227,18 @@ async function instructionSession(
   name: SubjectName,
   spawnOptions: SpawnOptions,
   record: (key: string, value: number) => void,
+  concurrencies: readonly number[] = CONCURRENCIES,
 ): Promise<void> {
-  const counter = new Callgrind();
+  const keepDumps = option('keep-dumps');
+  const counter = new Callgrind(keepDumps);
   const pair = await Pair.start(name, spawnOptions, {
     subjectWrapper: { command: counter.wrapper, startMs: 120_000 },
-    subjectNodeFlags: ['--no-concurrent-recompilation', '--expose-gc'],
+    // With the dumps kept, V8 writes /tmp/perf-<pid>.map too: the names of the JavaScript code in them.
+    subjectNodeFlags: [
+      '--no-concurrent-recompilation',
+      '--expose-gc',
+      ...(keepDumps === undefined ? [] : ['--perf-basic-prof']),
+    ],
   });
   try {
     counter.attach(pair.subjectProcesses[0]!.pid!);
@@ -239,7 +249,7 @@ async function instructionSession(
     // first 46.2k, 46.6k, 46.2k, 46.0k, and within 1.5% for every subject and number in flight).
     await pair.settle();
     await pair.load({ tool: 'add', inFlight: 64, calls: INSTRUCTION_WARMUP_CALLS });
-    for (const inFlight of CONCURRENCIES) {
+    for (const inFlight of concurrencies) {
       await pair.load({ tool: 'add', inFlight, calls: INSTRUCTION_LEVEL_WARMUP_CALLS });
       for (let window = 0; window < INSTRUCTION_WINDOWS; window++) {
         let failed = '';
@@ -333,6 +343,18 @@ async function main(): Promise<void> {
   const profiled = option('profile') as SubjectName | undefined;
   if (profiled) {
     await profile(spawnOptions, profiled, Number(option('in-flight') ?? 64));
+    return;
+  }
+  if (flag('instructions-only')) {
+    const inFlight = option('in-flight')?.split(',').map(Number) ?? [...CONCURRENCIES];
+    for (const name of INSTRUCTION_SUBJECTS) {
+      await instructionSession(
+        name,
+        spawnOptions,
+        (key, value) => log(`${name} ${key}: ${Math.round(value)}`),
+        inFlight,
+      );
+    }
     return;
   }
   // The cold start's toolwire is the package as built (dist/node.js), as a user's worker loads it.

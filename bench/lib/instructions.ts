@@ -16,7 +16,7 @@
  * @module
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -78,6 +78,9 @@ export class Callgrind {
   readonly #dir = mkdtempSync(join(tmpdir(), 'toolwire-callgrind-'));
   #pid: number | undefined;
 
+  /** With `keepIn`, each dump is also copied to that directory (`<pid>.<n>`), for `callgrind_annotate`. */
+  constructor(readonly keepIn?: string) {}
+
   /** The command that starts the subject under callgrind, counting nothing until {@link count}. */
   get wrapper(): string[] {
     return [
@@ -109,6 +112,13 @@ export class Callgrind {
     const dumped = readdirSync(this.#dir).filter((name) => !before.has(name) && name !== 'out');
     if (dumped.length !== 1) throw new Error(`callgrind: expected one dump, found ${dumped.length}`);
     const dump = readFileSync(join(this.#dir, dumped[0]!), 'utf8');
+    if (this.keepIn !== undefined) {
+      mkdirSync(this.keepIn, { recursive: true });
+      copyFileSync(
+        join(this.#dir, dumped[0]!),
+        join(this.keepIn, `${this.#pid}.${dumped[0]!.replace(/^out\./, '')}`),
+      );
+    }
     const totals = /^totals: (\d+)/m.exec(dump);
     if (!totals) throw new Error('callgrind: the dump has no totals line');
     const counted = compilerShare(dump);
