@@ -9,9 +9,9 @@
  * `--no-write` (do not write bench/results/latest.md), `--profile <subject>` (one CPU-profiled session of
  * that subject, 4 s at `--in-flight N`, default 64; prints the hottest functions and keeps the .cpuprofile
  * in bench/.profiles), `--no-instructions` (skip the callgrind table: it needs valgrind and takes ~3 minutes),
- * `--instructions-only` (only the callgrind counts, each window printed: `--windows N`, default 2; `--in-flight 1,64`
- * for those numbers in flight only; `--keep-dumps DIR` copies the dumps there as `<pid>.<n>`, and has V8 write
- * /tmp/perf-<pid>.map, which names the JavaScript code in them).
+ * `--instructions-only` (only the callgrind counts, each window printed: `--windows N`, default 2, of `--calls N`,
+ * default 5,000; `--in-flight 1,64` for those numbers in flight only; `--keep-dumps DIR` copies the dumps there as
+ * `<pid>.<n>`, and has V8 write /tmp/perf-<pid>.map, which names the JavaScript code in them).
  *
  * @module
  */
@@ -88,7 +88,7 @@ const COLD_CALLS = 1_000;
 const INSTRUCTION_SUBJECTS = subjects.filter((name) => name !== 'mcp');
 const INSTRUCTION_WARMUP_CALLS = quick ? 5_000 : 60_000;
 const INSTRUCTION_LEVEL_WARMUP_CALLS = quick ? 1_000 : 10_000;
-const INSTRUCTION_CALLS = quick ? 500 : 5_000;
+const INSTRUCTION_CALLS = Number(option('calls') ?? (quick ? 500 : 5_000));
 const INSTRUCTION_WINDOWS = Number(option('windows') ?? (quick ? 1 : 2));
 /** MCP opens an HTTP request per call: 100,000 calls would take minutes, 10,000 held ones as many sockets. */
 const MEMORY_SUBJECTS = subjects.filter((name) => name !== 'mcp');
