@@ -254,6 +254,12 @@ export class Redactor {
   #byteForms: string[] = [];
   /** The length of the shortest of {@link Redactor.#byteForms}: a shorter text holds none. */
   #shortestByteForm = 0;
+  /**
+   * Without RegExp rules, the length of the shortest text any rule matches in any form (a string rule as written or
+   * encoded, which is never shorter; a byte form; a whole-value secret): a shorter text holds no secret. 0 with a
+   * RegExp rule, which may match any text; `Infinity` with no rule.
+   */
+  #shortestMatch = Number.POSITIVE_INFINITY;
   #replacement = REDACTED;
 
   constructor(rules: readonly RedactRule[], options: RedactorOptions = {}, base?: Redactor) {
@@ -293,6 +299,14 @@ export class Redactor {
     this.#encoded = undefined;
     this.#byteForms = [...new Set(this.#strings.flatMap(byteForms))];
     this.#shortestByteForm = Math.min(...this.#byteForms.map((form) => form.length));
+    this.#shortestMatch =
+      this.#patterns.length > 0
+        ? 0
+        : Math.min(
+            this.#shortestByteForm,
+            ...this.#strings.map((secret) => secret.length),
+            ...[...whole].map((secret) => secret.length),
+          );
     if (this.#strings.length > 0) {
       this.#literal = new RegExp(this.#strings.map(escapeRegExp).join('|'), 'g');
       // A lookahead finds every start, overlapping ones too (`abcd` and `cdef` in `abcdef`).
@@ -379,7 +393,9 @@ export class Redactor {
    * text that is a whole-value secret ({@link RedactorOptions.whole}) is the replacement.
    */
   text(value: string): string {
-    if (this.empty) return value;
+    if (this.#base !== undefined) this.#sync();
+    // Most texts a call writes (a short output such as `42`) are shorter than every secret: nothing to look for.
+    if (value.length < this.#shortestMatch) return value;
     if (this.#whole.has(value)) return this.replacement;
     let out = value;
     for (let pass = 0; pass < MAX_PASSES; pass++) {
@@ -836,7 +852,8 @@ function literals(value: unknown, redactor: Redactor, depth: number): unknown {
  *   (`"[redacted]"`, else `null`): still JSON, and the secret gone.
  */
 export function redactOutput(redactor: Redactor | undefined, text: string): string {
-  if (redactor === undefined || redactor.empty) return text;
+  if (redactor === undefined) return text;
+  // An empty redactor gives the text back as it is.
   const plain = redactor.text(text);
   if (plain === text) return text;
   const json = parsed(text);
