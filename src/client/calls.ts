@@ -44,7 +44,7 @@ import {
   unreadableCallText,
 } from '../tool/model-text';
 import { thrownMessage } from '../tool/output';
-import { toolInternals } from '../tool/tool';
+import { type ToolInternals, toolInternals } from '../tool/tool';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../wire/protocol';
 import { Approvals, type Approver } from './approvals';
 import { CallMap } from './call-map';
@@ -1389,7 +1389,7 @@ export class CallRunner implements ExecutionOwner {
           result,
           result.status === 'ok' &&
             result.content === undefined &&
-            (execution.editedArguments !== undefined || this.#projects(execution.toolName)),
+            (execution.editedArguments !== undefined || projects(execution)),
           this.#options.redactor,
           execution.redaction,
         )
@@ -1408,12 +1408,6 @@ export class CallRunner implements ExecutionOwner {
     this.#traces?.finished(execution, result, output, durationMs);
     if (result.status !== 'ok')
       this.#failures.failed(execution, result, output, this.#unreadableId === callId);
-  }
-
-  /** The tool of that name shows the model a projection of its result (`toModelOutput`). */
-  #projects(toolName: string): boolean {
-    const found = this.#options.registry.get(toolName);
-    return found !== undefined && toolInternals(found)?.toModelOutput !== undefined;
   }
 
   /** `approve` for every call (one function, not a closure per call): the request names its call. */
@@ -1503,6 +1497,14 @@ class AnsweredCall {
     this.toolName = toolName;
     this.arguments = args;
   }
+}
+
+/**
+ * The tool a call ran shows the model a projection of its result (`toModelOutput`): asked of a call that ended `ok`,
+ * whose tool ran (a call that never began has no tool).
+ */
+function projects(execution: Execution): boolean {
+  return (execution.internals as ToolInternals | undefined)?.toModelOutput !== undefined;
 }
 
 /** What the outbox keeps of `execution` until its result is acked ({@link AnsweredCall}). */
