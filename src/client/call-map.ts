@@ -21,7 +21,8 @@
 /** No entry in the first place (a key no caller passes: call ids are strings). */
 const NONE: unique symbol = Symbol('no entry');
 
-export class CallMap<V> {
+/** Values are never `undefined`: {@link CallMap.take} and {@link CallMap.put} say "none" with it. */
+export class CallMap<V extends NonNullable<unknown>> {
   /** The oldest entry, while it is in the first place; {@link NONE} when the first place is free. */
   #firstKey: string | typeof NONE = NONE;
   #firstValue: V | undefined;
@@ -50,39 +51,59 @@ export class CallMap<V> {
 
   /** Sets the value of `key`; a new key comes last, as in a `Map`, and a key already there keeps its place. */
   set(key: string, value: V): this {
-    if (this.#firstKey === key) this.#firstValue = value;
-    // The first place holds the oldest entry: a new key takes it only when there is no other entry (and no walk
-    // is under way, which has read the first place already and visits new keys in the rest).
-    else if (this.size === 0 && this.#walks === 0) {
-      this.#firstKey = key;
-      this.#firstValue = value;
-      this.size = 1;
-    } else {
-      const place = this.#rest.get(key);
-      if (place !== undefined) this.#values[place] = value;
-      else {
-        const free = this.#free.pop();
-        if (free === undefined) {
-          this.#rest.set(key, this.#values.length);
-          this.#values.push(value);
-        } else {
-          this.#rest.set(key, free);
-          this.#values[free] = value;
-        }
-        this.size += 1;
-      }
-    }
+    this.put(key, value);
     return this;
   }
 
-  delete(key: string): boolean {
+  /** Sets `key` to `value`, and returns the value it replaced, if any: one lookup where `get` then `set` take two. */
+  put(key: string, value: V): V | undefined {
     if (this.#firstKey === key) {
+      const before = this.#firstValue;
+      this.#firstValue = value;
+      return before;
+    }
+    // The first place holds the oldest entry: a new key takes it only when there is no other entry (and no walk
+    // is under way, which has read the first place already and visits new keys in the rest).
+    if (this.size === 0 && this.#walks === 0) {
+      this.#firstKey = key;
+      this.#firstValue = value;
+      this.size = 1;
+      return undefined;
+    }
+    const place = this.#rest.get(key);
+    if (place !== undefined) {
+      const before = this.#values[place];
+      this.#values[place] = value;
+      return before;
+    }
+    const free = this.#free.pop();
+    if (free === undefined) {
+      this.#rest.set(key, this.#values.length);
+      this.#values.push(value);
+    } else {
+      this.#rest.set(key, free);
+      this.#values[free] = value;
+    }
+    this.size += 1;
+    return undefined;
+  }
+
+  delete(key: string): boolean {
+    return this.take(key) !== undefined;
+  }
+
+  /** Removes `key`, and returns its value, if it had one: one lookup where `get` then `delete` take two. */
+  take(key: string): V | undefined {
+    let value: V | undefined;
+    if (this.#firstKey === key) {
+      value = this.#firstValue;
       this.#firstKey = NONE;
       this.#firstValue = undefined;
     } else {
       const rest = this.#rest;
       const place = rest.size === 0 ? undefined : rest.get(key);
-      if (place === undefined) return false;
+      if (place === undefined) return undefined;
+      value = this.#values[place];
       rest.delete(key);
       if (rest.size === 0) {
         // Nothing after the first place: the places start again, so that the array is as long as the most
@@ -95,7 +116,7 @@ export class CallMap<V> {
       }
     }
     this.size -= 1;
-    return true;
+    return value;
   }
 
   /** The key that came first of those held, if any. */

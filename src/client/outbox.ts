@@ -300,9 +300,8 @@ export class Outbox {
     const lead = updated ? this.#options.lead?.(frame.callId, false) : undefined;
     const entry = new Entry(resultFrame, frame, lead?.length ? lead : undefined);
     // A second result for one call id replaces the first (the runner never sends two; counted right anyway).
-    const before = this.#entries.get(frame.callId);
+    const before = this.#entries.put(frame.callId, entry);
     if (before !== undefined) this.#bytes -= before.bytes;
-    this.#entries.set(frame.callId, entry);
     this.#resize(entry);
     // Nothing older waits to be written: write this one alone rather than walk the outbox.
     if (this.#backlog || this.#flushTimer !== undefined || !this.#write(entry)) this.flush();
@@ -333,10 +332,8 @@ export class Outbox {
 
   /** The service has the result, or will never take it: forget it. */
   ack(callId: string): void {
-    const entry = this.#entries.get(callId);
-    if (entry === undefined) return;
-    this.#entries.delete(callId);
-    this.#bytes -= entry.bytes;
+    const entry = this.#entries.take(callId);
+    if (entry !== undefined) this.#bytes -= entry.bytes;
   }
 
   /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CallMap } from '../../src/client/call-map';
 import { seededRandom as random } from '../support/tcp-proxy';
 
-const state = <V>(map: CallMap<V> | Map<string, V>) => ({
+const state = <V extends NonNullable<unknown>>(map: CallMap<V> | Map<string, V>) => ({
   size: map.size,
   values: [...map.values()],
   keys: [...map.keys()],
@@ -10,18 +10,26 @@ const state = <V>(map: CallMap<V> | Map<string, V>) => ({
 });
 
 describe('CallMap', () => {
-  it('answers as a Map does over 4,000 random sets, deletes and reads of a few keys', () => {
+  it('answers as a Map does over 4,000 random sets, puts, deletes, takes and reads of a few keys', () => {
     const next = random(28);
     const calls = new CallMap<number>();
     const model = new Map<string, number>();
     for (let step = 0; step < 4_000; step++) {
       const key = `c${Math.floor(next() * 6)}`;
       const roll = next();
-      if (roll < 0.45) {
+      if (roll < 0.25) {
         expect(calls.set(key, step)).toBe(calls);
         model.set(key, step);
-      } else if (roll < 0.9) expect(calls.delete(key)).toBe(model.delete(key));
-      else {
+      } else if (roll < 0.45) {
+        // `put` answers with the value it replaced, as `get` before `set` would.
+        expect(calls.put(key, step)).toBe(model.get(key));
+        model.set(key, step);
+      } else if (roll < 0.7) expect(calls.delete(key)).toBe(model.delete(key));
+      else if (roll < 0.9) {
+        // `take` answers with the value it removed, as `get` before `delete` would.
+        expect(calls.take(key)).toBe(model.get(key));
+        model.delete(key);
+      } else {
         expect(calls.get(key)).toBe(model.get(key));
         expect(calls.has(key)).toBe(model.has(key));
       }
