@@ -424,8 +424,14 @@ export class Connection {
           ...(this.#sessionId === undefined ? {} : { sessionId: this.#sessionId }),
         }),
         onWelcome: (welcome) => this.#onWelcome(link, welcome),
+        // Every frame of every call passes here: guarded in place, with no closure made per frame.
         onFrame: (frame) => {
-          if (link === this.#link) this.#guard(() => options.onFrame(frame));
+          if (link !== this.#link) return;
+          try {
+            options.onFrame(frame);
+          } catch (error) {
+            this.#ownerThrew(error);
+          }
         },
         onError: (error) => this.#guard(() => options.onError(error)),
         onUnsendable: (frame, error) => this.#guard(() => options.onUnsendable(frame, error)),
@@ -679,14 +685,19 @@ export class Connection {
     try {
       fn();
     } catch (error) {
-      const message = `the client failed while handling the connection: ${describeThrown(error)}`;
-      const failure = new ConnectionError('internal', message, { cause: error });
-      this.#options.logger.error({ code: failure.code }, failure.message);
-      try {
-        this.#options.onError(failure);
-      } catch {
-        // The error reporter itself failed: the log line above is all that can be done.
-      }
+      this.#ownerThrew(error);
+    }
+  }
+
+  /** An owner callback threw: logged and reported. */
+  #ownerThrew(error: unknown): void {
+    const message = `the client failed while handling the connection: ${describeThrown(error)}`;
+    const failure = new ConnectionError('internal', message, { cause: error });
+    this.#options.logger.error({ code: failure.code }, failure.message);
+    try {
+      this.#options.onError(failure);
+    } catch {
+      // The error reporter itself failed: the log line above is all that can be done.
     }
   }
 

@@ -18,7 +18,13 @@ function memoryService(
   thrown: unknown = new TypeError('cannot send this'),
   welcomes = 1,
 ) {
-  const state = { sockets: 0, pings: 0, hellos: [] as Array<{ sessionId?: string }> };
+  const state = {
+    sockets: 0,
+    pings: 0,
+    hellos: [] as Array<{ sessionId?: string }>,
+    /** The latest socket: a test gives it frames from the service. */
+    socket: undefined as WebSocketLike | undefined,
+  };
   class MemorySocket implements WebSocketLike {
     readyState = 0;
     bufferedAmount = 0;
@@ -29,6 +35,7 @@ function memoryService(
     onerror: ((event: unknown) => void) | null = null;
     constructor() {
       state.sockets += 1;
+      state.socket = this;
       queueMicrotask(() => {
         this.readyState = 1;
         this.onopen?.({});
@@ -158,6 +165,36 @@ describe('Connection: frames that cannot be sent', () => {
     await link.connect();
     expect(link.send(result('c1'))).toBe(false);
     expect(unsendable.map((entry) => entry.code)).toEqual(['send_failed']);
+    link.close();
+  });
+});
+
+describe('Connection: an owner that throws on a frame', () => {
+  it('is reported as ConnectionError internal and logged; the socket stays up and the next frame is handled', async () => {
+    const { state, WebSocket } = memoryService(() => false);
+    const errors: ConnectionError[] = [];
+    const logged: string[] = [];
+    const frames: string[] = [];
+    const { connection: link } = connection(WebSocket, {
+      logger: { ...silentLogger, error: (_fields, message) => logged.push(message) },
+      onError: (error) => errors.push(error),
+      onFrame: (frame) => {
+        frames.push(frame.type === 'ack' ? `ack ${frame.callId}` : frame.type);
+        if (frames.length === 1) throw new Error('boom');
+      },
+    });
+    await link.connect();
+    const socket = state.socket as WebSocketLike;
+    socket.onmessage?.({ data: JSON.stringify({ type: 'ack', callId: 'c1' }) });
+    socket.onmessage?.({ data: JSON.stringify({ type: 'ack', callId: 'c2' }) });
+    expect(frames).toEqual(['ack c1', 'ack c2']);
+    const message = 'the client failed while handling the connection: boom';
+    expect(errors.map((error) => [error.name, error.code, error.message])).toEqual([
+      ['ConnectionError', 'internal', message],
+    ]);
+    expect(errors[0]?.cause).toEqual(new Error('boom'));
+    expect(logged).toEqual([message]);
+    expect(link.state).toBe('open');
     link.close();
   });
 });
