@@ -621,16 +621,23 @@ function encodePlainResult({
     durationMs === undefined
       ? ''
       : `,"durationMs":${Number.isFinite(durationMs) ? String(durationMs) : JSON.stringify(durationMs)}`;
-  const part =
+  // The protocol's words come written with the text around them: fewer pieces to join, and to flatten on the socket.
+  const statusThenOutput = STATUS_THEN_OUTPUT.get(status) ?? `,"status":${JSON.stringify(status)},"output":`;
+  const end =
     result === undefined
-      ? ''
-      : `,"result":{"type":${FIXED_JSON.get(result.type) ?? JSON.stringify(result.type)}}`;
-  return `{"type":"tool_result","callId":${JSON.stringify(callId)},"status":${FIXED_JSON.get(status) ?? JSON.stringify(status)},"output":${JSON.stringify(output)}${duration}${part}}`;
+      ? '}'
+      : (RESULT_PART_END.get(result.type) ?? `,"result":{"type":${JSON.stringify(result.type)}}}`);
+  return `{"type":"tool_result","callId":${JSON.stringify(callId)}${statusThenOutput}${JSON.stringify(output)}${duration}${end}`;
 }
 
-/** `JSON.stringify` of the protocol's statuses and result kinds, written once. */
-const FIXED_JSON: ReadonlyMap<string, string> = new Map(
-  [...TOOL_CALL_STATUSES, ...RESULT_PART_TYPES].map((text) => [text, JSON.stringify(text)]),
+/** For each of the protocol's statuses, its field and the name of the next: `,"status":"ok","output":`. */
+const STATUS_THEN_OUTPUT: ReadonlyMap<string, string> = new Map(
+  TOOL_CALL_STATUSES.map((status) => [status, `,"status":${JSON.stringify(status)},"output":`]),
+);
+
+/** For each result kind, its part and the frame's end: `,"result":{"type":"json"}}}`. */
+const RESULT_PART_END: ReadonlyMap<string, string> = new Map(
+  RESULT_PART_TYPES.map((kind) => [kind, `,"result":{"type":${JSON.stringify(kind)}}}`]),
 );
 
 /*
