@@ -603,6 +603,8 @@ export class CallRunner implements ExecutionOwner {
       this.#deadlines.resume(execution);
     }
     execution.heardAt = undefined;
+    // Not begun again: its deadline is due without the grace (set with it while its tool had begun).
+    this.#deadlines.notBegun(execution);
   }
 
   /**

@@ -122,6 +122,15 @@ export class Deadlines {
     this.#set(execution, at);
   }
 
+  /**
+   * The call's tool has not begun after all (it began, then waits at its concurrency key's gate): its deadline is
+   * due without the grace from now on, at once when that has passed (a timer set while it had begun is not).
+   */
+  notBegun(execution: Execution): void {
+    const at = execution.deadlineAt;
+    if (at !== undefined) this.#set(execution, at);
+  }
+
   #set(execution: Execution, at: number): void {
     execution.deadlineAt = at;
     const due = this.#due(execution, at);

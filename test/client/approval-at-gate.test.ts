@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ApprovalDecision, ApprovalRequest } from '../../src/call/types';
 import { keyedTool } from '../support/keyed-tool';
 import { gatedInOneSlot, nextTask, recording, results } from './call-runner-harness';
@@ -287,5 +287,44 @@ describe('An approved call taken back at its key', () => {
     await nextTask();
     expect(t.started).toEqual(['a1', 'a2']);
     expect(t.asked).toEqual(['g2']);
+  });
+});
+
+/**
+ * A keyed call whose deadline passes while it waits for its approver (its tool began: the grace applies) and
+ * that, approved, waits at its key's gate: its tool has not begun, so it stops at once, not a grace later.
+ */
+describe('An approved call waiting at its key past its deadline', () => {
+  it('ends timeout as soon as it waits at its key, not DEADLINE_GRACE_MS later', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const t = setup();
+      t.calls.receive({
+        type: 'tool_call',
+        callId: 'g2',
+        runId: 'r1',
+        toolName: 'work',
+        arguments: { tenant: 'a', n: 2 },
+        deadlineMs: 1_000,
+      });
+      await nextTask();
+      t.send('a1', 1);
+      await nextTask();
+      expect(t.started).toEqual(['a1']);
+      // Past its deadline while its approver answers: it began, so the grace keeps it.
+      vi.advanceTimersByTime(1_100);
+      await nextTask();
+      expect(results(t.sent)).toEqual([]);
+      t.answers[0]!(true);
+      await nextTask();
+      // Approved, it waits behind a1 at key a: its tool has not begun, and its deadline has passed.
+      vi.advanceTimersByTime(10);
+      await nextTask();
+      expect(results(t.sent)).toEqual(['g2:timeout']);
+      t.calls.abortAll('test over');
+      t.calls.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
