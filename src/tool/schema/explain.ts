@@ -150,7 +150,7 @@ class Explanation {
     const before = this.issues.length;
     const parts = this.applied(value, schema);
     if (!parts.every((part) => this.#shapeFits(value, part))) {
-      this.add(path, this.describe(schema), this.received(value, parts));
+      this.add(path, this.describe({ allOf: parts } as Schema), this.received(value, parts));
       return;
     }
     for (const part of parts) {
@@ -166,7 +166,9 @@ class Explanation {
     if (isObject(value)) this.#object(value, parts, path);
     else if (Array.isArray(value)) this.#array(value, parts, path);
     if (this.issues.length === before) this.#not(value, parts, path);
-    if (this.issues.length === before) this.add(path, this.describe(schema), this.received(value, parts));
+    // Described from every part that applies (the `then` or `else` an `if` chose too), not the schema alone.
+    if (this.issues.length === before)
+      this.add(path, this.describe({ allOf: parts } as Schema), this.received(value, parts));
   }
 
   /** A value that passes what a part's `not` refuses: `anything but "x"`. */

@@ -467,6 +467,23 @@ describe('refused arguments, keywords that judge an object or an array as a whol
     );
   });
 
+  it('says what the then or else an if chose asks of a value that is no object', async () => {
+    const conditional = (rules: object) => ({ type: 'object', properties: { x: rules }, required: ['x'] });
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keyword
+    const number = { if: { type: 'number' }, then: { minimum: 5 }, else: { type: 'string' } };
+    expect(await refused(conditional(number), { x: -1 })).toBe(
+      'Invalid arguments for t: x: expected a value >= 5, received -1',
+    );
+    expect(await refused(conditional(number), { x: true })).toBe(
+      'Invalid arguments for t: x: expected a string, received true',
+    );
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keyword
+    const even = { type: 'number', if: { minimum: 0 }, then: { multipleOf: 2 } };
+    expect(await refused(conditional(even), { x: 3 })).toBe(
+      'Invalid arguments for t: x: expected a number that is a multiple of 2, received 3',
+    );
+  });
+
   it('names a property another one requires (dependentRequired, draft-07 dependencies)', async () => {
     const expected = 'Invalid arguments for t: b: expected a string (as a is given), received nothing';
     expect(
