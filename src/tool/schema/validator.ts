@@ -46,9 +46,22 @@ export function compile(schema: JsonObject): Validator {
   return {
     schema: annotated,
     lookup,
-    validate: (instance) => validate(instance, annotated, '2020-12', lookup, true),
+    validate: (instance) => {
+      try {
+        return validate(instance, annotated, '2020-12', lookup, true);
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        // The validator (4.1.6) goes on past the first wrong key of `additionalProperties`, `patternProperties`,
+        // `unevaluatedProperties` and `propertyNames` and spreads their errors into one call: past ~70,000 wrong
+        // keys the stack overflows. Only that many wrong values get here: a refusal (./explain.ts names them).
+        return OVERFLOWED;
+      }
+    },
   };
 }
+
+/** The verdict on a value whose errors overflowed the validator's stack (see {@link compile}). */
+const OVERFLOWED: Verdict = { valid: false, errors: [] };
 
 /** Why `value` fails the validator's schema, in the one wording of ./explain.ts. */
 export function explain(validator: Validator, value: unknown): ValidationIssue[] {

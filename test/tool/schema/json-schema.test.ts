@@ -526,4 +526,22 @@ describe('arguments with a hundred thousand wrong items', () => {
     expect(result.output.startsWith(`${text}; and `)).toBe(true);
     expect(execute).not.toHaveBeenCalled();
   });
+
+  // @cfworker/json-schema (4.1.6) goes on past the first wrong key of additionalProperties, patternProperties,
+  // unevaluatedProperties and propertyNames, and the stack overflowed past about 70,000 of them.
+  it.each([
+    ['additionalProperties', { additionalProperties: false }, 'expected no such property'],
+    ['patternProperties', { patternProperties: { '^k': { type: 'string' } } }, 'expected a string'],
+    ['unevaluatedProperties', { unevaluatedProperties: false }, 'expected no such property'],
+    ['propertyNames', { propertyNames: { maxLength: 1 } }, 'expected a name'],
+  ])('refuses an object of 100,000 wrong keys under %s', async (_, keyword, said) => {
+    const execute = vi.fn(echo);
+    const parameters = { type: 'object', properties: { o: { type: 'object', ...keyword } } };
+    const keyed = tool({ name: 'keyed', description: 'd', parameters: parameters as never, execute });
+    const o = Object.fromEntries(Array.from({ length: 100_000 }, (_, index) => [`k${index}`, 0]));
+    const result = await invokeTool(keyed, { o });
+    expect(result.status).toBe('invalid_arguments');
+    expect(result.output).toContain(`o.k0: ${said}`);
+    expect(execute).not.toHaveBeenCalled();
+  });
 });
