@@ -6,6 +6,21 @@ import { tool } from '../../src/tool/tool';
 import { keyedTool } from '../support/keyed-tool';
 import { nextTask, queuedBehindOne, recording, statuses, waitsForAbort } from './call-runner-harness';
 
+/** A `Deadlines` over executions of `callIds` (not begun), noting each it expires as `note` says: by id. */
+function watched(callIds: string[], note = (execution: Execution) => execution.frame.callId) {
+  const owner = { finished() {} };
+  const held = callIds.map(
+    (callId) =>
+      new Execution({ type: 'tool_call', callId, runId: 'r1', toolName: 't', arguments: {} }, owner),
+  );
+  const expired: string[] = [];
+  const deadlines = new Deadlines({ held: () => held, expire: (execution) => expired.push(note(execution)) });
+  return { held, expired, deadlines };
+}
+
+/** An expired call as `<callId>@<performance.now()>`. */
+const stamped = (execution: Execution) => `${execution.frame.callId}@${performance.now()}`;
+
 describe('Deadlines, in a call runner', () => {
   it('aborts each call at its own deadline (plus the grace), with one timer for all', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
@@ -119,16 +134,7 @@ describe('Deadlines', () => {
   it('expires a call past its deadline once, and none whose deadline was cleared', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     try {
-      const owner = { finished() {} };
-      const held = ['a', 'b', 'c'].map(
-        (callId) =>
-          new Execution({ type: 'tool_call', callId, runId: 'r1', toolName: 't', arguments: {} }, owner),
-      );
-      const expired: string[] = [];
-      const deadlines = new Deadlines({
-        held: () => held,
-        expire: (execution) => expired.push(execution.frame.callId),
-      });
+      const { held, expired, deadlines } = watched(['a', 'b', 'c']);
       const [a, b, c] = held as [Execution, Execution, Execution];
       for (const execution of held) execution.begin(); // running: their tools began
       deadlines.arm(a, 0);
@@ -154,16 +160,7 @@ describe('Deadlines of calls whose tool has not begun', () => {
   it('stops such a call at its deadline, without the grace: a service that leased it sends no cancel', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     try {
-      const owner = { finished() {} };
-      const held = ['queued', 'running'].map(
-        (callId) =>
-          new Execution({ type: 'tool_call', callId, runId: 'r1', toolName: 't', arguments: {} }, owner),
-      );
-      const expired: string[] = [];
-      const deadlines = new Deadlines({
-        held: () => held,
-        expire: (execution) => expired.push(`${execution.frame.callId}@${performance.now()}`),
-      });
+      const { held, expired, deadlines } = watched(['queued', 'running'], stamped);
       const [queued, running] = held as [Execution, Execution];
       const start = performance.now();
       deadlines.arrived(queued, 500, start);
@@ -242,16 +239,7 @@ describe('Deadlines while the socket is down', () => {
   it('stops each call at its deadline, without the grace, since no cancel can come; the grace is back once connected', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     try {
-      const owner = { finished() {} };
-      const held = ['inGrace', 'down', 'after'].map(
-        (callId) =>
-          new Execution({ type: 'tool_call', callId, runId: 'r1', toolName: 't', arguments: {} }, owner),
-      );
-      const expired: string[] = [];
-      const deadlines = new Deadlines({
-        held: () => held,
-        expire: (execution) => expired.push(`${execution.frame.callId}@${performance.now()}`),
-      });
+      const { held, expired, deadlines } = watched(['inGrace', 'down', 'after'], stamped);
       const [inGrace, down, after] = held as [Execution, Execution, Execution];
       for (const execution of held) execution.begin(); // running: their tools began
       const start = performance.now();

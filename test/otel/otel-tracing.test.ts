@@ -319,19 +319,23 @@ describe('otelTracing() over the stub', () => {
     );
   });
 
-  it('makes the call a child of the span that called client.run() when the service sends no trace context', async () => {
-    const server = await stub({
-      model: scriptedModel([{ toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }] }, { text: 'ok' }]),
-    });
-    // A tracer that offers no trace_context: the service sends no traceparent.
+  /** A client whose tracing is given no trace context: as against a service that sends no traceparent. */
+  const untracedClient = (url: string) => {
     const tracing = otelTracing({ tracer });
-    const untraced = client(server.url, {
+    return client(url, {
       tools: [lookup],
       tracing: {
         startCall: (call) => tracing.startCall({ ...call, traceparent: undefined, tracestate: undefined }),
         runStarted: tracing.runStarted,
       },
     });
+  };
+
+  it('makes the call a child of the span that called client.run() when the service sends no trace context', async () => {
+    const server = await stub({
+      model: scriptedModel([{ toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }] }, { text: 'ok' }]),
+    });
+    const untraced = untracedClient(server.url);
     await untraced.connect();
     const agent = new Agent({ name: 'Support', instructions: 'help', tools: [lookup] });
     await tracer.startActiveSpan('job', async (job) => {
@@ -349,13 +353,7 @@ describe('otelTracing() over the stub', () => {
     const server = await stub({
       model: scriptedModel([{ toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }] }, { text: 'ok' }]),
     });
-    const tracing = otelTracing({ tracer });
-    const untraced = client(server.url, {
-      tools: [lookup],
-      tracing: {
-        startCall: (call) => tracing.startCall({ ...call, traceparent: undefined, tracestate: undefined }),
-      },
-    });
+    const untraced = untracedClient(server.url);
     // A traced startup routine connects; calls come in long after its span ended.
     await tracer.startActiveSpan('startup', async (startup) => {
       await untraced.connect();
