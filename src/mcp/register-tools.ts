@@ -477,7 +477,10 @@ function serverTakesToolTasks(mcpServer: McpServer): boolean | undefined {
  */
 function refuseConnectedWithoutTools(mcpServer: McpServer): void {
   const connected = typeof mcpServer.isConnected === 'function' && mcpServer.isConnected();
-  if (!connected || capabilitiesOf(mcpServer)?.tools !== undefined) return;
+  if (!connected) return;
+  // Capabilities the MCP SDK does not let be read are not checked (its `registerTool` says what it refuses).
+  const capabilities = capabilitiesOf(mcpServer);
+  if (capabilities === undefined || capabilities.tools !== undefined) return;
   throw new OptionsError(
     'invalid_mcp_server',
     'registerMcpTools(): the McpServer is connected and was not offering tools when it connected (the MCP SDK ' +

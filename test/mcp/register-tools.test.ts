@@ -290,6 +290,16 @@ describe('registerMcpTools', () => {
     );
   });
 
+  it('registers after connect() where the MCP SDK does not let its capabilities be read', async () => {
+    const serving = server();
+    registerMcpTools(serving, [order]);
+    const mcp = await linkedClient(serving);
+    // getCapabilities() is not public in the SDK's types: an SDK without it must not refuse every server.
+    Object.defineProperty(serving.server, 'getCapabilities', { value: undefined });
+    registerMcpTools(serving, [failing]);
+    expect((await mcp.listTools()).tools.map((listed) => listed.name)).toEqual(['find_order', 'charge']);
+  });
+
   it('checks its options', () => {
     expect(() => registerMcpTools(server(), [order], { contxt: {} } as never)).toThrow(
       new OptionsError(
