@@ -81,7 +81,10 @@ export function recordRun(result: Pick<RunResult, 'runId' | 'toolCalls'>): RunRe
         status: call.status,
         output: call.output,
       };
-      if (call.result !== undefined) recorded.result = call.result;
+      // A part of a type this version does not know (a newer service's) is left out: the call replays as the text
+      // the model read, as a call without a part does.
+      if (call.result !== undefined && (RESULT_PART_TYPES as readonly string[]).includes(call.result.type))
+        recorded.result = call.result;
       if (call.widget !== undefined) recorded.widget = call.widget;
       return recorded;
     }),

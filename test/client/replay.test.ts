@@ -236,6 +236,26 @@ describe('record and replay', () => {
     expect(replayTools(recording, [])).toEqual([]);
   });
 
+  it('records a result part of a type it does not know without it: the call replays as the text read', async () => {
+    const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'live' });
+    const recording = recordRun({
+      runId: 'r0',
+      toolCalls: [
+        {
+          toolName: 'echo',
+          arguments: {},
+          status: 'ok',
+          output: 'pictured',
+          result: { type: 'image', value: 'aGk=' },
+        } as never,
+      ],
+    });
+    expect(recording.calls[0]?.result).toBeUndefined();
+    const [replayed] = replayTools(recording, [echo]);
+    const result = await invokeTool(replayed as typeof echo, {});
+    expect([result.status, result.output]).toEqual(['ok', 'pictured']);
+  });
+
   it('refuses a recording whose calls lack what a replay answers with, naming the call and field', () => {
     const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'live' });
     const good = { toolName: 'echo', arguments: {}, status: 'ok', output: 'hi' };
