@@ -736,7 +736,7 @@ export class CallRunner implements ExecutionOwner {
     // The clock is read once on arrival: its deadline counts from it, and so does a call that starts now.
     const now = performance.now();
     this.#deadlines.arrived(execution, frame.deadlineMs, now);
-    this.#held.set(callId, execution);
+    this.#held.put(callId, execution);
     this.#traces?.received(execution, frame);
     // A call of a run its caller aborted (the service has not heard yet): it ends cancelled, never started.
     if (this.#abortedRuns.size > 0 && this.#abortedRuns.has(frame.runId))
@@ -765,7 +765,7 @@ export class CallRunner implements ExecutionOwner {
     if (this.#refusedNew(callId, toolName)) return;
     const frame: ToolCallFrame = { type: 'tool_call', callId, runId: about.runId ?? '', toolName };
     const execution = new ClientExecution(frame, this);
-    this.#held.set(callId, execution);
+    this.#held.put(callId, execution);
     // The service caused its failure: its line is bounded as theirs are (./failure-log.ts).
     this.#unreadableId = callId;
     this.finished(execution, {
@@ -1322,7 +1322,7 @@ export class CallRunner implements ExecutionOwner {
    */
   #release(execution: Execution): void {
     this.#deadlines.arm(execution, undefined);
-    this.#held.delete(execution.callId);
+    this.#held.take(execution.callId);
     if (this.#keyed) this.#keyWaits.ended(execution.callId);
     // Only a client whose calls waited for a decision or at a gate has bytes of theirs counted.
     if (this.#countedWaits !== undefined) this.#goesOn(execution);
