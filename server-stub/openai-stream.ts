@@ -53,9 +53,8 @@ export async function readStream(
       `model response from ${endpoint} is not a chat completion stream: it ended without a choice`,
     );
   }
-  const toolCalls = calls;
-  if (toolCalls.length > 0) {
-    const nameless = toolCalls.findIndex((call) => call.name === '');
+  if (calls.length > 0) {
+    const nameless = calls.findIndex((call) => call.name === '');
     if (nameless !== -1) {
       throw new ModelError(
         'model_malformed_response',
@@ -63,7 +62,7 @@ export async function readStream(
       );
     }
     return {
-      toolCalls: toolCalls.map((call) => ({
+      toolCalls: calls.map((call) => ({
         ...(call.id === '' ? {} : { id: call.id }),
         name: call.name,
         arguments: call.arguments,

@@ -28,7 +28,11 @@ export interface RecordedCall {
   output: string;
   /** The result's kind and value, when the service reported it (feature `result_parts`). */
   result?: RunToolCall['result'];
-  /** The widget the result carried for the chat UI, when it had one (the model never reads it). */
+  /**
+   * The widget the result carried for the chat UI (a JSON value), when it had one. The model never reads it; a
+   * replay gives it back beside a `json` result whose value is a plain object, where the page shows it and the
+   * tool's `toModelOutput` reads it as in the live run.
+   */
   widget?: unknown;
 }
 
@@ -40,9 +44,10 @@ export interface RunRecording {
 }
 
 /**
- * A replay that cannot be made or answered: `recordRun()` given no run result or `replayTools()` no recording or no
- * tools (`invalid_recording`), or a replayed tool called in a way the recording has no answer for
- * (`not_recorded`).
+ * A replay that cannot be made or answered. `invalid_recording`: `recordRun()` given no run result, or
+ * `replayTools()` no recording, no tools, or a recording with a call that lacks a string `toolName`, `status` or
+ * `output` or holds a `result` of no known type or whose `value` is not its type's (the message names the call and
+ * the field). `not_recorded`: a replayed tool called in a way the recording has no answer for (it names the tool).
  */
 export class ReplayError extends ToolwireError {
   override name = 'ReplayError';

@@ -587,8 +587,10 @@ function importOne(client: McpToolSource, mcpTool: McpTool, name: string, option
  * @param mcpClient - a connected `Client` from `@modelcontextprotocol/sdk/client/index.js`.
  * @returns the tools, in the order the server lists them (after `filter`).
  * @throws OptionsError (as a rejection) `invalid_mcp_client` when `mcpClient` is not an MCP client (an
- *   `McpServer`, nothing) or is an MCP SDK `Client` not connected yet, saying what to give; for bad options (`invalid_options`, `unknown_option` with "did you
- *   mean", `invalid_option`), from toolwire's shared options checker. ToolDefinitionError for a name that cannot be made valid (`invalid_name`), two tools given the same name
+ *   `McpServer`, nothing) or is an MCP SDK `Client` not connected yet, saying what to give.
+ * @throws OptionsError (as a rejection) for bad options: `invalid_options`, `unknown_option` (with "did you
+ *   mean"), `invalid_option`.
+ * @throws ToolDefinitionError for a name that cannot be made valid (`invalid_name`), two tools given the same name
  *   (`duplicate_tool`), or an input schema toolwire cannot use (`invalid_parameters`, naming the MCP tool and
  *   the JSON Pointer): leave such a tool out with `filter`. ProtocolError `mcp_cursor_loop` when the server
  *   pages forever; the MCP client's own error when `tools/list` fails.

@@ -102,7 +102,7 @@ const OBJECT_SCHEMA: Readonly<Record<string, string>> = {
  * Why an object whose every value is a library's schema (a shape: `{ a: z.string() }`, what the MCP SDK's
  * `inputSchema` takes) is refused, naming the object schema to wrap it in; `undefined` for anything else.
  */
-export function shapeReason(value: unknown): string | undefined {
+function shapeReason(value: unknown): string | undefined {
   if (!isPlainObject(value)) return undefined;
   const values = Object.values(value);
   if (values.length === 0 || !values.every((item) => isStandardSchema(item) || isLegacyZod3Schema(item))) {
