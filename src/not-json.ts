@@ -20,7 +20,7 @@ export function notJson(value: unknown, maxDepth: number, path = 'the value'): s
 }
 
 /** An object's kind as a message names it: `a Date`, `a Map`, `an object of class Money`. */
-function kindOf(object: object): string {
+export function kindOf(object: object): string {
   let name: unknown;
   try {
     name = (object as { constructor?: { name?: unknown } }).constructor?.name;

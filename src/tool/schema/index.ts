@@ -104,14 +104,23 @@ const OBJECT_SCHEMA: Readonly<Record<string, string>> = {
  */
 function shapeReason(value: unknown): string | undefined {
   if (!isPlainObject(value)) return undefined;
-  const values = Object.values(value);
-  if (values.length === 0 || !values.every((item) => isStandardSchema(item) || isLegacyZod3Schema(item))) {
-    return undefined;
-  }
-  const first = values[0] as { '~standard'?: { vendor?: unknown } };
-  const vendor = typeof first['~standard']?.vendor === 'string' ? first['~standard'].vendor : 'zod';
+  const libraries = Object.values(value).map(schemaLibraryOf);
+  const [vendor] = libraries;
+  if (vendor === undefined || libraries.includes(undefined)) return undefined;
   const wrapper = OBJECT_SCHEMA[vendor] ?? `${vendor}'s object schema`;
   return `is an object of ${vendor} schemas (a shape), not a schema: wrap it in ${wrapper}`;
+}
+
+/**
+ * The library `value` is a schema of, as a message names it: its Standard Schema `vendor` (`zod`, `valibot`,
+ * `arktype`, …), `zod` for a zod schema without Standard Schema; `undefined` for a value that is no library's schema.
+ */
+export function schemaLibraryOf(value: unknown): string | undefined {
+  if (isStandardSchema(value)) {
+    const vendor = (value['~standard'] as { vendor?: unknown }).vendor;
+    return typeof vendor === 'string' ? vendor : 'zod';
+  }
+  return looksLikeZod(value) ? 'zod' : undefined;
 }
 
 const SYNC_REFUSED = /async|promise/i;

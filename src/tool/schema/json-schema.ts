@@ -12,6 +12,7 @@
  * @module
  */
 import { cloneJson, isPlainObject } from '../../json';
+import { kindOf } from '../../not-json';
 import {
   ANNOTATION_KEYWORDS,
   DATA_KEYWORDS,
@@ -26,6 +27,7 @@ import {
   UnsatisfiableSchemaError,
   unescapeSegment,
 } from './adapter';
+import { schemaLibraryOf } from './index';
 import { compile, plainResult } from './validator';
 
 /**
@@ -318,9 +320,8 @@ function checkRefCycles(root: JsonObject): void {
  */
 function notJsonReason(value: unknown): string | undefined {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return undefined;
-  if ('~standard' in value || ('_def' in value && 'safeParse' in value)) {
-    const vendor = (value as { '~standard'?: { vendor?: unknown } })['~standard']?.vendor;
-    const library = typeof vendor === 'string' ? vendor : 'zod';
+  const library = schemaLibraryOf(value);
+  if (library !== undefined) {
     return (
       `it holds ${/^[aeiou]/.test(library) ? 'an' : 'a'} ${library} schema, which a plain JSON Schema cannot: write the whole parameters with ` +
       `${library} (its object schema around this one), or this part as JSON Schema`
@@ -328,7 +329,7 @@ function notJsonReason(value: unknown): string | undefined {
   }
   if (typeof value === 'function' || Array.isArray(value) || isPlainObject(value)) return undefined;
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
-  return `it holds an instance of ${value.constructor?.name || 'an unknown class'}, which is not JSON`;
+  return `it holds ${kindOf(value)}, which is not JSON`;
 }
 
 /**

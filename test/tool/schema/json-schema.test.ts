@@ -492,7 +492,7 @@ describe('a JSON Schema holding what is not JSON', () => {
           execute: echo,
         }),
       'invalid_parameters',
-      'tool "map": parameters is not a valid JSON Schema: #/properties/a/enum: it holds an instance of Map, which is not JSON',
+      'tool "map": parameters is not a valid JSON Schema: #/properties/a/enum: it holds a Map, which is not JSON',
     );
     const dated = tool({
       name: 'dated',
