@@ -5,7 +5,8 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { jsonSyntaxError, nestsDeeperThan } from '../src/json';
+import { nestsDeeperThan } from '../src/json';
+import { jsonSyntaxError } from '../src/json-syntax';
 import { MAX_FRAME_DEPTH } from '../src/limits';
 import { MAX_ID_CHARS } from '../src/wire/protocol';
 

@@ -7,7 +7,7 @@
 import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import { z } from 'zod/mini';
 import { OptionsError } from '../src/errors';
-import { jsonSyntaxError } from '../src/json';
+import { jsonSyntaxError } from '../src/json-syntax';
 import { MAX_TIMEOUT_MS } from '../src/limits';
 import { displayUrl } from '../src/logger';
 import type { ChatMessage, Model, ModelRequest, ModelTurn } from './model';

@@ -5,7 +5,7 @@
  * @module
  */
 import { Validator } from '@cfworker/json-schema';
-import { jsonSyntaxError } from '../src/json';
+import { jsonSyntaxError } from '../src/json-syntax';
 import type { ToolChoice, ToolDefinition } from '../src/wire/protocol';
 import { Call } from './call';
 import type { Dispatcher } from './dispatcher';

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { jsonSyntaxError, jsonTypeName } from '../json';
+import { jsonTypeName } from '../json';
+import { jsonSyntaxError } from '../json-syntax';
 import { MAX_ARGUMENT_DEPTH } from '../limits';
 import { integerAt, type ValidationIssue } from '../tool/schema';
 import { formatPath } from '../tool/schema/adapter';

@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { jsonSyntaxError, nestsDeeperThan } from '../json';
+import { nestsDeeperThan } from '../json';
+import { jsonSyntaxError } from '../json-syntax';
 import { MAX_FRAME_DEPTH } from '../limits';
 import type { Logger } from '../logger';
 import { cutChars, jsonPrefix, jsonStringBytes, utf8Length } from '../utf8';
