@@ -602,7 +602,7 @@ export class CallRunner implements ExecutionOwner {
       this.#options.updates.ended(execution);
       this.#deadlines.resume(execution);
     }
-    execution.heardAt = undefined;
+    execution.unbegin();
     // Not begun again: its deadline is due without the grace (set with it while its tool had begun).
     this.#deadlines.notBegun(execution);
   }

@@ -318,6 +318,11 @@ export class Execution extends CallRun {
     this.heardAt = Number.NEGATIVE_INFINITY;
   }
 
+  /** Its tool waits again before it goes on (at its concurrency key's gate): not begun, as before {@link Execution.begin}. */
+  unbegin(): void {
+    this.heardAt = undefined;
+  }
+
   /**
    * The call updates keep something of this call until its result is acknowledged (an update, an event, a step, a
    * question): they are told when it ends and when it is acked. Set by them.
