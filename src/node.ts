@@ -1,7 +1,7 @@
 /**
  * The Node entry of `toolwire` (the `node` export condition; Bun and Deno resolve it too): the core
  * (./index.ts) with every optional part registered (zod 3 and valibot parameters, plain JSON Schema parameters
- * and the JSON Schema validator, `strict: true`, runs, decisions, the questions put to the service, and the
+ * and the JSON Schema validator, `strict: true`, runs, approvals, decisions, the questions put to the service, and the
  * optional call code of ./call/parts.ts and tracing, which browsers load on need), and `ws` as the WebSocket of
  * clients made in Node, so that a Node user imports nothing else.
  *
@@ -14,7 +14,9 @@
 
 import { createRequire } from 'node:module';
 import { registerAllCallParts } from './call/all-parts';
+import * as approvals from './client/approvals';
 import { registerSocketQuestions } from './client/call-updates';
+import { registerApprovals } from './client/calls';
 import { registerDecisions, registerRuns, registerTracing } from './client/client';
 import { Decisions } from './client/decisions';
 import { Runs } from './client/runs';
@@ -40,6 +42,8 @@ registerPart('strict', { strictSchema, NotStrict });
 registerAllCallParts();
 // Runs, which a browser page loads on its first `client.run()`, are here from the start.
 registerRuns(Runs);
+// So is who decides a call's approval, which a browser page loads when its tools or policies may ask for one.
+registerApprovals(approvals);
 // So is the code of `client.decide()`, which a browser page loads on its first decision.
 registerDecisions(Decisions);
 // And the questions a call puts to the service, which a browser page loads on its first.

@@ -8,18 +8,21 @@ import '../src/valibot';
 import '../src/json-schema';
 import '../src/strict';
 import { registerAllCallParts } from '../src/call/all-parts';
+import * as approvals from '../src/client/approvals';
 import { registerSocketQuestions } from '../src/client/call-updates';
+import { registerApprovals } from '../src/client/calls';
 import { registerDecisions, registerTracing } from '../src/client/client';
 import { Decisions } from '../src/client/decisions';
 import * as socketQuestions from '../src/client/socket-questions';
 import * as tracing from '../src/client/tracing';
 
-// The optional call code (src/call/parts.ts), tracing, decisions and socket questions, registered up front as the
+// The optional call code (src/call/parts.ts), tracing, decisions, socket questions and approvals, registered up front as the
 // Node entry does.
 registerAllCallParts();
 registerTracing(tracing);
 registerDecisions(Decisions);
 registerSocketQuestions(socketQuestions);
+registerApprovals(approvals);
 
 // msw's WebSocket interceptor patches the global WebSocket; Node 20 has none, so install `ws` first.
 globalThis.WebSocket ??= WebSocket as unknown as typeof globalThis.WebSocket;

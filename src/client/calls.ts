@@ -33,6 +33,7 @@ import type {
   ToolCallResult,
   WidgetInvalidInfo,
 } from '../call/types';
+import { CodeOnDemand } from '../code-on-demand';
 import type { ConnectionError } from '../errors';
 import type { Logger, Redactor } from '../logger';
 import {
@@ -46,7 +47,8 @@ import {
 import { thrownMessage } from '../tool/output';
 import { type ToolInternals, toolInternals } from '../tool/tool';
 import type { ClientFrame, FrameOf, ServiceFrame } from '../wire/protocol';
-import { Approvals, type Approver } from './approvals';
+import type * as ApprovalsCode from './approvals';
+import type { Approvals, Approver } from './approvals';
 import { CallMap } from './call-map';
 import { type CallUpdateHooks, CallUpdates, socketPacing, type WelcomeTerms } from './call-updates';
 import type { CallInfo } from './client-options';
@@ -75,6 +77,20 @@ import { resultPartOf } from './result-parts';
 import { SlotlessWaits } from './slotless-waits';
 import { SLOW_CALL_MS, Slots } from './slots';
 import type { CallTraces, callTraces, ToolTracing } from './tracing';
+
+/**
+ * ./approvals.ts: who decides a call's approval, and what a client keeps of the approvals it reported. Registered
+ * by the Node entry ({@link registerApprovals}); in a browser, loaded by `connect()` when the client's tools or
+ * `policies` may ask for approval (with the gate, src/call/parts.ts), by the first `run()` and `decide()`, and
+ * else by the first approval a call asks for (a tool added while connected), which waits for it. A page whose
+ * calls never ask never downloads it.
+ */
+export const approvalsCode = new CodeOnDemand<typeof ApprovalsCode>('approvals', () => import('./approvals'));
+
+/** Makes ./approvals.ts known up front (src/node.ts): no approval then waits for an import. */
+export function registerApprovals(code: typeof ApprovalsCode): void {
+  approvalsCode.register(code);
+}
 
 /** A `tool_call` or an `ack`, as the decoder gives both: with the fields of both (src/wire/codec.ts `callFrame`). */
 type CallFrame = ToolCallFrame & Pick<FrameOf<ServiceFrame, 'ack'>, 'callIds'>;
@@ -347,7 +363,8 @@ export class CallRunner implements ExecutionOwner {
   readonly #slots: Slots;
   readonly #deadlines: Deadlines;
   readonly #outbox: Outbox;
-  readonly #approvals: Approvals;
+  /** Made at the first approval a call asks for ({@link CallRunner.#approvalsNow}): until then no call waits for one. */
+  #approvals: Approvals | undefined;
   readonly #leases: Leases;
   /** The service takes the lease on this socket (`welcome`): the lease is told of every call that begins and ends. */
   #leased = false;
@@ -511,17 +528,25 @@ export class CallRunner implements ExecutionOwner {
       ...(updates.lead === undefined ? {} : { lead: updates.lead.bind(updates) }),
     });
     updates.countKeptIn?.(this.#outbox);
-    this.#approvals = new Approvals({
+  }
+
+  /** This runner's approvals, made at once when ./approvals.ts is here (always in Node: src/node.ts registers it). */
+  #approvalsNow(): Approvals | undefined {
+    const code = approvalsCode.code;
+    if (this.#approvals !== undefined || code === undefined) return this.#approvals;
+    const options = this.#options;
+    this.#approvals = new code.Approvals({
       onApproval: options.onApproval,
-      socket,
+      socket: options.socket,
       redactor: options.redactor,
       slots: this.#slots,
       deadlines: this.#deadlines,
-      requested: (request, service) => events.approvalRequested(request, service),
+      requested: (request, service) => options.events.approvalRequested(request, service),
       held: this.#held,
       ...(this.#approvalWaits === undefined ? {} : { waits: this.#approvalWaits }),
       waitsForDecision: (execution, waits) => (waits ? this.#waits(execution) : this.#goesOn(execution)),
     });
+    return this.#approvals;
   }
 
   /** Calls holding slots. */
@@ -582,7 +607,7 @@ export class CallRunner implements ExecutionOwner {
     if (execution === undefined || execution.state === 'finished') return;
     if (waits === undefined) {
       this.#goesOn(execution);
-      this.#approvals.begins(execution);
+      this.#approvals?.begins(execution);
       this.#keyWaits.running(callId);
       if (execution.begun) return;
       execution.begin();
@@ -594,7 +619,7 @@ export class CallRunner implements ExecutionOwner {
     forgetLargeArguments(execution, true);
     this.#waits(execution);
     // Approved by its local approver, it has not used the answer yet: taken back here, it keeps it (`left`).
-    this.#approvals.atGate(execution);
+    this.#approvals?.atGate(execution);
     // Waiting for its key's turn it holds no slot: the service may count it in none (feature `key_waits`).
     if (waits === 'key') this.#keyWaits.waiting(callId);
     if (!execution.begun) return;
@@ -718,7 +743,7 @@ export class CallRunner implements ExecutionOwner {
     const held = this.#held.get(callId);
     if (held !== undefined) {
       this.#joined(held, frame);
-      this.#approvals.redelivered(held, frame);
+      this.#approvals?.redelivered(held, frame);
       if (this.#leased) this.#leases.redelivered(held);
       return;
     }
@@ -1169,7 +1194,7 @@ export class CallRunner implements ExecutionOwner {
    * running are sent again, once, at the pace the socket drains.
    */
   reconnected(resumed = true): void {
-    this.#approvals.reconnected(this.#held.values());
+    this.#approvals?.reconnected(this.#held.values());
     this.#leases.reconnected(this.#held.values(), resumed);
     this.#deadlines.reconnected();
     // Results first (each after what is kept of its own call, ./outbox.ts), then the updates of running calls.
@@ -1195,8 +1220,8 @@ export class CallRunner implements ExecutionOwner {
     for (const execution of [...this.#held.values()]) {
       if (execution.state === 'queued') this.#handBack(execution);
       else if (
-        (gate?.waitingAtGate(execution) === true && !this.#approvals.waitedHere(execution)) ||
-        (execution.state === 'parked' && this.#approvals.waiting(execution))
+        (gate?.waitingAtGate(execution) === true && !this.#approvals?.waitedHere(execution)) ||
+        (execution.state === 'parked' && this.#approvals?.waiting(execution) === true)
       ) {
         // Waiting for its key's turn (or, its permit taken, for a slot), or for a decision: its `execute` has not
         // begun. Its wait ends on the abort, and `finished` answers it as it answers a queued call.
@@ -1247,7 +1272,7 @@ export class CallRunner implements ExecutionOwner {
       if (execution === undefined || this.#handingBack.has(execution)) continue;
       // In line for its first slot: nothing of it has run.
       if (execution.state === 'queued') this.#handBack(execution);
-      else if (gate?.waitingAtGate(execution) === true && !this.#approvals.waitedHere(execution)) {
+      else if (gate?.waitingAtGate(execution) === true && !this.#approvals?.waitedHere(execution)) {
         // Its wait ends on the abort, and `finished` hands it back.
         this.#handBackAs(execution, 'back');
         execution.abort(handedBack());
@@ -1297,7 +1322,7 @@ export class CallRunner implements ExecutionOwner {
     // What of it outlives its end meets the call if it comes again: its code, while it runs (answered busy until
     // `returned` is told; a phase that closed before the end tells nothing), and its local approver's answer.
     if (!execution.phaseOpen) this.#stillRunning?.delete(callId);
-    this.#approvals.left(execution);
+    this.#approvals?.left(execution);
     const { updates, events, logger } = this.#options;
     // Its progress, events, step results and questions are the call's, which runs again elsewhere.
     if (execution.updated) updates.forget(callId);
@@ -1423,7 +1448,12 @@ export class CallRunner implements ExecutionOwner {
       execution.abort(shuttingDown());
       return false;
     }
-    const decision = this.#approvals.ask(execution, request);
+    const approvals = this.#approvalsNow();
+    // In a browser whose `connect()` did not load ./approvals.ts (a tool added while connected): the call waits for
+    // it, under its signal as for any approver; a failed load is the approver's failure (`approval_failed`, saying
+    // why), and the next call loads again.
+    if (approvals === undefined) return approvalsCode.load().then(() => this.#approve(request));
+    const decision = approvals.ask(execution, request);
     return this.#traces ? this.#traces.approval(execution, decision) : decision;
   };
 

@@ -52,8 +52,9 @@ import {
   NESTED_RUN,
   type NestedRun,
 } from './agent';
-import { ReportedApprovals } from './approvals';
-import { CallRunner } from './calls';
+import type * as ApprovalsCode from './approvals';
+import type { ReportedApprovals } from './approvals';
+import { approvalsCode, CallRunner } from './calls';
 import {
   type CallInfo,
   CLOSE_DEFAULTS,
@@ -122,7 +123,10 @@ export function registerTracing(code: typeof Tracing): void {
  * never downloads it: the first `run()` loads it with `import()`. The Node entry registers it
  * ({@link registerRuns}), so that a Node client's first run waits for no import.
  */
-const runsCode = new CodeOnDemand<typeof Runs>('run', () => import('./runs').then((loaded) => loaded.Runs));
+const runsCode = new CodeOnDemand<typeof Runs>('run', () =>
+  // A run reports the approvals of its calls the service holds (./approvals.ts `ReportedApprovals`).
+  Promise.all([import('./runs'), approvalsCode.load()]).then(([loaded]) => loaded.Runs),
+);
 
 const closedClient = () => new ConnectionError('closed', 'the client is closed');
 
@@ -156,7 +160,8 @@ export function registerRuns(runs: typeof Runs): void {
  * that a Node client's first decision waits for no import.
  */
 const decisionsCode = new CodeOnDemand<typeof Decisions>('decision', () =>
-  import('./decisions').then((loaded) => loaded.Decisions),
+  // A decision puts back what the approver was shown redacted (./approvals.ts `ReportedApprovals`).
+  Promise.all([import('./decisions'), approvalsCode.load()]).then(([loaded]) => loaded.Decisions),
 );
 
 /** Makes `Decisions` known up front (src/node.ts): every client's first `decide()` then sends at once. */
@@ -515,8 +520,11 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   #runs: Runs | undefined;
   /** Made on the first `decide()` ({@link Client.#decisionsNow}). */
   #decisions: Decisions | undefined;
-  /** The approvals this client reports to `approval_requested` listeners, kept for `decide()`. */
-  readonly #reportedApprovals: ReportedApprovals;
+  /**
+   * The approvals this client reports to `approval_requested` listeners, kept for `decide()`: made with the first
+   * that needs them (a call asking, a run, a decision), which has ./approvals.ts here ({@link Client.#reported}).
+   */
+  #reportedApprovals: ReportedApprovals | undefined;
   /**
    * What waits for code to load (browsers only: `connect()`, runs, decisions), so that `close()` ends it
    * ({@link Client.#waitForCode}).
@@ -556,10 +564,6 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const logger = redactingLogger(options.logger ?? consoleErrorLogger, redactor);
     this.#redactor = redactor;
     this.#logger = logger;
-    this.#reportedApprovals = new ReportedApprovals(
-      () => this.#redactor,
-      (name) => toolInternals(this.#registry.get(name))?.sensitiveFieldNames ?? [],
-    );
     this.#signals = drainOnSignals(this, resolved.signalDrainMs, logger);
     if (staticKey !== undefined && staticKey.length < SHORT_SECRET) {
       // Not searched for in free text (docs/reliability/index.md, "Secrets"): it would take ordinary words with it.
@@ -637,8 +641,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
         toolResult: (info) => this.#emit('tool_result', info),
         approvalRequested: (request, service) => {
           // A call an `always` decision covers is decided by the service at once: nobody is asked.
-          if (service !== true || this.#reportedApprovals.asked(request))
-            this.#emit('approval_requested', request);
+          if (service !== true || this.#reported().asked(request)) this.#emit('approval_requested', request);
         },
         // Always logged (the logger redacts), whether or not anyone listens to the event (docs/guide/model-output.md).
         widgetInvalid: (info) => {
@@ -840,6 +843,12 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
         `${owner}: adding ${items.length === 1 ? 'tool' : 'tools'} ${names} makes the tool definitions ${size} bytes, over the service's limit of ${this.#connection.maxPayloadBytes}`,
       );
     }
+    // Its calls may ask for approval: ./approvals.ts starts loading now (a call that asks first waits for it).
+    if (
+      approvalsCode.code === undefined &&
+      items.some((item) => partsFor(toolInternals(item)).includes('gate'))
+    )
+      approvalsCode.load().catch(() => {});
     this.#calls.toolsChanged();
     this.#announce();
   }
@@ -898,7 +907,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
 
   /**
    * The loads of the optional code this client's options and tools need that is not here yet, by what each loads
-   * (a part of src/call/parts.ts, `tracing`); `undefined` when all of it is (always in Node).
+   * (a part of src/call/parts.ts, `approvals`, `tracing`); `undefined` when all of it is (always in Node).
    */
   #codeToLoad(): Map<string, Promise<unknown>> | undefined {
     const registry = this.#registry;
@@ -907,6 +916,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       for (const part of partsFor(toolInternals(registry.get(name)))) names.add(part);
     const loads = new Map<string, Promise<unknown>>();
     for (const name of names) if (callParts[name].code === undefined) loads.set(name, callParts[name].load());
+    // A call past the gate may ask for approval: who decides it is ./approvals.ts.
+    if (names.has('gate') && approvalsCode.code === undefined) loads.set('approvals', approvalsCode.load());
     if (this.#tracing !== undefined && tracingCode.code === undefined)
       loads.set('tracing', tracingCode.load());
     return loads.size === 0 ? undefined : loads;
@@ -1102,7 +1113,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
         deltas: this.#redactor,
         listenerFailed: (error) => this.#listenerFailed("a run's onEvent listener threw", error, false),
         // The requests reported for its calls the service held, undecided, abort their `signal`.
-        ended: (runId) => this.#reportedApprovals.runEnded(runId),
+        ended: (runId) => this.#reportedApprovals?.runEnded(runId),
       },
     );
     // What the service takes (feature `run_options`) is known once a welcome came; a new Runs has no run to resend.
@@ -1135,8 +1146,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       () => this.#connection.maxPayloadBytes,
       () => this.#redactor,
       {
-        restore: (callId, edited) => this.#reportedApprovals.restore(callId, edited),
-        applied: (callId, decision) => this.#reportedApprovals.decided(callId, decision),
+        restore: (callId, edited) => this.#reported().restore(callId, edited),
+        applied: (callId, decision) => this.#reported().decided(callId, decision),
       },
     );
     if (this.#features !== null) decisions.welcomed(this.#features);
@@ -1174,8 +1185,21 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
 
   #onRunEvent(event: RunEvent, raw: RunEvent): void {
     this.#emit('run_event', event);
-    const held = this.#reportedApprovals.runEvent(event, raw);
+    const held = this.#reported().runEvent(event, raw);
     if (held !== undefined) this.#emit('approval_requested', held);
+  }
+
+  /**
+   * The approvals this client reported, made at the first need: a call asking for approval, a run's event, a
+   * decision, each of which has ./approvals.ts loaded first (the calls' `approvalsCode`, and the loads of
+   * ./runs.ts and ./decisions.ts).
+   */
+  #reported(): ReportedApprovals {
+    this.#reportedApprovals ??= new (approvalsCode.code as typeof ApprovalsCode).ReportedApprovals(
+      () => this.#redactor,
+      (name) => toolInternals(this.#registry.get(name))?.sensitiveFieldNames ?? [],
+    );
+    return this.#reportedApprovals;
   }
 
   #announce(): void {
