@@ -154,11 +154,16 @@ async function parts(
   return {
     first: firstSize,
     sources: sourcesOf(firstInputs, firstSize.gzipBytes / firstSize.minBytes),
-    lazy: [...dynamic].map((path) => ({
-      name: chunkName(outputs[path]!.inputs),
-      modules: sourceModules(outputs[path]!.inputs),
-      ...sizeOf(files([...closure(path)].filter((other) => !first.has(other)))),
-    })),
+    lazy: [...dynamic].map((path) => {
+      const later = [...closure(path)].filter((other) => !first.has(other));
+      // A module other lazy chunks import too is in a chunk they share: this one only imports it.
+      const own = outputs[path]!.inputs;
+      const inputs: Inputs =
+        sourceModules(own).length > 0
+          ? own
+          : Object.assign({}, ...later.map((other) => outputs[other]!.inputs));
+      return { name: chunkName(inputs), modules: sourceModules(inputs), ...sizeOf(files(later)) };
+    }),
   };
 }
 
@@ -190,10 +195,10 @@ const CONCEPTS: ReadonlyArray<readonly [concept: string, files: readonly string[
   ],
   // Loaded by src/call/parts.ts when a tool or the client needs them: in the first download, only the loader.
   [
-    'optional call code: gate, approval, retry, concurrency, steps, questions, widgets',
+    'optional call code: gate, approval, retry, concurrency, steps, questions, widgets, field redaction',
     ['call/parts', 'call/approval', 'call/policies', 'call/retry', 'call/concurrency', 'call/steps'],
   ],
-  ['', ['call/questions', 'tool/widget']],
+  ['', ['call/questions', 'tool/widget', 'call/redaction']],
   [
     'the client: calls, slots, outbox, deadlines',
     ['client/calls', 'client/execution', 'client/slots', 'client/outbox'],
@@ -211,7 +216,7 @@ const CONCEPTS: ReadonlyArray<readonly [concept: string, files: readonly string[
     'approvals (service side), decide(), questions',
     ['client/approvals', 'client/decisions', 'client/questions', 'client/socket-questions', 'call/decision'],
   ],
-  ['tracing and field redaction', ['client/tracing', 'call/redaction']],
+  ['tracing', ['client/tracing']],
   ['secrets: redactor, logger', ['redact', 'logger']],
   ['leaves: errors, json, limits, maybe, version', ['errors', 'json', 'limits', 'maybe', 'version']],
 ];

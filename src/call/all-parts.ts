@@ -10,6 +10,7 @@ import * as concurrency from './concurrency';
 import { registerCallParts } from './parts';
 import { passGate } from './policies';
 import * as questions from './questions';
+import * as redaction from './redaction';
 import * as retry from './retry';
 import * as steps from './steps';
 
@@ -22,5 +23,6 @@ export function registerAllCallParts(): void {
     steps,
     questions,
     widget,
+    redaction,
   });
 }

@@ -1,11 +1,13 @@
 /**
  * The optional parts of a call, loaded with `import()` so that a page whose tools do not use them never downloads
  * them: the gate and approval (./policies.ts, ./approval.ts), attempts (./retry.ts), per-key concurrency
- * (./concurrency.ts), steps (./steps.ts), questions (./questions.ts) and the widget check (../tool/widget.ts).
+ * (./concurrency.ts), steps (./steps.ts), questions (./questions.ts), the widget check (../tool/widget.ts) and
+ * redaction by field name (./redaction.ts).
  *
  * When each part is loaded:
  * - what a tool's definition or a host's options say a call needs ({@link partsFor}: `needsApproval` or
- *   `allowedAgentNames` → the gate, `retry` → attempts, `concurrency`, the client's `policies` → the gate) starts
+ *   `allowedAgentNames` → the gate, `retry` → attempts, `concurrency`, `sensitiveFieldNames` → redaction, the
+ *   client's `policies` → the gate and redaction) starts
  *   loading when the tool is put in a registry (a client's tools, `addTool`) or given to `invokeTool`, and is
  *   awaited by `connect()` before `hello`, within its `connectTimeoutMs` (`close()` also ends that wait);
  * - steps, questions and the widget check load at a page's first `ctx.step()`, `ctx.askQuestion()` or result
@@ -29,6 +31,7 @@ import type * as Approval from './approval';
 import type * as Concurrency from './concurrency';
 import type * as Policies from './policies';
 import type * as Questions from './questions';
+import type * as Redaction from './redaction';
 import type * as Retry from './retry';
 import type * as Steps from './steps';
 import type { CallOptions } from './types';
@@ -42,6 +45,8 @@ export interface CallParts {
   steps: typeof Steps;
   questions: typeof Questions;
   widget: typeof Widget;
+  /** Redaction by field name (`sensitiveFieldNames`, a policy's `redact`): ./redaction.ts. */
+  redaction: typeof Redaction;
 }
 
 /** A part's name. */
@@ -55,6 +60,7 @@ export const PART_NAMES: readonly PartName[] = [
   'steps',
   'questions',
   'widget',
+  'redaction',
 ];
 
 /** Each part's code, by name; `code` is the part once registered or loaded. */
@@ -71,6 +77,7 @@ export const callParts: { readonly [K in PartName]: CodeOnDemand<CallParts[K]> }
   steps: new CodeOnDemand('steps', () => import('./steps')),
   questions: new CodeOnDemand('questions', () => import('./questions')),
   widget: new CodeOnDemand('widget', () => import('../tool/widget')),
+  redaction: new CodeOnDemand('redaction', () => import('./redaction')),
 };
 
 /** Registers parts at once (the Node entry: every part), so that no call waits for them. */
@@ -99,6 +106,7 @@ interface NeedsOf {
   readonly allowedAgentNames?: unknown;
   readonly retry?: { readonly maxAttempts: number } | undefined;
   readonly concurrency?: unknown;
+  readonly sensitiveFieldNames?: readonly string[];
 }
 
 /** The parts calls of a tool with `internals` need, under host options `options` (their `policies`). */
@@ -107,7 +115,7 @@ export function partsFor(
   options?: Pick<CallOptions, 'policies'>,
 ): PartName[] {
   const names: PartName[] = [];
-  if ((options?.policies?.length ?? 0) > 0) names.push('gate');
+  if ((options?.policies?.length ?? 0) > 0) names.push('gate', 'redaction');
   if (internals === undefined) return names;
   if (
     ((internals.needsApproval ?? false) !== false || internals.allowedAgentNames !== undefined) &&
@@ -116,5 +124,6 @@ export function partsFor(
     names.push('gate');
   if (internals.retry !== undefined && internals.retry.maxAttempts > 1) names.push('retry');
   if (internals.concurrency !== undefined) names.push('concurrency');
+  if ((internals.sensitiveFieldNames?.length ?? 0) > 0) names.push('redaction');
   return names;
 }

@@ -73,7 +73,7 @@ import {
 } from './context';
 import { type CallParts, callParts, type PartName } from './parts';
 import type { GateOutcome } from './policies';
-import { CallRedaction } from './redaction';
+import type { CallRedaction } from './redaction';
 import {
   ABORTED,
   CallSignal,
@@ -213,22 +213,26 @@ export abstract class CallRun extends Cancellation implements CallState {
 
   /**
    * The call takes its tool and, until its `ctx` is made, what `ctx.context` will be; its redaction is made when
-   * fields may be redacted (the tool names some, or a policy may): a held call stays small.
+   * fields may be redacted (the tool names some, or a policy may): a held call stays small. `false` when that
+   * redaction's code is not loaded yet (./parts.ts): the call is to wait for it and take its tool again.
    */
-  static take(call: CallRun, tool: Tool, context: unknown): void {
+  static take(call: CallRun, tool: Tool, context: unknown): boolean {
     call.tool = tool;
     call.internals = toolInternals(tool)!;
     if (context !== undefined) call.#ctx = new Unmade(context);
     const names = call.internals.sensitiveFieldNames;
     const { options } = call;
     if (names.length > 0 || (options.policies?.length ?? 0) > 0) {
-      CallRun.#rareOf(call).redaction = new CallRedaction(options.redactor, names, (redactor) => {
+      const code = callParts.redaction.code;
+      if (code === undefined) return false;
+      CallRun.#rareOf(call).redaction = new code.CallRedaction(options.redactor, names, (redactor) => {
         // Over the call's options rather than a copy of them: a client's keep what they share on their prototype.
         call.options = Object.create(call.options, {
           redactor: { value: redactor, enumerable: true, writable: true, configurable: true },
         }) as CallOptions;
       });
     }
+    return true;
   }
 
   get timeLimitMs(): number | undefined {
@@ -620,7 +624,11 @@ export function startCall(
  * it out: the call keeps it until its `ctx` is made). Never throws.
  */
 export function startRun(call: CallRun, tool: Tool, rawArguments: unknown, context: unknown): void {
-  CallRun.take(call, tool, context);
+  if (!CallRun.take(call, tool, context)) {
+    // Its redaction by field name waits for its code, which reads the arguments first.
+    withPart(call, 'redaction', () => startRun(call, tool, rawArguments, context));
+    return;
+  }
   if (call.options.signal?.aborted) {
     // Aborted while its host held it (waiting for its context): its tool never began.
     call.done(notBegun(tool.name, call.options));

@@ -15,10 +15,14 @@
  * - a text that is JSON is redacted inside its values and written again as JSON (`redactOutput`, src/redact.ts): it is
  *   never cut through its syntax.
  *
+ * The values held under the names are found by {@link sensitiveValues}, at the end of the file. Calls load this
+ * module as a part of theirs (./parts.ts `redaction`) when their tool names sensitive fields or the host has
+ * policies.
+ *
  * @module
  */
 import { isError } from '../errors';
-import { REDACTED, Redactor, redactOutput, SHORT_SECRET, sensitiveValues } from '../redact';
+import { MAX_REDACT_DEPTH, REDACTED, Redactor, redactOutput, SHORT_SECRET } from '../redact';
 import { serializeOutput } from '../tool/output';
 
 /** Shortest value of a sensitive field that is searched for in free text, in characters (4). */
@@ -275,4 +279,50 @@ function restoreAt(edited: unknown, original: unknown, shown: unknown, depth: nu
     Object.defineProperty(out, target, { value: next, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/** Most values one input gives (more are not looked for: a bound on the cost of a hostile input). */
+export const MAX_SENSITIVE_VALUES = 1_000;
+
+/**
+ * Every value found under one of `names` in `input`, at any depth, as the text a redactor matches: a string as
+ * it is (the empty string skipped), a finite number or a BigInt as its decimal digits; under such a name, every
+ * string and number inside an object or array too. Booleans and `null` are not secrets and are left alone.
+ * Property names match exactly (case and all). Cycles are visited once.
+ *
+ * @example
+ * ```ts
+ * sensitiveValues({ card: { number: '4242 4242', cvc: 123 }, note: 'hi' }, ['card']); // ['4242 4242', '123']
+ * ```
+ */
+export function sensitiveValues(input: unknown, names: readonly string[]): string[] {
+  const found = new Set<string>();
+  if (names.length === 0) return [];
+  const wanted = new Set(names);
+  const seen = new Set<object>();
+  const visit = (value: unknown, inside: boolean, depth: number): void => {
+    // Nesting deeper than this is not searched (arguments are refused deeper than 64 levels anyway).
+    if (found.size >= MAX_SENSITIVE_VALUES || depth > MAX_REDACT_DEPTH) return;
+    if (typeof value === 'string') {
+      if (inside && value !== '') found.add(value);
+      return;
+    }
+    if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'bigint') {
+      if (inside) found.add(String(value));
+      return;
+    }
+    if (typeof value !== 'object' || value === null || seen.has(value)) return;
+    seen.add(value);
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, inside, depth + 1);
+      return;
+    }
+    if (value instanceof Map) {
+      for (const [key, item] of value) visit(item, inside || wanted.has(String(key)), depth + 1);
+      return;
+    }
+    for (const [key, item] of Object.entries(value)) visit(item, inside || wanted.has(key), depth + 1);
+  };
+  visit(input, false, 0);
+  return [...found];
 }

@@ -10,8 +10,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { decodeArguments } from '../call/arguments';
 import { readDecideArguments } from '../call/decision';
-import { callParts, type PartName, partsFor, preloadParts } from '../call/parts';
-import { shownArguments } from '../call/redaction';
+import { type CallParts, callParts, type PartName, partsFor, preloadParts } from '../call/parts';
 import { duplicateTool, ToolRegistry } from '../call/registry';
 import { sharedAbort } from '../call/signal';
 import type { ApprovalDecision, ApprovalRequest, CallPolicy } from '../call/types';
@@ -124,8 +123,11 @@ export function registerTracing(code: typeof Tracing): void {
  * ({@link registerRuns}), so that a Node client's first run waits for no import.
  */
 const runsCode = new CodeOnDemand<typeof Runs>('run', () =>
-  // A run reports the approvals of its calls the service holds (./approvals.ts `ReportedApprovals`).
-  Promise.all([import('./runs'), approvalsCode.load()]).then(([loaded]) => loaded.Runs),
+  // A run reports the approvals of its calls the service holds (./approvals.ts `ReportedApprovals`), and hides the
+  // values of its tools' sensitive fields in its events (src/call/redaction.ts).
+  Promise.all([import('./runs'), approvalsCode.load(), callParts.redaction.load()]).then(
+    ([loaded]) => loaded.Runs,
+  ),
 );
 
 const closedClient = () => new ConnectionError('closed', 'the client is closed');
@@ -1180,6 +1182,8 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     const names = toolInternals(this.#registry.get(toolName))?.sensitiveFieldNames;
     if (names === undefined || names.length === 0) return args;
     const decoded = decodeArguments(args);
+    // Here with the run code (`runsCode`), as every event of a run is.
+    const { shownArguments } = callParts.redaction.code as CallParts['redaction'];
     return shownArguments(decoded.ok ? decoded.value : args, this.#redactor, names);
   };
 

@@ -9,6 +9,7 @@
  * code's own test seam (`setCodeLoader`, test/helpers/code-loads.ts), for the parts and the tracing code alike.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { scriptedModel, silentLogger, startStubServer } from '../../server-stub/index';
 import type * as Parts from '../../src/call/parts';
 import { PART_NAMES } from '../../src/call/parts';
@@ -182,7 +183,7 @@ describe('the optional call code, loaded with import()', () => {
     });
     const client = clientOf(core, pair, { tools: [gated, keyed], policies: [() => undefined] });
     await client.connect();
-    expect(atHello).toEqual([['concurrency', 'gate']]);
+    expect(atHello).toEqual([['concurrency', 'gate', 'redaction']]);
     await client.close();
   });
 
@@ -280,6 +281,64 @@ describe('the optional call code, loaded with import()', () => {
       status: 'ok',
       output: 'ran',
     });
+  });
+
+  it("redacts a tool's sensitive fields once the code arrives, the call waiting for it", async () => {
+    const { core, parts, setCodeLoader } = await freshCore();
+    const { arrive } = heldPart(setCodeLoader, 'redaction');
+    const { pair, results, call } = service(parts);
+    const client = clientOf(core, pair, { tools: [] });
+    await client.connect();
+    client.addTool(
+      core.tool({
+        name: 'echo',
+        description: 'Says the PIN back.',
+        parameters: z.object({ pin: z.string() }),
+        sensitiveFieldNames: ['pin'],
+        execute: (input) => `pin ${input.pin}`,
+      }),
+    );
+    call('c1', 'echo', { pin: '987654' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(results).toEqual([]);
+    arrive();
+    await vi.waitFor(() =>
+      expect(results).toEqual([{ callId: 'c1', status: 'ok', output: 'pin [redacted]' }]),
+    );
+    expect(loaded(parts)).toEqual(['redaction']);
+    await client.close({ drain: false });
+  });
+
+  it('ends a call whose redaction code cannot load with status error saying so; invokeTool loads it first', async () => {
+    const { core, parts, setCodeLoader } = await freshCore();
+    const network = offlinePart(setCodeLoader, 'redaction');
+    const { pair, results, call } = service(parts);
+    const echo = core.tool({
+      name: 'echo',
+      description: 'Says the PIN back.',
+      parameters: z.object({ pin: z.string() }),
+      sensitiveFieldNames: ['pin'],
+      execute: (input) => `pin ${input.pin}`,
+    });
+    const client = clientOf(core, pair, { tools: [] });
+    await client.connect();
+    client.addTool(echo);
+    call('c1', 'echo', { pin: '987654' });
+    await vi.waitFor(() =>
+      expect(results).toEqual([
+        {
+          callId: 'c1',
+          status: 'error',
+          output: 'Error running echo: toolwire could not load its redaction code: the network is down',
+        },
+      ]),
+    );
+    network.offline = false;
+    await expect(core.invokeTool(echo, { pin: '987654' })).resolves.toMatchObject({
+      status: 'ok',
+      output: 'pin [redacted]',
+    });
+    await client.close({ drain: false });
   });
 
   it('ends an invokeTool call waiting for its code at its signal, and at its timeoutMs', async () => {
@@ -385,7 +444,15 @@ describe('the optional call code, loaded with import()', () => {
         expect(run.traced).toEqual(SCENARIO_TRACE);
         expect(run.answered).toEqual([200]);
       }
-      expect(loaded(parts)).toEqual(['concurrency', 'gate', 'questions', 'retry', 'steps', 'widget']);
+      expect(loaded(parts)).toEqual([
+        'concurrency',
+        'gate',
+        'questions',
+        'redaction',
+        'retry',
+        'steps',
+        'widget',
+      ]);
     } finally {
       await stub.close();
     }

@@ -6,8 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { invokeTool } from '../../src/call/invoke';
+import { sensitiveValues } from '../../src/call/redaction';
 import type { StepRecord } from '../../src/call/steps';
-import { Redactor, sensitiveValues } from '../../src/redact';
+import { Redactor } from '../../src/redact';
 import { tool } from '../../src/tool/tool';
 import { STEP_LIMITS } from '../../src/wire/protocol';
 
