@@ -7,7 +7,7 @@
  */
 import * as z from 'zod/mini';
 import { faultsOf, ruleOf } from '../src/wire/issue-text';
-import { agentDefinitionSchema, runMetadata, toolChoiceSchema } from '../src/wire/protocol';
+import { clientFrames, runMetadata, toolChoiceSchema } from '../src/wire/protocol';
 import { HttpError } from './http-io';
 
 const NOT_AN_OBJECT = 'request body must be a JSON object';
@@ -48,7 +48,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 /** `POST /v1/runs`: `{ agent: AgentDefinition | string, input: string, maxTurns?, userId?, toolChoice?, metadata? }`. */
 export const startRunBody = z.object(
   {
-    agent: z.union([z.string(), agentDefinitionSchema], {
+    agent: z.union([z.string(), clientFrames().agentDefinitionSchema], {
       error: 'must be an agent name or an agent definition ({ name, instructions, tools })',
     }),
     input: z.string({ error: 'must be a string' }),

@@ -10,7 +10,7 @@ import type { Logger } from '../src/logger';
 import { describeSecret, suggest } from '../src/tool/check-options';
 import {
   type AgentDefinition,
-  agentDefinitionSchema,
+  clientFrames,
   FEATURES,
   type Feature,
   featureOf,
@@ -259,7 +259,7 @@ export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStu
   }
   const agents = new Map<string, AgentDefinition>();
   for (const [index, agent] of (options.agents ?? []).entries()) {
-    const parsed = agentDefinitionSchema.safeParse(agent);
+    const parsed = clientFrames().agentDefinitionSchema.safeParse(agent);
     if (!parsed.success) fail(`agents[${index}] is not a valid agent definition`);
     if (agents.has(parsed.data.name)) fail(`agents[${index}]: the name "${parsed.data.name}" is used twice`);
     agents.set(parsed.data.name, parsed.data);

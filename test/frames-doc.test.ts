@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { INFORMATIVE_SERVICE_FIELDS } from '../src/wire/codec';
-import { clientFrameSchema, serviceFrameSchema } from '../src/wire/protocol';
+import { clientFrames, serviceFrameSchema } from '../src/wire/protocol';
+
+const { clientFrameSchema } = clientFrames();
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

@@ -16,7 +16,8 @@ import { cutChars, jsonPrefix, jsonStringBytes, utf8Length } from '../utf8';
 import { type Fault, faultsOf, ruleOf } from './issue-text';
 import {
   type ClientFrame,
-  clientFrameSchema,
+  type ClientFrameSchemas,
+  clientFrames,
   type FrameOf,
   MAX_PROGRESS_MESSAGE_CHARS,
   MAX_TRACE_FIELD_CHARS,
@@ -180,7 +181,7 @@ export type DecodeResult<F> =
       shapeless?: true;
     };
 
-type FrameSchema = typeof clientFrameSchema | typeof serviceFrameSchema;
+type FrameSchema = ClientFrameSchemas['clientFrameSchema'] | typeof serviceFrameSchema;
 
 function decodeWith<F>(schema: FrameSchema, raw: string, maxPayloadBytes: number): DecodeResult<F> {
   // A JS string's UTF-8 size is at most 3 bytes per UTF-16 unit; count only when it might be over.
@@ -562,7 +563,7 @@ export function decodeClientFrame(
   raw: string,
   maxPayloadBytes: number = PROTOCOL_DEFAULTS.maxPayloadBytes,
 ): DecodeResult<ClientFrame> {
-  return decodeWith<ClientFrame>(clientFrameSchema, raw, maxPayloadBytes);
+  return decodeWith<ClientFrame>(clientFrames().clientFrameSchema, raw, maxPayloadBytes);
 }
 
 /**

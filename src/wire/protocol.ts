@@ -8,7 +8,8 @@
  *   progress, questions, events, content parts, approval decisions, steps and the call's scope;
  * - the version, the subprotocol and the defaults both sides assume;
  * - the frames the service sends, and their union;
- * - the frames a client sends, and their union.
+ * - the frames a client sends, and their union, built at the first {@link clientFrames} (the service decodes them;
+ *   a client only encodes them).
  *
  * Frames are JSON text messages with a string `type`. Every inbound frame is decoded (./codec.ts) before use; a
  * frame that fails is answered with an `error` frame and the connection stays open.
@@ -475,10 +476,10 @@ export const MIN_HEARTBEAT_INTERVAL_MS = 100;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
 /** `{ name, description, parameters, needsApproval, approvalReason?, sideEffect?, strict? }`: `parameters` is a JSON Schema object (input side). */
-export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
+export type ToolDefinition = z.infer<ClientFrameSchemas['toolDefinitionSchema']>;
 
 /** Wire shape of an agent. */
-export type AgentDefinition = z.infer<typeof agentDefinitionSchema>;
+export type AgentDefinition = z.infer<ClientFrameSchemas['agentDefinitionSchema']>;
 
 /** A tool call as recorded in a run's transcript and returned in `run_result`. */
 export const runToolCallSchema = z.object({
@@ -667,8 +668,8 @@ export const serviceFrameSchema = z.discriminatedUnion('type', [
   errorFrame,
 ]);
 
-/** A frame sent by a client (its runtime schema: {@link clientFrameSchema}). */
-export type ClientFrame = z.infer<typeof clientFrameSchema>;
+/** A frame sent by a client (its runtime schema: {@link clientFrames}`().clientFrameSchema`). */
+export type ClientFrame = z.infer<ClientFrameSchemas['clientFrameSchema']>;
 /** A frame sent by the service. */
 export type ServiceFrame = z.infer<typeof serviceFrameSchema>;
 /** Selects one frame type by its `type`. */
@@ -676,34 +677,35 @@ export type FrameOf<F extends { type: string }, T extends F['type']> = Extract<F
 
 /*
  * The frames a client sends: what the service (the stub) decodes with `decodeClientFrame` (./codec.ts). A client
- * only encodes them, so a browser page's bundler drops their schemas: each is made by a call marked pure
- * ({@link pure}), which a bundler removes when nothing uses its result.
+ * only encodes them: their schemas are built at the first call of {@link clientFrames} (the service's first
+ * decode), never in a client's process, and a browser page's bundler drops them.
  */
-/** `make()`, called as `/* @__PURE__ *\/ pure(() => schema)`: built at once, dropped by a bundler if unused. */
-function pure<T>(make: () => T): T {
-  return make();
+/**
+ * A frame naming calls that wait in the client holding no slot, their tool not begun (`key_waits`,
+ * `approval_waits`): `waiting` and `running`, each 1 to `maxIds` ids, at least one of them.
+ */
+function slotlessWaitsFrame<T extends 'key_waits' | 'approval_waits'>(type: T, maxIds: number) {
+  const ids = z.optional(z.array(id).check(z.minLength(1), z.maxLength(maxIds)));
+  return z.object({ type: z.literal(type), waiting: ids, running: ids }).check(
+    z.refine((frame) => frame.waiting !== undefined || frame.running !== undefined, {
+      message: 'waiting or running is required',
+      path: ['waiting'],
+    }),
+  );
 }
 
-/** Limits the service enforces across every session offering a tool (feature `fleet`, docs/protocol/fleets.md). */
-export const fleetLimitsSchema = /* @__PURE__ */ pure(() =>
-  z.object({
+/** The schemas of the frames a client sends, and of what they carry (see {@link clientFrames}). */
+function buildClientFrames() {
+  /** Limits the service enforces across every session offering a tool (feature `fleet`, docs/protocol/fleets.md). */
+  const fleetLimitsSchema = z.object({
     /** Calls of the tool in flight at once, across the fleet. */
     concurrency: z.optional(z.number().check(z.int(), z.minimum(1))),
     /** Calls of the tool sent per second, across the fleet (a token bucket of this size). */
     perSecond: z.optional(z.number().check(z.positive())),
-  }),
-);
-/** A tool's fleet-wide limits, as announced. */
-export type FleetLimits = z.infer<typeof fleetLimitsSchema>;
+  });
 
-/** Whether two tools announce the same fleet-wide limits (none and `{}` alike): workers of a fleet must. */
-export function sameFleetLimits(a: FleetLimits | undefined, b: FleetLimits | undefined): boolean {
-  return a?.concurrency === b?.concurrency && a?.perSecond === b?.perSecond;
-}
-
-/** JSON-serialisable definition of a tool, as announced to the service. */
-export const toolDefinitionSchema = /* @__PURE__ */ pure(() =>
-  z.object({
+  /** JSON-serialisable definition of a tool, as announced to the service. */
+  const toolDefinitionSchema = z.object({
     name: toolName,
     description: z.string().check(z.minLength(1)),
     parameters: jsonObject,
@@ -747,12 +749,10 @@ export const toolDefinitionSchema = /* @__PURE__ */ pure(() =>
      * free slots (docs/protocol/tool-calls.md); an older service ignores it.
      */
     slots: z.optional(z.number().check(z.int(), z.minimum(1))),
-  }),
-);
+  });
 
-/** JSON-serialisable definition of an agent, sent with `run_start`. Its tools' `execute` never leaves. */
-export const agentDefinitionSchema = /* @__PURE__ */ pure(() =>
-  z.object({
+  /** JSON-serialisable definition of an agent, sent with `run_start`. Its tools' `execute` never leaves. */
+  const agentDefinitionSchema = z.object({
     name: z.string().check(z.minLength(1), z.maxLength(128)),
     instructions: z.string(),
     model: z.optional(z.string()),
@@ -760,11 +760,9 @@ export const agentDefinitionSchema = /* @__PURE__ */ pure(() =>
     tools: z.array(z.string()),
     /** JSON Schema the final output must match, when the agent has an `outputType`. */
     outputSchema: z.optional(jsonObject),
-  }),
-);
+  });
 
-const hello = /* @__PURE__ */ pure(() =>
-  z.object({
+  const hello = z.object({
     type: z.literal('hello'),
     protocol: z.number(),
     sdk: z.object({ name: z.string(), version: z.string() }),
@@ -797,11 +795,9 @@ const hello = /* @__PURE__ */ pure(() =>
      * ignored.
      */
     features: z.optional(featureList),
-  }),
-);
+  });
 
-const toolResult = /* @__PURE__ */ pure(() =>
-  z.object({
+  const toolResult = z.object({
     type: z.literal('tool_result'),
     callId: id,
     status: z.enum(TOOL_CALL_STATUSES),
@@ -814,18 +810,14 @@ const toolResult = /* @__PURE__ */ pure(() =>
     content: z.optional(contentList),
     /** The result's kind, and its value when `output` does not carry it (feature `result_parts`). */
     result: z.optional(resultPartSchema),
-  }),
-);
+  });
 
-const toolsUpdate = /* @__PURE__ */ pure(() =>
-  z.object({
+  const toolsUpdate = z.object({
     type: z.literal('tools_update'),
     tools: z.array(toolDefinitionSchema),
-  }),
-);
+  });
 
-const runStart = /* @__PURE__ */ pure(() =>
-  z.object({
+  const runStart = z.object({
     type: z.literal('run_start'),
     /** Chosen by the client; echoed in `run_started` and `error`. */
     requestId: id,
@@ -844,28 +836,22 @@ const runStart = /* @__PURE__ */ pure(() =>
     toolChoice: z.optional(toolChoiceSchema),
     /** Feature `run_options`: the caller's data, kept with the run. */
     metadata: z.optional(runMetadata),
-  }),
-);
+  });
 
-const runCancel = /* @__PURE__ */ pure(() =>
-  z.object({
+  const runCancel = z.object({
     type: z.literal('run_cancel'),
     runId: id,
     reason: z.optional(z.string()),
-  }),
-);
+  });
 
-// The protocol additions' frames (docs/protocol/updates.md).
-const finite = /* @__PURE__ */ pure(() =>
-  z.number().check(
+  // The protocol additions' frames (docs/protocol/updates.md).
+  const finite = z.number().check(
     z.refine((n) => Number.isFinite(n), { message: 'must be a finite number' }),
     z.minimum(0),
-  ),
-);
+  );
 
-/** `tool_progress` (client → service, feature `progress`): how far a running call has got. */
-export const toolProgress = /* @__PURE__ */ pure(() =>
-  z.object({
+  /** `tool_progress` (client → service, feature `progress`): how far a running call has got. */
+  const toolProgress = z.object({
     type: z.literal('tool_progress'),
     callId: id,
     /**
@@ -877,62 +863,40 @@ export const toolProgress = /* @__PURE__ */ pure(() =>
       z.number().check(z.refine((n) => Number.isFinite(n) && n > 0, { message: 'must be greater than 0' })),
     ),
     message: z.optional(z.string().check(z.maxLength(MAX_PROGRESS_MESSAGE_CHARS))),
-  }),
-);
+  });
 
-/** `tool_preliminary` (client → service, feature `preliminary`): a snapshot result for people, not the model. */
-export const toolPreliminary = /* @__PURE__ */ pure(() =>
-  z.object({
+  /** `tool_preliminary` (client → service, feature `preliminary`): a snapshot result for people, not the model. */
+  const toolPreliminary = z.object({
     type: z.literal('tool_preliminary'),
     callId: id,
     /** Counted per call by the client, one up per new preliminary result. */
     seq: positiveInt,
     output: z.string(),
     widget: z.optional(z.unknown()),
-  }),
-);
+  });
 
-/** `lease` (client → service, feature `lease`): these calls still run here; their leases are renewed. */
-export const lease = /* @__PURE__ */ pure(() =>
-  z.object({
+  /** `lease` (client → service, feature `lease`): these calls still run here; their leases are renewed. */
+  const lease = z.object({
     type: z.literal('lease'),
     callIds: z.array(id).check(z.minLength(1), z.maxLength(MAX_LEASE_IDS)),
-  }),
-);
+  });
 
-/**
- * A frame naming calls that wait in the client holding no slot, their tool not begun (`key_waits`,
- * `approval_waits`): `waiting` and `running`, each 1 to `maxIds` ids, at least one of them.
- */
-function slotlessWaitsFrame<T extends 'key_waits' | 'approval_waits'>(type: T, maxIds: number) {
-  const ids = z.optional(z.array(id).check(z.minLength(1), z.maxLength(maxIds)));
-  return z.object({ type: z.literal(type), waiting: ids, running: ids }).check(
-    z.refine((frame) => frame.waiting !== undefined || frame.running !== undefined, {
-      message: 'waiting or running is required',
-      path: ['waiting'],
-    }),
-  );
-}
+  /**
+   * `key_waits` (client → service, feature `key_waits`): `waiting`: these calls wait for their concurrency key's turn,
+   * holding no slot, their tool not begun; `running`: these calls, named in `waiting` before, hold their slots again
+   * (docs/protocol/fleets.md).
+   */
+  const keyWaits = slotlessWaitsFrame('key_waits', MAX_KEY_WAIT_IDS);
 
-/**
- * `key_waits` (client → service, feature `key_waits`): `waiting`: these calls wait for their concurrency key's turn,
- * holding no slot, their tool not begun; `running`: these calls, named in `waiting` before, hold their slots again
- * (docs/protocol/fleets.md).
- */
-export const keyWaits = /* @__PURE__ */ pure(() => slotlessWaitsFrame('key_waits', MAX_KEY_WAIT_IDS));
+  /**
+   * `approval_waits` (client → service, feature `approval_waits`): `waiting`: these calls wait for the client's own
+   * approver (a person, say), holding no slot, their tool not begun; `running`: these calls, named in `waiting` before,
+   * were approved and hold their slots again (docs/protocol/approvals.md).
+   */
+  const approvalWaits = slotlessWaitsFrame('approval_waits', MAX_APPROVAL_WAIT_IDS);
 
-/**
- * `approval_waits` (client → service, feature `approval_waits`): `waiting`: these calls wait for the client's own
- * approver (a person, say), holding no slot, their tool not begun; `running`: these calls, named in `waiting` before,
- * were approved and hold their slots again (docs/protocol/approvals.md).
- */
-export const approvalWaits = /* @__PURE__ */ pure(() =>
-  slotlessWaitsFrame('approval_waits', MAX_APPROVAL_WAIT_IDS),
-);
-
-/** `question` (client → service, feature `questions`): the running call asks the user. */
-export const question = /* @__PURE__ */ pure(() =>
-  z.object({
+  /** `question` (client → service, feature `questions`): the running call asks the user. */
+  const question = z.object({
     type: z.literal('question'),
     callId: id,
     /** Chosen by the client, unique within the call's dispatch (its stay in one session; docs/protocol/questions.md). */
@@ -945,21 +909,17 @@ export const question = /* @__PURE__ */ pure(() =>
     ),
     /** A JSON Schema the answer must match. */
     schema: z.optional(jsonObject),
-  }),
-);
+  });
 
-/** `question_cancel` (client → service, feature `questions`): the call no longer waits for that answer. */
-export const questionCancel = /* @__PURE__ */ pure(() =>
-  z.object({
+  /** `question_cancel` (client → service, feature `questions`): the call no longer waits for that answer. */
+  const questionCancel = z.object({
     type: z.literal('question_cancel'),
     callId: id,
     questionId: id,
-  }),
-);
+  });
 
-/** `tool_event` (client → service, feature `events`): something the running call records in its run. */
-export const toolEvent = /* @__PURE__ */ pure(() =>
-  z.object({
+  /** `tool_event` (client → service, feature `events`): something the running call records in its run. */
+  const toolEvent = z.object({
     type: z.literal('tool_event'),
     callId: id,
     /** Counted per call by the client, one up per event; the service records each once, in order. */
@@ -968,25 +928,21 @@ export const toolEvent = /* @__PURE__ */ pure(() =>
       .string()
       .check(z.regex(EVENT_LIMITS.namePattern, { error: 'must be 1 to 128 letters, digits or _ . : / -' })),
     data: z.optional(z.unknown()),
-  }),
-);
+  });
 
-/** `approval_request` (client → service): the client's own policy says a human must approve this call. */
-export const approvalRequest = /* @__PURE__ */ pure(() =>
-  z.object({
+  /** `approval_request` (client → service): the client's own policy says a human must approve this call. */
+  const approvalRequest = z.object({
     type: z.literal('approval_request'),
     callId: id,
     reason: z.optional(z.string()),
-  }),
-);
+  });
 
-/**
- * `approval` (client → service): a human's decision. With the feature `decisions`: `arguments` (edited, only with
- * `approved: true`), `always` (the same decision for the tool's later calls in the run) and `requestId` (the
- * service answers `approval_applied` or an `error` carrying it).
- */
-export const approval = /* @__PURE__ */ pure(() =>
-  z
+  /**
+   * `approval` (client → service): a human's decision. With the feature `decisions`: `arguments` (edited, only with
+   * `approved: true`), `always` (the same decision for the tool's later calls in the run) and `requestId` (the
+   * service answers `approval_applied` or an `error` carrying it).
+   */
+  const approval = z
     .object({
       type: z.literal('approval'),
       callId: id,
@@ -1001,22 +957,18 @@ export const approval = /* @__PURE__ */ pure(() =>
         message: 'arguments may only be edited when approving',
         path: ['arguments'],
       }),
-    ),
-);
+    );
 
-/** `step_result` (client → service, feature `steps`): a step of a running call completed with this JSON result. */
-export const stepResult = /* @__PURE__ */ pure(() =>
-  z.object({
+  /** `step_result` (client → service, feature `steps`): a step of a running call completed with this JSON result. */
+  const stepResult = z.object({
     type: z.literal('step_result'),
     callId: id,
     key: stepKey,
     result: z.unknown(),
-  }),
-);
+  });
 
-/** Runtime schema of every frame a client may send. */
-export const clientFrameSchema = /* @__PURE__ */ pure(() =>
-  z.discriminatedUnion('type', [
+  /** Runtime schema of every frame a client may send. */
+  const clientFrameSchema = z.discriminatedUnion('type', [
     hello,
     toolResult,
     approvalRequest,
@@ -1036,5 +988,29 @@ export const clientFrameSchema = /* @__PURE__ */ pure(() =>
     ping,
     pong,
     errorFrame,
-  ]),
-);
+  ]);
+
+  return { fleetLimitsSchema, toolDefinitionSchema, agentDefinitionSchema, clientFrameSchema };
+}
+
+/** The schemas of the frames a client sends: `clientFrameSchema` (every frame), and the definitions they carry. */
+export type ClientFrameSchemas = ReturnType<typeof buildClientFrames>;
+
+let builtClientFrames: ClientFrameSchemas | undefined;
+
+/**
+ * The schemas of the frames a client sends ({@link ClientFrameSchemas}), built at the first call and kept: the
+ * service's (the stub's) to decode with; a client, which only encodes these frames, never builds them.
+ */
+export function clientFrames(): ClientFrameSchemas {
+  builtClientFrames ??= buildClientFrames();
+  return builtClientFrames;
+}
+
+/** A tool's fleet-wide limits, as announced. */
+export type FleetLimits = z.infer<ClientFrameSchemas['fleetLimitsSchema']>;
+
+/** Whether two tools announce the same fleet-wide limits (none and `{}` alike): workers of a fleet must. */
+export function sameFleetLimits(a: FleetLimits | undefined, b: FleetLimits | undefined): boolean {
+  return a?.concurrency === b?.concurrency && a?.perSecond === b?.perSecond;
+}

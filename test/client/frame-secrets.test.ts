@@ -7,9 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { approvalRequired, Client, content, tool } from '../../src/index';
-import { clientFrameSchema, FEATURES } from '../../src/wire/protocol';
+import { clientFrames, FEATURES } from '../../src/wire/protocol';
 import { findLeak } from '../support/leaks';
 import { FAKE_URL, type FakeConnection, fakeWebSocket, useFakeService, welcome } from './fake-service';
+
+const { clientFrameSchema } = clientFrames();
 
 const KEY = 'sk-SECRETKEY-1234567890';
 const WORD = 'hunter2-REDACTME';

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { tool } from '../../src/tool/tool';
-import { toolDefinitionSchema } from '../../src/wire/protocol';
+import { clientFrames } from '../../src/wire/protocol';
 import { expectDefinitionError } from '../fixtures/schema/definition-error';
 import { unknownOptionMessage } from '../support/known-options';
+
+const { toolDefinitionSchema } = clientFrames();
 
 const execute = () => 'ok';
 

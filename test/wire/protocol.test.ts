@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { decodeClientFrame, decodeServiceFrame, encodeFrame } from '../../src/wire/codec';
-import { clientFrameSchema, serviceFrameSchema, utf8Length } from '../../src/wire/protocol';
+import { clientFrames, serviceFrameSchema, utf8Length } from '../../src/wire/protocol';
+
+const { clientFrameSchema } = clientFrames();
 
 /** The frame types a union of frames declares. */
 const typesOf = (schema: typeof clientFrameSchema | typeof serviceFrameSchema): string[] =>
