@@ -1,7 +1,7 @@
 /**
  * Code loaded on demand: what a browser page loads with `import()` at its first need, and the Node entry registers
- * up front. The parts of a call (src/call/parts.ts), the client's runs, decisions, socket questions and tracing
- * (src/client/) and the JSON Schema validator (src/tool/schema/optional-parts.ts) are each one
+ * up front. The parts of a call (src/call/parts.ts), the client's runs, approvals, decisions, socket questions and
+ * tracing (src/client/) and the JSON Schema validator (src/tool/schema/optional-parts.ts) are each one
  * {@link CodeOnDemand}; tests hold or fail any of their loads by name ({@link setCodeLoader}).
  *
  * @module
@@ -91,7 +91,7 @@ export class CodeOnDemand<T> {
 
 /**
  * Internal, for tests only (not exported by any entry): the code named `what` (a {@link CodeOnDemand}: a part of
- * a call (src/call/parts.ts), `run`, `decision`, `question`, `tracing`) is loaded with `load` instead of its plain
+ * a call (src/call/parts.ts), `run`, `approvals`, `decision`, `question`, `tracing`) is loaded with `load` instead of its plain
  * `import()` from its next load on, `load` being given that import to call when it chooses (a load held until a
  * test lets it arrive, a page offline); `undefined` puts the import back. Code already here stays.
  *
