@@ -13,7 +13,7 @@ import { displayUrl } from '../src/logger';
 import type { ChatMessage, Model, ModelRequest, ModelTurn } from './model';
 import { ModelError } from './model';
 import { type Attempts, failure, messageOf, type OpenAIConstructor } from './openai-errors';
-import { letGo, readStream } from './openai-stream';
+import { argumentsText, letGo, readStream } from './openai-stream';
 
 /** Options of {@link openAIChatModel}. Durations in milliseconds. */
 export interface OpenAIChatModelOptions {
@@ -63,7 +63,7 @@ const completionSchema = z.object({
               z.array(
                 z.object({
                   id: z.string(),
-                  function: z.object({ name: z.string(), arguments: z.optional(z.nullable(z.string())) }),
+                  function: z.object({ name: z.string(), arguments: z.optional(z.unknown()) }),
                 }),
               ),
             ),
@@ -77,7 +77,7 @@ const completionSchema = z.object({
 /**
  * Builds a {@link Model} that calls `POST {baseURL}/chat/completions` with the conversation and the agent's tools
  * as function tools, through the `openai` package, and maps the answer back: tool calls become tool calls (their
- * `arguments` string passed on as the model wrote it), otherwise the text is the final answer. A streamed answer
+ * `arguments` string passed on as the model wrote it, an object as its JSON), otherwise the text is the final answer. A streamed answer
  * (the default) hands each piece of text to `request.onText` as it arrives and assembles tool calls from their
  * pieces; a server that answers a streamed request with plain JSON is read as such.
  *
@@ -376,10 +376,10 @@ function parseCompletion(body: string, endpoint: string): ModelTurn {
   const calls = message.tool_calls ?? [];
   if (calls.length > 0) {
     return {
-      toolCalls: calls.map((call) => ({
+      toolCalls: calls.map((call, index) => ({
         id: call.id,
         name: call.function.name,
-        arguments: call.function.arguments ?? '',
+        arguments: argumentsText(call.function.arguments, index, endpoint),
       })),
       ...(message.content ? { text: message.content } : {}),
     };

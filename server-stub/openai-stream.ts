@@ -10,7 +10,7 @@ import { ModelError } from './model';
 
 /**
  * Reads a streamed answer: text pieces go to `onText` as they come; tool calls are assembled by `index` (their
- * `arguments` concatenated, `id` and `name` taken when given). Each piece must come within `timeoutMs` of the
+ * `arguments` concatenated, a piece sent as an object taken as its JSON text; `id` and `name` taken when given). Each piece must come within `timeoutMs` of the
  * last (or of the response's start); the run's signal ends the wait at once.
  */
 export async function readStream(
@@ -40,9 +40,11 @@ export async function readStream(
       const at = callAt(calls, slots, piece);
       calls[at] ??= { id: '', name: '', arguments: '' };
       const call = calls[at];
-      if (piece.id) call.id = piece.id;
-      if (piece.function?.name) call.name = piece.function.name;
-      if (piece.function?.arguments) call.arguments += piece.function.arguments;
+      // The package's types are the server's promise, not a check: only text is taken as an id or a name.
+      if (typeof piece.id === 'string' && piece.id !== '') call.id = piece.id;
+      const name: unknown = piece.function?.name;
+      if (typeof name === 'string' && name !== '') call.name = name;
+      call.arguments += argumentsText(piece.function?.arguments, at, endpoint);
     }
   }
   if (request.signal.aborted)
@@ -71,6 +73,21 @@ export async function readStream(
     };
   }
   return { text };
+}
+
+/**
+ * A tool call's `arguments` (or a streamed piece of them) as JSON text: a string as it is, an object (as LiteLLM
+ * in front of Ollama sends them) as its JSON, nothing (`null`, absent) as `''`.
+ * @throws ModelError `model_malformed_response` for any other value, naming the call and the type.
+ */
+export function argumentsText(value: unknown, call: number, endpoint: string): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'object' && !Array.isArray(value)) return JSON.stringify(value);
+  throw new ModelError(
+    'model_malformed_response',
+    `model response from ${endpoint} gave tool call ${call} arguments of type ${Array.isArray(value) ? 'array' : typeof value}: expected a JSON text (string) or an object`,
+  );
 }
 
 /** A tool call as its streamed pieces build it. */

@@ -259,6 +259,45 @@ describe('openAIChatModel: requests and answers', () => {
     expect(seen[0]?.body).not.toHaveProperty('stream');
   });
 
+  it('takes arguments sent as an object (LiteLLM in front of Ollama) as their JSON, streamed or whole', async () => {
+    const call = {
+      index: 0,
+      id: 'call_a',
+      type: 'function',
+      function: { name: 'add', arguments: { a: 2, b: 3 } },
+    };
+    serve((n) =>
+      n === 0
+        ? sse([chunk({ role: 'assistant', tool_calls: [call] }), chunk({}, 'tool_calls')])
+        : json({ choices: [{ message: { role: 'assistant', content: null, tool_calls: [call] } }] }),
+    );
+    const expected = { toolCalls: [{ id: 'call_a', name: 'add', arguments: '{"a":2,"b":3}' }] };
+    expect(await model().nextTurn(request())).toEqual(expected);
+    expect(await model({ stream: false }).nextTurn(request())).toEqual(expected);
+  });
+
+  it('fails the turn, naming the call and the type, for arguments neither a string nor an object', async () => {
+    const call = (args: unknown) => ({
+      index: 0,
+      id: 'call_a',
+      type: 'function',
+      function: { name: 'add', arguments: args },
+    });
+    serve((n) =>
+      n === 0
+        ? sse([chunk({ role: 'assistant', tool_calls: [call(42)] }), chunk({}, 'tool_calls')])
+        : json({ choices: [{ message: { role: 'assistant', content: null, tool_calls: [call([1])] } }] }),
+    );
+    expect(await failure(model({ maxRetries: 0 }).nextTurn(request()))).toMatchObject({
+      code: 'model_malformed_response',
+      message: `model response from ${ENDPOINT} gave tool call 0 arguments of type number: expected a JSON text (string) or an object`,
+    });
+    expect(await failure(model({ stream: false, maxRetries: 0 }).nextTurn(request()))).toMatchObject({
+      code: 'model_malformed_response',
+      message: `model response from ${ENDPOINT} gave tool call 0 arguments of type array: expected a JSON text (string) or an object`,
+    });
+  });
+
   it('reads a plain JSON answer to a streamed request, uses the agent model, and sends no tools when there are none', async () => {
     serve(() => json({ choices: [{ message: { role: 'assistant', content: 'It is 3.' } }] }));
     const turn = await model().nextTurn(
