@@ -9,7 +9,7 @@ import type { Redactor } from '../redact';
 import { unknownToolText } from '../tool/model-text';
 import { toWellFormed, truncateUtf8 } from '../tool/output';
 import type { ToolSetOf, ToolSource, ToolSourceOf, ToolsGiven } from '../tool/shapes';
-import { isToolLike, toTool, toTools, twoToolsNamed } from '../tool/shapes';
+import { isToolLike, renameAdviceFor, toTool, toTools, twoToolsNamed } from '../tool/shapes';
 import { type AnyTool, type Tool, toolInternals } from '../tool/tool';
 import { cutChars } from '../utf8';
 import { MAX_APPROVAL_REASON_CHARS, type ToolDefinition } from '../wire/protocol';
@@ -74,7 +74,7 @@ export class ToolRegistry<T = ToolsGiven> {
   #put(tool: AnyTool, owner: string, remover?: string): void {
     const registered = this.#tools.get(tool.name);
     if (registered === tool) return;
-    if (registered !== undefined) throw duplicateTool(owner, tool.name, remover);
+    if (registered !== undefined) throw duplicateTool(owner, tool.name, remover, [registered, tool]);
     this.#tools.set(tool.name, tool);
     // What its calls need of the optional call code starts loading now (./parts.ts).
     preloadParts(partsFor(toolInternals(tool)));
@@ -152,14 +152,21 @@ export class ToolRegistry<T = ToolsGiven> {
 /**
  * `duplicate_tool` for a tool whose name a different registered tool has, in the words of `owner`: with `remover`
  * (the call that removes a tool there, e.g. `client.removeTool`), the tool is added alone, so the message says how
- * to replace the one registered; without, two tools given together share the name.
+ * to replace the one registered; without, two tools given together share the name. `both` (the registered tool
+ * and the new one) bring the advice of the bridge that named them, if any (`adviseRename`).
  */
-export function duplicateTool(owner: string, name: string, remover?: string): ToolDefinitionError {
+export function duplicateTool(
+  owner: string,
+  name: string,
+  remover?: string,
+  both: readonly object[] = [],
+): ToolDefinitionError {
+  if (remover === undefined)
+    return new ToolDefinitionError('duplicate_tool', `${owner}: ${twoToolsNamed(name, both)}`);
+  const advice = renameAdviceFor(both);
   return new ToolDefinitionError(
     'duplicate_tool',
-    remover === undefined
-      ? `${owner}: ${twoToolsNamed(name)}`
-      : `${owner}: a different tool named "${name}" is already registered; to replace it, call ${remover}("${name}") first, or give the new tool another name`,
+    `${owner}: a different tool named "${name}" is already registered; ${advice === undefined ? '' : `${advice}, or `}to replace it, call ${remover}("${name}") first${advice === undefined ? ', or give the new tool another name' : ''}`,
   );
 }
 

@@ -22,6 +22,7 @@ import {
 import { resolveSchema, type SchemaAdapter } from '../tool/schema';
 import {
   aToolSet,
+  renameAdviceFor,
   type ToolSetOf,
   type ToolsContext,
   type ToolsGiven,
@@ -231,8 +232,11 @@ export class Agent<O extends ToolParameters | undefined = undefined, T = ToolsGi
         ? (listed as Agent['tools'])
         : toTools(listed, `Agent ${describeValue(options.name)}`);
     // The same tool listed twice is kept once (in a copy of the list); two different tools may not share a name.
-    const unique = uniqueTools(tools, (name) => {
-      throw new ToolDefinitionError('duplicate_tool', `Agent "${options.name}": ${twoToolsNamed(name)}`);
+    const unique = uniqueTools(tools, (name, both) => {
+      throw new ToolDefinitionError(
+        'duplicate_tool',
+        `Agent "${options.name}": ${twoToolsNamed(name, both)}`,
+      );
     });
     this.name = options.name;
     this.instructions = options.instructions ?? '';
@@ -404,11 +408,14 @@ export function missingAgentTools(
   for (const item of agent.tools) {
     const registered = registry.get(item.name);
     if (registered !== undefined && registered !== item) {
+      const advice = renameAdviceFor([registered, item]);
       return new ToolDefinitionError(
         'duplicate_tool',
         `agent "${agent.name}" has a tool "${item.name}", but this client already runs a different tool with that name; ` +
-          'give the agent and the client the same tool object (tools are compared by identity: two tool() calls ' +
-          'make two tools, even with the same options), or rename one of them',
+          (advice === undefined
+            ? 'give the agent and the client the same tool object (tools are compared by identity: two tool() calls ' +
+              'make two tools, even with the same options), or rename one of them'
+            : `${advice}, or give the agent and the client the same tool object`),
       );
     }
   }

@@ -721,8 +721,8 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     );
   }
   // The same tool listed twice is kept once; two different tools may not share a name.
-  const tools = uniqueTools(toTools(options.tools, CLIENT_OWNER.name), (name) => {
-    throw new ToolDefinitionError('duplicate_tool', `${CLIENT_OWNER.name}: ${twoToolsNamed(name)}`);
+  const tools = uniqueTools(toTools(options.tools, CLIENT_OWNER.name), (name, both) => {
+    throw new ToolDefinitionError('duplicate_tool', `${CLIENT_OWNER.name}: ${twoToolsNamed(name, both)}`);
   });
   const maxConcurrency = options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency;
   for (const item of tools) checkToolSlots(item, maxConcurrency, CLIENT_OWNER.name);

@@ -815,9 +815,10 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
       );
     const item = toTool(source, 'addTool()');
     // The tool this client already runs under that name: nothing to add or announce.
-    if (this.#registry.get(item.name) === item) return;
-    if (this.#registry.has(item.name))
-      throw duplicateTool('client.addTool()', item.name, 'client.removeTool');
+    const registered = this.#registry.get(item.name);
+    if (registered === item) return;
+    if (registered !== undefined)
+      throw duplicateTool('client.addTool()', item.name, 'client.removeTool', [registered, item]);
     this.#addTools([item], 'addTool()');
   }
 

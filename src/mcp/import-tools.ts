@@ -28,6 +28,7 @@ import {
   type ToolContent,
 } from '../tool/content';
 import { base64Bytes } from '../tool/output';
+import { adviseRename } from '../tool/shapes';
 import { TOOL_NAME_PATTERN, type Tool, type ToolContext, tool } from '../tool/tool';
 import { CONTENT_LIMITS } from '../wire/protocol';
 import { checkMcpClient } from './sdk-objects';
@@ -543,7 +544,7 @@ function importOne(client: McpToolSource, mcpTool: McpTool, name: string, option
     return resultOf(result, text);
   };
   try {
-    return tool({
+    const imported = tool({
       name,
       description: descriptionOf(mcpTool),
       parameters: mcpTool.inputSchema,
@@ -551,11 +552,17 @@ function importOne(client: McpToolSource, mcpTool: McpTool, name: string, option
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       execute: execute as (input: unknown, ctx: ToolContext) => Promise<string | ToolContent>,
     }) as McpImportedTool;
+    adviseRename(imported, PREFIX_ADVICE);
+    return imported;
   } catch (error) {
     if (!(error instanceof ToolDefinitionError)) throw error;
     return fail(error.code, `the MCP tool ${JSON.stringify(mcpTool.name)}: ${error.message}`, error);
   }
 }
+
+/** How an imported tool whose name another tool has gets another: two MCP servers often share tool names. */
+const PREFIX_ADVICE =
+  "importMcpTools() names each tool after its MCP tool: give each MCP server's importMcpTools() call its own prefix option (e.g. { prefix: 'files_' })";
 
 /**
  * Turns the tools of a connected MCP client into toolwire tools, to give to a `Client` (or an `Agent`, or
@@ -591,7 +598,8 @@ function importOne(client: McpToolSource, mcpTool: McpTool, name: string, option
  * @throws OptionsError (as a rejection) for bad options: `invalid_options`, `unknown_option` (with "did you
  *   mean"), `invalid_option`.
  * @throws ToolDefinitionError for a name that cannot be made valid (`invalid_name`), two tools given the same name
- *   (`duplicate_tool`), or an input schema toolwire cannot use (`invalid_parameters`, naming the MCP tool and
+ *   (`duplicate_tool`; two imports' tools of one name meet theirs where they are given together, which says to
+ *   give each import its own `prefix`), or an input schema toolwire cannot use (`invalid_parameters`, naming the MCP tool and
  *   the JSON Pointer): leave such a tool out with `filter`. ProtocolError `mcp_cursor_loop` when the server
  *   pages forever; the MCP client's own error when `tools/list` fails.
  * @example

@@ -663,16 +663,40 @@ export function toolsOf<C = unknown, T = ToolsGiven>(tools: ToolSetOf<T, C>, own
       `${owner}: tools must be an array of tools or a record of tools keyed by name, got ${describeToolSet(tools)}`,
     );
   }
-  return uniqueTools(toTools(tools, owner), (name) => {
-    throw new ToolDefinitionError('duplicate_tool', `${owner}: ${twoToolsNamed(name)}`);
+  return uniqueTools(toTools(tools, owner), (name, both) => {
+    throw new ToolDefinitionError('duplicate_tool', `${owner}: ${twoToolsNamed(name, both)}`);
   });
+}
+
+/** How a tool made by a bridge gets another name (see {@link adviseRename}). */
+const renameAdvice = new WeakMap<object, string>();
+
+/**
+ * Records how `tool` gets another name, for `duplicate_tool` to say when it collides: a bridge that names the
+ * tools it makes says it (`importMcpTools()`: its `prefix` option). `advice` completes "…; <advice>, or …".
+ */
+export function adviseRename(tool: object, advice: string): void {
+  renameAdvice.set(tool, advice);
+}
+
+/** The advice recorded for one of `tools` by {@link adviseRename}, if any. */
+export function renameAdviceFor(tools: readonly object[]): string | undefined {
+  for (const item of tools) {
+    const advice = renameAdvice.get(item);
+    if (advice !== undefined) return advice;
+  }
+  return undefined;
 }
 
 /**
  * The text of `duplicate_tool` for two different tools given together under one name, with its fix: users meet it
- * by calling `tool()` twice with the same options, which makes two tools.
+ * by calling `tool()` twice with the same options, which makes two tools, or by importing two MCP servers' tools
+ * of one name (then the bridge's advice, see {@link adviseRename}).
  */
-export function twoToolsNamed(name: string): string {
+export function twoToolsNamed(name: string, tools: readonly object[] = []): string {
+  const advice = renameAdviceFor(tools);
+  if (advice !== undefined)
+    return `two different tools are named "${name}"; ${advice}, or rename one of them`;
   return `two different tools are named "${name}"; tools are compared by identity (two tool() calls make two tools, even with the same options): list one tool object, or rename one of them`;
 }
 
@@ -681,11 +705,11 @@ export function twoToolsNamed(name: string): string {
  * into a tool) is left out, as a tool already registered is not registered again. `tools` itself when nothing
  * repeats.
  *
- * @param refuse - called with the name of two different tools that share it; throws the caller's error.
+ * @param refuse - called with the name two different tools share, and the two; throws the caller's error.
  */
 export function uniqueTools<T extends { readonly name: string }>(
   tools: readonly T[],
-  refuse: (name: string) => never,
+  refuse: (name: string, both: readonly [T, T]) => never,
 ): T[] {
   const byName = new Map<string, T>();
   let repeated = false;
@@ -693,7 +717,7 @@ export function uniqueTools<T extends { readonly name: string }>(
     const known = byName.get(item.name);
     if (known === undefined) byName.set(item.name, item);
     else if (known === item) repeated = true;
-    else refuse(item.name);
+    else refuse(item.name, [known, item]);
   }
   return repeated ? [...byName.values()] : (tools as T[]);
 }

@@ -1,6 +1,13 @@
 import { Client, type Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { invokeTool, OptionsError, ProtocolError, ToolDefinitionError } from 'toolwire';
+import {
+  Agent,
+  invokeTool,
+  OptionsError,
+  ProtocolError,
+  ToolDefinitionError,
+  Client as ToolwireClient,
+} from 'toolwire';
 import { importMcpTools, type McpTool, type McpToolSource } from 'toolwire/mcp';
 import { describe, expect, it, vi } from 'vitest';
 import { fixtureMcpServer } from '../fixtures/mcp/server';
@@ -193,6 +200,34 @@ describe('importMcpTools', () => {
       message:
         'importMcpTools(): the MCP tools "files.read" and "files_read" would both be named "files_read"; give a rename option, or leave one out with filter',
     });
+  });
+
+  it('says to give each server its own prefix when two imports have a tool of one name', async () => {
+    const files = await importMcpTools(pagedSource([[plain('read_file')]], [undefined]));
+    const repo = await importMcpTools(pagedSource([[plain('read_file')]], [undefined]));
+    const advice =
+      "importMcpTools() names each tool after its MCP tool: give each MCP server's importMcpTools() call its own prefix option (e.g. { prefix: 'files_' })";
+    expect(
+      () => new ToolwireClient({ url: 'ws://127.0.0.1:1', apiKey: 'k', tools: [...files, ...repo] }),
+    ).toThrow(
+      new ToolDefinitionError(
+        'duplicate_tool',
+        `new Client(options): two different tools are named "read_file"; ${advice}, or rename one of them`,
+      ),
+    );
+    expect(() => new Agent({ name: 'a', tools: [...files, ...repo] })).toThrow(
+      `Agent "a": two different tools are named "read_file"; ${advice}, or rename one of them`,
+    );
+    const client = new ToolwireClient({ url: 'ws://127.0.0.1:1', apiKey: 'k', tools: files });
+    expect(() => client.addTool(repo[0]!)).toThrow(
+      `client.addTool(): a different tool named "read_file" is already registered; ${advice}, or to replace it, call client.removeTool("read_file") first`,
+    );
+    const prefixed = await importMcpTools(pagedSource([[plain('read_file')]], [undefined]), {
+      prefix: 'repo_',
+    });
+    expect(
+      () => new ToolwireClient({ url: 'ws://127.0.0.1:1', apiKey: 'k', tools: [...files, ...prefixed] }),
+    ).not.toThrow();
   });
 
   it('refuses an input schema toolwire cannot use, naming the MCP tool and the keyword', async () => {
