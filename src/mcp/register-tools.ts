@@ -490,6 +490,24 @@ function refuseConnectedWithoutTools(mcpServer: McpServer): void {
 }
 
 /**
+ * Refuses, before anything is registered, a tool whose name the McpServer has already (enabled or not): its
+ * `registerTool` would throw, and its `experimental.tasks.registerToolTask` would replace that tool silently.
+ * The MCP SDK 1.x keeps its tools in `_registeredTools` (not in its public types); a server whose tools cannot be
+ * read is not checked here, and its `registerTool` says what it refuses.
+ * @throws ToolDefinitionError `duplicate_tool` naming the tool.
+ */
+function refuseRegisteredNames(mcpServer: McpServer, tools: readonly { readonly name: string }[]): void {
+  const known = (mcpServer as unknown as { _registeredTools?: unknown })._registeredTools;
+  if (typeof known !== 'object' || known === null) return;
+  const taken = tools.find((served) => Object.hasOwn(known, served.name));
+  if (taken === undefined) return;
+  throw new ToolDefinitionError(
+    'duplicate_tool',
+    `registerMcpTools(): the MCP server refused the tool ${JSON.stringify(taken.name)} (Tool ${taken.name} is already registered)`,
+  );
+}
+
+/**
  * Registers toolwire tools on an `McpServer` (from `@modelcontextprotocol/sdk/server/mcp.js`): each is listed
  * with its name, description and input JSON Schema ({@link inputSchemaOf}: `tool.definition.parameters`, but
  * for a `strict: true` tool its ordinary form, since MCP has no strict mode and an MCP client may validate
@@ -522,8 +540,8 @@ function refuseConnectedWithoutTools(mcpServer: McpServer): void {
  *   `connect()`).
  * @throws ToolDefinitionError `invalid_tools` when `tools` is neither an array nor a record of tools,
  *   `not_a_tool` for an entry of no accepted shape (named by its index or key), what `tool()` throws for an
- *   object it refuses, `duplicate_tool` for two tools of one name or a name already registered on the server (then
- *   none of `tools` stays registered); OptionsError `invalid_options` / `unknown_option` (with "did you mean")
+ *   object it refuses, `duplicate_tool` for two tools of one name or a name already registered on the server
+ *   (checked before any is registered, also for `tasks`); OptionsError `invalid_options` / `unknown_option` (with "did you mean")
  *   / `invalid_option` for bad options, from toolwire's shared options checker, and `invalid_option` for `tasks`
  *   on an `McpServer` whose capabilities take no tasks for `tools/call`.
  * @example
@@ -557,6 +575,7 @@ export function registerMcpTools<C extends ToolsContext<T>, T = ToolsGiven>(
     );
   }
   refuseConnectedWithoutTools(mcpServer);
+  refuseRegisteredNames(mcpServer, made);
   if (made.some(offered)) markPlainTaskCalls(mcpServer);
   const registered: RegisteredTool[] = [];
   for (const served of made) {
@@ -577,14 +596,9 @@ export function registerMcpTools<C extends ToolsContext<T>, T = ToolsGiven>(
             ),
       );
     } catch (error) {
+      // The MCP SDK's own refusal (a name taken is refused above, where its registry can be read).
       for (const handle of registered) handle.remove();
-      // A name the server has already ("Tool <name> is already registered"); anything else is the MCP SDK's own.
-      if (!/already registered/i.test(thrownMessage(error))) throw error;
-      throw new ToolDefinitionError(
-        'duplicate_tool',
-        `registerMcpTools(): the MCP server refused the tool ${JSON.stringify(name)} (${thrownMessage(error)})`,
-        { cause: error },
-      );
+      throw error;
     }
   }
   return registered;

@@ -3,7 +3,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { tool as aiTool } from 'ai';
 import { OptionsError, type Tool, type ToolContext, ToolDefinitionError, tool } from 'toolwire';
 import { importMcpTools, registerMcpTools } from 'toolwire/mcp';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { deferred, linkedClient } from './helpers';
 
@@ -245,6 +245,25 @@ describe('registerMcpTools', () => {
     );
     // All or nothing: find_order, registered before the refusal, was removed again.
     expect(registerMcpTools(mcpServer, [order])).toHaveLength(1);
+  });
+
+  it("refuses a name the server has already by the server's tools, whatever words its registerTool uses", () => {
+    const mcpServer = server();
+    mcpServer.registerTool('charge', { description: 'theirs' }, () => ({ content: [] }));
+    const register = mcpServer.registerTool.bind(mcpServer) as (...args: unknown[]) => unknown;
+    const registerTool = vi.fn((name: unknown, ...rest: unknown[]) => {
+      if (name === 'charge') throw new Error('Werkzeug charge ist bereits registriert');
+      return register(name, ...rest);
+    });
+    mcpServer.registerTool = registerTool as unknown as typeof mcpServer.registerTool;
+    expect(() => registerMcpTools(mcpServer, [order, failing])).toThrow(
+      new ToolDefinitionError(
+        'duplicate_tool',
+        'registerMcpTools(): the MCP server refused the tool "charge" (Tool charge is already registered)',
+      ),
+    );
+    // Refused before anything is registered: the connected clients are told of no change.
+    expect(registerTool).not.toHaveBeenCalled();
   });
 
   it('refuses a first argument that is not an McpServer, saying what it is and what to give', () => {

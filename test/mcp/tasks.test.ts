@@ -16,7 +16,7 @@ import {
   ElicitRequestSchema,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import { invokeTool, OptionsError, type ProgressUpdate, tool } from 'toolwire';
+import { invokeTool, OptionsError, type ProgressUpdate, ToolDefinitionError, tool } from 'toolwire';
 import { importMcpTools, registerMcpTools } from 'toolwire/mcp';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deferred, linkedClient, PATIENT } from './helpers';
@@ -80,6 +80,21 @@ describe('registerMcpTools({ tasks })', () => {
       ['export_tables', { taskSupport: 'optional' }],
       ['charge', { taskSupport: 'forbidden' }],
     ]);
+  });
+
+  it('refuses a name the server has already, as without tasks, and leaves that tool in place', async () => {
+    const { exportTables } = longTool();
+    const server = taskServer();
+    server.registerTool('charge', { description: 'theirs' }, () => ({ content: [] }));
+    expect(() => registerMcpTools(server, [exportTables, failing], { tasks: true })).toThrow(
+      new ToolDefinitionError(
+        'duplicate_tool',
+        'registerMcpTools(): the MCP server refused the tool "charge" (Tool charge is already registered)',
+      ),
+    );
+    const mcp = await linkedClient(server);
+    const { tools } = await mcp.listTools();
+    expect(tools.map((t) => [t.name, t.description])).toEqual([['charge', 'theirs']]);
   });
 
   it('runs a call as a task: a task id at once, progress, polled to the result', async () => {
