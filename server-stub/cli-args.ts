@@ -11,7 +11,8 @@ import { parseKeysFile } from './admin';
 import type { ApiKeyEntry } from './fleet';
 import { silentLogger } from './logger';
 import type { Model } from './model';
-import { openAIChatModel } from './openai-model';
+import { messageOf } from './openai-errors';
+import { loadOpenAI, openAIChatModel } from './openai-model';
 import { resolveStubOptions, type StubServerOptions } from './options';
 import { type Script, scriptedModel } from './scripted-model';
 
@@ -187,6 +188,24 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   if (model) options.model = model;
   if (values.agents !== undefined) options.agents = readJson('agents', values.agents) as AgentDefinition[];
   return { kind: 'start', options, debug: values.debug === true, ...(keysFile ? { keysFile } : {}) };
+}
+
+/**
+ * What the model of a parsed command needs that only a start can find out: with `--openai-base-url`, the `openai`
+ * package (an optional peer dependency), loaded now rather than at the first run.
+ * @throws Error (as a rejection) saying to install `openai`, with the import's own error.
+ */
+export async function checkModelPackages(options: Pick<StubServerOptions, 'model'>): Promise<void> {
+  if (options.model?.info?.kind !== 'openai-compatible') return;
+  try {
+    await loadOpenAI();
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause ?? error;
+    throw new Error(
+      `--openai-base-url needs the openai package, an optional peer dependency of toolwire: npm install openai@6 where toolwire is installed (${messageOf(cause)})`,
+      { cause: error },
+    );
+  }
 }
 
 /** `--features a,b` (spaces allowed around the commas), `all` (the default, as the help says) or `none`. */

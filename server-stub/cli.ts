@@ -6,7 +6,7 @@
  * @module
  */
 import { OptionsError } from '../src/errors';
-import { parseCliArgs, readKeysFile, USAGE } from './cli-args';
+import { checkModelPackages, parseCliArgs, readKeysFile, USAGE } from './cli-args';
 import { type ApiKeyEntry, keyOf } from './fleet';
 import { consoleLogger } from './logger';
 import type { ModelInfo } from './model';
@@ -23,6 +23,13 @@ async function main(): Promise<void> {
   }
   if (command.kind === 'help') {
     process.stdout.write(USAGE);
+    return;
+  }
+  try {
+    await checkModelPackages(command.options);
+  } catch (error) {
+    process.stderr.write(`toolwire-stub: ${(error as Error).message}\n`);
+    process.exitCode = 1;
     return;
   }
   let stub: Awaited<ReturnType<typeof startStubServer>>;

@@ -156,8 +156,12 @@ export function openAIChatModel(options: OpenAIChatModelOptions): Model {
 
 let openAIModule: Promise<OpenAIConstructor> | undefined;
 
-/** The `openai` package's client class, imported once, on first use (it is an optional peer dependency). */
-function loadOpenAI(): Promise<OpenAIConstructor> {
+/**
+ * The `openai` package's client class, imported once, on first use (it is an optional peer dependency), or
+ * sooner by whoever wants to know it is there (the `toolwire-stub` command, at start).
+ * @throws ModelError `model_unavailable` (as a rejection) when it cannot be imported; the next call tries again.
+ */
+export function loadOpenAI(): Promise<OpenAIConstructor> {
   openAIModule ??= import('openai').then(
     (module) => module.OpenAI,
     (error: unknown) => {

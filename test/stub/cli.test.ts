@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { parseCliArgs } from '../../server-stub/cli-args';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { checkModelPackages, parseCliArgs } from '../../server-stub/cli-args';
 import { FEATURES } from '../../src/wire/protocol';
 import { TestClient } from './test-client';
 
@@ -179,6 +179,42 @@ describe('toolwire-stub arguments', () => {
   });
 });
 
+describe('toolwire-stub start checks', () => {
+  const openAI = ['--openai-base-url', 'http://localhost:11434/v1'];
+
+  it('finds the openai package at start for --openai-base-url, and asks for nothing without it', async () => {
+    const command = parseCliArgs(openAI, {});
+    await expect(
+      checkModelPackages(command.kind === 'start' ? command.options : {}),
+    ).resolves.toBeUndefined();
+    await expect(checkModelPackages({})).resolves.toBeUndefined();
+  });
+
+  it('says to install openai, at start, when --openai-base-url is given and the package is missing', async () => {
+    vi.doMock('openai', () => {
+      throw new Error("Cannot find package 'openai'");
+    });
+    vi.resetModules();
+    try {
+      const cli = await import('../../server-stub/cli-args');
+      const command = cli.parseCliArgs(openAI, {});
+      const error = await cli
+        .checkModelPackages(command.kind === 'start' ? command.options : {})
+        .catch((caught: unknown) => caught as Error);
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toMatch(
+        /^--openai-base-url needs the openai package, an optional peer dependency of toolwire: npm install openai@6 where toolwire is installed \(.+\)$/s,
+      );
+      expect((error as Error).cause).toMatchObject({ name: 'ModelError', code: 'model_unavailable' });
+      // Without the flag the package is not looked for.
+      await expect(cli.checkModelPackages({})).resolves.toBeUndefined();
+    } finally {
+      vi.doUnmock('openai');
+      vi.resetModules();
+    }
+  });
+});
+
 describe('toolwire-stub', () => {
   it('prints its ws:// URL, says it accepts any key, serves clients and exits 0 on SIGTERM', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'server-stub/cli.ts', '--port', '0'], {
@@ -276,6 +312,36 @@ describe('toolwire-stub', () => {
     expect(stderr).toContain(
       'toolwire-stub: startStubServer: agents[0] is not a valid agent definition\n\nUsage: toolwire-stub',
     );
+  });
+
+  it('exits with code 1 at start, saying to install openai, for --openai-base-url without the package', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        ...['--import', 'tsx', '--import', './test/fixtures/modules/without-openai.mjs'],
+        ...['server-stub/cli.ts', '--port', '0', '--openai-base-url', 'http://127.0.0.1:9/v1'],
+      ],
+      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    // A stub that starts anyway would run on: it is stopped when the test ends.
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
+    expect({ code, stdout, stderr }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        "toolwire-stub: --openai-base-url needs the openai package, an optional peer dependency of toolwire: npm install openai@6 where toolwire is installed (Cannot find package 'openai')\n",
+    });
   });
 
   it('exits with code 2 and says why for an invalid value', async () => {
