@@ -37,6 +37,7 @@ import { type Logger, scopedLogger, silentLogger } from '../logger';
 import { contentText, isToolContent, redactedPart } from '../tool/content';
 import {
   cancelledText,
+  declinedText,
   editedInvalidText,
   editedNoteText,
   errorText,
@@ -52,6 +53,7 @@ import { serializeOutput, thrownMessage, toWellFormed, truncateUtf8 } from '../t
 import type { ValidationIssue, ValidationResult } from '../tool/schema';
 import { formatPath } from '../tool/schema/adapter';
 import {
+  AiSdkDeniedOutput,
   AiSdkErrorOutput,
   type AskOptions,
   type ProgressInput,
@@ -1058,8 +1060,13 @@ function projected(call: CallState, value: unknown, data: unknown, widget: Widge
       else if (forModel.kind !== 'error') stopped(call, forModel);
       else {
         // `execute` ran and returned: the text names the function that failed, as a throwing `needsApproval`'s does;
-        // an AI SDK tool's `error-text` answer is its own error, as `execute`'s would read.
+        // an AI SDK tool's `error-text` answer is its own error, as `execute`'s would read, and its
+        // `execution-denied` answer a declined call.
         const { error } = forModel;
+        if (error instanceof AiSdkDeniedOutput) {
+          call.done({ status: 'rejected', output: declinedText(call.tool.name, error.reason) });
+          return;
+        }
         const message = thrownMessage(error, 'it', call.options.redactor);
         const text =
           error instanceof AiSdkErrorOutput

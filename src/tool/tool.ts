@@ -794,11 +794,25 @@ export function objectCallbacks(
 export class AiSdkErrorOutput extends Error {}
 
 /**
+ * An AI SDK `toModelOutput`'s `execution-denied` answer, thrown so that the call ends `rejected`, the model reading
+ * `<name> was not run: the user declined.` and ` Reason: <reason>` when it has one, as for a call a human declined
+ * (what the AI SDK sends the model for a denied call).
+ */
+export class AiSdkDeniedOutput extends Error {
+  /** The denial's reason, when it is a non-empty string. */
+  readonly reason: string | undefined;
+  constructor(reason: string | undefined) {
+    super(reason ?? 'the tool execution was denied');
+    this.reason = reason;
+  }
+}
+
+/**
  * An AI SDK tool result output as the value toolwire serialises: `text` its string, `json` its value,
  * `content` toolwire content parts (`text`; `media` and `image-data` of PNG, JPEG, GIF or WebP as image parts,
- * of any other type and `file-data` as file parts), `execution-denied` its reason. `error-text` / `error-json`
- * throw, so the call is an `error` result whose text is `Error running <name>: <value>` (or `errorFunction`'s).
- * Anything else is used as it is.
+ * of any other type and `file-data` as file parts). `error-text` / `error-json` throw, so the call is an `error`
+ * result whose text is `Error running <name>: <value>` (or `errorFunction`'s); `execution-denied` throws
+ * {@link AiSdkDeniedOutput}, so the call is `rejected` with its reason. Anything else is used as it is.
  */
 export function fromAiSdkOutput(answer: unknown): unknown {
   if (!isRecord(answer) || typeof answer.type !== 'string') return answer;
@@ -812,7 +826,7 @@ export function fromAiSdkOutput(answer: unknown): unknown {
     case 'error-json':
       throw new AiSdkErrorOutput(JSON.stringify(value));
     case 'execution-denied':
-      return typeof answer.reason === 'string' ? answer.reason : 'The tool execution was denied.';
+      throw new AiSdkDeniedOutput(typeof answer.reason === 'string' ? answer.reason : undefined);
     case 'content':
       return Array.isArray(value) ? content(value.map(contentPart)) : answer;
     default:

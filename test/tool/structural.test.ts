@@ -167,6 +167,35 @@ describe('AI SDK tools (ai@6 tool())', () => {
     expect(await call(2)).toMatchObject({ status: 'error', output: 'Error running failed: not found' });
   });
 
+  it('ends a call whose toModelOutput answers execution-denied as rejected, the model reading the reason', async () => {
+    const transfer = aiTool({
+      description: 'Transfers money.',
+      inputSchema: z.object({ amount: z.number() }),
+      execute: async ({ amount }: { amount: number }) => ({ denied: amount > 100 }),
+      toModelOutput: ({ output }) =>
+        output.denied
+          ? { type: 'execution-denied', reason: 'over the limit' }
+          : { type: 'text', value: 'sent' },
+    });
+    const silent = aiTool({
+      description: 'Deletes.',
+      inputSchema: z.object({}),
+      execute: async () => 'gone',
+      toModelOutput: () => ({ type: 'execution-denied' }),
+    });
+    const [big, quiet] = toTools({ transfer, silent }, 'test');
+    expect(await invokeTool(big!, { amount: 500 })).toEqual({
+      status: 'rejected',
+      output: 'transfer was not run: the user declined. Reason: over the limit',
+      durationMs: expect.any(Number),
+    });
+    expect(await invokeTool(big!, { amount: 5 })).toMatchObject({ status: 'ok', output: 'sent' });
+    expect(await invokeTool(quiet!, {})).toMatchObject({
+      status: 'rejected',
+      output: 'silent was not run: the user declined.',
+    });
+  });
+
   it('gives toModelOutput’s images of a type the service takes as images, and the others (SVG, TIFF) as files', async () => {
     const drawing = aiTool({
       description: 'Draws.',
