@@ -8,7 +8,7 @@ import { utf8Length } from '../utf8';
 import type { ValidationIssue } from './schema';
 import { cut } from './schema/adapter';
 
-/** At most this many validation issues are listed; the rest are counted (`; and 3 more`). */
+/** At most this many validation issues are listed; the rest are counted (`; and 3 more`, `; and over 90 more`). */
 export const MAX_LISTED_ISSUES = 10;
 
 /**
@@ -17,12 +17,16 @@ export const MAX_LISTED_ISSUES = 10;
  */
 export const MAX_ISSUE_LINE = 400;
 
-/** `<path>: <message>; …`, at most {@link MAX_LISTED_ISSUES} of them, each at most {@link MAX_ISSUE_LINE} characters. */
+/**
+ * `<path>: <message>; …`, at most {@link MAX_LISTED_ISSUES} of them, each at most {@link MAX_ISSUE_LINE} characters,
+ * then `; and <n> more`, or `; and over <n> more` when the list was cut short (an issue of it is marked `more`).
+ */
 export function listIssues(issues: readonly ValidationIssue[]): string {
   const listed = issues
     .slice(0, MAX_LISTED_ISSUES)
     .map((issue) => cut(`${issue.path}: ${issue.message}`, MAX_ISSUE_LINE));
   const rest = issues.length - listed.length;
+  if (issues.some((issue) => issue.more === true)) return `${listed.join('; ')}; and over ${rest} more`;
   return rest > 0 ? `${listed.join('; ')}; and ${rest} more` : listed.join('; ');
 }
 

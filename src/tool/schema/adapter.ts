@@ -25,6 +25,8 @@ export interface ValidationIssue {
   path: string;
   /** Human-readable message from the schema library, without the path. */
   message: string;
+  /** Set on the last issue of a list cut short: there are more (./explain.ts stops at its 100th). */
+  more?: true;
 }
 
 /** Result of {@link SchemaAdapter.validate}: the parsed value or at least one issue. */

@@ -25,7 +25,7 @@
 import { type Schema, validate } from '@cfworker/json-schema';
 import { cut, formatPath, ROOT_PATH, showKey, type ValidationIssue } from './adapter';
 
-/** Most issues found in one value; `listIssues` shows ten and counts the rest. */
+/** Most issues listed for one value (the last marked `more` when there are more); `listIssues` shows ten. */
 export const MAX_ISSUES = 100;
 /** Most branches of an `anyOf` / `oneOf` named in an expectation. */
 export const MAX_BRANCHES = 4;
@@ -72,8 +72,9 @@ class Explanation {
     this.#lookup = lookup;
   }
 
+  /** One issue past {@link MAX_ISSUES} is looked for, to tell a list cut short from a list of exactly as many. */
   get full(): boolean {
-    return this.issues.length >= MAX_ISSUES;
+    return this.issues.length > MAX_ISSUES;
   }
 
   /** `true` when `value` passes `schema` (a subschema of the validator's own, so its `$ref`s resolve). */
@@ -666,12 +667,18 @@ function constraintPhrases(schema: Schema): string[] {
 
 /**
  * The issues of `value` against `schema` (the validator's own, annotated schema) with its `lookup`: at least one
- * (`(root): expected …, received …` when the walk finds nothing more precise), at most {@link MAX_ISSUES}.
+ * (`(root): expected …, received …` when the walk finds nothing more precise), at most {@link MAX_ISSUES}, the
+ * last marked `more` when the walk stopped there with more to say.
  */
 export function explainIssues(value: unknown, schema: Node, lookup: Lookup): ValidationIssue[] {
   const explanation = new Explanation(lookup);
   explanation.walk(value, schema, []);
-  if (explanation.issues.length === 0)
+  const { issues } = explanation;
+  if (issues.length === 0)
     explanation.add([], explanation.describe(schema), explanation.received(value, explanation.parts(schema)));
-  return explanation.issues;
+  if (issues.length > MAX_ISSUES) {
+    issues.length = MAX_ISSUES;
+    issues[MAX_ISSUES - 1] = { ...(issues[MAX_ISSUES - 1] as ValidationIssue), more: true };
+  }
+  return issues;
 }

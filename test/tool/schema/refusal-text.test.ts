@@ -285,6 +285,33 @@ describe('refused arguments, bounded', () => {
   });
 });
 
+describe('refused arguments, counted', () => {
+  const wide = (count: number) => {
+    const names = Array.from({ length: count }, (_, n) => `p${n}`);
+    return tool({
+      name: 'wide',
+      description: 'd',
+      parameters: {
+        type: 'object',
+        properties: Object.fromEntries(names.map((name) => [name, { type: 'string' }])),
+        required: names,
+      },
+      execute: () => 'ok',
+    });
+  };
+  const ending = async (count: number) => (await invokeTool(wide(count), {})).output.split('; ').at(-1);
+
+  it('counts the issues past the ten it lists exactly, up to a hundred', async () => {
+    expect(await ending(11)).toBe('and 1 more');
+    expect(await ending(100)).toBe('and 90 more');
+  });
+
+  it('says "over" once the explanation stops at a hundred with more to say', async () => {
+    expect(await ending(101)).toBe('and over 90 more');
+    expect(await ending(250)).toBe('and over 90 more');
+  });
+});
+
 describe('refused arguments, a long enum', () => {
   // An enum of more than 32 values read as none: the model was told "expected one of , received …".
   const values = Array.from({ length: 40 }, (_, n) => `v${String(n).padStart(2, '0')}`);
