@@ -230,11 +230,12 @@ export function renderPointer(keys: readonly string[]): string {
 }
 
 /**
- * The value a local JSON Pointer in URI fragment form (`#`, `#/$defs/item`, `#/prefixItems/0`) points to in
+ * The value a local JSON Pointer in URI fragment form (`#` or `""`, `#/$defs/item`, `#/prefixItems/0`) points to in
  * `root`, through objects and arrays, or `undefined` when it points nowhere (or is not local: `#anchor`, a URI).
  */
 export function resolvePointer(root: unknown, ref: string): unknown {
-  if (ref === '#') return root;
+  // `""`, a same-document reference, resolves to the document itself as `"#"` does (RFC 3986 §4.4).
+  if (ref === '#' || ref === '') return root;
   if (!ref.startsWith('#/')) return undefined;
   let current: unknown = root;
   for (const raw of ref.slice(2).split('/')) {

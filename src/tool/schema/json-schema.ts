@@ -286,7 +286,7 @@ function checkRefCycles(root: JsonObject): void {
     if (typeof node.$ref === 'string') {
       const ref = node.$ref;
       const target = resolvePointer(root, ref);
-      const at = ref === '#' ? [] : ref.slice(2).split('/').map(unescapeSegment);
+      const at = ref === '#' || ref === '' ? [] : ref.slice(2).split('/').map(unescapeSegment);
       visit(target, at, [...pointer, '$ref'], open);
     }
     for (const keyword of SAME_VALUE_ONE) visit(node[keyword], [...pointer, keyword], via, open);
@@ -571,8 +571,10 @@ function boundsFromDraft4(out: JsonObject, inclusive: string, exclusive: string)
   } else delete out[exclusive];
 }
 
-/** A local `$ref` pointer rewritten to where its keywords went (`#/definitions/a` → `#/$defs/a`). */
+/** A local `$ref` pointer rewritten to where its keywords went (`#/definitions/a` → `#/$defs/a`; `""` → `#`). */
 function translatePointer(root: JsonObject, ref: string, ctx: Context): string {
+  // The document itself: announced in the form every reader of a `$ref` takes.
+  if (ref === '') return '#';
   if (!ref.startsWith('#/')) return ref;
   const out: string[] = [];
   let node: unknown = root;

@@ -40,3 +40,28 @@ describe('$ref cycles in JSON Schema parameters', () => {
     expect((await invokeTool(tree, { v: 1, children: [{}] })).status).toBe('invalid_arguments');
   });
 });
+
+describe('$ref: "" (a same-document reference)', () => {
+  it('points at the whole schema, as "#" does, and is announced as "#"', async () => {
+    const tree = make({
+      type: 'object',
+      properties: { v: { type: 'number' }, children: { type: 'array', items: { $ref: '' } } },
+      required: ['v'],
+    });
+    expect(tree.definition.parameters).toMatchObject({
+      properties: { children: { items: { $ref: '#' } } },
+    });
+    expect((await invokeTool(tree, { v: 1, children: [{ v: 2, children: [] }] })).status).toBe('ok');
+    expect((await invokeTool(tree, { v: 1, children: [{}] })).output).toBe(
+      'Invalid arguments for c: children[0].v: expected a number, received nothing',
+    );
+  });
+
+  it('is refused, as "#" is, where it leads back to itself without moving into the value', () => {
+    expectDefinitionError(
+      () => make({ type: 'object', not: { $ref: '' } }),
+      'invalid_parameters',
+      'tool "c": parameters is not a valid JSON Schema: #/not/$ref: this $ref leads back to itself without moving into the value',
+    );
+  });
+});
