@@ -1121,14 +1121,21 @@ function timedOut(call: CallState): void {
   failure(call, 'timeout', ctx.signal.reason, timeoutText(tool.name, timeLimitMs ?? 0, call.stage));
 }
 
-/** Ends the call for a phase of the tool's own work that gave no value: cancelled, timed out or failed. */
+/**
+ * Ends the call for a phase of the tool's own work that gave no value: cancelled, timed out or failed (a replayed
+ * copy's recorded failure as the run recorded it).
+ */
 function stopped(call: CallState, outcome: Exclude<Settled<unknown>, { kind: 'value' }>): void {
   if (outcome.kind === 'aborted') call.done(cancelled(call));
   else if (outcome.kind === 'timeout') timedOut(call);
   else {
-    const message = thrownMessage(outcome.error, undefined, call.options.redactor);
-    const status = call.internals.failureStatus?.(outcome.error) ?? 'error';
-    failure(call, status, outcome.error, errorText(call.tool.name, message));
+    const recorded = call.internals.recordedFailure?.(outcome.error);
+    // A copy: the outcome is the call's own, completed in place.
+    if (recorded) call.done({ ...recorded });
+    else {
+      const message = thrownMessage(outcome.error, undefined, call.options.redactor);
+      failure(call, 'error', outcome.error, errorText(call.tool.name, message));
+    }
   }
 }
 

@@ -13,7 +13,13 @@ import { brandErrorClass, ToolwireError } from '../errors';
 import { isPlainObject } from '../json';
 import { describeValue } from '../tool/check-options';
 import { content, type ToolContent } from '../tool/content';
-import { type Tool, type ToolInternals, toolInternals, withExecute } from '../tool/tool';
+import {
+  type RecordedFailure,
+  type Tool,
+  type ToolInternals,
+  toolInternals,
+  withExecute,
+} from '../tool/tool';
 import { RESULT_PART_TYPES } from '../wire/protocol';
 import type { RunResult, RunToolCall } from './runs';
 
@@ -129,42 +135,38 @@ class RecordedOutput {
 }
 
 /**
- * The text the model read for each failure a replayed `execute` throws again, by the value thrown: the replayed
- * copy of a tool with `errorFunction` gives it as it is, since that text is `errorFunction`'s already (run again
- * on it, it would read `Sorry: Sorry: …`, or miss the value a thrown object had).
+ * A recorded failure, thrown again by a replayed `execute` with the status the call ended with (`timeout` and
+ * `cancelled` end so again, anything else `error`) and the text the model read: a tool's `errorFunction` is not
+ * run again on it, since that text is `errorFunction`'s already (run again, it would read `Sorry: Sorry: …`, or
+ * miss the value a thrown object had).
  */
-const failureTexts = new WeakMap<object, string>();
-
-/**
- * The status each failure a replayed `execute` throws again ends with, by the value thrown, when the run recorded
- * it other than `error`: a call that timed out or was cancelled ends so again, with the text the model read.
- */
-const failureStatuses = new WeakMap<object, 'timeout' | 'cancelled'>();
-
-/** Throws `thrown` again for `call`, noting the text the model read for it and the status it ended with. */
-function fail(call: RecordedCall, thrown: unknown): never {
-  if (thrown !== null && typeof thrown === 'object') {
-    failureTexts.set(thrown, call.output);
-    if (call.status === 'timeout' || call.status === 'cancelled') failureStatuses.set(thrown, call.status);
+class ThrownAgain implements RecordedFailure {
+  readonly status: RecordedFailure['status'];
+  readonly output: string;
+  constructor(
+    call: RecordedCall,
+    readonly error: unknown,
+  ) {
+    this.status = call.status === 'timeout' || call.status === 'cancelled' ? call.status : 'error';
+    this.output = call.output;
   }
-  throw thrown;
 }
 
-/** A replayed failure's recorded status (see {@link failureStatuses}). */
-const failureStatus = (error: unknown) =>
-  error !== null && typeof error === 'object' ? failureStatuses.get(error) : undefined;
+/** The replayed copy's `recordedFailure`: what its `execute` threw, when it threw a recorded failure. */
+const recordedFailure = (error: unknown) => (error instanceof ThrownAgain ? error : undefined);
 
 /**
- * What `execute` gave for a recorded call: its value again, or the same failure thrown. Without a result part, the
+ * What `execute` gave for a recorded call: its value again, or the same failure thrown again (a {@link ThrownAgain}
+ * holding what was thrown, or an `Error` of the model's text where that was not recorded). Without a result part, the
  * model's text (`projects`: wrapped for a tool whose `outputSchema` or `toModelOutput` would read it as a value).
  */
 function answer(call: RecordedCall, projects: boolean): unknown {
   const part = call.result;
   const prefix = `Error running ${call.toolName}: `;
   const message = call.output.startsWith(prefix) ? call.output.slice(prefix.length) : call.output;
-  if (part?.type === 'error-json') fail(call, part.value);
+  if (part?.type === 'error-json') throw new ThrownAgain(call, part.value);
   if (part?.type === 'error-text' || (part === undefined && call.status !== 'ok'))
-    fail(call, new Error(message));
+    throw new ThrownAgain(call, new Error(message));
   if (part?.type === 'content')
     return projects ? new RecordedOutput(content(part.value)) : content(part.value);
   // The widget goes back where `execute` returned it, beside the data: the page shows it, `toModelOutput` reads it.
@@ -175,15 +177,15 @@ function answer(call: RecordedCall, projects: boolean): unknown {
 }
 
 /**
- * The replayed copy's `outputSchema`, `toModelOutput` and `errorFunction`: the tool's own, which a
- * {@link RecordedOutput} and a recorded failure pass by. A tool with neither `outputSchema` nor `toModelOutput`
- * gets none (its model text is the recorded text as it is, no {@link RecordedOutput} needed); one without a
- * `toModelOutput` of its own gets one that gives the data as the tool's result would be read.
+ * The replayed copy's `outputSchema` and `toModelOutput`: the tool's own, which a {@link RecordedOutput} passes by
+ * (a tool with neither gets none: its model text is the recorded text as it is, no {@link RecordedOutput} needed;
+ * one without a `toModelOutput` of its own gets one that gives the data as the tool's result would be read), and
+ * its `recordedFailure`.
  */
 function projectionOf(
   internals: ToolInternals,
-): Pick<ToolInternals, 'outputSchema' | 'toModelOutput' | 'errorFunction' | 'failureStatus'> {
-  const { outputSchema: schema, toModelOutput, errorFunction } = internals;
+): Pick<ToolInternals, 'outputSchema' | 'toModelOutput' | 'recordedFailure'> {
+  const { outputSchema: schema, toModelOutput } = internals;
   return {
     outputSchema: schema && {
       kind: schema.kind,
@@ -197,13 +199,7 @@ function projectionOf(
             if (value instanceof RecordedOutput) return value.shown;
             return toModelOutput === undefined ? withoutOwnWidget(value) : toModelOutput(value, ctx);
           },
-    errorFunction:
-      errorFunction &&
-      ((ctx, error) =>
-        error !== null && typeof error === 'object' && failureTexts.has(error)
-          ? failureTexts.get(error)
-          : errorFunction(ctx, error)),
-    failureStatus,
+    recordedFailure,
   };
 }
 

@@ -1231,10 +1231,21 @@ export interface ToolInternals {
   /** Gets the call's `ctx` too (the AI SDK's `toModelOutput` reads the call id and input through it). */
   readonly toModelOutput: ((output: unknown, ctx: ToolContext) => unknown) | undefined;
   /**
-   * The status a failure thrown by `execute` ends with when it is not `error`: a replayed copy's recorded `timeout`
-   * or `cancelled` (src/client/replay.ts). Absent on a tool made by {@link tool}.
+   * The {@link RecordedFailure} a failure thrown by `execute` is, when it is one: a replayed copy's
+   * (src/client/replay.ts). Absent on a tool made by {@link tool}.
    */
-  readonly failureStatus?: ((error: unknown) => 'timeout' | 'cancelled' | undefined) | undefined;
+  readonly recordedFailure?: ((error: unknown) => RecordedFailure | undefined) | undefined;
+}
+
+/**
+ * A failure a replayed `execute` throws again: the call ends with the `status` and the model's text (`output`) the
+ * run recorded for it, past `errorFunction` (whose text the recording holds already), `error` being what the call
+ * reports as thrown (`ToolCallResult.error`, its result part).
+ */
+export interface RecordedFailure {
+  readonly status: 'error' | 'timeout' | 'cancelled';
+  readonly output: string;
+  readonly error: unknown;
 }
 
 // `Symbol.for`, so that a tool made by one copy of toolwire (ESM and CJS both loaded) runs in the other.
@@ -1458,13 +1469,13 @@ export function dryRunOf(source: Tool, answer: unknown): Tool {
 
 /**
  * A copy of a `tool()` result whose `execute` is `execute` (everything else kept: validation, approval,
- * `toModelOutput`, unless `projection` gives its own `outputSchema`, `toModelOutput`, `errorFunction` and
- * `failureStatus`), for a replay that answers calls without running the tool (src/client/replay.ts).
+ * `toModelOutput`, unless `projection` gives its own `outputSchema`, `toModelOutput` and `recordedFailure`), for a
+ * replay that answers calls without running the tool (src/client/replay.ts).
  */
 export function withExecute(
   source: Tool,
   execute: ToolInternals['execute'],
-  projection?: Pick<ToolInternals, 'outputSchema' | 'toModelOutput' | 'errorFunction' | 'failureStatus'>,
+  projection?: Pick<ToolInternals, 'outputSchema' | 'toModelOutput' | 'recordedFailure'>,
 ): Tool {
   const internals = toolInternals(source);
   if (internals === undefined) return source;

@@ -422,6 +422,44 @@ describe('record and replay', () => {
     expect([failed.status, failed.output]).toEqual(['error', 'Error running echo: boom']);
   });
 
+  it('ends a recorded failure as recorded, whatever was thrown, errorFunction not run again', async () => {
+    let asked = 0;
+    const sorry = tool({
+      name: 'sorry',
+      description: 'Fails.',
+      execute: () => 'live',
+      errorFunction: () => {
+        asked += 1;
+        return 'Sorry';
+      },
+    });
+    const recording: RunRecording = {
+      version: 1,
+      runId: 'r0',
+      calls: [
+        // A JSON value thrown that is no object, and a failure whose message was empty.
+        {
+          toolName: 'sorry',
+          arguments: {},
+          status: 'error',
+          output: 'Sorry: 7',
+          result: { type: 'error-json', value: 7 },
+        },
+        { toolName: 'sorry', arguments: {}, status: 'timeout', output: 'Sorry: late' },
+      ],
+    };
+    const [replayed] = replayTools(recording, [sorry]);
+    const thrown = await invokeTool(replayed as typeof sorry, {});
+    expect([thrown.status, thrown.output, thrown.error]).toEqual(['error', 'Sorry: 7', 7]);
+    const late = await invokeTool(replayed as typeof sorry, {});
+    expect([late.status, late.output, (late.error as Error).message]).toEqual([
+      'timeout',
+      'Sorry: late',
+      'Sorry: late',
+    ]);
+    expect(asked).toBe(0);
+  });
+
   it('replays a result with its widget: the page shows it, toModelOutput reads it, past an outputSchema', async () => {
     const shown = tool({
       name: 'shown',
