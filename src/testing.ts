@@ -17,5 +17,6 @@ import 'toolwire';
 
 export { invokeTool } from './call/invoke';
 export type { InvokeOptions } from './call/types';
-export { type RecordedCall, ReplayError, type RunRecording, recordRun, replayTools } from './client/replay';
+export { type RecordedCall, ReplayError, type RunRecording, recordRun } from './client/recording';
+export { replayTools } from './client/replay';
 export { validateWidget, type WidgetValidation } from './tool/widget';
