@@ -34,6 +34,7 @@ import { VERSION } from '../version';
 import { Connection, type ConnectionState, type ConnectOptions } from '../wire/connection';
 import { afterIo } from '../wire/heartbeat';
 import {
+  cutValueBytes,
   ERROR_CODES,
   FEATURES,
   type FrameOf,
@@ -131,18 +132,6 @@ const runsCode = new CodeOnDemand<typeof Runs>('run', () =>
 );
 
 const closedClient = () => new ConnectionError('closed', 'the client is closed');
-
-/**
- * The size a service gave in place of a structured final output too large for a frame (`{ truncated: true, bytes }`,
- * docs/protocol/runs.md), or `undefined` for any other value.
- */
-function cutOutputBytes(value: unknown): number | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { truncated, bytes, ...rest } = value as { truncated?: unknown; bytes?: unknown };
-  return truncated === true && typeof bytes === 'number' && Object.keys(rest).length === 0
-    ? bytes
-    : undefined;
-}
 
 /** `decide()` on a socket that is not open (as ./decisions.ts says it when a frame cannot be sent). */
 const decideNotConnected = () =>
@@ -777,7 +766,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
     });
     const parsed = await agent.parseOutput(result.finalOutput);
     if (!parsed.ok) {
-      const cut = cutOutputBytes(result.finalOutput);
+      const cut = cutValueBytes(result.finalOutput);
       if (cut !== undefined)
         throw this.#redactor.error(
           new RunError(

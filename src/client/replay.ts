@@ -18,6 +18,7 @@ import {
   toolInternals,
   withExecute,
 } from '../tool/tool';
+import { cutValueBytes } from '../wire/protocol';
 import { checkRecording, type RecordedCall, ReplayError, type RunRecording } from './recording';
 
 /** Arguments as comparable text: JSON text parsed, object keys sorted, `''`/`null`/absent as `{}`. */
@@ -193,7 +194,9 @@ export function replayTools<T extends Tool<any, any, any>>(
         // A run summary cut to fit its frame keeps no arguments of its largest calls (docs/protocol/runs.md).
         const cut = left.some(
           (entry) =>
-            !entry.used && entry.call.toolName === source.name && isCutArguments(entry.call.arguments),
+            !entry.used &&
+            entry.call.toolName === source.name &&
+            cutValueBytes(entry.call.arguments) !== undefined,
         );
         throw new ReplayError(
           'not_recorded',
@@ -207,13 +210,6 @@ export function replayTools<T extends Tool<any, any, any>>(
       projection,
     ) as T;
   });
-}
-
-/** Arguments a run's summary cut to fit its frame: `{ truncated: true, bytes }` (docs/protocol/runs.md). */
-function isCutArguments(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  const { truncated, bytes, ...rest } = value as Record<string, unknown>;
-  return truncated === true && typeof bytes === 'number' && Object.keys(rest).length === 0;
 }
 
 /** The key of recorded arguments as `source`'s `execute` got them: validated by its parameters, when they pass. */

@@ -651,6 +651,19 @@ const runResult = z.object({
   model: z.optional(z.string()),
 });
 
+/**
+ * The size a service gave in place of a value it cut to fit a frame: `{ truncated: true, bytes }` and nothing
+ * else (a `run_result`'s call `arguments`, or its structured `finalOutput`; docs/protocol/runs.md), `bytes` being
+ * the size of the value's JSON. `undefined` for any other value.
+ */
+export function cutValueBytes(value: unknown): number | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { truncated, bytes, ...rest } = value as { truncated?: unknown; bytes?: unknown };
+  return truncated === true && typeof bytes === 'number' && Object.keys(rest).length === 0
+    ? bytes
+    : undefined;
+}
+
 /** Runtime schema of every frame the service may send. */
 export const serviceFrameSchema = z.discriminatedUnion('type', [
   welcome,

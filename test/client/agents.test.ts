@@ -370,6 +370,26 @@ describe('outputType', () => {
     );
   });
 
+  it('rejects with invalid_output giving the size of a final output the service cut to fit its frame', async () => {
+    const agent = new Agent({ name: 'Scorer', instructions: '', outputType: z.object({ text: z.string() }) });
+    const server = await startStubServer({
+      apiKeys: ['agents-test-key'],
+      logger: silentLogger,
+      model: scriptedModel([{ text: JSON.stringify({ text: 'x'.repeat(2_000) }) }]),
+      maxPayloadBytes: 1024,
+    });
+    cleanups.push(() => server.close());
+    const client = new Client({ url: server.url, apiKey: 'agents-test-key', tools: [] });
+    cleanups.push(() => client.close({ drain: false }));
+    await client.connect();
+    const error = await client.run(agent, 'rate it').catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(RunError);
+    expect(error).toMatchObject({ code: 'invalid_output' });
+    expect((error as Error).message).toMatch(
+      /^the final output of Scorer was 2011 bytes, over the frame limit: the service sent its size in its place \(its transcript of run \S+ has it whole\)$/,
+    );
+  });
+
   it('keeps run_failed for a failure that is not about the output', async () => {
     const agent = new Agent({
       name: 'Scorer',
