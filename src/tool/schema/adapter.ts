@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { JsonObject } from '../../json';
+import { isPlainObject, type JsonObject } from '../../json';
 
 /** A JSON object, as announced to the service (JSON-serialisable by construction). */
 export type { JsonObject };
@@ -187,6 +187,32 @@ export const SUBSCHEMA_MAP_KEYWORDS: ReadonlySet<string> = new Set([
 
 /** Keywords whose value is data, never a schema: a walk over subschemas does not enter them. */
 export const DATA_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples']);
+
+/**
+ * Calls `visit` with `node` and every schema object in it, each before its subschemas, and its keys from `node`
+ * (a JSON Pointer's segments): the value of every keyword but a data keyword ({@link DATA_KEYWORDS}) is entered,
+ * arrays item by item, and a map of schemas ({@link SUBSCHEMA_MAP_KEYWORDS}, draft-07's `dependencies`) entry by
+ * entry, whatever the entry's name (a property named `default` is a schema). A keyword JSON Schema does not define
+ * is entered as a schema. Stops at the first `visit` that returns `true`, and returns whether one did.
+ */
+export function eachSubschema(
+  node: unknown,
+  visit: (schema: JsonObject, keys: readonly string[]) => unknown,
+  keys: readonly string[] = [],
+): boolean {
+  if (Array.isArray(node))
+    return node.some((item, index) => eachSubschema(item, visit, [...keys, String(index)]));
+  if (!isPlainObject(node)) return false;
+  if (visit(node, keys) === true) return true;
+  for (const [key, child] of Object.entries(node)) {
+    if (DATA_KEYWORDS.has(key)) continue;
+    if ((SUBSCHEMA_MAP_KEYWORDS.has(key) || key === 'dependencies') && isPlainObject(child)) {
+      for (const [name, schema] of Object.entries(child))
+        if (eachSubschema(schema, visit, [...keys, key, name])) return true;
+    } else if (eachSubschema(child, visit, [...keys, key])) return true;
+  }
+  return false;
+}
 
 /**
  * Keywords that annotate and never make a validator refuse: JSON Schema 2020-12's meta-data vocabulary and

@@ -12,11 +12,10 @@
 import { cloneJson, isPlainObject } from '../../json';
 import { andThen, type MaybePromise } from '../../maybe';
 import {
-  DATA_KEYWORDS,
+  eachSubschema,
   type JsonObject,
   resolvePointer,
   type SchemaAdapter,
-  SUBSCHEMA_MAP_KEYWORDS,
   type ValidationResult,
 } from './adapter';
 import { loadValidation, type Validation, validationIfReady } from './optional-parts';
@@ -109,20 +108,11 @@ export function objectRoot(schema: JsonObject): JsonObject | undefined {
 }
 
 /** Removes every `format` keyword (in place): a library that announced a format validates it its own way. */
-function withoutFormats(node: unknown): unknown {
-  if (Array.isArray(node)) {
-    for (const child of node) withoutFormats(child);
-    return node;
-  }
-  if (typeof node !== 'object' || node === null) return node;
-  const schema = node as Record<string, unknown>;
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === 'format' && typeof value === 'string') delete schema[key];
-    else if (SUBSCHEMA_MAP_KEYWORDS.has(key) && isPlainObject(value))
-      for (const child of Object.values(value)) withoutFormats(child);
-    else if (!DATA_KEYWORDS.has(key)) withoutFormats(value);
-  }
-  return node;
+function withoutFormats(schema: JsonObject): JsonObject {
+  eachSubschema(schema, (node) => {
+    if (typeof node.format === 'string') delete node.format;
+  });
+  return schema;
 }
 
 /** The library's `result` on `value` judged against the announcement, with the validator `validation`. */
@@ -134,7 +124,7 @@ type AnnouncedCheck = (value: unknown, result: ValidationResult) => ValidationRe
  * when the validator cannot take them).
  */
 function announcedCheck(validation: Validation, announced: JsonObject): AnnouncedCheck {
-  const guard = validation.compile(withoutFormats(cloneJson(announced)) as JsonObject);
+  const guard = validation.compile(withoutFormats(cloneJson(announced)));
   let whole: Validator | undefined;
   const explaining = () => {
     if (whole !== undefined) return whole;
@@ -198,13 +188,11 @@ export function withAnnounced(adapter: SchemaAdapter, guard: boolean): SchemaAda
 const INHERITED: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 /** `true` when `schema` declares, at any depth, a property named as one of `Object.prototype`'s. */
-function declaresInherited(schema: unknown): boolean {
-  if (Array.isArray(schema)) return schema.some(declaresInherited);
-  if (!isPlainObject(schema)) return false;
-  const { properties, required } = schema;
-  if (isPlainObject(properties) && Object.keys(properties).some((name) => INHERITED.has(name))) return true;
-  if (Array.isArray(required) && required.some((name) => INHERITED.has(name as string))) return true;
-  return Object.entries(schema).some(([key, value]) => !DATA_KEYWORDS.has(key) && declaresInherited(value));
+function declaresInherited(schema: JsonObject): boolean {
+  return eachSubschema(schema, ({ properties, required }) => {
+    if (isPlainObject(properties) && Object.keys(properties).some((name) => INHERITED.has(name))) return true;
+    return Array.isArray(required) && required.some((name) => INHERITED.has(name as string));
+  });
 }
 
 /** `value` with each plain object's prototype set to `proto` (a copy; arrays copied, anything else shared). */

@@ -8,7 +8,7 @@
  * @module
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { DATA_KEYWORDS, type JsonObject, looksComputed, type SchemaAdapter } from './adapter';
+import { eachSubschema, type JsonObject, looksComputed, type SchemaAdapter } from './adapter';
 import { standardAdapter } from './standard';
 
 /** The part of a fallback context this adapter reads (arktype's `ToJsonSchema.FallbackContext`). */
@@ -77,18 +77,12 @@ function overAnnounced(schema: StandardSchemaV1): { flaggedPatterns: Set<string>
  * Removes (in place) what {@link overAnnounced} found: those patterns, and every `"additionalProperties": false`
  * when an object deletes undeclared keys (which object announced it is not told apart: the closest superset).
  */
-function withoutOverAnnounced(node: unknown, found: ReturnType<typeof overAnnounced>): void {
-  if (Array.isArray(node)) {
-    for (const child of node) withoutOverAnnounced(child, found);
-    return;
-  }
-  if (typeof node !== 'object' || node === null) return;
-  const schema = node as JsonObject;
-  if (typeof schema.pattern === 'string' && found.flaggedPatterns.has(schema.pattern)) delete schema.pattern;
-  if (found.deletesKeys && schema.additionalProperties === false) delete schema.additionalProperties;
-  for (const [key, child] of Object.entries(schema)) {
-    if (!DATA_KEYWORDS.has(key)) withoutOverAnnounced(child, found);
-  }
+function withoutOverAnnounced(announced: JsonObject, found: ReturnType<typeof overAnnounced>): void {
+  eachSubschema(announced, (schema) => {
+    if (typeof schema.pattern === 'string' && found.flaggedPatterns.has(schema.pattern))
+      delete schema.pattern;
+    if (found.deletesKeys && schema.additionalProperties === false) delete schema.additionalProperties;
+  });
 }
 
 /**
@@ -123,18 +117,19 @@ function convert(schema: StandardSchemaV1): JsonObject {
 }
 
 /**
- * Leaves out (in place) each `default` of `node` that looks computed at each parse, `again` being a second
- * conversion of the same schema (see `looksComputed` in ./adapter.ts): a function default
+ * Leaves out (in place) each `default` of `announced` that looks computed at each parse, `again` being a second
+ * conversion of the same schema, read at the same keys (see `looksComputed` in ./adapter.ts): a function default
  * (`['string', '=', () => crypto.randomUUID()]`) was called by each.
  */
-function withoutComputedDefaults(node: unknown, again: unknown): void {
-  if (typeof node !== 'object' || node === null) return;
-  const here = node as Record<string, unknown>;
-  const there = (typeof again === 'object' && again !== null ? again : {}) as Record<string, unknown>;
-  if (Object.hasOwn(here, 'default') && looksComputed(here.default, () => there.default)) delete here.default;
-  for (const [key, child] of Object.entries(here)) {
-    if (!DATA_KEYWORDS.has(key)) withoutComputedDefaults(child, there[key]);
-  }
+function withoutComputedDefaults(announced: JsonObject, again: JsonObject): void {
+  const at = (keys: readonly string[]) =>
+    keys.reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], again) as
+      | JsonObject
+      | undefined;
+  eachSubschema(announced, (schema, keys) => {
+    if (Object.hasOwn(schema, 'default') && looksComputed(schema.default, () => at(keys)?.default))
+      delete schema.default;
+  });
 }
 
 /** arktype puts the path in front of its message (`items[0].sku must be…`); `problem` is the text without it. */

@@ -15,7 +15,7 @@ import { cloneJson, isPlainObject } from '../../json';
 import { kindOf } from '../../not-json';
 import {
   ANNOTATION_KEYWORDS,
-  DATA_KEYWORDS,
+  eachSubschema,
   JSON_SCHEMA_TYPES,
   type JsonObject,
   renderPointer,
@@ -94,19 +94,6 @@ function show(value: unknown): string {
   return String(value);
 }
 
-/** Every schema object of `root` with its JSON Pointer (data keywords' values are no schemas). */
-function subschemas(node: unknown, pointer: Pointer, out: Array<[Pointer, JsonObject]> = []) {
-  if (Array.isArray(node)) {
-    for (const [index, item] of node.entries()) subschemas(item, [...pointer, String(index)], out);
-  }
-  if (!isPlainObject(node)) return out;
-  out.push([pointer, node]);
-  for (const [key, child] of Object.entries(node)) {
-    if (!DATA_KEYWORDS.has(key)) subschemas(child, [...pointer, key], out);
-  }
-  return out;
-}
-
 /**
  * What to write instead of a `$ref` that is no JSON Pointer into the schema: the pointer of the schema it names by
  * its `$anchor` (`"#item"`) or its `$id` (`"item.json"`, `"https://example.com/s.json#/$defs/a"`), when the
@@ -121,18 +108,19 @@ function pointerHint(root: JsonObject, ref: string): string {
     typeof id === 'string' &&
     id !== '' &&
     (id === base || id.endsWith(`/${base}`) || base.endsWith(`/${id}`));
-  for (const [pointer, node] of subschemas(root, [])) {
-    let target: string | undefined;
+  let target: string | undefined;
+  eachSubschema(root, (node, pointer) => {
     if (base === '' && fragment !== '' && !fragment.startsWith('/')) {
       if (node.$anchor === fragment || node.$dynamicAnchor === fragment) target = renderPointer(pointer);
     } else if (base !== '' && sameDocument(node.$id)) {
       const within = fragment.startsWith('/') ? fragment : '';
       if (fragment === '' || within !== '') target = `${renderPointer(pointer)}${within}`;
     }
-    if (target !== undefined)
-      return `; write its JSON Pointer, ${JSON.stringify(target)} (a $ref is read as one)`;
-  }
-  return ' (a $ref is read as a JSON Pointer into the schema, such as "#/$defs/item"; nothing is fetched)';
+    return target !== undefined;
+  });
+  return target === undefined
+    ? ' (a $ref is read as a JSON Pointer into the schema, such as "#/$defs/item"; nothing is fetched)'
+    : `; write its JSON Pointer, ${JSON.stringify(target)} (a $ref is read as one)`;
 }
 
 /** `true` for a schema in either form: an object or a boolean. */
@@ -299,17 +287,10 @@ function checkRefCycles(root: JsonObject): void {
     }
     open.delete(node);
   };
-  const walk = (node: unknown, pointer: Pointer): void => {
-    if (Array.isArray(node))
-      for (const [index, item] of node.entries()) walk(item, [...pointer, String(index)]);
-    if (!isPlainObject(node)) return;
+  eachSubschema(root, (node, pointer) => {
     visit(node, pointer, pointer, new Set());
     done.add(node);
-    for (const [key, child] of Object.entries(node)) {
-      if (!DATA_KEYWORDS.has(key)) walk(child, [...pointer, key]);
-    }
-  };
-  walk(root, []);
+  });
 }
 
 /**
@@ -592,16 +573,10 @@ function translatePointer(root: JsonObject, ref: string, ctx: Context): string {
   return `#/${out.join('/')}`;
 }
 
-function rewriteRefs(node: unknown, original: JsonObject, ctx: Context): void {
-  if (Array.isArray(node)) {
-    for (const child of node) rewriteRefs(child, original, ctx);
-    return;
-  }
-  if (!isPlainObject(node)) return;
-  if (typeof node.$ref === 'string') node.$ref = translatePointer(original, node.$ref, ctx);
-  for (const [key, child] of Object.entries(node)) {
-    if (!DATA_KEYWORDS.has(key)) rewriteRefs(child, original, ctx);
-  }
+function rewriteRefs(schema: JsonObject, original: JsonObject, ctx: Context): void {
+  eachSubschema(schema, (node) => {
+    if (typeof node.$ref === 'string') node.$ref = translatePointer(original, node.$ref, ctx);
+  });
 }
 
 /**

@@ -419,4 +419,17 @@ describe('properties named as Object.prototype’s (constructor, toString, value
       });
     },
   );
+
+  it('finds them under a property named as a data keyword (default, enum, const, examples)', async () => {
+    const made = tool({
+      name: 'p',
+      description: 'd',
+      parameters: z4.object({ default: z4.object({ toString: z4.number().optional() }) }),
+      execute: (input) => input,
+    });
+    expect(await invokeTool(made, '{"default":{}}')).toMatchObject({
+      status: 'ok',
+      output: '{"default":{}}',
+    });
+  });
 });

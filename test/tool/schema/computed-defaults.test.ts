@@ -45,6 +45,18 @@ describe('a default computed at each parse', () => {
   );
 
   it.each([
+    ['zod 4', z.object({ default: z.object({ id: z.string().default(counting()) }) })],
+    ['valibot', v.object({ default: v.object({ id: v.optional(v.string(), counting()) }) })],
+    ['arktype', type({ default: { id: ['string', '=', counting()] } })],
+  ] as Array<[string, ToolParameters]>)(
+    '%s: is not announced under a property named as a data keyword (default), which is',
+    (_, parameters) => {
+      const { properties } = announcedOf(parameters) as { properties: { default?: { properties: object } } };
+      expect(properties.default?.properties).toEqual({ id: { type: 'string' } });
+    },
+  );
+
+  it.each([
     ['zod 4', z.object({ n: z.number().default(3), tags: z.array(z.string()).default(() => []) })],
     ['zod 3', z3.object({ n: z3.number().default(3), tags: z3.array(z3.string()).default([]) })],
     ['valibot', v.object({ n: v.optional(v.number(), 3), tags: v.optional(v.array(v.string()), []) })],

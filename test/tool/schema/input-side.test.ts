@@ -2,6 +2,7 @@
  * What is announced where a library's checks do not judge the input as written: checks after a rewrite, patterns
  * with flags, parsers installed on a schema, and the zod 4 types no JSON argument can be.
  */
+import { type } from 'arktype';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod3';
@@ -58,6 +59,14 @@ describe('patterns with flags', () => {
     const schema = z40.object({ s: z40.string().regex(/abc/i).regex(/^a/) });
     expect(property(schema)).toEqual({ type: 'string', pattern: '^a' });
     expect((await resolveSchema(schema, origin).validate({ s: 'aBC' })).ok).toBe(true);
+  });
+
+  it('are not announced by arktype, under a property of any name (default, enum, const, examples)', async () => {
+    for (const name of ['s', 'default']) {
+      const schema = type({ [name]: { a: /^x$/i } } as Record<string, { a: RegExp }>);
+      expect(JSON.stringify(resolveSchema(schema, origin).jsonSchema)).not.toContain('pattern');
+      expect((await resolveSchema(schema, origin).validate({ [name]: { a: 'X' } })).ok).toBe(true);
+    }
   });
 
   it('are announced without their flags by zod 3, which dropped them', async () => {

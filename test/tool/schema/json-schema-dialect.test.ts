@@ -67,6 +67,24 @@ describe('JSON Schema parameters of each draft, announced in 2020-12', () => {
     });
   });
 
+  it('rewrites a $ref under a property or definition named as a data keyword (default, enum, const, examples)', () => {
+    const schema = {
+      $schema: D7,
+      type: 'object',
+      properties: { default: { $ref: '#/definitions/const' }, enum: { items: { $ref: '#/definitions/n' } } },
+      definitions: {
+        const: { type: 'string' },
+        n: { type: 'number' },
+        examples: { $ref: '#/definitions/n' },
+      },
+    };
+    expect(to202012(schema)).toEqual({
+      type: 'object',
+      properties: { default: { $ref: '#/$defs/const' }, enum: { items: { $ref: '#/$defs/n' } } },
+      $defs: { const: { type: 'string' }, n: { type: 'number' }, examples: { $ref: '#/$defs/n' } },
+    });
+  });
+
   it('2019-09: tuples and a root $recursiveRef; prefixItems is not a 2019-09 keyword', () => {
     expect(
       to202012({

@@ -281,6 +281,15 @@ describe('JSON Schema parameters', () => {
       '"#item" does not point inside the schema; write its JSON Pointer, "#/$defs/i" (a $ref is read as one)',
     ],
     [
+      'an $anchor in a $defs entry named as a data keyword',
+      {
+        type: 'object',
+        properties: { a: { $ref: '#item' } },
+        $defs: { default: { $anchor: 'item', type: 'string' } },
+      },
+      '"#item" does not point inside the schema; write its JSON Pointer, "#/$defs/default" (a $ref is read as one)',
+    ],
+    [
       'the root’s $id',
       {
         $id: 'https://example.com/s.json',
