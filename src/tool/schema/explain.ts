@@ -140,7 +140,7 @@ class Explanation {
     const rendered = formatPath(path);
     if (this.full || this.#paths.has(rendered)) return;
     // A path inside one already explained says nothing more (its parent's type was wrong, say).
-    for (const known of this.#paths) if (isInside(rendered, known)) return;
+    if (parentsOf(rendered).some((parent) => this.#paths.has(parent))) return;
     this.#paths.add(rendered);
     this.issues.push({ path: rendered, message: `expected ${bounded(expected)}, received ${received}` });
   }
@@ -531,10 +531,17 @@ class Explanation {
   }
 }
 
-/** `true` when rendered path `path` lies inside `parent` (`a.b` and `a[0]` inside `a`; every path inside the root). */
-export function isInside(path: string, parent: string): boolean {
-  if (parent === ROOT_PATH) return path !== ROOT_PATH;
-  return path.startsWith(`${parent}.`) || path.startsWith(`${parent}[`);
+/**
+ * The rendered paths `path` lies inside: the root, and each cut of it before a `.` or a `[` (`a.b[0]` lies inside
+ * the root, `a` and `a.b`); none for the root.
+ */
+export function parentsOf(path: string): string[] {
+  if (path === ROOT_PATH) return [];
+  const out = [ROOT_PATH];
+  for (let index = 0; index < path.length; index += 1) {
+    if (path[index] === '.' || path[index] === '[') out.push(path.slice(0, index));
+  }
+  return out;
 }
 
 /** `value` as JSON with every object's keys sorted: equal JSON values, equal texts. */

@@ -12,14 +12,8 @@
  * @module
  */
 import { dereference, type Schema, type ValidationResult as Verdict, validate } from '@cfworker/json-schema';
-import {
-  formatPath,
-  type JsonObject,
-  ROOT_PATH,
-  type ValidationIssue,
-  type ValidationResult,
-} from './adapter';
-import { explainIssues } from './explain';
+import { formatPath, type JsonObject, type ValidationIssue, type ValidationResult } from './adapter';
+import { explainIssues, parentsOf } from './explain';
 
 /** A compiled schema: its verdict on a value, and what ./explain.ts reads to say why. */
 export interface Validator {
@@ -142,16 +136,6 @@ export function announcedResult(
     return result; // e.g. a library pattern this validator cannot compile: the library's verdict stands
   }
   return announced.valid ? result : { ok: false, issues: explain(validator, value) };
-}
-
-/** The paths `path` lies inside, as `isInside` (./explain.ts) tells them: the root, and each cut before a `.` or a `[`. */
-function parentsOf(path: string): string[] {
-  if (path === ROOT_PATH) return [];
-  const out = [ROOT_PATH];
-  for (let index = 0; index < path.length; index += 1) {
-    if (path[index] === '.' || path[index] === '[') out.push(path.slice(0, index));
-  }
-  return out;
 }
 
 /**

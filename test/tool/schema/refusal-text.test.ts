@@ -477,6 +477,18 @@ describe('refused arguments, keywords that judge an object or an array as a whol
     ).output;
   const pair = { a: { type: 'string' }, b: { type: 'string' } };
 
+  it('says nothing more inside a value it has refused whole, when two schemas apply to it', async () => {
+    const list = {
+      allOf: [
+        { type: 'array', items: { enum: [{ x: 'a' }, { x: 'b' }] } },
+        { items: { properties: { x: { type: 'string' } } } },
+      ],
+    };
+    expect(await refused({ type: 'object', properties: { list } }, { list: [{ x: 5 }] })).toBe(
+      'Invalid arguments for t: list[0]: expected one of {"x":"a"}, {"x":"b"}, received an object',
+    );
+  });
+
   it('says which branch of if / then / else failed, and where', async () => {
     const conditional = {
       type: 'object',
