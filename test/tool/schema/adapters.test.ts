@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { z as z4 } from 'zod';
 import { z as z3 } from 'zod3';
 import { invokeTool, type ToolParameters, tool } from '../../../src/index';
+import type { JsonObject, SchemaAdapter } from '../../../src/tool/schema/adapter';
+import { withOwnPropertiesOnly } from '../../../src/tool/schema/announced';
 import { expectDefinitionError } from '../../fixtures/schema/definition-error';
 
 const echo = (input: unknown) => input;
@@ -419,6 +421,30 @@ describe('properties named as Object.prototype’s (constructor, toString, value
       });
     },
   );
+
+  it('leaves the adapter of a schema that declares none as it is: the same object, no copy of the arguments', () => {
+    const validate = (value: unknown) => ({ ok: true as const, value });
+    const adapterOf = (jsonSchema: JsonObject): SchemaAdapter => ({ kind: 'zod4', jsonSchema, validate });
+    const plain = adapterOf({
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        default: { type: 'object', properties: { toStringValue: { type: 'string' } } },
+        list: { type: 'array', items: { type: 'object', properties: { value: { type: 'number' } } } },
+      },
+      required: ['name'],
+      $defs: { node: { type: 'object', properties: { constructorName: { type: 'string' } } } },
+    });
+    expect(withOwnPropertiesOnly(plain)).toBe(plain);
+    for (const declares of [
+      { properties: { list: { items: { properties: { valueOf: { type: 'number' } } } } } },
+      { properties: { a: { type: 'object', required: ['constructor'] } } },
+      { $defs: { node: { properties: { toString: { type: 'string' } } } } },
+    ]) {
+      const adapter = adapterOf({ type: 'object', ...declares });
+      expect(withOwnPropertiesOnly(adapter)).not.toBe(adapter);
+    }
+  });
 
   it('finds them under a property named as a data keyword (default, enum, const, examples)', async () => {
     const made = tool({
