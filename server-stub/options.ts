@@ -7,7 +7,7 @@
 import { OptionsError } from '../src/errors';
 import { MAX_TIMEOUT_MS } from '../src/limits';
 import type { Logger } from '../src/logger';
-import { describeSecret, suggest } from '../src/tool/check-options';
+import { describeSecret, unknownKeysText } from '../src/tool/check-options';
 import {
   type AgentDefinition,
   clientFrames,
@@ -201,16 +201,9 @@ const STUB_OPTION_ALIASES: Readonly<Record<string, string>> = {
  * @throws OptionsError `invalid_option` naming the field and the value.
  */
 export function resolveStubOptions(options: StubServerOptions = {}): ResolvedStubOptions {
-  for (const key of Object.keys(options)) {
-    if (KNOWN_KEYS.has(key)) continue;
-    // As the SDK's own options say it: a likely name, else every name (the CLI's `--api-key` is `apiKeys` here).
-    const hint = suggest(key, [...KNOWN_KEYS], STUB_OPTION_ALIASES);
-    fail(
-      `unknown option ${JSON.stringify(key)}${
-        hint === undefined ? `; known options: ${[...KNOWN_KEYS].join(', ')}` : ` (did you mean "${hint}"?)`
-      }`,
-    );
-  }
+  const unknown = Object.keys(options).filter((key) => !KNOWN_KEYS.has(key));
+  // As the SDK's own options say it: a likely name, else every name (the CLI's `--api-key` is `apiKeys` here).
+  if (unknown.length > 0) fail(unknownKeysText(unknown, [...KNOWN_KEYS], STUB_OPTION_ALIASES));
   const numbers = {} as Record<keyof typeof STUB_DEFAULTS, number>;
   for (const key of Object.keys(STUB_DEFAULTS) as Array<keyof typeof STUB_DEFAULTS>) {
     if (key === 'host') continue;

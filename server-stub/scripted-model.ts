@@ -5,7 +5,7 @@
  * @module
  */
 import { OptionsError } from '../src/errors';
-import { suggest } from '../src/tool/check-options';
+import { unknownKeysText } from '../src/tool/check-options';
 import { type Model, ModelError, type ModelInfo, type ModelRequest, type ModelTurn } from './model';
 
 /** What a scripted turn function receives: the {@link ModelRequest} without its abort signal and text callback. */
@@ -122,13 +122,10 @@ function unknownKeys(
   aliases: Readonly<Record<string, string>>,
   where: string,
 ): void {
-  for (const key of Object.keys(value)) {
-    if (known.includes(key)) continue;
-    const hint = suggest(key, known, aliases);
-    throw new OptionsError(
-      'invalid_script',
-      `${where}: unknown key "${key}"${hint === undefined ? `; known keys: ${known.join(', ')}` : ` (did you mean "${hint}"?)`}`,
-    );
+  const unknown = Object.keys(value).filter((key) => !known.includes(key));
+  if (unknown.length > 0) {
+    const text = unknownKeysText(unknown, known, aliases, 'key');
+    throw new OptionsError('invalid_script', `${where}: ${text}`);
   }
 }
 

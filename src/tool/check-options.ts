@@ -175,23 +175,45 @@ function checkObject(
   const known = Object.keys(rules);
   const unknown = Object.keys(options).filter((key) => !Object.hasOwn(rules, key));
   if (unknown.length > 0) {
-    let unhinted = false;
-    const nested = nestedSpecs(rules);
-    const listed = unknown.map((key) => {
-      const hint = suggest(key, known, spec.aliases ?? {}, nested);
-      if (hint === undefined) unhinted = true;
-      const shown = JSON.stringify(prefix + (owner.redact ?? keep)(key));
-      return `${shown}${hint === undefined ? '' : ` (did you mean "${prefix}${hint}"?)`}`;
-    });
-    const names = listed.length === 1 ? listed[0] : `${listed.slice(0, -1).join(', ')} and ${listed.at(-1)}`;
-    const options = unhinted ? `; known options: ${known.map((key) => prefix + key).join(', ')}` : '';
-    optionsFault(
-      owner,
-      owner.unknownCode ?? 'unknown_option',
-      `unknown option${listed.length === 1 ? '' : 's'} ${names}${options}`,
+    const text = unknownKeysText(
+      unknown,
+      known,
+      spec.aliases ?? {},
+      'option',
+      prefix,
+      owner.redact,
+      nestedSpecs(rules),
     );
+    optionsFault(owner, owner.unknownCode ?? 'unknown_option', text);
   }
   for (const key of known) checkValue(options[key], rules[key] as Rule, owner, prefix + key);
+}
+
+/**
+ * What an options check says of the keys `unknown` of an object whose keys are `known`: `unknown option "reasn"
+ * (did you mean "reason"?)`, several in one list (`unknown options "a" (did you mean "b"?) and "c"`), and the known
+ * keys when one has no likely name ({@link suggest}, with `nested`: `; known options: …`). `noun` says what a key
+ * is, `prefix` comes before each name (`retry.`), `redact` scrubs the keys given.
+ */
+export function unknownKeysText(
+  unknown: readonly string[],
+  known: readonly string[],
+  aliases: Readonly<Record<string, string>>,
+  noun = 'option',
+  prefix = '',
+  redact: Redact = keep,
+  nested?: Readonly<Record<string, LooseSpec>>,
+): string {
+  let unhinted = false;
+  const listed = unknown.map((key) => {
+    const hint = suggest(key, known, aliases, nested);
+    if (hint === undefined) unhinted = true;
+    const shown = JSON.stringify(prefix + redact(key));
+    return `${shown}${hint === undefined ? '' : ` (did you mean "${prefix}${hint}"?)`}`;
+  });
+  const names = listed.length === 1 ? listed[0] : `${listed.slice(0, -1).join(', ')} and ${listed.at(-1)}`;
+  const list = unhinted ? `; known ${noun}s: ${known.map((key) => prefix + key).join(', ')}` : '';
+  return `unknown ${noun}${listed.length === 1 ? '' : 's'} ${names}${list}`;
 }
 
 function checkValue(value: unknown, rule: Rule, owner: OptionsOwner, path: string): void {

@@ -63,6 +63,11 @@ describe('stub options', () => {
       'startStubServer: unknown option "cors" (did you mean "corsOrigins"?)',
     ],
     [
+      { apiKey: 'dev', cors: [] },
+      // All at once, as the SDK's own options say them.
+      'startStubServer: unknown options "apiKey" (did you mean "apiKeys"?) and "cors" (did you mean "corsOrigins"?)',
+    ],
+    [
       { timeoutMs: 5 },
       // Nothing close: every option is listed, those of the defaults and the others.
       expect.stringMatching(

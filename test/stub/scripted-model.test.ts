@@ -80,6 +80,11 @@ describe('scriptedModel', () => {
     ],
     [{ toolCalls: [{ function: 'a' }] }, 'toolCalls[0]: unknown key "function" (did you mean "name"?)'],
     [{ toolcalls: [] }, 'unknown key "toolcalls" (did you mean "toolCalls"?)'],
+    [{ text: 'a', pause: 1 }, 'unknown key "pause"; known keys: text, toolCalls'],
+    [
+      { text: 'a', tool_calls: [], pause: 1 },
+      'unknown keys "tool_calls" (did you mean "toolCalls"?) and "pause"; known keys: text, toolCalls',
+    ],
   ])('refuses the script turn %j naming the key it means, instead of dropping it', (turn, message) => {
     expect(() => scriptedModel({ Support: [turn as never] })).toThrow(
       new OptionsError('invalid_script', `scriptedModel: turn 0 of agent "Support": ${message}`),
