@@ -49,7 +49,8 @@ type Path = ReadonlyArray<string | number>;
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+const plural = (count: number, word: string) =>
+  `${count} ${count === 1 ? word : word === 'property' ? 'properties' : `${word}s`}`;
 
 /** A JSON value as the model reads it: short ones in full, longer ones cut (`"abc…`). */
 function show(value: unknown): string {
@@ -378,11 +379,7 @@ class Explanation {
       const min = part.minProperties;
       const max = part.maxProperties;
       if ((typeof min === 'number' && count < min) || (typeof max === 'number' && count > max))
-        this.add(
-          path,
-          this.describe(part),
-          `an object with ${plural(count, 'property').replace('propertys', 'properties')}`,
-        );
+        this.add(path, this.describe(part), `an object with ${plural(count, 'property')}`);
     }
   }
 
@@ -523,8 +520,10 @@ class Explanation {
         if (described === '') return count === '' ? 'an array' : `an array of ${count}`;
         return count === '' ? `an array, each item ${described}` : `an array of ${count}, each ${described}`;
       }
-      case 'object':
-        return 'an object';
+      case 'object': {
+        const count = countPhrase(schema.minProperties, schema.maxProperties, 'property');
+        return count === '' ? 'an object' : `an object of ${count}`;
+      }
       default:
         return `a ${type}`;
     }

@@ -574,6 +574,20 @@ describe('refused arguments, keywords that judge an object or an array as a whol
     );
   });
 
+  it('says how many properties an object must have (minProperties, maxProperties)', async () => {
+    const counted = {
+      type: 'object',
+      properties: {
+        few: { type: 'object', minProperties: 2 },
+        one: { type: 'object', minProperties: 1, maxProperties: 1 },
+      },
+    };
+    expect(await refused(counted, { few: { a: 1 }, one: {} })).toBe(
+      'Invalid arguments for t: few: expected an object of at least 2 properties, received an object with 1 property; ' +
+        'one: expected an object of exactly 1 property, received an object with 0 properties',
+    );
+  });
+
   it('names what unevaluatedProperties and unevaluatedItems refuse', async () => {
     const closed = {
       type: 'object',
