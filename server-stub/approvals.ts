@@ -34,7 +34,7 @@ const MAX_ALWAYS_RUNS = 1_000;
 /** Approval handling of one stub server. */
 export class Approvals {
   readonly #deps: ApprovalsDeps;
-  /** `always` decisions (docs/protocol/approvals.md), per run id and tool name. */
+  /** `always` decisions (docs/protocol/decisions.md), per run id and tool name. */
   readonly #always = new Map<string, Map<string, { approved: boolean; reason?: string }>>();
 
   constructor(deps: ApprovalsDeps) {
@@ -174,7 +174,7 @@ export class Approvals {
 
 /**
  * The decision an `approval` frame carries: with the feature `decisions` on its socket, the edited `arguments`
- * and `always` too (docs/protocol/approvals.md); without it those fields are ignored.
+ * and `always` too (docs/protocol/decisions.md); without it those fields are ignored.
  */
 export function socketDecision(
   frame: FrameOf<ClientFrame, 'approval'>,

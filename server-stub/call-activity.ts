@@ -78,7 +78,7 @@ export class CallActivity {
    */
   waitsForApprover = false;
   /**
-   * The limits of its tool's `fleet` that hold the call on the service's side now (docs/protocol/fleets.md), as the
+   * The limits of its tool's `fleet` that hold the call on the service's side now (docs/protocol/fleet-limits.md), as the
    * model reads them if its deadline passes there (`concurrency 1`); `undefined` once it is sent, or when none do.
    */
   heldByFleet: string | undefined;

@@ -48,7 +48,7 @@ export interface CallDecision {
   reason?: string;
   /** Where the decision came from (`always`: an earlier decision for the tool in the run). */
   by: 'socket' | 'http' | 'always';
-  /** The arguments the approver edited (only when approved; docs/protocol/approvals.md). */
+  /** The arguments the approver edited (only when approved; docs/protocol/decisions.md). */
   arguments?: Record<string, unknown>;
   /** The decision holds for the tool's later calls in the run. */
   always?: boolean;
@@ -105,7 +105,7 @@ export class Call implements RunCall {
   readonly turn: number;
   /**
    * The definition the model was shown when it asked for the call: sessions whose own differs take it last, and
-   * it is held for approval if this one says so (docs/protocol/tool-calls.md).
+   * it is held for approval if this one says so (docs/protocol/routing.md).
    */
   readonly shown: ToolDefinition | undefined;
   /** The definition that holds the call for a person when no worker's own asks first ({@link CallInit.gate}). */

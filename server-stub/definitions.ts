@@ -1,5 +1,5 @@
 /**
- * A tool's definitions across a tenant's workers (docs/protocol/tool-calls.md, "Workers that disagree on a
+ * A tool's definitions across a tenant's workers (docs/protocol/routing.md, "Workers that disagree on a
  * definition"): workers may announce one tool name differently (a rolling deploy without `buildId`). Here: the
  * digest that tells two definitions apart, made once per announcement; which definition the model is shown (the
  * run's own client's, else the newest: the one whose definition appeared last in the tenant); whether a session

@@ -289,7 +289,7 @@ export class Dispatcher {
         this.#offerWaiting(session);
         this.#evenOutSoon();
       });
-    // An earlier `always` for this tool in this run decides at once, asking nobody (docs/protocol/approvals.md).
+    // An earlier `always` for this tool in this run decides at once, asking nobody (docs/protocol/decisions.md).
     if (this.#deps.decidedAlways?.(call) === true) return;
     this.#deps.emit(call.run, 'approval_requested', {
       callId: call.callId,
@@ -364,7 +364,7 @@ export class Dispatcher {
       // recorded again.
       if (call.answeredBy === session.id || call.sentTo.includes(session.id) || call.disowned(session.id)) {
         session.ack(call.callId);
-        // The worker has stopped running it: its fleet slot is free (docs/protocol/fleets.md).
+        // The worker has stopped running it: its fleet slot is free (docs/protocol/fleet-limits.md).
         if (this.#deps.fleet?.release(call.callId, session.id) === true)
           void Promise.resolve().then(() => this.retryWaiting());
         return;
@@ -442,7 +442,7 @@ export class Dispatcher {
 
   /**
    * Cancels every call of the run that is not done yet (the run ended), so that no call of the run waiting in a
-   * client's queue can start in a slot freed by the cancel of another (docs/protocol/tool-calls.md): first the
+   * client's queue can start in a slot freed by the cancel of another (docs/protocol/deadlines.md): first the
    * calls not sent to any client (ending one offers the waiting calls to its session), then those sent, the most
    * recently sent first; the cancels to one session go out in one write.
    */
@@ -550,7 +550,7 @@ export class Dispatcher {
    * asked for it. A call of a tool no live session offers then ends `unknown_tool` at once; a call already waiting
    * keeps waiting, within its deadline, when the last session offering its tool goes (expires, leaves with 1000,
    * drops the tool), as the calls owed by an expired session do: its worker may come back in a new session
-   * (docs/protocol/tool-calls.md). `handBackTo`: the call's worker answered busy the ask to hand it back for this
+   * (docs/protocol/routing.md). `handBackTo`: the call's worker answered busy the ask to hand it back for this
    * session (#evenOut), which takes it while it may. An ask the worker ignored (it had begun the call) moves nothing:
    * such a call that its worker then held for a person comes here with the decision, for that worker
    * (docs/protocol/approvals.md).
@@ -583,7 +583,7 @@ export class Dispatcher {
     const fleet = this.#deps.fleet;
     // Held for a person first: the limits count dispatches, and this one is not sent until it is decided. Held when
     // the definition the model was shown or the target's says so (they differ in a deploy without builds), unless
-    // the target asks its own approver: only its own definition makes it ask (docs/protocol/tool-calls.md).
+    // the target asks its own approver: only its own definition makes it ask (docs/protocol/routing.md).
     const ownGate = definition?.needsApproval === true;
     const gate = ownGate ? definition : call.gate;
     const heldFirst =
@@ -721,7 +721,7 @@ export class Dispatcher {
     const session = call.sessionId === undefined ? undefined : this.#deps.sessions.get(call.sessionId);
     if (!call.finish(outcome, answeredBy)) return;
     // A call ended without its worker's result (deadline, cancel) may still run there: its fleet slot stays
-    // taken until that result, or the end of the session (docs/protocol/fleets.md).
+    // taken until that result, or the end of the session (docs/protocol/fleet-limits.md).
     if (answeredBy !== undefined || !freed || session === undefined || session.state === 'expired')
       this.#releaseFleet(call);
     this.#deps.closeQuestions?.(call);
@@ -862,7 +862,7 @@ export class Dispatcher {
     }
     const againMs = this.#deps.options.handBackAgainMs;
     for (const call of this.#queuedOn(session)) {
-      // Decided for the client that asked, it goes back there (docs/protocol/tool-calls.md): not moved.
+      // Decided for the client that asked, it goes back there (docs/protocol/routing.md): not moved.
       if (call.approval?.requestedBy === 'client') continue;
       const until = call.activity.handedBackAt + againMs;
       if (call.activity.handBackTo === undefined || until <= now) queued.push(call);

@@ -1,5 +1,5 @@
 /**
- * The stub's fleet state (docs/protocol/fleets.md), in memory: the API keys it accepts now and their tenants
+ * The stub's fleet state (docs/protocol/keys.md), in memory: the API keys it accepts now and their tenants
  * (changed at run time), the build each run is pinned to and the operator's current build, and the fleet-wide
  * limits of each tool (calls in flight and calls per second, across every session of a tenant).
  *
@@ -93,7 +93,7 @@ export interface KeyChange {
  *
  * A tenant is an account. The lists name it (a key listed alone names a tenant after itself), but sessions, runs
  * and the rest of the stub hold the tenant itself, which outlives a change of names and keys: the same name, or a
- * key it had, carries it into the next list (docs/protocol/fleets.md, "Rotating API keys"). So a rotation resumes
+ * key it had, carries it into the next list (docs/protocol/keys.md, "Rotating API keys"). So a rotation resumes
  * its sessions and finishes its runs however the operator writes it, as long as the name or a key stays.
  */
 export class KeyRing {

@@ -70,7 +70,7 @@ export const startRunBody = z.object(
 
 /**
  * `POST /v1/runs/:runId/approvals/:callId`: `{ approved: boolean, reason?: string, arguments?: object, always?:
- * boolean }` (`arguments` only when approving, docs/protocol/approvals.md).
+ * boolean }` (`arguments` only when approving, docs/protocol/decisions.md).
  */
 export const decisionBody = z
   .object(

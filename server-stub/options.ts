@@ -41,7 +41,7 @@ export interface StubServerOptions {
   host?: string;
   /**
    * Accepted API keys, for both the WebSocket and the HTTP API: each a string (a tenant of its own) or
-   * `{ key, tenant }` (a key of a named tenant, as `server.setApiKeys` takes; docs/protocol/fleets.md). A key is 1
+   * `{ key, tenant }` (a key of a named tenant, as `server.setApiKeys` takes; docs/protocol/keys.md). A key is 1
    * to 4,096 printable ASCII characters without spaces (what a client can send in `Authorization: Bearer <key>`),
    * and may not be listed for two tenants. When absent or empty, any key (or none) is accepted and the server says so
    * through the logger.

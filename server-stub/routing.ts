@@ -1,5 +1,5 @@
 /**
- * Which client gets a call (docs/protocol/index.md docs/protocol/tool-calls.md), and which tools the clients offer.
+ * Which client gets a call (docs/protocol/index.md docs/protocol/routing.md), and which tools the clients offer.
  *
  * @module
  */
@@ -25,7 +25,7 @@ export function slotsOf(session: Session, toolName: string): number {
  * (server-stub/definitions.ts) is sent the call only while no connected session that takes them could be: the
  * call waits for those rather than fail on a worker that would refuse its arguments, or drop a field.
  * A session without free slots for the call that cannot hand calls back (no feature `hand_back`) is sent it to
- * queue only while it is the one connected session that could be (docs/protocol/fleets.md): queued there, the call
+ * queue only while it is the one connected session that could be (docs/protocol/routing.md): queued there, the call
  * would wait behind that session's running calls however idle the others are.
  */
 export function pickSession(
@@ -124,7 +124,7 @@ export function hasFreeSlots(session: Session, used: number, weight: number): bo
 }
 
 /**
- * The most slots the service keeps in flight on a session (docs/protocol/tool-calls.md): its `maxConcurrency`
+ * The most slots the service keeps in flight on a session (docs/protocol/routing.md): its `maxConcurrency`
  * (the calls it runs) plus one more round queued behind them, `min(maxQueue, maxConcurrency)`, so that a slot
  * that frees has its next call at hand. The backlog past that waits in the service, where any worker (one that
  * connects later too) takes it as it has room. `Infinity` for a session that announced no `maxConcurrency` (or 0).
@@ -152,7 +152,7 @@ export function atCapacity(
 
 /**
  * The live sessions (connected, or detached within their grace period; not one whose client has left) of the run's
- * tenant whose tools the run sees: with `buildId`, only the sessions of that build (docs/protocol/fleets.md). Connected sessions come first,
+ * tenant whose tools the run sees: with `buildId`, only the sessions of that build (docs/protocol/builds.md). Connected sessions come first,
  * each group oldest first (which definition the model is shown: server-stub/definitions.ts).
  */
 export function sessionsSeen(
@@ -172,7 +172,7 @@ export function sessionsSeen(
 
 /**
  * `true` when the call may yet find a session: a live session of its run's build offers the tool, or (no session
- * of that build is live: its workers may come back, docs/protocol/fleets.md) a live session of its tenant does.
+ * of that build is live: its workers may come back, docs/protocol/builds.md) a live session of its tenant does.
  * A pinned run whose build is connected but lacks the tool cannot be served.
  */
 export function mayServe(call: Call, sessions: ReadonlyMap<string, Session>): boolean {

@@ -121,7 +121,7 @@ export class Run {
    * event or log.
    */
   readonly apiKey: string | undefined;
-  /** The build the run's calls go to (docs/protocol/fleets.md); `undefined`: not pinned yet, any worker. */
+  /** The build the run's calls go to (docs/protocol/builds.md); `undefined`: not pinned yet, any worker. */
   buildId: string | undefined = undefined;
   readonly requestId: string | undefined;
   readonly parentRunId: string | undefined;

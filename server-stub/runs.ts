@@ -73,7 +73,7 @@ export interface RunManagerDeps {
   toolsFor(run: Run): ToolDefinition[];
   /** The definition that holds a call of `toolName` for a person, given the one shown (server-stub/definitions.ts). */
   gateFor(run: Run, toolName: string, shown: ToolDefinition | undefined): ToolDefinition | undefined;
-  /** The build the operator set as current, for runs no client started (docs/protocol/fleets.md). */
+  /** The build the operator set as current, for runs no client started (docs/protocol/builds.md). */
   currentBuild?(tenant: string | undefined): string | undefined;
 }
 
@@ -153,7 +153,7 @@ export class RunManager {
       toolChoice: request.toolChoice,
       metadata: request.metadata,
     });
-    // Pinned to a build (docs/protocol/fleets.md): a nested run to its parent's, a client's run to the client's,
+    // Pinned to a build (docs/protocol/builds.md): a nested run to its parent's, a client's run to the client's,
     // any other to the current build when the operator set one (else to the first build that takes a call).
     const parentBuild =
       request.parentRunId === undefined ? undefined : this.#runs.get(request.parentRunId)?.buildId;

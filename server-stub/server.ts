@@ -75,7 +75,7 @@ export interface StubServer {
   /** The live sessions (connected, or detached within their grace period), oldest first. */
   sessions(): SessionInfo[];
   /**
-   * Replaces the accepted API keys at run time (docs/protocol/fleets.md): each a string (a tenant of its own) or
+   * Replaces the accepted API keys at run time (docs/protocol/keys.md): each a string (a tenant of its own) or
    * `{ key, tenant }` (another key of an existing tenant: a rotation; its sessions resume with it). A socket
    * opened with a key no longer accepted is closed with 4001 `API key revoked`. A tenant whose keys move into
    * another goes on as that one (a tool of its workers whose `fleet` limits disagree with the other's workers' is

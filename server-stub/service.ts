@@ -59,7 +59,7 @@ export class StubService {
   readonly definitions: ToolDefinitions;
   /** The build runs no client started are pinned to, for tenants the operator set none for. */
   currentBuild: string | undefined;
-  /** The current build of each tenant the operator set one for (docs/protocol/fleets.md). */
+  /** The current build of each tenant the operator set one for (docs/protocol/builds.md). */
   readonly tenantBuilds = new Map<string, string>();
   #seq = 0;
   #closed = false;
@@ -209,7 +209,7 @@ export class StubService {
 
   /**
    * The session `hello` may resume: named by `hello.sessionId`, not expired, and of `tenant`, the tenant the key is
-   * of now: any key of it (keys rotating, docs/protocol/fleets.md; a key moved to another tenant resumes none of
+   * of now: any key of it (keys rotating, docs/protocol/keys.md; a key moved to another tenant resumes none of
    * the old tenant's sessions). A stub that accepts any key has one tenant: any key resumes.
    */
   #resumable(hello: FrameOf<ClientFrame, 'hello'>, tenant: Tenant): Session | undefined {
@@ -220,7 +220,7 @@ export class StubService {
 
   /**
    * A `hello` was refused with 4010 (`reason`): when it resumed a session, that session ends now rather than
-   * wait out its grace period for a resume its worker cannot make (docs/protocol/fleets.md). Its calls go to
+   * wait out its grace period for a resume its worker cannot make (docs/protocol/fleet-limits.md). Its calls go to
    * other clients at once, its runs are cancelled; a socket still attached to it is closed with the same code.
    */
   refusedResume(hello: FrameOf<ClientFrame, 'hello'>, tenant: Tenant, reason: string): void {
@@ -282,7 +282,7 @@ export class StubService {
 
   /**
    * Why a `hello` of `tenant` cannot join the fleet: its tools' `fleet` limits differ from a live session's of the
-   * tenant (docs/protocol/fleets.md); `undefined` when they agree.
+   * tenant (docs/protocol/fleet-limits.md); `undefined` when they agree.
    */
   helloConflict(hello: FrameOf<ClientFrame, 'hello'>, tenant: Tenant): string | undefined {
     const resuming = hello.sessionId === undefined ? undefined : this.sessions.get(hello.sessionId);
@@ -290,7 +290,7 @@ export class StubService {
   }
 
   /**
-   * Replaces the accepted keys (docs/protocol/fleets.md, server-stub/fleet.ts `KeyRing`). A tenant merged into
+   * Replaces the accepted keys (docs/protocol/keys.md, server-stub/fleet.ts `KeyRing`). A tenant merged into
    * another is that tenant from now on: its sessions, runs, calls in flight and fleet counts; its connected
    * sessions join the other's fleet as their `hello` would ({@link StubService.#joinFleet}). A socket opened with a
    * key no longer accepted, or moved to another tenant, is closed with 4001 `API key revoked`; its session waits
@@ -327,7 +327,7 @@ export class StubService {
 
   /**
    * Tenants merged into `into`: each of their connected sessions (oldest first; not one whose socket was just
-   * revoked) is checked as its `hello` would be (docs/protocol/fleets.md, "Fleet-wide limits") against the
+   * revoked) is checked as its `hello` would be (docs/protocol/fleet-limits.md, "Fleet-wide limits") against the
    * connected sessions of `into` and those checked before it. A tool whose `fleet` limits disagree is refused as
    * in a `tools_update`: the session no longer offers it (its calls of the tool in flight go on), and is told with
    * an `error not_allowed` naming the tool and the limits refused, on which the client drops it and goes on with
@@ -420,9 +420,9 @@ export class StubService {
 
   /**
    * Definitions of the run's agent's tools, in the agent's order, as the model is shown them: as the sessions of
-   * the run's build offer them (docs/protocol/fleets.md: the build it is pinned to, else its tenant's current
+   * the run's build offer them (docs/protocol/builds.md: the build it is pinned to, else its tenant's current
    * build, else any build); where they differ, the run's own client's, else the newest a connected session offers
-   * (docs/protocol/tool-calls.md, server-stub/definitions.ts).
+   * (docs/protocol/routing.md, server-stub/definitions.ts).
    */
   toolsFor(run: Run): ToolDefinition[] {
     const seen = this.#seenBy(run);

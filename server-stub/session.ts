@@ -51,7 +51,7 @@ export class Session {
   lastDispatch = 0;
   /** The key the session was opened with (`undefined` when the server accepts any key and none was sent). */
   apiKey: string | undefined;
-  /** `hello.buildId`: the build the session runs (docs/protocol/fleets.md). */
+  /** `hello.buildId`: the build the session runs (docs/protocol/builds.md). */
   buildId: string | undefined;
   /** The tenant the session belongs to (see server-stub/tenants.ts): it is given only that tenant's calls. */
   tenant: string | undefined;

@@ -214,7 +214,7 @@ class SocketHandler {
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       maxPayloadBytes: options.maxPayloadBytes,
       sessionGraceMs: options.sessionGraceMs,
-      // The figure of a deadline's timeout text, for the calls the client ends itself (docs/protocol/tool-calls.md).
+      // The figure of a deadline's timeout text, for the calls the client ends itself (docs/protocol/deadlines.md).
       callDeadlineMs: options.callDeadlineMs,
       // What the flood control below allows: the client paces its frames to it (docs/protocol/limits.md).
       maxFramesPerSecond: options.maxFramesPerSecond,
@@ -319,7 +319,7 @@ class SocketHandler {
         const conflicts = fleetConflicts(frame.tools, session.tenant, service.sessions, session);
         let tools = frame.tools;
         if (conflicts.length > 0) {
-          // Named with the limits refused, so that the client drops them (docs/protocol/fleets.md); the update's
+          // Named with the limits refused, so that the client drops them (docs/protocol/fleet-limits.md); the update's
           // other tools apply, and a refused name keeps what the session offered before under it, if anything.
           const refused = new Set(conflicts.map((conflict) => conflict.toolName));
           tools = frame.tools.flatMap((tool) => {

@@ -45,7 +45,7 @@ export interface CallApproval {
   /** ISO 8601. */
   requestedAt: string;
   /**
-   * `by: 'always'`: an earlier decision with `always` for this tool in this run (docs/protocol/approvals.md).
+   * `by: 'always'`: an earlier decision with `always` for this tool in this run (docs/protocol/decisions.md).
    * `arguments`:
    * the arguments the approver edited; `always`: the decision holds for the tool's later calls in the run.
    */
@@ -123,7 +123,7 @@ export interface RunTranscript {
   startedBy: RunOrigin;
   /** Session that started the run over its socket. */
   ownerSessionId?: string;
-  /** The build the run is pinned to (docs/protocol/fleets.md); absent while it is pinned to none. */
+  /** The build the run is pinned to (docs/protocol/builds.md); absent while it is pinned to none. */
   buildId?: string;
   /** The end user the run acts for, when whoever started it said (`run_start.userId`, `POST /v1/runs`). */
   userId?: string;

@@ -187,7 +187,7 @@ export function nobodyAnswers(): QuestionError {
  * `client.decide()` could not apply a decision. `code`: `unknown_call` (the service has no such call, or it is not
  * in a run this decision may reach), `not_pending` (the call is not waiting for a decision: already decided,
  * cancelled or finished), `invalid_decision` (not `true`, `false` or `{ approved: boolean, … }`), `unsupported`
- * (edited `arguments` or `always` while the service did not take the feature `decisions`, docs/protocol/approvals.md),
+ * (edited `arguments` or `always` while the service did not take the feature `decisions`, docs/protocol/decisions.md),
  * `too_large` (the decision makes an `approval` frame over the service's `maxPayloadBytes`; the message names
  * both sizes in bytes), `too_deep` (edited `arguments` nest deeper than `MAX_ARGUMENT_DEPTH`, 64 levels),
  * `invalid_frame` (the service's answer could not be read, docs/protocol/errors.md: whether it applied the decision is

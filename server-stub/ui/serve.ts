@@ -1,7 +1,7 @@
 /**
  * The agent UI's static files: the page at `/` and its two bundled assets. They carry no data and no key, so
  * they are served without authentication; everything the page shows comes from the authenticated HTTP API
- * (docs/protocol/index.md docs/protocol/http-api.md, "The agent UI").
+ * (docs/protocol/index.md docs/protocol/agent-ui.md, "The agent UI").
  *
  * The assets are built from `server-stub/ui/app/` by `npm run build:ui` into `assets.generated.ts` (committed),
  * so neither the CLI nor a user of the package needs a build step.

@@ -1103,7 +1103,7 @@ const cancelled = (call: CallState): CallOutcome => ({
  * The outcome of a call stopped before its tool began (its host held it, or it waited at its concurrency key's
  * gate): `timeout` when its host's deadline stopped it (`options.deadlineMs` set, its signal's reason a
  * `TimeoutError`), with the text the service gives the model for a call it cut at its deadline, naming the whole
- * deadline (`options.callDeadlineMs`, else `deadlineMs`; docs/protocol/tool-calls.md); else cancelled.
+ * deadline (`options.callDeadlineMs`, else `deadlineMs`; docs/protocol/deadlines.md); else cancelled.
  */
 export function notBegun(toolName: string, options: CallOptions): CallOutcome {
   const { deadlineMs } = options;

@@ -364,7 +364,7 @@ export interface CallOptions extends Omit<InvokeOptions, 'signal'> {
   callDeadlineMs?: number | undefined;
   /** Reason of the rejection a decided `tool_call` carries (`approved: false`), appended to the model's text. */
   rejectionReason?: string | undefined;
-  /** The arguments are the ones an approver edited (a decided `tool_call` said so, docs/protocol/approvals.md). */
+  /** The arguments are the ones an approver edited (a decided `tool_call` said so, docs/protocol/decisions.md). */
   argumentsEdited?: boolean | undefined;
   /** Scrubs the client's secrets (its API key, its `redact` rules) from what the call writes as the model's text. */
   redactor?: Redactor | undefined;

@@ -60,7 +60,7 @@ interface Reported {
  *   this one showed.
  * - a call this client asked the service about (a predicate, a policy) is reported when it asked
  *   ({@link ReportedApprovals.asked}), unless an `always` decision this client knows of covers it: the service
- *   then decides the call itself at once (docs/protocol/approvals.md, "Always"), and there is nothing to decide.
+ *   then decides the call itself at once (docs/protocol/decisions.md, "Always"), and there is nothing to decide.
  *   The client knows the `always` decisions of its own `decide()` and those its runs' `approval_decided` events
  *   carry; one made over HTTP, in the agent UI or by another client, for a run another client started, it cannot
  *   know: such a call is reported, and `decide()` on it is refused `not_pending`.
@@ -307,7 +307,7 @@ export class Approvals {
       return inSlotIfApproved(wait, request.callId, this.#options, this.#local, this.#decided);
     }
     return new Promise<ApprovalDecision>((resolve) => {
-      // The service's deadline clock pauses while a call waits for a human (docs/protocol/tool-calls.md), and the call
+      // The service's deadline clock pauses while a call waits for a human (docs/protocol/deadlines.md), and the call
       // gives
       // up its slot meanwhile: a human may take minutes, and the calls queued behind it must not wait for them.
       this.#options.deadlines.arm(execution, undefined);
@@ -404,11 +404,11 @@ export class Approvals {
     execution.decide = undefined;
     // The decision has arrived: the request's `signal` no longer follows the call (it may wait for a slot now).
     this.#serviceAsked.get(execution)?.end();
-    // The service restarts the deadline in full after a decision (docs/protocol/tool-calls.md).
+    // The service restarts the deadline in full after a decision (docs/protocol/deadlines.md).
     this.#options.deadlines.arm(execution, frame.deadlineMs);
     // An approved call goes back to work in a slot of its own: now if one is free, else first in line for the
     // next. A rejection ends the call where it is, without a slot.
-    // Arguments the approver edited (docs/protocol/approvals.md) are validated again by the call, and the model told.
+    // Arguments the approver edited (docs/protocol/decisions.md) are validated again by the call, and the model told.
     const decision: ApprovalDecision =
       frame.argumentsEdited === true && typeof frame.arguments === 'object' && frame.arguments !== null
         ? { approved: true, arguments: frame.arguments as Record<string, unknown> }

@@ -415,7 +415,7 @@ export class CallRunner implements ExecutionOwner {
   /** What every call of this client shares: read by each call, its own options (`ClientExecution`). */
   readonly callOptions: SharedCallOptions;
   /**
-   * The service's per-call deadline (`welcome.callDeadlineMs`, docs/protocol/tool-calls.md): the figure of the text of
+   * The service's per-call deadline (`welcome.callDeadlineMs`, docs/protocol/deadlines.md): the figure of the text of
    * a call the deadline stops before its tool began. `undefined` until a `welcome` announces it.
    */
   callDeadlineMs: number | undefined = undefined;
@@ -914,7 +914,7 @@ export class CallRunner implements ExecutionOwner {
   /**
    * Handles a `cancel`: aborts `ctx.signal` of the call, or drops it from the queue. `run_cancelled` says the
    * service ended the call's run, and that each call of the run it sent gets the same cancel
-   * (docs/protocol/tool-calls.md): the calls of that run waiting here for a slot (queued, or in line to go on) end
+   * (docs/protocol/deadlines.md): the calls of that run waiting here for a slot (queued, or in line to go on) end
    * with the first, so that none starts in the slot that cancel freed before its own cancel is read. The run's
    * running calls wait for their own; any other reason ends only its call.
    */

@@ -91,7 +91,7 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    *
    * A function (`() => string | Promise<string>`) is read before every connection attempt, so keys rotate
    * without a restart: a refusal (close 4001, HTTP 401/403) reads it once more and tries a different key at once,
-   * and the session resumes with it (docs/protocol/fleets.md). A function that throws, rejects, returns no key
+   * and the session resumes with it (docs/protocol/keys.md). A function that throws, rejects, returns no key
    * or takes over 10_000 ms (`API_KEY_TIMEOUT_MS`; while `close()` drains, past 2_000 ms from the attempt's start,
    * `DRAIN_HANDSHAKE_TIMEOUT_MS`) fails that attempt (`ConnectionError` `api_key_failed`, the cause scrubbed of
    * keys), which is retried with backoff. Each key it returns is scrubbed as a key given as a
@@ -332,7 +332,7 @@ export interface RunOptions<C = unknown> {
    * Aborting rejects `run()` at once with `AbortError` (`cause`: `signal.reason`, or a redacted copy of it
    * when it holds a secret: the reason itself is never changed), connected or not, aborts the
    * run's tool calls in this process at once, and cancels the run on the service (`run_cancel`, re-sent after a
-   * reconnect until the service ends the run; docs/protocol/tool-calls.md).
+   * reconnect until the service ends the run; docs/protocol/deadlines.md).
    */
   signal?: AbortSignal | undefined;
   /** Model turns before the run fails. @default the service's (10 with the stub) */

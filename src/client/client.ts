@@ -284,7 +284,7 @@ export interface ClientParts {
   /** Emits a public event of the client (a listener's throw is caught there). */
   emit<E extends keyof ClientEvents>(event: E, ...args: EventEmitter.EventArgs<ClientEvents, E>): void;
   /**
-   * The service refused these tools of a `tools_update` (their fleet limits disagree, docs/protocol/fleets.md): the
+   * The service refused these tools of a `tools_update` (their fleet limits disagree, docs/protocol/fleet-limits.md): the
    * client drops them and announces the others again.
    */
   toolsRefused(names: readonly string[]): void;
@@ -916,7 +916,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
   }
 
   /**
-   * Stops offering tools the service refused for their fleet limits (docs/protocol/fleets.md), and announces the
+   * Stops offering tools the service refused for their fleet limits (docs/protocol/fleet-limits.md), and announces the
    * others again when the socket is open (at a resume, the next `hello` does).
    */
   #dropTools(names: readonly string[]): void {
@@ -948,7 +948,7 @@ export class Client<C = unknown, T = ToolsGiven> extends EventEmitter<ClientEven
 
   /**
    * Answers an `approval_requested` event over the socket: `true`/`false` or `{ approved, reason?, arguments?,
-   * always? }` (docs/protocol/approvals.md). Resolves once the service applied it (once sent, without feature
+   * always? }` (docs/protocol/decisions.md). Resolves once the service applied it (once sent, without feature
    * `decisions`).
    * @throws ApprovalError `unknown_call`, `not_pending`, `invalid_decision`, `unsupported`, `too_large` (over the
    *   service's `maxPayloadBytes`), `too_deep` (edited arguments over 64 levels), `timeout` (no answer within

@@ -3,7 +3,7 @@
  * the service's own `cancel` was lost with a socket. While the socket is down no `cancel` can come, so there is no
  * grace: a call stops at its deadline. Nor is there for a call whose tool has not begun: a service that counts it
  * as running (sent into what it took for a free slot, or queued behind a call whose result came while its tool
- * ran on, holding the slot) may have leased it, and then sends no `cancel` (docs/protocol/tool-calls.md). One
+ * ran on, holding the slot) may have leased it, and then sends no `cancel` (docs/protocol/deadlines.md). One
  * timer serves every call.
  *
  * @module

@@ -1,6 +1,6 @@
 /**
  * `client.decide(callId, decision)`: a human's decision sent over the client's socket as an `approval` frame
- * (docs/protocol/approvals.md). With the feature `decisions` the frame carries a `requestId`, edited `arguments`
+ * (docs/protocol/decisions.md). With the feature `decisions` the frame carries a `requestId`, edited `arguments`
  * and `always`, and the service answers it: `approval_applied`, or an `error` naming the request. Without it, the
  * decision is sent plain and the promise resolves once it is written. `decide()`'s arguments are read before they
  * come here (`readDecideArguments`, src/call/decision.ts); what is checked here are the limits (depth, frame

@@ -392,7 +392,7 @@ export class Slots {
    * the one that freed the slot (a burst of `cancel`s, `close()` aborting every call) are handled first, so a
    * call cancelled while queued never starts. A cancel read in a later task comes too late for this: a service
    * cancels a run's queued calls before its running ones, and the runner ends the run's calls waiting here at its
-   * first `run_cancelled` (docs/protocol/tool-calls.md, src/client/calls.ts `cancel`).
+   * first `run_cancelled` (docs/protocol/deadlines.md, src/client/calls.ts `cancel`).
    */
   #scheduleDrain(): void {
     if (this.#drainDue || this.#queued === 0 || this.#yielding) return;

@@ -427,7 +427,7 @@ export type ApprovalAnswer = boolean | { required: boolean; reason?: string };
 
 /**
  * Every call of the tool needs a human's approval, and the approver is told `reason`. Announced as
- * `needsApproval: true` with `approvalReason` (docs/protocol/approvals.md), so the service holds the calls itself when
+ * `needsApproval: true` with `approvalReason` (docs/protocol/decisions.md), so the service holds the calls itself when
  * the client has no `onApproval`. Assembly Line's `approvalRequired(reason, sideEffect?)`, its `sideEffect`
  * defaulting to `'external'` as there: a tool that gives no `sideEffect` of its own is announced with this one
  * (`definition.sideEffect`), and its approval requests carry it (`ApprovalRequest.sideEffect`). A tool that gives
@@ -1157,7 +1157,7 @@ export interface ToolOptionsBase<
   slots?: number | undefined;
   /**
    * Limits across every worker offering this tool, enforced by the service (feature `fleet`,
-   * docs/protocol/fleets.md): `concurrency` calls in flight at once, `perSecond` calls started per second. Every
+   * docs/protocol/fleet-limits.md): `concurrency` calls in flight at once, `perSecond` calls started per second. Every
    * worker must announce the same numbers: a worker that disagrees is refused at connect (`fleet_conflict`).
    * @default none
    */
@@ -1728,9 +1728,9 @@ export function makeTool(given: unknown, from: MakeToolFrom): Tool {
     // Discovery metadata, for a service that defers tools (docs/protocol/call-context.md).
     ...(loose.defaultEnabled === undefined ? {} : { defaultEnabled: loose.defaultEnabled }),
     ...(loose.capability === undefined ? {} : { capability: capabilityOf(loose.capability) }),
-    // Enforced by the service across the fleet (docs/protocol/fleets.md); an older service ignores it.
+    // Enforced by the service across the fleet (docs/protocol/fleet-limits.md); an older service ignores it.
     ...(loose.fleet === undefined ? {} : { fleet: fleetLimits(loose.fleet) }),
-    // The service routes by free slots (docs/protocol/tool-calls.md); an older service ignores it.
+    // The service routes by free slots (docs/protocol/routing.md); an older service ignores it.
     ...(internals.slots === undefined ? {} : { slots: internals.slots }),
   });
   const made = { name: loose.name, description: loose.description, definition };

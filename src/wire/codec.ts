@@ -41,7 +41,7 @@ export const INFORMATIVE_SERVICE_FIELDS: Readonly<Record<string, readonly string
   // Names a peer does not know are ignored, never refused (docs/protocol/index.md); a lease without a valid leaseMs is
   // no lease (docs/protocol/updates.md);
   // without a valid sessionGraceMs the client assumes the default (docs/protocol/limits.md), without a valid
-  // callDeadlineMs it names the call's deadlineMs (docs/protocol/tool-calls.md).
+  // callDeadlineMs it names the call's deadlineMs (docs/protocol/deadlines.md).
   // An invalid frame rate is no rate (docs/protocol/limits.md). An invalid `owed` is unknown, as a whole: a list
   // without an id it held would drop that call (docs/protocol/sessions.md).
   welcome: [
@@ -54,13 +54,13 @@ export const INFORMATIVE_SERVICE_FIELDS: Readonly<Record<string, readonly string
     'maxFramesPerSecond',
     'maxFrameBurst',
     'owed',
-    // What the builds are (feature `builds`, docs/protocol/fleets.md) is for operators: the client reads neither.
+    // What the builds are (feature `builds`, docs/protocol/builds.md) is for operators: the client reads neither.
     'buildPolicy',
     'currentBuildId',
   ],
   // The trace context is informative (docs/protocol/trace-context.md); the reason of a rejection is text for the model.
   tool_call: ['traceparent', 'tracestate', 'reason'],
-  // Any reason is a plain cancel (docs/protocol/tool-calls.md).
+  // Any reason is a plain cancel (docs/protocol/deadlines.md).
   cancel: ['reason'],
   // `seq` only drops repeats after a resume (docs/protocol/runs.md); `data` is anything already.
   run_event: ['seq'],

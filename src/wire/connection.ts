@@ -99,7 +99,7 @@ export interface ConnectionOptions extends Pick<LinkOptions, 'onRefused'> {
    */
   onUnsendable(frame: ClientFrame, error: ConnectionError): void;
   /**
-   * A reconnection's `hello` was refused with 4010 for this tool's fleet limits (docs/protocol/fleets.md: a tool
+   * A reconnection's `hello` was refused with 4010 for this tool's fleet limits (docs/protocol/fleet-limits.md: a tool
    * added since, whose refusal never came, or came while the socket was down). `true` when the owner no longer
    * offers it: the connection then starts a new session with the `hello` it makes now, as a 4010 ends the refused
    * one. Absent, or `false`: the connection closes, as for any 4010.
@@ -603,7 +603,7 @@ export class Connection {
             ? 'fleet_conflict'
             : 'unsupported_protocol';
       const error = new ConnectionError(errorCode, `the service refused the connection (${detail})`);
-      // A revoked key (docs/protocol/fleets.md): a key function may have the new one.
+      // A revoked key (docs/protocol/keys.md): a key function may have the new one.
       if (!this.#retryRefusedKey(error)) this.#refusedForGood(error);
       return;
     }

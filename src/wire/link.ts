@@ -76,7 +76,7 @@ export interface AttemptFailure {
    */
   notTheProtocol?: true;
   /**
-   * With a 4010: the tool the close reason names (`fleet limits of <tool> disagree: …`, words docs/protocol/fleets.md
+   * With a 4010: the tool the close reason names (`fleet limits of <tool> disagree: …`, words docs/protocol/fleet-limits.md
    * fixes), which the owner may stop offering and try again with another `hello`.
    */
   refusedTool?: string;

@@ -31,7 +31,7 @@ export const MAX_ID_CHARS = 256;
 export const id = z.string().check(z.minLength(1), z.maxLength(MAX_ID_CHARS));
 /** An integer ≥ 0. */
 export const nonNegativeInt = z.number().check(z.int(), z.minimum(0));
-/** Longest `hello.buildId`, in characters (docs/protocol/fleets.md). */
+/** Longest `hello.buildId`, in characters (docs/protocol/builds.md). */
 export const MAX_BUILD_ID_CHARS = 128;
 /**
  * A `hello.buildId`: 1 to {@link MAX_BUILD_ID_CHARS} printable ASCII characters, no spaces (a commit, a tag, a
@@ -96,7 +96,7 @@ export const errorFrame = z.object({
   runId: z.optional(z.string()),
   /**
    * The tools of a `tools_update` the service refused, with the `fleet` limits they were announced with (other
-   * workers announce others): docs/protocol/fleets.md.
+   * workers announce others): docs/protocol/fleet-limits.md.
    */
   tools: z.optional(
     z.array(
@@ -331,7 +331,7 @@ export const contentList = z.array(contentPartSchema).check(z.maxLength(CONTENT_
 
 /*
  * Approvals (docs/protocol/approvals.md) and their additions under the feature `decisions`
- * (docs/protocol/approvals.md): the reason,
+ * (docs/protocol/decisions.md): the reason,
  * and the service's answer to a decision sent over the socket. The client's frames (`approval_request`,
  * `approval`, with edited arguments and `always`) are with the client's frames below.
  */
@@ -517,7 +517,7 @@ const welcome = z.object({
   /** How long the session outlives its socket, in milliseconds (docs/protocol/sessions.md); absent: 60,000. */
   sessionGraceMs: z.optional(nonNegativeInt),
   /**
-   * The service's per-call deadline, in milliseconds (docs/protocol/tool-calls.md): the figure of the timeout text of
+   * The service's per-call deadline, in milliseconds (docs/protocol/deadlines.md): the figure of the timeout text of
    * a call the client ends at its deadline, its tool not begun. Absent: the call's `deadlineMs`.
    */
   callDeadlineMs: z.optional(z.number().check(z.int(), z.minimum(1))),
@@ -534,7 +534,7 @@ const welcome = z.object({
   maxFramesPerSecond: z.optional(z.number().check(z.int(), z.minimum(1))),
   /** The frames the service reads at once above that rate (its token bucket); absent: one second's frames. */
   maxFrameBurst: z.optional(z.number().check(z.int(), z.minimum(1))),
-  /** With the feature `builds`: how a run not started by a client is pinned to a build (docs/protocol/fleets.md). */
+  /** With the feature `builds`: how a run not started by a client is pinned to a build (docs/protocol/builds.md). */
   buildPolicy: z.optional(z.string().check(z.maxLength(64))),
   /** With the feature `builds`: the build the operator set as current, if any. */
   currentBuildId: z.optional(z.string().check(z.maxLength(MAX_BUILD_ID_CHARS))),
@@ -562,7 +562,7 @@ const toolCall = z.object({
   /** Results the service has recorded, acknowledged on the way (as an `ack` frame would; docs/protocol/tool-calls.md). */
   acks: z.optional(z.array(id).check(z.maxLength(PROTOCOL_DEFAULTS.maxAcksPerFrame))),
   ...traceFields,
-  /** Feature `decisions`: `arguments` are the ones the approver edited (docs/protocol/approvals.md). */
+  /** Feature `decisions`: `arguments` are the ones the approver edited (docs/protocol/decisions.md). */
   argumentsEdited: z.optional(z.literal(true)),
   ...toolCallScope,
 });
@@ -570,7 +570,7 @@ const toolCall = z.object({
 const cancel = z.object({
   type: z.literal('cancel'),
   callId: id,
-  reason: z.optional(z.string()), // `deadline`, `run_cancelled`, … or any text: a plain cancel (docs/protocol/tool-calls.md)
+  reason: z.optional(z.string()), // `deadline`, `run_cancelled`, … or any text: a plain cancel (docs/protocol/deadlines.md)
 });
 
 /**
@@ -709,7 +709,7 @@ function slotlessWaitsFrame<T extends 'key_waits' | 'approval_waits'>(type: T, m
 
 /** The schemas of the frames a client sends, and of what they carry (see {@link clientFrames}). */
 function buildClientFrames() {
-  /** Limits the service enforces across every session offering a tool (feature `fleet`, docs/protocol/fleets.md). */
+  /** Limits the service enforces across every session offering a tool (feature `fleet`, docs/protocol/fleet-limits.md). */
   const fleetLimitsSchema = z.object({
     /** Calls of the tool in flight at once, across the fleet. */
     concurrency: z.optional(z.number().check(z.int(), z.minimum(1))),
@@ -724,7 +724,7 @@ function buildClientFrames() {
     parameters: jsonObject,
     needsApproval: z.boolean(),
     /**
-     * Why every call needs approval, for the approver (docs/protocol/approvals.md); an older service ignores
+     * Why every call needs approval, for the approver (docs/protocol/decisions.md); an older service ignores
      * it.
      */
     approvalReason: z.optional(z.string().check(z.maxLength(MAX_APPROVAL_REASON_CHARS))),
@@ -759,7 +759,7 @@ function buildClientFrames() {
     fleet: z.optional(fleetLimitsSchema),
     /**
      * How many of the client's `maxConcurrency` slots one call takes (absent: 1), so that the service routes by
-     * free slots (docs/protocol/tool-calls.md); an older service ignores it.
+     * free slots (docs/protocol/routing.md); an older service ignores it.
      */
     slots: z.optional(z.number().check(z.int(), z.minimum(1))),
   });

@@ -91,7 +91,7 @@ describe('edited arguments and the policies', () => {
       { orderId: 'o1', amount: 10 },
       { policies: [limits], approve: () => ({ approved: true, arguments: { orderId: 'o1', amount: 90 } }) },
     );
-    // The service path: the call comes back approved, with the edited arguments (docs/protocol/approvals.md).
+    // The service path: the call comes back approved, with the edited arguments (docs/protocol/decisions.md).
     const { startCall } = await import('../../src/call/pipeline');
     const service = await new Promise((resolve) =>
       startCall(

@@ -1,5 +1,5 @@
 /**
- * `client.decide()` over a bare `ws` service (feature `decisions`, docs/protocol/approvals.md): every answer the
+ * `client.decide()` over a bare `ws` service (feature `decisions`, docs/protocol/decisions.md): every answer the
  * service
  * may give ends the decision, including an answer the client cannot read (docs/protocol/errors.md: the waiter a
  * refused frame names

@@ -493,7 +493,7 @@ const decisionWaitEndings: Array<
       calls.welcomed({ resumed: true, features: ['owed_calls'], owed: ['a0'], heartbeatIntervalMs: 60_000 });
     },
   ],
-  // The service's deadline pauses while it decides (docs/protocol/tool-calls.md).
+  // The service's deadline pauses while it decides (docs/protocol/deadlines.md).
   ['their deadline passes', ['local'], () => vi.advanceTimersByTime(DEADLINE_GRACE_MS)],
   [
     'the service refuses them (their session is gone)',

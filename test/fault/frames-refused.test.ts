@@ -208,7 +208,7 @@ describe('a resume answered with another session (docs/protocol/lifecycle.md)', 
   });
 });
 
-describe('a cancel with a reason the client does not know (docs/protocol/tool-calls.md)', () => {
+describe('a cancel with a reason the client does not know (docs/protocol/deadlines.md)', () => {
   it('is accepted as a plain cancel: the call aborts with the text as the cause, and no error frame goes back', async () => {
     const service = await rawService();
     const reasons: unknown[] = [];

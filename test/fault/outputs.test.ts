@@ -158,7 +158,7 @@ describe('a value produced after the call was cancelled', () => {
     await started.promise;
     expect(server.runs.cancel(runId, 'test')).toBe(true);
     const transcript = await server.runs.waitFor(runId);
-    // Answered and acked, its slot kept while its tool still runs (docs/protocol/fleets.md).
+    // Answered and acked, its slot kept while its tool still runs (docs/protocol/fleet-limits.md).
     await until(() => recording.sent.filter((frame) => frame.type === 'tool_result').length, 1);
     await until(() => worker.stats, { running: 1, queued: 0, waiting: 0, unacked: 0 });
     finish.resolve();

@@ -1,7 +1,7 @@
 /**
  * A rolling deploy without `buildId` that adds `needsApproval: true` to a tool: an old and a new worker (two real
  * clients in this process) offer `refund` to one stub, one tenant, each with its own definition
- * (docs/protocol/tool-calls.md, "Workers that disagree on a definition").
+ * (docs/protocol/routing.md, "Workers that disagree on a definition").
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

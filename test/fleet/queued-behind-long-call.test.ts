@@ -1,5 +1,5 @@
 /**
- * A call queued on a busy worker (the "one more round queued behind" its slots, docs/protocol/fleets.md) never waits
+ * A call queued on a busy worker (the "one more round queued behind" its slots, docs/protocol/routing.md) never waits
  * behind that worker's long call while another worker that serves the tool has room: the service asks for it back
  * (`hand_back`), or, for a worker that cannot hand a call back, keeps it on its own side. Found on Node 20/22
  * workers against `toolwire-stub --call-deadline-ms 5000`: of a run's calls [8 s, 100 ms, 100 ms, 100 ms] over two

@@ -162,7 +162,7 @@ describe('Dispatcher: a call queued behind the running one is leased once a slot
   });
 });
 
-describe('Dispatcher: a call waiting for a worker when the last one offering its tool goes (docs/protocol/tool-calls.md)', () => {
+describe('Dispatcher: a call waiting for a worker when the last one offering its tool goes (docs/protocol/routing.md)', () => {
   it("keeps a call queued in the service waiting when its only worker's session expires, for the worker's next session", () => {
     vi.useFakeTimers({ now: 0 });
     const { dispatcher, session, submit, expire } = harness();
@@ -275,7 +275,7 @@ describe('Dispatcher: a call handed back moves on at most every handBackAgainMs 
   });
 });
 
-describe('Dispatcher: a call queued behind running ones is asked back for a worker with room (docs/protocol/fleets.md)', () => {
+describe('Dispatcher: a call queued behind running ones is asked back for a worker with room (docs/protocol/routing.md)', () => {
   it('asks the call sent last past the slots, and asks again after handBackAgainMs when the worker did not answer', async () => {
     vi.useFakeTimers({ now: 0 });
     const { dispatcher, session, submit } = harness({ handBackAgainMs: 300 });
@@ -376,7 +376,7 @@ describe('Dispatcher: a call queued behind running ones is asked back for a work
   });
 });
 
-describe('Dispatcher: a busy client (docs/protocol/tool-calls.md#a-busy-client)', () => {
+describe('Dispatcher: a busy client (docs/protocol/routing.md#a-busy-client)', () => {
   it('offers the room a call answered busy held to the calls waiting behind it, and that call again later', () => {
     vi.useFakeTimers({ now: 0 });
     const { dispatcher, session, submit } = harness();
@@ -456,7 +456,7 @@ describe('Dispatcher: calls held for a person (docs/protocol/approvals.md)', () 
   });
 });
 
-describe('Dispatcher: fleet-wide limits (docs/protocol/fleets.md)', () => {
+describe('Dispatcher: fleet-wide limits (docs/protocol/fleet-limits.md)', () => {
   /** Sessions offering `tools` (each a name and its definition's extras), with a fleet limiter on fake time. */
   function fleetHarness(tools: Record<string, Partial<ToolDefinition>>) {
     const sessions = new Map<string, Session>();
@@ -587,7 +587,7 @@ describe('Dispatcher: fleet-wide limits (docs/protocol/fleets.md)', () => {
   });
 });
 
-describe('Dispatcher: workers that disagree on a definition (docs/protocol/tool-calls.md)', () => {
+describe('Dispatcher: workers that disagree on a definition (docs/protocol/routing.md)', () => {
   /** `refund` as an old worker announces it, and as a new one that takes one more argument. */
   const OLD: ToolDefinition = { ...toolDef('refund'), description: 'Refunds an order.' };
   const NEW: ToolDefinition = {

@@ -1,4 +1,4 @@
-/** The stub's fleet-wide limits (docs/protocol/fleets.md), on a clock the test moves. */
+/** The stub's fleet-wide limits (docs/protocol/fleet-limits.md), on a clock the test moves. */
 import { describe, expect, it } from 'vitest';
 import { FleetLimiter } from '../../server-stub/fleet';
 

@@ -1,5 +1,5 @@
 /**
- * The stub's fleet behaviour across sessions (docs/protocol/sessions.md, docs/protocol/fleets.md): an orderly
+ * The stub's fleet behaviour across sessions (docs/protocol/sessions.md, docs/protocol/fleet-limits.md): an orderly
  * close ends a session at once, fleet limits count connected sessions only, a detached session's calls end at
  * their deadline. Several clients against one stub in this process: separate processes would prove nothing more.
  */

@@ -29,7 +29,7 @@ export interface TestClientOptions {
   maxConcurrency?: number;
   /** `hello.maxQueue`: with `maxConcurrency`, the most calls the service sends at once. */
   maxQueue?: number;
-  /** `hello.buildId` (docs/protocol/fleets.md). */
+  /** `hello.buildId` (docs/protocol/builds.md). */
   buildId?: string;
   /** `hello.runEventKinds`; absent, the client is one that knows only the first six kinds. */
   runEventKinds?: string[];

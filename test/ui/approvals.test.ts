@@ -1,6 +1,6 @@
 /**
  * Approvals in the agent UI, in a real browser (Debian's Chromium through playwright-core): the reason the tool
- * gives, arguments edited before approving, and "for every call of this tool in this run" (docs/protocol/approvals.md).
+ * gives, arguments edited before approving, and "for every call of this tool in this run" (docs/protocol/decisions.md).
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

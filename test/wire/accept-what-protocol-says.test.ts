@@ -164,7 +164,7 @@ describe('tool_call: refused, naming its call, and answered as its error result 
   });
 });
 
-describe('cancel, ack, error, ping, pong, unknown types (docs/protocol/tool-calls.md, docs/protocol/tool-calls.md, docs/protocol/errors.md, docs/protocol/lifecycle.md, docs/protocol/errors.md)', () => {
+describe('cancel, ack, error, ping, pong, unknown types (docs/protocol/deadlines.md, docs/protocol/tool-calls.md, docs/protocol/errors.md, docs/protocol/lifecycle.md, docs/protocol/errors.md)', () => {
   const cancels: Array<[string, Record<string, unknown>]> = [
     ['a reason this version does not list', { reason: 'maintenance' }],
     ['a reason that is a number', { reason: 42 }],
