@@ -64,7 +64,7 @@ export class CallActivity {
   readonly #earlierQuestions: CallQuestion[] = [];
   /** The number of the call's current dispatch: 1 until it leaves its first session. */
   #dispatch = 1;
-  /** Epoch milliseconds the call's lease runs out at (docs/protocol/updates.md); 0 when it has none. */
+  /** Epoch milliseconds the call's lease runs out at (docs/protocol/lease.md); 0 when it has none. */
   leaseUntil = 0;
   /**
    * The client said the call waits for its concurrency key's turn (`key_waits`, docs/protocol/fleets.md): it holds

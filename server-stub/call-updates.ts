@@ -2,7 +2,7 @@
  * The updates a client sends about a call it runs (docs/protocol/updates.md): used when the call is assigned to the
  * sending session, not done, and the update is newer than the last of its kind; otherwise ignored, but for a call
  * that ended or is another session's, which the sender is told to stop (`cancel { reason: 'not_dispatched' }`,
- * docs/protocol/sessions.md). Each one used becomes a run event and the latest is kept in the call's transcript
+ * docs/protocol/calls-no-longer-held.md). Each one used becomes a run event and the latest is kept in the call's transcript
  * entry.
  *
  * @module
@@ -111,7 +111,7 @@ export class CallUpdates {
   }
 
   /**
-   * `lease`: the named calls still run in `session`; each lease is renewed (docs/protocol/updates.md). A named call
+   * `lease`: the named calls still run in `session`; each lease is renewed (docs/protocol/lease.md). A named call
    * that is not dispatched to `session` may get `cancel { reason: 'not_dispatched' }`, once per frame.
    */
   lease(session: Session, frame: FrameOf<ClientFrame, 'lease'>): void {

@@ -268,7 +268,7 @@ export class Call implements RunCall {
   }
 
   /**
-   * `sessionId` was told the call is not its own (`cancel { reason: 'not_dispatched' }`, docs/protocol/sessions.md):
+   * `sessionId` was told the call is not its own (`cancel { reason: 'not_dispatched' }`, docs/protocol/calls-no-longer-held.md):
    * the `cancelled` it answers with is the echo of that cancel, never the call's result.
    */
   disown(sessionId: string): void {

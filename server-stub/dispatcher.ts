@@ -230,7 +230,7 @@ export class Dispatcher {
    * not dispatched to it. Each that ended (but by this session's own result) or is assigned to another session gets
    * `cancel { reason: 'not_dispatched' }`, once per id: its worker may have missed the call's end (a `cancel` written
    * while its socket was down is not repeated) and would otherwise run it on, or wait for ever for an answer
-   * (docs/protocol/sessions.md). A call assigned to `session` (held after its `approval_request`, or decided and on
+   * (docs/protocol/calls-no-longer-held.md). A call assigned to `session` (held after its `approval_request`, or decided and on
    * its way back there), waiting here for a worker, unknown, or another tenant's is left alone.
    */
   notDispatched(session: Session, callIds: Iterable<string>): void {
@@ -248,7 +248,7 @@ export class Dispatcher {
 
   /**
    * The ids of the calls `session` owes a result for (`welcome.owed`, feature `owed_calls`,
-   * docs/protocol/sessions.md): each assigned to it and not done: dispatched there, held after its
+   * docs/protocol/calls-no-longer-held.md): each assigned to it and not done: dispatched there, held after its
    * `approval_request`, or decided and on its way back there.
    */
   owedBy(session: Session): string[] {
@@ -379,7 +379,7 @@ export class Dispatcher {
     }
     if (call.sessionId !== session.id && call.disowned(session.id) && frame.status === 'cancelled') {
       // The echo of `not_dispatched` from a client that answers it (an older one): its worker stopped the call, which
-      // is another session's or waits for one (docs/protocol/sessions.md). Received, nothing recorded. A result of
+      // is another session's or waits for one (docs/protocol/calls-no-longer-held.md). Received, nothing recorded. A result of
       // any other status is the call's, from wherever it comes (a tool that finished before its worker was told).
       session.ack(call.callId);
       return;
@@ -473,7 +473,7 @@ export class Dispatcher {
 
   /**
    * A session has said `welcome`: re-send what it owes results for, then offer it the waiting calls. A resume
-   * renews (docs/protocol/updates.md): each call of the session that was leased has its lease from now, since the
+   * renews (docs/protocol/lease.md): each call of the session that was leased has its lease from now, since the
    * renewals its client sent before the drop may have died with the socket, and the next deadline check would
    * otherwise read the lease the call had before the drop.
    */
@@ -627,7 +627,7 @@ export class Dispatcher {
     call.activity.strict = definition?.strict === true;
     // A call sent into a free slot begins at once: its lease starts now, until the client's first renewal. One
     // sent to queue behind the client's running calls is not leased until a slot frees for it (#leaseBegun) or the
-    // client names it (a `lease`, an update): until then its deadline applies (docs/protocol/updates.md).
+    // client names it (a `lease`, an update): until then its deadline applies (docs/protocol/lease.md).
     if (target.features.has('lease'))
       call.activity.leaseUntil = startsAtOnce ? Date.now() + this.#deps.options.leaseMs : 0;
     target.calls.add(call.callId);
@@ -664,7 +664,7 @@ export class Dispatcher {
   }
 
   /**
-   * How long a call past its deadline is kept (docs/protocol/updates.md): while it has an open question
+   * How long a call past its deadline is kept (docs/protocol/lease.md): while it has an open question
    * (docs/protocol/questions.md); until its lease runs out, while its session negotiated `lease`; a detached
    * session's leased call is kept (it cannot renew until it resumes; its expiry ends or re-dispatches the call:
    * the client stops it by the same rule, src/client/calls.ts `Leases`), and so is one whose socket is being closed
@@ -688,7 +688,7 @@ export class Dispatcher {
 
   /**
    * The limit the model is told cut a call at its deadline check: `maxCallDurationMs` for a leased call kept past
-   * its deadline until that bound (docs/protocol/updates.md), else the deadline.
+   * its deadline until that bound (docs/protocol/lease.md), else the deadline.
    */
   #limitThatCut(call: Call, deadlineMs: number): number {
     const { maxCallDurationMs } = this.#deps.options;
@@ -909,7 +909,7 @@ export class Dispatcher {
   /**
    * Room freed on `session`: a call it holds queued behind its running calls that now has a slot by the service's
    * count begins there, so it is leased from now, as a call sent into a free slot is when sent
-   * (docs/protocol/updates.md); else its deadline would cut it while it runs, before its client's first renewal
+   * (docs/protocol/lease.md); else its deadline would cut it while it runs, before its client's first renewal
    * names it. A client that takes its queue out of order may not have begun it: it ends such a call itself, `timeout`,
    * at its deadline.
    */

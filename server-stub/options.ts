@@ -82,7 +82,7 @@ export interface StubServerOptions {
   /** How long a dropped session stays resumable. @default 60_000 */
   sessionGraceMs?: number;
   /**
-   * With the feature `lease` (docs/protocol/updates.md): how long a call's lease lasts without renewal; a running call
+   * With the feature `lease` (docs/protocol/lease.md): how long a call's lease lasts without renewal; a running call
    * whose client keeps renewing it is not cut at `callDeadlineMs`. At least 1,000. @default 45_000
    */
   leaseMs?: number;

@@ -184,7 +184,7 @@ export class Run {
     return tenantIdOf(this.tenant);
   }
 
-  /** Events recorded so far: the `seq` of the latest (`run_event.seq`, docs/protocol/runs.md). */
+  /** Events recorded so far: the `seq` of the latest (`run_event.seq`, docs/protocol/run-events.md). */
   eventCount = 0;
 
   /**

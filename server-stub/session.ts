@@ -73,7 +73,7 @@ export class Session {
   maxConcurrency: number | undefined;
   /** `hello.maxQueue`: with `maxConcurrency`, the most calls the session takes before it answers busy. */
   maxQueue: number | undefined;
-  /** `hello.runEventKinds`: the negotiated `run_event` kinds this session accepts (docs/protocol/runs.md). */
+  /** `hello.runEventKinds`: the negotiated `run_event` kinds this session accepts (docs/protocol/run-events.md). */
   runEventKinds: ReadonlySet<string> = new Set();
   /** Call ids assigned to this session and not finished (dispatched, or held after its `approval_request`). */
   readonly calls = new Set<string>();

@@ -143,7 +143,7 @@ class SocketHandler {
     }
     // Its session resumed on another socket (this one closes, 4009): what still arrives here is not read. The new
     // socket's `welcome` (its `owed`, the calls sent again) is where client and service met; a late "busy" would take
-    // away a call the resume gave back (docs/protocol/sessions.md). The client sends there what it still needs.
+    // away a call the resume gave back (docs/protocol/calls-no-longer-held.md). The client sends there what it still needs.
     if (this.#session.socket !== this.#ws) return;
     if (!decoded.ok) {
       // A peer never answers an error frame with an error frame (docs/protocol/errors.md).
@@ -239,7 +239,7 @@ class SocketHandler {
 
   /**
    * A resume's `welcome` lists the calls the session still owes a result for (feature `owed_calls`,
-   * docs/protocol/sessions.md), so that its client drops the others it holds: their `cancel` may have been lost with
+   * docs/protocol/calls-no-longer-held.md), so that its client drops the others it holds: their `cancel` may have been lost with
    * the socket. A list that would take the `welcome` over the frame limit is left out (unknown: the client keeps its
    * calls), with a `warn`.
    */

@@ -118,7 +118,7 @@ export async function main(
       model,
       port: port ?? 0,
       logger: silentLogger,
-      // The export outlives a short per-call deadline: the client keeps its lease alive (docs/protocol/updates.md).
+      // The export outlives a short per-call deadline: the client keeps its lease alive (docs/protocol/lease.md).
       ...(values.export ? { callDeadlineMs: 500 } : {}),
     });
   }

@@ -286,7 +286,7 @@ export class Approvals {
       } else {
         this.#options.requested(request, false);
         // The service's deadline applies as to a running call: its lease keeps the call while it waits
-        // (docs/protocol/updates.md).
+        // (docs/protocol/lease.md).
         decided = onApproval(request);
         if (!isThenable(decided)) return decided;
       }

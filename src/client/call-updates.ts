@@ -4,7 +4,7 @@
  * acknowledged. Progress and preliminary results are snapshots, so they are coalesced: at most one per call and
  * type every {@link PROGRESS_INTERVAL_MS}, a newer one replacing one still waiting, the last always sent before
  * the call's result. With the feature `lease`, every call started here is kept alive on the service
- * (docs/protocol/updates.md): one `lease` frame per interval for the calls that sent nothing else in it. Only for
+ * (docs/protocol/lease.md): one `lease` frame per interval for the calls that sent nothing else in it. Only for
  * the features the service took in `welcome`.
  *
  * Events and step results go at the pace the socket drains ({@link Pacing}): one that finds the socket over
@@ -104,7 +104,7 @@ export interface CallUpdateHooks {
   /** A step a call completed, for the service to keep (absent in a test double: steps stay local). */
   step?(record: StepRecord): void;
   /**
-   * Calls started here are leased (docs/protocol/updates.md): the service does not cut them at their deadline. Only
+   * Calls started here are leased (docs/protocol/lease.md): the service does not cut them at their deadline. Only
    * while
    * they are does the call runner tell the updates of each call that begins and ends (`started`, `ended`).
    */
@@ -361,7 +361,7 @@ export class CallUpdates implements CallUpdateHooks {
   setWelcome(welcome: WelcomeTerms): void {
     this.#features = featuresOf(welcome.features);
     this.#graceMs = welcome.sessionGraceMs ?? PROTOCOL_DEFAULTS.sessionGraceMs;
-    // The lease goes with its terms (docs/protocol/updates.md): a welcome that names the feature without `leaseMs` has
+    // The lease goes with its terms (docs/protocol/lease.md): a welcome that names the feature without `leaseMs` has
     // not given one, and calls keep their deadline (rather than a lease renewed every 100 ms for nothing).
     const { leaseMs } = welcome;
     this.#lease.setInterval(
@@ -564,7 +564,7 @@ export class CallUpdates implements CallUpdateHooks {
    * A socket (re)opened: every step result, event and latest update of the calls still running goes again (the
    * `seq` makes it harmless), queued behind the results, in turns the socket drains; those of calls with a result
    * go with it ({@link CallUpdates.lead}). Open questions go at once. A resumed session has every started call
-   * renewed at once (docs/protocol/updates.md: a resume renews).
+   * renewed at once (docs/protocol/lease.md: a resume renews).
    */
   reconnected(resumed = true): void {
     if (!resumed) this.#sessionsLost += 1;

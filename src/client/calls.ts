@@ -600,7 +600,7 @@ export class CallRunner implements ExecutionOwner {
   /**
    * A call of a tool with `concurrency` waits at its gate, its tool not begun (`waits`: for its key's turn, or for
    * a slot in it), or goes on to its tool (`undefined`). While it waits it is not leased: the service's deadline
-   * applies to it as to a queued call (docs/protocol/updates.md), what is left of it.
+   * applies to it as to a queued call (docs/protocol/lease.md), what is left of it.
    */
   gateWait(callId: string, waits: 'key' | 'slot' | undefined): void {
     const execution = this.#held.get(callId);
@@ -939,7 +939,7 @@ export class CallRunner implements ExecutionOwner {
 
   /**
    * The service no longer holds the call for this worker (`cancel { reason: 'not_dispatched' }`, or left out of
-   * `welcome.owed`, docs/protocol/sessions.md) and does not want its answer: it ends without a result, and is not
+   * `welcome.owed`, docs/protocol/calls-no-longer-held.md) and does not want its answer: it ends without a result, and is not
    * remembered as finished, so that the call runs here again if the service sends it again.
    */
   #disown(execution: Execution, reason: unknown): void {
@@ -949,7 +949,7 @@ export class CallRunner implements ExecutionOwner {
 
   /**
    * A resume's `welcome` listed the calls the service is still owed a result for by this session (feature
-   * `owed_calls`, docs/protocol/sessions.md): every call held here that is not among them ended there while the
+   * `owed_calls`, docs/protocol/calls-no-longer-held.md): every call held here that is not among them ended there while the
    * socket was down (its `cancel` lost with it), or went to another worker. Each is disowned ({@link
    * CallRunner.#disown}): a queued call never starts (none started while the socket was down,
    * {@link CallRunner.disconnected}), a call waiting for its key's turn, a decision or an answer stops waiting, a
@@ -1308,9 +1308,9 @@ export class CallRunner implements ExecutionOwner {
 
   /**
    * A leased call stopped when its session's grace period passed while the socket was down
-   * (docs/protocol/updates.md): by then the service has given it to another worker, or sends it here again on a
+   * (docs/protocol/lease.md): by then the service has given it to another worker, or sends it here again on a
    * resume that came after this side's clock ran out; or (`disowned`) a call the service said it no longer holds
-   * here (docs/protocol/sessions.md). Its end is no result for the service: nothing is sent or kept in the outbox,
+   * here (docs/protocol/calls-no-longer-held.md). Its end is no result for the service: nothing is sent or kept in the outbox,
    * and the id is not remembered as finished, so that the call runs again if it comes back: answered busy while
    * its first run's code still runs, and waiting for the answer its local approver was to give it, if any, rather
    * than ask again. Its slot is kept until its tool returns, as a cancelled call's.

@@ -221,7 +221,7 @@ export interface ClientOptions<C = unknown, T = ToolsGiven> {
    * back for another worker (`hand_back`), where the person would be asked again; a draining `close()` gives it
    * back. A throw or a rejection rejects the call. A call is put to it once: one the service takes back while
    * the promise is pending and sends here again waits for that promise, whose answer decides it
-   * (docs/protocol/sessions.md, "Calls a session no longer holds").
+   * (docs/protocol/calls-no-longer-held.md, "Calls a session no longer holds").
    */
   onApproval?: Approver | undefined;
   /**

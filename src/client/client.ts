@@ -198,7 +198,7 @@ export interface ClientEvents {
   /**
    * Progress of a run this client started: `turn`, `message`, `tool_call`, `tool_result`, `approval_requested`,
    * `approval_decided`, and `text_delta` (`{ turn, delta }`: the model's text as it streams, before the turn's
-   * `message`) when the service's model streams (docs/protocol/runs.md), redacted as one stream per run and turn:
+   * `message`) when the service's model streams (docs/protocol/run-events.md), redacted as one stream per run and turn:
    * the end of a delta that could begin a secret is held back until the next delta or the turn's end
    * (docs/guide/secrets.md).
    */

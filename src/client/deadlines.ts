@@ -22,7 +22,7 @@ export interface DeadlinesOptions {
   expire(execution: Execution): void;
   /**
    * `true` for a call the service keeps alive past its deadline while this client is connected (a started call,
-   * with the feature `lease`, docs/protocol/updates.md): it gets no deadline here (see {@link Deadlines.arm}).
+   * with the feature `lease`, docs/protocol/lease.md): it gets no deadline here (see {@link Deadlines.arm}).
    */
   leased?(execution: Execution): boolean;
   /**

@@ -1,5 +1,5 @@
 /**
- * `LeaseRenewal`: the `lease` frames that keep the calls started here alive on the service (docs/protocol/updates.md),
+ * `LeaseRenewal`: the `lease` frames that keep the calls started here alive on the service (docs/protocol/lease.md),
  * one per interval for the calls the service heard nothing else of in it. When the service last heard of a call
  * is kept on the call itself ({@link LeasedCall}, the call runner's `Execution`), found through the calls the
  * runner holds: a held call costs no entry in a map of its own here.
@@ -113,7 +113,7 @@ export class LeaseRenewal {
   /**
    * The session resumed (`welcome.resumed: true`): every started call is renewed now, whatever was sent of it before
    * the drop (that may have died with the socket; the service leases the session's calls from the resume,
-   * docs/protocol/updates.md), and the next renewal comes one interval from now.
+   * docs/protocol/lease.md), and the next renewal comes one interval from now.
    */
   resumed(): void {
     if (this.#everyMs === 0 || this.#started === 0) return;
@@ -147,7 +147,7 @@ export class LeaseRenewal {
 
   /**
    * One `lease` frame (or a few, 1,000 ids each) for the started calls the service heard nothing of lately, in the
-   * order the calls arrived (the order of the held calls; docs/protocol/updates.md). The walk ends at the last started
+   * order the calls arrived (the order of the held calls; docs/protocol/lease.md). The walk ends at the last started
    * call: calls queued for a slot arrived after every call that started (the queue is first in, first out), so a
    * renewal costs about the started calls, not the queue behind them. `all`: every started call (a resume).
    */

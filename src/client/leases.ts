@@ -1,5 +1,5 @@
 /**
- * The lease of long calls as the call runner keeps it (docs/protocol/updates.md): a call that has started here is kept
+ * The lease of long calls as the call runner keeps it (docs/protocol/lease.md): a call that has started here is kept
  * alive on the service while this client is connected (the call updates send the `lease` frames), so it has no
  * deadline of its own then; when the socket drops, it stops once the service would re-dispatch it (the session's
  * grace period, counted from the drop), unless a new socket resumes the session first. A call that starts while
@@ -67,7 +67,7 @@ export class Leases {
   /**
    * A new socket is open. When it resumed the session, the lease keeps the calls alive again (one that ended or
    * went elsewhere while the socket was down gets `cancel { reason: 'not_dispatched' }` at its first renewal,
-   * docs/protocol/sessions.md); a new session knows none of them, so they keep the deadline the drop gave them.
+   * docs/protocol/calls-no-longer-held.md); a new session knows none of them, so they keep the deadline the drop gave them.
    */
   reconnected(held: Iterable<Execution>, resumed = true): void {
     this.#downSince = undefined;
@@ -82,7 +82,7 @@ export class Leases {
   /**
    * `true` for a call stopped by the end of its session's grace period (counted from the drop): the service gives
    * it to another worker then (or sends it here again, on a resume that came after this side's clock ran out), so
-   * its result is not the call's (docs/protocol/updates.md).
+   * its result is not the call's (docs/protocol/lease.md).
    */
   lost(execution: Execution): boolean {
     return this.#graceArmed.has(execution);

@@ -337,11 +337,11 @@ export class Runs {
           return true;
         }
         if (frame.seq !== undefined) {
-          // Sent again after a resume (docs/protocol/runs.md): this one already came.
+          // Sent again after a resume (docs/protocol/run-events.md): this one already came.
           if (frame.seq <= run.eventSeq) return true;
           run.eventSeq = frame.seq;
         }
-        // A kind added after this version (docs/protocol/runs.md), or data its kind's shape refuses: informative, so
+        // A kind added after this version (docs/protocol/run-events.md), or data its kind's shape refuses: informative, so
         // ignored rather than refused.
         const read = toRunEvent(frame);
         if (!('kind' in read)) {

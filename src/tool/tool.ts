@@ -91,7 +91,7 @@ export interface ContextMethods {
    * Tells how far the call has got. Goes to the service as a progress frame (at most four per second per call,
    * the last one always), which shows it in the UI and to the code that started the run; over a service that
    * does not take progress, and after the call has ended, it does nothing. With `invokeTool`, each one goes to
-   * `options.onProgress`. Progress also renews the call's lease (docs/protocol/updates.md), as the client does anyway
+   * `options.onProgress`. Progress also renews the call's lease (docs/protocol/lease.md), as the client does anyway
    * for every running call.
    *
    * @throws ToolDefinitionError `invalid_progress` when `progress` is not a finite number ≥ 0, `total` not a

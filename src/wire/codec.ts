@@ -39,11 +39,11 @@ import {
 /** Informative fields of the frames the service sends. */
 export const INFORMATIVE_SERVICE_FIELDS: Readonly<Record<string, readonly string[]>> = {
   // Names a peer does not know are ignored, never refused (docs/protocol/index.md); a lease without a valid leaseMs is
-  // no lease (docs/protocol/updates.md);
+  // no lease (docs/protocol/lease.md);
   // without a valid sessionGraceMs the client assumes the default (docs/protocol/limits.md), without a valid
   // callDeadlineMs it names the call's deadlineMs (docs/protocol/deadlines.md).
   // An invalid frame rate is no rate (docs/protocol/limits.md). An invalid `owed` is unknown, as a whole: a list
-  // without an id it held would drop that call (docs/protocol/sessions.md).
+  // without an id it held would drop that call (docs/protocol/calls-no-longer-held.md).
   welcome: [
     'features',
     'features.*',
@@ -62,7 +62,7 @@ export const INFORMATIVE_SERVICE_FIELDS: Readonly<Record<string, readonly string
   tool_call: ['traceparent', 'tracestate', 'reason'],
   // Any reason is a plain cancel (docs/protocol/deadlines.md).
   cancel: ['reason'],
-  // `seq` only drops repeats after a resume (docs/protocol/runs.md); `data` is anything already.
+  // `seq` only drops repeats after a resume (docs/protocol/run-events.md); `data` is anything already.
   run_event: ['seq'],
   // A run_result is never refused for what it reports (docs/protocol/runs.md).
   run_result: ['model', 'error', 'code', 'toolCalls.*.content', 'toolCalls.*.widget', 'toolCalls.*.result'],

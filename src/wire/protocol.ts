@@ -523,7 +523,7 @@ const welcome = z.object({
   callDeadlineMs: z.optional(z.number().check(z.int(), z.minimum(1))),
   /** The ones of `hello.features` the service uses on this socket; absent: none. */
   features: z.optional(featureList),
-  /** With the feature `lease`: how long a call's lease lasts without renewal (docs/protocol/updates.md). */
+  /** With the feature `lease`: how long a call's lease lasts without renewal (docs/protocol/lease.md). */
   leaseMs: z.optional(z.number().check(z.int(), z.minimum(1000))),
   /** With the feature `lease`: the longest a leased call may run, from the model's request. */
   maxCallDurationMs: z.optional(z.number().check(z.int(), z.minimum(1))),
@@ -540,7 +540,7 @@ const welcome = z.object({
   currentBuildId: z.optional(z.string().check(z.maxLength(MAX_BUILD_ID_CHARS))),
   /**
    * With the feature `owed_calls`, on a resume: every call the service is still owed a result for by the session
-   * (docs/protocol/sessions.md). Bounded by the frame limit alone; absent: unknown.
+   * (docs/protocol/calls-no-longer-held.md). Bounded by the frame limit alone; absent: unknown.
    */
   owed: z.optional(z.array(id)),
 });
@@ -602,7 +602,7 @@ const runStarted = z.object({ type: z.literal('run_started'), requestId: id, run
  * `run_event` kinds added after the first six of protocol 1. A service sends one of these only to a client that
  * lists it in `hello.runEventKinds`, or whose socket negotiated the feature it belongs to
  * ({@link RUN_EVENT_FEATURES}), so an older client, which refuses kinds it does not know, never gets one
- * (docs/protocol/runs.md). `text_delta`: `{ turn, delta }`, a piece of the model's text as it streams; the others
+ * (docs/protocol/run-events.md). `text_delta`: `{ turn, delta }`, a piece of the model's text as it streams; the others
  * are the running calls' (docs/protocol/updates.md).
  */
 export const NEGOTIATED_RUN_EVENT_KINDS = [
@@ -614,7 +614,7 @@ export const NEGOTIATED_RUN_EVENT_KINDS = [
   'tool_event',
 ] as const;
 
-/** Kinds of `run_event` (docs/protocol/runs.md). */
+/** Kinds of `run_event` (docs/protocol/run-events.md). */
 export const RUN_EVENT_KINDS = [
   'turn',
   'message',
@@ -628,9 +628,9 @@ export const RUN_EVENT_KINDS = [
 const runEvent = z.object({
   type: z.literal('run_event'),
   runId: id,
-  /** Numbers the run's events from 1 (docs/protocol/runs.md): a client drops one at or below the highest it has. */
+  /** Numbers the run's events from 1 (docs/protocol/run-events.md): a client drops one at or below the highest it has. */
   seq: z.optional(positiveInt),
-  /** `kind`: one of {@link RUN_EVENT_KINDS}, or any other string; a client ignores a kind it does not know (docs/protocol/runs.md). */
+  /** `kind`: one of {@link RUN_EVENT_KINDS}, or any other string; a client ignores a kind it does not know (docs/protocol/run-events.md). */
   event: z.object({ kind: z.string(), data: z.optional(z.unknown()) }),
 });
 

@@ -129,7 +129,7 @@ describe('Approvals: a request the service refuses', () => {
 
 /**
  * The service takes back a call before its decision (`cancel { reason: 'not_dispatched' }`,
- * docs/protocol/sessions.md), then sends it here again (the only worker left, say): a person may have the first
+ * docs/protocol/calls-no-longer-held.md), then sends it here again (the only worker left, say): a person may have the first
  * prompt on screen. The call is put to its local approver once, and that answer decides it; one the service's
  * human decides comes back decided.
  */

@@ -186,7 +186,7 @@ describe('Client against the stub', () => {
     });
     const server = await stub({
       callDeadlineMs: 50,
-      // A service without the lease (docs/protocol/updates.md) cuts a running call at its deadline.
+      // A service without the lease (docs/protocol/lease.md) cuts a running call at its deadline.
       features: [],
       model: scriptedModel([
         { toolCalls: [{ name: 'slow', arguments: {} }] },

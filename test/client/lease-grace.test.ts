@@ -1,5 +1,5 @@
 /**
- * A leased call stopped by its session's grace period (docs/protocol/updates.md): the service has given it to
+ * A leased call stopped by its session's grace period (docs/protocol/lease.md): the service has given it to
  * another worker by then, or sends it here again on a resume that came after this side's clock ran out, so its end
  * is no result: nothing is sent for it, on this socket or a later one, and the call runs again if it comes back
  * (answered busy while its first run's tool still runs; its local approver not asked twice).

@@ -1,5 +1,5 @@
 /**
- * Long calls over the real stub (docs/protocol/updates.md): a call several times longer than the stub's per-call
+ * Long calls over the real stub (docs/protocol/lease.md): a call several times longer than the stub's per-call
  * deadline completes `ok` because the client keeps its lease alive; without the feature it times out as before;
  * a leased call whose client lost the service for good stops by itself after the session's grace period.
  */

@@ -1,5 +1,5 @@
 /**
- * The lease as the call runner keeps it (docs/protocol/updates.md): while the socket is down a started call stops by
+ * The lease as the call runner keeps it (docs/protocol/lease.md): while the socket is down a started call stops by
  * the client's own clock once the session's grace period has passed — also a call that starts while it is down.
  */
 import { describe, expect, it, onTestFinished, vi } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Feature `owed_calls` (docs/protocol/sessions.md): a resume's `welcome` lists the calls the service is still owed a
+ * Feature `owed_calls` (docs/protocol/calls-no-longer-held.md): a resume's `welcome` lists the calls the service is still owed a
  * result for by the session, and the client drops every call it holds that is not among them: their `cancel` was
  * lost with the socket. A call runner over a recording socket; every step waits for a task, never for time.
  */

@@ -1,5 +1,5 @@
 /**
- * A call that ended, or went to another worker, while its worker was away (docs/protocol/sessions.md): the worker
+ * A call that ended, or went to another worker, while its worker was away (docs/protocol/calls-no-longer-held.md): the worker
  * comes back and names the call (its open question sent again, its lease renewed), and the stub answers
  * `cancel { reason: 'not_dispatched' }`, so the call stops there instead of waiting for an answer or renewing a
  * lease nobody reads; with the feature `owed_calls` the resume's `welcome` lists the calls still owed, and the worker

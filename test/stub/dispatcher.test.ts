@@ -80,7 +80,7 @@ function harness(options: Partial<typeof OPTIONS> = {}) {
   };
 }
 
-describe('Dispatcher: a resume renews the lease (docs/protocol/updates.md)', () => {
+describe('Dispatcher: a resume renews the lease (docs/protocol/lease.md)', () => {
   it('keeps a leased call for leaseMs from the resume, though its lease from before the drop has run out', () => {
     vi.useFakeTimers({ now: 0 });
     const { dispatcher, session, submit } = harness();
@@ -142,7 +142,7 @@ describe('Dispatcher: a resume renews the lease (docs/protocol/updates.md)', () 
   });
 });
 
-describe('Dispatcher: a call queued behind the running one is leased once a slot frees for it (docs/protocol/updates.md)', () => {
+describe('Dispatcher: a call queued behind the running one is leased once a slot frees for it (docs/protocol/lease.md)', () => {
   it('keeps it past its deadline while it runs, before its client names it', () => {
     vi.useFakeTimers({ now: 0 });
     const { dispatcher, session, submit } = harness();

@@ -1,5 +1,5 @@
 /**
- * The lease (docs/protocol/updates.md): a call whose client keeps it alive is not cut at the stub's per-call deadline.
+ * The lease (docs/protocol/lease.md): a call whose client keeps it alive is not cut at the stub's per-call deadline.
  * Deadlines here are short and the "long" calls several times longer; what is asserted is how each call ended.
  */
 import { describe, expect, it, vi } from 'vitest';

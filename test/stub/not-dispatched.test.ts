@@ -1,5 +1,5 @@
 /**
- * A session that names a call not dispatched to it (docs/protocol/sessions.md): in a `lease`, a call update, a
+ * A session that names a call not dispatched to it (docs/protocol/calls-no-longer-held.md): in a `lease`, a call update, a
  * `question` or `key_waits`. A call that ended (but by that session's own result) or is another session's is
  * stopped there with `cancel { reason: 'not_dispatched' }`, once per frame, and the `cancelled` an older client
  * answers it with is acknowledged and not recorded; any other call it names is left alone. Every step waits for a frame or an event,

@@ -1,5 +1,5 @@
 /**
- * Feature `owed_calls` (docs/protocol/sessions.md): the stub lists in a resume's `welcome` the calls the session still
+ * Feature `owed_calls` (docs/protocol/calls-no-longer-held.md): the stub lists in a resume's `welcome` the calls the session still
  * owes a result for (`owed`), so that its client drops the others, whose `cancel` was lost with the socket. Only to
  * a client that offered the feature, only on a resume, and only when the list fits the frame limit. Every step
  * waits for a frame or an event, never for time.

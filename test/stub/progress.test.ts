@@ -106,7 +106,7 @@ describe('tool_progress', () => {
     expect(server.runs.get(runId)?.events.filter((event) => event.kind === 'tool_progress')).toEqual([]);
     expect(client.all('error')).toEqual([]);
     expect(other.all('error')).toEqual([]);
-    // The call is another session's: `other` stops it (docs/protocol/sessions.md). The call's own session, whose
+    // The call is another session's: `other` stops it (docs/protocol/calls-no-longer-held.md). The call's own session, whose
     // progress crossed its own result, is told nothing.
     expect(other.all('cancel')).toEqual([{ type: 'cancel', callId: call.callId, reason: 'not_dispatched' }]);
     expect(client.all('cancel')).toEqual([]);

@@ -417,7 +417,7 @@ describe('welcome (docs/protocol/index.md, docs/protocol/updates.md)', () => {
     await until(() => service.results().map((result) => result.status), ['ok']);
     await settle();
     expect(refusals()).toEqual([]);
-    // A lease without a valid leaseMs is no lease (docs/protocol/updates.md): nothing is leased.
+    // A lease without a valid leaseMs is no lease (docs/protocol/lease.md): nothing is leased.
     expect(service.frames.filter((frame) => frame.type === 'lease')).toEqual([]);
   });
 });
