@@ -365,6 +365,12 @@ export class CallRunner implements ExecutionOwner {
   readonly #outbox: Outbox;
   /** Made at the first approval a call asks for ({@link CallRunner.#approvalsNow}): until then no call waits for one. */
   #approvals: Approvals | undefined;
+  /**
+   * Calls about to ask for approval that wait for ./approvals.ts to load (browsers only, {@link CallRunner.#approve}):
+   * waiting for an approval, they go back to the service when the client stops ({@link CallRunner.stopAccepting}).
+   * Made at the first such wait.
+   */
+  #waitingForApprovalsCode: Set<Execution> | undefined;
   readonly #leases: Leases;
   /** The service takes the lease on this socket (`welcome`): the lease is told of every call that begins and ends. */
   #leased = false;
@@ -1221,10 +1227,12 @@ export class CallRunner implements ExecutionOwner {
       if (execution.state === 'queued') this.#handBack(execution);
       else if (
         (gate?.waitingAtGate(execution) === true && !this.#approvals?.waitedHere(execution)) ||
-        (execution.state === 'parked' && this.#approvals?.waiting(execution) === true)
+        (execution.state === 'parked' && this.#approvals?.waiting(execution) === true) ||
+        this.#waitingForApprovalsCode?.has(execution) === true
       ) {
-        // Waiting for its key's turn (or, its permit taken, for a slot), or for a decision: its `execute` has not
-        // begun. Its wait ends on the abort, and `finished` answers it as it answers a queued call.
+        // Waiting for its key's turn (or, its permit taken, for a slot), or for a decision (or the code that asks
+        // for it): its `execute` has not begun. Its wait ends on the abort, and `finished` answers it as it answers
+        // a queued call.
         this.#handBackAs(execution, 'back');
         execution.abort(shuttingDown());
       }
@@ -1452,7 +1460,18 @@ export class CallRunner implements ExecutionOwner {
     // In a browser whose `connect()` did not load ./approvals.ts (a tool added while connected): the call waits for
     // it, under its signal as for any approver; a failed load is the approver's failure (`approval_failed`, saying
     // why), and the next call loads again.
-    if (approvals === undefined) return approvalsCode.load().then(() => this.#approve(request));
+    if (approvals === undefined) {
+      // Waiting for it, the call waits for its approval: the client stopping hands it back (stopAccepting).
+      this.#waitingForApprovalsCode ??= new Set();
+      const waiting = this.#waitingForApprovalsCode;
+      waiting.add(execution);
+      const loaded = approvalsCode.load();
+      loaded.then(
+        () => waiting.delete(execution),
+        () => waiting.delete(execution),
+      );
+      return loaded.then(() => this.#approve(request));
+    }
     const decision = approvals.ask(execution, request);
     return this.#traces ? this.#traces.approval(execution, decision) : decision;
   };

@@ -62,6 +62,7 @@ function service(code: typeof Calls.approvalsCode) {
           });
         } else if (frame.type === 'tool_result') {
           results.push({ callId: frame.callId, status: frame.status, output: frame.output });
+          connected.send({ type: 'ack', callIds: [frame.callId] });
         }
       };
     },
@@ -179,6 +180,43 @@ describe('who decides approvals, loaded with import()', () => {
     call('c2', 'gated');
     await vi.waitFor(() => expect(results[1]).toEqual({ callId: 'c2', status: 'ok', output: 'ran' }));
     await client.close({ drain: false });
+  });
+
+  it('hands a call waiting for it back at close(), without waiting for it to arrive', async () => {
+    const { core, code, loads } = await freshCore({ held: true });
+    const { pair, results, call } = service(code);
+    const asked: string[] = [];
+    const client = new core.Client({
+      url: 'ws://s',
+      apiKey: 'key-1',
+      WebSocket: pair.WebSocket,
+      tools: [],
+      onApproval: (request) => {
+        asked.push(request.callId);
+        return true;
+      },
+    });
+    await client.connect();
+    client.addTool(gatedTool(core));
+    call('c1', 'gated');
+    await loads.imported;
+    let closed = false;
+    const closing = client.close().then(() => {
+      closed = true;
+    });
+    // The page's chunk never comes (a network that hangs): the call never ran, and another worker takes it.
+    await vi.waitFor(() => expect(closed).toBe(true));
+    expect(results).toEqual([
+      {
+        callId: 'c1',
+        status: 'error',
+        output: 'Error running gated: the client is shutting down; try again later',
+      },
+    ]);
+    loads.arrive();
+    await closing;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toEqual([]);
   });
 
   it('is loaded with the run code by the first run()', async () => {
