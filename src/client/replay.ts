@@ -54,10 +54,10 @@ class RecordedOutput {
 }
 
 /**
- * A recorded failure, thrown again by a replayed `execute` with the status the call ended with (`timeout` and
- * `cancelled` end so again, anything else `error`) and the text the model read: a tool's `errorFunction` is not
- * run again on it, since that text is `errorFunction`'s already (run again, it would read `Sorry: Sorry: …`, or
- * miss the value a thrown object had).
+ * A recorded failure, thrown again by a replayed `execute` with the status the call ended with (`timeout`,
+ * `cancelled` and `rejected` end so again, anything else `error`) and the text the model read: a tool's
+ * `errorFunction` is not run again on it, since that text is `errorFunction`'s already (run again, it would read
+ * `Sorry: Sorry: …`, or miss the value a thrown object had).
  */
 class ThrownAgain implements RecordedFailure {
   readonly status: RecordedFailure['status'];
@@ -66,9 +66,26 @@ class ThrownAgain implements RecordedFailure {
     call: RecordedCall,
     readonly error: unknown,
   ) {
-    this.status = call.status === 'timeout' || call.status === 'cancelled' ? call.status : 'error';
+    this.status = (ENDED_SO as readonly string[]).includes(call.status)
+      ? (call.status as RecordedFailure['status'])
+      : 'error';
     this.output = call.output;
   }
+}
+
+/** The statuses a replayed failure ends with again; any other failure ends `error`. */
+const ENDED_SO = ['timeout', 'cancelled', 'rejected'] as const;
+
+/**
+ * Whether `execute` may have run for a recorded call, so that a replayed `execute` may answer with it: never for
+ * `invalid_arguments` or `unknown_tool`; for `rejected` only when `toModelOutput` refused the value (an AI SDK
+ * `execution-denied`), which the recording cannot tell from a call declined before `execute`, so such a call
+ * answers only where no other recorded call of the same arguments is left (a call declined in the run and
+ * approved in the replay takes the answer the run's next approved call had).
+ */
+function answerRank(status: string): number {
+  if (status === 'invalid_arguments' || status === 'unknown_tool') return 0;
+  return status === 'rejected' ? 1 : 2;
 }
 
 /** The replayed copy's `recordedFailure`: what its `execute` threw, when it threw a recorded failure. */
@@ -126,7 +143,8 @@ function projectionOf(
  * Copies of `tools` whose `execute` answers from `recording` and never runs: a call is answered by the first
  * recorded call of the same tool with the same arguments not answered yet (a value returned again; a failure
  * thrown again, so the model reads what it read, a tool's `errorFunction` text as recorded, and a call that
- * timed out or was cancelled ends so again; without the value,
+ * timed out, was cancelled or was rejected ends so again; a call the run refused before `execute` (invalid
+ * arguments, declined, blocked) answers no call that reaches `execute`; without the value,
  * where the run had no result part, the text the model read, and a `content` part's parts, past the tool's
  * `outputSchema` and `toModelOutput`). A call the recording has no answer for fails with a `ReplayError`
  * `not_recorded` that names the tool (the model reads it as the tool's error). A tool not in the
@@ -181,15 +199,18 @@ export function replayTools<T extends Tool<any, any, any>>(
         // A run's result has its calls' sensitive fields hidden (docs/guide/secrets.md): so is the call's key.
         const names = toolInternals(source)?.sensitiveFieldNames ?? [];
         const hidden = names.length === 0 ? key : argumentKey(shownArguments(input, undefined, names));
-        for (const entry of left) {
-          if (entry.used || entry.call.toolName !== source.name) continue;
-          entry.validated ??= validatedKey(source as Tool, entry.call.arguments);
-          const same = (recorded: string) => recorded === key || recorded === hidden;
-          if (!same(entry.key) && !same(await entry.validated)) continue;
-          // Taken by another call of the same arguments while this one waited for the validation.
-          if (entry.used) continue;
-          entry.used = true;
-          return answer(entry.call, projects);
+        const same = (recorded: string) => recorded === key || recorded === hidden;
+        for (const rank of [2, 1]) {
+          for (const entry of left) {
+            if (entry.used || entry.call.toolName !== source.name || answerRank(entry.call.status) !== rank)
+              continue;
+            entry.validated ??= validatedKey(source as Tool, entry.call.arguments);
+            if (!same(entry.key) && !same(await entry.validated)) continue;
+            // Taken by another call of the same arguments while this one waited for the validation.
+            if (entry.used) continue;
+            entry.used = true;
+            return answer(entry.call, projects);
+          }
         }
         // A run summary cut to fit its frame keeps no arguments of its largest calls (docs/protocol/runs.md).
         const cut = left.some(

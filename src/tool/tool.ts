@@ -1243,7 +1243,7 @@ export interface ToolInternals {
  * reports as thrown (`ToolCallResult.error`, its result part).
  */
 export interface RecordedFailure {
-  readonly status: 'error' | 'timeout' | 'cancelled';
+  readonly status: 'error' | 'timeout' | 'cancelled' | 'rejected';
   readonly output: string;
   readonly error: unknown;
 }

@@ -422,6 +422,64 @@ describe('record and replay', () => {
     expect([failed.status, failed.output]).toEqual(['error', 'Error running echo: boom']);
   });
 
+  it('answers a call approved in the replay with the next call the run ran, not one declined before it', async () => {
+    let runs = 0;
+    const refund = tool({
+      name: 'refund',
+      description: 'Refunds.',
+      parameters: { type: 'object', properties: { orderId: { type: 'string' } } } as const,
+      needsApproval: true,
+      execute: ({ orderId }) => {
+        runs += 1;
+        return `refunded ${orderId}`;
+      },
+    });
+    const script = [
+      { toolCalls: [{ name: 'refund', arguments: { orderId: 'o1' } }] },
+      { toolCalls: [{ name: 'refund', arguments: { orderId: 'o1' } }] },
+      { text: 'done' },
+    ];
+    const server = await stub({ model: scriptedModel([...script, ...script]) });
+    const decide = () => {
+      let n = 0;
+      return async () => ({ approved: n++ > 0 });
+    };
+    const live = await connected(server.url, { tools: [refund], onApproval: decide() });
+    const first = await live.run(new Agent({ name: 'S', instructions: '.', tools: [refund] }), 'go');
+    await live.close();
+    const recording = JSON.parse(JSON.stringify(recordRun(first))) as RunRecording;
+    const replayed = replayTools(recording, [refund]);
+    const again = await connected(server.url, { tools: replayed, onApproval: decide() });
+    const second = await again.run(new Agent({ name: 'S', instructions: '.', tools: replayed }), 'go');
+    const lines = (r: typeof first) => r.toolCalls.map((c) => [c.status, c.output]);
+    expect(runs).toBe(1);
+    expect(lines(second)).toEqual(lines(first));
+  });
+
+  it('ends a rejected call that reached execute rejected, and never answers with an invalid_arguments call', async () => {
+    const echo = tool({ name: 'echo', description: 'Echoes.', execute: () => 'live' });
+    const denied = 'echo was not run: the user declined.';
+    const recording: RunRecording = {
+      version: 1,
+      runId: 'r0',
+      calls: [
+        {
+          toolName: 'echo',
+          arguments: {},
+          status: 'invalid_arguments',
+          output: 'Invalid arguments for echo: x',
+        },
+        { toolName: 'echo', arguments: {}, status: 'rejected', output: denied },
+      ],
+    };
+    const [replayed] = replayTools(recording, [echo]);
+    const first = await invokeTool(replayed as typeof echo, {});
+    expect([first.status, first.output]).toEqual(['rejected', denied]);
+    const second = await invokeTool(replayed as typeof echo, {});
+    expect(second.status).toBe('error');
+    expect(second.output).toMatch(/^Error running echo: no recorded call of echo with these arguments/);
+  });
+
   it('ends a recorded failure as recorded, whatever was thrown, errorFunction not run again', async () => {
     let asked = 0;
     const sorry = tool({
